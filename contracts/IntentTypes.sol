@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.24;
+
+/// @notice The intent an agent asks the gateway to validate or execute. Field order is the ABI:
+/// `keccak256(abi.encode(intent))` is the intent hash the gateway returns in X-Intent-Hash.
+struct Intent {
+    address sender;
+    address target;
+    bytes data;
+    uint256 value;
+    uint256 nonce;
+    uint256 validAfter;
+    uint256 validBefore;
+    bytes32 policyId;
+}
+
+/// @notice A sender's standing authorisation: which calls may be made on its behalf, and how much
+/// of its deposit they may spend. Zero bounds mean "no bound" for the time window; empty lists mean
+/// "any" for targets, selectors and chains. The value caps are absolute (0 allows no value).
+struct Policy {
+    address owner;
+    address[] allowedTargets;
+    bytes4[] allowedSelectors;
+    uint256 maxValuePerTx;
+    uint256 maxAggregateValue;
+    uint256 validAfter;
+    uint256 validBefore;
+    uint256[] allowedChains;
+}
+
+/// @notice ERC-1066 status codes answered by the reference contracts.
+library IntentStatus {
+    bytes1 internal constant SUCCESS = 0x01;
+    bytes1 internal constant DISALLOWED = 0x10;
+    bytes1 internal constant EXECUTED = 0x11;
+    bytes1 internal constant TOO_EARLY = 0x20;
+    bytes1 internal constant TOO_LATE = 0x21;
+    bytes1 internal constant NONCE_USED = 0x22;
+    bytes1 internal constant TRANSFER_FAILED = 0x50;
+    bytes1 internal constant TRANSFER_SUCCESSFUL = 0x51;
+    bytes1 internal constant INSUFFICIENT_FUNDS = 0x54;
+    bytes1 internal constant UNSUPPORTED_ACTION = 0xA1;
+    bytes1 internal constant UNSUPPORTED_CHAIN = 0xA2;
+
+    /// @dev The codes that allow execution (the origin project's `isSuccess`).
+    function isSuccess(bytes1 status) internal pure returns (bool) {
+        return status == SUCCESS || status == EXECUTED || status == TRANSFER_SUCCESSFUL;
+    }
+}
