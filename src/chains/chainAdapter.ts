@@ -1,0 +1,52 @@
+// The port every runtime implements (EVM now; Solana and Sui later). Domain code talks only to
+// this interface; the registry picks the adapter by CAIP-2 namespace.
+import type { Hex } from 'viem'
+import type { ChainType } from '../config/parseChainId.ts'
+import type { Intent } from '../intents/intent.ts'
+
+export type ExecutionReceipt = {
+  /** `mined` executed the intent; `reverted` was mined without effect. */
+  state: 'mined' | 'reverted'
+  /** ERC-1066: 0x11 when executed, else the code decoded from the revert. */
+  status: number
+  transactionHash: Hex
+  blockNumber: bigint
+  gasUsed: bigint
+  returnData: Hex | undefined
+  detail: string | undefined
+}
+
+export type Submission = {
+  transactionHash: Hex
+  /** Settles when the transaction is mined; never rejects for a revert, only for faults. */
+  receipt: Promise<ExecutionReceipt>
+}
+
+export type Preflight =
+  /** The chain's validator refuses the intent: answer with this code, send nothing. */
+  | { ok: false; status: number; detail: string | undefined }
+  | { ok: true; send: () => Promise<Submission> }
+
+export type ChainHealth = {
+  chainId: string
+  chainType: ChainType
+  reachable: boolean
+  blockNumber: string | undefined
+  latencyMs: number | undefined
+  error: string | undefined
+}
+
+export type ChainAdapter = {
+  chainId: string
+  chainType: ChainType
+  /** Whether this gateway can send transactions on the chain. */
+  canExecute: boolean
+  /** The executor contract, where depositing funds resolves INSUFFICIENT_FUNDS. */
+  executorAddress: string
+  /** One read of the validator: the ERC-1066 code for the intent as of the latest block. */
+  validate(intent: Intent): Promise<number>
+  /** Validates, then simulates the execution; the caller decides whether to send. */
+  prepareExecution(intent: Intent): Promise<Preflight>
+  getHealth(): Promise<ChainHealth>
+  close(): Promise<void>
+}

@@ -1,0 +1,162 @@
+// The EVM implementation of the ChainAdapter port: validator reads, preflight simulation and
+// execution through the relayer, over one viem client per chain.
+import type { Logger } from 'pino'
+import {
+  type Chain,
+  type Hex,
+  type PublicClient,
+  createPublicClient,
+  decodeEventLog,
+  defineChain,
+  encodeFunctionData,
+  hexToNumber,
+  http,
+} from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { redactUrl } from '../../config/redactUrl.ts'
+import type { ChainConfig } from '../../config/loadConfig.ts'
+import { intentExecutorArtifact } from '../../contracts/intentExecutorArtifact.ts'
+import { intentValidatorArtifact } from '../../contracts/intentValidatorArtifact.ts'
+import type { Intent } from '../../intents/intent.ts'
+import { createRelayer } from '../../relayer/createRelayer.ts'
+import { isSuccessStatus, Status } from '../../status/statusCodes.ts'
+import type { ChainAdapter, ExecutionReceipt, Preflight } from '../chainAdapter.ts'
+import { classifyRpcError } from './classifyRpcError.ts'
+import { decodeExecutorRevert } from './decodeExecutorRevert.ts'
+import { toIntentTuple } from './evmRuntime.ts'
+
+export type CreateEvmAdapterParameters = {
+  chain: ChainConfig
+  relayerPrivateKey: Hex | undefined
+  rpcTimeoutMs: number
+  pollingIntervalMs: number
+  logger: Logger
+}
+
+/** Head-room over the estimate: state can move between estimate and inclusion. */
+const gasMarginPercent = 120n
+/** How long a sent transaction is watched before its record is given up as unknown. */
+const receiptWatchLimitMs = 15 * 60_000
+
+export function createEvmAdapter({ chain, relayerPrivateKey, rpcTimeoutMs, pollingIntervalMs, logger }: CreateEvmAdapterParameters): ChainAdapter {
+  const log = logger.child({ module: 'evm', chainId: chain.chainId })
+  const viemChain: Chain = defineChain({
+    id: Number(chain.reference),
+    name: chain.chainId,
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [chain.rpcUrl] } },
+  })
+  const client: PublicClient = createPublicClient({
+    chain: viemChain,
+    transport: http(chain.rpcUrl, { timeout: rpcTimeoutMs, retryCount: 1 }),
+    pollingInterval: pollingIntervalMs,
+    cacheTime: 0,
+  })
+  const account = relayerPrivateKey ? privateKeyToAccount(relayerPrivateKey) : undefined
+  const relayer = account ? createRelayer({ account, client, chainId: viemChain.id, logger: log }) : undefined
+  log.info({ rpcUrl: redactUrl(chain.rpcUrl), relayer: account?.address ?? null }, 'chain configured')
+
+  async function validate(intent: Intent): Promise<number> {
+    try {
+      const status = await client.readContract({
+        address: chain.validator,
+        abi: intentValidatorArtifact.abi,
+        functionName: 'canExecute',
+        args: [toIntentTuple(intent)],
+      })
+      return hexToNumber(status)
+    } catch (err) {
+      throw classifyRpcError(err, chain.chainId, `canExecute call to the validator at ${chain.validator}`)
+    }
+  }
+
+  async function waitForReceipt(intent: Intent, transactionHash: Hex): Promise<ExecutionReceipt> {
+    const receipt = await client.waitForTransactionReceipt({ hash: transactionHash, timeout: receiptWatchLimitMs })
+    const base = { transactionHash, blockNumber: receipt.blockNumber, gasUsed: receipt.gasUsed }
+    if (receipt.status === 'success') {
+      const executed = receipt.logs
+        .filter((l) => l.address.toLowerCase() === chain.executor.toLowerCase())
+        .map((l) => {
+          try {
+            return decodeEventLog({ abi: intentExecutorArtifact.abi, eventName: 'IntentExecuted', data: l.data, topics: l.topics })
+          } catch {
+            return undefined
+          }
+        })
+        .find(Boolean)
+      return {
+        ...base,
+        state: 'mined',
+        status: executed ? hexToNumber(executed.args.status) : Status.EXECUTED,
+        returnData: executed?.args.returnData,
+        detail: undefined,
+      }
+    }
+    // A receipt carries no revert data: replay the call on the state the block left behind.
+    let decoded = { status: Status.FAILURE as number, detail: 'the transaction reverted on-chain; the reason could not be recovered' }
+    try {
+      await client.simulateContract({
+        account: relayer!.address,
+        address: chain.executor,
+        abi: intentExecutorArtifact.abi,
+        functionName: 'execute',
+        args: [toIntentTuple(intent)],
+        blockNumber: receipt.blockNumber,
+      })
+    } catch (err) {
+      decoded = decodeExecutorRevert(err) ?? decoded
+    }
+    return { ...base, state: 'reverted', returnData: undefined, ...decoded }
+  }
+
+  async function prepareExecution(intent: Intent): Promise<Preflight> {
+    const status = await validate(intent)
+    if (!isSuccessStatus(status)) return { ok: false, status, detail: undefined }
+    if (!relayer) throw new Error('prepareExecution called on a chain without a relayer')
+
+    const args = [toIntentTuple(intent)] as const
+    let gas: bigint
+    try {
+      // Simulates the execution as the relayer would send it; a revert here sends nothing.
+      gas = await client.estimateContractGas({
+        account: relayer.address,
+        address: chain.executor,
+        abi: intentExecutorArtifact.abi,
+        functionName: 'execute',
+        args,
+      })
+    } catch (err) {
+      const decoded = decodeExecutorRevert(err)
+      if (decoded) return { ok: false, ...decoded }
+      throw classifyRpcError(err, chain.chainId, 'simulation of execute')
+    }
+    const data = encodeFunctionData({ abi: intentExecutorArtifact.abi, functionName: 'execute', args })
+    return {
+      ok: true,
+      async send() {
+        const transactionHash = await relayer.send({ to: chain.executor, data, gas: (gas * gasMarginPercent) / 100n })
+        log.info({ transactionHash }, 'execute sent')
+        return { transactionHash, receipt: waitForReceipt(intent, transactionHash) }
+      },
+    }
+  }
+
+  return {
+    chainId: chain.chainId,
+    chainType: 'evm',
+    canExecute: relayer !== undefined,
+    executorAddress: chain.executor,
+    validate,
+    prepareExecution,
+    async getHealth() {
+      const started = performance.now()
+      try {
+        const blockNumber = await client.getBlockNumber({ cacheTime: 0 })
+        return { chainId: chain.chainId, chainType: 'evm', reachable: true, blockNumber: blockNumber.toString(), latencyMs: Math.round(performance.now() - started), error: undefined }
+      } catch (err) {
+        return { chainId: chain.chainId, chainType: 'evm', reachable: false, blockNumber: undefined, latencyMs: undefined, error: classifyRpcError(err, chain.chainId, 'block number request').shortMessage }
+      }
+    },
+    async close() {},
+  }
+}

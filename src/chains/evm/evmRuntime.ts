@@ -1,0 +1,31 @@
+// EVM addresses and the EVM intent hash: keccak256(abi.encode(Intent)), the hash the executor
+// emits in IntentExecuted, so an agent can match X-Intent-Hash against the event.
+import { type Address, encodeAbiParameters, isAddress, keccak256 } from 'viem'
+import type { Intent } from '../../intents/intent.ts'
+import type { ChainRuntime } from '../chainRuntime.ts'
+import { intentAbiParameter } from './intentAbi.ts'
+
+export const evmRuntime: ChainRuntime = {
+  chainType: 'evm',
+  checkAddress(value) {
+    if (!/^0x[0-9a-fA-F]{40}$/.test(value)) return 'must be an address: 0x followed by 40 hex digits'
+    if (!isAddress(value, { strict: true })) return 'has mixed case but is not a valid EIP-55 checksum'
+    return undefined
+  },
+  hashIntent(intent) {
+    return keccak256(encodeAbiParameters([intentAbiParameter], [toIntentTuple(intent)]))
+  },
+}
+
+export function toIntentTuple(intent: Intent) {
+  return {
+    sender: intent.sender as Address,
+    target: intent.target as Address,
+    data: intent.data,
+    value: intent.value,
+    nonce: intent.nonce,
+    validAfter: intent.validAfter,
+    validBefore: intent.validBefore,
+    policyId: intent.policyId,
+  }
+}

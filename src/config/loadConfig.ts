@@ -1,0 +1,234 @@
+// The gateway's configuration: one schema, read once at start-up from an environment-like object.
+// Every problem is collected and reported together; nothing else in the code reads process.env.
+import { type Address, type Hex, isAddress, isHex } from 'viem'
+import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts'
+import { ConfigError } from '../errors/configError.ts'
+import { type ChainType, parseChainId } from './parseChainId.ts'
+
+export type ChainConfig = {
+  /** Canonical CAIP-2 id, e.g. `eip155:84532`. */
+  chainId: string
+  chainType: ChainType
+  /** The id within its namespace (`84532`). */
+  reference: string
+  rpcUrl: string
+  executor: Address
+  validator: Address
+  registry: Address
+}
+
+export type GatewayConfig = {
+  nodeEnv: string
+  production: boolean
+  host: string
+  port: number
+  logLevel: string
+  /** True when nothing is configured and the gateway should start its embedded devnet. */
+  devnet: boolean
+  chains: ChainConfig[]
+  defaultChainId: string | undefined
+  relayerPrivateKey: Hex | undefined
+  bodyLimit: number
+  receiptTimeoutMs: number
+  rpcTimeoutMs: number
+}
+
+export type Env = Record<string, string | undefined>
+
+const chainVariables = ['EXECUTOR_ADDRESSES', 'VALIDATOR_ADDRESSES', 'REGISTRY_ADDRESSES', 'RPC_URLS'] as const
+const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
+/** The mnemonic behind anvil's funded accounts: public, so never a production relayer. */
+const devnetMnemonic = 'test test test test test test test test test test test junk'
+
+export function loadConfig(env: Env): GatewayConfig {
+  const problems: string[] = []
+  const nodeEnv = env.NODE_ENV?.trim() || 'development'
+  const production = nodeEnv === 'production'
+  const devnet = !production && chainVariables.every((name) => !env[name]?.trim())
+
+  const port = readInteger(env, 'PORT', { min: 0, max: 65535, fallback: devnet ? 3000 : undefined }, problems)
+  const host = env.HOST?.trim() || '0.0.0.0'
+  const logLevel = env.LOG_LEVEL?.trim() || 'info'
+  if (!logLevels.includes(logLevel)) problems.push(`LOG_LEVEL: "${logLevel}" is not one of ${logLevels.join(', ')}`)
+
+  const chains = devnet ? [] : readChains(env, problems)
+
+  let defaultChainId: string | undefined
+  if (env.DEFAULT_CHAIN_ID?.trim()) {
+    const parsed = parseChainId(env.DEFAULT_CHAIN_ID)
+    if (typeof parsed === 'string') problems.push(`DEFAULT_CHAIN_ID: ${parsed}`)
+    else if (!devnet && !chains.some((c) => c.chainId === parsed.caip2)) {
+      problems.push(`DEFAULT_CHAIN_ID: chain ${parsed.caip2} is not configured (configured: ${chains.map((c) => c.chainId).join(', ') || 'none'})`)
+    } else defaultChainId = parsed.caip2
+  }
+
+  const relayerPrivateKey = readRelayerKey(env, production, problems)
+
+  const bodyLimit = readInteger(env, 'BODY_LIMIT', { min: 1024, max: 16 * 1024 * 1024, fallback: 64 * 1024 }, problems)
+  const receiptTimeoutMs = readInteger(env, 'RECEIPT_TIMEOUT_MS', { min: 0, max: 600_000, fallback: 30_000 }, problems)
+  const rpcTimeoutMs = readInteger(env, 'RPC_TIMEOUT_MS', { min: 100, max: 120_000, fallback: 10_000 }, problems)
+
+  if (problems.length > 0) throw new ConfigError(problems)
+  return {
+    nodeEnv,
+    production,
+    host,
+    port: port!,
+    logLevel,
+    devnet,
+    chains,
+    defaultChainId,
+    relayerPrivateKey,
+    bodyLimit: bodyLimit!,
+    receiptTimeoutMs: receiptTimeoutMs!,
+    rpcTimeoutMs: rpcTimeoutMs!,
+  }
+}
+
+function readChains(env: Env, problems: string[]): ChainConfig[] {
+  const maps = Object.fromEntries(chainVariables.map((name) => [name, readChainMap(env, name, problems)])) as Record<
+    (typeof chainVariables)[number],
+    Map<string, string> | undefined
+  >
+  const ids = new Set<string>()
+  for (const map of Object.values(maps)) for (const id of map?.keys() ?? []) ids.add(id)
+  if (ids.size === 0 && Object.values(maps).every(Boolean)) problems.push('EXECUTOR_ADDRESSES: no chain is configured')
+
+  const chains: ChainConfig[] = []
+  for (const chainId of [...ids].sort()) {
+    const parsed = parseChainId(chainId) as Exclude<ReturnType<typeof parseChainId>, string>
+    if (parsed.chainType !== 'evm') {
+      problems.push(`${chainId}: only EVM (eip155) chains are supported by this version of the gateway`)
+      continue
+    }
+    const get = (name: (typeof chainVariables)[number], what: string) => {
+      const map = maps[name]
+      const value = map?.get(chainId)
+      if (map && value === undefined) problems.push(`${name}: chain ${chainId} has no ${what} (every chain needs a validator, executor, registry and RPC URL)`)
+      return value
+    }
+    const executor = get('EXECUTOR_ADDRESSES', 'executor address')
+    const validator = get('VALIDATOR_ADDRESSES', 'validator address')
+    const registry = get('REGISTRY_ADDRESSES', 'registry address')
+    const rpcUrl = get('RPC_URLS', 'RPC URL')
+    if (executor && validator && registry && rpcUrl) {
+      chains.push({
+        chainId,
+        chainType: 'evm',
+        reference: parsed.reference,
+        rpcUrl,
+        executor: executor as Address,
+        validator: validator as Address,
+        registry: registry as Address,
+      })
+    }
+  }
+  return chains
+}
+
+/** Reads a JSON object of chain id -> value; keys come back in canonical CAIP-2 form. */
+function readChainMap(env: Env, name: (typeof chainVariables)[number], problems: string[]): Map<string, string> | undefined {
+  const raw = env[name]?.trim()
+  if (!raw) {
+    problems.push(`${name}: required (a JSON object of chain id -> ${name === 'RPC_URLS' ? 'URL' : 'contract address'})`)
+    return undefined
+  }
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(raw)
+  } catch {
+    problems.push(`${name}: not valid JSON (expected an object such as {"84532": "${name === 'RPC_URLS' ? 'https://...' : '0x...'}"})`)
+    return undefined
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    problems.push(`${name}: must be a JSON object of chain id -> ${name === 'RPC_URLS' ? 'URL' : 'address'}`)
+    return undefined
+  }
+  const map = new Map<string, string>()
+  for (const [key, value] of Object.entries(parsed)) {
+    const id = parseChainId(key)
+    if (typeof id === 'string') {
+      problems.push(`${name}: ${id}`)
+      continue
+    }
+    if (map.has(id.caip2)) {
+      problems.push(`${name}: chain ${id.caip2} appears twice (as a decimal id and as CAIP-2)`)
+      continue
+    }
+    if (typeof value !== 'string') {
+      problems.push(`${name}: the value for chain ${key} must be a string`)
+      continue
+    }
+    const problem = name === 'RPC_URLS' ? checkRpcUrl(value) : checkAddress(value)
+    if (problem) problems.push(`${name}: chain ${key}: ${problem}`)
+    else map.set(id.caip2, value)
+  }
+  return map
+}
+
+function checkAddress(value: string): string | undefined {
+  if (!/^0x[0-9a-fA-F]{40}$/.test(value)) return `"${value.slice(0, 50)}" is not an address (0x followed by 40 hex digits)`
+  if (!isAddress(value, { strict: true })) return `"${value}" has mixed case but is not a valid EIP-55 checksum`
+  return undefined
+}
+
+function checkRpcUrl(value: string): string | undefined {
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    return 'not a valid URL'
+  }
+  // Only the scheme is named: the rest of the URL may hold credentials.
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `scheme ${url.protocol} is not supported (use http or https)`
+  return undefined
+}
+
+function readRelayerKey(env: Env, production: boolean, problems: string[]): Hex | undefined {
+  const raw = env.RELAYER_PRIVATE_KEY?.trim()
+  if (!raw) return undefined
+  const key = (raw.startsWith('0x') ? raw : `0x${raw}`) as Hex
+  // Never echo the value, not even part of it.
+  if (!isHex(key) || key.length !== 66) {
+    problems.push('RELAYER_PRIVATE_KEY: must be 32 bytes written as 64 hex digits (optionally 0x-prefixed)')
+    return undefined
+  }
+  let address: Address
+  try {
+    address = privateKeyToAccount(key).address
+  } catch {
+    problems.push('RELAYER_PRIVATE_KEY: is not a valid secp256k1 private key')
+    return undefined
+  }
+  if (production && isDevnetAccount(address)) {
+    problems.push('RELAYER_PRIVATE_KEY: is one of the public devnet keys and is refused when NODE_ENV=production')
+    return undefined
+  }
+  return key
+}
+
+function isDevnetAccount(address: Address): boolean {
+  for (let addressIndex = 0; addressIndex < 10; addressIndex++) {
+    if (mnemonicToAccount(devnetMnemonic, { addressIndex }).address === address) return true
+  }
+  return false
+}
+
+function readInteger(
+  env: Env,
+  name: string,
+  bounds: { min: number; max: number; fallback: number | undefined },
+  problems: string[],
+): number | undefined {
+  const raw = env[name]?.trim()
+  if (!raw) {
+    if (bounds.fallback === undefined) problems.push(`${name}: required`)
+    return bounds.fallback
+  }
+  const value = Number(raw)
+  if (!/^[0-9]+$/.test(raw) || value < bounds.min || value > bounds.max) {
+    problems.push(`${name}: "${raw.slice(0, 20)}" is not an integer between ${bounds.min} and ${bounds.max}`)
+    return undefined
+  }
+  return value
+}

@@ -1,0 +1,38 @@
+// Chain ids as operators and agents write them: an EVM decimal id (`84532`) or CAIP-2
+// (`eip155:84532`, `solana:<genesis-hash-prefix>`, `sui:mainnet`). Both forms name one chain.
+
+export type ChainType = 'evm' | 'solana' | 'sui'
+
+export type ParsedChainId = {
+  /** Canonical CAIP-2 form, used in responses and as the registry key. */
+  caip2: string
+  namespace: string
+  reference: string
+  /** The runtime, when the namespace is one the gateway knows. */
+  chainType: ChainType | undefined
+}
+
+const runtimes: Record<string, ChainType> = { eip155: 'evm', solana: 'solana', sui: 'sui' }
+const caip2Pattern = /^([-a-z0-9]{3,8}):([-_a-zA-Z0-9]{1,32})$/
+const decimalPattern = /^[1-9][0-9]{0,15}$/
+
+/** Returns the parsed id, or a message saying what is wrong with it. */
+export function parseChainId(input: string): ParsedChainId | string {
+  const text = input.trim()
+  if (decimalPattern.test(text) && Number.isSafeInteger(Number(text))) {
+    return { caip2: `eip155:${text}`, namespace: 'eip155', reference: text, chainType: 'evm' }
+  }
+  const match = caip2Pattern.exec(text)
+  if (!match) {
+    return `"${truncate(text)}" is not a chain id: use an EVM chain id in decimal (84532) or CAIP-2 (eip155:84532)`
+  }
+  const [, namespace, reference] = match as unknown as [string, string, string]
+  if (namespace === 'eip155' && !(decimalPattern.test(reference) && Number.isSafeInteger(Number(reference)))) {
+    return `"${truncate(text)}" is not an EVM chain id: the reference after eip155: must be a positive decimal integer`
+  }
+  return { caip2: `${namespace}:${reference}`, namespace, reference, chainType: runtimes[namespace] }
+}
+
+function truncate(text: string): string {
+  return text.length > 64 ? `${text.slice(0, 61)}...` : text
+}

@@ -1,0 +1,27 @@
+// The intent as the domain sees it once the request body has been checked.
+import type { Hex } from 'viem'
+import type { ChainType } from '../config/parseChainId.ts'
+
+export type Intent = {
+  sender: string
+  target: string
+  data: Hex
+  value: bigint
+  nonce: bigint
+  validAfter: bigint
+  validBefore: bigint
+  policyId: Hex
+}
+
+/** The intent body as it arrives, after the route's JSON Schema has checked its shape. */
+export type IntentBody = {
+  sender: string
+  target: string
+  data: string
+  value: string
+  nonce: string
+  validAfter?: string
+  validBefore?: string
+  policyId: string
+  chainType?: ChainType
+}

@@ -1,0 +1,29 @@
+// JSON Schema of the intent body: compiled by Fastify at the route and the source of the field
+// descriptions that error messages and the API document use.
+
+const decimal = (what: string) =>
+  ({
+    type: 'string',
+    pattern: '^[0-9]+$',
+    description: `${what}: an integer from 0 to 2^256-1 written in decimal, e.g. "1000"`,
+  }) as const
+
+export const intentSchema = {
+  $id: 'Intent',
+  type: 'object',
+  additionalProperties: false,
+  required: ['sender', 'target', 'data', 'value', 'nonce', 'policyId'],
+  properties: {
+    sender: { type: 'string', maxLength: 128, description: 'the account the intent acts for: an address of the chain (EVM: 0x + 40 hex digits)' },
+    target: { type: 'string', maxLength: 128, description: 'the contract to call: an address of the chain (EVM: 0x + 40 hex digits)' },
+    data: { type: 'string', pattern: '^0x([0-9a-fA-F]{2})*$', description: 'call data: 0x followed by an even number of hex digits ("0x" is empty)' },
+    value: decimal('native value to send with the call, in the smallest unit (wei)'),
+    nonce: decimal('the sender\'s nonce for this intent; each (sender, nonce) executes at most once'),
+    validAfter: decimal('unix seconds after which the intent is valid; "0" (the default) means no lower bound'),
+    validBefore: decimal('unix seconds before which the intent is valid; "0" (the default) means no upper bound'),
+    policyId: { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$', description: 'the policy the intent runs under: 0x + 64 hex digits (bytes32)' },
+    chainType: { type: 'string', enum: ['evm', 'solana', 'sui'], description: 'optional runtime check: must match the chain chosen by X-Chain-Id' },
+  },
+} as const
+
+export const intentFields = Object.keys(intentSchema.properties)

@@ -1,0 +1,36 @@
+// Turns a schema-checked intent body into a domain Intent: range checks that JSON Schema cannot
+// express, and the runtime's own address rules.
+import type { Hex } from 'viem'
+import { InputError, type FieldError } from '../errors/inputError.ts'
+import type { Intent, IntentBody } from './intent.ts'
+
+const maxUint256 = 2n ** 256n - 1n
+
+export type AddressCheck = (value: string) => string | undefined
+
+export function parseIntent(body: IntentBody, checkAddress: AddressCheck): Intent {
+  const errors: FieldError[] = []
+  const address = (field: 'sender' | 'target') => {
+    const problem = checkAddress(body[field])
+    if (problem) errors.push({ field, message: problem })
+    return body[field]
+  }
+  const uint = (field: 'value' | 'nonce' | 'validAfter' | 'validBefore') => {
+    const raw = body[field] ?? '0'
+    const n = BigInt(raw)
+    if (n > maxUint256) errors.push({ field, message: 'must be below 2^256' })
+    return n
+  }
+  const intent: Intent = {
+    sender: address('sender'),
+    target: address('target'),
+    data: body.data.toLowerCase() as Hex,
+    value: uint('value'),
+    nonce: uint('nonce'),
+    validAfter: uint('validAfter'),
+    validBefore: uint('validBefore'),
+    policyId: body.policyId.toLowerCase() as Hex,
+  }
+  if (errors.length > 0) throw new InputError('The intent is not valid', { errors })
+  return intent
+}
