@@ -1,0 +1,61 @@
+// buildApp: the Fastify app with every route and plugin, built from ready-made parts so that
+// tests build exactly what production runs.
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
+import type { Logger } from 'pino'
+import type { ChainRegistry } from './chains/createChainRegistry.ts'
+import type { IntentStore } from './intents/createIntentStore.ts'
+import './http/gatewayContext.ts'
+import { registerCommonHeaders } from './http/plugins/commonHeaders.ts'
+import { registerErrorHandler } from './http/plugins/errorHandler.ts'
+import { registerJsonBody } from './http/plugins/jsonBody.ts'
+import { registerMethodNotAllowed } from './http/plugins/methodNotAllowed.ts'
+import { registerHealthRoutes } from './http/routes/health/health.ts'
+import { registerExecuteRoute } from './http/routes/intents/execute.ts'
+import { registerGetIntentRoute } from './http/routes/intents/getIntent.ts'
+import { registerValidateRoute } from './http/routes/intents/validate.ts'
+import { registerStatusCodesRoute } from './http/routes/statusCodes.ts'
+
+export type BuildAppParameters = {
+  registry: ChainRegistry
+  store: IntentStore
+  logger: Logger
+  bodyLimit: number
+  receiptTimeoutMs: number
+}
+
+export function buildApp({ registry, store, logger, bodyLimit, receiptTimeoutMs }: BuildAppParameters): FastifyInstance {
+  const app = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    disableRequestLogging: true,
+    bodyLimit,
+    // Strict schemas: never coerce "5" from 5, never drop unknown fields silently.
+    ajv: { customOptions: { allErrors: true, coerceTypes: false, removeAdditional: false, useDefaults: false } },
+    return503OnClosing: true,
+  })
+
+  registerCommonHeaders(app, registry)
+  registerErrorHandler(app)
+  registerJsonBody(app)
+
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      { method: request.method, url: request.url, statusCode: reply.statusCode, status: reply.getHeader('x-erc1066-status'), ms: Math.round(reply.elapsedTime * 10) / 10 },
+      'request',
+    )
+  })
+
+  registerValidateRoute(app, { registry })
+  registerExecuteRoute(app, { registry, store, receiptTimeoutMs })
+  registerGetIntentRoute(app, { registry, store })
+  registerHealthRoutes(app, { registry })
+  registerStatusCodesRoute(app)
+  registerMethodNotAllowed(app, {
+    '/intents/validate': ['POST'],
+    '/intents/execute': ['POST'],
+    '/intents/:intentHash': ['GET'],
+    '/health': ['GET'],
+    '/health/ready': ['GET'],
+    '/status-codes': ['GET'],
+  })
+  return app
+}

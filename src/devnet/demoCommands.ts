@@ -1,0 +1,36 @@
+// The ready-to-paste commands printed when the devnet starts: one per seed status.
+import type { Hex } from 'viem'
+import { encodeFunctionData, parseEther } from 'viem'
+import { demoCounterArtifact } from '../contracts/demoCounterArtifact.ts'
+import type { Demo } from './seedDemo.ts'
+
+export function demoCommands({ baseUrl, chainId, demo }: { baseUrl: string; chainId: string; demo: Demo }): string {
+  const increment = encodeFunctionData({ abi: demoCounterArtifact.abi, functionName: 'increment', args: [1n] })
+  const fail = encodeFunctionData({ abi: demoCounterArtifact.abi, functionName: 'fail', args: ['no'] })
+  const intent = (overrides: Partial<Record<string, string>>) =>
+    JSON.stringify({
+      sender: demo.sender,
+      target: demo.counter,
+      data: increment,
+      value: '0',
+      nonce: '0',
+      validAfter: '0',
+      validBefore: '0',
+      policyId: demo.policies.open,
+      ...overrides,
+    })
+  const curl = (path: string, body: string, chain = chainId) =>
+    `curl -i -X POST ${baseUrl}${path} -H 'Content-Type: application/json' -H 'X-Chain-Id: ${chain}' -d '${body}'`
+
+  const lines: Array<[string, string]> = [
+    ['200 SUCCESS (0x01): a valid intent', curl('/intents/validate', intent({}))],
+    ['403 DISALLOWED (0x10): a selector the policy does not allow', curl('/intents/validate', intent({ data: fail as Hex }))],
+    ['402 INSUFFICIENT_FUNDS (0x54): value above the policy cap', curl('/intents/validate', intent({ value: parseEther('5').toString() }))],
+    ['410 TOO_LATE (0x21): validBefore in the past', curl('/intents/validate', intent({ validBefore: '1' }))],
+    ['202 TOO_EARLY (0x20): validAfter in the future', curl('/intents/validate', intent({ validAfter: '4102444800' }))],
+    ['421 UNSUPPORTED_CHAIN (0xA2): a chain this gateway does not serve', curl('/intents/validate', intent({}), '8453')],
+    ['421 UNSUPPORTED_CHAIN (0xA2): the policy allows only chain 1', curl('/intents/validate', intent({ policyId: demo.policies.mainnetOnly }))],
+    ['200 EXECUTED (0x11): execute on-chain (run it twice: the second answers 409 NONCE_USED)', curl('/intents/execute', intent({ nonce: '1' }))],
+  ]
+  return lines.map(([what, cmd]) => `# ${what}\n${cmd}\n`).join('\n')
+}

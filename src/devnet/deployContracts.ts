@@ -1,0 +1,39 @@
+// Deploys the reference contracts (registry, executor, validator, demo counter) and wires the
+// executor to its validator. Shared by the devnet, the tests and the benchmarks.
+import { type Address, type Hex, type PublicClient, type WalletClient, createPublicClient, createWalletClient, defineChain, http } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { demoCounterArtifact } from '../contracts/demoCounterArtifact.ts'
+import { intentExecutorArtifact } from '../contracts/intentExecutorArtifact.ts'
+import { intentValidatorArtifact } from '../contracts/intentValidatorArtifact.ts'
+import { policyRegistryArtifact } from '../contracts/policyRegistryArtifact.ts'
+
+export type DeployedContracts = { registry: Address; executor: Address; validator: Address; counter: Address }
+
+export function createDevClients(rpcUrl: string, chainId: number) {
+  const chain = defineChain({ id: chainId, name: `devnet-${chainId}`, nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } })
+  const publicClient: PublicClient = createPublicClient({ chain, transport: http(rpcUrl), pollingInterval: 50, cacheTime: 0 })
+  const walletFor = (privateKey: Hex): WalletClient =>
+    createWalletClient({ chain, account: privateKeyToAccount(privateKey), transport: http(rpcUrl), pollingInterval: 50, cacheTime: 0 })
+  return { chain, publicClient, walletFor }
+}
+
+export async function deployContracts({ rpcUrl, chainId, deployerKey }: { rpcUrl: string; chainId: number; deployerKey: Hex }): Promise<DeployedContracts> {
+  const { publicClient, walletFor } = createDevClients(rpcUrl, chainId)
+  const wallet = walletFor(deployerKey)
+  const account = wallet.account!
+
+  const deploy = async (artifact: { abi: readonly unknown[]; bytecode: Hex }, args: readonly unknown[]) => {
+    const hash = await wallet.deployContract({ abi: artifact.abi, bytecode: artifact.bytecode, args, account, chain: wallet.chain } as never)
+    const receipt = await publicClient.waitForTransactionReceipt({ hash })
+    if (receipt.status !== 'success' || !receipt.contractAddress) throw new Error(`deployment failed: ${hash}`)
+    return receipt.contractAddress
+  }
+
+  const registry = await deploy(policyRegistryArtifact, [])
+  const executor = await deploy(intentExecutorArtifact, [account.address])
+  const validator = await deploy(intentValidatorArtifact, [registry, executor])
+  const counter = await deploy(demoCounterArtifact, [])
+  const hash = await wallet.writeContract({ address: executor, abi: intentExecutorArtifact.abi, functionName: 'setValidator', args: [validator], account, chain: wallet.chain })
+  await publicClient.waitForTransactionReceipt({ hash })
+  return { registry, executor, validator, counter }
+}

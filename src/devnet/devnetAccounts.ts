@@ -1,0 +1,11 @@
+// anvil's first funded accounts. These keys are public: devnet only, refused in production.
+import type { Hex } from 'viem'
+
+export const devnetAccounts = {
+  /** Deploys the contracts and relays executions. */
+  relayer: '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80' as Hex,
+  /** The agent's account: owns the demo policies and funds its intents by deposit. */
+  sender: '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d' as Hex,
+  /** A second agent, for tests that need someone who is not the policy owner. */
+  other: '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a' as Hex,
+}

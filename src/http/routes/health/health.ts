@@ -1,0 +1,23 @@
+// GET /health (the process serves; per-chain reachability in the body) and GET /health/ready
+// (503 while no configured chain answers).
+import type { FastifyInstance } from 'fastify'
+import type { ChainRegistry } from '../../../chains/createChainRegistry.ts'
+import { Status } from '../../../status/statusCodes.ts'
+import { sendProblem } from '../../plugins/errorHandler.ts'
+
+export function registerHealthRoutes(app: FastifyInstance, { registry }: { registry: ChainRegistry }) {
+  const startedAt = Date.now()
+  const probe = () => Promise.all(registry.adapters.map((a) => a.getHealth()))
+
+  app.get('/health', async () => {
+    const chains = await probe()
+    return { status: 'ok', uptimeSeconds: Math.round((Date.now() - startedAt) / 1000), chains }
+  })
+
+  app.get('/health/ready', async (request, reply) => {
+    const chains = await probe()
+    if (chains.some((c) => c.reachable)) return { ready: true, chains }
+    reply.header('retry-after', '5')
+    return sendProblem(request, reply, 503, Status.CHAIN_UNREACHABLE, 'No configured chain is reachable', chains.map((c) => `${c.chainId}: ${c.error ?? 'unreachable'}`).join('; ') || 'no chain is configured', undefined, {})
+  })
+}

@@ -1,0 +1,25 @@
+// POST /intents/execute: validate, then execute on-chain through the relayer.
+import type { FastifyInstance } from 'fastify'
+import type { ChainRegistry } from '../../../chains/createChainRegistry.ts'
+import type { IntentStore } from '../../../intents/createIntentStore.ts'
+import { executeIntent } from '../../../intents/executeIntent.ts'
+import type { IntentBody } from '../../../intents/intent.ts'
+import { intentSchema } from '../../../intents/intentSchema.ts'
+import { sendOutcome } from '../../sendOutcome.ts'
+import { readIntentRequest } from './intentRequest.ts'
+
+export type ExecuteRouteOptions = { registry: ChainRegistry; store: IntentStore; receiptTimeoutMs: number }
+
+export function registerExecuteRoute(app: FastifyInstance, { registry, store, receiptTimeoutMs }: ExecuteRouteOptions) {
+  app.post<{ Body: IntentBody }>('/intents/execute', { schema: { body: intentSchema } }, async (request, reply) => {
+    const req = readIntentRequest(registry, request, reply)
+    if (!req) return reply
+    const outcome = await executeIntent({
+      ...req,
+      store,
+      receiptTimeoutMs,
+      onBackgroundError: (err, record) => app.log.error({ err, intentHash: record.intentHash, chainId: record.chainId }, 'lost track of a sent execution'),
+    })
+    return sendOutcome(request, reply, outcome, { sender: req.intent.sender, executor: req.adapter.executorAddress })
+  })
+}

@@ -1,0 +1,41 @@
+// GET /intents/{intentHash}: the state of an execution this gateway sent, answered with the
+// status execute would give now (202 while unconfirmed, 200 once executed, the revert's code).
+import type { FastifyInstance } from 'fastify'
+import type { Hex } from 'viem'
+import type { ChainRegistry } from '../../../chains/createChainRegistry.ts'
+import type { IntentStore } from '../../../intents/createIntentStore.ts'
+import { toReport } from '../../../intents/executeIntent.ts'
+import { InputError } from '../../../errors/inputError.ts'
+import { Status } from '../../../status/statusCodes.ts'
+import { sendOutcome } from '../../sendOutcome.ts'
+
+const paramsSchema = {
+  type: 'object',
+  required: ['intentHash'],
+  properties: { intentHash: { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$', description: 'the X-Intent-Hash of an execute request: 0x + 64 hex digits' } },
+} as const
+
+export function registerGetIntentRoute(app: FastifyInstance, { registry, store }: { registry: ChainRegistry; store: IntentStore }) {
+  app.get<{ Params: { intentHash: string } }>('/intents/:intentHash', { schema: { params: paramsSchema } }, async (request, reply) => {
+    const intentHash = request.params.intentHash.toLowerCase() as Hex
+    request.gateway.intentHash = intentHash
+    const header = request.headers['x-chain-id']
+    const chainId = typeof header === 'string' && header.trim() ? registry.select(header).chainId : undefined
+    const record = store.get(intentHash, chainId)
+    if (!record) {
+      throw new InputError('Unknown intent', {
+        httpStatus: 404,
+        errors: [{ field: 'intentHash', message: `no execution of this intent was sent by this gateway${chainId ? ` on ${chainId}` : ''}` }],
+      })
+    }
+    const adapter = registry.adapters.find((a) => a.chainId === record.chainId)
+    return sendOutcome(request, reply, {
+      status: record.state === 'pending' ? Status.SUBMITTED : record.status,
+      intentHash,
+      chainId: record.chainId,
+      chainType: adapter?.chainType,
+      detail: record.detail,
+      execution: toReport(record),
+    })
+  })
+}

@@ -1,0 +1,51 @@
+// What validate and execute share: choose the chain, parse and hash the intent, and answer an
+// unserved chain with 421 before anything reaches a node.
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { ChainAdapter } from '../../../chains/chainAdapter.ts'
+import type { ChainRegistry } from '../../../chains/createChainRegistry.ts'
+import { InputError } from '../../../errors/inputError.ts'
+import type { Intent, IntentBody } from '../../../intents/intent.ts'
+import { parseIntent } from '../../../intents/parseIntent.ts'
+import { Status } from '../../../status/statusCodes.ts'
+import { sendOutcome } from '../../sendOutcome.ts'
+import type { Hex } from 'viem'
+
+export type IntentRequest = { adapter: ChainAdapter; intent: Intent; intentHash: Hex }
+
+/** Returns the request's chain and intent, or undefined once it has answered the request itself. */
+export function readIntentRequest(registry: ChainRegistry, request: FastifyRequest<{ Body: IntentBody }>, reply: FastifyReply): IntentRequest | undefined {
+  const header = request.headers['x-chain-id']
+  const selection = registry.select(Array.isArray(header) ? header[0] : header)
+  const body = request.body
+
+  if (!selection.configured) {
+    // Hash the intent the way its runtime would, when the runtime is known and the body fits it.
+    let intentHash: Hex | undefined
+    if (selection.runtime) {
+      try {
+        intentHash = selection.runtime.hashIntent(parseIntent(body, selection.runtime.checkAddress))
+      } catch {}
+    }
+    request.gateway.intentHash = intentHash
+    sendOutcome(request, reply, {
+      status: Status.UNSUPPORTED_CHAIN,
+      intentHash: intentHash ?? (undefined as never),
+      chainId: selection.chainId,
+      chainType: selection.chainType,
+      detail: `chain ${selection.chainId} is not served by this gateway (configured: ${registry.adapters.map((a) => a.chainId).join(', ') || 'none'})`,
+    })
+    return undefined
+  }
+
+  request.gateway.chainId = selection.chainId
+  request.gateway.chainType = selection.chainType
+  if (body.chainType && body.chainType !== selection.chainType) {
+    throw new InputError('The intent is not valid', {
+      errors: [{ field: 'chainType', message: `is ${body.chainType} but chain ${selection.chainId} is ${selection.chainType}` }],
+    })
+  }
+  const intent = parseIntent(body, selection.runtime.checkAddress)
+  const intentHash = selection.runtime.hashIntent(intent)
+  request.gateway.intentHash = intentHash
+  return { adapter: selection.adapter, intent, intentHash }
+}

@@ -1,0 +1,61 @@
+// Turns a domain outcome into the HTTP response: status from the ERC-1066 table, body as JSON
+// (or problem details from 400 on), Location while an execution is unconfirmed, x402 on 402.
+import { encodePaymentRequiredHeader } from '@x402/core/http'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { IntentOutcome } from '../intents/intentOutcome.ts'
+import { getStatusCode, Status } from '../status/statusCodes.ts'
+import { toProblemDetails } from './problemDetails.ts'
+
+export type PaymentContext = { sender: string; executor: string }
+
+export function sendOutcome(request: FastifyRequest, reply: FastifyReply, outcome: IntentOutcome, payment?: PaymentContext) {
+  const entry = getStatusCode(outcome.status)
+  request.gateway = {
+    chainId: outcome.chainId,
+    chainType: outcome.chainType ?? '',
+    intentHash: outcome.intentHash,
+    status: outcome.status,
+  }
+  const execution = outcome.execution
+    ? {
+        state: outcome.execution.state,
+        transactionHash: outcome.execution.transactionHash,
+        blockNumber: outcome.execution.blockNumber?.toString(),
+        gasUsed: outcome.execution.gasUsed?.toString(),
+        returnData: outcome.execution.returnData,
+      }
+    : {}
+  const fields = {
+    statusName: entry.statusName,
+    description: entry.description,
+    ...(outcome.detail ? { detail: outcome.detail } : {}),
+    intentHash: outcome.intentHash,
+    chainType: outcome.chainType ?? '',
+    chainId: outcome.chainId,
+    ...execution,
+  }
+
+  if (outcome.status === Status.SUBMITTED) reply.header('location', `/intents/${outcome.intentHash}`)
+  reply.code(entry.httpStatus)
+
+  if (entry.httpStatus < 400) {
+    return reply.type('application/json').send({ status: entry.hex, erc1066Status: entry.hex, ...fields })
+  }
+
+  const problem = { ...toProblemDetails({ httpStatus: entry.httpStatus, status: outcome.status, title: entry.description, detail: outcome.detail, context: request.gateway }), ...execution }
+  if (entry.httpStatus === 402) {
+    const paymentRequired = {
+      x402Version: 2,
+      error: outcome.detail ?? entry.description,
+      resource: { url: request.url, description: `${request.method} ${request.url} for intent ${outcome.intentHash}`, mimeType: 'application/json' },
+      // No automated payment scheme is offered yet: funds reach an intent through a deposit.
+      accepts: [],
+      extensions: payment
+        ? { deposit: { chainId: outcome.chainId, executor: payment.executor, function: 'depositFor(address)', sender: payment.sender } }
+        : {},
+    }
+    reply.header('payment-required', encodePaymentRequiredHeader(paymentRequired))
+    return reply.type('application/problem+json').send({ ...problem, paymentRequired })
+  }
+  return reply.type('application/problem+json').send(problem)
+}

@@ -1,0 +1,77 @@
+// Entry point: read the configuration (starting the embedded devnet when nothing is configured
+// outside production), build the gateway, listen, and shut everything down on SIGINT/SIGTERM.
+import { existsSync } from 'node:fs'
+import { pino } from 'pino'
+import { type GatewayConfig, loadConfig } from './config/loadConfig.ts'
+import { createGateway } from './createGateway.ts'
+import { demoCommands } from './devnet/demoCommands.ts'
+import { devnetAccounts } from './devnet/devnetAccounts.ts'
+import { type Devnet, startDevnet } from './devnet/startDevnet.ts'
+import { ConfigError } from './errors/configError.ts'
+
+if (existsSync('.env')) process.loadEnvFile('.env') // never overrides what the environment already says
+
+let config: GatewayConfig
+try {
+  config = loadConfig(process.env)
+} catch (err) {
+  if (!(err instanceof ConfigError)) throw err
+  process.stderr.write(`${err.message}\n`)
+  process.exit(1)
+}
+
+const logger = pino({ level: config.logLevel, base: { service: 'intent-gateway' } })
+
+let devnet: Devnet | undefined
+if (config.devnet) {
+  process.stdout.write('No chain is configured and NODE_ENV is not production: starting the embedded devnet (anvil)...\n')
+  devnet = await startDevnet()
+  config = {
+    ...config,
+    chains: [devnet.chain],
+    defaultChainId: devnet.chain.chainId,
+    relayerPrivateKey: config.relayerPrivateKey ?? devnetAccounts.relayer,
+  }
+}
+
+const gateway = createGateway({ config: { ...config, pollingIntervalMs: devnet ? 50 : 500 }, logger })
+
+let shuttingDown = false
+async function shutdown(signal: string) {
+  if (shuttingDown) return
+  shuttingDown = true
+  logger.info({ signal }, 'shutting down')
+  await gateway.close().catch((err) => logger.error({ err }, 'error while closing the gateway'))
+  await devnet?.stop()
+  process.exit(0)
+}
+process.once('SIGINT', () => void shutdown('SIGINT'))
+process.once('SIGTERM', () => void shutdown('SIGTERM'))
+
+try {
+  const address = await gateway.app.listen({ host: config.host, port: config.port })
+  logger.info({ address, chains: config.chains.map((c) => c.chainId) }, `Intent Gateway listening on ${address}`)
+  if (devnet) {
+    const baseUrl = `http://127.0.0.1:${config.port}`
+    process.stdout.write(
+      [
+        '',
+        `Intent Gateway is running on its embedded devnet at ${baseUrl} (listening on ${config.host}:${config.port}).`,
+        `Devnet: anvil ${devnet.anvil.rpcUrl}, chain ${devnet.chain.chainId}`,
+        `Contracts: validator ${devnet.contracts.validator}, executor ${devnet.contracts.executor}, registry ${devnet.contracts.registry}, demo counter ${devnet.contracts.counter}`,
+        `Demo sender ${devnet.demo.sender} has deposited 10 ETH; its policies: open ${devnet.demo.policies.open}, mainnet-only ${devnet.demo.policies.mainnetOnly}`,
+        '',
+        'Try these:',
+        '',
+        demoCommands({ baseUrl, chainId: devnet.chain.reference, demo: devnet.demo }),
+        'Press Ctrl-C to stop the gateway and the devnet.',
+        '',
+      ].join('\n'),
+    )
+  }
+} catch (err) {
+  logger.error({ err }, 'could not start listening')
+  await gateway.close().catch(() => undefined)
+  await devnet?.stop()
+  process.exit(1)
+}
