@@ -49,14 +49,15 @@ process.once('SIGINT', () => void shutdown('SIGINT'))
 process.once('SIGTERM', () => void shutdown('SIGTERM'))
 
 try {
-  const address = await gateway.app.listen({ host: config.host, port: config.port })
-  logger.info({ address, chains: config.chains.map((c) => c.chainId) }, `Intent Gateway listening on ${address}`)
+  await gateway.app.listen({ host: config.host, port: config.port, listenTextResolver: () => '' })
+  const { port } = gateway.app.server.address() as { port: number }
+  logger.info({ host: config.host, port, chains: config.chains.map((c) => c.chainId) }, `Intent Gateway listening on ${config.host}:${port}`)
   if (devnet) {
-    const baseUrl = `http://127.0.0.1:${config.port}`
+    const baseUrl = `http://127.0.0.1:${port}`
     process.stdout.write(
       [
         '',
-        `Intent Gateway is running on its embedded devnet at ${baseUrl} (listening on ${config.host}:${config.port}).`,
+        `Intent Gateway is running on its embedded devnet at ${baseUrl} (listening on ${config.host}:${port}).`,
         `Devnet: anvil ${devnet.anvil.rpcUrl}, chain ${devnet.chain.chainId}`,
         `Contracts: validator ${devnet.contracts.validator}, executor ${devnet.contracts.executor}, registry ${devnet.contracts.registry}, demo counter ${devnet.contracts.counter}`,
         `Demo sender ${devnet.demo.sender} has deposited 10 ETH; its policies: open ${devnet.demo.policies.open}, mainnet-only ${devnet.demo.policies.mainnetOnly}`,

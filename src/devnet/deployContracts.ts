@@ -1,6 +1,6 @@
 // Deploys the reference contracts (registry, executor, validator, demo counter) and wires the
 // executor to its validator. Shared by the devnet, the tests and the benchmarks.
-import { type Address, type Hex, type PublicClient, type WalletClient, createPublicClient, createWalletClient, defineChain, http } from 'viem'
+import { type Address, type Hex, type PublicClient, type WalletClient, createPublicClient, createWalletClient, defineChain, getAddress, http } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { demoCounterArtifact } from '../contracts/demoCounterArtifact.ts'
 import { intentExecutorArtifact } from '../contracts/intentExecutorArtifact.ts'
@@ -26,7 +26,7 @@ export async function deployContracts({ rpcUrl, chainId, deployerKey }: { rpcUrl
     const hash = await wallet.deployContract({ abi: artifact.abi, bytecode: artifact.bytecode, args, account, chain: wallet.chain } as never)
     const receipt = await publicClient.waitForTransactionReceipt({ hash })
     if (receipt.status !== 'success' || !receipt.contractAddress) throw new Error(`deployment failed: ${hash}`)
-    return receipt.contractAddress
+    return getAddress(receipt.contractAddress)
   }
 
   const registry = await deploy(policyRegistryArtifact, [])

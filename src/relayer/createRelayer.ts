@@ -52,7 +52,7 @@ export function createRelayer({ account, client, chainId, logger }: CreateRelaye
       await client.sendRawTransaction({ serializedTransaction: signed })
     } catch (err) {
       // The node already has this exact transaction: it was accepted, do not send it again.
-      if (err instanceof BaseError && /already known|known transaction/i.test(err.details ?? err.message)) return hash
+      if (isNodeError(err, undefined, /already known|known transaction/i)) return hash
       throw err
     }
     return hash
@@ -74,12 +74,11 @@ export function createRelayer({ account, client, chainId, logger }: CreateRelaye
             return hash
           } catch (err) {
             nextNonce = undefined // re-read from the node on the next send
-            const tooLow = err instanceof BaseError && err.walk((e) => e instanceof NonceTooLowError)
-            if (tooLow && attempt === 0) {
+            if (isNodeError(err, NonceTooLowError, /nonce too low/i) && attempt === 0) {
               logger.warn({ nonce }, 'relayer nonce was behind the node; re-reading it and sending again')
               continue
             }
-            if (err instanceof BaseError && err.walk((e) => e instanceof InsufficientFundsError)) {
+            if (isNodeError(err, InsufficientFundsError, /insufficient funds/i)) {
               throw new RelayerError('The relayer wallet cannot pay for gas', {
                 cause: err,
                 details: `relayer ${account.address} is out of funds`,
@@ -91,4 +90,13 @@ export function createRelayer({ account, client, chainId, logger }: CreateRelaye
       })
     },
   }
+}
+
+/**
+ * viem classifies node errors only on some paths (not for eth_sendRawTransaction), so match its
+ * class where it did, and the node's own message where it did not.
+ */
+function isNodeError(err: unknown, kind: (new (...args: never[]) => Error) | undefined, message: RegExp): boolean {
+  if (!(err instanceof BaseError)) return false
+  return Boolean(err.walk((e) => (kind !== undefined && e instanceof kind) || (e instanceof BaseError && message.test(e.details ?? ''))))
 }

@@ -1,0 +1,42 @@
+// Writes policies and deposits on the test chain, as the demo sender (or another owner).
+import { type Address, type Hex } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
+import { policyRegistryArtifact } from '../../src/contracts/policyRegistryArtifact.ts'
+import { devnetAccounts } from '../../src/devnet/devnetAccounts.ts'
+import type { World } from './testGateway.ts'
+
+export type PolicyFields = {
+  allowedTargets: Address[]
+  allowedSelectors: Hex[]
+  maxValuePerTx: bigint
+  maxAggregateValue: bigint
+  validAfter: bigint
+  validBefore: bigint
+  allowedChains: bigint[]
+}
+
+export async function writePolicy(world: World, policyId: Hex, fields: Partial<PolicyFields>, ownerKey: Hex = devnetAccounts.sender) {
+  const wallet = world.clients.walletFor(ownerKey)
+  const owner = privateKeyToAccount(ownerKey).address
+  const policy = {
+    owner,
+    allowedTargets: [],
+    allowedSelectors: [],
+    maxValuePerTx: 10n ** 18n,
+    maxAggregateValue: 10n ** 20n,
+    validAfter: 0n,
+    validBefore: 0n,
+    allowedChains: [],
+    ...fields,
+  }
+  const hash = await wallet.writeContract({ address: world.devnet.contracts.registry, abi: policyRegistryArtifact.abi, functionName: 'setPolicy', args: [policyId, policy], account: wallet.account!, chain: wallet.chain })
+  const receipt = await world.clients.publicClient.waitForTransactionReceipt({ hash })
+  if (receipt.status !== 'success') throw new Error('setPolicy reverted')
+}
+
+export async function deposit(world: World, value: bigint, senderKey: Hex = devnetAccounts.sender) {
+  const wallet = world.clients.walletFor(senderKey)
+  const hash = await wallet.writeContract({ address: world.devnet.contracts.executor, abi: intentExecutorArtifact.abi, functionName: 'deposit', value, account: wallet.account!, chain: wallet.chain })
+  await world.clients.publicClient.waitForTransactionReceipt({ hash })
+}

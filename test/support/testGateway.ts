@@ -1,0 +1,114 @@
+// Starts a real anvil with the reference contracts and demo data, and gateways listening on real
+// ports in front of it. Every e2e test file builds its world through these.
+import { pino } from 'pino'
+import { type Hex, encodeFunctionData, parseEther } from 'viem'
+import type { ChainConfig } from '../../src/config/loadConfig.ts'
+import { demoCounterArtifact } from '../../src/contracts/demoCounterArtifact.ts'
+import { createGateway, type Gateway } from '../../src/createGateway.ts'
+import { createDevClients } from '../../src/devnet/deployContracts.ts'
+import { devnetAccounts } from '../../src/devnet/devnetAccounts.ts'
+import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.ts'
+
+export type TestGateway = Gateway & { baseUrl: string; logs: string[] }
+
+export async function startTestGateway(params: {
+  chains: ChainConfig[]
+  relayerPrivateKey?: Hex | undefined
+  defaultChainId?: string
+  receiptTimeoutMs?: number
+  bodyLimit?: number
+  rpcTimeoutMs?: number
+}): Promise<TestGateway> {
+  const logs: string[] = []
+  const logger = pino({ level: 'info' }, { write: (line: string) => void logs.push(line) })
+  const gateway = createGateway({
+    config: {
+      chains: params.chains,
+      defaultChainId: params.defaultChainId,
+      relayerPrivateKey: 'relayerPrivateKey' in params ? params.relayerPrivateKey : devnetAccounts.relayer,
+      bodyLimit: params.bodyLimit ?? 64 * 1024,
+      receiptTimeoutMs: params.receiptTimeoutMs ?? 10_000,
+      rpcTimeoutMs: params.rpcTimeoutMs ?? 2_000,
+      pollingIntervalMs: 20,
+    },
+    logger,
+  })
+  const address = await gateway.app.listen({ host: '127.0.0.1', port: 0 })
+  return { ...gateway, baseUrl: address, logs }
+}
+
+export type World = { devnet: Devnet; gateway: TestGateway; clients: ReturnType<typeof createDevClients>; stop(): Promise<void> }
+
+export async function startWorld(options: { receiptTimeoutMs?: number } = {}): Promise<World> {
+  const devnet = await startDevnet()
+  try {
+    const gateway = await startTestGateway({ chains: [devnet.chain], ...options })
+    const clients = createDevClients(devnet.anvil.rpcUrl, devnet.anvil.chainId)
+    return {
+      devnet,
+      gateway,
+      clients,
+      async stop() {
+        await gateway.close()
+        await devnet.stop()
+      },
+    }
+  } catch (err) {
+    await devnet.stop()
+    throw err
+  }
+}
+
+/** A valid intent body for the demo sender under the open policy; override any field. */
+export function demoIntent(devnet: Devnet, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    sender: devnet.demo.sender,
+    target: devnet.demo.counter,
+    data: encodeFunctionData({ abi: demoCounterArtifact.abi, functionName: 'increment', args: [1n] }),
+    value: '0',
+    nonce: '0',
+    validAfter: '0',
+    validBefore: '0',
+    policyId: devnet.demo.policies.open,
+    ...overrides,
+  }
+}
+
+export const oneEther = parseEther('1')
+
+export type HttpResult = { status: number; headers: Headers; body: any; text: string }
+
+export async function post(baseUrl: string, path: string, body: unknown, headers: Record<string, string> = {}): Promise<HttpResult> {
+  return request(baseUrl, path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  })
+}
+
+export async function request(baseUrl: string, path: string, init: RequestInit = {}): Promise<HttpResult> {
+  const res = await fetch(`${baseUrl}${path}`, init)
+  const text = await res.text()
+  let body: unknown
+  try {
+    body = JSON.parse(text)
+  } catch {
+    body = undefined
+  }
+  return { status: res.status, headers: res.headers, body, text }
+}
+
+/** Snapshot the chain before each test and revert after it, so tests do not see each other. */
+export async function snapshot(rpcUrl: string): Promise<() => Promise<void>> {
+  const id = await rpc(rpcUrl, 'evm_snapshot', [])
+  return async () => {
+    await rpc(rpcUrl, 'evm_revert', [id])
+  }
+}
+
+export async function rpc(rpcUrl: string, method: string, params: unknown[]): Promise<any> {
+  const res = await fetch(rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
+  const body = (await res.json()) as { result?: unknown; error?: { message: string } }
+  if (body.error) throw new Error(`${method}: ${body.error.message}`)
+  return body.result
+}
