@@ -27,3 +27,12 @@ export const intentSchema = {
 } as const
 
 export const intentFields = Object.keys(intentSchema.properties)
+
+/** The path parameter of GET /intents/{intentHash}. */
+export const intentHashParamsSchema = {
+  type: 'object',
+  required: ['intentHash'],
+  properties: {
+    intentHash: { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$', description: 'the X-Intent-Hash of an execute request: 0x + 64 hex digits' },
+  },
+} as const

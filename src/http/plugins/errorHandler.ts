@@ -3,9 +3,15 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { GatewayError } from '../../errors/gatewayError.ts'
 import { type FieldError, InputError } from '../../errors/inputError.ts'
-import { intentFields, intentSchema } from '../../intents/intentSchema.ts'
+import { intentFields, intentHashParamsSchema, intentSchema } from '../../intents/intentSchema.ts'
 import { getStatusCode, Status } from '../../status/statusCodes.ts'
 import { toProblemDetails } from '../problemDetails.ts'
+
+/** Descriptions of every field a route schema checks, by where it is: error messages quote them. */
+const describedFields: Record<string, Record<string, { description?: string; pattern?: string }>> = {
+  body: intentSchema.properties,
+  params: intentHashParamsSchema.properties,
+}
 
 type AjvError = { instancePath: string; keyword: string; params: Record<string, unknown>; message?: string }
 
@@ -18,7 +24,7 @@ const transportErrors: Record<string, { httpStatus: number; title: string }> = {
 
 export function registerErrorHandler(app: FastifyInstance) {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const input = toInputError(error)
+    const input = toInputError(error, request)
     if (input) return sendProblem(request, reply, input.httpStatus ?? getStatusCode(input.status).httpStatus, input.status, input.shortMessage, input.details, input.errors, input.headers)
 
     if (error instanceof GatewayError) {
@@ -52,7 +58,7 @@ export function sendProblem(
   return reply.code(httpStatus).headers(headers).type('application/problem+json').send(problem)
 }
 
-function toInputError(error: FastifyError): InputError | undefined {
+function toInputError(error: FastifyError, request: FastifyRequest): InputError | undefined {
   if (error instanceof InputError) return error
   if (error.validation) {
     const errors = (error.validation as AjvError[]).map((e) => toFieldError(e, error.validationContext))
@@ -61,7 +67,11 @@ function toInputError(error: FastifyError): InputError | undefined {
   }
   const transport = error.code ? transportErrors[error.code] : undefined
   if (transport) {
-    return new InputError(transport.title, { httpStatus: transport.httpStatus, errors: [{ field: transport.httpStatus === 415 ? 'Content-Type' : 'body', message: error.message }] })
+    const errors =
+      transport.httpStatus === 415
+        ? [{ field: 'Content-Type', message: `${headerSafe(request.headers['content-type']) || 'a missing Content-Type'} is not supported; send application/json` }]
+        : [{ field: 'body', message: error.message }]
+    return new InputError(transport.title, { httpStatus: transport.httpStatus, errors })
   }
   if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
     return new InputError(error.message, { httpStatus: error.statusCode })
@@ -76,8 +86,8 @@ function toFieldError(e: AjvError, context: string | undefined): FieldError {
     return { field: String(e.params.additionalProperty), message: `is not a known field (the fields are: ${intentFields.join(', ')})` }
   }
   if (!path) return { field: context ?? 'body', message: e.keyword === 'type' ? `must be a JSON ${e.params.type}` : (e.message ?? 'is not valid') }
-  const property = (intentSchema.properties as Record<string, { description?: string; pattern?: string }>)[path]
-  if (context === 'body' && property) {
+  const property = describedFields[context ?? '']?.[path]
+  if (property) {
     if (e.keyword === 'type') {
       const hint = property.pattern === '^[0-9]+$' ? ' (integers are written as decimal strings, e.g. "1000")' : ''
       return { field: path, message: `must be a ${e.params.type}${hint}` }
@@ -86,4 +96,8 @@ function toFieldError(e: AjvError, context: string | undefined): FieldError {
     return { field: path, message: `must be ${property.description}` }
   }
   return { field: path, message: e.message ?? 'is not valid' }
+}
+
+function headerSafe(value: string | undefined): string {
+  return (value ?? '').replace(/[^\x20-\x7e]/g, '').slice(0, 100)
 }

@@ -6,17 +6,12 @@ import type { ChainRegistry } from '../../../chains/createChainRegistry.ts'
 import type { IntentStore } from '../../../intents/createIntentStore.ts'
 import { toReport } from '../../../intents/executeIntent.ts'
 import { InputError } from '../../../errors/inputError.ts'
+import { intentHashParamsSchema } from '../../../intents/intentSchema.ts'
 import { Status } from '../../../status/statusCodes.ts'
 import { sendOutcome } from '../../sendOutcome.ts'
 
-const paramsSchema = {
-  type: 'object',
-  required: ['intentHash'],
-  properties: { intentHash: { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$', description: 'the X-Intent-Hash of an execute request: 0x + 64 hex digits' } },
-} as const
-
 export function registerGetIntentRoute(app: FastifyInstance, { registry, store }: { registry: ChainRegistry; store: IntentStore }) {
-  app.get<{ Params: { intentHash: string } }>('/intents/:intentHash', { schema: { params: paramsSchema } }, async (request, reply) => {
+  app.get<{ Params: { intentHash: string } }>('/intents/:intentHash', { schema: { params: intentHashParamsSchema } }, async (request, reply) => {
     const intentHash = request.params.intentHash.toLowerCase() as Hex
     request.gateway.intentHash = intentHash
     const header = request.headers['x-chain-id']
