@@ -88,7 +88,7 @@ export function loadConfig(env: Env): GatewayConfig {
 function readChains(env: Env, problems: string[]): ChainConfig[] {
   const maps = Object.fromEntries(chainVariables.map((name) => [name, readChainMap(env, name, problems)])) as Record<
     (typeof chainVariables)[number],
-    Map<string, string> | undefined
+    Map<string, string | null> | undefined
   >
   const ids = new Set<string>()
   for (const map of Object.values(maps)) for (const id of map?.keys() ?? []) ids.add(id)
@@ -104,8 +104,9 @@ function readChains(env: Env, problems: string[]): ChainConfig[] {
     const get = (name: (typeof chainVariables)[number], what: string) => {
       const map = maps[name]
       const value = map?.get(chainId)
+      // null: present but invalid, already reported.
       if (map && value === undefined) problems.push(`${name}: chain ${chainId} has no ${what} (every chain needs a validator, executor, registry and RPC URL)`)
-      return value
+      return value ?? undefined
     }
     const executor = get('EXECUTOR_ADDRESSES', 'executor address')
     const validator = get('VALIDATOR_ADDRESSES', 'validator address')
@@ -126,8 +127,11 @@ function readChains(env: Env, problems: string[]): ChainConfig[] {
   return chains
 }
 
-/** Reads a JSON object of chain id -> value; keys come back in canonical CAIP-2 form. */
-function readChainMap(env: Env, name: (typeof chainVariables)[number], problems: string[]): Map<string, string> | undefined {
+/**
+ * Reads a JSON object of chain id -> value; keys come back in canonical CAIP-2 form, and entries
+ * whose value was invalid (and reported) as null.
+ */
+function readChainMap(env: Env, name: (typeof chainVariables)[number], problems: string[]): Map<string, string | null> | undefined {
   const raw = env[name]?.trim()
   if (!raw) {
     problems.push(`${name}: required (a JSON object of chain id -> ${name === 'RPC_URLS' ? 'URL' : 'contract address'})`)
@@ -144,7 +148,7 @@ function readChainMap(env: Env, name: (typeof chainVariables)[number], problems:
     problems.push(`${name}: must be a JSON object of chain id -> ${name === 'RPC_URLS' ? 'URL' : 'address'}`)
     return undefined
   }
-  const map = new Map<string, string>()
+  const map = new Map<string, string | null>()
   for (const [key, value] of Object.entries(parsed)) {
     const id = parseChainId(key)
     if (typeof id === 'string') {
@@ -155,13 +159,9 @@ function readChainMap(env: Env, name: (typeof chainVariables)[number], problems:
       problems.push(`${name}: chain ${id.caip2} appears twice (as a decimal id and as CAIP-2)`)
       continue
     }
-    if (typeof value !== 'string') {
-      problems.push(`${name}: the value for chain ${key} must be a string`)
-      continue
-    }
-    const problem = name === 'RPC_URLS' ? checkRpcUrl(value) : checkAddress(value)
+    const problem = typeof value !== 'string' ? 'must be a string' : name === 'RPC_URLS' ? checkRpcUrl(value) : checkAddress(value)
     if (problem) problems.push(`${name}: chain ${key}: ${problem}`)
-    else map.set(id.caip2, value)
+    map.set(id.caip2, problem ? null : (value as string))
   }
   return map
 }

@@ -1,0 +1,120 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { ConfigError } from '../errors/configError.ts'
+import { loadConfig } from './loadConfig.ts'
+
+const a = '0x5FbDB2315678afecb367f032d93F642f64180aa3'
+const b = '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512'
+const c = '0x9fE46736679d2D9a65F0992F2272dE9f3c7fa6e0'
+const complete = {
+  EXECUTOR_ADDRESSES: JSON.stringify({ '84532': a }),
+  VALIDATOR_ADDRESSES: JSON.stringify({ 'eip155:84532': b }),
+  REGISTRY_ADDRESSES: JSON.stringify({ '84532': c }),
+  RPC_URLS: JSON.stringify({ '84532': 'https://sepolia.base.example/v1/abc' }),
+  PORT: '8080',
+}
+
+function problems(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env)
+  } catch (err) {
+    assert.ok(err instanceof ConfigError)
+    return err.problems
+  }
+  assert.fail('expected a ConfigError')
+}
+
+describe('loadConfig', () => {
+  it('reads a complete configuration, with decimal and CAIP-2 keys naming one chain', () => {
+    const config = loadConfig(complete)
+    assert.equal(config.devnet, false)
+    assert.equal(config.port, 8080)
+    assert.equal(config.host, '0.0.0.0')
+    assert.deepEqual(config.chains, [
+      { chainId: 'eip155:84532', chainType: 'evm', reference: '84532', rpcUrl: 'https://sepolia.base.example/v1/abc', executor: a, validator: b, registry: c },
+    ])
+    assert.equal(config.bodyLimit, 65536)
+  })
+
+  it('asks for the devnet only when nothing is configured outside production', () => {
+    assert.equal(loadConfig({}).devnet, true)
+    assert.equal(loadConfig({}).port, 3000)
+    assert.deepEqual(problems({ NODE_ENV: 'production' }), [
+      'PORT: required',
+      'EXECUTOR_ADDRESSES: required (a JSON object of chain id -> contract address)',
+      'VALIDATOR_ADDRESSES: required (a JSON object of chain id -> contract address)',
+      'REGISTRY_ADDRESSES: required (a JSON object of chain id -> contract address)',
+      'RPC_URLS: required (a JSON object of chain id -> URL)',
+    ])
+  })
+
+  it('reports every problem at once, naming the variable', () => {
+    const found = problems({
+      EXECUTOR_ADDRESSES: '{not json',
+      VALIDATOR_ADDRESSES: JSON.stringify({ '84532': '0x123', '0x14a34': b }),
+      REGISTRY_ADDRESSES: JSON.stringify([c]),
+      RPC_URLS: JSON.stringify({ '84532': 'ftp://x', '1': 'http://127.0.0.1:8545', 'eip155:1': 'http://127.0.0.1:8546' }),
+      PORT: '70000',
+      LOG_LEVEL: 'loud',
+      DEFAULT_CHAIN_ID: 'mainnet',
+      BODY_LIMIT: '-1',
+    })
+    assert.deepEqual(found, [
+      'PORT: "70000" is not an integer between 0 and 65535',
+      'LOG_LEVEL: "loud" is not one of fatal, error, warn, info, debug, trace, silent',
+      'EXECUTOR_ADDRESSES: not valid JSON (expected an object such as {"84532": "0x..."})',
+      'VALIDATOR_ADDRESSES: chain 84532: "0x123" is not an address (0x followed by 40 hex digits)',
+      'VALIDATOR_ADDRESSES: "0x14a34" is not a chain id: use an EVM chain id in decimal (84532) or CAIP-2 (eip155:84532)',
+      'REGISTRY_ADDRESSES: must be a JSON object of chain id -> address',
+      'RPC_URLS: chain 84532: scheme ftp: is not supported (use http or https)',
+      'RPC_URLS: chain eip155:1 appears twice (as a decimal id and as CAIP-2)',
+      'VALIDATOR_ADDRESSES: chain eip155:1 has no validator address (every chain needs a validator, executor, registry and RPC URL)',
+      'DEFAULT_CHAIN_ID: "mainnet" is not a chain id: use an EVM chain id in decimal (84532) or CAIP-2 (eip155:84532)',
+      'BODY_LIMIT: "-1" is not an integer between 1024 and 16777216',
+    ])
+  })
+
+  it('needs every contract and an RPC URL for each chain (until chain discovery exists)', () => {
+    const found = problems({ ...complete, RPC_URLS: '{}', REGISTRY_ADDRESSES: JSON.stringify({ '84532': c, '1': c }) })
+    assert.deepEqual(found, [
+      'EXECUTOR_ADDRESSES: chain eip155:1 has no executor address (every chain needs a validator, executor, registry and RPC URL)',
+      'VALIDATOR_ADDRESSES: chain eip155:1 has no validator address (every chain needs a validator, executor, registry and RPC URL)',
+      'RPC_URLS: chain eip155:1 has no RPC URL (every chain needs a validator, executor, registry and RPC URL)',
+      'RPC_URLS: chain eip155:84532 has no RPC URL (every chain needs a validator, executor, registry and RPC URL)',
+    ])
+  })
+
+  it('refuses a mixed-case address with a wrong checksum', () => {
+    const bad = a.replace('F', 'f')
+    assert.deepEqual(problems({ ...complete, EXECUTOR_ADDRESSES: JSON.stringify({ '84532': bad }) }), [
+      `EXECUTOR_ADDRESSES: chain 84532: "${bad}" has mixed case but is not a valid EIP-55 checksum`,
+    ])
+  })
+
+  it('refuses chains of runtimes this version cannot serve', () => {
+    const env = { ...complete }
+    for (const name of ['EXECUTOR_ADDRESSES', 'VALIDATOR_ADDRESSES', 'REGISTRY_ADDRESSES', 'RPC_URLS'] as const) {
+      env[name] = JSON.stringify({ ...JSON.parse(complete[name]), 'sui:mainnet': name === 'RPC_URLS' ? 'https://sui.example' : a })
+    }
+    assert.deepEqual(problems(env), ['sui:mainnet: only EVM (eip155) chains are supported by this version of the gateway'])
+  })
+
+  it('checks DEFAULT_CHAIN_ID against the configured chains', () => {
+    assert.equal(loadConfig({ ...complete, DEFAULT_CHAIN_ID: '84532' }).defaultChainId, 'eip155:84532')
+    assert.deepEqual(problems({ ...complete, DEFAULT_CHAIN_ID: '1' }), ['DEFAULT_CHAIN_ID: chain eip155:1 is not configured (configured: eip155:84532)'])
+  })
+
+  it('checks the relayer key without ever echoing it, and refuses public devnet keys in production', () => {
+    const secret = 'abcdef'.repeat(10)
+    const found = problems({ ...complete, RELAYER_PRIVATE_KEY: secret })
+    assert.deepEqual(found, ['RELAYER_PRIVATE_KEY: must be 32 bytes written as 64 hex digits (optionally 0x-prefixed)'])
+    assert.ok(!found.join().includes(secret))
+
+    const anvilKey = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80'
+    assert.equal(loadConfig({ ...complete, RELAYER_PRIVATE_KEY: anvilKey }).relayerPrivateKey, anvilKey)
+    assert.deepEqual(problems({ ...complete, NODE_ENV: 'production', RELAYER_PRIVATE_KEY: anvilKey }), [
+      'RELAYER_PRIVATE_KEY: is one of the public devnet keys and is refused when NODE_ENV=production',
+    ])
+    assert.equal(loadConfig({ ...complete, NODE_ENV: 'production', RELAYER_PRIVATE_KEY: '11'.repeat(32) }).relayerPrivateKey, `0x${'11'.repeat(32)}`)
+  })
+})
