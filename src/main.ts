@@ -1,13 +1,13 @@
 // Entry point: read the configuration (starting the embedded devnet when nothing is configured
 // outside production), build the gateway, listen, and shut everything down on SIGINT/SIGTERM.
 import { existsSync } from 'node:fs'
-import { pino } from 'pino'
 import { type GatewayConfig, loadConfig } from './config/loadConfig.ts'
 import { createGateway } from './createGateway.ts'
 import { demoCommands } from './devnet/demoCommands.ts'
 import { devnetAccounts } from './devnet/devnetAccounts.ts'
 import { type Devnet, startDevnet } from './devnet/startDevnet.ts'
 import { ConfigError } from './errors/configError.ts'
+import { createLogger } from './logging/createLogger.ts'
 
 if (existsSync('.env')) process.loadEnvFile('.env') // never overrides what the environment already says
 
@@ -20,7 +20,7 @@ try {
   process.exit(1)
 }
 
-const logger = pino({ level: config.logLevel, base: { service: 'intent-gateway' } })
+const logger = createLogger({ level: config.logLevel })
 
 let devnet: Devnet | undefined
 if (config.devnet) {

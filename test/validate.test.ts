@@ -204,3 +204,31 @@ describe('POST /intents/validate', () => {
     }
   })
 })
+
+describe('secrets', () => {
+  it('never puts RPC credentials into a response or a log line', async () => {
+    const devnet = { chainId: 'eip155:31337', chainType: 'evm' as const, reference: '31337', executor: '0x5FbDB2315678afecb367f032d93F642f64180aa3' as const, validator: '0x5FbDB2315678afecb367f032d93F642f64180aa3' as const, registry: '0x5FbDB2315678afecb367f032d93F642f64180aa3' as const }
+    const secrets = ['hunter2', 'SuperSecretApiKey0123456789', 'querysecret']
+    const gateway = await startTestGateway({ chains: [{ ...devnet, rpcUrl: `http://admin:${secrets[0]}@127.0.0.1:9/v1/${secrets[1]}?apikey=${secrets[2]}` }], rpcTimeoutMs: 500 })
+    try {
+      const body = { sender: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', target: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', data: '0x', value: '0', nonce: '0', policyId: `0x${'00'.repeat(32)}` }
+      const responses = [
+        await post(gateway.baseUrl, '/intents/validate', body),
+        await post(gateway.baseUrl, '/intents/execute', body),
+        await post(gateway.baseUrl, '/health', {}),
+      ]
+      const health = await fetch(`${gateway.baseUrl}/health`).then((r) => r.text())
+      assert.equal(responses[0]!.status, 503)
+      assert.equal(responses[1]!.status, 503)
+      const logs = gateway.logs.join('\n')
+      assert.ok(logs.includes('127.0.0.1:9'), 'the endpoint is logged, redacted')
+      for (const secret of secrets) {
+        for (const r of responses) assert.ok(!r.text.includes(secret) && ![...r.headers.values()].some((v) => v.includes(secret)))
+        assert.ok(!health.includes(secret))
+        assert.ok(!logs.includes(secret), `${secret} leaked into the logs`)
+      }
+    } finally {
+      await gateway.close()
+    }
+  })
+})

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { redactUrl } from './redactUrl.ts'
+import { redactUrl, redactUrlsIn } from './redactUrl.ts'
 
 describe('redactUrl', () => {
   it('hides userinfo, key-like path segments and query values', () => {
@@ -13,5 +13,12 @@ describe('redactUrl', () => {
 
   it('never echoes something that is not a URL', () => {
     assert.equal(redactUrl('not a url with secret'), '<invalid url>')
+  })
+
+  it('redacts every URL inside a message', () => {
+    assert.equal(
+      redactUrlsIn('HTTP request failed.\n\nURL: https://eth.example.org/v3/0123456789abcdef0123\nRequest body: {"url":"http://u:p@h/x?k=v"}'),
+      'HTTP request failed.\n\nURL: https://eth.example.org/v3/***\nRequest body: {"url":"http://***@h/x?k=***"}',
+    )
   })
 })

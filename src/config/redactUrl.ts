@@ -18,3 +18,10 @@ export function redactUrl(url: string): string {
   const query = [...parsed.searchParams.keys()].map((key) => `${key}=***`).join('&')
   return `${parsed.protocol}//${userinfo}${parsed.host}${path}${query ? `?${query}` : ''}`
 }
+
+const urlInText = /\b(?:https?|wss?):\/\/[^\s"'<>\\]+/g
+
+/** Redacts every URL inside a text (viem error messages quote the RPC URL they called). */
+export function redactUrlsIn(text: string): string {
+  return text.replace(urlInText, (url) => redactUrl(url))
+}

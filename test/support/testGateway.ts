@@ -1,6 +1,5 @@
 // Starts a real anvil with the reference contracts and demo data, and gateways listening on real
 // ports in front of it. Every e2e test file builds its world through these.
-import { pino } from 'pino'
 import { type Hex, encodeFunctionData, parseEther } from 'viem'
 import type { ChainConfig } from '../../src/config/loadConfig.ts'
 import { demoCounterArtifact } from '../../src/contracts/demoCounterArtifact.ts'
@@ -8,6 +7,7 @@ import { createGateway, type Gateway } from '../../src/createGateway.ts'
 import { createDevClients } from '../../src/devnet/deployContracts.ts'
 import { devnetAccounts } from '../../src/devnet/devnetAccounts.ts'
 import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.ts'
+import { createLogger } from '../../src/logging/createLogger.ts'
 
 export type TestGateway = Gateway & { baseUrl: string; logs: string[] }
 
@@ -20,7 +20,7 @@ export async function startTestGateway(params: {
   rpcTimeoutMs?: number
 }): Promise<TestGateway> {
   const logs: string[] = []
-  const logger = pino({ level: 'info' }, { write: (line: string) => void logs.push(line) })
+  const logger = createLogger({ level: 'info', destination: { write: (line: string) => void logs.push(line) } })
   const gateway = createGateway({
     config: {
       chains: params.chains,

@@ -1,0 +1,34 @@
+// The gateway's pino logger: JSON lines, bigint as strings, and errors whose messages and stacks
+// have every URL redacted, since RPC errors quote the URL (and its API key) they called.
+import { type DestinationStream, type Logger, pino, stdSerializers } from 'pino'
+import { redactUrlsIn } from '../config/redactUrl.ts'
+
+export function createLogger({ level, destination }: { level: string; destination?: DestinationStream }): Logger {
+  return pino(
+    {
+      level,
+      base: { service: 'intent-gateway' },
+      serializers: { err: serializeError },
+      hooks: {
+        // Redact URLs in free-text messages too.
+        logMethod(args, method) {
+          method.apply(this, args.map((a) => (typeof a === 'string' ? redactUrlsIn(a) : a)) as Parameters<typeof method>)
+        },
+      },
+    },
+    destination,
+  )
+}
+
+function serializeError(err: unknown) {
+  const serialized = stdSerializers.err(err as Error) as unknown as Record<string, unknown>
+  return redactDeep(serialized, 0)
+}
+
+function redactDeep(value: unknown, depth: number): unknown {
+  if (typeof value === 'string') return redactUrlsIn(value)
+  if (typeof value === 'bigint') return value.toString()
+  if (depth > 8 || value === null || typeof value !== 'object') return value
+  if (Array.isArray(value)) return value.map((v) => redactDeep(v, depth + 1))
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactDeep(v, depth + 1)]))
+}
