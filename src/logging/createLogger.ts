@@ -10,8 +10,10 @@ export function createLogger({ level, destination }: { level: string; destinatio
       base: { service: 'intent-gateway' },
       serializers: { err: serializeError },
       hooks: {
-        // Redact URLs in free-text messages too.
+        // Redact URLs in free-text messages too; drop empty messages (Fastify's silenced
+        // listen lines: main.ts logs one line of its own naming the listen address).
         logMethod(args, method) {
+          if (args.length === 1 && args[0] === '') return
           method.apply(this, args.map((a) => (typeof a === 'string' ? redactUrlsIn(a) : a)) as Parameters<typeof method>)
         },
       },

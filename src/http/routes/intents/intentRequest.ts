@@ -8,7 +8,7 @@ import type { Intent, IntentBody } from '../../../intents/intent.ts'
 import { parseIntent } from '../../../intents/parseIntent.ts'
 import { Status } from '../../../status/statusCodes.ts'
 import { sendOutcome } from '../../sendOutcome.ts'
-import type { Hex } from 'viem'
+import { type Hex, keccak256 } from 'viem'
 
 export type IntentRequest = { adapter: ChainAdapter; intent: Intent; intentHash: Hex }
 
@@ -19,17 +19,17 @@ export function readIntentRequest(registry: ChainRegistry, request: FastifyReque
   const body = request.body
 
   if (!selection.configured) {
-    // Hash the intent the way its runtime would, when the runtime is known and the body fits it.
-    let intentHash: Hex | undefined
+    // Hash the intent the way its runtime would when the runtime is known and the body fits it;
+    // otherwise, as for any body that is not an intent, hash the raw bytes.
+    let intentHash = keccak256(request.rawBody ?? new Uint8Array())
     if (selection.runtime) {
       try {
         intentHash = selection.runtime.hashIntent(parseIntent(body, selection.runtime.checkAddress))
       } catch {}
     }
-    request.gateway.intentHash = intentHash
     sendOutcome(request, reply, {
       status: Status.UNSUPPORTED_CHAIN,
-      intentHash: intentHash ?? (undefined as never),
+      intentHash,
       chainId: selection.chainId,
       chainType: selection.chainType,
       detail: `chain ${selection.chainId} is not served by this gateway (configured: ${registry.adapters.map((a) => a.chainId).join(', ') || 'none'})`,
