@@ -34,7 +34,15 @@ if (config.devnet) {
   }
 }
 
-const gateway = createGateway({ config: { ...config, pollingIntervalMs: devnet ? 50 : 500 }, logger })
+let gateway: Awaited<ReturnType<typeof createGateway>>
+try {
+  gateway = await createGateway({ config: { ...config, pollingIntervalMs: devnet ? 50 : 500 }, logger })
+} catch (err) {
+  await devnet?.stop()
+  if (!(err instanceof ConfigError)) throw err
+  process.stderr.write(`${err.message}\n`)
+  process.exit(1)
+}
 
 let shuttingDown = false
 async function shutdown(signal: string) {

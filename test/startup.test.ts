@@ -11,15 +11,17 @@ import { runGateway, waitFor } from './support/runGateway.ts'
 
 describe('gateway process', () => {
   it('exits 1 listing every configuration problem in production', async () => {
-    const gw = runGateway({ env: { NODE_ENV: 'production', RPC_URLS: '{"1": "https://user:hunter2@rpc.example/key"}' } })
+    const gw = runGateway({ env: { NODE_ENV: 'production', RPC_URLS: '{"1": "https://user:hunter2@rpc.example/key"}', BODY_LIMIT: '12' } })
     assert.equal(await gw.exit, 1)
     const lines = gw.stderr().trim().split('\n')
     assert.deepEqual(lines, [
-      'Invalid configuration (4 problems):',
+      'Invalid configuration (6 problems):',
       '  - PORT: required',
       '  - EXECUTOR_ADDRESSES: required (a JSON object of chain id -> contract address)',
       '  - VALIDATOR_ADDRESSES: required (a JSON object of chain id -> contract address)',
       '  - REGISTRY_ADDRESSES: required (a JSON object of chain id -> contract address)',
+      '  - RPC_URLS: chain eip155:1 has no contract addresses (set it in EXECUTOR_ADDRESSES, VALIDATOR_ADDRESSES and REGISTRY_ADDRESSES, or remove it)',
+      '  - BODY_LIMIT: "12" is not an integer between 1024 and 16777216',
     ])
     assert.ok(!gw.stderr().includes('hunter2'))
     assert.equal(gw.stdout(), '')

@@ -171,7 +171,7 @@ describe('POST /intents/validate', () => {
   })
 
   it('answers 503 (0xF4) with Retry-After when the chain cannot be reached, and health says so', async () => {
-    const dead = { ...world.devnet.chain, rpcUrl: 'http://127.0.0.1:9/' }
+    const dead = { ...world.devnet.chain, rpcUrls: ['http://127.0.0.1:9/'] }
     const gateway = await startTestGateway({ chains: [dead], rpcTimeoutMs: 1000 })
     try {
       const res = await post(gateway.baseUrl, '/intents/validate', demoIntent(world.devnet))
@@ -191,8 +191,35 @@ describe('POST /intents/validate', () => {
     }
   })
 
-  it('answers 502 (0xF0) when the configured validator is not a contract, naming the call', async () => {
-    const wrong = { ...world.devnet.chain, validator: privateKeyToAccount(devnetAccounts.other).address }
+  it('marks a chain whose validator has no code unavailable at start-up: 503 (0xF4) saying why, health too', async () => {
+    const notAContract = privateKeyToAccount(devnetAccounts.other).address
+    const wrong = { ...world.devnet.chain, validator: notAContract }
+    const gateway = await startTestGateway({ chains: [wrong] })
+    try {
+      const res = await post(gateway.baseUrl, '/intents/validate', demoIntent(world.devnet))
+      assert.equal(res.status, 503)
+      assertCommonHeaders(res, { status: '0xF4' })
+      assert.equal(res.body.detail, `no contract code on eip155:31337 for: validator ${notAContract}`)
+      assert.equal(res.headers.get('retry-after'), '60')
+      const health = (await fetch(`${gateway.baseUrl}/health`).then((r) => r.json())) as any
+      assert.equal(health.chains[0].available, false)
+      assert.equal(health.chains[0].unavailableReason, `no contract code on eip155:31337 for: validator ${notAContract}`)
+    } finally {
+      await gateway.close()
+    }
+  })
+
+  it('refuses to start in production when a chain\'s contracts are missing', async () => {
+    const wrong = { ...world.devnet.chain, registry: privateKeyToAccount(devnetAccounts.other).address }
+    await assert.rejects(startTestGateway({ chains: [wrong], production: true }), (err: Error) => {
+      assert.match(err.message, /eip155:31337: no contract code on eip155:31337 for: registry 0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC \(check the addresses and the chain\)/)
+      return true
+    })
+  })
+
+  it('answers 502 (0xF0) naming the call when a contract misbehaves after start-up', async () => {
+    // The registry has code but no canExecute: the call reverts without data.
+    const wrong = { ...world.devnet.chain, validator: world.devnet.contracts.registry }
     const gateway = await startTestGateway({ chains: [wrong] })
     try {
       const res = await post(gateway.baseUrl, '/intents/validate', demoIntent(world.devnet))
@@ -209,7 +236,7 @@ describe('secrets', () => {
   it('never puts RPC credentials into a response or a log line', async () => {
     const devnet = { chainId: 'eip155:31337', chainType: 'evm' as const, reference: '31337', executor: '0x5FbDB2315678afecb367f032d93F642f64180aa3' as const, validator: '0x5FbDB2315678afecb367f032d93F642f64180aa3' as const, registry: '0x5FbDB2315678afecb367f032d93F642f64180aa3' as const }
     const secrets = ['hunter2', 'SuperSecretApiKey0123456789', 'querysecret']
-    const gateway = await startTestGateway({ chains: [{ ...devnet, rpcUrl: `http://admin:${secrets[0]}@127.0.0.1:9/v1/${secrets[1]}?apikey=${secrets[2]}` }], rpcTimeoutMs: 500 })
+    const gateway = await startTestGateway({ chains: [{ ...devnet, rpcUrls: [`http://admin:${secrets[0]}@127.0.0.1:9/v1/${secrets[1]}?apikey=${secrets[2]}`] }], rpcTimeoutMs: 500 })
     try {
       const body = { sender: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', target: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', data: '0x', value: '0', nonce: '0', policyId: `0x${'00'.repeat(32)}` }
       const responses = [

@@ -3,6 +3,7 @@
 import type { Hex } from 'viem'
 import type { ChainType } from '../config/parseChainId.ts'
 import type { Intent } from '../intents/intent.ts'
+import type { EndpointView } from './evm/createEndpointPool.ts'
 
 export type ExecutionReceipt = {
   /** `mined` executed the intent; `reverted` was mined without effect. */
@@ -30,10 +31,29 @@ export type Preflight =
 export type ChainHealth = {
   chainId: string
   chainType: ChainType
+  /** False when preflight found the contracts missing: requests get 503 until restart. */
+  available: boolean
+  unavailableReason: string | undefined
   reachable: boolean
   blockNumber: string | undefined
   latencyMs: number | undefined
   error: string | undefined
+}
+
+/** What start-up found on the chain: contracts present, missing, or no answer to ask. */
+export type PreflightResult = { ok: true } | { ok: false; missing: string[] } | { ok: false; unreachable: string }
+
+export type ChainDescription = {
+  chainId: string
+  chainType: ChainType
+  reference: string
+  name: string
+  nativeCurrency: { name: string; symbol: string; decimals: number }
+  contracts: { validator: string; executor: string; registry: string }
+  relayer: string | undefined
+  available: boolean
+  unavailableReason: string | undefined
+  endpoints: EndpointView[]
 }
 
 export type ChainAdapter = {
@@ -48,5 +68,10 @@ export type ChainAdapter = {
   /** Validates, then simulates the execution; the caller decides whether to send. */
   prepareExecution(intent: Intent): Promise<Preflight>
   getHealth(): Promise<ChainHealth>
+  /** Checks that the validator, executor and registry have code on the chain. */
+  preflight(): Promise<PreflightResult>
+  /** Answers every request with 503 (0xF4) and this reason from now on. */
+  markUnavailable(reason: string): void
+  describe(): ChainDescription
   close(): Promise<void>
 }

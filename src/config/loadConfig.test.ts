@@ -31,9 +31,10 @@ describe('loadConfig', () => {
     assert.equal(config.port, 8080)
     assert.equal(config.host, '0.0.0.0')
     assert.deepEqual(config.chains, [
-      { chainId: 'eip155:84532', chainType: 'evm', reference: '84532', rpcUrl: 'https://sepolia.base.example/v1/abc', executor: a, validator: b, registry: c },
+      { chainId: 'eip155:84532', chainType: 'evm', reference: '84532', rpcUrls: ['https://sepolia.base.example/v1/abc'], executor: a, validator: b, registry: c },
     ])
     assert.equal(config.bodyLimit, 65536)
+    assert.equal(config.chainList.url, 'https://chainlist.org/rpcs.json')
   })
 
   it('asks for the devnet only when nothing is configured outside production', () => {
@@ -44,7 +45,6 @@ describe('loadConfig', () => {
       'EXECUTOR_ADDRESSES: required (a JSON object of chain id -> contract address)',
       'VALIDATOR_ADDRESSES: required (a JSON object of chain id -> contract address)',
       'REGISTRY_ADDRESSES: required (a JSON object of chain id -> contract address)',
-      'RPC_URLS: required (a JSON object of chain id -> URL)',
     ])
   })
 
@@ -68,20 +68,34 @@ describe('loadConfig', () => {
       'REGISTRY_ADDRESSES: must be a JSON object of chain id -> address',
       'RPC_URLS: chain 84532: scheme ftp: is not supported (use http or https)',
       'RPC_URLS: chain eip155:1 appears twice (as a decimal id and as CAIP-2)',
-      'VALIDATOR_ADDRESSES: chain eip155:1 has no validator address (every chain needs a validator, executor, registry and RPC URL)',
+      'RPC_URLS: chain eip155:1 has no contract addresses (set it in EXECUTOR_ADDRESSES, VALIDATOR_ADDRESSES and REGISTRY_ADDRESSES, or remove it)',
       'DEFAULT_CHAIN_ID: "mainnet" is not a chain id: use an EVM chain id in decimal (84532) or CAIP-2 (eip155:84532)',
       'BODY_LIMIT: "-1" is not an integer between 1024 and 16777216',
     ])
   })
 
-  it('needs every contract and an RPC URL for each chain (until chain discovery exists)', () => {
+  it('needs every contract for each chain; RPC URLs are optional, one or a list', () => {
     const found = problems({ ...complete, RPC_URLS: '{}', REGISTRY_ADDRESSES: JSON.stringify({ '84532': c, '1': c }) })
     assert.deepEqual(found, [
-      'EXECUTOR_ADDRESSES: chain eip155:1 has no executor address (every chain needs a validator, executor, registry and RPC URL)',
-      'VALIDATOR_ADDRESSES: chain eip155:1 has no validator address (every chain needs a validator, executor, registry and RPC URL)',
-      'RPC_URLS: chain eip155:1 has no RPC URL (every chain needs a validator, executor, registry and RPC URL)',
-      'RPC_URLS: chain eip155:84532 has no RPC URL (every chain needs a validator, executor, registry and RPC URL)',
+      'EXECUTOR_ADDRESSES: chain eip155:1 has no executor address (every chain needs a validator, executor and registry)',
+      'VALIDATOR_ADDRESSES: chain eip155:1 has no validator address (every chain needs a validator, executor and registry)',
     ])
+    assert.deepEqual(loadConfig({ ...complete, RPC_URLS: '' }).chains[0]!.rpcUrls, [])
+    const two = ['http://127.0.0.1:8545', 'https://u:p@rpc.example/?key=k']
+    assert.deepEqual(loadConfig({ ...complete, RPC_URLS: JSON.stringify({ 'eip155:84532': two }) }).chains[0]!.rpcUrls, two)
+    assert.deepEqual(problems({ ...complete, RPC_URLS: JSON.stringify({ '84532': ['http://ok.example', 5, 'ws://x'] }) }), [
+      'RPC_URLS: chain 84532 [1]: must be a URL string',
+      'RPC_URLS: chain 84532 [2]: scheme ws: is not supported (use http or https)',
+    ])
+    assert.deepEqual(problems({ ...complete, RPC_URLS: JSON.stringify({ '84532': [] }) }), [
+      'RPC_URLS: chain 84532: the list is empty (leave the chain out to discover its endpoints)',
+    ])
+  })
+
+  it('reads the chain-list settings', () => {
+    const config = loadConfig({ ...complete, CHAINLIST_URL: 'http://127.0.0.1:9999/rpcs.json', CHAINLIST_TIMEOUT_MS: '250', CHAINLIST_TTL_MS: '0', CHAINLIST_CACHE_FILE: '/tmp/x.json' })
+    assert.deepEqual(config.chainList, { url: 'http://127.0.0.1:9999/rpcs.json', timeoutMs: 250, ttlMs: 0, cacheFile: '/tmp/x.json' })
+    assert.deepEqual(problems({ ...complete, CHAINLIST_URL: 'file:///etc/passwd' }), ['CHAINLIST_URL: scheme file: is not supported (use http or https)'])
   })
 
   it('refuses a mixed-case address with a wrong checksum', () => {

@@ -2,6 +2,8 @@
 // Every problem is collected and reported together; nothing else in the code reads process.env.
 import { type Address, type Hex, isAddress, isHex } from 'viem'
 import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts'
+import { homedir } from 'node:os'
+import { join } from 'node:path'
 import { ConfigError } from '../errors/configError.ts'
 import { type ChainType, parseChainId } from './parseChainId.ts'
 
@@ -11,7 +13,8 @@ export type ChainConfig = {
   chainType: ChainType
   /** The id within its namespace (`84532`). */
   reference: string
-  rpcUrl: string
+  /** From RPC_URLS; empty when the endpoints are to be discovered. */
+  rpcUrls: string[]
   executor: Address
   validator: Address
   registry: Address
@@ -31,11 +34,14 @@ export type GatewayConfig = {
   bodyLimit: number
   receiptTimeoutMs: number
   rpcTimeoutMs: number
+  chainList: { url: string; timeoutMs: number; ttlMs: number; cacheFile: string }
 }
 
 export type Env = Record<string, string | undefined>
 
 const chainVariables = ['EXECUTOR_ADDRESSES', 'VALIDATOR_ADDRESSES', 'REGISTRY_ADDRESSES', 'RPC_URLS'] as const
+const addressVariables = ['EXECUTOR_ADDRESSES', 'VALIDATOR_ADDRESSES', 'REGISTRY_ADDRESSES'] as const
+export const defaultChainListUrl = 'https://chainlist.org/rpcs.json'
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
 /** The mnemonic behind anvil's funded accounts: public, so never a production relayer. */
 const devnetMnemonic = 'test test test test test test test test test test test junk'
@@ -67,6 +73,12 @@ export function loadConfig(env: Env): GatewayConfig {
   const bodyLimit = readInteger(env, 'BODY_LIMIT', { min: 1024, max: 16 * 1024 * 1024, fallback: 64 * 1024 }, problems)
   const receiptTimeoutMs = readInteger(env, 'RECEIPT_TIMEOUT_MS', { min: 0, max: 600_000, fallback: 30_000 }, problems)
   const rpcTimeoutMs = readInteger(env, 'RPC_TIMEOUT_MS', { min: 100, max: 120_000, fallback: 10_000 }, problems)
+  const chainListUrl = env.CHAINLIST_URL?.trim() || defaultChainListUrl
+  const urlProblem = checkRpcUrl(chainListUrl)
+  if (urlProblem) problems.push(`CHAINLIST_URL: ${urlProblem}`)
+  const chainListTimeoutMs = readInteger(env, 'CHAINLIST_TIMEOUT_MS', { min: 100, max: 60_000, fallback: 5_000 }, problems)
+  const chainListTtlMs = readInteger(env, 'CHAINLIST_TTL_MS', { min: 0, max: 7 * 24 * 3_600_000, fallback: 3_600_000 }, problems)
+  const chainListCacheFile = env.CHAINLIST_CACHE_FILE?.trim() || join(homedir(), '.cache', 'intent-gateway', 'chainlist.json')
 
   if (problems.length > 0) throw new ConfigError(problems)
   return {
@@ -82,16 +94,21 @@ export function loadConfig(env: Env): GatewayConfig {
     bodyLimit: bodyLimit!,
     receiptTimeoutMs: receiptTimeoutMs!,
     rpcTimeoutMs: rpcTimeoutMs!,
+    chainList: { url: chainListUrl, timeoutMs: chainListTimeoutMs!, ttlMs: chainListTtlMs!, cacheFile: chainListCacheFile },
   }
 }
 
 function readChains(env: Env, problems: string[]): ChainConfig[] {
-  const maps = Object.fromEntries(chainVariables.map((name) => [name, readChainMap(env, name, problems)])) as Record<
-    (typeof chainVariables)[number],
+  const maps = Object.fromEntries(addressVariables.map((name) => [name, readChainMap(env, name, problems)])) as Record<
+    (typeof addressVariables)[number],
     Map<string, string | null> | undefined
   >
+  const rpcUrls = readRpcUrls(env, problems)
   const ids = new Set<string>()
   for (const map of Object.values(maps)) for (const id of map?.keys() ?? []) ids.add(id)
+  for (const id of rpcUrls.keys()) {
+    if (!ids.has(id)) problems.push(`RPC_URLS: chain ${id} has no contract addresses (set it in EXECUTOR_ADDRESSES, VALIDATOR_ADDRESSES and REGISTRY_ADDRESSES, or remove it)`)
+  }
   if (ids.size === 0 && Object.values(maps).every(Boolean)) problems.push('EXECUTOR_ADDRESSES: no chain is configured')
 
   const chains: ChainConfig[] = []
@@ -101,23 +118,22 @@ function readChains(env: Env, problems: string[]): ChainConfig[] {
       problems.push(`${chainId}: only EVM (eip155) chains are supported by this version of the gateway`)
       continue
     }
-    const get = (name: (typeof chainVariables)[number], what: string) => {
+    const get = (name: (typeof addressVariables)[number], what: string) => {
       const map = maps[name]
       const value = map?.get(chainId)
       // null: present but invalid, already reported.
-      if (map && value === undefined) problems.push(`${name}: chain ${chainId} has no ${what} (every chain needs a validator, executor, registry and RPC URL)`)
+      if (map && value === undefined) problems.push(`${name}: chain ${chainId} has no ${what} (every chain needs a validator, executor and registry)`)
       return value ?? undefined
     }
     const executor = get('EXECUTOR_ADDRESSES', 'executor address')
     const validator = get('VALIDATOR_ADDRESSES', 'validator address')
     const registry = get('REGISTRY_ADDRESSES', 'registry address')
-    const rpcUrl = get('RPC_URLS', 'RPC URL')
-    if (executor && validator && registry && rpcUrl) {
+    if (executor && validator && registry) {
       chains.push({
         chainId,
         chainType: 'evm',
         reference: parsed.reference,
-        rpcUrl,
+        rpcUrls: rpcUrls.get(chainId) ?? [],
         executor: executor as Address,
         validator: validator as Address,
         registry: registry as Address,
@@ -127,27 +143,62 @@ function readChains(env: Env, problems: string[]): ChainConfig[] {
   return chains
 }
 
-/**
- * Reads a JSON object of chain id -> value; keys come back in canonical CAIP-2 form, and entries
- * whose value was invalid (and reported) as null.
- */
-function readChainMap(env: Env, name: (typeof chainVariables)[number], problems: string[]): Map<string, string | null> | undefined {
-  const raw = env[name]?.trim()
-  if (!raw) {
-    problems.push(`${name}: required (a JSON object of chain id -> ${name === 'RPC_URLS' ? 'URL' : 'contract address'})`)
-    return undefined
+/** RPC_URLS (optional): chain id -> one URL or a list of URLs, tried in failover. */
+function readRpcUrls(env: Env, problems: string[]): Map<string, string[]> {
+  const result = new Map<string, string[]>()
+  if (!env.RPC_URLS?.trim()) return result
+  const raw = readJsonObject(env, 'RPC_URLS', 'URL or list of URLs', problems)
+  for (const [key, value] of Object.entries(raw ?? {})) {
+    const id = parseChainId(key)
+    if (typeof id === 'string') {
+      problems.push(`RPC_URLS: ${id}`)
+      continue
+    }
+    if (result.has(id.caip2)) {
+      problems.push(`RPC_URLS: chain ${id.caip2} appears twice (as a decimal id and as CAIP-2)`)
+      continue
+    }
+    const list = Array.isArray(value) ? value : [value]
+    const urls: string[] = []
+    list.forEach((url, i) => {
+      const where = Array.isArray(value) ? `chain ${key} [${i}]` : `chain ${key}`
+      const problem = typeof url !== 'string' ? 'must be a URL string' : checkRpcUrl(url)
+      if (problem) problems.push(`RPC_URLS: ${where}: ${problem}`)
+      else urls.push(url as string)
+    })
+    if (list.length === 0) problems.push(`RPC_URLS: chain ${key}: the list is empty (leave the chain out to discover its endpoints)`)
+    if (urls.length > 0) result.set(id.caip2, urls)
   }
+  return result
+}
+
+function readJsonObject(env: Env, name: string, what: string, problems: string[]): Record<string, unknown> | undefined {
+  const raw = env[name]?.trim() ?? ''
   let parsed: unknown
   try {
     parsed = JSON.parse(raw)
   } catch {
-    problems.push(`${name}: not valid JSON (expected an object such as {"84532": "${name === 'RPC_URLS' ? 'https://...' : '0x...'}"})`)
+    problems.push(`${name}: not valid JSON (expected an object such as {"84532": ${name === 'RPC_URLS' ? '"https://..."' : '"0x..."'}})`)
     return undefined
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    problems.push(`${name}: must be a JSON object of chain id -> ${name === 'RPC_URLS' ? 'URL' : 'address'}`)
+    problems.push(`${name}: must be a JSON object of chain id -> ${what}`)
     return undefined
   }
+  return parsed as Record<string, unknown>
+}
+
+/**
+ * Reads a JSON object of chain id -> value; keys come back in canonical CAIP-2 form, and entries
+ * whose value was invalid (and reported) as null.
+ */
+function readChainMap(env: Env, name: (typeof addressVariables)[number], problems: string[]): Map<string, string | null> | undefined {
+  if (!env[name]?.trim()) {
+    problems.push(`${name}: required (a JSON object of chain id -> contract address)`)
+    return undefined
+  }
+  const parsed = readJsonObject(env, name, 'address', problems)
+  if (!parsed) return undefined
   const map = new Map<string, string | null>()
   for (const [key, value] of Object.entries(parsed)) {
     const id = parseChainId(key)
@@ -159,7 +210,7 @@ function readChainMap(env: Env, name: (typeof chainVariables)[number], problems:
       problems.push(`${name}: chain ${id.caip2} appears twice (as a decimal id and as CAIP-2)`)
       continue
     }
-    const problem = typeof value !== 'string' ? 'must be a string' : name === 'RPC_URLS' ? checkRpcUrl(value) : checkAddress(value)
+    const problem = typeof value !== 'string' ? 'must be a string' : checkAddress(value)
     if (problem) problems.push(`${name}: chain ${key}: ${problem}`)
     map.set(id.caip2, problem ? null : (value as string))
   }

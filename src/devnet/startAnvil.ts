@@ -10,6 +10,8 @@ export type StartAnvilParameters = {
   /** Seconds between blocks; automine (a block per transaction) when unset. */
   blockTime?: number
   port?: number
+  /** Chain id to serve (anvil's default is 31337). */
+  chainId?: number
   readyTimeoutMs?: number
 }
 
@@ -20,10 +22,11 @@ export function anvilBinary(): string {
   return require.resolve('@foundry-rs/anvil-linux-amd64/bin/anvil')
 }
 
-export async function startAnvil({ blockTime, port, readyTimeoutMs = 20_000 }: StartAnvilParameters = {}): Promise<Anvil> {
+export async function startAnvil({ blockTime, port, chainId: requestedChainId, readyTimeoutMs = 20_000 }: StartAnvilParameters = {}): Promise<Anvil> {
   const chosenPort = port ?? (await freePort())
   const args = ['--host', '127.0.0.1', '--port', String(chosenPort), '--silent', '--hardfork', 'cancun', '--prune-history', '100']
   if (blockTime) args.push('--block-time', String(blockTime))
+  if (requestedChainId) args.push('--chain-id', String(requestedChainId))
   const child = spawn(anvilBinary(), args, { stdio: ['ignore', 'ignore', 'pipe'] })
   let stderr = ''
   child.stderr!.on('data', (chunk: Buffer) => {

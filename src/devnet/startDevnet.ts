@@ -14,8 +14,8 @@ export type Devnet = {
   stop(): Promise<void>
 }
 
-export async function startDevnet({ blockTime }: { blockTime?: number } = {}): Promise<Devnet> {
-  const anvil = await startAnvil(blockTime ? { blockTime } : {})
+export async function startDevnet({ blockTime, port, chainId }: { blockTime?: number; port?: number; chainId?: number } = {}): Promise<Devnet> {
+  const anvil = await startAnvil({ ...(blockTime ? { blockTime } : {}), ...(port ? { port } : {}), ...(chainId ? { chainId } : {}) })
   try {
     const contracts = await deployContracts({ rpcUrl: anvil.rpcUrl, chainId: anvil.chainId, deployerKey: devnetAccounts.relayer })
     const demo = await seedDemo({ rpcUrl: anvil.rpcUrl, chainId: anvil.chainId, contracts, senderKey: devnetAccounts.sender })
@@ -27,7 +27,7 @@ export async function startDevnet({ blockTime }: { blockTime?: number } = {}): P
         chainId: `eip155:${anvil.chainId}`,
         chainType: 'evm',
         reference: String(anvil.chainId),
-        rpcUrl: anvil.rpcUrl,
+        rpcUrls: [anvil.rpcUrl],
         executor: contracts.executor,
         validator: contracts.validator,
         registry: contracts.registry,

@@ -5,11 +5,12 @@ import { GatewayError } from './gatewayError.ts'
 export class ChainUnavailableError extends GatewayError {
   override name = 'ChainUnavailableError'
 
-  constructor(chainId: string, params: { cause?: unknown; retryAfterSeconds?: number } = {}) {
+  constructor(chainId: string, params: { cause?: unknown; details?: string; retryAfterSeconds?: number } = {}) {
     super(`Chain ${chainId} is unreachable or did not answer in time`, {
       code: 'CHAIN_UNAVAILABLE',
       status: Status.CHAIN_UNREACHABLE,
       cause: params.cause,
+      ...(params.details ? { details: params.details } : {}),
       headers: { 'retry-after': String(params.retryAfterSeconds ?? 2) },
     })
   }

@@ -18,11 +18,15 @@ export async function startTestGateway(params: {
   receiptTimeoutMs?: number
   bodyLimit?: number
   rpcTimeoutMs?: number
+  production?: boolean
+  chainList?: { url: string; timeoutMs: number; ttlMs: number; cacheFile: string }
 }): Promise<TestGateway> {
   const logs: string[] = []
   const logger = createLogger({ level: 'info', destination: { write: (line: string) => void logs.push(line) } })
-  const gateway = createGateway({
+  const gateway = await createGateway({
     config: {
+      production: params.production ?? false,
+      chainList: params.chainList,
       chains: params.chains,
       defaultChainId: params.defaultChainId,
       relayerPrivateKey: 'relayerPrivateKey' in params ? params.relayerPrivateKey : devnetAccounts.relayer,

@@ -6,27 +6,28 @@ import {
   type Hex,
   type PublicClient,
   createPublicClient,
+  custom,
   decodeEventLog,
   defineChain,
   encodeFunctionData,
   hexToNumber,
-  http,
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { redactUrl } from '../../config/redactUrl.ts'
-import type { ChainConfig } from '../../config/loadConfig.ts'
+import { ChainUnavailableError } from '../../errors/chainUnavailableError.ts'
+import type { ResolvedChain } from '../discovery/resolveChains.ts'
+import { createEndpointPool } from './createEndpointPool.ts'
 import { intentExecutorArtifact } from '../../contracts/intentExecutorArtifact.ts'
 import { intentValidatorArtifact } from '../../contracts/intentValidatorArtifact.ts'
 import type { Intent } from '../../intents/intent.ts'
 import { createRelayer } from '../../relayer/createRelayer.ts'
 import { isSuccessStatus, Status } from '../../status/statusCodes.ts'
-import type { ChainAdapter, ExecutionReceipt, Preflight } from '../chainAdapter.ts'
+import type { ChainAdapter, ExecutionReceipt, Preflight, PreflightResult } from '../chainAdapter.ts'
 import { classifyRpcError } from './classifyRpcError.ts'
 import { decodeExecutorRevert } from './decodeExecutorRevert.ts'
 import { toIntentTuple } from './evmRuntime.ts'
 
 export type CreateEvmAdapterParameters = {
-  chain: ChainConfig
+  chain: ResolvedChain
   relayerPrivateKey: Hex | undefined
   rpcTimeoutMs: number
   pollingIntervalMs: number
@@ -40,23 +41,30 @@ const receiptWatchLimitMs = 15 * 60_000
 
 export function createEvmAdapter({ chain, relayerPrivateKey, rpcTimeoutMs, pollingIntervalMs, logger }: CreateEvmAdapterParameters): ChainAdapter {
   const log = logger.child({ module: 'evm', chainId: chain.chainId })
+  const pool = createEndpointPool({ chainId: chain.chainId, reference: Number(chain.reference), endpoints: chain.endpoints, timeoutMs: rpcTimeoutMs, logger })
   const viemChain: Chain = defineChain({
     id: Number(chain.reference),
-    name: chain.chainId,
-    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-    rpcUrls: { default: { http: [chain.rpcUrl] } },
+    name: chain.name,
+    nativeCurrency: chain.nativeCurrency,
+    rpcUrls: { default: { http: [] } },
   })
   const client: PublicClient = createPublicClient({
     chain: viemChain,
-    transport: http(chain.rpcUrl, { timeout: rpcTimeoutMs, retryCount: 1 }),
+    transport: custom({ request: pool.request }, { retryCount: 0 }),
     pollingInterval: pollingIntervalMs,
     cacheTime: 0,
   })
   const account = relayerPrivateKey ? privateKeyToAccount(relayerPrivateKey) : undefined
   const relayer = account ? createRelayer({ account, client, chainId: viemChain.id, logger: log }) : undefined
-  log.info({ rpcUrl: redactUrl(chain.rpcUrl), relayer: account?.address ?? null }, 'chain configured')
+  let unavailableReason: string | undefined
+  log.info({ relayer: account?.address ?? null, endpoints: chain.endpoints.length }, 'chain configured')
+
+  function assertAvailable() {
+    if (unavailableReason) throw new ChainUnavailableError(chain.chainId, { details: unavailableReason, retryAfterSeconds: 60 })
+  }
 
   async function validate(intent: Intent): Promise<number> {
+    assertAvailable()
     try {
       const status = await client.readContract({
         address: chain.validator,
@@ -110,6 +118,7 @@ export function createEvmAdapter({ chain, relayerPrivateKey, rpcTimeoutMs, polli
   }
 
   async function prepareExecution(intent: Intent): Promise<Preflight> {
+    assertAvailable()
     const status = await validate(intent)
     if (!isSuccessStatus(status)) return { ok: false, status, detail: undefined }
     if (!relayer) throw new Error('prepareExecution called on a chain without a relayer')
@@ -149,12 +158,42 @@ export function createEvmAdapter({ chain, relayerPrivateKey, rpcTimeoutMs, polli
     validate,
     prepareExecution,
     async getHealth() {
+      const base = { chainId: chain.chainId, chainType: 'evm' as const, available: !unavailableReason, unavailableReason }
       const started = performance.now()
       try {
         const blockNumber = await client.getBlockNumber({ cacheTime: 0 })
-        return { chainId: chain.chainId, chainType: 'evm', reachable: true, blockNumber: blockNumber.toString(), latencyMs: Math.round(performance.now() - started), error: undefined }
+        return { ...base, reachable: true, blockNumber: blockNumber.toString(), latencyMs: Math.round(performance.now() - started), error: undefined }
       } catch (err) {
-        return { chainId: chain.chainId, chainType: 'evm', reachable: false, blockNumber: undefined, latencyMs: undefined, error: classifyRpcError(err, chain.chainId, 'block number request').shortMessage }
+        const failure = classifyRpcError(err, chain.chainId, 'block number request')
+        return { ...base, reachable: false, blockNumber: undefined, latencyMs: undefined, error: failure.details ? `${failure.shortMessage}: ${failure.details}` : failure.shortMessage }
+      }
+    },
+    async preflight(): Promise<PreflightResult> {
+      const contracts = { validator: chain.validator, executor: chain.executor, registry: chain.registry }
+      try {
+        const codes = await Promise.all(Object.values(contracts).map((address) => client.getCode({ address })))
+        const missing = Object.entries(contracts).filter((_, i) => !codes[i] || codes[i] === '0x').map(([name, address]) => `${name} ${address}`)
+        return missing.length === 0 ? { ok: true } : { ok: false, missing }
+      } catch (err) {
+        return { ok: false, unreachable: classifyRpcError(err, chain.chainId, 'code lookup').shortMessage }
+      }
+    },
+    markUnavailable(reason) {
+      unavailableReason = reason
+      log.error({ reason }, `chain ${chain.chainId} is unavailable`)
+    },
+    describe() {
+      return {
+        chainId: chain.chainId,
+        chainType: 'evm',
+        reference: chain.reference,
+        name: chain.name,
+        nativeCurrency: chain.nativeCurrency,
+        contracts: { validator: chain.validator, executor: chain.executor, registry: chain.registry },
+        relayer: account?.address,
+        available: !unavailableReason,
+        unavailableReason,
+        endpoints: pool.endpoints(),
       }
     },
     async close() {},

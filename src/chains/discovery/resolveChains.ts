@@ -1,0 +1,50 @@
+// Gives every configured chain its endpoints (RPC_URLS first, else the chain-list registry, else
+// viem's definitions), its name and native currency, and says in the log where they came from.
+import type { Logger } from 'pino'
+import type { ChainConfig } from '../../config/loadConfig.ts'
+import { redactUrl } from '../../config/redactUrl.ts'
+import type { ChainList } from './createChainList.ts'
+import { findViemChain } from './findViemChain.ts'
+import { selectEndpoints } from './selectEndpoints.ts'
+
+export type EndpointSource = 'config' | 'chainlist' | 'chainlist-cache' | 'viem'
+
+export type ResolvedChain = ChainConfig & {
+  endpoints: Array<{ url: string; source: EndpointSource }>
+  name: string
+  nativeCurrency: { name: string; symbol: string; decimals: number }
+}
+
+const defaultCurrency = { name: 'Ether', symbol: 'ETH', decimals: 18 }
+
+export async function resolveChains({ chains, chainList, logger }: { chains: ChainConfig[]; chainList: ChainList | undefined; logger: Logger }): Promise<ResolvedChain[]> {
+  const log = logger.child({ module: 'discovery' })
+  return Promise.all(
+    chains.map(async (chain): Promise<ResolvedChain> => {
+      const id = Number(chain.reference)
+      let endpoints: ResolvedChain['endpoints'] = chain.rpcUrls.map((url) => ({ url, source: 'config' as const }))
+      let name: string | undefined
+      let nativeCurrency: ResolvedChain['nativeCurrency'] | undefined
+
+      if (endpoints.length === 0 && chainList) {
+        const found = await chainList.find(id)
+        if (found) {
+          endpoints = selectEndpoints(found.entry.rpcs).map((url) => ({ url, source: found.source }))
+          name = found.entry.name
+          nativeCurrency = found.entry.nativeCurrency
+        }
+      }
+      // viem's definitions: endpoints when nothing else has any, and names where we lack them.
+      if (endpoints.length === 0 || !name) {
+        const viemChain = await findViemChain(id)
+        if (viemChain && endpoints.length === 0) endpoints = viemChain.rpcUrls.default.http.map((url) => ({ url, source: 'viem' as const }))
+        name ??= viemChain?.name
+        nativeCurrency ??= viemChain?.nativeCurrency
+      }
+
+      if (endpoints.length === 0) log.error({ chainId: chain.chainId }, 'no RPC endpoint found for this chain: set RPC_URLS')
+      else log.info({ chainId: chain.chainId, source: endpoints[0]!.source, endpoints: endpoints.map((e) => redactUrl(e.url)) }, `endpoints for ${chain.chainId} from ${endpoints[0]!.source}`)
+      return { ...chain, endpoints, name: name ?? chain.chainId, nativeCurrency: nativeCurrency ?? defaultCurrency }
+    }),
+  )
+}

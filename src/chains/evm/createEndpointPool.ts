@@ -1,0 +1,153 @@
+// Several RPC endpoints behind one chain. A request fails over between them; an endpoint that
+// fails is set aside (with a growing cooldown) and probed again once the cooldown ends; healthy
+// endpoints are ranked by measured latency. No endpoint is used before it has answered
+// eth_chainId with the expected id, and one that reports another chain is refused loudly.
+import type { Logger } from 'pino'
+import { BaseError, HttpRequestError, TimeoutError, http } from 'viem'
+import { redactUrl, redactUrlsIn } from '../../config/redactUrl.ts'
+import { ChainUnavailableError } from '../../errors/chainUnavailableError.ts'
+import type { EndpointSource } from '../discovery/resolveChains.ts'
+
+export type EndpointStatus = 'unverified' | 'healthy' | 'failing' | 'wrong-chain'
+
+export type EndpointView = {
+  url: string
+  source: EndpointSource
+  status: EndpointStatus
+  latencyMs: number | undefined
+  requests: number
+  failures: number
+  lastError: string | undefined
+}
+
+export type EndpointPool = {
+  request(args: { method: string; params?: unknown }): Promise<unknown>
+  endpoints(): EndpointView[]
+}
+
+type Endpoint = {
+  view: EndpointView
+  send: (args: { method: string; params?: unknown }) => Promise<unknown>
+  verified: boolean
+  consecutiveFailures: number
+  retryAt: number
+}
+
+const maxCooldownMs = 30_000
+const wrongChainCooldownMs = 5 * 60_000
+
+export function createEndpointPool({
+  chainId,
+  reference,
+  endpoints,
+  timeoutMs,
+  logger,
+}: {
+  chainId: string
+  reference: number
+  endpoints: Array<{ url: string; source: EndpointSource }>
+  timeoutMs: number
+  logger: Logger
+}): EndpointPool {
+  const log = logger.child({ module: 'endpoints', chainId })
+  const pool: Endpoint[] = endpoints.map(({ url, source }) => {
+    const { target, headers } = splitCredentials(url)
+    const transport = http(target, { timeout: timeoutMs, retryCount: 0, fetchOptions: { headers } })({ retryCount: 0, timeout: timeoutMs })
+    return {
+      view: { url: redactUrl(url), source, status: 'unverified', latencyMs: undefined, requests: 0, failures: 0, lastError: undefined },
+      send: (args) => transport.request(args as never),
+      verified: false,
+      consecutiveFailures: 0,
+      retryAt: 0,
+    }
+  })
+
+  function order(now: number): Endpoint[] {
+    const ready = pool.filter((e) => e.retryAt <= now)
+    // Endpoints back from a cooldown are probed first, so a recovered node is noticed at once.
+    const probes = ready.filter((e) => e.consecutiveFailures > 0 || e.view.status === 'wrong-chain')
+    const rest = ready.filter((e) => !probes.includes(e)).sort((a, b) => (a.view.latencyMs ?? Infinity) - (b.view.latencyMs ?? Infinity))
+    const ordered = [...probes, ...rest]
+    if (ordered.length > 0) return ordered
+    // Everything is set aside: try the one whose cooldown ends first rather than fail outright.
+    const soonest = pool.filter((e) => e.view.status !== 'wrong-chain').sort((a, b) => a.retryAt - b.retryAt)[0]
+    return soonest ? [soonest] : []
+  }
+
+  function fail(e: Endpoint, err: unknown) {
+    e.consecutiveFailures++
+    e.view.failures++
+    e.view.status = 'failing'
+    e.view.lastError = redactUrlsIn(describe(err))
+    e.verified = false // what answers after a failure may be another node
+    e.retryAt = Date.now() + Math.min(maxCooldownMs, 1000 * 2 ** (e.consecutiveFailures - 1))
+    log.warn({ endpoint: e.view.url, failures: e.consecutiveFailures, reason: e.view.lastError }, 'RPC endpoint failed; set aside')
+  }
+
+  async function verify(e: Endpoint): Promise<boolean> {
+    const reported = Number(await e.send({ method: 'eth_chainId' }))
+    if (reported !== reference) {
+      e.view.status = 'wrong-chain'
+      e.view.lastError = `reports chain id ${reported}, expected ${reference}`
+      e.retryAt = Date.now() + wrongChainCooldownMs
+      log.error({ endpoint: e.view.url, reported, expected: reference }, `RPC endpoint refused: it serves chain ${reported}, not ${chainId}`)
+      return false
+    }
+    e.verified = true
+    return true
+  }
+
+  return {
+    async request(args) {
+      let lastError: unknown
+      for (const e of order(Date.now())) {
+        try {
+          if (!e.verified && !(await verify(e))) continue
+          const started = performance.now()
+          const result = await e.send(args)
+          succeed(e, performance.now() - started)
+          return result
+        } catch (err) {
+          if (!isTransportFailure(err)) {
+            // The node answered (a revert, a rejected transaction): that is its answer, not a fault.
+            succeed(e, undefined)
+            throw err
+          }
+          fail(e, err)
+          lastError = err
+        }
+      }
+      const wrongChain = pool.every((e) => e.view.status === 'wrong-chain')
+      throw lastError ?? new ChainUnavailableError(chainId, { details: wrongChain ? 'every RPC endpoint serves another chain' : 'no RPC endpoint is configured or discovered' })
+    },
+    endpoints: () => pool.map((e) => ({ ...e.view })),
+  }
+
+  function succeed(e: Endpoint, latencyMs: number | undefined) {
+    if (e.consecutiveFailures > 0) log.info({ endpoint: e.view.url }, 'RPC endpoint answers again')
+    e.consecutiveFailures = 0
+    e.retryAt = 0
+    e.view.requests++
+    e.view.status = 'healthy'
+    if (latencyMs !== undefined) e.view.latencyMs = e.view.latencyMs === undefined ? latencyMs : e.view.latencyMs * 0.8 + latencyMs * 0.2
+  }
+}
+
+function isTransportFailure(err: unknown): boolean {
+  return err instanceof BaseError && Boolean(err.walk((e) => e instanceof HttpRequestError || e instanceof TimeoutError))
+}
+
+function describe(err: unknown): string {
+  if (err instanceof BaseError) return err.walk((e) => e instanceof TimeoutError) ? 'timed out' : (err.details || err.shortMessage)
+  return (err as Error)?.message ?? String(err)
+}
+
+/** fetch refuses URLs with userinfo: send it as Basic authorization instead. */
+function splitCredentials(url: string): { target: string; headers: Record<string, string> } {
+  const parsed = new URL(url)
+  if (!parsed.username && !parsed.password) return { target: url, headers: {} }
+  const credentials = `${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`
+  parsed.username = ''
+  parsed.password = ''
+  return { target: parsed.toString(), headers: { authorization: `Basic ${Buffer.from(credentials).toString('base64')}` } }
+}
