@@ -9,6 +9,7 @@ import { registerCommonHeaders } from './http/plugins/commonHeaders.ts'
 import { registerErrorHandler } from './http/plugins/errorHandler.ts'
 import { registerJsonBody } from './http/plugins/jsonBody.ts'
 import { registerMethodNotAllowed } from './http/plugins/methodNotAllowed.ts'
+import { registerChainsRoutes } from './http/routes/chains/chains.ts'
 import { registerHealthRoutes } from './http/routes/health/health.ts'
 import { registerExecuteRoute } from './http/routes/intents/execute.ts'
 import { registerGetIntentRoute } from './http/routes/intents/getIntent.ts'
@@ -50,6 +51,7 @@ export function buildApp({ registry, store, logger, bodyLimit, receiptTimeoutMs 
   registerGetIntentRoute(app, { registry, store })
   registerHealthRoutes(app, { registry })
   registerStatusCodesRoute(app)
+  registerChainsRoutes(app, { registry })
   registerMethodNotAllowed(app, {
     '/intents/validate': ['POST'],
     '/intents/execute': ['POST'],
@@ -57,6 +59,8 @@ export function buildApp({ registry, store, logger, bodyLimit, receiptTimeoutMs 
     '/health': ['GET'],
     '/health/ready': ['GET'],
     '/status-codes': ['GET'],
+    '/chains': ['GET'],
+    '/chains/:chainId': ['GET'],
   })
   return app
 }

@@ -6,7 +6,8 @@ import { GatewayError } from '../../errors/gatewayError.ts'
 import { Status } from '../../status/statusCodes.ts'
 
 export function classifyRpcError(err: unknown, chainId: string, what: string): GatewayError {
-  if (err instanceof GatewayError) return err
+  // The endpoint pool's own verdicts reach us wrapped by viem's transport layer.
+  for (let e: unknown = err; e; e = (e as { cause?: unknown }).cause) if (e instanceof GatewayError) return e
   const unreachable =
     err instanceof BaseError &&
     err.walk((e) => e instanceof HttpRequestError || e instanceof TimeoutError || e instanceof WebSocketRequestError)
