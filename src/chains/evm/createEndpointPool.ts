@@ -3,10 +3,11 @@
 // endpoints are ranked by measured latency. No endpoint is used before it has answered
 // eth_chainId with the expected id, and one that reports another chain is refused loudly.
 import type { Logger } from 'pino'
-import { BaseError, HttpRequestError, TimeoutError, http } from 'viem'
+import { BaseError, HttpRequestError, TimeoutError } from 'viem'
 import { redactUrl, redactUrlsIn } from '../../config/redactUrl.ts'
 import { ChainUnavailableError } from '../../errors/chainUnavailableError.ts'
 import type { EndpointSource } from '../discovery/resolveChains.ts'
+import { createJsonRpcClient } from './createJsonRpcClient.ts'
 
 export type EndpointStatus = 'unverified' | 'healthy' | 'failing' | 'wrong-chain'
 
@@ -23,11 +24,13 @@ export type EndpointView = {
 export type EndpointPool = {
   request(args: { method: string; params?: unknown }): Promise<unknown>
   endpoints(): EndpointView[]
+  close(): Promise<void>
 }
 
 type Endpoint = {
   view: EndpointView
   send: (args: { method: string; params?: unknown }) => Promise<unknown>
+  close: () => Promise<void>
   verified: boolean
   consecutiveFailures: number
   retryAt: number
@@ -52,10 +55,11 @@ export function createEndpointPool({
   const log = logger.child({ module: 'endpoints', chainId })
   const pool: Endpoint[] = endpoints.map(({ url, source }) => {
     const { target, headers } = splitCredentials(url)
-    const transport = http(target, { timeout: timeoutMs, retryCount: 0, fetchOptions: { headers } })({ retryCount: 0, timeout: timeoutMs })
+    const client = createJsonRpcClient({ url: target, headers, timeoutMs })
     return {
       view: { url: redactUrl(url), source, status: 'unverified', latencyMs: undefined, requests: 0, failures: 0, lastError: undefined },
-      send: (args) => transport.request(args as never),
+      send: client.request,
+      close: client.close,
       verified: false,
       consecutiveFailures: 0,
       retryAt: 0,
@@ -121,6 +125,9 @@ export function createEndpointPool({
       throw lastError ?? new ChainUnavailableError(chainId, { details: wrongChain ? 'every RPC endpoint serves another chain' : 'no RPC endpoint is configured or discovered' })
     },
     endpoints: () => pool.map((e) => ({ ...e.view })),
+    close: async () => {
+      await Promise.all(pool.map((e) => e.close()))
+    },
   }
 
   function succeed(e: Endpoint, latencyMs: number | undefined) {

@@ -196,6 +196,6 @@ export function createEvmAdapter({ chain, relayerPrivateKey, rpcTimeoutMs, polli
         endpoints: pool.endpoints(),
       }
     },
-    async close() {},
+    close: () => pool.close(),
   }
 }

@@ -1,0 +1,103 @@
+// JSON-RPC over HTTP for one endpoint, built for a gateway's load: keep-alive connections from
+// undici's Pool (Node's fetch builds web streams and abort signals per call, which cost more
+// than the call itself), and the calls made in one event-loop turn sent as one JSON-RPC batch.
+// Failures are raised as viem's own error classes, so viem decodes reverts as usual.
+import { HttpRequestError, RpcRequestError, TimeoutError } from 'viem'
+import { Pool, errors as undiciErrors } from 'undici'
+
+export type JsonRpcClient = {
+  request(args: { method: string; params?: unknown }): Promise<unknown>
+  close(): Promise<void>
+}
+
+type Call = { body: { jsonrpc: '2.0'; id: number; method: string; params: unknown }; resolve(v: unknown): void; reject(e: unknown): void }
+type RpcResponse = { id?: unknown; result?: unknown; error?: { code: number; message: string; data?: unknown } }
+
+export function createJsonRpcClient({
+  url,
+  headers = {},
+  timeoutMs,
+  maxBatchSize = 100,
+  connections = 16,
+}: {
+  url: string
+  headers?: Record<string, string>
+  timeoutMs: number
+  maxBatchSize?: number
+  connections?: number
+}): JsonRpcClient {
+  const target = new URL(url)
+  const path = `${target.pathname}${target.search}`
+  const pool = new Pool(target.origin, { connections, keepAliveTimeout: 30_000, headersTimeout: timeoutMs, bodyTimeout: timeoutMs })
+  const requestHeaders = { 'content-type': 'application/json', ...headers }
+  let queue: Call[] = []
+  let scheduled = false
+  let batching = true
+  let nextId = 1
+
+  function flush() {
+    scheduled = false
+    const calls = queue
+    queue = []
+    for (let i = 0; i < calls.length; i += batching ? maxBatchSize : 1) {
+      void send(calls.slice(i, i + (batching ? maxBatchSize : 1)))
+    }
+  }
+
+  async function send(calls: Call[]) {
+    const single = calls.length === 1
+    const body = JSON.stringify(single ? calls[0]!.body : calls.map((c) => c.body))
+    let status: number
+    let text: string
+    try {
+      const res = await pool.request({ path, method: 'POST', headers: requestHeaders, body })
+      status = res.statusCode
+      text = await res.body.text()
+    } catch (err) {
+      const timedOut = err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError
+      for (const c of calls) {
+        c.reject(timedOut ? new TimeoutError({ body: c.body, url }) : new HttpRequestError({ body: c.body, url, details: (err as Error).message, cause: err as Error }))
+      }
+      return
+    }
+    if (status < 200 || status >= 300) {
+      for (const c of calls) c.reject(new HttpRequestError({ body: c.body, url, status, details: text.slice(0, 200) }))
+      return
+    }
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(text)
+    } catch {
+      for (const c of calls) c.reject(new HttpRequestError({ body: c.body, url, status, details: 'the response is not JSON' }))
+      return
+    }
+    if (!single && !Array.isArray(parsed)) {
+      // A node that does not take batches: send these (and all later calls) one by one.
+      batching = false
+      for (const c of calls) void send([c])
+      return
+    }
+    const responses = single ? [parsed as RpcResponse] : (parsed as RpcResponse[])
+    const byId = new Map(responses.map((r) => [r?.id, r]))
+    for (const c of calls) {
+      const r = single ? responses[0] : byId.get(c.body.id)
+      if (!r || typeof r !== 'object') c.reject(new HttpRequestError({ body: c.body, url, status, details: 'no response for this call' }))
+      else if (r.error) c.reject(new RpcRequestError({ body: c.body, error: r.error, url }))
+      else c.resolve(r.result)
+    }
+  }
+
+  return {
+    request({ method, params }) {
+      return new Promise((resolve, reject) => {
+        queue.push({ body: { jsonrpc: '2.0', id: nextId++, method, params: params ?? [] }, resolve, reject })
+        if (!scheduled) {
+          scheduled = true
+          // setImmediate, not a microtask: calls from other requests read in the same I/O phase join the batch.
+          setImmediate(flush)
+        }
+      })
+    },
+    close: () => pool.close(),
+  }
+}
