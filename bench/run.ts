@@ -1,7 +1,7 @@
 // npm run bench: how close the gateway comes to the chain node's own limit. In one run, in
 // alternating rounds, it measures the gateway against the same work sent straight to anvil, and
 // prints ratios (these machines are noisy: only same-run ratios mean anything).
-import { spawn } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { cpus, totalmem } from 'node:os'
 import autocannon from 'autocannon'
@@ -52,7 +52,8 @@ function median(loads: Load[]): Load {
 
 async function startGateway(devnet: Devnet, relayerKey: Hex) {
   const port = 20000 + Math.floor(Math.random() * 20000)
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  // As production runs it: the compiled JavaScript (npm run build), no TypeScript loader.
+  const child = spawn(process.execPath, ['dist/main.js'], {
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',
@@ -251,6 +252,8 @@ const report: Record<string, unknown> = {
   settings: { roundSeconds, rounds, executeCount },
 }
 const started = performance.now()
+process.stdout.write('building the gateway (npm run build)...\n')
+execFileSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' })
 await benchValidate(report)
 await benchExecute(report)
 report.targets = targets(report)

@@ -15,6 +15,8 @@ import {
 import { RelayerError } from '../errors/relayerError.ts'
 import { createMutex } from './createMutex.ts'
 
+const feeReuseMs = 1000
+
 export type RelayedTransaction = { to: Address; data: Hex; gas: bigint; value?: bigint }
 
 export type Relayer = {
@@ -33,6 +35,19 @@ export type CreateRelayerParameters = {
 export function createRelayer({ account, client, chainId, logger }: CreateRelayerParameters): Relayer {
   const lock = createMutex()
   let nextNonce: number | undefined
+  // Concurrent sends share one fee estimate, reused for a second: fees move per block, not per call.
+  let fees: { value: Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }>; at: number } | undefined
+  const currentFees = () => {
+    if (!fees || Date.now() - fees.at > feeReuseMs) {
+      const value = client.estimateFeesPerGas()
+      const entry = { value, at: Date.now() }
+      fees = entry
+      value.catch(() => {
+        if (fees === entry) fees = undefined // never reuse a failure
+      })
+    }
+    return fees.value
+  }
 
   const readNonce = () => client.getTransactionCount({ address: account.address, blockTag: 'pending' })
 
@@ -61,7 +76,7 @@ export function createRelayer({ account, client, chainId, logger }: CreateRelaye
   return {
     address: account.address,
     async send(tx) {
-      const fees = await client.estimateFeesPerGas().catch((cause) => {
+      const txFees = await currentFees().catch((cause) => {
         throw new RelayerError('Could not read gas prices from the chain', { cause })
       })
       return lock.run(async () => {
@@ -69,7 +84,7 @@ export function createRelayer({ account, client, chainId, logger }: CreateRelaye
           nextNonce ??= await readNonce()
           const nonce = nextNonce
           try {
-            const hash = await broadcast(tx, fees, nonce)
+            const hash = await broadcast(tx, txFees, nonce)
             nextNonce = nonce + 1
             return hash
           } catch (err) {

@@ -1,6 +1,7 @@
 // EVM addresses and the EVM intent hash: keccak256(abi.encode(Intent)), the hash the executor
 // emits in IntentExecuted, so an agent can match X-Intent-Hash against the event.
-import { type Address, encodeAbiParameters, isAddress, keccak256 } from 'viem'
+import { type Address, encodeAbiParameters, isAddress } from 'viem'
+import { keccak256 } from '../../crypto/keccak256.ts'
 import type { Intent } from '../../intents/intent.ts'
 import type { ChainRuntime } from '../chainRuntime.ts'
 import { intentAbiParameter } from './intentAbi.ts'

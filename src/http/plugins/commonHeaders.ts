@@ -1,7 +1,8 @@
 // The headers every response carries (api-contract.md §3), set in one onSend hook from whatever
 // the route recorded, so that errors raised anywhere, even before routing, carry them too.
 import type { FastifyInstance, FastifyReply } from 'fastify'
-import { keccak256, type Hex } from 'viem'
+import type { Hex } from 'viem'
+import { keccak256 } from '../../crypto/keccak256.ts'
 import type { ChainRegistry } from '../../chains/createChainRegistry.ts'
 import { Status, toStatusHex } from '../../status/statusCodes.ts'
 

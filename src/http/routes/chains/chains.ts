@@ -6,7 +6,7 @@ import type { ChainRegistry } from '../../../chains/createChainRegistry.ts'
 import { InputError } from '../../../errors/inputError.ts'
 import { Status } from '../../../status/statusCodes.ts'
 import { sendOutcome } from '../../sendOutcome.ts'
-import { keccak256 } from 'viem'
+import { keccak256 } from '../../../crypto/keccak256.ts'
 
 export function registerChainsRoutes(app: FastifyInstance, { registry }: { registry: ChainRegistry }) {
   app.get('/chains', async () => ({ defaultChainId: registry.defaultChainId ?? null, chains: registry.adapters.map((a) => a.describe()) }))

@@ -8,7 +8,8 @@ import type { Intent, IntentBody } from '../../../intents/intent.ts'
 import { parseIntent } from '../../../intents/parseIntent.ts'
 import { Status } from '../../../status/statusCodes.ts'
 import { sendOutcome } from '../../sendOutcome.ts'
-import { type Hex, keccak256 } from 'viem'
+import type { Hex } from 'viem'
+import { keccak256 } from '../../../crypto/keccak256.ts'
 
 export type IntentRequest = { adapter: ChainAdapter; intent: Intent; intentHash: Hex }
 
