@@ -123,6 +123,9 @@ async function benchValidate(report: Record<string, unknown>) {
     const check = await fetch(`${gateway.url}/intents/validate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
     if (check.status !== 200) throw new Error(`validate answered ${check.status}: ${await check.text()}`)
     const raw = ethCallBody(devnet, intent)
+    // Warm both paths up (JIT, connection pools) before anything is measured.
+    await load({ url: `${gateway.url}/intents/validate`, body, connections: 10 })
+    await load({ url: devnet.anvil.rpcUrl, body: raw, connections: 10 })
 
     const validate: Record<string, unknown> = {}
     for (const connections of [10, 50]) {

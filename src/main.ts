@@ -22,6 +22,9 @@ try {
 
 const logger = createLogger({ level: config.logLevel })
 
+/** Waits until buffered log lines are written: logs are asynchronous (see createLogger). */
+const flushLogs = () => new Promise<void>((resolve) => logger.flush(() => resolve()))
+
 let devnet: Devnet | undefined
 if (config.devnet) {
   process.stdout.write('No chain is configured and NODE_ENV is not production: starting the embedded devnet (anvil)...\n')
@@ -39,6 +42,7 @@ try {
   gateway = await createGateway({ config: { ...config, pollingIntervalMs: devnet ? 50 : 500 }, logger })
 } catch (err) {
   await devnet?.stop()
+  await flushLogs()
   if (!(err instanceof ConfigError)) throw err
   process.stderr.write(`${err.message}\n`)
   process.exit(1)
@@ -51,6 +55,7 @@ async function shutdown(signal: string) {
   logger.info({ signal }, 'shutting down')
   await gateway.close().catch((err) => logger.error({ err }, 'error while closing the gateway'))
   await devnet?.stop()
+  await flushLogs()
   process.exit(0)
 }
 process.once('SIGINT', () => void shutdown('SIGINT'))
@@ -82,5 +87,6 @@ try {
   logger.error({ err }, 'could not start listening')
   await gateway.close().catch(() => undefined)
   await devnet?.stop()
+  await flushLogs()
   process.exit(1)
 }

@@ -1,6 +1,6 @@
 // EVM addresses and the EVM intent hash: keccak256(abi.encode(Intent)), the hash the executor
 // emits in IntentExecuted, so an agent can match X-Intent-Hash against the event.
-import { type Address, encodeAbiParameters, isAddress } from 'viem'
+import { type Address, type Hex, encodeAbiParameters, isAddress } from 'viem'
 import { keccak256 } from '../../crypto/keccak256.ts'
 import type { Intent } from '../../intents/intent.ts'
 import type { ChainRuntime } from '../chainRuntime.ts'
@@ -14,8 +14,23 @@ export const evmRuntime: ChainRuntime = {
     return undefined
   },
   hashIntent(intent) {
-    return keccak256(encodeAbiParameters([intentAbiParameter], [toIntentTuple(intent)]))
+    return keccak256(encodeIntent(intent))
   },
+}
+
+const encodings = new WeakMap<Intent, Hex>()
+
+/**
+ * abi.encode(intent), once per intent object: it is both what the hash covers and, after the
+ * 4-byte selector, the calldata of canExecute(intent) and execute(intent).
+ */
+export function encodeIntent(intent: Intent): Hex {
+  let encoded = encodings.get(intent)
+  if (!encoded) {
+    encoded = encodeAbiParameters([intentAbiParameter], [toIntentTuple(intent)])
+    encodings.set(intent, encoded)
+  }
+  return encoded
 }
 
 export function toIntentTuple(intent: Intent) {
