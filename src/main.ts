@@ -39,7 +39,7 @@ if (config.devnet) {
 
 let gateway: Awaited<ReturnType<typeof createGateway>>
 try {
-  gateway = await createGateway({ config: { ...config, pollingIntervalMs: devnet ? 50 : 500 }, logger })
+  gateway = await createGateway({ config: { ...config, pollingIntervalMs: devnet ? 50 : config.receiptPollMs }, logger })
 } catch (err) {
   await devnet?.stop()
   await flushLogs()

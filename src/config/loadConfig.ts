@@ -34,6 +34,8 @@ export type GatewayConfig = {
   bodyLimit: number
   receiptTimeoutMs: number
   rpcTimeoutMs: number
+  /** How often a sent transaction's receipt is polled for. */
+  receiptPollMs: number
   chainList: { url: string; timeoutMs: number; ttlMs: number; cacheFile: string }
 }
 
@@ -73,6 +75,7 @@ export function loadConfig(env: Env): GatewayConfig {
   const bodyLimit = readInteger(env, 'BODY_LIMIT', { min: 1024, max: 16 * 1024 * 1024, fallback: 64 * 1024 }, problems)
   const receiptTimeoutMs = readInteger(env, 'RECEIPT_TIMEOUT_MS', { min: 0, max: 600_000, fallback: 30_000 }, problems)
   const rpcTimeoutMs = readInteger(env, 'RPC_TIMEOUT_MS', { min: 100, max: 120_000, fallback: 10_000 }, problems)
+  const receiptPollMs = readInteger(env, 'RECEIPT_POLL_MS', { min: 10, max: 60_000, fallback: 500 }, problems)
   const chainListUrl = env.CHAINLIST_URL?.trim() || defaultChainListUrl
   const urlProblem = checkRpcUrl(chainListUrl)
   if (urlProblem) problems.push(`CHAINLIST_URL: ${urlProblem}`)
@@ -94,6 +97,7 @@ export function loadConfig(env: Env): GatewayConfig {
     bodyLimit: bodyLimit!,
     receiptTimeoutMs: receiptTimeoutMs!,
     rpcTimeoutMs: rpcTimeoutMs!,
+    receiptPollMs: receiptPollMs!,
     chainList: { url: chainListUrl, timeoutMs: chainListTimeoutMs!, ttlMs: chainListTtlMs!, cacheFile: chainListCacheFile },
   }
 }
