@@ -20,6 +20,9 @@ const roundSeconds = quick ? 2 : 5
 const rounds = quick ? 1 : 2
 const executeCount = quick ? 100 : 400
 
+/** Execute needs an API key in production; validate stays open, as by default. */
+const benchApiKey = `bench-${generatePrivateKey().slice(2, 34)}`
+
 type Load = { rps: number; p50: number; p99: number; errors: number; non2xx: number }
 
 async function load(opts: { url: string; body: string; connections: number; headers?: Record<string, string> }): Promise<Load> {
@@ -67,6 +70,7 @@ async function startGateway(devnet: Devnet, relayerKey: Hex) {
       RPC_URLS: JSON.stringify({ [devnet.chain.reference]: devnet.anvil.rpcUrl }),
       RELAYER_PRIVATE_KEY: relayerKey,
       RECEIPT_TIMEOUT_MS: '60000',
+      API_KEYS: benchApiKey,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
@@ -189,7 +193,7 @@ async function benchExecute(report: Record<string, unknown>) {
       Array.from({ length: Math.min(200, executeCount) }, async () => {
         while (next < bodies.length) {
           const body = bodies[next++]!
-          const res = await fetch(`${gateway.url}/intents/execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+          const res = await fetch(`${gateway.url}/intents/execute`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${benchApiKey}` }, body })
           statuses[res.status] = (statuses[res.status] ?? 0) + 1
           await res.arrayBuffer()
         }

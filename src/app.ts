@@ -5,6 +5,9 @@ import type { Logger } from 'pino'
 import type { ChainRegistry } from './chains/createChainRegistry.ts'
 import type { IntentStore } from './intents/createIntentStore.ts'
 import './http/gatewayContext.ts'
+import { createApiKeyCheck } from './auth/createApiKeyCheck.ts'
+import type { AuthConfig } from './config/loadConfig.ts'
+import { requireApiKey } from './http/plugins/requireApiKey.ts'
 import { registerCommonHeaders } from './http/plugins/commonHeaders.ts'
 import { registerErrorHandler } from './http/plugins/errorHandler.ts'
 import { registerJsonBody } from './http/plugins/jsonBody.ts'
@@ -17,6 +20,8 @@ import { registerValidateRoute } from './http/routes/intents/validate.ts'
 import { registerStatusCodesRoute } from './http/routes/statusCodes.ts'
 
 export type BuildAppParameters = {
+  /** API keys; with none configured, every route is open. */
+  auth?: AuthConfig | undefined
   registry: ChainRegistry
   store: IntentStore
   logger: Logger
@@ -24,7 +29,7 @@ export type BuildAppParameters = {
   receiptTimeoutMs: number
 }
 
-export function buildApp({ registry, store, logger, bodyLimit, receiptTimeoutMs }: BuildAppParameters): FastifyInstance {
+export function buildApp({ registry, store, logger, bodyLimit, receiptTimeoutMs, auth }: BuildAppParameters): FastifyInstance {
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     // One line per request from the onResponse hook below instead of Fastify's two.
@@ -41,13 +46,15 @@ export function buildApp({ registry, store, logger, bodyLimit, receiptTimeoutMs 
 
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
-      { method: request.method, url: request.url, statusCode: reply.statusCode, status: reply.getHeader('x-erc1066-status'), ms: Math.round(reply.elapsedTime * 10) / 10 },
+      { method: request.method, url: request.url, statusCode: reply.statusCode, status: reply.getHeader('x-erc1066-status'), key: request.apiKeyId, ms: Math.round(reply.elapsedTime * 10) / 10 },
       'request',
     )
   })
 
-  registerValidateRoute(app, { registry })
-  registerExecuteRoute(app, { registry, store, receiptTimeoutMs })
+  app.decorateRequest('apiKeyId', undefined)
+  const keyCheck = auth && auth.keyHashes.length > 0 ? requireApiKey(createApiKeyCheck(auth.keyHashes)) : undefined
+  registerValidateRoute(app, { registry, preValidation: auth?.requireForValidate ? keyCheck : undefined })
+  registerExecuteRoute(app, { registry, store, receiptTimeoutMs, preValidation: keyCheck })
   registerGetIntentRoute(app, { registry, store })
   registerHealthRoutes(app, { registry })
   registerStatusCodesRoute(app)

@@ -17,6 +17,7 @@ export type Gateway = { app: FastifyInstance; close(): Promise<void> }
 export type CreateGatewayParameters = {
   config: Pick<GatewayConfig, 'chains' | 'defaultChainId' | 'relayerPrivateKey' | 'bodyLimit' | 'receiptTimeoutMs' | 'rpcTimeoutMs' | 'production'> & {
     chainList?: GatewayConfig['chainList'] | undefined
+    auth?: GatewayConfig['auth'] | undefined
     pollingIntervalMs?: number
   }
   logger: Logger
@@ -56,7 +57,7 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
   if (problems.length > 0) throw new ConfigError(problems)
 
   const registry = createChainRegistry({ adapters, defaultChainId: config.defaultChainId })
-  const app = buildApp({ registry, store: createIntentStore(), logger, bodyLimit: config.bodyLimit, receiptTimeoutMs: config.receiptTimeoutMs })
+  const app = buildApp({ registry, store: createIntentStore(), logger, bodyLimit: config.bodyLimit, receiptTimeoutMs: config.receiptTimeoutMs, auth: config.auth })
   return {
     app,
     async close() {

@@ -129,6 +129,31 @@ describe('loadConfig', () => {
     assert.deepEqual(problems({ ...complete, NODE_ENV: 'production', RELAYER_PRIVATE_KEY: anvilKey }), [
       'RELAYER_PRIVATE_KEY: is one of the public devnet keys and is refused when NODE_ENV=production',
     ])
-    assert.equal(loadConfig({ ...complete, NODE_ENV: 'production', RELAYER_PRIVATE_KEY: '11'.repeat(32) }).relayerPrivateKey, `0x${'11'.repeat(32)}`)
+    assert.equal(loadConfig({ ...complete, NODE_ENV: 'production', RELAYER_PRIVATE_KEY: '11'.repeat(32), API_KEYS: 'agent-key-0123456789abcdef' }).relayerPrivateKey, `0x${'11'.repeat(32)}`)
+  })
+
+  it('keeps only hashes of API keys and refuses an open execute in production unless told to', () => {
+    const key = 'agent-key-0123456789abcdef'
+    const hashed = `sha256:${'ab'.repeat(32)}`
+    const config = loadConfig({ ...complete, API_KEYS: ` ${key} , ${hashed} ` })
+    assert.equal(config.auth.keyHashes.length, 2)
+    assert.ok(!JSON.stringify(config).includes(key), 'the plain key is not kept')
+    assert.equal(config.auth.keyHashes[1]!.toString('hex'), 'ab'.repeat(32))
+    assert.equal(config.auth.requireForValidate, false)
+
+    assert.deepEqual(problems({ ...complete, API_KEYS: 'short,sha256:zz', REQUIRE_API_KEY_FOR_VALIDATE: 'yes' }), [
+      'API_KEYS: entry 1 is shorter than 16 characters',
+      'API_KEYS: entry 2 starts with sha256: but is not followed by 64 hex digits',
+      'REQUIRE_API_KEY_FOR_VALIDATE: "yes" is not true or false',
+    ])
+    assert.deepEqual(problems({ ...complete, REQUIRE_API_KEY_FOR_VALIDATE: 'true' }), ['REQUIRE_API_KEY_FOR_VALIDATE: is set but API_KEYS is empty'])
+
+    const production = { ...complete, NODE_ENV: 'production', RELAYER_PRIVATE_KEY: '11'.repeat(32) }
+    assert.deepEqual(problems(production), [
+      "API_KEYS: required in production when RELAYER_PRIVATE_KEY is set (anyone could spend the relayer's funds); set ALLOW_UNAUTHENTICATED_EXECUTE=true to run open on purpose",
+    ])
+    assert.equal(loadConfig({ ...production, ALLOW_UNAUTHENTICATED_EXECUTE: 'true' }).auth.keyHashes.length, 0)
+    assert.equal(loadConfig({ ...production, API_KEYS: key }).auth.keyHashes.length, 1)
+    assert.equal(loadConfig({ ...complete, NODE_ENV: 'production' }).auth.keyHashes.length, 0, 'no relayer: nothing to protect')
   })
 })

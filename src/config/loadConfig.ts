@@ -4,6 +4,7 @@ import { type Address, type Hex, isAddress, isHex } from 'viem'
 import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
+import { hashApiKey } from '../auth/createApiKeyCheck.ts'
 import { ConfigError } from '../errors/configError.ts'
 import { type ChainType, parseChainId } from './parseChainId.ts'
 
@@ -36,7 +37,15 @@ export type GatewayConfig = {
   rpcTimeoutMs: number
   /** How often a sent transaction's receipt is polled for. */
   receiptPollMs: number
+  auth: AuthConfig
   chainList: { url: string; timeoutMs: number; ttlMs: number; cacheFile: string }
+}
+
+export type AuthConfig = {
+  /** SHA-256 hashes of the API keys; the keys themselves are not kept. */
+  keyHashes: Buffer[]
+  /** Whether validate needs a key too (execute always does once keys are configured). */
+  requireForValidate: boolean
 }
 
 export type Env = Record<string, string | undefined>
@@ -76,6 +85,7 @@ export function loadConfig(env: Env): GatewayConfig {
   const receiptTimeoutMs = readInteger(env, 'RECEIPT_TIMEOUT_MS', { min: 0, max: 600_000, fallback: 30_000 }, problems)
   const rpcTimeoutMs = readInteger(env, 'RPC_TIMEOUT_MS', { min: 100, max: 120_000, fallback: 10_000 }, problems)
   const receiptPollMs = readInteger(env, 'RECEIPT_POLL_MS', { min: 10, max: 60_000, fallback: 500 }, problems)
+  const auth = readAuth(env, production, relayerPrivateKey !== undefined, problems)
   const chainListUrl = env.CHAINLIST_URL?.trim() || defaultChainListUrl
   const urlProblem = checkRpcUrl(chainListUrl)
   if (urlProblem) problems.push(`CHAINLIST_URL: ${urlProblem}`)
@@ -98,6 +108,7 @@ export function loadConfig(env: Env): GatewayConfig {
     receiptTimeoutMs: receiptTimeoutMs!,
     rpcTimeoutMs: rpcTimeoutMs!,
     receiptPollMs: receiptPollMs!,
+    auth,
     chainList: { url: chainListUrl, timeoutMs: chainListTimeoutMs!, ttlMs: chainListTtlMs!, cacheFile: chainListCacheFile },
   }
 }
@@ -260,6 +271,38 @@ function readRelayerKey(env: Env, production: boolean, problems: string[]): Hex 
     return undefined
   }
   return key
+}
+
+/**
+ * API_KEYS: comma-separated keys (at least 16 characters each), or their SHA-256 hashes written
+ * `sha256:<64 hex>` so that the plain keys need not sit in the environment at all.
+ */
+function readAuth(env: Env, production: boolean, hasRelayer: boolean, problems: string[]): AuthConfig {
+  const keyHashes: Buffer[] = []
+  const entries = (env.API_KEYS ?? '').split(',').map((k) => k.trim()).filter(Boolean)
+  entries.forEach((entry, i) => {
+    const hashed = /^sha256:([0-9a-fA-F]{64})$/.exec(entry)
+    if (hashed) keyHashes.push(Buffer.from(hashed[1]!, 'hex'))
+    else if (entry.startsWith('sha256:')) problems.push(`API_KEYS: entry ${i + 1} starts with sha256: but is not followed by 64 hex digits`)
+    else if (entry.length < 16) problems.push(`API_KEYS: entry ${i + 1} is shorter than 16 characters`)
+    else keyHashes.push(hashApiKey(entry))
+  })
+  const requireForValidate = readBoolean(env, 'REQUIRE_API_KEY_FOR_VALIDATE', problems)
+  const allowOpen = readBoolean(env, 'ALLOW_UNAUTHENTICATED_EXECUTE', problems)
+  if (requireForValidate && keyHashes.length === 0) problems.push('REQUIRE_API_KEY_FOR_VALIDATE: is set but API_KEYS is empty')
+  if (production && hasRelayer && keyHashes.length === 0 && !allowOpen) {
+    problems.push('API_KEYS: required in production when RELAYER_PRIVATE_KEY is set (anyone could spend the relayer\'s funds); set ALLOW_UNAUTHENTICATED_EXECUTE=true to run open on purpose')
+  }
+  return { keyHashes, requireForValidate }
+}
+
+function readBoolean(env: Env, name: string, problems: string[]): boolean {
+  const raw = env[name]?.trim().toLowerCase()
+  if (!raw) return false
+  if (raw === 'true' || raw === '1') return true
+  if (raw === 'false' || raw === '0') return false
+  problems.push(`${name}: "${raw.slice(0, 20)}" is not true or false`)
+  return false
 }
 
 function isDevnetAccount(address: Address): boolean {

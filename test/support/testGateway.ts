@@ -20,6 +20,7 @@ export async function startTestGateway(params: {
   rpcTimeoutMs?: number
   production?: boolean
   chainList?: { url: string; timeoutMs: number; ttlMs: number; cacheFile: string }
+  auth?: { keyHashes: Buffer[]; requireForValidate: boolean }
 }): Promise<TestGateway> {
   const logs: string[] = []
   const logger = createLogger({ level: 'info', destination: { write: (line: string) => void logs.push(line) } })
@@ -27,6 +28,7 @@ export async function startTestGateway(params: {
     config: {
       production: params.production ?? false,
       chainList: params.chainList,
+      auth: params.auth,
       chains: params.chains,
       defaultChainId: params.defaultChainId,
       relayerPrivateKey: 'relayerPrivateKey' in params ? params.relayerPrivateKey : devnetAccounts.relayer,

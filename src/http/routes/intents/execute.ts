@@ -1,5 +1,5 @@
 // POST /intents/execute: validate, then execute on-chain through the relayer.
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, preValidationAsyncHookHandler } from 'fastify'
 import type { ChainRegistry } from '../../../chains/createChainRegistry.ts'
 import type { IntentStore } from '../../../intents/createIntentStore.ts'
 import { executeIntent } from '../../../intents/executeIntent.ts'
@@ -8,10 +8,15 @@ import { intentSchema } from '../../../intents/intentSchema.ts'
 import { sendOutcome } from '../../sendOutcome.ts'
 import { readIntentRequest } from './intentRequest.ts'
 
-export type ExecuteRouteOptions = { registry: ChainRegistry; store: IntentStore; receiptTimeoutMs: number }
+export type ExecuteRouteOptions = {
+  registry: ChainRegistry
+  store: IntentStore
+  receiptTimeoutMs: number
+  preValidation?: preValidationAsyncHookHandler | undefined
+}
 
-export function registerExecuteRoute(app: FastifyInstance, { registry, store, receiptTimeoutMs }: ExecuteRouteOptions) {
-  app.post<{ Body: IntentBody }>('/intents/execute', { schema: { body: intentSchema } }, async (request, reply) => {
+export function registerExecuteRoute(app: FastifyInstance, { registry, store, receiptTimeoutMs, preValidation }: ExecuteRouteOptions) {
+  app.post<{ Body: IntentBody }>('/intents/execute', { schema: { body: intentSchema }, ...(preValidation ? { preValidation } : {}) }, async (request, reply) => {
     const req = readIntentRequest(registry, request, reply)
     if (!req) return reply
     const outcome = await executeIntent({

@@ -1,0 +1,22 @@
+// The API-key check as a route hook. It runs before schema validation, so a caller without a key
+// learns nothing about what the gateway would think of the body.
+import type { FastifyRequest, preValidationAsyncHookHandler } from 'fastify'
+import type { ApiKeyCheck } from '../../auth/createApiKeyCheck.ts'
+import { UnauthorizedError } from '../../errors/unauthorizedError.ts'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Short id of the API key the request came with, once checked. */
+    apiKeyId: string | undefined
+  }
+}
+
+export function requireApiKey(check: ApiKeyCheck): preValidationAsyncHookHandler {
+  return async function (request: FastifyRequest) {
+    const header = request.headers.authorization
+    const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null
+    const keyId = match ? check.identify(match[1]!) : undefined
+    if (!keyId) throw new UnauthorizedError(header !== undefined)
+    request.apiKeyId = keyId
+  }
+}
