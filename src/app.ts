@@ -7,6 +7,8 @@ import type { IntentStore } from './intents/createIntentStore.ts'
 import './http/gatewayContext.ts'
 import { createApiKeyCheck } from './auth/createApiKeyCheck.ts'
 import type { AuthConfig } from './config/loadConfig.ts'
+import helmet from '@fastify/helmet'
+import { registerRateLimit } from './http/plugins/rateLimit.ts'
 import { requireApiKey } from './http/plugins/requireApiKey.ts'
 import { registerCommonHeaders } from './http/plugins/commonHeaders.ts'
 import { registerErrorHandler } from './http/plugins/errorHandler.ts'
@@ -22,6 +24,8 @@ import { registerStatusCodesRoute } from './http/routes/statusCodes.ts'
 export type BuildAppParameters = {
   /** API keys; with none configured, every route is open. */
   auth?: AuthConfig | undefined
+  /** Per-client request limit on the intent routes; off when absent or max is 0. */
+  rateLimit?: { max: number; windowMs: number } | undefined
   registry: ChainRegistry
   store: IntentStore
   logger: Logger
@@ -29,7 +33,7 @@ export type BuildAppParameters = {
   receiptTimeoutMs: number
 }
 
-export function buildApp({ registry, store, logger, bodyLimit, receiptTimeoutMs, auth }: BuildAppParameters): FastifyInstance {
+export function buildApp({ registry, store, logger, bodyLimit, receiptTimeoutMs, auth, rateLimit }: BuildAppParameters): FastifyInstance {
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     // One line per request from the onResponse hook below instead of Fastify's two.
@@ -43,6 +47,9 @@ export function buildApp({ registry, store, logger, bodyLimit, receiptTimeoutMs,
   registerCommonHeaders(app, registry)
   registerErrorHandler(app)
   registerJsonBody(app)
+  // Security headers; no CORS plugin, so browsers get no cross-origin access.
+  app.register(helmet)
+  if (rateLimit && rateLimit.max > 0) registerRateLimit(app, rateLimit)
 
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
@@ -52,10 +59,14 @@ export function buildApp({ registry, store, logger, bodyLimit, receiptTimeoutMs,
   })
 
   app.decorateRequest('apiKeyId', undefined)
-  const keyCheck = auth && auth.keyHashes.length > 0 ? requireApiKey(createApiKeyCheck(auth.keyHashes)) : undefined
-  registerValidateRoute(app, { registry, preValidation: auth?.requireForValidate ? keyCheck : undefined })
-  registerExecuteRoute(app, { registry, store, receiptTimeoutMs, preValidation: keyCheck })
-  registerGetIntentRoute(app, { registry, store })
+  const keys = auth && auth.keyHashes.length > 0 ? createApiKeyCheck(auth.keyHashes) : undefined
+  // Registered as a plugin so that they load after the plugins above (rate limit, helmet), whose
+  // route hooks only see routes added after them.
+  app.register(async (intents) => {
+    registerValidateRoute(intents, { registry, preValidation: keys && requireApiKey(keys, { required: auth!.requireForValidate }) })
+    registerExecuteRoute(intents, { registry, store, receiptTimeoutMs, preValidation: keys && requireApiKey(keys, { required: true }) })
+    registerGetIntentRoute(intents, { registry, store })
+  })
   registerHealthRoutes(app, { registry })
   registerStatusCodesRoute(app)
   registerChainsRoutes(app, { registry })

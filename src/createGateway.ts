@@ -18,6 +18,7 @@ export type CreateGatewayParameters = {
   config: Pick<GatewayConfig, 'chains' | 'defaultChainId' | 'relayerPrivateKey' | 'bodyLimit' | 'receiptTimeoutMs' | 'rpcTimeoutMs' | 'production'> & {
     chainList?: GatewayConfig['chainList'] | undefined
     auth?: GatewayConfig['auth'] | undefined
+    rateLimit?: GatewayConfig['rateLimit'] | undefined
     pollingIntervalMs?: number
   }
   logger: Logger
@@ -57,7 +58,7 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
   if (problems.length > 0) throw new ConfigError(problems)
 
   const registry = createChainRegistry({ adapters, defaultChainId: config.defaultChainId })
-  const app = buildApp({ registry, store: createIntentStore(), logger, bodyLimit: config.bodyLimit, receiptTimeoutMs: config.receiptTimeoutMs, auth: config.auth })
+  const app = buildApp({ registry, store: createIntentStore(), logger, bodyLimit: config.bodyLimit, receiptTimeoutMs: config.receiptTimeoutMs, auth: config.auth, rateLimit: config.rateLimit })
   return {
     app,
     async close() {

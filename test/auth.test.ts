@@ -64,8 +64,12 @@ describe('API keys', () => {
     for (const secret of [key, otherKey]) assert.ok(!logs.includes(secret))
   })
 
-  it('leaves validate open unless REQUIRE_API_KEY_FOR_VALIDATE is set', async () => {
+  it('leaves validate open unless REQUIRE_API_KEY_FOR_VALIDATE is set, but refuses a wrong key there too', async () => {
     assert.equal((await post(gateway.baseUrl, '/intents/validate', demoIntent(world.devnet))).status, 200)
+    assert.equal((await post(gateway.baseUrl, '/intents/validate', demoIntent(world.devnet), { authorization: `Bearer ${key}` })).status, 200)
+    const wrong = await post(gateway.baseUrl, '/intents/validate', demoIntent(world.devnet), { authorization: 'Bearer not-a-key-at-all-000000' })
+    assert.equal(wrong.status, 401)
+    assert.equal(wrong.headers.get('www-authenticate'), 'Bearer realm="intent-gateway", error="invalid_token"')
     const closed = await post(strict.baseUrl, '/intents/validate', demoIntent(world.devnet))
     assert.equal(closed.status, 401)
     assertCommonHeaders(closed, { status: '0xE4' })

@@ -38,6 +38,8 @@ export type GatewayConfig = {
   /** How often a sent transaction's receipt is polled for. */
   receiptPollMs: number
   auth: AuthConfig
+  /** Requests per window per client (API key, else address); 0 turns the limit off. */
+  rateLimit: { max: number; windowMs: number }
   chainList: { url: string; timeoutMs: number; ttlMs: number; cacheFile: string }
 }
 
@@ -85,6 +87,8 @@ export function loadConfig(env: Env): GatewayConfig {
   const receiptTimeoutMs = readInteger(env, 'RECEIPT_TIMEOUT_MS', { min: 0, max: 600_000, fallback: 30_000 }, problems)
   const rpcTimeoutMs = readInteger(env, 'RPC_TIMEOUT_MS', { min: 100, max: 120_000, fallback: 10_000 }, problems)
   const receiptPollMs = readInteger(env, 'RECEIPT_POLL_MS', { min: 10, max: 60_000, fallback: 500 }, problems)
+  const rateLimitMax = readInteger(env, 'RATE_LIMIT_MAX', { min: 0, max: 10_000_000, fallback: 0 }, problems)
+  const rateLimitWindowMs = readInteger(env, 'RATE_LIMIT_WINDOW_MS', { min: 100, max: 3_600_000, fallback: 60_000 }, problems)
   const auth = readAuth(env, production, relayerPrivateKey !== undefined, problems)
   const chainListUrl = env.CHAINLIST_URL?.trim() || defaultChainListUrl
   const urlProblem = checkRpcUrl(chainListUrl)
@@ -109,6 +113,7 @@ export function loadConfig(env: Env): GatewayConfig {
     rpcTimeoutMs: rpcTimeoutMs!,
     receiptPollMs: receiptPollMs!,
     auth,
+    rateLimit: { max: rateLimitMax!, windowMs: rateLimitWindowMs! },
     chainList: { url: chainListUrl, timeoutMs: chainListTimeoutMs!, ttlMs: chainListTtlMs!, cacheFile: chainListCacheFile },
   }
 }

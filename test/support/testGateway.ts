@@ -21,6 +21,7 @@ export async function startTestGateway(params: {
   production?: boolean
   chainList?: { url: string; timeoutMs: number; ttlMs: number; cacheFile: string }
   auth?: { keyHashes: Buffer[]; requireForValidate: boolean }
+  rateLimit?: { max: number; windowMs: number }
 }): Promise<TestGateway> {
   const logs: string[] = []
   const logger = createLogger({ level: 'info', destination: { write: (line: string) => void logs.push(line) } })
@@ -29,6 +30,7 @@ export async function startTestGateway(params: {
       production: params.production ?? false,
       chainList: params.chainList,
       auth: params.auth,
+      rateLimit: params.rateLimit,
       chains: params.chains,
       defaultChainId: params.defaultChainId,
       relayerPrivateKey: 'relayerPrivateKey' in params ? params.relayerPrivateKey : devnetAccounts.relayer,

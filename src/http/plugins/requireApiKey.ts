@@ -11,9 +11,14 @@ declare module 'fastify' {
   }
 }
 
-export function requireApiKey(check: ApiKeyCheck): preValidationAsyncHookHandler {
+/**
+ * With `required`, a request without a valid key is refused. Without it, a request may come
+ * without a key, but a key it does present must be valid (it then counts as that key's client).
+ */
+export function requireApiKey(check: ApiKeyCheck, { required }: { required: boolean }): preValidationAsyncHookHandler {
   return async function (request: FastifyRequest) {
     const header = request.headers.authorization
+    if (header === undefined && !required) return
     const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null
     const keyId = match ? check.identify(match[1]!) : undefined
     if (!keyId) throw new UnauthorizedError(header !== undefined)
