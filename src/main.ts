@@ -1,6 +1,7 @@
 // Entry point: read the configuration (starting the embedded devnet when nothing is configured
 // outside production), build the gateway, listen, and shut everything down on SIGINT/SIGTERM.
 import { existsSync } from 'node:fs'
+import { formatEther } from 'viem'
 import { type GatewayConfig, loadConfig } from './config/loadConfig.ts'
 import { createGateway } from './createGateway.ts'
 import { demoCommands } from './devnet/demoCommands.ts'
@@ -73,7 +74,7 @@ try {
         `Intent Gateway is running on its embedded devnet at ${baseUrl} (listening on ${config.host}:${port}).`,
         `Devnet: anvil ${devnet.anvil.rpcUrl}, chain ${devnet.chain.chainId}`,
         `Contracts: validator ${devnet.contracts.validator}, executor ${devnet.contracts.executor}, registry ${devnet.contracts.registry}, demo counter ${devnet.contracts.counter}`,
-        `Demo sender ${devnet.demo.sender} has deposited 10 ETH; its policies: open ${devnet.demo.policies.open}, mainnet-only ${devnet.demo.policies.mainnetOnly}`,
+        `Demo sender ${devnet.demo.sender} has deposited ${formatEther(devnet.demo.deposit)} ETH; its policies: open ${devnet.demo.policies.open}, mainnet-only ${devnet.demo.policies.mainnetOnly}`,
         '',
         'Try these:',
         '',

@@ -20,7 +20,6 @@ export type Demo = {
   policies: { open: Hex; mainnetOnly: Hex }
   counter: Address
   incrementSelector: Hex
-  failSelector: Hex
   deposit: bigint
 }
 
@@ -31,7 +30,6 @@ export async function seedDemo({ rpcUrl, chainId, contracts, senderKey }: { rpcU
   const wallet = walletFor(senderKey)
   const account = wallet.account!
   const incrementSelector = toFunctionSelector('increment(uint256)')
-  const failSelector = toFunctionSelector('fail(string)')
 
   const base = {
     owner: account.address,
@@ -53,5 +51,5 @@ export async function seedDemo({ rpcUrl, chainId, contracts, senderKey }: { rpcU
   await send(wallet.writeContract({ address: contracts.registry, abi: policyRegistryArtifact.abi, functionName: 'setPolicy', args: [policies.mainnetOnly, { ...base, allowedChains: [1n] }], account, chain: wallet.chain }))
   await send(wallet.writeContract({ address: contracts.executor, abi: intentExecutorArtifact.abi, functionName: 'deposit', value: deposit, account, chain: wallet.chain }))
 
-  return { sender: account.address, policies, counter: contracts.counter, incrementSelector, failSelector, deposit }
+  return { sender: account.address, policies, counter: contracts.counter, incrementSelector, deposit }
 }

@@ -9,7 +9,6 @@ import {
   custom,
   decodeEventLog,
   defineChain,
-  encodeFunctionData,
   concatHex,
   hexToNumber,
   toFunctionSelector,
@@ -38,6 +37,7 @@ export type CreateEvmAdapterParameters = {
 }
 
 const canExecuteSelector = toFunctionSelector(intentValidatorArtifact.abi.find((i) => i.type === 'function' && i.name === 'canExecute')!)
+const executeSelector = toFunctionSelector(intentExecutorArtifact.abi.find((i) => i.type === 'function' && i.name === 'execute')!)
 
 /** Head-room over the estimate: state can move between estimate and inclusion. */
 const gasMarginPercent = 120n
@@ -149,7 +149,7 @@ export function createEvmAdapter({ chain, relayerPrivateKey, rpcTimeoutMs, polli
       if (decoded) return { ok: false, ...decoded }
       throw classifyRpcError(err, chain.chainId, 'simulation of execute')
     }
-    const data = encodeFunctionData({ abi: intentExecutorArtifact.abi, functionName: 'execute', args })
+    const data = concatHex([executeSelector, encodeIntent(intent)])
     return {
       ok: true,
       async send() {
