@@ -3,7 +3,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify'
 import type { Logger } from 'pino'
 import type { ChainRegistry } from './chains/createChainRegistry.ts'
-import type { IntentStore } from './intents/createIntentStore.ts'
+import type { Journal } from './journal/openJournal.ts'
 import './http/gatewayContext.ts'
 import { createApiKeyCheck } from './auth/createApiKeyCheck.ts'
 import type { AuthConfig } from './config/loadConfig.ts'
@@ -27,13 +27,13 @@ export type BuildAppParameters = {
   /** Per-client request limit on the intent routes; off when absent or max is 0. */
   rateLimit?: { max: number; windowMs: number } | undefined
   registry: ChainRegistry
-  store: IntentStore
+  journal: Journal
   logger: Logger
   bodyLimit: number
   receiptTimeoutMs: number
 }
 
-export function buildApp({ registry, store, logger, bodyLimit, receiptTimeoutMs, auth, rateLimit }: BuildAppParameters): FastifyInstance {
+export function buildApp({ registry, journal, logger, bodyLimit, receiptTimeoutMs, auth, rateLimit }: BuildAppParameters): FastifyInstance {
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     // One line per request from the onResponse hook below instead of Fastify's two.
@@ -64,8 +64,8 @@ export function buildApp({ registry, store, logger, bodyLimit, receiptTimeoutMs,
   // route hooks only see routes added after them.
   app.register(async (intents) => {
     registerValidateRoute(intents, { registry, preValidation: keys && requireApiKey(keys, { required: auth!.requireForValidate }) })
-    registerExecuteRoute(intents, { registry, store, receiptTimeoutMs, preValidation: keys && requireApiKey(keys, { required: true }) })
-    registerGetIntentRoute(intents, { registry, store })
+    registerExecuteRoute(intents, { registry, journal, receiptTimeoutMs, preValidation: keys && requireApiKey(keys, { required: true }) })
+    registerGetIntentRoute(intents, { registry, journal })
   })
   registerHealthRoutes(app, { registry })
   registerStatusCodesRoute(app)

@@ -1,6 +1,7 @@
-// Wires configuration to parts: endpoints for every chain (configured or discovered), one
-// adapter per chain checked by preflight, the chain registry, the intent store and the HTTP app.
-// main.ts and the tests both build the gateway through this.
+// Wires configuration to parts: the execution journal, endpoints for every chain (configured or
+// discovered), one adapter per chain checked by preflight, reconciliation of what the journal left
+// unfinished, the chain registry and the HTTP app. main.ts and the tests both build the gateway
+// through this.
 import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import { buildApp } from './app.ts'
@@ -10,9 +11,19 @@ import { resolveChains } from './chains/discovery/resolveChains.ts'
 import { createEvmAdapter } from './chains/evm/createEvmAdapter.ts'
 import type { GatewayConfig } from './config/loadConfig.ts'
 import { ConfigError } from './errors/configError.ts'
-import { createIntentStore } from './intents/createIntentStore.ts'
+import { createReconciler } from './journal/createReconciler.ts'
+import { type Journal, openJournal } from './journal/openJournal.ts'
 
-export type Gateway = { app: FastifyInstance; close(): Promise<void> }
+export type Gateway = {
+  app: FastifyInstance
+  journal: Journal
+  /**
+   * Stops taking requests, waits up to `timeoutMs` for those in flight (each execute is already
+   * bounded by RECEIPT_TIMEOUT_MS), then cuts the rest: their transactions are journaled and are
+   * reconciled at the next start. Closes the chains and the journal last.
+   */
+  close(options?: { timeoutMs?: number }): Promise<void>
+}
 
 export type CreateGatewayParameters = {
   config: Pick<GatewayConfig, 'chains' | 'defaultChainId' | 'relayerPrivateKey' | 'bodyLimit' | 'receiptTimeoutMs' | 'rpcTimeoutMs' | 'production'> & {
@@ -20,6 +31,9 @@ export type CreateGatewayParameters = {
     auth?: GatewayConfig['auth'] | undefined
     rateLimit?: GatewayConfig['rateLimit'] | undefined
     pollingIntervalMs?: number
+    /** Defaults to an in-memory journal (tests). */
+    journal?: GatewayConfig['journal'] | undefined
+    reconcileIntervalMs?: number | undefined
   }
   logger: Logger
 }
@@ -29,6 +43,8 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
   const needsDiscovery = config.chains.some((c) => c.rpcUrls.length === 0)
   const chainList = needsDiscovery && config.chainList ? createChainList({ ...config.chainList, logger }) : undefined
   const chains = await resolveChains({ chains: config.chains, chainList, logger })
+  const journal = openJournal(config.journal ?? { path: ':memory:' })
+  logger.info({ journal: journal.path, ...journal.counts() }, 'execution journal open')
 
   const adapters = chains.map((chain) =>
     createEvmAdapter({
@@ -37,8 +53,16 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
       rpcTimeoutMs: config.rpcTimeoutMs,
       pollingIntervalMs: config.pollingIntervalMs ?? 500,
       logger,
+      relayerNonceFloor: (relayer) => {
+        const highest = journal.highestPendingTxNonce(chain.chainId, relayer)
+        return highest === undefined ? undefined : highest + 1
+      },
     }),
   )
+  const closeParts = async () => {
+    await Promise.all(adapters.map((a) => a.close()))
+    journal.close()
+  }
 
   const problems: string[] = []
   await Promise.all(
@@ -55,15 +79,32 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
       }
     }),
   )
-  if (problems.length > 0) throw new ConfigError(problems)
+  if (problems.length > 0) {
+    await closeParts()
+    throw new ConfigError(problems)
+  }
+
+  // Before any request: what a crash left in flight is settled, or broadcast again, first.
+  const reconciler = createReconciler({ journal, adapters, intervalMs: config.reconcileIntervalMs ?? 5_000, logger })
+  await reconciler.runOnce()
+  reconciler.start()
 
   const registry = createChainRegistry({ adapters, defaultChainId: config.defaultChainId })
-  const app = buildApp({ registry, store: createIntentStore(), logger, bodyLimit: config.bodyLimit, receiptTimeoutMs: config.receiptTimeoutMs, auth: config.auth, rateLimit: config.rateLimit })
+  const app = buildApp({ registry, journal, logger, bodyLimit: config.bodyLimit, receiptTimeoutMs: config.receiptTimeoutMs, auth: config.auth, rateLimit: config.rateLimit })
   return {
     app,
-    async close() {
-      await app.close()
-      await Promise.all(adapters.map((a) => a.close()))
+    journal,
+    async close({ timeoutMs } = {}) {
+      let timer: ReturnType<typeof setTimeout> | undefined
+      const closed = app.close().then(() => true)
+      const bound = timeoutMs === undefined ? closed : Promise.race([closed, new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)))])
+      if (!(await bound)) {
+        logger.warn({ timeoutMs }, 'shutdown bound reached: cutting the requests still open; their journaled transactions are reconciled at the next start')
+        app.server.closeAllConnections()
+      }
+      clearTimeout(timer)
+      await reconciler.stop()
+      await closeParts()
     },
   }
 }

@@ -54,8 +54,9 @@ async function shutdown(signal: string) {
   if (shuttingDown) return
   shuttingDown = true
   logger.info({ signal }, 'shutting down')
-  await gateway.close().catch((err) => logger.error({ err }, 'error while closing the gateway'))
+  await gateway.close({ timeoutMs: config.shutdownTimeoutMs }).catch((err) => logger.error({ err }, 'error while closing the gateway'))
   await devnet?.stop()
+  logger.info({ signal }, 'stopped')
   await flushLogs()
   process.exit(0)
 }

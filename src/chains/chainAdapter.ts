@@ -1,6 +1,6 @@
 // The port every runtime implements (EVM now; Solana and Sui later). Domain code talks only to
 // this interface; the registry picks the adapter by CAIP-2 namespace.
-import type { Hex } from 'viem'
+import type { Address, Hex } from 'viem'
 import type { ChainType } from '../config/parseChainId.ts'
 import type { Intent } from '../intents/intent.ts'
 import type { EndpointView } from './evm/createEndpointPool.ts'
@@ -19,14 +19,30 @@ export type ExecutionReceipt = {
 
 export type Submission = {
   transactionHash: Hex
+  /** False when the node's answer to the broadcast was lost; reconciliation delivers it then. */
+  accepted: boolean
   /** Settles when the transaction is mined; never rejects for a revert, only for faults. */
   receipt: Promise<ExecutionReceipt>
 }
 
+/** What the runtime signed, for the journal to keep before anything is broadcast. */
+export type SignedExecution = { relayer: Address; txNonce: number; transactionHash: Hex; rawTransaction: Hex }
+
 export type Preflight =
   /** The chain's validator refuses the intent: answer with this code, send nothing. */
   | { ok: false; status: number; detail: string | undefined }
-  | { ok: true; send: () => Promise<Submission> }
+  /** `onSigned` runs before the broadcast; if it throws, nothing is sent. */
+  | { ok: true; send: (hooks: { onSigned: (tx: SignedExecution) => void }) => Promise<Submission> }
+
+/** What the chain says of a journaled transaction that is not settled. */
+export type Reconciliation =
+  | { kind: 'settled'; receipt: ExecutionReceipt }
+  /** The node has it and has not mined it yet. */
+  | { kind: 'pending' }
+  /** The node had lost it: it was broadcast again, byte for byte. */
+  | { kind: 'rebroadcast' }
+  /** Another transaction took its relayer nonce. `executed`: whether the intent ran anyway (through someone else). */
+  | { kind: 'dropped'; executed: boolean; detail: string }
 
 export type ChainHealth = {
   chainId: string
@@ -67,6 +83,8 @@ export type ChainAdapter = {
   validate(intent: Intent): Promise<number>
   /** Validates, then simulates the execution; the caller decides whether to send. */
   prepareExecution(intent: Intent): Promise<Preflight>
+  /** Finds out what became of a journaled transaction, and broadcasts it again if the node lost it. */
+  reconcile(tx: { intent: Intent; relayer: Address; txNonce: number; transactionHash: Hex; rawTransaction: Hex }): Promise<Reconciliation>
   getHealth(): Promise<ChainHealth>
   /** Checks that the validator, executor and registry have code on the chain. */
   preflight(): Promise<PreflightResult>

@@ -3,7 +3,7 @@
 import { type Address, type Hex, isAddress, isHex } from 'viem'
 import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts'
 import { homedir } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { hashApiKey } from '../auth/createApiKeyCheck.ts'
 import { ConfigError } from '../errors/configError.ts'
 import { type ChainType, parseChainId } from './parseChainId.ts'
@@ -41,6 +41,12 @@ export type GatewayConfig = {
   /** Requests per window per client (API key, else address); 0 turns the limit off. */
   rateLimit: { max: number; windowMs: number }
   chainList: { url: string; timeoutMs: number; ttlMs: number; cacheFile: string }
+  /** The execution journal: an SQLite file, or `:memory:` (the devnet's default: its chain dies with it). */
+  journal: { path: string; synchronous: 'full' | 'normal' }
+  /** How often unsettled journal records are checked against their chain. */
+  reconcileIntervalMs: number
+  /** How long SIGTERM waits for requests in flight before cutting them. */
+  shutdownTimeoutMs: number
 }
 
 export type AuthConfig = {
@@ -97,6 +103,12 @@ export function loadConfig(env: Env): GatewayConfig {
   const chainListTtlMs = readInteger(env, 'CHAINLIST_TTL_MS', { min: 0, max: 7 * 24 * 3_600_000, fallback: 3_600_000 }, problems)
   const chainListCacheFile = env.CHAINLIST_CACHE_FILE?.trim() || join(homedir(), '.cache', 'intent-gateway', 'chainlist.json')
 
+  const journalPath = env.JOURNAL_PATH?.trim() || (devnet ? ':memory:' : resolve('data', 'journal.sqlite'))
+  const journalSync = env.JOURNAL_SYNCHRONOUS?.trim().toLowerCase() || 'full'
+  if (journalSync !== 'full' && journalSync !== 'normal') problems.push(`JOURNAL_SYNCHRONOUS: "${journalSync.slice(0, 20)}" is not full or normal`)
+  const reconcileIntervalMs = readInteger(env, 'RECONCILE_INTERVAL_MS', { min: 100, max: 3_600_000, fallback: 5_000 }, problems)
+  const shutdownTimeoutMs = readInteger(env, 'SHUTDOWN_TIMEOUT_MS', { min: 0, max: 600_000, fallback: 40_000 }, problems)
+
   if (problems.length > 0) throw new ConfigError(problems)
   return {
     nodeEnv,
@@ -115,6 +127,9 @@ export function loadConfig(env: Env): GatewayConfig {
     auth,
     rateLimit: { max: rateLimitMax!, windowMs: rateLimitWindowMs! },
     chainList: { url: chainListUrl, timeoutMs: chainListTimeoutMs!, ttlMs: chainListTtlMs!, cacheFile: chainListCacheFile },
+    journal: { path: journalPath === ':memory:' ? journalPath : resolve(journalPath), synchronous: journalSync as 'full' | 'normal' },
+    reconcileIntervalMs: reconcileIntervalMs!,
+    shutdownTimeoutMs: shutdownTimeoutMs!,
   }
 }
 

@@ -1,9 +1,10 @@
-// Execute: validate and simulate, send nothing unless both pass, then send through the relayer
-// and wait a bounded time for the receipt. The store keeps one intent from running twice.
+// Execute: claim the intent in the journal, validate and simulate, send nothing unless both pass,
+// journal the signed transaction before it is broadcast, then wait a bounded time for the receipt.
+// Whatever the request does not see settled, the journal's reconciler finishes.
 import type { Hex } from 'viem'
 import type { ChainAdapter, ExecutionReceipt } from '../chains/chainAdapter.ts'
+import type { ExecutionRecord, Journal, Settlement } from '../journal/openJournal.ts'
 import { Status } from '../status/statusCodes.ts'
-import type { IntentRecord, IntentStore } from './createIntentStore.ts'
 import type { Intent } from './intent.ts'
 import type { ExecutionReport, IntentOutcome } from './intentOutcome.ts'
 
@@ -11,27 +12,27 @@ export type ExecuteIntentParameters = {
   adapter: ChainAdapter
   intent: Intent
   intentHash: Hex
-  store: IntentStore
+  journal: Journal
   receiptTimeoutMs: number
-  /** Told about faults that happen after the response was sent (receipt polling failures). */
-  onBackgroundError?: (err: unknown, record: IntentRecord) => void
+  /** Told about faults that happen after the transaction was sent (receipt polling failures). */
+  onBackgroundError?: (err: unknown, record: ExecutionRecord) => void
 }
 
-export async function executeIntent({ adapter, intent, intentHash, store, receiptTimeoutMs, onBackgroundError }: ExecuteIntentParameters): Promise<IntentOutcome> {
+export async function executeIntent({ adapter, intent, intentHash, journal, receiptTimeoutMs, onBackgroundError }: ExecuteIntentParameters): Promise<IntentOutcome> {
   const outcome = (status: number, detail?: string, execution?: ExecutionReport): IntentOutcome => ({
     status, intentHash, chainId: adapter.chainId, chainType: adapter.chainType, detail, execution,
   })
 
   if (!adapter.canExecute) return outcome(Status.UNSUPPORTED_ACTION, `no relayer is configured for chain ${adapter.chainId}, so this gateway cannot execute on it (set RELAYER_PRIVATE_KEY)`)
 
-  const claim = store.claim({ intentHash, chainId: adapter.chainId, sender: intent.sender, nonce: intent.nonce })
+  const claim = journal.claim({ chainId: adapter.chainId, intentHash, intent })
   if (!claim.ok) {
     const { holder } = claim
     const sameIntent = holder.intentHash === intentHash
     const what = sameIntent ? 'this intent' : `an intent with the same sender and nonce (${holder.intentHash})`
-    return holder.state === 'pending'
-      ? outcome(Status.IN_FLIGHT, `${what} is already being executed`, toReport(holder))
-      : outcome(Status.NONCE_USED, `${what} was already executed`, toReport(holder))
+    return holder.state === 'mined'
+      ? outcome(Status.NONCE_USED, `${what} was already executed`, toReport(holder))
+      : outcome(Status.IN_FLIGHT, `${what} is already being executed`, toReport(holder))
   }
   const record = claim.record
 
@@ -39,25 +40,27 @@ export async function executeIntent({ adapter, intent, intentHash, store, receip
   try {
     const preflight = await adapter.prepareExecution(intent)
     if (!preflight.ok) {
-      store.release(record)
+      journal.release(record)
       return outcome(preflight.status, preflight.detail)
     }
-    submission = await preflight.send()
+    submission = await preflight.send({ onSigned: (tx) => journal.recordSigned(record, tx) })
   } catch (err) {
-    store.release(record)
+    // Nothing reached the chain: the intent was refused before signing, or the node refused the transaction.
+    journal.release(record)
     throw err
   }
 
-  store.update(record, { transactionHash: submission.transactionHash })
+  let watchFailed = false
   const settled = submission.receipt.then(
     (receipt) => {
-      store.update(record, fromReceipt(receipt))
+      journal.settle(record, fromReceipt(receipt))
       return receipt
     },
     (err: unknown) => {
-      store.update(record, { state: 'failed', status: Status.GATEWAY_FAILURE, detail: 'the receipt could not be obtained' })
+      // The record stays pending: the reconciler asks the chain again later.
+      watchFailed = true
       onBackgroundError?.(err, record)
-      throw err
+      return undefined
     },
   )
 
@@ -67,15 +70,19 @@ export async function executeIntent({ adapter, intent, intentHash, store, receip
   })
   try {
     const receipt = await Promise.race([settled, timeout])
-    if (!receipt) return outcome(Status.SUBMITTED, `the transaction was sent but not mined within ${receiptTimeoutMs} ms; poll the Location for its state`, toReport(record))
-    return outcome(receipt.status, receipt.detail, toReport(record))
+    if (receipt) return outcome(receipt.status, receipt.detail, toReport(record))
+    const why = watchFailed
+      ? 'the transaction was signed and journaled, but the chain could not be asked for its receipt'
+      : submission.accepted
+        ? `the transaction was sent but not mined within ${receiptTimeoutMs} ms`
+        : 'the transaction was signed and journaled, but the node did not answer its broadcast'
+    return outcome(Status.SUBMITTED, `${why}; the gateway keeps delivering it: poll the Location for its state`, toReport(record))
   } finally {
     clearTimeout(timer)
-    settled.catch(() => undefined) // reported through onBackgroundError
   }
 }
 
-function fromReceipt(receipt: ExecutionReceipt): Partial<IntentRecord> {
+export function fromReceipt(receipt: ExecutionReceipt): Settlement {
   return {
     state: receipt.state,
     status: receipt.status,
@@ -86,9 +93,9 @@ function fromReceipt(receipt: ExecutionReceipt): Partial<IntentRecord> {
   }
 }
 
-export function toReport(record: IntentRecord): ExecutionReport {
+export function toReport(record: ExecutionRecord): ExecutionReport {
   return {
-    state: record.state,
+    state: record.state === 'claimed' ? 'pending' : record.state,
     transactionHash: record.transactionHash,
     blockNumber: record.blockNumber,
     gasUsed: record.gasUsed,

@@ -12,7 +12,12 @@ export type IntentOutcome = {
   execution?: ExecutionReport | undefined
 }
 
-export type ExecutionState = 'pending' | 'mined' | 'reverted' | 'failed'
+/**
+ * `pending`: signed and handed to the chain, not confirmed yet. `mined`: executed. `reverted`: mined
+ * without effect. `dropped`: the transaction left the chain's pool or was replaced by another at
+ * the relayer's nonce, so the intent did not run through it (the record says whether it ran at all).
+ */
+export type ExecutionState = 'pending' | 'mined' | 'reverted' | 'dropped'
 
 export type ExecutionReport = {
   state: ExecutionState

@@ -1,6 +1,7 @@
-// Sends transactions from the gateway's one relayer wallet. Nonces are handed out under a lock
-// and advanced only once the node has accepted the broadcast; any doubt re-reads the node's
-// pending nonce, so a failed send never leaves a gap and an accepted one is never sent twice.
+// Sends transactions from the gateway's one relayer wallet. Nonces are handed out under a lock.
+// Each signed transaction is handed to `onSigned` (the journal) before it is broadcast. A node
+// that refuses the broadcast gets its nonce back (re-read from the node); a broadcast whose answer
+// is lost keeps its nonce, since the journal will deliver that very transaction again.
 import type { Logger } from 'pino'
 import {
   type Address,
@@ -8,10 +9,14 @@ import {
   type LocalAccount,
   type PublicClient,
   BaseError,
+  HttpRequestError,
   InsufficientFundsError,
+  RpcRequestError,
+  TimeoutError,
   NonceTooLowError,
   keccak256,
 } from 'viem'
+import { ChainUnavailableError } from '../errors/chainUnavailableError.ts'
 import { RelayerError } from '../errors/relayerError.ts'
 import { createMutex } from './createMutex.ts'
 
@@ -19,10 +24,20 @@ const feeReuseMs = 1000
 
 export type RelayedTransaction = { to: Address; data: Hex; gas: bigint; value?: bigint }
 
+export type SignedTransaction = { relayer: Address; txNonce: number; transactionHash: Hex; rawTransaction: Hex }
+
+export type SendResult = SignedTransaction & {
+  /** False when the broadcast's answer was lost (timeout, connection reset): the node may or may not have it. */
+  accepted: boolean
+}
+
 export type Relayer = {
   address: Address
-  /** Signs and broadcasts; resolves with the transaction hash once the node has accepted it. */
-  send(tx: RelayedTransaction): Promise<Hex>
+  /**
+   * Signs, calls `onSigned` (which may throw to stop the send), and broadcasts. Resolves once the
+   * node has accepted the transaction or its answer was lost; rejects when the node refused it.
+   */
+  send(tx: RelayedTransaction, options?: { onSigned?: (tx: SignedTransaction) => void }): Promise<SendResult>
 }
 
 export type CreateRelayerParameters = {
@@ -30,9 +45,11 @@ export type CreateRelayerParameters = {
   client: PublicClient
   chainId: number
   logger: Logger
+  /** The lowest nonce a new transaction may use besides the node's view: above every journaled, unsettled one. */
+  nonceFloor?: () => number | undefined
 }
 
-export function createRelayer({ account, client, chainId, logger }: CreateRelayerParameters): Relayer {
+export function createRelayer({ account, client, chainId, logger, nonceFloor }: CreateRelayerParameters): Relayer {
   const lock = createMutex()
   let nextNonce: number | undefined
   // Concurrent sends share one fee estimate, reused for a second: fees move per block, not per call.
@@ -49,9 +66,12 @@ export function createRelayer({ account, client, chainId, logger }: CreateRelaye
     return fees.value
   }
 
-  const readNonce = () => client.getTransactionCount({ address: account.address, blockTag: 'pending' })
+  const readNonce = async () => {
+    const pending = await client.getTransactionCount({ address: account.address, blockTag: 'pending' })
+    return Math.max(pending, nonceFloor?.() ?? 0)
+  }
 
-  async function broadcast(tx: RelayedTransaction, fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }, nonce: number) {
+  async function sign(tx: RelayedTransaction, fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }, nonce: number): Promise<SignedTransaction> {
     const signed = await account.signTransaction({
       chainId,
       type: 'eip1559',
@@ -62,20 +82,12 @@ export function createRelayer({ account, client, chainId, logger }: CreateRelaye
       nonce,
       ...fees,
     })
-    const hash = keccak256(signed)
-    try {
-      await client.sendRawTransaction({ serializedTransaction: signed })
-    } catch (err) {
-      // The node already has this exact transaction: it was accepted, do not send it again.
-      if (isNodeError(err, undefined, /already known|known transaction/i)) return hash
-      throw err
-    }
-    return hash
+    return { relayer: account.address, txNonce: nonce, transactionHash: keccak256(signed), rawTransaction: signed }
   }
 
   return {
     address: account.address,
-    async send(tx) {
+    async send(tx, { onSigned } = {}) {
       const txFees = await currentFees().catch((cause) => {
         throw new RelayerError('Could not read gas prices from the chain', { cause })
       })
@@ -83,11 +95,20 @@ export function createRelayer({ account, client, chainId, logger }: CreateRelaye
         for (let attempt = 0; ; attempt++) {
           nextNonce ??= await readNonce()
           const nonce = nextNonce
+          const signed = await sign(tx, txFees, nonce)
+          onSigned?.(signed)
           try {
-            const hash = await broadcast(tx, txFees, nonce)
+            await broadcastRaw(client, signed.rawTransaction)
             nextNonce = nonce + 1
-            return hash
+            return { ...signed, accepted: true }
           } catch (err) {
+            if (isTransportError(err)) {
+              // The node may have it: keep the nonce for this transaction, which the journal's
+              // reconciler will broadcast again if the node turns out not to have it.
+              nextNonce = nonce + 1
+              logger.warn({ nonce, transactionHash: signed.transactionHash }, 'no answer to the broadcast; the transaction stays in the journal and will be delivered by reconciliation')
+              return { ...signed, accepted: false }
+            }
             nextNonce = undefined // re-read from the node on the next send
             if (isNodeError(err, NonceTooLowError, /nonce too low/i) && attempt === 0) {
               logger.warn({ nonce }, 'relayer nonce was behind the node; re-reading it and sending again')
@@ -105,6 +126,24 @@ export function createRelayer({ account, client, chainId, logger }: CreateRelaye
       })
     },
   }
+}
+
+/** Broadcasts a signed transaction; a node that already has it counts as accepted. */
+export async function broadcastRaw(client: PublicClient, rawTransaction: Hex): Promise<void> {
+  try {
+    await client.sendRawTransaction({ serializedTransaction: rawTransaction })
+  } catch (err) {
+    if (isNodeError(err, undefined, /already known|known transaction/i)) return
+    throw err
+  }
+}
+
+/** No answer from any node (as opposed to a node's refusal): what was sent may have arrived. */
+export function isTransportError(err: unknown): boolean {
+  for (let e: unknown = err; e; e = (e as { cause?: unknown }).cause) if (e instanceof ChainUnavailableError) return true
+  if (!(err instanceof BaseError)) return false
+  if (err.walk((e) => e instanceof RpcRequestError)) return false
+  return Boolean(err.walk((e) => e instanceof HttpRequestError || e instanceof TimeoutError))
 }
 
 /**

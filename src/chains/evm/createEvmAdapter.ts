@@ -2,9 +2,13 @@
 // execution through the relayer, over one viem client per chain.
 import type { Logger } from 'pino'
 import {
+  type Address,
   type Chain,
   type Hex,
   type PublicClient,
+  type TransactionReceipt,
+  TransactionNotFoundError,
+  TransactionReceiptNotFoundError,
   createPublicClient,
   custom,
   decodeEventLog,
@@ -21,9 +25,9 @@ import { createEndpointPool } from './createEndpointPool.ts'
 import { intentExecutorArtifact } from '../../contracts/intentExecutorArtifact.ts'
 import { intentValidatorArtifact } from '../../contracts/intentValidatorArtifact.ts'
 import type { Intent } from '../../intents/intent.ts'
-import { createRelayer } from '../../relayer/createRelayer.ts'
+import { broadcastRaw, createRelayer } from '../../relayer/createRelayer.ts'
 import { isSuccessStatus, Status } from '../../status/statusCodes.ts'
-import type { ChainAdapter, ExecutionReceipt, Preflight, PreflightResult } from '../chainAdapter.ts'
+import type { ChainAdapter, ExecutionReceipt, Preflight, PreflightResult, Reconciliation } from '../chainAdapter.ts'
 import { classifyRpcError } from './classifyRpcError.ts'
 import { decodeExecutorRevert } from './decodeExecutorRevert.ts'
 import { encodeIntent, toIntentTuple } from './evmRuntime.ts'
@@ -34,6 +38,8 @@ export type CreateEvmAdapterParameters = {
   rpcTimeoutMs: number
   pollingIntervalMs: number
   logger: Logger
+  /** The lowest nonce the relayer may use: journaled, unsettled transactions hold the ones below. */
+  relayerNonceFloor?: (relayer: Address) => number | undefined
 }
 
 const canExecuteSelector = toFunctionSelector(intentValidatorArtifact.abi.find((i) => i.type === 'function' && i.name === 'canExecute')!)
@@ -41,10 +47,10 @@ const executeSelector = toFunctionSelector(intentExecutorArtifact.abi.find((i) =
 
 /** Head-room over the estimate: state can move between estimate and inclusion. */
 const gasMarginPercent = 120n
-/** How long a sent transaction is watched before its record is given up as unknown. */
+/** How long a request's own watch on its transaction lasts; reconciliation takes over after it. */
 const receiptWatchLimitMs = 15 * 60_000
 
-export function createEvmAdapter({ chain, relayerPrivateKey, rpcTimeoutMs, pollingIntervalMs, logger }: CreateEvmAdapterParameters): ChainAdapter {
+export function createEvmAdapter({ chain, relayerPrivateKey, rpcTimeoutMs, pollingIntervalMs, logger, relayerNonceFloor }: CreateEvmAdapterParameters): ChainAdapter {
   const log = logger.child({ module: 'evm', chainId: chain.chainId })
   const pool = createEndpointPool({ chainId: chain.chainId, reference: Number(chain.reference), endpoints: chain.endpoints, timeoutMs: rpcTimeoutMs, logger })
   const viemChain: Chain = defineChain({
@@ -60,7 +66,7 @@ export function createEvmAdapter({ chain, relayerPrivateKey, rpcTimeoutMs, polli
     cacheTime: 0,
   })
   const account = relayerPrivateKey ? privateKeyToAccount(relayerPrivateKey) : undefined
-  const relayer = account ? createRelayer({ account, client, chainId: viemChain.id, logger: log }) : undefined
+  const relayer = account ? createRelayer({ account, client, chainId: viemChain.id, logger: log, nonceFloor: relayerNonceFloor && (() => relayerNonceFloor(account.address)) }) : undefined
   let unavailableReason: string | undefined
   log.info({ relayer: account?.address ?? null, endpoints: chain.endpoints.length }, 'chain configured')
 
@@ -88,9 +94,9 @@ export function createEvmAdapter({ chain, relayerPrivateKey, rpcTimeoutMs, polli
     return Number.parseInt(result.slice(2, 4), 16)
   }
 
-  async function waitForReceipt(intent: Intent, transactionHash: Hex): Promise<ExecutionReceipt> {
-    const receipt = await client.waitForTransactionReceipt({ hash: transactionHash, timeout: receiptWatchLimitMs })
-    const base = { transactionHash, blockNumber: receipt.blockNumber, gasUsed: receipt.gasUsed }
+  /** The execution's outcome from its receipt (and, for a revert, a replay of the call). */
+  async function toExecutionReceipt(intent: Intent, receipt: TransactionReceipt): Promise<ExecutionReceipt> {
+    const base = { transactionHash: receipt.transactionHash, blockNumber: receipt.blockNumber, gasUsed: receipt.gasUsed }
     if (receipt.status === 'success') {
       const executed = receipt.logs
         .filter((l) => l.address.toLowerCase() === chain.executor.toLowerCase())
@@ -114,7 +120,7 @@ export function createEvmAdapter({ chain, relayerPrivateKey, rpcTimeoutMs, polli
     let decoded = { status: Status.FAILURE as number, detail: 'the transaction reverted on-chain; the reason could not be recovered' }
     try {
       await client.simulateContract({
-        account: relayer!.address,
+        account: receipt.from,
         address: chain.executor,
         abi: intentExecutorArtifact.abi,
         functionName: 'execute',
@@ -125,6 +131,52 @@ export function createEvmAdapter({ chain, relayerPrivateKey, rpcTimeoutMs, polli
       decoded = decodeExecutorRevert(err) ?? decoded
     }
     return { ...base, state: 'reverted', returnData: undefined, ...decoded }
+  }
+
+  async function receiptOf(transactionHash: Hex): Promise<TransactionReceipt | undefined> {
+    try {
+      return await client.getTransactionReceipt({ hash: transactionHash })
+    } catch (err) {
+      if (err instanceof TransactionReceiptNotFoundError) return undefined
+      throw err
+    }
+  }
+
+  async function reconcile(tx: Parameters<ChainAdapter['reconcile']>[0]): Promise<Reconciliation> {
+    assertAvailable()
+    try {
+      const mined = await receiptOf(tx.transactionHash)
+      if (mined) return { kind: 'settled', receipt: await toExecutionReceipt(tx.intent, mined) }
+      const confirmedNonce = await client.getTransactionCount({ address: tx.relayer, blockTag: 'latest' })
+      if (confirmedNonce > tx.txNonce) {
+        // The nonce is taken; ours may have been mined between the two reads, so look once more.
+        const late = await receiptOf(tx.transactionHash)
+        if (late) return { kind: 'settled', receipt: await toExecutionReceipt(tx.intent, late) }
+        const executed = await client.readContract({
+          address: chain.executor,
+          abi: intentExecutorArtifact.abi,
+          functionName: 'nonceUsed',
+          args: [tx.intent.sender as Address, tx.intent.nonce],
+        })
+        return {
+          kind: 'dropped',
+          executed,
+          detail: executed
+            ? `transaction ${tx.transactionHash} was replaced at relayer nonce ${tx.txNonce}; the intent was executed by another transaction`
+            : `transaction ${tx.transactionHash} was replaced at relayer nonce ${tx.txNonce} and never mined; the intent was not executed and may be sent again`,
+        }
+      }
+      const known = await client.getTransaction({ hash: tx.transactionHash }).catch((err: unknown) => {
+        if (err instanceof TransactionNotFoundError) return undefined
+        throw err
+      })
+      if (known) return { kind: 'pending' }
+      await broadcastRaw(client, tx.rawTransaction)
+      log.warn({ transactionHash: tx.transactionHash, txNonce: tx.txNonce }, 'the node had lost a journaled transaction; broadcast it again')
+      return { kind: 'rebroadcast' }
+    } catch (err) {
+      throw classifyRpcError(err, chain.chainId, 'reconciliation of a journaled transaction')
+    }
   }
 
   async function prepareExecution(intent: Intent): Promise<Preflight> {
@@ -152,10 +204,14 @@ export function createEvmAdapter({ chain, relayerPrivateKey, rpcTimeoutMs, polli
     const data = concatHex([executeSelector, encodeIntent(intent)])
     return {
       ok: true,
-      async send() {
-        const transactionHash = await relayer.send({ to: chain.executor, data, gas: (gas * gasMarginPercent) / 100n })
-        log.info({ transactionHash }, 'execute sent')
-        return { transactionHash, receipt: waitForReceipt(intent, transactionHash) }
+      async send({ onSigned }) {
+        const sent = await relayer.send({ to: chain.executor, data, gas: (gas * gasMarginPercent) / 100n }, { onSigned })
+        const { transactionHash } = sent
+        log.info({ transactionHash, txNonce: sent.txNonce, accepted: sent.accepted }, 'execute sent')
+        const receipt = client
+          .waitForTransactionReceipt({ hash: transactionHash, timeout: receiptWatchLimitMs })
+          .then((r) => toExecutionReceipt(intent, r))
+        return { transactionHash, accepted: sent.accepted, receipt }
       },
     }
   }
@@ -167,6 +223,7 @@ export function createEvmAdapter({ chain, relayerPrivateKey, rpcTimeoutMs, polli
     executorAddress: chain.executor,
     validate,
     prepareExecution,
+    reconcile,
     async getHealth() {
       const base = { chainId: chain.chainId, chainType: 'evm' as const, available: !unavailableReason, unavailableReason }
       const started = performance.now()

@@ -1,7 +1,7 @@
 // POST /intents/execute: validate, then execute on-chain through the relayer.
 import type { FastifyInstance, preValidationAsyncHookHandler } from 'fastify'
 import type { ChainRegistry } from '../../../chains/createChainRegistry.ts'
-import type { IntentStore } from '../../../intents/createIntentStore.ts'
+import type { Journal } from '../../../journal/openJournal.ts'
 import { executeIntent } from '../../../intents/executeIntent.ts'
 import type { IntentBody } from '../../../intents/intent.ts'
 import { intentSchema } from '../../../intents/intentSchema.ts'
@@ -10,20 +10,21 @@ import { readIntentRequest } from './intentRequest.ts'
 
 export type ExecuteRouteOptions = {
   registry: ChainRegistry
-  store: IntentStore
+  journal: Journal
   receiptTimeoutMs: number
   preValidation?: preValidationAsyncHookHandler | undefined
 }
 
-export function registerExecuteRoute(app: FastifyInstance, { registry, store, receiptTimeoutMs, preValidation }: ExecuteRouteOptions) {
+export function registerExecuteRoute(app: FastifyInstance, { registry, journal, receiptTimeoutMs, preValidation }: ExecuteRouteOptions) {
   app.post<{ Body: IntentBody }>('/intents/execute', { schema: { body: intentSchema }, ...(preValidation ? { preValidation } : {}) }, async (request, reply) => {
     const req = readIntentRequest(registry, request, reply)
     if (!req) return reply
     const outcome = await executeIntent({
       ...req,
-      store,
+      journal,
       receiptTimeoutMs,
-      onBackgroundError: (err, record) => app.log.error({ err, intentHash: record.intentHash, chainId: record.chainId }, 'lost track of a sent execution'),
+      onBackgroundError: (err, record) =>
+        app.log.warn({ err, intentHash: record.intentHash, chainId: record.chainId }, 'could not watch a sent execution; the reconciler will settle it'),
     })
     return sendOutcome(request, reply, outcome, { sender: req.intent.sender, executor: req.adapter.executorAddress })
   })

@@ -1,22 +1,22 @@
-// GET /intents/{intentHash}: the state of an execution this gateway sent, answered with the
-// status execute would give now (202 while unconfirmed, 200 once executed, the revert's code).
+// GET /intents/{intentHash}: the state of an execution this gateway sent, from the journal, with
+// the status execute would give now (202 while unconfirmed, 200 once executed, the revert's code).
 import type { FastifyInstance } from 'fastify'
 import type { Hex } from 'viem'
 import type { ChainRegistry } from '../../../chains/createChainRegistry.ts'
-import type { IntentStore } from '../../../intents/createIntentStore.ts'
+import type { Journal } from '../../../journal/openJournal.ts'
 import { toReport } from '../../../intents/executeIntent.ts'
 import { InputError } from '../../../errors/inputError.ts'
 import { intentHashParamsSchema } from '../../../intents/intentSchema.ts'
 import { Status } from '../../../status/statusCodes.ts'
 import { sendOutcome } from '../../sendOutcome.ts'
 
-export function registerGetIntentRoute(app: FastifyInstance, { registry, store }: { registry: ChainRegistry; store: IntentStore }) {
+export function registerGetIntentRoute(app: FastifyInstance, { registry, journal }: { registry: ChainRegistry; journal: Journal }) {
   app.get<{ Params: { intentHash: string } }>('/intents/:intentHash', { schema: { params: intentHashParamsSchema } }, async (request, reply) => {
     const intentHash = request.params.intentHash.toLowerCase() as Hex
     request.gateway.intentHash = intentHash
     const header = request.headers['x-chain-id']
     const chainId = typeof header === 'string' && header.trim() ? registry.select(header).chainId : undefined
-    const record = store.get(intentHash, chainId)
+    const record = journal.get(intentHash, chainId)
     if (!record) {
       throw new InputError('Unknown intent', {
         httpStatus: 404,
@@ -25,7 +25,7 @@ export function registerGetIntentRoute(app: FastifyInstance, { registry, store }
     }
     const adapter = registry.adapters.find((a) => a.chainId === record.chainId)
     return sendOutcome(request, reply, {
-      status: record.state === 'pending' ? Status.SUBMITTED : record.status,
+      status: record.state === 'pending' || record.state === 'claimed' ? Status.SUBMITTED : record.status,
       intentHash,
       chainId: record.chainId,
       chainType: adapter?.chainType,
