@@ -96,6 +96,9 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
     journal,
     async close({ timeoutMs } = {}) {
       let timer: ReturnType<typeof setTimeout> | undefined
+      // A keep-alive connection whose request finishes during shutdown would otherwise hold the
+      // close open until the client lets go of it: close each one as soon as it is idle.
+      const sweep = setInterval(() => app.server.closeIdleConnections(), 100)
       const closed = app.close().then(() => true)
       const bound = timeoutMs === undefined ? closed : Promise.race([closed, new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)))])
       if (!(await bound)) {
@@ -103,6 +106,7 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
         app.server.closeAllConnections()
       }
       clearTimeout(timer)
+      clearInterval(sweep)
       await reconciler.stop()
       await closeParts()
     },

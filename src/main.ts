@@ -25,6 +25,8 @@ const logger = createLogger({ level: config.logLevel })
 
 /** Waits until buffered log lines are written: logs are asynchronous (see createLogger). */
 const flushLogs = () => new Promise<void>((resolve) => logger.flush(() => resolve()))
+// Buffered lines reach the output within a second even when traffic is low.
+setInterval(() => logger.flush(), 1000).unref()
 
 let devnet: Devnet | undefined
 if (config.devnet) {
@@ -67,6 +69,7 @@ try {
   await gateway.app.listen({ host: config.host, port: config.port, listenTextResolver: () => '' })
   const { port } = gateway.app.server.address() as { port: number }
   logger.info({ host: config.host, port, chains: config.chains.map((c) => c.chainId) }, `Intent Gateway listening on ${config.host}:${port}`)
+  await flushLogs()
   if (devnet) {
     const baseUrl = `http://127.0.0.1:${port}`
     process.stdout.write(

@@ -19,7 +19,7 @@ export function createLogger({ level, destination }: { level: string; destinatio
       },
     },
     // Production logs are written asynchronously in 4 KiB chunks (one write per log line was a
-    // tenth of a request's cost); main.ts flushes them on exit.
+    // tenth of a request's cost); main.ts flushes them every second, after start-up and on exit.
     destination ?? pino.destination({ sync: false, minLength: 4096 }),
   )
 }
