@@ -67,7 +67,7 @@ export function buildApp({ registry, journal, logger, bodyLimit, receiptTimeoutM
     registerExecuteRoute(intents, { registry, journal, receiptTimeoutMs, preValidation: keys && requireApiKey(keys, { required: true }) })
     registerGetIntentRoute(intents, { registry, journal })
   })
-  registerHealthRoutes(app, { registry })
+  registerHealthRoutes(app, { registry, journal })
   registerStatusCodesRoute(app)
   registerChainsRoutes(app, { registry })
   registerMethodNotAllowed(app, {

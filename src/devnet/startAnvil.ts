@@ -4,7 +4,7 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { createRequire } from 'node:module'
 import { createServer } from 'node:net'
 
-export type Anvil = { rpcUrl: string; port: number; chainId: number; stop(): Promise<void> }
+export type Anvil = { rpcUrl: string; port: number; chainId: number; pid: number; stop(): Promise<void> }
 
 export type StartAnvilParameters = {
   /** Seconds between blocks; automine (a block per transaction) when unset. */
@@ -12,6 +12,8 @@ export type StartAnvilParameters = {
   port?: number
   /** Chain id to serve (anvil's default is 31337). */
   chainId?: number
+  /** Loads the chain from this file if it exists and writes it back on stop (anvil --state). */
+  statePath?: string
   readyTimeoutMs?: number
 }
 
@@ -22,11 +24,12 @@ export function anvilBinary(): string {
   return require.resolve('@foundry-rs/anvil-linux-amd64/bin/anvil')
 }
 
-export async function startAnvil({ blockTime, port, chainId: requestedChainId, readyTimeoutMs = 20_000 }: StartAnvilParameters = {}): Promise<Anvil> {
+export async function startAnvil({ blockTime, port, chainId: requestedChainId, statePath, readyTimeoutMs = 20_000 }: StartAnvilParameters = {}): Promise<Anvil> {
   const chosenPort = port ?? (await freePort())
   const args = ['--host', '127.0.0.1', '--port', String(chosenPort), '--silent', '--hardfork', 'cancun', '--prune-history', '100']
   if (blockTime) args.push('--block-time', String(blockTime))
   if (requestedChainId) args.push('--chain-id', String(requestedChainId))
+  if (statePath) args.push('--state', statePath)
   const child = spawn(anvilBinary(), args, { stdio: ['ignore', 'ignore', 'pipe'] })
   let stderr = ''
   child.stderr!.on('data', (chunk: Buffer) => {
@@ -52,6 +55,7 @@ export async function startAnvil({ blockTime, port, chainId: requestedChainId, r
     rpcUrl,
     port: chosenPort,
     chainId,
+    pid: child.pid!,
     stop: () => (stopping ??= stopProcess(child, exited)),
   }
 }

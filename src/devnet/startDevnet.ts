@@ -14,8 +14,8 @@ export type Devnet = {
   stop(): Promise<void>
 }
 
-export async function startDevnet({ blockTime, port, chainId }: { blockTime?: number; port?: number; chainId?: number } = {}): Promise<Devnet> {
-  const anvil = await startAnvil({ ...(blockTime ? { blockTime } : {}), ...(port ? { port } : {}), ...(chainId ? { chainId } : {}) })
+export async function startDevnet({ blockTime, port, chainId, statePath }: { blockTime?: number; port?: number; chainId?: number; statePath?: string } = {}): Promise<Devnet> {
+  const anvil = await startAnvil({ ...(blockTime ? { blockTime } : {}), ...(port ? { port } : {}), ...(chainId ? { chainId } : {}), ...(statePath ? { statePath } : {}) })
   try {
     const contracts = await deployContracts({ rpcUrl: anvil.rpcUrl, chainId: anvil.chainId, deployerKey: devnetAccounts.relayer })
     const demo = await seedDemo({ rpcUrl: anvil.rpcUrl, chainId: anvil.chainId, contracts, senderKey: devnetAccounts.sender })

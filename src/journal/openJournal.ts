@@ -60,7 +60,9 @@ export type Journal = {
   pending(chainId?: string): ExecutionRecord[]
   /** The highest relayer nonce used by a pending record: new transactions must go above it. */
   highestPendingTxNonce(chainId: string, relayer: Address): number | undefined
-  /** Counts of records by state, for health and tests. */
+  /** How many signed executions are not settled yet (cheap: a partial index). */
+  pendingCount(): number
+  /** Counts of records by state. */
   counts(): Record<JournalState, number>
   readonly path: string
   close(): void
@@ -166,6 +168,7 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
   const highestNonce = db.prepare<[string, string], { n: number | null }>(
     `SELECT MAX(tx_nonce) AS n FROM executions WHERE state = 'pending' AND chain_id = ? AND relayer = ?`,
   )
+  const pendingCount = db.prepare<[], { n: number }>(`SELECT COUNT(*) AS n FROM executions WHERE state = 'pending'`)
   const counts = db.prepare<[], { state: JournalState; n: number }>('SELECT state, COUNT(*) AS n FROM executions GROUP BY state')
 
   const claim = db.transaction((chainId: string, intentHash: Hex, intent: Intent): Claim => {
@@ -209,6 +212,7 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
     },
     pending: (chainId) => (chainId ? pendingOn.all(chainId) : pendingAll.all()).map(fromRow),
     highestPendingTxNonce: (chainId, relayer) => highestNonce.get(chainId, relayer)?.n ?? undefined,
+    pendingCount: () => pendingCount.get()!.n,
     counts() {
       const result: Record<JournalState, number> = { claimed: 0, pending: 0, mined: 0, reverted: 0, dropped: 0 }
       for (const { state, n } of counts.all()) result[state] = n

@@ -22,6 +22,8 @@ export async function startTestGateway(params: {
   chainList?: { url: string; timeoutMs: number; ttlMs: number; cacheFile: string }
   auth?: { keyHashes: Buffer[]; requireForValidate: boolean }
   rateLimit?: { max: number; windowMs: number }
+  journal?: { path: string; synchronous: 'full' | 'normal' }
+  reconcileIntervalMs?: number
 }): Promise<TestGateway> {
   const logs: string[] = []
   const logger = createLogger({ level: 'info', destination: { write: (line: string) => void logs.push(line) } })
@@ -31,6 +33,8 @@ export async function startTestGateway(params: {
       chainList: params.chainList,
       auth: params.auth,
       rateLimit: params.rateLimit,
+      journal: params.journal,
+      reconcileIntervalMs: params.reconcileIntervalMs,
       chains: params.chains,
       defaultChainId: params.defaultChainId,
       relayerPrivateKey: 'relayerPrivateKey' in params ? params.relayerPrivateKey : devnetAccounts.relayer,
@@ -47,10 +51,11 @@ export async function startTestGateway(params: {
 
 export type World = { devnet: Devnet; gateway: TestGateway; clients: ReturnType<typeof createDevClients>; stop(): Promise<void> }
 
-export async function startWorld(options: { receiptTimeoutMs?: number } = {}): Promise<World> {
-  const devnet = await startDevnet()
+export async function startWorld(options: { receiptTimeoutMs?: number; reconcileIntervalMs?: number; rpcTimeoutMs?: number; statePath?: string } = {}): Promise<World> {
+  const { statePath, ...gatewayOptions } = options
+  const devnet = await startDevnet(statePath ? { statePath } : {})
   try {
-    const gateway = await startTestGateway({ chains: [devnet.chain], ...options })
+    const gateway = await startTestGateway({ chains: [devnet.chain], ...gatewayOptions })
     const clients = createDevClients(devnet.anvil.rpcUrl, devnet.anvil.chainId)
     return {
       devnet,

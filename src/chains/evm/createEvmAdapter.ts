@@ -210,7 +210,12 @@ export function createEvmAdapter({ chain, relayerPrivateKey, rpcTimeoutMs, polli
         log.info({ transactionHash, txNonce: sent.txNonce, accepted: sent.accepted }, 'execute sent')
         const receipt = client
           .waitForTransactionReceipt({ hash: transactionHash, timeout: receiptWatchLimitMs })
-          .then((r) => toExecutionReceipt(intent, r))
+          .then((r) => {
+            // viem follows a replacement to its receipt: that is not our execution. The record
+            // stays pending and reconciliation settles it as dropped (or executed elsewhere).
+            if (r.transactionHash !== transactionHash) throw new Error(`transaction ${transactionHash} was replaced by ${r.transactionHash}`)
+            return toExecutionReceipt(intent, r)
+          })
         return { transactionHash, accepted: sent.accepted, receipt }
       },
     }

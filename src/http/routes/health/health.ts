@@ -1,17 +1,18 @@
-// GET /health (the process serves; per-chain reachability in the body) and GET /health/ready
-// (503 while no configured chain answers).
+// GET /health (the process serves; per-chain reachability and the journal's unsettled
+// executions in the body) and GET /health/ready (503 while no configured chain answers).
 import type { FastifyInstance } from 'fastify'
 import type { ChainRegistry } from '../../../chains/createChainRegistry.ts'
+import type { Journal } from '../../../journal/openJournal.ts'
 import { Status } from '../../../status/statusCodes.ts'
 import { sendProblem } from '../../plugins/errorHandler.ts'
 
-export function registerHealthRoutes(app: FastifyInstance, { registry }: { registry: ChainRegistry }) {
+export function registerHealthRoutes(app: FastifyInstance, { registry, journal }: { registry: ChainRegistry; journal: Journal }) {
   const startedAt = Date.now()
   const probe = () => Promise.all(registry.adapters.map((a) => a.getHealth()))
 
   app.get('/health', async () => {
     const chains = await probe()
-    return { status: 'ok', uptimeSeconds: Math.round((Date.now() - startedAt) / 1000), chains }
+    return { status: 'ok', uptimeSeconds: Math.round((Date.now() - startedAt) / 1000), chains, journal: { pendingExecutions: journal.pendingCount() } }
   })
 
   app.get('/health/ready', async (request, reply) => {
