@@ -62,6 +62,17 @@ async function shutdown(signal: string) {
   await flushLogs()
   process.exit(0)
 }
+// SIGUSR2: a consistent copy of the journal next to it, taken without stopping (the journal file
+// is locked by this process, so outside tools cannot read it while the gateway runs).
+process.on('SIGUSR2', () => {
+  const { path } = gateway.journal
+  if (path === ':memory:') return void logger.warn('the journal is in memory; there is nothing to back up')
+  const destination = path.replace(/(\.sqlite)?$/, `-${new Date().toISOString().replace(/[:.]/g, '-')}.sqlite`)
+  gateway.journal.backup(destination).then(
+    () => logger.info({ destination }, 'journal backed up'),
+    (err: unknown) => logger.error({ err, destination }, 'journal backup failed'),
+  )
+})
 process.once('SIGINT', () => void shutdown('SIGINT'))
 process.once('SIGTERM', () => void shutdown('SIGTERM'))
 

@@ -3,9 +3,9 @@
 // executes, and SIGTERM with executes in flight. Whatever happens, each intent the gateway took
 // runs on-chain exactly once and its journal record ends final.
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { after, describe, it } from 'node:test'
 import Database from 'better-sqlite3'
 import { type Hex, parseGwei } from 'viem'
@@ -321,6 +321,19 @@ describe('faults', () => {
       assert.equal(await gw.exit, 0)
       running = undefined
       assert.deepEqual(tally(journalRows(journalPath)), { mined: 3 })
+
+      // SIGUSR2 writes a consistent copy of the journal beside it while the gateway runs.
+      ;({ gw, baseUrl } = await startGatewayProcess(env))
+      running = gw
+      gw.child.kill('SIGUSR2')
+      const backupName = /^journal-.*\.sqlite$/
+      await waitFor(() => readdirSync(dirname(journalPath)).some((f) => backupName.test(f)), 10_000, 'the journal backup')
+      await waitFor(() => gw.stdout().includes('journal backed up'), 10_000, 'the backup log line')
+      const backup = join(dirname(journalPath), readdirSync(dirname(journalPath)).find((f) => backupName.test(f))!)
+      assert.deepEqual(tally(journalRows(backup)), { mined: 3 })
+      gw.child.kill('SIGTERM')
+      assert.equal(await gw.exit, 0)
+      running = undefined
 
       // Past the bound: automine off, so the receipt never comes while the gateway waits.
       await rpc(devnet.anvil.rpcUrl, 'evm_setIntervalMining', [0])

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { join } from 'node:path'
 import { describe, it } from 'node:test'
 import { ConfigError } from '../errors/configError.ts'
 import { loadConfig } from './loadConfig.ts'
@@ -96,6 +97,23 @@ describe('loadConfig', () => {
     const config = loadConfig({ ...complete, CHAINLIST_URL: 'http://127.0.0.1:9999/rpcs.json', CHAINLIST_TIMEOUT_MS: '250', CHAINLIST_TTL_MS: '0', CHAINLIST_CACHE_FILE: '/tmp/x.json' })
     assert.deepEqual(config.chainList, { url: 'http://127.0.0.1:9999/rpcs.json', timeoutMs: 250, ttlMs: 0, cacheFile: '/tmp/x.json' })
     assert.deepEqual(problems({ ...complete, CHAINLIST_URL: 'file:///etc/passwd' }), ['CHAINLIST_URL: scheme file: is not supported (use http or https)'])
+  })
+
+  it('reads the journal and shutdown settings: a file outside the devnet, in memory on it', () => {
+    const config = loadConfig(complete)
+    assert.deepEqual(config.journal, { path: join(process.cwd(), 'data', 'journal.sqlite'), synchronous: 'full' })
+    assert.equal(config.reconcileIntervalMs, 5000)
+    assert.equal(config.shutdownTimeoutMs, 40_000)
+    assert.equal(loadConfig({}).journal.path, ':memory:')
+    const set = loadConfig({ ...complete, JOURNAL_PATH: 'var/j.sqlite', JOURNAL_SYNCHRONOUS: 'NORMAL', RECONCILE_INTERVAL_MS: '250', SHUTDOWN_TIMEOUT_MS: '0' })
+    assert.deepEqual(set.journal, { path: join(process.cwd(), 'var', 'j.sqlite'), synchronous: 'normal' })
+    assert.equal(set.reconcileIntervalMs, 250)
+    assert.equal(set.shutdownTimeoutMs, 0)
+    assert.deepEqual(problems({ ...complete, JOURNAL_SYNCHRONOUS: 'off', RECONCILE_INTERVAL_MS: '5', SHUTDOWN_TIMEOUT_MS: 'soon' }), [
+      'JOURNAL_SYNCHRONOUS: "off" is not full or normal',
+      'RECONCILE_INTERVAL_MS: "5" is not an integer between 100 and 3600000',
+      'SHUTDOWN_TIMEOUT_MS: "soon" is not an integer between 0 and 600000',
+    ])
   })
 
   it('refuses a mixed-case address with a wrong checksum', () => {

@@ -122,6 +122,20 @@ describe('openJournal', () => {
     second.close()
   })
 
+  it('takes a consistent backup while open, which opens as a journal of its own', async () => {
+    const path = join(dir, 'live.sqlite')
+    const journal = openJournal({ path })
+    const c = journal.claim(claimOf(1))
+    assert.ok(c.ok)
+    journal.recordSigned(c.record, signedTx(3))
+    const copy = join(dir, 'backups', 'copy.sqlite')
+    await journal.backup(copy)
+    journal.close()
+    const restored = openJournal({ path: copy })
+    assert.equal(restored.pending()[0]?.rawTransaction, signedTx(3).rawTransaction)
+    restored.close()
+  })
+
   it('refuses a second gateway on the same file, naming JOURNAL_PATH', () => {
     const path = join(dir, 'locked.sqlite')
     const first = openJournal({ path })

@@ -65,6 +65,8 @@ export type Journal = {
   /** Counts of records by state. */
   counts(): Record<JournalState, number>
   readonly path: string
+  /** A consistent copy of the journal, taken while it is in use (SQLite's online backup). */
+  backup(destination: string): Promise<void>
   close(): void
 }
 
@@ -217,6 +219,10 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
       const result: Record<JournalState, number> = { claimed: 0, pending: 0, mined: 0, reverted: 0, dropped: 0 }
       for (const { state, n } of counts.all()) result[state] = n
       return result
+    },
+    async backup(destination) {
+      mkdirSync(dirname(destination), { recursive: true })
+      await db.backup(destination)
     },
     close() {
       if (!db.open) return
