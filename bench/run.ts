@@ -2,8 +2,9 @@
 // alternating rounds, it measures the gateway against the same work sent straight to anvil, and
 // prints ratios (these machines are noisy: only same-run ratios mean anything).
 import { execFileSync, spawn } from 'node:child_process'
-import { readFileSync, writeFileSync } from 'node:fs'
-import { cpus, totalmem } from 'node:os'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { cpus, tmpdir, totalmem } from 'node:os'
+import { join } from 'node:path'
 import autocannon from 'autocannon'
 import { type Hex, encodeFunctionData, parseEther, toHex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
@@ -71,6 +72,8 @@ async function startGateway(devnet: Devnet, relayerKey: Hex) {
       RELAYER_PRIVATE_KEY: relayerKey,
       RECEIPT_TIMEOUT_MS: '60000',
       API_KEYS: benchApiKey,
+      // A fresh journal per run (the chain is fresh too), on disk and fsynced as in production.
+      JOURNAL_PATH: join(mkdtempSync(join(tmpdir(), 'bench-journal-')), 'journal.sqlite'),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
