@@ -243,10 +243,10 @@ describe('faults', () => {
         const fromBlock = await chain.publicClient.getBlockNumber()
         const countBefore = await chain.count()
 
-        // Submitted 40 ms apart, so that they spread over more than one block.
+        // Submitted 100 ms apart, so that they spread over more than two blocks.
         let answered = 0
         const inFlight = bodies.map(async (b, i) => {
-          await sleep(i * 40)
+          await sleep(i * 100)
           const res = await post(baseUrl, '/intents/execute', b, chainHeader).catch(() => undefined)
           if (res) answered++
           return res
