@@ -1,5 +1,6 @@
 // buildApp: the Fastify app with every route and plugin, built from ready-made parts so that
 // tests build exactly what production runs.
+import { createServer } from 'node:http'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify'
 import type { Logger } from 'pino'
 import type { ChainRegistry } from './chains/createChainRegistry.ts'
@@ -30,11 +31,25 @@ export type BuildAppParameters = {
   journal: Journal
   logger: Logger
   bodyLimit: number
+  /** How long a client may take to send a whole request (headers and body); then 408 and close. */
+  requestTimeoutMs?: number | undefined
   receiptTimeoutMs: number
 }
 
-export function buildApp({ registry, journal, logger, bodyLimit, receiptTimeoutMs, auth, rateLimit }: BuildAppParameters): FastifyInstance {
+export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutMs = 30_000, receiptTimeoutMs, auth, rateLimit }: BuildAppParameters): FastifyInstance {
   const app = Fastify({
+    // Node's own timeouts against slow clients, which Fastify turns off by default: the whole
+    // request (headers and body) must arrive within requestTimeoutMs, checked often enough to
+    // cut on time. A slow answer (an execute waiting for its receipt) is not affected.
+    serverFactory: (handler) =>
+      createServer(
+        {
+          requestTimeout: requestTimeoutMs,
+          headersTimeout: requestTimeoutMs,
+          connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(requestTimeoutMs / 5))),
+        },
+        handler,
+      ),
     loggerInstance: logger as FastifyBaseLogger,
     // One line per request from the onResponse hook below instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),

@@ -34,6 +34,7 @@ export type CreateGatewayParameters = {
     /** Defaults to an in-memory journal (tests). */
     journal?: GatewayConfig['journal'] | undefined
     reconcileIntervalMs?: number | undefined
+    requestTimeoutMs?: number | undefined
   }
   logger: Logger
 }
@@ -90,7 +91,7 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
   reconciler.start()
 
   const registry = createChainRegistry({ adapters, defaultChainId: config.defaultChainId })
-  const app = buildApp({ registry, journal, logger, bodyLimit: config.bodyLimit, receiptTimeoutMs: config.receiptTimeoutMs, auth: config.auth, rateLimit: config.rateLimit })
+  const app = buildApp({ registry, journal, logger, bodyLimit: config.bodyLimit, requestTimeoutMs: config.requestTimeoutMs, receiptTimeoutMs: config.receiptTimeoutMs, auth: config.auth, rateLimit: config.rateLimit })
   return {
     app,
     journal,

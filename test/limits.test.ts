@@ -1,9 +1,12 @@
 // Rate limits per client (API key, else address) and security headers, on a real gateway.
 import assert from 'node:assert/strict'
+import { connect } from 'node:net'
 import { after, before, describe, it } from 'node:test'
+import { privateKeyToAccount } from 'viem/accounts'
+import { devnetAccounts } from '../src/devnet/devnetAccounts.ts'
 import { hashApiKey } from '../src/auth/createApiKeyCheck.ts'
 import { assertCommonHeaders } from './support/assertCommonHeaders.ts'
-import { demoIntent, post, request, startTestGateway, startWorld, type TestGateway, type World } from './support/testGateway.ts'
+import { demoIntent, post, request, rpc, startTestGateway, startWorld, type TestGateway, type World } from './support/testGateway.ts'
 
 const keyA = 'agent-a-key-0123456789abcdef'
 const keyB = 'agent-b-key-0123456789abcdef'
@@ -53,5 +56,48 @@ describe('limits and security headers', () => {
     }
     const preflight = await request(world.gateway.baseUrl, '/intents/validate', { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } })
     assert.equal(preflight.headers.get('access-control-allow-origin'), null)
+  })
+  it('answers 408 and closes a connection whose request does not arrive in REQUEST_TIMEOUT_MS, sending nothing; a slow answer is not cut', async () => {
+    const requestTimeoutMs = 500
+    const gateway = await startTestGateway({ chains: [world.devnet.chain], requestTimeoutMs })
+    const relayer = privateKeyToAccount(devnetAccounts.relayer).address
+    const nonce = () => world.clients.publicClient.getTransactionCount({ address: relayer, blockTag: 'pending' })
+    const { port } = new URL(gateway.baseUrl)
+    // Sends `head` and then nothing more; resolves with what came back and when the socket closed.
+    const stall = (head: string) =>
+      new Promise<{ text: string; ms: number }>((resolve) => {
+        const started = performance.now()
+        let text = ''
+        const socket = connect(Number(port), '127.0.0.1', () => socket.write(head))
+        socket.on('data', (d) => (text += d.toString()))
+        socket.on('close', () => resolve({ text, ms: performance.now() - started }))
+        socket.on('error', () => undefined)
+        socket.setTimeout(10_000, () => socket.destroy()) // a gateway without the timeout fails, not hangs
+      })
+    try {
+      const before = await nonce()
+      const body = JSON.stringify(demoIntent(world.devnet, { nonce: '77' }))
+      const stalledBody = await stall(`POST /intents/execute HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 40)}`)
+      const stalledHeaders = await stall('POST /intents/validate HTTP/1.1\r\nHost: x\r\nContent-Ty')
+      for (const [what, r] of Object.entries({ stalledBody, stalledHeaders })) {
+        assert.match(r.text, /^HTTP\/1\.1 408 /, what)
+        // A deadline, not a speed claim: cut within the timeout plus its checking interval and slack.
+        assert.ok(r.ms < requestTimeoutMs + 2000, `${what}: closed after ${Math.round(r.ms)} ms`)
+      }
+      assert.equal(await nonce(), before, 'nothing sent')
+
+      // An execute that waits longer than the request timeout for its receipt still gets its answer.
+      await rpc(world.devnet.anvil.rpcUrl, 'evm_setAutomine', [false])
+      try {
+        const slow = post(gateway.baseUrl, '/intents/execute', demoIntent(world.devnet, { nonce: '78' }), { 'x-chain-id': '31337' })
+        await new Promise((r) => setTimeout(r, requestTimeoutMs * 3))
+        await rpc(world.devnet.anvil.rpcUrl, 'evm_mine', [])
+        assert.equal((await slow).status, 200)
+      } finally {
+        await rpc(world.devnet.anvil.rpcUrl, 'evm_setAutomine', [true])
+      }
+    } finally {
+      await gateway.close()
+    }
   })
 })

@@ -104,6 +104,7 @@ describe('loadConfig', () => {
     assert.deepEqual(config.journal, { path: join(process.cwd(), 'data', 'journal.sqlite'), synchronous: 'full' })
     assert.equal(config.reconcileIntervalMs, 5000)
     assert.equal(config.shutdownTimeoutMs, 40_000)
+    assert.equal(config.requestTimeoutMs, 30_000)
     assert.equal(loadConfig({}).journal.path, ':memory:')
     const set = loadConfig({ ...complete, JOURNAL_PATH: 'var/j.sqlite', JOURNAL_SYNCHRONOUS: 'NORMAL', RECONCILE_INTERVAL_MS: '250', SHUTDOWN_TIMEOUT_MS: '0' })
     assert.deepEqual(set.journal, { path: join(process.cwd(), 'var', 'j.sqlite'), synchronous: 'normal' })

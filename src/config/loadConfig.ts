@@ -47,6 +47,8 @@ export type GatewayConfig = {
   reconcileIntervalMs: number
   /** How long SIGTERM waits for requests in flight before cutting them. */
   shutdownTimeoutMs: number
+  /** How long a client may take to send a whole request before 408. */
+  requestTimeoutMs: number
 }
 
 export type AuthConfig = {
@@ -107,6 +109,7 @@ export function loadConfig(env: Env): GatewayConfig {
   const journalSync = env.JOURNAL_SYNCHRONOUS?.trim().toLowerCase() || 'full'
   if (journalSync !== 'full' && journalSync !== 'normal') problems.push(`JOURNAL_SYNCHRONOUS: "${journalSync.slice(0, 20)}" is not full or normal`)
   const reconcileIntervalMs = readInteger(env, 'RECONCILE_INTERVAL_MS', { min: 100, max: 3_600_000, fallback: 5_000 }, problems)
+  const requestTimeoutMs = readInteger(env, 'REQUEST_TIMEOUT_MS', { min: 100, max: 600_000, fallback: 30_000 }, problems)
   const shutdownTimeoutMs = readInteger(env, 'SHUTDOWN_TIMEOUT_MS', { min: 0, max: 600_000, fallback: 40_000 }, problems)
 
   if (problems.length > 0) throw new ConfigError(problems)
@@ -130,6 +133,7 @@ export function loadConfig(env: Env): GatewayConfig {
     journal: { path: journalPath === ':memory:' ? journalPath : resolve(journalPath), synchronous: journalSync as 'full' | 'normal' },
     reconcileIntervalMs: reconcileIntervalMs!,
     shutdownTimeoutMs: shutdownTimeoutMs!,
+    requestTimeoutMs: requestTimeoutMs!,
   }
 }
 

@@ -17,6 +17,7 @@ export async function startTestGateway(params: {
   defaultChainId?: string
   receiptTimeoutMs?: number
   bodyLimit?: number
+  requestTimeoutMs?: number
   rpcTimeoutMs?: number
   production?: boolean
   chainList?: { url: string; timeoutMs: number; ttlMs: number; cacheFile: string }
@@ -39,6 +40,7 @@ export async function startTestGateway(params: {
       defaultChainId: params.defaultChainId,
       relayerPrivateKey: 'relayerPrivateKey' in params ? params.relayerPrivateKey : devnetAccounts.relayer,
       bodyLimit: params.bodyLimit ?? 64 * 1024,
+      requestTimeoutMs: params.requestTimeoutMs,
       receiptTimeoutMs: params.receiptTimeoutMs ?? 10_000,
       rpcTimeoutMs: params.rpcTimeoutMs ?? 2_000,
       pollingIntervalMs: 20,
