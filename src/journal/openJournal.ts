@@ -9,6 +9,7 @@ import type { Address, Hex } from 'viem'
 import { ConfigError } from '../errors/configError.ts'
 import type { Intent } from '../intents/intent.ts'
 import type { ExecutionState } from '../intents/intentOutcome.ts'
+import { Status } from '../status/statusCodes.ts'
 
 /** `claimed`: held while preflight runs, nothing signed yet. The rest are ExecutionState. */
 export type JournalState = 'claimed' | ExecutionState
@@ -149,7 +150,7 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
 
   const insert = db.prepare(
     `INSERT INTO executions (chain_id, intent_hash, sender, intent_nonce, intent, state, status, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, 'claimed', 243, ?, ?)`,
+     VALUES (?, ?, ?, ?, ?, 'claimed', ?, ?, ?)`,
   )
   const byId = db.prepare<[number], Row>('SELECT * FROM executions WHERE id = ?')
   const intentHolder = db.prepare<[string, string], Row>(`SELECT * FROM executions WHERE chain_id = ? AND intent_hash = ? AND ${holding}`)
@@ -178,7 +179,7 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
     const held = intentHolder.get(chainId, intentHash) ?? nonceHolder.get(chainId, sender, intent.nonce.toString())
     if (held) return { ok: false, holder: fromRow(held) }
     const now = Date.now()
-    const { lastInsertRowid } = insert.run(chainId, intentHash, sender, intent.nonce.toString(), serializeIntent(intent), now, now)
+    const { lastInsertRowid } = insert.run(chainId, intentHash, sender, intent.nonce.toString(), serializeIntent(intent), Status.SUBMITTED, now, now)
     return { ok: true, record: fromRow(byId.get(Number(lastInsertRowid))!) }
   })
 
