@@ -8,6 +8,7 @@ import type { Journal } from './journal/openJournal.ts'
 import './http/gatewayContext.ts'
 import { createApiKeyCheck } from './auth/createApiKeyCheck.ts'
 import type { AuthConfig } from './config/loadConfig.ts'
+import cors from '@fastify/cors'
 import helmet from '@fastify/helmet'
 import { registerRateLimit } from './http/plugins/rateLimit.ts'
 import { requireApiKey } from './http/plugins/requireApiKey.ts'
@@ -31,12 +32,14 @@ export type BuildAppParameters = {
   journal: Journal
   logger: Logger
   bodyLimit: number
+  /** Browser origins allowed by CORS; none (the default) sends no CORS headers. */
+  corsOrigins?: readonly string[] | undefined
   /** How long a client may take to send a whole request (headers and body); then 408 and close. */
   requestTimeoutMs?: number | undefined
   receiptTimeoutMs: number
 }
 
-export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutMs = 30_000, receiptTimeoutMs, auth, rateLimit }: BuildAppParameters): FastifyInstance {
+export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutMs = 30_000, receiptTimeoutMs, auth, rateLimit, corsOrigins = [] }: BuildAppParameters): FastifyInstance {
   const app = Fastify({
     // Node's own timeouts against slow clients, which Fastify turns off by default: the whole
     // request (headers and body) must arrive within requestTimeoutMs, checked often enough to
@@ -62,8 +65,19 @@ export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutM
   registerCommonHeaders(app, registry)
   registerErrorHandler(app)
   registerJsonBody(app)
-  // Security headers; no CORS plugin, so browsers get no cross-origin access.
+  // Security headers. CORS only for the origins configured: without them, browsers on other
+  // origins get no cross-origin access.
   app.register(helmet)
+  if (corsOrigins.length > 0) {
+    app.register(cors, {
+      origin: corsOrigins.includes('*') ? '*' : [...corsOrigins],
+      methods: ['GET', 'POST'],
+      allowedHeaders: ['content-type', 'authorization', 'x-chain-id'],
+      // A browser client must be able to read the on-chain context the gateway answers with.
+      exposedHeaders: ['x-erc1066-status', 'x-status-code', 'x-intent-hash', 'x-chain-type', 'x-chain-id', 'x-payment-required', 'retry-after', 'location', 'www-authenticate'],
+      maxAge: 600,
+    })
+  }
   if (rateLimit && rateLimit.max > 0) registerRateLimit(app, rateLimit)
 
   app.addHook('onResponse', async (request, reply) => {

@@ -35,6 +35,7 @@ export type CreateGatewayParameters = {
     journal?: GatewayConfig['journal'] | undefined
     reconcileIntervalMs?: number | undefined
     requestTimeoutMs?: number | undefined
+    corsOrigins?: string[] | undefined
   }
   logger: Logger
 }
@@ -91,7 +92,7 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
   reconciler.start()
 
   const registry = createChainRegistry({ adapters, defaultChainId: config.defaultChainId })
-  const app = buildApp({ registry, journal, logger, bodyLimit: config.bodyLimit, requestTimeoutMs: config.requestTimeoutMs, receiptTimeoutMs: config.receiptTimeoutMs, auth: config.auth, rateLimit: config.rateLimit })
+  const app = buildApp({ registry, journal, logger, bodyLimit: config.bodyLimit, requestTimeoutMs: config.requestTimeoutMs, corsOrigins: config.corsOrigins, receiptTimeoutMs: config.receiptTimeoutMs, auth: config.auth, rateLimit: config.rateLimit })
   return {
     app,
     journal,

@@ -47,7 +47,7 @@ describe('limits and security headers', () => {
     for (let i = 0; i < 5; i++) assert.equal((await request(limited.baseUrl, '/health')).status, 200)
   })
 
-  it('sets security headers on every response and offers no CORS', async () => {
+  it('sets security headers on every response and offers no CORS unless configured', async () => {
     for (const res of [await request(limited.baseUrl, '/health'), await request(world.gateway.baseUrl, '/nope'), await post(world.gateway.baseUrl, '/intents/validate', demoIntent(world.devnet))]) {
       assert.equal(res.headers.get('x-content-type-options'), 'nosniff')
       assert.equal(res.headers.get('x-frame-options'), 'SAMEORIGIN')
@@ -57,6 +57,31 @@ describe('limits and security headers', () => {
     const preflight = await request(world.gateway.baseUrl, '/intents/validate', { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } })
     assert.equal(preflight.headers.get('access-control-allow-origin'), null)
   })
+  it('answers CORS for the configured origins only, exposing the on-chain context headers', async () => {
+    const app = 'https://app.example'
+    const gateway = await startTestGateway({ chains: [world.devnet.chain], corsOrigins: [app] })
+    try {
+      const preflight = (origin: string) =>
+        request(gateway.baseUrl, '/intents/execute', { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, authorization, x-chain-id' } })
+      const allowed = await preflight(app)
+      assert.equal(allowed.status, 204)
+      assert.equal(allowed.headers.get('access-control-allow-origin'), app)
+      assert.match(allowed.headers.get('access-control-allow-methods') ?? '', /POST/)
+      assert.match(allowed.headers.get('access-control-allow-headers') ?? '', /x-chain-id/)
+      assert.equal((await preflight('https://evil.example')).headers.get('access-control-allow-origin'), null)
+
+      const res = await post(gateway.baseUrl, '/intents/validate', demoIntent(world.devnet), { origin: app })
+      assert.equal(res.status, 200)
+      assert.equal(res.headers.get('access-control-allow-origin'), app)
+      for (const h of ['x-erc1066-status', 'x-intent-hash', 'x-chain-id', 'retry-after']) assert.match(res.headers.get('access-control-expose-headers') ?? '', new RegExp(h))
+      assertCommonHeaders(res, { status: '0x01' })
+      const other = await post(gateway.baseUrl, '/intents/validate', demoIntent(world.devnet), { origin: 'https://evil.example' })
+      assert.equal(other.headers.get('access-control-allow-origin'), null)
+    } finally {
+      await gateway.close()
+    }
+  })
+
   it('answers 408 and closes a connection whose request does not arrive in REQUEST_TIMEOUT_MS, sending nothing; a slow answer is not cut', async () => {
     const requestTimeoutMs = 500
     const gateway = await startTestGateway({ chains: [world.devnet.chain], requestTimeoutMs })

@@ -105,6 +105,15 @@ describe('loadConfig', () => {
     assert.equal(config.reconcileIntervalMs, 5000)
     assert.equal(config.shutdownTimeoutMs, 40_000)
     assert.equal(config.requestTimeoutMs, 30_000)
+    assert.deepEqual(config.corsOrigins, [])
+    assert.deepEqual(loadConfig({ ...complete, CORS_ORIGINS: 'https://app.example, http://localhost:5173' }).corsOrigins, ['https://app.example', 'http://localhost:5173'])
+    assert.deepEqual(loadConfig({ ...complete, CORS_ORIGINS: '*' }).corsOrigins, ['*'])
+    assert.deepEqual(problems({ ...complete, CORS_ORIGINS: 'https://app.example/path,app.example,*' }), ['CORS_ORIGINS: "*" cannot be combined with other origins'])
+    assert.deepEqual(problems({ ...complete, CORS_ORIGINS: 'https://app.example/path,app.example,ftp://x.example' }), [
+      'CORS_ORIGINS: "https://app.example/path" is not an origin like https://app.example (scheme, host and port only)',
+      'CORS_ORIGINS: "app.example" is not an origin like https://app.example (scheme, host and port only)',
+      'CORS_ORIGINS: "ftp://x.example" is not an origin like https://app.example (scheme, host and port only)',
+    ])
     assert.equal(loadConfig({}).journal.path, ':memory:')
     const set = loadConfig({ ...complete, JOURNAL_PATH: 'var/j.sqlite', JOURNAL_SYNCHRONOUS: 'NORMAL', RECONCILE_INTERVAL_MS: '250', SHUTDOWN_TIMEOUT_MS: '0' })
     assert.deepEqual(set.journal, { path: join(process.cwd(), 'var', 'j.sqlite'), synchronous: 'normal' })

@@ -49,6 +49,8 @@ export type GatewayConfig = {
   shutdownTimeoutMs: number
   /** How long a client may take to send a whole request before 408. */
   requestTimeoutMs: number
+  /** Browser origins allowed to call the gateway (CORS); empty: no CORS headers at all. `*` allows any. */
+  corsOrigins: string[]
 }
 
 export type AuthConfig = {
@@ -109,6 +111,7 @@ export function loadConfig(env: Env): GatewayConfig {
   const journalSync = env.JOURNAL_SYNCHRONOUS?.trim().toLowerCase() || 'full'
   if (journalSync !== 'full' && journalSync !== 'normal') problems.push(`JOURNAL_SYNCHRONOUS: "${journalSync.slice(0, 20)}" is not full or normal`)
   const reconcileIntervalMs = readInteger(env, 'RECONCILE_INTERVAL_MS', { min: 100, max: 3_600_000, fallback: 5_000 }, problems)
+  const corsOrigins = readCorsOrigins(env, problems)
   const requestTimeoutMs = readInteger(env, 'REQUEST_TIMEOUT_MS', { min: 100, max: 600_000, fallback: 30_000 }, problems)
   const shutdownTimeoutMs = readInteger(env, 'SHUTDOWN_TIMEOUT_MS', { min: 0, max: 600_000, fallback: 40_000 }, problems)
 
@@ -134,6 +137,7 @@ export function loadConfig(env: Env): GatewayConfig {
     reconcileIntervalMs: reconcileIntervalMs!,
     shutdownTimeoutMs: shutdownTimeoutMs!,
     requestTimeoutMs: requestTimeoutMs!,
+    corsOrigins,
   }
 }
 
@@ -334,6 +338,22 @@ function isDevnetAccount(address: Address): boolean {
     if (mnemonicToAccount(devnetMnemonic, { addressIndex }).address === address) return true
   }
   return false
+}
+
+/** CORS_ORIGINS: comma-separated origins (`https://app.example`), or `*`. */
+function readCorsOrigins(env: Env, problems: string[]): string[] {
+  const list = (env.CORS_ORIGINS ?? '').split(',').map((o) => o.trim()).filter(Boolean)
+  if (list.includes('*')) return list.length === 1 ? ['*'] : (problems.push('CORS_ORIGINS: "*" cannot be combined with other origins'), [])
+  for (const origin of list) {
+    let url: URL | undefined
+    try {
+      url = new URL(origin)
+    } catch {}
+    if (!url || !['http:', 'https:'].includes(url.protocol) || url.origin !== origin) {
+      problems.push(`CORS_ORIGINS: "${origin.slice(0, 60)}" is not an origin like https://app.example (scheme, host and port only)`)
+    }
+  }
+  return list
 }
 
 function readInteger(

@@ -18,6 +18,7 @@ export async function startTestGateway(params: {
   receiptTimeoutMs?: number
   bodyLimit?: number
   requestTimeoutMs?: number
+  corsOrigins?: string[]
   rpcTimeoutMs?: number
   production?: boolean
   chainList?: { url: string; timeoutMs: number; ttlMs: number; cacheFile: string }
@@ -41,6 +42,7 @@ export async function startTestGateway(params: {
       relayerPrivateKey: 'relayerPrivateKey' in params ? params.relayerPrivateKey : devnetAccounts.relayer,
       bodyLimit: params.bodyLimit ?? 64 * 1024,
       requestTimeoutMs: params.requestTimeoutMs,
+      corsOrigins: params.corsOrigins,
       receiptTimeoutMs: params.receiptTimeoutMs ?? 10_000,
       rpcTimeoutMs: params.rpcTimeoutMs ?? 2_000,
       pollingIntervalMs: 20,
