@@ -46,7 +46,7 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
   const chainList = needsDiscovery && config.chainList ? createChainList({ ...config.chainList, logger }) : undefined
   const chains = await resolveChains({ chains: config.chains, chainList, logger })
   const journal = openJournal(config.journal ?? { path: ':memory:' })
-  logger.info({ journal: journal.path, ...journal.counts() }, 'execution journal open')
+  logger.info({ journal: journal.path, pendingExecutions: journal.pendingCount() }, 'execution journal open')
 
   const adapters = chains.map((chain) =>
     createEvmAdapter({

@@ -18,7 +18,7 @@ import { startAnvil } from '../src/devnet/startAnvil.ts'
 import { type Devnet, startDevnet } from '../src/devnet/startDevnet.ts'
 import { assertCommonHeaders } from './support/assertCommonHeaders.ts'
 import { type GatewayProcess, runGateway, waitFor } from './support/runGateway.ts'
-import { demoIntent, type HttpResult, post, request, rpc, startWorld } from './support/testGateway.ts'
+import { demoIntent, type HttpResult, post, request, rpc, startWorld, type World } from './support/testGateway.ts'
 
 const relayer = privateKeyToAccount(devnetAccounts.relayer).address
 const chainHeader = { 'x-chain-id': '31337' }
@@ -102,6 +102,22 @@ async function finalState(baseUrl: string, intentHash: string): Promise<HttpResu
   })
 }
 
+/** A world whose node mines only on evm_mine, with a short receipt wait and fast reconciliation. */
+async function withManualMining(
+  test: (ctx: { world: World; rpcUrl: string; chain: ReturnType<typeof chainView>; fromBlock: bigint; countBefore: bigint }) => Promise<void>,
+): Promise<void> {
+  const world = await startWorld({ receiptTimeoutMs: 300, reconcileIntervalMs: 200 })
+  const rpcUrl = world.devnet.anvil.rpcUrl
+  const chain = chainView(world.devnet)
+  try {
+    await rpc(rpcUrl, 'evm_setAutomine', [false])
+    await test({ world, rpcUrl, chain, fromBlock: await chain.publicClient.getBlockNumber(), countBefore: await chain.count() })
+  } finally {
+    await rpc(rpcUrl, 'evm_setAutomine', [true]).catch(() => undefined)
+    await world.stop()
+  }
+}
+
 describe('faults', () => {
   it('a hung node and a stopped node answer 503 (0xF4) within the RPC deadline and show in /health; the node back is served again without a restart', async () => {
     const statePath = join(dir, 'anvil-state.json')
@@ -149,13 +165,7 @@ describe('faults', () => {
   })
 
   it('a transaction the node drops is broadcast again from the journal and executes once', async () => {
-    const world = await startWorld({ receiptTimeoutMs: 300, reconcileIntervalMs: 200 })
-    const rpcUrl = world.devnet.anvil.rpcUrl
-    const chain = chainView(world.devnet)
-    try {
-      await rpc(rpcUrl, 'evm_setAutomine', [false])
-      const fromBlock = await chain.publicClient.getBlockNumber()
-      const countBefore = await chain.count()
+    await withManualMining(async ({ world, rpcUrl, chain, fromBlock, countBefore }) => {
       const res = await post(world.gateway.baseUrl, '/intents/execute', demoIntent(world.devnet, { nonce: '11' }), chainHeader)
       assert.equal(res.status, 202)
       const { intentHash, transactionHash } = res.body as { intentHash: Hex; transactionHash: Hex }
@@ -172,21 +182,12 @@ describe('faults', () => {
       assert.equal(done.body.transactionHash, transactionHash, 'the very same transaction')
       assert.equal(await chain.executions(intentHash, fromBlock), 1)
       assert.equal((await chain.count()) - countBefore, 1n)
-    } finally {
-      await rpc(rpcUrl, 'evm_setAutomine', [true]).catch(() => undefined)
-      await world.stop()
-    }
+    })
   })
 
   it('a transaction replaced at the relayer nonce is settled as dropped, and the intent can then execute once', async () => {
-    const world = await startWorld({ receiptTimeoutMs: 300, reconcileIntervalMs: 200 })
-    const rpcUrl = world.devnet.anvil.rpcUrl
-    const chain = chainView(world.devnet)
-    const execute = () => post(world.gateway.baseUrl, '/intents/execute', demoIntent(world.devnet, { nonce: '12' }), chainHeader)
-    try {
-      await rpc(rpcUrl, 'evm_setAutomine', [false])
-      const fromBlock = await chain.publicClient.getBlockNumber()
-      const countBefore = await chain.count()
+    await withManualMining(async ({ world, rpcUrl, chain, fromBlock, countBefore }) => {
+      const execute = () => post(world.gateway.baseUrl, '/intents/execute', demoIntent(world.devnet, { nonce: '12' }), chainHeader)
       const res = await execute()
       assert.equal(res.status, 202)
       const { intentHash, transactionHash } = res.body as { intentHash: Hex; transactionHash: Hex }
@@ -219,10 +220,7 @@ describe('faults', () => {
       assert.equal((await execute()).status, 409)
       assert.equal(await chain.executions(intentHash, fromBlock), 1)
       assert.equal((await chain.count()) - countBefore, 1n)
-    } finally {
-      await rpc(rpcUrl, 'evm_setAutomine', [true]).catch(() => undefined)
-      await world.stop()
-    }
+    })
   })
 
   it('SIGKILL in the middle of concurrent executes: after a restart every intent has executed exactly once and every record is final', async () => {

@@ -84,7 +84,7 @@ export type ChainAdapter = {
   /** Validates, then simulates the execution; the caller decides whether to send. */
   prepareExecution(intent: Intent): Promise<Preflight>
   /** Finds out what became of a journaled transaction, and broadcasts it again if the node lost it. */
-  reconcile(tx: { intent: Intent; relayer: Address; txNonce: number; transactionHash: Hex; rawTransaction: Hex }): Promise<Reconciliation>
+  reconcile(tx: SignedExecution & { intent: Intent }): Promise<Reconciliation>
   getHealth(): Promise<ChainHealth>
   /** Checks that the validator, executor and registry have code on the chain. */
   preflight(): Promise<PreflightResult>

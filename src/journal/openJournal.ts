@@ -6,6 +6,7 @@ import Database from 'better-sqlite3'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import type { Address, Hex } from 'viem'
+import type { SignedExecution } from '../chains/chainAdapter.ts'
 import { ConfigError } from '../errors/configError.ts'
 import type { Intent } from '../intents/intent.ts'
 import type { ExecutionState } from '../intents/intentOutcome.ts'
@@ -52,7 +53,7 @@ export type Journal = {
   /** Gives back an attempt that sent nothing (refused before signing, or its transaction refused by the node), as if never made. */
   release(record: ExecutionRecord): void
   /** Records the signed transaction; durable (fsynced) before it returns, so call it before broadcasting. */
-  recordSigned(record: ExecutionRecord, tx: { relayer: Address; txNonce: number; transactionHash: Hex; rawTransaction: Hex }): void
+  recordSigned(record: ExecutionRecord, tx: SignedExecution): void
   /** Settles a pending record from the chain; false when it was no longer pending on that transaction. */
   settle(record: ExecutionRecord, settlement: Settlement): boolean
   /** The latest attempt of an intent, on one chain or on whichever chain saw it last. */
@@ -63,8 +64,6 @@ export type Journal = {
   highestPendingTxNonce(chainId: string, relayer: Address): number | undefined
   /** How many signed executions are not settled yet (cheap: a partial index). */
   pendingCount(): number
-  /** Counts of records by state. */
-  counts(): Record<JournalState, number>
   readonly path: string
   /** A consistent copy of the journal, taken while it is in use (SQLite's online backup). */
   backup(destination: string): Promise<void>
@@ -172,7 +171,6 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
     `SELECT MAX(tx_nonce) AS n FROM executions WHERE state = 'pending' AND chain_id = ? AND relayer = ?`,
   )
   const pendingCount = db.prepare<[], { n: number }>(`SELECT COUNT(*) AS n FROM executions WHERE state = 'pending'`)
-  const counts = db.prepare<[], { state: JournalState; n: number }>('SELECT state, COUNT(*) AS n FROM executions GROUP BY state')
 
   const claim = db.transaction((chainId: string, intentHash: Hex, intent: Intent): Claim => {
     const sender = intent.sender.toLowerCase()
@@ -216,11 +214,6 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
     pending: (chainId) => (chainId ? pendingOn.all(chainId) : pendingAll.all()).map(fromRow),
     highestPendingTxNonce: (chainId, relayer) => highestNonce.get(chainId, relayer)?.n ?? undefined,
     pendingCount: () => pendingCount.get()!.n,
-    counts() {
-      const result: Record<JournalState, number> = { claimed: 0, pending: 0, mined: 0, reverted: 0, dropped: 0 }
-      for (const { state, n } of counts.all()) result[state] = n
-      return result
-    },
     async backup(destination) {
       mkdirSync(dirname(destination), { recursive: true })
       await db.backup(destination)

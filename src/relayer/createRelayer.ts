@@ -16,6 +16,7 @@ import {
   NonceTooLowError,
   keccak256,
 } from 'viem'
+import type { SignedExecution } from '../chains/chainAdapter.ts'
 import { ChainUnavailableError } from '../errors/chainUnavailableError.ts'
 import { RelayerError } from '../errors/relayerError.ts'
 import { createMutex } from './createMutex.ts'
@@ -24,9 +25,7 @@ const feeReuseMs = 1000
 
 export type RelayedTransaction = { to: Address; data: Hex; gas: bigint; value?: bigint }
 
-export type SignedTransaction = { relayer: Address; txNonce: number; transactionHash: Hex; rawTransaction: Hex }
-
-export type SendResult = SignedTransaction & {
+export type SendResult = SignedExecution & {
   /** False when the broadcast's answer was lost (timeout, connection reset): the node may or may not have it. */
   accepted: boolean
 }
@@ -37,7 +36,7 @@ export type Relayer = {
    * Signs, calls `onSigned` (which may throw to stop the send), and broadcasts. Resolves once the
    * node has accepted the transaction or its answer was lost; rejects when the node refused it.
    */
-  send(tx: RelayedTransaction, options?: { onSigned?: (tx: SignedTransaction) => void }): Promise<SendResult>
+  send(tx: RelayedTransaction, options?: { onSigned?: (tx: SignedExecution) => void }): Promise<SendResult>
 }
 
 export type CreateRelayerParameters = {
@@ -71,7 +70,7 @@ export function createRelayer({ account, client, chainId, logger, nonceFloor }: 
     return Math.max(pending, nonceFloor?.() ?? 0)
   }
 
-  async function sign(tx: RelayedTransaction, fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }, nonce: number): Promise<SignedTransaction> {
+  async function sign(tx: RelayedTransaction, fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }, nonce: number): Promise<SignedExecution> {
     const signed = await account.signTransaction({
       chainId,
       type: 'eip1559',
