@@ -1,17 +1,16 @@
 // Turns a schema-checked intent body into a domain Intent: range checks that JSON Schema cannot
-// express, and the runtime's own address rules.
+// express, and the runtime's own address and range rules.
 import type { Hex } from 'viem'
+import type { ChainRuntime } from '../chains/chainRuntime.ts'
 import { InputError, type FieldError } from '../errors/inputError.ts'
 import type { Intent, IntentBody } from './intent.ts'
 
 const maxUint256 = 2n ** 256n - 1n
 
-export type AddressCheck = (value: string) => string | undefined
-
-export function parseIntent(body: IntentBody, checkAddress: AddressCheck): Intent {
+export function parseIntent(body: IntentBody, runtime: Pick<ChainRuntime, 'checkAddress' | 'checkIntent'>): Intent {
   const errors: FieldError[] = []
   const address = (field: 'sender' | 'target') => {
-    const problem = checkAddress(body[field])
+    const problem = runtime.checkAddress(body[field])
     if (problem) errors.push({ field, message: problem })
     return body[field]
   }
@@ -31,6 +30,8 @@ export function parseIntent(body: IntentBody, checkAddress: AddressCheck): Inten
     validBefore: uint('validBefore'),
     policyId: body.policyId.toLowerCase() as Hex,
   }
+  // The runtime's ranges only mean something for numbers that are numbers at all.
+  if (errors.length === 0) errors.push(...runtime.checkIntent(intent))
   if (errors.length > 0) throw new InputError('The intent is not valid', { errors })
   return intent
 }

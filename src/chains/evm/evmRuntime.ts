@@ -13,6 +13,10 @@ export const evmRuntime: ChainRuntime = {
     if (!isAddress(value, { strict: true })) return 'has mixed case but is not a valid EIP-55 checksum'
     return undefined
   },
+  checkIntent() {
+    // The schema's decimal strings below 2^256 are exactly the EVM's uint256.
+    return []
+  },
   hashIntent(intent) {
     return keccak256(encodeIntent(intent))
   },

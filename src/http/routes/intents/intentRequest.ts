@@ -25,7 +25,7 @@ export function readIntentRequest(registry: ChainRegistry, request: FastifyReque
     let intentHash = keccak256(request.rawBody ?? new Uint8Array())
     if (selection.runtime) {
       try {
-        intentHash = selection.runtime.hashIntent(parseIntent(body, selection.runtime.checkAddress))
+        intentHash = selection.runtime.hashIntent(parseIntent(body, selection.runtime))
       } catch {}
     }
     sendOutcome(request, reply, {
@@ -45,7 +45,7 @@ export function readIntentRequest(registry: ChainRegistry, request: FastifyReque
       errors: [{ field: 'chainType', message: `is ${body.chainType} but chain ${selection.chainId} is ${selection.chainType}` }],
     })
   }
-  const intent = parseIntent(body, selection.runtime.checkAddress)
+  const intent = parseIntent(body, selection.runtime)
   const intentHash = selection.runtime.hashIntent(intent)
   request.gateway.intentHash = intentHash
   return { adapter: selection.adapter, intent, intentHash }
