@@ -1,25 +1,39 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.24;
 
-import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
 import {ReentrancyGuard} from "@openzeppelin/contracts/utils/ReentrancyGuard.sol";
-import {Intent, IntentStatus} from "./IntentTypes.sol";
+import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
+import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
+import {SignatureChecker} from "@openzeppelin/contracts/utils/cryptography/SignatureChecker.sol";
+import {IIntentLedger, Intent, IntentStatus} from "./IntentTypes.sol";
+import {IntentValidator} from "./IntentValidator.sol";
+import {PolicyRegistry} from "./PolicyRegistry.sol";
 
-interface IIntentValidator {
-    function canExecute(Intent calldata intent) external view returns (bytes1);
-}
+/// @notice Executes validated intents, paid from deposits held here. Only the sender authorizes an
+/// execution: by calling `execute` itself, or by an EIP-712 signature (its own, through ERC-1271
+/// for a contract account, or a delegate's of the intent's policy) that anyone may relay through
+/// `executeSigned`. Each (sender, nonce) executes at most once, and a sender may cancel a nonce.
+/// There is no owner: the validator is created with the executor and can never be replaced.
+contract IntentExecutor is EIP712, ReentrancyGuard, IIntentLedger {
+    bytes32 public constant INTENT_TYPEHASH = keccak256(
+        "Intent(address sender,address target,bytes data,uint256 value,uint256 nonce,uint256 validAfter,uint256 validBefore,bytes32 policyId)"
+    );
 
-/// @notice Executes validated intents. Senders fund their intents through deposits held here; each
-/// (sender, nonce) pair executes at most once, whatever the validator says.
-contract IntentExecutor is Ownable, ReentrancyGuard {
-    IIntentValidator public validator;
+    enum NonceState {
+        Unused,
+        Used,
+        Cancelled
+    }
+
+    PolicyRegistry public immutable registry;
+    IntentValidator public immutable validator;
 
     mapping(address => uint256) public deposits;
-    mapping(address => mapping(uint256 => bool)) public nonceUsed;
     mapping(bytes32 => uint256) public policySpent;
+    mapping(address => mapping(uint256 => NonceState)) private nonces;
 
     event IntentExecuted(bytes32 indexed intentHash, bytes1 status, address indexed executor, bytes returnData);
-    event ValidatorChanged(address indexed previous, address indexed current);
+    event NonceCancelled(address indexed sender, uint256 indexed nonce);
     event Deposited(address indexed sender, address indexed from, uint256 amount);
     event Withdrawn(address indexed sender, uint256 amount);
 
@@ -28,12 +42,9 @@ contract IntentExecutor is Ownable, ReentrancyGuard {
     error InsufficientDeposit(uint256 available, uint256 requested);
     error WithdrawFailed();
 
-    constructor(address initialOwner) Ownable(initialOwner) {}
-
-    /// @dev The origin let anyone replace the validator; only the owner may.
-    function setValidator(address newValidator) external onlyOwner {
-        emit ValidatorChanged(address(validator), newValidator);
-        validator = IIntentValidator(newValidator);
+    constructor(PolicyRegistry registry_) EIP712("IntentExecutor", "1") {
+        registry = registry_;
+        validator = new IntentValidator(registry_, this);
     }
 
     function deposit() external payable {
@@ -53,19 +64,88 @@ contract IntentExecutor is Ownable, ReentrancyGuard {
         if (!ok) revert WithdrawFailed();
     }
 
-    /// @notice Runs `intent.target.call{value: intent.value}(intent.data)` on behalf of the sender,
-    /// paid from the sender's deposit. Value sent with this call is credited to the sender first.
+    function nonceUsed(address sender, uint256 nonce) external view returns (bool) {
+        return nonces[sender][nonce] == NonceState.Used;
+    }
+
+    function nonceCancelled(address sender, uint256 nonce) external view returns (bool) {
+        return nonces[sender][nonce] == NonceState.Cancelled;
+    }
+
+    /// @notice Makes one of the caller's nonces unusable: an intent signed with it never runs.
+    function cancelNonce(uint256 nonce) external {
+        if (nonces[msg.sender][nonce] == NonceState.Used) revert ExecutionDenied(IntentStatus.NONCE_USED);
+        nonces[msg.sender][nonce] = NonceState.Cancelled;
+        emit NonceCancelled(msg.sender, nonce);
+    }
+
+    /// @notice The EIP-712 digest a sender (or a delegate) signs for `intent`.
+    function signingHash(Intent calldata intent) public view returns (bytes32) {
+        return _hashTypedDataV4(
+            keccak256(
+                abi.encode(
+                    INTENT_TYPEHASH,
+                    intent.sender,
+                    intent.target,
+                    keccak256(intent.data),
+                    intent.value,
+                    intent.nonce,
+                    intent.validAfter,
+                    intent.validBefore,
+                    intent.policyId
+                )
+            )
+        );
+    }
+
+    /// @notice Whether `signature` authorizes `intent`: an ECDSA signature (65 or 64 bytes, low s)
+    /// by the sender's key, an ERC-1271 signature the sender contract accepts, or an ECDSA
+    /// signature by a delegate of the intent's policy, which the sender must own.
+    function isAuthorized(Intent calldata intent, bytes calldata signature) public view returns (bool) {
+        bytes32 digest = signingHash(intent);
+        (uint8 v, bytes32 r, bytes32 s) = ECDSA.parseCalldata(signature);
+        (address signer, ECDSA.RecoverError err,) = ECDSA.tryRecover(digest, v, r, s);
+        bool recovered = err == ECDSA.RecoverError.NoError;
+        if (recovered && signer == intent.sender) return true;
+        if (intent.sender.code.length > 0 && SignatureChecker.isValidERC1271SignatureNow(intent.sender, digest, signature)) {
+            return true;
+        }
+        return recovered && registry.isDelegate(intent.policyId, intent.sender, signer);
+    }
+
+    /// @notice What `executeSigned(intent, signature)` would answer now, as one ERC-1066 code:
+    /// 0xE4 for a signature that does not authorize the intent, else the validator's code.
+    function checkSigned(Intent calldata intent, bytes calldata signature) external view returns (bytes1) {
+        if (!isAuthorized(intent, signature)) return IntentStatus.UNTRUSTED;
+        return validator.canExecute(intent);
+    }
+
+    /// @notice Runs the intent for its sender, who calls this itself. Relayers use `executeSigned`.
     function execute(Intent calldata intent) external payable nonReentrant returns (bytes memory) {
+        if (msg.sender != intent.sender) revert ExecutionDenied(IntentStatus.SIGNATURE_REQUIRED);
+        return _execute(intent);
+    }
+
+    /// @notice Runs `intent.target.call{value: intent.value}(intent.data)` on behalf of the sender,
+    /// paid from the sender's deposit, when `signature` authorizes it. Value sent with this call
+    /// is credited to the sender first.
+    function executeSigned(Intent calldata intent, bytes calldata signature) external payable nonReentrant returns (bytes memory) {
+        if (!isAuthorized(intent, signature)) revert ExecutionDenied(IntentStatus.UNTRUSTED);
+        return _execute(intent);
+    }
+
+    function _execute(Intent calldata intent) private returns (bytes memory) {
         if (msg.value > 0) _credit(intent.sender);
-        if (nonceUsed[intent.sender][intent.nonce]) revert ExecutionDenied(IntentStatus.NONCE_USED);
-        if (address(validator) == address(0)) revert ExecutionDenied(IntentStatus.UNSUPPORTED_ACTION);
+        NonceState state = nonces[intent.sender][intent.nonce];
+        if (state == NonceState.Used) revert ExecutionDenied(IntentStatus.NONCE_USED);
+        if (state == NonceState.Cancelled) revert ExecutionDenied(IntentStatus.REVOKED);
 
         bytes1 status = validator.canExecute(intent);
         if (!IntentStatus.isSuccess(status)) revert ExecutionDenied(status);
 
         uint256 available = deposits[intent.sender];
         if (intent.value > available) revert ExecutionDenied(IntentStatus.INSUFFICIENT_FUNDS);
-        nonceUsed[intent.sender][intent.nonce] = true;
+        nonces[intent.sender][intent.nonce] = NonceState.Used;
         deposits[intent.sender] = available - intent.value;
         policySpent[intent.policyId] += intent.value;
 

@@ -28,11 +28,21 @@ struct Policy {
     uint256[] allowedChains;
 }
 
+/// @notice What the validator reads from the executor: spent and cancelled nonces, deposits and
+/// aggregate spending per policy.
+interface IIntentLedger {
+    function nonceUsed(address sender, uint256 nonce) external view returns (bool);
+    function nonceCancelled(address sender, uint256 nonce) external view returns (bool);
+    function deposits(address sender) external view returns (uint256);
+    function policySpent(bytes32 policyId) external view returns (uint256);
+}
+
 /// @notice ERC-1066 status codes answered by the reference contracts.
 library IntentStatus {
     bytes1 internal constant SUCCESS = 0x01;
     bytes1 internal constant DISALLOWED = 0x10;
     bytes1 internal constant EXECUTED = 0x11;
+    bytes1 internal constant REVOKED = 0x16;
     bytes1 internal constant TOO_EARLY = 0x20;
     bytes1 internal constant TOO_LATE = 0x21;
     bytes1 internal constant NONCE_USED = 0x22;
@@ -41,6 +51,10 @@ library IntentStatus {
     bytes1 internal constant INSUFFICIENT_FUNDS = 0x54;
     bytes1 internal constant UNSUPPORTED_ACTION = 0xA1;
     bytes1 internal constant UNSUPPORTED_CHAIN = 0xA2;
+    /// @dev A signature that is not the sender's (nor a delegate's of the intent's policy).
+    bytes1 internal constant UNTRUSTED = 0xE4;
+    /// @dev A relayed intent that carries no signature.
+    bytes1 internal constant SIGNATURE_REQUIRED = 0xE5;
 
     /// @dev The codes that allow execution (the origin project's `isSuccess`).
     function isSuccess(bytes1 status) internal pure returns (bool) {

@@ -1,23 +1,24 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.24;
 
-import {Intent, Policy, IntentStatus} from "./IntentTypes.sol";
+import {IIntentLedger, Intent, Policy, IntentStatus} from "./IntentTypes.sol";
 import {PolicyRegistry} from "./PolicyRegistry.sol";
-import {IntentExecutor} from "./IntentExecutor.sol";
 
 /// @notice Answers whether an intent may run now, as one ERC-1066 code. It reads policies from the
-/// registry and spent nonces, aggregate spending and deposits from the executor.
+/// registry and spent or cancelled nonces, aggregate spending and deposits from the executor,
+/// which creates it. It does not check who signed: the executor does (`checkSigned`).
 contract IntentValidator {
     PolicyRegistry public immutable registry;
-    IntentExecutor public immutable executor;
+    IIntentLedger public immutable executor;
 
-    constructor(PolicyRegistry registry_, IntentExecutor executor_) {
+    constructor(PolicyRegistry registry_, IIntentLedger executor_) {
         registry = registry_;
         executor = executor_;
     }
 
     function canExecute(Intent calldata intent) external view returns (bytes1) {
         if (executor.nonceUsed(intent.sender, intent.nonce)) return IntentStatus.NONCE_USED;
+        if (executor.nonceCancelled(intent.sender, intent.nonce)) return IntentStatus.REVOKED;
 
         Policy memory policy = registry.getPolicy(intent.policyId);
         if (policy.owner == address(0) || policy.owner != intent.sender) return IntentStatus.DISALLOWED;

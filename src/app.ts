@@ -37,9 +37,11 @@ export type BuildAppParameters = {
   /** How long a client may take to send a whole request (headers and body); then 408 and close. */
   requestTimeoutMs?: number | undefined
   receiptTimeoutMs: number
+  /** Refuse unsigned executes at once with 401 (0xE5) instead of asking the chain. */
+  requireSignedIntents?: boolean | undefined
 }
 
-export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutMs = 30_000, receiptTimeoutMs, auth, rateLimit, corsOrigins = [] }: BuildAppParameters): FastifyInstance {
+export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutMs = 30_000, receiptTimeoutMs, auth, rateLimit, corsOrigins = [], requireSignedIntents = false }: BuildAppParameters): FastifyInstance {
   const app = Fastify({
     // Node's own timeouts against slow clients, which Fastify turns off by default: the whole
     // request (headers and body) must arrive within requestTimeoutMs, checked often enough to
@@ -93,7 +95,7 @@ export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutM
   // route hooks only see routes added after them.
   app.register(async (intents) => {
     registerValidateRoute(intents, { registry, preValidation: keys && requireApiKey(keys, { required: auth!.requireForValidate }) })
-    registerExecuteRoute(intents, { registry, journal, receiptTimeoutMs, preValidation: keys && requireApiKey(keys, { required: true }) })
+    registerExecuteRoute(intents, { registry, journal, receiptTimeoutMs, requireSignedIntents, preValidation: keys && requireApiKey(keys, { required: true }) })
     registerGetIntentRoute(intents, { registry, journal })
   })
   registerHealthRoutes(app, { registry, journal })

@@ -36,6 +36,10 @@ export type CreateGatewayParameters = {
     reconcileIntervalMs?: number | undefined
     requestTimeoutMs?: number | undefined
     corsOrigins?: string[] | undefined
+    /** Refuse unsigned executes at once (401, 0xE5); default false: the chain decides. */
+    requireSignedIntents?: boolean | undefined
+    /** The most gas the relayer pays for one execution; default: no cap (tests). */
+    maxGasPerExecution?: bigint | undefined
   }
   logger: Logger
 }
@@ -55,6 +59,7 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
       rpcTimeoutMs: config.rpcTimeoutMs,
       pollingIntervalMs: config.pollingIntervalMs ?? 500,
       logger,
+      maxGasPerExecution: config.maxGasPerExecution,
       relayerNonceFloor: (relayer) => {
         const highest = journal.highestPendingTxNonce(chain.chainId, relayer)
         return highest === undefined ? undefined : highest + 1
@@ -92,7 +97,7 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
   reconciler.start()
 
   const registry = createChainRegistry({ adapters, defaultChainId: config.defaultChainId })
-  const app = buildApp({ registry, journal, logger, bodyLimit: config.bodyLimit, requestTimeoutMs: config.requestTimeoutMs, corsOrigins: config.corsOrigins, receiptTimeoutMs: config.receiptTimeoutMs, auth: config.auth, rateLimit: config.rateLimit })
+  const app = buildApp({ registry, journal, logger, bodyLimit: config.bodyLimit, requestTimeoutMs: config.requestTimeoutMs, corsOrigins: config.corsOrigins, receiptTimeoutMs: config.receiptTimeoutMs, auth: config.auth, rateLimit: config.rateLimit, requireSignedIntents: config.requireSignedIntents ?? false })
   return {
     app,
     journal,

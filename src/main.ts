@@ -93,7 +93,7 @@ try {
         '',
         'Try these:',
         '',
-        demoCommands({ baseUrl, chainId: devnet.chain.reference, demo: devnet.demo }),
+        await demoCommands({ baseUrl, chainId: devnet.chain.reference, executor: devnet.contracts.executor, senderKey: devnetAccounts.sender, demo: devnet.demo }),
         'Press Ctrl-C to stop the gateway and the devnet.',
         '',
       ].join('\n'),

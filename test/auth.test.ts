@@ -7,7 +7,7 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { hashApiKey } from '../src/auth/createApiKeyCheck.ts'
 import { devnetAccounts } from '../src/devnet/devnetAccounts.ts'
 import { assertCommonHeaders } from './support/assertCommonHeaders.ts'
-import { demoIntent, post, startTestGateway, startWorld, type TestGateway, type World } from './support/testGateway.ts'
+import { demoIntent, post, startTestGateway, startWorld, type TestGateway, type World, signedIntent } from './support/testGateway.ts'
 
 const key = 'agent-key-0123456789abcdef'
 const otherKey = 'second-agent-key-fedcba9876543210'
@@ -47,7 +47,7 @@ describe('API keys', () => {
 
   it('refuses a wrong or malformed key with error="invalid_token", never echoing it', async () => {
     for (const authorization of [`Bearer ${key}x`, `Basic ${Buffer.from(`u:${key}`).toString('base64')}`, 'Bearer', `bearer  ${otherKey}-`]) {
-      const res = await post(gateway.baseUrl, '/intents/execute', demoIntent(world.devnet, { nonce: '2' }), { authorization })
+      const res = await post(gateway.baseUrl, '/intents/execute', await signedIntent(world.devnet, { nonce: '2' }), { authorization })
       assert.equal(res.status, 401, authorization)
       assertCommonHeaders(res, { status: '0xE4' })
       assert.equal(res.headers.get('www-authenticate'), 'Bearer realm="intent-gateway", error="invalid_token"')
@@ -56,7 +56,7 @@ describe('API keys', () => {
   })
 
   it('executes with a valid key (any configured one, scheme in any case) and logs the key id, not the key', async () => {
-    const res = await post(gateway.baseUrl, '/intents/execute', demoIntent(world.devnet, { nonce: '3' }), { authorization: `bearer ${otherKey}` })
+    const res = await post(gateway.baseUrl, '/intents/execute', await signedIntent(world.devnet, { nonce: '3' }), { authorization: `bearer ${otherKey}` })
     assert.equal(res.status, 200, res.text)
     assertCommonHeaders(res, { status: '0x11' })
     const logs = gateway.logs.join('\n')

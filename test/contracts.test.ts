@@ -4,7 +4,7 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import { type Hex, encodeFunctionData, parseEther, toFunctionSelector } from 'viem'
+import { type Hex, encodeFunctionData, hashTypedData, parseEther, toFunctionSelector } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { artifactsDir, compileContracts } from '../scripts/compileContracts.ts'
 import { evmRuntime } from '../src/chains/evm/evmRuntime.ts'
@@ -13,7 +13,8 @@ import { intentExecutorArtifact } from '../src/contracts/intentExecutorArtifact.
 import { intentValidatorArtifact } from '../src/contracts/intentValidatorArtifact.ts'
 import { policyRegistryArtifact } from '../src/contracts/policyRegistryArtifact.ts'
 import { devnetAccounts } from '../src/devnet/devnetAccounts.ts'
-import { policyIdOf } from '../src/devnet/seedDemo.ts'
+import { derivePolicyId, saltOf } from '../src/devnet/derivePolicyId.ts'
+import { intentTypedData } from '../src/chains/evm/intentTypedData.ts'
 import { startWorld, type World } from './support/testGateway.ts'
 
 describe('contract artifacts', () => {
@@ -23,18 +24,33 @@ describe('contract artifacts', () => {
     }
   })
 
-  it('keep the origin ABI', () => {
+  it('keep the origin ABI, add signed execution, and give nobody an owner\'s powers', () => {
     const signatures = (abi: readonly { type: string; name?: string; inputs?: readonly { type: string; components?: readonly { type: string }[] }[] }[]) =>
       abi.filter((i) => i.name).map((i) => `${i.type} ${i.name}(${(i.inputs ?? []).map((p) => (p.components ? `(${p.components.map((c) => c.type).join(',')})` : p.type)).join(',')})`)
     const intent = '(address,address,bytes,uint256,uint256,uint256,uint256,bytes32)'
     assert.ok(signatures(intentValidatorArtifact.abi).includes(`function canExecute(${intent})`))
     const executor = signatures(intentExecutorArtifact.abi)
-    for (const s of [`function execute(${intent})`, 'event IntentExecuted(bytes32,bytes1,address,bytes)', 'error ExecutionDenied(bytes1)', 'error ExecutionFailed(bytes1,bytes)', 'function setValidator(address)']) {
+    for (const s of [
+      `function execute(${intent})`,
+      `function executeSigned(${intent},bytes)`,
+      `function checkSigned(${intent},bytes)`,
+      `function signingHash(${intent})`,
+      'function cancelNonce(uint256)',
+      'function nonceCancelled(address,uint256)',
+      'event IntentExecuted(bytes32,bytes1,address,bytes)',
+      'error ExecutionDenied(bytes1)',
+      'error ExecutionFailed(bytes1,bytes)',
+    ]) {
       assert.ok(executor.includes(s), s)
     }
+    // The validator is fixed at deployment and nobody owns the executor.
+    for (const name of ['setValidator', 'owner', 'transferOwnership']) assert.ok(!executor.some((s) => s.includes(` ${name}(`)), name)
     const policy = '(address,address[],bytes4[],uint256,uint256,uint256,uint256,uint256[])'
     const registry = signatures(policyRegistryArtifact.abi)
-    for (const s of [`function setPolicy(bytes32,${policy})`, 'function getPolicy(bytes32)', 'function policyExists(bytes32)']) assert.ok(registry.includes(s), s)
+    for (const s of [`function createPolicy(bytes32,${policy})`, `function updatePolicy(bytes32,${policy})`, 'function policyIdOf(address,bytes32)', 'function addDelegate(bytes32,address)', 'function revokeDelegate(bytes32,address)', 'function getPolicy(bytes32)', 'function policyExists(bytes32)']) {
+      assert.ok(registry.includes(s), s)
+    }
+    assert.ok(!registry.some((s) => s.includes(' setPolicy(')), 'no setPolicy: a policy id cannot be chosen freely')
   })
 })
 
@@ -68,61 +84,72 @@ describe('reference contracts on anvil', () => {
     validBefore: 0n,
     policyId: world.devnet.demo.policies.open,
   })
+  const sign = (i: ReturnType<typeof intent>) => privateKeyToAccount(devnetAccounts.sender).signTypedData(intentTypedData({ chainId: 31337, executor: world.devnet.contracts.executor, intent: i }))
 
-  it('lets only the owner change the executor\'s validator', async () => {
-    await assert.rejects(
-      simulate(devnetAccounts.other, { address: world.devnet.contracts.executor, abi: intentExecutorArtifact.abi, functionName: 'setValidator', args: [other] }),
-      /OwnableUnauthorizedAccount/,
-    )
-    const current = await world.clients.publicClient.readContract({ address: world.devnet.contracts.executor, abi: intentExecutorArtifact.abi, functionName: 'validator' })
-    assert.equal(current, world.devnet.contracts.validator)
+  it('were deployed by a key that is not the relayer, and the executor\'s validator is the one it created', async () => {
+    const executorAddress = world.devnet.contracts.executor
+    const validator = await world.clients.publicClient.readContract({ address: executorAddress, abi: intentExecutorArtifact.abi, functionName: 'validator' })
+    assert.equal(validator, world.devnet.contracts.validator)
+    const boundTo = await world.clients.publicClient.readContract({ address: validator, abi: intentValidatorArtifact.abi, functionName: 'executor' })
+    assert.equal(boundTo, executorAddress)
+    const deployer = privateKeyToAccount(devnetAccounts.deployer).address
+    assert.notEqual(deployer, privateKeyToAccount(devnetAccounts.relayer).address)
+    assert.ok((await world.clients.publicClient.getTransactionCount({ address: deployer })) > 0, 'the deployer key deployed the contracts')
   })
 
-  it('executes a (sender, nonce) at most once, whoever calls execute', async () => {
-    const first = await write(devnetAccounts.other, { address: world.devnet.contracts.executor, abi: intentExecutorArtifact.abi, functionName: 'execute', args: [intent(500n)] })
+  it('executes a (sender, nonce) at most once: the sender\'s own call, then a signed replay, refused', async () => {
+    const first = await write(devnetAccounts.sender, { address: world.devnet.contracts.executor, abi: intentExecutorArtifact.abi, functionName: 'execute', args: [intent(500n)] })
     assert.equal(first.status, 'success')
     // Same nonce with different data: a different intent, still refused.
     const replay = { ...intent(500n), data: encodeFunctionData({ abi: demoCounterArtifact.abi, functionName: 'increment', args: [9n] }) }
     await assert.rejects(
-      simulate(devnetAccounts.relayer, { address: world.devnet.contracts.executor, abi: intentExecutorArtifact.abi, functionName: 'execute', args: [replay] }),
+      simulate(devnetAccounts.relayer, { address: world.devnet.contracts.executor, abi: intentExecutorArtifact.abi, functionName: 'executeSigned', args: [replay, await sign(replay)] }),
       /ExecutionDenied.*0x22/s,
     )
   })
 
   it('emits IntentExecuted with keccak256(abi.encode(intent)), the gateway\'s hash', async () => {
     const i = intent(501n)
-    const receipt = await write(devnetAccounts.relayer, { address: world.devnet.contracts.executor, abi: intentExecutorArtifact.abi, functionName: 'execute', args: [i] })
+    const receipt = await write(devnetAccounts.relayer, { address: world.devnet.contracts.executor, abi: intentExecutorArtifact.abi, functionName: 'executeSigned', args: [i, await sign(i)] })
     const log = receipt.logs.find((l) => l.address.toLowerCase() === world.devnet.contracts.executor.toLowerCase() && l.topics.length === 3)!
     assert.equal(log.topics[1], evmRuntime.hashIntent(i))
+  })
+
+  it('signs over the EIP-712 digest the gateway\'s typed data gives', async () => {
+    const i = intent(503n)
+    const onChain = await world.clients.publicClient.readContract({ address: world.devnet.contracts.executor, abi: intentExecutorArtifact.abi, functionName: 'signingHash', args: [i] })
+    assert.equal(onChain, hashTypedData(intentTypedData({ chainId: 31337, executor: world.devnet.contracts.executor, intent: i })))
   })
 
   it('pays intent value from the sender\'s deposit and lets the sender withdraw the rest', async () => {
     const deposits = () => world.clients.publicClient.readContract({ address: world.devnet.contracts.executor, abi: intentExecutorArtifact.abi, functionName: 'deposits', args: [sender] })
     const before = await deposits()
-    await write(devnetAccounts.relayer, { address: world.devnet.contracts.executor, abi: intentExecutorArtifact.abi, functionName: 'execute', args: [{ ...intent(502n), value: parseEther('0.25') }] })
+    const i = { ...intent(502n), value: parseEther('0.25') }
+    await write(devnetAccounts.relayer, { address: world.devnet.contracts.executor, abi: intentExecutorArtifact.abi, functionName: 'executeSigned', args: [i, await sign(i)] })
     assert.equal(await deposits(), before - parseEther('0.25'))
     await assert.rejects(simulate(devnetAccounts.sender, { address: world.devnet.contracts.executor, abi: intentExecutorArtifact.abi, functionName: 'withdraw', args: [before] }), /InsufficientDeposit/)
     await write(devnetAccounts.sender, { address: world.devnet.contracts.executor, abi: intentExecutorArtifact.abi, functionName: 'withdraw', args: [parseEther('1')] })
     assert.equal(await deposits(), before - parseEther('1.25'))
   })
 
-  it('lets nobody create a policy for someone else, or change a policy they do not own', async () => {
+  it('lets nobody create a policy for someone else, change or remove one they do not own, or change a policy\'s owner', async () => {
     const policy = { owner: sender, allowedTargets: [], allowedSelectors: [toFunctionSelector('increment(uint256)')], maxValuePerTx: 0n, maxAggregateValue: 0n, validAfter: 0n, validBefore: 0n, allowedChains: [] }
-    await assert.rejects(
-      simulate(devnetAccounts.other, { address: world.devnet.contracts.registry, abi: policyRegistryArtifact.abi, functionName: 'setPolicy', args: [policyIdOf('theft'), policy] }),
-      /InvalidPolicyOwner/,
-    )
-    await assert.rejects(
-      simulate(devnetAccounts.other, { address: world.devnet.contracts.registry, abi: policyRegistryArtifact.abi, functionName: 'setPolicy', args: [world.devnet.demo.policies.open, { ...policy, owner: other }] }),
-      /NotPolicyOwner/,
-    )
-    await assert.rejects(
-      simulate(devnetAccounts.other, { address: world.devnet.contracts.registry, abi: policyRegistryArtifact.abi, functionName: 'removePolicy', args: [world.devnet.demo.policies.open] }),
-      /NotPolicyOwner/,
-    )
-    const read = (fn: 'policyExists') => world.clients.publicClient.readContract({ address: world.devnet.contracts.registry, abi: policyRegistryArtifact.abi, functionName: fn, args: [world.devnet.demo.policies.open] })
-    assert.equal(await read('policyExists'), true)
-    const stored = await world.clients.publicClient.readContract({ address: world.devnet.contracts.registry, abi: policyRegistryArtifact.abi, functionName: 'getPolicy', args: [world.devnet.demo.policies.open] })
+    const registry = world.devnet.contracts.registry
+    const open = world.devnet.demo.policies.open
+    await assert.rejects(simulate(devnetAccounts.other, { address: registry, abi: policyRegistryArtifact.abi, functionName: 'createPolicy', args: [saltOf('theft'), policy] }), /InvalidPolicyOwner/)
+    await assert.rejects(simulate(devnetAccounts.other, { address: registry, abi: policyRegistryArtifact.abi, functionName: 'updatePolicy', args: [open, { ...policy, owner: other }] }), /NotPolicyOwner/)
+    await assert.rejects(simulate(devnetAccounts.other, { address: registry, abi: policyRegistryArtifact.abi, functionName: 'removePolicy', args: [open] }), /NotPolicyOwner/)
+    await assert.rejects(simulate(devnetAccounts.other, { address: registry, abi: policyRegistryArtifact.abi, functionName: 'addDelegate', args: [open, other] }), /NotPolicyOwner/)
+    // The owner itself cannot hand its policy over.
+    await assert.rejects(simulate(devnetAccounts.sender, { address: registry, abi: policyRegistryArtifact.abi, functionName: 'updatePolicy', args: [open, { ...policy, owner: other }] }), /InvalidPolicyOwner/)
+    // An id is the owner's: the same salt gives another owner another id, and a taken id cannot be created again.
+    const { result: mine } = await simulate(devnetAccounts.sender, { address: registry, abi: policyRegistryArtifact.abi, functionName: 'createPolicy', args: [saltOf('fresh'), policy] })
+    const { result: theirs } = await simulate(devnetAccounts.other, { address: registry, abi: policyRegistryArtifact.abi, functionName: 'createPolicy', args: [saltOf('fresh'), { ...policy, owner: other }] })
+    assert.equal(mine, derivePolicyId(sender, saltOf('fresh')))
+    assert.equal(theirs, derivePolicyId(other, saltOf('fresh')))
+    await assert.rejects(simulate(devnetAccounts.sender, { address: registry, abi: policyRegistryArtifact.abi, functionName: 'createPolicy', args: [saltOf('demo.open'), policy] }), /PolicyExists/)
+
+    const stored = await world.clients.publicClient.readContract({ address: registry, abi: policyRegistryArtifact.abi, functionName: 'getPolicy', args: [open] })
     assert.equal(stored.owner, sender)
     assert.deepEqual(stored.allowedChains, [31337n])
   })

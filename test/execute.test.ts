@@ -8,13 +8,14 @@ import { demoCounterArtifact } from '../src/contracts/demoCounterArtifact.ts'
 import { intentExecutorArtifact } from '../src/contracts/intentExecutorArtifact.ts'
 import { devnetAccounts } from '../src/devnet/devnetAccounts.ts'
 import { assertCommonHeaders } from './support/assertCommonHeaders.ts'
-import { demoIntent, post, request, rpc, startTestGateway, startWorld, type World } from './support/testGateway.ts'
+import { demoIntent, post, request, rpc, signIntent, startTestGateway, startWorld, type World } from './support/testGateway.ts'
 
 const relayer = privateKeyToAccount(devnetAccounts.relayer).address
 
 describe('POST /intents/execute', () => {
   let world: World
-  const execute = (body: unknown, baseUrl = world.gateway.baseUrl) => post(baseUrl, '/intents/execute', body, { 'x-chain-id': '31337' })
+  // Every execute here is signed by the demo sender; test/signedIntents.test.ts covers the rest.
+  const execute = async (body: Record<string, unknown>, baseUrl = world.gateway.baseUrl) => post(baseUrl, '/intents/execute', await signIntent(world.devnet, body), { 'x-chain-id': '31337' })
   const readCount = () => world.clients.publicClient.readContract({ address: world.devnet.contracts.counter, abi: demoCounterArtifact.abi, functionName: 'count' })
   const relayerNonce = () => world.clients.publicClient.getTransactionCount({ address: relayer, blockTag: 'pending' })
   const nonceUsed = (nonce: bigint) =>
@@ -128,9 +129,8 @@ describe('POST /intents/execute', () => {
   })
 
   it('answers 422 (0x50) when the target call reverts on-chain, and spends nothing', async () => {
-    const id = '0x' + 'ab'.repeat(32)
     const { writePolicy } = await import('./support/policies.ts')
-    await writePolicy(world, id as Hex, {})
+    const id = await writePolicy(world, 'any call', {})
     const before = await relayerNonce()
     const res = await execute(demoIntent(world.devnet, { nonce: '6', policyId: id, data: encodeFunctionData({ abi: demoCounterArtifact.abi, functionName: 'fail', args: ['nope'] }) }))
     assert.equal(res.status, 422)

@@ -18,7 +18,7 @@ import { startAnvil } from '../src/devnet/startAnvil.ts'
 import { type Devnet, startDevnet } from '../src/devnet/startDevnet.ts'
 import { assertCommonHeaders } from './support/assertCommonHeaders.ts'
 import { type GatewayProcess, runGateway, waitFor } from './support/runGateway.ts'
-import { demoIntent, type HttpResult, post, request, rpc, startWorld, type World } from './support/testGateway.ts'
+import { demoIntent, type HttpResult, post, request, rpc, startWorld, type World, signedIntent } from './support/testGateway.ts'
 
 const relayer = privateKeyToAccount(devnetAccounts.relayer).address
 const chainHeader = { 'x-chain-id': '31337' }
@@ -166,7 +166,7 @@ describe('faults', () => {
 
   it('a transaction the node drops is broadcast again from the journal and executes once', async () => {
     await withManualMining(async ({ world, rpcUrl, chain, fromBlock, countBefore }) => {
-      const res = await post(world.gateway.baseUrl, '/intents/execute', demoIntent(world.devnet, { nonce: '11' }), chainHeader)
+      const res = await post(world.gateway.baseUrl, '/intents/execute', await signedIntent(world.devnet, { nonce: '11' }), chainHeader)
       assert.equal(res.status, 202)
       const { intentHash, transactionHash } = res.body as { intentHash: Hex; transactionHash: Hex }
 
@@ -187,7 +187,7 @@ describe('faults', () => {
 
   it('a transaction replaced at the relayer nonce is settled as dropped, and the intent can then execute once', async () => {
     await withManualMining(async ({ world, rpcUrl, chain, fromBlock, countBefore }) => {
-      const execute = () => post(world.gateway.baseUrl, '/intents/execute', demoIntent(world.devnet, { nonce: '12' }), chainHeader)
+      const execute = async () => post(world.gateway.baseUrl, '/intents/execute', await signedIntent(world.devnet, { nonce: '12' }), chainHeader)
       const res = await execute()
       assert.equal(res.status, 202)
       const { intentHash, transactionHash } = res.body as { intentHash: Hex; transactionHash: Hex }
@@ -236,7 +236,7 @@ describe('faults', () => {
       for (let round = 0; round < rounds; round++) {
         let { gw, baseUrl } = await startGatewayProcess(env)
         running = gw
-        const bodies = Array.from({ length: perRound }, (_, i) => demoIntent(devnet, { nonce: String(1000 + round * perRound + i) }))
+        const bodies = await Promise.all(Array.from({ length: perRound }, (_, i) => signedIntent(devnet, { nonce: String(1000 + round * perRound + i) })))
         const hashes = await Promise.all(bodies.map(async (b) => (await post(baseUrl, '/intents/validate', b, chainHeader)).headers.get('x-intent-hash') as Hex))
         const fromBlock = await chain.publicClient.getBlockNumber()
         const countBefore = await chain.count()
@@ -308,7 +308,7 @@ describe('faults', () => {
       // Within the bound: each in-flight execute gets its receipt and answer.
       let { gw, baseUrl } = await startGatewayProcess(env)
       running = gw
-      const inFlight = [1, 2, 3].map((i) => post(baseUrl, '/intents/execute', demoIntent(devnet, { nonce: String(2000 + i) }), chainHeader))
+      const inFlight = [1, 2, 3].map(async (i) => post(baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: String(2000 + i) }), chainHeader))
       await eventually('transactions in the pool', 20_000, async () => ((await chain.unmined()) >= 3 ? true : undefined))
       gw.child.kill('SIGTERM')
       await sleep(200)
@@ -337,7 +337,7 @@ describe('faults', () => {
       await rpc(devnet.anvil.rpcUrl, 'evm_setIntervalMining', [0])
       ;({ gw, baseUrl } = await startGatewayProcess({ ...env, SHUTDOWN_TIMEOUT_MS: '300' }))
       running = gw
-      const cut = post(baseUrl, '/intents/execute', demoIntent(devnet, { nonce: '2010' }), chainHeader).catch(() => undefined)
+      const cut = post(baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: '2010' }), chainHeader).catch(() => undefined)
       await eventually('the transaction in the pool', 20_000, async () => ((await chain.unmined()) >= 1 ? true : undefined))
       gw.child.kill('SIGTERM')
       assert.equal(await gw.exit, 0)

@@ -6,7 +6,7 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { devnetAccounts } from '../src/devnet/devnetAccounts.ts'
 import { hashApiKey } from '../src/auth/createApiKeyCheck.ts'
 import { assertCommonHeaders } from './support/assertCommonHeaders.ts'
-import { demoIntent, post, request, rpc, startTestGateway, startWorld, type TestGateway, type World } from './support/testGateway.ts'
+import { demoIntent, post, request, rpc, startTestGateway, startWorld, type TestGateway, type World, signedIntent } from './support/testGateway.ts'
 
 const keyA = 'agent-a-key-0123456789abcdef'
 const keyB = 'agent-b-key-0123456789abcdef'
@@ -114,7 +114,7 @@ describe('limits and security headers', () => {
       // An execute that waits longer than the request timeout for its receipt still gets its answer.
       await rpc(world.devnet.anvil.rpcUrl, 'evm_setAutomine', [false])
       try {
-        const slow = post(gateway.baseUrl, '/intents/execute', demoIntent(world.devnet, { nonce: '78' }), { 'x-chain-id': '31337' })
+        const slow = post(gateway.baseUrl, '/intents/execute', await signedIntent(world.devnet, { nonce: '78' }), { 'x-chain-id': '31337' })
         await new Promise((r) => setTimeout(r, requestTimeoutMs * 3))
         await rpc(world.devnet.anvil.rpcUrl, 'evm_mine', [])
         assert.equal((await slow).status, 200)

@@ -9,7 +9,7 @@ import { after, describe, it } from 'node:test'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { startDevnet } from '../src/devnet/startDevnet.ts'
 import { runGateway, waitFor } from './support/runGateway.ts'
-import { demoIntent, type HttpResult, post, request, rpc } from './support/testGateway.ts'
+import { demoIntent, type HttpResult, post, request, rpc, signedIntent } from './support/testGateway.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'secrets-test-'))
 after(() => rmSync(dir, { recursive: true, force: true }))
@@ -55,7 +55,7 @@ describe('secrets', () => {
       }
       const chain = { 'x-chain-id': '31337' }
       const auth = { ...chain, authorization: `Bearer ${apiKey}` }
-      const intent = demoIntent(devnet, { nonce: '5' })
+      const intent = await signedIntent(devnet, { nonce: '5' })
 
       await call(post(baseUrl, '/intents/validate', intent, chain), 200)
       await call(post(baseUrl, '/intents/execute', intent, chain), 401)
@@ -68,7 +68,7 @@ describe('secrets', () => {
       for (const path of ['/chains', '/chains/31337', '/health', '/health/ready', '/status-codes']) await call(request(baseUrl, path), 200)
       // A relayer failure logs the node's error in full.
       await rpc(devnet.anvil.rpcUrl, 'anvil_setBalance', [relayer, '0x0'])
-      await call(post(baseUrl, '/intents/execute', demoIntent(devnet, { nonce: '6' }), auth), 502)
+      await call(post(baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: '6' }), auth), 502)
 
       gw.child.kill('SIGTERM')
       assert.equal(await gw.exit, 0)

@@ -3,12 +3,12 @@
 import assert from 'node:assert/strict'
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test'
 import { parseEther, toFunctionSelector } from 'viem'
-import { policyIdOf } from '../src/devnet/seedDemo.ts'
+import { derivePolicyId, saltOf } from '../src/devnet/derivePolicyId.ts'
 import { devnetAccounts } from '../src/devnet/devnetAccounts.ts'
 import { privateKeyToAccount } from 'viem/accounts'
 import { assertCommonHeaders } from './support/assertCommonHeaders.ts'
 import { deposit, writePolicy } from './support/policies.ts'
-import { demoIntent, post, snapshot, startTestGateway, startWorld, type World } from './support/testGateway.ts'
+import { demoIntent, post, signedIntent, snapshot, startTestGateway, startWorld, type World } from './support/testGateway.ts'
 
 describe('POST /intents/validate', () => {
   let world: World
@@ -48,7 +48,7 @@ describe('POST /intents/validate', () => {
     const cases = [
       demoIntent(world.devnet, { data: toFunctionSelector('fail(string)') }),
       demoIntent(world.devnet, { target: world.devnet.contracts.registry }),
-      demoIntent(world.devnet, { policyId: policyIdOf('no such policy') }),
+      demoIntent(world.devnet, { policyId: derivePolicyId(world.devnet.demo.sender, saltOf('no such policy')) }),
       demoIntent(world.devnet, { sender: privateKeyToAccount(devnetAccounts.other).address }),
       demoIntent(world.devnet, { data: '0x7cf5da' }), // shorter than a selector
     ]
@@ -71,8 +71,7 @@ describe('POST /intents/validate', () => {
     assertCommonHeaders(res, { status: '0x20' })
     assert.equal(res.body.statusName, 'TOO_EARLY')
 
-    const id = policyIdOf('later')
-    await writePolicy(world, id, { validAfter: BigInt(future) })
+    const id = await writePolicy(world, 'later', { validAfter: BigInt(future) })
     const fromPolicy = await validate(demoIntent(world.devnet, { policyId: id }))
     assert.equal(fromPolicy.status, 202)
   })
@@ -83,8 +82,7 @@ describe('POST /intents/validate', () => {
     assertCommonHeaders(res, { status: '0x21' })
     assert.equal(res.body.statusName, 'TOO_LATE')
 
-    const id = policyIdOf('expired')
-    await writePolicy(world, id, { validBefore: 1000n })
+    const id = await writePolicy(world, 'expired', { validBefore: 1000n })
     assert.equal((await validate(demoIntent(world.devnet, { policyId: id }))).status, 410)
   })
 
@@ -100,13 +98,11 @@ describe('POST /intents/validate', () => {
     assert.deepEqual(overCap.body.paymentRequired, paymentRequired)
     assert.equal(paymentRequired.extensions.deposit.executor, world.devnet.contracts.executor)
 
-    const aggregate = policyIdOf('aggregate')
-    await writePolicy(world, aggregate, { maxValuePerTx: parseEther('50'), maxAggregateValue: parseEther('3') })
+    const aggregate = await writePolicy(world, 'aggregate', { maxValuePerTx: parseEther('50'), maxAggregateValue: parseEther('3') })
     assert.equal((await validate(demoIntent(world.devnet, { policyId: aggregate, value: parseEther('4').toString() }))).status, 402)
     assert.equal((await validate(demoIntent(world.devnet, { policyId: aggregate, value: parseEther('2').toString() }))).status, 200)
 
-    const rich = policyIdOf('rich')
-    await writePolicy(world, rich, { maxValuePerTx: parseEther('1000'), maxAggregateValue: parseEther('1000') })
+    const rich = await writePolicy(world, 'rich', { maxValuePerTx: parseEther('1000'), maxAggregateValue: parseEther('1000') })
     const beyondDeposit = demoIntent(world.devnet, { policyId: rich, value: parseEther('11').toString() })
     assert.equal((await validate(beyondDeposit)).status, 402)
     await deposit(world, parseEther('1'))
@@ -141,7 +137,7 @@ describe('POST /intents/validate', () => {
   })
 
   it('answers 409 NONCE_USED (0x22) once the nonce has been executed', async () => {
-    const body = demoIntent(world.devnet, { nonce: '77' })
+    const body = await signedIntent(world.devnet, { nonce: '77' })
     assert.equal((await post(world.gateway.baseUrl, '/intents/execute', body)).status, 200)
     const res = await validate(body)
     assert.equal(res.status, 409)

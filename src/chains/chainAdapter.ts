@@ -59,6 +59,12 @@ export type ChainHealth = {
 /** What start-up found on the chain: contracts present, missing, or no answer to ask. */
 export type PreflightResult = { ok: true } | { ok: false; missing: string[] } | { ok: false; unreachable: string }
 
+/**
+ * What a sender signs to authorize an intent on this chain, in the runtime's own terms (EVM: the
+ * EIP-712 typed data, `domain`, `types`, `primaryType`, `message`), as JSON.
+ */
+export type SigningRequest = Record<string, unknown>
+
 export type ChainDescription = {
   chainId: string
   chainType: ChainType
@@ -70,6 +76,8 @@ export type ChainDescription = {
   available: boolean
   unavailableReason: string | undefined
   endpoints: EndpointView[]
+  /** How intents are signed on this chain (EVM: the EIP-712 domain, types and primary type). */
+  signing: SigningRequest | undefined
 }
 
 export type ChainAdapter = {
@@ -79,10 +87,18 @@ export type ChainAdapter = {
   canExecute: boolean
   /** The executor contract, where depositing funds resolves INSUFFICIENT_FUNDS. */
   executorAddress: string
-  /** One read of the validator: the ERC-1066 code for the intent as of the latest block. */
-  validate(intent: Intent): Promise<number>
-  /** Validates, then simulates the execution; the caller decides whether to send. */
-  prepareExecution(intent: Intent): Promise<Preflight>
+  /**
+   * One read of the chain: the ERC-1066 code for the intent as of the latest block. With a
+   * signature, the chain checks it too (a wrong one answers 0xE4).
+   */
+  validate(intent: Intent, signature?: Hex): Promise<number>
+  /**
+   * Validates, then simulates the execution (the signed one when a signature is given); the
+   * caller decides whether to send.
+   */
+  prepareExecution(intent: Intent, signature?: Hex): Promise<Preflight>
+  /** What the sender must sign for this intent: carried by every 401 that asks for a signature. */
+  signingRequest(intent: Intent): SigningRequest
   /** Finds out what became of a journaled transaction, and broadcasts it again if the node lost it. */
   reconcile(tx: SignedExecution & { intent: Intent }): Promise<Reconciliation>
   getHealth(): Promise<ChainHealth>

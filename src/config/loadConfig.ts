@@ -51,6 +51,10 @@ export type GatewayConfig = {
   requestTimeoutMs: number
   /** Browser origins allowed to call the gateway (CORS); empty: no CORS headers at all. `*` allows any. */
   corsOrigins: string[]
+  /** Refuse unsigned execute requests at once (401, 0xE5): production, unless ALLOW_UNSIGNED_INTENTS. */
+  requireSignedIntents: boolean
+  /** The most gas the relayer pays for one execution; above it, 422 (0x06). */
+  maxGasPerExecution: bigint
 }
 
 export type AuthConfig = {
@@ -114,6 +118,8 @@ export function loadConfig(env: Env): GatewayConfig {
   const corsOrigins = readCorsOrigins(env, problems)
   const requestTimeoutMs = readInteger(env, 'REQUEST_TIMEOUT_MS', { min: 100, max: 600_000, fallback: 30_000 }, problems)
   const shutdownTimeoutMs = readInteger(env, 'SHUTDOWN_TIMEOUT_MS', { min: 0, max: 600_000, fallback: 40_000 }, problems)
+  const allowUnsignedIntents = readBoolean(env, 'ALLOW_UNSIGNED_INTENTS', problems)
+  const maxGasPerExecution = readInteger(env, 'MAX_GAS_PER_EXECUTION', { min: 21_000, max: 1_000_000_000, fallback: 5_000_000 }, problems)
 
   if (problems.length > 0) throw new ConfigError(problems)
   return {
@@ -138,6 +144,8 @@ export function loadConfig(env: Env): GatewayConfig {
     shutdownTimeoutMs: shutdownTimeoutMs!,
     requestTimeoutMs: requestTimeoutMs!,
     corsOrigins,
+    requireSignedIntents: production && !allowUnsignedIntents,
+    maxGasPerExecution: BigInt(maxGasPerExecution!),
   }
 }
 

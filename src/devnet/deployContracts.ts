@@ -1,10 +1,9 @@
-// Deploys the reference contracts (registry, executor, validator, demo counter) and wires the
-// executor to its validator. Shared by the devnet, the tests and the benchmarks.
+// Deploys the reference contracts: the registry, the executor (which creates its validator: it can
+// never be swapped) and the demo counter. Shared by the devnet, the tests and the benchmarks.
 import { type Address, type Hex, type PublicClient, type WalletClient, createPublicClient, createWalletClient, defineChain, getAddress, http } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { demoCounterArtifact } from '../contracts/demoCounterArtifact.ts'
 import { intentExecutorArtifact } from '../contracts/intentExecutorArtifact.ts'
-import { intentValidatorArtifact } from '../contracts/intentValidatorArtifact.ts'
 import { policyRegistryArtifact } from '../contracts/policyRegistryArtifact.ts'
 
 export type DeployedContracts = { registry: Address; executor: Address; validator: Address; counter: Address }
@@ -30,10 +29,8 @@ export async function deployContracts({ rpcUrl, chainId, deployerKey }: { rpcUrl
   }
 
   const registry = await deploy(policyRegistryArtifact, [])
-  const executor = await deploy(intentExecutorArtifact, [account.address])
-  const validator = await deploy(intentValidatorArtifact, [registry, executor])
+  const executor = await deploy(intentExecutorArtifact, [registry])
+  const validator = await publicClient.readContract({ address: executor, abi: intentExecutorArtifact.abi, functionName: 'validator' })
   const counter = await deploy(demoCounterArtifact, [])
-  const hash = await wallet.writeContract({ address: executor, abi: intentExecutorArtifact.abi, functionName: 'setValidator', args: [validator], account, chain: wallet.chain })
-  await publicClient.waitForTransactionReceipt({ hash })
-  return { registry, executor, validator, counter }
+  return { registry, executor, validator: getAddress(validator), counter }
 }

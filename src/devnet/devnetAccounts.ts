@@ -2,10 +2,12 @@
 import type { Hex } from 'viem'
 
 export const devnetAccounts = {
-  /** Deploys the contracts and relays executions. */
+  /** Relays executions (anvil #0). It owns nothing: the contracts have no owner. */
   relayer: '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80' as Hex,
   /** The agent's account: owns the demo policies and funds its intents by deposit. */
   sender: '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d' as Hex,
   /** A second agent, for tests that need someone who is not the policy owner. */
   other: '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a' as Hex,
+  /** Deploys the contracts (anvil #3): never the relayer, so no relayer key ever deployed them. */
+  deployer: '0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6' as Hex,
 }

@@ -1,19 +1,10 @@
 // Demo data on a fresh deployment: the sender's policies and deposit, chosen so that each seed
 // status (200, 403, 402, 410, 202, 421) has an intent that produces it.
-import { type Address, type Hex, keccak256, parseEther, stringToHex, toFunctionSelector } from 'viem'
+import { type Address, type Hex, parseEther, toFunctionSelector } from 'viem'
 import { intentExecutorArtifact } from '../contracts/intentExecutorArtifact.ts'
 import { policyRegistryArtifact } from '../contracts/policyRegistryArtifact.ts'
 import { createDevClients, type DeployedContracts } from './deployContracts.ts'
-
-export type DemoPolicy = {
-  allowedTargets?: Address[]
-  allowedSelectors?: Hex[]
-  maxValuePerTx?: bigint
-  maxAggregateValue?: bigint
-  validAfter?: bigint
-  validBefore?: bigint
-  allowedChains?: bigint[]
-}
+import { derivePolicyId, saltOf } from './derivePolicyId.ts'
 
 export type Demo = {
   sender: Address
@@ -22,8 +13,6 @@ export type Demo = {
   incrementSelector: Hex
   deposit: bigint
 }
-
-export const policyIdOf = (name: string): Hex => keccak256(stringToHex(name))
 
 export async function seedDemo({ rpcUrl, chainId, contracts, senderKey }: { rpcUrl: string; chainId: number; contracts: DeployedContracts; senderKey: Hex }): Promise<Demo> {
   const { publicClient, walletFor } = createDevClients(rpcUrl, chainId)
@@ -40,15 +29,16 @@ export async function seedDemo({ rpcUrl, chainId, contracts, senderKey }: { rpcU
     validAfter: 0n,
     validBefore: 0n,
   }
-  const policies = { open: policyIdOf('demo.open'), mainnetOnly: policyIdOf('demo.mainnet-only') }
+  const salts = { open: saltOf('demo.open'), mainnetOnly: saltOf('demo.mainnet-only') }
+  const policies = { open: derivePolicyId(account.address, salts.open), mainnetOnly: derivePolicyId(account.address, salts.mainnetOnly) }
   const deposit = parseEther('10')
 
   const send = async (hash: Promise<Hex>) => {
     const receipt = await publicClient.waitForTransactionReceipt({ hash: await hash })
     if (receipt.status !== 'success') throw new Error(`demo seeding transaction reverted: ${receipt.transactionHash}`)
   }
-  await send(wallet.writeContract({ address: contracts.registry, abi: policyRegistryArtifact.abi, functionName: 'setPolicy', args: [policies.open, { ...base, allowedChains: [BigInt(chainId)] }], account, chain: wallet.chain }))
-  await send(wallet.writeContract({ address: contracts.registry, abi: policyRegistryArtifact.abi, functionName: 'setPolicy', args: [policies.mainnetOnly, { ...base, allowedChains: [1n] }], account, chain: wallet.chain }))
+  await send(wallet.writeContract({ address: contracts.registry, abi: policyRegistryArtifact.abi, functionName: 'createPolicy', args: [salts.open, { ...base, allowedChains: [BigInt(chainId)] }], account, chain: wallet.chain }))
+  await send(wallet.writeContract({ address: contracts.registry, abi: policyRegistryArtifact.abi, functionName: 'createPolicy', args: [salts.mainnetOnly, { ...base, allowedChains: [1n] }], account, chain: wallet.chain }))
   await send(wallet.writeContract({ address: contracts.executor, abi: intentExecutorArtifact.abi, functionName: 'deposit', value: deposit, account, chain: wallet.chain }))
 
   return { sender: account.address, policies, counter: contracts.counter, incrementSelector, deposit }

@@ -17,7 +17,7 @@ export type Devnet = {
 export async function startDevnet({ blockTime, port, chainId, statePath }: { blockTime?: number; port?: number; chainId?: number; statePath?: string } = {}): Promise<Devnet> {
   const anvil = await startAnvil({ ...(blockTime ? { blockTime } : {}), ...(port ? { port } : {}), ...(chainId ? { chainId } : {}), ...(statePath ? { statePath } : {}) })
   try {
-    const contracts = await deployContracts({ rpcUrl: anvil.rpcUrl, chainId: anvil.chainId, deployerKey: devnetAccounts.relayer })
+    const contracts = await deployContracts({ rpcUrl: anvil.rpcUrl, chainId: anvil.chainId, deployerKey: devnetAccounts.deployer })
     const demo = await seedDemo({ rpcUrl: anvil.rpcUrl, chainId: anvil.chainId, contracts, senderKey: devnetAccounts.sender })
     return {
       anvil,

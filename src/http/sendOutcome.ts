@@ -33,6 +33,7 @@ export function sendOutcome(request: FastifyRequest, reply: FastifyReply, outcom
     chainType: outcome.chainType ?? '',
     chainId: outcome.chainId,
     ...execution,
+    ...(outcome.signing ? { signing: outcome.signing } : {}),
   }
 
   if (outcome.status === Status.SUBMITTED) reply.header('location', `/intents/${outcome.intentHash}`)
@@ -42,7 +43,11 @@ export function sendOutcome(request: FastifyRequest, reply: FastifyReply, outcom
     return reply.type('application/json').send({ status: entry.hex, erc1066Status: entry.hex, ...fields })
   }
 
-  const problem = { ...toProblemDetails({ httpStatus: entry.httpStatus, status: outcome.status, title: entry.description, detail: outcome.detail, context: request.gateway }), ...execution }
+  const problem = {
+    ...toProblemDetails({ httpStatus: entry.httpStatus, status: outcome.status, title: entry.description, detail: outcome.detail, context: request.gateway }),
+    ...execution,
+    ...(outcome.signing ? { signing: outcome.signing } : {}),
+  }
   if (entry.httpStatus === 402) {
     const paymentRequired = {
       x402Version: 2,

@@ -7,23 +7,31 @@ import type { ExecutionRecord, Journal, Settlement } from '../journal/openJourna
 import { Status } from '../status/statusCodes.ts'
 import type { Intent } from './intent.ts'
 import type { ExecutionReport, IntentOutcome } from './intentOutcome.ts'
+import { signingFor } from './signingFor.ts'
 
 export type ExecuteIntentParameters = {
   adapter: ChainAdapter
   intent: Intent
   intentHash: Hex
+  /** The sender's (or a delegate's) signature of the intent, when the client sent one. */
+  signature?: Hex | undefined
+  /** Refuse unsigned intents at once (production, unless ALLOW_UNSIGNED_INTENTS) instead of asking the chain. */
+  requireSignature?: boolean | undefined
   journal: Journal
   receiptTimeoutMs: number
   /** Told about faults that happen after the transaction was sent (receipt polling failures). */
   onBackgroundError?: (err: unknown, record: ExecutionRecord) => void
 }
 
-export async function executeIntent({ adapter, intent, intentHash, journal, receiptTimeoutMs, onBackgroundError }: ExecuteIntentParameters): Promise<IntentOutcome> {
+export async function executeIntent({ adapter, intent, intentHash, signature, requireSignature, journal, receiptTimeoutMs, onBackgroundError }: ExecuteIntentParameters): Promise<IntentOutcome> {
   const outcome = (status: number, detail?: string, execution?: ExecutionReport): IntentOutcome => ({
-    status, intentHash, chainId: adapter.chainId, chainType: adapter.chainType, detail, execution,
+    status, intentHash, chainId: adapter.chainId, chainType: adapter.chainType, detail, execution, signing: signingFor(adapter, intent, status),
   })
 
   if (!adapter.canExecute) return outcome(Status.UNSUPPORTED_ACTION, `no relayer is configured for chain ${adapter.chainId}, so this gateway cannot execute on it (set RELAYER_PRIVATE_KEY)`)
+  if (!signature && requireSignature) {
+    return outcome(Status.SIGNATURE_REQUIRED, 'this gateway executes only intents signed by their sender (or a delegate of the policy): sign the typed data in `signing` and send it as `signature`')
+  }
 
   const claim = journal.claim({ chainId: adapter.chainId, intentHash, intent })
   if (!claim.ok) {
@@ -38,7 +46,7 @@ export async function executeIntent({ adapter, intent, intentHash, journal, rece
 
   let submission
   try {
-    const preflight = await adapter.prepareExecution(intent)
+    const preflight = await adapter.prepareExecution(intent, signature)
     if (!preflight.ok) {
       journal.release(record)
       return outcome(preflight.status, preflight.detail)

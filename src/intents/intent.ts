@@ -24,4 +24,6 @@ export type IntentBody = {
   validBefore?: string
   policyId: string
   chainType?: ChainType
+  /** Not part of the intent (nor of its hash): the authorization that comes with it. */
+  signature?: string
 }

@@ -10,6 +10,8 @@ export type IntentOutcome = {
   chainType: ChainType | undefined
   detail?: string | undefined
   execution?: ExecutionReport | undefined
+  /** With 0xE4 and 0xE5: what the sender must sign (the chain's SigningRequest). */
+  signing?: Record<string, unknown> | undefined
 }
 
 /**

@@ -23,6 +23,12 @@ export const intentSchema = {
     validBefore: decimal('unix seconds before which the intent is valid; "0" (the default) means no upper bound'),
     policyId: { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$', description: 'the policy the intent runs under: 0x + 64 hex digits (bytes32)' },
     chainType: { type: 'string', enum: ['evm', 'solana', 'sui'], description: 'optional runtime check: must match the chain chosen by X-Chain-Id' },
+    signature: {
+      type: 'string',
+      pattern: '^0x([0-9a-fA-F]{2})+$',
+      maxLength: 2 + 2 * 4096,
+      description: "the sender's (or a delegate's) signature of the intent: EVM, the EIP-712 signature of the typed data GET /chains/{chainId} describes (65 or 64 bytes from a key, or what the sender contract accepts through ERC-1271), 0x + hex",
+    },
   },
 } as const
 

@@ -1,10 +1,12 @@
-// Validate: one read of the chain's validator; its code is the outcome.
+// Validate: one read of the chain (the validator's policy read, with the signature checked by the
+// chain when one is given); its code is the outcome.
 import type { Hex } from 'viem'
 import type { ChainAdapter } from '../chains/chainAdapter.ts'
 import type { Intent } from './intent.ts'
 import type { IntentOutcome } from './intentOutcome.ts'
+import { signingFor } from './signingFor.ts'
 
-export async function validateIntent({ adapter, intent, intentHash }: { adapter: ChainAdapter; intent: Intent; intentHash: Hex }): Promise<IntentOutcome> {
-  const status = await adapter.validate(intent)
-  return { status, intentHash, chainId: adapter.chainId, chainType: adapter.chainType }
+export async function validateIntent({ adapter, intent, intentHash, signature }: { adapter: ChainAdapter; intent: Intent; intentHash: Hex; signature?: Hex | undefined }): Promise<IntentOutcome> {
+  const status = await adapter.validate(intent, signature)
+  return { status, intentHash, chainId: adapter.chainId, chainType: adapter.chainType, signing: signingFor(adapter, intent, status) }
 }

@@ -114,8 +114,12 @@ export function isSuccessStatus(code: number): boolean {
 export const Status = {
   FAILURE: 0x00,
   SUCCESS: 0x01,
+  /** Upper limit: the gateway's gas cap per execution. */
+  UPPER_LIMIT: 0x06,
   DISALLOWED: 0x10,
   EXECUTED: 0x11,
+  /** A nonce its sender cancelled. */
+  REVOKED: 0x16,
   TOO_EARLY: 0x20,
   TOO_LATE: 0x21,
   NONCE_USED: 0x22,
@@ -124,7 +128,9 @@ export const Status = {
   INVALID_FORMAT: 0xa0,
   UNSUPPORTED_ACTION: 0xa1,
   UNSUPPORTED_CHAIN: 0xa2,
+  /** A missing or wrong API key, or a signature that does not authorize the intent. */
   UNAUTHORIZED: 0xe4,
+  SIGNATURE_REQUIRED: 0xe5,
   GATEWAY_FAILURE: 0xf0,
   SUBMITTED: 0xf3,
   CHAIN_UNREACHABLE: 0xf4,

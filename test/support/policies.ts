@@ -1,8 +1,9 @@
-// Writes policies and deposits on the test chain, as the demo sender (or another owner).
+// Creates policies and deposits on the test chain, as the demo sender (or another owner).
 import { type Address, type Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
 import { policyRegistryArtifact } from '../../src/contracts/policyRegistryArtifact.ts'
+import { derivePolicyId, saltOf } from '../../src/devnet/derivePolicyId.ts'
 import { devnetAccounts } from '../../src/devnet/devnetAccounts.ts'
 import type { World } from './testGateway.ts'
 
@@ -16,7 +17,8 @@ export type PolicyFields = {
   allowedChains: bigint[]
 }
 
-export async function writePolicy(world: World, policyId: Hex, fields: Partial<PolicyFields>, ownerKey: Hex = devnetAccounts.sender) {
+/** Creates the owner's policy with the salt of `name` and returns its id. */
+export async function writePolicy(world: World, name: string, fields: Partial<PolicyFields>, ownerKey: Hex = devnetAccounts.sender): Promise<Hex> {
   const wallet = world.clients.walletFor(ownerKey)
   const owner = privateKeyToAccount(ownerKey).address
   const policy = {
@@ -30,9 +32,10 @@ export async function writePolicy(world: World, policyId: Hex, fields: Partial<P
     allowedChains: [],
     ...fields,
   }
-  const hash = await wallet.writeContract({ address: world.devnet.contracts.registry, abi: policyRegistryArtifact.abi, functionName: 'setPolicy', args: [policyId, policy], account: wallet.account!, chain: wallet.chain })
+  const hash = await wallet.writeContract({ address: world.devnet.contracts.registry, abi: policyRegistryArtifact.abi, functionName: 'createPolicy', args: [saltOf(name), policy], account: wallet.account!, chain: wallet.chain })
   const receipt = await world.clients.publicClient.waitForTransactionReceipt({ hash })
-  if (receipt.status !== 'success') throw new Error('setPolicy reverted')
+  if (receipt.status !== 'success') throw new Error('createPolicy reverted')
+  return derivePolicyId(owner, saltOf(name))
 }
 
 export async function deposit(world: World, value: bigint, senderKey: Hex = devnetAccounts.sender) {

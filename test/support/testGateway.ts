@@ -1,6 +1,8 @@
 // Starts a real anvil with the reference contracts and demo data, and gateways listening on real
 // ports in front of it. Every e2e test file builds its world through these.
 import { type Hex, encodeFunctionData, parseEther } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { intentTypedData } from '../../src/chains/evm/intentTypedData.ts'
 import type { ChainConfig } from '../../src/config/loadConfig.ts'
 import { demoCounterArtifact } from '../../src/contracts/demoCounterArtifact.ts'
 import { createGateway, type Gateway } from '../../src/createGateway.ts'
@@ -89,6 +91,32 @@ export function demoIntent(devnet: Devnet, overrides: Record<string, unknown> = 
     policyId: devnet.demo.policies.open,
     ...overrides,
   }
+}
+
+/**
+ * The body with the EIP-712 signature of `key` (the demo sender by default) for the devnet's
+ * executor added; a body that carries a signature already is returned as it is.
+ */
+export async function signIntent(devnet: Devnet, body: Record<string, unknown>, key: Hex = devnetAccounts.sender): Promise<Record<string, unknown>> {
+  if (body.signature !== undefined) return body
+  const b = body as Record<string, string>
+  const intent = {
+    sender: b.sender!,
+    target: b.target!,
+    data: b.data as Hex,
+    value: BigInt(b.value!),
+    nonce: BigInt(b.nonce!),
+    validAfter: BigInt(b.validAfter ?? '0'),
+    validBefore: BigInt(b.validBefore ?? '0'),
+    policyId: b.policyId as Hex,
+  }
+  const signature = await privateKeyToAccount(key).signTypedData(intentTypedData({ chainId: devnet.anvil.chainId, executor: devnet.contracts.executor, intent }))
+  return { ...body, signature }
+}
+
+/** demoIntent, signed by the demo sender. */
+export function signedIntent(devnet: Devnet, overrides: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
+  return signIntent(devnet, demoIntent(devnet, overrides))
 }
 
 export const oneEther = parseEther('1')

@@ -12,9 +12,12 @@ import {
   createPublicClient,
   custom,
   decodeEventLog,
+  decodeFunctionData,
   defineChain,
   concatHex,
+  encodeAbiParameters,
   hexToNumber,
+  parseTransaction,
   toFunctionSelector,
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
@@ -31,6 +34,7 @@ import type { ChainAdapter, ExecutionReceipt, Preflight, PreflightResult, Reconc
 import { classifyRpcError } from './classifyRpcError.ts'
 import { decodeExecutorRevert } from './decodeExecutorRevert.ts'
 import { encodeIntent, toIntentTuple } from './evmRuntime.ts'
+import { intentDomain, intentTypedData, intentTypes } from './intentTypedData.ts'
 
 export type CreateEvmAdapterParameters = {
   chain: ResolvedChain
@@ -40,17 +44,29 @@ export type CreateEvmAdapterParameters = {
   logger: Logger
   /** The lowest nonce the relayer may use: journaled, unsettled transactions hold the ones below. */
   relayerNonceFloor?: (relayer: Address) => number | undefined
+  /** The most gas the relayer pays for one execution; above it, 422 (0x06) and nothing is sent. */
+  maxGasPerExecution?: bigint | undefined
 }
 
-const canExecuteSelector = toFunctionSelector(intentValidatorArtifact.abi.find((i) => i.type === 'function' && i.name === 'canExecute')!)
-const executeSelector = toFunctionSelector(intentExecutorArtifact.abi.find((i) => i.type === 'function' && i.name === 'execute')!)
+const selectorOf = <const abi extends readonly { type: string; name?: string }[]>(abi: abi, name: string) =>
+  toFunctionSelector(abi.find((i) => i.type === 'function' && i.name === name) as never)
+const canExecuteSelector = selectorOf(intentValidatorArtifact.abi, 'canExecute')
+const checkSignedSelector = selectorOf(intentExecutorArtifact.abi, 'checkSigned')
+const executeSelector = selectorOf(intentExecutorArtifact.abi, 'execute')
+const executeSignedSelector = selectorOf(intentExecutorArtifact.abi, 'executeSigned')
+
+/** The ABI-encoded (intent, signature) of checkSigned and executeSigned, after their selectors. */
+function encodeSignedIntent(intent: Intent, signature: Hex): Hex {
+  return encodeAbiParameters(signedArguments, [toIntentTuple(intent), signature])
+}
+const signedArguments = intentExecutorArtifact.abi.find((i) => i.type === 'function' && i.name === 'executeSigned')!.inputs
 
 /** Head-room over the estimate: state can move between estimate and inclusion. */
 const gasMarginPercent = 120n
 /** How long a request's own watch on its transaction lasts; reconciliation takes over after it. */
 const receiptWatchLimitMs = 15 * 60_000
 
-export function createEvmAdapter({ chain, relayerPrivateKey, rpcTimeoutMs, pollingIntervalMs, logger, relayerNonceFloor }: CreateEvmAdapterParameters): ChainAdapter {
+export function createEvmAdapter({ chain, relayerPrivateKey, rpcTimeoutMs, pollingIntervalMs, logger, relayerNonceFloor, maxGasPerExecution }: CreateEvmAdapterParameters): ChainAdapter {
   const log = logger.child({ module: 'evm', chainId: chain.chainId })
   const pool = createEndpointPool({ chainId: chain.chainId, reference: Number(chain.reference), endpoints: chain.endpoints, timeoutMs: rpcTimeoutMs, logger })
   const viemChain: Chain = defineChain({
@@ -74,13 +90,18 @@ export function createEvmAdapter({ chain, relayerPrivateKey, rpcTimeoutMs, polli
     if (unavailableReason) throw new ChainUnavailableError(chain.chainId, { details: unavailableReason, retryAfterSeconds: 60 })
   }
 
-  async function validate(intent: Intent): Promise<number> {
+  async function validate(intent: Intent, signature?: Hex): Promise<number> {
     assertAvailable()
-    const what = `canExecute call to the validator at ${chain.validator}`
+    // Without a signature, the validator's policy read alone; with one, the executor checks the
+    // signature and asks its validator, in the same call.
+    const call = signature
+      ? { what: `checkSigned call to the executor at ${chain.executor}`, to: chain.executor, data: concatHex([checkSignedSelector, encodeSignedIntent(intent, signature)]) }
+      : { what: `canExecute call to the validator at ${chain.validator}`, to: chain.validator, data: concatHex([canExecuteSelector, encodeIntent(intent)]) }
+    const { what } = call
     let result: Hex
     try {
       // A plain eth_call on the shared encoding: the hot path of every request.
-      result = (await pool.request({ method: 'eth_call', params: [{ to: chain.validator, data: concatHex([canExecuteSelector, encodeIntent(intent)]) }, 'latest'] })) as Hex
+      result = (await pool.request({ method: 'eth_call', params: [{ to: call.to, data: call.data }, 'latest'] })) as Hex
     } catch (err) {
       throw classifyRpcError(err, chain.chainId, what)
     }
@@ -94,8 +115,8 @@ export function createEvmAdapter({ chain, relayerPrivateKey, rpcTimeoutMs, polli
     return Number.parseInt(result.slice(2, 4), 16)
   }
 
-  /** The execution's outcome from its receipt (and, for a revert, a replay of the call). */
-  async function toExecutionReceipt(intent: Intent, receipt: TransactionReceipt): Promise<ExecutionReceipt> {
+  /** The execution's outcome from its receipt (and, for a revert, a replay of its call data). */
+  async function toExecutionReceipt(calldata: Hex, receipt: TransactionReceipt): Promise<ExecutionReceipt> {
     const base = { transactionHash: receipt.transactionHash, blockNumber: receipt.blockNumber, gasUsed: receipt.gasUsed }
     if (receipt.status === 'success') {
       const executed = receipt.logs
@@ -119,14 +140,8 @@ export function createEvmAdapter({ chain, relayerPrivateKey, rpcTimeoutMs, polli
     // A receipt carries no revert data: replay the call on the state the block left behind.
     let decoded = { status: Status.FAILURE as number, detail: 'the transaction reverted on-chain; the reason could not be recovered' }
     try {
-      await client.simulateContract({
-        account: receipt.from,
-        address: chain.executor,
-        abi: intentExecutorArtifact.abi,
-        functionName: 'execute',
-        args: [toIntentTuple(intent)],
-        blockNumber: receipt.blockNumber,
-      })
+      const { functionName, args } = decodeFunctionData({ abi: intentExecutorArtifact.abi, data: calldata })
+      await client.simulateContract({ account: receipt.from, address: chain.executor, abi: intentExecutorArtifact.abi, functionName, args, blockNumber: receipt.blockNumber } as never)
     } catch (err) {
       decoded = decodeExecutorRevert(err) ?? decoded
     }
@@ -145,13 +160,14 @@ export function createEvmAdapter({ chain, relayerPrivateKey, rpcTimeoutMs, polli
   async function reconcile(tx: Parameters<ChainAdapter['reconcile']>[0]): Promise<Reconciliation> {
     assertAvailable()
     try {
+      const calldata = parseTransaction(tx.rawTransaction).data ?? '0x'
       const mined = await receiptOf(tx.transactionHash)
-      if (mined) return { kind: 'settled', receipt: await toExecutionReceipt(tx.intent, mined) }
+      if (mined) return { kind: 'settled', receipt: await toExecutionReceipt(calldata, mined) }
       const confirmedNonce = await client.getTransactionCount({ address: tx.relayer, blockTag: 'latest' })
       if (confirmedNonce > tx.txNonce) {
         // The nonce is taken; ours may have been mined between the two reads, so look once more.
         const late = await receiptOf(tx.transactionHash)
-        if (late) return { kind: 'settled', receipt: await toExecutionReceipt(tx.intent, late) }
+        if (late) return { kind: 'settled', receipt: await toExecutionReceipt(calldata, late) }
         const executed = await client.readContract({
           address: chain.executor,
           abi: intentExecutorArtifact.abi,
@@ -179,33 +195,37 @@ export function createEvmAdapter({ chain, relayerPrivateKey, rpcTimeoutMs, polli
     }
   }
 
-  async function prepareExecution(intent: Intent): Promise<Preflight> {
+  async function prepareExecution(intent: Intent, signature?: Hex): Promise<Preflight> {
     assertAvailable()
-    const status = await validate(intent)
-    if (!isSuccessStatus(status)) return { ok: false, status, detail: undefined }
+    const status = await validate(intent, signature)
+    if (!isSuccessStatus(status)) {
+      return { ok: false, status, detail: status === Status.UNAUTHORIZED ? 'the executor does not accept this signature for this intent: it must be the sender\'s (or a delegate\'s of the policy) EIP-712 signature of the typed data in `signing`' : undefined }
+    }
     if (!relayer) throw new Error('prepareExecution called on a chain without a relayer')
 
-    const args = [toIntentTuple(intent)] as const
+    // Unsigned: execute(intent), which the reference executor refuses from anyone but the sender
+    // (0xE5); executors with the origin's ABI authorize it their own way.
+    const data = signature ? concatHex([executeSignedSelector, encodeSignedIntent(intent, signature)]) : concatHex([executeSelector, encodeIntent(intent)])
     let gas: bigint
     try {
       // Simulates the execution as the relayer would send it; a revert here sends nothing.
-      gas = await client.estimateContractGas({
-        account: relayer.address,
-        address: chain.executor,
-        abi: intentExecutorArtifact.abi,
-        functionName: 'execute',
-        args,
-      })
+      const call = signature ? { functionName: 'executeSigned', args: [toIntentTuple(intent), signature] } : { functionName: 'execute', args: [toIntentTuple(intent)] }
+      gas = await client.estimateContractGas({ account: relayer.address, address: chain.executor, abi: intentExecutorArtifact.abi, ...call } as never)
     } catch (err) {
       const decoded = decodeExecutorRevert(err)
       if (decoded) return { ok: false, ...decoded }
       throw classifyRpcError(err, chain.chainId, 'simulation of execute')
     }
-    const data = concatHex([executeSelector, encodeIntent(intent)])
+    if (maxGasPerExecution !== undefined && gas > maxGasPerExecution) {
+      return { ok: false, status: Status.UPPER_LIMIT, detail: `the execution needs an estimated ${gas} gas, above this gateway's limit of ${maxGasPerExecution} per execution (MAX_GAS_PER_EXECUTION)` }
+    }
+    // Head-room over the estimate, but never past the cap: the relayer pays for at most that.
+    const withMargin = (gas * gasMarginPercent) / 100n
+    const gasLimit = maxGasPerExecution !== undefined && withMargin > maxGasPerExecution ? maxGasPerExecution : withMargin
     return {
       ok: true,
       async send({ onSigned }) {
-        const sent = await relayer.send({ to: chain.executor, data, gas: (gas * gasMarginPercent) / 100n }, { onSigned })
+        const sent = await relayer.send({ to: chain.executor, data, gas: gasLimit }, { onSigned })
         const { transactionHash } = sent
         log.info({ transactionHash, txNonce: sent.txNonce, accepted: sent.accepted }, 'execute sent')
         const receipt = client
@@ -214,7 +234,7 @@ export function createEvmAdapter({ chain, relayerPrivateKey, rpcTimeoutMs, polli
             // viem follows a replacement to its receipt: that is not our execution. The record
             // stays pending and reconciliation settles it as dropped (or executed elsewhere).
             if (r.transactionHash !== transactionHash) throw new Error(`transaction ${transactionHash} was replaced by ${r.transactionHash}`)
-            return toExecutionReceipt(intent, r)
+            return toExecutionReceipt(data, r)
           })
         return { transactionHash, accepted: sent.accepted, receipt }
       },
@@ -229,6 +249,9 @@ export function createEvmAdapter({ chain, relayerPrivateKey, rpcTimeoutMs, polli
     validate,
     prepareExecution,
     reconcile,
+    signingRequest(intent) {
+      return toJson(intentTypedData({ chainId: viemChain.id, executor: chain.executor, intent }))
+    },
     async getHealth() {
       const base = { chainId: chain.chainId, chainType: 'evm' as const, available: !unavailableReason, unavailableReason }
       const started = performance.now()
@@ -266,8 +289,27 @@ export function createEvmAdapter({ chain, relayerPrivateKey, rpcTimeoutMs, polli
         available: !unavailableReason,
         unavailableReason,
         endpoints: pool.endpoints(),
+        signing: { domain: intentDomain({ chainId: viemChain.id, executor: chain.executor }), types: intentTypes, primaryType: 'Intent' },
       }
     },
     close: () => pool.close(),
   }
 }
+
+/** Typed data as JSON: integers as decimal strings, and the EIP712Domain type wallets' eth_signTypedData_v4 wants. */
+function toJson(typedData: ReturnType<typeof intentTypedData>) {
+  const { message } = typedData
+  return {
+    domain: typedData.domain,
+    types: { EIP712Domain: eip712DomainType, ...typedData.types },
+    primaryType: typedData.primaryType,
+    message: { ...message, value: message.value.toString(), nonce: message.nonce.toString(), validAfter: message.validAfter.toString(), validBefore: message.validBefore.toString() },
+  }
+}
+
+const eip712DomainType = [
+  { name: 'name', type: 'string' },
+  { name: 'version', type: 'string' },
+  { name: 'chainId', type: 'uint256' },
+  { name: 'verifyingContract', type: 'address' },
+]

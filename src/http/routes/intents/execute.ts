@@ -12,15 +12,18 @@ export type ExecuteRouteOptions = {
   registry: ChainRegistry
   journal: Journal
   receiptTimeoutMs: number
+  /** Refuse unsigned intents at once with 401 (0xE5) instead of asking the chain. */
+  requireSignedIntents: boolean
   preValidation?: preValidationAsyncHookHandler | undefined
 }
 
-export function registerExecuteRoute(app: FastifyInstance, { registry, journal, receiptTimeoutMs, preValidation }: ExecuteRouteOptions) {
+export function registerExecuteRoute(app: FastifyInstance, { registry, journal, receiptTimeoutMs, requireSignedIntents, preValidation }: ExecuteRouteOptions) {
   app.post<{ Body: IntentBody }>('/intents/execute', { schema: { body: intentSchema }, ...(preValidation ? { preValidation } : {}) }, async (request, reply) => {
     const req = readIntentRequest(registry, request, reply)
     if (!req) return reply
     const outcome = await executeIntent({
       ...req,
+      requireSignature: requireSignedIntents,
       journal,
       receiptTimeoutMs,
       onBackgroundError: (err, record) =>

@@ -11,7 +11,7 @@ import { sendOutcome } from '../../sendOutcome.ts'
 import type { Hex } from 'viem'
 import { keccak256 } from '../../../crypto/keccak256.ts'
 
-export type IntentRequest = { adapter: ChainAdapter; intent: Intent; intentHash: Hex }
+export type IntentRequest = { adapter: ChainAdapter; intent: Intent; intentHash: Hex; signature: Hex | undefined }
 
 /** Returns the request's chain and intent, or undefined once it has answered the request itself. */
 export function readIntentRequest(registry: ChainRegistry, request: FastifyRequest<{ Body: IntentBody }>, reply: FastifyReply): IntentRequest | undefined {
@@ -48,5 +48,5 @@ export function readIntentRequest(registry: ChainRegistry, request: FastifyReque
   const intent = parseIntent(body, selection.runtime)
   const intentHash = selection.runtime.hashIntent(intent)
   request.gateway.intentHash = intentHash
-  return { adapter: selection.adapter, intent, intentHash }
+  return { adapter: selection.adapter, intent, intentHash, signature: body.signature?.toLowerCase() as Hex | undefined }
 }
