@@ -1,6 +1,6 @@
 // Starts a real anvil with the reference contracts and demo data, and gateways listening on real
 // ports in front of it. Every e2e test file builds its world through these.
-import { type Hex, encodeFunctionData, parseEther } from 'viem'
+import { type Address, type Hex, encodeFunctionData, parseEther } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { intentTypedData } from '../../src/chains/evm/intentTypedData.ts'
 import type { ChainConfig } from '../../src/config/loadConfig.ts'
@@ -28,6 +28,8 @@ export async function startTestGateway(params: {
   rateLimit?: { max: number; windowMs: number }
   journal?: { path: string; synchronous: 'full' | 'normal' }
   reconcileIntervalMs?: number
+  requireSignedIntents?: boolean
+  maxGasPerExecution?: bigint
 }): Promise<TestGateway> {
   const logs: string[] = []
   const logger = createLogger({ level: 'info', destination: { write: (line: string) => void logs.push(line) } })
@@ -45,6 +47,8 @@ export async function startTestGateway(params: {
       bodyLimit: params.bodyLimit ?? 64 * 1024,
       requestTimeoutMs: params.requestTimeoutMs,
       corsOrigins: params.corsOrigins,
+      requireSignedIntents: params.requireSignedIntents,
+      maxGasPerExecution: params.maxGasPerExecution,
       receiptTimeoutMs: params.receiptTimeoutMs ?? 10_000,
       rpcTimeoutMs: params.rpcTimeoutMs ?? 2_000,
       pollingIntervalMs: 20,
@@ -97,7 +101,12 @@ export function demoIntent(devnet: Devnet, overrides: Record<string, unknown> = 
  * The body with the EIP-712 signature of `key` (the demo sender by default) for the devnet's
  * executor added; a body that carries a signature already is returned as it is.
  */
-export async function signIntent(devnet: Devnet, body: Record<string, unknown>, key: Hex = devnetAccounts.sender): Promise<Record<string, unknown>> {
+export async function signIntent(
+  devnet: Devnet,
+  body: Record<string, unknown>,
+  key: Hex = devnetAccounts.sender,
+  domain: { chainId?: number; executor?: Address } = {},
+): Promise<Record<string, unknown>> {
   if (body.signature !== undefined) return body
   const b = body as Record<string, string>
   const intent = {
@@ -110,7 +119,8 @@ export async function signIntent(devnet: Devnet, body: Record<string, unknown>, 
     validBefore: BigInt(b.validBefore ?? '0'),
     policyId: b.policyId as Hex,
   }
-  const signature = await privateKeyToAccount(key).signTypedData(intentTypedData({ chainId: devnet.anvil.chainId, executor: devnet.contracts.executor, intent }))
+  const typedData = intentTypedData({ chainId: domain.chainId ?? devnet.anvil.chainId, executor: domain.executor ?? devnet.contracts.executor, intent })
+  const signature = await privateKeyToAccount(key).signTypedData(typedData)
   return { ...body, signature }
 }
 
