@@ -12,6 +12,8 @@ import { demoCounterArtifact } from '../src/contracts/demoCounterArtifact.ts'
 import { intentExecutorArtifact } from '../src/contracts/intentExecutorArtifact.ts'
 import { intentValidatorArtifact } from '../src/contracts/intentValidatorArtifact.ts'
 import { toIntentTuple } from '../src/chains/evm/evmRuntime.ts'
+import { intentTypedData } from '../src/chains/evm/intentTypedData.ts'
+import { devnetAccounts } from '../src/devnet/devnetAccounts.ts'
 import { createDevClients } from '../src/devnet/deployContracts.ts'
 import { type Devnet, startDevnet } from '../src/devnet/startDevnet.ts'
 import type { Intent } from '../src/intents/intent.ts'
@@ -110,6 +112,14 @@ function intentBody(devnet: Devnet, nonce: number, dataBytes = 0) {
   return { intent, body }
 }
 
+/** The intent and its body signed by the demo sender, as an agent sends it to execute. */
+async function signedIntentBody(devnet: Devnet, nonce: number) {
+  const { intent } = intentBody(devnet, nonce)
+  const signature = await privateKeyToAccount(devnetAccounts.sender).signTypedData(intentTypedData({ chainId: devnet.anvil.chainId, executor: devnet.contracts.executor, intent }))
+  const body = JSON.stringify({ ...intent, value: '0', nonce: String(nonce), validAfter: '0', validBefore: '0', signature })
+  return { intent, signature, body }
+}
+
 function ethCallBody(devnet: Devnet, intent: Intent) {
   const data = encodeFunctionData({ abi: intentValidatorArtifact.abi, functionName: 'canExecute', args: [toIntentTuple(intent)] })
   return JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_call', params: [{ to: devnet.contracts.validator, data }, 'latest'] })
@@ -166,18 +176,20 @@ async function benchExecute(report: Record<string, unknown>) {
   try {
     const countBefore = await publicClient.readContract({ address: devnet.contracts.counter, abi: demoCounterArtifact.abi, functionName: 'count' })
 
-    // Raw: the same execute() calls, pre-signed by a funded key, sent straight to the node.
+    // Raw: the same executeSigned() calls (intents signed by their sender), pre-signed by a funded
+    // relaying key, sent straight to the node.
     const rawKey = await fundedKey(devnet)
     const rawAccount = privateKeyToAccount(rawKey)
     const startNonce = await publicClient.getTransactionCount({ address: rawAccount.address, blockTag: 'pending' })
     const fees = await publicClient.estimateFeesPerGas()
     const signed = await Promise.all(
-      Array.from({ length: executeCount }, (_, i) =>
-        rawAccount.signTransaction({
+      Array.from({ length: executeCount }, async (_, i) => {
+        const { intent, signature } = await signedIntentBody(devnet, 1_000_000 + i)
+        return rawAccount.signTransaction({
           chainId: devnet.anvil.chainId, type: 'eip1559', to: devnet.contracts.executor, nonce: startNonce + i, gas: 300_000n, ...fees,
-          data: encodeFunctionData({ abi: intentExecutorArtifact.abi, functionName: 'execute', args: [toIntentTuple(intentBody(devnet, 1_000_000 + i).intent)] }),
-        }),
-      ),
+          data: encodeFunctionData({ abi: intentExecutorArtifact.abi, functionName: 'executeSigned', args: [toIntentTuple(intent), signature] }),
+        })
+      }),
     )
     let t = performance.now()
     // In nonce order, as one sender must; the receipts are awaited together.
@@ -188,7 +200,7 @@ async function benchExecute(report: Record<string, unknown>) {
     const rawOk = rawReceipts.filter((r) => r.status === 'success').length
 
     // Gateway: distinct intents, all at once (bounded to 200 in flight, like a busy agent fleet).
-    const bodies = Array.from({ length: executeCount }, (_, i) => intentBody(devnet, 2_000_000 + i).body)
+    const bodies = await Promise.all(Array.from({ length: executeCount }, async (_, i) => (await signedIntentBody(devnet, 2_000_000 + i)).body))
     const statuses: Record<string, number> = {}
     t = performance.now()
     let next = 0
