@@ -39,7 +39,7 @@ export type CreateGatewayParameters = {
     /** Refuse unsigned executes at once (401, 0xE5); default false: the chain decides. */
     requireSignedIntents?: boolean | undefined
     /** The most gas the relayer pays for one execution; default: no cap (tests). */
-    maxGasPerExecution?: bigint | undefined
+    maxGasPerExecution?: number | undefined
   }
   logger: Logger
 }
@@ -59,7 +59,7 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
       rpcTimeoutMs: config.rpcTimeoutMs,
       pollingIntervalMs: config.pollingIntervalMs ?? 500,
       logger,
-      maxGasPerExecution: config.maxGasPerExecution,
+      maxGasPerExecution: config.maxGasPerExecution === undefined ? undefined : BigInt(config.maxGasPerExecution),
       relayerNonceFloor: (relayer) => {
         const highest = journal.highestPendingTxNonce(chain.chainId, relayer)
         return highest === undefined ? undefined : highest + 1

@@ -91,7 +91,7 @@ describe('signed intents: only the sender (or its delegate) authorizes an execut
   before(async () => {
     world = await startWorld()
     strict = await startTestGateway({ chains: [world.devnet.chain], requireSignedIntents: true, relayerPrivateKey: strictRelayerKey })
-    capped = await startTestGateway({ chains: [world.devnet.chain], maxGasPerExecution: 30_000n })
+    capped = await startTestGateway({ chains: [world.devnet.chain], maxGasPerExecution: 30_000 })
   })
   after(async () => {
     await capped?.close()

@@ -184,4 +184,17 @@ describe('loadConfig', () => {
     assert.equal(loadConfig({ ...production, API_KEYS: key }).auth.keyHashes.length, 1)
     assert.equal(loadConfig({ ...complete, NODE_ENV: 'production' }).auth.keyHashes.length, 0, 'no relayer: nothing to protect')
   })
+
+  it('requires signed intents in production unless ALLOW_UNSIGNED_INTENTS, and caps gas per execution', () => {
+    assert.equal(loadConfig(complete).requireSignedIntents, false, 'outside production the chain decides')
+    const production = { ...complete, NODE_ENV: 'production' }
+    assert.equal(loadConfig(production).requireSignedIntents, true)
+    assert.equal(loadConfig({ ...production, ALLOW_UNSIGNED_INTENTS: 'true' }).requireSignedIntents, false)
+    assert.equal(loadConfig(complete).maxGasPerExecution, 5_000_000)
+    assert.equal(loadConfig({ ...complete, MAX_GAS_PER_EXECUTION: '300000' }).maxGasPerExecution, 300_000)
+    assert.deepEqual(problems({ ...complete, MAX_GAS_PER_EXECUTION: '100', ALLOW_UNSIGNED_INTENTS: 'maybe' }), [
+      'ALLOW_UNSIGNED_INTENTS: "maybe" is not true or false',
+      'MAX_GAS_PER_EXECUTION: "100" is not an integer between 21000 and 1000000000',
+    ])
+  })
 })

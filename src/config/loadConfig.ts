@@ -54,7 +54,7 @@ export type GatewayConfig = {
   /** Refuse unsigned execute requests at once (401, 0xE5): production, unless ALLOW_UNSIGNED_INTENTS. */
   requireSignedIntents: boolean
   /** The most gas the relayer pays for one execution; above it, 422 (0x06). */
-  maxGasPerExecution: bigint
+  maxGasPerExecution: number
 }
 
 export type AuthConfig = {
@@ -145,7 +145,7 @@ export function loadConfig(env: Env): GatewayConfig {
     requestTimeoutMs: requestTimeoutMs!,
     corsOrigins,
     requireSignedIntents: production && !allowUnsignedIntents,
-    maxGasPerExecution: BigInt(maxGasPerExecution!),
+    maxGasPerExecution: maxGasPerExecution!,
   }
 }
 

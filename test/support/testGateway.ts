@@ -29,7 +29,7 @@ export async function startTestGateway(params: {
   journal?: { path: string; synchronous: 'full' | 'normal' }
   reconcileIntervalMs?: number
   requireSignedIntents?: boolean
-  maxGasPerExecution?: bigint
+  maxGasPerExecution?: number
 }): Promise<TestGateway> {
   const logs: string[] = []
   const logger = createLogger({ level: 'info', destination: { write: (line: string) => void logs.push(line) } })
