@@ -79,7 +79,7 @@ describe('bad input', () => {
         const { validBefore, ...rest } = demoIntent(world.devnet, {}) as Record<string, unknown>
         void validBefore
         const res = await send({ ...rest, validBfore: '1' })
-        assertProblem(res, 400, '0xA0', [{ field: 'validBfore', message: /^is not a known field \(the fields are: sender, target, data, value, nonce, validAfter, validBefore, policyId, chainType\)$/ }])
+        assertProblem(res, 400, '0xA0', [{ field: 'validBfore', message: /^is not a known field \(the fields are: sender, target, data, value, nonce, validAfter, validBefore, policyId, chainType, signature\)$/ }])
       })
 
       it('refuses wrong types without coercing them', async () => {
@@ -109,6 +109,13 @@ describe('bad input', () => {
         for (const policyId of ['0x12', `0x${'g'.repeat(64)}`, `0x${'1'.repeat(66)}`]) {
           assertProblem(await send(withField('policyId', policyId)), 400, '0xA0', [{ field: 'policyId', message: 'must be the policy the intent runs under: 0x + 64 hex digits (bytes32)' }])
         }
+      })
+
+      it('refuses a signature that is not hex bytes, or is too long', async () => {
+        for (const signature of ['0x', '0x123', 'abcd', `0x${'zz'.repeat(65)}`, `0x${'ab'.repeat(4097)}`]) {
+          assertProblem(await send(withField('signature', signature)), 400, '0xA0', [{ field: 'signature', message: /^must be the sender's \(or a delegate's\) signature of the intent|^must be at most 8194 characters/ }])
+        }
+        assertProblem(await send(withField('signature', 65)), 400, '0xA0', [{ field: 'signature', message: 'must be a string' }])
       })
 
       it('refuses a chainType that does not match the chain', async () => {
