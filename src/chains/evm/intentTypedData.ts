@@ -2,6 +2,7 @@
 // reference executor: the same domain and struct the contract hashes in `signingHash`.
 import type { Address, TypedDataDomain } from 'viem'
 import type { Intent } from '../../intents/intent.ts'
+import { toIntentTuple } from './evmRuntime.ts'
 
 export const intentTypes = {
   Intent: [
@@ -26,15 +27,6 @@ export function intentTypedData({ chainId, executor, intent }: { chainId: number
     domain: intentDomain({ chainId, executor }),
     types: intentTypes,
     primaryType: 'Intent',
-    message: {
-      sender: intent.sender as Address,
-      target: intent.target as Address,
-      data: intent.data,
-      value: intent.value,
-      nonce: intent.nonce,
-      validAfter: intent.validAfter,
-      validBefore: intent.validBefore,
-      policyId: intent.policyId,
-    },
+    message: toIntentTuple(intent),
   } as const
 }
