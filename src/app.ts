@@ -78,7 +78,6 @@ export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutM
       maxAge: 600,
     })
   }
-  if (rateLimit && rateLimit.max > 0) registerRateLimit(app, rateLimit)
 
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
@@ -89,6 +88,7 @@ export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutM
 
   app.decorateRequest('apiKeyId', undefined)
   const keys = auth && auth.keyHashes.length > 0 ? createApiKeyCheck(auth.keyHashes) : undefined
+  if (rateLimit && rateLimit.max > 0) registerRateLimit(app, { ...rateLimit, keys })
   // Registered as a plugin so that they load after the plugins above (rate limit, helmet), whose
   // route hooks only see routes added after them.
   app.register(async (intents) => {

@@ -47,6 +47,50 @@ describe('limits and security headers', () => {
     for (let i = 0; i < 5; i++) assert.equal((await request(limited.baseUrl, '/health')).status, 200)
   })
 
+  it('counts a request by the route it reaches, however its path is encoded', async () => {
+    const gateway = await startTestGateway({
+      chains: [world.devnet.chain],
+      rateLimit: { max: 3, windowMs: 60_000 },
+      auth: { keyHashes: [hashApiKey(keyA)], requireForValidate: false },
+    })
+    try {
+      const intent = demoIntent(world.devnet)
+      const statuses = []
+      for (const path of ['/intents/validate', '/%69ntents/validate', '/intents/%76alidate', '/%69ntents/validate', '/intents/valid%61te']) {
+        statuses.push((await post(gateway.baseUrl, path, intent)).status)
+      }
+      assert.deepEqual(statuses, [200, 200, 200, 429, 429])
+      const encoded = await post(gateway.baseUrl, '/%69ntents/%65xecute', intent)
+      assert.equal(encoded.status, 429)
+      assertCommonHeaders(encoded, { status: '0xF6' })
+
+      // The same with a key, on execute (which needs one).
+      const auth = { authorization: `Bearer ${keyA}`, 'x-chain-id': '31337' }
+      for (let i = 0; i < 3; i++) assert.equal((await post(gateway.baseUrl, '/intents/validate', intent, auth)).status, 200)
+      assert.equal((await post(gateway.baseUrl, '/%69ntents/execute', demoIntent(world.devnet, { nonce: '91' }), auth)).status, 429)
+    } finally {
+      await gateway.close()
+    }
+  })
+
+  it('counts requests refused for a wrong API key, so that guessing keys is throttled', async () => {
+    const intent = demoIntent(world.devnet)
+    const guesser = await startTestGateway({
+      chains: [world.devnet.chain],
+      rateLimit: { max: 3, windowMs: 60_000 },
+      auth: { keyHashes: [hashApiKey(keyA)], requireForValidate: false },
+    })
+    try {
+      const guesses = []
+      for (let i = 0; i < 5; i++) guesses.push((await post(guesser.baseUrl, '/intents/execute', intent, { authorization: `Bearer guess-${i}-0123456789abcdef` })).status)
+      assert.deepEqual(guesses, [401, 401, 401, 429, 429])
+      const right = await post(guesser.baseUrl, '/intents/validate', intent, { authorization: `Bearer ${keyA}` })
+      assert.equal(right.status, 200, 'a valid key is its own client, not the guessing address')
+    } finally {
+      await guesser.close()
+    }
+  })
+
   it('sets security headers on every response and offers no CORS unless configured', async () => {
     for (const res of [await request(limited.baseUrl, '/health'), await request(world.gateway.baseUrl, '/nope'), await post(world.gateway.baseUrl, '/intents/validate', demoIntent(world.devnet))]) {
       assert.equal(res.headers.get('x-content-type-options'), 'nosniff')
