@@ -14,6 +14,7 @@ import { registerRateLimit } from './http/plugins/rateLimit.ts'
 import { requireApiKey } from './http/plugins/requireApiKey.ts'
 import { registerCommonHeaders } from './http/plugins/commonHeaders.ts'
 import { registerErrorHandler } from './http/plugins/errorHandler.ts'
+import { createFrameworkErrorHandlers } from './http/plugins/frameworkErrors.ts'
 import { registerJsonBody } from './http/plugins/jsonBody.ts'
 import { registerMethodNotAllowed } from './http/plugins/methodNotAllowed.ts'
 import { registerChainsRoutes } from './http/routes/chains/chains.ts'
@@ -22,6 +23,11 @@ import { registerExecuteRoute } from './http/routes/intents/execute.ts'
 import { registerGetIntentRoute } from './http/routes/intents/getIntent.ts'
 import { registerValidateRoute } from './http/routes/intents/validate.ts'
 import { registerStatusCodesRoute } from './http/routes/statusCodes.ts'
+import { GatewayError } from './errors/gatewayError.ts'
+import { Status } from './status/statusCodes.ts'
+
+/** Longest path parameter the router takes (an intent hash is 66 characters, a CAIP-2 id at most 41); longer is 414. */
+const maxParamLength = 100
 
 export type BuildAppParameters = {
   /** API keys; with none configured, every route is open. */
@@ -40,6 +46,9 @@ export type BuildAppParameters = {
 }
 
 export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutMs = 30_000, receiptTimeoutMs, auth, rateLimit, corsOrigins = [] }: BuildAppParameters): FastifyInstance {
+  // Answers given before the routes and hooks (unreadable paths, unparsable requests) keep the
+  // gateway's format too.
+  const { frameworkErrors, clientErrorHandler } = createFrameworkErrorHandlers({ registry, maxParamLength })
   const app = Fastify({
     // Node's own timeouts against slow clients, which Fastify turns off by default: the whole
     // request (headers and body) must arrive within requestTimeoutMs, checked often enough to
@@ -59,11 +68,25 @@ export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutM
     bodyLimit,
     // Strict schemas: never coerce "5" from 5, never drop unknown fields silently.
     ajv: { customOptions: { allErrors: true, coerceTypes: false, removeAdditional: false, useDefaults: false } },
-    return503OnClosing: true,
+    routerOptions: { maxParamLength },
+    frameworkErrors,
+    clientErrorHandler,
+    // Requests that arrive while closing are refused by the hook below, in the gateway's format.
+    return503OnClosing: false,
   })
 
   registerCommonHeaders(app, registry)
   registerErrorHandler(app)
+  // Requests that arrive during shutdown (on a connection still open) get a 503 problem.
+  let closing = false
+  app.addHook('preClose', async () => {
+    closing = true
+  })
+  app.addHook('onRequest', async (_request, reply) => {
+    if (!closing) return
+    reply.header('connection', 'close')
+    throw new GatewayError('The gateway is shutting down', { code: 'SHUTTING_DOWN', status: Status.UNAVAILABLE, details: 'retry on another instance or after the restart', headers: { 'retry-after': '1' } })
+  })
   registerJsonBody(app)
   // Security headers. CORS only for the origins configured: without them, browsers on other
   // origins get no cross-origin access.
