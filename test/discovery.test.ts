@@ -192,20 +192,37 @@ describe('chain discovery and endpoints', () => {
     }
   })
 
-  it('sends URL credentials as Basic authorization and never shows them', async () => {
+  it('sends URL credentials as Basic authorization and never shows them, nor a key in a path segment', async () => {
     const secretUrl = devnet.anvil.rpcUrl.replace('http://', 'http://agent:hunter2@') + '/?apikey=k3yk3yk3y'
-    registry.handle = json([entryFor(secretUrl)])
-    const gateway = await startTestGateway({ chains: [{ ...devnet.chain, rpcUrls: [secretUrl] }] })
+    // A provider that takes its key as a path segment (base64 with padding): a local proxy to anvil.
+    const pathKey = 'c2VjcmV0LWtleS0xMjM0NQ=='
+    const proxy = await startHttpServer()
+    proxy.handle = (req, res) => {
+      const chunks: Buffer[] = []
+      req.on('data', (c: Buffer) => chunks.push(c))
+      req.on('end', () => {
+        if (req.url !== `/v2/${pathKey}`) return void res.writeHead(404).end()
+        fetch(devnet.anvil.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Buffer.concat(chunks) })
+          .then(async (r) => res.writeHead(r.status, { 'content-type': 'application/json' }).end(await r.text()))
+          .catch(() => res.writeHead(502).end())
+      })
+    }
+    const pathKeyUrl = proxy.url.replace('/rpcs.json', `/v2/${pathKey}`)
+    const gateway = await startTestGateway({ chains: [{ ...devnet.chain, rpcUrls: [secretUrl, pathKeyUrl] }] })
     try {
       assert.equal((await post(gateway.baseUrl, '/intents/validate', demoIntent(devnet))).status, 200)
       const chains = await request(gateway.baseUrl, '/chains')
       assert.equal(chains.body.chains[0].endpoints[0].url, `${devnet.anvil.rpcUrl.replace('http://', 'http://***@')}/?apikey=***`)
-      for (const secret of ['hunter2', 'k3yk3yk3y']) {
-        assert.ok(!chains.text.includes(secret))
-        assert.ok(!gateway.logs.join('\n').includes(secret))
+      assert.equal(chains.body.chains[0].endpoints[1].url, proxy.url.replace('/rpcs.json', '/v2/***'))
+      for (const secret of ['hunter2', 'k3yk3yk3y', pathKey, 'c2VjcmV0LWtleS0xMjM0']) {
+        assert.ok(!chains.text.includes(secret), secret)
+        assert.ok(!gateway.logs.join('\n').includes(secret), secret)
       }
+      // The start-up log names the endpoint, redacted.
+      assert.ok(gateway.logs.some((l) => l.includes('/v2/***')))
     } finally {
       await gateway.close()
+      await proxy.close()
     }
   })
 })
