@@ -1,6 +1,5 @@
 // buildApp: the Fastify app with every route and plugin, built from ready-made parts so that
 // tests build exactly what production runs.
-import { createServer } from 'node:http'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify'
 import type { Logger } from 'pino'
 import type { ChainRegistry } from './chains/createChainRegistry.ts'
@@ -12,6 +11,7 @@ import cors from '@fastify/cors'
 import helmet from '@fastify/helmet'
 import { registerRateLimit } from './http/plugins/rateLimit.ts'
 import { requireApiKey } from './http/plugins/requireApiKey.ts'
+import { createHttpServer } from './http/createHttpServer.ts'
 import { registerCommonHeaders } from './http/plugins/commonHeaders.ts'
 import { registerErrorHandler } from './http/plugins/errorHandler.ts'
 import { createFrameworkErrorHandlers } from './http/plugins/frameworkErrors.ts'
@@ -42,26 +42,20 @@ export type BuildAppParameters = {
   corsOrigins?: readonly string[] | undefined
   /** How long a client may take to send a whole request (headers and body); then 408 and close. */
   requestTimeoutMs?: number | undefined
+  /** How long a connection with no request in progress stays open. */
+  idleTimeoutMs?: number | undefined
+  /** How many connections may be open at once; more are refused. */
+  maxConnections?: number | undefined
   receiptTimeoutMs: number
 }
 
-export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutMs = 30_000, receiptTimeoutMs, auth, rateLimit, corsOrigins = [] }: BuildAppParameters): FastifyInstance {
+export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutMs = 30_000, idleTimeoutMs = 5_000, maxConnections = 512, receiptTimeoutMs, auth, rateLimit, corsOrigins = [] }: BuildAppParameters): FastifyInstance {
   // Answers given before the routes and hooks (unreadable paths, unparsable requests) keep the
   // gateway's format too.
   const { frameworkErrors, clientErrorHandler } = createFrameworkErrorHandlers({ registry, maxParamLength })
   const app = Fastify({
-    // Node's own timeouts against slow clients, which Fastify turns off by default: the whole
-    // request (headers and body) must arrive within requestTimeoutMs, checked often enough to
-    // cut on time. A slow answer (an execute waiting for its receipt) is not affected.
-    serverFactory: (handler) =>
-      createServer(
-        {
-          requestTimeout: requestTimeoutMs,
-          headersTimeout: requestTimeoutMs,
-          connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(requestTimeoutMs / 5))),
-        },
-        handler,
-      ),
+    // Node's bounds against slow and idle clients, which Fastify leaves off (see createHttpServer).
+    serverFactory: (handler) => createHttpServer({ handler, requestTimeoutMs, idleTimeoutMs, maxConnections, logger }),
     loggerInstance: logger as FastifyBaseLogger,
     // One line per request from the onResponse hook below instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),

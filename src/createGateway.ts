@@ -35,6 +35,8 @@ export type CreateGatewayParameters = {
     journal?: GatewayConfig['journal'] | undefined
     reconcileIntervalMs?: number | undefined
     requestTimeoutMs?: number | undefined
+    idleTimeoutMs?: number | undefined
+    maxConnections?: number | undefined
     corsOrigins?: string[] | undefined
   }
   logger: Logger
@@ -92,7 +94,7 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
   reconciler.start()
 
   const registry = createChainRegistry({ adapters, defaultChainId: config.defaultChainId })
-  const app = buildApp({ registry, journal, logger, bodyLimit: config.bodyLimit, requestTimeoutMs: config.requestTimeoutMs, corsOrigins: config.corsOrigins, receiptTimeoutMs: config.receiptTimeoutMs, auth: config.auth, rateLimit: config.rateLimit })
+  const app = buildApp({ registry, journal, logger, bodyLimit: config.bodyLimit, requestTimeoutMs: config.requestTimeoutMs, idleTimeoutMs: config.idleTimeoutMs, maxConnections: config.maxConnections, corsOrigins: config.corsOrigins, receiptTimeoutMs: config.receiptTimeoutMs, auth: config.auth, rateLimit: config.rateLimit })
   return {
     app,
     journal,

@@ -126,6 +126,67 @@ describe('limits and security headers', () => {
     }
   })
 
+  it('closes connections that send nothing, caps how many are open, and keeps /health answering', async () => {
+    const idleTimeoutMs = 400
+    const maxConnections = 30
+    const gateway = await startTestGateway({ chains: [world.devnet.chain], idleTimeoutMs, maxConnections })
+    const { port } = new URL(gateway.baseUrl)
+    // Opens a connection that sends nothing; resolves when the gateway closes it (or after 8 s).
+    const idle = () =>
+      new Promise<{ ms: number; closedByGateway: boolean }>((resolve) => {
+        const started = performance.now()
+        const socket = connect(Number(port), '127.0.0.1')
+        socket.on('error', () => undefined)
+        socket.setTimeout(8000, () => socket.destroy()) // a gateway without the bound fails, not hangs
+        socket.on('close', () => resolve({ ms: performance.now() - started, closedByGateway: performance.now() - started < 7900 }))
+      })
+    try {
+      // Well under the cap: all are closed by the gateway once idle, and /health answers meanwhile.
+      const first = Array.from({ length: 20 }, idle)
+      await new Promise((r) => setTimeout(r, 100))
+      const health = await request(gateway.baseUrl, '/health')
+      assert.equal(health.status, 200)
+      assertCommonHeaders(health, { status: '0x01' })
+      for (const r of await Promise.all(first)) assert.ok(r.closedByGateway && r.ms < idleTimeoutMs + 2000, `idle connection closed after ${Math.round(r.ms)} ms`)
+
+      // Over the cap: the extra connections are refused at once, and the held ones still time out.
+      const second = Array.from({ length: maxConnections + 10 }, idle)
+      const closed = await Promise.all(second)
+      assert.ok(closed.every((r) => r.closedByGateway), 'every connection was closed by the gateway')
+      assert.ok(closed.filter((r) => r.ms < idleTimeoutMs / 2).length >= 10, 'connections over the cap are refused at once')
+      assert.equal((await request(gateway.baseUrl, '/health')).status, 200, 'the gateway serves again once the idle ones are gone')
+      assert.ok(gateway.logs.some((l) => l.includes('connection limit reached')), 'the refusals are logged')
+
+      // A keep-alive connection is closed once idle after its answer; a slow answer is not cut.
+      const kept = await new Promise<{ text: string; ms: number }>((resolve) => {
+        let text = ''
+        let answeredAt = 0
+        const socket = connect(Number(port), '127.0.0.1', () => socket.write('GET /health HTTP/1.1\r\nHost: x\r\n\r\n'))
+        socket.on('data', (d) => {
+          text += d.toString()
+          answeredAt ||= performance.now()
+        })
+        socket.on('error', () => undefined)
+        socket.setTimeout(8000, () => socket.destroy())
+        socket.on('close', () => resolve({ text, ms: performance.now() - answeredAt }))
+      })
+      assert.match(kept.text, /^HTTP\/1\.1 200 /)
+      assert.ok(kept.ms < idleTimeoutMs + 2000, `kept-alive connection closed ${Math.round(kept.ms)} ms after its answer`)
+
+      await rpc(world.devnet.anvil.rpcUrl, 'evm_setAutomine', [false])
+      try {
+        const slow = post(gateway.baseUrl, '/intents/execute', demoIntent(world.devnet, { nonce: '79' }), { 'x-chain-id': '31337' })
+        await new Promise((r) => setTimeout(r, idleTimeoutMs * 4))
+        await rpc(world.devnet.anvil.rpcUrl, 'evm_mine', [])
+        assert.equal((await slow).status, 200, 'a request in progress is never idle')
+      } finally {
+        await rpc(world.devnet.anvil.rpcUrl, 'evm_setAutomine', [true])
+      }
+    } finally {
+      await gateway.close()
+    }
+  })
+
   it('answers 408 and closes a connection whose request does not arrive in REQUEST_TIMEOUT_MS, sending nothing; a slow answer is not cut', async () => {
     const requestTimeoutMs = 500
     const gateway = await startTestGateway({ chains: [world.devnet.chain], requestTimeoutMs })
