@@ -46,14 +46,20 @@ export type CreateGatewayParameters = {
 export async function createGateway({ config, logger }: CreateGatewayParameters): Promise<Gateway> {
   const needsDiscovery = config.chains.some((c) => c.rpcUrls.length === 0)
   const chainList = needsDiscovery && config.chainList ? createChainList({ ...config.chainList, logger }) : undefined
-  const chains = await resolveChains({ chains: config.chains, chainList, logger })
+  const chains = await resolveChains({ chains: config.chains, chainList, production: config.production, logger })
+  for (const chain of chains) {
+    if (chain.readOnly && config.relayerPrivateKey) {
+      logger.warn({ chainId: chain.chainId }, `${chain.chainId} is read-only: it has no RPC_URLS, and discovered endpoints are not trusted to execute in production (validate only; set RPC_URLS to execute)`)
+    }
+  }
   const journal = openJournal(config.journal ?? { path: ':memory:' })
   logger.info({ journal: journal.path, pendingExecutions: journal.pendingCount() }, 'execution journal open')
 
   const adapters = chains.map((chain) =>
     createEvmAdapter({
       chain,
-      relayerPrivateKey: config.relayerPrivateKey,
+      // A read-only chain gets no relayer: nothing is ever signed or sent on it.
+      relayerPrivateKey: chain.readOnly ? undefined : config.relayerPrivateKey,
       rpcTimeoutMs: config.rpcTimeoutMs,
       pollingIntervalMs: config.pollingIntervalMs ?? 500,
       logger,
