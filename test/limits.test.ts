@@ -187,6 +187,46 @@ describe('limits and security headers', () => {
     }
   })
 
+  it('answers a request that arrives during shutdown with a 503 problem and the common headers', async () => {
+    const gateway = await startTestGateway({ chains: [world.devnet.chain] })
+    const { port } = new URL(gateway.baseUrl)
+    const body = JSON.stringify(demoIntent(world.devnet, { nonce: '80' }))
+    await rpc(world.devnet.anvil.rpcUrl, 'evm_setAutomine', [false])
+    let closing: Promise<void> | undefined
+    try {
+      // An execute held open by an unmined transaction; shutdown starts; then another request
+      // arrives on that same connection (still busy, so shutdown has not closed it).
+      let socket: ReturnType<typeof connect> | undefined
+      const answers = new Promise<string>((resolve) => {
+        let text = ''
+        socket = connect(Number(port), '127.0.0.1', () =>
+          socket!.write(`POST /intents/execute HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`),
+        )
+        socket.on('data', (d) => (text += d.toString()))
+        socket.on('error', () => undefined)
+        socket.setTimeout(10_000, () => socket!.destroy())
+        socket.on('close', () => resolve(text))
+      })
+      await new Promise((r) => setTimeout(r, 300))
+      closing = gateway.close()
+      await new Promise((r) => setTimeout(r, 200))
+      socket!.write('GET /chains HTTP/1.1\r\nHost: x\r\n\r\n')
+      await new Promise((r) => setTimeout(r, 200))
+      await rpc(world.devnet.anvil.rpcUrl, 'evm_mine', [])
+      const text = await answers
+      const second = text.slice(text.indexOf('HTTP/1.1', 10))
+      assert.match(text, /^HTTP\/1\.1 200 /, 'the execute in flight is answered')
+      assert.match(second, /^HTTP\/1\.1 503 /, text)
+      assert.match(second, /\r\nx-erc1066-status: 0x40\r\n/i)
+      assert.match(second, /\r\nx-chain-id: eip155:31337\r\n/i)
+      assert.match(second, /\r\ncontent-type: application\/problem\+json/i)
+      assert.match(second, /"title":"The gateway is shutting down"/)
+    } finally {
+      await rpc(world.devnet.anvil.rpcUrl, 'evm_setAutomine', [true])
+      await (closing ?? gateway.close())
+    }
+  })
+
   it('answers 408 and closes a connection whose request does not arrive in REQUEST_TIMEOUT_MS, sending nothing; a slow answer is not cut', async () => {
     const requestTimeoutMs = 500
     const gateway = await startTestGateway({ chains: [world.devnet.chain], requestTimeoutMs })
