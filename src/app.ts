@@ -1,6 +1,5 @@
 // buildApp: the Fastify app with every route and plugin, built from ready-made parts so that
 // tests build exactly what production runs.
-import { createServer } from 'node:http'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify'
 import type { Logger } from 'pino'
 import type { ChainRegistry } from './chains/createChainRegistry.ts'
@@ -12,8 +11,10 @@ import cors from '@fastify/cors'
 import helmet from '@fastify/helmet'
 import { registerRateLimit } from './http/plugins/rateLimit.ts'
 import { requireApiKey } from './http/plugins/requireApiKey.ts'
+import { createHttpServer } from './http/createHttpServer.ts'
 import { registerCommonHeaders } from './http/plugins/commonHeaders.ts'
 import { registerErrorHandler } from './http/plugins/errorHandler.ts'
+import { createFrameworkErrorHandlers } from './http/plugins/frameworkErrors.ts'
 import { registerJsonBody } from './http/plugins/jsonBody.ts'
 import { registerMethodNotAllowed } from './http/plugins/methodNotAllowed.ts'
 import { registerChainsRoutes } from './http/routes/chains/chains.ts'
@@ -22,6 +23,11 @@ import { registerExecuteRoute } from './http/routes/intents/execute.ts'
 import { registerGetIntentRoute } from './http/routes/intents/getIntent.ts'
 import { registerValidateRoute } from './http/routes/intents/validate.ts'
 import { registerStatusCodesRoute } from './http/routes/statusCodes.ts'
+import { GatewayError } from './errors/gatewayError.ts'
+import { Status } from './status/statusCodes.ts'
+
+/** Longest path parameter the router takes (an intent hash is 66 characters, a CAIP-2 id at most 41); longer is 414. */
+const maxParamLength = 100
 
 export type BuildAppParameters = {
   /** API keys; with none configured, every route is open. */
@@ -36,36 +42,47 @@ export type BuildAppParameters = {
   corsOrigins?: readonly string[] | undefined
   /** How long a client may take to send a whole request (headers and body); then 408 and close. */
   requestTimeoutMs?: number | undefined
+  /** How long a connection with no request in progress stays open. */
+  idleTimeoutMs?: number | undefined
+  /** How many connections may be open at once; more are refused. */
+  maxConnections?: number | undefined
   receiptTimeoutMs: number
   /** Refuse unsigned executes at once with 401 (0xE5) instead of asking the chain. */
   requireSignedIntents?: boolean | undefined
 }
 
-export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutMs = 30_000, receiptTimeoutMs, auth, rateLimit, corsOrigins = [], requireSignedIntents = false }: BuildAppParameters): FastifyInstance {
+export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutMs = 30_000, idleTimeoutMs = 5_000, maxConnections = 512, receiptTimeoutMs, auth, rateLimit, corsOrigins = [], requireSignedIntents = false }: BuildAppParameters): FastifyInstance {
+  // Answers given before the routes and hooks (unreadable paths, unparsable requests) keep the
+  // gateway's format too.
+  const { frameworkErrors, clientErrorHandler } = createFrameworkErrorHandlers({ registry, maxParamLength })
   const app = Fastify({
-    // Node's own timeouts against slow clients, which Fastify turns off by default: the whole
-    // request (headers and body) must arrive within requestTimeoutMs, checked often enough to
-    // cut on time. A slow answer (an execute waiting for its receipt) is not affected.
-    serverFactory: (handler) =>
-      createServer(
-        {
-          requestTimeout: requestTimeoutMs,
-          headersTimeout: requestTimeoutMs,
-          connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(requestTimeoutMs / 5))),
-        },
-        handler,
-      ),
+    // Node's bounds against slow and idle clients, which Fastify leaves off (see createHttpServer).
+    serverFactory: (handler) => createHttpServer({ handler, requestTimeoutMs, idleTimeoutMs, maxConnections, logger }),
     loggerInstance: logger as FastifyBaseLogger,
     // One line per request from the onResponse hook below instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit,
     // Strict schemas: never coerce "5" from 5, never drop unknown fields silently.
     ajv: { customOptions: { allErrors: true, coerceTypes: false, removeAdditional: false, useDefaults: false } },
-    return503OnClosing: true,
+    routerOptions: { maxParamLength },
+    frameworkErrors,
+    clientErrorHandler,
+    // Requests that arrive while closing are refused by the hook below, in the gateway's format.
+    return503OnClosing: false,
   })
 
   registerCommonHeaders(app, registry)
   registerErrorHandler(app)
+  // Requests that arrive during shutdown (on a connection still open) get a 503 problem.
+  let closing = false
+  app.addHook('preClose', async () => {
+    closing = true
+  })
+  app.addHook('onRequest', async (_request, reply) => {
+    if (!closing) return
+    reply.header('connection', 'close')
+    throw new GatewayError('The gateway is shutting down', { code: 'SHUTTING_DOWN', status: Status.UNAVAILABLE, details: 'retry on another instance or after the restart', headers: { 'retry-after': '1' } })
+  })
   registerJsonBody(app)
   // Security headers. CORS only for the origins configured: without them, browsers on other
   // origins get no cross-origin access.
@@ -80,7 +97,6 @@ export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutM
       maxAge: 600,
     })
   }
-  if (rateLimit && rateLimit.max > 0) registerRateLimit(app, rateLimit)
 
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
@@ -91,6 +107,7 @@ export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutM
 
   app.decorateRequest('apiKeyId', undefined)
   const keys = auth && auth.keyHashes.length > 0 ? createApiKeyCheck(auth.keyHashes) : undefined
+  if (rateLimit && rateLimit.max > 0) registerRateLimit(app, { ...rateLimit, keys })
   // Registered as a plugin so that they load after the plugins above (rate limit, helmet), whose
   // route hooks only see routes added after them.
   app.register(async (intents) => {

@@ -35,6 +35,8 @@ export type CreateGatewayParameters = {
     journal?: GatewayConfig['journal'] | undefined
     reconcileIntervalMs?: number | undefined
     requestTimeoutMs?: number | undefined
+    idleTimeoutMs?: number | undefined
+    maxConnections?: number | undefined
     corsOrigins?: string[] | undefined
     /** Refuse unsigned executes at once (401, 0xE5); default false: the chain decides. */
     requireSignedIntents?: boolean | undefined
@@ -48,14 +50,20 @@ export type CreateGatewayParameters = {
 export async function createGateway({ config, logger }: CreateGatewayParameters): Promise<Gateway> {
   const needsDiscovery = config.chains.some((c) => c.rpcUrls.length === 0)
   const chainList = needsDiscovery && config.chainList ? createChainList({ ...config.chainList, logger }) : undefined
-  const chains = await resolveChains({ chains: config.chains, chainList, logger })
+  const chains = await resolveChains({ chains: config.chains, chainList, production: config.production, logger })
+  for (const chain of chains) {
+    if (chain.readOnly && config.relayerPrivateKey) {
+      logger.warn({ chainId: chain.chainId }, `${chain.chainId} is read-only: it has no RPC_URLS, and discovered endpoints are not trusted to execute in production (validate only; set RPC_URLS to execute)`)
+    }
+  }
   const journal = openJournal(config.journal ?? { path: ':memory:' })
   logger.info({ journal: journal.path, pendingExecutions: journal.pendingCount() }, 'execution journal open')
 
   const adapters = chains.map((chain) =>
     createEvmAdapter({
       chain,
-      relayerPrivateKey: config.relayerPrivateKey,
+      // A read-only chain gets no relayer: nothing is ever signed or sent on it.
+      relayerPrivateKey: chain.readOnly ? undefined : config.relayerPrivateKey,
       rpcTimeoutMs: config.rpcTimeoutMs,
       pollingIntervalMs: config.pollingIntervalMs ?? 500,
       logger,
@@ -97,7 +105,20 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
   reconciler.start()
 
   const registry = createChainRegistry({ adapters, defaultChainId: config.defaultChainId })
-  const app = buildApp({ registry, journal, logger, bodyLimit: config.bodyLimit, requestTimeoutMs: config.requestTimeoutMs, corsOrigins: config.corsOrigins, receiptTimeoutMs: config.receiptTimeoutMs, auth: config.auth, rateLimit: config.rateLimit, requireSignedIntents: config.requireSignedIntents ?? false })
+  const app = buildApp({
+    registry,
+    journal,
+    logger,
+    bodyLimit: config.bodyLimit,
+    requestTimeoutMs: config.requestTimeoutMs,
+    idleTimeoutMs: config.idleTimeoutMs,
+    maxConnections: config.maxConnections,
+    corsOrigins: config.corsOrigins,
+    receiptTimeoutMs: config.receiptTimeoutMs,
+    auth: config.auth,
+    rateLimit: config.rateLimit,
+    requireSignedIntents: config.requireSignedIntents ?? false,
+  })
   return {
     app,
     journal,

@@ -1,6 +1,7 @@
 // Every way a request can be wrong: a 4xx problem-details answer naming what is wrong, with the
 // common headers, and nothing sent to the chain.
 import assert from 'node:assert/strict'
+import { connect } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { keccak256, stringToHex, toHex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
@@ -166,6 +167,47 @@ describe('bad input', () => {
     const del = await request(world.gateway.baseUrl, '/health', { method: 'DELETE' })
     assertProblem(del, 405, '0xA1')
     assert.equal(del.headers.get('allow'), 'GET, HEAD')
+  })
+
+  it('answers a path the router cannot read (bad percent-encoding, an over-long parameter) with a problem and the common headers, never echoing it', async () => {
+    const badEncoding = await request(world.gateway.baseUrl, '/intents/%zz', { headers: { 'x-chain-id': '31337' } })
+    assertProblem(badEncoding, 400, '0xA0', [{ field: 'path', message: 'is not valid percent-encoding' }])
+    assert.ok(!badEncoding.text.includes('%zz'), badEncoding.text)
+
+    const longId = '1'.repeat(120)
+    const tooLong = await request(world.gateway.baseUrl, `/chains/${longId}`)
+    assertProblem(tooLong, 414, '0xA0', [{ field: 'path', message: 'has a segment longer than 100 characters' }])
+    assert.ok(!tooLong.text.includes(longId), tooLong.text)
+    for (const res of [badEncoding, tooLong]) assert.equal(res.headers.get('x-content-type-options'), 'nosniff')
+  })
+
+  it('answers requests Node cannot parse (malformed, oversized headers) with a problem and the common headers', async () => {
+    const { port } = new URL(world.gateway.baseUrl)
+    const raw = (head: string) =>
+      new Promise<HttpResult>((resolve, reject) => {
+        let text = ''
+        const socket = connect(Number(port), '127.0.0.1', () => socket.write(head))
+        socket.on('data', (d) => (text += d.toString('latin1')))
+        socket.on('error', () => undefined)
+        socket.setTimeout(5000, () => socket.destroy(new Error('no answer')))
+        socket.on('close', () => {
+          const [headBlock = '', body = ''] = text.split('\r\n\r\n')
+          const [statusLine = '', ...lines] = headBlock.split('\r\n')
+          const status = Number(/^HTTP\/1\.1 (\d{3}) /.exec(statusLine)?.[1])
+          if (!status) return reject(new Error(`not an HTTP answer: ${JSON.stringify(text.slice(0, 200))}`))
+          const headers = new Headers(lines.map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trim()] as [string, string]))
+          let parsed: unknown
+          try {
+            parsed = JSON.parse(body)
+          } catch {}
+          resolve({ status, headers, body: parsed, text: body })
+        })
+      })
+    const malformed = await raw('GET /health HTTP/1.1\r\nHost: x\r\nthis is not a header\r\n\r\n')
+    assertProblem(malformed, 400, '0xA0')
+    assert.equal(malformed.headers.get('connection'), 'close')
+    const oversized = await raw(`GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`)
+    assertProblem(oversized, 431, '0xA0')
   })
 
   it('never echoes header values that could break a response', async () => {

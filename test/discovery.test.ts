@@ -2,6 +2,7 @@
 // registry, its disk cache, viem's fallback, failover between real anvils, chain-id checks.
 import assert from 'node:assert/strict'
 import { existsSync, mkdtempSync } from 'node:fs'
+import { createServer as createTcpServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
@@ -13,6 +14,7 @@ import { type Anvil, startAnvil } from '../src/devnet/startAnvil.ts'
 import { createLogger } from '../src/logging/createLogger.ts'
 import { assertCommonHeaders } from './support/assertCommonHeaders.ts'
 import { json, startHttpServer, type TestServer } from './support/startHttpServer.ts'
+import { devnetAccounts } from '../src/devnet/devnetAccounts.ts'
 import { demoIntent, post, request, startTestGateway } from './support/testGateway.ts'
 
 const entryFor = (url: string, extra: object[] = []) => ({
@@ -128,6 +130,84 @@ describe('chain discovery and endpoints', () => {
     assert.ok(lines.some((l) => l.includes('"skipped":2')))
   })
 
+  it('never shows what an endpoint answered with an error, in /chains or the log', async () => {
+    const inner = await startHttpServer()
+    inner.handle = (_req, res) => res.writeHead(500, { 'content-type': 'text/plain' }).end('admin console: password=hunter2-inner')
+    const adminUrl = inner.url.replace('/rpcs.json', '/internal/admin')
+    registry.handle = json([entryFor(adminUrl)])
+    const gateway = await startTestGateway({ chains: [addressesOnly()], chainList: chainList(join(cacheDir, 'inner.json')) })
+    try {
+      const res = await post(gateway.baseUrl, '/intents/validate', demoIntent(devnet))
+      assert.equal(res.status, 503)
+      assert.ok(inner.requests > 0, 'outside production a discovered local endpoint is tried')
+      const chains = await request(gateway.baseUrl, '/chains')
+      assert.equal(chains.body.chains[0].endpoints[0].status, 'failing')
+      assert.equal(chains.body.chains[0].endpoints[0].lastError, 'the endpoint answered HTTP 500')
+      for (const text of [chains.text, res.text, (await request(gateway.baseUrl, '/health')).text, gateway.logs.join('\n')]) assert.ok(!text.includes('hunter2-inner'), text.slice(0, 300))
+    } finally {
+      await gateway.close()
+      await inner.close()
+    }
+  })
+
+  it('in production, never connects to a discovered endpoint that is not https or resolves to a private address, and executes only through RPC_URLS', async () => {
+    const inner = await startHttpServer()
+    // A TCP listener that counts connections: a TLS endpoint on localhost would be reached here.
+    let connections = 0
+    const tcp = createTcpServer((socket) => {
+      connections++
+      socket.destroy()
+    })
+    await new Promise<void>((resolve) => tcp.listen(0, '127.0.0.1', resolve))
+    const tlsPort = (tcp.address() as { port: number }).port
+    registry.handle = json([
+      entryFor(inner.url.replace('/rpcs.json', '/internal/admin'), [
+        { url: `https://localhost:${tlsPort}/rpc`, tracking: 'none' },
+        { url: 'https://10.1.2.3/rpc', tracking: 'none' },
+        { url: 'https://[::ffff:127.0.0.1]:1/rpc', tracking: 'none' },
+      ]),
+    ])
+    const gateway = await startTestGateway({ production: true, chains: [addressesOnly()], chainList: chainList(join(cacheDir, 'production.json')) })
+    try {
+      const res = await post(gateway.baseUrl, '/intents/validate', demoIntent(devnet))
+      assert.equal(res.status, 503)
+      assertCommonHeaders(res, { status: '0xF4' })
+      assert.equal(inner.requests, 0, 'the plain-http endpoint was never called')
+      assert.equal(connections, 0, 'no connection was opened to an address that resolves to loopback')
+      const chain = (await request(gateway.baseUrl, '/chains')).body.chains[0]
+      const byUrl = Object.fromEntries(chain.endpoints.map((e: { url: string }) => [e.url.replace(/:\d+\//, ':port/'), e]))
+      assert.equal(byUrl['http://127.0.0.1:port/internal/admin'].status, 'refused')
+      assert.equal(byUrl['http://127.0.0.1:port/internal/admin'].lastError, 'discovered endpoints must use https in production')
+      assert.equal(byUrl['https://10.1.2.3/rpc'].status, 'refused')
+      assert.equal(byUrl['https://10.1.2.3/rpc'].lastError, 'discovered endpoints must not be at a loopback, private or link-local address in production (10.1.2.3)')
+      assert.equal(byUrl['https://[::ffff:7f00:1]:port/rpc'].status, 'refused')
+      assert.equal(byUrl['https://localhost:port/rpc'].status, 'failing', 'a host name is checked on every connection')
+      assert.match(byUrl['https://localhost:port/rpc'].lastError, /^localhost resolves to a loopback, private or link-local address \((127\.0\.0\.1|::1)\)/)
+
+      // Discovered endpoints may lie: on such a chain the production gateway does not execute.
+      assert.equal(chain.relayer, undefined)
+      const execute = await post(gateway.baseUrl, '/intents/execute', demoIntent(devnet))
+      assert.equal(execute.status, 501)
+      assert.ok(gateway.logs.some((l) => l.includes('"level":40') && l.includes('read-only: it has no RPC_URLS')), 'the start-up log says so')
+    } finally {
+      await gateway.close()
+      await inner.close()
+      await new Promise((resolve) => tcp.close(resolve))
+    }
+  })
+
+  it('in production, still uses a configured RPC URL on loopback (the operator\'s choice) and executes through it', async () => {
+    const gateway = await startTestGateway({ production: true, relayerPrivateKey: devnetAccounts.relayer, chains: [devnet.chain] })
+    try {
+      assert.equal((await post(gateway.baseUrl, '/intents/validate', demoIntent(devnet))).status, 200)
+      const chain = (await request(gateway.baseUrl, '/chains')).body.chains[0]
+      assert.equal(chain.endpoints[0].status, 'healthy')
+      assert.ok(chain.relayer)
+    } finally {
+      await gateway.close()
+    }
+  })
+
   it('refuses an endpoint that serves another chain, and fails over past it', async () => {
     const other: Anvil = await startAnvil({ chainId: 999 })
     try {
@@ -192,20 +272,37 @@ describe('chain discovery and endpoints', () => {
     }
   })
 
-  it('sends URL credentials as Basic authorization and never shows them', async () => {
+  it('sends URL credentials as Basic authorization and never shows them, nor a key in a path segment', async () => {
     const secretUrl = devnet.anvil.rpcUrl.replace('http://', 'http://agent:hunter2@') + '/?apikey=k3yk3yk3y'
-    registry.handle = json([entryFor(secretUrl)])
-    const gateway = await startTestGateway({ chains: [{ ...devnet.chain, rpcUrls: [secretUrl] }] })
+    // A provider that takes its key as a path segment (base64 with padding): a local proxy to anvil.
+    const pathKey = 'c2VjcmV0LWtleS0xMjM0NQ=='
+    const proxy = await startHttpServer()
+    proxy.handle = (req, res) => {
+      const chunks: Buffer[] = []
+      req.on('data', (c: Buffer) => chunks.push(c))
+      req.on('end', () => {
+        if (req.url !== `/v2/${pathKey}`) return void res.writeHead(404).end()
+        fetch(devnet.anvil.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Buffer.concat(chunks) })
+          .then(async (r) => res.writeHead(r.status, { 'content-type': 'application/json' }).end(await r.text()))
+          .catch(() => res.writeHead(502).end())
+      })
+    }
+    const pathKeyUrl = proxy.url.replace('/rpcs.json', `/v2/${pathKey}`)
+    const gateway = await startTestGateway({ chains: [{ ...devnet.chain, rpcUrls: [secretUrl, pathKeyUrl] }] })
     try {
       assert.equal((await post(gateway.baseUrl, '/intents/validate', demoIntent(devnet))).status, 200)
       const chains = await request(gateway.baseUrl, '/chains')
       assert.equal(chains.body.chains[0].endpoints[0].url, `${devnet.anvil.rpcUrl.replace('http://', 'http://***@')}/?apikey=***`)
-      for (const secret of ['hunter2', 'k3yk3yk3y']) {
-        assert.ok(!chains.text.includes(secret))
-        assert.ok(!gateway.logs.join('\n').includes(secret))
+      assert.equal(chains.body.chains[0].endpoints[1].url, proxy.url.replace('/rpcs.json', '/v2/***'))
+      for (const secret of ['hunter2', 'k3yk3yk3y', pathKey, 'c2VjcmV0LWtleS0xMjM0']) {
+        assert.ok(!chains.text.includes(secret), secret)
+        assert.ok(!gateway.logs.join('\n').includes(secret), secret)
       }
+      // The start-up log names the endpoint, redacted.
+      assert.ok(gateway.logs.some((l) => l.includes('/v2/***')))
     } finally {
       await gateway.close()
+      await proxy.close()
     }
   })
 })

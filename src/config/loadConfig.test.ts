@@ -126,6 +126,19 @@ describe('loadConfig', () => {
     ])
   })
 
+  it('reads the connection bounds', () => {
+    const config = loadConfig(complete)
+    assert.equal(config.idleTimeoutMs, 5_000)
+    assert.equal(config.maxConnections, 512)
+    const set = loadConfig({ ...complete, IDLE_TIMEOUT_MS: '65000', MAX_CONNECTIONS: '4000' })
+    assert.equal(set.idleTimeoutMs, 65_000)
+    assert.equal(set.maxConnections, 4000)
+    assert.deepEqual(problems({ ...complete, IDLE_TIMEOUT_MS: '0', MAX_CONNECTIONS: 'many' }), [
+      'IDLE_TIMEOUT_MS: "0" is not an integer between 100 and 600000',
+      'MAX_CONNECTIONS: "many" is not an integer between 1 and 1000000',
+    ])
+  })
+
   it('refuses a mixed-case address with a wrong checksum', () => {
     const bad = a.replace('F', 'f')
     assert.deepEqual(problems({ ...complete, EXECUTOR_ADDRESSES: JSON.stringify({ '84532': bad }) }), [

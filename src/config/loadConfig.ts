@@ -49,6 +49,10 @@ export type GatewayConfig = {
   shutdownTimeoutMs: number
   /** How long a client may take to send a whole request before 408. */
   requestTimeoutMs: number
+  /** How long a connection with no request in progress (before its first, between keep-alive requests) stays open. */
+  idleTimeoutMs: number
+  /** How many client connections may be open at once; more are refused at accept. */
+  maxConnections: number
   /** Browser origins allowed to call the gateway (CORS); empty: no CORS headers at all. `*` allows any. */
   corsOrigins: string[]
   /** Refuse unsigned execute requests at once (401, 0xE5): production, unless ALLOW_UNSIGNED_INTENTS. */
@@ -117,6 +121,8 @@ export function loadConfig(env: Env): GatewayConfig {
   const reconcileIntervalMs = readInteger(env, 'RECONCILE_INTERVAL_MS', { min: 100, max: 3_600_000, fallback: 5_000 }, problems)
   const corsOrigins = readCorsOrigins(env, problems)
   const requestTimeoutMs = readInteger(env, 'REQUEST_TIMEOUT_MS', { min: 100, max: 600_000, fallback: 30_000 }, problems)
+  const idleTimeoutMs = readInteger(env, 'IDLE_TIMEOUT_MS', { min: 100, max: 600_000, fallback: 5_000 }, problems)
+  const maxConnections = readInteger(env, 'MAX_CONNECTIONS', { min: 1, max: 1_000_000, fallback: 512 }, problems)
   const shutdownTimeoutMs = readInteger(env, 'SHUTDOWN_TIMEOUT_MS', { min: 0, max: 600_000, fallback: 40_000 }, problems)
   const allowUnsignedIntents = readBoolean(env, 'ALLOW_UNSIGNED_INTENTS', problems)
   const maxGasPerExecution = readInteger(env, 'MAX_GAS_PER_EXECUTION', { min: 21_000, max: 1_000_000_000, fallback: 5_000_000 }, problems)
@@ -143,6 +149,8 @@ export function loadConfig(env: Env): GatewayConfig {
     reconcileIntervalMs: reconcileIntervalMs!,
     shutdownTimeoutMs: shutdownTimeoutMs!,
     requestTimeoutMs: requestTimeoutMs!,
+    idleTimeoutMs: idleTimeoutMs!,
+    maxConnections: maxConnections!,
     corsOrigins,
     requireSignedIntents: production && !allowUnsignedIntents,
     maxGasPerExecution: maxGasPerExecution!,

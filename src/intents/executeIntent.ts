@@ -28,7 +28,12 @@ export async function executeIntent({ adapter, intent, intentHash, signature, re
     status, intentHash, chainId: adapter.chainId, chainType: adapter.chainType, detail, execution, signing: signingFor(adapter, intent, status),
   })
 
-  if (!adapter.canExecute) return outcome(Status.UNSUPPORTED_ACTION, `no relayer is configured for chain ${adapter.chainId}, so this gateway cannot execute on it (set RELAYER_PRIVATE_KEY)`)
+  if (!adapter.canExecute) {
+    return outcome(
+      Status.UNSUPPORTED_ACTION,
+      `no relayer is configured for chain ${adapter.chainId}, so this gateway cannot execute on it (set RELAYER_PRIVATE_KEY; in production the chain also needs RPC_URLS, as discovered endpoints serve validation only)`,
+    )
+  }
   if (!signature && requireSignature) {
     return outcome(Status.SIGNATURE_REQUIRED, 'this gateway executes only intents signed by their sender (or a delegate of the policy): sign the typed data in `signing` and send it as `signature`')
   }

@@ -20,6 +20,8 @@ export async function startTestGateway(params: {
   receiptTimeoutMs?: number
   bodyLimit?: number
   requestTimeoutMs?: number
+  idleTimeoutMs?: number
+  maxConnections?: number
   corsOrigins?: string[]
   rpcTimeoutMs?: number
   production?: boolean
@@ -46,6 +48,8 @@ export async function startTestGateway(params: {
       relayerPrivateKey: 'relayerPrivateKey' in params ? params.relayerPrivateKey : devnetAccounts.relayer,
       bodyLimit: params.bodyLimit ?? 64 * 1024,
       requestTimeoutMs: params.requestTimeoutMs,
+      idleTimeoutMs: params.idleTimeoutMs,
+      maxConnections: params.maxConnections,
       corsOrigins: params.corsOrigins,
       requireSignedIntents: params.requireSignedIntents,
       maxGasPerExecution: params.maxGasPerExecution,

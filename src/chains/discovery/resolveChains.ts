@@ -1,5 +1,7 @@
 // Gives every configured chain its endpoints (RPC_URLS first, else the chain-list registry, else
 // viem's definitions), its name and native currency, and says in the log where they came from.
+// In production, discovered endpoints are untrusted: each is marked publicOnly (https at a public
+// address only, see createEndpointPool), and a chain served only through them is readOnly.
 import type { Logger } from 'pino'
 import type { ChainConfig } from '../../config/loadConfig.ts'
 import { redactUrl } from '../../config/redactUrl.ts'
@@ -9,15 +11,38 @@ import { selectEndpoints } from './selectEndpoints.ts'
 
 export type EndpointSource = 'config' | 'chainlist' | 'chainlist-cache' | 'viem'
 
+export type ResolvedEndpoint = {
+  url: string
+  source: EndpointSource
+  /** Refuse it unless it is https at a public address (discovered endpoints in production). */
+  publicOnly?: boolean | undefined
+}
+
 export type ResolvedChain = ChainConfig & {
-  endpoints: Array<{ url: string; source: EndpointSource }>
+  endpoints: ResolvedEndpoint[]
   name: string
   nativeCurrency: { name: string; symbol: string; decimals: number }
+  /**
+   * True in production when the chain has no RPC_URLS: its endpoints were discovered, and a
+   * discovered endpoint may lie (fake receipts, fake eth_call answers). Such a chain serves
+   * read-only validation; nothing may be sent (or charged) on it. createGateway gives it no relayer.
+   */
+  readOnly: boolean
 }
 
 const defaultCurrency = { name: 'Ether', symbol: 'ETH', decimals: 18 }
 
-export async function resolveChains({ chains, chainList, logger }: { chains: ChainConfig[]; chainList: ChainList | undefined; logger: Logger }): Promise<ResolvedChain[]> {
+export async function resolveChains({
+  chains,
+  chainList,
+  production = false,
+  logger,
+}: {
+  chains: ChainConfig[]
+  chainList: ChainList | undefined
+  production?: boolean
+  logger: Logger
+}): Promise<ResolvedChain[]> {
   const log = logger.child({ module: 'discovery' })
   return Promise.all(
     chains.map(async (chain): Promise<ResolvedChain> => {
@@ -44,7 +69,9 @@ export async function resolveChains({ chains, chainList, logger }: { chains: Cha
 
       if (endpoints.length === 0) log.error({ chainId: chain.chainId }, 'no RPC endpoint found for this chain: set RPC_URLS')
       else log.info({ chainId: chain.chainId, source: endpoints[0]!.source, endpoints: endpoints.map((e) => redactUrl(e.url)) }, `endpoints for ${chain.chainId} from ${endpoints[0]!.source}`)
-      return { ...chain, endpoints, name: name ?? chain.chainId, nativeCurrency: nativeCurrency ?? defaultCurrency }
+      const readOnly = production && chain.rpcUrls.length === 0
+      if (readOnly) endpoints = endpoints.map((e) => ({ ...e, publicOnly: true }))
+      return { ...chain, endpoints, name: name ?? chain.chainId, nativeCurrency: nativeCurrency ?? defaultCurrency, readOnly }
     }),
   )
 }

@@ -2,14 +2,19 @@
 // fails is set aside (with a growing cooldown) and probed again once the cooldown ends; healthy
 // endpoints are ranked by measured latency. No endpoint is used before it has answered
 // eth_chainId with the expected id, and one that reports another chain is refused loudly.
+// An endpoint marked publicOnly (discovered, in production) is refused unless it is https and
+// at a public address, checked on every connection, not only here (DNS can change).
 import type { Logger } from 'pino'
 import { BaseError, HttpRequestError, TimeoutError } from 'viem'
 import { redactUrl, redactUrlsIn } from '../../config/redactUrl.ts'
 import { ChainUnavailableError } from '../../errors/chainUnavailableError.ts'
-import type { EndpointSource } from '../discovery/resolveChains.ts'
+import { isPublicAddress } from '../discovery/isPublicAddress.ts'
+import { publicOnlyLookup } from '../discovery/publicOnlyLookup.ts'
+import type { EndpointSource, ResolvedEndpoint } from '../discovery/resolveChains.ts'
 import { createJsonRpcClient } from './createJsonRpcClient.ts'
 
-export type EndpointStatus = 'unverified' | 'healthy' | 'failing' | 'wrong-chain'
+/** `refused`: a discovered endpoint production will not call (not https, or an internal address). */
+export type EndpointStatus = 'unverified' | 'healthy' | 'failing' | 'wrong-chain' | 'refused'
 
 export type EndpointView = {
   url: string
@@ -48,33 +53,36 @@ export function createEndpointPool({
 }: {
   chainId: string
   reference: number
-  endpoints: Array<{ url: string; source: EndpointSource }>
+  endpoints: ResolvedEndpoint[]
   timeoutMs: number
   logger: Logger
 }): EndpointPool {
   const log = logger.child({ module: 'endpoints', chainId })
-  const pool: Endpoint[] = endpoints.map(({ url, source }) => {
-    const { target, headers } = splitCredentials(url)
-    const client = createJsonRpcClient({ url: target, headers, timeoutMs })
-    return {
-      view: { url: redactUrl(url), source, status: 'unverified', latencyMs: undefined, requests: 0, failures: 0, lastError: undefined },
-      send: client.request,
-      close: client.close,
-      verified: false,
-      consecutiveFailures: 0,
-      retryAt: 0,
+  const pool: Endpoint[] = endpoints.map(({ url, source, publicOnly }) => {
+    const view: EndpointView = { url: redactUrl(url), source, status: 'unverified', latencyMs: undefined, requests: 0, failures: 0, lastError: undefined }
+    const refusal = publicOnly ? refuseInward(url) : undefined
+    if (refusal) {
+      log.warn({ endpoint: view.url, source, reason: refusal }, 'discovered RPC endpoint refused')
+      const refused = async () => {
+        throw new ChainUnavailableError(chainId, { details: refusal })
+      }
+      return { view: { ...view, status: 'refused', lastError: refusal }, send: refused, close: async () => {}, verified: false, consecutiveFailures: 0, retryAt: Infinity }
     }
+    const { target, headers } = splitCredentials(url)
+    const client = createJsonRpcClient({ url: target, headers, timeoutMs, lookup: publicOnly ? publicOnlyLookup : undefined })
+    return { view, send: client.request, close: client.close, verified: false, consecutiveFailures: 0, retryAt: 0 }
   })
+  const usable = pool.filter((e) => e.view.status !== 'refused')
 
   function order(now: number): Endpoint[] {
-    const ready = pool.filter((e) => e.retryAt <= now)
+    const ready = usable.filter((e) => e.retryAt <= now)
     // Endpoints back from a cooldown are probed first, so a recovered node is noticed at once.
     const probes = ready.filter((e) => e.consecutiveFailures > 0 || e.view.status === 'wrong-chain')
     const rest = ready.filter((e) => !probes.includes(e)).sort((a, b) => (a.view.latencyMs ?? Infinity) - (b.view.latencyMs ?? Infinity))
     const ordered = [...probes, ...rest]
     if (ordered.length > 0) return ordered
     // Everything is set aside: try the one whose cooldown ends first rather than fail outright.
-    const soonest = pool.filter((e) => e.view.status !== 'wrong-chain').sort((a, b) => a.retryAt - b.retryAt)[0]
+    const soonest = usable.filter((e) => e.view.status !== 'wrong-chain').sort((a, b) => a.retryAt - b.retryAt)[0]
     return soonest ? [soonest] : []
   }
 
@@ -121,8 +129,13 @@ export function createEndpointPool({
           lastError = err
         }
       }
-      const wrongChain = pool.every((e) => e.view.status === 'wrong-chain')
-      throw lastError ?? new ChainUnavailableError(chainId, { details: wrongChain ? 'every RPC endpoint serves another chain' : 'no RPC endpoint is configured or discovered' })
+      const wrongChain = usable.length > 0 && usable.every((e) => e.view.status === 'wrong-chain')
+      const details = wrongChain
+        ? 'every RPC endpoint serves another chain'
+        : pool.length > 0 && usable.length === 0
+          ? 'every discovered RPC endpoint was refused (production calls only https endpoints at public addresses; set RPC_URLS)'
+          : 'no RPC endpoint is configured or discovered'
+      throw lastError ?? new ChainUnavailableError(chainId, { details })
     },
     endpoints: () => pool.map((e) => ({ ...e.view })),
     close: async () => {
@@ -147,6 +160,18 @@ function isTransportFailure(err: unknown): boolean {
 function describe(err: unknown): string {
   if (err instanceof BaseError) return err.walk((e) => e instanceof TimeoutError) ? 'timed out' : (err.details || err.shortMessage)
   return (err as Error)?.message ?? String(err)
+}
+
+/** Why a discovered URL is refused outright in production, if it is: its scheme or its IP literal. */
+function refuseInward(url: string): string | undefined {
+  const { protocol, hostname } = new URL(url)
+  if (protocol !== 'https:') return 'discovered endpoints must use https in production'
+  const literal = hostname.replace(/^\[|\]$/g, '')
+  // A literal address is never looked up; a name is checked by publicOnlyLookup on each connection.
+  if (/^[0-9.]+$/.test(literal) || literal.includes(':')) {
+    if (!isPublicAddress(literal)) return `discovered endpoints must not be at a loopback, private or link-local address in production (${literal})`
+  }
+  return undefined
 }
 
 /** fetch refuses URLs with userinfo: send it as Basic authorization instead. */

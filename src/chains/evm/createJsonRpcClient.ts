@@ -3,6 +3,7 @@
 // than the call itself), and the calls made in one event-loop turn sent as one JSON-RPC batch.
 // Failures are raised as viem's own error classes, so viem decodes reverts as usual.
 import { HttpRequestError, RpcRequestError, TimeoutError } from 'viem'
+import type { LookupFunction } from 'node:net'
 import { Pool, errors as undiciErrors } from 'undici'
 
 export type JsonRpcClient = {
@@ -19,16 +20,19 @@ export function createJsonRpcClient({
   timeoutMs,
   maxBatchSize = 100,
   connections = 16,
+  lookup,
 }: {
   url: string
   headers?: Record<string, string>
   timeoutMs: number
   maxBatchSize?: number
   connections?: number
+  /** Resolves host names for each new connection (and may refuse them); DNS as usual when absent. */
+  lookup?: LookupFunction | undefined
 }): JsonRpcClient {
   const target = new URL(url)
   const path = `${target.pathname}${target.search}`
-  const pool = new Pool(target.origin, { connections, keepAliveTimeout: 30_000, headersTimeout: timeoutMs, bodyTimeout: timeoutMs })
+  const pool = new Pool(target.origin, { connections, keepAliveTimeout: 30_000, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, ...(lookup ? { connect: { lookup } } : {}) })
   const requestHeaders = { 'content-type': 'application/json', ...headers }
   let queue: Call[] = []
   let scheduled = false
@@ -61,7 +65,8 @@ export function createJsonRpcClient({
       return
     }
     if (status < 200 || status >= 300) {
-      for (const c of calls) c.reject(new HttpRequestError({ body: c.body, url, status, details: text.slice(0, 200) }))
+      // Never what it said: a URL that is not an RPC node (an admin page) may answer with secrets.
+      for (const c of calls) c.reject(new HttpRequestError({ body: c.body, url, status, details: `the endpoint answered HTTP ${status}` }))
       return
     }
     let parsed: unknown

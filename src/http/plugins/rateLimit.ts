@@ -2,19 +2,28 @@
 // else its address. Over the limit: 429, 0xF6, Retry-After, the common headers.
 import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance } from 'fastify'
+import type { ApiKeyCheck } from '../../auth/createApiKeyCheck.ts'
+import { identifyBearerKey } from '../../auth/identifyBearerKey.ts'
 import { GatewayError } from '../../errors/gatewayError.ts'
 import { Status } from '../../status/statusCodes.ts'
 
-export function registerRateLimit(app: FastifyInstance, { max, windowMs }: { max: number; windowMs: number }) {
+export function registerRateLimit(app: FastifyInstance, { max, windowMs, keys }: { max: number; windowMs: number; keys: ApiKeyCheck | undefined }) {
   app.register(rateLimit, {
     global: true,
-    // Health, status codes and chains stay unlimited: probes must never be turned away.
-    allowList: (request) => !request.url.startsWith('/intents/'),
+    // Decided on the route the router matched, never on the raw URL: the router decodes the path
+    // (`/%69ntents/validate` is `/intents/validate`). Health, status codes and chains stay
+    // unlimited: probes must never be turned away.
+    allowList: (request) => !request.routeOptions.url?.startsWith('/intents/'),
     max,
     timeWindow: windowMs,
-    // After the API-key check, so that a key's limit follows the key across addresses.
-    hook: 'preHandler',
-    keyGenerator: (request) => (request.apiKeyId ? `key:${request.apiKeyId}` : `ip:${request.ip}`),
+    // First thing after routing, before the API-key check and the body: a request refused for a
+    // wrong key counts like any other (guessing keys is throttled), and a limited client's body
+    // is never read. A valid key is its own client, whatever address it comes from.
+    hook: 'onRequest',
+    keyGenerator: (request) => {
+      const keyId = keys && identifyBearerKey(keys, request.headers.authorization)
+      return keyId ? `key:${keyId}` : `ip:${request.ip}`
+    },
     errorResponseBuilder: (_request, context) =>
       new GatewayError('Too many requests', {
         code: 'RATE_LIMITED',

@@ -2,6 +2,7 @@
 // learns nothing about what the gateway would think of the body.
 import type { FastifyRequest, preValidationAsyncHookHandler } from 'fastify'
 import type { ApiKeyCheck } from '../../auth/createApiKeyCheck.ts'
+import { identifyBearerKey } from '../../auth/identifyBearerKey.ts'
 import { UnauthorizedError } from '../../errors/unauthorizedError.ts'
 
 declare module 'fastify' {
@@ -19,8 +20,7 @@ export function requireApiKey(check: ApiKeyCheck, { required }: { required: bool
   return async function (request: FastifyRequest) {
     const header = request.headers.authorization
     if (header === undefined && !required) return
-    const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null
-    const keyId = match ? check.identify(match[1]!) : undefined
+    const keyId = identifyBearerKey(check, header)
     if (!keyId) throw new UnauthorizedError(header !== undefined)
     request.apiKeyId = keyId
   }
