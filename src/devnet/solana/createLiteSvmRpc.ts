@@ -34,15 +34,7 @@ const transactionDecoder = getTransactionDecoder()
 
 /** A JSON text where bigints are written as integers, as Solana nodes write u64s. */
 function toJson(value: unknown): string {
-  const marks: string[] = []
-  const text = JSON.stringify(value, (_, v) => {
-    if (typeof v === 'bigint') {
-      marks.push(v.toString())
-      return `\u0000${marks.length - 1}\u0000`
-    }
-    return v
-  })
-  return text.replace(/"\u0000(\d+)\u0000"/g, (_, i: string) => marks[Number(i)]!)
+  return JSON.stringify(value, (_, v) => (typeof v === 'bigint' ? `@@bigint:${v}@@` : v)).replace(/"@@bigint:(-?\d+)@@"/g, '$1')
 }
 
 export function createLiteSvmRpc({ genesisSeed = 'intent-gateway solana devnet' }: { genesisSeed?: string } = {}): LiteSvmRpc {
