@@ -193,11 +193,12 @@ export function createIntentGatewayProgram(programId: Address) {
     },
 
     /** A spent-nonce record as part 2's execute will write it (tests and the devnet plant one). */
-    nonceRecord(bump: number, intentHash: Uint8Array, slot: bigint): Uint8Array {
+    nonceRecord(bump: number, intentHash: Uint8Array, slot: bigint, state: 'executed' | 'cancelled' = 'executed'): Uint8Array {
       const out = new Uint8Array(accountSizes.nonce)
       out[0] = accountTags.nonce
       out[1] = 1
       out[2] = bump
+      out[3] = state === 'executed' ? 1 : 2
       out.set(intentHash, 8)
       out.set(u64(slot), 40)
       return out
