@@ -228,6 +228,22 @@ describe('Solana through the gateway', () => {
       }
     })
 
+    it('simulates with the configured fee payer, so a sender without SOL still gets its status', async () => {
+      const penniless = devnet.demo.otherTarget // never funded
+      assertOutcome(await validate(body({ sender: penniless })), 403, '0x10')
+      const noPayer = await startSolanaGateway([solanaAdapterFor(devnet, { simulationFeePayer: null })])
+      try {
+        const funded = await post(noPayer.baseUrl, '/intents/validate', body(), { 'x-chain-id': devnet.chainId })
+        assert.equal(funded.status, 200, funded.text)
+        const res = await post(noPayer.baseUrl, '/intents/validate', body({ sender: penniless }), { 'x-chain-id': devnet.chainId })
+        assert.equal(res.status, 502, res.text)
+        assertCommonHeaders(res, { status: '0xF0', chainId: devnet.chainId, chainType: 'solana' })
+        assert.match(res.text, /the sender holds no SOL to name as the simulation fee payer/)
+      } finally {
+        await noPayer.close()
+      }
+    })
+
     it('answers 502 (0xF0) naming the program error when the deployment does not match', async () => {
       const elsewhere = await devnet.program.configAddress(new Uint8Array(32).fill(1))
       const wrong = await startSolanaGateway([solanaAdapterFor(devnet, { config: elsewhere as Address })])

@@ -14,7 +14,7 @@ export type SolanaGateway = { baseUrl: string; logs: string[]; adapters: ChainAd
 const logs: string[] = []
 export const quietLogger = createLogger({ level: 'info', destination: { write: (line: string) => void logs.push(line) } })
 
-export function solanaAdapterFor(devnet: SolanaDevnet, overrides: { rpcUrls?: string[]; programId?: Address; config?: Address; rpcTimeoutMs?: number } = {}) {
+export function solanaAdapterFor(devnet: SolanaDevnet, overrides: { rpcUrls?: string[]; programId?: Address; config?: Address; rpcTimeoutMs?: number; simulationFeePayer?: Address | null } = {}) {
   return createSolanaAdapter({
     chain: {
       chainId: devnet.chainId,
@@ -25,6 +25,7 @@ export function solanaAdapterFor(devnet: SolanaDevnet, overrides: { rpcUrls?: st
     },
     rpcTimeoutMs: overrides.rpcTimeoutMs ?? 2_000,
     logger: quietLogger,
+    simulationFeePayer: overrides.simulationFeePayer === null ? undefined : (overrides.simulationFeePayer ?? devnet.simulationFeePayer),
   })
 }
 

@@ -55,6 +55,8 @@ export type SolanaDevnet = {
   programId: Address
   /** The deployment config account (the chain's `registry`). */
   config: Address
+  /** A funded account to name as the fee payer of validate simulations (createSolanaAdapter's simulationFeePayer). */
+  simulationFeePayer: Address
   demo: SolanaDemo
   program: IntentGatewayProgram
   rpc: Rpc<SolanaRpcApi>
@@ -77,7 +79,7 @@ export async function startSolanaDevnet({ port = 0 }: { port?: number } = {}): P
       return body.result
     }
     const programSigner = await devKey('program')
-    const [sender, other, target, otherTarget] = await Promise.all([devKey('sender'), devKey('other'), devKey('target'), devKey('other target')])
+    const [sender, other, target, otherTarget, feePayer] = await Promise.all([devKey('sender'), devKey('other'), devKey('target'), devKey('other target'), devKey('simulation fee payer')])
     const programId = programSigner.address
     await control('litesvm_addProgram', [programId, readFileSync(solanaProgramFile).toString('base64')])
     const program = createIntentGatewayProgram(programId)
@@ -101,7 +103,7 @@ export async function startSolanaDevnet({ port = 0 }: { port?: number } = {}): P
       throw new Error(`transaction ${signature} was not confirmed`)
     }
 
-    for (const who of [sender, other]) await rpc.requestAirdrop(who.address, lamports(100_000_000_000n)).send()
+    for (const who of [sender, other, feePayer]) await rpc.requestAirdrop(who.address, lamports(100_000_000_000n)).send()
     const genesis = Uint8Array.from(getBase58Encoder().encode(front.genesisHash))
     await send([await program.initConfig(sender, genesis)], sender)
     const config = await program.configAddress(genesis)
@@ -129,6 +131,7 @@ export async function startSolanaDevnet({ port = 0 }: { port?: number } = {}): P
       reference,
       programId,
       config,
+      simulationFeePayer: feePayer.address,
       demo: { sender: sender.address, target: target.address, otherTarget: otherTarget.address, allowedPrefix, policies, vaultLamports },
       program,
       rpc,
