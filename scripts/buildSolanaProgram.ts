@@ -22,7 +22,12 @@ export function buildSolanaProgram({ clang = process.env.CLANG ?? 'clang' }: { c
     const object = join(dir, 'intent_gateway.o')
     // Compiled from inside the program folder with a relative name, so no absolute path can
     // leak into the object.
-    execFileSync(clang, [...clangArguments, 'intent_gateway.c', '-o', object], { cwd: solanaProgramDir, stdio: ['ignore', 'inherit', 'inherit'] })
+    try {
+      execFileSync(clang, [...clangArguments, 'intent_gateway.c', '-o', object], { cwd: solanaProgramDir, stdio: ['ignore', 'inherit', 'inherit'] })
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new Error(`${clang} not found: the Solana program is built with Debian's clang (apt-get install -y clang), or set CLANG`)
+      throw err
+    }
     return packSbf(readFileSync(object))
   } finally {
     rmSync(dir, { recursive: true, force: true })
