@@ -5,10 +5,12 @@ import { fileURLToPath } from 'node:url'
 
 export type LiteSvmRpcProcess = { url: string; genesisHash: string; pid: number; stop(): Promise<void> }
 
-const entry = fileURLToPath(new URL('./liteSvmRpcProcess.ts', import.meta.url))
+// From source (tsx) the child runs the .ts file through tsx; from a build, the compiled .js.
+const fromSource = import.meta.url.endsWith('.ts')
+const entry = fileURLToPath(new URL(fromSource ? './liteSvmRpcProcess.ts' : './liteSvmRpcProcess.js', import.meta.url))
 
 export async function startLiteSvmRpc({ port = 0, startTimeoutMs = 20_000 }: { port?: number; startTimeoutMs?: number } = {}): Promise<LiteSvmRpcProcess> {
-  const child = fork(entry, [String(port)], { execArgv: ['--import', import.meta.resolve('tsx')], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  const child = fork(entry, [String(port)], { execArgv: fromSource ? ['--import', import.meta.resolve('tsx')] : [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
   const ready = await new Promise<{ url: string; genesisHash: string }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('the Solana devnet did not start in time')), startTimeoutMs)
     child.once('message', (m) => {
