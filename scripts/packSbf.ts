@@ -27,7 +27,7 @@ export function packSbf(object: Uint8Array, { entrypoint = 'entrypoint' }: { ent
   const shoff = Number(view.getBigUint64(40, true))
   const shnum = view.getUint16(60, true)
   const shstrndx = view.getUint16(62, true)
-  const raw: Omit<Section, 'name'>[] & { nameOffset?: number }[] = []
+  const raw: (Omit<Section, 'name'> & { nameOffset: number })[] = []
   const sections: Section[] = []
   for (let i = 0; i < shnum; i++) {
     const at = shoff + i * 64
@@ -40,15 +40,15 @@ export function packSbf(object: Uint8Array, { entrypoint = 'entrypoint' }: { ent
       link: view.getUint32(at + 40, true),
       info: view.getUint32(at + 44, true),
       entsize: Number(view.getBigUint64(at + 56, true)),
-    } as Omit<Section, 'name'> & { nameOffset: number })
+    })
   }
   const cString = (offset: number) => {
     let end = offset
     while (object[end] !== 0) end++
     return new TextDecoder().decode(object.subarray(offset, end))
   }
-  const shstr = raw[shstrndx] as Section
-  for (const s of raw as (Section & { nameOffset: number })[]) sections.push({ ...s, name: cString(shstr.offset + s.nameOffset) })
+  const shstr = raw[shstrndx]!
+  for (const { nameOffset, ...s } of raw) sections.push({ ...s, name: cString(shstr.offset + nameOffset) })
 
   const SHF_WRITE = 1n
   const SHF_ALLOC = 2n
@@ -67,16 +67,16 @@ export function packSbf(object: Uint8Array, { entrypoint = 'entrypoint' }: { ent
 
   // One .rodata: every read-only allocated PROGBITS section, 8-aligned, in section order.
   const rodataParts = new Map<number, number>() // object section index -> offset in merged .rodata
-  const rodataChunks: Uint8Array[] = []
   let rodataSize = 0
   sections.forEach((s, i) => {
     if (s.type === 1 && (s.flags & SHF_ALLOC) !== 0n && (s.flags & 4n) === 0n && s.size > 0) {
       rodataSize = align(rodataSize, 8)
       rodataParts.set(i, rodataSize)
-      rodataChunks.push(object.subarray(s.offset, s.offset + s.size))
       rodataSize += s.size
     }
   })
+
+  if (rodataSize === 0) throw new Error('the program has no read-only data; the loader refuses an empty .rodata beside .dynamic')
 
   const symtab = sections.find((s) => s.type === 2)
   if (!symtab) throw new Error('the object has no symbol table')
@@ -102,7 +102,6 @@ export function packSbf(object: Uint8Array, { entrypoint = 'entrypoint' }: { ent
   const textRel = sections.find((s) => s.type === 9 && s.info === textIndex)
   const syscalls: string[] = []
   const dynRelocations: { offset: number; symbol: string }[] = []
-  const imm = (insn: number) => view.getInt32(0, true) && new DataView(text.buffer).getInt32(insn + 4, true)
   const textView = new DataView(text.buffer, text.byteOffset, text.byteLength)
   for (const s of sections) {
     if (s.type === 9 || s.type === 4) {
@@ -141,7 +140,6 @@ export function packSbf(object: Uint8Array, { entrypoint = 'entrypoint' }: { ent
       }
     }
   }
-  void imm
 
   // .dynsym: null, the entrypoint, then the syscalls (undefined, global functions).
   const dynstrParts = ['', entrypoint, ...syscalls]
@@ -151,7 +149,7 @@ export function packSbf(object: Uint8Array, { entrypoint = 'entrypoint' }: { ent
     dynstrOffsets.push(dynstrSize)
     dynstrSize += s.length + 1
   }
-  const dynamicOffset = align(rodataOffset + Math.max(rodataSize, 0), 8)
+  const dynamicOffset = align(rodataOffset + rodataSize, 8)
   const dynamicEntries = 8
   const dynsymOffset = dynamicOffset + dynamicEntries * 16
   const dynsymSize = (2 + syscalls.length) * 24
@@ -207,7 +205,6 @@ export function packSbf(object: Uint8Array, { entrypoint = 'entrypoint' }: { ent
     const s = sections[index]!
     out.set(object.subarray(s.offset, s.offset + s.size), rodataOffset + part)
   }
-  void rodataChunks
 
   const dyn = [
     [6, dynsymOffset], // DT_SYMTAB
@@ -262,7 +259,6 @@ export function packSbf(object: Uint8Array, { entrypoint = 'entrypoint' }: { ent
   shdr(5, 3, 2, dynstrOffset, dynstrSize, 0, 1, 0) // .dynstr STRTAB
   shdr(6, 9, 2, relDynOffset, relDynSize, 4, 8, 16) // .rel.dyn REL, link .dynsym
   shdr(7, 3, 0, shstrtabOffset, shstrSize, 0, 1, 0) // .shstrtab
-  if (rodataSize === 0) throw new Error('the program has no read-only data; the loader refuses an empty .rodata beside .dynamic')
   return out
 }
 
