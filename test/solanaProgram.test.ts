@@ -209,6 +209,30 @@ describe('Solana program in LiteSVM', () => {
     assert.deepEqual(s.program.decodePolicy(s.svm.getAccount(victimPolicy).exists ? (s.svm.getAccount(victimPolicy) as { data: Uint8Array }).data : new Uint8Array())?.allowedTargets, [])
   })
 
+  it('creates a policy or a vault even where someone sent lamports first to block it', async () => {
+    const victim = await s.funded()
+    const system = '11111111111111111111111111111111' as Address
+    const policy = await s.program.policyAddress(victim.address, policyId(60))
+    const vault = await s.program.vaultAddress(victim.address)
+    for (const address of [policy, vault]) s.svm.setAccount({ address, programAddress: system, executable: false, lamports: lamports(2_000_000n), data: new Uint8Array(), space: 0n } as never)
+    const created = await s.send([await s.program.setPolicy(victim, { policyId: policyId(60), maxValuePerTx: 1n, maxAggregateValue: 1n })], victim)
+    assert.ok(created.ok, show(created))
+    const stored = s.svm.getAccount(policy)
+    assert.ok(stored.exists)
+    assert.equal(stored.programAddress, s.programId)
+    assert.equal(s.program.decodePolicy(stored.data)?.owner, victim.address)
+    assert.equal(stored.lamports, s.svm.minimumBalanceForRentExemption(576n), 'topped up to rent exemption')
+    assert.ok((await s.send([await s.program.deposit(victim, 1_000n)], victim)).ok)
+    const v = s.svm.getAccount(vault)
+    assert.ok(v.exists)
+    assert.equal(v.programAddress, s.programId)
+    // The reserve is the rent; whatever was sent beforehand counts as deposit.
+    const reserve = s.svm.minimumBalanceForRentExemption(48n)
+    assert.equal(v.lamports, 2_000_000n > reserve + 1_000n ? 2_000_000n : reserve + 1_000n)
+    assert.ok((await s.send([await s.program.withdraw(victim, v.lamports - reserve)], victim)).ok)
+    assert.equal(!(await s.send([await s.program.withdraw(victim, 1n)], victim)).ok, true)
+  })
+
   it('lets only the vault owner withdraw, and never more than the deposit', async () => {
     const vault = await s.program.vaultAddress(sender.address)
     const before = s.balance(vault)

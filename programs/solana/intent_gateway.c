@@ -292,22 +292,58 @@ static u64 rent_exempt_minimum(u64 space, u64 *minimum) {
   return 0;
 }
 
-/* create_account(payer -> account, lamports, space, owner = program), signed by the PDA. */
-static u64 create_pda_account(const AccountInfo *payer, const AccountInfo *account, u64 lamports, u64 space, const SignerSeeds *signer) {
-  u8 data[52];
-  write_u32(data, 0);
-  write_u64(data + 4, lamports);
-  write_u64(data + 12, space);
-  /* The owner is the program: the caller leaves its id after the seeds (see with_program). */
-  copy(data + 20, signer->addr[signer->len].addr, 32);
-  AccountMeta metas[2] = {{payer->key, 1, 1}, {account->key, 1, 1}};
-  Instruction ix = {(const Pubkey *)SYSTEM_PROGRAM, metas, 2, data, 52};
-  AccountInfo infos[2];
-  copy((u8 *)&infos[0], (const u8 *)payer, sizeof(AccountInfo));
-  copy((u8 *)&infos[1], (const u8 *)account, sizeof(AccountInfo));
-  infos[1].is_signer = 1;
-  if (sol_invoke_signed_c(&ix, infos, 2, signer, 1) != 0) return E_CPI_FAILED;
+static u64 transfer(const AccountInfo *from, const AccountInfo *to, u64 lamports);
+
+/* One system-program instruction on `account` alone, signed by its PDA seeds. */
+static u64 system_call_signed(const AccountInfo *account, const u8 *data, u64 data_len, const SignerSeeds *signer) {
+  AccountMeta metas[1] = {{account->key, 1, 1}};
+  Instruction ix = {(const Pubkey *)SYSTEM_PROGRAM, metas, 1, data, data_len};
+  AccountInfo infos[1];
+  copy((u8 *)&infos[0], (const u8 *)account, sizeof(AccountInfo));
+  infos[0].is_signer = 1;
+  /* The length as the runtime left it after an earlier call (allocate), from the serialized
+   * input just before the data; a stale length reads as a forbidden change. */
+  infos[0].data_len = read_u64(account->data - 8);
+  if (sol_invoke_signed_c(&ix, infos, 1, signer, 1) != 0) return E_CPI_FAILED;
   return 0;
+}
+
+/* Creates the PDA `account` with `lamports`, `space` bytes, owned by the program (whose id the
+ * caller leaves one past the end of the seeds), paid by `payer`. An address someone funded
+ * beforehand (to block the creation) is topped up, allocated and assigned instead, which
+ * create_account would refuse. */
+static u64 create_pda_account(const AccountInfo *payer, const AccountInfo *account, u64 lamports, u64 space, const SignerSeeds *signer) {
+  const u8 *owner = signer->addr[signer->len].addr;
+  u64 err;
+  if (*account->lamports == 0) {
+    u8 data[52];
+    write_u32(data, 0);
+    write_u64(data + 4, lamports);
+    write_u64(data + 12, space);
+    copy(data + 20, owner, 32);
+    AccountMeta metas[2] = {{payer->key, 1, 1}, {account->key, 1, 1}};
+    Instruction ix = {(const Pubkey *)SYSTEM_PROGRAM, metas, 2, data, 52};
+    AccountInfo infos[2];
+    copy((u8 *)&infos[0], (const u8 *)payer, sizeof(AccountInfo));
+    copy((u8 *)&infos[1], (const u8 *)account, sizeof(AccountInfo));
+    infos[1].is_signer = 1;
+    if (sol_invoke_signed_c(&ix, infos, 2, signer, 1) != 0) return E_CPI_FAILED;
+    return 0;
+  }
+  if (!equal(account->owner->x, SYSTEM_PROGRAM, 32) || account->data_len != 0) return E_WRONG_ACCOUNT;
+  if (*account->lamports < lamports) {
+    err = transfer(payer, account, lamports - *account->lamports);
+    if (err) return err;
+  }
+  u8 allocate[12];
+  write_u32(allocate, 8);
+  write_u64(allocate + 4, space);
+  err = system_call_signed(account, allocate, 12, signer);
+  if (err) return err;
+  u8 assign[36];
+  write_u32(assign, 1);
+  copy(assign + 4, owner, 32);
+  return system_call_signed(account, assign, 36, signer);
 }
 
 static u64 transfer(const AccountInfo *from, const AccountInfo *to, u64 lamports) {
@@ -346,7 +382,7 @@ static u64 init_config(Input *input) {
   s.seeds[1] = (Bytes){cluster, 32};
   u64 err = expect_pda(config, s.seeds, 2, input->program_id, &s.bump);
   if (err) return err;
-  if (config->data_len != 0 || *config->lamports != 0) return E_ALREADY_INITIALIZED;
+  if (config->data_len != 0) return E_ALREADY_INITIALIZED;
   s.seeds[2] = (Bytes){&s.bump, 1};
   s.seeds[3] = (Bytes){input->program_id->x, 32};
   SignerSeeds signer = {s.seeds, 3};
@@ -390,7 +426,6 @@ static u64 set_policy(Input *input) {
   }
   u8 *p;
   if (policy->data_len == 0) {
-    if (*policy->lamports != 0) return E_WRONG_ACCOUNT;
     s.seeds[3] = (Bytes){&s.bump, 1};
     s.seeds[4] = (Bytes){input->program_id->x, 32};
     SignerSeeds signer = {s.seeds, 4};
@@ -442,7 +477,6 @@ static u64 deposit(Input *input) {
   u64 err = expect_pda(vault, s.seeds, 2, input->program_id, &s.bump);
   if (err) return err;
   if (vault->data_len == 0) {
-    if (*vault->lamports != 0) return E_WRONG_ACCOUNT;
     s.seeds[2] = (Bytes){&s.bump, 1};
     s.seeds[3] = (Bytes){input->program_id->x, 32};
     SignerSeeds signer = {s.seeds, 3};
