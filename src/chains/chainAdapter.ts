@@ -3,6 +3,7 @@
 import type { Address, Hex } from 'viem'
 import type { ChainType } from '../config/parseChainId.ts'
 import type { Intent } from '../intents/intent.ts'
+import type { ChainRuntime } from './chainRuntime.ts'
 import type { EndpointView } from './evm/createEndpointPool.ts'
 
 export type ExecutionReceipt = {
@@ -85,6 +86,11 @@ export type ChainAdapter = {
   chainType: ChainType
   /** Whether this gateway can send transactions on the chain. */
   canExecute: boolean
+  /**
+   * This chain's own runtime, when parsing or hashing depends on the deployment (Solana's hash
+   * covers the program id and config account); otherwise the registry uses the runtime's.
+   */
+  runtime?: ChainRuntime
   /** The executor contract, where depositing funds resolves INSUFFICIENT_FUNDS. */
   executorAddress: string
   /**

@@ -5,8 +5,10 @@ import { InputError } from '../errors/inputError.ts'
 import type { ChainAdapter } from './chainAdapter.ts'
 import type { ChainRuntime } from './chainRuntime.ts'
 import { evmRuntime } from './evm/evmRuntime.ts'
+import { solanaRuntime } from './solana/solanaRuntime.ts'
 
-const runtimes: Partial<Record<ChainType, ChainRuntime>> = { evm: evmRuntime }
+// For chains not served (421) and adapters without a runtime of their own.
+const runtimes: Partial<Record<ChainType, ChainRuntime>> = { evm: evmRuntime, solana: solanaRuntime }
 
 export type ChainSelection =
   | { configured: true; chainId: string; chainType: ChainType; adapter: ChainAdapter; runtime: ChainRuntime }
@@ -39,14 +41,14 @@ export function createChainRegistry({ adapters, defaultChainId }: { adapters: Ch
           })
         }
         const adapter = byId.get(fallbackId)!
-        return { configured: true, chainId: adapter.chainId, chainType: adapter.chainType, adapter, runtime: runtimes[adapter.chainType]! }
+        return { configured: true, chainId: adapter.chainId, chainType: adapter.chainType, adapter, runtime: adapter.runtime ?? runtimes[adapter.chainType]! }
       }
       const parsed = parseChainId(requested)
       if (typeof parsed === 'string') throw new InputError('X-Chain-Id is not a chain id', { errors: [{ field: 'X-Chain-Id', message: parsed }] })
       const adapter = byId.get(parsed.caip2)
       const runtime = parsed.chainType ? runtimes[parsed.chainType] : undefined
       if (!adapter) return { configured: false, chainId: parsed.caip2, chainType: parsed.chainType, runtime }
-      return { configured: true, chainId: adapter.chainId, chainType: adapter.chainType, adapter, runtime: runtime! }
+      return { configured: true, chainId: adapter.chainId, chainType: adapter.chainType, adapter, runtime: adapter.runtime ?? runtime! }
     },
     describe(header) {
       const requested = header?.trim()

@@ -1,0 +1,215 @@
+// The Solana program's instructions and accounts as @solana/kit sees them (layouts in
+// programs/solana/README.md): PDAs, instruction builders, account decoders and error names.
+// Shared by the adapter, the devnet seeding and the tests.
+import {
+  AccountRole,
+  getAddressDecoder,
+  type Address,
+  type AccountMeta,
+  type Instruction,
+  type TransactionSigner,
+  getAddressEncoder,
+  type ReadonlyUint8Array,
+  getProgramDerivedAddress,
+} from '@solana/kit'
+import type { Intent } from '../../intents/intent.ts'
+import { canonicalIntentBytes, type SolanaDeployment } from './canonicalIntentBytes.ts'
+
+export const systemProgram = '11111111111111111111111111111111' as Address
+const encoder = getAddressEncoder()
+const utf8 = (s: string) => new TextEncoder().encode(s)
+const u64 = (n: bigint) => {
+  const b = new Uint8Array(8)
+  new DataView(b.buffer).setBigUint64(0, n, true)
+  return b
+}
+const i64 = (n: bigint) => {
+  const b = new Uint8Array(8)
+  new DataView(b.buffer).setBigInt64(0, n, true)
+  return b
+}
+const bytes32 = (hex: string) => {
+  const b = Buffer.from(hex.replace(/^0x/, ''), 'hex')
+  if (b.length !== 32) throw new Error('expected 32 bytes')
+  return Uint8Array.from(b)
+}
+const concat = (...parts: Uint8Array[]) => {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0))
+  let at = 0
+  for (const p of parts) {
+    out.set(p, at)
+    at += p.length
+  }
+  return out
+}
+
+export type PolicyParameters = {
+  policyId: `0x${string}`
+  maxValuePerTx: bigint
+  maxAggregateValue: bigint
+  validAfter?: bigint
+  validBefore?: bigint
+  allowedTargets?: Address[]
+  /** Allowed instruction-data prefixes, 1 to 8 bytes each, as 0x hex. */
+  allowedPrefixes?: `0x${string}`[]
+  /** Keys that may sign for the owner in part 2 (at most 4). */
+  delegates?: Address[]
+}
+
+export type Policy = {
+  owner: Address
+  policyId: `0x${string}`
+  maxValuePerTx: bigint
+  maxAggregateValue: bigint
+  spent: bigint
+  validAfter: bigint
+  validBefore: bigint
+  allowedTargets: Address[]
+  allowedPrefixes: `0x${string}`[]
+  delegates: Address[]
+}
+
+/** Custom(n) errors of the program, by code. */
+export const programErrors: Record<number, string> = {
+  1: 'invalid instruction data',
+  2: 'not enough accounts',
+  3: 'a required signature is missing',
+  4: 'an account is not the expected PDA or has the wrong owner',
+  5: 'the signer does not own this account',
+  6: 'the vault holds less than asked',
+  7: 'the intent is bound to another deployment (domain, program id or config account)',
+  8: 'the config account is already initialized',
+  9: 'the rent sysvar has an exemption threshold this program does not support',
+  10: 'invalid policy (too many targets, prefixes or delegates, or a prefix longer than 8 bytes)',
+  11: 'arithmetic overflow',
+  12: 'a system program call failed',
+}
+
+export const accountSizes = { config: 104, policy: 576, vault: 48, nonce: 48 } as const
+export const accountTags = { config: 1, policy: 2, vault: 3, nonce: 4 } as const
+
+export function createIntentGatewayProgram(programId: Address) {
+  const pda = async (seeds: (Uint8Array | ReadonlyUint8Array)[]) => (await getProgramDerivedAddress({ programAddress: programId, seeds }))[0]
+  const signerMeta = (signer: TransactionSigner, writable = true) => ({ address: signer.address, role: writable ? AccountRole.WRITABLE_SIGNER : AccountRole.READONLY_SIGNER, signer })
+  const meta = (address: Address, role: AccountRole): AccountMeta => ({ address, role })
+
+  const program = {
+    programId,
+    configAddress: (cluster: Uint8Array) => pda([utf8('config'), cluster]),
+    policyAddress: (owner: Address, policyId: `0x${string}`) => pda([utf8('policy'), encoder.encode(owner), bytes32(policyId)]),
+    vaultAddress: (owner: Address) => pda([utf8('vault'), encoder.encode(owner)]),
+    nonceAddress: (sender: Address, nonce: bigint) => pda([utf8('nonce'), encoder.encode(sender), u64(nonce)]),
+
+    async initConfig(payer: TransactionSigner, cluster: Uint8Array): Promise<Instruction> {
+      if (cluster.length !== 32) throw new Error('cluster must be 32 bytes (the genesis hash)')
+      return {
+        programAddress: programId,
+        accounts: [signerMeta(payer), meta(await program.configAddress(cluster), AccountRole.WRITABLE), meta(systemProgram, AccountRole.READONLY)],
+        data: concat(Uint8Array.of(0), cluster),
+      }
+    },
+
+    async setPolicy(owner: TransactionSigner, p: PolicyParameters): Promise<Instruction> {
+      const targets = p.allowedTargets ?? []
+      const prefixes = p.allowedPrefixes ?? []
+      const delegates = p.delegates ?? []
+      const prefixSlots = prefixes.map((hex) => {
+        const raw = Buffer.from(hex.slice(2), 'hex')
+        const slot = new Uint8Array(9)
+        slot[0] = raw.length
+        slot.set(raw.subarray(0, 8), 1)
+        return slot
+      })
+      return {
+        programAddress: programId,
+        accounts: [signerMeta(owner), meta(await program.policyAddress(owner.address, p.policyId), AccountRole.WRITABLE), meta(systemProgram, AccountRole.READONLY)],
+        data: concat(
+          Uint8Array.of(1),
+          bytes32(p.policyId),
+          u64(p.maxValuePerTx),
+          u64(p.maxAggregateValue),
+          i64(p.validAfter ?? 0n),
+          i64(p.validBefore ?? 0n),
+          Uint8Array.of(targets.length, prefixes.length, delegates.length),
+          ...targets.map((t) => encoder.encode(t) as Uint8Array),
+          ...prefixSlots,
+          ...delegates.map((d) => encoder.encode(d) as Uint8Array),
+        ),
+      }
+    },
+
+    async deposit(sender: TransactionSigner, lamports: bigint): Promise<Instruction> {
+      return {
+        programAddress: programId,
+        accounts: [signerMeta(sender), meta(await program.vaultAddress(sender.address), AccountRole.WRITABLE), meta(systemProgram, AccountRole.READONLY)],
+        data: concat(Uint8Array.of(2), u64(lamports)),
+      }
+    },
+
+    /** `vaultOwner` defaults to the signer: a different one is how tests try to take another's funds. */
+    async withdraw(sender: TransactionSigner, lamports: bigint, vaultOwner: Address = sender.address): Promise<Instruction> {
+      return {
+        programAddress: programId,
+        accounts: [signerMeta(sender), meta(await program.vaultAddress(vaultOwner), AccountRole.WRITABLE)],
+        data: concat(Uint8Array.of(3), u64(lamports)),
+      }
+    },
+
+    /** The validate instruction: read-only accounts, the canonical bytes as data. */
+    async validate(intent: Intent, config: Address): Promise<Instruction> {
+      const sender = intent.sender as Address
+      const deployment: SolanaDeployment = { programId, config }
+      return {
+        programAddress: programId,
+        accounts: [
+          meta(config, AccountRole.READONLY),
+          meta(await program.policyAddress(sender, intent.policyId), AccountRole.READONLY),
+          meta(await program.vaultAddress(sender), AccountRole.READONLY),
+          meta(await program.nonceAddress(sender, intent.nonce), AccountRole.READONLY),
+        ],
+        data: concat(Uint8Array.of(4), canonicalIntentBytes(intent, deployment)),
+      }
+    },
+
+    decodePolicy(data: Uint8Array): Policy | undefined {
+      if (data.length !== accountSizes.policy || data[0] !== accountTags.policy) return undefined
+      const view = new DataView(data.buffer, data.byteOffset, data.byteLength)
+      const key = (at: number) => decodeAddress(data.subarray(at, at + 32))
+      return {
+        owner: key(8),
+        policyId: `0x${Buffer.from(data.subarray(40, 72)).toString('hex')}`,
+        maxValuePerTx: view.getBigUint64(72, true),
+        maxAggregateValue: view.getBigUint64(80, true),
+        spent: view.getBigUint64(88, true),
+        validAfter: view.getBigInt64(96, true),
+        validBefore: view.getBigInt64(104, true),
+        allowedTargets: Array.from({ length: data[112]! }, (_, i) => key(120 + i * 32)),
+        allowedPrefixes: Array.from({ length: data[113]! }, (_, i) => {
+          const at = 376 + i * 9
+          return `0x${Buffer.from(data.subarray(at + 1, at + 1 + data[at]!)).toString('hex')}` as const
+        }),
+        delegates: Array.from({ length: data[114]! }, (_, i) => key(448 + i * 32)),
+      }
+    },
+
+    /** A spent-nonce record as part 2's execute will write it (tests and the devnet plant one). */
+    nonceRecord(bump: number, intentHash: Uint8Array, slot: bigint, state: 'executed' | 'cancelled' = 'executed'): Uint8Array {
+      const out = new Uint8Array(accountSizes.nonce)
+      out[0] = accountTags.nonce
+      out[1] = 1
+      out[2] = bump
+      out[3] = state === 'executed' ? 1 : 2
+      out.set(intentHash, 8)
+      out.set(u64(slot), 40)
+      return out
+    },
+  }
+  return program
+}
+
+export type IntentGatewayProgram = ReturnType<typeof createIntentGatewayProgram>
+
+const addressDecoder = getAddressDecoder()
+function decodeAddress(bytes: Uint8Array): Address {
+  return addressDecoder.decode(bytes)
+}

@@ -1,0 +1,213 @@
+// Solana JSON-RPC over a LiteSVM: the methods the gateway's @solana/kit client and the devnet
+// seeding use, with the wire format of a real node (numbers that may exceed 2^53 written as
+// plain JSON integers, base64 account data, `returnData` as `{ programId, data: [b64, "base64"] }`).
+// Plus a few `litesvm_*` methods a real node does not have, for the devnet and tests: deploy a
+// program, set an account, move the clock, expire the blockhash. Not a validator: no websocket,
+// no forks, no blocks, one slot per transaction, blockhashes expire only when told to.
+import { createHash } from 'node:crypto'
+import { createServer, type Server } from 'node:http'
+import {
+  type Address,
+  getBase58Decoder,
+  getBase58Encoder,
+  getTransactionDecoder,
+  lamports,
+} from '@solana/kit'
+import { Clock, FailedTransactionMetadata, LiteSVM, TransactionMetadata } from 'litesvm'
+import { toRpcTransactionError } from './toRpcTransactionError.ts'
+
+export type LiteSvmRpc = { server: Server; genesisHash: string; svm: LiteSVM }
+
+class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message)
+  }
+}
+
+const base58 = getBase58Decoder()
+const fromBase58 = getBase58Encoder()
+const transactionDecoder = getTransactionDecoder()
+
+/** A JSON text where bigints are written as integers, as Solana nodes write u64s. */
+function toJson(value: unknown): string {
+  return JSON.stringify(value, (_, v) => (typeof v === 'bigint' ? `@@bigint:${v}@@` : v)).replace(/"@@bigint:(-?\d+)@@"/g, '$1')
+}
+
+export function createLiteSvmRpc({ genesisSeed = 'intent-gateway solana devnet' }: { genesisSeed?: string } = {}): LiteSvmRpc {
+  const svm = new LiteSVM()
+  const genesisHash = base58.decode(createHash('sha256').update(genesisSeed).digest())
+  /** Seconds added to the wall clock: the devnet's time follows real time, shifted by tests. */
+  let clockOffset = 0n
+  let slot = 1n
+  const signatures = new Map<string, bigint>()
+
+  function syncClock() {
+    const c = svm.getClock()
+    const now = BigInt(Math.floor(Date.now() / 1000)) + clockOffset
+    svm.setClock(new Clock(slot, c.epochStartTimestamp, c.epoch, c.leaderScheduleEpoch, now))
+  }
+  const context = () => ({ slot, apiVersion: '2.2.0' })
+  const decodeTransaction = (wire: unknown, encoding: unknown) => {
+    if (typeof wire !== 'string') throw new RpcError(-32602, 'invalid transaction: expected an encoded string')
+    const bytes = encoding === 'base64' ? Buffer.from(wire, 'base64') : fromBase58.encode(wire)
+    try {
+      return transactionDecoder.decode(bytes)
+    } catch (err) {
+      throw new RpcError(-32602, `invalid transaction: ${(err as Error).message}`)
+    }
+  }
+  const returnDataOf = (meta: TransactionMetadata) => {
+    const r = meta.returnData()
+    const data = r.data()
+    if (data.length === 0) return null
+    return { programId: base58.decode(r.programId()), data: [Buffer.from(data).toString('base64'), 'base64'] }
+  }
+
+  const methods: Record<string, (params: unknown[]) => unknown> = {
+    getHealth: () => 'ok',
+    getVersion: () => ({ 'solana-core': 'litesvm-1.5.0', 'feature-set': 0 }),
+    getSlot: () => slot,
+    getBlockHeight: () => slot,
+    getGenesisHash: () => genesisHash,
+    getBalance: ([address]) => ({ context: context(), value: svm.getBalance(address as Address) ?? 0n }),
+    getLatestBlockhash: () => ({ context: context(), value: { blockhash: svm.latestBlockhash(), lastValidBlockHeight: slot + 150n } }),
+    getMinimumBalanceForRentExemption: ([size]) => svm.minimumBalanceForRentExemption(BigInt(size as number)),
+    getAccountInfo: ([address, config]) => {
+      const encoding = (config as { encoding?: string } | undefined)?.encoding ?? 'base58'
+      if (encoding !== 'base64' && encoding !== 'base58') throw new RpcError(-32602, `unsupported encoding ${encoding}: this devnet speaks base64 and base58`)
+      const account = svm.getAccount(address as Address)
+      if (!account.exists) return { context: context(), value: null }
+      const data = encoding === 'base64' ? [Buffer.from(account.data).toString('base64'), 'base64'] : [base58.decode(account.data), 'base58']
+      return {
+        context: context(),
+        value: { data, executable: account.executable, lamports: account.lamports, owner: account.programAddress, rentEpoch: 18446744073709551615n, space: BigInt(account.data.length) },
+      }
+    },
+    requestAirdrop: ([address, amount]) => {
+      syncClock()
+      const result = svm.airdrop(address as Address, lamports(BigInt(amount as number)))
+      if (!result || result instanceof FailedTransactionMetadata) throw new RpcError(-32603, 'airdrop failed')
+      const signature = base58.decode(result.signature())
+      signatures.set(signature, slot)
+      slot += 1n
+      return signature
+    },
+    simulateTransaction: ([wire, config]) => {
+      const options = (config ?? {}) as { encoding?: string; sigVerify?: boolean; replaceRecentBlockhash?: boolean }
+      if (options.sigVerify && options.replaceRecentBlockhash) throw new RpcError(-32602, 'sigVerify may not be used with replaceRecentBlockhash')
+      const tx = decodeTransaction(wire, options.encoding ?? 'base58')
+      syncClock()
+      svm.withSigverify(options.sigVerify === true)
+      svm.withBlockhashCheck(options.replaceRecentBlockhash !== true)
+      try {
+        const result = svm.simulateTransaction(tx)
+        const failed = result instanceof FailedTransactionMetadata
+        const meta = failed ? result.meta() : result.meta()
+        return {
+          context: context(),
+          value: {
+            err: failed ? toRpcTransactionError(result.err()) : null,
+            logs: meta.logs(),
+            accounts: null,
+            unitsConsumed: meta.computeUnitsConsumed(),
+            returnData: returnDataOf(meta),
+            innerInstructions: null,
+            replacementBlockhash: options.replaceRecentBlockhash ? { blockhash: svm.latestBlockhash(), lastValidBlockHeight: slot + 150n } : null,
+          },
+        }
+      } finally {
+        svm.withSigverify(true)
+        svm.withBlockhashCheck(true)
+      }
+    },
+    sendTransaction: ([wire, config]) => {
+      const tx = decodeTransaction(wire, (config as { encoding?: string } | undefined)?.encoding ?? 'base58')
+      syncClock()
+      const result = svm.sendTransaction(tx)
+      if (result instanceof FailedTransactionMetadata) {
+        const meta = result.meta()
+        const err = toRpcTransactionError(result.err())
+        throw new RpcError(-32002, `Transaction simulation failed: ${typeof err === 'string' ? err : JSON.stringify(err)}`, {
+          err,
+          logs: meta.logs(),
+          accounts: null,
+          unitsConsumed: meta.computeUnitsConsumed(),
+          returnData: returnDataOf(meta),
+          innerInstructions: null,
+        })
+      }
+      const signature = base58.decode(result.signature())
+      signatures.set(signature, slot)
+      slot += 1n
+      return signature
+    },
+    getSignatureStatuses: ([list]) => ({
+      context: context(),
+      value: (list as string[]).map((signature) => {
+        const at = signatures.get(signature)
+        if (at === undefined) return null
+        return { slot: at, confirmations: null, err: null, confirmationStatus: 'finalized', status: { Ok: null } }
+      }),
+    }),
+
+    // Not Solana: devnet and test controls.
+    litesvm_addProgram: ([programId, base64]) => {
+      svm.addProgram(programId as Address, Buffer.from(base64 as string, 'base64'))
+      return null
+    },
+    litesvm_setAccount: ([address, account]) => {
+      const a = account as { lamports: number | string; data: string; owner: string; executable?: boolean }
+      const data = Buffer.from(a.data, 'base64')
+      svm.setAccount({ address: address as Address, lamports: lamports(BigInt(a.lamports)), data, programAddress: a.owner as Address, executable: a.executable ?? false, space: BigInt(data.length) } as never)
+      return null
+    },
+    /** Moves the devnet's clock to this unix time (it keeps ticking from there). */
+    litesvm_setClock: ([unixTimestamp]) => {
+      clockOffset = BigInt(unixTimestamp as number) - BigInt(Math.floor(Date.now() / 1000))
+      syncClock()
+      return null
+    },
+    litesvm_expireBlockhash: () => {
+      svm.expireBlockhash()
+      return svm.latestBlockhash()
+    },
+  }
+
+  function handle(request: unknown): unknown {
+    const { id = null, method, params = [] } = (request ?? {}) as { id?: unknown; method?: unknown; params?: unknown }
+    try {
+      if (typeof method !== 'string') throw new RpcError(-32600, 'Invalid request')
+      const fn = Object.hasOwn(methods, method) ? methods[method] : undefined
+      if (!fn) throw new RpcError(-32601, 'Method not found')
+      return { jsonrpc: '2.0', id, result: fn(Array.isArray(params) ? params : []) }
+    } catch (err) {
+      if (err instanceof RpcError) return { jsonrpc: '2.0', id, error: { code: err.code, message: err.message, ...(err.data === undefined ? {} : { data: err.data }) } }
+      return { jsonrpc: '2.0', id, error: { code: -32603, message: `Internal error: ${(err as Error).message}` } }
+    }
+  }
+
+  const server = createServer((req, res) => {
+    if (req.method !== 'POST') {
+      res.writeHead(405).end()
+      return
+    }
+    const chunks: Buffer[] = []
+    req.on('data', (c: Buffer) => chunks.push(c))
+    req.on('end', () => {
+      let body: unknown
+      try {
+        body = JSON.parse(Buffer.concat(chunks).toString('utf8'))
+      } catch {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(toJson({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } }))
+        return
+      }
+      const answer = Array.isArray(body) ? body.map(handle) : handle(body)
+      res.writeHead(200, { 'content-type': 'application/json' }).end(toJson(answer))
+    })
+  })
+  return { server, genesisHash, svm }
+}

@@ -1,0 +1,35 @@
+// Starts the LiteSVM JSON-RPC front in a child process of its own (the SVM is native code and
+// busy while it runs a transaction; the gateway's event loop stays free).
+import { fork } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+
+export type LiteSvmRpcProcess = { url: string; genesisHash: string; pid: number; stop(): Promise<void> }
+
+// From source (tsx) the child runs the .ts file through tsx; from a build, the compiled .js.
+const fromSource = import.meta.url.endsWith('.ts')
+const entry = fileURLToPath(new URL(fromSource ? './liteSvmRpcProcess.ts' : './liteSvmRpcProcess.js', import.meta.url))
+
+export async function startLiteSvmRpc({ port = 0, startTimeoutMs = 20_000 }: { port?: number; startTimeoutMs?: number } = {}): Promise<LiteSvmRpcProcess> {
+  const child = fork(entry, [String(port)], { execArgv: fromSource ? ['--import', import.meta.resolve('tsx')] : [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  const ready = await new Promise<{ url: string; genesisHash: string }>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the Solana devnet did not start in time')), startTimeoutMs)
+    child.once('message', (m) => {
+      clearTimeout(timer)
+      resolve(m as { url: string; genesisHash: string })
+    })
+    child.once('exit', (code) => {
+      clearTimeout(timer)
+      reject(new Error(`the Solana devnet exited with code ${code} before it was ready`))
+    })
+  })
+  return {
+    ...ready,
+    pid: child.pid!,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve()
+        child.once('exit', () => resolve())
+        child.kill('SIGTERM')
+      }),
+  }
+}

@@ -1,0 +1,53 @@
+// A Solana devnet (LiteSVM behind its JSON-RPC front, in a child process) and the HTTP app in
+// front of it, built the way production builds it: buildApp over a registry of real adapters.
+import type { Address } from '@solana/kit'
+import { buildApp } from '../../src/app.ts'
+import type { ChainAdapter } from '../../src/chains/chainAdapter.ts'
+import { createChainRegistry } from '../../src/chains/createChainRegistry.ts'
+import { createSolanaAdapter } from '../../src/chains/solana/createSolanaAdapter.ts'
+import { type SolanaDevnet, startSolanaDevnet } from '../../src/devnet/solana/startSolanaDevnet.ts'
+import { openJournal } from '../../src/journal/openJournal.ts'
+import { createLogger } from '../../src/logging/createLogger.ts'
+
+export type SolanaGateway = { baseUrl: string; logs: string[]; adapters: ChainAdapter[]; close(): Promise<void> }
+
+const logs: string[] = []
+export const quietLogger = createLogger({ level: 'info', destination: { write: (line: string) => void logs.push(line) } })
+
+export function solanaAdapterFor(devnet: SolanaDevnet, overrides: { rpcUrls?: string[]; programId?: Address; config?: Address; rpcTimeoutMs?: number; simulationFeePayer?: Address | null } = {}) {
+  return createSolanaAdapter({
+    chain: {
+      chainId: devnet.chainId,
+      reference: devnet.reference,
+      rpcUrls: overrides.rpcUrls ?? [devnet.rpcUrl],
+      programId: overrides.programId ?? devnet.programId,
+      config: overrides.config ?? devnet.config,
+    },
+    rpcTimeoutMs: overrides.rpcTimeoutMs ?? 2_000,
+    logger: quietLogger,
+    simulationFeePayer: overrides.simulationFeePayer === null ? undefined : (overrides.simulationFeePayer ?? devnet.simulationFeePayer),
+  })
+}
+
+export async function startSolanaGateway(adapters: ChainAdapter[]): Promise<SolanaGateway> {
+  const journal = openJournal({ path: ':memory:' })
+  const app = buildApp({
+    registry: createChainRegistry({ adapters, defaultChainId: undefined }),
+    journal,
+    logger: quietLogger,
+    bodyLimit: 64 * 1024,
+    receiptTimeoutMs: 5_000,
+  })
+  const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 })
+  return {
+    baseUrl,
+    logs,
+    adapters,
+    async close() {
+      await app.close()
+      journal.close()
+    },
+  }
+}
+
+export { startSolanaDevnet }
