@@ -5,8 +5,9 @@ import { InputError } from '../errors/inputError.ts'
 import type { ChainAdapter } from './chainAdapter.ts'
 import type { ChainRuntime } from './chainRuntime.ts'
 import { evmRuntime } from './evm/evmRuntime.ts'
+import { suiRuntime } from './sui/suiRuntime.ts'
 
-const runtimes: Partial<Record<ChainType, ChainRuntime>> = { evm: evmRuntime }
+const runtimes: Partial<Record<ChainType, ChainRuntime>> = { evm: evmRuntime, sui: suiRuntime }
 
 export type ChainSelection =
   | { configured: true; chainId: string; chainType: ChainType; adapter: ChainAdapter; runtime: ChainRuntime }
