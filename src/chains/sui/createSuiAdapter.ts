@@ -142,7 +142,7 @@ export function createSuiAdapter({ chain, relayerSecretKey, rpcTimeoutMs, logger
     const bytes = await buildSuiValidateTransaction({ deployment: await deployment(), policy, intent, sender: relayer ?? zeroAddress })
     const what = `simulated validate call of ${packageId}::${suiIntentModule.module}`
     const result = await call(what, (signal) =>
-      client.core.simulateTransaction({ transaction: bytes, include: { commandResults: true, effects: true }, checksEnabled: false, signal }),
+      client.core.simulateTransaction({ transaction: bytes, include: { commandResults: true, effects: true }, checksEnabled: false, doGasSelection: false, signal }),
     )
     if (result.$kind === 'FailedTransaction') {
       const error = result.FailedTransaction.status.error as ExecutionErrorLike | null
