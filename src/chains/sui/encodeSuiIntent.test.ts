@@ -135,6 +135,24 @@ describe('Sui personal-message signature over the intent bytes (Move verificatio
     assert.equal(verified.toSuiAddress(), intent.sender)
   })
 
+  it('gives the vector the Move unit tests use (move/tests/intents_tests.move): bytes, hash and signature', async () => {
+    const sender = Ed25519Keypair.fromSecretKey(new Uint8Array(32).fill(9))
+    const moveVector: Intent = { ...vectors[0]!.intent, sender: sender.toSuiAddress(), policyId: `0x${'9e'.repeat(32)}` }
+    assert.equal(moveVector.sender, '0x6c889013fb165a3a991a62d706af2435d3145a2655347074db6fc94b0eb97ad3')
+    const bytes = encodeSuiIntent(moveVector)
+    assert.equal(
+      Buffer.from(bytes).toString('hex'),
+      '15696e74656e742d676174657761792f7375692f76316c889013fb165a3a991a62d706af2435d3145a2655347074db6fc94b0eb97ad32222222222222222222222222222222222222222222222222222222222222222e8030000000000000700000000000000000000000000000000f15365000000009e9e9e9e9e9e9e9e9e9e9e9e9e9e9e9e9e9e9e9e9e9e9e9e9e9e9e9e9e9e9e9e',
+    )
+    assert.equal(suiRuntime.hashIntent(moveVector), '0x7a2767fc47701c2eb337593a6d551dda59e18a0326f796e5d03757a0000da970')
+    // Ed25519 signatures are deterministic: the wallet's signature is this exact vector.
+    const { signature } = await sender.signPersonalMessage(bytes)
+    assert.equal(
+      Buffer.from(signature, 'base64').toString('hex'),
+      '00c75144a0ff614bfd03aee81d91b55a0db447e6fee9ae467ef3080b348eeb5368b69befb2910514d876469dd7350424eab7255225be7c58b737144f18be3c4e01fd1724385aa0c75b64fb78cd602fa1d991fdebf76b13c58ed702eac835e9f618',
+    )
+  })
+
   it('does not verify over other bytes (a changed nonce)', async () => {
     const { signature } = await keypair.signPersonalMessage(message)
     const raw = Buffer.from(signature, 'base64')
