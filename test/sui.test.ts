@@ -38,6 +38,7 @@ describe('Sui gateway against the gRPC stand-in (Move not compiled or executed h
     world.standIn.answers.simulateExecute = { success: true }
     world.standIn.answers.execute = { success: true }
     world.standIn.faults.clear()
+    world.standIn.checkpointOnExecute = true
     world.standIn.calls.length = 0
   })
   afterEach(() => {
@@ -187,6 +188,14 @@ describe('Sui gateway against the gRPC stand-in (Move not compiled or executed h
       const again = await world.post('/intents/execute', body)
       assert.equal(again.status, 409)
       assertCommonHeaders(again, { status: '0x22', ...sui })
+    })
+
+    it('reads the checkpoint from the node when the execute answer came before it', async () => {
+      world.standIn.checkpointOnExecute = false
+      const res = await world.post('/intents/execute', intent())
+      assert.equal(res.status, 200, res.text)
+      assert.equal(res.body.blockNumber, '1042')
+      assert.ok(world.standIn.calls.some((c) => c.method === 'GetTransaction' && c.request.digest === res.body.transactionHash))
     })
 
     it('answers a refusal of validate as validate would, and sends nothing', async () => {

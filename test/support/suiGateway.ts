@@ -63,6 +63,7 @@ export async function startSuiWorld({ rpcTimeoutMs = 300, receiptTimeoutMs = 1_0
     },
     async stop() {
       await app.close()
+      await adapter.close()
       journal.close()
       await standIn.close()
     },

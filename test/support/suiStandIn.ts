@@ -44,6 +44,8 @@ export type SuiStandIn = {
   /** Faults by gRPC method name (e.g. `SimulateTransaction`), or `*` for every method. */
   faults: Map<string, SuiFault>
   calls: SuiCall[]
+  /** False: ExecuteTransaction answers before a checkpoint includes the transaction (GetTransaction has it). */
+  checkpointOnExecute: boolean
   /** Digests the node executed, for GetTransaction. */
   executed: Map<string, Json>
   /** Makes the node forget executed transactions (GetTransaction answers NOT_FOUND). */
@@ -67,6 +69,7 @@ export async function startSuiStandIn({ relayer }: { relayer: string }): Promise
     otherObjectId: hex('0d'),
     answers: { validate: { status: 0x01 }, simulateExecute: { success: true }, execute: { success: true } },
     faults: new Map(),
+    checkpointOnExecute: true,
     calls: [],
     executed: new Map(),
     forget() {
@@ -140,7 +143,8 @@ export async function startSuiStandIn({ relayer }: { relayer: string }): Promise
     } else {
       response.transaction.events.events[0].sender = call.transaction.sender
     }
-    standIn.executed.set(digest, response.transaction)
+    standIn.executed.set(digest, clone(response.transaction))
+    if (!standIn.checkpointOnExecute) delete response.transaction.checkpoint
     return response
   }
 

@@ -54,6 +54,8 @@ type SignedIntent = Intent & { signature?: string }
 export const suiSignedTransaction = bcs.struct('SuiSignedTransaction', { transaction: bcs.byteVector(), signature: bcs.byteVector() })
 
 const gasMarginPercent = 120n
+/** How long a request's own watch on its transaction lasts; reconciliation takes over after it. */
+const receiptWatchLimitMs = 15 * 60_000
 const zeroAddress = normalizeSuiAddress('0x0')
 
 export function createSuiAdapter({ chain, relayerSecretKey, rpcTimeoutMs, logger, maxGasBudget = 500_000_000n, client: given }: CreateSuiAdapterParameters): ChainAdapter {
@@ -68,6 +70,8 @@ export function createSuiAdapter({ chain, relayerSecretKey, rpcTimeoutMs, logger
   // One transaction of the relayer at a time: its gas coin's version changes with each one.
   const sending = createMutex()
   let hub: SharedObject | undefined
+  // Ends the background watches on close.
+  const watches = new AbortController()
   const policies = new Map<string, SharedObject>()
   let unavailableReason: string | undefined
   let lastLatencyMs: number | undefined
@@ -195,6 +199,12 @@ export function createSuiAdapter({ chain, relayerSecretKey, rpcTimeoutMs, logger
     return { ...base, state: 'reverted', status: aborted?.status ?? Status.FAILURE, detail: aborted?.detail ?? tx.status.error?.message ?? 'the transaction failed on-chain' }
   }
 
+  /** The transaction's receipt once the node knows it (a checkpoint, or the answer to a lost broadcast). */
+  async function watch(digest: string): Promise<ExecutionReceipt> {
+    const found = await client.core.waitForTransaction({ digest, include: { effects: true }, timeout: receiptWatchLimitMs, signal: watches.signal })
+    return toReceipt(digest, found)
+  }
+
   async function prepareExecution(intent: SignedIntent): Promise<Preflight> {
     assertAvailable()
     const checked = await validateWithDetail(intent)
@@ -232,12 +242,15 @@ export function createSuiAdapter({ chain, relayerSecretKey, rpcTimeoutMs, logger
               client.core.executeTransaction({ transaction: bytes, signatures: [signature], include: { effects: true, events: true }, signal }),
             )
             log.info({ transactionHash: digest, success: result.$kind === 'Transaction' }, 'execute sent')
-            return { transactionHash: digest as Hex, accepted: true, receipt: Promise.resolve(toReceipt(digest, result)) }
+            const executed = toReceipt(digest, result)
+            // The effects are final; the checkpoint that includes them may come a moment later.
+            const receipt = executed.blockNumber > 0n ? Promise.resolve(executed) : watch(digest).catch(() => executed)
+            return { transactionHash: digest as Hex, accepted: true, receipt }
           } catch (err) {
             // The answer was lost, not refused: the record stays pending and reconciliation finds out.
             if (err instanceof ChainUnavailableError) {
               log.warn({ transactionHash: digest }, 'no answer to the execute broadcast; reconciliation takes over')
-              return { transactionHash: digest as Hex, accepted: false, receipt: Promise.reject(err) }
+              return { transactionHash: digest as Hex, accepted: false, receipt: watch(digest) }
             }
             throw new RelayerError('The Sui node refused the execute transaction', { cause: err, details: err instanceof GatewayError ? err.details : undefined })
           }
@@ -321,6 +334,6 @@ export function createSuiAdapter({ chain, relayerSecretKey, rpcTimeoutMs, logger
         endpoints: [{ url: redactUrl(chain.rpcUrl), source: 'config', status: failures > 0 && lastError ? 'failing' : requests > 0 ? 'healthy' : 'unverified', latencyMs: lastLatencyMs, requests, failures, lastError }],
       }
     },
-    close: async () => {},
+    close: async () => watches.abort(),
   }
 }
