@@ -158,6 +158,17 @@ describe('Sui gateway against the gRPC stand-in (Move not compiled or executed h
     })
   })
 
+  it('GET /chains/sui:localnet describes the chain: package, Hub, relayer, endpoint', async () => {
+    const res = await world.get('/chains/sui:localnet')
+    assert.equal(res.status, 200, res.text)
+    assert.equal(res.body.chainType, 'sui')
+    assert.equal(res.body.reference, 'localnet')
+    assert.deepEqual(res.body.nativeCurrency, { name: 'Sui', symbol: 'SUI', decimals: 9 })
+    assert.deepEqual(res.body.contracts, { validator: world.standIn.packageId, executor: world.standIn.packageId, registry: world.standIn.hubId })
+    assert.equal(res.body.relayer, suiRelayer.toSuiAddress())
+    assert.equal(res.body.endpoints[0].url, world.standIn.url + '/')
+  })
+
   describe('POST /intents/execute', () => {
     it('executes with the relayer as sender and gas owner: 200 EXECUTED (0x11) with the digest and checkpoint, journaled', async () => {
       const body = intent()
