@@ -10,6 +10,7 @@ import { normalizeSuiAddress } from '@mysten/sui/utils'
 import type { Logger } from 'pino'
 import type { Address, Hex } from 'viem'
 import { ChainUnavailableError } from '../../errors/chainUnavailableError.ts'
+import { ConfigError } from '../../errors/configError.ts'
 import { GatewayError } from '../../errors/gatewayError.ts'
 import { RelayerError } from '../../errors/relayerError.ts'
 import { redactUrl } from '../../config/redactUrl.ts'
@@ -23,6 +24,8 @@ import { decodeMoveAbort, type ExecutionErrorLike } from './decodeMoveAbort.ts'
 import { type SharedObject, type SuiDeployment, suiIntentModule } from './suiIntentModule.ts'
 
 export type SuiNetwork = 'mainnet' | 'testnet' | 'devnet' | 'localnet'
+
+export const suiChainIds = ['sui:mainnet', 'sui:testnet', 'sui:devnet', 'sui:localnet'] as const
 
 export type SuiChainConfig = {
   /** `sui:mainnet`, `sui:testnet`, `sui:devnet` or `sui:localnet`. */
@@ -59,10 +62,22 @@ const receiptWatchLimitMs = 15 * 60_000
 const zeroAddress = normalizeSuiAddress('0x0')
 
 export function createSuiAdapter({ chain, relayerSecretKey, rpcTimeoutMs, logger, maxGasBudget = 500_000_000n, client: given }: CreateSuiAdapterParameters): ChainAdapter {
+  const problems = [
+    ...(suiChainIds.includes(chain.chainId as never) ? [] : [`${chain.chainId}: a Sui chain id is one of ${suiChainIds.join(', ')}`]),
+    ...(/^0x[0-9a-fA-F]{64}$/.test(chain.packageId) ? [] : [`${chain.chainId}: the package id must be 0x followed by 64 hex digits`]),
+    ...(/^0x[0-9a-fA-F]{64}$/.test(chain.hubId) ? [] : [`${chain.chainId}: the Hub object id must be 0x followed by 64 hex digits`]),
+  ]
+  let keypair: Ed25519Keypair | undefined
+  try {
+    keypair = relayerSecretKey === undefined ? undefined : Ed25519Keypair.fromSecretKey(relayerSecretKey)
+  } catch {
+    // The key itself never reaches a message.
+    problems.push(`${chain.chainId}: the Sui relayer key is not an Ed25519 key (expected suiprivkey1… or 32 bytes)`)
+  }
+  if (problems.length > 0) throw new ConfigError(problems)
   const network = chain.chainId.slice('sui:'.length) as SuiNetwork
   const log = logger.child({ module: 'sui', chainId: chain.chainId })
   const client = given ?? new SuiGrpcClient({ network, baseUrl: chain.rpcUrl })
-  const keypair = relayerSecretKey === undefined ? undefined : Ed25519Keypair.fromSecretKey(relayerSecretKey)
   const relayer = keypair?.toSuiAddress()
   const packageId = normalizeSuiAddress(chain.packageId)
   const hubId = normalizeSuiAddress(chain.hubId)
