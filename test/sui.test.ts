@@ -3,6 +3,7 @@
 // what it answers is scripted, so these tests verify the gateway up to the transactions it sends
 // and how it reads the node's answers, not the Move code.
 import assert from 'node:assert/strict'
+import { GrpcTypes } from '@mysten/sui/grpc'
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test'
 import { parseIntent } from '../src/intents/parseIntent.ts'
 import { suiRuntime } from '../src/chains/sui/suiRuntime.ts'
@@ -55,7 +56,7 @@ describe('Sui gateway against the gRPC stand-in (Move not compiled or executed h
       const simulate = world.standIn.calls.find((c) => c.method === 'SimulateTransaction')!
       assert.equal(simulate.transaction?.commands[0]?.MoveCall?.function, 'validate')
       // Checks off (a read, like devInspect); no gas selection.
-      assert.equal(simulate.request.checks, 1, 'SimulateTransactionRequest.checks = DISABLED')
+      assert.equal(simulate.request.checks, GrpcTypes.SimulateTransactionRequest_TransactionChecks.DISABLED)
       assert.equal(simulate.request.doGasSelection, false)
     })
 

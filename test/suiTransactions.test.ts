@@ -3,6 +3,7 @@
 // sender for validate and execute. This is as far as execute is verified here: the Move module
 // that would run them is not compiled or executed on this machine.
 import assert from 'node:assert/strict'
+import { GrpcTypes } from '@mysten/sui/grpc'
 import { after, before, beforeEach, describe, it } from 'node:test'
 import { TransactionDataBuilder } from '@mysten/sui/transactions'
 import { verifyTransactionSignature } from '@mysten/sui/verify'
@@ -101,7 +102,7 @@ describe('Sui transactions as sent, decoded back (Move not compiled or executed 
     assert.equal(receipt.status, 0x11)
 
     const [trial, sent] = [world.standIn.calls.filter((c) => c.method === 'SimulateTransaction')[1]!, world.standIn.calls.find((c) => c.method === 'ExecuteTransaction')!]
-    assert.equal(trial.request.checks, 0, 'the execute simulation runs with checks enabled')
+    assert.equal(trial.request.checks, GrpcTypes.SimulateTransactionRequest_TransactionChecks.ENABLED, 'the execute simulation runs with checks enabled')
     const inputs = [
       shared(world.standIn.hubId, world.standIn.hubInitialVersion, true),
       shared(world.standIn.policyId, world.standIn.policyInitialVersion, true),
