@@ -6,9 +6,10 @@ import type { ChainAdapter } from './chainAdapter.ts'
 import type { ChainRuntime } from './chainRuntime.ts'
 import { evmRuntime } from './evm/evmRuntime.ts'
 import { solanaRuntime } from './solana/solanaRuntime.ts'
+import { suiRuntime } from './sui/suiRuntime.ts'
 
 // For chains not served (421) and adapters without a runtime of their own.
-const runtimes: Partial<Record<ChainType, ChainRuntime>> = { evm: evmRuntime, solana: solanaRuntime }
+const runtimes: Partial<Record<ChainType, ChainRuntime>> = { evm: evmRuntime, solana: solanaRuntime, sui: suiRuntime }
 
 export type ChainSelection =
   | { configured: true; chainId: string; chainType: ChainType; adapter: ChainAdapter; runtime: ChainRuntime }

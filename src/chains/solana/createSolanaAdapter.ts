@@ -169,6 +169,13 @@ export function createSolanaAdapter({ chain, rpcTimeoutMs, logger, simulationFee
     executorAddress: chain.programId,
     runtime,
     validate,
+    signingRequest(intent) {
+      return {
+        scheme: 'ed25519',
+        message: runtime.hashIntent(intent),
+        instructions: 'an Ed25519 signature by the sender (or a delegate of the policy) of the 32-byte message, the keccak256 of the canonical intent bytes (programs/solana/README.md)',
+      }
+    },
     async prepareExecution() {
       assertAvailable()
       throw new GatewayError('Execution on Solana is not supported yet', {
@@ -208,6 +215,7 @@ export function createSolanaAdapter({ chain, rpcTimeoutMs, logger, simulationFee
         available: !unavailableReason,
         unavailableReason,
         endpoints: endpoints.map((e) => ({ ...e.view })),
+        signing: { scheme: 'ed25519', message: 'keccak256 of the canonical intent bytes, bound to this program and config account (programs/solana/README.md)' },
       }
     },
     async close() {},

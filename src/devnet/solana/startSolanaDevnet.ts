@@ -25,7 +25,7 @@ import {
 } from '@solana/kit'
 import { createHash } from 'node:crypto'
 import { createIntentGatewayProgram, type IntentGatewayProgram } from '../../chains/solana/intentGatewayProgram.ts'
-import { policyIdOf } from '../seedDemo.ts'
+import { saltOf as policyIdOf } from '../derivePolicyId.ts'
 import { type LiteSvmRpcProcess, startLiteSvmRpc } from './startLiteSvmRpc.ts'
 
 export const solanaProgramFile = fileURLToPath(new URL('../../../programs/solana/intent_gateway.so', import.meta.url))
