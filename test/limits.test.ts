@@ -175,7 +175,7 @@ describe('limits and security headers', () => {
 
       await rpc(world.devnet.anvil.rpcUrl, 'evm_setAutomine', [false])
       try {
-        const slow = post(gateway.baseUrl, '/intents/execute', demoIntent(world.devnet, { nonce: '79' }), { 'x-chain-id': '31337' })
+        const slow = post(gateway.baseUrl, '/intents/execute', await signedIntent(world.devnet, { nonce: '79' }), { 'x-chain-id': '31337' })
         await new Promise((r) => setTimeout(r, idleTimeoutMs * 4))
         await rpc(world.devnet.anvil.rpcUrl, 'evm_mine', [])
         assert.equal((await slow).status, 200, 'a request in progress is never idle')
@@ -190,7 +190,7 @@ describe('limits and security headers', () => {
   it('answers a request that arrives during shutdown with a 503 problem and the common headers', async () => {
     const gateway = await startTestGateway({ chains: [world.devnet.chain] })
     const { port } = new URL(gateway.baseUrl)
-    const body = JSON.stringify(demoIntent(world.devnet, { nonce: '80' }))
+    const body = JSON.stringify(await signedIntent(world.devnet, { nonce: '80' }))
     await rpc(world.devnet.anvil.rpcUrl, 'evm_setAutomine', [false])
     let closing: Promise<void> | undefined
     try {

@@ -105,6 +105,7 @@ describe('signed intents: only the sender (or its delegate) authorizes an execut
     assert.equal(res.status, 401, res.text)
     assertCommonHeaders(res, { status: '0xE5' })
     assert.equal(res.body.statusName, 'SIGNATURE_REQUIRED')
+    assert.equal(res.body.detail, 'the executor runs a relayed intent only with its sender\'s signature: sign the typed data in `signing` and send it as `signature`')
     assert.deepEqual(res.body.signing, {
       domain: { name: 'IntentExecutor', version: '1', chainId: 31337, verifyingContract: world.devnet.contracts.executor },
       types: {

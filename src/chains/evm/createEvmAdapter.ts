@@ -213,6 +213,9 @@ export function createEvmAdapter({ chain, relayerPrivateKey, rpcTimeoutMs, polli
       gas = await client.estimateContractGas({ account: relayer.address, address: chain.executor, abi: intentExecutorArtifact.abi, ...call } as never)
     } catch (err) {
       const decoded = decodeExecutorRevert(err)
+      if (decoded?.status === Status.SIGNATURE_REQUIRED) {
+        return { ok: false, status: decoded.status, detail: 'the executor runs a relayed intent only with its sender\'s signature: sign the typed data in `signing` and send it as `signature`' }
+      }
       if (decoded) return { ok: false, ...decoded }
       throw classifyRpcError(err, chain.chainId, 'simulation of execute')
     }
