@@ -57,7 +57,7 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
     }
   }
   const journal = openJournal(config.journal ?? { path: ':memory:' })
-  logger.info({ journal: journal.path, pendingExecutions: journal.pendingCount() }, 'execution journal open')
+  logger.info({ journal: journal.path, pendingExecutions: await journal.pendingCount() }, 'execution journal open')
 
   const adapters = chains.map((chain) =>
     createEvmAdapter({
@@ -68,10 +68,7 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
       pollingIntervalMs: config.pollingIntervalMs ?? 500,
       logger,
       maxGasPerExecution: config.maxGasPerExecution === undefined ? undefined : BigInt(config.maxGasPerExecution),
-      relayerNonceFloor: (relayer) => {
-        const highest = journal.highestPendingTxNonce(chain.chainId, relayer)
-        return highest === undefined ? undefined : highest + 1
-      },
+      unsettledTransactions: async (relayer) => (await journal.pending({ chainId: chain.chainId, relayer })).flatMap((r) => r.transaction ?? []),
     }),
   )
   const closeParts = async () => {

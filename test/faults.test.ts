@@ -83,10 +83,10 @@ async function startGatewayProcess(env: Record<string, string>): Promise<{ gw: G
 }
 
 /** Journal rows by state, read straight from the file (only while no gateway holds it). */
-function journalRows(path: string): Array<{ intent_hash: string; state: string; raw_transaction: string | null }> {
+function journalRows(path: string): Array<{ intent_hash: string; state: string; tx_bytes: string | null }> {
   const db = new Database(path)
   try {
-    return db.prepare('SELECT intent_hash, state, raw_transaction FROM executions ORDER BY id').all() as never
+    return db.prepare('SELECT intent_hash, state, tx_bytes FROM executions ORDER BY id').all() as never
   } finally {
     db.close()
   }
@@ -345,7 +345,7 @@ describe('faults', () => {
       assert.equal(await cut, undefined, 'the open request was cut')
       const rows = journalRows(journalPath)
       assert.equal(rows.at(-1)?.state, 'pending')
-      assert.ok(rows.at(-1)?.raw_transaction, 'with its signed transaction')
+      assert.ok(rows.at(-1)?.tx_bytes, 'with its signed transaction')
 
       await rpc(devnet.anvil.rpcUrl, 'evm_mine', [])
       ;({ gw, baseUrl } = await startGatewayProcess(env))

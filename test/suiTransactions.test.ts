@@ -8,6 +8,7 @@ import { after, before, beforeEach, describe, it } from 'node:test'
 import { TransactionDataBuilder } from '@mysten/sui/transactions'
 import { verifyTransactionSignature } from '@mysten/sui/verify'
 import type { Intent } from '../src/intents/intent.ts'
+import type { SignedExecution } from '../src/chains/chainAdapter.ts'
 import { encodeSuiIntent } from '../src/chains/sui/encodeSuiIntent.ts'
 import { suiSignedTransaction } from '../src/chains/sui/createSuiAdapter.ts'
 import { startSuiWorld, suiRelayer, suiSender, type SuiWorld } from './support/suiGateway.ts'
@@ -96,7 +97,7 @@ describe('Sui transactions as sent, decoded back (Move not compiled or executed 
     const preflight = await world.adapter.prepareExecution(i, `0x${raw.toString('hex')}`)
     assert.equal(preflight.ok, true)
     if (!preflight.ok) return
-    let signed: { transactionHash: string; rawTransaction: string } | undefined
+    let signed: SignedExecution | undefined
     const submission = await preflight.send({ onSigned: (tx) => void (signed = tx) })
     const receipt = await submission.receipt
     assert.equal(receipt.status, 0x11)
@@ -126,10 +127,14 @@ describe('Sui transactions as sent, decoded back (Move not compiled or executed 
     assert.equal(trial.transaction!.gasData.budget, '500000000')
     assert.deepEqual(trial.transaction!.inputs, inputs)
 
-    // What the journal got before the broadcast: the digest of these bytes and the bytes, signed by the relayer.
-    assert.equal(signed!.transactionHash, TransactionDataBuilder.getDigestFromBytes(sent.bytes!))
-    assert.equal(receipt.transactionHash, signed!.transactionHash)
-    const journaled = suiSignedTransaction.parse(Buffer.from(signed!.rawTransaction.slice(2), 'hex'))
+    // What the journal got before the broadcast: the digest of these bytes (base58), the bytes signed
+    // by the relayer (base64), and the gas coin at the version the transaction spends.
+    assert.equal(signed!.id, TransactionDataBuilder.getDigestFromBytes(sent.bytes!))
+    assert.match(signed!.id, /^[1-9A-HJ-NP-Za-km-z]{43,44}$/)
+    assert.equal(receipt.transactionHash, signed!.id)
+    assert.equal(signed!.relayer, relayer)
+    assert.deepEqual(signed!.details, { gasCoin: { objectId: coin.objectId, version: coin.version } })
+    const journaled = suiSignedTransaction.parse(Buffer.from(signed!.bytes, 'base64'))
     assert.deepEqual(new Uint8Array(journaled.transaction), new Uint8Array(sent.bytes!))
     const signer = await verifyTransactionSignature(new Uint8Array(journaled.transaction), b64(journaled.signature))
     assert.equal(signer.toSuiAddress(), relayer)
@@ -145,7 +150,7 @@ describe('Sui transactions as sent, decoded back (Move not compiled or executed 
   it('reconcile: a journaled transaction the node lost and whose gas coin moved on is dropped; executed is what validate says of the nonce', async () => {
     const first = await world.adapter.prepareExecution(intent())
     assert.ok(first.ok)
-    let journaled: { relayer: `0x${string}`; txNonce: number; transactionHash: `0x${string}`; rawTransaction: `0x${string}` } | undefined
+    let journaled: SignedExecution | undefined
     await (await first.send({ onSigned: (tx) => void (journaled = tx) })).receipt
     const lostIntent = intent()
     world.standIn.forget()

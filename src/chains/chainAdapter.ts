@@ -1,6 +1,6 @@
-// The port every runtime implements (EVM now; Solana and Sui later). Domain code talks only to
+// The port every runtime implements (EVM, Solana, Sui). Domain code talks only to
 // this interface; the registry picks the adapter by CAIP-2 namespace.
-import type { Address, Hex } from 'viem'
+import type { Hex } from 'viem'
 import type { ChainType } from '../config/parseChainId.ts'
 import type { Intent } from '../intents/intent.ts'
 import type { ChainRuntime } from './chainRuntime.ts'
@@ -11,7 +11,8 @@ export type ExecutionReceipt = {
   state: 'mined' | 'reverted'
   /** ERC-1066: 0x11 when executed, else the code decoded from the revert. */
   status: number
-  transactionHash: Hex
+  /** The chain's transaction id (EVM: the 0x hash; Sui: the base58 digest; Solana: the base58 signature). */
+  transactionHash: string
   blockNumber: bigint
   gasUsed: bigint
   returnData: Hex | undefined
@@ -19,21 +20,38 @@ export type ExecutionReceipt = {
 }
 
 export type Submission = {
-  transactionHash: Hex
+  transactionHash: string
   /** False when the node's answer to the broadcast was lost; reconciliation delivers it then. */
   accepted: boolean
   /** Settles when the transaction is mined; never rejects for a revert, only for faults. */
   receipt: Promise<ExecutionReceipt>
 }
 
-/** What the runtime signed, for the journal to keep before anything is broadcast. */
-export type SignedExecution = { relayer: Address; txNonce: number; transactionHash: Hex; rawTransaction: Hex }
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue }
+
+/**
+ * What the runtime signed, for the journal to keep before anything is broadcast: the same shape on
+ * every chain. Only the runtime that wrote `bytes` and `details` reads them.
+ */
+export type SignedExecution = {
+  /** The chain's transaction id: the EVM transaction hash, the Sui digest, the Solana signature. */
+  id: string
+  /**
+   * The signed transaction as the runtime broadcasts it again, base64 (the encoding Solana's and
+   * Sui's RPCs take, and a third smaller than hex; EVM turns it back into its 0x RLP).
+   */
+  bytes: string
+  /** The account that signed and pays (EVM and Sui: 0x address; Solana: base58 key). */
+  relayer: string
+  /** Small, JSON, the runtime's own (EVM: `{ txNonce }`; Sui: `{ gasCoin: { objectId, version } }`). */
+  details: { [key: string]: JsonValue }
+}
 
 export type Preflight =
   /** The chain's validator refuses the intent: answer with this code, send nothing. */
   | { ok: false; status: number; detail: string | undefined }
   /** `onSigned` runs before the broadcast; if it throws, nothing is sent. */
-  | { ok: true; send: (hooks: { onSigned: (tx: SignedExecution) => void }) => Promise<Submission> }
+  | { ok: true; send: (hooks: { onSigned: (tx: SignedExecution) => void | Promise<void> }) => Promise<Submission> }
 
 /** What the chain says of a journaled transaction that is not settled. */
 export type Reconciliation =
@@ -105,7 +123,10 @@ export type ChainAdapter = {
   prepareExecution(intent: Intent, signature?: Hex): Promise<Preflight>
   /** What the sender must sign for this intent: carried by every 401 that asks for a signature. */
   signingRequest(intent: Intent): SigningRequest
-  /** Finds out what became of a journaled transaction, and broadcasts it again if the node lost it. */
+  /**
+   * Finds out what became of a journaled transaction, and broadcasts it again if the node lost it.
+   * The reconciler calls it in the order the transactions were signed.
+   */
   reconcile(tx: SignedExecution & { intent: Intent }): Promise<Reconciliation>
   getHealth(): Promise<ChainHealth>
   /** Checks that the validator, executor and registry have code on the chain. */

@@ -38,7 +38,7 @@ export async function executeIntent({ adapter, intent, intentHash, signature, re
     return outcome(Status.SIGNATURE_REQUIRED, 'this gateway executes only intents signed by their sender (or a delegate of the policy): sign the typed data in `signing` and send it as `signature`')
   }
 
-  const claim = journal.claim({ chainId: adapter.chainId, intentHash, intent })
+  const claim = await journal.claim({ chainId: adapter.chainId, intentHash, intent })
   if (!claim.ok) {
     const { holder } = claim
     const sameIntent = holder.intentHash === intentHash
@@ -53,20 +53,20 @@ export async function executeIntent({ adapter, intent, intentHash, signature, re
   try {
     const preflight = await adapter.prepareExecution(intent, signature)
     if (!preflight.ok) {
-      journal.release(record)
+      await journal.release(record)
       return outcome(preflight.status, preflight.detail)
     }
     submission = await preflight.send({ onSigned: (tx) => journal.recordSigned(record, tx) })
   } catch (err) {
     // Nothing reached the chain: the intent was refused before signing, or the node refused the transaction.
-    journal.release(record)
+    await journal.release(record)
     throw err
   }
 
   let watchFailed = false
   const settled = submission.receipt.then(
-    (receipt) => {
-      journal.settle(record, fromReceipt(receipt))
+    async (receipt) => {
+      await journal.settle(record, fromReceipt(receipt))
       return receipt
     },
     (err: unknown) => {
@@ -109,7 +109,7 @@ export function fromReceipt(receipt: ExecutionReceipt): Settlement {
 export function toReport(record: ExecutionRecord): ExecutionReport {
   return {
     state: record.state === 'claimed' ? 'pending' : record.state,
-    transactionHash: record.transactionHash,
+    transactionHash: record.transaction?.id,
     blockNumber: record.blockNumber,
     gasUsed: record.gasUsed,
     returnData: record.returnData,

@@ -23,7 +23,8 @@ export type ExecutionState = 'pending' | 'mined' | 'reverted' | 'dropped'
 
 export type ExecutionReport = {
   state: ExecutionState
-  transactionHash: Hex | undefined
+  /** The chain's transaction id (EVM: 0x hash; Sui: base58 digest; Solana: base58 signature). */
+  transactionHash: string | undefined
   blockNumber: bigint | undefined
   gasUsed: bigint | undefined
   returnData: Hex | undefined

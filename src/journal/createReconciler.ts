@@ -1,7 +1,7 @@
 // Finishes what the journal says is unfinished: every record whose transaction was signed but not
 // settled is checked against its chain, at start-up (before the gateway takes requests) and then
 // periodically. Mined → settled from the receipt; lost by the node → broadcast again, byte for
-// byte; its relayer nonce taken by another transaction → settled as dropped.
+// byte; replaced or refused for good (its relayer nonce or gas coin taken) → settled as dropped.
 import type { Logger } from 'pino'
 import type { ChainAdapter } from '../chains/chainAdapter.ts'
 import { fromReceipt } from '../intents/executeIntent.ts'
@@ -32,18 +32,19 @@ export function createReconciler({ journal, adapters, intervalMs, logger }: Crea
   let stopped = false
 
   async function reconcileRecord(adapter: ChainAdapter, record: ExecutionRecord, report: ReconcileReport) {
-    const { relayer, txNonce, transactionHash, rawTransaction } = record
-    if (!relayer || txNonce === undefined || !transactionHash || !rawTransaction) return
-    const result = await adapter.reconcile({ intent: record.intent, relayer, txNonce, transactionHash, rawTransaction })
+    const { transaction } = record
+    if (!transaction) return
+    const transactionHash = transaction.id
+    const result = await adapter.reconcile({ ...transaction, intent: record.intent })
     switch (result.kind) {
       case 'settled':
-        if (journal.settle(record, fromReceipt(result.receipt))) {
+        if (await journal.settle(record, fromReceipt(result.receipt))) {
           report.settled++
           log.info({ intentHash: record.intentHash, chainId: record.chainId, transactionHash, state: result.receipt.state }, 'journaled execution settled from the chain')
         }
         return
       case 'dropped':
-        journal.settle(record, {
+        await journal.settle(record, {
           state: 'dropped',
           status: result.executed ? Status.NONCE_USED : Status.GATEWAY_FAILURE,
           detail: result.detail,
@@ -65,9 +66,9 @@ export function createReconciler({ journal, adapters, intervalMs, logger }: Crea
   async function pass(minAgeMs: number): Promise<ReconcileReport> {
     const report: ReconcileReport = { checked: 0, settled: 0, dropped: 0, rebroadcast: 0, stillPending: 0, failed: 0 }
     const cutoff = Date.now() - minAgeMs
-    const records = journal.pending().filter((r) => r.updatedAt.getTime() <= cutoff)
-    // In nonce order per relayer, so that a node that lost several gets them back without gaps.
-    records.sort((a, b) => (a.txNonce ?? 0) - (b.txNonce ?? 0))
+    // In the order they were signed (for EVM, nonce order per relayer), so that a node that lost
+    // several gets them back without gaps.
+    const records = (await journal.pending()).filter((r) => r.updatedAt.getTime() <= cutoff)
     const unreachable = new Set<string>()
     for (const record of records) {
       if (unreachable.has(record.chainId)) continue

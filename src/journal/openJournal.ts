@@ -1,11 +1,11 @@
-// The execution journal: every execute this gateway attempts, in an SQLite file that outlives the
-// process. A record is claimed before preflight (one holder per intent and per (sender, nonce)),
+// The execution journal on SQLite: every execute this gateway attempts, in a file that outlives the
+// process, on every runtime alike (a signed transaction is an id, bytes and the runtime's details). A record is claimed before preflight (one holder per intent and per (sender, nonce)),
 // written durably with its signed transaction before that transaction is broadcast, and settled
 // from the chain. After a crash, the records still `pending` are what the reconciler finishes.
 import Database from 'better-sqlite3'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
-import type { Address, Hex } from 'viem'
+import type { Hex } from 'viem'
 import type { SignedExecution } from '../chains/chainAdapter.ts'
 import { ConfigError } from '../errors/configError.ts'
 import type { Intent } from '../intents/intent.ts'
@@ -16,20 +16,21 @@ import { Status } from '../status/statusCodes.ts'
 export type JournalState = 'claimed' | ExecutionState
 
 export type ExecutionRecord = {
-  /** Row id: one intent can have several attempts (after a revert or a dropped transaction). */
+  /** Row id. */
   id: number
   chainId: string
   intentHash: Hex
+  /**
+   * 1, 2, …: one intent can have several attempts (after a revert, a dropped transaction, an
+   * expired Solana blockhash); at most one of them is live (claimed, pending or mined) at a time.
+   */
+  attempt: number
   intent: Intent
   state: JournalState
   /** ERC-1066 code of the outcome (0xF3 while unconfirmed). */
   status: number
-  relayer: Address | undefined
-  /** The relayer account's nonce the transaction uses. */
-  txNonce: number | undefined
-  transactionHash: Hex | undefined
-  /** The signed transaction, so that a dropped one can be broadcast again, byte for byte. */
-  rawTransaction: Hex | undefined
+  /** The signed transaction (id, bytes to broadcast again, relayer, the runtime's details); none while claimed. */
+  transaction: SignedExecution | undefined
   blockNumber: bigint | undefined
   gasUsed: bigint | undefined
   returnData: Hex | undefined
@@ -47,23 +48,29 @@ export type Claim =
   /** Another attempt holds the intent or its (sender, nonce): here is its record. */
   | { ok: false; holder: ExecutionRecord }
 
+/**
+ * The journal's operations, the same for every runtime and every backend (SQLite here; a
+ * PostgreSQL one satisfies the same type). Exactly-once is keyed on (chain, intentHash) and
+ * (chain, sender, nonce): one live attempt each.
+ */
 export type Journal = {
   /** Claims the intent for one execution; fails while another attempt of it (or of its sender and nonce) is in flight or executed. */
-  claim(params: { chainId: string; intentHash: Hex; intent: Intent }): Claim
+  claim(params: { chainId: string; intentHash: Hex; intent: Intent }): Promise<Claim>
   /** Gives back an attempt that sent nothing (refused before signing, or its transaction refused by the node), as if never made. */
-  release(record: ExecutionRecord): void
-  /** Records the signed transaction; durable (fsynced) before it returns, so call it before broadcasting. */
-  recordSigned(record: ExecutionRecord, tx: SignedExecution): void
+  release(record: ExecutionRecord): Promise<void>
+  /**
+   * Records the signed transaction; durable (fsynced) before it resolves, so call it before
+   * broadcasting. Signing it again (a new transaction for the same attempt) replaces it.
+   */
+  recordSigned(record: ExecutionRecord, tx: SignedExecution): Promise<void>
   /** Settles a pending record from the chain; false when it was no longer pending on that transaction. */
-  settle(record: ExecutionRecord, settlement: Settlement): boolean
+  settle(record: ExecutionRecord, settlement: Settlement): Promise<boolean>
   /** The latest attempt of an intent, on one chain or on whichever chain saw it last. */
-  get(intentHash: Hex, chainId?: string): ExecutionRecord | undefined
-  /** Records whose transaction was signed but is not settled yet. */
-  pending(chainId?: string): ExecutionRecord[]
-  /** The highest relayer nonce used by a pending record: new transactions must go above it. */
-  highestPendingTxNonce(chainId: string, relayer: Address): number | undefined
+  get(intentHash: Hex, chainId?: string): Promise<ExecutionRecord | undefined>
+  /** Records whose transaction was signed but is not settled yet, in the order they were signed; of one chain, or one relayer on it. */
+  pending(filter?: { chainId: string; relayer?: string }): Promise<ExecutionRecord[]>
   /** How many signed executions are not settled yet (cheap: a partial index). */
-  pendingCount(): number
+  pendingCount(): Promise<number>
   readonly path: string
   /** A consistent copy of the journal, taken while it is in use (SQLite's online backup). */
   backup(destination: string): Promise<void>
@@ -79,7 +86,14 @@ export type OpenJournalParameters = {
 
 const holding = `state IN ('claimed', 'pending', 'mined')`
 
-const schema = `
+/**
+ * The schema's history, applied in order from the file's `user_version`: a journal written by an
+ * older gateway is upgraded at start-up, in one transaction, keeping every record.
+ */
+const migrations: Array<(db: Database.Database) => void> = [
+  // 1: the first journal (EVM-shaped: relayer nonce, 0x hash, 0x raw transaction).
+  (db) =>
+    db.exec(`
 CREATE TABLE IF NOT EXISTS executions (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   chain_id TEXT NOT NULL,
@@ -104,19 +118,92 @@ CREATE UNIQUE INDEX IF NOT EXISTS executions_intent_holder ON executions (chain_
 CREATE UNIQUE INDEX IF NOT EXISTS executions_nonce_holder ON executions (chain_id, sender, intent_nonce) WHERE ${holding};
 CREATE INDEX IF NOT EXISTS executions_by_hash ON executions (intent_hash, id);
 CREATE INDEX IF NOT EXISTS executions_pending ON executions (chain_id, relayer, tx_nonce) WHERE state = 'pending';
-`
+`),
+  // 2: runtime-neutral. A transaction is an id, base64 bytes, a relayer and the runtime's JSON
+  // details (the old relayer nonce becomes EVM's { txNonce }); attempts are numbered per intent;
+  // signed_seq orders transactions as they were signed (for EVM, nonce order per relayer).
+  (db) => {
+    db.function('journal_hex_to_base64', { deterministic: true }, (hex: unknown) =>
+      typeof hex === 'string' ? Buffer.from(hex.replace(/^0x/, ''), 'hex').toString('base64') : null,
+    )
+    const sequence = db.prepare<[], { seq: number }>(`SELECT seq FROM sqlite_sequence WHERE name = 'executions'`).get()?.seq
+    db.exec(`
+CREATE TABLE executions_v2 (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  chain_id TEXT NOT NULL,
+  intent_hash TEXT NOT NULL,
+  attempt INTEGER NOT NULL,
+  sender TEXT NOT NULL,
+  intent_nonce TEXT NOT NULL,
+  intent TEXT NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('claimed', 'pending', 'mined', 'reverted', 'dropped')),
+  status INTEGER NOT NULL,
+  relayer TEXT,
+  tx_id TEXT,
+  tx_bytes TEXT,
+  tx_details TEXT CHECK (tx_details IS NULL OR json_valid(tx_details)),
+  signed_seq INTEGER,
+  block_number TEXT,
+  gas_used TEXT,
+  return_data TEXT,
+  detail TEXT,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  UNIQUE (chain_id, intent_hash, attempt)
+);
+INSERT INTO executions_v2 (id, chain_id, intent_hash, attempt, sender, intent_nonce, intent, state, status, relayer, tx_id, tx_bytes, tx_details, signed_seq,
+                           block_number, gas_used, return_data, detail, created_at, updated_at)
+SELECT id, chain_id, intent_hash, ROW_NUMBER() OVER (PARTITION BY chain_id, intent_hash ORDER BY id), sender, intent_nonce, intent, state, status, relayer,
+       transaction_hash, journal_hex_to_base64(raw_transaction), CASE WHEN tx_nonce IS NULL THEN NULL ELSE json_object('txNonce', tx_nonce) END,
+       CASE WHEN transaction_hash IS NULL THEN NULL ELSE ROW_NUMBER() OVER (ORDER BY transaction_hash IS NULL, tx_nonce, id) END,
+       block_number, gas_used, return_data, detail, created_at, updated_at
+FROM executions;
+DROP TABLE executions;
+ALTER TABLE executions_v2 RENAME TO executions;
+CREATE UNIQUE INDEX executions_intent_holder ON executions (chain_id, intent_hash) WHERE ${holding};
+CREATE UNIQUE INDEX executions_nonce_holder ON executions (chain_id, sender, intent_nonce) WHERE ${holding};
+CREATE INDEX executions_by_hash ON executions (intent_hash, id);
+CREATE INDEX executions_pending ON executions (chain_id, relayer, signed_seq) WHERE state = 'pending';
+CREATE INDEX executions_signed ON executions (signed_seq);
+`)
+    // Ids of released claims are never handed out again.
+    const top = Math.max(sequence ?? 0, db.prepare<[], { n: number | null }>('SELECT MAX(id) AS n FROM executions').get()?.n ?? 0)
+    db.prepare(`DELETE FROM sqlite_sequence WHERE name = 'executions'`).run()
+    if (top > 0) db.prepare(`INSERT INTO sqlite_sequence (name, seq) VALUES ('executions', ?)`).run(top)
+  },
+]
+
+/** The schema version this code writes (SQLite's `user_version`). */
+export const journalSchemaVersion = migrations.length
+
+/** Brings the file to the current schema; a file from a newer gateway is refused, not touched. */
+function migrate(db: Database.Database, path: string): void {
+  const version = db.pragma('user_version', { simple: true }) as number
+  if (version > journalSchemaVersion) {
+    throw new Error(`it has journal schema version ${version}, newer than this gateway's ${journalSchemaVersion}: run a gateway at least as new as the one that wrote it`)
+  }
+  if (version === journalSchemaVersion) return
+  const hasRecords = version > 0 || Boolean(db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'executions'`).get())
+  // The operator's data: a copy of the file as it was, before its first upgrade by this code.
+  if (hasRecords && path !== ':memory:') db.exec(`VACUUM INTO '${`${path}.v${version}-${Date.now()}.bak`.replaceAll("'", "''")}'`)
+  db.transaction(() => {
+    for (let v = version; v < journalSchemaVersion; v++) migrations[v]!(db)
+    db.pragma(`user_version = ${journalSchemaVersion}`)
+  }).immediate()
+}
 
 type Row = {
   id: number
   chain_id: string
   intent_hash: string
+  attempt: number
   intent: string
   state: JournalState
   status: number
   relayer: string | null
-  tx_nonce: number | null
-  transaction_hash: string | null
-  raw_transaction: string | null
+  tx_id: string | null
+  tx_bytes: string | null
+  tx_details: string | null
   block_number: string | null
   gas_used: string | null
   return_data: string | null
@@ -126,7 +213,7 @@ type Row = {
 }
 
 export function openJournal({ path, synchronous = 'full' }: OpenJournalParameters): Journal {
-  let db: Database.Database
+  let db: Database.Database | undefined
   try {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
     db = new Database(path, { timeout: 1000 })
@@ -135,10 +222,12 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
     db.pragma('locking_mode = EXCLUSIVE')
     db.pragma('journal_mode = WAL')
     db.pragma('synchronous = NORMAL')
-    db.exec(schema)
+    migrate(db, path)
     // A claim that never got as far as a signed transaction sent nothing: give it back.
     db.prepare(`DELETE FROM executions WHERE state = 'claimed'`).run()
   } catch (err) {
+    // Let go of the file (and its lock): a refused journal is left as it was.
+    if (db?.open) db.close()
     const message = err instanceof Error ? err.message : String(err)
     throw new ConfigError([
       /locked|busy/i.test(message)
@@ -148,28 +237,27 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
   }
 
   const insert = db.prepare(
-    `INSERT INTO executions (chain_id, intent_hash, sender, intent_nonce, intent, state, status, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, 'claimed', ?, ?, ?)`,
+    `INSERT INTO executions (chain_id, intent_hash, attempt, sender, intent_nonce, intent, state, status, created_at, updated_at)
+     VALUES (?, ?, (SELECT COALESCE(MAX(attempt), 0) + 1 FROM executions WHERE chain_id = ? AND intent_hash = ?), ?, ?, ?, 'claimed', ?, ?, ?)`,
   )
   const byId = db.prepare<[number], Row>('SELECT * FROM executions WHERE id = ?')
   const intentHolder = db.prepare<[string, string], Row>(`SELECT * FROM executions WHERE chain_id = ? AND intent_hash = ? AND ${holding}`)
   const nonceHolder = db.prepare<[string, string, string], Row>(`SELECT * FROM executions WHERE chain_id = ? AND sender = ? AND intent_nonce = ? AND ${holding}`)
   const remove = db.prepare(`DELETE FROM executions WHERE id = ? AND state IN ('claimed', 'pending')`)
   const signed = db.prepare(
-    `UPDATE executions SET state = 'pending', relayer = ?, tx_nonce = ?, transaction_hash = ?, raw_transaction = ?, updated_at = ?
+    `UPDATE executions SET state = 'pending', relayer = ?, tx_id = ?, tx_bytes = ?, tx_details = ?,
+       signed_seq = (SELECT COALESCE(MAX(signed_seq), 0) + 1 FROM executions), updated_at = ?
      WHERE id = ? AND state IN ('claimed', 'pending')`,
   )
   const settle = db.prepare(
     `UPDATE executions SET state = ?, status = ?, block_number = ?, gas_used = ?, return_data = ?, detail = ?, updated_at = ?
-     WHERE id = ? AND state = 'pending' AND transaction_hash = ?`,
+     WHERE id = ? AND state = 'pending' AND tx_id = ?`,
   )
   const latestOnChain = db.prepare<[string, string], Row>('SELECT * FROM executions WHERE intent_hash = ? AND chain_id = ? ORDER BY id DESC LIMIT 1')
   const latest = db.prepare<[string], Row>('SELECT * FROM executions WHERE intent_hash = ? ORDER BY updated_at DESC, id DESC LIMIT 1')
-  const pendingAll = db.prepare<[], Row>(`SELECT * FROM executions WHERE state = 'pending' ORDER BY id`)
-  const pendingOn = db.prepare<[string], Row>(`SELECT * FROM executions WHERE state = 'pending' AND chain_id = ? ORDER BY id`)
-  const highestNonce = db.prepare<[string, string], { n: number | null }>(
-    `SELECT MAX(tx_nonce) AS n FROM executions WHERE state = 'pending' AND chain_id = ? AND relayer = ?`,
-  )
+  const pendingAll = db.prepare<[], Row>(`SELECT * FROM executions WHERE state = 'pending' ORDER BY signed_seq`)
+  const pendingOn = db.prepare<[string], Row>(`SELECT * FROM executions WHERE state = 'pending' AND chain_id = ? ORDER BY signed_seq`)
+  const pendingOf = db.prepare<[string, string], Row>(`SELECT * FROM executions WHERE state = 'pending' AND chain_id = ? AND relayer = ? ORDER BY signed_seq`)
   const pendingCount = db.prepare<[], { n: number }>(`SELECT COUNT(*) AS n FROM executions WHERE state = 'pending'`)
 
   const claim = db.transaction((chainId: string, intentHash: Hex, intent: Intent): Claim => {
@@ -177,43 +265,45 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
     const held = intentHolder.get(chainId, intentHash) ?? nonceHolder.get(chainId, sender, intent.nonce.toString())
     if (held) return { ok: false, holder: fromRow(held) }
     const now = Date.now()
-    const { lastInsertRowid } = insert.run(chainId, intentHash, sender, intent.nonce.toString(), serializeIntent(intent), Status.SUBMITTED, now, now)
+    const { lastInsertRowid } = insert.run(chainId, intentHash, chainId, intentHash, sender, intent.nonce.toString(), serializeIntent(intent), Status.SUBMITTED, now, now)
     return { ok: true, record: fromRow(byId.get(Number(lastInsertRowid))!) }
   })
 
   return {
     path,
     // IMMEDIATE: the check and the insert happen under one write lock.
-    claim: ({ chainId, intentHash, intent }) => claim.immediate(chainId, intentHash, intent),
-    release(record) {
+    claim: async ({ chainId, intentHash, intent }) => claim.immediate(chainId, intentHash, intent),
+    async release(record) {
       remove.run(record.id)
     },
-    recordSigned(record, tx) {
+    async recordSigned(record, tx) {
       const now = Date.now()
       if (synchronous === 'full') db.pragma('synchronous = FULL')
       try {
-        const { changes } = signed.run(tx.relayer, tx.txNonce, tx.transactionHash, tx.rawTransaction, now, record.id)
+        const { changes } = signed.run(tx.relayer, tx.id, tx.bytes, JSON.stringify(tx.details), now, record.id)
         if (changes !== 1) throw new Error(`journal record ${record.id} is no longer open for a transaction`)
       } finally {
         if (synchronous === 'full') db.pragma('synchronous = NORMAL')
       }
-      Object.assign(record, { state: 'pending', relayer: tx.relayer, txNonce: tx.txNonce, transactionHash: tx.transactionHash, rawTransaction: tx.rawTransaction, updatedAt: new Date(now) })
+      Object.assign(record, { state: 'pending', transaction: structuredClone(tx), updatedAt: new Date(now) })
     },
-    settle(record, s) {
+    async settle(record, s) {
       if (!db.open) return false // a watch that outlived shutdown: the next start reconciles it
       const now = Date.now()
-      const { changes } = settle.run(s.state, s.status, s.blockNumber?.toString() ?? null, s.gasUsed?.toString() ?? null, s.returnData ?? null, s.detail ?? null, now, record.id, record.transactionHash ?? null)
+      const { changes } = settle.run(s.state, s.status, s.blockNumber?.toString() ?? null, s.gasUsed?.toString() ?? null, s.returnData ?? null, s.detail ?? null, now, record.id, record.transaction?.id ?? null)
       if (changes !== 1) return false
       Object.assign(record, s, { updatedAt: new Date(now) })
       return true
     },
-    get(intentHash, chainId) {
+    async get(intentHash, chainId) {
       const row = chainId ? latestOnChain.get(intentHash, chainId) : latest.get(intentHash)
       return row && fromRow(row)
     },
-    pending: (chainId) => (chainId ? pendingOn.all(chainId) : pendingAll.all()).map(fromRow),
-    highestPendingTxNonce: (chainId, relayer) => highestNonce.get(chainId, relayer)?.n ?? undefined,
-    pendingCount: () => pendingCount.get()!.n,
+    async pending(filter) {
+      const rows = !filter ? pendingAll.all() : filter.relayer === undefined ? pendingOn.all(filter.chainId) : pendingOf.all(filter.chainId, filter.relayer)
+      return rows.map(fromRow)
+    },
+    pendingCount: async () => pendingCount.get()!.n,
     async backup(destination) {
       mkdirSync(dirname(destination), { recursive: true })
       await db.backup(destination)
@@ -252,10 +342,11 @@ function fromRow(row: Row): ExecutionRecord {
     intent: parseIntentColumn(row.intent),
     state: row.state,
     status: row.status,
-    relayer: (row.relayer ?? undefined) as Address | undefined,
-    txNonce: row.tx_nonce ?? undefined,
-    transactionHash: (row.transaction_hash ?? undefined) as Hex | undefined,
-    rawTransaction: (row.raw_transaction ?? undefined) as Hex | undefined,
+    attempt: row.attempt,
+    transaction:
+      row.tx_id === null
+        ? undefined
+        : { id: row.tx_id, bytes: row.tx_bytes ?? '', relayer: row.relayer ?? '', details: row.tx_details === null ? {} : (JSON.parse(row.tx_details) as SignedExecution['details']) },
     blockNumber: row.block_number === null ? undefined : BigInt(row.block_number),
     gasUsed: row.gas_used === null ? undefined : BigInt(row.gas_used),
     returnData: (row.return_data ?? undefined) as Hex | undefined,

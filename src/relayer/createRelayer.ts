@@ -14,9 +14,9 @@ import {
   RpcRequestError,
   TimeoutError,
   NonceTooLowError,
-  keccak256,
 } from 'viem'
 import type { SignedExecution } from '../chains/chainAdapter.ts'
+import { evmSignedExecution } from '../chains/evm/evmSignedExecution.ts'
 import { ChainUnavailableError } from '../errors/chainUnavailableError.ts'
 import { RelayerError } from '../errors/relayerError.ts'
 import { createMutex } from './createMutex.ts'
@@ -25,7 +25,11 @@ const feeReuseMs = 1000
 
 export type RelayedTransaction = { to: Address; data: Hex; gas: bigint; value?: bigint }
 
-export type SendResult = SignedExecution & {
+export type SendResult = {
+  /** What `onSigned` was given. */
+  transaction: SignedExecution
+  transactionHash: Hex
+  txNonce: number
   /** False when the broadcast's answer was lost (timeout, connection reset): the node may or may not have it. */
   accepted: boolean
 }
@@ -36,7 +40,7 @@ export type Relayer = {
    * Signs, calls `onSigned` (which may throw to stop the send), and broadcasts. Resolves once the
    * node has accepted the transaction or its answer was lost; rejects when the node refused it.
    */
-  send(tx: RelayedTransaction, options?: { onSigned?: (tx: SignedExecution) => void }): Promise<SendResult>
+  send(tx: RelayedTransaction, options?: { onSigned?: (tx: SignedExecution) => void | Promise<void> }): Promise<SendResult>
 }
 
 export type CreateRelayerParameters = {
@@ -45,7 +49,7 @@ export type CreateRelayerParameters = {
   chainId: number
   logger: Logger
   /** The lowest nonce a new transaction may use besides the node's view: above every journaled, unsettled one. */
-  nonceFloor?: () => number | undefined
+  nonceFloor?: () => Promise<number | undefined>
 }
 
 export function createRelayer({ account, client, chainId, logger, nonceFloor }: CreateRelayerParameters): Relayer {
@@ -67,10 +71,10 @@ export function createRelayer({ account, client, chainId, logger, nonceFloor }: 
 
   const readNonce = async () => {
     const pending = await client.getTransactionCount({ address: account.address, blockTag: 'pending' })
-    return Math.max(pending, nonceFloor?.() ?? 0)
+    return Math.max(pending, (await nonceFloor?.()) ?? 0)
   }
 
-  async function sign(tx: RelayedTransaction, fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }, nonce: number): Promise<SignedExecution> {
+  async function sign(tx: RelayedTransaction, fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }, nonce: number): Promise<Omit<SendResult, 'accepted'> & { rawTransaction: Hex }> {
     const signed = await account.signTransaction({
       chainId,
       type: 'eip1559',
@@ -81,7 +85,8 @@ export function createRelayer({ account, client, chainId, logger, nonceFloor }: 
       nonce,
       ...fees,
     })
-    return { relayer: account.address, txNonce: nonce, transactionHash: keccak256(signed), rawTransaction: signed }
+    const transaction = evmSignedExecution.from({ relayer: account.address, txNonce: nonce, rawTransaction: signed })
+    return { transaction, transactionHash: transaction.id as Hex, txNonce: nonce, rawTransaction: signed }
   }
 
   return {
@@ -94,10 +99,10 @@ export function createRelayer({ account, client, chainId, logger, nonceFloor }: 
         for (let attempt = 0; ; attempt++) {
           nextNonce ??= await readNonce()
           const nonce = nextNonce
-          const signed = await sign(tx, txFees, nonce)
-          onSigned?.(signed)
+          const { rawTransaction, ...signed } = await sign(tx, txFees, nonce)
+          await onSigned?.(signed.transaction)
           try {
-            await broadcastRaw(client, signed.rawTransaction)
+            await broadcastRaw(client, rawTransaction)
             nextNonce = nonce + 1
             return { ...signed, accepted: true }
           } catch (err) {

@@ -30,7 +30,8 @@ import { intentValidatorArtifact } from '../../contracts/intentValidatorArtifact
 import type { Intent } from '../../intents/intent.ts'
 import { broadcastRaw, createRelayer } from '../../relayer/createRelayer.ts'
 import { isSuccessStatus, Status } from '../../status/statusCodes.ts'
-import type { ChainAdapter, ExecutionReceipt, Preflight, PreflightResult, Reconciliation } from '../chainAdapter.ts'
+import type { ChainAdapter, ExecutionReceipt, Preflight, PreflightResult, Reconciliation, SignedExecution } from '../chainAdapter.ts'
+import { evmSignedExecution } from './evmSignedExecution.ts'
 import { classifyRpcError } from './classifyRpcError.ts'
 import { decodeExecutorRevert } from './decodeExecutorRevert.ts'
 import { encodeIntent, toIntentTuple } from './evmRuntime.ts'
@@ -42,8 +43,11 @@ export type CreateEvmAdapterParameters = {
   rpcTimeoutMs: number
   pollingIntervalMs: number
   logger: Logger
-  /** The lowest nonce the relayer may use: journaled, unsettled transactions hold the ones below. */
-  relayerNonceFloor?: (relayer: Address) => number | undefined
+  /**
+   * The journal's signed, unsettled transactions of this relayer on this chain: the relayer never
+   * reuses a nonce one of them holds.
+   */
+  unsettledTransactions?: (relayer: string) => Promise<readonly SignedExecution[]>
   /** The most gas the relayer pays for one execution; above it, 422 (0x06) and nothing is sent. */
   maxGasPerExecution?: bigint | undefined
 }
@@ -66,7 +70,7 @@ const gasMarginPercent = 120n
 /** How long a request's own watch on its transaction lasts; reconciliation takes over after it. */
 const receiptWatchLimitMs = 15 * 60_000
 
-export function createEvmAdapter({ chain, relayerPrivateKey, rpcTimeoutMs, pollingIntervalMs, logger, relayerNonceFloor, maxGasPerExecution }: CreateEvmAdapterParameters): ChainAdapter {
+export function createEvmAdapter({ chain, relayerPrivateKey, rpcTimeoutMs, pollingIntervalMs, logger, unsettledTransactions, maxGasPerExecution }: CreateEvmAdapterParameters): ChainAdapter {
   const log = logger.child({ module: 'evm', chainId: chain.chainId })
   const pool = createEndpointPool({ chainId: chain.chainId, reference: Number(chain.reference), endpoints: chain.endpoints, timeoutMs: rpcTimeoutMs, logger })
   const viemChain: Chain = defineChain({
@@ -82,7 +86,14 @@ export function createEvmAdapter({ chain, relayerPrivateKey, rpcTimeoutMs, polli
     cacheTime: 0,
   })
   const account = relayerPrivateKey ? privateKeyToAccount(relayerPrivateKey) : undefined
-  const relayer = account ? createRelayer({ account, client, chainId: viemChain.id, logger: log, nonceFloor: relayerNonceFloor && (() => relayerNonceFloor(account.address)) }) : undefined
+  // New transactions go above the highest nonce an unsettled journaled one holds.
+  const nonceFloor = unsettledTransactions && account
+    ? async () => {
+        const nonces = (await unsettledTransactions(account.address)).map(evmSignedExecution.txNonce)
+        return nonces.length === 0 ? undefined : Math.max(...nonces) + 1
+      }
+    : undefined
+  const relayer = account ? createRelayer({ account, client, chainId: viemChain.id, logger: log, nonceFloor }) : undefined
   let unavailableReason: string | undefined
   log.info({ relayer: account?.address ?? null, endpoints: chain.endpoints.length }, 'chain configured')
 
@@ -159,14 +170,17 @@ export function createEvmAdapter({ chain, relayerPrivateKey, rpcTimeoutMs, polli
 
   async function reconcile(tx: Parameters<ChainAdapter['reconcile']>[0]): Promise<Reconciliation> {
     assertAvailable()
+    const rawTransaction = evmSignedExecution.rawTransaction(tx)
+    const txNonce = evmSignedExecution.txNonce(tx)
+    const transactionHash = tx.id as Hex
     try {
-      const calldata = parseTransaction(tx.rawTransaction).data ?? '0x'
-      const mined = await receiptOf(tx.transactionHash)
+      const calldata = parseTransaction(rawTransaction).data ?? '0x'
+      const mined = await receiptOf(transactionHash)
       if (mined) return { kind: 'settled', receipt: await toExecutionReceipt(calldata, mined) }
-      const confirmedNonce = await client.getTransactionCount({ address: tx.relayer, blockTag: 'latest' })
-      if (confirmedNonce > tx.txNonce) {
+      const confirmedNonce = await client.getTransactionCount({ address: tx.relayer as Address, blockTag: 'latest' })
+      if (confirmedNonce > txNonce) {
         // The nonce is taken; ours may have been mined between the two reads, so look once more.
-        const late = await receiptOf(tx.transactionHash)
+        const late = await receiptOf(transactionHash)
         if (late) return { kind: 'settled', receipt: await toExecutionReceipt(calldata, late) }
         const executed = await client.readContract({
           address: chain.executor,
@@ -178,17 +192,17 @@ export function createEvmAdapter({ chain, relayerPrivateKey, rpcTimeoutMs, polli
           kind: 'dropped',
           executed,
           detail: executed
-            ? `transaction ${tx.transactionHash} was replaced at relayer nonce ${tx.txNonce}; the intent was executed by another transaction`
-            : `transaction ${tx.transactionHash} was replaced at relayer nonce ${tx.txNonce} and never mined; the intent was not executed and may be sent again`,
+            ? `transaction ${transactionHash} was replaced at relayer nonce ${txNonce}; the intent was executed by another transaction`
+            : `transaction ${transactionHash} was replaced at relayer nonce ${txNonce} and never mined; the intent was not executed and may be sent again`,
         }
       }
-      const known = await client.getTransaction({ hash: tx.transactionHash }).catch((err: unknown) => {
+      const known = await client.getTransaction({ hash: transactionHash }).catch((err: unknown) => {
         if (err instanceof TransactionNotFoundError) return undefined
         throw err
       })
       if (known) return { kind: 'pending' }
-      await broadcastRaw(client, tx.rawTransaction)
-      log.warn({ transactionHash: tx.transactionHash, txNonce: tx.txNonce }, 'the node had lost a journaled transaction; broadcast it again')
+      await broadcastRaw(client, rawTransaction)
+      log.warn({ transactionHash, txNonce }, 'the node had lost a journaled transaction; broadcast it again')
       return { kind: 'rebroadcast' }
     } catch (err) {
       throw classifyRpcError(err, chain.chainId, 'reconciliation of a journaled transaction')

@@ -8,7 +8,7 @@ import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519'
 import { TransactionDataBuilder } from '@mysten/sui/transactions'
 import { normalizeSuiAddress } from '@mysten/sui/utils'
 import type { Logger } from 'pino'
-import type { Address, Hex } from 'viem'
+import type { Hex } from 'viem'
 import { encodeSuiIntent } from './encodeSuiIntent.ts'
 import { ChainUnavailableError } from '../../errors/chainUnavailableError.ts'
 import { ConfigError } from '../../errors/configError.ts'
@@ -52,7 +52,7 @@ export type CreateSuiAdapterParameters = {
 }
 
 
-/** What the journal keeps of a signed Sui transaction (rawTransaction): its bytes and the relayer's signature. */
+/** The journal's bytes of a signed Sui transaction (base64 of this BCS): the transaction's bytes and the relayer's signature. */
 export const suiSignedTransaction = bcs.struct('SuiSignedTransaction', { transaction: bcs.byteVector(), signature: bcs.byteVector() })
 
 const gasMarginPercent = 120n
@@ -202,7 +202,7 @@ export function createSuiAdapter({ chain, relayerSecretKey, rpcTimeoutMs, logger
     }
     const gas = tx.effects?.gasUsed
     const base = {
-      transactionHash: digest as Hex,
+      transactionHash: digest,
       blockNumber: BigInt(tx.checkpoint ?? 0),
       gasUsed: gas ? BigInt(gas.computationCost) + BigInt(gas.storageCost) - BigInt(gas.storageRebate) : 0n,
       returnData: undefined,
@@ -244,12 +244,14 @@ export function createSuiAdapter({ chain, relayerSecretKey, rpcTimeoutMs, logger
       send: ({ onSigned }) =>
         sending.run(async () => {
           // Fresh coin versions under the lock: the previous transaction changed them.
-          const bytes = await buildSuiExecuteTransaction({ ...base, gas: { ...(await gasFor(budget)), budget } })
+          const gas = await gasFor(budget)
+          const bytes = await buildSuiExecuteTransaction({ ...base, gas: { ...gas, budget } })
           const { signature } = await keypair.signTransaction(bytes)
           const digest = TransactionDataBuilder.getDigestFromBytes(bytes)
-          const raw = suiSignedTransaction.serialize({ transaction: bytes, signature: Buffer.from(signature, 'base64') }).toBytes()
-          // The EVM-shaped journal record: a Sui relayer has no account nonce (its gas coin's version plays that part).
-          onSigned({ relayer: relayer as Address, txNonce: 0, transactionHash: digest as Hex, rawTransaction: `0x${Buffer.from(raw).toString('hex')}` })
+          const signed = suiSignedTransaction.serialize({ transaction: bytes, signature: Buffer.from(signature, 'base64') }).toBytes()
+          // A Sui relayer has no account nonce: the gas coin's version orders its transactions.
+          const { objectId, version } = gas.payment[0]!
+          await onSigned({ id: digest, bytes: Buffer.from(signed).toString('base64'), relayer, details: { gasCoin: { objectId, version } } })
           try {
             const result = await call('execution of execute', (signal) =>
               client.core.executeTransaction({ transaction: bytes, signatures: [signature], include: { effects: true, events: true }, signal }),
@@ -258,12 +260,12 @@ export function createSuiAdapter({ chain, relayerSecretKey, rpcTimeoutMs, logger
             const executed = toReceipt(digest, result)
             // The effects are final; the checkpoint that includes them may come a moment later.
             const receipt = executed.blockNumber > 0n ? Promise.resolve(executed) : watch(digest).catch(() => executed)
-            return { transactionHash: digest as Hex, accepted: true, receipt }
+            return { transactionHash: digest, accepted: true, receipt }
           } catch (err) {
             // The answer was lost, not refused: the record stays pending and reconciliation finds out.
             if (err instanceof ChainUnavailableError) {
               log.warn({ transactionHash: digest }, 'no answer to the execute broadcast; reconciliation takes over')
-              return { transactionHash: digest as Hex, accepted: false, receipt: watch(digest) }
+              return { transactionHash: digest, accepted: false, receipt: watch(digest) }
             }
             throw new RelayerError('The Sui node refused the execute transaction', { cause: err, details: err instanceof GatewayError ? err.details : undefined })
           }
@@ -273,14 +275,14 @@ export function createSuiAdapter({ chain, relayerSecretKey, rpcTimeoutMs, logger
 
   async function reconcile(tx: Parameters<ChainAdapter['reconcile']>[0]): Promise<Reconciliation> {
     assertAvailable()
-    const digest = tx.transactionHash as string
+    const digest = tx.id
     try {
       const found = await call('transaction lookup', (signal) => client.core.getTransaction({ digest, include: { effects: true }, signal }))
       return { kind: 'settled', receipt: toReceipt(digest, found) }
     } catch (err) {
       if (!(err instanceof GatewayError && /NOT_FOUND/.test(err.details ?? ''))) throw err
     }
-    const { transaction, signature } = suiSignedTransaction.parse(Buffer.from(tx.rawTransaction.slice(2), 'hex'))
+    const { transaction, signature } = suiSignedTransaction.parse(Buffer.from(tx.bytes, 'base64'))
     try {
       const result = await call('rebroadcast of execute', (signal) =>
         client.core.executeTransaction({ transaction: new Uint8Array(transaction), signatures: [Buffer.from(signature).toString('base64')], include: { effects: true }, signal }),

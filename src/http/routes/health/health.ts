@@ -12,7 +12,7 @@ export function registerHealthRoutes(app: FastifyInstance, { registry, journal }
 
   app.get('/health', async () => {
     const chains = await probe()
-    return { status: 'ok', uptimeSeconds: Math.round((Date.now() - startedAt) / 1000), chains, journal: { pendingExecutions: journal.pendingCount() } }
+    return { status: 'ok', uptimeSeconds: Math.round((Date.now() - startedAt) / 1000), chains, journal: { pendingExecutions: await journal.pendingCount() } }
   })
 
   app.get('/health/ready', async (request, reply) => {

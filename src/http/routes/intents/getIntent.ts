@@ -16,7 +16,7 @@ export function registerGetIntentRoute(app: FastifyInstance, { registry, journal
     request.gateway.intentHash = intentHash
     const header = request.headers['x-chain-id']
     const chainId = typeof header === 'string' && header.trim() ? registry.select(header).chainId : undefined
-    const record = journal.get(intentHash, chainId)
+    const record = await journal.get(intentHash, chainId)
     if (!record) {
       throw new InputError('Unknown intent', {
         httpStatus: 404,

@@ -1,0 +1,21 @@
+// An EVM transaction in the port's runtime-neutral shape and back: its hash as the id, its RLP
+// bytes as base64, the relayer's account nonce as `details.txNonce`.
+import { type Hex, keccak256 } from 'viem'
+import type { SignedExecution } from '../chainAdapter.ts'
+
+export const evmSignedExecution = {
+  from({ relayer, txNonce, rawTransaction }: { relayer: string; txNonce: number; rawTransaction: Hex }): SignedExecution {
+    return { id: keccak256(rawTransaction), bytes: Buffer.from(rawTransaction.slice(2), 'hex').toString('base64'), relayer, details: { txNonce } }
+  },
+  rawTransaction(tx: SignedExecution): Hex {
+    return `0x${Buffer.from(tx.bytes, 'base64').toString('hex')}`
+  },
+  /** The relayer nonce the transaction uses; a record without one was not written by the EVM runtime. */
+  txNonce(tx: SignedExecution): number {
+    const { txNonce } = tx.details
+    if (typeof txNonce !== 'number' || !Number.isSafeInteger(txNonce) || txNonce < 0) {
+      throw new Error(`journaled transaction ${tx.id} has no EVM relayer nonce in its details`)
+    }
+    return txNonce
+  },
+}
