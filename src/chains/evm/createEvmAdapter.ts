@@ -66,7 +66,9 @@ const gasMarginPercent = 120n
 /** How long a request's own watch on its transaction lasts; reconciliation takes over after it. */
 const receiptWatchLimitMs = 15 * 60_000
 
-export function createEvmAdapter({ chain, relayerPrivateKey, rpcTimeoutMs, pollingIntervalMs, logger, relayerNonceFloor, maxGasPerExecution }: CreateEvmAdapterParameters): ChainAdapter {
+export function createEvmAdapter({ chain: resolved, relayerPrivateKey, rpcTimeoutMs, pollingIntervalMs, logger, relayerNonceFloor, maxGasPerExecution }: CreateEvmAdapterParameters): ChainAdapter {
+  // The configuration checked these as EVM addresses.
+  const chain = { ...resolved, executor: resolved.executor as Address, validator: resolved.validator as Address, registry: resolved.registry as Address }
   const log = logger.child({ module: 'evm', chainId: chain.chainId })
   const pool = createEndpointPool({ chainId: chain.chainId, reference: Number(chain.reference), endpoints: chain.endpoints, timeoutMs: rpcTimeoutMs, logger })
   const viemChain: Chain = defineChain({
