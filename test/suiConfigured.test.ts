@@ -30,6 +30,7 @@ describe('a Sui chain from the configuration (stand-in node; Move not compiled o
       RPC_URLS: JSON.stringify({ 'sui:localnet': standIn.url }),
       SUI_RELAYER_PRIVATE_KEY: suiRelayer.getSecretKey(),
       PORT: '0',
+      JOURNAL_PATH: ':memory:',
     })
     assert.equal(config.suiRelayerPrivateKey, suiRelayer.getSecretKey())
     gateway = await createGateway({ config: { ...config, rpcTimeoutMs: 2_000 }, logger: createLogger({ level: 'silent' }) })
