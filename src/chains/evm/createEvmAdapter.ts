@@ -31,6 +31,7 @@ import type { Intent } from '../../intents/intent.ts'
 import { broadcastRaw, createRelayer } from '../../relayer/createRelayer.ts'
 import { isSuccessStatus, Status } from '../../status/statusCodes.ts'
 import type { ChainAdapter, ExecutionReceipt, Preflight, PreflightResult, Reconciliation } from '../chainAdapter.ts'
+import { probeHealth } from '../probeHealth.ts'
 import { classifyRpcError } from './classifyRpcError.ts'
 import { decodeExecutorRevert } from './decodeExecutorRevert.ts'
 import { encodeIntent, toIntentTuple } from './evmRuntime.ts'
@@ -257,17 +258,14 @@ export function createEvmAdapter({ chain: resolved, relayerPrivateKey, rpcTimeou
     signingRequest(intent) {
       return toJson(intentTypedData({ chainId: viemChain.id, executor: chain.executor, intent }))
     },
-    async getHealth() {
-      const base = { chainId: chain.chainId, chainType: 'evm' as const, available: !unavailableReason, unavailableReason }
-      const started = performance.now()
-      try {
-        const blockNumber = await client.getBlockNumber({ cacheTime: 0 })
-        return { ...base, reachable: true, blockNumber: blockNumber.toString(), latencyMs: Math.round(performance.now() - started), error: undefined }
-      } catch (err) {
-        const failure = classifyRpcError(err, chain.chainId, 'block number request')
-        return { ...base, reachable: false, blockNumber: undefined, latencyMs: undefined, error: failure.details ? `${failure.shortMessage}: ${failure.details}` : failure.shortMessage }
-      }
-    },
+    getHealth: () =>
+      probeHealth({
+        chainId: chain.chainId,
+        chainType: 'evm',
+        unavailableReason,
+        latest: () => client.getBlockNumber({ cacheTime: 0 }),
+        classify: (err) => classifyRpcError(err, chain.chainId, 'block number request'),
+      }),
     async preflight(): Promise<PreflightResult> {
       const contracts = { validator: chain.validator, executor: chain.executor, registry: chain.registry }
       try {
