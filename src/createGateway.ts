@@ -8,8 +8,10 @@ import { buildApp } from './app.ts'
 import { createChainRegistry } from './chains/createChainRegistry.ts'
 import { createChainList } from './chains/discovery/createChainList.ts'
 import { resolveChains } from './chains/discovery/resolveChains.ts'
+import type { ChainAdapter } from './chains/chainAdapter.ts'
 import { createEvmAdapter } from './chains/evm/createEvmAdapter.ts'
-import type { GatewayConfig } from './config/loadConfig.ts'
+import type { ChainConfig, GatewayConfig } from './config/loadConfig.ts'
+import type { ChainType } from './config/parseChainId.ts'
 import { ConfigError } from './errors/configError.ts'
 import { createReconciler } from './journal/createReconciler.ts'
 import { type Journal, openJournal } from './journal/openJournal.ts'
@@ -27,6 +29,10 @@ export type Gateway = {
 
 export type CreateGatewayParameters = {
   config: Pick<GatewayConfig, 'chains' | 'defaultChainId' | 'relayerPrivateKey' | 'bodyLimit' | 'receiptTimeoutMs' | 'rpcTimeoutMs' | 'production'> & {
+    /** The Sui relayer's key (`suiprivkey1…`); without it, Sui chains validate only. */
+    suiRelayerPrivateKey?: string | undefined
+    /** A funded Solana account named as fee payer of validate simulations (nothing is paid). */
+    solanaSimulationFeePayer?: string | undefined
     chainList?: GatewayConfig['chainList'] | undefined
     auth?: GatewayConfig['auth'] | undefined
     rateLimit?: GatewayConfig['rateLimit'] | undefined
@@ -48,9 +54,11 @@ export type CreateGatewayParameters = {
 
 /** Throws ConfigError when, in production, a chain's contracts are missing. */
 export async function createGateway({ config, logger }: CreateGatewayParameters): Promise<Gateway> {
-  const needsDiscovery = config.chains.some((c) => c.rpcUrls.length === 0)
+  // Discovery knows EVM chains only; the other runtimes' endpoints come from RPC_URLS.
+  const evmConfigs = config.chains.filter((c) => c.chainType === 'evm')
+  const needsDiscovery = evmConfigs.some((c) => c.rpcUrls.length === 0)
   const chainList = needsDiscovery && config.chainList ? createChainList({ ...config.chainList, logger }) : undefined
-  const chains = await resolveChains({ chains: config.chains, chainList, production: config.production, logger })
+  const chains = await resolveChains({ chains: evmConfigs, chainList, production: config.production, logger })
   for (const chain of chains) {
     if (chain.readOnly && config.relayerPrivateKey) {
       logger.warn({ chainId: chain.chainId }, `${chain.chainId} is read-only: it has no RPC_URLS, and discovered endpoints are not trusted to execute in production (validate only; set RPC_URLS to execute)`)
@@ -59,7 +67,7 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
   const journal = openJournal(config.journal ?? { path: ':memory:' })
   logger.info({ journal: journal.path, pendingExecutions: await journal.pendingCount() }, 'execution journal open')
 
-  const adapters = chains.map((chain) =>
+  const evmAdapters = chains.map((chain) =>
     createEvmAdapter({
       chain,
       // A read-only chain gets no relayer: nothing is ever signed or sent on it.
@@ -71,6 +79,37 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
       unsettledTransactions: async (relayer) => (await journal.pending({ chainId: chain.chainId, relayer })).flatMap((r) => r.transaction ?? []),
     }),
   )
+  // Each runtime's client is loaded only when one of its chains is configured.
+  const otherRuntimes: Record<Exclude<ChainType, 'evm'>, (chain: ChainConfig) => Promise<ChainAdapter>> = {
+    async solana(chain) {
+      const { createSolanaAdapter } = await import('./chains/solana/createSolanaAdapter.ts')
+      return createSolanaAdapter({
+        chain: { chainId: chain.chainId, reference: chain.reference, rpcUrls: chain.rpcUrls, programId: chain.validator as never, config: chain.registry as never },
+        rpcTimeoutMs: config.rpcTimeoutMs,
+        logger,
+        simulationFeePayer: config.solanaSimulationFeePayer as never,
+      })
+    },
+    async sui(chain) {
+      const { createSuiAdapter } = await import('./chains/sui/createSuiAdapter.ts')
+      return createSuiAdapter({
+        chain: { chainId: chain.chainId, rpcUrl: chain.rpcUrls[0]!, packageId: chain.executor, hubId: chain.registry },
+        relayerSecretKey: config.suiRelayerPrivateKey,
+        rpcTimeoutMs: config.rpcTimeoutMs,
+        logger,
+      })
+    },
+  }
+  const byId = new Map<string, ChainAdapter>(evmAdapters.map((a) => [a.chainId, a]))
+  try {
+    for (const chain of config.chains) if (chain.chainType !== 'evm') byId.set(chain.chainId, await otherRuntimes[chain.chainType](chain))
+  } catch (err) {
+    await Promise.all([...byId.values()].map((a) => a.close()))
+    journal.close()
+    throw err
+  }
+  // In the configured order.
+  const adapters = config.chains.map((c) => byId.get(c.chainId)!)
   const closeParts = async () => {
     await Promise.all(adapters.map((a) => a.close()))
     journal.close()

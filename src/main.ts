@@ -7,6 +7,8 @@ import { createGateway } from './createGateway.ts'
 import { demoCommands } from './devnet/demoCommands.ts'
 import { devnetAccounts } from './devnet/devnetAccounts.ts'
 import { type Devnet, startDevnet } from './devnet/startDevnet.ts'
+import { solanaDemoCommands } from './devnet/solana/solanaDemoCommands.ts'
+import { type SolanaDevnet, startSolanaDevnet } from './devnet/solana/startSolanaDevnet.ts'
 import { ConfigError } from './errors/configError.ts'
 import { createLogger } from './logging/createLogger.ts'
 
@@ -29,14 +31,30 @@ const flushLogs = () => new Promise<void>((resolve) => logger.flush(() => resolv
 setInterval(() => logger.flush(), 1000).unref()
 
 let devnet: Devnet | undefined
+let solana: SolanaDevnet | undefined
+/** Stops whichever devnet chains are running. */
+const stopDevnet = async () => {
+  await Promise.all([devnet?.stop(), solana?.stop()])
+}
 if (config.devnet) {
-  process.stdout.write('No chain is configured and NODE_ENV is not production: starting the embedded devnet (anvil)...\n')
-  devnet = await startDevnet()
+  process.stdout.write('No chain is configured and NODE_ENV is not production: starting the embedded devnet (anvil and a LiteSVM Solana chain)...\n')
+  const [evm, sol] = await Promise.allSettled([startDevnet(), startSolanaDevnet()])
+  if (evm.status === 'rejected' || sol.status === 'rejected') {
+    // One may have started: stop what did, then fail.
+    await Promise.allSettled([evm.status === 'fulfilled' && evm.value.stop(), sol.status === 'fulfilled' && sol.value.stop()])
+    throw evm.status === 'rejected' ? evm.reason : (sol as PromiseRejectedResult).reason
+  }
+  devnet = evm.value
+  solana = sol.value
   config = {
     ...config,
-    chains: [devnet.chain],
+    chains: [
+      devnet.chain,
+      { chainId: solana.chainId, chainType: 'solana', reference: solana.reference, rpcUrls: [solana.rpcUrl], executor: solana.programId, validator: solana.programId, registry: solana.config },
+    ],
     defaultChainId: devnet.chain.chainId,
     relayerPrivateKey: config.relayerPrivateKey ?? devnetAccounts.relayer,
+    solanaSimulationFeePayer: solana.simulationFeePayer,
   }
 }
 
@@ -44,7 +62,7 @@ let gateway: Awaited<ReturnType<typeof createGateway>>
 try {
   gateway = await createGateway({ config: { ...config, pollingIntervalMs: devnet ? 50 : config.receiptPollMs }, logger })
 } catch (err) {
-  await devnet?.stop()
+  await stopDevnet()
   await flushLogs()
   if (!(err instanceof ConfigError)) throw err
   process.stderr.write(`${err.message}\n`)
@@ -57,7 +75,7 @@ async function shutdown(signal: string) {
   shuttingDown = true
   logger.info({ signal }, 'shutting down')
   await gateway.close({ timeoutMs: config.shutdownTimeoutMs }).catch((err) => logger.error({ err }, 'error while closing the gateway'))
-  await devnet?.stop()
+  await stopDevnet()
   logger.info({ signal }, 'stopped')
   await flushLogs()
   process.exit(0)
@@ -91,9 +109,15 @@ try {
         `Contracts: validator ${devnet.contracts.validator}, executor ${devnet.contracts.executor}, registry ${devnet.contracts.registry}, demo counter ${devnet.contracts.counter}`,
         `Demo sender ${devnet.demo.sender} has deposited ${formatEther(devnet.demo.deposit)} ETH; its policies: open ${devnet.demo.policies.open}, mainnet-only ${devnet.demo.policies.mainnetOnly}`,
         '',
-        'Try these:',
+        `Devnet: Solana (LiteSVM behind a JSON-RPC front) ${solana!.rpcUrl}, chain ${solana!.chainId}`,
+        `Program ${solana!.programId}, config account ${solana!.config}; demo sender ${solana!.demo.sender}`,
+        '',
+        'Try these (EVM):',
         '',
         await demoCommands({ baseUrl, chainId: devnet.chain.reference, executor: devnet.contracts.executor, senderKey: devnetAccounts.sender, demo: devnet.demo }),
+        'And these (Solana, validate):',
+        '',
+        solanaDemoCommands({ baseUrl, devnet: solana! }),
         'Press Ctrl-C to stop the gateway and the devnet.',
         '',
       ].join('\n'),
@@ -102,7 +126,7 @@ try {
 } catch (err) {
   logger.error({ err }, 'could not start listening')
   await gateway.close().catch(() => undefined)
-  await devnet?.stop()
+  await stopDevnet()
   await flushLogs()
   process.exit(1)
 }

@@ -41,13 +41,14 @@ describe('gateway process', () => {
     try {
       await waitFor(() => gw.stdout().includes('Press Ctrl-C') || gw.child.exitCode !== null, 60_000, 'the devnet banner')
       const out = gw.stdout()
-      assert.match(out, /^No chain is configured and NODE_ENV is not production: starting the embedded devnet \(anvil\)\.\.\.$/m)
+      assert.match(out, /^No chain is configured and NODE_ENV is not production: starting the embedded devnet \(anvil and a LiteSVM Solana chain\)\.\.\.$/m)
       const baseUrl = /running on its embedded devnet at (http:\/\/127\.0\.0\.1:\d+)/.exec(out)![1]!
       const anvilUrl = /Devnet: anvil (http:\/\/127\.0\.0\.1:\d+)/.exec(out)![1]!
+      const solanaUrl = /Devnet: Solana \(LiteSVM behind a JSON-RPC front\) (http:\/\/127\.0\.0\.1:\d+), chain (solana:\S+)/.exec(out)![1]!
 
       // Each printed command: "# <status> ..." then a curl line; run it as curl would.
       const blocks = [...out.matchAll(/^# (\d{3}) .*\ncurl -i -X POST (\S+) -H 'Content-Type: application\/json' -H 'X-Chain-Id: (\S+)' -d '(.*)'$/gm)]
-      assert.equal(blocks.length, 9, out)
+      assert.equal(blocks.length, 15, out)
       const results: number[] = []
       for (const [, expected, url, chainId, body] of blocks) {
         const res = await fetch(url!, { method: 'POST', headers: { 'content-type': 'application/json', 'x-chain-id': chainId! }, body: body! })
@@ -59,13 +60,16 @@ describe('gateway process', () => {
           assert.equal(again.status, 409)
         }
       }
-      assert.deepEqual(results, [200, 403, 402, 410, 202, 421, 421, 401, 200])
+      // EVM, then Solana: the chain ids say which.
+      assert.deepEqual(results, [200, 403, 402, 410, 202, 421, 421, 401, 200, 200, 403, 402, 410, 202, 421])
+      assert.deepEqual([...new Set(blocks.map((b) => b[3]!.split(':')[0]))], ['31337', '8453', 'solana'])
       assert.equal((await fetch(`${baseUrl}/health`)).status, 200)
 
       gw.child.kill('SIGINT')
       assert.equal(await gw.exit, 0)
       // The node is gone: nothing answers on its port, no anvil process serves it.
       await assert.rejects(fetch(anvilUrl, { method: 'POST', body: '{}' }))
+      await assert.rejects(fetch(solanaUrl, { method: 'POST', body: '{}' }), 'the Solana front is gone too')
       const port = new URL(anvilUrl).port
       const ps = execFileSync('ps', ['-eo', 'args']).toString()
       assert.ok(!ps.split('\n').some((l) => l.includes('anvil') && l.includes(`--port ${port}`)), 'no anvil process left')

@@ -2,7 +2,10 @@ import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
 import { ConfigError } from '../errors/configError.ts'
+import { solanaRuntime } from '../chains/solana/solanaRuntime.ts'
 import { loadConfig } from './loadConfig.ts'
+
+const solanaRuntimeMessage = (value: string) => solanaRuntime.checkAddress(value)
 
 const a = '0x5FbDB2315678afecb367f032d93F642f64180aa3'
 const b = '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512'
@@ -146,12 +149,55 @@ describe('loadConfig', () => {
     ])
   })
 
-  it('refuses chains of runtimes this version cannot serve', () => {
-    const env = { ...complete }
-    for (const name of ['EXECUTOR_ADDRESSES', 'VALIDATOR_ADDRESSES', 'REGISTRY_ADDRESSES', 'RPC_URLS'] as const) {
-      env[name] = JSON.stringify({ ...JSON.parse(complete[name]), 'sui:mainnet': name === 'RPC_URLS' ? 'https://sui.example' : a })
+  it('reads Solana and Sui chains with their own address forms, and refuses what they cannot be', () => {
+    const program = 'Gateway1111111111111111111111111111111111111'
+    const configAccount = 'So11111111111111111111111111111111111111112'
+    const pkg = `0x${'ab'.repeat(32)}`
+    const hub = `0x${'cd'.repeat(32)}`
+    const add = (extra: Record<string, Record<string, string>>) => {
+      const env: Record<string, string> = { ...complete }
+      for (const [name, entries] of Object.entries(extra)) env[name] = JSON.stringify({ ...JSON.parse(complete[name as keyof typeof complete]), ...entries })
+      return env
     }
-    assert.deepEqual(problems(env), ['sui:mainnet: only EVM (eip155) chains are supported by this version of the gateway'])
+    const solanaId = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1'
+    const config = loadConfig({
+      ...add({
+        EXECUTOR_ADDRESSES: { [solanaId]: program, 'sui:localnet': pkg },
+        VALIDATOR_ADDRESSES: { [solanaId]: program, 'sui:localnet': pkg },
+        REGISTRY_ADDRESSES: { [solanaId]: configAccount, 'sui:localnet': hub },
+        RPC_URLS: { [solanaId]: 'http://127.0.0.1:8899', 'sui:localnet': 'http://127.0.0.1:9000' },
+      }),
+      SOLANA_SIMULATION_FEE_PAYER: configAccount,
+    })
+    assert.deepEqual(config.chains.map((c) => [c.chainId, c.chainType, c.executor, c.registry]), [
+      ['eip155:84532', 'evm', a, c],
+      [solanaId, 'solana', program, configAccount],
+      ['sui:localnet', 'sui', pkg, hub],
+    ])
+    assert.equal(config.solanaSimulationFeePayer, configAccount)
+
+    assert.deepEqual(
+      problems({
+        ...add({
+          EXECUTOR_ADDRESSES: { [solanaId]: a, 'sui:mainnet': '0x2', 'sui:other': pkg, 'cosmos:hub-4': a },
+          VALIDATOR_ADDRESSES: { [solanaId]: program, 'sui:mainnet': pkg, 'sui:other': pkg, 'cosmos:hub-4': a },
+          REGISTRY_ADDRESSES: { [solanaId]: configAccount, 'sui:mainnet': hub, 'sui:other': hub, 'cosmos:hub-4': a },
+        }),
+        SUI_RELAYER_PRIVATE_KEY: 'suiprivkey1notakey',
+        SOLANA_SIMULATION_FEE_PAYER: 'nope',
+      }),
+      [
+        `EXECUTOR_ADDRESSES: chain ${solanaId}: "${a}" ${solanaRuntimeMessage(a)}`,
+        'EXECUTOR_ADDRESSES: chain sui:mainnet: "0x2" must be a Sui address: 0x followed by 64 hex digits (short forms such as 0x2 are not accepted: write all 64 digits)',
+        'cosmos:hub-4: the cosmos namespace is not a runtime this gateway serves (eip155, solana or sui)',
+        `RPC_URLS: chain ${solanaId} needs an endpoint (only EVM chains are discovered)`,
+        'RPC_URLS: chain sui:mainnet needs an endpoint (only EVM chains are discovered)',
+        'sui:other: a Sui chain id is one of sui:mainnet, sui:testnet, sui:devnet, sui:localnet',
+        'RPC_URLS: chain sui:other needs an endpoint (only EVM chains are discovered)',
+        'SUI_RELAYER_PRIVATE_KEY: must be an Ed25519 key in the form `sui keytool export` prints (suiprivkey1...)',
+        `SOLANA_SIMULATION_FEE_PAYER: ${solanaRuntimeMessage('nope')}`,
+      ],
+    )
   })
 
   it('checks DEFAULT_CHAIN_ID against the configured chains', () => {

@@ -4,7 +4,10 @@ import { type Address, type Hex, isAddress, isHex } from 'viem'
 import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts'
 import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
+import { decodeSuiPrivateKey } from '@mysten/sui/cryptography'
 import { hashApiKey } from '../auth/createApiKeyCheck.ts'
+import { solanaRuntime } from '../chains/solana/solanaRuntime.ts'
+import { suiRuntime } from '../chains/sui/suiRuntime.ts'
 import { ConfigError } from '../errors/configError.ts'
 import { type ChainType, parseChainId } from './parseChainId.ts'
 
@@ -14,11 +17,12 @@ export type ChainConfig = {
   chainType: ChainType
   /** The id within its namespace (`84532`). */
   reference: string
-  /** From RPC_URLS; empty when the endpoints are to be discovered. */
+  /** From RPC_URLS; empty when the endpoints are to be discovered (EVM only). */
   rpcUrls: string[]
-  executor: Address
-  validator: Address
-  registry: Address
+  /** Addresses in the runtime's own form: EVM 0x + 40 hex, Solana base58 (program id, config account), Sui 0x + 64 hex (package, hub). */
+  executor: string
+  validator: string
+  registry: string
 }
 
 export type GatewayConfig = {
@@ -32,6 +36,10 @@ export type GatewayConfig = {
   chains: ChainConfig[]
   defaultChainId: string | undefined
   relayerPrivateKey: Hex | undefined
+  /** The Sui relayer's key (`suiprivkey1…`); without it, Sui chains validate only. */
+  suiRelayerPrivateKey: string | undefined
+  /** A funded Solana account named as fee payer of validate simulations (nothing is signed or paid). */
+  solanaSimulationFeePayer: string | undefined
   bodyLimit: number
   receiptTimeoutMs: number
   rpcTimeoutMs: number
@@ -100,6 +108,12 @@ export function loadConfig(env: Env): GatewayConfig {
   }
 
   const relayerPrivateKey = readRelayerKey(env, production, problems)
+  const suiRelayerPrivateKey = readSuiRelayerKey(env, problems)
+  const solanaSimulationFeePayer = env.SOLANA_SIMULATION_FEE_PAYER?.trim() || undefined
+  if (solanaSimulationFeePayer) {
+    const problem = solanaRuntime.checkAddress(solanaSimulationFeePayer)
+    if (problem) problems.push(`SOLANA_SIMULATION_FEE_PAYER: ${problem}`)
+  }
 
   const bodyLimit = readInteger(env, 'BODY_LIMIT', { min: 1024, max: 16 * 1024 * 1024, fallback: 64 * 1024 }, problems)
   const receiptTimeoutMs = readInteger(env, 'RECEIPT_TIMEOUT_MS', { min: 0, max: 600_000, fallback: 30_000 }, problems)
@@ -138,6 +152,8 @@ export function loadConfig(env: Env): GatewayConfig {
     chains,
     defaultChainId,
     relayerPrivateKey,
+    suiRelayerPrivateKey,
+    solanaSimulationFeePayer,
     bodyLimit: bodyLimit!,
     receiptTimeoutMs: receiptTimeoutMs!,
     rpcTimeoutMs: rpcTimeoutMs!,
@@ -173,10 +189,14 @@ function readChains(env: Env, problems: string[]): ChainConfig[] {
   const chains: ChainConfig[] = []
   for (const chainId of [...ids].sort()) {
     const parsed = parseChainId(chainId) as Exclude<ReturnType<typeof parseChainId>, string>
-    if (parsed.chainType !== 'evm') {
-      problems.push(`${chainId}: only EVM (eip155) chains are supported by this version of the gateway`)
+    const chainType = parsed.chainType
+    if (!chainType) {
+      problems.push(`${chainId}: the ${parsed.namespace} namespace is not a runtime this gateway serves (eip155, solana or sui)`)
       continue
     }
+    if (chainType === 'sui' && !suiNetworks.includes(parsed.reference)) problems.push(`${chainId}: a Sui chain id is one of ${suiNetworks.map((n) => `sui:${n}`).join(', ')}`)
+    // Only EVM chains are found in the chain list.
+    if (chainType !== 'evm' && !rpcUrls.has(chainId)) problems.push(`RPC_URLS: chain ${chainId} needs an endpoint (only EVM chains are discovered)`)
     const get = (name: (typeof addressVariables)[number], what: string) => {
       const map = maps[name]
       const value = map?.get(chainId)
@@ -190,7 +210,7 @@ function readChains(env: Env, problems: string[]): ChainConfig[] {
     if (executor && validator && registry) {
       chains.push({
         chainId,
-        chainType: 'evm',
+        chainType,
         reference: parsed.reference,
         rpcUrls: rpcUrls.get(chainId) ?? [],
         executor: executor as Address,
@@ -269,14 +289,40 @@ function readChainMap(env: Env, name: (typeof addressVariables)[number], problem
       problems.push(`${name}: chain ${id.caip2} appears twice (as a decimal id and as CAIP-2)`)
       continue
     }
-    const problem = typeof value !== 'string' ? 'must be a string' : checkAddress(value)
+    const problem = typeof value !== 'string' ? 'must be a string' : addressChecks[id.chainType ?? 'evm'](value)
     if (problem) problems.push(`${name}: chain ${key}: ${problem}`)
     map.set(id.caip2, problem ? null : (value as string))
   }
   return map
 }
 
-function checkAddress(value: string): string | undefined {
+const suiNetworks = ['mainnet', 'testnet', 'devnet', 'localnet']
+
+/** Each runtime's address form, for the contract maps (the message names the value, cut short). */
+const addressChecks: Record<ChainType, (value: string) => string | undefined> = {
+  evm: checkEvmAddress,
+  solana: (value) => {
+    const problem = solanaRuntime.checkAddress(value)
+    return problem && `"${value.slice(0, 50)}" ${problem}`
+  },
+  sui: (value) => {
+    const problem = suiRuntime.checkAddress(value)
+    return problem && `"${value.slice(0, 70)}" ${problem}`
+  },
+}
+
+function readSuiRelayerKey(env: Env, problems: string[]): string | undefined {
+  const raw = env.SUI_RELAYER_PRIVATE_KEY?.trim()
+  if (!raw) return undefined
+  try {
+    if (decodeSuiPrivateKey(raw).scheme === 'ED25519') return raw
+  } catch {}
+  // Never echo the value, not even part of it.
+  problems.push('SUI_RELAYER_PRIVATE_KEY: must be an Ed25519 key in the form `sui keytool export` prints (suiprivkey1...)')
+  return undefined
+}
+
+function checkEvmAddress(value: string): string | undefined {
   if (!/^0x[0-9a-fA-F]{40}$/.test(value)) return `"${value.slice(0, 50)}" is not an address (0x followed by 40 hex digits)`
   if (!isAddress(value, { strict: true })) return `"${value}" has mixed case but is not a valid EIP-55 checksum`
   return undefined

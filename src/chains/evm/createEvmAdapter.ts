@@ -31,6 +31,7 @@ import type { Intent } from '../../intents/intent.ts'
 import { broadcastRaw, createRelayer } from '../../relayer/createRelayer.ts'
 import { isSuccessStatus, Status } from '../../status/statusCodes.ts'
 import type { ChainAdapter, ExecutionReceipt, Preflight, PreflightResult, Reconciliation, SignedExecution } from '../chainAdapter.ts'
+import { probeHealth } from '../probeHealth.ts'
 import { evmSignedExecution } from './evmSignedExecution.ts'
 import { classifyRpcError } from './classifyRpcError.ts'
 import { decodeExecutorRevert } from './decodeExecutorRevert.ts'
@@ -70,7 +71,9 @@ const gasMarginPercent = 120n
 /** How long a request's own watch on its transaction lasts; reconciliation takes over after it. */
 const receiptWatchLimitMs = 15 * 60_000
 
-export function createEvmAdapter({ chain, relayerPrivateKey, rpcTimeoutMs, pollingIntervalMs, logger, unsettledTransactions, maxGasPerExecution }: CreateEvmAdapterParameters): ChainAdapter {
+export function createEvmAdapter({ chain: resolved, relayerPrivateKey, rpcTimeoutMs, pollingIntervalMs, logger, unsettledTransactions, maxGasPerExecution }: CreateEvmAdapterParameters): ChainAdapter {
+  // The configuration checked these as EVM addresses.
+  const chain = { ...resolved, executor: resolved.executor as Address, validator: resolved.validator as Address, registry: resolved.registry as Address }
   const log = logger.child({ module: 'evm', chainId: chain.chainId })
   const pool = createEndpointPool({ chainId: chain.chainId, reference: Number(chain.reference), endpoints: chain.endpoints, timeoutMs: rpcTimeoutMs, logger })
   const viemChain: Chain = defineChain({
@@ -269,17 +272,14 @@ export function createEvmAdapter({ chain, relayerPrivateKey, rpcTimeoutMs, polli
     signingRequest(intent) {
       return toJson(intentTypedData({ chainId: viemChain.id, executor: chain.executor, intent }))
     },
-    async getHealth() {
-      const base = { chainId: chain.chainId, chainType: 'evm' as const, available: !unavailableReason, unavailableReason }
-      const started = performance.now()
-      try {
-        const blockNumber = await client.getBlockNumber({ cacheTime: 0 })
-        return { ...base, reachable: true, blockNumber: blockNumber.toString(), latencyMs: Math.round(performance.now() - started), error: undefined }
-      } catch (err) {
-        const failure = classifyRpcError(err, chain.chainId, 'block number request')
-        return { ...base, reachable: false, blockNumber: undefined, latencyMs: undefined, error: failure.details ? `${failure.shortMessage}: ${failure.details}` : failure.shortMessage }
-      }
-    },
+    getHealth: () =>
+      probeHealth({
+        chainId: chain.chainId,
+        chainType: 'evm',
+        unavailableReason,
+        latest: () => client.getBlockNumber({ cacheTime: 0 }),
+        classify: (err) => classifyRpcError(err, chain.chainId, 'block number request'),
+      }),
     async preflight(): Promise<PreflightResult> {
       const contracts = { validator: chain.validator, executor: chain.executor, registry: chain.registry }
       try {

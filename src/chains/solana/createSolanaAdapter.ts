@@ -22,8 +22,9 @@ import { ChainUnavailableError } from '../../errors/chainUnavailableError.ts'
 import { GatewayError } from '../../errors/gatewayError.ts'
 import type { Intent } from '../../intents/intent.ts'
 import { Status } from '../../status/statusCodes.ts'
-import type { ChainAdapter, ChainHealth, PreflightResult } from '../chainAdapter.ts'
+import type { ChainAdapter, PreflightResult } from '../chainAdapter.ts'
 import type { EndpointView } from '../evm/createEndpointPool.ts'
+import { probeHealth } from '../probeHealth.ts'
 import { classifySolanaRpcError } from './classifySolanaRpcError.ts'
 import { accountSizes, accountTags, createIntentGatewayProgram, programErrors } from './intentGatewayProgram.ts'
 import { createSolanaRuntime } from './solanaRuntime.ts'
@@ -187,17 +188,14 @@ export function createSolanaAdapter({ chain, rpcTimeoutMs, logger, simulationFee
     async reconcile() {
       throw new GatewayError('Execution on Solana is not supported yet', { code: 'UNSUPPORTED_ACTION', status: Status.UNSUPPORTED_ACTION })
     },
-    async getHealth(): Promise<ChainHealth> {
-      const base = { chainId: chain.chainId, chainType: 'solana' as const, available: !unavailableReason, unavailableReason }
-      const started = performance.now()
-      try {
-        const slot = await call('slot request', (rpc, abortSignal) => rpc.getSlot({ commitment: 'confirmed' }).send({ abortSignal }))
-        return { ...base, reachable: true, blockNumber: slot.toString(), latencyMs: Math.round(performance.now() - started), error: undefined }
-      } catch (err) {
-        const failure = classifySolanaRpcError(err, chain.chainId, 'slot request')
-        return { ...base, reachable: false, blockNumber: undefined, latencyMs: undefined, error: failure.details ? `${failure.shortMessage}: ${failure.details}` : failure.shortMessage }
-      }
-    },
+    getHealth: () =>
+      probeHealth({
+        chainId: chain.chainId,
+        chainType: 'solana',
+        unavailableReason,
+        latest: () => call('slot request', (rpc, abortSignal) => rpc.getSlot({ commitment: 'confirmed' }).send({ abortSignal })),
+        classify: (err) => classifySolanaRpcError(err, chain.chainId, 'slot request'),
+      }),
     preflight,
     markUnavailable(reason) {
       unavailableReason = reason

@@ -9,6 +9,7 @@ import { TransactionDataBuilder } from '@mysten/sui/transactions'
 import { normalizeSuiAddress } from '@mysten/sui/utils'
 import type { Logger } from 'pino'
 import type { Hex } from 'viem'
+import { probeHealth } from '../probeHealth.ts'
 import { encodeSuiIntent } from './encodeSuiIntent.ts'
 import { ChainUnavailableError } from '../../errors/chainUnavailableError.ts'
 import { ConfigError } from '../../errors/configError.ts'
@@ -315,17 +316,15 @@ export function createSuiAdapter({ chain, relayerSecretKey, rpcTimeoutMs, logger
     },
     prepareExecution,
     reconcile,
-    async getHealth() {
-      const base = { chainId: chain.chainId, chainType: 'sui' as const, available: !unavailableReason, unavailableReason }
-      const started = performance.now()
-      try {
-        const response = await call('service info request', async (signal) => (await client.ledgerService.getServiceInfo({}, { abort: signal })).response)
-        return { ...base, reachable: true, blockNumber: response.checkpointHeight?.toString(), latencyMs: Math.round(performance.now() - started), error: undefined }
-      } catch (err) {
-        const failure = err as GatewayError
-        return { ...base, reachable: false, blockNumber: undefined, latencyMs: undefined, error: failure.details ? `${failure.shortMessage}: ${failure.details}` : failure.shortMessage }
-      }
-    },
+    getHealth: () =>
+      probeHealth({
+        chainId: chain.chainId,
+        chainType: 'sui',
+        unavailableReason,
+        latest: async () => (await call('service info request', async (signal) => (await client.ledgerService.getServiceInfo({}, { abort: signal })).response)).checkpointHeight,
+        // `call` already turned every failure into the gateway's error.
+        classify: (err) => err as GatewayError,
+      }),
     async preflight(): Promise<PreflightResult> {
       try {
         const { objects } = await call('package lookup', (signal) => client.core.getObjects({ objectIds: [packageId, hubId], signal }))

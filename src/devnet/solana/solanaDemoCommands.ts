@@ -15,5 +15,6 @@ export function solanaDemoCommands({ baseUrl, devnet }: { baseUrl: string; devne
     ['202 TOO_EARLY (0x20): validAfter in the future', curl(intent({ validAfter: '4102444800' }))],
     ['421 UNSUPPORTED_CHAIN (0xA2): a Solana chain this gateway does not serve', curl(intent({}), 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp')],
   ]
-  return [`Solana (${chainId}):`, ...lines.map(([title, command]) => `  # ${title}\n  ${command}`)].join('\n')
+  // The same layout as the EVM commands (demoCommands), so one reader (and the start-up test) takes both.
+  return lines.map(([title, command]) => `# ${title}\n${command}\n`).join('\n')
 }
