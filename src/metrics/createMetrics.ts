@@ -53,7 +53,7 @@ export function createMetrics({ registry, defaultMetrics = true }: { registry: R
 
   const requests = new Counter({
     name: 'intent_gateway_http_requests_total',
-    help: 'HTTP requests answered, by matched route pattern (unmatched when none), method, HTTP status and ERC-1066 code',
+    help: 'HTTP requests answered, by matched route pattern (unmatched when none), method, HTTP status and ERC-1066 code (as X-ERC1066-Status, e.g. 0x01)',
     labelNames: ['route', 'method', 'http_status', 'erc1066'] as const,
     registers: [registry],
   })
@@ -139,7 +139,8 @@ export function createMetrics({ registry, defaultMetrics = true }: { registry: R
         route: route ?? 'unmatched',
         method: httpMethods.has(method) ? method : 'other',
         http_status: String(httpStatus),
-        erc1066: typeof erc1066 === 'string' && /^0x[0-9a-f]{2}$/i.test(erc1066) ? erc1066.toLowerCase() : 'none',
+        // As the X-ERC1066-Status header writes it: 0x and two upper-case hex digits.
+        erc1066: typeof erc1066 === 'string' && /^0x[0-9a-f]{2}$/i.test(erc1066) ? `0x${erc1066.slice(2).toUpperCase()}` : 'none',
       }
       requests.inc(labels)
       requestDuration.observe(labels, seconds)
