@@ -96,6 +96,7 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
         rpcTimeoutMs: config.rpcTimeoutMs,
         logger,
         simulationFeePayer: config.solanaSimulationFeePayer as never,
+        rpcRecorder: metrics.rpc,
       })
     },
     async sui(chain) {
@@ -105,6 +106,7 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
         relayerSecretKey: config.suiRelayerPrivateKey,
         rpcTimeoutMs: config.rpcTimeoutMs,
         logger,
+        rpcRecorder: metrics.rpc,
       })
     },
   }

@@ -5,7 +5,13 @@ import { request as httpRequest } from 'node:http'
 import { after, before, describe, it } from 'node:test'
 import { toFunctionSelector } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
+import { Registry } from 'prom-client'
+import { createSuiAdapter } from '../src/chains/sui/createSuiAdapter.ts'
 import { devnetAccounts } from '../src/devnet/devnetAccounts.ts'
+import { createMetrics } from '../src/metrics/createMetrics.ts'
+import { quietLogger } from './support/solanaGateway.ts'
+import { suiRelayer } from './support/suiGateway.ts'
+import { startSuiStandIn } from './support/suiStandIn.ts'
 import { assertCommonHeaders } from './support/assertCommonHeaders.ts'
 import { find, parseMetrics, type Sample, valueOf } from './support/parseMetrics.ts'
 import { demoIntent, post, request, signedIntent, startTestGateway, startWorld, type TestGateway, type World } from './support/testGateway.ts'
@@ -173,5 +179,34 @@ describe('GET /metrics', () => {
     const samples = await scrape()
     assert.equal(failures(samples), before + 2)
     assert.equal(valueOf(samples, 'intent_gateway_http_requests_total', { route: '/intents/validate', method: 'POST', http_status: '503', erc1066: '0xF4' }), 2)
+  })
+})
+
+describe('RPC metrics of the Sui adapter', () => {
+  it('times its SDK calls by name and counts a deadline missed as a timeout', async () => {
+    const standIn = await startSuiStandIn({ relayer: suiRelayer.toSuiAddress() })
+    const metrics = createMetrics({ registry: new Registry(), defaultMetrics: false })
+    const adapter = createSuiAdapter({
+      chain: { chainId: 'sui:localnet', rpcUrl: standIn.url, packageId: standIn.packageId, hubId: standIn.hubId },
+      relayerSecretKey: suiRelayer.getSecretKey(),
+      rpcTimeoutMs: 300,
+      logger: quietLogger,
+      rpcRecorder: metrics.rpc,
+    })
+    try {
+      assert.equal((await adapter.getHealth()).reachable, true)
+      standIn.faults.set('*', { kind: 'hang' })
+      assert.equal((await adapter.getHealth()).reachable, false)
+      const samples = parseMetrics(await metrics.registry.metrics())
+      assert.equal(valueOf(samples, 'intent_gateway_chain_rpc_duration_seconds_count', { chain: 'sui:localnet', method: 'getServiceInfo' }), 2)
+      assert.deepEqual(
+        samples.filter((s) => s.name === 'intent_gateway_chain_rpc_failures_total').map((s) => [s.labels, s.value]),
+        [[{ chain: 'sui:localnet', method: 'getServiceInfo', kind: 'timeout' }, 1]],
+      )
+    } finally {
+      standIn.faults.clear()
+      await adapter.close()
+      await standIn.close()
+    }
   })
 })

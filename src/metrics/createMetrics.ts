@@ -3,6 +3,7 @@
 // the raw URL), HTTP methods, status numbers, ERC-1066 bytes, the configured chains' CAIP-2 ids,
 // RPC method names from a fixed list, outcomes and failure kinds. Never an address, hash or id.
 import { Counter, Gauge, Histogram, type Registry, collectDefaultMetrics } from 'prom-client'
+import { ChainUnavailableError } from '../errors/chainUnavailableError.ts'
 
 /** How an RPC call failed: no answer in time, no endpoint reachable, or the node answered with an error (reverts included). */
 export type RpcFailureKind = 'timeout' | 'unreachable' | 'node_error'
@@ -10,6 +11,15 @@ export type RpcFailureKind = 'timeout' | 'unreachable' | 'node_error'
 /** What the chain layer reports of each RPC call; adapters take it optionally. */
 export type RpcRecorder = {
   observeRpc(call: { chain: string; method: string; seconds: number; failure?: RpcFailureKind | undefined }): void
+}
+
+/**
+ * The kind of a failed SDK call (Solana, Sui): its deadline passed (the call's timeout signal
+ * fired), no node could be reached (the adapter classified it unavailable), or the node said no.
+ */
+export function failureKind(classified: unknown, timedOut: boolean): RpcFailureKind {
+  if (timedOut) return 'timeout'
+  return classified instanceof ChainUnavailableError ? 'unreachable' : 'node_error'
 }
 
 export type ExecutionOutcomeLabel = 'mined' | 'reverted' | 'submitted' | 'refused' | 'failed'
