@@ -23,6 +23,8 @@ import { registerExecuteRoute } from './http/routes/intents/execute.ts'
 import { registerGetIntentRoute } from './http/routes/intents/getIntent.ts'
 import { registerValidateRoute } from './http/routes/intents/validate.ts'
 import { registerStatusCodesRoute } from './http/routes/statusCodes.ts'
+import { registerMetricsRoute } from './http/routes/metrics.ts'
+import type { Metrics } from './metrics/createMetrics.ts'
 import { GatewayError } from './errors/gatewayError.ts'
 import { Status } from './status/statusCodes.ts'
 
@@ -49,9 +51,13 @@ export type BuildAppParameters = {
   receiptTimeoutMs: number
   /** Refuse unsigned executes at once with 401 (0xE5) instead of asking the chain. */
   requireSignedIntents?: boolean | undefined
+  /** Recorded for every response and served at GET /metrics; no /metrics route without it. */
+  metrics?: Metrics | undefined
+  /** When set, GET /metrics requires `Authorization: Bearer <token>`. */
+  metricsToken?: string | undefined
 }
 
-export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutMs = 30_000, idleTimeoutMs = 5_000, maxConnections = 512, receiptTimeoutMs, auth, rateLimit, corsOrigins = [], requireSignedIntents = false }: BuildAppParameters): FastifyInstance {
+export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutMs = 30_000, idleTimeoutMs = 5_000, maxConnections = 512, receiptTimeoutMs, auth, rateLimit, corsOrigins = [], requireSignedIntents = false, metrics, metricsToken }: BuildAppParameters): FastifyInstance {
   // Answers given before the routes and hooks (unreadable paths, unparsable requests) keep the
   // gateway's format too.
   const { frameworkErrors, clientErrorHandler } = createFrameworkErrorHandlers({ registry, maxParamLength })
@@ -103,6 +109,8 @@ export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutM
       { method: request.method, url: request.url, statusCode: reply.statusCode, status: reply.getHeader('x-erc1066-status'), key: request.apiKeyId, ms: Math.round(reply.elapsedTime * 10) / 10 },
       'request',
     )
+    // The matched route's pattern, never the raw URL; the code the client was answered with.
+    metrics?.recordRequest({ route: request.routeOptions.url, method: request.method, httpStatus: reply.statusCode, erc1066: reply.getHeader('x-erc1066-status'), seconds: reply.elapsedTime / 1000 })
   })
 
   app.decorateRequest('apiKeyId', undefined)
@@ -112,12 +120,13 @@ export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutM
   // route hooks only see routes added after them.
   app.register(async (intents) => {
     registerValidateRoute(intents, { registry, preValidation: keys && requireApiKey(keys, { required: auth!.requireForValidate }) })
-    registerExecuteRoute(intents, { registry, journal, receiptTimeoutMs, requireSignedIntents, preValidation: keys && requireApiKey(keys, { required: true }) })
+    registerExecuteRoute(intents, { registry, journal, receiptTimeoutMs, requireSignedIntents, metrics, preValidation: keys && requireApiKey(keys, { required: true }) })
     registerGetIntentRoute(intents, { registry, journal })
   })
   registerHealthRoutes(app, { registry, journal })
   registerStatusCodesRoute(app)
   registerChainsRoutes(app, { registry })
+  if (metrics) registerMetricsRoute(app, { metrics, token: metricsToken })
   registerMethodNotAllowed(app, {
     '/intents/validate': ['POST'],
     '/intents/execute': ['POST'],
@@ -127,6 +136,7 @@ export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutM
     '/status-codes': ['GET'],
     '/chains': ['GET'],
     '/chains/:chainId': ['GET'],
+    ...(metrics ? { '/metrics': ['GET'] } : {}),
   })
   return app
 }

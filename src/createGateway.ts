@@ -15,10 +15,14 @@ import type { ChainType } from './config/parseChainId.ts'
 import { ConfigError } from './errors/configError.ts'
 import { createReconciler } from './journal/createReconciler.ts'
 import { type Journal, openJournal } from './journal/openJournal.ts'
+import { Registry } from 'prom-client'
+import { createMetrics, type Metrics } from './metrics/createMetrics.ts'
 
 export type Gateway = {
   app: FastifyInstance
   journal: Journal
+  /** What GET /metrics serves, on a registry of this gateway's own. */
+  metrics: Metrics
   /**
    * Stops taking requests, waits up to `timeoutMs` for those in flight (each execute is already
    * bounded by RECEIPT_TIMEOUT_MS), then cuts the rest: their transactions are journaled and are
@@ -48,6 +52,8 @@ export type CreateGatewayParameters = {
     requireSignedIntents?: boolean | undefined
     /** The most gas the relayer pays for one execution; default: no cap (tests). */
     maxGasPerExecution?: number | undefined
+    /** When set, GET /metrics requires `Authorization: Bearer <token>`. */
+    metricsToken?: string | undefined
   }
   logger: Logger
 }
@@ -64,6 +70,7 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
       logger.warn({ chainId: chain.chainId }, `${chain.chainId} is read-only: it has no RPC_URLS, and discovered endpoints are not trusted to execute in production (validate only; set RPC_URLS to execute)`)
     }
   }
+  const metrics = createMetrics({ registry: new Registry() })
   const journal = openJournal(config.journal ?? { path: ':memory:' })
   logger.info({ journal: journal.path, pendingExecutions: await journal.pendingCount() }, 'execution journal open')
 
@@ -76,6 +83,7 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
       pollingIntervalMs: config.pollingIntervalMs ?? 500,
       logger,
       maxGasPerExecution: config.maxGasPerExecution === undefined ? undefined : BigInt(config.maxGasPerExecution),
+      rpcRecorder: metrics.rpc,
       unsettledTransactions: async (relayer) => (await journal.pending({ chainId: chain.chainId, relayer })).flatMap((r) => r.transaction ?? []),
     }),
   )
@@ -88,6 +96,7 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
         rpcTimeoutMs: config.rpcTimeoutMs,
         logger,
         simulationFeePayer: config.solanaSimulationFeePayer as never,
+        rpcRecorder: metrics.rpc,
       })
     },
     async sui(chain) {
@@ -97,6 +106,7 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
         relayerSecretKey: config.suiRelayerPrivateKey,
         rpcTimeoutMs: config.rpcTimeoutMs,
         logger,
+        rpcRecorder: metrics.rpc,
       })
     },
   }
@@ -141,6 +151,10 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
   reconciler.start()
 
   const registry = createChainRegistry({ adapters, defaultChainId: config.defaultChainId })
+  metrics.observe({
+    journalBacklog: () => journal.pendingCount(),
+    relayerBalances: adapters.flatMap((a) => (a.relayerBalance ? [{ chain: a.chainId, read: a.relayerBalance }] : [])),
+  })
   const app = buildApp({
     registry,
     journal,
@@ -154,10 +168,13 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
     auth: config.auth,
     rateLimit: config.rateLimit,
     requireSignedIntents: config.requireSignedIntents ?? false,
+    metrics,
+    metricsToken: config.metricsToken,
   })
   return {
     app,
     journal,
+    metrics,
     async close({ timeoutMs } = {}) {
       let timer: ReturnType<typeof setTimeout> | undefined
       // A keep-alive connection whose request finishes during shutdown would otherwise hold the

@@ -111,6 +111,8 @@ export type ChainAdapter = {
   runtime?: ChainRuntime
   /** The executor contract, where depositing funds resolves INSUFFICIENT_FUNDS. */
   executorAddress: string
+  /** The relayer's balance in the chain's smallest unit (metrics); absent without a relayer. */
+  relayerBalance?: () => Promise<bigint>
   /**
    * One read of the chain: the ERC-1066 code for the intent as of the latest block. With a
    * signature, the chain checks it too (a wrong one answers 0xE4).

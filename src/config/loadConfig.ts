@@ -67,6 +67,8 @@ export type GatewayConfig = {
   requireSignedIntents: boolean
   /** The most gas the relayer pays for one execution; above it, 422 (0x06). */
   maxGasPerExecution: number
+  /** When set, GET /metrics requires `Authorization: Bearer <token>`. */
+  metricsToken: string | undefined
 }
 
 export type AuthConfig = {
@@ -170,6 +172,7 @@ export function loadConfig(env: Env): GatewayConfig {
     corsOrigins,
     requireSignedIntents: production && !allowUnsignedIntents,
     maxGasPerExecution: maxGasPerExecution!,
+    metricsToken: env.METRICS_TOKEN?.trim() || undefined,
   }
 }
 

@@ -8,6 +8,7 @@ import { Status } from '../status/statusCodes.ts'
 import type { Intent } from './intent.ts'
 import type { ExecutionReport, IntentOutcome } from './intentOutcome.ts'
 import { signingFor } from './signingFor.ts'
+import type { ExecutionOutcomeLabel } from '../metrics/createMetrics.ts'
 
 export type ExecuteIntentParameters = {
   adapter: ChainAdapter
@@ -21,9 +22,28 @@ export type ExecuteIntentParameters = {
   receiptTimeoutMs: number
   /** Told about faults that happen after the transaction was sent (receipt polling failures). */
   onBackgroundError?: (err: unknown, record: ExecutionRecord) => void
+  /** Told how the request ended (metrics): refused when nothing was sent, failed when it threw. */
+  onEnded?: ((outcome: ExecutionOutcomeLabel) => void) | undefined
 }
 
-export async function executeIntent({ adapter, intent, intentHash, signature, requireSignature, journal, receiptTimeoutMs, onBackgroundError }: ExecuteIntentParameters): Promise<IntentOutcome> {
+export async function executeIntent(parameters: ExecuteIntentParameters): Promise<IntentOutcome> {
+  const { onEnded } = parameters
+  if (!onEnded) return run(parameters, () => {})
+  let sent: ExecutionOutcomeLabel | undefined
+  try {
+    const outcome = await run(parameters, (label) => (sent = label))
+    onEnded(sent ?? 'refused')
+    return outcome
+  } catch (err) {
+    onEnded('failed')
+    throw err
+  }
+}
+
+async function run(
+  { adapter, intent, intentHash, signature, requireSignature, journal, receiptTimeoutMs, onBackgroundError }: ExecuteIntentParameters,
+  noteSent: (outcome: 'mined' | 'reverted' | 'submitted') => void,
+): Promise<IntentOutcome> {
   const outcome = (status: number, detail?: string, execution?: ExecutionReport): IntentOutcome => ({
     status, intentHash, chainId: adapter.chainId, chainType: adapter.chainType, detail, execution, signing: signingFor(adapter, intent, status),
   })
@@ -83,7 +103,11 @@ export async function executeIntent({ adapter, intent, intentHash, signature, re
   })
   try {
     const receipt = await Promise.race([settled, timeout])
-    if (receipt) return outcome(receipt.status, receipt.detail, toReport(record))
+    if (receipt) {
+      noteSent(receipt.state)
+      return outcome(receipt.status, receipt.detail, toReport(record))
+    }
+    noteSent('submitted')
     const why = watchFailed
       ? 'the transaction was signed and journaled, but the chain could not be asked for its receipt'
       : submission.accepted

@@ -32,6 +32,7 @@ export async function startTestGateway(params: {
   reconcileIntervalMs?: number
   requireSignedIntents?: boolean
   maxGasPerExecution?: number
+  metricsToken?: string
 }): Promise<TestGateway> {
   const logs: string[] = []
   const logger = createLogger({ level: 'info', destination: { write: (line: string) => void logs.push(line) } })
@@ -53,6 +54,7 @@ export async function startTestGateway(params: {
       corsOrigins: params.corsOrigins,
       requireSignedIntents: params.requireSignedIntents,
       maxGasPerExecution: params.maxGasPerExecution,
+      metricsToken: params.metricsToken,
       receiptTimeoutMs: params.receiptTimeoutMs ?? 10_000,
       rpcTimeoutMs: params.rpcTimeoutMs ?? 2_000,
       pollingIntervalMs: 20,

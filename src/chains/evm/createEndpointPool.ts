@@ -11,6 +11,7 @@ import { ChainUnavailableError } from '../../errors/chainUnavailableError.ts'
 import { isPublicAddress } from '../discovery/isPublicAddress.ts'
 import { publicOnlyLookup } from '../discovery/publicOnlyLookup.ts'
 import type { EndpointSource, ResolvedEndpoint } from '../discovery/resolveChains.ts'
+import type { RpcFailureKind, RpcRecorder } from '../../metrics/createMetrics.ts'
 import { createJsonRpcClient } from './createJsonRpcClient.ts'
 
 /** `refused`: a discovered endpoint production will not call (not https, or an internal address). */
@@ -50,12 +51,15 @@ export function createEndpointPool({
   endpoints,
   timeoutMs,
   logger,
+  rpcRecorder,
 }: {
   chainId: string
   reference: number
   endpoints: ResolvedEndpoint[]
   timeoutMs: number
   logger: Logger
+  /** Told the duration (and failure) of each request, failover included. */
+  rpcRecorder?: RpcRecorder | undefined
 }): EndpointPool {
   const log = logger.child({ module: 'endpoints', chainId })
   const pool: Endpoint[] = endpoints.map(({ url, source, publicOnly }) => {
@@ -109,34 +113,49 @@ export function createEndpointPool({
     return true
   }
 
-  return {
-    async request(args) {
-      let lastError: unknown
-      for (const e of order(Date.now())) {
-        try {
-          if (!e.verified && !(await verify(e))) continue
-          const started = performance.now()
-          const result = await e.send(args)
-          succeed(e, performance.now() - started)
-          return result
-        } catch (err) {
-          if (!isTransportFailure(err)) {
-            // The node answered (a revert, a rejected transaction): that is its answer, not a fault.
-            succeed(e, undefined)
-            throw err
-          }
-          fail(e, err)
-          lastError = err
+  async function request(args: { method: string; params?: unknown }): Promise<unknown> {
+    if (!rpcRecorder) return requestWithFailover(args)
+    const started = performance.now()
+    try {
+      const result = await requestWithFailover(args)
+      rpcRecorder.observeRpc({ chain: chainId, method: args.method, seconds: (performance.now() - started) / 1000 })
+      return result
+    } catch (err) {
+      rpcRecorder.observeRpc({ chain: chainId, method: args.method, seconds: (performance.now() - started) / 1000, failure: failureKind(err) })
+      throw err
+    }
+  }
+
+  async function requestWithFailover(args: { method: string; params?: unknown }): Promise<unknown> {
+    let lastError: unknown
+    for (const e of order(Date.now())) {
+      try {
+        if (!e.verified && !(await verify(e))) continue
+        const started = performance.now()
+        const result = await e.send(args)
+        succeed(e, performance.now() - started)
+        return result
+      } catch (err) {
+        if (!isTransportFailure(err)) {
+          // The node answered (a revert, a rejected transaction): that is its answer, not a fault.
+          succeed(e, undefined)
+          throw err
         }
+        fail(e, err)
+        lastError = err
       }
-      const wrongChain = usable.length > 0 && usable.every((e) => e.view.status === 'wrong-chain')
-      const details = wrongChain
-        ? 'every RPC endpoint serves another chain'
-        : pool.length > 0 && usable.length === 0
-          ? 'every discovered RPC endpoint was refused (production calls only https endpoints at public addresses; set RPC_URLS)'
-          : 'no RPC endpoint is configured or discovered'
-      throw lastError ?? new ChainUnavailableError(chainId, { details })
-    },
+    }
+    const wrongChain = usable.length > 0 && usable.every((e) => e.view.status === 'wrong-chain')
+    const details = wrongChain
+      ? 'every RPC endpoint serves another chain'
+      : pool.length > 0 && usable.length === 0
+        ? 'every discovered RPC endpoint was refused (production calls only https endpoints at public addresses; set RPC_URLS)'
+        : 'no RPC endpoint is configured or discovered'
+    throw lastError ?? new ChainUnavailableError(chainId, { details })
+  }
+
+  return {
+    request,
     endpoints: () => pool.map((e) => ({ ...e.view })),
     close: async () => {
       await Promise.all(pool.map((e) => e.close()))
@@ -155,6 +174,12 @@ export function createEndpointPool({
 
 function isTransportFailure(err: unknown): boolean {
   return err instanceof BaseError && Boolean(err.walk((e) => e instanceof HttpRequestError || e instanceof TimeoutError))
+}
+
+function failureKind(err: unknown): RpcFailureKind {
+  if (err instanceof BaseError && err.walk((e) => e instanceof TimeoutError)) return 'timeout'
+  if (err instanceof ChainUnavailableError || isTransportFailure(err)) return 'unreachable'
+  return 'node_error'
 }
 
 function describe(err: unknown): string {

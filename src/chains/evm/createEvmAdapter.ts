@@ -32,6 +32,7 @@ import { broadcastRaw, createRelayer } from '../../relayer/createRelayer.ts'
 import { isSuccessStatus, Status } from '../../status/statusCodes.ts'
 import type { ChainAdapter, ExecutionReceipt, Preflight, PreflightResult, Reconciliation, SignedExecution } from '../chainAdapter.ts'
 import { probeHealth } from '../probeHealth.ts'
+import type { RpcRecorder } from '../../metrics/createMetrics.ts'
 import { evmSignedExecution } from './evmSignedExecution.ts'
 import { classifyRpcError } from './classifyRpcError.ts'
 import { decodeExecutorRevert } from './decodeExecutorRevert.ts'
@@ -51,6 +52,8 @@ export type CreateEvmAdapterParameters = {
   unsettledTransactions?: (relayer: string) => Promise<readonly SignedExecution[]>
   /** The most gas the relayer pays for one execution; above it, 422 (0x06) and nothing is sent. */
   maxGasPerExecution?: bigint | undefined
+  /** Told the duration and failure of every RPC call (metrics). */
+  rpcRecorder?: RpcRecorder | undefined
 }
 
 const selectorOf = <const abi extends readonly { type: string; name?: string }[]>(abi: abi, name: string) =>
@@ -71,11 +74,11 @@ const gasMarginPercent = 120n
 /** How long a request's own watch on its transaction lasts; reconciliation takes over after it. */
 const receiptWatchLimitMs = 15 * 60_000
 
-export function createEvmAdapter({ chain: resolved, relayerPrivateKey, rpcTimeoutMs, pollingIntervalMs, logger, unsettledTransactions, maxGasPerExecution }: CreateEvmAdapterParameters): ChainAdapter {
+export function createEvmAdapter({ chain: resolved, relayerPrivateKey, rpcTimeoutMs, pollingIntervalMs, logger, unsettledTransactions, maxGasPerExecution, rpcRecorder }: CreateEvmAdapterParameters): ChainAdapter {
   // The configuration checked these as EVM addresses.
   const chain = { ...resolved, executor: resolved.executor as Address, validator: resolved.validator as Address, registry: resolved.registry as Address }
   const log = logger.child({ module: 'evm', chainId: chain.chainId })
-  const pool = createEndpointPool({ chainId: chain.chainId, reference: Number(chain.reference), endpoints: chain.endpoints, timeoutMs: rpcTimeoutMs, logger })
+  const pool = createEndpointPool({ chainId: chain.chainId, reference: Number(chain.reference), endpoints: chain.endpoints, timeoutMs: rpcTimeoutMs, logger, rpcRecorder })
   const viemChain: Chain = defineChain({
     id: Number(chain.reference),
     name: chain.name,
@@ -266,6 +269,7 @@ export function createEvmAdapter({ chain: resolved, relayerPrivateKey, rpcTimeou
     chainType: 'evm',
     canExecute: relayer !== undefined,
     executorAddress: chain.executor,
+    ...(relayer ? { relayerBalance: () => client.getBalance({ address: relayer.address }) } : {}),
     validate,
     prepareExecution,
     reconcile,

@@ -19,6 +19,7 @@ import {
   setTransactionMessageLifetimeUsingBlockhash,
 } from '@solana/kit'
 import { ChainUnavailableError } from '../../errors/chainUnavailableError.ts'
+import { failureKind, type RpcRecorder } from '../../metrics/createMetrics.ts'
 import { GatewayError } from '../../errors/gatewayError.ts'
 import type { Intent } from '../../intents/intent.ts'
 import { Status } from '../../status/statusCodes.ts'
@@ -50,12 +51,14 @@ export type CreateSolanaAdapterParameters = {
    * Without one the intent's sender is named, which fails if the sender holds no SOL.
    */
   simulationFeePayer?: Address | undefined
+  /** Told the duration and failure of every RPC call (metrics). */
+  rpcRecorder?: RpcRecorder | undefined
 }
 
 /** Any blockhash will do: the node replaces it (replaceRecentBlockhash). */
 const placeholderBlockhash = { blockhash: blockhash('11111111111111111111111111111111'), lastValidBlockHeight: 0n }
 
-export function createSolanaAdapter({ chain, rpcTimeoutMs, logger, simulationFeePayer }: CreateSolanaAdapterParameters): ChainAdapter & { runtime: ReturnType<typeof createSolanaRuntime> } {
+export function createSolanaAdapter({ chain, rpcTimeoutMs, logger, simulationFeePayer, rpcRecorder }: CreateSolanaAdapterParameters): ChainAdapter & { runtime: ReturnType<typeof createSolanaRuntime> } {
   const log = logger.child({ module: 'solana', chainId: chain.chainId })
   if (chain.rpcUrls.length === 0) throw new Error(`chain ${chain.chainId} has no RPC URL`)
   const program = createIntentGatewayProgram(chain.programId)
@@ -69,18 +72,21 @@ export function createSolanaAdapter({ chain, rpcTimeoutMs, logger, simulationFee
   log.info({ programId: chain.programId, config: chain.config, endpoints: endpoints.length }, 'chain configured')
 
   /** One RPC call, tried on each endpoint in turn while they are unreachable. */
-  async function call<T>(what: string, fn: (rpc: Rpc<SolanaRpcApi>, abortSignal: AbortSignal) => Promise<T>): Promise<T> {
+  async function call<T>(method: string, what: string, fn: (rpc: Rpc<SolanaRpcApi>, abortSignal: AbortSignal) => Promise<T>): Promise<T> {
     let last: GatewayError | undefined
     for (const endpoint of endpoints) {
       const started = performance.now()
       endpoint.view.requests++
+      const abortSignal = AbortSignal.timeout(rpcTimeoutMs)
       try {
-        const result = await fn(endpoint.rpc, AbortSignal.timeout(rpcTimeoutMs))
+        const result = await fn(endpoint.rpc, abortSignal)
         endpoint.view.latencyMs = Math.round(performance.now() - started)
         endpoint.view.status = 'healthy'
+        rpcRecorder?.observeRpc({ chain: chain.chainId, method, seconds: (performance.now() - started) / 1000 })
         return result
       } catch (err) {
         const failure = classifySolanaRpcError(err, chain.chainId, what)
+        rpcRecorder?.observeRpc({ chain: chain.chainId, method, seconds: (performance.now() - started) / 1000, failure: failureKind(failure, abortSignal.aborted) })
         endpoint.view.failures++
         endpoint.view.lastError = failure.details ?? failure.shortMessage
         if (!(failure instanceof ChainUnavailableError)) throw failure
@@ -106,7 +112,7 @@ export function createSolanaAdapter({ chain, rpcTimeoutMs, logger, simulationFee
       (m) => appendTransactionMessageInstruction(instruction, m),
     )
     const wire = getBase64EncodedWireTransaction(compileTransaction(message))
-    const { value } = await call(what, (rpc, abortSignal) =>
+    const { value } = await call('simulateTransaction', what, (rpc, abortSignal) =>
       rpc.simulateTransaction(wire, { encoding: 'base64', sigVerify: false, replaceRecentBlockhash: true, commitment: 'confirmed' }).send({ abortSignal }),
     )
     if (value.err) throw decodeSimulationError(value.err, what)
@@ -143,9 +149,9 @@ export function createSolanaAdapter({ chain, rpcTimeoutMs, logger, simulationFee
   async function preflight(): Promise<PreflightResult> {
     try {
       const [genesisHash, programAccount, configAccount] = await Promise.all([
-        call('genesis hash request', (rpc, abortSignal) => rpc.getGenesisHash().send({ abortSignal })),
-        call('program account lookup', (rpc, abortSignal) => rpc.getAccountInfo(chain.programId, { encoding: 'base64' }).send({ abortSignal })),
-        call('config account lookup', (rpc, abortSignal) => rpc.getAccountInfo(chain.config, { encoding: 'base64' }).send({ abortSignal })),
+        call('getGenesisHash', 'genesis hash request', (rpc, abortSignal) => rpc.getGenesisHash().send({ abortSignal })),
+        call('getAccountInfo', 'program account lookup', (rpc, abortSignal) => rpc.getAccountInfo(chain.programId, { encoding: 'base64' }).send({ abortSignal })),
+        call('getAccountInfo', 'config account lookup', (rpc, abortSignal) => rpc.getAccountInfo(chain.config, { encoding: 'base64' }).send({ abortSignal })),
       ])
       const missing: string[] = []
       if (!genesisHash.startsWith(chain.reference)) missing.push(`chain id ${chain.chainId} (the endpoint's genesis hash is ${genesisHash})`)
@@ -193,7 +199,7 @@ export function createSolanaAdapter({ chain, rpcTimeoutMs, logger, simulationFee
         chainId: chain.chainId,
         chainType: 'solana',
         unavailableReason,
-        latest: () => call('slot request', (rpc, abortSignal) => rpc.getSlot({ commitment: 'confirmed' }).send({ abortSignal })),
+        latest: () => call('getSlot', 'slot request', (rpc, abortSignal) => rpc.getSlot({ commitment: 'confirmed' }).send({ abortSignal })),
         classify: (err) => classifySolanaRpcError(err, chain.chainId, 'slot request'),
       }),
     preflight,

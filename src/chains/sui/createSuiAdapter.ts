@@ -13,6 +13,7 @@ import { probeHealth } from '../probeHealth.ts'
 import { encodeSuiIntent } from './encodeSuiIntent.ts'
 import { ChainUnavailableError } from '../../errors/chainUnavailableError.ts'
 import { ConfigError } from '../../errors/configError.ts'
+import { failureKind, type RpcRecorder } from '../../metrics/createMetrics.ts'
 import { GatewayError } from '../../errors/gatewayError.ts'
 import { RelayerError } from '../../errors/relayerError.ts'
 import { redactUrl } from '../../config/redactUrl.ts'
@@ -50,6 +51,8 @@ export type CreateSuiAdapterParameters = {
   maxGasBudget?: bigint
   /** Tests pass a client with its own transport; by default a grpc-web client on chain.rpcUrl. */
   client?: SuiGrpcClient
+  /** Told the duration and failure of every SDK call, by its name (metrics). */
+  rpcRecorder?: RpcRecorder | undefined
 }
 
 
@@ -61,7 +64,7 @@ const gasMarginPercent = 120n
 const receiptWatchLimitMs = 15 * 60_000
 const zeroAddress = normalizeSuiAddress('0x0')
 
-export function createSuiAdapter({ chain, relayerSecretKey, rpcTimeoutMs, logger, maxGasBudget = 500_000_000n, client: given }: CreateSuiAdapterParameters): ChainAdapter {
+export function createSuiAdapter({ chain, relayerSecretKey, rpcTimeoutMs, logger, maxGasBudget = 500_000_000n, client: given, rpcRecorder }: CreateSuiAdapterParameters): ChainAdapter {
   const problems = [
     ...(suiChainIds.includes(chain.chainId as never) ? [] : [`${chain.chainId}: a Sui chain id is one of ${suiChainIds.join(', ')}`]),
     ...(/^0x[0-9a-fA-F]{64}$/.test(chain.packageId) ? [] : [`${chain.chainId}: the package id must be 0x followed by 64 hex digits`]),
@@ -100,23 +103,26 @@ export function createSuiAdapter({ chain, relayerSecretKey, rpcTimeoutMs, logger
   }
 
   /** Every RPC goes through here: one deadline, one classification, the endpoint's counters. */
-  async function call<T>(what: string, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  async function call<T>(method: string, what: string, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const started = performance.now()
     requests++
+    const signal = AbortSignal.timeout(rpcTimeoutMs)
     try {
-      const result = await fn(AbortSignal.timeout(rpcTimeoutMs))
+      const result = await fn(signal)
       lastLatencyMs = Math.round(performance.now() - started)
+      rpcRecorder?.observeRpc({ chain: chain.chainId, method, seconds: (performance.now() - started) / 1000 })
       return result
     } catch (err) {
       failures++
       const classified = classifySuiError(err, chain.chainId, what)
+      rpcRecorder?.observeRpc({ chain: chain.chainId, method, seconds: (performance.now() - started) / 1000, failure: failureKind(classified, signal.aborted) })
       lastError = classified.details ?? classified.shortMessage
       throw classified
     }
   }
 
   async function sharedObject(objectId: string, what: string): Promise<{ ok: true; object: SharedObject; type: string | undefined } | { ok: false; reason: string }> {
-    const { objects } = await call(`lookup of ${what}`, (signal) => client.core.getObjects({ objectIds: [objectId], signal }))
+    const { objects } = await call('getObjects', `lookup of ${what}`, (signal) => client.core.getObjects({ objectIds: [objectId], signal }))
     const found = objects[0]
     if (!found || found instanceof Error) return { ok: false, reason: `${what} ${objectId} does not exist on ${chain.chainId}` }
     if (found.owner?.$kind !== 'Shared') return { ok: false, reason: `${what} ${objectId} is not a shared object` }
@@ -160,7 +166,7 @@ export function createSuiAdapter({ chain, relayerSecretKey, rpcTimeoutMs, logger
     if (typeof policy === 'string') return { status: Status.DISALLOWED, detail: policy }
     const bytes = await buildSuiValidateTransaction({ deployment: await deployment(), policy, intent, sender: relayer ?? zeroAddress })
     const what = `simulated validate call of ${packageId}::${suiIntentModule.module}`
-    const result = await call(what, (signal) =>
+    const result = await call('simulateTransaction', what, (signal) =>
       client.core.simulateTransaction({ transaction: bytes, include: { commandResults: true, effects: true }, checksEnabled: false, doGasSelection: false, signal }),
     )
     if (result.$kind === 'FailedTransaction') {
@@ -181,8 +187,8 @@ export function createSuiAdapter({ chain, relayerSecretKey, rpcTimeoutMs, logger
 
   async function gasFor(budget: bigint): Promise<{ price: bigint; payment: SuiObjectRef[] }> {
     const [{ referenceGasPrice }, { objects }] = await Promise.all([
-      call('reference gas price request', (signal) => client.core.getReferenceGasPrice({ signal })),
-      call('gas coin lookup', (signal) => client.core.listCoins({ owner: relayer!, signal })),
+      call('getReferenceGasPrice', 'reference gas price request', (signal) => client.core.getReferenceGasPrice({ signal })),
+      call('listCoins', 'gas coin lookup', (signal) => client.core.listCoins({ owner: relayer!, signal })),
     ])
     const coin = objects.filter((c) => BigInt(c.balance) >= budget).sort((a, b) => (BigInt(b.balance) > BigInt(a.balance) ? 1 : -1))[0]
     if (!coin) throw new RelayerError(`The relayer ${relayer} has no SUI coin covering a gas budget of ${budget} MIST`)
@@ -230,7 +236,7 @@ export function createSuiAdapter({ chain, relayerSecretKey, rpcTimeoutMs, logger
 
     // Simulates the execution exactly as it will be sent, at the ceiling budget: a refusal here sends nothing.
     const trial = await buildSuiExecuteTransaction({ ...base, gas: { ...(await gasFor(maxGasBudget)), budget: maxGasBudget } })
-    const simulated = await call('simulation of execute', (signal) => client.core.simulateTransaction({ transaction: trial, include: { effects: true }, signal }))
+    const simulated = await call('simulateTransaction', 'simulation of execute', (signal) => client.core.simulateTransaction({ transaction: trial, include: { effects: true }, signal }))
     if (simulated.$kind === 'FailedTransaction') {
       const error = simulated.FailedTransaction.status.error as ExecutionErrorLike | null
       const aborted = statusOfAbort(error ?? undefined)
@@ -254,7 +260,7 @@ export function createSuiAdapter({ chain, relayerSecretKey, rpcTimeoutMs, logger
           const { objectId, version } = gas.payment[0]!
           await onSigned({ id: digest, bytes: Buffer.from(signed).toString('base64'), relayer, details: { gasCoin: { objectId, version } } })
           try {
-            const result = await call('execution of execute', (signal) =>
+            const result = await call('executeTransaction', 'execution of execute', (signal) =>
               client.core.executeTransaction({ transaction: bytes, signatures: [signature], include: { effects: true, events: true }, signal }),
             )
             log.info({ transactionHash: digest, success: result.$kind === 'Transaction' }, 'execute sent')
@@ -278,14 +284,14 @@ export function createSuiAdapter({ chain, relayerSecretKey, rpcTimeoutMs, logger
     assertAvailable()
     const digest = tx.id
     try {
-      const found = await call('transaction lookup', (signal) => client.core.getTransaction({ digest, include: { effects: true }, signal }))
+      const found = await call('getTransaction', 'transaction lookup', (signal) => client.core.getTransaction({ digest, include: { effects: true }, signal }))
       return { kind: 'settled', receipt: toReceipt(digest, found) }
     } catch (err) {
       if (!(err instanceof GatewayError && /NOT_FOUND/.test(err.details ?? ''))) throw err
     }
     const { transaction, signature } = suiSignedTransaction.parse(Buffer.from(tx.bytes, 'base64'))
     try {
-      const result = await call('rebroadcast of execute', (signal) =>
+      const result = await call('executeTransaction', 'rebroadcast of execute', (signal) =>
         client.core.executeTransaction({ transaction: new Uint8Array(transaction), signatures: [Buffer.from(signature).toString('base64')], include: { effects: true }, signal }),
       )
       log.warn({ transactionHash: digest }, 'the node had lost a journaled transaction; broadcast it again')
@@ -304,6 +310,9 @@ export function createSuiAdapter({ chain, relayerSecretKey, rpcTimeoutMs, logger
     chainType: 'sui',
     canExecute: keypair !== undefined,
     executorAddress: packageId,
+    ...(relayer
+      ? { relayerBalance: async () => BigInt((await call('getBalance', 'relayer balance request', (signal) => client.core.getBalance({ owner: relayer, signal }))).balance.balance) }
+      : {}),
     // The Move validate does not look at signatures; execute checks them (and aborts 0xE4).
     validate: async (intent) => (await validateWithDetail(intent)).status,
     signingRequest(intent) {
@@ -321,13 +330,13 @@ export function createSuiAdapter({ chain, relayerSecretKey, rpcTimeoutMs, logger
         chainId: chain.chainId,
         chainType: 'sui',
         unavailableReason,
-        latest: async () => (await call('service info request', async (signal) => (await client.ledgerService.getServiceInfo({}, { abort: signal })).response)).checkpointHeight,
+        latest: async () => (await call('getServiceInfo', 'service info request', async (signal) => (await client.ledgerService.getServiceInfo({}, { abort: signal })).response)).checkpointHeight,
         // `call` already turned every failure into the gateway's error.
         classify: (err) => err as GatewayError,
       }),
     async preflight(): Promise<PreflightResult> {
       try {
-        const { objects } = await call('package lookup', (signal) => client.core.getObjects({ objectIds: [packageId, hubId], signal }))
+        const { objects } = await call('getObjects', 'package lookup', (signal) => client.core.getObjects({ objectIds: [packageId, hubId], signal }))
         const missing: string[] = []
         if (!objects[0] || objects[0] instanceof Error) missing.push(`package ${packageId}`)
         const hubObject = objects[1]

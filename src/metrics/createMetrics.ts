@@ -1,0 +1,172 @@
+// The gateway's Prometheus metrics, all from this one factory over a registry of its own (never
+// prom-client's global one). Every label takes its values from a bounded set: route patterns (never
+// the raw URL), HTTP methods, status numbers, ERC-1066 bytes, the configured chains' CAIP-2 ids,
+// RPC method names from a fixed list, outcomes and failure kinds. Never an address, hash or id.
+import { Counter, Gauge, Histogram, type Registry, collectDefaultMetrics } from 'prom-client'
+import { ChainUnavailableError } from '../errors/chainUnavailableError.ts'
+
+/** How an RPC call failed: no answer in time, no endpoint reachable, or the node answered with an error (reverts included). */
+export type RpcFailureKind = 'timeout' | 'unreachable' | 'node_error'
+
+/** What the chain layer reports of each RPC call; adapters take it optionally. */
+export type RpcRecorder = {
+  observeRpc(call: { chain: string; method: string; seconds: number; failure?: RpcFailureKind | undefined }): void
+}
+
+/**
+ * The kind of a failed SDK call (Solana, Sui): its deadline passed (the call's timeout signal
+ * fired), no node could be reached (the adapter classified it unavailable), or the node said no.
+ */
+export function failureKind(classified: unknown, timedOut: boolean): RpcFailureKind {
+  if (timedOut) return 'timeout'
+  return classified instanceof ChainUnavailableError ? 'unreachable' : 'node_error'
+}
+
+export type ExecutionOutcomeLabel = 'mined' | 'reverted' | 'submitted' | 'refused' | 'failed'
+
+export type MetricsSources = {
+  /** The journal's unsettled records. */
+  journalBacklog: () => Promise<number>
+  /** Per chain that has a relayer: its balance in the chain's smallest unit. */
+  relayerBalances: readonly { chain: string; read: () => Promise<bigint> }[]
+  /** How long a balance read serves scrapes before the node is asked again. */
+  balanceCacheMs?: number | undefined
+}
+
+export type Metrics = {
+  registry: Registry
+  recordRequest(request: { route: string | undefined; method: string; httpStatus: number; erc1066: unknown; seconds: number }): void
+  rpc: RpcRecorder
+  recordExecution(execution: { chain: string; outcome: ExecutionOutcomeLabel }): void
+  /** Where the scrape-time gauges read from; until called they have no samples. */
+  observe(sources: MetricsSources): void
+}
+
+/** RPC methods and SDK calls the chain layers make; any other name is counted as `other`. */
+export const rpcMethods: ReadonlySet<string> = new Set([
+  // EVM JSON-RPC
+  'eth_call', 'eth_chainId', 'eth_blockNumber', 'eth_getCode', 'eth_estimateGas', 'eth_sendRawTransaction', 'eth_getTransactionReceipt',
+  'eth_getTransactionCount', 'eth_getTransactionByHash', 'eth_getBalance', 'eth_gasPrice', 'eth_maxPriorityFeePerGas', 'eth_feeHistory',
+  'eth_getBlockByNumber', 'eth_getBlockByHash', 'eth_getLogs',
+  // Solana RPC
+  'simulateTransaction', 'getGenesisHash', 'getAccountInfo', 'getSlot', 'getBalance',
+  // Sui SDK calls
+  'getObjects', 'getReferenceGasPrice', 'listCoins', 'executeTransaction', 'getTransaction', 'getServiceInfo',
+])
+
+const httpMethods = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'])
+const executionOutcomes = new Set<string>(['mined', 'reverted', 'submitted', 'refused', 'failed'])
+const failureKinds = new Set<string>(['timeout', 'unreachable', 'node_error'])
+
+export function createMetrics({ registry, defaultMetrics = true }: { registry: Registry; defaultMetrics?: boolean }): Metrics {
+  if (defaultMetrics) collectDefaultMetrics({ register: registry })
+
+  const requests = new Counter({
+    name: 'intent_gateway_http_requests_total',
+    help: 'HTTP requests answered, by matched route pattern (unmatched when none), method, HTTP status and ERC-1066 code (as X-ERC1066-Status, e.g. 0x01)',
+    labelNames: ['route', 'method', 'http_status', 'erc1066'] as const,
+    registers: [registry],
+  })
+  const requestDuration = new Histogram({
+    name: 'intent_gateway_http_request_duration_seconds',
+    help: 'Time from receiving a request to the end of its response, by route, method, HTTP status and ERC-1066 code',
+    labelNames: ['route', 'method', 'http_status', 'erc1066'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [registry],
+  })
+  const rpcDuration = new Histogram({
+    name: 'intent_gateway_chain_rpc_duration_seconds',
+    help: 'Duration of chain RPC calls (failed ones included), by CAIP-2 chain id and RPC method or SDK call',
+    labelNames: ['chain', 'method'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  })
+  const rpcFailures = new Counter({
+    name: 'intent_gateway_chain_rpc_failures_total',
+    help: 'Chain RPC calls that failed, by chain, method and kind: timeout, unreachable (no endpoint answered) or node_error (the node answered with an error, reverts included)',
+    labelNames: ['chain', 'method', 'kind'] as const,
+    registers: [registry],
+  })
+  const executions = new Counter({
+    name: 'intent_gateway_executions_total',
+    help: 'Execute requests by chain and outcome: mined, reverted, submitted (sent, no receipt in time), refused (nothing sent) or failed (a fault before or while sending)',
+    labelNames: ['chain', 'outcome'] as const,
+    registers: [registry],
+  })
+  new Counter({
+    name: 'intent_gateway_payments_total',
+    help: 'x402 payments by chain and outcome. Declared ahead of the x402 payments work: always zero until payments exist',
+    labelNames: ['chain', 'outcome'] as const,
+    registers: [registry],
+  })
+
+  let sources: MetricsSources | undefined
+  new Gauge({
+    name: 'intent_gateway_journal_unsettled',
+    help: 'Journaled executions not settled yet (the reconciler\'s backlog), read at scrape time',
+    registers: [registry],
+    async collect() {
+      if (sources) this.set(await sources.journalBacklog())
+    },
+  })
+  const balances = new Map<string, { value: number | undefined; at: number; reading: Promise<void> | undefined }>()
+  new Gauge({
+    name: 'intent_gateway_relayer_balance',
+    help: 'The relayer\'s balance per chain in the chain\'s smallest unit (wei, lamports, MIST), read at scrape time and cached briefly',
+    labelNames: ['chain'] as const,
+    registers: [registry],
+    async collect() {
+      if (!sources) return
+      const cacheMs = sources.balanceCacheMs ?? 15_000
+      await Promise.all(
+        sources.relayerBalances.map(async ({ chain, read }) => {
+          let entry = balances.get(chain)
+          if (!entry) balances.set(chain, (entry = { value: undefined, at: -Infinity, reading: undefined }))
+          const cached = entry
+          if (!cached.reading && performance.now() - cached.at >= cacheMs) {
+            // One read at a time per chain; a failed read keeps the last value and is retried next time.
+            cached.reading = read()
+              .then((balance) => {
+                cached.value = Number(balance)
+                cached.at = performance.now()
+              })
+              .catch(() => {})
+              .finally(() => {
+                cached.reading = undefined
+              })
+          }
+          await cached.reading
+          if (cached.value !== undefined) this.set({ chain }, cached.value)
+        }),
+      )
+    },
+  })
+
+  return {
+    registry,
+    recordRequest({ route, method, httpStatus, erc1066, seconds }) {
+      const labels = {
+        route: route ?? 'unmatched',
+        method: httpMethods.has(method) ? method : 'other',
+        http_status: String(httpStatus),
+        // As the X-ERC1066-Status header writes it: 0x and two upper-case hex digits.
+        erc1066: typeof erc1066 === 'string' && /^0x[0-9a-f]{2}$/i.test(erc1066) ? `0x${erc1066.slice(2).toUpperCase()}` : 'none',
+      }
+      requests.inc(labels)
+      requestDuration.observe(labels, seconds)
+    },
+    rpc: {
+      observeRpc({ chain, method, seconds, failure }) {
+        const labels = { chain, method: rpcMethods.has(method) ? method : 'other' }
+        rpcDuration.observe(labels, seconds)
+        if (failure) rpcFailures.inc({ ...labels, kind: failureKinds.has(failure) ? failure : 'node_error' })
+      },
+    },
+    recordExecution({ chain, outcome }) {
+      executions.inc({ chain, outcome: executionOutcomes.has(outcome) ? outcome : 'failed' })
+    },
+    observe(given) {
+      sources = given
+    },
+  }
+}
