@@ -10,9 +10,10 @@ import { after, before, describe, it } from 'node:test'
 import { promisify } from 'node:util'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import { parseEther } from 'viem'
+import { hashApiKey } from '../src/auth/createApiKeyCheck.ts'
 import { getStatusCode } from '../src/status/statusCodes.ts'
 import { assertCommonHeaders } from './support/assertCommonHeaders.ts'
-import { demoIntent, post, request, signIntent, startWorld, type World } from './support/testGateway.ts'
+import { demoIntent, post, request, signIntent, startTestGateway, startWorld, type World } from './support/testGateway.ts'
 
 const commonHeaders = ['X-ERC1066-Status', 'X-Status-Code', 'X-Intent-Hash', 'X-Chain-Type', 'X-Chain-Id', 'X-Payment-Required']
 const chainId = 'eip155:31337'
@@ -64,7 +65,7 @@ describe('OpenAPI document and docs page', () => {
     await world?.stop()
   })
 
-  it('serves an OpenAPI 3.1 document that a validator accepts, with the common headers and no rate limit', async () => {
+  it('serves an OpenAPI 3.1 document that a validator accepts, with the common headers', async () => {
     const res = await request(world.gateway.baseUrl, '/openapi.json')
     assert.match(res.headers.get('content-type') ?? '', /^application\/json/)
     assertCommonHeaders(res, { status: '0x01' })
@@ -75,6 +76,35 @@ describe('OpenAPI document and docs page', () => {
     assert.equal(result.valid, true)
     assert.equal(validator.version, '3.1')
     assert.deepEqual(doc.components.securitySchemes.apiKey, { type: 'http', scheme: 'bearer', description: doc.components.securitySchemes.apiKey.description })
+  })
+
+  it('with API keys and a rate limit: the document and the page need no key and are never limited; execute documents its key', async () => {
+    const gateway = await startTestGateway({
+      chains: [world.devnet.chain],
+      auth: { keyHashes: [hashApiKey('a-test-key-of-enough-length-0001')], requireForValidate: false },
+      rateLimit: { max: 1, windowMs: 60_000 },
+    })
+    try {
+      for (let i = 0; i < 3; i++) {
+        for (const path of ['/openapi.json', '/docs', '/docs/static/swagger-ui-bundle.js']) {
+          const res = await request(gateway.baseUrl, path)
+          assert.equal(res.status, 200, `${path} #${i}`)
+          assertCommonHeaders(res, { status: '0x01' })
+        }
+      }
+      // The limit is on: the intent routes are limited as before.
+      assert.equal((await request(gateway.baseUrl, '/intents/validate', { method: 'POST' })).status, 400)
+      assert.equal((await request(gateway.baseUrl, '/intents/validate', { method: 'POST' })).status, 429)
+      const keyed = (await request(gateway.baseUrl, '/openapi.json')).body
+      assert.equal((await new Validator().validate(keyed)).valid, true)
+      assert.deepEqual(keyed.paths['/intents/execute'].post.security, [{ apiKey: [] }])
+      assert.deepEqual(keyed.paths['/intents/validate'].post.security, [{ apiKey: [] }, {}])
+      assert.equal(keyed.paths['/health'].get.security, undefined)
+    } finally {
+      await gateway.close()
+    }
+    // Without keys configured, no operation asks for one.
+    assert.equal(doc.paths['/intents/execute'].post.security, undefined)
   })
 
   it('documents every route the app serves (the others answer 405), and nothing it does not serve', async () => {
@@ -108,7 +138,7 @@ describe('OpenAPI document and docs page', () => {
     }
   })
 
-  it('documents execute: the intent body with signature, the request headers, every status with its body and headers, bearer keys', () => {
+  it('documents execute: the intent body with signature, the request headers, every status with its body and headers', () => {
     const op = doc.paths['/intents/execute'].post
     const body = op.requestBody.content['application/json'].schema
     assert.deepEqual(body.required, ['sender', 'target', 'data', 'value', 'nonce', 'policyId'])
