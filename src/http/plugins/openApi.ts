@@ -46,7 +46,7 @@ export function registerOpenApi(app: FastifyInstance) {
           operationId: 'getOpenApi',
           tags: ['operations'],
           summary: 'This OpenAPI 3.1 document, generated from the route schemas; GET /docs renders it',
-          response: { 200: jsonResponse(200, 'the document', openApiDocumentSchema) },
+          response: { 200: jsonResponse('the document', openApiDocumentSchema) },
         },
       },
       async (_request, reply) => reply.type('application/json').send(instance.swagger()),

@@ -15,7 +15,7 @@ export function registerStatusCodesRoute(app: FastifyInstance) {
         operationId: 'listStatusCodes',
         tags: ['operations'],
         summary: 'The whole ERC-1066 to HTTP table this gateway answers by (all 256 codes)',
-        response: { 200: jsonResponse(200, 'the table', statusCodesSchema) },
+        response: { 200: jsonResponse('the table', statusCodesSchema) },
       },
     },
     async (_request, reply) => reply.type('application/json').send(body))

@@ -164,7 +164,7 @@ export function outcomeResponses(statuses: number[], examples: Record<number, un
 }
 
 /** A JSON answer that is not an outcome (health, chains, status codes). */
-export function jsonResponse(httpStatus: number, description: string, schema: object) {
+export function jsonResponse(description: string, schema: object) {
   return { description, headers: commonResponseHeaders, content: { 'application/json': { schema } } }
 }
 
@@ -179,7 +179,7 @@ export const intentExamples: Record<number, unknown[]> = {
       type: `urn:intent-gateway:problem:${statusCodes[0xa0]!.statusName.toLowerCase().replace(/_/g, '-')}`,
       title: 'The intent is not valid',
       status: 400,
-      detail: 'the request or intent is malformed',
+      detail: 'validBfore: is not a known field (the fields are: sender, target, …)',
       ...example(0xa0),
       intentHash: okExample.intentHash,
       chainType: 'evm',

@@ -16,7 +16,7 @@ export function registerHealthRoutes(app: FastifyInstance, { registry, journal }
       operationId: 'getHealth',
       tags: ['operations'],
       summary: 'Liveness: 200 whenever the process serves, with each chain\'s reachability and the journal\'s unsettled executions',
-      response: { 200: jsonResponse(200, 'the process serves', healthSchema) },
+      response: { 200: jsonResponse('the process serves', healthSchema) },
     },
   }
   const readyRoute = {
@@ -24,7 +24,7 @@ export function registerHealthRoutes(app: FastifyInstance, { registry, journal }
       operationId: 'getReadiness',
       tags: ['operations'],
       summary: 'Readiness: 503 while no configured chain is reachable',
-      response: { 200: jsonResponse(200, 'at least one chain is reachable', readySchema), ...outcomeResponses([503]) },
+      response: { 200: jsonResponse('at least one chain is reachable', readySchema), ...outcomeResponses([503]) },
     },
   }
 
