@@ -4,10 +4,14 @@
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
-import { apiKeyScheme, jsonResponse, openApiDocumentSchema } from '../schemas/httpSchemas.ts'
+import { apiKeyScheme, jsonResponse, openApiDocumentSchema, registerSharedSchemas } from '../schemas/httpSchemas.ts'
 
 export function registerOpenApi(app: FastifyInstance) {
+  // The shared bodies (Outcome, Problem) the route schemas refer to by $id.
+  registerSharedSchemas(app)
   app.register(swagger, {
+    // Shared schemas are named by their $id under components.schemas.
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
     openapi: {
       openapi: '3.1.0',
       info: {

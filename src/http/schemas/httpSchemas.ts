@@ -147,19 +147,35 @@ const meanings: Record<number, string> = {
   503: 'the chain is unreachable or paused: retry after Retry-After',
 }
 
+/**
+ * The bodies many answers share, registered once (registerSharedSchemas) and referred to by $id:
+ * the document then names them once under components.schemas instead of repeating them.
+ */
+export const sharedSchemas = [
+  { $id: 'Outcome', title: 'Outcome', description: 'an answer below 400: the ERC-1066 code and what it means, the intent and chain, the execution when one exists', ...outcomeSchema },
+  { $id: 'Problem', title: 'Problem', description: 'RFC 9457 problem details with the outcome fields: every 4xx and 5xx body', ...problemSchema },
+] as const
+
+export function registerSharedSchemas(app: { addSchema(schema: unknown): unknown }) {
+  for (const schema of sharedSchemas) app.addSchema(schema)
+}
+
+const outcomeRef = { $ref: 'Outcome#' } as const
+const problemRef = { $ref: 'Problem#' } as const
+
 function response(httpStatus: number, schema: object, mediaType: string, examples?: unknown[]) {
   const codes = describeStatus(httpStatus)
   return {
     description: `${meanings[httpStatus] ?? 'see the status code table'}${codes ? `. ERC-1066: ${codes}` : ''}`,
     headers: { ...commonResponseHeaders, ...statusHeaders[httpStatus] },
-    content: { [mediaType]: { schema: examples ? { ...schema, examples } : schema } },
+    content: { [mediaType]: { schema, ...(examples ? { examples: Object.fromEntries(examples.map((value, i) => [`example${i + 1}`, { value }])) } : {}) } },
   }
 }
 
 /** Response schemas for these HTTP statuses: outcome bodies below 400, problems from 400 on. */
 export function outcomeResponses(statuses: number[], examples: Record<number, unknown[]> = {}) {
   return Object.fromEntries(
-    statuses.map((s) => [s, s < 400 ? response(s, outcomeSchema, 'application/json', examples[s]) : response(s, problemSchema, 'application/problem+json', examples[s])]),
+    statuses.map((s) => [s, s < 400 ? response(s, outcomeRef, 'application/json', examples[s]) : response(s, problemRef, 'application/problem+json', examples[s])]),
   )
 }
 
