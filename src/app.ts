@@ -17,6 +17,7 @@ import { registerErrorHandler } from './http/plugins/errorHandler.ts'
 import { createFrameworkErrorHandlers } from './http/plugins/frameworkErrors.ts'
 import { registerJsonBody } from './http/plugins/jsonBody.ts'
 import { registerMethodNotAllowed } from './http/plugins/methodNotAllowed.ts'
+import { registerOpenApi } from './http/plugins/openApi.ts'
 import { registerChainsRoutes } from './http/routes/chains/chains.ts'
 import { registerHealthRoutes } from './http/routes/health/health.ts'
 import { registerExecuteRoute } from './http/routes/intents/execute.ts'
@@ -116,6 +117,8 @@ export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutM
   app.decorateRequest('apiKeyId', undefined)
   const keys = auth && auth.keyHashes.length > 0 ? createApiKeyCheck(auth.keyHashes) : undefined
   if (rateLimit && rateLimit.max > 0) registerRateLimit(app, { ...rateLimit, keys })
+  // GET /openapi.json and GET /docs; before the routes, which it documents.
+  registerOpenApi(app)
   // Registered as a plugin so that they load after the plugins above (rate limit, helmet), whose
   // route hooks only see routes added after them.
   app.register(async (intents) => {
@@ -123,10 +126,13 @@ export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutM
     registerExecuteRoute(intents, { registry, journal, receiptTimeoutMs, requireSignedIntents, metrics, preValidation: keys && requireApiKey(keys, { required: true }) })
     registerGetIntentRoute(intents, { registry, journal })
   })
-  registerHealthRoutes(app, { registry, journal })
-  registerStatusCodesRoute(app)
-  registerChainsRoutes(app, { registry })
-  if (metrics) registerMetricsRoute(app, { metrics, token: metricsToken })
+  // In a plugin too, so that the OpenAPI plugin above has loaded when they are added.
+  app.register(async (operations) => {
+    registerHealthRoutes(operations, { registry, journal })
+    registerStatusCodesRoute(operations)
+    registerChainsRoutes(operations, { registry })
+    if (metrics) registerMetricsRoute(operations, { metrics, token: metricsToken })
+  })
   registerMethodNotAllowed(app, {
     '/intents/validate': ['POST'],
     '/intents/execute': ['POST'],

@@ -11,6 +11,8 @@ export function registerMethodNotAllowed(app: FastifyInstance, routes: Record<st
     app.route({
       method: methods.filter((m) => !served.includes(m)),
       url,
+      // Not an operation: the OpenAPI document lists what each path serves.
+      schema: { hide: true },
       handler: async (request) => {
         throw new InputError('Method not allowed', {
           httpStatus: 405,

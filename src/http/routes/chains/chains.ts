@@ -7,11 +7,30 @@ import { InputError } from '../../../errors/inputError.ts'
 import { Status } from '../../../status/statusCodes.ts'
 import { sendOutcome } from '../../sendOutcome.ts'
 import { keccak256 } from '../../../crypto/keccak256.ts'
+import { chainSchema, chainsSchema, jsonResponse, outcomeResponses } from '../../schemas/httpSchemas.ts'
 
 export function registerChainsRoutes(app: FastifyInstance, { registry }: { registry: ChainRegistry }) {
-  app.get('/chains', async () => ({ defaultChainId: registry.defaultChainId ?? null, chains: registry.adapters.map((a) => a.describe()) }))
+  const listRoute = {
+    schema: {
+      operationId: 'listChains',
+      tags: ['chains'],
+      summary: 'Every served chain: runtime, id, name, currency, contracts, relayer, availability, endpoints (redacted) and how intents are signed',
+      response: { 200: jsonResponse('the served chains', chainsSchema) },
+    },
+  }
+  const oneRoute = {
+    schema: {
+      operationId: 'getChain',
+      tags: ['chains'],
+      summary: 'One chain, by EVM chain id (84532) or CAIP-2 id (eip155:84532); its EIP-712 domain is in `signing`',
+      params: { type: 'object', properties: { chainId: { type: 'string', description: 'an EVM chain id in decimal or a CAIP-2 id' } } },
+      response: { 200: jsonResponse('the chain', chainSchema), ...outcomeResponses([400, 421]) },
+    },
+  }
 
-  app.get<{ Params: { chainId: string } }>('/chains/:chainId', async (request, reply) => {
+  app.get('/chains', listRoute, async () => ({ defaultChainId: registry.defaultChainId ?? null, chains: registry.adapters.map((a) => a.describe()) }))
+
+  app.get<{ Params: { chainId: string } }>('/chains/:chainId', oneRoute, async (request, reply) => {
     let selection
     try {
       selection = registry.select(request.params.chainId)

@@ -7,6 +7,7 @@ import { executeIntent } from '../../../intents/executeIntent.ts'
 import type { IntentBody } from '../../../intents/intent.ts'
 import { intentSchema } from '../../../intents/intentSchema.ts'
 import { sendOutcome } from '../../sendOutcome.ts'
+import { apiKeyRequired, intentExamples, intentStatuses, outcomeResponses, requestHeadersSchema } from '../../schemas/httpSchemas.ts'
 import { readIntentRequest } from './intentRequest.ts'
 
 export type ExecuteRouteOptions = {
@@ -20,7 +21,17 @@ export type ExecuteRouteOptions = {
 }
 
 export function registerExecuteRoute(app: FastifyInstance, { registry, journal, receiptTimeoutMs, requireSignedIntents, metrics, preValidation }: ExecuteRouteOptions) {
-  app.post<{ Body: IntentBody }>('/intents/execute', { schema: { body: intentSchema }, ...(preValidation ? { preValidation } : {}) }, async (request, reply) => {
+  const schema = {
+    operationId: 'executeIntent',
+    tags: ['intents'],
+    summary: 'Validate an intent, then execute it on-chain through the relayer',
+    description: 'A non-success validation is answered as validate would answer it, and nothing is sent. Then the relayer sends the intent (with `signature`, the signed entry point) and waits for the receipt: 200 (0x11) when mined, the decoded code on a revert, 202 (0xF3) with Location when not mined in time. The same intent never executes twice (409). Without a signature, a 401 (0xE5) body carries `signing`, the typed data to sign.',
+    headers: requestHeadersSchema,
+    body: intentSchema,
+    response: outcomeResponses(intentStatuses, intentExamples),
+    ...(preValidation ? { security: apiKeyRequired } : {}),
+  }
+  app.post<{ Body: IntentBody }>('/intents/execute', { schema, ...(preValidation ? { preValidation } : {}) }, async (request, reply) => {
     const req = readIntentRequest(registry, request, reply)
     if (!req) return reply
     const outcome = await executeIntent({

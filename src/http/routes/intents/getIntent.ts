@@ -9,9 +9,20 @@ import { InputError } from '../../../errors/inputError.ts'
 import { intentHashParamsSchema } from '../../../intents/intentSchema.ts'
 import { Status } from '../../../status/statusCodes.ts'
 import { sendOutcome } from '../../sendOutcome.ts'
+import { chainHeaderSchema, intentStatuses, outcomeResponses } from '../../schemas/httpSchemas.ts'
 
 export function registerGetIntentRoute(app: FastifyInstance, { registry, journal }: { registry: ChainRegistry; journal: Journal }) {
-  app.get<{ Params: { intentHash: string } }>('/intents/:intentHash', { schema: { params: intentHashParamsSchema } }, async (request, reply) => {
+  app.get<{ Params: { intentHash: string } }>('/intents/:intentHash', {
+    schema: {
+      operationId: 'getIntent',
+      tags: ['intents'],
+      summary: 'The state of an execution this gateway sent',
+      description: 'From the journal, with the status execute would give now: 202 (0xF3) while unconfirmed, 200 (0x11) once executed, the revert\'s code otherwise; 404 for an intent this gateway never sent. X-Chain-Id narrows the search to one chain.',
+      headers: chainHeaderSchema,
+      params: intentHashParamsSchema,
+      response: outcomeResponses([...intentStatuses.filter((s) => s !== 413 && s !== 415), 404].sort((a, b) => a - b)),
+    },
+  }, async (request, reply) => {
     const intentHash = request.params.intentHash.toLowerCase() as Hex
     request.gateway.intentHash = intentHash
     const header = request.headers['x-chain-id']

@@ -1,0 +1,284 @@
+// GET /openapi.json and GET /docs against a real gateway on anvil: the document is valid OpenAPI
+// 3.1 and names every route the app serves; the answers serialized through the route schemas keep
+// every field (whole bodies asserted); the docs page renders the operations in headless Chromium.
+import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import { promisify } from 'node:util'
+import { Validator } from '@seriousme/openapi-schema-validator'
+import { parseEther } from 'viem'
+import { hashApiKey } from '../src/auth/createApiKeyCheck.ts'
+import { getStatusCode } from '../src/status/statusCodes.ts'
+import { assertCommonHeaders } from './support/assertCommonHeaders.ts'
+import { demoIntent, post, request, signIntent, startTestGateway, startWorld, type World } from './support/testGateway.ts'
+
+const commonHeaders = ['X-ERC1066-Status', 'X-Status-Code', 'X-Intent-Hash', 'X-Chain-Type', 'X-Chain-Id', 'X-Payment-Required']
+const chainId = 'eip155:31337'
+
+/** The outcome fields every body carries for a code (api-contract.md §5). */
+function outcome(code: number, intentHash: string | null) {
+  const entry = getStatusCode(code)
+  return { erc1066Status: entry.hex, statusName: entry.statusName, description: entry.description, intentHash, chainType: 'evm', chainId }
+}
+
+/** A problem body: RFC 9457 members and the outcome fields. */
+function problem(code: number, intentHash: string | null, httpStatus: number, title: string, detail: string) {
+  const entry = getStatusCode(code)
+  return { type: `urn:intent-gateway:problem:${entry.statusName.toLowerCase().replace(/_/g, '-')}`, title, status: httpStatus, detail, ...outcome(code, intentHash) }
+}
+
+/**
+ * Every route Fastify serves, as "METHOD /path", read from the router's own listing (the tree
+ * printRoutes draws, one node per line, methods in parentheses).
+ */
+function listRoutes(tree: string): string[] {
+  const routes: string[] = []
+  const stack: string[] = []
+  for (const line of tree.split('\n')) {
+    const match = /^([│ ]*)[├└]── (.*?)(?: \(([^)]*)\))?$/.exec(line)
+    if (!match) continue
+    const depth = match[1]!.length / 4
+    stack.length = depth
+    stack.push(match[2]!)
+    const path = stack.join('')
+    for (const method of match[3]?.split(', ') ?? []) routes.push(`${method} ${path}`)
+  }
+  return routes
+}
+
+describe('OpenAPI document and docs page', () => {
+  let world: World
+  let doc: any
+  const validate = (body: unknown, headers: Record<string, string> = {}) => post(world.gateway.baseUrl, '/intents/validate', body, headers)
+  const execute = (body: unknown, headers: Record<string, string> = {}) => post(world.gateway.baseUrl, '/intents/execute', body, headers)
+
+  before(async () => {
+    world = await startWorld()
+    const res = await request(world.gateway.baseUrl, '/openapi.json')
+    assert.equal(res.status, 200, res.text)
+    doc = res.body
+  })
+  after(async () => {
+    await world?.stop()
+  })
+
+  it('serves an OpenAPI 3.1 document that a validator accepts, with the common headers', async () => {
+    const res = await request(world.gateway.baseUrl, '/openapi.json')
+    assert.match(res.headers.get('content-type') ?? '', /^application\/json/)
+    assertCommonHeaders(res, { status: '0x01' })
+    assert.equal(doc.openapi, '3.1.0')
+    const validator = new Validator()
+    const result = await validator.validate(doc)
+    assert.deepEqual(result.errors, undefined, JSON.stringify(result.errors, null, 1)?.slice(0, 2000))
+    assert.equal(result.valid, true)
+    assert.equal(validator.version, '3.1')
+    assert.deepEqual(doc.components.securitySchemes.apiKey, { type: 'http', scheme: 'bearer', description: doc.components.securitySchemes.apiKey.description })
+  })
+
+  it('with API keys and a rate limit: the document and the page need no key and are never limited; execute documents its key', async () => {
+    const gateway = await startTestGateway({
+      chains: [world.devnet.chain],
+      auth: { keyHashes: [hashApiKey('a-test-key-of-enough-length-0001')], requireForValidate: false },
+      rateLimit: { max: 1, windowMs: 60_000 },
+    })
+    try {
+      for (let i = 0; i < 3; i++) {
+        for (const path of ['/openapi.json', '/docs', '/docs/static/swagger-ui-bundle.js']) {
+          const res = await request(gateway.baseUrl, path)
+          assert.equal(res.status, 200, `${path} #${i}`)
+          assertCommonHeaders(res, { status: '0x01' })
+        }
+      }
+      // The limit is on: the intent routes are limited as before.
+      assert.equal((await request(gateway.baseUrl, '/intents/validate', { method: 'POST' })).status, 400)
+      assert.equal((await request(gateway.baseUrl, '/intents/validate', { method: 'POST' })).status, 429)
+      const keyed = (await request(gateway.baseUrl, '/openapi.json')).body
+      assert.equal((await new Validator().validate(keyed)).valid, true)
+      assert.deepEqual(keyed.paths['/intents/execute'].post.security, [{ apiKey: [] }])
+      assert.deepEqual(keyed.paths['/intents/validate'].post.security, [{ apiKey: [] }, {}])
+      assert.equal(keyed.paths['/health'].get.security, undefined)
+    } finally {
+      await gateway.close()
+    }
+    // Without keys configured, no operation asks for one.
+    assert.equal(doc.paths['/intents/execute'].post.security, undefined)
+  })
+
+  it('documents every route the app serves (the others answer 405), and nothing it does not serve', async () => {
+    const routes = listRoutes(world.gateway.app.printRoutes({ commonPrefix: false }))
+    assert.ok(routes.includes('POST /intents/execute') && routes.includes('GET /docs'), routes.join('\n'))
+    const documented = new Set(
+      Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) =>
+        Object.keys(ops).map((m) => `${m.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`),
+      ),
+    )
+    const concrete = (path: string) => path.replace(':intentHash', `0x${'ab'.repeat(32)}`).replace(':chainId', chainId)
+    let checked = 0
+    for (const route of routes) {
+      const [method, path] = route.split(' ') as [string, string]
+      // Swagger UI's page and files; HEAD, which Fastify adds to every GET.
+      if (path === '/docs' || path.startsWith('/docs/') || method === 'HEAD') continue
+      if (documented.has(route)) {
+        documented.delete(route)
+        continue
+      }
+      // Not documented: must be one of the 405 answers for a method a path does not serve.
+      const res = await request(world.gateway.baseUrl, concrete(path), { method })
+      assert.equal(res.status, 405, `${route} is served but not in /openapi.json`)
+      assert.ok(doc.paths[path.replace(/:(\w+)/g, '{$1}')], `${route}: its path is not in /openapi.json`)
+      checked++
+    }
+    assert.deepEqual([...documented], [], 'documented but not served')
+    assert.ok(checked > 0)
+    for (const path of ['/intents/validate', '/intents/execute', '/intents/{intentHash}', '/health', '/health/ready', '/status-codes', '/chains', '/chains/{chainId}', '/openapi.json']) {
+      assert.ok(doc.paths[path], path)
+    }
+  })
+
+  /** A schema, or the components schema its $ref names. */
+  const resolve = (schema: any) => (schema.$ref ? doc.components.schemas[schema.$ref.replace('#/components/schemas/', '')] : schema)
+
+  it('documents execute: the intent body with signature, the request headers, every status with its body and headers', () => {
+    const op = doc.paths['/intents/execute'].post
+    const body = op.requestBody.content['application/json'].schema
+    assert.deepEqual(body.required, ['sender', 'target', 'data', 'value', 'nonce', 'policyId'])
+    assert.equal(body.additionalProperties, false)
+    for (const field of ['sender', 'target', 'data', 'value', 'nonce', 'validAfter', 'validBefore', 'policyId', 'chainType', 'signature']) assert.ok(body.properties[field], field)
+    const parameters = Object.fromEntries(op.parameters.map((p: any) => [p.name, p]))
+    assert.equal(parameters['x-chain-id'].in, 'header')
+    assert.match(parameters['payment-signature'].description, /reserved for x402/)
+    for (const status of ['200', '202', '400', '401', '402', '403', '409', '421', '422', '429', '503']) {
+      const response = op.responses[status]
+      assert.ok(response, status)
+      for (const header of commonHeaders) assert.ok(response.headers?.[header], `${status} ${header}`)
+      const media = Number(status) < 400 ? 'application/json' : 'application/problem+json'
+      const schema = resolve(response.content[media].schema)
+      assert.ok(schema.properties, `${status} ${media}`)
+      assert.equal(schema.additionalProperties, true, `${status} is open-ended`)
+    }
+    assert.ok(op.responses['202'].headers.Location)
+    assert.ok(op.responses['402'].headers['PAYMENT-REQUIRED'])
+    assert.ok(op.responses['429'].headers['Retry-After'])
+    assert.ok(op.responses['503'].headers['Retry-After'])
+    const problemProps = resolve(op.responses['401'].content['application/problem+json'].schema).properties
+    for (const open of ['signing', 'paymentRequired']) assert.equal(problemProps[open].additionalProperties, true, open)
+    assert.equal(problemProps.errors.items.additionalProperties, true)
+    assert.equal(op.responses['200'].content['application/json'].examples.example1.value.status, '0x01')
+    assert.deepEqual(Object.keys(doc.components.schemas).sort(), ['Outcome', 'Problem'])
+    assert.equal(doc.paths['/intents/validate'].post.responses['402'].headers['X-Payment-Required'].schema.enum.join(), 'true,false')
+  })
+
+  it('answers validate and execute with whole bodies through the route schemas: nothing dropped', async () => {
+    const allowed = await validate(demoIntent(world.devnet, { nonce: '7' }))
+    assert.equal(allowed.status, 200, allowed.text)
+    assertCommonHeaders(allowed, { status: '0x01' })
+    assert.deepEqual(allowed.body, { status: '0x01', ...outcome(0x01, allowed.headers.get('x-intent-hash')) })
+
+    const executed = await execute(await signIntent(world.devnet, demoIntent(world.devnet, { nonce: '7' })))
+    assert.equal(executed.status, 200, executed.text)
+    const receipt = await world.clients.publicClient.getTransactionReceipt({ hash: executed.body.transactionHash })
+    assert.deepEqual(executed.body, {
+      status: '0x11',
+      ...outcome(0x11, executed.headers.get('x-intent-hash')),
+      state: 'mined',
+      transactionHash: receipt.transactionHash,
+      blockNumber: receipt.blockNumber.toString(),
+      gasUsed: receipt.gasUsed.toString(),
+      returnData: executed.body.returnData,
+    })
+    assert.match(executed.body.returnData, /^0x([0-9a-f]{2})*$/)
+
+    const readBack = await request(world.gateway.baseUrl, `/intents/${executed.headers.get('x-intent-hash')}`)
+    assert.deepEqual(readBack.body, executed.body)
+
+    const replay = await execute(await signIntent(world.devnet, demoIntent(world.devnet, { nonce: '7' })))
+    assert.equal(replay.status, 409, replay.text)
+    // The replay names the execution that already ran.
+    const { status: _status, erc1066Status: _code, statusName: _name, description: _description, ...executedFields } = executed.body
+    assert.deepEqual(replay.body, { ...problem(0x22, replay.headers.get('x-intent-hash'), 409, getStatusCode(0x22).description, 'this intent was already executed'), ...executedFields })
+  })
+
+  it('answers problems with whole bodies: errors on 400, signing on 401 (0xE5), paymentRequired on 402, 421', async () => {
+    const unknownField = 'is not a known field (the fields are: sender, target, data, value, nonce, validAfter, validBefore, policyId, chainType, signature)'
+    const typo = await validate({ ...demoIntent(world.devnet), validBfore: '1' })
+    assert.equal(typo.status, 400)
+    assert.match(typo.headers.get('content-type') ?? '', /^application\/problem\+json/)
+    // A body the schema refuses has no intent hash yet: the header hashes the raw bytes, the body has none.
+    const { intentHash: _, ...typoProblem } = problem(0xa0, null, 400, 'The intent is not valid', `validBfore: ${unknownField}`)
+    assert.deepEqual(typo.body, {
+      ...typoProblem,
+      errors: [{ field: 'validBfore', message: unknownField }],
+    })
+
+    const unsigned = demoIntent(world.devnet, { nonce: '8' })
+    const refused = await execute(unsigned)
+    assert.equal(refused.status, 401, refused.text)
+    assertCommonHeaders(refused, { status: '0xE5' })
+    assert.deepEqual(refused.body, {
+      ...problem(0xe5, refused.headers.get('x-intent-hash'), 401, getStatusCode(0xe5).description, "the executor runs a relayed intent only with its sender's signature: sign the typed data in `signing` and send it as `signature`"),
+      signing: {
+        domain: { name: 'IntentExecutor', version: '1', chainId: 31337, verifyingContract: world.devnet.contracts.executor },
+        types: {
+          EIP712Domain: [{ name: 'name', type: 'string' }, { name: 'version', type: 'string' }, { name: 'chainId', type: 'uint256' }, { name: 'verifyingContract', type: 'address' }],
+          Intent: [
+            { name: 'sender', type: 'address' }, { name: 'target', type: 'address' }, { name: 'data', type: 'bytes' }, { name: 'value', type: 'uint256' },
+            { name: 'nonce', type: 'uint256' }, { name: 'validAfter', type: 'uint256' }, { name: 'validBefore', type: 'uint256' }, { name: 'policyId', type: 'bytes32' },
+          ],
+        },
+        primaryType: 'Intent',
+        message: { ...unsigned },
+      },
+    })
+
+    const overCap = await validate(demoIntent(world.devnet, { value: parseEther('5').toString() }))
+    assert.equal(overCap.status, 402, overCap.text)
+    assertCommonHeaders(overCap, { status: '0x54' })
+    const header = JSON.parse(Buffer.from(overCap.headers.get('payment-required')!, 'base64').toString())
+    const intentHash = overCap.headers.get('x-intent-hash')
+    assert.deepEqual(overCap.body, {
+      ...problem(0x54, intentHash, 402, getStatusCode(0x54).description, overCap.body.detail),
+      paymentRequired: {
+        x402Version: 2,
+        error: overCap.body.detail,
+        resource: { url: '/intents/validate', description: `POST /intents/validate for intent ${intentHash}`, mimeType: 'application/json' },
+        accepts: [],
+        extensions: { deposit: { chainId, executor: world.devnet.contracts.executor, function: 'depositFor(address)', sender: world.devnet.demo.sender } },
+      },
+    })
+    assert.equal(typeof overCap.body.detail, 'string')
+    assert.deepEqual(overCap.body.paymentRequired, header)
+
+    const elsewhere = await validate(demoIntent(world.devnet), { 'x-chain-id': 'eip155:1' })
+    assert.equal(elsewhere.status, 421)
+    assert.deepEqual(elsewhere.body, {
+      ...problem(0xa2, elsewhere.headers.get('x-intent-hash'), 421, getStatusCode(0xa2).description, `chain eip155:1 is not served by this gateway (configured: ${chainId})`),
+      chainId: 'eip155:1',
+    })
+  })
+
+  it('renders /docs in headless Chromium from the gateway\'s own files, showing the operations', async () => {
+    const page = await request(world.gateway.baseUrl, '/docs')
+    assert.equal(page.status, 200)
+    assertCommonHeaders(page, { status: '0x01' })
+    assert.doesNotMatch(page.text, /https?:\/\//, 'the page loads nothing from elsewhere')
+    const dir = await mkdtemp(join(tmpdir(), 'docs-page-'))
+    try {
+      const { stdout } = await promisify(execFile)(
+        'chromium',
+        ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', `--user-data-dir=${join(dir, 'profile')}`, '--virtual-time-budget=10000', '--dump-dom', `${world.gateway.baseUrl}/docs`],
+        { timeout: 60_000, maxBuffer: 64 * 1024 * 1024 },
+      )
+      // The visible text: Swagger UI breaks paths with <wbr> between segments.
+      const text = stdout.replace(/<wbr>/g, '').replace(/<[^>]*>/g, ' ')
+      const expectedTexts = ['Intent Gateway', '/intents/execute', '/intents/validate', '/intents/{intentHash}', '/chains/{chainId}', '/status-codes', doc.paths['/intents/execute'].post.summary]
+      for (const expected of expectedTexts) {
+        assert.ok(text.includes(expected), `${expected} in the rendered page`)
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  })
+})
