@@ -13,6 +13,7 @@ import { parseEther } from 'viem'
 import { hashApiKey } from '../src/auth/createApiKeyCheck.ts'
 import { getStatusCode } from '../src/status/statusCodes.ts'
 import { assertCommonHeaders } from './support/assertCommonHeaders.ts'
+import { expectedSigning } from './support/expectedSigning.ts'
 import { demoIntent, post, request, signIntent, startTestGateway, startWorld, type World } from './support/testGateway.ts'
 
 const commonHeaders = ['X-ERC1066-Status', 'X-Status-Code', 'X-Intent-Hash', 'X-Chain-Type', 'X-Chain-Id', 'X-Payment-Required']
@@ -219,18 +220,7 @@ describe('OpenAPI document and docs page', () => {
     assertCommonHeaders(refused, { status: '0xE5' })
     assert.deepEqual(refused.body, {
       ...problem(0xe5, refused.headers.get('x-intent-hash'), 401, getStatusCode(0xe5).description, "the executor runs a relayed intent only with its sender's signature: sign the typed data in `signing` and send it as `signature`"),
-      signing: {
-        domain: { name: 'IntentExecutor', version: '1', chainId: 31337, verifyingContract: world.devnet.contracts.executor },
-        types: {
-          EIP712Domain: [{ name: 'name', type: 'string' }, { name: 'version', type: 'string' }, { name: 'chainId', type: 'uint256' }, { name: 'verifyingContract', type: 'address' }],
-          Intent: [
-            { name: 'sender', type: 'address' }, { name: 'target', type: 'address' }, { name: 'data', type: 'bytes' }, { name: 'value', type: 'uint256' },
-            { name: 'nonce', type: 'uint256' }, { name: 'validAfter', type: 'uint256' }, { name: 'validBefore', type: 'uint256' }, { name: 'policyId', type: 'bytes32' },
-          ],
-        },
-        primaryType: 'Intent',
-        message: { ...unsigned },
-      },
+      signing: expectedSigning(world.devnet.contracts.executor, { ...unsigned }),
     })
 
     const overCap = await validate(demoIntent(world.devnet, { value: parseEther('5').toString() }))

@@ -12,6 +12,7 @@ import { policyRegistryArtifact } from '../src/contracts/policyRegistryArtifact.
 import { derivePolicyId, saltOf } from '../src/devnet/derivePolicyId.ts'
 import { devnetAccounts } from '../src/devnet/devnetAccounts.ts'
 import { assertCommonHeaders } from './support/assertCommonHeaders.ts'
+import { expectedSigning } from './support/expectedSigning.ts'
 import { writePolicy } from './support/policies.ts'
 import { demoIntent, post, request, signIntent, signedIntent, startTestGateway, startWorld, type TestGateway, type World } from './support/testGateway.ts'
 
@@ -106,18 +107,7 @@ describe('signed intents: only the sender (or its delegate) authorizes an execut
     assertCommonHeaders(res, { status: '0xE5' })
     assert.equal(res.body.statusName, 'SIGNATURE_REQUIRED')
     assert.equal(res.body.detail, 'the executor runs a relayed intent only with its sender\'s signature: sign the typed data in `signing` and send it as `signature`')
-    assert.deepEqual(res.body.signing, {
-      domain: { name: 'IntentExecutor', version: '1', chainId: 31337, verifyingContract: world.devnet.contracts.executor },
-      types: {
-        EIP712Domain: [{ name: 'name', type: 'string' }, { name: 'version', type: 'string' }, { name: 'chainId', type: 'uint256' }, { name: 'verifyingContract', type: 'address' }],
-        Intent: [
-          { name: 'sender', type: 'address' }, { name: 'target', type: 'address' }, { name: 'data', type: 'bytes' }, { name: 'value', type: 'uint256' },
-          { name: 'nonce', type: 'uint256' }, { name: 'validAfter', type: 'uint256' }, { name: 'validBefore', type: 'uint256' }, { name: 'policyId', type: 'bytes32' },
-        ],
-      },
-      primaryType: 'Intent',
-      message: { ...body },
-    })
+    assert.deepEqual(res.body.signing, expectedSigning(world.devnet.contracts.executor, { ...body }))
     // What an agent does with it: sign the typed data as given (a wallet takes decimal strings) and retry.
     const { EIP712Domain: _, ...types } = res.body.signing.types
     const message = Object.fromEntries(Object.entries(res.body.signing.message as Record<string, string>).map(([k, v]) => [k, /^\d+$/.test(v) ? BigInt(v) : v]))

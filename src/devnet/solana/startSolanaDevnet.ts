@@ -25,7 +25,7 @@ import {
 } from '@solana/kit'
 import { createHash } from 'node:crypto'
 import { createIntentGatewayProgram, type IntentGatewayProgram } from '../../chains/solana/intentGatewayProgram.ts'
-import { saltOf as policyIdOf } from '../derivePolicyId.ts'
+import { saltOf } from '../derivePolicyId.ts'
 import { type LiteSvmRpcProcess, startLiteSvmRpc } from './startLiteSvmRpc.ts'
 
 export const solanaProgramFile = fileURLToPath(new URL('../../../programs/solana/intent_gateway.so', import.meta.url))
@@ -109,7 +109,7 @@ export async function startSolanaDevnet({ port = 0 }: { port?: number } = {}): P
     const config = await program.configAddress(genesis)
 
     const allowedPrefix = '0x02000000' as const // a system-program transfer's discriminator
-    const policies = { open: policyIdOf('solana-open'), narrow: policyIdOf('solana-narrow'), expired: policyIdOf('solana-expired'), future: policyIdOf('solana-future') }
+    const policies = { open: saltOf('solana-open'), narrow: saltOf('solana-narrow'), expired: saltOf('solana-expired'), future: saltOf('solana-future') }
     const sol = 1_000_000_000n
     await send(
       [
