@@ -80,7 +80,13 @@ describe('bad input', () => {
         const { validBefore, ...rest } = demoIntent(world.devnet, {}) as Record<string, unknown>
         void validBefore
         const res = await send({ ...rest, validBfore: '1' })
-        assertProblem(res, 400, '0xA0', [{ field: 'validBfore', message: /^is not a known field \(the fields are: sender, target, data, value, nonce, validAfter, validBefore, policyId, chainType, signature\)$/ }])
+        assertProblem(res, 400, '0xA0', [{ field: 'validBfore', message: /^is not a known field \(the fields are: sender, target, data, value, nonce, validAfter, validBefore, policyId, accounts, chainType, signature\)$/ }])
+      })
+
+      it('refuses account metas on an EVM chain, and names a bad field inside one', async () => {
+        const meta = { address: '0x00000000000000000000000000000000000000aa', signer: false, writable: true }
+        assertProblem(await send(withField('accounts', [meta])), 400, '0xA0', [{ field: 'accounts', message: "must be absent or empty on EVM chains: only Solana intents carry the target instruction's account metas" }])
+        assertProblem(await send(withField('accounts', [{ ...meta, writeable: true }])), 400, '0xA0', [{ field: 'accounts[0].writeable', message: 'is not a known field (an account meta has: address, signer, writable)' }])
       })
 
       it('refuses wrong types without coercing them', async () => {

@@ -11,7 +11,15 @@ export type Intent = {
   validAfter: bigint
   validBefore: bigint
   policyId: Hex
+  /**
+   * The target instruction's account metas: Solana only (part of its signed bytes and hash); the
+   * other runtimes refuse a non-empty list. Absent and empty are the same intent.
+   */
+  accounts?: IntentAccountMeta[] | undefined
 }
+
+/** One account of the target instruction on Solana: its key and how the instruction uses it. */
+export type IntentAccountMeta = { address: string; signer: boolean; writable: boolean }
 
 /** The intent body as it arrives, after the route's JSON Schema has checked its shape. */
 export type IntentBody = {
@@ -23,6 +31,7 @@ export type IntentBody = {
   validAfter?: string
   validBefore?: string
   policyId: string
+  accounts?: IntentAccountMeta[]
   chainType?: ChainType
   /** Not part of the intent (nor of its hash): the authorization that comes with it. */
   signature?: string

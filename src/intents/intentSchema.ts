@@ -22,6 +22,21 @@ export const intentSchema = {
     validAfter: decimal('unix seconds after which the intent is valid; "0" (the default) means no lower bound'),
     validBefore: decimal('unix seconds before which the intent is valid; "0" (the default) means no upper bound'),
     policyId: { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$', description: 'the policy the intent runs under: 0x + 64 hex digits (bytes32)' },
+    accounts: {
+      type: 'array',
+      maxItems: 24,
+      description: "Solana only: the target instruction's account metas, in order (part of the signed bytes and of X-Intent-Hash); the other runtimes take none",
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['address', 'signer', 'writable'],
+        properties: {
+          address: { type: 'string', maxLength: 128, description: 'the account: an address of the chain (Solana: base58 32-byte key)' },
+          signer: { type: 'boolean', description: 'whether the target instruction needs this account to sign (only the sender vault can, through the program)' },
+          writable: { type: 'boolean', description: 'whether the target instruction writes this account' },
+        },
+      },
+    },
     chainType: { type: 'string', enum: ['evm', 'solana', 'sui'], description: 'optional runtime check: must match the chain chosen by X-Chain-Id' },
     signature: {
       type: 'string',
@@ -33,6 +48,7 @@ export const intentSchema = {
 } as const
 
 export const intentFields = Object.keys(intentSchema.properties)
+export const accountMetaFields = Object.keys(intentSchema.properties.accounts.items.properties)
 
 /** The path parameter of GET /intents/{intentHash}. */
 export const intentHashParamsSchema = {

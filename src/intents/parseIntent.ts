@@ -30,6 +30,13 @@ export function parseIntent(body: IntentBody, runtime: Pick<ChainRuntime, 'check
     validBefore: uint('validBefore'),
     policyId: body.policyId.toLowerCase() as Hex,
   }
+  if (body.accounts && body.accounts.length > 0) {
+    intent.accounts = body.accounts.map((meta, i) => {
+      const problem = runtime.checkAddress(meta.address)
+      if (problem) errors.push({ field: `accounts[${i}].address`, message: problem })
+      return { address: meta.address, signer: meta.signer, writable: meta.writable }
+    })
+  }
   // The runtime's ranges only mean something for numbers that are numbers at all.
   if (errors.length === 0) errors.push(...runtime.checkIntent(intent))
   if (errors.length > 0) throw new InputError('The intent is not valid', { errors })

@@ -42,6 +42,14 @@ const dir = mkdtempSync(join(tmpdir(), 'journal-test-'))
 after(() => rmSync(dir, { recursive: true, force: true }))
 
 describe('openJournal', () => {
+  it('keeps a Solana intent\'s account metas', async () => {
+    const journal = openJournal({ path: ':memory:' })
+    const accounts = [{ address: 'BPFLoaderUpgradeab1e11111111111111111111111', signer: false, writable: true }]
+    await claimed(journal, { chainId: 'solana:x', intentHash: hash(77), intent: { ...intentOf(1n), accounts } })
+    assert.deepEqual((await journal.get(hash(77)))?.intent.accounts, accounts)
+    journal.close()
+  })
+
   it('refuses a second claim of an intent, or of its (sender, nonce), while claimed, pending or executed', async () => {
     const journal = openJournal({ path: ':memory:' })
     const first = await journal.claim(claimOf(1))

@@ -321,7 +321,7 @@ function serializeIntent(intent: Intent): string {
 }
 
 function parseIntentColumn(text: string): Intent {
-  const raw = JSON.parse(text) as Record<string, string>
+  const raw = JSON.parse(text) as Record<string, string> & { accounts?: Intent['accounts'] }
   return {
     sender: raw.sender!,
     target: raw.target!,
@@ -331,6 +331,7 @@ function parseIntentColumn(text: string): Intent {
     validAfter: BigInt(raw.validAfter!),
     validBefore: BigInt(raw.validBefore!),
     policyId: raw.policyId as Hex,
+    ...(raw.accounts && raw.accounts.length > 0 ? { accounts: raw.accounts } : {}),
   }
 }
 

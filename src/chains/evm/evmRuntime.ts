@@ -3,6 +3,7 @@
 import { type Address, type Hex, encodeAbiParameters, isAddress } from 'viem'
 import { keccak256 } from '../../crypto/keccak256.ts'
 import type { Intent } from '../../intents/intent.ts'
+import { refuseAccountMetas } from '../../intents/refuseAccountMetas.ts'
 import type { ChainRuntime } from '../chainRuntime.ts'
 import { intentAbiParameter } from './intentAbi.ts'
 
@@ -13,9 +14,9 @@ export const evmRuntime: ChainRuntime = {
     if (!isAddress(value, { strict: true })) return 'has mixed case but is not a valid EIP-55 checksum'
     return undefined
   },
-  checkIntent() {
+  checkIntent(intent) {
     // The schema's decimal strings below 2^256 are exactly the EVM's uint256.
-    return []
+    return refuseAccountMetas(intent, 'EVM chains')
   },
   hashIntent(intent) {
     return keccak256(encodeIntent(intent))

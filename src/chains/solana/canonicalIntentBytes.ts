@@ -2,7 +2,7 @@
 // the fixed little-endian layout the program hashes with sol_keccak256. X-Intent-Hash is
 // keccak256 of these bytes, and part 2 signs that hash.
 import type { Address } from '@solana/kit'
-import type { Intent } from '../../intents/intent.ts'
+import type { Intent, IntentAccountMeta } from '../../intents/intent.ts'
 import { decodeBase58 } from './decodeBase58.ts'
 
 /** 24 ASCII bytes that open every canonical intent. */
@@ -11,8 +11,6 @@ export const intentDomain = 'intent-gateway/solana/v1'
 /** Where an intent is bound: the program and its deployment config account. */
 export type SolanaDeployment = { programId: Address; config: Address }
 
-/** One account meta of the target instruction (part 2, execute); validate sends none. */
-export type IntentAccountMeta = { address: Address; signer: boolean; writable: boolean }
 
 /** A 32-byte key; callers have checked the address (solanaRuntime.checkAddress). */
 const key = (address: string) => {
@@ -26,7 +24,7 @@ const key = (address: string) => {
  * validAfter i64 | validBefore i64 | policyId[32] | accountCount u32 | accounts (key[32],
  * signer u8, writable u8)* | dataLength u32 | data
  */
-export function canonicalIntentBytes(intent: Intent, deployment: SolanaDeployment, accounts: readonly IntentAccountMeta[] = []): Uint8Array {
+export function canonicalIntentBytes(intent: Intent, deployment: SolanaDeployment, accounts: readonly IntentAccountMeta[] = intent.accounts ?? []): Uint8Array {
   const data = hexToBytes(intent.data)
   const out = new Uint8Array(220 + accounts.length * 34 + 4 + data.length)
   const view = new DataView(out.buffer)

@@ -38,7 +38,7 @@ export function createSolanaRuntime(deployment: SolanaDeployment = noDeployment)
       return errors
     },
     hashIntent(intent) {
-      return keccak256(canonicalIntentBytes(intent, deployment))
+      return keccak256(canonicalIntentBytes(intent, deployment, intent.accounts))
     },
   }
 }

@@ -3,6 +3,7 @@
 import type { FieldError } from '../../errors/inputError.ts'
 import { keccak256 } from '../../crypto/keccak256.ts'
 import type { ChainRuntime } from '../chainRuntime.ts'
+import { refuseAccountMetas } from '../../intents/refuseAccountMetas.ts'
 import { encodeSuiIntent } from './encodeSuiIntent.ts'
 
 const maxU64 = 2n ** 64n - 1n
@@ -16,7 +17,7 @@ export const suiRuntime: ChainRuntime = {
     return undefined
   },
   checkIntent(intent) {
-    const errors: FieldError[] = []
+    const errors: FieldError[] = refuseAccountMetas(intent, 'Sui')
     if (intent.data !== '0x') errors.push({ field: 'data', message: 'must be "0x" on Sui: a Sui intent moves value only, the Move module cannot call a target with data' })
     for (const field of ['value', 'nonce', 'validAfter', 'validBefore'] as const) {
       if (intent[field] > maxU64) errors.push({ field, message: 'must be below 2^64 on Sui (a Move u64)' })

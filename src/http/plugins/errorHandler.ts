@@ -3,7 +3,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { GatewayError } from '../../errors/gatewayError.ts'
 import { type FieldError, InputError } from '../../errors/inputError.ts'
-import { intentFields, intentHashParamsSchema, intentSchema } from '../../intents/intentSchema.ts'
+import { accountMetaFields, intentFields, intentHashParamsSchema, intentSchema } from '../../intents/intentSchema.ts'
 import { getStatusCode, Status } from '../../status/statusCodes.ts'
 import { toProblemDetails } from '../problemDetails.ts'
 
@@ -83,7 +83,10 @@ function toFieldError(e: AjvError, context: string | undefined): FieldError {
   const path = e.instancePath.replace(/^\//, '').replace(/\//g, '.')
   if (e.keyword === 'required') return { field: String(e.params.missingProperty), message: 'is required' }
   if (e.keyword === 'additionalProperties') {
-    return { field: String(e.params.additionalProperty), message: `is not a known field (the fields are: ${intentFields.join(', ')})` }
+    const name = String(e.params.additionalProperty)
+    // accounts/0 → accounts[0].name: the one nested object of the intent is an account meta.
+    if (/^accounts\.\d+$/.test(path)) return { field: `${path.replace(/\.(\d+)$/, '[$1]')}.${name}`, message: `is not a known field (an account meta has: ${accountMetaFields.join(', ')})` }
+    return { field: name, message: `is not a known field (the fields are: ${intentFields.join(', ')})` }
   }
   if (!path) return { field: context ?? 'body', message: e.keyword === 'type' ? `must be a JSON ${e.params.type}` : (e.message ?? 'is not valid') }
   const property = describedFields[context ?? '']?.[path]
