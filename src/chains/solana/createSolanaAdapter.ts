@@ -20,6 +20,7 @@ import {
   createKeyPairSignerFromPrivateKeyBytes,
   createSolanaRpc,
   createTransactionMessage,
+  getBase58Decoder,
   getBase58Encoder,
   getBase64EncodedWireTransaction,
   getPublicKeyFromAddress,
@@ -111,7 +112,7 @@ export function createSolanaAdapter({
   }))
   let unavailableReason: string | undefined
   if (relayerSecretKey && relayerSecretKey.length !== 32) throw new Error('the Solana relayer key must be the 32-byte Ed25519 seed')
-  const relayerAddress = relayerSecretKey ? ed25519Seed.address(relayerSecretKey) : undefined
+  const relayerAddress = relayerSecretKey ? (getBase58Decoder().decode(ed25519Seed.publicKey(relayerSecretKey)) as Address) : undefined
   const relayerSigner = relayerSecretKey ? createKeyPairSignerFromPrivateKeyBytes(relayerSecretKey) : undefined
   log.info({ programId: chain.programId, config: chain.config, endpoints: endpoints.length, relayer: relayerAddress }, 'chain configured')
 

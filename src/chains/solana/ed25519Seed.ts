@@ -1,8 +1,8 @@
 // An Ed25519 key given as its 32-byte seed (Solana's private key), used synchronously with
-// node:crypto: its base58 address, and a signature. The adapter names its relayer with it; the
-// devnet signs its demo intents with it.
+// node:crypto: its public key, and a signature. The adapter names its relayer with it, the config
+// checks a keypair with it, the devnet signs its demo intents with it. No @solana/kit here: the
+// config loads it.
 import { createPrivateKey, createPublicKey, sign, type KeyObject } from 'node:crypto'
-import { type Address, getBase58Decoder } from '@solana/kit'
 
 /** PKCS#8 DER of an Ed25519 private key, up to the 32-byte seed. */
 const pkcs8Prefix = Buffer.from('302e020100300506032b657004220420', 'hex')
@@ -13,9 +13,10 @@ function privateKeyOf(seed: Uint8Array): KeyObject {
 }
 
 export const ed25519Seed = {
-  address(seed: Uint8Array): Address {
+  /** The 32-byte public key (a Solana address's bytes). */
+  publicKey(seed: Uint8Array): Uint8Array {
     const spki = createPublicKey(privateKeyOf(seed)).export({ format: 'der', type: 'spki' })
-    return getBase58Decoder().decode(spki.subarray(spki.length - 32)) as Address
+    return Uint8Array.from(spki.subarray(spki.length - 32))
   },
   /** The 64-byte Ed25519 signature of `message`. */
   sign(seed: Uint8Array, message: Uint8Array): Uint8Array {
