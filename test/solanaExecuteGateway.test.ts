@@ -120,6 +120,15 @@ describe('Solana signed execution through the gateway', () => {
     assert.deepEqual(res.body.errors.map((e: { field: string }) => e.field), ['signature'])
   })
 
+  it('answers 400 naming `accounts` when the transaction would not fit in 1,232 bytes; nothing journaled', async () => {
+    const i = intent({ accounts: Array.from({ length: 16 }, () => ({ address: devnet.demo.recipient, signer: false, writable: true })), data: `0x00${'ab'.repeat(300)}` })
+    const res = await execute(body(i, sign(i)))
+    assert.equal(res.status, 400, res.text)
+    assert.deepEqual(res.body.errors.map((e: { field: string }) => e.field), ['accounts'])
+    assert.match(res.body.errors[0].message, /above Solana's 1232/)
+    assert.equal(await gateway.journal.get(hashOf(i), devnet.chainId), undefined)
+  })
+
   it('answers 422 (0x50) when the target fails, even with a code that looks like NONCE_USED', async () => {
     const i = intent({ data: '0x03' })
     const res = await execute(body(i, sign(i)))

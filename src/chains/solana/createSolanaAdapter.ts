@@ -86,6 +86,9 @@ export type CreateSolanaAdapterParameters = {
 /** The journal's `details` of a Solana transaction: the blockhash it lives by. */
 type SolanaTransactionDetails = { blockhash: string; lastValidBlockHeight: string }
 
+/** Solana's packet size: a transaction larger than this is never accepted. */
+const maxTransactionSize = 1232
+
 /** A receipt watch gives up after this long; reconciliation takes over. */
 const receiptWatchLimitMs = 15 * 60_000
 
@@ -315,6 +318,12 @@ export function createSolanaAdapter({
     )
     const wire = getBase64EncodedWireTransaction(transaction)
     const id = getSignatureFromTransaction(transaction)
+    const size = Buffer.byteLength(wire, 'base64')
+    if (size > maxTransactionSize) {
+      throw new InputError('Intent too large for one Solana transaction', {
+        errors: [{ field: 'accounts', message: `the execute transaction would be ${size} bytes, above Solana's ${maxTransactionSize}: use fewer account metas or shorter data` }],
+      })
+    }
 
     // The transaction exactly as it will be sent: a refusal here sends nothing.
     const what = 'simulation of the execute transaction'
