@@ -5,7 +5,7 @@
 // one whose blockhash expired dropped so that a second attempt runs once.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import type { Address } from '@solana/kit'
+import { type Address, getBase58Decoder } from '@solana/kit'
 import type { ChainAdapter, SignedExecution } from '../src/chains/chainAdapter.ts'
 import { ed25519Seed } from '../src/chains/solana/ed25519Seed.ts'
 import { createSolanaRuntime } from '../src/chains/solana/solanaRuntime.ts'
@@ -15,7 +15,7 @@ import type { Intent } from '../src/intents/intent.ts'
 import { createReconciler } from '../src/journal/createReconciler.ts'
 import { assertCommonHeaders } from './support/assertCommonHeaders.ts'
 import { type SolanaGateway, quietLogger, solanaAdapterFor, startSolanaDevnet, startSolanaGateway } from './support/solanaGateway.ts'
-import { post } from './support/testGateway.ts'
+import { post, request } from './support/testGateway.ts'
 
 describe('Solana signed execution through the gateway', () => {
   let devnet: SolanaDevnet
@@ -83,6 +83,13 @@ describe('Solana signed execution through the gateway', () => {
     assert.equal(again.status, 409, again.text)
     assertCommonHeaders(again, { status: '0x22', chainId: devnet.chainId, chainType: 'solana' })
     assert.equal(await balance(devnet.demo.recipient), recipientBefore + 1_000n)
+  })
+
+  it('names its relayer in /chains', async () => {
+    const chains = await request(gateway.baseUrl, '/chains')
+    const chain = chains.body.chains.find((c: { chainId: string }) => c.chainId === devnet.chainId)
+    assert.equal(chain.relayer, getBase58Decoder().decode(ed25519Seed.publicKey(devnet.relayerSecretKey)))
+    assert.ok((await adapter.relayerBalance!()) > 0n)
   })
 
   it('answers 401 SIGNATURE_REQUIRED (0xE5) without a signature, with `signing` naming the message', async () => {
@@ -194,6 +201,24 @@ describe('Solana signed execution through the gateway', () => {
       assert.equal(row?.status, 0x11)
       assert.equal(row?.transaction?.id, tx.id)
       assert.equal(await balance(devnet.demo.recipient), recipientBefore + 1_000n)
+    })
+
+    it('settles from the chain a transaction broadcast before the gateway stopped watching it', async () => {
+      const i = intent()
+      const claim = await gateway.journal.claim({ chainId: devnet.chainId, intentHash: hashOf(i), intent: i })
+      assert.ok(claim.ok)
+      const preflight = await adapter.prepareExecution(i, sign(i))
+      assert.ok(preflight.ok)
+      // Sent, but nobody settles the record from the receipt: as if the process died right after.
+      const submission = await preflight.send({ onSigned: (tx) => gateway.journal.recordSigned(claim.record, tx) })
+      assert.equal(submission.accepted, true)
+      await submission.receipt
+      assert.equal((await gateway.journal.get(hashOf(i), devnet.chainId))?.state, 'pending')
+      const pass = await reconciler().runOnce()
+      assert.equal(pass.settled, 1, JSON.stringify(pass))
+      const row = await gateway.journal.get(hashOf(i), devnet.chainId)
+      assert.equal(row?.state, 'mined')
+      assert.equal(row?.transaction?.id, submission.transactionHash)
     })
 
     it('drops a transaction whose blockhash expired unmined; a second attempt runs once', async () => {
