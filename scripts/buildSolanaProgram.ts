@@ -1,5 +1,6 @@
-// Compiles programs/solana/intent_gateway.c with Debian's clang for BPF and packs it into the
-// sBPF v0 program the repository commits (programs/solana/intent_gateway.so). Shared by the
+// Compiles the C programs in programs/solana (intent_gateway.c, and probe_target.c, the tests'
+// target) with Debian's clang for BPF and packs each into the sBPF v0 program the repository
+// commits next to it (intent_gateway.so, probe_target.so). Shared by the
 // build command (`npx tsx scripts/buildSolanaProgram.ts`) and the test that proves the committed
 // program is what the source builds to.
 import { execFileSync } from 'node:child_process'
@@ -12,18 +13,22 @@ import { packSbf } from './packSbf.ts'
 export const solanaProgramDir = fileURLToPath(new URL('../programs/solana/', import.meta.url))
 export const solanaProgramSource = join(solanaProgramDir, 'intent_gateway.c')
 export const solanaProgramPath = join(solanaProgramDir, 'intent_gateway.so')
+/** The programs this script builds, by name (`<name>.c` → `<name>.so`). */
+export const solanaProgramNames = ['intent_gateway', 'probe_target'] as const
+export type SolanaProgramName = (typeof solanaProgramNames)[number]
+export const solanaProgramFile = (name: SolanaProgramName) => join(solanaProgramDir, `${name}.so`)
 
 /** The exact compiler command: the committed .so is what this produces with Debian's clang 14. */
 export const clangArguments = ['-target', 'bpf', '-mcpu=v1', '-O2', '-ffreestanding', '-fno-builtin', '-fno-function-sections', '-Wall', '-Werror', '-c']
 
-export function buildSolanaProgram({ clang = process.env.CLANG ?? 'clang' }: { clang?: string } = {}): Uint8Array {
+export function buildSolanaProgram({ clang = process.env.CLANG ?? 'clang', name = 'intent_gateway' }: { clang?: string; name?: SolanaProgramName } = {}): Uint8Array {
   const dir = mkdtempSync(join(tmpdir(), 'intent-gateway-sbf-'))
   try {
-    const object = join(dir, 'intent_gateway.o')
+    const object = join(dir, `${name}.o`)
     // Compiled from inside the program folder with a relative name, so no absolute path can
     // leak into the object.
     try {
-      execFileSync(clang, [...clangArguments, 'intent_gateway.c', '-o', object], { cwd: solanaProgramDir, stdio: ['ignore', 'inherit', 'inherit'] })
+      execFileSync(clang, [...clangArguments, `${name}.c`, '-o', object], { cwd: solanaProgramDir, stdio: ['ignore', 'inherit', 'inherit'] })
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new Error(`${clang} not found: the Solana program is built with Debian's clang (apt-get install -y clang), or set CLANG`)
       throw err
@@ -35,7 +40,9 @@ export function buildSolanaProgram({ clang = process.env.CLANG ?? 'clang' }: { c
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const program = buildSolanaProgram()
-  writeFileSync(solanaProgramPath, program)
-  process.stdout.write(`wrote programs/solana/intent_gateway.so (${program.length} bytes)\n`)
+  for (const name of solanaProgramNames) {
+    const program = buildSolanaProgram({ name })
+    writeFileSync(solanaProgramFile(name), program)
+    process.stdout.write(`wrote programs/solana/${name}.so (${program.length} bytes)\n`)
+  }
 }

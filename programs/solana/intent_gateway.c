@@ -1,5 +1,5 @@
 /*
- * Intent Gateway validator program for Solana (part 1: config, policies, vaults, validate).
+ * Intent Gateway program for Solana: config, policies, vaults, validate, signed execute, cancel.
  *
  * Plain C for clang's BPF target (-mcpu=v1), packed to an sBPF v0 program by
  * scripts/packSbf.ts. No SDK headers: the few ABI types and syscalls are declared below.
@@ -50,7 +50,7 @@ extern u64 sol_keccak256(const Bytes *vals, u64 count, u8 *out);
 extern u64 sol_try_find_program_address(const Bytes *seeds, u64 count, const Pubkey *program_id, Pubkey *address, u8 *bump);
 extern u64 sol_invoke_signed_c(const Instruction *ix, const AccountInfo *infos, int infos_len, const SignerSeeds *seeds, int seeds_len);
 
-#define MAX_ACCOUNTS 8
+#define MAX_ACCOUNTS 32
 #define MAX_PERMITTED_DATA_INCREASE 10240
 #define HEAP_START 0x300000000ULL
 
@@ -61,17 +61,22 @@ extern u64 sol_invoke_signed_c(const Instruction *ix, const AccountInfo *infos, 
 #define IX_DEPOSIT 2
 #define IX_WITHDRAW 3
 #define IX_VALIDATE 4
-/* 5 execute, 6 cancel: reserved for part 2. */
+#define IX_EXECUTE 5
+#define IX_CANCEL 6
 
 #define TAG_CONFIG 1
 #define TAG_POLICY 2
 #define TAG_VAULT 3
 #define TAG_NONCE 4
+#define TAG_DEPLOYMENT 5
 #define LAYOUT_VERSION 1
 
 #define CONFIG_SIZE 104
 #define POLICY_SIZE 576
 #define VAULT_SIZE 48
+#define NONCE_SIZE 48
+#define DEPLOYMENT_SIZE 48
+#define MAX_METAS 16
 #define MAX_TARGETS 8
 #define MAX_PREFIXES 8
 #define MAX_DELEGATES 4
@@ -98,6 +103,13 @@ extern u64 sol_invoke_signed_c(const Instruction *ix, const AccountInfo *infos, 
 /* vault offsets */
 #define V_OWNER 8
 #define V_RESERVE 40
+
+/* nonce record offsets */
+#define N_STATE 3
+#define N_HASH 8
+#define N_SLOT 40
+#define NONCE_EXECUTED 1
+#define NONCE_CANCELLED 2
 
 /* config offsets */
 #define C_CLUSTER 8
@@ -127,6 +139,7 @@ extern u64 sol_invoke_signed_c(const Instruction *ix, const AccountInfo *infos, 
 #define ST_TOO_LATE 0x21
 #define ST_NONCE_USED 0x22
 #define ST_INSUFFICIENT_FUNDS 0x54
+#define ST_UNAUTHORIZED 0xE4
 
 /* Custom program errors: Custom(n) */
 #define E_INVALID_INSTRUCTION 1
@@ -141,6 +154,14 @@ extern u64 sol_invoke_signed_c(const Instruction *ix, const AccountInfo *infos, 
 #define E_INVALID_POLICY 10
 #define E_ARITHMETIC 11
 #define E_CPI_FAILED 12
+#define E_SIGNER_NOT_VAULT 13
+#define E_NO_VALUE_RECIPIENT 14
+#define E_VAULT_OVERDRAWN 15
+#define E_TOO_MANY_ACCOUNTS 16
+
+/* Account keys of the runtime: the instructions sysvar and the Ed25519 signature program. */
+static const u8 INSTRUCTIONS_SYSVAR[32] = {0x06,0xa7,0xd5,0x17,0x18,0x7b,0xd1,0x66,0x35,0xda,0xd4,0x04,0x55,0xfd,0xc2,0xc0,0xc1,0x24,0xc6,0x8f,0x21,0x56,0x75,0xa5,0xdb,0xba,0xcb,0x5f,0x08,0x00,0x00,0x00};
+static const u8 ED25519_PROGRAM[32] = {0x03,0x7d,0x46,0xd6,0x7c,0x93,0xfb,0xbe,0x12,0xf9,0x42,0x8f,0x83,0x8d,0x40,0xff,0x05,0x70,0x74,0x49,0x27,0xf4,0x8a,0x64,0xfc,0xca,0x70,0x44,0x80,0x00,0x00,0x00};
 
 /* ---- Small helpers (no libc) ------------------------------------------------------------- */
 
@@ -163,6 +184,10 @@ static u64 read_u64(const u8 *p) {
   u64 v = 0;
   for (int i = 7; i >= 0; i--) v = (v << 8) | p[i];
   return v;
+}
+
+static u32 read_u16(const u8 *p) {
+  return (u32)p[0] | ((u32)p[1] << 8);
 }
 
 static u32 read_u32(const u8 *p) {
@@ -266,6 +291,7 @@ static const char POLICY_SEED[] = "policy";
 static const char VAULT_SEED[] = "vault";
 static const char NONCE_SEED[] = "nonce";
 static const char CONFIG_SEED[] = "config";
+static const char DEPLOYMENT_SEED[] = "deployment";
 
 /* Checks `account` is the PDA of the seeds; writes the bump. Returns 0 or an error. */
 static u64 expect_pda(const AccountInfo *account, Bytes *seeds, u64 count, const Pubkey *program_id, u8 *bump) {
@@ -369,9 +395,11 @@ typedef struct {
 } SeedList;
 
 /* init_config(cluster[32]): accounts payer (signer, writable), config PDA ["config", cluster]
- * (writable), system program. */
+ * (writable), system program, deployment marker PDA ["deployment"] (writable). The marker makes
+ * it once per program and cluster: nobody can add a config for another cluster's genesis hash
+ * here, which would let intents signed for that cluster run on this one. */
 static u64 init_config(Input *input) {
-  if (input->count < 3) return E_NOT_ENOUGH_ACCOUNTS;
+  if (input->count < 4) return E_NOT_ENOUGH_ACCOUNTS;
   if (input->data_len != 1 + 32) return E_INVALID_INSTRUCTION;
   AccountInfo *payer = &input->accounts[0];
   AccountInfo *config = &input->accounts[1];
@@ -383,6 +411,24 @@ static u64 init_config(Input *input) {
   u64 err = expect_pda(config, s.seeds, 2, input->program_id, &s.bump);
   if (err) return err;
   if (config->data_len != 0) return E_ALREADY_INITIALIZED;
+  AccountInfo *marker = &input->accounts[3];
+  SeedList m;
+  m.seeds[0] = (Bytes){(const u8 *)DEPLOYMENT_SEED, 10};
+  err = expect_pda(marker, m.seeds, 1, input->program_id, &m.bump);
+  if (err) return err;
+  if (marker->data_len != 0) return E_ALREADY_INITIALIZED;
+  m.seeds[1] = (Bytes){&m.bump, 1};
+  m.seeds[2] = (Bytes){input->program_id->x, 32};
+  SignerSeeds marker_signer = {m.seeds, 2};
+  u64 marker_lamports;
+  err = rent_exempt_minimum(DEPLOYMENT_SIZE, &marker_lamports);
+  if (err) return err;
+  err = create_pda_account(payer, marker, marker_lamports, DEPLOYMENT_SIZE, &marker_signer);
+  if (err) return err;
+  marker->data[0] = TAG_DEPLOYMENT;
+  marker->data[1] = LAYOUT_VERSION;
+  marker->data[2] = m.bump;
+  copy(marker->data + 8, config->key->x, 32);
   s.seeds[2] = (Bytes){&s.bump, 1};
   s.seeds[3] = (Bytes){input->program_id->x, 32};
   SignerSeeds signer = {s.seeds, 3};
@@ -582,6 +628,8 @@ static u8 decide(const Input *input, const u8 *k, const u8 *data, u64 data_len) 
   if (!is_after(now, (i64)read_u64(k + K_VALID_AFTER)) || !is_after(now, (i64)read_u64(p + P_VALID_AFTER))) return ST_TOO_EARLY;
   if (expired(now, (i64)read_u64(k + K_VALID_BEFORE)) || expired(now, (i64)read_u64(p + P_VALID_BEFORE))) return ST_TOO_LATE;
 
+  /* The program never calls itself on an intent's behalf (it would sign as the vault). */
+  if (equal(k + K_TARGET, program_id->x, 32)) return ST_DISALLOWED;
   if (!allows_target(p, k + K_TARGET)) return ST_DISALLOWED;
   if (!allows_prefix(p, data, data_len)) return ST_DISALLOWED;
 
@@ -601,20 +649,35 @@ static u8 decide(const Input *input, const u8 *k, const u8 *data, u64 data_len) 
   return ST_SUCCESS;
 }
 
-/* validate(canonical intent bytes): accounts config, policy PDA, vault PDA, nonce PDA. Returns
- * the one-byte status as return data and logs keccak256 of the canonical bytes. */
-static u64 validate(Input *input, Heap *heap) {
+/* The canonical intent bytes of an instruction, split into their parts. */
+typedef struct {
+  const u8 *k;        /* the whole canonical bytes */
+  u64 len;
+  u64 metas;          /* account meta count */
+  const u8 *data;     /* the target instruction's data */
+  u64 data_len;
+  u8 vault_bump;
+  u8 nonce_bump;
+} Canonical;
+
+/* Reads the canonical bytes after the tag and checks accounts 0..3 (config, policy PDA, vault PDA,
+ * nonce PDA) are the deployment's and the PDAs the bytes imply. Shared by validate and execute. */
+static u64 read_canonical(const Input *input, Canonical *c) {
   if (input->count < 4) return E_NOT_ENOUGH_ACCOUNTS;
+  if (input->data_len < 1 + K_ACCOUNTS + 4) return E_INVALID_INSTRUCTION;
   const u8 *k = input->data + 1;
   u64 len = input->data_len - 1;
-  if (input->data_len < 1 + K_ACCOUNTS + 4) return E_INVALID_INSTRUCTION;
   u64 metas = read_u32(k + K_ACCOUNT_COUNT);
   if (metas > 64) return E_INVALID_INSTRUCTION;
   u64 data_at = K_ACCOUNTS + metas * ACCOUNT_META_SIZE;
   if (len < data_at + 4) return E_INVALID_INSTRUCTION;
   u64 data_len = read_u32(k + data_at);
   if (len != data_at + 4 + data_len) return E_INVALID_INSTRUCTION;
-  const u8 *data = k + data_at + 4;
+  c->k = k;
+  c->len = len;
+  c->metas = metas;
+  c->data = k + data_at + 4;
+  c->data_len = data_len;
 
   static const char DOMAIN[] = "intent-gateway/solana/v1";
   const AccountInfo *config = &input->accounts[0];
@@ -631,20 +694,238 @@ static u64 validate(Input *input, Heap *heap) {
   u64 err = expect_pda(&input->accounts[1], seeds, 3, input->program_id, &bump);
   if (err) return err;
   seeds[0] = (Bytes){(const u8 *)VAULT_SEED, 5};
-  err = expect_pda(&input->accounts[2], seeds, 2, input->program_id, &bump);
+  err = expect_pda(&input->accounts[2], seeds, 2, input->program_id, &c->vault_bump);
   if (err) return err;
   seeds[0] = (Bytes){(const u8 *)NONCE_SEED, 5};
   seeds[2] = (Bytes){k + K_NONCE, 8};
-  err = expect_pda(&input->accounts[3], seeds, 3, input->program_id, &bump);
-  if (err) return err;
+  return expect_pda(&input->accounts[3], seeds, 3, input->program_id, &c->nonce_bump);
+}
 
+static u8 *hash_canonical(const Canonical *c, Heap *heap) {
   u8 *hash = heap_alloc(heap, 32);
-  Bytes whole = {k, len};
+  Bytes whole = {c->k, c->len};
   sol_keccak256(&whole, 1, hash);
   log_hash(hash, heap);
+  return hash;
+}
 
-  u8 status = decide(input, k, data, data_len);
+/* validate(canonical intent bytes): accounts config, policy PDA, vault PDA, nonce PDA. Returns
+ * the one-byte status as return data and logs keccak256 of the canonical bytes. */
+static u64 validate(Input *input, Heap *heap) {
+  Canonical c;
+  u64 err = read_canonical(input, &c);
+  if (err) return err;
+  hash_canonical(&c, heap);
+  u8 status = decide(input, c.k, c.data, c.data_len);
   sol_set_return_data(&status, 1);
+  return 0;
+}
+
+/* ---- execute and cancel ------------------------------------------------------------------ */
+
+/* The policy's data when the policy account is the sender's policy of this program, else NULL. */
+static const u8 *sender_policy(const Input *input, const u8 *sender) {
+  const AccountInfo *policy = &input->accounts[1];
+  if (!owned_by(policy, input->program_id) || policy->data_len != POLICY_SIZE) return NULL;
+  const u8 *p = policy->data;
+  if (p[0] != TAG_POLICY || !equal(p + P_OWNER, sender, 32)) return NULL;
+  return p;
+}
+
+/* An offset/instruction-index pair of the Ed25519 instruction must point into that instruction
+ * itself: index u16::MAX (the current one) or its own index. */
+static int points_home(u32 index, u32 own) { return index == 0xFFFF || index == own; }
+
+/* Checks, through the instructions sysvar, that the instruction right before this one is the
+ * Ed25519 program's, verifying one signature whose key, message and signature all lie in that
+ * instruction, over exactly the 32-byte `hash`, by the sender or a delegate of the policy. The
+ * Ed25519 program has verified the signature itself, or the transaction would not run. */
+static u64 check_signature(const Input *input, const AccountInfo *sysvar, const u8 *hash, const u8 *sender) {
+  if (!equal(sysvar->key->x, INSTRUCTIONS_SYSVAR, 32)) return E_WRONG_ACCOUNT;
+  const u8 *d = sysvar->data;
+  u64 n = sysvar->data_len;
+  if (n < 4) return ST_UNAUTHORIZED;
+  u64 count = read_u16(d);
+  u64 current = read_u16(d + n - 2);
+  if (current == 0 || current >= count) return ST_UNAUTHORIZED;
+  u64 own = current - 1;
+  if (2 + 2 * count > n - 2) return ST_UNAUTHORIZED;
+  u64 at = read_u16(d + 2 + 2 * own);
+  if (at + 2 > n - 2) return ST_UNAUTHORIZED;
+  u64 accounts = read_u16(d + at);
+  at += 2 + accounts * 33;
+  if (at + 32 + 2 > n - 2) return ST_UNAUTHORIZED;
+  if (!equal(d + at, ED25519_PROGRAM, 32)) return ST_UNAUTHORIZED;
+  at += 32;
+  u64 len = read_u16(d + at);
+  at += 2;
+  if (at + len > n - 2) return ST_UNAUTHORIZED;
+  const u8 *e = d + at;
+  /* num_signatures u8, padding u8, then one record of seven u16s. */
+  if (len < 16 || e[0] != 1) return ST_UNAUTHORIZED;
+  u64 sig_at = read_u16(e + 2), key_at = read_u16(e + 6), msg_at = read_u16(e + 10), msg_len = read_u16(e + 12);
+  if (!points_home(read_u16(e + 4), own) || !points_home(read_u16(e + 8), own) || !points_home(read_u16(e + 14), own)) return ST_UNAUTHORIZED;
+  if (sig_at + 64 > len || key_at + 32 > len || msg_len != 32 || msg_at + 32 > len) return ST_UNAUTHORIZED;
+  if (!equal(e + msg_at, hash, 32)) return ST_UNAUTHORIZED;
+  const u8 *key = e + key_at;
+  if (equal(key, sender, 32)) return 0;
+  const u8 *p = sender_policy(input, sender);
+  if (p) {
+    for (u64 i = 0; i < p[P_DELEGATE_COUNT] && i < MAX_DELEGATES; i++) {
+      if (equal(p + P_DELEGATES + i * 32, key, 32)) return 0;
+    }
+  }
+  return ST_UNAUTHORIZED;
+}
+
+static void write_nonce_record(u8 *r, u8 bump, u8 state, const u8 *hash) {
+  Clock clock;
+  zero(r, NONCE_SIZE);
+  r[0] = TAG_NONCE;
+  r[1] = LAYOUT_VERSION;
+  r[2] = bump;
+  r[N_STATE] = state;
+  if (hash) copy(r + N_HASH, hash, 32);
+  if (sol_get_clock_sysvar(&clock) == 0) write_u64(r + N_SLOT, clock.slot);
+}
+
+/* execute(canonical intent bytes): accounts config, policy PDA (w), vault PDA (w), nonce PDA (w),
+ * instructions sysvar, system program, target program, then one account per signed account meta,
+ * in order. The Ed25519 instruction right before this one carries the signature. Refusal:
+ * Custom(status) for the statuses of validate and 0xE4, Custom(n) for the errors. */
+static u64 execute(Input *input, Heap *heap) {
+  Canonical c;
+  u64 err = read_canonical(input, &c);
+  if (err) return err;
+  if (input->count < 7) return E_NOT_ENOUGH_ACCOUNTS;
+  if (c.metas > MAX_METAS || input->count < 7 + c.metas) return E_TOO_MANY_ACCOUNTS;
+  const u8 *k = c.k;
+  const u8 *sender = k + K_SENDER;
+  u8 *hash = hash_canonical(&c, heap);
+
+  err = check_signature(input, &input->accounts[4], hash, sender);
+  if (err) return err;
+  u8 status = decide(input, k, c.data, c.data_len);
+  if (status != ST_SUCCESS) return status;
+
+  AccountInfo *policy = &input->accounts[1];
+  AccountInfo *vault = &input->accounts[2];
+  AccountInfo *nonce = &input->accounts[3];
+  const AccountInfo *target = &input->accounts[6];
+  if (!policy->is_writable || !vault->is_writable || !nonce->is_writable) return E_WRONG_ACCOUNT;
+  if (!equal(input->accounts[5].key->x, SYSTEM_PROGRAM, 32)) return E_WRONG_ACCOUNT;
+  if (!equal(target->key->x, k + K_TARGET, 32)) return E_WRONG_ACCOUNT;
+  /* decide() found the nonce unused: the record's address holds nothing of ours. */
+  if (!equal(nonce->owner->x, SYSTEM_PROGRAM, 32) || nonce->data_len != 0) return E_WRONG_ACCOUNT;
+
+  /* The accounts are the signed metas, in order; only the vault may sign (the program signs for
+   * it), never an account that signed the transaction, such as the relayer. */
+  const u8 *metas = k + K_ACCOUNTS;
+  for (u64 i = 0; i < c.metas; i++) {
+    const u8 *m = metas + i * ACCOUNT_META_SIZE;
+    if (!equal(input->accounts[7 + i].key->x, m, 32)) return E_WRONG_ACCOUNT;
+    if (m[32] && !equal(m, vault->key->x, 32)) return E_SIGNER_NOT_VAULT;
+  }
+
+  u64 value = read_u64(k + K_VALUE);
+  AccountInfo *recipient = NULL;
+  if (value > 0) {
+    /* The value goes to the first account meta, which must be writable and not the vault. */
+    if (c.metas == 0 || metas[32] || !metas[33] || equal(metas, vault->key->x, 32)) return E_NO_VALUE_RECIPIENT;
+    recipient = &input->accounts[7];
+  }
+
+  u64 rent;
+  err = rent_exempt_minimum(NONCE_SIZE, &rent);
+  if (err) return err;
+  u64 top_up = *nonce->lamports >= rent ? 0 : rent - *nonce->lamports;
+  u64 reserve = read_u64(vault->data + V_RESERVE);
+  u64 before = *vault->lamports;
+  if (value + top_up < value || before < reserve || value + top_up > before - reserve) return ST_INSUFFICIENT_FUNDS;
+
+  /* The nonce record, exactly once: allocated and assigned to the program by its PDA's
+   * signature, its rent moved from the vault below (never paid by the relayer). */
+  SeedList s;
+  s.seeds[0] = (Bytes){(const u8 *)NONCE_SEED, 5};
+  s.seeds[1] = (Bytes){sender, 32};
+  s.seeds[2] = (Bytes){k + K_NONCE, 8};
+  s.seeds[3] = (Bytes){&c.nonce_bump, 1};
+  SignerSeeds nonce_signer = {s.seeds, 4};
+  u8 allocate[12];
+  write_u32(allocate, 8);
+  write_u64(allocate + 4, NONCE_SIZE);
+  err = system_call_signed(nonce, allocate, 12, &nonce_signer);
+  if (err) return err;
+  u8 assign[36];
+  write_u32(assign, 1);
+  copy(assign + 4, input->program_id->x, 32);
+  err = system_call_signed(nonce, assign, 36, &nonce_signer);
+  if (err) return err;
+  write_nonce_record(nonce->data, c.nonce_bump, NONCE_EXECUTED, hash);
+  u8 *p = policy->data;
+  write_u64(p + P_SPENT, read_u64(p + P_SPENT) + value);
+
+  /* The target instruction, the vault signing. Lamports move only after it: the runtime checks
+   * at each call that the lamports the caller moved so far balance over the accounts it passes. */
+  AccountMeta *cpi_metas = (AccountMeta *)heap_alloc(heap, sizeof(AccountMeta) * (c.metas + 1));
+  AccountInfo *infos = (AccountInfo *)heap_alloc(heap, sizeof(AccountInfo) * (c.metas + 1));
+  for (u64 i = 0; i < c.metas; i++) {
+    const u8 *m = metas + i * ACCOUNT_META_SIZE;
+    cpi_metas[i].pubkey = input->accounts[7 + i].key;
+    cpi_metas[i].is_signer = m[32] ? 1 : 0;
+    cpi_metas[i].is_writable = m[33] ? 1 : 0;
+    copy((u8 *)&infos[i], (const u8 *)&input->accounts[7 + i], sizeof(AccountInfo));
+    if (m[32]) infos[i].is_signer = 1;
+  }
+  copy((u8 *)&infos[c.metas], (const u8 *)target, sizeof(AccountInfo));
+  Instruction ix = {target->key, cpi_metas, c.metas, c.data, c.data_len};
+  Bytes vault_seeds[3];
+  vault_seeds[0] = (Bytes){(const u8 *)VAULT_SEED, 5};
+  vault_seeds[1] = (Bytes){sender, 32};
+  vault_seeds[2] = (Bytes){&c.vault_bump, 1};
+  SignerSeeds vault_signer = {vault_seeds, 3};
+  if (sol_invoke_signed_c(&ix, infos, (int)(c.metas + 1), &vault_signer, 1) != 0) return E_CPI_FAILED;
+
+  /* Whatever the target did, the vault lost nothing to it (the runtime lets no other program
+   * debit it; this holds the program to it too), then pays the value and the record's rent. */
+  if (*vault->lamports < before) return E_VAULT_OVERDRAWN;
+  u64 extra = *vault->lamports - before;
+  if (*nonce->lamports < rent) top_up = rent - *nonce->lamports;
+  else top_up = 0;
+  *vault->lamports -= top_up;
+  *nonce->lamports += top_up;
+  if (recipient) {
+    *vault->lamports -= value;
+    *recipient->lamports += value;
+  }
+  if (before + extra - *vault->lamports > value + rent || *vault->lamports < reserve) return E_VAULT_OVERDRAWN;
+  return 0;
+}
+
+/* cancel(nonce u64): accounts sender (signer, writable; pays the record's rent), nonce PDA
+ * ["nonce", sender, nonce] (writable), system program. Marks the nonce used without executing. */
+static u64 cancel(Input *input) {
+  if (input->count < 3) return E_NOT_ENOUGH_ACCOUNTS;
+  if (input->data_len != 9) return E_INVALID_INSTRUCTION;
+  AccountInfo *sender = &input->accounts[0];
+  AccountInfo *nonce = &input->accounts[1];
+  if (!sender->is_signer) return E_MISSING_SIGNATURE;
+  SeedList s;
+  s.seeds[0] = (Bytes){(const u8 *)NONCE_SEED, 5};
+  s.seeds[1] = (Bytes){sender->key->x, 32};
+  s.seeds[2] = (Bytes){input->data + 1, 8};
+  u64 err = expect_pda(nonce, s.seeds, 3, input->program_id, &s.bump);
+  if (err) return err;
+  if (owned_by(nonce, input->program_id) && nonce->data_len > 0 && nonce->data[0] == TAG_NONCE) return ST_NONCE_USED;
+  s.seeds[3] = (Bytes){&s.bump, 1};
+  s.seeds[4] = (Bytes){input->program_id->x, 32};
+  SignerSeeds signer = {s.seeds, 4};
+  u64 lamports;
+  err = rent_exempt_minimum(NONCE_SIZE, &lamports);
+  if (err) return err;
+  err = create_pda_account(sender, nonce, lamports, NONCE_SIZE, &signer);
+  if (err) return err;
+  write_nonce_record(nonce->data, s.bump, NONCE_CANCELLED, NULL);
   return 0;
 }
 
@@ -661,6 +942,8 @@ u64 entrypoint(const u8 *in) {
     case IX_DEPOSIT: return deposit(input);
     case IX_WITHDRAW: return withdraw(input);
     case IX_VALIDATE: return validate(input, &heap);
+    case IX_EXECUTE: return execute(input, &heap);
+    case IX_CANCEL: return cancel(input);
     default: return E_INVALID_INSTRUCTION;
   }
 }

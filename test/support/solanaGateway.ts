@@ -6,15 +6,18 @@ import type { ChainAdapter } from '../../src/chains/chainAdapter.ts'
 import { createChainRegistry } from '../../src/chains/createChainRegistry.ts'
 import { createSolanaAdapter } from '../../src/chains/solana/createSolanaAdapter.ts'
 import { type SolanaDevnet, startSolanaDevnet } from '../../src/devnet/solana/startSolanaDevnet.ts'
-import { openJournal } from '../../src/journal/openJournal.ts'
+import { type Journal, openJournal } from '../../src/journal/openJournal.ts'
 import { createLogger } from '../../src/logging/createLogger.ts'
 
-export type SolanaGateway = { baseUrl: string; logs: string[]; adapters: ChainAdapter[]; close(): Promise<void> }
+export type SolanaGateway = { baseUrl: string; logs: string[]; adapters: ChainAdapter[]; journal: Journal; close(): Promise<void> }
 
 const logs: string[] = []
 export const quietLogger = createLogger({ level: 'info', destination: { write: (line: string) => void logs.push(line) } })
 
-export function solanaAdapterFor(devnet: SolanaDevnet, overrides: { rpcUrls?: string[]; programId?: Address; config?: Address; rpcTimeoutMs?: number; simulationFeePayer?: Address | null } = {}) {
+export function solanaAdapterFor(
+  devnet: SolanaDevnet,
+  overrides: { rpcUrls?: string[]; programId?: Address; config?: Address; rpcTimeoutMs?: number; simulationFeePayer?: Address | null; relayer?: boolean } = {},
+) {
   return createSolanaAdapter({
     chain: {
       chainId: devnet.chainId,
@@ -26,23 +29,26 @@ export function solanaAdapterFor(devnet: SolanaDevnet, overrides: { rpcUrls?: st
     rpcTimeoutMs: overrides.rpcTimeoutMs ?? 2_000,
     logger: quietLogger,
     simulationFeePayer: overrides.simulationFeePayer === null ? undefined : (overrides.simulationFeePayer ?? devnet.simulationFeePayer),
+    relayerSecretKey: overrides.relayer ? devnet.relayerSecretKey : undefined,
+    confirmationPollMs: 20,
   })
 }
 
-export async function startSolanaGateway(adapters: ChainAdapter[]): Promise<SolanaGateway> {
-  const journal = openJournal({ path: ':memory:' })
+export async function startSolanaGateway(adapters: ChainAdapter[], { journal = openJournal({ path: ':memory:' }), requireSignature }: { journal?: Journal; requireSignature?: boolean } = {}): Promise<SolanaGateway> {
   const app = buildApp({
     registry: createChainRegistry({ adapters, defaultChainId: undefined }),
     journal,
     logger: quietLogger,
     bodyLimit: 64 * 1024,
     receiptTimeoutMs: 5_000,
+    requireSignedIntents: requireSignature ?? false,
   })
   const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 })
   return {
     baseUrl,
     logs,
     adapters,
+    journal,
     async close() {
       await app.close()
       journal.close()

@@ -17,7 +17,7 @@ import {
   signTransactionMessageWithSigners,
 } from '@solana/kit'
 import { Clock, FailedTransactionMetadata, LiteSVM, TransactionMetadata } from 'litesvm'
-import { solanaProgramPath } from '../../scripts/buildSolanaProgram.ts'
+import { solanaProgramFile, solanaProgramPath } from '../../scripts/buildSolanaProgram.ts'
 import { createIntentGatewayProgram } from '../../src/chains/solana/intentGatewayProgram.ts'
 
 export type SvmOutcome =
@@ -30,6 +30,9 @@ export async function startSolanaSvm() {
   const programId = programSigner.address
   svm.addProgram(programId, readFileSync(solanaProgramPath))
   const program = createIntentGatewayProgram(programId)
+  /** The probe target program (programs/solana/probe_target.c). */
+  const probeId = (await generateKeyPairSigner()).address
+  svm.addProgram(probeId, readFileSync(solanaProgramFile('probe_target')))
 
   async function funded(sol = 10n): Promise<KeyPairSigner> {
     const signer = await generateKeyPairSigner()
@@ -62,6 +65,7 @@ export async function startSolanaSvm() {
     svm,
     programId,
     program,
+    probeId,
     funded,
     async send(instructions: Instruction[], payer: KeyPairSigner): Promise<SvmOutcome> {
       return toOutcome(svm.sendTransaction(await build(instructions, payer)))

@@ -1,6 +1,6 @@
 // The canonical bytes of an intent on Solana (api-contract.md §11; programs/solana/README.md):
 // the fixed little-endian layout the program hashes with sol_keccak256. X-Intent-Hash is
-// keccak256 of these bytes, and part 2 signs that hash.
+// keccak256 of these bytes, and the sender (or a delegate) signs that hash with Ed25519.
 import type { Address } from '@solana/kit'
 import type { Intent, IntentAccountMeta } from '../../intents/intent.ts'
 import { decodeBase58 } from './decodeBase58.ts'

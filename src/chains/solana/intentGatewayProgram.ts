@@ -16,6 +16,10 @@ import type { Intent } from '../../intents/intent.ts'
 import { canonicalIntentBytes, type SolanaDeployment } from './canonicalIntentBytes.ts'
 
 export const systemProgram = '11111111111111111111111111111111' as Address
+export const instructionsSysvar = 'Sysvar1nstructions1111111111111111111111111' as Address
+export const ed25519Program = 'Ed25519SigVerify111111111111111111111111111' as Address
+/** An Ed25519 instruction offset's instruction index meaning "this instruction". */
+export const currentInstruction = 0xffff
 const encoder = getAddressEncoder()
 const utf8 = (s: string) => new TextEncoder().encode(s)
 const u64 = (n: bigint) => {
@@ -83,10 +87,42 @@ export const programErrors: Record<number, string> = {
   10: 'invalid policy (too many targets, prefixes or delegates, or a prefix longer than 8 bytes)',
   11: 'arithmetic overflow',
   12: 'a system program call failed',
+  13: 'an account meta asks for a signer other than the sender\'s vault',
+  14: 'a value needs a first account meta that is writable, not a signer and not the vault, to receive it',
+  15: 'the target took more than the intent\'s value from the vault',
+  16: 'too many account metas (at most 16)',
 }
 
-export const accountSizes = { config: 104, policy: 576, vault: 48, nonce: 48 } as const
-export const accountTags = { config: 1, policy: 2, vault: 3, nonce: 4 } as const
+/**
+ * Statuses the program's execute refuses with as Custom(status) (validate's statuses, and 0xE4
+ * for a signature it does not accept); every other Custom(n) is one of programErrors.
+ */
+export const programStatuses = new Set([0x10, 0x20, 0x21, 0x22, 0x54, 0xe4])
+
+/** Where the Ed25519 instruction's parts lie (its offsets), and which instruction holds each. */
+export type Ed25519Layout = { publicKeyAt: number; signatureAt: number; messageAt: number; instructionIndex: number }
+
+/**
+ * The Ed25519 program's instruction verifying one signature, with the key, signature and message
+ * inside the instruction itself (what the program's execute accepts): header (count u8, padding
+ * u8, seven u16 offsets) at 0, key at 16, signature at 48, message at 112.
+ */
+export function ed25519Instruction(publicKey: Uint8Array, signature: Uint8Array, message: Uint8Array, layout: Partial<Ed25519Layout> = {}): Instruction {
+  if (publicKey.length !== 32 || signature.length !== 64) throw new Error('an Ed25519 key is 32 bytes and a signature 64')
+  const { publicKeyAt = 16, signatureAt = 48, messageAt = 112, instructionIndex = currentInstruction } = layout
+  const data = new Uint8Array(Math.max(16 + 32 + 64 + message.length, publicKeyAt + 32, signatureAt + 64, messageAt + message.length))
+  const view = new DataView(data.buffer)
+  data[0] = 1
+  const header = [signatureAt, instructionIndex, publicKeyAt, instructionIndex, messageAt, message.length, instructionIndex]
+  header.forEach((n, i) => view.setUint16(2 + i * 2, n, true))
+  data.set(publicKey, publicKeyAt)
+  data.set(signature, signatureAt)
+  data.set(message, messageAt)
+  return { programAddress: ed25519Program, accounts: [], data }
+}
+
+export const accountSizes = { config: 104, policy: 576, vault: 48, nonce: 48, deployment: 48 } as const
+export const accountTags = { config: 1, policy: 2, vault: 3, nonce: 4, deployment: 5 } as const
 
 export function createIntentGatewayProgram(programId: Address) {
   const pda = async (seeds: (Uint8Array | ReadonlyUint8Array)[]) => (await getProgramDerivedAddress({ programAddress: programId, seeds }))[0]
@@ -96,6 +132,8 @@ export function createIntentGatewayProgram(programId: Address) {
   const program = {
     programId,
     configAddress: (cluster: Uint8Array) => pda([utf8('config'), cluster]),
+    /** Created with the config: one config per program and cluster. */
+    deploymentAddress: () => pda([utf8('deployment')]),
     policyAddress: (owner: Address, policyId: `0x${string}`) => pda([utf8('policy'), encoder.encode(owner), bytes32(policyId)]),
     vaultAddress: (owner: Address) => pda([utf8('vault'), encoder.encode(owner)]),
     nonceAddress: (sender: Address, nonce: bigint) => pda([utf8('nonce'), encoder.encode(sender), u64(nonce)]),
@@ -104,7 +142,12 @@ export function createIntentGatewayProgram(programId: Address) {
       if (cluster.length !== 32) throw new Error('cluster must be 32 bytes (the genesis hash)')
       return {
         programAddress: programId,
-        accounts: [signerMeta(payer), meta(await program.configAddress(cluster), AccountRole.WRITABLE), meta(systemProgram, AccountRole.READONLY)],
+        accounts: [
+          signerMeta(payer),
+          meta(await program.configAddress(cluster), AccountRole.WRITABLE),
+          meta(systemProgram, AccountRole.READONLY),
+          meta(await program.deploymentAddress(), AccountRole.WRITABLE),
+        ],
         data: concat(Uint8Array.of(0), cluster),
       }
     },
@@ -171,6 +214,51 @@ export function createIntentGatewayProgram(programId: Address) {
       }
     },
 
+    /**
+     * The execute instruction: accounts config, policy, vault, nonce record (the last three
+     * writable), the instructions sysvar, the system program, the target, then one account per
+     * signed account meta (writable as signed, never a signer: the program signs for the vault).
+     * It must come right after the Ed25519 instruction carrying the signature. `sysvar` and
+     * `accounts` replace what is passed (not what is signed): tests use them to lie.
+     */
+    async execute(intent: Intent, config: Address, options: { sysvar?: Address; accounts?: Address[] } = {}): Promise<Instruction> {
+      const sender = intent.sender as Address
+      const metas = intent.accounts ?? []
+      return {
+        programAddress: programId,
+        accounts: [
+          meta(config, AccountRole.READONLY),
+          meta(await program.policyAddress(sender, intent.policyId), AccountRole.WRITABLE),
+          meta(await program.vaultAddress(sender), AccountRole.WRITABLE),
+          meta(await program.nonceAddress(sender, intent.nonce), AccountRole.WRITABLE),
+          meta(options.sysvar ?? instructionsSysvar, AccountRole.READONLY),
+          meta(systemProgram, AccountRole.READONLY),
+          meta(intent.target as Address, AccountRole.READONLY),
+          ...metas.map((m, i) => meta((options.accounts?.[i] ?? m.address) as Address, m.writable ? AccountRole.WRITABLE : AccountRole.READONLY)),
+        ],
+        data: concat(Uint8Array.of(5), canonicalIntentBytes(intent, { programId, config })),
+      }
+    },
+
+    /** Marks the sender's nonce used without executing anything; the sender pays the record's rent. */
+    async cancel(sender: TransactionSigner, nonce: bigint): Promise<Instruction> {
+      return {
+        programAddress: programId,
+        accounts: [signerMeta(sender), meta(await program.nonceAddress(sender.address, nonce), AccountRole.WRITABLE), meta(systemProgram, AccountRole.READONLY)],
+        data: concat(Uint8Array.of(6), u64(nonce)),
+      }
+    },
+
+    /** A nonce record as the program writes it, or undefined for anything else. */
+    decodeNonceRecord(data: Uint8Array): { state: 'executed' | 'cancelled'; intentHash: `0x${string}`; slot: bigint } | undefined {
+      if (data.length !== accountSizes.nonce || data[0] !== accountTags.nonce) return undefined
+      return {
+        state: data[3] === 2 ? 'cancelled' : 'executed',
+        intentHash: `0x${Buffer.from(data.subarray(8, 40)).toString('hex')}`,
+        slot: new DataView(data.buffer, data.byteOffset, data.byteLength).getBigUint64(40, true),
+      }
+    },
+
     decodePolicy(data: Uint8Array): Policy | undefined {
       if (data.length !== accountSizes.policy || data[0] !== accountTags.policy) return undefined
       const view = new DataView(data.buffer, data.byteOffset, data.byteLength)
@@ -192,7 +280,7 @@ export function createIntentGatewayProgram(programId: Address) {
       }
     },
 
-    /** A spent-nonce record as part 2's execute will write it (tests and the devnet plant one). */
+    /** A spent-nonce record as execute writes it (tests plant one). */
     nonceRecord(bump: number, intentHash: Uint8Array, slot: bigint, state: 'executed' | 'cancelled' = 'executed'): Uint8Array {
       const out = new Uint8Array(accountSizes.nonce)
       out[0] = accountTags.nonce

@@ -44,6 +44,14 @@ export function createLiteSvmRpc({ genesisSeed = 'intent-gateway solana devnet' 
   let clockOffset = 0n
   let slot = 1n
   const signatures = new Map<string, bigint>()
+  /** A blockhash lives 150 blocks, as on a real cluster: then LiteSVM is given a new one. */
+  const blockhashLifetime = 150n
+  let blockhashValidUntil = slot + blockhashLifetime
+  function expireIfDue() {
+    if (slot <= blockhashValidUntil) return
+    svm.expireBlockhash()
+    blockhashValidUntil = slot + blockhashLifetime
+  }
 
   function syncClock() {
     const c = svm.getClock()
@@ -74,7 +82,10 @@ export function createLiteSvmRpc({ genesisSeed = 'intent-gateway solana devnet' 
     getBlockHeight: () => slot,
     getGenesisHash: () => genesisHash,
     getBalance: ([address]) => ({ context: context(), value: svm.getBalance(address as Address) ?? 0n }),
-    getLatestBlockhash: () => ({ context: context(), value: { blockhash: svm.latestBlockhash(), lastValidBlockHeight: slot + 150n } }),
+    getLatestBlockhash: () => {
+      expireIfDue()
+      return { context: context(), value: { blockhash: svm.latestBlockhash(), lastValidBlockHeight: blockhashValidUntil } }
+    },
     getMinimumBalanceForRentExemption: ([size]) => svm.minimumBalanceForRentExemption(BigInt(size as number)),
     getAccountInfo: ([address, config]) => {
       const encoding = (config as { encoding?: string } | undefined)?.encoding ?? 'base58'
@@ -127,6 +138,7 @@ export function createLiteSvmRpc({ genesisSeed = 'intent-gateway solana devnet' 
     sendTransaction: ([wire, config]) => {
       const tx = decodeTransaction(wire, (config as { encoding?: string } | undefined)?.encoding ?? 'base58')
       syncClock()
+      expireIfDue()
       const result = svm.sendTransaction(tx)
       if (result instanceof FailedTransactionMetadata) {
         const meta = result.meta()
@@ -171,8 +183,10 @@ export function createLiteSvmRpc({ genesisSeed = 'intent-gateway solana devnet' 
       syncClock()
       return null
     },
+    /** Ends the current blockhash's life at once: the block height moves past its last valid one. */
     litesvm_expireBlockhash: () => {
-      svm.expireBlockhash()
+      slot = blockhashValidUntil + 1n
+      expireIfDue()
       return svm.latestBlockhash()
     },
   }

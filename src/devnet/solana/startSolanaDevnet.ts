@@ -1,6 +1,7 @@
 // The Solana devnet: LiteSVM behind its JSON-RPC front in a child process, the committed program
 // deployed at a fixed id, its deployment config created for the front's genesis hash, demo
-// policies and a funded vault seeded through real transactions. Shared by `npm start` (once the
+// policies and a funded vault seeded through real transactions, a funded relayer, and the probe
+// target program (programs/solana/probe_target.c) at the demo target's address. Shared by `npm start` (once the
 // lead wires it) and the e2e tests.
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
@@ -29,9 +30,11 @@ import { saltOf } from '../derivePolicyId.ts'
 import { type LiteSvmRpcProcess, startLiteSvmRpc } from './startLiteSvmRpc.ts'
 
 export const solanaProgramFile = fileURLToPath(new URL('../../../programs/solana/intent_gateway.so', import.meta.url))
+const probeProgramFile = fileURLToPath(new URL('../../../programs/solana/probe_target.so', import.meta.url))
 
-/** Fixed devnet keys, derived from public labels: never use them anywhere else. */
-const devKey = (label: string) => createKeyPairSignerFromPrivateKeyBytes(createHash('sha256').update(`intent-gateway solana devnet ${label}`).digest())
+/** Fixed devnet keys (32-byte Ed25519 seeds), derived from public labels: never use them anywhere else. */
+const devSeed = (label: string) => Uint8Array.from(createHash('sha256').update(`intent-gateway solana devnet ${label}`).digest())
+const devKey = (label: string) => createKeyPairSignerFromPrivateKeyBytes(devSeed(label))
 
 export type SolanaDemo = {
   sender: Address
@@ -44,6 +47,10 @@ export type SolanaDemo = {
   policies: { open: `0x${string}`; narrow: `0x${string}`; expired: `0x${string}`; future: `0x${string}` }
   /** What the sender's vault holds above its rent. */
   vaultLamports: bigint
+  /** The sender's private key (32-byte seed): a public devnet key, so the demo can print signed intents. */
+  senderSecretKey: Uint8Array
+  /** A funded account to receive an execution's value (the first account meta). */
+  recipient: Address
 }
 
 export type SolanaDevnet = {
@@ -57,6 +64,8 @@ export type SolanaDevnet = {
   config: Address
   /** A funded account to name as the fee payer of validate simulations (createSolanaAdapter's simulationFeePayer). */
   simulationFeePayer: Address
+  /** The relayer's private key (32-byte seed; createSolanaAdapter's relayerSecretKey), funded with 100 SOL. */
+  relayerSecretKey: Uint8Array
   demo: SolanaDemo
   program: IntentGatewayProgram
   rpc: Rpc<SolanaRpcApi>
@@ -82,6 +91,9 @@ export async function startSolanaDevnet({ port = 0 }: { port?: number } = {}): P
     const [sender, other, target, otherTarget, feePayer] = await Promise.all([devKey('sender'), devKey('other'), devKey('target'), devKey('other target'), devKey('simulation fee payer')])
     const programId = programSigner.address
     await control('litesvm_addProgram', [programId, readFileSync(solanaProgramFile).toString('base64')])
+    await control('litesvm_addProgram', [target.address, readFileSync(probeProgramFile).toString('base64')])
+    const relayerSecretKey = devSeed('relayer')
+    const relayer = await createKeyPairSignerFromPrivateKeyBytes(relayerSecretKey)
     const program = createIntentGatewayProgram(programId)
 
     async function send(instructions: Instruction[], payer: KeyPairSigner): Promise<string> {
@@ -103,7 +115,7 @@ export async function startSolanaDevnet({ port = 0 }: { port?: number } = {}): P
       throw new Error(`transaction ${signature} was not confirmed`)
     }
 
-    for (const who of [sender, other, feePayer]) await rpc.requestAirdrop(who.address, lamports(100_000_000_000n)).send()
+    for (const who of [sender, other, feePayer, relayer]) await rpc.requestAirdrop(who.address, lamports(100_000_000_000n)).send()
     const genesis = Uint8Array.from(getBase58Encoder().encode(front.genesisHash))
     await send([await program.initConfig(sender, genesis)], sender)
     const config = await program.configAddress(genesis)
@@ -132,7 +144,17 @@ export async function startSolanaDevnet({ port = 0 }: { port?: number } = {}): P
       programId,
       config,
       simulationFeePayer: feePayer.address,
-      demo: { sender: sender.address, target: target.address, otherTarget: otherTarget.address, allowedPrefix, policies, vaultLamports },
+      relayerSecretKey,
+      demo: {
+        sender: sender.address,
+        target: target.address,
+        otherTarget: otherTarget.address,
+        allowedPrefix,
+        policies,
+        vaultLamports,
+        senderSecretKey: devSeed('sender'),
+        recipient: other.address,
+      },
       program,
       rpc,
       accounts: { sender, other },
