@@ -42,7 +42,7 @@ export const intentSchema = {
       type: 'string',
       pattern: '^0x([0-9a-fA-F]{2})+$',
       maxLength: 2 + 2 * 4096,
-      description: "the sender's (or a delegate's) signature of the intent: EVM, the EIP-712 signature of the typed data GET /chains/{chainId} describes (65 or 64 bytes from a key, or what the sender contract accepts through ERC-1271), 0x + hex",
+      description: "the sender's (or a delegate's) signature of the intent: EVM, the EIP-712 signature of the typed data GET /chains/{chainId} describes (65 or 64 bytes from a key, or what the sender contract accepts through ERC-1271); Solana, the 64-byte Ed25519 signature of the 32-byte intent hash (X-Intent-Hash) by the sender or a delegate of the policy; Sui, the serialized signPersonalMessage signature of the intent's BCS bytes; 0x + hex",
     },
   },
 } as const
