@@ -125,7 +125,8 @@ const describeStatus = (httpStatus: number) => {
   return codes.length > 0 ? codes.slice(0, 12).join(', ') + (codes.length > 12 ? ', …' : '') : undefined
 }
 
-const meanings: Record<number, string> = {
+/** What each HTTP status means on the intent routes: response descriptions and the MCP explain_status tool. */
+export const httpMeanings: Record<number, string> = {
   200: 'allowed (validate) or executed (execute)',
   202: 'accepted, not final: poll Location',
   400: 'the request or intent is not valid (errors names the fields)',
@@ -133,6 +134,8 @@ const meanings: Record<number, string> = {
   402: 'funds required: `paymentRequired` and the PAYMENT-REQUIRED header',
   403: 'refused by the policy',
   404: 'not found',
+  405: 'the method is not served on this path (Allow lists those that are)',
+  406: 'the Accept header does not allow the answer (MCP: send Accept: application/json, text/event-stream)',
   409: 'already executed (0x22) or already in flight (0xF8)',
   410: 'expired',
   413: 'the body is larger than the limit',
@@ -166,7 +169,7 @@ const problemRef = { $ref: 'Problem#' } as const
 function response(httpStatus: number, schema: object, mediaType: string, examples?: unknown[]) {
   const codes = describeStatus(httpStatus)
   return {
-    description: `${meanings[httpStatus] ?? 'see the status code table'}${codes ? `. ERC-1066: ${codes}` : ''}`,
+    description: `${httpMeanings[httpStatus] ?? 'see the status code table'}${codes ? `. ERC-1066: ${codes}` : ''}`,
     headers: { ...commonResponseHeaders, ...statusHeaders[httpStatus] },
     content: { [mediaType]: { schema, ...(examples ? { examples: Object.fromEntries(examples.map((value, i) => [`example${i + 1}`, { value }])) } : {}) } },
   }
