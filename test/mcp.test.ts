@@ -6,7 +6,11 @@ import { after, before, describe, it } from 'node:test'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { toFunctionSelector, parseEther } from 'viem'
+import { buildApp } from '../src/app.ts'
 import { hashApiKey } from '../src/auth/createApiKeyCheck.ts'
+import { createChainRegistry } from '../src/chains/createChainRegistry.ts'
+import { openJournal } from '../src/journal/openJournal.ts'
+import { quietLogger } from './support/solanaGateway.ts'
 import { intentSchema } from '../src/intents/intentSchema.ts'
 import { getStatusCode } from '../src/status/statusCodes.ts'
 import { assertCommonHeaders } from './support/assertCommonHeaders.ts'
@@ -274,5 +278,20 @@ describe('MCP server at /mcp', () => {
       // The same client's HTTP requests share the budget.
       assert.equal((await post(keyed.baseUrl, '/intents/validate', demoIntent(world.devnet), headers)).status, 429)
     })
+  })
+})
+
+describe('MCP turned off (MCP_ENABLED=false)', () => {
+  it('serves no /mcp: 404 as any unknown route', async () => {
+    const registry = createChainRegistry({ adapters: [], defaultChainId: undefined })
+    const app = buildApp({ registry, journal: openJournal({ path: ':memory:' }), logger: quietLogger, bodyLimit: 1024, receiptTimeoutMs: 1000, mcp: { enabled: false } })
+    try {
+      const res = await app.inject({ method: 'POST', url: '/mcp', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, payload: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) })
+      assert.equal(res.statusCode, 404)
+      assert.equal(res.json().title, 'No such route')
+      assert.equal((await app.inject({ method: 'GET', url: '/mcp' })).statusCode, 404)
+    } finally {
+      await app.close()
+    }
   })
 })
