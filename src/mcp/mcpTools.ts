@@ -24,16 +24,6 @@ const chainId = {
 }
 const intentHash = intentHashParamsSchema.properties.intentHash
 
-/** The headers a tool result repeats from the gateway's HTTP answer (lower-case names). */
-export const resultHeaderNames = [
-  ...Object.keys(commonResponseHeaders).map((h) => h.toLowerCase()),
-  'location',
-  'retry-after',
-  'www-authenticate',
-  'payment-required',
-  'payment-response',
-]
-
 const headers = {
   type: 'object',
   additionalProperties: true,

@@ -4,10 +4,20 @@
 // PaymentRequired at the top of structuredContent; a settled payment in _meta["x402/payment-response"].
 import { decodePaymentResponseHeader } from '@x402/core/http'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
-import { resultHeaderNames } from './mcpTools.ts'
+import { commonResponseHeaders } from '../http/schemas/httpSchemas.ts'
 
 /** What a tool needs of an HTTP answer. */
 export type RouteAnswer = { httpStatus: number; headers: Record<string, string | string[] | number | undefined>; body: unknown }
+
+/** The headers a tool result repeats from the HTTP answer (lower-case names). */
+const resultHeaderNames = [
+  ...Object.keys(commonResponseHeaders).map((h) => h.toLowerCase()),
+  'location',
+  'retry-after',
+  'www-authenticate',
+  'payment-required',
+  'payment-response',
+]
 
 export function toToolResult({ httpStatus, headers, body }: RouteAnswer): CallToolResult {
   const kept: Record<string, string> = {}
