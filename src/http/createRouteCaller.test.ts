@@ -19,13 +19,14 @@ describe('createRouteCaller', () => {
       return { ok: true }
     })
     try {
-      await app.inject({ method: 'POST', url: '/outer', remoteAddress: '192.0.2.7', headers: { authorization: 'Bearer k', 'x-chain-id': '31337', 'x-intent-gateway-in-process': 'guessed' }, payload: {} })
+      await app.inject({ method: 'POST', url: '/outer', remoteAddress: '192.0.2.7', headers: { host: 'gateway.example:8443', authorization: 'Bearer k', 'x-chain-id': '31337', 'x-intent-gateway-in-process': 'guessed' }, payload: {} })
       assert.equal(outer!.inProcess, false, 'a client cannot claim to be in-process')
       assert.deepEqual(outer!.answer, { httpStatus: 200, headers: outer!.answer && (outer!.answer as any).headers, body: { ok: true } })
       assert.equal(seen!.inProcess, true)
       assert.equal(seen!.ip, '192.0.2.7')
       assert.deepEqual(seen!.body, { a: 1 })
       assert.equal(seen!.headers.authorization, 'Bearer k')
+      assert.equal(seen!.headers.host, 'gateway.example:8443')
       assert.equal(seen!.headers['x-chain-id'], '31337')
       assert.equal(seen!.headers['payment-signature'], 'cGF5bWVudA==')
       assert.equal(seen!.headers['content-type'], 'application/json')

@@ -23,6 +23,8 @@ export function createRouteCaller(app: FastifyInstance): RouteCaller {
   return {
     async call(from, { method, url, body, chainId, paymentSignature }) {
       const authorization = from.headers.authorization
+      // The client's Host, so that what a route builds from it (an x402 resource URL) names this gateway as the client reached it.
+      const host = from.headers.host
       const chain = chainId ?? first(from.headers['x-chain-id'])
       const response = await app.inject({
         method,
@@ -30,6 +32,7 @@ export function createRouteCaller(app: FastifyInstance): RouteCaller {
         remoteAddress: from.ip,
         headers: {
           [markerHeader]: secret,
+          ...(host !== undefined ? { host } : {}),
           ...(authorization !== undefined ? { authorization } : {}),
           ...(chain !== undefined ? { 'x-chain-id': chain } : {}),
           ...(paymentSignature !== undefined ? { 'payment-signature': paymentSignature } : {}),
