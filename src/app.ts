@@ -25,6 +25,8 @@ import { registerGetIntentRoute } from './http/routes/intents/getIntent.ts'
 import { registerValidateRoute } from './http/routes/intents/validate.ts'
 import { registerStatusCodesRoute } from './http/routes/statusCodes.ts'
 import { registerMetricsRoute } from './http/routes/metrics.ts'
+import { registerMcpRoute } from './http/routes/mcp.ts'
+import { createRouteCaller } from './http/createRouteCaller.ts'
 import type { Metrics } from './metrics/createMetrics.ts'
 import { GatewayError } from './errors/gatewayError.ts'
 import { Status } from './status/statusCodes.ts'
@@ -56,9 +58,18 @@ export type BuildAppParameters = {
   metrics?: Metrics | undefined
   /** When set, GET /metrics requires `Authorization: Bearer <token>`. */
   metricsToken?: string | undefined
+  /**
+   * Whether this app serves GET /metrics (default true, when `metrics` is given). False when
+   * the metrics are served on a port of their own (createMetricsServer): they are still recorded.
+   */
+  serveMetrics?: boolean | undefined
+  /** The MCP server at POST /mcp (default on). */
+  mcp?: { enabled: boolean } | undefined
+  /** The version the MCP handshake names. */
+  version?: string | undefined
 }
 
-export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutMs = 30_000, idleTimeoutMs = 5_000, maxConnections = 512, receiptTimeoutMs, auth, rateLimit, corsOrigins = [], requireSignedIntents = false, metrics, metricsToken }: BuildAppParameters): FastifyInstance {
+export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutMs = 30_000, idleTimeoutMs = 5_000, maxConnections = 512, receiptTimeoutMs, auth, rateLimit, corsOrigins = [], requireSignedIntents = false, metrics, metricsToken, serveMetrics = true, mcp = { enabled: true }, version = '0.1.0' }: BuildAppParameters): FastifyInstance {
   // Answers given before the routes and hooks (unreadable paths, unparsable requests) keep the
   // gateway's format too.
   const { frameworkErrors, clientErrorHandler } = createFrameworkErrorHandlers({ registry, maxParamLength })
@@ -116,7 +127,9 @@ export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutM
 
   app.decorateRequest('apiKeyId', undefined)
   const keys = auth && auth.keyHashes.length > 0 ? createApiKeyCheck(auth.keyHashes) : undefined
-  if (rateLimit && rateLimit.max > 0) registerRateLimit(app, { ...rateLimit, keys })
+  // The MCP tools call the intent routes in-process, as their client would.
+  const caller = mcp.enabled ? createRouteCaller(app) : undefined
+  if (rateLimit && rateLimit.max > 0) registerRateLimit(app, { ...rateLimit, keys, isInProcess: caller?.isInProcess })
   // GET /openapi.json and GET /docs; before the routes, which it documents.
   registerOpenApi(app)
   // Registered as a plugin so that they load after the plugins above (rate limit, helmet), whose
@@ -125,13 +138,16 @@ export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutM
     registerValidateRoute(intents, { registry, preValidation: keys && requireApiKey(keys, { required: auth!.requireForValidate }) })
     registerExecuteRoute(intents, { registry, journal, receiptTimeoutMs, requireSignedIntents, metrics, preValidation: keys && requireApiKey(keys, { required: true }) })
     registerGetIntentRoute(intents, { registry, journal })
+    // A key is optional on /mcp itself (listing tools, explaining codes, the chains are open, as
+    // over HTTP), and one that is sent must be valid; each tool's route then asks for what it needs.
+    if (caller) registerMcpRoute(intents, { caller, version, preValidation: keys && requireApiKey(keys, { required: false }) })
   })
   // In a plugin too, so that the OpenAPI plugin above has loaded when they are added.
   app.register(async (operations) => {
     registerHealthRoutes(operations, { registry, journal })
     registerStatusCodesRoute(operations)
     registerChainsRoutes(operations, { registry })
-    if (metrics) registerMetricsRoute(operations, { metrics, token: metricsToken })
+    if (metrics && serveMetrics) registerMetricsRoute(operations, { metrics, token: metricsToken })
   })
   registerMethodNotAllowed(app, {
     '/intents/validate': ['POST'],
@@ -142,7 +158,8 @@ export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutM
     '/status-codes': ['GET'],
     '/chains': ['GET'],
     '/chains/:chainId': ['GET'],
-    ...(metrics ? { '/metrics': ['GET'] } : {}),
+    ...(metrics && serveMetrics ? { '/metrics': ['GET'] } : {}),
+    ...(caller ? { '/mcp': ['POST'] } : {}),
   })
   return app
 }

@@ -9,6 +9,10 @@ import { Registry } from 'prom-client'
 import { createSuiAdapter } from '../src/chains/sui/createSuiAdapter.ts'
 import { devnetAccounts } from '../src/devnet/devnetAccounts.ts'
 import { createMetrics } from '../src/metrics/createMetrics.ts'
+import { buildApp } from '../src/app.ts'
+import { createChainRegistry } from '../src/chains/createChainRegistry.ts'
+import { createMetricsServer } from '../src/http/createMetricsServer.ts'
+import { openJournal } from '../src/journal/openJournal.ts'
 import { quietLogger } from './support/solanaGateway.ts'
 import { suiRelayer } from './support/suiGateway.ts'
 import { startSuiStandIn } from './support/suiStandIn.ts'
@@ -207,6 +211,74 @@ describe('RPC metrics of the Sui adapter', () => {
       standIn.faults.clear()
       await adapter.close()
       await standIn.close()
+    }
+  })
+})
+
+describe('metrics off, or on a port of their own', () => {
+  const registry = createChainRegistry({ adapters: [], defaultChainId: undefined })
+  const build = (extra: Partial<Parameters<typeof buildApp>[0]>) =>
+    buildApp({ registry, journal: openJournal({ path: ':memory:' }), logger: quietLogger, bodyLimit: 1024, receiptTimeoutMs: 1000, ...extra })
+
+  it('without metrics (METRICS_ENABLED=false), GET /metrics is 404 like any unknown route', async () => {
+    const app = build({})
+    try {
+      const res = await app.inject({ method: 'GET', url: '/metrics' })
+      assert.equal(res.statusCode, 404)
+      assert.equal(res.headers['x-erc1066-status'], '0xA1')
+      assert.equal(res.json().title, 'No such route')
+    } finally {
+      await app.close()
+    }
+  })
+
+  it('with METRICS_PORT, the API records but does not serve /metrics; the metrics server serves only /metrics, with its token', async () => {
+    const metrics = createMetrics({ registry: new Registry(), defaultMetrics: false })
+    const app = build({ metrics, serveMetrics: false })
+    const token = 'metrics-port-token-0123456789'
+    const server = createMetricsServer({ metrics, token, registry, logger: quietLogger })
+    try {
+      assert.equal((await app.inject({ method: 'GET', url: '/metrics' })).statusCode, 404)
+      assert.equal((await app.inject({ method: 'GET', url: '/status-codes' })).statusCode, 200)
+      const base = await server.listen({ host: '127.0.0.1', port: 0 })
+
+      const none = await request(base, '/metrics')
+      assert.equal(none.status, 401)
+      assert.equal(none.headers.get('x-erc1066-status'), '0xE4')
+      assert.equal(none.headers.get('www-authenticate'), 'Bearer realm="intent-gateway-metrics"')
+      assert.doesNotMatch(none.text, /intent_gateway_/)
+
+      const res = await request(base, '/metrics', { headers: { authorization: `Bearer ${token}` } })
+      assert.equal(res.status, 200)
+      assert.equal(res.headers.get('content-type'), 'text/plain; version=0.0.4; charset=utf-8')
+      assert.equal(res.headers.get('x-erc1066-status'), '0x01')
+      const samples = parseMetrics(res.text)
+      // The API's traffic, including its 404 for /metrics, scraped from the other port.
+      assert.equal(valueOf(samples, 'intent_gateway_http_requests_total', { route: '/status-codes', method: 'GET', http_status: '200', erc1066: '0x01' }), 1)
+      assert.equal(valueOf(samples, 'intent_gateway_http_requests_total', { route: 'unmatched', method: 'GET', http_status: '404', erc1066: '0xA1' }), 1)
+
+      const elsewhere = await request(base, '/intents/validate', { method: 'POST', headers: { authorization: `Bearer ${token}` } })
+      assert.equal(elsewhere.status, 404)
+      assert.equal(elsewhere.body.title, 'No such route')
+      const post = await request(base, '/metrics', { method: 'POST', headers: { authorization: `Bearer ${token}` } })
+      assert.equal(post.status, 405)
+      assert.equal(post.headers.get('allow'), 'GET, HEAD')
+    } finally {
+      await server.close()
+      await app.close()
+    }
+  })
+
+  it('without a token, the metrics server answers any scraper', async () => {
+    const metrics = createMetrics({ registry: new Registry(), defaultMetrics: false })
+    const server = createMetricsServer({ metrics, registry, logger: quietLogger })
+    try {
+      const base = await server.listen({ host: '127.0.0.1', port: 0 })
+      const res = await request(base, '/metrics')
+      assert.equal(res.status, 200)
+      assert.match(res.text, /# TYPE intent_gateway_chain_endpoint_up gauge/)
+    } finally {
+      await server.close()
     }
   })
 })

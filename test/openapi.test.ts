@@ -100,6 +100,7 @@ describe('OpenAPI document and docs page', () => {
       assert.equal((await new Validator().validate(keyed)).valid, true)
       assert.deepEqual(keyed.paths['/intents/execute'].post.security, [{ apiKey: [] }])
       assert.deepEqual(keyed.paths['/intents/validate'].post.security, [{ apiKey: [] }, {}])
+      assert.deepEqual(keyed.paths['/mcp'].post.security, [{ apiKey: [] }, {}])
       assert.equal(keyed.paths['/health'].get.security, undefined)
     } finally {
       await gateway.close()
@@ -134,7 +135,7 @@ describe('OpenAPI document and docs page', () => {
     }
     assert.deepEqual([...documented], [], 'documented but not served')
     assert.ok(checked > 0)
-    for (const path of ['/intents/validate', '/intents/execute', '/intents/{intentHash}', '/health', '/health/ready', '/status-codes', '/chains', '/chains/{chainId}', '/openapi.json']) {
+    for (const path of ['/intents/validate', '/intents/execute', '/intents/{intentHash}', '/health', '/health/ready', '/status-codes', '/chains', '/chains/{chainId}', '/openapi.json', '/mcp']) {
       assert.ok(doc.paths[path], path)
     }
   })
@@ -170,6 +171,40 @@ describe('OpenAPI document and docs page', () => {
     assert.equal(op.responses['200'].content['application/json'].examples.example1.value.status, '0x01')
     assert.deepEqual(Object.keys(doc.components.schemas).sort(), ['Outcome', 'Problem'])
     assert.equal(doc.paths['/intents/validate'].post.responses['402'].headers['X-Payment-Required'].schema.enum.join(), 'true,false')
+  })
+
+  it('documents 401 with `signing` and 402 in both shapes (the chain\'s 0x54, the gateway\'s 0x55 price) by examples', () => {
+    for (const path of ['/intents/validate', '/intents/execute']) {
+      const responses = doc.paths[path].post.responses
+      const unauthorized = Object.values(responses['401'].content['application/problem+json'].examples).map((e: any) => e.value)
+      assert.deepEqual(unauthorized.map((v: any) => v.erc1066Status), ['0xE5', '0xE4'])
+      const signing = unauthorized[0].signing
+      assert.deepEqual(Object.keys(signing), ['domain', 'types', 'primaryType', 'message'])
+      assert.deepEqual(signing.types.Intent.map((f: any) => f.name), ['sender', 'target', 'data', 'value', 'nonce', 'validAfter', 'validBefore', 'policyId'])
+      assert.deepEqual(signing, expectedSigning(signing.domain.verifyingContract, signing.message))
+      const payment = Object.values(responses['402'].content['application/problem+json'].examples).map((e: any) => e.value)
+      assert.deepEqual(payment.map((v: any) => [v.erc1066Status, v.status]), [['0x54', 402], ['0x55', 402]])
+      const [deposit, price] = payment as any[]
+      assert.deepEqual(deposit.paymentRequired.accepts, [])
+      assert.equal(deposit.paymentRequired.extensions.deposit.function, 'depositFor(address)')
+      assert.equal(price.paymentRequired.x402Version, 2)
+      assert.match(price.paymentRequired.resource.url, /^https:\/\//)
+      assert.deepEqual(Object.keys(price.paymentRequired.accepts[0]).sort(), ['amount', 'asset', 'extra', 'maxTimeoutSeconds', 'network', 'payTo', 'scheme'])
+      assert.equal(price.paymentRequired.accepts[0].scheme, 'exact')
+      assert.match(price.paymentRequired.accepts[0].network, /^eip155:\d+$/)
+    }
+  })
+
+  it('documents POST /mcp as an operation: a JSON-RPC body, its answers, no GET or DELETE', () => {
+    const op = doc.paths['/mcp'].post
+    assert.equal(op.operationId, 'mcp')
+    assert.deepEqual(op.tags, ['agents'])
+    for (const tool of ['validate_intent', 'execute_intent', 'get_intent', 'list_chains', 'explain_status']) assert.match(op.description, new RegExp(tool))
+    assert.match(op.requestBody.content['application/json'].schema.description, /JSON-RPC 2\.0/)
+    assert.deepEqual(Object.keys(op.responses).sort(), ['200', '202', '400', '401', '406', '413', '415', '429'])
+    for (const header of commonHeaders) assert.ok(op.responses['200'].headers[header], header)
+    assert.deepEqual(Object.keys(doc.paths['/mcp']), ['post'])
+    assert.ok(doc.tags.some((t: any) => t.name === 'agents'))
   })
 
   it('answers validate and execute with whole bodies through the route schemas: nothing dropped', async () => {

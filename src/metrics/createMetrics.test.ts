@@ -120,3 +120,38 @@ describe('createMetrics', () => {
     assert.equal(valueOf(samples, 'intent_gateway_relayer_balance', { chain: 'eip155:1' }), 1e18 + 4)
   })
 })
+
+describe('createMetrics: receipts and endpoint health', () => {
+  it('times broadcast to receipt by chain', async () => {
+    const metrics = createMetrics({ registry: new Registry(), defaultMetrics: false })
+    metrics.recordReceiptWait({ chain: 'eip155:1', seconds: 0.3 })
+    metrics.recordReceiptWait({ chain: 'eip155:1', seconds: 12 })
+    metrics.recordReceiptWait({ chain: 'eip155:1', seconds: Number.NaN })
+    metrics.recordReceiptWait({ chain: 'eip155:1', seconds: -1 })
+    const samples = await scrape(metrics.registry)
+    assert.equal(valueOf(samples, 'intent_gateway_execution_receipt_seconds_count', { chain: 'eip155:1' }), 2)
+    assert.ok(Math.abs(valueOf(samples, 'intent_gateway_execution_receipt_seconds_sum', { chain: 'eip155:1' })! - 12.3) < 1e-9)
+    assert.equal(valueOf(samples, 'intent_gateway_execution_receipt_seconds_bucket', { chain: 'eip155:1', le: '0.5' }), 1)
+    assert.equal(valueOf(samples, 'intent_gateway_execution_receipt_seconds_bucket', { chain: 'eip155:1', le: '15' }), 2)
+  })
+
+  it('keeps each endpoint up or down by chain and position, bounded, never a URL', async () => {
+    const metrics = createMetrics({ registry: new Registry(), defaultMetrics: false })
+    metrics.rpc.observeEndpoint({ chain: 'eip155:1', endpoint: 0, up: true })
+    metrics.rpc.observeEndpoint({ chain: 'eip155:1', endpoint: 1, up: true })
+    metrics.rpc.observeEndpoint({ chain: 'eip155:1', endpoint: 1, up: false })
+    metrics.rpc.observeEndpoint({ chain: 'eip155:10', endpoint: 0, up: false })
+    for (let i = 16; i < 40; i++) metrics.rpc.observeEndpoint({ chain: 'eip155:1', endpoint: i, up: true })
+    metrics.rpc.observeEndpoint({ chain: 'eip155:1', endpoint: -1, up: true })
+    const samples = await scrape(metrics.registry)
+    assert.deepEqual(
+      samples.filter((s) => s.name === 'intent_gateway_chain_endpoint_up').map((s) => [s.labels, s.value]),
+      [
+        [{ chain: 'eip155:1', endpoint: '0' }, 1],
+        [{ chain: 'eip155:1', endpoint: '1' }, 0],
+        [{ chain: 'eip155:10', endpoint: '0' }, 0],
+        [{ chain: 'eip155:1', endpoint: 'other' }, 1],
+      ],
+    )
+  })
+})

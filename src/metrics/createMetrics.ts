@@ -11,7 +11,15 @@ export type RpcFailureKind = 'timeout' | 'unreachable' | 'node_error'
 /** What the chain layer reports of each RPC call; adapters take it optionally. */
 export type RpcRecorder = {
   observeRpc(call: { chain: string; method: string; seconds: number; failure?: RpcFailureKind | undefined }): void
+  /**
+   * An endpoint of a chain found up (it answered) or down (it failed, is set aside, serves another
+   * chain, or was refused). `endpoint` is its position in the chain's endpoint list, never its URL.
+   */
+  observeEndpoint?(endpoint: { chain: string; endpoint: number; up: boolean }): void
 }
+
+/** Endpoint positions at or above this share the label `other`: a discovered list can be long. */
+export const maxEndpointLabels = 16
 
 /**
  * The kind of a failed SDK call (Solana, Sui): its deadline passed (the call's timeout signal
@@ -36,8 +44,10 @@ export type MetricsSources = {
 export type Metrics = {
   registry: Registry
   recordRequest(request: { route: string | undefined; method: string; httpStatus: number; erc1066: unknown; seconds: number }): void
-  rpc: RpcRecorder
+  rpc: RpcRecorder & Required<Pick<RpcRecorder, 'observeEndpoint'>>
   recordExecution(execution: { chain: string; outcome: ExecutionOutcomeLabel }): void
+  /** The time from an execution's broadcast to its receipt (mined or reverted), on the chain it ran on. */
+  recordReceiptWait(wait: { chain: string; seconds: number }): void
   /** Where the scrape-time gauges read from; until called they have no samples. */
   observe(sources: MetricsSources): void
 }
@@ -91,6 +101,19 @@ export function createMetrics({ registry, defaultMetrics = true }: { registry: R
     name: 'intent_gateway_executions_total',
     help: 'Execute requests by chain and outcome: mined, reverted, submitted (sent, no receipt in time), refused (nothing sent) or failed (a fault before or while sending)',
     labelNames: ['chain', 'outcome'] as const,
+    registers: [registry],
+  })
+  const receiptWait = new Histogram({
+    name: 'intent_gateway_execution_receipt_seconds',
+    help: 'Time from broadcasting an execution to its receipt (mined or reverted), by chain; receipts that arrive after the answer (202) included',
+    labelNames: ['chain'] as const,
+    buckets: [0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60, 120, 300],
+    registers: [registry],
+  })
+  const endpointUp = new Gauge({
+    name: 'intent_gateway_chain_endpoint_up',
+    help: `Whether a chain's RPC endpoint answered its last request (1) or failed, is set aside, serves another chain or was refused (0), by chain and the endpoint's position in the chain's list (0, 1, …; other from ${maxEndpointLabels} on), never its URL`,
+    labelNames: ['chain', 'endpoint'] as const,
     registers: [registry],
   })
   new Counter({
@@ -161,6 +184,13 @@ export function createMetrics({ registry, defaultMetrics = true }: { registry: R
         rpcDuration.observe(labels, seconds)
         if (failure) rpcFailures.inc({ ...labels, kind: failureKinds.has(failure) ? failure : 'node_error' })
       },
+      observeEndpoint({ chain, endpoint, up }) {
+        const position = Number.isInteger(endpoint) && endpoint >= 0 && endpoint < maxEndpointLabels ? String(endpoint) : 'other'
+        endpointUp.set({ chain, endpoint: position }, up ? 1 : 0)
+      },
+    },
+    recordReceiptWait({ chain, seconds }) {
+      if (Number.isFinite(seconds) && seconds >= 0) receiptWait.observe({ chain }, seconds)
     },
     recordExecution({ chain, outcome }) {
       executions.inc({ chain, outcome: executionOutcomes.has(outcome) ? outcome : 'failed' })

@@ -26,6 +26,7 @@ export function registerOpenApi(app: FastifyInstance) {
         { name: 'intents', description: 'validate, execute, and follow intents' },
         { name: 'chains', description: 'the chains this gateway serves' },
         { name: 'operations', description: 'health, readiness, the status code table, this document' },
+        { name: 'agents', description: 'the Model Context Protocol server: the same operations as MCP tools' },
       ],
       components: {
         securitySchemes: {

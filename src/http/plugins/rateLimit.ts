@@ -1,19 +1,31 @@
-// Per-client rate limit on the intent routes: a client is its API key when it sent a valid one,
+// Per-client rate limit on the intent routes and /mcp: a client is its API key when it sent a valid one,
 // else its address. Over the limit: 429, 0xF6, Retry-After, the common headers.
 import rateLimit from '@fastify/rate-limit'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { ApiKeyCheck } from '../../auth/createApiKeyCheck.ts'
 import { identifyBearerKey } from '../../auth/identifyBearerKey.ts'
 import { GatewayError } from '../../errors/gatewayError.ts'
 import { Status } from '../../status/statusCodes.ts'
 
-export function registerRateLimit(app: FastifyInstance, { max, windowMs, keys }: { max: number; windowMs: number; keys: ApiKeyCheck | undefined }) {
+export type RateLimitOptions = {
+  max: number
+  windowMs: number
+  keys: ApiKeyCheck | undefined
+  /** Requests the gateway sends its own routes for a client whose request was counted already (the MCP tools). */
+  isInProcess?: ((request: FastifyRequest) => boolean) | undefined
+}
+
+/** The routes the limit covers: the intent routes, and /mcp, which reaches them. */
+const limited = (url: string | undefined) => url !== undefined && (url.startsWith('/intents/') || url === '/mcp')
+
+export function registerRateLimit(app: FastifyInstance, { max, windowMs, keys, isInProcess }: RateLimitOptions) {
   app.register(rateLimit, {
     global: true,
     // Decided on the route the router matched, never on the raw URL: the router decodes the path
     // (`/%69ntents/validate` is `/intents/validate`). Health, status codes and chains stay
-    // unlimited: probes must never be turned away.
-    allowList: (request) => !request.routeOptions.url?.startsWith('/intents/'),
+    // unlimited: probes must never be turned away. An MCP tool's call of an intent route is
+    // counted once, as the /mcp request that carried it.
+    allowList: (request) => !limited(request.routeOptions.url) || (isInProcess?.(request) ?? false),
     max,
     timeWindow: windowMs,
     // First thing after routing, before the API-key check and the body: a request refused for a

@@ -125,7 +125,8 @@ const describeStatus = (httpStatus: number) => {
   return codes.length > 0 ? codes.slice(0, 12).join(', ') + (codes.length > 12 ? ', …' : '') : undefined
 }
 
-const meanings: Record<number, string> = {
+/** What each HTTP status means on the intent routes: response descriptions and the MCP explain_status tool. */
+export const httpMeanings: Record<number, string> = {
   200: 'allowed (validate) or executed (execute)',
   202: 'accepted, not final: poll Location',
   400: 'the request or intent is not valid (errors names the fields)',
@@ -133,6 +134,8 @@ const meanings: Record<number, string> = {
   402: 'funds required: `paymentRequired` and the PAYMENT-REQUIRED header',
   403: 'refused by the policy',
   404: 'not found',
+  405: 'the method is not served on this path (Allow lists those that are)',
+  406: 'the Accept header does not allow the answer (MCP: send Accept: application/json, text/event-stream)',
   409: 'already executed (0x22) or already in flight (0xF8)',
   410: 'expired',
   413: 'the body is larger than the limit',
@@ -166,7 +169,7 @@ const problemRef = { $ref: 'Problem#' } as const
 function response(httpStatus: number, schema: object, mediaType: string, examples?: unknown[]) {
   const codes = describeStatus(httpStatus)
   return {
-    description: `${meanings[httpStatus] ?? 'see the status code table'}${codes ? `. ERC-1066: ${codes}` : ''}`,
+    description: `${httpMeanings[httpStatus] ?? 'see the status code table'}${codes ? `. ERC-1066: ${codes}` : ''}`,
     headers: { ...commonResponseHeaders, ...statusHeaders[httpStatus] },
     content: { [mediaType]: { schema, ...(examples ? { examples: Object.fromEntries(examples.map((value, i) => [`example${i + 1}`, { value }])) } : {}) } },
   }
@@ -187,6 +190,19 @@ export function jsonResponse(description: string, schema: object) {
 /** Every status validate and execute can answer with (api-contract.md §4), examples included. */
 export const intentStatuses = [200, 202, 400, 401, 402, 403, 409, 410, 413, 415, 421, 422, 428, 429, 500, 501, 502, 503]
 
+const problemExample = (code: number, httpStatus: number, detail: string) => ({
+  type: `urn:intent-gateway:problem:${statusCodes[code]!.statusName.toLowerCase().replace(/_/g, '-')}`,
+  title: statusCodes[code]!.description,
+  status: httpStatus,
+  detail,
+  ...example(code),
+  intentHash: okExample.intentHash,
+  chainType: 'evm',
+  chainId: 'eip155:31337',
+})
+const exampleSender = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8'
+const exampleExecutor = '0x5FbDB2315678afecb367f032d93F642f64180aa3'
+
 export const intentExamples: Record<number, unknown[]> = {
   200: [okExample],
   202: [{ ...okExample, status: '0xF3', ...example(0xf3), state: 'pending', transactionHash: '0x3f9a0c5e7b1d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d8f0a2c4e6b8d0f2a' }],
@@ -201,6 +217,68 @@ export const intentExamples: Record<number, unknown[]> = {
       chainType: 'evm',
       chainId: 'eip155:31337',
       errors: [{ field: 'validBfore', message: 'is not a known field (the fields are: sender, target, …)' }],
+    },
+  ],
+  401: [
+    // No signature: the typed data the sender signs, sent back as `signature`.
+    {
+      ...problemExample(0xe5, 401, "the executor runs a relayed intent only with its sender's signature: sign the typed data in `signing` and send it as `signature`"),
+      signing: {
+        domain: { name: 'IntentExecutor', version: '1', chainId: 31337, verifyingContract: exampleExecutor },
+        types: {
+          EIP712Domain: [{ name: 'name', type: 'string' }, { name: 'version', type: 'string' }, { name: 'chainId', type: 'uint256' }, { name: 'verifyingContract', type: 'address' }],
+          Intent: [
+            { name: 'sender', type: 'address' }, { name: 'target', type: 'address' }, { name: 'data', type: 'bytes' }, { name: 'value', type: 'uint256' },
+            { name: 'nonce', type: 'uint256' }, { name: 'validAfter', type: 'uint256' }, { name: 'validBefore', type: 'uint256' }, { name: 'policyId', type: 'bytes32' },
+          ],
+        },
+        primaryType: 'Intent',
+        message: {
+          sender: exampleSender,
+          target: '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512',
+          data: '0xd09de08a',
+          value: '0',
+          nonce: '0',
+          validAfter: '0',
+          validBefore: '0',
+          policyId: '0x8f2a5c1e9b3d7f6a0c4e2b8d1f5a3c7e9b0d2f4a6c8e1b3d5f7a9c0e2b4d6f8a',
+        },
+      },
+    },
+    // An API key missing (WWW-Authenticate: Bearer realm="intent-gateway").
+    { ...problemExample(0xe4, 401, 'send it as Authorization: Bearer <key>'), title: 'An API key is required' },
+  ],
+  402: [
+    // The chain's 0x54: the sender's deposit or policy cap is short; no x402 payment can fix it.
+    {
+      ...problemExample(0x54, 402, "the sender's deposit at the executor does not cover the intent's value"),
+      paymentRequired: {
+        x402Version: 2,
+        error: "the sender's deposit at the executor does not cover the intent's value",
+        resource: { url: '/intents/execute', description: `POST /intents/execute for intent ${okExample.intentHash}`, mimeType: 'application/json' },
+        accepts: [],
+        extensions: { deposit: { chainId: 'eip155:31337', executor: exampleExecutor, function: 'depositFor(address)', sender: exampleSender } },
+      },
+    },
+    // The gateway's price (0x55, funds requested): pay with the x402 `exact` scheme and repeat the request with PAYMENT-SIGNATURE.
+    {
+      ...problemExample(0x55, 402, 'this gateway charges for executions: pay one of `accepts` and repeat the request with PAYMENT-SIGNATURE'),
+      paymentRequired: {
+        x402Version: 2,
+        error: 'PAYMENT-SIGNATURE header is required',
+        resource: { url: 'https://gateway.example/intents/execute', description: 'Execute one intent on eip155:84532', mimeType: 'application/json' },
+        accepts: [
+          {
+            scheme: 'exact',
+            network: 'eip155:84532',
+            amount: '10000',
+            asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+            payTo: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C',
+            maxTimeoutSeconds: 60,
+            extra: { name: 'USDC', version: '2' },
+          },
+        ],
+      },
     },
   ],
 }

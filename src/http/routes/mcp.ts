@@ -1,0 +1,80 @@
+// POST /mcp: the Model Context Protocol over Streamable HTTP, stateless (no session: every POST
+// carries what it needs, so any instance can answer it). Each request gets its own MCP server and
+// transport; the tools call the gateway's routes in-process. The transport is the SDK's
+// web-standard one, answering with JSON: its answer goes out through this reply, so the common
+// headers, the security headers and the metrics apply to /mcp as to every route. GET and DELETE
+// (a server-sent stream, the end of a session) have nothing to offer without sessions: 405.
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
+import type { FastifyInstance, FastifyRequest, preValidationAsyncHookHandler } from 'fastify'
+import { createMcpServer } from '../../mcp/createMcpServer.ts'
+import type { RouteCaller } from '../createRouteCaller.ts'
+import { apiKeyOptional, jsonResponse, outcomeResponses } from '../schemas/httpSchemas.ts'
+
+export type McpRouteOptions = {
+  caller: RouteCaller
+  /** The server version the MCP handshake names. */
+  version: string
+  preValidation?: preValidationAsyncHookHandler | undefined
+}
+
+const jsonRpcMessage = {
+  type: ['object', 'array'],
+  additionalProperties: true,
+  description: 'a JSON-RPC 2.0 message of the Model Context Protocol (initialize, tools/list, tools/call, notifications), or a batch of them',
+  examples: [{ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'explain_status', arguments: { code: '0x10' } } }],
+} as const
+
+/** Headers the transport reads; the others (framing, host) belong to this HTTP request only. */
+const hopByHop = new Set(['host', 'content-length', 'connection', 'transfer-encoding', 'keep-alive', 'upgrade'])
+
+export function registerMcpRoute(app: FastifyInstance, { caller, version, preValidation }: McpRouteOptions) {
+  const schema = {
+    operationId: 'mcp',
+    tags: ['agents'],
+    summary: 'Model Context Protocol server (Streamable HTTP, stateless): the gateway\'s operations as MCP tools',
+    description:
+      'Tools: validate_intent, execute_intent, get_intent, list_chains, explain_status. Each tool sends the same request to the matching route (with this request\'s Authorization and X-Chain-Id) and returns its answer: `httpStatus`, `erc1066Status`, `headers` and `body` as structuredContent, `isError` from 400 on; a 402 carries the x402 PaymentRequired, paid with `_meta["x402/payment"]`. Send `Accept: application/json, text/event-stream`. Answers are JSON (no stream); there are no sessions, so GET and DELETE answer 405. With API keys configured, a key is optional here, a key that is sent must be valid, and execute_intent needs one; the rate limit counts each /mcp request.',
+    body: jsonRpcMessage,
+    response: {
+      200: jsonResponse('the JSON-RPC response (a tool result, the tool list, the initialize result), or a JSON-RPC error', { type: ['object', 'array'], additionalProperties: true }),
+      202: { description: 'accepted: the request carried notifications or responses only', headers: jsonResponse('', {}).headers },
+      ...outcomeResponses([400, 401, 406, 413, 415, 429]),
+    },
+    ...(preValidation ? { security: apiKeyOptional } : {}),
+  }
+  app.post(
+    '/mcp',
+    {
+      schema,
+      // The transport answers a body that is not JSON-RPC itself, as a JSON-RPC error.
+      validatorCompiler: () => () => true,
+      ...(preValidation ? { preValidation } : {}),
+    },
+    async (request, reply) => {
+      const server = createMcpServer({ callRoute: (route) => caller.call(request, route), version })
+      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
+      try {
+        await server.connect(transport)
+        const response = await transport.handleRequest(toWebRequest(request), { parsedBody: request.body })
+        const text = await response.text()
+        // Any status the transport chose (the declared ones are what it answers).
+        reply.code(response.status as 200)
+        response.headers.forEach((value, name) => {
+          if (name !== 'content-length') reply.header(name, value)
+        })
+        return reply.send(text.length > 0 ? text : undefined)
+      } finally {
+        await server.close()
+      }
+    },
+  )
+}
+
+function toWebRequest(request: FastifyRequest): Request {
+  const headers = new Headers()
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value === undefined || hopByHop.has(name)) continue
+    headers.set(name, Array.isArray(value) ? value.join(', ') : value)
+  }
+  return new Request(`http://gateway${request.url}`, { method: request.method, headers })
+}

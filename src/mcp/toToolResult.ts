@@ -1,0 +1,54 @@
+// Turns the gateway's HTTP answer to a tool's request into the MCP tool result: the status, the
+// ERC-1066 code, the headers that matter and the body as structuredContent (the same JSON as text
+// for clients that read text only), isError from 400 on. A 402 follows x402's MCP transport: the
+// PaymentRequired at the top of structuredContent; a settled payment in _meta["x402/payment-response"].
+import { decodePaymentResponseHeader } from '@x402/core/http'
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { commonResponseHeaders } from '../http/schemas/httpSchemas.ts'
+
+/** What a tool needs of an HTTP answer. */
+export type RouteAnswer = { httpStatus: number; headers: Record<string, string | string[] | number | undefined>; body: unknown }
+
+/** The headers a tool result repeats from the HTTP answer (lower-case names). */
+const resultHeaderNames = [
+  ...Object.keys(commonResponseHeaders).map((h) => h.toLowerCase()),
+  'location',
+  'retry-after',
+  'www-authenticate',
+  'payment-required',
+  'payment-response',
+]
+
+export function toToolResult({ httpStatus, headers, body }: RouteAnswer): CallToolResult {
+  const kept: Record<string, string> = {}
+  for (const name of resultHeaderNames) {
+    const value = headers[name]
+    if (value !== undefined) kept[name] = Array.isArray(value) ? value.join(', ') : String(value)
+  }
+  const paymentRequired = httpStatus === 402 && isObject(body) && isObject(body.paymentRequired) ? body.paymentRequired : {}
+  const structuredContent = {
+    ...paymentRequired,
+    httpStatus,
+    erc1066Status: kept['x-erc1066-status'] ?? '',
+    headers: kept,
+    body: body ?? {},
+  }
+  const result: CallToolResult = {
+    content: [{ type: 'text', text: JSON.stringify(structuredContent) }],
+    structuredContent,
+    ...(httpStatus >= 400 ? { isError: true } : {}),
+  }
+  const settlement = kept['payment-response']
+  if (settlement) {
+    try {
+      result._meta = { 'x402/payment-response': decodePaymentResponseHeader(settlement) }
+    } catch {
+      // A header the gateway wrote itself; should it not decode, the header stays in `headers`.
+    }
+  }
+  return result
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
