@@ -59,7 +59,7 @@ export const rpcMethods: ReadonlySet<string> = new Set([
   'eth_getTransactionCount', 'eth_getTransactionByHash', 'eth_getBalance', 'eth_gasPrice', 'eth_maxPriorityFeePerGas', 'eth_feeHistory',
   'eth_getBlockByNumber', 'eth_getBlockByHash', 'eth_getLogs',
   // Solana RPC
-  'simulateTransaction', 'getGenesisHash', 'getAccountInfo', 'getSlot', 'getBalance',
+  'simulateTransaction', 'getGenesisHash', 'getAccountInfo', 'getSlot', 'getBalance', 'getLatestBlockhash', 'sendTransaction', 'getSignatureStatuses', 'getBlockHeight',
   // Sui SDK calls
   'getObjects', 'getReferenceGasPrice', 'listCoins', 'executeTransaction', 'getTransaction', 'getServiceInfo',
 ])
