@@ -110,6 +110,10 @@ export function createSqlitePaymentLedger({ db, now = () => Date.now() }: { db: 
     async reserve(reservation) {
       return reserveNow(reservation)
     },
+    async findByPaymentId(paymentId) {
+      const row = byPaymentId.get(paymentId)
+      return row ? toRecord(row) : undefined
+    },
     async findByAuthorization(key) {
       const k = norm(key)
       const row = byAuthorization.get(k.network, k.asset, k.payer, k.nonce)

@@ -54,6 +54,8 @@ export type PaymentLedger = {
    * authorization (never settled) can be reserved again.
    */
   reserve(reservation: NewReservation): Promise<Reservation>
+  /** The payment that holds this `payment-identifier` id, if any. */
+  findByPaymentId(paymentId: string): Promise<PaymentRecord | undefined>
   /** The payment that holds this authorization, if any. */
   findByAuthorization(key: AuthorizationKey): Promise<PaymentRecord | undefined>
   /** A settled payment not yet consumed for this binding: the request runs without paying again. */
