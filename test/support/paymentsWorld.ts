@@ -32,6 +32,8 @@ export type PaidApp = {
   effects: string[]
   /** Runs between the handler's simulation and its settle() call (to empty a balance, say). */
   beforeSettle: (() => Promise<void>) | undefined
+  /** The "broadcast" fails after settlement (answers 502): the payment must stay a credit. */
+  failAfterSettle: boolean
   logs: string[]
   close(): Promise<void>
 }
@@ -68,7 +70,7 @@ export async function startPaidApp(params: { devnet: Devnet; ledger: PaymentLedg
   const app = Fastify({ logger: false })
   registerCommonHeaders(app, { describe: () => ({ chainId, chainType: 'evm' }) } as never)
   registerErrorHandler(app)
-  const state: PaidApp = { app, url: '', payments, effects: [], beforeSettle: undefined, logs, close: () => app.close() }
+  const state: PaidApp = { app, url: '', payments, effects: [], beforeSettle: undefined, failAfterSettle: false, logs, close: () => app.close() }
   app.post<{ Body: WorkBody }>('/work', {
     ...paidRoute<{ id: string; done: boolean }>({
       payments,
@@ -78,10 +80,11 @@ export async function startPaidApp(params: { devnet: Devnet; ledger: PaymentLedg
       async handle(request, context) {
         const body = request.body as WorkBody
         // The "validation and simulation" step: a refusal answers before anything is settled.
-        if (body.refuse) return { httpStatus: body.refuse, value: { id: body.id, done: false } }
+        if (body.refuse) return { httpStatus: body.refuse, value: { id: body.id, done: false }, charge: false }
         await state.beforeSettle?.()
         const settled = await context.settle()
         if (!settled.ok) return { httpStatus: 402, value: { id: body.id, done: false } }
+        if (state.failAfterSettle) return { httpStatus: 502, value: { id: body.id, done: false } }
         state.effects.push(body.id) // the "broadcast": only after settlement
         return { httpStatus: 200, value: { id: body.id, done: true } }
       },
