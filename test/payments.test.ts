@@ -143,7 +143,7 @@ describe('x402 payments with the unmodified @x402/fetch client', () => {
     }
     const cheap = await client.createPaymentPayload({ ...required, accepts: [{ ...accepted, amount: '1' }] })
     await refusedWith(await send('wrong-amount', encodePaymentSignatureHeader(cheap)), 'No matching payment requirements')
-    await refusedWith(await send('wrong-amount', encodePaymentSignatureHeader(await signedFor({ amount: '1' }))), /^invalid_exact_evm_(authorization_value|payload_authorization_value_mismatch)/)
+    await refusedWith(await send('wrong-amount', encodePaymentSignatureHeader(await signedFor({ amount: '1' }))), 'invalid_exact_evm_payload_authorization_value_mismatch')
     // The client's spend controls refuse an asset it was not allowed; one without them signs for the wrong token.
     await assert.rejects(signedFor({ asset: world.devnet.contracts.counter }), /rejected by spendControls/)
     const careless = payingClient(world.devnet).client.setSpendControls(false)
