@@ -303,4 +303,18 @@ describe('x402 payments with the unmodified @x402/fetch client', () => {
     assert.equal(await world.balanceOf(payer), before - price)
     assert.deepEqual(world.paid.effects.filter((e) => e === 'broadcast-fails'), ['broadcast-fails'])
   })
+
+  it('settles a route with nothing to broadcast after its handler succeeds, and not when it answers an error', async () => {
+    const checkUrl = world.paid.url.replace(/\/work$/, '/check')
+    const before = await world.balanceOf(payer)
+    const { fetch: pay } = payingClient(world.devnet)
+    const ok = await pay(checkUrl, postJson({ id: 'checked' }))
+    assert.equal(ok.status, 200)
+    assert.equal(decodePaymentResponseHeader(ok.headers.get('payment-response')!).success, true)
+    assert.equal(await world.balanceOf(payer), before - 1000n)
+    const refused = await pay(checkUrl, postJson({ id: 'checked-refused', refuse: 403 }))
+    assert.equal(refused.status, 403)
+    assert.equal(refused.headers.get('payment-response'), null)
+    assert.equal(await world.balanceOf(payer), before - 1000n)
+  })
 })

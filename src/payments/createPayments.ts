@@ -85,7 +85,8 @@ export function createPayments({ config, facilitator, ledger, logger }: { config
     let cached = requirementsCache.get(cacheKey)
     if (!cached) {
       cached = (async () => {
-        initialized ??= server.initialize()
+        // Asked first through the guarded client: x402's initialize() would only log an unreachable facilitator.
+        initialized ??= facilitator.getSupported().then(() => server.initialize())
         try {
           await initialized
           return await server.buildPaymentRequirements({ scheme: 'exact', network: price.network, payTo: price.payTo, price: price.price, maxTimeoutSeconds: price.maxTimeoutSeconds })

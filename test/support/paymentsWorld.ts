@@ -60,7 +60,7 @@ export async function startPaidApp(params: { devnet: Devnet; ledger: PaymentLedg
   const logs: string[] = []
   const logger = createLogger({ level: 'info', destination: { write: (line: string) => void logs.push(line) } })
   const config: PaymentsConfig = {
-    prices: { [chainId]: { execute: params.config?.price ?? priceOf(devnet) } },
+    prices: { [chainId]: { execute: params.config?.price ?? priceOf(devnet), validate: priceOf(devnet, { amount: '1000' }) } },
     priceApiKeyClients: params.config?.priceApiKeyClients ?? false,
     facilitator: params.config?.facilitator ?? { kind: 'local', privateKey: devnetAccounts.facilitator },
   }
@@ -87,6 +87,19 @@ export async function startPaidApp(params: { devnet: Devnet; ledger: PaymentLedg
         if (state.failAfterSettle) return { httpStatus: 502, value: { id: body.id, done: false } }
         state.effects.push(body.id) // the "broadcast": only after settlement
         return { httpStatus: 200, value: { id: body.id, done: true } }
+      },
+      send: (_request, reply, result) => reply.code(result.httpStatus).send(result.value),
+    }),
+  })
+  // A route with nothing to broadcast (like validate): it never calls settle(), so a success is settled after it.
+  app.post<{ Body: WorkBody }>('/check', {
+    ...paidRoute<{ id: string; checked: boolean }>({
+      payments,
+      route: 'validate',
+      describe: (request) => ({ chainId, intentHash: intentHashOf((request.body as WorkBody).id) }),
+      async handle(request) {
+        const body = request.body as WorkBody
+        return body.refuse ? { httpStatus: body.refuse, value: { id: body.id, checked: false } } : { httpStatus: 200, value: { id: body.id, checked: true } }
       },
       send: (_request, reply, result) => reply.code(result.httpStatus).send(result.value),
     }),
