@@ -192,6 +192,12 @@ describe('x402 payments with the unmodified @x402/fetch client', () => {
     assert.match(record?.reason ?? '', /^settlement failed: /)
   })
 
+  it('answers a request it cannot price (bad input) with the handler\'s 4xx, not 402', async () => {
+    const res = await fetch(world.paid.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+    assert.equal(res.status, 400)
+    assert.equal(res.headers.get('payment-required'), null)
+  })
+
   it('does not price a request with an API key unless PRICE_API_KEY_CLIENTS', async () => {
     const res = await fetch(world.paid.url, postJson({ id: 'keyed' }, { authorization: 'Bearer operator-key' }))
     assert.equal(res.status, 200)

@@ -75,10 +75,12 @@ export async function startPaidApp(params: { devnet: Devnet; ledger: PaymentLedg
     ...paidRoute<{ id: string; done: boolean }>({
       payments,
       route: 'execute',
-      describe: (request) => ({ chainId, intentHash: intentHashOf((request.body as WorkBody).id) }),
+      // A body without an id cannot be priced: the handler answers it 400, never 402.
+      describe: (request) => (typeof (request.body as WorkBody).id === 'string' ? { chainId, intentHash: intentHashOf((request.body as WorkBody).id) } : undefined),
       isApiKeyClient: (request) => request.headers.authorization === 'Bearer operator-key',
       async handle(request, context) {
         const body = request.body as WorkBody
+        if (typeof body.id !== 'string') return { httpStatus: 400, value: { id: '', done: false } }
         // The "validation and simulation" step: a refusal answers before anything is settled.
         if (body.refuse) return { httpStatus: body.refuse, value: { id: body.id, done: false }, charge: false }
         await state.beforeSettle?.()

@@ -17,8 +17,12 @@ const FUNDS_REQUESTED = 0x55
 export type PaidRouteOptions<T> = {
   payments: Payments
   route: PricedRoute
-  /** What the request pays for, read from the parsed request. */
-  describe(request: FastifyRequest): { chainId: string; intentHash: Hex }
+  /**
+   * What the request pays for, read from the parsed request; undefined when the request cannot
+   * be priced (no chain could be chosen, the intent does not parse): the handler then runs free
+   * and answers the input error itself, so a bad request is a 4xx, never a 402.
+   */
+  describe(request: FastifyRequest): { chainId: string; intentHash: Hex } | undefined
   /** Whether the request carries a valid API key (priced only with PRICE_API_KEY_CLIENTS). */
   isApiKeyClient?(request: FastifyRequest): boolean
   /** The route's work; a handler that broadcasts calls `context.settle()` first and stops unless it is ok. */
@@ -37,10 +41,16 @@ export function paidRoute<T>(options: PaidRouteOptions<T>): { preHandler: preHan
   return {
     // The price may depend on the intent's chain: known only once the body is parsed.
     preHandler: async (request) => {
-      pricedRequests.set(request, options.describe(request))
+      const priced = options.describe(request)
+      if (priced) pricedRequests.set(request, priced)
     },
     handler: async (request, reply) => {
-      const { chainId, intentHash } = pricedRequests.get(request) ?? options.describe(request)
+      const priced = pricedRequests.get(request)
+      if (!priced) {
+        const result = await options.handle(request, { settle: async () => ({ ok: true, response: undefined }), payment: 'none' })
+        return options.send(request, reply, result)
+      }
+      const { chainId, intentHash } = priced
       const header = request.headers['payment-signature']
       const outcome = await options.payments.run(
         {
