@@ -12,7 +12,7 @@ export const contractsDir = new URL('../contracts/', import.meta.url).pathname
 export const artifactsDir = new URL('../src/contracts/', import.meta.url).pathname
 
 /** The contracts the gateway and its devnet deploy or call; the rest are libraries and types. */
-export const deployable = ['PolicyRegistry', 'IntentValidator', 'IntentExecutor', 'DemoCounter'] as const
+export const deployable = ['PolicyRegistry', 'IntentValidator', 'IntentExecutor', 'DemoCounter', 'DemoDollar'] as const
 
 export type RenderedArtifact = { file: string; source: string }
 

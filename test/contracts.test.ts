@@ -9,6 +9,7 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { artifactsDir, compileContracts } from '../scripts/compileContracts.ts'
 import { evmRuntime } from '../src/chains/evm/evmRuntime.ts'
 import { demoCounterArtifact } from '../src/contracts/demoCounterArtifact.ts'
+import { demoDollarArtifact } from '../src/contracts/demoDollarArtifact.ts'
 import { intentExecutorArtifact } from '../src/contracts/intentExecutorArtifact.ts'
 import { intentValidatorArtifact } from '../src/contracts/intentValidatorArtifact.ts'
 import { policyRegistryArtifact } from '../src/contracts/policyRegistryArtifact.ts'
@@ -51,6 +52,27 @@ describe('contract artifacts', () => {
       assert.ok(registry.includes(s), s)
     }
     assert.ok(!registry.some((s) => s.includes(' setPolicy(')), 'no setPolicy: a policy id cannot be chosen freely')
+
+    // DemoDollar offers what x402's exact EVM scheme calls (EIP-3009, both signature forms) and no owner.
+    const dollar = signatures(demoDollarArtifact.abi)
+    const authorization = 'address,address,uint256,uint256,uint256,bytes32'
+    for (const s of [
+      `function transferWithAuthorization(${authorization},bytes)`,
+      `function transferWithAuthorization(${authorization},uint8,bytes32,bytes32)`,
+      `function receiveWithAuthorization(${authorization},bytes)`,
+      `function receiveWithAuthorization(${authorization},uint8,bytes32,bytes32)`,
+      'function cancelAuthorization(address,bytes32,bytes)',
+      'function cancelAuthorization(address,bytes32,uint8,bytes32,bytes32)',
+      'function authorizationState(address,bytes32)',
+      'function name()',
+      'function version()',
+      'function mint(address,uint256)',
+      'event AuthorizationUsed(address,bytes32)',
+      'event AuthorizationCanceled(address,bytes32)',
+    ]) {
+      assert.ok(dollar.includes(s), s)
+    }
+    for (const name of ['owner', 'transferOwnership', 'burn']) assert.ok(!dollar.some((s) => s.includes(` ${name}(`)), name)
   })
 })
 

@@ -10,4 +10,10 @@ export const devnetAccounts = {
   other: '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a' as Hex,
   /** Deploys the contracts (anvil #3): never the relayer, so no relayer key ever deployed them. */
   deployer: '0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6' as Hex,
+  /** The demo agent that pays for requests with x402 (anvil #4): holds DemoDollar, signs EIP-3009 authorizations. */
+  payer: '0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a' as Hex,
+  /** Submits x402 settlements (anvil #5): its own key, never the relayer's, whose nonces belong to the journal. */
+  facilitator: '0x8b3a350cf5c34c9194ca85829a2df0ec3153be0318b5e2d3348e872092edffba' as Hex,
+  /** Receives the gateway's x402 payments (anvil #6). */
+  treasury: '0x92db14e403b83dfe3df233f83dfa3a0d7096f21ca9b0d6d6b8d88b2b4ec1564e' as Hex,
 }

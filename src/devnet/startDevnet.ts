@@ -1,6 +1,7 @@
-// The embedded devnet: anvil, the reference contracts, the demo policies and deposit, and the
-// chain configuration that points the gateway at them.
+// The embedded devnet: anvil, the reference contracts, the demo policies and deposit, the demo
+// payer's DemoDollar, and the chain and payments configuration that point the gateway at them.
 import type { ChainConfig } from '../config/loadConfig.ts'
+import type { PaymentsConfig } from '../config/paymentsConfig.ts'
 import { deployContracts, type DeployedContracts } from './deployContracts.ts'
 import { devnetAccounts } from './devnetAccounts.ts'
 import { type Demo, seedDemo } from './seedDemo.ts'
@@ -11,6 +12,8 @@ export type Devnet = {
   chain: ChainConfig
   contracts: DeployedContracts
   demo: Demo
+  /** Execute priced at 0.01 DemoDollar, paid to the treasury, settled in-process by the facilitator account. */
+  payments: PaymentsConfig
   stop(): Promise<void>
 }
 
@@ -23,6 +26,20 @@ export async function startDevnet({ blockTime, port, chainId, statePath }: { blo
       anvil,
       contracts,
       demo,
+      payments: {
+        prices: {
+          [`eip155:${anvil.chainId}`]: {
+            execute: {
+              network: `eip155:${anvil.chainId}`,
+              payTo: demo.payment.payTo,
+              price: { asset: demo.payment.asset, amount: '10000', extra: { name: demo.payment.name, version: demo.payment.version } },
+              maxTimeoutSeconds: 300,
+            },
+          },
+        },
+        priceApiKeyClients: false,
+        facilitator: { kind: 'local', privateKey: devnetAccounts.facilitator },
+      },
       chain: {
         chainId: `eip155:${anvil.chainId}`,
         chainType: 'evm',

@@ -1,0 +1,90 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { parsePaymentsConfig } from './paymentsConfig.ts'
+
+const relayer = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80'
+const facilitator = '0x8b3a350cf5c34c9194ca85829a2df0ec3153be0318b5e2d3348e872092edffba'
+const token = '0x5FbDB2315678afecb367f032d93F642f64180aa3'
+const payTo = '0x976EA74026E726554dB657fA54763abd0C3a0aa9'
+const tokenPrice = { asset: token, amount: '10000', payTo, extra: { name: 'Demo Dollar', version: '1' } }
+
+function parse(env: Record<string, string>, chainIds: string[] | undefined = ['eip155:31337', 'eip155:8453']) {
+  const problems: string[] = []
+  const config = parsePaymentsConfig(env, { relayerPrivateKey: relayer, chainIds, problems })
+  return { config, problems }
+}
+
+describe('parsePaymentsConfig', () => {
+  it('is off (undefined, no problem) when no price is set', () => {
+    assert.deepEqual(parse({}), { config: undefined, problems: [] })
+  })
+
+  it('reads a token price and a dollar price, with the in-process facilitator', () => {
+    const { config, problems } = parse({
+      X402_PRICES: JSON.stringify({ 'eip155:31337': { execute: tokenPrice }, 'eip155:8453': { execute: { price: '$0.01', payTo }, validate: { price: '$0.001', payTo, maxTimeoutSeconds: 60 } } }),
+      FACILITATOR_PRIVATE_KEY: facilitator,
+      PRICE_API_KEY_CLIENTS: 'true',
+    })
+    assert.deepEqual(problems, [])
+    assert.deepEqual(config, {
+      prices: {
+        'eip155:31337': { execute: { network: 'eip155:31337', payTo, price: { asset: token, amount: '10000', extra: { name: 'Demo Dollar', version: '1' } }, maxTimeoutSeconds: 300 } },
+        'eip155:8453': {
+          execute: { network: 'eip155:8453', payTo, price: '$0.01', maxTimeoutSeconds: 300 },
+          validate: { network: 'eip155:8453', payTo, price: '$0.001', maxTimeoutSeconds: 60 },
+        },
+      },
+      priceApiKeyClients: true,
+      facilitator: { kind: 'local', privateKey: facilitator },
+    })
+  })
+
+  it('takes a remote facilitator by URL', () => {
+    const { config, problems } = parse({ X402_PRICES: JSON.stringify({ 'eip155:31337': { execute: tokenPrice } }), FACILITATOR_URL: 'https://x402.example/facilitator/' })
+    assert.deepEqual(problems, [])
+    assert.deepEqual(config?.facilitator, { kind: 'remote', url: 'https://x402.example/facilitator' })
+  })
+
+  it('refuses the relayer\'s key as the facilitator\'s', () => {
+    const { problems } = parse({ X402_PRICES: JSON.stringify({ 'eip155:31337': { execute: tokenPrice } }), FACILITATOR_PRIVATE_KEY: relayer })
+    assert.deepEqual(problems, ['FACILITATOR_PRIVATE_KEY: must not be the relayer\'s key (RELAYER_PRIVATE_KEY); give the facilitator its own funded account'])
+  })
+
+  it('names the variable and the field of every problem, all at once', () => {
+    const { config, problems } = parse({
+      X402_PRICES: JSON.stringify({
+        'eip155:31337': { execute: { asset: '0x12', amount: '0.5', payTo: 'nobody', extra: { name: 'Demo Dollar' } }, refund: tokenPrice },
+        'eip155:1': { execute: tokenPrice },
+        'eip155:8453': { validate: { price: '$0', payTo } },
+        'solana:devnet': { execute: tokenPrice },
+      }),
+      PRICE_API_KEY_CLIENTS: 'sometimes',
+    }, ['eip155:31337', 'eip155:8453', 'solana:devnet'])
+    assert.equal(config, undefined)
+    assert.deepEqual(problems, [
+      'PRICE_API_KEY_CLIENTS: "sometimes" is not true or false',
+      'X402_PRICES["eip155:31337"].execute.payTo: not an address (0x + 40 hex digits)',
+      'X402_PRICES["eip155:31337"].execute.asset: not a token address (0x + 40 hex digits)',
+      'X402_PRICES["eip155:31337"].execute.amount: must be a positive integer string in the token\'s smallest unit (e.g. "10000" for 0.01 of a 6-decimal token)',
+      'X402_PRICES["eip155:31337"].execute.extra: must be {"name","version"}: the token\'s EIP-712 domain name and version',
+      'X402_PRICES["eip155:31337"].refund: not a priced route (execute, validate)',
+      'X402_PRICES["eip155:1"]: chain eip155:1 is not configured (configured: eip155:31337, eip155:8453, solana:devnet)',
+      'X402_PRICES["eip155:8453"].validate.price: "$0" is not a positive dollar amount like "$0.01"',
+      'X402_PRICES["solana:devnet"].execute.network: "solana:devnet" is not an EVM CAIP-2 network (eip155:<chain id>); only x402\'s exact EVM scheme is supported',
+      'X402_PRICES: prices need a facilitator: set FACILITATOR_PRIVATE_KEY (in-process) or FACILITATOR_URL (remote)',
+    ])
+  })
+
+  it('refuses bad JSON, a dollar price where x402 knows no USDC, both facilitators, and a bad key or URL', () => {
+    assert.match(parse({ X402_PRICES: '{"eip155:31337":' }).problems[0]!, /^X402_PRICES: not valid JSON/)
+    assert.deepEqual(parse({ X402_PRICES: JSON.stringify({ 'eip155:31337': { execute: { price: '$0.01', payTo } } }), FACILITATOR_PRIVATE_KEY: facilitator }).problems, [
+      'X402_PRICES["eip155:31337"].execute.price: x402 knows no USDC on eip155:31337; give "asset", "amount" and "extra": {"name","version"} instead',
+    ])
+    const prices = JSON.stringify({ 'eip155:31337': { execute: tokenPrice } })
+    assert.deepEqual(parse({ X402_PRICES: prices, FACILITATOR_PRIVATE_KEY: facilitator, FACILITATOR_URL: 'http://127.0.0.1:1' }).problems, [
+      'FACILITATOR_URL: set either FACILITATOR_URL (a remote facilitator) or FACILITATOR_PRIVATE_KEY (the in-process one), not both',
+    ])
+    assert.deepEqual(parse({ X402_PRICES: prices, FACILITATOR_PRIVATE_KEY: '0x1234' }).problems, ['FACILITATOR_PRIVATE_KEY: not a 32-byte hex private key (0x + 64 hex digits)'])
+    assert.deepEqual(parse({ X402_PRICES: prices, FACILITATOR_URL: 'ftp://x' }).problems, ['FACILITATOR_URL: "ftp:" is not http or https'])
+  })
+})

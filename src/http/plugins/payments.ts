@@ -1,0 +1,108 @@
+// The Fastify adapter of x402 payments (there is no @x402/fastify): route options that price a
+// route once its body is parsed (preHandler), run the handler in the paid order of
+// payments/createPayments.ts, and answer 402 0x55 with PAYMENT-REQUIRED, or the handler's answer
+// with PAYMENT-RESPONSE.
+import { encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http'
+import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify'
+import type { Hex } from 'viem'
+import type { PricedRoute } from '../../config/paymentsConfig.ts'
+import type { HandlerResult, PaidHandlerContext, Payments } from '../../payments/createPayments.ts'
+import { Status } from '../../status/statusCodes.ts'
+import type { GatewayContext } from '../gatewayContext.ts'
+import { toProblemDetails } from '../problemDetails.ts'
+
+/** ERC-1066 0x55, funds requested: the gateway's own price is unpaid (the chain's 0x54 is another thing). */
+const FUNDS_REQUESTED = 0x55
+
+export type PaidRouteOptions<T> = {
+  payments: Payments
+  route: PricedRoute
+  /**
+   * What the request pays for, read from the parsed request; undefined when the request cannot
+   * be priced (no chain could be chosen, the intent does not parse): the handler then runs free
+   * and answers the input error itself, so a bad request is a 4xx, never a 402.
+   */
+  describe(request: FastifyRequest): { chainId: string; intentHash: Hex } | undefined
+  /** Whether the request carries a valid API key (priced only with PRICE_API_KEY_CLIENTS). */
+  isApiKeyClient?(request: FastifyRequest): boolean
+  /** The route's work; a handler that broadcasts calls `context.settle()` first and stops unless it is ok. */
+  handle(request: FastifyRequest, context: PaidHandlerContext): Promise<HandlerResult<T>>
+  /** Writes the handler's answer (status, headers, body) to the reply. */
+  send(request: FastifyRequest, reply: FastifyReply, result: HandlerResult<T>): FastifyReply
+}
+
+type Priced = { chainId: string; intentHash: Hex }
+
+/** What each request in a paid route pays for, set in preHandler (no request decoration needed). */
+const pricedRequests = new WeakMap<FastifyRequest, Priced>()
+
+/** Spread into a route's options: `app.post(url, { ...paidRoute(options), schema })`. */
+export function paidRoute<T>(options: PaidRouteOptions<T>): { preHandler: preHandlerAsyncHookHandler; handler: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply> } {
+  return {
+    // The price may depend on the intent's chain: known only once the body is parsed.
+    preHandler: async (request) => {
+      const priced = options.describe(request)
+      if (priced) pricedRequests.set(request, priced)
+    },
+    handler: async (request, reply) => {
+      const priced = pricedRequests.get(request)
+      if (!priced) {
+        const result = await options.handle(request, { settle: async () => ({ ok: true, response: undefined }), payment: 'none' })
+        return options.send(request, reply, result)
+      }
+      const { chainId, intentHash } = priced
+      const header = request.headers['payment-signature']
+      const outcome = await options.payments.run(
+        {
+          route: options.route,
+          chainId,
+          intentHash,
+          resourceUrl: absoluteUrl(request),
+          paymentSignature: Array.isArray(header) ? header[0] : header,
+          apiKeyClient: options.isApiKeyClient?.(request) ?? false,
+        },
+        (context) => options.handle(request, context),
+      )
+      switch (outcome.kind) {
+        case 'served': {
+          if (outcome.paymentResponse) reply.header('payment-response', encodePaymentResponseHeader(outcome.paymentResponse))
+          const sent = options.send(request, reply, outcome.result)
+          if (outcome.payment?.paymentId && outcome.paymentResponse) {
+            await options.payments.remember(outcome.payment, {
+              httpStatus: outcome.result.httpStatus,
+              headers: { 'payment-response': encodePaymentResponseHeader(outcome.paymentResponse) },
+              body: outcome.result.value,
+            })
+          }
+          return sent
+        }
+        case 'replay':
+          return reply.code(outcome.answer.httpStatus).headers(outcome.answer.headers).send(outcome.answer.body)
+        case 'conflict':
+          return problem(request, reply, { chainId, intentHash }, 409, Status.IN_FLIGHT, 'The payment identifier is already in use', outcome.detail, {})
+        case 'payment-required': {
+          const { paymentRequired } = outcome
+          const detail = paymentRequired.error && paymentRequired.error !== 'Payment required' ? `the payment was refused: ${paymentRequired.error}` : 'pay with x402: repeat the request with a PAYMENT-SIGNATURE header for one of paymentRequired.accepts'
+          return problem(request, reply, { chainId, intentHash }, 402, FUNDS_REQUESTED, 'Payment required', detail, {
+            'payment-required': encodePaymentRequiredHeader(paymentRequired),
+            'x-payment-required': 'true',
+            'cache-control': 'no-store',
+          }, { paymentRequired })
+        }
+      }
+    },
+  }
+}
+
+function problem(request: FastifyRequest, reply: FastifyReply, priced: Priced, httpStatus: number, status: number, title: string, detail: string, headers: Record<string, string>, extra: Record<string, unknown> = {}) {
+  const context: GatewayContext = request.gateway ?? { chainId: priced.chainId, chainType: '', intentHash: priced.intentHash, status: undefined }
+  context.status = status
+  context.intentHash ??= priced.intentHash
+  const body = { ...toProblemDetails({ httpStatus, status, title, detail, context }), ...extra }
+  return reply.code(httpStatus).headers(headers).type('application/problem+json').send(body)
+}
+
+/** The URL the client asked for, absolute (PaymentRequired.resource.url), from Host as Fastify sees it. */
+function absoluteUrl(request: FastifyRequest): string {
+  return `${request.protocol}://${request.host}${request.url}`
+}

@@ -1,0 +1,241 @@
+// x402 payments for the gateway's priced routes, framework-free: what a request must pay, and
+// the order a paid request runs in — verify, reserve (one authorization, one request), run the
+// handler (validate, simulate), settle before anything is broadcast, then answer. A refused
+// request is never charged; a settled payment whose request was not delivered stays a credit
+// for the same intent.
+import { decodePaymentSignatureHeader } from '@x402/core/http'
+import { type FacilitatorClient, x402ResourceServer } from '@x402/core/server'
+import { type Network, type PaymentPayload, type PaymentRequired, type PaymentRequirements, SettleError, type SettleResponse } from '@x402/core/types'
+import { registerExactEvmScheme } from '@x402/evm/exact/server'
+import type { Logger } from 'pino'
+import { type Address, type Hex, keccak256, stringToHex } from 'viem'
+import type { PaymentsConfig, PriceConfig, PricedRoute } from '../config/paymentsConfig.ts'
+import { FacilitatorUnavailableError } from './facilitatorUnavailableError.ts'
+import type { PaymentLedger, PaymentRecord, StoredAnswer } from './paymentLedger.ts'
+
+export const paymentIdentifierExtension = 'payment-identifier'
+
+export type PaymentRequest = {
+  route: PricedRoute
+  chainId: string
+  intentHash: Hex
+  /** The absolute URL of the resource paid for (PaymentRequired.resource.url). */
+  resourceUrl: string
+  description?: string
+  /** The PAYMENT-SIGNATURE header, when the client sent one. */
+  paymentSignature: string | undefined
+  /** The request carries a valid API key: priced only with PRICE_API_KEY_CLIENTS. */
+  apiKeyClient?: boolean
+}
+
+export type Settlement = { ok: true; response: SettleResponse | undefined } | { ok: false; reason: string; message: string | undefined }
+
+export type PaidHandlerContext = {
+  /**
+   * Settles the payment; a handler with a broadcast step calls it after simulating and before
+   * broadcasting, and broadcasts only when it answers `ok`. Idempotent. When the request is free
+   * or paid by an earlier settled payment (a credit), it answers `ok` at once.
+   */
+  settle(): Promise<Settlement>
+  /** `none`: free; `credit`: an earlier settled payment for this intent pays; `paid`: this request's payment. */
+  payment: 'none' | 'credit' | 'paid'
+}
+
+export type HandlerResult<T> = {
+  httpStatus: number
+  value: T
+  /** Whether this answer is charged when the handler did not settle itself. Default: httpStatus < 400. */
+  charge?: boolean
+  /** Whether the paid work was done (the credit is used up). Default: charged and 200 or 201. */
+  delivered?: boolean
+}
+
+export type PaidOutcome<T> =
+  /** The handler's answer; `paymentResponse` is the settlement to send as PAYMENT-RESPONSE. */
+  | { kind: 'served'; result: HandlerResult<T>; paymentResponse: SettleResponse | undefined; payment: PaymentRecord | undefined }
+  /** 402: unpaid, or the payment did not verify or settle (`paymentRequired.error` says why). Nothing was run or charged. */
+  | { kind: 'payment-required'; paymentRequired: PaymentRequired }
+  /** A `payment-identifier` retry of a finished request: its first answer. */
+  | { kind: 'replay'; answer: StoredAnswer }
+  /** 409: the `payment-identifier` id is in use by a request in flight, or by another payment. */
+  | { kind: 'conflict'; detail: string }
+
+export type Payments = {
+  /** The price of a route on a chain, or undefined when it is free. */
+  priceFor(route: PricedRoute, chainId: string): PriceConfig | undefined
+  /** Runs a request in the paid order (see the module comment); free routes run the handler as they are. */
+  run<T>(request: PaymentRequest, handler: (context: PaidHandlerContext) => Promise<HandlerResult<T>>): Promise<PaidOutcome<T>>
+  /** Keeps the answer a payment paid for, for `payment-identifier` retries. */
+  remember(payment: PaymentRecord, answer: StoredAnswer): Promise<void>
+}
+
+type Eip3009Authorization = { from: Address; to: Address; value: string; validAfter: string; validBefore: string; nonce: Hex }
+
+export function createPayments({ config, facilitator, ledger, logger }: { config: PaymentsConfig; facilitator: FacilitatorClient; ledger: PaymentLedger; logger: Logger }): Payments {
+  const log = logger.child({ module: 'payments' })
+  const networks = [...new Set(Object.values(config.prices).flatMap((routes) => Object.values(routes).map((p) => p.network)))] as Network[]
+  const server = new x402ResourceServer(facilitator)
+  registerExactEvmScheme(server, { networks })
+
+  let initialized: Promise<void> | undefined
+  const requirementsCache = new Map<string, Promise<PaymentRequirements[]>>()
+  // Builds the `accepts` of a price once (it needs the facilitator's supported kinds); a failure is not cached.
+  function requirementsFor(route: PricedRoute, chainId: string, price: PriceConfig): Promise<PaymentRequirements[]> {
+    const cacheKey = `${route} ${chainId}`
+    let cached = requirementsCache.get(cacheKey)
+    if (!cached) {
+      cached = (async () => {
+        // Asked first through the guarded client: x402's initialize() would only log an unreachable facilitator.
+        initialized ??= facilitator.getSupported().then(() => server.initialize())
+        try {
+          await initialized
+          return await server.buildPaymentRequirements({ scheme: 'exact', network: price.network, payTo: price.payTo, price: price.price, maxTimeoutSeconds: price.maxTimeoutSeconds })
+        } catch (err) {
+          initialized = undefined
+          requirementsCache.delete(cacheKey)
+          if (err instanceof FacilitatorUnavailableError) throw err
+          log.warn({ err, route, chainId }, 'x402 payment requirements could not be built')
+          throw new FacilitatorUnavailableError('supported', { cause: err })
+        }
+      })()
+      requirementsCache.set(cacheKey, cached)
+    }
+    return cached
+  }
+
+  function priceFor(route: PricedRoute, chainId: string) {
+    return config.prices[chainId]?.[route]
+  }
+
+  const isCharged = (r: HandlerResult<unknown>) => r.charge ?? r.httpStatus < 400
+  const isDelivered = (r: HandlerResult<unknown>) => r.delivered ?? (isCharged(r) && (r.httpStatus === 200 || r.httpStatus === 201))
+
+  async function run<T>(request: PaymentRequest, handler: (context: PaidHandlerContext) => Promise<HandlerResult<T>>): Promise<PaidOutcome<T>> {
+    const price = priceFor(request.route, request.chainId)
+    if (!price || (request.apiKeyClient && !config.priceApiKeyClients)) {
+      const result = await handler({ settle: async () => ({ ok: true, response: undefined }), payment: 'none' })
+      return { kind: 'served', result, paymentResponse: undefined, payment: undefined }
+    }
+    const binding = { route: request.route, chainId: request.chainId, intentHash: request.intentHash }
+
+    // An earlier payment for this very intent was settled but its request not delivered: it pays again.
+    const credit = await ledger.creditFor(binding)
+    if (credit) {
+      const response: SettleResponse = { success: true, transaction: credit.transaction ?? '', network: credit.network as Network, payer: credit.payer, amount: credit.amount }
+      const result = await handler({ settle: async () => ({ ok: true, response }), payment: 'credit' })
+      if (isDelivered(result)) await ledger.markConsumed(credit.id)
+      return { kind: 'served', result, paymentResponse: response, payment: credit }
+    }
+
+    const requirements = await requirementsFor(request.route, request.chainId, price)
+    const resource = { url: request.resourceUrl, description: request.description ?? `${request.route} on ${request.chainId}`, mimeType: 'application/json' }
+    const extensions = { [paymentIdentifierExtension]: { info: { required: false }, schema: paymentIdentifierSchema } }
+    const paymentRequired = async (error: string): Promise<PaidOutcome<T>> => ({
+      kind: 'payment-required',
+      paymentRequired: await server.createPaymentRequiredResponse(requirements, resource, error, extensions),
+    })
+
+    if (!request.paymentSignature) return paymentRequired('Payment required')
+    let payload: PaymentPayload
+    try {
+      payload = decodePaymentSignatureHeader(request.paymentSignature)
+    } catch {
+      return paymentRequired('invalid_payment_payload: PAYMENT-SIGNATURE is not a base64 JSON PaymentPayload')
+    }
+    const matched = payload.x402Version === 2 ? server.findMatchingRequirements(requirements, payload) : undefined
+    if (!matched) return paymentRequired('No matching payment requirements')
+    const authorization = eip3009AuthorizationOf(payload)
+    if (!authorization) return paymentRequired('invalid_payment_payload: only EIP-3009 authorizations are accepted')
+    const key = { network: matched.network, asset: matched.asset as Address, payer: authorization.from, nonce: authorization.nonce }
+    const paymentId = paymentIdOf(payload)
+    const payloadHash = keccak256(stringToHex(JSON.stringify(payload)))
+
+    // Cheap refusals before the facilitator is asked: an id already answered, an authorization already used.
+    if (paymentId !== undefined) {
+      const holder = await ledger.findByPaymentId(paymentId)
+      if (holder && holder.state !== 'released') return holderOutcome(holder, holder.payloadHash === payloadHash)
+    }
+    const known = await ledger.findByAuthorization(key)
+    if (known && known.state !== 'released') return paymentRequired('invalid_exact_evm_nonce_already_used')
+
+    const verified = await server.verifyPayment(payload, matched)
+    if (!verified.isValid) return paymentRequired(verified.invalidReason ?? 'invalid_payment')
+
+    const reservation = await ledger.reserve({ ...key, ...binding, amount: matched.amount, payTo: matched.payTo as Address, paymentId, payloadHash })
+    if (reservation.kind === 'authorization-used') return paymentRequired('invalid_exact_evm_nonce_already_used')
+    if (reservation.kind === 'payment-id-taken') return holderOutcome(reservation.payment, reservation.samePayload)
+    const payment = reservation.payment
+
+    let settlement: Promise<Settlement> | undefined
+    const settle = () =>
+      (settlement ??= (async (): Promise<Settlement> => {
+        let response: SettleResponse
+        try {
+          response = await server.settlePayment(payload, matched)
+        } catch (err) {
+          // A facilitator that could not answer leaves the reservation for recovery: it may have sent the transfer.
+          if (!(err instanceof SettleError)) throw err
+          response = { success: false, errorReason: err.errorReason, errorMessage: err.errorMessage, transaction: err.transaction, network: err.network }
+        }
+        if (response.success) {
+          await ledger.markSettled(payment.id, response.transaction)
+          return { ok: true, response }
+        }
+        const reason = response.errorReason ?? 'settlement_failed'
+        await ledger.markReleased(payment.id, `settlement failed: ${reason}`)
+        log.info({ paymentId: payment.id, reason }, 'x402 settlement failed: nothing sent')
+        return { ok: false, reason, message: response.errorMessage }
+      })())
+
+    let result: HandlerResult<T>
+    try {
+      result = await handler({ settle, payment: 'paid' })
+    } catch (err) {
+      // Settled and then failed: the payment stays a credit for this intent.
+      if (!settlement) await ledger.markReleased(payment.id, 'the request failed before settlement')
+      throw err
+    }
+    if (!settlement) {
+      if (!isCharged(result)) {
+        await ledger.markReleased(payment.id, `not charged: answered ${result.httpStatus}`)
+        return { kind: 'served', result, paymentResponse: undefined, payment: undefined }
+      }
+      // Handlers with nothing to broadcast are settled after they succeed, as @x402/express does.
+      settle()
+    }
+    const settled = await settlement!
+    if (!settled.ok) return paymentRequired(settled.reason)
+    if (isDelivered(result)) await ledger.markConsumed(payment.id)
+    return { kind: 'served', result, paymentResponse: settled.response, payment }
+  }
+
+  function holderOutcome<T>(holder: PaymentRecord, samePayload: boolean): PaidOutcome<T> {
+    if (!samePayload) return { kind: 'conflict', detail: `payment-identifier ${holder.paymentId} was used with another payment` }
+    if (holder.answer) return { kind: 'replay', answer: holder.answer }
+    return { kind: 'conflict', detail: `payment-identifier ${holder.paymentId}: the request it paid for is still in flight` }
+  }
+
+  return {
+    priceFor,
+    run,
+    remember: (payment, answer) => ledger.saveAnswer(payment.id, answer),
+  }
+}
+
+function eip3009AuthorizationOf(payload: PaymentPayload): Eip3009Authorization | undefined {
+  const a = (payload.payload as { authorization?: Record<string, unknown> }).authorization
+  if (!a || typeof a.from !== 'string' || typeof a.nonce !== 'string' || !/^0x[0-9a-fA-F]{64}$/.test(a.nonce)) return undefined
+  return a as unknown as Eip3009Authorization
+}
+
+function paymentIdOf(payload: PaymentPayload): string | undefined {
+  const id = (payload.extensions?.[paymentIdentifierExtension] as { info?: { id?: unknown } } | undefined)?.info?.id
+  return typeof id === 'string' && /^[a-zA-Z0-9_-]{16,128}$/.test(id) ? id : undefined
+}
+
+const paymentIdentifierSchema = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  type: 'object',
+  properties: { required: { type: 'boolean' }, id: { type: 'string', minLength: 16, maxLength: 128, pattern: '^[a-zA-Z0-9_-]+$' } },
+  required: ['required'],
+}

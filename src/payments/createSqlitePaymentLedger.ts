@@ -1,0 +1,168 @@
+// The payment ledger on SQLite, in the database handle it is given (the journal's, in the
+// gateway). Every claim is one synchronous transaction: it runs to the end before any other
+// request's code does, and the unique keys refuse a second holder across processes too.
+import type Database from 'better-sqlite3'
+import type { Address, Hex } from 'viem'
+import type { AuthorizationKey, NewReservation, PaymentBinding, PaymentLedger, PaymentRecord, PaymentState, Reservation, StoredAnswer } from './paymentLedger.ts'
+
+type Row = {
+  id: number
+  network: string
+  asset: string
+  payer: string
+  nonce: string
+  amount: string
+  pay_to: string
+  payment_id: string | null
+  payload_hash: string
+  route: string
+  chain_id: string
+  intent_hash: string
+  state: PaymentState
+  transaction_hash: string | null
+  reason: string | null
+  answer: string | null
+  created_at: number
+  updated_at: number
+}
+
+const schema = `
+CREATE TABLE IF NOT EXISTS x402_payments (
+  id INTEGER PRIMARY KEY,
+  network TEXT NOT NULL,
+  asset TEXT NOT NULL,
+  payer TEXT NOT NULL,
+  nonce TEXT NOT NULL,
+  amount TEXT NOT NULL,
+  pay_to TEXT NOT NULL,
+  payment_id TEXT UNIQUE,
+  payload_hash TEXT NOT NULL,
+  route TEXT NOT NULL,
+  chain_id TEXT NOT NULL,
+  intent_hash TEXT NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('reserved', 'settled', 'consumed', 'released')),
+  transaction_hash TEXT,
+  reason TEXT,
+  answer TEXT,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  UNIQUE (network, asset, payer, nonce)
+);
+CREATE INDEX IF NOT EXISTS x402_payments_binding ON x402_payments (chain_id, intent_hash, route, state);
+CREATE INDEX IF NOT EXISTS x402_payments_state ON x402_payments (state);
+`
+
+export function createSqlitePaymentLedger({ db, now = () => Date.now() }: { db: Database.Database; now?: () => number }): PaymentLedger {
+  db.exec(schema)
+
+  // Addresses and nonces are kept lower-case so that one authorization has one key however it was spelt.
+  const norm = (key: AuthorizationKey) => ({ network: key.network, asset: key.asset.toLowerCase(), payer: key.payer.toLowerCase(), nonce: key.nonce.toLowerCase() })
+
+  const byId = db.prepare<[number], Row>('SELECT * FROM x402_payments WHERE id = ?')
+  const byAuthorization = db.prepare<[string, string, string, string], Row>('SELECT * FROM x402_payments WHERE network = ? AND asset = ? AND payer = ? AND nonce = ?')
+  const byPaymentId = db.prepare<[string], Row>('SELECT * FROM x402_payments WHERE payment_id = ?')
+  const insert = db.prepare(
+    `INSERT INTO x402_payments (network, asset, payer, nonce, amount, pay_to, payment_id, payload_hash, route, chain_id, intent_hash, state, created_at, updated_at)
+     VALUES (@network, @asset, @payer, @nonce, @amount, @payTo, @paymentId, @payloadHash, @route, @chainId, @intentHash, 'reserved', @now, @now)`,
+  )
+  // Only a released row (never settled) is claimed again; the WHERE makes that a compare-and-set.
+  const reclaim = db.prepare(
+    `UPDATE x402_payments SET state = 'reserved', amount = @amount, pay_to = @payTo, payment_id = @paymentId, payload_hash = @payloadHash,
+       route = @route, chain_id = @chainId, intent_hash = @intentHash, transaction_hash = NULL, reason = NULL, answer = NULL, updated_at = @now
+     WHERE id = @id AND state = 'released'`,
+  )
+  const credit = db.prepare<[string, string, string], Row>(
+    "SELECT * FROM x402_payments WHERE chain_id = ? AND intent_hash = ? AND route = ? AND state = 'settled' ORDER BY id LIMIT 1",
+  )
+  const setState = db.prepare<[PaymentState, string | null, string | null, number, number]>(
+    'UPDATE x402_payments SET state = ?, transaction_hash = COALESCE(?, transaction_hash), reason = COALESCE(?, reason), updated_at = ? WHERE id = ?',
+  )
+  const setAnswer = db.prepare<[string, number, number]>('UPDATE x402_payments SET answer = ?, updated_at = ? WHERE id = ?')
+  const reserved = db.prepare<[], Row>("SELECT * FROM x402_payments WHERE state = 'reserved' ORDER BY id")
+  const forIntent = db.prepare<[string, string], Row>('SELECT * FROM x402_payments WHERE chain_id = ? AND intent_hash = ? ORDER BY id')
+
+  const reserveNow = db.transaction((r: NewReservation): Reservation => {
+    const key = norm(r)
+    const values = { ...key, amount: r.amount, payTo: r.payTo, paymentId: r.paymentId ?? null, payloadHash: r.payloadHash, route: r.route, chainId: r.chainId, intentHash: r.intentHash.toLowerCase(), now: now() }
+    const sameAuthorization = (row: Row) => row.network === key.network && row.asset === key.asset && row.payer === key.payer && row.nonce === key.nonce
+    if (r.paymentId !== undefined) {
+      const holder = byPaymentId.get(r.paymentId)
+      if (holder && !(holder.state === 'released' && sameAuthorization(holder))) {
+        return { kind: 'payment-id-taken', payment: toRecord(holder), samePayload: holder.payload_hash === r.payloadHash }
+      }
+    }
+    const existing = byAuthorization.get(key.network, key.asset, key.payer, key.nonce)
+    if (existing) {
+      if (existing.state !== 'released' || reclaim.run({ ...values, id: existing.id }).changes !== 1) {
+        return { kind: 'authorization-used', payment: toRecord(existing) }
+      }
+      return { kind: 'reserved', payment: toRecord(byId.get(existing.id)!) }
+    }
+    const { lastInsertRowid } = insert.run(values)
+    return { kind: 'reserved', payment: toRecord(byId.get(Number(lastInsertRowid))!) }
+  })
+
+  const update = (id: number, state: PaymentState, transaction: string | null, reason: string | null) => {
+    setState.run(state, transaction, reason, now(), id)
+  }
+
+  return {
+    async reserve(reservation) {
+      return reserveNow(reservation)
+    },
+    async findByPaymentId(paymentId) {
+      const row = byPaymentId.get(paymentId)
+      return row ? toRecord(row) : undefined
+    },
+    async findByAuthorization(key) {
+      const k = norm(key)
+      const row = byAuthorization.get(k.network, k.asset, k.payer, k.nonce)
+      return row ? toRecord(row) : undefined
+    },
+    async creditFor(binding: PaymentBinding) {
+      const row = credit.get(binding.chainId, binding.intentHash.toLowerCase(), binding.route)
+      return row ? toRecord(row) : undefined
+    },
+    async markSettled(id, transaction, reason) {
+      update(id, 'settled', transaction ?? null, reason ?? null)
+    },
+    async markReleased(id, reason) {
+      update(id, 'released', null, reason)
+    },
+    async markConsumed(id) {
+      update(id, 'consumed', null, null)
+    },
+    async saveAnswer(id, answer: StoredAnswer) {
+      setAnswer.run(JSON.stringify(answer), now(), id)
+    },
+    async unresolved() {
+      return reserved.all().map(toRecord)
+    },
+    async forIntent(chainId, intentHash) {
+      return forIntent.all(chainId, intentHash.toLowerCase()).map(toRecord)
+    },
+  }
+}
+
+function toRecord(row: Row): PaymentRecord {
+  return {
+    id: row.id,
+    network: row.network,
+    asset: row.asset as Address,
+    payer: row.payer as Address,
+    nonce: row.nonce as Hex,
+    amount: row.amount,
+    payTo: row.pay_to as Address,
+    paymentId: row.payment_id ?? undefined,
+    payloadHash: row.payload_hash as Hex,
+    route: row.route,
+    chainId: row.chain_id,
+    intentHash: row.intent_hash as Hex,
+    state: row.state,
+    transaction: row.transaction_hash ?? undefined,
+    reason: row.reason ?? undefined,
+    answer: row.answer ? (JSON.parse(row.answer) as StoredAnswer) : undefined,
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
+  }
+}

@@ -1,0 +1,159 @@
+// A real anvil with DemoDollar, the payments core with the in-process facilitator (or a remote
+// URL), and a minimal Fastify app whose one priced route succeeds or refuses on demand: the
+// x402 flow tested on its own, before the gateway's execute path is wired to it.
+import Database from 'better-sqlite3'
+import Fastify, { type FastifyInstance } from 'fastify'
+import { x402Client, x402HTTPClient, wrapFetchWithPayment } from '@x402/fetch'
+import { registerExactEvmScheme } from '@x402/evm/exact/client'
+import { type Address, type Hex, keccak256, stringToHex } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import type { PaymentsConfig, PriceConfig } from '../../src/config/paymentsConfig.ts'
+import { demoDollarArtifact } from '../../src/contracts/demoDollarArtifact.ts'
+import { createDevClients } from '../../src/devnet/deployContracts.ts'
+import { devnetAccounts } from '../../src/devnet/devnetAccounts.ts'
+import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.ts'
+import { registerCommonHeaders } from '../../src/http/plugins/commonHeaders.ts'
+import { registerErrorHandler } from '../../src/http/plugins/errorHandler.ts'
+import { paidRoute } from '../../src/http/plugins/payments.ts'
+import { createLogger } from '../../src/logging/createLogger.ts'
+import { createFacilitatorClient } from '../../src/payments/createFacilitatorClient.ts'
+import { createPayments, type Payments } from '../../src/payments/createPayments.ts'
+import { createSqlitePaymentLedger } from '../../src/payments/createSqlitePaymentLedger.ts'
+import type { PaymentLedger } from '../../src/payments/paymentLedger.ts'
+
+/** What the test route is asked to do: succeed, or refuse with an HTTP status before settling. */
+export type WorkBody = { id: string; refuse?: number }
+
+export type PaidApp = {
+  app: FastifyInstance
+  url: string
+  payments: Payments
+  /** Ids whose work was done, in order: the handler's effect. */
+  effects: string[]
+  /** Runs between the handler's simulation and its settle() call (to empty a balance, say). */
+  beforeSettle: (() => Promise<void>) | undefined
+  /** The "broadcast" fails after settlement (answers 502): the payment must stay a credit. */
+  failAfterSettle: boolean
+  logs: string[]
+  close(): Promise<void>
+}
+
+export const price = 10_000n // 0.01 DUSD
+
+export function priceOf(devnet: Devnet, overrides: Partial<{ amount: string; asset: Address }> = {}): PriceConfig {
+  const { payment } = devnet.demo
+  return {
+    network: `eip155:${devnet.anvil.chainId}`,
+    payTo: payment.payTo,
+    price: { asset: overrides.asset ?? payment.asset, amount: overrides.amount ?? String(price), extra: { name: payment.name, version: payment.version } },
+    maxTimeoutSeconds: 300,
+  }
+}
+
+export function intentHashOf(id: string): Hex {
+  return keccak256(stringToHex(id))
+}
+
+export async function startPaidApp(params: { devnet: Devnet; ledger: PaymentLedger; config?: Partial<PaymentsConfig> & { price?: PriceConfig } }): Promise<PaidApp> {
+  const { devnet, ledger } = params
+  const chainId = `eip155:${devnet.anvil.chainId}`
+  const logs: string[] = []
+  const logger = createLogger({ level: 'info', destination: { write: (line: string) => void logs.push(line) } })
+  const config: PaymentsConfig = {
+    prices: { [chainId]: { execute: params.config?.price ?? priceOf(devnet), validate: priceOf(devnet, { amount: '1000' }) } },
+    priceApiKeyClients: params.config?.priceApiKeyClients ?? false,
+    facilitator: params.config?.facilitator ?? { kind: 'local', privateKey: devnetAccounts.facilitator },
+  }
+  const facilitator = createFacilitatorClient({ config: config.facilitator, rpcUrls: { [chainId]: devnet.anvil.rpcUrl }, logger, timeoutMs: 5_000 })
+  const payments = createPayments({ config, facilitator, ledger, logger })
+
+  const app = Fastify({ logger: false })
+  registerCommonHeaders(app, { describe: () => ({ chainId, chainType: 'evm' }) } as never)
+  registerErrorHandler(app)
+  const state: PaidApp = { app, url: '', payments, effects: [], beforeSettle: undefined, failAfterSettle: false, logs, close: () => app.close() }
+  app.post<{ Body: WorkBody }>('/work', {
+    ...paidRoute<{ id: string; done: boolean }>({
+      payments,
+      route: 'execute',
+      // A body without an id cannot be priced: the handler answers it 400, never 402.
+      describe: (request) => (typeof (request.body as WorkBody).id === 'string' ? { chainId, intentHash: intentHashOf((request.body as WorkBody).id) } : undefined),
+      isApiKeyClient: (request) => request.headers.authorization === 'Bearer operator-key',
+      async handle(request, context) {
+        const body = request.body as WorkBody
+        if (typeof body.id !== 'string') return { httpStatus: 400, value: { id: '', done: false } }
+        // The "validation and simulation" step: a refusal answers before anything is settled.
+        if (body.refuse) return { httpStatus: body.refuse, value: { id: body.id, done: false }, charge: false }
+        await state.beforeSettle?.()
+        const settled = await context.settle()
+        if (!settled.ok) return { httpStatus: 402, value: { id: body.id, done: false } }
+        if (state.failAfterSettle) return { httpStatus: 502, value: { id: body.id, done: false } }
+        state.effects.push(body.id) // the "broadcast": only after settlement
+        return { httpStatus: 200, value: { id: body.id, done: true } }
+      },
+      send: (_request, reply, result) => reply.code(result.httpStatus).send(result.value),
+    }),
+  })
+  // A route with nothing to broadcast (like validate): it never calls settle(), so a success is settled after it.
+  app.post<{ Body: WorkBody }>('/check', {
+    ...paidRoute<{ id: string; checked: boolean }>({
+      payments,
+      route: 'validate',
+      describe: (request) => ({ chainId, intentHash: intentHashOf((request.body as WorkBody).id) }),
+      async handle(request) {
+        const body = request.body as WorkBody
+        return body.refuse ? { httpStatus: body.refuse, value: { id: body.id, checked: false } } : { httpStatus: 200, value: { id: body.id, checked: true } }
+      },
+      send: (_request, reply, result) => reply.code(result.httpStatus).send(result.value),
+    }),
+  })
+  state.url = `${await app.listen({ host: '127.0.0.1', port: 0 })}/work`
+  return state
+}
+
+export type PaymentsWorld = {
+  devnet: Devnet
+  clients: ReturnType<typeof createDevClients>
+  ledger: PaymentLedger
+  db: Database.Database
+  paid: PaidApp
+  balanceOf(who: Address): Promise<bigint>
+  stop(): Promise<void>
+}
+
+export async function startPaymentsWorld(): Promise<PaymentsWorld> {
+  const devnet = await startDevnet()
+  try {
+    const clients = createDevClients(devnet.anvil.rpcUrl, devnet.anvil.chainId)
+    const db = new Database(':memory:')
+    const ledger = createSqlitePaymentLedger({ db })
+    const paid = await startPaidApp({ devnet, ledger })
+    return {
+      devnet,
+      clients,
+      ledger,
+      db,
+      paid,
+      balanceOf: (who) => clients.publicClient.readContract({ address: devnet.contracts.dollar, abi: demoDollarArtifact.abi, functionName: 'balanceOf', args: [who] }),
+      async stop() {
+        await paid.close()
+        db.close()
+        await devnet.stop()
+      },
+    }
+  } catch (err) {
+    await devnet.stop()
+    throw err
+  }
+}
+
+/** The unmodified x402 client for a payer key, allowed to pay in DemoDollar on the devnet. */
+export function payingClient(devnet: Devnet, key: Hex = devnetAccounts.payer) {
+  const client = new x402Client()
+  registerExactEvmScheme(client, { signer: privateKeyToAccount(key) })
+  client.setSpendControls({ allowedAssets: [{ network: `eip155:${devnet.anvil.chainId}`, asset: devnet.demo.payment.asset }] })
+  return { client, http: new x402HTTPClient(client), fetch: wrapFetchWithPayment(fetch, client) }
+}
+
+export function postJson(body: WorkBody, headers: Record<string, string> = {}): RequestInit {
+  return { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }
+}
