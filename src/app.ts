@@ -1,6 +1,6 @@
 // buildApp: the Fastify app with every route and plugin, built from ready-made parts so that
 // tests build exactly what production runs.
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, LogController } from 'fastify'
 import type { Logger } from 'pino'
 import type { ChainRegistry } from './chains/createChainRegistry.ts'
 import type { Journal } from './journal/openJournal.ts'
@@ -28,6 +28,8 @@ import { registerMetricsRoute } from './http/routes/metrics.ts'
 import { registerMcpRoute } from './http/routes/mcp.ts'
 import { createRouteCaller } from './http/createRouteCaller.ts'
 import type { Metrics } from './metrics/createMetrics.ts'
+import type { PricedRoute } from './config/paymentsConfig.ts'
+import type { Payments } from './payments/createPayments.ts'
 import { GatewayError } from './errors/gatewayError.ts'
 import { Status } from './status/statusCodes.ts'
 
@@ -67,9 +69,11 @@ export type BuildAppParameters = {
   mcp?: { enabled: boolean } | undefined
   /** The version the MCP handshake names. */
   version?: string | undefined
+  /** x402 prices of validate and execute (payments/createPayments.ts); without it both are free. */
+  payments?: Payments | undefined
 }
 
-export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutMs = 30_000, idleTimeoutMs = 5_000, maxConnections = 512, receiptTimeoutMs, auth, rateLimit, corsOrigins = [], requireSignedIntents = false, metrics, metricsToken, serveMetrics = true, mcp = { enabled: true }, version = '0.1.0' }: BuildAppParameters): FastifyInstance {
+export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutMs = 30_000, idleTimeoutMs = 5_000, maxConnections = 512, receiptTimeoutMs, auth, rateLimit, corsOrigins = [], requireSignedIntents = false, metrics, metricsToken, serveMetrics = true, mcp = { enabled: true }, version = '0.1.0', payments }: BuildAppParameters): FastifyInstance {
   // Answers given before the routes and hooks (unreadable paths, unparsable requests) keep the
   // gateway's format too.
   const { frameworkErrors, clientErrorHandler } = createFrameworkErrorHandlers({ registry, maxParamLength })
@@ -135,8 +139,10 @@ export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutM
   // Registered as a plugin so that they load after the plugins above (rate limit, helmet), whose
   // route hooks only see routes added after them.
   app.register(async (intents) => {
-    registerValidateRoute(intents, { registry, preValidation: keys && requireApiKey(keys, { required: auth!.requireForValidate }) })
-    registerExecuteRoute(intents, { registry, journal, receiptTimeoutMs, requireSignedIntents, metrics, preValidation: keys && requireApiKey(keys, { required: true }) })
+    // With a price on the chosen chain, a request without a key may come in: it pays instead.
+    const pays = (route: PricedRoute) => payments && ((request: FastifyRequest) => payments.priceFor(route, chainOf(registry, request)) !== undefined)
+    registerValidateRoute(intents, { registry, payments, preValidation: keys && requireApiKey(keys, { required: auth!.requireForValidate, unlessPaying: pays('validate') }) })
+    registerExecuteRoute(intents, { registry, journal, receiptTimeoutMs, requireSignedIntents, metrics, payments, preValidation: keys && requireApiKey(keys, { required: true, unlessPaying: pays('execute') }) })
     registerGetIntentRoute(intents, { registry, journal })
     // A key is optional on /mcp itself (listing tools, explaining codes, the chains are open, as
     // over HTTP), and one that is sent must be valid; each tool's route then asks for what it needs.
@@ -162,4 +168,10 @@ export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutM
     ...(caller ? { '/mcp': ['POST'] } : {}),
   })
   return app
+}
+
+/** The chain a request names (X-Chain-Id, else the default), as the intent routes will choose it. */
+function chainOf(registry: ChainRegistry, request: FastifyRequest): string {
+  const header = request.headers['x-chain-id']
+  return registry.select(Array.isArray(header) ? header[0] : header).chainId
 }

@@ -22,6 +22,11 @@ export type ExecuteIntentParameters = {
   receiptTimeoutMs: number
   /** Told about faults that happen after the transaction was sent (receipt polling failures). */
   onBackgroundError?: (err: unknown, record: ExecutionRecord) => void
+  /**
+   * Runs after validation and simulation, before anything is signed or broadcast (x402: settles
+   * the payment); when it refuses, nothing is sent and the claim is released.
+   */
+  beforeBroadcast?: (() => Promise<{ ok: true } | { ok: false; detail: string }>) | undefined
   /** Told how the request ended (metrics): refused when nothing was sent, failed when it threw. */
   onEnded?: ((outcome: ExecutionOutcomeLabel) => void) | undefined
 }
@@ -41,7 +46,7 @@ export async function executeIntent(parameters: ExecuteIntentParameters): Promis
 }
 
 async function run(
-  { adapter, intent, intentHash, signature, requireSignature, journal, receiptTimeoutMs, onBackgroundError }: ExecuteIntentParameters,
+  { adapter, intent, intentHash, signature, requireSignature, journal, receiptTimeoutMs, onBackgroundError, beforeBroadcast }: ExecuteIntentParameters,
   noteSent: (outcome: 'mined' | 'reverted' | 'submitted') => void,
 ): Promise<IntentOutcome> {
   const outcome = (status: number, detail?: string, execution?: ExecutionReport): IntentOutcome => ({
@@ -75,6 +80,13 @@ async function run(
     if (!preflight.ok) {
       await journal.release(record)
       return outcome(preflight.status, preflight.detail)
+    }
+    if (beforeBroadcast) {
+      const cleared = await beforeBroadcast()
+      if (!cleared.ok) {
+        await journal.release(record)
+        return outcome(Status.FUNDS_REQUESTED, cleared.detail)
+      }
     }
     submission = await preflight.send({ onSigned: (tx) => journal.recordSigned(record, tx) })
   } catch (err) {

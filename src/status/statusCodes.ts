@@ -126,6 +126,8 @@ export const Status = {
   UNAVAILABLE: 0x40,
   TRANSFER_FAILED: 0x50,
   INSUFFICIENT_FUNDS: 0x54,
+  /** The gateway's own x402 price is unpaid. */
+  FUNDS_REQUESTED: 0x55,
   INVALID_FORMAT: 0xa0,
   UNSUPPORTED_ACTION: 0xa1,
   UNSUPPORTED_CHAIN: 0xa2,

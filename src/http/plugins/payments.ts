@@ -11,8 +11,6 @@ import { Status } from '../../status/statusCodes.ts'
 import type { GatewayContext } from '../gatewayContext.ts'
 import { toProblemDetails } from '../problemDetails.ts'
 
-/** ERC-1066 0x55, funds requested: the gateway's own price is unpaid (the chain's 0x54 is another thing). */
-const FUNDS_REQUESTED = 0x55
 
 export type PaidRouteOptions<T> = {
   payments: Payments
@@ -26,7 +24,7 @@ export type PaidRouteOptions<T> = {
   /** Whether the request carries a valid API key (priced only with PRICE_API_KEY_CLIENTS). */
   isApiKeyClient?(request: FastifyRequest): boolean
   /** The route's work; a handler that broadcasts calls `context.settle()` first and stops unless it is ok. */
-  handle(request: FastifyRequest, context: PaidHandlerContext): Promise<HandlerResult<T>>
+  handle(request: FastifyRequest, context: PaidHandlerContext, reply: FastifyReply): Promise<HandlerResult<T>>
   /** Writes the handler's answer (status, headers, body) to the reply. */
   send(request: FastifyRequest, reply: FastifyReply, result: HandlerResult<T>): FastifyReply
 }
@@ -47,7 +45,7 @@ export function paidRoute<T>(options: PaidRouteOptions<T>): { preHandler: preHan
     handler: async (request, reply) => {
       const priced = pricedRequests.get(request)
       if (!priced) {
-        const result = await options.handle(request, { settle: async () => ({ ok: true, response: undefined }), payment: 'none' })
+        const result = await options.handle(request, { settle: async () => ({ ok: true, response: undefined }), payment: 'none' }, reply)
         return options.send(request, reply, result)
       }
       const { chainId, intentHash } = priced
@@ -61,7 +59,7 @@ export function paidRoute<T>(options: PaidRouteOptions<T>): { preHandler: preHan
           paymentSignature: Array.isArray(header) ? header[0] : header,
           apiKeyClient: options.isApiKeyClient?.(request) ?? false,
         },
-        (context) => options.handle(request, context),
+        (context) => options.handle(request, context, reply),
       )
       switch (outcome.kind) {
         case 'served': {
@@ -83,7 +81,7 @@ export function paidRoute<T>(options: PaidRouteOptions<T>): { preHandler: preHan
         case 'payment-required': {
           const { paymentRequired } = outcome
           const detail = paymentRequired.error && paymentRequired.error !== 'Payment required' ? `the payment was refused: ${paymentRequired.error}` : 'pay with x402: repeat the request with a PAYMENT-SIGNATURE header for one of paymentRequired.accepts'
-          return problem(request, reply, { chainId, intentHash }, 402, FUNDS_REQUESTED, 'Payment required', detail, {
+          return problem(request, reply, { chainId, intentHash }, 402, Status.FUNDS_REQUESTED, 'Payment required', detail, {
             'payment-required': encodePaymentRequiredHeader(paymentRequired),
             'x-payment-required': 'true',
             'cache-control': 'no-store',

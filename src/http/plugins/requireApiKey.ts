@@ -16,10 +16,13 @@ declare module 'fastify' {
  * With `required`, a request without a valid key is refused. Without it, a request may come
  * without a key, but a key it does present must be valid (it then counts as that key's client).
  */
-export function requireApiKey(check: ApiKeyCheck, { required }: { required: boolean }): preValidationAsyncHookHandler {
+export function requireApiKey(
+  check: ApiKeyCheck,
+  { required, unlessPaying }: { required: boolean; /** A request this answers true for may come without a key: it pays with x402. */ unlessPaying?: ((request: FastifyRequest) => boolean) | undefined },
+): preValidationAsyncHookHandler {
   return async function (request: FastifyRequest) {
     const header = request.headers.authorization
-    if (header === undefined && !required) return
+    if (header === undefined && (!required || unlessPaying?.(request))) return
     const keyId = identifyBearerKey(check, header)
     if (!keyId) throw new UnauthorizedError(header !== undefined)
     request.apiKeyId = keyId

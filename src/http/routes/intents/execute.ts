@@ -4,11 +4,10 @@ import type { ChainRegistry } from '../../../chains/createChainRegistry.ts'
 import type { Journal } from '../../../journal/openJournal.ts'
 import type { Metrics } from '../../../metrics/createMetrics.ts'
 import { executeIntent } from '../../../intents/executeIntent.ts'
-import type { IntentBody } from '../../../intents/intent.ts'
+import type { Payments } from '../../../payments/createPayments.ts'
 import { intentSchema } from '../../../intents/intentSchema.ts'
-import { sendOutcome } from '../../sendOutcome.ts'
 import { apiKeyRequired, intentExamples, intentStatuses, outcomeResponses, requestHeadersSchema } from '../../schemas/httpSchemas.ts'
-import { readIntentRequest } from './intentRequest.ts'
+import { registerIntentRoute } from './intentRoute.ts'
 
 export type ExecuteRouteOptions = {
   registry: ChainRegistry
@@ -18,9 +17,11 @@ export type ExecuteRouteOptions = {
   requireSignedIntents: boolean
   metrics?: Metrics | undefined
   preValidation?: preValidationAsyncHookHandler | undefined
+  /** x402 prices; without them, execute is free. */
+  payments?: Payments | undefined
 }
 
-export function registerExecuteRoute(app: FastifyInstance, { registry, journal, receiptTimeoutMs, requireSignedIntents, metrics, preValidation }: ExecuteRouteOptions) {
+export function registerExecuteRoute(app: FastifyInstance, { registry, journal, receiptTimeoutMs, requireSignedIntents, metrics, preValidation, payments }: ExecuteRouteOptions) {
   const schema = {
     operationId: 'executeIntent',
     tags: ['intents'],
@@ -31,18 +32,27 @@ export function registerExecuteRoute(app: FastifyInstance, { registry, journal, 
     response: outcomeResponses(intentStatuses, intentExamples),
     ...(preValidation ? { security: apiKeyRequired } : {}),
   }
-  app.post<{ Body: IntentBody }>('/intents/execute', { schema, ...(preValidation ? { preValidation } : {}) }, async (request, reply) => {
-    const req = readIntentRequest(registry, request, reply)
-    if (!req) return reply
-    const outcome = await executeIntent({
-      ...req,
-      requireSignature: requireSignedIntents,
-      journal,
-      receiptTimeoutMs,
-      onEnded: metrics && ((outcome) => metrics.recordExecution({ chain: req.adapter.chainId, outcome })),
-      onBackgroundError: (err, record) =>
-        app.log.warn({ err, intentHash: record.intentHash, chainId: record.chainId }, 'could not watch a sent execution; the reconciler will settle it'),
-    })
-    return sendOutcome(request, reply, outcome, { sender: req.intent.sender, executor: req.adapter.executorAddress })
+  registerIntentRoute(app, {
+    url: '/intents/execute',
+    route: 'execute',
+    schema,
+    registry,
+    payments,
+    preValidation,
+    run: (req, settle) =>
+      executeIntent({
+        ...req,
+        requireSignature: requireSignedIntents,
+        journal,
+        receiptTimeoutMs,
+        // x402: the payment is settled after the simulation and before the broadcast.
+        beforeBroadcast: async () => {
+          const settled = await settle()
+          return settled.ok ? { ok: true } : { ok: false, detail: `the payment could not be settled: ${settled.reason}` }
+        },
+        onEnded: metrics && ((outcome) => metrics.recordExecution({ chain: req.adapter.chainId, outcome })),
+        onBackgroundError: (err, record) =>
+          app.log.warn({ err, intentHash: record.intentHash, chainId: record.chainId }, 'could not watch a sent execution; the reconciler will settle it'),
+      }),
   })
 }

@@ -1,16 +1,15 @@
 // POST /intents/validate: the validator's verdict on an intent, without executing it.
 import type { FastifyInstance, preValidationAsyncHookHandler } from 'fastify'
 import type { ChainRegistry } from '../../../chains/createChainRegistry.ts'
-import type { IntentBody } from '../../../intents/intent.ts'
 import { intentSchema } from '../../../intents/intentSchema.ts'
 import { validateIntent } from '../../../intents/validateIntent.ts'
-import { sendOutcome } from '../../sendOutcome.ts'
+import type { Payments } from '../../../payments/createPayments.ts'
 import { apiKeyOptional, intentExamples, intentStatuses, outcomeResponses, requestHeadersSchema } from '../../schemas/httpSchemas.ts'
-import { readIntentRequest } from './intentRequest.ts'
+import { registerIntentRoute } from './intentRoute.ts'
 
-export type ValidateRouteOptions = { registry: ChainRegistry; preValidation?: preValidationAsyncHookHandler | undefined }
+export type ValidateRouteOptions = { registry: ChainRegistry; preValidation?: preValidationAsyncHookHandler | undefined; payments?: Payments | undefined }
 
-export function registerValidateRoute(app: FastifyInstance, { registry, preValidation }: ValidateRouteOptions) {
+export function registerValidateRoute(app: FastifyInstance, { registry, preValidation, payments }: ValidateRouteOptions) {
   const schema = {
     operationId: 'validateIntent',
     tags: ['intents'],
@@ -21,10 +20,5 @@ export function registerValidateRoute(app: FastifyInstance, { registry, preValid
     response: outcomeResponses(intentStatuses, intentExamples),
     ...(preValidation ? { security: apiKeyOptional } : {}),
   }
-  app.post<{ Body: IntentBody }>('/intents/validate', { schema, ...(preValidation ? { preValidation } : {}) }, async (request, reply) => {
-    const req = readIntentRequest(registry, request, reply)
-    if (!req) return reply
-    const outcome = await validateIntent(req)
-    return sendOutcome(request, reply, outcome, { sender: req.intent.sender, executor: req.adapter.executorAddress })
-  })
+  registerIntentRoute(app, { url: '/intents/validate', route: 'validate', schema, registry, payments, preValidation, run: (req) => validateIntent(req) })
 }

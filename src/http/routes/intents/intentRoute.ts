@@ -1,0 +1,73 @@
+// Mounts validate or execute: plain, or, when the gateway takes x402 payments, through the paid
+// order of payments/createPayments.ts (the route's price is looked up per chain; a free chain
+// runs as if unpriced). The route's work is one function that may call `settle` before it
+// broadcasts.
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, preValidationAsyncHookHandler } from 'fastify'
+import type { ChainRegistry } from '../../../chains/createChainRegistry.ts'
+import type { PricedRoute } from '../../../config/paymentsConfig.ts'
+import type { IntentBody } from '../../../intents/intent.ts'
+import type { IntentOutcome } from '../../../intents/intentOutcome.ts'
+import { parseIntent } from '../../../intents/parseIntent.ts'
+import type { PaidHandlerContext, Payments } from '../../../payments/createPayments.ts'
+import { getStatusCode, Status } from '../../../status/statusCodes.ts'
+import { paidRoute } from '../../plugins/payments.ts'
+import { sendOutcome } from '../../sendOutcome.ts'
+import { type IntentRequest, readIntentRequest } from './intentRequest.ts'
+
+export type IntentRouteOptions = {
+  url: string
+  route: PricedRoute
+  schema: FastifySchema
+  registry: ChainRegistry
+  payments?: Payments | undefined
+  preValidation?: preValidationAsyncHookHandler | undefined
+  /** The route's work on a parsed request; `settle` is the x402 settlement (free: always ok). */
+  run(req: IntentRequest, settle: PaidHandlerContext['settle']): Promise<IntentOutcome>
+}
+
+/** What the route answered: its outcome, or nothing when readIntentRequest answered itself (421). */
+type Answer = { req: IntentRequest; outcome: IntentOutcome } | undefined
+
+export function registerIntentRoute(app: FastifyInstance, { url, route, schema, registry, payments, preValidation, run }: IntentRouteOptions) {
+  const answer = async (request: FastifyRequest, reply: FastifyReply, settle: PaidHandlerContext['settle']): Promise<Answer> => {
+    const req = readIntentRequest(registry, request as FastifyRequest<{ Body: IntentBody }>, reply)
+    return req && { req, outcome: await run(req, settle) }
+  }
+  const send = (request: FastifyRequest, reply: FastifyReply, a: Answer) =>
+    a ? sendOutcome(request, reply, a.outcome, { sender: a.req.intent.sender, executor: a.req.adapter.executorAddress }) : reply
+  const options = { schema, ...(preValidation ? { preValidation } : {}) }
+
+  if (!payments) {
+    const free: PaidHandlerContext['settle'] = async () => ({ ok: true, response: undefined })
+    app.post<{ Body: IntentBody }>(url, options, async (request, reply) => send(request, reply, await answer(request, reply, free)))
+    return
+  }
+  app.post<{ Body: IntentBody }>(url, {
+    ...options,
+    ...paidRoute<Answer>({
+      payments,
+      route,
+      describe: (request) => describeIntent(registry, request as FastifyRequest<{ Body: IntentBody }>),
+      isApiKeyClient: (request) => request.apiKeyId !== undefined,
+      async handle(request, { settle }, reply) {
+        const a = await answer(request, reply, settle)
+        const status = a?.outcome.status ?? Status.UNSUPPORTED_CHAIN
+        // Only an executed intent uses up what was paid; anything else that settled stays a credit.
+        return { httpStatus: getStatusCode(status).httpStatus, value: a, ...(route === 'execute' ? { charge: false, delivered: status === Status.EXECUTED } : {}) }
+      },
+      send: (request, reply, result) => send(request, reply, result.value),
+    }),
+  })
+}
+
+/** The chain and intent a request pays for, without answering it; undefined when it cannot be priced. */
+function describeIntent(registry: ChainRegistry, request: FastifyRequest<{ Body: IntentBody }>) {
+  const header = request.headers['x-chain-id']
+  const selection = registry.select(Array.isArray(header) ? header[0] : header)
+  if (!selection.configured || (request.body.chainType && request.body.chainType !== selection.chainType)) return undefined
+  try {
+    return { chainId: selection.chainId, intentHash: selection.runtime.hashIntent(parseIntent(request.body, selection.runtime)) }
+  } catch {
+    return undefined
+  }
+}
