@@ -151,7 +151,7 @@ describe('OpenAPI document and docs page', () => {
     for (const field of ['sender', 'target', 'data', 'value', 'nonce', 'validAfter', 'validBefore', 'policyId', 'chainType', 'signature']) assert.ok(body.properties[field], field)
     const parameters = Object.fromEntries(op.parameters.map((p: any) => [p.name, p]))
     assert.equal(parameters['x-chain-id'].in, 'header')
-    assert.match(parameters['payment-signature'].description, /reserved for x402/)
+    assert.match(parameters['payment-signature'].description, /^x402 v2: the base64 JSON PaymentPayload that pays the gateway/)
     for (const status of ['200', '202', '400', '401', '402', '403', '409', '421', '422', '429', '503']) {
       const response = op.responses[status]
       assert.ok(response, status)

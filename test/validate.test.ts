@@ -70,10 +70,14 @@ describe('POST /intents/validate', () => {
     assert.equal(res.status, 202)
     assertCommonHeaders(res, { status: '0x20' })
     assert.equal(res.body.statusName, 'TOO_EARLY')
+    // The intent's own bound: Retry-After says how long until it is valid.
+    const retryAfter = Number(res.headers.get('retry-after'))
+    assert.ok(retryAfter > 3590 && retryAfter <= 3600, `Retry-After ${retryAfter}`)
 
     const id = await writePolicy(world, 'later', { validAfter: BigInt(future) })
     const fromPolicy = await validate(demoIntent(world.devnet, { policyId: id }))
     assert.equal(fromPolicy.status, 202)
+    assert.equal(fromPolicy.headers.get('retry-after'), null, "the policy's bound is not the intent's: no promise of when")
   })
 
   it('answers 410 TOO_LATE (0x21) at or after validBefore, from the intent or the policy', async () => {

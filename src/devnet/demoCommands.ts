@@ -14,9 +14,13 @@ export type DemoCommandsParameters = {
   executor: Address
   senderKey: Hex
   demo: Demo
+  /** Sent with every execute command: execute is priced, and a request with a key is not charged. */
+  apiKey?: string | undefined
+  /** The x402 price of execute: adds a keyless execute (402 0x55) and a paid one (@x402/fetch). */
+  price?: { network: string; asset: Address; label: string } | undefined
 }
 
-export async function demoCommands({ baseUrl, chainId, executor, senderKey, demo }: DemoCommandsParameters): Promise<string> {
+export async function demoCommands({ baseUrl, chainId, executor, senderKey, demo, apiKey, price }: DemoCommandsParameters): Promise<string> {
   const increment = encodeFunctionData({ abi: demoCounterArtifact.abi, functionName: 'increment', args: [1n] })
   const fail = encodeFunctionData({ abi: demoCounterArtifact.abi, functionName: 'fail', args: ['no'] })
   const fields = (overrides: Partial<Record<string, string>>) => ({
@@ -41,8 +45,8 @@ export async function demoCommands({ baseUrl, chainId, executor, senderKey, demo
     const signature = await privateKeyToAccount(senderKey).signTypedData(typed)
     return JSON.stringify({ ...f, signature })
   }
-  const curl = (path: string, body: string, chain = chainId) =>
-    `curl -i -X POST ${baseUrl}${path} -H 'Content-Type: application/json' -H 'X-Chain-Id: ${chain}' -d '${body}'`
+  const curl = (path: string, body: string, chain = chainId, key = path === '/intents/execute' ? apiKey : undefined) =>
+    `curl -i -X POST ${baseUrl}${path} -H 'Content-Type: application/json' -H 'X-Chain-Id: ${chain}'${key ? ` -H 'Authorization: Bearer ${key}'` : ''} -d '${body}'`
 
   const lines: Array<[string, string]> = [
     ['200 SUCCESS (0x01): a valid intent', curl('/intents/validate', intent({}))],
@@ -55,5 +59,15 @@ export async function demoCommands({ baseUrl, chainId, executor, senderKey, demo
     ['401 SIGNATURE_REQUIRED (0xE5): execute without the sender\'s signature (the body carries the typed data to sign)', curl('/intents/execute', intent({ nonce: '1' }))],
     ['200 EXECUTED (0x11): execute, signed by the demo sender (run it twice: the second answers 409 NONCE_USED)', curl('/intents/execute', await signed({ nonce: '1' }))],
   ]
+  if (price) {
+    const paid = await signed({ nonce: '2' })
+    lines.push(
+      [`402 FUNDS_REQUESTED (0x55): the same kind of execute without an API key: the gateway's x402 price (${price.label}) is in PAYMENT-REQUIRED`, curl('/intents/execute', paid, chainId, '')],
+      [
+        `200 EXECUTED (0x11): that intent paid with x402 by the unmodified @x402/fetch client (the demo payer, anvil #4, signs an EIP-3009 authorization; PAYMENT-RESPONSE names the settlement)`,
+        `npx tsx scripts/payForExecute.ts ${baseUrl} ${price.network} ${price.asset} '${paid}'`,
+      ],
+    )
+  }
   return lines.map(([what, cmd]) => `# ${what}\n${cmd}\n`).join('\n')
 }

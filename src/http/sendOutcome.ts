@@ -6,7 +6,8 @@ import type { IntentOutcome } from '../intents/intentOutcome.ts'
 import { getStatusCode, Status } from '../status/statusCodes.ts'
 import { toProblemDetails } from './problemDetails.ts'
 
-export type PaymentContext = { sender: string; executor: string }
+/** What the intent routes add: who funds the intent (for a 402 0x54) and when it becomes valid (for a 0x20). */
+export type PaymentContext = { sender: string; executor: string; validAfter?: bigint | undefined }
 
 export function sendOutcome(request: FastifyRequest, reply: FastifyReply, outcome: IntentOutcome, payment?: PaymentContext) {
   const entry = getStatusCode(outcome.status)
@@ -37,6 +38,9 @@ export function sendOutcome(request: FastifyRequest, reply: FastifyReply, outcom
   }
 
   if (outcome.status === Status.SUBMITTED) reply.header('location', `/intents/${outcome.intentHash}`)
+  // Too early because of the intent's own bound: the seconds until validAfter.
+  const wait = outcome.status === Status.TOO_EARLY && payment?.validAfter ? payment.validAfter - BigInt(Math.floor(Date.now() / 1000)) : 0n
+  if (wait > 0n) reply.header('retry-after', wait.toString())
   reply.code(entry.httpStatus)
 
   if (entry.httpStatus < 400) {

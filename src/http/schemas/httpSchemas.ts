@@ -23,9 +23,15 @@ const retryAfter = { 'Retry-After': { type: 'string', description: 'seconds to w
 
 /** Extra headers by HTTP status. */
 const statusHeaders: Record<number, Record<string, { type: string; description: string }>> = {
-  202: { Location: { type: 'string', description: 'where to poll the execution: /intents/{intentHash}' } },
+  202: {
+    Location: { type: 'string', description: 'where to poll the execution (0xF3): /intents/{intentHash}' },
+    'Retry-After': { type: 'string', description: "0x20 TOO_EARLY because of the intent's own validAfter: the seconds until it is valid" },
+  },
   401: { 'WWW-Authenticate': { type: 'string', description: 'Bearer realm="intent-gateway" when an API key is missing or wrong (absent on signature refusals, 0xE4 and 0xE5)' } },
-  402: { 'PAYMENT-REQUIRED': { type: 'string', description: 'x402 v2: the base64 JSON PaymentRequired (the same object as `paymentRequired` in the body)' } },
+  402: {
+    'PAYMENT-REQUIRED': { type: 'string', description: 'x402 v2: the base64 JSON PaymentRequired (the same object as `paymentRequired` in the body)' },
+    'Cache-Control': { type: 'string', description: 'no-store on the gateway\'s own price (0x55)' },
+  },
   429: retryAfter,
   503: retryAfter,
 }
@@ -41,7 +47,7 @@ export const requestHeadersSchema = {
     },
     'payment-signature': {
       type: 'string',
-      description: 'reserved for x402 v2 payments (the base64 PaymentPayload); not read yet: funds reach an intent through a deposit (see `paymentRequired` on 402)',
+      description: 'x402 v2: the base64 JSON PaymentPayload that pays the gateway\'s price (a 402 with 0x55 offers it in PAYMENT-REQUIRED; @x402/fetch sends it by itself). Ignored where the route is free on the chosen chain',
     },
   },
 } as const

@@ -34,7 +34,7 @@ export function registerIntentRoute(app: FastifyInstance, { url, route, schema, 
     return req && { req, outcome: await run(req, settle) }
   }
   const send = (request: FastifyRequest, reply: FastifyReply, a: Answer) =>
-    a ? sendOutcome(request, reply, a.outcome, { sender: a.req.intent.sender, executor: a.req.adapter.executorAddress }) : reply
+    a ? sendOutcome(request, reply, a.outcome, { sender: a.req.intent.sender, executor: a.req.adapter.executorAddress, validAfter: a.req.intent.validAfter }) : reply
   const options = { schema, ...(preValidation ? { preValidation } : {}) }
 
   if (!payments) {
