@@ -141,7 +141,7 @@ export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutM
   app.register(async (intents) => {
     // With a price on the chosen chain, a request without a key may come in: it pays instead.
     const pays = (route: PricedRoute) => payments && ((request: FastifyRequest) => payments.priceFor(route, chainOf(registry, request)) !== undefined)
-    registerValidateRoute(intents, { registry, payments, preValidation: keys && requireApiKey(keys, { required: auth!.requireForValidate, unlessPaying: pays('validate') }) })
+    registerValidateRoute(intents, { registry, payments, metrics, preValidation: keys && requireApiKey(keys, { required: auth!.requireForValidate, unlessPaying: pays('validate') }) })
     registerExecuteRoute(intents, { registry, journal, receiptTimeoutMs, requireSignedIntents, metrics, payments, preValidation: keys && requireApiKey(keys, { required: true, unlessPaying: pays('execute') }) })
     registerGetIntentRoute(intents, { registry, journal })
     // A key is optional on /mcp itself (listing tools, explaining codes, the chains are open, as

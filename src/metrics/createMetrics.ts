@@ -46,6 +46,8 @@ export type Metrics = {
   recordRequest(request: { route: string | undefined; method: string; httpStatus: number; erc1066: unknown; seconds: number }): void
   rpc: RpcRecorder & Required<Pick<RpcRecorder, 'observeEndpoint'>>
   recordExecution(execution: { chain: string; outcome: ExecutionOutcomeLabel }): void
+  /** One priced request, by what became of its payment. */
+  recordPayment(payment: { chain: string; outcome: PaymentOutcomeLabel }): void
   /** The time from an execution's broadcast to its receipt (mined or reverted), on the chain it ran on. */
   recordReceiptWait(wait: { chain: string; seconds: number }): void
   /** Where the scrape-time gauges read from; until called they have no samples. */
@@ -67,6 +69,8 @@ export const rpcMethods: ReadonlySet<string> = new Set([
 const httpMethods = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'])
 const executionOutcomes = new Set<string>(['mined', 'reverted', 'submitted', 'refused', 'failed'])
 const failureKinds = new Set<string>(['timeout', 'unreachable', 'node_error'])
+export type PaymentOutcomeLabel = 'required' | 'refused' | 'settled' | 'credit' | 'released' | 'replayed' | 'conflict'
+const paymentOutcomes = new Set<string>(['required', 'refused', 'settled', 'credit', 'released', 'replayed', 'conflict'])
 
 export function createMetrics({ registry, defaultMetrics = true }: { registry: Registry; defaultMetrics?: boolean }): Metrics {
   if (defaultMetrics) collectDefaultMetrics({ register: registry })
@@ -116,9 +120,9 @@ export function createMetrics({ registry, defaultMetrics = true }: { registry: R
     labelNames: ['chain', 'endpoint'] as const,
     registers: [registry],
   })
-  new Counter({
+  const payments = new Counter({
     name: 'intent_gateway_payments_total',
-    help: 'x402 payments by chain and outcome. Declared ahead of the x402 payments work: always zero until payments exist',
+    help: 'x402 payments on priced requests by chain and outcome: required (402 offered, nothing sent), refused (a payment that did not verify or settle), settled (charged), credit (paid by an earlier settlement for the same intent), released (verified, not charged: the request was refused), replayed (a payment-identifier retry answered again), conflict',
     labelNames: ['chain', 'outcome'] as const,
     registers: [registry],
   })
@@ -191,6 +195,9 @@ export function createMetrics({ registry, defaultMetrics = true }: { registry: R
     },
     recordReceiptWait({ chain, seconds }) {
       if (Number.isFinite(seconds) && seconds >= 0) receiptWait.observe({ chain }, seconds)
+    },
+    recordPayment({ chain, outcome }) {
+      payments.inc({ chain, outcome: paymentOutcomes.has(outcome) ? outcome : 'refused' })
     },
     recordExecution({ chain, outcome }) {
       executions.inc({ chain, outcome: executionOutcomes.has(outcome) ? outcome : 'failed' })

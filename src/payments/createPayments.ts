@@ -52,7 +52,14 @@ export type HandlerResult<T> = {
 
 export type PaidOutcome<T> =
   /** The handler's answer; `paymentResponse` is the settlement to send as PAYMENT-RESPONSE. */
-  | { kind: 'served'; result: HandlerResult<T>; paymentResponse: SettleResponse | undefined; payment: PaymentRecord | undefined }
+  | {
+      kind: 'served'
+      result: HandlerResult<T>
+      paymentResponse: SettleResponse | undefined
+      payment: PaymentRecord | undefined
+      /** free: unpriced (or an API-key client); credit: an earlier settlement paid; settled: charged now; released: verified, not charged. */
+      charged: 'free' | 'credit' | 'settled' | 'released'
+    }
   /** 402: unpaid, or the payment did not verify or settle (`paymentRequired.error` says why). Nothing was run or charged. */
   | { kind: 'payment-required'; paymentRequired: PaymentRequired }
   /** A `payment-identifier` retry of a finished request: its first answer. */
@@ -114,7 +121,7 @@ export function createPayments({ config, facilitator, ledger, logger }: { config
     const price = priceFor(request.route, request.chainId)
     if (!price || (request.apiKeyClient && !config.priceApiKeyClients)) {
       const result = await handler({ settle: async () => ({ ok: true, response: undefined }), payment: 'none' })
-      return { kind: 'served', result, paymentResponse: undefined, payment: undefined }
+      return { kind: 'served', result, paymentResponse: undefined, payment: undefined, charged: 'free' }
     }
     const binding = { route: request.route, chainId: request.chainId, intentHash: request.intentHash }
 
@@ -124,7 +131,7 @@ export function createPayments({ config, facilitator, ledger, logger }: { config
       const response: SettleResponse = { success: true, transaction: credit.transaction ?? '', network: credit.network as Network, payer: credit.payer, amount: credit.amount }
       const result = await handler({ settle: async () => ({ ok: true, response }), payment: 'credit' })
       if (isDelivered(result)) await ledger.markConsumed(credit.id)
-      return { kind: 'served', result, paymentResponse: response, payment: credit }
+      return { kind: 'served', result, paymentResponse: response, payment: credit, charged: 'credit' }
     }
 
     const requirements = await requirementsFor(request.route, request.chainId, price)
@@ -198,7 +205,7 @@ export function createPayments({ config, facilitator, ledger, logger }: { config
     if (!settlement) {
       if (!isCharged(result)) {
         await ledger.markReleased(payment.id, `not charged: answered ${result.httpStatus}`)
-        return { kind: 'served', result, paymentResponse: undefined, payment: undefined }
+        return { kind: 'served', result, paymentResponse: undefined, payment: undefined, charged: 'released' }
       }
       // Handlers with nothing to broadcast are settled after they succeed, as @x402/express does.
       settle()
@@ -206,7 +213,7 @@ export function createPayments({ config, facilitator, ledger, logger }: { config
     const settled = await settlement!
     if (!settled.ok) return paymentRequired(settled.reason)
     if (isDelivered(result)) await ledger.markConsumed(payment.id)
-    return { kind: 'served', result, paymentResponse: settled.response, payment }
+    return { kind: 'served', result, paymentResponse: settled.response, payment, charged: 'settled' }
   }
 
   function holderOutcome<T>(holder: PaymentRecord, samePayload: boolean): PaidOutcome<T> {

@@ -8,6 +8,7 @@ import type { Hex } from 'viem'
 import type { PricedRoute } from '../../config/paymentsConfig.ts'
 import type { HandlerResult, PaidHandlerContext, Payments } from '../../payments/createPayments.ts'
 import { Status } from '../../status/statusCodes.ts'
+import type { PaymentOutcomeLabel } from '../../metrics/createMetrics.ts'
 import type { GatewayContext } from '../gatewayContext.ts'
 import { toProblemDetails } from '../problemDetails.ts'
 
@@ -25,6 +26,8 @@ export type PaidRouteOptions<T> = {
   isApiKeyClient?(request: FastifyRequest): boolean
   /** The route's work; a handler that broadcasts calls `context.settle()` first and stops unless it is ok. */
   handle(request: FastifyRequest, context: PaidHandlerContext, reply: FastifyReply): Promise<HandlerResult<T>>
+  /** Told what became of each priced request's payment (metrics). */
+  onPayment?: ((chainId: string, outcome: PaymentOutcomeLabel) => void) | undefined
   /** Writes the handler's answer (status, headers, body) to the reply. */
   send(request: FastifyRequest, reply: FastifyReply, result: HandlerResult<T>): FastifyReply
 }
@@ -61,8 +64,10 @@ export function paidRoute<T>(options: PaidRouteOptions<T>): { preHandler: preHan
         },
         (context) => options.handle(request, context, reply),
       )
+      const note = (label: PaymentOutcomeLabel) => options.onPayment?.(chainId, label)
       switch (outcome.kind) {
         case 'served': {
+          if (outcome.charged !== 'free') note(outcome.charged)
           if (outcome.paymentResponse) reply.header('payment-response', encodePaymentResponseHeader(outcome.paymentResponse))
           const sent = options.send(request, reply, outcome.result)
           if (outcome.payment?.paymentId && outcome.paymentResponse) {
@@ -75,11 +80,14 @@ export function paidRoute<T>(options: PaidRouteOptions<T>): { preHandler: preHan
           return sent
         }
         case 'replay':
+          note('replayed')
           return reply.code(outcome.answer.httpStatus).headers(outcome.answer.headers).send(outcome.answer.body)
         case 'conflict':
+          note('conflict')
           return problem(request, reply, { chainId, intentHash }, 409, Status.IN_FLIGHT, 'The payment identifier is already in use', outcome.detail, {})
         case 'payment-required': {
           const { paymentRequired } = outcome
+          note(paymentRequired.error && paymentRequired.error !== 'Payment required' ? 'refused' : 'required')
           const detail = paymentRequired.error && paymentRequired.error !== 'Payment required' ? `the payment was refused: ${paymentRequired.error}` : 'pay with x402: repeat the request with a PAYMENT-SIGNATURE header for one of paymentRequired.accepts'
           return problem(request, reply, { chainId, intentHash }, 402, Status.FUNDS_REQUESTED, 'Payment required', detail, {
             'payment-required': encodePaymentRequiredHeader(paymentRequired),

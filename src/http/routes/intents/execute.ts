@@ -38,6 +38,7 @@ export function registerExecuteRoute(app: FastifyInstance, { registry, journal, 
     schema,
     registry,
     payments,
+    metrics,
     preValidation,
     run: (req, settle) =>
       executeIntent({

@@ -8,6 +8,7 @@ import type { PricedRoute } from '../../../config/paymentsConfig.ts'
 import type { IntentBody } from '../../../intents/intent.ts'
 import type { IntentOutcome } from '../../../intents/intentOutcome.ts'
 import { parseIntent } from '../../../intents/parseIntent.ts'
+import type { Metrics } from '../../../metrics/createMetrics.ts'
 import type { PaidHandlerContext, Payments } from '../../../payments/createPayments.ts'
 import { getStatusCode, Status } from '../../../status/statusCodes.ts'
 import { paidRoute } from '../../plugins/payments.ts'
@@ -20,6 +21,7 @@ export type IntentRouteOptions = {
   schema: FastifySchema
   registry: ChainRegistry
   payments?: Payments | undefined
+  metrics?: Metrics | undefined
   preValidation?: preValidationAsyncHookHandler | undefined
   /** The route's work on a parsed request; `settle` is the x402 settlement (free: always ok). */
   run(req: IntentRequest, settle: PaidHandlerContext['settle']): Promise<IntentOutcome>
@@ -28,7 +30,7 @@ export type IntentRouteOptions = {
 /** What the route answered: its outcome, or nothing when readIntentRequest answered itself (421). */
 type Answer = { req: IntentRequest; outcome: IntentOutcome } | undefined
 
-export function registerIntentRoute(app: FastifyInstance, { url, route, schema, registry, payments, preValidation, run }: IntentRouteOptions) {
+export function registerIntentRoute(app: FastifyInstance, { url, route, schema, registry, payments, metrics, preValidation, run }: IntentRouteOptions) {
   const answer = async (request: FastifyRequest, reply: FastifyReply, settle: PaidHandlerContext['settle']): Promise<Answer> => {
     const req = readIntentRequest(registry, request as FastifyRequest<{ Body: IntentBody }>, reply)
     return req && { req, outcome: await run(req, settle) }
@@ -49,6 +51,7 @@ export function registerIntentRoute(app: FastifyInstance, { url, route, schema, 
       route,
       describe: (request) => describeIntent(registry, request as FastifyRequest<{ Body: IntentBody }>),
       isApiKeyClient: (request) => request.apiKeyId !== undefined,
+      onPayment: metrics && ((chain, outcome) => metrics.recordPayment({ chain, outcome })),
       async handle(request, { settle }, reply) {
         const a = await answer(request, reply, settle)
         const status = a?.outcome.status ?? Status.UNSUPPORTED_CHAIN
