@@ -1,0 +1,1 @@
+export async function runCli(_: unknown) { return 0 }
