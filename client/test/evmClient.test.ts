@@ -61,7 +61,7 @@ describe('client library against a gateway on anvil', () => {
     assert.deepEqual(typed.domain, (refused.signing as { domain: unknown }).domain)
     assert.deepEqual(Object.fromEntries(Object.entries(typed.message).map(([k, v]) => [k, v.toString()])), (refused.signing as { message: unknown }).message)
     // ECDSA signatures are deterministic (RFC 6979): the same typed data gives the same bytes.
-    const fromGateway = await sender.signTypedData({ ...(refused.signing as never), types, message: typed.message } as never)
+    const fromGateway = await sender.signTypedData({ ...(refused.signing as Record<string, unknown>), types, message: typed.message } as never)
     assert.equal(await signIntent({ intent: body, chain, signer: sender }), fromGateway)
   })
 

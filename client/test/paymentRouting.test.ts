@@ -64,7 +64,7 @@ describe('x402 routing: a 0x55 price is paid through @x402/fetch, a 0x54 shortfa
     unpaidCode = '0x55'
   })
 
-  const allowToken = (maxAmountPerPayment: string) => ({ allowedAssets: [{ network, asset: token, maxAmountPerPayment }] }) as const
+  const allowToken = (maxAmountPerPayment: string) => ({ allowedAssets: [{ network: network as `${string}:${string}`, asset: token, maxAmountPerPayment }] })
 
   it('pays a 0x55 price with an EIP-3009 authorization for exactly the price and returns the paid answer with the settlement', async () => {
     const client = createGatewayClient({ url, payment: { signer: payer, spendControls: allowToken('10000') } })
