@@ -154,7 +154,12 @@ export function createGatewayClient(options: GatewayClientOptions) {
     async execute(intent: IntentInput, call: CallOptions & { sign?: boolean } = {}): Promise<GatewayResult> {
       const body = toIntentBody(intent)
       if (body.signature === undefined && options.account && call.sign !== false) {
-        body.signature = await signIntent({ intent: body, chain: await getChain(call.chainId), signer: options.account })
+        const chain = await getChain(call.chainId).catch((err: unknown) => {
+          // A chain the gateway does not serve: send as is, and the gateway answers 421 (0xA2).
+          if (err instanceof GatewayClientError && err.code === 'INVALID_ARGUMENT') return undefined
+          throw err
+        })
+        if (chain) body.signature = await signIntent({ intent: body, chain, signer: options.account })
       }
       return sendIntent('/intents/execute', body, call.chainId)
     },

@@ -40,7 +40,7 @@ export async function toGatewayResult(response: Response, extra: { paymentError?
     intentHash: (response.headers.get('x-intent-hash') ?? str(body.intentHash)) as Hex | undefined,
     chainId: response.headers.get('x-chain-id') || str(body.chainId),
     chainType: (response.headers.get('x-chain-type') || str(body.chainType) || undefined) as ChainType | undefined,
-    location: location ? new URL(location, response.url || undefined).toString() : undefined,
+    location: location ? absolute(location, response.url) : undefined,
     retryAfter: Number.isFinite(retryAfter) && response.headers.has('retry-after') ? retryAfter : undefined,
     state: str(body.state),
     transactionHash: str(body.transactionHash) as Hex | undefined,
@@ -53,6 +53,14 @@ export async function toGatewayResult(response: Response, extra: { paymentError?
     payment: paymentHeader ? decodeSettlement(paymentHeader) : undefined,
     paymentError: extra.paymentError,
     body,
+  }
+}
+
+function absolute(location: string, base: string): string {
+  try {
+    return new URL(location, base || undefined).toString()
+  } catch {
+    return location
   }
 }
 

@@ -136,6 +136,9 @@ describe('intent-gateway CLI against a gateway on anvil', () => {
     const denied = await run(['validate', '--url', url, '--json', ...flags({ nonce: '5', target: world.devnet.contracts.registry })])
     assert.equal(denied.code, 3)
     assert.equal(parsed(denied).status, '0x10')
+    const unserved = await run(['execute', '--url', url, '--chain', '8453', '--json', ...flags({ nonce: '5' })], { INTENT_SIGNER_PRIVATE_KEY: devnetAccounts.sender })
+    assert.equal(unserved.code, 3, unserved.stdout + unserved.stderr)
+    assert.equal(parsed(unserved).status, '0xA2')
   })
 
   it('exit 7 while an execution is unconfirmed; --wait shows progress on stderr and exits 0 once mined', async () => {

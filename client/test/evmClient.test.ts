@@ -179,6 +179,9 @@ describe('client library against a gateway on anvil', () => {
     const unserved = await client.validate(intent({ nonce: '62' }), { chainId: '8453' })
     assert.equal(unserved.httpStatus, 421)
     assert.equal(unserved.status, '0xA2')
+    const unservedSigned = await createGatewayClient({ url: url(), account: sender }).execute(intent({ nonce: '62' }), { chainId: '8453' })
+    assert.equal(unservedSigned.httpStatus, 421)
+    assert.equal(unservedSigned.action, 'deny')
     for (const [field, value] of [['nonce', '-1'], ['value', 'abc'], ['policyId', 'zz'], ['nonce', 1.5]] as const) {
       await assert.rejects(client.validate(intent({ [field]: value })), (err: unknown) => err instanceof GatewayClientError && err.code === 'INVALID_INTENT' && err.field === field && err.message.includes(field))
     }

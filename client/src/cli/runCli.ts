@@ -107,9 +107,13 @@ export async function runCli(params: RunCliParameters): Promise<number> {
         noArguments(rest)
         let intent: IntentInput = readIntent(values, stdin)
         if (intent.signature === undefined && !values.unsigned) {
-          const chain = await client.getChain()
-          const signer = signerFor(chain)
-          if (signer) intent = { ...intent, signature: await signIntent({ intent, chain, signer }) }
+          // A chain the gateway does not serve is answered by the gateway (421, exit 3).
+          const chain = await client.getChain().catch((err: unknown) => {
+            if (err instanceof GatewayClientError && err.code === 'INVALID_ARGUMENT') return undefined
+            throw err
+          })
+          const signer = chain && signerFor(chain)
+          if (chain && signer) intent = { ...intent, signature: await signIntent({ intent, chain, signer }) }
         }
         let result = await client.execute(intent)
         if (values.wait && result.action === 'retry' && (result.status === '0xF3' || result.status === '0xF8')) result = await wait(result)
