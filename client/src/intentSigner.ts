@@ -1,6 +1,6 @@
 // Who signs intents: a viem account on EVM chains (a LocalAccount, or anything with
 // signTypedData), an Ed25519 key on Solana (see createSolanaSigner).
-import type { Address, Hex, LocalAccount } from 'viem'
+import type { LocalAccount } from 'viem'
 
 export type EvmIntentSigner = Pick<LocalAccount, 'address' | 'signTypedData'>
 
@@ -14,4 +14,3 @@ export type SolanaIntentSigner = {
 
 export type IntentSigner = EvmIntentSigner | SolanaIntentSigner
 
-export type { Address, Hex }

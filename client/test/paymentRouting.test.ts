@@ -3,7 +3,9 @@
 // wire format of api-contract.md §10: a 0x55 price is paid through @x402/fetch (one unpaid and one
 // paid request, the same intent both times), within the spend controls; a 0x54 is never paid.
 import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
 import { createServer, type IncomingMessage, type Server } from 'node:http'
+import { resolve } from 'node:path'
 import { after, before, beforeEach, describe, it } from 'node:test'
 import { decodePaymentSignatureHeader, encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http'
 import { privateKeyToAccount } from 'viem/accounts'
@@ -119,5 +121,22 @@ describe('x402 routing: a 0x55 price is paid through @x402/fetch, a 0x54 shortfa
     assert.equal(result.funding?.function, 'depositFor(address)')
     assert.equal(seen.length, 1)
     assert.equal(seen[0]!.signature, undefined)
+  })
+
+  it('the CLI: --pay within --allow-asset pays (exit 0, the settlement in --json); over the limit or without --pay, exit 5; a 0x54, exit 6', async () => {
+    const cli = (args: string[]) => new Promise<{ code: number; stdout: string }>((done) => {
+      execFile(process.execPath, [resolve(import.meta.dirname, '../bin/intent-gateway.js'), 'execute', '--url', url, '--json', '--intent', '-', ...args], { env: { PATH: process.env.PATH ?? '', INTENT_PAYER_PRIVATE_KEY: '0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a' } }, (err, stdout) =>
+        done({ code: err ? Number(err.code) : 0, stdout })).stdin!.end(JSON.stringify(intent))
+    })
+    const paid = await cli(['--pay', '--allow-asset', `${network}/${token}=10000`])
+    assert.equal(paid.code, 0, paid.stdout)
+    assert.equal(JSON.parse(paid.stdout).payment.payer, payer.address)
+    const over = await cli(['--pay', '--allow-asset', `${network}/${token}=9999`])
+    assert.equal(over.code, 5)
+    assert.match(JSON.parse(over.stdout).paymentError, /spendControls/)
+    assert.equal((await cli([])).code, 5)
+    unpaidCode = '0x54'
+    assert.equal((await cli(['--pay', '--allow-asset', `${network}/${token}=10000`])).code, 6)
+    assert.deepEqual(seen.map((s) => s.signature !== undefined), [false, true, false, false, false])
   })
 })

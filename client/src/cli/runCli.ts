@@ -106,7 +106,8 @@ export async function runCli(params: RunCliParameters): Promise<number> {
       case 'execute': {
         noArguments(rest)
         let intent: IntentInput = readIntent(values, stdin)
-        if (intent.signature === undefined && !values.unsigned) {
+        const hasKey = Boolean(env.INTENT_SIGNER_PRIVATE_KEY?.trim() || env.INTENT_SIGNER_SOLANA_KEY?.trim())
+        if (intent.signature === undefined && !values.unsigned && hasKey) {
           // A chain the gateway does not serve is answered by the gateway (421, exit 3).
           const chain = await client.getChain().catch((err: unknown) => {
             if (err instanceof GatewayClientError && err.code === 'INVALID_ARGUMENT') return undefined
