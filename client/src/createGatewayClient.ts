@@ -1,0 +1,219 @@
+// A typed client of Intent Gateway's HTTP API. Refused intents are values (GatewayResult, with the
+// next `action`); only transport faults and misuse throw (GatewayClientError, with the cause).
+import type { Hex } from 'viem'
+import type { ChainDescription } from './chainDescription.ts'
+import { createPayer } from './createPayer.ts'
+import { GatewayClientError } from './gatewayClientError.ts'
+import type { GatewayResult } from './gatewayResult.ts'
+import { hashIntent } from './hashIntent.ts'
+import type { IntentInput } from './intentInput.ts'
+import type { IntentSigner } from './intentSigner.ts'
+import type { PaymentOptions } from './paymentOptions.ts'
+import { signIntent } from './signIntent.ts'
+import { toGatewayResult } from './toGatewayResult.ts'
+import { toIntentBody } from './toIntentBody.ts'
+
+export type GatewayClientOptions = {
+  /** The gateway's base URL, e.g. http://127.0.0.1:3000. */
+  url: string
+  /** Sent as `Authorization: Bearer <apiKey>`; never logged or echoed. */
+  apiKey?: string
+  /** Signs intents that carry no `signature` before execute (EVM: a viem LocalAccount). */
+  account?: IntentSigner
+  /** Pays the gateway's x402 prices (402 0x55); without it a price is answered as `action: 'pay'`. */
+  payment?: PaymentOptions
+  /** The chain used when a call names none (X-Chain-Id); else the gateway's default chain. */
+  chainId?: string
+  /** Time limit of each HTTP request, default 60 s (execute waits for the receipt on the gateway). */
+  timeoutMs?: number
+  fetch?: typeof fetch
+}
+
+export type CallOptions = { chainId?: string }
+
+export type WaitOptions = CallOptions & {
+  /** How long to keep polling, default 60 s; then the last answer (still `retry`) is returned. */
+  timeoutMs?: number
+  /** Between polls, default 500 ms (or the answer's Retry-After when longer). */
+  intervalMs?: number
+  onProgress?: (progress: { attempt: number; elapsedMs: number; result: GatewayResult }) => void
+}
+
+export type StatusCodeEntry = { code: string; statusName: string; description: string; httpStatus: number; reserved: boolean }
+
+export type GatewayClient = ReturnType<typeof createGatewayClient>
+
+export function createGatewayClient(options: GatewayClientOptions) {
+  let base: URL
+  try {
+    base = new URL(options.url.endsWith('/') ? options.url : `${options.url}/`)
+  } catch (err) {
+    throw new GatewayClientError(`The gateway URL ${JSON.stringify(options.url)} is not a URL`, { code: 'INVALID_ARGUMENT', cause: err })
+  }
+  const fetchImpl = options.fetch ?? globalThis.fetch
+  const timeoutMs = options.timeoutMs ?? 60_000
+  const payer = options.payment ? createPayer(options.payment, fetchImpl) : undefined
+  const chains = new Map<string, ChainDescription>()
+  let defaultChainId: string | undefined
+
+  async function send(method: string, path: string, { body, chainId }: { body?: unknown; chainId?: string | undefined } = {}): Promise<Response> {
+    const url = new URL(path.replace(/^\//, ''), base).toString()
+    const headers: Record<string, string> = { accept: 'application/json' }
+    if (body !== undefined) headers['content-type'] = 'application/json'
+    if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`
+    const chain = chainId ?? options.chainId
+    if (chain) headers['x-chain-id'] = chain
+    const init: RequestInit = { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}), signal: AbortSignal.timeout(timeoutMs) }
+    const response = await fetchOrFault(url, init)
+    return response
+  }
+
+  async function fetchOrFault(url: string, init: RequestInit): Promise<Response> {
+    try {
+      return await fetchImpl(url, init)
+    } catch (err) {
+      const name = (err as { name?: string }).name
+      if (name === 'TimeoutError' || name === 'AbortError') {
+        throw new GatewayClientError(`The gateway at ${base.origin} did not answer within ${timeoutMs} ms`, { code: 'TIMEOUT', cause: err })
+      }
+      const reason = (err as { cause?: { code?: string; message?: string } }).cause
+      throw new GatewayClientError(`The gateway at ${base.origin} cannot be reached`, { code: 'UNREACHABLE', details: reason?.code ?? reason?.message ?? String(err), cause: err })
+    }
+  }
+
+  /** Sends an intent; pays a gateway price when a payer is configured. */
+  async function sendIntent(path: string, body: unknown, chainId: string | undefined): Promise<GatewayResult> {
+    const response = await send('POST', path, { body, chainId })
+    const code = response.headers.get('x-erc1066-status')
+    if (response.status === 402 && payer && (code === '0x55' || code === '0x52')) {
+      const url = response.url || new URL(path.replace(/^\//, ''), base).toString()
+      const headers: Record<string, string> = { accept: 'application/json', 'content-type': 'application/json' }
+      if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`
+      const chain = chainId ?? options.chainId
+      if (chain) headers['x-chain-id'] = chain
+      const paid = await payer.pay(response.clone(), url, { method: 'POST', headers, body: JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs) })
+      if ('response' in paid) return toGatewayResult(paid.response)
+      return toGatewayResult(response, { paymentError: paid.paymentError })
+    }
+    return toGatewayResult(response)
+  }
+
+  async function getJson<T>(path: string, chainId?: string): Promise<T> {
+    const response = await send('GET', path, { chainId })
+    if (response.status !== 200) {
+      const result = await toGatewayResult(response)
+      throw new GatewayClientError(`GET ${path} answered ${response.status} (${result.status} ${result.statusName ?? ''})`.trim(), { code: response.status === 421 ? 'INVALID_ARGUMENT' : 'BAD_RESPONSE', details: result.detail })
+    }
+    try {
+      return (await response.json()) as T
+    } catch (err) {
+      throw new GatewayClientError(`GET ${path} did not answer JSON`, { code: 'BAD_RESPONSE', cause: err })
+    }
+  }
+
+  async function listChains(): Promise<{ defaultChainId: string | null; chains: ChainDescription[] }> {
+    const list = await getJson<{ defaultChainId: string | null; chains: ChainDescription[] }>('/chains')
+    for (const chain of list.chains) chains.set(chain.chainId, chain)
+    defaultChainId = list.defaultChainId ?? (list.chains.length === 1 ? list.chains[0]!.chainId : undefined)
+    return list
+  }
+
+  /** The chain's description (cached): the named chain, the client's, else the gateway's default. */
+  async function getChain(chainId?: string): Promise<ChainDescription> {
+    const wanted = chainId ?? options.chainId
+    if (wanted === undefined) {
+      if (defaultChainId === undefined) await listChains()
+      if (defaultChainId === undefined) throw new GatewayClientError('The gateway serves several chains and has no default: name one (chainId)', { code: 'INVALID_ARGUMENT' })
+      return chains.get(defaultChainId)!
+    }
+    const cached = chains.get(wanted) ?? [...chains.values()].find((c) => c.reference === wanted)
+    if (cached) return cached
+    const chain = await getJson<ChainDescription>(`/chains/${encodeURIComponent(wanted)}`)
+    chains.set(wanted, chain)
+    chains.set(chain.chainId, chain)
+    return chain
+  }
+
+  async function getIntent(intentHash: string, call: CallOptions = {}): Promise<GatewayResult> {
+    if (!/^0x[0-9a-fA-F]{64}$/.test(intentHash)) throw new GatewayClientError('An intent hash is 0x followed by 64 hex digits', { code: 'INVALID_ARGUMENT', field: 'intentHash' })
+    return toGatewayResult(await send('GET', `/intents/${intentHash}`, { chainId: call.chainId }))
+  }
+
+  return {
+    url: base.toString(),
+
+    /** POST /intents/validate: what the chain's validator says of the intent. */
+    async validate(intent: IntentInput, call: CallOptions = {}): Promise<GatewayResult> {
+      return sendIntent('/intents/validate', toIntentBody(intent), call.chainId)
+    },
+
+    /**
+     * POST /intents/execute. With an `account` and no `signature` in the intent, the intent is
+     * signed first for the chain it goes to (a 401 then means the chain refused that signature).
+     */
+    async execute(intent: IntentInput, call: CallOptions & { sign?: boolean } = {}): Promise<GatewayResult> {
+      const body = toIntentBody(intent)
+      if (body.signature === undefined && options.account && call.sign !== false) {
+        const chain = await getChain(call.chainId).catch((err: unknown) => {
+          // A chain the gateway does not serve: send as is, and the gateway answers 421 (0xA2).
+          if (err instanceof GatewayClientError && err.code === 'INVALID_ARGUMENT') return undefined
+          throw err
+        })
+        if (chain) body.signature = await signIntent({ intent: body, chain, signer: options.account })
+      }
+      return sendIntent('/intents/execute', body, call.chainId)
+    },
+
+    getIntent,
+
+    /**
+     * Polls GET /intents/{intentHash} (the 202's Location) until the execution is settled or
+     * `timeoutMs` passes; answers the last result either way (`action: 'retry'` when still pending).
+     */
+    async waitForIntent(target: string | GatewayResult, wait: WaitOptions = {}): Promise<GatewayResult> {
+      const started = Date.now()
+      const timeout = wait.timeoutMs ?? 60_000
+      const interval = wait.intervalMs ?? 500
+      let result: GatewayResult | undefined = typeof target === 'string' ? undefined : target
+      const intentHash = typeof target === 'string' ? target : target.intentHash
+      const chainId = wait.chainId ?? (typeof target === 'string' ? undefined : target.chainId)
+      if (result && !pending(result)) return result
+      if (!intentHash) throw new GatewayClientError('Nothing to wait for: the result carries no intent hash', { code: 'INVALID_ARGUMENT' })
+      for (let attempt = 1; ; attempt++) {
+        if (result) {
+          const elapsed = Date.now() - started
+          if (elapsed >= timeout) return result
+          const delay = Math.min(Math.max(interval, (result.retryAfter ?? 0) * 1000), timeout - elapsed)
+          await new Promise((resolve) => setTimeout(resolve, delay))
+        }
+        result = await getIntent(intentHash, chainId ? { chainId } : {})
+        wait.onProgress?.({ attempt, elapsedMs: Date.now() - started, result })
+        if (!pending(result)) return result
+      }
+    },
+
+    listChains,
+    getChain,
+
+    /** GET /status-codes: the ERC-1066 → HTTP table the gateway answers by. */
+    async statusCodes(): Promise<StatusCodeEntry[]> {
+      return (await getJson<{ codes: StatusCodeEntry[] }>('/status-codes')).codes
+    },
+
+    /** The intent hash the gateway will answer for this intent on that chain. */
+    async hashIntent(intent: IntentInput, call: CallOptions = {}): Promise<Hex> {
+      return hashIntent(intent, await getChain(call.chainId))
+    },
+
+    /** The intent's signature by the client's account, for the chain it goes to. */
+    async signIntent(intent: IntentInput, call: CallOptions = {}): Promise<Hex> {
+      if (!options.account) throw new GatewayClientError('No account to sign with: pass `account` to createGatewayClient', { code: 'INVALID_ARGUMENT' })
+      return signIntent({ intent, chain: await getChain(call.chainId), signer: options.account })
+    },
+  }
+}
+
+/** Still settling: submitted and unconfirmed, or in flight from another request. */
+function pending(result: GatewayResult) {
+  return result.status === '0xF3' || result.status === '0xF8'
+}

@@ -1,0 +1,58 @@
+// examples/agent.ts (validate → sign → execute → wait) run as a user runs it, against the devnet.
+import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
+import { resolve } from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import { demoCounterArtifact } from '../../src/contracts/demoCounterArtifact.ts'
+import { devnetAccounts } from '../../src/devnet/devnetAccounts.ts'
+import { startWorld, type World } from '../../test/support/testGateway.ts'
+
+const root = resolve(import.meta.dirname, '../..')
+
+function runExample(file: string, env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    execFile(process.execPath, ['--import', 'tsx', file], { cwd: root, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env }, timeout: 60_000 }, (err, stdout, stderr) =>
+      done({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }))
+  })
+}
+
+describe('examples/agent.ts against the devnet', () => {
+  let world: World
+  const count = () => world.clients.publicClient.readContract({ address: world.devnet.demo.counter, abi: demoCounterArtifact.abi, functionName: 'count' }) as Promise<bigint>
+  const env = (overrides: Record<string, string> = {}) => ({
+    INTENT_GATEWAY_URL: world.gateway.baseUrl,
+    INTENT_SIGNER_PRIVATE_KEY: devnetAccounts.sender,
+    INTENT_TARGET: world.devnet.demo.counter,
+    INTENT_POLICY_ID: world.devnet.demo.policies.open,
+    ...overrides,
+  })
+
+  before(async () => {
+    world = await startWorld()
+  })
+  after(async () => {
+    await world?.stop()
+  })
+
+  it('validates, signs, executes and reports the transaction; the counter moved once', async () => {
+    const before = await count()
+    const r = await runExample('examples/agent.ts', env())
+    assert.equal(r.code, 0, r.stdout + r.stderr)
+    const lines = r.stdout.trim().split('\n')
+    assert.equal(lines[0], 'validate: 0x01 SUCCESS (done)')
+    assert.equal(lines[1], `signed by ${world.devnet.demo.sender}`)
+    assert.match(lines[2]!, /^execute: 0x11 EXECUTED \(done\) intent 0x[0-9a-f]{64}$/)
+    const hash = /^transaction (0x[0-9a-f]{64}) in block \d+$/.exec(lines[3]!)?.[1]
+    assert.ok(hash, r.stdout)
+    assert.equal((await world.clients.publicClient.getTransactionReceipt({ hash: hash as `0x${string}` })).status, 'success')
+    assert.equal(await count(), before + 1n)
+  })
+
+  it('stops after validate, exit 1, when the chain refuses the intent', async () => {
+    const before = await count()
+    const r = await runExample('examples/agent.ts', env({ INTENT_POLICY_ID: world.devnet.demo.policies.mainnetOnly }))
+    assert.equal(r.code, 1)
+    assert.match(r.stdout, /^validate: 0xA2 UNSUPPORTED_CHAIN \(deny\)$/m)
+    assert.equal(await count(), before)
+  })
+})
