@@ -295,7 +295,12 @@ export function createEvmAdapter({ chain: resolved, relayerPrivateKey, rpcTimeou
       const receipt = await receiptOf(tx.id as Hex)
       if (receipt && (tx.blockHash === undefined || receipt.blockHash === tx.blockHash)) return true
       const used = await client.readContract({ address: chain.executor, abi: intentExecutorArtifact.abi, functionName: 'nonceUsed', args: [tx.intent.sender as Address, tx.intent.nonce] })
-      if (!used) log.warn({ transactionHash: tx.id, blockNumber: tx.blockNumber?.toString(), blockHash: tx.blockHash }, 'the journal says an intent was executed, but the chain has neither its transaction nor its nonce used (chain reset or reorg)')
+      if (!used) {
+        log.warn({ transactionHash: tx.id, blockNumber: tx.blockNumber?.toString(), blockHash: tx.blockHash }, 'the journal says an intent was executed, but the chain has neither its transaction nor its nonce used (chain reset or reorg); reading the chain instance and the relayer nonce again')
+        // Whatever the cache said, the chain moved under us: the relayer's next nonce too.
+        await chainInstance(0)
+        relayer?.resync()
+      }
       return used
     } catch (err) {
       throw classifyRpcError(err, chain.chainId, 'check of a journaled execution')
