@@ -54,6 +54,10 @@ export type CreateGatewayParameters = {
     maxGasPerExecution?: number | undefined
     /** When set, GET /metrics requires `Authorization: Bearer <token>`. */
     metricsToken?: string | undefined
+    /** Blocks deep before an execution is final (CONFIRMATIONS); default 1. */
+    confirmations?: number | undefined
+    /** The fee ceiling (wei per gas) for re-pricing stuck executions (MAX_FEE_PER_GAS_GWEI); default: no re-pricing. */
+    maxFeePerGas?: bigint | undefined
   }
   logger: Logger
 }
@@ -84,7 +88,13 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
       logger,
       maxGasPerExecution: config.maxGasPerExecution === undefined ? undefined : BigInt(config.maxGasPerExecution),
       rpcRecorder: metrics.rpc,
-      unsettledTransactions: async (relayer) => (await journal.pending({ chainId: chain.chainId, relayer })).flatMap((r) => r.transaction ?? []),
+      confirmations: config.confirmations,
+      maxFeePerGas: config.maxFeePerGas,
+      // Transactions of another instance of the chain (reset) hold no nonce on this one.
+      unsettledTransactions: async (relayer, chainInstance) =>
+        (await journal.pending({ chainId: chain.chainId, relayer }))
+          .filter((r) => chainInstance === undefined || r.chainInstance === undefined || r.chainInstance === chainInstance)
+          .flatMap((r) => r.transaction ?? []),
     }),
   )
   // Each runtime's client is loaded only when one of its chains is configured.

@@ -14,6 +14,8 @@ export type ExecutionReceipt = {
   /** The chain's transaction id (EVM: the 0x hash; Sui: the base58 digest; Solana: the base58 signature). */
   transactionHash: string
   blockNumber: bigint
+  /** The chain's id of the block that holds it (EVM: block hash): what a reorg check compares. */
+  blockHash?: string | undefined
   gasUsed: bigint
   returnData: Hex | undefined
   detail: string | undefined
@@ -52,6 +54,36 @@ export type Preflight =
   | { ok: false; status: number; detail: string | undefined }
   /** `onSigned` runs before the broadcast; if it throws, nothing is sent. */
   | { ok: true; send: (hooks: { onSigned: (tx: SignedExecution) => void | Promise<void> }) => Promise<Submission> }
+
+/** What the reconciler hands `reconcile`: the journaled transaction and what else is known of it. */
+export type ReconcileRequest = SignedExecution & {
+  intent: Intent
+  /**
+   * Earlier attempts this transaction replaced (re-priced, re-signed): any of them may be the one
+   * that is mined; a `settled` answer names the one in its receipt's `transactionHash`.
+   */
+  replaced?: readonly SignedExecution[] | undefined
+  /**
+   * The record was made on another instance of this chain (reset on the same id): settle it from
+   * the chain if it is there, else drop it; never broadcast it again.
+   */
+  otherInstance?: boolean | undefined
+}
+
+/** What the chain says of a settled execution that is not final yet. */
+export type MinedCheck =
+  /** Still in the chain, in the same block, this many blocks deep (1 = in the latest block). */
+  | { kind: 'present'; confirmations: number }
+  /** Its block left the chain (reorg, or the chain was reset): reopen and reconcile it. */
+  | { kind: 'gone'; detail: string }
+
+/** A replacement for a stuck transaction, signed but not broadcast: journal it, then broadcast. */
+export type Replacement = {
+  tx: SignedExecution
+  /** Why, for the journal and the log (e.g. the fees before and after). */
+  detail: string
+  broadcast(): Promise<void>
+}
 
 /** What the chain says of a journaled transaction that is not settled. */
 export type Reconciliation =
@@ -109,6 +141,11 @@ export type ChainAdapter = {
    * covers the program id and config account); otherwise the registry uses the runtime's.
    */
   runtime?: ChainRuntime
+  /**
+   * How many blocks deep (1 = in the latest block) an execution must be before it is reported
+   * final (CONFIRMATIONS); until then it is mined but can still be undone by a reorg. Default 1.
+   */
+  confirmations?: number
   /** The executor contract, where depositing funds resolves INSUFFICIENT_FUNDS. */
   executorAddress: string
   /** The relayer's balance in the chain's smallest unit (metrics); absent without a relayer. */
@@ -129,7 +166,28 @@ export type ChainAdapter = {
    * Finds out what became of a journaled transaction, and broadcasts it again if the node lost it.
    * The reconciler calls it in the order the transactions were signed.
    */
-  reconcile(tx: SignedExecution & { intent: Intent }): Promise<Reconciliation>
+  reconcile(tx: ReconcileRequest): Promise<Reconciliation>
+  /**
+   * Which instance of the chain the node serves now (EVM: the genesis hash, and a dev node's
+   * instance id): it changes when a chain is reset on the same id. Records are bound to it. May
+   * answer from a short cache.
+   */
+  chainInstance?(): Promise<string>
+  /**
+   * Whether the chain still has the execution a journal record says was mined (its transaction's
+   * receipt in the same block), or the intent was executed anyway (its nonce used): asked before
+   * answering 409 from the journal.
+   */
+  confirmExecuted?(tx: SignedExecution & { intent: Intent; blockNumber: bigint | undefined; blockHash: string | undefined }): Promise<boolean>
+  /** How deep a settled, not yet final execution is, or that its block is gone (reorg). */
+  checkMined?(tx: SignedExecution & { blockNumber: bigint | undefined; blockHash: string | undefined }): Promise<MinedCheck>
+  /**
+   * A replacement for a transaction that has been pending for `pendingForMs` without being mined,
+   * when the runtime can make one that has a better chance (EVM: the same relayer nonce with fees
+   * raised to the market, at least the node's replacement minimum, within the fee ceiling);
+   * undefined when there is nothing to do.
+   */
+  replacement?(tx: ReconcileRequest, pendingForMs: number): Promise<Replacement | undefined>
   getHealth(): Promise<ChainHealth>
   /** Checks that the validator, executor and registry have code on the chain. */
   preflight(): Promise<PreflightResult>

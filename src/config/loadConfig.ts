@@ -69,6 +69,10 @@ export type GatewayConfig = {
   maxGasPerExecution: number
   /** When set, GET /metrics requires `Authorization: Bearer <token>`. */
   metricsToken: string | undefined
+  /** Blocks deep (1 = in the latest block) before an execution is reported final (CONFIRMATIONS). */
+  confirmations: number
+  /** The most the relayer pays per gas, in wei, when it re-prices a stuck execution (MAX_FEE_PER_GAS_GWEI); undefined: never re-priced. */
+  maxFeePerGas: bigint | undefined
 }
 
 export type AuthConfig = {
@@ -143,6 +147,9 @@ export function loadConfig(env: Env): GatewayConfig {
   const allowUnsignedIntents = readBoolean(env, 'ALLOW_UNSIGNED_INTENTS', problems)
   const maxGasPerExecution = readInteger(env, 'MAX_GAS_PER_EXECUTION', { min: 21_000, max: 1_000_000_000, fallback: 5_000_000 }, problems)
 
+  const confirmations = readInteger(env, 'CONFIRMATIONS', { min: 1, max: 1_000, fallback: 1 }, problems)
+  const maxFeePerGas = readGwei(env, 'MAX_FEE_PER_GAS_GWEI', { max: 100_000, fallback: '100' }, problems)
+
   if (problems.length > 0) throw new ConfigError(problems)
   return {
     nodeEnv,
@@ -173,7 +180,21 @@ export function loadConfig(env: Env): GatewayConfig {
     requireSignedIntents: production && !allowUnsignedIntents,
     maxGasPerExecution: maxGasPerExecution!,
     metricsToken: env.METRICS_TOKEN?.trim() || undefined,
+    confirmations: confirmations!,
+    maxFeePerGas,
   }
+}
+
+/** An amount of gwei with up to 9 decimals, as wei; 0 turns the feature off (undefined). */
+function readGwei(env: Env, name: string, bounds: { max: number; fallback: string }, problems: string[]): bigint | undefined {
+  const raw = env[name]?.trim() || bounds.fallback
+  const match = /^(\d{1,9})(?:\.(\d{1,9}))?$/.exec(raw)
+  if (!match || Number(raw) > bounds.max) {
+    problems.push(`${name}: "${raw.slice(0, 20)}" is not an amount of gwei between 0 and ${bounds.max} (up to 9 decimals; 0 turns re-pricing off)`)
+    return undefined
+  }
+  const wei = BigInt(match[1]!) * 1_000_000_000n + BigInt((match[2] ?? '').padEnd(9, '0'))
+  return wei === 0n ? undefined : wei
 }
 
 function readChains(env: Env, problems: string[]): ChainConfig[] {

@@ -63,16 +63,31 @@ async function run(
     return outcome(Status.SIGNATURE_REQUIRED, 'this gateway executes only intents signed by their sender (or a delegate of the policy): sign the typed data in `signing` and send it as `signature`')
   }
 
-  const claim = await journal.claim({ chainId: adapter.chainId, intentHash, intent })
+  // The chain instance the attempt is made on (a chain reset on the same id is another instance).
+  const chainInstance = await adapter.chainInstance?.()
+  let claim = await journal.claim({ chainId: adapter.chainId, intentHash, intent, chainInstance })
+  // "Already executed" is the journal's memory of the chain: ask the chain before answering 409.
+  // A record whose execution the chain no longer has (reset, reorg) stops holding the intent.
+  if (!claim.ok && claim.holder.state === 'mined' && claim.holder.transaction && adapter.confirmExecuted) {
+    const { holder } = claim
+    const still = await adapter.confirmExecuted({ ...holder.transaction!, intent: holder.intent, blockNumber: holder.blockNumber, blockHash: holder.blockHash })
+    if (!still) {
+      await journal.retire(holder, `the chain no longer has this execution (transaction ${holder.transaction!.id} in block ${holder.blockNumber ?? '?'}): the chain was reset or reorganized, and the intent's nonce is unused there`)
+      claim = await journal.claim({ chainId: adapter.chainId, intentHash, intent, chainInstance })
+    } else if (chainInstance !== undefined && holder.chainInstance !== chainInstance) {
+      await journal.rebind(holder, chainInstance)
+    }
+  }
   if (!claim.ok) {
     const { holder } = claim
     const sameIntent = holder.intentHash === intentHash
     const what = sameIntent ? 'this intent' : `an intent with the same sender and nonce (${holder.intentHash})`
     return holder.state === 'mined'
-      ? outcome(Status.NONCE_USED, `${what} was already executed`, toReport(holder))
-      : outcome(Status.IN_FLIGHT, `${what} is already being executed`, toReport(holder))
+      ? outcome(Status.NONCE_USED, `${what} was already executed`, toReport(holder, adapter))
+      : outcome(Status.IN_FLIGHT, `${what} is already being executed`, toReport(holder, adapter))
   }
   const record = claim.record
+  const depth = adapter.confirmations ?? 1
 
   let submission
   try {
@@ -98,7 +113,7 @@ async function run(
   let watchFailed = false
   const settled = submission.receipt.then(
     async (receipt) => {
-      await journal.settle(record, fromReceipt(receipt))
+      await journal.settle(record, { ...fromReceipt(receipt), final: depth <= 1 })
       return receipt
     },
     (err: unknown) => {
@@ -117,7 +132,11 @@ async function run(
     const receipt = await Promise.race([settled, timeout])
     if (receipt) {
       noteSent(receipt.state)
-      return outcome(receipt.status, receipt.detail, toReport(record))
+      if (depth > 1) {
+        // Mined, not final: a reorg can still undo it. 202 until CONFIRMATIONS blocks deep.
+        return outcome(Status.SUBMITTED, `the transaction was mined (${receipt.state === 'mined' ? 'executed' : 'reverted'}, code 0x${receipt.status.toString(16).padStart(2, '0').toUpperCase()}) but is not final until ${depth} blocks deep; poll the Location for its final state`, toReport(record, adapter))
+      }
+      return outcome(receipt.status, receipt.detail, toReport(record, adapter))
     }
     noteSent('submitted')
     const why = watchFailed
@@ -125,7 +144,7 @@ async function run(
       : submission.accepted
         ? `the transaction was sent but not mined within ${receiptTimeoutMs} ms`
         : 'the transaction was signed and journaled, but the node did not answer its broadcast'
-    return outcome(Status.SUBMITTED, `${why}; the gateway keeps delivering it: poll the Location for its state`, toReport(record))
+    return outcome(Status.SUBMITTED, `${why}; the gateway keeps delivering it: poll the Location for its state`, toReport(record, adapter))
   } finally {
     clearTimeout(timer)
   }
@@ -136,18 +155,27 @@ export function fromReceipt(receipt: ExecutionReceipt): Settlement {
     state: receipt.state,
     status: receipt.status,
     blockNumber: receipt.blockNumber,
+    blockHash: receipt.blockHash,
+    transactionId: receipt.transactionHash,
     gasUsed: receipt.gasUsed,
     returnData: receipt.returnData,
     detail: receipt.detail,
   }
 }
 
-export function toReport(record: ExecutionRecord): ExecutionReport {
+/**
+ * The execution as reported. `final` says whether a mined or reverted outcome is deep enough
+ * (CONFIRMATIONS) to be relied on; `confirmationsRequired` is the chain's depth.
+ */
+export function toReport(record: ExecutionRecord, adapter?: Pick<ChainAdapter, 'confirmations'>): ExecutionReport {
+  const settled = record.state === 'mined' || record.state === 'reverted'
   return {
     state: record.state === 'claimed' ? 'pending' : record.state,
     transactionHash: record.transaction?.id,
     blockNumber: record.blockNumber,
     gasUsed: record.gasUsed,
     returnData: record.returnData,
+    final: record.state === 'dropped' || (settled && record.final),
+    ...(adapter?.confirmations !== undefined && adapter.confirmations > 1 ? { confirmationsRequired: adapter.confirmations } : {}),
   }
 }

@@ -28,4 +28,11 @@ export type ExecutionReport = {
   blockNumber: bigint | undefined
   gasUsed: bigint | undefined
   returnData: Hex | undefined
+  /**
+   * Whether the outcome is final: settled (mined or reverted) and CONFIRMATIONS blocks deep, or
+   * dropped. A mined execution that is not final is answered 202 (0xF3): a reorg can still undo it.
+   */
+  final?: boolean | undefined
+  /** The confirmation depth of the chain, when it is above 1. */
+  confirmationsRequired?: number | undefined
 }

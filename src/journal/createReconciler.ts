@@ -1,14 +1,36 @@
-// Finishes what the journal says is unfinished: every record whose transaction was signed but not
-// settled is checked against its chain, at start-up (before the gateway takes requests) and then
-// periodically. Mined → settled from the receipt; lost by the node → broadcast again, byte for
-// byte; replaced or refused for good (its relayer nonce or gas coin taken) → settled as dropped.
+// Finishes what the journal says is unfinished, at start-up (before the gateway takes requests)
+// and then periodically, chain by chain:
+// - the chain instance: records made on another instance of the chain (reset on the same id) are
+//   settled from the chain if it has them, else dropped (pending) or retired (mined), never sent
+//   again;
+// - confirmations: a mined or reverted record not final yet is confirmed once CONFIRMATIONS blocks
+//   deep, or reopened when a reorg removed its block (and reconciled below, in the same pass);
+// - every record whose transaction was signed but not settled: mined → settled from the receipt;
+//   lost by the node → broadcast again, byte for byte; replaced or unable to mine (its relayer
+//   nonce or gas coin taken, or above a nonce gap) → settled as dropped; still pending but
+//   underpriced → replaced by a re-priced transaction, journaled as a new attempt first.
 import type { Logger } from 'pino'
 import type { ChainAdapter } from '../chains/chainAdapter.ts'
 import { fromReceipt } from '../intents/executeIntent.ts'
 import { Status } from '../status/statusCodes.ts'
 import type { ExecutionRecord, Journal } from './openJournal.ts'
 
-export type ReconcileReport = { checked: number; settled: number; dropped: number; rebroadcast: number; stillPending: number; failed: number }
+export type ReconcileReport = {
+  checked: number
+  settled: number
+  dropped: number
+  rebroadcast: number
+  stillPending: number
+  failed: number
+  /** Pending transactions replaced by a re-priced one. */
+  repriced: number
+  /** Settled records that reached their confirmation depth. */
+  confirmed: number
+  /** Settled records whose block a reorg removed: back to pending. */
+  reopened: number
+  /** Records of another chain instance that the chain no longer has. */
+  retired: number
+}
 
 export type Reconciler = {
   /** One pass over the pending records older than `minAgeMs` (all of them when 0). */
@@ -31,17 +53,23 @@ export function createReconciler({ journal, adapters, intervalMs, logger }: Crea
   let running: Promise<ReconcileReport> | undefined
   let stopped = false
 
-  async function reconcileRecord(adapter: ChainAdapter, record: ExecutionRecord, report: ReconcileReport) {
+  async function settleFrom(adapter: ChainAdapter, record: ExecutionRecord, receipt: Parameters<typeof fromReceipt>[0], report: ReconcileReport) {
+    if (await journal.settle(record, { ...fromReceipt(receipt), final: (adapter.confirmations ?? 1) <= 1 })) {
+      report.settled++
+      log.info({ intentHash: record.intentHash, chainId: record.chainId, transactionHash: receipt.transactionHash, state: receipt.state }, 'journaled execution settled from the chain')
+    }
+  }
+
+  async function reconcileRecord(adapter: ChainAdapter, record: ExecutionRecord, report: ReconcileReport, options: { minAgeMs: number; otherInstance?: boolean }) {
     const { transaction } = record
     if (!transaction) return
     const transactionHash = transaction.id
-    const result = await adapter.reconcile({ ...transaction, intent: record.intent })
+    const replaced = record.attempt > 1 ? await journal.replaced(record) : []
+    const request = { ...transaction, intent: record.intent, replaced, otherInstance: options.otherInstance }
+    const result = await adapter.reconcile(request)
     switch (result.kind) {
       case 'settled':
-        if (await journal.settle(record, fromReceipt(result.receipt))) {
-          report.settled++
-          log.info({ intentHash: record.intentHash, chainId: record.chainId, transactionHash, state: result.receipt.state }, 'journaled execution settled from the chain')
-        }
+        await settleFrom(adapter, record, result.receipt, report)
         return
       case 'dropped':
         await journal.settle(record, {
@@ -53,23 +81,90 @@ export function createReconciler({ journal, adapters, intervalMs, logger }: Crea
           returnData: undefined,
         })
         report.dropped++
-        log.warn({ intentHash: record.intentHash, chainId: record.chainId, transactionHash, executed: result.executed }, 'journaled transaction was replaced')
+        log.warn({ intentHash: record.intentHash, chainId: record.chainId, transactionHash, executed: result.executed, detail: result.detail }, 'journaled transaction dropped')
         return
       case 'rebroadcast':
         report.rebroadcast++
         return
-      case 'pending':
+      case 'pending': {
         report.stillPending++
+        const pendingForMs = Date.now() - record.updatedAt.getTime()
+        if (!adapter.replacement || pendingForMs < options.minAgeMs) return
+        const replacement = await adapter.replacement(request, pendingForMs)
+        if (!replacement) return
+        // Journaled before it is broadcast: whichever of the two is mined settles the intent.
+        const next = await journal.replace(record, replacement.tx, `replaced by attempt ${record.attempt + 1}: ${replacement.detail}`)
+        log.warn({ intentHash: record.intentHash, chainId: record.chainId, transactionHash, replacement: replacement.tx.id, attempt: next.attempt, detail: replacement.detail }, 'stuck transaction re-priced as a new attempt')
+        report.repriced++
+        await replacement.broadcast()
+      }
+    }
+  }
+
+  /** Records made on another instance of the chain: verified against this one. */
+  async function checkInstance(adapter: ChainAdapter, report: ReconcileReport) {
+    if (!adapter.chainInstance) return
+    const instance = await adapter.chainInstance()
+    const others = await journal.otherInstances(adapter.chainId, instance)
+    if (others.length === 0) return
+    log.warn({ chainId: adapter.chainId, chainInstance: instance, records: others.length }, 'journal records of another instance of this chain (it was reset): checking each against the chain')
+    for (const record of others) {
+      if (!record.transaction) continue
+      if (record.state === 'pending') {
+        report.checked++
+        await reconcileRecord(adapter, record, report, { minAgeMs: Number.POSITIVE_INFINITY, otherInstance: true })
+        // Settled from the chain (settle updates the record): it is on this instance too.
+        if ((record.state as string) !== 'dropped') await journal.rebind(record, instance)
+        continue
+      }
+      // Mined: still there (a node restarted with its state) or gone with the old instance.
+      const check = adapter.checkMined ? await adapter.checkMined({ ...record.transaction, blockNumber: record.blockNumber, blockHash: record.blockHash }) : undefined
+      if (!check || check.kind === 'present') {
+        await journal.rebind(record, instance)
+        continue
+      }
+      if (await journal.retire(record, `the chain was reset: ${check.detail}; the execution no longer exists on ${record.chainId} and the intent may be sent again`)) {
+        report.retired++
+        log.warn({ intentHash: record.intentHash, chainId: record.chainId, transactionHash: record.transaction.id }, 'executed record of a reset chain retired: the chain no longer has it')
+      }
+    }
+  }
+
+  /** Mined or reverted records not final yet: confirmed when deep enough, reopened after a reorg. */
+  async function checkConfirmations(adapter: ChainAdapter, report: ReconcileReport) {
+    if (!adapter.checkMined) return
+    const depth = adapter.confirmations ?? 1
+    for (const record of await journal.unconfirmed({ chainId: adapter.chainId })) {
+      if (!record.transaction) continue
+      const check = await adapter.checkMined({ ...record.transaction, blockNumber: record.blockNumber, blockHash: record.blockHash })
+      if (check.kind === 'present') {
+        if (check.confirmations >= depth && (await journal.confirm(record))) report.confirmed++
+        continue
+      }
+      if (await journal.reopen(record, `reopened: ${check.detail}`)) {
+        report.reopened++
+        log.warn({ intentHash: record.intentHash, chainId: record.chainId, transactionHash: record.transaction.id, blockNumber: record.blockNumber?.toString(), detail: check.detail }, 'a reorg removed a mined execution: reopened, to be reconciled')
+      }
     }
   }
 
   async function pass(minAgeMs: number): Promise<ReconcileReport> {
-    const report: ReconcileReport = { checked: 0, settled: 0, dropped: 0, rebroadcast: 0, stillPending: 0, failed: 0 }
+    const report: ReconcileReport = { checked: 0, settled: 0, dropped: 0, rebroadcast: 0, stillPending: 0, failed: 0, repriced: 0, confirmed: 0, reopened: 0, retired: 0 }
+    const unreachable = new Set<string>()
+    for (const adapter of adapters) {
+      try {
+        await checkInstance(adapter, report)
+        await checkConfirmations(adapter, report)
+      } catch (err) {
+        report.failed++
+        unreachable.add(adapter.chainId)
+        log.warn({ err, chainId: adapter.chainId }, 'could not check the chain instance or confirmations; will try again')
+      }
+    }
     const cutoff = Date.now() - minAgeMs
     // In the order they were signed (for EVM, nonce order per relayer), so that a node that lost
     // several gets them back without gaps.
     const records = (await journal.pending()).filter((r) => r.updatedAt.getTime() <= cutoff)
-    const unreachable = new Set<string>()
     for (const record of records) {
       if (unreachable.has(record.chainId)) continue
       const adapter = adapters.find((a) => a.chainId === record.chainId)
@@ -79,7 +174,7 @@ export function createReconciler({ journal, adapters, intervalMs, logger }: Crea
       }
       report.checked++
       try {
-        await reconcileRecord(adapter, record, report)
+        await reconcileRecord(adapter, record, report, { minAgeMs: Math.max(minAgeMs, 1) })
       } catch (err) {
         report.failed++
         // One unreachable chain costs one timeout per pass, not one per record.
@@ -87,7 +182,7 @@ export function createReconciler({ journal, adapters, intervalMs, logger }: Crea
         log.warn({ err, intentHash: record.intentHash, chainId: record.chainId }, 'could not reconcile a journaled execution; will try again')
       }
     }
-    if (report.checked > 0) log.info(report, 'reconciliation pass')
+    if (report.checked > 0 || report.confirmed > 0 || report.reopened > 0 || report.retired > 0 || report.failed > 0) log.info(report, 'reconciliation pass')
     return report
   }
 

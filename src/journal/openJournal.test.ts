@@ -214,6 +214,10 @@ describe('openJournal', () => {
         status: 0x11,
         transaction: evm(4),
         blockNumber: 41n,
+        // Schema 3: what was reported final stays final; the chain instance is unknown.
+        blockHash: undefined,
+        final: true,
+        chainInstance: undefined,
         gasUsed: 60000n,
         returnData: '0x',
         detail: undefined,
@@ -248,6 +252,54 @@ describe('openJournal', () => {
     assert.equal((await again.pending()).length, 3)
     again.close()
     assert.equal(readdirSync(join(dir, 'v1')).filter((f) => f.endsWith('.bak')).length, 1, 'no second copy')
+  })
+
+  it('journals a replacement as a new attempt before it is broadcast; whichever attempt is mined settles the intent', async () => {
+    const journal = openJournal({ path: ':memory:' })
+    const first = await claimed(journal, claimOf(40))
+    await journal.recordSigned(first, signedTx(8))
+    const repriced = { ...signedTx(8), id: hash(2008) }
+    const second = await journal.replace(first, repriced, 'replaced by attempt 2: fees raised')
+    assert.deepEqual([first.state, first.status, second.state, second.attempt, second.transaction?.id], ['dropped', 0xf0, 'pending', 2, hash(2008)])
+    assert.deepEqual((await journal.pending()).map((r) => r.id), [second.id], 'only the live attempt is pending')
+    assert.ok(!(await journal.claim(claimOf(40))).ok, 'the intent stays held')
+    assert.deepEqual(await journal.replaced(second), [first.transaction])
+    // The first transaction is the one mined: it takes the outcome; the second is replaced.
+    assert.equal(await journal.settle(second, { ...mined, transactionId: first.transaction!.id }), true)
+    assert.equal(second.state, 'dropped')
+    assert.match(second.detail ?? '', /attempt 1 .* was mined instead/)
+    const now = await journal.get(hash(40), 'eip155:1')
+    assert.deepEqual([now?.id, now?.state, now?.final], [first.id, 'mined', true])
+    // And the other way: a third intent whose replacement is mined.
+    const a = await claimed(journal, claimOf(41))
+    await journal.recordSigned(a, signedTx(9))
+    const b = await journal.replace(a, { ...signedTx(9), id: hash(2009) }, 'fees raised')
+    assert.equal(await journal.settle(b, { ...mined, transactionId: hash(2009) }), true)
+    assert.deepEqual([(await journal.get(hash(41)))?.id, (await journal.get(hash(41)))?.state, a.state], [b.id, 'mined', 'dropped'])
+    journal.close()
+  })
+
+  it('keeps a settlement unconfirmed until confirmed, reopens it after a reorg, and retires a live record of a reset chain', async () => {
+    const journal = openJournal({ path: ':memory:' })
+    const r = await claimed(journal, { ...claimOf(50), chainInstance: 'genesis-a' })
+    assert.equal(r.chainInstance, 'genesis-a')
+    await journal.recordSigned(r, signedTx(10))
+    await journal.settle(r, { ...mined, blockHash: '0xb1', final: false })
+    assert.deepEqual((await journal.unconfirmed()).map((x) => [x.id, x.blockHash, x.final]), [[r.id, '0xb1', false]])
+    assert.equal(await journal.reopen(r, 'reopened: reorg'), true)
+    assert.deepEqual([r.state, r.blockNumber, r.blockHash, r.status], ['pending', undefined, undefined, 0xf3])
+    assert.deepEqual((await journal.pending()).map((x) => x.id), [r.id])
+    await journal.settle(r, { ...mined, blockHash: '0xb2', final: false })
+    assert.equal(await journal.confirm(r), true)
+    assert.equal(await journal.reopen(r, 'too late'), false, 'a final record is not reopened')
+    assert.deepEqual(await journal.unconfirmed(), [])
+    // Another instance of the chain: the mined record is listed, and retired frees the intent.
+    assert.deepEqual((await journal.otherInstances('eip155:1', 'genesis-a')).map((x) => x.id), [])
+    assert.deepEqual((await journal.otherInstances('eip155:1', 'genesis-b')).map((x) => x.id), [r.id])
+    assert.equal(await journal.retire(r, 'the chain was reset'), true)
+    assert.deepEqual([r.state, r.status, r.detail], ['dropped', 0xf0, 'the chain was reset'])
+    assert.ok((await journal.claim(claimOf(50))).ok)
+    journal.close()
   })
 
   it('refuses a journal written by a newer gateway, leaving it untouched', () => {

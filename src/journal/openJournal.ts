@@ -32,6 +32,19 @@ export type ExecutionRecord = {
   /** The signed transaction (id, bytes to broadcast again, relayer, the runtime's details); none while claimed. */
   transaction: SignedExecution | undefined
   blockNumber: bigint | undefined
+  /** The id (EVM: hash) of the block that holds the execution: a reorg that removes it is seen by comparing. */
+  blockHash: string | undefined
+  /**
+   * Settled and deep enough (CONFIRMATIONS) to be reported final. A mined or reverted record that
+   * is not final yet can still be reopened by a reorg.
+   */
+  final: boolean
+  /**
+   * The instance of the chain the attempt was made on (its adapter's `chainInstance()`), so that a
+   * chain reset on the same id is told apart from the chain the record speaks of; undefined for a
+   * record written before schema 3 (checked against the chain when it matters).
+   */
+  chainInstance: string | undefined
   gasUsed: bigint | undefined
   returnData: Hex | undefined
   detail: string | undefined
@@ -41,6 +54,15 @@ export type ExecutionRecord = {
 
 export type Settlement = Pick<ExecutionRecord, 'status' | 'blockNumber' | 'gasUsed' | 'returnData' | 'detail'> & {
   state: Exclude<ExecutionState, 'pending'>
+  blockHash?: string | undefined
+  /** Final at once (the default): CONFIRMATIONS is 1, or the outcome cannot be undone (dropped). */
+  final?: boolean | undefined
+  /**
+   * The transaction that settled it, when it is not the record's own: an earlier attempt that this
+   * one replaced (same relayer nonce, other fees) was mined instead. That attempt is settled with
+   * this outcome and this record becomes `dropped` (replaced).
+   */
+  transactionId?: string | undefined
 }
 
 export type Claim =
@@ -55,7 +77,7 @@ export type Claim =
  */
 export type Journal = {
   /** Claims the intent for one execution; fails while another attempt of it (or of its sender and nonce) is in flight or executed. */
-  claim(params: { chainId: string; intentHash: Hex; intent: Intent }): Promise<Claim>
+  claim(params: { chainId: string; intentHash: Hex; intent: Intent; chainInstance?: string | undefined }): Promise<Claim>
   /** Gives back an attempt that sent nothing (refused before signing, or its transaction refused by the node), as if never made. */
   release(record: ExecutionRecord): Promise<void>
   /**
@@ -65,7 +87,36 @@ export type Journal = {
   recordSigned(record: ExecutionRecord, tx: SignedExecution): Promise<void>
   /** Settles a pending record from the chain; false when it was no longer pending on that transaction. */
   settle(record: ExecutionRecord, settlement: Settlement): Promise<boolean>
-  /** The latest attempt of an intent, on one chain or on whichever chain saw it last. */
+  /**
+   * Journals a new attempt of a pending record's intent with a new signed transaction that
+   * replaces the record's (EVM: the same relayer nonce with higher fees; Solana: re-signed after
+   * its blockhash expired). Durable before it resolves: call it before broadcasting. The record
+   * becomes `dropped` ("replaced by attempt n"), and the new attempt is `pending` and lists the
+   * replaced transactions, so that whichever of them is mined settles the intent.
+   */
+  replace(record: ExecutionRecord, tx: SignedExecution, detail: string): Promise<ExecutionRecord>
+  /** The transactions of the attempts a pending record replaced (oldest first). */
+  replaced(record: ExecutionRecord): Promise<SignedExecution[]>
+  /** Mined or reverted records not final yet (CONFIRMATIONS), oldest first. */
+  unconfirmed(filter?: { chainId: string }): Promise<ExecutionRecord[]>
+  /** Marks a settled record final; false when it was no longer a settled, unconfirmed record. */
+  confirm(record: ExecutionRecord): Promise<boolean>
+  /**
+   * A reorg removed the block of a settled, not yet final record: it goes back to `pending` on its
+   * transaction (the outcome cleared) for reconciliation to rebroadcast or drop it.
+   */
+  reopen(record: ExecutionRecord, detail: string): Promise<boolean>
+  /**
+   * The chain no longer has what a live record (pending, or mined) says: its instance was reset.
+   * The record becomes `dropped` (0xF0) with this detail, whatever it said before, and stops
+   * holding the intent.
+   */
+  retire(record: ExecutionRecord, detail: string): Promise<boolean>
+  /** Binds a record to the chain instance it was verified on. */
+  rebind(record: ExecutionRecord, chainInstance: string): Promise<void>
+  /** Live records (pending or mined) on a chain bound to another instance than this one (not those bound to none). */
+  otherInstances(chainId: string, chainInstance: string): Promise<ExecutionRecord[]>
+  /** The latest attempt of an intent, on one chain or on whichever chain saw it last (the live one first). */
   get(intentHash: Hex, chainId?: string): Promise<ExecutionRecord | undefined>
   /** Records whose transaction was signed but is not settled yet, in the order they were signed; of one chain, or one relayer on it. */
   pending(filter?: { chainId: string; relayer?: string }): Promise<ExecutionRecord[]>
@@ -171,6 +222,17 @@ CREATE INDEX executions_signed ON executions (signed_seq);
     db.prepare(`DELETE FROM sqlite_sequence WHERE name = 'executions'`).run()
     if (top > 0) db.prepare(`INSERT INTO sqlite_sequence (name, seq) VALUES ('executions', ?)`).run(top)
   },
+  // 3: chain instance, block hash and finality (confirmations, reorgs), replaced attempts. Records
+  // written before are final (they were reported so) and bound to no instance (unknown).
+  (db) =>
+    db.exec(`
+ALTER TABLE executions ADD COLUMN chain_instance TEXT;
+ALTER TABLE executions ADD COLUMN block_hash TEXT;
+ALTER TABLE executions ADD COLUMN final INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE executions ADD COLUMN replaces INTEGER REFERENCES executions (id);
+UPDATE executions SET final = 1 WHERE state IN ('mined', 'reverted', 'dropped');
+CREATE INDEX executions_unconfirmed ON executions (chain_id, id) WHERE state IN ('mined', 'reverted') AND final = 0;
+`),
 ]
 
 /** The schema version this code writes (SQLite's `user_version`). */
@@ -205,6 +267,10 @@ type Row = {
   tx_bytes: string | null
   tx_details: string | null
   block_number: string | null
+  block_hash: string | null
+  final: number
+  chain_instance: string | null
+  replaces: number | null
   gas_used: string | null
   return_data: string | null
   detail: string | null
@@ -237,9 +303,36 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
   }
 
   const insert = db.prepare(
-    `INSERT INTO executions (chain_id, intent_hash, attempt, sender, intent_nonce, intent, state, status, created_at, updated_at)
-     VALUES (?, ?, (SELECT COALESCE(MAX(attempt), 0) + 1 FROM executions WHERE chain_id = ? AND intent_hash = ?), ?, ?, ?, 'claimed', ?, ?, ?)`,
+    `INSERT INTO executions (chain_id, intent_hash, attempt, sender, intent_nonce, intent, state, status, chain_instance, created_at, updated_at)
+     VALUES (?, ?, (SELECT COALESCE(MAX(attempt), 0) + 1 FROM executions WHERE chain_id = ? AND intent_hash = ?), ?, ?, ?, 'claimed', ?, ?, ?, ?)`,
   )
+  const insertReplacement = db.prepare(
+    `INSERT INTO executions (chain_id, intent_hash, attempt, sender, intent_nonce, intent, state, status, chain_instance, relayer, tx_id, tx_bytes, tx_details,
+                             signed_seq, replaces, created_at, updated_at)
+     SELECT chain_id, intent_hash, (SELECT MAX(attempt) + 1 FROM executions e WHERE e.chain_id = o.chain_id AND e.intent_hash = o.intent_hash), sender, intent_nonce, intent,
+            'pending', status, chain_instance, ?, ?, ?, ?, (SELECT COALESCE(MAX(signed_seq), 0) + 1 FROM executions), id, ?, ?
+     FROM executions o WHERE id = ?`,
+  )
+  const markReplaced = db.prepare(`UPDATE executions SET state = 'dropped', status = ?, detail = ?, final = 1, updated_at = ? WHERE id = ? AND state = 'pending'`)
+  const replacedChain = db.prepare<[number], Row>(
+    `WITH RECURSIVE chain(id) AS (SELECT replaces FROM executions WHERE id = ? UNION ALL SELECT e.replaces FROM executions e JOIN chain c ON e.id = c.id WHERE e.replaces IS NOT NULL)
+     SELECT executions.* FROM executions JOIN chain ON executions.id = chain.id ORDER BY executions.id`,
+  )
+  const unconfirmedAll = db.prepare<[], Row>(`SELECT * FROM executions WHERE state IN ('mined', 'reverted') AND final = 0 ORDER BY id`)
+  const unconfirmedOn = db.prepare<[string], Row>(`SELECT * FROM executions WHERE state IN ('mined', 'reverted') AND final = 0 AND chain_id = ? ORDER BY id`)
+  const confirm = db.prepare(`UPDATE executions SET final = 1, updated_at = ? WHERE id = ? AND state IN ('mined', 'reverted') AND final = 0`)
+  const reopen = db.prepare(
+    `UPDATE executions SET state = 'pending', status = ?, block_number = NULL, block_hash = NULL, gas_used = NULL, return_data = NULL, detail = ?, updated_at = ?
+     WHERE id = ? AND state IN ('mined', 'reverted') AND final = 0`,
+  )
+  const retire = db.prepare(
+    `UPDATE executions SET state = 'dropped', status = ?, detail = ?, final = 1, updated_at = ? WHERE id = ? AND state IN ('pending', 'mined')`,
+  )
+  const rebind = db.prepare(`UPDATE executions SET chain_instance = ? WHERE id = ?`)
+  const otherInstances = db.prepare<[string, string], Row>(
+    `SELECT * FROM executions WHERE chain_id = ? AND state IN ('pending', 'mined') AND chain_instance IS NOT NULL AND chain_instance <> ? ORDER BY signed_seq, id`,
+  )
+  const byTxId = db.prepare<[string, string, string], Row>(`SELECT * FROM executions WHERE chain_id = ? AND intent_hash = ? AND tx_id = ?`)
   const byId = db.prepare<[number], Row>('SELECT * FROM executions WHERE id = ?')
   const intentHolder = db.prepare<[string, string], Row>(`SELECT * FROM executions WHERE chain_id = ? AND intent_hash = ? AND ${holding}`)
   const nonceHolder = db.prepare<[string, string, string], Row>(`SELECT * FROM executions WHERE chain_id = ? AND sender = ? AND intent_nonce = ? AND ${holding}`)
@@ -250,29 +343,46 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
      WHERE id = ? AND state IN ('claimed', 'pending')`,
   )
   const settle = db.prepare(
-    `UPDATE executions SET state = ?, status = ?, block_number = ?, gas_used = ?, return_data = ?, detail = ?, updated_at = ?
-     WHERE id = ? AND state = 'pending' AND tx_id = ?`,
+    `UPDATE executions SET state = ?, status = ?, block_number = ?, block_hash = ?, final = ?, gas_used = ?, return_data = ?, detail = ?, updated_at = ?
+     WHERE id = ? AND state = ? AND tx_id = ?`,
   )
-  const latestOnChain = db.prepare<[string, string], Row>('SELECT * FROM executions WHERE intent_hash = ? AND chain_id = ? ORDER BY id DESC LIMIT 1')
-  const latest = db.prepare<[string], Row>('SELECT * FROM executions WHERE intent_hash = ? ORDER BY updated_at DESC, id DESC LIMIT 1')
+  // The live attempt first: an attempt that replaced another may be dropped while the one it replaced was mined.
+  const latestOnChain = db.prepare<[string, string], Row>(`SELECT * FROM executions WHERE intent_hash = ? AND chain_id = ? ORDER BY ${holding} DESC, id DESC LIMIT 1`)
+  const latest = db.prepare<[string], Row>(`SELECT * FROM executions WHERE intent_hash = ? ORDER BY ${holding} DESC, updated_at DESC, id DESC LIMIT 1`)
   const pendingAll = db.prepare<[], Row>(`SELECT * FROM executions WHERE state = 'pending' ORDER BY signed_seq`)
   const pendingOn = db.prepare<[string], Row>(`SELECT * FROM executions WHERE state = 'pending' AND chain_id = ? ORDER BY signed_seq`)
   const pendingOf = db.prepare<[string, string], Row>(`SELECT * FROM executions WHERE state = 'pending' AND chain_id = ? AND relayer = ? ORDER BY signed_seq`)
   const pendingCount = db.prepare<[], { n: number }>(`SELECT COUNT(*) AS n FROM executions WHERE state = 'pending'`)
 
-  const claim = db.transaction((chainId: string, intentHash: Hex, intent: Intent): Claim => {
+  const claim = db.transaction((chainId: string, intentHash: Hex, intent: Intent, chainInstance: string | null): Claim => {
     const sender = intent.sender.toLowerCase()
     const held = intentHolder.get(chainId, intentHash) ?? nonceHolder.get(chainId, sender, intent.nonce.toString())
     if (held) return { ok: false, holder: fromRow(held) }
     const now = Date.now()
-    const { lastInsertRowid } = insert.run(chainId, intentHash, chainId, intentHash, sender, intent.nonce.toString(), serializeIntent(intent), Status.SUBMITTED, now, now)
+    const { lastInsertRowid } = insert.run(chainId, intentHash, chainId, intentHash, sender, intent.nonce.toString(), serializeIntent(intent), Status.SUBMITTED, chainInstance, now, now)
     return { ok: true, record: fromRow(byId.get(Number(lastInsertRowid))!) }
+  })
+  const replace = db.transaction((record: ExecutionRecord, tx: SignedExecution, detail: string, now: number): number => {
+    const { changes } = markReplaced.run(Status.GATEWAY_FAILURE, detail, now, record.id)
+    if (changes !== 1) throw new Error(`journal record ${record.id} is no longer pending: it cannot be replaced`)
+    return Number(insertReplacement.run(tx.relayer, tx.id, tx.bytes, JSON.stringify(tx.details), now, now, record.id).lastInsertRowid)
+  })
+  type SettleArgs = { record: ExecutionRecord; s: Settlement; now: number }
+  const settleRow = (id: number, fromState: string, txId: string | null, { s, now }: SettleArgs) =>
+    settle.run(s.state, s.status, s.blockNumber?.toString() ?? null, s.blockHash ?? null, s.final === false ? 0 : 1, s.gasUsed?.toString() ?? null, s.returnData ?? null, s.detail ?? null, now, id, fromState, txId).changes === 1
+  // An earlier attempt's transaction was mined: that attempt takes the outcome, the record is replaced.
+  const settleEarlier = db.transaction((args: SettleArgs): boolean => {
+    const { record, s, now } = args
+    const earlier = byTxId.get(record.chainId, record.intentHash, s.transactionId!)
+    if (!earlier || earlier.id >= record.id || earlier.state !== 'dropped') return false
+    if (markReplaced.run(Status.GATEWAY_FAILURE, `replaced: the transaction of attempt ${earlier.attempt} (${earlier.tx_id}) was mined instead`, now, record.id).changes !== 1) return false
+    return settleRow(earlier.id, 'dropped', earlier.tx_id, args)
   })
 
   return {
     path,
     // IMMEDIATE: the check and the insert happen under one write lock.
-    claim: async ({ chainId, intentHash, intent }) => claim.immediate(chainId, intentHash, intent),
+    claim: async ({ chainId, intentHash, intent, chainInstance }) => claim.immediate(chainId, intentHash, intent, chainInstance ?? null),
     async release(record) {
       remove.run(record.id)
     },
@@ -290,10 +400,54 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
     async settle(record, s) {
       if (!db.open) return false // a watch that outlived shutdown: the next start reconciles it
       const now = Date.now()
-      const { changes } = settle.run(s.state, s.status, s.blockNumber?.toString() ?? null, s.gasUsed?.toString() ?? null, s.returnData ?? null, s.detail ?? null, now, record.id, record.transaction?.id ?? null)
-      if (changes !== 1) return false
-      Object.assign(record, s, { updatedAt: new Date(now) })
+      if (s.transactionId !== undefined && s.transactionId !== record.transaction?.id) {
+        if (!settleEarlier.immediate({ record, s, now })) return false
+        Object.assign(record, fromRow(byId.get(record.id)!))
+        return true
+      }
+      if (!settleRow(record.id, 'pending', record.transaction?.id ?? null, { record, s, now })) return false
+      const { transactionId: _, ...fields } = s
+      Object.assign(record, fields, { blockHash: s.blockHash, final: s.final !== false, updatedAt: new Date(now) })
       return true
+    },
+    async replace(record, tx, detail) {
+      const id = replace.immediate(record, tx, detail, Date.now())
+      Object.assign(record, fromRow(byId.get(record.id)!))
+      return fromRow(byId.get(id)!)
+    },
+    async replaced(record) {
+      return replacedChain.all(record.id).flatMap((row) => fromRow(row).transaction ?? [])
+    },
+    async unconfirmed(filter) {
+      return (filter ? unconfirmedOn.all(filter.chainId) : unconfirmedAll.all()).map(fromRow)
+    },
+    async confirm(record) {
+      if (!db.open) return false
+      const now = Date.now()
+      if (confirm.run(now, record.id).changes !== 1) return false
+      Object.assign(record, { final: true, updatedAt: new Date(now) })
+      return true
+    },
+    async reopen(record, detail) {
+      if (!db.open) return false
+      const now = Date.now()
+      if (reopen.run(Status.SUBMITTED, detail, now, record.id).changes !== 1) return false
+      Object.assign(record, fromRow(byId.get(record.id)!))
+      return true
+    },
+    async retire(record, detail) {
+      if (!db.open) return false
+      const now = Date.now()
+      if (retire.run(Status.GATEWAY_FAILURE, detail, now, record.id).changes !== 1) return false
+      Object.assign(record, fromRow(byId.get(record.id)!))
+      return true
+    },
+    async rebind(record, chainInstance) {
+      rebind.run(chainInstance, record.id)
+      record.chainInstance = chainInstance
+    },
+    async otherInstances(chainId, chainInstance) {
+      return otherInstances.all(chainId, chainInstance).map(fromRow)
     },
     async get(intentHash, chainId) {
       const row = chainId ? latestOnChain.get(intentHash, chainId) : latest.get(intentHash)
@@ -349,6 +503,9 @@ function fromRow(row: Row): ExecutionRecord {
         ? undefined
         : { id: row.tx_id, bytes: row.tx_bytes ?? '', relayer: row.relayer ?? '', details: row.tx_details === null ? {} : (JSON.parse(row.tx_details) as SignedExecution['details']) },
     blockNumber: row.block_number === null ? undefined : BigInt(row.block_number),
+    blockHash: row.block_hash ?? undefined,
+    final: row.final === 1,
+    chainInstance: row.chain_instance ?? undefined,
     gasUsed: row.gas_used === null ? undefined : BigInt(row.gas_used),
     returnData: (row.return_data ?? undefined) as Hex | undefined,
     detail: row.detail ?? undefined,

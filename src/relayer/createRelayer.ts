@@ -41,6 +41,12 @@ export type Relayer = {
    * node has accepted the transaction or its answer was lost; rejects when the node refused it.
    */
   send(tx: RelayedTransaction, options?: { onSigned?: (tx: SignedExecution) => void | Promise<void> }): Promise<SendResult>
+  /**
+   * Forgets the next nonce it would hand out, so the next send reads it again from the node and
+   * the journal (after a chain reset, or once a journaled transaction was found unable to mine):
+   * a nonce above a gap would never mine.
+   */
+  resync(): void
 }
 
 export type CreateRelayerParameters = {
@@ -91,6 +97,12 @@ export function createRelayer({ account, client, chainId, logger, nonceFloor }: 
 
   return {
     address: account.address,
+    resync() {
+      // Under the lock: a send under way finishes with the nonce it has, the next one re-reads.
+      void lock.run(async () => {
+        nextNonce = undefined
+      })
+    },
     async send(tx, { onSigned } = {}) {
       const txFees = await currentFees().catch((cause) => {
         throw new RelayerError('Could not read gas prices from the chain', { cause })

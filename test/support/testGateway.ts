@@ -33,6 +33,8 @@ export async function startTestGateway(params: {
   requireSignedIntents?: boolean
   maxGasPerExecution?: number
   metricsToken?: string
+  confirmations?: number
+  maxFeePerGas?: bigint
 }): Promise<TestGateway> {
   const logs: string[] = []
   const logger = createLogger({ level: 'info', destination: { write: (line: string) => void logs.push(line) } })
@@ -55,6 +57,8 @@ export async function startTestGateway(params: {
       requireSignedIntents: params.requireSignedIntents,
       maxGasPerExecution: params.maxGasPerExecution,
       metricsToken: params.metricsToken,
+      confirmations: params.confirmations,
+      maxFeePerGas: params.maxFeePerGas,
       receiptTimeoutMs: params.receiptTimeoutMs ?? 10_000,
       rpcTimeoutMs: params.rpcTimeoutMs ?? 2_000,
       pollingIntervalMs: 20,

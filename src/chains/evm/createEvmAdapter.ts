@@ -30,7 +30,7 @@ import { intentValidatorArtifact } from '../../contracts/intentValidatorArtifact
 import type { Intent } from '../../intents/intent.ts'
 import { broadcastRaw, createRelayer } from '../../relayer/createRelayer.ts'
 import { isSuccessStatus, Status } from '../../status/statusCodes.ts'
-import type { ChainAdapter, ExecutionReceipt, Preflight, PreflightResult, Reconciliation, SignedExecution } from '../chainAdapter.ts'
+import type { ChainAdapter, ExecutionReceipt, MinedCheck, Preflight, PreflightResult, ReconcileRequest, Reconciliation, Replacement, SignedExecution } from '../chainAdapter.ts'
 import { probeHealth } from '../probeHealth.ts'
 import type { RpcRecorder } from '../../metrics/createMetrics.ts'
 import { evmSignedExecution } from './evmSignedExecution.ts'
@@ -46,10 +46,17 @@ export type CreateEvmAdapterParameters = {
   pollingIntervalMs: number
   logger: Logger
   /**
-   * The journal's signed, unsettled transactions of this relayer on this chain: the relayer never
-   * reuses a nonce one of them holds.
+   * The journal's signed, unsettled transactions of this relayer on this chain (made on this chain
+   * instance, or on an unknown one): the relayer never reuses a nonce one of them holds.
    */
-  unsettledTransactions?: (relayer: string) => Promise<readonly SignedExecution[]>
+  unsettledTransactions?: (relayer: string, chainInstance: string | undefined) => Promise<readonly SignedExecution[]>
+  /**
+   * The most the relayer pays per gas (wei) when it re-prices a stuck execution; a transaction
+   * the market prices above it waits. Default: no re-pricing.
+   */
+  maxFeePerGas?: bigint | undefined
+  /** Blocks deep (1 = in the latest block) before an execution is final (CONFIRMATIONS). Default 1. */
+  confirmations?: number | undefined
   /** The most gas the relayer pays for one execution; above it, 422 (0x06) and nothing is sent. */
   maxGasPerExecution?: bigint | undefined
   /** Told the duration and failure of every RPC call (metrics). */
@@ -74,7 +81,12 @@ const gasMarginPercent = 120n
 /** How long a request's own watch on its transaction lasts; reconciliation takes over after it. */
 const receiptWatchLimitMs = 15 * 60_000
 
-export function createEvmAdapter({ chain: resolved, relayerPrivateKey, rpcTimeoutMs, pollingIntervalMs, logger, unsettledTransactions, maxGasPerExecution, rpcRecorder }: CreateEvmAdapterParameters): ChainAdapter {
+/** How long a chain instance read is reused by the request path. */
+const instanceReuseMs = 1000
+/** A replacement raises both fees by at least this (per mille): geth and anvil want 10%, some nodes 12.5%. */
+const replacementBumpPerMille = 1125n
+
+export function createEvmAdapter({ chain: resolved, relayerPrivateKey, rpcTimeoutMs, pollingIntervalMs, logger, unsettledTransactions, maxGasPerExecution, maxFeePerGas, confirmations = 1, rpcRecorder }: CreateEvmAdapterParameters): ChainAdapter {
   // The configuration checked these as EVM addresses.
   const chain = { ...resolved, executor: resolved.executor as Address, validator: resolved.validator as Address, registry: resolved.registry as Address }
   const log = logger.child({ module: 'evm', chainId: chain.chainId })
@@ -93,14 +105,54 @@ export function createEvmAdapter({ chain: resolved, relayerPrivateKey, rpcTimeou
   })
   const account = relayerPrivateKey ? privateKeyToAccount(relayerPrivateKey) : undefined
   // New transactions go above the highest nonce an unsettled journaled one holds.
+  // Transactions found unable to ever mine (above a nonce gap, or of a reset chain) hold no nonce,
+  // even in the moment before the reconciler settles their records.
+  const unmineable = new Set<string>()
   const nonceFloor = unsettledTransactions && account
     ? async () => {
-        const nonces = (await unsettledTransactions(account.address)).map(evmSignedExecution.txNonce)
+        const nonces = (await unsettledTransactions(account.address, instance?.value)).filter((t) => !unmineable.has(t.id)).map(evmSignedExecution.txNonce)
         return nonces.length === 0 ? undefined : Math.max(...nonces) + 1
       }
     : undefined
   const relayer = account ? createRelayer({ account, client, chainId: viemChain.id, logger: log, nonceFloor }) : undefined
   let unavailableReason: string | undefined
+
+  // The chain instance: the genesis hash, and the instance id of a dev node that has one (anvil's
+  // genesis is the same on every start; its anvil_metadata instanceId is not).
+  let instance: { value: string; at: number } | undefined
+  let genesisHash: string | undefined
+  let devNode = true
+  async function readInstance(): Promise<string> {
+    genesisHash ??= (await client.getBlock({ blockNumber: 0n })).hash ?? undefined
+    let id: string | undefined
+    if (devNode) {
+      try {
+        id = ((await pool.request({ method: 'anvil_metadata', params: [] })) as { instanceId?: string } | null)?.instanceId
+      } catch (err) {
+        if (!isUnknownMethod(err)) throw err
+        devNode = false
+      }
+    }
+    return id ? `${genesisHash}/${id}` : String(genesisHash)
+  }
+  async function chainInstance(maxAgeMs = instanceReuseMs): Promise<string> {
+    if (instance && Date.now() - instance.at <= maxAgeMs) return instance.value
+    let value: string
+    try {
+      value = await readInstance()
+    } catch (err) {
+      throw classifyRpcError(err, chain.chainId, 'chain instance read')
+    }
+    if (instance && instance.value !== value) {
+      // A chain reset on the same id: nonces start again, whatever the relayer remembered.
+      genesisHash = undefined
+      log.warn({ before: instance.value, now: value }, 'the chain was reset (another chain instance answers on this chain id); the relayer reads its nonce again')
+      relayer?.resync()
+    }
+    instance = { value, at: Date.now() }
+    return value
+  }
+
   log.info({ relayer: account?.address ?? null, endpoints: chain.endpoints.length }, 'chain configured')
 
   function assertAvailable() {
@@ -134,7 +186,7 @@ export function createEvmAdapter({ chain: resolved, relayerPrivateKey, rpcTimeou
 
   /** The execution's outcome from its receipt (and, for a revert, a replay of its call data). */
   async function toExecutionReceipt(calldata: Hex, receipt: TransactionReceipt): Promise<ExecutionReceipt> {
-    const base = { transactionHash: receipt.transactionHash, blockNumber: receipt.blockNumber, gasUsed: receipt.gasUsed }
+    const base = { transactionHash: receipt.transactionHash, blockNumber: receipt.blockNumber, blockHash: receipt.blockHash, gasUsed: receipt.gasUsed }
     if (receipt.status === 'success') {
       const executed = receipt.logs
         .filter((l) => l.address.toLowerCase() === chain.executor.toLowerCase())
@@ -174,20 +226,36 @@ export function createEvmAdapter({ chain: resolved, relayerPrivateKey, rpcTimeou
     }
   }
 
-  async function reconcile(tx: Parameters<ChainAdapter['reconcile']>[0]): Promise<Reconciliation> {
+  async function reconcile(tx: ReconcileRequest): Promise<Reconciliation> {
     assertAvailable()
     const rawTransaction = evmSignedExecution.rawTransaction(tx)
     const txNonce = evmSignedExecution.txNonce(tx)
     const transactionHash = tx.id as Hex
+    // The journaled transaction and those it replaced (same relayer nonce): whichever was mined.
+    const candidates = [{ id: transactionHash, raw: rawTransaction }, ...(tx.replaced ?? []).map((t) => ({ id: t.id as Hex, raw: evmSignedExecution.rawTransaction(t) }))]
+    const minedOne = async () => {
+      for (const c of candidates) {
+        const r = await receiptOf(c.id)
+        if (r) return { kind: 'settled' as const, receipt: await toExecutionReceipt(parseTransaction(c.raw).data ?? '0x', r) }
+      }
+      return undefined
+    }
+    const cannotMine = (detail: string): Reconciliation => {
+      unmineable.add(tx.id)
+      relayer?.resync()
+      return { kind: 'dropped', executed: false, detail }
+    }
     try {
-      const calldata = parseTransaction(rawTransaction).data ?? '0x'
-      const mined = await receiptOf(transactionHash)
-      if (mined) return { kind: 'settled', receipt: await toExecutionReceipt(calldata, mined) }
+      const mined = await minedOne()
+      if (mined) return mined
+      if (tx.otherInstance) {
+        return cannotMine(`transaction ${transactionHash} was signed for another instance of chain ${chain.chainId} (the chain was reset) and is not on this one: it was not executed here and is not sent again; the intent may be sent again`)
+      }
       const confirmedNonce = await client.getTransactionCount({ address: tx.relayer as Address, blockTag: 'latest' })
       if (confirmedNonce > txNonce) {
         // The nonce is taken; ours may have been mined between the two reads, so look once more.
-        const late = await receiptOf(transactionHash)
-        if (late) return { kind: 'settled', receipt: await toExecutionReceipt(calldata, late) }
+        const late = await minedOne()
+        if (late) return late
         const executed = await client.readContract({
           address: chain.executor,
           abi: intentExecutorArtifact.abi,
@@ -202,6 +270,13 @@ export function createEvmAdapter({ chain: resolved, relayerPrivateKey, rpcTimeou
             : `transaction ${transactionHash} was replaced at relayer nonce ${txNonce} and never mined; the intent was not executed and may be sent again`,
         }
       }
+      // The reconciler goes in signing order, so every journaled transaction below this nonce was
+      // delivered already: a node whose next nonce is still below ours has a gap nothing fills.
+      const nextNonce = await client.getTransactionCount({ address: tx.relayer as Address, blockTag: 'pending' })
+      if (nextNonce < txNonce) {
+        log.warn({ transactionHash, txNonce, nodeNextNonce: nextNonce }, 'a journaled transaction sits above a nonce gap that nothing fills; settling it as dropped and reading the relayer nonce again')
+        return cannotMine(`transaction ${transactionHash} holds relayer nonce ${txNonce} but the chain's next nonce is ${nextNonce} and nothing fills the gap: it can never mine; the intent was not executed and may be sent again`)
+      }
       const known = await client.getTransaction({ hash: transactionHash }).catch((err: unknown) => {
         if (err instanceof TransactionNotFoundError) return undefined
         throw err
@@ -212,6 +287,85 @@ export function createEvmAdapter({ chain: resolved, relayerPrivateKey, rpcTimeou
       return { kind: 'rebroadcast' }
     } catch (err) {
       throw classifyRpcError(err, chain.chainId, 'reconciliation of a journaled transaction')
+    }
+  }
+
+  async function confirmExecuted(tx: Parameters<NonNullable<ChainAdapter['confirmExecuted']>>[0]): Promise<boolean> {
+    try {
+      const receipt = await receiptOf(tx.id as Hex)
+      if (receipt && (tx.blockHash === undefined || receipt.blockHash === tx.blockHash)) return true
+      const used = await client.readContract({ address: chain.executor, abi: intentExecutorArtifact.abi, functionName: 'nonceUsed', args: [tx.intent.sender as Address, tx.intent.nonce] })
+      if (!used) {
+        log.warn({ transactionHash: tx.id, blockNumber: tx.blockNumber?.toString(), blockHash: tx.blockHash }, 'the journal says an intent was executed, but the chain has neither its transaction nor its nonce used (chain reset or reorg); reading the chain instance and the relayer nonce again')
+        // Whatever the cache said, the chain moved under us: the relayer's next nonce too.
+        await chainInstance(0)
+        relayer?.resync()
+      }
+      return used
+    } catch (err) {
+      throw classifyRpcError(err, chain.chainId, 'check of a journaled execution')
+    }
+  }
+
+  async function checkMined(tx: Parameters<NonNullable<ChainAdapter['checkMined']>>[0]): Promise<MinedCheck> {
+    try {
+      const receipt = await receiptOf(tx.id as Hex)
+      if (!receipt) return { kind: 'gone', detail: `transaction ${tx.id} is no longer in the chain (its block ${tx.blockNumber ?? '?'} was reorganized away)` }
+      if (tx.blockHash !== undefined && receipt.blockHash !== tx.blockHash) {
+        return { kind: 'gone', detail: `block ${tx.blockNumber ?? '?'} (${tx.blockHash}) that held transaction ${tx.id} was reorganized away` }
+      }
+      const latest = await client.getBlockNumber({ cacheTime: 0 })
+      return { kind: 'present', confirmations: Number(latest - receipt.blockNumber + 1n) }
+    } catch (err) {
+      throw classifyRpcError(err, chain.chainId, 'confirmation check of an execution')
+    }
+  }
+
+  async function replacement(tx: ReconcileRequest): Promise<Replacement | undefined> {
+    if (!account || maxFeePerGas === undefined) return undefined
+    const original = parseTransaction(evmSignedExecution.rawTransaction(tx))
+    if (original.type !== 'eip1559' || original.maxFeePerGas === undefined || original.maxPriorityFeePerGas === undefined) return undefined
+    let baseFee: bigint
+    let market: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }
+    try {
+      const pendingBlock = await client.getBlock({ blockTag: 'pending' })
+      baseFee = pendingBlock.baseFeePerGas ?? 0n
+      market = await client.estimateFeesPerGas()
+    } catch (err) {
+      throw classifyRpcError(err, chain.chainId, 'fee read for a stuck transaction')
+    }
+    // Underpriced: it cannot enter the next block at today's base fee.
+    if (original.maxFeePerGas >= baseFee) return undefined
+    const bump = (v: bigint) => (v * replacementBumpPerMille + 999n) / 1000n
+    const priority = [bump(original.maxPriorityFeePerGas), market.maxPriorityFeePerGas].reduce((a, b) => (a > b ? a : b))
+    const wanted = [bump(original.maxFeePerGas), 2n * baseFee + priority, market.maxFeePerGas].reduce((a, b) => (a > b ? a : b))
+    const fee = wanted > maxFeePerGas ? maxFeePerGas : wanted
+    if (fee < bump(original.maxFeePerGas) || fee < baseFee) {
+      log.warn({ transactionHash: tx.id, maxFeePerGas: original.maxFeePerGas.toString(), baseFee: baseFee.toString(), ceiling: maxFeePerGas.toString() }, 'a stuck transaction cannot be re-priced within the fee ceiling (MAX_FEE_PER_GAS_GWEI); it waits')
+      return undefined
+    }
+    const rawTransaction = await account.signTransaction({
+      chainId: viemChain.id,
+      type: 'eip1559',
+      to: original.to!,
+      data: original.data ?? '0x',
+      value: original.value ?? 0n,
+      gas: original.gas!,
+      nonce: original.nonce!,
+      maxFeePerGas: fee,
+      maxPriorityFeePerGas: priority > fee ? fee : priority,
+    })
+    const signed = evmSignedExecution.from({ relayer: account.address, txNonce: original.nonce!, rawTransaction })
+    return {
+      tx: signed,
+      detail: `re-priced at relayer nonce ${original.nonce}: max fee ${original.maxFeePerGas} → ${fee} wei per gas (base fee ${baseFee})`,
+      async broadcast() {
+        try {
+          await broadcastRaw(client, rawTransaction)
+        } catch (err) {
+          throw classifyRpcError(err, chain.chainId, 'broadcast of a re-priced transaction')
+        }
+      },
     }
   }
 
@@ -268,11 +422,16 @@ export function createEvmAdapter({ chain: resolved, relayerPrivateKey, rpcTimeou
     chainId: chain.chainId,
     chainType: 'evm',
     canExecute: relayer !== undefined,
+    confirmations,
     executorAddress: chain.executor,
     ...(relayer ? { relayerBalance: () => client.getBalance({ address: relayer.address }) } : {}),
     validate,
     prepareExecution,
     reconcile,
+    chainInstance: () => chainInstance(),
+    confirmExecuted,
+    checkMined,
+    replacement,
     signingRequest(intent) {
       return toJson(intentTypedData({ chainId: viemChain.id, executor: chain.executor, intent }))
     },
@@ -334,3 +493,13 @@ const eip712DomainType = [
   { name: 'chainId', type: 'uint256' },
   { name: 'verifyingContract', type: 'address' },
 ]
+
+/** A node that does not offer the method (not a dev node): JSON-RPC -32601, or a message saying so. */
+function isUnknownMethod(err: unknown): boolean {
+  for (let e: unknown = err; e; e = (e as { cause?: unknown }).cause) {
+    const { code, message, details } = e as { code?: unknown; message?: unknown; details?: unknown }
+    if (code === -32601 || code === -32600) return true
+    if (/method not found|not supported|does not exist|unknown method|not available/i.test(`${String(message ?? '')} ${String(details ?? '')}`)) return true
+  }
+  return false
+}

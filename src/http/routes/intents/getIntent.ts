@@ -17,7 +17,7 @@ export function registerGetIntentRoute(app: FastifyInstance, { registry, journal
       operationId: 'getIntent',
       tags: ['intents'],
       summary: 'The state of an execution this gateway sent',
-      description: 'From the journal, with the status execute would give now: 202 (0xF3) while unconfirmed, 200 (0x11) once executed, the revert\'s code otherwise; 404 for an intent this gateway never sent. X-Chain-Id narrows the search to one chain.',
+      description: 'From the journal, with the status execute would give now: 202 (0xF3) while unconfirmed (pending, or mined but not yet CONFIRMATIONS blocks deep), 200 (0x11) once executed, the revert\'s code otherwise; 404 for an intent this gateway never sent. X-Chain-Id narrows the search to one chain.',
       headers: chainHeaderSchema,
       params: intentHashParamsSchema,
       response: outcomeResponses([...intentStatuses.filter((s) => s !== 413 && s !== 415), 404].sort((a, b) => a - b)),
@@ -35,13 +35,17 @@ export function registerGetIntentRoute(app: FastifyInstance, { registry, journal
       })
     }
     const adapter = registry.adapters.find((a) => a.chainId === record.chainId)
+    // Mined (or reverted) but not CONFIRMATIONS blocks deep yet: 202 (0xF3), a reorg can undo it.
+    const unconfirmed = (record.state === 'mined' || record.state === 'reverted') && !record.final
     return sendOutcome(request, reply, {
-      status: record.state === 'pending' || record.state === 'claimed' ? Status.SUBMITTED : record.status,
+      status: record.state === 'pending' || record.state === 'claimed' || unconfirmed ? Status.SUBMITTED : record.status,
       intentHash,
       chainId: record.chainId,
       chainType: adapter?.chainType,
-      detail: record.detail,
-      execution: toReport(record),
+      detail: unconfirmed
+        ? `the transaction was ${record.state === 'mined' ? 'mined (executed' : 'mined (reverted'}, code 0x${record.status.toString(16).padStart(2, '0').toUpperCase()}) but is not final until ${adapter?.confirmations ?? 1} blocks deep`
+        : record.detail,
+      execution: toReport(record, adapter),
     })
   })
 }
