@@ -2,6 +2,10 @@
 // discovered), one adapter per chain checked by preflight, reconciliation of what the journal left
 // unfinished, the chain registry and the HTTP app. main.ts and the tests both build the gateway
 // through this.
+import type { InterfacesConfig } from './config/interfacesConfig.ts'
+import type { PaymentsConfig } from './config/paymentsConfig.ts'
+import { createMetricsServer } from './http/createMetricsServer.ts'
+import { startPayments } from './payments/startPayments.ts'
 import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import { buildApp } from './app.ts'
@@ -23,6 +27,8 @@ export type Gateway = {
   journal: Journal
   /** What GET /metrics serves, on a registry of this gateway's own. */
   metrics: Metrics
+  /** With METRICS_PORT: the server of GET /metrics alone, not listening yet (main listens on it). */
+  metricsServer: FastifyInstance | undefined
   /**
    * Stops taking requests, waits up to `timeoutMs` for those in flight (each execute is already
    * bounded by RECEIPT_TIMEOUT_MS), then cuts the rest: their transactions are journaled and are
@@ -37,6 +43,12 @@ export type CreateGatewayParameters = {
     suiRelayerPrivateKey?: string | undefined
     /** A funded Solana account named as fee payer of validate simulations (nothing is paid). */
     solanaSimulationFeePayer?: string | undefined
+    /** The Solana relayer's 32-byte seed; without it, Solana chains validate only. */
+    solanaRelayerPrivateKey?: Uint8Array | undefined
+    /** x402 prices and the facilitator; without them nothing is priced. */
+    payments?: PaymentsConfig | undefined
+    /** Metrics and MCP settings; default: metrics on the API's port, MCP on. */
+    interfaces?: InterfacesConfig | undefined
     chainList?: GatewayConfig['chainList'] | undefined
     auth?: GatewayConfig['auth'] | undefined
     rateLimit?: GatewayConfig['rateLimit'] | undefined
@@ -106,6 +118,7 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
         rpcTimeoutMs: config.rpcTimeoutMs,
         logger,
         simulationFeePayer: config.solanaSimulationFeePayer as never,
+        relayerSecretKey: config.solanaRelayerPrivateKey,
         rpcRecorder: metrics.rpc,
       })
     },
@@ -165,6 +178,9 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
     journalBacklog: () => journal.pendingCount(),
     relayerBalances: adapters.flatMap((a) => (a.relayerBalance ? [{ chain: a.chainId, read: a.relayerBalance }] : [])),
   })
+  const payments = config.payments && (await startPayments({ config: config.payments, chains, journal, rpcTimeoutMs: config.rpcTimeoutMs, logger }))
+  const metricsEnabled = config.interfaces?.metrics.enabled ?? true
+  const metricsPort = config.interfaces?.metrics.port
   const app = buildApp({
     registry,
     journal,
@@ -178,13 +194,22 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
     auth: config.auth,
     rateLimit: config.rateLimit,
     requireSignedIntents: config.requireSignedIntents ?? false,
-    metrics,
+    // METRICS_ENABLED=false: nothing recorded, no /metrics.
+    metrics: metricsEnabled ? metrics : undefined,
     metricsToken: config.metricsToken,
+    serveMetrics: metricsPort === undefined,
+    mcp: { enabled: config.interfaces?.mcp.enabled ?? true },
+    payments,
   })
+  const metricsServer =
+    metricsEnabled && metricsPort !== undefined
+      ? createMetricsServer({ metrics, token: config.metricsToken, registry, logger, requestTimeoutMs: config.requestTimeoutMs, idleTimeoutMs: config.idleTimeoutMs })
+      : undefined
   return {
     app,
     journal,
     metrics,
+    metricsServer,
     async close({ timeoutMs } = {}) {
       let timer: ReturnType<typeof setTimeout> | undefined
       // A keep-alive connection whose request finishes during shutdown would otherwise hold the
@@ -198,6 +223,7 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
       }
       clearTimeout(timer)
       clearInterval(sweep)
+      await metricsServer?.close()
       await reconciler.stop()
       await closeParts()
     },

@@ -5,7 +5,9 @@ import { formatEther } from 'viem'
 import { type GatewayConfig, loadConfig } from './config/loadConfig.ts'
 import { createGateway } from './createGateway.ts'
 import { demoCommands } from './devnet/demoCommands.ts'
+import { hashApiKey } from './auth/createApiKeyCheck.ts'
 import { devnetAccounts } from './devnet/devnetAccounts.ts'
+import { devnetApiKey } from './devnet/devnetApiKey.ts'
 import { type Devnet, startDevnet } from './devnet/startDevnet.ts'
 import { solanaDemoCommands } from './devnet/solana/solanaDemoCommands.ts'
 import { type SolanaDevnet, startSolanaDevnet } from './devnet/solana/startSolanaDevnet.ts'
@@ -55,6 +57,10 @@ if (config.devnet) {
     defaultChainId: devnet.chain.chainId,
     relayerPrivateKey: config.relayerPrivateKey ?? devnetAccounts.relayer,
     solanaSimulationFeePayer: solana.simulationFeePayer,
+    solanaRelayerPrivateKey: config.solanaRelayerPrivateKey ?? solana.relayerSecretKey,
+    // Execute is priced in DemoDollar; the printed commands carry the devnet's API key, which is not charged.
+    payments: config.payments ?? devnet.payments,
+    auth: config.auth.keyHashes.length > 0 ? config.auth : { ...config.auth, keyHashes: [hashApiKey(devnetApiKey)] },
   }
 }
 
@@ -98,6 +104,11 @@ try {
   await gateway.app.listen({ host: config.host, port: config.port, listenTextResolver: () => '' })
   const { port } = gateway.app.server.address() as { port: number }
   logger.info({ host: config.host, port, chains: config.chains.map((c) => c.chainId) }, `Intent Gateway listening on ${config.host}:${port}`)
+  if (gateway.metricsServer) {
+    const { host: metricsHost, port: metricsPort } = config.interfaces.metrics
+    await gateway.metricsServer.listen({ host: metricsHost, port: metricsPort!, listenTextResolver: () => '' })
+    logger.info({ host: metricsHost, port: metricsPort }, `metrics served on ${metricsHost}:${metricsPort} (GET /metrics only)`)
+  }
   await flushLogs()
   if (devnet) {
     const baseUrl = `http://127.0.0.1:${port}`
@@ -108,16 +119,25 @@ try {
         `Devnet: anvil ${devnet.anvil.rpcUrl}, chain ${devnet.chain.chainId}`,
         `Contracts: validator ${devnet.contracts.validator}, executor ${devnet.contracts.executor}, registry ${devnet.contracts.registry}, demo counter ${devnet.contracts.counter}`,
         `Demo sender ${devnet.demo.sender} has deposited ${formatEther(devnet.demo.deposit)} ETH; its policies: open ${devnet.demo.policies.open}, mainnet-only ${devnet.demo.policies.mainnetOnly}`,
+        `x402: execute costs 0.01 DemoDollar (${devnet.contracts.dollar}) paid to ${devnet.demo.payment.payTo}; the demo payer ${devnet.demo.payment.payer} holds 1000. Devnet API key (not charged): ${devnetApiKey}`,
         '',
         `Devnet: Solana (LiteSVM behind a JSON-RPC front) ${solana!.rpcUrl}, chain ${solana!.chainId}`,
         `Program ${solana!.programId}, config account ${solana!.config}; demo sender ${solana!.demo.sender}`,
         '',
         'Try these (EVM):',
         '',
-        await demoCommands({ baseUrl, chainId: devnet.chain.reference, executor: devnet.contracts.executor, senderKey: devnetAccounts.sender, demo: devnet.demo }),
-        'And these (Solana, validate):',
+        await demoCommands({
+          baseUrl,
+          chainId: devnet.chain.reference,
+          executor: devnet.contracts.executor,
+          senderKey: devnetAccounts.sender,
+          demo: devnet.demo,
+          apiKey: devnetApiKey,
+          price: { network: devnet.chain.chainId, asset: devnet.contracts.dollar, label: '0.01 DemoDollar' },
+        }),
+        'And these (Solana):',
         '',
-        solanaDemoCommands({ baseUrl, devnet: solana! }),
+        solanaDemoCommands({ baseUrl, devnet: solana!, apiKey: devnetApiKey }),
         'Press Ctrl-C to stop the gateway and the devnet.',
         '',
       ].join('\n'),

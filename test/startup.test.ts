@@ -47,21 +47,28 @@ describe('gateway process', () => {
       const solanaUrl = /Devnet: Solana \(LiteSVM behind a JSON-RPC front\) (http:\/\/127\.0\.0\.1:\d+), chain (solana:\S+)/.exec(out)![1]!
 
       // Each printed command: "# <status> ..." then a curl line; run it as curl would.
-      const blocks = [...out.matchAll(/^# (\d{3}) .*\ncurl -i -X POST (\S+) -H 'Content-Type: application\/json' -H 'X-Chain-Id: (\S+)' -d '(.*)'$/gm)]
-      assert.equal(blocks.length, 15, out)
+      const blocks = [...out.matchAll(/^# (\d{3}) .*\ncurl -i -X POST (\S+) -H 'Content-Type: application\/json' -H 'X-Chain-Id: (\S+)'(?: -H 'Authorization: (Bearer \S+)')? -d '(.*)'$/gm)]
+      assert.equal(blocks.length, 18, out)
       const results: number[] = []
-      for (const [, expected, url, chainId, body] of blocks) {
-        const res = await fetch(url!, { method: 'POST', headers: { 'content-type': 'application/json', 'x-chain-id': chainId! }, body: body! })
+      for (const [, expected, url, chainId, authorization, body] of blocks) {
+        const headers = { 'content-type': 'application/json', 'x-chain-id': chainId!, ...(authorization ? { authorization } : {}) }
+        const res = await fetch(url!, { method: 'POST', headers, body: body! })
         results.push(res.status)
         assert.equal(res.status, Number(expected), `${url} ${body}`)
         assert.ok(res.headers.get('x-erc1066-status'))
         if (url!.endsWith('/intents/execute') && res.status === 200) {
-          const again = await fetch(url!, { method: 'POST', headers: { 'content-type': 'application/json', 'x-chain-id': chainId! }, body: body! })
+          const again = await fetch(url!, { method: 'POST', headers, body: body! })
           assert.equal(again.status, 409)
         }
       }
-      // EVM, then Solana: the chain ids say which.
-      assert.deepEqual(results, [200, 403, 402, 410, 202, 421, 421, 401, 200, 200, 403, 402, 410, 202, 421])
+      // EVM (the last one keyless: the x402 price), then Solana: the chain ids say which.
+      assert.deepEqual(results, [200, 403, 402, 410, 202, 421, 421, 401, 200, 402, 200, 403, 402, 410, 202, 421, 200, 401])
+      // The printed paid execute, run as printed: the unmodified @x402/fetch client pays and the intent runs.
+      const paid = /^npx tsx scripts\/payForExecute\.ts (\S+) (\S+) (\S+) '(.*)'$/m.exec(out)
+      assert.ok(paid, out)
+      const script = execFileSync(process.execPath, ['--import', 'tsx', 'scripts/payForExecute.ts', paid[1]!, paid[2]!, paid[3]!, paid[4]!]).toString()
+      assert.match(script, /^HTTP 200 0x11$/m)
+      assert.match(script, /"success": true/)
       assert.deepEqual([...new Set(blocks.map((b) => b[3]!.split(':')[0]))], ['31337', '8453', 'solana'])
       assert.equal((await fetch(`${baseUrl}/health`)).status, 200)
 

@@ -1,5 +1,9 @@
 // The gateway's configuration: one schema, read once at start-up from an environment-like object.
 // Every problem is collected and reported together; nothing else in the code reads process.env.
+import { devnetApiKey } from '../devnet/devnetApiKey.ts'
+import { type InterfacesConfig, interfacesConfig } from './interfacesConfig.ts'
+import { type PaymentsConfig, parsePaymentsConfig } from './paymentsConfig.ts'
+import { solanaRelayerKey } from './solanaRelayerKey.ts'
 import { type Address, type Hex, isAddress, isHex } from 'viem'
 import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts'
 import { homedir } from 'node:os'
@@ -38,6 +42,12 @@ export type GatewayConfig = {
   relayerPrivateKey: Hex | undefined
   /** The Sui relayer's key (`suiprivkey1…`); without it, Sui chains validate only. */
   suiRelayerPrivateKey: string | undefined
+  /** The Solana relayer's 32-byte seed (SOLANA_RELAYER_PRIVATE_KEY); without it, Solana chains validate only. */
+  solanaRelayerPrivateKey: Uint8Array | undefined
+  /** x402 prices, facilitator and who pays (config/paymentsConfig.ts); undefined: nothing is priced. */
+  payments: PaymentsConfig | undefined
+  /** Metrics (on or off, their own port, the token) and the MCP server: config/interfacesConfig.ts. */
+  interfaces: InterfacesConfig
   /** A funded Solana account named as fee payer of validate simulations (nothing is signed or paid). */
   solanaSimulationFeePayer: string | undefined
   bodyLimit: number
@@ -115,6 +125,11 @@ export function loadConfig(env: Env): GatewayConfig {
 
   const relayerPrivateKey = readRelayerKey(env, production, problems)
   const suiRelayerPrivateKey = readSuiRelayerKey(env, problems)
+  const solanaRelayer = solanaRelayerKey(env.SOLANA_RELAYER_PRIVATE_KEY, { production })
+  if (!solanaRelayer.ok) problems.push(solanaRelayer.problem)
+  const payments = parsePaymentsConfig(env, { relayerPrivateKey, chainIds: devnet ? undefined : chains.map((c) => c.chainId), problems })
+  const interfaces = interfacesConfig(env)
+  problems.push(...interfaces.problems)
   const solanaSimulationFeePayer = env.SOLANA_SIMULATION_FEE_PAYER?.trim() || undefined
   if (solanaSimulationFeePayer) {
     const problem = solanaRuntime.checkAddress(solanaSimulationFeePayer)
@@ -127,7 +142,7 @@ export function loadConfig(env: Env): GatewayConfig {
   const receiptPollMs = readInteger(env, 'RECEIPT_POLL_MS', { min: 10, max: 60_000, fallback: 500 }, problems)
   const rateLimitMax = readInteger(env, 'RATE_LIMIT_MAX', { min: 0, max: 10_000_000, fallback: 0 }, problems)
   const rateLimitWindowMs = readInteger(env, 'RATE_LIMIT_WINDOW_MS', { min: 100, max: 3_600_000, fallback: 60_000 }, problems)
-  const auth = readAuth(env, production, relayerPrivateKey !== undefined, problems)
+  const auth = readAuth(env, production, relayerPrivateKey !== undefined || solanaRelayer.ok && solanaRelayer.key !== undefined || suiRelayerPrivateKey !== undefined, problems)
   const chainListUrl = env.CHAINLIST_URL?.trim() || defaultChainListUrl
   const urlProblem = checkRpcUrl(chainListUrl)
   if (urlProblem) problems.push(`CHAINLIST_URL: ${urlProblem}`)
@@ -162,6 +177,9 @@ export function loadConfig(env: Env): GatewayConfig {
     defaultChainId,
     relayerPrivateKey,
     suiRelayerPrivateKey,
+    solanaRelayerPrivateKey: solanaRelayer.ok ? solanaRelayer.key : undefined,
+    payments,
+    interfaces: interfaces.value,
     solanaSimulationFeePayer,
     bodyLimit: bodyLimit!,
     receiptTimeoutMs: receiptTimeoutMs!,
@@ -179,7 +197,7 @@ export function loadConfig(env: Env): GatewayConfig {
     corsOrigins,
     requireSignedIntents: production && !allowUnsignedIntents,
     maxGasPerExecution: maxGasPerExecution!,
-    metricsToken: env.METRICS_TOKEN?.trim() || undefined,
+    metricsToken: interfaces.value.metrics.token,
     confirmations: confirmations!,
     maxFeePerGas,
   }
@@ -399,6 +417,7 @@ function readAuth(env: Env, production: boolean, hasRelayer: boolean, problems: 
     if (hashed) keyHashes.push(Buffer.from(hashed[1]!, 'hex'))
     else if (entry.startsWith('sha256:')) problems.push(`API_KEYS: entry ${i + 1} starts with sha256: but is not followed by 64 hex digits`)
     else if (entry.length < 16) problems.push(`API_KEYS: entry ${i + 1} is shorter than 16 characters`)
+    else if (production && entry === devnetApiKey) problems.push(`API_KEYS: entry ${i + 1} is the devnet's public API key and is refused when NODE_ENV=production`)
     else keyHashes.push(hashApiKey(entry))
   })
   const requireForValidate = readBoolean(env, 'REQUIRE_API_KEY_FOR_VALIDATE', problems)

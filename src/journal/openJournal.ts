@@ -2,6 +2,8 @@
 // process, on every runtime alike (a signed transaction is an id, bytes and the runtime's details). A record is claimed before preflight (one holder per intent and per (sender, nonce)),
 // written durably with its signed transaction before that transaction is broadcast, and settled
 // from the chain. After a crash, the records still `pending` are what the reconciler finishes.
+import { createSqlitePaymentLedger } from '../payments/createSqlitePaymentLedger.ts'
+import type { PaymentLedger } from '../payments/paymentLedger.ts'
 import Database from 'better-sqlite3'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
@@ -123,6 +125,8 @@ export type Journal = {
   /** How many signed executions are not settled yet (cheap: a partial index). */
   pendingCount(): Promise<number>
   readonly path: string
+  /** The x402 payments, kept in the same store as the executions they pay for. */
+  readonly payments: PaymentLedger
   /** A consistent copy of the journal, taken while it is in use (SQLite's online backup). */
   backup(destination: string): Promise<void>
   close(): void
@@ -379,8 +383,10 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
     return settleRow(earlier.id, 'dropped', earlier.tx_id, args)
   })
 
+  const payments = createSqlitePaymentLedger({ db })
   return {
     path,
+    payments,
     // IMMEDIATE: the check and the insert happen under one write lock.
     claim: async ({ chainId, intentHash, intent, chainInstance }) => claim.immediate(chainId, intentHash, intent, chainInstance ?? null),
     async release(record) {

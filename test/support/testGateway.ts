@@ -3,7 +3,9 @@
 import { type Address, type Hex, encodeFunctionData, parseEther } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { intentTypedData } from '../../src/chains/evm/intentTypedData.ts'
+import type { InterfacesConfig } from '../../src/config/interfacesConfig.ts'
 import type { ChainConfig } from '../../src/config/loadConfig.ts'
+import type { PaymentsConfig } from '../../src/config/paymentsConfig.ts'
 import { demoCounterArtifact } from '../../src/contracts/demoCounterArtifact.ts'
 import { createGateway, type Gateway } from '../../src/createGateway.ts'
 import { createDevClients } from '../../src/devnet/deployContracts.ts'
@@ -33,6 +35,8 @@ export async function startTestGateway(params: {
   requireSignedIntents?: boolean
   maxGasPerExecution?: number
   metricsToken?: string
+  payments?: PaymentsConfig
+  interfaces?: InterfacesConfig
   confirmations?: number
   maxFeePerGas?: bigint
 }): Promise<TestGateway> {
@@ -57,6 +61,8 @@ export async function startTestGateway(params: {
       requireSignedIntents: params.requireSignedIntents,
       maxGasPerExecution: params.maxGasPerExecution,
       metricsToken: params.metricsToken,
+      payments: params.payments,
+      interfaces: params.interfaces,
       confirmations: params.confirmations,
       maxFeePerGas: params.maxFeePerGas,
       receiptTimeoutMs: params.receiptTimeoutMs ?? 10_000,

@@ -7,11 +7,12 @@ import { createSolanaRuntime } from '../../chains/solana/solanaRuntime.ts'
 import type { Intent } from '../../intents/intent.ts'
 import type { SolanaDevnet } from './startSolanaDevnet.ts'
 
-export function solanaDemoCommands({ baseUrl, devnet }: { baseUrl: string; devnet: Pick<SolanaDevnet, 'chainId' | 'demo' | 'programId' | 'config'> }): string {
+export function solanaDemoCommands({ baseUrl, devnet, apiKey }: { baseUrl: string; devnet: Pick<SolanaDevnet, 'chainId' | 'demo' | 'programId' | 'config'>; /** Sent with the execute commands when the gateway has API keys. */ apiKey?: string | undefined }): string {
   const { demo, chainId } = devnet
   const intent = (overrides: Partial<Record<string, string>>) =>
     JSON.stringify({ sender: demo.sender, target: demo.target, data: `${demo.allowedPrefix}40420f0000000000`, value: '1000', nonce: '0', validAfter: '0', validBefore: '0', policyId: demo.policies.narrow, ...overrides })
-  const curl = (body: string, chain = chainId, action = 'validate') => `curl -i -X POST ${baseUrl}/intents/${action} -H 'Content-Type: application/json' -H 'X-Chain-Id: ${chain}' -d '${body}'`
+  const curl = (body: string, chain = chainId, action = 'validate') =>
+    `curl -i -X POST ${baseUrl}/intents/${action} -H 'Content-Type: application/json' -H 'X-Chain-Id: ${chain}'${action === 'execute' && apiKey ? ` -H 'Authorization: Bearer ${apiKey}'` : ''} -d '${body}'`
 
   // Execute: the probe target echoes its data; the value (1000 lamports) goes to the first account.
   const executed = (nonce: bigint): Intent => ({

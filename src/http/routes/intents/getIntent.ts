@@ -35,6 +35,18 @@ export function registerGetIntentRoute(app: FastifyInstance, { registry, journal
       })
     }
     const adapter = registry.adapters.find((a) => a.chainId === record.chainId)
+    // What was paid for this intent with x402 (every authorization, whatever became of it).
+    const payments = (await journal.payments.forIntent(record.chainId, intentHash)).map((p) => ({
+      state: p.state,
+      route: p.route,
+      network: p.network,
+      asset: p.asset,
+      amount: p.amount,
+      payer: p.payer,
+      payTo: p.payTo,
+      transaction: p.transaction,
+      reason: p.reason,
+    }))
     // Mined (or reverted) but not CONFIRMATIONS blocks deep yet: 202 (0xF3), a reorg can undo it.
     const unconfirmed = (record.state === 'mined' || record.state === 'reverted') && !record.final
     return sendOutcome(request, reply, {
@@ -46,6 +58,6 @@ export function registerGetIntentRoute(app: FastifyInstance, { registry, journal
         ? `the transaction was ${record.state === 'mined' ? 'mined (executed' : 'mined (reverted'}, code 0x${record.status.toString(16).padStart(2, '0').toUpperCase()}) but is not final until ${adapter?.confirmations ?? 1} blocks deep`
         : record.detail,
       execution: toReport(record, adapter),
-    })
+    }, undefined, payments.length > 0 ? { payments } : {})
   })
 }

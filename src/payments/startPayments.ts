@@ -1,0 +1,49 @@
+// Puts the x402 parts together at start-up: the facilitator (in-process on the priced chains'
+// own endpoints, or remote), the ledger in the journal's store, the reservations a crash left
+// resolved from the token's authorizationState before any request, and the resource server.
+import type { Network } from '@x402/core/types'
+import type { Logger } from 'pino'
+import { createPublicClient, http, type PublicClient } from 'viem'
+import type { ResolvedChain } from '../chains/discovery/resolveChains.ts'
+import type { PaymentsConfig } from '../config/paymentsConfig.ts'
+import type { Journal } from '../journal/openJournal.ts'
+import { createFacilitatorClient } from './createFacilitatorClient.ts'
+import { createPayments, type Payments } from './createPayments.ts'
+import { resolveUnresolvedPayments } from './resolveUnresolvedPayments.ts'
+
+export type StartPaymentsParameters = {
+  config: PaymentsConfig
+  /** The EVM chains the gateway serves: a price's network is settled through its endpoint. */
+  chains: readonly ResolvedChain[]
+  journal: Journal
+  rpcTimeoutMs: number
+  logger: Logger
+}
+
+export async function startPayments({ config, chains, journal, rpcTimeoutMs, logger }: StartPaymentsParameters): Promise<Payments> {
+  const rpcUrls: Record<Network, string> = {}
+  for (const routes of Object.values(config.prices)) {
+    for (const price of Object.values(routes)) {
+      const url = chains.find((c) => c.chainId === price.network)?.endpoints[0]?.url
+      if (url) rpcUrls[price.network] = url
+    }
+  }
+  const clients = new Map<string, PublicClient>()
+  const clientFor = (network: string) => {
+    const url = rpcUrls[network as Network]
+    if (!url) return undefined
+    let client = clients.get(network)
+    if (!client) clients.set(network, (client = createPublicClient({ transport: http(url, { timeout: rpcTimeoutMs }) })))
+    return client
+  }
+  const ledger = journal.payments
+  // A node that cannot be asked now leaves the reservations for the next start; they stay
+  // reserved meanwhile, so the authorizations they hold pay for nothing else.
+  const resolved = await resolveUnresolvedPayments({ ledger, clientFor, logger }).catch((err: unknown) => {
+    logger.warn({ err }, 'x402 reservations left by the last run could not be resolved now (the chain did not answer); they stay reserved until the next start')
+    return []
+  })
+  if (resolved.length > 0) logger.info({ settled: resolved.filter((r) => r.outcome === 'settled').length, released: resolved.filter((r) => r.outcome === 'released').length }, 'x402 reservations left by the last run resolved')
+  const facilitator = createFacilitatorClient({ config: config.facilitator, rpcUrls, logger, timeoutMs: rpcTimeoutMs * 3 })
+  return createPayments({ config, facilitator, ledger, logger })
+}

@@ -1,0 +1,125 @@
+// x402 through the whole gateway: execute priced on the devnet chain, paid by the unmodified
+// @x402/fetch client, against real anvil, the real executor and the real EIP-3009 token.
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http'
+import type { Address } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { hashApiKey } from '../src/auth/createApiKeyCheck.ts'
+import { demoDollarArtifact } from '../src/contracts/demoDollarArtifact.ts'
+import { createDevClients } from '../src/devnet/deployContracts.ts'
+import { devnetAccounts } from '../src/devnet/devnetAccounts.ts'
+import { type Devnet, startDevnet } from '../src/devnet/startDevnet.ts'
+import { payingClient } from './support/paymentsWorld.ts'
+import { demoIntent, post, request, signedIntent, startTestGateway, type TestGateway } from './support/testGateway.ts'
+
+const apiKey = 'operator-key-0123456789abcdef'
+const price = 10_000n // 0.01 DemoDollar, the devnet's price of execute
+
+describe('x402 payments on execute, end to end', () => {
+  let devnet: Devnet
+  let gateway: TestGateway
+  let clients: ReturnType<typeof createDevClients>
+  const payer = privateKeyToAccount(devnetAccounts.payer).address
+  const treasury = privateKeyToAccount(devnetAccounts.treasury).address
+  const balanceOf = (who: Address) => clients.publicClient.readContract({ address: devnet.contracts.dollar, abi: demoDollarArtifact.abi, functionName: 'balanceOf', args: [who] })
+  const payingFetch = () => payingClient(devnet).fetch
+  const paidPost = async (body: unknown, headers: Record<string, string> = {}) => {
+    const res = await payingFetch()(`${gateway.baseUrl}/intents/execute`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })
+    return { status: res.status, headers: res.headers, body: (await res.json()) as any }
+  }
+
+  before(async () => {
+    devnet = await startDevnet()
+    clients = createDevClients(devnet.anvil.rpcUrl, devnet.anvil.chainId)
+    gateway = await startTestGateway({ chains: [devnet.chain], payments: devnet.payments, auth: { keyHashes: [hashApiKey(apiKey)], requireForValidate: false } })
+  })
+  after(async () => {
+    await gateway?.close()
+    await devnet?.stop()
+  })
+
+  it('answers a keyless execute with 402 0x55 and an x402 offer the client can pay: PAYMENT-REQUIRED, the same object in the body, no-store', async () => {
+    const body = await signedIntent(devnet, { nonce: '100' })
+    const res = await post(gateway.baseUrl, '/intents/execute', body)
+    assert.equal(res.status, 402)
+    assert.equal(res.headers.get('x-erc1066-status'), '0x55')
+    assert.equal(res.headers.get('x-payment-required'), 'true')
+    assert.equal(res.headers.get('cache-control'), 'no-store')
+    const offer = decodePaymentRequiredHeader(res.headers.get('payment-required')!)
+    assert.deepEqual(res.body.paymentRequired, offer)
+    assert.equal(offer.x402Version, 2)
+    assert.equal(offer.resource.url, `${gateway.baseUrl}/intents/execute`)
+    assert.equal(offer.accepts.length, 1)
+    assert.deepEqual(
+      { scheme: offer.accepts[0]!.scheme, network: offer.accepts[0]!.network, asset: offer.accepts[0]!.asset.toLowerCase(), amount: offer.accepts[0]!.amount, payTo: offer.accepts[0]!.payTo },
+      { scheme: 'exact', network: devnet.chain.chainId, asset: devnet.contracts.dollar.toLowerCase(), amount: price.toString(), payTo: treasury },
+    )
+    // Nothing ran: the intent is unknown to the journal.
+    assert.equal((await request(gateway.baseUrl, `/intents/${res.headers.get('x-intent-hash')}`)).status, 404)
+  })
+
+  it('executes a paid intent once: the payer pays exactly the price to pay-to, PAYMENT-RESPONSE names the settlement, GET /intents shows the payment', async () => {
+    const [payerBefore, treasuryBefore] = [await balanceOf(payer), await balanceOf(treasury)]
+    const res = await paidPost(await signedIntent(devnet, { nonce: '101' }))
+    assert.equal(res.status, 200, JSON.stringify(res.body))
+    assert.equal(res.body.status, '0x11')
+    const settlement = decodePaymentResponseHeader(res.headers.get('payment-response')!)
+    assert.equal(settlement.success, true)
+    assert.equal(settlement.network, devnet.chain.chainId)
+    assert.match(settlement.transaction, /^0x[0-9a-f]{64}$/)
+    assert.equal(await balanceOf(payer), payerBefore - price)
+    assert.equal(await balanceOf(treasury), treasuryBefore + price)
+    const state = await request(gateway.baseUrl, `/intents/${res.headers.get('x-intent-hash')}`)
+    assert.equal(state.body.state, 'mined')
+    assert.deepEqual(
+      state.body.payments.map((p: Record<string, unknown>) => ({ state: p.state, amount: p.amount, transaction: p.transaction })),
+      [{ state: 'consumed', amount: price.toString(), transaction: settlement.transaction }],
+    )
+  })
+
+  it('charges nothing for an intent the gateway or the chain refuses: unsigned (401), expired (410), too early (202 0x20), already executed (409)', async () => {
+    const executed = await signedIntent(devnet, { nonce: '102' })
+    assert.equal((await post(gateway.baseUrl, '/intents/execute', executed, { authorization: `Bearer ${apiKey}` })).status, 200)
+    const payerBefore = await balanceOf(payer)
+    const cases: Array<[unknown, number, string]> = [
+      [demoIntent(devnet, { nonce: '103' }), 401, '0xE5'],
+      [await signedIntent(devnet, { nonce: '104', validBefore: '1' }), 410, '0x21'],
+      [await signedIntent(devnet, { nonce: '105', validAfter: '4102444800' }), 202, '0x20'],
+      [executed, 409, '0x22'],
+    ]
+    for (const [body, status, code] of cases) {
+      const res = await paidPost(body)
+      assert.equal(res.status, status, JSON.stringify(res.body))
+      assert.equal(res.headers.get('x-erc1066-status'), code)
+      assert.equal(res.headers.get('payment-response'), null)
+    }
+    assert.equal(await balanceOf(payer), payerBefore)
+  })
+
+  it('does not price a client with a valid API key (PRICE_API_KEY_CLIENTS unset), and still refuses a wrong key', async () => {
+    const payerBefore = await balanceOf(payer)
+    const res = await post(gateway.baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: '106' }), { authorization: `Bearer ${apiKey}` })
+    assert.equal(res.status, 200)
+    assert.equal(res.headers.get('payment-response'), null)
+    const wrong = await post(gateway.baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: '107' }), { authorization: 'Bearer not-the-key-0123456789' })
+    assert.equal(wrong.status, 401)
+    assert.equal(await balanceOf(payer), payerBefore)
+  })
+
+  it('leaves validate free and keeps the chain\'s own 402 0x54 apart: empty accepts, the deposit named', async () => {
+    const res = await post(gateway.baseUrl, '/intents/validate', demoIntent(devnet, { value: (5n * 10n ** 18n).toString() }))
+    assert.equal(res.status, 402)
+    assert.equal(res.headers.get('x-erc1066-status'), '0x54')
+    assert.deepEqual(res.body.paymentRequired.accepts, [])
+    assert.equal(res.body.paymentRequired.extensions.deposit.function, 'depositFor(address)')
+  })
+
+  it('serves concurrent paid executes once each and charges each once', async () => {
+    const payerBefore = await balanceOf(payer)
+    const bodies = await Promise.all(Array.from({ length: 8 }, (_, i) => signedIntent(devnet, { nonce: String(200 + i) })))
+    const results = await Promise.all(bodies.map((b) => paidPost(b)))
+    assert.deepEqual(results.map((r) => r.status), bodies.map(() => 200), JSON.stringify(results.filter((r) => r.status !== 200).map((r) => r.body)))
+    assert.equal(await balanceOf(payer), payerBefore - 8n * price)
+  })
+})
