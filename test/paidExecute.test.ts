@@ -112,7 +112,7 @@ describe('x402 payments on execute, end to end', () => {
     assert.equal(res.status, 402)
     assert.equal(res.headers.get('x-erc1066-status'), '0x54')
     assert.deepEqual(res.body.paymentRequired.accepts, [])
-    assert.equal(res.body.paymentRequired.extensions.deposit.function, 'depositFor(address)')
+    assert.equal(res.body.paymentRequired.extensions.deposit.limit, 'policy', 'above the policy cap: no deposit helps')
   })
 
   it('serves concurrent paid executes once each and charges each once', async () => {

@@ -100,15 +100,38 @@ describe('POST /intents/validate', () => {
     assert.equal(paymentRequired.resource.url, '/intents/validate')
     assert.deepEqual(paymentRequired.accepts, [])
     assert.deepEqual(overCap.body.paymentRequired, paymentRequired)
-    assert.equal(paymentRequired.extensions.deposit.executor, world.devnet.contracts.executor)
+    // The per-transaction cap is the limit: no deposit helps, and the extension says so.
+    assert.deepEqual(paymentRequired.extensions.deposit, {
+      chainId: 'eip155:31337',
+      sender: world.devnet.demo.sender,
+      limit: 'policy',
+      detail: `the policy allows at most ${parseEther('1')} wei per intent; no deposit raises that cap`,
+      cap: parseEther('1').toString(),
+    })
 
     const aggregate = await writePolicy(world, 'aggregate', { maxValuePerTx: parseEther('50'), maxAggregateValue: parseEther('3') })
-    assert.equal((await validate(demoIntent(world.devnet, { policyId: aggregate, value: parseEther('4').toString() }))).status, 402)
+    const overAggregate = await validate(demoIntent(world.devnet, { policyId: aggregate, value: parseEther('4').toString() }))
+    assert.equal(overAggregate.status, 402)
+    assert.equal(overAggregate.body.paymentRequired.extensions.deposit.limit, 'policy')
+    assert.equal(overAggregate.body.paymentRequired.extensions.deposit.cap, parseEther('3').toString())
     assert.equal((await validate(demoIntent(world.devnet, { policyId: aggregate, value: parseEther('2').toString() }))).status, 200)
 
     const rich = await writePolicy(world, 'rich', { maxValuePerTx: parseEther('1000'), maxAggregateValue: parseEther('1000') })
     const beyondDeposit = demoIntent(world.devnet, { policyId: rich, value: parseEther('11').toString() })
-    assert.equal((await validate(beyondDeposit)).status, 402)
+    const short = await validate(beyondDeposit)
+    assert.equal(short.status, 402)
+    // The deposit is the limit: the shortfall in wei, and the function that funds it.
+    assert.deepEqual(short.body.paymentRequired.extensions.deposit, {
+      chainId: 'eip155:31337',
+      sender: world.devnet.demo.sender,
+      executor: world.devnet.contracts.executor,
+      function: 'depositFor(address)',
+      limit: 'deposit',
+      detail: `the sender's deposit is ${parseEther('10')} wei, ${parseEther('1')} wei short of the intent's value`,
+      amount: parseEther('1').toString(),
+      deposit: parseEther('10').toString(),
+    })
+    assert.deepEqual(short.body.paymentRequired.accepts, [])
     await deposit(world, parseEther('1'))
     assert.equal((await validate(beyondDeposit)).status, 200)
   })

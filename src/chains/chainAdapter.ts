@@ -4,6 +4,7 @@ import type { Hex } from 'viem'
 import type { ChainType } from '../config/parseChainId.ts'
 import type { Intent } from '../intents/intent.ts'
 import type { ChainRuntime } from './chainRuntime.ts'
+import type { FundingShortfall } from './fundingShortfall.ts'
 import type { EndpointView } from './evm/createEndpointPool.ts'
 
 export type ExecutionReceipt = {
@@ -160,6 +161,11 @@ export type ChainAdapter = {
    * caller decides whether to send.
    */
   prepareExecution(intent: Intent, signature?: Hex): Promise<Preflight>
+  /**
+   * Why the intent is short of funds (after a 0x54): the sender's deposit or a policy cap, read
+   * from the chain. Absent on runtimes that cannot say.
+   */
+  fundingShortfall?(intent: Intent): Promise<FundingShortfall | undefined>
   /** What the sender must sign for this intent: carried by every 401 that asks for a signature. */
   signingRequest(intent: Intent): SigningRequest
   /**

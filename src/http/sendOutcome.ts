@@ -4,12 +4,19 @@ import { encodePaymentRequiredHeader } from '@x402/core/http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { IntentOutcome } from '../intents/intentOutcome.ts'
 import { getStatusCode, Status } from '../status/statusCodes.ts'
+import type { FundingShortfall } from '../chains/fundingShortfall.ts'
 import { toProblemDetails } from './problemDetails.ts'
 
 /** What the intent routes add: who funds the intent (for a 402 0x54) and when it becomes valid (for a 0x20). */
-export type PaymentContext = { sender: string; executor: string; validAfter?: bigint | undefined }
+export type PaymentContext = {
+  sender: string
+  executor: string
+  validAfter?: bigint | undefined
+  /** Read from the chain on a 0x54: what is short, the deposit or a policy cap. */
+  funding?: FundingShortfall | undefined
+}
 
-export function sendOutcome(request: FastifyRequest, reply: FastifyReply, outcome: IntentOutcome, payment?: PaymentContext) {
+export function sendOutcome(request: FastifyRequest, reply: FastifyReply, outcome: IntentOutcome, payment?: PaymentContext, extra: Record<string, unknown> = {}) {
   const entry = getStatusCode(outcome.status)
   request.gateway = {
     chainId: outcome.chainId,
@@ -35,6 +42,7 @@ export function sendOutcome(request: FastifyRequest, reply: FastifyReply, outcom
     chainId: outcome.chainId,
     ...execution,
     ...(outcome.signing ? { signing: outcome.signing } : {}),
+    ...extra,
   }
 
   if (outcome.status === Status.SUBMITTED) reply.header('location', `/intents/${outcome.intentHash}`)
@@ -51,6 +59,7 @@ export function sendOutcome(request: FastifyRequest, reply: FastifyReply, outcom
     ...toProblemDetails({ httpStatus: entry.httpStatus, status: outcome.status, title: entry.description, detail: outcome.detail, context: request.gateway }),
     ...execution,
     ...(outcome.signing ? { signing: outcome.signing } : {}),
+    ...extra,
   }
   if (entry.httpStatus === 402) {
     const paymentRequired = {
@@ -59,12 +68,25 @@ export function sendOutcome(request: FastifyRequest, reply: FastifyReply, outcom
       resource: { url: request.url, description: `${request.method} ${request.url} for intent ${outcome.intentHash}`, mimeType: 'application/json' },
       // No automated payment scheme is offered yet: funds reach an intent through a deposit.
       accepts: [],
-      extensions: payment
-        ? { deposit: { chainId: outcome.chainId, executor: payment.executor, function: 'depositFor(address)', sender: payment.sender } }
-        : {},
+      extensions: payment ? { deposit: depositExtension(outcome.chainId, payment) } : {},
     }
     reply.header('payment-required', encodePaymentRequiredHeader(paymentRequired))
     return reply.type('application/problem+json').send({ ...problem, paymentRequired })
   }
   return reply.type('application/problem+json').send(problem)
+}
+
+/**
+ * extensions.deposit of the chain's 0x54: no x402 payment fixes it (accepts is empty). A short
+ * deposit names the shortfall and the function that funds it; a policy cap says that no deposit helps.
+ */
+function depositExtension(chainId: string, { sender, executor, funding }: PaymentContext) {
+  if (funding?.limit === 'policy') return { chainId, sender, limit: 'policy', detail: funding.detail, cap: funding.cap }
+  return {
+    chainId,
+    sender,
+    executor,
+    function: 'depositFor(address)',
+    ...(funding ? { limit: 'deposit', detail: funding.detail, amount: funding.amount, deposit: funding.deposit } : {}),
+  }
 }

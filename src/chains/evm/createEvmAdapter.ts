@@ -1,5 +1,6 @@
 // The EVM implementation of the ChainAdapter port: validator reads, preflight simulation and
 // execution through the relayer, over one viem client per chain.
+import { readFundingShortfall } from './readFundingShortfall.ts'
 import type { Logger } from 'pino'
 import {
   type Address,
@@ -432,6 +433,7 @@ export function createEvmAdapter({ chain: resolved, relayerPrivateKey, rpcTimeou
     confirmExecuted,
     checkMined,
     replacement,
+    fundingShortfall: (intent) => readFundingShortfall({ client, executor: chain.executor as Address, registry: chain.registry as Address, intent }),
     signingRequest(intent) {
       return toJson(intentTypedData({ chainId: viemChain.id, executor: chain.executor, intent }))
     },

@@ -4,6 +4,7 @@
 // broadcasts.
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, preValidationAsyncHookHandler } from 'fastify'
 import type { ChainRegistry } from '../../../chains/createChainRegistry.ts'
+import type { FundingShortfall } from '../../../chains/fundingShortfall.ts'
 import type { PricedRoute } from '../../../config/paymentsConfig.ts'
 import type { IntentBody } from '../../../intents/intent.ts'
 import type { IntentOutcome } from '../../../intents/intentOutcome.ts'
@@ -28,15 +29,19 @@ export type IntentRouteOptions = {
 }
 
 /** What the route answered: its outcome, or nothing when readIntentRequest answered itself (421). */
-type Answer = { req: IntentRequest; outcome: IntentOutcome } | undefined
+type Answer = { req: IntentRequest; outcome: IntentOutcome; funding?: FundingShortfall | undefined } | undefined
 
 export function registerIntentRoute(app: FastifyInstance, { url, route, schema, registry, payments, metrics, preValidation, run }: IntentRouteOptions) {
   const answer = async (request: FastifyRequest, reply: FastifyReply, settle: PaidHandlerContext['settle']): Promise<Answer> => {
     const req = readIntentRequest(registry, request as FastifyRequest<{ Body: IntentBody }>, reply)
-    return req && { req, outcome: await run(req, settle) }
+    if (!req) return undefined
+    const outcome = await run(req, settle)
+    // The chain's 0x54: say what is short (a failed read only makes the answer less precise).
+    const funding = outcome.status === Status.INSUFFICIENT_FUNDS ? await req.adapter.fundingShortfall?.(req.intent).catch(() => undefined) : undefined
+    return { req, outcome, funding }
   }
   const send = (request: FastifyRequest, reply: FastifyReply, a: Answer) =>
-    a ? sendOutcome(request, reply, a.outcome, { sender: a.req.intent.sender, executor: a.req.adapter.executorAddress, validAfter: a.req.intent.validAfter }) : reply
+    a ? sendOutcome(request, reply, a.outcome, { sender: a.req.intent.sender, executor: a.req.adapter.executorAddress, validAfter: a.req.intent.validAfter, funding: a.funding }) : reply
   const options = { schema, ...(preValidation ? { preValidation } : {}) }
 
   if (!payments) {
