@@ -112,6 +112,10 @@ describe('GET /metrics', () => {
     assert.deepEqual(samples.filter((s) => s.name === 'intent_gateway_chain_rpc_failures_total'), [])
 
     assert.equal(valueOf(samples, 'intent_gateway_journal_unsettled'), 0)
+    // One execution was sent and reached its receipt (the refused one sent nothing); the one endpoint answered.
+    assert.equal(valueOf(samples, 'intent_gateway_execution_receipt_seconds_count', { chain }), 1)
+    assert.ok(valueOf(samples, 'intent_gateway_execution_receipt_seconds_sum', { chain })! > 0)
+    assert.equal(valueOf(samples, 'intent_gateway_chain_endpoint_up', { chain, endpoint: '0' }), 1)
     const balance = await world.clients.publicClient.getBalance({ address: relayer })
     assert.equal(valueOf(samples, 'intent_gateway_relayer_balance', { chain }), Number(balance))
 
@@ -182,6 +186,7 @@ describe('GET /metrics', () => {
     }
     const samples = await scrape()
     assert.equal(failures(samples), before + 2)
+    assert.equal(valueOf(samples, 'intent_gateway_chain_endpoint_up', { chain, endpoint: '0' }), 0, 'the stopped node is down')
     assert.equal(valueOf(samples, 'intent_gateway_http_requests_total', { route: '/intents/validate', method: 'POST', http_status: '503', erc1066: '0xF4' }), 2)
   })
 })

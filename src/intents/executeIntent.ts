@@ -29,6 +29,8 @@ export type ExecuteIntentParameters = {
   beforeBroadcast?: (() => Promise<{ ok: true } | { ok: false; detail: string }>) | undefined
   /** Told how the request ended (metrics): refused when nothing was sent, failed when it threw. */
   onEnded?: ((outcome: ExecutionOutcomeLabel) => void) | undefined
+  /** Told the seconds from the broadcast to the receipt, whenever the receipt arrives (after a 202 too). */
+  onReceipt?: ((seconds: number) => void) | undefined
 }
 
 export async function executeIntent(parameters: ExecuteIntentParameters): Promise<IntentOutcome> {
@@ -46,7 +48,7 @@ export async function executeIntent(parameters: ExecuteIntentParameters): Promis
 }
 
 async function run(
-  { adapter, intent, intentHash, signature, requireSignature, journal, receiptTimeoutMs, onBackgroundError, beforeBroadcast }: ExecuteIntentParameters,
+  { adapter, intent, intentHash, signature, requireSignature, journal, receiptTimeoutMs, onBackgroundError, beforeBroadcast, onReceipt }: ExecuteIntentParameters,
   noteSent: (outcome: 'mined' | 'reverted' | 'submitted') => void,
 ): Promise<IntentOutcome> {
   const outcome = (status: number, detail?: string, execution?: ExecutionReport): IntentOutcome => ({
@@ -111,8 +113,10 @@ async function run(
   }
 
   let watchFailed = false
+  const sentAt = performance.now()
   const settled = submission.receipt.then(
     async (receipt) => {
+      onReceipt?.((performance.now() - sentAt) / 1000)
       await journal.settle(record, { ...fromReceipt(receipt), final: depth <= 1 })
       return receipt
     },

@@ -62,11 +62,14 @@ export function createEndpointPool({
   rpcRecorder?: RpcRecorder | undefined
 }): EndpointPool {
   const log = logger.child({ module: 'endpoints', chainId })
-  const pool: Endpoint[] = endpoints.map(({ url, source, publicOnly }) => {
+  // Up or down per endpoint, by its position in the list (never its URL).
+  const observe = (e: Endpoint, up: boolean) => rpcRecorder?.observeEndpoint?.({ chain: chainId, endpoint: pool.indexOf(e), up })
+  const pool: Endpoint[] = endpoints.map(({ url, source, publicOnly }, index) => {
     const view: EndpointView = { url: redactUrl(url), source, status: 'unverified', latencyMs: undefined, requests: 0, failures: 0, lastError: undefined }
     const refusal = publicOnly ? refuseInward(url) : undefined
     if (refusal) {
       log.warn({ endpoint: view.url, source, reason: refusal }, 'discovered RPC endpoint refused')
+      rpcRecorder?.observeEndpoint?.({ chain: chainId, endpoint: index, up: false })
       const refused = async () => {
         throw new ChainUnavailableError(chainId, { details: refusal })
       }
@@ -97,6 +100,7 @@ export function createEndpointPool({
     e.view.lastError = redactUrlsIn(describe(err))
     e.verified = false // what answers after a failure may be another node
     e.retryAt = Date.now() + Math.min(maxCooldownMs, 1000 * 2 ** (e.consecutiveFailures - 1))
+    observe(e, false)
     log.warn({ endpoint: e.view.url, failures: e.consecutiveFailures, reason: e.view.lastError }, 'RPC endpoint failed; set aside')
   }
 
@@ -106,6 +110,7 @@ export function createEndpointPool({
       e.view.status = 'wrong-chain'
       e.view.lastError = `reports chain id ${reported}, expected ${reference}`
       e.retryAt = Date.now() + wrongChainCooldownMs
+      observe(e, false)
       log.error({ endpoint: e.view.url, reported, expected: reference }, `RPC endpoint refused: it serves chain ${reported}, not ${chainId}`)
       return false
     }
@@ -168,6 +173,7 @@ export function createEndpointPool({
     e.retryAt = 0
     e.view.requests++
     e.view.status = 'healthy'
+    observe(e, true)
     if (latencyMs !== undefined) e.view.latencyMs = e.view.latencyMs === undefined ? latencyMs : e.view.latencyMs * 0.8 + latencyMs * 0.2
   }
 }

@@ -52,6 +52,7 @@ export function registerExecuteRoute(app: FastifyInstance, { registry, journal, 
           return settled.ok ? { ok: true } : { ok: false, detail: `the payment could not be settled: ${settled.reason}` }
         },
         onEnded: metrics && ((outcome) => metrics.recordExecution({ chain: req.adapter.chainId, outcome })),
+        onReceipt: metrics && ((seconds) => metrics.recordReceiptWait({ chain: req.adapter.chainId, seconds })),
         onBackgroundError: (err, record) =>
           app.log.warn({ err, intentHash: record.intentHash, chainId: record.chainId }, 'could not watch a sent execution; the reconciler will settle it'),
       }),
