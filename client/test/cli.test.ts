@@ -130,7 +130,7 @@ describe('intent-gateway CLI against a gateway on anvil', () => {
   it('exit 6 (fund) when the value is above the policy cap (402 0x54); exit 3 for a disallowed target', async () => {
     const fund = await run(['validate', '--url', url, '--json', ...flags({ nonce: '5', value: parseEther('2').toString() })])
     assert.equal(fund.code, 6)
-    assert.equal(parsed(fund).funding.function, 'depositFor(address)')
+    assert.equal(parsed(fund).funding.limit, 'policy', 'above the per-intent cap: the gateway says no deposit helps')
     const human = await run(['validate', '--url', url, ...flags({ nonce: '5', value: parseEther('2').toString() })])
     assert.match(human.stdout, /^next step +the sender's deposit or policy cap is short/m)
     const denied = await run(['validate', '--url', url, '--json', ...flags({ nonce: '5', target: world.devnet.contracts.registry })])

@@ -154,14 +154,20 @@ describe('client library against a gateway on anvil', () => {
     }
   })
 
-  it('answers a value above the policy cap as fund (402 0x54) with the deposit function, never as a payment', async () => {
+  it('answers a value above the policy cap as fund (402 0x54) saying the cap is the limit, never as a payment', async () => {
     const client = createGatewayClient({ url: url(), account: sender, payment: { signer: sender, spendControls: false } })
     const result = await client.validate(intent({ nonce: '50', value: parseEther('2').toString() }))
     assert.equal(result.httpStatus, 402)
     assert.equal(result.status, '0x54')
     assert.equal(result.action, 'fund')
     assert.equal(result.payment, undefined)
-    assert.deepEqual(result.funding, { chainId: 'eip155:31337', executor: world.devnet.contracts.executor, function: 'depositFor(address)', sender: world.devnet.demo.sender })
+    assert.deepEqual(result.funding, {
+      chainId: 'eip155:31337',
+      sender: world.devnet.demo.sender,
+      limit: 'policy',
+      detail: `the policy allows at most ${parseEther('1')} wei per intent; no deposit raises that cap`,
+      cap: parseEther('1').toString(),
+    })
     assert.deepEqual((result.paymentRequired as { accepts: unknown[] }).accepts, [])
   })
 
