@@ -32,7 +32,7 @@ const signedTx = (txNonce: number, from: string = relayer): SignedExecution => (
   details: { txNonce },
 })
 const mined = { state: 'mined' as const, status: 0x11, blockNumber: 7n, gasUsed: 21_000n, returnData: '0x' as Hex, detail: undefined }
-const claimed = async (journal: ReturnType<typeof openJournal>, params: ReturnType<typeof claimOf>) => {
+const claimed = async (journal: ReturnType<typeof openJournal>, params: ReturnType<typeof claimOf> & { chainInstance?: string }) => {
   const c = await journal.claim(params)
   assert.ok(c.ok, 'claimed')
   return c.record
