@@ -51,7 +51,7 @@ describe('stuck transactions', () => {
   }
 
   it('re-prices it at the same relayer nonce as a new attempt, journaled before the broadcast, and the replacement settles the intent', async () => {
-    const gateway = await startTestGateway({ chains: [devnet.chain], receiptTimeoutMs: 300, reconcileIntervalMs: 300, maxFeePerGas: parseGwei('10000') })
+    const gateway = await startTestGateway({ chains: [devnet.chain], receiptTimeoutMs: 300, reconcileIntervalMs: 300, maxFeePerGas: Number(parseGwei('10000')) })
     try {
       const { publicClient } = createDevClients(devnet.anvil.rpcUrl, devnet.anvil.chainId)
       const fromBlock = await publicClient.getBlockNumber()
@@ -92,7 +92,7 @@ describe('stuck transactions', () => {
     // Let the base fee settle back first.
     await rpc(devnet.anvil.rpcUrl, 'anvil_setNextBlockBaseFeePerGas', ['0x3b9aca00'])
     await rpc(devnet.anvil.rpcUrl, 'evm_mine', [])
-    const gateway = await startTestGateway({ chains: [devnet.chain], receiptTimeoutMs: 300, reconcileIntervalMs: 300, maxFeePerGas: parseGwei('3') })
+    const gateway = await startTestGateway({ chains: [devnet.chain], receiptTimeoutMs: 300, reconcileIntervalMs: 300, maxFeePerGas: Number(parseGwei('3')) })
     try {
       const { intentHash, transactionHash } = await stuckExecute(gateway, '21')
       await eventually('the ceiling to be logged', 15_000, async () => (gateway.logs.some((l) => l.includes('cannot be re-priced within the fee ceiling')) ? true : undefined))

@@ -34,7 +34,7 @@ export async function startTestGateway(params: {
   maxGasPerExecution?: number
   metricsToken?: string
   confirmations?: number
-  maxFeePerGas?: bigint
+  maxFeePerGas?: number
 }): Promise<TestGateway> {
   const logs: string[] = []
   const logger = createLogger({ level: 'info', destination: { write: (line: string) => void logs.push(line) } })
