@@ -69,7 +69,7 @@ export type CreateGatewayParameters = {
     /** Blocks deep before an execution is final (CONFIRMATIONS); default 1. */
     confirmations?: number | undefined
     /** The fee ceiling (wei per gas) for re-pricing stuck executions (MAX_FEE_PER_GAS_GWEI); default: no re-pricing. */
-    maxFeePerGas?: bigint | undefined
+    maxFeePerGas?: number | undefined
   }
   logger: Logger
 }
@@ -101,7 +101,7 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
       maxGasPerExecution: config.maxGasPerExecution === undefined ? undefined : BigInt(config.maxGasPerExecution),
       rpcRecorder: metrics.rpc,
       confirmations: config.confirmations,
-      maxFeePerGas: config.maxFeePerGas,
+      maxFeePerGas: config.maxFeePerGas === undefined ? undefined : BigInt(config.maxFeePerGas),
       // Transactions of another instance of the chain (reset) hold no nonce on this one.
       unsettledTransactions: async (relayer, chainInstance) =>
         (await journal.pending({ chainId: chain.chainId, relayer }))

@@ -81,6 +81,7 @@ describe('a chain reset under the journal', () => {
     } finally {
       await gateway.close()
     }
+
     devnet = await resetChain(devnet)
     gateway = await startTestGateway({ chains: [devnet.chain], ...options })
     try {

@@ -96,6 +96,15 @@ describe('journal upgrade and the EVM nonce floor, against anvil', () => {
         body: JSON.stringify(await signedIntent(devnet, { nonce: '701' })),
       })
       assert.equal(replay.status, 409, 'the upgraded record still holds the intent')
+      // Schema 3: the upgraded 'executed' record of nonce 700 names a transaction the chain never
+      // had, and the intent's nonce is unused there: not a 409 from the journal, it executes.
+      const stale = await request(gateway.baseUrl, '/intents/execute', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-chain-id': '31337' },
+        body: JSON.stringify(await signedIntent(devnet, { nonce: '700' })),
+      })
+      assert.equal(stale.status, 200, stale.text)
+      assert.equal((await gateway.journal.get(executedHash))?.state, 'dropped', 'the stale record is retired, with the reason')
     } finally {
       await gateway.close()
     }

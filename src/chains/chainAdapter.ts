@@ -93,6 +93,11 @@ export type Reconciliation =
   | { kind: 'pending' }
   /** The node had lost it: it was broadcast again, byte for byte. */
   | { kind: 'rebroadcast' }
+  /**
+   * The node had lost it and refuses it as it is (EVM: its max fee is below the base fee now): it
+   * still holds its place (relayer nonce) and waits for a replacement (see `replacement`).
+   */
+  | { kind: 'refused'; detail: string }
   /** Another transaction took its relayer nonce. `executed`: whether the intent ran anyway (through someone else). */
   | { kind: 'dropped'; executed: boolean; detail: string }
 

@@ -244,6 +244,18 @@ describe('loadConfig', () => {
     assert.equal(loadConfig({ ...complete, NODE_ENV: 'production' }).auth.keyHashes.length, 0, 'no relayer: nothing to protect')
   })
 
+  it('reads CONFIRMATIONS and the re-pricing fee ceiling MAX_FEE_PER_GAS_GWEI', () => {
+    const base = loadConfig(complete)
+    assert.deepEqual([base.confirmations, base.maxFeePerGas], [1, 100_000_000_000])
+    const set = loadConfig({ ...complete, CONFIRMATIONS: '12', MAX_FEE_PER_GAS_GWEI: '2.5' })
+    assert.deepEqual([set.confirmations, set.maxFeePerGas], [12, 2_500_000_000])
+    assert.equal(loadConfig({ ...complete, MAX_FEE_PER_GAS_GWEI: '0' }).maxFeePerGas, undefined, '0 turns re-pricing off')
+    assert.deepEqual(problems({ ...complete, CONFIRMATIONS: '0', MAX_FEE_PER_GAS_GWEI: '-1' }), [
+      'CONFIRMATIONS: "0" is not an integer between 1 and 1000',
+      'MAX_FEE_PER_GAS_GWEI: "-1" is not an amount of gwei between 0 and 100000 (up to 9 decimals; 0 turns re-pricing off)',
+    ])
+  })
+
   it('requires signed intents in production unless ALLOW_UNSIGNED_INTENTS, and caps gas per execution', () => {
     assert.equal(loadConfig(complete).requireSignedIntents, false, 'outside production the chain decides')
     const production = { ...complete, NODE_ENV: 'production' }

@@ -81,8 +81,8 @@ export type GatewayConfig = {
   metricsToken: string | undefined
   /** Blocks deep (1 = in the latest block) before an execution is reported final (CONFIRMATIONS). */
   confirmations: number
-  /** The most the relayer pays per gas, in wei, when it re-prices a stuck execution (MAX_FEE_PER_GAS_GWEI); undefined: never re-priced. */
-  maxFeePerGas: bigint | undefined
+  /** The most the relayer pays per gas, in wei (a safe integer: at most 10^14), when it re-prices a stuck execution (MAX_FEE_PER_GAS_GWEI); undefined: never re-priced. */
+  maxFeePerGas: number | undefined
 }
 
 export type AuthConfig = {
@@ -204,7 +204,7 @@ export function loadConfig(env: Env): GatewayConfig {
 }
 
 /** An amount of gwei with up to 9 decimals, as wei; 0 turns the feature off (undefined). */
-function readGwei(env: Env, name: string, bounds: { max: number; fallback: string }, problems: string[]): bigint | undefined {
+function readGwei(env: Env, name: string, bounds: { max: number; fallback: string }, problems: string[]): number | undefined {
   const raw = env[name]?.trim() || bounds.fallback
   const match = /^(\d{1,9})(?:\.(\d{1,9}))?$/.exec(raw)
   if (!match || Number(raw) > bounds.max) {
@@ -212,7 +212,7 @@ function readGwei(env: Env, name: string, bounds: { max: number; fallback: strin
     return undefined
   }
   const wei = BigInt(match[1]!) * 1_000_000_000n + BigInt((match[2] ?? '').padEnd(9, '0'))
-  return wei === 0n ? undefined : wei
+  return wei === 0n ? undefined : Number(wei)
 }
 
 function readChains(env: Env, problems: string[]): ChainConfig[] {

@@ -86,10 +86,12 @@ export function createReconciler({ journal, adapters, intervalMs, logger }: Crea
       case 'rebroadcast':
         report.rebroadcast++
         return
+      case 'refused':
       case 'pending': {
         report.stillPending++
         const pendingForMs = Date.now() - record.updatedAt.getTime()
-        if (!adapter.replacement || pendingForMs < options.minAgeMs) return
+        // A transaction the node refuses as it is gets a replacement at once; a pending one after a pass.
+        if (!adapter.replacement || (result.kind === 'pending' && pendingForMs < options.minAgeMs)) return
         const replacement = await adapter.replacement(request, pendingForMs)
         if (!replacement) return
         // Journaled before it is broadcast: whichever of the two is mined settles the intent.

@@ -38,7 +38,7 @@ export async function startTestGateway(params: {
   payments?: PaymentsConfig
   interfaces?: InterfacesConfig
   confirmations?: number
-  maxFeePerGas?: bigint
+  maxFeePerGas?: number
 }): Promise<TestGateway> {
   const logs: string[] = []
   const logger = createLogger({ level: 'info', destination: { write: (line: string) => void logs.push(line) } })

@@ -8,6 +8,7 @@ import {
   type Hex,
   type PublicClient,
   type TransactionReceipt,
+  BaseError,
   TransactionNotFoundError,
   TransactionReceiptNotFoundError,
   createPublicClient,
@@ -29,7 +30,7 @@ import { createEndpointPool } from './createEndpointPool.ts'
 import { intentExecutorArtifact } from '../../contracts/intentExecutorArtifact.ts'
 import { intentValidatorArtifact } from '../../contracts/intentValidatorArtifact.ts'
 import type { Intent } from '../../intents/intent.ts'
-import { broadcastRaw, createRelayer } from '../../relayer/createRelayer.ts'
+import { broadcastRaw, createRelayer, isTransportError } from '../../relayer/createRelayer.ts'
 import { isSuccessStatus, Status } from '../../status/statusCodes.ts'
 import type { ChainAdapter, ExecutionReceipt, MinedCheck, Preflight, PreflightResult, ReconcileRequest, Reconciliation, Replacement, SignedExecution } from '../chainAdapter.ts'
 import { probeHealth } from '../probeHealth.ts'
@@ -283,7 +284,15 @@ export function createEvmAdapter({ chain: resolved, relayerPrivateKey, rpcTimeou
         throw err
       })
       if (known) return { kind: 'pending' }
-      await broadcastRaw(client, rawTransaction)
+      try {
+        await broadcastRaw(client, rawTransaction)
+      } catch (err) {
+        if (isTransportError(err)) throw err
+        // The node answered no: underpriced now, most often (a node drops what the base fee priced out).
+        const detail = `the node refuses transaction ${transactionHash} at relayer nonce ${txNonce} as it is: ${err instanceof BaseError ? err.details || err.shortMessage : String(err)}`
+        log.warn({ transactionHash, txNonce, detail }, 'the node lost a journaled transaction and refuses it again as it is')
+        return { kind: 'refused', detail }
+      }
       log.warn({ transactionHash, txNonce }, 'the node had lost a journaled transaction; broadcast it again')
       return { kind: 'rebroadcast' }
     } catch (err) {
