@@ -31,6 +31,8 @@ export function sendOutcome(request: FastifyRequest, reply: FastifyReply, outcom
         blockNumber: outcome.execution.blockNumber?.toString(),
         gasUsed: outcome.execution.gasUsed?.toString(),
         returnData: outcome.execution.returnData,
+        ...(outcome.execution.final !== undefined ? { final: outcome.execution.final } : {}),
+        ...(outcome.execution.confirmationsRequired !== undefined ? { confirmationsRequired: outcome.execution.confirmationsRequired } : {}),
       }
     : {}
   const fields = {

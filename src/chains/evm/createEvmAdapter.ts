@@ -92,6 +92,33 @@ export function createEvmAdapter({ chain: resolved, relayerPrivateKey, rpcTimeou
   // The configuration checked these as EVM addresses.
   const chain = { ...resolved, executor: resolved.executor as Address, validator: resolved.validator as Address, registry: resolved.registry as Address }
   const log = logger.child({ module: 'evm', chainId: chain.chainId })
+  // Receipt watches stop when the adapter closes (the reconciler of the next start finishes them).
+  let closed = false
+  const sleeping = new Set<() => void>()
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const wake = () => {
+        clearTimeout(timer)
+        sleeping.delete(wake)
+        resolve()
+      }
+      const timer = setTimeout(wake, ms)
+      sleeping.add(wake)
+    })
+  /** Polls for the transaction's receipt until it is mined, the watch limit passes, or the adapter closes. */
+  async function watchReceipt(hash: Hex) {
+    const deadline = Date.now() + receiptWatchLimitMs
+    for (;;) {
+      if (closed) throw new Error(`the gateway closed while watching ${hash}; reconciliation settles it`)
+      const receipt = await client.getTransactionReceipt({ hash }).catch((err: unknown) => {
+        if (err instanceof BaseError && err.walk((e) => e instanceof TransactionReceiptNotFoundError)) return undefined
+        throw err
+      })
+      if (receipt) return receipt
+      if (Date.now() > deadline) throw new Error(`no receipt for ${hash} within ${receiptWatchLimitMs / 60_000} minutes; reconciliation settles it`)
+      await pause(pollingIntervalMs)
+    }
+  }
   const pool = createEndpointPool({ chainId: chain.chainId, reference: Number(chain.reference), endpoints: chain.endpoints, timeoutMs: rpcTimeoutMs, logger, rpcRecorder })
   const viemChain: Chain = defineChain({
     id: Number(chain.reference),
@@ -415,14 +442,9 @@ export function createEvmAdapter({ chain: resolved, relayerPrivateKey, rpcTimeou
         const sent = await relayer.send({ to: chain.executor, data, gas: gasLimit }, { onSigned })
         const { transactionHash } = sent
         log.info({ transactionHash, txNonce: sent.txNonce, accepted: sent.accepted }, 'execute sent')
-        const receipt = client
-          .waitForTransactionReceipt({ hash: transactionHash, timeout: receiptWatchLimitMs })
-          .then((r) => {
-            // viem follows a replacement to its receipt: that is not our execution. The record
-            // stays pending and reconciliation settles it as dropped (or executed elsewhere).
-            if (r.transactionHash !== transactionHash) throw new Error(`transaction ${transactionHash} was replaced by ${r.transactionHash}`)
-            return toExecutionReceipt(data, r)
-          })
+        // A replacement's receipt never shows under this hash: the record stays pending and
+        // reconciliation settles it (dropped, or executed through the replacement).
+        const receipt = watchReceipt(transactionHash).then((r) => toExecutionReceipt(data, r))
         return { transactionHash, accepted: sent.accepted, receipt }
       },
     }
@@ -483,7 +505,11 @@ export function createEvmAdapter({ chain: resolved, relayerPrivateKey, rpcTimeou
         signing: { domain: intentDomain({ chainId: viemChain.id, executor: chain.executor }), types: intentTypes, primaryType: 'Intent' },
       }
     },
-    close: () => pool.close(),
+    async close() {
+      closed = true
+      for (const wake of [...sleeping]) wake()
+      await pool.close()
+    },
   }
 }
 
