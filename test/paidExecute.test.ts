@@ -2,6 +2,8 @@
 // @x402/fetch client, against real anvil, the real executor and the real EIP-3009 token.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http'
 import type { Address } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
@@ -122,4 +124,29 @@ describe('x402 payments on execute, end to end', () => {
     assert.deepEqual(results.map((r) => r.status), bodies.map(() => 200), JSON.stringify(results.filter((r) => r.status !== 200).map((r) => r.body)))
     assert.equal(await balanceOf(payer), payerBefore - 8n * price)
   })
+
+  it('demands and takes the same price the MCP way: PaymentRequired in the tool result, the payment in _meta["x402/payment"]', async () => {
+    const mcp = new Client({ name: 'paid-mcp-test', version: '1.0.0' })
+    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${gateway.baseUrl}/mcp`)))
+    try {
+      const intent = await signedIntent(devnet, { nonce: '300' })
+      const unpaid = (await mcp.callTool({ name: 'execute_intent', arguments: { intent, chainId: devnet.chain.chainId } })) as { isError?: boolean; structuredContent?: any }
+      assert.equal(unpaid.isError, true)
+      assert.equal(unpaid.structuredContent.httpStatus, 402)
+      assert.equal(unpaid.structuredContent.erc1066Status, '0x55')
+      assert.equal(unpaid.structuredContent.x402Version, 2)
+      assert.equal(unpaid.structuredContent.accepts[0].amount, price.toString())
+
+      const payerBefore = await balanceOf(payer)
+      const payment = await payingClient(devnet).client.createPaymentPayload(unpaid.structuredContent)
+      const paid = (await mcp.callTool({ name: 'execute_intent', arguments: { intent, chainId: devnet.chain.chainId }, _meta: { 'x402/payment': payment } })) as { isError?: boolean; structuredContent?: any; _meta?: any }
+      assert.ok(!paid.isError, JSON.stringify(paid.structuredContent))
+      assert.equal(paid.structuredContent.erc1066Status, '0x11')
+      assert.equal(paid._meta['x402/payment-response'].success, true)
+      assert.equal(await balanceOf(payer), payerBefore - price)
+    } finally {
+      await mcp.close()
+    }
+  })
 })
+
