@@ -107,7 +107,7 @@ describe('MCP server at /mcp', () => {
     assert.deepEqual(JSON.parse(Buffer.from(headers['payment-required'], 'base64').toString()), body.paymentRequired)
     assert.equal(paymentRequired.x402Version, 2)
     assert.deepEqual(paymentRequired.accepts, [])
-    assert.equal(paymentRequired.extensions.deposit.function, 'depositFor(address)')
+    assert.equal(paymentRequired.extensions.deposit.limit, 'policy', 'above the per-intent cap: no deposit helps')
   })
 
   it('refuses bad input naming the field: the route\'s own messages for the intent, the tool\'s for its arguments', async () => {

@@ -224,6 +224,7 @@ describe('OpenAPI document and docs page', () => {
       blockNumber: receipt.blockNumber.toString(),
       gasUsed: receipt.gasUsed.toString(),
       returnData: executed.body.returnData,
+      final: true,
     })
     assert.match(executed.body.returnData, /^0x([0-9a-f]{2})*$/)
 
@@ -270,7 +271,7 @@ describe('OpenAPI document and docs page', () => {
         error: overCap.body.detail,
         resource: { url: '/intents/validate', description: `POST /intents/validate for intent ${intentHash}`, mimeType: 'application/json' },
         accepts: [],
-        extensions: { deposit: { chainId, executor: world.devnet.contracts.executor, function: 'depositFor(address)', sender: world.devnet.demo.sender } },
+        extensions: { deposit: { chainId, sender: world.devnet.demo.sender, limit: 'policy', detail: 'the policy allows at most 1000000000000000000 wei per intent; no deposit raises that cap', cap: '1000000000000000000' } },
       },
     })
     assert.equal(typeof overCap.body.detail, 'string')

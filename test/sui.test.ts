@@ -191,6 +191,7 @@ describe('Sui gateway against the gRPC stand-in (Move not compiled or executed h
         transactionHash: res.body.transactionHash,
         blockNumber: '1042',
         gasUsed: String(1000000 + 2964000 - 1956240),
+        final: true,
       })
       assert.ok(world.standIn.executed.has(res.body.transactionHash), 'the digest is the one the node executed')
       const record = await world.get(`/intents/${hashOf(body)}`)
