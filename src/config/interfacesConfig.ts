@@ -1,6 +1,7 @@
 // The settings of the interfaces for operators and agents: Prometheus metrics (on or off, on the
 // API's port or one of their own, a scrape token) and the MCP server. Reads its own variables and
 // reports its own problems, for loadConfig to compose with the others ("every problem at once").
+import { readBoolean } from './readBoolean.ts'
 export type InterfacesConfig = {
   metrics: {
     /** METRICS_ENABLED (default true): off, nothing is recorded and GET /metrics is 404. */
@@ -24,7 +25,7 @@ const minTokenLength = 16
 
 export function interfacesConfig(env: Record<string, string | undefined>): InterfacesConfigResult {
   const problems: string[] = []
-  const enabled = readBoolean(env, 'METRICS_ENABLED', true, problems)
+  const enabled = readBoolean(env, 'METRICS_ENABLED', problems, true)
   const port = readPort(env, 'METRICS_PORT', problems)
   const host = env.METRICS_HOST?.trim() || env.HOST?.trim() || '0.0.0.0'
   const token = env.METRICS_TOKEN?.trim() || undefined
@@ -37,18 +38,10 @@ export function interfacesConfig(env: Record<string, string | undefined>): Inter
   const apiPort = env.PORT?.trim()
   if (port !== undefined && apiPort && Number(apiPort) === port) problems.push(`METRICS_PORT: ${port} is the API's PORT; choose another port, or leave METRICS_PORT unset to serve /metrics on the API's port`)
   if (port === undefined && env.METRICS_HOST?.trim()) problems.push('METRICS_HOST: is set but METRICS_PORT is not (the metrics are served on the API\'s port and host)')
-  const mcpEnabled = readBoolean(env, 'MCP_ENABLED', true, problems)
+  const mcpEnabled = readBoolean(env, 'MCP_ENABLED', problems, true)
   return { value: { metrics: { enabled, port, host, token }, mcp: { enabled: mcpEnabled } }, problems }
 }
 
-function readBoolean(env: Record<string, string | undefined>, name: string, fallback: boolean, problems: string[]): boolean {
-  const raw = env[name]?.trim().toLowerCase()
-  if (!raw) return fallback
-  if (raw === 'true' || raw === '1') return true
-  if (raw === 'false' || raw === '0') return false
-  problems.push(`${name}: "${raw.slice(0, 20)}" is not true or false`)
-  return fallback
-}
 
 function readPort(env: Record<string, string | undefined>, name: string, problems: string[]): number | undefined {
   const raw = env[name]?.trim()

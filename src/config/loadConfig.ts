@@ -1,5 +1,6 @@
 // The gateway's configuration: one schema, read once at start-up from an environment-like object.
 // Every problem is collected and reported together; nothing else in the code reads process.env.
+import { readBoolean } from './readBoolean.ts'
 import { devnetApiKey } from '../devnet/devnetApiKey.ts'
 import { type InterfacesConfig, interfacesConfig } from './interfacesConfig.ts'
 import { type PaymentsConfig, parsePaymentsConfig } from './paymentsConfig.ts'
@@ -429,14 +430,6 @@ function readAuth(env: Env, production: boolean, hasRelayer: boolean, problems: 
   return { keyHashes, requireForValidate }
 }
 
-function readBoolean(env: Env, name: string, problems: string[]): boolean {
-  const raw = env[name]?.trim().toLowerCase()
-  if (!raw) return false
-  if (raw === 'true' || raw === '1') return true
-  if (raw === 'false' || raw === '0') return false
-  problems.push(`${name}: "${raw.slice(0, 20)}" is not true or false`)
-  return false
-}
 
 function isDevnetAccount(address: Address): boolean {
   for (let addressIndex = 0; addressIndex < 10; addressIndex++) {

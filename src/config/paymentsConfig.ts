@@ -1,5 +1,6 @@
 // The x402 payment settings: what execute and validate cost per chain, who settles, and whether
 // API-key clients pay too. Parsed once at start-up; every problem names its variable.
+import { readBoolean } from './readBoolean.ts'
 import { getDefaultAsset } from '@x402/evm'
 import { type Address, type Hex, getAddress, isAddress, isHex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
@@ -180,14 +181,6 @@ function urlProblem(raw: string): string | undefined {
   }
 }
 
-function readBoolean(env: Env, name: string, problems: string[]): boolean {
-  const raw = env[name]?.trim().toLowerCase()
-  if (!raw) return false
-  if (raw === 'true' || raw === '1') return true
-  if (raw === 'false' || raw === '0') return false
-  problems.push(`${name}: "${raw.slice(0, 20)}" is not true or false`)
-  return false
-}
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
