@@ -5,7 +5,11 @@ import { resolve } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { demoCounterArtifact } from '../../src/contracts/demoCounterArtifact.ts'
 import { devnetAccounts } from '../../src/devnet/devnetAccounts.ts'
-import { startWorld, type World } from '../../test/support/testGateway.ts'
+import { privateKeyToAccount } from 'viem/accounts'
+import { demoDollarArtifact } from '../../src/contracts/demoDollarArtifact.ts'
+import { createDevClients } from '../../src/devnet/deployContracts.ts'
+import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.ts'
+import { startTestGateway, startWorld, type TestGateway, type World } from '../../test/support/testGateway.ts'
 
 const root = resolve(import.meta.dirname, '../..')
 
@@ -56,3 +60,46 @@ describe('examples/agent.ts against the devnet', () => {
     assert.equal(await count(), before)
   })
 })
+
+describe('examples/paidAgent.ts against a devnet that prices execute', () => {
+  let devnet: Devnet
+  let gateway: TestGateway
+  const payer = privateKeyToAccount(devnetAccounts.payer).address
+  const balance = () => createDevClients(devnet.anvil.rpcUrl, devnet.anvil.chainId).publicClient.readContract({ address: devnet.contracts.dollar, abi: demoDollarArtifact.abi, functionName: 'balanceOf', args: [payer] })
+  const env = (overrides: Record<string, string> = {}) => ({
+    INTENT_GATEWAY_URL: gateway.baseUrl,
+    INTENT_SIGNER_PRIVATE_KEY: devnetAccounts.sender,
+    INTENT_PAYER_PRIVATE_KEY: devnetAccounts.payer,
+    INTENT_PAY_ASSET: devnet.contracts.dollar,
+    INTENT_TARGET: devnet.demo.counter,
+    INTENT_POLICY_ID: devnet.demo.policies.open,
+    ...overrides,
+  })
+
+  before(async () => {
+    devnet = await startDevnet()
+    gateway = await startTestGateway({ chains: [devnet.chain], payments: devnet.payments })
+  })
+  after(async () => {
+    await gateway?.close()
+    await devnet?.stop()
+  })
+
+  it('pays the price through the typed client and @x402/fetch, and the intent runs: the payer paid 0.01 DUSD', async () => {
+    const before = await balance()
+    const r = await runExample('examples/paidAgent.ts', env())
+    assert.equal(r.code, 0, r.stdout + r.stderr)
+    assert.match(r.stdout, /^execute: 0x11 EXECUTED \(done\) intent 0x[0-9a-f]{64}$/m)
+    assert.match(r.stdout, /^paid: .*"success":true/m)
+    assert.equal(await balance(), before - 10_000n)
+  })
+
+  it('pays nothing above its own spend limit: the price is left unpaid (action pay), exit 1', async () => {
+    const before = await balance()
+    const r = await runExample('examples/paidAgent.ts', env({ INTENT_MAX_PRICE: '9999' }))
+    assert.equal(r.code, 1, r.stdout + r.stderr)
+    assert.match(r.stdout, /^execute: 0x55 .* \(pay\) intent/m)
+    assert.equal(await balance(), before)
+  })
+})
+
