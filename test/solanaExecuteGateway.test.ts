@@ -221,29 +221,27 @@ describe('Solana signed execution through the gateway', () => {
       assert.equal(row?.transaction?.id, submission.transactionHash)
     })
 
-    it('drops a transaction whose blockhash expired unmined; a second attempt runs once', async () => {
+    it('re-signs a transaction whose blockhash expired unmined as a new attempt, journaled before it is sent, which runs once', async () => {
       const i = intent()
       const recipientBefore = await balance(devnet.demo.recipient)
       const expired = await journalWithoutBroadcast(i)
       await devnet.control('litesvm_expireBlockhash', [])
       const pass = await reconciler().runOnce()
-      assert.equal(pass.dropped, 1, JSON.stringify(pass))
-      const dropped = await gateway.journal.get(hashOf(i), devnet.chainId)
-      assert.equal(dropped?.state, 'dropped')
-      assert.equal(dropped?.status, 0xf0)
-      // The old bytes can never land.
-      assert.equal((await adapter.reconcile({ ...expired, intent: i })).kind, 'dropped')
-
-      const res = await execute(body(i, sign(i)))
-      assert.equal(res.status, 200, res.text)
+      assert.equal(pass.repriced, 1, JSON.stringify(pass))
+      const renewed = await gateway.journal.get(hashOf(i), devnet.chainId)
+      assert.equal(renewed?.attempt, 2)
+      assert.notEqual(renewed?.transaction?.id, expired.id)
+      // The first attempt is known replaced; the second was broadcast and the next pass settles it.
+      const next = await reconciler().runOnce()
+      assert.equal(next.settled, 1, JSON.stringify(next))
       const row = await gateway.journal.get(hashOf(i), devnet.chainId)
-      assert.equal(row?.attempt, 2)
-      assert.equal(row?.state, 'mined')
+      assert.deepEqual([row?.attempt, row?.state, row?.status], [2, 'mined', 0x11])
       assert.equal(await balance(devnet.demo.recipient), recipientBefore + 1_000n)
-      // Now the first attempt's nonce record shows the intent ran (by the second attempt).
+      // The old bytes can never land, and the nonce record shows the intent ran (by attempt 2).
       const late = await adapter.reconcile({ ...expired, intent: i })
       assert.deepEqual(late.kind === 'dropped' && late.executed, true)
       assert.equal((await execute(body(i, sign(i)))).status, 409)
+      assert.equal(await balance(devnet.demo.recipient), recipientBefore + 1_000n)
     })
   })
 })

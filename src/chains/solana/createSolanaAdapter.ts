@@ -4,7 +4,8 @@
 // goes into the Ed25519 program's instruction, followed by the program's execute; the relayer
 // signs and pays the fee; the signed transaction is simulated, journaled, sent, and confirmed by
 // polling signature statuses. A transaction whose blockhash expired unmined can never land:
-// reconcile reports it dropped (executed when the nonce record shows this intent ran).
+// reconcile asks for a replacement (the same instructions re-signed with a fresh blockhash, a new
+// attempt) while the intent may still run, and reports it dropped otherwise.
 import type { Logger } from 'pino'
 import {
   type Address,
@@ -17,6 +18,10 @@ import {
   appendTransactionMessageInstructions,
   blockhash,
   compileTransaction,
+  decompileTransactionMessage,
+  getBase64Encoder,
+  getCompiledTransactionMessageDecoder,
+  getTransactionDecoder,
   createKeyPairSignerFromPrivateKeyBytes,
   createSolanaRpc,
   createTransactionMessage,
@@ -42,7 +47,7 @@ import { failureKind, type RpcRecorder } from '../../metrics/createMetrics.ts'
 import { GatewayError } from '../../errors/gatewayError.ts'
 import type { Intent } from '../../intents/intent.ts'
 import { Status, isSuccessStatus } from '../../status/statusCodes.ts'
-import type { ChainAdapter, ExecutionReceipt, Preflight, PreflightResult, Reconciliation, SignedExecution } from '../chainAdapter.ts'
+import type { ChainAdapter, ExecutionReceipt, Preflight, PreflightResult, ReconcileRequest, Reconciliation, Replacement, SignedExecution } from '../chainAdapter.ts'
 import type { EndpointView } from '../evm/createEndpointPool.ts'
 import { probeHealth } from '../probeHealth.ts'
 import { classifySolanaRpcError } from './classifySolanaRpcError.ts'
@@ -358,17 +363,32 @@ export function createSolanaAdapter({
     }
   }
 
-  async function reconcile(tx: SignedExecution & { intent: Intent }): Promise<Reconciliation> {
+  /** The status of whichever of these transactions landed (an intent's attempts), if one did. */
+  async function landed(txs: readonly SignedExecution[]): Promise<Reconciliation | undefined> {
+    for (const candidate of txs) {
+      const status = await statusOf(candidate.id)
+      if (status) return { kind: 'settled', receipt: toReceipt(candidate.id, status) }
+    }
+    return undefined
+  }
+
+  async function reconcile(tx: ReconcileRequest): Promise<Reconciliation> {
     assertAvailable()
-    const status = await statusOf(tx.id)
-    if (status) return { kind: 'settled', receipt: toReceipt(tx.id, status) }
+    const attempts = [tx, ...(tx.replaced ?? [])]
+    const settled = await landed(attempts)
+    if (settled) return settled
     const lastValid = BigInt((tx.details as SolanaTransactionDetails).lastValidBlockHeight)
     if ((await blockHeight()) > lastValid) {
       // It can never land now; it may have been mined between the two reads, so look once more.
-      const late = await statusOf(tx.id)
-      if (late) return { kind: 'settled', receipt: toReceipt(tx.id, late) }
+      const late = await landed(attempts)
+      if (late) return late
       const record = await nonceRecordOf(tx.intent)
       const executed = record?.state === 'executed' && record.intentHash === runtime.hashIntent(tx.intent)
+      // The sender's signature does not depend on the blockhash: while the intent may still run,
+      // the relayer signs it again with a fresh one, as a new attempt (see `replacement`).
+      if (!executed && relayerSigner && !tx.otherInstance && isSuccessStatus(await validate(tx.intent))) {
+        return { kind: 'refused', detail: `transaction ${tx.id} expired unmined (its blockhash was valid up to block height ${lastValid}); to be re-signed with a fresh blockhash` }
+      }
       return {
         kind: 'dropped',
         executed,
@@ -380,6 +400,36 @@ export function createSolanaAdapter({
     await broadcast(tx.bytes)
     log.warn({ transactionHash: tx.id }, 'a journaled transaction was not confirmed; broadcast it again')
     return { kind: 'rebroadcast' }
+  }
+
+  /**
+   * An expired, unlanded transaction signed again: the same instructions (the Ed25519 one carries
+   * the sender's signature of the intent hash), a fresh blockhash, the relayer's new signature.
+   * Nothing before the blockhash expired: the old one may still land.
+   */
+  async function replacement(tx: ReconcileRequest): Promise<Replacement | undefined> {
+    if (!relayerSigner || !relayerAddress) return undefined
+    const lastValid = BigInt((tx.details as SolanaTransactionDetails).lastValidBlockHeight)
+    if ((await blockHeight()) <= lastValid) return undefined
+    const old = getTransactionDecoder().decode(getBase64Encoder().encode(tx.bytes))
+    const message = decompileTransactionMessage(getCompiledTransactionMessageDecoder().decode(old.messageBytes))
+    const { value: latest } = await call('getLatestBlockhash', 'blockhash request', (rpc, abortSignal) => rpc.getLatestBlockhash({ commitment: 'confirmed' }).send({ abortSignal }))
+    const payer = await relayerSigner
+    const transaction = await signTransactionMessageWithSigners(
+      pipe(
+        message,
+        (m) => setTransactionMessageFeePayerSigner(payer, m),
+        (m) => setTransactionMessageLifetimeUsingBlockhash(latest, m),
+      ),
+    )
+    const wire = getBase64EncodedWireTransaction(transaction)
+    const details: SolanaTransactionDetails = { blockhash: latest.blockhash, lastValidBlockHeight: latest.lastValidBlockHeight.toString() }
+    const signed: SignedExecution = { id: getSignatureFromTransaction(transaction), bytes: wire, relayer: relayerAddress, details }
+    return {
+      tx: signed,
+      detail: `blockhash of ${tx.id} expired unmined; the same instructions re-signed with blockhash ${latest.blockhash}`,
+      broadcast: () => broadcast(wire),
+    }
   }
 
   async function preflight(): Promise<PreflightResult> {
@@ -424,6 +474,7 @@ export function createSolanaAdapter({
     },
     prepareExecution,
     reconcile,
+    replacement,
     getHealth: () =>
       probeHealth({
         chainId: chain.chainId,
