@@ -42,6 +42,19 @@ const dir = mkdtempSync(join(tmpdir(), 'journal-test-'))
 after(() => rmSync(dir, { recursive: true, force: true }))
 
 describe('openJournal', () => {
+  it('keys (sender, nonce) by the address as written for base58 senders, case-insensitively for hex ones', async () => {
+    const journal = openJournal({ path: ':memory:' })
+    const solana = (sender: string, n: number) => ({ chainId: 'solana:x', intentHash: hash(n), intent: { ...intentOf(1n), sender } })
+    // Two Solana keys that differ only in case are two senders.
+    await claimed(journal, solana('4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T', 80))
+    await claimed(journal, solana('4nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T', 81))
+    // One EVM address written in two cases is one sender.
+    await claimed(journal, { ...claimOf(82, 5n), intent: intentOf(5n, '0xAbC0000000000000000000000000000000000009') })
+    const again = await journal.claim({ ...claimOf(83, 5n), intent: intentOf(5n, '0xabc0000000000000000000000000000000000009') })
+    assert.equal(again.ok, false)
+    journal.close()
+  })
+
   it('keeps a Solana intent\'s account metas', async () => {
     const journal = openJournal({ path: ':memory:' })
     const accounts = [{ address: 'BPFLoaderUpgradeab1e11111111111111111111111', signer: false, writable: true }]

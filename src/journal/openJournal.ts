@@ -359,7 +359,8 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
   const pendingCount = db.prepare<[], { n: number }>(`SELECT COUNT(*) AS n FROM executions WHERE state = 'pending'`)
 
   const claim = db.transaction((chainId: string, intentHash: Hex, intent: Intent, chainInstance: string | null): Claim => {
-    const sender = intent.sender.toLowerCase()
+    // Hex addresses (EVM, Sui) are case-insensitive; base58 keys (Solana) are not.
+    const sender = intent.sender.startsWith('0x') ? intent.sender.toLowerCase() : intent.sender
     const held = intentHolder.get(chainId, intentHash) ?? nonceHolder.get(chainId, sender, intent.nonce.toString())
     if (held) return { ok: false, holder: fromRow(held) }
     const now = Date.now()
