@@ -257,7 +257,7 @@ describe('x402 payments with the unmodified @x402/fetch client', () => {
     }
   })
 
-  it('resolves reservations a crash left from the token\'s authorizationState: settled ones stay a credit for their intent, the rest are released', async () => {
+  it('resolves reservations a crash left from the token\'s authorizationState: settled ones stay a credit for their intent, the rest are released, an unused one not while a settlement may be pending', async () => {
     const domain = tokenDomain(world.devnet.demo.payment, world.devnet.anvil.chainId)
     const asset = world.devnet.contracts.dollar
     const reserve = async (id: string, a: ReturnType<typeof newAuthorization>) => {
@@ -275,11 +275,17 @@ describe('x402 payments with the unmodified @x402/fetch client', () => {
     await reserve('crash-cancelled', cancelled)
     await write(devnetAccounts.payer, 'cancelAuthorization', [payer, cancelled.nonce, await signCancelAuthorization(devnetAccounts.payer, domain, cancelled.nonce)])
 
-    const resolved = await resolveUnresolvedPayments({ ledger: world.ledger, clientFor: (network) => (network === 'eip155:31337' ? world.clients.publicClient : undefined), logger: createLogger({ level: 'silent' }) })
+    const clientFor = (network: string) => (network === 'eip155:31337' ? world.clients.publicClient : undefined)
+    // While a settlement may still be pending in the node, an unused authorization is not released.
+    const waiting = await resolveUnresolvedPayments({ ledger: world.ledger, clientFor, logger: createLogger({ level: 'silent' }), settlementMayBePending: async () => true })
+    assert.deepEqual(waiting.map((r) => [r.payment.intentHash, r.outcome]), [[intentHashOf('crash-settled'), 'settled'], [intentHashOf('crash-cancelled'), 'released']])
+    assert.deepEqual((await world.ledger.unresolved()).map((p) => p.intentHash), [intentHashOf('crash-unused')])
+    const rest = await resolveUnresolvedPayments({ ledger: world.ledger, clientFor, logger: createLogger({ level: 'silent' }), settlementMayBePending: async () => false })
+    const resolved = [...waiting, ...rest]
     assert.deepEqual(resolved.map((r) => [r.payment.intentHash, r.outcome, r.transaction, r.reason]), [
       [intentHashOf('crash-settled'), 'settled', tx, 'used'],
-      [intentHashOf('crash-unused'), 'released', undefined, 'unused'],
       [intentHashOf('crash-cancelled'), 'released', undefined, 'cancelled'],
+      [intentHashOf('crash-unused'), 'released', undefined, 'unused'],
     ])
     assert.deepEqual(await world.ledger.unresolved(), [])
 

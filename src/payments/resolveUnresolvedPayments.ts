@@ -18,6 +18,7 @@ export async function resolveUnresolvedPayments({
   clientFor,
   logger,
   lookbackBlocks = 100_000n,
+  settlementMayBePending,
 }: {
   ledger: PaymentLedger
   /** A public client for a payment's CAIP-2 network; undefined when the network is not reachable from here. */
@@ -25,6 +26,12 @@ export async function resolveUnresolvedPayments({
   logger: Logger
   /** How far back to look for the event that used an authorization. */
   lookbackBlocks?: bigint
+  /**
+   * Whether a settlement sent before the crash may still be waiting in the node (the in-process
+   * facilitator's account has unmined transactions). An unused authorization is then left
+   * reserved, not released: that settlement may still mine, and its payment must stay a credit.
+   */
+  settlementMayBePending?: ((network: string) => Promise<boolean>) | undefined
 }): Promise<ResolvedPayment[]> {
   const log = logger.child({ module: 'payments-recovery' })
   const resolved: ResolvedPayment[] = []
@@ -35,6 +42,10 @@ export async function resolveUnresolvedPayments({
       continue
     }
     const used = await client.readContract({ address: payment.asset, abi: eip3009Abi, functionName: 'authorizationState', args: [payment.payer, payment.nonce] })
+    if (!used && (await settlementMayBePending?.(payment.network))) {
+      log.warn({ paymentId: payment.id, network: payment.network }, 'reserved payment left reserved: a settlement may still be pending in the node; resolved at a later start')
+      continue
+    }
     if (!used) {
       await ledger.markReleased(payment.id, 'recovered at start-up: the authorization was never used, nothing was charged')
       resolved.push({ payment, outcome: 'released', transaction: undefined, reason: 'unused' })

@@ -37,13 +37,23 @@ export async function startPayments({ config, chains, journal, rpcTimeoutMs, log
     return client
   }
   const ledger = journal.payments
+  const facilitator = createFacilitatorClient({ config: config.facilitator, rpcUrls, logger, timeoutMs: rpcTimeoutMs * 3 })
+  const settler = facilitator.address
+  // The in-process facilitator's own unmined transactions: a settlement the crash left in flight.
+  const settlementMayBePending = settler
+    ? async (network: string) => {
+        const client = clientFor(network)
+        if (!client) return true
+        const [pending, latest] = await Promise.all([client.getTransactionCount({ address: settler, blockTag: 'pending' }), client.getTransactionCount({ address: settler, blockTag: 'latest' })])
+        return pending > latest
+      }
+    : undefined
   // A node that cannot be asked now leaves the reservations for the next start; they stay
   // reserved meanwhile, so the authorizations they hold pay for nothing else.
-  const resolved = await resolveUnresolvedPayments({ ledger, clientFor, logger }).catch((err: unknown) => {
+  const resolved = await resolveUnresolvedPayments({ ledger, clientFor, logger, settlementMayBePending }).catch((err: unknown) => {
     logger.warn({ err }, 'x402 reservations left by the last run could not be resolved now (the chain did not answer); they stay reserved until the next start')
     return []
   })
   if (resolved.length > 0) logger.info({ settled: resolved.filter((r) => r.outcome === 'settled').length, released: resolved.filter((r) => r.outcome === 'released').length }, 'x402 reservations left by the last run resolved')
-  const facilitator = createFacilitatorClient({ config: config.facilitator, rpcUrls, logger, timeoutMs: rpcTimeoutMs * 3 })
   return createPayments({ config, facilitator, ledger, logger })
 }
