@@ -8,11 +8,11 @@ import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
 import { type Devnet, startDevnet } from '../src/devnet/startDevnet.ts'
 import { post, request, rpc, signedIntent, startTestGateway, type TestGateway } from './support/testGateway.ts'
+import { eventually } from './support/eventually.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'chain-reset-test-'))
 after(() => rmSync(dir, { recursive: true, force: true }))
 const chainHeader = { 'x-chain-id': '31337' }
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** Stops the node and starts a fresh one on the same port, with the contracts deployed again. */
 async function resetChain(devnet: Devnet): Promise<Devnet> {
@@ -26,15 +26,6 @@ async function execute(gateway: TestGateway, devnet: Devnet, nonce: string) {
   return post(gateway.baseUrl, '/intents/execute', await signedIntent(devnet, { nonce }), chainHeader)
 }
 
-async function eventually<T>(what: string, timeoutMs: number, fn: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await fn().catch(() => undefined)
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await sleep(100)
-  }
-}
 
 describe('a chain reset under the journal', () => {
   it('an intent executed on the old chain executes again on the new one (not 409), and later executes do not hang', async () => {

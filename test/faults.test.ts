@@ -19,6 +19,7 @@ import { type Devnet, startDevnet } from '../src/devnet/startDevnet.ts'
 import { assertCommonHeaders } from './support/assertCommonHeaders.ts'
 import { type GatewayProcess, runGateway, waitFor } from './support/runGateway.ts'
 import { demoIntent, type HttpResult, post, request, rpc, startWorld, type World, signedIntent } from './support/testGateway.ts'
+import { eventually } from './support/eventually.ts'
 
 const relayer = privateKeyToAccount(devnetAccounts.relayer).address
 const chainHeader = { 'x-chain-id': '31337' }
@@ -27,15 +28,6 @@ after(() => rmSync(dir, { recursive: true, force: true }))
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-async function eventually<T>(what: string, timeoutMs: number, fn: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await fn().catch(() => undefined)
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await sleep(100)
-  }
-}
 
 /** What the chain says: how often each intent ran (IntentExecuted events) and the counter. */
 function chainView(devnet: Devnet) {

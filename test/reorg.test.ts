@@ -9,19 +9,10 @@ import { createDevClients } from '../src/devnet/deployContracts.ts'
 import { intentExecutorArtifact } from '../src/contracts/intentExecutorArtifact.ts'
 import { type Devnet, startDevnet } from '../src/devnet/startDevnet.ts'
 import { post, request, rpc, signedIntent, startTestGateway, type TestGateway } from './support/testGateway.ts'
+import { eventually } from './support/eventually.ts'
 
 const chainHeader = { 'x-chain-id': '31337' }
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-async function eventually<T>(what: string, timeoutMs: number, fn: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await fn().catch(() => undefined)
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await sleep(100)
-  }
-}
 
 describe('confirmations and reorgs', () => {
   let devnet: Devnet

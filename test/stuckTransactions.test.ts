@@ -12,20 +12,11 @@ import { createDevClients } from '../src/devnet/deployContracts.ts'
 import { devnetAccounts } from '../src/devnet/devnetAccounts.ts'
 import { type Devnet, startDevnet } from '../src/devnet/startDevnet.ts'
 import { post, request, rpc, signedIntent, startTestGateway, type TestGateway } from './support/testGateway.ts'
+import { eventually } from './support/eventually.ts'
 
 const chainHeader = { 'x-chain-id': '31337' }
 const relayer = privateKeyToAccount(devnetAccounts.relayer).address
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-async function eventually<T>(what: string, timeoutMs: number, fn: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await fn().catch(() => undefined)
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await sleep(100)
-  }
-}
 
 describe('stuck transactions', () => {
   let devnet: Devnet
