@@ -1,0 +1,45 @@
+// Which relayer keys this gateway instance may send from. Several instances can share one journal
+// (PostgreSQL) and one list of relayer keys; a key's nonce sequence belongs to one instance at a
+// time, for as long as its lease lives. A single instance (SQLite journal) holds every key.
+
+export type RelayerLease = {
+  chainId: string
+  /** The relayer's address as the runtime writes it (EVM: checksummed 0x hex). */
+  relayer: string
+  /** Local clock (ms since epoch): the key may be used only before this, less a safety margin. */
+  expiresAt: number
+  /** True when this instance took the key over from another (expired) holder, or for the first time: its records must be reconciled and its nonce read again before it sends. */
+  acquired: boolean
+}
+
+export type RelayerLeases = {
+  /** This instance's id: stable for the life of the process, unique among the instances sharing a journal. */
+  readonly instanceId: string
+  /** How long a lease lives unless renewed; holders renew every third of it. */
+  readonly ttlMs: number
+  /**
+   * Renews the leases this instance holds among `relayers` and takes every one that no live
+   * instance holds; answers the leases held afterwards (one round trip to the store).
+   */
+  claim(chainId: string, relayers: readonly string[]): Promise<RelayerLease[]>
+  /** Gives up this instance's leases (clean shutdown), so that another instance takes them at once. */
+  releaseAll(): Promise<void>
+}
+
+/** One instance alone: it holds every key, for good. */
+export function createLocalRelayerLeases(): RelayerLeases {
+  const seen = new Set<string>()
+  return {
+    instanceId: 'local',
+    ttlMs: Number.POSITIVE_INFINITY,
+    async claim(chainId, relayers) {
+      return relayers.map((relayer) => {
+        const key = `${chainId} ${relayer}`
+        const acquired = !seen.has(key)
+        seen.add(key)
+        return { chainId, relayer, expiresAt: Number.POSITIVE_INFINITY, acquired }
+      })
+    },
+    async releaseAll() {},
+  }
+}
