@@ -178,7 +178,7 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
     journalBacklog: () => journal.pendingCount(),
     relayerBalances: adapters.flatMap((a) => (a.relayerBalance ? [{ chain: a.chainId, read: a.relayerBalance }] : [])),
   })
-  const payments = config.payments && (await startPayments({ config: config.payments, chains, journal, rpcTimeoutMs: config.rpcTimeoutMs, logger }))
+  const payments = config.payments && (await startPayments({ config: config.payments, chains, journal, rpcTimeoutMs: config.rpcTimeoutMs, logger, resolveIntervalMs: config.reconcileIntervalMs }))
   const metricsEnabled = config.interfaces?.metrics.enabled ?? true
   const metricsPort = config.interfaces?.metrics.port
   const app = buildApp({
@@ -225,6 +225,7 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
       clearInterval(sweep)
       await metricsServer?.close()
       await reconciler.stop()
+      await payments?.close()
       await closeParts()
     },
   }

@@ -17,7 +17,8 @@ import { devnetAccounts } from '../src/devnet/devnetAccounts.ts'
 import { startAnvil } from '../src/devnet/startAnvil.ts'
 import { type Devnet, startDevnet } from '../src/devnet/startDevnet.ts'
 import { assertCommonHeaders } from './support/assertCommonHeaders.ts'
-import { type GatewayProcess, runGateway, waitFor } from './support/runGateway.ts'
+import { chainEnv, startGatewayProcess } from './support/gatewayProcess.ts'
+import { type GatewayProcess, waitFor } from './support/runGateway.ts'
 import { demoIntent, type HttpResult, post, request, rpc, startWorld, type World, signedIntent } from './support/testGateway.ts'
 import { eventually } from './support/eventually.ts'
 
@@ -49,29 +50,6 @@ function chainView(devnet: Devnet) {
       return pending - latest
     },
   }
-}
-
-function chainEnv(devnet: Devnet): Record<string, string> {
-  const on = (address: string) => JSON.stringify({ 31337: address })
-  return {
-    EXECUTOR_ADDRESSES: on(devnet.contracts.executor),
-    VALIDATOR_ADDRESSES: on(devnet.contracts.validator),
-    REGISTRY_ADDRESSES: on(devnet.contracts.registry),
-    RPC_URLS: on(devnet.anvil.rpcUrl),
-    RELAYER_PRIVATE_KEY: devnetAccounts.relayer,
-    HOST: '127.0.0.1',
-    PORT: '0',
-    RECEIPT_POLL_MS: '100',
-  }
-}
-
-async function startGatewayProcess(env: Record<string, string>): Promise<{ gw: GatewayProcess; baseUrl: string }> {
-  const gw = runGateway({ env })
-  const listening = /listening on 127\.0\.0\.1:(\d+)/
-  await waitFor(() => listening.test(gw.stdout()) || gw.child.exitCode !== null, 60_000, 'the gateway to listen')
-  const port = listening.exec(gw.stdout())?.[1]
-  if (!port) throw new Error(`the gateway did not start: ${gw.stderr()} ${gw.stdout()}`)
-  return { gw, baseUrl: `http://127.0.0.1:${port}` }
 }
 
 /** Journal rows by state, read straight from the file (only while no gateway holds it). */

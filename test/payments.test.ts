@@ -261,7 +261,7 @@ describe('x402 payments with the unmodified @x402/fetch client', () => {
     const domain = tokenDomain(world.devnet.demo.payment, world.devnet.anvil.chainId)
     const asset = world.devnet.contracts.dollar
     const reserve = async (id: string, a: ReturnType<typeof newAuthorization>) => {
-      const r = await world.ledger.reserve({ network: 'eip155:31337', asset, payer, nonce: a.nonce, amount: String(a.value), payTo: payTo(), paymentId: undefined, payloadHash: '0x00', route: 'execute', chainId: 'eip155:31337', intentHash: intentHashOf(id) })
+      const r = await world.ledger.reserve({ network: 'eip155:31337', asset, payer, nonce: a.nonce, amount: String(a.value), payTo: payTo(), paymentId: undefined, payloadHash: '0x00', validBefore: a.validBefore, route: 'execute', chainId: 'eip155:31337', intentHash: intentHashOf(id) })
       assert.equal(r.kind, 'reserved')
     }
     // Settled on-chain just before the crash, never recorded as such.

@@ -74,6 +74,10 @@ export type Payments = {
   run<T>(request: PaymentRequest, handler: (context: PaidHandlerContext) => Promise<HandlerResult<T>>): Promise<PaidOutcome<T>>
   /** Keeps the answer a payment paid for, for `payment-identifier` retries. */
   remember(payment: PaymentRecord, answer: StoredAnswer): Promise<void>
+  /** Whether a request of this process holds the reservation now (the resolver leaves those alone). */
+  isInFlight(paymentId: number): boolean
+  /** Stops the periodic resolver, when one was started. */
+  close(): Promise<void>
 }
 
 type Eip3009Authorization = { from: Address; to: Address; value: string; validAfter: string; validBefore: string; nonce: Hex }
@@ -84,6 +88,8 @@ export function createPayments({ config, facilitator, ledger, logger }: { config
   const server = new x402ResourceServer(facilitator)
   registerExactEvmScheme(server, { networks })
 
+  // Reservations held by this process's requests now.
+  const inFlight = new Set<number>()
   let initialized: Promise<void> | undefined
   const requirementsCache = new Map<string, Promise<PaymentRequirements[]>>()
   // Builds the `accepts` of a price once (it needs the facilitator's supported kinds); a failure is not cached.
@@ -168,52 +174,61 @@ export function createPayments({ config, facilitator, ledger, logger }: { config
     const verified = await server.verifyPayment(payload, matched)
     if (!verified.isValid) return paymentRequired(verified.invalidReason ?? 'invalid_payment')
 
-    const reservation = await ledger.reserve({ ...key, ...binding, amount: matched.amount, payTo: matched.payTo as Address, paymentId, payloadHash })
+    const reservation = await ledger.reserve({ ...key, ...binding, amount: matched.amount, payTo: matched.payTo as Address, paymentId, payloadHash, validBefore: BigInt(authorization.validBefore) })
     if (reservation.kind === 'authorization-used') return paymentRequired('invalid_exact_evm_nonce_already_used')
     if (reservation.kind === 'payment-id-taken') return holderOutcome(reservation.payment, reservation.samePayload)
     const payment = reservation.payment
 
-    let settlement: Promise<Settlement> | undefined
-    const settle = () =>
-      (settlement ??= (async (): Promise<Settlement> => {
-        let response: SettleResponse
-        try {
-          response = await server.settlePayment(payload, matched)
-        } catch (err) {
-          // A facilitator that could not answer leaves the reservation for recovery: it may have sent the transfer.
-          if (!(err instanceof SettleError)) throw err
-          response = { success: false, errorReason: err.errorReason, errorMessage: err.errorMessage, transaction: err.transaction, network: err.network }
-        }
-        if (response.success) {
-          await ledger.markSettled(payment.id, response.transaction)
-          return { ok: true, response }
-        }
-        const reason = response.errorReason ?? 'settlement_failed'
-        await ledger.markReleased(payment.id, `settlement failed: ${reason}`)
-        log.info({ paymentId: payment.id, reason }, 'x402 settlement failed: nothing sent')
-        return { ok: false, reason, message: response.errorMessage }
-      })())
+    // The rest of the request once its payment is reserved: the handler, the settlement, the answer.
+    const runReserved = async (): Promise<PaidOutcome<T>> => {
+      let settlement: Promise<Settlement> | undefined
+      const settle = () =>
+        (settlement ??= (async (): Promise<Settlement> => {
+          let response: SettleResponse
+          try {
+            response = await server.settlePayment(payload, matched)
+          } catch (err) {
+            // A facilitator that could not answer leaves the reservation for recovery: it may have sent the transfer.
+            if (!(err instanceof SettleError)) throw err
+            response = { success: false, errorReason: err.errorReason, errorMessage: err.errorMessage, transaction: err.transaction, network: err.network }
+          }
+          if (response.success) {
+            await ledger.markSettled(payment.id, response.transaction)
+            return { ok: true, response }
+          }
+          const reason = response.errorReason ?? 'settlement_failed'
+          await ledger.markReleased(payment.id, `settlement failed: ${reason}`)
+          log.info({ paymentId: payment.id, reason }, 'x402 settlement failed: nothing sent')
+          return { ok: false, reason, message: response.errorMessage }
+        })())
 
-    let result: HandlerResult<T>
-    try {
-      result = await handler({ settle, payment: 'paid' })
-    } catch (err) {
-      // Settled and then failed: the payment stays a credit for this intent.
-      if (!settlement) await ledger.markReleased(payment.id, 'the request failed before settlement')
-      throw err
-    }
-    if (!settlement) {
-      if (!isCharged(result)) {
-        await ledger.markReleased(payment.id, `not charged: answered ${result.httpStatus}`)
-        return { kind: 'served', result, paymentResponse: undefined, payment: undefined, charged: 'released' }
+      let result: HandlerResult<T>
+      try {
+        result = await handler({ settle, payment: 'paid' })
+      } catch (err) {
+        // Settled and then failed: the payment stays a credit for this intent.
+        if (!settlement) await ledger.markReleased(payment.id, 'the request failed before settlement')
+        throw err
       }
-      // Handlers with nothing to broadcast are settled after they succeed, as @x402/express does.
-      settle()
+      if (!settlement) {
+        if (!isCharged(result)) {
+          await ledger.markReleased(payment.id, `not charged: answered ${result.httpStatus}`)
+          return { kind: 'served', result, paymentResponse: undefined, payment: undefined, charged: 'released' }
+        }
+        // Handlers with nothing to broadcast are settled after they succeed, as @x402/express does.
+        settle()
+      }
+      const settled = await settlement!
+      if (!settled.ok) return paymentRequired(settled.reason)
+      if (isDelivered(result)) await ledger.markConsumed(payment.id)
+      return { kind: 'served', result, paymentResponse: settled.response, payment, charged: 'settled' }
     }
-    const settled = await settlement!
-    if (!settled.ok) return paymentRequired(settled.reason)
-    if (isDelivered(result)) await ledger.markConsumed(payment.id)
-    return { kind: 'served', result, paymentResponse: settled.response, payment, charged: 'settled' }
+    inFlight.add(payment.id)
+    try {
+      return await runReserved()
+    } finally {
+      inFlight.delete(payment.id)
+    }
   }
 
   function holderOutcome<T>(holder: PaymentRecord, samePayload: boolean): PaidOutcome<T> {
@@ -226,6 +241,8 @@ export function createPayments({ config, facilitator, ledger, logger }: { config
     priceFor,
     run,
     remember: (payment, answer) => ledger.saveAnswer(payment.id, answer),
+    isInFlight: (id) => inFlight.has(id),
+    close: async () => {},
   }
 }
 

@@ -17,6 +17,7 @@ const reservation = (overrides: Partial<NewReservation> = {}): NewReservation =>
   payTo: '0x976EA74026E726554dB657fA54763abd0C3a0aa9',
   paymentId: undefined,
   payloadHash: `0x${'aa'.repeat(32)}`,
+  validBefore: 2n ** 40n,
   route: 'execute',
   chainId: 'eip155:31337',
   intentHash: `0x${'01'.repeat(32)}`,

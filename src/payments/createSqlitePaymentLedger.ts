@@ -14,6 +14,7 @@ type Row = {
   amount: string
   pay_to: string
   payment_id: string | null
+  valid_before: string | null
   payload_hash: string
   route: string
   chain_id: string
@@ -36,6 +37,7 @@ CREATE TABLE IF NOT EXISTS x402_payments (
   amount TEXT NOT NULL,
   pay_to TEXT NOT NULL,
   payment_id TEXT UNIQUE,
+  valid_before TEXT,
   payload_hash TEXT NOT NULL,
   route TEXT NOT NULL,
   chain_id TEXT NOT NULL,
@@ -54,6 +56,8 @@ CREATE INDEX IF NOT EXISTS x402_payments_state ON x402_payments (state);
 
 export function createSqlitePaymentLedger({ db, now = () => Date.now() }: { db: Database.Database; now?: () => number }): PaymentLedger {
   db.exec(schema)
+  // Ledgers written before valid_before was kept get the column (their rows have none).
+  if (!(db.pragma('table_info(x402_payments)') as Array<{ name: string }>).some((c) => c.name === 'valid_before')) db.exec('ALTER TABLE x402_payments ADD COLUMN valid_before TEXT')
 
   // Addresses and nonces are kept lower-case so that one authorization has one key however it was spelt.
   const norm = (key: AuthorizationKey) => ({ network: key.network, asset: key.asset.toLowerCase(), payer: key.payer.toLowerCase(), nonce: key.nonce.toLowerCase() })
@@ -62,12 +66,12 @@ export function createSqlitePaymentLedger({ db, now = () => Date.now() }: { db: 
   const byAuthorization = db.prepare<[string, string, string, string], Row>('SELECT * FROM x402_payments WHERE network = ? AND asset = ? AND payer = ? AND nonce = ?')
   const byPaymentId = db.prepare<[string], Row>('SELECT * FROM x402_payments WHERE payment_id = ?')
   const insert = db.prepare(
-    `INSERT INTO x402_payments (network, asset, payer, nonce, amount, pay_to, payment_id, payload_hash, route, chain_id, intent_hash, state, created_at, updated_at)
-     VALUES (@network, @asset, @payer, @nonce, @amount, @payTo, @paymentId, @payloadHash, @route, @chainId, @intentHash, 'reserved', @now, @now)`,
+    `INSERT INTO x402_payments (network, asset, payer, nonce, amount, pay_to, payment_id, valid_before, payload_hash, route, chain_id, intent_hash, state, created_at, updated_at)
+     VALUES (@network, @asset, @payer, @nonce, @amount, @payTo, @paymentId, @validBefore, @payloadHash, @route, @chainId, @intentHash, 'reserved', @now, @now)`,
   )
   // Only a released row (never settled) is claimed again; the WHERE makes that a compare-and-set.
   const reclaim = db.prepare(
-    `UPDATE x402_payments SET state = 'reserved', amount = @amount, pay_to = @payTo, payment_id = @paymentId, payload_hash = @payloadHash,
+    `UPDATE x402_payments SET state = 'reserved', amount = @amount, pay_to = @payTo, payment_id = @paymentId, valid_before = @validBefore, payload_hash = @payloadHash,
        route = @route, chain_id = @chainId, intent_hash = @intentHash, transaction_hash = NULL, reason = NULL, answer = NULL, updated_at = @now
      WHERE id = @id AND state = 'released'`,
   )
@@ -79,11 +83,12 @@ export function createSqlitePaymentLedger({ db, now = () => Date.now() }: { db: 
   )
   const setAnswer = db.prepare<[string, number, number]>('UPDATE x402_payments SET answer = ?, updated_at = ? WHERE id = ?')
   const reserved = db.prepare<[], Row>("SELECT * FROM x402_payments WHERE state = 'reserved' ORDER BY id")
+  const settled = db.prepare<[], Row>("SELECT * FROM x402_payments WHERE state = 'settled' ORDER BY id")
   const forIntent = db.prepare<[string, string], Row>('SELECT * FROM x402_payments WHERE chain_id = ? AND intent_hash = ? ORDER BY id')
 
   const reserveNow = db.transaction((r: NewReservation): Reservation => {
     const key = norm(r)
-    const values = { ...key, amount: r.amount, payTo: r.payTo, paymentId: r.paymentId ?? null, payloadHash: r.payloadHash, route: r.route, chainId: r.chainId, intentHash: r.intentHash.toLowerCase(), now: now() }
+    const values = { ...key, amount: r.amount, payTo: r.payTo, paymentId: r.paymentId ?? null, validBefore: r.validBefore.toString(), payloadHash: r.payloadHash, route: r.route, chainId: r.chainId, intentHash: r.intentHash.toLowerCase(), now: now() }
     const sameAuthorization = (row: Row) => row.network === key.network && row.asset === key.asset && row.payer === key.payer && row.nonce === key.nonce
     if (r.paymentId !== undefined) {
       const holder = byPaymentId.get(r.paymentId)
@@ -138,6 +143,9 @@ export function createSqlitePaymentLedger({ db, now = () => Date.now() }: { db: 
     async unresolved() {
       return reserved.all().map(toRecord)
     },
+    async credits() {
+      return settled.all().map(toRecord)
+    },
     async forIntent(chainId, intentHash) {
       return forIntent.all(chainId, intentHash.toLowerCase()).map(toRecord)
     },
@@ -154,6 +162,7 @@ function toRecord(row: Row): PaymentRecord {
     amount: row.amount,
     payTo: row.pay_to as Address,
     paymentId: row.payment_id ?? undefined,
+    validBefore: row.valid_before === null ? undefined : BigInt(row.valid_before),
     payloadHash: row.payload_hash as Hex,
     route: row.route,
     chainId: row.chain_id,

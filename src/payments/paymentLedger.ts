@@ -26,6 +26,11 @@ export type PaymentRecord = AuthorizationKey &
     payTo: Address
     /** The `payment-identifier` extension's id, when the client sent one. */
     paymentId: string | undefined
+    /**
+     * The authorization's `validBefore` (unix seconds): until then anyone holding it may still
+     * settle it, so an unused reservation is released only after it (undefined: recorded before it was kept).
+     */
+    validBefore: bigint | undefined
     /** keccak256 of the payment payload: a retry under the same id must send the same one. */
     payloadHash: Hex
     state: PaymentState
@@ -38,7 +43,7 @@ export type PaymentRecord = AuthorizationKey &
     updatedAt: Date
   }
 
-export type NewReservation = AuthorizationKey & PaymentBinding & { amount: string; payTo: Address; paymentId: string | undefined; payloadHash: Hex }
+export type NewReservation = AuthorizationKey & PaymentBinding & { amount: string; payTo: Address; paymentId: string | undefined; payloadHash: Hex; validBefore: bigint }
 
 export type Reservation =
   | { kind: 'reserved'; payment: PaymentRecord }
@@ -65,8 +70,10 @@ export type PaymentLedger = {
   /** The request the payment paid for was delivered: the credit is used up. */
   markConsumed(id: number): Promise<void>
   saveAnswer(id: number, answer: StoredAnswer): Promise<void>
-  /** Reservations neither settled nor released: what a crash left, for start-up recovery. */
+  /** Reservations neither settled nor released: what a crash left, or requests in flight. */
   unresolved(): Promise<PaymentRecord[]>
+  /** Settled payments not consumed yet (credits), oldest first: the resolver consumes those whose execution became final. */
+  credits(): Promise<PaymentRecord[]>
   /** Every payment made for an intent, oldest first (for GET /intents/{intentHash}). */
   forIntent(chainId: string, intentHash: Hex): Promise<PaymentRecord[]>
 }

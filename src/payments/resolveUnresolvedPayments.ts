@@ -1,8 +1,10 @@
-// Start-up recovery of payments a crash left reserved: the token itself says whether the
-// authorization was used. Used by a transfer to the payee → settled (a credit for its intent);
-// unused → released (nothing was charged); cancelled by its payer → released.
+// Resolves reservations that no request of this process holds (a crash left them, or a
+// settlement's answer was lost): the token itself says what became of the authorization. Used by
+// a transfer to the payee → settled (a credit for its intent); cancelled by its payer → released;
+// unused → released only once nobody can settle it any more (the chain is past its validBefore),
+// or, at start-up, when the in-process facilitator has nothing unmined that could still use it.
 import type { Logger } from 'pino'
-import { type Address, type Hex, type PublicClient, parseAbi } from 'viem'
+import { type Address, type Block, type Hex, type PublicClient, parseAbi } from 'viem'
 import type { PaymentLedger, PaymentRecord } from './paymentLedger.ts'
 
 const eip3009Abi = parseAbi([
@@ -11,15 +13,9 @@ const eip3009Abi = parseAbi([
   'event AuthorizationCanceled(address indexed authorizer, bytes32 indexed nonce)',
 ])
 
-export type ResolvedPayment = { payment: PaymentRecord; outcome: 'settled' | 'released'; transaction: Hex | undefined; reason: string }
+export type ResolvedPayment = { payment: PaymentRecord; outcome: 'settled' | 'released'; transaction: Hex | undefined; reason: 'used' | 'cancelled' | 'unused' | 'expired' }
 
-export async function resolveUnresolvedPayments({
-  ledger,
-  clientFor,
-  logger,
-  lookbackBlocks = 100_000n,
-  settlementMayBePending,
-}: {
+export type ResolveUnresolvedPaymentsParameters = {
   ledger: PaymentLedger
   /** A public client for a payment's CAIP-2 network; undefined when the network is not reachable from here. */
   clientFor(network: string): PublicClient | undefined
@@ -27,47 +23,71 @@ export async function resolveUnresolvedPayments({
   /** How far back to look for the event that used an authorization. */
   lookbackBlocks?: bigint
   /**
-   * Whether a settlement sent before the crash may still be waiting in the node (the in-process
-   * facilitator's account has unmined transactions). An unused authorization is then left
-   * reserved, not released: that settlement may still mine, and its payment must stay a credit.
+   * Start-up only, in-process facilitator only: whether a settlement sent before the crash may
+   * still be waiting in the node (the facilitator's account has unmined transactions). When it
+   * answers false, an unused authorization is released at once: nothing else could settle it.
+   * Without it, an unused authorization stays reserved until the chain passes its validBefore.
    */
   settlementMayBePending?: ((network: string) => Promise<boolean>) | undefined
-}): Promise<ResolvedPayment[]> {
+  /** Reservations a request of this process holds right now: left alone. */
+  isInFlight?: ((paymentId: number) => boolean) | undefined
+  /** Says when it runs: 'start-up' or 'periodic' (for the records' reasons). */
+  when?: 'start-up' | 'periodic'
+}
+
+export async function resolveUnresolvedPayments({
+  ledger,
+  clientFor,
+  logger,
+  lookbackBlocks = 100_000n,
+  settlementMayBePending,
+  isInFlight,
+  when = 'start-up',
+}: ResolveUnresolvedPaymentsParameters): Promise<ResolvedPayment[]> {
   const log = logger.child({ module: 'payments-recovery' })
   const resolved: ResolvedPayment[] = []
+  // One block per network: the authorization's state and the chain's time are read at the same block.
+  const heads = new Map<string, Promise<Block<bigint, false, 'latest'>>>()
   for (const payment of await ledger.unresolved()) {
+    if (isInFlight?.(payment.id)) continue
     const client = clientFor(payment.network)
     if (!client) {
       log.warn({ paymentId: payment.id, network: payment.network }, 'reserved payment left unresolved: no client for its network')
       continue
     }
-    const used = await client.readContract({ address: payment.asset, abi: eip3009Abi, functionName: 'authorizationState', args: [payment.payer, payment.nonce] })
-    if (!used && (await settlementMayBePending?.(payment.network))) {
-      log.warn({ paymentId: payment.id, network: payment.network }, 'reserved payment left reserved: a settlement may still be pending in the node; resolved at a later start')
-      continue
-    }
+    let head = heads.get(payment.network)
+    if (!head) heads.set(payment.network, (head = client.getBlock({ blockTag: 'latest' })))
+    const block = await head
+    const used = await client.readContract({ address: payment.asset, abi: eip3009Abi, functionName: 'authorizationState', args: [payment.payer, payment.nonce], blockNumber: block.number })
     if (!used) {
-      await ledger.markReleased(payment.id, 'recovered at start-up: the authorization was never used, nothing was charged')
-      resolved.push({ payment, outcome: 'released', transaction: undefined, reason: 'unused' })
+      // transferWithAuthorization needs block.timestamp < validBefore: from this block on, nobody can settle it.
+      if (payment.validBefore !== undefined && block.timestamp >= payment.validBefore) {
+        await ledger.markReleased(payment.id, `resolved (${when}): the authorization expired unused, nothing was charged`)
+        resolved.push({ payment, outcome: 'released', transaction: undefined, reason: 'expired' })
+      } else if (settlementMayBePending && !(await settlementMayBePending(payment.network))) {
+        await ledger.markReleased(payment.id, `resolved (${when}): the authorization was never used and no settlement is pending, nothing was charged`)
+        resolved.push({ payment, outcome: 'released', transaction: undefined, reason: 'unused' })
+      } else {
+        log.info({ paymentId: payment.id, network: payment.network, validBefore: payment.validBefore?.toString() }, 'reserved payment left reserved: its authorization could still be settled; resolved once used or expired')
+      }
       continue
     }
-    const latest = await client.getBlockNumber()
-    const fromBlock = latest > lookbackBlocks ? latest - lookbackBlocks : 0n
+    const fromBlock = block.number > lookbackBlocks ? block.number - lookbackBlocks : 0n
     const args = { authorizer: payment.payer as Address, nonce: payment.nonce }
     const [usedLogs, cancelledLogs] = await Promise.all([
-      client.getLogs({ address: payment.asset, event: eip3009Abi[1], args, fromBlock, toBlock: latest }),
-      client.getLogs({ address: payment.asset, event: eip3009Abi[2], args, fromBlock, toBlock: latest }),
+      client.getLogs({ address: payment.asset, event: eip3009Abi[1], args, fromBlock, toBlock: block.number }),
+      client.getLogs({ address: payment.asset, event: eip3009Abi[2], args, fromBlock, toBlock: block.number }),
     ])
     if (cancelledLogs.length > 0 && usedLogs.length === 0) {
-      await ledger.markReleased(payment.id, 'recovered at start-up: the payer cancelled the authorization, nothing was charged')
+      await ledger.markReleased(payment.id, `resolved (${when}): the payer cancelled the authorization, nothing was charged`)
       resolved.push({ payment, outcome: 'released', transaction: undefined, reason: 'cancelled' })
       continue
     }
     // Used: the funds moved. Without its event in range, still settled: charging nobody twice matters more.
     const transaction = usedLogs[0]?.transactionHash ?? undefined
-    await ledger.markSettled(payment.id, transaction, transaction ? 'recovered at start-up: settled before the crash' : 'recovered at start-up: used on-chain, settlement transaction not found')
+    await ledger.markSettled(payment.id, transaction, transaction ? `resolved (${when}): settled, its answer never reached the request` : `resolved (${when}): used on-chain, settlement transaction not found`)
     resolved.push({ payment, outcome: 'settled', transaction, reason: 'used' })
   }
-  if (resolved.length > 0) log.info({ settled: resolved.filter((r) => r.outcome === 'settled').length, released: resolved.filter((r) => r.outcome === 'released').length }, 'reserved payments resolved at start-up')
+  if (resolved.length > 0) log.info({ when, settled: resolved.filter((r) => r.outcome === 'settled').length, released: resolved.filter((r) => r.outcome === 'released').length }, 'reserved payments resolved')
   return resolved
 }

@@ -1,6 +1,8 @@
 // Puts the x402 parts together at start-up: the facilitator (in-process on the priced chains'
 // own endpoints, or remote), the ledger in the journal's store, the reservations a crash left
-// resolved from the token's authorizationState before any request, and the resource server.
+// resolved from the token's authorizationState before any request, the resource server, and a
+// periodic pass that resolves reservations no request holds and uses up the credits of
+// executions that became final.
 import type { Network } from '@x402/core/types'
 import type { Logger } from 'pino'
 import { createPublicClient, http, type PublicClient } from 'viem'
@@ -9,6 +11,7 @@ import type { PaymentsConfig } from '../config/paymentsConfig.ts'
 import type { Journal } from '../journal/openJournal.ts'
 import { createFacilitatorClient } from './createFacilitatorClient.ts'
 import { createPayments, type Payments } from './createPayments.ts'
+import { consumeDeliveredCredits } from './consumeDeliveredCredits.ts'
 import { resolveUnresolvedPayments } from './resolveUnresolvedPayments.ts'
 
 export type StartPaymentsParameters = {
@@ -18,9 +21,11 @@ export type StartPaymentsParameters = {
   journal: Journal
   rpcTimeoutMs: number
   logger: Logger
+  /** How often reservations and credits are looked at again; default 5 s. */
+  resolveIntervalMs?: number | undefined
 }
 
-export async function startPayments({ config, chains, journal, rpcTimeoutMs, logger }: StartPaymentsParameters): Promise<Payments> {
+export async function startPayments({ config, chains, journal, rpcTimeoutMs, logger, resolveIntervalMs = 5_000 }: StartPaymentsParameters): Promise<Payments> {
   const rpcUrls: Record<Network, string> = {}
   for (const routes of Object.values(config.prices)) {
     for (const price of Object.values(routes)) {
@@ -55,5 +60,39 @@ export async function startPayments({ config, chains, journal, rpcTimeoutMs, log
     return []
   })
   if (resolved.length > 0) logger.info({ settled: resolved.filter((r) => r.outcome === 'settled').length, released: resolved.filter((r) => r.outcome === 'released').length }, 'x402 reservations left by the last run resolved')
-  return createPayments({ config, facilitator, ledger, logger })
+  const payments = createPayments({ config, facilitator, ledger, logger })
+
+  // Only an execution that is mined and final delivers what was paid for.
+  const isDelivered = async ({ route, chainId, intentHash }: { route: string; chainId: string; intentHash: `0x${string}` }) => {
+    if (route !== 'execute') return false
+    const record = await journal.get(intentHash, chainId)
+    return record?.state === 'mined' && record.final
+  }
+  let timer: ReturnType<typeof setTimeout> | undefined
+  let pass: Promise<void> | undefined
+  let stopped = false
+  const resolvePass = async () => {
+    try {
+      await resolveUnresolvedPayments({ ledger, clientFor, logger, isInFlight: payments.isInFlight, when: 'periodic' })
+      await consumeDeliveredCredits({ ledger, isDelivered, logger })
+    } catch (err) {
+      logger.warn({ err }, 'x402 payments could not be resolved in this pass; tried again in the next')
+    }
+  }
+  const schedule = () => {
+    if (stopped) return
+    timer = setTimeout(() => {
+      pass = resolvePass().finally(schedule)
+    }, resolveIntervalMs)
+    timer.unref()
+  }
+  schedule()
+  return {
+    ...payments,
+    async close() {
+      stopped = true
+      clearTimeout(timer)
+      await pass
+    },
+  }
 }

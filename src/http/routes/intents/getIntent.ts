@@ -9,6 +9,8 @@ import { InputError } from '../../../errors/inputError.ts'
 import { intentHashParamsSchema } from '../../../intents/intentSchema.ts'
 import { Status } from '../../../status/statusCodes.ts'
 import { sendOutcome } from '../../sendOutcome.ts'
+import { toProblemDetails } from '../../problemDetails.ts'
+import type { PaymentRecord } from '../../../payments/paymentLedger.ts'
 import { chainHeaderSchema, intentStatuses, outcomeResponses } from '../../schemas/httpSchemas.ts'
 
 export function registerGetIntentRoute(app: FastifyInstance, { registry, journal }: { registry: ChainRegistry; journal: Journal }) {
@@ -28,25 +30,19 @@ export function registerGetIntentRoute(app: FastifyInstance, { registry, journal
     const header = request.headers['x-chain-id']
     const chainId = typeof header === 'string' && header.trim() ? registry.select(header).chainId : undefined
     const record = await journal.get(intentHash, chainId)
+    // What was paid for this intent with x402 (every authorization, whatever became of it).
+    const paymentsOn = async (chains: string[]) => (await Promise.all(chains.map((c) => journal.payments.forIntent(c, intentHash)))).flat().map(toPaymentReport)
     if (!record) {
-      throw new InputError('Unknown intent', {
-        httpStatus: 404,
-        errors: [{ field: 'intentHash', message: `no execution of this intent was sent by this gateway${chainId ? ` on ${chainId}` : ''}` }],
-      })
+      const errors = [{ field: 'intentHash', message: `no execution of this intent was sent by this gateway${chainId ? ` on ${chainId}` : ''}` }]
+      // Paid for, never sent (refused, or the gateway stopped before the broadcast): still 404, with what became of the payments.
+      const payments = await paymentsOn(chainId ? [chainId] : registry.adapters.map((a) => a.chainId))
+      if (payments.length === 0) throw new InputError('Unknown intent', { httpStatus: 404, errors })
+      request.gateway.status = Status.INVALID_FORMAT
+      const problem = toProblemDetails({ httpStatus: 404, status: Status.INVALID_FORMAT, title: 'Unknown intent', detail: `intentHash: ${errors[0]!.message}; its x402 payments are listed`, context: request.gateway, errors })
+      return reply.code(404).type('application/problem+json').send({ ...problem, payments })
     }
     const adapter = registry.adapters.find((a) => a.chainId === record.chainId)
-    // What was paid for this intent with x402 (every authorization, whatever became of it).
-    const payments = (await journal.payments.forIntent(record.chainId, intentHash)).map((p) => ({
-      state: p.state,
-      route: p.route,
-      network: p.network,
-      asset: p.asset,
-      amount: p.amount,
-      payer: p.payer,
-      payTo: p.payTo,
-      transaction: p.transaction,
-      reason: p.reason,
-    }))
+    const payments = await paymentsOn([record.chainId])
     // Mined (or reverted) but not CONFIRMATIONS blocks deep yet: 202 (0xF3), a reorg can undo it.
     const unconfirmed = (record.state === 'mined' || record.state === 'reverted') && !record.final
     return sendOutcome(request, reply, {
@@ -60,4 +56,8 @@ export function registerGetIntentRoute(app: FastifyInstance, { registry, journal
       execution: toReport(record, adapter),
     }, undefined, payments.length > 0 ? { payments } : {})
   })
+}
+
+function toPaymentReport(p: PaymentRecord) {
+  return { state: p.state, route: p.route, network: p.network, asset: p.asset, amount: p.amount, payer: p.payer, payTo: p.payTo, transaction: p.transaction, reason: p.reason }
 }

@@ -3,6 +3,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { ChainAdapter } from '../../../chains/chainAdapter.ts'
 import type { ChainRegistry } from '../../../chains/createChainRegistry.ts'
+import type { ChainRuntime } from '../../../chains/chainRuntime.ts'
 import { InputError } from '../../../errors/inputError.ts'
 import type { Intent, IntentBody } from '../../../intents/intent.ts'
 import { parseIntent } from '../../../intents/parseIntent.ts'
@@ -12,6 +13,22 @@ import type { Hex } from 'viem'
 import { keccak256 } from '../../../crypto/keccak256.ts'
 
 export type IntentRequest = { adapter: ChainAdapter; intent: Intent; intentHash: Hex; signature: Hex | undefined }
+
+type ParsedIntent = { intent: Intent; intentHash: Hex }
+
+/** Each request's intent, parsed and hashed once even when pricing reads it before the route does. */
+const parsedIntents = new WeakMap<FastifyRequest, ParsedIntent>()
+
+/** Parses and hashes the request's intent for its chain's runtime (throws InputError when it does not parse). */
+export function parseRequestIntent(request: FastifyRequest<{ Body: IntentBody }>, runtime: ChainRuntime): ParsedIntent {
+  let parsed = parsedIntents.get(request)
+  if (!parsed) {
+    const intent = parseIntent(request.body, runtime)
+    parsed = { intent, intentHash: runtime.hashIntent(intent) }
+    parsedIntents.set(request, parsed)
+  }
+  return parsed
+}
 
 /** Returns the request's chain and intent, or undefined once it has answered the request itself. */
 export function readIntentRequest(registry: ChainRegistry, request: FastifyRequest<{ Body: IntentBody }>, reply: FastifyReply): IntentRequest | undefined {
@@ -45,8 +62,7 @@ export function readIntentRequest(registry: ChainRegistry, request: FastifyReque
       errors: [{ field: 'chainType', message: `is ${body.chainType} but chain ${selection.chainId} is ${selection.chainType}` }],
     })
   }
-  const intent = parseIntent(body, selection.runtime)
-  const intentHash = selection.runtime.hashIntent(intent)
+  const { intent, intentHash } = parseRequestIntent(request, selection.runtime)
   request.gateway.intentHash = intentHash
   return { adapter: selection.adapter, intent, intentHash, signature: body.signature?.toLowerCase() as Hex | undefined }
 }

@@ -8,13 +8,12 @@ import type { FundingShortfall } from '../../../chains/fundingShortfall.ts'
 import type { PricedRoute } from '../../../config/paymentsConfig.ts'
 import type { IntentBody } from '../../../intents/intent.ts'
 import type { IntentOutcome } from '../../../intents/intentOutcome.ts'
-import { parseIntent } from '../../../intents/parseIntent.ts'
 import type { Metrics } from '../../../metrics/createMetrics.ts'
 import type { PaidHandlerContext, Payments } from '../../../payments/createPayments.ts'
 import { getStatusCode, Status } from '../../../status/statusCodes.ts'
 import { paidRoute } from '../../plugins/payments.ts'
 import { sendOutcome } from '../../sendOutcome.ts'
-import { type IntentRequest, readIntentRequest } from './intentRequest.ts'
+import { type IntentRequest, parseRequestIntent, readIntentRequest } from './intentRequest.ts'
 
 export type IntentRouteOptions = {
   url: string
@@ -74,7 +73,7 @@ function describeIntent(registry: ChainRegistry, request: FastifyRequest<{ Body:
   const selection = registry.select(Array.isArray(header) ? header[0] : header)
   if (!selection.configured || (request.body.chainType && request.body.chainType !== selection.chainType)) return undefined
   try {
-    return { chainId: selection.chainId, intentHash: selection.runtime.hashIntent(parseIntent(request.body, selection.runtime)) }
+    return { chainId: selection.chainId, intentHash: parseRequestIntent(request, selection.runtime).intentHash }
   } catch {
     return undefined
   }

@@ -1,0 +1,24 @@
+// A settled payment whose execution was answered before it was final (202 0xF3, CONFIRMATIONS > 1)
+// stays a credit: a reorg may still undo the execution, and the intent may then run again without
+// a second charge. Once the execution is final, the credit is used up.
+import type { Logger } from 'pino'
+import type { PaymentBinding, PaymentLedger } from './paymentLedger.ts'
+
+export type ConsumeDeliveredCreditsParameters = {
+  ledger: PaymentLedger
+  /** Whether the paid work of this binding is done for good (execute: its execution is mined and final). */
+  isDelivered(binding: PaymentBinding): Promise<boolean>
+  logger: Logger
+}
+
+/** Marks consumed every credit whose work is now delivered; answers how many. */
+export async function consumeDeliveredCredits({ ledger, isDelivered, logger }: ConsumeDeliveredCreditsParameters): Promise<number> {
+  let consumed = 0
+  for (const credit of await ledger.credits()) {
+    if (!(await isDelivered(credit))) continue
+    await ledger.markConsumed(credit.id)
+    consumed++
+  }
+  if (consumed > 0) logger.child({ module: 'payments-recovery' }).info({ consumed }, 'credits of executions that became final used up')
+  return consumed
+}
