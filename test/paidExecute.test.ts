@@ -13,7 +13,8 @@ import { createDevClients } from '../src/devnet/deployContracts.ts'
 import { devnetAccounts } from '../src/devnet/devnetAccounts.ts'
 import { type Devnet, startDevnet } from '../src/devnet/startDevnet.ts'
 import { payingClient } from './support/paymentsWorld.ts'
-import { demoIntent, post, request, signedIntent, startTestGateway, type TestGateway } from './support/testGateway.ts'
+import { eventually } from './support/eventually.ts'
+import { demoIntent, post, request, rpc, signedIntent, startTestGateway, type TestGateway } from './support/testGateway.ts'
 
 const apiKey = 'operator-key-0123456789abcdef'
 const price = 10_000n // 0.01 DemoDollar, the devnet's price of execute
@@ -117,12 +118,42 @@ describe('x402 payments on execute, end to end', () => {
     assert.equal(res.body.paymentRequired.extensions.deposit.limit, 'policy', 'above the policy cap: no deposit helps')
   })
 
-  it('serves concurrent paid executes once each and charges each once', async () => {
+  it('serves 50 concurrent paid executes once each and charges each once, with no nonce error between settlements and executions', async () => {
     const payerBefore = await balanceOf(payer)
-    const bodies = await Promise.all(Array.from({ length: 8 }, (_, i) => signedIntent(devnet, { nonce: String(200 + i) })))
+    const bodies = await Promise.all(Array.from({ length: 50 }, (_, i) => signedIntent(devnet, { nonce: String(200 + i) })))
     const results = await Promise.all(bodies.map((b) => paidPost(b)))
     assert.deepEqual(results.map((r) => r.status), bodies.map(() => 200), JSON.stringify(results.filter((r) => r.status !== 200).map((r) => r.body)))
-    assert.equal(await balanceOf(payer), payerBefore - 8n * price)
+    assert.equal(await balanceOf(payer), payerBefore - 50n * price)
+    const settlements = results.map((r) => decodePaymentResponseHeader(r.headers.get('payment-response')!).transaction)
+    assert.equal(new Set(settlements).size, 50, 'one settlement each')
+    for (const r of results) {
+      const state = await request(gateway.baseUrl, `/intents/${r.headers.get('x-intent-hash')}`)
+      assert.deepEqual(state.body.payments.map((p: { state: string }) => p.state), ['consumed'])
+    }
+  })
+
+  it('with CONFIRMATIONS above 1, keeps the payment of an execution answered before it is final as a credit, and uses it up once the execution is final', async () => {
+    const deep = await startTestGateway({ chains: [devnet.chain], payments: devnet.payments, confirmations: 3, reconcileIntervalMs: 100 })
+    try {
+      const payerBefore = await balanceOf(payer)
+      const res = await payingFetch()(`${deep.baseUrl}/intents/execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(await signedIntent(devnet, { nonce: '400' })) })
+      const body = (await res.json()) as any
+      assert.equal(res.status, 202, JSON.stringify(body))
+      assert.equal(body.status, '0xF3')
+      assert.equal(body.final, false)
+      assert.equal(await balanceOf(payer), payerBefore - price, 'settled before the broadcast')
+      const path = `/intents/${res.headers.get('x-intent-hash')}`
+      assert.deepEqual((await request(deep.baseUrl, path)).body.payments.map((p: { state: string }) => p.state), ['settled'], 'a reorg could still undo it: a credit')
+      await rpc(devnet.anvil.rpcUrl, 'anvil_mine', ['0x3'])
+      const final = await eventually('the execution final and its payment used up', 10_000, async () => {
+        const state = await request(deep.baseUrl, path)
+        return state.status === 200 && state.body.payments[0].state === 'consumed' ? state : undefined
+      })
+      assert.equal(final.body.status, '0x11')
+      assert.equal(await balanceOf(payer), payerBefore - price, 'charged once')
+    } finally {
+      await deep.close()
+    }
   })
 
   it('demands and takes the same price the MCP way: PaymentRequired in the tool result, the payment in _meta["x402/payment"]', async () => {
