@@ -4,6 +4,8 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequ
 import type { Logger } from 'pino'
 import type { ChainRegistry } from './chains/createChainRegistry.ts'
 import type { Journal } from './journal/openJournal.ts'
+import type { Redis } from 'ioredis'
+import type { InstanceDescription } from './http/routes/health/health.ts'
 import './http/gatewayContext.ts'
 import { createApiKeyCheck } from './auth/createApiKeyCheck.ts'
 import type { AuthConfig } from './config/loadConfig.ts'
@@ -40,7 +42,10 @@ export type BuildAppParameters = {
   /** API keys; with none configured, every route is open. */
   auth?: AuthConfig | undefined
   /** Per-client request limit on the intent routes; off when absent or max is 0. */
-  rateLimit?: { max: number; windowMs: number } | undefined
+  /** With `redis`, counted there and shared by every instance. */
+  rateLimit?: { max: number; windowMs: number; redis?: Redis | undefined } | undefined
+  /** How /health names this instance and what it shares with others. */
+  instance?: InstanceDescription | undefined
   registry: ChainRegistry
   journal: Journal
   logger: Logger
@@ -73,7 +78,7 @@ export type BuildAppParameters = {
   payments?: Payments | undefined
 }
 
-export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutMs = 30_000, idleTimeoutMs = 5_000, maxConnections = 512, receiptTimeoutMs, auth, rateLimit, corsOrigins = [], requireSignedIntents = false, metrics, metricsToken, serveMetrics = true, mcp = { enabled: true }, version = '0.1.0', payments }: BuildAppParameters): FastifyInstance {
+export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutMs = 30_000, idleTimeoutMs = 5_000, maxConnections = 512, receiptTimeoutMs, auth, rateLimit, instance, corsOrigins = [], requireSignedIntents = false, metrics, metricsToken, serveMetrics = true, mcp = { enabled: true }, version = '0.1.0', payments }: BuildAppParameters): FastifyInstance {
   // Answers given before the routes and hooks (unreadable paths, unparsable requests) keep the
   // gateway's format too.
   const { frameworkErrors, clientErrorHandler } = createFrameworkErrorHandlers({ registry, maxParamLength })
@@ -150,7 +155,7 @@ export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutM
   })
   // In a plugin too, so that the OpenAPI plugin above has loaded when they are added.
   app.register(async (operations) => {
-    registerHealthRoutes(operations, { registry, journal })
+    registerHealthRoutes(operations, { registry, journal, instance })
     registerStatusCodesRoute(operations)
     registerChainsRoutes(operations, { registry })
     if (metrics && serveMetrics) registerMetricsRoute(operations, { metrics, token: metricsToken })

@@ -4,6 +4,8 @@
 // through this.
 import type { InterfacesConfig } from './config/interfacesConfig.ts'
 import type { PaymentsConfig } from './config/paymentsConfig.ts'
+import type { StorageConfig } from './config/storageConfig.ts'
+import { createRedisClient } from './http/createRedisClient.ts'
 import { createMetricsServer } from './http/createMetricsServer.ts'
 import { startPayments } from './payments/startPayments.ts'
 import type { FastifyInstance } from 'fastify'
@@ -55,6 +57,8 @@ export type CreateGatewayParameters = {
     pollingIntervalMs?: number
     /** Defaults to an in-memory journal (tests). */
     journal?: GatewayConfig['journal'] | undefined
+    /** The journal in PostgreSQL, rate limits in Redis, the instance's name; default: none shared. */
+    storage?: StorageConfig | undefined
     reconcileIntervalMs?: number | undefined
     requestTimeoutMs?: number | undefined
     idleTimeoutMs?: number | undefined
@@ -87,7 +91,11 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
     }
   }
   const metrics = createMetrics({ registry: new Registry() })
-  const journal = openJournal(config.journal ?? { path: ':memory:' })
+  const databaseUrl = config.storage?.databaseUrl
+  // PostgreSQL's driver is loaded only when the journal lives there.
+  const journal = databaseUrl
+    ? await (await import('./journal/openPostgresJournal.ts')).openPostgresJournal({ url: databaseUrl })
+    : openJournal(config.journal ?? { path: ':memory:' })
   logger.info({ journal: journal.path, pendingExecutions: await journal.pendingCount() }, 'execution journal open')
 
   const evmAdapters = chains.map((chain) =>
@@ -138,14 +146,17 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
     for (const chain of config.chains) if (chain.chainType !== 'evm') byId.set(chain.chainId, await otherRuntimes[chain.chainType](chain))
   } catch (err) {
     await Promise.all([...byId.values()].map((a) => a.close()))
-    journal.close()
+    await journal.close()
     throw err
   }
+  // Rate limits shared by every instance: counted in Redis (the client loaded only when configured).
+  const redis = config.storage?.redisUrl && config.rateLimit && config.rateLimit.max > 0 ? await createRedisClient(config.storage.redisUrl, logger) : undefined
   // In the configured order.
   const adapters = config.chains.map((c) => byId.get(c.chainId)!)
   const closeParts = async () => {
     await Promise.all(adapters.map((a) => a.close()))
-    journal.close()
+    await journal.close()
+    await redis?.quit().catch(() => redis.disconnect())
   }
 
   const problems: string[] = []
@@ -169,7 +180,10 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
   }
 
   // Before any request: what a crash left in flight is settled, or broadcast again, first.
-  const reconciler = createReconciler({ journal, adapters, intervalMs: config.reconcileIntervalMs ?? 5_000, logger })
+  // A journal shared with other instances: each reconciles the records of its own relayer keys only.
+  const ownRelayers = new Set(adapters.flatMap((a) => { const relayer = a.describe().relayer; return relayer ? [`${a.chainId} ${relayer.toLowerCase()}`] : [] }))
+  const holds = journal.backend === 'postgres' ? (chainId: string, relayer: string) => ownRelayers.has(`${chainId} ${relayer.toLowerCase()}`) : undefined
+  const reconciler = createReconciler({ journal, adapters, intervalMs: config.reconcileIntervalMs ?? 5_000, logger, holds })
   await reconciler.runOnce()
   reconciler.start()
 
@@ -192,7 +206,8 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
     corsOrigins: config.corsOrigins,
     receiptTimeoutMs: config.receiptTimeoutMs,
     auth: config.auth,
-    rateLimit: config.rateLimit,
+    rateLimit: config.rateLimit && { ...config.rateLimit, redis },
+    instance: { id: config.storage?.instanceId ?? 'local', rateLimits: !config.rateLimit || config.rateLimit.max === 0 ? 'off' : redis ? 'redis' : 'memory' },
     requireSignedIntents: config.requireSignedIntents ?? false,
     // METRICS_ENABLED=false: nothing recorded, no /metrics.
     metrics: metricsEnabled ? metrics : undefined,

@@ -3,6 +3,7 @@
 import { readBoolean } from './readBoolean.ts'
 import { devnetApiKey } from '../devnet/devnetApiKey.ts'
 import { type InterfacesConfig, interfacesConfig } from './interfacesConfig.ts'
+import { type StorageConfig, storageConfig } from './storageConfig.ts'
 import { type PaymentsConfig, parsePaymentsConfig } from './paymentsConfig.ts'
 import { solanaRelayerKey } from './solanaRelayerKey.ts'
 import { type Address, type Hex, isAddress, isHex } from 'viem'
@@ -49,6 +50,8 @@ export type GatewayConfig = {
   payments: PaymentsConfig | undefined
   /** Metrics (on or off, their own port, the token) and the MCP server: config/interfacesConfig.ts. */
   interfaces: InterfacesConfig
+  /** The shared journal (PostgreSQL), shared rate limits (Redis) and the instance's name: config/storageConfig.ts. */
+  storage: StorageConfig
   /** A funded Solana account named as fee payer of validate simulations (nothing is signed or paid). */
   solanaSimulationFeePayer: string | undefined
   bodyLimit: number
@@ -131,6 +134,8 @@ export function loadConfig(env: Env): GatewayConfig {
   const payments = parsePaymentsConfig(env, { relayerPrivateKey, chainIds: devnet ? undefined : chains.map((c) => c.chainId), problems })
   const interfaces = interfacesConfig(env)
   problems.push(...interfaces.problems)
+  const storage = storageConfig(env)
+  problems.push(...storage.problems)
   const solanaSimulationFeePayer = env.SOLANA_SIMULATION_FEE_PAYER?.trim() || undefined
   if (solanaSimulationFeePayer) {
     const problem = solanaRuntime.checkAddress(solanaSimulationFeePayer)
@@ -181,6 +186,7 @@ export function loadConfig(env: Env): GatewayConfig {
     solanaRelayerPrivateKey: solanaRelayer.ok ? solanaRelayer.key : undefined,
     payments,
     interfaces: interfaces.value,
+    storage: storage.value,
     solanaSimulationFeePayer,
     bodyLimit: bodyLimit!,
     receiptTimeoutMs: receiptTimeoutMs!,

@@ -45,9 +45,16 @@ export type CreateReconcilerParameters = {
   adapters: readonly ChainAdapter[]
   intervalMs: number
   logger: Logger
+  /**
+   * Whether this instance owns a relayer's records on a chain (default: every record). Several
+   * instances sharing a journal each reconcile only the records of the relayer keys they hold:
+   * two instances never rebroadcast, replace or drop the same record.
+   */
+  holds?: ((chainId: string, relayer: string) => boolean) | undefined
 }
 
-export function createReconciler({ journal, adapters, intervalMs, logger }: CreateReconcilerParameters): Reconciler {
+export function createReconciler({ journal, adapters, intervalMs, logger, holds = () => true }: CreateReconcilerParameters): Reconciler {
+  const mine = (record: ExecutionRecord) => record.transaction === undefined || holds(record.chainId, record.transaction.relayer)
   const log = logger.child({ module: 'reconciler' })
   let timer: ReturnType<typeof setTimeout> | undefined
   let running: Promise<ReconcileReport> | undefined
@@ -107,7 +114,7 @@ export function createReconciler({ journal, adapters, intervalMs, logger }: Crea
   async function checkInstance(adapter: ChainAdapter, report: ReconcileReport) {
     if (!adapter.chainInstance) return
     const instance = await adapter.chainInstance()
-    const others = await journal.otherInstances(adapter.chainId, instance)
+    const others = (await journal.otherInstances(adapter.chainId, instance)).filter(mine)
     if (others.length === 0) return
     log.warn({ chainId: adapter.chainId, chainInstance: instance, records: others.length }, 'journal records of another instance of this chain (it was reset): checking each against the chain')
     for (const record of others) {
@@ -136,7 +143,7 @@ export function createReconciler({ journal, adapters, intervalMs, logger }: Crea
   async function checkConfirmations(adapter: ChainAdapter, report: ReconcileReport) {
     if (!adapter.checkMined) return
     const depth = adapter.confirmations ?? 1
-    for (const record of await journal.unconfirmed({ chainId: adapter.chainId })) {
+    for (const record of (await journal.unconfirmed({ chainId: adapter.chainId })).filter(mine)) {
       if (!record.transaction) continue
       const check = await adapter.checkMined({ ...record.transaction, blockNumber: record.blockNumber, blockHash: record.blockHash })
       if (check.kind === 'present') {
@@ -166,7 +173,7 @@ export function createReconciler({ journal, adapters, intervalMs, logger }: Crea
     const cutoff = Date.now() - minAgeMs
     // In the order they were signed (for EVM, nonce order per relayer), so that a node that lost
     // several gets them back without gaps.
-    const records = (await journal.pending()).filter((r) => r.updatedAt.getTime() <= cutoff)
+    const records = (await journal.pending()).filter((r) => r.updatedAt.getTime() <= cutoff && mine(r))
     for (const record of records) {
       if (unreachable.has(record.chainId)) continue
       const adapter = adapters.find((a) => a.chainId === record.chainId)

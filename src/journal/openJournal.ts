@@ -13,6 +13,7 @@ import { ConfigError } from '../errors/configError.ts'
 import type { Intent } from '../intents/intent.ts'
 import type { ExecutionState } from '../intents/intentOutcome.ts'
 import { Status } from '../status/statusCodes.ts'
+import { fromRow, type Row, serializeIntent } from './journalRow.ts'
 
 /** `claimed`: held while preflight runs, nothing signed yet. The rest are ExecutionState. */
 export type JournalState = 'claimed' | ExecutionState
@@ -125,11 +126,15 @@ export type Journal = {
   /** How many signed executions are not settled yet (cheap: a partial index). */
   pendingCount(): Promise<number>
   readonly path: string
+  /** Where it lives: the embedded SQLite file, or a PostgreSQL database shared by several instances. */
+  readonly backend: 'sqlite' | 'postgres'
   /** The x402 payments, kept in the same store as the executions they pay for. */
   readonly payments: PaymentLedger
-  /** A consistent copy of the journal, taken while it is in use (SQLite's online backup). */
+  /** A consistent copy of the journal, taken while it is in use (SQLite's online backup; PostgreSQL refuses: its database has its own). */
   backup(destination: string): Promise<void>
-  close(): void
+  /** Resolves while the store answers (readiness); rejects with StorageUnavailableError when it does not. */
+  ping(): Promise<void>
+  close(): void | Promise<void>
 }
 
 export type OpenJournalParameters = {
@@ -258,30 +263,6 @@ function migrate(db: Database.Database, path: string): void {
   }).immediate()
 }
 
-type Row = {
-  id: number
-  chain_id: string
-  intent_hash: string
-  attempt: number
-  intent: string
-  state: JournalState
-  status: number
-  relayer: string | null
-  tx_id: string | null
-  tx_bytes: string | null
-  tx_details: string | null
-  block_number: string | null
-  block_hash: string | null
-  final: number
-  chain_instance: string | null
-  replaces: number | null
-  gas_used: string | null
-  return_data: string | null
-  detail: string | null
-  created_at: number
-  updated_at: number
-}
-
 export function openJournal({ path, synchronous = 'full' }: OpenJournalParameters): Journal {
   let db: Database.Database | undefined
   try {
@@ -387,6 +368,7 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
   const payments = createSqlitePaymentLedger({ db })
   return {
     path,
+    backend: 'sqlite',
     payments,
     // IMMEDIATE: the check and the insert happen under one write lock.
     claim: async ({ chainId, intentHash, intent, chainInstance }) => claim.immediate(chainId, intentHash, intent, chainInstance ?? null),
@@ -469,54 +451,11 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
       mkdirSync(dirname(destination), { recursive: true })
       await db.backup(destination)
     },
+    async ping() {},
     close() {
       if (!db.open) return
       db.pragma('wal_checkpoint(TRUNCATE)')
       db.close()
     },
-  }
-}
-
-function serializeIntent(intent: Intent): string {
-  return JSON.stringify(intent, (_, v) => (typeof v === 'bigint' ? v.toString() : v))
-}
-
-function parseIntentColumn(text: string): Intent {
-  const raw = JSON.parse(text) as Record<string, string> & { accounts?: Intent['accounts'] }
-  return {
-    sender: raw.sender!,
-    target: raw.target!,
-    data: raw.data as Hex,
-    value: BigInt(raw.value!),
-    nonce: BigInt(raw.nonce!),
-    validAfter: BigInt(raw.validAfter!),
-    validBefore: BigInt(raw.validBefore!),
-    policyId: raw.policyId as Hex,
-    ...(raw.accounts && raw.accounts.length > 0 ? { accounts: raw.accounts } : {}),
-  }
-}
-
-function fromRow(row: Row): ExecutionRecord {
-  return {
-    id: row.id,
-    chainId: row.chain_id,
-    intentHash: row.intent_hash as Hex,
-    intent: parseIntentColumn(row.intent),
-    state: row.state,
-    status: row.status,
-    attempt: row.attempt,
-    transaction:
-      row.tx_id === null
-        ? undefined
-        : { id: row.tx_id, bytes: row.tx_bytes ?? '', relayer: row.relayer ?? '', details: row.tx_details === null ? {} : (JSON.parse(row.tx_details) as SignedExecution['details']) },
-    blockNumber: row.block_number === null ? undefined : BigInt(row.block_number),
-    blockHash: row.block_hash ?? undefined,
-    final: row.final === 1,
-    chainInstance: row.chain_instance ?? undefined,
-    gasUsed: row.gas_used === null ? undefined : BigInt(row.gas_used),
-    returnData: (row.return_data ?? undefined) as Hex | undefined,
-    detail: row.detail ?? undefined,
-    createdAt: new Date(row.created_at),
-    updatedAt: new Date(row.updated_at),
   }
 }

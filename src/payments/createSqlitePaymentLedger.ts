@@ -2,30 +2,10 @@
 // gateway). Every claim is one synchronous transaction: it runs to the end before any other
 // request's code does, and the unique keys refuse a second holder across processes too.
 import type Database from 'better-sqlite3'
-import type { Address, Hex } from 'viem'
-import type { AuthorizationKey, NewReservation, PaymentBinding, PaymentLedger, PaymentRecord, PaymentState, Reservation, StoredAnswer } from './paymentLedger.ts'
+import type { AuthorizationKey, NewReservation, PaymentBinding, PaymentLedger, PaymentState, Reservation, StoredAnswer } from './paymentLedger.ts'
+import { type PaymentRow, toPaymentRecord } from './paymentRow.ts'
 
-type Row = {
-  id: number
-  network: string
-  asset: string
-  payer: string
-  nonce: string
-  amount: string
-  pay_to: string
-  payment_id: string | null
-  valid_before: string | null
-  payload_hash: string
-  route: string
-  chain_id: string
-  intent_hash: string
-  state: PaymentState
-  transaction_hash: string | null
-  reason: string | null
-  answer: string | null
-  created_at: number
-  updated_at: number
-}
+type Row = PaymentRow
 
 const schema = `
 CREATE TABLE IF NOT EXISTS x402_payments (
@@ -93,18 +73,18 @@ export function createSqlitePaymentLedger({ db, now = () => Date.now() }: { db: 
     if (r.paymentId !== undefined) {
       const holder = byPaymentId.get(r.paymentId)
       if (holder && !(holder.state === 'released' && sameAuthorization(holder))) {
-        return { kind: 'payment-id-taken', payment: toRecord(holder), samePayload: holder.payload_hash === r.payloadHash }
+        return { kind: 'payment-id-taken', payment: toPaymentRecord(holder), samePayload: holder.payload_hash === r.payloadHash }
       }
     }
     const existing = byAuthorization.get(key.network, key.asset, key.payer, key.nonce)
     if (existing) {
       if (existing.state !== 'released' || reclaim.run({ ...values, id: existing.id }).changes !== 1) {
-        return { kind: 'authorization-used', payment: toRecord(existing) }
+        return { kind: 'authorization-used', payment: toPaymentRecord(existing) }
       }
-      return { kind: 'reserved', payment: toRecord(byId.get(existing.id)!) }
+      return { kind: 'reserved', payment: toPaymentRecord(byId.get(existing.id)!) }
     }
     const { lastInsertRowid } = insert.run(values)
-    return { kind: 'reserved', payment: toRecord(byId.get(Number(lastInsertRowid))!) }
+    return { kind: 'reserved', payment: toPaymentRecord(byId.get(Number(lastInsertRowid))!) }
   })
 
   const update = (id: number, state: PaymentState, transaction: string | null, reason: string | null) => {
@@ -117,16 +97,16 @@ export function createSqlitePaymentLedger({ db, now = () => Date.now() }: { db: 
     },
     async findByPaymentId(paymentId) {
       const row = byPaymentId.get(paymentId)
-      return row ? toRecord(row) : undefined
+      return row ? toPaymentRecord(row) : undefined
     },
     async findByAuthorization(key) {
       const k = norm(key)
       const row = byAuthorization.get(k.network, k.asset, k.payer, k.nonce)
-      return row ? toRecord(row) : undefined
+      return row ? toPaymentRecord(row) : undefined
     },
     async creditFor(binding: PaymentBinding) {
       const row = credit.get(binding.chainId, binding.intentHash.toLowerCase(), binding.route)
-      return row ? toRecord(row) : undefined
+      return row ? toPaymentRecord(row) : undefined
     },
     async markSettled(id, transaction, reason) {
       update(id, 'settled', transaction ?? null, reason ?? null)
@@ -141,37 +121,13 @@ export function createSqlitePaymentLedger({ db, now = () => Date.now() }: { db: 
       setAnswer.run(JSON.stringify(answer), now(), id)
     },
     async unresolved() {
-      return reserved.all().map(toRecord)
+      return reserved.all().map(toPaymentRecord)
     },
     async credits() {
-      return settled.all().map(toRecord)
+      return settled.all().map(toPaymentRecord)
     },
     async forIntent(chainId, intentHash) {
-      return forIntent.all(chainId, intentHash.toLowerCase()).map(toRecord)
+      return forIntent.all(chainId, intentHash.toLowerCase()).map(toPaymentRecord)
     },
-  }
-}
-
-function toRecord(row: Row): PaymentRecord {
-  return {
-    id: row.id,
-    network: row.network,
-    asset: row.asset as Address,
-    payer: row.payer as Address,
-    nonce: row.nonce as Hex,
-    amount: row.amount,
-    payTo: row.pay_to as Address,
-    paymentId: row.payment_id ?? undefined,
-    validBefore: row.valid_before === null ? undefined : BigInt(row.valid_before),
-    payloadHash: row.payload_hash as Hex,
-    route: row.route,
-    chainId: row.chain_id,
-    intentHash: row.intent_hash as Hex,
-    state: row.state,
-    transaction: row.transaction_hash ?? undefined,
-    reason: row.reason ?? undefined,
-    answer: row.answer ? (JSON.parse(row.answer) as StoredAnswer) : undefined,
-    createdAt: new Date(row.created_at),
-    updatedAt: new Date(row.updated_at),
   }
 }

@@ -5,6 +5,7 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { intentTypedData } from '../../src/chains/evm/intentTypedData.ts'
 import type { InterfacesConfig } from '../../src/config/interfacesConfig.ts'
 import type { ChainConfig } from '../../src/config/loadConfig.ts'
+import type { StorageConfig } from '../../src/config/storageConfig.ts'
 import type { PaymentsConfig } from '../../src/config/paymentsConfig.ts'
 import { demoCounterArtifact } from '../../src/contracts/demoCounterArtifact.ts'
 import { createGateway, type Gateway } from '../../src/createGateway.ts'
@@ -39,6 +40,7 @@ export async function startTestGateway(params: {
   interfaces?: InterfacesConfig
   confirmations?: number
   maxFeePerGas?: number
+  storage?: StorageConfig
 }): Promise<TestGateway> {
   const logs: string[] = []
   const logger = createLogger({ level: 'info', destination: { write: (line: string) => void logs.push(line) } })
@@ -65,6 +67,7 @@ export async function startTestGateway(params: {
       interfaces: params.interfaces,
       confirmations: params.confirmations,
       maxFeePerGas: params.maxFeePerGas,
+      storage: params.storage,
       receiptTimeoutMs: params.receiptTimeoutMs ?? 10_000,
       rpcTimeoutMs: params.rpcTimeoutMs ?? 2_000,
       pollingIntervalMs: 20,

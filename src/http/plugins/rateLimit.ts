@@ -2,6 +2,7 @@
 // else its address. Over the limit: 429, 0xF6, Retry-After, the common headers.
 import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { Redis } from 'ioredis'
 import type { ApiKeyCheck } from '../../auth/createApiKeyCheck.ts'
 import { identifyBearerKey } from '../../auth/identifyBearerKey.ts'
 import { GatewayError } from '../../errors/gatewayError.ts'
@@ -13,12 +14,14 @@ export type RateLimitOptions = {
   keys: ApiKeyCheck | undefined
   /** Requests the gateway sends its own routes for a client whose request was counted already (the MCP tools). */
   isInProcess?: ((request: FastifyRequest) => boolean) | undefined
+  /** Counts in Redis, shared by every instance (REDIS_URL); default: this process's memory. */
+  redis?: Redis | undefined
 }
 
 /** The routes the limit covers: the intent routes, and /mcp, which reaches them. */
 const limited = (url: string | undefined) => url !== undefined && (url.startsWith('/intents/') || url === '/mcp')
 
-export function registerRateLimit(app: FastifyInstance, { max, windowMs, keys, isInProcess }: RateLimitOptions) {
+export function registerRateLimit(app: FastifyInstance, { max, windowMs, keys, isInProcess, redis }: RateLimitOptions) {
   app.register(rateLimit, {
     global: true,
     // Decided on the route the router matched, never on the raw URL: the router decodes the path
@@ -28,6 +31,9 @@ export function registerRateLimit(app: FastifyInstance, { max, windowMs, keys, i
     allowList: (request) => !limited(request.routeOptions.url) || (isInProcess?.(request) ?? false),
     max,
     timeWindow: windowMs,
+    // Shared by the instances through Redis. Redis down: the limit is skipped (fail open, logged by
+    // the client) rather than the gateway refusing every request; it holds again once Redis is back.
+    ...(redis ? { redis, nameSpace: 'intent-gateway:rate-limit:', skipOnError: true } : {}),
     // First thing after routing, before the API-key check and the body: a request refused for a
     // wrong key counts like any other (guessing keys is throttled), and a limited client's body
     // is never read. A valid key is its own client, whatever address it comes from.

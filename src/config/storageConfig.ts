@@ -1,0 +1,38 @@
+// What several gateway instances share: the journal in PostgreSQL (DATABASE_URL) instead of the
+// embedded SQLite file, the rate limits in Redis (REDIS_URL) instead of each process's memory,
+// and the name each instance goes by (INSTANCE_ID). Reads its own variables and reports its own
+// problems, for loadConfig to compose.
+import { hostname } from 'node:os'
+
+export type StorageConfig = {
+  /** DATABASE_URL: the journal (and x402 payments) in PostgreSQL; undefined: the SQLite journal. */
+  databaseUrl: string | undefined
+  /** REDIS_URL: rate limits counted in Redis, shared by every instance; undefined: in memory. */
+  redisUrl: string | undefined
+  /** INSTANCE_ID: how /health names this instance (default: host name and process id). */
+  instanceId: string
+}
+
+export type StorageConfigResult = { value: StorageConfig; problems: string[] }
+
+export function storageConfig(env: Record<string, string | undefined>): StorageConfigResult {
+  const problems: string[] = []
+  const databaseUrl = env.DATABASE_URL?.trim() || undefined
+  if (databaseUrl !== undefined && !hasScheme(databaseUrl, ['postgres:', 'postgresql:'])) {
+    problems.push('DATABASE_URL: must be a PostgreSQL URL, postgres://user:password@host:5432/database')
+  }
+  if (databaseUrl !== undefined && env.JOURNAL_PATH?.trim()) problems.push('JOURNAL_PATH: not used with DATABASE_URL (the journal is in PostgreSQL); set one of them')
+  const redisUrl = env.REDIS_URL?.trim() || undefined
+  if (redisUrl !== undefined && !hasScheme(redisUrl, ['redis:', 'rediss:'])) problems.push('REDIS_URL: must be a Redis URL, redis://host:6379 (or rediss:// for TLS)')
+  const instanceId = env.INSTANCE_ID?.trim() || `${hostname()}-${process.pid}`
+  if (!/^[\w.:-]{1,64}$/.test(instanceId)) problems.push('INSTANCE_ID: 1 to 64 letters, digits, ".", "_", ":" or "-"')
+  return { value: { databaseUrl, redisUrl, instanceId }, problems }
+}
+
+function hasScheme(url: string, schemes: string[]): boolean {
+  try {
+    return schemes.includes(new URL(url).protocol)
+  } catch {
+    return false
+  }
+}

@@ -1,0 +1,191 @@
+// The journal's contract, the same for every backend (SQLite, PostgreSQL): each backend's test
+// file runs it against journals it opens empty.
+import assert from 'node:assert/strict'
+import { it } from 'node:test'
+import type { Address, Hex } from 'viem'
+import type { SignedExecution } from '../../src/chains/chainAdapter.ts'
+import type { Intent } from '../../src/intents/intent.ts'
+import type { Journal } from '../../src/journal/openJournal.ts'
+
+export const hash = (n: number) => `0x${n.toString(16).padStart(64, '0')}` as Hex
+export const relayer = '0x00000000000000000000000000000000000000Aa' as Address
+export const intentOf = (nonce: bigint, sender = '0xAbC0000000000000000000000000000000000001'): Intent => ({
+  sender,
+  target: '0x0000000000000000000000000000000000000002',
+  data: '0xd09de08a',
+  value: 10n ** 30n, // beyond 2^64: must survive the round trip
+  nonce,
+  validAfter: 0n,
+  validBefore: 2n ** 255n,
+  policyId: hash(9),
+})
+export const claimOf = (n: number, nonce = BigInt(n), chainId = 'eip155:1') => ({ chainId, intentHash: hash(n), intent: intentOf(nonce) })
+/** An EVM-shaped signed execution (the journal does not look inside bytes or details). */
+export const signedTx = (txNonce: number, from: string = relayer): SignedExecution => ({
+  id: hash(1000 + txNonce),
+  bytes: Buffer.from(`02f8${txNonce.toString(16).padStart(4, '0')}`, 'hex').toString('base64'),
+  relayer: from,
+  details: { txNonce },
+})
+export const mined = { state: 'mined' as const, status: 0x11, blockNumber: 7n, gasUsed: 21_000n, returnData: '0x' as Hex, detail: undefined }
+export const claimed = async (journal: Journal, params: Parameters<Journal['claim']>[0]) => {
+  const c = await journal.claim(params)
+  assert.ok(c.ok, 'claimed')
+  return c.record
+}
+
+/** The journal's contract, the same for every backend. */
+export function journalContract(open: () => Promise<Journal>) {
+  it('keys (sender, nonce) by the address as written for base58 senders, case-insensitively for hex ones', async () => {
+    const journal = await open()
+    const solana = (sender: string, n: number) => ({ chainId: 'solana:x', intentHash: hash(n), intent: { ...intentOf(1n), sender } })
+    // Two Solana keys that differ only in case are two senders.
+    await claimed(journal, solana('4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T', 80))
+    await claimed(journal, solana('4nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T', 81))
+    // One EVM address written in two cases is one sender.
+    await claimed(journal, { ...claimOf(82, 5n), intent: intentOf(5n, '0xAbC0000000000000000000000000000000000009') })
+    const again = await journal.claim({ ...claimOf(83, 5n), intent: intentOf(5n, '0xabc0000000000000000000000000000000000009') })
+    assert.equal(again.ok, false)
+    await journal.close()
+  })
+
+  it('keeps a Solana intent\'s account metas', async () => {
+    const journal = await open()
+    const accounts = [{ address: 'BPFLoaderUpgradeab1e11111111111111111111111', signer: false, writable: true }]
+    await claimed(journal, { chainId: 'solana:x', intentHash: hash(77), intent: { ...intentOf(1n), accounts } })
+    assert.deepEqual((await journal.get(hash(77)))?.intent.accounts, accounts)
+    await journal.close()
+  })
+
+  it('refuses a second claim of an intent, or of its (sender, nonce), while claimed, pending or executed', async () => {
+    const journal = await open()
+    const first = await journal.claim(claimOf(1))
+    assert.ok(first.ok)
+    const again = await journal.claim(claimOf(1))
+    assert.ok(!again.ok && again.holder.id === first.record.id)
+    const sameNonce = await journal.claim({ ...claimOf(2, 1n), intent: intentOf(1n, '0xabc0000000000000000000000000000000000001') })
+    assert.ok(!sameNonce.ok && sameNonce.holder.id === first.record.id, 'sender compared without case')
+    await journal.recordSigned(first.record, signedTx(0))
+    assert.ok(!(await journal.claim(claimOf(1))).ok, 'pending holds')
+    assert.ok(await journal.settle(first.record, mined))
+    assert.ok(!(await journal.claim(claimOf(1))).ok, 'executed holds')
+    assert.ok(!(await journal.claim(claimOf(3, 1n))).ok, 'executed holds its (sender, nonce)')
+    await journal.close()
+  })
+
+  it('lets an intent be tried again after a revert or a dropped transaction, numbering and keeping every attempt', async () => {
+    const journal = await open()
+    const a = await claimed(journal, claimOf(1))
+    assert.equal(a.attempt, 1)
+    await journal.recordSigned(a, signedTx(0))
+    await journal.settle(a, { ...mined, state: 'reverted', status: 0x50 })
+    const b = await claimed(journal, claimOf(1))
+    assert.ok(b.id !== a.id)
+    assert.equal(b.attempt, 2)
+    assert.equal((await journal.get(hash(1)))?.id, b.id, 'the latest attempt answers')
+    await journal.release(b)
+    assert.equal((await journal.get(hash(1)))?.state, 'reverted', 'a released attempt leaves the earlier one')
+    const c = await claimed(journal, claimOf(1))
+    assert.equal(c.attempt, 2, 'a released attempt number is used again')
+    await journal.recordSigned(c, signedTx(1))
+    await journal.settle(c, { state: 'dropped', status: 0xf0, detail: 'replaced', blockNumber: undefined, gasUsed: undefined, returnData: undefined })
+    const d = await claimed(journal, claimOf(1))
+    assert.equal(d.attempt, 3)
+    assert.equal((await claimed(journal, claimOf(1, 1n, 'eip155:10'))).attempt, 1, 'attempts are counted per chain')
+    await journal.close()
+  })
+
+  it('settles only a pending record, and only from its own transaction', async () => {
+    const journal = await open()
+    const a = await claimed(journal, claimOf(1))
+    assert.equal(await journal.settle(a, mined), false, 'nothing signed yet')
+    await journal.recordSigned(a, signedTx(0))
+    const stale = { ...a, transaction: { ...a.transaction!, id: hash(5) } }
+    assert.equal(await journal.settle(stale, mined), false, 'another transaction id')
+    assert.ok(await journal.settle(a, mined))
+    assert.equal(await journal.settle(a, { ...mined, state: 'reverted' }), false, 'already settled')
+    assert.equal((await journal.get(hash(1)))?.state, 'mined')
+    await journal.close()
+  })
+
+  it('keeps chains apart', async () => {
+    const journal = await open()
+    assert.ok((await journal.claim(claimOf(1, 1n, 'eip155:1'))).ok)
+    assert.ok((await journal.claim(claimOf(1, 1n, 'eip155:10'))).ok)
+    assert.equal((await journal.get(hash(1), 'eip155:10'))?.chainId, 'eip155:10')
+    await journal.close()
+  })
+
+  it('lists the unsettled transactions of one relayer on one chain, in the order they were signed', async () => {
+    const journal = await open()
+    const other = '0x00000000000000000000000000000000000000bB'
+    const [r1, r2, r3, r4] = [await claimed(journal, claimOf(1)), await claimed(journal, claimOf(2)), await claimed(journal, claimOf(3)), await claimed(journal, claimOf(4))]
+    // Signed in another order than claimed: the relayer hands out nonces in signing order.
+    await journal.recordSigned(r3!, signedTx(10))
+    await journal.recordSigned(r1!, signedTx(11))
+    await journal.recordSigned(r4!, signedTx(0, other))
+    await journal.recordSigned(r2!, signedTx(12))
+    const of = async (chainId: string, who: string) => (await journal.pending({ chainId, relayer: who })).map((r) => r.transaction!.details.txNonce)
+    assert.deepEqual(await of('eip155:1', relayer), [10, 11, 12])
+    assert.deepEqual(await of('eip155:1', other), [0])
+    assert.deepEqual(await of('eip155:10', relayer), [])
+    assert.deepEqual((await journal.pending()).map((r) => r.intentHash), [hash(3), hash(1), hash(4), hash(2)])
+    await journal.settle(r1!, mined)
+    assert.deepEqual(await of('eip155:1', relayer), [10, 12])
+    // Signed again (a new transaction for the same attempt): it moves to the end.
+    await journal.recordSigned(r3!, signedTx(13))
+    assert.deepEqual(await of('eip155:1', relayer), [12, 13])
+    assert.equal(await journal.pendingCount(), 3)
+    await journal.close()
+  })
+
+  it('journals a replacement as a new attempt before it is broadcast; whichever attempt is mined settles the intent', async () => {
+    const journal = await open()
+    const first = await claimed(journal, claimOf(40))
+    await journal.recordSigned(first, signedTx(8))
+    const repriced = { ...signedTx(8), id: hash(2008) }
+    const second = await journal.replace(first, repriced, 'replaced by attempt 2: fees raised')
+    assert.deepEqual([first.state, first.status, second.state, second.attempt, second.transaction?.id], ['dropped', 0xf0, 'pending', 2, hash(2008)])
+    assert.deepEqual((await journal.pending()).map((r) => r.id), [second.id], 'only the live attempt is pending')
+    assert.ok(!(await journal.claim(claimOf(40))).ok, 'the intent stays held')
+    assert.deepEqual(await journal.replaced(second), [first.transaction])
+    // The first transaction is the one mined: it takes the outcome; the second is replaced.
+    assert.equal(await journal.settle(second, { ...mined, transactionId: first.transaction!.id }), true)
+    assert.equal(second.state, 'dropped')
+    assert.match(second.detail ?? '', /attempt 1 .* was mined instead/)
+    const now = await journal.get(hash(40), 'eip155:1')
+    assert.deepEqual([now?.id, now?.state, now?.final], [first.id, 'mined', true])
+    // And the other way: a third intent whose replacement is mined.
+    const a = await claimed(journal, claimOf(41))
+    await journal.recordSigned(a, signedTx(9))
+    const b = await journal.replace(a, { ...signedTx(9), id: hash(2009) }, 'fees raised')
+    assert.equal(await journal.settle(b, { ...mined, transactionId: hash(2009) }), true)
+    assert.deepEqual([(await journal.get(hash(41)))?.id, (await journal.get(hash(41)))?.state, a.state], [b.id, 'mined', 'dropped'])
+    await journal.close()
+  })
+
+  it('keeps a settlement unconfirmed until confirmed, reopens it after a reorg, and retires a live record of a reset chain', async () => {
+    const journal = await open()
+    const r = await claimed(journal, { ...claimOf(50), chainInstance: 'genesis-a' })
+    assert.equal(r.chainInstance, 'genesis-a')
+    await journal.recordSigned(r, signedTx(10))
+    await journal.settle(r, { ...mined, blockHash: '0xb1', final: false })
+    assert.deepEqual((await journal.unconfirmed()).map((x) => [x.id, x.blockHash, x.final]), [[r.id, '0xb1', false]])
+    assert.equal(await journal.reopen(r, 'reopened: reorg'), true)
+    assert.deepEqual([r.state, r.blockNumber, r.blockHash, r.status], ['pending', undefined, undefined, 0xf3])
+    assert.deepEqual((await journal.pending()).map((x) => x.id), [r.id])
+    await journal.settle(r, { ...mined, blockHash: '0xb2', final: false })
+    assert.equal(await journal.confirm(r), true)
+    assert.equal(await journal.reopen(r, 'too late'), false, 'a final record is not reopened')
+    assert.deepEqual(await journal.unconfirmed(), [])
+    // Another instance of the chain: the mined record is listed, and retired frees the intent.
+    assert.deepEqual((await journal.otherInstances('eip155:1', 'genesis-a')).map((x) => x.id), [])
+    assert.deepEqual((await journal.otherInstances('eip155:1', 'genesis-b')).map((x) => x.id), [r.id])
+    assert.equal(await journal.retire(r, 'the chain was reset'), true)
+    assert.deepEqual([r.state, r.status, r.detail], ['dropped', 0xf0, 'the chain was reset'])
+    assert.ok((await journal.claim(claimOf(50))).ok)
+    await journal.close()
+  })
+
+}
+
