@@ -3,7 +3,7 @@
 // executes, and SIGTERM with executes in flight. Whatever happens, each intent the gateway took
 // runs on-chain exactly once and its journal record ends final.
 import assert from 'node:assert/strict'
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { after, describe, it } from 'node:test'
@@ -114,6 +114,8 @@ describe('faults', () => {
       }
 
       process.kill(anvil.pid, 'SIGSTOP') // hung: accepts connections, never answers
+      // Stopped for good before the request (a signal reaches a busy multi-threaded process a little later).
+      await eventually('anvil stopped', 5_000, async () => (readFileSync(`/proc/${anvil.pid}/stat`, 'utf8').split(') ')[1]?.startsWith('T') ? true : undefined))
       try {
         await expectUnavailable('hung node')
       } finally {

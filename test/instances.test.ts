@@ -79,6 +79,14 @@ describe('several gateway instances on one PostgreSQL journal and one Redis', ()
     assert.equal((await request(two[1]!.baseUrl, '/health')).body.instance.rateLimits, 'redis')
   })
 
+  it('serves while Redis is unreachable (the limit is skipped, not every request refused)', async () => {
+    const gateway = await start({ storage: { databaseUrl: undefined, redisUrl: 'redis://127.0.0.1:9', instanceId: 'no-redis' }, rateLimit: { max: 1, windowMs: 60_000 } })
+    const body = await signedIntent(devnet, { nonce: '2' })
+    const statuses = [(await post(gateway.baseUrl, '/intents/validate', body)).status, (await post(gateway.baseUrl, '/intents/validate', body)).status]
+    assert.deepEqual(statuses, [200, 200])
+    assert.equal((await request(gateway.baseUrl, '/health')).body.instance.rateLimits, 'redis')
+  })
+
   it('answers 503 (0x40) and sends nothing while the journal database is unreachable; /health/ready says so, /health still answers', async () => {
     const proxy = await startTcpProxy(new URL(database.url))
     const url = new URL(database.url)

@@ -17,7 +17,7 @@ import { createDevClients } from '../src/devnet/deployContracts.ts'
 import { devnetAccounts } from '../src/devnet/devnetAccounts.ts'
 import { type Devnet, startDevnet } from '../src/devnet/startDevnet.ts'
 import { eventually } from './support/eventually.ts'
-import { type FacilitatorStandIn, startFacilitatorStandIn } from './support/facilitatorStandIn.ts'
+import { type FacilitatorStandIn, type SettleMode, startFacilitatorStandIn } from './support/facilitatorStandIn.ts'
 import { chainEnv, startGatewayProcess } from './support/gatewayProcess.ts'
 import { payingClient } from './support/paymentsWorld.ts'
 import type { GatewayProcess } from './support/runGateway.ts'
@@ -60,6 +60,17 @@ describe('x402 payments across a SIGKILL of the gateway (remote facilitator)', (
     payingClient(devnet)
       .fetch(`${baseUrl}/intents/execute`, { method: 'POST', headers: { 'content-type': 'application/json', ...chainHeader }, body: JSON.stringify(body) })
       .catch(() => undefined)
+  /** A paid execute whose settlement the facilitator takes in `mode`; the gateway is killed with SIGKILL at that moment. */
+  const killAtSettlement = async (gw: GatewayProcess, baseUrl: string, body: unknown, mode: SettleMode) => {
+    standIn.mode = mode
+    const held = standIn.nextHeld()
+    const answer = paidExecute(baseUrl, body)
+    await held
+    await kill(gw)
+    const seen = await answer
+    standIn.mode = 'pass'
+    return seen
+  }
   const paymentsOf = async (baseUrl: string, intentHash: Hex) => (await request(baseUrl, `/intents/${intentHash}`, { headers: chainHeader })).body.payments as Array<{ state: string; reason?: string; transaction?: string }>
   /** The intent, and its hash as the gateway computes it (validate is free). */
   const newIntent = async (baseUrl: string, nonce: string) => {
@@ -93,14 +104,8 @@ describe('x402 payments across a SIGKILL of the gateway (remote facilitator)', (
     let { gw, baseUrl } = await start('never-settled.sqlite', shortLived)
     const { body, intentHash } = await newIntent(baseUrl, '700')
     const before = await balanceOf(payer)
-    standIn.mode = 'hold'
-    const held = standIn.nextHeld()
-    const answer = paidExecute(baseUrl, body)
-    await held
-    await kill(gw)
-    assert.equal(await answer, undefined, 'the client saw the connection die')
+    assert.equal(await killAtSettlement(gw, baseUrl, body, 'hold'), undefined, 'the client saw the connection die')
     await standIn.releaseHeld('drop')
-    standIn.mode = 'pass'
 
     ;({ gw, baseUrl } = await start('never-settled.sqlite', shortLived))
     // Unused, but a remote facilitator may still hold it: reserved, not released, until it expires.
@@ -126,13 +131,7 @@ describe('x402 payments across a SIGKILL of the gateway (remote facilitator)', (
     let { gw, baseUrl } = await start('settled-late.sqlite')
     const { body, intentHash } = await newIntent(baseUrl, '701')
     const [payerBefore, treasuryBefore] = [await balanceOf(payer), await balanceOf(treasury)]
-    standIn.mode = 'hold'
-    const held = standIn.nextHeld()
-    const answer = paidExecute(baseUrl, body)
-    await held
-    await kill(gw)
-    await answer
-    standIn.mode = 'pass'
+    await killAtSettlement(gw, baseUrl, body, 'hold')
 
     ;({ gw, baseUrl } = await start('settled-late.sqlite'))
     assert.deepEqual((await paymentsOf(baseUrl, intentHash)).map((p) => p.state), ['reserved'], 'not released at start-up: the settlement may still come')
@@ -161,13 +160,7 @@ describe('x402 payments across a SIGKILL of the gateway (remote facilitator)', (
     let { gw, baseUrl } = await start('settled-not-sent.sqlite')
     const { body, intentHash } = await newIntent(baseUrl, '702')
     const before = await balanceOf(payer)
-    standIn.mode = 'settle-then-hold'
-    const held = standIn.nextHeld()
-    const answer = paidExecute(baseUrl, body)
-    await held
-    await kill(gw)
-    await answer
-    standIn.mode = 'pass'
+    await killAtSettlement(gw, baseUrl, body, 'settle-then-hold')
     assert.equal(await balanceOf(payer), before - price, 'the settlement mined')
     assert.equal(await executed(intentHash), 0, 'the execution was never sent')
 
