@@ -2,7 +2,7 @@
 // alternating rounds, it measures the gateway against the same work sent straight to anvil, and
 // prints ratios (these machines are noisy: only same-run ratios mean anything).
 import { execFileSync, spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
@@ -24,6 +24,18 @@ const rounds = quick ? 1 : 2
 const executeCount = quick ? 100 : 400
 
 /** Execute needs an API key in production; validate stays open, as by default. */
+/** What the bench has started and not stopped yet: stopped on the way out, whatever happened. */
+const running = new Set<{ stop(): Promise<void> }>()
+/** Starts a part and keeps it for cleanup. */
+async function started<T extends { stop(): Promise<void> }>(part: Promise<T>): Promise<T> {
+  const value = await part
+  running.add(value)
+  return value
+}
+async function stopped(part: { stop(): Promise<void> }): Promise<void> {
+  running.delete(part)
+  await part.stop()
+}
 const benchApiKey = `bench-${generatePrivateKey().slice(2, 34)}`
 
 type Load = { rps: number; p50: number; p99: number; errors: number; non2xx: number }
@@ -58,6 +70,7 @@ function median(loads: Load[]): Load {
 
 async function startGateway(devnet: Devnet, relayerKey: Hex) {
   const port = 20000 + Math.floor(Math.random() * 20000)
+  const journalDir = mkdtempSync(join(tmpdir(), 'bench-journal-'))
   // As production runs it: the compiled JavaScript (npm run build), no TypeScript loader.
   const child = spawn(process.execPath, ['dist/main.js'], {
     env: {
@@ -75,7 +88,7 @@ async function startGateway(devnet: Devnet, relayerKey: Hex) {
       RECEIPT_TIMEOUT_MS: '60000',
       API_KEYS: benchApiKey,
       // A fresh journal per run (the chain is fresh too), on disk and fsynced as in production.
-      JOURNAL_PATH: join(mkdtempSync(join(tmpdir(), 'bench-journal-')), 'journal.sqlite'),
+      JOURNAL_PATH: join(journalDir, 'journal.sqlite'),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
@@ -84,22 +97,31 @@ async function startGateway(devnet: Devnet, relayerKey: Hex) {
   child.stdout!.on('data', (c: Buffer) => (logLines += c.toString().split('\n').length - 1))
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()))
   const url = `http://127.0.0.1:${port}`
+  const gateway = { stop: async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+    rmSync(journalDir, { recursive: true, force: true })
+  } }
+  running.add(gateway)
   for (let i = 0; ; i++) {
-    if (child.exitCode !== null) throw new Error(`gateway exited: ${stderr}`)
+    if (child.exitCode !== null) throw new Error(`the gateway exited at start-up: ${stderr.slice(-2000)}`)
     try {
       if ((await fetch(`${url}/health`)).ok) break
     } catch {}
-    if (i > 400) throw new Error('gateway did not start')
+    if (i > 400) throw new Error(`the gateway did not answer /health within 20 s: ${stderr.slice(-2000)}`)
     await new Promise((r) => setTimeout(r, 50))
   }
+  running.delete(gateway)
   const peakRssMb = () => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]) / 1024
   return {
     url,
     peakRssMb,
     logLines: () => logLines,
     async stop() {
-      child.kill('SIGTERM')
-      await new Promise((r) => child.once('exit', r))
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM')
+        await new Promise((r) => child.once('exit', r))
+      }
+      rmSync(journalDir, { recursive: true, force: true })
     },
   }
 }
@@ -133,8 +155,8 @@ async function fundedKey(devnet: Devnet): Promise<Hex> {
 }
 
 async function benchValidate(report: Record<string, unknown>) {
-  const devnet = await startDevnet()
-  const gateway = await startGateway(devnet, await fundedKey(devnet))
+  const devnet = await started(startDevnet())
+  const gateway = await started(startGateway(devnet, await fundedKey(devnet)))
   try {
     const { intent, body } = intentBody(devnet, 0)
     const check = await fetch(`${gateway.url}/intents/validate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
@@ -163,16 +185,16 @@ async function benchValidate(report: Record<string, unknown>) {
     report.validatePeakRssMb = gateway.peakRssMb()
     report.gatewayLogLines = gateway.logLines()
   } finally {
-    await gateway.stop()
-    await devnet.stop()
+    await stopped(gateway)
+    await stopped(devnet)
   }
 }
 
 async function benchExecute(report: Record<string, unknown>) {
   // Interval mining: concurrent submissions stall anvil's automine (toolchain notes).
-  const devnet = await startDevnet({ blockTime: 1 })
+  const devnet = await started(startDevnet({ blockTime: 1 }))
   const { publicClient } = createDevClients(devnet.anvil.rpcUrl, devnet.anvil.chainId)
-  const gateway = await startGateway(devnet, await fundedKey(devnet))
+  const gateway = await started(startGateway(devnet, await fundedKey(devnet)))
   try {
     const countBefore = await publicClient.readContract({ address: devnet.contracts.counter, abi: demoCounterArtifact.abi, functionName: 'count' })
 
@@ -241,8 +263,8 @@ async function benchExecute(report: Record<string, unknown>) {
         `  ratio     ${result.ratio.toFixed(2)}x   non-200: ${result.nonceErrors}   executed on-chain: ${result.executedOnChain}/${executeCount}   counter +${result.counterDelta} (raw + gateway = ${rawOk + executeCount})\n`,
     )
   } finally {
-    await gateway.stop()
-    await devnet.stop()
+    await stopped(gateway)
+    await stopped(devnet)
   }
 }
 
@@ -273,13 +295,31 @@ const report: Record<string, unknown> = {
   machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version },
   settings: { roundSeconds, rounds, executeCount },
 }
-const started = performance.now()
-process.stdout.write('building the gateway (npm run build)...\n')
-execFileSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' })
-await benchValidate(report)
-await benchExecute(report)
+const startedAt = performance.now()
+/** Stops whatever is still running (anvil nodes, gateways, their journals), in reverse order. */
+async function cleanUp() {
+  for (const part of [...running].reverse()) await stopped(part).catch(() => {})
+}
+process.once('SIGINT', () => {
+  process.stdout.write('\ninterrupted: stopping the nodes and gateways the bench started\n')
+  void cleanUp().finally(() => process.exit(130))
+})
+let phase = 'build'
+try {
+  process.stdout.write('building the gateway (npm run build)...\n')
+  execFileSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' })
+  phase = 'validate'
+  await benchValidate(report)
+  phase = 'execute'
+  await benchExecute(report)
+} catch (err) {
+  process.stderr.write(`\nthe bench failed in its ${phase} phase, no result written: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`)
+  await cleanUp()
+  process.exit(1)
+}
+await cleanUp()
 report.targets = targets(report)
-report.totalSeconds = (performance.now() - started) / 1000
+report.totalSeconds = (performance.now() - startedAt) / 1000
 const file = `bench/results/${(report.date as string).replace(/[:.]/g, '-')}.json`
 writeFileSync(file, JSON.stringify(report, null, 2))
 process.stdout.write(`\nwrote ${file} (${(report.totalSeconds as number).toFixed(0)} s)\n`)
