@@ -20,6 +20,7 @@ import type { ChainConfig, GatewayConfig } from './config/loadConfig.ts'
 import type { ChainType } from './config/parseChainId.ts'
 import { ConfigError } from './errors/configError.ts'
 import { createReconciler } from './journal/createReconciler.ts'
+import type { Hex } from 'viem'
 import { type Journal, openJournal } from './journal/openJournal.ts'
 import { Registry } from 'prom-client'
 import { createMetrics, type Metrics } from './metrics/createMetrics.ts'
@@ -59,6 +60,8 @@ export type CreateGatewayParameters = {
     journal?: GatewayConfig['journal'] | undefined
     /** The journal in PostgreSQL, rate limits in Redis, the instance's name; default: none shared. */
     storage?: StorageConfig | undefined
+    /** A pool of EVM relayer keys (RELAYER_PRIVATE_KEY and RELAYER_PRIVATE_KEYS); default: `relayerPrivateKey` alone. */
+    relayerPrivateKeys?: Hex[] | undefined
     reconcileIntervalMs?: number | undefined
     requestTimeoutMs?: number | undefined
     idleTimeoutMs?: number | undefined
@@ -94,15 +97,20 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
   const databaseUrl = config.storage?.databaseUrl
   // PostgreSQL's driver is loaded only when the journal lives there.
   const journal = databaseUrl
-    ? await (await import('./journal/openPostgresJournal.ts')).openPostgresJournal({ url: databaseUrl })
+    ? await (await import('./journal/openPostgresJournal.ts')).openPostgresJournal({ url: databaseUrl, instanceId: config.storage?.instanceId })
     : openJournal(config.journal ?? { path: ':memory:' })
   logger.info({ journal: journal.path, pendingExecutions: await journal.pendingCount() }, 'execution journal open')
 
+  // A shared journal: the relayer keys are leased to one instance at a time.
+  const leases = databaseUrl ? (await import('./relayer/createPostgresRelayerLeases.ts')).createPostgresRelayerLeases({ url: databaseUrl, instanceId: config.storage!.instanceId, ttlMs: config.storage!.relayerLeaseTtlMs }) : undefined
+  const relayerKeys = config.relayerPrivateKeys && config.relayerPrivateKeys.length > 0 ? config.relayerPrivateKeys : config.relayerPrivateKey ? [config.relayerPrivateKey] : []
   const evmAdapters = chains.map((chain) =>
     createEvmAdapter({
       chain,
       // A read-only chain gets no relayer: nothing is ever signed or sent on it.
-      relayerPrivateKey: chain.readOnly ? undefined : config.relayerPrivateKey,
+      relayerPrivateKey: undefined,
+      relayerPrivateKeys: chain.readOnly ? [] : relayerKeys,
+      leases,
       rpcTimeoutMs: config.rpcTimeoutMs,
       pollingIntervalMs: config.pollingIntervalMs ?? 500,
       logger,
@@ -155,6 +163,9 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
   const adapters = config.chains.map((c) => byId.get(c.chainId)!)
   const closeParts = async () => {
     await Promise.all(adapters.map((a) => a.close()))
+    // Its sends are done: the keys go back at once, for the other instances.
+    await leases?.releaseAll()
+    await leases?.close()
     await journal.close()
     await redis?.quit().catch(() => redis.disconnect())
   }
@@ -181,8 +192,13 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
 
   // Before any request: what a crash left in flight is settled, or broadcast again, first.
   // A journal shared with other instances: each reconciles the records of its own relayer keys only.
-  const ownRelayers = new Set(adapters.flatMap((a) => { const relayer = a.describe().relayer; return relayer ? [`${a.chainId} ${relayer.toLowerCase()}`] : [] }))
-  const holds = journal.backend === 'postgres' ? (chainId: string, relayer: string) => ownRelayers.has(`${chainId} ${relayer.toLowerCase()}`) : undefined
+  const holds =
+    journal.backend === 'postgres'
+      ? (chainId: string, relayer: string) => {
+          const adapter = adapters.find((a) => a.chainId === chainId)
+          return adapter?.holdsRelayer ? adapter.holdsRelayer(relayer) : adapter?.describe().relayer?.toLowerCase() === relayer.toLowerCase()
+        }
+      : undefined
   const reconciler = createReconciler({ journal, adapters, intervalMs: config.reconcileIntervalMs ?? 5_000, logger, holds })
   await reconciler.runOnce()
   reconciler.start()

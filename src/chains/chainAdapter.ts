@@ -130,6 +130,8 @@ export type ChainDescription = {
   nativeCurrency: { name: string; symbol: string; decimals: number }
   contracts: { validator: string; executor: string; registry: string }
   relayer: string | undefined
+  /** A relayer pool: each key, whether this instance holds it and it can pay, its sends in flight. */
+  relayers?: Array<{ address: string; held: boolean; funded: boolean; inFlight: number }> | undefined
   available: boolean
   unavailableReason: string | undefined
   endpoints: EndpointView[]
@@ -156,6 +158,8 @@ export type ChainAdapter = {
   executorAddress: string
   /** The relayer's balance in the chain's smallest unit (metrics); absent without a relayer. */
   relayerBalance?: () => Promise<bigint>
+  /** Whether this instance sends from this relayer key now (its records are this instance's to reconcile); absent: its one relayer. */
+  holdsRelayer?: (relayer: string) => boolean
   /**
    * One read of the chain: the ERC-1066 code for the intent as of the latest block. With a
    * signature, the chain checks it too (a wrong one answers 0xE4).

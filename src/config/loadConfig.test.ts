@@ -41,6 +41,18 @@ describe('loadConfig', () => {
     assert.equal(config.chainList.url, 'https://chainlist.org/rpcs.json')
   })
 
+  it('reads a pool of relayer keys (RELAYER_PRIVATE_KEY, then RELAYER_PRIVATE_KEYS, each once) and names a bad one by its place, never its value', () => {
+    const k1 = `0x${'11'.repeat(32)}`
+    const k2 = `0x${'22'.repeat(32)}`
+    const config = loadConfig({ ...complete, RELAYER_PRIVATE_KEY: k1, RELAYER_PRIVATE_KEYS: ` ${k2}, ${k1.slice(2)} ` })
+    assert.deepEqual(config.relayerPrivateKeys, [k1, k2])
+    assert.equal(config.relayerPrivateKey, k1)
+    const found = problems({ ...complete, RELAYER_PRIVATE_KEYS: `${k2},0x1234abcd` })
+    assert.deepEqual(found, ['RELAYER_PRIVATE_KEYS (key 2): must be 32 bytes written as 64 hex digits (optionally 0x-prefixed)'])
+    const devKey = '0x2a871d0798f97d79848a013d4936a73bf4cc922c825d33c1cf7073dff6d409c6'
+    assert.ok(problems({ ...complete, NODE_ENV: 'production', API_KEYS: 'k'.repeat(16), RELAYER_PRIVATE_KEYS: `${k2},${devKey}` }).includes('RELAYER_PRIVATE_KEYS (key 2): is one of the public devnet keys and is refused when NODE_ENV=production'))
+  })
+
   it('asks for the devnet only when nothing is configured outside production', () => {
     assert.equal(loadConfig({}).devnet, true)
     assert.equal(loadConfig({}).port, 3000)

@@ -42,6 +42,8 @@ export type GatewayConfig = {
   chains: ChainConfig[]
   defaultChainId: string | undefined
   relayerPrivateKey: Hex | undefined
+  /** Every EVM relayer key (RELAYER_PRIVATE_KEY, then RELAYER_PRIVATE_KEYS): a pool, each key its own nonce sequence. */
+  relayerPrivateKeys: Hex[]
   /** The Sui relayer's key (`suiprivkey1…`); without it, Sui chains validate only. */
   suiRelayerPrivateKey: string | undefined
   /** The Solana relayer's 32-byte seed (SOLANA_RELAYER_PRIVATE_KEY); without it, Solana chains validate only. */
@@ -127,11 +129,16 @@ export function loadConfig(env: Env): GatewayConfig {
     } else defaultChainId = parsed.caip2
   }
 
-  const relayerPrivateKey = readRelayerKey(env, production, problems)
+  const relayerPrivateKeys = readRelayerKeys(env, production, problems)
+  const relayerPrivateKey = relayerPrivateKeys[0]
   const suiRelayerPrivateKey = readSuiRelayerKey(env, problems)
   const solanaRelayer = solanaRelayerKey(env.SOLANA_RELAYER_PRIVATE_KEY, { production })
   if (!solanaRelayer.ok) problems.push(solanaRelayer.problem)
   const payments = parsePaymentsConfig(env, { relayerPrivateKey, chainIds: devnet ? undefined : chains.map((c) => c.chainId), problems })
+  const facilitator = payments?.facilitator
+  if (facilitator?.kind === 'local' && relayerPrivateKeys.slice(1).some((k) => privateKeyToAccount(k).address === privateKeyToAccount(facilitator.privateKey).address)) {
+    problems.push('FACILITATOR_PRIVATE_KEY: must not be one of RELAYER_PRIVATE_KEYS (a relayer\'s nonces belong to the journal); give the facilitator its own funded account')
+  }
   const interfaces = interfacesConfig(env)
   problems.push(...interfaces.problems)
   const storage = storageConfig(env)
@@ -182,6 +189,7 @@ export function loadConfig(env: Env): GatewayConfig {
     chains,
     defaultChainId,
     relayerPrivateKey,
+    relayerPrivateKeys,
     suiRelayerPrivateKey,
     solanaRelayerPrivateKey: solanaRelayer.ok ? solanaRelayer.key : undefined,
     payments,
@@ -389,24 +397,42 @@ function checkRpcUrl(value: string): string | undefined {
   return undefined
 }
 
-function readRelayerKey(env: Env, production: boolean, problems: string[]): Hex | undefined {
-  const raw = env.RELAYER_PRIVATE_KEY?.trim()
-  if (!raw) return undefined
+/**
+ * RELAYER_PRIVATE_KEY and RELAYER_PRIVATE_KEYS (comma-separated: a pool of keys, each its own
+ * nonce sequence): the EVM relayer keys, in that order, each key once.
+ */
+function readRelayerKeys(env: Env, production: boolean, problems: string[]): Hex[] {
+  const keys: Hex[] = []
+  const seen = new Set<string>()
+  const one = env.RELAYER_PRIVATE_KEY?.trim()
+  const many = (env.RELAYER_PRIVATE_KEYS ?? '').split(',').map((k) => k.trim()).filter(Boolean)
+  for (const [name, raw, position] of [...(one ? [['RELAYER_PRIVATE_KEY', one, ''] as const] : []), ...many.map((raw, i) => ['RELAYER_PRIVATE_KEYS', raw, ` (key ${i + 1})`] as const)]) {
+    const key = readRelayerKey(raw, `${name}${position}`, production, problems)
+    if (!key) continue
+    const address = privateKeyToAccount(key).address
+    if (seen.has(address)) continue
+    seen.add(address)
+    keys.push(key)
+  }
+  return keys
+}
+
+function readRelayerKey(raw: string, name: string, production: boolean, problems: string[]): Hex | undefined {
   const key = (raw.startsWith('0x') ? raw : `0x${raw}`) as Hex
   // Never echo the value, not even part of it.
   if (!isHex(key) || key.length !== 66) {
-    problems.push('RELAYER_PRIVATE_KEY: must be 32 bytes written as 64 hex digits (optionally 0x-prefixed)')
+    problems.push(`${name}: must be 32 bytes written as 64 hex digits (optionally 0x-prefixed)`)
     return undefined
   }
   let address: Address
   try {
     address = privateKeyToAccount(key).address
   } catch {
-    problems.push('RELAYER_PRIVATE_KEY: is not a valid secp256k1 private key')
+    problems.push(`${name}: is not a valid secp256k1 private key`)
     return undefined
   }
   if (production && isDevnetAccount(address)) {
-    problems.push('RELAYER_PRIVATE_KEY: is one of the public devnet keys and is refused when NODE_ENV=production')
+    problems.push(`${name}: is one of the public devnet keys and is refused when NODE_ENV=production`)
     return undefined
   }
   return key

@@ -11,6 +11,8 @@ export type StorageConfig = {
   redisUrl: string | undefined
   /** INSTANCE_ID: how /health names this instance (default: host name and process id). */
   instanceId: string
+  /** RELAYER_LEASE_TTL_MS: with DATABASE_URL, how long an instance's hold on a relayer key lasts unless renewed (default 15 s). */
+  relayerLeaseTtlMs?: number
 }
 
 export type StorageConfigResult = { value: StorageConfig; problems: string[] }
@@ -26,7 +28,10 @@ export function storageConfig(env: Record<string, string | undefined>): StorageC
   if (redisUrl !== undefined && !hasScheme(redisUrl, ['redis:', 'rediss:'])) problems.push('REDIS_URL: must be a Redis URL, redis://host:6379 (or rediss:// for TLS)')
   const instanceId = env.INSTANCE_ID?.trim() || `${hostname()}-${process.pid}`
   if (!/^[\w.:-]{1,64}$/.test(instanceId)) problems.push('INSTANCE_ID: 1 to 64 letters, digits, ".", "_", ":" or "-"')
-  return { value: { databaseUrl, redisUrl, instanceId }, problems }
+  const ttlRaw = env.RELAYER_LEASE_TTL_MS?.trim()
+  const relayerLeaseTtlMs = ttlRaw ? Number(ttlRaw) : 15_000
+  if (!Number.isInteger(relayerLeaseTtlMs) || relayerLeaseTtlMs < 1_000 || relayerLeaseTtlMs > 600_000) problems.push('RELAYER_LEASE_TTL_MS: an integer number of milliseconds from 1000 to 600000')
+  return { value: { databaseUrl, redisUrl, instanceId, relayerLeaseTtlMs }, problems }
 }
 
 function hasScheme(url: string, schemes: string[]): boolean {

@@ -79,6 +79,24 @@ CREATE TABLE x402_payments (
 CREATE INDEX x402_payments_binding ON x402_payments (chain_id, intent_hash, route, state);
 CREATE INDEX x402_payments_state ON x402_payments (state);
 `,
+  // 2: relayer keys leased to instances, and the instances alive (for each one's fair share of keys).
+  `
+CREATE TABLE relayer_leases (
+  chain_id TEXT NOT NULL,
+  relayer TEXT NOT NULL,
+  instance_id TEXT NOT NULL,
+  expires_at TIMESTAMPTZ NOT NULL,
+  PRIMARY KEY (chain_id, relayer)
+);
+CREATE TABLE gateway_instances (
+  instance_id TEXT PRIMARY KEY,
+  expires_at TIMESTAMPTZ NOT NULL
+);
+`,
+  // 3: the instance that made each claim, so that the claims of an instance that died are given back once it is known dead.
+  `
+ALTER TABLE executions ADD COLUMN instance_id TEXT;
+`,
 ]
 
 /** The schema version this code writes. */
@@ -105,12 +123,17 @@ export type OpenPostgresJournalParameters = {
    * shared database cannot, other gateways' claims are live. Default 2 minutes.
    */
   staleClaimMs?: number
+  /**
+   * This gateway's INSTANCE_ID, written on its claims. A claim of an instance whose heartbeat (the
+   * relayer lease store's) has expired is taken over at once, without waiting `staleClaimMs`.
+   */
+  instanceId?: string | undefined
 }
 
 type Queryable = Pick<pg.PoolClient, 'query'>
 
 /** Opens (and migrates) the journal; a database that cannot be reached or migrated is a ConfigError. */
-export async function openPostgresJournal({ url, maxConnections = 10, connectTimeoutMs = 5_000, staleClaimMs = 120_000 }: OpenPostgresJournalParameters): Promise<Journal> {
+export async function openPostgresJournal({ url, maxConnections = 10, connectTimeoutMs = 5_000, staleClaimMs = 120_000, instanceId }: OpenPostgresJournalParameters): Promise<Journal> {
   const pool = new pg.Pool({ connectionString: url, max: maxConnections, connectionTimeoutMillis: connectTimeoutMs, types })
   // An idle connection the server drops is an event, not a crash.
   pool.on('error', () => {})
@@ -161,15 +184,21 @@ export async function openPostgresJournal({ url, maxConnections = 10, connectTim
     for (let tries = 0; tries < 5; tries++) {
       const now = Date.now()
       const inserted = await one(
-        `INSERT INTO executions (chain_id, intent_hash, attempt, sender, intent_nonce, intent, state, status, chain_instance, created_at, updated_at)
-         VALUES ($1, $2, (SELECT COALESCE(MAX(attempt), 0) + 1 FROM executions WHERE chain_id = $1 AND intent_hash = $2), $3, $4, $5, 'claimed', $6, $7, $8, $8)
+        `INSERT INTO executions (chain_id, intent_hash, attempt, sender, intent_nonce, intent, state, status, chain_instance, created_at, updated_at, instance_id)
+         VALUES ($1, $2, (SELECT COALESCE(MAX(attempt), 0) + 1 FROM executions WHERE chain_id = $1 AND intent_hash = $2), $3, $4, $5, 'claimed', $6, $7, $8, $8, $9)
          ON CONFLICT DO NOTHING RETURNING *`,
-        [chainId, intentHash, sender, nonce, serializeIntent(intent), Status.SUBMITTED, chainInstance, now],
+        [chainId, intentHash, sender, nonce, serializeIntent(intent), Status.SUBMITTED, chainInstance, now, instanceId ?? null],
       )
       if (inserted) return { ok: true, record: fromRow(toRow(inserted)) }
-      const held = await one(`SELECT * FROM executions WHERE chain_id = $1 AND (intent_hash = $2 OR (sender = $3 AND intent_nonce = $4)) AND ${holding} ORDER BY id LIMIT 1`, [chainId, intentHash, sender, nonce])
-      // A claim lives through preflight only (seconds); one this old was left by a gateway that died before signing.
-      if (held?.state === 'claimed' && Number(held.updated_at) < now - staleClaimMs) {
+      const held = await one(
+        `SELECT e.*, EXISTS (SELECT 1 FROM gateway_instances g WHERE g.instance_id = e.instance_id AND g.expires_at <= now())
+                     AND NOT EXISTS (SELECT 1 FROM gateway_instances g WHERE g.instance_id = e.instance_id AND g.expires_at > now()) AS orphaned
+         FROM executions e WHERE chain_id = $1 AND (intent_hash = $2 OR (sender = $3 AND intent_nonce = $4)) AND ${holding} ORDER BY id LIMIT 1`,
+        [chainId, intentHash, sender, nonce],
+      )
+      // A claim lives through preflight only (seconds, a minute with a settlement); one this old,
+      // or of an instance known dead, was left by a gateway that died before signing.
+      if (held?.state === 'claimed' && ((held as { orphaned?: boolean }).orphaned === true || Number(held.updated_at) < now - staleClaimMs)) {
         await run(`DELETE FROM executions WHERE id = $1 AND state = 'claimed' AND updated_at = $2`, [held.id, held.updated_at])
         continue
       }

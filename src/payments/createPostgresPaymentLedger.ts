@@ -21,7 +21,15 @@ export function createPostgresPaymentLedger({ query, now = () => Date.now() }: C
   const byAuthorization = (k: ReturnType<typeof norm>) => one('SELECT * FROM x402_payments WHERE network = $1 AND asset = $2 AND payer = $3 AND nonce = $4', [k.network, k.asset, k.payer, k.nonce])
   const byPaymentId = (id: string) => one('SELECT * FROM x402_payments WHERE payment_id = $1', [id])
   const update = (id: number, state: PaymentState, transaction: string | null, reason: string | null) =>
-    query('UPDATE x402_payments SET state = $1, transaction_hash = COALESCE($2, transaction_hash), reason = COALESCE($3, reason), updated_at = $4 WHERE id = $5', [state, transaction, reason, now(), id])
+    // Only forward: reserved → settled or released, settled → consumed (a late resolver never undoes a request's own step).
+    query('UPDATE x402_payments SET state = $1, transaction_hash = COALESCE($2, transaction_hash), reason = COALESCE($3, reason), updated_at = $4 WHERE id = $5 AND state = $6', [
+      state,
+      transaction,
+      reason,
+      now(),
+      id,
+      state === 'consumed' ? 'settled' : 'reserved',
+    ])
 
   async function reserve(r: NewReservation): Promise<Reservation> {
     const key = norm(r)

@@ -58,8 +58,9 @@ export function createSqlitePaymentLedger({ db, now = () => Date.now() }: { db: 
   const credit = db.prepare<[string, string, string], Row>(
     "SELECT * FROM x402_payments WHERE chain_id = ? AND intent_hash = ? AND route = ? AND state = 'settled' ORDER BY id LIMIT 1",
   )
-  const setState = db.prepare<[PaymentState, string | null, string | null, number, number]>(
-    'UPDATE x402_payments SET state = ?, transaction_hash = COALESCE(?, transaction_hash), reason = COALESCE(?, reason), updated_at = ? WHERE id = ?',
+  // Only forward: reserved → settled or released, settled → consumed (a late resolver never undoes a request's own step).
+  const setState = db.prepare<[PaymentState, string | null, string | null, number, number, PaymentState]>(
+    'UPDATE x402_payments SET state = ?, transaction_hash = COALESCE(?, transaction_hash), reason = COALESCE(?, reason), updated_at = ? WHERE id = ? AND state = ?',
   )
   const setAnswer = db.prepare<[string, number, number]>('UPDATE x402_payments SET answer = ?, updated_at = ? WHERE id = ?')
   const reserved = db.prepare<[], Row>("SELECT * FROM x402_payments WHERE state = 'reserved' ORDER BY id")
@@ -88,7 +89,7 @@ export function createSqlitePaymentLedger({ db, now = () => Date.now() }: { db: 
   })
 
   const update = (id: number, state: PaymentState, transaction: string | null, reason: string | null) => {
-    setState.run(state, transaction, reason, now(), id)
+    setState.run(state, transaction, reason, now(), id, state === 'consumed' ? 'settled' : 'reserved')
   }
 
   return {

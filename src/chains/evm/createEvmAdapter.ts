@@ -30,7 +30,9 @@ import { createEndpointPool } from './createEndpointPool.ts'
 import { intentExecutorArtifact } from '../../contracts/intentExecutorArtifact.ts'
 import { intentValidatorArtifact } from '../../contracts/intentValidatorArtifact.ts'
 import type { Intent } from '../../intents/intent.ts'
-import { broadcastRaw, createRelayer, isTransportError } from '../../relayer/createRelayer.ts'
+import { broadcastRaw, isTransportError } from '../../relayer/createRelayer.ts'
+import { createRelayerPool } from '../../relayer/createRelayerPool.ts'
+import { createLocalRelayerLeases, type RelayerLeases } from '../../relayer/relayerLeases.ts'
 import { isSuccessStatus, Status } from '../../status/statusCodes.ts'
 import type { ChainAdapter, ExecutionReceipt, MinedCheck, Preflight, PreflightResult, ReconcileRequest, Reconciliation, Replacement, SignedExecution } from '../chainAdapter.ts'
 import { probeHealth } from '../probeHealth.ts'
@@ -44,6 +46,10 @@ import { intentDomain, intentTypedData, intentTypes } from './intentTypedData.ts
 export type CreateEvmAdapterParameters = {
   chain: ResolvedChain
   relayerPrivateKey: Hex | undefined
+  /** Several relayer keys (a pool); when given, `relayerPrivateKey` is ignored. */
+  relayerPrivateKeys?: readonly Hex[] | undefined
+  /** Which keys this instance may send from now (several instances sharing a journal); default: all of them. */
+  leases?: RelayerLeases | undefined
   rpcTimeoutMs: number
   pollingIntervalMs: number
   logger: Logger
@@ -88,7 +94,7 @@ const instanceReuseMs = 1000
 /** A replacement raises both fees by at least this (per mille): geth and anvil want 10%, some nodes 12.5%. */
 const replacementBumpPerMille = 1125n
 
-export function createEvmAdapter({ chain: resolved, relayerPrivateKey, rpcTimeoutMs, pollingIntervalMs, logger, unsettledTransactions, maxGasPerExecution, maxFeePerGas, confirmations = 1, rpcRecorder }: CreateEvmAdapterParameters): ChainAdapter {
+export function createEvmAdapter({ chain: resolved, relayerPrivateKey, relayerPrivateKeys, leases = createLocalRelayerLeases(), rpcTimeoutMs, pollingIntervalMs, logger, unsettledTransactions, maxGasPerExecution, maxFeePerGas, confirmations = 1, rpcRecorder }: CreateEvmAdapterParameters): ChainAdapter {
   // The configuration checked these as EVM addresses.
   const chain = { ...resolved, executor: resolved.executor as Address, validator: resolved.validator as Address, registry: resolved.registry as Address }
   const log = logger.child({ module: 'evm', chainId: chain.chainId })
@@ -132,18 +138,20 @@ export function createEvmAdapter({ chain: resolved, relayerPrivateKey, rpcTimeou
     pollingInterval: pollingIntervalMs,
     cacheTime: 0,
   })
-  const account = relayerPrivateKey ? privateKeyToAccount(relayerPrivateKey) : undefined
+  const accounts = (relayerPrivateKeys ?? (relayerPrivateKey ? [relayerPrivateKey] : [])).map((key) => privateKeyToAccount(key))
   // New transactions go above the highest nonce an unsettled journaled one holds.
   // Transactions found unable to ever mine (above a nonce gap, or of a reset chain) hold no nonce,
   // even in the moment before the reconciler settles their records.
   const unmineable = new Set<string>()
-  const nonceFloor = unsettledTransactions && account
-    ? async () => {
-        const nonces = (await unsettledTransactions(account.address, instance?.value)).filter((t) => !unmineable.has(t.id)).map(evmSignedExecution.txNonce)
+  const nonceFloor = unsettledTransactions
+    ? async (address: Address) => {
+        const nonces = (await unsettledTransactions(address, instance?.value)).filter((t) => !unmineable.has(t.id)).map(evmSignedExecution.txNonce)
         return nonces.length === 0 ? undefined : Math.max(...nonces) + 1
       }
     : undefined
-  const relayer = account ? createRelayer({ account, client, chainId: viemChain.id, logger: log, nonceFloor }) : undefined
+  // A key is set aside while it cannot pay for one execution at the most gas and fee it may use.
+  const minBalance = async () => (maxGasPerExecution ?? 1_000_000n) * (await client.estimateFeesPerGas()).maxFeePerGas
+  const relayers = accounts.length > 0 ? createRelayerPool({ accounts, client, chainId: viemChain.id, chain: chain.chainId, logger: log, leases, nonceFloor, minBalance }) : undefined
   let unavailableReason: string | undefined
 
   // The chain instance: the genesis hash, and the instance id of a dev node that has one (anvil's
@@ -176,13 +184,13 @@ export function createEvmAdapter({ chain: resolved, relayerPrivateKey, rpcTimeou
       // A chain reset on the same id: nonces start again, whatever the relayer remembered.
       genesisHash = undefined
       log.warn({ before: instance.value, now: value }, 'the chain was reset (another chain instance answers on this chain id); the relayer reads its nonce again')
-      relayer?.resync()
+      relayers?.resync()
     }
     instance = { value, at: Date.now() }
     return value
   }
 
-  log.info({ relayer: account?.address ?? null, endpoints: chain.endpoints.length }, 'chain configured')
+  log.info({ relayers: relayers?.addresses ?? [], endpoints: chain.endpoints.length }, 'chain configured')
 
   function assertAvailable() {
     if (unavailableReason) throw new ChainUnavailableError(chain.chainId, { details: unavailableReason, retryAfterSeconds: 60 })
@@ -271,7 +279,7 @@ export function createEvmAdapter({ chain: resolved, relayerPrivateKey, rpcTimeou
     }
     const cannotMine = (detail: string): Reconciliation => {
       unmineable.add(tx.id)
-      relayer?.resync()
+      relayers?.resync()
       return { kind: 'dropped', executed: false, detail }
     }
     try {
@@ -336,7 +344,7 @@ export function createEvmAdapter({ chain: resolved, relayerPrivateKey, rpcTimeou
         log.warn({ transactionHash: tx.id, blockNumber: tx.blockNumber?.toString(), blockHash: tx.blockHash }, 'the journal says an intent was executed, but the chain has neither its transaction nor its nonce used (chain reset or reorg); reading the chain instance and the relayer nonce again')
         // Whatever the cache said, the chain moved under us: the relayer's next nonce too.
         await chainInstance(0)
-        relayer?.resync()
+        relayers?.resync()
       }
       return used
     } catch (err) {
@@ -359,6 +367,8 @@ export function createEvmAdapter({ chain: resolved, relayerPrivateKey, rpcTimeou
   }
 
   async function replacement(tx: ReconcileRequest): Promise<Replacement | undefined> {
+    // Re-signed with the key that signed it (same relayer nonce), while this instance holds that key.
+    const account = relayers?.holds(tx.relayer) ? relayers.accountOf(tx.relayer) : undefined
     if (!account || maxFeePerGas === undefined) return undefined
     const original = parseTransaction(evmSignedExecution.rawTransaction(tx))
     if (original.type !== 'eip1559' || original.maxFeePerGas === undefined || original.maxPriorityFeePerGas === undefined) return undefined
@@ -412,7 +422,7 @@ export function createEvmAdapter({ chain: resolved, relayerPrivateKey, rpcTimeou
     if (!isSuccessStatus(status)) {
       return { ok: false, status, detail: status === Status.UNAUTHORIZED ? 'the executor does not accept this signature for this intent: it must be the sender\'s (or a delegate\'s of the policy) EIP-712 signature of the typed data in `signing`' : undefined }
     }
-    if (!relayer) throw new Error('prepareExecution called on a chain without a relayer')
+    if (!relayers) throw new Error('prepareExecution called on a chain without a relayer')
 
     // Unsigned: execute(intent), which the reference executor refuses from anyone but the sender
     // (0xE5); executors with the origin's ABI authorize it their own way.
@@ -421,7 +431,7 @@ export function createEvmAdapter({ chain: resolved, relayerPrivateKey, rpcTimeou
     try {
       // Simulates the execution as the relayer would send it; a revert here sends nothing.
       const call = signature ? { functionName: 'executeSigned', args: [toIntentTuple(intent), signature] } : { functionName: 'execute', args: [toIntentTuple(intent)] }
-      gas = await client.estimateContractGas({ account: relayer.address, address: chain.executor, abi: intentExecutorArtifact.abi, ...call } as never)
+      gas = await client.estimateContractGas({ account: relayers.addresses[0]!, address: chain.executor, abi: intentExecutorArtifact.abi, ...call } as never)
     } catch (err) {
       const decoded = decodeExecutorRevert(err)
       if (decoded?.status === Status.SIGNATURE_REQUIRED) {
@@ -439,9 +449,10 @@ export function createEvmAdapter({ chain: resolved, relayerPrivateKey, rpcTimeou
     return {
       ok: true,
       async send({ onSigned }) {
-        const sent = await relayer.send({ to: chain.executor, data, gas: gasLimit }, { onSigned })
+        const { relayer, done } = relayers.take()
+        const sent = await relayer.send({ to: chain.executor, data, gas: gasLimit }, { onSigned }).finally(done)
         const { transactionHash } = sent
-        log.info({ transactionHash, txNonce: sent.txNonce, accepted: sent.accepted }, 'execute sent')
+        log.info({ transactionHash, relayer: relayer.address, txNonce: sent.txNonce, accepted: sent.accepted }, 'execute sent')
         // A replacement's receipt never shows under this hash: the record stays pending and
         // reconciliation settles it (dropped, or executed through the replacement).
         const receipt = watchReceipt(transactionHash).then((r) => toExecutionReceipt(data, r))
@@ -453,10 +464,15 @@ export function createEvmAdapter({ chain: resolved, relayerPrivateKey, rpcTimeou
   return {
     chainId: chain.chainId,
     chainType: 'evm',
-    canExecute: relayer !== undefined,
+    canExecute: relayers !== undefined,
     confirmations,
     executorAddress: chain.executor,
-    ...(relayer ? { relayerBalance: () => client.getBalance({ address: relayer.address }) } : {}),
+    ...(relayers
+      ? {
+          relayerBalance: async () => (await Promise.all(relayers.addresses.map((address) => client.getBalance({ address })))).reduce((a, b) => a + b, 0n),
+          holdsRelayer: (relayer: string) => relayers.holds(relayer),
+        }
+      : {}),
     validate,
     prepareExecution,
     reconcile,
@@ -477,6 +493,7 @@ export function createEvmAdapter({ chain: resolved, relayerPrivateKey, rpcTimeou
         classify: (err) => classifyRpcError(err, chain.chainId, 'block number request'),
       }),
     async preflight(): Promise<PreflightResult> {
+      await relayers?.start().catch((err: unknown) => log.warn({ err }, 'relayer leases or balances could not be read at start-up; tried again in the background'))
       const contracts = { validator: chain.validator, executor: chain.executor, registry: chain.registry }
       try {
         const codes = await Promise.all(Object.values(contracts).map((address) => client.getCode({ address })))
@@ -498,7 +515,8 @@ export function createEvmAdapter({ chain: resolved, relayerPrivateKey, rpcTimeou
         name: chain.name,
         nativeCurrency: chain.nativeCurrency,
         contracts: { validator: chain.validator, executor: chain.executor, registry: chain.registry },
-        relayer: account?.address,
+        relayer: relayers?.addresses[0],
+        relayers: relayers?.view(),
         available: !unavailableReason,
         unavailableReason,
         endpoints: pool.endpoints(),
@@ -508,6 +526,7 @@ export function createEvmAdapter({ chain: resolved, relayerPrivateKey, rpcTimeou
     async close() {
       closed = true
       for (const wake of [...sleeping]) wake()
+      await relayers?.close()
       await pool.close()
     },
   }
