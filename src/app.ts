@@ -10,7 +10,6 @@ import './http/gatewayContext.ts'
 import { createApiKeyCheck } from './auth/createApiKeyCheck.ts'
 import type { AuthConfig } from './config/loadConfig.ts'
 import cors from '@fastify/cors'
-import helmet from '@fastify/helmet'
 import { registerRateLimit } from './http/plugins/rateLimit.ts'
 import { requireApiKey } from './http/plugins/requireApiKey.ts'
 import { createHttpServer } from './http/createHttpServer.ts'
@@ -105,15 +104,14 @@ export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutM
   app.addHook('preClose', async () => {
     closing = true
   })
-  app.addHook('onRequest', async (_request, reply) => {
-    if (!closing) return
+  app.addHook('onRequest', (_request, reply, done) => {
+    if (!closing) return done()
     reply.header('connection', 'close')
-    throw new GatewayError('The gateway is shutting down', { code: 'SHUTTING_DOWN', status: Status.UNAVAILABLE, details: 'retry on another instance or after the restart', headers: { 'retry-after': '1' } })
+    done(new GatewayError('The gateway is shutting down', { code: 'SHUTTING_DOWN', status: Status.UNAVAILABLE, details: 'retry on another instance or after the restart', headers: { 'retry-after': '1' } }))
   })
   registerJsonBody(app)
-  // Security headers. CORS only for the origins configured: without them, browsers on other
-  // origins get no cross-origin access.
-  app.register(helmet)
+  // CORS only for the origins configured: without them, browsers on other origins get no
+  // cross-origin access. (The security headers come with the common headers.)
   if (corsOrigins.length > 0) {
     app.register(cors, {
       origin: corsOrigins.includes('*') ? '*' : [...corsOrigins],
@@ -125,13 +123,14 @@ export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutM
     })
   }
 
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     request.log.info(
       { method: request.method, url: request.url, statusCode: reply.statusCode, status: reply.getHeader('x-erc1066-status'), key: request.apiKeyId, ms: Math.round(reply.elapsedTime * 10) / 10 },
       'request',
     )
     // The matched route's pattern, never the raw URL; the code the client was answered with.
     metrics?.recordRequest({ route: request.routeOptions.url, method: request.method, httpStatus: reply.statusCode, erc1066: reply.getHeader('x-erc1066-status'), seconds: reply.elapsedTime / 1000 })
+    done()
   })
 
   app.decorateRequest('apiKeyId', undefined)
@@ -141,7 +140,7 @@ export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutM
   if (rateLimit && rateLimit.max > 0) registerRateLimit(app, { ...rateLimit, keys, isInProcess: caller?.isInProcess })
   // GET /openapi.json and GET /docs; before the routes, which it documents.
   registerOpenApi(app)
-  // Registered as a plugin so that they load after the plugins above (rate limit, helmet), whose
+  // Registered as a plugin so that they load after the plugins above (rate limit), whose
   // route hooks only see routes added after them.
   app.register(async (intents) => {
     // With a price on the chosen chain, a request without a key may come in: it pays instead.

@@ -1,21 +1,28 @@
 // The headers every response carries (api-contract.md §3), set in one onSend hook from whatever
-// the route recorded, so that errors raised anywhere, even before routing, carry them too.
+// the route recorded, so that errors raised anywhere, even before routing, carry them too; and
+// the security headers, on every response.
 import type { FastifyInstance } from 'fastify'
 import type { ChainRegistry } from '../../chains/createChainRegistry.ts'
 import { toCommonHeaders } from '../toCommonHeaders.ts'
+import { securityHeaders } from './securityHeaders.ts'
 
 export function registerCommonHeaders(app: FastifyInstance, registry: ChainRegistry) {
   app.decorateRequest('gateway', null as never)
   app.decorateRequest('rawBody', undefined)
+  const security = securityHeaders()
 
-  app.addHook('onRequest', async (request) => {
+  // Callback hooks, not async ones: no promise per request on the hot path.
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.headers(security)
     const header = request.headers['x-chain-id']
-    request.gateway = { ...registry.describe(Array.isArray(header) ? header[0] : header), intentHash: undefined, status: undefined }
+    const { chainId, chainType } = registry.describe(Array.isArray(header) ? header[0] : header)
+    request.gateway = { chainId, chainType, intentHash: undefined, status: undefined }
+    done()
   })
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     const context = request.gateway ?? { ...registry.describe(undefined), intentHash: undefined, status: undefined }
     reply.headers(toCommonHeaders({ context, httpStatus: reply.statusCode, rawBody: request.rawBody }))
-    return payload
+    done(null, payload)
   })
 }
