@@ -77,6 +77,8 @@ export type CreateGatewayParameters = {
     confirmations?: number | undefined
     /** The fee ceiling (wei per gas) for re-pricing stuck executions (MAX_FEE_PER_GAS_GWEI); default: no re-pricing. */
     maxFeePerGas?: number | undefined
+    /** Fold concurrent validator reads into Multicall3 where a chain has it (MULTICALL); default true. */
+    multicall?: boolean | undefined
   }
   logger: Logger
 }
@@ -118,6 +120,7 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
       rpcRecorder: metrics.rpc,
       confirmations: config.confirmations,
       maxFeePerGas: config.maxFeePerGas === undefined ? undefined : BigInt(config.maxFeePerGas),
+      foldReads: config.multicall ?? true,
       // Transactions of another instance of the chain (reset) hold no nonce on this one.
       unsettledTransactions: async (relayer, chainInstance) =>
         (await journal.pending({ chainId: chain.chainId, relayer }))

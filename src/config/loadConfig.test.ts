@@ -280,4 +280,10 @@ describe('loadConfig', () => {
       'MAX_GAS_PER_EXECUTION: "100" is not an integer between 21000 and 1000000000',
     ])
   })
+
+  it('folds validator reads into Multicall3 unless MULTICALL is false', () => {
+    assert.equal(loadConfig(complete).multicall, true)
+    assert.equal(loadConfig({ ...complete, MULTICALL: 'false' }).multicall, false)
+    assert.deepEqual(problems({ ...complete, MULTICALL: 'sometimes' }), ['MULTICALL: "sometimes" is not true or false'])
+  })
 })

@@ -89,6 +89,8 @@ export type GatewayConfig = {
   confirmations: number
   /** The most the relayer pays per gas, in wei (a safe integer: at most 10^14), when it re-prices a stuck execution (MAX_FEE_PER_GAS_GWEI); undefined: never re-priced. */
   maxFeePerGas: number | undefined
+  /** Fold concurrent validator reads into one Multicall3 call where a chain has it (MULTICALL, default true). */
+  multicall: boolean
 }
 
 export type AuthConfig = {
@@ -177,6 +179,7 @@ export function loadConfig(env: Env): GatewayConfig {
 
   const confirmations = readInteger(env, 'CONFIRMATIONS', { min: 1, max: 1_000, fallback: 1 }, problems)
   const maxFeePerGas = readGwei(env, 'MAX_FEE_PER_GAS_GWEI', { max: 100_000, fallback: '100' }, problems)
+  const multicall = readBoolean(env, 'MULTICALL', problems, true)
 
   if (problems.length > 0) throw new ConfigError(problems)
   return {
@@ -215,6 +218,7 @@ export function loadConfig(env: Env): GatewayConfig {
     metricsToken: interfaces.value.metrics.token,
     confirmations: confirmations!,
     maxFeePerGas,
+    multicall,
   }
 }
 

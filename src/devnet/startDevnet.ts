@@ -1,8 +1,9 @@
-// The embedded devnet: anvil, the reference contracts, the demo policies and deposit, the demo
+// The embedded devnet: anvil with Multicall3, the reference contracts, the demo policies and deposit, the demo
 // payer's DemoDollar, and the chain and payments configuration that point the gateway at them.
 import type { ChainConfig } from '../config/loadConfig.ts'
 import type { PaymentsConfig } from '../config/paymentsConfig.ts'
 import { deployContracts, type DeployedContracts } from './deployContracts.ts'
+import { deployMulticall3 } from './deployMulticall3.ts'
 import { devnetAccounts } from './devnetAccounts.ts'
 import { type Demo, seedDemo } from './seedDemo.ts'
 import { type Anvil, startAnvil } from './startAnvil.ts'
@@ -20,6 +21,7 @@ export type Devnet = {
 export async function startDevnet({ blockTime, port, chainId, statePath }: { blockTime?: number; port?: number; chainId?: number; statePath?: string } = {}): Promise<Devnet> {
   const anvil = await startAnvil({ ...(blockTime ? { blockTime } : {}), ...(port ? { port } : {}), ...(chainId ? { chainId } : {}), ...(statePath ? { statePath } : {}) })
   try {
+    await deployMulticall3({ rpcUrl: anvil.rpcUrl, chainId: anvil.chainId })
     const contracts = await deployContracts({ rpcUrl: anvil.rpcUrl, chainId: anvil.chainId, deployerKey: devnetAccounts.deployer })
     const demo = await seedDemo({ rpcUrl: anvil.rpcUrl, chainId: anvil.chainId, contracts, senderKey: devnetAccounts.sender })
     return {

@@ -26,6 +26,7 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { ChainUnavailableError } from '../../errors/chainUnavailableError.ts'
 import { GatewayError } from '../../errors/gatewayError.ts'
 import type { ResolvedChain } from '../discovery/resolveChains.ts'
+import { createCallBatcher } from './createCallBatcher.ts'
 import { createEndpointPool } from './createEndpointPool.ts'
 import { intentExecutorArtifact } from '../../contracts/intentExecutorArtifact.ts'
 import { intentValidatorArtifact } from '../../contracts/intentValidatorArtifact.ts'
@@ -69,6 +70,8 @@ export type CreateEvmAdapterParameters = {
   maxGasPerExecution?: bigint | undefined
   /** Told the duration and failure of every RPC call (metrics). */
   rpcRecorder?: RpcRecorder | undefined
+  /** Fold concurrent validator reads into one Multicall3 call where the chain has it (MULTICALL). Default true. */
+  foldReads?: boolean | undefined
 }
 
 const selectorOf = <const abi extends readonly { type: string; name?: string }[]>(abi: abi, name: string) =>
@@ -94,7 +97,7 @@ const instanceReuseMs = 1000
 /** A replacement raises both fees by at least this (per mille): geth and anvil want 10%, some nodes 12.5%. */
 const replacementBumpPerMille = 1125n
 
-export function createEvmAdapter({ chain: resolved, relayerPrivateKey, relayerPrivateKeys, leases = createLocalRelayerLeases(), rpcTimeoutMs, pollingIntervalMs, logger, unsettledTransactions, maxGasPerExecution, maxFeePerGas, confirmations = 1, rpcRecorder }: CreateEvmAdapterParameters): ChainAdapter {
+export function createEvmAdapter({ chain: resolved, relayerPrivateKey, relayerPrivateKeys, leases = createLocalRelayerLeases(), rpcTimeoutMs, pollingIntervalMs, logger, unsettledTransactions, maxGasPerExecution, maxFeePerGas, confirmations = 1, rpcRecorder, foldReads = true }: CreateEvmAdapterParameters): ChainAdapter {
   // The configuration checked these as EVM addresses.
   const chain = { ...resolved, executor: resolved.executor as Address, validator: resolved.validator as Address, registry: resolved.registry as Address }
   const log = logger.child({ module: 'evm', chainId: chain.chainId })
@@ -132,6 +135,7 @@ export function createEvmAdapter({ chain: resolved, relayerPrivateKey, relayerPr
     nativeCurrency: chain.nativeCurrency,
     rpcUrls: { default: { http: [] } },
   })
+  const reads = createCallBatcher({ request: pool.request, logger: log, enabled: foldReads })
   const client: PublicClient = createPublicClient({
     chain: viemChain,
     transport: custom({ request: pool.request }, { retryCount: 0 }),
@@ -206,8 +210,9 @@ export function createEvmAdapter({ chain: resolved, relayerPrivateKey, relayerPr
     const { what } = call
     let result: Hex
     try {
-      // A plain eth_call on the shared encoding: the hot path of every request.
-      result = (await pool.request({ method: 'eth_call', params: [{ to: call.to, data: call.data }, 'latest'] })) as Hex
+      // A plain eth_call on the shared encoding, folded with other requests' reads into one
+      // Multicall3 call where the chain has it: the hot path of every request.
+      result = await reads.call({ to: call.to, data: call.data })
     } catch (err) {
       throw classifyRpcError(err, chain.chainId, what)
     }

@@ -1,0 +1,123 @@
+// Folds the eth_calls that requests make in one event-loop turn into one Multicall3 `aggregate3`
+// call: the node then runs one call (one JSON-RPC request, one EVM context) for many requests
+// instead of one per request. Multicall3 is looked for at its canonical address; where it is
+// absent (or stops answering like Multicall3), each call goes out alone, as before.
+import type { Logger } from 'pino'
+import { type Address, type Hex, decodeFunctionResult, encodeFunctionData, multicall3Abi } from 'viem'
+import { isTransportError } from '../../relayer/createRelayer.ts'
+
+/** Where Multicall3 lives on nearly every EVM chain (deployed with the same keyless transaction). */
+export const multicall3Address: Address = '0xcA11bde05977b3631167028862bE2a173976CA11'
+
+export type CallBatcher = {
+  /** eth_call of `data` on `to` at the latest block; its return data, or the node's own error. */
+  call(call: { to: Address; data: Hex }): Promise<Hex>
+  /** Whether calls are folded into Multicall3 now (undefined: not known yet). */
+  folding(): boolean | undefined
+}
+
+type Pending = { to: Address; data: Hex; resolve(v: Hex): void; reject(e: unknown): void }
+
+/** How long a chain found without Multicall3 is asked again (a node may be replaced, a devnet reset). */
+const recheckMs = 60_000
+
+export function createCallBatcher({
+  request,
+  logger,
+  enabled = true,
+  maxCalls = 64,
+}: {
+  request(args: { method: string; params?: unknown }): Promise<unknown>
+  logger: Logger
+  /** False: never fold (each call alone). */
+  enabled?: boolean
+  /** The most calls one aggregate3 carries (the node caps an eth_call's gas). */
+  maxCalls?: number
+}): CallBatcher {
+  let present: boolean | undefined = enabled ? undefined : false
+  let checkedAt = 0
+  let checking: Promise<void> | undefined
+  let queue: Pending[] = []
+  let scheduled = false
+
+  const single = ({ to, data }: { to: Address; data: Hex }) => request({ method: 'eth_call', params: [{ to, data }, 'latest'] }) as Promise<Hex>
+
+  function detect() {
+    if (!enabled || checking || present === true) return
+    if (present === false && Date.now() - checkedAt < recheckMs) return
+    checking = (async () => {
+      try {
+        const code = (await request({ method: 'eth_getCode', params: [multicall3Address, 'latest'] })) as Hex
+        const now = typeof code === 'string' && code.length > 2
+        if (now !== present) logger.info({ multicall3: multicall3Address, folding: now }, now ? 'Multicall3 found: concurrent validator reads are folded into one call' : 'no Multicall3 on this chain: each validator read is its own call')
+        present = now
+      } catch {
+        // Unknown until the node answers; calls go out alone meanwhile.
+      } finally {
+        checkedAt = Date.now()
+        checking = undefined
+      }
+    })()
+  }
+
+  function flush() {
+    scheduled = false
+    const calls = queue
+    queue = []
+    for (let i = 0; i < calls.length; i += maxCalls) {
+      const group = calls.slice(i, i + maxCalls)
+      if (group.length === 1 || !present) for (const c of group) alone(c)
+      else void aggregate(group)
+    }
+  }
+
+  function alone(c: Pending) {
+    single(c).then(c.resolve, c.reject)
+  }
+
+  async function aggregate(group: Pending[]) {
+    const data = encodeFunctionData({ abi: multicall3Abi, functionName: 'aggregate3', args: [group.map((c) => ({ target: c.to, allowFailure: true, callData: c.data }))] })
+    let results: readonly { success: boolean; returnData: Hex }[]
+    try {
+      const returned = (await request({ method: 'eth_call', params: [{ to: multicall3Address, data }, 'latest'] })) as Hex
+      results = decodeFunctionResult({ abi: multicall3Abi, functionName: 'aggregate3', data: returned })
+      if (results.length !== group.length) throw new Error(`aggregate3 answered ${results.length} results for ${group.length} calls`)
+    } catch (err) {
+      // An unreachable node fails every call the same way, at once: no second wait for each.
+      if (isTransportError(err)) {
+        for (const c of group) c.reject(err)
+        return
+      }
+      // Anything else (no Multicall3 here any more, a gas cap, an answer that does not decode):
+      // each call alone, and Multicall3 looked for again.
+      logger.warn({ err, calls: group.length }, 'a folded read failed; sending its calls one by one')
+      present = undefined
+      checkedAt = 0
+      detect()
+      for (const c of group) alone(c)
+      return
+    }
+    results.forEach((r, i) => {
+      const c = group[i]!
+      // A reverted call answers only its own request, with the node's own error for it.
+      if (r.success) c.resolve(r.returnData)
+      else alone(c)
+    })
+  }
+
+  return {
+    call({ to, data }) {
+      detect()
+      return new Promise<Hex>((resolve, reject) => {
+        queue.push({ to, data, resolve, reject })
+        if (!scheduled) {
+          scheduled = true
+          // The same turn as the JSON-RPC client's batching: reads made by requests parsed in one
+          // I/O phase travel together.
+          setImmediate(flush)
+        }
+      })
+    },
+    folding: () => present,
+  }
+}
