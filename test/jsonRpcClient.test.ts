@@ -36,12 +36,22 @@ describe('createJsonRpcClient', () => {
 
   it('sends the calls of one turn as one batch and matches answers by id', async () => {
     answerWith((c) => ({ result: `${c.method}:${JSON.stringify(c.params)}` }))
-    const client = createJsonRpcClient({ url: server.url, timeoutMs: 1000 })
+    const client = createJsonRpcClient({ url: server.url, timeoutMs: 1000, spread: 1 })
     bodies.length = 0
     const results = await Promise.all([1, 2, 3].map((n) => client.request({ method: 'echo', params: [n] })))
     assert.deepEqual(results, ['echo:[1]', 'echo:[2]', 'echo:[3]'])
     assert.equal(bodies.length, 1)
     assert.ok(Array.isArray(bodies[0]))
+    await client.close()
+  })
+
+  it('spreads a busy turn over several batches, so the node can run them in parallel', async () => {
+    answerWith((c) => ({ result: c.params[0] }))
+    const client = createJsonRpcClient({ url: server.url, timeoutMs: 1000, spread: 4 })
+    bodies.length = 0
+    const numbers = Array.from({ length: 10 }, (_, i) => i)
+    assert.deepEqual(await Promise.all(numbers.map((n) => client.request({ method: 'x', params: [n] }))), numbers)
+    assert.deepEqual(bodies.map((b) => (Array.isArray(b) ? b.length : 1)).sort(), [1, 3, 3, 3])
     await client.close()
   })
 

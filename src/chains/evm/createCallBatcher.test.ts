@@ -50,7 +50,7 @@ describe('createCallBatcher', () => {
   })
 
   it('folds the reads of one turn into one aggregate3 call, each answered as its own eth_call would be', async () => {
-    const batcher = createCallBatcher({ request, logger })
+    const batcher = createCallBatcher({ request, logger, spread: 1 })
     sent = []
     await batcher.call(canExecute(1)) // finds Multicall3
     assert.equal(batcher.folding(), true)
@@ -65,13 +65,18 @@ describe('createCallBatcher', () => {
     assert.deepEqual(sent.sort(), ['eth_call:multicall3', 'eth_call:single'])
   })
 
-  it('splits a large turn into aggregates of at most maxCalls', async () => {
-    const batcher = createCallBatcher({ request, logger, maxCalls: 8 })
-    await batcher.call(canExecute(1))
+  it('splits a turn into aggregates of at most maxCalls, and over `spread` aggregates', async () => {
+    const capped = createCallBatcher({ request, logger, maxCalls: 8, spread: 1 })
+    await capped.call(canExecute(1))
     sent = []
     const calls = Array.from({ length: 20 }, (_, i) => canExecute(300 + i))
-    assert.deepEqual(await Promise.all(calls.map((c) => settled(batcher.call(c)))), await Promise.all(calls.map(direct)))
+    assert.deepEqual(await Promise.all(calls.map((c) => settled(capped.call(c)))), await Promise.all(calls.map(direct)))
     assert.deepEqual(sent, ['eth_call:multicall3', 'eth_call:multicall3', 'eth_call:multicall3'])
+    const spread = createCallBatcher({ request, logger, spread: 4 })
+    await spread.call(canExecute(1))
+    sent = []
+    assert.deepEqual(await Promise.all(calls.map((c) => settled(spread.call(c)))), await Promise.all(calls.map(direct)))
+    assert.deepEqual(sent, Array(4).fill('eth_call:multicall3'))
   })
 
   it('sends each call alone on a chain without Multicall3, and when MULTICALL is off', async () => {
@@ -121,7 +126,7 @@ describe('createCallBatcher', () => {
       attempts++
       return Promise.reject(new HttpRequestError({ url: 'http://127.0.0.1:1', details: 'connect ECONNREFUSED' }))
     }
-    const batcher = createCallBatcher({ request: flaky, logger })
+    const batcher = createCallBatcher({ request: flaky, logger, spread: 1 })
     await batcher.call(canExecute(1))
     reachable = false
     const results = await Promise.all(Array.from({ length: 4 }, (_, i) => settled(batcher.call(canExecute(600 + i)))))

@@ -26,6 +26,7 @@ export function createCallBatcher({
   logger,
   enabled = true,
   maxCalls = 64,
+  spread = 4,
 }: {
   request(args: { method: string; params?: unknown }): Promise<unknown>
   logger: Logger
@@ -33,6 +34,11 @@ export function createCallBatcher({
   enabled?: boolean
   /** The most calls one aggregate3 carries (the node caps an eth_call's gas). */
   maxCalls?: number
+  /**
+   * Into how many aggregates (at most) one turn's calls are split: the node runs one call's inner
+   * calls one after another, and would leave its other cores idle while requests wait.
+   */
+  spread?: number
 }): CallBatcher {
   let present: boolean | undefined = enabled ? undefined : false
   let checkedAt = 0
@@ -64,8 +70,15 @@ export function createCallBatcher({
     scheduled = false
     const calls = queue
     queue = []
-    for (let i = 0; i < calls.length; i += maxCalls) {
-      const group = calls.slice(i, i + maxCalls)
+    // The first reads wait for the answer to whether Multicall3 is there (one round trip, once).
+    if (present === undefined && checking) void checking.then(() => dispatch(calls))
+    else dispatch(calls)
+  }
+
+  function dispatch(calls: Pending[]) {
+    const size = Math.min(maxCalls, Math.max(2, Math.ceil(calls.length / spread)))
+    for (let i = 0; i < calls.length; i += size) {
+      const group = calls.slice(i, i + size)
       if (group.length === 1 || !present) for (const c of group) alone(c)
       else void aggregate(group)
     }

@@ -19,6 +19,7 @@ export function createJsonRpcClient({
   headers = {},
   timeoutMs,
   maxBatchSize = 100,
+  spread = 4,
   connections = 16,
   lookup,
 }: {
@@ -26,6 +27,11 @@ export function createJsonRpcClient({
   headers?: Record<string, string>
   timeoutMs: number
   maxBatchSize?: number
+  /**
+   * Into how many requests (at most) one turn's calls are split: a node runs the calls of one
+   * batch one after another, so one batch per turn would serialize work the node can do in parallel.
+   */
+  spread?: number
   connections?: number
   /** Resolves host names for each new connection (and may refuse them); DNS as usual when absent. */
   lookup?: LookupFunction | undefined
@@ -43,9 +49,8 @@ export function createJsonRpcClient({
     scheduled = false
     const calls = queue
     queue = []
-    for (let i = 0; i < calls.length; i += batching ? maxBatchSize : 1) {
-      void send(calls.slice(i, i + (batching ? maxBatchSize : 1)))
-    }
+    const size = batching ? Math.min(maxBatchSize, Math.ceil(calls.length / spread)) : 1
+    for (let i = 0; i < calls.length; i += size) void send(calls.slice(i, i + size))
   }
 
   async function send(calls: Call[]) {
