@@ -7,7 +7,6 @@ import type { PaymentsConfig } from './config/paymentsConfig.ts'
 import type { StorageConfig } from './config/storageConfig.ts'
 import { createRedisClient } from './http/createRedisClient.ts'
 import { createMetricsServer } from './http/createMetricsServer.ts'
-import { startPayments } from './payments/startPayments.ts'
 import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import { buildApp } from './app.ts'
@@ -211,7 +210,8 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
     journalBacklog: () => journal.pendingCount(),
     relayerBalances: adapters.flatMap((a) => (a.relayerBalance ? [{ chain: a.chainId, read: a.relayerBalance }] : [])),
   })
-  const payments = config.payments && (await startPayments({ config: config.payments, chains, journal, rpcTimeoutMs: config.rpcTimeoutMs, logger, resolveIntervalMs: config.reconcileIntervalMs }))
+  // x402's packages are loaded only when something is priced.
+  const payments = config.payments && (await (await import('./payments/startPayments.ts')).startPayments({ config: config.payments, chains, journal, rpcTimeoutMs: config.rpcTimeoutMs, logger, resolveIntervalMs: config.reconcileIntervalMs }))
   const metricsEnabled = config.interfaces?.metrics.enabled ?? true
   const metricsPort = config.interfaces?.metrics.port
   const app = buildApp({

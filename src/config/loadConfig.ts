@@ -10,7 +10,7 @@ import { type Address, type Hex, isAddress, isHex } from 'viem'
 import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts'
 import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { decodeSuiPrivateKey } from '@mysten/sui/cryptography'
+import { readSuiRelayerKey } from './suiRelayerKey.ts'
 import { hashApiKey } from '../auth/createApiKeyCheck.ts'
 import { solanaRuntime } from '../chains/solana/solanaRuntime.ts'
 import { suiRuntime } from '../chains/sui/suiRuntime.ts'
@@ -370,17 +370,6 @@ const addressChecks: Record<ChainType, (value: string) => string | undefined> = 
     const problem = suiRuntime.checkAddress(value)
     return problem && `"${value.slice(0, 70)}" ${problem}`
   },
-}
-
-function readSuiRelayerKey(env: Env, problems: string[]): string | undefined {
-  const raw = env.SUI_RELAYER_PRIVATE_KEY?.trim()
-  if (!raw) return undefined
-  try {
-    if (decodeSuiPrivateKey(raw).scheme === 'ED25519') return raw
-  } catch {}
-  // Never echo the value, not even part of it.
-  problems.push('SUI_RELAYER_PRIVATE_KEY: must be an Ed25519 key in the form `sui keytool export` prints (suiprivkey1...)')
-  return undefined
 }
 
 function checkEvmAddress(value: string): string | undefined {

@@ -6,7 +6,7 @@ import type { Logger } from 'pino'
 import type { ChainConfig } from '../../config/loadConfig.ts'
 import { redactUrl } from '../../config/redactUrl.ts'
 import type { ChainList } from './createChainList.ts'
-import { findViemChain } from './findViemChain.ts'
+import { findViemChain, findViemChainName } from './findViemChain.ts'
 import { selectEndpoints } from './selectEndpoints.ts'
 
 export type EndpointSource = 'config' | 'chainlist' | 'chainlist-cache' | 'viem'
@@ -60,11 +60,14 @@ export async function resolveChains({
         }
       }
       // viem's definitions: endpoints when nothing else has any, and names where we lack them.
-      if (endpoints.length === 0 || !name) {
+      if (endpoints.length === 0) {
         const viemChain = await findViemChain(id)
-        if (viemChain && endpoints.length === 0) endpoints = viemChain.rpcUrls.default.http.map((url) => ({ url, source: 'viem' as const }))
-        name ??= viemChain?.name
-        nativeCurrency ??= viemChain?.nativeCurrency
+        if (viemChain) endpoints = viemChain.rpcUrls.default.http.map((url) => ({ url, source: 'viem' as const }))
+      }
+      if (!name || !nativeCurrency) {
+        const viemName = findViemChainName(id)
+        name ??= viemName?.name
+        nativeCurrency ??= viemName?.nativeCurrency
       }
 
       if (endpoints.length === 0) log.error({ chainId: chain.chainId }, 'no RPC endpoint found for this chain: set RPC_URLS')

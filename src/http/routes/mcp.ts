@@ -4,9 +4,7 @@
 // web-standard one, answering with JSON: its answer goes out through this reply, so the common
 // headers, the security headers and the metrics apply to /mcp as to every route. GET and DELETE
 // (a server-sent stream, the end of a session) have nothing to offer without sessions: 405.
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import type { FastifyInstance, FastifyRequest, preValidationAsyncHookHandler } from 'fastify'
-import { createMcpServer } from '../../mcp/createMcpServer.ts'
 import type { RouteCaller } from '../createRouteCaller.ts'
 import { apiKeyOptional, jsonResponse, outcomeResponses } from '../schemas/httpSchemas.ts'
 
@@ -26,6 +24,10 @@ const jsonRpcMessage = {
 
 /** Headers the transport reads; the others (framing, host) belong to this HTTP request only. */
 const hopByHop = new Set(['host', 'content-length', 'connection', 'transfer-encoding', 'keep-alive', 'upgrade'])
+
+/** The MCP SDK (~25 MB with zod), loaded by the first /mcp request rather than by every gateway. */
+let mcpModules: Promise<[typeof import('../../mcp/createMcpServer.ts'), typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js')]> | undefined
+const loadMcp = () => (mcpModules ??= Promise.all([import('../../mcp/createMcpServer.ts'), import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js')]))
 
 export function registerMcpRoute(app: FastifyInstance, { caller, version, preValidation }: McpRouteOptions) {
   const schema = {
@@ -51,6 +53,7 @@ export function registerMcpRoute(app: FastifyInstance, { caller, version, preVal
       ...(preValidation ? { preValidation } : {}),
     },
     async (request, reply) => {
+      const [{ createMcpServer }, { WebStandardStreamableHTTPServerTransport }] = await loadMcp()
       const server = createMcpServer({ callRoute: (route) => caller.call(request, route), version })
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
       try {
