@@ -118,6 +118,8 @@ async function startGateway(devnet: Devnet, relayerKey: Hex) {
       API_KEYS: benchApiKey,
       // A fresh journal per run (the chain is fresh too), on disk and fsynced as in production.
       JOURNAL_PATH: join(journalDir, 'journal.sqlite'),
+      // BENCH_GATEWAY_ENV='{"MULTICALL":"false"}': a lever off (or any setting changed), to measure it alone.
+      ...(JSON.parse(process.env.BENCH_GATEWAY_ENV ?? '{}') as Record<string, string>),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
