@@ -55,6 +55,19 @@ describe('createJsonRpcClient', () => {
     await client.close()
   })
 
+  it('sends a full queue before the turn ends, and a call marked alone at once in its own request', async () => {
+    answerWith((c) => ({ result: c.params[0] }))
+    const client = createJsonRpcClient({ url: server.url, timeoutMs: 1000, spread: 1, flushAt: 8 })
+    bodies.length = 0
+    const numbers = Array.from({ length: 20 }, (_, i) => i)
+    const answers = Promise.all(numbers.map((n) => client.request({ method: 'x', params: [n] })))
+    const alone = client.request({ method: 'x', params: ['alone'], alone: true })
+    assert.deepEqual(await answers, numbers)
+    assert.equal(await alone, 'alone')
+    assert.deepEqual(bodies.map((b) => (Array.isArray(b) ? b.length : (b as { params: unknown[] }).params[0])).sort(), [4, 8, 8, 'alone'].sort())
+    await client.close()
+  })
+
   it('falls back to one call per request for a node that refuses batches', async () => {
     answerWith((c) => ({ result: c.params[0] }), { refuseBatches: true })
     const client = createJsonRpcClient({ url: server.url, timeoutMs: 1000 })

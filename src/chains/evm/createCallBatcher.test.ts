@@ -50,7 +50,7 @@ describe('createCallBatcher', () => {
   })
 
   it('folds the reads of one turn into one aggregate3 call, each answered as its own eth_call would be', async () => {
-    const batcher = createCallBatcher({ request, logger, spread: 1 })
+    const batcher = createCallBatcher({ request, logger, spread: 1, foldAt: 1000 })
     sent = []
     await batcher.call(canExecute(1)) // finds Multicall3
     assert.equal(batcher.folding(), true)
@@ -66,17 +66,29 @@ describe('createCallBatcher', () => {
   })
 
   it('splits a turn into aggregates of at most maxCalls, and over `spread` aggregates', async () => {
-    const capped = createCallBatcher({ request, logger, maxCalls: 8, spread: 1 })
+    const capped = createCallBatcher({ request, logger, maxCalls: 8, spread: 1, foldAt: 1000 })
     await capped.call(canExecute(1))
     sent = []
     const calls = Array.from({ length: 20 }, (_, i) => canExecute(300 + i))
     assert.deepEqual(await Promise.all(calls.map((c) => settled(capped.call(c)))), await Promise.all(calls.map(direct)))
     assert.deepEqual(sent, ['eth_call:multicall3', 'eth_call:multicall3', 'eth_call:multicall3'])
-    const spread = createCallBatcher({ request, logger, spread: 4 })
+    const spread = createCallBatcher({ request, logger, spread: 4, foldAt: 1000 })
     await spread.call(canExecute(1))
     sent = []
     assert.deepEqual(await Promise.all(calls.map((c) => settled(spread.call(c)))), await Promise.all(calls.map(direct)))
     assert.deepEqual(sent, Array(4).fill('eth_call:multicall3'))
+  })
+
+  it('folds and sends every foldAt reads at once, the rest at the end of the turn', async () => {
+    const batcher = createCallBatcher({ request, logger, foldAt: 8, spread: 1 })
+    await batcher.call(canExecute(1))
+    const calls = Array.from({ length: 20 }, (_, i) => canExecute(700 + i))
+    sent = []
+    const pending = calls.map((c) => settled(batcher.call(c)))
+    // Two full groups left before the turn ended; the last 4 wait for it.
+    assert.deepEqual(sent, ['eth_call:multicall3', 'eth_call:multicall3'])
+    assert.deepEqual(await Promise.all(pending), await Promise.all(calls.map(direct)))
+    assert.deepEqual(sent, Array(3).fill('eth_call:multicall3'))
   })
 
   it('sends each call alone on a chain without Multicall3, and when MULTICALL is off', async () => {

@@ -27,8 +27,9 @@ export function createCallBatcher({
   enabled = true,
   maxCalls = 64,
   spread = 4,
+  foldAt = 8,
 }: {
-  request(args: { method: string; params?: unknown }): Promise<unknown>
+  request(args: { method: string; params?: unknown; alone?: boolean }): Promise<unknown>
   logger: Logger
   /** False: never fold (each call alone). */
   enabled?: boolean
@@ -39,6 +40,11 @@ export function createCallBatcher({
    * calls one after another, and would leave its other cores idle while requests wait.
    */
   spread?: number
+  /**
+   * This many reads waiting are folded and sent at once, without waiting for the end of the turn:
+   * the node works on them while the gateway still reads the turn's other requests.
+   */
+  foldAt?: number
 }): CallBatcher {
   let present: boolean | undefined = enabled ? undefined : false
   let checkedAt = 0
@@ -92,7 +98,7 @@ export function createCallBatcher({
     const data = encodeFunctionData({ abi: multicall3Abi, functionName: 'aggregate3', args: [group.map((c) => ({ target: c.to, allowFailure: true, callData: c.data }))] })
     let results: readonly { success: boolean; returnData: Hex }[]
     try {
-      const returned = (await request({ method: 'eth_call', params: [{ to: multicall3Address, data }, 'latest'] })) as Hex
+      const returned = (await request({ method: 'eth_call', params: [{ to: multicall3Address, data }, 'latest'], alone: true })) as Hex
       results = decodeFunctionResult({ abi: multicall3Abi, functionName: 'aggregate3', data: returned })
       if (results.length !== group.length) throw new Error(`aggregate3 answered ${results.length} results for ${group.length} calls`)
     } catch (err) {
@@ -123,6 +129,11 @@ export function createCallBatcher({
       detect()
       return new Promise<Hex>((resolve, reject) => {
         queue.push({ to, data, resolve, reject })
+        if (present === true && queue.length >= foldAt) {
+          const full = queue
+          queue = []
+          return void aggregate(full)
+        }
         if (!scheduled) {
           scheduled = true
           // The same turn as the JSON-RPC client's batching: reads made by requests parsed in one

@@ -12,7 +12,7 @@ import { isPublicAddress } from '../discovery/isPublicAddress.ts'
 import { publicOnlyLookup } from '../discovery/publicOnlyLookup.ts'
 import type { EndpointSource, ResolvedEndpoint } from '../discovery/resolveChains.ts'
 import type { RpcFailureKind, RpcRecorder } from '../../metrics/createMetrics.ts'
-import { createJsonRpcClient } from './createJsonRpcClient.ts'
+import { type RpcCall, createJsonRpcClient } from './createJsonRpcClient.ts'
 
 /** `refused`: a discovered endpoint production will not call (not https, or an internal address). */
 export type EndpointStatus = 'unverified' | 'healthy' | 'failing' | 'wrong-chain' | 'refused'
@@ -28,14 +28,14 @@ export type EndpointView = {
 }
 
 export type EndpointPool = {
-  request(args: { method: string; params?: unknown }): Promise<unknown>
+  request(args: RpcCall): Promise<unknown>
   endpoints(): EndpointView[]
   close(): Promise<void>
 }
 
 type Endpoint = {
   view: EndpointView
-  send: (args: { method: string; params?: unknown }) => Promise<unknown>
+  send: (args: RpcCall) => Promise<unknown>
   close: () => Promise<void>
   verified: boolean
   consecutiveFailures: number
@@ -118,7 +118,7 @@ export function createEndpointPool({
     return true
   }
 
-  async function request(args: { method: string; params?: unknown }): Promise<unknown> {
+  async function request(args: RpcCall): Promise<unknown> {
     if (!rpcRecorder) return requestWithFailover(args)
     const started = performance.now()
     try {
@@ -131,7 +131,7 @@ export function createEndpointPool({
     }
   }
 
-  async function requestWithFailover(args: { method: string; params?: unknown }): Promise<unknown> {
+  async function requestWithFailover(args: RpcCall): Promise<unknown> {
     let lastError: unknown
     for (const e of order(Date.now())) {
       try {

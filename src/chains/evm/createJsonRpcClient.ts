@@ -6,8 +6,11 @@ import { HttpRequestError, RpcRequestError, TimeoutError } from 'viem'
 import type { LookupFunction } from 'node:net'
 import { Pool, errors as undiciErrors } from 'undici'
 
+/** One JSON-RPC call; `alone`: sent at once in a request of its own, not batched (a folded read). */
+export type RpcCall = { method: string; params?: unknown; alone?: boolean }
+
 export type JsonRpcClient = {
-  request(args: { method: string; params?: unknown }): Promise<unknown>
+  request(args: RpcCall): Promise<unknown>
   close(): Promise<void>
 }
 
@@ -20,6 +23,7 @@ export function createJsonRpcClient({
   timeoutMs,
   maxBatchSize = 100,
   spread = 4,
+  flushAt = 16,
   connections = 16,
   lookup,
 }: {
@@ -32,6 +36,8 @@ export function createJsonRpcClient({
    * batch one after another, so one batch per turn would serialize work the node can do in parallel.
    */
   spread?: number
+  /** A turn's queue this long is sent at once rather than at the end of the turn. */
+  flushAt?: number
   connections?: number
   /** Resolves host names for each new connection (and may refuse them); DNS as usual when absent. */
   lookup?: LookupFunction | undefined
@@ -46,7 +52,6 @@ export function createJsonRpcClient({
   let nextId = 1
 
   function flush() {
-    scheduled = false
     const calls = queue
     queue = []
     const size = batching ? Math.min(maxBatchSize, Math.ceil(calls.length / spread)) : 1
@@ -98,13 +103,20 @@ export function createJsonRpcClient({
   }
 
   return {
-    request({ method, params }) {
+    request({ method, params, alone }) {
       return new Promise((resolve, reject) => {
-        queue.push({ body: { jsonrpc: '2.0', id: nextId++, method, params: params ?? [] }, resolve, reject })
+        const call: Call = { body: { jsonrpc: '2.0', id: nextId++, method, params: params ?? [] }, resolve, reject }
+        if (alone) return void send([call])
+        queue.push(call)
+        // A full batch goes at once: the node starts on it while later requests are still read.
+        if (queue.length >= flushAt) return flush()
         if (!scheduled) {
           scheduled = true
           // setImmediate, not a microtask: calls from other requests read in the same I/O phase join the batch.
-          setImmediate(flush)
+          setImmediate(() => {
+            scheduled = false
+            flush()
+          })
         }
       })
     },
