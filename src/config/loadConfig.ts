@@ -59,7 +59,7 @@ export type GatewayConfig = {
   bodyLimit: number
   receiptTimeoutMs: number
   rpcTimeoutMs: number
-  /** How often a sent transaction's receipt is polled for. */
+  /** How often the block watch reads each chain's head while executions wait for their receipts. */
   receiptPollMs: number
   auth: AuthConfig
   /** Requests per window per client (API key, else address); 0 turns the limit off. */
@@ -154,7 +154,7 @@ export function loadConfig(env: Env): GatewayConfig {
   const bodyLimit = readInteger(env, 'BODY_LIMIT', { min: 1024, max: 16 * 1024 * 1024, fallback: 64 * 1024 }, problems)
   const receiptTimeoutMs = readInteger(env, 'RECEIPT_TIMEOUT_MS', { min: 0, max: 600_000, fallback: 30_000 }, problems)
   const rpcTimeoutMs = readInteger(env, 'RPC_TIMEOUT_MS', { min: 100, max: 120_000, fallback: 10_000 }, problems)
-  const receiptPollMs = readInteger(env, 'RECEIPT_POLL_MS', { min: 10, max: 60_000, fallback: 500 }, problems)
+  const receiptPollMs = readInteger(env, 'RECEIPT_POLL_MS', { min: 10, max: 60_000, fallback: 200 }, problems)
   const rateLimitMax = readInteger(env, 'RATE_LIMIT_MAX', { min: 0, max: 10_000_000, fallback: 0 }, problems)
   const rateLimitWindowMs = readInteger(env, 'RATE_LIMIT_WINDOW_MS', { min: 100, max: 3_600_000, fallback: 60_000 }, problems)
   const auth = readAuth(env, production, relayerPrivateKey !== undefined || solanaRelayer.ok && solanaRelayer.key !== undefined || suiRelayerPrivateKey !== undefined, problems)

@@ -20,6 +20,9 @@ import {
   encodeAbiParameters,
   hexToNumber,
   parseTransaction,
+  formatTransactionReceipt,
+  numberToHex,
+  type RpcTransactionReceipt,
   toFunctionSelector,
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
@@ -27,6 +30,7 @@ import { ChainUnavailableError } from '../../errors/chainUnavailableError.ts'
 import { GatewayError } from '../../errors/gatewayError.ts'
 import type { ResolvedChain } from '../discovery/resolveChains.ts'
 import { createCallBatcher } from './createCallBatcher.ts'
+import { createReceiptWatcher } from './createReceiptWatcher.ts'
 import { createEndpointPool } from './createEndpointPool.ts'
 import { intentExecutorArtifact } from '../../contracts/intentExecutorArtifact.ts'
 import { intentValidatorArtifact } from '../../contracts/intentValidatorArtifact.ts'
@@ -101,33 +105,6 @@ export function createEvmAdapter({ chain: resolved, relayerPrivateKey, relayerPr
   // The configuration checked these as EVM addresses.
   const chain = { ...resolved, executor: resolved.executor as Address, validator: resolved.validator as Address, registry: resolved.registry as Address }
   const log = logger.child({ module: 'evm', chainId: chain.chainId })
-  // Receipt watches stop when the adapter closes (the reconciler of the next start finishes them).
-  let closed = false
-  const sleeping = new Set<() => void>()
-  const pause = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const wake = () => {
-        clearTimeout(timer)
-        sleeping.delete(wake)
-        resolve()
-      }
-      const timer = setTimeout(wake, ms)
-      sleeping.add(wake)
-    })
-  /** Polls for the transaction's receipt until it is mined, the watch limit passes, or the adapter closes. */
-  async function watchReceipt(hash: Hex) {
-    const deadline = Date.now() + receiptWatchLimitMs
-    for (;;) {
-      if (closed) throw new Error(`the gateway closed while watching ${hash}; reconciliation settles it`)
-      const receipt = await client.getTransactionReceipt({ hash }).catch((err: unknown) => {
-        if (err instanceof BaseError && err.walk((e) => e instanceof TransactionReceiptNotFoundError)) return undefined
-        throw err
-      })
-      if (receipt) return receipt
-      if (Date.now() > deadline) throw new Error(`no receipt for ${hash} within ${receiptWatchLimitMs / 60_000} minutes; reconciliation settles it`)
-      await pause(pollingIntervalMs)
-    }
-  }
   const pool = createEndpointPool({ chainId: chain.chainId, reference: Number(chain.reference), endpoints: chain.endpoints, timeoutMs: rpcTimeoutMs, logger, rpcRecorder })
   const viemChain: Chain = defineChain({
     id: Number(chain.reference),
@@ -135,6 +112,29 @@ export function createEvmAdapter({ chain: resolved, relayerPrivateKey, relayerPr
     nativeCurrency: chain.nativeCurrency,
     rpcUrls: { default: { http: [] } },
   })
+  // One block watch answers every execution's receipt wait (reconciliation takes over after the limit).
+  const receipts = createReceiptWatcher<TransactionReceipt>({
+    blockNumber: () => client.getBlockNumber({ cacheTime: 0 }),
+    async blockReceipts(blockNumber) {
+      try {
+        const raw = (await pool.request({ method: 'eth_getBlockReceipts', params: [numberToHex(blockNumber)] })) as RpcTransactionReceipt[] | null
+        return (raw ?? []).map((r) => formatTransactionReceipt(r))
+      } catch (err) {
+        if (isUnknownMethod(err)) return undefined
+        throw err
+      }
+    },
+    receipt: (hash) =>
+      client.getTransactionReceipt({ hash }).catch((err: unknown) => {
+        if (err instanceof BaseError && err.walk((e) => e instanceof TransactionReceiptNotFoundError)) return undefined
+        throw err
+      }),
+    hashOf: (r) => r.transactionHash,
+    intervalMs: pollingIntervalMs,
+    limitMs: receiptWatchLimitMs,
+    onError: (err) => log.debug({ err }, 'receipt watch: a read failed; trying again'),
+  })
+  const watchReceipt = (hash: Hex) => receipts.wait(hash)
   const reads = createCallBatcher({ request: pool.request, logger: log, enabled: foldReads })
   const client: PublicClient = createPublicClient({
     chain: viemChain,
@@ -529,8 +529,8 @@ export function createEvmAdapter({ chain: resolved, relayerPrivateKey, relayerPr
       }
     },
     async close() {
-      closed = true
-      for (const wake of [...sleeping]) wake()
+      // Receipt waits end (the reconciler of the next start finishes them).
+      receipts.close()
       await relayers?.close()
       await pool.close()
     },

@@ -1,0 +1,111 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import type { Hex } from 'viem'
+import { createReceiptWatcher } from './createReceiptWatcher.ts'
+
+type Receipt = { transactionHash: Hex; blockNumber: bigint }
+const hash = (n: number) => `0x${n.toString(16).padStart(64, '0')}` as Hex
+
+/** A chain of blocks the test mines by hand, counting what the watcher asks it. */
+function fakeChain({ blockReceipts = true } = {}) {
+  const blocks: Receipt[][] = [[]]
+  const calls = { blockNumber: 0, blockReceipts: 0, receipt: 0 }
+  return {
+    calls,
+    mine(...hashes: Hex[]) {
+      blocks.push(hashes.map((h) => ({ transactionHash: h, blockNumber: BigInt(blocks.length) })))
+    },
+    parameters: {
+      blockNumber: async () => {
+        calls.blockNumber++
+        return BigInt(blocks.length - 1)
+      },
+      blockReceipts: async (n: bigint) => {
+        calls.blockReceipts++
+        return blockReceipts ? blocks[Number(n)] : undefined
+      },
+      receipt: async (h: Hex) => {
+        calls.receipt++
+        return blocks.flat().find((r) => r.transactionHash === h)
+      },
+      hashOf: (r: Receipt) => r.transactionHash,
+      intervalMs: 5,
+      limitMs: 60_000,
+    },
+  }
+}
+const tick = () => new Promise((r) => setTimeout(r, 30))
+
+describe('createReceiptWatcher', () => {
+  it('answers every transaction of a block from one read of its receipts, with one head read per interval', async () => {
+    const chain = fakeChain()
+    const watcher = createReceiptWatcher(chain.parameters)
+    const hashes = Array.from({ length: 50 }, (_, i) => hash(i + 1))
+    const waits = hashes.map((h) => watcher.wait(h))
+    await tick()
+    const asked = { ...chain.calls }
+    chain.mine(...hashes)
+    const receipts = await Promise.all(waits)
+    assert.deepEqual(receipts.map((r) => r.transactionHash), hashes)
+    assert.equal(chain.calls.blockReceipts - asked.blockReceipts, 1, 'the block is read once')
+    assert.equal(chain.calls.receipt, 50, 'each transaction was asked alone only once, when its wait began')
+    assert.ok(chain.calls.blockNumber < 20, `head reads per interval, not per transaction: ${chain.calls.blockNumber}`)
+    watcher.close()
+  })
+
+  it('finds a transaction mined before its wait began, and reads every block after a short gap', async () => {
+    const chain = fakeChain()
+    chain.mine(hash(1))
+    const watcher = createReceiptWatcher(chain.parameters)
+    assert.equal((await watcher.wait(hash(1))).blockNumber, 1n)
+    const later = watcher.wait(hash(3))
+    await tick()
+    chain.mine(hash(2))
+    chain.mine(hash(3))
+    assert.equal((await later).blockNumber, 3n)
+    watcher.close()
+  })
+
+  it('asks each transaction alone where the node has no eth_getBlockReceipts, or after a long gap', async () => {
+    for (const setup of [{ blockReceipts: false, gap: 1 }, { blockReceipts: true, gap: 40 }]) {
+      const chain = fakeChain({ blockReceipts: setup.blockReceipts })
+      const watcher = createReceiptWatcher({ ...chain.parameters, intervalMs: 50, maxBlocksPerTick: 16 })
+      const waits = [watcher.wait(hash(7)), watcher.wait(hash(8))]
+      await tick()
+      for (let i = 1; i < setup.gap; i++) chain.mine()
+      chain.mine(hash(7), hash(8))
+      assert.deepEqual((await Promise.all(waits)).map((r) => r.transactionHash), [hash(7), hash(8)])
+      assert.ok(chain.calls.blockReceipts <= 1, JSON.stringify(chain.calls))
+      watcher.close()
+    }
+  })
+
+  it('finds by the periodic recheck a receipt no block read showed (a reorg moved it)', async () => {
+    const chain = fakeChain()
+    let minedElsewhere = false
+    let alone = 0
+    const watcher = createReceiptWatcher({
+      ...chain.parameters,
+      recheckEvery: 3,
+      // Blocks keep coming, but none the watch reads holds it.
+      blockReceipts: async () => (chain.mine(), []),
+      receipt: async (h: Hex) => (alone++, minedElsewhere ? { transactionHash: h, blockNumber: 1n } : undefined),
+    })
+    const wait = watcher.wait(hash(9))
+    await tick()
+    minedElsewhere = true
+    assert.equal((await wait).transactionHash, hash(9))
+    assert.ok(alone >= 2, 'asked at the start and again by the recheck')
+    watcher.close()
+  })
+
+  it('rejects a wait past its limit, and every wait when it closes', async () => {
+    const chain = fakeChain()
+    const watcher = createReceiptWatcher({ ...chain.parameters, limitMs: 20 })
+    await assert.rejects(watcher.wait(hash(1)), /no receipt for 0x0+1 within/)
+    const open = watcher.wait(hash(2))
+    watcher.close()
+    await assert.rejects(open, /the gateway closed while watching/)
+    await assert.rejects(watcher.wait(hash(3)), /the gateway closed while watching/)
+  })
+})
