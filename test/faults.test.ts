@@ -280,9 +280,13 @@ describe('faults', () => {
       // Within the bound: each in-flight execute gets its receipt and answer.
       let { gw, baseUrl } = await startGatewayProcess(env)
       running = gw
+      // Blocks stop until the SIGTERM, so the three are surely in the pool when it comes (sent
+      // together, they could otherwise mine between two looks at the pool).
+      await rpc(devnet.anvil.rpcUrl, 'evm_setIntervalMining', [0])
       const inFlight = [1, 2, 3].map(async (i) => post(baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: String(2000 + i) }), chainHeader))
       await eventually('transactions in the pool', 20_000, async () => ((await chain.unmined()) >= 3 ? true : undefined))
       gw.child.kill('SIGTERM')
+      await rpc(devnet.anvil.rpcUrl, 'evm_setIntervalMining', [2])
       await sleep(200)
       const late = await post(baseUrl, '/intents/validate', demoIntent(devnet, { nonce: '2999' }), chainHeader).catch(() => undefined)
       assert.ok(!late || late.status === 503, 'no new work once shutting down')

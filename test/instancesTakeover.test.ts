@@ -13,7 +13,7 @@ import { eventually } from './support/eventually.ts'
 import { chainEnv, startGatewayProcess } from './support/gatewayProcess.ts'
 import { createTestDatabase, type TestDatabase } from './support/postgresDatabase.ts'
 import type { GatewayProcess } from './support/runGateway.ts'
-import { post, request, signedIntent } from './support/testGateway.ts'
+import { post, request, rpc, signedIntent } from './support/testGateway.ts'
 
 const mnemonic = 'test test test test test test test test test test test junk'
 /** anvil's accounts 7 and 8: funded, used by nothing else in the devnet. */
@@ -54,11 +54,15 @@ describe('a relayer key pool leased to two instances, one killed with SIGKILL', 
     const bodies = await Promise.all(Array.from({ length: 40 }, (_, i) => signedIntent(devnet, { nonce: String(30_000 + i) })))
     const hashes = await Promise.all(bodies.map(async (body) => (await post(b.baseUrl, '/intents/validate', body)).headers.get('x-intent-hash') as Hex))
     const unmined = async (address: Hex) => (await publicClient.getTransactionCount({ address, blockTag: 'pending' })) - (await publicClient.getTransactionCount({ address, blockTag: 'latest' }))
+    // No block is mined until instance a is dead, so its transactions are surely in flight when it
+    // dies (with blocks coming, a whole group broadcast just before one could mine between polls).
+    await rpc(devnet.anvil.rpcUrl, 'evm_setIntervalMining', [0])
     const first = bodies.map((body, i) => post(i % 2 === 0 ? a.baseUrl : b.baseUrl, '/intents/execute', body).catch(() => undefined))
     await eventually('instance a with transactions in flight', 20_000, async () => ((await unmined(split.a as Hex)) > 0 ? true : undefined))
     a.gw.child.kill('SIGKILL')
     await a.gw.exit
     running.delete(a.gw)
+    await rpc(devnet.anvil.rpcUrl, 'evm_setIntervalMining', [1])
     await Promise.all(first)
 
     // The survivor takes the dead instance's key when its lease ends.
