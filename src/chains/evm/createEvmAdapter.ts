@@ -436,7 +436,7 @@ export function createEvmAdapter({ chain: resolved, relayerPrivateKey, relayerPr
     try {
       // Simulates the execution as the relayer would send it; a revert here sends nothing.
       const call = signature ? { functionName: 'executeSigned', args: [toIntentTuple(intent), signature] } : { functionName: 'execute', args: [toIntentTuple(intent)] }
-      gas = await client.estimateContractGas({ account: relayers.addresses[0]!, address: chain.executor, abi: intentExecutorArtifact.abi, ...call } as never)
+      gas = await client.estimateContractGas({ account: relayers.addresses[0]!, address: chain.executor, abi: intentExecutorArtifact.abi, blockTag: 'latest', ...call } as never)
     } catch (err) {
       const decoded = decodeExecutorRevert(err)
       if (decoded?.status === Status.SIGNATURE_REQUIRED) {
