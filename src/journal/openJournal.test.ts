@@ -36,6 +36,18 @@ describe('openJournal', () => {
     assert.equal(readdirSync(join(dir, 'reopen')).filter((f) => f.endsWith('.bak')).length, 0, 'a current file is not copied')
   })
 
+  it('writes concurrent signed transactions with shared fsyncs (group commit): each resolves, and all are there after a reopen', async () => {
+    const path = join(dir, 'group', 'journal.sqlite')
+    const first = openJournal({ path })
+    const records = await Promise.all(Array.from({ length: 20 }, (_, i) => claimed(first, claimOf(100 + i))))
+    await Promise.all(records.map((r, i) => first.recordSigned(r, signedTx(i))))
+    assert.ok(records.every((r) => r.state === 'pending'))
+    first.close()
+    const second = openJournal({ path })
+    assert.deepEqual((await second.pending()).map((r) => r.transaction), Array.from({ length: 20 }, (_, i) => signedTx(i)))
+    second.close()
+  })
+
   it('round-trips a Sui record: base58 digest, base64 bytes, the gas coin in its details', async () => {
     const path = join(dir, 'sui', 'journal.sqlite')
     const digest = '5BzvQ3xQeXWbKNGrL8bKAG4C4GRb9iLw7ZLpVkZcRoxM'
