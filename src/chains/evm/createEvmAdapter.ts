@@ -25,7 +25,6 @@ import {
   type RpcTransactionReceipt,
   toFunctionSelector,
 } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
 import { ChainUnavailableError } from '../../errors/chainUnavailableError.ts'
 import { GatewayError } from '../../errors/gatewayError.ts'
 import type { ResolvedChain } from '../discovery/resolveChains.ts'
@@ -37,6 +36,7 @@ import { intentValidatorArtifact } from '../../contracts/intentValidatorArtifact
 import type { Intent } from '../../intents/intent.ts'
 import { broadcastRaw, isTransportError } from '../../relayer/createRelayer.ts'
 import { createRelayerPool } from '../../relayer/createRelayerPool.ts'
+import { toRelayerAccount } from '../../relayer/toRelayerAccount.ts'
 import { createLocalRelayerLeases, type RelayerLeases } from '../../relayer/relayerLeases.ts'
 import { isSuccessStatus, Status } from '../../status/statusCodes.ts'
 import type { ChainAdapter, ExecutionReceipt, MinedCheck, Preflight, PreflightResult, ReconcileRequest, Reconciliation, Replacement, SignedExecution } from '../chainAdapter.ts'
@@ -142,7 +142,7 @@ export function createEvmAdapter({ chain: resolved, relayerPrivateKey, relayerPr
     pollingInterval: pollingIntervalMs,
     cacheTime: 0,
   })
-  const accounts = (relayerPrivateKeys ?? (relayerPrivateKey ? [relayerPrivateKey] : [])).map((key) => privateKeyToAccount(key))
+  const accounts = (relayerPrivateKeys ?? (relayerPrivateKey ? [relayerPrivateKey] : [])).map((key) => toRelayerAccount(key))
   // New transactions go above the highest nonce an unsettled journaled one holds.
   // Transactions found unable to ever mine (above a nonce gap, or of a reset chain) hold no nonce,
   // even in the moment before the reconciler settles their records.
