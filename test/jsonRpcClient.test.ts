@@ -78,6 +78,24 @@ describe('createJsonRpcClient', () => {
     await client.close()
   })
 
+  it('sends a sequence at once as one batch in its order, or one call after the other to a node that refuses batches', async () => {
+    answerWith((c) => (c.params[0] === 2 ? { error: { code: -32000, message: 'refused' } } : { result: c.params[0] }))
+    const client = createJsonRpcClient({ url: server.url, timeoutMs: 1000, spread: 4, flushAt: 2 })
+    bodies.length = 0
+    const answers = await Promise.allSettled(client.sequence([1, 2, 3, 4, 5].map((n) => ({ method: 'x', params: [n] }))))
+    assert.deepEqual(answers.map((a) => (a.status === 'fulfilled' ? a.value : 'refused')), [1, 'refused', 3, 4, 5])
+    assert.equal(bodies.length, 1, 'one request, whatever spread and flushAt say')
+    assert.deepEqual((bodies[0] as Array<{ params: number[] }>).map((c) => c.params[0]), [1, 2, 3, 4, 5])
+    await client.close()
+
+    answerWith((c) => ({ result: c.params[0] }), { refuseBatches: true })
+    const oneByOne = createJsonRpcClient({ url: server.url, timeoutMs: 1000 })
+    bodies.length = 0
+    assert.deepEqual(await Promise.all(oneByOne.sequence([1, 2, 3].map((n) => ({ method: 'x', params: [n] })))), [1, 2, 3])
+    assert.deepEqual(bodies.slice(1).map((b) => (b as { params: number[] }).params[0]), [1, 2, 3], 'after the refused batch, each call alone, in order')
+    await oneByOne.close()
+  })
+
   it('raises viem errors: RpcRequestError with the revert data, HttpRequestError, TimeoutError', async () => {
     answerWith(() => ({ error: { code: 3, message: 'execution reverted', data: '0x1234' } }))
     const client = createJsonRpcClient({ url: server.url, timeoutMs: 300 })

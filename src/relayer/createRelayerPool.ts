@@ -8,7 +8,7 @@ import type { Logger } from 'pino'
 import type { Address, LocalAccount, PublicClient } from 'viem'
 import { GatewayError } from '../errors/gatewayError.ts'
 import { Status } from '../status/statusCodes.ts'
-import { createRelayer, type Relayer } from './createRelayer.ts'
+import { type BroadcastMany, createRelayer, type Relayer } from './createRelayer.ts'
 import type { RelayerLeases } from './relayerLeases.ts'
 
 export type RelayerPool = {
@@ -37,17 +37,18 @@ export type CreateRelayerPoolParameters = {
   logger: Logger
   leases: RelayerLeases
   /** The lowest nonce a new transaction of this relayer may use besides the node's view (the journal's unsettled ones). */
-  nonceFloor?: ((address: Address) => Promise<number | undefined>) | undefined
+  nonceFloor?: ((address: Address, ignore: ReadonlySet<string>) => Promise<number | undefined>) | undefined
+  broadcastMany?: BroadcastMany | undefined
   /** The least balance (wei) a key needs to be used: what one execution may cost at most. */
   minBalance: () => Promise<bigint>
   balanceIntervalMs?: number
 }
 
-export function createRelayerPool({ accounts, client, chainId, chain, logger, leases, nonceFloor, minBalance, balanceIntervalMs = 15_000 }: CreateRelayerPoolParameters): RelayerPool {
+export function createRelayerPool({ accounts, client, chainId, chain, logger, leases, nonceFloor, broadcastMany, minBalance, balanceIntervalMs = 15_000 }: CreateRelayerPoolParameters): RelayerPool {
   const log = logger.child({ module: 'relayer-pool' })
   const members = accounts.map((account) => ({
     account,
-    relayer: createRelayer({ account, client, chainId, logger: log, nonceFloor: nonceFloor && (() => nonceFloor(account.address)) }),
+    relayer: createRelayer({ account, client, chainId, logger: log, nonceFloor: nonceFloor && ((ignore) => nonceFloor(account.address, ignore)), broadcastMany }),
     // Held for good with no lease store (one instance); else from the first claim on.
     usableUntil: Number.isFinite(leases.ttlMs) ? 0 : Number.POSITIVE_INFINITY,
     funded: true,

@@ -29,6 +29,11 @@ export type EndpointView = {
 
 export type EndpointPool = {
   request(args: RpcCall): Promise<unknown>
+  /**
+   * The calls in one request, in this order, to one endpoint; on to the next endpoint only when
+   * none of them got an answer. One settled answer per call.
+   */
+  sequence(calls: readonly RpcCall[]): Promise<PromiseSettledResult<unknown>[]>
   endpoints(): EndpointView[]
   close(): Promise<void>
 }
@@ -36,6 +41,7 @@ export type EndpointPool = {
 type Endpoint = {
   view: EndpointView
   send: (args: RpcCall) => Promise<unknown>
+  sequence: (calls: readonly RpcCall[]) => Promise<unknown>[]
   close: () => Promise<void>
   verified: boolean
   consecutiveFailures: number
@@ -73,11 +79,11 @@ export function createEndpointPool({
       const refused = async () => {
         throw new ChainUnavailableError(chainId, { details: refusal })
       }
-      return { view: { ...view, status: 'refused', lastError: refusal }, send: refused, close: async () => {}, verified: false, consecutiveFailures: 0, retryAt: Infinity }
+      return { view: { ...view, status: 'refused', lastError: refusal }, send: refused, sequence: (calls: readonly RpcCall[]) => calls.map(refused), close: async () => {}, verified: false, consecutiveFailures: 0, retryAt: Infinity }
     }
     const { target, headers } = splitCredentials(url)
     const client = createJsonRpcClient({ url: target, headers, timeoutMs, lookup: publicOnly ? publicOnlyLookup : undefined })
-    return { view, send: client.request, close: client.close, verified: false, consecutiveFailures: 0, retryAt: 0 }
+    return { view, send: client.request, sequence: client.sequence, close: client.close, verified: false, consecutiveFailures: 0, retryAt: 0 }
   })
   const usable = pool.filter((e) => e.view.status !== 'refused')
 
@@ -150,17 +156,58 @@ export function createEndpointPool({
         lastError = err
       }
     }
+    throw lastError ?? noEndpoint()
+  }
+
+  async function sequence(calls: readonly RpcCall[]): Promise<PromiseSettledResult<unknown>[]> {
+    const started = performance.now()
+    let answers: PromiseSettledResult<unknown>[] | undefined
+    let lastError: unknown
+    for (const e of order(Date.now())) {
+      try {
+        if (!e.verified && !(await verify(e))) continue
+      } catch (err) {
+        if (!isTransportFailure(err)) {
+          answers = calls.map(() => ({ status: 'rejected', reason: err }))
+          break
+        }
+        fail(e, err)
+        lastError = err
+        continue
+      }
+      const tried = await Promise.allSettled(e.sequence(calls))
+      const unanswered = tried.find((a): a is PromiseRejectedResult => a.status === 'rejected' && isTransportFailure(a.reason))
+      if (unanswered && tried.every((a) => a.status === 'rejected' && isTransportFailure(a.reason))) {
+        fail(e, unanswered.reason)
+        lastError = unanswered.reason
+        continue
+      }
+      succeed(e, unanswered ? undefined : performance.now() - started)
+      answers = tried
+      break
+    }
+    const settled = answers ?? calls.map(() => ({ status: 'rejected' as const, reason: lastError ?? noEndpoint() }))
+    const seconds = (performance.now() - started) / 1000
+    calls.forEach((c, i) => {
+      const a = settled[i]!
+      rpcRecorder?.observeRpc({ chain: chainId, method: c.method, seconds, ...(a.status === 'rejected' ? { failure: failureKind(a.reason) } : {}) })
+    })
+    return settled
+  }
+
+  function noEndpoint(): ChainUnavailableError {
     const wrongChain = usable.length > 0 && usable.every((e) => e.view.status === 'wrong-chain')
     const details = wrongChain
       ? 'every RPC endpoint serves another chain'
       : pool.length > 0 && usable.length === 0
         ? 'every discovered RPC endpoint was refused (production calls only https endpoints at public addresses; set RPC_URLS)'
         : 'no RPC endpoint is configured or discovered'
-    throw lastError ?? new ChainUnavailableError(chainId, { details })
+    return new ChainUnavailableError(chainId, { details })
   }
 
   return {
     request,
+    sequence,
     endpoints: () => pool.map((e) => ({ ...e.view })),
     close: async () => {
       await Promise.all(pool.map((e) => e.close()))

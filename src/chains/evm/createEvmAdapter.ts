@@ -142,20 +142,22 @@ export function createEvmAdapter({ chain: resolved, relayerPrivateKey, relayerPr
     pollingInterval: pollingIntervalMs,
     cacheTime: 0,
   })
+  // A relayer's broadcasts, in nonce order in one request.
+  const broadcastMany = (rawTransactions: readonly Hex[]) => pool.sequence(rawTransactions.map((raw) => ({ method: 'eth_sendRawTransaction', params: [raw] })))
   const accounts = (relayerPrivateKeys ?? (relayerPrivateKey ? [relayerPrivateKey] : [])).map((key) => toRelayerAccount(key))
   // New transactions go above the highest nonce an unsettled journaled one holds.
   // Transactions found unable to ever mine (above a nonce gap, or of a reset chain) hold no nonce,
   // even in the moment before the reconciler settles their records.
   const unmineable = new Set<string>()
   const nonceFloor = unsettledTransactions
-    ? async (address: Address) => {
-        const nonces = (await unsettledTransactions(address, instance?.value)).filter((t) => !unmineable.has(t.id)).map(evmSignedExecution.txNonce)
+    ? async (address: Address, ignore: ReadonlySet<string>) => {
+        const nonces = (await unsettledTransactions(address, instance?.value)).filter((t) => !unmineable.has(t.id) && !ignore.has(t.id)).map(evmSignedExecution.txNonce)
         return nonces.length === 0 ? undefined : Math.max(...nonces) + 1
       }
     : undefined
   // A key is set aside while it cannot pay for one execution at the most gas and fee it may use.
   const minBalance = async () => (maxGasPerExecution ?? 1_000_000n) * (await client.estimateFeesPerGas()).maxFeePerGas
-  const relayers = accounts.length > 0 ? createRelayerPool({ accounts, client, chainId: viemChain.id, chain: chain.chainId, logger: log, leases, nonceFloor, minBalance }) : undefined
+  const relayers = accounts.length > 0 ? createRelayerPool({ accounts, client, chainId: viemChain.id, chain: chain.chainId, logger: log, leases, nonceFloor, minBalance, broadcastMany }) : undefined
   let unavailableReason: string | undefined
 
   // The chain instance: the genesis hash, and the instance id of a dev node that has one (anvil's

@@ -11,6 +11,11 @@ export type RpcCall = { method: string; params?: unknown; alone?: boolean }
 
 export type JsonRpcClient = {
   request(args: RpcCall): Promise<unknown>
+  /**
+   * Sends these calls at once in one request, in this order (a node runs one batch's calls one
+   * after another): transactions of one sender in nonce order. One answer per call.
+   */
+  sequence(calls: readonly RpcCall[]): Promise<unknown>[]
   close(): Promise<void>
 }
 
@@ -87,9 +92,9 @@ export function createJsonRpcClient({
       return
     }
     if (!single && !Array.isArray(parsed)) {
-      // A node that does not take batches: send these (and all later calls) one by one.
+      // A node that does not take batches: send these (and all later calls) one by one, in order.
       batching = false
-      for (const c of calls) void send([c])
+      sendInOrder(calls)
       return
     }
     const responses = single ? [parsed as RpcResponse] : (parsed as RpcResponse[])
@@ -102,11 +107,27 @@ export function createJsonRpcClient({
     }
   }
 
+  /** Each call after the previous one's answer. */
+  const sendInOrder = (calls: Call[]) => void calls.reduce<Promise<void>>((previous, call) => previous.then(() => send([call])), Promise.resolve())
+  const toCall = ({ method, params }: RpcCall, resolve: (v: unknown) => void, reject: (e: unknown) => void): Call => ({
+    body: { jsonrpc: '2.0', id: nextId++, method, params: params ?? [] },
+    resolve,
+    reject,
+  })
+
   return {
-    request({ method, params, alone }) {
+    sequence(calls) {
+      const batch: Call[] = []
+      const answers = calls.map((c) => new Promise((resolve, reject) => void batch.push(toCall(c, resolve, reject))))
+      // A node that takes no batches gets them one by one, each after the previous one's answer.
+      if (batching) void send(batch)
+      else sendInOrder(batch)
+      return answers
+    },
+    request(args) {
       return new Promise((resolve, reject) => {
-        const call: Call = { body: { jsonrpc: '2.0', id: nextId++, method, params: params ?? [] }, resolve, reject }
-        if (alone) return void send([call])
+        const call = toCall(args, resolve, reject)
+        if (args.alone) return void send([call])
         queue.push(call)
         // A full batch goes at once: the node starts on it while later requests are still read.
         if (queue.length >= flushAt) return flush()
