@@ -53,6 +53,21 @@ describe('createReceiptWatcher', () => {
     watcher.close()
   })
 
+  it('answers a wait that begins after its block was read from the receipts the watch keeps, without asking the node', async () => {
+    const chain = fakeChain()
+    const watcher = createReceiptWatcher(chain.parameters)
+    const other = watcher.wait(hash(99)) // keeps the watch running
+    await tick()
+    chain.mine(hash(1)) // mined on broadcast, before its wait begins
+    await tick()
+    const asked = chain.calls.receipt
+    assert.equal((await watcher.wait(hash(1))).blockNumber, 1n)
+    assert.equal(chain.calls.receipt, asked, 'answered from the block already read')
+    chain.mine(hash(99))
+    await other
+    watcher.close()
+  })
+
   it('finds a transaction mined before its wait began, and reads every block after a short gap', async () => {
     const chain = fakeChain()
     chain.mine(hash(1))

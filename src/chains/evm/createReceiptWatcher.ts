@@ -26,12 +26,14 @@ export type CreateReceiptWatcherParameters<R> = {
   recheckEvery?: number
   /** Most blocks read one by one after a gap; beyond it, each waiting transaction is asked for alone. */
   maxBlocksPerTick?: number
+  /** How many of the last blocks read keep their transactions' receipts, for waits that begin after their block was read. */
+  recentBlocks?: number
   onError?(err: unknown): void
 }
 
 type Waiter<R> = { resolve(r: R): void; reject(e: unknown): void; deadline: number }
 
-export function createReceiptWatcher<R>({ blockNumber, blockReceipts, receipt, hashOf, intervalMs, limitMs, recheckEvery = 25, maxBlocksPerTick = 16, onError }: CreateReceiptWatcherParameters<R>): ReceiptWatcher<R> {
+export function createReceiptWatcher<R>({ blockNumber, blockReceipts, receipt, hashOf, intervalMs, limitMs, recheckEvery = 25, maxBlocksPerTick = 16, recentBlocks = 4, onError }: CreateReceiptWatcherParameters<R>): ReceiptWatcher<R> {
   const waiting = new Map<string, Waiter<R>[]>()
   let lastBlock: bigint | undefined
   let timer: NodeJS.Timeout | undefined
@@ -39,6 +41,9 @@ export function createReceiptWatcher<R>({ blockNumber, blockReceipts, receipt, h
   let ticks = 0
   let byBlock = true
   let closed = false
+  // The receipts of the last blocks read, by transaction hash: a wait that begins after its
+  // transaction's block was read (an automining node mines on broadcast) is answered from here.
+  const recent: Array<Map<string, R>> = []
 
   const key = (hash: string) => hash.toLowerCase()
   function settle(hash: string, r: R) {
@@ -71,6 +76,7 @@ export function createReceiptWatcher<R>({ blockNumber, blockReceipts, receipt, h
       }
       if (waiting.size === 0) {
         lastBlock = undefined
+        recent.length = 0
         return
       }
       const head = await blockNumber()
@@ -79,22 +85,32 @@ export function createReceiptWatcher<R>({ blockNumber, blockReceipts, receipt, h
       if (head >= from) {
         if (!byBlock || head - from >= BigInt(maxBlocksPerTick)) await askAlone([...waiting.keys()])
         else {
-          for (let b = from; b <= head && waiting.size > 0; b++) {
+          for (let b = from; b <= head; b++) {
             const receipts = await blockReceipts(b)
             if (!receipts) {
               byBlock = false
               await askAlone([...waiting.keys()])
               break
             }
-            for (const r of receipts) settle(hashOf(r), r)
+            const byHash = new Map<string, R>()
+            for (const r of receipts) {
+              byHash.set(key(hashOf(r)), r)
+              settle(hashOf(r), r)
+            }
+            recent.push(byHash)
+            if (recent.length > recentBlocks) recent.shift()
           }
         }
       }
       if (ticks % recheckEvery === 0 && waiting.size > 0) await askAlone([...waiting.keys()])
-      if (waiting.size === 0) lastBlock = undefined
+      if (waiting.size === 0) {
+        lastBlock = undefined
+        recent.length = 0
+      }
     } catch (err) {
       // The next tick tries again; a transaction mined meanwhile is found by the recheck.
       lastBlock = undefined
+      recent.length = 0
       onError?.(err)
     } finally {
       ticking = false
@@ -115,14 +131,19 @@ export function createReceiptWatcher<R>({ blockNumber, blockReceipts, receipt, h
       if (closed) return Promise.reject(new Error(`the gateway closed while watching ${hash}; reconciliation settles it`))
       // A watch starting from nothing reads the head now, so that it starts from this moment's block.
       const fresh = waiting.size === 0 && !ticking
+      for (const block of recent) {
+        const r = block.get(key(hash))
+        if (r) return Promise.resolve(r)
+      }
       const promise = new Promise<R>((resolve, reject) => {
         const waiters = waiting.get(key(hash)) ?? []
         waiters.push({ resolve, reject, deadline: Date.now() + limitMs })
         waiting.set(key(hash), waiters)
       })
-      // Asked once at once, after registering: a transaction mined before the watch began (an
-      // automining node mines on broadcast) is in no block the watch will read.
-      void askAlone([hash])
+      // A transaction mined before a running watch's last block read is in its recent blocks
+      // (above) or older; one mined before a watch began is in no block the watch will read.
+      // Either way it is asked for alone once, at once, after registering.
+      if (fresh || recent.length === 0 || lastBlock === undefined) void askAlone([hash])
       if (fresh && timer) {
         clearTimeout(timer)
         timer = undefined
