@@ -3,8 +3,9 @@
 // instead of one per request. Multicall3 is looked for at its canonical address; where it is
 // absent (or stops answering like Multicall3), each call goes out alone, as before.
 import type { Logger } from 'pino'
-import { type Address, type Hex, decodeFunctionResult, encodeFunctionData, multicall3Abi } from 'viem'
+import type { Address, Hex } from 'viem'
 import { isTransportError } from '../../relayer/createRelayer.ts'
+import { decodeAggregate3Result, encodeAggregate3 } from './aggregate3Codec.ts'
 
 /** Where Multicall3 lives on nearly every EVM chain (deployed with the same keyless transaction). */
 export const multicall3Address: Address = '0xcA11bde05977b3631167028862bE2a173976CA11'
@@ -95,11 +96,11 @@ export function createCallBatcher({
   }
 
   async function aggregate(group: Pending[]) {
-    const data = encodeFunctionData({ abi: multicall3Abi, functionName: 'aggregate3', args: [group.map((c) => ({ target: c.to, allowFailure: true, callData: c.data }))] })
+    const data = encodeAggregate3(group.map((c) => ({ target: c.to, callData: c.data })))
     let results: readonly { success: boolean; returnData: Hex }[]
     try {
       const returned = (await request({ method: 'eth_call', params: [{ to: multicall3Address, data }, 'latest'], alone: true })) as Hex
-      results = decodeFunctionResult({ abi: multicall3Abi, functionName: 'aggregate3', data: returned })
+      results = decodeAggregate3Result(returned)
       if (results.length !== group.length) throw new Error(`aggregate3 answered ${results.length} results for ${group.length} calls`)
     } catch (err) {
       // An unreachable node fails every call the same way, at once: no second wait for each.
