@@ -179,9 +179,15 @@ export type ChainAdapter = {
   signingRequest(intent: Intent): SigningRequest
   /**
    * Finds out what became of a journaled transaction, and broadcasts it again if the node lost it.
-   * The reconciler calls it in the order the transactions were signed.
+   * The reconciler calls it in the order the transactions were signed, or in `sequenceOf` order
+   * among one relayer's transactions where the adapter has one.
    */
   reconcile(tx: ReconcileRequest): Promise<Reconciliation>
+  /**
+   * Where a signed transaction stands in the order its relayer's transactions must reach the
+   * chain (EVM: its relayer nonce). Journal writes may commit out of that order.
+   */
+  sequenceOf?(tx: SignedExecution): number
   /**
    * Which instance of the chain the node serves now (EVM: the genesis hash, and a dev node's
    * instance id): it changes when a chain is reset on the same id. Records are bound to it. May

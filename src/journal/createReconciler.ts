@@ -157,6 +157,32 @@ export function createReconciler({ journal, adapters, intervalMs, logger, holds 
     }
   }
 
+  /** Each relayer's records sorted by the adapter's sequence, in the positions its records held. */
+  function inSequence(records: ExecutionRecord[]): ExecutionRecord[] {
+    const groups = new Map<string, number[]>()
+    records.forEach((r, i) => {
+      const key = `${r.chainId} ${r.transaction?.relayer.toLowerCase()}`
+      const group = groups.get(key)
+      if (group) group.push(i)
+      else groups.set(key, [i])
+    })
+    const ordered = [...records]
+    for (const positions of groups.values()) {
+      const first = records[positions[0]!]!
+      const sequenceOf = adapters.find((a) => a.chainId === first.chainId)?.sequenceOf
+      if (!sequenceOf || positions.length < 2) continue
+      let keyed: Array<{ record: ExecutionRecord; at: number }>
+      try {
+        keyed = positions.map((i) => ({ record: records[i]!, at: sequenceOf(records[i]!.transaction!) }))
+      } catch {
+        continue // a record the runtime cannot place: signing order
+      }
+      keyed.sort((a, b) => a.at - b.at)
+      positions.forEach((p, k) => (ordered[p] = keyed[k]!.record))
+    }
+    return ordered
+  }
+
   async function pass(minAgeMs: number): Promise<ReconcileReport> {
     const report: ReconcileReport = { checked: 0, settled: 0, dropped: 0, rebroadcast: 0, stillPending: 0, failed: 0, repriced: 0, confirmed: 0, reopened: 0, retired: 0 }
     const unreachable = new Set<string>()
@@ -171,9 +197,9 @@ export function createReconciler({ journal, adapters, intervalMs, logger, holds 
       }
     }
     const cutoff = Date.now() - minAgeMs
-    // In the order they were signed (for EVM, nonce order per relayer), so that a node that lost
-    // several gets them back without gaps.
-    const records = (await journal.pending()).filter((r) => r.updatedAt.getTime() <= cutoff && mine(r))
+    // In the order they were signed, one relayer's in its chain's order (EVM: nonce order), so
+    // that a node that lost several gets them back without gaps.
+    const records = inSequence((await journal.pending()).filter((r) => r.updatedAt.getTime() <= cutoff && mine(r)))
     for (const record of records) {
       if (unreachable.has(record.chainId)) continue
       const adapter = adapters.find((a) => a.chainId === record.chainId)

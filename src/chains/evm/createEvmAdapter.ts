@@ -483,6 +483,7 @@ export function createEvmAdapter({ chain: resolved, relayerPrivateKey, relayerPr
     validate,
     prepareExecution,
     reconcile,
+    sequenceOf: evmSignedExecution.txNonce,
     chainInstance: () => chainInstance(),
     confirmExecuted,
     checkMined,
