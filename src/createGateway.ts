@@ -78,6 +78,8 @@ export type CreateGatewayParameters = {
     maxFeePerGas?: number | undefined
     /** Fold concurrent validator reads into Multicall3 where a chain has it (MULTICALL); default true. */
     multicall?: boolean | undefined
+    /** Keep validator answers for the block they were read on (VALIDATE_CACHE); default false. */
+    validateCache?: boolean | undefined
   }
   logger: Logger
 }
@@ -120,6 +122,7 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
       confirmations: config.confirmations,
       maxFeePerGas: config.maxFeePerGas === undefined ? undefined : BigInt(config.maxFeePerGas),
       foldReads: config.multicall ?? true,
+      cacheAnswers: config.validateCache ?? false,
       // Transactions of another instance of the chain (reset) hold no nonce on this one.
       unsettledTransactions: async (relayer, chainInstance) =>
         (await journal.pending({ chainId: chain.chainId, relayer }))

@@ -8,7 +8,8 @@ import { devnetAccounts } from '../src/devnet/devnetAccounts.ts'
 import { privateKeyToAccount } from 'viem/accounts'
 import { assertCommonHeaders } from './support/assertCommonHeaders.ts'
 import { deposit, writePolicy } from './support/policies.ts'
-import { demoIntent, post, signedIntent, snapshot, startTestGateway, startWorld, type World } from './support/testGateway.ts'
+import { createDevClients } from '../src/devnet/deployContracts.ts'
+import { demoIntent, post, rpc, signedIntent, snapshot, startTestGateway, startWorld, type World } from './support/testGateway.ts'
 
 describe('POST /intents/validate', () => {
   let world: World
@@ -169,6 +170,28 @@ describe('POST /intents/validate', () => {
     const res = await validate(body)
     assert.equal(res.status, 409)
     assertCommonHeaders(res, { status: '0x22' })
+  })
+
+  it('with VALIDATE_CACHE, answers as without it: 200 until the execution\'s block, 409 (0x22) from it; 202 (0x20) too early, 200 once a later block is the latest', async () => {
+    const gateway = await startTestGateway({ chains: [world.devnet.chain], validateCache: true })
+    try {
+      const check = (body: unknown) => post(gateway.baseUrl, '/intents/validate', body, { 'x-chain-id': '31337' })
+      const body = await signedIntent(world.devnet, { nonce: '78' })
+      for (let i = 0; i < 3; i++) assert.equal((await check(body)).status, 200)
+      assert.equal((await post(gateway.baseUrl, '/intents/execute', body, { 'x-chain-id': '31337' })).status, 200)
+      const used = await check(body)
+      assert.equal(used.status, 409)
+      assertCommonHeaders(used, { status: '0x22' })
+
+      const latest = await createDevClients(world.devnet.anvil.rpcUrl, world.devnet.anvil.chainId).publicClient.getBlock()
+      const early = demoIntent(world.devnet, { nonce: '79', validAfter: String(latest.timestamp + 100n) })
+      for (let i = 0; i < 3; i++) assert.equal((await check(early)).status, 202)
+      await rpc(world.devnet.anvil.rpcUrl, 'evm_increaseTime', [200])
+      await rpc(world.devnet.anvil.rpcUrl, 'evm_mine', [])
+      assert.equal((await check(early)).status, 200)
+    } finally {
+      await gateway.close()
+    }
   })
 
   it('uses the only configured chain when X-Chain-Id is absent, and accepts the CAIP-2 form', async () => {

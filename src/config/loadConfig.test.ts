@@ -286,4 +286,10 @@ describe('loadConfig', () => {
     assert.equal(loadConfig({ ...complete, MULTICALL: 'false' }).multicall, false)
     assert.deepEqual(problems({ ...complete, MULTICALL: 'sometimes' }), ['MULTICALL: "sometimes" is not true or false'])
   })
+
+  it('keeps validator answers per block only when VALIDATE_CACHE is true', () => {
+    assert.equal(loadConfig(complete).validateCache, false)
+    assert.equal(loadConfig({ ...complete, VALIDATE_CACHE: 'true' }).validateCache, true)
+    assert.deepEqual(problems({ ...complete, VALIDATE_CACHE: 'block' }), ['VALIDATE_CACHE: "block" is not true or false'])
+  })
 })

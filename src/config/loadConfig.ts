@@ -91,6 +91,8 @@ export type GatewayConfig = {
   maxFeePerGas: number | undefined
   /** Fold concurrent validator reads into one Multicall3 call where a chain has it (MULTICALL, default true). */
   multicall: boolean
+  /** Keep validator answers for the block they were read on (VALIDATE_CACHE, default false). */
+  validateCache: boolean
 }
 
 export type AuthConfig = {
@@ -180,6 +182,7 @@ export function loadConfig(env: Env): GatewayConfig {
   const confirmations = readInteger(env, 'CONFIRMATIONS', { min: 1, max: 1_000, fallback: 1 }, problems)
   const maxFeePerGas = readGwei(env, 'MAX_FEE_PER_GAS_GWEI', { max: 100_000, fallback: '100' }, problems)
   const multicall = readBoolean(env, 'MULTICALL', problems, true)
+  const validateCache = readBoolean(env, 'VALIDATE_CACHE', problems, false)
 
   if (problems.length > 0) throw new ConfigError(problems)
   return {
@@ -219,6 +222,7 @@ export function loadConfig(env: Env): GatewayConfig {
     confirmations: confirmations!,
     maxFeePerGas,
     multicall,
+    validateCache,
   }
 }
 

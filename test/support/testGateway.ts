@@ -41,6 +41,7 @@ export async function startTestGateway(params: {
   confirmations?: number
   maxFeePerGas?: number
   storage?: StorageConfig
+  validateCache?: boolean
 }): Promise<TestGateway> {
   const logs: string[] = []
   const logger = createLogger({ level: 'info', destination: { write: (line: string) => void logs.push(line) } })
@@ -68,6 +69,7 @@ export async function startTestGateway(params: {
       confirmations: params.confirmations,
       maxFeePerGas: params.maxFeePerGas,
       storage: params.storage,
+      validateCache: params.validateCache,
       receiptTimeoutMs: params.receiptTimeoutMs ?? 10_000,
       rpcTimeoutMs: params.rpcTimeoutMs ?? 2_000,
       pollingIntervalMs: 20,

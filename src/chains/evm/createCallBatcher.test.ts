@@ -25,12 +25,12 @@ describe('createCallBatcher', () => {
     sent.push(`${args.method}${to}`)
     return rpc.request(args)
   }
-  const canExecute = (nonce: number): { to: Address; data: Hex } => ({
+  const canExecute = (nonce: number, validAfter = 0n): { to: Address; data: Hex } => ({
     to: devnet.contracts.validator,
     data: encodeFunctionData({
       abi: intentValidatorArtifact.abi,
       functionName: 'canExecute',
-      args: [toIntentTuple({ sender: devnet.demo.sender, target: devnet.demo.counter, data: encodeFunctionData({ abi: demoCounterArtifact.abi, functionName: 'increment', args: [1n] }), value: 0n, nonce: BigInt(nonce), validAfter: 0n, validBefore: 0n, policyId: nonce % 2 ? devnet.demo.policies.open : `0x${'ee'.repeat(32)}` })],
+      args: [toIntentTuple({ sender: devnet.demo.sender, target: devnet.demo.counter, data: encodeFunctionData({ abi: demoCounterArtifact.abi, functionName: 'increment', args: [1n] }), value: 0n, nonce: BigInt(nonce), validAfter, validBefore: 0n, policyId: nonce % 2 ? devnet.demo.policies.open : `0x${'ee'.repeat(32)}` })],
     }),
   })
   // A selector the validator does not have: the node answers with a revert.
@@ -89,6 +89,28 @@ describe('createCallBatcher', () => {
     assert.deepEqual(sent, ['eth_call:multicall3', 'eth_call:multicall3'])
     assert.deepEqual(await Promise.all(pending), await Promise.all(calls.map(direct)))
     assert.deepEqual(sent, Array(3).fill('eth_call:multicall3'))
+  })
+
+  it('folds the reads of one turn per block: those pinned to a block hash read that block, the others the latest', async () => {
+    const batcher = createCallBatcher({ request, logger, spread: 1, foldAt: 1000 })
+    await batcher.call(canExecute(1))
+    const head = (await rpc.request({ method: 'eth_getBlockByNumber', params: ['latest', false] })) as { hash: Hex; timestamp: Hex }
+    // Executable from 100 s after this block: too early here, executable in the next block, 200 s later.
+    const later = canExecute(801, BigInt(head.timestamp) + 100n)
+    await rpc.request({ method: 'evm_increaseTime', params: [200] })
+    await rpc.request({ method: 'evm_mine', params: [] })
+    sent = []
+    const [old1, old2, now1, now2] = await Promise.all([
+      batcher.call({ ...later, at: head.hash }),
+      batcher.call({ ...canExecute(803), at: head.hash }),
+      batcher.call(later),
+      batcher.call(canExecute(803)),
+    ])
+    const at = (block: unknown) => (c: { to: Address; data: Hex }) => rpc.request({ method: 'eth_call', params: [c, block] })
+    assert.deepEqual([old1, old2], await Promise.all([later, canExecute(803)].map(at({ blockHash: head.hash }))))
+    assert.deepEqual([now1, now2], await Promise.all([later, canExecute(803)].map(at('latest'))))
+    assert.notEqual(old1, now1, 'too early at the pinned block, executable at the latest')
+    assert.deepEqual(sent, ['eth_call:multicall3', 'eth_call:multicall3'], 'one aggregate per block')
   })
 
   it('sends each call alone on a chain without Multicall3, and when MULTICALL is off', async () => {

@@ -11,13 +11,16 @@ import { decodeAggregate3Result, encodeAggregate3 } from './aggregate3Codec.ts'
 export const multicall3Address: Address = '0xcA11bde05977b3631167028862bE2a173976CA11'
 
 export type CallBatcher = {
-  /** eth_call of `data` on `to` at the latest block; its return data, or the node's own error. */
-  call(call: { to: Address; data: Hex }): Promise<Hex>
+  /**
+   * eth_call of `data` on `to` at the latest block, or at the block whose hash is `at` (EIP-1898);
+   * its return data, or the node's own error.
+   */
+  call(call: { to: Address; data: Hex; at?: Hex | undefined }): Promise<Hex>
   /** Whether calls are folded into Multicall3 now (undefined: not known yet). */
   folding(): boolean | undefined
 }
 
-type Pending = { to: Address; data: Hex; resolve(v: Hex): void; reject(e: unknown): void }
+type Pending = { to: Address; data: Hex; at: Hex | undefined; resolve(v: Hex): void; reject(e: unknown): void }
 
 /** How long a chain found without Multicall3 is asked again (a node may be replaced, a devnet reset). */
 const recheckMs = 60_000
@@ -53,7 +56,8 @@ export function createCallBatcher({
   let queue: Pending[] = []
   let scheduled = false
 
-  const single = ({ to, data }: { to: Address; data: Hex }) => request({ method: 'eth_call', params: [{ to, data }, 'latest'] }) as Promise<Hex>
+  const block = (at: Hex | undefined) => (at === undefined ? 'latest' : { blockHash: at })
+  const single = ({ to, data, at }: Pending) => request({ method: 'eth_call', params: [{ to, data }, block(at)] }) as Promise<Hex>
 
   function detect() {
     if (!enabled || checking || present === true) return
@@ -83,12 +87,16 @@ export function createCallBatcher({
   }
 
   function dispatch(calls: Pending[]) {
-    const size = Math.min(maxCalls, Math.max(2, Math.ceil(calls.length / spread)))
-    for (let i = 0; i < calls.length; i += size) {
-      const group = calls.slice(i, i + size)
-      if (group.length === 1 || !present) for (const c of group) alone(c)
-      else void aggregate(group)
+    for (const same of byBlock(calls)) {
+      const size = Math.min(maxCalls, Math.max(2, Math.ceil(same.length / spread)))
+      for (let i = 0; i < same.length; i += size) fold(same.slice(i, i + size))
     }
+  }
+
+  /** Calls on one block: in one aggregate3 where there is Multicall3 and more than one call. */
+  function fold(group: Pending[]) {
+    if (group.length === 1 || !present) for (const c of group) alone(c)
+    else void aggregate(group)
   }
 
   function alone(c: Pending) {
@@ -99,7 +107,7 @@ export function createCallBatcher({
     const data = encodeAggregate3(group.map((c) => ({ target: c.to, callData: c.data })))
     let results: readonly { success: boolean; returnData: Hex }[]
     try {
-      const returned = (await request({ method: 'eth_call', params: [{ to: multicall3Address, data }, 'latest'], alone: true })) as Hex
+      const returned = (await request({ method: 'eth_call', params: [{ to: multicall3Address, data }, block(group[0]!.at)], alone: true })) as Hex
       results = decodeAggregate3Result(returned)
       if (results.length !== group.length) throw new Error(`aggregate3 answered ${results.length} results for ${group.length} calls`)
     } catch (err) {
@@ -126,14 +134,15 @@ export function createCallBatcher({
   }
 
   return {
-    call({ to, data }) {
+    call({ to, data, at }) {
       detect()
       return new Promise<Hex>((resolve, reject) => {
-        queue.push({ to, data, resolve, reject })
+        queue.push({ to, data, at, resolve, reject })
         if (present === true && queue.length >= foldAt) {
           const full = queue
           queue = []
-          return void aggregate(full)
+          for (const same of byBlock(full)) fold(same)
+          return
         }
         if (!scheduled) {
           scheduled = true
@@ -145,4 +154,16 @@ export function createCallBatcher({
     },
     folding: () => present,
   }
+}
+
+/** Calls grouped by the block they read (most often all at the latest). */
+function byBlock(calls: Pending[]): Pending[][] {
+  if (calls.every((c) => c.at === calls[0]!.at)) return [calls]
+  const groups = new Map<Hex | undefined, Pending[]>()
+  for (const c of calls) {
+    const group = groups.get(c.at)
+    if (group) group.push(c)
+    else groups.set(c.at, [c])
+  }
+  return [...groups.values()]
 }

@@ -28,6 +28,7 @@ import {
 import { ChainUnavailableError } from '../../errors/chainUnavailableError.ts'
 import { GatewayError } from '../../errors/gatewayError.ts'
 import type { ResolvedChain } from '../discovery/resolveChains.ts'
+import { createAnswerCache } from './createAnswerCache.ts'
 import { createCallBatcher } from './createCallBatcher.ts'
 import { createReceiptWatcher } from './createReceiptWatcher.ts'
 import { createEndpointPool } from './createEndpointPool.ts'
@@ -76,6 +77,8 @@ export type CreateEvmAdapterParameters = {
   rpcRecorder?: RpcRecorder | undefined
   /** Fold concurrent validator reads into one Multicall3 call where the chain has it (MULTICALL). Default true. */
   foldReads?: boolean | undefined
+  /** Keep validator answers for the block they were read on (VALIDATE_CACHE). Default false. */
+  cacheAnswers?: boolean | undefined
 }
 
 const selectorOf = <const abi extends readonly { type: string; name?: string }[]>(abi: abi, name: string) =>
@@ -101,7 +104,7 @@ const instanceReuseMs = 1000
 /** A replacement raises both fees by at least this (per mille): geth and anvil want 10%, some nodes 12.5%. */
 const replacementBumpPerMille = 1125n
 
-export function createEvmAdapter({ chain: resolved, relayerPrivateKey, relayerPrivateKeys, leases = createLocalRelayerLeases(), rpcTimeoutMs, pollingIntervalMs, logger, unsettledTransactions, maxGasPerExecution, maxFeePerGas, confirmations = 1, rpcRecorder, foldReads = true }: CreateEvmAdapterParameters): ChainAdapter {
+export function createEvmAdapter({ chain: resolved, relayerPrivateKey, relayerPrivateKeys, leases = createLocalRelayerLeases(), rpcTimeoutMs, pollingIntervalMs, logger, unsettledTransactions, maxGasPerExecution, maxFeePerGas, confirmations = 1, rpcRecorder, foldReads = true, cacheAnswers = false }: CreateEvmAdapterParameters): ChainAdapter {
   // The configuration checked these as EVM addresses.
   const chain = { ...resolved, executor: resolved.executor as Address, validator: resolved.validator as Address, registry: resolved.registry as Address }
   const log = logger.child({ module: 'evm', chainId: chain.chainId })
@@ -135,7 +138,8 @@ export function createEvmAdapter({ chain: resolved, relayerPrivateKey, relayerPr
     onError: (err) => log.debug({ err }, 'receipt watch: a read failed; trying again'),
   })
   const watchReceipt = (hash: Hex) => receipts.wait(hash)
-  const reads = createCallBatcher({ request: pool.request, logger: log, enabled: foldReads })
+  const batcher = createCallBatcher({ request: pool.request, logger: log, enabled: foldReads })
+  const reads = cacheAnswers ? createAnswerCache({ reads: batcher, request: pool.request }) : batcher
   const client: PublicClient = createPublicClient({
     chain: viemChain,
     transport: custom({ request: pool.request }, { retryCount: 0 }),
