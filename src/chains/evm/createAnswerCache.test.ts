@@ -56,7 +56,7 @@ describe('createAnswerCache', () => {
     await devnet?.stop()
   })
 
-  it('answers as a plain eth_call; within one block each call goes to the node once, pinned to the block, and each turn reads the head once', async () => {
+  it('answers as a plain eth_call; within one block each call goes to the node once, pinned to the block, and the head is read once for the turn', async () => {
     const { batcher, cache } = cached()
     await batcher.call(canExecute(1)) // finds Multicall3
     const calls = Array.from({ length: 10 }, (_, i) => canExecute(100 + i))
@@ -69,6 +69,30 @@ describe('createAnswerCache', () => {
     const again = await Promise.all(calls.map((c) => settled(cache.call(c))))
     assert.deepEqual(again, first.slice(0, 10))
     assert.deepEqual(sent, ['eth_getBlockByNumber'], 'the next turn asks only which block is the latest')
+  })
+
+  it('sends one head read at a time: requests that arrive while one is at the node wait for the next, sent after they arrived', async () => {
+    const { batcher } = cached()
+    await batcher.call(canExecute(1))
+    let heads = 0
+    let hold: (() => void) | undefined
+    const held = (args: { method: string; params?: unknown }) => {
+      if (args.method !== 'eth_getBlockByNumber') return rpc.request(args)
+      heads++
+      // The first read waits at the "node" until released; later ones go straight through.
+      if (heads > 1) return rpc.request(args)
+      return new Promise<void>((r) => (hold = r)).then(() => rpc.request(args))
+    }
+    const cache = createAnswerCache({ reads: batcher, request: held })
+    const first = cache.call(canExecute(401))
+    await new Promise((r) => setImmediate(r))
+    assert.equal(heads, 1)
+    const later = [cache.call(canExecute(403)), cache.call(canExecute(405))]
+    await new Promise((r) => setTimeout(r, 20))
+    assert.equal(heads, 1, 'no second read while the first is at the node')
+    hold!()
+    await Promise.all([first, ...later])
+    assert.equal(heads, 2, 'one more read for both requests that arrived during the first')
   })
 
   it('drops every answer at a new block: an intent too early in one block is answered as executable in the next', async () => {
@@ -113,16 +137,20 @@ describe('createAnswerCache', () => {
     assert.deepEqual(sent.filter((s) => s.startsWith('eth_call')), ['eth_call:single@hash', 'eth_call:single@hash'])
   })
 
-  it('keeps at most maxEntries answers per block; past it, reads still go to the node and answer right', async () => {
-    const { batcher, cache } = cached(2)
+  it('keeps at most maxEntries answers per block, the least recently used going first; the others are read again, right', async () => {
+    const batcher = createCallBatcher({ request, logger, spread: 1, foldAt: 1000 })
     await batcher.call(canExecute(1))
-    const calls = [canExecute(301), canExecute(302), canExecute(303)]
-    for (const c of calls) await cache.call(c)
-    sent = []
-    const answers = []
-    for (const c of calls) answers.push(await settled(cache.call(c)))
-    assert.deepEqual(answers, await Promise.all(calls.map(direct)))
-    assert.deepEqual(sent.filter((s) => s.startsWith('eth_call')), ['eth_call:single@hash'], 'only the third call goes to the node again')
+    const asked: Hex[] = []
+    const cache = createAnswerCache({ reads: { call: (c) => (asked.push(c.data), batcher.call(c)) }, request, maxEntries: 2 })
+    const [a, b, c] = [canExecute(301), canExecute(302), canExecute(303)]
+    await cache.call(a)
+    await cache.call(b)
+    await cache.call(a) // a used last: b goes when c comes
+    await cache.call(c)
+    asked.length = 0
+    const answers = [await settled(cache.call(a)), await settled(cache.call(c)), await settled(cache.call(b))]
+    assert.deepEqual(answers, await Promise.all([a, c, b].map(direct)))
+    assert.deepEqual(asked, [b.data], 'only b, evicted, is read again')
   })
 
   it('an unreachable node fails the read once, with the transport error (no second wait)', async () => {
