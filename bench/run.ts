@@ -50,7 +50,7 @@ async function stopped(part: { stop(): Promise<void> }): Promise<void> {
 const benchApiKey = `bench-${generatePrivateKey().slice(2, 34)}`
 
 /** One wrk run: throughput, latency in microseconds, and the CPU the measured processes spent on it. */
-type Load = { rps: number; requests: number; p50Us: number; p99Us: number; errors: number; non2xx: number; cpuUsPerRequest: Record<string, number> }
+type Load = { rps: number; requests: number; p50Us: number; p99Us: number; errors: number; non2xx: number; cpuUsPerRequest: Record<string, number>; nodeCallsPerRequest?: Record<string, number> }
 
 /** A request body: the same every time, or a different nonce spliced in per request. */
 type Body = { prefix: string; suffix?: string; nonce?: 'hex64' | 'dec' }
@@ -63,8 +63,9 @@ function cpuUs(pid: number): number {
 }
 const clockTicks = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim())
 
-async function load(opts: { url: string; body: Body; connections: number; authorization?: string; seconds?: number; cpuOf?: Record<string, number> }): Promise<Load> {
+async function load(opts: { url: string; body: Body; connections: number; authorization?: string; seconds?: number; cpuOf?: Record<string, number>; metricsUrl?: string }): Promise<Load> {
   const cpuOf = opts.cpuOf ?? {}
+  const callsBefore = opts.metricsUrl ? await nodeCalls(opts.metricsUrl) : undefined
   const before = Object.fromEntries(Object.entries(cpuOf).map(([name, pid]) => [name, cpuUs(pid)]))
   // Each run counts its nonces up from a fresh base, so no two requests of the bench repeat an intent.
   const base = nonceBase
@@ -85,7 +86,17 @@ async function load(opts: { url: string; body: Body; connections: number; author
   if (!line) throw new Error(`wrk printed no result: ${out}`)
   const r = JSON.parse(line[1]!) as { requests: number; durationUs: number; errors: number; non2xx: number; p50Us: number; p99Us: number }
   const cpuUsPerRequest = Object.fromEntries(Object.entries(cpuOf).map(([name, pid]) => [name, (cpuUs(pid) - before[name]!) / Math.max(1, r.requests)]))
-  return { rps: r.requests / (r.durationUs / 1e6), requests: r.requests, p50Us: r.p50Us, p99Us: r.p99Us, errors: r.errors, non2xx: r.non2xx, cpuUsPerRequest }
+  const calls = callsBefore && opts.metricsUrl ? await nodeCalls(opts.metricsUrl) : undefined
+  const nodeCallsPerRequest = calls && Object.fromEntries(Object.entries(calls).map(([method, n]) => [method, (n - (callsBefore?.[method] ?? 0)) / Math.max(1, r.requests)]).filter(([, n]) => (n as number) > 0))
+  return { rps: r.requests / (r.durationUs / 1e6), requests: r.requests, p50Us: r.p50Us, p99Us: r.p99Us, errors: r.errors, non2xx: r.non2xx, cpuUsPerRequest, ...(nodeCallsPerRequest ? { nodeCallsPerRequest } : {}) }
+}
+
+/** The JSON-RPC calls the gateway made so far, by method (its own /metrics). */
+async function nodeCalls(metricsUrl: string): Promise<Record<string, number>> {
+  const text = await (await fetch(metricsUrl)).text()
+  const calls: Record<string, number> = {}
+  for (const m of text.matchAll(/^intent_gateway_chain_rpc_duration_seconds_count\{[^}]*method="([^"]+)"[^}]*\} (\d+)/gm)) calls[m[1]!] = (calls[m[1]!] ?? 0) + Number(m[2])
+  return calls
 }
 
 /** Alternating rounds of a and b; the median of each. */
@@ -251,7 +262,7 @@ async function benchValidate(report: Record<string, unknown>) {
     if (check.status !== 200) throw new Error(`validate answered ${check.status}: ${await check.text()}`)
     const cpuOf = { gateway: gateway.pid, anvil: devnet.anvil.pid }
     const rawLoad = (body: Body, connections: number) => load({ url: devnet.anvil.rpcUrl, body, connections, cpuOf })
-    const gatewayLoad = (body: Body, connections: number) => load({ url: `${gateway.url}/intents/validate`, body, connections, cpuOf })
+    const gatewayLoad = (body: Body, connections: number) => load({ url: `${gateway.url}/intents/validate`, body, connections, cpuOf, metricsUrl: `${gateway.url}/metrics` })
     // Warm both paths up (JIT, connection pools) before anything is measured.
     await gatewayLoad(bodies.gateway, 10)
     await rawLoad(bodies.raw, 10)
@@ -381,7 +392,8 @@ async function benchExecute(report: Record<string, unknown>) {
 
 const us = (n: number) => `${(n / 1000).toFixed(2).padStart(6)} ms`
 const fmt = (l: Load) =>
-  `${l.rps.toFixed(0).padStart(7)} req/s  p50 ${us(l.p50Us)}  p99 ${us(l.p99Us)}  errors ${l.errors}  non-2xx ${l.non2xx}  CPU/request ${Object.entries(l.cpuUsPerRequest).map(([k, v]) => `${k} ${v.toFixed(0)} µs`).join(', ')}`
+  `${l.rps.toFixed(0).padStart(7)} req/s  p50 ${us(l.p50Us)}  p99 ${us(l.p99Us)}  errors ${l.errors}  non-2xx ${l.non2xx}  CPU/request ${Object.entries(l.cpuUsPerRequest).map(([k, v]) => `${k} ${v.toFixed(0)} µs`).join(', ')}` +
+  (l.nodeCallsPerRequest ? `  node calls/request ${Object.entries(l.nodeCallsPerRequest).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ')}` : '')
 
 function print(title: string, raw: Load, gateway: Load) {
   process.stdout.write(`\n${title}\n  raw eth_call  ${fmt(raw)}\n  gateway       ${fmt(gateway)}\n  ratio         ${(gateway.rps / raw.rps).toFixed(2)}x   added p99 ${((gateway.p99Us - raw.p99Us) / 1000).toFixed(2)} ms\n`)
