@@ -427,7 +427,7 @@ function targets(report: any) {
 const report: Record<string, unknown> = {
   date: new Date().toISOString(),
   machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version },
-  settings: { roundSeconds, rounds, executeCount, blockTime },
+  settings: { roundSeconds, rounds, executeCount, blockTime, gatewayEnv: JSON.parse(process.env.BENCH_GATEWAY_ENV ?? '{}') as Record<string, string> },
 }
 const startedAt = performance.now()
 /** Stops whatever is still running (anvil nodes, gateways, their journals), in reverse order. */
