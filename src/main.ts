@@ -2,6 +2,7 @@
 // outside production), build the gateway, listen, and shut everything down on SIGINT/SIGTERM.
 import { existsSync } from 'node:fs'
 import { formatEther } from 'viem'
+import { limitHeapGrowth } from './config/limitHeapGrowth.ts'
 import { type GatewayConfig, loadConfig } from './config/loadConfig.ts'
 import { createGateway } from './createGateway.ts'
 import { hashApiKey } from './auth/createApiKeyCheck.ts'
@@ -22,6 +23,8 @@ try {
   process.stderr.write(`${err.message}\n`)
   process.exit(1)
 }
+
+limitHeapGrowth(config.heapGrowingPercent)
 
 const logger = createLogger({ level: config.logLevel })
 

@@ -292,4 +292,11 @@ describe('loadConfig', () => {
     assert.equal(loadConfig({ ...complete, VALIDATE_CACHE: 'true' }).validateCache, true)
     assert.deepEqual(problems({ ...complete, VALIDATE_CACHE: 'block' }), ['VALIDATE_CACHE: "block" is not true or false'])
   })
+
+  it('lets the heap grow 50% past the last full collection unless HEAP_GROWING_PERCENT says otherwise (0: V8\'s own)', () => {
+    assert.equal(loadConfig(complete).heapGrowingPercent, 50)
+    assert.equal(loadConfig({ ...complete, HEAP_GROWING_PERCENT: '0' }).heapGrowingPercent, 0)
+    assert.equal(problems({ ...complete, HEAP_GROWING_PERCENT: '-5' }).length, 1)
+    assert.match(problems({ ...complete, HEAP_GROWING_PERCENT: 'lots' })[0]!, /^HEAP_GROWING_PERCENT/)
+  })
 })

@@ -93,6 +93,11 @@ export type GatewayConfig = {
   multicall: boolean
   /** Keep validator answers for the block they were read on (VALIDATE_CACHE, default false). */
   validateCache: boolean
+  /**
+   * How far (percent) V8 lets the JavaScript heap grow past what the last full collection kept
+   * before the next one (HEAP_GROWING_PERCENT, default 50; 0: V8's own, which lets it grow several times over).
+   */
+  heapGrowingPercent: number
 }
 
 export type AuthConfig = {
@@ -183,6 +188,7 @@ export function loadConfig(env: Env): GatewayConfig {
   const maxFeePerGas = readGwei(env, 'MAX_FEE_PER_GAS_GWEI', { max: 100_000, fallback: '100' }, problems)
   const multicall = readBoolean(env, 'MULTICALL', problems, true)
   const validateCache = readBoolean(env, 'VALIDATE_CACHE', problems, false)
+  const heapGrowingPercent = readInteger(env, 'HEAP_GROWING_PERCENT', { min: 0, max: 1000, fallback: 50 }, problems)
 
   if (problems.length > 0) throw new ConfigError(problems)
   return {
@@ -223,6 +229,7 @@ export function loadConfig(env: Env): GatewayConfig {
     maxFeePerGas,
     multicall,
     validateCache,
+    heapGrowingPercent: heapGrowingPercent!,
   }
 }
 
