@@ -3,15 +3,13 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import pino from 'pino'
-import { type Address, type Hex, HttpRequestError, encodeFunctionData } from 'viem'
-import { demoCounterArtifact } from '../../contracts/demoCounterArtifact.ts'
-import { intentValidatorArtifact } from '../../contracts/intentValidatorArtifact.ts'
+import { type Address, type Hex, HttpRequestError } from 'viem'
 import { createDevClients } from '../../devnet/deployContracts.ts'
 import { deployMulticall3 } from '../../devnet/deployMulticall3.ts'
 import { type Devnet, startDevnet } from '../../devnet/startDevnet.ts'
 import { createCallBatcher, multicall3Address } from './createCallBatcher.ts'
 import { createJsonRpcClient } from './createJsonRpcClient.ts'
-import { toIntentTuple } from './evmRuntime.ts'
+import { validatorReads } from '../../../test/support/validatorReads.ts'
 
 const logger = pino({ level: 'silent' })
 
@@ -25,20 +23,7 @@ describe('createCallBatcher', () => {
     sent.push(`${args.method}${to}`)
     return rpc.request(args)
   }
-  const canExecute = (nonce: number, validAfter = 0n): { to: Address; data: Hex } => ({
-    to: devnet.contracts.validator,
-    data: encodeFunctionData({
-      abi: intentValidatorArtifact.abi,
-      functionName: 'canExecute',
-      args: [toIntentTuple({ sender: devnet.demo.sender, target: devnet.demo.counter, data: encodeFunctionData({ abi: demoCounterArtifact.abi, functionName: 'increment', args: [1n] }), value: 0n, nonce: BigInt(nonce), validAfter, validBefore: 0n, policyId: nonce % 2 ? devnet.demo.policies.open : `0x${'ee'.repeat(32)}` })],
-    }),
-  })
-  // A selector the validator does not have: the node answers with a revert.
-  const reverting = (): { to: Address; data: Hex } => ({ to: devnet.contracts.validator, data: '0xdeadbeef' })
-  // The node's error, without the request body (whose JSON-RPC id differs from call to call).
-  const message = (e: Error) => e.message.replace(/Request body: .*\n/, '')
-  const direct = (c: { to: Address; data: Hex }) => rpc.request({ method: 'eth_call', params: [c, 'latest'] }).then((v) => ({ ok: v }), (e: Error) => ({ err: message(e) }))
-  const settled = (p: Promise<Hex>) => p.then((v) => ({ ok: v }), (e: Error) => ({ err: message(e) }))
+  const { canExecute, reverting, direct, settled } = validatorReads(() => devnet, () => rpc)
 
   before(async () => {
     devnet = await startDevnet()
