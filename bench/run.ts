@@ -16,6 +16,7 @@ import { devnetAccounts } from '../src/devnet/devnetAccounts.ts'
 import { createDevClients } from '../src/devnet/deployContracts.ts'
 import { type Devnet, startDevnet } from '../src/devnet/startDevnet.ts'
 import type { Intent } from '../src/intents/intent.ts'
+import { productionNodeFlags } from '../scripts/productionCommand.ts'
 import { summarizeProfile } from './summarizeProfile.ts'
 
 const quick = process.argv.includes('--quick')
@@ -119,13 +120,18 @@ function median(loads: Load[]): Load {
  * A port for a server the bench starts, below Linux's ephemeral range (32768 and up): there, the
  * load generator's own outgoing connections could take it between the pick and the listen.
  */
+/**
+ * The gateway's Node flags: production's (`npm run start:prod`), or BENCH_NODE_FLAGS to measure
+ * others ('' for none: V8's own young generation size).
+ */
+const nodeFlags = process.env.BENCH_NODE_FLAGS === undefined ? productionNodeFlags() : process.env.BENCH_NODE_FLAGS.split(/\s+/).filter(Boolean)
 const benchPort = () => 10_000 + Math.floor(Math.random() * 22_000)
 
 async function startGateway(devnet: Devnet, relayerKey: Hex) {
   const port = benchPort()
   const journalDir = mkdtempSync(join(tmpdir(), 'bench-journal-'))
-  // As production runs it: the compiled JavaScript (npm run build), no TypeScript loader.
-  const child = spawn(process.execPath, [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), 'dist/main.js'], {
+  // As production runs it (npm run start:prod): the compiled JavaScript, no TypeScript loader.
+  const child = spawn(process.execPath, [...nodeFlags, ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), 'dist/main.js'], {
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',
@@ -427,7 +433,7 @@ function targets(report: any) {
 const report: Record<string, unknown> = {
   date: new Date().toISOString(),
   machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version },
-  settings: { roundSeconds, rounds, executeCount, blockTime, gatewayEnv: JSON.parse(process.env.BENCH_GATEWAY_ENV ?? '{}') as Record<string, string> },
+  settings: { roundSeconds, rounds, executeCount, blockTime, nodeFlags, gatewayEnv: JSON.parse(process.env.BENCH_GATEWAY_ENV ?? '{}') as Record<string, string> },
 }
 const startedAt = performance.now()
 /** Stops whatever is still running (anvil nodes, gateways, their journals), in reverse order. */
@@ -442,6 +448,7 @@ let phase = 'build'
 try {
   process.stdout.write('building the gateway (npm run build)...\n')
   execFileSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' })
+  process.stdout.write(`the gateway runs as: node ${[...nodeFlags, 'dist/main.js'].join(' ')}\n`)
   phase = 'validate'
   if (only !== 'execute') await benchValidate(report)
   phase = 'execute'
