@@ -150,9 +150,17 @@ describe('bad input', () => {
         assertProblem(res, 413, '0xA0', [{ field: 'body', message: /too large/i }])
       })
 
-      it('refuses prototype-poisoning keys', async () => {
-        const res = await send('{"__proto__": {"polluted": true}, "sender": "0x0"}')
-        assertProblem(res, 400, '0xA0', [{ field: 'body', message: /prototype/i }])
+      it('refuses prototype-poisoning keys, nested or escaped too', async () => {
+        for (const body of [
+          '{"__proto__": {"polluted": true}, "sender": "0x0"}',
+          '{"sender": "0x0", "target": {"a": [{"__proto__": {"polluted": true}}]}}',
+          '{"\\u005f_proto__": {"polluted": true}}',
+          '{"constructor": {"prototype": {"polluted": true}}}',
+          '\ufeff{"__proto__": {"polluted": true}}',
+        ]) {
+          const res = await send(body)
+          assertProblem(res, 400, '0xA0', [{ field: 'body', message: /prototype/i }])
+        }
         assert.equal(({} as Record<string, unknown>).polluted, undefined)
       })
     })
