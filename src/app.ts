@@ -31,6 +31,7 @@ import { createRouteCaller } from './http/createRouteCaller.ts'
 import type { Metrics } from './metrics/createMetrics.ts'
 import type { PricedRoute } from './config/paymentsConfig.ts'
 import type { Payments } from './payments/createPayments.ts'
+import type { ExecutionGuard } from './intents/createExecutionGuard.ts'
 import { GatewayError } from './errors/gatewayError.ts'
 import { Status } from './status/statusCodes.ts'
 
@@ -75,9 +76,11 @@ export type BuildAppParameters = {
   version?: string | undefined
   /** x402 prices of validate and execute (payments/createPayments.ts); without it both are free. */
   payments?: Payments | undefined
+  /** Standing after reverts and spend budgets (intents/createExecutionGuard.ts); without it, nothing is counted. */
+  guard?: ExecutionGuard | undefined
 }
 
-export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutMs = 30_000, idleTimeoutMs = 5_000, maxConnections = 512, receiptTimeoutMs, auth, rateLimit, instance, corsOrigins = [], requireSignedIntents = false, metrics, metricsToken, serveMetrics = true, mcp = { enabled: true }, version = '0.1.0', payments }: BuildAppParameters): FastifyInstance {
+export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutMs = 30_000, idleTimeoutMs = 5_000, maxConnections = 512, receiptTimeoutMs, auth, rateLimit, instance, corsOrigins = [], requireSignedIntents = false, metrics, metricsToken, serveMetrics = true, mcp = { enabled: true }, version = '0.1.0', payments, guard }: BuildAppParameters): FastifyInstance {
   // Answers given before the routes and hooks (unreadable paths, unparsable requests) keep the
   // gateway's format too.
   const { frameworkErrors, clientErrorHandler } = createFrameworkErrorHandlers({ registry, maxParamLength })
@@ -146,7 +149,7 @@ export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutM
     // With a price on the chosen chain, a request without a key may come in: it pays instead.
     const pays = (route: PricedRoute) => payments && ((request: FastifyRequest) => payments.priceFor(route, chainOf(registry, request)) !== undefined)
     registerValidateRoute(intents, { registry, payments, metrics, preValidation: keys && requireApiKey(keys, { required: auth!.requireForValidate, unlessPaying: pays('validate') }) })
-    registerExecuteRoute(intents, { registry, journal, receiptTimeoutMs, requireSignedIntents, metrics, payments, preValidation: keys && requireApiKey(keys, { required: true, unlessPaying: pays('execute') }) })
+    registerExecuteRoute(intents, { registry, journal, receiptTimeoutMs, requireSignedIntents, metrics, payments, guard, preValidation: keys && requireApiKey(keys, { required: true, unlessPaying: pays('execute') }) })
     registerGetIntentRoute(intents, { registry, journal })
     // A key is optional on /mcp itself (listing tools, explaining codes, the chains are open, as
     // over HTTP), and one that is sent must be valid; each tool's route then asks for what it needs.

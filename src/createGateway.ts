@@ -6,6 +6,9 @@ import type { InterfacesConfig } from './config/interfacesConfig.ts'
 import type { PaymentsConfig } from './config/paymentsConfig.ts'
 import type { StorageConfig } from './config/storageConfig.ts'
 import { createRedisClient } from './http/createRedisClient.ts'
+import { limitsConfig } from './config/limitsConfig.ts'
+import { createExecutionGuard, type ExecutionGuardConfig } from './intents/createExecutionGuard.ts'
+import { createWindowCounters } from './limits/createWindowCounters.ts'
 import { createMetricsServer } from './http/createMetricsServer.ts'
 import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
@@ -80,6 +83,8 @@ export type CreateGatewayParameters = {
     multicall?: boolean | undefined
     /** Keep validator answers for the block they were read on (VALIDATE_CACHE); default false. */
     validateCache?: boolean | undefined
+    /** Standing after reverts and spend budgets; default: limitsConfig's defaults. */
+    limits?: ExecutionGuardConfig | undefined
   }
   logger: Logger
 }
@@ -162,8 +167,10 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
     await journal.close()
     throw err
   }
-  // Rate limits shared by every instance: counted in Redis (the client loaded only when configured).
-  const redis = config.storage?.redisUrl && config.rateLimit && config.rateLimit.max > 0 ? await createRedisClient(config.storage.redisUrl, logger) : undefined
+  // Rate limits, standing and budgets shared by every instance: counted in Redis (the client loaded only when configured).
+  const limits = config.limits ?? limitsConfig({}).value
+  const redis = config.storage?.redisUrl ? await createRedisClient(config.storage.redisUrl, logger) : undefined
+  const guard = createExecutionGuard({ config: limits, counters: createWindowCounters({ windowMs: limits.windowMs, redis, prefix: `${config.storage?.redisPrefix ?? 'intent-gateway:'}limits:`, logger }) })
   // In the configured order.
   const adapters = config.chains.map((c) => byId.get(c.chainId)!)
   const closeParts = async () => {
@@ -229,6 +236,7 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
     receiptTimeoutMs: config.receiptTimeoutMs,
     auth: config.auth,
     rateLimit: config.rateLimit && { ...config.rateLimit, redis },
+    guard,
     instance: { id: config.storage?.instanceId ?? 'local', rateLimits: !config.rateLimit || config.rateLimit.max === 0 ? 'off' : redis ? 'redis' : 'memory' },
     requireSignedIntents: config.requireSignedIntents ?? false,
     // METRICS_ENABLED=false: nothing recorded, no /metrics.

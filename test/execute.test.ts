@@ -1,5 +1,6 @@
 // POST /intents/execute against the real contracts on anvil: the transaction lands once, the
-// header hash is the event's hash, refused intents send nothing, replays and races get 409.
+// header hash is the event's hash, refused intents send nothing, a repeat answers the intent's one
+// outcome (replayed), and a different intent reusing a used (sender, nonce) gets 409.
 import assert from 'node:assert/strict'
 import { after, before, beforeEach, describe, it } from 'node:test'
 import { decodeEventLog, encodeFunctionData, type Hex, parseEther } from 'viem'
@@ -86,17 +87,21 @@ describe('POST /intents/execute', () => {
     assert.equal(await nonceUsed(2n), false)
   })
 
-  it('never executes the same intent twice: a replay answers 409 NONCE_USED (0x22)', async () => {
+  it('never executes the same intent twice: a repeat replays its outcome (200 0x11, replayed), another intent on the same nonce answers 409 NONCE_USED (0x22)', async () => {
     const body = demoIntent(world.devnet, { nonce: '3' })
     const first = await execute(body)
     assert.equal(first.status, 200)
     const nonceAfterFirst = await relayerNonce()
 
     const replay = await execute(body)
-    assert.equal(replay.status, 409)
-    assertCommonHeaders(replay, { status: '0x22' })
-    assert.equal(replay.body.detail, 'this intent was already executed')
+    assert.equal(replay.status, 200)
+    assertCommonHeaders(replay, { status: '0x11' })
+    assert.equal(replay.body.replayed, true)
+    assert.equal(replay.body.detail, 'this intent was executed already (replayed: nothing was sent or charged again)')
     assert.equal(replay.body.transactionHash, first.body.transactionHash)
+    assert.equal(replay.body.blockNumber, first.body.blockNumber)
+    assert.equal(replay.body.state, 'mined')
+    assert.equal(await relayerNonce(), nonceAfterFirst, 'the replay sent nothing')
 
     // Same (sender, nonce), different call: the contract and the gateway both refuse it.
     const sameNonce = await execute(demoIntent(world.devnet, { nonce: '3', data: encodeFunctionData({ abi: demoCounterArtifact.abi, functionName: 'increment', args: [5n] }) }))
@@ -119,12 +124,16 @@ describe('POST /intents/execute', () => {
     assert.ok(!world.gateway.logs.some((l) => /nonce/i.test(l) && /"level":(40|50)/.test(l)), 'no nonce warnings or errors were logged')
   })
 
-  it('lets one of many identical concurrent executes through; the rest get 409', async () => {
+  it('lets one of many identical concurrent executes through; the rest replay it (202 0xF3 in flight, or 200 0x11 once mined)', async () => {
     const body = demoIntent(world.devnet, { nonce: '5' })
+    const before = await relayerNonce()
     const results = await Promise.all(Array.from({ length: 8 }, () => execute(body)))
-    const statuses = results.map((r) => r.status).sort()
-    assert.deepEqual(statuses, [200, 409, 409, 409, 409, 409, 409, 409])
-    for (const r of results.filter((r) => r.status === 409)) assert.ok(['0xF8', '0x22'].includes(r.headers.get('x-erc1066-status')!))
+    assert.equal(results.filter((r) => r.status === 200 && !r.body.replayed).length, 1, results.map((r) => r.text).join('\n'))
+    for (const r of results.filter((r) => r.body.replayed)) {
+      assert.ok((r.status === 202 && r.headers.get('x-erc1066-status') === '0xF3' && r.headers.get('location') === `/intents/${r.headers.get('x-intent-hash')}`) || (r.status === 200 && r.headers.get('x-erc1066-status') === '0x11'), r.text)
+    }
+    assert.equal(results.filter((r) => r.body.replayed).length, 7)
+    assert.equal(await relayerNonce(), before + 1, 'one transaction')
     assert.equal(await readCount(), countBefore + 1n)
   })
 
@@ -156,8 +165,10 @@ describe('POST /intents/execute', () => {
       assert.equal(pending.body.state, 'pending')
 
       const again = await execute(demoIntent(world.devnet, { nonce: '7' }), slow.baseUrl)
-      assert.equal(again.status, 409)
-      assertCommonHeaders(again, { status: '0xF8' })
+      assert.equal(again.status, 202)
+      assertCommonHeaders(again, { status: '0xF3' })
+      assert.equal(again.body.replayed, true)
+      assert.equal(again.headers.get('location'), location)
 
       await rpc(world.devnet.anvil.rpcUrl, 'evm_mine', [])
       let done

@@ -20,6 +20,22 @@ export type ExecutionReceipt = {
   gasUsed: bigint
   returnData: Hex | undefined
   detail: string | undefined
+  /** What the relayer paid for it, in the chain's smallest unit (EVM: gas used × effective gas price); absent where unknown. */
+  fee?: bigint | undefined
+  /**
+   * A revert that used up the gas limit this gateway chose, below the cap: the gateway's fault,
+   * not the intent's outcome. It consumes no payment and costs no standing; the intent may be sent
+   * again (with a higher limit).
+   */
+  outOfGas?: boolean | undefined
+}
+
+/** What the caller bounds an execution by, and what it knows of earlier attempts. */
+export type ExecutionOptions = {
+  /** The most gas this execution may use (a priced execute: what its price covers), below the chain's own cap. */
+  gasCap?: bigint | undefined
+  /** The transaction of the intent's last attempt, when it was dropped (its limit may have been too low). */
+  previous?: SignedExecution | undefined
 }
 
 export type Submission = {
@@ -54,7 +70,12 @@ export type Preflight =
   /** The chain's validator refuses the intent: answer with this code, send nothing. */
   | { ok: false; status: number; detail: string | undefined }
   /** `onSigned` runs before the broadcast; if it throws, nothing is sent. */
-  | { ok: true; send: (hooks: { onSigned: (tx: SignedExecution) => void | Promise<void> }) => Promise<Submission> }
+  | {
+      ok: true
+      send: (hooks: { onSigned: (tx: SignedExecution) => void | Promise<void> }) => Promise<Submission>
+      /** Gives back what preflight held for the send (the relayer key chosen first) when nothing is sent. */
+      cancel?: (() => void) | undefined
+    }
 
 /** What the reconciler hands `reconcile`: the journaled transaction and what else is known of it. */
 export type ReconcileRequest = SignedExecution & {
@@ -166,10 +187,11 @@ export type ChainAdapter = {
    */
   validate(intent: Intent, signature?: Hex): Promise<number>
   /**
-   * Validates, then simulates the execution (the signed one when a signature is given); the
-   * caller decides whether to send.
+   * Validates, then simulates the execution (the signed one when a signature is given) as the
+   * chain will run it: from the relayer key that will send it, with its fees and gas limit; the
+   * caller decides whether to send (and calls `cancel` when it does not).
    */
-  prepareExecution(intent: Intent, signature?: Hex): Promise<Preflight>
+  prepareExecution(intent: Intent, signature?: Hex, options?: ExecutionOptions): Promise<Preflight>
   /**
    * Why the intent is short of funds (after a 0x54): the sender's deposit or a policy cap, read
    * from the chain. Absent on runtimes that cannot say.

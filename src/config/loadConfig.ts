@@ -3,6 +3,8 @@
 import { readBoolean } from './readBoolean.ts'
 import { devnetApiKey } from '../devnet/devnetApiKey.ts'
 import { type InterfacesConfig, interfacesConfig } from './interfacesConfig.ts'
+import { limitsConfig } from './limitsConfig.ts'
+import type { ExecutionGuardConfig } from '../intents/createExecutionGuard.ts'
 import { type StorageConfig, storageConfig } from './storageConfig.ts'
 import { type PaymentsConfig, parsePaymentsConfig } from './paymentsConfig.ts'
 import { solanaRelayerKey } from './solanaRelayerKey.ts'
@@ -54,6 +56,8 @@ export type GatewayConfig = {
   interfaces: InterfacesConfig
   /** The shared journal (PostgreSQL), shared rate limits (Redis) and the instance's name: config/storageConfig.ts. */
   storage: StorageConfig
+  /** Standing after on-chain reverts and the spend budgets: config/limitsConfig.ts. */
+  limits: ExecutionGuardConfig
   /** A funded Solana account named as fee payer of validate simulations (nothing is signed or paid). */
   solanaSimulationFeePayer: string | undefined
   bodyLimit: number
@@ -152,6 +156,8 @@ export function loadConfig(env: Env): GatewayConfig {
   problems.push(...interfaces.problems)
   const storage = storageConfig(env)
   problems.push(...storage.problems)
+  const limits = limitsConfig(env)
+  problems.push(...limits.problems)
   const solanaSimulationFeePayer = env.SOLANA_SIMULATION_FEE_PAYER?.trim() || undefined
   if (solanaSimulationFeePayer) {
     const problem = solanaRuntime.checkAddress(solanaSimulationFeePayer)
@@ -207,6 +213,7 @@ export function loadConfig(env: Env): GatewayConfig {
     payments,
     interfaces: interfaces.value,
     storage: storage.value,
+    limits: limits.value,
     solanaSimulationFeePayer,
     bodyLimit: bodyLimit!,
     receiptTimeoutMs: receiptTimeoutMs!,

@@ -14,6 +14,11 @@ export type PriceConfig = {
   price: { asset: Address; amount: string; extra: { name: string; version: string } } | `$${string}`
   /** How long an authorization must stay valid for the gateway to settle it. */
   maxTimeoutSeconds: number
+  /**
+   * Execute only: the most gas one payment buys (what the price covers). A paid intent that needs
+   * more answers 422 (0x06) before anything is paid; MAX_GAS_PER_EXECUTION applies too.
+   */
+  maxGas?: bigint | undefined
 }
 
 export type PricedRoute = 'execute' | 'validate'
@@ -136,6 +141,13 @@ function readPrice(value: unknown, chainId: string, where: string, problems: str
     } else maxTimeoutSeconds = value.maxTimeoutSeconds as number
   }
 
+  let maxGas: bigint | undefined
+  if (value.maxGas !== undefined) {
+    if (typeof value.maxGas !== 'number' || !Number.isSafeInteger(value.maxGas) || value.maxGas < 21_000) {
+      problems.push(`${where}.maxGas: must be an integer of at least 21000: the most gas one payment buys`)
+    } else maxGas = BigInt(value.maxGas)
+  }
+
   let price: PriceConfig['price'] | undefined
   if (value.price !== undefined) {
     for (const field of ['asset', 'amount', 'extra']) {
@@ -159,7 +171,7 @@ function readPrice(value: unknown, chainId: string, where: string, problems: str
     }
   }
   if (problems.length !== before || !price) return undefined
-  return { network: network as PriceConfig['network'], payTo: getAddress(payTo as string), price, maxTimeoutSeconds }
+  return { network: network as PriceConfig['network'], payTo: getAddress(payTo as string), price, maxTimeoutSeconds, ...(maxGas !== undefined ? { maxGas } : {}) }
 }
 
 function hasDefaultUsdc(network: string): boolean {

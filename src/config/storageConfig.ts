@@ -9,6 +9,11 @@ export type StorageConfig = {
   databaseUrl: string | undefined
   /** REDIS_URL: rate limits counted in Redis, shared by every instance; undefined: in memory. */
   redisUrl: string | undefined
+  /**
+   * REDIS_PREFIX: what every key this gateway writes in Redis starts with (default
+   * `intent-gateway:`); gateways that must not share counts (another deployment, a test run) use another.
+   */
+  redisPrefix?: string | undefined
   /** INSTANCE_ID: how /health names this instance (default: host name and process id). */
   instanceId: string
   /** RELAYER_LEASE_TTL_MS: with DATABASE_URL, how long an instance's hold on a relayer key lasts unless renewed (default 15 s). */
@@ -26,12 +31,14 @@ export function storageConfig(env: Record<string, string | undefined>): StorageC
   if (databaseUrl !== undefined && env.JOURNAL_PATH?.trim()) problems.push('JOURNAL_PATH: not used with DATABASE_URL (the journal is in PostgreSQL); set one of them')
   const redisUrl = env.REDIS_URL?.trim() || undefined
   if (redisUrl !== undefined && !hasScheme(redisUrl, ['redis:', 'rediss:'])) problems.push('REDIS_URL: must be a Redis URL, redis://host:6379 (or rediss:// for TLS)')
+  const redisPrefix = env.REDIS_PREFIX?.trim() || 'intent-gateway:'
+  if (!/^[\w.:-]{1,64}$/.test(redisPrefix)) problems.push('REDIS_PREFIX: 1 to 64 letters, digits, ".", "_", ":" or "-"')
   const instanceId = env.INSTANCE_ID?.trim() || `${hostname()}-${process.pid}`
   if (!/^[\w.:-]{1,64}$/.test(instanceId)) problems.push('INSTANCE_ID: 1 to 64 letters, digits, ".", "_", ":" or "-"')
   const ttlRaw = env.RELAYER_LEASE_TTL_MS?.trim()
   const relayerLeaseTtlMs = ttlRaw ? Number(ttlRaw) : 15_000
   if (!Number.isInteger(relayerLeaseTtlMs) || relayerLeaseTtlMs < 1_000 || relayerLeaseTtlMs > 600_000) problems.push('RELAYER_LEASE_TTL_MS: an integer number of milliseconds from 1000 to 600000')
-  return { value: { databaseUrl, redisUrl, instanceId, relayerLeaseTtlMs }, problems }
+  return { value: { databaseUrl, redisUrl, redisPrefix, instanceId, relayerLeaseTtlMs }, problems }
 }
 
 function hasScheme(url: string, schemes: string[]): boolean {

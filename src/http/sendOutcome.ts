@@ -44,9 +44,11 @@ export function sendOutcome(request: FastifyRequest, reply: FastifyReply, outcom
     chainId: outcome.chainId,
     ...execution,
     ...(outcome.signing ? { signing: outcome.signing } : {}),
+    ...(outcome.replayed ? { replayed: true } : {}),
     ...extra,
   }
 
+  if (outcome.retryAfterSeconds !== undefined) reply.header('retry-after', String(Math.max(1, Math.ceil(outcome.retryAfterSeconds))))
   if (outcome.status === Status.SUBMITTED) reply.header('location', `/intents/${outcome.intentHash}`)
   // Too early because of the intent's own bound: the seconds until validAfter.
   const wait = outcome.status === Status.TOO_EARLY && payment?.validAfter ? payment.validAfter - BigInt(Math.floor(Date.now() / 1000)) : 0n
@@ -59,8 +61,10 @@ export function sendOutcome(request: FastifyRequest, reply: FastifyReply, outcom
 
   const problem = {
     ...toProblemDetails({ httpStatus: entry.httpStatus, status: outcome.status, title: entry.description, detail: outcome.detail, context: request.gateway }),
+    ...(outcome.problemType ? { type: outcome.problemType } : {}),
     ...execution,
     ...(outcome.signing ? { signing: outcome.signing } : {}),
+    ...(outcome.replayed ? { replayed: true } : {}),
     ...extra,
   }
   if (entry.httpStatus === 402) {

@@ -3,11 +3,14 @@
 // Whatever the request does not see settled, the journal's reconciler finishes.
 import type { Hex } from 'viem'
 import type { ChainAdapter, ExecutionReceipt } from '../chains/chainAdapter.ts'
-import type { ExecutionRecord, Journal, Settlement } from '../journal/openJournal.ts'
+import type { ExecutionRecord, Journal } from '../journal/openJournal.ts'
 import { Status } from '../status/statusCodes.ts'
 import type { Intent } from './intent.ts'
+import { fromReceipt } from './fromReceipt.ts'
 import type { ExecutionReport, IntentOutcome } from './intentOutcome.ts'
+import { replayOf, stillHolds } from './replayExecution.ts'
 import { signingFor } from './signingFor.ts'
+import { toReport } from './toReport.ts'
 import type { ExecutionOutcomeLabel } from '../metrics/createMetrics.ts'
 
 export type ExecuteIntentParameters = {
@@ -31,6 +34,10 @@ export type ExecuteIntentParameters = {
   onEnded?: ((outcome: ExecutionOutcomeLabel) => void) | undefined
   /** Told the seconds from the broadcast to the receipt, whenever the receipt arrives (after a 202 too). */
   onReceipt?: ((seconds: number) => void) | undefined
+  /** Told every receipt of a transaction this request sent, whenever it arrives (standing and budgets count what it cost). */
+  onSettled?: ((receipt: ExecutionReceipt) => void) | undefined
+  /** The most gas this execution may use (a priced execute: what its price covers); the chain's own cap applies too. */
+  gasCap?: bigint | undefined
 }
 
 export async function executeIntent(parameters: ExecuteIntentParameters): Promise<IntentOutcome> {
@@ -48,7 +55,7 @@ export async function executeIntent(parameters: ExecuteIntentParameters): Promis
 }
 
 async function run(
-  { adapter, intent, intentHash, signature, requireSignature, journal, receiptTimeoutMs, onBackgroundError, beforeBroadcast, onReceipt }: ExecuteIntentParameters,
+  { adapter, intent, intentHash, signature, requireSignature, journal, receiptTimeoutMs, onBackgroundError, beforeBroadcast, onReceipt, onSettled, gasCap }: ExecuteIntentParameters,
   noteSent: (outcome: 'mined' | 'reverted' | 'submitted') => void,
 ): Promise<IntentOutcome> {
   const outcome = (status: number, detail?: string, execution?: ExecutionReport): IntentOutcome => ({
@@ -68,42 +75,43 @@ async function run(
   // The chain instance the attempt is made on (a chain reset on the same id is another instance).
   const chainInstance = await adapter.chainInstance?.()
   let claim = await journal.claim({ chainId: adapter.chainId, intentHash, intent, chainInstance })
-  // "Already executed" is the journal's memory of the chain: ask the chain before answering 409.
-  // A record whose execution the chain no longer has (reset, reorg) stops holding the intent.
-  if (!claim.ok && claim.holder.state === 'mined' && claim.holder.transaction && adapter.confirmExecuted) {
-    const { holder } = claim
-    const still = await adapter.confirmExecuted({ ...holder.transaction!, intent: holder.intent, blockNumber: holder.blockNumber, blockHash: holder.blockHash })
-    if (!still) {
-      await journal.retire(holder, `the chain no longer has this execution (transaction ${holder.transaction!.id} in block ${holder.blockNumber ?? '?'}): the chain was reset or reorganized, and the intent's nonce is unused there`)
-      claim = await journal.claim({ chainId: adapter.chainId, intentHash, intent, chainInstance })
-    } else if (chainInstance !== undefined && holder.chainInstance !== chainInstance) {
-      await journal.rebind(holder, chainInstance)
-    }
+  if (!claim.ok && !(await stillHolds(adapter, journal, claim.holder, chainInstance))) {
+    claim = await journal.claim({ chainId: adapter.chainId, intentHash, intent, chainInstance })
   }
   if (!claim.ok) {
     const { holder } = claim
-    const sameIntent = holder.intentHash === intentHash
-    const what = sameIntent ? 'this intent' : `an intent with the same sender and nonce (${holder.intentHash})`
+    // The same intent: its one outcome, replayed. Another intent with the same sender and nonce: refused.
+    if (holder.intentHash === intentHash) return replayOf(holder, adapter)
+    const what = `an intent with the same sender and nonce (${holder.intentHash})`
     return holder.state === 'mined'
       ? outcome(Status.NONCE_USED, `${what} was already executed`, toReport(holder, adapter))
       : outcome(Status.IN_FLIGHT, `${what} is already being executed`, toReport(holder, adapter))
   }
   const record = claim.record
   const depth = adapter.confirmations ?? 1
+  // A later attempt (the last was dropped: replaced, or out of the gas we gave it) starts from what the last one had.
+  const last = record.attempt > 1 ? await journal.attempt(adapter.chainId, intentHash, record.attempt - 1) : undefined
+  const previous = last?.state === 'dropped' ? last.transaction : undefined
 
   let submission
   try {
-    const preflight = await adapter.prepareExecution(intent, signature)
+    const preflight = await adapter.prepareExecution(intent, signature, { gasCap, previous })
     if (!preflight.ok) {
       await journal.release(record)
       return outcome(preflight.status, preflight.detail)
     }
-    if (beforeBroadcast) {
-      const cleared = await beforeBroadcast()
-      if (!cleared.ok) {
-        await journal.release(record)
-        return outcome(Status.FUNDS_REQUESTED, cleared.detail)
+    try {
+      if (beforeBroadcast) {
+        const cleared = await beforeBroadcast()
+        if (!cleared.ok) {
+          preflight.cancel?.()
+          await journal.release(record)
+          return outcome(Status.FUNDS_REQUESTED, cleared.detail)
+        }
       }
+    } catch (err) {
+      preflight.cancel?.()
+      throw err
     }
     submission = await preflight.send({ onSigned: (tx) => journal.recordSigned(record, tx) })
   } catch (err) {
@@ -117,7 +125,8 @@ async function run(
   const settled = submission.receipt.then(
     async (receipt) => {
       onReceipt?.((performance.now() - sentAt) / 1000)
-      await journal.settle(record, { ...fromReceipt(receipt), final: depth <= 1 })
+      await journal.settle(record, { ...fromReceipt(receipt), final: depth <= 1 || receipt.outOfGas === true })
+      onSettled?.(receipt)
       return receipt
     },
     (err: unknown) => {
@@ -140,6 +149,8 @@ async function run(
         // Mined, not final: a reorg can still undo it. 202 until CONFIRMATIONS blocks deep.
         return outcome(Status.SUBMITTED, `the transaction was mined (${receipt.state === 'mined' ? 'executed' : 'reverted'}, code 0x${receipt.status.toString(16).padStart(2, '0').toUpperCase()}) but is not final until ${depth} blocks deep; poll the Location for its final state`, toReport(record, adapter))
       }
+      // Out of the gas we gave it: not the intent's outcome; the record is dropped and the intent may be sent again.
+      if (receipt.outOfGas) return outcome(Status.GATEWAY_FAILURE, receipt.detail, toReport(record, adapter))
       return outcome(receipt.status, receipt.detail, toReport(record, adapter))
     }
     noteSent('submitted')
@@ -151,35 +162,5 @@ async function run(
     return outcome(Status.SUBMITTED, `${why}; the gateway keeps delivering it: poll the Location for its state`, toReport(record, adapter))
   } finally {
     clearTimeout(timer)
-  }
-}
-
-export function fromReceipt(receipt: ExecutionReceipt): Settlement {
-  return {
-    state: receipt.state,
-    status: receipt.status,
-    blockNumber: receipt.blockNumber,
-    blockHash: receipt.blockHash,
-    transactionId: receipt.transactionHash,
-    gasUsed: receipt.gasUsed,
-    returnData: receipt.returnData,
-    detail: receipt.detail,
-  }
-}
-
-/**
- * The execution as reported. `final` says whether a mined or reverted outcome is deep enough
- * (CONFIRMATIONS) to be relied on; `confirmationsRequired` is the chain's depth.
- */
-export function toReport(record: ExecutionRecord, adapter?: Pick<ChainAdapter, 'confirmations'>): ExecutionReport {
-  const settled = record.state === 'mined' || record.state === 'reverted'
-  return {
-    state: record.state === 'claimed' ? 'pending' : record.state,
-    transactionHash: record.transaction?.id,
-    blockNumber: record.blockNumber,
-    gasUsed: record.gasUsed,
-    returnData: record.returnData,
-    final: record.state === 'dropped' || (settled && record.final),
-    ...(adapter?.confirmations !== undefined && adapter.confirmations > 1 ? { confirmationsRequired: adapter.confirmations } : {}),
   }
 }

@@ -12,6 +12,11 @@ export type IntentOutcome = {
   execution?: ExecutionReport | undefined
   /** With 0xE4 and 0xE5: what the sender must sign (the chain's SigningRequest). */
   signing?: Record<string, unknown> | undefined
+  /** A repeat of an intent this gateway sent: its one outcome, answered again (nothing sent or charged). */
+  replayed?: boolean | undefined
+  /** A refusal of the gateway's own limits: the problem type (`urn:intent-gateway:problem:…`) and seconds to wait. */
+  problemType?: string | undefined
+  retryAfterSeconds?: number | undefined
 }
 
 /**

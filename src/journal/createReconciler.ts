@@ -11,7 +11,7 @@
 //   underpriced → replaced by a re-priced transaction, journaled as a new attempt first.
 import type { Logger } from 'pino'
 import type { ChainAdapter } from '../chains/chainAdapter.ts'
-import { fromReceipt } from '../intents/executeIntent.ts'
+import { fromReceipt } from '../intents/fromReceipt.ts'
 import { Status } from '../status/statusCodes.ts'
 import type { ExecutionRecord, Journal } from './openJournal.ts'
 

@@ -80,7 +80,11 @@ export type Claim =
  * (chain, sender, nonce): one live attempt each.
  */
 export type Journal = {
-  /** Claims the intent for one execution; fails while another attempt of it (or of its sender and nonce) is in flight or executed. */
+  /**
+   * Claims the intent for one execution; fails while another attempt of it (or of its sender and
+   * nonce) is in flight or executed, or once an attempt of it reverted on-chain (an intent hash
+   * has one outcome: a revert is final, and only a new intent tries again).
+   */
   claim(params: { chainId: string; intentHash: Hex; intent: Intent; chainInstance?: string | undefined }): Promise<Claim>
   /** Gives back an attempt that sent nothing (refused before signing, or its transaction refused by the node), as if never made. */
   release(record: ExecutionRecord): Promise<void>
@@ -120,6 +124,8 @@ export type Journal = {
   rebind(record: ExecutionRecord, chainInstance: string): Promise<void>
   /** Live records (pending or mined) on a chain bound to another instance than this one (not those bound to none). */
   otherInstances(chainId: string, chainInstance: string): Promise<ExecutionRecord[]>
+  /** One attempt of an intent (1, 2, …) on a chain. */
+  attempt(chainId: string, intentHash: Hex, attempt: number): Promise<ExecutionRecord | undefined>
   /** The latest attempt of an intent, on one chain or on whichever chain saw it last (the live one first). */
   get(intentHash: Hex, chainId?: string): Promise<ExecutionRecord | undefined>
   /** Records whose transaction was signed but is not settled yet, in the order they were signed; of one chain, or one relayer on it. */
@@ -320,8 +326,11 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
   )
   const byTxId = db.prepare<[string, string, string], Row>(`SELECT * FROM executions WHERE chain_id = ? AND intent_hash = ? AND tx_id = ?`)
   const byId = db.prepare<[number], Row>('SELECT * FROM executions WHERE id = ?')
+  const byAttempt = db.prepare<[string, string, number], Row>('SELECT * FROM executions WHERE chain_id = ? AND intent_hash = ? AND attempt = ?')
   const intentHolder = db.prepare<[string, string], Row>(`SELECT * FROM executions WHERE chain_id = ? AND intent_hash = ? AND ${holding}`)
   const nonceHolder = db.prepare<[string, string, string], Row>(`SELECT * FROM executions WHERE chain_id = ? AND sender = ? AND intent_nonce = ? AND ${holding}`)
+  // A reverted intent is final: its hash has that one outcome (no nonce is used by a revert, so it holds the hash only).
+  const revertedIntent = db.prepare<[string, string], Row>(`SELECT * FROM executions WHERE intent_hash = ? AND chain_id = ? AND state = 'reverted' ORDER BY id DESC LIMIT 1`)
   const remove = db.prepare(`DELETE FROM executions WHERE id = ? AND state IN ('claimed', 'pending')`)
   const signed = db.prepare(
     `UPDATE executions SET state = 'pending', relayer = ?, tx_id = ?, tx_bytes = ?, tx_details = ?,
@@ -343,7 +352,7 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
   const claim = db.transaction((chainId: string, intentHash: Hex, intent: Intent, chainInstance: string | null): Claim => {
     // Hex addresses (EVM, Sui) are case-insensitive; base58 keys (Solana) are not.
     const sender = intent.sender.startsWith('0x') ? intent.sender.toLowerCase() : intent.sender
-    const held = intentHolder.get(chainId, intentHash) ?? nonceHolder.get(chainId, sender, intent.nonce.toString())
+    const held = intentHolder.get(chainId, intentHash) ?? revertedIntent.get(intentHash, chainId) ?? nonceHolder.get(chainId, sender, intent.nonce.toString())
     if (held) return { ok: false, holder: fromRow(held) }
     const now = Date.now()
     const { lastInsertRowid } = insert.run(chainId, intentHash, chainId, intentHash, sender, intent.nonce.toString(), serializeIntent(intent), Status.SUBMITTED, chainInstance, now, now)
@@ -475,6 +484,10 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
     },
     async otherInstances(chainId, chainInstance) {
       return otherInstances.all(chainId, chainInstance).map(fromRow)
+    },
+    async attempt(chainId, intentHash, attempt) {
+      const row = byAttempt.get(chainId, intentHash, attempt)
+      return row && fromRow(row)
     },
     async get(intentHash, chainId) {
       const row = chainId ? latestOnChain.get(intentHash, chainId) : latest.get(intentHash)

@@ -189,7 +189,15 @@ export async function openPostgresJournal({ url, maxConnections = 10, connectTim
          ON CONFLICT DO NOTHING RETURNING *`,
         [chainId, intentHash, sender, nonce, serializeIntent(intent), Status.SUBMITTED, chainInstance, now, instanceId ?? null],
       )
-      if (inserted) return { ok: true, record: fromRow(toRow(inserted)) }
+      if (inserted) {
+        // A reverted attempt holds the hash (one outcome per intent) without holding the unique
+        // index (a revert uses no nonce). Read after the insert, so that an attempt that turned
+        // reverted after the insert's snapshot and before its index check is seen too.
+        const reverted = await one(`SELECT * FROM executions WHERE intent_hash = $1 AND chain_id = $2 AND state = 'reverted' ORDER BY id DESC LIMIT 1`, [intentHash, chainId])
+        if (!reverted) return { ok: true, record: fromRow(toRow(inserted)) }
+        await run(`DELETE FROM executions WHERE id = $1 AND state = 'claimed'`, [inserted.id])
+        return { ok: false, holder: fromRow(toRow(reverted)) }
+      }
       const held = await one(
         `SELECT e.*, EXISTS (SELECT 1 FROM gateway_instances g WHERE g.instance_id = e.instance_id AND g.expires_at <= now())
                      AND NOT EXISTS (SELECT 1 FROM gateway_instances g WHERE g.instance_id = e.instance_id AND g.expires_at > now()) AS orphaned
@@ -325,6 +333,10 @@ export async function openPostgresJournal({ url, maxConnections = 10, connectTim
     },
     otherInstances: (chainId, chainInstance) =>
       all(`SELECT * FROM executions WHERE chain_id = $1 AND state IN ('pending', 'mined') AND chain_instance IS NOT NULL AND chain_instance <> $2 ORDER BY signed_seq, id`, [chainId, chainInstance]),
+    async attempt(chainId, intentHash, attempt) {
+      const row = await one('SELECT * FROM executions WHERE chain_id = $1 AND intent_hash = $2 AND attempt = $3', [chainId, intentHash, attempt])
+      return row && fromRow(toRow(row))
+    },
     async get(intentHash, chainId): Promise<ExecutionRecord | undefined> {
       // The live attempt first: an attempt that replaced another may be dropped while the one it replaced was mined.
       const row = chainId

@@ -50,9 +50,17 @@ export type Metrics = {
   recordPayment(payment: { chain: string; outcome: PaymentOutcomeLabel }): void
   /** The time from an execution's broadcast to its receipt (mined or reverted), on the chain it ran on. */
   recordReceiptWait(wait: { chain: string; seconds: number }): void
+  /** An execute refused by the gateway's standing or budgets, by reason. */
+  recordGuardRefusal(refusal: { chain: string; reason: GuardRefusalReason }): void
+  /** What the relayer paid for a sent execution (gas × price, the chain's smallest unit), and whose budget it counted against. */
+  recordRelayerSpend(spend: { chain: string; amount: number; outOfGas: boolean }): void
   /** Where the scrape-time gauges read from; until called they have no samples. */
   observe(sources: MetricsSources): void
 }
+
+/** Why an execute was refused before anything was simulated, signed or paid. */
+export type GuardRefusalReason = 'sender_reverts' | 'client_reverts' | 'target_reverts' | 'client_gas_budget' | 'relayer_spend_budget'
+const guardReasons = new Set<string>(['sender_reverts', 'client_reverts', 'target_reverts', 'client_gas_budget', 'relayer_spend_budget'])
 
 /** RPC methods and SDK calls the chain layers make; any other name is counted as `other`. */
 export const rpcMethods: ReadonlySet<string> = new Set([
@@ -118,6 +126,18 @@ export function createMetrics({ registry, defaultMetrics = true }: { registry: R
     name: 'intent_gateway_chain_endpoint_up',
     help: `Whether a chain's RPC endpoint answered its last request (1) or failed, is set aside, serves another chain or was refused (0), by chain and the endpoint's position in the chain's list (0, 1, …; other from ${maxEndpointLabels} on), never its URL`,
     labelNames: ['chain', 'endpoint'] as const,
+    registers: [registry],
+  })
+  const guardRefusals = new Counter({
+    name: 'intent_gateway_execute_refusals_total',
+    help: 'Executes refused before anything was simulated, signed or paid, by chain and reason: sender_reverts, client_reverts, target_reverts (standing after on-chain reverts; 429), client_gas_budget (an API key\'s or payer\'s gas budget spent; 429), relayer_spend_budget (the chain\'s relayer spend budget spent; 503)',
+    labelNames: ['chain', 'reason'] as const,
+    registers: [registry],
+  })
+  const relayerSpend = new Counter({
+    name: 'intent_gateway_relayer_spend_total',
+    help: 'What the relayer paid for executions it sent (gas used × effective gas price, in the chain\'s smallest unit: wei on EVM), by chain and whether it ran out of the gas limit the gateway chose (out_of_gas: the gateway\'s fault, charged to no client)',
+    labelNames: ['chain', 'out_of_gas'] as const,
     registers: [registry],
   })
   const payments = new Counter({
@@ -201,6 +221,12 @@ export function createMetrics({ registry, defaultMetrics = true }: { registry: R
     },
     recordExecution({ chain, outcome }) {
       executions.inc({ chain, outcome: executionOutcomes.has(outcome) ? outcome : 'failed' })
+    },
+    recordGuardRefusal({ chain, reason }) {
+      guardRefusals.inc({ chain, reason: guardReasons.has(reason) ? reason : 'sender_reverts' })
+    },
+    recordRelayerSpend({ chain, amount, outOfGas }) {
+      if (Number.isFinite(amount) && amount > 0) relayerSpend.inc({ chain, out_of_gas: String(outOfGas) }, amount)
     },
     observe(given) {
       sources = given

@@ -39,6 +39,10 @@ export type PaidHandlerContext = {
   settle(): Promise<Settlement>
   /** `none`: free; `credit`: an earlier settled payment for this intent pays; `paid`: this request's payment. */
   payment: 'none' | 'credit' | 'paid'
+  /** Who pays (verified by the facilitator, or the credit's payer): whose standing and budget the request counts against. */
+  payer?: string | undefined
+  /** The price paid (undefined when free): what it covers (execute's `maxGas`). */
+  price?: PriceConfig | undefined
 }
 
 export type HandlerResult<T> = {
@@ -135,7 +139,7 @@ export function createPayments({ config, facilitator, ledger, logger }: { config
     const credit = await ledger.creditFor(binding)
     if (credit) {
       const response: SettleResponse = { success: true, transaction: credit.transaction ?? '', network: credit.network as Network, payer: credit.payer, amount: credit.amount }
-      const result = await handler({ settle: async () => ({ ok: true, response }), payment: 'credit' })
+      const result = await handler({ settle: async () => ({ ok: true, response }), payment: 'credit', payer: credit.payer, price })
       if (isDelivered(result)) await ledger.markConsumed(credit.id)
       return { kind: 'served', result, paymentResponse: response, payment: credit, charged: 'credit' }
     }
@@ -204,7 +208,7 @@ export function createPayments({ config, facilitator, ledger, logger }: { config
 
       let result: HandlerResult<T>
       try {
-        result = await handler({ settle, payment: 'paid' })
+        result = await handler({ settle, payment: 'paid', payer: authorization.from, price })
       } catch (err) {
         // Settled and then failed: the payment stays a credit for this intent.
         if (!settlement) await ledger.markReleased(payment.id, 'the request failed before settlement')

@@ -62,11 +62,11 @@ export async function startPayments({ config, chains, journal, rpcTimeoutMs, log
   if (resolved.length > 0) logger.info({ settled: resolved.filter((r) => r.outcome === 'settled').length, released: resolved.filter((r) => r.outcome === 'released').length }, 'x402 reservations left by the last run resolved')
   const payments = createPayments({ config, facilitator, ledger, logger })
 
-  // Only an execution that is mined and final delivers what was paid for.
+  // A payment buys one attempt: an execution mined and final, whether it ran or reverted, uses it up.
   const isDelivered = async ({ route, chainId, intentHash }: { route: string; chainId: string; intentHash: `0x${string}` }) => {
     if (route !== 'execute') return false
     const record = await journal.get(intentHash, chainId)
-    return record?.state === 'mined' && record.final
+    return (record?.state === 'mined' || record?.state === 'reverted') && record.final
   }
   let timer: ReturnType<typeof setTimeout> | undefined
   let pass: Promise<void> | undefined

@@ -34,7 +34,10 @@ const refusedKept = 256
 /** Gas of a plain value transfer: what a filler transaction uses. */
 const fillerGas = 21_000n
 
-export type RelayedTransaction = { to: Address; data: Hex; gas: bigint; value?: bigint }
+export type Fees = { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }
+
+/** `fees`: those the transaction was simulated with (default: the market's now). */
+export type RelayedTransaction = { to: Address; data: Hex; gas: bigint; value?: bigint; fees?: Fees | undefined }
 
 export type SendResult = {
   /** What `onSigned` was given. */
@@ -47,6 +50,8 @@ export type SendResult = {
 
 export type Relayer = {
   address: Address
+  /** The fees a transaction sent now would carry (one estimate shared for a second): simulate with these, then send with them. */
+  fees(): Promise<Fees>
   /**
    * Signs, calls `onSigned` (which may throw to stop the send), and broadcasts. Resolves once the
    * node has accepted the transaction or its answer was lost; rejects when the node refused it.
@@ -172,7 +177,7 @@ export function createRelayer({ account, client, chainId, logger, nonceFloor, br
     nextNonce = undefined
   }
 
-  async function sign(tx: RelayedTransaction, fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }, nonce: number): Promise<Omit<SendResult, 'accepted'> & { rawTransaction: Hex }> {
+  async function sign(tx: RelayedTransaction, fees: Fees, nonce: number): Promise<Omit<SendResult, 'accepted'> & { rawTransaction: Hex }> {
     const signed = await account.signTransaction({
       chainId,
       type: 'eip1559',
@@ -181,7 +186,8 @@ export function createRelayer({ account, client, chainId, logger, nonceFloor, br
       value: tx.value ?? 0n,
       gas: tx.gas,
       nonce,
-      ...fees,
+      maxFeePerGas: fees.maxFeePerGas,
+      maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
     })
     const transaction = evmSignedExecution.from({ relayer: account.address, txNonce: nonce, rawTransaction: signed })
     return { transaction, transactionHash: transaction.id as Hex, txNonce: nonce, rawTransaction: signed }
@@ -189,6 +195,7 @@ export function createRelayer({ account, client, chainId, logger, nonceFloor, br
 
   return {
     address: account.address,
+    fees: currentFees,
     resync() {
       // Under the lock: a send under way finishes with the nonce it has, the next one re-reads.
       void lock.run(async () => {
@@ -196,7 +203,7 @@ export function createRelayer({ account, client, chainId, logger, nonceFloor, br
       })
     },
     async send(tx, { onSigned } = {}) {
-      const txFees = await currentFees().catch((cause) => {
+      const txFees = tx.fees ?? await currentFees().catch((cause) => {
         throw new RelayerError('Could not read gas prices from the chain', { cause })
       })
       for (let attempt = 0; ; attempt++) {

@@ -35,17 +35,17 @@ import { createEndpointPool } from './createEndpointPool.ts'
 import { intentExecutorArtifact } from '../../contracts/intentExecutorArtifact.ts'
 import { intentValidatorArtifact } from '../../contracts/intentValidatorArtifact.ts'
 import type { Intent } from '../../intents/intent.ts'
-import { broadcastRaw, isTransportError } from '../../relayer/createRelayer.ts'
+import { broadcastRaw, type Fees, isTransportError } from '../../relayer/createRelayer.ts'
 import { createRelayerPool } from '../../relayer/createRelayerPool.ts'
 import { toRelayerAccount } from '../../relayer/toRelayerAccount.ts'
 import { createLocalRelayerLeases, type RelayerLeases } from '../../relayer/relayerLeases.ts'
 import { isSuccessStatus, Status } from '../../status/statusCodes.ts'
-import type { ChainAdapter, ExecutionReceipt, MinedCheck, Preflight, PreflightResult, ReconcileRequest, Reconciliation, Replacement, SignedExecution } from '../chainAdapter.ts'
+import type { ChainAdapter, ExecutionOptions, ExecutionReceipt, MinedCheck, Preflight, PreflightResult, ReconcileRequest, Reconciliation, Replacement, SignedExecution } from '../chainAdapter.ts'
 import { probeHealth } from '../probeHealth.ts'
 import type { RpcRecorder } from '../../metrics/createMetrics.ts'
 import { evmSignedExecution } from './evmSignedExecution.ts'
 import { classifyRpcError } from './classifyRpcError.ts'
-import { decodeExecutorRevert } from './decodeExecutorRevert.ts'
+import { type DecodedRevert, decodeExecutorRevert, decodeRevertData } from './decodeExecutorRevert.ts'
 import { encodeIntent, toIntentTuple } from './evmRuntime.ts'
 import { intentDomain, intentTypedData, intentTypes } from './intentTypedData.ts'
 
@@ -232,9 +232,14 @@ export function createEvmAdapter({ chain: resolved, relayerPrivateKey, relayerPr
     return Number.parseInt(result.slice(2, 4), 16)
   }
 
-  /** The execution's outcome from its receipt (and, for a revert, a replay of its call data). */
-  async function toExecutionReceipt(calldata: Hex, receipt: TransactionReceipt): Promise<ExecutionReceipt> {
-    const base = { transactionHash: receipt.transactionHash, blockNumber: receipt.blockNumber, blockHash: receipt.blockHash, gasUsed: receipt.gasUsed }
+  /**
+   * The execution's outcome from its receipt. A revert is decoded from the transaction as it ran:
+   * its trace where the node has one, else its call replayed on its parent block with its own
+   * sender, fees and gas limit. `gas` (when this gateway chose the limit): a revert that used up a
+   * limit below the cap ran out of the gas *we* gave it, which is not the intent's outcome.
+   */
+  async function toExecutionReceipt(calldata: Hex, receipt: TransactionReceipt, gas?: { gasLimit: bigint; cap: bigint | undefined }): Promise<ExecutionReceipt> {
+    const base = { transactionHash: receipt.transactionHash, blockNumber: receipt.blockNumber, blockHash: receipt.blockHash, gasUsed: receipt.gasUsed, fee: receipt.gasUsed * receipt.effectiveGasPrice }
     if (receipt.status === 'success') {
       const executed = receipt.logs
         .filter((l) => l.address.toLowerCase() === chain.executor.toLowerCase())
@@ -254,16 +259,45 @@ export function createEvmAdapter({ chain: resolved, relayerPrivateKey, relayerPr
         detail: undefined,
       }
     }
-    // A receipt carries no revert data: replay the call on the state the block left behind.
-    let decoded = { status: Status.FAILURE as number, detail: 'the transaction reverted on-chain; the reason could not be recovered' }
-    try {
-      const { functionName, args } = decodeFunctionData({ abi: intentExecutorArtifact.abi, data: calldata })
-      await client.simulateContract({ account: receipt.from, address: chain.executor, abi: intentExecutorArtifact.abi, functionName, args, blockNumber: receipt.blockNumber } as never)
-    } catch (err) {
-      decoded = decodeExecutorRevert(err) ?? decoded
+    const outOfGas = gas !== undefined && (gas.cap === undefined || gas.gasLimit < gas.cap) && receipt.gasUsed * 64n >= gas.gasLimit * 63n
+    const decoded = (await revertReason(calldata, receipt)) ?? { status: Status.FAILURE as number, detail: 'the transaction reverted on-chain without revert data (out of gas, or a revert without a reason)' }
+    if (outOfGas) {
+      return { ...base, state: 'reverted', returnData: undefined, status: decoded.status, outOfGas: true, detail: `the transaction used up the gas limit of ${gas.gasLimit} this gateway gave it (${decoded.detail}); not the intent's outcome: it is sent again with a higher limit` }
     }
     return { ...base, state: 'reverted', returnData: undefined, ...decoded }
   }
+
+  /** Why a mined transaction reverted, read from the state it met. */
+  async function revertReason(calldata: Hex, receipt: TransactionReceipt): Promise<DecodedRevert | undefined> {
+    if (traces !== false) {
+      try {
+        const frame = (await pool.request({ method: 'debug_traceTransaction', params: [receipt.transactionHash, { tracer: 'callTracer', tracerConfig: { onlyTopCall: true } }] })) as { output?: Hex; error?: string } | null
+        traces = true
+        if (frame?.output && frame.output.length >= 10) return decodeRevertData(frame.output)
+        if (frame?.error) return { status: Status.FAILURE, detail: `the transaction reverted on-chain: ${frame.error}` }
+        return undefined
+      } catch (err) {
+        if (isUnknownMethod(err)) traces = false
+        else log.debug({ err, transactionHash: receipt.transactionHash }, 'trace of a reverted transaction failed; replaying its call instead')
+      }
+    }
+    try {
+      const tx = await client.getTransaction({ hash: receipt.transactionHash })
+      await client.call({
+        account: receipt.from,
+        to: chain.executor,
+        data: calldata,
+        gas: tx.gas,
+        ...(tx.maxFeePerGas !== undefined ? { maxFeePerGas: tx.maxFeePerGas, maxPriorityFeePerGas: tx.maxPriorityFeePerGas } : { gasPrice: tx.gasPrice }),
+        blockNumber: receipt.blockNumber - 1n,
+      } as never)
+      return undefined
+    } catch (err) {
+      return decodeExecutorRevert(err)
+    }
+  }
+  /** Whether the node answers debug_traceTransaction (unknown until asked). */
+  let traces: boolean | undefined
 
   async function receiptOf(transactionHash: Hex): Promise<TransactionReceipt | undefined> {
     try {
@@ -427,50 +461,78 @@ export function createEvmAdapter({ chain: resolved, relayerPrivateKey, relayerPr
     }
   }
 
-  async function prepareExecution(intent: Intent, signature?: Hex): Promise<Preflight> {
+  async function prepareExecution(intent: Intent, signature?: Hex, options: ExecutionOptions = {}): Promise<Preflight> {
     assertAvailable()
     const status = await validate(intent, signature)
     if (!isSuccessStatus(status)) {
       return { ok: false, status, detail: status === Status.UNAUTHORIZED ? 'the executor does not accept this signature for this intent: it must be the sender\'s (or a delegate\'s of the policy) EIP-712 signature of the typed data in `signing`' : undefined }
     }
     if (!relayers) throw new Error('prepareExecution called on a chain without a relayer')
+    const cap = [options.gasCap, maxGasPerExecution].reduce<bigint | undefined>((a, b) => (a === undefined ? b : b === undefined || a < b ? a : b), undefined)
 
     // Unsigned: execute(intent), which the reference executor refuses from anyone but the sender
     // (0xE5); executors with the origin's ABI authorize it their own way.
     const data = signature ? concatHex([executeSignedSelector, encodeSignedIntent(intent, signature)]) : concatHex([executeSelector, encodeIntent(intent)])
-    let gas: bigint
+    // The key that will send is chosen first, and the simulation runs as the chain will run that
+    // transaction: its sender, its fees (an intent whose code reads tx.gasprice behaves alike in
+    // both), an explicit gas limit (the cap; fee fields without one make the node check the
+    // balance against its block gas cap) and the pending state.
+    const { relayer, done } = relayers.take()
+    let handedOver = false
     try {
-      // Simulates the execution as the relayer would send it; a revert here sends nothing.
-      const call = signature ? { functionName: 'executeSigned', args: [toIntentTuple(intent), signature] } : { functionName: 'execute', args: [toIntentTuple(intent)] }
-      gas = await client.estimateContractGas({ account: relayers.addresses[0]!, address: chain.executor, abi: intentExecutorArtifact.abi, blockTag: 'latest', ...call } as never)
+      const fees = await relayer.fees().catch((err: unknown) => {
+        throw classifyRpcError(err, chain.chainId, 'fee estimate')
+      })
+      const simulated = await simulateExecution({ from: relayer.address, data, fees, cap })
+      if (!simulated.ok) return simulated
+      // Head-room over the estimate, never past the cap: the relayer pays for at most that. An
+      // earlier attempt that ran out of the gas we gave it is sent with twice its limit.
+      let gasLimit = (simulated.gas * gasMarginPercent) / 100n
+      const previousGas = options.previous ? parseTransaction(evmSignedExecution.rawTransaction(options.previous)).gas : undefined
+      if (previousGas !== undefined && gasLimit < previousGas * 2n) gasLimit = previousGas * 2n
+      if (cap !== undefined && gasLimit > cap) gasLimit = cap
+      const limit = gasLimit
+      handedOver = true
+      return {
+        ok: true,
+        cancel: done,
+        async send({ onSigned }) {
+          const sent = await relayer.send({ to: chain.executor, data, gas: limit, fees }, { onSigned }).finally(done)
+          const { transactionHash } = sent
+          log.info({ transactionHash, relayer: relayer.address, txNonce: sent.txNonce, accepted: sent.accepted, gas: limit.toString() }, 'execute sent')
+          // A replacement's receipt never shows under this hash: the record stays pending and
+          // reconciliation settles it (dropped, or executed through the replacement).
+          const receipt = watchReceipt(transactionHash).then((r) => toExecutionReceipt(data, r, { gasLimit: limit, cap }))
+          return { transactionHash, accepted: sent.accepted, receipt }
+        },
+      }
+    } finally {
+      if (!handedOver) done()
+    }
+  }
+
+  /** eth_estimateGas of the execution as `from` will send it; a revert (or more gas than the cap) sends nothing. */
+  async function simulateExecution({ from, data, fees, cap }: { from: Address; data: Hex; fees: Fees; cap: bigint | undefined }): Promise<{ ok: true; gas: bigint } | { ok: false; status: number; detail: string | undefined }> {
+    try {
+      const gas = await client.estimateGas({ account: from, to: chain.executor, data, ...(cap !== undefined ? { gas: cap } : {}), maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas, blockTag: 'pending' } as never)
+      if (cap !== undefined && gas > cap) return overCap(gas, cap)
+      return { ok: true, gas }
     } catch (err) {
       const decoded = decodeExecutorRevert(err)
       if (decoded?.status === Status.SIGNATURE_REQUIRED) {
         return { ok: false, status: decoded.status, detail: 'the executor runs a relayed intent only with its sender\'s signature: sign the typed data in `signing` and send it as `signature`' }
       }
       if (decoded) return { ok: false, ...decoded }
+      // The node's search found no gas limit up to the cap that runs it.
+      if (cap !== undefined && isGasAboveAllowance(err)) return overCap(undefined, cap)
       throw classifyRpcError(err, chain.chainId, 'simulation of execute')
     }
-    if (maxGasPerExecution !== undefined && gas > maxGasPerExecution) {
-      return { ok: false, status: Status.UPPER_LIMIT, detail: `the execution needs an estimated ${gas} gas, above this gateway's limit of ${maxGasPerExecution} per execution (MAX_GAS_PER_EXECUTION)` }
-    }
-    // Head-room over the estimate, but never past the cap: the relayer pays for at most that.
-    const withMargin = (gas * gasMarginPercent) / 100n
-    const gasLimit = maxGasPerExecution !== undefined && withMargin > maxGasPerExecution ? maxGasPerExecution : withMargin
-    return {
-      ok: true,
-      async send({ onSigned }) {
-        const { relayer, done } = relayers.take()
-        const sent = await relayer.send({ to: chain.executor, data, gas: gasLimit }, { onSigned }).finally(done)
-        const { transactionHash } = sent
-        log.info({ transactionHash, relayer: relayer.address, txNonce: sent.txNonce, accepted: sent.accepted }, 'execute sent')
-        // A replacement's receipt never shows under this hash: the record stays pending and
-        // reconciliation settles it (dropped, or executed through the replacement).
-        const receipt = watchReceipt(transactionHash).then((r) => toExecutionReceipt(data, r))
-        return { transactionHash, accepted: sent.accepted, receipt }
-      },
-    }
   }
+  const overCap = (gas: bigint | undefined, cap: bigint) => ({
+    ok: false as const,
+    status: Status.UPPER_LIMIT,
+    detail: `the execution needs ${gas === undefined ? 'more' : `an estimated ${gas}`} gas ${gas === undefined ? 'than' : 'above'} this gateway's limit of ${cap} for it (MAX_GAS_PER_EXECUTION, or what the execute price covers: X402_PRICES' maxGas)`,
+  })
 
   return {
     chainId: chain.chainId,
@@ -561,6 +623,15 @@ const eip712DomainType = [
   { name: 'chainId', type: 'uint256' },
   { name: 'verifyingContract', type: 'address' },
 ]
+
+/** The node's gas search found no limit up to the one given that runs the call (geth: "gas required exceeds allowance"). */
+function isGasAboveAllowance(err: unknown): boolean {
+  for (let e: unknown = err; e; e = (e as { cause?: unknown }).cause) {
+    const { message, details } = e as { message?: unknown; details?: unknown }
+    if (/gas required exceeds|exceeds allowance|out of gas|intrinsic gas too low/i.test(`${String(message ?? '')} ${String(details ?? '')}`)) return true
+  }
+  return false
+}
 
 /** A node that does not offer the method (not a dev node): JSON-RPC -32601, or a message saying so. */
 function isUnknownMethod(err: unknown): boolean {

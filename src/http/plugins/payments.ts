@@ -22,6 +22,11 @@ export type PaidRouteOptions<T> = {
    * and answers the input error itself, so a bad request is a 4xx, never a 402.
    */
   describe(request: FastifyRequest): { chainId: string; intentHash: Hex } | undefined
+  /**
+   * An answer owed before any price (a replayed outcome, a refusal of the gateway's limits):
+   * sent free, without a 402, nothing reserved or charged. Undefined: the request is priced.
+   */
+  before?(request: FastifyRequest, reply: FastifyReply): Promise<T | undefined>
   /** Whether the request carries a valid API key (priced only with PRICE_API_KEY_CLIENTS). */
   isApiKeyClient?(request: FastifyRequest): boolean
   /** The route's work; a handler that broadcasts calls `context.settle()` first and stops unless it is ok. */
@@ -51,6 +56,9 @@ export function paidRoute<T>(options: PaidRouteOptions<T>): { preHandler: preHan
         const result = await options.handle(request, { settle: async () => ({ ok: true, response: undefined }), payment: 'none' }, reply)
         return options.send(request, reply, result)
       }
+      const owed = await options.before?.(request, reply)
+      if (owed !== undefined) return options.send(request, reply, { httpStatus: 200, value: owed })
+      if (reply.sent) return reply
       const { chainId, intentHash } = priced
       const header = request.headers['payment-signature']
       const outcome = await options.payments.run(

@@ -85,6 +85,7 @@ const outcomeFields = {
   chainId: { type: 'string', description: 'the CAIP-2 id of the chain' },
   ...executionFields,
   signing,
+  replayed: { type: 'boolean', description: 'true on a repeat of an intent this gateway sent: its one outcome answered again; nothing was sent, simulated or charged' },
 } as const
 
 /** A 2xx answer of validate, execute and GET /intents/{intentHash}. */

@@ -8,6 +8,11 @@ import type { Payments } from '../../../payments/createPayments.ts'
 import { intentSchema } from '../../../intents/intentSchema.ts'
 import { apiKeyRequired, intentExamples, intentStatuses, outcomeResponses, requestHeadersSchema } from '../../schemas/httpSchemas.ts'
 import { registerIntentRoute } from './intentRoute.ts'
+import type { FastifyRequest } from 'fastify'
+import type { IntentRequest } from './intentRequest.ts'
+import type { IntentOutcome } from '../../../intents/intentOutcome.ts'
+import { replayExecution } from '../../../intents/replayExecution.ts'
+import type { ExecutionGuard, GuardSubject } from '../../../intents/createExecutionGuard.ts'
 
 export type ExecuteRouteOptions = {
   registry: ChainRegistry
@@ -19,14 +24,16 @@ export type ExecuteRouteOptions = {
   preValidation?: preValidationAsyncHookHandler | undefined
   /** x402 prices; without them, execute is free. */
   payments?: Payments | undefined
+  /** Standing after reverts and spend budgets; without it, nothing is counted. */
+  guard?: ExecutionGuard | undefined
 }
 
-export function registerExecuteRoute(app: FastifyInstance, { registry, journal, receiptTimeoutMs, requireSignedIntents, metrics, preValidation, payments }: ExecuteRouteOptions) {
+export function registerExecuteRoute(app: FastifyInstance, { registry, journal, receiptTimeoutMs, requireSignedIntents, metrics, preValidation, payments, guard }: ExecuteRouteOptions) {
   const schema = {
     operationId: 'executeIntent',
     tags: ['intents'],
     summary: 'Validate an intent, then execute it on-chain through the relayer',
-    description: 'A non-success validation is answered as validate would answer it, and nothing is sent. Then the relayer sends the intent (with `signature`, the signed entry point) and waits for the receipt: 200 (0x11) when mined, the decoded code on a revert, 202 (0xF3) with Location when not mined in time. The same intent never executes twice (409). Without a signature, a 401 (0xE5) body carries `signing`, the typed data to sign.',
+    description: 'A non-success validation is answered as validate would answer it, and nothing is sent. Then the relayer sends the intent (with `signature`, the signed entry point), simulated first as the chain will run it (the sending key, its fees and gas limit, the pending state), and waits for the receipt: 200 (0x11) when mined, the decoded code on a revert, 202 (0xF3) with Location when not mined in time. An intent hash has one outcome: a repeat of an intent this gateway sent answers that outcome with `replayed: true` (200 0x11 once mined, the revert\'s answer once reverted, 202 0xF3 while in flight), sending and charging nothing; 409 (0x22) is for another intent reusing a used sender and nonce. Too many on-chain reverts of a sender, client or target, or a spent gas budget: 429 (0xF6, problem types reverts-throttled and gas-budget-spent) with Retry-After; the relayer\'s spend budget spent: 503 (0x40). Without a signature, a 401 (0xE5) body carries `signing`, the typed data to sign.',
     headers: requestHeadersSchema,
     body: intentSchema,
     response: outcomeResponses(intentStatuses, intentExamples),
@@ -40,9 +47,19 @@ export function registerExecuteRoute(app: FastifyInstance, { registry, journal, 
     payments,
     metrics,
     preValidation,
-    run: (req, settle) =>
+    // Before any price: a repeat answers its outcome, and standing or budgets may refuse.
+    early: async (req, request) =>
+      (await replayExecution({ adapter: req.adapter, journal, intentHash: req.intentHash })) ?? (guard && (await refusal(guard, req, clientOf(request, claimedPayer(request)), metrics))),
+    run: (req, settle, paid) =>
       executeIntent({
         ...req,
+        // A paid execute uses at most the gas its price covers.
+        gasCap: paid.payment === 'none' ? undefined : paid.price?.maxGas,
+        onSettled: guard && ((receipt) => {
+          const subject = subjectOf(req, clientOf(paid.request, paid.payer))
+          void guard.record(subject, receipt).catch((err: unknown) => app.log.warn({ err }, 'standing and budgets could not count an execution'))
+          metrics?.recordRelayerSpend({ chain: req.adapter.chainId, amount: Number(receipt.fee ?? 0n), outOfGas: receipt.outOfGas === true })
+        }),
         requireSignature: requireSignedIntents,
         journal,
         receiptTimeoutMs,
@@ -57,4 +74,38 @@ export function registerExecuteRoute(app: FastifyInstance, { registry, journal, 
           app.log.warn({ err, intentHash: record.intentHash, chainId: record.chainId }, 'could not watch a sent execution; the reconciler will settle it'),
       }),
   })
+}
+
+/** Who is asking: its API key, else who pays, else its address. */
+function clientOf(request: FastifyRequest, payer: string | undefined): string {
+  if (request.apiKeyId !== undefined) return `key:${request.apiKeyId}`
+  if (payer !== undefined) return `payer:${payer.toLowerCase()}`
+  return `ip:${request.ip}`
+}
+
+/**
+ * The payer a PAYMENT-SIGNATURE names, before the facilitator verified it: used only to refuse
+ * (naming a throttled payer only refuses oneself; naming another, the payment then fails to verify).
+ */
+function claimedPayer(request: FastifyRequest): string | undefined {
+  const header = request.headers['payment-signature']
+  if (typeof header !== 'string' || header.length > 16_384) return undefined
+  try {
+    const from = (JSON.parse(Buffer.from(header, 'base64').toString('utf8')) as { payload?: { authorization?: { from?: unknown } } }).payload?.authorization?.from
+    return typeof from === 'string' && /^0x[0-9a-fA-F]{40}$/.test(from) ? from : undefined
+  } catch {
+    return undefined
+  }
+}
+
+function subjectOf(req: IntentRequest, client: string): GuardSubject {
+  return { chainId: req.adapter.chainId, sender: req.intent.sender, target: req.intent.target, client }
+}
+
+async function refusal(guard: ExecutionGuard, req: IntentRequest, client: string, metrics: Metrics | undefined): Promise<IntentOutcome | undefined> {
+  const refused = await guard.check(subjectOf(req, client))
+  if (!refused) return undefined
+  metrics?.recordGuardRefusal({ chain: req.adapter.chainId, reason: refused.reason })
+  const { status, detail, problemType, retryAfterSeconds } = refused
+  return { status, intentHash: req.intentHash, chainId: req.adapter.chainId, chainType: req.adapter.chainType, detail, problemType, retryAfterSeconds }
 }

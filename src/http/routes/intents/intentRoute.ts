@@ -23,18 +23,26 @@ export type IntentRouteOptions = {
   payments?: Payments | undefined
   metrics?: Metrics | undefined
   preValidation?: preValidationAsyncHookHandler | undefined
-  /** The route's work on a parsed request; `settle` is the x402 settlement (free: always ok). */
-  run(req: IntentRequest, settle: PaidHandlerContext['settle']): Promise<IntentOutcome>
+  /**
+   * What the route answers before any price or work, when it owes one (execute: a replayed
+   * outcome, a refusal of standing or budgets); undefined: go on.
+   */
+  early?(req: IntentRequest, request: FastifyRequest): Promise<IntentOutcome | undefined>
+  /** The route's work on a parsed request; `settle` is the x402 settlement (free: always ok); `paid` says who pays, if anyone. */
+  run(req: IntentRequest, settle: PaidHandlerContext['settle'], paid: RunContext): Promise<IntentOutcome>
 }
+
+/** The request and what pays for it. */
+export type RunContext = Omit<PaidHandlerContext, 'settle'> & { request: FastifyRequest }
 
 /** What the route answered: its outcome, or nothing when readIntentRequest answered itself (421). */
 type Answer = { req: IntentRequest; outcome: IntentOutcome; funding?: FundingShortfall | undefined } | undefined
 
-export function registerIntentRoute(app: FastifyInstance, { url, route, schema, registry, payments, metrics, preValidation, run }: IntentRouteOptions) {
-  const answer = async (request: FastifyRequest, reply: FastifyReply, settle: PaidHandlerContext['settle']): Promise<Answer> => {
+export function registerIntentRoute(app: FastifyInstance, { url, route, schema, registry, payments, metrics, preValidation, early, run }: IntentRouteOptions) {
+  const answer = async (request: FastifyRequest, reply: FastifyReply, { settle, ...paid }: PaidHandlerContext, earlyDone = false): Promise<Answer> => {
     const req = readIntentRequest(registry, request as FastifyRequest<{ Body: IntentBody }>, reply)
     if (!req) return undefined
-    const outcome = await run(req, settle)
+    const outcome = (!earlyDone && (await early?.(req, request))) || (await run(req, settle, { ...paid, request }))
     // The chain's 0x54: say what is short (a failed read only makes the answer less precise).
     const funding = outcome.status === Status.INSUFFICIENT_FUNDS ? await req.adapter.fundingShortfall?.(req.intent).catch(() => undefined) : undefined
     return { req, outcome, funding }
@@ -44,7 +52,7 @@ export function registerIntentRoute(app: FastifyInstance, { url, route, schema, 
   const options = { schema, ...(preValidation ? { preValidation } : {}) }
 
   if (!payments) {
-    const free: PaidHandlerContext['settle'] = async () => ({ ok: true, response: undefined })
+    const free: PaidHandlerContext = { settle: async () => ({ ok: true, response: undefined }), payment: 'none' }
     app.post<{ Body: IntentBody }>(url, options, async (request, reply) => send(request, reply, await answer(request, reply, free)))
     return
   }
@@ -55,12 +63,24 @@ export function registerIntentRoute(app: FastifyInstance, { url, route, schema, 
       route,
       describe: (request) => describeIntent(registry, request as FastifyRequest<{ Body: IntentBody }>),
       isApiKeyClient: (request) => request.apiKeyId !== undefined,
+      // Only priced requests get here, so the chain is configured: readIntentRequest answers nothing itself.
+      before: early
+        ? async (request, reply) => {
+            const req = readIntentRequest(registry, request as FastifyRequest<{ Body: IntentBody }>, reply)
+            const outcome = req && (await early(req, request))
+            return req && outcome ? { req, outcome } : undefined
+          }
+        : undefined,
       onPayment: metrics && ((chain, outcome) => metrics.recordPayment({ chain, outcome })),
-      async handle(request, { settle }, reply) {
-        const a = await answer(request, reply, settle)
+      async handle(request, context, reply) {
+        const a = await answer(request, reply, context, early !== undefined)
         const status = a?.outcome.status ?? Status.UNSUPPORTED_CHAIN
-        // Only an executed intent uses up what was paid; anything else that settled stays a credit.
-        return { httpStatus: getStatusCode(status).httpStatus, value: a, ...(route === 'execute' ? { charge: false, delivered: status === Status.EXECUTED } : {}) }
+        // A payment buys one attempt: a transaction that was mined uses it up, whether the intent
+        // ran or reverted (a revert is the intent's outcome). Anything else that settled (not sent,
+        // dropped, out of the gas we gave it, not final yet) stays a credit for the same intent.
+        const execution = a?.outcome.execution
+        const delivered = execution !== undefined && execution.final === true && (execution.state === 'mined' || execution.state === 'reverted')
+        return { httpStatus: getStatusCode(status).httpStatus, value: a, ...(route === 'execute' ? { charge: false, delivered } : {}) }
       },
       send: (request, reply, result) => send(request, reply, result.value),
     }),

@@ -1,0 +1,124 @@
+// Standing and budgets: what keeps one payment, one API key or one crafted contract from making
+// the relayer pay for transactions that do nothing. On-chain reverts of intents that passed
+// simulation are counted per sender, per client (API key, payer or address) and per target (as a
+// share of its attempts, over a minimum count, so that a few crafted reverts cannot block a popular
+// contract); what the relayer spends is counted per client and per chain. Past a limit, execute is
+// refused before anything is simulated, signed or paid. Counts live in window counters, shared by
+// the instances through Redis where it is configured.
+import type { ExecutionReceipt } from '../chains/chainAdapter.ts'
+import type { WindowCounters } from '../limits/createWindowCounters.ts'
+import type { GuardRefusalReason } from '../metrics/createMetrics.ts'
+import { Status } from '../status/statusCodes.ts'
+
+export type ExecutionGuardConfig = {
+  /** The window every count covers (STANDING_WINDOW_MS). */
+  windowMs: number
+  /** Reverts of one sender's intents in the window before its executes are refused (0: no limit). */
+  maxRevertsPerSender: number
+  /** Reverts of one client's (API key's, payer's or address's) executes in the window (0: no limit). */
+  maxRevertsPerClient: number
+  /** A target is judged only once it had this many attempts in the window. */
+  targetMinAttempts: number
+  /** The share of a target's attempts that may revert (0–1; 0: no limit). */
+  targetMaxRevertShare: number
+  /** Targets never refused for their reverts (lower-case where hex). */
+  targetAllowlist: readonly string[]
+  /** What the relayer may spend for one client per chain in the window, in the chain's smallest unit (0: no budget). */
+  gasBudgetPerClient: number
+  /** What the relayer may spend on one chain in the window, in its smallest unit (0: no budget): the circuit breaker. */
+  relayerSpendBudget: number
+}
+
+/** Who and what an execute concerns. `client`: `key:<id>`, `payer:<address>` or `ip:<address>`. */
+export type GuardSubject = { chainId: string; sender: string; target: string; client: string }
+
+export type GuardRefusal = { reason: GuardRefusalReason; status: number; problemType: string; detail: string; retryAfterSeconds: number }
+
+export type ExecutionGuard = {
+  /** A refusal of the gateway's limits, or undefined: go ahead. */
+  check(subject: GuardSubject): Promise<GuardRefusal | undefined>
+  /** Counts what a sent execution came to, once its receipt arrived. */
+  record(subject: GuardSubject, receipt: ExecutionReceipt): Promise<void>
+}
+
+export const revertsThrottledType = 'urn:intent-gateway:problem:reverts-throttled'
+export const gasBudgetSpentType = 'urn:intent-gateway:problem:gas-budget-spent'
+export const relayerBudgetSpentType = 'urn:intent-gateway:problem:relayer-budget-spent'
+
+// Hex addresses (EVM, Sui) are case-insensitive; base58 keys (Solana) are not.
+const normal = (address: string) => (address.startsWith('0x') ? address.toLowerCase() : address)
+
+export function createExecutionGuard({ config, counters }: { config: ExecutionGuardConfig; counters: WindowCounters }): ExecutionGuard {
+  const allowed = new Set(config.targetAllowlist.map(normal))
+  const window = `${Math.round(config.windowMs / 1000)} s`
+  const keys = ({ chainId, sender, target, client }: GuardSubject) => ({
+    senderReverts: `reverts:sender:${chainId}:${normal(sender)}`,
+    clientReverts: `reverts:client:${chainId}:${client}`,
+    targetReverts: `reverts:target:${chainId}:${normal(target)}`,
+    targetAttempts: `attempts:target:${chainId}:${normal(target)}`,
+    clientSpend: `spend:client:${chainId}:${client}`,
+    chainSpend: `spend:chain:${chainId}`,
+  })
+
+  return {
+    async check(subject) {
+      const k = keys(subject)
+      const throttled = (reason: GuardRefusalReason, detail: string, retryAfterSeconds: number): GuardRefusal => ({
+        reason,
+        status: Status.RATE_LIMITED,
+        problemType: revertsThrottledType,
+        detail: `${detail}; retry after ${retryAfterSeconds} s`,
+        retryAfterSeconds,
+      })
+      const [sender, client, targetReverts, targetAttempts, clientSpend, chainSpend] = await Promise.all([
+        config.maxRevertsPerSender > 0 ? counters.total(k.senderReverts) : undefined,
+        config.maxRevertsPerClient > 0 ? counters.total(k.clientReverts) : undefined,
+        config.targetMaxRevertShare > 0 && !allowed.has(normal(subject.target)) ? counters.total(k.targetReverts) : undefined,
+        config.targetMaxRevertShare > 0 && !allowed.has(normal(subject.target)) ? counters.total(k.targetAttempts) : undefined,
+        config.gasBudgetPerClient > 0 ? counters.total(k.clientSpend) : undefined,
+        config.relayerSpendBudget > 0 ? counters.total(k.chainSpend) : undefined,
+      ])
+      if (chainSpend && chainSpend.total >= config.relayerSpendBudget) {
+        return {
+          reason: 'relayer_spend_budget',
+          status: Status.UNAVAILABLE,
+          problemType: relayerBudgetSpentType,
+          detail: `the relayer spent its budget on ${subject.chainId} for now (RELAYER_SPEND_BUDGET per ${window}); executes resume as the window moves on`,
+          retryAfterSeconds: chainSpend.retryAfterSeconds,
+        }
+      }
+      if (sender && sender.total >= config.maxRevertsPerSender) {
+        return throttled('sender_reverts', `${sender.total} intents of this sender reverted on-chain after passing simulation in the last ${window} (STANDING_MAX_REVERTS_PER_SENDER is ${config.maxRevertsPerSender})`, sender.retryAfterSeconds)
+      }
+      if (client && client.total >= config.maxRevertsPerClient) {
+        return throttled('client_reverts', `${client.total} executes of this client reverted on-chain after passing simulation in the last ${window} (STANDING_MAX_REVERTS_PER_CLIENT is ${config.maxRevertsPerClient})`, client.retryAfterSeconds)
+      }
+      if (targetReverts && targetAttempts && targetAttempts.total >= config.targetMinAttempts && targetReverts.total >= config.targetMaxRevertShare * targetAttempts.total) {
+        return throttled('target_reverts', `${targetReverts.total} of the ${targetAttempts.total} executions that called this target in the last ${window} reverted on-chain after passing simulation (STANDING_TARGET_MAX_REVERT_SHARE is ${config.targetMaxRevertShare})`, targetReverts.retryAfterSeconds)
+      }
+      if (clientSpend && clientSpend.total >= config.gasBudgetPerClient) {
+        return {
+          reason: 'client_gas_budget',
+          status: Status.RATE_LIMITED,
+          problemType: gasBudgetSpentType,
+          detail: `the relayer spent this client's gas budget on ${subject.chainId} (${clientSpend.total} of ${config.gasBudgetPerClient} in the chain's smallest unit per ${window}, GAS_BUDGET_PER_CLIENT); retry after ${clientSpend.retryAfterSeconds} s`,
+          retryAfterSeconds: clientSpend.retryAfterSeconds,
+        }
+      }
+      return undefined
+    },
+    async record(subject, receipt) {
+      const k = keys(subject)
+      const fee = receipt.fee === undefined ? 0 : Number(receipt.fee)
+      const counts: Promise<void>[] = []
+      if (fee > 0) counts.push(counters.add(k.chainSpend, fee))
+      // Out of the gas we gave it: the gateway's fault. The relayer paid, but nobody's standing or budget does.
+      if (!receipt.outOfGas) {
+        if (fee > 0) counts.push(counters.add(k.clientSpend, fee))
+        counts.push(counters.add(k.targetAttempts, 1))
+        if (receipt.state === 'reverted') counts.push(counters.add(k.senderReverts, 1), counters.add(k.clientReverts, 1), counters.add(k.targetReverts, 1))
+      }
+      await Promise.all(counts)
+    },
+  }
+}

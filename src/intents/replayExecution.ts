@@ -1,0 +1,57 @@
+// An intent hash has one outcome: a repeat of an intent this gateway has sent answers what became
+// of it (marked replayed), and sends, simulates and charges nothing. An agent whose answer was
+// lost retries and learns the outcome in one call.
+import type { Hex } from 'viem'
+import type { ChainAdapter } from '../chains/chainAdapter.ts'
+import type { ExecutionRecord, Journal } from '../journal/openJournal.ts'
+import { Status } from '../status/statusCodes.ts'
+import type { IntentOutcome } from './intentOutcome.ts'
+import { toReport } from './toReport.ts'
+
+/** Whether a record is the intent's outcome (or its attempt in flight): what a repeat answers. */
+export const holdsOutcome = (record: ExecutionRecord) => record.state === 'claimed' || record.state === 'pending' || record.state === 'mined' || record.state === 'reverted'
+
+export type ReplayExecutionParameters = { adapter: ChainAdapter; journal: Journal; intentHash: Hex }
+
+/** The replayed answer of an intent this gateway sent; undefined when it has none to replay (never sent, released, dropped). */
+export async function replayExecution({ adapter, journal, intentHash }: ReplayExecutionParameters): Promise<IntentOutcome | undefined> {
+  const record = await journal.get(intentHash, adapter.chainId)
+  if (!record || !holdsOutcome(record)) return undefined
+  if (!(await stillHolds(adapter, journal, record))) return undefined
+  return replayOf(record, adapter)
+}
+
+/**
+ * "Executed" is the journal's memory of the chain: a mined record is checked against the chain
+ * before it is answered. One whose execution the chain no longer has (reset, reorg) is retired
+ * and stops holding the intent.
+ */
+export async function stillHolds(adapter: ChainAdapter, journal: Journal, record: ExecutionRecord, chainInstance?: string): Promise<boolean> {
+  if (record.state !== 'mined' || !record.transaction || !adapter.confirmExecuted) return true
+  const still = await adapter.confirmExecuted({ ...record.transaction, intent: record.intent, blockNumber: record.blockNumber, blockHash: record.blockHash })
+  if (!still) {
+    await journal.retire(record, `the chain no longer has this execution (transaction ${record.transaction.id} in block ${record.blockNumber ?? '?'}): the chain was reset or reorganized, and the intent's nonce is unused there`)
+    return false
+  }
+  if (chainInstance !== undefined && record.chainInstance !== chainInstance) await journal.rebind(record, chainInstance)
+  return true
+}
+
+/** The answer a repeat gets: the settled outcome once final, 202 with Location while in flight or not final. */
+export function replayOf(record: ExecutionRecord, adapter: Pick<ChainAdapter, 'chainId' | 'chainType' | 'confirmations'>): IntentOutcome {
+  const settled = (record.state === 'mined' || record.state === 'reverted') && record.final
+  const detail = settled
+    ? record.state === 'mined'
+      ? 'this intent was executed already (replayed: nothing was sent or charged again)'
+      : `this intent was sent already and reverted on-chain; the revert is its outcome (replayed: nothing was sent or charged again; to try again, sign a new intent with a new nonce)${record.detail ? `: ${record.detail}` : ''}`
+    : 'this intent was sent already and is not final yet (replayed: nothing was sent or charged again); poll the Location for its state'
+  return {
+    status: settled ? record.status : Status.SUBMITTED,
+    intentHash: record.intentHash,
+    chainId: adapter.chainId,
+    chainType: adapter.chainType,
+    detail,
+    execution: toReport(record, adapter),
+    replayed: true,
+  }
+}
