@@ -57,7 +57,7 @@ export function createMcpServer({ callRoute, admitToolCall, version }: CreateMcp
     const args = (request.params.arguments ?? {}) as Record<string, unknown>
     // Counted first, whatever follows, as an HTTP request is counted before its body is read.
     const refusal = await admitToolCall?.(typeof args.chainId === 'string' ? args.chainId : undefined)
-    if (refusal) return toToolResult(refusal)
+    if (refusal) return withoutRow(request.params.name, toToolResult(refusal))
     // Before anything serializes them: a value nested thousands deep would overflow the stack.
     const tooDeep = findTooDeep({
       ...args,
@@ -71,13 +71,7 @@ export function createMcpServer({ callRoute, admitToolCall, version }: CreateMcp
     if (payment !== undefined && (typeof payment !== 'object' || payment === null || Array.isArray(payment))) {
       errors.push({ field: '_meta.x402/payment', message: 'must be an x402 PaymentPayload object' })
     }
-    if (errors.length > 0) {
-      const result = badArguments(tool.name, errors)
-      // explain_status answers with a row of the status table, which a problem does not fit: its
-      // refusal is the problem as text alone.
-      if (tool.name === 'explain_status') delete result.structuredContent
-      return result
-    }
+    if (errors.length > 0) return withoutRow(tool.name, badArguments(tool.name, errors))
 
     if (tool.name === 'explain_status') return explainStatus(String(args.code))
     const route = toRouteRequest(tool.name, args)
@@ -112,6 +106,15 @@ function explainStatus(code: string): CallToolResult {
     httpMeaning: httpMeanings[entry.httpStatus] ?? (entry.reserved ? 'a reserved code: the contract that returned it is at fault' : 'see GET /status-codes'),
   }
   return { content: [{ type: 'text', text: JSON.stringify(structuredContent) }], structuredContent }
+}
+
+/**
+ * explain_status answers with a row of the status table, which a problem does not fit (a client
+ * checks structuredContent against the output schema): its refusals are the problem as text alone.
+ */
+function withoutRow(tool: string, result: CallToolResult): CallToolResult {
+  if (tool === 'explain_status') delete result.structuredContent
+  return result
 }
 
 /** Arguments the tool itself refuses: a 400 problem naming them, as the routes answer bad input. */

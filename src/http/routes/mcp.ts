@@ -94,15 +94,22 @@ export function registerMcpRoute(app: FastifyInstance, { caller, version, preVal
   )
 }
 
-/** Counts the tool calls of one /mcp request: the first was counted with the request itself. */
+/**
+ * Counts the tool calls of one /mcp request, the first with the request itself, the others one
+ * after the other: the memory store hands back its live counter, so counts made side by side
+ * would each read the total of all of them and refuse calls still within the limit.
+ */
 function admitter(request: FastifyRequest, countRequest: CountRequest, registry: ChainRegistry) {
   let paid = true
+  let previous: Promise<unknown> = Promise.resolve()
   return async (chainId: string | undefined) => {
     if (paid) {
       paid = false
       return undefined
     }
-    const refusal = await countRequest(request)
+    const counted = previous.then(() => countRequest(request))
+    previous = counted.catch(() => undefined)
+    const refusal = await counted
     const header = request.headers['x-chain-id']
     return refusal && toProblemAnswer(refusal, registry.describe(chainId ?? (Array.isArray(header) ? header[0] : header)))
   }
