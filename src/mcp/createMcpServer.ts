@@ -1,8 +1,9 @@
 // The MCP server of one /mcp request: lists the tools and answers a call by sending the matching
 // request to the gateway's own HTTP route (callRoute), so that a tool answers exactly as the route
 // does, with the same API keys, limits and payments. Every tool call is counted against the
-// client's rate limit first (admitToolCall), however it arrived, alone or in a batch. Low-level Server with JSON Schemas: the tools'
-// schemas are the routes' own, which the SDK's zod-based registerTool would not take as they are.
+// client's rate limit first (admitToolCall), however it arrived, alone or in a batch. Low-level
+// Server with JSON Schemas: the tools' schemas are the routes' own, which the SDK's zod-based
+// registerTool would not take as they are.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { CallToolRequestSchema, type CallToolResult, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js'
 import { encodePaymentSignatureHeader } from '@x402/core/http'
