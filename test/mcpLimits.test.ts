@@ -220,6 +220,17 @@ describe('MCP tool calls and the rate limit in Redis, shared by two instances', 
       await redis.quit()
     }
   })
+
+  it('skips the count of tool calls, as of requests, while Redis is unreachable (fails open, as HTTP does)', async () => {
+    const unreachable = await startTestGateway({ chains: [devnet.chain], rateLimit: { max: 1, windowMs: 60_000 }, storage: { databaseUrl: undefined, redisUrl: 'redis://127.0.0.1:9', instanceId: 'mcp-no-redis' } })
+    try {
+      const batch = await rawMcp(unreachable.baseUrl, Array.from({ length: 3 }, (_, i) => toolCall(i, 'validate_intent', { intent: demoIntent(devnet, { nonce: String(50 + i) }) })))
+      assert.equal(batch.status, 200, batch.text)
+      assert.deepEqual(results([batch]).map((r) => r.structuredContent.httpStatus), [200, 200, 200])
+    } finally {
+      await unreachable.close()
+    }
+  })
 })
 
 describe('MCP arguments nested thousands deep', () => {
