@@ -140,7 +140,7 @@ export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutM
   const keys = auth && auth.keyHashes.length > 0 ? createApiKeyCheck(auth.keyHashes) : undefined
   // The MCP tools call the intent routes in-process, as their client would.
   const caller = mcp.enabled ? createRouteCaller(app) : undefined
-  if (rateLimit && rateLimit.max > 0) registerRateLimit(app, { ...rateLimit, keys, isInProcess: caller?.isInProcess })
+  const countRequest = rateLimit && rateLimit.max > 0 ? registerRateLimit(app, { ...rateLimit, keys, isInProcess: caller?.isInProcess }) : undefined
   // GET /openapi.json and GET /docs; before the routes, which it documents.
   registerOpenApi(app)
   // Registered as a plugin so that they load after the plugins above (rate limit), whose
@@ -153,7 +153,7 @@ export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutM
     registerGetIntentRoute(intents, { registry, journal })
     // A key is optional on /mcp itself (listing tools, explaining codes, the chains are open, as
     // over HTTP), and one that is sent must be valid; each tool's route then asks for what it needs.
-    if (caller) registerMcpRoute(intents, { caller, version, preValidation: keys && requireApiKey(keys, { required: false }) })
+    if (caller) registerMcpRoute(intents, { caller, version, preValidation: keys && requireApiKey(keys, { required: false }), countRequest, registry })
   })
   // In a plugin too, so that the OpenAPI plugin above has loaded when they are added.
   app.register(async (operations) => {

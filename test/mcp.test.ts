@@ -252,7 +252,7 @@ describe('MCP server at /mcp', () => {
       assert.doesNotMatch(wrong.text, /tools|jsonrpc/)
     })
 
-    it('counts each /mcp request once against the client\'s limit (a tool\'s route call is not counted again), then 429 (0xF6)', async () => {
+    it('counts an /mcp request of one tool call once against the client\'s limit (the tool\'s route call is not counted again), then 429 (0xF6)', async () => {
       const headers = { authorization: `Bearer ${apiKey}` }
       const signed = await signedIntent(world.devnet, { nonce: '21' })
       const keyless = await rawMcp(keyed.baseUrl, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'execute_intent', arguments: { intent: signed } } })

@@ -2,7 +2,7 @@
 // a client of another interface (the MCP tools): with that client's Authorization, X-Chain-Id,
 // payment and address, so that keys, limits, payments, statuses and metrics are the route's own.
 // Such a request is marked with a secret of this process, so that the rate limit, which has
-// counted the client's own request already, does not count it twice.
+// counted the client's tool call already (routes/mcp.ts), does not count it twice.
 import { randomBytes, timingSafeEqual } from 'node:crypto'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { RouteRequest } from '../mcp/createMcpServer.ts'

@@ -1,7 +1,9 @@
 // The MCP server of one /mcp request: lists the tools and answers a call by sending the matching
 // request to the gateway's own HTTP route (callRoute), so that a tool answers exactly as the route
-// does, with the same API keys, limits and payments. Low-level Server with JSON Schemas: the tools'
-// schemas are the routes' own, which the SDK's zod-based registerTool would not take as they are.
+// does, with the same API keys, limits and payments. Every tool call is counted against the
+// client's rate limit first (admitToolCall), however it arrived, alone or in a batch. Low-level
+// Server with JSON Schemas: the tools' schemas are the routes' own, which the SDK's zod-based
+// registerTool would not take as they are.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { CallToolRequestSchema, type CallToolResult, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js'
 import { encodePaymentSignatureHeader } from '@x402/core/http'
@@ -10,6 +12,7 @@ import { httpMeanings } from '../http/schemas/httpSchemas.ts'
 import { toProblemDetails } from '../http/problemDetails.ts'
 import { getStatusCode, Status } from '../status/statusCodes.ts'
 import { checkToolArguments } from './checkToolArguments.ts'
+import { findTooDeep } from './findTooDeep.ts'
 import { type McpTool, type McpToolName, mcpTools } from './mcpTools.ts'
 import { type RouteAnswer, toToolResult } from './toToolResult.ts'
 
@@ -26,12 +29,17 @@ export type RouteRequest = {
 
 export type CreateMcpServerParameters = {
   callRoute: (request: RouteRequest) => Promise<RouteAnswer>
+  /**
+   * Counts one tool call against the client's rate limit: the route's answer refusing it (429,
+   * 0xF6, Retry-After) when over the limit, else undefined. `chainId` is the tool's, if any.
+   */
+  admitToolCall?: ((chainId: string | undefined) => Promise<RouteAnswer | undefined>) | undefined
   version: string
 }
 
 const byName = new Map<string, McpTool>(mcpTools.map((t) => [t.name, t]))
 
-export function createMcpServer({ callRoute, version }: CreateMcpServerParameters): Server {
+export function createMcpServer({ callRoute, admitToolCall, version }: CreateMcpServerParameters): Server {
   const server = new Server(
     { name: 'intent-gateway', title: 'Intent Gateway', version },
     {
@@ -47,21 +55,24 @@ export function createMcpServer({ callRoute, version }: CreateMcpServerParameter
   }))
 
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+    const args = (request.params.arguments ?? {}) as Record<string, unknown>
+    // Counted first, whatever follows, as an HTTP request is counted before its body is read.
+    const refusal = await admitToolCall?.(typeof args.chainId === 'string' ? args.chainId : undefined)
+    if (refusal) return withoutRow(request.params.name, toToolResult(refusal))
+    // Before anything serializes them: a value nested thousands deep would overflow the stack.
+    const tooDeep = findTooDeep({
+      ...args,
+      ...Object.fromEntries(Object.entries(request.params._meta ?? {}).map(([name, value]) => [`_meta.${name}`, value])),
+    })
+    if (tooDeep) throw new McpError(ErrorCode.InvalidParams, `${tooDeep.field} ${tooDeep.message}`, { errors: [tooDeep] })
     const tool = byName.get(request.params.name)
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name} (the tools are: ${mcpTools.map((t) => t.name).join(', ')})`)
-    const args = (request.params.arguments ?? {}) as Record<string, unknown>
     const errors = checkToolArguments(tool.inputSchema, args)
     const payment = request.params._meta?.['x402/payment']
     if (payment !== undefined && (typeof payment !== 'object' || payment === null || Array.isArray(payment))) {
       errors.push({ field: '_meta.x402/payment', message: 'must be an x402 PaymentPayload object' })
     }
-    if (errors.length > 0) {
-      const result = badArguments(tool.name, errors)
-      // explain_status answers with a row of the status table, which a problem does not fit: its
-      // refusal is the problem as text alone.
-      if (tool.name === 'explain_status') delete result.structuredContent
-      return result
-    }
+    if (errors.length > 0) return withoutRow(tool.name, badArguments(tool.name, errors))
 
     if (tool.name === 'explain_status') return explainStatus(String(args.code))
     const route = toRouteRequest(tool.name, args)
@@ -96,6 +107,15 @@ function explainStatus(code: string): CallToolResult {
     httpMeaning: httpMeanings[entry.httpStatus] ?? (entry.reserved ? 'a reserved code: the contract that returned it is at fault' : 'see GET /status-codes'),
   }
   return { content: [{ type: 'text', text: JSON.stringify(structuredContent) }], structuredContent }
+}
+
+/**
+ * explain_status answers with a row of the status table, which a problem does not fit (a client
+ * checks structuredContent against the output schema): its refusals are the problem as text alone.
+ */
+function withoutRow(tool: string, result: CallToolResult): CallToolResult {
+  if (tool === 'explain_status') delete result.structuredContent
+  return result
 }
 
 /** Arguments the tool itself refuses: a 400 problem naming them, as the routes answer bad input. */

@@ -1,5 +1,6 @@
 // Per-client rate limit on the intent routes and /mcp: a client is its API key when it sent a valid one,
-// else its address. Over the limit: 429, 0xF6, Retry-After, the common headers.
+// else its address. Over the limit: 429, 0xF6, Retry-After, the common headers. The MCP tools count
+// their calls in the same budget through the function registerRateLimit returns.
 import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Redis } from 'ioredis'
@@ -12,22 +13,38 @@ export type RateLimitOptions = {
   max: number
   windowMs: number
   keys: ApiKeyCheck | undefined
-  /** Requests the gateway sends its own routes for a client whose request was counted already (the MCP tools). */
+  /** Requests the gateway sends its own routes for a client whose call was counted already (the MCP tools, see CountRequest). */
   isInProcess?: ((request: FastifyRequest) => boolean) | undefined
   /** Counts in Redis, shared by every instance (REDIS_URL); default: this process's memory. */
   redis?: Redis | undefined
 }
 
+/**
+ * Counts one more request of the client that sent `request` (an /mcp request: one of its tool
+ * calls) in the same budget as its HTTP requests: the refusal HTTP answers once over the limit,
+ * else undefined.
+ */
+export type CountRequest = (request: FastifyRequest) => Promise<GatewayError | undefined>
+
 /** The routes the limit covers: the intent routes, and /mcp, which reaches them. */
 const limited = (url: string | undefined) => url !== undefined && (url.startsWith('/intents/') || url === '/mcp')
 
-export function registerRateLimit(app: FastifyInstance, { max, windowMs, keys, isInProcess, redis }: RateLimitOptions) {
+export function registerRateLimit(app: FastifyInstance, { max, windowMs, keys, isInProcess, redis }: RateLimitOptions): CountRequest {
+  const tooMany = (ttlMs: number) => {
+    const seconds = Math.max(1, Math.ceil(ttlMs / 1000))
+    return new GatewayError('Too many requests', {
+      code: 'RATE_LIMITED',
+      status: Status.RATE_LIMITED,
+      details: `at most ${max} requests per ${windowMs / 1000} s per client; retry after ${seconds} s`,
+      headers: { 'retry-after': String(seconds) },
+    })
+  }
   app.register(rateLimit, {
     global: true,
     // Decided on the route the router matched, never on the raw URL: the router decodes the path
     // (`/%69ntents/validate` is `/intents/validate`). Health, status codes and chains stay
     // unlimited: probes must never be turned away. An MCP tool's call of an intent route is
-    // counted once, as the /mcp request that carried it.
+    // counted by the MCP server as the tool call that made it (CountRequest), never twice.
     allowList: (request) => !limited(request.routeOptions.url) || (isInProcess?.(request) ?? false),
     max,
     timeWindow: windowMs,
@@ -42,12 +59,15 @@ export function registerRateLimit(app: FastifyInstance, { max, windowMs, keys, i
       const keyId = keys && identifyBearerKey(keys, request.headers.authorization)
       return keyId ? `key:${keyId}` : `ip:${request.ip}`
     },
-    errorResponseBuilder: (_request, context) =>
-      new GatewayError('Too many requests', {
-        code: 'RATE_LIMITED',
-        status: Status.RATE_LIMITED,
-        details: `at most ${context.max} requests per ${windowMs / 1000} s per client; retry after ${context.after}`,
-        headers: { 'retry-after': String(Math.max(1, Math.ceil(context.ttl / 1000))) },
-      }),
+    errorResponseBuilder: (_request, context) => tooMany(context.ttl),
   })
+
+  // The plugin's own counter (same store, keys and window), decorated once the plugin has loaded:
+  // looked up at the first count, which is always later, during a request.
+  let count: ReturnType<FastifyInstance['createRateLimit']> | undefined
+  return async (request) => {
+    count ??= app.createRateLimit()
+    const counted = await count(request)
+    return !counted.isAllowed && counted.isExceeded ? tooMany(counted.ttl) : undefined
+  }
 }

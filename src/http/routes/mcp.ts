@@ -4,15 +4,28 @@
 // web-standard one, answering with JSON: its answer goes out through this reply, so the common
 // headers, the security headers and the metrics apply to /mcp as to every route. GET and DELETE
 // (a server-sent stream, the end of a session) have nothing to offer without sessions: 405.
+// Rate limit: the /mcp request is counted when it arrives, as every request is (so initialize and
+// tools/list cost one); that count pays for its first tool call, and each further tool call counts
+// one more, so that a batch of N tool calls costs N, as N HTTP requests would. A batch may hold
+// at most maxBatchSize messages.
 import type { FastifyInstance, FastifyRequest, preValidationAsyncHookHandler } from 'fastify'
+import type { ChainRegistry } from '../../chains/createChainRegistry.ts'
 import type { RouteCaller } from '../createRouteCaller.ts'
+import type { CountRequest } from '../plugins/rateLimit.ts'
 import { apiKeyOptional, jsonResponse, outcomeResponses } from '../schemas/httpSchemas.ts'
+import { toProblemAnswer } from '../../mcp/toProblemAnswer.ts'
 
 export type McpRouteOptions = {
   caller: RouteCaller
   /** The server version the MCP handshake names. */
   version: string
   preValidation?: preValidationAsyncHookHandler | undefined
+  /** The rate limit's counter, when there is a limit: each tool call is counted with it. */
+  countRequest?: CountRequest | undefined
+  /** Names the chain of a tool call refused before it reaches its route. */
+  registry: ChainRegistry
+  /** The most JSON-RPC messages one batch may hold (default 32). */
+  maxBatchSize?: number | undefined
 }
 
 const jsonRpcMessage = {
@@ -29,13 +42,16 @@ const hopByHop = new Set(['host', 'content-length', 'connection', 'transfer-enco
 let mcpModules: Promise<[typeof import('../../mcp/createMcpServer.ts'), typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js')]> | undefined
 const loadMcp = () => (mcpModules ??= Promise.all([import('../../mcp/createMcpServer.ts'), import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js')]))
 
-export function registerMcpRoute(app: FastifyInstance, { caller, version, preValidation }: McpRouteOptions) {
+export function registerMcpRoute(app: FastifyInstance, { caller, version, preValidation, countRequest, registry, maxBatchSize = 32 }: McpRouteOptions) {
   const schema = {
     operationId: 'mcp',
     tags: ['agents'],
     summary: 'Model Context Protocol server (Streamable HTTP, stateless): the gateway\'s operations as MCP tools',
     description:
-      'Tools: validate_intent, execute_intent, get_intent, list_chains, explain_status. Each tool sends the same request to the matching route (with this request\'s Authorization and X-Chain-Id) and returns its answer: `httpStatus`, `erc1066Status`, `headers` and `body` as structuredContent, `isError` from 400 on; a 402 carries the x402 PaymentRequired, paid with `_meta["x402/payment"]`. Send `Accept: application/json, text/event-stream`. Answers are JSON (no stream); there are no sessions, so GET and DELETE answer 405. With API keys configured, a key is optional here, a key that is sent must be valid, and execute_intent needs one; the rate limit counts each /mcp request.',
+      'Tools: validate_intent, execute_intent, get_intent, list_chains, explain_status. Each tool sends the same request to the matching route (with this request\'s Authorization and X-Chain-Id) and returns its answer: `httpStatus`, `erc1066Status`, `headers` and `body` as structuredContent, `isError` from 400 on; a 402 carries the x402 PaymentRequired, paid with `_meta["x402/payment"]`. Send `Accept: application/json, text/event-stream`. Answers are JSON (no stream); there are no sessions, so GET and DELETE answer 405. With API keys configured, a key is optional here, a key that is sent must be valid, and execute_intent needs one. ' +
+      'The rate limit is the client\'s HTTP budget (its API key, else its address): an /mcp request counts as one request and pays for its first tool call; each further tool call, batched or not, counts as one more (a batch of N tool calls costs N, as N HTTP requests would). ' +
+      'A tool call over the limit has the route\'s 429 (0xF6) as its result, `retry-after` among its headers; an /mcp request over the limit is answered 429 itself. ' +
+      `A batch holds at most ${maxBatchSize} messages (more: 400, JSON-RPC -32600). Arguments nested deeper than 32 levels answer JSON-RPC -32602 naming the argument.`,
     body: jsonRpcMessage,
     response: {
       200: jsonResponse('the JSON-RPC response (a tool result, the tool list, the initialize result), or a JSON-RPC error', { type: ['object', 'array'], additionalProperties: true }),
@@ -53,8 +69,13 @@ export function registerMcpRoute(app: FastifyInstance, { caller, version, preVal
       ...(preValidation ? { preValidation } : {}),
     },
     async (request, reply) => {
+      if (Array.isArray(request.body) && request.body.length > maxBatchSize) {
+        const error = { code: -32600, message: `Invalid Request: a batch holds at most ${maxBatchSize} messages; this one holds ${request.body.length}` }
+        // As text, like the transport's own JSON-RPC errors: the 400 problem schema would drop its fields.
+        return reply.code(400 as 200).type('application/json').send(JSON.stringify({ jsonrpc: '2.0', id: null, error }))
+      }
       const [{ createMcpServer }, { WebStandardStreamableHTTPServerTransport }] = await loadMcp()
-      const server = createMcpServer({ callRoute: (route) => caller.call(request, route), version })
+      const server = createMcpServer({ callRoute: (route) => caller.call(request, route), admitToolCall: countRequest && admitter(request, countRequest, registry), version })
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
       try {
         await server.connect(transport)
@@ -71,6 +92,27 @@ export function registerMcpRoute(app: FastifyInstance, { caller, version, preVal
       }
     },
   )
+}
+
+/**
+ * Counts the tool calls of one /mcp request, the first with the request itself, the others one
+ * after the other: the memory store hands back its live counter, so counts made side by side
+ * would each read the total of all of them and refuse calls still within the limit.
+ */
+function admitter(request: FastifyRequest, countRequest: CountRequest, registry: ChainRegistry) {
+  let paid = true
+  let previous: Promise<unknown> = Promise.resolve()
+  return async (chainId: string | undefined) => {
+    if (paid) {
+      paid = false
+      return undefined
+    }
+    const counted = previous.then(() => countRequest(request))
+    previous = counted.catch(() => undefined)
+    const refusal = await counted
+    const header = request.headers['x-chain-id']
+    return refusal && toProblemAnswer(refusal, registry.describe(chainId ?? (Array.isArray(header) ? header[0] : header)))
+  }
 }
 
 function toWebRequest(request: FastifyRequest): Request {
