@@ -7,6 +7,7 @@ import type { InterfacesConfig } from '../../src/config/interfacesConfig.ts'
 import type { ChainConfig } from '../../src/config/loadConfig.ts'
 import type { StorageConfig } from '../../src/config/storageConfig.ts'
 import type { PaymentsConfig } from '../../src/config/paymentsConfig.ts'
+import type { ExecutionGuardConfig } from '../../src/intents/createExecutionGuard.ts'
 import { demoCounterArtifact } from '../../src/contracts/demoCounterArtifact.ts'
 import { createGateway, type Gateway } from '../../src/createGateway.ts'
 import { createDevClients } from '../../src/devnet/deployContracts.ts'
@@ -42,6 +43,7 @@ export async function startTestGateway(params: {
   maxFeePerGas?: number
   storage?: StorageConfig
   validateCache?: boolean
+  limits?: ExecutionGuardConfig
 }): Promise<TestGateway> {
   const logs: string[] = []
   const logger = createLogger({ level: 'info', destination: { write: (line: string) => void logs.push(line) } })
@@ -70,6 +72,7 @@ export async function startTestGateway(params: {
       maxFeePerGas: params.maxFeePerGas,
       storage: params.storage,
       validateCache: params.validateCache,
+      limits: params.limits,
       receiptTimeoutMs: params.receiptTimeoutMs ?? 10_000,
       rpcTimeoutMs: params.rpcTimeoutMs ?? 2_000,
       pollingIntervalMs: 20,
