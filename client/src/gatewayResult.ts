@@ -11,7 +11,8 @@ import type { ChainType } from './intentInput.ts'
  *   signer, or the price is beyond the spend controls: `paymentError`);
  * - `sign`: the sender's signature is required or was refused (0xE5, or 0xE4 with `signing`);
  * - `fund`: the chain says the sender's deposit or policy cap is short (0x54): `funding`;
- * - `deny`: refused for good (bad input, disallowed, expired, already executed, ...).
+ * - `deny`: refused for good (bad input, disallowed, expired, reverted, another intent on a used
+ *   nonce, ...). A repeat of an executed intent is `done` (`replayed`), not refused.
  */
 export type GatewayAction = 'done' | 'retry' | 'pay' | 'sign' | 'fund' | 'deny'
 
@@ -36,6 +37,11 @@ export type GatewayResult<TBody = Record<string, unknown>> = {
   transactionHash: Hex | undefined
   blockNumber: bigint | undefined
   gasUsed: bigint | undefined
+  /**
+   * A repeat of an intent the gateway sent already: its one outcome answered again (nothing sent
+   * or charged). An agent whose first answer was lost learns the outcome this way.
+   */
+  replayed: boolean
   /** Input errors of a 4xx: the field and what is wrong with it. */
   errors: { field: string; message: string }[] | undefined
   /** With 0xE5 and 0xE4: what the sender must sign (EVM: EIP-712 typed data). */

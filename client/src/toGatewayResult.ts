@@ -46,6 +46,7 @@ export async function toGatewayResult(response: Response, extra: { paymentError?
     transactionHash: str(body.transactionHash) as Hex | undefined,
     blockNumber: big(body.blockNumber),
     gasUsed: big(body.gasUsed),
+    replayed: body.replayed === true,
     errors: Array.isArray(body.errors) ? (body.errors as { field: string; message: string }[]) : undefined,
     signing,
     paymentRequired,

@@ -87,4 +87,14 @@ describe('parsePaymentsConfig', () => {
     assert.deepEqual(parse({ X402_PRICES: prices, FACILITATOR_PRIVATE_KEY: '0x1234' }).problems, ['FACILITATOR_PRIVATE_KEY: not a 32-byte hex private key (0x + 64 hex digits)'])
     assert.deepEqual(parse({ X402_PRICES: prices, FACILITATOR_URL: 'ftp://x' }).problems, ['FACILITATOR_URL: "ftp:" is not http or https'])
   })
+
+  it('reads maxGas, the most gas one paid execute buys, and refuses what is not an integer of at least 21000', () => {
+    const good = parse({ X402_PRICES: JSON.stringify({ 'eip155:31337': { execute: { ...tokenPrice, maxGas: 250000 } } }), FACILITATOR_PRIVATE_KEY: facilitator })
+    assert.deepEqual(good.problems, [])
+    assert.equal(good.config?.prices['eip155:31337']?.execute?.maxGas, 250_000n)
+    for (const maxGas of [20_999, 1.5, '300000', -1]) {
+      const bad = parse({ X402_PRICES: JSON.stringify({ 'eip155:31337': { execute: { ...tokenPrice, maxGas } } }), FACILITATOR_PRIVATE_KEY: facilitator })
+      assert.deepEqual(bad.problems, ['X402_PRICES["eip155:31337"].execute.maxGas: must be an integer of at least 21000: the most gas one payment buys'])
+    }
+  })
 })

@@ -36,6 +36,8 @@ export async function startDevnet({ blockTime, port, chainId, statePath }: { blo
               payTo: demo.payment.payTo,
               price: { asset: demo.payment.asset, amount: '10000', extra: { name: demo.payment.name, version: demo.payment.version } },
               maxTimeoutSeconds: 300,
+              // What 0.01 DemoDollar buys: a few calls' worth, not MAX_GAS_PER_EXECUTION's 5M.
+              maxGas: 1_000_000n,
             },
           },
         },

@@ -39,7 +39,7 @@ export function solanaDemoCommands({ baseUrl, devnet, apiKey }: { baseUrl: strin
     ['410 TOO_LATE (0x21): validBefore in the past', curl(intent({ validBefore: '1' }))],
     ['202 TOO_EARLY (0x20): validAfter in the future', curl(intent({ validAfter: '4102444800' }))],
     ['421 UNSUPPORTED_CHAIN (0xA2): a Solana chain this gateway does not serve', curl(intent({}), 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp')],
-    ['200 EXECUTED (0x11): an intent signed by its sender (Ed25519 over the 32-byte intent hash); run it again for 409 NONCE_USED (0x22)', curl(toBody(signed, signature), chainId, 'execute')],
+    ['200 EXECUTED (0x11): an intent signed by its sender (Ed25519 over the 32-byte intent hash); run it again: the same answer, replayed (nothing sent)', curl(toBody(signed, signature), chainId, 'execute')],
     ['401 SIGNATURE_REQUIRED (0xE5): the same intent unsigned (nonce 2); the answer carries `signing`, what to sign', curl(toBody(executed(2n)), chainId, 'execute')],
   ]
   // The same layout as the EVM commands (demoCommands), so one reader (and the start-up test) takes both.
