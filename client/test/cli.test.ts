@@ -75,7 +75,7 @@ describe('intent-gateway CLI against a gateway on anvil', () => {
     assert.equal(out.body.statusName, 'SUCCESS')
   })
 
-  it('execute without a key: exit 4 (sign) with the typed data; with INTENT_SIGNER_PRIVATE_KEY: exit 0, 0x11; again: exit 3, 409 0x22', async () => {
+  it('execute without a key: exit 4 (sign) with the typed data; with INTENT_SIGNER_PRIVATE_KEY: exit 0, 0x11; again: exit 0, replayed', async () => {
     const file = intentFile('exec', { nonce: '2' })
     const unsigned = await run(['execute', '--url', url, '--json', '--intent', file])
     assert.equal(unsigned.code, 4, unsigned.stdout)
@@ -89,9 +89,10 @@ describe('intent-gateway CLI against a gateway on anvil', () => {
     assert.match(out.transactionHash, /^0x[0-9a-f]{64}$/)
     assert.equal(typeof out.blockNumber, 'string')
 
+    // The same intent again: its one outcome, replayed (nothing sent): done.
     const again = await run(['execute', '--url', url, '--intent', file], { INTENT_SIGNER_PRIVATE_KEY: devnetAccounts.sender })
-    assert.equal(again.code, 3)
-    assert.match(again.stdout, /^outcome +DENY {2}HTTP 409 {2}0x22 NONCE_USED$/m)
+    assert.equal(again.code, 0, again.stdout)
+    assert.match(again.stdout, /^outcome +DONE {2}HTTP 200 {2}0x11 EXECUTED$/m)
     assert.match(again.stdout, new RegExp(`^intent hash +${out.intentHash}$`, 'm'))
 
     const status = await run(['status', out.intentHash, '--url', url, '--json'])
@@ -220,7 +221,7 @@ describe('intent-gateway CLI against a gateway on anvil', () => {
       await run(['execute', '--url', `http://127.0.0.1:${await closedPort()}`, ...flags({ nonce: '12' })], env),
     ]
     assert.equal(runs[0]!.code, 0, runs[0]!.stdout)
-    assert.equal(runs[1]!.code, 3, 'the same intent again')
+    assert.equal(runs[1]!.code, 0, 'the same intent again: replayed')
     assert.equal(runs[2]!.code, 3)
     assert.equal(runs[4]!.code, 2)
     assert.match(runs[4]!.stderr, /INTENT_SIGNER_PRIVATE_KEY must be a 32-byte key: 0x followed by 64 hex digits \(its value is not shown\)/)

@@ -65,7 +65,7 @@ describe('client library against a gateway on anvil', () => {
     assert.equal(await signIntent({ intent: body, chain, signer: sender }), fromGateway)
   })
 
-  it('executes a signed intent (done, 200 0x11, a transaction), then answers the same intent 409 0x22 as deny', async () => {
+  it('executes a signed intent (done, 200 0x11, a transaction), then answers the same intent with its outcome, replayed (done)', async () => {
     const client = createGatewayClient({ url: url(), account: sender, chainId: 'eip155:31337' })
     const body = intent({ nonce: '30' })
     const done = await client.execute(body)
@@ -83,9 +83,12 @@ describe('client library against a gateway on anvil', () => {
     assert.equal(receipt.status, 'success')
 
     const again = await client.execute(body)
-    assert.equal(again.httpStatus, 409)
-    assert.equal(again.status, '0x22')
-    assert.equal(again.action, 'deny')
+    assert.equal(again.httpStatus, 200)
+    assert.equal(again.status, '0x11')
+    assert.equal(again.action, 'done')
+    assert.equal(again.replayed, true)
+    assert.equal(again.transactionHash, done.transactionHash)
+    assert.equal(done.replayed, false)
 
     const state = await client.getIntent(done.intentHash!)
     assert.equal(state.action, 'done')
