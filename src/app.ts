@@ -87,7 +87,9 @@ export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutM
   const { frameworkErrors, clientErrorHandler } = createFrameworkErrorHandlers({ registry, maxParamLength })
   const app = Fastify({
     // Node's bounds against slow and idle clients, which Fastify leaves off (see createHttpServer).
-    serverFactory: (handler) => createHttpServer({ handler, requestTimeoutMs, idleTimeoutMs, maxConnections, maxConnectionsPerClient, trustedProxies, logger }),
+    // The rest of a body over the limit is read (up to 4x the limit, at least 4 MiB) so that the 413 reaches its client.
+    serverFactory: (handler) =>
+      createHttpServer({ handler, requestTimeoutMs, idleTimeoutMs, maxConnections, maxConnectionsPerClient, trustedProxies, lingerBytes: Math.max(4 * bodyLimit, 4 * 1024 * 1024), logger }),
     // X-Forwarded-For is believed from the trusted proxies only; from anyone else, request.ip is the peer.
     trustProxy: trustedProxies.length > 0 ? [...trustedProxies] : false,
     loggerInstance: logger as FastifyBaseLogger,

@@ -3,8 +3,10 @@
 // with no request in progress (before its first, between keep-alive requests) is closed after
 // idleTimeoutMs; at most maxConnections are open at once, and at most maxConnectionsPerClient
 // from one client address, the next ones refused at accept. A request in progress is never idle:
-// a slow answer (an execute waiting for its receipt) is not cut.
-import { createServer, type RequestListener, type Server } from 'node:http'
+// a slow answer (an execute waiting for its receipt) is not cut. An answer given before the body
+// was read (413) reaches the client: the rest of the body is read and discarded, up to a bound,
+// before the connection is closed.
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http'
 import { BlockList, isIPv4 } from 'node:net'
 import type { Logger } from 'pino'
 import { toClientAddressKey } from './toClientAddressKey.ts'
@@ -18,6 +20,10 @@ export type CreateHttpServerParameters = {
   maxConnectionsPerClient?: number | undefined
   /** Proxies (IPs and CIDRs) whose connections carry many clients: not capped per address. */
   trustedProxies?: readonly string[] | undefined
+  /** The most of an unread body read and discarded after its answer before the connection is cut; default 4 MiB. */
+  lingerBytes?: number | undefined
+  /** The longest a connection lingers after its answer for the rest of a body; default 5 s. */
+  lingerMs?: number | undefined
   logger: Logger
 }
 
@@ -28,6 +34,8 @@ export function createHttpServer({
   maxConnections,
   maxConnectionsPerClient = maxConnections,
   trustedProxies = [],
+  lingerBytes = 4 * 1024 * 1024,
+  lingerMs = 5_000,
   logger,
 }: CreateHttpServerParameters): Server {
   const server = createServer(
@@ -46,8 +54,10 @@ export function createHttpServer({
   // for the timeout, Node destroys the socket); the first request disarms it, as Node does for
   // the keep-alive timer.
   server.on('connection', (socket) => socket.setTimeout(idleTimeoutMs))
-  server.on('request', (request) => {
+  // Before the handler, which may answer at once.
+  server.prependListener('request', (request: IncomingMessage, response: ServerResponse) => {
     request.socket.setTimeout(0)
+    lingerAfterEarlyAnswer(request, response, { lingerBytes, lingerMs })
   })
 
   // Refusals are logged at most once every 10 s, with how many there were.
@@ -86,6 +96,37 @@ export function createHttpServer({
     })
   })
   return server
+}
+
+/**
+ * An answer sent before the body was read (413 for a declared or streamed body over the limit)
+ * closes the connection. Closing it while the client is still sending makes the kernel answer
+ * the unread bytes with a reset, which can destroy the answer in the client's buffer before it
+ * is read. So the body's rest is read and discarded, up to lingerBytes and lingerMs, and the
+ * connection closed once it has all come in (or the client closes first).
+ */
+function lingerAfterEarlyAnswer(request: IncomingMessage, response: ServerResponse, { lingerBytes, lingerMs }: { lingerBytes: number; lingerMs: number }) {
+  response.once('prefinish', () => {
+    if (request.complete) return
+    // Reading from here on also keeps Node from dumping the body unseen, so it can be counted.
+    let read = 0
+    request.on('data', (chunk: Buffer) => {
+      read += chunk.length
+      if (read > lingerBytes) request.socket.destroy()
+    })
+    response.once('finish', () => {
+      const socket = request.socket
+      // Node ended the socket after a closing answer and would destroy it once the answer is out;
+      // an answer that keeps the connection leaves nothing to do (the body is read as above).
+      if (request.complete || socket.destroyed || !socket.listeners('finish').includes(socket.destroy)) return
+      socket.removeListener('finish', socket.destroy)
+      const close = () => (socket.writableFinished ? socket.destroy() : socket.once('finish', () => socket.destroy()))
+      const timer = setTimeout(() => socket.destroy(), lingerMs)
+      request.once('end', close)
+      socket.once('end', close)
+      socket.once('close', () => clearTimeout(timer))
+    })
+  })
 }
 
 /** A report that runs at most once every 10 s; answers whether it ran. */
