@@ -51,14 +51,22 @@ function getFrom(localAddress: string, port: number, path: string, headers: Reco
   })
 }
 
-/** An idle connection from `localAddress`; resolves when it closes (by the gateway, or after 8 s by us) with how long it lived. */
-function idleFrom(localAddress: string, port: number, onOpen?: (socket: Socket) => void) {
-  return new Promise<{ ms: number }>((resolve) => {
+/**
+ * An idle connection from `localAddress`; resolves when it closes (by the gateway, or after 8 s by
+ * us) with how long it lived and whether it connected. It is in `sockets` while it is open.
+ */
+function idleFrom(localAddress: string, port: number, sockets?: Set<Socket>) {
+  return new Promise<{ ms: number; connected: boolean }>((resolve) => {
     const started = performance.now()
-    const socket = connect({ host: '127.0.0.1', port, localAddress }, () => onOpen?.(socket))
+    let connected = false
+    const socket = connect({ host: '127.0.0.1', port, localAddress }, () => (connected = true))
+    sockets?.add(socket)
     socket.on('error', () => undefined)
     socket.setTimeout(8_000, () => socket.destroy())
-    socket.on('close', () => resolve({ ms: performance.now() - started }))
+    socket.on('close', () => {
+      sockets?.delete(socket)
+      resolve({ ms: performance.now() - started, connected })
+    })
   })
 }
 
@@ -85,14 +93,9 @@ describe('connection limits per client', () => {
     const open = new Set<Socket>()
     const slot = async () => {
       for (let round = 0; round < 40 && flooding; round++) {
-        let socket: Socket | undefined
-        const { ms } = await idleFrom('127.0.0.1', gateway.port, (s) => {
-          socket = s
-          open.add(s)
-          opened++
-        })
-        if (socket) open.delete(socket)
-        if (ms < 300) closedAtOnce++
+        const { ms, connected } = await idleFrom('127.0.0.1', gateway.port, open)
+        if (connected) opened++
+        if (connected && ms < 300) closedAtOnce++
         if (flooding) await wait(250)
       }
     }
