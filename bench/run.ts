@@ -150,6 +150,11 @@ async function startGateway(devnet: Devnet, relayerKey: Hex) {
       // (production's default is 200 ms: one head read per interval per chain while anything waits).
       RECEIPT_POLL_MS: '50',
       API_KEYS: benchApiKey,
+      // wrk opens up to 200 connections from one address: the load generator, not a flood.
+      MAX_CONNECTIONS_PER_CLIENT: '512',
+      // The bench's executes all come from one client and one sender: its limits are not what is measured.
+      STANDING_MAX_REVERTS_PER_SENDER: '0',
+      STANDING_MAX_REVERTS_PER_CLIENT: '0',
       // A fresh journal per run (the chain is fresh too), on disk and fsynced as in production.
       JOURNAL_PATH: join(journalDir, 'journal.sqlite'),
       // BENCH_GATEWAY_ENV='{"MULTICALL":"false"}': a lever off (or any setting changed), to measure it alone.

@@ -58,6 +58,10 @@ export type BuildAppParameters = {
   idleTimeoutMs?: number | undefined
   /** How many connections may be open at once; more are refused. */
   maxConnections?: number | undefined
+  /** How many of those one client address may hold (an IPv6 client by its /64); default: maxConnections. */
+  maxConnectionsPerClient?: number | undefined
+  /** Proxies (IPs, CIDRs) whose X-Forwarded-For names the client (request.ip) and whose connections are not capped per address. */
+  trustedProxies?: readonly string[] | undefined
   receiptTimeoutMs: number
   /** Refuse unsigned executes at once with 401 (0xE5) instead of asking the chain. */
   requireSignedIntents?: boolean | undefined
@@ -80,13 +84,17 @@ export type BuildAppParameters = {
   guard?: ExecutionGuard | undefined
 }
 
-export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutMs = 30_000, idleTimeoutMs = 5_000, maxConnections = 512, receiptTimeoutMs, auth, rateLimit, instance, corsOrigins = [], requireSignedIntents = false, metrics, metricsToken, serveMetrics = true, mcp = { enabled: true }, version = '0.1.0', payments, guard }: BuildAppParameters): FastifyInstance {
+export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutMs = 30_000, idleTimeoutMs = 5_000, maxConnections = 512, maxConnectionsPerClient, trustedProxies = [], receiptTimeoutMs, auth, rateLimit, instance, corsOrigins = [], requireSignedIntents = false, metrics, metricsToken, serveMetrics = true, mcp = { enabled: true }, version = '0.1.0', payments, guard }: BuildAppParameters): FastifyInstance {
   // Answers given before the routes and hooks (unreadable paths, unparsable requests) keep the
   // gateway's format too.
   const { frameworkErrors, clientErrorHandler } = createFrameworkErrorHandlers({ registry, maxParamLength })
   const app = Fastify({
     // Node's bounds against slow and idle clients, which Fastify leaves off (see createHttpServer).
-    serverFactory: (handler) => createHttpServer({ handler, requestTimeoutMs, idleTimeoutMs, maxConnections, logger }),
+    // The rest of a body over the limit is read (up to 4x the limit, at least 4 MiB) so that the 413 reaches its client.
+    serverFactory: (handler) =>
+      createHttpServer({ handler, requestTimeoutMs, idleTimeoutMs, maxConnections, maxConnectionsPerClient, trustedProxies, lingerBytes: Math.max(4 * bodyLimit, 4 * 1024 * 1024), logger }),
+    // X-Forwarded-For is believed from the trusted proxies only; from anyone else, request.ip is the peer.
+    trustProxy: trustedProxies.length > 0 ? [...trustedProxies] : false,
     loggerInstance: logger as FastifyBaseLogger,
     // One line per request from the onResponse hook below instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),

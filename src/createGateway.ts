@@ -68,6 +68,10 @@ export type CreateGatewayParameters = {
     requestTimeoutMs?: number | undefined
     idleTimeoutMs?: number | undefined
     maxConnections?: number | undefined
+    /** Connections one client address may hold (MAX_CONNECTIONS_PER_CLIENT); default: maxConnections. */
+    maxConnectionsPerClient?: number | undefined
+    /** Proxies whose X-Forwarded-For names the client (TRUSTED_PROXIES); default: none. */
+    trustedProxies?: string[] | undefined
     corsOrigins?: string[] | undefined
     /** Refuse unsigned executes at once (401, 0xE5); default false: the chain decides. */
     requireSignedIntents?: boolean | undefined
@@ -232,6 +236,8 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
     requestTimeoutMs: config.requestTimeoutMs,
     idleTimeoutMs: config.idleTimeoutMs,
     maxConnections: config.maxConnections,
+    maxConnectionsPerClient: config.maxConnectionsPerClient,
+    trustedProxies: config.trustedProxies,
     corsOrigins: config.corsOrigins,
     receiptTimeoutMs: config.receiptTimeoutMs,
     auth: config.auth,

@@ -154,6 +154,23 @@ describe('loadConfig', () => {
     ])
   })
 
+  it('reads the cap per client and the trusted proxies, reporting every bad entry', () => {
+    const config = loadConfig(complete)
+    assert.equal(config.maxConnectionsPerClient, 64)
+    assert.deepEqual(config.trustedProxies, [])
+    const set = loadConfig({ ...complete, MAX_CONNECTIONS_PER_CLIENT: '8', TRUSTED_PROXIES: ' 10.0.0.1, 10.1.0.0/16 ,2001:db8::/032,::1 ' })
+    assert.equal(set.maxConnectionsPerClient, 8)
+    assert.deepEqual(set.trustedProxies, ['10.0.0.1', '10.1.0.0/16', '2001:db8::/32', '::1'])
+    assert.deepEqual(problems({ ...complete, MAX_CONNECTIONS_PER_CLIENT: '0', TRUSTED_PROXIES: '10.0.0.1,proxy.example,10.0.0.0/33,10.0.0.0/8/8,::1/129,10.0.0.0/x' }), [
+      'MAX_CONNECTIONS_PER_CLIENT: "0" is not an integer between 1 and 1000000',
+      'TRUSTED_PROXIES: entry 2 "proxy.example" is not an IP address or CIDR range (such as 10.0.0.1 or 10.0.0.0/8)',
+      'TRUSTED_PROXIES: entry 3 "10.0.0.0/33" has a prefix length that is not an integer between 0 and 32',
+      'TRUSTED_PROXIES: entry 4 "10.0.0.0/8/8" is not an IP address or CIDR range (such as 10.0.0.1 or 10.0.0.0/8)',
+      'TRUSTED_PROXIES: entry 5 "::1/129" has a prefix length that is not an integer between 0 and 128',
+      'TRUSTED_PROXIES: entry 6 "10.0.0.0/x" has a prefix length that is not an integer between 0 and 32',
+    ])
+  })
+
   it('refuses a mixed-case address with a wrong checksum', () => {
     const bad = a.replace('F', 'f')
     assert.deepEqual(problems({ ...complete, EXECUTOR_ADDRESSES: JSON.stringify({ '84532': bad }) }), [

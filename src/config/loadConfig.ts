@@ -8,6 +8,7 @@ import type { ExecutionGuardConfig } from '../intents/createExecutionGuard.ts'
 import { type StorageConfig, storageConfig } from './storageConfig.ts'
 import { type PaymentsConfig, parsePaymentsConfig } from './paymentsConfig.ts'
 import { solanaRelayerKey } from './solanaRelayerKey.ts'
+import { readTrustedProxies } from './readTrustedProxies.ts'
 import { type Address, type Hex, isAddress, isHex } from 'viem'
 import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts'
 import { homedir } from 'node:os'
@@ -81,6 +82,10 @@ export type GatewayConfig = {
   idleTimeoutMs: number
   /** How many client connections may be open at once; more are refused at accept. */
   maxConnections: number
+  /** How many of those one client address (an IPv6 client by its /64) may hold; a trusted proxy's are not capped. */
+  maxConnectionsPerClient: number
+  /** Proxies (IPs, CIDRs) whose X-Forwarded-For names the client (TRUSTED_PROXIES); empty: none. */
+  trustedProxies: string[]
   /** Browser origins allowed to call the gateway (CORS); empty: no CORS headers at all. `*` allows any. */
   corsOrigins: string[]
   /** Refuse unsigned execute requests at once (401, 0xE5): production, unless ALLOW_UNSIGNED_INTENTS. */
@@ -186,6 +191,8 @@ export function loadConfig(env: Env): GatewayConfig {
   const requestTimeoutMs = readInteger(env, 'REQUEST_TIMEOUT_MS', { min: 100, max: 600_000, fallback: 30_000 }, problems)
   const idleTimeoutMs = readInteger(env, 'IDLE_TIMEOUT_MS', { min: 100, max: 600_000, fallback: 5_000 }, problems)
   const maxConnections = readInteger(env, 'MAX_CONNECTIONS', { min: 1, max: 1_000_000, fallback: 512 }, problems)
+  const maxConnectionsPerClient = readInteger(env, 'MAX_CONNECTIONS_PER_CLIENT', { min: 1, max: 1_000_000, fallback: 64 }, problems)
+  const trustedProxies = readTrustedProxies(env, problems)
   const shutdownTimeoutMs = readInteger(env, 'SHUTDOWN_TIMEOUT_MS', { min: 0, max: 600_000, fallback: 40_000 }, problems)
   const allowUnsignedIntents = readBoolean(env, 'ALLOW_UNSIGNED_INTENTS', problems)
   const maxGasPerExecution = readInteger(env, 'MAX_GAS_PER_EXECUTION', { min: 21_000, max: 1_000_000_000, fallback: 5_000_000 }, problems)
@@ -228,6 +235,8 @@ export function loadConfig(env: Env): GatewayConfig {
     requestTimeoutMs: requestTimeoutMs!,
     idleTimeoutMs: idleTimeoutMs!,
     maxConnections: maxConnections!,
+    maxConnectionsPerClient: maxConnectionsPerClient!,
+    trustedProxies,
     corsOrigins,
     requireSignedIntents: production && !allowUnsignedIntents,
     maxGasPerExecution: maxGasPerExecution!,

@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Redis } from 'ioredis'
 import type { ApiKeyCheck } from '../../auth/createApiKeyCheck.ts'
 import { identifyBearerKey } from '../../auth/identifyBearerKey.ts'
+import { toClientAddressKey } from '../toClientAddressKey.ts'
 import { GatewayError } from '../../errors/gatewayError.ts'
 import { Status } from '../../status/statusCodes.ts'
 
@@ -57,7 +58,7 @@ export function registerRateLimit(app: FastifyInstance, { max, windowMs, keys, i
     hook: 'onRequest',
     keyGenerator: (request) => {
       const keyId = keys && identifyBearerKey(keys, request.headers.authorization)
-      return keyId ? `key:${keyId}` : `ip:${request.ip}`
+      return keyId ? `key:${keyId}` : `ip:${toClientAddressKey(request.ip)}`
     },
     errorResponseBuilder: (_request, context) => tooMany(context.ttl),
   })

@@ -8,6 +8,7 @@ import type { Payments } from '../../../payments/createPayments.ts'
 import { intentSchema } from '../../../intents/intentSchema.ts'
 import { apiKeyRequired, intentExamples, intentStatuses, outcomeResponses, requestHeadersSchema } from '../../schemas/httpSchemas.ts'
 import { registerIntentRoute } from './intentRoute.ts'
+import { toClientAddressKey } from '../../toClientAddressKey.ts'
 import type { FastifyRequest } from 'fastify'
 import type { IntentRequest } from './intentRequest.ts'
 import type { IntentOutcome } from '../../../intents/intentOutcome.ts'
@@ -76,11 +77,11 @@ export function registerExecuteRoute(app: FastifyInstance, { registry, journal, 
   })
 }
 
-/** Who is asking: its API key, else who pays, else its address. */
+/** Who is asking: its API key, else who pays, else its address (an IPv6 client by its /64), as the rate limit counts it. */
 function clientOf(request: FastifyRequest, payer: string | undefined): string {
   if (request.apiKeyId !== undefined) return `key:${request.apiKeyId}`
   if (payer !== undefined) return `payer:${payer.toLowerCase()}`
-  return `ip:${request.ip}`
+  return `ip:${toClientAddressKey(request.ip)}`
 }
 
 /**
