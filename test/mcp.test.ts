@@ -136,7 +136,7 @@ describe('MCP server at /mcp', () => {
     assert.deepEqual(payment.structuredContent.body.errors, [{ field: '_meta.x402/payment', message: 'must be an x402 PaymentPayload object' }])
   })
 
-  it('execute_intent executes a signed intent once (200, 0x11), then 409 (0x22); get_intent reads it back; unsigned: 401 (0xE5) with signing', async () => {
+  it('execute_intent executes a signed intent once (200, 0x11), then replays it (200, replayed); get_intent reads it back; unsigned: 401 (0xE5) with signing', async () => {
     const signed = await signedIntent(world.devnet, { nonce: '11' })
     const executed = await call(client, 'execute_intent', { intent: signed })
     assert.equal(executed.isError, undefined, JSON.stringify(executed.structuredContent))
@@ -151,9 +151,10 @@ describe('MCP server at /mcp', () => {
     assert.equal(body.intentHash, intentHash)
 
     const again = await call(client, 'execute_intent', { intent: signed })
-    assert.equal(again.isError, true)
-    assert.equal(again.structuredContent.httpStatus, 409)
-    assert.equal(again.structuredContent.erc1066Status, '0x22')
+    assert.equal(again.isError, undefined)
+    assert.equal(again.structuredContent.httpStatus, 200)
+    assert.equal(again.structuredContent.erc1066Status, '0x11')
+    assert.equal(again.structuredContent.body.replayed, true)
     assert.equal(again.structuredContent.body.transactionHash, body.transactionHash)
 
     const readBack = await call(client, 'get_intent', { intentHash })

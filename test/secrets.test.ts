@@ -61,7 +61,7 @@ describe('secrets', () => {
       await call(post(baseUrl, '/intents/execute', intent, chain), 401)
       await call(post(baseUrl, '/intents/execute', intent, { ...chain, authorization: `Bearer ${apiKey}x` }), 401)
       const done = await call(post(baseUrl, '/intents/execute', intent, auth), 200)
-      await call(post(baseUrl, '/intents/execute', intent, auth), 409)
+      await call(post(baseUrl, '/intents/execute', intent, auth), 200)
       await call(request(baseUrl, `/intents/${done.body.intentHash}`), 200)
       await call(post(baseUrl, '/intents/execute', { ...intent, sender: 'not an address' }, auth), 400)
       await call(post(baseUrl, '/intents/validate', intent, { 'x-chain-id': '8453' }), 421)

@@ -1,6 +1,6 @@
 // Signed Solana execution end to end: the HTTP app with a relayer key, the adapter's real
 // @solana/kit client, the LiteSVM JSON-RPC front in its own process and the committed program.
-// Executed once (200 0x11, then 409), unsigned (401 0xE5 with `signing`), refusals journaled as
+// Executed once (200 0x11, then the same answer replayed), unsigned (401 0xE5 with `signing`), refusals journaled as
 // nothing, a journaled transaction the gateway never broadcast delivered by reconciliation, and
 // one whose blockhash expired dropped so that a second attempt runs once.
 import assert from 'node:assert/strict'
@@ -60,7 +60,7 @@ describe('Solana signed execution through the gateway', () => {
   const balance = async (address: Address) => (await devnet.rpc.getBalance(address).send()).value
   const vault = () => devnet.program.vaultAddress(devnet.demo.sender as Address)
 
-  it('executes a signed intent once: 200 EXECUTED (0x11) with the transaction, then 409 NONCE_USED; the journal row is settled', async () => {
+  it('executes a signed intent once: 200 EXECUTED (0x11) with the transaction, then the same answer replayed; the journal row is settled', async () => {
     const i = intent()
     const [recipientBefore, vaultBefore] = [await balance(devnet.demo.recipient), await balance(await vault())]
     const res = await execute(body(i, sign(i)))
@@ -80,8 +80,10 @@ describe('Solana signed execution through the gateway', () => {
     assert.deepEqual(row?.intent.accounts, i.accounts)
 
     const again = await execute(body(i, sign(i)))
-    assert.equal(again.status, 409, again.text)
-    assertCommonHeaders(again, { status: '0x22', chainId: devnet.chainId, chainType: 'solana' })
+    assert.equal(again.status, 200, again.text)
+    assertCommonHeaders(again, { status: '0x11', chainId: devnet.chainId, chainType: 'solana' })
+    assert.equal(again.body.replayed, true)
+    assert.equal(again.body.transactionHash, res.body.transactionHash)
     assert.equal(await balance(devnet.demo.recipient), recipientBefore + 1_000n)
   })
 
@@ -153,7 +155,7 @@ describe('Solana signed execution through the gateway', () => {
     assertCommonHeaders(res, { status: '0x16', chainId: devnet.chainId, chainType: 'solana' })
   })
 
-  it('prints a signed execute that runs once (200, then 409) and an unsigned one (401 0xE5)', async () => {
+  it('prints a signed execute that runs once (200, then replayed) and an unsigned one (401 0xE5)', async () => {
     const text = solanaDemoCommands({ baseUrl: gateway.baseUrl, devnet })
     const commands = [...text.matchAll(/# (\d{3}) [^\n]*\n\s*curl -i -X POST (\S+\/intents\/execute) .*?-H 'X-Chain-Id: (\S+)' -d '([^']+)'/g)]
     assert.deepEqual(commands.map((c) => c[1]), ['200', '401'])
@@ -162,7 +164,8 @@ describe('Solana signed execution through the gateway', () => {
       assert.equal(String(res.status), httpStatus, `${httpStatus}: ${res.text}`)
     }
     const again = await post(gateway.baseUrl, '/intents/execute', commands[0]![4]!, { 'x-chain-id': devnet.chainId })
-    assert.equal(again.status, 409, again.text)
+    assert.equal(again.status, 200, again.text)
+    assert.equal(again.body.replayed, true)
   })
 
   describe('reconciliation', () => {
@@ -240,7 +243,8 @@ describe('Solana signed execution through the gateway', () => {
       // The old bytes can never land, and the nonce record shows the intent ran (by attempt 2).
       const late = await adapter.reconcile({ ...expired, intent: i })
       assert.deepEqual(late.kind === 'dropped' && late.executed, true)
-      assert.equal((await execute(body(i, sign(i)))).status, 409)
+      const repeat = await execute(body(i, sign(i)))
+      assert.deepEqual([repeat.status, repeat.body.replayed], [200, true])
       assert.equal(await balance(devnet.demo.recipient), recipientBefore + 1_000n)
     })
   })

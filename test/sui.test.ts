@@ -199,8 +199,9 @@ describe('Sui gateway against the gRPC stand-in (Move not compiled or executed h
       assert.equal(record.body.state, 'mined')
 
       const again = await world.post('/intents/execute', body)
-      assert.equal(again.status, 409)
-      assertCommonHeaders(again, { status: '0x22', ...sui })
+      assert.equal(again.status, 200)
+      assertCommonHeaders(again, { status: '0x11', ...sui })
+      assert.equal(again.body.replayed, true)
     })
 
     it('reads the checkpoint from the node when the execute answer came before it', async () => {
