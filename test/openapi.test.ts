@@ -231,11 +231,10 @@ describe('OpenAPI document and docs page', () => {
     const readBack = await request(world.gateway.baseUrl, `/intents/${executed.headers.get('x-intent-hash')}`)
     assert.deepEqual(readBack.body, executed.body)
 
+    // The same intent again: the whole body of its outcome, replayed.
     const replay = await execute(await signIntent(world.devnet, demoIntent(world.devnet, { nonce: '7' })))
-    assert.equal(replay.status, 409, replay.text)
-    // The replay names the execution that already ran.
-    const { status: _status, erc1066Status: _code, statusName: _name, description: _description, ...executedFields } = executed.body
-    assert.deepEqual(replay.body, { ...problem(0x22, replay.headers.get('x-intent-hash'), 409, getStatusCode(0x22).description, 'this intent was already executed'), ...executedFields })
+    assert.equal(replay.status, 200, replay.text)
+    assert.deepEqual(replay.body, { ...executed.body, detail: 'this intent was executed already (replayed: nothing was sent or charged again)', replayed: true })
   })
 
   it('answers problems with whole bodies: errors on 400, signing on 401 (0xE5), paymentRequired on 402, 421', async () => {
