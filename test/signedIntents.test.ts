@@ -148,13 +148,14 @@ describe('signed intents: only the sender (or its delegate) authorizes an execut
     assert.equal(await read('nonceUsed', [world.devnet.demo.sender, 102n]), false)
   })
 
-  it('runs a signed intent once: a replay through the gateway answers 409 (0x22), and straight on the contract reverts', async () => {
+  it('runs a signed intent once: a repeat through the gateway replays its outcome, and straight on the contract reverts', async () => {
     const body = await signedIntent(world.devnet, { nonce: '103' })
     const before = await count()
     assert.equal((await execute(body)).status, 200)
     const replay = await unchanged(() => execute(body))
-    assert.equal(replay.status, 409)
-    assertCommonHeaders(replay, { status: '0x22' })
+    assert.equal(replay.status, 200)
+    assertCommonHeaders(replay, { status: '0x11' })
+    assert.equal(replay.body.replayed, true)
     await assert.rejects(simulate(devnetAccounts.other, { address: world.devnet.contracts.executor, abi: intentExecutorArtifact.abi, functionName: 'executeSigned', args: [tuple(body), body.signature] }), /ExecutionDenied[\s\S]*0x22/i)
     assert.equal(await count(), before + 1n)
   })

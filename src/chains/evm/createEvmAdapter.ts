@@ -27,6 +27,7 @@ import {
 } from 'viem'
 import { ChainUnavailableError } from '../../errors/chainUnavailableError.ts'
 import { GatewayError } from '../../errors/gatewayError.ts'
+import { RelayerError } from '../../errors/relayerError.ts'
 import type { ResolvedChain } from '../discovery/resolveChains.ts'
 import { createAnswerCache } from './createAnswerCache.ts'
 import { createCallBatcher } from './createCallBatcher.ts'
@@ -93,6 +94,9 @@ function encodeSignedIntent(intent: Intent, signature: Hex): Hex {
   return encodeAbiParameters(signedArguments, [toIntentTuple(intent), signature])
 }
 const signedArguments = intentExecutorArtifact.abi.find((i) => i.type === 'function' && i.name === 'executeSigned')!.inputs
+
+/** The most gas an execution may use, and who set it: the chain's MAX_GAS_PER_EXECUTION, or what a paid execute's price covers. */
+type GasCap = { gas: bigint; by: 'chain' | 'price' }
 
 /** Head-room over the estimate: state can move between estimate and inclusion. */
 const gasMarginPercent = 120n
@@ -468,7 +472,9 @@ export function createEvmAdapter({ chain: resolved, relayerPrivateKey, relayerPr
       return { ok: false, status, detail: status === Status.UNAUTHORIZED ? 'the executor does not accept this signature for this intent: it must be the sender\'s (or a delegate\'s of the policy) EIP-712 signature of the typed data in `signing`' : undefined }
     }
     if (!relayers) throw new Error('prepareExecution called on a chain without a relayer')
-    const cap = [options.gasCap, maxGasPerExecution].reduce<bigint | undefined>((a, b) => (a === undefined ? b : b === undefined || a < b ? a : b), undefined)
+    // The lower of the chain's cap and what a paid execute's price covers.
+    const priced = options.gasCap !== undefined && (maxGasPerExecution === undefined || options.gasCap < maxGasPerExecution)
+    const cap: GasCap | undefined = priced ? { gas: options.gasCap!, by: 'price' } : maxGasPerExecution !== undefined ? { gas: maxGasPerExecution, by: 'chain' } : undefined
 
     // Unsigned: execute(intent), which the reference executor refuses from anyone but the sender
     // (0xE5); executors with the origin's ABI authorize it their own way.
@@ -490,7 +496,7 @@ export function createEvmAdapter({ chain: resolved, relayerPrivateKey, relayerPr
       let gasLimit = (simulated.gas * gasMarginPercent) / 100n
       const previousGas = options.previous ? parseTransaction(evmSignedExecution.rawTransaction(options.previous)).gas : undefined
       if (previousGas !== undefined && gasLimit < previousGas * 2n) gasLimit = previousGas * 2n
-      if (cap !== undefined && gasLimit > cap) gasLimit = cap
+      if (cap !== undefined && gasLimit > cap.gas) gasLimit = cap.gas
       const limit = gasLimit
       handedOver = true
       return {
@@ -502,7 +508,7 @@ export function createEvmAdapter({ chain: resolved, relayerPrivateKey, relayerPr
           log.info({ transactionHash, relayer: relayer.address, txNonce: sent.txNonce, accepted: sent.accepted, gas: limit.toString() }, 'execute sent')
           // A replacement's receipt never shows under this hash: the record stays pending and
           // reconciliation settles it (dropped, or executed through the replacement).
-          const receipt = watchReceipt(transactionHash).then((r) => toExecutionReceipt(data, r, { gasLimit: limit, cap }))
+          const receipt = watchReceipt(transactionHash).then((r) => toExecutionReceipt(data, r, { gasLimit: limit, cap: cap?.gas }))
           return { transactionHash, accepted: sent.accepted, receipt }
         },
       }
@@ -511,11 +517,15 @@ export function createEvmAdapter({ chain: resolved, relayerPrivateKey, relayerPr
     }
   }
 
-  /** eth_estimateGas of the execution as `from` will send it; a revert (or more gas than the cap) sends nothing. */
-  async function simulateExecution({ from, data, fees, cap }: { from: Address; data: Hex; fees: Fees; cap: bigint | undefined }): Promise<{ ok: true; gas: bigint } | { ok: false; status: number; detail: string | undefined }> {
+  /**
+   * eth_estimateGas of the execution as `from` will send it: with its fees, the cap as an explicit
+   * gas limit, at the pending state. A revert, or more gas than the cap, sends nothing; a relayer
+   * that cannot pay for the cap at these fees is the gateway's problem (502), not the intent's.
+   */
+  async function simulateExecution({ from, data, fees, cap }: { from: Address; data: Hex; fees: Fees; cap: GasCap | undefined }): Promise<{ ok: true; gas: bigint } | { ok: false; status: number; detail: string | undefined }> {
     try {
-      const gas = await client.estimateGas({ account: from, to: chain.executor, data, ...(cap !== undefined ? { gas: cap } : {}), maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas, blockTag: 'pending' } as never)
-      if (cap !== undefined && gas > cap) return overCap(gas, cap)
+      const gas = await client.estimateGas({ account: from, to: chain.executor, data, ...(cap !== undefined ? { gas: cap.gas } : {}), maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas, blockTag: 'pending' } as never)
+      if (cap !== undefined && gas > cap.gas) return overCap(gas, cap)
       return { ok: true, gas }
     } catch (err) {
       const decoded = decodeExecutorRevert(err)
@@ -523,15 +533,23 @@ export function createEvmAdapter({ chain: resolved, relayerPrivateKey, relayerPr
         return { ok: false, status: decoded.status, detail: 'the executor runs a relayed intent only with its sender\'s signature: sign the typed data in `signing` and send it as `signature`' }
       }
       if (decoded) return { ok: false, ...decoded }
-      // The node's search found no gas limit up to the cap that runs it.
-      if (cap !== undefined && isGasAboveAllowance(err)) return overCap(undefined, cap)
+      if (isGasAboveAllowance(err)) {
+        // A node bounds the search by what the sender can pay at these fees: a short relayer looks
+        // like an intent that needs too much gas.
+        const balance = await client.getBalance({ address: from }).catch(() => undefined)
+        const needed = (cap?.gas ?? 1_000_000n) * fees.maxFeePerGas
+        if (balance !== undefined && balance < needed) {
+          throw new RelayerError('The relayer wallet cannot pay for gas', { cause: err, details: `relayer ${from} is out of funds: it holds ${balance} wei, less than the ${needed} wei the gas limit of ${cap?.gas ?? 1_000_000n} costs at ${fees.maxFeePerGas} wei per gas` })
+        }
+        if (cap !== undefined) return overCap(undefined, cap)
+      }
       throw classifyRpcError(err, chain.chainId, 'simulation of execute')
     }
   }
-  const overCap = (gas: bigint | undefined, cap: bigint) => ({
+  const overCap = (gas: bigint | undefined, cap: GasCap) => ({
     ok: false as const,
     status: Status.UPPER_LIMIT,
-    detail: `the execution needs ${gas === undefined ? 'more' : `an estimated ${gas}`} gas ${gas === undefined ? 'than' : 'above'} this gateway's limit of ${cap} for it (MAX_GAS_PER_EXECUTION, or what the execute price covers: X402_PRICES' maxGas)`,
+    detail: `the execution needs ${gas === undefined ? 'more gas than' : `an estimated ${gas} gas, above`} ${cap.by === 'price' ? `the ${cap.gas} gas its price covers (maxGas in X402_PRICES)` : `this gateway's limit of ${cap.gas} per execution (MAX_GAS_PER_EXECUTION)`}`,
   })
 
   return {
