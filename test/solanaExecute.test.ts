@@ -68,11 +68,11 @@ describe('Solana program: signed execute and cancel', () => {
     stranger = await s.funded()
     delegate = await generateKeyPairSigner()
     recipient = (await s.funded(1n)).address
-    assert.ok((await s.send([await s.program.initConfig(sender, cluster)], sender)).ok)
+    assert.ok((await s.send([await s.program.initConfig(s.authority, cluster)], s.authority)).ok)
     config = await s.program.configAddress(cluster)
     // One config per program and cluster: another cluster's config cannot be added here.
     const otherCluster = new Uint8Array(32).fill(6)
-    const second = await s.send([await s.program.initConfig(sender, otherCluster)], sender)
+    const second = await s.send([await s.program.initConfig(s.authority, otherCluster)], s.authority)
     assert.ok(!second.ok && second.custom === 8, show(second))
     otherConfig = await s.program.configAddress(otherCluster)
     const policies = [

@@ -40,7 +40,7 @@ describe('Solana program in LiteSVM', () => {
     other = await s.funded()
     target = (await generateKeyPairSigner()).address
     otherTarget = (await generateKeyPairSigner()).address
-    const init = await s.send([await s.program.initConfig(sender, cluster)], sender)
+    const init = await s.send([await s.program.initConfig(s.authority, cluster)], s.authority)
     assert.ok(init.ok, show(init))
     config = await s.program.configAddress(cluster)
     // open: anything up to 1 SOL a time; narrow: one target, one prefix, tight caps.
