@@ -1,26 +1,45 @@
-// Packs a relocatable BPF object from `clang -target bpf -mcpu=v1 -c` into a Solana program in
-// the oldest loadable format (sBPF v0): an ELF64 ET_DYN for e_machine 247 with `.text` and one
-// merged `.rodata` mapped at their file offsets, and a dynamic section whose relocations name
-// the syscalls. Neither ld.lld nor binutils links BPF objects this way, hence this packer.
+// Packs a relocatable BPF object from `clang -target bpf -mcpu=v1 -c` into a Solana program, in
+// one of two formats from the same object:
+// - SBPF v0 (`e_flags` 0), the oldest loadable format: an ELF64 ET_DYN for e_machine 247 with
+//   `.text` and one merged `.rodata` mapped at their file offsets, and a dynamic section whose
+//   relocations name the syscalls (the loader patches them at load time);
+// - SBPF v3 (`e_flags` 3; SIMD-0189, SIMD-0178, SIMD-0377), what Loader V3 deploys once SIMD-0500
+//   is active: exactly two PT_LOAD program headers in a fixed order (read-only data at virtual
+//   address 0, then the bytecode at 1 << 32), right after the ELF header; no dynamic section and
+//   no relocations: a syscall is `call` with src 0 and the murmur3 hash of its name, a call to
+//   one of our functions is `call` with src 1 and an offset relative to the next instruction.
+// Neither ld.lld nor binutils links BPF objects this way, hence this packer.
+//
+// The instruction set: solana-sbpf 0.23 (the version LiteSVM 1.5 and current validators run)
+// gives SBPF v3 the eBPF encodings and semantics of v0 (SIMD-0173/0174's changes are SBPF v2's
+// alone, and v3 has fixed stack frames again), so every instruction passes through unchanged but
+// calls, `lddw` addresses and `callx`, which this packer refuses. Any instruction outside the set
+// checked here stops the build with its name and offset.
 //
 // What it does with the object's relocations (.rel.text):
 // - R_BPF_64_64 on `lddw` (a pointer into .rodata): resolved here to the absolute address the
-//   loader maps it at, 0x1_0000_0000 + the section's offset in the file;
-// - R_BPF_64_32 on `call` to an undefined symbol (a syscall): the call keeps imm -1 and gets a
-//   dynamic R_BPF_64_32 relocation naming the symbol, which the loader turns into the murmur3
-//   hash of the name;
+//   loader maps it at (v0: 0x1_0000_0000 + the section's file offset; v3: its offset in the
+//   read-only segment, which starts at 0 with 8 bytes of padding so no object sits at NULL);
+// - R_BPF_64_32 on `call` to an undefined symbol (a syscall): v0 keeps imm -1 and gets a dynamic
+//   R_BPF_64_32 relocation naming the symbol; v3 gets the hash;
 // - R_BPF_64_32 on `call` to a function of the object: resolved here to a relative call.
 // Anything else (writable data, other relocation kinds) is refused with a message.
+
+import { murmur3 } from './murmur3.ts'
 
 const EM_BPF = 247
 const R_BPF_64_64 = 1
 const R_BPF_64_32 = 10
 const MM_PROGRAM_START = 0x1_0000_0000n
+/** SBPF v3's read-only data padding: the first object must not have address 0. */
+const V3_RODATA_PAD = 8
+
+export type SbpfVersion = 'v0' | 'v3'
 
 type Section = { name: string; type: number; flags: bigint; offset: number; size: number; link: number; info: number; entsize: number }
 type ObjSymbol = { name: string; value: bigint; size: bigint; info: number; shndx: number }
 
-export function packSbf(object: Uint8Array, { entrypoint = 'entrypoint' }: { entrypoint?: string } = {}): Uint8Array {
+export function packSbf(object: Uint8Array, { entrypoint = 'entrypoint', version = 'v0' }: { entrypoint?: string; version?: SbpfVersion } = {}): Uint8Array {
   const view = new DataView(object.buffer, object.byteOffset, object.byteLength)
   if (view.getUint32(0) !== 0x7f454c46 || object[4] !== 2 || object[5] !== 1) throw new Error('not a little-endian ELF64 object')
   if (view.getUint16(18, true) !== EM_BPF) throw new Error('not a BPF object (e_machine is not 247)')
@@ -110,6 +129,7 @@ export function packSbf(object: Uint8Array, { entrypoint = 'entrypoint' }: { ent
       }
     }
   }
+  const calls = new Set<number>()
   if (textRel) {
     for (let at = textRel.offset; at < textRel.offset + textRel.size; at += 16) {
       const offset = Number(view.getBigUint64(at, true))
@@ -120,18 +140,27 @@ export function packSbf(object: Uint8Array, { entrypoint = 'entrypoint' }: { ent
         const part = rodataParts.get(symbol.shndx)
         if (part === undefined) throw new Error(`lddw at .text+${offset} points into section ${symbol.shndx}, which is not read-only data`)
         const addend = BigInt(textView.getUint32(offset + 4, true)) | (BigInt(textView.getUint32(offset + 12, true)) << 32n)
-        const address = MM_PROGRAM_START + BigInt(rodataOffset + part) + symbol.value + addend
+        const base = version === 'v3' ? BigInt(V3_RODATA_PAD) : MM_PROGRAM_START + BigInt(rodataOffset)
+        const address = base + BigInt(part) + symbol.value + addend
         textView.setUint32(offset + 4, Number(address & 0xffffffffn), true)
         textView.setUint32(offset + 12, Number(address >> 32n), true)
       } else if (type === R_BPF_64_32) {
+        if (text[offset] !== 0x85) throw new Error(`R_BPF_64_32 at .text+${offset} is not on a call`)
+        calls.add(offset)
         if (symbol.shndx === 0) {
-          textView.setInt32(offset + 4, -1, true)
-          if (!syscalls.includes(symbol.name)) syscalls.push(symbol.name)
-          dynRelocations.push({ offset: textOffset + offset, symbol: symbol.name })
+          if (version === 'v3') {
+            text[offset + 1] = text[offset + 1]! & 0x0f // src 0: a syscall
+            textView.setUint32(offset + 4, murmur3(new TextEncoder().encode(symbol.name)), true)
+          } else {
+            textView.setInt32(offset + 4, -1, true)
+            if (!syscalls.includes(symbol.name)) syscalls.push(symbol.name)
+            dynRelocations.push({ offset: textOffset + offset, symbol: symbol.name })
+          }
         } else if (symbol.shndx === textIndex) {
           // A call to a function of ours: relative, in instructions, from the next one.
           const target = Number(symbol.value) + ((symbol.info & 0xf) === 3 ? (textView.getInt32(offset + 4, true) + 1) * 8 : 0)
           textView.setInt32(offset + 4, (target - (offset + 8)) / 8, true)
+          if (version === 'v3') text[offset + 1] = (text[offset + 1]! & 0x0f) | 0x10 // src 1: an internal call
         } else {
           throw new Error(`call at .text+${offset} to ${symbol.name} outside .text`)
         }
@@ -140,6 +169,9 @@ export function packSbf(object: Uint8Array, { entrypoint = 'entrypoint' }: { ent
       }
     }
   }
+
+  checkInstructions(text, calls, version)
+  if (version === 'v3') return writeV3({ text, rodata: mergedRodata(object, sections, rodataParts, rodataSize), entry: entry.value })
 
   // .dynsym: null, the entrypoint, then the syscalls (undefined, global functions).
   const dynstrParts = ['', entrypoint, ...syscalls]
@@ -260,6 +292,144 @@ export function packSbf(object: Uint8Array, { entrypoint = 'entrypoint' }: { ent
   shdr(6, 9, 2, relDynOffset, relDynSize, 4, 8, 16) // .rel.dyn REL, link .dynsym
   shdr(7, 3, 0, shstrtabOffset, shstrSize, 0, 1, 0) // .shstrtab
   return out
+}
+
+/** The read-only sections, each at its offset in the merged .rodata. */
+function mergedRodata(object: Uint8Array, sections: Section[], parts: Map<number, number>, size: number): Uint8Array {
+  const out = new Uint8Array(size)
+  for (const [index, part] of parts) {
+    const s = sections[index]!
+    out.set(object.subarray(s.offset, s.offset + s.size), part)
+  }
+  return out
+}
+
+/**
+ * SBPF v3 under SIMD-0189's strict parser: the ELF header, then exactly two program headers
+ * (PT_LOAD PF_R for the read-only data at 0, PT_LOAD PF_X for the bytecode at 1 << 32), each
+ * segment starting where the previous one ends, offsets and sizes multiples of 8, and the entry
+ * inside the bytecode. Section headers follow for tools (objdump); the loader does not read them.
+ */
+function writeV3({ text, rodata, entry }: { text: Uint8Array; rodata: Uint8Array; entry: bigint }): Uint8Array {
+  const phnum = 2
+  const rodataOffset = 64 + phnum * 56
+  const rodataSize = align(V3_RODATA_PAD + rodata.length, 8)
+  const textOffset = rodataOffset + rodataSize
+  if (text.length % 8 !== 0) throw new Error('.text is not a whole number of instructions')
+  const shstrNames = ['', '.rodata', '.text', '.shstrtab']
+  const shstrOffsets: number[] = []
+  let shstrSize = 0
+  for (const s of shstrNames) {
+    shstrOffsets.push(shstrSize)
+    shstrSize += s.length + 1
+  }
+  const shstrtabOffset = textOffset + text.length
+  const sectionHeadersOffset = align(shstrtabOffset + shstrSize, 8)
+  const out = new Uint8Array(sectionHeadersOffset + shstrNames.length * 64)
+  const o = new DataView(out.buffer)
+
+  out.set([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0], 0) // ELFCLASS64, little-endian, EV_CURRENT, ELFOSABI_NONE; ABI version and padding 0
+  o.setUint16(16, 3, true) // ET_DYN
+  o.setUint16(18, EM_BPF, true)
+  o.setUint32(20, 1, true)
+  o.setBigUint64(24, MM_PROGRAM_START + entry, true)
+  o.setBigUint64(32, 64n, true)
+  o.setBigUint64(40, BigInt(sectionHeadersOffset), true)
+  o.setUint32(48, 3, true) // e_flags 3: SBPF v3
+  o.setUint16(52, 64, true)
+  o.setUint16(54, 56, true)
+  o.setUint16(56, phnum, true)
+  o.setUint16(58, 64, true)
+  o.setUint16(60, shstrNames.length, true)
+  o.setUint16(62, shstrNames.length - 1, true)
+
+  const phdr = (i: number, flags: number, offset: number, vaddr: bigint, size: number) => {
+    const at = 64 + i * 56
+    o.setUint32(at, 1, true) // PT_LOAD
+    o.setUint32(at + 4, flags, true)
+    o.setBigUint64(at + 8, BigInt(offset), true)
+    o.setBigUint64(at + 16, vaddr, true)
+    o.setBigUint64(at + 24, vaddr, true)
+    o.setBigUint64(at + 32, BigInt(size), true)
+    o.setBigUint64(at + 40, BigInt(size), true)
+    o.setBigUint64(at + 48, 8n, true)
+  }
+  phdr(0, 4, rodataOffset, 0n, rodataSize) // PF_R
+  phdr(1, 1, textOffset, MM_PROGRAM_START, text.length) // PF_X
+  out.set(rodata, rodataOffset + V3_RODATA_PAD)
+  out.set(text, textOffset)
+  shstrNames.forEach((s, i) => out.set(new TextEncoder().encode(s), shstrtabOffset + shstrOffsets[i]!))
+  const shdr = (i: number, type: number, flags: number, addr: bigint, offset: number, size: number, alignment: number) => {
+    const at = sectionHeadersOffset + i * 64
+    o.setUint32(at, shstrOffsets[i]!, true)
+    o.setUint32(at + 4, type, true)
+    o.setBigUint64(at + 8, BigInt(flags), true)
+    o.setBigUint64(at + 16, addr, true)
+    o.setBigUint64(at + 24, BigInt(offset), true)
+    o.setBigUint64(at + 32, BigInt(size), true)
+    o.setBigUint64(at + 48, BigInt(alignment), true)
+  }
+  shdr(1, 1, 2, 0n, rodataOffset, rodataSize, 8) // .rodata PROGBITS A
+  shdr(2, 1, 6, MM_PROGRAM_START, textOffset, text.length, 8) // .text PROGBITS AX
+  shdr(3, 3, 0, 0n, shstrtabOffset, shstrSize, 1) // .shstrtab
+  return out
+}
+
+const aluNames = ['add', 'sub', 'mul', 'div', 'or', 'and', 'lsh', 'rsh', 'neg', 'mod', 'xor', 'mov', 'arsh', 'end']
+const jmpNames = ['ja', 'jeq', 'jgt', 'jge', 'jset', 'jne', 'jsgt', 'jsge', 'call', 'exit', 'jlt', 'jle', 'jslt', 'jsle']
+const sizeNames = ['w', 'h', 'b', 'dw']
+
+/** An instruction's mnemonic from its opcode, for error messages. */
+function mnemonic(opcode: number): string {
+  const cls = opcode & 7
+  const op = opcode >> 4
+  const source = opcode & 8 ? 'reg' : 'imm'
+  if (cls === 4 || cls === 7) return `${aluNames[op] ?? `alu op ${op}`}${cls === 4 ? '32' : '64'} ${source}`
+  if (cls === 5 || cls === 6) return `${jmpNames[op] ?? `jmp op ${op}`}${cls === 6 ? '32' : ''} ${source}`
+  const mode = opcode >> 5
+  const size = sizeNames[(opcode >> 3) & 3]
+  if (cls === 0) return mode === 0 && size === 'dw' ? 'lddw' : `ld mode ${mode} ${size}`
+  if (cls === 1) return mode === 3 ? `ldx${size}` : `ldx mode ${mode} ${size}`
+  if (cls === 2) return mode === 3 ? `st${size}` : `st mode ${mode} ${size}`
+  return mode === 3 ? `stx${size}` : mode === 6 ? `atomic ${size}` : `stx mode ${mode} ${size}`
+}
+
+/**
+ * The opcodes that mean the same in SBPF v0 and v3 (solana-sbpf 0.23's verifier and interpreter):
+ * the 32- and 64-bit ALU (neg by immediate only; le/be in the 32-bit class), `lddw`, loads and
+ * stores of the memory mode, the 64-bit jumps (ja by immediate), `exit`. `call` is rewritten per
+ * version above, or is clang's own relative call inside .text.
+ */
+const portableOpcodes = new Set<number>([
+  ...[0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12].flatMap((op) => [0x04, 0x0c, 0x07, 0x0f].map((cls) => (op << 4) | cls)),
+  0x84, 0x87, 0xd4, 0xdc,
+  0x18,
+  0x61, 0x69, 0x71, 0x79, 0x62, 0x6a, 0x72, 0x7a, 0x63, 0x6b, 0x73, 0x7b,
+  0x05, ...[1, 2, 3, 4, 5, 6, 7, 10, 11, 12, 13].flatMap((op) => [(op << 4) | 0x05, (op << 4) | 0x0d]),
+  0x95,
+])
+
+/**
+ * Every instruction clang emitted must be one whose meaning this packer keeps in both versions.
+ * Refused with its name: `callx` (its register moves from imm to dst in v3), the 32-bit jump
+ * class (v0 has none), a `call` neither relocated nor local, atomics, the packet loads, anything else.
+ */
+function checkInstructions(text: Uint8Array, calls: Set<number>, version: SbpfVersion): void {
+  for (let at = 0; at < text.length; at += 8) {
+    const opcode = text[at]!
+    const ok = opcode === 0x85 ? calls.has(at) || isLocalCall(text, at) : portableOpcodes.has(opcode)
+    if (!ok) throw new Error(`instruction ${mnemonic(opcode)} (opcode 0x${opcode.toString(16).padStart(2, '0')}) at .text+${at} is not supported in SBPF ${version} by this packer`)
+    if (opcode === 0x18) at += 8 // lddw's second half
+  }
+}
+
+/**
+ * clang resolves a call within .text itself: src 1 (a BPF-to-BPF call) and imm relative to the
+ * next instruction, already SBPF v3's internal call (v0's loader turns it into a hash).
+ */
+function isLocalCall(text: Uint8Array, at: number): boolean {
+  const target = at / 8 + 1 + new DataView(text.buffer, text.byteOffset).getInt32(at + 4, true)
+  return text[at + 1]! >> 4 === 1 && target >= 0 && target < text.length / 8
 }
 
 function align(n: number, to: number): number {

@@ -36,7 +36,7 @@ export type StartSolanaSvmParameters = {
   allowSbpfV0Deployment?: boolean
 }
 
-export async function startSolanaSvm({ program: elf = readFileSync(solanaProgramPath), probe = readFileSync(solanaProgramFile('probe_target')), allowSbpfV0Deployment = true }: StartSolanaSvmParameters = {}) {
+export async function startSolanaSvm({ program: elf = readFileSync(solanaProgramPath), probe = readFileSync(solanaProgramFile('probe_target')), allowSbpfV0Deployment = false }: StartSolanaSvmParameters = {}) {
   const svm = createClusterSvm({ allowSbpfV0Deployment })
 
   async function funded(sol = 10n): Promise<KeyPairSigner> {

@@ -88,7 +88,7 @@ export type StartSolanaDevnetParameters = {
   program?: Uint8Array
 }
 
-export async function startSolanaDevnet({ port = 0, allowSbpfV0Deployment = true, program: elf = readFileSync(solanaProgramFile) }: StartSolanaDevnetParameters = {}): Promise<SolanaDevnet> {
+export async function startSolanaDevnet({ port = 0, allowSbpfV0Deployment = false, program: elf = readFileSync(solanaProgramFile) }: StartSolanaDevnetParameters = {}): Promise<SolanaDevnet> {
   const front: LiteSvmRpcProcess = await startLiteSvmRpc({ port, allowSbpfV0Deployment })
   try {
     const rpc = createSolanaRpc(front.url)
