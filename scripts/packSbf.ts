@@ -385,6 +385,7 @@ function mnemonic(opcode: number): string {
   const op = opcode >> 4
   const source = opcode & 8 ? 'reg' : 'imm'
   if (cls === 4 || cls === 7) return `${aluNames[op] ?? `alu op ${op}`}${cls === 4 ? '32' : '64'} ${source}`
+  if (opcode === 0x8d) return 'callx'
   if (cls === 5 || cls === 6) return `${jmpNames[op] ?? `jmp op ${op}`}${cls === 6 ? '32' : ''} ${source}`
   const mode = opcode >> 5
   const size = sizeNames[(opcode >> 3) & 3]

@@ -1,12 +1,14 @@
 // Deploying like a real cluster: the program goes in through Loader V3 (buffer, writes,
-// DeployWithMaxDataLen), and only its upgrade authority may initialise the deployment config,
-// since deploying and initialising are two transactions.
+// DeployWithMaxDataLen) under SIMD-0500, which refuses every ELF but SBPF v3; and only its
+// upgrade authority may initialise the deployment config, since deploying and initialising are
+// two transactions.
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { describe, it } from 'node:test'
 import { AccountRole, type Address, getAddressEncoder, getProgramDerivedAddress } from '@solana/kit'
 import { solanaProgramFile } from '../scripts/buildSolanaProgram.ts'
 import { loaderV3 } from '../src/devnet/solana/deployWithLoaderV3.ts'
+import { startSolanaDevnet } from '../src/devnet/solana/startSolanaDevnet.ts'
 import { startSolanaSvm } from './support/solanaSvm.ts'
 
 const show = (v: unknown) => JSON.stringify(v, (_, x) => (typeof x === 'bigint' ? x.toString() : x))
@@ -39,5 +41,44 @@ describe('init_config after a Loader V3 deployment', () => {
     assert.ok(byAuthority.ok, show(byAuthority))
     const created = s.svm.getAccount(config)
     assert.ok(created.exists && created.programAddress === s.programId, show(created))
+  })
+})
+
+describe('Loader V3 under SIMD-0500', () => {
+  it('refuses the v0 build (InvalidAccountData: the SBPF version is not enabled) and deploys the v3 build, which runs', async () => {
+    const s = await startSolanaSvm({ version: 'v3' })
+    assert.equal(s.svm.getAccount(s.programId).exists, true)
+    await assert.rejects(s.deploy(readFileSync(solanaProgramFile('intent_gateway', 'v0')), s.authority), (err: Error) => {
+      assert.match(err.message, /InvalidAccountData/)
+      assert.match(err.message, /Detected sbpf_version required by the executable which are not enabled/)
+      return true
+    })
+    const v3 = await s.deploy(readFileSync(solanaProgramFile('intent_gateway', 'v3')), s.authority)
+    const answered = await s.simulate([await s.program.initConfig(s.authority, cluster)].map((ix) => ({ ...ix, programAddress: v3 })), s.authority)
+    // The v3 program ran and refused the accounts of another program id: Custom(4), not a load error.
+    assert.ok(!answered.ok && answered.custom === 4, show(answered))
+  })
+
+  it('deploys the v0 build where SIMD-0500 is off', async () => {
+    const s = await startSolanaSvm({ version: 'v0' })
+    const programData = s.svm.getAccount(await programDataOf(s.programId))
+    assert.ok(programData.exists)
+    assert.equal(Buffer.from(programData.data).readUInt32LE(45 + 48), 0, 'e_flags of the deployed ELF')
+  })
+
+  it('the devnet deploys the v3 build through the loader at its fixed program id, upgradeable by the devnet authority', async () => {
+    const devnet = await startSolanaDevnet()
+    try {
+      const { value: account } = await devnet.rpc.getAccountInfo(devnet.programId, { encoding: 'base64' }).send()
+      assert.equal(account?.owner, loaderV3)
+      assert.equal(account?.executable, true)
+      const { value: data } = await devnet.rpc.getAccountInfo(await programDataOf(devnet.programId), { encoding: 'base64' }).send()
+      const bytes = Buffer.from(data!.data[0], 'base64')
+      assert.equal(bytes.readUInt32LE(0), 3, 'ProgramData')
+      assert.equal(bytes[12], 1, 'an upgrade authority')
+      assert.ok(bytes.subarray(45).subarray(0, readFileSync(solanaProgramFile('intent_gateway')).length).equals(readFileSync(solanaProgramFile('intent_gateway'))), 'the committed v3 ELF')
+    } finally {
+      await devnet.stop()
+    }
   })
 })

@@ -18,7 +18,8 @@ import {
   signTransactionMessageWithSigners,
 } from '@solana/kit'
 import { Clock, FailedTransactionMetadata, TransactionMetadata } from 'litesvm'
-import { solanaProgramFile, solanaProgramPath } from '../../scripts/buildSolanaProgram.ts'
+import { solanaProgramFile } from '../../scripts/buildSolanaProgram.ts'
+import type { SbpfVersion } from '../../scripts/packSbf.ts'
 import { createIntentGatewayProgram } from '../../src/chains/solana/intentGatewayProgram.ts'
 import { createClusterSvm } from '../../src/devnet/solana/createClusterSvm.ts'
 import { deployWithLoaderV3 } from '../../src/devnet/solana/deployWithLoaderV3.ts'
@@ -28,15 +29,18 @@ export type SvmOutcome =
   | { ok: false; logs: string[]; custom: number | undefined; error: string }
 
 export type StartSolanaSvmParameters = {
-  /** The Intent Gateway ELF to deploy (the committed intent_gateway.so unless given). */
+  /**
+   * Which committed build to deploy: v3 (intent_gateway.so, probe_target.so) under SIMD-0500, as
+   * on the clusters' future; v0 (*.v0.so) with SIMD-0500 off, as on clusters that still take it.
+   */
+  version?: SbpfVersion
+  /** Another Intent Gateway ELF to deploy instead. */
   program?: Uint8Array
-  /** The probe target's ELF (the committed probe_target.so unless given). */
-  probe?: Uint8Array
-  /** SIMD-0500 off, as on clusters that still deploy v0 ELFs. */
+  /** SIMD-0500 off (the default for v0, which it would refuse). */
   allowSbpfV0Deployment?: boolean
 }
 
-export async function startSolanaSvm({ program: elf = readFileSync(solanaProgramPath), probe = readFileSync(solanaProgramFile('probe_target')), allowSbpfV0Deployment = false }: StartSolanaSvmParameters = {}) {
+export async function startSolanaSvm({ version = 'v3', program: elf, allowSbpfV0Deployment = version === 'v0' }: StartSolanaSvmParameters = {}) {
   const svm = createClusterSvm({ allowSbpfV0Deployment })
 
   async function funded(sol = 10n): Promise<KeyPairSigner> {
@@ -78,13 +82,14 @@ export async function startSolanaSvm({ program: elf = readFileSync(solanaProgram
 
   /** Deployed the programs; the only key init_config accepts. */
   const authority = await funded(100n)
-  const programId = await deploy(elf, authority)
+  const programId = await deploy(elf ?? readFileSync(solanaProgramFile('intent_gateway', version)), authority)
   const program = createIntentGatewayProgram(programId)
   /** The probe target program (programs/solana/probe_target.c). */
-  const probeId = await deploy(probe, authority)
+  const probeId = await deploy(readFileSync(solanaProgramFile('probe_target', version)), authority)
 
   return {
     svm,
+    version,
     programId,
     program,
     probeId,
