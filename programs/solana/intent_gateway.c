@@ -1,7 +1,7 @@
 /*
  * Intent Gateway program for Solana: config, policies, vaults, validate, signed execute, cancel.
  *
- * Plain C for clang's BPF target (-mcpu=v1), packed to an sBPF v0 program by
+ * Plain C for clang's BPF target (-mcpu=v1), packed into SBPF v3 and v0 programs by
  * scripts/packSbf.ts. No SDK headers: the few ABI types and syscalls are declared below.
  * Limits of the target: at most five arguments per function, a 512-byte stack frame, no
  * writable globals, no signed division. Layouts are documented in README.md.
