@@ -9,6 +9,7 @@ import { AccountRole, type Address, getAddressEncoder, getProgramDerivedAddress 
 import { solanaProgramFile } from '../scripts/buildSolanaProgram.ts'
 import { loaderV3 } from '../src/devnet/solana/deployWithLoaderV3.ts'
 import { startSolanaDevnet } from '../src/devnet/solana/startSolanaDevnet.ts'
+import type { Intent } from '../src/intents/intent.ts'
 import { startSolanaSvm } from './support/solanaSvm.ts'
 
 const show = (v: unknown) => JSON.stringify(v, (_, x) => (typeof x === 'bigint' ? x.toString() : x))
@@ -80,5 +81,36 @@ describe('Loader V3 under SIMD-0500', () => {
     } finally {
       await devnet.stop()
     }
+  })
+})
+
+describe('v3 and v0 builds side by side', () => {
+  it('answer the same statuses with the same logs and compute units, the program id aside', async () => {
+    const runs = []
+    for (const version of ['v3', 'v0'] as const) {
+      const s = await startSolanaSvm({ version })
+      s.setTime(1_750_000_000n)
+      const sender = await s.funded()
+      const target = (await s.funded(1n)).address
+      assert.ok((await s.send([await s.program.initConfig(s.authority, cluster)], s.authority)).ok)
+      const config = await s.program.configAddress(cluster)
+      const policyId = `0x${'11'.repeat(32)}` as const
+      assert.ok((await s.send([await s.program.setPolicy(sender, { policyId, maxValuePerTx: 100n, maxAggregateValue: 150n, allowedTargets: [target], allowedPrefixes: ['0xa1b2'] })], sender)).ok)
+      assert.ok((await s.send([await s.program.deposit(sender, 1_000n)], sender)).ok)
+      const base: Intent = { sender: sender.address, target, data: '0xa1b2ff', value: 5n, nonce: 1n, validAfter: 0n, validBefore: 0n, policyId }
+      const cases: Partial<Intent>[] = [{}, { value: 101n }, { data: '0xffff' }, { target: sender.address }, { validAfter: 1_800_000_000n }, { validBefore: 1n }]
+      const outcomes = []
+      for (const c of cases) {
+        const r = await s.simulate([await s.program.validate({ ...base, ...c }, config)], sender)
+        assert.ok(r.ok, show(r))
+        outcomes.push({ status: r.returnData[0], computeUnits: r.computeUnits, logs: r.logs.map((l) => l.replaceAll(s.programId, '<program>').replace(/intent hash 0x[0-9a-f]+/, 'intent hash <hash>')) })
+      }
+      runs.push(outcomes)
+    }
+    assert.deepEqual(
+      runs[0]!.map((o) => o.status),
+      [0x01, 0x54, 0x10, 0x10, 0x20, 0x21],
+    )
+    assert.deepEqual(runs[0], runs[1])
   })
 })
