@@ -38,13 +38,15 @@ export type StartSolanaSvmParameters = {
   program?: Uint8Array
   /** SIMD-0500 off (the default for v0, which it would refuse). */
   allowSbpfV0Deployment?: boolean
+  /** The program id's key pair (a new one unless given), e.g. to compare two builds at the same id. */
+  programKey?: KeyPairSigner
 }
 
-export async function startSolanaSvm({ version = 'v3', program: elf, allowSbpfV0Deployment = version === 'v0' }: StartSolanaSvmParameters = {}) {
+export async function startSolanaSvm({ version = 'v3', program: elf, allowSbpfV0Deployment = version === 'v0', programKey }: StartSolanaSvmParameters = {}) {
   const svm = createClusterSvm({ allowSbpfV0Deployment })
 
-  async function funded(sol = 10n): Promise<KeyPairSigner> {
-    const signer = await generateKeyPairSigner()
+  async function funded(sol = 10n, key?: KeyPairSigner): Promise<KeyPairSigner> {
+    const signer = key ?? (await generateKeyPairSigner())
     svm.airdrop(signer.address, lamports(sol * 1_000_000_000n))
     return signer
   }
@@ -75,14 +77,14 @@ export async function startSolanaSvm({ version = 'v3', program: elf, allowSbpfV0
     if (!outcome.ok) throw new Error(`${outcome.error}\n${outcome.logs.join('\n')}`)
   }
   /** Deploys an ELF through Loader V3, `authority` as its upgrade authority, at a new program id. */
-  async function deploy(program: Uint8Array, authority: KeyPairSigner): Promise<Address> {
-    const { programId } = await deployWithLoaderV3({ elf: program, payer: authority, program: await generateKeyPairSigner(), minimumBalance: (space) => svm.minimumBalanceForRentExemption(space), send: sendOrThrow })
+  async function deploy(program: Uint8Array, authority: KeyPairSigner, key?: KeyPairSigner): Promise<Address> {
+    const { programId } = await deployWithLoaderV3({ elf: program, payer: authority, program: key ?? (await generateKeyPairSigner()), minimumBalance: (space) => svm.minimumBalanceForRentExemption(space), send: sendOrThrow })
     return programId
   }
 
   /** Deployed the programs; the only key init_config accepts. */
   const authority = await funded(100n)
-  const programId = await deploy(elf ?? readFileSync(solanaProgramFile('intent_gateway', version)), authority)
+  const programId = await deploy(elf ?? readFileSync(solanaProgramFile('intent_gateway', version)), authority, programKey)
   const program = createIntentGatewayProgram(programId)
   /** The probe target program (programs/solana/probe_target.c). */
   const probeId = await deploy(readFileSync(solanaProgramFile('probe_target', version)), authority)
