@@ -44,6 +44,16 @@ describe('init_config after a Loader V3 deployment', () => {
     const created = s.svm.getAccount(config)
     assert.ok(created.exists && created.programAddress === s.programId, show(created))
   })
+
+  it('is refused to everyone once the program is immutable (no upgrade authority left): initialise before finalizing', async () => {
+    const s = await startSolanaSvm()
+    // SetAuthority (4) with no new authority: the program data account, the current authority.
+    const finalize = { programAddress: loaderV3, accounts: [{ address: await programDataOf(s.programId), role: AccountRole.WRITABLE }, { address: s.authority.address, role: AccountRole.READONLY_SIGNER, signer: s.authority }], data: Uint8Array.of(4, 0, 0, 0) }
+    const finalized = await s.send([finalize], s.authority)
+    assert.ok(finalized.ok, show(finalized))
+    const init = await s.send([await s.program.initConfig(s.authority, cluster)], s.authority)
+    assert.ok(!init.ok && init.custom === 17, show(init))
+  })
 })
 
 describe('Loader V3 under SIMD-0500', () => {
