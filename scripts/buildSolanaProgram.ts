@@ -1,27 +1,29 @@
 // Compiles the C programs in programs/solana (intent_gateway.c, and probe_target.c, the tests'
-// target) with Debian's clang for BPF and packs each into the sBPF v0 program the repository
-// commits next to it (intent_gateway.so, probe_target.so). Shared by the
-// build command (`npx tsx scripts/buildSolanaProgram.ts`) and the test that proves the committed
-// program is what the source builds to.
+// target) with Debian's clang for BPF and packs each object twice, into the programs the
+// repository commits next to it: `<name>.so`, SBPF v3 (what Loader V3 deploys once SIMD-0500 is
+// active, and what the devnet deploys), and `<name>.v0.so`, SBPF v0 (for clusters where v3 is not
+// enabled yet). Shared by the build command (`npx tsx scripts/buildSolanaProgram.ts`) and the
+// tests that prove the committed programs are what the source builds to.
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { packSbf } from './packSbf.ts'
+import { packSbf, type SbpfVersion } from './packSbf.ts'
 
 export const solanaProgramDir = fileURLToPath(new URL('../programs/solana/', import.meta.url))
 export const solanaProgramSource = join(solanaProgramDir, 'intent_gateway.c')
 export const solanaProgramPath = join(solanaProgramDir, 'intent_gateway.so')
-/** The programs this script builds, by name (`<name>.c` → `<name>.so`). */
+/** The programs this script builds, by name (`<name>.c` → `<name>.so`, `<name>.v0.so`). */
 export const solanaProgramNames = ['intent_gateway', 'probe_target'] as const
 export type SolanaProgramName = (typeof solanaProgramNames)[number]
-export const solanaProgramFile = (name: SolanaProgramName) => join(solanaProgramDir, `${name}.so`)
+export const sbpfVersions = ['v3', 'v0'] as const satisfies readonly SbpfVersion[]
+export const solanaProgramFile = (name: SolanaProgramName, version: SbpfVersion = 'v3') => join(solanaProgramDir, version === 'v3' ? `${name}.so` : `${name}.${version}.so`)
 
 /** The exact compiler command: the committed .so is what this produces with Debian's clang 14. */
 export const clangArguments = ['-target', 'bpf', '-mcpu=v1', '-O2', '-ffreestanding', '-fno-builtin', '-fno-function-sections', '-Wall', '-Werror', '-c']
 
-export function buildSolanaProgram({ clang = process.env.CLANG ?? 'clang', name = 'intent_gateway' }: { clang?: string; name?: SolanaProgramName } = {}): Uint8Array {
+export function buildSolanaProgram({ clang = process.env.CLANG ?? 'clang', name = 'intent_gateway', version = 'v3' }: { clang?: string; name?: SolanaProgramName; version?: SbpfVersion } = {}): Uint8Array {
   const dir = mkdtempSync(join(tmpdir(), 'intent-gateway-sbf-'))
   try {
     const object = join(dir, `${name}.o`)
@@ -33,7 +35,7 @@ export function buildSolanaProgram({ clang = process.env.CLANG ?? 'clang', name 
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new Error(`${clang} not found: the Solana program is built with Debian's clang (apt-get install -y clang), or set CLANG`)
       throw err
     }
-    return packSbf(readFileSync(object))
+    return packSbf(readFileSync(object), { version })
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
@@ -41,8 +43,11 @@ export function buildSolanaProgram({ clang = process.env.CLANG ?? 'clang', name 
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   for (const name of solanaProgramNames) {
-    const program = buildSolanaProgram({ name })
-    writeFileSync(solanaProgramFile(name), program)
-    process.stdout.write(`wrote programs/solana/${name}.so (${program.length} bytes)\n`)
+    for (const version of sbpfVersions) {
+      const program = buildSolanaProgram({ name, version })
+      const file = solanaProgramFile(name, version)
+      writeFileSync(file, program)
+      process.stdout.write(`wrote programs/solana/${file.slice(solanaProgramDir.length)} (SBPF ${version}, ${program.length} bytes)\n`)
+    }
   }
 }

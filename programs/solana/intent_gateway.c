@@ -1,7 +1,7 @@
 /*
  * Intent Gateway program for Solana: config, policies, vaults, validate, signed execute, cancel.
  *
- * Plain C for clang's BPF target (-mcpu=v1), packed to an sBPF v0 program by
+ * Plain C for clang's BPF target (-mcpu=v1), packed into SBPF v3 and v0 programs by
  * scripts/packSbf.ts. No SDK headers: the few ABI types and syscalls are declared below.
  * Limits of the target: at most five arguments per function, a 512-byte stack frame, no
  * writable globals, no signed division. Layouts are documented in README.md.
@@ -158,9 +158,12 @@ extern u64 sol_invoke_signed_c(const Instruction *ix, const AccountInfo *infos, 
 #define E_NO_VALUE_RECIPIENT 14
 #define E_VAULT_OVERDRAWN 15
 #define E_TOO_MANY_ACCOUNTS 16
+#define E_NOT_UPGRADE_AUTHORITY 17
 
 /* Account keys of the runtime: the instructions sysvar and the Ed25519 signature program. */
 static const u8 INSTRUCTIONS_SYSVAR[32] = {0x06,0xa7,0xd5,0x17,0x18,0x7b,0xd1,0x66,0x35,0xda,0xd4,0x04,0x55,0xfd,0xc2,0xc0,0xc1,0x24,0xc6,0x8f,0x21,0x56,0x75,0xa5,0xdb,0xba,0xcb,0x5f,0x08,0x00,0x00,0x00};
+/* The BPF upgradeable loader (Loader V3), owner of this program's account and program data. */
+static const u8 LOADER_V3[32] = {0x02,0xa8,0xf6,0x91,0x4e,0x88,0xa1,0xb0,0xe2,0x10,0x15,0x3e,0xf7,0x63,0xae,0x2b,0x00,0xc2,0xb9,0x3d,0x16,0xc1,0x24,0xd2,0xc0,0x53,0x7a,0x10,0x04,0x80,0x00,0x00};
 static const u8 ED25519_PROGRAM[32] = {0x03,0x7d,0x46,0xd6,0x7c,0x93,0xfb,0xbe,0x12,0xf9,0x42,0x8f,0x83,0x8d,0x40,0xff,0x05,0x70,0x74,0x49,0x27,0xf4,0x8a,0x64,0xfc,0xca,0x70,0x44,0x80,0x00,0x00,0x00};
 
 /* ---- Small helpers (no libc) ------------------------------------------------------------- */
@@ -394,21 +397,38 @@ typedef struct {
   u8 bump;
 } SeedList;
 
-/* init_config(cluster[32]): accounts payer (signer, writable), config PDA ["config", cluster]
- * (writable), system program, deployment marker PDA ["deployment"] (writable). The marker makes
+/* Deploying and initialising are separate transactions: in between, anyone could call
+ * init_config and name the cluster. So only the program's upgrade authority may, as the loader
+ * records it: the program account (Loader V3 state 2: tag u32, programdata address) names the
+ * program data account (state 3: tag u32, slot u64, Option<authority>). Only the loader writes
+ * accounts it owns, so their contents are the loader's word. */
+static u64 expect_upgrade_authority(const Input *input, const AccountInfo *program, const AccountInfo *programdata, const AccountInfo *signer) {
+  const Pubkey *loader = (const Pubkey *)LOADER_V3;
+  if (!equal(program->key->x, input->program_id->x, 32) || !owned_by(program, loader)) return E_WRONG_ACCOUNT;
+  if (program->data_len < 36 || read_u32(program->data) != 2 || !equal(program->data + 4, programdata->key->x, 32)) return E_WRONG_ACCOUNT;
+  if (!owned_by(programdata, loader) || programdata->data_len < 45 || read_u32(programdata->data) != 3) return E_WRONG_ACCOUNT;
+  if (programdata->data[12] != 1 || !equal(programdata->data + 13, signer->key->x, 32)) return E_NOT_UPGRADE_AUTHORITY;
+  return 0;
+}
+
+/* init_config(cluster[32]): accounts payer (signer, writable; the program's upgrade authority),
+ * config PDA ["config", cluster] (writable), system program, deployment marker PDA
+ * ["deployment"] (writable), this program's account, its program data account. The marker makes
  * it once per program and cluster: nobody can add a config for another cluster's genesis hash
  * here, which would let intents signed for that cluster run on this one. */
 static u64 init_config(Input *input) {
-  if (input->count < 4) return E_NOT_ENOUGH_ACCOUNTS;
+  if (input->count < 6) return E_NOT_ENOUGH_ACCOUNTS;
   if (input->data_len != 1 + 32) return E_INVALID_INSTRUCTION;
   AccountInfo *payer = &input->accounts[0];
   AccountInfo *config = &input->accounts[1];
   if (!payer->is_signer) return E_MISSING_SIGNATURE;
+  u64 err = expect_upgrade_authority(input, &input->accounts[4], &input->accounts[5], payer);
+  if (err) return err;
   const u8 *cluster = input->data + 1;
   SeedList s;
   s.seeds[0] = (Bytes){(const u8 *)CONFIG_SEED, 6};
   s.seeds[1] = (Bytes){cluster, 32};
-  u64 err = expect_pda(config, s.seeds, 2, input->program_id, &s.bump);
+  err = expect_pda(config, s.seeds, 2, input->program_id, &s.bump);
   if (err) return err;
   if (config->data_len != 0) return E_ALREADY_INITIALIZED;
   AccountInfo *marker = &input->accounts[3];

@@ -18,6 +18,8 @@ import { canonicalIntentBytes, type SolanaDeployment } from './canonicalIntentBy
 export const systemProgram = '11111111111111111111111111111111' as Address
 export const instructionsSysvar = 'Sysvar1nstructions1111111111111111111111111' as Address
 export const ed25519Program = 'Ed25519SigVerify111111111111111111111111111' as Address
+/** The BPF upgradeable loader: init_config reads the upgrade authority from the program data it owns. */
+const loaderV3 = 'BPFLoaderUpgradeab1e11111111111111111111111' as Address
 /** An Ed25519 instruction offset's instruction index meaning "this instruction". */
 export const currentInstruction = 0xffff
 const encoder = getAddressEncoder()
@@ -91,6 +93,7 @@ export const programErrors: Record<number, string> = {
   14: 'a value needs a first account meta that is writable, not a signer and not the vault, to receive it',
   15: 'the target took more than the intent\'s value from the vault',
   16: 'too many account metas (at most 16)',
+  17: 'the signer is not the program\'s upgrade authority (init_config)',
 }
 
 /**
@@ -138,15 +141,19 @@ export function createIntentGatewayProgram(programId: Address) {
     vaultAddress: (owner: Address) => pda([utf8('vault'), encoder.encode(owner)]),
     nonceAddress: (sender: Address, nonce: bigint) => pda([utf8('nonce'), encoder.encode(sender), u64(nonce)]),
 
-    async initConfig(payer: TransactionSigner, cluster: Uint8Array): Promise<Instruction> {
+    /** Signed by the program's upgrade authority (it pays too): the program refuses anyone else (Custom(17)). */
+    async initConfig(authority: TransactionSigner, cluster: Uint8Array): Promise<Instruction> {
       if (cluster.length !== 32) throw new Error('cluster must be 32 bytes (the genesis hash)')
+      const [programData] = await getProgramDerivedAddress({ programAddress: loaderV3, seeds: [encoder.encode(programId)] })
       return {
         programAddress: programId,
         accounts: [
-          signerMeta(payer),
+          signerMeta(authority),
           meta(await program.configAddress(cluster), AccountRole.WRITABLE),
           meta(systemProgram, AccountRole.READONLY),
           meta(await program.deploymentAddress(), AccountRole.WRITABLE),
+          meta(programId, AccountRole.READONLY),
+          meta(programData, AccountRole.READONLY),
         ],
         data: concat(Uint8Array.of(0), cluster),
       }

@@ -13,7 +13,8 @@ import {
   getTransactionDecoder,
   lamports,
 } from '@solana/kit'
-import { Clock, FailedTransactionMetadata, LiteSVM, TransactionMetadata } from 'litesvm'
+import { Clock, FailedTransactionMetadata, type LiteSVM, TransactionMetadata } from 'litesvm'
+import { createClusterSvm } from './createClusterSvm.ts'
 import { toRpcTransactionError } from './toRpcTransactionError.ts'
 
 export type LiteSvmRpc = { server: Server; genesisHash: string; svm: LiteSVM }
@@ -37,8 +38,9 @@ function toJson(value: unknown): string {
   return JSON.stringify(value, (_, v) => (typeof v === 'bigint' ? `@@bigint:${v}@@` : v)).replace(/"@@bigint:(-?\d+)@@"/g, '$1')
 }
 
-export function createLiteSvmRpc({ genesisSeed = 'intent-gateway solana devnet' }: { genesisSeed?: string } = {}): LiteSvmRpc {
-  const svm = new LiteSVM()
+export function createLiteSvmRpc({ genesisSeed = 'intent-gateway solana devnet', allowSbpfV0Deployment = false }: { genesisSeed?: string; allowSbpfV0Deployment?: boolean } = {}): LiteSvmRpc {
+  // Every feature LiteSVM knows, SIMD-0500 among them: deployments follow the loader's newest rules.
+  const svm = createClusterSvm({ allowSbpfV0Deployment })
   const genesisHash = base58.decode(createHash('sha256').update(genesisSeed).digest())
   /** Seconds added to the wall clock: the devnet's time follows real time, shifted by tests. */
   let clockOffset = 0n

@@ -1,5 +1,7 @@
 // The Solana devnet: LiteSVM behind its JSON-RPC front in a child process, the committed program
-// deployed at a fixed id, its deployment config created for the front's genesis hash, demo
+// deployed at a fixed id through Loader V3 as `solana program deploy` does (buffer, writes,
+// DeployWithMaxDataLen; a devnet upgrade authority), its deployment config created by that
+// authority for the front's genesis hash, demo
 // policies and a funded vault seeded through real transactions, a funded relayer, and the probe
 // target program (programs/solana/probe_target.c) at the demo target's address. Shared by `npm start` (once the
 // lead wires it) and the e2e tests.
@@ -27,6 +29,7 @@ import {
 import { createHash } from 'node:crypto'
 import { createIntentGatewayProgram, type IntentGatewayProgram } from '../../chains/solana/intentGatewayProgram.ts'
 import { saltOf } from '../derivePolicyId.ts'
+import { deployWithLoaderV3 } from './deployWithLoaderV3.ts'
 import { type LiteSvmRpcProcess, startLiteSvmRpc } from './startLiteSvmRpc.ts'
 
 export const solanaProgramFile = fileURLToPath(new URL('../../../programs/solana/intent_gateway.so', import.meta.url))
@@ -77,8 +80,16 @@ export type SolanaDevnet = {
   stop(): Promise<void>
 }
 
-export async function startSolanaDevnet({ port = 0 }: { port?: number } = {}): Promise<SolanaDevnet> {
-  const front: LiteSvmRpcProcess = await startLiteSvmRpc({ port })
+export type StartSolanaDevnetParameters = {
+  port?: number
+  /** SIMD-0500 off, for the v0 build (clusters that have not activated it yet). */
+  allowSbpfV0Deployment?: boolean
+  /** The Intent Gateway ELF to deploy (the committed intent_gateway.so unless given). */
+  program?: Uint8Array
+}
+
+export async function startSolanaDevnet({ port = 0, allowSbpfV0Deployment = false, program: elf = readFileSync(solanaProgramFile) }: StartSolanaDevnetParameters = {}): Promise<SolanaDevnet> {
+  const front: LiteSvmRpcProcess = await startLiteSvmRpc({ port, allowSbpfV0Deployment })
   try {
     const rpc = createSolanaRpc(front.url)
     const control = async (method: string, params: unknown[]) => {
@@ -88,10 +99,15 @@ export async function startSolanaDevnet({ port = 0 }: { port?: number } = {}): P
       return body.result
     }
     const programSigner = await devKey('program')
-    const [sender, other, target, otherTarget, feePayer] = await Promise.all([devKey('sender'), devKey('other'), devKey('target'), devKey('other target'), devKey('simulation fee payer')])
+    const [sender, other, target, otherTarget, feePayer, upgradeAuthority] = await Promise.all([
+      devKey('sender'),
+      devKey('other'),
+      devKey('target'),
+      devKey('other target'),
+      devKey('simulation fee payer'),
+      devKey('upgrade authority'),
+    ])
     const programId = programSigner.address
-    await control('litesvm_addProgram', [programId, readFileSync(solanaProgramFile).toString('base64')])
-    await control('litesvm_addProgram', [target.address, readFileSync(probeProgramFile).toString('base64')])
     const relayerSecretKey = devSeed('relayer')
     const relayer = await createKeyPairSignerFromPrivateKeyBytes(relayerSecretKey)
     const program = createIntentGatewayProgram(programId)
@@ -115,9 +131,13 @@ export async function startSolanaDevnet({ port = 0 }: { port?: number } = {}): P
       throw new Error(`transaction ${signature} was not confirmed`)
     }
 
-    for (const who of [sender, other, feePayer, relayer]) await rpc.requestAirdrop(who.address, lamports(100_000_000_000n)).send()
+    for (const who of [sender, other, feePayer, relayer, upgradeAuthority]) await rpc.requestAirdrop(who.address, lamports(100_000_000_000n)).send()
+    const minimumBalance = async (space: bigint) => await rpc.getMinimumBalanceForRentExemption(space).send()
+    await deployWithLoaderV3({ elf, payer: upgradeAuthority, program: programSigner, minimumBalance, send })
+    await deployWithLoaderV3({ elf: readFileSync(probeProgramFile), payer: upgradeAuthority, program: target, minimumBalance, send })
     const genesis = Uint8Array.from(getBase58Encoder().encode(front.genesisHash))
-    await send([await program.initConfig(sender, genesis)], sender)
+    // A separate transaction from the deployment: the program accepts it from its upgrade authority only.
+    await send([await program.initConfig(upgradeAuthority, genesis)], upgradeAuthority)
     const config = await program.configAddress(genesis)
 
     const allowedPrefix = '0x02000000' as const // a system-program transfer's discriminator
