@@ -22,6 +22,7 @@ import type { ChainConfig, GatewayConfig } from './config/loadConfig.ts'
 import type { ChainType } from './config/parseChainId.ts'
 import { ConfigError } from './errors/configError.ts'
 import { createReconciler } from './journal/createReconciler.ts'
+import { startRetention } from './journal/startRetention.ts'
 import type { Hex } from 'viem'
 import { type Journal, openJournal } from './journal/openJournal.ts'
 import { Registry } from 'prom-client'
@@ -215,6 +216,7 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
           return adapter?.holdsRelayer ? adapter.holdsRelayer(relayer) : adapter?.describe().relayer?.toLowerCase() === relayer.toLowerCase()
         }
       : undefined
+  const retention = startRetention({ journal, retentionMs: (config.storage?.retentionDays ?? 30) * 86_400_000, logger })
   const reconciler = createReconciler({ journal, adapters, intervalMs: config.reconcileIntervalMs ?? 5_000, logger, holds })
   await reconciler.runOnce()
   reconciler.start()
@@ -276,6 +278,7 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
       clearInterval(sweep)
       await metricsServer?.close()
       await reconciler.stop()
+      await retention.stop()
       await payments?.close()
       await closeParts()
     },

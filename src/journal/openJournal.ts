@@ -15,6 +15,7 @@ import type { Intent } from '../intents/intent.ts'
 import type { ExecutionState } from '../intents/intentOutcome.ts'
 import { Status } from '../status/statusCodes.ts'
 import { fromRow, type Row, serializeIntent } from './journalRow.ts'
+import { prunable } from './prunable.ts'
 
 /** `claimed`: held while preflight runs, nothing signed yet. The rest are ExecutionState. */
 export type JournalState = 'claimed' | ExecutionState
@@ -130,6 +131,12 @@ export type Journal = {
   get(intentHash: Hex, chainId?: string): Promise<ExecutionRecord | undefined>
   /** Records whose transaction was signed but is not settled yet, in the order they were signed; of one chain, or one relayer on it. */
   pending(filter?: { chainId: string; relayer?: string }): Promise<ExecutionRecord[]>
+  /**
+   * Retention: deletes what was settled for good before `before` (executions final and settled or
+   * dropped, of intents with no attempt still open; payments consumed or released). A pruned
+   * intent is no longer replayed from the journal: a repeat is answered by the chain again.
+   */
+  prune(before: Date): Promise<{ executions: number; payments: number }>
   /** How many signed executions are not settled yet (cheap: a partial index). */
   pendingCount(): Promise<number>
   readonly path: string
@@ -348,6 +355,7 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
   const pendingOn = db.prepare<[string], Row>(`SELECT * FROM executions WHERE state = 'pending' AND chain_id = ? ORDER BY signed_seq`)
   const pendingOf = db.prepare<[string, string], Row>(`SELECT * FROM executions WHERE state = 'pending' AND chain_id = ? AND relayer = ? ORDER BY signed_seq`)
   const pendingCount = db.prepare<[], { n: number }>(`SELECT COUNT(*) AS n FROM executions WHERE state = 'pending'`)
+  const pruneExecutions = db.prepare<[number]>(`DELETE FROM executions WHERE ${prunable('executions')}`)
 
   const claim = db.transaction((chainId: string, intentHash: Hex, intent: Intent, chainInstance: string | null): Claim => {
     // Hex addresses (EVM, Sui) are case-insensitive; base58 keys (Solana) are not.
@@ -416,6 +424,8 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
   }
 
   const payments = createSqlitePaymentLedger({ db })
+  // After the ledger made its table.
+  const prunePayments = db.prepare<[number]>(`DELETE FROM x402_payments WHERE state IN ('consumed', 'released') AND updated_at < ?`)
   return {
     path,
     backend: 'sqlite',
@@ -498,6 +508,10 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
       return rows.map(fromRow)
     },
     pendingCount: async () => pendingCount.get()!.n,
+    async prune(before) {
+      const cutoff = before.getTime()
+      return db.transaction(() => ({ executions: pruneExecutions.run(cutoff).changes, payments: prunePayments.run(cutoff).changes })).immediate()
+    },
     async backup(destination) {
       mkdirSync(dirname(destination), { recursive: true })
       await db.backup(destination)

@@ -13,6 +13,7 @@ import { createPostgresPaymentLedger } from '../payments/createPostgresPaymentLe
 import { Status } from '../status/statusCodes.ts'
 import { fromRow, type Row, serializeIntent } from './journalRow.ts'
 import type { Claim, ExecutionRecord, Journal, Settlement } from './openJournal.ts'
+import { prunable } from './prunable.ts'
 import { StorageUnavailableError } from '../errors/storageUnavailableError.ts'
 
 const holding = `state IN ('claimed', 'pending', 'mined')`
@@ -350,6 +351,12 @@ export async function openPostgresJournal({ url, maxConnections = 10, connectTim
         : filter.relayer === undefined
           ? all(`SELECT * FROM executions WHERE state = 'pending' AND chain_id = $1 ORDER BY signed_seq`, [filter.chainId])
           : all(`SELECT * FROM executions WHERE state = 'pending' AND chain_id = $1 AND relayer = $2 ORDER BY signed_seq`, [filter.chainId, filter.relayer]),
+    async prune(before) {
+      const cutoff = before.getTime()
+      const executions = (await run(`DELETE FROM executions WHERE ${prunable('executions', '$1')}`, [cutoff])).rowCount ?? 0
+      const payments = (await run(`DELETE FROM x402_payments WHERE state IN ('consumed', 'released') AND updated_at < $1`, [cutoff])).rowCount ?? 0
+      return { executions, payments }
+    },
     pendingCount: async () => Number((await run<{ n: number }>(`SELECT COUNT(*) AS n FROM executions WHERE state = 'pending'`)).rows[0]!.n),
     async backup() {
       throw new Error('a PostgreSQL journal is backed up with the database (pg_dump, or the server\'s own backups), not by the gateway')

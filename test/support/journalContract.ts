@@ -99,6 +99,39 @@ export function journalContract(open: () => Promise<Journal>) {
     await journal.close()
   })
 
+  it('prunes what was settled for good before the cutoff, and nothing an open attempt still needs', async () => {
+    const journal = await open()
+    const settle = async (n: number, txNonce: number, s: Parameters<Journal['settle']>[1]) => {
+      const r = await claimed(journal, claimOf(n))
+      await journal.recordSigned(r, signedTx(txNonce))
+      await journal.settle(r, s)
+      return r
+    }
+    await settle(41, 0, mined)
+    await settle(42, 1, { ...mined, state: 'reverted', status: 0x50 })
+    await settle(43, 2, { ...mined, final: false })
+    // Intent 44: a dropped attempt, then an open one that may still be settled by the dropped one's transaction.
+    await settle(44, 3, { state: 'dropped', status: 0xf0, detail: 'replaced', blockNumber: undefined, gasUsed: undefined, returnData: undefined })
+    const open44 = await claimed(journal, claimOf(44))
+    await journal.recordSigned(open44, signedTx(4))
+    const payment = await journal.payments.reserve({ network: 'eip155:1', asset: relayer, payer: relayer, nonce: hash(90), route: 'execute', chainId: 'eip155:1', intentHash: hash(41), amount: '1', payTo: relayer, paymentId: undefined, payloadHash: hash(91), validBefore: 0n })
+    assert.equal(payment.kind, 'reserved')
+    await journal.payments.markSettled(payment.payment.id, hash(92))
+    await journal.payments.markConsumed(payment.payment.id)
+
+    assert.deepEqual(await journal.prune(new Date(Date.now() - 60_000)), { executions: 0, payments: 0 }, 'nothing is that old')
+    assert.deepEqual(await journal.prune(new Date(Date.now() + 1_000)), { executions: 2, payments: 1 })
+    assert.equal(await journal.get(hash(41)), undefined, 'executed and final: pruned')
+    assert.equal(await journal.get(hash(42)), undefined, 'reverted and final: pruned')
+    assert.equal((await journal.get(hash(43)))?.state, 'mined', 'not final: kept')
+    assert.equal((await journal.attempt('eip155:1', hash(44), 1))?.state, 'dropped', 'the attempt an open one replaced: kept')
+    assert.equal((await journal.get(hash(44)))?.state, 'pending')
+    assert.deepEqual(await journal.payments.forIntent('eip155:1', hash(41)), [])
+    // A pruned reverted intent is no longer held: its outcome is forgotten.
+    assert.ok((await journal.claim(claimOf(42))).ok)
+    await journal.close()
+  })
+
   it('settles only a pending record, and only from its own transaction', async () => {
     const journal = await open()
     const a = await claimed(journal, claimOf(1))
