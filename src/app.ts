@@ -23,6 +23,7 @@ import { registerChainsRoutes } from './http/routes/chains/chains.ts'
 import { registerHealthRoutes } from './http/routes/health/health.ts'
 import { registerExecuteRoute } from './http/routes/intents/execute.ts'
 import { registerGetIntentRoute } from './http/routes/intents/getIntent.ts'
+import { registerIntentEventsRoute } from './http/routes/intents/intentEvents.ts'
 import { registerValidateRoute } from './http/routes/intents/validate.ts'
 import { registerStatusCodesRoute } from './http/routes/statusCodes.ts'
 import { registerMetricsRoute } from './http/routes/metrics.ts'
@@ -159,6 +160,7 @@ export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutM
     registerValidateRoute(intents, { registry, payments, metrics, preValidation: keys && requireApiKey(keys, { required: auth!.requireForValidate, unlessPaying: pays('validate') }) })
     registerExecuteRoute(intents, { registry, journal, receiptTimeoutMs, requireSignedIntents, metrics, payments, guard, preValidation: keys && requireApiKey(keys, { required: true, unlessPaying: pays('execute') }) })
     registerGetIntentRoute(intents, { registry, journal })
+    registerIntentEventsRoute(intents, { registry, journal })
     // A key is optional on /mcp itself (listing tools, explaining codes, the chains are open, as
     // over HTTP), and one that is sent must be valid; each tool's route then asks for what it needs.
     if (caller) registerMcpRoute(intents, { caller, version, preValidation: keys && requireApiKey(keys, { required: false }), countRequest, registry })
@@ -174,6 +176,7 @@ export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutM
     '/intents/validate': ['POST'],
     '/intents/execute': ['POST'],
     '/intents/:intentHash': ['GET'],
+    '/intents/:intentHash/events': ['GET'],
     '/health': ['GET'],
     '/health/ready': ['GET'],
     '/status-codes': ['GET'],

@@ -125,6 +125,8 @@ export type Journal = {
   rebind(record: ExecutionRecord, chainInstance: string): Promise<void>
   /** Live records (pending or mined) on a chain bound to another instance than this one (not those bound to none). */
   otherInstances(chainId: string, chainInstance: string): Promise<ExecutionRecord[]>
+  /** Every attempt of an intent on a chain, first to last. */
+  attempts(chainId: string, intentHash: Hex): Promise<ExecutionRecord[]>
   /** One attempt of an intent (1, 2, …) on a chain. */
   attempt(chainId: string, intentHash: Hex, attempt: number): Promise<ExecutionRecord | undefined>
   /** The latest attempt of an intent, on one chain or on whichever chain saw it last (the live one first). */
@@ -334,6 +336,7 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
   const byTxId = db.prepare<[string, string, string], Row>(`SELECT * FROM executions WHERE chain_id = ? AND intent_hash = ? AND tx_id = ?`)
   const byId = db.prepare<[number], Row>('SELECT * FROM executions WHERE id = ?')
   const byAttempt = db.prepare<[string, string, number], Row>('SELECT * FROM executions WHERE chain_id = ? AND intent_hash = ? AND attempt = ?')
+  const allAttempts = db.prepare<[string, string], Row>('SELECT * FROM executions WHERE chain_id = ? AND intent_hash = ? ORDER BY attempt')
   const intentHolder = db.prepare<[string, string], Row>(`SELECT * FROM executions WHERE chain_id = ? AND intent_hash = ? AND ${holding}`)
   const nonceHolder = db.prepare<[string, string, string], Row>(`SELECT * FROM executions WHERE chain_id = ? AND sender = ? AND intent_nonce = ? AND ${holding}`)
   // A reverted intent is final: its hash has that one outcome (no nonce is used by a revert, so it holds the hash only).
@@ -494,6 +497,9 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
     },
     async otherInstances(chainId, chainInstance) {
       return otherInstances.all(chainId, chainInstance).map(fromRow)
+    },
+    async attempts(chainId, intentHash) {
+      return allAttempts.all(chainId, intentHash).map(fromRow)
     },
     async attempt(chainId, intentHash, attempt) {
       const row = byAttempt.get(chainId, intentHash, attempt)

@@ -334,6 +334,9 @@ export async function openPostgresJournal({ url, maxConnections = 10, connectTim
     },
     otherInstances: (chainId, chainInstance) =>
       all(`SELECT * FROM executions WHERE chain_id = $1 AND state IN ('pending', 'mined') AND chain_instance IS NOT NULL AND chain_instance <> $2 ORDER BY signed_seq, id`, [chainId, chainInstance]),
+    async attempts(chainId, intentHash) {
+      return all('SELECT * FROM executions WHERE chain_id = $1 AND intent_hash = $2 ORDER BY attempt', [chainId, intentHash])
+    },
     async attempt(chainId, intentHash, attempt) {
       const row = await one('SELECT * FROM executions WHERE chain_id = $1 AND intent_hash = $2 AND attempt = $3', [chainId, intentHash, attempt])
       return row && fromRow(toRow(row))

@@ -1,0 +1,35 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { claimOf, hash, signedTx } from '../../test/support/journalContract.ts'
+import type { ExecutionRecord } from '../journal/openJournal.ts'
+import { isFinished, toExecutionEvents } from './toExecutionEvents.ts'
+
+const at = new Date('2026-11-25T12:00:00Z')
+function record(attempt: number, fields: Partial<ExecutionRecord>): ExecutionRecord {
+  const { chainId, intentHash, intent } = claimOf(1)
+  return { id: attempt, chainId, intentHash, attempt, intent, state: 'pending', status: 0xf3, transaction: signedTx(attempt), blockNumber: undefined, blockHash: undefined, final: false, chainInstance: undefined, gasUsed: undefined, returnData: undefined, detail: undefined, createdAt: at, updatedAt: at, ...fields }
+}
+const types = (records: ExecutionRecord[]) => toExecutionEvents(records).map((e) => `${e.attempt}:${e.type}`)
+
+describe('toExecutionEvents', () => {
+  it('tells a submission, a re-pricing, the block and finality, with ids that depend only on what they report', () => {
+    const replaced = record(1, { state: 'dropped', status: 0xf0, final: true, detail: 're-priced at relayer nonce 0: max fee 1 → 2 wei per gas (base fee 3)' })
+    const mined = record(2, { state: 'mined', status: 0x11, blockNumber: 7n, blockHash: hash(7), final: false })
+    assert.deepEqual(types([record(1, {})]), ['1:submitted'])
+    assert.deepEqual(types([replaced, mined]), ['1:submitted', '2:repriced', '2:mined'])
+    assert.equal(isFinished([replaced, mined]), false)
+    assert.deepEqual(types([replaced, { ...mined, final: true }]), ['1:submitted', '2:repriced', '2:mined', '2:final'])
+    assert.equal(isFinished([replaced, { ...mined, final: true }]), true)
+    assert.deepEqual(toExecutionEvents([replaced, mined]).map((e) => e.id), toExecutionEvents([replaced, mined]).map((e) => e.id))
+    assert.equal(toExecutionEvents([mined])[1]!.id, `2:mined:${hash(7)}`)
+  })
+
+  it('tells a revert and a drop, and nothing for a claim that signed nothing', () => {
+    assert.deepEqual(types([record(1, { state: 'reverted', status: 0x50, blockNumber: 3n, final: true })]), ['1:submitted', '1:reverted', '1:final'])
+    const dropped = record(1, { state: 'dropped', status: 0xf0, final: true, detail: 'transaction 0x… was replaced at relayer nonce 4 and never mined' })
+    assert.deepEqual(types([dropped]), ['1:submitted', '1:dropped'])
+    assert.equal(isFinished([dropped]), true)
+    assert.deepEqual(types([record(1, { state: 'claimed', transaction: undefined })]), [])
+    assert.equal(isFinished([]), false)
+  })
+})
