@@ -23,6 +23,8 @@ import type { ChainType } from './config/parseChainId.ts'
 import { ConfigError } from './errors/configError.ts'
 import { createReconciler } from './journal/createReconciler.ts'
 import { startRetention } from './journal/startRetention.ts'
+import type { WebhooksConfig } from './config/webhooksConfig.ts'
+import { startWebhookDispatcher } from './webhooks/startWebhookDispatcher.ts'
 import type { Hex } from 'viem'
 import { type Journal, openJournal } from './journal/openJournal.ts'
 import { Registry } from 'prom-client'
@@ -88,6 +90,8 @@ export type CreateGatewayParameters = {
     multicall?: boolean | undefined
     /** Keep validator answers for the block they were read on (VALIDATE_CACHE); default false. */
     validateCache?: boolean | undefined
+    /** Signed webhooks of execution events; default: none. */
+    webhooks?: WebhooksConfig | undefined
     /** Standing after reverts and spend budgets; default: limitsConfig's defaults. */
     limits?: ExecutionGuardConfig | undefined
   }
@@ -216,6 +220,7 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
           return adapter?.holdsRelayer ? adapter.holdsRelayer(relayer) : adapter?.describe().relayer?.toLowerCase() === relayer.toLowerCase()
         }
       : undefined
+  const webhooks = config.webhooks && startWebhookDispatcher({ journal, config: config.webhooks, logger, publicOnly: config.production })
   const retention = startRetention({ journal, retentionMs: (config.storage?.retentionDays ?? 30) * 86_400_000, logger })
   const reconciler = createReconciler({ journal, adapters, intervalMs: config.reconcileIntervalMs ?? 5_000, logger, holds })
   await reconciler.runOnce()
@@ -279,6 +284,7 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
       await metricsServer?.close()
       await reconciler.stop()
       await retention.stop()
+      await webhooks?.stop()
       await payments?.close()
       await closeParts()
     },

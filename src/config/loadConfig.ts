@@ -4,6 +4,7 @@ import { readBoolean } from './readBoolean.ts'
 import { devnetApiKey } from '../devnet/devnetApiKey.ts'
 import { type InterfacesConfig, interfacesConfig } from './interfacesConfig.ts'
 import { limitsConfig } from './limitsConfig.ts'
+import { type WebhooksConfig, webhooksConfig } from './webhooksConfig.ts'
 import type { ExecutionGuardConfig } from '../intents/createExecutionGuard.ts'
 import { type StorageConfig, storageConfig } from './storageConfig.ts'
 import { type PaymentsConfig, parsePaymentsConfig } from './paymentsConfig.ts'
@@ -59,6 +60,8 @@ export type GatewayConfig = {
   storage: StorageConfig
   /** Standing after on-chain reverts and the spend budgets: config/limitsConfig.ts. */
   limits: ExecutionGuardConfig
+  /** Signed webhooks of execution events (config/webhooksConfig.ts); undefined: none. */
+  webhooks: WebhooksConfig | undefined
   /** A funded Solana account named as fee payer of validate simulations (nothing is signed or paid). */
   solanaSimulationFeePayer: string | undefined
   bodyLimit: number
@@ -163,6 +166,8 @@ export function loadConfig(env: Env): GatewayConfig {
   problems.push(...storage.problems)
   const limits = limitsConfig(env)
   problems.push(...limits.problems)
+  const webhooks = webhooksConfig(env, { production })
+  problems.push(...webhooks.problems)
   const solanaSimulationFeePayer = env.SOLANA_SIMULATION_FEE_PAYER?.trim() || undefined
   if (solanaSimulationFeePayer) {
     const problem = solanaRuntime.checkAddress(solanaSimulationFeePayer)
@@ -221,6 +226,7 @@ export function loadConfig(env: Env): GatewayConfig {
     interfaces: interfaces.value,
     storage: storage.value,
     limits: limits.value,
+    webhooks: webhooks.value,
     solanaSimulationFeePayer,
     bodyLimit: bodyLimit!,
     receiptTimeoutMs: receiptTimeoutMs!,

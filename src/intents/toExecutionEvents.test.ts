@@ -21,7 +21,7 @@ describe('toExecutionEvents', () => {
     assert.deepEqual(types([replaced, { ...mined, final: true }]), ['1:submitted', '2:repriced', '2:mined', '2:final'])
     assert.equal(isFinished([replaced, { ...mined, final: true }]), true)
     assert.deepEqual(toExecutionEvents([replaced, mined]).map((e) => e.id), toExecutionEvents([replaced, mined]).map((e) => e.id))
-    assert.equal(toExecutionEvents([mined])[1]!.id, `2:mined:${hash(7)}`)
+    assert.equal(toExecutionEvents([mined])[1]!.id, `eip155:1:${hash(1)}:2:mined:${hash(7)}`)
   })
 
   it('tells a revert and a drop, and nothing for a claim that signed nothing', () => {

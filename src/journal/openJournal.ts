@@ -15,7 +15,9 @@ import type { Intent } from '../intents/intent.ts'
 import type { ExecutionState } from '../intents/intentOutcome.ts'
 import { Status } from '../status/statusCodes.ts'
 import { fromRow, type Row, serializeIntent } from './journalRow.ts'
-import { prunable } from './prunable.ts'
+import { prunable, prunableWebhooks } from './prunable.ts'
+import { createSqliteWebhookOutbox } from '../webhooks/createSqliteWebhookOutbox.ts'
+import type { WebhookOutbox } from '../webhooks/webhookOutbox.ts'
 
 /** `claimed`: held while preflight runs, nothing signed yet. The rest are ExecutionState. */
 export type JournalState = 'claimed' | ExecutionState
@@ -138,7 +140,9 @@ export type Journal = {
    * dropped, of intents with no attempt still open; payments consumed or released). A pruned
    * intent is no longer replayed from the journal: a repeat is answered by the chain again.
    */
-  prune(before: Date): Promise<{ executions: number; payments: number }>
+  prune(before: Date): Promise<{ executions: number; payments: number; webhooks: number }>
+  /** Records changed at or after `since` (ms), oldest change first: what the webhook dispatcher turns into events. */
+  updatedSince(since: number, limit: number): Promise<ExecutionRecord[]>
   /** How many signed executions are not settled yet (cheap: a partial index). */
   pendingCount(): Promise<number>
   readonly path: string
@@ -146,6 +150,8 @@ export type Journal = {
   readonly backend: 'sqlite' | 'postgres'
   /** The x402 payments, kept in the same store as the executions they pay for. */
   readonly payments: PaymentLedger
+  /** The webhook outbox, in the same store: events are written from the executions it holds. */
+  readonly webhooks: WebhookOutbox
   /** A consistent copy of the journal, taken while it is in use (SQLite's online backup; PostgreSQL refuses: its database has its own). */
   backup(destination: string): Promise<void>
   /** Resolves while the store answers (readiness); rejects with StorageUnavailableError when it does not. */
@@ -427,12 +433,16 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
   }
 
   const payments = createSqlitePaymentLedger({ db })
-  // After the ledger made its table.
+  const webhooks = createSqliteWebhookOutbox({ db })
+  // After the ledger and the outbox made their tables.
   const prunePayments = db.prepare<[number]>(`DELETE FROM x402_payments WHERE state IN ('consumed', 'released') AND updated_at < ?`)
+  const pruneWebhooks = db.prepare<[number, number]>(`DELETE FROM webhook_outbox WHERE ${prunableWebhooks('?', '?')}`)
+  const changedSince = db.prepare<[number, number], Row>('SELECT * FROM executions WHERE updated_at >= ? ORDER BY updated_at, id LIMIT ?')
   return {
     path,
     backend: 'sqlite',
     payments,
+    webhooks,
     // IMMEDIATE: the check and the insert happen under one write lock.
     claim: async ({ chainId, intentHash, intent, chainInstance }) => claim.immediate(chainId, intentHash, intent, chainInstance ?? null),
     async release(record) {
@@ -516,7 +526,10 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
     pendingCount: async () => pendingCount.get()!.n,
     async prune(before) {
       const cutoff = before.getTime()
-      return db.transaction(() => ({ executions: pruneExecutions.run(cutoff).changes, payments: prunePayments.run(cutoff).changes })).immediate()
+      return db.transaction(() => ({ executions: pruneExecutions.run(cutoff).changes, payments: prunePayments.run(cutoff).changes, webhooks: pruneWebhooks.run(cutoff, cutoff).changes })).immediate()
+    },
+    async updatedSince(since, limit) {
+      return changedSince.all(since, limit).map(fromRow)
     },
     async backup(destination) {
       mkdirSync(dirname(destination), { recursive: true })

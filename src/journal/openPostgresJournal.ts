@@ -13,7 +13,9 @@ import { createPostgresPaymentLedger } from '../payments/createPostgresPaymentLe
 import { Status } from '../status/statusCodes.ts'
 import { fromRow, type Row, serializeIntent } from './journalRow.ts'
 import type { Claim, ExecutionRecord, Journal, Settlement } from './openJournal.ts'
-import { prunable } from './prunable.ts'
+import { prunable, prunableWebhooks } from './prunable.ts'
+import { createPostgresWebhookOutbox } from '../webhooks/createPostgresWebhookOutbox.ts'
+import { outboxDdl } from '../webhooks/webhookOutbox.ts'
 import { StorageUnavailableError } from '../errors/storageUnavailableError.ts'
 
 const holding = `state IN ('claimed', 'pending', 'mined')`
@@ -98,6 +100,8 @@ CREATE TABLE gateway_instances (
   `
 ALTER TABLE executions ADD COLUMN instance_id TEXT;
 `,
+  // 4: the webhook outbox and its cursor over the executions.
+  outboxDdl,
 ]
 
 /** The schema version this code writes. */
@@ -230,10 +234,12 @@ export async function openPostgresJournal({ url, maxConnections = 10, connectTim
     (await run(`UPDATE executions SET state = 'dropped', status = $1, detail = $2, final = 1, updated_at = $3 WHERE id = $4 AND state = 'pending'`, [Status.GATEWAY_FAILURE, detail, now, id], on)).rowCount === 1
 
   const payments = createPostgresPaymentLedger({ query: (text, values) => run(text, values) })
+  const webhooks = createPostgresWebhookOutbox({ query: (text, values) => run(text, values) })
   return {
     path: redactUrl(url),
     backend: 'postgres',
     payments,
+    webhooks,
     claim: ({ chainId, intentHash, intent, chainInstance }) => claim(chainId, intentHash, intent, chainInstance ?? null),
     async release(record) {
       await run(`DELETE FROM executions WHERE id = $1 AND state IN ('claimed', 'pending')`, [record.id])
@@ -358,7 +364,11 @@ export async function openPostgresJournal({ url, maxConnections = 10, connectTim
       const cutoff = before.getTime()
       const executions = (await run(`DELETE FROM executions WHERE ${prunable('executions', '$1')}`, [cutoff])).rowCount ?? 0
       const payments = (await run(`DELETE FROM x402_payments WHERE state IN ('consumed', 'released') AND updated_at < $1`, [cutoff])).rowCount ?? 0
-      return { executions, payments }
+      const webhooks = (await run(`DELETE FROM webhook_outbox WHERE ${prunableWebhooks('$1', '$1')}`, [cutoff])).rowCount ?? 0
+      return { executions, payments, webhooks }
+    },
+    async updatedSince(since, limit) {
+      return all('SELECT * FROM executions WHERE updated_at >= $1 ORDER BY updated_at, id LIMIT $2', [since, limit])
     },
     pendingCount: async () => Number((await run<{ n: number }>(`SELECT COUNT(*) AS n FROM executions WHERE state = 'pending'`)).rows[0]!.n),
     async backup() {

@@ -10,3 +10,8 @@ export function prunable(table: string, cutoff = '?'): string {
     AND NOT EXISTS (SELECT 1 FROM ${table} unsettled WHERE unsettled.chain_id = ${table}.chain_id AND unsettled.intent_hash = ${table}.intent_hash
                     AND (unsettled.state IN ('claimed', 'pending') OR (unsettled.state IN ('mined', 'reverted') AND unsettled.final = 0)))`
 }
+
+/** Webhook outbox entries delivered, or given up, before the cutoff (both parameters). */
+export function prunableWebhooks(delivered: string, created: string): string {
+  return `(delivered_at IS NOT NULL AND delivered_at < ${delivered}) OR (delivered_at IS NULL AND next_at = ${Number.MAX_SAFE_INTEGER} AND created_at < ${created})`
+}

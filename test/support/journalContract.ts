@@ -119,8 +119,8 @@ export function journalContract(open: () => Promise<Journal>) {
     await journal.payments.markSettled(payment.payment.id, hash(92))
     await journal.payments.markConsumed(payment.payment.id)
 
-    assert.deepEqual(await journal.prune(new Date(Date.now() - 60_000)), { executions: 0, payments: 0 }, 'nothing is that old')
-    assert.deepEqual(await journal.prune(new Date(Date.now() + 1_000)), { executions: 2, payments: 1 })
+    assert.deepEqual(await journal.prune(new Date(Date.now() - 60_000)), { executions: 0, payments: 0, webhooks: 0 }, 'nothing is that old')
+    assert.deepEqual(await journal.prune(new Date(Date.now() + 1_000)), { executions: 2, payments: 1, webhooks: 0 })
     assert.equal(await journal.get(hash(41)), undefined, 'executed and final: pruned')
     assert.equal(await journal.get(hash(42)), undefined, 'reverted and final: pruned')
     assert.equal((await journal.get(hash(43)))?.state, 'mined', 'not final: kept')

@@ -8,6 +8,7 @@ import type { ChainConfig } from '../../src/config/loadConfig.ts'
 import type { StorageConfig } from '../../src/config/storageConfig.ts'
 import type { PaymentsConfig } from '../../src/config/paymentsConfig.ts'
 import type { ExecutionGuardConfig } from '../../src/intents/createExecutionGuard.ts'
+import type { WebhooksConfig } from '../../src/config/webhooksConfig.ts'
 import { demoCounterArtifact } from '../../src/contracts/demoCounterArtifact.ts'
 import { createGateway, type Gateway } from '../../src/createGateway.ts'
 import { createDevClients } from '../../src/devnet/deployContracts.ts'
@@ -44,6 +45,7 @@ export async function startTestGateway(params: {
   storage?: StorageConfig
   validateCache?: boolean
   limits?: ExecutionGuardConfig
+  webhooks?: WebhooksConfig
 }): Promise<TestGateway> {
   const logs: string[] = []
   const logger = createLogger({ level: 'info', destination: { write: (line: string) => void logs.push(line) } })
@@ -73,6 +75,7 @@ export async function startTestGateway(params: {
       storage: params.storage,
       validateCache: params.validateCache,
       limits: params.limits,
+      webhooks: params.webhooks,
       receiptTimeoutMs: params.receiptTimeoutMs ?? 10_000,
       rpcTimeoutMs: params.rpcTimeoutMs ?? 2_000,
       pollingIntervalMs: 20,

@@ -66,14 +66,14 @@ export function registerIntentEventsRoute(app: FastifyInstance, { registry, jour
       const until = Date.now() + streamLimitMs
       let beat = Date.now() + heartbeatMs
       let records: ExecutionRecord[] = first
-      // What was reported mined per attempt: a record back to pending has had its block reorganized away.
+      // The mined (or reverted) event reported per attempt: a record back to pending has had its block reorganized away.
       const minedAt = new Map<number, string>()
       yield 'retry: 1000\n\n'
       for (;;) {
         for (const record of records) {
           const where = minedAt.get(record.attempt)
           if (where !== undefined && record.state === 'pending') {
-            const reorged: ExecutionEvent = { id: `${record.attempt}:reorged:${where}`, type: 'reorged', intentHash, chainId: record.chainId, state: 'pending', transactionHash: record.transaction?.id, attempt: record.attempt, at: record.updatedAt.toISOString() }
+            const reorged: ExecutionEvent = { id: `${where}:reorged`, type: 'reorged', intentHash, chainId: record.chainId, state: 'pending', transactionHash: record.transaction?.id, attempt: record.attempt, at: record.updatedAt.toISOString() }
             minedAt.delete(record.attempt)
             if (!sent.has(reorged.id)) {
               sent.add(reorged.id)
@@ -82,7 +82,7 @@ export function registerIntentEventsRoute(app: FastifyInstance, { registry, jour
           }
         }
         for (const event of toExecutionEvents(records)) {
-          if (event.type === 'mined' || event.type === 'reverted') minedAt.set(event.attempt, event.id.split(':').slice(2).join(':'))
+          if (event.type === 'mined' || event.type === 'reverted') minedAt.set(event.attempt, event.id)
           if (sent.has(event.id)) continue
           sent.add(event.id)
           yield format(event)
