@@ -23,6 +23,9 @@ import type { ChainType } from './config/parseChainId.ts'
 import { ConfigError } from './errors/configError.ts'
 import { createReconciler } from './journal/createReconciler.ts'
 import { startRetention } from './journal/startRetention.ts'
+import type { SignersConfig } from './config/signersConfig.ts'
+import { createKmsSigner } from './signers/createKmsSigner.ts'
+import { GatewayError } from './errors/gatewayError.ts'
 import type { WebhooksConfig } from './config/webhooksConfig.ts'
 import { startWebhookDispatcher } from './webhooks/startWebhookDispatcher.ts'
 import type { Hex } from 'viem'
@@ -90,6 +93,8 @@ export type CreateGatewayParameters = {
     multicall?: boolean | undefined
     /** Keep validator answers for the block they were read on (VALIDATE_CACHE); default false. */
     validateCache?: boolean | undefined
+    /** Relayer keys in KMS, joined to the pool with the local keys; default: none. */
+    signers?: SignersConfig | undefined
     /** Signed webhooks of execution events; default: none. */
     webhooks?: WebhooksConfig | undefined
     /** Standing after reverts and spend budgets; default: limitsConfig's defaults. */
@@ -121,12 +126,24 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
   // A shared journal: the relayer keys are leased to one instance at a time.
   const leases = databaseUrl ? (await import('./relayer/createPostgresRelayerLeases.ts')).createPostgresRelayerLeases({ url: databaseUrl, instanceId: config.storage!.instanceId, ttlMs: config.storage!.relayerLeaseTtlMs }) : undefined
   const relayerKeys = config.relayerPrivateKeys && config.relayerPrivateKeys.length > 0 ? config.relayerPrivateKeys : config.relayerPrivateKey ? [config.relayerPrivateKey] : []
+  // Keys that never enter the process: their addresses are read from KMS at start-up.
+  const kms = config.signers?.kms
+  let remoteAccounts: Awaited<ReturnType<typeof createKmsSigner>>[]
+  try {
+    remoteAccounts = kms && kms.keyIds.length > 0 ? await Promise.all(kms.keyIds.map((keyId) => createKmsSigner({ keyId, region: kms.region!, endpoint: kms.endpoint }))) : []
+  } catch (err) {
+    await leases?.close()
+    await journal.close()
+    throw new ConfigError([`RELAYER_KMS_KEY_IDS: ${err instanceof GatewayError ? `${err.shortMessage} (${err.details})` : err instanceof Error ? err.message : String(err)}`])
+  }
+  if (remoteAccounts.length > 0) logger.info({ relayers: remoteAccounts.map((a) => ({ address: a.address, signer: a.backend })) }, 'relayer keys held in KMS')
   const evmAdapters = chains.map((chain) =>
     createEvmAdapter({
       chain,
       // A read-only chain gets no relayer: nothing is ever signed or sent on it.
       relayerPrivateKey: undefined,
       relayerPrivateKeys: chain.readOnly ? [] : relayerKeys,
+      relayerAccounts: chain.readOnly ? [] : remoteAccounts,
       leases,
       rpcTimeoutMs: config.rpcTimeoutMs,
       pollingIntervalMs: config.pollingIntervalMs ?? 500,

@@ -152,7 +152,7 @@ export type ChainDescription = {
   contracts: { validator: string; executor: string; registry: string }
   relayer: string | undefined
   /** A relayer pool: each key, whether this instance holds it and it can pay, its sends in flight. */
-  relayers?: Array<{ address: string; held: boolean; funded: boolean; inFlight: number }> | undefined
+  relayers?: Array<{ address: string; held: boolean; funded: boolean; inFlight: number; signer?: string }> | undefined
   available: boolean
   unavailableReason: string | undefined
   endpoints: EndpointView[]

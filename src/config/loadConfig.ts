@@ -5,6 +5,7 @@ import { devnetApiKey } from '../devnet/devnetApiKey.ts'
 import { type InterfacesConfig, interfacesConfig } from './interfacesConfig.ts'
 import { limitsConfig } from './limitsConfig.ts'
 import { type WebhooksConfig, webhooksConfig } from './webhooksConfig.ts'
+import { type SignersConfig, signersConfig } from './signersConfig.ts'
 import type { ExecutionGuardConfig } from '../intents/createExecutionGuard.ts'
 import { type StorageConfig, storageConfig } from './storageConfig.ts'
 import { type PaymentsConfig, parsePaymentsConfig } from './paymentsConfig.ts'
@@ -60,6 +61,8 @@ export type GatewayConfig = {
   storage: StorageConfig
   /** Standing after on-chain reverts and the spend budgets: config/limitsConfig.ts. */
   limits: ExecutionGuardConfig
+  /** Relayer keys held outside the process (config/signersConfig.ts). */
+  signers: SignersConfig
   /** Signed webhooks of execution events (config/webhooksConfig.ts); undefined: none. */
   webhooks: WebhooksConfig | undefined
   /** A funded Solana account named as fee payer of validate simulations (nothing is signed or paid). */
@@ -166,6 +169,8 @@ export function loadConfig(env: Env): GatewayConfig {
   problems.push(...storage.problems)
   const limits = limitsConfig(env)
   problems.push(...limits.problems)
+  const signers = signersConfig(env)
+  problems.push(...signers.problems)
   const webhooks = webhooksConfig(env, { production })
   problems.push(...webhooks.problems)
   const solanaSimulationFeePayer = env.SOLANA_SIMULATION_FEE_PAYER?.trim() || undefined
@@ -180,7 +185,7 @@ export function loadConfig(env: Env): GatewayConfig {
   const receiptPollMs = readInteger(env, 'RECEIPT_POLL_MS', { min: 10, max: 60_000, fallback: 200 }, problems)
   const rateLimitMax = readInteger(env, 'RATE_LIMIT_MAX', { min: 0, max: 10_000_000, fallback: 0 }, problems)
   const rateLimitWindowMs = readInteger(env, 'RATE_LIMIT_WINDOW_MS', { min: 100, max: 3_600_000, fallback: 60_000 }, problems)
-  const auth = readAuth(env, production, relayerPrivateKey !== undefined || solanaRelayer.ok && solanaRelayer.key !== undefined || suiRelayerPrivateKey !== undefined, problems)
+  const auth = readAuth(env, production, relayerPrivateKey !== undefined || signers.value.kms.keyIds.length > 0 || solanaRelayer.ok && solanaRelayer.key !== undefined || suiRelayerPrivateKey !== undefined, problems)
   const chainListUrl = env.CHAINLIST_URL?.trim() || defaultChainListUrl
   const urlProblem = checkRpcUrl(chainListUrl)
   if (urlProblem) problems.push(`CHAINLIST_URL: ${urlProblem}`)
@@ -227,6 +232,7 @@ export function loadConfig(env: Env): GatewayConfig {
     storage: storage.value,
     limits: limits.value,
     webhooks: webhooks.value,
+    signers: signers.value,
     solanaSimulationFeePayer,
     bodyLimit: bodyLimit!,
     receiptTimeoutMs: receiptTimeoutMs!,

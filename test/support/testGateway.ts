@@ -9,6 +9,7 @@ import type { StorageConfig } from '../../src/config/storageConfig.ts'
 import type { PaymentsConfig } from '../../src/config/paymentsConfig.ts'
 import type { ExecutionGuardConfig } from '../../src/intents/createExecutionGuard.ts'
 import type { WebhooksConfig } from '../../src/config/webhooksConfig.ts'
+import type { SignersConfig } from '../../src/config/signersConfig.ts'
 import { demoCounterArtifact } from '../../src/contracts/demoCounterArtifact.ts'
 import { createGateway, type Gateway } from '../../src/createGateway.ts'
 import { createDevClients } from '../../src/devnet/deployContracts.ts'
@@ -46,6 +47,7 @@ export async function startTestGateway(params: {
   validateCache?: boolean
   limits?: ExecutionGuardConfig
   webhooks?: WebhooksConfig
+  signers?: SignersConfig
 }): Promise<TestGateway> {
   const logs: string[] = []
   const logger = createLogger({ level: 'info', destination: { write: (line: string) => void logs.push(line) } })
@@ -76,6 +78,7 @@ export async function startTestGateway(params: {
       validateCache: params.validateCache,
       limits: params.limits,
       webhooks: params.webhooks,
+      signers: params.signers,
       receiptTimeoutMs: params.receiptTimeoutMs ?? 10_000,
       rpcTimeoutMs: params.rpcTimeoutMs ?? 2_000,
       pollingIntervalMs: 20,

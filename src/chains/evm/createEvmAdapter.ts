@@ -6,6 +6,7 @@ import {
   type Address,
   type Chain,
   type Hex,
+  type LocalAccount,
   type PublicClient,
   type TransactionReceipt,
   BaseError,
@@ -55,6 +56,8 @@ export type CreateEvmAdapterParameters = {
   relayerPrivateKey: Hex | undefined
   /** Several relayer keys (a pool); when given, `relayerPrivateKey` is ignored. */
   relayerPrivateKeys?: readonly Hex[] | undefined
+  /** Relayer keys that never enter the process (KMS, HSM): signers as accounts, joined to the pool after the local keys. */
+  relayerAccounts?: readonly (LocalAccount & { backend?: string })[] | undefined
   /** Which keys this instance may send from now (several instances sharing a journal); default: all of them. */
   leases?: RelayerLeases | undefined
   rpcTimeoutMs: number
@@ -108,7 +111,7 @@ const instanceReuseMs = 1000
 /** A replacement raises both fees by at least this (per mille): geth and anvil want 10%, some nodes 12.5%. */
 const replacementBumpPerMille = 1125n
 
-export function createEvmAdapter({ chain: resolved, relayerPrivateKey, relayerPrivateKeys, leases = createLocalRelayerLeases(), rpcTimeoutMs, pollingIntervalMs, logger, unsettledTransactions, maxGasPerExecution, maxFeePerGas, confirmations = 1, rpcRecorder, foldReads = true, cacheAnswers = false }: CreateEvmAdapterParameters): ChainAdapter {
+export function createEvmAdapter({ chain: resolved, relayerPrivateKey, relayerPrivateKeys, relayerAccounts = [], leases = createLocalRelayerLeases(), rpcTimeoutMs, pollingIntervalMs, logger, unsettledTransactions, maxGasPerExecution, maxFeePerGas, confirmations = 1, rpcRecorder, foldReads = true, cacheAnswers = false }: CreateEvmAdapterParameters): ChainAdapter {
   // The configuration checked these as EVM addresses.
   const chain = { ...resolved, executor: resolved.executor as Address, validator: resolved.validator as Address, registry: resolved.registry as Address }
   const log = logger.child({ module: 'evm', chainId: chain.chainId })
@@ -152,7 +155,9 @@ export function createEvmAdapter({ chain: resolved, relayerPrivateKey, relayerPr
   })
   // A relayer's broadcasts, in nonce order in one request.
   const broadcastMany = (rawTransactions: readonly Hex[]) => pool.sequence(rawTransactions.map((raw) => ({ method: 'eth_sendRawTransaction', params: [raw] })))
-  const accounts = (relayerPrivateKeys ?? (relayerPrivateKey ? [relayerPrivateKey] : [])).map((key) => toRelayerAccount(key))
+  const accounts = [...(relayerPrivateKeys ?? (relayerPrivateKey ? [relayerPrivateKey] : [])).map((key) => toRelayerAccount(key)), ...relayerAccounts]
+  // Where each key lives, for /chains: never the key, only its backend.
+  const signerOf = new Map(accounts.map((a) => [a.address.toLowerCase(), (a as { backend?: string }).backend ?? 'local']))
   // New transactions go above the highest nonce an unsettled journaled one holds.
   // Transactions found unable to ever mine (above a nonce gap, or of a reset chain) hold no nonce,
   // even in the moment before the reconciler settles their records.
@@ -608,7 +613,7 @@ export function createEvmAdapter({ chain: resolved, relayerPrivateKey, relayerPr
         nativeCurrency: chain.nativeCurrency,
         contracts: { validator: chain.validator, executor: chain.executor, registry: chain.registry },
         relayer: relayers?.addresses[0],
-        relayers: relayers?.view(),
+        relayers: relayers?.view().map((r) => ({ ...r, signer: signerOf.get(r.address.toLowerCase()) ?? 'local' })),
         available: !unavailableReason,
         unavailableReason,
         endpoints: pool.endpoints(),

@@ -1,0 +1,37 @@
+// Where relayer keys live besides the environment: EVM relayer keys held in AWS KMS (each an
+// ECC_SECG_P256K1 key), joined to the relayer pool with the local keys. Reads its own variables
+// and reports its own problems, for loadConfig to compose.
+
+export type SignersConfig = {
+  kms: {
+    /** RELAYER_KMS_KEY_IDS: key ids, aliases or ARNs of EVM relayer keys in KMS. */
+    keyIds: string[]
+    /** KMS_REGION, else AWS_REGION. */
+    region: string | undefined
+    /** KMS_ENDPOINT: another endpoint than AWS's (a VPC endpoint; a local stand-in in tests). */
+    endpoint: string | undefined
+  }
+}
+
+export type SignersConfigResult = { value: SignersConfig; problems: string[] }
+
+export function signersConfig(env: Record<string, string | undefined>): SignersConfigResult {
+  const problems: string[] = []
+  const keyIds = (env.RELAYER_KMS_KEY_IDS ?? '').split(',').map((k) => k.trim()).filter(Boolean)
+  keyIds.forEach((id, i) => {
+    if (!/^[\w:/+=.@-]{1,2048}$/.test(id)) problems.push(`RELAYER_KMS_KEY_IDS[${i}]: not a KMS key id, alias or ARN`)
+  })
+  if (new Set(keyIds).size !== keyIds.length) problems.push('RELAYER_KMS_KEY_IDS: a key is named twice')
+  const region = env.KMS_REGION?.trim() || env.AWS_REGION?.trim() || undefined
+  const endpoint = env.KMS_ENDPOINT?.trim() || undefined
+  if (keyIds.length > 0 && !region) problems.push('KMS_REGION: required with RELAYER_KMS_KEY_IDS (or set AWS_REGION)')
+  if (endpoint !== undefined) {
+    try {
+      const url = new URL(endpoint)
+      if (url.protocol !== 'https:' && url.protocol !== 'http:') problems.push('KMS_ENDPOINT: must be an http(s) URL')
+    } catch {
+      problems.push('KMS_ENDPOINT: not a URL')
+    }
+  }
+  return { value: { kms: { keyIds, region, endpoint } }, problems }
+}
