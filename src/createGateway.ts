@@ -136,7 +136,19 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
     await journal.close()
     throw new ConfigError([`RELAYER_KMS_KEY_IDS: ${err instanceof GatewayError ? `${err.shortMessage} (${err.details})` : err instanceof Error ? err.message : String(err)}`])
   }
-  if (remoteAccounts.length > 0) logger.info({ relayers: remoteAccounts.map((a) => ({ address: a.address, signer: a.backend })) }, 'relayer keys held in KMS')
+  const token = config.signers?.pkcs11
+  if (token) {
+    try {
+      // The native binding is loaded only when a token is configured.
+      const { createPkcs11Signer } = await import('./signers/createPkcs11Signer.ts')
+      remoteAccounts.push(...token.keyLabels.map((keyLabel) => createPkcs11Signer({ ...token, keyLabel })))
+    } catch (err) {
+      await leases?.close()
+      await journal.close()
+      throw new ConfigError([`RELAYER_PKCS11_KEY_LABELS: ${err instanceof Error ? err.message : String(err)}`])
+    }
+  }
+  if (remoteAccounts.length > 0) logger.info({ relayers: remoteAccounts.map((a) => ({ address: a.address, signer: a.backend })) }, 'relayer keys held outside the process')
   const evmAdapters = chains.map((chain) =>
     createEvmAdapter({
       chain,

@@ -185,7 +185,7 @@ export function loadConfig(env: Env): GatewayConfig {
   const receiptPollMs = readInteger(env, 'RECEIPT_POLL_MS', { min: 10, max: 60_000, fallback: 200 }, problems)
   const rateLimitMax = readInteger(env, 'RATE_LIMIT_MAX', { min: 0, max: 10_000_000, fallback: 0 }, problems)
   const rateLimitWindowMs = readInteger(env, 'RATE_LIMIT_WINDOW_MS', { min: 100, max: 3_600_000, fallback: 60_000 }, problems)
-  const auth = readAuth(env, production, relayerPrivateKey !== undefined || signers.value.kms.keyIds.length > 0 || solanaRelayer.ok && solanaRelayer.key !== undefined || suiRelayerPrivateKey !== undefined, problems)
+  const auth = readAuth(env, production, relayerPrivateKey !== undefined || signers.value.kms.keyIds.length > 0 || signers.value.pkcs11 !== undefined || solanaRelayer.ok && solanaRelayer.key !== undefined || suiRelayerPrivateKey !== undefined, problems)
   const chainListUrl = env.CHAINLIST_URL?.trim() || defaultChainListUrl
   const urlProblem = checkRpcUrl(chainListUrl)
   if (urlProblem) problems.push(`CHAINLIST_URL: ${urlProblem}`)
