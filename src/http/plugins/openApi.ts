@@ -4,7 +4,7 @@
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
-import { apiKeyScheme, jsonResponse, metricsTokenScheme, openApiDocumentSchema, outcomeResponses, registerSharedSchemas, requestExamples } from '../schemas/httpSchemas.ts'
+import { apiKeyScheme, commonResponseHeaders, jsonResponse, metricsTokenScheme, openApiDocumentSchema, outcomeResponses, registerSharedSchemas, requestExamples } from '../schemas/httpSchemas.ts'
 import { gatewayVersion } from './gatewayVersion.ts'
 
 type RouteSchema = Record<string, any>
@@ -76,14 +76,17 @@ export function registerOpenApi(app: FastifyInstance) {
 
 /**
  * What the document says of a route beyond its schema: an operation that declares no security
- * needs none (`security: []`, rather than leaving readers and linters to guess); every operation
- * lists a 4xx (any request can have headers over the limit: 431); and a working request
+ * needs none (`security: []`, rather than leaving readers and linters to guess); every answer
+ * names the common headers; every operation lists a 4xx (any request can have headers over the limit: 431); and a working request
  * example, so that "Try it out" on /docs sends a real body and real parameters.
  */
 function toDocumented(schema: RouteSchema): RouteSchema {
   const documented: RouteSchema = { ...schema, security: schema.security ?? [] }
-  const responses: RouteSchema = schema.response ?? {}
-  if (!Object.keys(responses).some((status) => status.startsWith('4'))) documented.response = { ...responses, ...outcomeResponses([431]) }
+  // Every answer carries the common headers (X-Request-Id among them), also where a route's schema names only its body.
+  const responses: RouteSchema = Object.fromEntries(
+    Object.entries<RouteSchema>(schema.response ?? {}).map(([status, response]) => [status, response.content && !response.headers ? { ...response, headers: commonResponseHeaders } : response]),
+  )
+  documented.response = Object.keys(responses).some((status) => status.startsWith('4')) ? responses : { ...responses, ...outcomeResponses([431]) }
   const body = requestExamples.bodies[schema.operationId]
   if (body !== undefined && schema.body) documented.body = { ...schema.body, examples: [body] }
   if (schema.params?.properties) {
