@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify'
 import { GatewayError } from '../../errors/gatewayError.ts'
 import type { Metrics } from '../../metrics/createMetrics.ts'
 import { Status } from '../../status/statusCodes.ts'
-import { commonResponseHeaders, metricsTokenScheme, outcomeResponses } from '../schemas/httpSchemas.ts'
+import { commonResponseHeaders, metricsTokenScheme, outcomeResponses, problemSchema } from '../schemas/httpSchemas.ts'
 
 export function registerMetricsRoute(app: FastifyInstance, { metrics, token }: { metrics: Metrics; token?: string | undefined }) {
   const expected = token ? digest(token) : undefined
@@ -18,7 +18,8 @@ export function registerMetricsRoute(app: FastifyInstance, { metrics, token }: {
     security: expected ? [{ [metricsTokenScheme]: [] }] : [],
     response: {
       200: { description: 'the metrics, Prometheus text format 0.0.4', headers: commonResponseHeaders, content: { 'text/plain': { schema: { type: 'string' } } } },
-      ...(expected ? outcomeResponses([401]) : {}),
+      // On the metrics port's own server no shared schemas are registered: the problem inline there.
+      ...(expected ? (app.getSchema('Problem') ? outcomeResponses([401]) : { 401: { description: 'the metrics token is missing or wrong', headers: commonResponseHeaders, content: { 'application/problem+json': { schema: problemSchema } } } }) : {}),
     },
   }
   app.get('/metrics', { schema }, async (request, reply) => {
