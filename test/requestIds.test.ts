@@ -107,6 +107,19 @@ describe('request ids', () => {
     assert.match(res.headers.get('x-request-id') ?? '', uuid)
   })
 
+  it('lets browser clients on an allowed origin read it (CORS)', async () => {
+    const cors = await startTestGateway({ chains: [world.devnet.chain], corsOrigins: ['https://agent.example'] })
+    try {
+      const res = await request(cors.baseUrl, '/health', { headers: { origin: 'https://agent.example', 'x-request-id': 'from-a-browser' } })
+      assert.equal(res.headers.get('x-request-id'), 'from-a-browser')
+      assert.ok(res.headers.get('access-control-expose-headers')?.split(',').map((h) => h.trim()).includes('x-request-id'), res.headers.get('access-control-expose-headers') ?? '')
+      const preflight = await request(cors.baseUrl, '/intents/validate', { method: 'OPTIONS', headers: { origin: 'https://agent.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,x-request-id' } })
+      assert.match(preflight.headers.get('access-control-allow-headers') ?? '', /x-request-id/)
+    } finally {
+      await cors.close()
+    }
+  })
+
   it('declares the header on every answer in the OpenAPI document', async () => {
     const doc = (await request(gateway.baseUrl, '/openapi.json')).body
     for (const [path, item] of Object.entries<Record<string, any>>(doc.paths)) {
