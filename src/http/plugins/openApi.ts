@@ -62,9 +62,7 @@ export function registerOpenApi(app: FastifyInstance) {
       {
         schema: {
           operationId: 'getOpenApi',
-          // Relative: whichever host served this document (and "Try it out" on /docs) is the gateway.
-      servers: [{ url: '/', description: 'this gateway: the host that served this document' }],
-      tags: ['operations'],
+          tags: ['operations'],
           summary: 'This OpenAPI 3.1 document, generated from the route schemas; GET /docs renders it',
           response: { 200: jsonResponse('the document', openApiDocumentSchema) },
         },
@@ -77,12 +75,14 @@ export function registerOpenApi(app: FastifyInstance) {
 /**
  * What the document says of a route beyond its schema: an operation that declares no security
  * needs none (`security: []`, rather than leaving readers and linters to guess); every answer
- * names the common headers; every operation lists a 4xx (any request can have headers over the limit: 431); and a working request
- * example, so that "Try it out" on /docs sends a real body and real parameters.
+ * names the common headers; every operation lists a 4xx (any request can have headers over the
+ * limit: 431); and a working request example, so that "Try it out" on /docs sends a real body
+ * and real parameters.
  */
 function toDocumented(schema: RouteSchema): RouteSchema {
   const documented: RouteSchema = { ...schema, security: schema.security ?? [] }
-  // Every answer carries the common headers (X-Request-Id among them), also where a route's schema names only its body.
+  // Every answer carries the common headers (X-Request-Id among them), also where a route's
+  // schema names only its body.
   const responses: RouteSchema = Object.fromEntries(
     Object.entries<RouteSchema>(schema.response ?? {}).map(([status, response]) => [status, response.content && !response.headers ? { ...response, headers: commonResponseHeaders } : response]),
   )
