@@ -1,11 +1,15 @@
 // A minimal agent: validate an intent, sign it, execute it, and wait for the receipt, with the
 // typed client. Against the embedded devnet (`npx intent-gateway start`):
 //
+//   INTENT_GATEWAY_API_KEY=devnet-demo-api-key-not-a-secret \
 //   INTENT_SIGNER_PRIVATE_KEY=<the demo sender's key> INTENT_POLICY_ID=<its open policy> \
 //   INTENT_TARGET=<the demo counter> npx tsx examples/agent.ts
 //
-// The devnet's start-up output prints the sender, its policies and the counter; its key is anvil's
-// public account #1. Exit code 0 when the intent ran, 1 otherwise.
+// The devnet prices execute (x402) and does not charge a request with its API key, printed at
+// start-up (without it, execute answers 402 and this agent, which does not pay, stops: see
+// paidAgent.ts for one that pays). The start-up output also prints the sender, its policies and
+// the counter; the sender's key is anvil's public account #1. Exit code 0 when the intent ran, 1
+// otherwise.
 import { createGatewayClient, type IntentInput } from '@intent-gateway/client'
 import { encodeFunctionData, type Hex, parseAbi } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'

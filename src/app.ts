@@ -14,6 +14,8 @@ import { registerRateLimit } from './http/plugins/rateLimit.ts'
 import { requireApiKey } from './http/plugins/requireApiKey.ts'
 import { createHttpServer } from './http/createHttpServer.ts'
 import { registerCommonHeaders } from './http/plugins/commonHeaders.ts'
+import { genRequestId } from './http/plugins/genRequestId.ts'
+import { gatewayVersion } from './http/plugins/gatewayVersion.ts'
 import { registerErrorHandler } from './http/plugins/errorHandler.ts'
 import { createFrameworkErrorHandlers } from './http/plugins/frameworkErrors.ts'
 import { registerJsonBody } from './http/plugins/jsonBody.ts'
@@ -77,7 +79,7 @@ export type BuildAppParameters = {
   serveMetrics?: boolean | undefined
   /** The MCP server at POST /mcp (default on). */
   mcp?: { enabled: boolean } | undefined
-  /** The version the MCP handshake names. */
+  /** The version the MCP handshake names (default: package.json's). */
   version?: string | undefined
   /** x402 prices of validate and execute (payments/createPayments.ts); without it both are free. */
   payments?: Payments | undefined
@@ -85,7 +87,7 @@ export type BuildAppParameters = {
   guard?: ExecutionGuard | undefined
 }
 
-export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutMs = 30_000, idleTimeoutMs = 5_000, maxConnections = 512, maxConnectionsPerClient, trustedProxies = [], receiptTimeoutMs, auth, rateLimit, instance, corsOrigins = [], requireSignedIntents = false, metrics, metricsToken, serveMetrics = true, mcp = { enabled: true }, version = '0.1.0', payments, guard }: BuildAppParameters): FastifyInstance {
+export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutMs = 30_000, idleTimeoutMs = 5_000, maxConnections = 512, maxConnectionsPerClient, trustedProxies = [], receiptTimeoutMs, auth, rateLimit, instance, corsOrigins = [], requireSignedIntents = false, metrics, metricsToken, serveMetrics = true, mcp = { enabled: true }, version = gatewayVersion, payments, guard }: BuildAppParameters): FastifyInstance {
   // Answers given before the routes and hooks (unreadable paths, unparsable requests) keep the
   // gateway's format too.
   const { frameworkErrors, clientErrorHandler } = createFrameworkErrorHandlers({ registry, maxParamLength })
@@ -99,6 +101,9 @@ export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutM
     loggerInstance: logger as FastifyBaseLogger,
     // One line per request from the onResponse hook below instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
+    // X-Request-Id: the caller's when acceptable, else a fresh one; logged as reqId on every line.
+    genReqId: genRequestId,
+    requestIdHeader: false,
     bodyLimit,
     // Strict schemas: never coerce "5" from 5, never drop unknown fields silently.
     ajv: { customOptions: { allErrors: true, coerceTypes: false, removeAdditional: false, useDefaults: false } },
@@ -128,9 +133,9 @@ export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutM
     app.register(cors, {
       origin: corsOrigins.includes('*') ? '*' : [...corsOrigins],
       methods: ['GET', 'POST'],
-      allowedHeaders: ['content-type', 'authorization', 'x-chain-id'],
+      allowedHeaders: ['content-type', 'authorization', 'x-chain-id', 'x-request-id'],
       // A browser client must be able to read the on-chain context the gateway answers with.
-      exposedHeaders: ['x-erc1066-status', 'x-status-code', 'x-intent-hash', 'x-chain-type', 'x-chain-id', 'x-payment-required', 'retry-after', 'location', 'www-authenticate'],
+      exposedHeaders: ['x-request-id', 'x-erc1066-status', 'x-status-code', 'x-intent-hash', 'x-chain-type', 'x-chain-id', 'x-payment-required', 'retry-after', 'location', 'www-authenticate'],
       maxAge: 600,
     })
   }

@@ -280,6 +280,29 @@ describe('MCP server at /mcp', () => {
       assert.equal((await post(keyed.baseUrl, '/intents/validate', demoIntent(world.devnet), headers)).status, 429)
     })
   })
+
+  it('tells an agent paying a price over MCP to pay in _meta["x402/payment"], not with an HTTP header', async () => {
+    const priced = await startTestGateway({ chains: [world.devnet.chain], payments: world.devnet.payments })
+    const pricedClient = await connect(priced.baseUrl)
+    try {
+      // Over HTTP the route says to send PAYMENT-SIGNATURE, as it should.
+      const overHttp = await post(priced.baseUrl, '/intents/execute', await signedIntent(world.devnet, { nonce: '900' }))
+      assert.equal(overHttp.status, 402, overHttp.text)
+      assert.match(overHttp.body.detail, /PAYMENT-SIGNATURE/)
+
+      const result = await call(pricedClient, 'execute_intent', { intent: await signedIntent(world.devnet, { nonce: '900' }) })
+      assert.equal(result.structuredContent.httpStatus, 402)
+      assert.equal(result.structuredContent.erc1066Status, '0x55')
+      const { detail } = result.structuredContent.body
+      assert.equal(detail, 'pay with x402: call the tool again with the PaymentPayload for one of `accepts` in `_meta["x402/payment"]`')
+      for (const text of [detail, result.structuredContent.error, result.structuredContent.body.paymentRequired.error]) assert.doesNotMatch(text, /PAYMENT-SIGNATURE|header/i, text)
+      // What the agent pays with is unchanged: the same offer as the HTTP answer's.
+      assert.deepEqual(result.structuredContent.accepts, overHttp.body.paymentRequired.accepts)
+    } finally {
+      await pricedClient.close()
+      await priced.close()
+    }
+  })
 })
 
 describe('MCP turned off (MCP_ENABLED=false)', () => {

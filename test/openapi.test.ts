@@ -8,6 +8,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { promisify } from 'node:util'
+import { existsSync } from 'node:fs'
+import { writeFile } from 'node:fs/promises'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import { parseEther } from 'viem'
 import { hashApiKey } from '../src/auth/createApiKeyCheck.ts'
@@ -16,7 +18,7 @@ import { assertCommonHeaders } from './support/assertCommonHeaders.ts'
 import { expectedSigning } from './support/expectedSigning.ts'
 import { demoIntent, post, request, signIntent, startTestGateway, startWorld, type World } from './support/testGateway.ts'
 
-const commonHeaders = ['X-ERC1066-Status', 'X-Status-Code', 'X-Intent-Hash', 'X-Chain-Type', 'X-Chain-Id', 'X-Payment-Required']
+const commonHeaders = ['X-Request-Id', 'X-ERC1066-Status', 'X-Status-Code', 'X-Intent-Hash', 'X-Chain-Type', 'X-Chain-Id', 'X-Payment-Required']
 const chainId = 'eip155:31337'
 
 /** The outcome fields every body carries for a code (api-contract.md §5). */
@@ -76,7 +78,6 @@ describe('OpenAPI document and docs page', () => {
     assert.deepEqual(result.errors, undefined, JSON.stringify(result.errors, null, 1)?.slice(0, 2000))
     assert.equal(result.valid, true)
     assert.equal(validator.version, '3.1')
-    assert.deepEqual(doc.components.securitySchemes.apiKey, { type: 'http', scheme: 'bearer', description: doc.components.securitySchemes.apiKey.description })
   })
 
   it('with API keys and a rate limit: the document and the page need no key and are never limited; execute documents its key', async () => {
@@ -101,12 +102,18 @@ describe('OpenAPI document and docs page', () => {
       assert.deepEqual(keyed.paths['/intents/execute'].post.security, [{ apiKey: [] }])
       assert.deepEqual(keyed.paths['/intents/validate'].post.security, [{ apiKey: [] }, {}])
       assert.deepEqual(keyed.paths['/mcp'].post.security, [{ apiKey: [] }, {}])
-      assert.equal(keyed.paths['/health'].get.security, undefined)
+      // Public routes say so (security: []), rather than leaving readers and linters to guess.
+      for (const path of ['/health', '/health/ready', '/status-codes', '/chains', '/chains/{chainId}', '/openapi.json', '/intents/{intentHash}']) {
+        assert.deepEqual(keyed.paths[path].get.security, [], path)
+      }
+      assert.deepEqual(Object.keys(keyed.components.securitySchemes), ['apiKey'])
+      assert.deepEqual(keyed.components.securitySchemes.apiKey, { type: 'http', scheme: 'bearer', description: keyed.components.securitySchemes.apiKey.description })
     } finally {
       await gateway.close()
     }
-    // Without keys configured, no operation asks for one.
-    assert.equal(doc.paths['/intents/execute'].post.security, undefined)
+    // Without keys configured, no operation asks for one, and no scheme is declared unused.
+    assert.deepEqual(doc.paths['/intents/execute'].post.security, [])
+    assert.equal(doc.components.securitySchemes, undefined)
   })
 
   it('documents every route the app serves (the others answer 405), and nothing it does not serve', async () => {
@@ -282,6 +289,102 @@ describe('OpenAPI document and docs page', () => {
       ...problem(0xa2, elsewhere.headers.get('x-intent-hash'), 421, getStatusCode(0xa2).description, `chain eip155:1 is not served by this gateway (configured: ${chainId})`),
       chainId: 'eip155:1',
     })
+  })
+
+  it('gives every operation a summary, an id, its security, a 4xx, and names its servers, license and version', async () => {
+    const { version } = (await import('../package.json', { with: { type: 'json' } })).default
+    assert.equal(doc.info.version, version)
+    assert.deepEqual(doc.info.license, { name: 'MIT', identifier: 'MIT' })
+    assert.deepEqual(doc.servers.map((s: any) => s.url), ['/'])
+    const ids = new Set<string>()
+    for (const [path, item] of Object.entries<Record<string, any>>(doc.paths)) {
+      for (const [method, op] of Object.entries<any>(item)) {
+        const name = `${method.toUpperCase()} ${path}`
+        assert.ok(op.summary, `${name}: summary`)
+        assert.match(op.operationId ?? '', /^[a-z][A-Za-z]+$/, `${name}: operationId`)
+        assert.ok(!ids.has(op.operationId), `${name}: operationId ${op.operationId} is unique`)
+        ids.add(op.operationId)
+        assert.ok(Array.isArray(op.security), `${name}: security is declared`)
+        assert.ok(Object.keys(op.responses).some((s) => s.startsWith('4')), `${name}: a 4xx answer`)
+      }
+    }
+    assert.deepEqual(doc.paths['/metrics'].get.security, [])
+    assert.equal(doc.paths['/metrics'].get.operationId, 'getMetrics')
+    assert.ok(doc.paths['/metrics'].get.responses['200'].content['text/plain'])
+    const tokened = await startTestGateway({ chains: [world.devnet.chain], metricsToken: 'a-metrics-token-of-enough-length' })
+    try {
+      const tokenedDoc = (await request(tokened.baseUrl, '/openapi.json')).body
+      assert.deepEqual(tokenedDoc.paths['/metrics'].get.security, [{ metricsToken: [] }])
+      assert.ok(tokenedDoc.paths['/metrics'].get.responses['401'])
+      assert.deepEqual(Object.keys(tokenedDoc.components.securitySchemes), ['metricsToken'])
+    } finally {
+      await tokened.close()
+    }
+  })
+
+  it('gives every request body and path parameter an example that works against the devnet ("Try it out" on /docs)', async () => {
+    const examples = new Map<string, unknown>()
+    for (const [path, item] of Object.entries<Record<string, any>>(doc.paths)) {
+      for (const [method, op] of Object.entries<any>(item)) {
+        const name = `${method.toUpperCase()} ${path}`
+        if (op.requestBody) {
+          const media = op.requestBody.content['application/json']
+          assert.ok(media.example, `${name}: a request body example`)
+          examples.set(name, media.example)
+        }
+        for (const parameter of op.parameters ?? []) {
+          if (parameter.in === 'path') assert.ok(parameter.example, `${name}: an example of ${parameter.name}`)
+        }
+      }
+    }
+    assert.deepEqual([...examples.keys()].sort(), ['POST /intents/execute', 'POST /intents/validate', 'POST /mcp'])
+
+    // Sent as Swagger UI sends them: the body as it stands, the X-Chain-Id example.
+    const headers = { 'x-chain-id': doc.paths['/intents/validate'].post.parameters.find((p: any) => p.name === 'x-chain-id').example }
+    const validated = await validate(examples.get('POST /intents/validate'), headers)
+    assert.equal(validated.status, 200, validated.text)
+    const executed = await execute(examples.get('POST /intents/execute'), headers)
+    assert.equal(executed.status, 200, executed.text)
+    assert.equal(executed.body.status, '0x11')
+    const pathExample = (path: string) => doc.paths[path].get.parameters.find((p: any) => p.in === 'path').example
+    assert.equal(executed.headers.get('x-intent-hash'), pathExample('/intents/{intentHash}'))
+    const intent = await request(world.gateway.baseUrl, `/intents/${pathExample('/intents/{intentHash}')}`)
+    assert.equal(intent.status, 200, intent.text)
+    assert.equal(intent.body.status, '0x11')
+    const chain = await request(world.gateway.baseUrl, `/chains/${pathExample('/chains/{chainId}')}`)
+    assert.equal(chain.status, 200, chain.text)
+    const mcp = await request(world.gateway.baseUrl, '/mcp', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify(examples.get('POST /mcp')),
+    })
+    assert.equal(mcp.status, 200, mcp.text)
+    assert.ok(mcp.body.result.tools.length > 0, mcp.text)
+  })
+
+  it('passes Redocly\'s recommended lint with no error or warning', async (t) => {
+    // @redocly/cli is not a dependency yet (see CHANGELOG/README); REDOCLY_CLI names a binary installed elsewhere.
+    const cli = process.env.REDOCLY_CLI ?? join(import.meta.dirname, '..', 'node_modules', '.bin', 'redocly')
+    if (!existsSync(cli)) return t.skip(`@redocly/cli is not installed (${cli}); install it (npm i -D @redocly/cli@2.77.0, the last line of releases that runs on Node 20) or set REDOCLY_CLI to its binary`)
+    const dir = await mkdtemp(join(tmpdir(), 'openapi-lint-'))
+    // Open, and with API keys and a metrics token: the two documents a gateway can serve.
+    const keyed = await startTestGateway({ chains: [world.devnet.chain], auth: { keyHashes: [hashApiKey('a-test-key-of-enough-length-0001')], requireForValidate: false }, metricsToken: 'a-metrics-token-of-enough-length' })
+    try {
+      for (const [name, document] of [['open', doc], ['keyed', (await request(keyed.baseUrl, '/openapi.json')).body]] as const) {
+        const file = join(dir, `${name}.json`)
+        await writeFile(file, JSON.stringify(document))
+        const { stdout, stderr } = await promisify(execFile)(cli, ['lint', file, '--format=summary'], {
+          timeout: 120_000,
+          env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' },
+        }).catch((err) => assert.fail(`redocly lint ${name}: ${err.stdout}${err.stderr}`))
+        const output = stdout + stderr
+        assert.match(output, /Your API description is valid/, output)
+        assert.doesNotMatch(output, /\b(error|warning)\s+[a-z0-9-]+: \d+/, output)
+      }
+    } finally {
+      await keyed.close()
+      await rm(dir, { recursive: true, force: true })
+    }
   })
 
   it('renders /docs in headless Chromium from the gateway\'s own files, showing the operations', async () => {

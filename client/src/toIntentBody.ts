@@ -18,7 +18,7 @@ export function toIntentBody(input: IntentInput): IntentBody {
     nonce: decimal(input.nonce, 'nonce'),
     validAfter: decimal(input.validAfter ?? 0n, 'validAfter'),
     validBefore: decimal(input.validBefore ?? 0n, 'validBefore'),
-    policyId: hex(input.policyId, 'policyId'),
+    policyId: hex(input.policyId, 'policyId', 'the policy\'s id, 0x hex'),
   }
   if (input.accounts !== undefined) {
     if (!Array.isArray(input.accounts)) throw invalid('accounts', 'must be a list of { address, signer, writable }')
@@ -46,7 +46,9 @@ function text(value: unknown, field: string): string {
   return value
 }
 
-function hex(value: unknown, field: string): Hex {
+function hex(value: unknown, field: string, required?: string): Hex {
+  // Missing is not malformed: say which field to add, not what shape a value has.
+  if (value === undefined && required !== undefined) throw invalid(field, `is required: ${required}`)
   if (typeof value !== 'string' || !/^0x([0-9a-fA-F]{2})*$/.test(value)) throw invalid(field, 'must be 0x followed by an even number of hex digits')
   return value as Hex
 }

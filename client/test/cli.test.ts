@@ -2,7 +2,7 @@
 // exit codes follow the outcome, --json parses, keys from the environment are never printed.
 import assert from 'node:assert/strict'
 import { type ChildProcess, execFile, spawn } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -207,6 +207,64 @@ describe('intent-gateway CLI against a gateway on anvil', () => {
     const gateway400 = await run(['validate', '--url', url, '--json', ...flags(), '--sender', '0x12'])
     assert.equal(gateway400.code, 3)
     assert.equal(parsed(gateway400).errors[0].field, 'sender')
+  })
+
+  it('after a 0x20 (too early) suggests sending the request again once valid, not status --wait (which answers 404)', async () => {
+    const early = await run(['validate', '--url', url, '--intent', intentFile('early', { nonce: '20', validAfter: '4102444800' })])
+    assert.equal(early.code, 7, early.stdout + early.stderr)
+    assert.match(early.stdout, /^outcome +RETRY {2}HTTP 202 {2}0x20 /m)
+    assert.match(early.stdout, /^next step +not valid yet: send the same request again once its validAfter has passed \(Retry-After: \d+ s\)$/m)
+    assert.doesNotMatch(early.stdout, /status .*--wait/)
+    // What the old advice led to: nothing was sent, so there is nothing to wait for.
+    const hash = /^intent hash +(0x[0-9a-f]{64})$/m.exec(early.stdout)![1]!
+    assert.equal((await run(['status', hash, '--url', url, '--json'])).code, 3)
+  })
+
+  it('with --pay that did not pay, names --allow-asset with the price\'s own asset; following it pays', async () => {
+    const priced = await startTestGateway({ chains: [world.devnet.chain], payments: world.devnet.payments })
+    try {
+      const env = { INTENT_SIGNER_PRIVATE_KEY: devnetAccounts.sender, INTENT_PAYER_PRIVATE_KEY: devnetAccounts.payer }
+      const unpaid = await run(['execute', '--url', priced.baseUrl, ...flags({ nonce: '21' })], { INTENT_SIGNER_PRIVATE_KEY: devnetAccounts.sender })
+      assert.equal(unpaid.code, 5, unpaid.stdout)
+      assert.match(unpaid.stdout, /^next step +the gateway asks a price: set INTENT_PAYER_PRIVATE_KEY and pass --pay$/m)
+
+      const refused = await run(['execute', '--url', priced.baseUrl, '--pay', ...flags({ nonce: '21' })], env)
+      assert.equal(refused.code, 5, refused.stdout + refused.stderr)
+      const advice = /^next step +(.*)$/m.exec(refused.stdout)?.[1] ?? ''
+      assert.doesNotMatch(advice, /pass --pay/)
+      const flag = /--allow-asset (eip155:31337\/0x[0-9a-fA-F]{40}=\d+)/.exec(advice)?.[1]
+      assert.ok(flag, advice)
+      assert.equal(flag.split('/')[1]!.split('=')[0]!.toLowerCase(), world.devnet.demo.payment.asset.toLowerCase())
+
+      const paid = await run(['execute', '--url', priced.baseUrl, '--json', '--pay', '--allow-asset', flag, ...flags({ nonce: '21' })], env)
+      assert.equal(paid.code, 0, paid.stdout + paid.stderr)
+      assert.equal(parsed(paid).status, '0x11')
+      assert.equal(parsed(paid).payment.success, true)
+    } finally {
+      await priced.close()
+    }
+  })
+
+  it('reports a missing --policy-id as missing, naming the flag, not as a format error', async () => {
+    const withoutPolicy = flags({ nonce: '22' }).slice(0, -2)
+    const r = await run(['validate', '--url', url, ...withoutPolicy])
+    assert.equal(r.code, 2, r.stdout + r.stderr)
+    assert.match(r.stderr, /^intent-gateway: The intent's policyId is required: the policy's id, 0x hex \(--policy-id\)$/m)
+    assert.doesNotMatch(r.stderr, /must be 0x/)
+    // A malformed one is still a format error.
+    const malformed = await run(['validate', '--url', url, ...withoutPolicy, '--policy-id', 'abc'])
+    assert.match(malformed.stderr, /The intent's policyId must be 0x followed by an even number of hex digits \(--policy-id\)/)
+  })
+
+  it('--version prints the client package\'s semver version', async () => {
+    const { version } = JSON.parse(readFileSync(resolve(import.meta.dirname, '../package.json'), 'utf8')) as { version: string }
+    assert.match(version, /^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/)
+    for (const flag of ['--version', '-v']) {
+      const r = await run([flag])
+      assert.equal(r.code, 0, r.stderr)
+      assert.equal(r.stdout, `intent-gateway ${version}\n`)
+    }
+    assert.deepEqual(parsed(await run(['--version', '--json'])), { name: '@intent-gateway/client', version })
   })
 
   it('never prints a key from the environment: not in results, errors, or a malformed key\'s message', async () => {

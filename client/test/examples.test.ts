@@ -1,10 +1,13 @@
 // examples/agent.ts (validate → sign → execute → wait) run as a user runs it, against the devnet.
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { demoCounterArtifact } from '../../src/contracts/demoCounterArtifact.ts'
 import { devnetAccounts } from '../../src/devnet/devnetAccounts.ts'
+import { devnetApiKey } from '../../src/devnet/devnetApiKey.ts'
+import { hashApiKey } from '../../src/auth/createApiKeyCheck.ts'
 import { privateKeyToAccount } from 'viem/accounts'
 import { demoDollarArtifact } from '../../src/contracts/demoDollarArtifact.ts'
 import { createDevClients } from '../../src/devnet/deployContracts.ts'
@@ -58,6 +61,46 @@ describe('examples/agent.ts against the devnet', () => {
     assert.equal(r.code, 1)
     assert.match(r.stdout, /^validate: 0xA2 UNSUPPORTED_CHAIN \(deny\)$/m)
     assert.equal(await count(), before)
+  })
+})
+
+describe('examples/agent.ts as its header comment says to run it, against a gateway set up as `intent-gateway start` sets it up', () => {
+  let devnet: Devnet
+  let gateway: TestGateway
+
+  before(async () => {
+    devnet = await startDevnet()
+    // As src/main.ts runs the devnet: execute priced by x402, and the devnet API key not charged.
+    gateway = await startTestGateway({ chains: [devnet.chain], payments: devnet.payments, auth: { keyHashes: [hashApiKey(devnetApiKey)], requireForValidate: false } })
+  })
+  after(async () => {
+    await gateway?.close()
+    await devnet?.stop()
+  })
+
+  /** The environment the header comment's command sets, its <placeholders> filled from the devnet's start-up output. */
+  function commentEnv(): Record<string, string> {
+    const header = readFileSync(resolve(root, 'examples/agent.ts'), 'utf8').split('\n').filter((l) => l.startsWith('//   ')).join(' ')
+    const command = header.slice(0, header.indexOf('npx tsx examples/agent.ts'))
+    const placeholders: Record<string, string> = {
+      "<the demo sender's key>": devnetAccounts.sender,
+      '<its open policy>': devnet.demo.policies.open,
+      '<the demo counter>': devnet.demo.counter,
+    }
+    return Object.fromEntries([...command.matchAll(/([A-Z_]+)=(<[^>]+>|\S+)/g)].map(([, name, value]) => [name!, placeholders[value!] ?? value!]))
+  }
+
+  it('names the devnet API key, so that following it executes instead of ending in 402', async () => {
+    const env = commentEnv()
+    assert.equal(env.INTENT_GATEWAY_API_KEY, devnetApiKey)
+    const r = await runExample('examples/agent.ts', { ...env, INTENT_GATEWAY_URL: gateway.baseUrl })
+    assert.equal(r.code, 0, r.stdout + r.stderr)
+    assert.match(r.stdout, /^execute: 0x11 EXECUTED \(done\) intent 0x[0-9a-f]{64}$/m)
+    // What the old comment led to: the same command without the key is asked to pay.
+    const { INTENT_GATEWAY_API_KEY: _, ...withoutKey } = env
+    const unpaid = await runExample('examples/agent.ts', { ...withoutKey, INTENT_GATEWAY_URL: gateway.baseUrl })
+    assert.equal(unpaid.code, 1)
+    assert.match(unpaid.stdout, /^execute: 0x55 .*\(pay\)/m)
   })
 })
 

@@ -27,4 +27,19 @@ describe('toToolResult', () => {
     assert.equal(garbled._meta, undefined)
     assert.equal(garbled.structuredContent!.headers && (garbled.structuredContent!.headers as any)['payment-response'], '%%%')
   })
+
+  it('words a 402 for MCP: pay in _meta["x402/payment"], not with a PAYMENT-SIGNATURE header', () => {
+    const paymentRequired = { x402Version: 2, error: 'PAYMENT-SIGNATURE header is required', resource: { url: 'https://g.example/intents/execute' }, accepts: [{ scheme: 'exact' }] }
+    const detail = 'pay with x402: repeat the request with a PAYMENT-SIGNATURE header for one of paymentRequired.accepts'
+    const demand = toToolResult({ httpStatus: 402, headers: { 'x-erc1066-status': '0x55' }, body: { status: 402, detail, paymentRequired } })
+    const content = demand.structuredContent as any
+    assert.equal(content.body.detail, 'pay with x402: call the tool again with the PaymentPayload for one of `accepts` in `_meta["x402/payment"]`')
+    assert.equal(content.error, 'a PaymentPayload in the tool call\'s `_meta["x402/payment"]` is required')
+    assert.equal(content.body.paymentRequired.error, content.error)
+    const refused = toToolResult({ httpStatus: 402, headers: {}, body: { detail: 'the payment was refused: invalid_payment_payload: PAYMENT-SIGNATURE is not a base64 JSON PaymentPayload' } })
+    assert.equal((refused.structuredContent as any).body.detail, 'the payment was refused: invalid_payment_payload: `_meta["x402/payment"]` is not a base64 JSON PaymentPayload')
+    // Other statuses keep the route's words.
+    const other = toToolResult({ httpStatus: 400, headers: {}, body: { detail } })
+    assert.equal((other.structuredContent as any).body.detail, detail)
+  })
 })

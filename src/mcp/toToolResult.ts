@@ -5,13 +5,15 @@
 import { decodePaymentResponseHeader } from '@x402/core/http'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { commonResponseHeaders } from '../http/schemas/httpSchemas.ts'
+import { toMcpPaymentWording } from './toMcpPaymentWording.ts'
 
 /** What a tool needs of an HTTP answer. */
 export type RouteAnswer = { httpStatus: number; headers: Record<string, string | string[] | number | undefined>; body: unknown }
 
 /** The headers a tool result repeats from the HTTP answer (lower-case names). */
 const resultHeaderNames = [
-  ...Object.keys(commonResponseHeaders).map((h) => h.toLowerCase()),
+  // Not X-Request-Id: the in-process route call's own id; the /mcp answer carries the request's.
+  ...Object.keys(commonResponseHeaders).map((h) => h.toLowerCase()).filter((h) => h !== 'x-request-id'),
   'location',
   'retry-after',
   'www-authenticate',
@@ -19,7 +21,8 @@ const resultHeaderNames = [
   'payment-response',
 ]
 
-export function toToolResult({ httpStatus, headers, body }: RouteAnswer): CallToolResult {
+export function toToolResult({ httpStatus, headers, body: answered }: RouteAnswer): CallToolResult {
+  const body = httpStatus === 402 ? toMcpPayment(answered) : answered
   const kept: Record<string, string> = {}
   for (const name of resultHeaderNames) {
     const value = headers[name]
@@ -47,6 +50,17 @@ export function toToolResult({ httpStatus, headers, body }: RouteAnswer): CallTo
     }
   }
   return result
+}
+
+/** A 402 body whose texts say how to pay over MCP (the headers keep the route's own PAYMENT-REQUIRED). */
+function toMcpPayment(body: unknown): unknown {
+  if (!isObject(body)) return body
+  const reworded: Record<string, unknown> = { ...body }
+  if (typeof body.detail === 'string') reworded.detail = toMcpPaymentWording(body.detail)
+  if (isObject(body.paymentRequired) && typeof body.paymentRequired.error === 'string') {
+    reworded.paymentRequired = { ...body.paymentRequired, error: toMcpPaymentWording(body.paymentRequired.error) }
+  }
+  return reworded
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

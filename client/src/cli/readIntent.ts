@@ -22,6 +22,9 @@ const fieldOf: Record<string, keyof IntentInput> = {
   'valid-after': 'validAfter', 'valid-before': 'validBefore', 'policy-id': 'policyId', signature: 'signature',
 }
 
+/** The flag that sets each field of the intent. */
+export const flagOf: Record<string, string> = Object.fromEntries([...Object.entries(fieldOf).map(([flag, field]) => [field, `--${flag}`]), ['accounts', '--accounts']])
+
 export function readIntent(values: Record<string, unknown>, stdin: () => string): IntentInput {
   let intent: Record<string, unknown> = {}
   if (typeof values.intent === 'string') {

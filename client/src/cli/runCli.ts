@@ -17,10 +17,11 @@ import type { PaymentOptions } from '../paymentOptions.ts'
 import { signIntent } from '../signIntent.ts'
 import { createSolanaSigner } from '../solana/createSolanaSigner.ts'
 import { toIntentBody } from '../toIntentBody.ts'
+import { cliVersion } from './cliVersion.ts'
 import { exitCodeFor, exitCodes } from './exitCodes.ts'
 import { findRepository } from './findRepository.ts'
 import { formatResult, table, toJson } from './formatResult.ts'
-import { intentFlags, readIntent } from './readIntent.ts'
+import { flagOf, intentFlags, readIntent } from './readIntent.ts'
 import { usage } from './usage.ts'
 import { UsageError } from './usageError.ts'
 
@@ -52,6 +53,7 @@ const options = {
   config: { type: 'string' },
   port: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
 } as const
 
 const commands = new Set(['start', 'validate', 'execute', 'sign', 'hash', 'status', 'codes', 'chains'])
@@ -67,6 +69,10 @@ export async function runCli(params: RunCliParameters): Promise<number> {
   try {
     const { values, positionals } = parseArgs({ args: params.argv, options, allowPositionals: true, strict: true })
     const [command, ...rest] = positionals
+    if (values.version) {
+      stdout.write(json ? `${toJson({ name: '@intent-gateway/client', version: cliVersion })}\n` : `intent-gateway ${cliVersion}\n`)
+      return exitCodes.success
+    }
     if (values.help || command === undefined || command === 'help') {
       stdout.write(usage)
       return command === undefined && !values.help ? exitCodes.usage : exitCodes.success
@@ -86,7 +92,7 @@ export async function runCli(params: RunCliParameters): Promise<number> {
       timeoutMs,
     })
     const print = (result: GatewayResult) => {
-      stdout.write(`${json ? toJson(result) : formatResult(result)}\n`)
+      stdout.write(`${json ? toJson(result) : formatResult(result, { paying: Boolean(values.pay) })}\n`)
       return exitCodeFor(result.action)
     }
     const wait = (result: GatewayResult | string) =>
@@ -179,7 +185,9 @@ export async function runCli(params: RunCliParameters): Promise<number> {
     if ((err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) return fail(exitCodes.usage, 'USAGE', `${(err as Error).message} (see --help)`)
     if (err instanceof GatewayClientError) {
       const usageFault = err.code === 'INVALID_INTENT' || err.code === 'INVALID_ARGUMENT'
-      return fail(usageFault ? exitCodes.usage : exitCodes.unreachable, err.code, err.message)
+      // Name the flag that sets the field, for people who gave the intent as flags.
+      const flag = err.code === 'INVALID_INTENT' && err.field !== undefined ? flagOf[err.field] : undefined
+      return fail(usageFault ? exitCodes.usage : exitCodes.unreachable, err.code, flag ? `${err.message} (${flag})` : err.message)
     }
     return fail(exitCodes.internal, 'INTERNAL', `unexpected error: ${(err as Error)?.stack ?? String(err)}`)
   }

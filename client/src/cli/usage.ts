@@ -30,6 +30,7 @@ Flags
   --program <id> --config <account>  hash: the Solana deployment the bytes are bound to
   --port <port>             start: the port (sets PORT)
   -h, --help
+  -v, --version             print this command's version (the client package's, semver); GET /health names the gateway's
 
 Environment (never printed)
   INTENT_GATEWAY_API_KEY       sent as Authorization: Bearer

@@ -14,6 +14,8 @@ export function registerCommonHeaders(app: FastifyInstance, registry: ChainRegis
   // Callback hooks, not async ones: no promise per request on the hot path.
   app.addHook('onRequest', (request, reply, done) => {
     reply.headers(security)
+    // Set first, so that every answer, a 404 or a 413 from the parser included, carries it.
+    reply.header('x-request-id', request.id)
     const header = request.headers['x-chain-id']
     const { chainId, chainType } = registry.describe(Array.isArray(header) ? header[0] : header)
     request.gateway = { chainId, chainType, intentHash: undefined, status: undefined }

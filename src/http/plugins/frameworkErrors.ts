@@ -2,6 +2,7 @@
 // router cannot read (bad percent-encoding, an over-long parameter) and a request Node cannot
 // parse (malformed, oversized headers, too slow). They too carry the common headers and a
 // problem body, and never echo what was sent.
+import { randomUUID } from 'node:crypto'
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import type { ChainRegistry } from '../../chains/createChainRegistry.ts'
@@ -45,7 +46,7 @@ export function createFrameworkErrorHandlers({ registry, maxParamLength }: { reg
       const problem = toProblemDetails({ httpStatus: answer.httpStatus, status: answer.status, title: answer.title, detail: undefined, context, ...(answer.errors ? { errors: answer.errors } : {}) })
       void reply
         .code(answer.httpStatus)
-        .headers({ ...toCommonHeaders({ context, httpStatus: answer.httpStatus, rawBody: undefined }), 'x-content-type-options': 'nosniff' })
+        .headers({ 'x-request-id': request.id, ...toCommonHeaders({ context, httpStatus: answer.httpStatus, rawBody: undefined }), 'x-content-type-options': 'nosniff' })
         .type('application/problem+json; charset=utf-8')
         .send(problem)
     },
@@ -57,6 +58,8 @@ export function createFrameworkErrorHandlers({ registry, maxParamLength }: { reg
       if (socket.writable) {
         const body = JSON.stringify(toProblemDetails({ httpStatus: answer.httpStatus, status: answer.status, title: answer.title, detail: undefined, context, ...(answer.errors ? { errors: answer.errors } : {}) }))
         const headers = {
+          // No request was parsed, so no id of the caller's can be trusted: a fresh one.
+          'x-request-id': randomUUID(),
           ...toCommonHeaders({ context, httpStatus: answer.httpStatus, rawBody: undefined }),
           'content-type': 'application/problem+json; charset=utf-8',
           'content-length': String(Buffer.byteLength(body)),

@@ -4,24 +4,32 @@
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
-import { apiKeyScheme, jsonResponse, openApiDocumentSchema, registerSharedSchemas } from '../schemas/httpSchemas.ts'
+import { apiKeyScheme, commonResponseHeaders, jsonResponse, metricsTokenScheme, openApiDocumentSchema, outcomeResponses, registerSharedSchemas, requestExamples } from '../schemas/httpSchemas.ts'
+import { gatewayVersion } from './gatewayVersion.ts'
+
+type RouteSchema = Record<string, any>
 
 export function registerOpenApi(app: FastifyInstance) {
   // The shared bodies (Outcome, Problem) the route schemas refer to by $id.
   registerSharedSchemas(app)
   app.register(swagger, {
     // Shared schemas are named by their $id under components.schemas.
+    transform: ({ schema, url }) => ({ schema: schema && !(schema as RouteSchema).hide ? toDocumented(schema as RouteSchema) : schema, url }),
+    transformObject: (document) => withoutUnusedSchemes(('openapiObject' in document ? document.openapiObject : document.swaggerObject) as RouteSchema),
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
     openapi: {
       openapi: '3.1.0',
       info: {
         title: 'Intent Gateway',
-        version: '0.1.0',
+        version: gatewayVersion,
+        license: { name: 'MIT', identifier: 'MIT' },
         description:
           'HTTP gateway between AI agents and blockchains (EVM, Solana, Sui): validates and executes intents and answers with the ERC-1066 code of the outcome, ' +
           'mapped to an HTTP status (GET /status-codes has the whole table). Every response carries X-ERC1066-Status, X-Status-Code, X-Intent-Hash, X-Chain-Type, ' +
           'X-Chain-Id and X-Payment-Required; errors are RFC 9457 problem details (application/problem+json) with the same outcome fields.',
       },
+      // Relative: whichever host served this document (and "Try it out" on /docs) is the gateway.
+      servers: [{ url: '/', description: 'this gateway: the host that served this document' }],
       tags: [
         { name: 'intents', description: 'validate, execute, and follow intents' },
         { name: 'chains', description: 'the chains this gateway serves' },
@@ -34,6 +42,11 @@ export function registerOpenApi(app: FastifyInstance) {
             type: 'http',
             scheme: 'bearer',
             description: 'an API key, when the gateway is configured with API_KEYS: Authorization: Bearer <key>. Without keys configured every route is open.',
+          },
+          [metricsTokenScheme]: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'METRICS_TOKEN, when configured: Authorization: Bearer <token> on GET /metrics (not an API key)',
           },
         },
       },
@@ -57,4 +70,39 @@ export function registerOpenApi(app: FastifyInstance) {
       async (_request, reply) => reply.type('application/json').send(instance.swagger()),
     )
   })
+}
+
+/**
+ * What the document says of a route beyond its schema: an operation that declares no security
+ * needs none (`security: []`, rather than leaving readers and linters to guess); every answer
+ * names the common headers; every operation lists a 4xx (any request can have headers over the
+ * limit: 431); and a working request example, so that "Try it out" on /docs sends a real body
+ * and real parameters.
+ */
+function toDocumented(schema: RouteSchema): RouteSchema {
+  const documented: RouteSchema = { ...schema, security: schema.security ?? [] }
+  // Every answer carries the common headers (X-Request-Id among them), also where a route's
+  // schema names only its body.
+  const responses: RouteSchema = Object.fromEntries(
+    Object.entries<RouteSchema>(schema.response ?? {}).map(([status, response]) => [status, response.content && !response.headers ? { ...response, headers: commonResponseHeaders } : response]),
+  )
+  documented.response = Object.keys(responses).some((status) => status.startsWith('4')) ? responses : { ...responses, ...outcomeResponses([431]) }
+  const body = requestExamples.bodies[schema.operationId]
+  if (body !== undefined && schema.body) documented.body = { ...schema.body, examples: [body] }
+  if (schema.params?.properties) {
+    const properties = Object.fromEntries(
+      Object.entries<RouteSchema>(schema.params.properties).map(([name, property]) => [name, name in requestExamples.params ? { ...property, examples: [requestExamples.params[name]] } : property]),
+    )
+    documented.params = { ...schema.params, properties }
+  }
+  return documented
+}
+
+/** The document without the security schemes no operation asks for (no API keys configured: none). */
+function withoutUnusedSchemes(document: RouteSchema): RouteSchema {
+  const operations = Object.values<RouteSchema>(document.paths ?? {}).flatMap((item) => Object.values<RouteSchema>(item))
+  const used = new Set(operations.flatMap((operation) => (operation.security ?? []).flatMap((requirement: Record<string, unknown>) => Object.keys(requirement))))
+  const schemes = Object.fromEntries(Object.entries(document.components?.securitySchemes ?? {}).filter(([name]) => used.has(name)))
+  const { securitySchemes: _all, ...components } = document.components ?? {}
+  return { ...document, components: Object.keys(schemes).length > 0 ? { ...components, securitySchemes: schemes } : components }
 }

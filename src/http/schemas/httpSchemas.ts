@@ -11,6 +11,7 @@ const intentHash = hex('keccak256 of the ABI-encoded intent (EVM), of the runtim
 
 /** The headers every answer carries (api-contract.md §3). */
 export const commonResponseHeaders = {
+  'X-Request-Id': { type: 'string', description: 'the request\'s id in the gateway\'s logs: the X-Request-Id sent, when it is 1–128 visible ASCII characters, else a fresh UUID', pattern: '^[\\x21-\\x7e]{1,128}$' },
   'X-ERC1066-Status': { ...ercCode, description: 'the ERC-1066 code of the outcome: 0x + two upper-case hex digits' },
   'X-Status-Code': { ...ercCode, description: 'the same value as X-ERC1066-Status' },
   'X-Intent-Hash': intentHash,
@@ -150,6 +151,7 @@ export const httpMeanings: Record<number, string> = {
   421: 'the chain is not served by this gateway (0xA2)',
   422: 'the call failed on-chain, or a limit was reached',
   428: 'an action is requested first',
+  431: 'the request headers are larger than the limit (or the request is not readable HTTP: 400)',
   429: 'rate limit reached (0xF6): retry after Retry-After',
   500: 'unexpected gateway failure',
   501: 'not supported here (e.g. execute with no relayer)',
@@ -293,6 +295,9 @@ export const intentExamples: Record<number, unknown[]> = {
 /** The security scheme name of the API keys (Authorization: Bearer <key>). */
 export const apiKeyScheme = 'apiKey'
 
+/** The security scheme name of the metrics token (METRICS_TOKEN, Authorization: Bearer <token> on GET /metrics). */
+export const metricsTokenScheme = 'metricsToken'
+
 /** Security requirements: a key that must be sent, or one that may be (the empty requirement). */
 export const apiKeyRequired: Array<Record<string, string[]>> = [{ [apiKeyScheme]: [] }]
 export const apiKeyOptional: Array<Record<string, string[]>> = [{ [apiKeyScheme]: [] }, {}]
@@ -302,6 +307,7 @@ export const healthSchema = {
   additionalProperties: true,
   properties: {
     status: { type: 'string', enum: ['ok'] },
+    version: { type: 'string', description: 'the gateway\'s version (its package.json), semver' },
     uptimeSeconds: { type: 'integer' },
     chains: { type: 'array', items: { type: 'object', additionalProperties: true, description: 'one chain: chainId, chainType, available, reachable, blockNumber, latencyMs, error' } },
     journal: { type: 'object', additionalProperties: true, properties: { pendingExecutions: { type: 'integer' } } },
@@ -357,3 +363,35 @@ export const statusCodesSchema = {
 
 /** The OpenAPI document itself: open-ended, it is whatever @fastify/swagger builds. */
 export const openApiDocumentSchema = { type: 'object', additionalProperties: true, description: 'this OpenAPI 3.1 document' } as const
+
+/**
+ * Requests that work against the devnet `npm start` runs (the same deterministic deployment the
+ * tests start), so that "Try it out" on /docs sends a real body. The execute example is signed by
+ * the demo sender (anvil's public account #1); a second send of it replays its outcome.
+ */
+const demoIntentExample = {
+  sender: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+  target: '0xCE3478A9E0167a6Bc5716DC39DbbbfAc38F27623',
+  data: '0x7cf5dab00000000000000000000000000000000000000000000000000000000000000001',
+  value: '0',
+  nonce: '20',
+  validAfter: '0',
+  validBefore: '0',
+  policyId: '0x534d0a7530c885628b4cbb5636d9425be9af4779f4d91cd499797596c0cb0583',
+}
+export const requestExamples = {
+  /** Request bodies by operationId. */
+  bodies: {
+    validateIntent: demoIntentExample,
+    executeIntent: {
+      ...demoIntentExample,
+      signature: '0x8c9f4cb54d2faccd9e4fee8ebd991e2c71c40791bf86f2f6e313619d0a3ebfef72de3218d23223bd7a08f31868275410e79b3c622d790910ff0ce07ea630292e1b',
+    },
+    mcp: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+  } as Record<string, unknown>,
+  /** Path parameters by name: the execute example's intent hash, the devnet's chain. */
+  params: {
+    intentHash: '0x85f28f3e02cc07a2dd03d6f4999047554fd78e19c865a10f3e00bce334197b47',
+    chainId: 'eip155:31337',
+  } as Record<string, string>,
+}

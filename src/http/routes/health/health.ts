@@ -5,6 +5,7 @@ import type { ChainRegistry } from '../../../chains/createChainRegistry.ts'
 import type { Journal } from '../../../journal/openJournal.ts'
 import { Status } from '../../../status/statusCodes.ts'
 import { sendProblem } from '../../plugins/errorHandler.ts'
+import { gatewayVersion } from '../../plugins/gatewayVersion.ts'
 import { healthSchema, jsonResponse, outcomeResponses, readySchema } from '../../schemas/httpSchemas.ts'
 
 /** This instance's name and what it shares with other instances. */
@@ -43,6 +44,7 @@ export function registerHealthRoutes(app: FastifyInstance, { registry, journal, 
     const [chains, journalState] = await Promise.all([probe(), journalHealth()])
     return {
       status: 'ok',
+      version: gatewayVersion,
       uptimeSeconds: Math.round((Date.now() - startedAt) / 1000),
       instance: { id: instance.id, journal: journal.backend, rateLimits: instance.rateLimits },
       chains,
