@@ -21,7 +21,7 @@ import { demoIntent, post, request, signIntent, startTestGateway, startWorld, ty
 const commonHeaders = ['X-Request-Id', 'X-ERC1066-Status', 'X-Status-Code', 'X-Intent-Hash', 'X-Chain-Type', 'X-Chain-Id', 'X-Payment-Required']
 const chainId = 'eip155:31337'
 
-/** The outcome fields every body carries for a code (api-contract.md §5). */
+/** The outcome fields every body carries for a code (docs/api-contract.md §5). */
 function outcome(code: number, intentHash: string | null) {
   const entry = getStatusCode(code)
   return { erc1066Status: entry.hex, statusName: entry.statusName, description: entry.description, intentHash, chainType: 'evm', chainId }

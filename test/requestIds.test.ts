@@ -1,4 +1,4 @@
-// X-Request-Id (api-contract.md §15): a caller's acceptable id is answered back and logged; an
+// X-Request-Id (docs/api-contract.md §15): a caller's acceptable id is answered back and logged; an
 // unacceptable one is replaced, never echoed; every answer carries one, the framework's own
 // errors (404, 405, 413, 415, the parser's 400, unreadable paths, unparsable HTTP) included.
 import assert from 'node:assert/strict'

@@ -1,5 +1,5 @@
 // The intent as a caller writes it (numbers as bigint, number or decimal string) and as the
-// gateway takes it on the wire (decimal strings, api-contract.md §1).
+// gateway takes it on the wire (decimal strings, docs/api-contract.md §1).
 import type { Hex } from 'viem'
 
 export type ChainType = 'evm' | 'solana' | 'sui'

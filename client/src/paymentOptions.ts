@@ -1,4 +1,4 @@
-// How the client pays the gateway's x402 prices (api-contract.md §10): through @x402/fetch, with
+// How the client pays the gateway's x402 prices (docs/api-contract.md §10): through @x402/fetch, with
 // the `exact` EVM scheme and x402's spend controls.
 import type { SpendControls, x402Client } from '@x402/core/client'
 import type { ClientEvmSigner } from '@x402/evm'

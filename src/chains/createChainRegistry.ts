@@ -1,4 +1,4 @@
-// Chooses the chain a request is for (api-contract.md §2): X-Chain-Id in decimal or CAIP-2, else
+// Chooses the chain a request is for (docs/api-contract.md §2): X-Chain-Id in decimal or CAIP-2, else
 // DEFAULT_CHAIN_ID, else the only configured chain.
 import { type ChainType, parseChainId } from '../config/parseChainId.ts'
 import { InputError } from '../errors/inputError.ts'

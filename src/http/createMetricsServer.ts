@@ -1,6 +1,7 @@
 // A small HTTP server that serves only GET /metrics, for METRICS_PORT: Prometheus scrapes a port
 // that is not exposed with the API (and the API then has no /metrics). Same answers as the API's
 // route: the token when configured, problem bodies and the common headers on everything else.
+import { genRequestId } from './plugins/genRequestId.ts'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify'
 import type { Logger } from 'pino'
 import type { ChainRegistry } from '../chains/createChainRegistry.ts'
@@ -33,6 +34,9 @@ export function createMetricsServer({ metrics, token, registry, logger, requestT
     logController: new LogController({ disableRequestLogging: true }),
     // Nothing here reads a body.
     bodyLimit: 1024,
+    // The same request ids as the API's port (X-Request-Id taken when valid, else made).
+    genReqId: genRequestId,
+    requestIdHeader: false,
   })
   registerCommonHeaders(app, registry)
   registerErrorHandler(app)

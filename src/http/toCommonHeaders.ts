@@ -1,4 +1,4 @@
-// The headers every response carries (api-contract.md §3), from what is known of the request:
+// The headers every response carries (docs/api-contract.md §3), from what is known of the request:
 // one function for the onSend hook and for the answers Fastify and Node give outside the hooks.
 import type { Hex } from 'viem'
 import { keccak256 } from '../crypto/keccak256.ts'

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { getStatusCode, isSuccessStatus, statusCodes, toStatusHex } from './statusCodes.ts'
 
-// Written out by hand from api-contract.md §4, one row per category (high nibble), one column per
+// Written out by hand from docs/api-contract.md §4, one row per category (high nibble), one column per
 // reason (low nibble 0..F), so that the table is checked against the contract, not against itself.
 const expected: Record<number, number[]> = {
   //     _0   _1   _2   _3   _4   _5   _6   _7   _8   _9   _A   _B   _C   _D   _E   _F
@@ -26,7 +26,7 @@ const expected: Record<number, number[]> = {
 
 describe('ERC-1066 to HTTP mapping', () => {
   for (let category = 0; category < 16; category++) {
-    it(`maps category 0x${category.toString(16).toUpperCase()}_ as api-contract.md §4 says`, () => {
+    it(`maps category 0x${category.toString(16).toUpperCase()}_ as docs/api-contract.md §4 says`, () => {
       const row = statusCodes.slice(category * 16, category * 16 + 16).map((s) => s.httpStatus)
       assert.deepEqual(row, expected[category])
     })

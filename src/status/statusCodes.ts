@@ -1,5 +1,5 @@
 // The ERC-1066 status table and its total mapping to HTTP statuses: the one place that decides
-// what every one of the 256 codes means to an HTTP client (api-contract.md §4).
+// what every one of the 256 codes means to an HTTP client (docs/api-contract.md §4).
 
 export type StatusCode = {
   /** The byte, 0-255. */

@@ -1,4 +1,4 @@
-// The headers every response must carry (api-contract.md §3), checked in one place.
+// The headers every response must carry (docs/api-contract.md §3), checked in one place.
 import assert from 'node:assert/strict'
 import type { HttpResult } from './testGateway.ts'
 

@@ -9,6 +9,16 @@ import { join } from 'node:path'
 
 export const softHsmModule = ['/usr/lib/softhsm/libsofthsm2.so', '/usr/lib/x86_64-linux-gnu/softhsm/libsofthsm2.so'].find((p) => existsSync(p))
 
+/** Whether the optional native binding built at install (it needs a C++ compiler). */
+export const pkcs11Binding = (() => {
+  try {
+    createRequire(import.meta.url)('pkcs11js')
+    return true
+  } catch {
+    return false
+  }
+})()
+
 /** DER of the secp256k1 curve's OID (1.3.132.0.10): CKA_EC_PARAMS. */
 const secp256k1Params = Buffer.from('06052b8104000a', 'hex')
 

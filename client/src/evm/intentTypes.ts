@@ -1,5 +1,5 @@
 // The Intent struct of the reference executor: the EIP-712 type and, as a tuple, the ABI encoding
-// whose keccak256 is X-Intent-Hash (api-contract.md §3, §9).
+// whose keccak256 is X-Intent-Hash (docs/api-contract.md §3, §9).
 export const intentTypes = {
   Intent: [
     { name: 'sender', type: 'address' },

@@ -1,4 +1,4 @@
-// The canonical bytes of an intent on Solana (api-contract.md §11, programs/solana/README.md):
+// The canonical bytes of an intent on Solana (docs/api-contract.md §11, programs/solana/README.md):
 // domain[24] | programId[32] | config[32] | sender[32] | target[32] | value u64 | nonce u64 |
 // validAfter i64 | validBefore i64 | policyId[32] | accountCount u32 | (key[32] signer u8
 // writable u8)* | dataLength u32 | data, little-endian. X-Intent-Hash is their keccak256.

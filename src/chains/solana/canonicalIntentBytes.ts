@@ -1,4 +1,4 @@
-// The canonical bytes of an intent on Solana (api-contract.md §11; programs/solana/README.md):
+// The canonical bytes of an intent on Solana (docs/api-contract.md §11; programs/solana/README.md):
 // the fixed little-endian layout the program hashes with sol_keccak256. X-Intent-Hash is
 // keccak256 of these bytes, and the sender (or a delegate) signs that hash with Ed25519.
 import type { Address } from '@solana/kit'

@@ -1,4 +1,4 @@
-// Solana addresses, integer ranges and the intent hash (api-contract.md §11). The hash covers the
+// Solana addresses, integer ranges and the intent hash (docs/api-contract.md §11). The hash covers the
 // deployment (program id and config account), so each Solana chain has its own runtime, made by
 // createSolanaRuntime; `solanaRuntime` (no deployment, all-zero keys) only parses and hashes
 // requests for Solana chains this gateway does not serve. Nothing here loads @solana/kit (type

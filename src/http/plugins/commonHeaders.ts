@@ -1,4 +1,4 @@
-// The headers every response carries (api-contract.md §3), set in one onSend hook from whatever
+// The headers every response carries (docs/api-contract.md §3), set in one onSend hook from whatever
 // the route recorded, so that errors raised anywhere, even before routing, carry them too; and
 // the security headers, on every response.
 import type { FastifyInstance } from 'fastify'

@@ -1,4 +1,4 @@
-// The id each request is known by in the logs and in its X-Request-Id answer (api-contract.md §15):
+// The id each request is known by in the logs and in its X-Request-Id answer (docs/api-contract.md §15):
 // the caller's own, when it is 1–128 visible ASCII characters, so that an agent can match its
 // logs with ours; anything else is replaced, never echoed, since it could carry a line break or a
 // payload meant for whoever reads the logs.

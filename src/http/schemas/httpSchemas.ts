@@ -9,7 +9,7 @@ const hex = (what: string, pattern?: string) => ({ type: 'string', description: 
 const ercCode = hex('the ERC-1066 code: 0x + two upper-case hex digits', '^0x[0-9A-F]{2}$')
 const intentHash = hex('keccak256 of the ABI-encoded intent (EVM), of the runtime\'s canonical intent bytes (Solana, Sui), or of the raw body when it is not an intent', '^0x[0-9a-f]{64}$')
 
-/** The headers every answer carries (api-contract.md §3). */
+/** The headers every answer carries (docs/api-contract.md §3). */
 export const commonResponseHeaders = {
   'X-Request-Id': { type: 'string', description: 'the request\'s id in the gateway\'s logs: the X-Request-Id sent, when it is 1–128 visible ASCII characters, else a fresh UUID', pattern: '^[\\x21-\\x7e]{1,128}$' },
   'X-ERC1066-Status': { ...ercCode, description: 'the ERC-1066 code of the outcome: 0x + two upper-case hex digits' },
@@ -196,7 +196,7 @@ export function jsonResponse(description: string, schema: object) {
   return { description, headers: commonResponseHeaders, content: { 'application/json': { schema } } }
 }
 
-/** Every status validate and execute can answer with (api-contract.md §4), examples included. */
+/** Every status validate and execute can answer with (docs/api-contract.md §4), examples included. */
 export const intentStatuses = [200, 202, 400, 401, 402, 403, 409, 410, 413, 415, 421, 422, 428, 429, 500, 501, 502, 503]
 
 const problemExample = (code: number, httpStatus: number, detail: string) => ({
