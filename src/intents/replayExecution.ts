@@ -16,7 +16,9 @@ export type ReplayExecutionParameters = { adapter: ChainAdapter; journal: Journa
 /** The replayed answer of an intent this gateway sent; undefined when it has none to replay (never sent, released, dropped). */
 export async function replayExecution({ adapter, journal, intentHash }: ReplayExecutionParameters): Promise<IntentOutcome | undefined> {
   const record = await journal.get(intentHash, adapter.chainId)
-  if (!record || !holdsOutcome(record)) return undefined
+  // A claim has sent nothing: it may be one a dead instance left, which only the journal's claim
+  // can take over. The request goes on, and its claim answers a live one (replayed, 202).
+  if (!record || record.state === 'claimed' || !holdsOutcome(record)) return undefined
   if (!(await stillHolds(adapter, journal, record))) return undefined
   return replayOf(record, adapter)
 }
