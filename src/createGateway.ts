@@ -241,7 +241,7 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
     corsOrigins: config.corsOrigins,
     receiptTimeoutMs: config.receiptTimeoutMs,
     auth: config.auth,
-    rateLimit: config.rateLimit && { ...config.rateLimit, redis },
+    rateLimit: config.rateLimit && { ...config.rateLimit, redis, redisPrefix: config.storage?.redisPrefix },
     guard,
     instance: { id: config.storage?.instanceId ?? 'local', rateLimits: !config.rateLimit || config.rateLimit.max === 0 ? 'off' : redis ? 'redis' : 'memory' },
     requireSignedIntents: config.requireSignedIntents ?? false,

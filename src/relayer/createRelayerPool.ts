@@ -16,6 +16,8 @@ export type RelayerPool = {
   readonly addresses: readonly Address[]
   /** The relayer for one execution (held, funded, fewest in flight), counted in flight until `done`. Throws 503 (0x40) when none is usable now. */
   take(): { relayer: Relayer; done(): void }
+  /** Whether this instance holds a key it may send from now: without one, an execution is refused before it is claimed. */
+  canSendNow(): boolean
   /** Whether this instance holds the key now (its records are this instance's to reconcile). */
   holds(address: string): boolean
   accountOf(address: string): LocalAccount | undefined
@@ -53,6 +55,8 @@ export function createRelayerPool({ accounts, client, chainId, chain, logger, le
     usableUntil: Number.isFinite(leases.ttlMs) ? 0 : Number.POSITIVE_INFINITY,
     funded: true,
     inFlight: 0,
+    // Above this instance's share: no longer sent from, given back at the next claim once no send from it is under way.
+    leaving: false,
   }))
   const byAddress = new Map(members.map((m) => [m.account.address.toLowerCase(), m]))
   // A lease is used only until a safety margin before it ends: a send under way finishes before another instance may take the key.
@@ -60,14 +64,20 @@ export function createRelayerPool({ accounts, client, chainId, chain, logger, le
   const timers: Array<ReturnType<typeof setInterval>> = []
   let closed = false
 
-  async function claimLeases() {
-    const held = await leases.claim(chain, members.map((m) => m.account.address))
+  let claiming: Promise<void> | undefined
+  // One claim at a time: a give-back and a later claim of the same key never cross.
+  const claimLeases = () => (claiming ??= claimOnce().finally(() => (claiming = undefined)))
+
+  async function claimOnce() {
+    const release = members.filter((m) => m.leaving && m.inFlight === 0).map((m) => m.account.address)
+    const held = await leases.claim(chain, members.map((m) => m.account.address), { release })
     const now = Date.now()
     const heldNow = new Set<string>()
     for (const lease of held) {
       const member = byAddress.get(lease.relayer.toLowerCase())
       if (!member) continue
       heldNow.add(lease.relayer.toLowerCase())
+      member.leaving = false
       if (lease.acquired) {
         // Taken over (or new): its nonce is read again from the node and the journal before it sends.
         member.relayer.resync()
@@ -76,9 +86,12 @@ export function createRelayerPool({ accounts, client, chainId, chain, logger, le
       member.usableUntil = lease.expiresAt - margin
     }
     for (const member of members) {
-      if (!heldNow.has(member.account.address.toLowerCase()) && member.usableUntil > now) {
+      if (heldNow.has(member.account.address.toLowerCase())) continue
+      if (release.includes(member.account.address)) member.leaving = false
+      if (member.usableUntil > now) {
         log.info({ relayer: member.account.address }, 'relayer key no longer leased to this instance: it stops sending from it')
         member.usableUntil = 0
+        member.leaving = true
       }
     }
   }
@@ -127,6 +140,10 @@ export function createRelayerPool({ accounts, client, chainId, chain, logger, le
         },
       }
     },
+    canSendNow() {
+      const now = Date.now()
+      return members.some((m) => m.usableUntil > now)
+    },
     holds(address) {
       const member = byAddress.get(address.toLowerCase())
       return member !== undefined && member.usableUntil + margin > Date.now()
@@ -140,9 +157,10 @@ export function createRelayerPool({ accounts, client, chainId, chain, logger, le
       await claimLeases()
       await readBalances().catch((err: unknown) => log.warn({ err }, 'relayer balances could not be read; keys count as funded until they are'))
       if (Number.isFinite(leases.ttlMs)) {
+        // Several times a lease's life: shares settle within a fraction of it when an instance joins or leaves.
         const renew = setInterval(() => {
           if (!closed) claimLeases().catch((err: unknown) => log.warn({ err }, 'relayer leases could not be renewed; keys stop sending when their leases end'))
-        }, leases.ttlMs / 3)
+        }, leases.ttlMs / 6)
         renew.unref()
         timers.push(renew)
       }

@@ -544,6 +544,7 @@ export function createEvmAdapter({ chain: resolved, relayerPrivateKey, relayerPr
       ? {
           relayerBalance: async () => (await Promise.all(relayers.addresses.map((address) => client.getBalance({ address })))).reduce((a, b) => a + b, 0n),
           holdsRelayer: (relayer: string) => relayers.holds(relayer),
+          canSendNow: () => relayers.canSendNow(),
         }
       : {}),
     validate,
