@@ -183,7 +183,7 @@ export type ChainAdapter = {
    * Whether this instance holds a relayer key it may send from now (several instances share the
    * keys by lease); asked before an execution is claimed. Absent: always.
    */
-  canSendNow?(): boolean
+  canSendNow?(): Promise<boolean>
   /** Whether this instance sends from this relayer key now (its records are this instance's to reconcile); absent: its one relayer. */
   holdsRelayer?: (relayer: string) => boolean
   /**

@@ -77,7 +77,7 @@ async function run(
 
   // A gateway instance holding no relayer key now (the keys are leased to the other instances)
   // claims nothing: a claim it cannot send would hold the intent while nobody sends it.
-  if (adapter.canSendNow && !adapter.canSendNow()) {
+  if (adapter.canSendNow && !(await adapter.canSendNow())) {
     const holder = await journal.get(intentHash, adapter.chainId)
     if (holder && holdsOutcome(holder) && (await stillHolds(adapter, journal, holder))) return replayOf(holder, adapter)
     return {

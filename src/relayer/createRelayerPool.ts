@@ -16,8 +16,13 @@ export type RelayerPool = {
   readonly addresses: readonly Address[]
   /** The relayer for one execution (held, funded, fewest in flight), counted in flight until `done`. Throws 503 (0x40) when none is usable now. */
   take(): { relayer: Relayer; done(): void }
-  /** Whether this instance holds a key it may send from now: without one, an execution is refused before it is claimed. */
-  canSendNow(): boolean
+  /** `take`, after renewing first when the leases held lapsed locally only because their renewal is late (a busy process). */
+  acquire(): Promise<{ relayer: Relayer; done(): void }>
+  /**
+   * Whether this instance holds a key it may send from now (renewing first, as `acquire`): without
+   * one, an execution is refused before it is claimed.
+   */
+  canSendNow(): Promise<boolean>
   /** Whether this instance holds the key now (its records are this instance's to reconcile). */
   holds(address: string): boolean
   accountOf(address: string): LocalAccount | undefined
@@ -70,8 +75,10 @@ export function createRelayerPool({ accounts, client, chainId, chain, logger, le
 
   async function claimOnce() {
     const release = members.filter((m) => m.leaving && m.inFlight === 0).map((m) => m.account.address)
+    const asked = Date.now()
     const held = await leases.claim(chain, members.map((m) => m.account.address), { release })
     const now = Date.now()
+    if (now - asked > margin) log.warn({ ms: now - asked }, 'renewing the relayer leases took longer than their safety margin: keys pause until it answers')
     const heldNow = new Set<string>()
     for (const lease of held) {
       const member = byAddress.get(lease.relayer.toLowerCase())
@@ -112,8 +119,14 @@ export function createRelayerPool({ accounts, client, chainId, chain, logger, le
   }
 
   const usable = (m: (typeof members)[number], now: number) => m.funded && m.usableUntil > now
+  // Held at the last claim and not given up since, but past its local margin: the renewal is late.
+  const renewIfLapsed = async () => {
+    const now = Date.now()
+    if (members.some((m) => m.usableUntil > now) || !members.some((m) => m.usableUntil > 0)) return
+    await claimLeases().catch((err: unknown) => log.warn({ err }, 'relayer leases could not be renewed'))
+  }
 
-  return {
+  const pool: RelayerPool = {
     addresses: members.map((m) => m.account.address),
     take() {
       const now = Date.now()
@@ -140,7 +153,12 @@ export function createRelayerPool({ accounts, client, chainId, chain, logger, le
         },
       }
     },
-    canSendNow() {
+    async acquire() {
+      await renewIfLapsed()
+      return pool.take()
+    },
+    async canSendNow() {
+      await renewIfLapsed()
       const now = Date.now()
       return members.some((m) => m.usableUntil > now)
     },
@@ -175,4 +193,5 @@ export function createRelayerPool({ accounts, client, chainId, chain, logger, le
       for (const t of timers) clearInterval(t)
     },
   }
+  return pool
 }
