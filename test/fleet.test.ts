@@ -15,7 +15,9 @@ import { eventually } from './support/eventually.ts'
 import { chainEnv, relayersHeld, startGatewayProcess } from './support/gatewayProcess.ts'
 import { createTestDatabase, type TestDatabase } from './support/postgresDatabase.ts'
 import type { GatewayProcess } from './support/runGateway.ts'
-import { type HttpResult, post, request, rpc, signedIntent } from './support/testGateway.ts'
+import { priceOf } from './support/paymentsWorld.ts'
+import { type HttpResult, post, request, rpc, signedIntent, startTestGateway } from './support/testGateway.ts'
+import { devnetAccounts } from '../src/devnet/devnetAccounts.ts'
 
 const mnemonic = 'test test test test test test test test test test test junk'
 /** Keys no other part of the devnet uses (anvil funds only the first ten accounts: these are funded by the test). */
@@ -200,6 +202,28 @@ describe('a fleet of gateway instances sharing relayer keys by lease', () => {
       await assertOnChain([...first.keys(), ...next.keys(), ...alone.map((r) => r.headers.get('x-intent-hash')!)], fromBlock, 4)
     } finally {
       await stop(instances)
+    }
+  })
+
+  it('one in-process facilitator key per instance: a second instance on the same database with the same FACILITATOR_PRIVATE_KEY is warned at start-up, naming the holder (a production gateway reports it as a configuration problem)', async () => {
+    const database = await createTestDatabase('fleet_facilitator')
+    databases.push(database)
+    const chainId = `eip155:${devnet.anvil.chainId}`
+    const payments = { prices: { [chainId]: { execute: priceOf(devnet) } }, priceApiKeyClients: false, facilitator: { kind: 'local' as const, privateKey: devnetAccounts.facilitator } }
+    const start = (instanceId: string) => startTestGateway({ chains: [devnet.chain], payments, storage: { databaseUrl: database.url, redisUrl: undefined, instanceId, relayerLeaseTtlMs: 1_000 } })
+    const first = await start('pay-a')
+    try {
+      const second = await start('pay-b')
+      try {
+        const warned = second.logs.map((l) => JSON.parse(l) as { level: number; msg: string }).filter((l) => l.level === 40 && l.msg.startsWith('FACILITATOR_PRIVATE_KEY: its account'))
+        assert.equal(warned.length, 1, second.logs.join('\n'))
+        assert.match(warned[0]!.msg, /in use by another live instance \(pay-a\) sharing this database; two instances settling with one key collide on its nonce/)
+        assert.ok(!first.logs.some((l) => l.includes('FACILITATOR_PRIVATE_KEY: its account')))
+      } finally {
+        await second.close()
+      }
+    } finally {
+      await first.close()
     }
   })
 })

@@ -85,6 +85,30 @@ export function createPostgresRelayerLeases({ url, instanceId, ttlMs = 15_000 }:
       heldBefore.set(chainId, new Set(held))
       return held.map((relayer): RelayerLease => ({ chainId, relayer, expiresAt: asked + ttlMs, acquired: !before.has(relayer) }))
     },
+    async holdExclusive(scope, key) {
+      const client = await pool.connect()
+      try {
+        await client.query('BEGIN')
+        await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`relayer-leases ${scope}`])
+        const holder = (await client.query<{ instance_id: string }>('SELECT instance_id FROM relayer_leases WHERE chain_id = $1 AND relayer = $2 AND expires_at > now()', [scope, key])).rows[0]?.instance_id
+        if (holder !== undefined && holder !== instanceId) {
+          await client.query('COMMIT')
+          return { held: false, holder }
+        }
+        await client.query(
+          `INSERT INTO relayer_leases (chain_id, relayer, instance_id, expires_at) VALUES ($1, $2, $3, now() + $4::interval)
+           ON CONFLICT (chain_id, relayer) DO UPDATE SET instance_id = EXCLUDED.instance_id, expires_at = EXCLUDED.expires_at`,
+          [scope, key, instanceId, ttl],
+        )
+        await client.query('COMMIT')
+        return { held: true }
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => {})
+        throw err
+      } finally {
+        client.release()
+      }
+    },
     async releaseAll() {
       await pool.query('UPDATE relayer_leases SET expires_at = now() WHERE instance_id = $1', [instanceId]).catch(() => {})
       await pool.query('DELETE FROM gateway_instances WHERE instance_id = $1', [instanceId]).catch(() => {})

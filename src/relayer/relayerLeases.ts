@@ -32,6 +32,11 @@ export type RelayerLeases = {
    * N live instances claiming the same keys, each holds ⌊K/N⌋ or ⌈K/N⌉.
    */
   claim(chainId: string, relayers: readonly string[], options?: ClaimOptions): Promise<RelayerLease[]>
+  /**
+   * One key that must have one user among the instances (not shared by rank): takes or renews its
+   * lease unless another live instance holds it; answers who holds it afterwards.
+   */
+  holdExclusive?(scope: string, key: string): Promise<{ held: true } | { held: false; holder: string }>
   /** Gives up this instance's leases (clean shutdown), so that another instance takes them at once. */
   releaseAll(): Promise<void>
 }
