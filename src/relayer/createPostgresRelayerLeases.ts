@@ -3,8 +3,8 @@
 // instances that claim the same keys on a chain (renewed with its leases), and holds its share of
 // the keys by rank among the live seats (relayerShare: ⌊K/N⌋ or ⌈K/N⌉). It takes free keys (never
 // leased, given back, or whose lease expired: its holder died) up to its share, renews those it
-// holds up to it, and gives back the rest once its pool has stopped sending from them. Claims on
-// one chain are serialized by a transaction lock, so two instances never take the same free key.
+// holds up to it, and gives back the rest once its pool has stopped sending from them. A free key
+// is taken by a write that succeeds only while it is free, so two instances never take the same one.
 // Expiry is judged by the database's clock; the local expiry is counted from before the round
 // trip, so it never outlives the database's.
 import { createHash } from 'node:crypto'
@@ -35,79 +35,68 @@ export function createPostgresRelayerLeases({ url, instanceId, ttlMs = 15_000 }:
       // claim another list of keys on the chain (each its own key) do not share with these.
       const keySet = createHash('sha256').update([...relayers].map((r) => r.toLowerCase()).sort().join(',')).digest('hex').slice(0, 16)
       const seats = `seat ${keySet} `
-      const client = await pool.connect()
-      let held: string[]
-      try {
-        await client.query('BEGIN')
-        await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`relayer-leases ${chainId}`])
-        await client.query(`INSERT INTO gateway_instances (instance_id, expires_at) VALUES ($1, now() + $2::interval) ON CONFLICT (instance_id) DO UPDATE SET expires_at = EXCLUDED.expires_at`, [instanceId, ttl])
-        await client.query(
+      // Each statement is atomic on its own: no lock spans the round trips, so a busy instance
+      // never holds the others' renewals up.
+      await pool.query(
+        `WITH instance AS (
+           INSERT INTO gateway_instances (instance_id, expires_at) VALUES ($3, now() + $4::interval)
+           ON CONFLICT (instance_id) DO UPDATE SET expires_at = EXCLUDED.expires_at
+         )
+         INSERT INTO relayer_leases (chain_id, relayer, instance_id, expires_at) VALUES ($1, $2, $3, now() + $4::interval)
+         ON CONFLICT (chain_id, relayer) DO UPDATE SET instance_id = EXCLUDED.instance_id, expires_at = EXCLUDED.expires_at`,
+        [chainId, `${seats}${instanceId}`, instanceId, ttl],
+      )
+      const rows = (await pool.query<{ relayer: string; instance_id: string; live: boolean }>(
+        'SELECT relayer, instance_id, expires_at > now() AS live FROM relayer_leases WHERE chain_id = $1 AND (relayer = ANY($2) OR starts_with(relayer, $3))',
+        [chainId, relayers, seats],
+      )).rows
+      const live = rows.filter((r) => r.live && r.relayer.startsWith(seats)).map((r) => r.instance_id)
+      const share = relayerShare({ keys: relayers.length, instanceIds: live, instanceId })
+      const keys = rows.filter((r) => !r.relayer.startsWith(seats))
+      // Mine while no other instance took it since, even if it lapsed: nobody sent from it meanwhile.
+      const mine = new Set(keys.filter((r) => r.instance_id === instanceId).map((r) => r.relayer))
+      const taken = new Set(keys.filter((r) => r.live && r.instance_id !== instanceId).map((r) => r.relayer))
+      // Keep up to the share (the first ones, in the configured order), take free keys up to it.
+      const keep = relayers.filter((r) => mine.has(r)).slice(0, share)
+      const held = keep.length === 0 ? [] : (await pool.query<{ relayer: string }>(
+        'UPDATE relayer_leases SET expires_at = now() + $4::interval WHERE chain_id = $1 AND relayer = ANY($2) AND instance_id = $3 RETURNING relayer',
+        [chainId, keep, instanceId, ttl],
+      )).rows.map((r) => r.relayer)
+      for (const relayer of relayers) {
+        if (held.length >= share) break
+        if (taken.has(relayer) || held.includes(relayer)) continue
+        // Taken only if still free when the row is written: of two instances taking it at once, one gets it.
+        const took = (await pool.query(
           `INSERT INTO relayer_leases (chain_id, relayer, instance_id, expires_at) VALUES ($1, $2, $3, now() + $4::interval)
-           ON CONFLICT (chain_id, relayer) DO UPDATE SET instance_id = EXCLUDED.instance_id, expires_at = EXCLUDED.expires_at`,
-          [chainId, `${seats}${instanceId}`, instanceId, ttl],
-        )
-        const live = (await client.query<{ instance_id: string }>(
-          `SELECT instance_id FROM relayer_leases WHERE chain_id = $1 AND starts_with(relayer, $2) AND expires_at > now()`,
-          [chainId, seats],
-        )).rows.map((r) => r.instance_id)
-        const share = relayerShare({ keys: relayers.length, instanceIds: live, instanceId })
-        const rows = (await client.query<{ relayer: string; instance_id: string; live: boolean }>(
-          'SELECT relayer, instance_id, expires_at > now() AS live FROM relayer_leases WHERE chain_id = $1 AND relayer = ANY($2)',
-          [chainId, relayers],
-        )).rows
-        const mine = new Set(rows.filter((r) => r.instance_id === instanceId && r.live).map((r) => r.relayer))
-        const taken = new Set(rows.filter((r) => r.live).map((r) => r.relayer))
-        // Keep up to the share (the first ones, in the configured order), take free keys up to it.
-        const keep = relayers.filter((r) => mine.has(r)).slice(0, share)
-        const take = relayers.filter((r) => !taken.has(r)).slice(0, Math.max(share - keep.length, 0))
-        held = [...keep, ...take]
-        for (const relayer of held) {
-          await client.query(
-            `INSERT INTO relayer_leases (chain_id, relayer, instance_id, expires_at) VALUES ($1, $2, $3, now() + $4::interval)
-             ON CONFLICT (chain_id, relayer) DO UPDATE SET instance_id = EXCLUDED.instance_id, expires_at = EXCLUDED.expires_at`,
-            [chainId, relayer, instanceId, ttl],
-          )
-        }
-        // Keys above the share are not renewed: the pool stops sending from them at once, and
-        // names them in `release` at its next claim, once no send from them is under way.
-        const giveBack = release.filter((r) => mine.has(r) && !held.includes(r))
-        if (giveBack.length > 0) {
-          await client.query('UPDATE relayer_leases SET expires_at = now() WHERE chain_id = $1 AND relayer = ANY($2) AND instance_id = $3', [chainId, giveBack, instanceId])
-        }
-        await client.query('COMMIT')
-      } catch (err) {
-        await client.query('ROLLBACK').catch(() => {})
-        throw err
-      } finally {
-        client.release()
+           ON CONFLICT (chain_id, relayer) DO UPDATE SET instance_id = EXCLUDED.instance_id, expires_at = EXCLUDED.expires_at
+           WHERE relayer_leases.expires_at <= now() OR relayer_leases.instance_id = EXCLUDED.instance_id
+           RETURNING relayer`,
+          [chainId, relayer, instanceId, ttl],
+        )).rowCount
+        if (took) held.push(relayer)
       }
+      // Keys above the share are not renewed: the pool stops sending from them at once, and
+      // names them in `release` at its next claim, once no send from them is under way.
+      const giveBack = release.filter((r) => mine.has(r) && !held.includes(r))
+      if (giveBack.length > 0) {
+        await pool.query('UPDATE relayer_leases SET expires_at = now() WHERE chain_id = $1 AND relayer = ANY($2) AND instance_id = $3', [chainId, giveBack, instanceId])
+      }
+      const ordered = relayers.filter((r) => held.includes(r))
       const before = heldBefore.get(chainId) ?? new Set<string>()
-      heldBefore.set(chainId, new Set(held))
-      return held.map((relayer): RelayerLease => ({ chainId, relayer, expiresAt: asked + ttlMs, acquired: !before.has(relayer) }))
+      heldBefore.set(chainId, new Set(ordered))
+      return ordered.map((relayer): RelayerLease => ({ chainId, relayer, expiresAt: asked + ttlMs, acquired: !before.has(relayer) }))
     },
     async holdExclusive(scope, key) {
-      const client = await pool.connect()
-      try {
-        await client.query('BEGIN')
-        await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`relayer-leases ${scope}`])
-        const holder = (await client.query<{ instance_id: string }>('SELECT instance_id FROM relayer_leases WHERE chain_id = $1 AND relayer = $2 AND expires_at > now()', [scope, key])).rows[0]?.instance_id
-        if (holder !== undefined && holder !== instanceId) {
-          await client.query('COMMIT')
-          return { held: false, holder }
-        }
-        await client.query(
-          `INSERT INTO relayer_leases (chain_id, relayer, instance_id, expires_at) VALUES ($1, $2, $3, now() + $4::interval)
-           ON CONFLICT (chain_id, relayer) DO UPDATE SET instance_id = EXCLUDED.instance_id, expires_at = EXCLUDED.expires_at`,
-          [scope, key, instanceId, ttl],
-        )
-        await client.query('COMMIT')
-        return { held: true }
-      } catch (err) {
-        await client.query('ROLLBACK').catch(() => {})
-        throw err
-      } finally {
-        client.release()
-      }
+      const took = (await pool.query(
+        `INSERT INTO relayer_leases (chain_id, relayer, instance_id, expires_at) VALUES ($1, $2, $3, now() + $4::interval)
+         ON CONFLICT (chain_id, relayer) DO UPDATE SET instance_id = EXCLUDED.instance_id, expires_at = EXCLUDED.expires_at
+         WHERE relayer_leases.expires_at <= now() OR relayer_leases.instance_id = EXCLUDED.instance_id
+         RETURNING relayer`,
+        [scope, key, instanceId, ttl],
+      )).rowCount
+      if (took) return { held: true }
+      const holder = (await pool.query<{ instance_id: string }>('SELECT instance_id FROM relayer_leases WHERE chain_id = $1 AND relayer = $2', [scope, key])).rows[0]?.instance_id ?? 'unknown'
+      return { held: false, holder }
     },
     async releaseAll() {
       await pool.query('UPDATE relayer_leases SET expires_at = now() WHERE instance_id = $1', [instanceId]).catch(() => {})
