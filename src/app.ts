@@ -46,7 +46,7 @@ export type BuildAppParameters = {
   auth?: AuthConfig | undefined
   /** Per-client request limit on the intent routes; off when absent or max is 0. */
   /** With `redis`, counted there and shared by every instance. */
-  rateLimit?: { max: number; windowMs: number; redis?: Redis | undefined } | undefined
+  rateLimit?: { max: number; windowMs: number; redis?: Redis | undefined; redisPrefix?: string | undefined } | undefined
   /** How /health names this instance and what it shares with others. */
   instance?: InstanceDescription | undefined
   registry: ChainRegistry

@@ -21,6 +21,8 @@ import { createEvmAdapter } from './chains/evm/createEvmAdapter.ts'
 import type { ChainConfig, GatewayConfig } from './config/loadConfig.ts'
 import type { ChainType } from './config/parseChainId.ts'
 import { ConfigError } from './errors/configError.ts'
+import { holdSoleKey } from './relayer/holdSoleKey.ts'
+import { privateKeyToAccount } from 'viem/accounts'
 import { createReconciler } from './journal/createReconciler.ts'
 import { startRetention } from './journal/startRetention.ts'
 import type { SignersConfig } from './config/signersConfig.ts'
@@ -211,7 +213,11 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
   const guard = createExecutionGuard({ config: limits, counters: createWindowCounters({ windowMs: limits.windowMs, redis, prefix: `${config.storage?.redisPrefix ?? 'intent-gateway:'}limits:`, logger }) })
   // In the configured order.
   const adapters = config.chains.map((c) => byId.get(c.chainId)!)
+  // The in-process facilitator's account has one user among the instances (its nonce).
+  const facilitator = config.payments?.facilitator
+  const facilitatorHold = leases && facilitator?.kind === 'local' ? await holdSoleKey({ leases, scope: 'x402-facilitator', key: privateKeyToAccount(facilitator.privateKey).address, setting: 'FACILITATOR_PRIVATE_KEY', logger }) : undefined
   const closeParts = async () => {
+    facilitatorHold?.close()
     await Promise.all(adapters.map((a) => a.close()))
     // Its sends are done: the keys go back at once, for the other instances.
     await leases?.releaseAll()
@@ -221,6 +227,10 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
   }
 
   const problems: string[] = []
+  if (facilitatorHold?.problem) {
+    if (config.production) problems.push(facilitatorHold.problem)
+    else logger.warn(facilitatorHold.problem)
+  }
   await Promise.all(
     adapters.map(async (adapter) => {
       const result = await adapter.preflight()
@@ -277,7 +287,7 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
     corsOrigins: config.corsOrigins,
     receiptTimeoutMs: config.receiptTimeoutMs,
     auth: config.auth,
-    rateLimit: config.rateLimit && { ...config.rateLimit, redis },
+    rateLimit: config.rateLimit && { ...config.rateLimit, redis, redisPrefix: config.storage?.redisPrefix },
     guard,
     instance: { id: config.storage?.instanceId ?? 'local', rateLimits: !config.rateLimit || config.rateLimit.max === 0 ? 'off' : redis ? 'redis' : 'memory' },
     requireSignedIntents: config.requireSignedIntents ?? false,

@@ -2,6 +2,7 @@
 // exactly once whichever instance gets it, a rate limit that holds across instances, and a
 // journal database that goes away (503, nothing sent without its record).
 import assert from 'node:assert/strict'
+import { randomBytes } from 'node:crypto'
 import { createServer, type Server, type Socket, connect } from 'node:net'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
@@ -69,16 +70,24 @@ describe('several gateway instances on one PostgreSQL journal and one Redis', ()
   })
 
   it('counts the rate limit in Redis, across instances: the request over the limit is refused whichever instance gets it', async () => {
-    const redis = new Redis(redisUrl)
-    for (const key of await redis.keys('intent-gateway:rate-limit:*')) await redis.del(key)
-    await redis.quit()
-    const storage = { databaseUrl: database.url, redisUrl, instanceId: 'limited' }
+    // This run's own prefix: a live gateway's counts (or another run's) on the same Redis are never read or reset.
+    const redisPrefix = `test:instances:${randomBytes(6).toString('hex')}:`
+    const storage = { databaseUrl: database.url, redisUrl, redisPrefix, instanceId: 'limited' }
     const two = [await start({ storage, rateLimit: { max: 5, windowMs: 60_000 } }), await start({ storage, rateLimit: { max: 5, windowMs: 60_000 } })]
     const body = await signedIntent(devnet, { nonce: '1' })
     const statuses: number[] = []
     for (let i = 0; i < 7; i++) statuses.push((await post(two[i % 2]!.baseUrl, '/intents/validate', body)).status)
     assert.deepEqual(statuses, [200, 200, 200, 200, 200, 429, 429])
     assert.equal((await request(two[1]!.baseUrl, '/health')).body.instance.rateLimits, 'redis')
+    const redis = new Redis(redisUrl)
+    try {
+      const counted = await redis.keys(`${redisPrefix}*`)
+      assert.equal(counted.length, 1, counted.join(', '))
+      assert.match(counted[0]!, new RegExp(`^${redisPrefix}rate-limit:ip:`))
+      for (const key of counted) await redis.del(key)
+    } finally {
+      await redis.quit()
+    }
   })
 
   it('serves while Redis is unreachable (the limit is skipped, not every request refused)', async () => {

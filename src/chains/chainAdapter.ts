@@ -179,6 +179,11 @@ export type ChainAdapter = {
   executorAddress: string
   /** The relayer's balance in the chain's smallest unit (metrics); absent without a relayer. */
   relayerBalance?: () => Promise<bigint>
+  /**
+   * Whether this instance holds a relayer key it may send from now (several instances share the
+   * keys by lease); asked before an execution is claimed. Absent: always.
+   */
+  canSendNow?(): Promise<boolean>
   /** Whether this instance sends from this relayer key now (its records are this instance's to reconcile); absent: its one relayer. */
   holdsRelayer?: (relayer: string) => boolean
   /**

@@ -8,10 +8,13 @@ import { Status } from '../status/statusCodes.ts'
 import type { Intent } from './intent.ts'
 import { fromReceipt } from './fromReceipt.ts'
 import type { ExecutionReport, IntentOutcome } from './intentOutcome.ts'
-import { replayOf, stillHolds } from './replayExecution.ts'
+import { holdsOutcome, replayOf, stillHolds } from './replayExecution.ts'
 import { signingFor } from './signingFor.ts'
 import { toReport } from './toReport.ts'
 import type { ExecutionOutcomeLabel } from '../metrics/createMetrics.ts'
+
+const noRelayerKeyType = 'urn:intent-gateway:problem:no-relayer-key'
+const noRelayerKeyRetrySeconds = 2
 
 export type ExecuteIntentParameters = {
   adapter: ChainAdapter
@@ -70,6 +73,18 @@ async function run(
   }
   if (!signature && requireSignature) {
     return outcome(Status.SIGNATURE_REQUIRED, 'this gateway executes only intents signed by their sender (or a delegate of the policy): sign the typed data in `signing` and send it as `signature`')
+  }
+
+  // A gateway instance holding no relayer key now (the keys are leased to the other instances)
+  // claims nothing: a claim it cannot send would hold the intent while nobody sends it.
+  if (adapter.canSendNow && !(await adapter.canSendNow())) {
+    const holder = await journal.get(intentHash, adapter.chainId)
+    if (holder && holdsOutcome(holder) && (await stillHolds(adapter, journal, holder))) return replayOf(holder, adapter)
+    return {
+      ...outcome(Status.UNAVAILABLE, `this instance holds no relayer key for ${adapter.chainId} now (the keys are leased to the other instances of this gateway): nothing was claimed or sent; send the intent to another instance, or retry after ${noRelayerKeyRetrySeconds} s`),
+      problemType: noRelayerKeyType,
+      retryAfterSeconds: noRelayerKeyRetrySeconds,
+    }
   }
 
   // The chain instance the attempt is made on (a chain reset on the same id is another instance).

@@ -16,6 +16,13 @@ export type RelayerPool = {
   readonly addresses: readonly Address[]
   /** The relayer for one execution (held, funded, fewest in flight), counted in flight until `done`. Throws 503 (0x40) when none is usable now. */
   take(): { relayer: Relayer; done(): void }
+  /** `take`, after renewing first when the leases held lapsed locally only because their renewal is late (a busy process). */
+  acquire(): Promise<{ relayer: Relayer; done(): void }>
+  /**
+   * Whether this instance holds a key it may send from now (renewing first, as `acquire`): without
+   * one, an execution is refused before it is claimed.
+   */
+  canSendNow(): Promise<boolean>
   /** Whether this instance holds the key now (its records are this instance's to reconcile). */
   holds(address: string): boolean
   accountOf(address: string): LocalAccount | undefined
@@ -53,6 +60,8 @@ export function createRelayerPool({ accounts, client, chainId, chain, logger, le
     usableUntil: Number.isFinite(leases.ttlMs) ? 0 : Number.POSITIVE_INFINITY,
     funded: true,
     inFlight: 0,
+    // Above this instance's share: no longer sent from, given back at the next claim once no send from it is under way.
+    leaving: false,
   }))
   const byAddress = new Map(members.map((m) => [m.account.address.toLowerCase(), m]))
   // A lease is used only until a safety margin before it ends: a send under way finishes before another instance may take the key.
@@ -60,14 +69,22 @@ export function createRelayerPool({ accounts, client, chainId, chain, logger, le
   const timers: Array<ReturnType<typeof setInterval>> = []
   let closed = false
 
-  async function claimLeases() {
-    const held = await leases.claim(chain, members.map((m) => m.account.address))
+  let claiming: Promise<void> | undefined
+  // One claim at a time: a give-back and a later claim of the same key never cross.
+  const claimLeases = () => (claiming ??= claimOnce().finally(() => (claiming = undefined)))
+
+  async function claimOnce() {
+    const release = members.filter((m) => m.leaving && m.inFlight === 0).map((m) => m.account.address)
+    const asked = Date.now()
+    const held = await leases.claim(chain, members.map((m) => m.account.address), { release })
     const now = Date.now()
+    if (now - asked > margin) log.warn({ ms: now - asked }, 'renewing the relayer leases took longer than their safety margin: keys pause until it answers')
     const heldNow = new Set<string>()
     for (const lease of held) {
       const member = byAddress.get(lease.relayer.toLowerCase())
       if (!member) continue
       heldNow.add(lease.relayer.toLowerCase())
+      member.leaving = false
       if (lease.acquired) {
         // Taken over (or new): its nonce is read again from the node and the journal before it sends.
         member.relayer.resync()
@@ -76,9 +93,12 @@ export function createRelayerPool({ accounts, client, chainId, chain, logger, le
       member.usableUntil = lease.expiresAt - margin
     }
     for (const member of members) {
-      if (!heldNow.has(member.account.address.toLowerCase()) && member.usableUntil > now) {
+      if (heldNow.has(member.account.address.toLowerCase())) continue
+      if (release.includes(member.account.address)) member.leaving = false
+      if (member.usableUntil > now) {
         log.info({ relayer: member.account.address }, 'relayer key no longer leased to this instance: it stops sending from it')
         member.usableUntil = 0
+        member.leaving = true
       }
     }
   }
@@ -99,8 +119,14 @@ export function createRelayerPool({ accounts, client, chainId, chain, logger, le
   }
 
   const usable = (m: (typeof members)[number], now: number) => m.funded && m.usableUntil > now
+  // Held at the last claim and not given up since, but past its local margin: the renewal is late.
+  const renewIfLapsed = async () => {
+    const now = Date.now()
+    if (members.some((m) => m.usableUntil > now) || !members.some((m) => m.usableUntil > 0)) return
+    await claimLeases().catch((err: unknown) => log.warn({ err }, 'relayer leases could not be renewed'))
+  }
 
-  return {
+  const pool: RelayerPool = {
     addresses: members.map((m) => m.account.address),
     take() {
       const now = Date.now()
@@ -127,6 +153,15 @@ export function createRelayerPool({ accounts, client, chainId, chain, logger, le
         },
       }
     },
+    async acquire() {
+      await renewIfLapsed()
+      return pool.take()
+    },
+    async canSendNow() {
+      await renewIfLapsed()
+      const now = Date.now()
+      return members.some((m) => m.usableUntil > now)
+    },
     holds(address) {
       const member = byAddress.get(address.toLowerCase())
       return member !== undefined && member.usableUntil + margin > Date.now()
@@ -140,9 +175,10 @@ export function createRelayerPool({ accounts, client, chainId, chain, logger, le
       await claimLeases()
       await readBalances().catch((err: unknown) => log.warn({ err }, 'relayer balances could not be read; keys count as funded until they are'))
       if (Number.isFinite(leases.ttlMs)) {
+        // Several times a lease's life: shares settle within a fraction of it when an instance joins or leaves.
         const renew = setInterval(() => {
           if (!closed) claimLeases().catch((err: unknown) => log.warn({ err }, 'relayer leases could not be renewed; keys stop sending when their leases end'))
-        }, leases.ttlMs / 3)
+        }, leases.ttlMs / 6)
         renew.unref()
         timers.push(renew)
       }
@@ -157,4 +193,5 @@ export function createRelayerPool({ accounts, client, chainId, chain, logger, le
       for (const t of timers) clearInterval(t)
     },
   }
+  return pool
 }

@@ -12,16 +12,31 @@ export type RelayerLease = {
   acquired: boolean
 }
 
+export type ClaimOptions = {
+  /**
+   * Keys above this instance's share that it has stopped sending from, with no send under way:
+   * given back in the same round trip (unless the share has grown back over them), so that the
+   * instance short of its share takes them now rather than when their leases end.
+   */
+  release?: readonly string[] | undefined
+}
+
 export type RelayerLeases = {
   /** This instance's id: stable for the life of the process, unique among the instances sharing a journal. */
   readonly instanceId: string
-  /** How long a lease lives unless renewed; holders renew every third of it. */
+  /** How long a lease lives unless renewed; holders renew several times within it. */
   readonly ttlMs: number
   /**
-   * Renews the leases this instance holds among `relayers` and takes every one that no live
-   * instance holds; answers the leases held afterwards (one round trip to the store).
+   * Renews the leases this instance holds among `relayers` up to its share and takes free ones
+   * up to it; answers the leases held afterwards (one round trip to the store). With K keys and
+   * N live instances claiming the same keys, each holds ⌊K/N⌋ or ⌈K/N⌉.
    */
-  claim(chainId: string, relayers: readonly string[]): Promise<RelayerLease[]>
+  claim(chainId: string, relayers: readonly string[], options?: ClaimOptions): Promise<RelayerLease[]>
+  /**
+   * One key that must have one user among the instances (not shared by rank): takes or renews its
+   * lease unless another live instance holds it; answers who holds it afterwards.
+   */
+  holdExclusive?(scope: string, key: string): Promise<{ held: true } | { held: false; holder: string }>
   /** Gives up this instance's leases (clean shutdown), so that another instance takes them at once. */
   releaseAll(): Promise<void>
 }

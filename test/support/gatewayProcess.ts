@@ -27,3 +27,10 @@ export async function startGatewayProcess(env: Record<string, string>): Promise<
   if (!port) throw new Error(`the gateway did not start: ${gw.stderr()} ${gw.stdout()}`)
   return { gw, baseUrl: `http://127.0.0.1:${port}` }
 }
+
+/** The relayer addresses an instance holds now, as its /chains page shows them. */
+export async function relayersHeld(baseUrl: string, chain = '31337'): Promise<string[]> {
+  const res = await fetch(`${baseUrl}/chains/${chain}`)
+  const body = (await res.json()) as { relayers: Array<{ address: string; held: boolean }> }
+  return body.relayers.filter((r) => r.held).map((r) => r.address.toLowerCase())
+}

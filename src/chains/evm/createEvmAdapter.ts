@@ -488,7 +488,7 @@ export function createEvmAdapter({ chain: resolved, relayerPrivateKey, relayerPr
     // transaction: its sender, its fees (an intent whose code reads tx.gasprice behaves alike in
     // both), an explicit gas limit (the cap; fee fields without one make the node check the
     // balance against its block gas cap) and the pending state.
-    const { relayer, done } = relayers.take()
+    const { relayer, done } = await relayers.acquire()
     let handedOver = false
     try {
       const fees = await relayer.fees().catch((err: unknown) => {
@@ -567,6 +567,7 @@ export function createEvmAdapter({ chain: resolved, relayerPrivateKey, relayerPr
       ? {
           relayerBalance: async () => (await Promise.all(relayers.addresses.map((address) => client.getBalance({ address })))).reduce((a, b) => a + b, 0n),
           holdsRelayer: (relayer: string) => relayers.holds(relayer),
+          canSendNow: () => relayers.canSendNow(),
         }
       : {}),
     validate,

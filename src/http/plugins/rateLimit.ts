@@ -18,6 +18,8 @@ export type RateLimitOptions = {
   isInProcess?: ((request: FastifyRequest) => boolean) | undefined
   /** Counts in Redis, shared by every instance (REDIS_URL); default: this process's memory. */
   redis?: Redis | undefined
+  /** What the counts' keys in Redis start with (REDIS_PREFIX); default `intent-gateway:`. */
+  redisPrefix?: string | undefined
 }
 
 /**
@@ -30,7 +32,7 @@ export type CountRequest = (request: FastifyRequest) => Promise<GatewayError | u
 /** The routes the limit covers: the intent routes, and /mcp, which reaches them. */
 const limited = (url: string | undefined) => url !== undefined && (url.startsWith('/intents/') || url === '/mcp')
 
-export function registerRateLimit(app: FastifyInstance, { max, windowMs, keys, isInProcess, redis }: RateLimitOptions): CountRequest {
+export function registerRateLimit(app: FastifyInstance, { max, windowMs, keys, isInProcess, redis, redisPrefix = 'intent-gateway:' }: RateLimitOptions): CountRequest {
   const tooMany = (ttlMs: number) => {
     const seconds = Math.max(1, Math.ceil(ttlMs / 1000))
     return new GatewayError('Too many requests', {
@@ -51,7 +53,7 @@ export function registerRateLimit(app: FastifyInstance, { max, windowMs, keys, i
     timeWindow: windowMs,
     // Shared by the instances through Redis. Redis down: the limit is skipped (fail open, logged by
     // the client) rather than the gateway refusing every request; it holds again once Redis is back.
-    ...(redis ? { redis, nameSpace: 'intent-gateway:rate-limit:', skipOnError: true } : {}),
+    ...(redis ? { redis, nameSpace: `${redisPrefix}rate-limit:`, skipOnError: true } : {}),
     // First thing after routing, before the API-key check and the body: a request refused for a
     // wrong key counts like any other (guessing keys is throttled), and a limited client's body
     // is never read. A valid key is its own client, whatever address it comes from.
