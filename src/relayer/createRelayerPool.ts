@@ -78,7 +78,7 @@ export function createRelayerPool({ accounts, client, chainId, chain, logger, le
     const asked = Date.now()
     const held = await leases.claim(chain, members.map((m) => m.account.address), { release })
     const now = Date.now()
-    if (now - asked > margin) log.warn({ ms: now - asked }, 'renewing the relayer leases took longer than their safety margin: keys pause until it answers')
+    if (Number.isFinite(leases.ttlMs) && now - asked > margin) log.warn({ ms: now - asked }, 'renewing the relayer leases took longer than their safety margin: keys pause until it answers')
     const heldNow = new Set<string>()
     for (const lease of held) {
       const member = byAddress.get(lease.relayer.toLowerCase())
