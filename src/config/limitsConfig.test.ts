@@ -39,8 +39,8 @@ describe('limitsConfig', () => {
     assert.deepEqual(problems, [
       'STANDING_TARGET_MAX_REVERT_SHARE: "2" is not a share from 0 to 1 (0 turns the target rule off)',
       'STANDING_TARGET_ALLOWLIST: "nope" is not an EVM, Sui or Solana address',
-      'STANDING_WINDOW_MS: "10" is not an integer from 1000 to 604800000',
-      'STANDING_MAX_REVERTS_PER_SENDER: "-1" is not an integer from 0 to 1000000',
+      'STANDING_WINDOW_MS: "10" is not an integer between 1000 and 604800000',
+      'STANDING_MAX_REVERTS_PER_SENDER: "-1" is not an integer between 0 and 1000000',
       'GAS_BUDGET_PER_CLIENT: "1e18" is not a decimal integer amount in the chain\'s smallest unit (wei on EVM; 0 turns it off)',
     ])
   })

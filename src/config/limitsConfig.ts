@@ -3,20 +3,13 @@
 // client and per chain. Reads its own variables and reports its own problems, for loadConfig to
 // compose with the others.
 import type { ExecutionGuardConfig } from '../intents/createExecutionGuard.ts'
+import { readInteger } from './readInteger.ts'
 
 export type LimitsConfigResult = { value: ExecutionGuardConfig; problems: string[] }
 
 export function limitsConfig(env: Record<string, string | undefined>): LimitsConfigResult {
   const problems: string[] = []
-  const integer = (name: string, min: number, max: number, fallback: number) => {
-    const raw = env[name]?.trim()
-    if (!raw) return fallback
-    if (!/^[0-9]+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
-      problems.push(`${name}: "${raw.slice(0, 24)}" is not an integer from ${min} to ${max}`)
-      return fallback
-    }
-    return Number(raw)
-  }
+  const integer = (name: string, min: number, max: number, fallback: number) => readInteger(env, name, { min, max, fallback }, problems) ?? fallback
   const share = (() => {
     const raw = env.STANDING_TARGET_MAX_REVERT_SHARE?.trim()
     if (!raw) return 0.5

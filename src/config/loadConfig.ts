@@ -1,6 +1,7 @@
 // The gateway's configuration: one schema, read once at start-up from an environment-like object.
 // Every problem is collected and reported together; nothing else in the code reads process.env.
 import { readBoolean } from './readBoolean.ts'
+import { readInteger } from './readInteger.ts'
 import { devnetApiKey } from '../devnet/devnetApiKey.ts'
 import { type InterfacesConfig, interfacesConfig } from './interfacesConfig.ts'
 import { limitsConfig } from './limitsConfig.ts'
@@ -518,21 +519,3 @@ function readCorsOrigins(env: Env, problems: string[]): string[] {
   return list
 }
 
-function readInteger(
-  env: Env,
-  name: string,
-  bounds: { min: number; max: number; fallback: number | undefined },
-  problems: string[],
-): number | undefined {
-  const raw = env[name]?.trim()
-  if (!raw) {
-    if (bounds.fallback === undefined) problems.push(`${name}: required`)
-    return bounds.fallback
-  }
-  const value = Number(raw)
-  if (!/^[0-9]+$/.test(raw) || value < bounds.min || value > bounds.max) {
-    problems.push(`${name}: "${raw.slice(0, 20)}" is not an integer between ${bounds.min} and ${bounds.max}`)
-    return undefined
-  }
-  return value
-}

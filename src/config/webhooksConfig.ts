@@ -1,6 +1,7 @@
 // The settings of signed webhooks (webhooks/startWebhookDispatcher.ts): where execution events
 // go, the secret they are signed with, and how long delivery is retried. Reads its own variables
 // and reports its own problems, for loadConfig to compose.
+import { readInteger } from './readInteger.ts'
 
 export type WebhooksConfig = {
   /** WEBHOOK_URLS: the endpoints every event is delivered to. */
@@ -40,15 +41,7 @@ export function webhooksConfig(env: Record<string, string | undefined>, { produc
     const bytes = /^whsec_[A-Za-z0-9+/]+={0,2}$/.test(secret) ? Buffer.from(secret.slice(6), 'base64') : undefined
     if (!bytes || bytes.length < 32) problems.push('WEBHOOK_SECRET: must be whsec_ followed by the base64 of at least 32 random bytes (its value is not shown)')
   }
-  const integer = (name: string, min: number, max: number, fallback: number) => {
-    const raw = env[name]?.trim()
-    if (!raw) return fallback
-    if (!/^[0-9]+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
-      problems.push(`${name}: "${raw.slice(0, 20)}" is not an integer from ${min} to ${max}`)
-      return fallback
-    }
-    return Number(raw)
-  }
+  const integer = (name: string, min: number, max: number, fallback: number) => readInteger(env, name, { min, max, fallback }, problems) ?? fallback
   const maxAttempts = integer('WEBHOOK_MAX_ATTEMPTS', 1, 100, 12)
   const retryBaseMs = integer('WEBHOOK_RETRY_BASE_MS', 10, 3_600_000, 1_000)
   return { value: problems.length === 0 ? { urls, secret: secret!, maxAttempts, retryBaseMs } : undefined, problems }
