@@ -6,16 +6,16 @@
 // server, KMS's own non-deterministic signatures, quotas).
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { type Hex, parseEther } from 'viem'
+import { parseEther } from 'viem'
 import { devnetAccounts } from '../src/devnet/devnetAccounts.ts'
-import { privateKeyToAccount } from 'viem/accounts'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { createKmsSigner } from '../src/signers/createKmsSigner.ts'
 import { assertCommonHeaders } from './support/assertCommonHeaders.ts'
 import { startKmsStandIn, type KmsStandIn } from './support/kmsStandIn.ts'
 import { post, request, signedIntent, startTestGateway, startWorld, type TestGateway, type World } from './support/testGateway.ts'
 
-// A key only the stand-in holds (not an anvil key): the gateway never sees it.
-const kmsKey = '0x3c9229289a6125f7fdf1885a77bb12c37a8d3b4962d936f7e3084dece32a3ca1' as Hex
+// A key only the stand-in holds, made for this run: the gateway never sees it.
+const kmsKey = generatePrivateKey()
 const credentials = { accessKeyId: 'AKIASTANDIN', secretAccessKey: 'stand-in-secret' }
 
 describe('relayer keys in KMS (against a KMS stand-in)', () => {
