@@ -77,7 +77,9 @@ describe('a relayer key pool leased to two instances, one killed with SIGKILL', 
     for (const hash of hashes) {
       await eventually(`${hash} executed`, 30_000, async () => {
         const res = await request(b.baseUrl, `/intents/${hash}`)
-        return res.status === 200 && res.body.state === 'mined' ? true : undefined
+        // Settled from its own receipt (mined), or, rarely after a takeover, found executed on chain
+        // by a transaction reconciliation cannot name (dropped, 0x22): the events below count it once.
+        return (res.status === 200 && res.body.state === 'mined') || (res.body.state === 'dropped' && res.body.erc1066Status === '0x22') ? true : undefined
       })
     }
     await eventually('no pending record left', 20_000, async () => ((await request(b.baseUrl, '/health')).body.journal.pendingExecutions === 0 ? true : undefined))
