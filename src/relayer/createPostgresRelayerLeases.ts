@@ -23,6 +23,17 @@ export function createPostgresRelayerLeases({ url, instanceId, ttlMs = 15_000 }:
   const pool = new pg.Pool({ connectionString: url, max: 2, connectionTimeoutMillis: 5_000 })
   pool.on('error', () => {})
   const ttl = `${ttlMs} milliseconds`
+  /** Takes a key for this instance only if it is free (or already this instance's) when the row is written: of two instances taking it at once, one gets it. */
+  const takeIfFree = async (scope: string, key: string): Promise<boolean> =>
+    Boolean(
+      (await pool.query(
+        `INSERT INTO relayer_leases (chain_id, relayer, instance_id, expires_at) VALUES ($1, $2, $3, now() + $4::interval)
+         ON CONFLICT (chain_id, relayer) DO UPDATE SET instance_id = EXCLUDED.instance_id, expires_at = EXCLUDED.expires_at
+         WHERE relayer_leases.expires_at <= now() OR relayer_leases.instance_id = EXCLUDED.instance_id
+         RETURNING relayer`,
+        [scope, key, instanceId, ttl],
+      )).rowCount,
+    )
   // Keys this instance was last told it holds, per chain: a key held again after a gap is `acquired` (its nonce read again).
   const heldBefore = new Map<string, Set<string>>()
 
@@ -65,15 +76,7 @@ export function createPostgresRelayerLeases({ url, instanceId, ttlMs = 15_000 }:
       for (const relayer of relayers) {
         if (held.length >= share) break
         if (taken.has(relayer) || held.includes(relayer)) continue
-        // Taken only if still free when the row is written: of two instances taking it at once, one gets it.
-        const took = (await pool.query(
-          `INSERT INTO relayer_leases (chain_id, relayer, instance_id, expires_at) VALUES ($1, $2, $3, now() + $4::interval)
-           ON CONFLICT (chain_id, relayer) DO UPDATE SET instance_id = EXCLUDED.instance_id, expires_at = EXCLUDED.expires_at
-           WHERE relayer_leases.expires_at <= now() OR relayer_leases.instance_id = EXCLUDED.instance_id
-           RETURNING relayer`,
-          [chainId, relayer, instanceId, ttl],
-        )).rowCount
-        if (took) held.push(relayer)
+        if (await takeIfFree(chainId, relayer)) held.push(relayer)
       }
       // Keys above the share are not renewed: the pool stops sending from them at once, and
       // names them in `release` at its next claim, once no send from them is under way.
@@ -87,14 +90,7 @@ export function createPostgresRelayerLeases({ url, instanceId, ttlMs = 15_000 }:
       return ordered.map((relayer): RelayerLease => ({ chainId, relayer, expiresAt: asked + ttlMs, acquired: !before.has(relayer) }))
     },
     async holdExclusive(scope, key) {
-      const took = (await pool.query(
-        `INSERT INTO relayer_leases (chain_id, relayer, instance_id, expires_at) VALUES ($1, $2, $3, now() + $4::interval)
-         ON CONFLICT (chain_id, relayer) DO UPDATE SET instance_id = EXCLUDED.instance_id, expires_at = EXCLUDED.expires_at
-         WHERE relayer_leases.expires_at <= now() OR relayer_leases.instance_id = EXCLUDED.instance_id
-         RETURNING relayer`,
-        [scope, key, instanceId, ttl],
-      )).rowCount
-      if (took) return { held: true }
+      if (await takeIfFree(scope, key)) return { held: true }
       const holder = (await pool.query<{ instance_id: string }>('SELECT instance_id FROM relayer_leases WHERE chain_id = $1 AND relayer = $2', [scope, key])).rows[0]?.instance_id ?? 'unknown'
       return { held: false, holder }
     },
