@@ -3,7 +3,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, LogController } from 'fastify'
 import type { Logger } from 'pino'
 import type { ChainRegistry } from './chains/createChainRegistry.ts'
-import type { Journal } from './journal/openJournal.ts'
+import type { Journal } from './store/sqlite/openJournal.ts'
 import type { Redis } from 'ioredis'
 import type { InstanceDescription } from './http/routes/health/health.ts'
 import './http/gatewayContext.ts'

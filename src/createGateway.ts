@@ -14,24 +14,24 @@ import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import { buildApp } from './app.ts'
 import { createChainRegistry } from './chains/createChainRegistry.ts'
-import { createChainList } from './chains/discovery/createChainList.ts'
-import { resolveChains } from './chains/discovery/resolveChains.ts'
-import type { ChainAdapter } from './chains/chainAdapter.ts'
+import { createChainList } from './chains/evm/discovery/createChainList.ts'
+import { resolveChains } from './chains/evm/discovery/resolveChains.ts'
+import type { ChainAdapter } from './ports/chainAdapter.ts'
 import { createEvmAdapter } from './chains/evm/createEvmAdapter.ts'
 import type { ChainConfig, GatewayConfig } from './config/loadConfig.ts'
-import type { ChainType } from './config/parseChainId.ts'
+import type { ChainType } from './ports/chainId.ts'
 import { ConfigError } from './errors/configError.ts'
-import { holdSoleKey } from './relayer/holdSoleKey.ts'
+import { holdSoleKey } from './chains/holdSoleKey.ts'
 import { privateKeyToAccount } from 'viem/accounts'
-import { createReconciler } from './journal/createReconciler.ts'
-import { startRetention } from './journal/startRetention.ts'
+import { createReconciler } from './intents/createReconciler.ts'
+import { startRetention } from './store/startRetention.ts'
 import type { SignersConfig } from './config/signersConfig.ts'
 import { createKmsSigner } from './signers/createKmsSigner.ts'
 import { GatewayError } from './errors/gatewayError.ts'
 import type { WebhooksConfig } from './config/webhooksConfig.ts'
 import { startWebhookDispatcher } from './webhooks/startWebhookDispatcher.ts'
 import type { Hex } from 'viem'
-import { type Journal, openJournal } from './journal/openJournal.ts'
+import { type Journal, openJournal } from './store/sqlite/openJournal.ts'
 import { Registry } from 'prom-client'
 import { createMetrics, type Metrics } from './metrics/createMetrics.ts'
 
@@ -121,12 +121,12 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
   const databaseUrl = config.storage?.databaseUrl
   // PostgreSQL's driver is loaded only when the journal lives there.
   const journal = databaseUrl
-    ? await (await import('./journal/openPostgresJournal.ts')).openPostgresJournal({ url: databaseUrl, instanceId: config.storage?.instanceId })
+    ? await (await import('./store/postgres/openPostgresJournal.ts')).openPostgresJournal({ url: databaseUrl, instanceId: config.storage?.instanceId })
     : openJournal(config.journal ?? { path: ':memory:' })
   logger.info({ journal: journal.path, pendingExecutions: await journal.pendingCount() }, 'execution journal open')
 
   // A shared journal: the relayer keys are leased to one instance at a time.
-  const leases = databaseUrl ? (await import('./relayer/createPostgresRelayerLeases.ts')).createPostgresRelayerLeases({ url: databaseUrl, instanceId: config.storage!.instanceId, ttlMs: config.storage!.relayerLeaseTtlMs }) : undefined
+  const leases = databaseUrl ? (await import('./store/postgres/createPostgresRelayerLeases.ts')).createPostgresRelayerLeases({ url: databaseUrl, instanceId: config.storage!.instanceId, ttlMs: config.storage!.relayerLeaseTtlMs }) : undefined
   const relayerKeys = config.relayerPrivateKeys && config.relayerPrivateKeys.length > 0 ? config.relayerPrivateKeys : config.relayerPrivateKey ? [config.relayerPrivateKey] : []
   // Keys that never enter the process: their addresses are read from KMS at start-up.
   const kms = config.signers?.kms

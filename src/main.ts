@@ -6,10 +6,10 @@ import { limitHeapGrowth } from './config/limitHeapGrowth.ts'
 import { type GatewayConfig, loadConfig } from './config/loadConfig.ts'
 import { createGateway } from './createGateway.ts'
 import { hashApiKey } from './auth/createApiKeyCheck.ts'
-import { devnetAccounts } from './devnet/devnetAccounts.ts'
-import { devnetApiKey } from './devnet/devnetApiKey.ts'
-import type { Devnet } from './devnet/startDevnet.ts'
-import type { SolanaDevnet } from './devnet/solana/startSolanaDevnet.ts'
+import { devnetAccounts } from './chains/evm/devnet/devnetAccounts.ts'
+import { devnetApiKey } from './config/devnetApiKey.ts'
+import type { Devnet } from './chains/evm/devnet/startDevnet.ts'
+import type { SolanaDevnet } from './chains/solana/devnet/startSolanaDevnet.ts'
 import { ConfigError } from './errors/configError.ts'
 import { createLogger } from './logging/createLogger.ts'
 
@@ -42,7 +42,7 @@ const stopDevnet = async () => {
 if (config.devnet) {
   process.stdout.write('No chain is configured and NODE_ENV is not production: starting the embedded devnet (anvil and a LiteSVM Solana chain)...\n')
   // The devnet's modules (LiteSVM, Solana's SDK, the demo) are loaded only here, never in production.
-  const [{ startDevnet }, { startSolanaDevnet }] = await Promise.all([import('./devnet/startDevnet.ts'), import('./devnet/solana/startSolanaDevnet.ts')])
+  const [{ startDevnet }, { startSolanaDevnet }] = await Promise.all([import('./chains/evm/devnet/startDevnet.ts'), import('./chains/solana/devnet/startSolanaDevnet.ts')])
   const [evm, sol] = await Promise.allSettled([startDevnet(), startSolanaDevnet()])
   if (evm.status === 'rejected' || sol.status === 'rejected') {
     // One may have started: stop what did, then fail.
@@ -114,7 +114,7 @@ try {
   }
   await flushLogs()
   if (devnet) {
-    const [{ demoCommands }, { solanaDemoCommands }] = await Promise.all([import('./devnet/demoCommands.ts'), import('./devnet/solana/solanaDemoCommands.ts')])
+    const [{ demoCommands }, { solanaDemoCommands }] = await Promise.all([import('./chains/evm/devnet/demoCommands.ts'), import('./chains/solana/devnet/solanaDemoCommands.ts')])
     const baseUrl = `http://127.0.0.1:${port}`
     process.stdout.write(
       [

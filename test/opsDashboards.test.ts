@@ -11,7 +11,7 @@ import type { FastifyInstance } from 'fastify'
 import { Registry } from 'prom-client'
 import { buildApp } from '../src/app.ts'
 import { createChainRegistry } from '../src/chains/createChainRegistry.ts'
-import { openJournal } from '../src/journal/openJournal.ts'
+import { openJournal } from '../src/store/sqlite/openJournal.ts'
 import { createMetrics } from '../src/metrics/createMetrics.ts'
 import { quietLogger } from './support/solanaGateway.ts'
 

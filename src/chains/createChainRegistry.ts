@@ -1,9 +1,9 @@
 // Chooses the chain a request is for (docs/api-contract.md §2): X-Chain-Id in decimal or CAIP-2, else
 // DEFAULT_CHAIN_ID, else the only configured chain.
-import { type ChainType, parseChainId } from '../config/parseChainId.ts'
+import { type ChainType, parseChainId } from '../ports/chainId.ts'
 import { InputError } from '../errors/inputError.ts'
-import type { ChainAdapter } from './chainAdapter.ts'
-import type { ChainRuntime } from './chainRuntime.ts'
+import type { ChainAdapter } from '../ports/chainAdapter.ts'
+import type { ChainRuntime } from '../ports/chainRuntime.ts'
 import { evmRuntime } from './evm/evmRuntime.ts'
 import { solanaRuntime } from './solana/solanaRuntime.ts'
 import { suiRuntime } from './sui/suiRuntime.ts'

@@ -2,7 +2,7 @@
 // Every problem is collected and reported together; nothing else in the code reads process.env.
 import { readBoolean } from './readBoolean.ts'
 import { readInteger } from './readInteger.ts'
-import { devnetApiKey } from '../devnet/devnetApiKey.ts'
+import { devnetApiKey } from './devnetApiKey.ts'
 import { type InterfacesConfig, interfacesConfig } from './interfacesConfig.ts'
 import { limitsConfig } from './limitsConfig.ts'
 import { type WebhooksConfig, webhooksConfig } from './webhooksConfig.ts'
@@ -21,7 +21,7 @@ import { hashApiKey } from '../auth/createApiKeyCheck.ts'
 import { solanaRuntime } from '../chains/solana/solanaRuntime.ts'
 import { suiRuntime } from '../chains/sui/suiRuntime.ts'
 import { ConfigError } from '../errors/configError.ts'
-import { type ChainType, parseChainId } from './parseChainId.ts'
+import { type ChainType, parseChainId } from '../ports/chainId.ts'
 
 export type ChainConfig = {
   /** Canonical CAIP-2 id, e.g. `eip155:84532`. */

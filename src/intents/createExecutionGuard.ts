@@ -5,7 +5,7 @@
 // contract); what the relayer spends is counted per client and per chain. Past a limit, execute is
 // refused before anything is simulated, signed or paid. Counts live in window counters, shared by
 // the instances through Redis where it is configured.
-import type { ExecutionReceipt } from '../chains/chainAdapter.ts'
+import type { ExecutionReceipt } from '../ports/chainAdapter.ts'
 import type { WindowCounters } from '../limits/createWindowCounters.ts'
 import type { GuardRefusalReason } from '../metrics/createMetrics.ts'
 import { Status } from '../status/statusCodes.ts'

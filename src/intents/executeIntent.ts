@@ -2,12 +2,12 @@
 // journal the signed transaction before it is broadcast, then wait a bounded time for the receipt.
 // Whatever the request does not see settled, the journal's reconciler finishes.
 import type { Hex } from 'viem'
-import type { ChainAdapter, ExecutionReceipt } from '../chains/chainAdapter.ts'
-import type { ExecutionRecord, Journal } from '../journal/openJournal.ts'
+import type { ChainAdapter, ExecutionReceipt } from '../ports/chainAdapter.ts'
+import type { ExecutionRecord, Journal } from '../store/sqlite/openJournal.ts'
 import { Status } from '../status/statusCodes.ts'
-import type { Intent } from './intent.ts'
+import type { Intent } from '../ports/intent.ts'
 import { fromReceipt } from './fromReceipt.ts'
-import type { ExecutionReport, IntentOutcome } from './intentOutcome.ts'
+import type { ExecutionReport, IntentOutcome } from '../ports/intentOutcome.ts'
 import { holdsOutcome, replayOf, stillHolds } from './replayExecution.ts'
 import { signingFor } from './signingFor.ts'
 import { toReport } from './toReport.ts'

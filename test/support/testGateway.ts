@@ -12,9 +12,9 @@ import type { WebhooksConfig } from '../../src/config/webhooksConfig.ts'
 import type { SignersConfig } from '../../src/config/signersConfig.ts'
 import { demoCounterArtifact } from '../../src/contracts/demoCounterArtifact.ts'
 import { createGateway, type Gateway } from '../../src/createGateway.ts'
-import { createDevClients } from '../../src/devnet/deployContracts.ts'
-import { devnetAccounts } from '../../src/devnet/devnetAccounts.ts'
-import { type Devnet, startDevnet } from '../../src/devnet/startDevnet.ts'
+import { createDevClients } from '../../src/chains/evm/devnet/deployContracts.ts'
+import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
+import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
 import { createLogger } from '../../src/logging/createLogger.ts'
 
 export type TestGateway = Gateway & { baseUrl: string; logs: string[] }

@@ -6,7 +6,7 @@ import { toIntentTuple } from '../../src/chains/evm/evmRuntime.ts'
 import type { JsonRpcClient } from '../../src/chains/evm/createJsonRpcClient.ts'
 import { demoCounterArtifact } from '../../src/contracts/demoCounterArtifact.ts'
 import { intentValidatorArtifact } from '../../src/contracts/intentValidatorArtifact.ts'
-import type { Devnet } from '../../src/devnet/startDevnet.ts'
+import type { Devnet } from '../../src/chains/evm/devnet/startDevnet.ts'
 
 export type Read = { to: Address; data: Hex }
 export type Settled = { ok: unknown } | { err: string }

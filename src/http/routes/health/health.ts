@@ -2,7 +2,7 @@
 // executions in the body) and GET /health/ready (503 while no configured chain answers).
 import type { FastifyInstance } from 'fastify'
 import type { ChainRegistry } from '../../../chains/createChainRegistry.ts'
-import type { Journal } from '../../../journal/openJournal.ts'
+import type { Journal } from '../../../store/sqlite/openJournal.ts'
 import { Status } from '../../../status/statusCodes.ts'
 import { sendProblem } from '../../plugins/errorHandler.ts'
 import { gatewayVersion } from '../../plugins/gatewayVersion.ts'

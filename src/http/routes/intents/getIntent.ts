@@ -3,14 +3,14 @@
 import type { FastifyInstance } from 'fastify'
 import type { Hex } from 'viem'
 import type { ChainRegistry } from '../../../chains/createChainRegistry.ts'
-import type { Journal } from '../../../journal/openJournal.ts'
+import type { Journal } from '../../../store/sqlite/openJournal.ts'
 import { toReport } from '../../../intents/toReport.ts'
 import { InputError } from '../../../errors/inputError.ts'
 import { intentHashParamsSchema } from '../../../intents/intentSchema.ts'
 import { Status } from '../../../status/statusCodes.ts'
 import { sendOutcome } from '../../sendOutcome.ts'
 import { toProblemDetails } from '../../problemDetails.ts'
-import type { PaymentRecord } from '../../../payments/paymentLedger.ts'
+import type { PaymentRecord } from '../../../ports/paymentLedger.ts'
 import { chainHeaderSchema, intentStatuses, outcomeResponses } from '../../schemas/httpSchemas.ts'
 
 export function registerGetIntentRoute(app: FastifyInstance, { registry, journal }: { registry: ChainRegistry; journal: Journal }) {

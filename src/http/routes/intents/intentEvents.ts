@@ -9,7 +9,7 @@ import type { ChainRegistry } from '../../../chains/createChainRegistry.ts'
 import { InputError } from '../../../errors/inputError.ts'
 import { intentHashParamsSchema } from '../../../intents/intentSchema.ts'
 import { type ExecutionEvent, isFinished, toExecutionEvents } from '../../../intents/toExecutionEvents.ts'
-import type { ExecutionRecord, Journal } from '../../../journal/openJournal.ts'
+import type { ExecutionRecord, Journal } from '../../../store/sqlite/openJournal.ts'
 import { Status } from '../../../status/statusCodes.ts'
 import { chainHeaderSchema, outcomeResponses } from '../../schemas/httpSchemas.ts'
 

@@ -1,11 +1,11 @@
 // What validate and execute share: choose the chain, parse and hash the intent, and answer an
 // unserved chain with 421 before anything reaches a node.
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { ChainAdapter } from '../../../chains/chainAdapter.ts'
+import type { ChainAdapter } from '../../../ports/chainAdapter.ts'
 import type { ChainRegistry } from '../../../chains/createChainRegistry.ts'
-import type { ChainRuntime } from '../../../chains/chainRuntime.ts'
+import type { ChainRuntime } from '../../../ports/chainRuntime.ts'
 import { InputError } from '../../../errors/inputError.ts'
-import type { Intent, IntentBody } from '../../../intents/intent.ts'
+import type { Intent, IntentBody } from '../../../ports/intent.ts'
 import { parseIntent } from '../../../intents/parseIntent.ts'
 import { Status } from '../../../status/statusCodes.ts'
 import { sendOutcome } from '../../sendOutcome.ts'

@@ -4,10 +4,10 @@
 // broadcasts.
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, preValidationAsyncHookHandler } from 'fastify'
 import type { ChainRegistry } from '../../../chains/createChainRegistry.ts'
-import type { FundingShortfall } from '../../../chains/fundingShortfall.ts'
+import type { FundingShortfall } from '../../../ports/fundingShortfall.ts'
 import type { PricedRoute } from '../../../config/paymentsConfig.ts'
-import type { IntentBody } from '../../../intents/intent.ts'
-import type { IntentOutcome } from '../../../intents/intentOutcome.ts'
+import type { IntentBody } from '../../../ports/intent.ts'
+import type { IntentOutcome } from '../../../ports/intentOutcome.ts'
 import type { Metrics } from '../../../metrics/createMetrics.ts'
 import type { PaidHandlerContext, Payments } from '../../../payments/createPayments.ts'
 import { getStatusCode, Status } from '../../../status/statusCodes.ts'
