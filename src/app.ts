@@ -2,8 +2,8 @@
 // tests build exactly what production runs.
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, LogController } from 'fastify'
 import type { Logger } from 'pino'
-import type { ChainRegistry } from './chains/createChainRegistry.ts'
-import type { Journal } from './store/sqlite/openJournal.ts'
+import type { ChainRegistry } from './intents/createChainRegistry.ts'
+import type { Journal } from './ports/journal.ts'
 import type { Redis } from 'ioredis'
 import type { InstanceDescription } from './http/routes/health/health.ts'
 import './http/gatewayContext.ts'

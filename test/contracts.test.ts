@@ -14,7 +14,7 @@ import { intentExecutorArtifact } from '../src/contracts/intentExecutorArtifact.
 import { intentValidatorArtifact } from '../src/contracts/intentValidatorArtifact.ts'
 import { policyRegistryArtifact } from '../src/contracts/policyRegistryArtifact.ts'
 import { devnetAccounts } from '../src/chains/evm/devnet/devnetAccounts.ts'
-import { derivePolicyId, saltOf } from '../src/chains/evm/devnet/derivePolicyId.ts'
+import { derivePolicyId, saltOf } from '../src/chains/derivePolicyId.ts'
 import { intentTypedData } from '../src/chains/evm/intentTypedData.ts'
 import { startWorld, type World } from './support/testGateway.ts'
 

@@ -8,7 +8,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { toFunctionSelector, parseEther } from 'viem'
 import { buildApp } from '../src/app.ts'
 import { hashApiKey } from '../src/auth/createApiKeyCheck.ts'
-import { createChainRegistry } from '../src/chains/createChainRegistry.ts'
+import { createChainRegistry } from '../src/intents/createChainRegistry.ts'
 import { openJournal } from '../src/store/sqlite/openJournal.ts'
 import { quietLogger } from './support/solanaGateway.ts'
 import { intentSchema } from '../src/intents/intentSchema.ts'

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test'
 import { parseEther, toFunctionSelector } from 'viem'
-import { derivePolicyId, saltOf } from '../src/chains/evm/devnet/derivePolicyId.ts'
+import { derivePolicyId, saltOf } from '../src/chains/derivePolicyId.ts'
 import { devnetAccounts } from '../src/chains/evm/devnet/devnetAccounts.ts'
 import { privateKeyToAccount } from 'viem/accounts'
 import { assertCommonHeaders } from './support/assertCommonHeaders.ts'

@@ -10,22 +10,10 @@ import { redactUrl, redactUrlsIn } from '../config/redactUrl.ts'
 import { ChainUnavailableError } from '../errors/chainUnavailableError.ts'
 import { isPublicAddress } from '../net/isPublicAddress.ts'
 import { publicOnlyLookup } from '../net/publicOnlyLookup.ts'
-import type { EndpointSource, ResolvedEndpoint } from './evm/discovery/resolveChains.ts'
+import type { EndpointSource, EndpointStatus, EndpointView, ResolvedEndpoint } from '../ports/endpoint.ts'
 import type { RpcFailureKind, RpcRecorder } from '../metrics/createMetrics.ts'
-import { type RpcCall, createJsonRpcClient } from './evm/createJsonRpcClient.ts'
+import { type RpcCall, createJsonRpcClient } from './createJsonRpcClient.ts'
 
-/** `refused`: a discovered endpoint production will not call (not https, or an internal address). */
-export type EndpointStatus = 'unverified' | 'healthy' | 'failing' | 'wrong-chain' | 'refused'
-
-export type EndpointView = {
-  url: string
-  source: EndpointSource
-  status: EndpointStatus
-  latencyMs: number | undefined
-  requests: number
-  failures: number
-  lastError: string | undefined
-}
 
 export type EndpointPool = {
   request(args: RpcCall): Promise<unknown>

@@ -7,21 +7,18 @@ import { type InterfacesConfig, interfacesConfig } from './interfacesConfig.ts'
 import { limitsConfig } from './limitsConfig.ts'
 import { type WebhooksConfig, webhooksConfig } from './webhooksConfig.ts'
 import { type SignersConfig, signersConfig } from './signersConfig.ts'
-import type { ExecutionGuardConfig } from '../intents/createExecutionGuard.ts'
+import type { ExecutionGuardConfig } from './limitsConfig.ts'
 import { type StorageConfig, storageConfig } from './storageConfig.ts'
 import { type PaymentsConfig, parsePaymentsConfig } from './paymentsConfig.ts'
-import { solanaRelayerKey } from './solanaRelayerKey.ts'
 import { readTrustedProxies } from './readTrustedProxies.ts'
 import { type Address, type Hex, isAddress, isHex } from 'viem'
 import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts'
 import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { readSuiRelayerKey } from './suiRelayerKey.ts'
 import { hashApiKey } from '../auth/createApiKeyCheck.ts'
-import { solanaRuntime } from '../chains/solana/solanaRuntime.ts'
-import { suiRuntime } from '../chains/sui/suiRuntime.ts'
 import { ConfigError } from '../errors/configError.ts'
 import { type ChainType, parseChainId } from '../ports/chainId.ts'
+import type { RuntimeModule, RuntimeSettings } from './runtimeModule.ts'
 
 export type ChainConfig = {
   /** Canonical CAIP-2 id, e.g. `eip155:84532`. */
@@ -129,10 +126,12 @@ const chainVariables = ['EXECUTOR_ADDRESSES', 'VALIDATOR_ADDRESSES', 'REGISTRY_A
 const addressVariables = ['EXECUTOR_ADDRESSES', 'VALIDATOR_ADDRESSES', 'REGISTRY_ADDRESSES'] as const
 export const defaultChainListUrl = 'https://chainlist.org/rpcs.json'
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
-/** The mnemonic behind anvil's funded accounts: public, so never a production relayer. */
-const devnetMnemonic = 'test test test test test test test test test test test junk'
 
-export function loadConfig(env: Env): GatewayConfig {
+/**
+ * `runtimes`: the runtime modules (src/runtimes.ts); each reads its own settings and judges its own
+ * chain ids and contract addresses.
+ */
+export function loadConfig(env: Env, runtimes: readonly RuntimeModule[]): GatewayConfig {
   const problems: string[] = []
   const nodeEnv = env.NODE_ENV?.trim() || 'development'
   const production = nodeEnv === 'production'
@@ -143,7 +142,7 @@ export function loadConfig(env: Env): GatewayConfig {
   const logLevel = env.LOG_LEVEL?.trim() || 'info'
   if (!logLevels.includes(logLevel)) problems.push(`LOG_LEVEL: "${logLevel}" is not one of ${logLevels.join(', ')}`)
 
-  const chains = devnet ? [] : readChains(env, problems)
+  const chains = devnet ? [] : readChains(env, runtimes, problems)
 
   let defaultChainId: string | undefined
   if (env.DEFAULT_CHAIN_ID?.trim()) {
@@ -154,11 +153,9 @@ export function loadConfig(env: Env): GatewayConfig {
     } else defaultChainId = parsed.caip2
   }
 
-  const relayerPrivateKeys = readRelayerKeys(env, production, problems)
+  const runtimeSettings: RuntimeSettings = Object.assign({}, ...runtimes.map((r) => r.readSettings(env, { production, problems })))
+  const relayerPrivateKeys = runtimeSettings.relayerPrivateKeys ?? []
   const relayerPrivateKey = relayerPrivateKeys[0]
-  const suiRelayerPrivateKey = readSuiRelayerKey(env, problems)
-  const solanaRelayer = solanaRelayerKey(env.SOLANA_RELAYER_PRIVATE_KEY, { production })
-  if (!solanaRelayer.ok) problems.push(solanaRelayer.problem)
   const payments = parsePaymentsConfig(env, { relayerPrivateKey, chainIds: devnet ? undefined : chains.map((c) => c.chainId), problems })
   const facilitator = payments?.facilitator
   if (facilitator?.kind === 'local' && relayerPrivateKeys.slice(1).some((k) => privateKeyToAccount(k).address === privateKeyToAccount(facilitator.privateKey).address)) {
@@ -174,11 +171,6 @@ export function loadConfig(env: Env): GatewayConfig {
   problems.push(...signers.problems)
   const webhooks = webhooksConfig(env, { production })
   problems.push(...webhooks.problems)
-  const solanaSimulationFeePayer = env.SOLANA_SIMULATION_FEE_PAYER?.trim() || undefined
-  if (solanaSimulationFeePayer) {
-    const problem = solanaRuntime.checkAddress(solanaSimulationFeePayer)
-    if (problem) problems.push(`SOLANA_SIMULATION_FEE_PAYER: ${problem}`)
-  }
 
   const bodyLimit = readInteger(env, 'BODY_LIMIT', { min: 1024, max: 16 * 1024 * 1024, fallback: 64 * 1024 }, problems)
   const receiptTimeoutMs = readInteger(env, 'RECEIPT_TIMEOUT_MS', { min: 0, max: 600_000, fallback: 30_000 }, problems)
@@ -186,7 +178,7 @@ export function loadConfig(env: Env): GatewayConfig {
   const receiptPollMs = readInteger(env, 'RECEIPT_POLL_MS', { min: 10, max: 60_000, fallback: 200 }, problems)
   const rateLimitMax = readInteger(env, 'RATE_LIMIT_MAX', { min: 0, max: 10_000_000, fallback: 0 }, problems)
   const rateLimitWindowMs = readInteger(env, 'RATE_LIMIT_WINDOW_MS', { min: 100, max: 3_600_000, fallback: 60_000 }, problems)
-  const auth = readAuth(env, production, relayerPrivateKey !== undefined || signers.value.kms.keyIds.length > 0 || signers.value.pkcs11 !== undefined || solanaRelayer.ok && solanaRelayer.key !== undefined || suiRelayerPrivateKey !== undefined, problems)
+  const auth = readAuth(env, production, runtimes.some((r) => r.hasRelayer({ ...runtimeSettings, signers: signers.value })), problems)
   const chainListUrl = env.CHAINLIST_URL?.trim() || defaultChainListUrl
   const urlProblem = checkRpcUrl(chainListUrl)
   if (urlProblem) problems.push(`CHAINLIST_URL: ${urlProblem}`)
@@ -226,15 +218,15 @@ export function loadConfig(env: Env): GatewayConfig {
     defaultChainId,
     relayerPrivateKey,
     relayerPrivateKeys,
-    suiRelayerPrivateKey,
-    solanaRelayerPrivateKey: solanaRelayer.ok ? solanaRelayer.key : undefined,
+    suiRelayerPrivateKey: runtimeSettings.suiRelayerPrivateKey,
+    solanaRelayerPrivateKey: runtimeSettings.solanaRelayerPrivateKey,
     payments,
     interfaces: interfaces.value,
     storage: storage.value,
     limits: limits.value,
     webhooks: webhooks.value,
     signers: signers.value,
-    solanaSimulationFeePayer,
+    solanaSimulationFeePayer: runtimeSettings.solanaSimulationFeePayer,
     bodyLimit: bodyLimit!,
     receiptTimeoutMs: receiptTimeoutMs!,
     rpcTimeoutMs: rpcTimeoutMs!,
@@ -274,8 +266,8 @@ function readGwei(env: Env, name: string, bounds: { max: number; fallback: strin
   return wei === 0n ? undefined : Number(wei)
 }
 
-function readChains(env: Env, problems: string[]): ChainConfig[] {
-  const maps = Object.fromEntries(addressVariables.map((name) => [name, readChainMap(env, name, problems)])) as Record<
+function readChains(env: Env, runtimes: readonly RuntimeModule[], problems: string[]): ChainConfig[] {
+  const maps = Object.fromEntries(addressVariables.map((name) => [name, readChainMap(env, name, runtimes, problems)])) as Record<
     (typeof addressVariables)[number],
     Map<string, string | null> | undefined
   >
@@ -290,14 +282,17 @@ function readChains(env: Env, problems: string[]): ChainConfig[] {
   const chains: ChainConfig[] = []
   for (const chainId of [...ids].sort()) {
     const parsed = parseChainId(chainId) as Exclude<ReturnType<typeof parseChainId>, string>
-    const chainType = parsed.chainType
-    if (!chainType) {
-      problems.push(`${chainId}: the ${parsed.namespace} namespace is not a runtime this gateway serves (eip155, solana or sui)`)
+    const module = runtimes.find((r) => r.namespace === parsed.namespace)
+    if (!module) {
+      problems.push(`${chainId}: the ${parsed.namespace} namespace is not a runtime this gateway serves (${listed(runtimes.map((r) => r.namespace))})`)
       continue
     }
-    if (chainType === 'sui' && !suiNetworks.includes(parsed.reference)) problems.push(`${chainId}: a Sui chain id is one of ${suiNetworks.map((n) => `sui:${n}`).join(', ')}`)
-    // Only EVM chains are found in the chain list.
-    if (chainType !== 'evm' && !rpcUrls.has(chainId)) problems.push(`RPC_URLS: chain ${chainId} needs an endpoint (only EVM chains are discovered)`)
+    const chainType = module.chainType
+    const referenceProblem = module.checkReference?.(parsed.reference)
+    if (referenceProblem) problems.push(`${chainId}: ${referenceProblem}`)
+    if (!module.discoversEndpoints && !rpcUrls.has(chainId)) {
+      problems.push(`RPC_URLS: chain ${chainId} needs an endpoint (only ${listed(runtimes.filter((r) => r.discoversEndpoints).map((r) => r.name))} chains are discovered)`)
+    }
     const get = (name: (typeof addressVariables)[number], what: string) => {
       const map = maps[name]
       const value = map?.get(chainId)
@@ -372,7 +367,7 @@ function readJsonObject(env: Env, name: string, what: string, problems: string[]
  * Reads a JSON object of chain id -> value; keys come back in canonical CAIP-2 form, and entries
  * whose value was invalid (and reported) as null.
  */
-function readChainMap(env: Env, name: (typeof addressVariables)[number], problems: string[]): Map<string, string | null> | undefined {
+function readChainMap(env: Env, name: (typeof addressVariables)[number], runtimes: readonly RuntimeModule[], problems: string[]): Map<string, string | null> | undefined {
   if (!env[name]?.trim()) {
     problems.push(`${name}: required (a JSON object of chain id -> contract address)`)
     return undefined
@@ -390,32 +385,18 @@ function readChainMap(env: Env, name: (typeof addressVariables)[number], problem
       problems.push(`${name}: chain ${id.caip2} appears twice (as a decimal id and as CAIP-2)`)
       continue
     }
-    const problem = typeof value !== 'string' ? 'must be a string' : addressChecks[id.chainType ?? 'evm'](value)
+    // A namespace no runtime serves is reported once, by readChains.
+    const module = runtimes.find((r) => r.namespace === id.namespace)
+    const problem = typeof value !== 'string' ? 'must be a string' : module?.checkContractAddress(value)
     if (problem) problems.push(`${name}: chain ${key}: ${problem}`)
     map.set(id.caip2, problem ? null : (value as string))
   }
   return map
 }
 
-const suiNetworks = ['mainnet', 'testnet', 'devnet', 'localnet']
-
-/** Each runtime's address form, for the contract maps (the message names the value, cut short). */
-const addressChecks: Record<ChainType, (value: string) => string | undefined> = {
-  evm: checkEvmAddress,
-  solana: (value) => {
-    const problem = solanaRuntime.checkAddress(value)
-    return problem && `"${value.slice(0, 50)}" ${problem}`
-  },
-  sui: (value) => {
-    const problem = suiRuntime.checkAddress(value)
-    return problem && `"${value.slice(0, 70)}" ${problem}`
-  },
-}
-
-function checkEvmAddress(value: string): string | undefined {
-  if (!/^0x[0-9a-fA-F]{40}$/.test(value)) return `"${value.slice(0, 50)}" is not an address (0x followed by 40 hex digits)`
-  if (!isAddress(value, { strict: true })) return `"${value}" has mixed case but is not a valid EIP-55 checksum`
-  return undefined
+/** `a, b or c`. */
+function listed(items: readonly string[]): string {
+  return items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} or ${items.at(-1)}`
 }
 
 function checkRpcUrl(value: string): string | undefined {
@@ -430,46 +411,6 @@ function checkRpcUrl(value: string): string | undefined {
   return undefined
 }
 
-/**
- * RELAYER_PRIVATE_KEY and RELAYER_PRIVATE_KEYS (comma-separated: a pool of keys, each its own
- * nonce sequence): the EVM relayer keys, in that order, each key once.
- */
-function readRelayerKeys(env: Env, production: boolean, problems: string[]): Hex[] {
-  const keys: Hex[] = []
-  const seen = new Set<string>()
-  const one = env.RELAYER_PRIVATE_KEY?.trim()
-  const many = (env.RELAYER_PRIVATE_KEYS ?? '').split(',').map((k) => k.trim()).filter(Boolean)
-  for (const [name, raw, position] of [...(one ? [['RELAYER_PRIVATE_KEY', one, ''] as const] : []), ...many.map((raw, i) => ['RELAYER_PRIVATE_KEYS', raw, ` (key ${i + 1})`] as const)]) {
-    const key = readRelayerKey(raw, `${name}${position}`, production, problems)
-    if (!key) continue
-    const address = privateKeyToAccount(key).address
-    if (seen.has(address)) continue
-    seen.add(address)
-    keys.push(key)
-  }
-  return keys
-}
-
-function readRelayerKey(raw: string, name: string, production: boolean, problems: string[]): Hex | undefined {
-  const key = (raw.startsWith('0x') ? raw : `0x${raw}`) as Hex
-  // Never echo the value, not even part of it.
-  if (!isHex(key) || key.length !== 66) {
-    problems.push(`${name}: must be 32 bytes written as 64 hex digits (optionally 0x-prefixed)`)
-    return undefined
-  }
-  let address: Address
-  try {
-    address = privateKeyToAccount(key).address
-  } catch {
-    problems.push(`${name}: is not a valid secp256k1 private key`)
-    return undefined
-  }
-  if (production && isDevnetAccount(address)) {
-    problems.push(`${name}: is one of the public devnet keys and is refused when NODE_ENV=production`)
-    return undefined
-  }
-  return key
-}
 
 /**
  * API_KEYS: comma-separated keys (at least 16 characters each), or their SHA-256 hashes written
@@ -495,13 +436,6 @@ function readAuth(env: Env, production: boolean, hasRelayer: boolean, problems: 
   return { keyHashes, requireForValidate }
 }
 
-
-function isDevnetAccount(address: Address): boolean {
-  for (let addressIndex = 0; addressIndex < 10; addressIndex++) {
-    if (mnemonicToAccount(devnetMnemonic, { addressIndex }).address === address) return true
-  }
-  return false
-}
 
 /** CORS_ORIGINS: comma-separated origins (`https://app.example`), or `*`. */
 function readCorsOrigins(env: Env, problems: string[]): string[] {

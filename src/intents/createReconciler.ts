@@ -13,7 +13,7 @@ import type { Logger } from 'pino'
 import type { ChainAdapter } from '../ports/chainAdapter.ts'
 import { fromReceipt } from './fromReceipt.ts'
 import { Status } from '../status/statusCodes.ts'
-import type { ExecutionRecord, Journal } from '../store/sqlite/openJournal.ts'
+import type { ExecutionRecord, Journal } from '../ports/journal.ts'
 
 export type ReconcileReport = {
   checked: number

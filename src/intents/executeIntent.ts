@@ -3,7 +3,7 @@
 // Whatever the request does not see settled, the journal's reconciler finishes.
 import type { Hex } from 'viem'
 import type { ChainAdapter, ExecutionReceipt } from '../ports/chainAdapter.ts'
-import type { ExecutionRecord, Journal } from '../store/sqlite/openJournal.ts'
+import type { ExecutionRecord, Journal } from '../ports/journal.ts'
 import { Status } from '../status/statusCodes.ts'
 import type { Intent } from '../ports/intent.ts'
 import { fromReceipt } from './fromReceipt.ts'

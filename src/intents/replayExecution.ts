@@ -3,7 +3,7 @@
 // lost retries and learns the outcome in one call.
 import type { Hex } from 'viem'
 import type { ChainAdapter } from '../ports/chainAdapter.ts'
-import type { ExecutionRecord, Journal } from '../store/sqlite/openJournal.ts'
+import type { ExecutionRecord, Journal } from '../ports/journal.ts'
 import { Status } from '../status/statusCodes.ts'
 import type { IntentOutcome } from '../ports/intentOutcome.ts'
 import { toReport } from './toReport.ts'

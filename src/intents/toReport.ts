@@ -1,6 +1,6 @@
 // An execution record as the API reports it (execute's answer, GET /intents/{intentHash}).
 import type { ChainAdapter } from '../ports/chainAdapter.ts'
-import type { ExecutionRecord } from '../store/sqlite/openJournal.ts'
+import type { ExecutionRecord } from '../ports/journal.ts'
 import type { ExecutionReport } from '../ports/intentOutcome.ts'
 
 /**

@@ -5,7 +5,7 @@ import type { ChainType } from './chainId.ts'
 import type { Intent } from './intent.ts'
 import type { ChainRuntime } from './chainRuntime.ts'
 import type { FundingShortfall } from './fundingShortfall.ts'
-import type { EndpointView } from '../chains/createEndpointPool.ts'
+import type { EndpointView } from './endpoint.ts'
 
 export type ExecutionReceipt = {
   /** `mined` executed the intent; `reverted` was mined without effect. */
@@ -165,11 +165,8 @@ export type ChainAdapter = {
   chainType: ChainType
   /** Whether this gateway can send transactions on the chain. */
   canExecute: boolean
-  /**
-   * This chain's own runtime, when parsing or hashing depends on the deployment (Solana's hash
-   * covers the program id and config account); otherwise the registry uses the runtime's.
-   */
-  runtime?: ChainRuntime
+  /** How intents are parsed and hashed on this chain (Solana's hash covers the deployment: program id and config account). */
+  runtime: ChainRuntime
   /**
    * How many blocks deep (1 = in the latest block) an execution must be before it is reported
    * final (CONFIRMATIONS); until then it is mined but can still be undone by a reorg. Default 1.

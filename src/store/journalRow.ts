@@ -3,7 +3,7 @@
 import type { Hex } from 'viem'
 import type { SignedExecution } from '../ports/chainAdapter.ts'
 import type { Intent } from '../ports/intent.ts'
-import type { ExecutionRecord, JournalState } from './sqlite/openJournal.ts'
+import type { ExecutionRecord, JournalState } from '../ports/journal.ts'
 
 export type Row = {
   id: number

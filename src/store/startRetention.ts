@@ -2,7 +2,7 @@
 // time (RETENTION_DAYS), checked every hour. Replays of a pruned intent are answered by the chain
 // again (see Journal.prune); open executions and unspent payments are never pruned.
 import type { Logger } from 'pino'
-import type { Journal } from './sqlite/openJournal.ts'
+import type { Journal } from '../ports/journal.ts'
 
 export type StartRetentionParameters = {
   journal: Journal

@@ -12,7 +12,7 @@ import type { Logger } from 'pino'
 import type { Hex } from 'viem'
 import { publicOnlyLookup } from '../net/publicOnlyLookup.ts'
 import { toExecutionEvents } from '../intents/toExecutionEvents.ts'
-import type { Journal } from '../store/sqlite/openJournal.ts'
+import type { Journal } from '../ports/journal.ts'
 import type { WebhooksConfig } from '../config/webhooksConfig.ts'
 
 export type StartWebhookDispatcherParameters = {

@@ -3,7 +3,7 @@ import { type Address, type Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
 import { policyRegistryArtifact } from '../../src/contracts/policyRegistryArtifact.ts'
-import { derivePolicyId, saltOf } from '../../src/chains/evm/devnet/derivePolicyId.ts'
+import { derivePolicyId, saltOf } from '../../src/chains/derivePolicyId.ts'
 import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import type { World } from './testGateway.ts'
 

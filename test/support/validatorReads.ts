@@ -3,7 +3,7 @@
 // is compared with. `devnet` and `rpc` are read when called (a test file starts them in `before`).
 import { type Address, type Hex, encodeFunctionData } from 'viem'
 import { toIntentTuple } from '../../src/chains/evm/evmRuntime.ts'
-import type { JsonRpcClient } from '../../src/chains/evm/createJsonRpcClient.ts'
+import type { JsonRpcClient } from '../../src/chains/createJsonRpcClient.ts'
 import { demoCounterArtifact } from '../../src/contracts/demoCounterArtifact.ts'
 import { intentValidatorArtifact } from '../../src/contracts/intentValidatorArtifact.ts'
 import type { Devnet } from '../../src/chains/evm/devnet/startDevnet.ts'

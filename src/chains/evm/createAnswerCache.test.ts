@@ -9,7 +9,7 @@ import { type Devnet, startDevnet } from './devnet/startDevnet.ts'
 import { Status } from '../../status/statusCodes.ts'
 import { createAnswerCache } from './createAnswerCache.ts'
 import { createCallBatcher, multicall3Address } from './createCallBatcher.ts'
-import { createJsonRpcClient } from './createJsonRpcClient.ts'
+import { createJsonRpcClient } from '../createJsonRpcClient.ts'
 import { validatorReads } from '../../../test/support/validatorReads.ts'
 
 const logger = pino({ level: 'silent' })

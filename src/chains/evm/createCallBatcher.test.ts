@@ -8,7 +8,7 @@ import { createDevClients } from './devnet/deployContracts.ts'
 import { deployMulticall3 } from './devnet/deployMulticall3.ts'
 import { type Devnet, startDevnet } from './devnet/startDevnet.ts'
 import { createCallBatcher, multicall3Address } from './createCallBatcher.ts'
-import { createJsonRpcClient } from './createJsonRpcClient.ts'
+import { createJsonRpcClient } from '../createJsonRpcClient.ts'
 import { validatorReads } from '../../../test/support/validatorReads.ts'
 
 const logger = pino({ level: 'silent' })

@@ -48,7 +48,7 @@ import type { RpcRecorder } from '../../metrics/createMetrics.ts'
 import { evmSignedExecution } from './evmSignedExecution.ts'
 import { classifyRpcError } from './classifyRpcError.ts'
 import { type DecodedRevert, decodeExecutorRevert, decodeRevertData } from './decodeExecutorRevert.ts'
-import { encodeIntent, toIntentTuple } from './evmRuntime.ts'
+import { encodeIntent, evmRuntime, toIntentTuple } from './evmRuntime.ts'
 import { intentDomain, intentTypedData, intentTypes } from './intentTypedData.ts'
 
 export type CreateEvmAdapterParameters = {
@@ -560,6 +560,7 @@ export function createEvmAdapter({ chain: resolved, relayerPrivateKey, relayerPr
   return {
     chainId: chain.chainId,
     chainType: 'evm',
+    runtime: evmRuntime,
     canExecute: relayers !== undefined,
     confirmations,
     executorAddress: chain.executor,

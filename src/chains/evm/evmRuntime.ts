@@ -3,7 +3,7 @@
 import { type Address, type Hex, isAddress } from 'viem'
 import { keccak256 } from '../../crypto/keccak256.ts'
 import type { Intent } from '../../ports/intent.ts'
-import { refuseAccountMetas } from '../../intents/refuseAccountMetas.ts'
+import { refuseAccountMetas } from '../refuseAccountMetas.ts'
 import type { ChainRuntime } from '../../ports/chainRuntime.ts'
 import { intentAbiParameter } from './intentAbi.ts'
 

@@ -25,6 +25,7 @@ import { buildSuiExecuteTransaction, buildSuiValidateTransaction, type SuiObject
 import { classifySuiError } from './classifySuiError.ts'
 import { decodeMoveAbort, type ExecutionErrorLike } from './decodeMoveAbort.ts'
 import { type SharedObject, type SuiDeployment, suiIntentModule } from './suiIntentModule.ts'
+import { suiRuntime } from './suiRuntime.ts'
 
 export type SuiNetwork = 'mainnet' | 'testnet' | 'devnet' | 'localnet'
 
@@ -308,6 +309,7 @@ export function createSuiAdapter({ chain, relayerSecretKey, rpcTimeoutMs, logger
   return {
     chainId: chain.chainId,
     chainType: 'sui',
+    runtime: suiRuntime,
     canExecute: keypair !== undefined,
     executorAddress: packageId,
     ...(relayer

@@ -9,7 +9,7 @@
 // one more, so that a batch of N tool calls costs N, as N HTTP requests would. A batch may hold
 // at most maxBatchSize messages.
 import type { FastifyInstance, FastifyRequest, preValidationAsyncHookHandler } from 'fastify'
-import type { ChainRegistry } from '../../chains/createChainRegistry.ts'
+import type { ChainRegistry } from '../../intents/createChainRegistry.ts'
 import type { RouteCaller } from '../createRouteCaller.ts'
 import type { CountRequest } from '../plugins/rateLimit.ts'
 import { apiKeyOptional, jsonResponse, outcomeResponses } from '../schemas/httpSchemas.ts'

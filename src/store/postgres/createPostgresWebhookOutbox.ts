@@ -1,7 +1,8 @@
 // The webhook outbox in the journal's PostgreSQL database, shared by a fleet: a due entry is
 // leased with FOR UPDATE SKIP LOCKED, so each is delivered by one instance at a time.
 import type pg from 'pg'
-import { never, type WebhookOutbox } from '../../ports/webhookOutbox.ts'
+import { type WebhookOutbox } from '../../ports/webhookOutbox.ts'
+import { never } from '../webhookOutboxDdl.ts'
 
 type Row = { event_id: string; endpoint: string; payload: string; attempts: number; delivered_at: number | null; last_error: string | null }
 

@@ -5,7 +5,7 @@ import { claimOf, journalContract, signedTx } from '../../../test/support/journa
 import { createTestDatabase, type TestDatabase } from '../../../test/support/postgresDatabase.ts'
 import { ConfigError } from '../../errors/configError.ts'
 import { StorageUnavailableError } from '../../errors/storageUnavailableError.ts'
-import type { Journal } from '../sqlite/openJournal.ts'
+import type { Journal } from '../../ports/journal.ts'
 import { openPostgresJournal, postgresJournalSchemaVersion } from './openPostgresJournal.ts'
 
 let database: TestDatabase

@@ -12,10 +12,10 @@ import type { Intent } from '../../ports/intent.ts'
 import { createPostgresPaymentLedger } from './createPostgresPaymentLedger.ts'
 import { Status } from '../../status/statusCodes.ts'
 import { fromRow, type Row, serializeIntent } from '../journalRow.ts'
-import type { Claim, ExecutionRecord, Journal, Settlement } from '../sqlite/openJournal.ts'
+import type { Claim, ExecutionRecord, Journal, Settlement } from '../../ports/journal.ts'
 import { prunable, prunableWebhooks } from '../prunable.ts'
 import { createPostgresWebhookOutbox } from './createPostgresWebhookOutbox.ts'
-import { outboxDdl } from '../../ports/webhookOutbox.ts'
+import { outboxDdl } from '../webhookOutboxDdl.ts'
 import { StorageUnavailableError } from '../../errors/storageUnavailableError.ts'
 
 const holding = `state IN ('claimed', 'pending', 'mined')`

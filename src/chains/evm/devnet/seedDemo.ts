@@ -8,7 +8,7 @@ import { intentExecutorArtifact } from '../../../contracts/intentExecutorArtifac
 import { policyRegistryArtifact } from '../../../contracts/policyRegistryArtifact.ts'
 import { createDevClients, type DeployedContracts, demoDollarDomain } from './deployContracts.ts'
 import { devnetAccounts } from './devnetAccounts.ts'
-import { derivePolicyId, saltOf } from './derivePolicyId.ts'
+import { derivePolicyId, saltOf } from '../../derivePolicyId.ts'
 
 export type Demo = {
   sender: Address

@@ -8,15 +8,8 @@ import { redactUrl } from '../../../config/redactUrl.ts'
 import type { ChainList } from './createChainList.ts'
 import { findViemChain, findViemChainName } from './findViemChain.ts'
 import { selectEndpoints } from './selectEndpoints.ts'
+import type { ResolvedEndpoint } from '../../../ports/endpoint.ts'
 
-export type EndpointSource = 'config' | 'chainlist' | 'chainlist-cache' | 'viem'
-
-export type ResolvedEndpoint = {
-  url: string
-  source: EndpointSource
-  /** Refuse it unless it is https at a public address (discovered endpoints in production). */
-  publicOnly?: boolean | undefined
-}
 
 export type ResolvedChain = ChainConfig & {
   endpoints: ResolvedEndpoint[]

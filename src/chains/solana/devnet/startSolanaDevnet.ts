@@ -28,7 +28,7 @@ import {
 } from '@solana/kit'
 import { createHash } from 'node:crypto'
 import { createIntentGatewayProgram, type IntentGatewayProgram } from '../intentGatewayProgram.ts'
-import { saltOf } from '../../evm/devnet/derivePolicyId.ts'
+import { saltOf } from '../../derivePolicyId.ts'
 import { deployWithLoaderV3 } from './deployWithLoaderV3.ts'
 import { type LiteSvmRpcProcess, startLiteSvmRpc } from './startLiteSvmRpc.ts'
 

@@ -1,7 +1,7 @@
 // POST /intents/execute: validate, then execute on-chain through the relayer.
 import type { FastifyInstance, preValidationAsyncHookHandler } from 'fastify'
-import type { ChainRegistry } from '../../../chains/createChainRegistry.ts'
-import type { Journal } from '../../../store/sqlite/openJournal.ts'
+import type { ChainRegistry } from '../../../intents/createChainRegistry.ts'
+import type { Journal } from '../../../ports/journal.ts'
 import type { Metrics } from '../../../metrics/createMetrics.ts'
 import { executeIntent } from '../../../intents/executeIntent.ts'
 import type { Payments } from '../../../payments/createPayments.ts'

@@ -2,8 +2,8 @@
 // the status execute would give now (202 while unconfirmed, 200 once executed, the revert's code).
 import type { FastifyInstance } from 'fastify'
 import type { Hex } from 'viem'
-import type { ChainRegistry } from '../../../chains/createChainRegistry.ts'
-import type { Journal } from '../../../store/sqlite/openJournal.ts'
+import type { ChainRegistry } from '../../../intents/createChainRegistry.ts'
+import type { Journal } from '../../../ports/journal.ts'
 import { toReport } from '../../../intents/toReport.ts'
 import { InputError } from '../../../errors/inputError.ts'
 import { intentHashParamsSchema } from '../../../intents/intentSchema.ts'

@@ -2,7 +2,7 @@
 // unserved chain with 421 before anything reaches a node.
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { ChainAdapter } from '../../../ports/chainAdapter.ts'
-import type { ChainRegistry } from '../../../chains/createChainRegistry.ts'
+import type { ChainRegistry } from '../../../intents/createChainRegistry.ts'
 import type { ChainRuntime } from '../../../ports/chainRuntime.ts'
 import { InputError } from '../../../errors/inputError.ts'
 import type { Intent, IntentBody } from '../../../ports/intent.ts'

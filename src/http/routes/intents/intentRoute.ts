@@ -3,7 +3,7 @@
 // runs as if unpriced). The route's work is one function that may call `settle` before it
 // broadcasts.
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, preValidationAsyncHookHandler } from 'fastify'
-import type { ChainRegistry } from '../../../chains/createChainRegistry.ts'
+import type { ChainRegistry } from '../../../intents/createChainRegistry.ts'
 import type { FundingShortfall } from '../../../ports/fundingShortfall.ts'
 import type { PricedRoute } from '../../../config/paymentsConfig.ts'
 import type { IntentBody } from '../../../ports/intent.ts'

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
 import { describe, it } from 'node:test'
 import { getBase58Decoder } from '@solana/kit'
-import { ed25519Seed } from '../chains/solana/ed25519Seed.ts'
+import { ed25519Seed } from './ed25519Seed.ts'
 import { solanaRelayerKey } from './solanaRelayerKey.ts'
 
 const seed = Uint8Array.from(createHash('sha256').update('a test relayer').digest())

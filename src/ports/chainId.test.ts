@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { parseChainId } from '../ports/chainId.ts'
+import { parseChainId } from './chainId.ts'
 
 describe('parseChainId', () => {
   it('reads a decimal EVM id and its CAIP-2 form as the same chain', () => {

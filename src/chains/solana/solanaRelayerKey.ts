@@ -3,8 +3,8 @@
 // of 64 numbers: the seed, then the public key) or as base58 (64 bytes, as wallets export it, or
 // the 32-byte seed). Returns the 32-byte seed, or a problem that never repeats the key.
 import { createHash } from 'node:crypto'
-import { ed25519Seed } from '../chains/solana/ed25519Seed.ts'
-import { decodeBase58 } from '../chains/solana/decodeBase58.ts'
+import { ed25519Seed } from './ed25519Seed.ts'
+import { decodeBase58 } from './decodeBase58.ts'
 
 export type SolanaRelayerKey = { ok: true; key: Uint8Array | undefined } | { ok: false; problem: string }
 

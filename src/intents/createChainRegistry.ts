@@ -4,12 +4,6 @@ import { type ChainType, parseChainId } from '../ports/chainId.ts'
 import { InputError } from '../errors/inputError.ts'
 import type { ChainAdapter } from '../ports/chainAdapter.ts'
 import type { ChainRuntime } from '../ports/chainRuntime.ts'
-import { evmRuntime } from './evm/evmRuntime.ts'
-import { solanaRuntime } from './solana/solanaRuntime.ts'
-import { suiRuntime } from './sui/suiRuntime.ts'
-
-// For chains not served (421) and adapters without a runtime of their own.
-const runtimes: Partial<Record<ChainType, ChainRuntime>> = { evm: evmRuntime, solana: solanaRuntime, sui: suiRuntime }
 
 export type ChainSelection =
   | { configured: true; chainId: string; chainType: ChainType; adapter: ChainAdapter; runtime: ChainRuntime }
@@ -25,7 +19,18 @@ export type ChainRegistry = {
   describe(header: string | undefined): { chainId: string; chainType: string }
 }
 
-export function createChainRegistry({ adapters, defaultChainId }: { adapters: ChainAdapter[]; defaultChainId: string | undefined }): ChainRegistry {
+export type CreateChainRegistryParameters = {
+  adapters: ChainAdapter[]
+  defaultChainId: string | undefined
+  /**
+   * Each runtime's parsing and hashing (src/runtimes.ts), for chains not served (421, with the
+   * intent's hash) and adapters without a runtime of their own; default: none.
+   */
+  runtimes?: readonly ChainRuntime[] | undefined
+}
+
+export function createChainRegistry({ adapters, defaultChainId, runtimes: known = [] }: CreateChainRegistryParameters): ChainRegistry {
+  const runtimes: Partial<Record<ChainType, ChainRuntime>> = Object.fromEntries(known.map((r) => [r.chainType, r]))
   const byId = new Map(adapters.map((a) => [a.chainId, a]))
   const fallbackId = defaultChainId ?? (adapters.length === 1 ? adapters[0]!.chainId : undefined)
   const configuredList = () => adapters.map((a) => a.chainId).join(', ') || 'none'
@@ -42,14 +47,14 @@ export function createChainRegistry({ adapters, defaultChainId }: { adapters: Ch
           })
         }
         const adapter = byId.get(fallbackId)!
-        return { configured: true, chainId: adapter.chainId, chainType: adapter.chainType, adapter, runtime: adapter.runtime ?? runtimes[adapter.chainType]! }
+        return { configured: true, chainId: adapter.chainId, chainType: adapter.chainType, adapter, runtime: adapter.runtime }
       }
       const parsed = parseChainId(requested)
       if (typeof parsed === 'string') throw new InputError('X-Chain-Id is not a chain id', { errors: [{ field: 'X-Chain-Id', message: parsed }] })
       const adapter = byId.get(parsed.caip2)
       const runtime = parsed.chainType ? runtimes[parsed.chainType] : undefined
       if (!adapter) return { configured: false, chainId: parsed.caip2, chainType: parsed.chainType, runtime }
-      return { configured: true, chainId: adapter.chainId, chainType: adapter.chainType, adapter, runtime: adapter.runtime ?? runtime! }
+      return { configured: true, chainId: adapter.chainId, chainType: adapter.chainType, adapter, runtime: adapter.runtime }
     },
     describe(header) {
       const requested = header?.trim()
