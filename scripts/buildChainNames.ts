@@ -1,4 +1,4 @@
-// npm run build:chain-names: writes src/chains/discovery/viemChainNames.ts from viem's chain table,
+// npm run build:chain-names: writes src/chains/evm/discovery/viemChainNames.ts from viem's chain table,
 // so that the gateway knows chain names without loading the whole table. A test fails when the
 // installed viem's table differs from the committed file.
 import { writeFileSync } from 'node:fs'

@@ -2,7 +2,7 @@
 // outside production), build the gateway, listen, and shut everything down on SIGINT/SIGTERM.
 import { existsSync } from 'node:fs'
 import { limitHeapGrowth } from './config/limitHeapGrowth.ts'
-import type { GatewayConfig } from './config/loadConfig.ts'
+import type { GatewayConfig } from './config/gatewayConfig.ts'
 import type { RuntimeDevnet } from './config/runtimeModule.ts'
 import { loadConfig, runtimes } from './runtimes.ts'
 import { createGateway } from './createGateway.ts'

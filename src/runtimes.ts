@@ -1,7 +1,8 @@
 // The runtimes this gateway serves, named once. Configuration, the chain registry, createGateway and
 // main.ts go through this list; a new runtime is a folder under chains/ exporting its module
 // (config/runtimeModule.ts) and a line here (and its name in ports/chainId.ts).
-import { type GatewayConfig, type Env, loadConfig as readConfig } from './config/loadConfig.ts'
+import { loadConfig as readConfig } from './config/loadConfig.ts'
+import type { GatewayConfig, Env } from './config/gatewayConfig.ts'
 import type { RuntimeModule } from './config/runtimeModule.ts'
 import { evmModule } from './chains/evm/index.ts'
 import { solanaModule } from './chains/solana/index.ts'

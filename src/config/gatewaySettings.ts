@@ -2,7 +2,7 @@
 // environment), most of them optional with the defaults tests use. main.ts passes the whole
 // GatewayConfig; tests pass the parts they need.
 import type { Hex } from 'viem'
-import type { GatewayConfig } from './loadConfig.ts'
+import type { GatewayConfig } from './gatewayConfig.ts'
 import type { ExecutionGuardConfig } from './limitsConfig.ts'
 import type { InterfacesConfig } from './interfacesConfig.ts'
 import type { PaymentsConfig } from './paymentsConfig.ts'

@@ -10,7 +10,7 @@ import type { ChainRuntime } from '../ports/chainRuntime.ts'
 import type { Journal } from '../ports/journal.ts'
 import type { RelayerLeases } from '../ports/relayerLeases.ts'
 import type { GatewaySettings } from './gatewaySettings.ts'
-import type { ChainConfig, Env, GatewayConfig } from './loadConfig.ts'
+import type { ChainConfig, Env, GatewayConfig } from './gatewayConfig.ts'
 
 /** The settings a runtime reads for itself from the environment (its relayer key, say). */
 export type RuntimeSettings = Partial<Pick<GatewayConfig, 'relayerPrivateKey' | 'relayerPrivateKeys' | 'solanaRelayerPrivateKey' | 'solanaSimulationFeePayer' | 'suiRelayerPrivateKey'>>

@@ -19,7 +19,7 @@ import {
 } from '@solana/kit'
 import { Clock, FailedTransactionMetadata, TransactionMetadata } from 'litesvm'
 import { solanaProgramFile } from '../../scripts/buildSolanaProgram.ts'
-import type { SbpfVersion } from '../../scripts/packSbf.ts'
+import type { SbpfVersion } from '../../scripts/sbpfProgram.ts'
 import { createIntentGatewayProgram } from '../../src/chains/solana/intentGatewayProgram.ts'
 import { createClusterSvm } from '../../src/chains/solana/devnet/createClusterSvm.ts'
 import { deployWithLoaderV3 } from '../../src/chains/solana/devnet/deployWithLoaderV3.ts'

@@ -1,6 +1,6 @@
 // The EVM chains' adapters: endpoints for every chain (configured or discovered), the relayer keys
 // (in the process, in KMS, in a PKCS#11 token) shared by every chain, one adapter per chain.
-import type { ChainConfig } from '../../config/loadConfig.ts'
+import type { ChainConfig } from '../../config/gatewayConfig.ts'
 import type { RuntimeChains, RuntimeContext } from '../../config/runtimeModule.ts'
 import { ConfigError } from '../../errors/configError.ts'
 import { GatewayError } from '../../errors/gatewayError.ts'

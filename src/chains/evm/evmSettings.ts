@@ -1,7 +1,7 @@
 // The EVM runtime's own settings: RELAYER_PRIVATE_KEY and RELAYER_PRIVATE_KEYS, the relayer keys
 // held in the process (keys in KMS or a PKCS#11 token are config/signersConfig.ts's).
 import { type Address, type Hex, isHex } from 'viem'
-import type { Env } from '../../config/loadConfig.ts'
+import type { Env } from '../../config/gatewayConfig.ts'
 import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts'
 
 /** The mnemonic behind anvil's funded accounts: public, so never a production relayer. */

@@ -2,7 +2,7 @@
 // scheme flag and 32 secret bytes. Read with the bech32 codec the Sui SDK itself uses, so that
 // the SDK (~20 MB) loads only when a Sui chain is configured.
 import { bech32 } from '@scure/base'
-import type { Env } from '../../config/loadConfig.ts'
+import type { Env } from '../../config/gatewayConfig.ts'
 
 /** Sui's signature scheme flag for Ed25519. */
 const ed25519Flag = 0x00

@@ -1,6 +1,6 @@
 // The embedded devnet: anvil with Multicall3, the reference contracts, the demo policies and deposit, the demo
 // payer's DemoDollar, and the chain and payments configuration that point the gateway at them.
-import type { ChainConfig } from '../../../config/loadConfig.ts'
+import type { ChainConfig } from '../../../config/gatewayConfig.ts'
 import type { PaymentsConfig } from '../../../config/paymentsConfig.ts'
 import { deployContracts, type DeployedContracts } from './deployContracts.ts'
 import { deployMulticall3 } from './deployMulticall3.ts'

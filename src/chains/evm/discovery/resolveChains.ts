@@ -3,7 +3,7 @@
 // In production, discovered endpoints are untrusted: each is marked publicOnly (https at a public
 // address only, see createEndpointPool), and a chain served only through them is readOnly.
 import type { Logger } from 'pino'
-import type { ChainConfig } from '../../../config/loadConfig.ts'
+import type { ChainConfig } from '../../../config/gatewayConfig.ts'
 import { redactUrl } from '../../../config/redactUrl.ts'
 import type { ChainList } from './createChainList.ts'
 import { findViemChain, findViemChainName } from './findViemChain.ts'
