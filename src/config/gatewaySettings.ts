@@ -60,4 +60,6 @@ export type GatewaySettings = Pick<GatewayConfig, 'chains' | 'defaultChainId' | 
   webhooks?: WebhooksConfig | undefined
   /** Standing after reverts and spend budgets; default: limitsConfig's defaults. */
   limits?: ExecutionGuardConfig | undefined
+  /** Each runtime's own settings by chain type (GatewayConfig.runtimeOptions); default: none, each runtime's defaults. */
+  runtimeOptions?: Record<string, unknown> | undefined
 }

@@ -51,7 +51,9 @@ export function loadConfig(env: Env, runtimes: readonly RuntimeModule[]): Gatewa
     } else defaultChainId = parsed.caip2
   }
 
-  const runtimeSettings: RuntimeSettings = Object.assign({}, ...runtimes.map((r) => r.readSettings(env, { production, problems })))
+  const settingsByRuntime = runtimes.map((r) => [r.chainType, r.readSettings(env, { production, problems })] as const)
+  const { options: _, ...runtimeSettings }: RuntimeSettings = Object.assign({}, ...settingsByRuntime.map(([, settings]) => settings))
+  const runtimeOptions = Object.fromEntries(settingsByRuntime.flatMap(([chainType, { options }]) => (options === undefined ? [] : [[chainType, options]])))
   const relayerPrivateKeys = runtimeSettings.relayerPrivateKeys ?? []
   const relayerPrivateKey = relayerPrivateKeys[0]
   const payments = parsePaymentsConfig(env, { relayerPrivateKey, chainIds: devnet ? undefined : chains.map((c) => c.chainId), problems })
@@ -149,6 +151,7 @@ export function loadConfig(env: Env, runtimes: readonly RuntimeModule[]): Gatewa
     multicall,
     validateCache,
     heapGrowingPercent: heapGrowingPercent!,
+    runtimeOptions,
   }
 }
 

@@ -12,8 +12,14 @@ import type { RelayerLeases } from '../ports/relayerLeases.ts'
 import type { GatewaySettings } from './gatewaySettings.ts'
 import type { ChainConfig, Env, GatewayConfig } from './gatewayConfig.ts'
 
-/** The settings a runtime reads for itself from the environment (its relayer key, say). */
-export type RuntimeSettings = Partial<Pick<GatewayConfig, 'relayerPrivateKey' | 'relayerPrivateKeys' | 'solanaRelayerPrivateKey' | 'solanaSimulationFeePayer' | 'suiRelayerPrivateKey'>>
+/**
+ * The settings a runtime reads for itself from the environment: its relayer key in the fields
+ * GatewayConfig has always had, and anything else as `options`, a shape of the runtime's own
+ * (kept in GatewayConfig.runtimeOptions under its chain type, handed back to its createChains).
+ */
+export type RuntimeSettings = Partial<Pick<GatewayConfig, 'relayerPrivateKey' | 'relayerPrivateKeys' | 'solanaRelayerPrivateKey' | 'solanaSimulationFeePayer' | 'suiRelayerPrivateKey'>> & {
+  options?: unknown
+}
 
 /** What createGateway lends a runtime to build its chains with. */
 export type RuntimeContext = {
