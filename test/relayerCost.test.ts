@@ -11,7 +11,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import solc from 'solc'
-import { type Address, type Hex, encodeFunctionData, getAddress, parseEther, parseGwei, toFunctionSelector } from 'viem'
+import { type Address, type Hex, encodeFunctionData, getAddress, parseEther, parseGwei } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { demoDollarArtifact } from '../src/contracts/demoDollarArtifact.ts'
 import { intentExecutorArtifact } from '../src/contracts/intentExecutorArtifact.ts'

@@ -16,7 +16,7 @@ import { devnetAccounts } from '../src/chains/evm/devnet/devnetAccounts.ts'
 import { eventually } from './support/eventually.ts'
 import { chainEnv, startGatewayProcess } from './support/gatewayProcess.ts'
 import { createTestDatabase, type TestDatabase } from './support/postgresDatabase.ts'
-import { post, signedIntent, startTestGateway, startWorld, type TestGateway, type World } from './support/testGateway.ts'
+import { post, signedIntent, startTestGateway, startWorld, type World } from './support/testGateway.ts'
 
 const secret = `whsec_${randomBytes(32).toString('base64')}`
 const verifier = new Webhook(secret)

@@ -10,7 +10,7 @@ import { redactUrl, redactUrlsIn } from '../config/redactUrl.ts'
 import { ChainUnavailableError } from '../errors/chainUnavailableError.ts'
 import { isPublicAddress } from '../net/isPublicAddress.ts'
 import { publicOnlyLookup } from '../net/publicOnlyLookup.ts'
-import type { EndpointSource, EndpointStatus, EndpointView, ResolvedEndpoint } from '../ports/endpoint.ts'
+import type { EndpointView, ResolvedEndpoint } from '../ports/endpoint.ts'
 import type { RpcFailureKind, RpcRecorder } from '../metrics/createMetrics.ts'
 import { type RpcCall, createJsonRpcClient } from './createJsonRpcClient.ts'
 

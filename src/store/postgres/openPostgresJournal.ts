@@ -5,7 +5,6 @@
 // across processes. Versioned migrations run at start-up under an advisory lock.
 import pg from 'pg'
 import type { Hex } from 'viem'
-import type { SignedExecution } from '../../ports/chainAdapter.ts'
 import { redactUrl } from '../../config/redactUrl.ts'
 import { ConfigError } from '../../errors/configError.ts'
 import type { Intent } from '../../ports/intent.ts'
