@@ -37,10 +37,10 @@ const stopDevnet = async () => {
   await Promise.allSettled(devnets.map((d) => d.stop()))
 }
 if (config.devnet) {
-  const starters = runtimes.flatMap((r) => (r.startDevnet ? [r.startDevnet] : []))
-  process.stdout.write(`No chain is configured and NODE_ENV is not production: starting the embedded devnet (${runtimes.filter((r) => r.startDevnet).map((r) => r.name).join(' and ')})...\n`)
+  const starters = runtimes.flatMap((r) => (r.devnet ? [r.devnet] : []))
+  process.stdout.write(`No chain is configured and NODE_ENV is not production: starting the embedded devnet (${starters.map((d) => d.name).join(' and ')})...\n`)
   // The devnet's modules (anvil, LiteSVM, the demo) are loaded only here, never in production.
-  const started = await Promise.allSettled(starters.map((start) => start()))
+  const started = await Promise.allSettled(starters.map((d) => d.start()))
   devnets = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []))
   const failed = started.find((s) => s.status === 'rejected')
   if (failed) {

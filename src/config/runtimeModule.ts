@@ -71,6 +71,6 @@ export type RuntimeModule = {
   hasRelayer(config: RuntimeSettings & Pick<GatewayConfig, 'signers'>): boolean
   /** The adapters of its configured chains (its client loaded only now, when one is configured). */
   createChains(chains: ChainConfig[], context: RuntimeContext): Promise<RuntimeChains>
-  /** Starts its devnet chain; absent where the runtime has none (Sui). */
-  startDevnet?(): Promise<RuntimeDevnet>
+  /** Its devnet chain, as the start-up line names it (`anvil`), and how to start it; absent where the runtime has none (Sui). */
+  devnet?: { name: string; start(): Promise<RuntimeDevnet> } | undefined
 }

@@ -26,8 +26,11 @@ export const evmModule: RuntimeModule = {
     const { createEvmChains } = await import('./createEvmChains.ts')
     return createEvmChains(chains, context)
   },
-  async startDevnet() {
-    const { startEvmDevnet } = await import('./devnet/startEvmDevnet.ts')
-    return startEvmDevnet()
+  devnet: {
+    name: 'anvil',
+    async start() {
+      const { startEvmDevnet } = await import('./devnet/startEvmDevnet.ts')
+      return startEvmDevnet()
+    },
   },
 }

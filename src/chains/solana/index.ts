@@ -38,8 +38,11 @@ export const solanaModule: RuntimeModule = {
     )
     return { adapters }
   },
-  async startDevnet() {
-    const { startSolanaRuntimeDevnet } = await import('./devnet/startSolanaRuntimeDevnet.ts')
-    return startSolanaRuntimeDevnet()
+  devnet: {
+    name: 'a LiteSVM Solana chain',
+    async start() {
+      const { startSolanaRuntimeDevnet } = await import('./devnet/startSolanaRuntimeDevnet.ts')
+      return startSolanaRuntimeDevnet()
+    },
   },
 }
