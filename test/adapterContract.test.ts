@@ -4,5 +4,7 @@
 // the module's answers there are scripted). One chain per runtime, shared by its cases.
 import { adapterContract } from './support/adapterContract.ts'
 import { makeEvmWorld } from './support/adapterContractEvm.ts'
+import { makeSolanaWorld } from './support/adapterContractSolana.ts'
 
 adapterContract('EVM (anvil)', makeEvmWorld)
+adapterContract('Solana (LiteSVM)', makeSolanaWorld)
