@@ -5,6 +5,8 @@
 import { adapterContract } from './support/adapterContract.ts'
 import { makeEvmWorld } from './support/adapterContractEvm.ts'
 import { makeSolanaWorld } from './support/adapterContractSolana.ts'
+import { makeSuiWorld } from './support/adapterContractSui.ts'
 
 adapterContract('EVM (anvil)', makeEvmWorld)
 adapterContract('Solana (LiteSVM)', makeSolanaWorld)
+adapterContract('Sui (gRPC stand-in)', makeSuiWorld)

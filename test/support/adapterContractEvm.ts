@@ -91,6 +91,7 @@ export async function makeEvmWorld(): Promise<AdapterWorld> {
       },
       stranger: { ok: true, value: (request) => signTypedJson(devnetAccounts.other, request) },
       unsigned: { ok: true, value: true },
+      nonces: { ok: true, value: true },
       unfund: {
         ok: true,
         async value() {

@@ -58,6 +58,7 @@ export async function makeSolanaWorld(): Promise<AdapterWorld> {
       },
       stranger: { ok: true, value: async (request) => signRequest(new Uint8Array(32).fill(42), request) },
       unsigned: { ok: true, value: true },
+      nonces: { ok: true, value: true },
       unfund: {
         ok: true,
         async value() {
