@@ -90,6 +90,8 @@ export async function makeEvmWorld(): Promise<AdapterWorld> {
         if (r.message.sender !== i.sender || r.message.nonce !== i.nonce.toString() || r.message.policyId !== i.policyId) throw new Error(`message ${JSON.stringify(r.message)}`)
       },
       stranger: { ok: true, value: (request) => signTypedJson(devnetAccounts.other, request) },
+      relayerBalance: { ok: true, value: true },
+      validateSignature: { ok: true, value: true },
       unsigned: { ok: true, value: true },
       nonces: { ok: true, value: true },
       unfund: {
