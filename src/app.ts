@@ -151,6 +151,7 @@ export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutM
   })
 
   app.decorateRequest('apiKeyId', undefined)
+  app.decorateRequest('intentRequest', undefined)
   const keys = auth && auth.keyHashes.length > 0 ? createApiKeyCheck(auth.keyHashes) : undefined
   // The MCP tools call the intent routes in-process, as their client would.
   const caller = mcp.enabled ? createRouteCaller(app) : undefined
