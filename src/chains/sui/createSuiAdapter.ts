@@ -9,6 +9,7 @@ import { redactUrl } from '../../config/redactUrl.ts'
 import type { GatewayError } from '../../errors/gatewayError.ts'
 import type { RpcRecorder } from '../../metrics/createMetrics.ts'
 import type { ChainAdapter } from '../../ports/chainAdapter.ts'
+import type { RelayerLeases } from '../../ports/relayerLeases.ts'
 import { probeHealth } from '../probeHealth.ts'
 import { callSui } from './callSui.ts'
 import { createSuiContext } from './createSuiContext.ts'
@@ -33,11 +34,13 @@ export type CreateSuiAdapterParameters = {
   client?: SuiGrpcClient
   /** Told the duration and failure of every SDK call, by its name (metrics). */
   rpcRecorder?: RpcRecorder | undefined
+  /** A fleet's relayer leases (a shared journal): the key is then used by one instance at a time, the others answer execute 503 no-relayer-key. */
+  leases?: RelayerLeases | undefined
 }
 
 export function createSuiAdapter({ maxGasBudget = 500_000_000n, ...parameters }: CreateSuiAdapterParameters): ChainAdapter {
   const ctx = createSuiContext({ ...parameters, maxGasBudget })
-  const { relayer } = ctx
+  const { relayer, keyHold } = ctx
   ctx.log.info({ relayer: relayer ?? null, endpoint: redactUrl(ctx.rpcUrl) }, 'chain configured')
   return {
     chainId: ctx.chainId,
@@ -47,6 +50,10 @@ export function createSuiAdapter({ maxGasBudget = 500_000_000n, ...parameters }:
     executorAddress: ctx.packageId,
     ...(relayer
       ? { relayerBalance: async () => BigInt((await callSui(ctx, 'getBalance', 'relayer balance request', (signal) => ctx.client.core.getBalance({ owner: relayer, signal }))).balance.balance) }
+      : {}),
+    // In a fleet only the key's holder sends, and reconciles what was sent from it.
+    ...(keyHold
+      ? { canSendNow: () => keyHold.canSendNow(), holdsRelayer: (address: string) => address.toLowerCase() === relayer?.toLowerCase() && keyHold.holdsLease() }
       : {}),
     // The Move validate does not look at signatures; execute checks them (and aborts 0xE4).
     validate: async (intent) => (await validateSuiIntent(ctx, intent)).status,
@@ -72,6 +79,9 @@ export function createSuiAdapter({ maxGasBudget = 500_000_000n, ...parameters }:
       ctx.log.error({ reason }, `chain ${ctx.chainId} is unavailable`)
     },
     describe: () => describeSuiChain(ctx),
-    close: async () => ctx.watches.abort(),
+    close: async () => {
+      keyHold?.close()
+      ctx.watches.abort()
+    },
   }
 }

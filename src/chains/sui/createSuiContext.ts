@@ -6,7 +6,9 @@ import { normalizeSuiAddress } from '@mysten/sui/utils'
 import type { Logger } from 'pino'
 import { ConfigError } from '../../errors/configError.ts'
 import type { RpcRecorder } from '../../metrics/createMetrics.ts'
+import type { RelayerLeases } from '../../ports/relayerLeases.ts'
 import { createMutex } from '../createMutex.ts'
+import { holdSuiRelayerKey } from './holdSuiRelayerKey.ts'
 import { type SuiChainConfig, suiChainIds, type SuiNetwork } from './suiChainConfig.ts'
 import type { SuiContext } from './suiContext.ts'
 import { suiIntentModule } from './suiIntentModule.ts'
@@ -21,11 +23,13 @@ export type CreateSuiContextParameters = {
   /** Tests pass a client with its own transport; by default a grpc-web client on chain.rpcUrl. */
   client?: SuiGrpcClient | undefined
   rpcRecorder?: RpcRecorder | undefined
+  /** A fleet's relayer leases (a shared journal): the key is then held by one instance at a time. */
+  leases?: RelayerLeases | undefined
 }
 
 const objectId = /^0x[0-9a-fA-F]{64}$/
 
-export function createSuiContext({ chain, relayerSecretKey, rpcTimeoutMs, logger, maxGasBudget, client, rpcRecorder }: CreateSuiContextParameters): SuiContext {
+export function createSuiContext({ chain, relayerSecretKey, rpcTimeoutMs, logger, maxGasBudget, client, rpcRecorder, leases }: CreateSuiContextParameters): SuiContext {
   const problems = [
     ...(suiChainIds.includes(chain.chainId as never) ? [] : [`${chain.chainId}: a Sui chain id is one of ${suiChainIds.join(', ')}`]),
     ...(objectId.test(chain.packageId) ? [] : [`${chain.chainId}: the package id must be 0x followed by 64 hex digits`]),
@@ -41,20 +45,23 @@ export function createSuiContext({ chain, relayerSecretKey, rpcTimeoutMs, logger
   if (problems.length > 0) throw new ConfigError(problems)
   const network = chain.chainId.slice('sui:'.length) as SuiNetwork
   const packageId = normalizeSuiAddress(chain.packageId)
+  const log = logger.child({ module: 'sui', chainId: chain.chainId })
+  const relayer = keypair?.toSuiAddress()
   return {
     chainId: chain.chainId,
     network,
     rpcUrl: chain.rpcUrl,
     client: client ?? new SuiGrpcClient({ network, baseUrl: chain.rpcUrl }),
     keypair,
-    relayer: keypair?.toSuiAddress(),
+    relayer,
     packageId,
     hubId: normalizeSuiAddress(chain.hubId),
     policyType: `${packageId}::${suiIntentModule.module}::${suiIntentModule.policyStruct}`,
     rpcTimeoutMs,
     maxGasBudget,
-    log: logger.child({ module: 'sui', chainId: chain.chainId }),
+    log,
     rpcRecorder,
+    keyHold: relayer && leases ? holdSuiRelayerKey({ leases, chainId: chain.chainId, relayer, logger: log }) : undefined,
     sending: createMutex(),
     watches: new AbortController(),
     objects: { hub: undefined, policies: new Map() },

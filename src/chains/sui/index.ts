@@ -19,7 +19,7 @@ export const suiModule: RuntimeModule = {
   discoversEndpoints: false,
   readSettings: (env, { problems }) => ({ suiRelayerPrivateKey: readSuiRelayerKey(env, problems) }),
   hasRelayer: (config) => config.suiRelayerPrivateKey !== undefined,
-  async createChains(chains, { settings, logger, rpcRecorder }) {
+  async createChains(chains, { settings, logger, rpcRecorder, leases }) {
     // Sui's SDK (~20 MB) is loaded only when a Sui chain is configured.
     const { createSuiAdapter } = await import('./createSuiAdapter.ts')
     const adapters = chains.map((chain) =>
@@ -29,6 +29,7 @@ export const suiModule: RuntimeModule = {
         rpcTimeoutMs: settings.rpcTimeoutMs,
         logger,
         rpcRecorder,
+        leases,
       }),
     )
     return { adapters }

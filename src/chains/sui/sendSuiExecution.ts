@@ -7,6 +7,7 @@ import { ChainUnavailableError } from '../../errors/chainUnavailableError.ts'
 import { GatewayError } from '../../errors/gatewayError.ts'
 import { RelayerError } from '../../errors/relayerError.ts'
 import type { SignedExecution, Submission } from '../../ports/chainAdapter.ts'
+import { Status } from '../../status/statusCodes.ts'
 import { type BuildSuiValidateParameters, buildSuiExecuteTransaction } from './buildSuiTransaction.ts'
 import { callSui } from './callSui.ts'
 import type { SuiContext } from './suiContext.ts'
@@ -28,6 +29,15 @@ export function sendSuiExecution(ctx: SuiContext, { keypair, relayer, call, budg
   return ctx.sending.run(async () => {
     const gas = await selectSuiGas(ctx, relayer, budget)
     const bytes = await buildSuiExecuteTransaction({ ...call, gas })
+    // The lease may have lapsed while this send waited for the lock: past it, another instance may sign with the key.
+    if (ctx.keyHold && !ctx.keyHold.holdsNow()) {
+      throw new GatewayError('No relayer key is available to send the execution', {
+        code: 'RELAYER_UNAVAILABLE',
+        status: Status.UNAVAILABLE,
+        details: `this instance no longer holds the Sui relayer key of ${ctx.chainId} (its lease lapsed): nothing was signed`,
+        headers: { 'retry-after': '2' },
+      })
+    }
     const { signature } = await keypair.signTransaction(bytes)
     const digest = TransactionDataBuilder.getDigestFromBytes(bytes)
     const signed = suiSignedTransaction.serialize({ transaction: bytes, signature: Buffer.from(signature, 'base64') }).toBytes()

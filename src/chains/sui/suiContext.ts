@@ -6,6 +6,7 @@ import type { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519'
 import type { Logger } from 'pino'
 import type { RpcRecorder } from '../../metrics/createMetrics.ts'
 import type { Mutex } from '../createMutex.ts'
+import type { SuiKeyHold } from './holdSuiRelayerKey.ts'
 import type { SuiNetwork } from './suiChainConfig.ts'
 import type { SharedObject } from './suiIntentModule.ts'
 
@@ -27,6 +28,8 @@ export type SuiContext = {
   maxGasBudget: bigint
   log: Logger
   rpcRecorder: RpcRecorder | undefined
+  /** In a fleet (shared leases): the relayer key's lease, held by one instance at a time; absent: the key is this instance's for good. */
+  keyHold: SuiKeyHold | undefined
   /** One transaction of the relayer at a time: its gas coin's version changes with each one. */
   sending: Mutex
   /** Ends the background receipt watches on close. */
