@@ -129,7 +129,7 @@ describe('a fleet sharing one Sui relayer key: one instance at a time sends with
     assert.equal(new Set(versions).size, versions.length, `each gas coin version spent once: ${versions.join(', ')}`)
   })
 
-  it('kill -9 of the holder with a transaction in flight: the other takes the key over within the TTL and a renewal, delivers the dead holder\'s transaction, and executes', async () => {
+  it('kill -9 of the holder with a transaction in flight: the other takes the key over within the TTL and a renewal, delivers the dead holder\'s transaction first, then executes', async (t) => {
     // The holder signs and journals a transaction whose broadcast the node never answers.
     standIn.faults.set('ExecuteTransaction', { kind: 'hang' })
     const inFlight = await signed()
@@ -154,15 +154,20 @@ describe('a fleet sharing one Sui relayer key: one instance at a time sends with
         return undefined
       }
       assert.equal(res.status, 200, res.text)
-      return { res, afterMs: Date.now() - killedAt }
+      return { res, hash: next.hash, afterMs: Date.now() - killedAt }
     })
     assert.equal(taken.res.headers.get('x-erc1066-status'), '0x11')
     assert.ok(refused > 0, 'refused while the dead holder\'s lease lived')
+    t.diagnostic(`taken over ${taken.afterMs} ms after the kill (TTL ${ttlMs} ms); ${refused} executes refused with no-relayer-key before`)
     assert.ok(taken.afterMs <= ttlMs + ttlMs / 6 + 1_500, `taken over ${taken.afterMs} ms after the kill (TTL ${ttlMs} ms)`)
 
-    // The dead holder's journaled transaction is broadcast again by the new holder: it ran once.
+    // The dead holder's journaled transaction is broadcast again by the new holder before it signs
+    // anything on the key's gas coin (the same bytes, not a second spend of that coin version).
+    const digests = [...standIn.executed.keys()]
+    const firstNew = (await rows(taken.hash))[0]!.tx_id!
+    assert.ok(digests.includes(record!.tx_id!), 'the dead holder\'s transaction ran')
+    assert.ok(digests.indexOf(record!.tx_id!) < digests.indexOf(firstNew), 'before the new holder\'s first transaction')
     await eventually('the dead holder\'s transaction settled', 10_000, async () => ((await rows(inFlight.hash))[0]?.state === 'mined' ? true : undefined))
-    assert.equal(standIn.executed.has(record!.tx_id!), true)
     const replayed = await post(b.baseUrl, '/intents/execute', inFlight.body, sui)
     assert.equal(replayed.status, 200, replayed.text)
     assert.equal(replayed.body.replayed, true)

@@ -3,12 +3,19 @@
 // given back (clean shutdown), and no moment exists where both may sign.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
+import { createSuiAdapter } from '../src/chains/sui/createSuiAdapter.ts'
 import { holdSuiRelayerKey, type SuiKeyHold } from '../src/chains/sui/holdSuiRelayerKey.ts'
+import { encodeSuiIntent } from '../src/chains/sui/encodeSuiIntent.ts'
+import { suiRuntime } from '../src/chains/sui/suiRuntime.ts'
+import { parseIntent } from '../src/intents/parseIntent.ts'
+import type { RelayerLeases } from '../src/ports/relayerLeases.ts'
 import { createLogger } from '../src/logging/createLogger.ts'
 import { createLocalRelayerLeases } from '../src/ports/relayerLeases.ts'
 import { createPostgresRelayerLeases } from '../src/store/postgres/createPostgresRelayerLeases.ts'
 import { openPostgresJournal } from '../src/store/postgres/openPostgresJournal.ts'
 import { createTestDatabase, type TestDatabase } from './support/postgresDatabase.ts'
+import { suiRelayer, suiSender } from './support/suiGateway.ts'
+import { startSuiStandIn } from './support/suiStandIn.ts'
 
 const ttlMs = 1_200
 const logger = createLogger({ level: 'silent' })
@@ -50,7 +57,7 @@ describe('the Sui relayer key held by one instance at a time (PostgreSQL leases)
     assert.equal(holdSuiRelayerKey({ leases: createLocalRelayerLeases(), chainId: 'sui:localnet', relayer, logger }), undefined)
   })
 
-  it('the first instance holds the key, the second may not sign, and takes the key over only after the holder stops renewing and its lease ends', async () => {
+  it('the first instance holds the key, the second may not sign, and takes the key over only after the holder stops renewing and its lease ends', async (t) => {
     const a = instance('a')
     assert.equal(await a.hold.canSendNow(), true)
     const b = instance('b')
@@ -64,6 +71,7 @@ describe('the Sui relayer key held by one instance at a time (PostgreSQL leases)
     // a dies: no renewal, no release.
     a.hold.close()
     const tookMs = await watchHandover(a.hold, b.hold, ttlMs * 3, { exclusive: true })
+    t.diagnostic(`taken over ${tookMs} ms after the holder stopped (TTL ${ttlMs} ms)`)
     // Its last renewal was at most a sixth of the TTL before; b asks every sixth.
     assert.ok(tookMs <= ttlMs + ttlMs / 3 + 500, `taken over after ${tookMs} ms (TTL ${ttlMs} ms)`)
     assert.ok(tookMs >= ttlMs / 2, `taken over after ${tookMs} ms, before a's lease can have ended`)
@@ -90,5 +98,52 @@ describe('the Sui relayer key held by one instance at a time (PostgreSQL leases)
     const b = instance('b3', 'sui:mainnet')
     assert.equal(await a.hold.canSendNow(), true)
     assert.equal(await b.hold.canSendNow(), true)
+  })
+
+  it('a holder whose lease lapses (the database cut, no renewal) signs nothing once its local deadline passes: the prepared execute answers 503 and nothing reaches the node', async () => {
+    const standIn = await startSuiStandIn({ relayer: suiRelayer.toSuiAddress() })
+    closers.push(() => standIn.close())
+    const real = createPostgresRelayerLeases({ url: database.url, instanceId: 'cut', ttlMs })
+    closers.push(() => real.close())
+    let cut = false
+    // The same store, its database unreachable while `cut`.
+    const leases: RelayerLeases = { ...real, instanceId: real.instanceId, ttlMs: real.ttlMs, holdExclusive: (scope, key) => (cut ? Promise.reject(new Error('connect ECONNREFUSED')) : real.holdExclusive!(scope, key)) }
+    const adapter = createSuiAdapter({
+      chain: { chainId: 'sui:localnet', rpcUrl: standIn.url, packageId: standIn.packageId, hubId: standIn.hubId },
+      relayerSecretKey: suiRelayer.getSecretKey(),
+      rpcTimeoutMs: 1_000,
+      logger,
+      leases,
+    })
+    closers.push(() => adapter.close())
+    assert.equal(await adapter.canSendNow!(), true)
+    assert.equal(adapter.holdsRelayer!(suiRelayer.toSuiAddress()), true)
+    const body = { sender: suiSender.toSuiAddress(), target: `0x${'22'.repeat(32)}`, data: '0x', value: '1000', nonce: '7', policyId: standIn.policyId }
+    const intent = parseIntent(body as never, suiRuntime)
+    const { signature } = await suiSender.signPersonalMessage(encodeSuiIntent(intent))
+    const preflight = await adapter.prepareExecution(intent, `0x${Buffer.from(signature, 'base64').toString('hex')}`)
+    assert.ok(preflight.ok)
+    cut = true
+    // Two thirds of the TTL after the last renewal: past the local deadline, before the lease can end in the database.
+    await sleep((ttlMs * 2) / 3 + 50)
+    assert.equal(await adapter.canSendNow!(), false)
+    let signed = false
+    await assert.rejects(
+      preflight.send({ onSigned: () => void (signed = true) }),
+      (err: Error & { code?: string; status?: number; headers?: Record<string, string> }) => {
+        assert.equal(err.code, 'RELAYER_UNAVAILABLE')
+        assert.equal(err.status, 0x40)
+        assert.equal(err.headers?.['retry-after'], '2')
+        assert.match(err.message, /no longer holds the Sui relayer key of sui:localnet \(its lease lapsed\): nothing was signed/)
+        return true
+      },
+    )
+    assert.equal(signed, false)
+    assert.equal(standIn.calls.filter((c) => c.method === 'ExecuteTransaction').length, 0)
+    // Its records are still its own to reconcile until the lease could end in the database.
+    assert.equal(adapter.holdsRelayer!(suiRelayer.toSuiAddress()), true)
+    // The database back: the lease (still this instance's) is renewed and sending resumes.
+    cut = false
+    assert.equal(await adapter.canSendNow!(), true)
   })
 })

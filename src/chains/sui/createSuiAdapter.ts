@@ -9,6 +9,7 @@ import { redactUrl } from '../../config/redactUrl.ts'
 import type { GatewayError } from '../../errors/gatewayError.ts'
 import type { RpcRecorder } from '../../metrics/createMetrics.ts'
 import type { ChainAdapter } from '../../ports/chainAdapter.ts'
+import type { Journal } from '../../ports/journal.ts'
 import type { RelayerLeases } from '../../ports/relayerLeases.ts'
 import { probeHealth } from '../probeHealth.ts'
 import { callSui } from './callSui.ts'
@@ -36,6 +37,8 @@ export type CreateSuiAdapterParameters = {
   rpcRecorder?: RpcRecorder | undefined
   /** A fleet's relayer leases (a shared journal): the key is then used by one instance at a time, the others answer execute 503 no-relayer-key. */
   leases?: RelayerLeases | undefined
+  /** The journal the leases share (with `leases`): a key taken over delivers its last holder's pending transactions before it signs again. */
+  journal?: Journal | undefined
 }
 
 export function createSuiAdapter({ maxGasBudget = 500_000_000n, ...parameters }: CreateSuiAdapterParameters): ChainAdapter {

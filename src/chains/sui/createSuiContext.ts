@@ -6,6 +6,7 @@ import { normalizeSuiAddress } from '@mysten/sui/utils'
 import type { Logger } from 'pino'
 import { ConfigError } from '../../errors/configError.ts'
 import type { RpcRecorder } from '../../metrics/createMetrics.ts'
+import type { Journal } from '../../ports/journal.ts'
 import type { RelayerLeases } from '../../ports/relayerLeases.ts'
 import { createMutex } from '../createMutex.ts'
 import { holdSuiRelayerKey } from './holdSuiRelayerKey.ts'
@@ -25,11 +26,13 @@ export type CreateSuiContextParameters = {
   rpcRecorder?: RpcRecorder | undefined
   /** A fleet's relayer leases (a shared journal): the key is then held by one instance at a time. */
   leases?: RelayerLeases | undefined
+  /** The journal the leases share: a key taken over has its pending transactions delivered before it signs again. */
+  journal?: Journal | undefined
 }
 
 const objectId = /^0x[0-9a-fA-F]{64}$/
 
-export function createSuiContext({ chain, relayerSecretKey, rpcTimeoutMs, logger, maxGasBudget, client, rpcRecorder, leases }: CreateSuiContextParameters): SuiContext {
+export function createSuiContext({ chain, relayerSecretKey, rpcTimeoutMs, logger, maxGasBudget, client, rpcRecorder, leases, journal }: CreateSuiContextParameters): SuiContext {
   const problems = [
     ...(suiChainIds.includes(chain.chainId as never) ? [] : [`${chain.chainId}: a Sui chain id is one of ${suiChainIds.join(', ')}`]),
     ...(objectId.test(chain.packageId) ? [] : [`${chain.chainId}: the package id must be 0x followed by 64 hex digits`]),
@@ -47,7 +50,7 @@ export function createSuiContext({ chain, relayerSecretKey, rpcTimeoutMs, logger
   const packageId = normalizeSuiAddress(chain.packageId)
   const log = logger.child({ module: 'sui', chainId: chain.chainId })
   const relayer = keypair?.toSuiAddress()
-  return {
+  const ctx: SuiContext = {
     chainId: chain.chainId,
     network,
     rpcUrl: chain.rpcUrl,
@@ -61,11 +64,15 @@ export function createSuiContext({ chain, relayerSecretKey, rpcTimeoutMs, logger
     maxGasBudget,
     log,
     rpcRecorder,
-    keyHold: relayer && leases ? holdSuiRelayerKey({ leases, chainId: chain.chainId, relayer, logger: log }) : undefined,
+    keyHold: undefined,
+    journal,
+    catchUp: false,
     sending: createMutex(),
     watches: new AbortController(),
     objects: { hub: undefined, policies: new Map() },
     unavailableReason: undefined,
     endpoint: { requests: 0, failures: 0, lastLatencyMs: undefined, lastError: undefined },
   }
+  if (relayer && leases) ctx.keyHold = holdSuiRelayerKey({ leases, chainId: chain.chainId, relayer, logger: log, onAcquired: () => void (ctx.catchUp = true) })
+  return ctx
 }

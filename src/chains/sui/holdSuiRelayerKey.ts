@@ -24,10 +24,12 @@ export type HoldSuiRelayerKeyParameters = {
   chainId: string
   relayer: string
   logger: Logger
+  /** Told when this instance takes the key (at start, or over from another holder): before it signs, it delivers what the key's last holder left pending. */
+  onAcquired?: () => void
 }
 
 /** Undefined when nothing needs holding: one instance alone (no shared leases) holds its key for good. */
-export function holdSuiRelayerKey({ leases, chainId, relayer, logger }: HoldSuiRelayerKeyParameters): SuiKeyHold | undefined {
+export function holdSuiRelayerKey({ leases, chainId, relayer, logger, onAcquired }: HoldSuiRelayerKeyParameters): SuiKeyHold | undefined {
   if (!leases.holdExclusive || !Number.isFinite(leases.ttlMs)) return undefined
   const hold = leases.holdExclusive.bind(leases)
   const ttlMs = leases.ttlMs
@@ -47,7 +49,10 @@ export function holdSuiRelayerKey({ leases, chainId, relayer, logger }: HoldSuiR
         (answer) => {
           const had = leaseUntil > 0
           if (answer.held) {
-            if (!had) log.info({ instanceId: leases.instanceId, previousHolder: holder ?? null }, 'this instance holds the Sui relayer key: it sends from it')
+            if (!had) {
+              log.info({ instanceId: leases.instanceId, previousHolder: holder ?? null }, 'this instance holds the Sui relayer key: it sends from it')
+              onAcquired?.()
+            }
             leaseUntil = asked + ttlMs
             holder = leases.instanceId
           } else {
@@ -77,7 +82,7 @@ export function holdSuiRelayerKey({ leases, chainId, relayer, logger }: HoldSuiR
       if (holdsNow()) return true
       // The first answer or a renewal under way; or, held before, a renewal that is late (the process was busy).
       if (pending) await pending
-      else if (leaseUntil > 0) await attempt()
+      if (!holdsNow() && leaseUntil > 0) await attempt()
       return holdsNow()
     },
     holdsNow,

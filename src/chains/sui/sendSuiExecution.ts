@@ -10,6 +10,7 @@ import type { SignedExecution, Submission } from '../../ports/chainAdapter.ts'
 import { Status } from '../../status/statusCodes.ts'
 import { type BuildSuiValidateParameters, buildSuiExecuteTransaction } from './buildSuiTransaction.ts'
 import { callSui } from './callSui.ts'
+import { deliverSuiPending } from './deliverSuiPending.ts'
 import type { SuiContext } from './suiContext.ts'
 import { suiSignedTransaction } from './suiSignedTransaction.ts'
 import { selectSuiGas } from './selectSuiGas.ts'
@@ -27,6 +28,7 @@ export type SendSuiExecutionParameters = {
 
 export function sendSuiExecution(ctx: SuiContext, { keypair, relayer, call, budget, onSigned }: SendSuiExecutionParameters): Promise<Submission> {
   return ctx.sending.run(async () => {
+    await deliverSuiPending(ctx, relayer)
     const gas = await selectSuiGas(ctx, relayer, budget)
     const bytes = await buildSuiExecuteTransaction({ ...call, gas })
     // The lease may have lapsed while this send waited for the lock: past it, another instance may sign with the key.

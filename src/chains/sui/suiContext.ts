@@ -5,6 +5,7 @@ import type { SuiGrpcClient } from '@mysten/sui/grpc'
 import type { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519'
 import type { Logger } from 'pino'
 import type { RpcRecorder } from '../../metrics/createMetrics.ts'
+import type { Journal } from '../../ports/journal.ts'
 import type { Mutex } from '../createMutex.ts'
 import type { SuiKeyHold } from './holdSuiRelayerKey.ts'
 import type { SuiNetwork } from './suiChainConfig.ts'
@@ -30,6 +31,10 @@ export type SuiContext = {
   rpcRecorder: RpcRecorder | undefined
   /** In a fleet (shared leases): the relayer key's lease, held by one instance at a time; absent: the key is this instance's for good. */
   keyHold: SuiKeyHold | undefined
+  /** The journal, where the key's pending transactions are found when it is taken over. */
+  journal: Journal | undefined
+  /** Set when the key was taken: the next send first delivers the transactions its last holder left pending. */
+  catchUp: boolean
   /** One transaction of the relayer at a time: its gas coin's version changes with each one. */
   sending: Mutex
   /** Ends the background receipt watches on close. */
