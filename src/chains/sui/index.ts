@@ -1,5 +1,6 @@
 // The Sui runtime as the gateway composes it (config/runtimeModule.ts): sui chains by network
-// name, the relayer key SUI_RELAYER_PRIVATE_KEY. No devnet: Sui is tested against a stand-in.
+// name, the relayer key SUI_RELAYER_PRIVATE_KEY (in a fleet, held by one instance at a time through
+// the relayer leases). No devnet: Sui is tested against a stand-in (docs/sui.md).
 import type { RuntimeModule } from '../../config/runtimeModule.ts'
 import { readSuiRelayerKey } from './suiRelayerKey.ts'
 import { suiRuntime } from './suiRuntime.ts'
@@ -19,7 +20,7 @@ export const suiModule: RuntimeModule = {
   discoversEndpoints: false,
   readSettings: (env, { problems }) => ({ suiRelayerPrivateKey: readSuiRelayerKey(env, problems) }),
   hasRelayer: (config) => config.suiRelayerPrivateKey !== undefined,
-  async createChains(chains, { settings, logger, rpcRecorder }) {
+  async createChains(chains, { settings, logger, rpcRecorder, leases, journal }) {
     // Sui's SDK (~20 MB) is loaded only when a Sui chain is configured.
     const { createSuiAdapter } = await import('./createSuiAdapter.ts')
     const adapters = chains.map((chain) =>
@@ -29,6 +30,8 @@ export const suiModule: RuntimeModule = {
         rpcTimeoutMs: settings.rpcTimeoutMs,
         logger,
         rpcRecorder,
+        leases,
+        journal,
       }),
     )
     return { adapters }
