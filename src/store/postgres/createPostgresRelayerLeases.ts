@@ -90,6 +90,13 @@ export function createPostgresRelayerLeases({ url, instanceId, ttlMs = 15_000 }:
       return ordered.map((relayer): RelayerLease => ({ chainId, relayer, expiresAt: asked + ttlMs, acquired: !before.has(relayer) }))
     },
     async holdExclusive(scope, key) {
+      // A hold renewed is this instance's heartbeat too (an instance that holds only exclusive keys,
+      // a Sui-only fleet, claims no shares): its journal claims count as live while it beats.
+      await pool.query(
+        `INSERT INTO gateway_instances (instance_id, expires_at) VALUES ($1, now() + $2::interval)
+         ON CONFLICT (instance_id) DO UPDATE SET expires_at = EXCLUDED.expires_at`,
+        [instanceId, ttl],
+      )
       if (await takeIfFree(scope, key)) return { held: true }
       const holder = (await pool.query<{ instance_id: string }>('SELECT instance_id FROM relayer_leases WHERE chain_id = $1 AND relayer = $2', [scope, key])).rows[0]?.instance_id ?? 'unknown'
       return { held: false, holder }
