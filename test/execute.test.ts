@@ -187,18 +187,23 @@ describe('POST /intents/execute', () => {
   })
 
   it('decodes an on-chain revert from its receipt: two gateways racing on one (sender, nonce) execute it once', async () => {
-    // Another gateway process with its own relayer: its store cannot see ours, only the chain can.
-    const rival = await startTestGateway({ chains: [world.devnet.chain], relayerPrivateKey: devnetAccounts.other })
+    // Two gateway processes with their own relayers: their stores cannot see each other, only the
+    // chain can. Each simulates at the pending state, so the race is made certain: both broadcasts
+    // are held at a proxy until both gateways have simulated and sent, then let through together.
+    const barrier = await startBroadcastBarrier(world.devnet.anvil.rpcUrl, 2)
+    const chain = { ...world.devnet.chain, rpcUrls: [barrier.url] }
+    const ours = await startTestGateway({ chains: [chain] })
+    const rival = await startTestGateway({ chains: [chain], relayerPrivateKey: devnetAccounts.other })
     await rpc(world.devnet.anvil.rpcUrl, 'evm_setAutomine', [false])
     try {
-      const a = execute(demoIntent(world.devnet, { nonce: '10' }))
+      const a = execute(demoIntent(world.devnet, { nonce: '10' }), ours.baseUrl)
       const b = execute(demoIntent(world.devnet, { nonce: '10', data: encodeFunctionData({ abi: demoCounterArtifact.abi, functionName: 'increment', args: [2n] }) }), rival.baseUrl)
-      // Both pass simulation against the same state and send; wait until both are in the pool.
-      for (let i = 0; i < 100 && Number((await rpc(world.devnet.anvil.rpcUrl, 'txpool_status', [])).pending) < 2; i++) await new Promise((r) => setTimeout(r, 20))
+      // Both passed simulation against the same state and sent; wait until both are in the pool.
+      for (let i = 0; i < 250 && Number((await rpc(world.devnet.anvil.rpcUrl, 'txpool_status', [])).pending) < 2; i++) await new Promise((r) => setTimeout(r, 20))
       await rpc(world.devnet.anvil.rpcUrl, 'evm_mine', [])
       const results = await Promise.all([a, b])
       const statuses = results.map((r) => r.status).sort()
-      assert.deepEqual(statuses, [200, 409], results.map((r) => r.text).join('\n') + [...rival.logs, ...world.gateway.logs].filter((l) => /"level":(40|50)/.test(l)).join('\n'))
+      assert.deepEqual(statuses, [200, 409], results.map((r) => r.text).join('\n') + [...rival.logs, ...ours.logs].filter((l) => /"level":(40|50)/.test(l)).join('\n'))
       const loser = results.find((r) => r.status === 409)!
       assertCommonHeaders(loser, { status: '0x22' })
       assert.equal(loser.body.state, 'reverted')
@@ -209,7 +214,8 @@ describe('POST /intents/execute', () => {
       assert.equal(await nonceUsed(10n), true)
     } finally {
       await rpc(world.devnet.anvil.rpcUrl, 'evm_setAutomine', [true])
-      await rival.close()
+      await Promise.all([ours.close(), rival.close()])
+      barrier.close()
     }
   })
 
@@ -265,3 +271,31 @@ describe('POST /intents/execute', () => {
     assert.equal(malformed.body.errors[0].field, 'intentHash')
   })
 })
+
+/**
+ * A JSON-RPC proxy in front of a node that holds eth_sendRawTransaction requests until `count` of
+ * them have arrived (or 10 s passed), then forwards them together; everything else passes at once.
+ */
+async function startBroadcastBarrier(target: string, count: number): Promise<{ url: string; close(): void }> {
+  const { createServer } = await import('node:http')
+  const waiting: (() => void)[] = []
+  const release = () => waiting.splice(0).forEach((go) => go())
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (c: Buffer) => chunks.push(c))
+    req.on('end', async () => {
+      const body = Buffer.concat(chunks).toString()
+      if (body.includes('"eth_sendRawTransaction"')) {
+        await new Promise<void>((go) => {
+          waiting.push(go)
+          if (waiting.length >= count) release()
+          else setTimeout(release, 10_000).unref()
+        })
+      }
+      const answer = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+      res.writeHead(answer.status, { 'content-type': 'application/json' }).end(await answer.text())
+    })
+  })
+  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', () => listening()))
+  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, close: () => server.close() }
+}

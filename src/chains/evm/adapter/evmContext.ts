@@ -44,6 +44,8 @@ export type EvmContext = {
     devNode: boolean
     /** Whether the node answers debug_traceTransaction (unknown until asked). */
     traces: boolean | undefined
+    /** Whether the node answers eth_simulateV1 (unknown until asked; false: eth_estimateGas). */
+    simulates: boolean | undefined
   }
 }
 
@@ -83,7 +85,7 @@ export function createEvmContext({ chain: resolved, relayerPrivateKey, relayerPr
   // A relayer's broadcasts, in nonce order in one request.
   const broadcastMany = (rawTransactions: readonly Hex[]) => pool.sequence(rawTransactions.map((raw) => ({ method: 'eth_sendRawTransaction', params: [raw] })))
   const accounts = [...(relayerPrivateKeys ?? (relayerPrivateKey ? [relayerPrivateKey] : [])).map((key) => toRelayerAccount(key)), ...relayerAccounts]
-  const state: EvmContext['state'] = { unavailableReason: undefined, instance: undefined, genesisHash: undefined, devNode: true, traces: undefined }
+  const state: EvmContext['state'] = { unavailableReason: undefined, instance: undefined, genesisHash: undefined, devNode: true, traces: undefined, simulates: undefined }
   const unmineable = new Set<string>()
   // New transactions go above the highest nonce an unsettled journaled one holds. Transactions
   // found unable to ever mine (above a nonce gap, or of a reset chain) hold no nonce, even in the

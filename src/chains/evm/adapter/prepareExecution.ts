@@ -12,9 +12,6 @@ import { toExecutionReceipt } from './executionReceipt.ts'
 import { type GasCap, simulateExecution } from './simulateExecution.ts'
 import { validate } from './validate.ts'
 
-/** Head-room over the estimate: state can move between estimate and inclusion. */
-const gasMarginPercent = 120n
-
 export async function prepareExecution(ctx: EvmContext, intent: Intent, signature?: Hex, options: ExecutionOptions = {}): Promise<Preflight> {
   assertAvailable(ctx)
   const { relayers, maxGasPerExecution, chain, log, receipts } = ctx
@@ -37,15 +34,11 @@ export async function prepareExecution(ctx: EvmContext, intent: Intent, signatur
     const fees = await relayer.fees().catch((err: unknown) => {
       throw classifyRpcError(err, chain.chainId, 'fee estimate')
     })
-    const simulated = await simulateExecution(ctx, { from: relayer.address, data, fees, cap })
-    if (!simulated.ok) return simulated
-    // Head-room over the estimate, never past the cap: the relayer pays for at most that. An
-    // earlier attempt that ran out of the gas we gave it is sent with twice its limit.
-    let gasLimit = (simulated.gas * gasMarginPercent) / 100n
+    // An earlier attempt that ran out of the gas we gave it is sent with at least twice its limit.
     const previousGas = options.previous ? parseTransaction(evmSignedExecution.rawTransaction(options.previous)).gas : undefined
-    if (previousGas !== undefined && gasLimit < previousGas * 2n) gasLimit = previousGas * 2n
-    if (cap !== undefined && gasLimit > cap.gas) gasLimit = cap.gas
-    const limit = gasLimit
+    const simulated = await simulateExecution(ctx, { from: relayer.address, data, fees, cap, atLeast: previousGas === undefined ? undefined : previousGas * 2n })
+    if (!simulated.ok) return simulated
+    const limit = simulated.gasLimit
     handedOver = true
     return {
       ok: true,
