@@ -68,12 +68,27 @@ export async function sendPipelined(params: { rpcUrl: string; signed: Hex[]; sen
     if (Date.now() > deadline) throw new Error(`the raw sender's transactions were not mined in time (mined nonce ${Number(count?.result)}, want ${last})`)
     await new Promise((r) => setTimeout(r, pollMs))
   }
+  // anvil counts the nonce before the block's receipts can be read: done when every receipt is there.
   let succeeded = 0
   let failed = 0
-  const known = hashes.filter(Boolean)
-  for (let i = 0; i < known.length; i += batchSize * 4) {
-    const answers = await batch(known.slice(i, i + batchSize * 4).map((hash) => ({ method: 'eth_getTransactionReceipt', params: [hash] })))
-    for (const a of answers) (a.result && (a.result as { status: string }).status === '0x1' ? succeeded++ : failed++)
+  let missing = hashes.filter(Boolean)
+  while (missing.length > 0) {
+    const still: Hex[] = []
+    for (let i = 0; i < missing.length; i += batchSize * 4) {
+      const part = missing.slice(i, i + batchSize * 4)
+      const answers = await batch(part.map((hash) => ({ method: 'eth_getTransactionReceipt', params: [hash] })))
+      answers.forEach((a, j) => {
+        const receipt = a.result as { status: string } | null | undefined
+        if (!receipt) still.push(part[j]!)
+        else if (receipt.status === '0x1') succeeded++
+        else failed++
+      })
+    }
+    missing = still
+    if (missing.length === 0) break
+    if (Date.now() > deadline) throw new Error(`${missing.length} of the raw sender's receipts never appeared`)
+    await new Promise((r) => setTimeout(r, pollMs))
   }
+  const known = hashes.filter(Boolean)
   return { seconds: (performance.now() - started) / 1000, succeeded, failed: failed + (signed.length - known.length), calls, httpRequests, sendErrors: sendErrors.slice(0, 5) }
 }

@@ -25,6 +25,9 @@ const executeCount = quick ? 100 : 400
  * blocks keep that rounding small. BENCH_BLOCK_TIME=1 measures as the earlier rounds did.
  */
 const blockTime = Number(process.env.BENCH_BLOCK_TIME ?? 0.2)
+/** The raw sender's JSON-RPC batch size and batches in flight (BENCH_RAW_BATCH, BENCH_RAW_IN_FLIGHT). */
+const rawBatch = Number(process.env.BENCH_RAW_BATCH ?? 25)
+const rawInFlight = Number(process.env.BENCH_RAW_IN_FLIGHT ?? 4)
 /** `--only=validate` or `--only=execute`: one phase, for working on one lever (no verdicts). */
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length)
 /** `--profile`: the gateway runs with V8's CPU profiler; its hottest places are printed at the end. */
@@ -365,7 +368,7 @@ async function benchExecute(report: Record<string, unknown>) {
         }),
       )
       const before = cpuNow()
-      const sent = await sendPipelined({ rpcUrl: devnet.anvil.rpcUrl, signed, sender: rawAccount.address, startNonce, pollMs: 50 })
+      const sent = await sendPipelined({ rpcUrl: devnet.anvil.rpcUrl, signed, sender: rawAccount.address, startNonce, pollMs: 50, batchSize: rawBatch, inFlight: rawInFlight })
       const cpuUsPerExecute = cpuPerExecute(before, count, ['anvil', 'client'])
       if (sent.sendErrors.length > 0) throw new Error(`the raw sender's transactions were refused: ${sent.sendErrors.join('; ')}`)
       rawSucceeded += sent.succeeded
@@ -511,7 +514,7 @@ const report: Record<string, unknown> = {
   date: new Date().toISOString(),
   machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version },
   loadAverageAtStart: loadavg(),
-  settings: { roundSeconds, rounds, executeCount, blockTime, nodeFlags, gatewayEnv: JSON.parse(process.env.BENCH_GATEWAY_ENV ?? '{}') as Record<string, string> },
+  settings: { roundSeconds, rounds, executeCount, blockTime, rawBatch, rawInFlight, nodeFlags, gatewayEnv: JSON.parse(process.env.BENCH_GATEWAY_ENV ?? '{}') as Record<string, string> },
 }
 const startedAt = performance.now()
 /** Stops whatever is still running (anvil nodes, gateways, their journals), in reverse order. */
