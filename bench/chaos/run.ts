@@ -22,6 +22,8 @@ const perKill = quick ? 3 : 6
 const perFaultPhase = quick ? 12 : 40
 /** Share of RPC requests that meet a fault during a fault phase. */
 const faultRate = 0.12
+/** How long a fault phase injects faults at most; the intents not answered by then are answered without. */
+const faultWindowMs = quick ? 30_000 : 60_000
 const faultKinds: FaultKind[] = ['http500', 'timeout', 'reset', 'lag']
 /** Blocks a reorg orphans: fewer than CONFIRMATIONS, or the gateway would have called them final. */
 const orphanDepth = 2
@@ -54,11 +56,13 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const log = (line: string) => process.stdout.write(`${line}\n`)
 
 type Node = { instance: GatewayInstance; proxy: FaultProxy; db?: TcpStall; restarts: number }
-type Sent = { hash: Hex; body: string; label: string; answer?: string }
+type Sent = { hash: Hex; body: string; label: string; answer?: string; unanswered?: boolean; diagnosis?: string }
 
 const cleanups: Array<() => Promise<unknown>> = []
 const intents: Sent[] = []
 let kills = 0
+const unsettled: string[] = []
+let chainRpcUrl = ''
 let orphanEvents = 0
 const phasesHit: Array<{ scenario: string; phase: Phase; instance: string; reached: boolean }> = []
 const started = performance.now()
@@ -67,6 +71,7 @@ async function main() {
   log(`fault campaign${quick ? ' (--quick)' : ''}: seed ${seed} (CHAOS_SEED=${seed} repeats its faults), load average ${loadavg()[0]!.toFixed(2)}`)
   const devnet = await startDevnet({ blockTime: 1 })
   cleanups.push(() => devnet.stop())
+  chainRpcUrl = devnet.anvil.rpcUrl
   const { publicClient } = createDevClients(devnet.anvil.rpcUrl, devnet.anvil.chainId)
   const fromBlock = await publicClient.getBlockNumber()
   let nonce = 70_000
@@ -179,6 +184,7 @@ async function main() {
   const times = new Map<string, number>()
   for (const l of logs) times.set(l.args.intentHash!, (times.get(l.args.intentHash!) ?? 0) + 1)
   const wrong = intents.filter((i) => times.get(i.hash) !== 1)
+  const unanswered = intents.filter((i) => i.unanswered)
   const relayers = [privateKeyToAccount(devnetAccounts.relayer).address, ...pool.map((a) => a.address)]
   const { problems: nonceProblems, stale } = await nonceCheck(devnet, relayers)
   const faults = [solo, ...fleet].reduce((sum, n) => {
@@ -194,11 +200,12 @@ async function main() {
   log(`relayer nonces: ${nonceProblems.length === 0 ? `consistent for ${relayers.length} keys (mined = pending, nothing in the pool at or above the mined nonce)` : nonceProblems.join('; ')}`)
   for (const line of stale) log(`  ${line}`)
   for (const w of wrong) log(`  NOT exactly once: ${w.hash} (${w.label}) executed ${times.get(w.hash) ?? 0} times; last answer ${w.answer ?? 'none'}`)
+  for (const u of unanswered) log(`  never answered 200 by a gateway (the chain counted it ${times.get(u.hash) ?? 0} times): ${u.hash} (${u.label})`)
   log(`\n${exactlyOnce} of ${intents.length} intents executed exactly once, ${kills} kills, ${F} faults   (${seconds.toFixed(0)} s, seed ${seed})`)
   const file = `bench/results/chaos-${new Date().toISOString().replace(/[:.]/g, '-')}.json`
-  writeFileSync(file, JSON.stringify({ quick, seed, intents: intents.length, exactlyOnce, kills, faults, orphanEvents, phasesHit, nonceProblems, stalePool: stale, wrong: wrong.map((w) => ({ ...w, times: times.get(w.hash) ?? 0, body: undefined })), seconds }, null, 2))
+  writeFileSync(file, JSON.stringify({ quick, seed, intents: intents.length, exactlyOnce, kills, faults, orphanEvents, phasesHit, nonceProblems, stalePool: stale, unsettled, unanswered: unanswered.map((u) => ({ hash: u.hash, label: u.label, answer: u.answer, diagnosis: u.diagnosis })), wrong: wrong.map((w) => ({ ...w, times: times.get(w.hash) ?? 0, body: undefined })), seconds }, null, 2))
   log(`wrote ${file}`)
-  return wrong.length === 0 && nonceProblems.length === 0
+  return wrong.length === 0 && nonceProblems.length === 0 && unanswered.length === 0 && unsettled.length === 0
 }
 
 /**
@@ -270,11 +277,15 @@ async function faultPhase(scenario: string, nodes: Node[], makeIntents: (n: numb
     }
     return 0
   })()
-  await Promise.all(batch.map((s) => deliver(s, nodes)))
-  const orphaned = await reorg
+  // Faults for at most faultWindowMs; then the gateways must converge without them.
+  let inWindow = 0
+  const delivered = Promise.all(batch.map((s) => deliver(s, nodes).then(() => void (performance.now() - t < faultWindowMs && !s.unanswered && inWindow++))))
+  await Promise.race([delivered, sleep(faultWindowMs)])
   for (const n of nodes) n.proxy.faultRate(0, faultKinds, random)
+  await delivered
+  const orphaned = await reorg
   const after = nodes.reduce((a, n) => a + Object.values(n.proxy.faults).reduce((x, y) => x + y, 0), 0)
-  log(`  ${batch.length} intents through ${after - before} RPC faults (${(faultRate * 100).toFixed(0)}% of requests) and a reorg of ${orphanDepth} blocks that orphaned ${orphaned} of their executions: answered in ${((performance.now() - t) / 1000).toFixed(1)} s`)
+  log(`  ${batch.length} intents through ${after - before} RPC faults (${(faultRate * 100).toFixed(0)}% of requests) and a reorg of ${orphanDepth} blocks that orphaned ${orphaned} of their executions: answered in ${((performance.now() - t) / 1000).toFixed(1)} s (${inWindow} while the faults lasted, ${faultWindowMs / 1000} s at most)`)
 }
 
 /**
@@ -298,9 +309,26 @@ async function deliver(sent: Sent, nodes: Node[], timeoutMs = 150_000): Promise<
         sent.answer = `no answer from ${n.instance.name}: ${(err as Error).message}`
       }
     }
-    if (Date.now() > deadline) throw new Error(`${sent.hash} (${sent.label}) was not answered within ${timeoutMs / 1000} s; last answer ${sent.answer}`)
+    if (Date.now() > deadline) {
+      sent.unanswered = true
+      sent.diagnosis = await diagnose(sent, nodes).catch((err: unknown) => `diagnosis failed: ${(err as Error).message}`)
+      log(`  NOT ANSWERED within ${timeoutMs / 1000} s: ${sent.hash} (${sent.label}); last answer ${sent.answer}\n    ${sent.diagnosis}`)
+      return
+    }
     await sleep(400 + random() * 400)
   }
+}
+
+/** What the gateways' journal and the chain say of an intent that was not answered in time. */
+async function diagnose(sent: Sent, nodes: Node[]): Promise<string> {
+  const live = nodes.find((n) => n.instance.alive)
+  if (!live) return 'no gateway alive'
+  const record = (await (await fetch(`${live.instance.url}/intents/${sent.hash}`)).json()) as Record<string, unknown>
+  const tx = (record.transactionHash ?? (record.execution as Record<string, unknown> | undefined)?.transactionHash) as string | undefined
+  const rpcUrl = chainRpcUrl
+  const onChain = tx ? { receipt: await rpc(rpcUrl, 'eth_getTransactionReceipt', [tx]).then((r) => (r ? { block: Number((r as { blockNumber: string }).blockNumber), status: (r as { status: string }).status } : null)), transaction: await rpc(rpcUrl, 'eth_getTransactionByHash', [tx]).then((t) => (t ? { from: (t as { from: string }).from, nonce: Number((t as { nonce: string }).nonce), block: (t as { blockNumber: string | null }).blockNumber } : null)) } : undefined
+  const head = Number(await rpc(rpcUrl, 'eth_blockNumber', []))
+  return `journal (via ${live.instance.name}): ${JSON.stringify(record).slice(0, 600)}; chain head ${head}; its transaction on chain: ${JSON.stringify(onChain)}`
 }
 
 /** Waits until no gateway has an execution left unsettled in its journal. */
@@ -309,7 +337,11 @@ async function settled(nodes: Node[]) {
   for (;;) {
     const pending = await Promise.all(nodes.map(async (n) => ((await (await fetch(`${n.instance.url}/health`)).json()) as { journal?: { pendingExecutions?: number } }).journal?.pendingExecutions ?? 0))
     if (pending.every((p) => p === 0)) return
-    if (Date.now() > deadline) throw new Error(`executions still unsettled after 60 s: ${pending.join(', ')}`)
+    if (Date.now() > deadline) {
+      unsettled.push(`${nodes.map((n, i) => `${n.instance.name} ${pending[i]}`).join(', ')} executions still pending in the journal 60 s after the last answer`)
+      log(`  ${unsettled.at(-1)}`)
+      return
+    }
     await sleep(500)
   }
 }
