@@ -1,7 +1,7 @@
 // One gateway of the fault campaign, run as a user runs it (`node --import tsx src/main.ts`) in its
 // own process and directory: started, killed with SIGKILL, and started again with the same settings.
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { appendFileSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gatewayMain } from '../gatewayParts.ts'
@@ -22,7 +22,8 @@ export type GatewayInstance = {
   tail(): string
 }
 
-export function gatewayInstance(name: string, env: Record<string, string>): GatewayInstance {
+/** `logFile`: every line the gateway logs, across its restarts, kept for reading after the run. */
+export function gatewayInstance(name: string, env: Record<string, string>, logFile?: string): GatewayInstance {
   const cwd = mkdtempSync(join(tmpdir(), `chaos-${name}-`))
   let child: ChildProcess | undefined
   let exited: Promise<void> = Promise.resolve()
@@ -40,8 +41,13 @@ export function gatewayInstance(name: string, env: Record<string, string>): Gate
       })
       child = c
       exited = new Promise((resolve) => c.once('exit', () => resolve()))
-      c.stdout!.on('data', (d: Buffer) => (log = (log + d.toString()).slice(-20_000)))
-      c.stderr!.on('data', (d: Buffer) => (log = (log + d.toString()).slice(-20_000)))
+      const keep = (d: Buffer) => {
+        log = (log + d.toString()).slice(-20_000)
+        if (logFile) appendFileSync(logFile, d)
+      }
+      c.stdout!.on('data', keep)
+      c.stderr!.on('data', keep)
+      if (logFile) appendFileSync(logFile, `--- ${new Date().toISOString()} started ${name} ${JSON.stringify(extra)}\n`)
       const deadline = Date.now() + 60_000
       for (;;) {
         const port = /listening on 127\.0\.0\.1:(\d+)/.exec(log)?.[1]

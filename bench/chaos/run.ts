@@ -66,6 +66,8 @@ let chainRpcUrl = ''
 let orphanEvents = 0
 const phasesHit: Array<{ scenario: string; phase: Phase; instance: string; reached: boolean }> = []
 const started = performance.now()
+/** The gateways' logs, kept after the run. */
+const logDir = mkdtempSync(join(tmpdir(), 'chaos-logs-'))
 
 async function main() {
   log(`fault campaign${quick ? ' (--quick)' : ''}: seed ${seed} (CHAOS_SEED=${seed} repeats its faults), load average ${loadavg()[0]!.toFixed(2)}`)
@@ -113,7 +115,7 @@ async function main() {
   const node = async (name: string, env: Record<string, string>, db?: TcpStall): Promise<Node> => {
     const proxy = await startFaultProxy({ target: devnet.anvil.rpcUrl })
     cleanups.push(() => proxy.close())
-    const instance = gatewayInstance(name, { ...base, RPC_URLS: JSON.stringify({ [devnet.anvil.chainId]: proxy.url }), ...env })
+    const instance = gatewayInstance(name, { ...base, RPC_URLS: JSON.stringify({ [devnet.anvil.chainId]: proxy.url }), ...env }, join(logDir, `${name}.log`))
     cleanups.push(() => instance.stop())
     await instance.start(env.INSTANCE_ID ? { INSTANCE_ID: `${env.INSTANCE_ID}-0` } : {})
     return { instance, proxy, ...(db ? { db } : {}), restarts: 0 }
@@ -204,7 +206,7 @@ async function main() {
   log(`\n${exactlyOnce} of ${intents.length} intents executed exactly once, ${kills} kills, ${F} faults   (${seconds.toFixed(0)} s, seed ${seed})`)
   const file = `bench/results/chaos-${new Date().toISOString().replace(/[:.]/g, '-')}.json`
   writeFileSync(file, JSON.stringify({ quick, seed, intents: intents.length, exactlyOnce, kills, faults, orphanEvents, phasesHit, nonceProblems, stalePool: stale, unsettled, unanswered: unanswered.map((u) => ({ hash: u.hash, label: u.label, answer: u.answer, diagnosis: u.diagnosis })), wrong: wrong.map((w) => ({ ...w, times: times.get(w.hash) ?? 0, body: undefined })), seconds }, null, 2))
-  log(`wrote ${file}`)
+  log(`wrote ${file}; the gateways' logs are in ${logDir}`)
   return wrong.length === 0 && nonceProblems.length === 0 && unanswered.length === 0 && unsettled.length === 0
 }
 
