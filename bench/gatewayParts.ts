@@ -6,9 +6,9 @@ export { intentExecutorArtifact } from '../src/contracts/intentExecutorArtifact.
 export { intentValidatorArtifact } from '../src/contracts/intentValidatorArtifact.ts'
 export { toIntentTuple } from '../src/chains/evm/evmRuntime.ts'
 export { intentTypedData } from '../src/chains/evm/intentTypedData.ts'
-export { devnetAccounts } from '../src/devnet/devnetAccounts.ts'
-export { createDevClients } from '../src/devnet/deployContracts.ts'
-export { type Devnet, startDevnet } from '../src/devnet/startDevnet.ts'
-export type { Intent } from '../src/intents/intent.ts'
+export { devnetAccounts } from '../src/chains/evm/devnet/devnetAccounts.ts'
+export { createDevClients } from '../src/chains/evm/devnet/deployContracts.ts'
+export { type Devnet, startDevnet } from '../src/chains/evm/devnet/startDevnet.ts'
+export type { Intent } from '../src/ports/intent.ts'
 /** The gateway's entry point, run as a process by the fault campaign (`node --import tsx <this>`). */
 export const gatewayMain = new URL('../src/main.ts', import.meta.url).pathname

@@ -9,7 +9,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { packSbf, type SbpfVersion } from './packSbf.ts'
+import { packSbf } from './packSbf.ts'
+import type { SbpfVersion } from './sbpfProgram.ts'
 
 export const solanaProgramDir = fileURLToPath(new URL('../programs/solana/', import.meta.url))
 export const solanaProgramSource = join(solanaProgramDir, 'intent_gateway.c')

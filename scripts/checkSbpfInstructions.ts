@@ -1,7 +1,7 @@
 // Checks every instruction clang emitted against the set whose meaning the packer keeps in both
 // SBPF v0 and v3, and names any other one (mnemonic, opcode, offset) in the error that stops
 // the build.
-import type { SbpfVersion } from './packSbf.ts'
+import type { SbpfVersion } from './sbpfProgram.ts'
 
 const aluNames = ['add', 'sub', 'mul', 'div', 'or', 'and', 'lsh', 'rsh', 'neg', 'mod', 'xor', 'mov', 'arsh', 'end']
 const jmpNames = ['ja', 'jeq', 'jgt', 'jge', 'jset', 'jne', 'jsgt', 'jsge', 'call', 'exit', 'jlt', 'jle', 'jslt', 'jsle']

@@ -29,24 +29,10 @@ import { checkSbpfInstructions } from './checkSbpfInstructions.ts'
 import { readBpfObject } from './readBpfObject.ts'
 import { writeSbpfV0 } from './writeSbpfV0.ts'
 import { writeSbpfV3 } from './writeSbpfV3.ts'
+import type { LinkedProgram, SbpfVersion } from './sbpfProgram.ts'
 
 const R_BPF_64_64 = 1
 const R_BPF_64_32 = 10
-
-export type SbpfVersion = 'v0' | 'v3'
-
-/** `.text` with its internal calls resolved, and what each format's writer must still place. */
-export type LinkedProgram = {
-  text: Uint8Array
-  rodata: Uint8Array
-  entry: { name: string; value: bigint; size: bigint }
-  /** `lddw` at .text+at loads the address of this offset in .rodata. */
-  pointers: { at: number; offset: bigint }[]
-  /** `call` at .text+at is the syscall of this name. */
-  syscalls: { at: number; name: string }[]
-  /** Calls to our own functions the relocations named (clang's own relative calls aside). */
-  internalCalls: number[]
-}
 
 export function packSbf(object: Uint8Array, { entrypoint = 'entrypoint', version = 'v0' }: { entrypoint?: string; version?: SbpfVersion } = {}): Uint8Array {
   const { text, textIndex, rodata, rodataParts, entry, relocations } = readBpfObject(object, { entrypoint })

@@ -5,7 +5,7 @@
 import { registerExactEvmScheme } from '@x402/evm/exact/client'
 import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from '@x402/fetch'
 import { privateKeyToAccount } from 'viem/accounts'
-import { devnetAccounts } from '../src/devnet/devnetAccounts.ts'
+import { devnetAccounts } from '../src/chains/evm/devnet/devnetAccounts.ts'
 
 const [url, network, asset, intent] = process.argv.slice(2)
 if (!url || !network?.includes(':') || !asset || !intent) {

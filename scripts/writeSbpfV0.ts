@@ -3,7 +3,7 @@
 // 0x1_0000_0000), and a dynamic section whose relocations name the syscalls: each syscall call
 // keeps imm -1 and gets an R_BPF_64_32 relocation naming its symbol, which the loader turns into
 // the murmur3 hash of the name at load time.
-import type { LinkedProgram } from './packSbf.ts'
+import type { LinkedProgram } from './sbpfProgram.ts'
 
 const EM_BPF = 247
 const R_BPF_64_32 = 10

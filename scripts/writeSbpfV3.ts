@@ -3,7 +3,7 @@
 // murmur3 hash of its name (SIMD-0178); a call to one of our functions is `call` with src 1 and
 // an offset relative to the next instruction.
 import { murmur3 } from './murmur3.ts'
-import type { LinkedProgram } from './packSbf.ts'
+import type { LinkedProgram } from './sbpfProgram.ts'
 
 const EM_BPF = 247
 const MM_PROGRAM_START = 0x1_0000_0000n

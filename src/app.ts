@@ -2,13 +2,13 @@
 // tests build exactly what production runs.
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, LogController } from 'fastify'
 import type { Logger } from 'pino'
-import type { ChainRegistry } from './chains/createChainRegistry.ts'
-import type { Journal } from './journal/openJournal.ts'
+import type { ChainRegistry } from './intents/createChainRegistry.ts'
+import type { Journal } from './ports/journal.ts'
 import type { Redis } from 'ioredis'
 import type { InstanceDescription } from './http/routes/health/health.ts'
 import './http/gatewayContext.ts'
 import { createApiKeyCheck } from './auth/createApiKeyCheck.ts'
-import type { AuthConfig } from './config/loadConfig.ts'
+import type { AuthConfig } from './config/gatewayConfig.ts'
 import cors from '@fastify/cors'
 import { registerRateLimit } from './http/plugins/rateLimit.ts'
 import { requireApiKey } from './http/plugins/requireApiKey.ts'
@@ -151,6 +151,7 @@ export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutM
   })
 
   app.decorateRequest('apiKeyId', undefined)
+  app.decorateRequest('intentRequest', undefined)
   const keys = auth && auth.keyHashes.length > 0 ? createApiKeyCheck(auth.keyHashes) : undefined
   // The MCP tools call the intent routes in-process, as their client would.
   const caller = mcp.enabled ? createRouteCaller(app) : undefined

@@ -2,36 +2,26 @@
 // discovered), one adapter per chain checked by preflight, reconciliation of what the journal left
 // unfinished, the chain registry and the HTTP app. main.ts and the tests both build the gateway
 // through this.
-import type { InterfacesConfig } from './config/interfacesConfig.ts'
-import type { PaymentsConfig } from './config/paymentsConfig.ts'
-import type { StorageConfig } from './config/storageConfig.ts'
 import { createRedisClient } from './http/createRedisClient.ts'
 import { limitsConfig } from './config/limitsConfig.ts'
-import { createExecutionGuard, type ExecutionGuardConfig } from './intents/createExecutionGuard.ts'
+import { createExecutionGuard } from './intents/createExecutionGuard.ts'
 import { createWindowCounters } from './limits/createWindowCounters.ts'
 import { createMetricsServer } from './http/createMetricsServer.ts'
 import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import { buildApp } from './app.ts'
-import { createChainRegistry } from './chains/createChainRegistry.ts'
-import { createChainList } from './chains/discovery/createChainList.ts'
-import { resolveChains } from './chains/discovery/resolveChains.ts'
-import type { ChainAdapter } from './chains/chainAdapter.ts'
-import { createEvmAdapter } from './chains/evm/createEvmAdapter.ts'
-import type { ChainConfig, GatewayConfig } from './config/loadConfig.ts'
-import type { ChainType } from './config/parseChainId.ts'
+import { runtimes } from './runtimes.ts'
+import { createChainRegistry } from './intents/createChainRegistry.ts'
+import type { ChainAdapter } from './ports/chainAdapter.ts'
+import type { GatewaySettings } from './config/gatewaySettings.ts'
 import { ConfigError } from './errors/configError.ts'
-import { holdSoleKey } from './relayer/holdSoleKey.ts'
+import { holdSoleKey } from './chains/holdSoleKey.ts'
 import { privateKeyToAccount } from 'viem/accounts'
-import { createReconciler } from './journal/createReconciler.ts'
-import { startRetention } from './journal/startRetention.ts'
-import type { SignersConfig } from './config/signersConfig.ts'
-import { createKmsSigner } from './signers/createKmsSigner.ts'
-import { GatewayError } from './errors/gatewayError.ts'
-import type { WebhooksConfig } from './config/webhooksConfig.ts'
+import { createReconciler } from './intents/createReconciler.ts'
+import { startRetention } from './store/startRetention.ts'
 import { startWebhookDispatcher } from './webhooks/startWebhookDispatcher.ts'
-import type { Hex } from 'viem'
-import { type Journal, openJournal } from './journal/openJournal.ts'
+import { openJournal } from './store/sqlite/openJournal.ts'
+import type { Journal } from './ports/journal.ts'
 import { Registry } from 'prom-client'
 import { createMetrics, type Metrics } from './metrics/createMetrics.ts'
 
@@ -51,159 +41,36 @@ export type Gateway = {
 }
 
 export type CreateGatewayParameters = {
-  config: Pick<GatewayConfig, 'chains' | 'defaultChainId' | 'relayerPrivateKey' | 'bodyLimit' | 'receiptTimeoutMs' | 'rpcTimeoutMs' | 'production'> & {
-    /** The Sui relayer's key (`suiprivkey1…`); without it, Sui chains validate only. */
-    suiRelayerPrivateKey?: string | undefined
-    /** A funded Solana account named as fee payer of validate simulations (nothing is paid). */
-    solanaSimulationFeePayer?: string | undefined
-    /** The Solana relayer's 32-byte seed; without it, Solana chains validate only. */
-    solanaRelayerPrivateKey?: Uint8Array | undefined
-    /** x402 prices and the facilitator; without them nothing is priced. */
-    payments?: PaymentsConfig | undefined
-    /** Metrics and MCP settings; default: metrics on the API's port, MCP on. */
-    interfaces?: InterfacesConfig | undefined
-    chainList?: GatewayConfig['chainList'] | undefined
-    auth?: GatewayConfig['auth'] | undefined
-    rateLimit?: GatewayConfig['rateLimit'] | undefined
-    pollingIntervalMs?: number
-    /** Defaults to an in-memory journal (tests). */
-    journal?: GatewayConfig['journal'] | undefined
-    /** The journal in PostgreSQL, rate limits in Redis, the instance's name; default: none shared. */
-    storage?: StorageConfig | undefined
-    /** A pool of EVM relayer keys (RELAYER_PRIVATE_KEY and RELAYER_PRIVATE_KEYS); default: `relayerPrivateKey` alone. */
-    relayerPrivateKeys?: Hex[] | undefined
-    reconcileIntervalMs?: number | undefined
-    requestTimeoutMs?: number | undefined
-    idleTimeoutMs?: number | undefined
-    maxConnections?: number | undefined
-    /** Connections one client address may hold (MAX_CONNECTIONS_PER_CLIENT); default: maxConnections. */
-    maxConnectionsPerClient?: number | undefined
-    /** Proxies whose X-Forwarded-For names the client (TRUSTED_PROXIES); default: none. */
-    trustedProxies?: string[] | undefined
-    corsOrigins?: string[] | undefined
-    /** Refuse unsigned executes at once (401, 0xE5); default false: the chain decides. */
-    requireSignedIntents?: boolean | undefined
-    /** The most gas the relayer pays for one execution; default: no cap (tests). */
-    maxGasPerExecution?: number | undefined
-    /** When set, GET /metrics requires `Authorization: Bearer <token>`. */
-    metricsToken?: string | undefined
-    /** Blocks deep before an execution is final (CONFIRMATIONS); default 1. */
-    confirmations?: number | undefined
-    /** The fee ceiling (wei per gas) for re-pricing stuck executions (MAX_FEE_PER_GAS_GWEI); default: no re-pricing. */
-    maxFeePerGas?: number | undefined
-    /** Fold concurrent validator reads into Multicall3 where a chain has it (MULTICALL); default true. */
-    multicall?: boolean | undefined
-    /** Keep validator answers for the block they were read on (VALIDATE_CACHE); default false. */
-    validateCache?: boolean | undefined
-    /** Relayer keys in KMS, joined to the pool with the local keys; default: none. */
-    signers?: SignersConfig | undefined
-    /** Signed webhooks of execution events; default: none. */
-    webhooks?: WebhooksConfig | undefined
-    /** Standing after reverts and spend budgets; default: limitsConfig's defaults. */
-    limits?: ExecutionGuardConfig | undefined
-  }
+  config: GatewaySettings
   logger: Logger
 }
 
 /** Throws ConfigError when, in production, a chain's contracts are missing. */
 export async function createGateway({ config, logger }: CreateGatewayParameters): Promise<Gateway> {
-  // Discovery knows EVM chains only; the other runtimes' endpoints come from RPC_URLS.
-  const evmConfigs = config.chains.filter((c) => c.chainType === 'evm')
-  const needsDiscovery = evmConfigs.some((c) => c.rpcUrls.length === 0)
-  const chainList = needsDiscovery && config.chainList ? createChainList({ ...config.chainList, logger }) : undefined
-  const chains = await resolveChains({ chains: evmConfigs, chainList, production: config.production, logger })
-  for (const chain of chains) {
-    if (chain.readOnly && config.relayerPrivateKey) {
-      logger.warn({ chainId: chain.chainId }, `${chain.chainId} is read-only: it has no RPC_URLS, and discovered endpoints are not trusted to execute in production (validate only; set RPC_URLS to execute)`)
-    }
-  }
   const metrics = createMetrics({ registry: new Registry() })
   const databaseUrl = config.storage?.databaseUrl
   // PostgreSQL's driver is loaded only when the journal lives there.
   const journal = databaseUrl
-    ? await (await import('./journal/openPostgresJournal.ts')).openPostgresJournal({ url: databaseUrl, instanceId: config.storage?.instanceId })
+    ? await (await import('./store/postgres/openPostgresJournal.ts')).openPostgresJournal({ url: databaseUrl, instanceId: config.storage?.instanceId })
     : openJournal(config.journal ?? { path: ':memory:' })
   logger.info({ journal: journal.path, pendingExecutions: await journal.pendingCount() }, 'execution journal open')
 
   // A shared journal: the relayer keys are leased to one instance at a time.
-  const leases = databaseUrl ? (await import('./relayer/createPostgresRelayerLeases.ts')).createPostgresRelayerLeases({ url: databaseUrl, instanceId: config.storage!.instanceId, ttlMs: config.storage!.relayerLeaseTtlMs }) : undefined
-  const relayerKeys = config.relayerPrivateKeys && config.relayerPrivateKeys.length > 0 ? config.relayerPrivateKeys : config.relayerPrivateKey ? [config.relayerPrivateKey] : []
-  // Keys that never enter the process: their addresses are read from KMS at start-up.
-  const kms = config.signers?.kms
-  let remoteAccounts: Awaited<ReturnType<typeof createKmsSigner>>[]
+  const leases = databaseUrl ? (await import('./store/postgres/createPostgresRelayerLeases.ts')).createPostgresRelayerLeases({ url: databaseUrl, instanceId: config.storage!.instanceId, ttlMs: config.storage!.relayerLeaseTtlMs }) : undefined
+  // Each runtime builds the adapters of its chains (its client loaded only when one is configured).
+  const byId = new Map<string, ChainAdapter>()
+  const settlementRpcUrls = new Map<string, string>()
   try {
-    remoteAccounts = kms && kms.keyIds.length > 0 ? await Promise.all(kms.keyIds.map((keyId) => createKmsSigner({ keyId, region: kms.region!, endpoint: kms.endpoint }))) : []
-  } catch (err) {
-    await leases?.close()
-    await journal.close()
-    throw new ConfigError([`RELAYER_KMS_KEY_IDS: ${err instanceof GatewayError ? `${err.shortMessage} (${err.details})` : err instanceof Error ? err.message : String(err)}`])
-  }
-  const token = config.signers?.pkcs11
-  if (token) {
-    try {
-      // The native binding is loaded only when a token is configured.
-      const { createPkcs11Signer } = await import('./signers/createPkcs11Signer.ts')
-      remoteAccounts.push(...token.keyLabels.map((keyLabel) => createPkcs11Signer({ ...token, keyLabel })))
-    } catch (err) {
-      await leases?.close()
-      await journal.close()
-      throw new ConfigError([`RELAYER_PKCS11_KEY_LABELS: ${err instanceof Error ? err.message : String(err)}`])
+    for (const module of runtimes) {
+      const chains = config.chains.filter((c) => c.chainType === module.chainType)
+      if (chains.length === 0) continue
+      const built = await module.createChains(chains, { settings: config, logger, rpcRecorder: metrics.rpc, journal, leases, pollingIntervalMs: config.pollingIntervalMs ?? 500 })
+      for (const adapter of built.adapters) byId.set(adapter.chainId, adapter)
+      for (const [chainId, url] of built.settlementRpcUrls ?? []) settlementRpcUrls.set(chainId, url)
     }
-  }
-  if (remoteAccounts.length > 0) logger.info({ relayers: remoteAccounts.map((a) => ({ address: a.address, signer: a.backend })) }, 'relayer keys held outside the process')
-  const evmAdapters = chains.map((chain) =>
-    createEvmAdapter({
-      chain,
-      // A read-only chain gets no relayer: nothing is ever signed or sent on it.
-      relayerPrivateKey: undefined,
-      relayerPrivateKeys: chain.readOnly ? [] : relayerKeys,
-      relayerAccounts: chain.readOnly ? [] : remoteAccounts,
-      leases,
-      rpcTimeoutMs: config.rpcTimeoutMs,
-      pollingIntervalMs: config.pollingIntervalMs ?? 500,
-      logger,
-      maxGasPerExecution: config.maxGasPerExecution === undefined ? undefined : BigInt(config.maxGasPerExecution),
-      rpcRecorder: metrics.rpc,
-      confirmations: config.confirmations,
-      maxFeePerGas: config.maxFeePerGas === undefined ? undefined : BigInt(config.maxFeePerGas),
-      foldReads: config.multicall ?? true,
-      cacheAnswers: config.validateCache ?? false,
-      // Transactions of another instance of the chain (reset) hold no nonce on this one.
-      unsettledTransactions: async (relayer, chainInstance) =>
-        (await journal.pending({ chainId: chain.chainId, relayer }))
-          .filter((r) => chainInstance === undefined || r.chainInstance === undefined || r.chainInstance === chainInstance)
-          .flatMap((r) => r.transaction ?? []),
-    }),
-  )
-  // Each runtime's client is loaded only when one of its chains is configured.
-  const otherRuntimes: Record<Exclude<ChainType, 'evm'>, (chain: ChainConfig) => Promise<ChainAdapter>> = {
-    async solana(chain) {
-      const { createSolanaAdapter } = await import('./chains/solana/createSolanaAdapter.ts')
-      return createSolanaAdapter({
-        chain: { chainId: chain.chainId, reference: chain.reference, rpcUrls: chain.rpcUrls, programId: chain.validator as never, config: chain.registry as never },
-        rpcTimeoutMs: config.rpcTimeoutMs,
-        logger,
-        simulationFeePayer: config.solanaSimulationFeePayer as never,
-        relayerSecretKey: config.solanaRelayerPrivateKey,
-        rpcRecorder: metrics.rpc,
-      })
-    },
-    async sui(chain) {
-      const { createSuiAdapter } = await import('./chains/sui/createSuiAdapter.ts')
-      return createSuiAdapter({
-        chain: { chainId: chain.chainId, rpcUrl: chain.rpcUrls[0]!, packageId: chain.executor, hubId: chain.registry },
-        relayerSecretKey: config.suiRelayerPrivateKey,
-        rpcTimeoutMs: config.rpcTimeoutMs,
-        logger,
-        rpcRecorder: metrics.rpc,
-      })
-    },
-  }
-  const byId = new Map<string, ChainAdapter>(evmAdapters.map((a) => [a.chainId, a]))
-  try {
-    for (const chain of config.chains) if (chain.chainType !== 'evm') byId.set(chain.chainId, await otherRuntimes[chain.chainType](chain))
   } catch (err) {
     await Promise.all([...byId.values()].map((a) => a.close()))
+    await leases?.close()
     await journal.close()
     throw err
   }
@@ -265,13 +132,13 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
   await reconciler.runOnce()
   reconciler.start()
 
-  const registry = createChainRegistry({ adapters, defaultChainId: config.defaultChainId })
+  const registry = createChainRegistry({ adapters, defaultChainId: config.defaultChainId, runtimes: runtimes.map((r) => r.runtime) })
   metrics.observe({
     journalBacklog: () => journal.pendingCount(),
     relayerBalances: adapters.flatMap((a) => (a.relayerBalance ? [{ chain: a.chainId, read: a.relayerBalance }] : [])),
   })
   // x402's packages are loaded only when something is priced.
-  const payments = config.payments && (await (await import('./payments/startPayments.ts')).startPayments({ config: config.payments, chains, journal, rpcTimeoutMs: config.rpcTimeoutMs, logger, resolveIntervalMs: config.reconcileIntervalMs }))
+  const payments = config.payments && (await (await import('./payments/startPayments.ts')).startPayments({ config: config.payments, rpcUrls: settlementRpcUrls, journal, rpcTimeoutMs: config.rpcTimeoutMs, logger, resolveIntervalMs: config.reconcileIntervalMs }))
   const metricsEnabled = config.interfaces?.metrics.enabled ?? true
   const metricsPort = config.interfaces?.metrics.port
   const app = buildApp({

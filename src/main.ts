@@ -1,15 +1,13 @@
 // Entry point: read the configuration (starting the embedded devnet when nothing is configured
 // outside production), build the gateway, listen, and shut everything down on SIGINT/SIGTERM.
 import { existsSync } from 'node:fs'
-import { formatEther } from 'viem'
 import { limitHeapGrowth } from './config/limitHeapGrowth.ts'
-import { type GatewayConfig, loadConfig } from './config/loadConfig.ts'
+import type { GatewayConfig } from './config/gatewayConfig.ts'
+import type { RuntimeDevnet } from './config/runtimeModule.ts'
+import { loadConfig, runtimes } from './runtimes.ts'
 import { createGateway } from './createGateway.ts'
 import { hashApiKey } from './auth/createApiKeyCheck.ts'
-import { devnetAccounts } from './devnet/devnetAccounts.ts'
-import { devnetApiKey } from './devnet/devnetApiKey.ts'
-import type { Devnet } from './devnet/startDevnet.ts'
-import type { SolanaDevnet } from './devnet/solana/startSolanaDevnet.ts'
+import { devnetApiKey } from './config/devnetApiKey.ts'
 import { ConfigError } from './errors/configError.ts'
 import { createLogger } from './logging/createLogger.ts'
 
@@ -33,43 +31,41 @@ const flushLogs = () => new Promise<void>((resolve) => logger.flush(() => resolv
 // Buffered lines reach the output within a second even when traffic is low.
 setInterval(() => logger.flush(), 1000).unref()
 
-let devnet: Devnet | undefined
-let solana: SolanaDevnet | undefined
-/** Stops whichever devnet chains are running. */
+/** The devnet chains started, one per runtime that has one, stopped on the way out. */
+let devnets: RuntimeDevnet[] = []
 const stopDevnet = async () => {
-  await Promise.all([devnet?.stop(), solana?.stop()])
+  await Promise.allSettled(devnets.map((d) => d.stop()))
 }
 if (config.devnet) {
-  process.stdout.write('No chain is configured and NODE_ENV is not production: starting the embedded devnet (anvil and a LiteSVM Solana chain)...\n')
-  // The devnet's modules (LiteSVM, Solana's SDK, the demo) are loaded only here, never in production.
-  const [{ startDevnet }, { startSolanaDevnet }] = await Promise.all([import('./devnet/startDevnet.ts'), import('./devnet/solana/startSolanaDevnet.ts')])
-  const [evm, sol] = await Promise.allSettled([startDevnet(), startSolanaDevnet()])
-  if (evm.status === 'rejected' || sol.status === 'rejected') {
-    // One may have started: stop what did, then fail.
-    await Promise.allSettled([evm.status === 'fulfilled' && evm.value.stop(), sol.status === 'fulfilled' && sol.value.stop()])
-    throw evm.status === 'rejected' ? evm.reason : (sol as PromiseRejectedResult).reason
+  const starters = runtimes.flatMap((r) => (r.devnet ? [r.devnet] : []))
+  process.stdout.write(`No chain is configured and NODE_ENV is not production: starting the embedded devnet (${starters.map((d) => d.name).join(' and ')})...\n`)
+  // The devnet's modules (anvil, LiteSVM, the demo) are loaded only here, never in production.
+  const started = await Promise.allSettled(starters.map((d) => d.start()))
+  devnets = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []))
+  const failed = started.find((s) => s.status === 'rejected')
+  if (failed) {
+    // Some may have started: stop what did, then fail.
+    await stopDevnet()
+    throw failed.reason
   }
-  devnet = evm.value
-  solana = sol.value
   config = {
     ...config,
-    chains: [
-      devnet.chain,
-      { chainId: solana.chainId, chainType: 'solana', reference: solana.reference, rpcUrls: [solana.rpcUrl], executor: solana.programId, validator: solana.programId, registry: solana.config },
-    ],
-    defaultChainId: devnet.chain.chainId,
-    relayerPrivateKey: config.relayerPrivateKey ?? devnetAccounts.relayer,
-    solanaSimulationFeePayer: solana.simulationFeePayer,
-    solanaRelayerPrivateKey: config.solanaRelayerPrivateKey ?? solana.relayerSecretKey,
-    // Execute is priced in DemoDollar; the printed commands carry the devnet's API key, which is not charged.
-    payments: config.payments ?? devnet.payments,
+    chains: devnets.map((d) => d.chain),
+    defaultChainId: devnets.find((d) => d.isDefault)?.chain.chainId,
     auth: config.auth.keyHashes.length > 0 ? config.auth : { ...config.auth, keyHashes: [hashApiKey(devnetApiKey)] },
+  }
+  // What the devnet supplies (its relayer keys, its prices) fills only what the operator left unset.
+  for (const { settings } of devnets) {
+    for (const [name, value] of Object.entries(settings) as [keyof GatewayConfig, unknown][]) {
+      const mine = config[name]
+      if (mine === undefined || (Array.isArray(mine) && mine.length === 0)) config = { ...config, [name]: value }
+    }
   }
 }
 
 let gateway: Awaited<ReturnType<typeof createGateway>>
 try {
-  gateway = await createGateway({ config: { ...config, pollingIntervalMs: devnet ? 50 : config.receiptPollMs }, logger })
+  gateway = await createGateway({ config: { ...config, pollingIntervalMs: devnets.length > 0 ? 50 : config.receiptPollMs }, logger })
 } catch (err) {
   await stopDevnet()
   await flushLogs()
@@ -113,39 +109,10 @@ try {
     logger.info({ host: metricsHost, port: metricsPort }, `metrics served on ${metricsHost}:${metricsPort} (GET /metrics only)`)
   }
   await flushLogs()
-  if (devnet) {
-    const [{ demoCommands }, { solanaDemoCommands }] = await Promise.all([import('./devnet/demoCommands.ts'), import('./devnet/solana/solanaDemoCommands.ts')])
+  if (devnets.length > 0) {
     const baseUrl = `http://127.0.0.1:${port}`
-    process.stdout.write(
-      [
-        '',
-        `Intent Gateway is running on its embedded devnet at ${baseUrl} (listening on ${config.host}:${port}).`,
-        `Devnet: anvil ${devnet.anvil.rpcUrl}, chain ${devnet.chain.chainId}`,
-        `Contracts: validator ${devnet.contracts.validator}, executor ${devnet.contracts.executor}, registry ${devnet.contracts.registry}, demo counter ${devnet.contracts.counter}`,
-        `Demo sender ${devnet.demo.sender} has deposited ${formatEther(devnet.demo.deposit)} ETH; its policies: open ${devnet.demo.policies.open}, mainnet-only ${devnet.demo.policies.mainnetOnly}`,
-        `x402: execute costs 0.01 DemoDollar (${devnet.contracts.dollar}) paid to ${devnet.demo.payment.payTo}; the demo payer ${devnet.demo.payment.payer} holds 1000. Devnet API key (not charged): ${devnetApiKey}`,
-        '',
-        `Devnet: Solana (LiteSVM behind a JSON-RPC front) ${solana!.rpcUrl}, chain ${solana!.chainId}`,
-        `Program ${solana!.programId}, config account ${solana!.config}; demo sender ${solana!.demo.sender}`,
-        '',
-        'Try these (EVM):',
-        '',
-        await demoCommands({
-          baseUrl,
-          chainId: devnet.chain.reference,
-          executor: devnet.contracts.executor,
-          senderKey: devnetAccounts.sender,
-          demo: devnet.demo,
-          apiKey: devnetApiKey,
-          price: { network: devnet.chain.chainId, asset: devnet.contracts.dollar, label: '0.01 DemoDollar' },
-        }),
-        'And these (Solana):',
-        '',
-        solanaDemoCommands({ baseUrl, devnet: solana!, apiKey: devnetApiKey }),
-        'Press Ctrl-C to stop the gateway and the devnet.',
-        '',
-      ].join('\n'),
-    )
+    const parts = await Promise.all(devnets.map((d) => d.describe({ baseUrl, apiKey: devnetApiKey })))
+    process.stdout.write(['', `Intent Gateway is running on its embedded devnet at ${baseUrl} (listening on ${config.host}:${port}).`, ...parts.flatMap((p) => [p, '']), 'Press Ctrl-C to stop the gateway and the devnet.', ''].join('\n'))
   }
 } catch (err) {
   logger.error({ err }, 'could not start listening')

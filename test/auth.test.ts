@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test'
 import { keccak256, stringToHex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { hashApiKey } from '../src/auth/createApiKeyCheck.ts'
-import { devnetAccounts } from '../src/devnet/devnetAccounts.ts'
+import { devnetAccounts } from '../src/chains/evm/devnet/devnetAccounts.ts'
 import { assertCommonHeaders } from './support/assertCommonHeaders.ts'
 import { demoIntent, post, startTestGateway, startWorld, type TestGateway, type World, signedIntent } from './support/testGateway.ts'
 

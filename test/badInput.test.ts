@@ -5,7 +5,7 @@ import { connect } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { keccak256, stringToHex, toHex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { devnetAccounts } from '../src/devnet/devnetAccounts.ts'
+import { devnetAccounts } from '../src/chains/evm/devnet/devnetAccounts.ts'
 import { assertCommonHeaders } from './support/assertCommonHeaders.ts'
 import { demoIntent, post, request, startTestGateway, startWorld, type HttpResult, type TestGateway, type World } from './support/testGateway.ts'
 

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
-import { type Devnet, startDevnet } from '../src/devnet/startDevnet.ts'
+import { type Devnet, startDevnet } from '../src/chains/evm/devnet/startDevnet.ts'
 import { post, request, rpc, signedIntent, startTestGateway, type TestGateway } from './support/testGateway.ts'
 import { eventually } from './support/eventually.ts'
 

@@ -7,7 +7,7 @@ import { decodeEventLog, encodeFunctionData, type Hex, parseEther } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { demoCounterArtifact } from '../src/contracts/demoCounterArtifact.ts'
 import { intentExecutorArtifact } from '../src/contracts/intentExecutorArtifact.ts'
-import { devnetAccounts } from '../src/devnet/devnetAccounts.ts'
+import { devnetAccounts } from '../src/chains/evm/devnet/devnetAccounts.ts'
 import { assertCommonHeaders } from './support/assertCommonHeaders.ts'
 import { demoIntent, post, request, rpc, signIntent, startTestGateway, startWorld, type World } from './support/testGateway.ts'
 

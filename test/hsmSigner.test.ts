@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { parseEther } from 'viem'
-import { devnetAccounts } from '../src/devnet/devnetAccounts.ts'
+import { devnetAccounts } from '../src/chains/evm/devnet/devnetAccounts.ts'
 import { createPkcs11Signer } from '../src/signers/createPkcs11Signer.ts'
 import { assertCommonHeaders } from './support/assertCommonHeaders.ts'
 import { createSoftHsmToken, pkcs11Binding, readPrivateValue, softHsmModule, type SoftHsmToken } from './support/softHsm.ts'

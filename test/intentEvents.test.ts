@@ -3,7 +3,7 @@
 // the journal, 404 for an intent never sent. Against anvil, through real HTTP.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { devnetAccounts } from '../src/devnet/devnetAccounts.ts'
+import { devnetAccounts } from '../src/chains/evm/devnet/devnetAccounts.ts'
 import { assertCommonHeaders } from './support/assertCommonHeaders.ts'
 import { createTestDatabase, type TestDatabase } from './support/postgresDatabase.ts'
 import { post, request, rpc, signedIntent, startTestGateway, startWorld, type TestGateway, type World } from './support/testGateway.ts'

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { HttpRequestError, RpcRequestError, TimeoutError } from 'viem'
-import { createJsonRpcClient } from '../src/chains/evm/createJsonRpcClient.ts'
+import { createJsonRpcClient } from '../src/chains/createJsonRpcClient.ts'
 import { startHttpServer, type TestServer } from './support/startHttpServer.ts'
 
 describe('createJsonRpcClient', () => {

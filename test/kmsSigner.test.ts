@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { parseEther } from 'viem'
-import { devnetAccounts } from '../src/devnet/devnetAccounts.ts'
+import { devnetAccounts } from '../src/chains/evm/devnet/devnetAccounts.ts'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { createKmsSigner } from '../src/signers/createKmsSigner.ts'
 import { assertCommonHeaders } from './support/assertCommonHeaders.ts'

@@ -7,7 +7,7 @@ import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePayment
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types'
 import { privateKeyToAccount } from 'viem/accounts'
 import { demoDollarArtifact } from '../src/contracts/demoDollarArtifact.ts'
-import { devnetAccounts } from '../src/devnet/devnetAccounts.ts'
+import { devnetAccounts } from '../src/chains/evm/devnet/devnetAccounts.ts'
 import { createLogger } from '../src/logging/createLogger.ts'
 import { resolveUnresolvedPayments } from '../src/payments/resolveUnresolvedPayments.ts'
 import { newAuthorization, signCancelAuthorization, signTransferAuthorization, tokenDomain } from './support/paymentsAuthorization.ts'

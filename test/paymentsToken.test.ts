@@ -5,9 +5,9 @@ import { after, before, describe, it } from 'node:test'
 import { type Address, type Hex, parseSignature } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { demoDollarArtifact } from '../src/contracts/demoDollarArtifact.ts'
-import { createDevClients } from '../src/devnet/deployContracts.ts'
-import { devnetAccounts } from '../src/devnet/devnetAccounts.ts'
-import { type Devnet, startDevnet } from '../src/devnet/startDevnet.ts'
+import { createDevClients } from '../src/chains/evm/devnet/deployContracts.ts'
+import { devnetAccounts } from '../src/chains/evm/devnet/devnetAccounts.ts'
+import { type Devnet, startDevnet } from '../src/chains/evm/devnet/startDevnet.ts'
 import { newAuthorization, signCancelAuthorization, signTransferAuthorization, tokenDomain } from './support/paymentsAuthorization.ts'
 
 describe('DemoDollar (EIP-3009) on anvil', () => {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import fc from 'fast-check'
 import { privateKeyToAccount } from 'viem/accounts'
-import { devnetAccounts } from '../src/devnet/devnetAccounts.ts'
+import { devnetAccounts } from '../src/chains/evm/devnet/devnetAccounts.ts'
 import { demoIntent, startWorld, type World } from './support/testGateway.ts'
 
 const relayer = privateKeyToAccount(devnetAccounts.relayer).address

@@ -5,9 +5,9 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { Hex } from 'viem'
-import { createDevClients } from '../src/devnet/deployContracts.ts'
+import { createDevClients } from '../src/chains/evm/devnet/deployContracts.ts'
 import { intentExecutorArtifact } from '../src/contracts/intentExecutorArtifact.ts'
-import { type Devnet, startDevnet } from '../src/devnet/startDevnet.ts'
+import { type Devnet, startDevnet } from '../src/chains/evm/devnet/startDevnet.ts'
 import { post, request, rpc, signedIntent, startTestGateway, type TestGateway } from './support/testGateway.ts'
 import { eventually } from './support/eventually.ts'
 

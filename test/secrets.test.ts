@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { startDevnet } from '../src/devnet/startDevnet.ts'
+import { startDevnet } from '../src/chains/evm/devnet/startDevnet.ts'
 import { runGateway, waitFor } from './support/runGateway.ts'
-import { demoIntent, type HttpResult, post, request, rpc, signedIntent } from './support/testGateway.ts'
+import { type HttpResult, post, request, rpc, signedIntent } from './support/testGateway.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'secrets-test-'))
 after(() => rmSync(dir, { recursive: true, force: true }))

@@ -8,9 +8,9 @@ import { describe, it } from 'node:test'
 import { createHash } from 'node:crypto'
 import { AccountRole, type Address, createKeyPairSignerFromPrivateKeyBytes, getAddressEncoder, getProgramDerivedAddress } from '@solana/kit'
 import { solanaProgramFile } from '../scripts/buildSolanaProgram.ts'
-import { loaderV3 } from '../src/devnet/solana/deployWithLoaderV3.ts'
-import { startSolanaDevnet } from '../src/devnet/solana/startSolanaDevnet.ts'
-import type { Intent } from '../src/intents/intent.ts'
+import { loaderV3 } from '../src/chains/solana/devnet/deployWithLoaderV3.ts'
+import { startSolanaDevnet } from '../src/chains/solana/devnet/startSolanaDevnet.ts'
+import type { Intent } from '../src/ports/intent.ts'
 import { startSolanaSvm } from './support/solanaSvm.ts'
 
 const show = (v: unknown) => JSON.stringify(v, (_, x) => (typeof x === 'bigint' ? x.toString() : x))

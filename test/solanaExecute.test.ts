@@ -8,7 +8,7 @@ import { type Address, type Instruction, type KeyPairSigner, generateKeyPairSign
 import { buildSolanaProgram, sbpfVersions, solanaProgramFile } from '../scripts/buildSolanaProgram.ts'
 import { ed25519Instruction, ed25519Program } from '../src/chains/solana/intentGatewayProgram.ts'
 import { createSolanaRuntime } from '../src/chains/solana/solanaRuntime.ts'
-import type { Intent, IntentAccountMeta } from '../src/intents/intent.ts'
+import type { Intent, IntentAccountMeta } from '../src/ports/intent.ts'
 import { type SolanaSvm, type SvmOutcome, startSolanaSvm } from './support/solanaSvm.ts'
 
 const show = (v: unknown) => JSON.stringify(v, (_, x) => (typeof x === 'bigint' ? x.toString() : x))

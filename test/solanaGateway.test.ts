@@ -20,9 +20,9 @@ import {
   setTransactionMessageFeePayer,
   setTransactionMessageLifetimeUsingBlockhash,
 } from '@solana/kit'
-import type { Intent } from '../src/intents/intent.ts'
-import { solanaDemoCommands } from '../src/devnet/solana/solanaDemoCommands.ts'
-import type { SolanaDevnet } from '../src/devnet/solana/startSolanaDevnet.ts'
+import type { Intent } from '../src/ports/intent.ts'
+import { solanaDemoCommands } from '../src/chains/solana/devnet/solanaDemoCommands.ts'
+import type { SolanaDevnet } from '../src/chains/solana/devnet/startSolanaDevnet.ts'
 import { assertCommonHeaders } from './support/assertCommonHeaders.ts'
 import { type SolanaGateway, solanaAdapterFor, startSolanaDevnet, startSolanaGateway } from './support/solanaGateway.ts'
 import { post, request, type HttpResult } from './support/testGateway.ts'

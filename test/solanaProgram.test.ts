@@ -8,7 +8,7 @@ import { AccountRole, type Address, type KeyPairSigner, generateKeyPairSigner, l
 import { buildSolanaProgram, sbpfVersions, solanaProgramFile } from '../scripts/buildSolanaProgram.ts'
 import { canonicalIntentBytes } from '../src/chains/solana/canonicalIntentBytes.ts'
 import { createSolanaRuntime } from '../src/chains/solana/solanaRuntime.ts'
-import type { Intent } from '../src/intents/intent.ts'
+import type { Intent } from '../src/ports/intent.ts'
 import { type SolanaSvm, startSolanaSvm } from './support/solanaSvm.ts'
 
 const show = (v: unknown) => JSON.stringify(v, (_, x) => (typeof x === 'bigint' ? x.toString() : x))

@@ -4,7 +4,7 @@
 // (it cannot be compiled or run on these machines; the stand-in scripts its answers).
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { loadConfig } from '../src/config/loadConfig.ts'
+import { loadConfig } from '../src/runtimes.ts'
 import { createGateway, type Gateway } from '../src/createGateway.ts'
 import { encodeSuiIntent } from '../src/chains/sui/encodeSuiIntent.ts'
 import { suiRuntime } from '../src/chains/sui/suiRuntime.ts'

@@ -7,10 +7,10 @@ import { GrpcTypes } from '@mysten/sui/grpc'
 import { after, before, beforeEach, describe, it } from 'node:test'
 import { TransactionDataBuilder } from '@mysten/sui/transactions'
 import { verifyTransactionSignature } from '@mysten/sui/verify'
-import type { Intent } from '../src/intents/intent.ts'
-import type { SignedExecution } from '../src/chains/chainAdapter.ts'
+import type { Intent } from '../src/ports/intent.ts'
+import type { SignedExecution } from '../src/ports/chainAdapter.ts'
 import { encodeSuiIntent } from '../src/chains/sui/encodeSuiIntent.ts'
-import { suiSignedTransaction } from '../src/chains/sui/createSuiAdapter.ts'
+import { suiSignedTransaction } from '../src/chains/sui/suiSignedTransaction.ts'
 import { startSuiWorld, suiRelayer, suiSender, type SuiWorld } from './support/suiGateway.ts'
 
 const b64 = (bytes: Uint8Array | number[]) => Buffer.from(bytes).toString('base64')

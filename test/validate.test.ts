@@ -3,12 +3,12 @@
 import assert from 'node:assert/strict'
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test'
 import { parseEther, toFunctionSelector } from 'viem'
-import { derivePolicyId, saltOf } from '../src/devnet/derivePolicyId.ts'
-import { devnetAccounts } from '../src/devnet/devnetAccounts.ts'
+import { derivePolicyId, saltOf } from '../src/chains/derivePolicyId.ts'
+import { devnetAccounts } from '../src/chains/evm/devnet/devnetAccounts.ts'
 import { privateKeyToAccount } from 'viem/accounts'
 import { assertCommonHeaders } from './support/assertCommonHeaders.ts'
 import { deposit, writePolicy } from './support/policies.ts'
-import { createDevClients } from '../src/devnet/deployContracts.ts'
+import { createDevClients } from '../src/chains/evm/devnet/deployContracts.ts'
 import { demoIntent, post, rpc, signedIntent, snapshot, startTestGateway, startWorld, type World } from './support/testGateway.ts'
 
 describe('POST /intents/validate', () => {

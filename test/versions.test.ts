@@ -5,8 +5,8 @@ import { readFileSync } from 'node:fs'
 import { after, before, describe, it } from 'node:test'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../src/app.ts'
-import { createChainRegistry } from '../src/chains/createChainRegistry.ts'
-import { openJournal } from '../src/journal/openJournal.ts'
+import { createChainRegistry } from '../src/intents/createChainRegistry.ts'
+import { openJournal } from '../src/store/sqlite/openJournal.ts'
 import { quietLogger } from './support/solanaGateway.ts'
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }

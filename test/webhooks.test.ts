@@ -12,11 +12,11 @@ import { after, before, describe, it } from 'node:test'
 import { Webhook } from 'standardwebhooks'
 import type { WebhooksConfig } from '../src/config/webhooksConfig.ts'
 import { webhooksConfig } from '../src/config/webhooksConfig.ts'
-import { devnetAccounts } from '../src/devnet/devnetAccounts.ts'
+import { devnetAccounts } from '../src/chains/evm/devnet/devnetAccounts.ts'
 import { eventually } from './support/eventually.ts'
 import { chainEnv, startGatewayProcess } from './support/gatewayProcess.ts'
 import { createTestDatabase, type TestDatabase } from './support/postgresDatabase.ts'
-import { post, signedIntent, startTestGateway, startWorld, type TestGateway, type World } from './support/testGateway.ts'
+import { post, signedIntent, startTestGateway, startWorld, type World } from './support/testGateway.ts'
 
 const secret = `whsec_${randomBytes(32).toString('base64')}`
 const verifier = new Webhook(secret)

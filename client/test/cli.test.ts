@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { parseEther } from 'viem'
 import { hashApiKey } from '../../src/auth/createApiKeyCheck.ts'
-import { devnetAccounts } from '../../src/devnet/devnetAccounts.ts'
+import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { demoIntent, post, rpc, signIntent, startTestGateway, startWorld, type TestGateway, type World } from '../../test/support/testGateway.ts'
 
 const bin = resolve(import.meta.dirname, '../bin/intent-gateway.js')

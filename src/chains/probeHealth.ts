@@ -1,8 +1,8 @@
 // One health probe for every runtime: how long the chain takes to name its latest block (or slot,
 // or checkpoint), or what went wrong, in the shape GET /health shows.
-import type { ChainType } from '../config/parseChainId.ts'
+import type { ChainType } from '../ports/chainId.ts'
 import type { GatewayError } from '../errors/gatewayError.ts'
-import type { ChainHealth } from './chainAdapter.ts'
+import type { ChainHealth } from '../ports/chainAdapter.ts'
 
 export type ProbeHealthParameters = {
   chainId: string

@@ -2,8 +2,27 @@
 // reverts a sender, a client or a target may cause in a window, and what the relayer may spend per
 // client and per chain. Reads its own variables and reports its own problems, for loadConfig to
 // compose with the others.
-import type { ExecutionGuardConfig } from '../intents/createExecutionGuard.ts'
 import { readInteger } from './readInteger.ts'
+
+/** Standing after on-chain reverts and the spend budgets (docs/api-contract.md §14): what intents/createExecutionGuard.ts enforces. */
+export type ExecutionGuardConfig = {
+  /** The window every count covers (STANDING_WINDOW_MS). */
+  windowMs: number
+  /** Reverts of one sender's intents in the window before its executes are refused (0: no limit). */
+  maxRevertsPerSender: number
+  /** Reverts of one client's (API key's, payer's or address's) executes in the window (0: no limit). */
+  maxRevertsPerClient: number
+  /** A target is judged only once it had this many attempts in the window. */
+  targetMinAttempts: number
+  /** The share of a target's attempts that may revert (0–1; 0: no limit). */
+  targetMaxRevertShare: number
+  /** Targets never refused for their reverts (lower-case where hex). */
+  targetAllowlist: readonly string[]
+  /** What the relayer may spend for one client per chain in the window, in the chain's smallest unit (0: no budget). */
+  gasBudgetPerClient: number
+  /** What the relayer may spend on one chain in the window, in its smallest unit (0: no budget): the circuit breaker. */
+  relayerSpendBudget: number
+}
 
 export type LimitsConfigResult = { value: ExecutionGuardConfig; problems: string[] }
 

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { describe, it } from 'node:test'
 import { ConfigError } from '../errors/configError.ts'
 import { solanaRuntime } from '../chains/solana/solanaRuntime.ts'
-import { loadConfig } from './loadConfig.ts'
+import { loadConfig } from '../runtimes.ts'
 
 const solanaRuntimeMessage = (value: string) => solanaRuntime.checkAddress(value)
 
@@ -223,8 +223,9 @@ describe('loadConfig', () => {
         'RPC_URLS: chain sui:mainnet needs an endpoint (only EVM chains are discovered)',
         'sui:other: a Sui chain id is one of sui:mainnet, sui:testnet, sui:devnet, sui:localnet',
         'RPC_URLS: chain sui:other needs an endpoint (only EVM chains are discovered)',
-        'SUI_RELAYER_PRIVATE_KEY: must be an Ed25519 key in the form `sui keytool export` prints (suiprivkey1...)',
+        // Each runtime reads its own settings, in the order of src/runtimes.ts.
         `SOLANA_SIMULATION_FEE_PAYER: ${solanaRuntimeMessage('nope')}`,
+        'SUI_RELAYER_PRIVATE_KEY: must be an Ed25519 key in the form `sui keytool export` prints (suiprivkey1...)',
       ],
     )
   })

@@ -2,137 +2,34 @@
 // Every problem is collected and reported together; nothing else in the code reads process.env.
 import { readBoolean } from './readBoolean.ts'
 import { readInteger } from './readInteger.ts'
-import { devnetApiKey } from '../devnet/devnetApiKey.ts'
-import { type InterfacesConfig, interfacesConfig } from './interfacesConfig.ts'
+import { devnetApiKey } from './devnetApiKey.ts'
+import { interfacesConfig } from './interfacesConfig.ts'
 import { limitsConfig } from './limitsConfig.ts'
-import { type WebhooksConfig, webhooksConfig } from './webhooksConfig.ts'
-import { type SignersConfig, signersConfig } from './signersConfig.ts'
-import type { ExecutionGuardConfig } from '../intents/createExecutionGuard.ts'
-import { type StorageConfig, storageConfig } from './storageConfig.ts'
-import { type PaymentsConfig, parsePaymentsConfig } from './paymentsConfig.ts'
-import { solanaRelayerKey } from './solanaRelayerKey.ts'
+import { webhooksConfig } from './webhooksConfig.ts'
+import { signersConfig } from './signersConfig.ts'
+import { storageConfig } from './storageConfig.ts'
+import { parsePaymentsConfig } from './paymentsConfig.ts'
 import { readTrustedProxies } from './readTrustedProxies.ts'
-import { type Address, type Hex, isAddress, isHex } from 'viem'
-import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts'
+import { privateKeyToAccount } from 'viem/accounts'
 import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { readSuiRelayerKey } from './suiRelayerKey.ts'
 import { hashApiKey } from '../auth/createApiKeyCheck.ts'
-import { solanaRuntime } from '../chains/solana/solanaRuntime.ts'
-import { suiRuntime } from '../chains/sui/suiRuntime.ts'
 import { ConfigError } from '../errors/configError.ts'
-import { type ChainType, parseChainId } from './parseChainId.ts'
+import { parseChainId } from '../ports/chainId.ts'
+import type { AuthConfig, ChainConfig, Env, GatewayConfig } from './gatewayConfig.ts'
+import type { RuntimeModule, RuntimeSettings } from './runtimeModule.ts'
 
-export type ChainConfig = {
-  /** Canonical CAIP-2 id, e.g. `eip155:84532`. */
-  chainId: string
-  chainType: ChainType
-  /** The id within its namespace (`84532`). */
-  reference: string
-  /** From RPC_URLS; empty when the endpoints are to be discovered (EVM only). */
-  rpcUrls: string[]
-  /** Addresses in the runtime's own form: EVM 0x + 40 hex, Solana base58 (program id, config account), Sui 0x + 64 hex (package, hub). */
-  executor: string
-  validator: string
-  registry: string
-}
-
-export type GatewayConfig = {
-  nodeEnv: string
-  production: boolean
-  host: string
-  port: number
-  logLevel: string
-  /** True when nothing is configured and the gateway should start its embedded devnet. */
-  devnet: boolean
-  chains: ChainConfig[]
-  defaultChainId: string | undefined
-  relayerPrivateKey: Hex | undefined
-  /** Every EVM relayer key (RELAYER_PRIVATE_KEY, then RELAYER_PRIVATE_KEYS): a pool, each key its own nonce sequence. */
-  relayerPrivateKeys: Hex[]
-  /** The Sui relayer's key (`suiprivkey1…`); without it, Sui chains validate only. */
-  suiRelayerPrivateKey: string | undefined
-  /** The Solana relayer's 32-byte seed (SOLANA_RELAYER_PRIVATE_KEY); without it, Solana chains validate only. */
-  solanaRelayerPrivateKey: Uint8Array | undefined
-  /** x402 prices, facilitator and who pays (config/paymentsConfig.ts); undefined: nothing is priced. */
-  payments: PaymentsConfig | undefined
-  /** Metrics (on or off, their own port, the token) and the MCP server: config/interfacesConfig.ts. */
-  interfaces: InterfacesConfig
-  /** The shared journal (PostgreSQL), shared rate limits (Redis) and the instance's name: config/storageConfig.ts. */
-  storage: StorageConfig
-  /** Standing after on-chain reverts and the spend budgets: config/limitsConfig.ts. */
-  limits: ExecutionGuardConfig
-  /** Relayer keys held outside the process (config/signersConfig.ts). */
-  signers: SignersConfig
-  /** Signed webhooks of execution events (config/webhooksConfig.ts); undefined: none. */
-  webhooks: WebhooksConfig | undefined
-  /** A funded Solana account named as fee payer of validate simulations (nothing is signed or paid). */
-  solanaSimulationFeePayer: string | undefined
-  bodyLimit: number
-  receiptTimeoutMs: number
-  rpcTimeoutMs: number
-  /** How often the block watch reads each chain's head while executions wait for their receipts. */
-  receiptPollMs: number
-  auth: AuthConfig
-  /** Requests per window per client (API key, else address); 0 turns the limit off. */
-  rateLimit: { max: number; windowMs: number }
-  chainList: { url: string; timeoutMs: number; ttlMs: number; cacheFile: string }
-  /** The execution journal: an SQLite file, or `:memory:` (the devnet's default: its chain dies with it). */
-  journal: { path: string; synchronous: 'full' | 'normal' }
-  /** How often unsettled journal records are checked against their chain. */
-  reconcileIntervalMs: number
-  /** How long SIGTERM waits for requests in flight before cutting them. */
-  shutdownTimeoutMs: number
-  /** How long a client may take to send a whole request before 408. */
-  requestTimeoutMs: number
-  /** How long a connection with no request in progress (before its first, between keep-alive requests) stays open. */
-  idleTimeoutMs: number
-  /** How many client connections may be open at once; more are refused at accept. */
-  maxConnections: number
-  /** How many of those one client address (an IPv6 client by its /64) may hold; a trusted proxy's are not capped. */
-  maxConnectionsPerClient: number
-  /** Proxies (IPs, CIDRs) whose X-Forwarded-For names the client (TRUSTED_PROXIES); empty: none. */
-  trustedProxies: string[]
-  /** Browser origins allowed to call the gateway (CORS); empty: no CORS headers at all. `*` allows any. */
-  corsOrigins: string[]
-  /** Refuse unsigned execute requests at once (401, 0xE5): production, unless ALLOW_UNSIGNED_INTENTS. */
-  requireSignedIntents: boolean
-  /** The most gas the relayer pays for one execution; above it, 422 (0x06). */
-  maxGasPerExecution: number
-  /** When set, GET /metrics requires `Authorization: Bearer <token>`. */
-  metricsToken: string | undefined
-  /** Blocks deep (1 = in the latest block) before an execution is reported final (CONFIRMATIONS). */
-  confirmations: number
-  /** The most the relayer pays per gas, in wei (a safe integer: at most 10^14), when it re-prices a stuck execution (MAX_FEE_PER_GAS_GWEI); undefined: never re-priced. */
-  maxFeePerGas: number | undefined
-  /** Fold concurrent validator reads into one Multicall3 call where a chain has it (MULTICALL, default true). */
-  multicall: boolean
-  /** Keep validator answers for the block they were read on (VALIDATE_CACHE, default false). */
-  validateCache: boolean
-  /**
-   * How far (percent) V8 lets the JavaScript heap grow past what the last full collection kept
-   * before the next one (HEAP_GROWING_PERCENT, default 50; 0: V8's own, which lets it grow several times over).
-   */
-  heapGrowingPercent: number
-}
-
-export type AuthConfig = {
-  /** SHA-256 hashes of the API keys; the keys themselves are not kept. */
-  keyHashes: Buffer[]
-  /** Whether validate needs a key too (execute always does once keys are configured). */
-  requireForValidate: boolean
-}
-
-export type Env = Record<string, string | undefined>
 
 const chainVariables = ['EXECUTOR_ADDRESSES', 'VALIDATOR_ADDRESSES', 'REGISTRY_ADDRESSES', 'RPC_URLS'] as const
 const addressVariables = ['EXECUTOR_ADDRESSES', 'VALIDATOR_ADDRESSES', 'REGISTRY_ADDRESSES'] as const
 export const defaultChainListUrl = 'https://chainlist.org/rpcs.json'
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
-/** The mnemonic behind anvil's funded accounts: public, so never a production relayer. */
-const devnetMnemonic = 'test test test test test test test test test test test junk'
 
-export function loadConfig(env: Env): GatewayConfig {
+/**
+ * `runtimes`: the runtime modules (src/runtimes.ts); each reads its own settings and judges its own
+ * chain ids and contract addresses.
+ */
+export function loadConfig(env: Env, runtimes: readonly RuntimeModule[]): GatewayConfig {
   const problems: string[] = []
   const nodeEnv = env.NODE_ENV?.trim() || 'development'
   const production = nodeEnv === 'production'
@@ -143,7 +40,7 @@ export function loadConfig(env: Env): GatewayConfig {
   const logLevel = env.LOG_LEVEL?.trim() || 'info'
   if (!logLevels.includes(logLevel)) problems.push(`LOG_LEVEL: "${logLevel}" is not one of ${logLevels.join(', ')}`)
 
-  const chains = devnet ? [] : readChains(env, problems)
+  const chains = devnet ? [] : readChains(env, runtimes, problems)
 
   let defaultChainId: string | undefined
   if (env.DEFAULT_CHAIN_ID?.trim()) {
@@ -154,11 +51,11 @@ export function loadConfig(env: Env): GatewayConfig {
     } else defaultChainId = parsed.caip2
   }
 
-  const relayerPrivateKeys = readRelayerKeys(env, production, problems)
+  const settingsByRuntime = runtimes.map((r) => [r.chainType, r.readSettings(env, { production, problems })] as const)
+  const { options: _, ...runtimeSettings }: RuntimeSettings = Object.assign({}, ...settingsByRuntime.map(([, settings]) => settings))
+  const runtimeOptions = Object.fromEntries(settingsByRuntime.flatMap(([chainType, { options }]) => (options === undefined ? [] : [[chainType, options]])))
+  const relayerPrivateKeys = runtimeSettings.relayerPrivateKeys ?? []
   const relayerPrivateKey = relayerPrivateKeys[0]
-  const suiRelayerPrivateKey = readSuiRelayerKey(env, problems)
-  const solanaRelayer = solanaRelayerKey(env.SOLANA_RELAYER_PRIVATE_KEY, { production })
-  if (!solanaRelayer.ok) problems.push(solanaRelayer.problem)
   const payments = parsePaymentsConfig(env, { relayerPrivateKey, chainIds: devnet ? undefined : chains.map((c) => c.chainId), problems })
   const facilitator = payments?.facilitator
   if (facilitator?.kind === 'local' && relayerPrivateKeys.slice(1).some((k) => privateKeyToAccount(k).address === privateKeyToAccount(facilitator.privateKey).address)) {
@@ -174,11 +71,6 @@ export function loadConfig(env: Env): GatewayConfig {
   problems.push(...signers.problems)
   const webhooks = webhooksConfig(env, { production })
   problems.push(...webhooks.problems)
-  const solanaSimulationFeePayer = env.SOLANA_SIMULATION_FEE_PAYER?.trim() || undefined
-  if (solanaSimulationFeePayer) {
-    const problem = solanaRuntime.checkAddress(solanaSimulationFeePayer)
-    if (problem) problems.push(`SOLANA_SIMULATION_FEE_PAYER: ${problem}`)
-  }
 
   const bodyLimit = readInteger(env, 'BODY_LIMIT', { min: 1024, max: 16 * 1024 * 1024, fallback: 64 * 1024 }, problems)
   const receiptTimeoutMs = readInteger(env, 'RECEIPT_TIMEOUT_MS', { min: 0, max: 600_000, fallback: 30_000 }, problems)
@@ -186,7 +78,7 @@ export function loadConfig(env: Env): GatewayConfig {
   const receiptPollMs = readInteger(env, 'RECEIPT_POLL_MS', { min: 10, max: 60_000, fallback: 200 }, problems)
   const rateLimitMax = readInteger(env, 'RATE_LIMIT_MAX', { min: 0, max: 10_000_000, fallback: 0 }, problems)
   const rateLimitWindowMs = readInteger(env, 'RATE_LIMIT_WINDOW_MS', { min: 100, max: 3_600_000, fallback: 60_000 }, problems)
-  const auth = readAuth(env, production, relayerPrivateKey !== undefined || signers.value.kms.keyIds.length > 0 || signers.value.pkcs11 !== undefined || solanaRelayer.ok && solanaRelayer.key !== undefined || suiRelayerPrivateKey !== undefined, problems)
+  const auth = readAuth(env, production, runtimes.some((r) => r.hasRelayer({ ...runtimeSettings, signers: signers.value })), problems)
   const chainListUrl = env.CHAINLIST_URL?.trim() || defaultChainListUrl
   const urlProblem = checkRpcUrl(chainListUrl)
   if (urlProblem) problems.push(`CHAINLIST_URL: ${urlProblem}`)
@@ -226,15 +118,15 @@ export function loadConfig(env: Env): GatewayConfig {
     defaultChainId,
     relayerPrivateKey,
     relayerPrivateKeys,
-    suiRelayerPrivateKey,
-    solanaRelayerPrivateKey: solanaRelayer.ok ? solanaRelayer.key : undefined,
+    suiRelayerPrivateKey: runtimeSettings.suiRelayerPrivateKey,
+    solanaRelayerPrivateKey: runtimeSettings.solanaRelayerPrivateKey,
     payments,
     interfaces: interfaces.value,
     storage: storage.value,
     limits: limits.value,
     webhooks: webhooks.value,
     signers: signers.value,
-    solanaSimulationFeePayer,
+    solanaSimulationFeePayer: runtimeSettings.solanaSimulationFeePayer,
     bodyLimit: bodyLimit!,
     receiptTimeoutMs: receiptTimeoutMs!,
     rpcTimeoutMs: rpcTimeoutMs!,
@@ -259,6 +151,7 @@ export function loadConfig(env: Env): GatewayConfig {
     multicall,
     validateCache,
     heapGrowingPercent: heapGrowingPercent!,
+    runtimeOptions,
   }
 }
 
@@ -274,8 +167,8 @@ function readGwei(env: Env, name: string, bounds: { max: number; fallback: strin
   return wei === 0n ? undefined : Number(wei)
 }
 
-function readChains(env: Env, problems: string[]): ChainConfig[] {
-  const maps = Object.fromEntries(addressVariables.map((name) => [name, readChainMap(env, name, problems)])) as Record<
+function readChains(env: Env, runtimes: readonly RuntimeModule[], problems: string[]): ChainConfig[] {
+  const maps = Object.fromEntries(addressVariables.map((name) => [name, readChainMap(env, name, runtimes, problems)])) as Record<
     (typeof addressVariables)[number],
     Map<string, string | null> | undefined
   >
@@ -290,14 +183,17 @@ function readChains(env: Env, problems: string[]): ChainConfig[] {
   const chains: ChainConfig[] = []
   for (const chainId of [...ids].sort()) {
     const parsed = parseChainId(chainId) as Exclude<ReturnType<typeof parseChainId>, string>
-    const chainType = parsed.chainType
-    if (!chainType) {
-      problems.push(`${chainId}: the ${parsed.namespace} namespace is not a runtime this gateway serves (eip155, solana or sui)`)
+    const module = runtimes.find((r) => r.namespace === parsed.namespace)
+    if (!module) {
+      problems.push(`${chainId}: the ${parsed.namespace} namespace is not a runtime this gateway serves (${listed(runtimes.map((r) => r.namespace))})`)
       continue
     }
-    if (chainType === 'sui' && !suiNetworks.includes(parsed.reference)) problems.push(`${chainId}: a Sui chain id is one of ${suiNetworks.map((n) => `sui:${n}`).join(', ')}`)
-    // Only EVM chains are found in the chain list.
-    if (chainType !== 'evm' && !rpcUrls.has(chainId)) problems.push(`RPC_URLS: chain ${chainId} needs an endpoint (only EVM chains are discovered)`)
+    const chainType = module.chainType
+    const referenceProblem = module.checkReference?.(parsed.reference)
+    if (referenceProblem) problems.push(`${chainId}: ${referenceProblem}`)
+    if (!module.discoversEndpoints && !rpcUrls.has(chainId)) {
+      problems.push(`RPC_URLS: chain ${chainId} needs an endpoint (only ${listed(runtimes.filter((r) => r.discoversEndpoints).map((r) => r.name))} chains are discovered)`)
+    }
     const get = (name: (typeof addressVariables)[number], what: string) => {
       const map = maps[name]
       const value = map?.get(chainId)
@@ -314,9 +210,9 @@ function readChains(env: Env, problems: string[]): ChainConfig[] {
         chainType,
         reference: parsed.reference,
         rpcUrls: rpcUrls.get(chainId) ?? [],
-        executor: executor as Address,
-        validator: validator as Address,
-        registry: registry as Address,
+        executor,
+        validator,
+        registry,
       })
     }
   }
@@ -372,7 +268,7 @@ function readJsonObject(env: Env, name: string, what: string, problems: string[]
  * Reads a JSON object of chain id -> value; keys come back in canonical CAIP-2 form, and entries
  * whose value was invalid (and reported) as null.
  */
-function readChainMap(env: Env, name: (typeof addressVariables)[number], problems: string[]): Map<string, string | null> | undefined {
+function readChainMap(env: Env, name: (typeof addressVariables)[number], runtimes: readonly RuntimeModule[], problems: string[]): Map<string, string | null> | undefined {
   if (!env[name]?.trim()) {
     problems.push(`${name}: required (a JSON object of chain id -> contract address)`)
     return undefined
@@ -390,32 +286,18 @@ function readChainMap(env: Env, name: (typeof addressVariables)[number], problem
       problems.push(`${name}: chain ${id.caip2} appears twice (as a decimal id and as CAIP-2)`)
       continue
     }
-    const problem = typeof value !== 'string' ? 'must be a string' : addressChecks[id.chainType ?? 'evm'](value)
+    // A namespace no runtime serves is reported once, by readChains.
+    const module = runtimes.find((r) => r.namespace === id.namespace)
+    const problem = typeof value !== 'string' ? 'must be a string' : module?.checkContractAddress(value)
     if (problem) problems.push(`${name}: chain ${key}: ${problem}`)
     map.set(id.caip2, problem ? null : (value as string))
   }
   return map
 }
 
-const suiNetworks = ['mainnet', 'testnet', 'devnet', 'localnet']
-
-/** Each runtime's address form, for the contract maps (the message names the value, cut short). */
-const addressChecks: Record<ChainType, (value: string) => string | undefined> = {
-  evm: checkEvmAddress,
-  solana: (value) => {
-    const problem = solanaRuntime.checkAddress(value)
-    return problem && `"${value.slice(0, 50)}" ${problem}`
-  },
-  sui: (value) => {
-    const problem = suiRuntime.checkAddress(value)
-    return problem && `"${value.slice(0, 70)}" ${problem}`
-  },
-}
-
-function checkEvmAddress(value: string): string | undefined {
-  if (!/^0x[0-9a-fA-F]{40}$/.test(value)) return `"${value.slice(0, 50)}" is not an address (0x followed by 40 hex digits)`
-  if (!isAddress(value, { strict: true })) return `"${value}" has mixed case but is not a valid EIP-55 checksum`
-  return undefined
+/** `a, b or c`. */
+function listed(items: readonly string[]): string {
+  return items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} or ${items.at(-1)}`
 }
 
 function checkRpcUrl(value: string): string | undefined {
@@ -430,46 +312,6 @@ function checkRpcUrl(value: string): string | undefined {
   return undefined
 }
 
-/**
- * RELAYER_PRIVATE_KEY and RELAYER_PRIVATE_KEYS (comma-separated: a pool of keys, each its own
- * nonce sequence): the EVM relayer keys, in that order, each key once.
- */
-function readRelayerKeys(env: Env, production: boolean, problems: string[]): Hex[] {
-  const keys: Hex[] = []
-  const seen = new Set<string>()
-  const one = env.RELAYER_PRIVATE_KEY?.trim()
-  const many = (env.RELAYER_PRIVATE_KEYS ?? '').split(',').map((k) => k.trim()).filter(Boolean)
-  for (const [name, raw, position] of [...(one ? [['RELAYER_PRIVATE_KEY', one, ''] as const] : []), ...many.map((raw, i) => ['RELAYER_PRIVATE_KEYS', raw, ` (key ${i + 1})`] as const)]) {
-    const key = readRelayerKey(raw, `${name}${position}`, production, problems)
-    if (!key) continue
-    const address = privateKeyToAccount(key).address
-    if (seen.has(address)) continue
-    seen.add(address)
-    keys.push(key)
-  }
-  return keys
-}
-
-function readRelayerKey(raw: string, name: string, production: boolean, problems: string[]): Hex | undefined {
-  const key = (raw.startsWith('0x') ? raw : `0x${raw}`) as Hex
-  // Never echo the value, not even part of it.
-  if (!isHex(key) || key.length !== 66) {
-    problems.push(`${name}: must be 32 bytes written as 64 hex digits (optionally 0x-prefixed)`)
-    return undefined
-  }
-  let address: Address
-  try {
-    address = privateKeyToAccount(key).address
-  } catch {
-    problems.push(`${name}: is not a valid secp256k1 private key`)
-    return undefined
-  }
-  if (production && isDevnetAccount(address)) {
-    problems.push(`${name}: is one of the public devnet keys and is refused when NODE_ENV=production`)
-    return undefined
-  }
-  return key
-}
 
 /**
  * API_KEYS: comma-separated keys (at least 16 characters each), or their SHA-256 hashes written
@@ -495,13 +337,6 @@ function readAuth(env: Env, production: boolean, hasRelayer: boolean, problems: 
   return { keyHashes, requireForValidate }
 }
 
-
-function isDevnetAccount(address: Address): boolean {
-  for (let addressIndex = 0; addressIndex < 10; addressIndex++) {
-    if (mnemonicToAccount(devnetMnemonic, { addressIndex }).address === address) return true
-  }
-  return false
-}
 
 /** CORS_ORIGINS: comma-separated origins (`https://app.example`), or `*`. */
 function readCorsOrigins(env: Env, problems: string[]): string[] {

@@ -4,7 +4,7 @@
 import { genRequestId } from './plugins/genRequestId.ts'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify'
 import type { Logger } from 'pino'
-import type { ChainRegistry } from '../chains/createChainRegistry.ts'
+import type { ChainRegistry } from '../intents/createChainRegistry.ts'
 import type { Metrics } from '../metrics/createMetrics.ts'
 import './gatewayContext.ts'
 import { createHttpServer } from './createHttpServer.ts'

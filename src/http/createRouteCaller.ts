@@ -5,8 +5,8 @@
 // counted the client's tool call already (routes/mcp.ts), does not count it twice.
 import { randomBytes, timingSafeEqual } from 'node:crypto'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import type { RouteRequest } from '../mcp/createMcpServer.ts'
-import type { RouteAnswer } from '../mcp/toToolResult.ts'
+import type { RouteRequest } from './mcp/createMcpServer.ts'
+import type { RouteAnswer } from './mcp/toToolResult.ts'
 
 const markerHeader = 'x-intent-gateway-in-process'
 

@@ -2,9 +2,9 @@
 // (or problem details from 400 on), Location while an execution is unconfirmed, x402 on 402.
 import { encodePaymentRequiredHeader } from '@x402/core/http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { IntentOutcome } from '../intents/intentOutcome.ts'
+import type { IntentOutcome } from '../ports/intentOutcome.ts'
 import { getStatusCode, Status } from '../status/statusCodes.ts'
-import type { FundingShortfall } from '../chains/fundingShortfall.ts'
+import type { FundingShortfall } from '../ports/fundingShortfall.ts'
 import { toProblemDetails } from './problemDetails.ts'
 
 /** What the intent routes add: who funds the intent (for a 402 0x54) and when it becomes valid (for a 0x20). */

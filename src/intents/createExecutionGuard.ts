@@ -5,31 +5,14 @@
 // contract); what the relayer spends is counted per client and per chain. Past a limit, execute is
 // refused before anything is simulated, signed or paid. Counts live in window counters, shared by
 // the instances through Redis where it is configured.
-import type { ExecutionReceipt } from '../chains/chainAdapter.ts'
+import type { ExecutionReceipt } from '../ports/chainAdapter.ts'
 import type { WindowCounters } from '../limits/createWindowCounters.ts'
 import type { GuardRefusalReason } from '../metrics/createMetrics.ts'
 import { Status } from '../status/statusCodes.ts'
-
-export type ExecutionGuardConfig = {
-  /** The window every count covers (STANDING_WINDOW_MS). */
-  windowMs: number
-  /** Reverts of one sender's intents in the window before its executes are refused (0: no limit). */
-  maxRevertsPerSender: number
-  /** Reverts of one client's (API key's, payer's or address's) executes in the window (0: no limit). */
-  maxRevertsPerClient: number
-  /** A target is judged only once it had this many attempts in the window. */
-  targetMinAttempts: number
-  /** The share of a target's attempts that may revert (0–1; 0: no limit). */
-  targetMaxRevertShare: number
-  /** Targets never refused for their reverts (lower-case where hex). */
-  targetAllowlist: readonly string[]
-  /** What the relayer may spend for one client per chain in the window, in the chain's smallest unit (0: no budget). */
-  gasBudgetPerClient: number
-  /** What the relayer may spend on one chain in the window, in its smallest unit (0: no budget): the circuit breaker. */
-  relayerSpendBudget: number
-}
+import type { ExecutionGuardConfig } from '../config/limitsConfig.ts'
 
 /** Who and what an execute concerns. `client`: `key:<id>`, `payer:<address>` or `ip:<address>`. */
+
 export type GuardSubject = { chainId: string; sender: string; target: string; client: string }
 
 export type GuardRefusal = { reason: GuardRefusalReason; status: number; problemType: string; detail: string; retryAfterSeconds: number }

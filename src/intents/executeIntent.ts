@@ -2,12 +2,13 @@
 // journal the signed transaction before it is broadcast, then wait a bounded time for the receipt.
 // Whatever the request does not see settled, the journal's reconciler finishes.
 import type { Hex } from 'viem'
-import type { ChainAdapter, ExecutionReceipt } from '../chains/chainAdapter.ts'
-import type { ExecutionRecord, Journal } from '../journal/openJournal.ts'
+import type { ChainAdapter, ExecutionReceipt } from '../ports/chainAdapter.ts'
+import type { ExecutionRecord, Journal } from '../ports/journal.ts'
 import { Status } from '../status/statusCodes.ts'
-import type { Intent } from './intent.ts'
+import { GatewayError } from '../errors/gatewayError.ts'
+import type { Intent } from '../ports/intent.ts'
 import { fromReceipt } from './fromReceipt.ts'
-import type { ExecutionReport, IntentOutcome } from './intentOutcome.ts'
+import type { ExecutionReport, IntentOutcome } from '../ports/intentOutcome.ts'
 import { holdsOutcome, replayOf, stillHolds } from './replayExecution.ts'
 import { signingFor } from './signingFor.ts'
 import { toReport } from './toReport.ts'
@@ -15,6 +16,9 @@ import type { ExecutionOutcomeLabel } from '../metrics/createMetrics.ts'
 
 const noRelayerKeyType = 'urn:intent-gateway:problem:no-relayer-key'
 const noRelayerKeyRetrySeconds = 2
+/** How long a repeat waits for a claim that has signed nothing yet to send or be given back, and how often it looks. */
+const claimWaitMs = 10_000
+const claimPollMs = 50
 
 export type ExecuteIntentParameters = {
   adapter: ChainAdapter
@@ -65,6 +69,12 @@ async function run(
     status, intentHash, chainId: adapter.chainId, chainType: adapter.chainType, detail, execution, signing: signingFor(adapter, intent, status),
   })
 
+  const noRelayerKey = (): IntentOutcome => ({
+    ...outcome(Status.UNAVAILABLE, `this instance holds no relayer key for ${adapter.chainId} now (the keys are leased to the other instances of this gateway): nothing was sent; send the intent to another instance, or retry after ${noRelayerKeyRetrySeconds} s`),
+    problemType: noRelayerKeyType,
+    retryAfterSeconds: noRelayerKeyRetrySeconds,
+  })
+
   if (!adapter.canExecute) {
     return outcome(
       Status.UNSUPPORTED_ACTION,
@@ -80,17 +90,20 @@ async function run(
   if (adapter.canSendNow && !(await adapter.canSendNow())) {
     const holder = await journal.get(intentHash, adapter.chainId)
     if (holder && holdsOutcome(holder) && (await stillHolds(adapter, journal, holder))) return replayOf(holder, adapter)
-    return {
-      ...outcome(Status.UNAVAILABLE, `this instance holds no relayer key for ${adapter.chainId} now (the keys are leased to the other instances of this gateway): nothing was claimed or sent; send the intent to another instance, or retry after ${noRelayerKeyRetrySeconds} s`),
-      problemType: noRelayerKeyType,
-      retryAfterSeconds: noRelayerKeyRetrySeconds,
-    }
+    return noRelayerKey()
   }
 
   // The chain instance the attempt is made on (a chain reset on the same id is another instance).
   const chainInstance = await adapter.chainInstance?.()
   let claim = await journal.claim({ chainId: adapter.chainId, intentHash, intent, chainInstance })
   if (!claim.ok && !(await stillHolds(adapter, journal, claim.holder, chainInstance))) {
+    claim = await journal.claim({ chainId: adapter.chainId, intentHash, intent, chainInstance })
+  }
+  // The same intent claimed by a request that has signed nothing yet (it validates, simulates or
+  // settles a payment): wait for it to send or to give the intent back, rather than answer 202 for
+  // an intent that request may yet release (another instance losing its relayer key, a refusal).
+  for (const deadline = Date.now() + Math.min(receiptTimeoutMs, claimWaitMs); !claim.ok && claim.holder.intentHash === intentHash && claim.holder.state === 'claimed' && Date.now() < deadline; ) {
+    await new Promise((resolve) => setTimeout(resolve, claimPollMs))
     claim = await journal.claim({ chainId: adapter.chainId, intentHash, intent, chainInstance })
   }
   if (!claim.ok) {
@@ -132,6 +145,8 @@ async function run(
   } catch (err) {
     // Nothing reached the chain: the intent was refused before signing, or the node refused the transaction.
     await journal.release(record)
+    // The relayer key went to another instance between the check above and the send.
+    if (err instanceof GatewayError && err.code === 'RELAYER_UNAVAILABLE') return noRelayerKey()
     throw err
   }
 

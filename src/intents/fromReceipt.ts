@@ -1,6 +1,6 @@
 // What the journal records of a receipt, for the request that waited for it and the reconciler alike.
-import type { ExecutionReceipt } from '../chains/chainAdapter.ts'
-import type { Settlement } from '../journal/openJournal.ts'
+import type { ExecutionReceipt } from '../ports/chainAdapter.ts'
+import type { Settlement } from '../ports/journal.ts'
 import { Status } from '../status/statusCodes.ts'
 
 /**

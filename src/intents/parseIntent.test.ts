@@ -4,7 +4,7 @@ import { evmRuntime } from '../chains/evm/evmRuntime.ts'
 import { createSolanaRuntime } from '../chains/solana/solanaRuntime.ts'
 import { suiRuntime } from '../chains/sui/suiRuntime.ts'
 import { InputError } from '../errors/inputError.ts'
-import type { IntentBody } from './intent.ts'
+import type { IntentBody } from '../ports/intent.ts'
 import { parseIntent } from './parseIntent.ts'
 
 const solanaBody: IntentBody = {

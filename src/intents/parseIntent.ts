@@ -1,9 +1,9 @@
 // Turns a schema-checked intent body into a domain Intent: range checks that JSON Schema cannot
 // express, and the runtime's own address and range rules.
 import type { Hex } from 'viem'
-import type { ChainRuntime } from '../chains/chainRuntime.ts'
+import type { ChainRuntime } from '../ports/chainRuntime.ts'
 import { InputError, type FieldError } from '../errors/inputError.ts'
-import type { Intent, IntentBody } from './intent.ts'
+import type { Intent, IntentBody } from '../ports/intent.ts'
 
 const maxUint256 = 2n ** 256n - 1n
 

@@ -2,10 +2,10 @@
 // of it (marked replayed), and sends, simulates and charges nothing. An agent whose answer was
 // lost retries and learns the outcome in one call.
 import type { Hex } from 'viem'
-import type { ChainAdapter } from '../chains/chainAdapter.ts'
-import type { ExecutionRecord, Journal } from '../journal/openJournal.ts'
+import type { ChainAdapter } from '../ports/chainAdapter.ts'
+import type { ExecutionRecord, Journal } from '../ports/journal.ts'
 import { Status } from '../status/statusCodes.ts'
-import type { IntentOutcome } from './intentOutcome.ts'
+import type { IntentOutcome } from '../ports/intentOutcome.ts'
 import { toReport } from './toReport.ts'
 
 /** Whether a record is the intent's outcome (or its attempt in flight): what a repeat answers. */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { claimOf, hash, signedTx } from '../../test/support/journalContract.ts'
-import type { ExecutionRecord } from '../journal/openJournal.ts'
+import type { ExecutionRecord } from '../ports/journal.ts'
 import { isFinished, toExecutionEvents } from './toExecutionEvents.ts'
 
 const at = new Date('2026-11-25T12:00:00Z')

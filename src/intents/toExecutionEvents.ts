@@ -2,7 +2,7 @@
 // the shared journal, not from the instance that sent it). Each event id is derived from what it
 // reports, so the same event has the same id on every read and every instance: receivers
 // deduplicate by it, and a stream resumes after the last id it delivered.
-import type { ExecutionRecord } from '../journal/openJournal.ts'
+import type { ExecutionRecord } from '../ports/journal.ts'
 
 export type ExecutionEventType = 'submitted' | 'repriced' | 'mined' | 'final' | 'reverted' | 'dropped' | 'reorged'
 

@@ -1,7 +1,7 @@
 // An execution record as the API reports it (execute's answer, GET /intents/{intentHash}).
-import type { ChainAdapter } from '../chains/chainAdapter.ts'
-import type { ExecutionRecord } from '../journal/openJournal.ts'
-import type { ExecutionReport } from './intentOutcome.ts'
+import type { ChainAdapter } from '../ports/chainAdapter.ts'
+import type { ExecutionRecord } from '../ports/journal.ts'
+import type { ExecutionReport } from '../ports/intentOutcome.ts'
 
 /**
  * The execution as reported. `final` says whether a mined or reverted outcome is deep enough

@@ -2,7 +2,7 @@
 // stays a credit: a reorg may still undo the execution, and the intent may then run again without
 // a second charge. Once the execution is final, the credit is used up.
 import type { Logger } from 'pino'
-import type { PaymentBinding, PaymentLedger } from './paymentLedger.ts'
+import type { PaymentBinding, PaymentLedger } from '../ports/paymentLedger.ts'
 
 export type ConsumeDeliveredCreditsParameters = {
   ledger: PaymentLedger

@@ -11,7 +11,7 @@ import type { Logger } from 'pino'
 import { type Address, type Hex, keccak256, stringToHex } from 'viem'
 import type { PaymentsConfig, PriceConfig, PricedRoute } from '../config/paymentsConfig.ts'
 import { FacilitatorUnavailableError } from './facilitatorUnavailableError.ts'
-import type { PaymentLedger, PaymentRecord, StoredAnswer } from './paymentLedger.ts'
+import type { PaymentLedger, PaymentRecord, StoredAnswer } from '../ports/paymentLedger.ts'
 
 export const paymentIdentifierExtension = 'payment-identifier'
 

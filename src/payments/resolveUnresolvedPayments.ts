@@ -5,7 +5,7 @@
 // or, at start-up, when the in-process facilitator has nothing unmined that could still use it.
 import type { Logger } from 'pino'
 import { type Address, type Block, type Hex, type PublicClient, parseAbi } from 'viem'
-import type { PaymentLedger, PaymentRecord } from './paymentLedger.ts'
+import type { PaymentLedger, PaymentRecord } from '../ports/paymentLedger.ts'
 
 const eip3009Abi = parseAbi([
   'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',

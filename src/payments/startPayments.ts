@@ -6,9 +6,8 @@
 import type { Network } from '@x402/core/types'
 import type { Logger } from 'pino'
 import { createPublicClient, http, type PublicClient } from 'viem'
-import type { ResolvedChain } from '../chains/discovery/resolveChains.ts'
 import type { PaymentsConfig } from '../config/paymentsConfig.ts'
-import type { Journal } from '../journal/openJournal.ts'
+import type { Journal } from '../ports/journal.ts'
 import { createFacilitatorClient } from './createFacilitatorClient.ts'
 import { createPayments, type Payments } from './createPayments.ts'
 import { consumeDeliveredCredits } from './consumeDeliveredCredits.ts'
@@ -16,8 +15,8 @@ import { resolveUnresolvedPayments } from './resolveUnresolvedPayments.ts'
 
 export type StartPaymentsParameters = {
   config: PaymentsConfig
-  /** The EVM chains the gateway serves: a price's network is settled through its endpoint. */
-  chains: readonly ResolvedChain[]
+  /** A trusted RPC URL per chain id the gateway serves: a price's network is settled through it. */
+  rpcUrls: ReadonlyMap<string, string>
   journal: Journal
   rpcTimeoutMs: number
   logger: Logger
@@ -25,11 +24,11 @@ export type StartPaymentsParameters = {
   resolveIntervalMs?: number | undefined
 }
 
-export async function startPayments({ config, chains, journal, rpcTimeoutMs, logger, resolveIntervalMs = 5_000 }: StartPaymentsParameters): Promise<Payments> {
+export async function startPayments({ config, rpcUrls: chainUrls, journal, rpcTimeoutMs, logger, resolveIntervalMs = 5_000 }: StartPaymentsParameters): Promise<Payments> {
   const rpcUrls: Record<Network, string> = {}
   for (const routes of Object.values(config.prices)) {
     for (const price of Object.values(routes)) {
-      const url = chains.find((c) => c.chainId === price.network)?.endpoints[0]?.url
+      const url = chainUrls.get(price.network)
       if (url) rpcUrls[price.network] = url
     }
   }

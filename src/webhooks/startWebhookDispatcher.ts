@@ -10,9 +10,9 @@ import { Webhook } from 'standardwebhooks'
 import { Agent, fetch as undiciFetch } from 'undici'
 import type { Logger } from 'pino'
 import type { Hex } from 'viem'
-import { publicOnlyLookup } from '../chains/discovery/publicOnlyLookup.ts'
+import { publicOnlyLookup } from '../net/publicOnlyLookup.ts'
 import { toExecutionEvents } from '../intents/toExecutionEvents.ts'
-import type { Journal } from '../journal/openJournal.ts'
+import type { Journal } from '../ports/journal.ts'
 import type { WebhooksConfig } from '../config/webhooksConfig.ts'
 
 export type StartWebhookDispatcherParameters = {

@@ -1,7 +1,7 @@
 // A gateway in its own process on a devnet chain, as `npm start` runs it: the environment that
 // points it at the devnet's contracts, and a start that waits until it listens.
-import { devnetAccounts } from '../../src/devnet/devnetAccounts.ts'
-import type { Devnet } from '../../src/devnet/startDevnet.ts'
+import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
+import type { Devnet } from '../../src/chains/evm/devnet/startDevnet.ts'
 import { type GatewayProcess, runGateway, waitFor } from './runGateway.ts'
 
 /** The devnet chain's contracts, endpoint and relayer, as environment variables. */

@@ -3,9 +3,9 @@
 import assert from 'node:assert/strict'
 import { it } from 'node:test'
 import type { Address, Hex } from 'viem'
-import type { SignedExecution } from '../../src/chains/chainAdapter.ts'
-import type { Intent } from '../../src/intents/intent.ts'
-import type { Journal } from '../../src/journal/openJournal.ts'
+import type { SignedExecution } from '../../src/ports/chainAdapter.ts'
+import type { Intent } from '../../src/ports/intent.ts'
+import type { Journal } from '../../src/ports/journal.ts'
 
 export const hash = (n: number) => `0x${n.toString(16).padStart(64, '0')}` as Hex
 export const relayer = '0x00000000000000000000000000000000000000Aa' as Address

@@ -42,9 +42,9 @@ export async function startKmsStandIn(keys: Record<string, Hex>): Promise<KmsSta
       const key = input.KeyId ? held.get(input.KeyId) : undefined
       if (!key) return answer(400, { __type: 'NotFoundException', message: `Key '${input.KeyId}' does not exist` })
       if (target === 'TrentService.GetPublicKey') {
-        const _typed: Wire<GetPublicKeyCommandInput> = input as never
+        const typed: Wire<GetPublicKeyCommandInput> = input as never
         const out: Wire<Omit<GetPublicKeyCommandOutput, '$metadata'>> = {
-          KeyId: input.KeyId,
+          KeyId: typed.KeyId,
           PublicKey: Buffer.concat([spkiPrefix, secp256k1.publicKeyCreate(key, false)]).toString('base64'),
           KeySpec: 'ECC_SECG_P256K1',
           KeyUsage: 'SIGN_VERIFY',

@@ -3,8 +3,8 @@ import { type Address, type Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
 import { policyRegistryArtifact } from '../../src/contracts/policyRegistryArtifact.ts'
-import { derivePolicyId, saltOf } from '../../src/devnet/derivePolicyId.ts'
-import { devnetAccounts } from '../../src/devnet/devnetAccounts.ts'
+import { derivePolicyId, saltOf } from '../../src/chains/derivePolicyId.ts'
+import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import type { World } from './testGateway.ts'
 
 export type PolicyFields = {

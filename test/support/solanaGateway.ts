@@ -2,11 +2,12 @@
 // front of it, built the way production builds it: buildApp over a registry of real adapters.
 import type { Address } from '@solana/kit'
 import { buildApp } from '../../src/app.ts'
-import type { ChainAdapter } from '../../src/chains/chainAdapter.ts'
-import { createChainRegistry } from '../../src/chains/createChainRegistry.ts'
+import type { ChainAdapter } from '../../src/ports/chainAdapter.ts'
+import { createChainRegistry } from '../../src/intents/createChainRegistry.ts'
 import { createSolanaAdapter } from '../../src/chains/solana/createSolanaAdapter.ts'
-import { type SolanaDevnet, startSolanaDevnet } from '../../src/devnet/solana/startSolanaDevnet.ts'
-import { type Journal, openJournal } from '../../src/journal/openJournal.ts'
+import { type SolanaDevnet, startSolanaDevnet } from '../../src/chains/solana/devnet/startSolanaDevnet.ts'
+import { openJournal } from '../../src/store/sqlite/openJournal.ts'
+import type { Journal } from '../../src/ports/journal.ts'
 import { createLogger } from '../../src/logging/createLogger.ts'
 
 export type SolanaGateway = { baseUrl: string; logs: string[]; adapters: ChainAdapter[]; journal: Journal; close(): Promise<void> }

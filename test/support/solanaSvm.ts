@@ -19,10 +19,10 @@ import {
 } from '@solana/kit'
 import { Clock, FailedTransactionMetadata, TransactionMetadata } from 'litesvm'
 import { solanaProgramFile } from '../../scripts/buildSolanaProgram.ts'
-import type { SbpfVersion } from '../../scripts/packSbf.ts'
+import type { SbpfVersion } from '../../scripts/sbpfProgram.ts'
 import { createIntentGatewayProgram } from '../../src/chains/solana/intentGatewayProgram.ts'
-import { createClusterSvm } from '../../src/devnet/solana/createClusterSvm.ts'
-import { deployWithLoaderV3 } from '../../src/devnet/solana/deployWithLoaderV3.ts'
+import { createClusterSvm } from '../../src/chains/solana/devnet/createClusterSvm.ts'
+import { deployWithLoaderV3 } from '../../src/chains/solana/devnet/deployWithLoaderV3.ts'
 
 export type SvmOutcome =
   | { ok: true; logs: string[]; returnData: Uint8Array; computeUnits: bigint }

@@ -3,10 +3,10 @@
 // is compared with. `devnet` and `rpc` are read when called (a test file starts them in `before`).
 import { type Address, type Hex, encodeFunctionData } from 'viem'
 import { toIntentTuple } from '../../src/chains/evm/evmRuntime.ts'
-import type { JsonRpcClient } from '../../src/chains/evm/createJsonRpcClient.ts'
+import type { JsonRpcClient } from '../../src/chains/createJsonRpcClient.ts'
 import { demoCounterArtifact } from '../../src/contracts/demoCounterArtifact.ts'
 import { intentValidatorArtifact } from '../../src/contracts/intentValidatorArtifact.ts'
-import type { Devnet } from '../../src/devnet/startDevnet.ts'
+import type { Devnet } from '../../src/chains/evm/devnet/startDevnet.ts'
 
 export type Read = { to: Address; data: Hex }
 export type Settled = { ok: unknown } | { err: string }

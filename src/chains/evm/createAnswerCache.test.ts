@@ -5,11 +5,11 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import pino from 'pino'
 import { type Address, type Hex, HttpRequestError } from 'viem'
-import { type Devnet, startDevnet } from '../../devnet/startDevnet.ts'
+import { type Devnet, startDevnet } from './devnet/startDevnet.ts'
 import { Status } from '../../status/statusCodes.ts'
 import { createAnswerCache } from './createAnswerCache.ts'
 import { createCallBatcher, multicall3Address } from './createCallBatcher.ts'
-import { createJsonRpcClient } from './createJsonRpcClient.ts'
+import { createJsonRpcClient } from '../createJsonRpcClient.ts'
 import { validatorReads } from '../../../test/support/validatorReads.ts'
 
 const logger = pino({ level: 'silent' })

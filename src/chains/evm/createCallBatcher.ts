@@ -4,7 +4,7 @@
 // absent (or stops answering like Multicall3), each call goes out alone, as before.
 import type { Logger } from 'pino'
 import type { Address, Hex } from 'viem'
-import { isTransportError } from '../../relayer/createRelayer.ts'
+import { isTransportError } from './relayer/createRelayer.ts'
 import { decodeAggregate3Result, encodeAggregate3 } from './aggregate3Codec.ts'
 
 /** Where Multicall3 lives on nearly every EVM chain (deployed with the same keyless transaction). */

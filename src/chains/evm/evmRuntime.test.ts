@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import fc from 'fast-check'
 import { type Hex, encodeAbiParameters, getAddress, keccak256 } from 'viem'
-import type { Intent } from '../../intents/intent.ts'
+import type { Intent } from '../../ports/intent.ts'
 import { encodeIntent, evmRuntime, toIntentTuple } from './evmRuntime.ts'
 import { intentAbiParameter } from './intentAbi.ts'
 

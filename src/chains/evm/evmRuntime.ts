@@ -2,9 +2,9 @@
 // emits in IntentExecuted, so an agent can match X-Intent-Hash against the event.
 import { type Address, type Hex, isAddress } from 'viem'
 import { keccak256 } from '../../crypto/keccak256.ts'
-import type { Intent } from '../../intents/intent.ts'
-import { refuseAccountMetas } from '../../intents/refuseAccountMetas.ts'
-import type { ChainRuntime } from '../chainRuntime.ts'
+import type { Intent } from '../../ports/intent.ts'
+import { refuseAccountMetas } from '../refuseAccountMetas.ts'
+import type { ChainRuntime } from '../../ports/chainRuntime.ts'
 import { intentAbiParameter } from './intentAbi.ts'
 
 export const evmRuntime: ChainRuntime = {

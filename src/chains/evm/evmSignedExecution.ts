@@ -1,7 +1,7 @@
 // An EVM transaction in the port's runtime-neutral shape and back: its hash as the id, its RLP
 // bytes as base64, the relayer's account nonce as `details.txNonce`.
 import { type Hex, keccak256 } from 'viem'
-import type { SignedExecution } from '../chainAdapter.ts'
+import type { SignedExecution } from '../../ports/chainAdapter.ts'
 
 export const evmSignedExecution = {
   from({ relayer, txNonce, rawTransaction }: { relayer: string; txNonce: number; rawTransaction: Hex }): SignedExecution {

@@ -1,7 +1,7 @@
 // The EIP-712 typed data a sender (or a delegate of its policy) signs to authorize an intent on the
 // reference executor: the same domain and struct the contract hashes in `signingHash`.
 import type { Address, TypedDataDomain } from 'viem'
-import type { Intent } from '../../intents/intent.ts'
+import type { Intent } from '../../ports/intent.ts'
 import { toIntentTuple } from './evmRuntime.ts'
 
 export const intentTypes = {

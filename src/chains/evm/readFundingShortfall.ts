@@ -4,8 +4,8 @@
 import type { Address, PublicClient } from 'viem'
 import { intentExecutorArtifact } from '../../contracts/intentExecutorArtifact.ts'
 import { policyRegistryArtifact } from '../../contracts/policyRegistryArtifact.ts'
-import type { Intent } from '../../intents/intent.ts'
-import type { FundingShortfall } from '../fundingShortfall.ts'
+import type { Intent } from '../../ports/intent.ts'
+import type { FundingShortfall } from '../../ports/fundingShortfall.ts'
 
 export async function readFundingShortfall({ client, executor, registry, intent }: { client: PublicClient; executor: Address; registry: Address; intent: Intent }): Promise<FundingShortfall | undefined> {
   const [policy, spent, deposit] = await Promise.all([

@@ -2,7 +2,7 @@
 // the fixed little-endian layout the program hashes with sol_keccak256. X-Intent-Hash is
 // keccak256 of these bytes, and the sender (or a delegate) signs that hash with Ed25519.
 import type { Address } from '@solana/kit'
-import type { Intent, IntentAccountMeta } from '../../intents/intent.ts'
+import type { Intent, IntentAccountMeta } from '../../ports/intent.ts'
 import { decodeBase58 } from './decodeBase58.ts'
 
 /** 24 ASCII bytes that open every canonical intent. */

@@ -12,7 +12,7 @@ import {
   type ReadonlyUint8Array,
   getProgramDerivedAddress,
 } from '@solana/kit'
-import type { Intent } from '../../intents/intent.ts'
+import type { Intent } from '../../ports/intent.ts'
 import { canonicalIntentBytes, type SolanaDeployment } from './canonicalIntentBytes.ts'
 
 export const systemProgram = '11111111111111111111111111111111' as Address

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { type Address, getBase58Decoder } from '@solana/kit'
 import { keccak256 } from '../../crypto/keccak256.ts'
-import type { Intent } from '../../intents/intent.ts'
+import type { Intent } from '../../ports/intent.ts'
 import { canonicalIntentBytes } from './canonicalIntentBytes.ts'
 import { createSolanaRuntime, solanaRuntime } from './solanaRuntime.ts'
 

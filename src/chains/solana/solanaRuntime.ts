@@ -6,7 +6,7 @@
 import type { Address } from '@solana/kit'
 import { keccak256 } from '../../crypto/keccak256.ts'
 import type { FieldError } from '../../errors/inputError.ts'
-import type { ChainRuntime } from '../chainRuntime.ts'
+import type { ChainRuntime } from '../../ports/chainRuntime.ts'
 import { canonicalIntentBytes, type SolanaDeployment } from './canonicalIntentBytes.ts'
 import { decodeBase58 } from './decodeBase58.ts'
 

@@ -2,7 +2,7 @@
 // reference, gas setting and argument given) so that the bytes are exactly what is simulated,
 // signed and journaled. Arguments are pure values: the intent's fields, then the signature.
 import { Inputs, Transaction } from '@mysten/sui/transactions'
-import type { Intent } from '../../intents/intent.ts'
+import type { Intent } from '../../ports/intent.ts'
 import { type SharedObject, type SuiDeployment, suiIntentModule } from './suiIntentModule.ts'
 
 export type SuiObjectRef = { objectId: string; version: string; digest: string }

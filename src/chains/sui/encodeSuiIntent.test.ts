@@ -11,7 +11,7 @@ import { verifyPersonalMessageSignature } from '@mysten/sui/verify'
 import { blake2b } from '@noble/hashes/blake2b'
 import { ed25519 } from '@noble/curves/ed25519'
 import { keccak256 as keccakHex } from 'viem'
-import type { Intent } from '../../intents/intent.ts'
+import type { Intent } from '../../ports/intent.ts'
 import { encodeSuiIntent } from './encodeSuiIntent.ts'
 import { suiRuntime } from './suiRuntime.ts'
 

@@ -2,7 +2,7 @@
 // `intent_gateway::intents::Intent` (move/sources/intents.move), written out by hand so that the
 // layout is visible here and checked against @mysten/bcs in the test. These bytes are what the
 // sender signs with signPersonalMessage and what the module hashes with keccak256.
-import type { Intent } from '../../intents/intent.ts'
+import type { Intent } from '../../ports/intent.ts'
 
 /** First field of every intent: ties a signature to this gateway's module and layout version. */
 export const suiIntentDomain = new TextEncoder().encode('intent-gateway/sui/v1')

@@ -1,7 +1,7 @@
 // Sui's address form, u64 ranges and value-only rule, as field errors.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import type { Intent } from '../../intents/intent.ts'
+import type { Intent } from '../../ports/intent.ts'
 import { parseIntent } from '../../intents/parseIntent.ts'
 import { InputError } from '../../errors/inputError.ts'
 import { suiRuntime } from './suiRuntime.ts'

@@ -2,8 +2,8 @@
 // the hash the Move module emits in IntentExecuted.
 import type { FieldError } from '../../errors/inputError.ts'
 import { keccak256 } from '../../crypto/keccak256.ts'
-import type { ChainRuntime } from '../chainRuntime.ts'
-import { refuseAccountMetas } from '../../intents/refuseAccountMetas.ts'
+import type { ChainRuntime } from '../../ports/chainRuntime.ts'
+import { refuseAccountMetas } from '../refuseAccountMetas.ts'
 import { encodeSuiIntent } from './encodeSuiIntent.ts'
 
 const maxU64 = 2n ** 64n - 1n

@@ -2,7 +2,7 @@
 // the route recorded, so that errors raised anywhere, even before routing, carry them too; and
 // the security headers, on every response.
 import type { FastifyInstance } from 'fastify'
-import type { ChainRegistry } from '../../chains/createChainRegistry.ts'
+import type { ChainRegistry } from '../../intents/createChainRegistry.ts'
 import { toCommonHeaders } from '../toCommonHeaders.ts'
 import { securityHeaders } from './securityHeaders.ts'
 

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
-import type { ChainRegistry } from '../../chains/createChainRegistry.ts'
+import type { ChainRegistry } from '../../intents/createChainRegistry.ts'
 import type { FieldError } from '../../errors/inputError.ts'
 import { Status } from '../../status/statusCodes.ts'
 import type { GatewayContext } from '../gatewayContext.ts'

@@ -1,9 +1,9 @@
-// The Fastify adapter of x402 payments (there is no @x402/fastify): route options that price a
-// route once its body is parsed (preHandler), run the handler in the paid order of
+// The Fastify adapter of x402 payments (there is no @x402/fastify): a route handler that prices
+// the request from what it pays for (its chain and intent, resolved before), runs the handler in the paid order of
 // payments/createPayments.ts, and answer 402 0x55 with PAYMENT-REQUIRED, or the handler's answer
 // with PAYMENT-RESPONSE.
 import { encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http'
-import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Hex } from 'viem'
 import type { PricedRoute } from '../../config/paymentsConfig.ts'
 import type { HandlerResult, PaidHandlerContext, Payments } from '../../payments/createPayments.ts'
@@ -39,19 +39,12 @@ export type PaidRouteOptions<T> = {
 
 type Priced = { chainId: string; intentHash: Hex }
 
-/** What each request in a paid route pays for, set in preHandler (no request decoration needed). */
-const pricedRequests = new WeakMap<FastifyRequest, Priced>()
-
 /** Spread into a route's options: `app.post(url, { ...paidRoute(options), schema })`. */
-export function paidRoute<T>(options: PaidRouteOptions<T>): { preHandler: preHandlerAsyncHookHandler; handler: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply> } {
+export function paidRoute<T>(options: PaidRouteOptions<T>): { handler: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply> } {
   return {
-    // The price may depend on the intent's chain: known only once the body is parsed.
-    preHandler: async (request) => {
-      const priced = options.describe(request)
-      if (priced) pricedRequests.set(request, priced)
-    },
     handler: async (request, reply) => {
-      const priced = pricedRequests.get(request)
+      // The price may depend on the intent's chain: known only once the body is parsed.
+      const priced = options.describe(request)
       if (!priced) {
         const result = await options.handle(request, { settle: async () => ({ ok: true, response: undefined }), payment: 'none' }, reply)
         return options.send(request, reply, result)

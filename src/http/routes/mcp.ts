@@ -9,11 +9,11 @@
 // one more, so that a batch of N tool calls costs N, as N HTTP requests would. A batch may hold
 // at most maxBatchSize messages.
 import type { FastifyInstance, FastifyRequest, preValidationAsyncHookHandler } from 'fastify'
-import type { ChainRegistry } from '../../chains/createChainRegistry.ts'
+import type { ChainRegistry } from '../../intents/createChainRegistry.ts'
 import type { RouteCaller } from '../createRouteCaller.ts'
 import type { CountRequest } from '../plugins/rateLimit.ts'
 import { apiKeyOptional, jsonResponse, outcomeResponses } from '../schemas/httpSchemas.ts'
-import { toProblemAnswer } from '../../mcp/toProblemAnswer.ts'
+import { toProblemAnswer } from '../mcp/toProblemAnswer.ts'
 
 export type McpRouteOptions = {
   caller: RouteCaller
@@ -39,8 +39,8 @@ const jsonRpcMessage = {
 const hopByHop = new Set(['host', 'content-length', 'connection', 'transfer-encoding', 'keep-alive', 'upgrade'])
 
 /** The MCP SDK (~25 MB with zod), loaded by the first /mcp request rather than by every gateway. */
-let mcpModules: Promise<[typeof import('../../mcp/createMcpServer.ts'), typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js')]> | undefined
-const loadMcp = () => (mcpModules ??= Promise.all([import('../../mcp/createMcpServer.ts'), import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js')]))
+let mcpModules: Promise<[typeof import('../mcp/createMcpServer.ts'), typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js')]> | undefined
+const loadMcp = () => (mcpModules ??= Promise.all([import('../mcp/createMcpServer.ts'), import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js')]))
 
 export function registerMcpRoute(app: FastifyInstance, { caller, version, preValidation, countRequest, registry, maxBatchSize = 32 }: McpRouteOptions) {
   const schema = {

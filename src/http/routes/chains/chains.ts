@@ -2,7 +2,7 @@
 // contracts, relayer, availability, and every endpoint with where it came from and how it fares.
 // URLs are shown redacted: a key in a URL never leaves the process.
 import type { FastifyInstance } from 'fastify'
-import type { ChainRegistry } from '../../../chains/createChainRegistry.ts'
+import type { ChainRegistry } from '../../../intents/createChainRegistry.ts'
 import { InputError } from '../../../errors/inputError.ts'
 import { Status } from '../../../status/statusCodes.ts'
 import { sendOutcome } from '../../sendOutcome.ts'

@@ -1,8 +1,8 @@
 // GET /health (the process serves; per-chain reachability and the journal's unsettled
 // executions in the body) and GET /health/ready (503 while no configured chain answers).
 import type { FastifyInstance } from 'fastify'
-import type { ChainRegistry } from '../../../chains/createChainRegistry.ts'
-import type { Journal } from '../../../journal/openJournal.ts'
+import type { ChainRegistry } from '../../../intents/createChainRegistry.ts'
+import type { Journal } from '../../../ports/journal.ts'
 import { Status } from '../../../status/statusCodes.ts'
 import { sendProblem } from '../../plugins/errorHandler.ts'
 import { gatewayVersion } from '../../plugins/gatewayVersion.ts'

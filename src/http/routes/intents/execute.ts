@@ -1,7 +1,7 @@
 // POST /intents/execute: validate, then execute on-chain through the relayer.
 import type { FastifyInstance, preValidationAsyncHookHandler } from 'fastify'
-import type { ChainRegistry } from '../../../chains/createChainRegistry.ts'
-import type { Journal } from '../../../journal/openJournal.ts'
+import type { ChainRegistry } from '../../../intents/createChainRegistry.ts'
+import type { Journal } from '../../../ports/journal.ts'
 import type { Metrics } from '../../../metrics/createMetrics.ts'
 import { executeIntent } from '../../../intents/executeIntent.ts'
 import type { Payments } from '../../../payments/createPayments.ts'
@@ -11,7 +11,7 @@ import { registerIntentRoute } from './intentRoute.ts'
 import { toClientAddressKey } from '../../toClientAddressKey.ts'
 import type { FastifyRequest } from 'fastify'
 import type { IntentRequest } from './intentRequest.ts'
-import type { IntentOutcome } from '../../../intents/intentOutcome.ts'
+import type { IntentOutcome } from '../../../ports/intentOutcome.ts'
 import { replayExecution } from '../../../intents/replayExecution.ts'
 import type { ExecutionGuard, GuardSubject } from '../../../intents/createExecutionGuard.ts'
 

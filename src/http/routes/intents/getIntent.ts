@@ -2,15 +2,15 @@
 // the status execute would give now (202 while unconfirmed, 200 once executed, the revert's code).
 import type { FastifyInstance } from 'fastify'
 import type { Hex } from 'viem'
-import type { ChainRegistry } from '../../../chains/createChainRegistry.ts'
-import type { Journal } from '../../../journal/openJournal.ts'
+import type { ChainRegistry } from '../../../intents/createChainRegistry.ts'
+import type { Journal } from '../../../ports/journal.ts'
 import { toReport } from '../../../intents/toReport.ts'
 import { InputError } from '../../../errors/inputError.ts'
 import { intentHashParamsSchema } from '../../../intents/intentSchema.ts'
 import { Status } from '../../../status/statusCodes.ts'
 import { sendOutcome } from '../../sendOutcome.ts'
 import { toProblemDetails } from '../../problemDetails.ts'
-import type { PaymentRecord } from '../../../payments/paymentLedger.ts'
+import type { PaymentRecord } from '../../../ports/paymentLedger.ts'
 import { chainHeaderSchema, intentStatuses, outcomeResponses } from '../../schemas/httpSchemas.ts'
 
 export function registerGetIntentRoute(app: FastifyInstance, { registry, journal }: { registry: ChainRegistry; journal: Journal }) {

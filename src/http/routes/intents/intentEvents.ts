@@ -5,11 +5,11 @@
 import { Readable } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
 import type { Hex } from 'viem'
-import type { ChainRegistry } from '../../../chains/createChainRegistry.ts'
+import type { ChainRegistry } from '../../../intents/createChainRegistry.ts'
 import { InputError } from '../../../errors/inputError.ts'
 import { intentHashParamsSchema } from '../../../intents/intentSchema.ts'
 import { type ExecutionEvent, isFinished, toExecutionEvents } from '../../../intents/toExecutionEvents.ts'
-import type { ExecutionRecord, Journal } from '../../../journal/openJournal.ts'
+import type { ExecutionRecord, Journal } from '../../../ports/journal.ts'
 import { Status } from '../../../status/statusCodes.ts'
 import { chainHeaderSchema, outcomeResponses } from '../../schemas/httpSchemas.ts'
 

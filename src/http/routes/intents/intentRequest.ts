@@ -1,41 +1,51 @@
-// What validate and execute share: choose the chain, parse and hash the intent, and answer an
-// unserved chain with 421 before anything reaches a node.
+// What validate and execute share: the request's chain, its parsed intent and its hash, resolved
+// once per request (resolveIntentRequest, a preHandler: after the body's schema) and carried on the
+// request, so that pricing, the early answers and the route all read the same resolution. An
+// unserved chain is answered 421 before anything reaches a node.
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { ChainAdapter } from '../../../chains/chainAdapter.ts'
-import type { ChainRegistry } from '../../../chains/createChainRegistry.ts'
-import type { ChainRuntime } from '../../../chains/chainRuntime.ts'
-import { InputError } from '../../../errors/inputError.ts'
-import type { Intent, IntentBody } from '../../../intents/intent.ts'
-import { parseIntent } from '../../../intents/parseIntent.ts'
-import { Status } from '../../../status/statusCodes.ts'
-import { sendOutcome } from '../../sendOutcome.ts'
 import type { Hex } from 'viem'
 import { keccak256 } from '../../../crypto/keccak256.ts'
+import { InputError } from '../../../errors/inputError.ts'
+import type { ChainRegistry } from '../../../intents/createChainRegistry.ts'
+import { parseIntent } from '../../../intents/parseIntent.ts'
+import type { ChainAdapter } from '../../../ports/chainAdapter.ts'
+import type { ChainType } from '../../../ports/chainId.ts'
+import type { Intent, IntentBody } from '../../../ports/intent.ts'
+import { Status } from '../../../status/statusCodes.ts'
+import { sendOutcome } from '../../sendOutcome.ts'
 
 export type IntentRequest = { adapter: ChainAdapter; intent: Intent; intentHash: Hex; signature: Hex | undefined }
 
-type ParsedIntent = { intent: Intent; intentHash: Hex }
+/** A request's chain and intent as resolved once: ready, for a chain not served here (421), or not an intent (4xx). */
+export type ResolvedIntent =
+  | { kind: 'ready'; chainId: string; chainType: ChainType; req: IntentRequest }
+  | { kind: 'unserved'; chainId: string; chainType: ChainType | undefined; intentHash: Hex; detail: string }
+  | { kind: 'refused'; error: unknown }
 
-/** Each request's intent, parsed and hashed once even when pricing reads it before the route does. */
-const parsedIntents = new WeakMap<FastifyRequest, ParsedIntent>()
-
-/** Parses and hashes the request's intent for its chain's runtime (throws InputError when it does not parse). */
-export function parseRequestIntent(request: FastifyRequest<{ Body: IntentBody }>, runtime: ChainRuntime): ParsedIntent {
-  let parsed = parsedIntents.get(request)
-  if (!parsed) {
-    const intent = parseIntent(request.body, runtime)
-    parsed = { intent, intentHash: runtime.hashIntent(intent) }
-    parsedIntents.set(request, parsed)
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by resolveIntentRequest on the intent routes. */
+    intentRequest: ResolvedIntent | undefined
   }
-  return parsed
 }
 
-/** Returns the request's chain and intent, or undefined once it has answered the request itself. */
-export function readIntentRequest(registry: ChainRegistry, request: FastifyRequest<{ Body: IntentBody }>, reply: FastifyReply): IntentRequest | undefined {
+/** Resolves the request's chain and intent once; never throws (a refusal is kept and thrown by readIntentRequest). */
+export function resolveIntentRequest(registry: ChainRegistry, request: FastifyRequest<{ Body: IntentBody }>): ResolvedIntent {
+  if (request.intentRequest) return request.intentRequest
+  let resolved: ResolvedIntent
+  try {
+    resolved = resolve(registry, request)
+  } catch (error) {
+    resolved = { kind: 'refused', error }
+  }
+  request.intentRequest = resolved
+  return resolved
+}
+
+function resolve(registry: ChainRegistry, request: FastifyRequest<{ Body: IntentBody }>): ResolvedIntent {
   const header = request.headers['x-chain-id']
   const selection = registry.select(Array.isArray(header) ? header[0] : header)
   const body = request.body
-
   if (!selection.configured) {
     // Hash the intent the way its runtime would when the runtime is known and the body fits it;
     // otherwise, as for any body that is not an intent, hash the raw bytes.
@@ -45,16 +55,10 @@ export function readIntentRequest(registry: ChainRegistry, request: FastifyReque
         intentHash = selection.runtime.hashIntent(parseIntent(body, selection.runtime))
       } catch {}
     }
-    sendOutcome(request, reply, {
-      status: Status.UNSUPPORTED_CHAIN,
-      intentHash,
-      chainId: selection.chainId,
-      chainType: selection.chainType,
-      detail: `chain ${selection.chainId} is not served by this gateway (configured: ${registry.adapters.map((a) => a.chainId).join(', ') || 'none'})`,
-    })
-    return undefined
+    const detail = `chain ${selection.chainId} is not served by this gateway (configured: ${registry.adapters.map((a) => a.chainId).join(', ') || 'none'})`
+    return { kind: 'unserved', chainId: selection.chainId, chainType: selection.chainType, intentHash, detail }
   }
-
+  // The chain is known from here on, for the headers of whatever the answer is.
   request.gateway.chainId = selection.chainId
   request.gateway.chainType = selection.chainType
   if (body.chainType && body.chainType !== selection.chainType) {
@@ -62,7 +66,23 @@ export function readIntentRequest(registry: ChainRegistry, request: FastifyReque
       errors: [{ field: 'chainType', message: `is ${body.chainType} but chain ${selection.chainId} is ${selection.chainType}` }],
     })
   }
-  const { intent, intentHash } = parseRequestIntent(request, selection.runtime)
+  const intent = parseIntent(body, selection.runtime)
+  const intentHash = selection.runtime.hashIntent(intent)
   request.gateway.intentHash = intentHash
-  return { adapter: selection.adapter, intent, intentHash, signature: body.signature?.toLowerCase() as Hex | undefined }
+  const req = { adapter: selection.adapter, intent, intentHash, signature: body.signature?.toLowerCase() as Hex | undefined }
+  return { kind: 'ready', chainId: selection.chainId, chainType: selection.chainType, req }
+}
+
+/** The request's chain and intent, or undefined once it has answered the request itself (421); throws a refusal (4xx). */
+export function readIntentRequest(registry: ChainRegistry, request: FastifyRequest<{ Body: IntentBody }>, reply: FastifyReply): IntentRequest | undefined {
+  const resolved = resolveIntentRequest(registry, request)
+  switch (resolved.kind) {
+    case 'ready':
+      return resolved.req
+    case 'refused':
+      throw resolved.error
+    case 'unserved':
+      sendOutcome(request, reply, { status: Status.UNSUPPORTED_CHAIN, intentHash: resolved.intentHash, chainId: resolved.chainId, chainType: resolved.chainType, detail: resolved.detail })
+      return undefined
+  }
 }

@@ -3,17 +3,17 @@
 // runs as if unpriced). The route's work is one function that may call `settle` before it
 // broadcasts.
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, preValidationAsyncHookHandler } from 'fastify'
-import type { ChainRegistry } from '../../../chains/createChainRegistry.ts'
-import type { FundingShortfall } from '../../../chains/fundingShortfall.ts'
+import type { ChainRegistry } from '../../../intents/createChainRegistry.ts'
+import type { FundingShortfall } from '../../../ports/fundingShortfall.ts'
 import type { PricedRoute } from '../../../config/paymentsConfig.ts'
-import type { IntentBody } from '../../../intents/intent.ts'
-import type { IntentOutcome } from '../../../intents/intentOutcome.ts'
+import type { IntentBody } from '../../../ports/intent.ts'
+import type { IntentOutcome } from '../../../ports/intentOutcome.ts'
 import type { Metrics } from '../../../metrics/createMetrics.ts'
 import type { PaidHandlerContext, Payments } from '../../../payments/createPayments.ts'
 import { getStatusCode, Status } from '../../../status/statusCodes.ts'
 import { paidRoute } from '../../plugins/payments.ts'
 import { sendOutcome } from '../../sendOutcome.ts'
-import { type IntentRequest, parseRequestIntent, readIntentRequest } from './intentRequest.ts'
+import { type IntentRequest, readIntentRequest, resolveIntentRequest } from './intentRequest.ts'
 
 export type IntentRouteOptions = {
   url: string
@@ -49,15 +49,18 @@ export function registerIntentRoute(app: FastifyInstance, { url, route, schema, 
   }
   const send = (request: FastifyRequest, reply: FastifyReply, a: Answer) =>
     a ? sendOutcome(request, reply, a.outcome, { sender: a.req.intent.sender, executor: a.req.adapter.executorAddress, validAfter: a.req.intent.validAfter, funding: a.funding }) : reply
+  // The chain, intent and hash, resolved once, right after the body's schema (before pricing).
+  const resolveOnce = async (request: FastifyRequest) => void resolveIntentRequest(registry, request as FastifyRequest<{ Body: IntentBody }>)
   const options = { schema, ...(preValidation ? { preValidation } : {}) }
 
   if (!payments) {
     const free: PaidHandlerContext = { settle: async () => ({ ok: true, response: undefined }), payment: 'none' }
-    app.post<{ Body: IntentBody }>(url, options, async (request, reply) => send(request, reply, await answer(request, reply, free)))
+    app.post<{ Body: IntentBody }>(url, { ...options, preHandler: resolveOnce }, async (request, reply) => send(request, reply, await answer(request, reply, free)))
     return
   }
   app.post<{ Body: IntentBody }>(url, {
     ...options,
+    preHandler: resolveOnce,
     ...paidRoute<Answer>({
       payments,
       route,
@@ -89,12 +92,6 @@ export function registerIntentRoute(app: FastifyInstance, { url, route, schema, 
 
 /** The chain and intent a request pays for, without answering it; undefined when it cannot be priced. */
 function describeIntent(registry: ChainRegistry, request: FastifyRequest<{ Body: IntentBody }>) {
-  const header = request.headers['x-chain-id']
-  const selection = registry.select(Array.isArray(header) ? header[0] : header)
-  if (!selection.configured || (request.body.chainType && request.body.chainType !== selection.chainType)) return undefined
-  try {
-    return { chainId: selection.chainId, intentHash: parseRequestIntent(request, selection.runtime).intentHash }
-  } catch {
-    return undefined
-  }
+  const resolved = resolveIntentRequest(registry, request)
+  return resolved.kind === 'ready' ? { chainId: resolved.chainId, intentHash: resolved.req.intentHash } : undefined
 }

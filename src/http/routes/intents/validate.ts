@@ -1,6 +1,6 @@
 // POST /intents/validate: the validator's verdict on an intent, without executing it.
 import type { FastifyInstance, preValidationAsyncHookHandler } from 'fastify'
-import type { ChainRegistry } from '../../../chains/createChainRegistry.ts'
+import type { ChainRegistry } from '../../../intents/createChainRegistry.ts'
 import { intentSchema } from '../../../intents/intentSchema.ts'
 import { validateIntent } from '../../../intents/validateIntent.ts'
 import type { Metrics } from '../../../metrics/createMetrics.ts'

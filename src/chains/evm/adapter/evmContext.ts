@@ -1,0 +1,107 @@
+// What every EVM adapter operation works with, built once per chain: its endpoints, a viem
+// client over them, the validator-read folding, the block watch for receipts, the relayer pool,
+// and the little state the chain keeps (availability, the chain instance, whether the node traces).
+import type { Logger } from 'pino'
+import { type Address, type Chain, type Hex, type PublicClient, type RpcTransactionReceipt, type TransactionReceipt, BaseError, TransactionReceiptNotFoundError, createPublicClient, custom, defineChain, formatTransactionReceipt, numberToHex } from 'viem'
+import { ChainUnavailableError } from '../../../errors/chainUnavailableError.ts'
+import { createLocalRelayerLeases } from '../../../ports/relayerLeases.ts'
+import { createEndpointPool, type EndpointPool } from '../../createEndpointPool.ts'
+import { type AnswerCache, createAnswerCache } from '../createAnswerCache.ts'
+import { createCallBatcher } from '../createCallBatcher.ts'
+import { createReceiptWatcher, type ReceiptWatcher } from '../createReceiptWatcher.ts'
+import type { ResolvedChain } from '../discovery/resolveChains.ts'
+import { evmSignedExecution } from '../evmSignedExecution.ts'
+import { createRelayerPool, type RelayerPool } from '../relayer/createRelayerPool.ts'
+import { toRelayerAccount } from '../relayer/toRelayerAccount.ts'
+import { isUnknownMethod } from './nodeErrors.ts'
+import type { CreateEvmAdapterParameters } from './evmAdapterParameters.ts'
+
+export type EvmContext = {
+  /** The chain, its contract addresses as EVM addresses (the configuration checked them). */
+  chain: ResolvedChain & { executor: Address; validator: Address; registry: Address }
+  viemChain: Chain
+  log: Logger
+  pool: EndpointPool
+  client: PublicClient
+  /** Validator reads: folded into Multicall3, and kept per block when VALIDATE_CACHE is on. */
+  reads: AnswerCache
+  receipts: ReceiptWatcher<TransactionReceipt>
+  /** Undefined on a chain without a relayer key: validate only. */
+  relayers: RelayerPool | undefined
+  /** Where each relayer key lives, by lower-case address, for /chains: never the key, only its backend. */
+  signerOf: ReadonlyMap<string, string>
+  maxGasPerExecution: bigint | undefined
+  maxFeePerGas: bigint | undefined
+  confirmations: number
+  /** Journaled transactions found unable to ever mine: they hold no relayer nonce. */
+  unmineable: Set<string>
+  state: {
+    unavailableReason: string | undefined
+    /** The chain instance last read (see chainInstance.ts). */
+    instance: { value: string; at: number } | undefined
+    genesisHash: string | undefined
+    /** Whether the node may be a dev node that answers anvil_metadata (until it says it is not). */
+    devNode: boolean
+    /** Whether the node answers debug_traceTransaction (unknown until asked). */
+    traces: boolean | undefined
+  }
+}
+
+/** How long a request's own watch on its transaction lasts; reconciliation takes over after it. */
+const receiptWatchLimitMs = 15 * 60_000
+
+export function createEvmContext({ chain: resolved, relayerPrivateKey, relayerPrivateKeys, relayerAccounts = [], leases = createLocalRelayerLeases(), rpcTimeoutMs, pollingIntervalMs, logger, unsettledTransactions, maxGasPerExecution, maxFeePerGas, confirmations = 1, rpcRecorder, foldReads = true, cacheAnswers = false }: CreateEvmAdapterParameters): EvmContext {
+  const chain = { ...resolved, executor: resolved.executor as Address, validator: resolved.validator as Address, registry: resolved.registry as Address }
+  const log = logger.child({ module: 'evm', chainId: chain.chainId })
+  const pool = createEndpointPool({ chainId: chain.chainId, reference: Number(chain.reference), endpoints: chain.endpoints, timeoutMs: rpcTimeoutMs, logger, rpcRecorder })
+  const viemChain: Chain = defineChain({ id: Number(chain.reference), name: chain.name, nativeCurrency: chain.nativeCurrency, rpcUrls: { default: { http: [] } } })
+  const client: PublicClient = createPublicClient({ chain: viemChain, transport: custom({ request: pool.request }, { retryCount: 0 }), pollingInterval: pollingIntervalMs, cacheTime: 0 })
+  // One block watch answers every execution's receipt wait (reconciliation takes over after the limit).
+  const receipts = createReceiptWatcher<TransactionReceipt>({
+    blockNumber: () => client.getBlockNumber({ cacheTime: 0 }),
+    async blockReceipts(blockNumber) {
+      try {
+        const raw = (await pool.request({ method: 'eth_getBlockReceipts', params: [numberToHex(blockNumber)] })) as RpcTransactionReceipt[] | null
+        return (raw ?? []).map((r) => formatTransactionReceipt(r))
+      } catch (err) {
+        if (isUnknownMethod(err)) return undefined
+        throw err
+      }
+    },
+    receipt: (hash) =>
+      client.getTransactionReceipt({ hash }).catch((err: unknown) => {
+        if (err instanceof BaseError && err.walk((e) => e instanceof TransactionReceiptNotFoundError)) return undefined
+        throw err
+      }),
+    hashOf: (r) => r.transactionHash,
+    intervalMs: pollingIntervalMs,
+    limitMs: receiptWatchLimitMs,
+    onError: (err) => log.debug({ err }, 'receipt watch: a read failed; trying again'),
+  })
+  const batcher = createCallBatcher({ request: pool.request, logger: log, enabled: foldReads })
+  const reads = cacheAnswers ? createAnswerCache({ reads: batcher, request: pool.request }) : batcher
+  // A relayer's broadcasts, in nonce order in one request.
+  const broadcastMany = (rawTransactions: readonly Hex[]) => pool.sequence(rawTransactions.map((raw) => ({ method: 'eth_sendRawTransaction', params: [raw] })))
+  const accounts = [...(relayerPrivateKeys ?? (relayerPrivateKey ? [relayerPrivateKey] : [])).map((key) => toRelayerAccount(key)), ...relayerAccounts]
+  const state: EvmContext['state'] = { unavailableReason: undefined, instance: undefined, genesisHash: undefined, devNode: true, traces: undefined }
+  const unmineable = new Set<string>()
+  // New transactions go above the highest nonce an unsettled journaled one holds. Transactions
+  // found unable to ever mine (above a nonce gap, or of a reset chain) hold no nonce, even in the
+  // moment before the reconciler settles their records.
+  const nonceFloor = unsettledTransactions
+    ? async (address: Address, ignore: ReadonlySet<string>) => {
+        const nonces = (await unsettledTransactions(address, state.instance?.value)).filter((t) => !unmineable.has(t.id) && !ignore.has(t.id)).map(evmSignedExecution.txNonce)
+        return nonces.length === 0 ? undefined : Math.max(...nonces) + 1
+      }
+    : undefined
+  // A key is set aside while it cannot pay for one execution at the most gas and fee it may use.
+  const minBalance = async () => (maxGasPerExecution ?? 1_000_000n) * (await client.estimateFeesPerGas()).maxFeePerGas
+  const relayers = accounts.length > 0 ? createRelayerPool({ accounts, client, chainId: viemChain.id, chain: chain.chainId, logger: log, leases, nonceFloor, minBalance, broadcastMany }) : undefined
+  const signerOf = new Map(accounts.map((a) => [a.address.toLowerCase(), (a as { backend?: string }).backend ?? 'local']))
+  return { chain, viemChain, log, pool, client, reads, receipts, relayers, signerOf, maxGasPerExecution, maxFeePerGas, confirmations, unmineable, state }
+}
+
+/** Every request fails with 503 (0xF4) once preflight found the chain's contracts missing. */
+export function assertAvailable({ chain, state }: EvmContext): void {
+  if (state.unavailableReason) throw new ChainUnavailableError(chain.chainId, { details: state.unavailableReason, retryAfterSeconds: 60 })
+}

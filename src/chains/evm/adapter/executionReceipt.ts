@@ -1,0 +1,78 @@
+// An execution's outcome from its receipt. A revert is decoded from the transaction as it ran: its
+// trace where the node has one, else its call replayed on its parent block with its own sender,
+// fees and gas limit.
+import { type Hex, type TransactionReceipt, TransactionReceiptNotFoundError, decodeEventLog, hexToNumber } from 'viem'
+import { intentExecutorArtifact } from '../../../contracts/intentExecutorArtifact.ts'
+import type { ExecutionReceipt } from '../../../ports/chainAdapter.ts'
+import { Status } from '../../../status/statusCodes.ts'
+import { type DecodedRevert, decodeExecutorRevert, decodeRevertData } from '../decodeExecutorRevert.ts'
+import type { EvmContext } from './evmContext.ts'
+import { isUnknownMethod } from './nodeErrors.ts'
+
+/**
+ * `gas` (when this gateway chose the limit): a revert that used up a limit below the cap ran out of
+ * the gas *we* gave it, which is not the intent's outcome.
+ */
+export async function toExecutionReceipt(ctx: EvmContext, calldata: Hex, receipt: TransactionReceipt, gas?: { gasLimit: bigint; cap: bigint | undefined }): Promise<ExecutionReceipt> {
+  const base = { transactionHash: receipt.transactionHash, blockNumber: receipt.blockNumber, blockHash: receipt.blockHash, gasUsed: receipt.gasUsed, fee: receipt.gasUsed * receipt.effectiveGasPrice }
+  if (receipt.status === 'success') {
+    const executor = ctx.chain.executor.toLowerCase()
+    const executed = receipt.logs
+      .filter((l) => l.address.toLowerCase() === executor)
+      .map((l) => {
+        try {
+          return decodeEventLog({ abi: intentExecutorArtifact.abi, eventName: 'IntentExecuted', data: l.data, topics: l.topics })
+        } catch {
+          return undefined
+        }
+      })
+      .find(Boolean)
+    return { ...base, state: 'mined', status: executed ? hexToNumber(executed.args.status) : Status.EXECUTED, returnData: executed?.args.returnData, detail: undefined }
+  }
+  const outOfGas = gas !== undefined && (gas.cap === undefined || gas.gasLimit < gas.cap) && receipt.gasUsed * 64n >= gas.gasLimit * 63n
+  const decoded = (await revertReason(ctx, calldata, receipt)) ?? { status: Status.FAILURE as number, detail: 'the transaction reverted on-chain without revert data (out of gas, or a revert without a reason)' }
+  if (outOfGas) {
+    return { ...base, state: 'reverted', returnData: undefined, status: decoded.status, outOfGas: true, detail: `the transaction used up the gas limit of ${gas.gasLimit} this gateway gave it (${decoded.detail}); not the intent's outcome: it is sent again with a higher limit` }
+  }
+  return { ...base, state: 'reverted', returnData: undefined, ...decoded }
+}
+
+/** Why a mined transaction reverted, read from the state it met. */
+async function revertReason({ pool, client, chain, log, state }: EvmContext, calldata: Hex, receipt: TransactionReceipt): Promise<DecodedRevert | undefined> {
+  if (state.traces !== false) {
+    try {
+      const frame = (await pool.request({ method: 'debug_traceTransaction', params: [receipt.transactionHash, { tracer: 'callTracer', tracerConfig: { onlyTopCall: true } }] })) as { output?: Hex; error?: string } | null
+      state.traces = true
+      if (frame?.output && frame.output.length >= 10) return decodeRevertData(frame.output)
+      if (frame?.error) return { status: Status.FAILURE, detail: `the transaction reverted on-chain: ${frame.error}` }
+      return undefined
+    } catch (err) {
+      if (isUnknownMethod(err)) state.traces = false
+      else log.debug({ err, transactionHash: receipt.transactionHash }, 'trace of a reverted transaction failed; replaying its call instead')
+    }
+  }
+  try {
+    const tx = await client.getTransaction({ hash: receipt.transactionHash })
+    await client.call({
+      account: receipt.from,
+      to: chain.executor,
+      data: calldata,
+      gas: tx.gas,
+      ...(tx.maxFeePerGas !== undefined ? { maxFeePerGas: tx.maxFeePerGas, maxPriorityFeePerGas: tx.maxPriorityFeePerGas } : { gasPrice: tx.gasPrice }),
+      blockNumber: receipt.blockNumber - 1n,
+    } as never)
+    return undefined
+  } catch (err) {
+    return decodeExecutorRevert(err)
+  }
+}
+
+/** The receipt of a transaction, or undefined while the chain has none. */
+export async function receiptOf({ client }: EvmContext, transactionHash: Hex): Promise<TransactionReceipt | undefined> {
+  try {
+    return await client.getTransactionReceipt({ hash: transactionHash })
+  } catch (err) {
+    if (err instanceof TransactionReceiptNotFoundError) return undefined
+    throw err
+  }
+}

@@ -1,0 +1,66 @@
+// Validates, chooses the relayer key that will send, simulates as that key will send, and hands
+// back a `send` bound to that key, its fees and the gas limit (the caller decides whether to send).
+import { type Hex, parseTransaction } from 'viem'
+import type { ExecutionOptions, Preflight } from '../../../ports/chainAdapter.ts'
+import type { Intent } from '../../../ports/intent.ts'
+import { isSuccessStatus, Status } from '../../../status/statusCodes.ts'
+import { classifyRpcError } from '../classifyRpcError.ts'
+import { evmSignedExecution } from '../evmSignedExecution.ts'
+import { assertAvailable, type EvmContext } from './evmContext.ts'
+import { executeCalldata } from './executorCalls.ts'
+import { toExecutionReceipt } from './executionReceipt.ts'
+import { type GasCap, simulateExecution } from './simulateExecution.ts'
+import { validate } from './validate.ts'
+
+/** Head-room over the estimate: state can move between estimate and inclusion. */
+const gasMarginPercent = 120n
+
+export async function prepareExecution(ctx: EvmContext, intent: Intent, signature?: Hex, options: ExecutionOptions = {}): Promise<Preflight> {
+  assertAvailable(ctx)
+  const { relayers, maxGasPerExecution, chain, log, receipts } = ctx
+  const status = await validate(ctx, intent, signature)
+  if (!isSuccessStatus(status)) {
+    return { ok: false, status, detail: status === Status.UNAUTHORIZED ? 'the executor does not accept this signature for this intent: it must be the sender\'s (or a delegate\'s of the policy) EIP-712 signature of the typed data in `signing`' : undefined }
+  }
+  if (!relayers) throw new Error('prepareExecution called on a chain without a relayer')
+  // The lower of the chain's cap and what a paid execute's price covers.
+  const priced = options.gasCap !== undefined && (maxGasPerExecution === undefined || options.gasCap < maxGasPerExecution)
+  const cap: GasCap | undefined = priced ? { gas: options.gasCap!, by: 'price' } : maxGasPerExecution !== undefined ? { gas: maxGasPerExecution, by: 'chain' } : undefined
+  const data = executeCalldata(intent, signature)
+  // The key that will send is chosen first, and the simulation runs as the chain will run that
+  // transaction: its sender, its fees (an intent whose code reads tx.gasprice behaves alike in
+  // both), an explicit gas limit (the cap; fee fields without one make the node check the
+  // balance against its block gas cap) and the pending state.
+  const { relayer, done } = await relayers.acquire()
+  let handedOver = false
+  try {
+    const fees = await relayer.fees().catch((err: unknown) => {
+      throw classifyRpcError(err, chain.chainId, 'fee estimate')
+    })
+    const simulated = await simulateExecution(ctx, { from: relayer.address, data, fees, cap })
+    if (!simulated.ok) return simulated
+    // Head-room over the estimate, never past the cap: the relayer pays for at most that. An
+    // earlier attempt that ran out of the gas we gave it is sent with twice its limit.
+    let gasLimit = (simulated.gas * gasMarginPercent) / 100n
+    const previousGas = options.previous ? parseTransaction(evmSignedExecution.rawTransaction(options.previous)).gas : undefined
+    if (previousGas !== undefined && gasLimit < previousGas * 2n) gasLimit = previousGas * 2n
+    if (cap !== undefined && gasLimit > cap.gas) gasLimit = cap.gas
+    const limit = gasLimit
+    handedOver = true
+    return {
+      ok: true,
+      cancel: done,
+      async send({ onSigned }) {
+        const sent = await relayer.send({ to: chain.executor, data, gas: limit, fees }, { onSigned }).finally(done)
+        const { transactionHash } = sent
+        log.info({ transactionHash, relayer: relayer.address, txNonce: sent.txNonce, accepted: sent.accepted, gas: limit.toString() }, 'execute sent')
+        // A replacement's receipt never shows under this hash: the record stays pending and
+        // reconciliation settles it (dropped, or executed through the replacement).
+        const receipt = receipts.wait(transactionHash).then((r) => toExecutionReceipt(ctx, data, r, { gasLimit: limit, cap: cap?.gas }))
+        return { transactionHash, accepted: sent.accepted, receipt }
+      },
+    }
+  } finally {
+    if (!handedOver) done()
+  }
+}

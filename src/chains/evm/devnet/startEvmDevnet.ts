@@ -1,0 +1,39 @@
+// The EVM part of the embedded devnet as a runtime module starts it (config/runtimeModule.ts):
+// anvil with the contracts and the demo, the relayer key and x402 prices it supplies, and what
+// the start-up banner says of it.
+import { formatEther } from 'viem'
+import type { RuntimeDevnet } from '../../../config/runtimeModule.ts'
+import { demoCommands } from './demoCommands.ts'
+import { devnetAccounts } from './devnetAccounts.ts'
+import { startDevnet } from './startDevnet.ts'
+
+export async function startEvmDevnet(): Promise<RuntimeDevnet> {
+  const devnet = await startDevnet()
+  return {
+    chain: devnet.chain,
+    isDefault: true,
+    // Execute is priced in DemoDollar; the printed commands carry the devnet's API key, which is not charged.
+    settings: { relayerPrivateKey: devnetAccounts.relayer, relayerPrivateKeys: [devnetAccounts.relayer], payments: devnet.payments },
+    async describe({ baseUrl, apiKey }) {
+      return [
+        `Devnet: anvil ${devnet.anvil.rpcUrl}, chain ${devnet.chain.chainId}`,
+        `Contracts: validator ${devnet.contracts.validator}, executor ${devnet.contracts.executor}, registry ${devnet.contracts.registry}, demo counter ${devnet.contracts.counter}`,
+        `Demo sender ${devnet.demo.sender} has deposited ${formatEther(devnet.demo.deposit)} ETH; its policies: open ${devnet.demo.policies.open}, mainnet-only ${devnet.demo.policies.mainnetOnly}`,
+        `x402: execute costs 0.01 DemoDollar (${devnet.contracts.dollar}) paid to ${devnet.demo.payment.payTo}; the demo payer ${devnet.demo.payment.payer} holds 1000. Devnet API key (not charged): ${apiKey}`,
+        '',
+        'Try these (EVM):',
+        '',
+        await demoCommands({
+          baseUrl,
+          chainId: devnet.chain.reference,
+          executor: devnet.contracts.executor,
+          senderKey: devnetAccounts.sender,
+          demo: devnet.demo,
+          apiKey,
+          price: { network: devnet.chain.chainId, asset: devnet.contracts.dollar, label: '0.01 DemoDollar' },
+        }),
+      ].join('\n')
+    },
+    stop: () => devnet.stop(),
+  }
+}

@@ -1,0 +1,47 @@
+// The Solana commands printed when the devnet starts: validate, one per status, and execute,
+// signed (the demo sender's key is a public devnet key, so the signature is computed here) and
+// unsigned, with the chain's CAIP-2 id.
+import type { Address } from '@solana/kit'
+import { ed25519Seed } from '../ed25519Seed.ts'
+import { createSolanaRuntime } from '../solanaRuntime.ts'
+import type { Intent } from '../../../ports/intent.ts'
+import type { SolanaDevnet } from './startSolanaDevnet.ts'
+
+export function solanaDemoCommands({ baseUrl, devnet, apiKey }: { baseUrl: string; devnet: Pick<SolanaDevnet, 'chainId' | 'demo' | 'programId' | 'config'>; /** Sent with the execute commands when the gateway has API keys. */ apiKey?: string | undefined }): string {
+  const { demo, chainId } = devnet
+  const intent = (overrides: Partial<Record<string, string>>) =>
+    JSON.stringify({ sender: demo.sender, target: demo.target, data: `${demo.allowedPrefix}40420f0000000000`, value: '1000', nonce: '0', validAfter: '0', validBefore: '0', policyId: demo.policies.narrow, ...overrides })
+  const curl = (body: string, chain = chainId, action = 'validate') =>
+    `curl -i -X POST ${baseUrl}/intents/${action} -H 'Content-Type: application/json' -H 'X-Chain-Id: ${chain}'${action === 'execute' && apiKey ? ` -H 'Authorization: Bearer ${apiKey}'` : ''} -d '${body}'`
+
+  // Execute: the probe target echoes its data; the value (1000 lamports) goes to the first account.
+  const executed = (nonce: bigint): Intent => ({
+    sender: demo.sender,
+    target: demo.target,
+    data: '0x00cafe',
+    value: 1000n,
+    nonce,
+    validAfter: 0n,
+    validBefore: 0n,
+    policyId: demo.policies.open,
+    accounts: [{ address: demo.recipient, signer: false, writable: true }],
+  })
+  const toBody = (i: Intent, signature?: string) =>
+    JSON.stringify({ ...i, value: i.value.toString(), nonce: i.nonce.toString(), validAfter: i.validAfter.toString(), validBefore: i.validBefore.toString(), ...(signature ? { signature } : {}) })
+  const signed = executed(1n)
+  const hash = createSolanaRuntime({ programId: devnet.programId as Address, config: devnet.config as Address }).hashIntent(signed)
+  const signature = `0x${Buffer.from(ed25519Seed.sign(demo.senderSecretKey, Buffer.from(hash.slice(2), 'hex'))).toString('hex')}`
+
+  const lines: Array<[string, string]> = [
+    ['200 SUCCESS (0x01): a valid intent', curl(intent({}))],
+    ['403 DISALLOWED (0x10): a target the policy does not allow', curl(intent({ target: demo.otherTarget }))],
+    ['402 INSUFFICIENT_FUNDS (0x54): value above the policy\'s per-transaction cap', curl(intent({ value: '200000000' }))],
+    ['410 TOO_LATE (0x21): validBefore in the past', curl(intent({ validBefore: '1' }))],
+    ['202 TOO_EARLY (0x20): validAfter in the future', curl(intent({ validAfter: '4102444800' }))],
+    ['421 UNSUPPORTED_CHAIN (0xA2): a Solana chain this gateway does not serve', curl(intent({}), 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp')],
+    ['200 EXECUTED (0x11): an intent signed by its sender (Ed25519 over the 32-byte intent hash); run it again: the same answer, replayed (nothing sent)', curl(toBody(signed, signature), chainId, 'execute')],
+    ['401 SIGNATURE_REQUIRED (0xE5): the same intent unsigned (nonce 2); the answer carries `signing`, what to sign', curl(toBody(executed(2n)), chainId, 'execute')],
+  ]
+  // The same layout as the EVM commands (demoCommands), so one reader (and the start-up test) takes both.
+  return lines.map(([title, command]) => `# ${title}\n${command}\n`).join('\n')
+}

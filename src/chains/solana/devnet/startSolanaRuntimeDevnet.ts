@@ -1,0 +1,26 @@
+// The Solana part of the embedded devnet as a runtime module starts it (config/runtimeModule.ts):
+// LiteSVM behind a JSON-RPC front with the program deployed, the relayer key it supplies, and what
+// the start-up banner says of it.
+import type { RuntimeDevnet } from '../../../config/runtimeModule.ts'
+import { solanaDemoCommands } from './solanaDemoCommands.ts'
+import { startSolanaDevnet } from './startSolanaDevnet.ts'
+
+export async function startSolanaRuntimeDevnet(): Promise<RuntimeDevnet> {
+  const solana = await startSolanaDevnet()
+  return {
+    chain: { chainId: solana.chainId, chainType: 'solana', reference: solana.reference, rpcUrls: [solana.rpcUrl], executor: solana.programId, validator: solana.programId, registry: solana.config },
+    isDefault: false,
+    settings: { solanaRelayerPrivateKey: solana.relayerSecretKey, solanaSimulationFeePayer: solana.simulationFeePayer },
+    async describe({ baseUrl, apiKey }) {
+      return [
+        `Devnet: Solana (LiteSVM behind a JSON-RPC front) ${solana.rpcUrl}, chain ${solana.chainId}`,
+        `Program ${solana.programId}, config account ${solana.config}; demo sender ${solana.demo.sender}`,
+        '',
+        'And these (Solana):',
+        '',
+        solanaDemoCommands({ baseUrl, devnet: solana, apiKey }),
+      ].join('\n')
+    },
+    stop: () => solana.stop(),
+  }
+}

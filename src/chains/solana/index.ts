@@ -1,0 +1,48 @@
+// The Solana runtime as the gateway composes it (config/runtimeModule.ts): solana chains (CAIP-2
+// by genesis hash), the relayer key SOLANA_RELAYER_PRIVATE_KEY, and LiteSVM as the devnet.
+import type { RuntimeModule } from '../../config/runtimeModule.ts'
+import { solanaRelayerKey } from './solanaRelayerKey.ts'
+import { solanaRuntime } from './solanaRuntime.ts'
+
+export const solanaModule: RuntimeModule = {
+  chainType: 'solana',
+  name: 'Solana',
+  namespace: 'solana',
+  runtime: solanaRuntime,
+  checkContractAddress(value) {
+    const problem = solanaRuntime.checkAddress(value)
+    return problem && `"${value.slice(0, 50)}" ${problem}`
+  },
+  discoversEndpoints: false,
+  readSettings(env, { production, problems }) {
+    const relayer = solanaRelayerKey(env.SOLANA_RELAYER_PRIVATE_KEY, { production })
+    if (!relayer.ok) problems.push(relayer.problem)
+    const solanaSimulationFeePayer = env.SOLANA_SIMULATION_FEE_PAYER?.trim() || undefined
+    const payerProblem = solanaSimulationFeePayer && solanaRuntime.checkAddress(solanaSimulationFeePayer)
+    if (payerProblem) problems.push(`SOLANA_SIMULATION_FEE_PAYER: ${payerProblem}`)
+    return { solanaRelayerPrivateKey: relayer.ok ? relayer.key : undefined, solanaSimulationFeePayer }
+  },
+  hasRelayer: (config) => config.solanaRelayerPrivateKey !== undefined,
+  async createChains(chains, { settings, logger, rpcRecorder }) {
+    // Solana's SDK is loaded only when a Solana chain is configured.
+    const { createSolanaAdapter } = await import('./createSolanaAdapter.ts')
+    const adapters = chains.map((chain) =>
+      createSolanaAdapter({
+        chain: { chainId: chain.chainId, reference: chain.reference, rpcUrls: chain.rpcUrls, programId: chain.validator as never, config: chain.registry as never },
+        rpcTimeoutMs: settings.rpcTimeoutMs,
+        logger,
+        simulationFeePayer: settings.solanaSimulationFeePayer as never,
+        relayerSecretKey: settings.solanaRelayerPrivateKey,
+        rpcRecorder,
+      }),
+    )
+    return { adapters }
+  },
+  devnet: {
+    name: 'a LiteSVM Solana chain',
+    async start() {
+      const { startSolanaRuntimeDevnet } = await import('./devnet/startSolanaRuntimeDevnet.ts')
+      return startSolanaRuntimeDevnet()
+    },
+  },
+}

@@ -1,0 +1,78 @@
+// Checks a Sui chain's configuration (all problems at once, never echoing the key) and builds the
+// context the adapter's operations share.
+import { SuiGrpcClient } from '@mysten/sui/grpc'
+import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519'
+import { normalizeSuiAddress } from '@mysten/sui/utils'
+import type { Logger } from 'pino'
+import { ConfigError } from '../../errors/configError.ts'
+import type { RpcRecorder } from '../../metrics/createMetrics.ts'
+import type { Journal } from '../../ports/journal.ts'
+import type { RelayerLeases } from '../../ports/relayerLeases.ts'
+import { createMutex } from '../createMutex.ts'
+import { holdSuiRelayerKey } from './holdSuiRelayerKey.ts'
+import { type SuiChainConfig, suiChainIds, type SuiNetwork } from './suiChainConfig.ts'
+import type { SuiContext } from './suiContext.ts'
+import { suiIntentModule } from './suiIntentModule.ts'
+
+export type CreateSuiContextParameters = {
+  chain: SuiChainConfig
+  /** The relayer's Ed25519 key: `suiprivkey1…` (as `sui keytool export` prints it) or 32 bytes. */
+  relayerSecretKey: string | Uint8Array | undefined
+  rpcTimeoutMs: number
+  logger: Logger
+  maxGasBudget: bigint
+  /** Tests pass a client with its own transport; by default a grpc-web client on chain.rpcUrl. */
+  client?: SuiGrpcClient | undefined
+  rpcRecorder?: RpcRecorder | undefined
+  /** A fleet's relayer leases (a shared journal): the key is then held by one instance at a time. */
+  leases?: RelayerLeases | undefined
+  /** The journal the leases share: a key taken over has its pending transactions delivered before it signs again. */
+  journal?: Journal | undefined
+}
+
+const objectId = /^0x[0-9a-fA-F]{64}$/
+
+export function createSuiContext({ chain, relayerSecretKey, rpcTimeoutMs, logger, maxGasBudget, client, rpcRecorder, leases, journal }: CreateSuiContextParameters): SuiContext {
+  const problems = [
+    ...(suiChainIds.includes(chain.chainId as never) ? [] : [`${chain.chainId}: a Sui chain id is one of ${suiChainIds.join(', ')}`]),
+    ...(objectId.test(chain.packageId) ? [] : [`${chain.chainId}: the package id must be 0x followed by 64 hex digits`]),
+    ...(objectId.test(chain.hubId) ? [] : [`${chain.chainId}: the Hub object id must be 0x followed by 64 hex digits`]),
+  ]
+  let keypair: Ed25519Keypair | undefined
+  try {
+    keypair = relayerSecretKey === undefined ? undefined : Ed25519Keypair.fromSecretKey(relayerSecretKey)
+  } catch {
+    // The key itself never reaches a message.
+    problems.push(`${chain.chainId}: the Sui relayer key is not an Ed25519 key (expected suiprivkey1… or 32 bytes)`)
+  }
+  if (problems.length > 0) throw new ConfigError(problems)
+  const network = chain.chainId.slice('sui:'.length) as SuiNetwork
+  const packageId = normalizeSuiAddress(chain.packageId)
+  const log = logger.child({ module: 'sui', chainId: chain.chainId })
+  const relayer = keypair?.toSuiAddress()
+  const ctx: SuiContext = {
+    chainId: chain.chainId,
+    network,
+    rpcUrl: chain.rpcUrl,
+    client: client ?? new SuiGrpcClient({ network, baseUrl: chain.rpcUrl }),
+    keypair,
+    relayer,
+    packageId,
+    hubId: normalizeSuiAddress(chain.hubId),
+    policyType: `${packageId}::${suiIntentModule.module}::${suiIntentModule.policyStruct}`,
+    rpcTimeoutMs,
+    maxGasBudget,
+    log,
+    rpcRecorder,
+    keyHold: undefined,
+    journal,
+    catchUp: false,
+    sending: createMutex(),
+    watches: new AbortController(),
+    objects: { hub: undefined, policies: new Map() },
+    unavailableReason: undefined,
+    endpoint: { requests: 0, failures: 0, lastLatencyMs: undefined, lastError: undefined },
+  }
+  if (relayer && leases) ctx.keyHold = holdSuiRelayerKey({ leases, chainId: chain.chainId, relayer, logger: log, onAcquired: () => void (ctx.catchUp = true) })
+  return ctx
+}

@@ -1,0 +1,37 @@
+// Reconcile a journaled transaction: the node's record of it if it has one; else broadcast the
+// journaled bytes again; refused now (its gas coin moved on), it never ran, and whether the
+// intent ran anyway the module's nonce says.
+import { ChainUnavailableError } from '../../errors/chainUnavailableError.ts'
+import { GatewayError } from '../../errors/gatewayError.ts'
+import type { ReconcileRequest, Reconciliation } from '../../ports/chainAdapter.ts'
+import { Status } from '../../status/statusCodes.ts'
+import { assertSuiAvailable } from './assertSuiAvailable.ts'
+import { callSui } from './callSui.ts'
+import type { SuiContext } from './suiContext.ts'
+import { suiSignedTransaction } from './suiSignedTransaction.ts'
+import { toSuiReceipt } from './toSuiReceipt.ts'
+import { validateSuiIntent } from './validateSuiIntent.ts'
+
+export async function reconcileSuiTransaction(ctx: SuiContext, tx: ReconcileRequest): Promise<Reconciliation> {
+  assertSuiAvailable(ctx)
+  const digest = tx.id
+  try {
+    const found = await callSui(ctx, 'getTransaction', 'transaction lookup', (signal) => ctx.client.core.getTransaction({ digest, include: { effects: true }, signal }))
+    return { kind: 'settled', receipt: toSuiReceipt(ctx, digest, found) }
+  } catch (err) {
+    if (!(err instanceof GatewayError && /NOT_FOUND/.test(err.details ?? ''))) throw err
+  }
+  const { transaction, signature } = suiSignedTransaction.parse(Buffer.from(tx.bytes, 'base64'))
+  try {
+    const result = await callSui(ctx, 'executeTransaction', 'rebroadcast of execute', (signal) =>
+      ctx.client.core.executeTransaction({ transaction: new Uint8Array(transaction), signatures: [Buffer.from(signature).toString('base64')], include: { effects: true }, signal }),
+    )
+    ctx.log.warn({ transactionHash: digest }, 'the node had lost a journaled transaction; broadcast it again')
+    return { kind: 'settled', receipt: toSuiReceipt(ctx, digest, result) }
+  } catch (err) {
+    if (err instanceof ChainUnavailableError) throw err
+    const { status } = await validateSuiIntent(ctx, tx.intent)
+    const executed = status === Status.NONCE_USED
+    return { kind: 'dropped', executed, detail: `transaction ${digest} was refused when sent again; the intent ${executed ? 'was executed by another transaction' : 'was not executed and may be sent again'}` }
+  }
+}

@@ -1,0 +1,76 @@
+// A runtime (EVM, Solana, Sui) as the gateway composes it: one module per folder under chains/,
+// each exported by its folder's index.ts and named once in src/runtimes.ts. Configuration, the
+// chain registry, createGateway and main.ts reach a runtime only through this shape, so shared
+// code never imports a runtime's folder, and a new runtime is a folder and a line in that list.
+import type { Logger } from 'pino'
+import type { RpcRecorder } from '../metrics/createMetrics.ts'
+import type { ChainAdapter } from '../ports/chainAdapter.ts'
+import type { ChainType } from '../ports/chainId.ts'
+import type { ChainRuntime } from '../ports/chainRuntime.ts'
+import type { Journal } from '../ports/journal.ts'
+import type { RelayerLeases } from '../ports/relayerLeases.ts'
+import type { GatewaySettings } from './gatewaySettings.ts'
+import type { ChainConfig, Env, GatewayConfig } from './gatewayConfig.ts'
+
+/**
+ * The settings a runtime reads for itself from the environment: its relayer key in the fields
+ * GatewayConfig has always had, and anything else as `options`, a shape of the runtime's own
+ * (kept in GatewayConfig.runtimeOptions under its chain type, handed back to its createChains).
+ */
+export type RuntimeSettings = Partial<Pick<GatewayConfig, 'relayerPrivateKey' | 'relayerPrivateKeys' | 'solanaRelayerPrivateKey' | 'solanaSimulationFeePayer' | 'suiRelayerPrivateKey'>> & {
+  options?: unknown
+}
+
+/** What createGateway lends a runtime to build its chains with. */
+export type RuntimeContext = {
+  settings: GatewaySettings
+  logger: Logger
+  rpcRecorder: RpcRecorder | undefined
+  journal: Journal
+  /** The relayer-key leases of a fleet (a shared journal); undefined: this instance holds every key. */
+  leases: RelayerLeases | undefined
+  /** How often receipts are polled. */
+  pollingIntervalMs: number
+}
+
+export type RuntimeChains = {
+  adapters: ChainAdapter[]
+  /** A trusted RPC URL per chain id, for the in-process x402 facilitator to settle through. */
+  settlementRpcUrls?: ReadonlyMap<string, string> | undefined
+}
+
+/** A runtime's embedded devnet chain (`npm start` with nothing configured). */
+export type RuntimeDevnet = {
+  chain: ChainConfig
+  /** Settings the devnet supplies where the operator set none (its relayer key, its prices). */
+  settings: RuntimeSettings & Partial<Pick<GatewayConfig, 'payments'>>
+  /** Whether its chain is the default one (X-Chain-Id absent). */
+  isDefault: boolean
+  /** What the start-up banner prints about it: the chain, its contracts, and commands to try. */
+  describe(context: { baseUrl: string; apiKey: string }): Promise<string>
+  stop(): Promise<void>
+}
+
+export type RuntimeModule = {
+  chainType: ChainType
+  /** Its name in messages (`EVM`, `Solana`, `Sui`). */
+  name: string
+  /** The CAIP-2 namespace of its chain ids (`eip155`, `solana`, `sui`). */
+  namespace: string
+  /** Parsing and hashing without a deployment: for requests to chains of this runtime not served here (421). */
+  runtime: ChainRuntime
+  /** What is wrong with a contract address in the configuration's maps (the message names the value, cut short), or undefined. */
+  checkContractAddress(value: string): string | undefined
+  /** What is wrong with a chain id's reference on this runtime (Sui: not a network name), or undefined. */
+  checkReference?(reference: string): string | undefined
+  /** Whether its chains may go without RPC_URLS (EVM: their endpoints are found in the chain list). */
+  discoversEndpoints: boolean
+  /** Reads the runtime's own settings; each problem is pushed onto `problems` (a key is never echoed). */
+  readSettings(env: Env, context: { production: boolean; problems: string[] }): RuntimeSettings
+  /** Whether the configuration gives this runtime a key to send with (then production requires API keys). */
+  hasRelayer(config: RuntimeSettings & Pick<GatewayConfig, 'signers'>): boolean
+  /** The adapters of its configured chains (its client loaded only now, when one is configured). */
+  createChains(chains: ChainConfig[], context: RuntimeContext): Promise<RuntimeChains>
+  /** Its devnet chain, as the start-up line names it (`anvil`), and how to start it; absent where the runtime has none (Sui). */
+  devnet?: { name: string; start(): Promise<RuntimeDevnet> } | undefined
+}

@@ -1,0 +1,133 @@
+// The MCP server of one /mcp request: lists the tools and answers a call by sending the matching
+// request to the gateway's own HTTP route (callRoute), so that a tool answers exactly as the route
+// does, with the same API keys, limits and payments. Every tool call is counted against the
+// client's rate limit first (admitToolCall), however it arrived, alone or in a batch. Low-level
+// Server with JSON Schemas: the tools' schemas are the routes' own, which the SDK's zod-based
+// registerTool would not take as they are.
+import { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import { CallToolRequestSchema, type CallToolResult, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js'
+import { encodePaymentSignatureHeader } from '@x402/core/http'
+import type { FieldError } from '../../errors/inputError.ts'
+import { httpMeanings } from '../schemas/httpSchemas.ts'
+import { toProblemDetails } from '../problemDetails.ts'
+import { getStatusCode, Status } from '../../status/statusCodes.ts'
+import { checkToolArguments } from './checkToolArguments.ts'
+import { findTooDeep } from './findTooDeep.ts'
+import { type McpTool, type McpToolName, mcpTools } from './mcpTools.ts'
+import { type RouteAnswer, toToolResult } from './toToolResult.ts'
+
+/** A request for one of the gateway's routes, made on behalf of the MCP client. */
+export type RouteRequest = {
+  method: 'GET' | 'POST'
+  url: string
+  body?: unknown
+  /** Sent as X-Chain-Id. */
+  chainId?: string | undefined
+  /** The x402 PaymentPayload from `_meta["x402/payment"]`, sent as PAYMENT-SIGNATURE (base64 JSON). */
+  paymentSignature?: string | undefined
+}
+
+export type CreateMcpServerParameters = {
+  callRoute: (request: RouteRequest) => Promise<RouteAnswer>
+  /**
+   * Counts one tool call against the client's rate limit: the route's answer refusing it (429,
+   * 0xF6, Retry-After) when over the limit, else undefined. `chainId` is the tool's, if any.
+   */
+  admitToolCall?: ((chainId: string | undefined) => Promise<RouteAnswer | undefined>) | undefined
+  version: string
+}
+
+const byName = new Map<string, McpTool>(mcpTools.map((t) => [t.name, t]))
+
+export function createMcpServer({ callRoute, admitToolCall, version }: CreateMcpServerParameters): Server {
+  const server = new Server(
+    { name: 'intent-gateway', title: 'Intent Gateway', version },
+    {
+      capabilities: { tools: {} },
+      instructions:
+        'Validate and execute blockchain intents. Every result carries the HTTP status and the ERC-1066 code the gateway answered with; explain_status explains a code. ' +
+        'execute_intent needs the sender\'s EIP-712 signature: a 401 (0xE5) result carries `signing`, the typed data to sign.',
+    },
+  )
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: mcpTools.map(({ name, title, description, inputSchema, outputSchema, annotations }) => ({ name, title, description, inputSchema, outputSchema, annotations })),
+  }))
+
+  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+    const args = (request.params.arguments ?? {}) as Record<string, unknown>
+    // Counted first, whatever follows, as an HTTP request is counted before its body is read.
+    const refusal = await admitToolCall?.(typeof args.chainId === 'string' ? args.chainId : undefined)
+    if (refusal) return withoutRow(request.params.name, toToolResult(refusal))
+    // Before anything serializes them: a value nested thousands deep would overflow the stack.
+    const tooDeep = findTooDeep({
+      ...args,
+      ...Object.fromEntries(Object.entries(request.params._meta ?? {}).map(([name, value]) => [`_meta.${name}`, value])),
+    })
+    if (tooDeep) throw new McpError(ErrorCode.InvalidParams, `${tooDeep.field} ${tooDeep.message}`, { errors: [tooDeep] })
+    const tool = byName.get(request.params.name)
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name} (the tools are: ${mcpTools.map((t) => t.name).join(', ')})`)
+    const errors = checkToolArguments(tool.inputSchema, args)
+    const payment = request.params._meta?.['x402/payment']
+    if (payment !== undefined && (typeof payment !== 'object' || payment === null || Array.isArray(payment))) {
+      errors.push({ field: '_meta.x402/payment', message: 'must be an x402 PaymentPayload object' })
+    }
+    if (errors.length > 0) return withoutRow(tool.name, badArguments(tool.name, errors))
+
+    if (tool.name === 'explain_status') return explainStatus(String(args.code))
+    const route = toRouteRequest(tool.name, args)
+    return toToolResult(await callRoute({ ...route, ...(payment ? { paymentSignature: encodePaymentSignatureHeader(payment as never) } : {}) }))
+  })
+
+  return server
+}
+
+function toRouteRequest(name: Exclude<McpToolName, 'explain_status'>, args: Record<string, unknown>): RouteRequest {
+  const chainId = args.chainId as string | undefined
+  switch (name) {
+    case 'validate_intent':
+      return { method: 'POST', url: '/intents/validate', body: args.intent, chainId }
+    case 'execute_intent':
+      return { method: 'POST', url: '/intents/execute', body: args.intent, chainId }
+    case 'get_intent':
+      return { method: 'GET', url: `/intents/${args.intentHash as string}`, chainId }
+    case 'list_chains':
+      return chainId === undefined ? { method: 'GET', url: '/chains' } : { method: 'GET', url: `/chains/${encodeURIComponent(chainId)}` }
+  }
+}
+
+function explainStatus(code: string): CallToolResult {
+  const entry = getStatusCode(Number.parseInt(code.slice(2), 16))
+  const structuredContent = {
+    code: entry.hex,
+    statusName: entry.statusName,
+    description: entry.description,
+    httpStatus: entry.httpStatus,
+    reserved: entry.reserved,
+    httpMeaning: httpMeanings[entry.httpStatus] ?? (entry.reserved ? 'a reserved code: the contract that returned it is at fault' : 'see GET /status-codes'),
+  }
+  return { content: [{ type: 'text', text: JSON.stringify(structuredContent) }], structuredContent }
+}
+
+/**
+ * explain_status answers with a row of the status table, which a problem does not fit (a client
+ * checks structuredContent against the output schema): its refusals are the problem as text alone.
+ */
+function withoutRow(tool: string, result: CallToolResult): CallToolResult {
+  if (tool === 'explain_status') delete result.structuredContent
+  return result
+}
+
+/** Arguments the tool itself refuses: a 400 problem naming them, as the routes answer bad input. */
+function badArguments(tool: string, errors: FieldError[]): CallToolResult {
+  const status = getStatusCode(Status.INVALID_FORMAT)
+  const body = toProblemDetails({
+    httpStatus: 400,
+    status: Status.INVALID_FORMAT,
+    title: `The arguments of ${tool} are not valid`,
+    detail: errors.map((e) => `${e.field}: ${e.message}`).join('; '),
+    context: { chainId: '', chainType: '', intentHash: undefined, status: Status.INVALID_FORMAT },
+    errors,
+  })
+  return toToolResult({ httpStatus: 400, headers: { 'x-erc1066-status': status.hex }, body: JSON.parse(JSON.stringify(body)) })
+}

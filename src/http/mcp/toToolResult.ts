@@ -1,0 +1,68 @@
+// Turns the gateway's HTTP answer to a tool's request into the MCP tool result: the status, the
+// ERC-1066 code, the headers that matter and the body as structuredContent (the same JSON as text
+// for clients that read text only), isError from 400 on. A 402 follows x402's MCP transport: the
+// PaymentRequired at the top of structuredContent; a settled payment in _meta["x402/payment-response"].
+import { decodePaymentResponseHeader } from '@x402/core/http'
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { commonResponseHeaders } from '../schemas/httpSchemas.ts'
+import { toMcpPaymentWording } from './toMcpPaymentWording.ts'
+
+/** What a tool needs of an HTTP answer. */
+export type RouteAnswer = { httpStatus: number; headers: Record<string, string | string[] | number | undefined>; body: unknown }
+
+/** The headers a tool result repeats from the HTTP answer (lower-case names). */
+const resultHeaderNames = [
+  // Not X-Request-Id: the in-process route call's own id; the /mcp answer carries the request's.
+  ...Object.keys(commonResponseHeaders).map((h) => h.toLowerCase()).filter((h) => h !== 'x-request-id'),
+  'location',
+  'retry-after',
+  'www-authenticate',
+  'payment-required',
+  'payment-response',
+]
+
+export function toToolResult({ httpStatus, headers, body: answered }: RouteAnswer): CallToolResult {
+  const body = httpStatus === 402 ? toMcpPayment(answered) : answered
+  const kept: Record<string, string> = {}
+  for (const name of resultHeaderNames) {
+    const value = headers[name]
+    if (value !== undefined) kept[name] = Array.isArray(value) ? value.join(', ') : String(value)
+  }
+  const paymentRequired = httpStatus === 402 && isObject(body) && isObject(body.paymentRequired) ? body.paymentRequired : {}
+  const structuredContent = {
+    ...paymentRequired,
+    httpStatus,
+    erc1066Status: kept['x-erc1066-status'] ?? '',
+    headers: kept,
+    body: body ?? {},
+  }
+  const result: CallToolResult = {
+    content: [{ type: 'text', text: JSON.stringify(structuredContent) }],
+    structuredContent,
+    ...(httpStatus >= 400 ? { isError: true } : {}),
+  }
+  const settlement = kept['payment-response']
+  if (settlement) {
+    try {
+      result._meta = { 'x402/payment-response': decodePaymentResponseHeader(settlement) }
+    } catch {
+      // A header the gateway wrote itself; should it not decode, the header stays in `headers`.
+    }
+  }
+  return result
+}
+
+/** A 402 body whose texts say how to pay over MCP (the headers keep the route's own PAYMENT-REQUIRED). */
+function toMcpPayment(body: unknown): unknown {
+  if (!isObject(body)) return body
+  const reworded: Record<string, unknown> = { ...body }
+  if (typeof body.detail === 'string') reworded.detail = toMcpPaymentWording(body.detail)
+  if (isObject(body.paymentRequired) && typeof body.paymentRequired.error === 'string') {
+    reworded.paymentRequired = { ...body.paymentRequired, error: toMcpPaymentWording(body.paymentRequired.error) }
+  }
+  return reworded
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}

@@ -1,0 +1,31 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import type { ChainAdapter, ReconcileRequest } from '../ports/chainAdapter.ts'
+import { evmSignedExecution } from '../chains/evm/evmSignedExecution.ts'
+import { createLogger } from '../logging/createLogger.ts'
+import { claimed, claimOf, signedTx } from '../../test/support/journalContract.ts'
+import { createReconciler } from './createReconciler.ts'
+import { openJournal } from '../store/sqlite/openJournal.ts'
+
+describe('createReconciler', () => {
+  it('reconciles one relayer\'s transactions in nonce order even when the journal wrote them out of it, and other relayers\' in signing order', async () => {
+    const journal = openJournal({ path: ':memory:' })
+    const other = '0x00000000000000000000000000000000000000Bb'
+    // Journal writes can commit out of nonce order (they are started in order, and may finish in any).
+    const written = [signedTx(7), signedTx(5), signedTx(9, other), signedTx(6), signedTx(3, other)]
+    for (const [i, tx] of written.entries()) await journal.recordSigned(await claimed(journal, claimOf(i + 1)), tx)
+    const seen: string[] = []
+    const adapter = {
+      chainId: 'eip155:1',
+      sequenceOf: evmSignedExecution.txNonce,
+      async reconcile(tx: ReconcileRequest) {
+        seen.push(`${tx.relayer.slice(-2)}:${tx.details.txNonce}`)
+        return { kind: 'pending' } as const
+      },
+    } as unknown as ChainAdapter
+    const reconciler = createReconciler({ journal, adapters: [adapter], intervalMs: 60_000, logger: createLogger({ level: 'silent' }) })
+    await reconciler.runOnce()
+    assert.deepEqual(seen, ['Aa:5', 'Aa:6', 'Bb:3', 'Aa:7', 'Bb:9'])
+    journal.close()
+  })
+})

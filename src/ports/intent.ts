@@ -1,0 +1,38 @@
+// The intent as the domain sees it once the request body has been checked.
+import type { Hex } from 'viem'
+import type { ChainType } from './chainId.ts'
+
+export type Intent = {
+  sender: string
+  target: string
+  data: Hex
+  value: bigint
+  nonce: bigint
+  validAfter: bigint
+  validBefore: bigint
+  policyId: Hex
+  /**
+   * The target instruction's account metas: Solana only (part of its signed bytes and hash); the
+   * other runtimes refuse a non-empty list. Absent and empty are the same intent.
+   */
+  accounts?: IntentAccountMeta[] | undefined
+}
+
+/** One account of the target instruction on Solana: its key and how the instruction uses it. */
+export type IntentAccountMeta = { address: string; signer: boolean; writable: boolean }
+
+/** The intent body as it arrives, after the route's JSON Schema has checked its shape. */
+export type IntentBody = {
+  sender: string
+  target: string
+  data: string
+  value: string
+  nonce: string
+  validAfter?: string
+  validBefore?: string
+  policyId: string
+  accounts?: IntentAccountMeta[]
+  chainType?: ChainType
+  /** Not part of the intent (nor of its hash): the authorization that comes with it. */
+  signature?: string
+}

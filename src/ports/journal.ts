@@ -1,0 +1,150 @@
+// The journal port: what the gateway keeps of every execute it attempts, the same for every
+// runtime and every backend (store/sqlite, store/postgres). Exactly-once is keyed on
+// (chain, intentHash) and (chain, sender, nonce): one live attempt each.
+import type { Hex } from 'viem'
+import type { SignedExecution } from './chainAdapter.ts'
+import type { Intent } from './intent.ts'
+import type { ExecutionState } from './intentOutcome.ts'
+import type { PaymentLedger } from './paymentLedger.ts'
+import type { WebhookOutbox } from './webhookOutbox.ts'
+
+/** `claimed`: held while preflight runs, nothing signed yet. The rest are ExecutionState. */
+export type JournalState = 'claimed' | ExecutionState
+
+export type ExecutionRecord = {
+  /** Row id. */
+  id: number
+  chainId: string
+  intentHash: Hex
+  /**
+   * 1, 2, …: one intent can have several attempts (after a revert, a dropped transaction, an
+   * expired Solana blockhash); at most one of them is live (claimed, pending or mined) at a time.
+   */
+  attempt: number
+  intent: Intent
+  state: JournalState
+  /** ERC-1066 code of the outcome (0xF3 while unconfirmed). */
+  status: number
+  /** The signed transaction (id, bytes to broadcast again, relayer, the runtime's details); none while claimed. */
+  transaction: SignedExecution | undefined
+  blockNumber: bigint | undefined
+  /** The id (EVM: hash) of the block that holds the execution: a reorg that removes it is seen by comparing. */
+  blockHash: string | undefined
+  /**
+   * Settled and deep enough (CONFIRMATIONS) to be reported final. A mined or reverted record that
+   * is not final yet can still be reopened by a reorg.
+   */
+  final: boolean
+  /**
+   * The instance of the chain the attempt was made on (its adapter's `chainInstance()`), so that a
+   * chain reset on the same id is told apart from the chain the record speaks of; undefined for a
+   * record written before schema 3 (checked against the chain when it matters).
+   */
+  chainInstance: string | undefined
+  gasUsed: bigint | undefined
+  returnData: Hex | undefined
+  detail: string | undefined
+  createdAt: Date
+  updatedAt: Date
+}
+
+export type Settlement = Pick<ExecutionRecord, 'status' | 'blockNumber' | 'gasUsed' | 'returnData' | 'detail'> & {
+  state: Exclude<ExecutionState, 'pending'>
+  blockHash?: string | undefined
+  /** Final at once (the default): CONFIRMATIONS is 1, or the outcome cannot be undone (dropped). */
+  final?: boolean | undefined
+  /**
+   * The transaction that settled it, when it is not the record's own: an earlier attempt that this
+   * one replaced (same relayer nonce, other fees) was mined instead. That attempt is settled with
+   * this outcome and this record becomes `dropped` (replaced).
+   */
+  transactionId?: string | undefined
+}
+
+export type Claim =
+  | { ok: true; record: ExecutionRecord }
+  /** Another attempt holds the intent or its (sender, nonce): here is its record. */
+  | { ok: false; holder: ExecutionRecord }
+
+/**
+ * The journal's operations, the same for every runtime and every backend (SQLite here; a
+ * PostgreSQL one satisfies the same type). Exactly-once is keyed on (chain, intentHash) and
+ * (chain, sender, nonce): one live attempt each.
+ */
+export type Journal = {
+  /**
+   * Claims the intent for one execution; fails while another attempt of it (or of its sender and
+   * nonce) is in flight or executed, or once an attempt of it reverted on-chain (an intent hash
+   * has one outcome: a revert is final, and only a new intent tries again).
+   */
+  claim(params: { chainId: string; intentHash: Hex; intent: Intent; chainInstance?: string | undefined }): Promise<Claim>
+  /** Gives back an attempt that sent nothing (refused before signing, or its transaction refused by the node), as if never made. */
+  release(record: ExecutionRecord): Promise<void>
+  /**
+   * Records the signed transaction; durable (fsynced) before it resolves, so call it before
+   * broadcasting. Signing it again (a new transaction for the same attempt) replaces it.
+   */
+  recordSigned(record: ExecutionRecord, tx: SignedExecution): Promise<void>
+  /** Settles a pending record from the chain; false when it was no longer pending on that transaction. */
+  settle(record: ExecutionRecord, settlement: Settlement): Promise<boolean>
+  /**
+   * Journals a new attempt of a pending record's intent with a new signed transaction that
+   * replaces the record's (EVM: the same relayer nonce with higher fees; Solana: re-signed after
+   * its blockhash expired). Durable before it resolves: call it before broadcasting. The record
+   * becomes `dropped` ("replaced by attempt n"), and the new attempt is `pending` and lists the
+   * replaced transactions, so that whichever of them is mined settles the intent.
+   */
+  replace(record: ExecutionRecord, tx: SignedExecution, detail: string): Promise<ExecutionRecord>
+  /** The transactions of the attempts a pending record replaced (oldest first). */
+  replaced(record: ExecutionRecord): Promise<SignedExecution[]>
+  /** Mined or reverted records not final yet (CONFIRMATIONS), oldest first. */
+  unconfirmed(filter?: { chainId: string }): Promise<ExecutionRecord[]>
+  /** Marks a settled record final; false when it was no longer a settled, unconfirmed record. */
+  confirm(record: ExecutionRecord): Promise<boolean>
+  /**
+   * A reorg removed the block of a settled, not yet final record: it goes back to `pending` on its
+   * transaction (the outcome cleared) for reconciliation to rebroadcast or drop it.
+   */
+  reopen(record: ExecutionRecord, detail: string): Promise<boolean>
+  /**
+   * The chain no longer has what a live record (pending, or mined) says: its instance was reset.
+   * The record becomes `dropped` (0xF0) with this detail, whatever it said before, and stops
+   * holding the intent.
+   */
+  retire(record: ExecutionRecord, detail: string): Promise<boolean>
+  /** Binds a record to the chain instance it was verified on. */
+  rebind(record: ExecutionRecord, chainInstance: string): Promise<void>
+  /** Live records (pending or mined) on a chain bound to another instance than this one (not those bound to none). */
+  otherInstances(chainId: string, chainInstance: string): Promise<ExecutionRecord[]>
+  /** Every attempt of an intent on a chain, first to last. */
+  attempts(chainId: string, intentHash: Hex): Promise<ExecutionRecord[]>
+  /** One attempt of an intent (1, 2, …) on a chain. */
+  attempt(chainId: string, intentHash: Hex, attempt: number): Promise<ExecutionRecord | undefined>
+  /** The latest attempt of an intent, on one chain or on whichever chain saw it last (the live one first). */
+  get(intentHash: Hex, chainId?: string): Promise<ExecutionRecord | undefined>
+  /** Records whose transaction was signed but is not settled yet, in the order they were signed; of one chain, or one relayer on it. */
+  pending(filter?: { chainId: string; relayer?: string }): Promise<ExecutionRecord[]>
+  /**
+   * Retention: deletes what was settled for good before `before` (executions final and settled or
+   * dropped, of intents with no attempt still open; payments consumed or released). A pruned
+   * intent is no longer replayed from the journal: a repeat is answered by the chain again.
+   */
+  prune(before: Date): Promise<{ executions: number; payments: number; webhooks: number }>
+  /** Records changed at or after `since` (ms), oldest change first: what the webhook dispatcher turns into events. */
+  updatedSince(since: number, limit: number): Promise<ExecutionRecord[]>
+  /** How many signed executions are not settled yet (cheap: a partial index). */
+  pendingCount(): Promise<number>
+  readonly path: string
+  /** Where it lives: the embedded SQLite file, or a PostgreSQL database shared by several instances. */
+  readonly backend: 'sqlite' | 'postgres'
+  /** The x402 payments, kept in the same store as the executions they pay for. */
+  readonly payments: PaymentLedger
+  /** The webhook outbox, in the same store: events are written from the executions it holds. */
+  readonly webhooks: WebhookOutbox
+  /** A consistent copy of the journal, taken while it is in use (SQLite's online backup; PostgreSQL refuses: its database has its own). */
+  backup(destination: string): Promise<void>
+  /** Resolves while the store answers (readiness); rejects with StorageUnavailableError when it does not. */
+  ping(): Promise<void>
+  close(): void | Promise<void>
+}
+

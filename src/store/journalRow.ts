@@ -1,0 +1,74 @@
+// A journal record as both backends store it (one row per attempt, the same columns), and its
+// conversion to an ExecutionRecord.
+import type { Hex } from 'viem'
+import type { SignedExecution } from '../ports/chainAdapter.ts'
+import type { Intent } from '../ports/intent.ts'
+import type { ExecutionRecord, JournalState } from '../ports/journal.ts'
+
+export type Row = {
+  id: number
+  chain_id: string
+  intent_hash: string
+  attempt: number
+  intent: string
+  state: JournalState
+  status: number
+  relayer: string | null
+  tx_id: string | null
+  tx_bytes: string | null
+  tx_details: string | null
+  block_number: string | null
+  block_hash: string | null
+  final: number
+  chain_instance: string | null
+  replaces: number | null
+  gas_used: string | null
+  return_data: string | null
+  detail: string | null
+  created_at: number
+  updated_at: number
+}
+
+export function serializeIntent(intent: Intent): string {
+  return JSON.stringify(intent, (_, v) => (typeof v === 'bigint' ? v.toString() : v))
+}
+
+function parseIntentColumn(text: string): Intent {
+  const raw = JSON.parse(text) as Record<string, string> & { accounts?: Intent['accounts'] }
+  return {
+    sender: raw.sender!,
+    target: raw.target!,
+    data: raw.data as Hex,
+    value: BigInt(raw.value!),
+    nonce: BigInt(raw.nonce!),
+    validAfter: BigInt(raw.validAfter!),
+    validBefore: BigInt(raw.validBefore!),
+    policyId: raw.policyId as Hex,
+    ...(raw.accounts && raw.accounts.length > 0 ? { accounts: raw.accounts } : {}),
+  }
+}
+
+export function fromRow(row: Row): ExecutionRecord {
+  return {
+    id: row.id,
+    chainId: row.chain_id,
+    intentHash: row.intent_hash as Hex,
+    intent: parseIntentColumn(row.intent),
+    state: row.state,
+    status: row.status,
+    attempt: row.attempt,
+    transaction:
+      row.tx_id === null
+        ? undefined
+        : { id: row.tx_id, bytes: row.tx_bytes ?? '', relayer: row.relayer ?? '', details: row.tx_details === null ? {} : (JSON.parse(row.tx_details) as SignedExecution['details']) },
+    blockNumber: row.block_number === null ? undefined : BigInt(row.block_number),
+    blockHash: row.block_hash ?? undefined,
+    final: row.final === 1,
+    chainInstance: row.chain_instance ?? undefined,
+    gasUsed: row.gas_used === null ? undefined : BigInt(row.gas_used),
+    returnData: (row.return_data ?? undefined) as Hex | undefined,
+    detail: row.detail ?? undefined,
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
+  }
+}

@@ -1,0 +1,90 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { createTestDatabase, type TestDatabase } from '../../../test/support/postgresDatabase.ts'
+import { openPostgresJournal } from './openPostgresJournal.ts'
+import { createPostgresRelayerLeases } from './createPostgresRelayerLeases.ts'
+
+const keys = ['0xA1', '0xB2', '0xC3', '0xD4'].map((k) => k.padEnd(42, '0'))
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+describe('createPostgresRelayerLeases', () => {
+  let database: TestDatabase
+  const stores: Array<{ close(): Promise<void> }> = []
+  before(async () => {
+    database = await createTestDatabase('leases')
+    await (await openPostgresJournal({ url: database.url })).close() // the tables
+  })
+  after(async () => {
+    for (const s of stores) await s.close()
+    await database?.drop()
+  })
+  const store = (instanceId: string) => {
+    const s = createPostgresRelayerLeases({ url: database.url, instanceId, ttlMs: 1_000 })
+    stores.push(s)
+    return s
+  }
+  const relayers = (leases: Array<{ relayer: string }>) => leases.map((l) => l.relayer)
+
+  it('gives three live instances 2, 1 and 1 of four keys (never 2, 2, 0), never one key to two of them, and the keys of one that stops renewing to the others once its leases end', async () => {
+    const [a, b, c] = [store('a'), store('b'), store('c')]
+    const chain = 'eip155:1'
+    const three = keys.slice(0, 3)
+    assert.deepEqual((await a.claim(chain, three)).map((l) => [l.relayer, l.acquired]), three.map((k) => [k, true]), 'alone: every key')
+    assert.deepEqual(await b.claim(chain, three), [], 'all held by a live instance')
+    // a sees b alive: it keeps its share (2 of 3, a ranks first) and gives the third back once its pool names it.
+    assert.deepEqual(relayers(await a.claim(chain, three)), three.slice(0, 2))
+    assert.deepEqual(relayers(await a.claim(chain, three, { release: [three[2]!] })), three.slice(0, 2))
+    assert.deepEqual((await b.claim(chain, three)).map((l) => [l.relayer, l.acquired]), [[three[2], true]], 'given back: taken at once, not at the end of its lease')
+
+    // Four keys, three instances (another key list on the same chain: its own seats).
+    const chain4 = 'eip155:4'
+    const all = async () => {
+      const held = { a: relayers(await a.claim(chain4, keys)), b: relayers(await b.claim(chain4, keys)), c: relayers(await c.claim(chain4, keys)) }
+      const flat = [...held.a, ...held.b, ...held.c]
+      assert.equal(new Set(flat).size, flat.length, `never one key to two instances: ${JSON.stringify(held)}`)
+      return held
+    }
+    await all()
+    // Each gives back what is above its share at its next claim, as its pool does.
+    let held = await all()
+    for (let i = 0; i < 3; i++) {
+      const release = (mine: string[], s: typeof a) => s.claim(chain4, keys, { release: keys.filter((k) => !mine.includes(k)) })
+      await release(held.a, a)
+      await release(held.b, b)
+      await release(held.c, c)
+      held = await all()
+    }
+    assert.deepEqual([held.a.length, held.b.length, held.c.length], [2, 1, 1], JSON.stringify(held))
+
+    // c dies (stops renewing): once its seat and lease end, a and b share the four keys 2 and 2.
+    for (let i = 0; i < 8; i++) {
+      await sleep(200)
+      held = { a: relayers(await a.claim(chain4, keys)), b: relayers(await b.claim(chain4, keys)), c: [] }
+    }
+    assert.deepEqual([held.a.length, held.b.length], [2, 2], JSON.stringify(held))
+    assert.equal(new Set([...held.a, ...held.b]).size, 4)
+  })
+
+  it('lets a clean shutdown give its keys back at once', async () => {
+    await sleep(1_100) // the instances of the test before are no longer alive
+    const [c, d] = [store('c2'), store('d2')]
+    assert.equal((await c.claim('eip155:2', keys)).length, 4)
+    await c.releaseAll()
+    assert.equal((await d.claim('eip155:2', keys)).length, 4)
+  })
+
+  it('never gives one key to two instances claiming at the same moment, round after round, and settles their shares', async () => {
+    const many = Array.from({ length: 3 }, (_, i) => store(`race-${i}`))
+    let counts: number[] = []
+    let before: string[][] = []
+    for (let round = 0; round < 8; round++) {
+      // As the pool does: what it held before and no longer holds is given back.
+      const held = await Promise.all(many.map((s, i) => s.claim('eip155:3', keys, { release: keys.filter((k) => !(before[i] ?? []).includes(k)) })))
+      const flat = held.flatMap(relayers)
+      assert.equal(new Set(flat).size, flat.length, `round ${round}: ${flat.join(', ')}`)
+      before = held.map(relayers)
+      counts = held.map((h) => h.length)
+    }
+    assert.deepEqual(counts, [2, 1, 1])
+  })
+})

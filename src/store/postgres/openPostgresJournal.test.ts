@@ -1,0 +1,85 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import pg from 'pg'
+import { claimOf, journalContract, signedTx } from '../../../test/support/journalContract.ts'
+import { createTestDatabase, type TestDatabase } from '../../../test/support/postgresDatabase.ts'
+import { ConfigError } from '../../errors/configError.ts'
+import { StorageUnavailableError } from '../../errors/storageUnavailableError.ts'
+import type { Journal } from '../../ports/journal.ts'
+import { openPostgresJournal, postgresJournalSchemaVersion } from './openPostgresJournal.ts'
+
+let database: TestDatabase
+const opened: Journal[] = []
+before(async () => {
+  database = await createTestDatabase('journal')
+})
+after(async () => {
+  for (const journal of opened) await journal.close()
+  await database?.drop()
+})
+
+/** An empty journal: the tables emptied, the schema kept. */
+async function openEmpty(): Promise<Journal> {
+  const journal = await openPostgresJournal({ url: database.url })
+  opened.push(journal)
+  const client = new pg.Client({ connectionString: database.url })
+  await client.connect()
+  await client.query('TRUNCATE executions, x402_payments RESTART IDENTITY')
+  await client.end()
+  return journal
+}
+
+describe('journal contract: PostgreSQL', () => journalContract(openEmpty))
+
+describe('openPostgresJournal', () => {
+  it('migrates once, with several gateways starting at once, and records the version', async () => {
+    const journals = await Promise.all([1, 2, 3].map(() => openPostgresJournal({ url: database.url })))
+    opened.push(...journals)
+    const client = new pg.Client({ connectionString: database.url })
+    await client.connect()
+    const { rows } = await client.query('SELECT version FROM journal_migrations ORDER BY version')
+    await client.end()
+    assert.deepEqual(rows.map((r) => r.version), Array.from({ length: postgresJournalSchemaVersion }, (_, i) => i + 1))
+  })
+
+  it('lets exactly one of several gateways claim an intent, or a (sender, nonce), at the same moment', async () => {
+    const journals = [await openEmpty(), ...(await Promise.all([1, 2].map(() => openPostgresJournal({ url: database.url }))))]
+    opened.push(...journals.slice(1))
+    const claims = await Promise.all(Array.from({ length: 30 }, (_, i) => journals[i % 3]!.claim(claimOf(1))))
+    assert.equal(claims.filter((c) => c.ok).length, 1)
+    // Other intents, one (sender, nonce): still one holder.
+    const sameNonce = await Promise.all(Array.from({ length: 30 }, (_, i) => journals[i % 3]!.claim(claimOf(100 + i, 7n))))
+    assert.equal(sameNonce.filter((c) => c.ok).length, 1)
+  })
+
+  it('keeps signed records for the next gateway, and gives back a claim another gateway left only once it is stale', async () => {
+    const first = await openEmpty()
+    const signed = await first.claim(claimOf(1))
+    assert.ok(signed.ok)
+    await first.recordSigned(signed.record, signedTx(4))
+    await first.close()
+    const second = await openPostgresJournal({ url: database.url, staleClaimMs: 60_000 })
+    opened.push(second)
+    assert.deepEqual((await second.pending()).map((r) => r.transaction), [signedTx(4)])
+
+    // A claim of a gateway that died before signing: live for a while, then taken over.
+    const left = await second.claim(claimOf(2))
+    assert.ok(left.ok)
+    assert.equal((await second.claim(claimOf(2))).ok, false, 'a fresh claim holds')
+    const client = new pg.Client({ connectionString: database.url })
+    await client.connect()
+    await client.query('UPDATE executions SET updated_at = updated_at - 61000 WHERE id = $1', [left.record.id])
+    await client.end()
+    const taken = await second.claim(claimOf(2))
+    assert.ok(taken.ok, 'a stale claim is taken over')
+    assert.notEqual(taken.record.id, left.record.id)
+  })
+
+  it('answers StorageUnavailableError (503) when the database cannot be reached, and names DATABASE_URL (without its password) when it cannot open', async () => {
+    const url = 'postgres://postgres:s3cret@127.0.0.1:9/none'
+    await assert.rejects(openPostgresJournal({ url, connectTimeoutMs: 500 }), (err: unknown) => err instanceof ConfigError && /DATABASE_URL/.test(err.message) && !err.message.includes('s3cret'))
+    const journal = await openPostgresJournal({ url: database.url })
+    await journal.close()
+    await assert.rejects(journal.claim(claimOf(5)), (err: unknown) => err instanceof StorageUnavailableError)
+  })
+})

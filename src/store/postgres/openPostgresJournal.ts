@@ -1,0 +1,431 @@
+// The execution journal on PostgreSQL, for several gateway instances sharing one database: the
+// same operations and guarantees as the SQLite journal (a record claimed before preflight, its
+// signed transaction committed before the broadcast, one live attempt per (chain, intent) and
+// per (chain, sender, nonce)), enforced by the database's unique indexes so that they hold
+// across processes. Versioned migrations run at start-up under an advisory lock.
+import pg from 'pg'
+import type { Hex } from 'viem'
+import { redactUrl } from '../../config/redactUrl.ts'
+import { ConfigError } from '../../errors/configError.ts'
+import type { Intent } from '../../ports/intent.ts'
+import { createPostgresPaymentLedger } from './createPostgresPaymentLedger.ts'
+import { Status } from '../../status/statusCodes.ts'
+import { fromRow, type Row, serializeIntent } from '../journalRow.ts'
+import type { Claim, ExecutionRecord, Journal, Settlement } from '../../ports/journal.ts'
+import { prunable, prunableWebhooks } from '../prunable.ts'
+import { createPostgresWebhookOutbox } from './createPostgresWebhookOutbox.ts'
+import { outboxDdl } from '../webhookOutboxDdl.ts'
+import { StorageUnavailableError } from '../../errors/storageUnavailableError.ts'
+
+const holding = `state IN ('claimed', 'pending', 'mined')`
+
+/** The schema's history, applied in order; each entry is one version. */
+const migrations: string[] = [
+  // 1: the journal as SQLite's schema 3 has it, plus x402 payments.
+  `
+CREATE TABLE executions (
+  id BIGSERIAL PRIMARY KEY,
+  chain_id TEXT NOT NULL,
+  intent_hash TEXT NOT NULL,
+  attempt INTEGER NOT NULL,
+  sender TEXT NOT NULL,
+  intent_nonce TEXT NOT NULL,
+  intent TEXT NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('claimed', 'pending', 'mined', 'reverted', 'dropped')),
+  status INTEGER NOT NULL,
+  relayer TEXT,
+  tx_id TEXT,
+  tx_bytes TEXT,
+  tx_details JSONB,
+  signed_seq BIGINT,
+  block_number TEXT,
+  block_hash TEXT,
+  final INTEGER NOT NULL DEFAULT 0,
+  chain_instance TEXT,
+  replaces BIGINT REFERENCES executions (id),
+  gas_used TEXT,
+  return_data TEXT,
+  detail TEXT,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  UNIQUE (chain_id, intent_hash, attempt)
+);
+CREATE SEQUENCE executions_signed_seq;
+CREATE UNIQUE INDEX executions_intent_holder ON executions (chain_id, intent_hash) WHERE ${holding};
+CREATE UNIQUE INDEX executions_nonce_holder ON executions (chain_id, sender, intent_nonce) WHERE ${holding};
+CREATE INDEX executions_by_hash ON executions (intent_hash, id);
+CREATE INDEX executions_pending ON executions (chain_id, relayer, signed_seq) WHERE state = 'pending';
+CREATE INDEX executions_unconfirmed ON executions (chain_id, id) WHERE state IN ('mined', 'reverted') AND final = 0;
+CREATE TABLE x402_payments (
+  id BIGSERIAL PRIMARY KEY,
+  network TEXT NOT NULL,
+  asset TEXT NOT NULL,
+  payer TEXT NOT NULL,
+  nonce TEXT NOT NULL,
+  amount TEXT NOT NULL,
+  pay_to TEXT NOT NULL,
+  payment_id TEXT UNIQUE,
+  valid_before TEXT,
+  payload_hash TEXT NOT NULL,
+  route TEXT NOT NULL,
+  chain_id TEXT NOT NULL,
+  intent_hash TEXT NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('reserved', 'settled', 'consumed', 'released')),
+  transaction_hash TEXT,
+  reason TEXT,
+  answer TEXT,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  UNIQUE (network, asset, payer, nonce)
+);
+CREATE INDEX x402_payments_binding ON x402_payments (chain_id, intent_hash, route, state);
+CREATE INDEX x402_payments_state ON x402_payments (state);
+`,
+  // 2: relayer keys leased to instances, and the instances alive (for each one's fair share of keys).
+  `
+CREATE TABLE relayer_leases (
+  chain_id TEXT NOT NULL,
+  relayer TEXT NOT NULL,
+  instance_id TEXT NOT NULL,
+  expires_at TIMESTAMPTZ NOT NULL,
+  PRIMARY KEY (chain_id, relayer)
+);
+CREATE TABLE gateway_instances (
+  instance_id TEXT PRIMARY KEY,
+  expires_at TIMESTAMPTZ NOT NULL
+);
+`,
+  // 3: the instance that made each claim, so that the claims of an instance that died are given back once it is known dead.
+  `
+ALTER TABLE executions ADD COLUMN instance_id TEXT;
+`,
+  // 4: the webhook outbox and its cursor over the executions.
+  outboxDdl,
+]
+
+/** The schema version this code writes. */
+export const postgresJournalSchemaVersion = migrations.length
+
+// Any fixed number: the lock that serializes migrations of gateways starting at once.
+const migrationLock = 0x1066_0001
+
+/** int8 (ids, timestamps, sequences) as numbers: they stay far below 2^53. */
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text'))) as typeof pg.types.getTypeParser,
+}
+
+export type OpenPostgresJournalParameters = {
+  /** `postgres://user:password@host:port/database` (DATABASE_URL). */
+  url: string
+  /** Connections in the pool; default 10. */
+  maxConnections?: number
+  /** How long a connection attempt may take before the database counts as unreachable; default 5 s. */
+  connectTimeoutMs?: number
+  /**
+   * A claim (held while preflight runs, nothing signed) older than this was left by a gateway
+   * that died: the next claim of its intent takes it over. SQLite gives claims back at open; a
+   * shared database cannot, other gateways' claims are live. Default 2 minutes.
+   */
+  staleClaimMs?: number
+  /**
+   * This gateway's INSTANCE_ID, written on its claims. A claim of an instance whose heartbeat (the
+   * relayer lease store's) has expired is taken over at once, without waiting `staleClaimMs`.
+   */
+  instanceId?: string | undefined
+}
+
+type Queryable = Pick<pg.PoolClient, 'query'>
+
+/** Opens (and migrates) the journal; a database that cannot be reached or migrated is a ConfigError. */
+export async function openPostgresJournal({ url, maxConnections = 10, connectTimeoutMs = 5_000, staleClaimMs = 120_000, instanceId }: OpenPostgresJournalParameters): Promise<Journal> {
+  const pool = new pg.Pool({ connectionString: url, max: maxConnections, connectionTimeoutMillis: connectTimeoutMs, types })
+  // An idle connection the server drops is an event, not a crash.
+  pool.on('error', () => {})
+  let closed = false
+  try {
+    await migrate(pool)
+  } catch (err) {
+    await pool.end().catch(() => {})
+    throw new ConfigError([`DATABASE_URL: cannot open the execution journal at ${redactUrl(url)}: ${err instanceof Error ? err.message : String(err)}`])
+  }
+
+  /** Runs a query; a database that cannot be reached becomes StorageUnavailableError (503), nothing else changes. */
+  const run = async <R extends pg.QueryResultRow = Row>(text: string, values: unknown[] = [], on: Queryable = pool): Promise<pg.QueryResult<R>> => {
+    try {
+      return await on.query<R>(text, values)
+    } catch (err) {
+      throw toStorageError(err)
+    }
+  }
+  const transaction = async <T>(work: (client: Queryable) => Promise<T>): Promise<T> => {
+    let client: pg.PoolClient
+    try {
+      client = await pool.connect()
+    } catch (err) {
+      throw toStorageError(err)
+    }
+    try {
+      await run('BEGIN', [], client)
+      const result = await work(client)
+      await run('COMMIT', [], client)
+      return result
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => {})
+      throw err
+    } finally {
+      client.release()
+    }
+  }
+  const one = async (text: string, values: unknown[], on?: Queryable) => (await run(text, values, on)).rows[0]
+  const byId = async (id: number, on?: Queryable) => fromRow(toRow((await one('SELECT * FROM executions WHERE id = $1', [id], on))!))
+  const all = async (text: string, values: unknown[] = []) => (await run(text, values)).rows.map((r) => fromRow(toRow(r)))
+
+  async function claim(chainId: string, intentHash: Hex, intent: Intent, chainInstance: string | null): Promise<Claim> {
+    // Hex addresses (EVM, Sui) are case-insensitive; base58 keys (Solana) are not.
+    const sender = intent.sender.startsWith('0x') ? intent.sender.toLowerCase() : intent.sender
+    const nonce = intent.nonce.toString()
+    // The unique indexes decide between instances: a conflicting insert does nothing, and the holder is read.
+    for (let tries = 0; tries < 5; tries++) {
+      const now = Date.now()
+      const inserted = await one(
+        `INSERT INTO executions (chain_id, intent_hash, attempt, sender, intent_nonce, intent, state, status, chain_instance, created_at, updated_at, instance_id)
+         VALUES ($1, $2, (SELECT COALESCE(MAX(attempt), 0) + 1 FROM executions WHERE chain_id = $1 AND intent_hash = $2), $3, $4, $5, 'claimed', $6, $7, $8, $8, $9)
+         ON CONFLICT DO NOTHING RETURNING *`,
+        [chainId, intentHash, sender, nonce, serializeIntent(intent), Status.SUBMITTED, chainInstance, now, instanceId ?? null],
+      )
+      if (inserted) {
+        // A reverted attempt holds the hash (one outcome per intent) without holding the unique
+        // index (a revert uses no nonce). Read after the insert, so that an attempt that turned
+        // reverted after the insert's snapshot and before its index check is seen too.
+        const reverted = await one(`SELECT * FROM executions WHERE intent_hash = $1 AND chain_id = $2 AND state = 'reverted' ORDER BY id DESC LIMIT 1`, [intentHash, chainId])
+        if (!reverted) return { ok: true, record: fromRow(toRow(inserted)) }
+        await run(`DELETE FROM executions WHERE id = $1 AND state = 'claimed'`, [inserted.id])
+        return { ok: false, holder: fromRow(toRow(reverted)) }
+      }
+      const held = await one(
+        `SELECT e.*, EXISTS (SELECT 1 FROM gateway_instances g WHERE g.instance_id = e.instance_id AND g.expires_at <= now())
+                     AND NOT EXISTS (SELECT 1 FROM gateway_instances g WHERE g.instance_id = e.instance_id AND g.expires_at > now()) AS orphaned
+         FROM executions e WHERE chain_id = $1 AND (intent_hash = $2 OR (sender = $3 AND intent_nonce = $4)) AND ${holding} ORDER BY id LIMIT 1`,
+        [chainId, intentHash, sender, nonce],
+      )
+      // A claim lives through preflight only (seconds, a minute with a settlement); one this old,
+      // or of an instance known dead, was left by a gateway that died before signing.
+      if (held?.state === 'claimed' && ((held as { orphaned?: boolean }).orphaned === true || Number(held.updated_at) < now - staleClaimMs)) {
+        await run(`DELETE FROM executions WHERE id = $1 AND state = 'claimed' AND updated_at = $2`, [held.id, held.updated_at])
+        continue
+      }
+      if (held) return { ok: false, holder: fromRow(toRow(held)) }
+      // The conflict was an attempt number taken by a claim released since: try again.
+    }
+    throw new StorageUnavailableError('The journal could not claim the intent (contention); try again')
+  }
+
+  const settleRow = async (id: number, fromState: string, txId: string | null, s: Settlement, now: number, on?: Queryable) =>
+    (
+      await run(
+        `UPDATE executions SET state = $1, status = $2, block_number = $3, block_hash = $4, final = $5, gas_used = $6, return_data = $7, detail = $8, updated_at = $9
+         WHERE id = $10 AND state = $11 AND tx_id IS NOT DISTINCT FROM $12`,
+        [s.state, s.status, s.blockNumber?.toString() ?? null, s.blockHash ?? null, s.final === false ? 0 : 1, s.gasUsed?.toString() ?? null, s.returnData ?? null, s.detail ?? null, now, id, fromState, txId],
+        on,
+      )
+    ).rowCount === 1
+  const markReplaced = async (id: number, detail: string, now: number, on: Queryable) =>
+    (await run(`UPDATE executions SET state = 'dropped', status = $1, detail = $2, final = 1, updated_at = $3 WHERE id = $4 AND state = 'pending'`, [Status.GATEWAY_FAILURE, detail, now, id], on)).rowCount === 1
+
+  const payments = createPostgresPaymentLedger({ query: (text, values) => run(text, values) })
+  const webhooks = createPostgresWebhookOutbox({ query: (text, values) => run(text, values) })
+  return {
+    path: redactUrl(url),
+    backend: 'postgres',
+    payments,
+    webhooks,
+    claim: ({ chainId, intentHash, intent, chainInstance }) => claim(chainId, intentHash, intent, chainInstance ?? null),
+    async release(record) {
+      await run(`DELETE FROM executions WHERE id = $1 AND state IN ('claimed', 'pending')`, [record.id])
+    },
+    async recordSigned(record, tx) {
+      const now = Date.now()
+      // Committed (synchronous_commit) before it resolves: the broadcast comes after.
+      const { rowCount } = await run(
+        `UPDATE executions SET state = 'pending', relayer = $1, tx_id = $2, tx_bytes = $3, tx_details = $4, signed_seq = nextval('executions_signed_seq'), updated_at = $5
+         WHERE id = $6 AND state IN ('claimed', 'pending')`,
+        [tx.relayer, tx.id, tx.bytes, JSON.stringify(tx.details), now, record.id],
+      )
+      if (rowCount !== 1) throw new Error(`journal record ${record.id} is no longer open for a transaction`)
+      Object.assign(record, { state: 'pending', transaction: structuredClone(tx), updatedAt: new Date(now) })
+    },
+    async settle(record, s) {
+      if (closed) return false // a watch that outlived shutdown: reconciliation settles it
+      const now = Date.now()
+      if (s.transactionId !== undefined && s.transactionId !== record.transaction?.id) {
+        // An earlier attempt's transaction was mined: that attempt takes the outcome, the record is replaced.
+        const settled = await transaction(async (client) => {
+          const earlier = await one('SELECT * FROM executions WHERE chain_id = $1 AND intent_hash = $2 AND tx_id = $3 FOR UPDATE', [record.chainId, record.intentHash, s.transactionId], client)
+          if (!earlier || Number(earlier.id) >= record.id || earlier.state !== 'dropped') return false
+          if (!(await markReplaced(record.id, `replaced: the transaction of attempt ${earlier.attempt} (${earlier.tx_id}) was mined instead`, now, client))) return false
+          return settleRow(Number(earlier.id), 'dropped', earlier.tx_id as string, s, now, client)
+        })
+        if (settled) Object.assign(record, await byId(record.id))
+        return settled
+      }
+      if (!(await settleRow(record.id, 'pending', record.transaction?.id ?? null, s, now))) return false
+      const { transactionId: _, ...fields } = s
+      Object.assign(record, fields, { blockHash: s.blockHash, final: s.final !== false, updatedAt: new Date(now) })
+      return true
+    },
+    async replace(record, tx, detail) {
+      const now = Date.now()
+      const id = await transaction(async (client) => {
+        if (!(await markReplaced(record.id, detail, now, client))) throw new Error(`journal record ${record.id} is no longer pending: it cannot be replaced`)
+        const row = await one(
+          `INSERT INTO executions (chain_id, intent_hash, attempt, sender, intent_nonce, intent, state, status, chain_instance, relayer, tx_id, tx_bytes, tx_details,
+                                   signed_seq, replaces, created_at, updated_at)
+           SELECT chain_id, intent_hash, (SELECT MAX(attempt) + 1 FROM executions e WHERE e.chain_id = o.chain_id AND e.intent_hash = o.intent_hash), sender, intent_nonce, intent,
+                  'pending', status, chain_instance, $1, $2, $3, $4, nextval('executions_signed_seq'), id, $5, $5
+           FROM executions o WHERE id = $6 RETURNING id`,
+          [tx.relayer, tx.id, tx.bytes, JSON.stringify(tx.details), now, record.id],
+          client,
+        )
+        return Number(row!.id)
+      })
+      Object.assign(record, await byId(record.id))
+      return byId(id)
+    },
+    async replaced(record) {
+      const rows = await all(
+        `WITH RECURSIVE chain(id) AS (SELECT replaces FROM executions WHERE id = $1 UNION ALL SELECT e.replaces FROM executions e JOIN chain c ON e.id = c.id WHERE e.replaces IS NOT NULL)
+         SELECT executions.* FROM executions JOIN chain ON executions.id = chain.id ORDER BY executions.id`,
+        [record.id],
+      )
+      return rows.flatMap((r) => r.transaction ?? [])
+    },
+    unconfirmed: (filter) =>
+      filter
+        ? all(`SELECT * FROM executions WHERE state IN ('mined', 'reverted') AND final = 0 AND chain_id = $1 ORDER BY id`, [filter.chainId])
+        : all(`SELECT * FROM executions WHERE state IN ('mined', 'reverted') AND final = 0 ORDER BY id`),
+    async confirm(record) {
+      if (closed) return false
+      const now = Date.now()
+      if ((await run(`UPDATE executions SET final = 1, updated_at = $1 WHERE id = $2 AND state IN ('mined', 'reverted') AND final = 0`, [now, record.id])).rowCount !== 1) return false
+      Object.assign(record, { final: true, updatedAt: new Date(now) })
+      return true
+    },
+    async reopen(record, detail) {
+      if (closed) return false
+      const { rowCount } = await run(
+        `UPDATE executions SET state = 'pending', status = $1, block_number = NULL, block_hash = NULL, gas_used = NULL, return_data = NULL, detail = $2, updated_at = $3
+         WHERE id = $4 AND state IN ('mined', 'reverted') AND final = 0`,
+        [Status.SUBMITTED, detail, Date.now(), record.id],
+      )
+      if (rowCount !== 1) return false
+      Object.assign(record, await byId(record.id))
+      return true
+    },
+    async retire(record, detail) {
+      if (closed) return false
+      const { rowCount } = await run(`UPDATE executions SET state = 'dropped', status = $1, detail = $2, final = 1, updated_at = $3 WHERE id = $4 AND state IN ('pending', 'mined')`, [
+        Status.GATEWAY_FAILURE,
+        detail,
+        Date.now(),
+        record.id,
+      ])
+      if (rowCount !== 1) return false
+      Object.assign(record, await byId(record.id))
+      return true
+    },
+    async rebind(record, chainInstance) {
+      await run('UPDATE executions SET chain_instance = $1 WHERE id = $2', [chainInstance, record.id])
+      record.chainInstance = chainInstance
+    },
+    otherInstances: (chainId, chainInstance) =>
+      all(`SELECT * FROM executions WHERE chain_id = $1 AND state IN ('pending', 'mined') AND chain_instance IS NOT NULL AND chain_instance <> $2 ORDER BY signed_seq, id`, [chainId, chainInstance]),
+    async attempts(chainId, intentHash) {
+      return all('SELECT * FROM executions WHERE chain_id = $1 AND intent_hash = $2 ORDER BY attempt', [chainId, intentHash])
+    },
+    async attempt(chainId, intentHash, attempt) {
+      const row = await one('SELECT * FROM executions WHERE chain_id = $1 AND intent_hash = $2 AND attempt = $3', [chainId, intentHash, attempt])
+      return row && fromRow(toRow(row))
+    },
+    async get(intentHash, chainId): Promise<ExecutionRecord | undefined> {
+      // The live attempt first: an attempt that replaced another may be dropped while the one it replaced was mined.
+      const row = chainId
+        ? await one(`SELECT * FROM executions WHERE intent_hash = $1 AND chain_id = $2 ORDER BY (${holding}) DESC, id DESC LIMIT 1`, [intentHash, chainId])
+        : await one(`SELECT * FROM executions WHERE intent_hash = $1 ORDER BY (${holding}) DESC, updated_at DESC, id DESC LIMIT 1`, [intentHash])
+      return row && fromRow(toRow(row))
+    },
+    pending: (filter) =>
+      !filter
+        ? all(`SELECT * FROM executions WHERE state = 'pending' ORDER BY signed_seq`)
+        : filter.relayer === undefined
+          ? all(`SELECT * FROM executions WHERE state = 'pending' AND chain_id = $1 ORDER BY signed_seq`, [filter.chainId])
+          : all(`SELECT * FROM executions WHERE state = 'pending' AND chain_id = $1 AND relayer = $2 ORDER BY signed_seq`, [filter.chainId, filter.relayer]),
+    async prune(before) {
+      const cutoff = before.getTime()
+      const executions = (await run(`DELETE FROM executions WHERE ${prunable('executions', '$1')}`, [cutoff])).rowCount ?? 0
+      const payments = (await run(`DELETE FROM x402_payments WHERE state IN ('consumed', 'released') AND updated_at < $1`, [cutoff])).rowCount ?? 0
+      const webhooks = (await run(`DELETE FROM webhook_outbox WHERE ${prunableWebhooks('$1', '$1')}`, [cutoff])).rowCount ?? 0
+      return { executions, payments, webhooks }
+    },
+    async updatedSince(since, limit) {
+      return all('SELECT * FROM executions WHERE updated_at >= $1 ORDER BY updated_at, id LIMIT $2', [since, limit])
+    },
+    pendingCount: async () => Number((await run<{ n: number }>(`SELECT COUNT(*) AS n FROM executions WHERE state = 'pending'`)).rows[0]!.n),
+    async backup() {
+      throw new Error('a PostgreSQL journal is backed up with the database (pg_dump, or the server\'s own backups), not by the gateway')
+    },
+    async ping() {
+      await run('SELECT 1')
+    },
+    async close() {
+      if (closed) return
+      closed = true
+      await pool.end()
+    },
+  }
+}
+
+
+/** The row as the SQLite shape fromRow reads (JSONB details come back parsed). */
+function toRow(row: pg.QueryResultRow): Row {
+  return { ...(row as Row), tx_details: row.tx_details === null || typeof row.tx_details === 'string' ? row.tx_details : JSON.stringify(row.tx_details) }
+}
+
+async function migrate(pool: pg.Pool): Promise<void> {
+  const client = await pool.connect()
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [migrationLock])
+    await client.query('CREATE TABLE IF NOT EXISTS journal_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())')
+    const { rows } = await client.query<{ v: number | null }>('SELECT MAX(version) AS v FROM journal_migrations')
+    const version = rows[0]?.v ?? 0
+    if (version > migrations.length) {
+      throw new Error(`it has journal schema version ${version}, newer than this gateway's ${migrations.length}: run a gateway at least as new as the one that wrote it`)
+    }
+    for (let v = version; v < migrations.length; v++) {
+      await client.query('BEGIN')
+      try {
+        await client.query(migrations[v]!)
+        await client.query('INSERT INTO journal_migrations (version) VALUES ($1)', [v + 1])
+        await client.query('COMMIT')
+      } catch (err) {
+        await client.query('ROLLBACK')
+        throw err
+      }
+    }
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1)', [migrationLock]).catch(() => {})
+    client.release()
+  }
+}
+
+/** Connection failures become StorageUnavailableError; the database's own refusals stay as they are. */
+function toStorageError(err: unknown): unknown {
+  const code = (err as { code?: unknown }).code
+  // SQLSTATE classes 08 (connection), 57P (shutdown), 53 (resources); Node's socket errors.
+  if (typeof code === 'string' && (/^(08|57P|53)/.test(code) || /^E(CONNREFUSED|CONNRESET|PIPE|TIMEDOUT|HOSTUNREACH|NOTFOUND)$/.test(code))) {
+    return new StorageUnavailableError('The journal database is unreachable', { cause: err })
+  }
+  if (err instanceof Error && /timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED|Client has encountered a connection error|Cannot use a pool after calling end/i.test(err.message)) {
+    return new StorageUnavailableError('The journal database is unreachable', { cause: err })
+  }
+  return err
+}

@@ -1,0 +1,134 @@
+// The payment ledger on SQLite, in the database handle it is given (the journal's, in the
+// gateway). Every claim is one synchronous transaction: it runs to the end before any other
+// request's code does, and the unique keys refuse a second holder across processes too.
+import type Database from 'better-sqlite3'
+import type { AuthorizationKey, NewReservation, PaymentBinding, PaymentLedger, PaymentState, Reservation, StoredAnswer } from '../../ports/paymentLedger.ts'
+import { type PaymentRow, toPaymentRecord } from '../paymentRow.ts'
+
+type Row = PaymentRow
+
+const schema = `
+CREATE TABLE IF NOT EXISTS x402_payments (
+  id INTEGER PRIMARY KEY,
+  network TEXT NOT NULL,
+  asset TEXT NOT NULL,
+  payer TEXT NOT NULL,
+  nonce TEXT NOT NULL,
+  amount TEXT NOT NULL,
+  pay_to TEXT NOT NULL,
+  payment_id TEXT UNIQUE,
+  valid_before TEXT,
+  payload_hash TEXT NOT NULL,
+  route TEXT NOT NULL,
+  chain_id TEXT NOT NULL,
+  intent_hash TEXT NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('reserved', 'settled', 'consumed', 'released')),
+  transaction_hash TEXT,
+  reason TEXT,
+  answer TEXT,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  UNIQUE (network, asset, payer, nonce)
+);
+CREATE INDEX IF NOT EXISTS x402_payments_binding ON x402_payments (chain_id, intent_hash, route, state);
+CREATE INDEX IF NOT EXISTS x402_payments_state ON x402_payments (state);
+`
+
+export function createSqlitePaymentLedger({ db, now = () => Date.now() }: { db: Database.Database; now?: () => number }): PaymentLedger {
+  db.exec(schema)
+  // Ledgers written before valid_before was kept get the column (their rows have none).
+  if (!(db.pragma('table_info(x402_payments)') as Array<{ name: string }>).some((c) => c.name === 'valid_before')) db.exec('ALTER TABLE x402_payments ADD COLUMN valid_before TEXT')
+
+  // Addresses and nonces are kept lower-case so that one authorization has one key however it was spelt.
+  const norm = (key: AuthorizationKey) => ({ network: key.network, asset: key.asset.toLowerCase(), payer: key.payer.toLowerCase(), nonce: key.nonce.toLowerCase() })
+
+  const byId = db.prepare<[number], Row>('SELECT * FROM x402_payments WHERE id = ?')
+  const byAuthorization = db.prepare<[string, string, string, string], Row>('SELECT * FROM x402_payments WHERE network = ? AND asset = ? AND payer = ? AND nonce = ?')
+  const byPaymentId = db.prepare<[string], Row>('SELECT * FROM x402_payments WHERE payment_id = ?')
+  const insert = db.prepare(
+    `INSERT INTO x402_payments (network, asset, payer, nonce, amount, pay_to, payment_id, valid_before, payload_hash, route, chain_id, intent_hash, state, created_at, updated_at)
+     VALUES (@network, @asset, @payer, @nonce, @amount, @payTo, @paymentId, @validBefore, @payloadHash, @route, @chainId, @intentHash, 'reserved', @now, @now)`,
+  )
+  // Only a released row (never settled) is claimed again; the WHERE makes that a compare-and-set.
+  const reclaim = db.prepare(
+    `UPDATE x402_payments SET state = 'reserved', amount = @amount, pay_to = @payTo, payment_id = @paymentId, valid_before = @validBefore, payload_hash = @payloadHash,
+       route = @route, chain_id = @chainId, intent_hash = @intentHash, transaction_hash = NULL, reason = NULL, answer = NULL, updated_at = @now
+     WHERE id = @id AND state = 'released'`,
+  )
+  const credit = db.prepare<[string, string, string], Row>(
+    "SELECT * FROM x402_payments WHERE chain_id = ? AND intent_hash = ? AND route = ? AND state = 'settled' ORDER BY id LIMIT 1",
+  )
+  // Only forward: reserved → settled or released, settled → consumed (a late resolver never undoes a request's own step).
+  const setState = db.prepare<[PaymentState, string | null, string | null, number, number, PaymentState]>(
+    'UPDATE x402_payments SET state = ?, transaction_hash = COALESCE(?, transaction_hash), reason = COALESCE(?, reason), updated_at = ? WHERE id = ? AND state = ?',
+  )
+  const setAnswer = db.prepare<[string, number, number]>('UPDATE x402_payments SET answer = ?, updated_at = ? WHERE id = ?')
+  const reserved = db.prepare<[], Row>("SELECT * FROM x402_payments WHERE state = 'reserved' ORDER BY id")
+  const settled = db.prepare<[], Row>("SELECT * FROM x402_payments WHERE state = 'settled' ORDER BY id")
+  const forIntent = db.prepare<[string, string], Row>('SELECT * FROM x402_payments WHERE chain_id = ? AND intent_hash = ? ORDER BY id')
+
+  const reserveNow = db.transaction((r: NewReservation): Reservation => {
+    const key = norm(r)
+    const values = { ...key, amount: r.amount, payTo: r.payTo, paymentId: r.paymentId ?? null, validBefore: r.validBefore.toString(), payloadHash: r.payloadHash, route: r.route, chainId: r.chainId, intentHash: r.intentHash.toLowerCase(), now: now() }
+    const sameAuthorization = (row: Row) => row.network === key.network && row.asset === key.asset && row.payer === key.payer && row.nonce === key.nonce
+    if (r.paymentId !== undefined) {
+      const holder = byPaymentId.get(r.paymentId)
+      if (holder && !(holder.state === 'released' && sameAuthorization(holder))) {
+        return { kind: 'payment-id-taken', payment: toPaymentRecord(holder), samePayload: holder.payload_hash === r.payloadHash }
+      }
+    }
+    const existing = byAuthorization.get(key.network, key.asset, key.payer, key.nonce)
+    if (existing) {
+      if (existing.state !== 'released' || reclaim.run({ ...values, id: existing.id }).changes !== 1) {
+        return { kind: 'authorization-used', payment: toPaymentRecord(existing) }
+      }
+      return { kind: 'reserved', payment: toPaymentRecord(byId.get(existing.id)!) }
+    }
+    const { lastInsertRowid } = insert.run(values)
+    return { kind: 'reserved', payment: toPaymentRecord(byId.get(Number(lastInsertRowid))!) }
+  })
+
+  const update = (id: number, state: PaymentState, transaction: string | null, reason: string | null) => {
+    setState.run(state, transaction, reason, now(), id, state === 'consumed' ? 'settled' : 'reserved')
+  }
+
+  return {
+    async reserve(reservation) {
+      return reserveNow(reservation)
+    },
+    async findByPaymentId(paymentId) {
+      const row = byPaymentId.get(paymentId)
+      return row ? toPaymentRecord(row) : undefined
+    },
+    async findByAuthorization(key) {
+      const k = norm(key)
+      const row = byAuthorization.get(k.network, k.asset, k.payer, k.nonce)
+      return row ? toPaymentRecord(row) : undefined
+    },
+    async creditFor(binding: PaymentBinding) {
+      const row = credit.get(binding.chainId, binding.intentHash.toLowerCase(), binding.route)
+      return row ? toPaymentRecord(row) : undefined
+    },
+    async markSettled(id, transaction, reason) {
+      update(id, 'settled', transaction ?? null, reason ?? null)
+    },
+    async markReleased(id, reason) {
+      update(id, 'released', null, reason)
+    },
+    async markConsumed(id) {
+      update(id, 'consumed', null, null)
+    },
+    async saveAnswer(id, answer: StoredAnswer) {
+      setAnswer.run(JSON.stringify(answer), now(), id)
+    },
+    async unresolved() {
+      return reserved.all().map(toPaymentRecord)
+    },
+    async credits() {
+      return settled.all().map(toPaymentRecord)
+    },
+    async forIntent(chainId, intentHash) {
+      return forIntent.all(chainId, intentHash.toLowerCase()).map(toPaymentRecord)
+    },
+  }
+}

@@ -1,0 +1,403 @@
+// The execution journal on SQLite: every execute this gateway attempts, in a file that outlives the
+// process, on every runtime alike (a signed transaction is an id, bytes and the runtime's details). A record is claimed before preflight (one holder per intent and per (sender, nonce)),
+// written durably with its signed transaction before that transaction is broadcast, and settled
+// from the chain. After a crash, the records still `pending` are what the reconciler finishes.
+import { createSqlitePaymentLedger } from './createSqlitePaymentLedger.ts'
+import Database from 'better-sqlite3'
+import { mkdirSync } from 'node:fs'
+import { open } from 'node:fs/promises'
+import { dirname } from 'node:path'
+import type { Hex } from 'viem'
+import type { SignedExecution } from '../../ports/chainAdapter.ts'
+import { ConfigError } from '../../errors/configError.ts'
+import type { Intent } from '../../ports/intent.ts'
+import type { Claim, ExecutionRecord, Journal, Settlement } from '../../ports/journal.ts'
+import { Status } from '../../status/statusCodes.ts'
+import { fromRow, type Row, serializeIntent } from '../journalRow.ts'
+import { prunable, prunableWebhooks } from '../prunable.ts'
+import { createSqliteWebhookOutbox } from './createSqliteWebhookOutbox.ts'
+
+export type OpenJournalParameters = {
+  /** File path, or `:memory:` for a journal that dies with the process (devnet, tests). */
+  path: string
+  /** `full` fsyncs the signed-transaction write (survives power loss); `normal` survives a process crash only. */
+  synchronous?: 'full' | 'normal'
+}
+
+const holding = `state IN ('claimed', 'pending', 'mined')`
+
+/**
+ * The schema's history, applied in order from the file's `user_version`: a journal written by an
+ * older gateway is upgraded at start-up, in one transaction, keeping every record.
+ */
+const migrations: Array<(db: Database.Database) => void> = [
+  // 1: the first journal (EVM-shaped: relayer nonce, 0x hash, 0x raw transaction).
+  (db) =>
+    db.exec(`
+CREATE TABLE IF NOT EXISTS executions (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  chain_id TEXT NOT NULL,
+  intent_hash TEXT NOT NULL,
+  sender TEXT NOT NULL,
+  intent_nonce TEXT NOT NULL,
+  intent TEXT NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('claimed', 'pending', 'mined', 'reverted', 'dropped')),
+  status INTEGER NOT NULL,
+  relayer TEXT,
+  tx_nonce INTEGER,
+  transaction_hash TEXT,
+  raw_transaction TEXT,
+  block_number TEXT,
+  gas_used TEXT,
+  return_data TEXT,
+  detail TEXT,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS executions_intent_holder ON executions (chain_id, intent_hash) WHERE ${holding};
+CREATE UNIQUE INDEX IF NOT EXISTS executions_nonce_holder ON executions (chain_id, sender, intent_nonce) WHERE ${holding};
+CREATE INDEX IF NOT EXISTS executions_by_hash ON executions (intent_hash, id);
+CREATE INDEX IF NOT EXISTS executions_pending ON executions (chain_id, relayer, tx_nonce) WHERE state = 'pending';
+`),
+  // 2: runtime-neutral. A transaction is an id, base64 bytes, a relayer and the runtime's JSON
+  // details (the old relayer nonce becomes EVM's { txNonce }); attempts are numbered per intent;
+  // signed_seq orders transactions as they were signed (for EVM, nonce order per relayer).
+  (db) => {
+    db.function('journal_hex_to_base64', { deterministic: true }, (hex: unknown) =>
+      typeof hex === 'string' ? Buffer.from(hex.replace(/^0x/, ''), 'hex').toString('base64') : null,
+    )
+    const sequence = db.prepare<[], { seq: number }>(`SELECT seq FROM sqlite_sequence WHERE name = 'executions'`).get()?.seq
+    db.exec(`
+CREATE TABLE executions_v2 (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  chain_id TEXT NOT NULL,
+  intent_hash TEXT NOT NULL,
+  attempt INTEGER NOT NULL,
+  sender TEXT NOT NULL,
+  intent_nonce TEXT NOT NULL,
+  intent TEXT NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('claimed', 'pending', 'mined', 'reverted', 'dropped')),
+  status INTEGER NOT NULL,
+  relayer TEXT,
+  tx_id TEXT,
+  tx_bytes TEXT,
+  tx_details TEXT CHECK (tx_details IS NULL OR json_valid(tx_details)),
+  signed_seq INTEGER,
+  block_number TEXT,
+  gas_used TEXT,
+  return_data TEXT,
+  detail TEXT,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  UNIQUE (chain_id, intent_hash, attempt)
+);
+INSERT INTO executions_v2 (id, chain_id, intent_hash, attempt, sender, intent_nonce, intent, state, status, relayer, tx_id, tx_bytes, tx_details, signed_seq,
+                           block_number, gas_used, return_data, detail, created_at, updated_at)
+SELECT id, chain_id, intent_hash, ROW_NUMBER() OVER (PARTITION BY chain_id, intent_hash ORDER BY id), sender, intent_nonce, intent, state, status, relayer,
+       transaction_hash, journal_hex_to_base64(raw_transaction), CASE WHEN tx_nonce IS NULL THEN NULL ELSE json_object('txNonce', tx_nonce) END,
+       CASE WHEN transaction_hash IS NULL THEN NULL ELSE ROW_NUMBER() OVER (ORDER BY transaction_hash IS NULL, tx_nonce, id) END,
+       block_number, gas_used, return_data, detail, created_at, updated_at
+FROM executions;
+DROP TABLE executions;
+ALTER TABLE executions_v2 RENAME TO executions;
+CREATE UNIQUE INDEX executions_intent_holder ON executions (chain_id, intent_hash) WHERE ${holding};
+CREATE UNIQUE INDEX executions_nonce_holder ON executions (chain_id, sender, intent_nonce) WHERE ${holding};
+CREATE INDEX executions_by_hash ON executions (intent_hash, id);
+CREATE INDEX executions_pending ON executions (chain_id, relayer, signed_seq) WHERE state = 'pending';
+CREATE INDEX executions_signed ON executions (signed_seq);
+`)
+    // Ids of released claims are never handed out again.
+    const top = Math.max(sequence ?? 0, db.prepare<[], { n: number | null }>('SELECT MAX(id) AS n FROM executions').get()?.n ?? 0)
+    db.prepare(`DELETE FROM sqlite_sequence WHERE name = 'executions'`).run()
+    if (top > 0) db.prepare(`INSERT INTO sqlite_sequence (name, seq) VALUES ('executions', ?)`).run(top)
+  },
+  // 3: chain instance, block hash and finality (confirmations, reorgs), replaced attempts. Records
+  // written before are final (they were reported so) and bound to no instance (unknown).
+  (db) =>
+    db.exec(`
+ALTER TABLE executions ADD COLUMN chain_instance TEXT;
+ALTER TABLE executions ADD COLUMN block_hash TEXT;
+ALTER TABLE executions ADD COLUMN final INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE executions ADD COLUMN replaces INTEGER REFERENCES executions (id);
+UPDATE executions SET final = 1 WHERE state IN ('mined', 'reverted', 'dropped');
+CREATE INDEX executions_unconfirmed ON executions (chain_id, id) WHERE state IN ('mined', 'reverted') AND final = 0;
+`),
+]
+
+/** The schema version this code writes (SQLite's `user_version`). */
+export const journalSchemaVersion = migrations.length
+
+/** Brings the file to the current schema; a file from a newer gateway is refused, not touched. */
+function migrate(db: Database.Database, path: string): void {
+  const version = db.pragma('user_version', { simple: true }) as number
+  if (version > journalSchemaVersion) {
+    throw new Error(`it has journal schema version ${version}, newer than this gateway's ${journalSchemaVersion}: run a gateway at least as new as the one that wrote it`)
+  }
+  if (version === journalSchemaVersion) return
+  const hasRecords = version > 0 || Boolean(db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'executions'`).get())
+  // The operator's data: a copy of the file as it was, before its first upgrade by this code.
+  if (hasRecords && path !== ':memory:') db.exec(`VACUUM INTO '${`${path}.v${version}-${Date.now()}.bak`.replaceAll("'", "''")}'`)
+  db.transaction(() => {
+    for (let v = version; v < journalSchemaVersion; v++) migrations[v]!(db)
+    db.pragma(`user_version = ${journalSchemaVersion}`)
+  }).immediate()
+}
+
+export function openJournal({ path, synchronous = 'full' }: OpenJournalParameters): Journal {
+  let db: Database.Database | undefined
+  try {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
+    db = new Database(path, { timeout: 1000 })
+    // One gateway per journal: the first write takes a lock that is held until close, so a
+    // second gateway on the same file fails at start-up instead of sharing its relayer nonces.
+    db.pragma('locking_mode = EXCLUSIVE')
+    db.pragma('journal_mode = WAL')
+    db.pragma('synchronous = NORMAL')
+    migrate(db, path)
+    // A claim that never got as far as a signed transaction sent nothing: give it back.
+    db.prepare(`DELETE FROM executions WHERE state = 'claimed'`).run()
+  } catch (err) {
+    // Let go of the file (and its lock): a refused journal is left as it was.
+    if (db?.open) db.close()
+    const message = err instanceof Error ? err.message : String(err)
+    throw new ConfigError([
+      /locked|busy/i.test(message)
+        ? `JOURNAL_PATH: ${path} is in use by another gateway process (one journal per gateway)`
+        : `JOURNAL_PATH: cannot open the execution journal at ${path}: ${message}`,
+    ])
+  }
+
+  const insert = db.prepare(
+    `INSERT INTO executions (chain_id, intent_hash, attempt, sender, intent_nonce, intent, state, status, chain_instance, created_at, updated_at)
+     VALUES (?, ?, (SELECT COALESCE(MAX(attempt), 0) + 1 FROM executions WHERE chain_id = ? AND intent_hash = ?), ?, ?, ?, 'claimed', ?, ?, ?, ?)`,
+  )
+  const insertReplacement = db.prepare(
+    `INSERT INTO executions (chain_id, intent_hash, attempt, sender, intent_nonce, intent, state, status, chain_instance, relayer, tx_id, tx_bytes, tx_details,
+                             signed_seq, replaces, created_at, updated_at)
+     SELECT chain_id, intent_hash, (SELECT MAX(attempt) + 1 FROM executions e WHERE e.chain_id = o.chain_id AND e.intent_hash = o.intent_hash), sender, intent_nonce, intent,
+            'pending', status, chain_instance, ?, ?, ?, ?, (SELECT COALESCE(MAX(signed_seq), 0) + 1 FROM executions), id, ?, ?
+     FROM executions o WHERE id = ?`,
+  )
+  const markReplaced = db.prepare(`UPDATE executions SET state = 'dropped', status = ?, detail = ?, final = 1, updated_at = ? WHERE id = ? AND state = 'pending'`)
+  const replacedChain = db.prepare<[number], Row>(
+    `WITH RECURSIVE chain(id) AS (SELECT replaces FROM executions WHERE id = ? UNION ALL SELECT e.replaces FROM executions e JOIN chain c ON e.id = c.id WHERE e.replaces IS NOT NULL)
+     SELECT executions.* FROM executions JOIN chain ON executions.id = chain.id ORDER BY executions.id`,
+  )
+  const unconfirmedAll = db.prepare<[], Row>(`SELECT * FROM executions WHERE state IN ('mined', 'reverted') AND final = 0 ORDER BY id`)
+  const unconfirmedOn = db.prepare<[string], Row>(`SELECT * FROM executions WHERE state IN ('mined', 'reverted') AND final = 0 AND chain_id = ? ORDER BY id`)
+  const confirm = db.prepare(`UPDATE executions SET final = 1, updated_at = ? WHERE id = ? AND state IN ('mined', 'reverted') AND final = 0`)
+  const reopen = db.prepare(
+    `UPDATE executions SET state = 'pending', status = ?, block_number = NULL, block_hash = NULL, gas_used = NULL, return_data = NULL, detail = ?, updated_at = ?
+     WHERE id = ? AND state IN ('mined', 'reverted') AND final = 0`,
+  )
+  const retire = db.prepare(
+    `UPDATE executions SET state = 'dropped', status = ?, detail = ?, final = 1, updated_at = ? WHERE id = ? AND state IN ('pending', 'mined')`,
+  )
+  const rebind = db.prepare(`UPDATE executions SET chain_instance = ? WHERE id = ?`)
+  const otherInstances = db.prepare<[string, string], Row>(
+    `SELECT * FROM executions WHERE chain_id = ? AND state IN ('pending', 'mined') AND chain_instance IS NOT NULL AND chain_instance <> ? ORDER BY signed_seq, id`,
+  )
+  const byTxId = db.prepare<[string, string, string], Row>(`SELECT * FROM executions WHERE chain_id = ? AND intent_hash = ? AND tx_id = ?`)
+  const byId = db.prepare<[number], Row>('SELECT * FROM executions WHERE id = ?')
+  const byAttempt = db.prepare<[string, string, number], Row>('SELECT * FROM executions WHERE chain_id = ? AND intent_hash = ? AND attempt = ?')
+  const allAttempts = db.prepare<[string, string], Row>('SELECT * FROM executions WHERE chain_id = ? AND intent_hash = ? ORDER BY attempt')
+  const intentHolder = db.prepare<[string, string], Row>(`SELECT * FROM executions WHERE chain_id = ? AND intent_hash = ? AND ${holding}`)
+  const nonceHolder = db.prepare<[string, string, string], Row>(`SELECT * FROM executions WHERE chain_id = ? AND sender = ? AND intent_nonce = ? AND ${holding}`)
+  // A reverted intent is final: its hash has that one outcome (no nonce is used by a revert, so it holds the hash only).
+  const revertedIntent = db.prepare<[string, string], Row>(`SELECT * FROM executions WHERE intent_hash = ? AND chain_id = ? AND state = 'reverted' ORDER BY id DESC LIMIT 1`)
+  const remove = db.prepare(`DELETE FROM executions WHERE id = ? AND state IN ('claimed', 'pending')`)
+  const signed = db.prepare(
+    `UPDATE executions SET state = 'pending', relayer = ?, tx_id = ?, tx_bytes = ?, tx_details = ?,
+       signed_seq = (SELECT COALESCE(MAX(signed_seq), 0) + 1 FROM executions), updated_at = ?
+     WHERE id = ? AND state IN ('claimed', 'pending')`,
+  )
+  const settle = db.prepare(
+    `UPDATE executions SET state = ?, status = ?, block_number = ?, block_hash = ?, final = ?, gas_used = ?, return_data = ?, detail = ?, updated_at = ?
+     WHERE id = ? AND state = ? AND tx_id = ?`,
+  )
+  // The live attempt first: an attempt that replaced another may be dropped while the one it replaced was mined.
+  const latestOnChain = db.prepare<[string, string], Row>(`SELECT * FROM executions WHERE intent_hash = ? AND chain_id = ? ORDER BY ${holding} DESC, id DESC LIMIT 1`)
+  const latest = db.prepare<[string], Row>(`SELECT * FROM executions WHERE intent_hash = ? ORDER BY ${holding} DESC, updated_at DESC, id DESC LIMIT 1`)
+  const pendingAll = db.prepare<[], Row>(`SELECT * FROM executions WHERE state = 'pending' ORDER BY signed_seq`)
+  const pendingOn = db.prepare<[string], Row>(`SELECT * FROM executions WHERE state = 'pending' AND chain_id = ? ORDER BY signed_seq`)
+  const pendingOf = db.prepare<[string, string], Row>(`SELECT * FROM executions WHERE state = 'pending' AND chain_id = ? AND relayer = ? ORDER BY signed_seq`)
+  const pendingCount = db.prepare<[], { n: number }>(`SELECT COUNT(*) AS n FROM executions WHERE state = 'pending'`)
+  const pruneExecutions = db.prepare<[number]>(`DELETE FROM executions WHERE ${prunable('executions')}`)
+
+  const claim = db.transaction((chainId: string, intentHash: Hex, intent: Intent, chainInstance: string | null): Claim => {
+    // Hex addresses (EVM, Sui) are case-insensitive; base58 keys (Solana) are not.
+    const sender = intent.sender.startsWith('0x') ? intent.sender.toLowerCase() : intent.sender
+    const held = intentHolder.get(chainId, intentHash) ?? revertedIntent.get(intentHash, chainId) ?? nonceHolder.get(chainId, sender, intent.nonce.toString())
+    if (held) return { ok: false, holder: fromRow(held) }
+    const now = Date.now()
+    const { lastInsertRowid } = insert.run(chainId, intentHash, chainId, intentHash, sender, intent.nonce.toString(), serializeIntent(intent), Status.SUBMITTED, chainInstance, now, now)
+    return { ok: true, record: fromRow(byId.get(Number(lastInsertRowid))!) }
+  })
+  const replace = db.transaction((record: ExecutionRecord, tx: SignedExecution, detail: string, now: number): number => {
+    const { changes } = markReplaced.run(Status.GATEWAY_FAILURE, detail, now, record.id)
+    if (changes !== 1) throw new Error(`journal record ${record.id} is no longer pending: it cannot be replaced`)
+    return Number(insertReplacement.run(tx.relayer, tx.id, tx.bytes, JSON.stringify(tx.details), now, now, record.id).lastInsertRowid)
+  })
+  type SettleArgs = { record: ExecutionRecord; s: Settlement; now: number }
+  const settleRow = (id: number, fromState: string, txId: string | null, { s, now }: SettleArgs) =>
+    settle.run(s.state, s.status, s.blockNumber?.toString() ?? null, s.blockHash ?? null, s.final === false ? 0 : 1, s.gasUsed?.toString() ?? null, s.returnData ?? null, s.detail ?? null, now, id, fromState, txId).changes === 1
+  // An earlier attempt's transaction was mined: that attempt takes the outcome, the record is replaced.
+  const settleEarlier = db.transaction((args: SettleArgs): boolean => {
+    const { record, s, now } = args
+    const earlier = byTxId.get(record.chainId, record.intentHash, s.transactionId!)
+    if (!earlier || earlier.id >= record.id || earlier.state !== 'dropped') return false
+    if (markReplaced.run(Status.GATEWAY_FAILURE, `replaced: the transaction of attempt ${earlier.attempt} (${earlier.tx_id}) was mined instead`, now, record.id).changes !== 1) return false
+    return settleRow(earlier.id, 'dropped', earlier.tx_id, args)
+  })
+
+  // Group commit. The signed-transaction writes commit into the WAL without an fsync on the
+  // event loop (synchronous = NORMAL), then wait for an fsync of the WAL file run on libuv's
+  // threads: what SQLite's synchronous = FULL does in WAL mode, but one fsync covers every write
+  // committed before it started, and the gateway goes on serving while the disk works. (Writes
+  // committed while one fsync runs wait for the next.)
+  const walPath = `${path}-wal`
+  let syncing: Promise<void> | undefined
+  let nextSync: Promise<void> | undefined
+  const syncWal = (): Promise<void> => {
+    syncing = (async () => {
+      let file
+      try {
+        file = await open(walPath, 'r')
+      } catch (err) {
+        // Closed since: the closing checkpoint moved the WAL into the synced database file.
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT' && !db.open) return
+        throw err
+      }
+      try {
+        await file.sync()
+      } finally {
+        await file.close()
+      }
+    })().finally(() => {
+      syncing = undefined
+    })
+    return syncing
+  }
+  const durable = (): Promise<void> => {
+    if (synchronous !== 'full' || path === ':memory:') return Promise.resolve()
+    if (!syncing) return syncWal()
+    nextSync ??= syncing
+      .catch(() => {})
+      .then(() => {
+        nextSync = undefined
+        return syncWal()
+      })
+    return nextSync
+  }
+
+  const payments = createSqlitePaymentLedger({ db })
+  const webhooks = createSqliteWebhookOutbox({ db })
+  // After the ledger and the outbox made their tables.
+  const prunePayments = db.prepare<[number]>(`DELETE FROM x402_payments WHERE state IN ('consumed', 'released') AND updated_at < ?`)
+  const pruneWebhooks = db.prepare<[number, number]>(`DELETE FROM webhook_outbox WHERE ${prunableWebhooks('?', '?')}`)
+  const changedSince = db.prepare<[number, number], Row>('SELECT * FROM executions WHERE updated_at >= ? ORDER BY updated_at, id LIMIT ?')
+  return {
+    path,
+    backend: 'sqlite',
+    payments,
+    webhooks,
+    // IMMEDIATE: the check and the insert happen under one write lock.
+    claim: async ({ chainId, intentHash, intent, chainInstance }) => claim.immediate(chainId, intentHash, intent, chainInstance ?? null),
+    async release(record) {
+      remove.run(record.id)
+    },
+    async recordSigned(record, tx) {
+      const now = Date.now()
+      const { changes } = signed.run(tx.relayer, tx.id, tx.bytes, JSON.stringify(tx.details), now, record.id)
+      if (changes !== 1) throw new Error(`journal record ${record.id} is no longer open for a transaction`)
+      await durable()
+      Object.assign(record, { state: 'pending', transaction: structuredClone(tx), updatedAt: new Date(now) })
+    },
+    async settle(record, s) {
+      if (!db.open) return false // a watch that outlived shutdown: the next start reconciles it
+      const now = Date.now()
+      if (s.transactionId !== undefined && s.transactionId !== record.transaction?.id) {
+        if (!settleEarlier.immediate({ record, s, now })) return false
+        Object.assign(record, fromRow(byId.get(record.id)!))
+        return true
+      }
+      if (!settleRow(record.id, 'pending', record.transaction?.id ?? null, { record, s, now })) return false
+      const { transactionId: _, ...fields } = s
+      Object.assign(record, fields, { blockHash: s.blockHash, final: s.final !== false, updatedAt: new Date(now) })
+      return true
+    },
+    async replace(record, tx, detail) {
+      const id = replace.immediate(record, tx, detail, Date.now())
+      await durable()
+      Object.assign(record, fromRow(byId.get(record.id)!))
+      return fromRow(byId.get(id)!)
+    },
+    async replaced(record) {
+      return replacedChain.all(record.id).flatMap((row) => fromRow(row).transaction ?? [])
+    },
+    async unconfirmed(filter) {
+      return (filter ? unconfirmedOn.all(filter.chainId) : unconfirmedAll.all()).map(fromRow)
+    },
+    async confirm(record) {
+      if (!db.open) return false
+      const now = Date.now()
+      if (confirm.run(now, record.id).changes !== 1) return false
+      Object.assign(record, { final: true, updatedAt: new Date(now) })
+      return true
+    },
+    async reopen(record, detail) {
+      if (!db.open) return false
+      const now = Date.now()
+      if (reopen.run(Status.SUBMITTED, detail, now, record.id).changes !== 1) return false
+      Object.assign(record, fromRow(byId.get(record.id)!))
+      return true
+    },
+    async retire(record, detail) {
+      if (!db.open) return false
+      const now = Date.now()
+      if (retire.run(Status.GATEWAY_FAILURE, detail, now, record.id).changes !== 1) return false
+      Object.assign(record, fromRow(byId.get(record.id)!))
+      return true
+    },
+    async rebind(record, chainInstance) {
+      rebind.run(chainInstance, record.id)
+      record.chainInstance = chainInstance
+    },
+    async otherInstances(chainId, chainInstance) {
+      return otherInstances.all(chainId, chainInstance).map(fromRow)
+    },
+    async attempts(chainId, intentHash) {
+      return allAttempts.all(chainId, intentHash).map(fromRow)
+    },
+    async attempt(chainId, intentHash, attempt) {
+      const row = byAttempt.get(chainId, intentHash, attempt)
+      return row && fromRow(row)
+    },
+    async get(intentHash, chainId) {
+      const row = chainId ? latestOnChain.get(intentHash, chainId) : latest.get(intentHash)
+      return row && fromRow(row)
+    },
+    async pending(filter) {
+      const rows = !filter ? pendingAll.all() : filter.relayer === undefined ? pendingOn.all(filter.chainId) : pendingOf.all(filter.chainId, filter.relayer)
+      return rows.map(fromRow)
+    },
+    pendingCount: async () => pendingCount.get()!.n,
+    async prune(before) {
+      const cutoff = before.getTime()
+      return db.transaction(() => ({ executions: pruneExecutions.run(cutoff).changes, payments: prunePayments.run(cutoff).changes, webhooks: pruneWebhooks.run(cutoff, cutoff).changes })).immediate()
+    },
+    async updatedSince(since, limit) {
+      return changedSince.all(since, limit).map(fromRow)
+    },
+    async backup(destination) {
+      mkdirSync(dirname(destination), { recursive: true })
+      await db.backup(destination)
+    },
+    async ping() {},
+    close() {
+      if (!db.open) return
+      db.pragma('wal_checkpoint(TRUNCATE)')
+      db.close()
+    },
+  }
+}
