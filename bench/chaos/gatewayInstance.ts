@@ -1,0 +1,78 @@
+// One gateway of the fault campaign, run as a user runs it (`node --import tsx src/main.ts`) in its
+// own process and directory: started, killed with SIGKILL, and started again with the same settings.
+import { type ChildProcess, spawn } from 'node:child_process'
+import { appendFileSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { gatewayMain } from '../gatewayParts.ts'
+
+const tsx = import.meta.resolve('tsx')
+
+export type GatewayInstance = {
+  name: string
+  url: string
+  alive: boolean
+  /** Starts the process (again), with `env` plus `extra`; resolves once it listens. */
+  start(extra?: Record<string, string>): Promise<void>
+  /** SIGKILL, and waits for the process to be gone. */
+  kill(): Promise<void>
+  /** SIGTERM, and waits. */
+  stop(): Promise<void>
+  /** The last lines it logged (for a failure's message). */
+  tail(): string
+}
+
+/** `logFile`: every line the gateway logs, across its restarts, kept for reading after the run. */
+export function gatewayInstance(name: string, env: Record<string, string>, logFile?: string): GatewayInstance {
+  const cwd = mkdtempSync(join(tmpdir(), `chaos-${name}-`))
+  let child: ChildProcess | undefined
+  let exited: Promise<void> = Promise.resolve()
+  let log = ''
+  const instance: GatewayInstance = {
+    name,
+    url: '',
+    alive: false,
+    async start(extra = {}) {
+      log = ''
+      const c = spawn(process.execPath, ['--import', tsx, gatewayMain], {
+        cwd,
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HOST: '127.0.0.1', PORT: '0', ...env, ...extra },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
+      child = c
+      exited = new Promise((resolve) => c.once('exit', () => resolve()))
+      const keep = (d: Buffer) => {
+        log = (log + d.toString()).slice(-20_000)
+        if (logFile) appendFileSync(logFile, d)
+      }
+      c.stdout!.on('data', keep)
+      c.stderr!.on('data', keep)
+      if (logFile) appendFileSync(logFile, `--- ${new Date().toISOString()} started ${name} ${JSON.stringify(extra)}\n`)
+      const deadline = Date.now() + 60_000
+      for (;;) {
+        const port = /listening on 127\.0\.0\.1:(\d+)/.exec(log)?.[1]
+        if (port) {
+          instance.url = `http://127.0.0.1:${port}`
+          instance.alive = true
+          return
+        }
+        if (c.exitCode !== null) throw new Error(`gateway ${name} exited at start-up: ${log.slice(-3000)}`)
+        if (Date.now() > deadline) throw new Error(`gateway ${name} did not listen within 60 s: ${log.slice(-3000)}`)
+        await new Promise((r) => setTimeout(r, 50))
+      }
+    },
+    async kill() {
+      instance.alive = false
+      if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+      await exited
+    },
+    async stop() {
+      instance.alive = false
+      if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGTERM')
+      await exited
+      rmSync(cwd, { recursive: true, force: true })
+    },
+    tail: () => log.slice(-3000),
+  }
+  return instance
+}

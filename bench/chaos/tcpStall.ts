@@ -1,0 +1,69 @@
+// A TCP relay between a gateway and PostgreSQL that can stall what the gateway writes: with the
+// database stalled right after the gateway was let past its simulation, the next thing it writes
+// is the signed transaction's journal record, and a kill then lands after signing, before that
+// record is durable. What was held back is thrown away, never written late.
+import { type Socket, connect, createServer } from 'node:net'
+import type { AddressInfo } from 'node:net'
+
+export type TcpStall = {
+  port: number
+  /** From now on, what the gateway writes is held back. */
+  stall(): void
+  /** Resolves when the gateway writes something while stalled. */
+  nextWrite(): Promise<void>
+  /** Ends the stall: the held-back bytes are dropped with their connections (the gateway is dead by then). */
+  resume(): void
+  close(): Promise<void>
+}
+
+export async function startTcpStall({ host, port }: { host: string; port: number }): Promise<TcpStall> {
+  let stalled = false
+  const waiters: Array<() => void> = []
+  const pairs = new Set<{ client: Socket; upstream: Socket; held: boolean }>()
+  const server = createServer((client) => {
+    const upstream = connect(port, host)
+    const pair = { client, upstream, held: false }
+    pairs.add(pair)
+    client.on('data', (d: Buffer) => {
+      if (stalled || pair.held) {
+        pair.held = true
+        for (const w of waiters.splice(0)) w()
+        return
+      }
+      upstream.write(d)
+    })
+    upstream.on('data', (d: Buffer) => client.write(d))
+    const end = () => {
+      pairs.delete(pair)
+      client.destroy()
+      upstream.destroy()
+    }
+    client.on('close', end)
+    upstream.on('close', end)
+    client.on('error', end)
+    upstream.on('error', end)
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return {
+    port: (server.address() as AddressInfo).port,
+    stall: () => {
+      stalled = true
+    },
+    nextWrite: () => new Promise<void>((resolve) => waiters.push(resolve)),
+    resume() {
+      stalled = false
+      // A connection that had bytes held back is out of step with the server: closed, never replayed.
+      for (const p of [...pairs]) if (p.held) {
+        p.client.destroy()
+        p.upstream.destroy()
+      }
+    },
+    async close() {
+      for (const p of [...pairs]) {
+        p.client.destroy()
+        p.upstream.destroy()
+      }
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    },
+  }
+}

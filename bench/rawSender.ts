@@ -1,0 +1,94 @@
+// The fastest plain client the bench compares execute against: transactions signed beforehand
+// (fixed gas limit, nonces counted locally), sent in JSON-RPC batches of eth_sendRawTransaction
+// with several batches in flight over keep-alive connections, completion seen by polling the
+// sender's mined nonce, and the receipts read in batches at the end. Nothing a node must search.
+import { type Hex } from 'viem'
+
+export type RawSendResult = {
+  seconds: number
+  succeeded: number
+  failed: number
+  /** The JSON-RPC calls made, by method (a batch of k counts k). */
+  calls: Record<string, number>
+  /** HTTP requests made (a batch is one). */
+  httpRequests: number
+  /** Errors the node answered to a send, first few. */
+  sendErrors: string[]
+}
+
+type RpcAnswer = { id: number; result?: unknown; error?: { message: string } }
+
+/**
+ * Sends `signed` (one sender's transactions, nonces `startNonce`..) to `rpcUrl` and waits until all
+ * are mined; `batchSize` transactions per request, `inFlight` requests at once, polling every
+ * `pollMs` as the gateway polls for receipts.
+ */
+export async function sendPipelined(params: { rpcUrl: string; signed: Hex[]; sender: Hex; startNonce: number; batchSize?: number; inFlight?: number; pollMs?: number; timeoutMs?: number }): Promise<RawSendResult> {
+  const { rpcUrl, signed, sender, startNonce } = params
+  const batchSize = params.batchSize ?? 25
+  const inFlight = params.inFlight ?? 4
+  const pollMs = params.pollMs ?? 50
+  const deadline = Date.now() + (params.timeoutMs ?? 120_000)
+  const calls: Record<string, number> = {}
+  let httpRequests = 0
+  let id = 0
+  const batch = async (requests: Array<{ method: string; params: unknown[] }>): Promise<RpcAnswer[]> => {
+    for (const r of requests) calls[r.method] = (calls[r.method] ?? 0) + 1
+    httpRequests++
+    const body = requests.map((r) => ({ jsonrpc: '2.0', id: ++id, method: r.method, params: r.params }))
+    const res = await fetch(rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body.length === 1 ? body[0] : body) })
+    const answer = (await res.json()) as RpcAnswer | RpcAnswer[]
+    const answers = Array.isArray(answer) ? answer : [answer]
+    const byId = new Map(answers.map((a) => [a.id, a]))
+    return body.map((b) => byId.get(b.id) ?? { id: b.id, error: { message: 'no answer in the batch' } })
+  }
+
+  const started = performance.now()
+  const sendErrors: string[] = []
+  const hashes: Hex[] = []
+  let next = 0
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (next < signed.length) {
+        const from = next
+        next = Math.min(signed.length, next + batchSize)
+        const answers = await batch(signed.slice(from, next).map((tx) => ({ method: 'eth_sendRawTransaction', params: [tx] })))
+        answers.forEach((a, i) => {
+          if (a.error) sendErrors.push(a.error.message)
+          else hashes[from + i] = a.result as Hex
+        })
+      }
+    }),
+  )
+  // Mined when the sender's mined nonce passes the last one: one call per poll, whatever the count.
+  const last = startNonce + signed.length
+  for (;;) {
+    const [count] = await batch([{ method: 'eth_getTransactionCount', params: [sender, 'latest'] }])
+    if (count?.result !== undefined && Number(count.result) >= last) break
+    if (Date.now() > deadline) throw new Error(`the raw sender's transactions were not mined in time (mined nonce ${Number(count?.result)}, want ${last})`)
+    await new Promise((r) => setTimeout(r, pollMs))
+  }
+  // anvil counts the nonce before the block's receipts can be read: done when every receipt is there.
+  let succeeded = 0
+  let failed = 0
+  let missing = hashes.filter(Boolean)
+  while (missing.length > 0) {
+    const still: Hex[] = []
+    for (let i = 0; i < missing.length; i += batchSize * 4) {
+      const part = missing.slice(i, i + batchSize * 4)
+      const answers = await batch(part.map((hash) => ({ method: 'eth_getTransactionReceipt', params: [hash] })))
+      answers.forEach((a, j) => {
+        const receipt = a.result as { status: string } | null | undefined
+        if (!receipt) still.push(part[j]!)
+        else if (receipt.status === '0x1') succeeded++
+        else failed++
+      })
+    }
+    missing = still
+    if (missing.length === 0) break
+    if (Date.now() > deadline) throw new Error(`${missing.length} of the raw sender's receipts never appeared`)
+    await new Promise((r) => setTimeout(r, pollMs))
+  }
+  const known = hashes.filter(Boolean)
+  return { seconds: (performance.now() - started) / 1000, succeeded, failed: failed + (signed.length - known.length), calls, httpRequests, sendErrors: sendErrors.slice(0, 5) }
+}
