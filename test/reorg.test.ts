@@ -78,4 +78,39 @@ describe('confirmations and reorgs', () => {
     const logs = await publicClient.getLogs({ address: devnet.contracts.executor, event, args: { intentHash }, fromBlock })
     assert.equal(logs.length, 1)
   })
+
+  it('a final execution that a deeper reorg took away is reopened at its relayer nonce and delivered again, leaving no nonce gap (the fault campaign found the gap)', async () => {
+    // CONFIRMATIONS=1: final at once, so no reconciler watches it any more; only a repeat finds it gone.
+    const quick = await startTestGateway({ chains: [devnet.chain], reconcileIntervalMs: 200 })
+    try {
+      const { publicClient } = createDevClients(devnet.anvil.rpcUrl, devnet.anvil.chainId)
+      const fromBlock = await publicClient.getBlockNumber()
+      const snapshot = await rpc(devnet.anvil.rpcUrl, 'evm_snapshot', [])
+      const body = await signedIntent(devnet, { nonce: '12' })
+      const res = await post(quick.baseUrl, '/intents/execute', body, chainHeader)
+      assert.equal(res.status, 200, res.text)
+      const intentHash = res.body.intentHash as Hex
+      const relayer = (await quick.journal.get(intentHash))!.transaction!.relayer as Hex
+      await rpc(devnet.anvil.rpcUrl, 'evm_revert', [snapshot])
+      await rpc(devnet.anvil.rpcUrl, 'anvil_mine', ['0x3'])
+      // The repeat finds the execution gone on the same chain instance: reopened, answered in flight, delivered again.
+      const again = await post(quick.baseUrl, '/intents/execute', body, chainHeader)
+      assert.equal(again.status, 202, again.text)
+      assert.equal(again.body.replayed, true)
+      await eventually('the execution to be delivered again', 10_000, async () => {
+        const r = await quick.journal.get(intentHash)
+        return r?.state === 'mined' && r.final ? r : undefined
+      })
+      // The relayer's next execution goes through at once: nothing waits behind a gap.
+      const next = await post(quick.baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: '13' }), chainHeader)
+      assert.equal(next.status, 200, next.text)
+      const [pending, latest] = await Promise.all([publicClient.getTransactionCount({ address: relayer, blockTag: 'pending' }), publicClient.getTransactionCount({ address: relayer, blockTag: 'latest' })])
+      assert.equal(pending, latest, 'no relayer transaction is stuck behind a nonce gap')
+      const event = intentExecutorArtifact.abi.find((i) => i.type === 'event' && i.name === 'IntentExecuted')!
+      const logs = await publicClient.getLogs({ address: devnet.contracts.executor, event, args: { intentHash }, fromBlock })
+      assert.equal(logs.length, 1, 'executed once on the chain as it is now')
+    } finally {
+      await quick.close()
+    }
+  })
 })

@@ -25,17 +25,26 @@ export async function replayExecution({ adapter, journal, intentHash }: ReplayEx
 
 /**
  * "Executed" is the journal's memory of the chain: a mined record is checked against the chain
- * before it is answered. One whose execution the chain no longer has (reset, reorg) is retired
- * and stops holding the intent.
+ * before it is answered. One whose execution the chain no longer has stops holding the intent as
+ * executed: on the chain instance it was made on (a reorg took its block), it is reopened, so that
+ * its very transaction is delivered again at its relayer nonce (dropping it would leave that nonce
+ * unused and every later transaction of the relayer stuck behind the gap); on another instance (the
+ * chain was reset), it is retired and the intent may be sent again.
  */
 export async function stillHolds(adapter: ChainAdapter, journal: Journal, record: ExecutionRecord, chainInstance?: string): Promise<boolean> {
   if (record.state !== 'mined' || !record.transaction || !adapter.confirmExecuted) return true
   const still = await adapter.confirmExecuted({ ...record.transaction, intent: record.intent, blockNumber: record.blockNumber, blockHash: record.blockHash })
+  const now = chainInstance ?? (await adapter.chainInstance?.())
   if (!still) {
-    await journal.retire(record, `the chain no longer has this execution (transaction ${record.transaction.id} in block ${record.blockNumber ?? '?'}): the chain was reset or reorganized, and the intent's nonce is unused there`)
+    const gone = `the chain no longer has this execution (transaction ${record.transaction.id} in block ${record.blockNumber ?? '?'})`
+    if (now !== undefined && record.chainInstance === now) {
+      // Reopened: pending on its transaction, for the reconciler to broadcast again (or settle if mined meanwhile).
+      if (await journal.reopen(record, `reopened: ${gone}: a reorganization took its block, and the intent's nonce is unused; its transaction is delivered again`)) return true
+    }
+    await journal.retire(record, `${gone}: the chain was reset or reorganized, and the intent's nonce is unused there`)
     return false
   }
-  if (chainInstance !== undefined && record.chainInstance !== chainInstance) await journal.rebind(record, chainInstance)
+  if (now !== undefined && record.chainInstance !== now) await journal.rebind(record, now)
   return true
 }
 

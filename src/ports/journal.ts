@@ -102,8 +102,9 @@ export type Journal = {
   /** Marks a settled record final; false when it was no longer a settled, unconfirmed record. */
   confirm(record: ExecutionRecord): Promise<boolean>
   /**
-   * A reorg removed the block of a settled, not yet final record: it goes back to `pending` on its
-   * transaction (the outcome cleared) for reconciliation to rebroadcast or drop it.
+   * A reorg removed the block of a settled record (not yet final, or final and found gone on the
+   * same chain instance): it goes back to `pending` on its transaction (the outcome cleared, not
+   * final) for reconciliation to rebroadcast or drop it.
    */
   reopen(record: ExecutionRecord, detail: string): Promise<boolean>
   /**

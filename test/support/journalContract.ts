@@ -213,8 +213,16 @@ export function journalContract(open: () => Promise<Journal>) {
     assert.deepEqual((await journal.pending()).map((x) => x.id), [r.id])
     await journal.settle(r, { ...mined, blockHash: '0xb2', final: false })
     assert.equal(await journal.confirm(r), true)
-    assert.equal(await journal.reopen(r, 'too late'), false, 'a final record is not reopened')
     assert.deepEqual(await journal.unconfirmed(), [])
+    // Final, then found gone from the same chain instance (a deeper reorg): reopened too, not final again.
+    assert.equal(await journal.reopen(r, 'reopened: deep reorg'), true)
+    assert.deepEqual([r.state, r.final, r.status], ['pending', false, 0xf3])
+    await journal.settle(r, { ...mined, blockHash: '0xb3', final: false })
+    assert.equal(await journal.confirm(r), true)
+    const dropped = await claimed(journal, { ...claimOf(51), chainInstance: 'genesis-a' })
+    await journal.recordSigned(dropped, signedTx(11))
+    await journal.settle(dropped, { state: 'dropped', status: 0xf0, blockNumber: undefined, gasUsed: undefined, returnData: undefined, detail: 'replaced' })
+    assert.equal(await journal.reopen(dropped, 'not settled by a block'), false, 'a dropped record is not reopened')
     // Another instance of the chain: the mined record is listed, and retired frees the intent.
     assert.deepEqual((await journal.otherInstances('eip155:1', 'genesis-a')).map((x) => x.id), [])
     assert.deepEqual((await journal.otherInstances('eip155:1', 'genesis-b')).map((x) => x.id), [r.id])

@@ -313,8 +313,8 @@ export async function openPostgresJournal({ url, maxConnections = 10, connectTim
     async reopen(record, detail) {
       if (closed) return false
       const { rowCount } = await run(
-        `UPDATE executions SET state = 'pending', status = $1, block_number = NULL, block_hash = NULL, gas_used = NULL, return_data = NULL, detail = $2, updated_at = $3
-         WHERE id = $4 AND state IN ('mined', 'reverted') AND final = 0`,
+        `UPDATE executions SET state = 'pending', status = $1, block_number = NULL, block_hash = NULL, gas_used = NULL, return_data = NULL, final = 0, detail = $2, updated_at = $3
+         WHERE id = $4 AND state IN ('mined', 'reverted')`,
         [Status.SUBMITTED, detail, Date.now(), record.id],
       )
       if (rowCount !== 1) return false

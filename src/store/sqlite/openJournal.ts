@@ -187,8 +187,8 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
   const unconfirmedOn = db.prepare<[string], Row>(`SELECT * FROM executions WHERE state IN ('mined', 'reverted') AND final = 0 AND chain_id = ? ORDER BY id`)
   const confirm = db.prepare(`UPDATE executions SET final = 1, updated_at = ? WHERE id = ? AND state IN ('mined', 'reverted') AND final = 0`)
   const reopen = db.prepare(
-    `UPDATE executions SET state = 'pending', status = ?, block_number = NULL, block_hash = NULL, gas_used = NULL, return_data = NULL, detail = ?, updated_at = ?
-     WHERE id = ? AND state IN ('mined', 'reverted') AND final = 0`,
+    `UPDATE executions SET state = 'pending', status = ?, block_number = NULL, block_hash = NULL, gas_used = NULL, return_data = NULL, final = 0, detail = ?, updated_at = ?
+     WHERE id = ? AND state IN ('mined', 'reverted')`,
   )
   const retire = db.prepare(
     `UPDATE executions SET state = 'dropped', status = ?, detail = ?, final = 1, updated_at = ? WHERE id = ? AND state IN ('pending', 'mined')`,
