@@ -1,0 +1,47 @@
+// Validate: simulates the program's validate instruction (no signature check, the recent
+// blockhash replaced by the node) and reads the one-byte ERC-1066 status from its return data.
+import {
+  type Address,
+  appendTransactionMessageInstruction,
+  blockhash,
+  compileTransaction,
+  createTransactionMessage,
+  getBase64EncodedWireTransaction,
+  pipe,
+  setTransactionMessageFeePayer,
+  setTransactionMessageLifetimeUsingBlockhash,
+} from '@solana/kit'
+import { GatewayError } from '../../../errors/gatewayError.ts'
+import type { Intent } from '../../../ports/intent.ts'
+import type { SolanaContext } from '../solanaContext.ts'
+import { assertAvailable } from './assertAvailable.ts'
+import { callSolanaRpc } from './callSolanaRpc.ts'
+import { decodeSimulationError } from './decodeSimulationError.ts'
+
+/** Any blockhash will do: the node replaces it (replaceRecentBlockhash). */
+const placeholderBlockhash = { blockhash: blockhash('11111111111111111111111111111111'), lastValidBlockHeight: 0n }
+
+export async function validateIntent(ctx: SolanaContext, intent: Intent): Promise<number> {
+  assertAvailable(ctx)
+  const { chain } = ctx
+  const what = `simulation of the validate instruction of program ${chain.programId}`
+  const instruction = await ctx.program.validate(intent, chain.config)
+  const message = pipe(
+    createTransactionMessage({ version: 0 }),
+    (m) => setTransactionMessageFeePayer(ctx.simulationFeePayer ?? (intent.sender as Address), m),
+    (m) => setTransactionMessageLifetimeUsingBlockhash(placeholderBlockhash, m),
+    (m) => appendTransactionMessageInstruction(instruction, m),
+  )
+  const wire = getBase64EncodedWireTransaction(compileTransaction(message))
+  const { value } = await callSolanaRpc(ctx, 'simulateTransaction', what, (rpc, abortSignal) =>
+    rpc.simulateTransaction(wire, { encoding: 'base64', sigVerify: false, replaceRecentBlockhash: true, commitment: 'confirmed' }).send({ abortSignal }),
+  )
+  if (value.err) throw decodeSimulationError(ctx, value.err, what)
+  const data = value.returnData
+  if (!data || data.programId !== chain.programId) {
+    throw new GatewayError(`The chain rejected the ${what}`, { code: 'CHAIN_CALL_FAILED', details: 'it returned no status: is this the Intent Gateway program?' })
+  }
+  const bytes = Buffer.from(data.data[0], 'base64')
+  if (bytes.length !== 1) throw new GatewayError(`The chain rejected the ${what}`, { code: 'CHAIN_CALL_FAILED', details: `it returned ${bytes.length} bytes instead of a one-byte status` })
+  return bytes[0]!
+}
