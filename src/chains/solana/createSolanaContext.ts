@@ -7,6 +7,7 @@ import type { EndpointView } from '../../ports/endpoint.ts'
 import { ed25519Seed } from './ed25519Seed.ts'
 import { createIntentGatewayProgram } from './intentGatewayProgram.ts'
 import type { SolanaChainConfig, SolanaContext } from './solanaContext.ts'
+import { type SolanaOptions, defaultSolanaOptions } from './solanaOptions.ts'
 import { createSolanaRuntime } from './solanaRuntime.ts'
 
 export type CreateSolanaAdapterParameters = {
@@ -27,9 +28,11 @@ export type CreateSolanaAdapterParameters = {
   relayerSecretKey?: Uint8Array | undefined
   /** How often a sent transaction's status is polled (ms). */
   confirmationPollMs?: number | undefined
+  /** The runtime's own settings (the priority-fee ceiling); default: defaultSolanaOptions. */
+  options?: Partial<SolanaOptions> | undefined
 }
 
-export function createSolanaContext({ chain, rpcTimeoutMs, logger, simulationFeePayer, rpcRecorder, relayerSecretKey, confirmationPollMs = 250 }: CreateSolanaAdapterParameters): SolanaContext {
+export function createSolanaContext({ chain, rpcTimeoutMs, logger, simulationFeePayer, rpcRecorder, relayerSecretKey, confirmationPollMs = 250, options }: CreateSolanaAdapterParameters): SolanaContext {
   const log = logger.child({ module: 'solana', chainId: chain.chainId })
   if (chain.rpcUrls.length === 0) throw new Error(`chain ${chain.chainId} has no RPC URL`)
   if (relayerSecretKey && relayerSecretKey.length !== 32) throw new Error('the Solana relayer key must be the 32-byte Ed25519 seed')
@@ -53,6 +56,7 @@ export function createSolanaContext({ chain, rpcTimeoutMs, logger, simulationFee
     simulationFeePayer,
     relayer,
     confirmationPollMs,
+    maxPriorityFee: BigInt(options?.maxPriorityFeeMicroLamports ?? defaultSolanaOptions.maxPriorityFeeMicroLamports),
     state: { unavailableReason: undefined },
   }
 }

@@ -40,9 +40,14 @@ export type SolanaContext = {
   relayer: SolanaRelayer | undefined
   /** How often a sent transaction's status is polled (ms). */
   confirmationPollMs: number
+  /** The priority-fee ceiling, micro-lamports per compute unit (SolanaOptions). */
+  maxPriorityFee: bigint
   /** Set by markUnavailable: every request is answered 503 with this reason from then on. */
   state: { unavailableReason: string | undefined }
 }
 
-/** The journal's `details` of a Solana transaction: the blockhash it lives by. */
-export type SolanaTransactionDetails = { blockhash: string; lastValidBlockHeight: string }
+/**
+ * The journal's `details` of a Solana transaction: the blockhash it lives by, and its compute
+ * budget (absent in records written before the gateway set one).
+ */
+export type SolanaTransactionDetails = { blockhash: string; lastValidBlockHeight: string; computeUnitLimit?: string; computeUnitPrice?: string }

@@ -11,6 +11,7 @@ import { GatewayError } from '../../../errors/gatewayError.ts'
 import { Status } from '../../../status/statusCodes.ts'
 import { decodeSolanaFailure } from '../decodeSolanaFailure.ts'
 import { programErrors } from '../intentGatewayProgram.ts'
+import { signatureInstructionOf } from '../signatureInstructionOf.ts'
 import type { SolanaContext } from '../solanaContext.ts'
 import { callSolanaRpc } from './callSolanaRpc.ts'
 
@@ -29,7 +30,7 @@ export async function broadcastTransaction(ctx: SolanaContext, wire: string): Pr
       : inner instanceof Error && typeof (inner as { context?: { index?: number } }).context?.index === 'number'
         ? { InstructionError: [(inner as { context: { index: number } }).context.index, inner.message] }
         : inner instanceof Error ? inner.message : 'refused'
-    const failure = decodeSolanaFailure(rpcErr, cause.context.logs, ctx.chain.programId)
+    const failure = decodeSolanaFailure(rpcErr, cause.context.logs, ctx.chain.programId, signatureInstructionOf(wire))
     throw new GatewayError('The chain refused the execute transaction', {
       code: 'CHAIN_CALL_FAILED',
       status: failure.kind === 'status' ? failure.status : failure.kind === 'target' ? Status.TRANSFER_FAILED : Status.GATEWAY_FAILURE,

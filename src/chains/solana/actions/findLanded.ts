@@ -7,7 +7,7 @@ import { toReceipt } from './toReceipt.ts'
 export async function findLanded(ctx: SolanaContext, txs: readonly SignedExecution[]): Promise<Reconciliation | undefined> {
   for (const candidate of txs) {
     const status = await signatureStatus(ctx, candidate.id)
-    if (status) return { kind: 'settled', receipt: toReceipt(ctx, candidate.id, status) }
+    if (status) return { kind: 'settled', receipt: toReceipt(ctx, candidate, status) }
   }
   return undefined
 }

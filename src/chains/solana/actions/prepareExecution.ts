@@ -1,16 +1,21 @@
 // Execute, with a relayer key: the sender's (or a delegate's) Ed25519 signature goes into the
-// Ed25519 program's instruction, followed by the program's execute; the relayer signs and pays.
-// The signed transaction is simulated before anything is journaled or sent.
-import { getBase58Encoder } from '@solana/kit'
+// Ed25519 program's instruction, followed by the program's execute, behind the compute budget
+// (limit measured by a simulation, price from the market within the ceiling); the relayer signs
+// and pays. The signed transaction is simulated before anything is journaled or sent.
+import { type Address, type Instruction, getBase58Encoder, isWritableRole } from '@solana/kit'
 import type { Hex } from 'viem'
 import { InputError } from '../../../errors/inputError.ts'
 import type { Preflight } from '../../../ports/chainAdapter.ts'
 import type { Intent } from '../../../ports/intent.ts'
 import { Status, isSuccessStatus } from '../../../status/statusCodes.ts'
+import { maxComputeUnitLimit, setComputeUnitLimit, setComputeUnitPrice } from '../computeBudget.ts'
 import { ed25519Instruction } from '../intentGatewayProgram.ts'
+import { computeUnitLimitFor, computeUnitPriceFor } from '../priceComputeUnits.ts'
 import type { SolanaContext } from '../solanaContext.ts'
 import { assertAvailable } from './assertAvailable.ts'
+import { draftTransaction } from './draftTransaction.ts'
 import { latestBlockhash } from './latestBlockhash.ts'
+import { recentPriorityFee } from './recentPriorityFee.ts'
 import { refineStatus } from './refineStatus.ts'
 import { sendExecution } from './sendExecution.ts'
 import { signExecuteTransaction } from './signExecuteTransaction.ts'
@@ -38,8 +43,19 @@ export async function prepareExecution(ctx: SolanaContext, intent: Intent, signa
     return { ok: false, status: Status.UNAUTHORIZED, detail: 'the signature is neither the sender\'s nor a delegate\'s (of the policy) Ed25519 signature of `signing.message`' }
   }
   const instructions = [ed25519Instruction(Uint8Array.from(getBase58Encoder().encode(signer)), signatureBytes, message), await ctx.program.execute(intent, ctx.chain.config)]
-  const signed = await signExecuteTransaction(relayer, instructions, await latestBlockhash(ctx))
-  const refused = await simulateExecution(ctx, intent, signed.bytes)
-  if (refused) return refused
+  const price = computeUnitPriceFor(await recentPriorityFee(ctx, writableAccounts(relayer.address, instructions)), ctx.maxPriorityFee)
+  // The compute units it uses, measured on an unsigned draft with the most it could be given.
+  const draft = await simulateExecution(ctx, intent, draftTransaction(relayer.address, [setComputeUnitLimit(maxComputeUnitLimit), setComputeUnitPrice(price), ...instructions]), { estimate: true })
+  if (draft.refused) return draft.refused
+  const budget = [setComputeUnitLimit(computeUnitLimitFor(draft.unitsConsumed)), setComputeUnitPrice(price)]
+  const signed = await signExecuteTransaction(relayer, [...budget, ...instructions], await latestBlockhash(ctx))
+  const simulated = await simulateExecution(ctx, intent, signed.bytes)
+  if (simulated.refused) return simulated.refused
   return { ok: true, send: ({ onSigned }) => sendExecution(ctx, signed, { onSigned, signer }) }
+}
+
+/** The accounts the transaction write-locks: the fee payer and every writable account meta. */
+export function writableAccounts(feePayer: Address, instructions: readonly Instruction[]): Address[] {
+  const writable = instructions.flatMap((ix) => (ix.accounts ?? []).filter((meta) => isWritableRole(meta.role)).map((meta) => meta.address))
+  return [...new Set([feePayer, ...writable])]
 }

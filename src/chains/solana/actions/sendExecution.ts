@@ -2,7 +2,7 @@
 // that got no answer is not a failure: the node may have it, and reconciliation delivers it.
 import { ChainUnavailableError } from '../../../errors/chainUnavailableError.ts'
 import type { SignedExecution, Submission } from '../../../ports/chainAdapter.ts'
-import type { SolanaContext, SolanaTransactionDetails } from '../solanaContext.ts'
+import type { SolanaContext } from '../solanaContext.ts'
 import { broadcastTransaction } from './broadcastTransaction.ts'
 import { watchSignature } from './watchSignature.ts'
 
@@ -21,6 +21,5 @@ export async function sendExecution(
     ctx.log.warn({ transactionHash: signed.id }, 'no answer to the broadcast; the transaction stays in the journal and will be delivered by reconciliation')
   }
   ctx.log.info({ transactionHash: signed.id, accepted, signer }, 'execute sent')
-  const lastValid = BigInt((signed.details as SolanaTransactionDetails).lastValidBlockHeight)
-  return { transactionHash: signed.id, accepted, receipt: watchSignature(ctx, signed.id, lastValid) }
+  return { transactionHash: signed.id, accepted, receipt: watchSignature(ctx, signed) }
 }

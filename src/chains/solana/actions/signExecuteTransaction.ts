@@ -1,5 +1,5 @@
 // The execute transaction as the relayer signs it: the instructions, the relayer as fee payer, a
-// recent blockhash. Refused (422, naming `accounts`) when it would not fit in a Solana packet.
+// recent blockhash; its journal details name the blockhash and the compute budget. Refused (422, naming `accounts`) when it would not fit in a Solana packet.
 import {
   type Instruction,
   appendTransactionMessageInstructions,
@@ -13,6 +13,7 @@ import {
 } from '@solana/kit'
 import { InputError } from '../../../errors/inputError.ts'
 import type { SignedExecution } from '../../../ports/chainAdapter.ts'
+import { readComputeBudget } from '../computeBudget.ts'
 import type { SolanaRelayer, SolanaTransactionDetails } from '../solanaContext.ts'
 import type { latestBlockhash } from './latestBlockhash.ts'
 
@@ -41,5 +42,10 @@ export async function signExecuteTransaction(
     })
   }
   const details: SolanaTransactionDetails = { blockhash: lifetime.blockhash, lastValidBlockHeight: lifetime.lastValidBlockHeight.toString() }
+  for (const instruction of instructions) {
+    const budget = readComputeBudget(instruction)
+    if (budget && 'computeUnitLimit' in budget) details.computeUnitLimit = String(budget.computeUnitLimit)
+    if (budget && 'computeUnitPrice' in budget) details.computeUnitPrice = String(budget.computeUnitPrice)
+  }
   return { id: getSignatureFromTransaction(transaction), bytes: wire, relayer: relayer.address, details }
 }

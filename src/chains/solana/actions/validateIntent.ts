@@ -1,38 +1,20 @@
 // Validate: simulates the program's validate instruction (no signature check, the recent
 // blockhash replaced by the node) and reads the one-byte ERC-1066 status from its return data.
-import {
-  type Address,
-  appendTransactionMessageInstruction,
-  blockhash,
-  compileTransaction,
-  createTransactionMessage,
-  getBase64EncodedWireTransaction,
-  pipe,
-  setTransactionMessageFeePayer,
-  setTransactionMessageLifetimeUsingBlockhash,
-} from '@solana/kit'
+import type { Address } from '@solana/kit'
 import { GatewayError } from '../../../errors/gatewayError.ts'
 import type { Intent } from '../../../ports/intent.ts'
 import type { SolanaContext } from '../solanaContext.ts'
 import { assertAvailable } from './assertAvailable.ts'
 import { callSolanaRpc } from './callSolanaRpc.ts'
 import { decodeSimulationError } from './decodeSimulationError.ts'
-
-/** Any blockhash will do: the node replaces it (replaceRecentBlockhash). */
-const placeholderBlockhash = { blockhash: blockhash('11111111111111111111111111111111'), lastValidBlockHeight: 0n }
+import { draftTransaction } from './draftTransaction.ts'
 
 export async function validateIntent(ctx: SolanaContext, intent: Intent): Promise<number> {
   assertAvailable(ctx)
   const { chain } = ctx
   const what = `simulation of the validate instruction of program ${chain.programId}`
   const instruction = await ctx.program.validate(intent, chain.config)
-  const message = pipe(
-    createTransactionMessage({ version: 0 }),
-    (m) => setTransactionMessageFeePayer(ctx.simulationFeePayer ?? (intent.sender as Address), m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash(placeholderBlockhash, m),
-    (m) => appendTransactionMessageInstruction(instruction, m),
-  )
-  const wire = getBase64EncodedWireTransaction(compileTransaction(message))
+  const wire = draftTransaction(ctx.simulationFeePayer ?? (intent.sender as Address), [instruction])
   const { value } = await callSolanaRpc(ctx, 'simulateTransaction', what, (rpc, abortSignal) =>
     rpc.simulateTransaction(wire, { encoding: 'base64', sigVerify: false, replaceRecentBlockhash: true, commitment: 'confirmed' }).send({ abortSignal }),
   )
