@@ -2,7 +2,7 @@
 // Ed25519 program's instruction, followed by the program's execute, behind the compute budget
 // (limit measured by a simulation, price from the market within the ceiling); the relayer signs
 // and pays. The signed transaction is simulated before anything is journaled or sent.
-import { type Address, type Instruction, getBase58Encoder, isWritableRole } from '@solana/kit'
+import { getBase58Encoder } from '@solana/kit'
 import type { Hex } from 'viem'
 import { InputError } from '../../../errors/inputError.ts'
 import type { Preflight } from '../../../ports/chainAdapter.ts'
@@ -22,6 +22,7 @@ import { signExecuteTransaction } from './signExecuteTransaction.ts'
 import { signerOf } from './signerOf.ts'
 import { simulateExecution } from './simulateExecution.ts'
 import { validateIntent } from './validateIntent.ts'
+import { writableAccounts } from './writableAccounts.ts'
 
 export async function prepareExecution(ctx: SolanaContext, intent: Intent, signature?: Hex): Promise<Preflight> {
   assertAvailable(ctx)
@@ -52,10 +53,4 @@ export async function prepareExecution(ctx: SolanaContext, intent: Intent, signa
   const simulated = await simulateExecution(ctx, intent, signed.bytes)
   if (simulated.refused) return simulated.refused
   return { ok: true, send: ({ onSigned }) => sendExecution(ctx, signed, { onSigned, signer }) }
-}
-
-/** The accounts the transaction write-locks: the fee payer and every writable account meta. */
-export function writableAccounts(feePayer: Address, instructions: readonly Instruction[]): Address[] {
-  const writable = instructions.flatMap((ix) => (ix.accounts ?? []).filter((meta) => isWritableRole(meta.role)).map((meta) => meta.address))
-  return [...new Set([feePayer, ...writable])]
 }

@@ -10,9 +10,9 @@ import type { SolanaContext, SolanaTransactionDetails } from '../solanaContext.t
 import { blockHeight } from './blockHeight.ts'
 import { broadcastTransaction } from './broadcastTransaction.ts'
 import { latestBlockhash } from './latestBlockhash.ts'
-import { writableAccounts } from './prepareExecution.ts'
 import { recentPriorityFee } from './recentPriorityFee.ts'
 import { signExecuteTransaction } from './signExecuteTransaction.ts'
+import { writableAccounts } from './writableAccounts.ts'
 
 export async function replacement(ctx: SolanaContext, tx: ReconcileRequest): Promise<Replacement | undefined> {
   const { relayer } = ctx
