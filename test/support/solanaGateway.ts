@@ -5,6 +5,8 @@ import { buildApp } from '../../src/app.ts'
 import type { ChainAdapter } from '../../src/ports/chainAdapter.ts'
 import { createChainRegistry } from '../../src/intents/createChainRegistry.ts'
 import { createSolanaAdapter } from '../../src/chains/solana/createSolanaAdapter.ts'
+import type { SolanaOptions } from '../../src/chains/solana/solanaOptions.ts'
+import type { RpcRecorder } from '../../src/metrics/createMetrics.ts'
 import { type SolanaDevnet, startSolanaDevnet } from '../../src/chains/solana/devnet/startSolanaDevnet.ts'
 import { openJournal } from '../../src/store/sqlite/openJournal.ts'
 import type { Journal } from '../../src/ports/journal.ts'
@@ -17,7 +19,7 @@ export const quietLogger = createLogger({ level: 'info', destination: { write: (
 
 export function solanaAdapterFor(
   devnet: SolanaDevnet,
-  overrides: { rpcUrls?: string[]; programId?: Address; config?: Address; rpcTimeoutMs?: number; simulationFeePayer?: Address | null; relayer?: boolean } = {},
+  overrides: { rpcUrls?: string[]; programId?: Address; config?: Address; rpcTimeoutMs?: number; simulationFeePayer?: Address | null; relayer?: boolean; options?: Partial<SolanaOptions>; rpcRecorder?: RpcRecorder } = {},
 ) {
   return createSolanaAdapter({
     chain: {
@@ -32,6 +34,8 @@ export function solanaAdapterFor(
     simulationFeePayer: overrides.simulationFeePayer === null ? undefined : (overrides.simulationFeePayer ?? devnet.simulationFeePayer),
     relayerSecretKey: overrides.relayer ? devnet.relayerSecretKey : undefined,
     confirmationPollMs: 20,
+    options: overrides.options,
+    rpcRecorder: overrides.rpcRecorder,
   })
 }
 

@@ -1,6 +1,8 @@
 // The Solana runtime as the gateway composes it (config/runtimeModule.ts): solana chains (CAIP-2
-// by genesis hash), the relayer key SOLANA_RELAYER_PRIVATE_KEY, and LiteSVM as the devnet.
+// by genesis hash), the relayer key SOLANA_RELAYER_PRIVATE_KEY, the priority-fee ceiling
+// SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS (solanaOptions.ts), and LiteSVM as the devnet.
 import type { RuntimeModule } from '../../config/runtimeModule.ts'
+import { type SolanaOptions, readSolanaOptions } from './solanaOptions.ts'
 import { solanaRelayerKey } from './solanaRelayerKey.ts'
 import { solanaRuntime } from './solanaRuntime.ts'
 
@@ -20,7 +22,8 @@ export const solanaModule: RuntimeModule = {
     const solanaSimulationFeePayer = env.SOLANA_SIMULATION_FEE_PAYER?.trim() || undefined
     const payerProblem = solanaSimulationFeePayer && solanaRuntime.checkAddress(solanaSimulationFeePayer)
     if (payerProblem) problems.push(`SOLANA_SIMULATION_FEE_PAYER: ${payerProblem}`)
-    return { solanaRelayerPrivateKey: relayer.ok ? relayer.key : undefined, solanaSimulationFeePayer }
+    const options = readSolanaOptions(env, problems)
+    return { solanaRelayerPrivateKey: relayer.ok ? relayer.key : undefined, solanaSimulationFeePayer, options }
   },
   hasRelayer: (config) => config.solanaRelayerPrivateKey !== undefined,
   async createChains(chains, { settings, logger, rpcRecorder }) {
@@ -34,6 +37,7 @@ export const solanaModule: RuntimeModule = {
         simulationFeePayer: settings.solanaSimulationFeePayer as never,
         relayerSecretKey: settings.solanaRelayerPrivateKey,
         rpcRecorder,
+        options: settings.runtimeOptions?.solana as SolanaOptions | undefined,
       }),
     )
     return { adapters }

@@ -2,7 +2,8 @@
 // seeding use, with the wire format of a real node (numbers that may exceed 2^53 written as
 // plain JSON integers, base64 account data, `returnData` as `{ programId, data: [b64, "base64"] }`).
 // Plus a few `litesvm_*` methods a real node does not have, for the devnet and tests: deploy a
-// program, set an account, move the clock, expire the blockhash. Not a validator: no websocket,
+// program, set an account, move the clock, expire the blockhash, set the recent prioritization fees
+// (LiteSVM has no fee market). Not a validator: no websocket,
 // no forks, no blocks, one slot per transaction, blockhashes expire only when told to.
 import { createHash } from 'node:crypto'
 import { createServer, type Server } from 'node:http'
@@ -15,19 +16,14 @@ import {
 } from '@solana/kit'
 import { Clock, FailedTransactionMetadata, type LiteSVM, TransactionMetadata } from 'litesvm'
 import { createClusterSvm } from './createClusterSvm.ts'
+import { createFeeMarket } from './createFeeMarket.ts'
+import { createSignatureHistory } from './createSignatureHistory.ts'
+import { getProgramAccounts } from './getProgramAccounts.ts'
+import { RpcError } from './rpcError.ts'
+import { toRpcAccount } from './toRpcAccount.ts'
 import { toRpcTransactionError } from './toRpcTransactionError.ts'
 
 export type LiteSvmRpc = { server: Server; genesisHash: string; svm: LiteSVM }
-
-class RpcError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly data?: unknown,
-  ) {
-    super(message)
-  }
-}
 
 const base58 = getBase58Decoder()
 const fromBase58 = getBase58Encoder()
@@ -46,6 +42,9 @@ export function createLiteSvmRpc({ genesisSeed = 'intent-gateway solana devnet',
   let clockOffset = 0n
   let slot = 1n
   const signatures = new Map<string, bigint>()
+  const history = createSignatureHistory()
+  const feeMarket = createFeeMarket()
+  const now = () => BigInt(Math.floor(Date.now() / 1000)) + clockOffset
   /** A blockhash lives 150 blocks, as on a real cluster: then LiteSVM is given a new one. */
   const blockhashLifetime = 150n
   let blockhashValidUntil = slot + blockhashLifetime
@@ -57,8 +56,7 @@ export function createLiteSvmRpc({ genesisSeed = 'intent-gateway solana devnet',
 
   function syncClock() {
     const c = svm.getClock()
-    const now = BigInt(Math.floor(Date.now() / 1000)) + clockOffset
-    svm.setClock(new Clock(slot, c.epochStartTimestamp, c.epoch, c.leaderScheduleEpoch, now))
+    svm.setClock(new Clock(slot, c.epochStartTimestamp, c.epoch, c.leaderScheduleEpoch, now()))
   }
   const context = () => ({ slot, apiVersion: '2.2.0' })
   const decodeTransaction = (wire: unknown, encoding: unknown) => {
@@ -90,15 +88,14 @@ export function createLiteSvmRpc({ genesisSeed = 'intent-gateway solana devnet',
     },
     getMinimumBalanceForRentExemption: ([size]) => svm.minimumBalanceForRentExemption(BigInt(size as number)),
     getAccountInfo: ([address, config]) => {
-      const encoding = (config as { encoding?: string } | undefined)?.encoding ?? 'base58'
-      if (encoding !== 'base64' && encoding !== 'base58') throw new RpcError(-32602, `unsupported encoding ${encoding}: this devnet speaks base64 and base58`)
       const account = svm.getAccount(address as Address)
-      if (!account.exists) return { context: context(), value: null }
-      const data = encoding === 'base64' ? [Buffer.from(account.data).toString('base64'), 'base64'] : [base58.decode(account.data), 'base58']
-      return {
-        context: context(),
-        value: { data, executable: account.executable, lamports: account.lamports, owner: account.programAddress, rentEpoch: 18446744073709551615n, space: BigInt(account.data.length) },
-      }
+      return { context: context(), value: account.exists ? toRpcAccount(account, config as never) : null }
+    },
+    getProgramAccounts: (params) => getProgramAccounts(svm, params, context),
+    getSignaturesForAddress: (params) => history.forAddress(params),
+    getRecentPrioritizationFees: ([addresses]) => {
+      if (addresses !== undefined && (!Array.isArray(addresses) || addresses.length > 128)) throw new RpcError(-32602, 'Invalid params: at most 128 addresses')
+      return feeMarket.recent((addresses ?? []) as string[], slot)
     },
     requestAirdrop: ([address, amount]) => {
       syncClock()
@@ -106,6 +103,7 @@ export function createLiteSvmRpc({ genesisSeed = 'intent-gateway solana devnet',
       if (!result || result instanceof FailedTransactionMetadata) throw new RpcError(-32603, 'airdrop failed')
       const signature = base58.decode(result.signature())
       signatures.set(signature, slot)
+      history.record(signature, slot, now(), [address as string])
       slot += 1n
       return signature
     },
@@ -141,6 +139,8 @@ export function createLiteSvmRpc({ genesisSeed = 'intent-gateway solana devnet',
       const tx = decodeTransaction(wire, (config as { encoding?: string } | undefined)?.encoding ?? 'base58')
       syncClock()
       expireIfDue()
+      // Congested (a test said so): accepted, never landed; its status stays unknown.
+      if (!feeMarket.lands(tx)) return base58.decode(Object.values(tx.signatures)[0]!)
       const result = svm.sendTransaction(tx)
       if (result instanceof FailedTransactionMetadata) {
         const meta = result.meta()
@@ -156,6 +156,7 @@ export function createLiteSvmRpc({ genesisSeed = 'intent-gateway solana devnet',
       }
       const signature = base58.decode(result.signature())
       signatures.set(signature, slot)
+      history.record(signature, slot, now(), history.accountsOf(tx))
       slot += 1n
       return signature
     },
@@ -185,7 +186,21 @@ export function createLiteSvmRpc({ genesisSeed = 'intent-gateway solana devnet',
       syncClock()
       return null
     },
-    /** Ends the current blockhash's life at once: the block height moves past its last valid one. */
+    /**
+     * Sets the prioritization fees of recent slots (micro-lamports per compute unit, oldest first;
+     * one value: every recent slot), for transactions writing `accounts`, or every one without.
+     */
+    litesvm_setPrioritizationFees: ([fees, accounts]) => {
+      if (!Array.isArray(fees) || (accounts !== undefined && !Array.isArray(accounts))) throw new RpcError(-32602, 'Invalid params: expected [fees[], accounts[]?]')
+      feeMarket.set(fees.map((f) => BigInt(f as number)), accounts as string[] | undefined)
+      return null
+    },
+    /** Makes the devnet congested: a transaction bidding less (micro-lamports per unit) is accepted and never lands. 0 ends it. */
+    litesvm_setMinimumPriorityFee: ([microLamports]) => {
+      feeMarket.setMinimum(BigInt(microLamports as number))
+      return null
+    },
+        /** Ends the current blockhash's life at once: the block height moves past its last valid one. */
     litesvm_expireBlockhash: () => {
       slot = blockhashValidUntil + 1n
       expireIfDue()

@@ -74,7 +74,7 @@ export type SolanaDevnet = {
   rpc: Rpc<SolanaRpcApi>
   accounts: { sender: KeyPairSigner; other: KeyPairSigner }
   /** Calls one of the front's `litesvm_*` controls. */
-  control(method: 'litesvm_setAccount' | 'litesvm_setClock' | 'litesvm_expireBlockhash' | 'litesvm_addProgram', params: unknown[]): Promise<unknown>
+  control(method: 'litesvm_setAccount' | 'litesvm_setClock' | 'litesvm_expireBlockhash' | 'litesvm_addProgram' | 'litesvm_setPrioritizationFees' | 'litesvm_setMinimumPriorityFee', params: unknown[]): Promise<unknown>
   /** Sends and confirms a transaction paid by `payer`. */
   send(instructions: Instruction[], payer: KeyPairSigner): Promise<string>
   stop(): Promise<void>
