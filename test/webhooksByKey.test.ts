@@ -34,15 +34,21 @@ const auth = { keyHashes: [hashApiKey(keyA), hashApiKey(keyB)], requireForValida
 
 type Delivery = { id: string; type: string; intentHash: string; state: string }
 
-/** A receiver that verifies with its own secret: a delivery signed with another is refused and recorded. */
-async function startReceiver(secret: string) {
+/** A receiver that verifies with its own secret: a delivery signed with another is refused and recorded. `refuse` answers 503 to everything. */
+async function startReceiver(secret: string, { refuse = false }: { refuse?: boolean } = {}) {
   const verifier = new Webhook(secret)
   const deliveries: Delivery[] = []
   const badSignatures: string[] = []
+  const tries: string[] = []
   const server: Server = createServer((req, res) => {
     let body = ''
     req.on('data', (c) => (body += c))
     req.on('end', () => {
+      tries.push(String(req.headers['webhook-id']))
+      if (refuse) {
+        res.writeHead(503).end()
+        return
+      }
       try {
         verifier.verify(body, { 'webhook-id': String(req.headers['webhook-id']), 'webhook-timestamp': String(req.headers['webhook-timestamp']), 'webhook-signature': String(req.headers['webhook-signature']) })
       } catch {
@@ -56,7 +62,7 @@ async function startReceiver(secret: string) {
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/hooks`
-  return { url, deliveries, badSignatures, close: () => new Promise<void>((resolve) => server.close(() => resolve())) }
+  return { url, deliveries, badSignatures, tries, close: () => new Promise<void>((resolve) => server.close(() => resolve())) }
 }
 type Receiver = Awaited<ReturnType<typeof startReceiver>>
 
@@ -147,6 +153,37 @@ describe('webhook endpoints per API key', () => {
     } finally {
       await open.close()
       await keyed.close()
+    }
+  })
+
+  it('gives up what was queued for a key\'s endpoint once that endpoint is taken out of the settings: nothing more goes there', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'webhooks-removed-'))
+    cleanup.push(async () => rmSync(dir, { recursive: true, force: true }))
+    const journal = { path: join(dir, 'journal.sqlite'), synchronous: 'normal' as const }
+    const leaving = await startReceiver(globalSecret, { refuse: true })
+    cleanup.push(leaving.close)
+    const first = await startTestGateway({ chains: [world.devnet.chain], auth, journal, webhooks: { ...config, urls: [], byKey: { [idA]: { urls: [leaving.url] } }, retryBaseMs: 300 } })
+    let intentHash: string
+    try {
+      const res = await post(first.baseUrl, '/intents/execute', await signedIntent(world.devnet, { nonce: '4120' }), bearer(keyA))
+      assert.equal(res.status, 200, res.text)
+      intentHash = res.headers.get('x-intent-hash')!
+      await eventually('a refused delivery', 10_000, async () => (leaving.tries.some((id) => id.includes(intentHash)) ? true : undefined))
+    } finally {
+      await first.close()
+    }
+    // Restarted without key A's endpoint.
+    const tried = leaving.tries.length
+    const second = await startTestGateway({ chains: [world.devnet.chain], auth, journal, webhooks: { ...config, byKey: { [idB]: { urls: [b.url], secret: secretB } } } })
+    try {
+      const eventId = leaving.tries.find((id) => id.includes(intentHash))!
+      await eventually('given up', 10_000, async () => ((await second.journal.webhooks.entriesOf(eventId)).some((e) => e.endpoint === leaving.url && e.lastError === 'the endpoint is no longer configured') ? true : undefined))
+      await new Promise((r) => setTimeout(r, 1_000))
+      assert.equal(leaving.tries.length, tried, 'nothing more was sent to the removed endpoint')
+      assert.deepEqual((await second.journal.webhooks.entriesOf(eventId)).filter((e) => e.endpoint === leaving.url).map((e) => e.delivered), [false])
+      assert.ok(second.logs.some((l) => l.includes('webhook given up: its endpoint is no longer configured')))
+    } finally {
+      await second.close()
     }
   })
 })
