@@ -3,9 +3,11 @@
 import type { Hex } from 'viem'
 import type { ChainDescription } from './chainDescription.ts'
 import { createPayer } from './createPayer.ts'
+import { followIntentEvents } from './followIntentEvents.ts'
 import { GatewayClientError } from './gatewayClientError.ts'
 import type { GatewayResult } from './gatewayResult.ts'
 import { hashIntent } from './hashIntent.ts'
+import type { IntentEvent } from './intentEvent.ts'
 import type { IntentInput } from './intentInput.ts'
 import type { IntentSigner } from './intentSigner.ts'
 import type { PaymentOptions } from './paymentOptions.ts'
@@ -32,11 +34,19 @@ export type GatewayClientOptions = {
 export type CallOptions = { chainId?: string }
 
 export type WaitOptions = CallOptions & {
-  /** How long to keep polling, default 60 s; then the last answer (still `retry`) is returned. */
+  /** How long to wait, default 60 s; then the last answer (still `retry`) is returned. */
   timeoutMs?: number
-  /** Between polls, default 500 ms (or the answer's Retry-After when longer). */
+  /** Between polls (when polling), default 500 ms (or the answer's Retry-After when longer). */
   intervalMs?: number
+  /** Each GET /intents/{intentHash} answer the wait reads (`attempt` counts them). */
   onProgress?: (progress: { attempt: number; elapsedMs: number; result: GatewayResult }) => void
+  /** Each event of the execution, as the gateway's event stream pushes it (not called while polling). */
+  onEvent?: (event: IntentEvent) => void
+  /**
+   * Follow the gateway's event stream (GET /intents/{intentHash}/events), default true; polls when
+   * false, or when the stream is refused or unusable (an older gateway, a proxy that buffers).
+   */
+  stream?: boolean
 }
 
 export type StatusCodeEntry = { code: string; statusName: string; description: string; httpStatus: number; reserved: boolean }
@@ -56,13 +66,19 @@ export function createGatewayClient(options: GatewayClientOptions) {
   const chains = new Map<string, ChainDescription>()
   let defaultChainId: string | undefined
 
-  async function send(method: string, path: string, { body, chainId }: { body?: unknown; chainId?: string | undefined } = {}): Promise<Response> {
-    const url = new URL(path.replace(/^\//, ''), base).toString()
-    const headers: Record<string, string> = { accept: 'application/json' }
-    if (body !== undefined) headers['content-type'] = 'application/json'
+  /** The headers of every request: the API key and the chain. */
+  function headersFor(chainId: string | undefined): Record<string, string> {
+    const headers: Record<string, string> = {}
     if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`
     const chain = chainId ?? options.chainId
     if (chain) headers['x-chain-id'] = chain
+    return headers
+  }
+
+  async function send(method: string, path: string, { body, chainId }: { body?: unknown; chainId?: string | undefined } = {}): Promise<Response> {
+    const url = new URL(path.replace(/^\//, ''), base).toString()
+    const headers: Record<string, string> = { accept: 'application/json', ...headersFor(chainId) }
+    if (body !== undefined) headers['content-type'] = 'application/json'
     const init: RequestInit = { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}), signal: AbortSignal.timeout(timeoutMs) }
     const response = await fetchOrFault(url, init)
     return response
@@ -167,8 +183,10 @@ export function createGatewayClient(options: GatewayClientOptions) {
     getIntent,
 
     /**
-     * Polls GET /intents/{intentHash} (the 202's Location) until the execution is settled or
-     * `timeoutMs` passes; answers the last result either way (`action: 'retry'` when still pending).
+     * Waits until the execution is settled or `timeoutMs` passes; answers the last result either
+     * way (`action: 'retry'` when still pending). Follows the gateway's event stream and reads the
+     * outcome once the last event came; polls GET /intents/{intentHash} (the 202's Location)
+     * when the stream cannot be used.
      */
     async waitForIntent(target: string | GatewayResult, wait: WaitOptions = {}): Promise<GatewayResult> {
       const started = Date.now()
@@ -179,16 +197,38 @@ export function createGatewayClient(options: GatewayClientOptions) {
       const chainId = wait.chainId ?? (typeof target === 'string' ? undefined : target.chainId)
       if (result && !pending(result)) return result
       if (!intentHash) throw new GatewayClientError('Nothing to wait for: the result carries no intent hash', { code: 'INVALID_ARGUMENT' })
-      for (let attempt = 1; ; attempt++) {
+      if (!/^0x[0-9a-fA-F]{64}$/.test(intentHash)) throw new GatewayClientError('An intent hash is 0x followed by 64 hex digits', { code: 'INVALID_ARGUMENT', field: 'intentHash' })
+      let attempt = 0
+      const read = async () => {
+        result = await getIntent(intentHash, chainId ? { chainId } : {})
+        wait.onProgress?.({ attempt: ++attempt, elapsedMs: Date.now() - started, result })
+        return result
+      }
+      if (wait.stream !== false) {
+        const followed = await followIntentEvents({
+          url: new URL(`intents/${intentHash}/events`, base).toString(),
+          headers: headersFor(chainId),
+          fetch: fetchImpl,
+          deadline: started + timeout,
+          onEvent: wait.onEvent,
+        })
+        // Timed out: the last answer, or the first one when there is none yet (as polling gives).
+        if (followed.end === 'timeout') return result ?? (await read())
+        // The last event came: the outcome, read once (still pending only if a new attempt began: polled below).
+        if (followed.end === 'finished') {
+          const outcome = await read()
+          if (!pending(outcome)) return outcome
+        }
+      }
+      for (;;) {
         if (result) {
           const elapsed = Date.now() - started
           if (elapsed >= timeout) return result
           const delay = Math.min(Math.max(interval, (result.retryAfter ?? 0) * 1000), timeout - elapsed)
           await new Promise((resolve) => setTimeout(resolve, delay))
         }
-        result = await getIntent(intentHash, chainId ? { chainId } : {})
-        wait.onProgress?.({ attempt, elapsedMs: Date.now() - started, result })
-        if (!pending(result)) return result
+        const answer = await read()
+        if (!pending(answer)) return answer
       }
     },
 

@@ -2,6 +2,7 @@
 // intents exactly as the gateway and its contracts do.
 export { createGatewayClient, type GatewayClient, type GatewayClientOptions, type CallOptions, type WaitOptions, type StatusCodeEntry } from './createGatewayClient.ts'
 export type { GatewayAction, GatewayResult } from './gatewayResult.ts'
+export type { IntentEvent, IntentEventType } from './intentEvent.ts'
 export { GatewayClientError, type GatewayClientErrorCode } from './gatewayClientError.ts'
 export type { ChainType, IntentAccountMeta, IntentBody, IntentInput } from './intentInput.ts'
 export type { ChainDescription, HashTarget } from './chainDescription.ts'

@@ -142,7 +142,7 @@ describe('intent-gateway CLI against a gateway on anvil', () => {
     assert.equal(parsed(unserved).status, '0xA2')
   })
 
-  it('exit 7 while an execution is unconfirmed; --wait shows progress on stderr and exits 0 once mined', async () => {
+  it('exit 7 while an execution is unconfirmed; --wait follows its events on stderr and exits 0 once mined', async () => {
     const slow = await startTestGateway({ chains: [world.devnet.chain], receiptTimeoutMs: 100 })
     await rpc(world.devnet.anvil.rpcUrl, 'evm_setAutomine', [false])
     try {
@@ -156,7 +156,12 @@ describe('intent-gateway CLI against a gateway on anvil', () => {
       clearTimeout(miner)
       assert.equal(waited.code, 0, waited.stdout + waited.stderr)
       assert.equal(parsed(waited).status, '0x11')
-      assert.match(waited.stderr, /^waiting for the receipt: \d+\.\d s, poll 1, 0xF3 OFF_CHAIN_PROCESS_STARTED$/m)
+      // Followed on the event stream as it happened, then the outcome read once.
+      assert.match(waited.stderr, /^event: submitted \(0x[0-9a-f]{64}\), attempt 1$/m)
+      assert.match(waited.stderr, /^event: mined in block \d+ \(0x[0-9a-f]{64}\), attempt 1$/m)
+      assert.match(waited.stderr, /^event: final in block \d+ \(0x[0-9a-f]{64}\), attempt 1$/m)
+      assert.match(waited.stderr, /^waiting for the receipt: \d+\.\d s, poll 1, 0x11 EXECUTED$/m)
+      assert.doesNotMatch(waited.stderr, /poll 2/)
     } finally {
       await rpc(world.devnet.anvil.rpcUrl, 'evm_setAutomine', [true])
       await slow.close()

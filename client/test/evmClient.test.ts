@@ -109,7 +109,7 @@ describe('client library against a gateway on anvil', () => {
     assert.equal(result.transactionHash, undefined)
   })
 
-  it('waits on a 202 (0xF3) through its Location until the receipt, reporting progress', async () => {
+  it('polls a 202 (0xF3) through its Location until the receipt, reporting progress (stream: false; the stream: waitForIntent.test.ts)', async () => {
     const slow = await startTestGateway({ chains: [world.devnet.chain], receiptTimeoutMs: 200 })
     await rpc(world.devnet.anvil.rpcUrl, 'evm_setAutomine', [false])
     try {
@@ -121,6 +121,7 @@ describe('client library against a gateway on anvil', () => {
       assert.equal(submitted.location, `${slow.baseUrl}/intents/${submitted.intentHash}`)
       const seen: string[] = []
       const settled = await client.waitForIntent(submitted, {
+        stream: false,
         intervalMs: 50,
         timeoutMs: 20_000,
         onProgress: ({ result }) => {

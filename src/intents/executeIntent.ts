@@ -45,6 +45,8 @@ export type ExecuteIntentParameters = {
   onSettled?: ((receipt: ExecutionReceipt) => void) | undefined
   /** The most gas this execution may use (a priced execute: what its price covers); the chain's own cap applies too. */
   gasCap?: bigint | undefined
+  /** The short id of the API key that asked, kept with the claim (that key's webhook endpoints get the events). */
+  apiKeyId?: string | undefined
 }
 
 export async function executeIntent(parameters: ExecuteIntentParameters): Promise<IntentOutcome> {
@@ -62,7 +64,7 @@ export async function executeIntent(parameters: ExecuteIntentParameters): Promis
 }
 
 async function run(
-  { adapter, intent, intentHash, signature, requireSignature, journal, receiptTimeoutMs, onBackgroundError, beforeBroadcast, onReceipt, onSettled, gasCap }: ExecuteIntentParameters,
+  { adapter, intent, intentHash, signature, requireSignature, journal, receiptTimeoutMs, onBackgroundError, beforeBroadcast, onReceipt, onSettled, gasCap, apiKeyId }: ExecuteIntentParameters,
   noteSent: (outcome: 'mined' | 'reverted' | 'submitted') => void,
 ): Promise<IntentOutcome> {
   const outcome = (status: number, detail?: string, execution?: ExecutionReport): IntentOutcome => ({
@@ -95,9 +97,9 @@ async function run(
 
   // The chain instance the attempt is made on (a chain reset on the same id is another instance).
   const chainInstance = await adapter.chainInstance?.()
-  let claim = await journal.claim({ chainId: adapter.chainId, intentHash, intent, chainInstance })
+  let claim = await journal.claim({ chainId: adapter.chainId, intentHash, intent, chainInstance, apiKeyId })
   if (!claim.ok && !(await stillHolds(adapter, journal, claim.holder, chainInstance))) {
-    claim = await journal.claim({ chainId: adapter.chainId, intentHash, intent, chainInstance })
+    claim = await journal.claim({ chainId: adapter.chainId, intentHash, intent, chainInstance, apiKeyId })
   }
   // The same intent claimed by a request that has signed nothing yet (it validates, simulates or
   // settles a payment): wait for it to send or to give the intent back, rather than answer 202 for

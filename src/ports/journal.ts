@@ -41,6 +41,12 @@ export type ExecutionRecord = {
    * record written before schema 3 (checked against the chain when it matters).
    */
   chainInstance: string | undefined
+  /**
+   * The API key whose request claimed this attempt (its short id, as the gateway logs it): its
+   * events go to that key's webhook endpoints too. Absent for a request without a key, and for
+   * records written before the journal kept it.
+   */
+  apiKeyId?: string | undefined
   gasUsed: bigint | undefined
   returnData: Hex | undefined
   detail: string | undefined
@@ -77,7 +83,7 @@ export type Journal = {
    * nonce) is in flight or executed, or once an attempt of it reverted on-chain (an intent hash
    * has one outcome: a revert is final, and only a new intent tries again).
    */
-  claim(params: { chainId: string; intentHash: Hex; intent: Intent; chainInstance?: string | undefined }): Promise<Claim>
+  claim(params: { chainId: string; intentHash: Hex; intent: Intent; chainInstance?: string | undefined; /** The short id of the API key that asked, if any. */ apiKeyId?: string | undefined }): Promise<Claim>
   /** Gives back an attempt that sent nothing (refused before signing, or its transaction refused by the node), as if never made. */
   release(record: ExecutionRecord): Promise<void>
   /**

@@ -22,6 +22,8 @@ export type Row = {
   final: number
   chain_instance: string | null
   replaces: number | null
+  /** Since SQLite schema 4 / PostgreSQL schema 5. */
+  api_key_id?: string | null
   gas_used: string | null
   return_data: string | null
   detail: string | null
@@ -65,6 +67,7 @@ export function fromRow(row: Row): ExecutionRecord {
     blockHash: row.block_hash ?? undefined,
     final: row.final === 1,
     chainInstance: row.chain_instance ?? undefined,
+    ...(row.api_key_id ? { apiKeyId: row.api_key_id } : {}),
     gasUsed: row.gas_used === null ? undefined : BigInt(row.gas_used),
     returnData: (row.return_data ?? undefined) as Hex | undefined,
     detail: row.detail ?? undefined,

@@ -5,7 +5,9 @@
 // Events come from the journal's records, not from the request that sent the transaction: a crash
 // between a change and its event loses nothing (the next scan finds the change), and in a fleet the
 // outbox's leases give each delivery to one instance at a time. Delivery is at least once:
-// receivers deduplicate by webhook-id.
+// receivers deduplicate by webhook-id. An event goes to the global endpoints and to the endpoints of
+// the API key that asked for its execution (the journal keeps the key's id with each attempt), never
+// to another key's.
 import { Webhook } from 'standardwebhooks'
 import { Agent, fetch as undiciFetch } from 'undici'
 import type { Logger } from 'pino'
@@ -33,7 +35,13 @@ const requestTimeoutMs = 10_000
 
 export function startWebhookDispatcher({ journal, config, logger, publicOnly, intervalMs = 500 }: StartWebhookDispatcherParameters): { stop(): Promise<void>; runOnce(): Promise<void> } {
   const log = logger.child({ module: 'webhooks' })
-  const signer = new Webhook(config.secret)
+  // Each endpoint signs with its secret (the config refuses one URL with two secrets).
+  const signers = new Map<string, Webhook>()
+  for (const url of config.urls) signers.set(url, new Webhook(config.secret!))
+  for (const k of Object.values(config.byKey ?? {})) for (const url of k.urls) if (!signers.has(url)) signers.set(url, new Webhook((k.secret ?? config.secret)!))
+  /** Where an attempt's events go: the global endpoints, and those of the key that asked for it. */
+  const keyUrls = new Map(Object.entries(config.byKey ?? {}).map(([id, k]) => [id, k.urls]))
+  const endpointsOf = (apiKeyId: string | undefined): string[] => [...new Set([...config.urls, ...((apiKeyId !== undefined && keyUrls.get(apiKeyId)) || [])])]
   const dispatcher = new Agent({ connect: { timeout: requestTimeoutMs, ...(publicOnly ? { lookup: publicOnlyLookup as never } : {}) } })
   const outbox = journal.webhooks
 
@@ -45,9 +53,11 @@ export function startWebhookDispatcher({ journal, config, logger, publicOnly, in
     for (const r of changed) intents.set(`${r.chainId} ${r.intentHash}`, { chainId: r.chainId, intentHash: r.intentHash })
     const entries = []
     for (const { chainId, intentHash } of intents.values()) {
-      for (const event of toExecutionEvents(await journal.attempts(chainId, intentHash))) {
+      const records = await journal.attempts(chainId, intentHash)
+      const keyOf = new Map(records.map((r) => [r.attempt, r.apiKeyId]))
+      for (const event of toExecutionEvents(records)) {
         const payload = JSON.stringify(event)
-        for (const endpoint of config.urls) entries.push({ eventId: event.id, endpoint, payload })
+        for (const endpoint of endpointsOf(keyOf.get(event.attempt))) entries.push({ eventId: event.id, endpoint, payload })
       }
     }
     await outbox.enqueue(entries)
@@ -57,6 +67,13 @@ export function startWebhookDispatcher({ journal, config, logger, publicOnly, in
 
   async function deliver() {
     for (const entry of await outbox.lease(20, leaseMs)) {
+      const signer = signers.get(entry.endpoint)
+      if (!signer) {
+        // Taken out of the settings since it was queued: nothing more goes there.
+        await outbox.failed(entry, undefined, 'the endpoint is no longer configured')
+        log.warn({ eventId: entry.eventId, endpoint: redact(entry.endpoint) }, 'webhook given up: its endpoint is no longer configured')
+        continue
+      }
       const at = new Date()
       const headers = {
         'content-type': 'application/json',

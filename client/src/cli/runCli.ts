@@ -99,6 +99,7 @@ export async function runCli(params: RunCliParameters): Promise<number> {
       client.waitForIntent(result, {
         timeoutMs,
         onProgress: ({ attempt, elapsedMs, result: r }) => stderr.write(`waiting for the receipt: ${(elapsedMs / 1000).toFixed(1)} s, poll ${attempt}, ${r.status} ${r.statusName ?? ''}\n`),
+        onEvent: (e) => stderr.write(`event: ${e.type}${e.blockNumber ? ` in block ${e.blockNumber}` : ''}${e.transactionHash ? ` (${e.transactionHash})` : ''}, attempt ${e.attempt}\n`),
       })
     const stdin = params.stdin ?? (() => readFileSync(0, 'utf8'))
     /** The signer for the chain's runtime, from the environment; undefined when no key is set. */

@@ -101,6 +101,10 @@ ALTER TABLE executions ADD COLUMN instance_id TEXT;
 `,
   // 4: the webhook outbox and its cursor over the executions.
   outboxDdl,
+  // 5: the API key that claimed each attempt (its webhook endpoints get the attempt's events); none for older records.
+  `
+ALTER TABLE executions ADD COLUMN api_key_id TEXT;
+`,
 ]
 
 /** The schema version this code writes. */
@@ -180,7 +184,7 @@ export async function openPostgresJournal({ url, maxConnections = 10, connectTim
   const byId = async (id: number, on?: Queryable) => fromRow(toRow((await one('SELECT * FROM executions WHERE id = $1', [id], on))!))
   const all = async (text: string, values: unknown[] = []) => (await run(text, values)).rows.map((r) => fromRow(toRow(r)))
 
-  async function claim(chainId: string, intentHash: Hex, intent: Intent, chainInstance: string | null): Promise<Claim> {
+  async function claim(chainId: string, intentHash: Hex, intent: Intent, chainInstance: string | null, apiKeyId: string | null): Promise<Claim> {
     // Hex addresses (EVM, Sui) are case-insensitive; base58 keys (Solana) are not.
     const sender = intent.sender.startsWith('0x') ? intent.sender.toLowerCase() : intent.sender
     const nonce = intent.nonce.toString()
@@ -188,10 +192,10 @@ export async function openPostgresJournal({ url, maxConnections = 10, connectTim
     for (let tries = 0; tries < 5; tries++) {
       const now = Date.now()
       const inserted = await one(
-        `INSERT INTO executions (chain_id, intent_hash, attempt, sender, intent_nonce, intent, state, status, chain_instance, created_at, updated_at, instance_id)
-         VALUES ($1, $2, (SELECT COALESCE(MAX(attempt), 0) + 1 FROM executions WHERE chain_id = $1 AND intent_hash = $2), $3, $4, $5, 'claimed', $6, $7, $8, $8, $9)
+        `INSERT INTO executions (chain_id, intent_hash, attempt, sender, intent_nonce, intent, state, status, chain_instance, created_at, updated_at, instance_id, api_key_id)
+         VALUES ($1, $2, (SELECT COALESCE(MAX(attempt), 0) + 1 FROM executions WHERE chain_id = $1 AND intent_hash = $2), $3, $4, $5, 'claimed', $6, $7, $8, $8, $9, $10)
          ON CONFLICT DO NOTHING RETURNING *`,
-        [chainId, intentHash, sender, nonce, serializeIntent(intent), Status.SUBMITTED, chainInstance, now, instanceId ?? null],
+        [chainId, intentHash, sender, nonce, serializeIntent(intent), Status.SUBMITTED, chainInstance, now, instanceId ?? null, apiKeyId],
       )
       if (inserted) {
         // A reverted attempt holds the hash (one outcome per intent) without holding the unique
@@ -239,7 +243,7 @@ export async function openPostgresJournal({ url, maxConnections = 10, connectTim
     backend: 'postgres',
     payments,
     webhooks,
-    claim: ({ chainId, intentHash, intent, chainInstance }) => claim(chainId, intentHash, intent, chainInstance ?? null),
+    claim: ({ chainId, intentHash, intent, chainInstance, apiKeyId }) => claim(chainId, intentHash, intent, chainInstance ?? null, apiKeyId ?? null),
     async release(record) {
       await run(`DELETE FROM executions WHERE id = $1 AND state IN ('claimed', 'pending')`, [record.id])
     },
@@ -278,10 +282,10 @@ export async function openPostgresJournal({ url, maxConnections = 10, connectTim
       const id = await transaction(async (client) => {
         if (!(await markReplaced(record.id, detail, now, client))) throw new Error(`journal record ${record.id} is no longer pending: it cannot be replaced`)
         const row = await one(
-          `INSERT INTO executions (chain_id, intent_hash, attempt, sender, intent_nonce, intent, state, status, chain_instance, relayer, tx_id, tx_bytes, tx_details,
+          `INSERT INTO executions (chain_id, intent_hash, attempt, sender, intent_nonce, intent, state, status, chain_instance, api_key_id, relayer, tx_id, tx_bytes, tx_details,
                                    signed_seq, replaces, created_at, updated_at)
            SELECT chain_id, intent_hash, (SELECT MAX(attempt) + 1 FROM executions e WHERE e.chain_id = o.chain_id AND e.intent_hash = o.intent_hash), sender, intent_nonce, intent,
-                  'pending', status, chain_instance, $1, $2, $3, $4, nextval('executions_signed_seq'), id, $5, $5
+                  'pending', status, chain_instance, api_key_id, $1, $2, $3, $4, nextval('executions_signed_seq'), id, $5, $5
            FROM executions o WHERE id = $6 RETURNING id`,
           [tx.relayer, tx.id, tx.bytes, JSON.stringify(tx.details), now, record.id],
           client,

@@ -122,6 +122,8 @@ ALTER TABLE executions ADD COLUMN replaces INTEGER REFERENCES executions (id);
 UPDATE executions SET final = 1 WHERE state IN ('mined', 'reverted', 'dropped');
 CREATE INDEX executions_unconfirmed ON executions (chain_id, id) WHERE state IN ('mined', 'reverted') AND final = 0;
 `),
+  // 4: the API key that claimed each attempt (its webhook endpoints get the attempt's events); none for older records.
+  (db) => db.exec(`ALTER TABLE executions ADD COLUMN api_key_id TEXT;`),
 ]
 
 /** The schema version this code writes (SQLite's `user_version`). */
@@ -168,14 +170,14 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
   }
 
   const insert = db.prepare(
-    `INSERT INTO executions (chain_id, intent_hash, attempt, sender, intent_nonce, intent, state, status, chain_instance, created_at, updated_at)
-     VALUES (?, ?, (SELECT COALESCE(MAX(attempt), 0) + 1 FROM executions WHERE chain_id = ? AND intent_hash = ?), ?, ?, ?, 'claimed', ?, ?, ?, ?)`,
+    `INSERT INTO executions (chain_id, intent_hash, attempt, sender, intent_nonce, intent, state, status, chain_instance, api_key_id, created_at, updated_at)
+     VALUES (?, ?, (SELECT COALESCE(MAX(attempt), 0) + 1 FROM executions WHERE chain_id = ? AND intent_hash = ?), ?, ?, ?, 'claimed', ?, ?, ?, ?, ?)`,
   )
   const insertReplacement = db.prepare(
-    `INSERT INTO executions (chain_id, intent_hash, attempt, sender, intent_nonce, intent, state, status, chain_instance, relayer, tx_id, tx_bytes, tx_details,
+    `INSERT INTO executions (chain_id, intent_hash, attempt, sender, intent_nonce, intent, state, status, chain_instance, api_key_id, relayer, tx_id, tx_bytes, tx_details,
                              signed_seq, replaces, created_at, updated_at)
      SELECT chain_id, intent_hash, (SELECT MAX(attempt) + 1 FROM executions e WHERE e.chain_id = o.chain_id AND e.intent_hash = o.intent_hash), sender, intent_nonce, intent,
-            'pending', status, chain_instance, ?, ?, ?, ?, (SELECT COALESCE(MAX(signed_seq), 0) + 1 FROM executions), id, ?, ?
+            'pending', status, chain_instance, api_key_id, ?, ?, ?, ?, (SELECT COALESCE(MAX(signed_seq), 0) + 1 FROM executions), id, ?, ?
      FROM executions o WHERE id = ?`,
   )
   const markReplaced = db.prepare(`UPDATE executions SET state = 'dropped', status = ?, detail = ?, final = 1, updated_at = ? WHERE id = ? AND state = 'pending'`)
@@ -224,13 +226,13 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
   const pendingCount = db.prepare<[], { n: number }>(`SELECT COUNT(*) AS n FROM executions WHERE state = 'pending'`)
   const pruneExecutions = db.prepare<[number]>(`DELETE FROM executions WHERE ${prunable('executions')}`)
 
-  const claim = db.transaction((chainId: string, intentHash: Hex, intent: Intent, chainInstance: string | null): Claim => {
+  const claim = db.transaction((chainId: string, intentHash: Hex, intent: Intent, chainInstance: string | null, apiKeyId: string | null): Claim => {
     // Hex addresses (EVM, Sui) are case-insensitive; base58 keys (Solana) are not.
     const sender = intent.sender.startsWith('0x') ? intent.sender.toLowerCase() : intent.sender
     const held = intentHolder.get(chainId, intentHash) ?? revertedIntent.get(intentHash, chainId) ?? nonceHolder.get(chainId, sender, intent.nonce.toString())
     if (held) return { ok: false, holder: fromRow(held) }
     const now = Date.now()
-    const { lastInsertRowid } = insert.run(chainId, intentHash, chainId, intentHash, sender, intent.nonce.toString(), serializeIntent(intent), Status.SUBMITTED, chainInstance, now, now)
+    const { lastInsertRowid } = insert.run(chainId, intentHash, chainId, intentHash, sender, intent.nonce.toString(), serializeIntent(intent), Status.SUBMITTED, chainInstance, apiKeyId, now, now)
     return { ok: true, record: fromRow(byId.get(Number(lastInsertRowid))!) }
   })
   const replace = db.transaction((record: ExecutionRecord, tx: SignedExecution, detail: string, now: number): number => {
@@ -302,7 +304,7 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
     payments,
     webhooks,
     // IMMEDIATE: the check and the insert happen under one write lock.
-    claim: async ({ chainId, intentHash, intent, chainInstance }) => claim.immediate(chainId, intentHash, intent, chainInstance ?? null),
+    claim: async ({ chainId, intentHash, intent, chainInstance, apiKeyId }) => claim.immediate(chainId, intentHash, intent, chainInstance ?? null, apiKeyId ?? null),
     async release(record) {
       remove.run(record.id)
     },

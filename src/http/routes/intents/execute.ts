@@ -62,6 +62,8 @@ export function registerExecuteRoute(app: FastifyInstance, { registry, journal, 
           metrics?.recordRelayerSpend({ chain: req.adapter.chainId, amount: Number(receipt.fee ?? 0n), outOfGas: receipt.outOfGas === true })
         }),
         requireSignature: requireSignedIntents,
+        // Its webhook endpoints get this execution's events.
+        apiKeyId: paid.request.apiKeyId,
         journal,
         receiptTimeoutMs,
         // x402: the payment is settled after the simulation and before the broadcast.
