@@ -8,20 +8,18 @@ import { after, before, describe, it } from 'node:test'
 import { type Address, getBase58Decoder } from '@solana/kit'
 import type { ChainAdapter, SignedExecution } from '../src/ports/chainAdapter.ts'
 import { ed25519Seed } from '../src/chains/solana/ed25519Seed.ts'
-import { createSolanaRuntime } from '../src/chains/solana/solanaRuntime.ts'
 import { solanaDemoCommands } from '../src/chains/solana/devnet/solanaDemoCommands.ts'
 import type { SolanaDevnet } from '../src/chains/solana/devnet/startSolanaDevnet.ts'
 import type { Intent } from '../src/ports/intent.ts'
 import { createReconciler } from '../src/intents/createReconciler.ts'
 import { assertCommonHeaders } from './support/assertCommonHeaders.ts'
-import { type SolanaGateway, quietLogger, solanaAdapterFor, startSolanaDevnet, startSolanaGateway } from './support/solanaGateway.ts'
+import { type SolanaGateway, quietLogger, solanaAdapterFor, startSolanaDevnet, startSolanaGateway, demoIntents } from './support/solanaGateway.ts'
 import { post, request } from './support/testGateway.ts'
 
 describe('Solana signed execution through the gateway', () => {
   let devnet: SolanaDevnet
   let gateway: SolanaGateway
   let adapter: ChainAdapter
-  let nonce = 1_000n
 
   before(async () => {
     devnet = await startSolanaDevnet()
@@ -34,20 +32,7 @@ describe('Solana signed execution through the gateway', () => {
     await devnet?.stop()
   })
 
-  const intent = (overrides: Partial<Intent> = {}): Intent => ({
-    sender: devnet.demo.sender,
-    target: devnet.demo.target,
-    data: '0x00cafe',
-    value: 1_000n,
-    nonce: nonce++,
-    validAfter: 0n,
-    validBefore: 0n,
-    policyId: devnet.demo.policies.open,
-    accounts: [{ address: devnet.demo.recipient, signer: false, writable: true }],
-    ...overrides,
-  })
-  const hashOf = (i: Intent) => createSolanaRuntime({ programId: devnet.programId, config: devnet.config }).hashIntent(i)
-  const sign = (i: Intent, seed = devnet.demo.senderSecretKey) => `0x${Buffer.from(ed25519Seed.sign(seed, Buffer.from(hashOf(i).slice(2), 'hex'))).toString('hex')}` as const
+  const { intent, hashOf, sign } = demoIntents(() => devnet, 1_000n)
   const body = (i: Intent, signature?: string) => ({
     ...i,
     value: i.value.toString(),

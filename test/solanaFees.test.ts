@@ -17,14 +17,12 @@ import {
 } from '@solana/kit'
 import { computeBudgetProgram, readComputeBudget } from '../src/chains/solana/computeBudget.ts'
 import type { SolanaDevnet } from '../src/chains/solana/devnet/startSolanaDevnet.ts'
-import { ed25519Seed } from '../src/chains/solana/ed25519Seed.ts'
 import { ed25519Program } from '../src/chains/solana/intentGatewayProgram.ts'
-import { createSolanaRuntime } from '../src/chains/solana/solanaRuntime.ts'
 import { createReconciler } from '../src/intents/createReconciler.ts'
 import type { ChainAdapter, SignedExecution } from '../src/ports/chainAdapter.ts'
 import type { Intent } from '../src/ports/intent.ts'
 import { openJournal } from '../src/store/sqlite/openJournal.ts'
-import { quietLogger, solanaAdapterFor, startSolanaDevnet } from './support/solanaGateway.ts'
+import { quietLogger, solanaAdapterFor, startSolanaDevnet, demoIntents } from './support/solanaGateway.ts'
 
 /** The compute budget and program order of a signed transaction (base64). */
 function inspect(bytes: string) {
@@ -38,7 +36,6 @@ describe('Solana priority fees and compute budget', () => {
   let devnet: SolanaDevnet
   let adapter: ChainAdapter
   const journal = openJournal({ path: ':memory:' })
-  let nonce = 5_000n
 
   before(async () => {
     devnet = await startSolanaDevnet()
@@ -55,20 +52,7 @@ describe('Solana priority fees and compute budget', () => {
   })
 
   const vault = () => devnet.program.vaultAddress(devnet.demo.sender as Address)
-  const intent = (overrides: Partial<Intent> = {}): Intent => ({
-    sender: devnet.demo.sender,
-    target: devnet.demo.target,
-    data: '0x00cafe',
-    value: 1_000n,
-    nonce: nonce++,
-    validAfter: 0n,
-    validBefore: 0n,
-    policyId: devnet.demo.policies.open,
-    accounts: [{ address: devnet.demo.recipient, signer: false, writable: true }],
-    ...overrides,
-  })
-  const hashOf = (i: Intent) => createSolanaRuntime({ programId: devnet.programId, config: devnet.config }).hashIntent(i)
-  const sign = (i: Intent) => `0x${Buffer.from(ed25519Seed.sign(devnet.demo.senderSecretKey, Buffer.from(hashOf(i).slice(2), 'hex'))).toString('hex')}` as const
+  const { intent, hashOf, sign } = demoIntents(() => devnet, 5_000n)
   const balance = async (address: Address) => (await devnet.rpc.getBalance(address).send()).value
 
   /** Prepares and sends through `adapter`, keeping the signed transaction. */

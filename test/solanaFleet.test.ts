@@ -9,23 +9,20 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { Address } from '@solana/kit'
-import { ed25519Seed } from '../src/chains/solana/ed25519Seed.ts'
 import type { SolanaDevnet } from '../src/chains/solana/devnet/startSolanaDevnet.ts'
-import { createSolanaRuntime } from '../src/chains/solana/solanaRuntime.ts'
 import { createGateway, type Gateway } from '../src/createGateway.ts'
 import { createReconciler } from '../src/intents/createReconciler.ts'
 import { createLogger } from '../src/logging/createLogger.ts'
 import type { SignedExecution } from '../src/ports/chainAdapter.ts'
 import type { Intent } from '../src/ports/intent.ts'
 import { createTestDatabase, type TestDatabase } from './support/postgresDatabase.ts'
-import { quietLogger, solanaAdapterFor, startSolanaDevnet } from './support/solanaGateway.ts'
+import { quietLogger, solanaAdapterFor, startSolanaDevnet, demoIntents } from './support/solanaGateway.ts'
 import { post } from './support/testGateway.ts'
 
 describe('two gateway instances, one PostgreSQL journal, one Solana relayer key', () => {
   let devnet: SolanaDevnet
   let database: TestDatabase
   const gateways: Array<Gateway & { baseUrl: string }> = []
-  let nonce = 70_000n
 
   before(async () => {
     ;[devnet, database] = await Promise.all([startSolanaDevnet(), createTestDatabase('solana_fleet')])
@@ -57,19 +54,7 @@ describe('two gateway instances, one PostgreSQL journal, one Solana relayer key'
     await database?.drop()
   })
 
-  const intent = (): Intent => ({
-    sender: devnet.demo.sender,
-    target: devnet.demo.target,
-    data: '0x00cafe',
-    value: 1_000n,
-    nonce: nonce++,
-    validAfter: 0n,
-    validBefore: 0n,
-    policyId: devnet.demo.policies.open,
-    accounts: [{ address: devnet.demo.recipient, signer: false, writable: true }],
-  })
-  const hashOf = (i: Intent) => createSolanaRuntime({ programId: devnet.programId, config: devnet.config }).hashIntent(i)
-  const sign = (i: Intent) => `0x${Buffer.from(ed25519Seed.sign(devnet.demo.senderSecretKey, Buffer.from(hashOf(i).slice(2), 'hex'))).toString('hex')}` as const
+  const { intent, hashOf, sign } = demoIntents(() => devnet, 70_000n)
   const body = (i: Intent) => ({ ...i, value: i.value.toString(), nonce: i.nonce.toString(), validAfter: '0', validBefore: '0', signature: sign(i) })
   const balance = async (address: Address) => (await devnet.rpc.getBalance(address).send()).value
   const vault = () => devnet.program.vaultAddress(devnet.demo.sender as Address)

@@ -6,10 +6,9 @@ import type { Hex } from 'viem'
 import { ed25519Seed } from '../../src/chains/solana/ed25519Seed.ts'
 import { saltOf } from '../../src/chains/derivePolicyId.ts'
 import type { SigningRequest } from '../../src/ports/chainAdapter.ts'
-import type { Intent } from '../../src/ports/intent.ts'
 import { Status } from '../../src/status/statusCodes.ts'
 import type { AdapterWorld } from './adapterContract.ts'
-import { solanaAdapterFor, startSolanaDevnet } from './solanaGateway.ts'
+import { solanaAdapterFor, startSolanaDevnet, demoIntents } from './solanaGateway.ts'
 
 const signRequest = (seed: Uint8Array, request: SigningRequest): Hex => {
   const message = Buffer.from(String(request.message).slice(2), 'hex')
@@ -22,19 +21,7 @@ export async function makeSolanaWorld(): Promise<AdapterWorld> {
     const relayer = getBase58Decoder().decode(ed25519Seed.publicKey(devnet.relayerSecretKey)) as Address
     // A key with no account behind it: no program there.
     const nothing = getBase58Decoder().decode(ed25519Seed.publicKey(new Uint8Array(32).fill(77))) as Address
-    let nonce = 5_000n
-    const intent = (overrides: Partial<Intent> = {}): Intent => ({
-      sender: devnet.demo.sender,
-      target: devnet.demo.target,
-      data: '0x00cafe',
-      value: 1_000n,
-      nonce: nonce++,
-      validAfter: 0n,
-      validBefore: 0n,
-      policyId: devnet.demo.policies.open,
-      accounts: [{ address: devnet.demo.recipient, signer: false, writable: true }],
-      ...overrides,
-    })
+    const { intent } = demoIntents(() => devnet, 5_000n)
     const seed = devnet.relayerSecretKey
     const balance = async (address: Address) => (await devnet.rpc.getBalance(address, { commitment: 'confirmed' }).send()).value
     return {

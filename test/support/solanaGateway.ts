@@ -11,6 +11,9 @@ import { type SolanaDevnet, startSolanaDevnet } from '../../src/chains/solana/de
 import { openJournal } from '../../src/store/sqlite/openJournal.ts'
 import type { Journal } from '../../src/ports/journal.ts'
 import { createLogger } from '../../src/logging/createLogger.ts'
+import type { Intent } from '../../src/ports/intent.ts'
+import { createSolanaRuntime } from '../../src/chains/solana/solanaRuntime.ts'
+import { ed25519Seed } from '../../src/chains/solana/ed25519Seed.ts'
 
 export type SolanaGateway = { baseUrl: string; logs: string[]; adapters: ChainAdapter[]; journal: Journal; close(): Promise<void> }
 
@@ -62,3 +65,29 @@ export async function startSolanaGateway(adapters: ChainAdapter[], { journal = o
 }
 
 export { startSolanaDevnet }
+
+/**
+ * The demo sender's intents on a Solana devnet (read when called, so it may be started later), each
+ * with the next nonce from `firstNonce`, and their hash and signature as the program checks them.
+ */
+export function demoIntents(devnetOf: () => SolanaDevnet, firstNonce: bigint) {
+  let nonce = firstNonce
+  const intent = (overrides: Partial<Intent> = {}): Intent => {
+    const devnet = devnetOf()
+    return {
+      sender: devnet.demo.sender,
+      target: devnet.demo.target,
+      data: '0x00cafe',
+      value: 1_000n,
+      nonce: nonce++,
+      validAfter: 0n,
+      validBefore: 0n,
+      policyId: devnet.demo.policies.open,
+      accounts: [{ address: devnet.demo.recipient, signer: false, writable: true }],
+      ...overrides,
+    }
+  }
+  const hashOf = (i: Intent) => createSolanaRuntime({ programId: devnetOf().programId, config: devnetOf().config }).hashIntent(i)
+  const sign = (i: Intent, seed = devnetOf().demo.senderSecretKey) => `0x${Buffer.from(ed25519Seed.sign(seed, Buffer.from(hashOf(i).slice(2), 'hex'))).toString('hex')}` as const
+  return { intent, hashOf, sign }
+}
