@@ -12,7 +12,7 @@
 // default and pays only where agents ask about the same intents again and again (polling a
 // TOO_EARLY intent, validate before execute).
 import type { Address, Hex } from 'viem'
-import { isTransportError } from './relayer/createRelayer.ts'
+import { isTransportError } from './relayer/isTransportError.ts'
 import type { CallBatcher } from './createCallBatcher.ts'
 
 export type AnswerCache = Pick<CallBatcher, 'call'>

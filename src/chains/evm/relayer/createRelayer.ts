@@ -14,17 +14,16 @@ import {
   type LocalAccount,
   type PublicClient,
   BaseError,
-  HttpRequestError,
   InsufficientFundsError,
-  RpcRequestError,
-  TimeoutError,
   NonceTooLowError,
 } from 'viem'
 import type { SignedExecution } from '../../../ports/chainAdapter.ts'
 import { evmSignedExecution } from '../evmSignedExecution.ts'
-import { ChainUnavailableError } from '../../../errors/chainUnavailableError.ts'
 import { RelayerError } from '../../../errors/relayerError.ts'
 import { createMutex } from '../../createMutex.ts'
+import { isTransportError } from './isTransportError.ts'
+
+export { isTransportError } from './isTransportError.ts'
 
 const feeReuseMs = 1000
 /** The most broadcasts in one request. */
@@ -279,14 +278,6 @@ function oneByOne(client: PublicClient): BroadcastMany {
     }
     return answers
   }
-}
-
-/** No answer from any node (as opposed to a node's refusal): what was sent may have arrived. */
-export function isTransportError(err: unknown): boolean {
-  for (let e: unknown = err; e; e = (e as { cause?: unknown }).cause) if (e instanceof ChainUnavailableError) return true
-  if (!(err instanceof BaseError)) return false
-  if (err.walk((e) => e instanceof RpcRequestError)) return false
-  return Boolean(err.walk((e) => e instanceof HttpRequestError || e instanceof TimeoutError))
 }
 
 /**
