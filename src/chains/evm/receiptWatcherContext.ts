@@ -1,0 +1,49 @@
+// What the receipt watcher (createReceiptWatcher.ts) works with: how it reads the chain, the
+// transactions waited for, and where its watch over the blocks stands.
+import type { Hex } from 'viem'
+
+export type CreateReceiptWatcherParameters<R> = {
+  blockNumber(): Promise<bigint>
+  /** Every receipt of the block, or undefined when the node has no eth_getBlockReceipts. */
+  blockReceipts(blockNumber: bigint): Promise<readonly R[] | undefined>
+  /** One transaction's receipt, undefined while it is not mined. */
+  receipt(hash: Hex): Promise<R | undefined>
+  hashOf(receipt: R): Hex
+  intervalMs: number
+  /** How long one wait lasts. */
+  limitMs: number
+  /** Every this many intervals each waiting transaction is also asked for alone (a reorg, a missed block). */
+  recheckEvery?: number
+  /** Most blocks read one by one after a gap; beyond it, each waiting transaction is asked for alone. */
+  maxBlocksPerTick?: number
+  /** How many of the last blocks read keep their transactions' receipts, for waits that begin after their block was read. */
+  recentBlocks?: number
+  onError?(err: unknown): void
+}
+
+export type Waiter<R> = { resolve(r: R): void; reject(e: unknown): void; deadline: number }
+
+export type ReceiptWatcherContext<R> = Required<Omit<CreateReceiptWatcherParameters<R>, 'onError'>> & {
+  onError: ((err: unknown) => void) | undefined
+  /** The waits, by lower-case transaction hash. */
+  waiting: Map<string, Waiter<R>[]>
+  /** The last block read; undefined while nothing is watched. */
+  lastBlock: bigint | undefined
+  timer: NodeJS.Timeout | undefined
+  ticking: boolean
+  ticks: number
+  /** False once the node turned out to have no eth_getBlockReceipts: each transaction is asked for alone. */
+  byBlock: boolean
+  closed: boolean
+  /**
+   * The receipts of the last blocks read, by transaction hash: a wait that begins after its
+   * transaction's block was read (an automining node mines on broadcast) is answered from here.
+   */
+  recent: Array<Map<string, R>>
+}
+
+export function createReceiptWatcherContext<R>({ recheckEvery = 25, maxBlocksPerTick = 16, recentBlocks = 4, onError, ...reads }: CreateReceiptWatcherParameters<R>): ReceiptWatcherContext<R> {
+  return { ...reads, recheckEvery, maxBlocksPerTick, recentBlocks, onError, waiting: new Map(), lastBlock: undefined, timer: undefined, ticking: false, ticks: 0, byBlock: true, closed: false, recent: [] }
+}
+
+export const receiptKey = (hash: string) => hash.toLowerCase()

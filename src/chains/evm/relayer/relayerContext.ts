@@ -1,0 +1,52 @@
+// What one relayer key's sender (createRelayer.ts) works with: the key and the chain, the lock its
+// nonces are handed out under, the next nonce, the shared fee estimate, and the outbox of signed
+// transactions waiting to be broadcast in nonce order.
+import type { Logger } from 'pino'
+import type { Address, Hex, LocalAccount, PublicClient } from 'viem'
+import { type Mutex, createMutex } from '../../createMutex.ts'
+import type { Fees } from './relayedTransaction.ts'
+
+export type CreateRelayerParameters = {
+  account: LocalAccount
+  client: PublicClient
+  chainId: number
+  logger: Logger
+  /**
+   * The lowest nonce a new transaction may use besides the node's view: above every journaled,
+   * unsettled one but those in `ignore` (refused by the node: their records are being released).
+   */
+  nonceFloor?: (ignore: ReadonlySet<string>) => Promise<number | undefined>
+  /** By default one after another through `client`. */
+  broadcastMany?: BroadcastMany | undefined
+}
+
+/** Broadcasts signed transactions in one request, in this order; one settled answer each. */
+export type BroadcastMany = (rawTransactions: readonly Hex[]) => Promise<PromiseSettledResult<unknown>[]>
+
+/** A signed transaction's place in the outbox, taken under the lock in nonce order. */
+export type Slot = { rawTransaction: Hex; nonce: number; ready: boolean; settle(answer: PromiseSettledResult<unknown>): void; answer: Promise<PromiseSettledResult<unknown>> }
+
+export type RelayerContext = {
+  account: LocalAccount
+  address: Address
+  client: PublicClient
+  chainId: number
+  logger: Logger
+  nonceFloor: CreateRelayerParameters['nonceFloor']
+  broadcastMany: BroadcastMany
+  /** Nonces are handed out and transactions signed under it. */
+  lock: Mutex
+  /** Undefined: read again from the node and the journal at the next send. */
+  nextNonce: number | undefined
+  /** Hashes of transactions the node refused (or never got): the nonce floor ignores them. */
+  refused: Set<string>
+  /** One estimate shared by concurrent sends, for a second: fees move per block, not per call. */
+  fees: { value: Promise<Fees>; at: number } | undefined
+  /** Signed transactions in nonce order, not broadcast yet. */
+  outbox: Slot[]
+  draining: boolean
+}
+
+export function createRelayerContext({ account, client, chainId, logger, nonceFloor, broadcastMany }: CreateRelayerParameters & { broadcastMany: BroadcastMany }): RelayerContext {
+  return { account, address: account.address, client, chainId, logger, nonceFloor, broadcastMany, lock: createMutex(), nextNonce: undefined, refused: new Set(), fees: undefined, outbox: [], draining: false }
+}

@@ -1,0 +1,69 @@
+// One send: a nonce and a signature under the lock, the journal write started there and waited
+// for outside it, then the broadcast in nonce order; a refusal closes the nonce, a nonce found too
+// low is tried once more, a lost answer keeps the nonce for the journal to deliver.
+import { InsufficientFundsError, NonceTooLowError } from 'viem'
+import type { SignedExecution } from '../../../ports/chainAdapter.ts'
+import { RelayerError } from '../../../errors/relayerError.ts'
+import { gaveUp } from './closeNonce.ts'
+import { currentFees } from './currentFees.ts'
+import { isTransportError } from './isTransportError.ts'
+import { isAlreadyKnown, isNodeError } from './nodeRefusals.ts'
+import { releaseSlot, reserveSlot } from './outbox.ts'
+import type { RelayedTransaction, SendResult } from './relayedTransaction.ts'
+import type { RelayerContext } from './relayerContext.ts'
+import { readNonce, signRelayed } from './signRelayed.ts'
+
+export async function sendRelayed(ctx: RelayerContext, tx: RelayedTransaction, { onSigned }: { onSigned?: (tx: SignedExecution) => void | Promise<void> } = {}): Promise<SendResult> {
+  const { logger } = ctx
+  const txFees = tx.fees ?? await currentFees(ctx).catch((cause) => {
+    throw new RelayerError('Could not read gas prices from the chain', { cause })
+  })
+  for (let attempt = 0; ; attempt++) {
+    const { signed, nonce, slot, journaled } = await ctx.lock.run(async () => {
+      ctx.nextNonce ??= await readNonce(ctx)
+      const nonce = ctx.nextNonce
+      const { rawTransaction, ...signed } = await signRelayed(ctx, tx, txFees, nonce)
+      ctx.nextNonce = nonce + 1
+      // The journal write starts under the lock, so the journal records transactions in nonce
+      // order; it is waited for outside it (several writes share one fsync).
+      let journaled: Promise<void>
+      try {
+        journaled = Promise.resolve(onSigned?.(signed.transaction))
+      } catch (err) {
+        journaled = Promise.reject(err)
+      }
+      journaled.catch(() => {}) // handled below, after the lock
+      return { signed, nonce, slot: reserveSlot(ctx, rawTransaction, nonce), journaled }
+    })
+    // Broadcast once journaled, in nonce order.
+    try {
+      await journaled
+    } catch (err) {
+      releaseSlot(ctx, slot, false)
+      await gaveUp(ctx, signed.transactionHash, nonce, err)
+      throw err
+    }
+    releaseSlot(ctx, slot, true)
+    const sent = await slot.answer
+    if (sent.status === 'fulfilled' || isAlreadyKnown(sent.reason)) return { ...signed, accepted: true }
+    const err = sent.reason
+    if (isTransportError(err)) {
+      // The node may have it: keep the nonce for this transaction, which the journal's
+      // reconciler will broadcast again if the node turns out not to have it.
+      logger.warn({ nonce, transactionHash: signed.transactionHash }, 'no answer to the broadcast; the transaction stays in the journal and will be delivered by reconciliation')
+      return { ...signed, accepted: false }
+    }
+    await gaveUp(ctx, signed.transactionHash, nonce, err)
+    if (isNodeError(err, NonceTooLowError, /nonce too low/i) && attempt === 0) {
+      logger.warn({ nonce }, 'relayer nonce was behind the node; re-reading it and sending again')
+      continue
+    }
+    if (isNodeError(err, InsufficientFundsError, /insufficient funds/i)) {
+      throw new RelayerError('The relayer wallet cannot pay for gas', {
+        cause: err,
+        details: `relayer ${ctx.account.address} is out of funds`,
+      })
+    }
+    throw new RelayerError('The relayer could not send the transaction', { cause: err })
+  }
+}

@@ -1,0 +1,33 @@
+// The key one execution is sent from: held, funded, with the fewest sends in flight; counted in
+// flight until the execution is done with it.
+import { GatewayError } from '../../../errors/gatewayError.ts'
+import { Status } from '../../../status/statusCodes.ts'
+import type { Relayer } from './createRelayer.ts'
+import type { Member, RelayerPoolContext } from './relayerPoolContext.ts'
+
+export function takeRelayer({ members }: RelayerPoolContext): { relayer: Relayer; done(): void } {
+  const now = Date.now()
+  // Funded keys first; when every held key is short, one is tried anyway: the node's refusal
+  // names the problem (502), and a key funded since is used at once, not at the next balance read.
+  const best = fewest(members.filter((m) => m.funded && m.usableUntil > now)) ?? fewest(members.filter((m) => m.usableUntil > now))
+  if (!best) {
+    throw new GatewayError('No relayer key is available to send the execution', {
+      code: 'RELAYER_UNAVAILABLE',
+      status: Status.UNAVAILABLE,
+      details: 'this instance holds no relayer key now (the others are leased to other instances)',
+      headers: { 'retry-after': '5' },
+    })
+  }
+  const member = best
+  member.inFlight++
+  let finished = false
+  return {
+    relayer: member.relayer,
+    done() {
+      if (!finished) member.inFlight--
+      finished = true
+    },
+  }
+}
+
+const fewest = (candidates: Member[]) => candidates.reduce<Member | undefined>((best, m) => (!best || m.inFlight < best.inFlight ? m : best), undefined)
