@@ -133,6 +133,8 @@ describe('tracing (OpenTelemetry)', () => {
     assert.equal(requestLine.trace_id, callerTraceId)
     assert.match(String(requestLine.span_id), /^[0-9a-f]{16}$/)
 
+    // Spans are named after what they do (the route, the call), never after a plugin's source text.
+    for (const s of spans) assert.ok(s.name.length <= 64, s.name.slice(0, 200))
     // Nothing secret in a span: no key, no API key, no intent signature.
     const text = allAttributeText()
     for (const secret of [devnetAccounts.relayer.slice(2), apiKey, String(body.signature).slice(2)]) assert.ok(!text.includes(secret), 'a secret reached a span')

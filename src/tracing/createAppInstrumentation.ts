@@ -3,9 +3,9 @@
 // span inside whose context the domain runs (so RPC calls, journal writes and payment steps nest
 // under it). Its name is the method and route pattern; this adds what the gateway learnt of the
 // request (the chain resolved from X-Chain-Id, the intent hash, the ERC-1066 status) before the
-// span ends, and keeps the request's context for the log line written when the response is done.
+// span ends. (Fastify's onResponse hooks, the request log line's, already run in the request's
+// context: its trace id reaches that line without help.)
 import type { TracerProvider } from '@opentelemetry/api'
-import { context } from '@opentelemetry/api'
 import { FastifyOtelInstrumentation } from '@fastify/otel'
 import type { FastifyInstance } from 'fastify'
 import '../http/gatewayContext.ts'
@@ -18,6 +18,14 @@ export function createAppInstrumentation({ tracerProvider }: { tracerProvider: T
     requestHook(span, request) {
       span.updateName(`${request.method} ${request.routeOptions.url ?? ''}`.trim())
       span.setAttribute('intent_gateway.request_id', request.id)
+    },
+    // Its handler spans are named after the plugin, which for an anonymous plugin is the
+    // plugin's source text: name them after the route instead.
+    lifecycleHook(span, { hookName, request }) {
+      const what = `${hookName} ${request.method} ${request.routeOptions.url ?? ''}`.trim()
+      span.updateName(what)
+      span.setAttribute('hook.name', what)
+      span.setAttribute('hook.callback.name', hookName)
     },
   })
   instrumentation.setTracerProvider(tracerProvider)
@@ -41,13 +49,6 @@ export function createAppInstrumentation({ tracerProvider }: { tracerProvider: T
         span.setAttribute('http.response.status_code', reply.statusCode)
       }
       done(null, payload)
-    })
-    // Fastify runs the onResponse hooks in a context of the socket's; the next ones (buildApp's
-    // request log line) run in the request's, so that they carry its trace id.
-    app.addHook('onResponse', (request, _reply, done) => {
-      const { context: requestContext } = request.opentelemetry()
-      if (requestContext) context.with(requestContext, done)
-      else done()
     })
   }
 }
