@@ -35,6 +35,7 @@ import type { Metrics } from './metrics/createMetrics.ts'
 import type { PricedRoute } from './config/paymentsConfig.ts'
 import type { Payments } from './payments/createPayments.ts'
 import type { ExecutionGuard } from './intents/createExecutionGuard.ts'
+import type { Tracing } from './tracing/createTracing.ts'
 import { GatewayError } from './errors/gatewayError.ts'
 import { Status } from './status/statusCodes.ts'
 
@@ -85,9 +86,11 @@ export type BuildAppParameters = {
   payments?: Payments | undefined
   /** Standing after reverts and spend budgets (intents/createExecutionGuard.ts); without it, nothing is counted. */
   guard?: ExecutionGuard | undefined
+  /** OpenTelemetry (tracing/createTracing.ts): a span per request; without it, no hook at all. */
+  tracing?: Pick<Tracing, 'instrument'> | undefined
 }
 
-export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutMs = 30_000, idleTimeoutMs = 5_000, maxConnections = 512, maxConnectionsPerClient, trustedProxies = [], receiptTimeoutMs, auth, rateLimit, instance, corsOrigins = [], requireSignedIntents = false, metrics, metricsToken, serveMetrics = true, mcp = { enabled: true }, version = gatewayVersion, payments, guard }: BuildAppParameters): FastifyInstance {
+export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutMs = 30_000, idleTimeoutMs = 5_000, maxConnections = 512, maxConnectionsPerClient, trustedProxies = [], receiptTimeoutMs, auth, rateLimit, instance, corsOrigins = [], requireSignedIntents = false, metrics, metricsToken, serveMetrics = true, mcp = { enabled: true }, version = gatewayVersion, payments, guard, tracing }: BuildAppParameters): FastifyInstance {
   // Answers given before the routes and hooks (unreadable paths, unparsable requests) keep the
   // gateway's format too.
   const { frameworkErrors, clientErrorHandler } = createFrameworkErrorHandlers({ registry, maxParamLength })
@@ -115,6 +118,8 @@ export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutM
   })
 
   registerCommonHeaders(app, registry)
+  // Right after the common headers: its onSend reads the ERC-1066 status they set.
+  tracing?.instrument(app)
   registerErrorHandler(app)
   // Requests that arrive during shutdown (on a connection still open) get a 503 problem.
   let closing = false

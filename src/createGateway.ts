@@ -24,6 +24,7 @@ import { openJournal } from './store/sqlite/openJournal.ts'
 import type { Journal } from './ports/journal.ts'
 import { Registry } from 'prom-client'
 import { createMetrics, type Metrics } from './metrics/createMetrics.ts'
+import type { Tracing } from './tracing/createTracing.ts'
 
 export type Gateway = {
   app: FastifyInstance
@@ -43,16 +44,21 @@ export type Gateway = {
 export type CreateGatewayParameters = {
   config: GatewaySettings
   logger: Logger
+  /** OpenTelemetry spans (tracing/createTracing.ts); without it nothing is wrapped and nothing traced. */
+  tracing?: Tracing | undefined
 }
 
 /** Throws ConfigError when, in production, a chain's contracts are missing. */
-export async function createGateway({ config, logger }: CreateGatewayParameters): Promise<Gateway> {
+export async function createGateway({ config, logger, tracing }: CreateGatewayParameters): Promise<Gateway> {
   const metrics = createMetrics({ registry: new Registry() })
   const databaseUrl = config.storage?.databaseUrl
   // PostgreSQL's driver is loaded only when the journal lives there.
-  const journal = databaseUrl
+  const opened = databaseUrl
     ? await (await import('./store/postgres/openPostgresJournal.ts')).openPostgresJournal({ url: databaseUrl, instanceId: config.storage?.instanceId })
     : openJournal(config.journal ?? { path: ':memory:' })
+  // With tracing, journal writes and RPC calls made for a request are spans of its trace.
+  const journal = tracing ? tracing.traceJournal(opened) : opened
+  const rpcRecorder = tracing ? tracing.traceRpcRecorder(metrics.rpc) : metrics.rpc
   logger.info({ journal: journal.path, pendingExecutions: await journal.pendingCount() }, 'execution journal open')
 
   // A shared journal: the relayer keys are leased to one instance at a time.
@@ -64,7 +70,7 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
     for (const module of runtimes) {
       const chains = config.chains.filter((c) => c.chainType === module.chainType)
       if (chains.length === 0) continue
-      const built = await module.createChains(chains, { settings: config, logger, rpcRecorder: metrics.rpc, journal, leases, pollingIntervalMs: config.pollingIntervalMs ?? 500 })
+      const built = await module.createChains(chains, { settings: config, logger, rpcRecorder, journal, leases, pollingIntervalMs: config.pollingIntervalMs ?? 500 })
       for (const adapter of built.adapters) byId.set(adapter.chainId, adapter)
       for (const [chainId, url] of built.settlementRpcUrls ?? []) settlementRpcUrls.set(chainId, url)
     }
@@ -138,7 +144,7 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
     relayerBalances: adapters.flatMap((a) => (a.relayerBalance ? [{ chain: a.chainId, read: a.relayerBalance }] : [])),
   })
   // x402's packages are loaded only when something is priced.
-  const payments = config.payments && (await (await import('./payments/startPayments.ts')).startPayments({ config: config.payments, rpcUrls: settlementRpcUrls, journal, rpcTimeoutMs: config.rpcTimeoutMs, logger, resolveIntervalMs: config.reconcileIntervalMs }))
+  const payments = config.payments && (await (await import('./payments/startPayments.ts')).startPayments({ config: config.payments, rpcUrls: settlementRpcUrls, journal, rpcTimeoutMs: config.rpcTimeoutMs, logger, resolveIntervalMs: config.reconcileIntervalMs, traceFacilitator: tracing?.traceFacilitator }))
   const metricsEnabled = config.interfaces?.metrics.enabled ?? true
   const metricsPort = config.interfaces?.metrics.port
   const app = buildApp({
@@ -164,6 +170,7 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
     serveMetrics: metricsPort === undefined,
     mcp: { enabled: config.interfaces?.mcp.enabled ?? true },
     payments,
+    tracing,
   })
   const metricsServer =
     metricsEnabled && metricsPort !== undefined

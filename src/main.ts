@@ -10,12 +10,27 @@ import { hashApiKey } from './auth/createApiKeyCheck.ts'
 import { devnetApiKey } from './config/devnetApiKey.ts'
 import { ConfigError } from './errors/configError.ts'
 import { createLogger } from './logging/createLogger.ts'
+import { readTracingConfig, type TracingConfig } from './tracing/tracingConfig.ts'
+import type { StartedTracing } from './tracing/startTracing.ts'
 
 if (existsSync('.env')) process.loadEnvFile('.env') // never overrides what the environment already says
 
 let config: GatewayConfig
+let tracingConfig: TracingConfig
 try {
-  config = loadConfig(process.env)
+  // OpenTelemetry's own OTEL_* variables: their problems are listed with the rest.
+  const tracingRead = readTracingConfig(process.env)
+  let problems = tracingRead.problems
+  let loaded: GatewayConfig | undefined
+  try {
+    loaded = loadConfig(process.env)
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err
+    problems = [...err.problems, ...problems]
+  }
+  if (!loaded || problems.length > 0) throw new ConfigError(problems)
+  config = loaded
+  tracingConfig = tracingRead.value
 } catch (err) {
   if (!(err instanceof ConfigError)) throw err
   process.stderr.write(`${err.message}\n`)
@@ -24,10 +39,17 @@ try {
 
 limitHeapGrowth(config.heapGrowingPercent)
 
-const logger = createLogger({ level: config.logLevel })
+// The SDK is loaded only when tracing is configured: with no OTEL_* variable, nothing of it runs.
+const tracing: StartedTracing | undefined = tracingConfig.enabled ? (await import('./tracing/startTracing.ts')).startTracing(tracingConfig) : undefined
+const logger = createLogger({ level: config.logLevel, mixin: tracing?.logFields })
+if (tracingConfig.enabled) logger.info({ exporter: tracingConfig.exporter, endpoint: tracingConfig.endpoint, serviceName: tracingConfig.serviceName }, 'tracing on (OpenTelemetry)')
 
 /** Waits until buffered log lines are written: logs are asynchronous (see createLogger). */
 const flushLogs = () => new Promise<void>((resolve) => logger.flush(() => resolve()))
+/** On the way out: the spans still batched are exported (the SDK bounds how long it tries). */
+const stopTracing = async () => {
+  await tracing?.shutdown()
+}
 // Buffered lines reach the output within a second even when traffic is low.
 setInterval(() => logger.flush(), 1000).unref()
 
@@ -65,9 +87,10 @@ if (config.devnet) {
 
 let gateway: Awaited<ReturnType<typeof createGateway>>
 try {
-  gateway = await createGateway({ config: { ...config, pollingIntervalMs: devnets.length > 0 ? 50 : config.receiptPollMs }, logger })
+  gateway = await createGateway({ config: { ...config, pollingIntervalMs: devnets.length > 0 ? 50 : config.receiptPollMs }, logger, tracing })
 } catch (err) {
   await stopDevnet()
+  await stopTracing()
   await flushLogs()
   if (!(err instanceof ConfigError)) throw err
   process.stderr.write(`${err.message}\n`)
@@ -81,6 +104,7 @@ async function shutdown(signal: string) {
   logger.info({ signal }, 'shutting down')
   await gateway.close({ timeoutMs: config.shutdownTimeoutMs }).catch((err) => logger.error({ err }, 'error while closing the gateway'))
   await stopDevnet()
+  await stopTracing()
   logger.info({ signal }, 'stopped')
   await flushLogs()
   process.exit(0)
@@ -118,6 +142,7 @@ try {
   logger.error({ err }, 'could not start listening')
   await gateway.close().catch(() => undefined)
   await stopDevnet()
+  await stopTracing()
   await flushLogs()
   process.exit(1)
 }

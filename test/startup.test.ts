@@ -66,9 +66,9 @@ describe('gateway process', () => {
       // EVM (the last one keyless: the x402 price), then Solana: the chain ids say which.
       assert.deepEqual(results, [200, 403, 402, 410, 202, 421, 421, 401, 200, 402, 200, 403, 402, 410, 202, 421, 200, 401])
       // The printed paid execute, run as printed: the unmodified @x402/fetch client pays and the intent runs.
-      const paid = /^npx tsx scripts\/payForExecute\.ts (\S+) (\S+) (\S+) '(.*)'$/m.exec(out)
+      const paid = /^node scripts\/payForExecute\.mjs (\S+) (\S+) (\S+) '(.*)'$/m.exec(out)
       assert.ok(paid, out)
-      const script = execFileSync(process.execPath, ['--import', 'tsx', 'scripts/payForExecute.ts', paid[1]!, paid[2]!, paid[3]!, paid[4]!]).toString()
+      const script = execFileSync(process.execPath, ['scripts/payForExecute.mjs', paid[1]!, paid[2]!, paid[3]!, paid[4]!]).toString()
       assert.match(script, /^HTTP 200 0x11$/m)
       assert.match(script, /"success": true/)
       assert.deepEqual([...new Set(blocks.map((b) => b[3]!.split(':')[0]))], ['31337', '8453', 'solana'])

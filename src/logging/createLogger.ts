@@ -3,11 +3,20 @@
 import { type DestinationStream, type Logger, pino, stdSerializers } from 'pino'
 import { redactUrlsIn } from '../config/redactUrl.ts'
 
-export function createLogger({ level, destination }: { level: string; destination?: DestinationStream }): Logger {
+export type CreateLoggerParameters = {
+  level: string
+  destination?: DestinationStream | undefined
+  /** Fields added to every line: with tracing on, the active span's trace and span ids (tracing/traceLogFields.ts). */
+  mixin?: (() => Record<string, unknown>) | undefined
+}
+
+export function createLogger({ level, destination, mixin }: CreateLoggerParameters): Logger {
   return pino(
     {
       level,
       base: { service: 'intent-gateway' },
+      // Only when given: with tracing off, no call per line.
+      ...(mixin ? { mixin } : {}),
       serializers: { err: serializeError },
       hooks: {
         // Redact URLs in free-text messages too; drop empty messages (Fastify's silenced

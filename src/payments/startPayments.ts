@@ -4,6 +4,7 @@
 // periodic pass that resolves reservations no request holds and uses up the credits of
 // executions that became final.
 import type { Network } from '@x402/core/types'
+import type { FacilitatorClient } from '@x402/core/server'
 import type { Logger } from 'pino'
 import { createPublicClient, http, type PublicClient } from 'viem'
 import type { PaymentsConfig } from '../config/paymentsConfig.ts'
@@ -22,9 +23,11 @@ export type StartPaymentsParameters = {
   logger: Logger
   /** How often reservations and credits are looked at again; default 5 s. */
   resolveIntervalMs?: number | undefined
+  /** With tracing: wraps the facilitator client so that its verify and settle are spans. */
+  traceFacilitator?: (<F extends FacilitatorClient>(client: F) => F) | undefined
 }
 
-export async function startPayments({ config, rpcUrls: chainUrls, journal, rpcTimeoutMs, logger, resolveIntervalMs = 5_000 }: StartPaymentsParameters): Promise<Payments> {
+export async function startPayments({ config, rpcUrls: chainUrls, journal, rpcTimeoutMs, logger, resolveIntervalMs = 5_000, traceFacilitator }: StartPaymentsParameters): Promise<Payments> {
   const rpcUrls: Record<Network, string> = {}
   for (const routes of Object.values(config.prices)) {
     for (const price of Object.values(routes)) {
@@ -41,7 +44,8 @@ export async function startPayments({ config, rpcUrls: chainUrls, journal, rpcTi
     return client
   }
   const ledger = journal.payments
-  const facilitator = createFacilitatorClient({ config: config.facilitator, rpcUrls, logger, timeoutMs: rpcTimeoutMs * 3 })
+  const client = createFacilitatorClient({ config: config.facilitator, rpcUrls, logger, timeoutMs: rpcTimeoutMs * 3 })
+  const facilitator = traceFacilitator ? traceFacilitator(client) : client
   const settler = facilitator.address
   // The in-process facilitator's own unmined transactions: a settlement the crash left in flight.
   const settlementMayBePending = settler

@@ -65,7 +65,7 @@ export async function demoCommands({ baseUrl, chainId, executor, senderKey, demo
       [`402 FUNDS_REQUESTED (0x55): the same kind of execute without an API key: the gateway's x402 price (${price.label}) is in PAYMENT-REQUIRED`, curl('/intents/execute', paid, chainId, '')],
       [
         `200 EXECUTED (0x11): that intent paid with x402 by the unmodified @x402/fetch client (the demo payer, anvil #4, signs an EIP-3009 authorization; PAYMENT-RESPONSE names the settlement)`,
-        `npx tsx scripts/payForExecute.ts ${baseUrl} ${price.network} ${price.asset} '${paid}'`,
+        `node scripts/payForExecute.mjs ${baseUrl} ${price.network} ${price.asset} '${paid}'`,
       ],
     )
   }

@@ -1,0 +1,47 @@
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { describe, it } from 'node:test'
+import { readTracingConfig } from './tracingConfig.ts'
+
+describe('readTracingConfig', () => {
+  it('is off with nothing set, with OTEL_SDK_DISABLED=true, and with OTEL_TRACES_EXPORTER=none', () => {
+    assert.deepEqual(readTracingConfig({}), { value: { enabled: false }, problems: [] })
+    assert.deepEqual(readTracingConfig({ OTEL_SERVICE_NAME: 'x', OTEL_TRACES_SAMPLER: 'always_on' }).value, { enabled: false })
+    assert.deepEqual(readTracingConfig({ OTEL_SDK_DISABLED: 'true', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }).value, { enabled: false })
+    assert.deepEqual(readTracingConfig({ OTEL_SDK_DISABLED: 'TRUE', OTEL_TRACES_EXPORTER: 'zipkin' }), { value: { enabled: false }, problems: [] })
+    assert.deepEqual(readTracingConfig({ OTEL_TRACES_EXPORTER: 'none', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }).value, { enabled: false })
+  })
+
+  it('is on with an OTLP endpoint: the traces endpoint as the exporter derives it, redacted, and the service name', () => {
+    assert.deepEqual(readTracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }).value, { enabled: true, exporter: 'otlp', endpoint: 'http://collector:4318/v1/traces', serviceName: 'intent-gateway' })
+    assert.deepEqual(readTracingConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://user:pw@otlp.example/v1/traces?api_key=abc', OTEL_SERVICE_NAME: 'gw-eu' }).value, {
+      enabled: true,
+      exporter: 'otlp',
+      endpoint: 'https://***@otlp.example/v1/traces?api_key=***',
+      serviceName: 'gw-eu',
+    })
+    assert.deepEqual(readTracingConfig({ OTEL_TRACES_EXPORTER: 'otlp' }).value, { enabled: true, exporter: 'otlp', endpoint: 'http://localhost:4318/v1/traces', serviceName: 'intent-gateway' })
+    assert.deepEqual(readTracingConfig({ OTEL_TRACES_EXPORTER: 'console' }).value, { enabled: true, exporter: 'console', endpoint: undefined, serviceName: 'intent-gateway' })
+    assert.equal(readTracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' }).value.enabled, true)
+  })
+
+  it('names every setting it cannot honour, with URLs redacted', () => {
+    const { value, problems } = readTracingConfig({ OTEL_TRACES_EXPORTER: 'otlp,jaeger', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'not a url', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc' })
+    assert.deepEqual(value, { enabled: false })
+    assert.deepEqual(problems, [
+      'OTEL_TRACES_EXPORTER: "jaeger" is not supported (otlp, console or none)',
+      'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: <invalid url> is not an http(s) URL',
+      'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "grpc" is not supported (http/json; http/protobuf endpoints take JSON too)',
+    ])
+  })
+
+  it('leaves the SDK out of what loads without tracing: only main.ts imports it, dynamically, and the request path imports types alone', () => {
+    const src = new URL('../', import.meta.url)
+    const staticImports = (file: string) => [...readFileSync(new URL(file, src), 'utf8').matchAll(/^import (?!type )[^'"]*?from '([^']+)'/gm)].map((m) => m[1]!)
+    for (const file of ['main.ts', 'createGateway.ts', 'app.ts', 'logging/createLogger.ts', 'payments/startPayments.ts']) {
+      const loaded = staticImports(file).filter((i) => i.startsWith('@opentelemetry/') || i.startsWith('@fastify/otel') || (i.includes('/tracing/') && !i.endsWith('/tracingConfig.ts')))
+      assert.deepEqual(loaded, [], file)
+    }
+    assert.match(readFileSync(new URL('main.ts', src), 'utf8'), /tracingConfig\.enabled \? \(await import\('\.\/tracing\/startTracing\.ts'\)\)/)
+  })
+})
