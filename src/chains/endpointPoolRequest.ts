@@ -19,9 +19,16 @@ export async function request(ctx: EndpointPoolContext, args: RpcCall): Promise<
   }
 }
 
+/** Calls asked of the node only, never changing its state: safe to ask twice. */
+const writes = new Set(['eth_sendRawTransaction', 'eth_sendTransaction'])
+
 async function requestWithFailover(ctx: EndpointPoolContext, args: RpcCall): Promise<unknown> {
   let lastError: unknown
-  for (const e of orderEndpoints(ctx, Date.now())) {
+  const ordered = orderEndpoints(ctx, Date.now())
+  // With one endpoint there is nowhere to fail over to: a read that met a dropped connection or a
+  // 5xx is asked once more before the request fails (a write never is: the relayer decides that).
+  if (ordered.length === 1 && !writes.has(args.method)) ordered.push(ordered[0]!)
+  for (const e of ordered) {
     try {
       if (!e.verified && !(await verifyChainId(ctx, e))) continue
       const started = performance.now()
