@@ -82,7 +82,7 @@ describe('a fleet of three instances on four keys, each killed with SIGKILL in t
       // No block until the victim is dead: its transactions are surely in flight when it dies.
       await rpc(devnet.anvil.rpcUrl, 'evm_setIntervalMining', [0])
       const asked = batch.flatMap((body, i) => [post(victim.baseUrl, '/intents/execute', body).catch(() => undefined), post(partners[i % partners.length]!.baseUrl, '/intents/execute', body).catch(() => undefined)])
-      await eventually(`${victim.id} with transactions in flight`, 20_000, async () => ((await Promise.all(victimKeys.map(unmined))).some((n) => n > 0) ? true : undefined))
+      await eventually(`${victim.id} with transactions in flight`, 60_000, async () => ((await Promise.all(victimKeys.map(unmined))).some((n) => n > 0) ? true : undefined))
       victim.gw.child.kill('SIGKILL')
       await victim.gw.exit
       running.delete(victim.gw)
