@@ -71,8 +71,8 @@ async function run(
     status, intentHash, chainId: adapter.chainId, chainType: adapter.chainType, detail, execution, signing: signingFor(adapter, intent, status),
   })
 
-  const noRelayerKey = (): IntentOutcome => ({
-    ...outcome(Status.UNAVAILABLE, `this instance holds no relayer key for ${adapter.chainId} now (the keys are leased to the other instances of this gateway): nothing was sent; send the intent to another instance, or retry after ${noRelayerKeyRetrySeconds} s`),
+  const noRelayerKey = (claimed = false): IntentOutcome => ({
+    ...outcome(Status.UNAVAILABLE, `this instance holds no relayer key for ${adapter.chainId} now (the keys are leased to the other instances of this gateway): ${claimed ? 'nothing was sent (its claim was given back)' : 'nothing was claimed or sent'}; send the intent to another instance, or retry after ${noRelayerKeyRetrySeconds} s`),
     problemType: noRelayerKeyType,
     retryAfterSeconds: noRelayerKeyRetrySeconds,
   })
@@ -148,7 +148,7 @@ async function run(
     // Nothing reached the chain: the intent was refused before signing, or the node refused the transaction.
     await journal.release(record)
     // The relayer key went to another instance between the check above and the send.
-    if (err instanceof GatewayError && err.code === 'RELAYER_UNAVAILABLE') return noRelayerKey()
+    if (err instanceof GatewayError && err.code === 'RELAYER_UNAVAILABLE') return noRelayerKey(true)
     throw err
   }
 
