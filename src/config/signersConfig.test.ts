@@ -4,7 +4,7 @@ import { signersConfig } from './signersConfig.ts'
 
 describe('signersConfig', () => {
   it('has no KMS keys by default, and reads key ids, the region and an endpoint', () => {
-    assert.deepEqual(signersConfig({}), { value: { kms: { keyIds: [], region: undefined, endpoint: undefined }, pkcs11: undefined }, problems: [] })
+    assert.deepEqual(signersConfig({}), { value: { kms: { keyIds: [], region: undefined, endpoint: undefined }, pkcs11: undefined, ed25519: {} }, problems: [] })
     assert.deepEqual(signersConfig({ RELAYER_PKCS11_MODULE: '/usr/lib/softhsm/libsofthsm2.so', RELAYER_PKCS11_TOKEN: 'relayers', RELAYER_PKCS11_KEY_LABELS: 'relayer-1,relayer-2', RELAYER_PKCS11_PIN: '1234' }).value.pkcs11, { modulePath: '/usr/lib/softhsm/libsofthsm2.so', tokenLabel: 'relayers', keyLabels: ['relayer-1', 'relayer-2'], pin: '1234' })
     assert.deepEqual(signersConfig({ RELAYER_PKCS11_KEY_LABELS: 'relayer-1' }).problems.map((p) => p.split(':')[0]), ['RELAYER_PKCS11_MODULE', 'RELAYER_PKCS11_TOKEN', 'RELAYER_PKCS11_PIN'])
     const { value, problems } = signersConfig({ RELAYER_KMS_KEY_IDS: 'alias/relayer-1, arn:aws:kms:eu-west-1:111122223333:key/1234abcd-12ab-34cd-56ef-1234567890ab', AWS_REGION: 'eu-west-1', KMS_ENDPOINT: 'https://vpce-1.kms.eu-west-1.vpce.amazonaws.com' })
