@@ -107,7 +107,7 @@ export function openPkcs11Key({ modulePath, tokenLabel, keyLabel, pin, timeoutMs
           return await pkcs11.C_SignAsync(keys.session, Buffer.from(data), Buffer.alloc(maxLength))
         } catch (err) {
           // A session the token no longer knows (or no longer logged in) is opened again next time.
-          if (/CKR_(USER_NOT_LOGGED_IN|SESSION_HANDLE_INVALID|SESSION_CLOSED|DEVICE_REMOVED|TOKEN_NOT_PRESENT|KEY_HANDLE_INVALID|DEVICE_ERROR)/.test(String(err))) {
+          if (/CKR_(USER_NOT_LOGGED_IN|SESSION_HANDLE_INVALID|SESSION_CLOSED|DEVICE_REMOVED|TOKEN_NOT_PRESENT|KEY_HANDLE_INVALID|OBJECT_HANDLE_INVALID|DEVICE_ERROR)/.test(String(err))) {
             if (current === keys) current = undefined
             try {
               pkcs11.C_CloseSession(keys.session)
