@@ -3,9 +3,11 @@
 // execute transaction the Sui stand-in verifies as a node would (verifyTransactionSignature, the
 // sender's address from the signature's public key); nobody can read the private key out; /chains
 // shows the backend and the address, never the PIN; a token that refuses to sign answers 503 0x40
-// with Retry-After and leaves no journal record and nothing broadcast. What is not verified: the
-// Move module (the stand-in scripts its answers; docs/sui.md).
+// with Retry-After and leaves no journal record and nothing broadcast. The same with a key in KMS
+// (SUI_RELAYER_KMS_KEY_ID, against the KMS stand-in). What is not verified: the Move module (the
+// stand-in scripts its answers; docs/sui.md), real AWS.
 import assert from 'node:assert/strict'
+import { randomBytes } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import { Ed25519PublicKey } from '@mysten/sui/keypairs/ed25519'
 import { loadConfig } from '../src/runtimes.ts'
@@ -14,7 +16,9 @@ import { encodeSuiIntent } from '../src/chains/sui/encodeSuiIntent.ts'
 import { suiRuntime } from '../src/chains/sui/suiRuntime.ts'
 import { parseIntent } from '../src/intents/parseIntent.ts'
 import { createLogger } from '../src/logging/createLogger.ts'
+import { createLocalEd25519Signer } from '../src/signers/createLocalEd25519Signer.ts'
 import { createPkcs11EdDsaSigner } from '../src/signers/createPkcs11EdDsaSigner.ts'
+import { startKmsStandIn, type KmsStandIn } from './support/kmsStandIn.ts'
 import { assertCommonHeaders } from './support/assertCommonHeaders.ts'
 import { createSoftHsmToken, logOutOfToken, pkcs11Binding, readPrivateValue, softHsmModule, type SoftHsmToken } from './support/softHsm.ts'
 import { suiSender } from './support/suiGateway.ts'
@@ -117,5 +121,74 @@ describe('the Sui relayer key in a PKCS#11 token (SoftHSM2, Sui stand-in)', { sk
       assert.deepEqual(err.problems, ['SUI_RELAYER_PKCS11_KEY_LABEL: the token "sui-relayers" holds 0 private keys labelled "nope" (one is needed)'])
       return true
     })
+  })
+})
+
+describe('the Sui relayer key in KMS (KMS stand-in, Sui stand-in)', () => {
+  const seed = randomBytes(32)
+  let kms: KmsStandIn
+  let standIn: SuiStandIn
+  let gateway: Gateway
+  let baseUrl: string
+  const relayer = new Ed25519PublicKey(createLocalEd25519Signer(seed).publicKey).toSuiAddress()
+  const sui = { 'x-chain-id': 'sui:localnet' }
+
+  before(async () => {
+    // The SDK reads credentials from the environment, as it would on a host.
+    process.env.AWS_ACCESS_KEY_ID = 'AKIASTANDIN'
+    process.env.AWS_SECRET_ACCESS_KEY = 'stand-in-secret'
+    kms = await startKmsStandIn({}, { 'alias/sui-relayer': { ed25519: seed } })
+    standIn = await startSuiStandIn({ relayer })
+    const config = loadConfig({
+      EXECUTOR_ADDRESSES: JSON.stringify({ 'sui:localnet': standIn.packageId }),
+      VALIDATOR_ADDRESSES: JSON.stringify({ 'sui:localnet': standIn.packageId }),
+      REGISTRY_ADDRESSES: JSON.stringify({ 'sui:localnet': standIn.hubId }),
+      RPC_URLS: JSON.stringify({ 'sui:localnet': standIn.url }),
+      SUI_RELAYER_KMS_KEY_ID: 'alias/sui-relayer',
+      KMS_REGION: 'us-east-1',
+      KMS_ENDPOINT: kms.endpoint,
+      PORT: '0',
+      JOURNAL_PATH: ':memory:',
+    })
+    gateway = await createGateway({ config: { ...config, rpcTimeoutMs: 2_000 }, logger: createLogger({ level: 'silent' }) })
+    baseUrl = await gateway.app.listen({ host: '127.0.0.1', port: 0 })
+  })
+  after(async () => {
+    await gateway?.close()
+    await standIn?.close()
+    await kms?.close()
+  })
+
+  const signedBody = async (nonce: number) => {
+    const body = { sender: suiSender.toSuiAddress(), target: `0x${'22'.repeat(32)}`, data: '0x', value: '1000', nonce: String(nonce), policyId: standIn.policyId }
+    const { signature } = await suiSender.signPersonalMessage(encodeSuiIntent(parseIntent(body as never, suiRuntime)))
+    return { ...body, signature: `0x${Buffer.from(signature, 'base64').toString('hex')}` }
+  }
+
+  it('executes with the KMS key as sender and signer; /chains shows kms; a refusal answers 503 0x40 with no record and nothing broadcast', async () => {
+    const signsBefore = kms.signs
+    const res = await post(baseUrl, '/intents/execute', await signedBody(1), sui)
+    assert.equal(res.status, 200, res.text)
+    assertCommonHeaders(res, { status: '0x11', chainId: 'sui:localnet', chainType: 'sui' })
+    assert.equal(standIn.calls.find((c) => c.method === 'ExecuteTransaction')?.transaction?.sender, relayer)
+    assert.ok(kms.signs > signsBefore, 'KMS signed it')
+    const chains = await request(baseUrl, '/chains/sui:localnet')
+    assert.deepEqual([chains.body.relayer, chains.body.relayerSigner], [relayer, 'kms'])
+    assert.ok(!chains.text.includes(seed.toString('hex')))
+
+    const broadcasts = standIn.calls.filter((c) => c.method === 'ExecuteTransaction').length
+    kms.mode = 'refuse'
+    let refused
+    try {
+      refused = await post(baseUrl, '/intents/execute', await signedBody(2), sui)
+    } finally {
+      kms.mode = 'normal'
+    }
+    assert.equal(refused.status, 503, refused.text)
+    assertCommonHeaders(refused, { status: '0x40', chainId: 'sui:localnet', chainType: 'sui' })
+    assert.equal(refused.headers.get('retry-after'), '5')
+    assert.match(refused.body.detail, /^KMS Sign for key alias\/sui-relayer failed: KMSInvalidStateException/)
+    assert.equal((await request(baseUrl, `/intents/${refused.headers.get('x-intent-hash')}`)).status, 404, 'no record claims an unsigned transaction')
+    assert.equal(standIn.calls.filter((c) => c.method === 'ExecuteTransaction').length, broadcasts, 'nothing was broadcast')
   })
 })
