@@ -104,6 +104,29 @@ describe('the Sui relayer key in a PKCS#11 token (SoftHSM2, Sui stand-in)', { sk
     assertCommonHeaders(again, { status: '0x11', chainId: 'sui:localnet', chainType: 'sui' })
   })
 
+  it('counts a key in the token as a relayer: in production it needs API keys, so that no stranger spends its gas', () => {
+    assert.throws(
+      () =>
+        loadConfig({
+          NODE_ENV: 'production',
+          EXECUTOR_ADDRESSES: JSON.stringify({ 'sui:localnet': standIn.packageId }),
+          VALIDATOR_ADDRESSES: JSON.stringify({ 'sui:localnet': standIn.packageId }),
+          REGISTRY_ADDRESSES: JSON.stringify({ 'sui:localnet': standIn.hubId }),
+          RPC_URLS: JSON.stringify({ 'sui:localnet': 'https://sui.example' }),
+          RELAYER_PKCS11_MODULE: token.modulePath,
+          RELAYER_PKCS11_TOKEN: token.tokenLabel,
+          RELAYER_PKCS11_PIN: token.pin,
+          SUI_RELAYER_PKCS11_KEY_LABEL: 'sui-relayer',
+          PORT: '0',
+        }),
+      (err: Error & { problems?: string[] }) => {
+        assert.ok(err.problems?.some((p) => p.startsWith('API_KEYS: required in production')), String(err.problems))
+        assert.ok(!err.problems!.join('\n').includes(token.pin), 'the PIN is not shown')
+        return true
+      },
+    )
+  })
+
   it('refuses to start with a key label the token does not hold, naming the setting', async () => {
     const config = loadConfig({
       EXECUTOR_ADDRESSES: JSON.stringify({ 'sui:localnet': standIn.packageId }),
