@@ -151,6 +151,8 @@ export type ChainDescription = {
   nativeCurrency: { name: string; symbol: string; decimals: number }
   contracts: { validator: string; executor: string; registry: string }
   relayer: string | undefined
+  /** Where a single relayer key (Solana, Sui) lives: `local`, `pkcs11`, `kms`; never the key. A pool's keys say it in `relayers`. */
+  relayerSigner?: string | undefined
   /** A relayer pool: each key, whether this instance holds it and it can pay, its sends in flight. */
   relayers?: Array<{ address: string; held: boolean; funded: boolean; inFlight: number; signer?: string }> | undefined
   available: boolean

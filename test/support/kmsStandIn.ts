@@ -2,8 +2,10 @@
 // (POST /, X-Amz-Target: TrentService.<Operation>, the request and answer shapes of the SDK's own
 // types), holding secp256k1 keys: GetPublicKey answers the DER SubjectPublicKeyInfo, Sign
 // (MessageType DIGEST) a DER ECDSA signature of the digest as given. It can answer with the high-s
-// form, refuse, or hang, for the gateway's error paths. What it does not do: authenticate the
-// request's SigV4 signature, or anything but these two operations.
+// form, refuse, or hang, for the gateway's error paths. It holds Ed25519 keys too
+// (ECC_NIST_EDWARDS25519: Sign with ED25519_SHA_512 over the RAW message). What it does not do:
+// authenticate the request's SigV4 signature, or anything but these two operations.
+import { createPrivateKey, createPublicKey, sign as signEd25519 } from 'node:crypto'
 import { createServer, type Server } from 'node:http'
 import type { GetPublicKeyCommandInput, GetPublicKeyCommandOutput, SignCommandInput, SignCommandOutput } from '@aws-sdk/client-kms'
 import secp256k1 from 'secp256k1'
@@ -25,8 +27,12 @@ export type KmsStandIn = {
   close(): Promise<void>
 }
 
-export async function startKmsStandIn(keys: Record<string, Hex>): Promise<KmsStandIn> {
+/** An Ed25519 key the stand-in holds: its 32-byte seed. */
+export type KmsEd25519Key = { ed25519: Uint8Array }
+
+export async function startKmsStandIn(keys: Record<string, Hex>, ed25519Keys: Record<string, KmsEd25519Key> = {}): Promise<KmsStandIn> {
   const held = new Map(Object.entries(keys).map(([id, key]) => [id, hexToBytes(key)]))
+  const edHeld = new Map(Object.entries(ed25519Keys).map(([id, { ed25519 }]) => [id, createPrivateKey({ key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), ed25519]), format: 'der', type: 'pkcs8' })]))
   const state: KmsStandIn = { endpoint: '', addressOf, mode: 'normal', signs: 0, close }
   const hanging = new Set<import('node:http').ServerResponse>()
   function addressOf(keyId: string): Address {
@@ -39,6 +45,8 @@ export async function startKmsStandIn(keys: Record<string, Hex>): Promise<KmsSta
       const target = String(req.headers['x-amz-target'] ?? '')
       const answer = (status: number, json: unknown) => res.writeHead(status, { 'content-type': 'application/x-amz-json-1.1' }).end(JSON.stringify(json))
       const input = JSON.parse(body || '{}') as { KeyId?: string }
+      const edKey = input.KeyId ? edHeld.get(input.KeyId) : undefined
+      if (edKey) return answerEd25519(target, input, edKey, answer, res)
       const key = input.KeyId ? held.get(input.KeyId) : undefined
       if (!key) return answer(400, { __type: 'NotFoundException', message: `Key '${input.KeyId}' does not exist` })
       if (target === 'TrentService.GetPublicKey') {
@@ -74,6 +82,33 @@ export async function startKmsStandIn(keys: Record<string, Hex>): Promise<KmsSta
       answer(400, { __type: 'UnknownOperationException', message: target })
     })
   })
+  function answerEd25519(target: string, input: { KeyId?: string }, key: import('node:crypto').KeyObject, answer: (status: number, json: unknown) => void, res: import('node:http').ServerResponse) {
+    if (target === 'TrentService.GetPublicKey') {
+      const out: Wire<Omit<GetPublicKeyCommandOutput, '$metadata'>> = {
+        KeyId: input.KeyId,
+        PublicKey: createPublicKey(key).export({ format: 'der', type: 'spki' }).toString('base64'),
+        KeySpec: 'ECC_NIST_EDWARDS25519',
+        KeyUsage: 'SIGN_VERIFY',
+        SigningAlgorithms: ['ED25519_SHA_512', 'ED25519_PH_SHA_512'],
+      }
+      return answer(200, out)
+    }
+    if (target === 'TrentService.Sign') {
+      const sign = input as Wire<SignCommandInput>
+      if (state.mode === 'hang') {
+        hanging.add(res)
+        return
+      }
+      if (state.mode === 'refuse') return answer(400, { __type: 'KMSInvalidStateException', message: 'the key is disabled' })
+      if (sign.MessageType !== 'RAW' || sign.SigningAlgorithm !== 'ED25519_SHA_512') return answer(400, { __type: 'ValidationException', message: 'expected a RAW message and ED25519_SHA_512' })
+      const message = Buffer.from(sign.Message ?? '', 'base64')
+      if (message.length === 0 || message.length > 4096) return answer(400, { __type: 'ValidationException', message: 'a RAW message is 1 to 4096 bytes' })
+      state.signs++
+      const out: Wire<Omit<SignCommandOutput, '$metadata'>> = { KeyId: input.KeyId, Signature: signEd25519(null, message, key).toString('base64'), SigningAlgorithm: 'ED25519_SHA_512' }
+      return answer(200, out)
+    }
+    answer(400, { __type: 'UnknownOperationException', message: target })
+  }
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   state.endpoint = `http://127.0.0.1:${(server.address() as { port: number }).port}`
   async function close() {

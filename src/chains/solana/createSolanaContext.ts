@@ -4,11 +4,13 @@ import { type Address, type Rpc, type SolanaRpcApi, createKeyPairSignerFromPriva
 import type { Logger } from 'pino'
 import type { RpcRecorder } from '../../metrics/createMetrics.ts'
 import type { EndpointView } from '../../ports/endpoint.ts'
+import type { Ed25519Signer } from '../../signers/ed25519Signer.ts'
 import { ed25519Seed } from './ed25519Seed.ts'
 import { createIntentGatewayProgram } from './intentGatewayProgram.ts'
 import type { SolanaChainConfig, SolanaContext } from './solanaContext.ts'
 import { type SolanaOptions, defaultSolanaOptions } from './solanaOptions.ts'
 import { createSolanaRuntime } from './solanaRuntime.ts'
+import { toSolanaSigner } from './toSolanaSigner.ts'
 
 export type CreateSolanaAdapterParameters = {
   chain: SolanaChainConfig
@@ -26,25 +28,30 @@ export type CreateSolanaAdapterParameters = {
    * Without one the chain validates only (canExecute false).
    */
   relayerSecretKey?: Uint8Array | undefined
+  /** Or the relayer's key held outside the process (a PKCS#11 token, KMS): it signs, the gateway never sees it. */
+  relayerSigner?: Ed25519Signer | undefined
   /** How often a sent transaction's status is polled (ms). */
   confirmationPollMs?: number | undefined
   /** The runtime's own settings (the priority-fee ceiling); default: defaultSolanaOptions. */
   options?: Partial<SolanaOptions> | undefined
 }
 
-export function createSolanaContext({ chain, rpcTimeoutMs, logger, simulationFeePayer, rpcRecorder, relayerSecretKey, confirmationPollMs = 250, options }: CreateSolanaAdapterParameters): SolanaContext {
+export function createSolanaContext({ chain, rpcTimeoutMs, logger, simulationFeePayer, rpcRecorder, relayerSecretKey, relayerSigner, confirmationPollMs = 250, options }: CreateSolanaAdapterParameters): SolanaContext {
   const log = logger.child({ module: 'solana', chainId: chain.chainId })
   if (chain.rpcUrls.length === 0) throw new Error(`chain ${chain.chainId} has no RPC URL`)
   if (relayerSecretKey && relayerSecretKey.length !== 32) throw new Error('the Solana relayer key must be the 32-byte Ed25519 seed')
+  if (relayerSecretKey && relayerSigner) throw new Error('the Solana relayer is one key: give its seed or its signer, not both')
   const endpoints = chain.rpcUrls.map((url) => ({
     url,
     rpc: createSolanaRpc(url) as Rpc<SolanaRpcApi>,
     view: { url: redact(url), source: 'config', status: 'unverified', latencyMs: undefined, requests: 0, failures: 0, lastError: undefined } satisfies EndpointView as EndpointView,
   }))
-  const relayer = relayerSecretKey
-    ? { address: getBase58Decoder().decode(ed25519Seed.publicKey(relayerSecretKey)) as Address, signer: createKeyPairSignerFromPrivateKeyBytes(relayerSecretKey) }
-    : undefined
-  log.info({ programId: chain.programId, config: chain.config, endpoints: endpoints.length, relayer: relayer?.address }, 'chain configured')
+  const relayer = relayerSigner
+    ? { address: getBase58Decoder().decode(relayerSigner.publicKey) as Address, signer: Promise.resolve(toSolanaSigner(relayerSigner)), backend: relayerSigner.backend }
+    : relayerSecretKey
+      ? { address: getBase58Decoder().decode(ed25519Seed.publicKey(relayerSecretKey)) as Address, signer: createKeyPairSignerFromPrivateKeyBytes(relayerSecretKey), backend: 'local' }
+      : undefined
+  log.info({ programId: chain.programId, config: chain.config, endpoints: endpoints.length, relayer: relayer?.address, signer: relayer?.backend }, 'chain configured')
   return {
     chain,
     program: createIntentGatewayProgram(chain.programId),

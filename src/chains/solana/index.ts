@@ -1,5 +1,6 @@
 // The Solana runtime as the gateway composes it (config/runtimeModule.ts): solana chains (CAIP-2
-// by genesis hash), the relayer key SOLANA_RELAYER_PRIVATE_KEY, the priority-fee ceiling
+// by genesis hash), the relayer key SOLANA_RELAYER_PRIVATE_KEY (or one held outside the process:
+// config/signersConfig.ts), the priority-fee ceiling
 // SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS (solanaOptions.ts), and LiteSVM as the devnet.
 import type { RuntimeModule } from '../../config/runtimeModule.ts'
 import { type SolanaOptions, readSolanaOptions } from './solanaOptions.ts'
@@ -25,17 +26,22 @@ export const solanaModule: RuntimeModule = {
     const options = readSolanaOptions(env, problems)
     return { solanaRelayerPrivateKey: relayer.ok ? relayer.key : undefined, solanaSimulationFeePayer, options }
   },
-  hasRelayer: (config) => config.solanaRelayerPrivateKey !== undefined,
+  hasRelayer: (config) => config.solanaRelayerPrivateKey !== undefined || config.signers.ed25519?.solana !== undefined,
   async createChains(chains, { settings, logger, rpcRecorder }) {
     // Solana's SDK is loaded only when a Solana chain is configured.
     const { createSolanaAdapter } = await import('./createSolanaAdapter.ts')
+    // A relayer key outside the process (SOLANA_RELAYER_PKCS11_KEY_LABEL, SOLANA_RELAYER_KMS_KEY_ID): its public key read once, shared by every chain.
+    const source = settings.signers?.ed25519?.solana
+    const relayerSigner = source && chains.length > 0 ? await (await import('../../signers/createEd25519Signer.ts')).createEd25519Signer(source) : undefined
+    if (relayerSigner) logger.info({ signer: relayerSigner.backend }, 'the Solana relayer key is held outside the process')
     const adapters = chains.map((chain) =>
       createSolanaAdapter({
         chain: { chainId: chain.chainId, reference: chain.reference, rpcUrls: chain.rpcUrls, programId: chain.validator as never, config: chain.registry as never },
         rpcTimeoutMs: settings.rpcTimeoutMs,
         logger,
         simulationFeePayer: settings.solanaSimulationFeePayer as never,
-        relayerSecretKey: settings.solanaRelayerPrivateKey,
+        relayerSecretKey: relayerSigner ? undefined : settings.solanaRelayerPrivateKey,
+        relayerSigner,
         rpcRecorder,
         options: settings.runtimeOptions?.solana as SolanaOptions | undefined,
       }),

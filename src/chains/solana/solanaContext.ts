@@ -2,7 +2,7 @@
 // createSolanaContext: the chain's deployment, its RPC endpoints, the program's codec, the relayer
 // key (if any), the logger and metrics. The operations in actions/ are functions of it (viem's
 // `action(client, params)` shape), so each can be read, and tested, on its own.
-import type { Address, KeyPairSigner, Rpc, SolanaRpcApi } from '@solana/kit'
+import type { Address, Rpc, SolanaRpcApi, TransactionPartialSigner } from '@solana/kit'
 import type { Logger } from 'pino'
 import type { RpcRecorder } from '../../metrics/createMetrics.ts'
 import type { EndpointView } from '../../ports/endpoint.ts'
@@ -23,8 +23,11 @@ export type SolanaChainConfig = {
 
 export type SolanaEndpoint = { url: string; rpc: Rpc<SolanaRpcApi>; view: EndpointView }
 
-/** The relayer: its address, and the signer made from its key (a promise: WebCrypto imports it). */
-export type SolanaRelayer = { address: Address; signer: Promise<KeyPairSigner> }
+/**
+ * The relayer: its address, the signer of its key (a promise: WebCrypto imports a key held in the
+ * process), and where the key lives (`local`, `pkcs11`, `kms`) for /chains.
+ */
+export type SolanaRelayer = { address: Address; signer: Promise<TransactionPartialSigner>; backend: string }
 
 export type SolanaContext = {
   chain: SolanaChainConfig

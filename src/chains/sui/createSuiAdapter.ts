@@ -11,6 +11,7 @@ import type { RpcRecorder } from '../../metrics/createMetrics.ts'
 import type { ChainAdapter } from '../../ports/chainAdapter.ts'
 import type { Journal } from '../../ports/journal.ts'
 import type { RelayerLeases } from '../../ports/relayerLeases.ts'
+import type { Ed25519Signer } from '../../signers/ed25519Signer.ts'
 import { probeHealth } from '../probeHealth.ts'
 import { callSui } from './callSui.ts'
 import { createSuiContext } from './createSuiContext.ts'
@@ -27,6 +28,8 @@ export type CreateSuiAdapterParameters = {
   chain: SuiChainConfig
   /** The relayer's Ed25519 key: `suiprivkey1…` (as `sui keytool export` prints it) or 32 bytes. */
   relayerSecretKey: string | Uint8Array | undefined
+  /** Or the relayer's key held outside the process (a PKCS#11 token, KMS). */
+  relayerSigner?: Ed25519Signer | undefined
   rpcTimeoutMs: number
   logger: Logger
   /** Gas budget ceiling for the execute simulation, in MIST; the sent budget is the simulation's cost plus a margin. */
@@ -44,7 +47,7 @@ export type CreateSuiAdapterParameters = {
 export function createSuiAdapter({ maxGasBudget = 500_000_000n, ...parameters }: CreateSuiAdapterParameters): ChainAdapter {
   const ctx = createSuiContext({ ...parameters, maxGasBudget })
   const { relayer, keyHold } = ctx
-  ctx.log.info({ relayer: relayer ?? null, endpoint: redactUrl(ctx.rpcUrl) }, 'chain configured')
+  ctx.log.info({ relayer: relayer ?? null, signer: ctx.relayerSigner ?? null, endpoint: redactUrl(ctx.rpcUrl) }, 'chain configured')
   return {
     chainId: ctx.chainId,
     chainType: 'sui',

@@ -1,5 +1,6 @@
 // Checks a Sui chain's configuration (all problems at once, never echoing the key) and builds the
 // context the adapter's operations share.
+import type { Signer } from '@mysten/sui/cryptography'
 import { SuiGrpcClient } from '@mysten/sui/grpc'
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519'
 import { normalizeSuiAddress } from '@mysten/sui/utils'
@@ -8,16 +9,20 @@ import { ConfigError } from '../../errors/configError.ts'
 import type { RpcRecorder } from '../../metrics/createMetrics.ts'
 import type { Journal } from '../../ports/journal.ts'
 import type { RelayerLeases } from '../../ports/relayerLeases.ts'
+import type { Ed25519Signer } from '../../signers/ed25519Signer.ts'
 import { createMutex } from '../createMutex.ts'
 import { holdSuiRelayerKey } from './holdSuiRelayerKey.ts'
 import { type SuiChainConfig, suiChainIds, type SuiNetwork } from './suiChainConfig.ts'
 import type { SuiContext } from './suiContext.ts'
 import { suiIntentModule } from './suiIntentModule.ts'
+import { toSuiSigner } from './toSuiSigner.ts'
 
 export type CreateSuiContextParameters = {
   chain: SuiChainConfig
   /** The relayer's Ed25519 key: `suiprivkey1…` (as `sui keytool export` prints it) or 32 bytes. */
   relayerSecretKey: string | Uint8Array | undefined
+  /** Or the relayer's key held outside the process (a PKCS#11 token, KMS): it signs, the gateway never sees it. */
+  relayerSigner?: Ed25519Signer | undefined
   rpcTimeoutMs: number
   logger: Logger
   maxGasBudget: bigint
@@ -32,15 +37,16 @@ export type CreateSuiContextParameters = {
 
 const objectId = /^0x[0-9a-fA-F]{64}$/
 
-export function createSuiContext({ chain, relayerSecretKey, rpcTimeoutMs, logger, maxGasBudget, client, rpcRecorder, leases, journal }: CreateSuiContextParameters): SuiContext {
+export function createSuiContext({ chain, relayerSecretKey, relayerSigner, rpcTimeoutMs, logger, maxGasBudget, client, rpcRecorder, leases, journal }: CreateSuiContextParameters): SuiContext {
   const problems = [
     ...(suiChainIds.includes(chain.chainId as never) ? [] : [`${chain.chainId}: a Sui chain id is one of ${suiChainIds.join(', ')}`]),
     ...(objectId.test(chain.packageId) ? [] : [`${chain.chainId}: the package id must be 0x followed by 64 hex digits`]),
     ...(objectId.test(chain.hubId) ? [] : [`${chain.chainId}: the Hub object id must be 0x followed by 64 hex digits`]),
   ]
-  let keypair: Ed25519Keypair | undefined
+  let keypair: Signer | undefined
+  if (relayerSigner && relayerSecretKey !== undefined) problems.push(`${chain.chainId}: the Sui relayer is one key: give its secret key or its signer, not both`)
   try {
-    keypair = relayerSecretKey === undefined ? undefined : Ed25519Keypair.fromSecretKey(relayerSecretKey)
+    keypair = relayerSigner ? toSuiSigner(relayerSigner) : relayerSecretKey === undefined ? undefined : Ed25519Keypair.fromSecretKey(relayerSecretKey)
   } catch {
     // The key itself never reaches a message.
     problems.push(`${chain.chainId}: the Sui relayer key is not an Ed25519 key (expected suiprivkey1… or 32 bytes)`)
@@ -57,6 +63,7 @@ export function createSuiContext({ chain, relayerSecretKey, rpcTimeoutMs, logger
     client: client ?? new SuiGrpcClient({ network, baseUrl: chain.rpcUrl }),
     keypair,
     relayer,
+    relayerSigner: relayer ? (relayerSigner?.backend ?? 'local') : undefined,
     packageId,
     hubId: normalizeSuiAddress(chain.hubId),
     policyType: `${packageId}::${suiIntentModule.module}::${suiIntentModule.policyStruct}`,

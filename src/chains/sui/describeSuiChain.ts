@@ -14,6 +14,7 @@ export function describeSuiChain(ctx: SuiContext): ChainDescription {
     contracts: { validator: ctx.packageId, executor: ctx.packageId, registry: ctx.hubId },
     signing: { scheme: 'sui-personal-message', message: "the intent's BCS bytes (see move/README.md), signed with signPersonalMessage" },
     relayer: ctx.relayer,
+    relayerSigner: ctx.relayerSigner,
     available: !ctx.unavailableReason,
     unavailableReason: ctx.unavailableReason,
     endpoints: [{ url: redactUrl(ctx.rpcUrl), source: 'config', status: failures > 0 && lastError ? 'failing' : requests > 0 ? 'healthy' : 'unverified', latencyMs: lastLatencyMs, requests, failures, lastError }],

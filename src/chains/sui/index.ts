@@ -1,5 +1,6 @@
 // The Sui runtime as the gateway composes it (config/runtimeModule.ts): sui chains by network
-// name, the relayer key SUI_RELAYER_PRIVATE_KEY (in a fleet, held by one instance at a time through
+// name, the relayer key SUI_RELAYER_PRIVATE_KEY or one held outside the process
+// (config/signersConfig.ts) (in a fleet, held by one instance at a time through
 // the relayer leases). No devnet: Sui is tested against a stand-in (docs/sui.md).
 import type { RuntimeModule } from '../../config/runtimeModule.ts'
 import { readSuiRelayerKey } from './suiRelayerKey.ts'
@@ -19,14 +20,18 @@ export const suiModule: RuntimeModule = {
   checkReference: (reference) => (suiNetworks.includes(reference) ? undefined : `a Sui chain id is one of ${suiNetworks.map((n) => `sui:${n}`).join(', ')}`),
   discoversEndpoints: false,
   readSettings: (env, { problems }) => ({ suiRelayerPrivateKey: readSuiRelayerKey(env, problems) }),
-  hasRelayer: (config) => config.suiRelayerPrivateKey !== undefined,
+  hasRelayer: (config) => config.suiRelayerPrivateKey !== undefined || config.signers.ed25519?.sui !== undefined,
   async createChains(chains, { settings, logger, rpcRecorder, leases, journal }) {
     // Sui's SDK (~20 MB) is loaded only when a Sui chain is configured.
     const { createSuiAdapter } = await import('./createSuiAdapter.ts')
+    // A relayer key outside the process (SUI_RELAYER_PKCS11_KEY_LABEL, SUI_RELAYER_KMS_KEY_ID): its public key read once, shared by every chain.
+    const source = settings.signers?.ed25519?.sui
+    const relayerSigner = source && chains.length > 0 ? await (await import('../../signers/createEd25519Signer.ts')).createEd25519Signer(source) : undefined
     const adapters = chains.map((chain) =>
       createSuiAdapter({
         chain: { chainId: chain.chainId, rpcUrl: chain.rpcUrls[0]!, packageId: chain.executor, hubId: chain.registry },
-        relayerSecretKey: settings.suiRelayerPrivateKey,
+        relayerSecretKey: relayerSigner ? undefined : settings.suiRelayerPrivateKey,
+        relayerSigner,
         rpcTimeoutMs: settings.rpcTimeoutMs,
         logger,
         rpcRecorder,

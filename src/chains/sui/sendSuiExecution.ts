@@ -1,7 +1,7 @@
 // Send a prepared execute under the relayer's lock: fresh gas coin versions (the previous
 // transaction changed them), sign, journal, broadcast. A lost answer leaves the record pending for
 // reconciliation; a refusal is the relayer's error (nothing ran).
-import type { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519'
+import type { Signer } from '@mysten/sui/cryptography'
 import { TransactionDataBuilder } from '@mysten/sui/transactions'
 import { ChainUnavailableError } from '../../errors/chainUnavailableError.ts'
 import { GatewayError } from '../../errors/gatewayError.ts'
@@ -18,7 +18,7 @@ import { toSuiReceipt } from './toSuiReceipt.ts'
 import { watchSuiTransaction } from './watchSuiTransaction.ts'
 
 export type SendSuiExecutionParameters = {
-  keypair: Ed25519Keypair
+  keypair: Signer
   relayer: string
   /** The execute call as simulated: deployment, policy, intent, sender and the sender's signature. */
   call: BuildSuiValidateParameters & { signature: Uint8Array }

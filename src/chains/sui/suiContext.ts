@@ -2,7 +2,7 @@
 // client, the relayer's key, the deployment, the logger and the send lock, with the little state
 // the adapter keeps (object lookups cached for good, the endpoint's counters, unavailability).
 import type { SuiGrpcClient } from '@mysten/sui/grpc'
-import type { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519'
+import type { Signer } from '@mysten/sui/cryptography'
 import type { Logger } from 'pino'
 import type { RpcRecorder } from '../../metrics/createMetrics.ts'
 import type { Journal } from '../../ports/journal.ts'
@@ -16,9 +16,11 @@ export type SuiContext = {
   network: SuiNetwork
   rpcUrl: string
   client: SuiGrpcClient
-  /** The relayer's key and address; absent: the chain validates only. */
-  keypair: Ed25519Keypair | undefined
+  /** The relayer's key (in the process, or a signer of a key held outside it) and address; absent: the chain validates only. */
+  keypair: Signer | undefined
   relayer: string | undefined
+  /** Where the relayer key lives (`local`, `pkcs11`, `kms`), for /chains. */
+  relayerSigner: string | undefined
   /** The deployment, normalized: the package of move/ and its shared Hub object. */
   packageId: string
   hubId: string

@@ -12,6 +12,7 @@ export function describeChain(ctx: SolanaContext): ChainDescription {
     nativeCurrency: { name: 'Solana', symbol: 'SOL', decimals: 9 },
     contracts: { validator: chain.programId, executor: chain.programId, registry: chain.config },
     relayer: ctx.relayer?.address,
+    relayerSigner: ctx.relayer?.backend,
     available: !ctx.state.unavailableReason,
     unavailableReason: ctx.state.unavailableReason,
     endpoints: ctx.endpoints.map((e) => ({ ...e.view })),
