@@ -45,9 +45,7 @@ export async function makeSolanaWorld(): Promise<AdapterWorld> {
       },
       stranger: { ok: true, value: async (request) => signRequest(new Uint8Array(32).fill(42), request) },
       relayerBalance: { ok: true, value: true },
-      // A divergence from the port today: the program's validate instruction takes no signature
-      // and the adapter's validate ignores the one it is given (only prepareExecution checks it).
-      validateSignature: { ok: 'todo', todo: 'the Solana adapter\'s validate ignores the signature (the port says a wrong one answers 0xE4)', value: true },
+      validateSignature: { ok: true, value: true },
       unsigned: { ok: true, value: true },
       nonces: { ok: true, value: true },
       unfund: {

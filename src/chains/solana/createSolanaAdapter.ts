@@ -12,7 +12,7 @@ import { describeChain } from './actions/describeChain.ts'
 import { prepareExecution } from './actions/prepareExecution.ts'
 import { reconcile } from './actions/reconcile.ts'
 import { replacement } from './actions/replacement.ts'
-import { validateIntent } from './actions/validateIntent.ts'
+import { validateSigned } from './actions/validateIntent.ts'
 import { classifySolanaRpcError } from './classifySolanaRpcError.ts'
 import { type CreateSolanaAdapterParameters, createSolanaContext } from './createSolanaContext.ts'
 import type { SolanaContext } from './solanaContext.ts'
@@ -38,7 +38,7 @@ export function createSolanaAdapter(parameters: CreateSolanaAdapterParameters): 
         }
       : {}),
     runtime,
-    validate: (intent) => validateIntent(ctx, intent),
+    validate: (intent, signature) => validateSigned(ctx, intent, signature),
     signingRequest(intent) {
       return {
         scheme: 'ed25519',
