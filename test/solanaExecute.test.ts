@@ -267,7 +267,7 @@ for (const version of sbpfVersions) {
       // Instruction 2 carries a stranger's valid signature of the hash; the Ed25519 instruction's
       // own bytes hold the sender's key and the hash, with no valid signature over them.
       const elsewhere = ed25519Instruction(keyBytes(stranger.address), await signBytes(stranger.keyPair.privateKey, message), message)
-      const carrier: Instruction = { programAddress: s.probeId, accounts: [], data: elsewhere.data }
+      const carrier: Instruction = { programAddress: s.probeId, accounts: [], data: elsewhere.data! }
       const pointing = ed25519Instruction(keyBytes(sender.address), new Uint8Array(64), message, { instructionIndex: 2 })
       await assertRefused(i, async () => s.send([pointing, await s.program.execute(i, config), carrier], relayer), 0xe4)
       // No Ed25519 instruction at all, or ours first in the transaction.

@@ -16,7 +16,7 @@ export type HoldSoleKeyParameters = {
   setting: string
   logger: Logger
   /** How long to wait at start-up for another holder's lease to end; default the lease's life and a second. */
-  waitMs?: number
+  waitMs?: number | undefined
 }
 
 export type SoleKeyHold = {

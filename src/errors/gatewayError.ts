@@ -4,11 +4,11 @@ import { Status } from '../status/statusCodes.ts'
 
 export type GatewayErrorParameters = {
   code: string
-  status?: number
-  details?: string
+  status?: number | undefined
+  details?: string | undefined
   cause?: unknown
   /** Headers the HTTP layer must add (Retry-After, Allow, WWW-Authenticate ...). */
-  headers?: Record<string, string>
+  headers?: Record<string, string> | undefined
 }
 
 export class GatewayError extends Error {

@@ -5,7 +5,7 @@ import { GatewayError } from './gatewayError.ts'
 export class RelayerError extends GatewayError {
   override name = 'RelayerError'
 
-  constructor(shortMessage: string, params: { cause?: unknown; details?: string } = {}) {
+  constructor(shortMessage: string, params: { cause?: unknown; details?: string | undefined } = {}) {
     super(shortMessage, { code: 'RELAYER_FAILED', status: Status.GATEWAY_FAILURE, ...params })
   }
 }

@@ -16,7 +16,7 @@ export type CreatePostgresRelayerLeasesParameters = {
   url: string
   instanceId: string
   /** How long a lease lives unless renewed; default 15 s. */
-  ttlMs?: number
+  ttlMs?: number | undefined
 }
 
 export function createPostgresRelayerLeases({ url, instanceId, ttlMs = 15_000 }: CreatePostgresRelayerLeasesParameters): RelayerLeases & { close(): Promise<void> } {

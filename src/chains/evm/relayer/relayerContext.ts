@@ -15,7 +15,7 @@ export type CreateRelayerParameters = {
    * The lowest nonce a new transaction may use besides the node's view: above every journaled,
    * unsettled one but those in `ignore` (refused by the node: their records are being released).
    */
-  nonceFloor?: (ignore: ReadonlySet<string>) => Promise<number | undefined>
+  nonceFloor?: ((ignore: ReadonlySet<string>) => Promise<number | undefined>) | undefined
   /** By default one after another through `client`. */
   broadcastMany?: BroadcastMany | undefined
 }
