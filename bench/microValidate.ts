@@ -1,6 +1,6 @@
 // Each JavaScript step of a validate with large call data, alone (µs per call): which of them a
 // 16 KiB intent makes expensive. `node --import tsx bench/microValidate.ts [bytes]`
-import Ajv from 'ajv'
+import { Ajv } from 'ajv'
 import { intentSchema } from '../src/intents/intentSchema.ts'
 import { encodeIntent, evmRuntime } from '../src/chains/evm/evmRuntime.ts'
 import { parseIntent } from '../src/intents/parseIntent.ts'
