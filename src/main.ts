@@ -164,7 +164,10 @@ process.on('SIGUSR2', () => {
     (err: unknown) => logger.error({ err, destination }, 'journal backup failed'),
   )
 })
-process.once('SIGINT', () => void shutdown('SIGINT'))
+// A worker leaves Ctrl-C (SIGINT to the whole process group) to its primary, which stops the
+// workers with SIGTERM: otherwise the primary could see a worker gone first and start another.
+if (worker) process.on('SIGINT', () => undefined)
+else process.once('SIGINT', () => void shutdown('SIGINT'))
 process.once('SIGTERM', () => void shutdown('SIGTERM'))
 // A worker whose primary is gone (killed) stops rather than serve on alone.
 if (worker) process.once('disconnect', () => void shutdown('primary gone'))

@@ -3,7 +3,7 @@
 // 60 intents each sent twice at once execute exactly once (IntentExecuted counted on chain), both
 // workers' keys sent transactions; kill -9 of a worker: the primary starts another, and intents
 // sent around the kill (retried by the client when their connection died) still execute exactly
-// once; SIGTERM stops the primary and every worker.
+// once; Ctrl-C (SIGINT) stops the primary and every worker.
 import assert from 'node:assert/strict'
 import http from 'node:http'
 import { after, before, describe, it } from 'node:test'
@@ -146,10 +146,24 @@ describe('WORKERS=2: worker processes on one port', () => {
     assert.deepEqual(await bothWorkersServing(), ['wk-w1', 'wk-w2'])
   })
 
-  it('SIGTERM stops the primary and both workers cleanly', async () => {
+  it('Ctrl-C (SIGINT to every process of the group) stops the primary and both workers cleanly, none restarted', async () => {
     const workerPids = [...gw.stdout().matchAll(/"pid":(\d+)[^\n]*worker \d listening/g)].map((m) => Number(m[1]))
-    gw.child.kill('SIGTERM')
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0)
+        return true
+      } catch {
+        return false
+      }
+    }
+    // The workers first, as a terminal may deliver it: they leave it to the primary.
+    for (const pid of workerPids.filter(alive)) process.kill(pid, 'SIGINT')
+    await new Promise((r) => setTimeout(r, 300))
+    assert.equal(workerPids.filter(alive).length, 2, 'the workers still serve')
+    const restartsBefore = [...gw.stdout().matchAll(/exited: starting another/g)].length
+    gw.child.kill('SIGINT')
     assert.equal(await gw.exit, 0)
+    assert.equal([...gw.stdout().matchAll(/exited: starting another/g)].length, restartsBefore, 'no worker restarted while stopping')
     for (const pid of workerPids) assert.throws(() => process.kill(pid, 0), 'no worker left running')
   })
 })

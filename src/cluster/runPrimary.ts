@@ -65,7 +65,7 @@ export function runPrimary({ workers, overrides, onDevnet, logger, onListening, 
       return
     }
     logger.error({ worker: index, pid: worker.process.pid, code, signal }, `worker ${index} exited: starting another`)
-    setTimeout(() => !stopping && fork(index), lived < quickDeathMs ? 1_000 : 0)
+    setTimeout(() => !stopping && fork(index), lived < quickDeathMs ? 1_000 : 100)
   })
 
   async function stop(reason: string, exitCode = 0) {
