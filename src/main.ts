@@ -129,69 +129,69 @@ async function printDevnetWelcome(port: number) {
 
 /** One process serving (WORKERS=1), or one worker of several. */
 async function serve() {
-let gateway: Awaited<ReturnType<typeof createGateway>>
-try {
-  gateway = await createGateway({ config: { ...config, pollingIntervalMs: onDevnet ? 50 : config.receiptPollMs }, logger, tracing })
-} catch (err) {
-  await stopDevnet()
-  await stopTracing()
-  await flushLogs()
-  if (!(err instanceof ConfigError)) throw err
-  process.stderr.write(`${err.message}\n`)
-  process.exit(1)
-}
-
-let shuttingDown = false
-async function shutdown(signal: string) {
-  if (shuttingDown) return
-  shuttingDown = true
-  logger.info({ signal }, 'shutting down')
-  await gateway.close({ timeoutMs: config.shutdownTimeoutMs }).catch((err) => logger.error({ err }, 'error while closing the gateway'))
-  await stopDevnet()
-  await stopTracing()
-  logger.info({ signal }, 'stopped')
-  await flushLogs()
-  process.exit(0)
-}
-// SIGUSR2: a consistent copy of the journal next to it, taken without stopping (the journal file
-// is locked by this process, so outside tools cannot read it while the gateway runs).
-process.on('SIGUSR2', () => {
-  const { path } = gateway.journal
-  if (path === ':memory:') return void logger.warn('the journal is in memory; there is nothing to back up')
-  const destination = path.replace(/(\.sqlite)?$/, `-${new Date().toISOString().replace(/[:.]/g, '-')}.sqlite`)
-  gateway.journal.backup(destination).then(
-    () => logger.info({ destination }, 'journal backed up'),
-    (err: unknown) => logger.error({ err, destination }, 'journal backup failed'),
-  )
-})
-// A worker leaves Ctrl-C (SIGINT to the whole process group) to its primary, which stops the
-// workers with SIGTERM: otherwise the primary could see a worker gone first and start another.
-if (worker) process.on('SIGINT', () => undefined)
-else process.once('SIGINT', () => void shutdown('SIGINT'))
-process.once('SIGTERM', () => void shutdown('SIGTERM'))
-// A worker whose primary is gone (killed) stops rather than serve on alone.
-if (worker) process.once('disconnect', () => void shutdown('primary gone'))
-
-try {
-  await gateway.app.listen({ host: config.host, port: config.port, listenTextResolver: () => '' })
-  const { port } = gateway.app.server.address() as { port: number }
-  if (worker) {
-    logger.info({ worker: worker.worker, instanceId: config.storage?.instanceId, port }, `worker ${worker.worker} serving`)
-    process.send!({ type: 'listening', worker: worker.worker, port } satisfies WorkerListening)
-  } else logger.info({ host: config.host, port, chains: config.chains.map((c) => c.chainId) }, `Intent Gateway listening on ${config.host}:${port}`)
-  if (gateway.metricsServer) {
-    const { host: metricsHost, port: metricsPort } = config.interfaces.metrics
-    await gateway.metricsServer.listen({ host: metricsHost, port: metricsPort!, listenTextResolver: () => '' })
-    logger.info({ host: metricsHost, port: metricsPort }, `metrics served on ${metricsHost}:${metricsPort} (GET /metrics only)`)
+  let gateway: Awaited<ReturnType<typeof createGateway>>
+  try {
+    gateway = await createGateway({ config: { ...config, pollingIntervalMs: onDevnet ? 50 : config.receiptPollMs }, logger, tracing })
+  } catch (err) {
+    await stopDevnet()
+    await stopTracing()
+    await flushLogs()
+    if (!(err instanceof ConfigError)) throw err
+    process.stderr.write(`${err.message}\n`)
+    process.exit(1)
   }
-  await flushLogs()
-  if (devnets.length > 0) await printDevnetWelcome(port)
-} catch (err) {
-  logger.error({ err }, 'could not start listening')
-  await gateway.close().catch(() => undefined)
-  await stopDevnet()
-  await stopTracing()
-  await flushLogs()
-  process.exit(1)
-}
+
+  let shuttingDown = false
+  async function shutdown(signal: string) {
+    if (shuttingDown) return
+    shuttingDown = true
+    logger.info({ signal }, 'shutting down')
+    await gateway.close({ timeoutMs: config.shutdownTimeoutMs }).catch((err) => logger.error({ err }, 'error while closing the gateway'))
+    await stopDevnet()
+    await stopTracing()
+    logger.info({ signal }, 'stopped')
+    await flushLogs()
+    process.exit(0)
+  }
+  // SIGUSR2: a consistent copy of the journal next to it, taken without stopping (the journal file
+  // is locked by this process, so outside tools cannot read it while the gateway runs).
+  process.on('SIGUSR2', () => {
+    const { path } = gateway.journal
+    if (path === ':memory:') return void logger.warn('the journal is in memory; there is nothing to back up')
+    const destination = path.replace(/(\.sqlite)?$/, `-${new Date().toISOString().replace(/[:.]/g, '-')}.sqlite`)
+    gateway.journal.backup(destination).then(
+      () => logger.info({ destination }, 'journal backed up'),
+      (err: unknown) => logger.error({ err, destination }, 'journal backup failed'),
+    )
+  })
+  // A worker leaves Ctrl-C (SIGINT to the whole process group) to its primary, which stops the
+  // workers with SIGTERM: otherwise the primary could see a worker gone first and start another.
+  if (worker) process.on('SIGINT', () => undefined)
+  else process.once('SIGINT', () => void shutdown('SIGINT'))
+  process.once('SIGTERM', () => void shutdown('SIGTERM'))
+  // A worker whose primary is gone (killed) stops rather than serve on alone.
+  if (worker) process.once('disconnect', () => void shutdown('primary gone'))
+
+  try {
+    await gateway.app.listen({ host: config.host, port: config.port, listenTextResolver: () => '' })
+    const { port } = gateway.app.server.address() as { port: number }
+    if (worker) {
+      logger.info({ worker: worker.worker, instanceId: config.storage?.instanceId, port }, `worker ${worker.worker} serving`)
+      process.send!({ type: 'listening', worker: worker.worker, port } satisfies WorkerListening)
+    } else logger.info({ host: config.host, port, chains: config.chains.map((c) => c.chainId) }, `Intent Gateway listening on ${config.host}:${port}`)
+    if (gateway.metricsServer) {
+      const { host: metricsHost, port: metricsPort } = config.interfaces.metrics
+      await gateway.metricsServer.listen({ host: metricsHost, port: metricsPort!, listenTextResolver: () => '' })
+      logger.info({ host: metricsHost, port: metricsPort }, `metrics served on ${metricsHost}:${metricsPort} (GET /metrics only)`)
+    }
+    await flushLogs()
+    if (devnets.length > 0) await printDevnetWelcome(port)
+  } catch (err) {
+    logger.error({ err }, 'could not start listening')
+    await gateway.close().catch(() => undefined)
+    await stopDevnet()
+    await stopTracing()
+    await flushLogs()
+    process.exit(1)
+  }
 }
