@@ -30,6 +30,8 @@ const rawBatch = Number(process.env.BENCH_RAW_BATCH ?? 25)
 const rawInFlight = Number(process.env.BENCH_RAW_IN_FLIGHT ?? 4)
 /** `--only=validate` or `--only=execute`: one phase, for working on one lever (no verdicts). */
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length)
+/** `--workers`: also validate with WORKERS=1 and 2 (needs PostgreSQL; `--only=workers` for that phase alone). */
+const benchWorkers = process.argv.includes('--workers')
 /** `--profile`: the gateway runs with V8's CPU profiler; its hottest places are printed at the end. */
 const profileDir = process.argv.includes('--profile') ? mkdtempSync(join(tmpdir(), 'bench-profile-')) : undefined
 
@@ -56,9 +58,23 @@ type Body = { prefix: string; suffix?: string; nonce?: 'hex64' | 'dec' }
 
 let nonceBase = 100_000_000
 /** CPU time (user + system) a process has used so far, in microseconds. */
+/** A process's CPU time and its live children's (a gateway with WORKERS > 1 is a primary and its workers). */
 function cpuUs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-  return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / clockTicks
+  let total = ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / clockTicks
+  for (const child of childrenOf(pid)) {
+    try {
+      total += cpuUs(child)
+    } catch {} // it exited between the listing and the read
+  }
+  return total
+}
+function childrenOf(pid: number): number[] {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((task) => readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number))
+  } catch {
+    return []
+  }
 }
 const clockTicks = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim())
 
@@ -125,7 +141,7 @@ function median(loads: Load[]): Load {
 const nodeFlags = process.env.BENCH_NODE_FLAGS === undefined ? productionNodeFlags() : process.env.BENCH_NODE_FLAGS.split(/\s+/).filter(Boolean)
 const benchPort = () => 10_000 + Math.floor(Math.random() * 22_000)
 
-async function startGateway(devnet: Devnet, relayerKey: Hex) {
+async function startGateway(devnet: Devnet, relayerKey: Hex, extraEnv: Record<string, string> = {}) {
   const port = benchPort()
   const journalDir = mkdtempSync(join(tmpdir(), 'bench-journal-'))
   // As production runs it (npm run start:prod): the compiled JavaScript, no TypeScript loader.
@@ -154,9 +170,10 @@ async function startGateway(devnet: Devnet, relayerKey: Hex) {
       STANDING_MAX_REVERTS_PER_SENDER: '0',
       STANDING_MAX_REVERTS_PER_CLIENT: '0',
       // A fresh journal per run (the chain is fresh too), on disk and fsynced as in production.
-      JOURNAL_PATH: join(journalDir, 'journal.sqlite'),
+      ...(extraEnv.DATABASE_URL ? {} : { JOURNAL_PATH: join(journalDir, 'journal.sqlite') }),
       // BENCH_GATEWAY_ENV='{"MULTICALL":"false"}': a lever off (or any setting changed), to measure it alone.
       ...(JSON.parse(process.env.BENCH_GATEWAY_ENV ?? '{}') as Record<string, string>),
+      ...extraEnv,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
@@ -310,6 +327,35 @@ async function benchValidate(report: Record<string, unknown>) {
   } finally {
     await stopped(gateway)
     await stopped(devnet)
+  }
+}
+
+/**
+ * `--workers` (or `--only=workers`): validate @50 with WORKERS=1 and WORKERS=2, alternating
+ * rounds, both on one PostgreSQL journal (WORKERS > 1 needs one; TEST_DATABASE_URL's server): the
+ * rate, and the CPU per request of the primary and its workers together.
+ */
+async function benchWorkerCounts(report: Record<string, unknown>) {
+  const { createTestDatabase } = await import('../test/support/postgresDatabase.ts')
+  const devnet = await started(startDevnet())
+  const database = await createTestDatabase('bench_workers')
+  const [keyA, keyB] = [await fundedKey(devnet), await fundedKey(devnet)]
+  const env = (workers: number, id: string) => ({ WORKERS: String(workers), DATABASE_URL: database.url, INSTANCE_ID: id, RELAYER_PRIVATE_KEYS: `${keyA},${keyB}` })
+  const one = await started(startGateway(devnet, keyA, env(1, 'bench-one')))
+  const two = await started(startGateway(devnet, keyA, env(2, 'bench-two')))
+  try {
+    const body = validateBodies(devnet).gateway
+    const on = (gw: typeof one) => () => load({ url: `${gw.url}/intents/validate`, body, connections: 50, cpuOf: { gateway: gw.pid, anvil: devnet.anvil.pid } })
+    await on(one)()
+    await on(two)()
+    const [w1, w2] = await compare(on(one), on(two))
+    report.workers = { one: w1, two: w2, ratio: w2.rps / w1.rps }
+    process.stdout.write(`\nvalidate @50 by worker count (PostgreSQL journal, ${rounds} alternating rounds, medians; CPU: the primary and its workers)\n  WORKERS=1  ${fmt(w1)}\n  WORKERS=2  ${fmt(w2)}\n  2 workers / 1: ${(w2.rps / w1.rps).toFixed(2)}x\n`)
+  } finally {
+    await stopped(one)
+    await stopped(two)
+    await stopped(devnet)
+    await database.drop().catch(() => {})
   }
 }
 
@@ -538,9 +584,11 @@ try {
   execFileSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' })
   process.stdout.write(`the gateway runs as: node ${[...nodeFlags, 'dist/main.js'].join(' ')}\n`)
   phase = 'validate'
-  if (only !== 'execute') await benchValidate(report)
+  if (only !== 'execute' && only !== 'workers') await benchValidate(report)
   phase = 'execute'
-  if (only !== 'validate') await benchExecute(report)
+  if (only !== 'validate' && only !== 'workers') await benchExecute(report)
+  phase = 'workers'
+  if (only === 'workers' || benchWorkers) await benchWorkerCounts(report)
 } catch (err) {
   process.stderr.write(`\nthe bench failed in its ${phase} phase, no result written: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`)
   await cleanUp()

@@ -1,5 +1,6 @@
 // Entry point: read the configuration (starting the embedded devnet when nothing is configured
 // outside production), build the gateway, listen, and shut everything down on SIGINT/SIGTERM.
+import cluster from 'node:cluster'
 import { existsSync } from 'node:fs'
 import { limitHeapGrowth } from './config/limitHeapGrowth.ts'
 import type { GatewayConfig } from './config/gatewayConfig.ts'
@@ -12,6 +13,8 @@ import { ConfigError } from './errors/configError.ts'
 import { createLogger } from './logging/createLogger.ts'
 import { readTracingConfig, type TracingConfig } from './tracing/tracingConfig.ts'
 import type { StartedTracing } from './tracing/startTracing.ts'
+import { awaitWorkerStart, runPrimary, type WorkerListening } from './cluster/runPrimary.ts'
+import { workerInstanceId } from './config/workersConfig.ts'
 
 if (existsSync('.env')) process.loadEnvFile('.env') // never overrides what the environment already says
 
@@ -58,7 +61,15 @@ let devnets: RuntimeDevnet[] = []
 const stopDevnet = async () => {
   await Promise.allSettled(devnets.map((d) => d.stop()))
 }
-if (config.devnet) {
+/** WORKERS > 1: this process is one of the workers (its number), or the primary that serves nothing. */
+const worker = cluster.isWorker ? await awaitWorkerStart() : undefined
+const configRead = config
+if (worker) {
+  // What the primary alone knows (the devnet's chains and settings), and this worker's own name in the fleet.
+  config = { ...config, ...(worker.overrides as Partial<GatewayConfig>), devnet: false }
+  if (config.storage) config = { ...config, storage: { ...config.storage, instanceId: workerInstanceId(config.storage.instanceId, worker.worker) } }
+}
+if (config.devnet && !worker) {
   const starters = runtimes.flatMap((r) => (r.devnet ? [r.devnet] : []))
   process.stdout.write(`No chain is configured and NODE_ENV is not production: starting the embedded devnet (${starters.map((d) => d.name).join(' and ')})...\n`)
   // The devnet's modules (anvil, LiteSVM, the demo) are loaded only here, never in production.
@@ -85,64 +96,102 @@ if (config.devnet) {
   }
 }
 
-let gateway: Awaited<ReturnType<typeof createGateway>>
-try {
-  gateway = await createGateway({ config: { ...config, pollingIntervalMs: devnets.length > 0 ? 50 : config.receiptPollMs }, logger, tracing })
-} catch (err) {
-  await stopDevnet()
-  await stopTracing()
-  await flushLogs()
-  if (!(err instanceof ConfigError)) throw err
-  process.stderr.write(`${err.message}\n`)
-  process.exit(1)
+const onDevnet = worker ? worker.onDevnet : devnets.length > 0
+if (!worker && config.workers > 1) {
+  // The primary: the workers serve, each with the configuration as read here and the devnet's additions.
+  const overrides = Object.fromEntries(Object.entries(config).filter(([name, value]) => configRead[name as keyof GatewayConfig] !== value))
+  runPrimary({
+    workers: config.workers,
+    overrides,
+    onDevnet,
+    logger,
+    onListening: async (port) => {
+      logger.info({ host: config.host, port, workers: config.workers, chains: config.chains.map((c) => c.chainId) }, `Intent Gateway listening on ${config.host}:${port} (${config.workers} workers)`)
+      await flushLogs()
+      if (devnets.length > 0) await printDevnetWelcome(port)
+    },
+    onStopped: async () => {
+      await stopDevnet()
+      await stopTracing()
+      logger.info('stopped')
+      await flushLogs()
+    },
+  })
+} else {
+  await serve()
 }
 
-let shuttingDown = false
-async function shutdown(signal: string) {
-  if (shuttingDown) return
-  shuttingDown = true
-  logger.info({ signal }, 'shutting down')
-  await gateway.close({ timeoutMs: config.shutdownTimeoutMs }).catch((err) => logger.error({ err }, 'error while closing the gateway'))
-  await stopDevnet()
-  await stopTracing()
-  logger.info({ signal }, 'stopped')
-  await flushLogs()
-  process.exit(0)
+async function printDevnetWelcome(port: number) {
+  const baseUrl = `http://127.0.0.1:${port}`
+  const parts = await Promise.all(devnets.map((d) => d.describe({ baseUrl, apiKey: devnetApiKey })))
+  process.stdout.write(['', `Intent Gateway is running on its embedded devnet at ${baseUrl} (listening on ${config.host}:${port}).`, ...parts.flatMap((p) => [p, '']), 'Press Ctrl-C to stop the gateway and the devnet.', ''].join('\n'))
 }
-// SIGUSR2: a consistent copy of the journal next to it, taken without stopping (the journal file
-// is locked by this process, so outside tools cannot read it while the gateway runs).
-process.on('SIGUSR2', () => {
-  const { path } = gateway.journal
-  if (path === ':memory:') return void logger.warn('the journal is in memory; there is nothing to back up')
-  const destination = path.replace(/(\.sqlite)?$/, `-${new Date().toISOString().replace(/[:.]/g, '-')}.sqlite`)
-  gateway.journal.backup(destination).then(
-    () => logger.info({ destination }, 'journal backed up'),
-    (err: unknown) => logger.error({ err, destination }, 'journal backup failed'),
-  )
-})
-process.once('SIGINT', () => void shutdown('SIGINT'))
-process.once('SIGTERM', () => void shutdown('SIGTERM'))
 
-try {
-  await gateway.app.listen({ host: config.host, port: config.port, listenTextResolver: () => '' })
-  const { port } = gateway.app.server.address() as { port: number }
-  logger.info({ host: config.host, port, chains: config.chains.map((c) => c.chainId) }, `Intent Gateway listening on ${config.host}:${port}`)
-  if (gateway.metricsServer) {
-    const { host: metricsHost, port: metricsPort } = config.interfaces.metrics
-    await gateway.metricsServer.listen({ host: metricsHost, port: metricsPort!, listenTextResolver: () => '' })
-    logger.info({ host: metricsHost, port: metricsPort }, `metrics served on ${metricsHost}:${metricsPort} (GET /metrics only)`)
+/** One process serving (WORKERS=1), or one worker of several. */
+async function serve() {
+  let gateway: Awaited<ReturnType<typeof createGateway>>
+  try {
+    gateway = await createGateway({ config: { ...config, pollingIntervalMs: onDevnet ? 50 : config.receiptPollMs }, logger, tracing })
+  } catch (err) {
+    await stopDevnet()
+    await stopTracing()
+    await flushLogs()
+    if (!(err instanceof ConfigError)) throw err
+    process.stderr.write(`${err.message}\n`)
+    process.exit(1)
   }
-  await flushLogs()
-  if (devnets.length > 0) {
-    const baseUrl = `http://127.0.0.1:${port}`
-    const parts = await Promise.all(devnets.map((d) => d.describe({ baseUrl, apiKey: devnetApiKey })))
-    process.stdout.write(['', `Intent Gateway is running on its embedded devnet at ${baseUrl} (listening on ${config.host}:${port}).`, ...parts.flatMap((p) => [p, '']), 'Press Ctrl-C to stop the gateway and the devnet.', ''].join('\n'))
+
+  let shuttingDown = false
+  async function shutdown(signal: string) {
+    if (shuttingDown) return
+    shuttingDown = true
+    logger.info({ signal }, 'shutting down')
+    await gateway.close({ timeoutMs: config.shutdownTimeoutMs }).catch((err) => logger.error({ err }, 'error while closing the gateway'))
+    await stopDevnet()
+    await stopTracing()
+    logger.info({ signal }, 'stopped')
+    await flushLogs()
+    process.exit(0)
   }
-} catch (err) {
-  logger.error({ err }, 'could not start listening')
-  await gateway.close().catch(() => undefined)
-  await stopDevnet()
-  await stopTracing()
-  await flushLogs()
-  process.exit(1)
+  // SIGUSR2: a consistent copy of the journal next to it, taken without stopping (the journal file
+  // is locked by this process, so outside tools cannot read it while the gateway runs).
+  process.on('SIGUSR2', () => {
+    const { path } = gateway.journal
+    if (path === ':memory:') return void logger.warn('the journal is in memory; there is nothing to back up')
+    const destination = path.replace(/(\.sqlite)?$/, `-${new Date().toISOString().replace(/[:.]/g, '-')}.sqlite`)
+    gateway.journal.backup(destination).then(
+      () => logger.info({ destination }, 'journal backed up'),
+      (err: unknown) => logger.error({ err, destination }, 'journal backup failed'),
+    )
+  })
+  // A worker leaves Ctrl-C (SIGINT to the whole process group) to its primary, which stops the
+  // workers with SIGTERM: otherwise the primary could see a worker gone first and start another.
+  if (worker) process.on('SIGINT', () => undefined)
+  else process.once('SIGINT', () => void shutdown('SIGINT'))
+  process.once('SIGTERM', () => void shutdown('SIGTERM'))
+  // A worker whose primary is gone (killed) stops rather than serve on alone.
+  if (worker) process.once('disconnect', () => void shutdown('primary gone'))
+
+  try {
+    await gateway.app.listen({ host: config.host, port: config.port, listenTextResolver: () => '' })
+    const { port } = gateway.app.server.address() as { port: number }
+    if (worker) {
+      logger.info({ worker: worker.worker, instanceId: config.storage?.instanceId, port }, `worker ${worker.worker} serving`)
+      process.send!({ type: 'listening', worker: worker.worker, port } satisfies WorkerListening)
+    } else logger.info({ host: config.host, port, chains: config.chains.map((c) => c.chainId) }, `Intent Gateway listening on ${config.host}:${port}`)
+    if (gateway.metricsServer) {
+      const { host: metricsHost, port: metricsPort } = config.interfaces.metrics
+      await gateway.metricsServer.listen({ host: metricsHost, port: metricsPort!, listenTextResolver: () => '' })
+      logger.info({ host: metricsHost, port: metricsPort }, `metrics served on ${metricsHost}:${metricsPort} (GET /metrics only)`)
+    }
+    await flushLogs()
+    if (devnets.length > 0) await printDevnetWelcome(port)
+  } catch (err) {
+    logger.error({ err }, 'could not start listening')
+    await gateway.close().catch(() => undefined)
+    await stopDevnet()
+    await stopTracing()
+    await flushLogs()
+    process.exit(1)
+  }
 }

@@ -100,6 +100,8 @@ export type GatewayConfig = {
    * before the next one (HEAP_GROWING_PERCENT, default 50; 0: V8's own, which lets it grow several times over).
    */
   heapGrowingPercent: number
+  /** WORKERS: worker processes serving the one port (config/workersConfig.ts); 1 is one process. */
+  workers: number
   /**
    * Each runtime's own settings beyond its relayer key, by chain type, in the shape its module
    * reads (`RuntimeModule.readSettings` writes them, its `createChains` reads them back).

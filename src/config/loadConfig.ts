@@ -8,6 +8,7 @@ import { limitsConfig } from './limitsConfig.ts'
 import { webhooksConfig } from './webhooksConfig.ts'
 import { signersConfig } from './signersConfig.ts'
 import { storageConfig } from './storageConfig.ts'
+import { workersConfig } from './workersConfig.ts'
 import { parsePaymentsConfig } from './paymentsConfig.ts'
 import { readTrustedProxies } from './readTrustedProxies.ts'
 import { privateKeyToAccount } from 'viem/accounts'
@@ -105,6 +106,8 @@ export function loadConfig(env: Env, runtimes: readonly RuntimeModule[]): Gatewa
   const multicall = readBoolean(env, 'MULTICALL', problems, true)
   const validateCache = readBoolean(env, 'VALIDATE_CACHE', problems, false)
   const heapGrowingPercent = readInteger(env, 'HEAP_GROWING_PERCENT', { min: 0, max: 1000, fallback: 50 }, problems)
+  const workers = workersConfig(env)
+  problems.push(...workers.problems)
 
   if (problems.length > 0) throw new ConfigError(problems)
   return {
@@ -151,6 +154,7 @@ export function loadConfig(env: Env, runtimes: readonly RuntimeModule[]): Gatewa
     multicall,
     validateCache,
     heapGrowingPercent: heapGrowingPercent!,
+    workers: workers.value,
     runtimeOptions,
   }
 }

@@ -1,0 +1,21 @@
+// WORKERS: how many worker processes serve the one port (Node's cluster). 1, the default, is one
+// process as before. More than one needs a journal that several processes share with relayer-key
+// leases (DATABASE_URL, PostgreSQL): each worker is then an instance of a fleet, with its own
+// INSTANCE_ID derived from the configured one. The SQLite journal is one process's (its file is
+// locked exclusively), so WORKERS > 1 without DATABASE_URL is refused (docs/performance.md).
+import { readInteger } from './readInteger.ts'
+
+export function workersConfig(env: Record<string, string | undefined>): { value: number; problems: string[] } {
+  const problems: string[] = []
+  const workers = readInteger(env, 'WORKERS', { min: 1, max: 256, fallback: 1 }, problems) ?? 1
+  if (workers > 1 && !env.DATABASE_URL?.trim()) {
+    problems.push('WORKERS: more than 1 worker needs DATABASE_URL (a PostgreSQL journal shared by lease); the SQLite journal belongs to one process')
+  }
+  return { value: workers, problems }
+}
+
+/** A worker's instance id: the configured one and the worker's number, unique among the workers. */
+export function workerInstanceId(instanceId: string, worker: number): string {
+  const suffix = `-w${worker}`
+  return `${instanceId.slice(0, 64 - suffix.length)}${suffix}`
+}
