@@ -2,7 +2,7 @@
 // (fixed gas limit, nonces counted locally), sent in JSON-RPC batches of eth_sendRawTransaction
 // with several batches in flight over keep-alive connections, completion seen by polling the
 // sender's mined nonce, and the receipts read in batches at the end. Nothing a node must search.
-import { type Hex } from 'viem'
+import type { Hex } from 'viem'
 
 export type RawSendResult = {
   seconds: number
@@ -23,7 +23,16 @@ type RpcAnswer = { id: number; result?: unknown; error?: { message: string } }
  * are mined; `batchSize` transactions per request, `inFlight` requests at once, polling every
  * `pollMs` as the gateway polls for receipts.
  */
-export async function sendPipelined(params: { rpcUrl: string; signed: Hex[]; sender: Hex; startNonce: number; batchSize?: number; inFlight?: number; pollMs?: number; timeoutMs?: number }): Promise<RawSendResult> {
+export async function sendPipelined(params: {
+  rpcUrl: string
+  signed: Hex[]
+  sender: Hex
+  startNonce: number
+  batchSize?: number
+  inFlight?: number
+  pollMs?: number
+  timeoutMs?: number
+}): Promise<RawSendResult> {
   const { rpcUrl, signed, sender, startNonce } = params
   const batchSize = params.batchSize ?? 25
   const inFlight = params.inFlight ?? 4

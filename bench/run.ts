@@ -7,7 +7,18 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
 import { type Hex, encodeFunctionData, parseEther, toHex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { type Devnet, type Intent, createDevClients, demoCounterArtifact, devnetAccounts, intentExecutorArtifact, intentTypedData, intentValidatorArtifact, startDevnet, toIntentTuple } from './gatewayParts.ts'
+import {
+  type Devnet,
+  type Intent,
+  createDevClients,
+  demoCounterArtifact,
+  devnetAccounts,
+  intentExecutorArtifact,
+  intentTypedData,
+  intentValidatorArtifact,
+  startDevnet,
+  toIntentTuple,
+} from './gatewayParts.ts'
 import { productionNodeFlags } from '../scripts/productionCommand.ts'
 import { ensureWrk } from './ensureWrk.ts'
 import { sendPipelined } from './rawSender.ts'
@@ -51,7 +62,17 @@ async function stopped(part: { stop(): Promise<void> }): Promise<void> {
 const benchApiKey = `bench-${generatePrivateKey().slice(2, 34)}`
 
 /** One wrk run: throughput, latency in microseconds, and the CPU the measured processes spent on it. */
-type Load = { rps: number; requests: number; p50Us: number; p99Us: number; errors: number; non2xx: number; cpuUsPerRequest: Record<string, number>; nodeCallsPerRequest?: Record<string, number>; loadAverage: number }
+type Load = {
+  rps: number
+  requests: number
+  p50Us: number
+  p99Us: number
+  errors: number
+  non2xx: number
+  cpuUsPerRequest: Record<string, number>
+  nodeCallsPerRequest?: Record<string, number>
+  loadAverage: number
+}
 
 /** A request body: the same every time, or a different nonce spliced in per request. */
 type Body = { prefix: string; suffix?: string; nonce?: 'hex64' | 'dec' }
@@ -87,7 +108,14 @@ async function load(opts: { url: string; body: Body; connections: number; author
   nonceBase += 5_000_000
   const out = await new Promise<string>((resolve, reject) => {
     const child = spawn('wrk', ['-t1', `-c${opts.connections}`, `-d${opts.seconds ?? roundSeconds}s`, '--timeout', '10s', '-s', 'bench/load.lua', opts.url], {
-      env: { ...process.env, BENCH_PREFIX: opts.body.prefix, BENCH_SUFFIX: opts.body.suffix ?? '', BENCH_NONCE_FORMAT: opts.body.nonce ?? 'fixed', BENCH_NONCE_BASE: String(base), BENCH_AUTHORIZATION: opts.authorization ?? '' },
+      env: {
+        ...process.env,
+        BENCH_PREFIX: opts.body.prefix,
+        BENCH_SUFFIX: opts.body.suffix ?? '',
+        BENCH_NONCE_FORMAT: opts.body.nonce ?? 'fixed',
+        BENCH_NONCE_BASE: String(base),
+        BENCH_AUTHORIZATION: opts.authorization ?? '',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     })
     let stdout = ''
@@ -102,8 +130,24 @@ async function load(opts: { url: string; body: Body; connections: number; author
   const r = JSON.parse(line[1]!) as { requests: number; durationUs: number; errors: number; non2xx: number; p50Us: number; p99Us: number }
   const cpuUsPerRequest = Object.fromEntries(Object.entries(cpuOf).map(([name, pid]) => [name, (cpuUs(pid) - before[name]!) / Math.max(1, r.requests)]))
   const calls = callsBefore && opts.metricsUrl ? await nodeCalls(opts.metricsUrl) : undefined
-  const nodeCallsPerRequest = calls && Object.fromEntries(Object.entries(calls).map(([method, n]) => [method, (n - (callsBefore?.[method] ?? 0)) / Math.max(1, r.requests)]).filter(([, n]) => (n as number) > 0))
-  return { rps: r.requests / (r.durationUs / 1e6), requests: r.requests, p50Us: r.p50Us, p99Us: r.p99Us, errors: r.errors, non2xx: r.non2xx, cpuUsPerRequest, ...(nodeCallsPerRequest ? { nodeCallsPerRequest } : {}), loadAverage: loadavg()[0]! }
+  const nodeCallsPerRequest =
+    calls &&
+    Object.fromEntries(
+      Object.entries(calls)
+        .map(([method, n]) => [method, (n - (callsBefore?.[method] ?? 0)) / Math.max(1, r.requests)])
+        .filter(([, n]) => (n as number) > 0),
+    )
+  return {
+    rps: r.requests / (r.durationUs / 1e6),
+    requests: r.requests,
+    p50Us: r.p50Us,
+    p99Us: r.p99Us,
+    errors: r.errors,
+    non2xx: r.non2xx,
+    cpuUsPerRequest,
+    ...(nodeCallsPerRequest ? { nodeCallsPerRequest } : {}),
+    loadAverage: loadavg()[0]!,
+  }
 }
 
 /** The JSON-RPC calls the gateway made so far, by method (its own /metrics). */
@@ -182,10 +226,12 @@ async function startGateway(devnet: Devnet, relayerKey: Hex, extraEnv: Record<st
   child.stdout!.on('data', (c: Buffer) => (logLines += c.toString().split('\n').length - 1))
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()))
   const url = `http://127.0.0.1:${port}`
-  const gateway = { stop: async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
-    rmSync(journalDir, { recursive: true, force: true })
-  } }
+  const gateway = {
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+      rmSync(journalDir, { recursive: true, force: true })
+    },
+  }
   running.add(gateway)
   for (let i = 0; ; i++) {
     if (child.exitCode !== null) throw new Error(`the gateway exited at start-up: ${stderr.slice(-2000)}`)
@@ -295,12 +341,18 @@ async function benchValidate(report: Record<string, unknown>) {
 
     const validate: Record<string, unknown> = {}
     for (const connections of [10, 50]) {
-      const [direct, viaGateway] = await compare(() => rawLoad(bodies.raw, connections), () => gatewayLoad(bodies.gateway, connections))
+      const [direct, viaGateway] = await compare(
+        () => rawLoad(bodies.raw, connections),
+        () => gatewayLoad(bodies.gateway, connections),
+      )
       validate[connections] = comparison(direct, viaGateway)
       print(`validate @${connections} connections, a different intent in every request`, direct, viaGateway)
     }
     report.validate = validate
-    const [direct, viaGateway] = await compare(() => rawLoad(bodies.repeated.raw, 50), () => gatewayLoad(bodies.repeated.gateway, 50))
+    const [direct, viaGateway] = await compare(
+      () => rawLoad(bodies.repeated.raw, 50),
+      () => gatewayLoad(bodies.repeated.gateway, 50),
+    )
     report.validateRepeated = comparison(direct, viaGateway)
     print('validate @50 connections, the same intent in every request (reported apart)', direct, viaGateway)
 
@@ -312,7 +364,9 @@ async function benchValidate(report: Record<string, unknown>) {
       for (let i = 0; i < rounds; i++) floorRounds.push(await load({ url: `${floor.url}/intents/validate`, body: bodies.gateway, connections: 50, cpuOf: { floor: floor.pid } }))
       const floorLoad = median(floorRounds)
       report.floor = floorLoad
-      process.stdout.write(`\nfloor: a bare Fastify server, same bodies, no chain call, @50\n  floor         ${fmt(floorLoad)}\n  gateway/floor ${((validate['50'] as { gateway: Load }).gateway.rps / floorLoad.rps).toFixed(2)}x   raw eth_call/floor ${((validate['50'] as { raw: Load }).raw.rps / floorLoad.rps).toFixed(2)}x\n`)
+      process.stdout.write(
+        `\nfloor: a bare Fastify server, same bodies, no chain call, @50\n  floor         ${fmt(floorLoad)}\n  gateway/floor ${((validate['50'] as { gateway: Load }).gateway.rps / floorLoad.rps).toFixed(2)}x   raw eth_call/floor ${((validate['50'] as { raw: Load }).raw.rps / floorLoad.rps).toFixed(2)}x\n`,
+      )
     } finally {
       await stopped(floor)
     }
@@ -321,7 +375,11 @@ async function benchValidate(report: Record<string, unknown>) {
     for (const connections of [1, 10, 50, 200]) growth[`connections=${connections}`] = await gatewayLoad(bodies.gateway, connections)
     for (const bytes of [0, 1024, 16 * 1024]) growth[`data=${bytes}B`] = await gatewayLoad(validateBodies(devnet, bytes).gateway, 10)
     report.growth = growth
-    process.stdout.write(`\ngrowth (gateway validate, a different intent in every request)\n${Object.entries(growth).map(([k, v]) => `  ${k.padEnd(18)} ${fmt(v)}`).join('\n')}\n`)
+    process.stdout.write(
+      `\ngrowth (gateway validate, a different intent in every request)\n${Object.entries(growth)
+        .map(([k, v]) => `  ${k.padEnd(18)} ${fmt(v)}`)
+        .join('\n')}\n`,
+    )
     report.validatePeakRssMb = gateway.peakRssMb()
     report.gatewayLogLines = gateway.logLines()
   } finally {
@@ -350,7 +408,9 @@ async function benchWorkerCounts(report: Record<string, unknown>) {
     await on(two)()
     const [w1, w2] = await compare(on(one), on(two))
     report.workers = { one: w1, two: w2, ratio: w2.rps / w1.rps }
-    process.stdout.write(`\nvalidate @50 by worker count (PostgreSQL journal, ${rounds} alternating rounds, medians; CPU: the primary and its workers)\n  WORKERS=1  ${fmt(w1)}\n  WORKERS=2  ${fmt(w2)}\n  2 workers / 1: ${(w2.rps / w1.rps).toFixed(2)}x\n`)
+    process.stdout.write(
+      `\nvalidate @50 by worker count (PostgreSQL journal, ${rounds} alternating rounds, medians; CPU: the primary and its workers)\n  WORKERS=1  ${fmt(w1)}\n  WORKERS=2  ${fmt(w2)}\n  2 workers / 1: ${(w2.rps / w1.rps).toFixed(2)}x\n`,
+    )
   } finally {
     await stopped(one)
     await stopped(two)
@@ -410,8 +470,13 @@ async function benchExecute(report: Record<string, unknown>) {
         Array.from({ length: count }, async (_, i) => {
           const { intent, signature } = await signedIntentBody(devnet, intentNonce++)
           return rawAccount.signTransaction({
-            chainId: devnet.anvil.chainId, type: 'eip1559', to: devnet.contracts.executor, nonce: startNonce + i, gas: 300_000n,
-            maxFeePerGas: fees.maxFeePerGas * 2n, maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+            chainId: devnet.anvil.chainId,
+            type: 'eip1559',
+            to: devnet.contracts.executor,
+            nonce: startNonce + i,
+            gas: 300_000n,
+            maxFeePerGas: fees.maxFeePerGas * 2n,
+            maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
             data: encodeFunctionData({ abi: intentExecutorArtifact.abi, functionName: 'executeSigned', args: [toIntentTuple(intent), signature] }),
           })
         }),
@@ -421,7 +486,14 @@ async function benchExecute(report: Record<string, unknown>) {
       const cpuUsPerExecute = cpuPerExecute(before, count, ['anvil', 'client'])
       if (sent.sendErrors.length > 0) throw new Error(`the raw sender's transactions were refused: ${sent.sendErrors.join('; ')}`)
       rawSucceeded += sent.succeeded
-      return { seconds: sent.seconds, perSecond: count / sent.seconds, succeeded: sent.succeeded, cpuUsPerExecute, nodeCallsPerExecute: Object.fromEntries(Object.entries(sent.calls).map(([m, n]) => [m, n / count])), loadAverage: loadAverage() }
+      return {
+        seconds: sent.seconds,
+        perSecond: count / sent.seconds,
+        succeeded: sent.succeeded,
+        cpuUsPerExecute,
+        nodeCallsPerExecute: Object.fromEntries(Object.entries(sent.calls).map(([m, n]) => [m, n / count])),
+        loadAverage: loadAverage(),
+      }
     }
 
     // Gateway: distinct intents, all at once (bounded to 200 in flight, like a busy agent fleet).
@@ -447,7 +519,11 @@ async function benchExecute(report: Record<string, unknown>) {
       const seconds = (performance.now() - t) / 1000
       const cpuUsPerExecute = cpuPerExecute(before, count, ['gateway', 'anvil', 'client'])
       const callsAfter = await nodeCalls(`${gateway.url}/metrics`)
-      const nodeCallsPerExecute = Object.fromEntries(Object.entries(callsAfter).map(([m, n]) => [m, (n - (callsBefore[m] ?? 0)) / count]).filter(([, n]) => (n as number) > 0))
+      const nodeCallsPerExecute = Object.fromEntries(
+        Object.entries(callsAfter)
+          .map(([m, n]) => [m, (n - (callsBefore[m] ?? 0)) / count])
+          .filter(([, n]) => (n as number) > 0),
+      )
       return { seconds, perSecond: count / seconds, succeeded: statuses['200'] ?? 0, cpuUsPerExecute, nodeCallsPerExecute, statuses, loadAverage: loadAverage() }
     }
 
@@ -467,7 +543,9 @@ async function benchExecute(report: Record<string, unknown>) {
     // On-chain: every intent sent through the gateway executed, and the counter grew by every execution.
     const countAfter = await publicClient.readContract({ address: devnet.contracts.counter, abi: demoCounterArtifact.abi, functionName: 'count' })
     const used = await Promise.all(
-      gatewayNonces.map((nonce) => publicClient.readContract({ address: devnet.contracts.executor, abi: intentExecutorArtifact.abi, functionName: 'nonceUsed', args: [devnet.demo.sender, BigInt(nonce)] })),
+      gatewayNonces.map((nonce) =>
+        publicClient.readContract({ address: devnet.contracts.executor, abi: intentExecutorArtifact.abi, functionName: 'nonceUsed', args: [devnet.demo.sender, BigInt(nonce)] }),
+      ),
     )
     const result = {
       count: executeCount,
@@ -488,13 +566,21 @@ async function benchExecute(report: Record<string, unknown>) {
       peakRssMb: gateway.peakRssMb(),
     }
     report.execute = result
-    const cpu = (r: ExecuteRound) => Object.entries(r.cpuUsPerExecute).map(([k, v]) => `${k} ${v.toFixed(0)} µs`).join(', ')
-    const calls = (r: ExecuteRound) => `${sumCalls(r.nodeCallsPerExecute).toFixed(2)} (${Object.entries(r.nodeCallsPerExecute).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ')})`
-    const line = (name: string, r: ExecuteRound) => `  ${name.padEnd(8)} ${r.perSecond.toFixed(0).padStart(6)} /s   CPU per execute: ${cpu(r)}\n           node calls per execute: ${calls(r)}   load average ${r.loadAverage.toFixed(2)}\n`
+    const cpu = (r: ExecuteRound) =>
+      Object.entries(r.cpuUsPerExecute)
+        .map(([k, v]) => `${k} ${v.toFixed(0)} µs`)
+        .join(', ')
+    const calls = (r: ExecuteRound) =>
+      `${sumCalls(r.nodeCallsPerExecute).toFixed(2)} (${Object.entries(r.nodeCallsPerExecute)
+        .map(([k, v]) => `${k} ${v.toFixed(2)}`)
+        .join(', ')})`
+    const line = (name: string, r: ExecuteRound) =>
+      `  ${name.padEnd(8)} ${r.perSecond.toFixed(0).padStart(6)} /s   CPU per execute: ${cpu(r)}\n           node calls per execute: ${calls(r)}   load average ${r.loadAverage.toFixed(2)}\n`
     process.stdout.write(
       `\nexecute ${executeCount} intents a round, ${rounds} alternating rounds, medians (anvil --block-time ${blockTime})\n` +
         `  rounds   raw ${raws.map((r) => r.perSecond.toFixed(0)).join(' / ')} tx/s, gateway ${gateways.map((r) => r.perSecond.toFixed(0)).join(' / ')} exec/s\n` +
-        line('raw', raw) + line('gateway', viaGateway) +
+        line('raw', raw) +
+        line('gateway', viaGateway) +
         `  ratio    ${result.ratio.toFixed(2)}x   node CPU per execute, gateway/raw ${result.nodeCpuRatio.toFixed(2)}x   non-200: ${result.nonceErrors} (statuses of the median round ${JSON.stringify(viaGateway.statuses)})\n` +
         `  on chain ${result.executedOnChain}/${gatewayNonces.length} gateway intents executed; counter +${result.counterDelta} (raw + gateway = ${result.expectedCounterDelta})\n`,
     )
@@ -518,12 +604,20 @@ function medianOf(xs: number[]): number {
 
 const us = (n: number) => `${(n / 1000).toFixed(2).padStart(6)} ms`
 const fmt = (l: Load) =>
-  `${l.rps.toFixed(0).padStart(7)} req/s  p50 ${us(l.p50Us)}  p99 ${us(l.p99Us)}  errors ${l.errors}  non-2xx ${l.non2xx}  CPU/request ${Object.entries(l.cpuUsPerRequest).map(([k, v]) => `${k} ${v.toFixed(0)} µs`).join(', ')}` +
-  (l.nodeCallsPerRequest ? `  node calls/request ${Object.entries(l.nodeCallsPerRequest).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ')}` : '') +
+  `${l.rps.toFixed(0).padStart(7)} req/s  p50 ${us(l.p50Us)}  p99 ${us(l.p99Us)}  errors ${l.errors}  non-2xx ${l.non2xx}  CPU/request ${Object.entries(l.cpuUsPerRequest)
+    .map(([k, v]) => `${k} ${v.toFixed(0)} µs`)
+    .join(', ')}` +
+  (l.nodeCallsPerRequest
+    ? `  node calls/request ${Object.entries(l.nodeCallsPerRequest)
+        .map(([k, v]) => `${k} ${v.toFixed(2)}`)
+        .join(', ')}`
+    : '') +
   `  load ${l.loadAverage.toFixed(2)}`
 
 function print(title: string, raw: Load, gateway: Load) {
-  process.stdout.write(`\n${title}\n  raw eth_call  ${fmt(raw)}\n  gateway       ${fmt(gateway)}\n  ratio         ${(gateway.rps / raw.rps).toFixed(2)}x   added p99 ${((gateway.p99Us - raw.p99Us) / 1000).toFixed(2)} ms\n`)
+  process.stdout.write(
+    `\n${title}\n  raw eth_call  ${fmt(raw)}\n  gateway       ${fmt(gateway)}\n  ratio         ${(gateway.rps / raw.rps).toFixed(2)}x   added p99 ${((gateway.p99Us - raw.p99Us) / 1000).toFixed(2)} ms\n`,
+  )
 }
 
 /**
@@ -543,10 +637,14 @@ function targets(report: any) {
   const peakRss = Math.max(report.validatePeakRssMb, e.peakRssMb)
   // Issue 34's targets first (must: node CPU, gateway CPU, exactly once; aims: the rest), then the earlier rounds'.
   const rows: Array<[string, string, boolean | undefined]> = [
-    ['node CPU per execute <= 1.5x the raw sender\'s', `${e.nodeCpuRatio.toFixed(2)}x (${e.gateway.cpuUsPerExecute.anvil.toFixed(0)} / ${e.raw.cpuUsPerExecute.anvil.toFixed(0)} µs)`, e.nodeCpuRatio <= 1.5],
+    [
+      "node CPU per execute <= 1.5x the raw sender's",
+      `${e.nodeCpuRatio.toFixed(2)}x (${e.gateway.cpuUsPerExecute.anvil.toFixed(0)} / ${e.raw.cpuUsPerExecute.anvil.toFixed(0)} µs)`,
+      e.nodeCpuRatio <= 1.5,
+    ],
     ['gateway CPU per execute <= 1.5 ms', `${(e.gatewayCpuUsPerExecute / 1000).toFixed(2)} ms`, e.gatewayCpuUsPerExecute <= 1500],
     ['execute >= 0.8x the pipelined raw sender (aim)', `${e.ratio.toFixed(2)}x`, e.ratio >= 0.8],
-    ['gateway CPU per validate @50 <= 2x the bare server\'s (aim)', `${(cpu / floorCpu).toFixed(2)}x (${cpu.toFixed(0)} / ${floorCpu.toFixed(0)} µs)`, cpu <= 2 * floorCpu],
+    ["gateway CPU per validate @50 <= 2x the bare server's (aim)", `${(cpu / floorCpu).toFixed(2)}x (${cpu.toFixed(0)} / ${floorCpu.toFixed(0)} µs)`, cpu <= 2 * floorCpu],
     ['gateway CPU per validate, 16 KiB of call data <= 0.5 ms (aim)', `${(cpu16k / 1000).toFixed(2)} ms`, cpu16k <= 500],
     ['zero non-200 answers to execute', String(e.nonceErrors), e.nonceErrors === 0],
     ['each gateway intent executed exactly once', `${e.executedOnChain}/${e.gatewayIntents}`, e.executedOnChain === e.gatewayIntents && e.counterDelta === e.expectedCounterDelta],
@@ -578,7 +676,11 @@ let phase = 'build'
 try {
   phase = 'load generator'
   ensureWrk()
-  process.stdout.write(`load average at the start: ${loadavg().map((l) => l.toFixed(2)).join(' ')} (1, 5, 15 min; ${cpus().length} cores)\n`)
+  process.stdout.write(
+    `load average at the start: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')} (1, 5, 15 min; ${cpus().length} cores)\n`,
+  )
   phase = 'build'
   process.stdout.write('building the gateway (npm run build)...\n')
   execFileSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' })

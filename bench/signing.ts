@@ -32,16 +32,48 @@ const edSeed = randomBytes(32)
 const kms = await startKmsStandIn({ 'alias/evm': evmKey }, { 'alias/ed25519': { ed25519: edSeed } })
 const token = softHsmModule && pkcs11Binding ? createSoftHsmToken(['evm'], 'bench', '1234', { ed25519Labels: ['ed25519'] }) : undefined
 
-const evmTransaction = { chainId: 1, type: 'eip1559' as const, to: '0x000000000000000000000000000000000000dEaD' as const, value: 1n, gas: 120_000n, nonce: 7, maxFeePerGas: 30_000_000_000n, maxPriorityFeePerGas: 1_000_000_000n, data: '0x3f2b1c4d' as const }
+const evmTransaction = {
+  chainId: 1,
+  type: 'eip1559' as const,
+  to: '0x000000000000000000000000000000000000dEaD' as const,
+  value: 1n,
+  gas: 120_000n,
+  nonce: 7,
+  maxFeePerGas: 30_000_000_000n,
+  maxPriorityFeePerGas: 1_000_000_000n,
+  data: '0x3f2b1c4d' as const,
+}
 const signsTransactions = (account: LocalAccount) => () => account.signTransaction(evmTransaction)
 const edMessage = randomBytes(1232)
 const backends: { name: string; sign: () => Promise<unknown> }[] = [
   { name: 'EVM secp256k1, local key', sign: signsTransactions(toRelayerAccount(evmKey)) },
   ...(token ? [{ name: 'EVM secp256k1, PKCS#11 (SoftHSM2)', sign: signsTransactions(createPkcs11Signer({ ...token, keyLabel: 'evm' })) }] : []),
   { name: 'EVM secp256k1, KMS stand-in (HTTP)', sign: signsTransactions(await createKmsSigner({ keyId: 'alias/evm', region: 'us-east-1', endpoint: kms.endpoint })) },
-  { name: 'Ed25519, local key', sign: ((s) => () => s.sign(edMessage))(createLocalEd25519Signer(edSeed)) },
-  ...(token ? [{ name: 'Ed25519, PKCS#11 (SoftHSM2)', sign: ((s) => () => s.sign(edMessage))(createPkcs11EdDsaSigner({ ...token, keyLabel: 'ed25519' })) }] : []),
-  { name: 'Ed25519, KMS stand-in (HTTP)', sign: ((s) => () => s.sign(edMessage))(await createKmsEd25519Signer({ keyId: 'alias/ed25519', region: 'us-east-1', endpoint: kms.endpoint })) },
+  {
+    name: 'Ed25519, local key',
+    sign: (
+      (s) => () =>
+        s.sign(edMessage)
+    )(createLocalEd25519Signer(edSeed)),
+  },
+  ...(token
+    ? [
+        {
+          name: 'Ed25519, PKCS#11 (SoftHSM2)',
+          sign: (
+            (s) => () =>
+              s.sign(edMessage)
+          )(createPkcs11EdDsaSigner({ ...token, keyLabel: 'ed25519' })),
+        },
+      ]
+    : []),
+  {
+    name: 'Ed25519, KMS stand-in (HTTP)',
+    sign: (
+      (s) => () =>
+        s.sign(edMessage)
+    )(await createKmsEd25519Signer({ keyId: 'alias/ed25519', region: 'us-east-1', endpoint: kms.endpoint })),
+  },
 ]
 
 const median = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)]!

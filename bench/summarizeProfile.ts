@@ -37,7 +37,11 @@ export function summarizeProfile(path: string, top = 25): string {
     for (const fn of seen) inclusive.set(fn, (inclusive.get(fn) ?? 0) + us)
   }
   const rows = (m: Map<string, number>, n: number) =>
-    [...m].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, us]) => `  ${((100 * us) / busy).toFixed(1).padStart(5)}%  ${k}`).join('\n')
+    [...m]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([k, us]) => `  ${((100 * us) / busy).toFixed(1).padStart(5)}%  ${k}`)
+      .join('\n')
   return `busy ${(busy / 1e6).toFixed(2)} s of CPU in the profile\nself time by place\n${rows(byPlace, 20)}\nhottest functions (self time)\n${rows(byFunction, top)}\nfunctions with their callees (total time)\n${rows(inclusive, top * 2)}\n`
 }
 

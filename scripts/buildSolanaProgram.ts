@@ -24,7 +24,15 @@ export const solanaProgramFile = (name: SolanaProgramName, version: SbpfVersion 
 /** The exact compiler command: the committed .so is what this produces with Debian's clang 14. */
 export const clangArguments = ['-target', 'bpf', '-mcpu=v1', '-O2', '-ffreestanding', '-fno-builtin', '-fno-function-sections', '-Wall', '-Werror', '-c']
 
-export function buildSolanaProgram({ clang = process.env.CLANG ?? 'clang', name = 'intent_gateway', version = 'v3' }: { clang?: string; name?: SolanaProgramName; version?: SbpfVersion } = {}): Uint8Array {
+export function buildSolanaProgram({
+  clang = process.env.CLANG ?? 'clang',
+  name = 'intent_gateway',
+  version = 'v3',
+}: {
+  clang?: string
+  name?: SolanaProgramName
+  version?: SbpfVersion
+} = {}): Uint8Array {
   const dir = mkdtempSync(join(tmpdir(), 'intent-gateway-sbf-'))
   try {
     const object = join(dir, `${name}.o`)

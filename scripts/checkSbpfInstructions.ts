@@ -31,10 +31,25 @@ function mnemonic(opcode: number): string {
  */
 const portableOpcodes = new Set<number>([
   ...[0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12].flatMap((op) => [0x04, 0x0c, 0x07, 0x0f].map((cls) => (op << 4) | cls)),
-  0x84, 0x87, 0xd4, 0xdc,
+  0x84,
+  0x87,
+  0xd4,
+  0xdc,
   0x18,
-  0x61, 0x69, 0x71, 0x79, 0x62, 0x6a, 0x72, 0x7a, 0x63, 0x6b, 0x73, 0x7b,
-  0x05, ...[1, 2, 3, 4, 5, 6, 7, 10, 11, 12, 13].flatMap((op) => [(op << 4) | 0x05, (op << 4) | 0x0d]),
+  0x61,
+  0x69,
+  0x71,
+  0x79,
+  0x62,
+  0x6a,
+  0x72,
+  0x7a,
+  0x63,
+  0x6b,
+  0x73,
+  0x7b,
+  0x05,
+  ...[1, 2, 3, 4, 5, 6, 7, 10, 11, 12, 13].flatMap((op) => [(op << 4) | 0x05, (op << 4) | 0x0d]),
   0x95,
 ])
 
@@ -60,4 +75,3 @@ function isLocalCall(text: Uint8Array, at: number): boolean {
   const target = at / 8 + 1 + new DataView(text.buffer, text.byteOffset).getInt32(at + 4, true)
   return text[at + 1]! >> 4 === 1 && target >= 0 && target < text.length / 8
 }
-

@@ -18,7 +18,9 @@ export type RenderedArtifact = { file: string; source: string }
 
 export function compileContracts(): RenderedArtifact[] {
   const sources: Record<string, { content: string }> = {}
-  for (const name of readdirSync(contractsDir).filter((f) => f.endsWith('.sol')).sort()) {
+  for (const name of readdirSync(contractsDir)
+    .filter((f) => f.endsWith('.sol'))
+    .sort()) {
     sources[name] = { content: readFileSync(join(contractsDir, name), 'utf8') }
   }
   const input = {

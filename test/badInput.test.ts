@@ -80,13 +80,19 @@ describe('bad input', () => {
         const { validBefore, ...rest } = demoIntent(world.devnet, {}) as Record<string, unknown>
         void validBefore
         const res = await send({ ...rest, validBfore: '1' })
-        assertProblem(res, 400, '0xA0', [{ field: 'validBfore', message: /^is not a known field \(the fields are: sender, target, data, value, nonce, validAfter, validBefore, policyId, accounts, chainType, signature\)$/ }])
+        assertProblem(res, 400, '0xA0', [
+          { field: 'validBfore', message: /^is not a known field \(the fields are: sender, target, data, value, nonce, validAfter, validBefore, policyId, accounts, chainType, signature\)$/ },
+        ])
       })
 
       it('refuses account metas on an EVM chain, and names a bad field inside one', async () => {
         const meta = { address: '0x00000000000000000000000000000000000000aa', signer: false, writable: true }
-        assertProblem(await send(withField('accounts', [meta])), 400, '0xA0', [{ field: 'accounts', message: "must be absent or empty on EVM chains: only Solana intents carry the target instruction's account metas" }])
-        assertProblem(await send(withField('accounts', [{ ...meta, writeable: true }])), 400, '0xA0', [{ field: 'accounts[0].writeable', message: 'is not a known field (an account meta has: address, signer, writable)' }])
+        assertProblem(await send(withField('accounts', [meta])), 400, '0xA0', [
+          { field: 'accounts', message: "must be absent or empty on EVM chains: only Solana intents carry the target instruction's account metas" },
+        ])
+        assertProblem(await send(withField('accounts', [{ ...meta, writeable: true }])), 400, '0xA0', [
+          { field: 'accounts[0].writeable', message: 'is not a known field (an account meta has: address, signer, writable)' },
+        ])
       })
 
       it('refuses wrong types without coercing them', async () => {
@@ -98,7 +104,9 @@ describe('bad input', () => {
 
       it('refuses numbers that are not plain decimal, or do not fit in 256 bits', async () => {
         for (const value of ['-1', '+1', '1.5', '1e18', '0x10', ' 1', '', '١']) {
-          assertProblem(await send(withField('value', value)), 400, '0xA0', [{ field: 'value', message: /^must be native value to send with the call, in the smallest unit \(wei\): an integer from 0 to 2\^256-1 written in decimal/ }])
+          assertProblem(await send(withField('value', value)), 400, '0xA0', [
+            { field: 'value', message: /^must be native value to send with the call, in the smallest unit \(wei\): an integer from 0 to 2\^256-1 written in decimal/ },
+          ])
         }
         assertProblem(await send(withField('nonce', (2n ** 256n).toString())), 400, '0xA0', [{ field: 'nonce', message: 'must be below 2^256' }])
         assertProblem(await send(withField('validBefore', '9'.repeat(100))), 400, '0xA0', [{ field: 'validBefore', message: 'must be below 2^256' }])
@@ -120,7 +128,9 @@ describe('bad input', () => {
 
       it('refuses a signature that is not hex bytes, or is too long', async () => {
         for (const signature of ['0x', '0x123', 'abcd', `0x${'zz'.repeat(65)}`, `0x${'ab'.repeat(4097)}`]) {
-          assertProblem(await send(withField('signature', signature)), 400, '0xA0', [{ field: 'signature', message: /^must be the sender's \(or a delegate's\) signature of the intent|^must be at most 8194 characters/ }])
+          assertProblem(await send(withField('signature', signature)), 400, '0xA0', [
+            { field: 'signature', message: /^must be the sender's \(or a delegate's\) signature of the intent|^must be at most 8194 characters/ },
+          ])
         }
         assertProblem(await send(withField('signature', 65)), 400, '0xA0', [{ field: 'signature', message: 'must be a string' }])
       })

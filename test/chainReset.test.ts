@@ -26,7 +26,6 @@ async function execute(gateway: TestGateway, devnet: Devnet, nonce: string) {
   return post(gateway.baseUrl, '/intents/execute', await signedIntent(devnet, { nonce }), chainHeader)
 }
 
-
 describe('a chain reset under the journal', () => {
   it('an intent executed on the old chain executes again on the new one (not replayed from the journal), and later executes do not hang', async () => {
     let devnet = await startDevnet()
@@ -41,11 +40,17 @@ describe('a chain reset under the journal', () => {
 
       devnet = await resetChain(devnet)
       const again = await execute(gateway, devnet, '0')
-      assert.equal(again.status, 200, `executed on the new chain, not answered from the journal: ${again.text}\n${gateway.logs.join("")}`)
+      assert.equal(again.status, 200, `executed on the new chain, not answered from the journal: ${again.text}\n${gateway.logs.join('')}`)
       assert.equal(again.body.replayed, undefined, 'sent again on the new chain, not replayed')
       assert.notEqual(again.body.blockNumber, undefined)
-      assert.ok(gateway.logs.some((l) => l.includes('the chain was reset')), 'the reset is logged')
-      assert.ok(gateway.logs.some((l) => l.includes('neither its transaction nor its nonce used')), 'what was found is logged')
+      assert.ok(
+        gateway.logs.some((l) => l.includes('the chain was reset')),
+        'the reset is logged',
+      )
+      assert.ok(
+        gateway.logs.some((l) => l.includes('neither its transaction nor its nonce used')),
+        'what was found is logged',
+      )
       const history = await request(gateway.baseUrl, `/intents/${again.body.intentHash}`)
       assert.equal(history.status, 200)
       assert.equal(history.body.transactionHash, again.body.transactionHash)
@@ -106,7 +111,7 @@ describe('a chain reset under the journal', () => {
         return r.status === 200 ? r : undefined
       })
       assert.equal(res.status, 200)
-      assert.equal((await execute(gateway, devnet, '1')).status, 200, 'the old chain\'s executed intent 1 runs on the new chain once')
+      assert.equal((await execute(gateway, devnet, '1')).status, 200, "the old chain's executed intent 1 runs on the new chain once")
       const repeat = await execute(gateway, devnet, '1')
       assert.equal(repeat.status, 200)
       assert.equal(repeat.body.replayed, true)

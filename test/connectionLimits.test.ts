@@ -15,7 +15,10 @@ import { assertCommonHeaders } from './support/assertCommonHeaders.ts'
 type Started = Gateway & { port: number; logs: string[] }
 
 /** A gateway with the connection settings under test (startTestGateway does not take them). */
-async function startGateway(devnet: Devnet, settings: { maxConnections: number; maxConnectionsPerClient: number; idleTimeoutMs?: number; trustedProxies?: string[]; rateLimit?: { max: number; windowMs: number } }): Promise<Started> {
+async function startGateway(
+  devnet: Devnet,
+  settings: { maxConnections: number; maxConnectionsPerClient: number; idleTimeoutMs?: number; trustedProxies?: string[]; rateLimit?: { max: number; windowMs: number } },
+): Promise<Started> {
   const logs: string[] = []
   const logger = createLogger({ level: 'info', destination: { write: (line: string) => void logs.push(line) } })
   const gateway = await createGateway({
@@ -120,7 +123,10 @@ describe('connection limits per client', () => {
       assert.ok(opened >= 600, `the flood opened ${opened} connections`)
       assert.ok(held <= maxConnectionsPerClient + 1 && heldAfter <= maxConnectionsPerClient + 1, `the gateway held ${held}, then ${heldAfter} connections (cap ${maxConnectionsPerClient})`)
       assert.ok(closedAtOnce >= 500, `the flooder's excess connections are closed at once (${closedAtOnce})`)
-      assert.ok(gateway.logs.some((l) => l.includes('connection limit per client reached')), 'the refusals are logged')
+      assert.ok(
+        gateway.logs.some((l) => l.includes('connection limit per client reached')),
+        'the refusals are logged',
+      )
       assert.equal(gateway.logs.filter((l) => l.includes('connection limit per client reached')).length, 1, 'at most once every 10 s')
     } finally {
       flooding = false
@@ -130,7 +136,7 @@ describe('connection limits per client', () => {
     }
   })
 
-  it('believes X-Forwarded-For from a trusted proxy only, and does not cap a trusted proxy\'s connections', async () => {
+  it("believes X-Forwarded-For from a trusted proxy only, and does not cap a trusted proxy's connections", async () => {
     const gateway = await startGateway(devnet, { maxConnections: 512, maxConnectionsPerClient: 4, trustedProxies: ['127.0.0.1/32'], rateLimit: { max: 1, windowMs: 60_000 } })
     // The rate limit counts per client key: a second request under the same key is 429.
     const path = `/intents/0x${'ab'.repeat(32)}`

@@ -25,7 +25,7 @@ describe('contract artifacts', () => {
     }
   })
 
-  it('keep the origin ABI, add signed execution, and give nobody an owner\'s powers', () => {
+  it("keep the origin ABI, add signed execution, and give nobody an owner's powers", () => {
     const signatures = (abi: readonly { type: string; name?: string; inputs?: readonly { type: string; components?: readonly { type: string }[] }[] }[]) =>
       abi.filter((i) => i.name).map((i) => `${i.type} ${i.name}(${(i.inputs ?? []).map((p) => (p.components ? `(${p.components.map((c) => c.type).join(',')})` : p.type)).join(',')})`)
     const intent = '(address,address,bytes,uint256,uint256,uint256,uint256,bytes32)'
@@ -48,7 +48,15 @@ describe('contract artifacts', () => {
     for (const name of ['setValidator', 'owner', 'transferOwnership']) assert.ok(!executor.some((s) => s.includes(` ${name}(`)), name)
     const policy = '(address,address[],bytes4[],uint256,uint256,uint256,uint256,uint256[])'
     const registry = signatures(policyRegistryArtifact.abi)
-    for (const s of [`function createPolicy(bytes32,${policy})`, `function updatePolicy(bytes32,${policy})`, 'function policyIdOf(address,bytes32)', 'function addDelegate(bytes32,address)', 'function revokeDelegate(bytes32,address)', 'function getPolicy(bytes32)', 'function policyExists(bytes32)']) {
+    for (const s of [
+      `function createPolicy(bytes32,${policy})`,
+      `function updatePolicy(bytes32,${policy})`,
+      'function policyIdOf(address,bytes32)',
+      'function addDelegate(bytes32,address)',
+      'function revokeDelegate(bytes32,address)',
+      'function getPolicy(bytes32)',
+      'function policyExists(bytes32)',
+    ]) {
       assert.ok(registry.includes(s), s)
     }
     assert.ok(!registry.some((s) => s.includes(' setPolicy(')), 'no setPolicy: a policy id cannot be chosen freely')
@@ -108,7 +116,7 @@ describe('reference contracts on anvil', () => {
   })
   const sign = (i: ReturnType<typeof intent>) => privateKeyToAccount(devnetAccounts.sender).signTypedData(intentTypedData({ chainId: 31337, executor: world.devnet.contracts.executor, intent: i }))
 
-  it('were deployed by a key that is not the relayer, and the executor\'s validator is the one it created', async () => {
+  it("were deployed by a key that is not the relayer, and the executor's validator is the one it created", async () => {
     const executorAddress = world.devnet.contracts.executor
     const validator = await world.clients.publicClient.readContract({ address: executorAddress, abi: intentExecutorArtifact.abi, functionName: 'validator' })
     assert.equal(validator, world.devnet.contracts.validator)
@@ -119,7 +127,7 @@ describe('reference contracts on anvil', () => {
     assert.ok((await world.clients.publicClient.getTransactionCount({ address: deployer })) > 0, 'the deployer key deployed the contracts')
   })
 
-  it('executes a (sender, nonce) at most once: the sender\'s own call, then a signed replay, refused', async () => {
+  it("executes a (sender, nonce) at most once: the sender's own call, then a signed replay, refused", async () => {
     const first = await write(devnetAccounts.sender, { address: world.devnet.contracts.executor, abi: intentExecutorArtifact.abi, functionName: 'execute', args: [intent(500n)] })
     assert.equal(first.status, 'success')
     // Same nonce with different data: a different intent, still refused.
@@ -130,43 +138,66 @@ describe('reference contracts on anvil', () => {
     )
   })
 
-  it('emits IntentExecuted with keccak256(abi.encode(intent)), the gateway\'s hash', async () => {
+  it("emits IntentExecuted with keccak256(abi.encode(intent)), the gateway's hash", async () => {
     const i = intent(501n)
     const receipt = await write(devnetAccounts.relayer, { address: world.devnet.contracts.executor, abi: intentExecutorArtifact.abi, functionName: 'executeSigned', args: [i, await sign(i)] })
     const log = receipt.logs.find((l) => l.address.toLowerCase() === world.devnet.contracts.executor.toLowerCase() && l.topics.length === 3)!
     assert.equal(log.topics[1], evmRuntime.hashIntent(i))
   })
 
-  it('signs over the EIP-712 digest the gateway\'s typed data gives', async () => {
+  it("signs over the EIP-712 digest the gateway's typed data gives", async () => {
     const i = intent(503n)
     const onChain = await world.clients.publicClient.readContract({ address: world.devnet.contracts.executor, abi: intentExecutorArtifact.abi, functionName: 'signingHash', args: [i] })
     assert.equal(onChain, hashTypedData(intentTypedData({ chainId: 31337, executor: world.devnet.contracts.executor, intent: i })))
   })
 
-  it('pays intent value from the sender\'s deposit and lets the sender withdraw the rest', async () => {
+  it("pays intent value from the sender's deposit and lets the sender withdraw the rest", async () => {
     const deposits = () => world.clients.publicClient.readContract({ address: world.devnet.contracts.executor, abi: intentExecutorArtifact.abi, functionName: 'deposits', args: [sender] })
     const before = await deposits()
     const i = { ...intent(502n), value: parseEther('0.25') }
     await write(devnetAccounts.relayer, { address: world.devnet.contracts.executor, abi: intentExecutorArtifact.abi, functionName: 'executeSigned', args: [i, await sign(i)] })
     assert.equal(await deposits(), before - parseEther('0.25'))
-    await assert.rejects(simulate(devnetAccounts.sender, { address: world.devnet.contracts.executor, abi: intentExecutorArtifact.abi, functionName: 'withdraw', args: [before] }), /InsufficientDeposit/)
+    await assert.rejects(
+      simulate(devnetAccounts.sender, { address: world.devnet.contracts.executor, abi: intentExecutorArtifact.abi, functionName: 'withdraw', args: [before] }),
+      /InsufficientDeposit/,
+    )
     await write(devnetAccounts.sender, { address: world.devnet.contracts.executor, abi: intentExecutorArtifact.abi, functionName: 'withdraw', args: [parseEther('1')] })
     assert.equal(await deposits(), before - parseEther('1.25'))
   })
 
-  it('lets nobody create a policy for someone else, change or remove one they do not own, or change a policy\'s owner', async () => {
-    const policy = { owner: sender, allowedTargets: [], allowedSelectors: [toFunctionSelector('increment(uint256)')], maxValuePerTx: 0n, maxAggregateValue: 0n, validAfter: 0n, validBefore: 0n, allowedChains: [] }
+  it("lets nobody create a policy for someone else, change or remove one they do not own, or change a policy's owner", async () => {
+    const policy = {
+      owner: sender,
+      allowedTargets: [],
+      allowedSelectors: [toFunctionSelector('increment(uint256)')],
+      maxValuePerTx: 0n,
+      maxAggregateValue: 0n,
+      validAfter: 0n,
+      validBefore: 0n,
+      allowedChains: [],
+    }
     const registry = world.devnet.contracts.registry
     const open = world.devnet.demo.policies.open
     await assert.rejects(simulate(devnetAccounts.other, { address: registry, abi: policyRegistryArtifact.abi, functionName: 'createPolicy', args: [saltOf('theft'), policy] }), /InvalidPolicyOwner/)
-    await assert.rejects(simulate(devnetAccounts.other, { address: registry, abi: policyRegistryArtifact.abi, functionName: 'updatePolicy', args: [open, { ...policy, owner: other }] }), /NotPolicyOwner/)
+    await assert.rejects(
+      simulate(devnetAccounts.other, { address: registry, abi: policyRegistryArtifact.abi, functionName: 'updatePolicy', args: [open, { ...policy, owner: other }] }),
+      /NotPolicyOwner/,
+    )
     await assert.rejects(simulate(devnetAccounts.other, { address: registry, abi: policyRegistryArtifact.abi, functionName: 'removePolicy', args: [open] }), /NotPolicyOwner/)
     await assert.rejects(simulate(devnetAccounts.other, { address: registry, abi: policyRegistryArtifact.abi, functionName: 'addDelegate', args: [open, other] }), /NotPolicyOwner/)
     // The owner itself cannot hand its policy over.
-    await assert.rejects(simulate(devnetAccounts.sender, { address: registry, abi: policyRegistryArtifact.abi, functionName: 'updatePolicy', args: [open, { ...policy, owner: other }] }), /InvalidPolicyOwner/)
+    await assert.rejects(
+      simulate(devnetAccounts.sender, { address: registry, abi: policyRegistryArtifact.abi, functionName: 'updatePolicy', args: [open, { ...policy, owner: other }] }),
+      /InvalidPolicyOwner/,
+    )
     // An id is the owner's: the same salt gives another owner another id, and a taken id cannot be created again.
     const { result: mine } = await simulate(devnetAccounts.sender, { address: registry, abi: policyRegistryArtifact.abi, functionName: 'createPolicy', args: [saltOf('fresh'), policy] })
-    const { result: theirs } = await simulate(devnetAccounts.other, { address: registry, abi: policyRegistryArtifact.abi, functionName: 'createPolicy', args: [saltOf('fresh'), { ...policy, owner: other }] })
+    const { result: theirs } = await simulate(devnetAccounts.other, {
+      address: registry,
+      abi: policyRegistryArtifact.abi,
+      functionName: 'createPolicy',
+      args: [saltOf('fresh'), { ...policy, owner: other }],
+    })
     assert.equal(mine, derivePolicyId(sender, saltOf('fresh')))
     assert.equal(theirs, derivePolicyId(other, saltOf('fresh')))
     await assert.rejects(simulate(devnetAccounts.sender, { address: registry, abi: policyRegistryArtifact.abi, functionName: 'createPolicy', args: [saltOf('demo.open'), policy] }), /PolicyExists/)

@@ -97,7 +97,7 @@ describe('chain discovery and endpoints', () => {
     }
   })
 
-  it('falls back to viem\'s chain definitions with neither registry nor cache (without calling them)', async () => {
+  it("falls back to viem's chain definitions with neither registry nor cache (without calling them)", async () => {
     const { lines, logger } = capturingLogger()
     const list = createChainList({ url: 'http://127.0.0.1:9/rpcs.json', timeoutMs: 500, ttlMs: 0, cacheFile: join(cacheDir, 'none.json'), logger })
     const baseSepolia: ChainConfig = { ...devnet.chain, chainId: 'eip155:84532', reference: '84532', rpcUrls: [] }
@@ -120,7 +120,10 @@ describe('chain discovery and endpoints', () => {
       const { lines, logger } = capturingLogger()
       const list = createChainList({ url: registry.url, timeoutMs: 300, ttlMs: 0, cacheFile: join(cacheDir, `${what}.json`), maxBytes: 2000, logger })
       assert.equal(await list.find(31337), undefined, what)
-      assert.ok(lines.some((l) => l.includes('chain-list registry unavailable') && message.test(l)), `${what}: ${lines.join('\n')}`)
+      assert.ok(
+        lines.some((l) => l.includes('chain-list registry unavailable') && message.test(l)),
+        `${what}: ${lines.join('\n')}`,
+      )
     }
     // Wrong shapes inside an array are skipped, the rest is used.
     registry.handle = json([{ chainId: 'x' }, 17, entryFor(devnet.anvil.rpcUrl)])
@@ -188,7 +191,10 @@ describe('chain discovery and endpoints', () => {
       assert.equal(chain.relayer, undefined)
       const execute = await post(gateway.baseUrl, '/intents/execute', demoIntent(devnet))
       assert.equal(execute.status, 501)
-      assert.ok(gateway.logs.some((l) => l.includes('"level":40') && l.includes('read-only: it has no RPC_URLS')), 'the start-up log says so')
+      assert.ok(
+        gateway.logs.some((l) => l.includes('"level":40') && l.includes('read-only: it has no RPC_URLS')),
+        'the start-up log says so',
+      )
     } finally {
       await gateway.close()
       await inner.close()
@@ -196,7 +202,7 @@ describe('chain discovery and endpoints', () => {
     }
   })
 
-  it('in production, still uses a configured RPC URL on loopback (the operator\'s choice) and executes through it', async () => {
+  it("in production, still uses a configured RPC URL on loopback (the operator's choice) and executes through it", async () => {
     const gateway = await startTestGateway({ production: true, relayerPrivateKey: devnetAccounts.relayer, chains: [devnet.chain] })
     try {
       assert.equal((await post(gateway.baseUrl, '/intents/validate', demoIntent(devnet))).status, 200)
@@ -273,7 +279,7 @@ describe('chain discovery and endpoints', () => {
   })
 
   it('sends URL credentials as Basic authorization and never shows them, nor a key in a path segment', async () => {
-    const secretUrl = devnet.anvil.rpcUrl.replace('http://', 'http://agent:hunter2@') + '/?apikey=k3yk3yk3y'
+    const secretUrl = `${devnet.anvil.rpcUrl.replace('http://', 'http://agent:hunter2@')}/?apikey=k3yk3yk3y`
     // A provider that takes its key as a path segment (base64 with padding): a local proxy to anvil.
     const pathKey = 'c2VjcmV0LWtleS0xMjM0NQ=='
     const proxy = await startHttpServer()

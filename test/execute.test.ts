@@ -50,7 +50,13 @@ describe('POST /intents/execute', () => {
     assert.equal(res.body.blockNumber, receipt.blockNumber.toString())
     assert.equal(res.body.gasUsed, receipt.gasUsed.toString())
     const event = receipt.logs
-      .map((l) => { try { return decodeEventLog({ abi: intentExecutorArtifact.abi, data: l.data, topics: l.topics }) } catch { return undefined } })
+      .map((l) => {
+        try {
+          return decodeEventLog({ abi: intentExecutorArtifact.abi, data: l.data, topics: l.topics })
+        } catch {
+          return undefined
+        }
+      })
       .find((e) => e?.eventName === 'IntentExecuted')
     assert.ok(event && event.eventName === 'IntentExecuted')
     assert.equal(event.args.intentHash, res.headers.get('x-intent-hash'))
@@ -116,7 +122,11 @@ describe('POST /intents/execute', () => {
     const bodies = Array.from({ length: n }, (_, i) => demoIntent(world.devnet, { nonce: String(1000 + i) }))
     const before = await relayerNonce()
     const results = await Promise.all(bodies.map((b) => execute(b)))
-    assert.deepEqual(results.map((r) => r.status), Array(n).fill(200), results.map((r) => r.text).find((t) => !t.includes('"0x11"')))
+    assert.deepEqual(
+      results.map((r) => r.status),
+      Array(n).fill(200),
+      results.map((r) => r.text).find((t) => !t.includes('"0x11"')),
+    )
     assert.equal(new Set(results.map((r) => r.body.transactionHash)).size, n)
     assert.equal(await readCount(), countBefore + BigInt(n))
     assert.equal(await relayerNonce(), before + n)
@@ -130,7 +140,11 @@ describe('POST /intents/execute', () => {
     const results = await Promise.all(Array.from({ length: 8 }, () => execute(body)))
     assert.equal(results.filter((r) => r.status === 200 && !r.body.replayed).length, 1, results.map((r) => r.text).join('\n'))
     for (const r of results.filter((r) => r.body.replayed)) {
-      assert.ok((r.status === 202 && r.headers.get('x-erc1066-status') === '0xF3' && r.headers.get('location') === `/intents/${r.headers.get('x-intent-hash')}`) || (r.status === 200 && r.headers.get('x-erc1066-status') === '0x11'), r.text)
+      assert.ok(
+        (r.status === 202 && r.headers.get('x-erc1066-status') === '0xF3' && r.headers.get('location') === `/intents/${r.headers.get('x-intent-hash')}`) ||
+          (r.status === 200 && r.headers.get('x-erc1066-status') === '0x11'),
+        r.text,
+      )
     }
     assert.equal(results.filter((r) => r.body.replayed).length, 7)
     assert.equal(await relayerNonce(), before + 1, 'one transaction')
@@ -245,7 +259,7 @@ describe('POST /intents/execute', () => {
   })
 
   it('answers 502 (0xF0) naming the problem when the relayer cannot pay for gas, and recovers after funding', async () => {
-    const poorKey = '0x' + '11'.repeat(32) as Hex
+    const poorKey = (`0x${'11'.repeat(32)}`) as Hex
     const poor = await startTestGateway({ chains: [world.devnet.chain], relayerPrivateKey: poorKey })
     try {
       const res = await execute(demoIntent(world.devnet, { nonce: '9' }), poor.baseUrl)

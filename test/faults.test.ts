@@ -29,7 +29,6 @@ after(() => rmSync(dir, { recursive: true, force: true }))
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-
 /** What the chain says: how often each intent ran (IntentExecuted events) and the counter. */
 function chainView(devnet: Devnet) {
   const { publicClient } = createDevClients(devnet.anvil.rpcUrl, devnet.anvil.chainId)
@@ -62,7 +61,10 @@ function journalRows(path: string): Array<{ intent_hash: string; state: string; 
   }
 }
 
-const tally = (rows: Array<{ state: string }>) => rows.reduce<Record<string, number>>((t, r) => ({ ...t, [r.state]: (t[r.state] ?? 0) + 1 }), {})
+const tally = (rows: Array<{ state: string }>) => rows.reduce<Record<string, number>>((t, r) => {
+  t[r.state] = (t[r.state] ?? 0) + 1
+  return t
+}, {})
 
 /** Polls GET /intents/{hash} until the execution is final (not 202). */
 async function finalState(baseUrl: string, intentHash: string): Promise<HttpResult> {
@@ -73,9 +75,7 @@ async function finalState(baseUrl: string, intentHash: string): Promise<HttpResu
 }
 
 /** A world whose node mines only on evm_mine, with a short receipt wait and fast reconciliation. */
-async function withManualMining(
-  test: (ctx: { world: World; rpcUrl: string; chain: ReturnType<typeof chainView>; fromBlock: bigint; countBefore: bigint }) => Promise<void>,
-): Promise<void> {
+async function withManualMining(test: (ctx: { world: World; rpcUrl: string; chain: ReturnType<typeof chainView>; fromBlock: bigint; countBefore: bigint }) => Promise<void>): Promise<void> {
   const world = await startWorld({ receiptTimeoutMs: 300, reconcileIntervalMs: 200 })
   const rpcUrl = world.devnet.anvil.rpcUrl
   const chain = chainView(world.devnet)
@@ -293,7 +293,10 @@ describe('faults', () => {
       const late = await post(baseUrl, '/intents/validate', demoIntent(devnet, { nonce: '2999' }), chainHeader).catch(() => undefined)
       assert.ok(!late || late.status === 503, 'no new work once shutting down')
       const answers = await Promise.all(inFlight)
-      assert.deepEqual(answers.map((a) => a.status), [200, 200, 200])
+      assert.deepEqual(
+        answers.map((a) => a.status),
+        [200, 200, 200],
+      )
       assert.equal(await gw.exit, 0)
       running = undefined
       assert.deepEqual(tally(journalRows(journalPath)), { mined: 3 })

@@ -62,7 +62,12 @@ describe('a fleet of gateway instances sharing relayer keys by lease', () => {
   }
   const stop = async (instances: Instance[]) => {
     for (const { id, gw } of instances) {
-      if (process.env.FLEET_DEBUG) for (const line of gw.stdout().split('\n').filter((l) => /relayer|lease/.test(l))) console.log(`# ${id} ${line.slice(0, 300)}`)
+      if (process.env.FLEET_DEBUG)
+        for (const line of gw
+          .stdout()
+          .split('\n')
+          .filter((l) => /relayer|lease/.test(l)))
+          console.log(`# ${id} ${line.slice(0, 300)}`)
       gw.child.kill('SIGTERM')
       await gw.exit
       running.delete(gw)
@@ -82,7 +87,10 @@ describe('a fleet of gateway instances sharing relayer keys by lease', () => {
     const bodies = await Promise.all(Array.from({ length: count }, () => signedIntent(devnet, { nonce: String(nonceBase++) })))
     const ask = async (instance: Instance, body: unknown): Promise<[string, Answer]> => {
       const res: HttpResult = await post(instance.baseUrl, '/intents/execute', body)
-      return [res.headers.get('x-intent-hash')!, { instance: instance.id, status: res.status, replayed: res.body?.replayed === true, erc1066: res.headers.get('x-erc1066-status'), type: res.body?.type, text: res.text.slice(0, 300) }]
+      return [
+        res.headers.get('x-intent-hash')!,
+        { instance: instance.id, status: res.status, replayed: res.body?.replayed === true, erc1066: res.headers.get('x-erc1066-status'), type: res.body?.type, text: res.text.slice(0, 300) },
+      ]
     }
     const answers = await Promise.all(bodies.flatMap((b, i) => [ask(instances[i % instances.length]!, b), ask(instances[(i + 1) % instances.length]!, b)]))
     const byIntent = new Map<string, Answer[]>()
@@ -100,7 +108,10 @@ describe('a fleet of gateway instances sharing relayer keys by lease', () => {
     const senders = new Set(await Promise.all(logs.map(async (l) => (await publicClient.getTransaction({ hash: l.transactionHash })).from.toLowerCase())))
     assert.equal(senders.size, keysUsed, 'every key at work')
     for (const account of pool) {
-      const [pending, latest] = await Promise.all([publicClient.getTransactionCount({ address: account.address, blockTag: 'pending' }), publicClient.getTransactionCount({ address: account.address, blockTag: 'latest' })])
+      const [pending, latest] = await Promise.all([
+        publicClient.getTransactionCount({ address: account.address, blockTag: 'pending' }),
+        publicClient.getTransactionCount({ address: account.address, blockTag: 'latest' }),
+      ])
       assert.equal(pending, latest, `${account.address}: nothing stuck behind a nonce gap`)
     }
   }
@@ -146,7 +157,11 @@ describe('a fleet of gateway instances sharing relayer keys by lease', () => {
       const seconds = (performance.now() - started) / 1000
       const sentBy = assertAnswered(byIntent, keyless)
       // Every instance holding a key sent some; none without one did.
-      assert.deepEqual(instances.map((i) => (sentBy.get(i.id) ?? 0) > 0), expected.map((s) => s > 0), JSON.stringify([...sentBy]))
+      assert.deepEqual(
+        instances.map((i) => (sentBy.get(i.id) ?? 0) > 0),
+        expected.map((s) => s > 0),
+        JSON.stringify([...sentBy]),
+      )
       await assertOnChain([...byIntent.keys()], fromBlock, keys)
       assert.deepEqual(await heldCounts(instances), expected, 'the shares held through the run')
       for (const i of instances) assert.equal((await request(i.baseUrl, '/health')).body.journal.pendingExecutions, 0)

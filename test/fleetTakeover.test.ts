@@ -40,7 +40,7 @@ describe('a fleet of three instances on four keys, each killed with SIGKILL in t
     await database?.drop()
   })
 
-  it('loses and doubles nothing: every intent runs once, the dead instance\'s keys are taken over, the shares settle again', async () => {
+  it("loses and doubles nothing: every intent runs once, the dead instance's keys are taken over, the shares settle again", async () => {
     const { RELAYER_PRIVATE_KEY: _, ...base } = chainEnv(devnet)
     const start = async (id: string): Promise<Instance> => {
       const { gw, baseUrl } = await startGatewayProcess({
@@ -65,7 +65,8 @@ describe('a fleet of three instances on four keys, each killed with SIGKILL in t
         return held.every((h, i) => h.length === relayerShare({ keys: poolKeys.length, instanceIds: ids, instanceId: ids[i]! })) ? held : undefined
       })
     const { publicClient } = createDevClients(devnet.anvil.rpcUrl, devnet.anvil.chainId)
-    const unmined = async (address: string) => (await publicClient.getTransactionCount({ address: address as Hex, blockTag: 'pending' })) - (await publicClient.getTransactionCount({ address: address as Hex, blockTag: 'latest' }))
+    const unmined = async (address: string) =>
+      (await publicClient.getTransactionCount({ address: address as Hex, blockTag: 'pending' })) - (await publicClient.getTransactionCount({ address: address as Hex, blockTag: 'latest' }))
     const fromBlock = await publicClient.getBlockNumber()
 
     let instances = await Promise.all(['k-0', 'k-1', 'k-2'].map(start))
@@ -81,7 +82,10 @@ describe('a fleet of three instances on four keys, each killed with SIGKILL in t
       bodies.push(...batch)
       // No block until the victim is dead: its transactions are surely in flight when it dies.
       await rpc(devnet.anvil.rpcUrl, 'evm_setIntervalMining', [0])
-      const asked = batch.flatMap((body, i) => [post(victim.baseUrl, '/intents/execute', body).catch(() => undefined), post(partners[i % partners.length]!.baseUrl, '/intents/execute', body).catch(() => undefined)])
+      const asked = batch.flatMap((body, i) => [
+        post(victim.baseUrl, '/intents/execute', body).catch(() => undefined),
+        post(partners[i % partners.length]!.baseUrl, '/intents/execute', body).catch(() => undefined),
+      ])
       await eventually(`${victim.id} with transactions in flight`, 60_000, async () => ((await Promise.all(victimKeys.map(unmined))).some((n) => n > 0) ? true : undefined))
       victim.gw.child.kill('SIGKILL')
       await victim.gw.exit

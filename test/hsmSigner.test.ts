@@ -12,7 +12,13 @@ import { chainEnv } from './support/gatewayProcess.ts'
 import { runGateway } from './support/runGateway.ts'
 import { post, request, signedIntent, startTestGateway, startWorld, type TestGateway, type World } from './support/testGateway.ts'
 
-describe('relayer keys in a PKCS#11 token (SoftHSM2)', { skip: !softHsmModule ? 'SoftHSM2 is not installed (scripts/ensureTestTools.sh installs it)' : !pkcs11Binding ? 'the optional pkcs11js binding did not build at install (it needs a C++ compiler)' : false }, () => {
+describe('relayer keys in a PKCS#11 token (SoftHSM2)', {
+  skip: !softHsmModule
+    ? 'SoftHSM2 is not installed (scripts/ensureTestTools.sh installs it)'
+    : !pkcs11Binding
+      ? 'the optional pkcs11js binding did not build at install (it needs a C++ compiler)'
+      : false,
+}, () => {
   let world: World
   let token: SoftHsmToken
   let gateway: TestGateway
@@ -25,7 +31,11 @@ describe('relayer keys in a PKCS#11 token (SoftHSM2)', { skip: !softHsmModule ? 
     const wallet = world.clients.walletFor(devnetAccounts.deployer)
     const fund = await wallet.sendTransaction({ to: account.address, value: parseEther('5'), account: wallet.account!, chain: wallet.chain })
     await world.clients.publicClient.waitForTransactionReceipt({ hash: fund })
-    gateway = await startTestGateway({ chains: [world.devnet.chain], relayerPrivateKey: undefined, signers: { kms: { keyIds: [], region: undefined, endpoint: undefined }, pkcs11: { ...token, keyLabels: ['relayer-1'] } } })
+    gateway = await startTestGateway({
+      chains: [world.devnet.chain],
+      relayerPrivateKey: undefined,
+      signers: { kms: { keyIds: [], region: undefined, endpoint: undefined }, pkcs11: { ...token, keyLabels: ['relayer-1'] } },
+    })
   })
   after(async () => {
     await gateway?.close()
@@ -49,20 +59,35 @@ describe('relayer keys in a PKCS#11 token (SoftHSM2)', { skip: !softHsmModule ? 
     const sent = await world.clients.publicClient.getTransaction({ hash: res.body.transactionHash })
     assert.equal(sent.from.toLowerCase(), account.address.toLowerCase())
     const chains = await request(gateway.baseUrl, '/chains/31337')
-    assert.deepEqual(chains.body.relayers.map((r: Record<string, unknown>) => ({ address: r.address, signer: r.signer })), [{ address: account.address, signer: 'pkcs11' }])
+    assert.deepEqual(
+      chains.body.relayers.map((r: Record<string, unknown>) => ({ address: r.address, signer: r.signer })),
+      [{ address: account.address, signer: 'pkcs11' }],
+    )
     assert.ok(!chains.text.includes(`"${token.pin}"`), 'the PIN is never shown')
     assert.ok(!gateway.logs.join('').includes(`"${token.pin}"`), 'the PIN is never logged')
   })
 
   it('refuses to start with a label the token does not hold, or (in a process of its own) a wrong PIN, naming the setting', async () => {
     const pkcs11 = { modulePath: token.modulePath, tokenLabel: token.tokenLabel, pin: token.pin, keyLabels: ['nope'] }
-    await assert.rejects(startTestGateway({ chains: [world.devnet.chain], relayerPrivateKey: undefined, signers: { kms: { keyIds: [], region: undefined, endpoint: undefined }, pkcs11 } }), (err: Error & { problems?: string[] }) => {
-      assert.match((err.problems ?? [err.message]).join('\n'), /RELAYER_PKCS11_KEY_LABELS: the token "relayers" holds 0 private keys labelled "nope" \(one is needed\)/)
-      return true
-    })
+    await assert.rejects(
+      startTestGateway({ chains: [world.devnet.chain], relayerPrivateKey: undefined, signers: { kms: { keyIds: [], region: undefined, endpoint: undefined }, pkcs11 } }),
+      (err: Error & { problems?: string[] }) => {
+        assert.match((err.problems ?? [err.message]).join('\n'), /RELAYER_PKCS11_KEY_LABELS: the token "relayers" holds 0 private keys labelled "nope" \(one is needed\)/)
+        return true
+      },
+    )
     // A PKCS#11 login lasts as long as the application: a wrong PIN shows in a fresh process, as at a real start-up.
     const { RELAYER_PRIVATE_KEY: _, ...env } = chainEnv(world.devnet)
-    const gw = runGateway({ env: { ...env, SOFTHSM2_CONF: process.env.SOFTHSM2_CONF!, RELAYER_PKCS11_MODULE: token.modulePath, RELAYER_PKCS11_TOKEN: token.tokenLabel, RELAYER_PKCS11_KEY_LABELS: 'relayer-1', RELAYER_PKCS11_PIN: '0000' } })
+    const gw = runGateway({
+      env: {
+        ...env,
+        SOFTHSM2_CONF: process.env.SOFTHSM2_CONF!,
+        RELAYER_PKCS11_MODULE: token.modulePath,
+        RELAYER_PKCS11_TOKEN: token.tokenLabel,
+        RELAYER_PKCS11_KEY_LABELS: 'relayer-1',
+        RELAYER_PKCS11_PIN: '0000',
+      },
+    })
     assert.equal(await gw.exit, 1)
     assert.match(gw.stderr() + gw.stdout(), /RELAYER_PKCS11_KEY_LABELS: the token \\?"relayers\\?" refused the PIN \(CKR_PIN_INCORRECT\)/)
     assert.ok(!(gw.stderr() + gw.stdout()).includes('0000'), 'the PIN is not shown')

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import { generatePrivateKey } from 'viem/accounts'
-import { GatewayError } from '../src/errors/gatewayError.ts'
+import type { GatewayError } from '../src/errors/gatewayError.ts'
 import { createEd25519Signer } from '../src/signers/createEd25519Signer.ts'
 import { createKmsEd25519Signer } from '../src/signers/createKmsEd25519Signer.ts'
 import { createLocalEd25519Signer } from '../src/signers/createLocalEd25519Signer.ts'
@@ -31,7 +31,7 @@ describe('Ed25519 relayer keys in KMS (against the KMS stand-in)', () => {
     await kms?.close()
   })
 
-  it('has the key\'s public key and signs exactly what the key signs in the process', async () => {
+  it("has the key's public key and signs exactly what the key signs in the process", async () => {
     const signer = await createKmsEd25519Signer({ keyId: 'alias/solana', region: 'us-east-1', endpoint: kms.endpoint, credentials })
     const local = createLocalEd25519Signer(seed)
     assert.equal(signer.backend, 'kms')
@@ -67,7 +67,7 @@ describe('Ed25519 relayer keys in KMS (against the KMS stand-in)', () => {
       return true
     })
     await assert.rejects(createEd25519Signer({ ...source, keyId: 'alias/missing' }), (err: Error & { problems?: string[] }) => {
-      assert.deepEqual(err.problems, ['SOLANA_RELAYER_KMS_KEY_ID: The relayer\'s signer is unavailable (KMS GetPublicKey for key alias/missing failed: NotFoundException)'])
+      assert.deepEqual(err.problems, ["SOLANA_RELAYER_KMS_KEY_ID: The relayer's signer is unavailable (KMS GetPublicKey for key alias/missing failed: NotFoundException)"])
       return true
     })
   })
@@ -80,7 +80,7 @@ describe('Ed25519 relayer keys in a PKCS#11 token (SoftHSM2)', { skip: !softHsmM
   })
   after(() => token?.remove())
 
-  it('signs inside the token what verifies for the key\'s public key, concurrent signatures one at a time on its session', async () => {
+  it("signs inside the token what verifies for the key's public key, concurrent signatures one at a time on its session", async () => {
     const signer = createPkcs11EdDsaSigner({ ...token, keyLabel: 'ed-relayer' })
     assert.equal(signer.backend, 'pkcs11')
     assert.equal(signer.publicKey.length, 32)

@@ -40,7 +40,9 @@ describe('several gateway instances on one PostgreSQL journal and one Redis', ()
   })
 
   it('executes each of 300 concurrent signed intents, spread over three instances, exactly once, with no nonce error', async () => {
-    const three = await Promise.all(relayerKeys.map((key, i) => start({ relayerPrivateKey: key, storage: { databaseUrl: database.url, redisUrl: undefined, instanceId: `gw-${i}` }, receiptTimeoutMs: 60_000 })))
+    const three = await Promise.all(
+      relayerKeys.map((key, i) => start({ relayerPrivateKey: key, storage: { databaseUrl: database.url, redisUrl: undefined, instanceId: `gw-${i}` }, receiptTimeoutMs: 60_000 })),
+    )
     const bodies = await Promise.all(Array.from({ length: 300 }, (_, i) => signedIntent(devnet, { nonce: String(10_000 + i) })))
     const fromBlock = await createDevClients(devnet.anvil.rpcUrl, devnet.anvil.chainId).publicClient.getBlockNumber()
     // Every intent is sent to two instances at once: the journal lets one of them run it.
@@ -52,7 +54,10 @@ describe('several gateway instances on one PostgreSQL journal and one Redis', ()
       const statuses = JSON.stringify(answered)
       // One request sends it; the other replays its outcome (200 once mined, 202 while in flight).
       assert.deepEqual(answered.filter((a) => a.status === 200 && !a.replayed).length, 1, `${hash}: ${statuses}`)
-      assert.ok(answered.every((a) => (a.status === 200 || a.status === 202) && (a.status === 202 ? a.replayed : true)), `${hash}: ${statuses}`)
+      assert.ok(
+        answered.every((a) => (a.status === 200 || a.status === 202) && (a.status === 202 ? a.replayed : true)),
+        `${hash}: ${statuses}`,
+      )
     }
     const { publicClient } = createDevClients(devnet.anvil.rpcUrl, devnet.anvil.chainId)
     const event = intentExecutorArtifact.abi.find((i) => i.type === 'event' && i.name === 'IntentExecuted')!
@@ -60,7 +65,10 @@ describe('several gateway instances on one PostgreSQL journal and one Redis', ()
     const executions = new Map<string, number>()
     for (const log of logs) executions.set(log.args.intentHash as string, (executions.get(log.args.intentHash as string) ?? 0) + 1)
     assert.equal(executions.size, 300)
-    assert.ok([...executions.values()].every((n) => n === 1), 'each intent executed exactly once')
+    assert.ok(
+      [...executions.values()].every((n) => n === 1),
+      'each intent executed exactly once',
+    )
     // Each instance sent with its own key: all three took part.
     const senders = new Set(await Promise.all(logs.slice(0, 300).map(async (l) => (await publicClient.getTransaction({ hash: l.transactionHash })).from.toLowerCase())))
     assert.equal(senders.size, 3)

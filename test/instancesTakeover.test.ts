@@ -35,9 +35,17 @@ describe('a relayer key pool leased to two instances, one killed with SIGKILL', 
     await database?.drop()
   })
 
-  it('splits the keys between the instances; the survivor takes the dead one\'s key over and finishes its work; each intent executes exactly once', async () => {
+  it("splits the keys between the instances; the survivor takes the dead one's key over and finishes its work; each intent executes exactly once", async () => {
     const { RELAYER_PRIVATE_KEY: _, ...base } = chainEnv(devnet)
-    const env = (id: string) => ({ ...base, RELAYER_PRIVATE_KEYS: poolKeys.join(','), DATABASE_URL: database.url, INSTANCE_ID: id, RELAYER_LEASE_TTL_MS: '3000', RECONCILE_INTERVAL_MS: '300', RECEIPT_TIMEOUT_MS: '8000' })
+    const env = (id: string) => ({
+      ...base,
+      RELAYER_PRIVATE_KEYS: poolKeys.join(','),
+      DATABASE_URL: database.url,
+      INSTANCE_ID: id,
+      RELAYER_LEASE_TTL_MS: '3000',
+      RECONCILE_INTERVAL_MS: '300',
+      RECEIPT_TIMEOUT_MS: '8000',
+    })
     const a = await startGatewayProcess(env('a'))
     running.add(a.gw)
     const b = await startGatewayProcess(env('b'))

@@ -23,7 +23,12 @@ async function readEvents(url: string, headers: Record<string, string> = {}, onE
     while ((end = buffer.indexOf('\n\n')) >= 0) {
       const block = buffer.slice(0, end)
       buffer = buffer.slice(end + 2)
-      const fields = Object.fromEntries(block.split('\n').filter((l) => l && !l.startsWith(':')).map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 2)]))
+      const fields = Object.fromEntries(
+        block
+          .split('\n')
+          .filter((l) => l && !l.startsWith(':'))
+          .map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 2)]),
+      )
       if (fields.data === undefined) continue
       const event = { id: fields.id!, event: fields.event!, data: JSON.parse(fields.data) as Record<string, unknown> }
       events.push(event)
@@ -68,7 +73,10 @@ describe('execution events (server-sent events from the journal)', () => {
       assert.equal(live.status, 200)
       assert.match(live.headers.get('content-type') ?? '', /^text\/event-stream/)
       assertCommonHeaders({ status: live.status, headers: live.headers, body: undefined, text: '' }, { status: '0x01', intentHash })
-      assert.deepEqual(live.events.map((e) => e.event), ['submitted', 'mined', 'final'])
+      assert.deepEqual(
+        live.events.map((e) => e.event),
+        ['submitted', 'mined', 'final'],
+      )
       const minedEvent = live.events[1]!.data
       assert.deepEqual(
         { type: minedEvent.type, intentHash: minedEvent.intentHash, chainId: minedEvent.chainId, state: minedEvent.state, transactionHash: minedEvent.transactionHash, attempt: minedEvent.attempt },
@@ -80,10 +88,16 @@ describe('execution events (server-sent events from the journal)', () => {
 
       // Another instance, from the shared journal: the same events with the same ids.
       const elsewhere = await readEvents(`${b.baseUrl}/intents/${intentHash}/events`)
-      assert.deepEqual(elsewhere.events.map((e) => e.id), live.events.map((e) => e.id))
+      assert.deepEqual(
+        elsewhere.events.map((e) => e.id),
+        live.events.map((e) => e.id),
+      )
       // Resumed after the first: the rest only.
       const resumed = await readEvents(`${b.baseUrl}/intents/${intentHash}/events`, { 'last-event-id': live.events[0]!.id })
-      assert.deepEqual(resumed.events.map((e) => e.event), ['mined', 'final'])
+      assert.deepEqual(
+        resumed.events.map((e) => e.event),
+        ['mined', 'final'],
+      )
     } finally {
       await rpc(world.devnet.anvil.rpcUrl, 'evm_setAutomine', [true])
     }

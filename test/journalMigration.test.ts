@@ -60,14 +60,30 @@ describe('journal upgrade and the EVM nonce floor, against anvil', () => {
     const row = { chain_id: devnet.chain.chainId, sender: intent.sender.toLowerCase(), relayer: relayerAccount.address, created_at: Date.now() - 60_000, updated_at: Date.now() - 60_000 }
     const path = join(dir, 'journal.sqlite')
     writeV1Journal(path, [
-      { ...row, intent_hash: executedHash, intent_nonce: '700', intent: serialized({ ...intent, nonce: 700n }), state: 'mined', status: 0x11, tx_nonce: txNonce - 1, transaction_hash: `0x${'ab'.repeat(32)}`, raw_transaction: '0x02c0', block_number: '3', gas_used: '90000', return_data: '0x' },
+      {
+        ...row,
+        intent_hash: executedHash,
+        intent_nonce: '700',
+        intent: serialized({ ...intent, nonce: 700n }),
+        state: 'mined',
+        status: 0x11,
+        tx_nonce: txNonce - 1,
+        transaction_hash: `0x${'ab'.repeat(32)}`,
+        raw_transaction: '0x02c0',
+        block_number: '3',
+        gas_used: '90000',
+        return_data: '0x',
+      },
       { ...row, intent_hash: intentHash, intent_nonce: '701', intent: serialized(intent), state: 'pending', status: 0xf3, tx_nonce: txNonce, transaction_hash: transactionHash, raw_transaction: raw },
     ])
     assert.equal(await rpc(devnet.anvil.rpcUrl, 'eth_getTransactionByHash', [transactionHash]), null, 'the node never had it')
 
     const gateway = await startTestGateway({ chains: [devnet.chain], journal: { path, synchronous: 'full' }, reconcileIntervalMs: 200 })
     try {
-      assert.ok(gateway.logs.some((l) => l.includes('the node had lost a journaled transaction')), 'broadcast again before the gateway took requests')
+      assert.ok(
+        gateway.logs.some((l) => l.includes('the node had lost a journaled transaction')),
+        'broadcast again before the gateway took requests',
+      )
       const receipt = await clients.publicClient.waitForTransactionReceipt({ hash: transactionHash })
       assert.equal(receipt.status, 'success')
       assert.equal(receipt.from.toLowerCase(), relayerAccount.address.toLowerCase())

@@ -74,7 +74,10 @@ describe('createJsonRpcClient', () => {
     assert.deepEqual(await Promise.all([1, 2].map((n) => client.request({ method: 'x', params: [n] }))), [1, 2])
     bodies.length = 0
     assert.deepEqual(await Promise.all([3, 4].map((n) => client.request({ method: 'x', params: [n] }))), [3, 4])
-    assert.ok(bodies.every((b) => !Array.isArray(b)), 'later calls go one by one')
+    assert.ok(
+      bodies.every((b) => !Array.isArray(b)),
+      'later calls go one by one',
+    )
     await client.close()
   })
 
@@ -83,16 +86,26 @@ describe('createJsonRpcClient', () => {
     const client = createJsonRpcClient({ url: server.url, timeoutMs: 1000, spread: 4, flushAt: 2 })
     bodies.length = 0
     const answers = await Promise.allSettled(client.sequence([1, 2, 3, 4, 5].map((n) => ({ method: 'x', params: [n] }))))
-    assert.deepEqual(answers.map((a) => (a.status === 'fulfilled' ? a.value : 'refused')), [1, 'refused', 3, 4, 5])
+    assert.deepEqual(
+      answers.map((a) => (a.status === 'fulfilled' ? a.value : 'refused')),
+      [1, 'refused', 3, 4, 5],
+    )
     assert.equal(bodies.length, 1, 'one request, whatever spread and flushAt say')
-    assert.deepEqual((bodies[0] as Array<{ params: number[] }>).map((c) => c.params[0]), [1, 2, 3, 4, 5])
+    assert.deepEqual(
+      (bodies[0] as Array<{ params: number[] }>).map((c) => c.params[0]),
+      [1, 2, 3, 4, 5],
+    )
     await client.close()
 
     answerWith((c) => ({ result: c.params[0] }), { refuseBatches: true })
     const oneByOne = createJsonRpcClient({ url: server.url, timeoutMs: 1000 })
     bodies.length = 0
     assert.deepEqual(await Promise.all(oneByOne.sequence([1, 2, 3].map((n) => ({ method: 'x', params: [n] })))), [1, 2, 3])
-    assert.deepEqual(bodies.slice(1).map((b) => (b as { params: number[] }).params[0]), [1, 2, 3], 'after the refused batch, each call alone, in order')
+    assert.deepEqual(
+      bodies.slice(1).map((b) => (b as { params: number[] }).params[0]),
+      [1, 2, 3],
+      'after the refused batch, each call alone, in order',
+    )
     await oneByOne.close()
   })
 

@@ -65,7 +65,10 @@ describe('relayer keys in KMS (against a KMS stand-in)', () => {
     assert.equal(sent.from.toLowerCase(), kms.addressOf('alias/relayer').toLowerCase())
     assert.ok(kms.signs > before, 'KMS signed it')
     const chains = await request(gateway.baseUrl, '/chains/31337')
-    assert.deepEqual(chains.body.relayers.map((r: Record<string, unknown>) => ({ address: r.address, signer: r.signer })), [{ address: kms.addressOf('alias/relayer'), signer: 'kms' }])
+    assert.deepEqual(
+      chains.body.relayers.map((r: Record<string, unknown>) => ({ address: r.address, signer: r.signer })),
+      [{ address: kms.addressOf('alias/relayer'), signer: 'kms' }],
+    )
     assert.ok(!chains.text.toLowerCase().includes(kmsKey.slice(2)))
   })
 

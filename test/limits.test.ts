@@ -106,7 +106,10 @@ describe('limits and security headers', () => {
     const gateway = await startTestGateway({ chains: [world.devnet.chain], corsOrigins: [app] })
     try {
       const preflight = (origin: string) =>
-        request(gateway.baseUrl, '/intents/execute', { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, authorization, x-chain-id' } })
+        request(gateway.baseUrl, '/intents/execute', {
+          method: 'OPTIONS',
+          headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, authorization, x-chain-id' },
+        })
       const allowed = await preflight(app)
       assert.equal(allowed.status, 204)
       assert.equal(allowed.headers.get('access-control-allow-origin'), app)
@@ -152,10 +155,16 @@ describe('limits and security headers', () => {
       // Over the cap: the extra connections are refused at once, and the held ones still time out.
       const second = Array.from({ length: maxConnections + 10 }, idle)
       const closed = await Promise.all(second)
-      assert.ok(closed.every((r) => r.closedByGateway), 'every connection was closed by the gateway')
+      assert.ok(
+        closed.every((r) => r.closedByGateway),
+        'every connection was closed by the gateway',
+      )
       assert.ok(closed.filter((r) => r.ms < idleTimeoutMs / 2).length >= 10, 'connections over the cap are refused at once')
       assert.equal((await request(gateway.baseUrl, '/health')).status, 200, 'the gateway serves again once the idle ones are gone')
-      assert.ok(gateway.logs.some((l) => l.includes('connection limit reached')), 'the refusals are logged')
+      assert.ok(
+        gateway.logs.some((l) => l.includes('connection limit reached')),
+        'the refusals are logged',
+      )
 
       // A keep-alive connection is closed once idle after its answer; a slow answer is not cut.
       const kept = await new Promise<{ text: string; ms: number }>((resolve) => {
@@ -199,9 +208,7 @@ describe('limits and security headers', () => {
       let socket: ReturnType<typeof connect> | undefined
       const answers = new Promise<string>((resolve) => {
         let text = ''
-        socket = connect(Number(port), '127.0.0.1', () =>
-          socket!.write(`POST /intents/execute HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`),
-        )
+        socket = connect(Number(port), '127.0.0.1', () => socket!.write(`POST /intents/execute HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`))
         socket.on('data', (d) => (text += d.toString()))
         socket.on('error', () => undefined)
         socket.setTimeout(10_000, () => socket!.destroy())

@@ -37,7 +37,19 @@ async function call(client: Client, name: string, args: Record<string, unknown>,
 
 /** The headers of an HTTP answer that a tool result repeats. */
 function keptHeaders(headers: Headers): Record<string, string> {
-  const names = ['x-erc1066-status', 'x-status-code', 'x-intent-hash', 'x-chain-type', 'x-chain-id', 'x-payment-required', 'location', 'retry-after', 'www-authenticate', 'payment-required', 'payment-response']
+  const names = [
+    'x-erc1066-status',
+    'x-status-code',
+    'x-intent-hash',
+    'x-chain-type',
+    'x-chain-id',
+    'x-payment-required',
+    'location',
+    'retry-after',
+    'www-authenticate',
+    'payment-required',
+    'payment-response',
+  ]
   return Object.fromEntries(names.flatMap((n) => (headers.get(n) !== null ? [[n, headers.get(n)!]] : [])))
 }
 
@@ -63,9 +75,12 @@ describe('MCP server at /mcp', () => {
     await world?.stop()
   })
 
-  it('lists the five tools, their input schemas taken from the routes\' intent schema', async () => {
+  it("lists the five tools, their input schemas taken from the routes' intent schema", async () => {
     const { tools } = await client.listTools()
-    assert.deepEqual(tools.map((t) => t.name), ['validate_intent', 'execute_intent', 'get_intent', 'list_chains', 'explain_status'])
+    assert.deepEqual(
+      tools.map((t) => t.name),
+      ['validate_intent', 'execute_intent', 'get_intent', 'list_chains', 'explain_status'],
+    )
     const { $id: _, ...intent } = intentSchema
     for (const name of ['validate_intent', 'execute_intent']) {
       const tool = tools.find((t) => t.name === name)!
@@ -110,7 +125,7 @@ describe('MCP server at /mcp', () => {
     assert.equal(paymentRequired.extensions.deposit.limit, 'policy', 'above the per-intent cap: no deposit helps')
   })
 
-  it('refuses bad input naming the field: the route\'s own messages for the intent, the tool\'s for its arguments', async () => {
+  it("refuses bad input naming the field: the route's own messages for the intent, the tool's for its arguments", async () => {
     const typo = { ...demoIntent(world.devnet), validBfore: '1' }
     const bad = await call(client, 'validate_intent', { intent: typo })
     const http = await post(world.gateway.baseUrl, '/intents/validate', typo)
@@ -118,7 +133,10 @@ describe('MCP server at /mcp', () => {
     assert.equal(bad.structuredContent.httpStatus, 400)
     assert.equal(bad.structuredContent.erc1066Status, '0xA0')
     assert.deepEqual(bad.structuredContent.body, http.body)
-    assert.deepEqual(bad.structuredContent.body.errors.map((e: any) => e.field), ['validBfore'])
+    assert.deepEqual(
+      bad.structuredContent.body.errors.map((e: any) => e.field),
+      ['validBfore'],
+    )
 
     const missing = await call(client, 'validate_intent', { chainId: 31337 })
     assert.equal(missing.isError, true)
@@ -130,7 +148,10 @@ describe('MCP server at /mcp', () => {
     assert.equal(missing.structuredContent.body.title, 'The arguments of validate_intent are not valid')
 
     const stray = await call(client, 'get_intent', { intentHash: 'abc', extra: true })
-    assert.deepEqual(stray.structuredContent.body.errors.map((e: any) => e.field), ['intentHash', 'extra'])
+    assert.deepEqual(
+      stray.structuredContent.body.errors.map((e: any) => e.field),
+      ['intentHash', 'extra'],
+    )
 
     const payment = await call(client, 'execute_intent', { intent: demoIntent(world.devnet) }, { 'x402/payment': 'not-an-object' })
     assert.deepEqual(payment.structuredContent.body.errors, [{ field: '_meta.x402/payment', message: 'must be an x402 PaymentPayload object' }])
@@ -178,7 +199,10 @@ describe('MCP server at /mcp', () => {
     const all = await call(client, 'list_chains', {})
     const http = await request(world.gateway.baseUrl, '/chains')
     assert.deepEqual(all.structuredContent.body, http.body)
-    assert.deepEqual(all.structuredContent.body.chains.map((c: any) => c.chainId), [chainId])
+    assert.deepEqual(
+      all.structuredContent.body.chains.map((c: any) => c.chainId),
+      [chainId],
+    )
     const one = await call(client, 'list_chains', { chainId: '31337' })
     assert.equal(one.structuredContent.body.chainId, chainId)
     const elsewhere = await call(client, 'list_chains', { chainId: 'eip155:1' })
@@ -188,12 +212,25 @@ describe('MCP server at /mcp', () => {
   })
 
   it('explain_status explains codes as the status table does', async () => {
-    for (const [code, httpStatus, name] of [['0x10', 403, 'DISALLOWED'], ['0x54', 402, 'INSUFFICIENT_FUNDS'], ['0xe5', 401, undefined], ['0x22', 409, 'NONCE_USED'], ['0x77', 502, undefined]] as const) {
+    for (const [code, httpStatus, name] of [
+      ['0x10', 403, 'DISALLOWED'],
+      ['0x54', 402, 'INSUFFICIENT_FUNDS'],
+      ['0xe5', 401, undefined],
+      ['0x22', 409, 'NONCE_USED'],
+      ['0x77', 502, undefined],
+    ] as const) {
       const result = await call(client, 'explain_status', { code })
       const entry = getStatusCode(Number.parseInt(code.slice(2), 16))
       assert.equal(result.isError, undefined)
       assert.equal(result.structuredContent.httpStatus, httpStatus, code)
-      assert.deepEqual(result.structuredContent, { code: entry.hex, statusName: entry.statusName, description: entry.description, httpStatus, reserved: entry.reserved, httpMeaning: result.structuredContent.httpMeaning })
+      assert.deepEqual(result.structuredContent, {
+        code: entry.hex,
+        statusName: entry.statusName,
+        description: entry.description,
+        httpStatus,
+        reserved: entry.reserved,
+        httpMeaning: result.structuredContent.httpMeaning,
+      })
       if (name) assert.equal(result.structuredContent.statusName, name)
       assert.ok(result.structuredContent.httpMeaning.length > 0)
     }
@@ -253,7 +290,7 @@ describe('MCP server at /mcp', () => {
       assert.doesNotMatch(wrong.text, /tools|jsonrpc/)
     })
 
-    it('counts an /mcp request of one tool call once against the client\'s limit (the tool\'s route call is not counted again), then 429 (0xF6)', async () => {
+    it("counts an /mcp request of one tool call once against the client's limit (the tool's route call is not counted again), then 429 (0xF6)", async () => {
       const headers = { authorization: `Bearer ${apiKey}` }
       const signed = await signedIntent(world.devnet, { nonce: '21' })
       const keyless = await rawMcp(keyed.baseUrl, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'execute_intent', arguments: { intent: signed } } })
@@ -265,7 +302,11 @@ describe('MCP server at /mcp', () => {
 
       // The key's own budget: 3 requests a minute.
       for (const id of [1, 2]) {
-        const res = await rawMcp(keyed.baseUrl, { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'validate_intent', arguments: { intent: demoIntent(world.devnet, { nonce: String(30 + id) }) } } }, headers)
+        const res = await rawMcp(
+          keyed.baseUrl,
+          { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'validate_intent', arguments: { intent: demoIntent(world.devnet, { nonce: String(30 + id) }) } } },
+          headers,
+        )
         assert.equal(res.status, 200, res.text)
         assert.equal(res.body.result.structuredContent.httpStatus, 200, 'the route call is not counted against the limit')
       }
@@ -310,7 +351,12 @@ describe('MCP turned off (MCP_ENABLED=false)', () => {
     const registry = createChainRegistry({ adapters: [], defaultChainId: undefined })
     const app = buildApp({ registry, journal: openJournal({ path: ':memory:' }), logger: quietLogger, bodyLimit: 1024, receiptTimeoutMs: 1000, mcp: { enabled: false } })
     try {
-      const res = await app.inject({ method: 'POST', url: '/mcp', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, payload: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) })
+      const res = await app.inject({
+        method: 'POST',
+        url: '/mcp',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        payload: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      })
       assert.equal(res.statusCode, 404)
       assert.equal(res.json().title, 'No such route')
       assert.equal((await app.inject({ method: 'GET', url: '/mcp' })).statusCode, 404)

@@ -14,7 +14,13 @@ import { assertCommonHeaders } from './support/assertCommonHeaders.ts'
 import { demoIntent, post, request, signedIntent, startTestGateway, type TestGateway } from './support/testGateway.ts'
 
 const max = 5
-const keys = { attacker: 'mcp-limits-attacker-key-000000000001', executor: 'mcp-limits-executor-key-000000000002', shared: 'mcp-limits-shared-key-00000000000003', other: 'mcp-limits-other-key-0000000000000004', batcher: 'mcp-limits-batcher-key-00000000000005' }
+const keys = {
+  attacker: 'mcp-limits-attacker-key-000000000001',
+  executor: 'mcp-limits-executor-key-000000000002',
+  shared: 'mcp-limits-shared-key-00000000000003',
+  other: 'mcp-limits-other-key-0000000000000004',
+  batcher: 'mcp-limits-batcher-key-00000000000005',
+}
 const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
 const relayer = privateKeyToAccount(devnetAccounts.relayer).address
 
@@ -81,7 +87,10 @@ describe('MCP tool calls and the rate limit', () => {
     assert.equal(limited.length, 30 - max)
     assert.equal(answered.length + limited.length, tools.length)
     // Once the budget is spent, the /mcp request itself is refused.
-    assert.deepEqual(answers.map((a) => a.status), [200, 429, 429, 429, 429, 429, 429, 429])
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      [200, 429, 429, 429, 429, 429, 429, 429],
+    )
     for (const refused of limited) {
       assert.equal(refused.isError, true)
       assert.equal(refused.structuredContent.erc1066Status, '0xF6')
@@ -116,22 +125,35 @@ describe('MCP tool calls and the rate limit', () => {
     const answers = []
     for (let batch = 0; batch < 3; batch++) {
       const intents = await Promise.all(Array.from({ length: 10 }, (_, i) => signedIntent(devnet, { nonce: String(20_000 + batch * 100 + i) })))
-      answers.push(await rawMcp(gateway.baseUrl, intents.map((intent, i) => toolCall(i, 'execute_intent', { intent })), bearer(keys.executor)))
+      answers.push(
+        await rawMcp(
+          gateway.baseUrl,
+          intents.map((intent, i) => toolCall(i, 'execute_intent', { intent })),
+          bearer(keys.executor),
+        ),
+      )
     }
     const tools = results(answers)
     const executed = tools.filter((r) => r.structuredContent.httpStatus === 200)
     assert.equal(executed.length, max, JSON.stringify(tools.filter((r) => ![200, 429].includes(r.structuredContent.httpStatus)).map((r) => r.structuredContent.body)))
     for (const result of executed) assert.equal(result.structuredContent.erc1066Status, '0x11')
     assert.equal(tools.filter((r) => r.structuredContent.httpStatus === 429).length, 10 - max)
-    assert.deepEqual(answers.map((a) => a.status), [200, 429, 429])
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      [200, 429, 429],
+    )
     assert.equal((await publicClient.getTransactionCount({ address: relayer })) - nonceBefore, max, 'the relayer sent one transaction per admitted call')
     assert.ok((await publicClient.getBalance({ address: relayer })) < balanceBefore)
   })
 
-  it('shares one budget between a client\'s HTTP requests and its MCP calls; the tool\'s 429 is the route\'s; another client is not affected', async () => {
+  it("shares one budget between a client's HTTP requests and its MCP calls; the tool's 429 is the route's; another client is not affected", async () => {
     for (const nonce of ['1', '2']) assert.equal((await post(gateway.baseUrl, '/intents/validate', demoIntent(devnet, { nonce }), bearer(keys.shared))).status, 200)
     // 2 spent over HTTP: this request (3) pays for its first call, then 4 and 5, then two over.
-    const batch = await rawMcp(gateway.baseUrl, Array.from({ length: 5 }, (_, i) => toolCall(i, 'validate_intent', { intent: demoIntent(devnet, { nonce: String(30 + i) }), chainId: '31337' })), bearer(keys.shared))
+    const batch = await rawMcp(
+      gateway.baseUrl,
+      Array.from({ length: 5 }, (_, i) => toolCall(i, 'validate_intent', { intent: demoIntent(devnet, { nonce: String(30 + i) }), chainId: '31337' })),
+      bearer(keys.shared),
+    )
     assert.equal(batch.status, 200, batch.text)
     const statuses = results([batch]).map((r) => r.structuredContent.httpStatus)
     assert.deepEqual(statuses.sort(), [200, 200, 200, 429, 429])
@@ -158,15 +180,25 @@ describe('MCP tool calls and the rate limit', () => {
     assert.equal(other.body.result.structuredContent.httpStatus, 200, other.text)
     assert.equal((await post(gateway.baseUrl, '/intents/validate', demoIntent(devnet, { nonce: '42' }), bearer(keys.other))).status, 200)
     const keyless = await rawMcp(gateway.baseUrl, [toolCall(1, 'validate_intent', { intent: demoIntent(devnet, { nonce: '43' }) }), toolCall(2, 'explain_status', { code: '0x01' })])
-    assert.deepEqual(keyless.body.map((m: any) => m.result.structuredContent.httpStatus), [200, 200])
+    assert.deepEqual(
+      keyless.body.map((m: any) => m.result.structuredContent.httpStatus),
+      [200, 200],
+    )
   })
 
   it('counts every tools/call, whatever the tool: explain_status and list_chains too, and a refused call', async () => {
     const key = 'mcp-limits-every-tool-key-0000000006'
     const counted = await startTestGateway({ chains: [devnet.chain], auth: { keyHashes: [hashApiKey(key)], requireForValidate: false }, rateLimit: { max: 3, windowMs: 60_000 } })
     try {
-      const batch = await rawMcp(counted.baseUrl, [toolCall(1, 'explain_status', { code: '0x01' }), toolCall(2, 'list_chains', {}), toolCall(3, 'get_intent', { intentHash: 'bad' }), toolCall(4, 'explain_status', { code: '0x10' })], bearer(key))
-      assert.deepEqual(batch.body.map((m: any) => m.result.isError ?? false), [false, false, true, true])
+      const batch = await rawMcp(
+        counted.baseUrl,
+        [toolCall(1, 'explain_status', { code: '0x01' }), toolCall(2, 'list_chains', {}), toolCall(3, 'get_intent', { intentHash: 'bad' }), toolCall(4, 'explain_status', { code: '0x10' })],
+        bearer(key),
+      )
+      assert.deepEqual(
+        batch.body.map((m: any) => m.result.isError ?? false),
+        [false, false, true, true],
+      )
       assert.equal(batch.body[2].result.structuredContent.httpStatus, 400)
       assert.equal(JSON.parse(batch.body[3].result.content[0].text).httpStatus, 429)
       // tools/list and initialize cost the /mcp request, no more.
@@ -202,11 +234,25 @@ describe('MCP tool calls and the rate limit in Redis, shared by two instances', 
 
   it('counts the tool calls of one client on either instance in one budget', async () => {
     assert.equal((await request(gateways[0]!.baseUrl, '/health')).body.instance.rateLimits, 'redis')
-    const first = await rawMcp(gateways[0]!.baseUrl, Array.from({ length: 4 }, (_, i) => toolCall(i, 'validate_intent', { intent: demoIntent(devnet, { nonce: String(i) }) })))
-    assert.deepEqual(results([first]).map((r) => r.structuredContent.httpStatus), [200, 200, 200, 200])
+    const first = await rawMcp(
+      gateways[0]!.baseUrl,
+      Array.from({ length: 4 }, (_, i) => toolCall(i, 'validate_intent', { intent: demoIntent(devnet, { nonce: String(i) }) })),
+    )
+    assert.deepEqual(
+      results([first]).map((r) => r.structuredContent.httpStatus),
+      [200, 200, 200, 200],
+    )
     // 4 spent on the first instance: on the second, the request (5) pays for one call, two are over.
-    const second = await rawMcp(gateways[1]!.baseUrl, Array.from({ length: 3 }, (_, i) => toolCall(i, 'validate_intent', { intent: demoIntent(devnet, { nonce: String(10 + i) }) })))
-    assert.deepEqual(results([second]).map((r) => r.structuredContent.httpStatus).sort(), [200, 429, 429])
+    const second = await rawMcp(
+      gateways[1]!.baseUrl,
+      Array.from({ length: 3 }, (_, i) => toolCall(i, 'validate_intent', { intent: demoIntent(devnet, { nonce: String(10 + i) }) })),
+    )
+    assert.deepEqual(
+      results([second])
+        .map((r) => r.structuredContent.httpStatus)
+        .sort(),
+      [200, 429, 429],
+    )
     assert.equal((await rawMcp(gateways[0]!.baseUrl, toolCall(1, 'explain_status', { code: '0x01' }))).status, 429)
 
     // The counts are under this run's prefix, nowhere else.
@@ -222,11 +268,21 @@ describe('MCP tool calls and the rate limit in Redis, shared by two instances', 
   })
 
   it('skips the count of tool calls, as of requests, while Redis is unreachable (fails open, as HTTP does)', async () => {
-    const unreachable = await startTestGateway({ chains: [devnet.chain], rateLimit: { max: 1, windowMs: 60_000 }, storage: { databaseUrl: undefined, redisUrl: 'redis://127.0.0.1:9', instanceId: 'mcp-no-redis' } })
+    const unreachable = await startTestGateway({
+      chains: [devnet.chain],
+      rateLimit: { max: 1, windowMs: 60_000 },
+      storage: { databaseUrl: undefined, redisUrl: 'redis://127.0.0.1:9', instanceId: 'mcp-no-redis' },
+    })
     try {
-      const batch = await rawMcp(unreachable.baseUrl, Array.from({ length: 3 }, (_, i) => toolCall(i, 'validate_intent', { intent: demoIntent(devnet, { nonce: String(50 + i) }) })))
+      const batch = await rawMcp(
+        unreachable.baseUrl,
+        Array.from({ length: 3 }, (_, i) => toolCall(i, 'validate_intent', { intent: demoIntent(devnet, { nonce: String(50 + i) }) })),
+      )
       assert.equal(batch.status, 200, batch.text)
-      assert.deepEqual(results([batch]).map((r) => r.structuredContent.httpStatus), [200, 200, 200])
+      assert.deepEqual(
+        results([batch]).map((r) => r.structuredContent.httpStatus),
+        [200, 200, 200],
+      )
     } finally {
       await unreachable.close()
     }
@@ -246,7 +302,7 @@ describe('MCP arguments nested thousands deep', () => {
   })
 
   // Written as text: JSON.stringify itself overflows the stack on a value this deep.
-  const deep = '{"a":'.repeat(6000) + '1' + '}'.repeat(6000)
+  const deep = `${'{"a":'.repeat(6000)}1${'}'.repeat(6000)}`
   const deepArray = '['.repeat(6000) + ']'.repeat(6000)
 
   it('answers invalid params (-32602) naming the argument, for an argument, _meta and x402/payment 6,000 deep', async () => {

@@ -82,7 +82,10 @@ describe('GET /metrics', () => {
     // Exactly these series, each with exactly these labels and counts: the scrape itself is
     // recorded once its response is sent, so it is not in its own answer.
     assert.deepEqual(
-      samples.filter((s) => s.name === 'intent_gateway_http_requests_total').map((s) => [s.labels, s.value]).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
+      samples
+        .filter((s) => s.name === 'intent_gateway_http_requests_total')
+        .map((s) => [s.labels, s.value])
+        .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
       [
         [{ route: '/intents/execute', method: 'POST', http_status: '200', erc1066: executed.headers.get('x-erc1066-status') }, 1],
         [{ route: '/intents/execute', method: 'POST', http_status: '403', erc1066: '0x10' }, 1],
@@ -109,7 +112,10 @@ describe('GET /metrics', () => {
     assert.ok(valueOf(samples, 'intent_gateway_chain_rpc_duration_seconds_sum', { chain, method: 'eth_call' })! > 0)
     assert.ok(valueOf(samples, 'intent_gateway_chain_rpc_duration_seconds_count', { chain, method: 'eth_sendRawTransaction' })! >= 1)
     // The node answered every call.
-    assert.deepEqual(samples.filter((s) => s.name === 'intent_gateway_chain_rpc_failures_total'), [])
+    assert.deepEqual(
+      samples.filter((s) => s.name === 'intent_gateway_chain_rpc_failures_total'),
+      [],
+    )
 
     assert.equal(valueOf(samples, 'intent_gateway_journal_unsettled'), 0)
     // One execution was sent and reached its receipt (the refused one sent nothing); the one endpoint answered.
@@ -145,7 +151,10 @@ describe('GET /metrics', () => {
     }
     const samples = await scrape()
     const series = samples.filter((s) => s.name === 'intent_gateway_http_requests_total')
-    assert.deepEqual(find(samples, 'intent_gateway_http_requests_total', { route: 'unmatched', method: 'GET', http_status: '404', erc1066: '0xA1' }).map((s) => s.value), [50])
+    assert.deepEqual(
+      find(samples, 'intent_gateway_http_requests_total', { route: 'unmatched', method: 'GET', http_status: '404', erc1066: '0xA1' }).map((s) => s.value),
+      [50],
+    )
     // The one new series, plus the previous scrape's /metrics series at most.
     assert.ok(series.length <= before + 2, `${before} series before, ${series.length} after`)
     for (const s of ours(samples)) for (const value of Object.values(s.labels)) assert.doesNotMatch(value, /nowhere/)

@@ -120,9 +120,7 @@ describe('OpenAPI document and docs page', () => {
     const routes = listRoutes(world.gateway.app.printRoutes({ commonPrefix: false }))
     assert.ok(routes.includes('POST /intents/execute') && routes.includes('GET /docs'), routes.join('\n'))
     const documented = new Set(
-      Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) =>
-        Object.keys(ops).map((m) => `${m.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`),
-      ),
+      Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`)),
     )
     const concrete = (path: string) => path.replace(':intentHash', `0x${'ab'.repeat(32)}`).replace(':chainId', chainId)
     let checked = 0
@@ -180,17 +178,29 @@ describe('OpenAPI document and docs page', () => {
     assert.equal(doc.paths['/intents/validate'].post.responses['402'].headers['X-Payment-Required'].schema.enum.join(), 'true,false')
   })
 
-  it('documents 401 with `signing` and 402 in both shapes (the chain\'s 0x54, the gateway\'s 0x55 price) by examples', () => {
+  it("documents 401 with `signing` and 402 in both shapes (the chain's 0x54, the gateway's 0x55 price) by examples", () => {
     for (const path of ['/intents/validate', '/intents/execute']) {
       const responses = doc.paths[path].post.responses
       const unauthorized = Object.values(responses['401'].content['application/problem+json'].examples).map((e: any) => e.value)
-      assert.deepEqual(unauthorized.map((v: any) => v.erc1066Status), ['0xE5', '0xE4'])
+      assert.deepEqual(
+        unauthorized.map((v: any) => v.erc1066Status),
+        ['0xE5', '0xE4'],
+      )
       const signing = unauthorized[0].signing
       assert.deepEqual(Object.keys(signing), ['domain', 'types', 'primaryType', 'message'])
-      assert.deepEqual(signing.types.Intent.map((f: any) => f.name), ['sender', 'target', 'data', 'value', 'nonce', 'validAfter', 'validBefore', 'policyId'])
+      assert.deepEqual(
+        signing.types.Intent.map((f: any) => f.name),
+        ['sender', 'target', 'data', 'value', 'nonce', 'validAfter', 'validBefore', 'policyId'],
+      )
       assert.deepEqual(signing, expectedSigning(signing.domain.verifyingContract, signing.message))
       const payment = Object.values(responses['402'].content['application/problem+json'].examples).map((e: any) => e.value)
-      assert.deepEqual(payment.map((v: any) => [v.erc1066Status, v.status]), [['0x54', 402], ['0x55', 402]])
+      assert.deepEqual(
+        payment.map((v: any) => [v.erc1066Status, v.status]),
+        [
+          ['0x54', 402],
+          ['0x55', 402],
+        ],
+      )
       const [deposit, price] = payment as any[]
       assert.deepEqual(deposit.paymentRequired.accepts, [])
       assert.equal(deposit.paymentRequired.extensions.deposit.function, 'depositFor(address)')
@@ -261,7 +271,13 @@ describe('OpenAPI document and docs page', () => {
     assert.equal(refused.status, 401, refused.text)
     assertCommonHeaders(refused, { status: '0xE5' })
     assert.deepEqual(refused.body, {
-      ...problem(0xe5, refused.headers.get('x-intent-hash'), 401, getStatusCode(0xe5).description, "the executor runs a relayed intent only with its sender's signature: sign the typed data in `signing` and send it as `signature`"),
+      ...problem(
+        0xe5,
+        refused.headers.get('x-intent-hash'),
+        401,
+        getStatusCode(0xe5).description,
+        "the executor runs a relayed intent only with its sender's signature: sign the typed data in `signing` and send it as `signature`",
+      ),
       signing: expectedSigning(world.devnet.contracts.executor, { ...unsigned }),
     })
 
@@ -277,7 +293,15 @@ describe('OpenAPI document and docs page', () => {
         error: overCap.body.detail,
         resource: { url: '/intents/validate', description: `POST /intents/validate for intent ${intentHash}`, mimeType: 'application/json' },
         accepts: [],
-        extensions: { deposit: { chainId, sender: world.devnet.demo.sender, limit: 'policy', detail: 'the policy allows at most 1000000000000000000 wei per intent; no deposit raises that cap', cap: '1000000000000000000' } },
+        extensions: {
+          deposit: {
+            chainId,
+            sender: world.devnet.demo.sender,
+            limit: 'policy',
+            detail: 'the policy allows at most 1000000000000000000 wei per intent; no deposit raises that cap',
+            cap: '1000000000000000000',
+          },
+        },
       },
     })
     assert.equal(typeof overCap.body.detail, 'string')
@@ -295,7 +319,10 @@ describe('OpenAPI document and docs page', () => {
     const { version } = (await import('../package.json', { with: { type: 'json' } })).default
     assert.equal(doc.info.version, version)
     assert.deepEqual(doc.info.license, { name: 'MIT', identifier: 'MIT' })
-    assert.deepEqual(doc.servers.map((s: any) => s.url), ['/'])
+    assert.deepEqual(
+      doc.servers.map((s: any) => s.url),
+      ['/'],
+    )
     const ids = new Set<string>()
     for (const [path, item] of Object.entries<Record<string, any>>(doc.paths)) {
       for (const [method, op] of Object.entries<any>(item)) {
@@ -305,7 +332,10 @@ describe('OpenAPI document and docs page', () => {
         assert.ok(!ids.has(op.operationId), `${name}: operationId ${op.operationId} is unique`)
         ids.add(op.operationId)
         assert.ok(Array.isArray(op.security), `${name}: security is declared`)
-        assert.ok(Object.keys(op.responses).some((s) => s.startsWith('4')), `${name}: a 4xx answer`)
+        assert.ok(
+          Object.keys(op.responses).some((s) => s.startsWith('4')),
+          `${name}: a 4xx answer`,
+        )
       }
     }
     assert.deepEqual(doc.paths['/metrics'].get.security, [])
@@ -362,15 +392,23 @@ describe('OpenAPI document and docs page', () => {
     assert.ok(mcp.body.result.tools.length > 0, mcp.text)
   })
 
-  it('passes Redocly\'s recommended lint with no error or warning', async (t) => {
+  it("passes Redocly's recommended lint with no error or warning", async (t) => {
     // @redocly/cli is not a dependency yet (see CHANGELOG/README); REDOCLY_CLI names a binary installed elsewhere.
     const cli = process.env.REDOCLY_CLI ?? join(import.meta.dirname, '..', 'node_modules', '.bin', 'redocly')
-    if (!existsSync(cli)) return t.skip(`@redocly/cli is not installed (${cli}); install it (npm i -D @redocly/cli@2.77.0, the last line of releases that runs on Node 20) or set REDOCLY_CLI to its binary`)
+    if (!existsSync(cli))
+      return t.skip(`@redocly/cli is not installed (${cli}); install it (npm i -D @redocly/cli@2.77.0, the last line of releases that runs on Node 20) or set REDOCLY_CLI to its binary`)
     const dir = await mkdtemp(join(tmpdir(), 'openapi-lint-'))
     // Open, and with API keys and a metrics token: the two documents a gateway can serve.
-    const keyed = await startTestGateway({ chains: [world.devnet.chain], auth: { keyHashes: [hashApiKey('a-test-key-of-enough-length-0001')], requireForValidate: false }, metricsToken: 'a-metrics-token-of-enough-length' })
+    const keyed = await startTestGateway({
+      chains: [world.devnet.chain],
+      auth: { keyHashes: [hashApiKey('a-test-key-of-enough-length-0001')], requireForValidate: false },
+      metricsToken: 'a-metrics-token-of-enough-length',
+    })
     try {
-      for (const [name, document] of [['open', doc], ['keyed', (await request(keyed.baseUrl, '/openapi.json')).body]] as const) {
+      for (const [name, document] of [
+        ['open', doc],
+        ['keyed', (await request(keyed.baseUrl, '/openapi.json')).body],
+      ] as const) {
         const file = join(dir, `${name}.json`)
         await writeFile(file, JSON.stringify(document))
         const { stdout, stderr } = await promisify(execFile)(cli, ['lint', file, '--format=summary'], {
@@ -387,7 +425,7 @@ describe('OpenAPI document and docs page', () => {
     }
   })
 
-  it('renders /docs in headless Chromium from the gateway\'s own files, showing the operations', async () => {
+  it("renders /docs in headless Chromium from the gateway's own files, showing the operations", async () => {
     const page = await request(world.gateway.baseUrl, '/docs')
     assert.equal(page.status, 200)
     assertCommonHeaders(page, { status: '0x01' })

@@ -37,14 +37,25 @@ function selectors(expr: string): Array<{ name: string; labels: string[] }> {
   for (const match of bare.matchAll(/\b([a-z_:][a-z0-9_:]*)\s*(\{([^}]*)\})?/g)) {
     const [, name, , inside] = match
     if (!name!.startsWith('intent_gateway_') && !prometheusOwn.has(name!)) continue
-    found.push({ name: name!, labels: (inside ?? '').split(',').map((s) => s.trim().split(/\s*[=!]~?\s*/)[0]!).filter(Boolean) })
+    found.push({
+      name: name!,
+      labels: (inside ?? '')
+        .split(',')
+        .map((s) => s.trim().split(/\s*[=!]~?\s*/)[0]!)
+        .filter(Boolean),
+    })
   }
   return found
 }
 
 /** Labels named in by (...) / without (...) / on (...) clauses, with every metric name used in the same expression. */
 function groupingLabels(expr: string): string[] {
-  return [...expr.matchAll(/\b(?:by|without|on|ignoring)\s*\(([^)]*)\)/g)].flatMap(([, list]) => list!.split(',').map((s) => s.trim()).filter(Boolean))
+  return [...expr.matchAll(/\b(?:by|without|on|ignoring)\s*\(([^)]*)\)/g)].flatMap(([, list]) =>
+    list!
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  )
 }
 
 describe('operations dashboard and alert rules', () => {
@@ -54,7 +65,14 @@ describe('operations dashboard and alert rules', () => {
 
   before(async () => {
     const metrics = createMetrics({ registry: new Registry() })
-    app = buildApp({ registry: createChainRegistry({ adapters: [], defaultChainId: undefined }), journal: openJournal({ path: ':memory:' }), logger: quietLogger, bodyLimit: 1024, receiptTimeoutMs: 1000, metrics })
+    app = buildApp({
+      registry: createChainRegistry({ adapters: [], defaultChainId: undefined }),
+      journal: openJournal({ path: ':memory:' }),
+      logger: quietLogger,
+      bodyLimit: 1024,
+      receiptTimeoutMs: 1000,
+      metrics,
+    })
     const res = await app.inject({ method: 'GET', url: '/metrics' })
     assert.equal(res.statusCode, 200)
     // The exposition names every registered metric in its TYPE line, samples or not.
@@ -109,15 +127,27 @@ describe('operations dashboard and alert rules', () => {
       'intent_gateway_journal_unsettled',
       'intent_gateway_execute_refusals_total',
       'intent_gateway_relayer_spend_total',
-    ]) assert.ok(used.has(name), name)
+    ])
+      assert.ok(used.has(name), name)
     const alerts = [...rulesText.matchAll(/^\s+- alert: (\S+)$/gm)].map(([, name]) => name)
-    for (const name of ['IntentGatewayDown', 'IntentGatewayChainEndpointDown', 'IntentGatewayRelayerBalanceLowEvm', 'IntentGatewayJournalBacklogGrowing', 'IntentGatewayRevertsAfterSimulation', 'IntentGatewayPaymentsFailing', 'IntentGatewayRefusalsByStanding']) {
+    for (const name of [
+      'IntentGatewayDown',
+      'IntentGatewayChainEndpointDown',
+      'IntentGatewayRelayerBalanceLowEvm',
+      'IntentGatewayJournalBacklogGrowing',
+      'IntentGatewayRevertsAfterSimulation',
+      'IntentGatewayPaymentsFailing',
+      'IntentGatewayRefusalsByStanding',
+    ]) {
       assert.ok(alerts.includes(name), name)
     }
   })
 
   it('the alert rules pass promtool check rules', async (t) => {
-    const found = await promisify(execFile)('promtool', ['--version']).then(() => true, () => false)
+    const found = await promisify(execFile)('promtool', ['--version']).then(
+      () => true,
+      () => false,
+    )
     if (!found) return t.skip('promtool is not installed: apt-get install -y prometheus (scripts/ensureTestTools.sh installs it as root)')
     const { stdout } = await promisify(execFile)('promtool', ['check', 'rules', join(ops, 'alerts.yml')]).catch((err) => assert.fail(`promtool check rules: ${err.stdout}${err.stderr}`))
     assert.match(stdout, /SUCCESS: 14 rules found/)

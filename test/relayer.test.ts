@@ -61,14 +61,22 @@ describe('createRelayer', () => {
     return { account, send, groups }
   }
 
-  const mined = (hash: Hex) => eventually(`receipt of ${hash}`, 10_000, () => client().getTransactionReceipt({ hash }).catch(() => undefined))
+  const mined = (hash: Hex) =>
+    eventually(`receipt of ${hash}`, 10_000, () =>
+      client()
+        .getTransactionReceipt({ hash })
+        .catch(() => undefined),
+    )
   // anvil's block gas limit is 30M: a transaction asking for more is refused at broadcast.
   const refusedGas = 40_000_000n
 
   it('sends concurrent transactions with consecutive nonces, in fewer requests than transactions, every one mined', async () => {
     const { account, send, groups } = await relayerWithJournal()
     const sent = await Promise.all(Array.from({ length: 30 }, () => send(21_000n)))
-    assert.deepEqual(sent.map((s) => s.txNonce), Array.from({ length: 30 }, (_, i) => i))
+    assert.deepEqual(
+      sent.map((s) => s.txNonce),
+      Array.from({ length: 30 }, (_, i) => i),
+    )
     assert.ok(sent.every((s) => s.accepted))
     assert.ok(groups.length < 30, `30 broadcasts went out in ${groups.length} requests (${groups.join(', ')})`)
     for (const s of sent) assert.equal((await mined(s.transactionHash)).status, 'success')

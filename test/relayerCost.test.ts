@@ -72,7 +72,11 @@ contract LazySigner {
 
 type Compiled = Record<'GasPriceTrap' | 'TimeBomb' | 'LazySigner', { abi: readonly unknown[]; bytecode: Hex }>
 function compile(): Compiled {
-  const input = { language: 'Solidity', sources: { 'T.sol': { content: contractsSource } }, settings: { evmVersion: 'cancun', optimizer: { enabled: true, runs: 200 }, outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } } }
+  const input = {
+    language: 'Solidity',
+    sources: { 'T.sol': { content: contractsSource } },
+    settings: { evmVersion: 'cancun', optimizer: { enabled: true, runs: 200 }, outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } },
+  }
   const out = JSON.parse(solc.compile(JSON.stringify(input)))
   const errors = (out.errors ?? []).filter((e: { severity: string }) => e.severity === 'error')
   if (errors.length > 0) throw new Error(errors.map((e: { formattedMessage: string }) => e.formattedMessage).join('\n'))
@@ -133,7 +137,12 @@ describe('the relayer cannot be made to pay for nothing (issue 27, item 1)', () 
    * first, a payment's settlement, is mined as it comes), then the next block is stamped past the
    * intent's time.
    */
-  async function executeIntoTheFuture(gateway: TestGateway, body: unknown, headers: Record<string, string> = {}, send = (b: unknown) => post(gateway.baseUrl, '/intents/execute', b, { ...chain, ...headers })): Promise<HttpResult> {
+  async function executeIntoTheFuture(
+    gateway: TestGateway,
+    body: unknown,
+    headers: Record<string, string> = {},
+    send = (b: unknown) => post(gateway.baseUrl, '/intents/execute', b, { ...chain, ...headers }),
+  ): Promise<HttpResult> {
     const url = world.devnet.anvil.rpcUrl
     await rpc(url, 'evm_setAutomine', [false])
     try {
@@ -213,12 +222,33 @@ describe('the relayer cannot be made to pay for nothing (issue 27, item 1)', () 
     const policy = { owner: lazy, allowedTargets: [], allowedSelectors: [], maxValuePerTx: parseEther('1'), maxAggregateValue: parseEther('1'), validAfter: 0n, validBefore: 0n, allowedChains: [] }
     const wallet = world.clients.walletFor(devnetAccounts.deployer)
     const call = async (functionName: string, args: readonly unknown[], value = 0n) => {
-      const hash = await wallet.writeContract({ address: lazy, abi: contracts.LazySigner.abi, functionName: 'call', args: [functionName === 'createPolicy' ? world.devnet.contracts.registry : world.devnet.contracts.executor, encodeFunctionData({ abi: (functionName === 'createPolicy' ? policyRegistryArtifact.abi : intentExecutorArtifact.abi) as never, functionName, args } as never)], value, account: wallet.account!, chain: wallet.chain } as never)
+      const hash = await wallet.writeContract({
+        address: lazy,
+        abi: contracts.LazySigner.abi,
+        functionName: 'call',
+        args: [
+          functionName === 'createPolicy' ? world.devnet.contracts.registry : world.devnet.contracts.executor,
+          encodeFunctionData({ abi: (functionName === 'createPolicy' ? policyRegistryArtifact.abi : intentExecutorArtifact.abi) as never, functionName, args } as never),
+        ],
+        value,
+        account: wallet.account!,
+        chain: wallet.chain,
+      } as never)
       assert.equal((await publicClient().waitForTransactionReceipt({ hash })).status, 'success')
     }
     await call('createPolicy', [salt, policy])
     await call('deposit', [], parseEther('0.5'))
-    const body = { sender: lazy, target: bomb, data: await poke(2n ** 64n), value: '0', nonce: '1', validAfter: '0', validBefore: '0', policyId: derivePolicyId(lazy, salt), signature: `0x${'11'.repeat(65)}` }
+    const body = {
+      sender: lazy,
+      target: bomb,
+      data: await poke(2n ** 64n),
+      value: '0',
+      nonce: '1',
+      validAfter: '0',
+      validBefore: '0',
+      policyId: derivePolicyId(lazy, salt),
+      signature: `0x${'11'.repeat(65)}`,
+    }
     const before = { nonce: await relayerNonce(), balance: await relayerBalance() }
     const res = await post(world.gateway.baseUrl, '/intents/execute', body, chain)
     assert.equal(res.status, 401, res.text)
@@ -262,9 +292,13 @@ describe('the relayer cannot be made to pay for nothing (issue 27, item 1)', () 
     assert.equal(await dollars(payer), payerBefore - 10_000n, 'no retry was charged')
     const state = await post(gateway.baseUrl, '/intents/execute', body, chain)
     assert.equal(state.body.replayed, true)
-    const record = await (await fetch(`${gateway.baseUrl}/intents/${first.headers.get('x-intent-hash')}`)).json() as { state: string; payments: Array<{ state: string }> }
+    const record = (await (await fetch(`${gateway.baseUrl}/intents/${first.headers.get('x-intent-hash')}`)).json()) as { state: string; payments: Array<{ state: string }> }
     assert.equal(record.state, 'reverted')
-    assert.deepEqual(record.payments.map((p) => p.state), ['consumed'], 'a mined revert uses the payment up')
+    assert.deepEqual(
+      record.payments.map((p) => p.state),
+      ['consumed'],
+      'a mined revert uses the payment up',
+    )
   })
 
   it('bounds what a sender whose intents revert on chain can cost: after STANDING_MAX_REVERTS_PER_SENDER, 429 (0xF6, reverts-throttled) before anything is sent', async () => {
@@ -307,11 +341,14 @@ describe('the relayer cannot be made to pay for nothing (issue 27, item 1)', () 
     assert.match(refused.body.detail, /^1 of the 2 executions that called this target/)
     assert.equal(await relayerNonce(), nonceBefore)
     // Other targets are not affected, nor is the same target where an operator allowlisted it.
-    assert.equal((await post(gateway.baseUrl, '/intents/execute', await intent(trap, encodeFunctionData({ abi: contracts.GasPriceTrap.abi, functionName: 'burn', args: [1n] } as never)), chain)).status, 200)
+    assert.equal(
+      (await post(gateway.baseUrl, '/intents/execute', await intent(trap, encodeFunctionData({ abi: contracts.GasPriceTrap.abi, functionName: 'burn', args: [1n] } as never)), chain)).status,
+      200,
+    )
     assert.equal((await post(allowing.baseUrl, '/intents/execute', await intent(bomb, await poke(2n ** 64n)), chain)).status, 200)
   })
 
-  it('caps the gas a client makes the relayer spend (429, gas-budget-spent) and the relayer\'s spend per chain (503 0x40), shown in /metrics', async () => {
+  it("caps the gas a client makes the relayer spend (429, gas-budget-spent) and the relayer's spend per chain (503 0x40), shown in /metrics", async () => {
     const budgeted = await gatewayWith({ limits: limits({ gasBudgetPerClient: 1 }) })
     assert.equal((await post(budgeted.baseUrl, '/intents/execute', await intent(bomb, await poke(2n ** 64n)), chain)).status, 200)
     const nonceBefore = await relayerNonce()

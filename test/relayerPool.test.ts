@@ -41,9 +41,19 @@ describe('createRelayerPool', () => {
     await pool.start()
     try {
       const taken = [pool.take(), pool.take(), pool.take()]
-      assert.deepEqual(taken.map((t) => t.relayer.address), [accounts[0]!.address, accounts[0]!.address, accounts[0]!.address], 'the empty key is not used')
-      assert.deepEqual(pool.view().map((v) => v.funded), [true, false])
-      assert.ok(logs.some((l) => l.includes('cannot pay for one execution: set aside')), 'a warning names the empty key')
+      assert.deepEqual(
+        taken.map((t) => t.relayer.address),
+        [accounts[0]!.address, accounts[0]!.address, accounts[0]!.address],
+        'the empty key is not used',
+      )
+      assert.deepEqual(
+        pool.view().map((v) => v.funded),
+        [true, false],
+      )
+      assert.ok(
+        logs.some((l) => l.includes('cannot pay for one execution: set aside')),
+        'a warning names the empty key',
+      )
 
       await setBalance(accounts[1]!.address, '10')
       await eventually('the key funded again', 5_000, async () => (pool.view()[1]!.funded ? true : undefined))
@@ -51,7 +61,10 @@ describe('createRelayerPool', () => {
       const next = pool.take()
       assert.equal(next.relayer.address, accounts[1]!.address)
       for (const t of [...taken, next]) t.done()
-      assert.deepEqual(pool.view().map((v) => v.inFlight), [0, 0])
+      assert.deepEqual(
+        pool.view().map((v) => v.inFlight),
+        [0, 0],
+      )
 
       // Both out of funds: one is still tried, so that the node's refusal names the problem (502) and a key funded since is used at once.
       await setBalance(accounts[0]!.address, '0')

@@ -13,7 +13,6 @@ import { eventually } from './support/eventually.ts'
 
 const chainHeader = { 'x-chain-id': '31337' }
 
-
 describe('confirmations and reorgs', () => {
   let devnet: Devnet
   let gateway: TestGateway
@@ -72,7 +71,10 @@ describe('confirmations and reorgs', () => {
     const record = (await gateway.journal.get(intentHash))!
     const block = await publicClient.getBlock({ blockNumber: record.blockNumber! })
     assert.equal(block.hash, record.blockHash, 'the journal names a block of the chain as it is now')
-    assert.ok(gateway.logs.some((l) => l.includes('broadcast it again')), 'the reopened transaction was rebroadcast')
+    assert.ok(
+      gateway.logs.some((l) => l.includes('broadcast it again')),
+      'the reopened transaction was rebroadcast',
+    )
     // Executed exactly once on the chain as it is now.
     const event = intentExecutorArtifact.abi.find((i) => i.type === 'event' && i.name === 'IntentExecuted')!
     const logs = await publicClient.getLogs({ address: devnet.contracts.executor, event, args: { intentHash }, fromBlock })
@@ -104,7 +106,10 @@ describe('confirmations and reorgs', () => {
       // The relayer's next execution goes through at once: nothing waits behind a gap.
       const next = await post(quick.baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: '13' }), chainHeader)
       assert.equal(next.status, 200, next.text)
-      const [pending, latest] = await Promise.all([publicClient.getTransactionCount({ address: relayer, blockTag: 'pending' }), publicClient.getTransactionCount({ address: relayer, blockTag: 'latest' })])
+      const [pending, latest] = await Promise.all([
+        publicClient.getTransactionCount({ address: relayer, blockTag: 'pending' }),
+        publicClient.getTransactionCount({ address: relayer, blockTag: 'latest' }),
+      ])
       assert.equal(pending, latest, 'no relayer transaction is stuck behind a nonce gap')
       const event = intentExecutorArtifact.abi.find((i) => i.type === 'event' && i.name === 'IntentExecuted')!
       const logs = await publicClient.getLogs({ address: devnet.contracts.executor, event, args: { intentHash }, fromBlock })

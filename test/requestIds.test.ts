@@ -49,7 +49,10 @@ describe('request ids', () => {
     assert.equal(res.status, 200, res.text)
     assert.equal(res.headers.get('x-request-id'), id)
     const lines = linesWith(id)
-    assert.ok(lines.some((l) => l.msg === 'request' && l.statusCode === 200), JSON.stringify(lines))
+    assert.ok(
+      lines.some((l) => l.msg === 'request' && l.statusCode === 200),
+      JSON.stringify(lines),
+    )
 
     // 128 visible characters is the longest taken.
     const longest = '~'.repeat(128)
@@ -62,7 +65,10 @@ describe('request ids', () => {
     const ids = [first.headers.get('x-request-id'), second.headers.get('x-request-id')]
     for (const id of ids) assert.match(id ?? '', uuid)
     assert.notEqual(ids[0], ids[1])
-    assert.ok(linesWith(ids[0]!).some((l) => l.msg === 'request'), 'the made id is logged too')
+    assert.ok(
+      linesWith(ids[0]!).some((l) => l.msg === 'request'),
+      'the made id is logged too',
+    )
   })
 
   it('replaces an unacceptable id instead of echoing it', async () => {
@@ -83,7 +89,7 @@ describe('request ids', () => {
     assert.match(twice.headers.get('x-request-id') ?? '', uuid)
   })
 
-  it('carries the id on the framework\'s own errors', async () => {
+  it("carries the id on the framework's own errors", async () => {
     const cases: Array<[string, number, () => Promise<HttpResult>]> = [
       ['404', 404, () => request(gateway.baseUrl, '/no-such-route', { headers: { 'x-request-id': 'r-404' } })],
       ['405', 405, () => request(gateway.baseUrl, '/intents/execute', { headers: { 'x-request-id': 'r-405' } })],
@@ -112,8 +118,18 @@ describe('request ids', () => {
     try {
       const res = await request(cors.baseUrl, '/health', { headers: { origin: 'https://agent.example', 'x-request-id': 'from-a-browser' } })
       assert.equal(res.headers.get('x-request-id'), 'from-a-browser')
-      assert.ok(res.headers.get('access-control-expose-headers')?.split(',').map((h) => h.trim()).includes('x-request-id'), res.headers.get('access-control-expose-headers') ?? '')
-      const preflight = await request(cors.baseUrl, '/intents/validate', { method: 'OPTIONS', headers: { origin: 'https://agent.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,x-request-id' } })
+      assert.ok(
+        res.headers
+          .get('access-control-expose-headers')
+          ?.split(',')
+          .map((h) => h.trim())
+          .includes('x-request-id'),
+        res.headers.get('access-control-expose-headers') ?? '',
+      )
+      const preflight = await request(cors.baseUrl, '/intents/validate', {
+        method: 'OPTIONS',
+        headers: { origin: 'https://agent.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,x-request-id' },
+      })
       assert.match(preflight.headers.get('access-control-allow-headers') ?? '', /x-request-id/)
     } finally {
       await cors.close()

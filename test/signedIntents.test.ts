@@ -77,13 +77,22 @@ describe('signed intents: only the sender (or its delegate) authorizes an execut
   /** The intent tuple of a body, for direct contract calls. */
   const tuple = (body: Record<string, unknown>) => {
     const b = body as Record<string, string>
-    return { sender: b.sender as Address, target: b.target as Address, data: b.data as Hex, value: BigInt(b.value!), nonce: BigInt(b.nonce!), validAfter: BigInt(b.validAfter ?? '0'), validBefore: BigInt(b.validBefore ?? '0'), policyId: b.policyId as Hex }
+    return {
+      sender: b.sender as Address,
+      target: b.target as Address,
+      data: b.data as Hex,
+      value: BigInt(b.value!),
+      nonce: BigInt(b.nonce!),
+      validAfter: BigInt(b.validAfter ?? '0'),
+      validBefore: BigInt(b.validBefore ?? '0'),
+      policyId: b.policyId as Hex,
+    }
   }
   /** What an attack must leave as it was: the victim's deposit, the relayer's nonce, the counter. */
   async function unchanged<T>(attack: () => Promise<T>): Promise<T> {
     const before = { deposit: await depositOf(world.devnet.demo.sender), relayer: await nonceOf(devnetAccounts.relayer), count: await count() }
     const result = await attack()
-    assert.equal(await depositOf(world.devnet.demo.sender), before.deposit, 'the sender\'s deposit did not move')
+    assert.equal(await depositOf(world.devnet.demo.sender), before.deposit, "the sender's deposit did not move")
     assert.equal(await nonceOf(devnetAccounts.relayer), before.relayer, 'the relayer sent nothing')
     assert.equal(await count(), before.count, 'the target was not called')
     return result
@@ -100,13 +109,13 @@ describe('signed intents: only the sender (or its delegate) authorizes an execut
     await world?.stop()
   })
 
-  it('refuses a stranger\'s unsigned execute with 401 (0xE5) and the exact typed data to sign, which then executes', async () => {
+  it("refuses a stranger's unsigned execute with 401 (0xE5) and the exact typed data to sign, which then executes", async () => {
     const body = demoIntent(world.devnet, { nonce: '100' })
     const res = await unchanged(() => execute(body))
     assert.equal(res.status, 401, res.text)
     assertCommonHeaders(res, { status: '0xE5' })
     assert.equal(res.body.statusName, 'SIGNATURE_REQUIRED')
-    assert.equal(res.body.detail, 'the executor runs a relayed intent only with its sender\'s signature: sign the typed data in `signing` and send it as `signature`')
+    assert.equal(res.body.detail, "the executor runs a relayed intent only with its sender's signature: sign the typed data in `signing` and send it as `signature`")
     assert.deepEqual(res.body.signing, expectedSigning(world.devnet.contracts.executor, { ...body }))
     // What an agent does with it: sign the typed data as given (a wallet takes decimal strings) and retry.
     const { EIP712Domain: _, ...types } = res.body.signing.types
@@ -120,9 +129,15 @@ describe('signed intents: only the sender (or its delegate) authorizes an execut
   it('lets no stranger call the executor directly for another sender, signed or not', async () => {
     const body = demoIntent(world.devnet, { nonce: '101' })
     await unchanged(async () => {
-      await assert.rejects(simulate(devnetAccounts.other, { address: world.devnet.contracts.executor, abi: intentExecutorArtifact.abi, functionName: 'execute', args: [tuple(body)] }), /ExecutionDenied[\s\S]*0xe5/i)
+      await assert.rejects(
+        simulate(devnetAccounts.other, { address: world.devnet.contracts.executor, abi: intentExecutorArtifact.abi, functionName: 'execute', args: [tuple(body)] }),
+        /ExecutionDenied[\s\S]*0xe5/i,
+      )
       const forged = (await signIntent(world.devnet, body, devnetAccounts.other)).signature
-      await assert.rejects(simulate(devnetAccounts.other, { address: world.devnet.contracts.executor, abi: intentExecutorArtifact.abi, functionName: 'executeSigned', args: [tuple(body), forged] }), /ExecutionDenied[\s\S]*0xe4/i)
+      await assert.rejects(
+        simulate(devnetAccounts.other, { address: world.devnet.contracts.executor, abi: intentExecutorArtifact.abi, functionName: 'executeSigned', args: [tuple(body), forged] }),
+        /ExecutionDenied[\s\S]*0xe4/i,
+      )
     })
   })
 
@@ -133,7 +148,7 @@ describe('signed intents: only the sender (or its delegate) authorizes an execut
       'another chain': await signIntent(world.devnet, body, devnetAccounts.sender, { chainId: 1 }),
       'another executor': await signIntent(world.devnet, body, devnetAccounts.sender, { executor: world.devnet.contracts.registry }),
       'not a signature': { ...body, signature: `0x${'ab'.repeat(65)}` },
-      'truncated': { ...body, signature: (await signedIntent(world.devnet, { nonce: '102' })).signature!.toString().slice(0, 100) },
+      truncated: { ...body, signature: (await signedIntent(world.devnet, { nonce: '102' })).signature!.toString().slice(0, 100) },
     }
     for (const [what, forged] of Object.entries(forgeries)) {
       const res = await unchanged(() => execute(forged))
@@ -156,7 +171,10 @@ describe('signed intents: only the sender (or its delegate) authorizes an execut
     assert.equal(replay.status, 200)
     assertCommonHeaders(replay, { status: '0x11' })
     assert.equal(replay.body.replayed, true)
-    await assert.rejects(simulate(devnetAccounts.other, { address: world.devnet.contracts.executor, abi: intentExecutorArtifact.abi, functionName: 'executeSigned', args: [tuple(body), body.signature] }), /ExecutionDenied[\s\S]*0x22/i)
+    await assert.rejects(
+      simulate(devnetAccounts.other, { address: world.devnet.contracts.executor, abi: intentExecutorArtifact.abi, functionName: 'executeSigned', args: [tuple(body), body.signature] }),
+      /ExecutionDenied[\s\S]*0x22/i,
+    )
     assert.equal(await count(), before + 1n)
   })
 
@@ -167,7 +185,12 @@ describe('signed intents: only the sender (or its delegate) authorizes an execut
     const trap = derivePolicyId(attacker, saltOf('trap'))
     // The hand-over itself is refused.
     await assert.rejects(
-      simulate(devnetAccounts.other, { address: world.devnet.contracts.registry, abi: policyRegistryArtifact.abi, functionName: 'updatePolicy', args: [trap, { ...unlimited, owner: world.devnet.demo.sender }] }),
+      simulate(devnetAccounts.other, {
+        address: world.devnet.contracts.registry,
+        abi: policyRegistryArtifact.abi,
+        functionName: 'updatePolicy',
+        args: [trap, { ...unlimited, owner: world.devnet.demo.sender }],
+      }),
       /InvalidPolicyOwner/,
     )
     // The attacker names itself a delegate of its own policy: that signs nothing for the victim.
@@ -195,7 +218,7 @@ describe('signed intents: only the sender (or its delegate) authorizes an execut
     assert.equal((await read('getPolicy', [victimId], world.devnet.contracts.registry, policyRegistryArtifact.abi)).owner, world.devnet.demo.sender)
   })
 
-  it('executes for a smart-account sender (ERC-1271) through the gateway, and refuses another key\'s signature for it', async () => {
+  it("executes for a smart-account sender (ERC-1271) through the gateway, and refuses another key's signature for it", async () => {
     const ownerKey = devnetAccounts.deployer
     const owner = privateKeyToAccount(ownerKey).address
     const { abi, bytecode } = compileSmartAccount()
@@ -203,7 +226,16 @@ describe('signed intents: only the sender (or its delegate) authorizes an execut
     const hash = await wallet.deployContract({ abi, bytecode, args: [owner], account: wallet.account!, chain: wallet.chain } as never)
     const account = getAddress((await world.clients.publicClient.waitForTransactionReceipt({ hash })).contractAddress!)
     const salt = saltOf('smart')
-    const policy = { owner: account, allowedTargets: [world.devnet.demo.counter], allowedSelectors: [toFunctionSelector('increment(uint256)')], maxValuePerTx: parseEther('1'), maxAggregateValue: parseEther('1'), validAfter: 0n, validBefore: 0n, allowedChains: [] }
+    const policy = {
+      owner: account,
+      allowedTargets: [world.devnet.demo.counter],
+      allowedSelectors: [toFunctionSelector('increment(uint256)')],
+      maxValuePerTx: parseEther('1'),
+      maxAggregateValue: parseEther('1'),
+      validAfter: 0n,
+      validBefore: 0n,
+      allowedChains: [],
+    }
     const create = encodeFunctionData({ abi: policyRegistryArtifact.abi, functionName: 'createPolicy', args: [salt, policy] })
     await write(ownerKey, { address: account, abi, functionName: 'call', args: [world.devnet.contracts.registry, create] })
     await write(ownerKey, { address: world.devnet.contracts.executor, abi: intentExecutorArtifact.abi, functionName: 'depositFor', args: [account], value: parseEther('1') })
@@ -292,7 +324,7 @@ describe('signed intents: only the sender (or its delegate) authorizes an execut
     assert.equal(await nonceOf(strictRelayerKey), before + 1)
   })
 
-  it('shows each chain\'s EIP-712 domain at GET /chains/{chainId}', async () => {
+  it("shows each chain's EIP-712 domain at GET /chains/{chainId}", async () => {
     const res = await request(world.gateway.baseUrl, '/chains/31337')
     assert.equal(res.status, 200)
     assert.deepEqual(res.body.signing.domain, { name: 'IntentExecutor', version: '1', chainId: 31337, verifyingContract: world.devnet.contracts.executor })

@@ -18,7 +18,7 @@ const cluster = new Uint8Array(32).fill(9)
 const programDataOf = async (programId: Address) => (await getProgramDerivedAddress({ programAddress: loaderV3, seeds: [getAddressEncoder().encode(programId)] }))[0]
 
 describe('init_config after a Loader V3 deployment', () => {
-  it('is refused to anyone but the program\'s upgrade authority (Custom(17)) and given another program\'s data (Custom(4)); the authority initialises', async () => {
+  it("is refused to anyone but the program's upgrade authority (Custom(17)) and given another program's data (Custom(4)); the authority initialises", async () => {
     const s = await startSolanaSvm()
     const stranger = await s.funded(50n)
     const config = await s.program.configAddress(cluster)
@@ -34,7 +34,10 @@ describe('init_config after a Loader V3 deployment', () => {
     const withOtherData = { ...init, accounts: init.accounts!.map((a, i) => (i === 5 ? { address: strangersData, role: AccountRole.READONLY } : a)) }
     const forged = await s.send([withOtherData], stranger)
     assert.ok(!forged.ok && forged.custom === 4, show(forged))
-    const withOtherProgram = { ...init, accounts: init.accounts!.map((a, i) => (i === 4 ? { address: strangersProgram, role: AccountRole.READONLY } : i === 5 ? { address: strangersData, role: AccountRole.READONLY } : a)) }
+    const withOtherProgram = {
+      ...init,
+      accounts: init.accounts!.map((a, i) => (i === 4 ? { address: strangersProgram, role: AccountRole.READONLY } : i === 5 ? { address: strangersData, role: AccountRole.READONLY } : a)),
+    }
     const forged2 = await s.send([withOtherProgram], stranger)
     assert.ok(!forged2.ok && forged2.custom === 4, show(forged2))
     assert.equal(s.svm.getAccount(config).exists, false, 'still no config')
@@ -48,7 +51,14 @@ describe('init_config after a Loader V3 deployment', () => {
   it('is refused to everyone once the program is immutable (no upgrade authority left): initialise before finalizing', async () => {
     const s = await startSolanaSvm()
     // SetAuthority (4) with no new authority: the program data account, the current authority.
-    const finalize = { programAddress: loaderV3, accounts: [{ address: await programDataOf(s.programId), role: AccountRole.WRITABLE }, { address: s.authority.address, role: AccountRole.READONLY_SIGNER, signer: s.authority }], data: Uint8Array.of(4, 0, 0, 0) }
+    const finalize = {
+      programAddress: loaderV3,
+      accounts: [
+        { address: await programDataOf(s.programId), role: AccountRole.WRITABLE },
+        { address: s.authority.address, role: AccountRole.READONLY_SIGNER, signer: s.authority },
+      ],
+      data: Uint8Array.of(4, 0, 0, 0),
+    }
     const finalized = await s.send([finalize], s.authority)
     assert.ok(finalized.ok, show(finalized))
     const init = await s.send([await s.program.initConfig(s.authority, cluster)], s.authority)
@@ -66,7 +76,10 @@ describe('Loader V3 under SIMD-0500', () => {
       return true
     })
     const v3 = await s.deploy(readFileSync(solanaProgramFile('intent_gateway', 'v3')), s.authority)
-    const answered = await s.simulate([await s.program.initConfig(s.authority, cluster)].map((ix) => ({ ...ix, programAddress: v3 })), s.authority)
+    const answered = await s.simulate(
+      [await s.program.initConfig(s.authority, cluster)].map((ix) => ({ ...ix, programAddress: v3 })),
+      s.authority,
+    )
     // The v3 program ran and refused the accounts of another program id: Custom(4), not a load error.
     assert.ok(!answered.ok && answered.custom === 4, show(answered))
   })
@@ -88,7 +101,13 @@ describe('Loader V3 under SIMD-0500', () => {
       const bytes = Buffer.from(data!.data[0], 'base64')
       assert.equal(bytes.readUInt32LE(0), 3, 'ProgramData')
       assert.equal(bytes[12], 1, 'an upgrade authority')
-      assert.ok(bytes.subarray(45).subarray(0, readFileSync(solanaProgramFile('intent_gateway')).length).equals(readFileSync(solanaProgramFile('intent_gateway'))), 'the committed v3 ELF')
+      assert.ok(
+        bytes
+          .subarray(45)
+          .subarray(0, readFileSync(solanaProgramFile('intent_gateway')).length)
+          .equals(readFileSync(solanaProgramFile('intent_gateway'))),
+        'the committed v3 ELF',
+      )
     } finally {
       await devnet.stop()
     }

@@ -130,7 +130,11 @@ for (const version of sbpfVersions) {
       assert.equal(r.ok, false, `expected a refusal: ${show(r)}`)
       if (!r.ok) {
         assert.equal(r.custom, custom, `${r.error}\n${r.logs.join('\n')}`)
-        if (logIncludes) assert.ok(r.logs.some((l) => l.includes(logIncludes)), r.logs.join('\n'))
+        if (logIncludes)
+          assert.ok(
+            r.logs.some((l) => l.includes(logIncludes)),
+            r.logs.join('\n'),
+          )
       }
       const after = await snapshot(i)
       // LiteSVM charges nothing for a failed transaction; a validator would charge the relayer its fee.
@@ -151,7 +155,7 @@ for (const version of sbpfVersions) {
       assert.equal(after.recipient - before.recipient, 1_000n)
       assert.equal(before.vault - after.vault, 1_000n + rent)
       assert.equal(after.spent! - before.spent!, 1_000n)
-      assert.equal(before.relayer - after.relayer, 10_000n, 'the relayer pays two signatures\' fees and nothing else')
+      assert.equal(before.relayer - after.relayer, 10_000n, "the relayer pays two signatures' fees and nothing else")
       const record = s.svm.getAccount(await s.program.nonceAddress(sender.address, i.nonce))
       assert.ok(record.exists)
       assert.equal(record.programAddress, s.programId)
@@ -173,7 +177,7 @@ for (const version of sbpfVersions) {
       assert.ok((await execute(i, { signature: ed })).ok)
     })
 
-    it('refuses a stranger\'s signature, a signature of another intent, and a replay of a signature on another nonce (0xE4)', async () => {
+    it("refuses a stranger's signature, a signature of another intent, and a replay of a signature on another nonce (0xE4)", async () => {
       const i = intent({ value: 10n })
       await assertRefused(i, () => execute(i, { by: stranger }), 0xe4)
       // A stranger's key with the sender's valid signature is not a signature at all: the Ed25519 program refuses it.
@@ -185,7 +189,7 @@ for (const version of sbpfVersions) {
       await assertRefused(replay, async () => execute(replay, { signature: await signed(executed) }), 0xe4)
     })
 
-    it('refuses a signature made for another deployment (another cluster\'s config, another program)', async () => {
+    it("refuses a signature made for another deployment (another cluster's config, another program)", async () => {
       const i = intent({ value: 10n })
       await assertRefused(i, async () => execute(i, { signature: await signed(i, sender, otherConfig) }), 0xe4)
       await assertRefused(i, async () => execute(i, { signature: await signed(i, sender, config, (await generateKeyPairSigner()).address) }), 0xe4)
@@ -239,11 +243,25 @@ for (const version of sbpfVersions) {
       assert.ok(v.ok && v.returnData[0] === 0x10, show(v))
     })
 
-    it('refuses a target that tries to take more than the value from the vault, directly or with the vault\'s signature', async () => {
+    it("refuses a target that tries to take more than the value from the vault, directly or with the vault's signature", async () => {
       const thief = await s.funded(1n)
-      const steal = intent({ value: 0n, data: `0x01${u64(1_000_000n)}`, accounts: [{ address: vault, signer: false, writable: true }, { address: thief.address, signer: false, writable: true }] })
+      const steal = intent({
+        value: 0n,
+        data: `0x01${u64(1_000_000n)}`,
+        accounts: [
+          { address: vault, signer: false, writable: true },
+          { address: thief.address, signer: false, writable: true },
+        ],
+      })
       await assertRefused(steal, () => execute(steal), undefined, 'probe: steal')
-      const transfer = intent({ value: 0n, data: `0x02${u64(1_000_000n)}`, accounts: [{ address: vault, signer: true, writable: true }, { address: thief.address, signer: false, writable: true }] })
+      const transfer = intent({
+        value: 0n,
+        data: `0x02${u64(1_000_000n)}`,
+        accounts: [
+          { address: vault, signer: true, writable: true },
+          { address: thief.address, signer: false, writable: true },
+        ],
+      })
       await assertRefused(transfer, () => execute(transfer), undefined, 'probe: transfer')
       assert.equal(s.balance(thief.address), 1_000_000_000n)
     })
@@ -255,7 +273,13 @@ for (const version of sbpfVersions) {
       // and a made-up signature had run right before ours (index 1): it never ran.
       const message = hashBytes(hashOf(i))
       const forged = ed25519Instruction(keyBytes(sender.address), new Uint8Array(64), message).data as Uint8Array
-      const data = instructionsSysvarData([{ programId: ed25519Program, data: forged }, { programId: s.programId, data: Uint8Array.of(5) }], 1)
+      const data = instructionsSysvarData(
+        [
+          { programId: ed25519Program, data: forged },
+          { programId: s.programId, data: Uint8Array.of(5) },
+        ],
+        1,
+      )
       s.svm.setAccount({ address: fake, programAddress: '11111111111111111111111111111111' as Address, executable: false, lamports: lamports(10_000_000n), data, space: BigInt(data.length) } as never)
       const echo: Instruction = { programAddress: s.probeId, accounts: [], data: Uint8Array.of(0) }
       await assertRefused(i, async () => s.send([echo, await s.program.execute(i, config, { sysvar: fake })], relayer), 4)

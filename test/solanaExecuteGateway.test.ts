@@ -89,15 +89,11 @@ describe('Solana signed execution through the gateway', () => {
     assert.equal(await gateway.journal.get(hashOf(i), devnet.chainId), undefined, 'nothing journaled')
   })
 
-  it('answers 401 UNAUTHORIZED (0xE4) to a stranger\'s signature, a signature of another intent, and swapped account metas; nothing moves', async () => {
+  it("answers 401 UNAUTHORIZED (0xE4) to a stranger's signature, a signature of another intent, and swapped account metas; nothing moves", async () => {
     const i = intent()
     const vaultBefore = await balance(await vault())
     const stranger = new Uint8Array(32).fill(42)
-    for (const b of [
-      body(i, sign(i, stranger)),
-      body(i, sign(intent())),
-      body({ ...i, accounts: [{ address: devnet.demo.otherTarget, signer: false, writable: true }] }, sign(i)),
-    ]) {
+    for (const b of [body(i, sign(i, stranger)), body(i, sign(intent())), body({ ...i, accounts: [{ address: devnet.demo.otherTarget, signer: false, writable: true }] }, sign(i))]) {
       const res = await execute(b)
       assert.equal(res.status, 401, res.text)
       assertCommonHeaders(res, { status: '0xE4', chainId: devnet.chainId, chainType: 'solana' })
@@ -111,14 +107,20 @@ describe('Solana signed execution through the gateway', () => {
     const i = intent()
     const res = await execute(body(i, `0x${'ab'.repeat(65)}`))
     assert.equal(res.status, 400, res.text)
-    assert.deepEqual(res.body.errors.map((e: { field: string }) => e.field), ['signature'])
+    assert.deepEqual(
+      res.body.errors.map((e: { field: string }) => e.field),
+      ['signature'],
+    )
   })
 
   it('answers 400 naming `accounts` when the transaction would not fit in 1,232 bytes; nothing journaled', async () => {
     const i = intent({ accounts: Array.from({ length: 16 }, () => ({ address: devnet.demo.recipient, signer: false, writable: true })), data: `0x00${'ab'.repeat(300)}` })
     const res = await execute(body(i, sign(i)))
     assert.equal(res.status, 400, res.text)
-    assert.deepEqual(res.body.errors.map((e: { field: string }) => e.field), ['accounts'])
+    assert.deepEqual(
+      res.body.errors.map((e: { field: string }) => e.field),
+      ['accounts'],
+    )
     assert.match(res.body.errors[0].message, /above Solana's 1232/)
     assert.equal(await gateway.journal.get(hashOf(i), devnet.chainId), undefined)
   })
@@ -143,7 +145,10 @@ describe('Solana signed execution through the gateway', () => {
   it('prints a signed execute that runs once (200, then replayed) and an unsigned one (401 0xE5)', async () => {
     const text = solanaDemoCommands({ baseUrl: gateway.baseUrl, devnet })
     const commands = [...text.matchAll(/# (\d{3}) [^\n]*\n\s*curl -i -X POST (\S+\/intents\/execute) .*?-H 'X-Chain-Id: (\S+)' -d '([^']+)'/g)]
-    assert.deepEqual(commands.map((c) => c[1]), ['200', '401'])
+    assert.deepEqual(
+      commands.map((c) => c[1]),
+      ['200', '401'],
+    )
     for (const [, httpStatus, , chainId, json] of commands) {
       const res = await post(gateway.baseUrl, '/intents/execute', json, { 'x-chain-id': chainId! })
       assert.equal(String(res.status), httpStatus, `${httpStatus}: ${res.text}`)

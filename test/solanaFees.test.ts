@@ -108,7 +108,7 @@ describe('Solana priority fees and compute budget', () => {
     assert.equal(inspect(signed.bytes).computeUnitPrice, 14_000n)
   })
 
-  it('bids no more than the ceiling however high the market (a sender bidding up its own accounts cannot spend the relayer\'s SOL beyond it)', async () => {
+  it("bids no more than the ceiling however high the market (a sender bidding up its own accounts cannot spend the relayer's SOL beyond it)", async () => {
     await devnet.control('litesvm_setPrioritizationFees', [[5_000_000], [await vault()]])
     const { signed, receipt } = await execute(intent())
     assert.equal(receipt?.status, 0x11)

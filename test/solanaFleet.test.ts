@@ -31,7 +31,9 @@ describe('two gateway instances, one PostgreSQL journal, one Solana relayer key'
       const gateway = await createGateway({
         config: {
           production: false,
-          chains: [{ chainId: devnet.chainId, chainType: 'solana', reference: devnet.reference, rpcUrls: [devnet.rpcUrl], executor: devnet.programId, validator: devnet.programId, registry: devnet.config }],
+          chains: [
+            { chainId: devnet.chainId, chainType: 'solana', reference: devnet.reference, rpcUrls: [devnet.rpcUrl], executor: devnet.programId, validator: devnet.programId, registry: devnet.config },
+          ],
           defaultChainId: undefined,
           relayerPrivateKey: undefined,
           solanaRelayerPrivateKey: devnet.relayerSecretKey,
@@ -81,7 +83,10 @@ describe('two gateway instances, one PostgreSQL journal, one Solana relayer key'
       const sent = answered.filter((a) => a.status === 200 && !a.replayed)
       assert.equal(sent.length, 1, shown)
       sentBy[sent[0]!.at]!++
-      assert.ok(answered.every((a) => a.status === 200 || (a.status === 202 && a.replayed)), shown)
+      assert.ok(
+        answered.every((a) => a.status === 200 || (a.status === 202 && a.replayed)),
+        shown,
+      )
     }
     assert.ok(sentBy[0]! > 0 && sentBy[1]! > 0, `both instances sent: ${sentBy}`)
     // On chain: one transaction per intent, no other; each intent's value moved once.

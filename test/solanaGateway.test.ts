@@ -67,7 +67,15 @@ describe('Solana through the gateway', () => {
 
   /** The program's own hash: simulate its validate instruction and read the log line. */
   async function programHash(b: ReturnType<typeof body>): Promise<string> {
-    const intent: Intent = { ...b, data: b.data as `0x${string}`, value: BigInt(b.value), nonce: BigInt(b.nonce), validAfter: BigInt(b.validAfter), validBefore: BigInt(b.validBefore), policyId: b.policyId as `0x${string}` }
+    const intent: Intent = {
+      ...b,
+      data: b.data as `0x${string}`,
+      value: BigInt(b.value),
+      nonce: BigInt(b.nonce),
+      validAfter: BigInt(b.validAfter),
+      validBefore: BigInt(b.validBefore),
+      policyId: b.policyId as `0x${string}`,
+    }
     const ix = await devnet.program.validate(intent, devnet.config)
     const tx = pipe(
       createTransactionMessage({ version: 0 }),
@@ -81,7 +89,7 @@ describe('Solana through the gateway', () => {
     return line.slice('Program log: intent hash '.length)
   }
 
-  it('answers 200 SUCCESS (0x01) for an allowed intent, with the program\'s own intent hash', async () => {
+  it("answers 200 SUCCESS (0x01) for an allowed intent, with the program's own intent hash", async () => {
     const b = body()
     const res = await validate(b)
     assertOutcome(res, 200, '0x01', 'SUCCESS')
@@ -111,7 +119,7 @@ describe('Solana through the gateway', () => {
     assertOutcome(await validate(body({ sender: other.address, policyId: devnet.demo.policies.open, value: '1' })), 402, '0x54')
   })
 
-  it('answers 410 TOO_LATE (0x21) and 202 TOO_EARLY (0x20) from the intent or the policy, following the chain\'s clock', async () => {
+  it("answers 410 TOO_LATE (0x21) and 202 TOO_EARLY (0x20) from the intent or the policy, following the chain's clock", async () => {
     assertOutcome(await validate(body({ validBefore: '1' })), 410, '0x21', 'TOO_LATE')
     assertOutcome(await validate(body({ policyId: devnet.demo.policies.expired })), 410, '0x21')
     assertOutcome(await validate(body({ validAfter: '4102444800' })), 202, '0x20', 'TOO_EARLY')
@@ -131,7 +139,10 @@ describe('Solana through the gateway', () => {
     new DataView(nonce.buffer).setBigUint64(0, 42n, true)
     const [address, bump] = await getProgramDerivedAddress({ programAddress: devnet.programId, seeds: ['nonce', getAddressEncoder().encode(devnet.demo.sender), nonce] })
     assertOutcome(await validate(body({ nonce: '42' })), 200, '0x01')
-    await devnet.control('litesvm_setAccount', [address, { lamports: 1_000_000, owner: devnet.programId, data: Buffer.from(devnet.program.nonceRecord(bump, new Uint8Array(32), 1n)).toString('base64') }])
+    await devnet.control('litesvm_setAccount', [
+      address,
+      { lamports: 1_000_000, owner: devnet.programId, data: Buffer.from(devnet.program.nonceRecord(bump, new Uint8Array(32), 1n)).toString('base64') },
+    ])
     assertOutcome(await validate(body({ nonce: '42' })), 409, '0x22', 'NONCE_USED')
   })
 
@@ -153,12 +164,16 @@ describe('Solana through the gateway', () => {
       assert.equal(res.status, 400, res.text)
       assertCommonHeaders(res, { status: '0xA0', chainId: devnet.chainId, chainType: 'solana' })
       assert.equal(res.headers.get('content-type'), 'application/problem+json; charset=utf-8')
-      assert.deepEqual(res.body.errors.map((e: { field: string }) => e.field), [field], res.text)
+      assert.deepEqual(
+        res.body.errors.map((e: { field: string }) => e.field),
+        [field],
+        res.text,
+      )
       assert.match(res.body.errors[0].message, message)
     }
     it('refuses a sender or target that is not base58', async () => {
-      await assertBad({ sender: '0OIl' + devnet.demo.sender.slice(4) }, 'sender', /base58/)
-      await assertBad({ target: '0x' + 'ab'.repeat(20) }, 'target', /base58/)
+      await assertBad({ sender: `0OIl${devnet.demo.sender.slice(4)}` }, 'sender', /base58/)
+      await assertBad({ target: `0x${'ab'.repeat(20)}` }, 'target', /base58/)
     })
     it('refuses a key that is not 32 bytes', async () => {
       await assertBad({ target: getBase58Decoder().decode(new Uint8Array(31).fill(7)) }, 'target', /32 bytes \(it decodes to 31\)/)
@@ -190,7 +205,10 @@ describe('Solana through the gateway', () => {
     const text = solanaDemoCommands({ baseUrl: gateway.baseUrl, devnet })
     // The validate commands; the execute ones need a relayer (test/solanaExecuteGateway.test.ts).
     const commands = [...text.matchAll(/# (\d{3}) [^\n]*\n\s*curl -i -X POST (\S+\/intents\/validate) .*?-H 'X-Chain-Id: (\S+)' -d '([^']+)'/g)]
-    assert.deepEqual(commands.map((c) => c[1]), ['200', '403', '402', '410', '202', '421'])
+    assert.deepEqual(
+      commands.map((c) => c[1]),
+      ['200', '403', '402', '410', '202', '421'],
+    )
     for (const [, httpStatus, url, chainId, json] of commands) {
       const res = await post(url!.replace('/intents/validate', ''), '/intents/validate', json, { 'x-chain-id': chainId! })
       assert.equal(String(res.status), httpStatus, `${httpStatus}: ${res.text}`)
@@ -202,7 +220,10 @@ describe('Solana through the gateway', () => {
       const stranger = devnet.demo.otherTarget
       const result = await solanaAdapterFor(devnet, { programId: stranger, config: stranger }).preflight()
       assert.equal(result.ok, false)
-      assert.ok(!result.ok && 'missing' in result && result.missing.some((m) => m.startsWith(`validator ${stranger}`)) && result.missing.some((m) => m.startsWith(`registry ${stranger}`)), JSON.stringify(result))
+      assert.ok(
+        !result.ok && 'missing' in result && result.missing.some((m) => m.startsWith(`validator ${stranger}`)) && result.missing.some((m) => m.startsWith(`registry ${stranger}`)),
+        JSON.stringify(result),
+      )
     })
 
     it('answers 503 (0xF4) with Retry-After when the RPC endpoint is unreachable or too slow', async () => {

@@ -22,7 +22,11 @@ import { createSoftHsmToken, logOutOfToken, pkcs11Binding, readPrivateValue, sof
 import { startSolanaDevnet } from './support/solanaGateway.ts'
 import { post, request } from './support/testGateway.ts'
 
-const skip = !softHsmModule ? 'SoftHSM2 is not installed (scripts/ensureTestTools.sh installs it)' : !pkcs11Binding ? 'the optional pkcs11js binding did not build at install (it needs a C++ compiler)' : false
+const skip = !softHsmModule
+  ? 'SoftHSM2 is not installed (scripts/ensureTestTools.sh installs it)'
+  : !pkcs11Binding
+    ? 'the optional pkcs11js binding did not build at install (it needs a C++ compiler)'
+    : false
 
 describe('the Solana relayer key in a PKCS#11 token (SoftHSM2, LiteSVM)', { skip }, () => {
   let token: SoftHsmToken
@@ -86,14 +90,16 @@ describe('the Solana relayer key in a PKCS#11 token (SoftHSM2, LiteSVM)', { skip
     assert.throws(() => readPrivateValue(token, 'solana-relayer'), /CKR_ATTRIBUTE_SENSITIVE/)
   })
 
-  it('executes on LiteSVM with the token\'s key as fee payer and signer; /chains shows pkcs11 and the address, never the PIN', async () => {
+  it("executes on LiteSVM with the token's key as fee payer and signer; /chains shows pkcs11 and the address, never the PIN", async () => {
     const before = await balance(relayer)
     const res = await execute(signedBody(intent()))
     assert.equal(res.status, 200, res.text)
     assertCommonHeaders(res, { status: '0x11', chainId: devnet.chainId, chainType: 'solana' })
     // The transaction sent (as journaled; LiteSVM verified its signatures before it landed): its
     // fee payer (first account, first signature) is the token's key, and the signature verifies.
-    const { value: [status] } = await devnet.rpc.getSignatureStatuses([res.body.transactionHash]).send()
+    const {
+      value: [status],
+    } = await devnet.rpc.getSignatureStatuses([res.body.transactionHash]).send()
     assert.equal(status?.err, null, 'landed without error')
     const record = await gateway.journal.get(res.headers.get('x-intent-hash') as never, devnet.chainId)
     const wire = getTransactionDecoder().decode(getBase64Encoder().encode(record!.transaction!.bytes))
@@ -128,7 +134,7 @@ describe('the Solana relayer key in a PKCS#11 token (SoftHSM2, LiteSVM)', { skip
     assertCommonHeaders(again, { status: '0x11', chainId: devnet.chainId, chainType: 'solana' })
   })
 
-  it('refuses to start with a wrong PIN (in a process of its own: a PKCS#11 login is the application\'s), naming the setting, never the PIN', async () => {
+  it("refuses to start with a wrong PIN (in a process of its own: a PKCS#11 login is the application's), naming the setting, never the PIN", async () => {
     const gw = runGateway({ env: { ...envFor(token, '0000'), SOFTHSM2_CONF: process.env.SOFTHSM2_CONF! } })
     assert.equal(await gw.exit, 1)
     const output = gw.stderr() + gw.stdout()

@@ -42,12 +42,20 @@ function programHeaders(elf: Uint8Array) {
   const v = new DataView(elf.buffer, elf.byteOffset, elf.byteLength)
   return Array.from({ length: v.getUint16(56, true) }, (_, i) => {
     const at = Number(v.getBigUint64(32, true)) + i * 56
-    return { type: v.getUint32(at, true), flags: v.getUint32(at + 4, true), offset: v.getBigUint64(at + 8, true), vaddr: v.getBigUint64(at + 16, true), paddr: v.getBigUint64(at + 24, true), filesz: v.getBigUint64(at + 32, true), memsz: v.getBigUint64(at + 40, true) }
+    return {
+      type: v.getUint32(at, true),
+      flags: v.getUint32(at + 4, true),
+      offset: v.getBigUint64(at + 8, true),
+      vaddr: v.getBigUint64(at + 16, true),
+      paddr: v.getBigUint64(at + 24, true),
+      filesz: v.getBigUint64(at + 32, true),
+      memsz: v.getBigUint64(at + 40, true),
+    }
   })
 }
 
 describe('murmur3', () => {
-  it('hashes syscall names as the SBPF loader does (the values of the Solana SDK\'s syscall declarations)', () => {
+  it("hashes syscall names as the SBPF loader does (the values of the Solana SDK's syscall declarations)", () => {
     const hash = (name: string) => murmur3(new TextEncoder().encode(name))
     assert.equal(hash('sol_log_'), 0x207559bd)
     assert.equal(hash('abort'), 0xb6fc1a11)
@@ -67,7 +75,10 @@ describe('packSbf', () => {
     assert.equal(v.getUint16(18, true), 247, 'EM_BPF')
     assert.equal(v.getUint32(48, true), 0, 'sBPF v0')
     const list = sections(elf)
-    assert.deepEqual(list.map((s) => s.name), ['', '.text', '.rodata', '.dynamic', '.dynsym', '.dynstr', '.rel.dyn', '.shstrtab'])
+    assert.deepEqual(
+      list.map((s) => s.name),
+      ['', '.text', '.rodata', '.dynamic', '.dynsym', '.dynstr', '.rel.dyn', '.shstrtab'],
+    )
     for (const s of list.slice(1, 7)) assert.equal(s.addr, s.offset, s.name)
     const relDyn = list.find((s) => s.name === '.rel.dyn')!
     assert.equal(relDyn.size, 32n, 'two calls to sol_log_')
@@ -98,7 +109,10 @@ describe('packSbf', () => {
     assert.equal(text!.filesz % 8n, 0n)
     const entry = v.getBigUint64(24, true)
     assert.ok(entry >= 1n << 32n && entry < (1n << 32n) + text!.filesz)
-    assert.deepEqual(sections(elf).map((s) => s.name), ['', '.rodata', '.text', '.shstrtab'])
+    assert.deepEqual(
+      sections(elf).map((s) => s.name),
+      ['', '.rodata', '.text', '.shstrtab'],
+    )
     // "hello" is in the read-only segment, past the padding that keeps address 0 free.
     assert.equal(Buffer.from(elf.subarray(176 + 8, 176 + 13)).toString(), 'hello')
 
@@ -142,13 +156,17 @@ describe('packSbf', () => {
 
   it('stops the build naming an instruction it does not translate exactly (atomics, callx)', () => {
     const atomic = compile('static const char A[] = "hi"; unsigned long long entrypoint(unsigned long long *in) { __sync_fetch_and_add(in, 3); return A[in[1] & 1]; }')
-    for (const version of ['v0', 'v3'] as const) assert.throws(() => packSbf(atomic, { version }), new RegExp(`instruction atomic dw \\(opcode 0xdb\\) at \\.text\\+8 is not supported in SBPF ${version}`))
+    for (const version of ['v0', 'v3'] as const)
+      assert.throws(() => packSbf(atomic, { version }), new RegExp(`instruction atomic dw \\(opcode 0xdb\\) at \\.text\\+8 is not supported in SBPF ${version}`))
     const callx = compile('static const char A[] = "hi"; unsigned long long entrypoint(unsigned long long (*f)(void), unsigned long long x) { return f() + A[x & 1]; }')
     assert.throws(() => packSbf(callx, { version: 'v3' }), /instruction callx \(opcode 0x8d\) at \.text\+\d+ is not supported in SBPF v3/)
   })
 
   it('refuses writable globals and objects without read-only data', () => {
-    assert.throws(() => packSbf(compile('unsigned long long counter = 1; unsigned long long entrypoint(const unsigned char *in) { counter += in[0]; return counter; }')), /writable: sBPF programs have no writable globals/)
+    assert.throws(
+      () => packSbf(compile('unsigned long long counter = 1; unsigned long long entrypoint(const unsigned char *in) { counter += in[0]; return counter; }')),
+      /writable: sBPF programs have no writable globals/,
+    )
     assert.throws(() => packSbf(compile('unsigned long long entrypoint(const unsigned char *in) { return in[0]; }')), /no read-only data/)
     assert.throws(() => packSbf(compile('unsigned long long start(const unsigned char *in) { static const char s[] = "xy"; return s[in[0] & 1]; }')), /no function named entrypoint/)
   })

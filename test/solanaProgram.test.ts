@@ -105,7 +105,14 @@ for (const version of sbpfVersions) {
       assert.equal(await validate(intent({ nonce: 77n })), 0x22)
       assert.equal(await validate(intent({ nonce: 77n, policyId: policyId(999) })), 0x22)
       // A record the program does not own means nothing.
-      s.svm.setAccount({ address, programAddress: '11111111111111111111111111111111' as Address, executable: false, lamports: lamports(1_000_000n), data: s.program.nonceRecord(bump, new Uint8Array(32), 1n), space: 48n } as never)
+      s.svm.setAccount({
+        address,
+        programAddress: '11111111111111111111111111111111' as Address,
+        executable: false,
+        lamports: lamports(1_000_000n),
+        data: s.program.nonceRecord(bump, new Uint8Array(32), 1n),
+        space: 48n,
+      } as never)
       assert.equal(await validate(intent({ nonce: 77n })), 0x01)
     })
 
@@ -122,7 +129,14 @@ for (const version of sbpfVersions) {
       // A byte-for-byte copy of a valid policy, rewritten for `other`, but owned by the system program.
       const data = Uint8Array.from(real.data)
       data.set(new Uint8Array(Buffer.from((await import('@solana/kit')).getAddressEncoder().encode(other.address))), 8)
-      s.svm.setAccount({ address: forged, programAddress: '11111111111111111111111111111111' as Address, executable: false, lamports: lamports(10_000_000n), data, space: BigInt(data.length) } as never)
+      s.svm.setAccount({
+        address: forged,
+        programAddress: '11111111111111111111111111111111' as Address,
+        executable: false,
+        lamports: lamports(10_000_000n),
+        data,
+        space: BigInt(data.length),
+      } as never)
       assert.equal(s.program.decodePolicy(data)?.owner, other.address)
       assert.equal(await validate(intent({ sender: other.address })), 0x10)
     })

@@ -57,7 +57,7 @@ describe('the Solana devnet front, read with @solana/kit', () => {
     return submission.transactionHash
   }
 
-  it('lists the program\'s policies of a sender with getProgramAccounts (dataSize and memcmp filters, base58 or base64 bytes)', async () => {
+  it("lists the program's policies of a sender with getProgramAccounts (dataSize and memcmp filters, base58 or base64 bytes)", async () => {
     const sender = devnet.demo.sender as Address
     const byOwner = await devnet.rpc
       .getProgramAccounts(devnet.programId, {
@@ -81,28 +81,47 @@ describe('the Solana devnet front, read with @solana/kit', () => {
     const owned = await devnet.rpc.getProgramAccounts(devnet.programId, { encoding: 'base64', filters: [ownedBySender] }).send()
     assert.deepEqual(owned.map((a) => a.pubkey).sort(), [...byOwner.map((a) => a.pubkey), vault].sort())
     assert.deepEqual(same.map((a) => a.pubkey).sort(), byOwner.map((a) => a.pubkey).sort())
-    const nobody = await devnet.rpc.getProgramAccounts(devnet.programId, { encoding: 'base64', filters: [{ memcmp: { offset: policyOwnerOffset, bytes: devnet.demo.recipient as string as Base58EncodedBytes, encoding: 'base58' } }] }).send()
+    const nobody = await devnet.rpc
+      .getProgramAccounts(devnet.programId, {
+        encoding: 'base64',
+        filters: [{ memcmp: { offset: policyOwnerOffset, bytes: devnet.demo.recipient as string as Base58EncodedBytes, encoding: 'base58' } }],
+      })
+      .send()
     assert.deepEqual(nobody, [])
-    const wrapped = await devnet.rpc.getProgramAccounts(devnet.programId, { encoding: 'base64', withContext: true, dataSlice: { offset: 0, length: 1 }, filters: [{ dataSize: BigInt(accountSizes.config) }] }).send()
+    const wrapped = await devnet.rpc
+      .getProgramAccounts(devnet.programId, { encoding: 'base64', withContext: true, dataSlice: { offset: 0, length: 1 }, filters: [{ dataSize: BigInt(accountSizes.config) }] })
+      .send()
     assert.equal(wrapped.value.length, 1, 'one deployment config')
     assert.deepEqual([wrapped.value[0]!.pubkey, wrapped.value[0]!.account.data[0], wrapped.value[0]!.account.space], [devnet.config, Buffer.from([1]).toString('base64'), BigInt(accountSizes.config)])
     assert.ok(wrapped.context.slot > 0n)
   })
 
-  it('lists a sender\'s executions with getSignaturesForAddress on its vault, newest first, with limit and before', async () => {
+  it("lists a sender's executions with getSignaturesForAddress on its vault, newest first, with limit and before", async () => {
     const vault = await devnet.program.vaultAddress(devnet.demo.sender as Address)
     const first = await execute(9_001n)
     const second = await execute(9_002n)
     const all = await devnet.rpc.getSignaturesForAddress(vault).send()
-    assert.deepEqual(all.slice(0, 2).map((s) => s.signature), [second, first])
+    assert.deepEqual(
+      all.slice(0, 2).map((s) => s.signature),
+      [second, first],
+    )
     assert.ok(all.length >= 3, 'the deposit that created the vault is there too')
     for (const s of all) {
       assert.deepEqual([s.err, s.memo, s.confirmationStatus, typeof s.slot, typeof s.blockTime], [null, null, 'finalized', 'bigint', 'bigint'])
     }
     assert.ok(all[0]!.slot > all[1]!.slot)
-    assert.deepEqual((await devnet.rpc.getSignaturesForAddress(vault, { limit: 1 }).send()).map((s) => s.signature), [second])
-    assert.deepEqual((await devnet.rpc.getSignaturesForAddress(vault, { before: second as never, limit: 1 }).send()).map((s) => s.signature), [first])
-    assert.deepEqual((await devnet.rpc.getSignaturesForAddress(vault, { until: first as never }).send()).map((s) => s.signature), [second])
+    assert.deepEqual(
+      (await devnet.rpc.getSignaturesForAddress(vault, { limit: 1 }).send()).map((s) => s.signature),
+      [second],
+    )
+    assert.deepEqual(
+      (await devnet.rpc.getSignaturesForAddress(vault, { before: second as never, limit: 1 }).send()).map((s) => s.signature),
+      [first],
+    )
+    assert.deepEqual(
+      (await devnet.rpc.getSignaturesForAddress(vault, { until: first as never }).send()).map((s) => s.signature),
+      [second],
+    )
     const stranger = await devnet.rpc.getSignaturesForAddress(devnet.demo.otherTarget as Address).send()
     assert.deepEqual(stranger, [])
   })
@@ -116,7 +135,14 @@ describe('the Solana devnet front, read with @solana/kit', () => {
     const metrics = createMetrics({ registry: new Registry(), defaultMetrics: false })
     const adapter = solanaAdapterFor(devnet, { rpcUrls: [deadUrl, devnet.rpcUrl], rpcRecorder: metrics.rpc })
     assert.equal((await adapter.getHealth()).reachable, true)
-    const app = buildApp({ registry: createChainRegistry({ adapters: [adapter], defaultChainId: undefined }), journal: openJournal({ path: ':memory:' }), logger: quietLogger, bodyLimit: 1024, receiptTimeoutMs: 1_000, metrics })
+    const app = buildApp({
+      registry: createChainRegistry({ adapters: [adapter], defaultChainId: undefined }),
+      journal: openJournal({ path: ':memory:' }),
+      logger: quietLogger,
+      bodyLimit: 1024,
+      receiptTimeoutMs: 1_000,
+      metrics,
+    })
     const scrape = async () => {
       const res = await app.inject({ method: 'GET', url: '/metrics' })
       assert.equal(res.statusCode, 200)
@@ -129,7 +155,12 @@ describe('the Solana devnet front, read with @solana/kit', () => {
     assert.equal(valueOf(samples, 'intent_gateway_chain_rpc_failures_total', { chain: devnet.chainId, method: 'getSlot', kind: 'unreachable' }), 1)
     assert.ok(!text.includes('127.0.0.1'), 'no URL in a label')
     // A node that answers with an error is up: it answered (this devnet speaks no jsonParsed).
-    const ctx = createSolanaContext({ chain: { chainId: devnet.chainId, reference: devnet.reference, rpcUrls: [deadUrl, devnet.rpcUrl], programId: devnet.programId, config: devnet.config }, rpcTimeoutMs: 2_000, logger: quietLogger, rpcRecorder: metrics.rpc })
+    const ctx = createSolanaContext({
+      chain: { chainId: devnet.chainId, reference: devnet.reference, rpcUrls: [deadUrl, devnet.rpcUrl], programId: devnet.programId, config: devnet.config },
+      rpcTimeoutMs: 2_000,
+      logger: quietLogger,
+      rpcRecorder: metrics.rpc,
+    })
     await assert.rejects(
       callSolanaRpc(ctx, 'getAccountInfo', 'account lookup', (rpc, abortSignal) => rpc.getAccountInfo(devnet.config, { encoding: 'jsonParsed' }).send({ abortSignal })),
       /unsupported encoding jsonParsed/,

@@ -83,7 +83,11 @@ describe('gateway process', () => {
       const ps = execFileSync('ps', ['-eo', 'args']).toString()
       assert.ok(!ps.split('\n').some((l) => l.includes('anvil') && l.includes(`--port ${port}`)), 'no anvil process left')
       const stateAfter = existsSync(stateDir) ? readdirSync(stateDir) : []
-      assert.deepEqual(stateAfter.filter((d) => !stateBefore.includes(d)), [], 'no anvil state directory left')
+      assert.deepEqual(
+        stateAfter.filter((d) => !stateBefore.includes(d)),
+        [],
+        'no anvil state directory left',
+      )
     } finally {
       if (gw.child.exitCode === null) gw.child.kill('SIGKILL')
     }

@@ -46,11 +46,18 @@ describe('every ERC-1066 code through a programmable validator', () => {
     await world?.stop()
   })
 
-  it('maps all 256 codes to the table\'s HTTP status, with the code in the headers', async () => {
+  it("maps all 256 codes to the table's HTTP status, with the code in the headers", async () => {
     const wallet = world.clients.walletFor(devnetAccounts.relayer)
     const seen: number[] = []
     for (const entry of statusCodes) {
-      const hash = await wallet.writeContract({ address: validator, abi: abi as never, functionName: 'setAnswer' as never, args: [toHex(entry.code, { size: 1 })] as never, account: wallet.account!, chain: wallet.chain })
+      const hash = await wallet.writeContract({
+        address: validator,
+        abi: abi as never,
+        functionName: 'setAnswer' as never,
+        args: [toHex(entry.code, { size: 1 })] as never,
+        account: wallet.account!,
+        chain: wallet.chain,
+      })
       await world.clients.publicClient.waitForTransactionReceipt({ hash })
       const res = await post(gateway.baseUrl, '/intents/validate', demoIntent(world.devnet))
       assert.equal(res.status, entry.httpStatus, `${entry.hex} ${entry.statusName}`)
@@ -72,7 +79,10 @@ describe('every ERC-1066 code through a programmable validator', () => {
     assert.equal(res.headers.get('x-erc1066-status'), '0x01')
     const body = (await res.json()) as { codes: Array<{ code: string; httpStatus: number; statusName: string }> }
     assert.equal(body.codes.length, 256)
-    assert.deepEqual(body.codes.map((c) => c.httpStatus), statusCodes.map((s) => s.httpStatus))
+    assert.deepEqual(
+      body.codes.map((c) => c.httpStatus),
+      statusCodes.map((s) => s.httpStatus),
+    )
     assert.deepEqual(body.codes[0xa2], { code: '0xA2', statusName: 'UNSUPPORTED_CHAIN', description: 'Unsupported chain or network', httpStatus: 421, reserved: false })
   })
 })

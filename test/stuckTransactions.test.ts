@@ -17,7 +17,6 @@ import { eventually } from './support/eventually.ts'
 const chainHeader = { 'x-chain-id': '31337' }
 const relayer = privateKeyToAccount(devnetAccounts.relayer).address
 
-
 describe('stuck transactions', () => {
   let devnet: Devnet
   before(async () => {

@@ -98,7 +98,10 @@ describe('Sui gateway against the gRPC stand-in (Move not compiled or executed h
         const res = await world.post('/intents/validate', intent({ policyId }))
         assert.equal(res.status, 403, policyId)
         assertCommonHeaders(res, { status: '0x10', ...sui })
-        assert.deepEqual(world.standIn.calls.map((c) => c.method), ['BatchGetObjects'])
+        assert.deepEqual(
+          world.standIn.calls.map((c) => c.method),
+          ['BatchGetObjects'],
+        )
       }
     })
 
@@ -106,9 +109,7 @@ describe('Sui gateway against the gRPC stand-in (Move not compiled or executed h
       const res = await world.post('/intents/validate', intent({ data: '0xdeadbeef', target: '0x2', value: (2n ** 64n).toString() }))
       assert.equal(res.status, 400)
       assertCommonHeaders(res, { status: '0xA0', ...sui })
-      assert.deepEqual(res.body.errors, [
-        { field: 'target', message: 'must be a Sui address: 0x followed by 64 hex digits (short forms such as 0x2 are not accepted: write all 64 digits)' },
-      ])
+      assert.deepEqual(res.body.errors, [{ field: 'target', message: 'must be a Sui address: 0x followed by 64 hex digits (short forms such as 0x2 are not accepted: write all 64 digits)' }])
       // Addresses are checked first; the runtime's own rules run once the addresses are right.
       const second = await world.post('/intents/validate', intent({ data: '0xdeadbeef', value: (2n ** 64n).toString() }))
       assert.equal(second.status, 400)
@@ -130,7 +131,7 @@ describe('Sui gateway against the gRPC stand-in (Move not compiled or executed h
     for (const [name, fault] of faults) {
       it(`validate: ${name}`, async () => {
         world.standIn.faults.set('*', fault)
-        const res = await world.post('/intents/validate', intent({ policyId: `0x${(nonce % 200 + 16).toString(16)}${'ab'.repeat(31)}` }))
+        const res = await world.post('/intents/validate', intent({ policyId: `0x${((nonce % 200) + 16).toString(16)}${'ab'.repeat(31)}` }))
         assert.equal(res.status, 503, res.text)
         assertCommonHeaders(res, { status: '0xF4', ...sui })
         assert.equal(res.headers.get('retry-after'), '2')
@@ -167,7 +168,7 @@ describe('Sui gateway against the gRPC stand-in (Move not compiled or executed h
     assert.deepEqual(res.body.nativeCurrency, { name: 'Sui', symbol: 'SUI', decimals: 9 })
     assert.deepEqual(res.body.contracts, { validator: world.standIn.packageId, executor: world.standIn.packageId, registry: world.standIn.hubId })
     assert.equal(res.body.relayer, suiRelayer.toSuiAddress())
-    assert.equal(res.body.endpoints[0].url, world.standIn.url + '/')
+    assert.equal(res.body.endpoints[0].url, `${world.standIn.url}/`)
   })
 
   describe('POST /intents/execute', () => {
@@ -217,7 +218,10 @@ describe('Sui gateway against the gRPC stand-in (Move not compiled or executed h
       const res = await world.post('/intents/execute', intent())
       assert.equal(res.status, 410)
       assertCommonHeaders(res, { status: '0x21', ...sui })
-      assert.deepEqual(world.standIn.calls.map((c) => c.method).filter((m) => m === 'ExecuteTransaction' || m === 'ListOwnedObjects'), [])
+      assert.deepEqual(
+        world.standIn.calls.map((c) => c.method).filter((m) => m === 'ExecuteTransaction' || m === 'ListOwnedObjects'),
+        [],
+      )
     })
 
     const aborts = [

@@ -72,7 +72,8 @@ describe('a fleet sharing one Sui relayer key: one instance at a time sends with
     const { signature } = await suiSender.signPersonalMessage(encodeSuiIntent(intent))
     return { body: { ...body, signature: `0x${Buffer.from(signature, 'base64').toString('hex')}` }, hash: suiRuntime.hashIntent(intent) }
   }
-  const rows = async (hash: string) => (await db.query<{ state: string; tx_id: string | null; instance_id: string | null }>('SELECT state, tx_id, instance_id FROM executions WHERE intent_hash = $1', [hash])).rows
+  const rows = async (hash: string) =>
+    (await db.query<{ state: string; tx_id: string | null; instance_id: string | null }>('SELECT state, tx_id, instance_id FROM executions WHERE intent_hash = $1', [hash])).rows
   const executeCalls = () => standIn.calls.filter((c) => c.method === 'ExecuteTransaction')
   const assertNoRelayerKey = (res: HttpResult) => {
     assert.equal(res.status, 503, res.text)
@@ -121,7 +122,10 @@ describe('a fleet sharing one Sui relayer key: one instance at a time sends with
       // b holds no key: it sends nothing, and answers either the outcome (a had journaled it) or no-relayer-key.
       if (fromB.status === 503) assertNoRelayerKey(fromB)
       else assert.ok([200, 202].includes(fromB.status) && fromB.body.replayed === true, fromB.text)
-      assert.deepEqual((await rows(intents[i]!.hash)).map((r) => [r.state, r.instance_id]), [['mined', 'sui-a']])
+      assert.deepEqual(
+        (await rows(intents[i]!.hash)).map((r) => [r.state, r.instance_id]),
+        [['mined', 'sui-a']],
+      )
     }
     const sent = executeCalls().slice(before)
     assert.equal(sent.length, intents.length, 'one transaction per intent, none refused')
@@ -129,7 +133,7 @@ describe('a fleet sharing one Sui relayer key: one instance at a time sends with
     assert.equal(new Set(versions).size, versions.length, `each gas coin version spent once: ${versions.join(', ')}`)
   })
 
-  it('kill -9 of the holder with a transaction in flight: the other takes the key over within the TTL and a renewal, delivers the dead holder\'s transaction first, then executes', async (t) => {
+  it("kill -9 of the holder with a transaction in flight: the other takes the key over within the TTL and a renewal, delivers the dead holder's transaction first, then executes", async (t) => {
     // The holder signs and journals a transaction whose broadcast the node never answers.
     standIn.faults.set('ExecuteTransaction', { kind: 'hang' })
     const inFlight = await signed()
@@ -157,7 +161,7 @@ describe('a fleet sharing one Sui relayer key: one instance at a time sends with
       return { res, hash: next.hash, afterMs: Date.now() - killedAt }
     })
     assert.equal(taken.res.headers.get('x-erc1066-status'), '0x11')
-    assert.ok(refused > 0, 'refused while the dead holder\'s lease lived')
+    assert.ok(refused > 0, "refused while the dead holder's lease lived")
     t.diagnostic(`taken over ${taken.afterMs} ms after the kill (TTL ${ttlMs} ms); ${refused} executes refused with no-relayer-key before`)
     assert.ok(taken.afterMs <= ttlMs + ttlMs / 6 + 1_500, `taken over ${taken.afterMs} ms after the kill (TTL ${ttlMs} ms)`)
 
@@ -165,9 +169,9 @@ describe('a fleet sharing one Sui relayer key: one instance at a time sends with
     // anything on the key's gas coin (the same bytes, not a second spend of that coin version).
     const digests = [...standIn.executed.keys()]
     const firstNew = (await rows(taken.hash))[0]!.tx_id!
-    assert.ok(digests.includes(record!.tx_id!), 'the dead holder\'s transaction ran')
-    assert.ok(digests.indexOf(record!.tx_id!) < digests.indexOf(firstNew), 'before the new holder\'s first transaction')
-    await eventually('the dead holder\'s transaction settled', 10_000, async () => ((await rows(inFlight.hash))[0]?.state === 'mined' ? true : undefined))
+    assert.ok(digests.includes(record!.tx_id!), "the dead holder's transaction ran")
+    assert.ok(digests.indexOf(record!.tx_id!) < digests.indexOf(firstNew), "before the new holder's first transaction")
+    await eventually("the dead holder's transaction settled", 10_000, async () => ((await rows(inFlight.hash))[0]?.state === 'mined' ? true : undefined))
     const replayed = await post(b.baseUrl, '/intents/execute', inFlight.body, sui)
     assert.equal(replayed.status, 200, replayed.text)
     assert.equal(replayed.body.replayed, true)

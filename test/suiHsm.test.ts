@@ -25,7 +25,11 @@ import { suiSender } from './support/suiGateway.ts'
 import { startSuiStandIn, type SuiStandIn } from './support/suiStandIn.ts'
 import { post, request } from './support/testGateway.ts'
 
-const skip = !softHsmModule ? 'SoftHSM2 is not installed (scripts/ensureTestTools.sh installs it)' : !pkcs11Binding ? 'the optional pkcs11js binding did not build at install (it needs a C++ compiler)' : false
+const skip = !softHsmModule
+  ? 'SoftHSM2 is not installed (scripts/ensureTestTools.sh installs it)'
+  : !pkcs11Binding
+    ? 'the optional pkcs11js binding did not build at install (it needs a C++ compiler)'
+    : false
 
 describe('the Sui relayer key in a PKCS#11 token (SoftHSM2, Sui stand-in)', { skip }, () => {
   let token: SoftHsmToken
@@ -72,7 +76,7 @@ describe('the Sui relayer key in a PKCS#11 token (SoftHSM2, Sui stand-in)', { sk
     assert.throws(() => readPrivateValue(token, 'sui-relayer'), /CKR_ATTRIBUTE_SENSITIVE/)
   })
 
-  it('executes with the token\'s key as the transaction\'s sender and signer (the stand-in verifies the signature); /chains shows pkcs11, never the PIN', async () => {
+  it("executes with the token's key as the transaction's sender and signer (the stand-in verifies the signature); /chains shows pkcs11, never the PIN", async () => {
     const res = await post(baseUrl, '/intents/execute', await signedBody(1), sui)
     assert.equal(res.status, 200, res.text)
     assertCommonHeaders(res, { status: '0x11', chainId: 'sui:localnet', chainType: 'sui' })
@@ -120,7 +124,10 @@ describe('the Sui relayer key in a PKCS#11 token (SoftHSM2, Sui stand-in)', { sk
           PORT: '0',
         }),
       (err: Error & { problems?: string[] }) => {
-        assert.ok(err.problems?.some((p) => p.startsWith('API_KEYS: required in production')), String(err.problems))
+        assert.ok(
+          err.problems?.some((p) => p.startsWith('API_KEYS: required in production')),
+          String(err.problems),
+        )
         assert.ok(!err.problems!.join('\n').includes(token.pin), 'the PIN is not shown')
         return true
       },

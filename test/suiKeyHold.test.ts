@@ -36,7 +36,10 @@ describe('the Sui relayer key held by one instance at a time (PostgreSQL leases)
   const instance = (instanceId: string, chainId = 'sui:localnet') => {
     const leases = createPostgresRelayerLeases({ url: database.url, instanceId, ttlMs })
     const hold = holdSuiRelayerKey({ leases, chainId, relayer, logger })!
-    closers.push(() => leases.close(), () => hold.close())
+    closers.push(
+      () => leases.close(),
+      () => hold.close(),
+    )
     return { leases, hold }
   }
   /** Samples both holds every 10 ms until `b` may sign; with `exclusive`, never both at once (`a` died but its clock runs on). */
@@ -107,7 +110,12 @@ describe('the Sui relayer key held by one instance at a time (PostgreSQL leases)
     closers.push(() => real.close())
     let cut = false
     // The same store, its database unreachable while `cut`.
-    const leases: RelayerLeases = { ...real, instanceId: real.instanceId, ttlMs: real.ttlMs, holdExclusive: (scope, key) => (cut ? Promise.reject(new Error('connect ECONNREFUSED')) : real.holdExclusive!(scope, key)) }
+    const leases: RelayerLeases = {
+      ...real,
+      instanceId: real.instanceId,
+      ttlMs: real.ttlMs,
+      holdExclusive: (scope, key) => (cut ? Promise.reject(new Error('connect ECONNREFUSED')) : real.holdExclusive!(scope, key)),
+    }
     const adapter = createSuiAdapter({
       chain: { chainId: 'sui:localnet', rpcUrl: standIn.url, packageId: standIn.packageId, hubId: standIn.hubId },
       relayerSecretKey: suiRelayer.getSecretKey(),
@@ -128,16 +136,13 @@ describe('the Sui relayer key held by one instance at a time (PostgreSQL leases)
     await sleep((ttlMs * 2) / 3 + 50)
     assert.equal(await adapter.canSendNow!(), false)
     let signed = false
-    await assert.rejects(
-      preflight.send({ onSigned: () => void (signed = true) }),
-      (err: Error & { code?: string; status?: number; headers?: Record<string, string> }) => {
-        assert.equal(err.code, 'RELAYER_UNAVAILABLE')
-        assert.equal(err.status, 0x40)
-        assert.equal(err.headers?.['retry-after'], '2')
-        assert.match(err.message, /no longer holds the Sui relayer key of sui:localnet \(its lease lapsed\): nothing was signed/)
-        return true
-      },
-    )
+    await assert.rejects(preflight.send({ onSigned: () => void (signed = true) }), (err: Error & { code?: string; status?: number; headers?: Record<string, string> }) => {
+      assert.equal(err.code, 'RELAYER_UNAVAILABLE')
+      assert.equal(err.status, 0x40)
+      assert.equal(err.headers?.['retry-after'], '2')
+      assert.match(err.message, /no longer holds the Sui relayer key of sui:localnet \(its lease lapsed\): nothing was signed/)
+      return true
+    })
     assert.equal(signed, false)
     assert.equal(standIn.calls.filter((c) => c.method === 'ExecuteTransaction').length, 0)
     // Its records are still its own to reconcile until the lease could end in the database.

@@ -53,14 +53,7 @@ describe('Sui transactions as sent, decoded back (Move not compiled or executed 
     $kind: 'Object',
   })
   const pure = (bytes: string) => ({ Pure: { bytes }, $kind: 'Pure' })
-  const intentInputs = (i: Intent) => [
-    pure(address(i.sender)),
-    pure(address(i.target)),
-    pure(u64(i.value)),
-    pure(u64(i.nonce)),
-    pure(u64(i.validAfter)),
-    pure(u64(i.validBefore)),
-  ]
+  const intentInputs = (i: Intent) => [pure(address(i.sender)), pure(address(i.target)), pure(u64(i.value)), pure(u64(i.nonce)), pure(u64(i.validAfter)), pure(u64(i.validBefore))]
   const clock = () => shared('0x0000000000000000000000000000000000000000000000000000000000000006', '1', false)
   const call = (fn: string, count: number) => [
     {

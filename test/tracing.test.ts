@@ -80,7 +80,7 @@ describe('tracing (OpenTelemetry)', () => {
   /** Every attribute value of every span, as text: what must never hold a secret. */
   const allAttributeText = () => JSON.stringify(exporter.getFinishedSpans().map((s) => [s.name, s.attributes, s.events]))
 
-  it('traces a signed execute: a SERVER span continuing the caller\'s traceparent, with RPC calls and journal writes under it, and its trace id in the request\'s log lines', async () => {
+  it("traces a signed execute: a SERVER span continuing the caller's traceparent, with RPC calls and journal writes under it, and its trace id in the request's log lines", async () => {
     const body = await signedIntent(devnet, { nonce: '500' })
     const res = await post(traced.baseUrl, '/intents/execute', body, { authorization: `Bearer ${apiKey}`, traceparent: `00-${callerTraceId}-${callerSpanId}-01` })
     assert.equal(res.status, 200, res.text)
@@ -91,7 +91,7 @@ describe('tracing (OpenTelemetry)', () => {
     assert.equal(server.length, 1, spans.map((s) => s.name).join(', '))
     const request = server[0]!
     assert.equal(request.name, 'POST /intents/execute')
-    assert.equal(request.parentSpanContext?.spanId, callerSpanId, 'the caller\'s span is its parent')
+    assert.equal(request.parentSpanContext?.spanId, callerSpanId, "the caller's span is its parent")
     assert.deepEqual(
       {
         route: request.attributes['http.route'],
@@ -114,10 +114,13 @@ describe('tracing (OpenTelemetry)', () => {
     for (const r of rpcs) {
       assert.equal(r.kind, SpanKind.CLIENT)
       assert.equal(r.attributes['intent_gateway.chain_id'], devnet.chain.chainId)
-      assert.ok(r.duration[0] > 0 || r.duration[1] > 0, 'a span over the call\'s interval')
+      assert.ok(r.duration[0] > 0 || r.duration[1] > 0, "a span over the call's interval")
     }
     const journal = under.filter((s) => s.name.startsWith('journal ')).sort((a, b) => a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1])
-    assert.deepEqual(journal.map((s) => s.name), ['journal claim', 'journal recordSigned', 'journal settle'])
+    assert.deepEqual(
+      journal.map((s) => s.name),
+      ['journal claim', 'journal recordSigned', 'journal settle'],
+    )
     for (const j of journal) assert.equal(j.attributes['intent_gateway.intent_hash'], intentHash)
     const signed = journal[1]!
     assert.equal(signed.attributes['intent_gateway.transaction_id'], res.body.transactionHash)
@@ -140,7 +143,7 @@ describe('tracing (OpenTelemetry)', () => {
     for (const secret of [devnetAccounts.relayer.slice(2), apiKey, String(body.signature).slice(2)]) assert.ok(!text.includes(secret), 'a secret reached a span')
   })
 
-  it('traces a paid execute: x402 verify and settle are spans of its trace, and the payment\'s signature is in none', async () => {
+  it("traces a paid execute: x402 verify and settle are spans of its trace, and the payment's signature is in none", async () => {
     const body = await signedIntent(devnet, { nonce: '501' })
     const traceId = 'a'.repeat(32)
     let paymentSignature = ''
@@ -179,7 +182,7 @@ describe('tracing (OpenTelemetry)', () => {
 
     const text = allAttributeText()
     const decoded = JSON.parse(Buffer.from(paymentSignature, 'base64').toString('utf8')) as { payload: { signature: string } }
-    assert.ok(!text.includes(paymentSignature) && !text.includes(decoded.payload.signature.slice(2)), 'the payment authorization\'s signature is in no span')
+    assert.ok(!text.includes(paymentSignature) && !text.includes(decoded.payload.signature.slice(2)), "the payment authorization's signature is in no span")
   })
 
   it('starts a trace of its own for a request without traceparent, and traces nothing in a gateway built without tracing', async () => {
@@ -195,7 +198,10 @@ describe('tracing (OpenTelemetry)', () => {
     const before = logs.length
     assert.equal((await post(untraced.baseUrl, '/intents/validate', demoIntent(devnet), { traceparent: `00-${callerTraceId}-${callerSpanId}-01` })).status, 200)
     assert.equal((await post(untraced.baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: '502' }), { authorization: `Bearer ${apiKey}` })).status, 200)
-    assert.deepEqual(exporter.getFinishedSpans().map((s) => s.name), [])
+    assert.deepEqual(
+      exporter.getFinishedSpans().map((s) => s.name),
+      [],
+    )
     const lines = logs.slice(before).map((l) => JSON.parse(l) as Record<string, unknown>)
     assert.ok(lines.length > 0 && lines.every((l) => !('trace_id' in l)))
   })

@@ -52,17 +52,23 @@ describe('tracing in the gateway process (OTLP/HTTP)', () => {
       assert.equal(request.attributes['intent_gateway.erc1066_status'], '0x01')
       assert.equal(request.attributes['intent_gateway.chain_id'], `eip155:${chainId}`)
       assert.equal(request.attributes['http.response.status_code'], 200)
-      assert.ok(spans.some((s) => s.name === 'rpc eth_call' && s.kind === 3), 'the validator call, a CLIENT span')
+      assert.ok(
+        spans.some((s) => s.name === 'rpc eth_call' && s.kind === 3),
+        'the validator call, a CLIENT span',
+      )
       assert.ok(receiver.requests.every((r) => r.path === '/v1/traces' && r.contentType?.startsWith('application/json')))
       // The request's log line carries the same trace id.
-      const line = gw.stdout().split('\n').find((l) => l.includes('"msg":"request"') && l.includes('/intents/validate'))
+      const line = gw
+        .stdout()
+        .split('\n')
+        .find((l) => l.includes('"msg":"request"') && l.includes('/intents/validate'))
       assert.ok(line?.includes(`"trace_id":"${traceId}"`), line)
     } finally {
       if (gw.child.exitCode === null) gw.child.kill('SIGKILL')
     }
   })
 
-  it('stops at start-up on OTEL_* settings it cannot honour, naming them, without printing the endpoint\'s credentials', async () => {
+  it("stops at start-up on OTEL_* settings it cannot honour, naming them, without printing the endpoint's credentials", async () => {
     const gw = runGateway({ env: { NODE_ENV: 'production', OTEL_EXPORTER_OTLP_ENDPOINT: 'ftp://user:s3cret@collector/', OTEL_TRACES_EXPORTER: 'zipkin', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' } })
     assert.equal(await gw.exit, 1)
     const err = gw.stderr()

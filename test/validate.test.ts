@@ -172,7 +172,7 @@ describe('POST /intents/validate', () => {
     assertCommonHeaders(res, { status: '0x22' })
   })
 
-  it('with VALIDATE_CACHE, answers as without it: 200 until the execution\'s block, 409 (0x22) from it; 202 (0x20) too early, 200 once a later block is the latest', async () => {
+  it("with VALIDATE_CACHE, answers as without it: 200 until the execution's block, 409 (0x22) from it; 202 (0x20) too early, 200 once a later block is the latest", async () => {
     const gateway = await startTestGateway({ chains: [world.devnet.chain], validateCache: true })
     try {
       const check = (body: unknown) => post(gateway.baseUrl, '/intents/validate', body, { 'x-chain-id': '31337' })
@@ -255,7 +255,7 @@ describe('POST /intents/validate', () => {
     }
   })
 
-  it('refuses to start in production when a chain\'s contracts are missing', async () => {
+  it("refuses to start in production when a chain's contracts are missing", async () => {
     const wrong = { ...world.devnet.chain, registry: privateKeyToAccount(devnetAccounts.other).address }
     await assert.rejects(startTestGateway({ chains: [wrong], production: true }), (err: Error) => {
       assert.match(err.message, /eip155:31337: no contract code on eip155:31337 for: registry 0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC \(check the addresses and the chain\)/)
@@ -280,16 +280,19 @@ describe('POST /intents/validate', () => {
 
 describe('secrets', () => {
   it('never puts RPC credentials into a response or a log line', async () => {
-    const devnet = { chainId: 'eip155:31337', chainType: 'evm' as const, reference: '31337', executor: '0x5FbDB2315678afecb367f032d93F642f64180aa3' as const, validator: '0x5FbDB2315678afecb367f032d93F642f64180aa3' as const, registry: '0x5FbDB2315678afecb367f032d93F642f64180aa3' as const }
+    const devnet = {
+      chainId: 'eip155:31337',
+      chainType: 'evm' as const,
+      reference: '31337',
+      executor: '0x5FbDB2315678afecb367f032d93F642f64180aa3' as const,
+      validator: '0x5FbDB2315678afecb367f032d93F642f64180aa3' as const,
+      registry: '0x5FbDB2315678afecb367f032d93F642f64180aa3' as const,
+    }
     const secrets = ['hunter2', 'SuperSecretApiKey0123456789', 'querysecret']
     const gateway = await startTestGateway({ chains: [{ ...devnet, rpcUrls: [`http://admin:${secrets[0]}@127.0.0.1:9/v1/${secrets[1]}?apikey=${secrets[2]}`] }], rpcTimeoutMs: 500 })
     try {
       const body = { sender: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', target: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', data: '0x', value: '0', nonce: '0', policyId: `0x${'00'.repeat(32)}` }
-      const responses = [
-        await post(gateway.baseUrl, '/intents/validate', body),
-        await post(gateway.baseUrl, '/intents/execute', body),
-        await post(gateway.baseUrl, '/health', {}),
-      ]
+      const responses = [await post(gateway.baseUrl, '/intents/validate', body), await post(gateway.baseUrl, '/intents/execute', body), await post(gateway.baseUrl, '/health', {})]
       const health = await fetch(`${gateway.baseUrl}/health`).then((r) => r.text())
       assert.equal(responses[0]!.status, 503)
       assert.equal(responses[1]!.status, 503)

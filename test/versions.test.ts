@@ -11,7 +11,7 @@ import { quietLogger } from './support/solanaGateway.ts'
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
 
-describe('the gateway\'s version', () => {
+describe("the gateway's version", () => {
   let app: FastifyInstance
 
   before(async () => {
@@ -27,7 +27,7 @@ describe('the gateway\'s version', () => {
     assert.match(version, /^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/)
   })
 
-  it('is in GET /health\'s body and the OpenAPI document', async () => {
+  it("is in GET /health's body and the OpenAPI document", async () => {
     const health = await app.inject({ method: 'GET', url: '/health' })
     assert.equal(health.statusCode, 200)
     assert.equal(health.json().version, version)

@@ -33,7 +33,11 @@ async function startReceiver(answer: (id: string, tries: number) => number = () 
     req.on('data', (c) => (body += c))
     req.on('end', () => {
       try {
-        verifier.verify(body, { 'webhook-id': String(req.headers['webhook-id']), 'webhook-timestamp': String(req.headers['webhook-timestamp']), 'webhook-signature': String(req.headers['webhook-signature']) })
+        verifier.verify(body, {
+          'webhook-id': String(req.headers['webhook-id']),
+          'webhook-timestamp': String(req.headers['webhook-timestamp']),
+          'webhook-signature': String(req.headers['webhook-signature']),
+        })
       } catch {
         refusedSignatures.push(body)
         res.writeHead(400).end()
@@ -77,13 +81,18 @@ describe('signed webhooks of execution events', () => {
     const res = await post(gateway.baseUrl, '/intents/execute', await signedIntent(world.devnet, { nonce: '700' }), chain)
     assert.equal(res.status, 200, res.text)
     const intentHash = res.headers.get('x-intent-hash')!
-    await eventually('the final event', 15_000, async () => (ofIntent(receiver.deliveries, intentHash).some((d) => d.type === 'final') && ofIntent(receiver.deliveries, intentHash).some((d) => d.type === 'mined') ? true : undefined))
+    await eventually('the final event', 15_000, async () =>
+      ofIntent(receiver.deliveries, intentHash).some((d) => d.type === 'final') && ofIntent(receiver.deliveries, intentHash).some((d) => d.type === 'mined') ? true : undefined,
+    )
     const got = ofIntent(receiver.deliveries, intentHash)
     assert.deepEqual(got.map((d) => d.type).sort(), ['final', 'mined', 'submitted'])
     assert.deepEqual(got.map((d) => d.state).sort(), ['mined', 'mined', 'pending'])
     const minedId = [...receiver.tries.keys()].find((id) => id.includes(':mined:'))!
     assert.equal(receiver.tries.get(minedId), 4, 'three refusals, then delivered')
-    assert.deepEqual((await gateway.journal.webhooks.entriesOf(minedId)).map((e) => ({ attempts: e.attempts, delivered: e.delivered })), [{ attempts: 4, delivered: true }])
+    assert.deepEqual(
+      (await gateway.journal.webhooks.entriesOf(minedId)).map((e) => ({ attempts: e.attempts, delivered: e.delivered })),
+      [{ attempts: 4, delivered: true }],
+    )
     assert.deepEqual(receiver.refusedSignatures, [])
     // Nothing more comes: each event once.
     await new Promise((r) => setTimeout(r, 1_000))
@@ -108,7 +117,14 @@ describe('signed webhooks of execution events', () => {
     }
     await eventually('every final event', 15_000, async () => (hashes.every((h) => ofIntent(receiver.deliveries, h).some((d) => d.type === 'final')) ? true : undefined))
     await new Promise((r) => setTimeout(r, 1_500))
-    for (const h of hashes) assert.deepEqual(ofIntent(receiver.deliveries, h).map((d) => d.type).sort(), ['final', 'mined', 'submitted'], h)
+    for (const h of hashes)
+      assert.deepEqual(
+        ofIntent(receiver.deliveries, h)
+          .map((d) => d.type)
+          .sort(),
+        ['final', 'mined', 'submitted'],
+        h,
+      )
     assert.equal(new Set([...receiver.tries.values()]).size, 1, 'every event was sent once')
   })
 
@@ -119,7 +135,14 @@ describe('signed webhooks of execution events', () => {
     let up = false
     const receiver = await startReceiver(() => (up ? 200 : 503))
     cleanup.push(receiver.close)
-    const env = { ...chainEnv(world.devnet), JOURNAL_PATH: join(dir, 'journal.sqlite'), WEBHOOK_URLS: receiver.url, WEBHOOK_SECRET: secret, WEBHOOK_RETRY_BASE_MS: '50', RELAYER_PRIVATE_KEY: devnetAccounts.other }
+    const env = {
+      ...chainEnv(world.devnet),
+      JOURNAL_PATH: join(dir, 'journal.sqlite'),
+      WEBHOOK_URLS: receiver.url,
+      WEBHOOK_SECRET: secret,
+      WEBHOOK_RETRY_BASE_MS: '50',
+      RELAYER_PRIVATE_KEY: devnetAccounts.other,
+    }
     const first = await startGatewayProcess(env)
     let intentHash: string
     try {
@@ -137,7 +160,12 @@ describe('signed webhooks of execution events', () => {
     const second = await startGatewayProcess(env)
     try {
       await eventually('the events after the restart', 15_000, async () => (ofIntent(receiver.deliveries, intentHash).length === 3 ? true : undefined))
-      assert.deepEqual(ofIntent(receiver.deliveries, intentHash).map((d) => d.type).sort(), ['final', 'mined', 'submitted'])
+      assert.deepEqual(
+        ofIntent(receiver.deliveries, intentHash)
+          .map((d) => d.type)
+          .sort(),
+        ['final', 'mined', 'submitted'],
+      )
     } finally {
       second.gw.child.kill('SIGTERM')
       await second.gw.exit

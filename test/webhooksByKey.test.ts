@@ -50,7 +50,11 @@ async function startReceiver(secret: string, { refuse = false }: { refuse?: bool
         return
       }
       try {
-        verifier.verify(body, { 'webhook-id': String(req.headers['webhook-id']), 'webhook-timestamp': String(req.headers['webhook-timestamp']), 'webhook-signature': String(req.headers['webhook-signature']) })
+        verifier.verify(body, {
+          'webhook-id': String(req.headers['webhook-id']),
+          'webhook-timestamp': String(req.headers['webhook-timestamp']),
+          'webhook-signature': String(req.headers['webhook-signature']),
+        })
       } catch {
         badSignatures.push(body)
         res.writeHead(400).end()
@@ -67,7 +71,11 @@ async function startReceiver(secret: string, { refuse = false }: { refuse?: bool
 type Receiver = Awaited<ReturnType<typeof startReceiver>>
 
 const intentsOf = (r: Receiver) => new Set(r.deliveries.map((d) => d.intentHash))
-const typesOf = (r: Receiver, intentHash: string) => r.deliveries.filter((d) => d.intentHash === intentHash).map((d) => d.type).sort()
+const typesOf = (r: Receiver, intentHash: string) =>
+  r.deliveries
+    .filter((d) => d.intentHash === intentHash)
+    .map((d) => d.type)
+    .sort()
 const finalIn = (r: Receiver, intentHash: string) => r.deliveries.some((d) => d.intentHash === intentHash && d.type === 'final')
 
 describe('webhook endpoints per API key', () => {
@@ -94,7 +102,7 @@ describe('webhook endpoints per API key', () => {
     await world?.stop()
   })
 
-  it('sends each key its own executions\' events only, the global endpoint all of them, each signed with its endpoint\'s secret; a replay by another key changes nothing', async () => {
+  it("sends each key its own executions' events only, the global endpoint all of them, each signed with its endpoint's secret; a replay by another key changes nothing", async () => {
     const gateway = await startTestGateway({ chains: [world.devnet.chain], auth, webhooks: config })
     try {
       const byA = await post(gateway.baseUrl, '/intents/execute', await signedIntent(world.devnet, { nonce: '4100' }), bearer(keyA))
@@ -113,10 +121,16 @@ describe('webhook endpoints per API key', () => {
       await eventually('every final event', 15_000, async () => (finalIn(everyone, x) && finalIn(everyone, y) && finalIn(a, x) && finalIn(b, y) ? true : undefined))
       // Time for anything misrouted to arrive.
       await new Promise((r) => setTimeout(r, 1_500))
-      assert.deepEqual(intentsOf(a), new Set([x]), 'key A\'s endpoint gets key A\'s execution only')
-      assert.deepEqual(intentsOf(b), new Set([y]), 'key B\'s endpoint gets key B\'s execution only')
+      assert.deepEqual(intentsOf(a), new Set([x]), "key A's endpoint gets key A's execution only")
+      assert.deepEqual(intentsOf(b), new Set([y]), "key B's endpoint gets key B's execution only")
       assert.deepEqual(intentsOf(everyone), new Set([x, y]))
-      for (const [r, h] of [[everyone, x], [everyone, y], [a, x], [b, y]] as const) assert.deepEqual(typesOf(r, h), ['final', 'mined', 'submitted'])
+      for (const [r, h] of [
+        [everyone, x],
+        [everyone, y],
+        [a, x],
+        [b, y],
+      ] as const)
+        assert.deepEqual(typesOf(r, h), ['final', 'mined', 'submitted'])
       assert.deepEqual([everyone.badSignatures, a.badSignatures, b.badSignatures], [[], [], []])
       // The outbox holds each event once per endpoint it was meant for.
       const minedX = a.deliveries.find((d) => d.intentHash === x && d.type === 'mined')!.id
@@ -144,7 +158,7 @@ describe('webhook endpoints per API key', () => {
       await eventually('the final events', 15_000, async () => (finalIn(everyone, z) && finalIn(everyone, w) && finalIn(a, w) ? true : undefined))
       await new Promise((r) => setTimeout(r, 1_500))
       assert.deepEqual(typesOf(everyone, z), ['final', 'mined', 'submitted'])
-      assert.deepEqual(typesOf(a, z), [], 'no key\'s endpoint gets an execution without a key')
+      assert.deepEqual(typesOf(a, z), [], "no key's endpoint gets an execution without a key")
       assert.deepEqual(typesOf(b, z), [])
       assert.deepEqual(typesOf(a, w), ['final', 'mined', 'submitted'])
       assert.equal(b.deliveries.length, before.b, 'key B asked for nothing here')
@@ -156,7 +170,7 @@ describe('webhook endpoints per API key', () => {
     }
   })
 
-  it('gives up what was queued for a key\'s endpoint once that endpoint is taken out of the settings: nothing more goes there', async () => {
+  it("gives up what was queued for a key's endpoint once that endpoint is taken out of the settings: nothing more goes there", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'webhooks-removed-'))
     cleanup.push(async () => rmSync(dir, { recursive: true, force: true }))
     const journal = { path: join(dir, 'journal.sqlite'), synchronous: 'normal' as const }
@@ -177,10 +191,15 @@ describe('webhook endpoints per API key', () => {
     const second = await startTestGateway({ chains: [world.devnet.chain], auth, journal, webhooks: { ...config, byKey: { [idB]: { urls: [b.url], secret: secretB } } } })
     try {
       const eventId = leaving.tries.find((id) => id.includes(intentHash))!
-      await eventually('given up', 10_000, async () => ((await second.journal.webhooks.entriesOf(eventId)).some((e) => e.endpoint === leaving.url && e.lastError === 'the endpoint is no longer configured') ? true : undefined))
+      await eventually('given up', 10_000, async () =>
+        (await second.journal.webhooks.entriesOf(eventId)).some((e) => e.endpoint === leaving.url && e.lastError === 'the endpoint is no longer configured') ? true : undefined,
+      )
       await new Promise((r) => setTimeout(r, 1_000))
       assert.equal(leaving.tries.length, tried, 'nothing more was sent to the removed endpoint')
-      assert.deepEqual((await second.journal.webhooks.entriesOf(eventId)).filter((e) => e.endpoint === leaving.url).map((e) => e.delivered), [false])
+      assert.deepEqual(
+        (await second.journal.webhooks.entriesOf(eventId)).filter((e) => e.endpoint === leaving.url).map((e) => e.delivered),
+        [false],
+      )
       assert.ok(second.logs.some((l) => l.includes('webhook given up: its endpoint is no longer configured')))
     } finally {
       await second.close()
@@ -200,7 +219,10 @@ describe('the journal keeps the asking key (SQLite and PostgreSQL), and older jo
     const next = await journal.replace(record, signedTx(2), 're-priced: higher fees')
     assert.equal(next.attempt, 2)
     assert.equal(next.apiKeyId, idA)
-    assert.deepEqual((await journal.attempts('eip155:1', hash(77))).map((r) => r.apiKeyId), [idA, idA])
+    assert.deepEqual(
+      (await journal.attempts('eip155:1', hash(77))).map((r) => r.apiKeyId),
+      [idA, idA],
+    )
     const keyless = await claimed(journal, claimOf(78))
     assert.equal(keyless.apiKeyId, undefined)
     assert.ok(!('apiKeyId' in keyless), 'a record without a key has no apiKeyId field')
@@ -211,7 +233,25 @@ describe('the journal keeps the asking key (SQLite and PostgreSQL), and older jo
     const path = join(dir, 'v1', 'journal.sqlite')
     const intent = JSON.stringify(intentOf(1n), (_, v) => (typeof v === 'bigint' ? v.toString() : v))
     writeV1Journal(path, [
-      { id: 1, chain_id: 'eip155:1', intent_hash: hash(1), sender: '0xabc0000000000000000000000000000000000001', intent_nonce: '1', intent, state: 'mined', status: 0x11, relayer, tx_nonce: 1, transaction_hash: hash(1001), raw_transaction: '0x02f80001', block_number: '5', gas_used: '21000', return_data: '0x', created_at: 1_700_000_000_000, updated_at: 1_700_000_000_000 },
+      {
+        id: 1,
+        chain_id: 'eip155:1',
+        intent_hash: hash(1),
+        sender: '0xabc0000000000000000000000000000000000001',
+        intent_nonce: '1',
+        intent,
+        state: 'mined',
+        status: 0x11,
+        relayer,
+        tx_nonce: 1,
+        transaction_hash: hash(1001),
+        raw_transaction: '0x02f80001',
+        block_number: '5',
+        gas_used: '21000',
+        return_data: '0x',
+        created_at: 1_700_000_000_000,
+        updated_at: 1_700_000_000_000,
+      },
     ])
     const journal = openJournal({ path })
     try {

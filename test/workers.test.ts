@@ -25,11 +25,13 @@ const poolKeys = pool.map((a) => toHex(a.getHdKey().privateKey!)) as Hex[]
 /** GET on a fresh connection (the primary hands each new connection to the next worker). */
 function getFresh(url: string): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
-    http.get(url, { agent: false }, (res) => {
-      let text = ''
-      res.on('data', (c) => (text += c))
-      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }))
-    }).on('error', reject)
+    http
+      .get(url, { agent: false }, (res) => {
+        let text = ''
+        res.on('data', (c) => (text += c))
+        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }))
+      })
+      .on('error', reject)
   })
 }
 
@@ -102,7 +104,10 @@ describe('WORKERS=2: worker processes on one port', () => {
       if (a.status === 200 && a.body?.replayed !== true) sent.set(a.headers.get('x-intent-hash')!, (sent.get(a.headers.get('x-intent-hash')!) ?? 0) + 1)
     }
     assert.equal(sent.size, 60)
-    assert.ok([...sent.values()].every((n) => n === 1), 'one answer per intent says it sent')
+    assert.ok(
+      [...sent.values()].every((n) => n === 1),
+      'one answer per intent says it sent',
+    )
     const { hashes, senders } = await executedSince(from + 1n)
     assert.equal(hashes.length, 60, 'IntentExecuted: 60 events')
     assert.equal(new Set(hashes).size, 60, 'each intent once')

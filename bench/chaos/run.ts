@@ -83,7 +83,13 @@ async function main() {
     const made = await Promise.all(
       Array.from({ length: count }, async () => {
         const intent: Intent = {
-          sender: devnet.demo.sender, target: devnet.demo.counter, value: 0n, nonce: BigInt(nonce++), validAfter: 0n, validBefore: 0n, policyId: devnet.demo.policies.open,
+          sender: devnet.demo.sender,
+          target: devnet.demo.counter,
+          value: 0n,
+          nonce: BigInt(nonce++),
+          validAfter: 0n,
+          validBefore: 0n,
+          policyId: devnet.demo.policies.open,
           data: encodeFunctionData({ abi: demoCounterArtifact.abi, functionName: 'increment', args: [1n] }),
         }
         const signature = await signer.signTypedData(intentTypedData({ chainId: devnet.anvil.chainId, executor: devnet.contracts.executor, intent }))
@@ -162,14 +168,18 @@ async function main() {
     url.port = String(db.port)
     url.pathname = `/${database}`
     fleet.push(
-      await node(name, {
-        DATABASE_URL: url.toString(),
-        INSTANCE_ID: name,
-        RELAYER_PRIVATE_KEYS: pool.map((a) => toHex(a.getHdKey().privateKey!)).join(','),
-        RELAYER_LEASE_TTL_MS: '3000',
-        REDIS_URL: redisUrl,
-        REDIS_PREFIX: redisPrefix,
-      }, db),
+      await node(
+        name,
+        {
+          DATABASE_URL: url.toString(),
+          INSTANCE_ID: name,
+          RELAYER_PRIVATE_KEYS: pool.map((a) => toHex(a.getHdKey().privateKey!)).join(','),
+          RELAYER_LEASE_TTL_MS: '3000',
+          REDIS_URL: redisUrl,
+          REDIS_PREFIX: redisPrefix,
+        },
+        db,
+      ),
     )
   }
   log(`\nPostgreSQL (database ${database}), three gateways sharing keys ${pool.map((a) => a.address).join(', ')} by lease; Redis prefix ${redisPrefix}`)
@@ -189,23 +199,50 @@ async function main() {
   const unanswered = intents.filter((i) => i.unanswered)
   const relayers = [privateKeyToAccount(devnetAccounts.relayer).address, ...pool.map((a) => a.address)]
   const { problems: nonceProblems, stale } = await nonceCheck(devnet, relayers)
-  const faults = [solo, ...fleet].reduce((sum, n) => {
-    for (const k of faultKinds) sum[k] += n.proxy.faults[k]
-    return sum
-  }, { http500: 0, timeout: 0, reset: 0, lag: 0 } as Record<FaultKind, number>)
+  const faults = [solo, ...fleet].reduce(
+    (sum, n) => {
+      for (const k of faultKinds) sum[k] += n.proxy.faults[k]
+      return sum
+    },
+    { http500: 0, timeout: 0, reset: 0, lag: 0 } as Record<FaultKind, number>,
+  )
   const rpcFaults = Object.values(faults).reduce((a, b) => a + b, 0)
   const F = rpcFaults + orphanEvents
   const exactlyOnce = intents.length - wrong.length
   const seconds = (performance.now() - started) / 1000
   log(`\nphases reached before each kill:\n${phasesHit.map((p) => `  ${p.scenario.padEnd(8)} ${p.instance.padEnd(8)} ${p.reached ? 'hit   ' : 'MISSED'} ${phaseNames[p.phase]}`).join('\n')}`)
-  log(`faults: ${rpcFaults} RPC faults (HTTP 500 ${faults.http500}, timeouts ${faults.timeout}, resets after the node got the request ${faults.reset}, lagging block numbers ${faults.lag}), ${orphanEvents} reorgs orphaning ${orphanDepth} blocks each`)
+  log(
+    `faults: ${rpcFaults} RPC faults (HTTP 500 ${faults.http500}, timeouts ${faults.timeout}, resets after the node got the request ${faults.reset}, lagging block numbers ${faults.lag}), ${orphanEvents} reorgs orphaning ${orphanDepth} blocks each`,
+  )
   log(`relayer nonces: ${nonceProblems.length === 0 ? `consistent for ${relayers.length} keys (mined = pending, nothing in the pool at or above the mined nonce)` : nonceProblems.join('; ')}`)
   for (const line of stale) log(`  ${line}`)
   for (const w of wrong) log(`  NOT exactly once: ${w.hash} (${w.label}) executed ${times.get(w.hash) ?? 0} times; last answer ${w.answer ?? 'none'}`)
   for (const u of unanswered) log(`  never answered 200 by a gateway (the chain counted it ${times.get(u.hash) ?? 0} times): ${u.hash} (${u.label})`)
   log(`\n${exactlyOnce} of ${intents.length} intents executed exactly once, ${kills} kills, ${F} faults   (${seconds.toFixed(0)} s, seed ${seed})`)
   const file = `bench/results/chaos-${new Date().toISOString().replace(/[:.]/g, '-')}.json`
-  writeFileSync(file, JSON.stringify({ quick, seed, intents: intents.length, exactlyOnce, kills, faults, orphanEvents, phasesHit, nonceProblems, stalePool: stale, unsettled, unanswered: unanswered.map((u) => ({ hash: u.hash, label: u.label, answer: u.answer, diagnosis: u.diagnosis })), wrong: wrong.map((w) => ({ ...w, times: times.get(w.hash) ?? 0, body: undefined })), seconds }, null, 2))
+  writeFileSync(
+    file,
+    JSON.stringify(
+      {
+        quick,
+        seed,
+        intents: intents.length,
+        exactlyOnce,
+        kills,
+        faults,
+        orphanEvents,
+        phasesHit,
+        nonceProblems,
+        stalePool: stale,
+        unsettled,
+        unanswered: unanswered.map((u) => ({ hash: u.hash, label: u.label, answer: u.answer, diagnosis: u.diagnosis })),
+        wrong: wrong.map((w) => ({ ...w, times: times.get(w.hash) ?? 0, body: undefined })),
+        seconds,
+      },
+      null,
+      2,
+    ),
+  )
   log(`wrote ${file}; the gateways' logs are in ${logDir}`)
   return wrong.length === 0 && nonceProblems.length === 0 && unanswered.length === 0 && unsettled.length === 0
 }
@@ -235,7 +272,11 @@ async function killRound(scenario: string, phase: Phase, target: Node, all: Node
     await proxy.afterAnswer(['eth_sendRawTransaction'])
     await proxy.hold(['eth_getTransactionReceipt', 'eth_blockNumber', 'eth_getBlockByNumber'])
   })()
-  const first = batch.map((s) => fetch(`${target.instance.url}/intents/execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: s.body }).then((r) => r.text()).catch(() => undefined))
+  const first = batch.map((s) =>
+    fetch(`${target.instance.url}/intents/execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: s.body })
+      .then((r) => r.text())
+      .catch(() => undefined),
+  )
   const hit = await Promise.race([reached.then(() => true), sleep(20_000).then(() => false)])
   await target.instance.kill()
   kills++
@@ -250,7 +291,9 @@ async function killRound(scenario: string, phase: Phase, target: Node, all: Node
   await target.instance.start(all.length > 1 ? { INSTANCE_ID: `${target.instance.name}-${target.restarts}` } : {})
   const t = performance.now()
   await Promise.all(batch.map((s) => deliver(s, all)))
-  log(`  ${hit ? 'killed' : 'killed (phase not seen in 20 s)'} ${target.instance.name} ${phaseNames[phase]}; restarted; ${batch.length} intents answered in ${((performance.now() - t) / 1000).toFixed(1)} s`)
+  log(
+    `  ${hit ? 'killed' : 'killed (phase not seen in 20 s)'} ${target.instance.name} ${phaseNames[phase]}; restarted; ${batch.length} intents answered in ${((performance.now() - t) / 1000).toFixed(1)} s`,
+  )
 }
 
 /** Intents sent to every gateway while the proxies inject faults, and a reorg once some are mined. */
@@ -287,7 +330,9 @@ async function faultPhase(scenario: string, nodes: Node[], makeIntents: (n: numb
   await delivered
   const orphaned = await reorg
   const after = nodes.reduce((a, n) => a + Object.values(n.proxy.faults).reduce((x, y) => x + y, 0), 0)
-  log(`  ${batch.length} intents through ${after - before} RPC faults (${(faultRate * 100).toFixed(0)}% of requests) and a reorg of ${orphanDepth} blocks that orphaned ${orphaned} of their executions: answered in ${((performance.now() - t) / 1000).toFixed(1)} s (${inWindow} while the faults lasted, ${faultWindowMs / 1000} s at most)`)
+  log(
+    `  ${batch.length} intents through ${after - before} RPC faults (${(faultRate * 100).toFixed(0)}% of requests) and a reorg of ${orphanDepth} blocks that orphaned ${orphaned} of their executions: answered in ${((performance.now() - t) / 1000).toFixed(1)} s (${inWindow} while the faults lasted, ${faultWindowMs / 1000} s at most)`,
+  )
 }
 
 /**
@@ -328,7 +373,14 @@ async function diagnose(sent: Sent, nodes: Node[]): Promise<string> {
   const record = (await (await fetch(`${live.instance.url}/intents/${sent.hash}`)).json()) as Record<string, unknown>
   const tx = (record.transactionHash ?? (record.execution as Record<string, unknown> | undefined)?.transactionHash) as string | undefined
   const rpcUrl = chainRpcUrl
-  const onChain = tx ? { receipt: await rpc(rpcUrl, 'eth_getTransactionReceipt', [tx]).then((r) => (r ? { block: Number((r as { blockNumber: string }).blockNumber), status: (r as { status: string }).status } : null)), transaction: await rpc(rpcUrl, 'eth_getTransactionByHash', [tx]).then((t) => (t ? { from: (t as { from: string }).from, nonce: Number((t as { nonce: string }).nonce), block: (t as { blockNumber: string | null }).blockNumber } : null)) } : undefined
+  const onChain = tx
+    ? {
+        receipt: await rpc(rpcUrl, 'eth_getTransactionReceipt', [tx]).then((r) => (r ? { block: Number((r as { blockNumber: string }).blockNumber), status: (r as { status: string }).status } : null)),
+        transaction: await rpc(rpcUrl, 'eth_getTransactionByHash', [tx]).then((t) =>
+          t ? { from: (t as { from: string }).from, nonce: Number((t as { nonce: string }).nonce), block: (t as { blockNumber: string | null }).blockNumber } : null,
+        ),
+      }
+    : undefined
   const head = Number(await rpc(rpcUrl, 'eth_blockNumber', []))
   return `journal (via ${live.instance.name}): ${JSON.stringify(record).slice(0, 600)}; chain head ${head}; its transaction on chain: ${JSON.stringify(onChain)}`
 }
@@ -337,7 +389,9 @@ async function diagnose(sent: Sent, nodes: Node[]): Promise<string> {
 async function settled(nodes: Node[]) {
   const deadline = Date.now() + 60_000
   for (;;) {
-    const pending = await Promise.all(nodes.map(async (n) => ((await (await fetch(`${n.instance.url}/health`)).json()) as { journal?: { pendingExecutions?: number } }).journal?.pendingExecutions ?? 0))
+    const pending = await Promise.all(
+      nodes.map(async (n) => ((await (await fetch(`${n.instance.url}/health`)).json()) as { journal?: { pendingExecutions?: number } }).journal?.pendingExecutions ?? 0),
+    )
     if (pending.every((p) => p === 0)) return
     if (Date.now() > deadline) {
       unsettled.push(`${nodes.map((n, i) => `${n.instance.name} ${pending[i]}`).join(', ')} executions still pending in the journal 60 s after the last answer`)
@@ -352,7 +406,9 @@ async function settled(nodes: Node[]) {
 async function sharesSettled(nodes: Node[]) {
   const deadline = Date.now() + 30_000
   for (;;) {
-    const held = await Promise.all(nodes.map(async (n) => ((await (await fetch(`${n.instance.url}/chains/31337`)).json()) as { relayers: Array<{ held: boolean }> }).relayers.filter((r) => r.held).length))
+    const held = await Promise.all(
+      nodes.map(async (n) => ((await (await fetch(`${n.instance.url}/chains/31337`)).json()) as { relayers: Array<{ held: boolean }> }).relayers.filter((r) => r.held).length),
+    )
     if (held.every((h) => h === 1)) return
     if (Date.now() > deadline) throw new Error(`the keys were not shared 1/1/1 within 30 s: ${held.join('/')}`)
     await sleep(300)
@@ -370,11 +426,19 @@ async function nonceCheck(devnet: Devnet, relayers: Address[]): Promise<{ proble
   const pool = (await rpc(devnet.anvil.rpcUrl, 'txpool_content', [])) as Record<'pending' | 'queued', Record<string, Record<string, unknown>>>
   for (const address of relayers) {
     const [mined = 0, withPending = 0] = await Promise.all(['latest', 'pending'].map(async (tag) => Number(await rpc(devnet.anvil.rpcUrl, 'eth_getTransactionCount', [address, tag]))))
-    const nonces = (['pending', 'queued'] as const).flatMap((kind) => Object.entries(pool[kind]).filter(([k]) => k.toLowerCase() === address.toLowerCase()).flatMap(([, byNonce]) => Object.keys(byNonce).map((n) => ({ kind, nonce: Number(n) }))))
+    const nonces = (['pending', 'queued'] as const).flatMap((kind) =>
+      Object.entries(pool[kind])
+        .filter(([k]) => k.toLowerCase() === address.toLowerCase())
+        .flatMap(([, byNonce]) => Object.keys(byNonce).map((n) => ({ kind, nonce: Number(n) }))),
+    )
     const above = nonces.filter((n) => n.nonce >= mined)
     const below = nonces.filter((n) => n.nonce < mined)
-    if (mined !== withPending || above.length > 0) problems.push(`${address}: mined nonce ${mined}, pending ${withPending}, in the pool at or above it: ${above.map((n) => `${n.nonce} (${n.kind})`).join(', ') || 'none'}`)
-    if (below.length > 0) stale.push(`${address}: ${below.length} transactions below its mined nonce ${mined} left in anvil's pool (${[...new Set(below.map((n) => n.kind))].join(', ')}; nonces ${Math.min(...below.map((n) => n.nonce))}-${Math.max(...below.map((n) => n.nonce))})`)
+    if (mined !== withPending || above.length > 0)
+      problems.push(`${address}: mined nonce ${mined}, pending ${withPending}, in the pool at or above it: ${above.map((n) => `${n.nonce} (${n.kind})`).join(', ') || 'none'}`)
+    if (below.length > 0)
+      stale.push(
+        `${address}: ${below.length} transactions below its mined nonce ${mined} left in anvil's pool (${[...new Set(below.map((n) => n.kind))].join(', ')}; nonces ${Math.min(...below.map((n) => n.nonce))}-${Math.max(...below.map((n) => n.nonce))})`,
+      )
   }
   return { problems, stale }
 }

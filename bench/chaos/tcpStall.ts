@@ -53,10 +53,11 @@ export async function startTcpStall({ host, port }: { host: string; port: number
     resume() {
       stalled = false
       // A connection that had bytes held back is out of step with the server: closed, never replayed.
-      for (const p of [...pairs]) if (p.held) {
-        p.client.destroy()
-        p.upstream.destroy()
-      }
+      for (const p of [...pairs])
+        if (p.held) {
+          p.client.destroy()
+          p.upstream.destroy()
+        }
     },
     async close() {
       for (const p of [...pairs]) {

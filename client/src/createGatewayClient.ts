@@ -118,7 +118,10 @@ export function createGatewayClient(options: GatewayClientOptions) {
     const response = await send('GET', path, { chainId })
     if (response.status !== 200) {
       const result = await toGatewayResult(response)
-      throw new GatewayClientError(`GET ${path} answered ${response.status} (${result.status} ${result.statusName ?? ''})`.trim(), { code: response.status === 421 ? 'INVALID_ARGUMENT' : 'BAD_RESPONSE', details: result.detail })
+      throw new GatewayClientError(`GET ${path} answered ${response.status} (${result.status} ${result.statusName ?? ''})`.trim(), {
+        code: response.status === 421 ? 'INVALID_ARGUMENT' : 'BAD_RESPONSE',
+        details: result.detail,
+      })
     }
     try {
       return (await response.json()) as T

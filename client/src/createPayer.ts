@@ -39,7 +39,7 @@ export function createPayer(options: PaymentOptions, fetchImpl: typeof fetch): P
         if (err instanceof GatewayClientError) throw err
         const message = err instanceof Error ? err.message : String(err)
         if (refusals.test(message)) return { paymentError: message }
-        throw new GatewayClientError('Paying the gateway\'s price failed', { code: 'UNREACHABLE', details: message, cause: err })
+        throw new GatewayClientError("Paying the gateway's price failed", { code: 'UNREACHABLE', details: message, cause: err })
       }
     },
   }

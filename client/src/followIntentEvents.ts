@@ -37,7 +37,16 @@ export type FollowIntentEventsResult =
 /** The events after which the gateway ends the stream. */
 const lastTypes = new Set(['final', 'dropped'])
 
-export async function followIntentEvents({ url, headers, fetch, deadline, onEvent, firstByteMs = 5_000, idleMs = 45_000, maxReconnects = 5 }: FollowIntentEventsParameters): Promise<FollowIntentEventsResult> {
+export async function followIntentEvents({
+  url,
+  headers,
+  fetch,
+  deadline,
+  onEvent,
+  firstByteMs = 5_000,
+  idleMs = 45_000,
+  maxReconnects = 5,
+}: FollowIntentEventsParameters): Promise<FollowIntentEventsResult> {
   let lastEventId: string | undefined
   let retryMs = 1_000
   let reconnects = 0
@@ -75,7 +84,8 @@ export async function followIntentEvents({ url, headers, fetch, deadline, onEven
       } catch (err) {
         if (why === 'deadline') return { end: 'timeout', reconnects }
         // Unreachable or silent on the first try: polling says what is wrong. Later: try again.
-        if (connection === 0 || ++fruitless > maxReconnects) return { end: 'unavailable', reason: why === 'silent' ? `no answer within ${firstByteMs} ms` : `cannot connect: ${describe(err)}`, reconnects }
+        if (connection === 0 || ++fruitless > maxReconnects)
+          return { end: 'unavailable', reason: why === 'silent' ? `no answer within ${firstByteMs} ms` : `cannot connect: ${describe(err)}`, reconnects }
         reconnects++
         await sleep(Math.min(retryMs, deadline - Date.now()))
         continue

@@ -19,7 +19,7 @@ export function hashIntent(intent: IntentInput, chain: HashTarget = { chainType:
     case 'evm':
       return hashEvmIntent(body)
     case 'solana': {
-      if (!chain.contracts) throw new GatewayClientError('Hashing a Solana intent needs the chain\'s program id and config account (chain.contracts)', { code: 'INVALID_ARGUMENT' })
+      if (!chain.contracts) throw new GatewayClientError("Hashing a Solana intent needs the chain's program id and config account (chain.contracts)", { code: 'INVALID_ARGUMENT' })
       return keccak256(solanaIntentBytes(body, { programId: chain.contracts.executor, config: chain.contracts.registry }))
     }
     case 'sui':

@@ -13,4 +13,3 @@ export type SolanaIntentSigner = {
 }
 
 export type IntentSigner = EvmIntentSigner | SolanaIntentSigner
-

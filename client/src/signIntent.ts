@@ -35,7 +35,7 @@ export async function signIntent({ intent, chain, signer }: SignIntentParameters
     default:
       throw new GatewayClientError(`Signing intents for ${chain.chainType} chains is not supported by this client`, {
         code: 'INVALID_ARGUMENT',
-        details: 'sign suiIntentBytes(intent) with a Sui wallet\'s signPersonalMessage',
+        details: "sign suiIntentBytes(intent) with a Sui wallet's signPersonalMessage",
       })
   }
 }

@@ -9,7 +9,7 @@ import type { ChainType } from './intentInput.ts'
 
 export async function toGatewayResult(response: Response, extra: { paymentError?: string } = {}): Promise<GatewayResult> {
   const text = await response.text().catch((err: unknown) => {
-    throw new GatewayClientError('The gateway\'s answer was cut off', { code: 'UNREACHABLE', cause: err })
+    throw new GatewayClientError("The gateway's answer was cut off", { code: 'UNREACHABLE', cause: err })
   })
   let body: Record<string, unknown>
   try {
@@ -19,7 +19,10 @@ export async function toGatewayResult(response: Response, extra: { paymentError?
   }
   const status = response.headers.get('x-erc1066-status') ?? str(body.erc1066Status)
   if (!status || typeof body !== 'object' || body === null) {
-    throw new GatewayClientError(`The answer from ${response.url || 'the gateway'} carries no ERC-1066 status: is this an Intent Gateway?`, { code: 'BAD_RESPONSE', details: `HTTP ${response.status}` })
+    throw new GatewayClientError(`The answer from ${response.url || 'the gateway'} carries no ERC-1066 status: is this an Intent Gateway?`, {
+      code: 'BAD_RESPONSE',
+      details: `HTTP ${response.status}`,
+    })
   }
   const signing = obj(body.signing)
   const paymentRequired = obj(body.paymentRequired)

@@ -18,7 +18,7 @@ export function toIntentBody(input: IntentInput): IntentBody {
     nonce: decimal(input.nonce, 'nonce'),
     validAfter: decimal(input.validAfter ?? 0n, 'validAfter'),
     validBefore: decimal(input.validBefore ?? 0n, 'validBefore'),
-    policyId: hex(input.policyId, 'policyId', 'the policy\'s id, 0x hex'),
+    policyId: hex(input.policyId, 'policyId', "the policy's id, 0x hex"),
   }
   if (input.accounts !== undefined) {
     if (!Array.isArray(input.accounts)) throw invalid('accounts', 'must be a list of { address, signer, writable }')

@@ -63,7 +63,7 @@ describe('intent-gateway CLI against a gateway on anvil', () => {
     await world?.stop()
   })
 
-  it('validate --json: exit 0 and the outcome with the gateway\'s intent hash', async () => {
+  it("validate --json: exit 0 and the outcome with the gateway's intent hash", async () => {
     const r = await run(['validate', '--url', url, '--json', ...flags({ nonce: '1' })])
     assert.equal(r.code, 0, r.stderr)
     const out = parsed(r)
@@ -225,7 +225,7 @@ describe('intent-gateway CLI against a gateway on anvil', () => {
     assert.equal((await run(['status', hash, '--url', url, '--json'])).code, 3)
   })
 
-  it('with --pay that did not pay, names --allow-asset with the price\'s own asset; following it pays', async () => {
+  it("with --pay that did not pay, names --allow-asset with the price's own asset; following it pays", async () => {
     const priced = await startTestGateway({ chains: [world.devnet.chain], payments: world.devnet.payments })
     try {
       const env = { INTENT_SIGNER_PRIVATE_KEY: devnetAccounts.sender, INTENT_PAYER_PRIVATE_KEY: devnetAccounts.payer }
@@ -261,7 +261,7 @@ describe('intent-gateway CLI against a gateway on anvil', () => {
     assert.match(malformed.stderr, /The intent's policyId must be 0x followed by an even number of hex digits \(--policy-id\)/)
   })
 
-  it('--version prints the client package\'s semver version', async () => {
+  it("--version prints the client package's semver version", async () => {
     const { version } = JSON.parse(readFileSync(resolve(import.meta.dirname, '../package.json'), 'utf8')) as { version: string }
     assert.match(version, /^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/)
     for (const flag of ['--version', '-v']) {
@@ -272,7 +272,7 @@ describe('intent-gateway CLI against a gateway on anvil', () => {
     assert.deepEqual(parsed(await run(['--version', '--json'])), { name: '@intent-gateway/client', version })
   })
 
-  it('never prints a key from the environment: not in results, errors, or a malformed key\'s message', async () => {
+  it("never prints a key from the environment: not in results, errors, or a malformed key's message", async () => {
     const secrets = [apiKey, devnetAccounts.sender, devnetAccounts.sender.slice(2), devnetAccounts.other.slice(2)]
     const env = { INTENT_GATEWAY_API_KEY: apiKey, INTENT_SIGNER_PRIVATE_KEY: devnetAccounts.sender, INTENT_PAYER_PRIVATE_KEY: devnetAccounts.other }
     const runs = [
@@ -322,7 +322,10 @@ describe('intent-gateway start', () => {
     const anvilPid = /anvil (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1]
     assert.ok(anvilPid, output)
     const chains = parsed(await run(['chains', '--url', baseUrl, '--json']))
-    assert.deepEqual(chains.chains.map((c: { chainType: string }) => c.chainType), ['evm', 'solana'])
+    assert.deepEqual(
+      chains.chains.map((c: { chainType: string }) => c.chainType),
+      ['evm', 'solana'],
+    )
     child.kill('SIGINT')
     assert.equal(await exited, 0, output)
     // The devnet went down with it: its anvil no longer answers.

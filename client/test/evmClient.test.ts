@@ -100,7 +100,7 @@ describe('client library against a gateway on anvil', () => {
     assert.deepEqual(progress, [1])
   })
 
-  it('a stranger\'s signature is refused with 401 0xE4 and the typed data to sign (action sign); nothing runs', async () => {
+  it("a stranger's signature is refused with 401 0xE4 and the typed data to sign (action sign); nothing runs", async () => {
     const client = createGatewayClient({ url: url(), account: stranger })
     const result = await client.execute(intent({ nonce: '31' }))
     assert.equal(result.httpStatus, 401)
@@ -175,7 +175,7 @@ describe('client library against a gateway on anvil', () => {
     assert.deepEqual((result.paymentRequired as { accepts: unknown[] }).accepts, [])
   })
 
-  it('answers other refusals as deny with the gateway\'s field errors, and rejects a malformed intent before sending', async () => {
+  it("answers other refusals as deny with the gateway's field errors, and rejects a malformed intent before sending", async () => {
     const client = createGatewayClient({ url: url() })
     const disallowed = await client.validate(intent({ nonce: '60', target: world.devnet.contracts.registry }))
     assert.equal(disallowed.httpStatus, 403)
@@ -192,13 +192,21 @@ describe('client library against a gateway on anvil', () => {
     const unservedSigned = await createGatewayClient({ url: url(), account: sender }).execute(intent({ nonce: '62' }), { chainId: '8453' })
     assert.equal(unservedSigned.httpStatus, 421)
     assert.equal(unservedSigned.action, 'deny')
-    for (const [field, value] of [['nonce', '-1'], ['value', 'abc'], ['policyId', 'zz'], ['nonce', 1.5]] as const) {
-      await assert.rejects(client.validate(intent({ [field]: value })), (err: unknown) => err instanceof GatewayClientError && err.code === 'INVALID_INTENT' && err.field === field && err.message.includes(field))
+    for (const [field, value] of [
+      ['nonce', '-1'],
+      ['value', 'abc'],
+      ['policyId', 'zz'],
+      ['nonce', 1.5],
+    ] as const) {
+      await assert.rejects(
+        client.validate(intent({ [field]: value })),
+        (err: unknown) => err instanceof GatewayClientError && err.code === 'INVALID_INTENT' && err.field === field && err.message.includes(field),
+      )
     }
     await assert.rejects(client.validate({ ...intent(), validBfore: '5' } as never), (err: unknown) => err instanceof GatewayClientError && err.field === 'validBfore')
   })
 
-  it('sends the API key as a bearer token; without it the gateway\'s 401 0xE4 is a deny (no typed data)', async () => {
+  it("sends the API key as a bearer token; without it the gateway's 401 0xE4 is a deny (no typed data)", async () => {
     const keyless = await createGatewayClient({ url: keyed.baseUrl, account: sender }).execute(intent({ nonce: '70' }))
     assert.equal(keyless.httpStatus, 401)
     assert.equal(keyless.status, '0xE4')
@@ -214,13 +222,19 @@ describe('client library against a gateway on anvil', () => {
     assert.equal(list.chains[0]?.contracts.executor, world.devnet.contracts.executor)
     const codes = await client.statusCodes()
     assert.equal(codes.length, 256)
-    assert.deepEqual(codes.find((c) => c.code === '0x54'), { code: '0x54', statusName: 'INSUFFICIENT_FUNDS', description: codes.find((c) => c.code === '0x54')!.description, httpStatus: 402, reserved: false })
+    assert.deepEqual(
+      codes.find((c) => c.code === '0x54'),
+      { code: '0x54', statusName: 'INSUFFICIENT_FUNDS', description: codes.find((c) => c.code === '0x54')!.description, httpStatus: 402, reserved: false },
+    )
   })
 
   it('throws transport faults as GatewayClientError with the cause: unreachable, timeout, not a gateway', async () => {
     const port = await closedPort()
     const down = createGatewayClient({ url: `http://127.0.0.1:${port}` })
-    await assert.rejects(down.validate(intent()), (err: unknown) => err instanceof GatewayClientError && err.code === 'UNREACHABLE' && err.cause instanceof Error && /cannot be reached/.test(err.message))
+    await assert.rejects(
+      down.validate(intent()),
+      (err: unknown) => err instanceof GatewayClientError && err.code === 'UNREACHABLE' && err.cause instanceof Error && /cannot be reached/.test(err.message),
+    )
     const silent = createServer(() => undefined)
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
     try {

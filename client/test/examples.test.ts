@@ -19,7 +19,8 @@ const root = resolve(import.meta.dirname, '../..')
 function runExample(file: string, env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((done) => {
     execFile(process.execPath, ['--import', 'tsx', file], { cwd: root, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env }, timeout: 60_000 }, (err, stdout, stderr) =>
-      done({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }))
+      done({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }),
+    )
   })
 }
 
@@ -80,7 +81,10 @@ describe('examples/agent.ts as its header comment says to run it, against a gate
 
   /** The environment the header comment's command sets, its <placeholders> filled from the devnet's start-up output. */
   function commentEnv(): Record<string, string> {
-    const header = readFileSync(resolve(root, 'examples/agent.ts'), 'utf8').split('\n').filter((l) => l.startsWith('//   ')).join(' ')
+    const header = readFileSync(resolve(root, 'examples/agent.ts'), 'utf8')
+      .split('\n')
+      .filter((l) => l.startsWith('//   '))
+      .join(' ')
     const command = header.slice(0, header.indexOf('npx tsx examples/agent.ts'))
     const placeholders: Record<string, string> = {
       "<the demo sender's key>": devnetAccounts.sender,
@@ -108,7 +112,8 @@ describe('examples/paidAgent.ts against a devnet that prices execute', () => {
   let devnet: Devnet
   let gateway: TestGateway
   const payer = privateKeyToAccount(devnetAccounts.payer).address
-  const balance = () => createDevClients(devnet.anvil.rpcUrl, devnet.anvil.chainId).publicClient.readContract({ address: devnet.contracts.dollar, abi: demoDollarArtifact.abi, functionName: 'balanceOf', args: [payer] })
+  const balance = () =>
+    createDevClients(devnet.anvil.rpcUrl, devnet.anvil.chainId).publicClient.readContract({ address: devnet.contracts.dollar, abi: demoDollarArtifact.abi, functionName: 'balanceOf', args: [payer] })
   const env = (overrides: Record<string, string> = {}) => ({
     INTENT_GATEWAY_URL: gateway.baseUrl,
     INTENT_SIGNER_PRIVATE_KEY: devnetAccounts.sender,
@@ -145,4 +150,3 @@ describe('examples/paidAgent.ts against a devnet that prices execute', () => {
     assert.equal(await balance(), before)
   })
 })
-

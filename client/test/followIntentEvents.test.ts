@@ -8,7 +8,15 @@ import { after, before, describe, it } from 'node:test'
 import { followIntentEvents } from '../src/followIntentEvents.ts'
 import type { IntentEvent } from '../src/intentEvent.ts'
 
-const event = (id: string, type: string): IntentEvent => ({ id, type: type as IntentEvent['type'], intentHash: '0xab', chainId: 'eip155:1', state: 'pending', attempt: 1, at: '2026-01-01T00:00:00.000Z' })
+const event = (id: string, type: string): IntentEvent => ({
+  id,
+  type: type as IntentEvent['type'],
+  intentHash: '0xab',
+  chainId: 'eip155:1',
+  state: 'pending',
+  attempt: 1,
+  at: '2026-01-01T00:00:00.000Z',
+})
 
 describe('followIntentEvents (server-sent events as the spec writes them)', () => {
   let server: Server
@@ -58,7 +66,10 @@ describe('followIntentEvents (server-sent events as the spec writes them)', () =
     const got: IntentEvent[] = []
     const result = await followIntentEvents({ url, headers: { authorization: 'Bearer k' }, fetch, deadline: Date.now() + 10_000, onEvent: (e) => got.push(e) })
     assert.equal(result.end, 'finished')
-    assert.deepEqual(got.map((e) => e.id), ['e1', 'e2', 'e3'])
+    assert.deepEqual(
+      got.map((e) => e.id),
+      ['e1', 'e2', 'e3'],
+    )
     assert.deepEqual(got[1], mined)
     assert.equal(connections.length, 2)
     assert.equal(connections[0]!.lastEventId, undefined)

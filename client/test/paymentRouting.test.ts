@@ -29,7 +29,11 @@ describe('x402 routing: a 0x55 price is paid through @x402/fetch, a 0x54 shortfa
 
   const headers = (code: string, httpStatus: number) => ({
     'content-type': httpStatus >= 400 ? 'application/problem+json' : 'application/json',
-    'x-erc1066-status': code, 'x-status-code': code, 'x-intent-hash': intentHash, 'x-chain-id': network, 'x-chain-type': 'evm',
+    'x-erc1066-status': code,
+    'x-status-code': code,
+    'x-intent-hash': intentHash,
+    'x-chain-id': network,
+    'x-chain-type': 'evm',
     'x-payment-required': String(httpStatus === 402),
   })
 
@@ -40,22 +44,43 @@ describe('x402 routing: a 0x55 price is paid through @x402/fetch, a 0x54 shortfa
       const signature = req.headers['payment-signature'] as string | undefined
       seen.push({ signature, body })
       if (!signature) {
-        const paymentRequired = unpaidCode === '0x55'
-          ? {
-              x402Version: 2,
-              error: 'payment required',
-              resource: { url: `${url}/intents/execute`, description: 'execute', mimeType: 'application/json' },
-              accepts: [{ scheme: 'exact', network, asset: token, amount: '10000', payTo, maxTimeoutSeconds: 60, extra: { name: 'Test USD', version: '1' } }],
-            }
-          : { x402Version: 2, error: 'deposit short', resource: { url: `${url}/intents/execute` }, accepts: [], extensions: { deposit: { chainId: network, executor: payTo, function: 'depositFor(address)', sender: payer.address, amount: '5000' } } }
+        const paymentRequired =
+          unpaidCode === '0x55'
+            ? {
+                x402Version: 2,
+                error: 'payment required',
+                resource: { url: `${url}/intents/execute`, description: 'execute', mimeType: 'application/json' },
+                accepts: [{ scheme: 'exact', network, asset: token, amount: '10000', payTo, maxTimeoutSeconds: 60, extra: { name: 'Test USD', version: '1' } }],
+              }
+            : {
+                x402Version: 2,
+                error: 'deposit short',
+                resource: { url: `${url}/intents/execute` },
+                accepts: [],
+                extensions: { deposit: { chainId: network, executor: payTo, function: 'depositFor(address)', sender: payer.address, amount: '5000' } },
+              }
         res.writeHead(402, { ...headers(unpaidCode, 402), 'payment-required': encodePaymentRequiredHeader(paymentRequired as never) })
-        res.end(JSON.stringify({ type: 'about:blank', status: 402, erc1066Status: unpaidCode, statusName: unpaidCode === '0x55' ? 'FUNDS_REQUESTED' : 'INSUFFICIENT_FUNDS', intentHash, paymentRequired }))
+        res.end(
+          JSON.stringify({ type: 'about:blank', status: 402, erc1066Status: unpaidCode, statusName: unpaidCode === '0x55' ? 'FUNDS_REQUESTED' : 'INSUFFICIENT_FUNDS', intentHash, paymentRequired }),
+        )
         return
       }
       const payment = decodePaymentSignatureHeader(signature)
       const settlement = { success: true, transaction: `0x${'cd'.repeat(32)}`, network, payer: (payment.payload as { authorization: { from: string } }).authorization.from }
       res.writeHead(200, { ...headers('0x11', 200), 'payment-response': encodePaymentResponseHeader(settlement as never) })
-      res.end(JSON.stringify({ status: '0x11', erc1066Status: '0x11', statusName: 'EXECUTED', intentHash, chainId: network, chainType: 'evm', state: 'mined', transactionHash: `0x${'ef'.repeat(32)}`, blockNumber: '9' }))
+      res.end(
+        JSON.stringify({
+          status: '0x11',
+          erc1066Status: '0x11',
+          statusName: 'EXECUTED',
+          intentHash,
+          chainId: network,
+          chainType: 'evm',
+          state: 'mined',
+          transactionHash: `0x${'ef'.repeat(32)}`,
+          blockNumber: '9',
+        }),
+      )
     })
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     url = `http://127.0.0.1:${(server.address() as { port: number }).port}`
@@ -97,7 +122,7 @@ describe('x402 routing: a 0x55 price is paid through @x402/fetch, a 0x54 shortfa
     assert.equal(seen.length, 1)
   })
 
-  it('does not pay a token it was not told to (x402\'s default spend controls)', async () => {
+  it("does not pay a token it was not told to (x402's default spend controls)", async () => {
     const result = await createGatewayClient({ url, payment: { signer: payer } }).validate(intent)
     assert.equal(result.action, 'pay')
     assert.match(result.paymentError ?? '', /spendControls|not (allowed|a default)|default asset/i)
@@ -124,10 +149,15 @@ describe('x402 routing: a 0x55 price is paid through @x402/fetch, a 0x54 shortfa
   })
 
   it('the CLI: --pay within --allow-asset pays (exit 0, the settlement in --json); over the limit or without --pay, exit 5; a 0x54, exit 6', async () => {
-    const cli = (args: string[]) => new Promise<{ code: number; stdout: string }>((done) => {
-      execFile(process.execPath, [resolve(import.meta.dirname, '../bin/intent-gateway.js'), 'execute', '--url', url, '--json', '--intent', '-', ...args], { env: { PATH: process.env.PATH ?? '', INTENT_PAYER_PRIVATE_KEY: '0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a' } }, (err, stdout) =>
-        done({ code: err ? Number(err.code) : 0, stdout })).stdin!.end(JSON.stringify(intent))
-    })
+    const cli = (args: string[]) =>
+      new Promise<{ code: number; stdout: string }>((done) => {
+        execFile(
+          process.execPath,
+          [resolve(import.meta.dirname, '../bin/intent-gateway.js'), 'execute', '--url', url, '--json', '--intent', '-', ...args],
+          { env: { PATH: process.env.PATH ?? '', INTENT_PAYER_PRIVATE_KEY: '0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a' } },
+          (err, stdout) => done({ code: err ? Number(err.code) : 0, stdout }),
+        ).stdin!.end(JSON.stringify(intent))
+      })
     const paid = await cli(['--pay', '--allow-asset', `${network}/${token}=10000`])
     assert.equal(paid.code, 0, paid.stdout)
     assert.equal(JSON.parse(paid.stdout).payment.payer, payer.address)
@@ -137,6 +167,9 @@ describe('x402 routing: a 0x55 price is paid through @x402/fetch, a 0x54 shortfa
     assert.equal((await cli([])).code, 5)
     unpaidCode = '0x54'
     assert.equal((await cli(['--pay', '--allow-asset', `${network}/${token}=10000`])).code, 6)
-    assert.deepEqual(seen.map((s) => s.signature !== undefined), [false, true, false, false, false])
+    assert.deepEqual(
+      seen.map((s) => s.signature !== undefined),
+      [false, true, false, false, false],
+    )
   })
 })

@@ -43,7 +43,13 @@ describe('client on the Solana devnet', () => {
     const cases = [
       body(),
       body({ nonce: '18446744073709551615', value: '0', validAfter: '1', validBefore: '9223372036854775807', data: '0x' }),
-      body({ nonce: '3', accounts: [{ address: devnet.demo.target, signer: false, writable: true }, { address: devnet.demo.otherTarget, signer: true, writable: false }] }),
+      body({
+        nonce: '3',
+        accounts: [
+          { address: devnet.demo.target, signer: false, writable: true },
+          { address: devnet.demo.otherTarget, signer: true, writable: false },
+        ],
+      }),
     ]
     for (const intent of cases) {
       const answered = await post(gateway.baseUrl, '/intents/validate', intent, { 'x-chain-id': devnet.chainId })
@@ -54,12 +60,22 @@ describe('client on the Solana devnet', () => {
       assert.equal(result.intentHash, expected)
       assert.equal(result.chainType, 'solana')
     }
-    assert.notEqual(hashIntent(body(), { chainType: 'solana', contracts: { executor: chain.contracts.executor, registry: devnet.demo.target } }), hashIntent(body(), chain), 'bound to the config account')
-    assert.throws(() => hashIntent(body({ nonce: (2n ** 64n).toString() }), chain), (err: unknown) => err instanceof GatewayClientError && err.field === 'nonce')
-    assert.throws(() => hashIntent(body({ sender: '0xabc' }), chain), (err: unknown) => err instanceof GatewayClientError && err.field === 'sender')
+    assert.notEqual(
+      hashIntent(body(), { chainType: 'solana', contracts: { executor: chain.contracts.executor, registry: devnet.demo.target } }),
+      hashIntent(body(), chain),
+      'bound to the config account',
+    )
+    assert.throws(
+      () => hashIntent(body({ nonce: (2n ** 64n).toString() }), chain),
+      (err: unknown) => err instanceof GatewayClientError && err.field === 'nonce',
+    )
+    assert.throws(
+      () => hashIntent(body({ sender: '0xabc' }), chain),
+      (err: unknown) => err instanceof GatewayClientError && err.field === 'sender',
+    )
   })
 
-  it('signs the 32-byte hash with Ed25519, verifiable with the signer\'s public key', async () => {
+  it("signs the 32-byte hash with Ed25519, verifiable with the signer's public key", async () => {
     const client = createGatewayClient({ url: gateway.baseUrl, chainId: devnet.chainId })
     const chain = await client.getChain()
     const seed = randomBytes(32)

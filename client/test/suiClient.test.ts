@@ -42,10 +42,26 @@ describe('client on a Sui chain', () => {
 
   it('lays out the BCS bytes as @mysten/bcs encodes the Move struct', () => {
     const Intent = bcs.struct('Intent', {
-      domain: bcs.vector(bcs.u8()), sender: bcs.bytes(32), target: bcs.bytes(32), value: bcs.u64(), nonce: bcs.u64(), validAfter: bcs.u64(), validBefore: bcs.u64(), policyId: bcs.bytes(32),
+      domain: bcs.vector(bcs.u8()),
+      sender: bcs.bytes(32),
+      target: bcs.bytes(32),
+      value: bcs.u64(),
+      nonce: bcs.u64(),
+      validAfter: bcs.u64(),
+      validBefore: bcs.u64(),
+      policyId: bcs.bytes(32),
     })
     const body = toIntentBody(intent({ validAfter: '3', validBefore: '4' }))
-    const expected = Intent.serialize({ domain: [...new TextEncoder().encode('intent-gateway/sui/v1')], sender: hexToBytes(body.sender as `0x${string}`), target: hexToBytes(body.target as `0x${string}`), value: body.value, nonce: body.nonce, validAfter: body.validAfter, validBefore: body.validBefore, policyId: hexToBytes(body.policyId) }).toBytes()
+    const expected = Intent.serialize({
+      domain: [...new TextEncoder().encode('intent-gateway/sui/v1')],
+      sender: hexToBytes(body.sender as `0x${string}`),
+      target: hexToBytes(body.target as `0x${string}`),
+      value: body.value,
+      nonce: body.nonce,
+      validAfter: body.validAfter,
+      validBefore: body.validBefore,
+      policyId: hexToBytes(body.policyId),
+    }).toBytes()
     assert.equal(bytesToHex(suiIntentBytes(body)), bytesToHex(expected))
     assert.equal(expected.length, 1 + 21 + 32 + 32 + 4 * 8 + 32)
   })

@@ -47,7 +47,7 @@ async function startProxy(target: string, mode: EventsMode) {
         answer.on('data', (chunk: Buffer) => {
           text += chunk.toString('utf8')
           // The first event is through (written out): the connection drops.
-          const cut = /event: submitted\n[^]*?\n\n/.test(text)
+          const cut = /event: submitted\n[\s\S]*?\n\n/.test(text)
           res.write(chunk, () => {
             if (cut) setTimeout(() => (answer.destroy(), res.destroy()), 50)
           })
@@ -121,7 +121,10 @@ describe('waitForIntent follows the event stream', () => {
       assert.equal(outcome.action, 'done')
       assert.equal(outcome.httpStatus, 200)
       assert.equal(outcome.transactionHash, sent.transactionHash)
-      assert.deepEqual(events.map((e) => e.type), ['submitted', 'mined', 'final'])
+      assert.deepEqual(
+        events.map((e) => e.type),
+        ['submitted', 'mined', 'final'],
+      )
       assert.ok(events.every((e) => e.intentHash === intentHash && e.chainId === 'eip155:31337' && e.transactionHash === sent.transactionHash))
       assert.equal(eventRequests(proxy.seen, intentHash).length, 1)
       // Polling at 50 ms would have read it dozens of times; the stream reads it once, after the last event.
@@ -150,7 +153,10 @@ describe('waitForIntent follows the event stream', () => {
         },
       })
       assert.equal(outcome.status, '0x11', JSON.stringify(outcome.body))
-      assert.deepEqual(events.map((e) => e.type), ['submitted', 'mined', 'final'])
+      assert.deepEqual(
+        events.map((e) => e.type),
+        ['submitted', 'mined', 'final'],
+      )
       const connections = eventRequests(proxy.seen, intentHash)
       assert.equal(connections.length, 2)
       assert.equal(connections[0]!.lastEventId, undefined)
@@ -172,7 +178,10 @@ describe('waitForIntent follows the event stream', () => {
       assert.ok(took >= 1_400 && took < 5_000, `waited ${took} ms`)
       assert.equal(outcome, sent, 'the last answer it had')
       assert.equal(outcome.action, 'retry')
-      assert.deepEqual(events.map((e) => e.type), ['submitted'])
+      assert.deepEqual(
+        events.map((e) => e.type),
+        ['submitted'],
+      )
       assert.equal(reads(proxy.seen, intentHash).length, 0)
       // By hash only, there is no answer yet: it reads one at the end, as polling would.
       const byHash = await client.waitForIntent(intentHash, { timeoutMs: 500 })

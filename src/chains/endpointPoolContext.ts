@@ -53,7 +53,15 @@ export function createEndpointPoolContext({ chainId, reference, endpoints, timeo
       const refused = async () => {
         throw new ChainUnavailableError(chainId, { details: refusal })
       }
-      return { view: { ...view, status: 'refused', lastError: refusal }, send: refused, sequence: (calls: readonly RpcCall[]) => calls.map(refused), close: async () => {}, verified: false, consecutiveFailures: 0, retryAt: Infinity }
+      return {
+        view: { ...view, status: 'refused', lastError: refusal },
+        send: refused,
+        sequence: (calls: readonly RpcCall[]) => calls.map(refused),
+        close: async () => {},
+        verified: false,
+        consecutiveFailures: 0,
+        retryAt: Infinity,
+      }
     }
     const { target, headers } = splitCredentials(url)
     const client = createJsonRpcClient({ url: target, headers, timeoutMs, lookup: publicOnly ? publicOnlyLookup : undefined })

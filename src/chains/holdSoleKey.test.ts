@@ -9,7 +9,7 @@ import { holdSoleKey } from './holdSoleKey.ts'
 const key = '0xFAC1000000000000000000000000000000000001'
 const logger = createLogger({ level: 'silent', destination: { write: () => {} } })
 
-describe('holdSoleKey (the in-process facilitator\'s key: one instance at a time)', () => {
+describe("holdSoleKey (the in-process facilitator's key: one instance at a time)", () => {
   let database: TestDatabase
   const stores: Array<{ close(): Promise<void> }> = []
   before(async () => {
@@ -32,7 +32,10 @@ describe('holdSoleKey (the in-process facilitator\'s key: one instance at a time
     const first = await hold(a)
     assert.equal(first.problem, undefined)
     const second = await hold(b, 1_500) // longer than the lease: the holder renews it
-    assert.equal(second.problem, `FACILITATOR_PRIVATE_KEY: its account ${key} is in use by another live instance (a) sharing this database; two instances settling with one key collide on its nonce: give each instance its own key, or share a remote facilitator (FACILITATOR_URL)`)
+    assert.equal(
+      second.problem,
+      `FACILITATOR_PRIVATE_KEY: its account ${key} is in use by another live instance (a) sharing this database; two instances settling with one key collide on its nonce: give each instance its own key, or share a remote facilitator (FACILITATOR_URL)`,
+    )
     // a shuts down cleanly: its lease goes back at once.
     first.close()
     await a.releaseAll()

@@ -17,6 +17,6 @@ export function failureKind(err: unknown): RpcFailureKind {
 
 /** A failure in a few words, for an endpoint's lastError (redacted by the caller). */
 export function describeFailure(err: unknown): string {
-  if (err instanceof BaseError) return err.walk((e) => e instanceof TimeoutError) ? 'timed out' : (err.details || err.shortMessage)
+  if (err instanceof BaseError) return err.walk((e) => e instanceof TimeoutError) ? 'timed out' : err.details || err.shortMessage
   return (err as Error)?.message ?? String(err)
 }

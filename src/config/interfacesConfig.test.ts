@@ -3,7 +3,7 @@ import { describe, it } from 'node:test'
 import { interfacesConfig } from './interfacesConfig.ts'
 
 describe('interfacesConfig', () => {
-  it('defaults: metrics on the API\'s port without a token, MCP on', () => {
+  it("defaults: metrics on the API's port without a token, MCP on", () => {
     assert.deepEqual(interfacesConfig({}), {
       value: { metrics: { enabled: true, port: undefined, host: '0.0.0.0', token: undefined }, mcp: { enabled: true } },
       problems: [],
@@ -27,13 +27,13 @@ describe('interfacesConfig', () => {
       'MCP_ENABLED: "yes" is not true or false',
     ])
     assert.deepEqual(interfacesConfig({ PORT: '3000', METRICS_PORT: '3000' }).problems, [
-      'METRICS_PORT: 3000 is the API\'s PORT; choose another port, or leave METRICS_PORT unset to serve /metrics on the API\'s port',
+      "METRICS_PORT: 3000 is the API's PORT; choose another port, or leave METRICS_PORT unset to serve /metrics on the API's port",
     ])
     assert.deepEqual(interfacesConfig({ METRICS_ENABLED: 'false', METRICS_PORT: '9464', METRICS_TOKEN: 'scrape-token-0123456789' }).problems, [
       'METRICS_PORT: is set but METRICS_ENABLED is false (remove it, or turn the metrics on)',
       'METRICS_TOKEN: is set but METRICS_ENABLED is false (remove it, or turn the metrics on)',
     ])
-    assert.deepEqual(interfacesConfig({ METRICS_HOST: '127.0.0.1' }).problems, ['METRICS_HOST: is set but METRICS_PORT is not (the metrics are served on the API\'s port and host)'])
+    assert.deepEqual(interfacesConfig({ METRICS_HOST: '127.0.0.1' }).problems, ["METRICS_HOST: is set but METRICS_PORT is not (the metrics are served on the API's port and host)"])
     assert.deepEqual(interfacesConfig({ METRICS_PORT: '-1' }).problems, ['METRICS_PORT: "-1" is not an integer between 1 and 65535'])
     assert.deepEqual(interfacesConfig({ METRICS_PORT: '0' }).problems, ['METRICS_PORT: "0" is not an integer between 1 and 65535'])
   })

@@ -36,12 +36,12 @@ export function interfacesConfig(env: Record<string, string | undefined>): Inter
     }
   }
   const apiPort = env.PORT?.trim()
-  if (port !== undefined && apiPort && Number(apiPort) === port) problems.push(`METRICS_PORT: ${port} is the API's PORT; choose another port, or leave METRICS_PORT unset to serve /metrics on the API's port`)
-  if (port === undefined && env.METRICS_HOST?.trim()) problems.push('METRICS_HOST: is set but METRICS_PORT is not (the metrics are served on the API\'s port and host)')
+  if (port !== undefined && apiPort && Number(apiPort) === port)
+    problems.push(`METRICS_PORT: ${port} is the API's PORT; choose another port, or leave METRICS_PORT unset to serve /metrics on the API's port`)
+  if (port === undefined && env.METRICS_HOST?.trim()) problems.push("METRICS_HOST: is set but METRICS_PORT is not (the metrics are served on the API's port and host)")
   const mcpEnabled = readBoolean(env, 'MCP_ENABLED', problems, true)
   return { value: { metrics: { enabled, port, host, token }, mcp: { enabled: mcpEnabled } }, problems }
 }
-
 
 function readPort(env: Record<string, string | undefined>, name: string, problems: string[]): number | undefined {
   const raw = env[name]?.trim()

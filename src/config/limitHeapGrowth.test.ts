@@ -18,7 +18,8 @@ for (let r = 0; r < 400; r++) {
 }
 process.stdout.write(String(live.length && peak))
 `
-const peakHeap = (percent: number) => Number(execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', churn], { env: { ...process.env, PERCENT: String(percent) }, encoding: 'utf8' }))
+const peakHeap = (percent: number) =>
+  Number(execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', churn], { env: { ...process.env, PERCENT: String(percent) }, encoding: 'utf8' }))
 
 describe('limitHeapGrowth', () => {
   it('keeps the peak heap far below what V8 lets it reach on its own', () => {

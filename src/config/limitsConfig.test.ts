@@ -5,7 +5,16 @@ import { limitsConfig } from './limitsConfig.ts'
 describe('limitsConfig', () => {
   it('has standing on and budgets off by default', () => {
     assert.deepEqual(limitsConfig({}), {
-      value: { windowMs: 3_600_000, maxRevertsPerSender: 3, maxRevertsPerClient: 10, targetMinAttempts: 20, targetMaxRevertShare: 0.5, targetAllowlist: [], gasBudgetPerClient: 0, relayerSpendBudget: 0 },
+      value: {
+        windowMs: 3_600_000,
+        maxRevertsPerSender: 3,
+        maxRevertsPerClient: 10,
+        targetMinAttempts: 20,
+        targetMaxRevertShare: 0.5,
+        targetAllowlist: [],
+        gasBudgetPerClient: 0,
+        relayerSpendBudget: 0,
+      },
       problems: [],
     })
   })
@@ -35,7 +44,13 @@ describe('limitsConfig', () => {
   })
 
   it('reports every bad value at once, naming the variable', () => {
-    const { problems } = limitsConfig({ STANDING_WINDOW_MS: '10', STANDING_MAX_REVERTS_PER_SENDER: '-1', STANDING_TARGET_MAX_REVERT_SHARE: '2', STANDING_TARGET_ALLOWLIST: 'nope', GAS_BUDGET_PER_CLIENT: '1e18' })
+    const { problems } = limitsConfig({
+      STANDING_WINDOW_MS: '10',
+      STANDING_MAX_REVERTS_PER_SENDER: '-1',
+      STANDING_TARGET_MAX_REVERT_SHARE: '2',
+      STANDING_TARGET_ALLOWLIST: 'nope',
+      GAS_BUDGET_PER_CLIENT: '1e18',
+    })
     assert.deepEqual(problems, [
       'STANDING_TARGET_MAX_REVERT_SHARE: "2" is not a share from 0 to 1 (0 turns the target rule off)',
       'STANDING_TARGET_ALLOWLIST: "nope" is not an EVM, Sui or Solana address',

@@ -39,7 +39,10 @@ export function limitsConfig(env: Record<string, string | undefined>): LimitsCon
     }
     return value
   })()
-  const allowlist = (env.STANDING_TARGET_ALLOWLIST ?? '').split(',').map((a) => a.trim()).filter(Boolean)
+  const allowlist = (env.STANDING_TARGET_ALLOWLIST ?? '')
+    .split(',')
+    .map((a) => a.trim())
+    .filter(Boolean)
   for (const target of allowlist) {
     if (!/^0x[0-9a-fA-F]{40}$|^0x[0-9a-fA-F]{64}$|^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(target)) {
       problems.push(`STANDING_TARGET_ALLOWLIST: "${target.slice(0, 70)}" is not an EVM, Sui or Solana address`)

@@ -4,7 +4,10 @@
 import { isIP } from 'node:net'
 
 export function readTrustedProxies(env: Record<string, string | undefined>, problems: string[]): string[] {
-  const entries = (env.TRUSTED_PROXIES ?? '').split(',').map((e) => e.trim()).filter(Boolean)
+  const entries = (env.TRUSTED_PROXIES ?? '')
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean)
   const proxies: string[] = []
   entries.forEach((entry, i) => {
     const [address, prefix, ...rest] = entry.split('/') as [string, string | undefined, ...string[]]

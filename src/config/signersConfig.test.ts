@@ -5,11 +5,26 @@ import { signersConfig } from './signersConfig.ts'
 describe('signersConfig', () => {
   it('has no KMS keys by default, and reads key ids, the region and an endpoint', () => {
     assert.deepEqual(signersConfig({}), { value: { kms: { keyIds: [], region: undefined, endpoint: undefined }, pkcs11: undefined, ed25519: {} }, problems: [] })
-    assert.deepEqual(signersConfig({ RELAYER_PKCS11_MODULE: '/usr/lib/softhsm/libsofthsm2.so', RELAYER_PKCS11_TOKEN: 'relayers', RELAYER_PKCS11_KEY_LABELS: 'relayer-1,relayer-2', RELAYER_PKCS11_PIN: '1234' }).value.pkcs11, { modulePath: '/usr/lib/softhsm/libsofthsm2.so', tokenLabel: 'relayers', keyLabels: ['relayer-1', 'relayer-2'], pin: '1234' })
-    assert.deepEqual(signersConfig({ RELAYER_PKCS11_KEY_LABELS: 'relayer-1' }).problems.map((p) => p.split(':')[0]), ['RELAYER_PKCS11_MODULE', 'RELAYER_PKCS11_TOKEN', 'RELAYER_PKCS11_PIN'])
-    const { value, problems } = signersConfig({ RELAYER_KMS_KEY_IDS: 'alias/relayer-1, arn:aws:kms:eu-west-1:111122223333:key/1234abcd-12ab-34cd-56ef-1234567890ab', AWS_REGION: 'eu-west-1', KMS_ENDPOINT: 'https://vpce-1.kms.eu-west-1.vpce.amazonaws.com' })
+    assert.deepEqual(
+      signersConfig({ RELAYER_PKCS11_MODULE: '/usr/lib/softhsm/libsofthsm2.so', RELAYER_PKCS11_TOKEN: 'relayers', RELAYER_PKCS11_KEY_LABELS: 'relayer-1,relayer-2', RELAYER_PKCS11_PIN: '1234' }).value
+        .pkcs11,
+      { modulePath: '/usr/lib/softhsm/libsofthsm2.so', tokenLabel: 'relayers', keyLabels: ['relayer-1', 'relayer-2'], pin: '1234' },
+    )
+    assert.deepEqual(
+      signersConfig({ RELAYER_PKCS11_KEY_LABELS: 'relayer-1' }).problems.map((p) => p.split(':')[0]),
+      ['RELAYER_PKCS11_MODULE', 'RELAYER_PKCS11_TOKEN', 'RELAYER_PKCS11_PIN'],
+    )
+    const { value, problems } = signersConfig({
+      RELAYER_KMS_KEY_IDS: 'alias/relayer-1, arn:aws:kms:eu-west-1:111122223333:key/1234abcd-12ab-34cd-56ef-1234567890ab',
+      AWS_REGION: 'eu-west-1',
+      KMS_ENDPOINT: 'https://vpce-1.kms.eu-west-1.vpce.amazonaws.com',
+    })
     assert.deepEqual(problems, [])
-    assert.deepEqual(value.kms, { keyIds: ['alias/relayer-1', 'arn:aws:kms:eu-west-1:111122223333:key/1234abcd-12ab-34cd-56ef-1234567890ab'], region: 'eu-west-1', endpoint: 'https://vpce-1.kms.eu-west-1.vpce.amazonaws.com' })
+    assert.deepEqual(value.kms, {
+      keyIds: ['alias/relayer-1', 'arn:aws:kms:eu-west-1:111122223333:key/1234abcd-12ab-34cd-56ef-1234567890ab'],
+      region: 'eu-west-1',
+      endpoint: 'https://vpce-1.kms.eu-west-1.vpce.amazonaws.com',
+    })
   })
 
   it('names every problem at once', () => {
@@ -34,12 +49,18 @@ describe('signersConfig', () => {
 
   it('names the token settings a Solana or Sui key label needs, a relayer given two ways, and a KMS key with no region; never the PIN or a key', () => {
     assert.deepEqual(signersConfig({ SUI_RELAYER_PKCS11_KEY_LABEL: 'sui-relayer' }).problems, [
-      'RELAYER_PKCS11_MODULE: required with SUI_RELAYER_PKCS11_KEY_LABEL: the path of the token\'s PKCS#11 library',
-      'RELAYER_PKCS11_TOKEN: required with SUI_RELAYER_PKCS11_KEY_LABEL: the token\'s label',
-      'RELAYER_PKCS11_PIN: required with SUI_RELAYER_PKCS11_KEY_LABEL: the token\'s user PIN',
+      "RELAYER_PKCS11_MODULE: required with SUI_RELAYER_PKCS11_KEY_LABEL: the path of the token's PKCS#11 library",
+      "RELAYER_PKCS11_TOKEN: required with SUI_RELAYER_PKCS11_KEY_LABEL: the token's label",
+      "RELAYER_PKCS11_PIN: required with SUI_RELAYER_PKCS11_KEY_LABEL: the token's user PIN",
     ])
     const secret = '4wBqpZM9xaSheZzJSMawUKKwhdpChKbZ5eu5ky4Vigw9tGVfNdNhHH2xRzBDc2mbkyhvbhTsdS9dFn8KdBBXX6Em'
-    const { problems } = signersConfig({ SOLANA_RELAYER_PRIVATE_KEY: secret, SOLANA_RELAYER_KMS_KEY_ID: 'alias/solana', RELAYER_PKCS11_MODULE: '/lib.so', RELAYER_PKCS11_TOKEN: 't', RELAYER_PKCS11_PIN: 'secret-pin' })
+    const { problems } = signersConfig({
+      SOLANA_RELAYER_PRIVATE_KEY: secret,
+      SOLANA_RELAYER_KMS_KEY_ID: 'alias/solana',
+      RELAYER_PKCS11_MODULE: '/lib.so',
+      RELAYER_PKCS11_TOKEN: 't',
+      RELAYER_PKCS11_PIN: 'secret-pin',
+    })
     assert.deepEqual(problems, [
       'SOLANA_RELAYER_KMS_KEY_ID: the Solana relayer is one key: set only one of SOLANA_RELAYER_PRIVATE_KEY, SOLANA_RELAYER_KMS_KEY_ID',
       'RELAYER_PKCS11_KEY_LABELS: required with RELAYER_PKCS11_MODULE: the labels of the relayer keys in the token (or SOLANA_RELAYER_PKCS11_KEY_LABEL, SUI_RELAYER_PKCS11_KEY_LABEL)',

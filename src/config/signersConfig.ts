@@ -38,7 +38,10 @@ export type SignersConfigResult = { value: SignersConfig; problems: string[] }
 
 export function signersConfig(env: Record<string, string | undefined>): SignersConfigResult {
   const problems: string[] = []
-  const keyIds = (env.RELAYER_KMS_KEY_IDS ?? '').split(',').map((k) => k.trim()).filter(Boolean)
+  const keyIds = (env.RELAYER_KMS_KEY_IDS ?? '')
+    .split(',')
+    .map((k) => k.trim())
+    .filter(Boolean)
   keyIds.forEach((id, i) => {
     if (!/^[\w:/+=.@-]{1,2048}$/.test(id)) problems.push(`RELAYER_KMS_KEY_IDS[${i}]: not a KMS key id, alias or ARN`)
   })
@@ -54,7 +57,10 @@ export function signersConfig(env: Record<string, string | undefined>): SignersC
       problems.push('KMS_ENDPOINT: not a URL')
     }
   }
-  const pkcs11Labels = (env.RELAYER_PKCS11_KEY_LABELS ?? '').split(',').map((k) => k.trim()).filter(Boolean)
+  const pkcs11Labels = (env.RELAYER_PKCS11_KEY_LABELS ?? '')
+    .split(',')
+    .map((k) => k.trim())
+    .filter(Boolean)
   const modulePath = env.RELAYER_PKCS11_MODULE?.trim()
   const tokenLabel = env.RELAYER_PKCS11_TOKEN?.trim()
   const pin = env.RELAYER_PKCS11_PIN
@@ -85,7 +91,8 @@ export function signersConfig(env: Record<string, string | undefined>): SignersC
   const labelSettings = [...(pkcs11Labels.length > 0 ? ['RELAYER_PKCS11_KEY_LABELS'] : []), ...edLabels]
   if (labelSettings.length > 0 || modulePath || tokenLabel) {
     const withLabels = labelSettings.join(' or ') || 'RELAYER_PKCS11_KEY_LABELS'
-    if (labelSettings.length === 0) problems.push('RELAYER_PKCS11_KEY_LABELS: required with RELAYER_PKCS11_MODULE: the labels of the relayer keys in the token (or SOLANA_RELAYER_PKCS11_KEY_LABEL, SUI_RELAYER_PKCS11_KEY_LABEL)')
+    if (labelSettings.length === 0)
+      problems.push('RELAYER_PKCS11_KEY_LABELS: required with RELAYER_PKCS11_MODULE: the labels of the relayer keys in the token (or SOLANA_RELAYER_PKCS11_KEY_LABEL, SUI_RELAYER_PKCS11_KEY_LABEL)')
     if (!modulePath) problems.push(`RELAYER_PKCS11_MODULE: required with ${withLabels}: the path of the token's PKCS#11 library`)
     if (!tokenLabel) problems.push(`RELAYER_PKCS11_TOKEN: required with ${withLabels}: the token's label`)
     if (!pin) problems.push(`RELAYER_PKCS11_PIN: required with ${withLabels}: the token's user PIN`)

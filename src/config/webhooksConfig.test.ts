@@ -79,9 +79,15 @@ describe('webhook endpoints per API key (WEBHOOK_URLS_BY_KEY)', () => {
       `WEBHOOK_SECRET: required for the endpoints of WEBHOOK_URLS_BY_KEY["${idA}"], which have no secret of their own: whsec_ followed by the base64 of at least 32 random bytes`,
     ])
     // One URL, two secrets: a receiver could not verify both.
-    assert.deepEqual(parse({ API_KEYS: apiKeys, WEBHOOK_URLS: 'https://ops.example/all', WEBHOOK_SECRET: secret, WEBHOOK_URLS_BY_KEY: JSON.stringify({ [idA]: { urls: ['https://ops.example/all'], secret: other } }) }).problems, [
-      `WEBHOOK_URLS_BY_KEY["${idA}"].urls[0]: this URL is also WEBHOOK_URLS[0] with another secret: one endpoint is signed with one secret`,
-    ])
+    assert.deepEqual(
+      parse({
+        API_KEYS: apiKeys,
+        WEBHOOK_URLS: 'https://ops.example/all',
+        WEBHOOK_SECRET: secret,
+        WEBHOOK_URLS_BY_KEY: JSON.stringify({ [idA]: { urls: ['https://ops.example/all'], secret: other } }),
+      }).problems,
+      [`WEBHOOK_URLS_BY_KEY["${idA}"].urls[0]: this URL is also WEBHOOK_URLS[0] with another secret: one endpoint is signed with one secret`],
+    )
     // Without API_KEYS no execution carries a key.
     assert.deepEqual(parse({ WEBHOOK_SECRET: secret, WEBHOOK_URLS_BY_KEY: JSON.stringify({ [idA]: ['https://a.example/'] }) }).problems, [
       `WEBHOOK_URLS_BY_KEY["${idA}"]: no key of API_KEYS has this id`,

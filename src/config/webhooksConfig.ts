@@ -38,7 +38,10 @@ const secretForm = 'whsec_ followed by the base64 of at least 32 random bytes'
 
 export function webhooksConfig(env: Record<string, string | undefined>, { production }: { production: boolean }): WebhooksConfigResult {
   const problems: string[] = []
-  const urls = (env.WEBHOOK_URLS ?? '').split(',').map((u) => u.trim()).filter(Boolean)
+  const urls = (env.WEBHOOK_URLS ?? '')
+    .split(',')
+    .map((u) => u.trim())
+    .filter(Boolean)
   const secret = env.WEBHOOK_SECRET?.trim() || undefined
   const byKey = readByKey(env, production, problems)
   if (urls.length === 0 && byKey === undefined) {
@@ -49,8 +52,11 @@ export function webhooksConfig(env: Record<string, string | undefined>, { produc
   if (secret !== undefined && !isSecret(secret)) problems.push(`WEBHOOK_SECRET: must be ${secretForm} (its value is not shown)`)
   if (secret === undefined) {
     if (urls.length > 0) problems.push(`WEBHOOK_SECRET: required with WEBHOOK_URLS: ${secretForm}`)
-    const unsigned = Object.entries(byKey ?? {}).filter(([, k]) => k.secret === undefined).map(([id]) => id)
-    if (unsigned.length > 0) problems.push(`WEBHOOK_SECRET: required for the endpoints of ${unsigned.map((id) => `WEBHOOK_URLS_BY_KEY["${id}"]`).join(', ')}, which have no secret of their own: ${secretForm}`)
+    const unsigned = Object.entries(byKey ?? {})
+      .filter(([, k]) => k.secret === undefined)
+      .map(([id]) => id)
+    if (unsigned.length > 0)
+      problems.push(`WEBHOOK_SECRET: required for the endpoints of ${unsigned.map((id) => `WEBHOOK_URLS_BY_KEY["${id}"]`).join(', ')}, which have no secret of their own: ${secretForm}`)
   }
   // An endpoint is signed with one secret: the receiver verifies with one.
   const secretOf = new Map<string, { secret: string | undefined; where: string }>()
@@ -101,7 +107,8 @@ function readByKey(env: Record<string, string | undefined>, production: boolean,
     const holders = known.get(id) ?? []
     if (holders.length === 0) problems.push(`${at}: no key of API_KEYS has this id`)
     else if (hashed && !holders.some((h) => h.hash === hashed[1]!.toLowerCase())) problems.push(`${at}: no key of API_KEYS has this SHA-256`)
-    else if (holders.length > 1) problems.push(`${at}: API_KEYS entries ${holders.map((h) => h.entry).join(' and ')} share this id, so their executions cannot be told apart: replace one of those keys`)
+    else if (holders.length > 1)
+      problems.push(`${at}: API_KEYS entries ${holders.map((h) => h.entry).join(' and ')} share this id, so their executions cannot be told apart: replace one of those keys`)
     if (byKey[id]) {
       problems.push(`${at}: names the same API key as another entry`)
       continue
@@ -129,14 +136,18 @@ function readByKey(env: Record<string, string | undefined>, production: boolean,
 /** API_KEYS as the gateway identifies them: short id → the entries (1-based) with that id, and their SHA-256. */
 function apiKeyIds(env: Record<string, string | undefined>): Map<string, { entry: number; hash: string }[]> {
   const ids = new Map<string, { entry: number; hash: string }[]>()
-  ;(env.API_KEYS ?? '').split(',').map((k) => k.trim()).filter(Boolean).forEach((entry, i) => {
-    const hashed = /^sha256:([0-9a-fA-F]{64})$/.exec(entry)
-    // Entries API_KEYS refuses are reported there.
-    if (!hashed && (entry.startsWith('sha256:') || entry.length < 16)) return
-    const hash = hashed ? hashed[1]!.toLowerCase() : hashApiKey(entry).toString('hex')
-    const id = hash.slice(0, 8)
-    ids.set(id, [...(ids.get(id) ?? []), { entry: i + 1, hash }])
-  })
+  ;(env.API_KEYS ?? '')
+    .split(',')
+    .map((k) => k.trim())
+    .filter(Boolean)
+    .forEach((entry, i) => {
+      const hashed = /^sha256:([0-9a-fA-F]{64})$/.exec(entry)
+      // Entries API_KEYS refuses are reported there.
+      if (!hashed && (entry.startsWith('sha256:') || entry.length < 16)) return
+      const hash = hashed ? hashed[1]!.toLowerCase() : hashApiKey(entry).toString('hex')
+      const id = hash.slice(0, 8)
+      ids.set(id, [...(ids.get(id) ?? []), { entry: i + 1, hash }])
+    })
   return ids
 }
 

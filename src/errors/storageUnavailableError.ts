@@ -8,6 +8,12 @@ export class StorageUnavailableError extends GatewayError {
   override name = 'StorageUnavailableError'
 
   constructor(shortMessage = 'The journal database is unreachable', params: { cause?: unknown } = {}) {
-    super(shortMessage, { code: 'STORAGE_UNAVAILABLE', status: Status.UNAVAILABLE, cause: params.cause, details: 'no execution is sent without its journal record; try again shortly', headers: { 'retry-after': '5' } })
+    super(shortMessage, {
+      code: 'STORAGE_UNAVAILABLE',
+      status: Status.UNAVAILABLE,
+      cause: params.cause,
+      details: 'no execution is sent without its journal record; try again shortly',
+      headers: { 'retry-after': '5' },
+    })
   }
 }

@@ -26,7 +26,7 @@ function endlessUpload(port: number, { everyMs, chunkBytes }: { everyMs: number 
         }
       }
       if (everyMs === undefined) pump()
-      else timer = setInterval(() => socket.destroyed || (sent += chunk.length, socket.write(frame)), everyMs)
+      else timer = setInterval(() => socket.destroyed || ((sent += chunk.length), socket.write(frame)), everyMs)
     })
     socket.on('data', (d) => (answer += d))
     socket.on('error', () => undefined)

@@ -4,7 +4,7 @@ import Fastify from 'fastify'
 import { createRouteCaller } from './createRouteCaller.ts'
 
 describe('createRouteCaller', () => {
-  it('sends the client\'s Authorization, X-Chain-Id (the tool\'s first), payment and address to the route, marked as in-process', async () => {
+  it("sends the client's Authorization, X-Chain-Id (the tool's first), payment and address to the route, marked as in-process", async () => {
     const app = Fastify()
     const caller = createRouteCaller(app)
     let seen: { headers: Record<string, unknown>; ip: string; body: unknown; inProcess: boolean } | undefined
@@ -19,7 +19,13 @@ describe('createRouteCaller', () => {
       return { ok: true }
     })
     try {
-      await app.inject({ method: 'POST', url: '/outer', remoteAddress: '192.0.2.7', headers: { host: 'gateway.example:8443', authorization: 'Bearer k', 'x-chain-id': '31337', 'x-intent-gateway-in-process': 'guessed' }, payload: {} })
+      await app.inject({
+        method: 'POST',
+        url: '/outer',
+        remoteAddress: '192.0.2.7',
+        headers: { host: 'gateway.example:8443', authorization: 'Bearer k', 'x-chain-id': '31337', 'x-intent-gateway-in-process': 'guessed' },
+        payload: {},
+      })
       assert.equal(outer!.inProcess, false, 'a client cannot claim to be in-process')
       assert.deepEqual(outer!.answer, { httpStatus: 200, headers: outer!.answer && (outer!.answer as any).headers, body: { ok: true } })
       assert.equal(seen!.inProcess, true)

@@ -18,14 +18,7 @@ export type ProblemDetails = {
   [extension: string]: unknown
 }
 
-export function toProblemDetails(params: {
-  httpStatus: number
-  status: number
-  title: string
-  detail: string | undefined
-  context: GatewayContext
-  errors?: FieldError[]
-}): ProblemDetails {
+export function toProblemDetails(params: { httpStatus: number; status: number; title: string; detail: string | undefined; context: GatewayContext; errors?: FieldError[] }): ProblemDetails {
   const entry = getStatusCode(params.status)
   return {
     type: `urn:intent-gateway:problem:${entry.statusName.toLowerCase().replace(/_/g, '-')}`,

@@ -71,13 +71,25 @@ export function createExecutionGuard({ config, counters }: { config: ExecutionGu
         }
       }
       if (sender && sender.total >= config.maxRevertsPerSender) {
-        return throttled('sender_reverts', `${sender.total} intents of this sender reverted on-chain after passing simulation in the last ${window} (STANDING_MAX_REVERTS_PER_SENDER is ${config.maxRevertsPerSender})`, sender.retryAfterSeconds)
+        return throttled(
+          'sender_reverts',
+          `${sender.total} intents of this sender reverted on-chain after passing simulation in the last ${window} (STANDING_MAX_REVERTS_PER_SENDER is ${config.maxRevertsPerSender})`,
+          sender.retryAfterSeconds,
+        )
       }
       if (client && client.total >= config.maxRevertsPerClient) {
-        return throttled('client_reverts', `${client.total} executes of this client reverted on-chain after passing simulation in the last ${window} (STANDING_MAX_REVERTS_PER_CLIENT is ${config.maxRevertsPerClient})`, client.retryAfterSeconds)
+        return throttled(
+          'client_reverts',
+          `${client.total} executes of this client reverted on-chain after passing simulation in the last ${window} (STANDING_MAX_REVERTS_PER_CLIENT is ${config.maxRevertsPerClient})`,
+          client.retryAfterSeconds,
+        )
       }
       if (targetReverts && targetAttempts && targetAttempts.total >= config.targetMinAttempts && targetReverts.total >= config.targetMaxRevertShare * targetAttempts.total) {
-        return throttled('target_reverts', `${targetReverts.total} of the ${targetAttempts.total} executions that called this target in the last ${window} reverted on-chain after passing simulation (STANDING_TARGET_MAX_REVERT_SHARE is ${config.targetMaxRevertShare})`, targetReverts.retryAfterSeconds)
+        return throttled(
+          'target_reverts',
+          `${targetReverts.total} of the ${targetAttempts.total} executions that called this target in the last ${window} reverted on-chain after passing simulation (STANDING_TARGET_MAX_REVERT_SHARE is ${config.targetMaxRevertShare})`,
+          targetReverts.retryAfterSeconds,
+        )
       }
       if (clientSpend && clientSpend.total >= config.gasBudgetPerClient) {
         return {

@@ -8,7 +8,7 @@ import { createReconciler } from './createReconciler.ts'
 import { openJournal } from '../store/sqlite/openJournal.ts'
 
 describe('createReconciler', () => {
-  it('reconciles one relayer\'s transactions in nonce order even when the journal wrote them out of it, and other relayers\' in signing order', async () => {
+  it("reconciles one relayer's transactions in nonce order even when the journal wrote them out of it, and other relayers' in signing order", async () => {
     const journal = openJournal({ path: ':memory:' })
     const other = '0x00000000000000000000000000000000000000Bb'
     // Journal writes can commit out of nonce order (they are started in order, and may finish in any).

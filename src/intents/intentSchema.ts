@@ -18,7 +18,7 @@ export const intentSchema = {
     target: { type: 'string', maxLength: 128, description: 'the contract to call: an address of the chain (EVM: 0x + 40 hex digits)' },
     data: { type: 'string', pattern: '^0x(?:[0-9a-fA-F]{2})*$', description: 'call data: 0x followed by an even number of hex digits ("0x" is empty)' },
     value: decimal('native value to send with the call, in the smallest unit (wei)'),
-    nonce: decimal('the sender\'s nonce for this intent; each (sender, nonce) executes at most once'),
+    nonce: decimal("the sender's nonce for this intent; each (sender, nonce) executes at most once"),
     validAfter: decimal('unix seconds after which the intent is valid; "0" (the default) means no lower bound'),
     validBefore: decimal('unix seconds before which the intent is valid; "0" (the default) means no upper bound'),
     policyId: { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$', description: 'the policy the intent runs under: 0x + 64 hex digits (bytes32)' },
@@ -42,7 +42,8 @@ export const intentSchema = {
       type: 'string',
       pattern: '^0x(?:[0-9a-fA-F]{2})+$',
       maxLength: 2 + 2 * 4096,
-      description: "the sender's (or a delegate's) signature of the intent: EVM, the EIP-712 signature of the typed data GET /chains/{chainId} describes (65 or 64 bytes from a key, or what the sender contract accepts through ERC-1271); Solana, the 64-byte Ed25519 signature of the 32-byte intent hash (X-Intent-Hash) by the sender or a delegate of the policy; Sui, the serialized signPersonalMessage signature of the intent's BCS bytes; 0x + hex",
+      description:
+        "the sender's (or a delegate's) signature of the intent: EVM, the EIP-712 signature of the typed data GET /chains/{chainId} describes (65 or 64 bytes from a key, or what the sender contract accepts through ERC-1271); Solana, the 64-byte Ed25519 signature of the 32-byte intent hash (X-Intent-Hash) by the sender or a delegate of the policy; Sui, the serialized signPersonalMessage signature of the intent's BCS bytes; 0x + hex",
     },
   },
 } as const

@@ -44,15 +44,28 @@ describe('parseIntent: account metas', () => {
   })
 
   it('names the account whose address is not a key of the chain', () => {
-    assert.deepEqual(fieldsOf(() => parseIntent({ ...solanaBody, accounts: [{ address: '0OIl', signer: false, writable: false }] }, createSolanaRuntime())), [
-      'accounts[0].address: must be a base58 public key (characters 1-9, A-Z, a-z without 0, O, I, l)',
-    ])
+    assert.deepEqual(
+      fieldsOf(() => parseIntent({ ...solanaBody, accounts: [{ address: '0OIl', signer: false, writable: false }] }, createSolanaRuntime())),
+      ['accounts[0].address: must be a base58 public key (characters 1-9, A-Z, a-z without 0, O, I, l)'],
+    )
   })
 
   it('is refused on EVM and Sui, which cannot carry account metas', () => {
     const evmBody: IntentBody = { ...solanaBody, sender: `0x${'11'.repeat(20)}`, target: `0x${'22'.repeat(20)}`, accounts: [{ address: `0x${'33'.repeat(20)}`, signer: false, writable: true }] }
-    assert.deepEqual(fieldsOf(() => parseIntent(evmBody, evmRuntime)), ["accounts: must be absent or empty on EVM chains: only Solana intents carry the target instruction's account metas"])
-    const suiBody: IntentBody = { ...solanaBody, data: '0x', sender: `0x${'11'.repeat(32)}`, target: `0x${'22'.repeat(32)}`, accounts: [{ address: `0x${'33'.repeat(32)}`, signer: false, writable: true }] }
-    assert.deepEqual(fieldsOf(() => parseIntent(suiBody, suiRuntime)), ["accounts: must be absent or empty on Sui: only Solana intents carry the target instruction's account metas"])
+    assert.deepEqual(
+      fieldsOf(() => parseIntent(evmBody, evmRuntime)),
+      ["accounts: must be absent or empty on EVM chains: only Solana intents carry the target instruction's account metas"],
+    )
+    const suiBody: IntentBody = {
+      ...solanaBody,
+      data: '0x',
+      sender: `0x${'11'.repeat(32)}`,
+      target: `0x${'22'.repeat(32)}`,
+      accounts: [{ address: `0x${'33'.repeat(32)}`, signer: false, writable: true }],
+    }
+    assert.deepEqual(
+      fieldsOf(() => parseIntent(suiBody, suiRuntime)),
+      ["accounts: must be absent or empty on Sui: only Solana intents carry the target instruction's account metas"],
+    )
   })
 })

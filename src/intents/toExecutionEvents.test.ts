@@ -7,7 +7,26 @@ import { isFinished, toExecutionEvents } from './toExecutionEvents.ts'
 const at = new Date('2026-11-25T12:00:00Z')
 function record(attempt: number, fields: Partial<ExecutionRecord>): ExecutionRecord {
   const { chainId, intentHash, intent } = claimOf(1)
-  return { id: attempt, chainId, intentHash, attempt, intent, state: 'pending', status: 0xf3, transaction: signedTx(attempt), blockNumber: undefined, blockHash: undefined, final: false, chainInstance: undefined, gasUsed: undefined, returnData: undefined, detail: undefined, createdAt: at, updatedAt: at, ...fields }
+  return {
+    id: attempt,
+    chainId,
+    intentHash,
+    attempt,
+    intent,
+    state: 'pending',
+    status: 0xf3,
+    transaction: signedTx(attempt),
+    blockNumber: undefined,
+    blockHash: undefined,
+    final: false,
+    chainInstance: undefined,
+    gasUsed: undefined,
+    returnData: undefined,
+    detail: undefined,
+    createdAt: at,
+    updatedAt: at,
+    ...fields,
+  }
 }
 const types = (records: ExecutionRecord[]) => toExecutionEvents(records).map((e) => `${e.attempt}:${e.type}`)
 
@@ -20,7 +39,10 @@ describe('toExecutionEvents', () => {
     assert.equal(isFinished([replaced, mined]), false)
     assert.deepEqual(types([replaced, { ...mined, final: true }]), ['1:submitted', '2:repriced', '2:mined', '2:final'])
     assert.equal(isFinished([replaced, { ...mined, final: true }]), true)
-    assert.deepEqual(toExecutionEvents([replaced, mined]).map((e) => e.id), toExecutionEvents([replaced, mined]).map((e) => e.id))
+    assert.deepEqual(
+      toExecutionEvents([replaced, mined]).map((e) => e.id),
+      toExecutionEvents([replaced, mined]).map((e) => e.id),
+    )
     assert.equal(toExecutionEvents([mined])[1]!.id, `eip155:1:${hash(1)}:2:mined:${hash(7)}`)
   })
 

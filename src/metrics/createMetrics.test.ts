@@ -63,7 +63,10 @@ describe('createMetrics', () => {
     assert.match(text, /# TYPE intent_gateway_payments_total counter/)
     assert.equal(valueOf(samples, 'intent_gateway_payments_total', { chain: 'eip155:1', outcome: 'settled' }), 1)
     assert.equal(valueOf(samples, 'intent_gateway_payments_total', { chain: 'eip155:1', outcome: 'refused' }), 1)
-    assert.ok(samples.some((s) => s.name === 'process_cpu_user_seconds_total'), 'process default metrics')
+    assert.ok(
+      samples.some((s) => s.name === 'process_cpu_user_seconds_total'),
+      'process default metrics',
+    )
     assert.equal(registry.contentType, 'text/plain; version=0.0.4; charset=utf-8')
     assert.equal(await globalRegistry.getSingleMetric('intent_gateway_executions_total'), undefined)
   })

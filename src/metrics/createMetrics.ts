@@ -65,13 +65,39 @@ const guardReasons = new Set<string>(['sender_reverts', 'client_reverts', 'targe
 /** RPC methods and SDK calls the chain layers make; any other name is counted as `other`. */
 export const rpcMethods: ReadonlySet<string> = new Set([
   // EVM JSON-RPC
-  'eth_call', 'eth_chainId', 'eth_blockNumber', 'eth_getCode', 'eth_estimateGas', 'eth_sendRawTransaction', 'eth_getTransactionReceipt',
-  'eth_getTransactionCount', 'eth_getTransactionByHash', 'eth_getBalance', 'eth_gasPrice', 'eth_maxPriorityFeePerGas', 'eth_feeHistory',
-  'eth_getBlockByNumber', 'eth_getBlockByHash', 'eth_getLogs',
+  'eth_call',
+  'eth_chainId',
+  'eth_blockNumber',
+  'eth_getCode',
+  'eth_estimateGas',
+  'eth_sendRawTransaction',
+  'eth_getTransactionReceipt',
+  'eth_getTransactionCount',
+  'eth_getTransactionByHash',
+  'eth_getBalance',
+  'eth_gasPrice',
+  'eth_maxPriorityFeePerGas',
+  'eth_feeHistory',
+  'eth_getBlockByNumber',
+  'eth_getBlockByHash',
+  'eth_getLogs',
   // Solana RPC
-  'simulateTransaction', 'getGenesisHash', 'getAccountInfo', 'getSlot', 'getBalance', 'getLatestBlockhash', 'sendTransaction', 'getSignatureStatuses', 'getBlockHeight',
+  'simulateTransaction',
+  'getGenesisHash',
+  'getAccountInfo',
+  'getSlot',
+  'getBalance',
+  'getLatestBlockhash',
+  'sendTransaction',
+  'getSignatureStatuses',
+  'getBlockHeight',
   // Sui SDK calls
-  'getObjects', 'getReferenceGasPrice', 'listCoins', 'executeTransaction', 'getTransaction', 'getServiceInfo',
+  'getObjects',
+  'getReferenceGasPrice',
+  'listCoins',
+  'executeTransaction',
+  'getTransaction',
+  'getServiceInfo',
 ])
 
 const httpMethods = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'])
@@ -130,13 +156,13 @@ export function createMetrics({ registry, defaultMetrics = true }: { registry: R
   })
   const guardRefusals = new Counter({
     name: 'intent_gateway_execute_refusals_total',
-    help: 'Executes refused before anything was simulated, signed or paid, by chain and reason: sender_reverts, client_reverts, target_reverts (standing after on-chain reverts; 429), client_gas_budget (an API key\'s or payer\'s gas budget spent; 429), relayer_spend_budget (the chain\'s relayer spend budget spent; 503)',
+    help: "Executes refused before anything was simulated, signed or paid, by chain and reason: sender_reverts, client_reverts, target_reverts (standing after on-chain reverts; 429), client_gas_budget (an API key's or payer's gas budget spent; 429), relayer_spend_budget (the chain's relayer spend budget spent; 503)",
     labelNames: ['chain', 'reason'] as const,
     registers: [registry],
   })
   const relayerSpend = new Counter({
     name: 'intent_gateway_relayer_spend_total',
-    help: 'What the relayer paid for executions it sent (gas used × effective gas price, in the chain\'s smallest unit: wei on EVM), by chain and whether it ran out of the gas limit the gateway chose (out_of_gas: the gateway\'s fault, charged to no client)',
+    help: "What the relayer paid for executions it sent (gas used × effective gas price, in the chain's smallest unit: wei on EVM), by chain and whether it ran out of the gas limit the gateway chose (out_of_gas: the gateway's fault, charged to no client)",
     labelNames: ['chain', 'out_of_gas'] as const,
     registers: [registry],
   })
@@ -150,7 +176,7 @@ export function createMetrics({ registry, defaultMetrics = true }: { registry: R
   let sources: MetricsSources | undefined
   new Gauge({
     name: 'intent_gateway_journal_unsettled',
-    help: 'Journaled executions not settled yet (the reconciler\'s backlog), read at scrape time',
+    help: "Journaled executions not settled yet (the reconciler's backlog), read at scrape time",
     registers: [registry],
     async collect() {
       if (sources) this.set(await sources.journalBacklog())
@@ -159,7 +185,7 @@ export function createMetrics({ registry, defaultMetrics = true }: { registry: R
   const balances = new Map<string, { value: number | undefined; at: number; reading: Promise<void> | undefined }>()
   new Gauge({
     name: 'intent_gateway_relayer_balance',
-    help: 'The relayer\'s balance per chain in the chain\'s smallest unit (wei, lamports, MIST), read at scrape time and cached briefly',
+    help: "The relayer's balance per chain in the chain's smallest unit (wei, lamports, MIST), read at scrape time and cached briefly",
     labelNames: ['chain'] as const,
     registers: [registry],
     async collect() {

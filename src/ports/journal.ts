@@ -83,7 +83,13 @@ export type Journal = {
    * nonce) is in flight or executed, or once an attempt of it reverted on-chain (an intent hash
    * has one outcome: a revert is final, and only a new intent tries again).
    */
-  claim(params: { chainId: string; intentHash: Hex; intent: Intent; chainInstance?: string | undefined; /** The short id of the API key that asked, if any. */ apiKeyId?: string | undefined }): Promise<Claim>
+  claim(params: {
+    chainId: string
+    intentHash: Hex
+    intent: Intent
+    chainInstance?: string | undefined /** The short id of the API key that asked, if any. */
+    apiKeyId?: string | undefined
+  }): Promise<Claim>
   /** Gives back an attempt that sent nothing (refused before signing, or its transaction refused by the node), as if never made. */
   release(record: ExecutionRecord): Promise<void>
   /**
@@ -154,4 +160,3 @@ export type Journal = {
   ping(): Promise<void>
   close(): void | Promise<void>
 }
-

@@ -44,7 +44,8 @@ export async function createKmsEd25519Signer({ keyId, region, endpoint, credenti
     async sign(message) {
       let signature: Uint8Array | undefined
       try {
-        signature = (await client.send(new SignCommand({ KeyId: keyId, Message: message, MessageType: 'RAW', SigningAlgorithm: 'ED25519_SHA_512' }), { abortSignal: AbortSignal.timeout(timeoutMs) })).Signature
+        signature = (await client.send(new SignCommand({ KeyId: keyId, Message: message, MessageType: 'RAW', SigningAlgorithm: 'ED25519_SHA_512' }), { abortSignal: AbortSignal.timeout(timeoutMs) }))
+          .Signature
       } catch (err) {
         throw unavailable('Sign', err)
       }

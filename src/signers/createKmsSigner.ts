@@ -25,7 +25,7 @@ export type KmsSignerParameters = {
 export async function createKmsSigner({ keyId, region, endpoint, credentials, timeoutMs = 5_000 }: KmsSignerParameters): Promise<LocalAccount & { backend: string }> {
   const client = new KMSClient({ region, ...(endpoint ? { endpoint } : {}), ...(credentials ? { credentials } : {}), maxAttempts: 2 })
   const unavailable = (what: string, cause: unknown) =>
-    new GatewayError('The relayer\'s signer is unavailable', {
+    new GatewayError("The relayer's signer is unavailable", {
       code: 'SIGNER_UNAVAILABLE',
       status: Status.UNAVAILABLE,
       details: `KMS ${what} for key ${keyId} failed: ${(cause as Error).name ?? 'error'}`,
@@ -51,7 +51,8 @@ export async function createKmsSigner({ keyId, region, endpoint, credentials, ti
     async signDigest(digest) {
       let signature: Uint8Array | undefined
       try {
-        signature = (await client.send(new SignCommand({ KeyId: keyId, Message: digest, MessageType: 'DIGEST', SigningAlgorithm: 'ECDSA_SHA_256' }), { abortSignal: AbortSignal.timeout(timeoutMs) })).Signature
+        signature = (await client.send(new SignCommand({ KeyId: keyId, Message: digest, MessageType: 'DIGEST', SigningAlgorithm: 'ECDSA_SHA_256' }), { abortSignal: AbortSignal.timeout(timeoutMs) }))
+          .Signature
       } catch (err) {
         throw unavailable('Sign', err)
       }

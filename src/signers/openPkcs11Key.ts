@@ -70,7 +70,10 @@ export function openPkcs11Key({ modulePath, tokenLabel, keyLabel, pin, timeoutMs
       }
     }
     const find = (cls: number) => {
-      pkcs11.C_FindObjectsInit(session, [{ type: lib.CKA_CLASS, value: cls }, { type: lib.CKA_LABEL, value: keyLabel }])
+      pkcs11.C_FindObjectsInit(session, [
+        { type: lib.CKA_CLASS, value: cls },
+        { type: lib.CKA_LABEL, value: keyLabel },
+      ])
       const found = pkcs11.C_FindObjects(session, 2)
       pkcs11.C_FindObjectsFinal(session)
       if (found.length !== 1) throw new Error(`the token "${tokenLabel}" holds ${found.length} ${cls === lib.CKO_PRIVATE_KEY ? 'private' : 'public'} keys labelled "${keyLabel}" (one is needed)`)

@@ -5,7 +5,7 @@ import { GatewayError } from '../errors/gatewayError.ts'
 import { Status } from '../status/statusCodes.ts'
 
 export function signerUnavailable(details: string, cause?: unknown): GatewayError {
-  return new GatewayError('The relayer\'s signer is unavailable', {
+  return new GatewayError("The relayer's signer is unavailable", {
     code: 'SIGNER_UNAVAILABLE',
     status: Status.UNAVAILABLE,
     details,

@@ -14,15 +14,105 @@ export type StatusCode = {
 
 /** ERC-1066 1.0.0 meanings by category (high nibble) and reason (low nibble). */
 const meanings: Record<number, Record<number, string>> = {
-  0x0: { 0x0: 'Failure', 0x1: 'Success', 0x2: 'Awaiting Others', 0x3: 'Accepted', 0x4: 'Lower Limit or Insufficient', 0x5: 'Receiver Action Requested', 0x6: 'Upper Limit', 0x8: 'Duplicate, Unnecessary, or Inapplicable', 0xf: 'Informational or Metadata' },
-  0x1: { 0x0: 'Disallowed or Stop', 0x1: 'Allowed or Go', 0x2: "Awaiting Other's Permission", 0x3: 'Permission Requested', 0x4: 'Too Open / Insecure', 0x5: 'Needs Your Permission', 0x6: 'Revoked or Banned', 0x8: 'Not Applicable to Current State', 0xf: 'Permission Details or Control Conditions' },
-  0x2: { 0x0: 'Not Found, Unequal, or Out of Range', 0x1: 'Found, Equal or In Range', 0x2: 'Awaiting Match', 0x3: 'Match Request Sent', 0x4: 'Below Range or Underflow', 0x5: 'Request for Match', 0x6: 'Above Range or Overflow', 0x8: 'Duplicate, Conflict, or Collision', 0xf: 'Matching Meta or Info' },
-  0x3: { 0x0: 'Sender Disagrees or Nay', 0x1: 'Sender Agrees or Yea', 0x2: 'Awaiting Ratification', 0x3: 'Offer Sent or Voted', 0x4: 'Quorum Not Reached', 0x5: "Receiver's Ratification Requested", 0x6: 'Offer or Vote Limit Reached', 0x8: 'Already Voted', 0xf: 'Negotiation Rules or Participation Info' },
-  0x4: { 0x0: 'Unavailable', 0x1: 'Available', 0x2: 'Paused', 0x3: 'Queued', 0x4: 'Not Available Yet', 0x5: 'Awaiting Your Availability', 0x6: 'Expired', 0x8: 'Already Done', 0xf: 'Availability Rules or Info' },
-  0x5: { 0x0: 'Transfer Failed', 0x1: 'Transfer Successful', 0x2: 'Awaiting Payment From Others', 0x3: 'Hold or Escrow', 0x4: 'Insufficient Funds', 0x5: 'Funds Requested', 0x6: 'Transfer Volume Exceeded', 0x8: 'Funds Not Required', 0xf: 'Token or Financial Information' },
-  0xa: { 0x0: 'App-Specific Failure', 0x1: 'App-Specific Success', 0x2: 'App-Specific Awaiting Others', 0x3: 'App-Specific Acceptance', 0x4: 'App-Specific Below Condition', 0x5: 'App-Specific Receiver Action Requested', 0x6: 'App-Specific Expiry or Limit', 0x8: 'App-Specific Inapplicable Condition', 0xf: 'App-Specific Meta or Info' },
-  0xe: { 0x0: 'Decrypt Failure', 0x1: 'Decrypt Success', 0x2: 'Awaiting Other Signatures or Keys', 0x3: 'Signed', 0x4: 'Unsigned or Untrusted', 0x5: 'Signature Required', 0x6: 'Known to be Compromised', 0x8: 'Already Signed or Not Encrypted', 0xf: 'Cryptography, ID, or Proof Metadata' },
-  0xf: { 0x0: 'Off-Chain Failure', 0x1: 'Off-Chain Success', 0x2: 'Awaiting Off-Chain Process', 0x3: 'Off-Chain Process Started', 0x4: 'Off-Chain Service Unreachable', 0x5: 'Off-Chain Action Required', 0x6: 'Off-Chain Expiry or Limit Reached', 0x8: 'Duplicate Off-Chain Request', 0xf: 'Off-Chain Info or Meta' },
+  0x0: {
+    0x0: 'Failure',
+    0x1: 'Success',
+    0x2: 'Awaiting Others',
+    0x3: 'Accepted',
+    0x4: 'Lower Limit or Insufficient',
+    0x5: 'Receiver Action Requested',
+    0x6: 'Upper Limit',
+    0x8: 'Duplicate, Unnecessary, or Inapplicable',
+    0xf: 'Informational or Metadata',
+  },
+  0x1: {
+    0x0: 'Disallowed or Stop',
+    0x1: 'Allowed or Go',
+    0x2: "Awaiting Other's Permission",
+    0x3: 'Permission Requested',
+    0x4: 'Too Open / Insecure',
+    0x5: 'Needs Your Permission',
+    0x6: 'Revoked or Banned',
+    0x8: 'Not Applicable to Current State',
+    0xf: 'Permission Details or Control Conditions',
+  },
+  0x2: {
+    0x0: 'Not Found, Unequal, or Out of Range',
+    0x1: 'Found, Equal or In Range',
+    0x2: 'Awaiting Match',
+    0x3: 'Match Request Sent',
+    0x4: 'Below Range or Underflow',
+    0x5: 'Request for Match',
+    0x6: 'Above Range or Overflow',
+    0x8: 'Duplicate, Conflict, or Collision',
+    0xf: 'Matching Meta or Info',
+  },
+  0x3: {
+    0x0: 'Sender Disagrees or Nay',
+    0x1: 'Sender Agrees or Yea',
+    0x2: 'Awaiting Ratification',
+    0x3: 'Offer Sent or Voted',
+    0x4: 'Quorum Not Reached',
+    0x5: "Receiver's Ratification Requested",
+    0x6: 'Offer or Vote Limit Reached',
+    0x8: 'Already Voted',
+    0xf: 'Negotiation Rules or Participation Info',
+  },
+  0x4: {
+    0x0: 'Unavailable',
+    0x1: 'Available',
+    0x2: 'Paused',
+    0x3: 'Queued',
+    0x4: 'Not Available Yet',
+    0x5: 'Awaiting Your Availability',
+    0x6: 'Expired',
+    0x8: 'Already Done',
+    0xf: 'Availability Rules or Info',
+  },
+  0x5: {
+    0x0: 'Transfer Failed',
+    0x1: 'Transfer Successful',
+    0x2: 'Awaiting Payment From Others',
+    0x3: 'Hold or Escrow',
+    0x4: 'Insufficient Funds',
+    0x5: 'Funds Requested',
+    0x6: 'Transfer Volume Exceeded',
+    0x8: 'Funds Not Required',
+    0xf: 'Token or Financial Information',
+  },
+  0xa: {
+    0x0: 'App-Specific Failure',
+    0x1: 'App-Specific Success',
+    0x2: 'App-Specific Awaiting Others',
+    0x3: 'App-Specific Acceptance',
+    0x4: 'App-Specific Below Condition',
+    0x5: 'App-Specific Receiver Action Requested',
+    0x6: 'App-Specific Expiry or Limit',
+    0x8: 'App-Specific Inapplicable Condition',
+    0xf: 'App-Specific Meta or Info',
+  },
+  0xe: {
+    0x0: 'Decrypt Failure',
+    0x1: 'Decrypt Success',
+    0x2: 'Awaiting Other Signatures or Keys',
+    0x3: 'Signed',
+    0x4: 'Unsigned or Untrusted',
+    0x5: 'Signature Required',
+    0x6: 'Known to be Compromised',
+    0x8: 'Already Signed or Not Encrypted',
+    0xf: 'Cryptography, ID, or Proof Metadata',
+  },
+  0xf: {
+    0x0: 'Off-Chain Failure',
+    0x1: 'Off-Chain Success',
+    0x2: 'Awaiting Off-Chain Process',
+    0x3: 'Off-Chain Process Started',
+    0x4: 'Off-Chain Service Unreachable',
+    0x5: 'Off-Chain Action Required',
+    0x6: 'Off-Chain Expiry or Limit Reached',
+    0x8: 'Duplicate Off-Chain Request',
+    0xf: 'Off-Chain Info or Meta',
+  },
 }
 
 /** Codes with a name and meaning of their own in this gateway (the seed's, then ours). */
@@ -61,7 +151,15 @@ const reservedReasons = new Set([0x7, 0x9, 0xa, 0xb, 0xc, 0xd, 0xe])
 
 /** HTTP status by reason nibble for codes that are neither fixed nor reserved. */
 const byReason: Record<number, number> = {
-  0x0: 400, 0x1: 200, 0x2: 202, 0x3: 202, 0x4: 422, 0x5: 428, 0x6: 422, 0x8: 409, 0xf: 200,
+  0x0: 400,
+  0x1: 200,
+  0x2: 202,
+  0x3: 202,
+  0x4: 422,
+  0x5: 428,
+  0x6: 422,
+  0x8: 409,
+  0xf: 200,
 }
 
 function isReserved(code: number): boolean {
@@ -75,7 +173,11 @@ export function toStatusHex(code: number): `0x${string}` {
 }
 
 function toStatusName(meaning: string): string {
-  return meaning.toUpperCase().replace(/'/g, '').replace(/[^A-Z0-9]+/g, '_').replace(/^_|_$/g, '')
+  return meaning
+    .toUpperCase()
+    .replace(/'/g, '')
+    .replace(/[^A-Z0-9]+/g, '_')
+    .replace(/^_|_$/g, '')
 }
 
 function describe(code: number): StatusCode {

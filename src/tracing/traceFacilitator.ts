@@ -29,13 +29,23 @@ export function traceFacilitator<F extends FacilitatorClient>(client: F, tracer:
   return {
     ...client,
     verify: (payload, requirements) =>
-      step('verify', requirements, () => client.verify(payload, requirements), (r) => ({ 'intent_gateway.payment.valid': r.isValid, ...(r.invalidReason ? { 'intent_gateway.payment.reason': r.invalidReason } : {}) })),
+      step(
+        'verify',
+        requirements,
+        () => client.verify(payload, requirements),
+        (r) => ({ 'intent_gateway.payment.valid': r.isValid, ...(r.invalidReason ? { 'intent_gateway.payment.reason': r.invalidReason } : {}) }),
+      ),
     settle: (payload, requirements) =>
-      step('settle', requirements, () => client.settle(payload, requirements), (r) => ({
-        'intent_gateway.payment.settled': r.success,
-        ...(r.errorReason ? { 'intent_gateway.payment.reason': r.errorReason } : {}),
-        ...(r.transaction ? { 'intent_gateway.payment.transaction': r.transaction } : {}),
-      })),
+      step(
+        'settle',
+        requirements,
+        () => client.settle(payload, requirements),
+        (r) => ({
+          'intent_gateway.payment.settled': r.success,
+          ...(r.errorReason ? { 'intent_gateway.payment.reason': r.errorReason } : {}),
+          ...(r.transaction ? { 'intent_gateway.payment.transaction': r.transaction } : {}),
+        }),
+      ),
     getSupported: () => client.getSupported(),
   }
 }

@@ -35,15 +35,12 @@ export function traceJournal(journal: Journal, tracer: Tracer): Journal {
           } catch (err) {
             failed(err)
           }
-          return Promise.resolve(pending).then(
-            (result) => {
-              if (name === 'claim') span.setAttribute('intent_gateway.journal.claimed', (result as { ok: boolean }).ok)
-              if (typeof result === 'boolean') span.setAttribute('intent_gateway.journal.changed', result)
-              span.end()
-              return result
-            },
-            failed,
-          )
+          return Promise.resolve(pending).then((result) => {
+            if (name === 'claim') span.setAttribute('intent_gateway.journal.claimed', (result as { ok: boolean }).ok)
+            if (typeof result === 'boolean') span.setAttribute('intent_gateway.journal.changed', result)
+            span.end()
+            return result
+          }, failed)
         }
         wrapped.set(name, traced)
       }

@@ -13,7 +13,12 @@ describe('readTracingConfig', () => {
   })
 
   it('is on with an OTLP endpoint: the traces endpoint as the exporter derives it, redacted, and the service name', () => {
-    assert.deepEqual(readTracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }).value, { enabled: true, exporter: 'otlp', endpoint: 'http://collector:4318/v1/traces', serviceName: 'intent-gateway' })
+    assert.deepEqual(readTracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }).value, {
+      enabled: true,
+      exporter: 'otlp',
+      endpoint: 'http://collector:4318/v1/traces',
+      serviceName: 'intent-gateway',
+    })
     assert.deepEqual(readTracingConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://user:pw@otlp.example/v1/traces?api_key=abc', OTEL_SERVICE_NAME: 'gw-eu' }).value, {
       enabled: true,
       exporter: 'otlp',

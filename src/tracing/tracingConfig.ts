@@ -26,13 +26,19 @@ export function readTracingConfig(env: Env): { value: TracingConfig; problems: s
     const value = env[name]?.trim()
     return value ? value : undefined
   }
-  const exporters = (set('OTEL_TRACES_EXPORTER') ?? '').split(',').map((e) => e.trim().toLowerCase()).filter(Boolean)
+  const exporters = (set('OTEL_TRACES_EXPORTER') ?? '')
+    .split(',')
+    .map((e) => e.trim().toLowerCase())
+    .filter(Boolean)
   for (const e of exporters) {
     if (!['otlp', 'console', 'none'].includes(e)) problems.push(`OTEL_TRACES_EXPORTER: "${e}" is not supported (otlp, console or none)`)
   }
   const tracesEndpoint = set('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT')
   const baseEndpoint = set('OTEL_EXPORTER_OTLP_ENDPOINT')
-  for (const [name, value] of [['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', tracesEndpoint], ['OTEL_EXPORTER_OTLP_ENDPOINT', baseEndpoint]] as const) {
+  for (const [name, value] of [
+    ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', tracesEndpoint],
+    ['OTEL_EXPORTER_OTLP_ENDPOINT', baseEndpoint],
+  ] as const) {
     if (value !== undefined && !/^https?:$/.test(safeProtocol(value))) problems.push(`${name}: ${redactUrl(value)} is not an http(s) URL`)
   }
   for (const name of ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'OTEL_EXPORTER_OTLP_PROTOCOL']) {

@@ -132,7 +132,10 @@ export function adapterContract(name: string, makeWorld: () => Promise<AdapterWo
         const result = await other.preflight()
         assert.equal(result.ok, false, JSON.stringify(result))
         assert.ok(!result.ok && 'missing' in result, JSON.stringify(result))
-        assert.ok(result.missing.some((m) => m.includes(address!)), `${JSON.stringify(result.missing)} names ${address}`)
+        assert.ok(
+          result.missing.some((m) => m.includes(address!)),
+          `${JSON.stringify(result.missing)} names ${address}`,
+        )
       } finally {
         await other.close()
       }
@@ -152,7 +155,7 @@ export function adapterContract(name: string, makeWorld: () => Promise<AdapterWo
       assert.deepEqual(adapter.runtime.checkIntent(world.intent()), [])
     })
 
-    it('relayerBalance() answers the relayer\'s funds in the smallest unit', async (t) => {
+    it("relayerBalance() answers the relayer's funds in the smallest unit", async (t) => {
       if (skipped(t, world.relayerBalance)) return
       assert.equal(typeof adapter.relayerBalance, 'function')
       const balance = await adapter.relayerBalance!()
@@ -178,7 +181,7 @@ export function adapterContract(name: string, makeWorld: () => Promise<AdapterWo
       assert.deepEqual(await world.relayerState(), before, 'validate sent nothing')
     })
 
-    it('validate() answers INSUFFICIENT_FUNDS (0x54) once the sender\'s deposit is gone, and 0x01 once it is back', async (t) => {
+    it("validate() answers INSUFFICIENT_FUNDS (0x54) once the sender's deposit is gone, and 0x01 once it is back", async (t) => {
       if (skipped(t, world.unfund)) return
       const { intent, restore } = await world.unfund.value()
       try {
@@ -189,7 +192,7 @@ export function adapterContract(name: string, makeWorld: () => Promise<AdapterWo
       assert.equal(await adapter.validate(intent), Status.SUCCESS)
     })
 
-    it('prepareExecution() of a refused intent is ok: false with the chain\'s code, and sends nothing', async () => {
+    it("prepareExecution() of a refused intent is ok: false with the chain's code, and sends nothing", async () => {
       const before = await world.relayerState()
       const intent = world.refused.intent()
       const preflight = await adapter.prepareExecution(intent, await signedBy(intent))
@@ -199,7 +202,7 @@ export function adapterContract(name: string, makeWorld: () => Promise<AdapterWo
       assert.deepEqual(await world.relayerState(), before)
     })
 
-    it('prepareExecution() refuses a stranger\'s signature with 0xE4, and sends nothing', async (t) => {
+    it("prepareExecution() refuses a stranger's signature with 0xE4, and sends nothing", async (t) => {
       if (skipped(t, world.stranger)) return
       const before = await world.relayerState()
       const intent = world.intent()
@@ -209,7 +212,7 @@ export function adapterContract(name: string, makeWorld: () => Promise<AdapterWo
       assert.deepEqual(await world.relayerState(), before)
     })
 
-    it('validate() with a stranger\'s signature answers UNAUTHORIZED (0xE4), as the port says; with the sender\'s, 0x01', async (t) => {
+    it("validate() with a stranger's signature answers UNAUTHORIZED (0xE4), as the port says; with the sender's, 0x01", async (t) => {
       if (skipped(t, world.validateSignature) || skipped(t, world.stranger)) return
       const intent = world.intent()
       const request = adapter.signingRequest(intent)
@@ -226,7 +229,7 @@ export function adapterContract(name: string, makeWorld: () => Promise<AdapterWo
       assert.deepEqual(await world.relayerState(), before)
     })
 
-    it('signingRequest() returns the runtime\'s signing shape, and what the sender signs from it alone is accepted', async () => {
+    it("signingRequest() returns the runtime's signing shape, and what the sender signs from it alone is accepted", async () => {
       const intent = world.intent()
       const request = adapter.signingRequest(intent)
       world.checkSigning(request, intent)

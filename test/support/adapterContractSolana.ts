@@ -32,7 +32,13 @@ export async function makeSolanaWorld(): Promise<AdapterWorld> {
         contracts: { validator: devnet.programId, executor: devnet.programId, registry: devnet.config },
         relayer,
       },
-      secrets: [Buffer.from(seed).toString('hex'), Buffer.from(seed).toString('base64'), getBase58Decoder().decode(seed), getBase58Decoder().decode(Buffer.concat([seed, ed25519Seed.publicKey(seed)])), JSON.stringify([...seed])],
+      secrets: [
+        Buffer.from(seed).toString('hex'),
+        Buffer.from(seed).toString('base64'),
+        getBase58Decoder().decode(seed),
+        getBase58Decoder().decode(Buffer.concat([seed, ed25519Seed.publicKey(seed)])),
+        JSON.stringify([...seed]),
+      ],
       intent,
       // A policy id the sender never set: the program finds no policy account.
       refused: { intent: () => intent({ policyId: saltOf('adapter contract: no such policy') }), status: Status.DISALLOWED },

@@ -14,7 +14,7 @@ import { Status } from '../../src/status/statusCodes.ts'
 import type { AdapterWorld } from './adapterContract.ts'
 import { startSuiStandIn } from './suiStandIn.ts'
 
-const noMove = 'the Sui stand-in runs no Move: the module\'s answer here would be scripted, not the chain\'s'
+const noMove = "the Sui stand-in runs no Move: the module's answer here would be scripted, not the chain's"
 
 export async function makeSuiWorld(): Promise<AdapterWorld> {
   const relayerSeed = new Uint8Array(32).fill(3)

@@ -4,10 +4,21 @@ export function expectedSigning(executor: string, message: Record<string, unknow
   return {
     domain: { name: 'IntentExecutor', version: '1', chainId: 31337, verifyingContract: executor },
     types: {
-      EIP712Domain: [{ name: 'name', type: 'string' }, { name: 'version', type: 'string' }, { name: 'chainId', type: 'uint256' }, { name: 'verifyingContract', type: 'address' }],
+      EIP712Domain: [
+        { name: 'name', type: 'string' },
+        { name: 'version', type: 'string' },
+        { name: 'chainId', type: 'uint256' },
+        { name: 'verifyingContract', type: 'address' },
+      ],
       Intent: [
-        { name: 'sender', type: 'address' }, { name: 'target', type: 'address' }, { name: 'data', type: 'bytes' }, { name: 'value', type: 'uint256' },
-        { name: 'nonce', type: 'uint256' }, { name: 'validAfter', type: 'uint256' }, { name: 'validBefore', type: 'uint256' }, { name: 'policyId', type: 'bytes32' },
+        { name: 'sender', type: 'address' },
+        { name: 'target', type: 'address' },
+        { name: 'data', type: 'bytes' },
+        { name: 'value', type: 'uint256' },
+        { name: 'nonce', type: 'uint256' },
+        { name: 'validAfter', type: 'uint256' },
+        { name: 'validBefore', type: 'uint256' },
+        { name: 'policyId', type: 'bytes32' },
       ],
     },
     primaryType: 'Intent',

@@ -49,7 +49,7 @@ export function journalContract(open: () => Promise<Journal>) {
     await journal.close()
   })
 
-  it('keeps a Solana intent\'s account metas', async () => {
+  it("keeps a Solana intent's account metas", async () => {
     const journal = await open()
     const accounts = [{ address: 'BPFLoaderUpgradeab1e11111111111111111111111', signer: false, writable: true }]
     await claimed(journal, { chainId: 'solana:x', intentHash: hash(77), intent: { ...intentOf(1n), accounts } })
@@ -114,7 +114,20 @@ export function journalContract(open: () => Promise<Journal>) {
     await settle(44, 3, { state: 'dropped', status: 0xf0, detail: 'replaced', blockNumber: undefined, gasUsed: undefined, returnData: undefined })
     const open44 = await claimed(journal, claimOf(44))
     await journal.recordSigned(open44, signedTx(4))
-    const payment = await journal.payments.reserve({ network: 'eip155:1', asset: relayer, payer: relayer, nonce: hash(90), route: 'execute', chainId: 'eip155:1', intentHash: hash(41), amount: '1', payTo: relayer, paymentId: undefined, payloadHash: hash(91), validBefore: 0n })
+    const payment = await journal.payments.reserve({
+      network: 'eip155:1',
+      asset: relayer,
+      payer: relayer,
+      nonce: hash(90),
+      route: 'execute',
+      chainId: 'eip155:1',
+      intentHash: hash(41),
+      amount: '1',
+      payTo: relayer,
+      paymentId: undefined,
+      payloadHash: hash(91),
+      validBefore: 0n,
+    })
     assert.equal(payment.kind, 'reserved')
     await journal.payments.markSettled(payment.payment.id, hash(92))
     await journal.payments.markConsumed(payment.payment.id)
@@ -166,7 +179,10 @@ export function journalContract(open: () => Promise<Journal>) {
     assert.deepEqual(await of('eip155:1', relayer), [10, 11, 12])
     assert.deepEqual(await of('eip155:1', other), [0])
     assert.deepEqual(await of('eip155:10', relayer), [])
-    assert.deepEqual((await journal.pending()).map((r) => r.intentHash), [hash(3), hash(1), hash(4), hash(2)])
+    assert.deepEqual(
+      (await journal.pending()).map((r) => r.intentHash),
+      [hash(3), hash(1), hash(4), hash(2)],
+    )
     await journal.settle(r1!, mined)
     assert.deepEqual(await of('eip155:1', relayer), [10, 12])
     // Signed again (a new transaction for the same attempt): it moves to the end.
@@ -183,7 +199,11 @@ export function journalContract(open: () => Promise<Journal>) {
     const repriced = { ...signedTx(8), id: hash(2008) }
     const second = await journal.replace(first, repriced, 'replaced by attempt 2: fees raised')
     assert.deepEqual([first.state, first.status, second.state, second.attempt, second.transaction?.id], ['dropped', 0xf0, 'pending', 2, hash(2008)])
-    assert.deepEqual((await journal.pending()).map((r) => r.id), [second.id], 'only the live attempt is pending')
+    assert.deepEqual(
+      (await journal.pending()).map((r) => r.id),
+      [second.id],
+      'only the live attempt is pending',
+    )
     assert.ok(!(await journal.claim(claimOf(40))).ok, 'the intent stays held')
     assert.deepEqual(await journal.replaced(second), [first.transaction])
     // The first transaction is the one mined: it takes the outcome; the second is replaced.
@@ -207,10 +227,16 @@ export function journalContract(open: () => Promise<Journal>) {
     assert.equal(r.chainInstance, 'genesis-a')
     await journal.recordSigned(r, signedTx(10))
     await journal.settle(r, { ...mined, blockHash: '0xb1', final: false })
-    assert.deepEqual((await journal.unconfirmed()).map((x) => [x.id, x.blockHash, x.final]), [[r.id, '0xb1', false]])
+    assert.deepEqual(
+      (await journal.unconfirmed()).map((x) => [x.id, x.blockHash, x.final]),
+      [[r.id, '0xb1', false]],
+    )
     assert.equal(await journal.reopen(r, 'reopened: reorg'), true)
     assert.deepEqual([r.state, r.blockNumber, r.blockHash, r.status], ['pending', undefined, undefined, 0xf3])
-    assert.deepEqual((await journal.pending()).map((x) => x.id), [r.id])
+    assert.deepEqual(
+      (await journal.pending()).map((x) => x.id),
+      [r.id],
+    )
     await journal.settle(r, { ...mined, blockHash: '0xb2', final: false })
     assert.equal(await journal.confirm(r), true)
     assert.deepEqual(await journal.unconfirmed(), [])
@@ -224,13 +250,17 @@ export function journalContract(open: () => Promise<Journal>) {
     await journal.settle(dropped, { state: 'dropped', status: 0xf0, blockNumber: undefined, gasUsed: undefined, returnData: undefined, detail: 'replaced' })
     assert.equal(await journal.reopen(dropped, 'not settled by a block'), false, 'a dropped record is not reopened')
     // Another instance of the chain: the mined record is listed, and retired frees the intent.
-    assert.deepEqual((await journal.otherInstances('eip155:1', 'genesis-a')).map((x) => x.id), [])
-    assert.deepEqual((await journal.otherInstances('eip155:1', 'genesis-b')).map((x) => x.id), [r.id])
+    assert.deepEqual(
+      (await journal.otherInstances('eip155:1', 'genesis-a')).map((x) => x.id),
+      [],
+    )
+    assert.deepEqual(
+      (await journal.otherInstances('eip155:1', 'genesis-b')).map((x) => x.id),
+      [r.id],
+    )
     assert.equal(await journal.retire(r, 'the chain was reset'), true)
     assert.deepEqual([r.state, r.status, r.detail], ['dropped', 0xf0, 'the chain was reset'])
     assert.ok((await journal.claim(claimOf(50))).ok)
     await journal.close()
   })
-
 }
-

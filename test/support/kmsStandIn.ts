@@ -32,7 +32,12 @@ export type KmsEd25519Key = { ed25519: Uint8Array }
 
 export async function startKmsStandIn(keys: Record<string, Hex>, ed25519Keys: Record<string, KmsEd25519Key> = {}): Promise<KmsStandIn> {
   const held = new Map(Object.entries(keys).map(([id, key]) => [id, hexToBytes(key)]))
-  const edHeld = new Map(Object.entries(ed25519Keys).map(([id, { ed25519 }]) => [id, createPrivateKey({ key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), ed25519]), format: 'der', type: 'pkcs8' })]))
+  const edHeld = new Map(
+    Object.entries(ed25519Keys).map(([id, { ed25519 }]) => [
+      id,
+      createPrivateKey({ key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), ed25519]), format: 'der', type: 'pkcs8' }),
+    ]),
+  )
   const state: KmsStandIn = { endpoint: '', addressOf, mode: 'normal', signs: 0, close }
   const hanging = new Set<import('node:http').ServerResponse>()
   function addressOf(keyId: string): Address {

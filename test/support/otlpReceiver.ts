@@ -34,7 +34,10 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       let raw = Buffer.concat(chunks)
       if (req.headers['content-encoding'] === 'gzip') raw = gunzipSync(raw)
       const body = JSON.parse(raw.toString('utf8')) as {
-        resourceSpans?: { resource?: { attributes?: KeyValue[] }; scopeSpans?: { spans?: { traceId: string; spanId: string; parentSpanId?: string; name: string; kind: number; attributes?: KeyValue[] }[] }[] }[]
+        resourceSpans?: {
+          resource?: { attributes?: KeyValue[] }
+          scopeSpans?: { spans?: { traceId: string; spanId: string; parentSpanId?: string; name: string; kind: number; attributes?: KeyValue[] }[] }[]
+        }[]
       }
       for (const rs of body.resourceSpans ?? []) {
         const resource = toRecord(rs.resource?.attributes)

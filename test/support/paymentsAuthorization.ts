@@ -32,7 +32,12 @@ export function newAuthorization(params: { from: Address; to: Address; value: bi
   }
 }
 
-export function signTransferAuthorization(key: Hex, domain: ReturnType<typeof tokenDomain>, authorization: Authorization, primaryType: 'TransferWithAuthorization' | 'ReceiveWithAuthorization' = 'TransferWithAuthorization'): Promise<Hex> {
+export function signTransferAuthorization(
+  key: Hex,
+  domain: ReturnType<typeof tokenDomain>,
+  authorization: Authorization,
+  primaryType: 'TransferWithAuthorization' | 'ReceiveWithAuthorization' = 'TransferWithAuthorization',
+): Promise<Hex> {
   const types = primaryType === 'TransferWithAuthorization' ? transferTypes : { ReceiveWithAuthorization: transferTypes.TransferWithAuthorization }
   return privateKeyToAccount(key).signTypedData({ domain, types, primaryType, message: authorization } as never)
 }
@@ -41,7 +46,12 @@ export function signCancelAuthorization(key: Hex, domain: ReturnType<typeof toke
   const account = privateKeyToAccount(key)
   return account.signTypedData({
     domain,
-    types: { CancelAuthorization: [{ name: 'authorizer', type: 'address' }, { name: 'nonce', type: 'bytes32' }] },
+    types: {
+      CancelAuthorization: [
+        { name: 'authorizer', type: 'address' },
+        { name: 'nonce', type: 'bytes32' },
+      ],
+    },
     primaryType: 'CancelAuthorization',
     message: { authorizer: account.address, nonce },
   })

@@ -1,5 +1,5 @@
 // Creates policies and deposits on the test chain, as the demo sender (or another owner).
-import { type Address, type Hex } from 'viem'
+import type { Address, Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
 import { policyRegistryArtifact } from '../../src/contracts/policyRegistryArtifact.ts'
@@ -32,7 +32,14 @@ export async function writePolicy(world: World, name: string, fields: Partial<Po
     allowedChains: [],
     ...fields,
   }
-  const hash = await wallet.writeContract({ address: world.devnet.contracts.registry, abi: policyRegistryArtifact.abi, functionName: 'createPolicy', args: [saltOf(name), policy], account: wallet.account!, chain: wallet.chain })
+  const hash = await wallet.writeContract({
+    address: world.devnet.contracts.registry,
+    abi: policyRegistryArtifact.abi,
+    functionName: 'createPolicy',
+    args: [saltOf(name), policy],
+    account: wallet.account!,
+    chain: wallet.chain,
+  })
   const receipt = await world.clients.publicClient.waitForTransactionReceipt({ hash })
   if (receipt.status !== 'success') throw new Error('createPolicy reverted')
   return derivePolicyId(owner, saltOf(name))

@@ -55,16 +55,40 @@ export function createSoftHsmToken(keyLabels: string[], tokenLabel = 'relayers',
     pkcs11.C_GenerateKeyPair(
       session,
       { mechanism: lib.CKM_EC_KEY_PAIR_GEN },
-      [{ type: lib.CKA_TOKEN, value: true }, { type: lib.CKA_LABEL, value: label }, { type: lib.CKA_EC_PARAMS, value: secp256k1Params }, { type: lib.CKA_VERIFY, value: true }],
-      [{ type: lib.CKA_TOKEN, value: true }, { type: lib.CKA_LABEL, value: label }, { type: lib.CKA_SIGN, value: true }, { type: lib.CKA_PRIVATE, value: true }, { type: lib.CKA_SENSITIVE, value: true }, { type: lib.CKA_EXTRACTABLE, value: false }],
+      [
+        { type: lib.CKA_TOKEN, value: true },
+        { type: lib.CKA_LABEL, value: label },
+        { type: lib.CKA_EC_PARAMS, value: secp256k1Params },
+        { type: lib.CKA_VERIFY, value: true },
+      ],
+      [
+        { type: lib.CKA_TOKEN, value: true },
+        { type: lib.CKA_LABEL, value: label },
+        { type: lib.CKA_SIGN, value: true },
+        { type: lib.CKA_PRIVATE, value: true },
+        { type: lib.CKA_SENSITIVE, value: true },
+        { type: lib.CKA_EXTRACTABLE, value: false },
+      ],
     )
   }
   for (const label of ed25519Labels) {
     pkcs11.C_GenerateKeyPair(
       session,
       { mechanism: CKM_EC_EDWARDS_KEY_PAIR_GEN },
-      [{ type: lib.CKA_TOKEN, value: true }, { type: lib.CKA_LABEL, value: label }, { type: lib.CKA_EC_PARAMS, value: ed25519Params }, { type: lib.CKA_VERIFY, value: true }],
-      [{ type: lib.CKA_TOKEN, value: true }, { type: lib.CKA_LABEL, value: label }, { type: lib.CKA_SIGN, value: true }, { type: lib.CKA_PRIVATE, value: true }, { type: lib.CKA_SENSITIVE, value: true }, { type: lib.CKA_EXTRACTABLE, value: false }],
+      [
+        { type: lib.CKA_TOKEN, value: true },
+        { type: lib.CKA_LABEL, value: label },
+        { type: lib.CKA_EC_PARAMS, value: ed25519Params },
+        { type: lib.CKA_VERIFY, value: true },
+      ],
+      [
+        { type: lib.CKA_TOKEN, value: true },
+        { type: lib.CKA_LABEL, value: label },
+        { type: lib.CKA_SIGN, value: true },
+        { type: lib.CKA_PRIVATE, value: true },
+        { type: lib.CKA_SENSITIVE, value: true },
+        { type: lib.CKA_EXTRACTABLE, value: false },
+      ],
     )
   }
   pkcs11.C_CloseSession(session)
@@ -84,7 +108,10 @@ export function readPrivateValue(token: SoftHsmToken, keyLabel: string): Buffer 
   try {
     pkcs11.C_Login(session, lib.CKU_USER, token.pin)
   } catch {}
-  pkcs11.C_FindObjectsInit(session, [{ type: lib.CKA_CLASS, value: lib.CKO_PRIVATE_KEY }, { type: lib.CKA_LABEL, value: keyLabel }])
+  pkcs11.C_FindObjectsInit(session, [
+    { type: lib.CKA_CLASS, value: lib.CKO_PRIVATE_KEY },
+    { type: lib.CKA_LABEL, value: keyLabel },
+  ])
   const [key] = pkcs11.C_FindObjects(session, 1)
   pkcs11.C_FindObjectsFinal(session)
   return pkcs11.C_GetAttributeValue(session, key!, [{ type: lib.CKA_VALUE }])[0]!.value as Buffer

@@ -22,7 +22,16 @@ export const quietLogger = createLogger({ level: 'info', destination: { write: (
 
 export function solanaAdapterFor(
   devnet: SolanaDevnet,
-  overrides: { rpcUrls?: string[]; programId?: Address; config?: Address; rpcTimeoutMs?: number; simulationFeePayer?: Address | null; relayer?: boolean; options?: Partial<SolanaOptions>; rpcRecorder?: RpcRecorder } = {},
+  overrides: {
+    rpcUrls?: string[]
+    programId?: Address
+    config?: Address
+    rpcTimeoutMs?: number
+    simulationFeePayer?: Address | null
+    relayer?: boolean
+    options?: Partial<SolanaOptions>
+    rpcRecorder?: RpcRecorder
+  } = {},
 ) {
   return createSolanaAdapter({
     chain: {
@@ -42,7 +51,10 @@ export function solanaAdapterFor(
   })
 }
 
-export async function startSolanaGateway(adapters: ChainAdapter[], { journal = openJournal({ path: ':memory:' }), requireSignature }: { journal?: Journal; requireSignature?: boolean } = {}): Promise<SolanaGateway> {
+export async function startSolanaGateway(
+  adapters: ChainAdapter[],
+  { journal = openJournal({ path: ':memory:' }), requireSignature }: { journal?: Journal; requireSignature?: boolean } = {},
+): Promise<SolanaGateway> {
   const app = buildApp({
     registry: createChainRegistry({ adapters, defaultChainId: undefined }),
     journal,

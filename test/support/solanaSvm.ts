@@ -24,9 +24,7 @@ import { createIntentGatewayProgram } from '../../src/chains/solana/intentGatewa
 import { createClusterSvm } from '../../src/chains/solana/devnet/createClusterSvm.ts'
 import { deployWithLoaderV3 } from '../../src/chains/solana/devnet/deployWithLoaderV3.ts'
 
-export type SvmOutcome =
-  | { ok: true; logs: string[]; returnData: Uint8Array; computeUnits: bigint }
-  | { ok: false; logs: string[]; custom: number | undefined; error: string }
+export type SvmOutcome = { ok: true; logs: string[]; returnData: Uint8Array; computeUnits: bigint } | { ok: false; logs: string[]; custom: number | undefined; error: string }
 
 export type StartSolanaSvmParameters = {
   /**
@@ -78,7 +76,13 @@ export async function startSolanaSvm({ version = 'v3', program: elf, allowSbpfV0
   }
   /** Deploys an ELF through Loader V3, `authority` as its upgrade authority, at a new program id. */
   async function deploy(program: Uint8Array, authority: KeyPairSigner, key?: KeyPairSigner): Promise<Address> {
-    const { programId } = await deployWithLoaderV3({ elf: program, payer: authority, program: key ?? (await generateKeyPairSigner()), minimumBalance: (space) => svm.minimumBalanceForRentExemption(space), send: sendOrThrow })
+    const { programId } = await deployWithLoaderV3({
+      elf: program,
+      payer: authority,
+      program: key ?? (await generateKeyPairSigner()),
+      minimumBalance: (space) => svm.minimumBalanceForRentExemption(space),
+      send: sendOrThrow,
+    })
     return programId
   }
 

@@ -16,7 +16,11 @@ export async function startHttpServer(): Promise<TestServer> {
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   state.url = `http://127.0.0.1:${(server.address() as { port: number }).port}/rpcs.json`
-  state.close = () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()) })
+  state.close = () =>
+    new Promise((resolve) => {
+      server.closeAllConnections()
+      server.close(() => resolve())
+    })
   return state
 }
 

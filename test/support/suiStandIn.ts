@@ -85,7 +85,8 @@ export async function startSuiStandIn({ relayer }: { relayer: string }): Promise
     const t = objects.templates
     if (id === packageId) return { ...clone(t.package), object: { ...t.package.object, objectId: id } }
     if (id === standIn.hubId) return { object: { ...clone(t.shared.object), objectId: id, objectType: `${packageId}::intents::Hub`, owner: { kind: 'SHARED', version: standIn.hubInitialVersion } } }
-    if (id === standIn.policyId) return { object: { ...clone(t.shared.object), objectId: id, objectType: `${packageId}::intents::Policy`, owner: { kind: 'SHARED', version: standIn.policyInitialVersion } } }
+    if (id === standIn.policyId)
+      return { object: { ...clone(t.shared.object), objectId: id, objectType: `${packageId}::intents::Policy`, owner: { kind: 'SHARED', version: standIn.policyInitialVersion } } }
     if (id === standIn.otherObjectId) return { object: { ...clone(t.shared.object), objectId: id, objectType: '0x2::coin::Coin<0x2::sui::SUI>', owner: { kind: 'SHARED', version: '5' } } }
     return clone(t.missing)
   }
@@ -132,7 +133,8 @@ export async function startSuiStandIn({ relayer }: { relayer: string }): Promise
     if (!signer || signer.toSuiAddress() !== call.transaction.sender) throw Object.assign(new Error('Invalid user signature'), { grpcCode: grpcInvalidArgument })
     const digest = TransactionDataBuilder.getDigestFromBytes(bytes)
     const gasCoin = call.transaction.gasData.payment?.[0]
-    if (!gasCoin || BigInt(gasCoin.version) !== coinVersion) throw Object.assign(new Error(`Object ${coinId} is not available for consumption, its current version: ${coinVersion}`), { grpcCode: grpcInvalidArgument })
+    if (!gasCoin || BigInt(gasCoin.version) !== coinVersion)
+      throw Object.assign(new Error(`Object ${coinId} is not available for consumption, its current version: ${coinVersion}`), { grpcCode: grpcInvalidArgument })
     coinVersion++
     const answer = standIn.answers.execute
     const response = fixture('executeTransaction').response

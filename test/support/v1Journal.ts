@@ -51,7 +51,26 @@ export type V1Row = {
   updated_at: number
 }
 
-const columns = ['id', 'chain_id', 'intent_hash', 'sender', 'intent_nonce', 'intent', 'state', 'status', 'relayer', 'tx_nonce', 'transaction_hash', 'raw_transaction', 'block_number', 'gas_used', 'return_data', 'detail', 'created_at', 'updated_at'] as const
+const columns = [
+  'id',
+  'chain_id',
+  'intent_hash',
+  'sender',
+  'intent_nonce',
+  'intent',
+  'state',
+  'status',
+  'relayer',
+  'tx_nonce',
+  'transaction_hash',
+  'raw_transaction',
+  'block_number',
+  'gas_used',
+  'return_data',
+  'detail',
+  'created_at',
+  'updated_at',
+] as const
 
 /** Writes a version-1 journal at `path` holding `rows`, then `deleteIds` removed (as released claims were), in WAL mode as the gateway kept it. */
 export function writeV1Journal(path: string, rows: V1Row[], { deleteIds = [] }: { deleteIds?: number[] } = {}): void {

@@ -21,13 +21,34 @@ export function validatorReads(devnet: () => Devnet, rpc: () => JsonRpcClient) {
       data: encodeFunctionData({
         abi: intentValidatorArtifact.abi,
         functionName: 'canExecute',
-        args: [toIntentTuple({ sender: devnet().demo.sender, target: devnet().demo.counter, data: encodeFunctionData({ abi: demoCounterArtifact.abi, functionName: 'increment', args: [1n] }), value: 0n, nonce: BigInt(nonce), validAfter, validBefore: 0n, policyId: nonce % 2 ? devnet().demo.policies.open : `0x${'ee'.repeat(32)}` })],
+        args: [
+          toIntentTuple({
+            sender: devnet().demo.sender,
+            target: devnet().demo.counter,
+            data: encodeFunctionData({ abi: demoCounterArtifact.abi, functionName: 'increment', args: [1n] }),
+            value: 0n,
+            nonce: BigInt(nonce),
+            validAfter,
+            validBefore: 0n,
+            policyId: nonce % 2 ? devnet().demo.policies.open : `0x${'ee'.repeat(32)}`,
+          }),
+        ],
       }),
     }),
     /** A selector the validator does not have: the node answers with a revert. */
     reverting: (): Read => ({ to: devnet().contracts.validator, data: '0xdeadbeef' }),
     /** The plain eth_call at the latest block, settled. */
-    direct: (c: Read): Promise<Settled> => rpc().request({ method: 'eth_call', params: [c, 'latest'] }).then((v) => ({ ok: v }), (e: Error) => ({ err: message(e) })),
-    settled: (p: Promise<Hex>): Promise<Settled> => p.then((v) => ({ ok: v }), (e: Error) => ({ err: message(e) })),
+    direct: (c: Read): Promise<Settled> =>
+      rpc()
+        .request({ method: 'eth_call', params: [c, 'latest'] })
+        .then(
+          (v) => ({ ok: v }),
+          (e: Error) => ({ err: message(e) }),
+        ),
+    settled: (p: Promise<Hex>): Promise<Settled> =>
+      p.then(
+        (v) => ({ ok: v }),
+        (e: Error) => ({ err: message(e) }),
+      ),
   }
 }

@@ -24,11 +24,17 @@ export const exitCodes = {
 
 export function exitCodeFor(action: GatewayAction): number {
   switch (action) {
-    case 'done': return exitCodes.success
-    case 'retry': return exitCodes.pending
-    case 'pay': return exitCodes.paymentRequired
-    case 'sign': return exitCodes.signatureRequired
-    case 'fund': return exitCodes.fundsRequired
-    case 'deny': return exitCodes.refused
+    case 'done':
+      return exitCodes.success
+    case 'retry':
+      return exitCodes.pending
+    case 'pay':
+      return exitCodes.paymentRequired
+    case 'sign':
+      return exitCodes.signatureRequired
+    case 'fund':
+      return exitCodes.fundsRequired
+    case 'deny':
+      return exitCodes.refused
   }
 }

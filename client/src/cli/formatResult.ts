@@ -32,9 +32,9 @@ export function nextStep(result: GatewayResult, { paying = false }: FormatContex
       return `--pay did not pay this price (see payment error): allow its asset with ${allow}, or raise --max-usd`
     }
     case 'sign':
-      return 'the sender must sign: set INTENT_SIGNER_PRIVATE_KEY (the sender\'s or a delegate\'s key) and execute again'
+      return "the sender must sign: set INTENT_SIGNER_PRIVATE_KEY (the sender's or a delegate's key) and execute again"
     case 'fund':
-      return 'the sender\'s deposit or policy cap is short: fund it (see funding) and try again'
+      return "the sender's deposit or policy cap is short: fund it (see funding) and try again"
     default:
       return undefined
   }

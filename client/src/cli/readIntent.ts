@@ -18,8 +18,15 @@ export const intentFlags = {
 } as const
 
 const fieldOf: Record<string, keyof IntentInput> = {
-  sender: 'sender', target: 'target', data: 'data', value: 'value', nonce: 'nonce',
-  'valid-after': 'validAfter', 'valid-before': 'validBefore', 'policy-id': 'policyId', signature: 'signature',
+  sender: 'sender',
+  target: 'target',
+  data: 'data',
+  value: 'value',
+  nonce: 'nonce',
+  'valid-after': 'validAfter',
+  'valid-before': 'validBefore',
+  'policy-id': 'policyId',
+  signature: 'signature',
 }
 
 /** The flag that sets each field of the intent. */

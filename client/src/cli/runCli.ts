@@ -166,16 +166,22 @@ export async function runCli(params: RunCliParameters): Promise<number> {
         const list = await client.listChains()
         if (json) stdout.write(`${toJson(list)}\n`)
         else {
-          stdout.write(`${list.chains.map((c) => table([
-            ['chain', `${c.chainId}${c.chainId === list.defaultChainId ? ' (default)' : ''}`],
-            ['runtime', c.chainType],
-            ['name', c.name],
-            ['available', c.available === false ? `no: ${c.unavailableReason ?? ''}` : 'yes'],
-            ['executor', c.contracts.executor],
-            ['validator', c.contracts.validator],
-            ['registry', c.contracts.registry],
-            ['relayer', c.relayer ?? 'none (validate only)'],
-          ])).join('\n\n')}\n`)
+          stdout.write(
+            `${list.chains
+              .map((c) =>
+                table([
+                  ['chain', `${c.chainId}${c.chainId === list.defaultChainId ? ' (default)' : ''}`],
+                  ['runtime', c.chainType],
+                  ['name', c.name],
+                  ['available', c.available === false ? `no: ${c.unavailableReason ?? ''}` : 'yes'],
+                  ['executor', c.contracts.executor],
+                  ['validator', c.contracts.validator],
+                  ['registry', c.contracts.registry],
+                  ['relayer', c.relayer ?? 'none (validate only)'],
+                ]),
+              )
+              .join('\n\n')}\n`,
+          )
         }
         return exitCodes.success
       }
@@ -218,7 +224,7 @@ function signerFrom(chainType: ChainType, env: Record<string, string | undefined
     try {
       return createSolanaSigner(key)
     } catch {
-      throw new UsageError('INTENT_SIGNER_SOLANA_KEY must be a Solana secret key: a keypair file\'s JSON array of 64 bytes, or 0x hex (its value is not shown)')
+      throw new UsageError("INTENT_SIGNER_SOLANA_KEY must be a Solana secret key: a keypair file's JSON array of 64 bytes, or 0x hex (its value is not shown)")
     }
   }
   return undefined

@@ -9,9 +9,12 @@ import type { SolanaIntentSigner } from '../intentSigner.ts'
 export function createSolanaSigner(secretKey: Uint8Array | readonly number[] | string): SolanaIntentSigner {
   let bytes: Uint8Array
   try {
-    bytes = typeof secretKey === 'string'
-      ? secretKey.trim().startsWith('[') ? Uint8Array.from(JSON.parse(secretKey) as number[]) : hexToBytes(secretKey.trim() as `0x${string}`)
-      : Uint8Array.from(secretKey)
+    bytes =
+      typeof secretKey === 'string'
+        ? secretKey.trim().startsWith('[')
+          ? Uint8Array.from(JSON.parse(secretKey) as number[])
+          : hexToBytes(secretKey.trim() as `0x${string}`)
+        : Uint8Array.from(secretKey)
   } catch (err) {
     throw new GatewayClientError('The Solana secret key is not a JSON byte array or 0x hex', { code: 'INVALID_ARGUMENT', cause: err })
   }
@@ -19,7 +22,7 @@ export function createSolanaSigner(secretKey: Uint8Array | readonly number[] | s
   const seed = bytes.slice(0, 32)
   const publicKey = ed25519.getPublicKey(seed)
   if (bytes.length === 64 && !bytes.slice(32).every((b, i) => b === publicKey[i])) {
-    throw new GatewayClientError('The Solana keypair\'s second half is not the public key of its seed', { code: 'INVALID_ARGUMENT' })
+    throw new GatewayClientError("The Solana keypair's second half is not the public key of its seed", { code: 'INVALID_ARGUMENT' })
   }
   return {
     chainType: 'solana',

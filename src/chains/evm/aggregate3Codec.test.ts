@@ -31,26 +31,34 @@ describe('aggregate3 codec', () => {
 
   it('refuses a truncated or corrupted result instead of reading past it', () => {
     fc.assert(
-      fc.property(results.filter((rs) => rs.length > 0), fc.nat(), fc.nat(), (rs, cut, flip) => {
-        const encoded = encodeFunctionResult({ abi: multicall3Abi, functionName: 'aggregate3', result: rs })
-        const truncated = encoded.slice(0, 2 + ((cut % ((encoded.length - 2) / 2)) * 2)) as Hex
-        let decoded: unknown
-        try {
-          decoded = decodeAggregate3Result(truncated)
-        } catch {
-          return // refused: fine
-        }
-        // A prefix that still decodes must be one whose cut fell only in the last return data's padding.
-        assert.deepEqual(decoded, rs.map((r) => ({ ...r })))
-        // A word of garbage in the head is refused or decoded, never a crash of another kind.
-        const at = 2 + (flip % 4) * 64
-        const corrupted = `${encoded.slice(0, at)}${'f'.repeat(64)}${encoded.slice(at + 64)}` as Hex
-        try {
-          decodeAggregate3Result(corrupted)
-        } catch (err) {
-          assert.match((err as Error).message, /^aggregate3 result/)
-        }
-      }),
+      fc.property(
+        results.filter((rs) => rs.length > 0),
+        fc.nat(),
+        fc.nat(),
+        (rs, cut, flip) => {
+          const encoded = encodeFunctionResult({ abi: multicall3Abi, functionName: 'aggregate3', result: rs })
+          const truncated = encoded.slice(0, 2 + (cut % ((encoded.length - 2) / 2)) * 2) as Hex
+          let decoded: unknown
+          try {
+            decoded = decodeAggregate3Result(truncated)
+          } catch {
+            return // refused: fine
+          }
+          // A prefix that still decodes must be one whose cut fell only in the last return data's padding.
+          assert.deepEqual(
+            decoded,
+            rs.map((r) => ({ ...r })),
+          )
+          // A word of garbage in the head is refused or decoded, never a crash of another kind.
+          const at = 2 + (flip % 4) * 64
+          const corrupted = `${encoded.slice(0, at)}${'f'.repeat(64)}${encoded.slice(at + 64)}` as Hex
+          try {
+            decodeAggregate3Result(corrupted)
+          } catch (err) {
+            assert.match((err as Error).message, /^aggregate3 result/)
+          }
+        },
+      ),
       { numRuns: 300 },
     )
   })

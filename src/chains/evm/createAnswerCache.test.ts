@@ -26,7 +26,10 @@ describe('createAnswerCache', () => {
     } else sent.push(args.method)
     return rpc.request(args)
   }
-  const { canExecute, reverting, direct, settled } = validatorReads(() => devnet, () => rpc)
+  const { canExecute, reverting, direct, settled } = validatorReads(
+    () => devnet,
+    () => rpc,
+  )
   const status = (answer: Hex) => Number.parseInt(answer.slice(2, 4), 16)
   const latest = async () => (await rpc.request({ method: 'eth_getBlockByNumber', params: ['latest', false] })) as { hash: Hex; number: Hex; timestamp: Hex }
   const cached = (maxEntries?: number) => {
@@ -113,7 +116,7 @@ describe('createAnswerCache', () => {
     assert.equal(status(await cache.call(intent)), Status.SUCCESS)
   })
 
-  it('keeps no failure: a reverted read answers the node\'s own error each time, asking the node each time', async () => {
+  it("keeps no failure: a reverted read answers the node's own error each time, asking the node each time", async () => {
     const { batcher, cache } = cached()
     await batcher.call(canExecute(1))
     const expected = await direct(reverting())
@@ -121,7 +124,10 @@ describe('createAnswerCache', () => {
     sent = []
     assert.deepEqual(await settled(cache.call(reverting())), expected)
     assert.deepEqual(await settled(cache.call(reverting())), expected)
-    assert.deepEqual(sent.filter((s) => s.startsWith('eth_call')), ['eth_call:single@hash', 'eth_call:single@hash'])
+    assert.deepEqual(
+      sent.filter((s) => s.startsWith('eth_call')),
+      ['eth_call:single@hash', 'eth_call:single@hash'],
+    )
   })
 
   it('keeps at most maxEntries answers per block, the least recently used going first; the others are read again, right', async () => {
@@ -148,7 +154,10 @@ describe('createAnswerCache', () => {
     }
     const cache = createAnswerCache({ reads: createCallBatcher({ request: down, logger }), request: down })
     const results = await Promise.all([settled(cache.call(canExecute(1))), settled(cache.call(canExecute(3)))])
-    assert.ok(results.every((r) => 'err' in r && /ECONNREFUSED \(eth_getBlockByNumber\)/.test(r.err)), JSON.stringify(results))
+    assert.ok(
+      results.every((r) => 'err' in r && /ECONNREFUSED \(eth_getBlockByNumber\)/.test(r.err)),
+      JSON.stringify(results),
+    )
     assert.equal(attempts, 1, 'one head read for the turn, and no read after it failed')
   })
 })

@@ -23,7 +23,10 @@ describe('createCallBatcher', () => {
     sent.push(`${args.method}${to}`)
     return rpc.request(args)
   }
-  const { canExecute, reverting, direct, settled } = validatorReads(() => devnet, () => rpc)
+  const { canExecute, reverting, direct, settled } = validatorReads(
+    () => devnet,
+    () => rpc,
+  )
 
   before(async () => {
     devnet = await startDevnet()
@@ -149,7 +152,10 @@ describe('createCallBatcher', () => {
     await batcher.call(canExecute(1))
     reachable = false
     const results = await Promise.all(Array.from({ length: 4 }, (_, i) => settled(batcher.call(canExecute(600 + i)))))
-    assert.ok(results.every((r) => 'err' in r && /ECONNREFUSED/.test(r.err)), JSON.stringify(results))
+    assert.ok(
+      results.every((r) => 'err' in r && /ECONNREFUSED/.test(r.err)),
+      JSON.stringify(results),
+    )
     assert.equal(attempts, 1, 'one aggregate attempt, not one more per call')
     assert.equal(batcher.folding(), true)
   })

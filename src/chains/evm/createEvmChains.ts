@@ -16,7 +16,10 @@ export async function createEvmChains(configs: ChainConfig[], { settings, logger
   const relayerKeys = settings.relayerPrivateKeys && settings.relayerPrivateKeys.length > 0 ? settings.relayerPrivateKeys : settings.relayerPrivateKey ? [settings.relayerPrivateKey] : []
   for (const chain of chains) {
     if (chain.readOnly && relayerKeys.length > 0) {
-      logger.warn({ chainId: chain.chainId }, `${chain.chainId} is read-only: it has no RPC_URLS, and discovered endpoints are not trusted to execute in production (validate only; set RPC_URLS to execute)`)
+      logger.warn(
+        { chainId: chain.chainId },
+        `${chain.chainId} is read-only: it has no RPC_URLS, and discovered endpoints are not trusted to execute in production (validate only; set RPC_URLS to execute)`,
+      )
     }
   }
   // Keys that never enter the process: their addresses are read from KMS at start-up.

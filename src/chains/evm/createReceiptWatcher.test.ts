@@ -46,7 +46,10 @@ describe('createReceiptWatcher', () => {
     const asked = { ...chain.calls }
     chain.mine(...hashes)
     const receipts = await Promise.all(waits)
-    assert.deepEqual(receipts.map((r) => r.transactionHash), hashes)
+    assert.deepEqual(
+      receipts.map((r) => r.transactionHash),
+      hashes,
+    )
     assert.equal(chain.calls.blockReceipts - asked.blockReceipts, 1, 'the block is read once')
     assert.equal(chain.calls.receipt, 50, 'each transaction was asked alone only once, when its wait began')
     assert.ok(chain.calls.blockNumber < 20, `head reads per interval, not per transaction: ${chain.calls.blockNumber}`)
@@ -82,14 +85,20 @@ describe('createReceiptWatcher', () => {
   })
 
   it('asks each transaction alone where the node has no eth_getBlockReceipts, or after a long gap', async () => {
-    for (const setup of [{ blockReceipts: false, gap: 1 }, { blockReceipts: true, gap: 40 }]) {
+    for (const setup of [
+      { blockReceipts: false, gap: 1 },
+      { blockReceipts: true, gap: 40 },
+    ]) {
       const chain = fakeChain({ blockReceipts: setup.blockReceipts })
       const watcher = createReceiptWatcher({ ...chain.parameters, intervalMs: 50, maxBlocksPerTick: 16 })
       const waits = [watcher.wait(hash(7)), watcher.wait(hash(8))]
       await tick()
       for (let i = 1; i < setup.gap; i++) chain.mine()
       chain.mine(hash(7), hash(8))
-      assert.deepEqual((await Promise.all(waits)).map((r) => r.transactionHash), [hash(7), hash(8)])
+      assert.deepEqual(
+        (await Promise.all(waits)).map((r) => r.transactionHash),
+        [hash(7), hash(8)],
+      )
       assert.ok(chain.calls.blockReceipts <= 1, JSON.stringify(chain.calls))
       watcher.close()
     }

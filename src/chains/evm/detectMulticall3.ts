@@ -14,7 +14,11 @@ export function detectMulticall3(ctx: CallBatcherContext): void {
     try {
       const code = (await ctx.request({ method: 'eth_getCode', params: [multicall3Address, 'latest'] })) as Hex
       const now = typeof code === 'string' && code.length > 2
-      if (now !== ctx.present) ctx.logger.info({ multicall3: multicall3Address, folding: now }, now ? 'Multicall3 found: concurrent validator reads are folded into one call' : 'no Multicall3 on this chain: each validator read is its own call')
+      if (now !== ctx.present)
+        ctx.logger.info(
+          { multicall3: multicall3Address, folding: now },
+          now ? 'Multicall3 found: concurrent validator reads are folded into one call' : 'no Multicall3 on this chain: each validator read is its own call',
+        )
       ctx.present = now
     } catch {
       // Unknown until the node answers; calls go out alone meanwhile.

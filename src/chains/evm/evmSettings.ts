@@ -15,7 +15,10 @@ export function readRelayerKeys(env: Env, production: boolean, problems: string[
   const keys: Hex[] = []
   const seen = new Set<string>()
   const one = env.RELAYER_PRIVATE_KEY?.trim()
-  const many = (env.RELAYER_PRIVATE_KEYS ?? '').split(',').map((k) => k.trim()).filter(Boolean)
+  const many = (env.RELAYER_PRIVATE_KEYS ?? '')
+    .split(',')
+    .map((k) => k.trim())
+    .filter(Boolean)
   for (const [name, raw, position] of [...(one ? [['RELAYER_PRIVATE_KEY', one, ''] as const] : []), ...many.map((raw, i) => ['RELAYER_PRIVATE_KEYS', raw, ` (key ${i + 1})`] as const)]) {
     const key = readRelayerKey(raw, `${name}${position}`, production, problems)
     if (!key) continue

@@ -3,6 +3,6 @@
 import { intentValidatorArtifact } from '../../contracts/intentValidatorArtifact.ts'
 
 const canExecute = intentValidatorArtifact.abi.find((item) => item.type === 'function' && item.name === 'canExecute')
-if (!canExecute || canExecute.type !== 'function') throw new Error('canExecute missing from the validator ABI')
+if (canExecute?.type !== 'function') throw new Error('canExecute missing from the validator ABI')
 
 export const intentAbiParameter = canExecute.inputs[0]

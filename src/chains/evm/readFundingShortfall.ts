@@ -7,7 +7,17 @@ import { policyRegistryArtifact } from '../../contracts/policyRegistryArtifact.t
 import type { Intent } from '../../ports/intent.ts'
 import type { FundingShortfall } from '../../ports/fundingShortfall.ts'
 
-export async function readFundingShortfall({ client, executor, registry, intent }: { client: PublicClient; executor: Address; registry: Address; intent: Intent }): Promise<FundingShortfall | undefined> {
+export async function readFundingShortfall({
+  client,
+  executor,
+  registry,
+  intent,
+}: {
+  client: PublicClient
+  executor: Address
+  registry: Address
+  intent: Intent
+}): Promise<FundingShortfall | undefined> {
   const [policy, spent, deposit] = await Promise.all([
     client.readContract({ address: registry, abi: policyRegistryArtifact.abi, functionName: 'getPolicy', args: [intent.policyId] }),
     client.readContract({ address: executor, abi: intentExecutorArtifact.abi, functionName: 'policySpent', args: [intent.policyId] }),
@@ -21,7 +31,12 @@ export async function readFundingShortfall({ client, executor, registry, intent 
     return { limit: 'policy', detail: `the policy has ${remaining} wei left of its ${policy.maxAggregateValue} wei total; no deposit raises that cap`, cap: remaining.toString() }
   }
   if (intent.value > deposit) {
-    return { limit: 'deposit', detail: `the sender's deposit is ${deposit} wei, ${intent.value - deposit} wei short of the intent's value`, amount: (intent.value - deposit).toString(), deposit: deposit.toString() }
+    return {
+      limit: 'deposit',
+      detail: `the sender's deposit is ${deposit} wei, ${intent.value - deposit} wei short of the intent's value`,
+      amount: (intent.value - deposit).toString(),
+      deposit: deposit.toString(),
+    }
   }
   return undefined
 }

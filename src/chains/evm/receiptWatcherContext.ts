@@ -43,7 +43,21 @@ export type ReceiptWatcherContext<R> = Required<Omit<CreateReceiptWatcherParamet
 }
 
 export function createReceiptWatcherContext<R>({ recheckEvery = 25, maxBlocksPerTick = 16, recentBlocks = 4, onError, ...reads }: CreateReceiptWatcherParameters<R>): ReceiptWatcherContext<R> {
-  return { ...reads, recheckEvery, maxBlocksPerTick, recentBlocks, onError, waiting: new Map(), lastBlock: undefined, timer: undefined, ticking: false, ticks: 0, byBlock: true, closed: false, recent: [] }
+  return {
+    ...reads,
+    recheckEvery,
+    maxBlocksPerTick,
+    recentBlocks,
+    onError,
+    waiting: new Map(),
+    lastBlock: undefined,
+    timer: undefined,
+    ticking: false,
+    ticks: 0,
+    byBlock: true,
+    closed: false,
+    recent: [],
+  }
 }
 
 export const receiptKey = (hash: string) => hash.toLowerCase()

@@ -11,7 +11,6 @@ export const intentDomain = 'intent-gateway/solana/v1'
 /** Where an intent is bound: the program and its deployment config account. */
 export type SolanaDeployment = { programId: Address; config: Address }
 
-
 /** A 32-byte key; callers have checked the address (solanaRuntime.checkAddress). */
 const key = (address: string) => {
   const bytes = decodeBase58(address)

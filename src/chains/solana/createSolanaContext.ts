@@ -36,7 +36,17 @@ export type CreateSolanaAdapterParameters = {
   options?: Partial<SolanaOptions> | undefined
 }
 
-export function createSolanaContext({ chain, rpcTimeoutMs, logger, simulationFeePayer, rpcRecorder, relayerSecretKey, relayerSigner, confirmationPollMs = 250, options }: CreateSolanaAdapterParameters): SolanaContext {
+export function createSolanaContext({
+  chain,
+  rpcTimeoutMs,
+  logger,
+  simulationFeePayer,
+  rpcRecorder,
+  relayerSecretKey,
+  relayerSigner,
+  confirmationPollMs = 250,
+  options,
+}: CreateSolanaAdapterParameters): SolanaContext {
   const log = logger.child({ module: 'solana', chainId: chain.chainId })
   if (chain.rpcUrls.length === 0) throw new Error(`chain ${chain.chainId} has no RPC URL`)
   if (relayerSecretKey && relayerSecretKey.length !== 32) throw new Error('the Solana relayer key must be the 32-byte Ed25519 seed')

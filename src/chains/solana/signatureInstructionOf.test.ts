@@ -1,6 +1,17 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { type Address, type Instruction, appendTransactionMessageInstructions, blockhash, compileTransaction, createTransactionMessage, getBase64EncodedWireTransaction, pipe, setTransactionMessageFeePayer, setTransactionMessageLifetimeUsingBlockhash } from '@solana/kit'
+import {
+  type Address,
+  type Instruction,
+  appendTransactionMessageInstructions,
+  blockhash,
+  compileTransaction,
+  createTransactionMessage,
+  getBase64EncodedWireTransaction,
+  pipe,
+  setTransactionMessageFeePayer,
+  setTransactionMessageLifetimeUsingBlockhash,
+} from '@solana/kit'
 import { setComputeUnitLimit, setComputeUnitPrice } from './computeBudget.ts'
 import { decodeSolanaFailure } from './decodeSolanaFailure.ts'
 import { ed25519Instruction } from './intentGatewayProgram.ts'
@@ -27,7 +38,7 @@ describe('which instruction carries the signature', () => {
     const old = wire([ed25519, execute])
     assert.deepEqual([signatureInstructionOf(budgeted), signatureInstructionOf(old), signatureInstructionOf('not a transaction')], [2, 0, 0])
   })
-  it('reads a failure of that instruction as the signature\'s (0xE4), and a compute budget failure as a fault', () => {
+  it("reads a failure of that instruction as the signature's (0xE4), and a compute budget failure as a fault", () => {
     const refused = { InstructionError: [2, 'InvalidInstructionData'] }
     assert.deepEqual(decodeSolanaFailure(refused, [], programId, 2), { kind: 'status', status: 0xe4, detail: 'the Ed25519 program refused the signature (InvalidInstructionData)' })
     assert.equal(decodeSolanaFailure({ InstructionError: [0, 'InvalidInstructionData'] }, [], programId, 2).kind, 'error')

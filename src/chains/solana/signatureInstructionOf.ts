@@ -8,7 +8,7 @@ export function signatureInstructionOf(wire: string): number {
     const transaction = getTransactionDecoder().decode(getBase64Encoder().encode(wire))
     const message = decompileTransactionMessage(getCompiledTransactionMessageDecoder().decode(transaction.messageBytes))
     const index = message.instructions.findIndex((ix) => ix.programAddress === ed25519Program)
-    return index < 0 ? 0 : index
+    return Math.max(0, index)
   } catch {
     return 0
   }

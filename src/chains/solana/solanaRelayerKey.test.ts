@@ -34,7 +34,7 @@ describe('solanaRelayerKey', () => {
     const cases: Array<[string, RegExp]> = [
       ['[1, 2, "x"]', /JSON array of byte values/],
       ['[1, 2', /JSON array of byte values/],
-      ['0x' + 'ab'.repeat(32), /base58/],
+      [`0x${'ab'.repeat(32)}`, /base58/],
       [base58(new Uint8Array(40).fill(9)), /holds 40/],
       [JSON.stringify([...damaged]), /not the public key/],
     ]

@@ -31,7 +31,8 @@ export function solanaRelayerKey(raw: string | undefined, { production }: { prod
   if (bytes.length !== 64 && bytes.length !== 32) return { ok: false, problem: `${name}: must hold 64 bytes (seed and public key) or the 32-byte seed; it holds ${bytes.length}` }
   const seed = bytes.slice(0, 32)
   if (bytes.length === 64) {
-    if (!Buffer.from(ed25519Seed.publicKey(seed)).equals(Buffer.from(bytes.subarray(32)))) return { ok: false, problem: `${name}: its last 32 bytes are not the public key of its first 32 (a damaged keypair?)` }
+    if (!Buffer.from(ed25519Seed.publicKey(seed)).equals(Buffer.from(bytes.subarray(32))))
+      return { ok: false, problem: `${name}: its last 32 bytes are not the public key of its first 32 (a damaged keypair?)` }
   }
   if (production && Buffer.from(seed).equals(devnetSeed)) return { ok: false, problem: `${name}: is the public devnet relayer key and is refused when NODE_ENV=production` }
   return { ok: true, key: seed }

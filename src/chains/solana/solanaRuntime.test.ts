@@ -7,7 +7,17 @@ import { canonicalIntentBytes } from './canonicalIntentBytes.ts'
 import { createSolanaRuntime, solanaRuntime } from './solanaRuntime.ts'
 
 const key = (byte: number) => getBase58Decoder().decode(new Uint8Array(32).fill(byte))
-const intent = (overrides: Partial<Intent> = {}): Intent => ({ sender: key(3), target: key(4), data: '0x01', value: 1n, nonce: 2n, validAfter: 0n, validBefore: 0n, policyId: `0x${'11'.repeat(32)}`, ...overrides })
+const intent = (overrides: Partial<Intent> = {}): Intent => ({
+  sender: key(3),
+  target: key(4),
+  data: '0x01',
+  value: 1n,
+  nonce: 2n,
+  validAfter: 0n,
+  validBefore: 0n,
+  policyId: `0x${'11'.repeat(32)}`,
+  ...overrides,
+})
 
 describe('solanaRuntime', () => {
   it('accepts base58 keys of 32 bytes, including the system program and leading zero bytes', () => {
@@ -15,8 +25,8 @@ describe('solanaRuntime', () => {
   })
 
   it('names what is wrong with a key', () => {
-    assert.match(solanaRuntime.checkAddress('0x' + 'ab'.repeat(20))!, /base58/)
-    assert.match(solanaRuntime.checkAddress('Il0O' + key(5).slice(4))!, /base58/)
+    assert.match(solanaRuntime.checkAddress(`0x${'ab'.repeat(20)}`)!, /base58/)
+    assert.match(solanaRuntime.checkAddress(`Il0O${key(5).slice(4)}`)!, /base58/)
     assert.match(solanaRuntime.checkAddress('')!, /base58/)
     assert.equal(solanaRuntime.checkAddress(getBase58Decoder().decode(new Uint8Array(31).fill(9))), 'must be a base58 public key of 32 bytes (it decodes to 31)')
     assert.equal(solanaRuntime.checkAddress(getBase58Decoder().decode(new Uint8Array(33))), 'must be a base58 public key of 32 bytes (it decodes to 33)')
@@ -26,7 +36,10 @@ describe('solanaRuntime', () => {
   it('keeps value and nonce within u64 and the time bounds within i64, naming each field', () => {
     assert.deepEqual(solanaRuntime.checkIntent(intent({ value: 2n ** 64n - 1n, nonce: 2n ** 64n - 1n, validAfter: 2n ** 63n - 1n, validBefore: 2n ** 63n - 1n })), [])
     const errors = solanaRuntime.checkIntent(intent({ value: 2n ** 64n, nonce: 2n ** 255n, validAfter: 2n ** 63n, validBefore: 2n ** 64n }))
-    assert.deepEqual(errors.map((e) => e.field), ['value', 'nonce', 'validAfter', 'validBefore'])
+    assert.deepEqual(
+      errors.map((e) => e.field),
+      ['value', 'nonce', 'validAfter', 'validBefore'],
+    )
     assert.match(errors[0]!.message, /u64/)
     assert.match(errors[2]!.message, /i64/)
   })

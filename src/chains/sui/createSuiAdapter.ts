@@ -58,9 +58,7 @@ export function createSuiAdapter({ maxGasBudget = 500_000_000n, ...parameters }:
       ? { relayerBalance: async () => BigInt((await callSui(ctx, 'getBalance', 'relayer balance request', (signal) => ctx.client.core.getBalance({ owner: relayer, signal }))).balance.balance) }
       : {}),
     // In a fleet only the key's holder sends, and reconciles what was sent from it.
-    ...(keyHold
-      ? { canSendNow: () => keyHold.canSendNow(), holdsRelayer: (address: string) => address.toLowerCase() === relayer?.toLowerCase() && keyHold.holdsLease() }
-      : {}),
+    ...(keyHold ? { canSendNow: () => keyHold.canSendNow(), holdsRelayer: (address: string) => address.toLowerCase() === relayer?.toLowerCase() && keyHold.holdsLease() } : {}),
     // The Move validate does not look at signatures; execute checks them (and aborts 0xE4).
     validate: async (intent) => (await validateSuiIntent(ctx, intent)).status,
     signingRequest: (intent) => ({
@@ -75,7 +73,8 @@ export function createSuiAdapter({ maxGasBudget = 500_000_000n, ...parameters }:
         chainId: ctx.chainId,
         chainType: 'sui',
         unavailableReason: ctx.unavailableReason,
-        latest: async () => (await callSui(ctx, 'getServiceInfo', 'service info request', async (signal) => (await ctx.client.ledgerService.getServiceInfo({}, { abort: signal })).response)).checkpointHeight,
+        latest: async () =>
+          (await callSui(ctx, 'getServiceInfo', 'service info request', async (signal) => (await ctx.client.ledgerService.getServiceInfo({}, { abort: signal })).response)).checkpointHeight,
         // callSui already turned every failure into the gateway's error.
         classify: (err) => err as GatewayError,
       }),

@@ -8,7 +8,11 @@ const pkg = `0x${'4a'.repeat(32)}`
 describe('decodeMoveAbort', () => {
   it('reads the structured field first, even when the message says otherwise', () => {
     assert.deepEqual(
-      decodeMoveAbort({ $kind: 'MoveAbort', message: 'Move Runtime Abort. Location: 0x2::balance::split (function index 1) at offset 3, Abort Code: 2 in command 0', MoveAbort: { abortCode: '84', location: { package: pkg.slice(2), module: 'intents' } } }),
+      decodeMoveAbort({
+        $kind: 'MoveAbort',
+        message: 'Move Runtime Abort. Location: 0x2::balance::split (function index 1) at offset 3, Abort Code: 2 in command 0',
+        MoveAbort: { abortCode: '84', location: { package: pkg.slice(2), module: 'intents' } },
+      }),
       { code: 84n, package: pkg, module: 'intents', source: 'structured' },
     )
   })

@@ -17,6 +17,16 @@ export function describeSuiChain(ctx: SuiContext): ChainDescription {
     relayerSigner: ctx.relayerSigner,
     available: !ctx.unavailableReason,
     unavailableReason: ctx.unavailableReason,
-    endpoints: [{ url: redactUrl(ctx.rpcUrl), source: 'config', status: failures > 0 && lastError ? 'failing' : requests > 0 ? 'healthy' : 'unverified', latencyMs: lastLatencyMs, requests, failures, lastError }],
+    endpoints: [
+      {
+        url: redactUrl(ctx.rpcUrl),
+        source: 'config',
+        status: failures > 0 && lastError ? 'failing' : requests > 0 ? 'healthy' : 'unverified',
+        latencyMs: lastLatencyMs,
+        requests,
+        failures,
+        lastError,
+      },
+    ],
   }
 }

@@ -47,9 +47,14 @@ const vectors: Array<{ name: string; intent: Intent; hex: string }> = [
     // Spelled out by hand: uleb128(21) || "intent-gateway/sui/v1" || sender || target ||
     // value, nonce, validAfter, validBefore as u64 little-endian || policy id.
     hex:
-      '15' + Buffer.from('intent-gateway/sui/v1').toString('hex') +
-      '11'.repeat(32) + '22'.repeat(32) +
-      'e803000000000000' + '0700000000000000' + '0000000000000000' + '00f1536500000000' +
+      '15' +
+      Buffer.from('intent-gateway/sui/v1').toString('hex') +
+      '11'.repeat(32) +
+      '22'.repeat(32) +
+      'e803000000000000' +
+      '0700000000000000' +
+      '0000000000000000' +
+      '00f1536500000000' +
       'ab'.repeat(32),
   },
   {
@@ -64,7 +69,7 @@ const vectors: Array<{ name: string; intent: Intent; hex: string }> = [
       validBefore: 2n ** 64n - 1n,
       policyId: `0x${'00'.repeat(32)}`,
     },
-    hex: '15' + Buffer.from('intent-gateway/sui/v1').toString('hex') + '00'.repeat(31) + '01' + 'ff'.repeat(32) + 'ff'.repeat(32) + '00'.repeat(32),
+    hex: `15${Buffer.from('intent-gateway/sui/v1').toString('hex')}${'00'.repeat(31)}01${'ff'.repeat(32)}${'ff'.repeat(32)}${'00'.repeat(32)}`,
   },
 ]
 
@@ -92,7 +97,7 @@ describe('Sui intent bytes (BCS of the Move struct Intent)', () => {
 
   it('X-Intent-Hash is keccak256 of those bytes (known vector)', () => {
     // keccak256 of the first vector's bytes, computed with viem's independent keccak.
-    assert.equal(suiRuntime.hashIntent(vectors[0]!.intent), '0x' + Buffer.from(viemKeccak(vectors[0]!.hex)).toString('hex'))
+    assert.equal(suiRuntime.hashIntent(vectors[0]!.intent), `0x${Buffer.from(viemKeccak(vectors[0]!.hex)).toString('hex')}`)
     const other = { ...vectors[0]!.intent, nonce: 8n }
     assert.notEqual(suiRuntime.hashIntent(other), suiRuntime.hashIntent(vectors[0]!.intent))
   })
@@ -129,7 +134,7 @@ describe('Sui personal-message signature over the intent bytes (Move verificatio
     // What the Move module does: sui::ed25519::ed25519_verify(sig, pk, digest) ...
     assert.equal(ed25519.verify(sig, personalMessageDigest(message), publicKey), true)
     // ... and blake2b256(0x00 || pk) == intent.sender.
-    assert.equal('0x' + Buffer.from(blake2b(new Uint8Array([0, ...publicKey]), { dkLen: 32 })).toString('hex'), intent.sender)
+    assert.equal(`0x${Buffer.from(blake2b(new Uint8Array([0, ...publicKey]), { dkLen: 32 })).toString('hex')}`, intent.sender)
     // The SDK agrees.
     const verified = await verifyPersonalMessageSignature(message, signature)
     assert.equal(verified.toSuiAddress(), intent.sender)
@@ -164,5 +169,3 @@ describe('Sui personal-message signature over the intent bytes (Move verificatio
 function viemKeccak(hex: string): Uint8Array {
   return Buffer.from(keccakHex(`0x${hex}`).slice(2), 'hex')
 }
-
-

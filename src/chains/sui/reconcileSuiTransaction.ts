@@ -32,6 +32,10 @@ export async function reconcileSuiTransaction(ctx: SuiContext, tx: ReconcileRequ
     if (err instanceof ChainUnavailableError) throw err
     const { status } = await validateSuiIntent(ctx, tx.intent)
     const executed = status === Status.NONCE_USED
-    return { kind: 'dropped', executed, detail: `transaction ${digest} was refused when sent again; the intent ${executed ? 'was executed by another transaction' : 'was not executed and may be sent again'}` }
+    return {
+      kind: 'dropped',
+      executed,
+      detail: `transaction ${digest} was refused when sent again; the intent ${executed ? 'was executed by another transaction' : 'was not executed and may be sent again'}`,
+    }
   }
 }

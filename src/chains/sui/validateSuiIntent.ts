@@ -35,7 +35,7 @@ export async function validateSuiIntent(ctx: SuiContext, intent: Intent): Promis
     throw new GatewayError(`The chain rejected the ${what}`, { code: 'CHAIN_CALL_FAILED', details: error?.message ?? 'the simulation failed without an error message' })
   }
   const value = result.commandResults?.[0]?.returnValues?.[0]?.bcs
-  if (!value || value.length !== 1) {
+  if (value?.length !== 1) {
     throw new GatewayError(`The chain rejected the ${what}`, {
       code: 'CHAIN_CALL_FAILED',
       details: value ? `it returned ${value.length} bytes, not a u8` : 'it returned no value: is the package deployed on this network?',

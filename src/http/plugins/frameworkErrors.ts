@@ -22,7 +22,8 @@ export function createFrameworkErrorHandlers({ registry, maxParamLength }: { reg
   })
 
   function routingAnswer(error: FastifyError): Answer {
-    if (error.code === 'FST_ERR_BAD_URL') return { httpStatus: 400, status: Status.INVALID_FORMAT, title: 'The path is not valid', errors: [{ field: 'path', message: 'is not valid percent-encoding' }] }
+    if (error.code === 'FST_ERR_BAD_URL')
+      return { httpStatus: 400, status: Status.INVALID_FORMAT, title: 'The path is not valid', errors: [{ field: 'path', message: 'is not valid percent-encoding' }] }
     if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
       return { httpStatus: 414, status: Status.INVALID_FORMAT, title: 'The path is too long', errors: [{ field: 'path', message: `has a segment longer than ${maxParamLength} characters` }] }
     }
@@ -31,7 +32,8 @@ export function createFrameworkErrorHandlers({ registry, maxParamLength }: { reg
 
   function clientAnswer(code: string | undefined): Answer {
     if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return { httpStatus: 408, status: Status.INVALID_FORMAT, title: 'The request did not arrive in time' }
-    if (code === 'HPE_HEADER_OVERFLOW') return { httpStatus: 431, status: Status.INVALID_FORMAT, title: 'The request headers are too large', errors: [{ field: 'headers', message: 'are over the size limit' }] }
+    if (code === 'HPE_HEADER_OVERFLOW')
+      return { httpStatus: 431, status: Status.INVALID_FORMAT, title: 'The request headers are too large', errors: [{ field: 'headers', message: 'are over the size limit' }] }
     return { httpStatus: 400, status: Status.INVALID_FORMAT, title: 'The request is not valid HTTP', errors: [{ field: 'request', message: 'could not be parsed as HTTP/1.1' }] }
   }
 
@@ -56,7 +58,9 @@ export function createFrameworkErrorHandlers({ registry, maxParamLength }: { reg
       const answer = clientAnswer(error.code)
       const context = { ...contextFor(undefined), status: answer.status }
       if (socket.writable) {
-        const body = JSON.stringify(toProblemDetails({ httpStatus: answer.httpStatus, status: answer.status, title: answer.title, detail: undefined, context, ...(answer.errors ? { errors: answer.errors } : {}) }))
+        const body = JSON.stringify(
+          toProblemDetails({ httpStatus: answer.httpStatus, status: answer.status, title: answer.title, detail: undefined, context, ...(answer.errors ? { errors: answer.errors } : {}) }),
+        )
         const headers = {
           // No request was parsed, so no id of the caller's can be trusted: a fresh one.
           'x-request-id': randomUUID(),
@@ -66,7 +70,9 @@ export function createFrameworkErrorHandlers({ registry, maxParamLength }: { reg
           'x-content-type-options': 'nosniff',
           connection: 'close',
         }
-        const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('')
+        const head = Object.entries(headers)
+          .map(([name, value]) => `${name}: ${value}\r\n`)
+          .join('')
         socket.write(`HTTP/1.1 ${answer.httpStatus} ${httpReason[answer.httpStatus]}\r\n${head}\r\n${body}`)
       }
       socket.destroy(error)

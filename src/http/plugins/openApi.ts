@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify'
 import { apiKeyScheme, commonResponseHeaders, jsonResponse, metricsTokenScheme, openApiDocumentSchema, outcomeResponses, registerSharedSchemas, requestExamples } from '../schemas/httpSchemas.ts'
 import { gatewayVersion } from './gatewayVersion.ts'
 
+// biome-ignore lint/suspicious/noExplicitAny: route schemas are JSON Schema objects read and rewritten key by key
 type RouteSchema = Record<string, any>
 
 export function registerOpenApi(app: FastifyInstance) {

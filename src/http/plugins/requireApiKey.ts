@@ -18,9 +18,12 @@ declare module 'fastify' {
  */
 export function requireApiKey(
   check: ApiKeyCheck,
-  { required, unlessPaying }: { required: boolean; /** A request this answers true for may come without a key: it pays with x402. */ unlessPaying?: ((request: FastifyRequest) => boolean) | undefined },
+  {
+    required,
+    unlessPaying,
+  }: { required: boolean /** A request this answers true for may come without a key: it pays with x402. */; unlessPaying?: ((request: FastifyRequest) => boolean) | undefined },
 ): preValidationAsyncHookHandler {
-  return async function (request: FastifyRequest) {
+  return async (request: FastifyRequest) => {
     const header = request.headers.authorization
     if (header === undefined && (!required || unlessPaying?.(request))) return
     const keyId = identifyBearerKey(check, header)

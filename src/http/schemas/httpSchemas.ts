@@ -7,11 +7,15 @@ import { statusCodes } from '../../status/statusCodes.ts'
 
 const hex = (what: string, pattern?: string) => ({ type: 'string', description: what, ...(pattern ? { pattern } : {}) }) as const
 const ercCode = hex('the ERC-1066 code: 0x + two upper-case hex digits', '^0x[0-9A-F]{2}$')
-const intentHash = hex('keccak256 of the ABI-encoded intent (EVM), of the runtime\'s canonical intent bytes (Solana, Sui), or of the raw body when it is not an intent', '^0x[0-9a-f]{64}$')
+const intentHash = hex("keccak256 of the ABI-encoded intent (EVM), of the runtime's canonical intent bytes (Solana, Sui), or of the raw body when it is not an intent", '^0x[0-9a-f]{64}$')
 
 /** The headers every answer carries (docs/api-contract.md §3). */
 export const commonResponseHeaders = {
-  'X-Request-Id': { type: 'string', description: 'the request\'s id in the gateway\'s logs: the X-Request-Id sent, when it is 1–128 visible ASCII characters, else a fresh UUID', pattern: '^[\\x21-\\x7e]{1,128}$' },
+  'X-Request-Id': {
+    type: 'string',
+    description: "the request's id in the gateway's logs: the X-Request-Id sent, when it is 1–128 visible ASCII characters, else a fresh UUID",
+    pattern: '^[\\x21-\\x7e]{1,128}$',
+  },
   'X-ERC1066-Status': { ...ercCode, description: 'the ERC-1066 code of the outcome: 0x + two upper-case hex digits' },
   'X-Status-Code': { ...ercCode, description: 'the same value as X-ERC1066-Status' },
   'X-Intent-Hash': intentHash,
@@ -31,7 +35,7 @@ const statusHeaders: Record<number, Record<string, { type: string; description: 
   401: { 'WWW-Authenticate': { type: 'string', description: 'Bearer realm="intent-gateway" when an API key is missing or wrong (absent on signature refusals, 0xE4 and 0xE5)' } },
   402: {
     'PAYMENT-REQUIRED': { type: 'string', description: 'x402 v2: the base64 JSON PaymentRequired (the same object as `paymentRequired` in the body)' },
-    'Cache-Control': { type: 'string', description: 'no-store on the gateway\'s own price (0x55)' },
+    'Cache-Control': { type: 'string', description: "no-store on the gateway's own price (0x55)" },
   },
   429: retryAfter,
   503: retryAfter,
@@ -43,12 +47,14 @@ export const requestHeadersSchema = {
   properties: {
     'x-chain-id': {
       type: 'string',
-      description: 'the chain: an EVM chain id in decimal (84532) or a CAIP-2 id (eip155:84532, solana:<genesis-hash-prefix>, sui:mainnet). Absent: DEFAULT_CHAIN_ID, else the only configured chain. Not served: 421 (0xA2).',
+      description:
+        'the chain: an EVM chain id in decimal (84532) or a CAIP-2 id (eip155:84532, solana:<genesis-hash-prefix>, sui:mainnet). Absent: DEFAULT_CHAIN_ID, else the only configured chain. Not served: 421 (0xA2).',
       examples: ['eip155:31337'],
     },
     'payment-signature': {
       type: 'string',
-      description: 'x402 v2: the base64 JSON PaymentPayload that pays the gateway\'s price (a 402 with 0x55 offers it in PAYMENT-REQUIRED; @x402/fetch sends it by itself). Ignored where the route is free on the chosen chain',
+      description:
+        "x402 v2: the base64 JSON PaymentPayload that pays the gateway's price (a 402 with 0x55 offers it in PAYMENT-REQUIRED; @x402/fetch sends it by itself). Ignored where the route is free on the chosen chain",
     },
   },
 } as const
@@ -64,8 +70,12 @@ const fieldError = {
 
 /** The fields of an execution, when a transaction exists (strings: numbers can exceed 2^53). */
 const executionFields = {
-  state: { type: 'string', enum: ['pending', 'mined', 'reverted', 'dropped'], description: 'pending: sent, not confirmed; mined: executed; reverted: mined without effect; dropped: the transaction left the pool or was replaced' },
-  transactionHash: { type: 'string', description: 'the chain\'s transaction id (EVM: 0x hash; Sui: base58 digest; Solana: base58 signature)' },
+  state: {
+    type: 'string',
+    enum: ['pending', 'mined', 'reverted', 'dropped'],
+    description: 'pending: sent, not confirmed; mined: executed; reverted: mined without effect; dropped: the transaction left the pool or was replaced',
+  },
+  transactionHash: { type: 'string', description: "the chain's transaction id (EVM: 0x hash; Sui: base58 digest; Solana: base58 signature)" },
   blockNumber: { type: 'string', pattern: '^[0-9]+$', description: 'the block (slot, checkpoint) it was included in, decimal' },
   gasUsed: { type: 'string', pattern: '^[0-9]+$', description: 'gas used, decimal' },
   returnData: { type: 'string', description: 'what the target call returned, 0x hex' },
@@ -78,7 +88,7 @@ const signing = {
 } as const
 
 const outcomeFields = {
-  statusName: { type: 'string', description: 'the code\'s name, e.g. ALLOWED' },
+  statusName: { type: 'string', description: "the code's name, e.g. ALLOWED" },
   description: { type: 'string', description: 'what the code means' },
   detail: { type: 'string', description: 'what happened, in words' },
   intentHash,
@@ -138,7 +148,7 @@ export const httpMeanings: Record<number, string> = {
   200: 'allowed (validate) or executed (execute)',
   202: 'accepted, not final: poll Location',
   400: 'the request or intent is not valid (errors names the fields)',
-  401: 'API key missing or wrong, or the sender\'s signature refused (0xE4) or required (0xE5, with `signing`)',
+  401: "API key missing or wrong, or the sender's signature refused (0xE4) or required (0xE5, with `signing`)",
   402: 'funds required: `paymentRequired` and the PAYMENT-REQUIRED header',
   403: 'refused by the policy',
   404: 'not found',
@@ -186,9 +196,7 @@ function response(httpStatus: number, schema: object, mediaType: string, example
 
 /** Response schemas for these HTTP statuses: outcome bodies below 400, problems from 400 on. */
 export function outcomeResponses(statuses: number[], examples: Record<number, unknown[]> = {}) {
-  return Object.fromEntries(
-    statuses.map((s) => [s, s < 400 ? response(s, outcomeRef, 'application/json', examples[s]) : response(s, problemRef, 'application/problem+json', examples[s])]),
-  )
+  return Object.fromEntries(statuses.map((s) => [s, s < 400 ? response(s, outcomeRef, 'application/json', examples[s]) : response(s, problemRef, 'application/problem+json', examples[s])]))
 }
 
 /** A JSON answer that is not an outcome (health, chains, status codes). */
@@ -235,10 +243,21 @@ export const intentExamples: Record<number, unknown[]> = {
       signing: {
         domain: { name: 'IntentExecutor', version: '1', chainId: 31337, verifyingContract: exampleExecutor },
         types: {
-          EIP712Domain: [{ name: 'name', type: 'string' }, { name: 'version', type: 'string' }, { name: 'chainId', type: 'uint256' }, { name: 'verifyingContract', type: 'address' }],
+          EIP712Domain: [
+            { name: 'name', type: 'string' },
+            { name: 'version', type: 'string' },
+            { name: 'chainId', type: 'uint256' },
+            { name: 'verifyingContract', type: 'address' },
+          ],
           Intent: [
-            { name: 'sender', type: 'address' }, { name: 'target', type: 'address' }, { name: 'data', type: 'bytes' }, { name: 'value', type: 'uint256' },
-            { name: 'nonce', type: 'uint256' }, { name: 'validAfter', type: 'uint256' }, { name: 'validBefore', type: 'uint256' }, { name: 'policyId', type: 'bytes32' },
+            { name: 'sender', type: 'address' },
+            { name: 'target', type: 'address' },
+            { name: 'data', type: 'bytes' },
+            { name: 'value', type: 'uint256' },
+            { name: 'nonce', type: 'uint256' },
+            { name: 'validAfter', type: 'uint256' },
+            { name: 'validBefore', type: 'uint256' },
+            { name: 'policyId', type: 'bytes32' },
           ],
         },
         primaryType: 'Intent',
@@ -307,7 +326,7 @@ export const healthSchema = {
   additionalProperties: true,
   properties: {
     status: { type: 'string', enum: ['ok'] },
-    version: { type: 'string', description: 'the gateway\'s version (its package.json), semver' },
+    version: { type: 'string', description: "the gateway's version (its package.json), semver" },
     uptimeSeconds: { type: 'integer' },
     chains: { type: 'array', items: { type: 'object', additionalProperties: true, description: 'one chain: chainId, chainType, available, reachable, blockNumber, latencyMs, error' } },
     journal: { type: 'object', additionalProperties: true, properties: { pendingExecutions: { type: 'integer' } } },

@@ -29,7 +29,9 @@ export async function preflight({ relayers, log, chain, client }: EvmContext): P
   const contracts = { validator: chain.validator, executor: chain.executor, registry: chain.registry }
   try {
     const codes = await Promise.all(Object.values(contracts).map((address) => client.getCode({ address })))
-    const missing = Object.entries(contracts).filter((_, i) => !codes[i] || codes[i] === '0x').map(([name, address]) => `${name} ${address}`)
+    const missing = Object.entries(contracts)
+      .filter((_, i) => !codes[i] || codes[i] === '0x')
+      .map(([name, address]) => `${name} ${address}`)
     return missing.length === 0 ? { ok: true } : { ok: false, missing }
   } catch (err) {
     return { ok: false, unreachable: classifyRpcError(err, chain.chainId, 'code lookup').shortMessage }

@@ -2,7 +2,21 @@
 // client over them, the validator-read folding, the block watch for receipts, the relayer pool,
 // and the little state the chain keeps (availability, the chain instance, whether the node traces).
 import type { Logger } from 'pino'
-import { type Address, type Chain, type Hex, type PublicClient, type RpcTransactionReceipt, type TransactionReceipt, BaseError, TransactionReceiptNotFoundError, createPublicClient, custom, defineChain, formatTransactionReceipt, numberToHex } from 'viem'
+import {
+  type Address,
+  type Chain,
+  type Hex,
+  type PublicClient,
+  type RpcTransactionReceipt,
+  type TransactionReceipt,
+  BaseError,
+  TransactionReceiptNotFoundError,
+  createPublicClient,
+  custom,
+  defineChain,
+  formatTransactionReceipt,
+  numberToHex,
+} from 'viem'
 import { ChainUnavailableError } from '../../../errors/chainUnavailableError.ts'
 import { createLocalRelayerLeases } from '../../../ports/relayerLeases.ts'
 import { createEndpointPool, type EndpointPool } from '../../createEndpointPool.ts'
@@ -52,7 +66,23 @@ export type EvmContext = {
 /** How long a request's own watch on its transaction lasts; reconciliation takes over after it. */
 const receiptWatchLimitMs = 15 * 60_000
 
-export function createEvmContext({ chain: resolved, relayerPrivateKey, relayerPrivateKeys, relayerAccounts = [], leases = createLocalRelayerLeases(), rpcTimeoutMs, pollingIntervalMs, logger, unsettledTransactions, maxGasPerExecution, maxFeePerGas, confirmations = 1, rpcRecorder, foldReads = true, cacheAnswers = false }: CreateEvmAdapterParameters): EvmContext {
+export function createEvmContext({
+  chain: resolved,
+  relayerPrivateKey,
+  relayerPrivateKeys,
+  relayerAccounts = [],
+  leases = createLocalRelayerLeases(),
+  rpcTimeoutMs,
+  pollingIntervalMs,
+  logger,
+  unsettledTransactions,
+  maxGasPerExecution,
+  maxFeePerGas,
+  confirmations = 1,
+  rpcRecorder,
+  foldReads = true,
+  cacheAnswers = false,
+}: CreateEvmAdapterParameters): EvmContext {
   const chain = { ...resolved, executor: resolved.executor as Address, validator: resolved.validator as Address, registry: resolved.registry as Address }
   const log = logger.child({ module: 'evm', chainId: chain.chainId })
   const pool = createEndpointPool({ chainId: chain.chainId, reference: Number(chain.reference), endpoints: chain.endpoints, timeoutMs: rpcTimeoutMs, logger, rpcRecorder })

@@ -30,9 +30,19 @@ export async function toExecutionReceipt(ctx: EvmContext, calldata: Hex, receipt
     return { ...base, state: 'mined', status: executed ? hexToNumber(executed.args.status) : Status.EXECUTED, returnData: executed?.args.returnData, detail: undefined }
   }
   const outOfGas = gas !== undefined && (gas.cap === undefined || gas.gasLimit < gas.cap) && receipt.gasUsed * 64n >= gas.gasLimit * 63n
-  const decoded = (await revertReason(ctx, calldata, receipt)) ?? { status: Status.FAILURE as number, detail: 'the transaction reverted on-chain without revert data (out of gas, or a revert without a reason)' }
+  const decoded = (await revertReason(ctx, calldata, receipt)) ?? {
+    status: Status.FAILURE as number,
+    detail: 'the transaction reverted on-chain without revert data (out of gas, or a revert without a reason)',
+  }
   if (outOfGas) {
-    return { ...base, state: 'reverted', returnData: undefined, status: decoded.status, outOfGas: true, detail: `the transaction used up the gas limit of ${gas.gasLimit} this gateway gave it (${decoded.detail}); not the intent's outcome: it is sent again with a higher limit` }
+    return {
+      ...base,
+      state: 'reverted',
+      returnData: undefined,
+      status: decoded.status,
+      outOfGas: true,
+      detail: `the transaction used up the gas limit of ${gas.gasLimit} this gateway gave it (${decoded.detail}); not the intent's outcome: it is sent again with a higher limit`,
+    }
   }
   return { ...base, state: 'reverted', returnData: undefined, ...decoded }
 }
@@ -41,7 +51,10 @@ export async function toExecutionReceipt(ctx: EvmContext, calldata: Hex, receipt
 async function revertReason({ pool, client, chain, log, state }: EvmContext, calldata: Hex, receipt: TransactionReceipt): Promise<DecodedRevert | undefined> {
   if (state.traces !== false) {
     try {
-      const frame = (await pool.request({ method: 'debug_traceTransaction', params: [receipt.transactionHash, { tracer: 'callTracer', tracerConfig: { onlyTopCall: true } }] })) as { output?: Hex; error?: string } | null
+      const frame = (await pool.request({ method: 'debug_traceTransaction', params: [receipt.transactionHash, { tracer: 'callTracer', tracerConfig: { onlyTopCall: true } }] })) as {
+        output?: Hex
+        error?: string
+      } | null
       state.traces = true
       if (frame?.output && frame.output.length >= 10) return decodeRevertData(frame.output)
       if (frame?.error) return { status: Status.FAILURE, detail: `the transaction reverted on-chain: ${frame.error}` }

@@ -6,8 +6,7 @@ import { intentValidatorArtifact } from '../../../contracts/intentValidatorArtif
 import type { Intent } from '../../../ports/intent.ts'
 import { encodeIntent, toIntentTuple } from '../evmRuntime.ts'
 
-const selectorOf = <const abi extends readonly { type: string; name?: string }[]>(abi: abi, name: string) =>
-  toFunctionSelector(abi.find((i) => i.type === 'function' && i.name === name) as never)
+const selectorOf = <const abi extends readonly { type: string; name?: string }[]>(abi: abi, name: string) => toFunctionSelector(abi.find((i) => i.type === 'function' && i.name === name) as never)
 const canExecuteSelector = selectorOf(intentValidatorArtifact.abi, 'canExecute')
 const checkSignedSelector = selectorOf(intentExecutorArtifact.abi, 'checkSigned')
 const executeSelector = selectorOf(intentExecutorArtifact.abi, 'execute')

@@ -17,7 +17,14 @@ export async function prepareExecution(ctx: EvmContext, intent: Intent, signatur
   const { relayers, maxGasPerExecution, chain, log, receipts } = ctx
   const status = await validate(ctx, intent, signature)
   if (!isSuccessStatus(status)) {
-    return { ok: false, status, detail: status === Status.UNAUTHORIZED ? 'the executor does not accept this signature for this intent: it must be the sender\'s (or a delegate\'s of the policy) EIP-712 signature of the typed data in `signing`' : undefined }
+    return {
+      ok: false,
+      status,
+      detail:
+        status === Status.UNAUTHORIZED
+          ? "the executor does not accept this signature for this intent: it must be the sender's (or a delegate's of the policy) EIP-712 signature of the typed data in `signing`"
+          : undefined,
+    }
   }
   if (!relayers) throw new Error('prepareExecution called on a chain without a relayer')
   // The lower of the chain's cap and what a paid execute's price covers.

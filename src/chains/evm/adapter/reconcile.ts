@@ -34,7 +34,9 @@ export async function reconcile(ctx: EvmContext, tx: ReconcileRequest): Promise<
     const mined = await minedOne()
     if (mined) return mined
     if (tx.otherInstance) {
-      return cannotMine(`transaction ${transactionHash} was signed for another instance of chain ${chain.chainId} (the chain was reset) and is not on this one: it was not executed here and is not sent again; the intent may be sent again`)
+      return cannotMine(
+        `transaction ${transactionHash} was signed for another instance of chain ${chain.chainId} (the chain was reset) and is not on this one: it was not executed here and is not sent again; the intent may be sent again`,
+      )
     }
     const confirmedNonce = await client.getTransactionCount({ address: tx.relayer as Address, blockTag: 'latest' })
     if (confirmedNonce > txNonce) {
@@ -55,7 +57,9 @@ export async function reconcile(ctx: EvmContext, tx: ReconcileRequest): Promise<
     const nextNonce = await client.getTransactionCount({ address: tx.relayer as Address, blockTag: 'pending' })
     if (nextNonce < txNonce) {
       log.warn({ transactionHash, txNonce, nodeNextNonce: nextNonce }, 'a journaled transaction sits above a nonce gap that nothing fills; settling it as dropped and reading the relayer nonce again')
-      return cannotMine(`transaction ${transactionHash} holds relayer nonce ${txNonce} but the chain's next nonce is ${nextNonce} and nothing fills the gap: it can never mine; the intent was not executed and may be sent again`)
+      return cannotMine(
+        `transaction ${transactionHash} holds relayer nonce ${txNonce} but the chain's next nonce is ${nextNonce} and nothing fills the gap: it can never mine; the intent was not executed and may be sent again`,
+      )
     }
     const known = await client.getTransaction({ hash: transactionHash }).catch((err: unknown) => {
       if (err instanceof TransactionNotFoundError) return undefined

@@ -10,6 +10,7 @@ import type { EvmContext } from './evmContext.ts'
 /** A replacement raises both fees by at least this (per mille): geth and anvil want 10%, some nodes 12.5%. */
 const replacementBumpPerMille = 1125n
 const bump = (v: bigint) => (v * replacementBumpPerMille + 999n) / 1000n
+// biome-ignore lint/complexity/useMathMinMax: bigints (Math.max takes numbers)
 const max = (...values: bigint[]) => values.reduce((a, b) => (a > b ? a : b))
 
 export async function replacement({ relayers, maxFeePerGas, client, chain, log, viemChain }: EvmContext, tx: ReconcileRequest): Promise<Replacement | undefined> {
@@ -33,7 +34,10 @@ export async function replacement({ relayers, maxFeePerGas, client, chain, log, 
   const wanted = max(bump(original.maxFeePerGas), 2n * baseFee + priority, market.maxFeePerGas)
   const fee = wanted > maxFeePerGas ? maxFeePerGas : wanted
   if (fee < bump(original.maxFeePerGas) || fee < baseFee) {
-    log.warn({ transactionHash: tx.id, maxFeePerGas: original.maxFeePerGas.toString(), baseFee: baseFee.toString(), ceiling: maxFeePerGas.toString() }, 'a stuck transaction cannot be re-priced within the fee ceiling (MAX_FEE_PER_GAS_GWEI); it waits')
+    log.warn(
+      { transactionHash: tx.id, maxFeePerGas: original.maxFeePerGas.toString(), baseFee: baseFee.toString(), ceiling: maxFeePerGas.toString() },
+      'a stuck transaction cannot be re-priced within the fee ceiling (MAX_FEE_PER_GAS_GWEI); it waits',
+    )
     return undefined
   }
   const rawTransaction = await account.signTransaction({
@@ -45,6 +49,7 @@ export async function replacement({ relayers, maxFeePerGas, client, chain, log, 
     gas: original.gas!,
     nonce: original.nonce!,
     maxFeePerGas: fee,
+    // biome-ignore lint/complexity/useMathMinMax: bigints
     maxPriorityFeePerGas: priority > fee ? fee : priority,
   })
   return {

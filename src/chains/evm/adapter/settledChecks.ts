@@ -15,7 +15,10 @@ export async function confirmExecuted(ctx: EvmContext, tx: Parameters<NonNullabl
     if (receipt && (tx.blockHash === undefined || receipt.blockHash === tx.blockHash)) return true
     const used = await client.readContract({ address: chain.executor, abi: intentExecutorArtifact.abi, functionName: 'nonceUsed', args: [tx.intent.sender as Address, tx.intent.nonce] })
     if (!used) {
-      log.warn({ transactionHash: tx.id, blockNumber: tx.blockNumber?.toString(), blockHash: tx.blockHash }, 'the journal says an intent was executed, but the chain has neither its transaction nor its nonce used (chain reset or reorg); reading the chain instance and the relayer nonce again')
+      log.warn(
+        { transactionHash: tx.id, blockNumber: tx.blockNumber?.toString(), blockHash: tx.blockHash },
+        'the journal says an intent was executed, but the chain has neither its transaction nor its nonce used (chain reset or reorg); reading the chain instance and the relayer nonce again',
+      )
       // Whatever the cache said, the chain moved under us: the relayer's next nonce too.
       await chainInstance(ctx, 0)
       relayers?.resync()

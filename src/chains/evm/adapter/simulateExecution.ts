@@ -36,7 +36,7 @@ export type SimulationRequest = {
 const gasMarginPercent = 120n
 /** The limit a simulation runs at when no cap bounds it: what a block of most chains can hold. */
 const uncappedSimulationGas = 30_000_000n
-const signatureRequiredDetail = 'the executor runs a relayed intent only with its sender\'s signature: sign the typed data in `signing` and send it as `signature`'
+const signatureRequiredDetail = "the executor runs a relayed intent only with its sender's signature: sign the typed data in `signing` and send it as `signature`"
 
 export async function simulateExecution(ctx: EvmContext, request: SimulationRequest): Promise<Simulation> {
   if (ctx.state.simulates !== false) {
@@ -98,7 +98,15 @@ async function simulateAt({ pool, chain, state }: EvmContext, { from, data, fees
 async function estimateExecution({ client, chain, pool }: EvmContext, request: SimulationRequest): Promise<Simulation> {
   const { from, data, fees, cap } = request
   try {
-    const gas = await client.estimateGas({ account: from, to: chain.executor, data, ...(cap !== undefined ? { gas: cap.gas } : {}), maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas, blockTag: 'pending' } as never)
+    const gas = await client.estimateGas({
+      account: from,
+      to: chain.executor,
+      data,
+      ...(cap !== undefined ? { gas: cap.gas } : {}),
+      maxFeePerGas: fees.maxFeePerGas,
+      maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+      blockTag: 'pending',
+    } as never)
     if (cap !== undefined && gas > cap.gas) return overCap(gas, cap)
     return { ok: true, gasLimit: limitFor(gas, request) }
   } catch (err) {
@@ -117,10 +125,16 @@ async function estimateExecution({ client, chain, pool }: EvmContext, request: S
 
 /** Throws RelayerError when the relayer holds less than `gas` costs at these fees (`onlyIfShort`: else returns). */
 async function throwShortOfFunds({ pool }: Pick<EvmContext, 'pool'>, from: Address, gas: bigint, fees: Fees, cause: unknown, onlyIfShort = false): Promise<void> {
-  const balance = await pool.request({ method: 'eth_getBalance', params: [from, 'pending'] }).then((b) => BigInt(b as Hex), () => undefined)
+  const balance = await pool.request({ method: 'eth_getBalance', params: [from, 'pending'] }).then(
+    (b) => BigInt(b as Hex),
+    () => undefined,
+  )
   const needed = gas * fees.maxFeePerGas
   if (onlyIfShort && !(balance !== undefined && balance < needed)) return
-  throw new RelayerError('The relayer wallet cannot pay for gas', { cause, details: `relayer ${from} is out of funds: it holds ${balance ?? 'an unknown amount of'} wei, less than the ${needed} wei the gas limit of ${gas} costs at ${fees.maxFeePerGas} wei per gas` })
+  throw new RelayerError('The relayer wallet cannot pay for gas', {
+    cause,
+    details: `relayer ${from} is out of funds: it holds ${balance ?? 'an unknown amount of'} wei, less than the ${needed} wei the gas limit of ${gas} costs at ${fees.maxFeePerGas} wei per gas`,
+  })
 }
 
 function isShortOfFunds(err: unknown): boolean {

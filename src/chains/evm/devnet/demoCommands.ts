@@ -56,7 +56,7 @@ export async function demoCommands({ baseUrl, chainId, executor, senderKey, demo
     ['202 TOO_EARLY (0x20): validAfter in the future', curl('/intents/validate', intent({ validAfter: '4102444800' }))],
     ['421 UNSUPPORTED_CHAIN (0xA2): a chain this gateway does not serve', curl('/intents/validate', intent({}), '8453')],
     ['421 UNSUPPORTED_CHAIN (0xA2): the policy allows only chain 1', curl('/intents/validate', intent({ policyId: demo.policies.mainnetOnly }))],
-    ['401 SIGNATURE_REQUIRED (0xE5): execute without the sender\'s signature (the body carries the typed data to sign)', curl('/intents/execute', intent({ nonce: '1' }))],
+    ["401 SIGNATURE_REQUIRED (0xE5): execute without the sender's signature (the body carries the typed data to sign)", curl('/intents/execute', intent({ nonce: '1' }))],
     ['200 EXECUTED (0x11): execute, signed by the demo sender (run it twice: the second replays it, 200 with "replayed": true, nothing sent)', curl('/intents/execute', await signed({ nonce: '1' }))],
   ]
   if (price) {

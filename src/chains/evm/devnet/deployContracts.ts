@@ -16,8 +16,7 @@ export const demoDollarDomain = { name: 'Demo Dollar', version: '1' } as const
 export function createDevClients(rpcUrl: string, chainId: number) {
   const chain = defineChain({ id: chainId, name: `devnet-${chainId}`, nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } })
   const publicClient: PublicClient = createPublicClient({ chain, transport: http(rpcUrl), pollingInterval: 50, cacheTime: 0 })
-  const walletFor = (privateKey: Hex): WalletClient =>
-    createWalletClient({ chain, account: privateKeyToAccount(privateKey), transport: http(rpcUrl), pollingInterval: 50, cacheTime: 0 })
+  const walletFor = (privateKey: Hex): WalletClient => createWalletClient({ chain, account: privateKeyToAccount(privateKey), transport: http(rpcUrl), pollingInterval: 50, cacheTime: 0 })
   return { chain, publicClient, walletFor }
 }
 

@@ -60,8 +60,26 @@ export async function seedDemo({
     const receipt = await publicClient.waitForTransactionReceipt({ hash: await hash })
     if (receipt.status !== 'success') throw new Error(`demo seeding transaction reverted: ${receipt.transactionHash}`)
   }
-  await send(wallet.writeContract({ address: contracts.registry, abi: policyRegistryArtifact.abi, functionName: 'createPolicy', args: [salts.open, { ...base, allowedChains: [BigInt(chainId)] }], account, chain: wallet.chain }))
-  await send(wallet.writeContract({ address: contracts.registry, abi: policyRegistryArtifact.abi, functionName: 'createPolicy', args: [salts.mainnetOnly, { ...base, allowedChains: [1n] }], account, chain: wallet.chain }))
+  await send(
+    wallet.writeContract({
+      address: contracts.registry,
+      abi: policyRegistryArtifact.abi,
+      functionName: 'createPolicy',
+      args: [salts.open, { ...base, allowedChains: [BigInt(chainId)] }],
+      account,
+      chain: wallet.chain,
+    }),
+  )
+  await send(
+    wallet.writeContract({
+      address: contracts.registry,
+      abi: policyRegistryArtifact.abi,
+      functionName: 'createPolicy',
+      args: [salts.mainnetOnly, { ...base, allowedChains: [1n] }],
+      account,
+      chain: wallet.chain,
+    }),
+  )
   await send(wallet.writeContract({ address: contracts.executor, abi: intentExecutorArtifact.abi, functionName: 'deposit', value: deposit, account, chain: wallet.chain }))
 
   const payerBalance = parseUnits('1000', 6)

@@ -27,7 +27,14 @@ describe('parseChainList', () => {
   })
 
   it('skips malformed chains and rpc entries, and refuses a document that is not an array', () => {
-    const { entries, skipped } = parseChainList([null, 5, { chainId: '1', rpc: [] }, { chainId: 2 }, { chainId: -1, rpc: [] }, { chainId: 3, rpc: [7, null, { url: 9 }, 'https://ok.example'], nativeCurrency: 'ETH' }])
+    const { entries, skipped } = parseChainList([
+      null,
+      5,
+      { chainId: '1', rpc: [] },
+      { chainId: 2 },
+      { chainId: -1, rpc: [] },
+      { chainId: 3, rpc: [7, null, { url: 9 }, 'https://ok.example'], nativeCurrency: 'ETH' },
+    ])
     assert.equal(skipped, 5)
     assert.deepEqual(entries.get(3)?.rpcs, [{ url: 'https://ok.example', tracking: 'unspecified' }])
     assert.equal(entries.get(3)?.nativeCurrency, undefined)
@@ -49,6 +56,12 @@ describe('selectEndpoints', () => {
       { url: 'http://plain.example', tracking: 'unspecified' },
     ])
     assert.deepEqual(urls, ['https://private.example', 'https://limited.example', 'http://plain.example', 'https://tracks.example'])
-    assert.equal(selectEndpoints(Array.from({ length: 9 }, (_, i) => ({ url: `https://n${i}.example`, tracking: 'none' as const })), 3).length, 3)
+    assert.equal(
+      selectEndpoints(
+        Array.from({ length: 9 }, (_, i) => ({ url: `https://n${i}.example`, tracking: 'none' as const })),
+        3,
+      ).length,
+      3,
+    )
   })
 })

@@ -10,7 +10,6 @@ import { findViemChain, findViemChainName } from './findViemChain.ts'
 import { selectEndpoints } from './selectEndpoints.ts'
 import type { ResolvedEndpoint } from '../../../ports/endpoint.ts'
 
-
 export type ResolvedChain = ChainConfig & {
   endpoints: ResolvedEndpoint[]
   name: string

@@ -18,7 +18,12 @@ export function broadcastOneByOne(client: PublicClient): BroadcastMany {
   return async (rawTransactions) => {
     const answers: PromiseSettledResult<unknown>[] = []
     for (const serializedTransaction of rawTransactions) {
-      answers.push(await client.sendRawTransaction({ serializedTransaction }).then((value): PromiseSettledResult<unknown> => ({ status: 'fulfilled', value }), (reason: unknown): PromiseSettledResult<unknown> => ({ status: 'rejected', reason })))
+      answers.push(
+        await client.sendRawTransaction({ serializedTransaction }).then(
+          (value): PromiseSettledResult<unknown> => ({ status: 'fulfilled', value }),
+          (reason: unknown): PromiseSettledResult<unknown> => ({ status: 'rejected', reason }),
+        ),
+      )
     }
     return answers
   }

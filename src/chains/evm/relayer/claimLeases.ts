@@ -16,7 +16,11 @@ export async function renewIfLapsed(ctx: RelayerPoolContext): Promise<void> {
 async function claimOnce({ members, byAddress, leases, chain, margin, log }: RelayerPoolContext) {
   const release = members.filter((m) => m.leaving && m.inFlight === 0).map((m) => m.account.address)
   const asked = Date.now()
-  const held = await leases.claim(chain, members.map((m) => m.account.address), { release })
+  const held = await leases.claim(
+    chain,
+    members.map((m) => m.account.address),
+    { release },
+  )
   const now = Date.now()
   if (Number.isFinite(leases.ttlMs) && now - asked > margin) log.warn({ ms: now - asked }, 'renewing the relayer leases took longer than their safety margin: keys pause until it answers')
   const heldNow = new Set<string>()

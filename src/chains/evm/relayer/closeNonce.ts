@@ -41,6 +41,9 @@ async function afterRefusal(ctx: RelayerContext, nonce: number, err: unknown) {
     logger.warn({ nonce, later: nextNonce - nonce - 1 }, 'a refused broadcast left a nonce gap under later transactions; filled it with a no-op transaction')
     return
   }
-  logger.error({ nonce, err: filler.reason }, 'a refused broadcast left a nonce gap under later transactions and the no-op transaction to fill it was refused too; the relayer reads its nonce again and reconciliation settles what cannot mine')
+  logger.error(
+    { nonce, err: filler.reason },
+    'a refused broadcast left a nonce gap under later transactions and the no-op transaction to fill it was refused too; the relayer reads its nonce again and reconciliation settles what cannot mine',
+  )
   ctx.nextNonce = undefined
 }

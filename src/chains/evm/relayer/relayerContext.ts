@@ -48,5 +48,19 @@ export type RelayerContext = {
 }
 
 export function createRelayerContext({ account, client, chainId, logger, nonceFloor, broadcastMany }: CreateRelayerParameters & { broadcastMany: BroadcastMany }): RelayerContext {
-  return { account, address: account.address, client, chainId, logger, nonceFloor, broadcastMany, lock: createMutex(), nextNonce: undefined, refused: new Set(), fees: undefined, outbox: [], draining: false }
+  return {
+    account,
+    address: account.address,
+    client,
+    chainId,
+    logger,
+    nonceFloor,
+    broadcastMany,
+    lock: createMutex(),
+    nextNonce: undefined,
+    refused: new Set(),
+    fees: undefined,
+    outbox: [],
+    draining: false,
+  }
 }

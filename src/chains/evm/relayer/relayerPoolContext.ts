@@ -50,7 +50,18 @@ export type RelayerPoolContext = {
   claiming: Promise<void> | undefined
 }
 
-export function createRelayerPoolContext({ accounts, client, chainId, chain, logger, leases, nonceFloor, broadcastMany, minBalance, balanceIntervalMs = 15_000 }: CreateRelayerPoolParameters): RelayerPoolContext {
+export function createRelayerPoolContext({
+  accounts,
+  client,
+  chainId,
+  chain,
+  logger,
+  leases,
+  nonceFloor,
+  broadcastMany,
+  minBalance,
+  balanceIntervalMs = 15_000,
+}: CreateRelayerPoolParameters): RelayerPoolContext {
   const log = logger.child({ module: 'relayer-pool' })
   const members = accounts.map((account) => ({
     account,

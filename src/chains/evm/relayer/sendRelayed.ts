@@ -15,9 +15,11 @@ import { readNonce, signRelayed } from './signRelayed.ts'
 
 export async function sendRelayed(ctx: RelayerContext, tx: RelayedTransaction, { onSigned }: { onSigned?: (tx: SignedExecution) => void | Promise<void> } = {}): Promise<SendResult> {
   const { logger } = ctx
-  const txFees = tx.fees ?? await currentFees(ctx).catch((cause) => {
-    throw new RelayerError('Could not read gas prices from the chain', { cause })
-  })
+  const txFees =
+    tx.fees ??
+    (await currentFees(ctx).catch((cause) => {
+      throw new RelayerError('Could not read gas prices from the chain', { cause })
+    }))
   for (let attempt = 0; ; attempt++) {
     const { signed, nonce, slot, journaled } = await ctx.lock.run(async () => {
       ctx.nextNonce ??= await readNonce(ctx)

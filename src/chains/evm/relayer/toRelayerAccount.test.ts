@@ -20,7 +20,7 @@ const transactions = fc.record({
 })
 
 describe('toRelayerAccount', () => {
-  it('signs every transaction exactly as viem\'s own account does (same bytes), and the signer recovers to the key\'s address', async () => {
+  it("signs every transaction exactly as viem's own account does (same bytes), and the signer recovers to the key's address", async () => {
     await fc.assert(
       fc.asyncProperty(privateKeys, transactions, async (key, tx) => {
         const transaction = { ...tx, type: 'eip1559' as const, maxPriorityFeePerGas: tx.maxFeePerGas / 2n }

@@ -29,7 +29,9 @@ export async function broadcastTransaction(ctx: SolanaContext, wire: string): Pr
       ? { InstructionError: [inner.context.index, { Custom: inner.context.code }] }
       : inner instanceof Error && typeof (inner as { context?: { index?: number } }).context?.index === 'number'
         ? { InstructionError: [(inner as { context: { index: number } }).context.index, inner.message] }
-        : inner instanceof Error ? inner.message : 'refused'
+        : inner instanceof Error
+          ? inner.message
+          : 'refused'
     const failure = decodeSolanaFailure(rpcErr, cause.context.logs, ctx.chain.programId, signatureInstructionOf(wire))
     throw new GatewayError('The chain refused the execute transaction', {
       code: 'CHAIN_CALL_FAILED',

@@ -8,12 +8,7 @@ import { failureKind } from '../../../metrics/createMetrics.ts'
 import { classifySolanaRpcError } from '../classifySolanaRpcError.ts'
 import type { SolanaContext } from '../solanaContext.ts'
 
-export async function callSolanaRpc<T>(
-  ctx: SolanaContext,
-  method: string,
-  what: string,
-  fn: (rpc: Rpc<SolanaRpcApi>, abortSignal: AbortSignal) => Promise<T>,
-): Promise<T> {
+export async function callSolanaRpc<T>(ctx: SolanaContext, method: string, what: string, fn: (rpc: Rpc<SolanaRpcApi>, abortSignal: AbortSignal) => Promise<T>): Promise<T> {
   const { chain, rpcRecorder } = ctx
   let last: GatewayError | undefined
   for (const [position, endpoint] of ctx.endpoints.entries()) {

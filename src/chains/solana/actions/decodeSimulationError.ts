@@ -18,7 +18,9 @@ export function decodeSimulationError(ctx: SolanaContext, err: unknown, what: st
       details = `instruction error ${typeof inner === 'string' ? inner : JSON.stringify(inner)}`
     }
   } else if (shape === 'AccountNotFound') {
-    details = simulationFeePayer ? `the simulation fee payer ${simulationFeePayer} holds no SOL` : 'the sender holds no SOL to name as the simulation fee payer: configure a funded simulation fee payer'
+    details = simulationFeePayer
+      ? `the simulation fee payer ${simulationFeePayer} holds no SOL`
+      : 'the sender holds no SOL to name as the simulation fee payer: configure a funded simulation fee payer'
   } else if (shape === 'ProgramAccountNotFound' || shape === 'InvalidProgramForExecution') {
     details = `${String(shape)}: is the program deployed at ${chain.programId} on this chain?`
   } else {

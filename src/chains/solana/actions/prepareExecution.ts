@@ -29,11 +29,18 @@ export async function prepareExecution(ctx: SolanaContext, intent: Intent, signa
   const { relayer } = ctx
   if (!relayer) throw new Error('prepareExecution called on a chain without a relayer')
   if (!signature) {
-    return { ok: false, status: Status.SIGNATURE_REQUIRED, detail: 'the Solana program executes only intents signed by their sender (or a delegate of the policy): sign the 32 bytes of `signing.message` with Ed25519 and send the 64-byte signature as `signature`' }
+    return {
+      ok: false,
+      status: Status.SIGNATURE_REQUIRED,
+      detail:
+        'the Solana program executes only intents signed by their sender (or a delegate of the policy): sign the 32 bytes of `signing.message` with Ed25519 and send the 64-byte signature as `signature`',
+    }
   }
   const signatureBytes = Uint8Array.from(Buffer.from(signature.slice(2), 'hex'))
   if (signatureBytes.length !== 64) {
-    throw new InputError('Invalid signature', { errors: [{ field: 'signature', message: `must be a 64-byte Ed25519 signature on Solana (0x + 128 hex digits); it has ${signatureBytes.length} bytes` }] })
+    throw new InputError('Invalid signature', {
+      errors: [{ field: 'signature', message: `must be a 64-byte Ed25519 signature on Solana (0x + 128 hex digits); it has ${signatureBytes.length} bytes` }],
+    })
   }
   const status = await validateIntent(ctx, intent)
   if (!isSuccessStatus(status)) return { ok: false, status: await refineStatus(ctx, intent, status), detail: undefined }
@@ -41,7 +48,7 @@ export async function prepareExecution(ctx: SolanaContext, intent: Intent, signa
   const message = Uint8Array.from(Buffer.from(ctx.runtime.hashIntent(intent).slice(2), 'hex'))
   const signer = await signerOf(ctx, intent, message, signatureBytes)
   if (!signer) {
-    return { ok: false, status: Status.UNAUTHORIZED, detail: 'the signature is neither the sender\'s nor a delegate\'s (of the policy) Ed25519 signature of `signing.message`' }
+    return { ok: false, status: Status.UNAUTHORIZED, detail: "the signature is neither the sender's nor a delegate's (of the policy) Ed25519 signature of `signing.message`" }
   }
   const instructions = [ed25519Instruction(Uint8Array.from(getBase58Encoder().encode(signer)), signatureBytes, message), await ctx.program.execute(intent, ctx.chain.config)]
   const price = computeUnitPriceFor(await recentPriorityFee(ctx, writableAccounts(relayer.address, instructions)), ctx.maxPriorityFee)

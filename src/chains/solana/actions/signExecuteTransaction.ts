@@ -20,11 +20,7 @@ import type { latestBlockhash } from './latestBlockhash.ts'
 /** Solana's packet size: a transaction larger than this is never accepted. */
 const maxTransactionSize = 1232
 
-export async function signExecuteTransaction(
-  relayer: SolanaRelayer,
-  instructions: readonly Instruction[],
-  lifetime: Awaited<ReturnType<typeof latestBlockhash>>,
-): Promise<SignedExecution> {
+export async function signExecuteTransaction(relayer: SolanaRelayer, instructions: readonly Instruction[], lifetime: Awaited<ReturnType<typeof latestBlockhash>>): Promise<SignedExecution> {
   const payer = await relayer.signer
   const transaction = await signTransactionMessageWithSigners(
     pipe(

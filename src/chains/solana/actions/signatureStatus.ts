@@ -8,5 +8,5 @@ export async function signatureStatus(ctx: SolanaContext, id: string) {
     rpc.getSignatureStatuses([toSignature(id)], { searchTransactionHistory: true }).send({ abortSignal }),
   )
   const status = value[0]
-  return status && status.confirmationStatus && status.confirmationStatus !== 'processed' ? status : undefined
+  return status?.confirmationStatus && status.confirmationStatus !== 'processed' ? status : undefined
 }

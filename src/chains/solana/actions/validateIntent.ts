@@ -41,7 +41,9 @@ export async function validateSigned(ctx: SolanaContext, intent: Intent, signatu
   if (signature === undefined) return validateIntent(ctx, intent)
   const signatureBytes = Uint8Array.from(Buffer.from(signature.slice(2), 'hex'))
   if (signatureBytes.length !== 64) {
-    throw new InputError('Invalid signature', { errors: [{ field: 'signature', message: `must be a 64-byte Ed25519 signature on Solana (0x + 128 hex digits); it has ${signatureBytes.length} bytes` }] })
+    throw new InputError('Invalid signature', {
+      errors: [{ field: 'signature', message: `must be a 64-byte Ed25519 signature on Solana (0x + 128 hex digits); it has ${signatureBytes.length} bytes` }],
+    })
   }
   const status = await validateIntent(ctx, intent)
   if (!isSuccessStatus(status)) return status
