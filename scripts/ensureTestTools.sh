@@ -2,7 +2,7 @@
 # Makes sure the Debian tools the tests use are here: clang (the Solana program is rebuilt from C
 # and compared with the committed artifact), chromium (the docs page is rendered headless) and
 # prometheus for its promtool (docs/ops/alerts.yml is checked with `promtool check rules`) and
-# softhsm2, a real PKCS#11 token for the relayer keys held in an HSM (test/hsmSigner.test.ts).
+# softhsm2, a real PKCS#11 token for the relayer keys held in an HSM (test/keys/hsmSigner.test.ts).
 # Installs what is missing when running as root (CI, fresh machines); otherwise says what to run.
 # Then checks the local PostgreSQL and Redis the shared-journal tests use, and starts the machine's
 # own servers when they are installed but stopped.

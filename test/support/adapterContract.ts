@@ -1,5 +1,5 @@
 // The ChainAdapter port's contract: one suite of behaviours every runtime's adapter must show,
-// run by test/adapterContract.test.ts against each runtime's real chain (anvil, LiteSVM, the Sui
+// run by test/house/adapterContract.test.ts against each runtime's real chain (anvil, LiteSVM, the Sui
 // stand-in). A runtime that legitimately cannot show a behaviour says why in its world, and the
 // case is skipped with that reason; no assertion is weakened for one runtime.
 import assert from 'node:assert/strict'

@@ -1,0 +1,174 @@
+// WORKERS=2: two worker processes on one port (Node's cluster), each an instance of a fleet on one
+// PostgreSQL journal holding its relayer key by lease. Validate and execute are served by both;
+// 60 intents each sent twice at once execute exactly once (IntentExecuted counted on chain), both
+// workers' keys sent transactions; kill -9 of a worker: the primary starts another, and intents
+// sent around the kill (retried by the client when their connection died) still execute exactly
+// once; Ctrl-C (SIGINT) stops the primary and every worker.
+import assert from 'node:assert/strict'
+import http from 'node:http'
+import { after, before, describe, it } from 'node:test'
+import { type Hex, parseEther, toHex } from 'viem'
+import { mnemonicToAccount } from 'viem/accounts'
+import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
+import { createDevClients } from '../../src/chains/evm/devnet/deployContracts.ts'
+import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
+import { eventually } from '../support/eventually.ts'
+import { chainEnv, startGatewayProcess } from '../support/gatewayProcess.ts'
+import { createTestDatabase, type TestDatabase } from '../support/postgresDatabase.ts'
+import type { GatewayProcess } from '../support/runGateway.ts'
+import { post, rpc, signedIntent } from '../support/testGateway.ts'
+
+const mnemonic = 'test test test test test test test test test test test junk'
+const pool = [40, 41].map((addressIndex) => mnemonicToAccount(mnemonic, { addressIndex }))
+const poolKeys = pool.map((a) => toHex(a.getHdKey().privateKey!)) as Hex[]
+
+/** GET on a fresh connection (the primary hands each new connection to the next worker). */
+function getFresh(url: string): Promise<{ status: number; body: any }> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { agent: false }, (res) => {
+        let text = ''
+        res.on('data', (c) => (text += c))
+        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }))
+      })
+      .on('error', reject)
+  })
+}
+
+describe('WORKERS=2: worker processes on one port', () => {
+  let devnet: Devnet
+  let database: TestDatabase
+  let gw: GatewayProcess
+  let baseUrl: string
+  let nonce = 70_000
+
+  before(async () => {
+    devnet = await startDevnet({ blockTime: 1 })
+    for (const account of pool) await rpc(devnet.anvil.rpcUrl, 'anvil_setBalance', [account.address, toHex(parseEther('100'))])
+    database = await createTestDatabase('workers')
+    const { RELAYER_PRIVATE_KEY: _, ...base } = chainEnv(devnet)
+    ;({ gw, baseUrl } = await startGatewayProcess({
+      ...base,
+      WORKERS: '2',
+      RELAYER_PRIVATE_KEYS: poolKeys.join(','),
+      DATABASE_URL: database.url,
+      INSTANCE_ID: 'wk',
+      RELAYER_LEASE_TTL_MS: '3000',
+      RECEIPT_TIMEOUT_MS: '60000',
+      MAX_CONNECTIONS_PER_CLIENT: '10000',
+    }))
+  })
+  after(async () => {
+    if (gw && gw.child.exitCode === null) gw.child.kill('SIGKILL')
+    await devnet?.stop()
+    await database?.drop().catch(() => {})
+  })
+
+  /** Each worker, seen through /health on fresh connections, holds one key: which instances answered. */
+  const bothWorkersServing = () =>
+    eventually('both workers serving with a key each', 30_000, async () => {
+      const seen = new Map<string, number>()
+      for (let i = 0; i < 8; i++) {
+        const [health, chain] = await Promise.all([getFresh(`${baseUrl}/health`), getFresh(`${baseUrl}/chains/31337`)])
+        assert.equal(health.status, 200)
+        seen.set(health.body.instance.id, 0)
+        const held = (chain.body.relayers as Array<{ held: boolean }>).filter((r) => r.held).length
+        if (held !== 1) return undefined
+      }
+      return seen.size === 2 ? [...seen.keys()].sort() : undefined
+    })
+
+  const executedSince = async (fromBlock: bigint) => {
+    const { publicClient } = createDevClients(devnet.anvil.rpcUrl, devnet.anvil.chainId)
+    const event = intentExecutorArtifact.abi.find((i) => i.type === 'event' && i.name === 'IntentExecuted')!
+    const logs = await publicClient.getLogs({ address: devnet.contracts.executor, event, fromBlock })
+    const senders = new Set(await Promise.all(logs.map(async (l) => (await publicClient.getTransaction({ hash: l.transactionHash })).from.toLowerCase())))
+    return { hashes: logs.map((l) => l.args.intentHash as string), senders }
+  }
+  const blockNumber = () => createDevClients(devnet.anvil.rpcUrl, devnet.anvil.chainId).publicClient.getBlockNumber()
+
+  it('two workers, each its own instance id and key; validate answers 200', async () => {
+    assert.deepEqual(await bothWorkersServing(), ['wk-w1', 'wk-w2'])
+    const res = await post(baseUrl, '/intents/validate', await signedIntent(devnet, { nonce: String(nonce++) }))
+    assert.equal(res.status, 200, res.text)
+    assert.equal(res.headers.get('x-erc1066-status'), '0x01')
+  })
+
+  it('60 intents, each sent twice at once, execute exactly once; both workers executed', async () => {
+    const from = await blockNumber()
+    const bodies = await Promise.all(Array.from({ length: 60 }, () => signedIntent(devnet, { nonce: String(nonce++) })))
+    const answers = await Promise.all(bodies.flatMap((b) => [post(baseUrl, '/intents/execute', b), post(baseUrl, '/intents/execute', b)]))
+    const sent = new Map<string, number>()
+    for (const a of answers) {
+      assert.ok(a.status === 200 || (a.status === 202 && a.body?.replayed === true), `${a.status} ${a.text.slice(0, 300)}`)
+      if (a.status === 200 && a.body?.replayed !== true) sent.set(a.headers.get('x-intent-hash')!, (sent.get(a.headers.get('x-intent-hash')!) ?? 0) + 1)
+    }
+    assert.equal(sent.size, 60)
+    assert.ok(
+      [...sent.values()].every((n) => n === 1),
+      'one answer per intent says it sent',
+    )
+    const { hashes, senders } = await executedSince(from + 1n)
+    assert.equal(hashes.length, 60, 'IntentExecuted: 60 events')
+    assert.equal(new Set(hashes).size, 60, 'each intent once')
+    assert.deepEqual([...senders].sort(), pool.map((a) => a.address.toLowerCase()).sort(), 'both workers (each with its key) sent')
+  })
+
+  it('kill -9 of a worker: the primary starts another; intents around the kill execute exactly once', async () => {
+    const pids = [...gw.stdout().matchAll(/"worker":(\d),"pid":(\d+)[^\n]*worker \d listening/g)].map((m) => ({ worker: Number(m[1]), pid: Number(m[2]) }))
+    const victim = pids.find((p) => p.worker === 1)!
+    assert.ok(victim, gw.stdout().slice(-2000))
+    const from = await blockNumber()
+    const bodies = await Promise.all(Array.from({ length: 30 }, () => signedIntent(devnet, { nonce: String(nonce++) })))
+    // Sent while the worker dies: a request whose connection died is retried, as a client would.
+    const send = async (body: unknown) => {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          const res = await post(baseUrl, '/intents/execute', body)
+          if (res.status === 200 || res.status === 202) return res
+          if (attempt > 40) return res
+        } catch (err) {
+          if (attempt > 40) throw err
+        }
+        await new Promise((r) => setTimeout(r, 500))
+      }
+    }
+    const all = Promise.all(bodies.map((b, i) => new Promise((r) => setTimeout(r, i * 20)).then(() => send(b))))
+    await new Promise((r) => setTimeout(r, 200))
+    process.kill(victim.pid, 'SIGKILL')
+    await eventually('another worker 1', 30_000, async () => (/worker 1 exited: starting another/.test(gw.stdout()) && [...gw.stdout().matchAll(/worker 1 listening/g)].length >= 2 ? true : undefined))
+    const answers = await all
+    for (const a of answers) assert.ok(a.status === 200 || a.status === 202, `${a.status} ${a.text.slice(0, 300)}`)
+    const hashes = new Set(answers.map((a) => a.headers.get('x-intent-hash')))
+    assert.equal(hashes.size, 30)
+    // Those answered 202 (still pending) are settled by the journal's reconciliation.
+    const seen = await eventually('every intent executed', 60_000, async () => {
+      const { hashes: executed } = await executedSince(from + 1n)
+      return executed.length >= 30 ? executed : undefined
+    })
+    assert.equal(seen.length, 30, 'no intent executed twice')
+    assert.deepEqual(new Set(seen), hashes)
+    assert.deepEqual(await bothWorkersServing(), ['wk-w1', 'wk-w2'])
+  })
+
+  it('Ctrl-C (SIGINT to every process of the group) stops the primary and both workers cleanly, none restarted', async () => {
+    const workerPids = [...gw.stdout().matchAll(/"pid":(\d+)[^\n]*worker \d listening/g)].map((m) => Number(m[1]))
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0)
+        return true
+      } catch {
+        return false
+      }
+    }
+    // The workers first, as a terminal may deliver it: they leave it to the primary.
+    for (const pid of workerPids.filter(alive)) process.kill(pid, 'SIGINT')
+    await new Promise((r) => setTimeout(r, 300))
+    assert.equal(workerPids.filter(alive).length, 2, 'the workers still serve')
+    const restartsBefore = [...gw.stdout().matchAll(/exited: starting another/g)].length
+    gw.child.kill('SIGINT')
+    assert.equal(await gw.exit, 0)
+    assert.equal([...gw.stdout().matchAll(/exited: starting another/g)].length, restartsBefore, 'no worker restarted while stopping')
+    for (const pid of workerPids) assert.throws(() => process.kill(pid, 0), 'no worker left running')
+  })
+})

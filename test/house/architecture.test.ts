@@ -1,0 +1,86 @@
+// The house's rules (docs/architecture.md), read from the imports of src/ as they are: shared code
+// never reaches into a runtime's folder, runtimes never into each other, ports import no
+// implementation, only the composition root opens a store, and no two rooms import each other.
+import assert from 'node:assert/strict'
+import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { dirname, join, relative, resolve } from 'node:path'
+import { describe, it } from 'node:test'
+
+const src = resolve(import.meta.dirname, '../../src')
+const runtimes = readdirSync(join(src, 'chains')).filter((name) => statSync(join(src, 'chains', name)).isDirectory())
+/** The composition root: the files that name the runtimes and stores to put the gateway together. */
+const compositionRoot = new Set(['main.ts', 'createGateway.ts', 'runtimes.ts'])
+
+type Import = { from: string; to: string }
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name)
+    if (statSync(path).isDirectory()) return sourceFiles(path)
+    return path.endsWith('.ts') && !path.endsWith('.test.ts') ? [relative(src, path)] : []
+  })
+}
+
+const imports: Import[] = sourceFiles(src).flatMap((from) => {
+  const text = readFileSync(join(src, from), 'utf8')
+  return [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+'(\.[^']+)'|import\('(\.[^']+)'\)/g)].map((m) => ({
+    from,
+    to: relative(src, resolve(dirname(join(src, from)), (m[1] ?? m[2])!)),
+  }))
+})
+
+/** A room: a top folder, each runtime's folder and each storage engine's its own. */
+function roomOf(path: string): string {
+  const parts = path.split('/')
+  if (parts.length === 1) return '.'
+  if ((parts[0] === 'chains' && runtimes.includes(parts[1]!)) || (parts[0] === 'store' && parts.length > 2)) return `${parts[0]}/${parts[1]}`
+  return parts[0]!
+}
+const runtimeOf = (path: string) => (path.startsWith('chains/') && runtimes.includes(path.split('/')[1]!) ? path.split('/')[1] : undefined)
+const show = (list: Import[]) => list.map((i) => `${i.from} -> ${i.to}`)
+
+describe('the house (import rules of src/)', () => {
+  it('reads the imports it judges', () => {
+    assert.ok(imports.length > 300, `only ${imports.length} imports read`)
+    assert.deepEqual([...runtimes].sort(), ['evm', 'solana', 'sui'])
+  })
+
+  it('has no arrow from shared code into a runtime folder, and none between runtime folders', () => {
+    const wrong = imports.filter(({ from, to }) => {
+      const target = runtimeOf(to)
+      if (!target || compositionRoot.has(from)) return false
+      return runtimeOf(from) !== target
+    })
+    assert.deepEqual(show(wrong), [])
+  })
+
+  it('keeps the ports free of implementations: they import only ports and the error and status types', () => {
+    const wrong = imports.filter(({ from, to }) => from.startsWith('ports/') && !/^(ports|errors|status)\//.test(to))
+    assert.deepEqual(show(wrong), [])
+  })
+
+  it('opens a store only in the composition root: the domain knows the Journal port, not SQLite or PostgreSQL', () => {
+    const wrong = imports.filter(({ from, to }) => to.startsWith('store/') && !from.startsWith('store/') && !compositionRoot.has(from))
+    assert.deepEqual(show(wrong), [])
+  })
+
+  it('has no circle between rooms', () => {
+    const edges = new Map<string, Set<string>>()
+    for (const { from, to } of imports) {
+      const [a, b] = [roomOf(from), roomOf(to)]
+      if (a !== b) edges.set(a, (edges.get(a) ?? new Set()).add(b))
+    }
+    const circles: string[] = []
+    const state = new Map<string, 'open' | 'done'>()
+    const visit = (room: string, path: string[]) => {
+      state.set(room, 'open')
+      for (const next of edges.get(room) ?? []) {
+        if (state.get(next) === 'open') circles.push([...path.slice(path.indexOf(next)), room, next].join(' -> '))
+        else if (!state.has(next)) visit(next, [...path, room])
+      }
+      state.set(room, 'done')
+    }
+    for (const room of edges.keys()) if (!state.has(room)) visit(room, [])
+    assert.deepEqual(circles, [])
+  })
+})

@@ -1,0 +1,171 @@
+// A journal file written by the first gateway (schema 1) opened by this one against a real anvil:
+// its executed record reads back over HTTP, and its pending EVM transaction, which the node never
+// got, is broadcast again at start-up, byte for byte, and settles once. And the EVM relayer's nonce
+// floor, derived from the journal's unsettled transactions (their details.txNonce).
+import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import { type Hex, encodeFunctionData, keccak256 } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import type { SignedExecution } from '../../src/ports/chainAdapter.ts'
+import { resolveChains } from '../../src/chains/evm/discovery/resolveChains.ts'
+import { createEvmAdapter } from '../../src/chains/evm/createEvmAdapter.ts'
+import { evmSignedExecution } from '../../src/chains/evm/evmSignedExecution.ts'
+import { evmRuntime, toIntentTuple } from '../../src/chains/evm/evmRuntime.ts'
+import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
+import { createDevClients } from '../../src/chains/evm/devnet/deployContracts.ts'
+import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
+import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
+import type { Intent } from '../../src/ports/intent.ts'
+import { parseIntent } from '../../src/intents/parseIntent.ts'
+import { createLogger } from '../../src/logging/createLogger.ts'
+import { writeV1Journal } from '../support/v1Journal.ts'
+import { request, rpc, signedIntent, startTestGateway } from '../support/testGateway.ts'
+
+const relayerAccount = privateKeyToAccount(devnetAccounts.relayer)
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+describe('journal upgrade and the EVM nonce floor, against anvil', () => {
+  let devnet: Devnet
+  let clients: ReturnType<typeof createDevClients>
+  const dir = mkdtempSync(join(tmpdir(), 'journal-migration-test-'))
+  before(async () => {
+    devnet = await startDevnet()
+    clients = createDevClients(devnet.anvil.rpcUrl, devnet.anvil.chainId)
+  })
+  after(async () => {
+    await devnet?.stop()
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  /** A signed intent of the demo sender and the executeSigned call data that runs it. */
+  async function signedCall(nonce: string): Promise<{ intent: Intent; intentHash: Hex; data: Hex }> {
+    const body = await signedIntent(devnet, { nonce })
+    const intent = parseIntent(body as never, evmRuntime)
+    const data = encodeFunctionData({ abi: intentExecutorArtifact.abi, functionName: 'executeSigned', args: [toIntentTuple(intent), body.signature as Hex] })
+    return { intent, intentHash: evmRuntime.hashIntent(intent), data }
+  }
+
+  it('a pending EVM record in a schema-1 journal is broadcast again at start-up and settles; the executed one reads back', async () => {
+    const { intent, intentHash, data } = await signedCall('701')
+    const txNonce = await clients.publicClient.getTransactionCount({ address: relayerAccount.address, blockTag: 'pending' })
+    const fees = await clients.publicClient.estimateFeesPerGas()
+    // Signed and journaled by the old gateway, which died before the broadcast reached the node.
+    const raw = await relayerAccount.signTransaction({ chainId: devnet.anvil.chainId, type: 'eip1559', to: devnet.contracts.executor, data, gas: 500_000n, nonce: txNonce, ...fees })
+    const transactionHash = keccak256(raw)
+    const serialized = (i: Intent) => JSON.stringify(i, (_, v) => (typeof v === 'bigint' ? v.toString() : v))
+    const executedHash = `0x${'ee'.repeat(32)}` as Hex
+    const row = { chain_id: devnet.chain.chainId, sender: intent.sender.toLowerCase(), relayer: relayerAccount.address, created_at: Date.now() - 60_000, updated_at: Date.now() - 60_000 }
+    const path = join(dir, 'journal.sqlite')
+    writeV1Journal(path, [
+      {
+        ...row,
+        intent_hash: executedHash,
+        intent_nonce: '700',
+        intent: serialized({ ...intent, nonce: 700n }),
+        state: 'mined',
+        status: 0x11,
+        tx_nonce: txNonce - 1,
+        transaction_hash: `0x${'ab'.repeat(32)}`,
+        raw_transaction: '0x02c0',
+        block_number: '3',
+        gas_used: '90000',
+        return_data: '0x',
+      },
+      { ...row, intent_hash: intentHash, intent_nonce: '701', intent: serialized(intent), state: 'pending', status: 0xf3, tx_nonce: txNonce, transaction_hash: transactionHash, raw_transaction: raw },
+    ])
+    assert.equal(await rpc(devnet.anvil.rpcUrl, 'eth_getTransactionByHash', [transactionHash]), null, 'the node never had it')
+
+    const gateway = await startTestGateway({ chains: [devnet.chain], journal: { path, synchronous: 'full' }, reconcileIntervalMs: 200 })
+    try {
+      assert.ok(
+        gateway.logs.some((l) => l.includes('the node had lost a journaled transaction')),
+        'broadcast again before the gateway took requests',
+      )
+      const receipt = await clients.publicClient.waitForTransactionReceipt({ hash: transactionHash })
+      assert.equal(receipt.status, 'success')
+      assert.equal(receipt.from.toLowerCase(), relayerAccount.address.toLowerCase())
+
+      let done
+      for (let i = 0; i < 100; i++) {
+        done = await request(gateway.baseUrl, `/intents/${intentHash}`)
+        if (done.status !== 202) break
+        await sleep(100)
+      }
+      assert.equal(done?.status, 200, done?.text)
+      assert.equal(done?.body.state, 'mined')
+      assert.equal(done?.body.transactionHash, transactionHash, 'the very transaction the old gateway signed')
+      assert.equal(done?.body.blockNumber, receipt.blockNumber.toString())
+      assert.equal(await gateway.journal.pendingCount(), 0)
+
+      const history = await request(gateway.baseUrl, `/intents/${executedHash}`)
+      assert.equal(history.status, 200)
+      assert.deepEqual(
+        { state: history.body.state, transactionHash: history.body.transactionHash, blockNumber: history.body.blockNumber, gasUsed: history.body.gasUsed },
+        { state: 'mined', transactionHash: `0x${'ab'.repeat(32)}`, blockNumber: '3', gasUsed: '90000' },
+      )
+      const replay = await request(gateway.baseUrl, '/intents/execute', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-chain-id': '31337' },
+        body: JSON.stringify(await signedIntent(devnet, { nonce: '701' })),
+      })
+      assert.ok([200, 202].includes(replay.status) && replay.body.replayed === true, `the upgraded record still holds the intent: ${replay.text}`)
+      // Schema 3: the upgraded 'executed' record of nonce 700 names a transaction the chain never
+      // had, and the intent's nonce is unused there: not answered from the journal, it executes.
+      const stale = await request(gateway.baseUrl, '/intents/execute', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-chain-id': '31337' },
+        body: JSON.stringify(await signedIntent(devnet, { nonce: '700' })),
+      })
+      assert.equal(stale.status, 200, stale.text)
+      assert.equal((await gateway.journal.get(executedHash))?.state, 'dropped', 'the stale record is retired, with the reason')
+    } finally {
+      await gateway.close()
+    }
+  })
+
+  it('the EVM relayer signs above the highest relayer nonce among the journal unsettled transactions', async () => {
+    const [chain] = await resolveChains({ chains: [devnet.chain], chainList: undefined, production: false, logger: createLogger({ level: 'silent' }) })
+    const nodeNonce = await clients.publicClient.getTransactionCount({ address: relayerAccount.address, blockTag: 'pending' })
+    const held = (txNonce: number): SignedExecution => evmSignedExecution.from({ relayer: relayerAccount.address, txNonce, rawTransaction: '0x02c0' })
+    const asked: string[] = []
+    const adapter = createEvmAdapter({
+      chain: chain!,
+      relayerPrivateKey: devnetAccounts.relayer,
+      rpcTimeoutMs: 2_000,
+      pollingIntervalMs: 20,
+      logger: createLogger({ level: 'silent' }),
+      unsettledTransactions: async (relayer) => {
+        asked.push(relayer)
+        return [held(nodeNonce + 4), held(nodeNonce + 2)]
+      },
+    })
+    let sent: { transactionHash: string; receipt: Promise<unknown>; txNonce: number } | undefined
+    try {
+      const { intent } = await signedCall('702')
+      const body = await signedIntent(devnet, { nonce: '702' })
+      const preflight = await adapter.prepareExecution(intent, body.signature as Hex)
+      assert.ok(preflight.ok)
+      let signed: SignedExecution | undefined
+      const submission = await preflight.send({ onSigned: (tx) => void (signed = tx) })
+      sent = { ...submission, txNonce: evmSignedExecution.txNonce(signed!) }
+      assert.deepEqual(asked, [relayerAccount.address])
+      assert.deepEqual(signed?.details, { txNonce: nodeNonce + 5 })
+      assert.equal(signed?.id, submission.transactionHash)
+      const onNode = await clients.publicClient.getTransaction({ hash: submission.transactionHash as Hex })
+      assert.equal(onNode.nonce, nodeNonce + 5)
+    } finally {
+      if (sent) {
+        // Queued behind a gap: fill it with the relayer's own transfers, so that it mines and the
+        // adapter's receipt watch ends.
+        const wallet = clients.walletFor(devnetAccounts.relayer)
+        for (let n = nodeNonce; n < sent.txNonce; n++) await wallet.sendTransaction({ account: wallet.account!, chain: wallet.chain, to: relayerAccount.address, value: 0n, nonce: n })
+        const receipt = (await sent.receipt) as { state: string; transactionHash: string }
+        assert.equal(receipt.transactionHash, sent.transactionHash)
+      }
+      await adapter.close()
+    }
+  })
+})

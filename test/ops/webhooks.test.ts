@@ -1,0 +1,185 @@
+// Signed webhooks of execution events, to a local receiver that verifies each delivery with the
+// `standardwebhooks` package: every event arrives (once per event id), a receiver that fails three
+// times gets it on the fourth try, two instances on one PostgreSQL journal deliver each event once,
+// and an event whose delivery a kill -9 interrupted is delivered after the restart.
+import assert from 'node:assert/strict'
+import { randomBytes } from 'node:crypto'
+import { createServer, type Server } from 'node:http'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import { Webhook } from 'standardwebhooks'
+import type { WebhooksConfig } from '../../src/config/webhooksConfig.ts'
+import { webhooksConfig } from '../../src/config/webhooksConfig.ts'
+import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
+import { eventually } from '../support/eventually.ts'
+import { chainEnv, startGatewayProcess } from '../support/gatewayProcess.ts'
+import { createTestDatabase, type TestDatabase } from '../support/postgresDatabase.ts'
+import { post, signedIntent, startTestGateway, startWorld, type World } from '../support/testGateway.ts'
+
+const secret = `whsec_${randomBytes(32).toString('base64')}`
+const verifier = new Webhook(secret)
+
+type Delivery = { id: string; type: string; intentHash: string; state: string }
+
+/** A webhook receiver on loopback: verifies every delivery, records it, and answers what `answer` says. */
+async function startReceiver(answer: (id: string, tries: number) => number = () => 200) {
+  const deliveries: Delivery[] = []
+  const tries = new Map<string, number>()
+  const refusedSignatures: string[] = []
+  const server: Server = createServer((req, res) => {
+    let body = ''
+    req.on('data', (c) => (body += c))
+    req.on('end', () => {
+      try {
+        verifier.verify(body, {
+          'webhook-id': String(req.headers['webhook-id']),
+          'webhook-timestamp': String(req.headers['webhook-timestamp']),
+          'webhook-signature': String(req.headers['webhook-signature']),
+        })
+      } catch {
+        refusedSignatures.push(body)
+        res.writeHead(400).end()
+        return
+      }
+      const id = String(req.headers['webhook-id'])
+      const n = (tries.get(id) ?? 0) + 1
+      tries.set(id, n)
+      const status = answer(id, n)
+      if (status === 200) deliveries.push(JSON.parse(body) as Delivery)
+      res.writeHead(status).end()
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/hooks`
+  return { url, deliveries, tries, refusedSignatures, close: () => new Promise<void>((resolve) => server.close(() => resolve())) }
+}
+
+const config = (urls: string[]): WebhooksConfig => ({ urls, secret, maxAttempts: 6, retryBaseMs: 20 })
+const ofIntent = (deliveries: Delivery[], intentHash: string) => deliveries.filter((d) => d.intentHash === intentHash)
+
+describe('signed webhooks of execution events', () => {
+  let world: World
+  const cleanup: Array<() => Promise<unknown>> = []
+  const chain = { 'x-chain-id': '31337' }
+
+  before(async () => {
+    world = await startWorld()
+  })
+  after(async () => {
+    for (const c of cleanup.reverse()) await c()
+    await world?.stop()
+  })
+
+  it('delivers every event of an execution once per event id, signed as Standard Webhooks says; a receiver failing three times gets it on the fourth', async () => {
+    // The mined event is refused three times before it is taken.
+    const receiver = await startReceiver((id, n) => (id.includes(':mined:') && n <= 3 ? 500 : 200))
+    cleanup.push(receiver.close)
+    const gateway = await startTestGateway({ chains: [world.devnet.chain], webhooks: config([receiver.url]) })
+    cleanup.push(() => gateway.close())
+    const res = await post(gateway.baseUrl, '/intents/execute', await signedIntent(world.devnet, { nonce: '700' }), chain)
+    assert.equal(res.status, 200, res.text)
+    const intentHash = res.headers.get('x-intent-hash')!
+    await eventually('the final event', 15_000, async () =>
+      ofIntent(receiver.deliveries, intentHash).some((d) => d.type === 'final') && ofIntent(receiver.deliveries, intentHash).some((d) => d.type === 'mined') ? true : undefined,
+    )
+    const got = ofIntent(receiver.deliveries, intentHash)
+    assert.deepEqual(got.map((d) => d.type).sort(), ['final', 'mined', 'submitted'])
+    assert.deepEqual(got.map((d) => d.state).sort(), ['mined', 'mined', 'pending'])
+    const minedId = [...receiver.tries.keys()].find((id) => id.includes(':mined:'))!
+    assert.equal(receiver.tries.get(minedId), 4, 'three refusals, then delivered')
+    assert.deepEqual(
+      (await gateway.journal.webhooks.entriesOf(minedId)).map((e) => ({ attempts: e.attempts, delivered: e.delivered })),
+      [{ attempts: 4, delivered: true }],
+    )
+    assert.deepEqual(receiver.refusedSignatures, [])
+    // Nothing more comes: each event once.
+    await new Promise((r) => setTimeout(r, 1_000))
+    assert.equal(ofIntent(receiver.deliveries, intentHash).length, 3)
+  })
+
+  it('delivers each event once with two instances on one PostgreSQL journal', async () => {
+    const database: TestDatabase = await createTestDatabase('webhooks')
+    cleanup.push(() => database.drop())
+    const receiver = await startReceiver()
+    cleanup.push(receiver.close)
+    const storage = (instanceId: string) => ({ databaseUrl: database.url, redisUrl: undefined, instanceId })
+    const a = await startTestGateway({ chains: [world.devnet.chain], storage: storage('a'), webhooks: config([receiver.url]) })
+    cleanup.push(() => a.close())
+    const b = await startTestGateway({ chains: [world.devnet.chain], storage: storage('b'), relayerPrivateKey: devnetAccounts.other, webhooks: config([receiver.url]) })
+    cleanup.push(() => b.close())
+    const hashes: string[] = []
+    for (let i = 0; i < 6; i++) {
+      const res = await post((i % 2 === 0 ? a : b).baseUrl, '/intents/execute', await signedIntent(world.devnet, { nonce: String(710 + i) }), chain)
+      assert.equal(res.status, 200, res.text)
+      hashes.push(res.headers.get('x-intent-hash')!)
+    }
+    await eventually('every final event', 15_000, async () => (hashes.every((h) => ofIntent(receiver.deliveries, h).some((d) => d.type === 'final')) ? true : undefined))
+    await new Promise((r) => setTimeout(r, 1_500))
+    for (const h of hashes)
+      assert.deepEqual(
+        ofIntent(receiver.deliveries, h)
+          .map((d) => d.type)
+          .sort(),
+        ['final', 'mined', 'submitted'],
+        h,
+      )
+    assert.equal(new Set([...receiver.tries.values()]).size, 1, 'every event was sent once')
+  })
+
+  it('delivers after a kill -9: an event the receiver could not take before the crash arrives after the restart', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'webhooks-'))
+    cleanup.push(async () => rmSync(dir, { recursive: true, force: true }))
+    // The receiver refuses everything until the gateway has been killed.
+    let up = false
+    const receiver = await startReceiver(() => (up ? 200 : 503))
+    cleanup.push(receiver.close)
+    const env = {
+      ...chainEnv(world.devnet),
+      JOURNAL_PATH: join(dir, 'journal.sqlite'),
+      WEBHOOK_URLS: receiver.url,
+      WEBHOOK_SECRET: secret,
+      WEBHOOK_RETRY_BASE_MS: '50',
+      RELAYER_PRIVATE_KEY: devnetAccounts.other,
+    }
+    const first = await startGatewayProcess(env)
+    let intentHash: string
+    try {
+      const res = await post(first.baseUrl, '/intents/execute', await signedIntent(world.devnet, { nonce: '730' }), chain)
+      assert.equal(res.status, 200, res.text)
+      intentHash = res.headers.get('x-intent-hash')!
+      // Mined, and its events refused at least once: they wait in the outbox.
+      await eventually('a refused mined event', 10_000, async () => ([...receiver.tries.keys()].some((id) => id.includes(intentHash) && id.includes(':mined:')) ? true : undefined))
+    } finally {
+      first.gw.child.kill('SIGKILL')
+      await first.gw.exit
+    }
+    assert.equal(ofIntent(receiver.deliveries, intentHash).length, 0, 'nothing was taken before the crash')
+    up = true
+    const second = await startGatewayProcess(env)
+    try {
+      await eventually('the events after the restart', 15_000, async () => (ofIntent(receiver.deliveries, intentHash).length === 3 ? true : undefined))
+      assert.deepEqual(
+        ofIntent(receiver.deliveries, intentHash)
+          .map((d) => d.type)
+          .sort(),
+        ['final', 'mined', 'submitted'],
+      )
+    } finally {
+      second.gw.child.kill('SIGTERM')
+      await second.gw.exit
+    }
+  })
+
+  it('refuses bad settings, naming them and never showing the secret', () => {
+    assert.equal(webhooksConfig({}, { production: false }).value, undefined)
+    assert.deepEqual(webhooksConfig({ WEBHOOK_URLS: 'http://hooks.example/x', WEBHOOK_SECRET: 'whsec_c2hvcnQ=' }, { production: true }).problems, [
+      'WEBHOOK_URLS[0]: must be https in production',
+      'WEBHOOK_SECRET: must be whsec_ followed by the base64 of at least 32 random bytes (its value is not shown)',
+    ])
+    assert.deepEqual(webhooksConfig({ WEBHOOK_SECRET: secret }, { production: false }).problems, ['WEBHOOK_SECRET: is set but WEBHOOK_URLS is not'])
+    const ok = webhooksConfig({ WEBHOOK_URLS: 'https://hooks.example/a, https://hooks.example/b', WEBHOOK_SECRET: secret, WEBHOOK_MAX_ATTEMPTS: '5' }, { production: true })
+    assert.deepEqual(ok, { value: { urls: ['https://hooks.example/a', 'https://hooks.example/b'], secret, maxAttempts: 5, retryBaseMs: 1000 }, problems: [] })
+  })
+})
