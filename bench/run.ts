@@ -75,7 +75,7 @@ type Load = {
 }
 
 /** A request body: the same every time, or a different nonce spliced in per request. */
-type Body = { prefix: string; suffix?: string; nonce?: 'hex64' | 'dec' }
+type Body = { prefix: string; suffix?: string | undefined; nonce?: 'hex64' | 'dec' | undefined }
 
 let nonceBase = 100_000_000
 /** CPU time (user + system) a process has used so far, in microseconds. */

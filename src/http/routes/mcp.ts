@@ -46,11 +46,11 @@ export function registerMcpRoute(app: FastifyInstance, { caller, version, preVal
   const schema = {
     operationId: 'mcp',
     tags: ['agents'],
-    summary: 'Model Context Protocol server (Streamable HTTP, stateless): the gateway\'s operations as MCP tools',
+    summary: "Model Context Protocol server (Streamable HTTP, stateless): the gateway's operations as MCP tools",
     description:
       'Tools: validate_intent, execute_intent, get_intent, list_chains, explain_status. Each tool sends the same request to the matching route (with this request\'s Authorization and X-Chain-Id) and returns its answer: `httpStatus`, `erc1066Status`, `headers` and `body` as structuredContent, `isError` from 400 on; a 402 carries the x402 PaymentRequired, paid with `_meta["x402/payment"]`. Send `Accept: application/json, text/event-stream`. Answers are JSON (no stream); there are no sessions, so GET and DELETE answer 405. With API keys configured, a key is optional here, a key that is sent must be valid, and execute_intent needs one. ' +
-      'The rate limit is the client\'s HTTP budget (its API key, else its address): an /mcp request counts as one request and pays for its first tool call; each further tool call, batched or not, counts as one more (a batch of N tool calls costs N, as N HTTP requests would). ' +
-      'A tool call over the limit has the route\'s 429 (0xF6) as its result, `retry-after` among its headers; an /mcp request over the limit is answered 429 itself. ' +
+      "The rate limit is the client's HTTP budget (its API key, else its address): an /mcp request counts as one request and pays for its first tool call; each further tool call, batched or not, counts as one more (a batch of N tool calls costs N, as N HTTP requests would). " +
+      "A tool call over the limit has the route's 429 (0xF6) as its result, `retry-after` among its headers; an /mcp request over the limit is answered 429 itself. " +
       `A batch holds at most ${maxBatchSize} messages (more: 400, JSON-RPC -32600). Arguments nested deeper than 32 levels answer JSON-RPC -32602 naming the argument.`,
     body: jsonRpcMessage,
     response: {
@@ -72,11 +72,15 @@ export function registerMcpRoute(app: FastifyInstance, { caller, version, preVal
       if (Array.isArray(request.body) && request.body.length > maxBatchSize) {
         const error = { code: -32600, message: `Invalid Request: a batch holds at most ${maxBatchSize} messages; this one holds ${request.body.length}` }
         // As text, like the transport's own JSON-RPC errors: the 400 problem schema would drop its fields.
-        return reply.code(400 as 200).type('application/json').send(JSON.stringify({ jsonrpc: '2.0', id: null, error }))
+        return reply
+          .code(400 as 200)
+          .type('application/json')
+          .send(JSON.stringify({ jsonrpc: '2.0', id: null, error }))
       }
       const [{ createMcpServer }, { WebStandardStreamableHTTPServerTransport }] = await loadMcp()
       const server = createMcpServer({ callRoute: (route) => caller.call(request, route), admitToolCall: countRequest && admitter(request, countRequest, registry), version })
-      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
+      // No session id generator: stateless, one transport per request.
+      const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true })
       try {
         await server.connect(transport)
         const response = await transport.handleRequest(toWebRequest(request), { parsedBody: request.body })
