@@ -86,13 +86,32 @@ describe('a fleet of three instances on four keys, each killed with SIGKILL in t
         post(victim.baseUrl, '/intents/execute', body).catch(() => undefined),
         post(partners[i % partners.length]!.baseUrl, '/intents/execute', body).catch(() => undefined),
       ])
-      await eventually(`${victim.id} with transactions in flight`, 60_000, async () => ((await Promise.all(victimKeys.map(unmined))).some((n) => n > 0) ? true : undefined))
+      const logsOf = (i: Instance) =>
+        i.gw
+          .stdout()
+          .split('\n')
+          .filter((l) => /"level":(40|50)|execute sent|relayer/.test(l))
+          .map((l) => `${i.id} ${l.slice(0, 400)}`)
+          .join('\n')
+      await eventually(`${victim.id} with transactions in flight`, 60_000, async () => ((await Promise.all(victimKeys.map(unmined))).some((n) => n > 0) ? true : undefined)).catch((err: Error) => {
+        throw new Error(`${err.message}; it holds ${JSON.stringify(victimKeys)}\n${[victim, ...partners].map(logsOf).join('\n')}`)
+      })
       victim.gw.child.kill('SIGKILL')
       await victim.gw.exit
       running.delete(victim.gw)
       await rpc(devnet.anvil.rpcUrl, 'evm_setIntervalMining', [1])
       const answers = await Promise.all(asked)
-      for (const res of answers.filter((r) => r !== undefined)) assert.ok([200, 202].includes(res!.status), `${res!.status} ${res!.text}`)
+      const faults = () =>
+        [victim, ...partners]
+          .flatMap((i) =>
+            i.gw
+              .stdout()
+              .split('\n')
+              .filter((l) => /"level":(40|50)/.test(l))
+              .map((l) => `${i.id} ${l.slice(0, 600)}`),
+          )
+          .join('\n')
+      for (const res of answers.filter((r) => r !== undefined)) assert.ok([200, 202].includes(res!.status), `${res!.status} ${res!.text}\n${faults()}`)
       // A new instance takes the dead one's place; the survivors took its keys when its leases ended.
       instances = [...partners, await start(`k-${next++}`)]
     }
