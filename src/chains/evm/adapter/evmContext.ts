@@ -2,32 +2,18 @@
 // client over them, the validator-read folding, the block watch for receipts, the relayer pool,
 // and the little state the chain keeps (availability, the chain instance, whether the node traces).
 import type { Logger } from 'pino'
-import {
-  type Address,
-  type Chain,
-  type Hex,
-  type PublicClient,
-  type RpcTransactionReceipt,
-  type TransactionReceipt,
-  BaseError,
-  TransactionReceiptNotFoundError,
-  createPublicClient,
-  custom,
-  defineChain,
-  formatTransactionReceipt,
-  numberToHex,
-} from 'viem'
+import { type Address, type Chain, type Hex, type PublicClient, type TransactionReceipt, createPublicClient, custom, defineChain } from 'viem'
 import { ChainUnavailableError } from '../../../errors/chainUnavailableError.ts'
 import { createLocalRelayerLeases } from '../../../ports/relayerLeases.ts'
 import { createEndpointPool, type EndpointPool } from '../../createEndpointPool.ts'
 import { type AnswerCache, createAnswerCache } from '../createAnswerCache.ts'
 import { createCallBatcher } from '../createCallBatcher.ts'
-import { createReceiptWatcher, type ReceiptWatcher } from '../createReceiptWatcher.ts'
+import type { ReceiptWatcher } from '../createReceiptWatcher.ts'
 import type { ResolvedChain } from '../discovery/resolveChains.ts'
 import { evmSignedExecution } from '../evmSignedExecution.ts'
 import { createRelayerPool, type RelayerPool } from '../relayer/createRelayerPool.ts'
 import { toRelayerAccount } from '../relayer/toRelayerAccount.ts'
-import { isUnknownMethod } from './nodeErrors.ts'
+import { watchReceipts } from './watchReceipts.ts'
 import type { CreateEvmAdapterParameters } from './evmAdapterParameters.ts'
 
 export type EvmContext = {
@@ -63,9 +49,6 @@ export type EvmContext = {
   }
 }
 
-/** How long a request's own watch on its transaction lasts; reconciliation takes over after it. */
-const receiptWatchLimitMs = 15 * 60_000
-
 export function createEvmContext({
   chain: resolved,
   relayerPrivateKey,
@@ -88,28 +71,7 @@ export function createEvmContext({
   const pool = createEndpointPool({ chainId: chain.chainId, reference: Number(chain.reference), endpoints: chain.endpoints, timeoutMs: rpcTimeoutMs, logger, rpcRecorder })
   const viemChain: Chain = defineChain({ id: Number(chain.reference), name: chain.name, nativeCurrency: chain.nativeCurrency, rpcUrls: { default: { http: [] } } })
   const client: PublicClient = createPublicClient({ chain: viemChain, transport: custom({ request: pool.request }, { retryCount: 0 }), pollingInterval: pollingIntervalMs, cacheTime: 0 })
-  // One block watch answers every execution's receipt wait (reconciliation takes over after the limit).
-  const receipts = createReceiptWatcher<TransactionReceipt>({
-    blockNumber: () => client.getBlockNumber({ cacheTime: 0 }),
-    async blockReceipts(blockNumber) {
-      try {
-        const raw = (await pool.request({ method: 'eth_getBlockReceipts', params: [numberToHex(blockNumber)] })) as RpcTransactionReceipt[] | null
-        return (raw ?? []).map((r) => formatTransactionReceipt(r))
-      } catch (err) {
-        if (isUnknownMethod(err)) return undefined
-        throw err
-      }
-    },
-    receipt: (hash) =>
-      client.getTransactionReceipt({ hash }).catch((err: unknown) => {
-        if (err instanceof BaseError && err.walk((e) => e instanceof TransactionReceiptNotFoundError)) return undefined
-        throw err
-      }),
-    hashOf: (r) => r.transactionHash,
-    intervalMs: pollingIntervalMs,
-    limitMs: receiptWatchLimitMs,
-    onError: (err) => log.debug({ err }, 'receipt watch: a read failed; trying again'),
-  })
+  const receipts = watchReceipts({ client, pool, log, pollingIntervalMs })
   const batcher = createCallBatcher({ request: pool.request, logger: log, enabled: foldReads })
   const reads = cacheAnswers ? createAnswerCache({ reads: batcher, request: pool.request }) : batcher
   // A relayer's broadcasts, in nonce order in one request.

@@ -8,35 +8,15 @@
 // 63/64 and the head-room), which confirms it. eth_estimateGas (a search of ~15–20 executions) is
 // the fallback: for a node without eth_simulateV1, a revert without data to decode, or a limit the
 // confirmation refuses.
-import { type Address, type Hex, numberToHex } from 'viem'
-import { RelayerError } from '../../../errors/relayerError.ts'
+import { type Hex, numberToHex } from 'viem'
 import { Status } from '../../../status/statusCodes.ts'
 import { classifyRpcError } from '../classifyRpcError.ts'
-import { decodeExecutorRevert, decodeRevertData } from '../decodeExecutorRevert.ts'
-import type { Fees } from '../relayer/createRelayer.ts'
+import { decodeRevertData } from '../decodeExecutorRevert.ts'
 import type { EvmContext } from './evmContext.ts'
-import { isGasAboveAllowance, isUnknownMethod } from './nodeErrors.ts'
+import { estimateExecution, isShortOfFunds, limitFor, overCap, type Simulation, type SimulationRequest, signatureRequiredDetail, throwShortOfFunds, uncappedSimulationGas } from './executionGas.ts'
+import { isUnknownMethod } from './nodeErrors.ts'
 
-/** The most gas an execution may use, and who set it: the chain's MAX_GAS_PER_EXECUTION, or what a paid execute's price covers. */
-export type GasCap = { gas: bigint; by: 'chain' | 'price' }
-
-/** `gasLimit`: the limit to send with, confirmed (or estimated) to run the execution. */
-export type Simulation = { ok: true; gasLimit: bigint } | { ok: false; status: number; detail: string | undefined }
-
-export type SimulationRequest = {
-  from: Address
-  data: Hex
-  fees: Fees
-  cap: GasCap | undefined
-  /** The least limit to send with (an earlier attempt ran out of the gas it was given: twice its limit). */
-  atLeast?: bigint | undefined
-}
-
-/** Head-room over what the execution needs: state can move between the simulation and inclusion. */
-const gasMarginPercent = 120n
-/** The limit a simulation runs at when no cap bounds it: what a block of most chains can hold. */
-const uncappedSimulationGas = 30_000_000n
-const signatureRequiredDetail = "the executor runs a relayed intent only with its sender's signature: sign the typed data in `signing` and send it as `signature`"
+export type { GasCap, Simulation, SimulationRequest } from './executionGas.ts'
 
 export async function simulateExecution(ctx: EvmContext, request: SimulationRequest): Promise<Simulation> {
   if (ctx.state.simulates !== false) {
@@ -44,13 +24,6 @@ export async function simulateExecution(ctx: EvmContext, request: SimulationRequ
     if (fast !== undefined) return fast
   }
   return estimateExecution(ctx, request)
-}
-
-/** The limit to send for an execution that needs `needed` gas: with head-room and the earlier attempt's floor, never past the cap. */
-function limitFor(needed: bigint, { cap, atLeast }: SimulationRequest): bigint {
-  let limit = (needed * gasMarginPercent) / 100n
-  if (atLeast !== undefined && limit < atLeast) limit = atLeast
-  return cap !== undefined && limit > cap.gas ? cap.gas : limit
 }
 
 /** eth_simulateV1 at the cap, then at the limit; undefined: ask eth_estimateGas instead. */
@@ -93,60 +66,3 @@ async function simulateAt({ pool, chain, state }: EvmContext, { from, data, fees
   state.simulates = true
   return { success: BigInt(result.status) === 1n, gasUsed: BigInt(result.gasUsed), returnData: result.returnData ?? '0x' }
 }
-
-/** eth_estimateGas of the execution as `from` will send it: the cap as an explicit gas limit, its fees, the pending state. */
-async function estimateExecution({ client, chain, pool }: EvmContext, request: SimulationRequest): Promise<Simulation> {
-  const { from, data, fees, cap } = request
-  try {
-    const gas = await client.estimateGas({
-      account: from,
-      to: chain.executor,
-      data,
-      ...(cap !== undefined ? { gas: cap.gas } : {}),
-      maxFeePerGas: fees.maxFeePerGas,
-      maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
-      blockTag: 'pending',
-    } as never)
-    if (cap !== undefined && gas > cap.gas) return overCap(gas, cap)
-    return { ok: true, gasLimit: limitFor(gas, request) }
-  } catch (err) {
-    const decoded = decodeExecutorRevert(err)
-    if (decoded?.status === Status.SIGNATURE_REQUIRED) return { ok: false, status: decoded.status, detail: signatureRequiredDetail }
-    if (decoded) return { ok: false, ...decoded }
-    if (isGasAboveAllowance(err)) {
-      // A node bounds the search by what the sender can pay at these fees: a short relayer looks
-      // like an intent that needs too much gas.
-      await throwShortOfFunds({ pool }, from, cap?.gas ?? 1_000_000n, fees, err, true)
-      if (cap !== undefined) return overCap(undefined, cap)
-    }
-    throw classifyRpcError(err, chain.chainId, 'simulation of execute')
-  }
-}
-
-/** Throws RelayerError when the relayer holds less than `gas` costs at these fees (`onlyIfShort`: else returns). */
-async function throwShortOfFunds({ pool }: Pick<EvmContext, 'pool'>, from: Address, gas: bigint, fees: Fees, cause: unknown, onlyIfShort = false): Promise<void> {
-  const balance = await pool.request({ method: 'eth_getBalance', params: [from, 'pending'] }).then(
-    (b) => BigInt(b as Hex),
-    () => undefined,
-  )
-  const needed = gas * fees.maxFeePerGas
-  if (onlyIfShort && !(balance !== undefined && balance < needed)) return
-  throw new RelayerError('The relayer wallet cannot pay for gas', {
-    cause,
-    details: `relayer ${from} is out of funds: it holds ${balance ?? 'an unknown amount of'} wei, less than the ${needed} wei the gas limit of ${gas} costs at ${fees.maxFeePerGas} wei per gas`,
-  })
-}
-
-function isShortOfFunds(err: unknown): boolean {
-  for (let e: unknown = err; e; e = (e as { cause?: unknown }).cause) {
-    const { message, details } = e as { message?: unknown; details?: unknown }
-    if (/insufficient funds/i.test(`${String(message ?? '')} ${String(details ?? '')}`)) return true
-  }
-  return false
-}
-
-const overCap = (gas: bigint | undefined, cap: GasCap): Simulation => ({
-  ok: false,
-  status: Status.UPPER_LIMIT,
-  detail: `the execution needs ${gas === undefined ? 'more gas than' : `an estimated ${gas} gas, above`} ${cap.by === 'price' ? `the ${cap.gas} gas its price covers (maxGas in X402_PRICES)` : `this gateway's limit of ${cap.gas} per execution (MAX_GAS_PER_EXECUTION)`}`,
-})
