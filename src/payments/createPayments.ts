@@ -26,7 +26,12 @@ export type PaymentRequest = {
   paymentSignature: string | undefined
   /** The request carries a valid API key: priced only with PRICE_API_KEY_CLIENTS. */
   apiKeyClient?: boolean
+  /** Extensions the offer declares besides payment-identifier (the route's `bazaar` discovery). */
+  extensions?: Record<string, unknown> | undefined
 }
+
+/** What one route costs on one chain: the `accepts` a 402 would offer. */
+export type Offer = { route: PricedRoute; chainId: string; accepts: PaymentRequirements[] }
 
 export type Settlement = { ok: true; response: SettleResponse | undefined } | { ok: false; reason: string; message: string | undefined }
 
@@ -80,6 +85,8 @@ export type Payments = {
   remember(payment: PaymentRecord, answer: StoredAnswer): Promise<void>
   /** Whether a request of this process holds the reservation now (the resolver leaves those alone). */
   isInFlight(paymentId: number): boolean
+  /** Every priced route on every chain with the `accepts` it offers (the bazaar's catalogue). */
+  offers(): Promise<Offer[]>
   /** Stops the periodic resolver, when one was started. */
   close(): Promise<void>
 }
@@ -146,7 +153,7 @@ export function createPayments({ config, facilitator, ledger, logger }: { config
 
     const requirements = await requirementsFor(request.route, request.chainId, price)
     const resource = { url: request.resourceUrl, description: request.description ?? `${request.route} on ${request.chainId}`, mimeType: 'application/json' }
-    const extensions = { [paymentIdentifierExtension]: { info: { required: false }, schema: paymentIdentifierSchema } }
+    const extensions = { ...request.extensions, [paymentIdentifierExtension]: { info: { required: false }, schema: paymentIdentifierSchema } }
     const paymentRequired = async (error: string): Promise<PaidOutcome<T>> => ({
       kind: 'payment-required',
       paymentRequired: await server.createPaymentRequiredResponse(requirements, resource, error, extensions),
@@ -241,9 +248,20 @@ export function createPayments({ config, facilitator, ledger, logger }: { config
     return { kind: 'conflict', detail: `payment-identifier ${holder.paymentId}: the request it paid for is still in flight` }
   }
 
+  async function offers(): Promise<Offer[]> {
+    const listed: Offer[] = []
+    for (const [chainId, routes] of Object.entries(config.prices)) {
+      for (const [route, price] of Object.entries(routes) as [PricedRoute, PriceConfig][]) {
+        listed.push({ route, chainId, accepts: await requirementsFor(route, chainId, price) })
+      }
+    }
+    return listed
+  }
+
   return {
     priceFor,
     run,
+    offers,
     remember: (payment, answer) => ledger.saveAnswer(payment.id, answer),
     isInFlight: (id) => inFlight.has(id),
     close: async () => {},

@@ -27,6 +27,8 @@ export type PaidRouteOptions<T> = {
    * sent free, without a 402, nothing reserved or charged. Undefined: the request is priced.
    */
   before?(request: FastifyRequest, reply: FastifyReply): Promise<T | undefined>
+  /** Extensions every offer of the route declares (its x402 `bazaar` discovery). */
+  extensions?: Record<string, unknown> | undefined
   /** Whether the request carries a valid API key (priced only with PRICE_API_KEY_CLIENTS). */
   isApiKeyClient?(request: FastifyRequest): boolean
   /** The route's work; a handler that broadcasts calls `context.settle()` first and stops unless it is ok. */
@@ -62,6 +64,7 @@ export function paidRoute<T>(options: PaidRouteOptions<T>): { handler: (request:
           resourceUrl: absoluteUrl(request),
           paymentSignature: Array.isArray(header) ? header[0] : header,
           apiKeyClient: options.isApiKeyClient?.(request) ?? false,
+          extensions: options.extensions,
         },
         (context) => options.handle(request, context, reply),
       )
