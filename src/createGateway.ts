@@ -82,7 +82,7 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
   const adapters = config.chains.map((c) => byId.get(c.chainId)!)
   // The in-process facilitator's account has one user among the instances (its nonce).
   const facilitator = config.payments?.facilitator
-  const facilitatorHold = leases && facilitator?.kind === 'local' ? await holdSoleKey({ leases, scope: 'x402-facilitator', key: privateKeyToAccount(facilitator.privateKey).address, setting: 'FACILITATOR_PRIVATE_KEY', logger }) : undefined
+  const facilitatorHold = leases && facilitator?.kind === 'local' && facilitator.privateKey ? await holdSoleKey({ leases, scope: 'x402-facilitator', key: privateKeyToAccount(facilitator.privateKey).address, setting: 'FACILITATOR_PRIVATE_KEY', logger }) : undefined
   const closeParts = async () => {
     facilitatorHold?.close()
     await Promise.all(adapters.map((a) => a.close()))

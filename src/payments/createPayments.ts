@@ -7,10 +7,13 @@ import { decodePaymentSignatureHeader } from '@x402/core/http'
 import { type FacilitatorClient, x402ResourceServer } from '@x402/core/server'
 import { type Network, type PaymentPayload, type PaymentRequired, type PaymentRequirements, SettleError, type SettleResponse } from '@x402/core/types'
 import { registerExactEvmScheme } from '@x402/evm/exact/server'
+import { registerExactSvmScheme } from '@x402/svm/exact/server'
 import type { Logger } from 'pino'
-import { type Address, type Hex, keccak256, stringToHex } from 'viem'
+import { type Hex, keccak256, stringToHex } from 'viem'
 import type { PaymentsConfig, PriceConfig, PricedRoute } from '../config/paymentsConfig.ts'
 import { FacilitatorUnavailableError } from './facilitatorUnavailableError.ts'
+import type { GatewayFacilitator } from './createFacilitatorClient.ts'
+import { paymentKeyOf } from './paymentKeyOf.ts'
 import type { PaymentLedger, PaymentRecord, StoredAnswer } from '../ports/paymentLedger.ts'
 
 export const paymentIdentifierExtension = 'payment-identifier'
@@ -91,13 +94,14 @@ export type Payments = {
   close(): Promise<void>
 }
 
-type Eip3009Authorization = { from: Address; to: Address; value: string; validAfter: string; validBefore: string; nonce: Hex }
-
-export function createPayments({ config, facilitator, ledger, logger }: { config: PaymentsConfig; facilitator: FacilitatorClient; ledger: PaymentLedger; logger: Logger }): Payments {
+export function createPayments({ config, facilitator, ledger, logger }: { config: PaymentsConfig; facilitator: FacilitatorClient & Pick<GatewayFacilitator, 'settlementIdOf'>; ledger: PaymentLedger; logger: Logger }): Payments {
   const log = logger.child({ module: 'payments' })
   const networks = [...new Set(Object.values(config.prices).flatMap((routes) => Object.values(routes).map((p) => p.network)))] as Network[]
   const server = new x402ResourceServer(facilitator)
-  registerExactEvmScheme(server, { networks })
+  const evmNetworks = networks.filter((n) => n.startsWith('eip155:'))
+  const solanaNetworks = networks.filter((n) => n.startsWith('solana:'))
+  if (evmNetworks.length > 0) registerExactEvmScheme(server, { networks: evmNetworks })
+  if (solanaNetworks.length > 0) registerExactSvmScheme(server, { networks: solanaNetworks })
 
   // Reservations held by this process's requests now.
   const inFlight = new Set<number>()
@@ -113,7 +117,7 @@ export function createPayments({ config, facilitator, ledger, logger }: { config
         initialized ??= facilitator.getSupported().then(() => server.initialize())
         try {
           await initialized
-          return await server.buildPaymentRequirements({ scheme: 'exact', network: price.network, payTo: price.payTo, price: price.price, maxTimeoutSeconds: price.maxTimeoutSeconds })
+          return await server.buildPaymentRequirements({ scheme: 'exact', network: price.network, payTo: price.payTo, price: price.price as never, maxTimeoutSeconds: price.maxTimeoutSeconds })
         } catch (err) {
           initialized = undefined
           requirementsCache.delete(cacheKey)
@@ -168,9 +172,10 @@ export function createPayments({ config, facilitator, ledger, logger }: { config
     }
     const matched = payload.x402Version === 2 ? server.findMatchingRequirements(requirements, payload) : undefined
     if (!matched) return paymentRequired('No matching payment requirements')
-    const authorization = eip3009AuthorizationOf(payload)
-    if (!authorization) return paymentRequired('invalid_payment_payload: only EIP-3009 authorizations are accepted')
-    const key = { network: matched.network, asset: matched.asset as Address, payer: authorization.from, nonce: authorization.nonce }
+    // What identifies this payment on its network: (token, payer, EIP-3009 nonce), or (mint, payer, Solana message hash).
+    const paid = paymentKeyOf(payload, matched)
+    if (!paid.ok) return paymentRequired(paid.reason)
+    const { key, payer, validBefore, alreadyUsed } = paid
     const paymentId = paymentIdOf(payload)
     const payloadHash = keccak256(stringToHex(JSON.stringify(payload)))
 
@@ -180,13 +185,15 @@ export function createPayments({ config, facilitator, ledger, logger }: { config
       if (holder && holder.state !== 'released') return holderOutcome(holder, holder.payloadHash === payloadHash)
     }
     const known = await ledger.findByAuthorization(key)
-    if (known && known.state !== 'released') return paymentRequired('invalid_exact_evm_nonce_already_used')
+    if (known && known.state !== 'released') return paymentRequired(alreadyUsed)
 
     const verified = await server.verifyPayment(payload, matched)
     if (!verified.isValid) return paymentRequired(verified.invalidReason ?? 'invalid_payment')
 
-    const reservation = await ledger.reserve({ ...key, ...binding, amount: matched.amount, payTo: matched.payTo as Address, paymentId, payloadHash, validBefore: BigInt(authorization.validBefore) })
-    if (reservation.kind === 'authorization-used') return paymentRequired('invalid_exact_evm_nonce_already_used')
+    // Solana: the settlement's id is known before it is sent (in-process facilitator); kept with the reservation, it finds the settlement after a crash.
+    const settlementId = paid.transaction ? await facilitator.settlementIdOf?.(paid.transaction) : undefined
+    const reservation = await ledger.reserve({ ...key, ...binding, amount: matched.amount, payTo: matched.payTo, paymentId, payloadHash, validBefore, ...(settlementId ? { transaction: settlementId } : {}) })
+    if (reservation.kind === 'authorization-used') return paymentRequired(alreadyUsed)
     if (reservation.kind === 'payment-id-taken') return holderOutcome(reservation.payment, reservation.samePayload)
     const payment = reservation.payment
 
@@ -215,7 +222,7 @@ export function createPayments({ config, facilitator, ledger, logger }: { config
 
       let result: HandlerResult<T>
       try {
-        result = await handler({ settle, payment: 'paid', payer: authorization.from, price })
+        result = await handler({ settle, payment: 'paid', payer, price })
       } catch (err) {
         // Settled and then failed: the payment stays a credit for this intent.
         if (!settlement) await ledger.markReleased(payment.id, 'the request failed before settlement')
@@ -266,12 +273,6 @@ export function createPayments({ config, facilitator, ledger, logger }: { config
     isInFlight: (id) => inFlight.has(id),
     close: async () => {},
   }
-}
-
-function eip3009AuthorizationOf(payload: PaymentPayload): Eip3009Authorization | undefined {
-  const a = (payload.payload as { authorization?: Record<string, unknown> }).authorization
-  if (!a || typeof a.from !== 'string' || typeof a.nonce !== 'string' || !/^0x[0-9a-fA-F]{64}$/.test(a.nonce)) return undefined
-  return a as unknown as Eip3009Authorization
 }
 
 function paymentIdOf(payload: PaymentPayload): string | undefined {

@@ -4,6 +4,7 @@
 // periodic pass that resolves reservations no request holds and uses up the credits of
 // executions that became final.
 import type { Network } from '@x402/core/types'
+import { createSolanaRpc, type Signature } from '@solana/kit'
 import type { Logger } from 'pino'
 import { createPublicClient, http, type PublicClient } from 'viem'
 import type { PaymentsConfig } from '../config/paymentsConfig.ts'
@@ -11,7 +12,7 @@ import type { Journal } from '../ports/journal.ts'
 import { createFacilitatorClient } from './createFacilitatorClient.ts'
 import { createPayments, type Payments } from './createPayments.ts'
 import { consumeDeliveredCredits } from './consumeDeliveredCredits.ts'
-import { resolveUnresolvedPayments } from './resolveUnresolvedPayments.ts'
+import { resolveUnresolvedPayments, type SolanaSettlementStatus } from './resolveUnresolvedPayments.ts'
 
 export type StartPaymentsParameters = {
   config: PaymentsConfig
@@ -22,26 +23,40 @@ export type StartPaymentsParameters = {
   logger: Logger
   /** How often reservations and credits are looked at again; default 5 s. */
   resolveIntervalMs?: number | undefined
+  /** How long a settlement broadcast waits for its confirmation before it is `settlement_pending` (default: 3 × rpcTimeoutMs). */
+  settlementTimeoutMs?: number | undefined
 }
 
-export async function startPayments({ config, rpcUrls: chainUrls, journal, rpcTimeoutMs, logger, resolveIntervalMs = 5_000 }: StartPaymentsParameters): Promise<Payments> {
+export async function startPayments({ config, rpcUrls: chainUrls, journal, rpcTimeoutMs, logger, resolveIntervalMs = 5_000, settlementTimeoutMs }: StartPaymentsParameters): Promise<Payments> {
   const rpcUrls: Record<Network, string> = {}
   for (const routes of Object.values(config.prices)) {
     for (const price of Object.values(routes)) {
-      const url = chainUrls.get(price.network)
+      // A public cluster's id standing for the devnet chain is settled on that chain.
+      const url = chainUrls.get(price.settleOn ?? price.network)
       if (url) rpcUrls[price.network] = url
     }
+  }
+  const solanaRpcs = new Map<string, ReturnType<typeof createSolanaRpc>>()
+  const solanaStatusOf = async (network: string, signature: string): Promise<SolanaSettlementStatus> => {
+    const url = rpcUrls[network as Network]
+    if (!url) throw new Error(`no RPC for ${network}`)
+    let rpc = solanaRpcs.get(network)
+    if (!rpc) solanaRpcs.set(network, (rpc = createSolanaRpc(url)))
+    const { value } = await rpc.getSignatureStatuses([signature as Signature], { searchTransactionHistory: true }).send()
+    const status = value[0]
+    if (!status || (status.confirmationStatus !== 'confirmed' && status.confirmationStatus !== 'finalized')) return { state: 'unknown' }
+    return status.err ? { state: 'failed', error: JSON.stringify(status.err, (_, v) => (typeof v === 'bigint' ? v.toString() : v)) } : { state: 'confirmed' }
   }
   const clients = new Map<string, PublicClient>()
   const clientFor = (network: string) => {
     const url = rpcUrls[network as Network]
-    if (!url) return undefined
+    if (!url || !network.startsWith('eip155:')) return undefined
     let client = clients.get(network)
     if (!client) clients.set(network, (client = createPublicClient({ transport: http(url, { timeout: rpcTimeoutMs }) })))
     return client
   }
   const ledger = journal.payments
-  const facilitator = createFacilitatorClient({ config: config.facilitator, rpcUrls, logger, timeoutMs: rpcTimeoutMs * 3 })
+  const facilitator = createFacilitatorClient({ config: config.facilitator, rpcUrls, logger, timeoutMs: rpcTimeoutMs * 3, settlementTimeoutMs: settlementTimeoutMs ?? rpcTimeoutMs * 3 })
   const settler = facilitator.address
   // The in-process facilitator's own unmined transactions: a settlement the crash left in flight.
   const settlementMayBePending = settler
@@ -54,7 +69,7 @@ export async function startPayments({ config, rpcUrls: chainUrls, journal, rpcTi
     : undefined
   // A node that cannot be asked now leaves the reservations for the next start; they stay
   // reserved meanwhile, so the authorizations they hold pay for nothing else.
-  const resolved = await resolveUnresolvedPayments({ ledger, clientFor, logger, settlementMayBePending }).catch((err: unknown) => {
+  const resolved = await resolveUnresolvedPayments({ ledger, clientFor, logger, settlementMayBePending, solanaStatusOf }).catch((err: unknown) => {
     logger.warn({ err }, 'x402 reservations left by the last run could not be resolved now (the chain did not answer); they stay reserved until the next start')
     return []
   })
@@ -72,7 +87,7 @@ export async function startPayments({ config, rpcUrls: chainUrls, journal, rpcTi
   let stopped = false
   const resolvePass = async () => {
     try {
-      await resolveUnresolvedPayments({ ledger, clientFor, logger, isInFlight: payments.isInFlight, when: 'periodic' })
+      await resolveUnresolvedPayments({ ledger, clientFor, logger, isInFlight: payments.isInFlight, when: 'periodic', solanaStatusOf })
       await consumeDeliveredCredits({ ledger, isDelivered, logger })
     } catch (err) {
       logger.warn({ err }, 'x402 payments could not be resolved in this pass; tried again in the next')
