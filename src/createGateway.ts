@@ -138,7 +138,22 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
     relayerBalances: adapters.flatMap((a) => (a.relayerBalance ? [{ chain: a.chainId, read: a.relayerBalance }] : [])),
   })
   // x402's packages are loaded only when something is priced.
-  const payments = config.payments && (await (await import('./payments/startPayments.ts')).startPayments({ config: config.payments, rpcUrls: settlementRpcUrls, journal, rpcTimeoutMs: config.rpcTimeoutMs, logger, resolveIntervalMs: config.reconcileIntervalMs }))
+  // A request whose settlement was pending is sent, once it confirms, through the app itself (bound below).
+  let deliverTo: FastifyInstance | undefined
+  const payments = config.payments && (await (await import('./payments/startPayments.ts')).startPayments({
+    config: config.payments,
+    rpcUrls: settlementRpcUrls,
+    journal,
+    rpcTimeoutMs: config.rpcTimeoutMs,
+    logger,
+    resolveIntervalMs: config.reconcileIntervalMs,
+    settlementTimeoutMs: config.receiptTimeoutMs,
+    deliver: async (request) => {
+      if (!deliverTo) throw new Error('the app is not built yet')
+      const answer = await deliverTo.inject({ method: request.method, url: request.url, headers: request.headers, payload: request.body as object })
+      return { httpStatus: answer.statusCode }
+    },
+  }))
   const metricsEnabled = config.interfaces?.metrics.enabled ?? true
   const metricsPort = config.interfaces?.metrics.port
   const app = buildApp({
@@ -165,6 +180,7 @@ export async function createGateway({ config, logger }: CreateGatewayParameters)
     mcp: { enabled: config.interfaces?.mcp.enabled ?? true },
     payments,
   })
+  deliverTo = app
   const metricsServer =
     metricsEnabled && metricsPort !== undefined
       ? createMetricsServer({ metrics, token: config.metricsToken, registry, logger, requestTimeoutMs: config.requestTimeoutMs, idleTimeoutMs: config.idleTimeoutMs })

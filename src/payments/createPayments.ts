@@ -14,7 +14,8 @@ import type { PaymentsConfig, PriceConfig, PricedRoute } from '../config/payment
 import { FacilitatorUnavailableError } from './facilitatorUnavailableError.ts'
 import type { GatewayFacilitator } from './createFacilitatorClient.ts'
 import { paymentKeyOf } from './paymentKeyOf.ts'
-import type { PaymentLedger, PaymentRecord, StoredAnswer } from '../ports/paymentLedger.ts'
+import type { PaymentLedger, PaymentRecord, PendingRequest, StoredAnswer } from '../ports/paymentLedger.ts'
+import { isSettlementPending, settlementPendingReason } from './settlementPending.ts'
 
 export const paymentIdentifierExtension = 'payment-identifier'
 
@@ -31,12 +32,25 @@ export type PaymentRequest = {
   apiKeyClient?: boolean
   /** Extensions the offer declares besides payment-identifier (the route's `bazaar` discovery). */
   extensions?: Record<string, unknown> | undefined
+  /**
+   * The request as the resolver can send it again: kept when its settlement is pending
+   * (`settlement_pending`), so that the intent is sent once the settlement confirms.
+   */
+  replay?: PendingRequest | undefined
 }
 
 /** What one route costs on one chain: the `accepts` a 402 would offer. */
 export type Offer = { route: PricedRoute; chainId: string; accepts: PaymentRequirements[] }
 
-export type Settlement = { ok: true; response: SettleResponse | undefined } | { ok: false; reason: string; message: string | undefined }
+export type Settlement =
+  | { ok: true; response: SettleResponse | undefined }
+  | { ok: false; reason: string; message: string | undefined; pending?: undefined }
+  /**
+   * x402's `settlement_pending`: the settlement was broadcast and its confirmation did not come in
+   * time. Nothing may be broadcast yet; the request is answered 202 (never 402: the client would
+   * pay again), and the resolver sends it once the settlement confirms.
+   */
+  | { ok: false; pending: true; reason: typeof settlementPendingReason; message: string; response: SettleResponse }
 
 export type PaidHandlerContext = {
   /**
@@ -69,8 +83,11 @@ export type PaidOutcome<T> =
       result: HandlerResult<T>
       paymentResponse: SettleResponse | undefined
       payment: PaymentRecord | undefined
-      /** free: unpriced (or an API-key client); credit: an earlier settlement paid; settled: charged now; released: verified, not charged. */
-      charged: 'free' | 'credit' | 'settled' | 'released'
+      /**
+       * free: unpriced (or an API-key client); credit: an earlier settlement paid; settled: charged
+       * now; released: verified, not charged; pending: settlement broadcast, not confirmed yet.
+       */
+      charged: 'free' | 'credit' | 'settled' | 'released' | 'pending'
     }
   /** 402: unpaid, or the payment did not verify or settle (`paymentRequired.error` says why). Nothing was run or charged. */
   | { kind: 'payment-required'; paymentRequired: PaymentRequired }
@@ -146,6 +163,15 @@ export function createPayments({ config, facilitator, ledger, logger }: { config
     }
     const binding = { route: request.route, chainId: request.chainId, intentHash: request.intentHash }
 
+    // A settlement for this very intent is pending: the request is answered as pending again (never
+    // 402, which would make the client pay twice); the resolver sends the intent once it confirms.
+    const pendingPayment = (await ledger.forIntent(request.chainId, request.intentHash)).find((p) => p.route === request.route && isSettlementPending(p))
+    if (pendingPayment) {
+      const pending = pendingOf(pendingPayment)
+      const result = await handler({ settle: async () => pending, payment: 'credit', payer: pendingPayment.payer, price })
+      return { kind: 'served', result, paymentResponse: pending.response, payment: pendingPayment, charged: 'pending' }
+    }
+
     // An earlier payment for this very intent was settled but its request not delivered: it pays again.
     const credit = await ledger.creditFor(binding)
     if (credit) {
@@ -214,6 +240,12 @@ export function createPayments({ config, facilitator, ledger, logger }: { config
             await ledger.markSettled(payment.id, response.transaction)
             return { ok: true, response }
           }
+          if (response.errorReason === settlementPendingReason && response.transaction) {
+            // Broadcast, not confirmed in time: not a failure. The payment stays reserved, naming its transaction.
+            await ledger.markSettlementPending(payment.id, response.transaction, `${settlementPendingReason}: the settlement ${response.transaction} was broadcast and not confirmed in time; the intent is sent once it is`, request.replay)
+            log.info({ paymentId: payment.id, transaction: response.transaction }, 'x402 settlement pending: the intent waits for its confirmation')
+            return pendingOf({ ...payment, transaction: response.transaction, payer: response.payer ?? payment.payer })
+          }
           const reason = response.errorReason ?? 'settlement_failed'
           await ledger.markReleased(payment.id, `settlement failed: ${reason}`)
           log.info({ paymentId: payment.id, reason }, 'x402 settlement failed: nothing sent')
@@ -237,6 +269,7 @@ export function createPayments({ config, facilitator, ledger, logger }: { config
         settle()
       }
       const settled = await settlement!
+      if (!settled.ok && settled.pending) return { kind: 'served', result, paymentResponse: settled.response, payment, charged: 'pending' }
       if (!settled.ok) return paymentRequired(settled.reason)
       if (isDelivered(result)) await ledger.markConsumed(payment.id)
       return { kind: 'served', result, paymentResponse: settled.response, payment, charged: 'settled' }
@@ -246,6 +279,17 @@ export function createPayments({ config, facilitator, ledger, logger }: { config
       return await runReserved()
     } finally {
       inFlight.delete(payment.id)
+    }
+  }
+
+  function pendingOf(payment: PaymentRecord): Settlement & { pending: true } {
+    const message = `the payment's settlement ${payment.transaction} was broadcast and is not confirmed yet: the intent is sent once it is (nothing to pay again); poll the Location`
+    return {
+      ok: false,
+      pending: true,
+      reason: settlementPendingReason,
+      message,
+      response: { success: false, errorReason: settlementPendingReason, errorMessage: message, transaction: payment.transaction ?? '', network: payment.network as Network, payer: payment.payer, amount: payment.amount },
     }
   }
 

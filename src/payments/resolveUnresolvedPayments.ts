@@ -42,8 +42,8 @@ export type ResolveUnresolvedPaymentsParameters = {
   when?: 'start-up' | 'periodic'
   /** A Solana network's answer on a transaction id; undefined when the network is not reachable from here. */
   solanaStatusOf?: ((network: string, signature: string) => Promise<SolanaSettlementStatus>) | undefined
-  /** Unix seconds now (Solana reservations: past validBefore, a settlement can no longer land). */
-  now?: () => bigint
+  /** A Solana network's time, unix seconds (past a reservation's validBefore, its settlement can no longer land). */
+  solanaNowOf?: ((network: string) => Promise<bigint>) | undefined
 }
 
 export async function resolveUnresolvedPayments({
@@ -55,7 +55,7 @@ export async function resolveUnresolvedPayments({
   isInFlight,
   when = 'start-up',
   solanaStatusOf,
-  now = () => BigInt(Math.floor(Date.now() / 1000)),
+  solanaNowOf = async () => BigInt(Math.floor(Date.now() / 1000)),
 }: ResolveUnresolvedPaymentsParameters): Promise<ResolvedPayment[]> {
   const log = logger.child({ module: 'payments-recovery' })
   const resolved: ResolvedPayment[] = []
@@ -128,7 +128,7 @@ export async function resolveUnresolvedPayments({
       return { payment, outcome: 'released', transaction: undefined, reason: 'failed' }
     }
     // Unseen: its blockhash may still let it land until validBefore (set past any blockhash's life).
-    if (payment.validBefore !== undefined && now() >= payment.validBefore) {
+    if (payment.validBefore !== undefined && (await solanaNowOf(payment.network)) >= payment.validBefore) {
       await ledger.markReleased(payment.id, `resolved (${when}): ${pending}the settlement never landed and can no longer (its blockhash expired), nothing was charged`)
       return { payment, outcome: 'released', transaction: undefined, reason: 'expired' }
     }

@@ -21,6 +21,12 @@ export type PaymentBinding = { route: string; chainId: string; intentHash: Hex }
  */
 export type AuthorizationKey = { network: string; asset: string; payer: string; nonce: Hex }
 
+/**
+ * A request whose payment's settlement was pending (x402's `settlement_pending`): kept so that the
+ * resolver sends it once the settlement confirms, even after a restart.
+ */
+export type PendingRequest = { method: 'POST'; url: string; headers: Record<string, string>; body: unknown }
+
 /** The answer given to a request a payment paid for, kept so a `payment-identifier` retry gets it again. */
 export type StoredAnswer = { httpStatus: number; headers: Record<string, string>; body: unknown }
 
@@ -48,6 +54,8 @@ export type PaymentRecord = AuthorizationKey &
     /** Why it was released, or how recovery resolved it. */
     reason: string | undefined
     answer: StoredAnswer | undefined
+    /** The request to send once a pending settlement confirms; cleared when it is sent. */
+    pendingRequest: PendingRequest | undefined
     createdAt: Date
     updatedAt: Date
   }
@@ -90,7 +98,9 @@ export type PaymentLedger = {
    * `settlement_pending`): the payment stays reserved, now naming its settlement transaction, until
    * the resolver sees that transaction confirmed (settled) or failed (released).
    */
-  markSettlementPending(id: number, transaction: string, reason: string): Promise<void>
+  markSettlementPending(id: number, transaction: string, reason: string, request?: PendingRequest): Promise<void>
+  /** Takes the pending request off the payment (compare-and-set: true for the one caller that took it, so one instance sends it). */
+  takePendingRequest(id: number): Promise<boolean>
   /** The request the payment paid for was delivered: the credit is used up. */
   markConsumed(id: number): Promise<void>
   saveAnswer(id: number, answer: StoredAnswer): Promise<void>

@@ -35,8 +35,8 @@ export type PaidRouteOptions<T> = {
   handle(request: FastifyRequest, context: PaidHandlerContext, reply: FastifyReply): Promise<HandlerResult<T>>
   /** Told what became of each priced request's payment (metrics). */
   onPayment?: ((chainId: string, outcome: PaymentOutcomeLabel) => void) | undefined
-  /** Writes the handler's answer (status, headers, body) to the reply. */
-  send(request: FastifyRequest, reply: FastifyReply, result: HandlerResult<T>): FastifyReply
+  /** Writes the handler's answer (status, headers, body) to the reply; `extra` goes into the body (a pending settlement's `payment`). */
+  send(request: FastifyRequest, reply: FastifyReply, result: HandlerResult<T>, extra?: Record<string, unknown>): FastifyReply
 }
 
 type Priced = { chainId: string; intentHash: Hex }
@@ -65,12 +65,20 @@ export function paidRoute<T>(options: PaidRouteOptions<T>): { handler: (request:
           paymentSignature: Array.isArray(header) ? header[0] : header,
           apiKeyClient: options.isApiKeyClient?.(request) ?? false,
           extensions: options.extensions,
+          // Sent again by the resolver if its settlement is pending: the same route, chain and body.
+          replay: { method: 'POST', url: request.url, headers: { 'content-type': 'application/json', 'x-chain-id': chainId }, body: request.body },
         },
         (context) => options.handle(request, context, reply),
       )
       const note = (label: PaymentOutcomeLabel) => options.onPayment?.(chainId, label)
       switch (outcome.kind) {
         case 'served': {
+          if (outcome.charged === 'pending') {
+            // x402 settlement_pending: 202 with Location (the route's 0xF3), never 402; the body says which settlement it waits for.
+            const settlement = outcome.paymentResponse!
+            reply.header('payment-response', encodePaymentResponseHeader(settlement))
+            return options.send(request, reply, outcome.result, { payment: { status: settlement.errorReason, transaction: settlement.transaction, network: settlement.network, payer: settlement.payer, detail: settlement.errorMessage } })
+          }
           if (outcome.charged !== 'free') note(outcome.charged)
           if (outcome.paymentResponse) reply.header('payment-response', encodePaymentResponseHeader(outcome.paymentResponse))
           const sent = options.send(request, reply, outcome.result)

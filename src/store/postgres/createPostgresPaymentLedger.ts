@@ -50,7 +50,7 @@ export function createPostgresPaymentLedger({ query, now = () => Date.now() }: C
         const reclaimed = existing.state === 'released'
           ? await one(
               `UPDATE x402_payments SET state = 'reserved', amount = $1, pay_to = $2, payment_id = $3, valid_before = $4, payload_hash = $5, route = $6, chain_id = $7,
-                 intent_hash = $8, transaction_hash = $10, reason = NULL, answer = NULL, updated_at = $9 WHERE id = $11 AND state = 'released' RETURNING *`,
+                 intent_hash = $8, transaction_hash = $10, reason = NULL, answer = NULL, pending_request = NULL, updated_at = $9 WHERE id = $11 AND state = 'released' RETURNING *`,
               [...fields, existing.id],
             )
           : undefined
@@ -97,8 +97,11 @@ export function createPostgresPaymentLedger({ query, now = () => Date.now() }: C
     async markReleased(id, reason) {
       await update(id, 'released', null, reason)
     },
-    async markSettlementPending(id, transaction, reason) {
-      await query("UPDATE x402_payments SET transaction_hash = $1, reason = $2, updated_at = $3 WHERE id = $4 AND state = 'reserved'", [transaction, reason, now(), id])
+    async markSettlementPending(id, transaction, reason, request) {
+      await query("UPDATE x402_payments SET transaction_hash = $1, reason = $2, pending_request = $3, updated_at = $4 WHERE id = $5 AND state = 'reserved'", [transaction, reason, request ? JSON.stringify(request) : null, now(), id])
+    },
+    async takePendingRequest(id) {
+      return ((await query('UPDATE x402_payments SET pending_request = NULL, updated_at = $1 WHERE id = $2 AND pending_request IS NOT NULL', [now(), id])).rowCount ?? 0) === 1
     },
     async markConsumed(id) {
       await update(id, 'consumed', null, null)

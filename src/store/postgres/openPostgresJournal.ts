@@ -101,6 +101,10 @@ ALTER TABLE executions ADD COLUMN instance_id TEXT;
 `,
   // 4: the webhook outbox and its cursor over the executions.
   outboxDdl,
+  // 5: the request of a payment whose settlement was pending (x402 settlement_pending), sent once it confirms.
+  `
+ALTER TABLE x402_payments ADD COLUMN pending_request TEXT;
+`,
 ]
 
 /** The schema version this code writes. */

@@ -27,6 +27,7 @@ CREATE TABLE IF NOT EXISTS x402_payments (
   transaction_hash TEXT,
   reason TEXT,
   answer TEXT,
+  pending_request TEXT,
   created_at INTEGER NOT NULL,
   updated_at INTEGER NOT NULL,
   UNIQUE (network, asset, payer, nonce)
@@ -39,6 +40,8 @@ export function createSqlitePaymentLedger({ db, now = () => Date.now() }: { db: 
   db.exec(schema)
   // Ledgers written before valid_before was kept get the column (their rows have none).
   if (!(db.pragma('table_info(x402_payments)') as Array<{ name: string }>).some((c) => c.name === 'valid_before')) db.exec('ALTER TABLE x402_payments ADD COLUMN valid_before TEXT')
+  // And before a pending settlement's request was kept.
+  if (!(db.pragma('table_info(x402_payments)') as Array<{ name: string }>).some((c) => c.name === 'pending_request')) db.exec('ALTER TABLE x402_payments ADD COLUMN pending_request TEXT')
 
   const norm = normalizeKey
 
@@ -52,7 +55,7 @@ export function createSqlitePaymentLedger({ db, now = () => Date.now() }: { db: 
   // Only a released row (never settled) is claimed again; the WHERE makes that a compare-and-set.
   const reclaim = db.prepare(
     `UPDATE x402_payments SET state = 'reserved', amount = @amount, pay_to = @payTo, payment_id = @paymentId, valid_before = @validBefore, payload_hash = @payloadHash,
-       route = @route, chain_id = @chainId, intent_hash = @intentHash, transaction_hash = @transaction, reason = NULL, answer = NULL, updated_at = @now
+       route = @route, chain_id = @chainId, intent_hash = @intentHash, transaction_hash = @transaction, reason = NULL, answer = NULL, pending_request = NULL, updated_at = @now
      WHERE id = @id AND state = 'released'`,
   )
   const credit = db.prepare<[string, string, string], Row>(
@@ -62,7 +65,8 @@ export function createSqlitePaymentLedger({ db, now = () => Date.now() }: { db: 
   const setState = db.prepare<[PaymentState, string | null, string | null, number, number, PaymentState]>(
     'UPDATE x402_payments SET state = ?, transaction_hash = COALESCE(?, transaction_hash), reason = COALESCE(?, reason), updated_at = ? WHERE id = ? AND state = ?',
   )
-  const setPending = db.prepare<[string, string, number, number]>("UPDATE x402_payments SET transaction_hash = ?, reason = ?, updated_at = ? WHERE id = ? AND state = 'reserved'")
+  const setPending = db.prepare<[string, string, string | null, number, number]>("UPDATE x402_payments SET transaction_hash = ?, reason = ?, pending_request = ?, updated_at = ? WHERE id = ? AND state = 'reserved'")
+  const takePending = db.prepare<[number, number]>('UPDATE x402_payments SET pending_request = NULL, updated_at = ? WHERE id = ? AND pending_request IS NOT NULL')
   const setAnswer = db.prepare<[string, number, number]>('UPDATE x402_payments SET answer = ?, updated_at = ? WHERE id = ?')
   const reserved = db.prepare<[], Row>("SELECT * FROM x402_payments WHERE state = 'reserved' ORDER BY id")
   const settled = db.prepare<[], Row>("SELECT * FROM x402_payments WHERE state = 'settled' ORDER BY id")
@@ -116,8 +120,11 @@ export function createSqlitePaymentLedger({ db, now = () => Date.now() }: { db: 
     async markReleased(id, reason) {
       update(id, 'released', null, reason)
     },
-    async markSettlementPending(id, transaction, reason) {
-      setPending.run(transaction, reason, now(), id)
+    async markSettlementPending(id, transaction, reason, request) {
+      setPending.run(transaction, reason, request ? JSON.stringify(request) : null, now(), id)
+    },
+    async takePendingRequest(id) {
+      return takePending.run(now(), id).changes === 1
     },
     async markConsumed(id) {
       update(id, 'consumed', null, null)

@@ -88,6 +88,8 @@ export function createLiteSvmRpc({ genesisSeed = 'intent-gateway solana devnet',
     getSlot: () => slot,
     getBlockHeight: () => slot,
     getGenesisHash: () => genesisHash,
+    /** The devnet's time (every slot is now: LiteSVM keeps no history of blocks). */
+    getBlockTime: () => now(),
     getBalance: ([address]) => ({ context: context(), value: svm.getBalance(address as Address) ?? 0n }),
     getLatestBlockhash: () => {
       expireIfDue()

@@ -49,8 +49,8 @@ export function registerIntentRoute(app: FastifyInstance, { url, route, schema, 
     const funding = outcome.status === Status.INSUFFICIENT_FUNDS ? await req.adapter.fundingShortfall?.(req.intent).catch(() => undefined) : undefined
     return { req, outcome, funding }
   }
-  const send = (request: FastifyRequest, reply: FastifyReply, a: Answer) =>
-    a ? sendOutcome(request, reply, a.outcome, { sender: a.req.intent.sender, executor: a.req.adapter.executorAddress, validAfter: a.req.intent.validAfter, funding: a.funding }) : reply
+  const send = (request: FastifyRequest, reply: FastifyReply, a: Answer, extra?: Record<string, unknown>) =>
+    a ? sendOutcome(request, reply, a.outcome, { sender: a.req.intent.sender, executor: a.req.adapter.executorAddress, validAfter: a.req.intent.validAfter, funding: a.funding }, extra) : reply
   // The chain, intent and hash, resolved once, right after the body's schema (before pricing).
   const resolveOnce = async (request: FastifyRequest) => void resolveIntentRequest(registry, request as FastifyRequest<{ Body: IntentBody }>)
   const options = { schema, ...(preValidation ? { preValidation } : {}) }
@@ -88,7 +88,7 @@ export function registerIntentRoute(app: FastifyInstance, { url, route, schema, 
         const delivered = execution !== undefined && execution.final === true && (execution.state === 'mined' || execution.state === 'reverted')
         return { httpStatus: getStatusCode(status).httpStatus, value: a, ...(route === 'execute' ? { charge: false, delivered } : {}) }
       },
-      send: (request, reply, result) => send(request, reply, result.value),
+      send: (request, reply, result, extra) => send(request, reply, result.value, extra),
     }),
   })
 }
