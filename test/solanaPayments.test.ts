@@ -6,7 +6,12 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http'
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types'
+import { execFile } from 'node:child_process'
+import { promisify } from 'node:util'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { x402Client } from '@x402/fetch'
+import { solanaDemoCommands } from '../src/chains/solana/devnet/solanaDemoCommands.ts'
 import { ExactSvmScheme } from '@x402/svm/exact/client'
 import { solanaClusterNetworks } from '../src/config/paymentsConfig.ts'
 import { type SolanaDevnet, startSolanaDevnet } from '../src/chains/solana/devnet/startSolanaDevnet.ts'
@@ -152,5 +157,43 @@ describe('x402 payments for Solana executes, end to end', () => {
     assert.deepEqual(await balances(), before)
     assert.equal(await recipientLamports(), lamportsBefore)
     assert.equal(await facilitatorLamports(), facilitatorBefore, 'the facilitator paid no fee for any of them')
+  })
+
+  it('runs the printed paid Solana execute as printed: the unmodified @x402/fetch with @x402/svm pays once and the intent runs', async () => {
+    const printed = solanaDemoCommands({ baseUrl: gateway.baseUrl, devnet })
+    const command = /^npx tsx scripts\/payForSolanaExecute\.ts (\S+) (\S+) (\S+) (\S+) (\S+) '(.*)'$/m.exec(printed)
+    assert.ok(command, printed)
+    const before = await balances()
+    const lamportsBefore = await recipientLamports()
+    // Not execFileSync: the gateway answering it runs in this process.
+    const { stdout: out } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/payForSolanaExecute.ts', ...command.slice(1, 7)])
+    assert.match(out, /^HTTP 200 0x11$/m)
+    assert.match(out, /"success": true/)
+    assert.equal((await balances()).payer, before.payer - price)
+    assert.equal(await recipientLamports(), lamportsBefore + 1_000n)
+  })
+
+  it('takes the same price over MCP: PaymentRequired in the tool result (with the tool\'s bazaar declaration), the payment in _meta["x402/payment"]', async () => {
+    const mcp = new Client({ name: 'solana-paid-mcp-test', version: '1.0.0' })
+    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${gateway.baseUrl}/mcp`)))
+    try {
+      const { body } = signedSolanaIntent(devnet)
+      const unpaid = (await mcp.callTool({ name: 'execute_intent', arguments: { intent: body, chainId: devnet.chainId } })) as { isError?: boolean; structuredContent?: any }
+      assert.equal(unpaid.structuredContent.httpStatus, 402)
+      assert.equal(unpaid.structuredContent.accepts[0].network, solanaClusterNetworks.devnet)
+      assert.equal(unpaid.structuredContent.extensions.bazaar.info.input.toolName, 'execute_intent')
+      const before = await balances()
+      const lamportsBefore = await recipientLamports()
+      const { client } = await solanaPayingClient(devnet)
+      const payment = await client.createPaymentPayload(unpaid.structuredContent)
+      const paid = (await mcp.callTool({ name: 'execute_intent', arguments: { intent: body, chainId: devnet.chainId }, _meta: { 'x402/payment': payment } })) as { isError?: boolean; structuredContent?: any; _meta?: any }
+      assert.ok(!paid.isError, JSON.stringify(paid.structuredContent))
+      assert.equal(paid.structuredContent.erc1066Status, '0x11')
+      assert.equal(paid._meta['x402/payment-response'].success, true)
+      assert.equal((await balances()).payer, before.payer - price)
+      assert.equal(await recipientLamports(), lamportsBefore + 1_000n)
+    } finally {
+      await mcp.close()
+    }
   })
 })

@@ -27,7 +27,7 @@ import {
   setTransactionMessageLifetimeUsingBlockhash,
   signTransactionMessageWithSigners,
 } from '@solana/kit'
-import { createHash } from 'node:crypto'
+import { devnetSeed } from './devnetSeed.ts'
 import { createIntentGatewayProgram, type IntentGatewayProgram } from '../intentGatewayProgram.ts'
 import { saltOf } from '../../derivePolicyId.ts'
 import { deployWithLoaderV3 } from './deployWithLoaderV3.ts'
@@ -39,7 +39,7 @@ export const solanaProgramFile = fileURLToPath(new URL('../../../../programs/sol
 const probeProgramFile = fileURLToPath(new URL('../../../../programs/solana/probe_target.so', import.meta.url))
 
 /** Fixed devnet keys (32-byte Ed25519 seeds), derived from public labels: never use them anywhere else. */
-const devSeed = (label: string) => Uint8Array.from(createHash('sha256').update(`intent-gateway solana devnet ${label}`).digest())
+const devSeed = devnetSeed
 const devKey = (label: string) => createKeyPairSignerFromPrivateKeyBytes(devSeed(label))
 
 export type SolanaDemo = {
