@@ -67,10 +67,11 @@ export function createFacilitatorClient({ config, rpcUrls, logger, timeoutMs = 3
         verifyTypedData: (args) => client.verifyTypedData(args as never),
         writeContract: (args) => client.writeContract(args as never),
         sendTransaction: (args) => client.sendTransaction(args as never),
-        waitForTransactionReceipt: (args) => client.waitForTransactionReceipt({ ...args, timeout: args.timeout ?? timeoutMs }),
+        // Past it, x402 answers settlement_pending (the transaction was sent): the resolver finishes it.
+        waitForTransactionReceipt: (args) => client.waitForTransactionReceipt({ ...args, timeout: args.timeout ?? settlementTimeoutMs }),
         getCode: (args) => client.getCode(args),
       },
-      { confirmationTimeoutMs: timeoutMs },
+      { confirmationTimeoutMs: settlementTimeoutMs },
     )
     registerExactEvmScheme(facilitator, { signer, networks: network })
   }

@@ -1,4 +1,4 @@
-// A JSON-RPC proxy in front of the Solana devnet that can hold what a node may hold in real life:
+// A JSON-RPC proxy in front of a devnet (Solana or EVM) that can hold what a node may hold in real life:
 // the confirmations of the transactions sent while holding (their statuses read as unknown until
 // released, as when a node lags), or the broadcasts themselves (kept unsent, then sent late or lost).
 // Everything else passes through unchanged to the real LiteSVM front.
@@ -36,12 +36,13 @@ export async function startRpcHoldProxy(target: string): Promise<RpcHoldProxy> {
     } catch {
       return answer(await forward(body))
     }
-    if (request.method === 'sendTransaction' && sendsHeld) {
+    const isSend = request.method === 'sendTransaction' || request.method === 'eth_sendRawTransaction'
+    if (isSend && sendsHeld) {
       queued.push({ body, answer })
       return
     }
     const text = await forward(body)
-    if (request.method === 'sendTransaction') {
+    if (isSend) {
       const signature = (JSON.parse(text) as { result?: string }).result
       if (signature) {
         sent.push(signature)
@@ -53,6 +54,10 @@ export async function startRpcHoldProxy(target: string): Promise<RpcHoldProxy> {
       const parsed = JSON.parse(text) as { result?: { value: unknown[] } }
       if (parsed.result) parsed.result.value = parsed.result.value.map((v, i) => (heldSignatures.has(asked[i]!) ? null : v))
       return answer(JSON.stringify(parsed))
+    }
+    // EVM: a held transaction has no receipt yet.
+    if (request.method === 'eth_getTransactionReceipt' && heldSignatures.has(String(request.params?.[0]))) {
+      return answer(JSON.stringify({ jsonrpc: '2.0', id: request.id, result: null }))
     }
     answer(text)
   }
