@@ -40,15 +40,26 @@ export function solanaChainEnv(devnet: SolanaDevnet, { rpcUrl = devnet.rpcUrl }:
 
 export async function startSolanaPaidGateway(
   devnet: SolanaDevnet,
-  { rpcUrl, payments = devnet.payments, storage, journalPath, receiptTimeoutMs = 5_000, reconcileIntervalMs = 200, rpcTimeoutMs = 2_000 }: { rpcUrl?: string; payments?: PaymentsConfig; storage?: StorageConfig; journalPath?: string; receiptTimeoutMs?: number; reconcileIntervalMs?: number; rpcTimeoutMs?: number } = {},
+  {
+    rpcUrl,
+    payments = devnet.payments,
+    storage,
+    journalPath,
+    receiptTimeoutMs = 5_000,
+    reconcileIntervalMs = 200,
+    rpcTimeoutMs = 2_000,
+    otherChains = [],
+    relayerPrivateKey,
+  }: { rpcUrl?: string; payments?: PaymentsConfig; storage?: StorageConfig; journalPath?: string; receiptTimeoutMs?: number; reconcileIntervalMs?: number; rpcTimeoutMs?: number; otherChains?: ChainConfig[]; relayerPrivateKey?: `0x${string}` } = {},
 ): Promise<TestGateway> {
   const logs: string[] = []
   const logger = createLogger({ level: 'info', destination: { write: (line: string) => void logs.push(line) } })
   const gateway = await createGateway({
     config: {
       production: false,
-      chains: [solanaChainOf(devnet, rpcUrl)],
-      relayerPrivateKey: undefined,
+      chains: [solanaChainOf(devnet, rpcUrl), ...otherChains],
+      relayerPrivateKey,
+      relayerPrivateKeys: relayerPrivateKey ? [relayerPrivateKey] : [],
       solanaRelayerPrivateKey: devnet.relayerSecretKey,
       solanaSimulationFeePayer: devnet.simulationFeePayer,
       bodyLimit: 64 * 1024,
