@@ -150,4 +150,15 @@ describe('parsePaymentsConfig on Solana', () => {
       'FACILITATOR_SOLANA_PRIVATE_KEY: must not be the Solana relayer\'s key (SOLANA_RELAYER_PRIVATE_KEY); give the facilitator its own funded account',
     ])
   })
+
+  it('lets a public cluster\'s id stand for one chain only', () => {
+    const devnetId = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1'
+    const other = 'solana:Zb1cdefghijkmnopqrstuvwxyzABCDEF'
+    const problems: string[] = []
+    parsePaymentsConfig(
+      { X402_PRICES: JSON.stringify({ [local]: { execute: { network: devnetId, asset: mint, amount: '1', payTo: treasury } }, [other]: { execute: { network: devnetId, asset: mint, amount: '1', payTo: treasury } } }), FACILITATOR_SOLANA_PRIVATE_KEY: JSON.stringify(seed) },
+      { relayerPrivateKey: undefined, chainIds: [local, other], problems, production: false },
+    )
+    assert.deepEqual(problems, [`X402_PRICES: ${devnetId} stands for both ${local} and ${other}; a public cluster's id may stand for one chain only`])
+  })
 })

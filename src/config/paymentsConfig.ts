@@ -85,6 +85,17 @@ export function parsePaymentsConfig(
   const facilitatorSolanaKey = env.FACILITATOR_SOLANA_PRIVATE_KEY?.trim() || undefined
   const facilitatorUrl = env.FACILITATOR_URL?.trim() || undefined
   const prices = readPrices(env.X402_PRICES, chainIds, production, problems)
+  // A public cluster's id standing for a local chain must stand for one chain only, and not also be served as itself.
+  const standsFor = new Map<string, string>()
+  for (const routes of Object.values(prices ?? {})) {
+    for (const price of Object.values(routes)) {
+      if (!price.settleOn) continue
+      const other = standsFor.get(price.network)
+      if (other && other !== price.settleOn) problems.push(`X402_PRICES: ${price.network} stands for both ${other} and ${price.settleOn}; a public cluster's id may stand for one chain only`)
+      else if (chainIds?.includes(price.network)) problems.push(`X402_PRICES: ${price.network} is served as itself and cannot also stand for ${price.settleOn}`)
+      standsFor.set(price.network, price.settleOn)
+    }
+  }
   const families = new Set(Object.values(prices ?? {}).flatMap((routes) => Object.values(routes).map((p) => p.network.split(':')[0])))
 
   let facilitator: FacilitatorConfig | undefined
