@@ -30,6 +30,7 @@ import { registerValidateRoute } from './http/routes/intents/validate.ts'
 import { registerStatusCodesRoute } from './http/routes/statusCodes.ts'
 import { registerMetricsRoute } from './http/routes/metrics.ts'
 import { registerMcpRoute } from './http/routes/mcp.ts'
+import { registerDiscoveryResourcesRoute } from './http/routes/discovery/discoveryResources.ts'
 import { createRouteCaller } from './http/createRouteCaller.ts'
 import type { Metrics } from './metrics/createMetrics.ts'
 import type { PricedRoute } from './config/paymentsConfig.ts'
@@ -182,6 +183,7 @@ export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutM
     registerStatusCodesRoute(operations)
     registerChainsRoutes(operations, { registry })
     if (metrics && serveMetrics) registerMetricsRoute(operations, { metrics, token: metricsToken })
+    if (payments) registerDiscoveryResourcesRoute(operations, { payments, mcp: caller !== undefined })
   })
   registerMethodNotAllowed(app, {
     '/intents/validate': ['POST'],
@@ -195,6 +197,7 @@ export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutM
     '/chains/:chainId': ['GET'],
     ...(metrics && serveMetrics ? { '/metrics': ['GET'] } : {}),
     ...(caller ? { '/mcp': ['POST'] } : {}),
+    ...(payments ? { '/discovery/resources': ['GET'] } : {}),
   })
   return app
 }

@@ -88,7 +88,7 @@ export async function createGateway({ config, logger, tracing }: CreateGatewayPa
   const adapters = config.chains.map((c) => byId.get(c.chainId)!)
   // The in-process facilitator's account has one user among the instances (its nonce).
   const facilitator = config.payments?.facilitator
-  const facilitatorHold = leases && facilitator?.kind === 'local' ? await holdSoleKey({ leases, scope: 'x402-facilitator', key: privateKeyToAccount(facilitator.privateKey).address, setting: 'FACILITATOR_PRIVATE_KEY', logger }) : undefined
+  const facilitatorHold = leases && facilitator?.kind === 'local' && facilitator.privateKey ? await holdSoleKey({ leases, scope: 'x402-facilitator', key: privateKeyToAccount(facilitator.privateKey).address, setting: 'FACILITATOR_PRIVATE_KEY', logger }) : undefined
   const closeParts = async () => {
     facilitatorHold?.close()
     await Promise.all(adapters.map((a) => a.close()))
@@ -144,7 +144,23 @@ export async function createGateway({ config, logger, tracing }: CreateGatewayPa
     relayerBalances: adapters.flatMap((a) => (a.relayerBalance ? [{ chain: a.chainId, read: a.relayerBalance }] : [])),
   })
   // x402's packages are loaded only when something is priced.
-  const payments = config.payments && (await (await import('./payments/startPayments.ts')).startPayments({ config: config.payments, rpcUrls: settlementRpcUrls, journal, rpcTimeoutMs: config.rpcTimeoutMs, logger, resolveIntervalMs: config.reconcileIntervalMs, traceFacilitator: tracing?.traceFacilitator }))
+  // A request whose settlement was pending is sent, once it confirms, through the app itself (bound below).
+  let deliverTo: FastifyInstance | undefined
+  const payments = config.payments && (await (await import('./payments/startPayments.ts')).startPayments({
+    config: config.payments,
+    rpcUrls: settlementRpcUrls,
+    journal,
+    rpcTimeoutMs: config.rpcTimeoutMs,
+    logger,
+    resolveIntervalMs: config.reconcileIntervalMs,
+    settlementTimeoutMs: config.receiptTimeoutMs,
+    deliver: async (request) => {
+      if (!deliverTo) throw new Error('the app is not built yet')
+      const answer = await deliverTo.inject({ method: request.method, url: request.url, headers: request.headers, payload: request.body as object })
+      return { httpStatus: answer.statusCode }
+    },
+    traceFacilitator: tracing?.traceFacilitator,
+  }))
   const metricsEnabled = config.interfaces?.metrics.enabled ?? true
   const metricsPort = config.interfaces?.metrics.port
   const app = buildApp({
@@ -172,6 +188,7 @@ export async function createGateway({ config, logger, tracing }: CreateGatewayPa
     payments,
     tracing,
   })
+  deliverTo = app
   const metricsServer =
     metricsEnabled && metricsPort !== undefined
       ? createMetricsServer({ metrics, token: config.metricsToken, registry, logger, requestTimeoutMs: config.requestTimeoutMs, idleTimeoutMs: config.idleTimeoutMs })

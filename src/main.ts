@@ -88,10 +88,13 @@ if (config.devnet && !worker) {
     auth: config.auth.keyHashes.length > 0 ? config.auth : { ...config.auth, keyHashes: [hashApiKey(devnetApiKey)] },
   }
   // What the devnet supplies (its relayer keys, its prices) fills only what the operator left unset.
+  const operatorPriced = config.payments !== undefined
   for (const { settings } of devnets) {
     for (const [name, value] of Object.entries(settings) as [keyof GatewayConfig, unknown][]) {
       const mine = config[name]
       if (mine === undefined || (Array.isArray(mine) && mine.length === 0)) config = { ...config, [name]: value }
+      // Each devnet prices its own chain: the prices and the facilitator's keys of both are joined.
+      else if (name === 'payments' && !operatorPriced) config = { ...config, payments: joinDevnetPayments(config.payments!, value as NonNullable<GatewayConfig['payments']>) }
     }
   }
 }
@@ -194,4 +197,9 @@ async function serve() {
     await flushLogs()
     process.exit(1)
   }
+}
+
+function joinDevnetPayments(a: NonNullable<GatewayConfig['payments']>, b: NonNullable<GatewayConfig['payments']>): NonNullable<GatewayConfig['payments']> {
+  const facilitator = a.facilitator.kind === 'local' && b.facilitator.kind === 'local' ? { ...a.facilitator, ...b.facilitator } : a.facilitator
+  return { ...a, prices: { ...a.prices, ...b.prices }, facilitator }
 }

@@ -57,9 +57,10 @@ export function loadConfig(env: Env, runtimes: readonly RuntimeModule[]): Gatewa
   const runtimeOptions = Object.fromEntries(settingsByRuntime.flatMap(([chainType, { options }]) => (options === undefined ? [] : [[chainType, options]])))
   const relayerPrivateKeys = runtimeSettings.relayerPrivateKeys ?? []
   const relayerPrivateKey = relayerPrivateKeys[0]
-  const payments = parsePaymentsConfig(env, { relayerPrivateKey, chainIds: devnet ? undefined : chains.map((c) => c.chainId), problems })
+  const payments = parsePaymentsConfig(env, { relayerPrivateKey, solanaRelayerPrivateKey: runtimeSettings.solanaRelayerPrivateKey, chainIds: devnet ? undefined : chains.map((c) => c.chainId), problems, production })
   const facilitator = payments?.facilitator
-  if (facilitator?.kind === 'local' && relayerPrivateKeys.slice(1).some((k) => privateKeyToAccount(k).address === privateKeyToAccount(facilitator.privateKey).address)) {
+  const facilitatorKey = facilitator?.kind === 'local' ? facilitator.privateKey : undefined
+  if (facilitatorKey && relayerPrivateKeys.slice(1).some((k) => privateKeyToAccount(k).address === privateKeyToAccount(facilitatorKey).address)) {
     problems.push('FACILITATOR_PRIVATE_KEY: must not be one of RELAYER_PRIVATE_KEYS (a relayer\'s nonces belong to the journal); give the facilitator its own funded account')
   }
   const interfaces = interfacesConfig(env)

@@ -70,8 +70,8 @@ describe('parsePaymentsConfig', () => {
       'X402_PRICES["eip155:31337"].refund: not a priced route (execute, validate)',
       'X402_PRICES["eip155:1"]: chain eip155:1 is not configured (configured: eip155:31337, eip155:8453, solana:devnet)',
       'X402_PRICES["eip155:8453"].validate.price: "$0" is not a positive dollar amount like "$0.01"',
-      'X402_PRICES["solana:devnet"].execute.network: "solana:devnet" is not an EVM CAIP-2 network (eip155:<chain id>); only x402\'s exact EVM scheme is supported',
-      'X402_PRICES: prices need a facilitator: set FACILITATOR_PRIVATE_KEY (in-process) or FACILITATOR_URL (remote)',
+      'X402_PRICES["solana:devnet"].execute.network: "solana:devnet" is not an EVM (eip155:<chain id>) or Solana (solana:<genesis hash prefix>) CAIP-2 network; x402\'s exact EVM and SVM schemes are supported',
+      'X402_PRICES: prices need a facilitator: set FACILITATOR_PRIVATE_KEY and/or FACILITATOR_SOLANA_PRIVATE_KEY (in-process) or FACILITATOR_URL (remote)',
     ])
   })
 
@@ -82,7 +82,7 @@ describe('parsePaymentsConfig', () => {
     ])
     const prices = JSON.stringify({ 'eip155:31337': { execute: tokenPrice } })
     assert.deepEqual(parse({ X402_PRICES: prices, FACILITATOR_PRIVATE_KEY: facilitator, FACILITATOR_URL: 'http://127.0.0.1:1' }).problems, [
-      'FACILITATOR_URL: set either FACILITATOR_URL (a remote facilitator) or FACILITATOR_PRIVATE_KEY (the in-process one), not both',
+      'FACILITATOR_URL: set either FACILITATOR_URL (a remote facilitator) or FACILITATOR_PRIVATE_KEY / FACILITATOR_SOLANA_PRIVATE_KEY (the in-process one), not both',
     ])
     assert.deepEqual(parse({ X402_PRICES: prices, FACILITATOR_PRIVATE_KEY: '0x1234' }).problems, ['FACILITATOR_PRIVATE_KEY: not a 32-byte hex private key (0x + 64 hex digits)'])
     assert.deepEqual(parse({ X402_PRICES: prices, FACILITATOR_URL: 'ftp://x' }).problems, ['FACILITATOR_URL: "ftp:" is not http or https'])
@@ -96,5 +96,69 @@ describe('parsePaymentsConfig', () => {
       const bad = parse({ X402_PRICES: JSON.stringify({ 'eip155:31337': { execute: { ...tokenPrice, maxGas } } }), FACILITATOR_PRIVATE_KEY: facilitator })
       assert.deepEqual(bad.problems, ['X402_PRICES["eip155:31337"].execute.maxGas: must be an integer of at least 21000: the most gas one payment buys'])
     }
+  })
+})
+
+describe('parsePaymentsConfig on Solana', () => {
+  const local = 'solana:Ab1cdefghijkmnopqrstuvwxyzABCDEF'
+  const mint = 'So11111111111111111111111111111111111111112'
+  const treasury = 'HA6uuuKQoGXC5PxEA4v9EkkbfhuVdivEhSdUDWeSsMWV'
+  const seed = Array.from({ length: 32 }, (_, i) => i + 1)
+  const solanaRelayer = Uint8Array.from(Array.from({ length: 32 }, () => 7))
+  const solanaParse = (env: Record<string, string>, production = false) => {
+    const problems: string[] = []
+    const config = parsePaymentsConfig(env, { relayerPrivateKey: relayer, solanaRelayerPrivateKey: solanaRelayer, chainIds: [local, 'eip155:31337'], problems, production })
+    return { config, problems }
+  }
+
+  it('reads an SPL price on the chain itself, and on Solana devnet\'s id standing for the local chain (settled on it)', () => {
+    const { config, problems } = solanaParse({
+      X402_PRICES: JSON.stringify({ [local]: { execute: { asset: mint, amount: '10000', payTo: treasury }, validate: { network: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1', asset: mint, amount: '100', payTo: treasury } } }),
+      FACILITATOR_SOLANA_PRIVATE_KEY: JSON.stringify(seed),
+    })
+    assert.deepEqual(problems, [])
+    assert.deepEqual(config?.prices[local], {
+      execute: { network: local, payTo: treasury, price: { asset: mint, amount: '10000' }, maxTimeoutSeconds: 300 },
+      validate: { network: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1', payTo: treasury, price: { asset: mint, amount: '100' }, maxTimeoutSeconds: 300, settleOn: local },
+    })
+    assert.deepEqual(config?.facilitator, { kind: 'local', solanaSecretKey: Uint8Array.from(seed) })
+  })
+
+  it('accepts a payment on one runtime for an intent on another (a Solana price for an EVM chain), with the keys both need', () => {
+    const { config, problems } = solanaParse({
+      X402_PRICES: JSON.stringify({ 'eip155:31337': { execute: { network: local, asset: mint, amount: '10000', payTo: treasury } } }),
+      FACILITATOR_SOLANA_PRIVATE_KEY: JSON.stringify(seed),
+    })
+    assert.deepEqual(problems, [])
+    assert.equal(config?.prices['eip155:31337']?.execute?.network, local)
+  })
+
+  it('refuses a public cluster standing for another chain in production, a public cluster for an EVM chain, bad fields, a missing key, and the relayer\'s key', () => {
+    const devnetId = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1'
+    const prices = JSON.stringify({ [local]: { execute: { network: devnetId, asset: mint, amount: '10000', payTo: treasury } }, 'eip155:31337': { execute: { network: devnetId, asset: 'nope', amount: '-1', payTo: treasury, extra: {} } } })
+    assert.deepEqual(solanaParse({ X402_PRICES: prices, FACILITATOR_SOLANA_PRIVATE_KEY: JSON.stringify(seed) }, true).problems, [
+      `X402_PRICES["${local}"].execute.network: ${devnetId} is a public Solana cluster and not the priced chain ${local}: a chain answering as a public cluster for payments is for the devnet only (refused when NODE_ENV=production)`,
+      `X402_PRICES["eip155:31337"].execute.network: ${devnetId} is a public Solana cluster and not the priced chain eip155:31337: a chain answering as a public cluster for payments is for the devnet only (refused when NODE_ENV=production)`,
+      'X402_PRICES["eip155:31337"].execute.extra: not taken on a Solana network: give "asset" (the SPL mint) and "amount"',
+      'X402_PRICES["eip155:31337"].execute.asset: not an SPL mint address (base58, 32 bytes)',
+      'X402_PRICES["eip155:31337"].execute.amount: must be a positive integer string in the mint\'s smallest unit, at most a u64 (e.g. "10000" for 0.01 of a 6-decimal token)',
+    ])
+    assert.deepEqual(solanaParse({ X402_PRICES: JSON.stringify({ [local]: { execute: { asset: mint, amount: '1', payTo: treasury } } }), FACILITATOR_PRIVATE_KEY: facilitator }).problems, [
+      'FACILITATOR_SOLANA_PRIVATE_KEY: a Solana network is priced in X402_PRICES: the in-process facilitator needs a Solana key (it pays the settlement fees)',
+    ])
+    assert.deepEqual(solanaParse({ X402_PRICES: JSON.stringify({ [local]: { execute: { asset: mint, amount: '1', payTo: treasury } } }), FACILITATOR_SOLANA_PRIVATE_KEY: JSON.stringify([...solanaRelayer]) }).problems, [
+      'FACILITATOR_SOLANA_PRIVATE_KEY: must not be the Solana relayer\'s key (SOLANA_RELAYER_PRIVATE_KEY); give the facilitator its own funded account',
+    ])
+  })
+
+  it('lets a public cluster\'s id stand for one chain only', () => {
+    const devnetId = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1'
+    const other = 'solana:Zb1cdefghijkmnopqrstuvwxyzABCDEF'
+    const problems: string[] = []
+    parsePaymentsConfig(
+      { X402_PRICES: JSON.stringify({ [local]: { execute: { network: devnetId, asset: mint, amount: '1', payTo: treasury } }, [other]: { execute: { network: devnetId, asset: mint, amount: '1', payTo: treasury } } }), FACILITATOR_SOLANA_PRIVATE_KEY: JSON.stringify(seed) },
+      { relayerPrivateKey: undefined, chainIds: [local, other], problems, production: false },
+    )
+    assert.deepEqual(problems, [`X402_PRICES: ${devnetId} stands for both ${local} and ${other}; a public cluster's id may stand for one chain only`])
   })
 })

@@ -1,17 +1,37 @@
 // The x402 payment settings: what execute and validate cost per chain, who settles, and whether
-// API-key clients pay too. Parsed once at start-up; every problem names its variable.
+// API-key clients pay too. Parsed once at start-up; every problem names its variable. A price is
+// paid on an EVM network (x402's exact EVM scheme, an EIP-3009 token) or a Solana one (the exact
+// SVM scheme, an SPL token): the network's family decides, whatever runtime the priced chain is.
 import { readBoolean } from './readBoolean.ts'
 import { getDefaultAsset } from '@x402/evm'
-import { type Address, type Hex, getAddress, isAddress, isHex } from 'viem'
+import { getBase58Encoder } from '@solana/kit'
+import { createHash } from 'node:crypto'
+import { type Hex, getAddress, isAddress, isHex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 
-/** A price in one EIP-3009 token, in its smallest unit, or a dollar amount x402 resolves to USDC. */
+/** The public Solana clusters' CAIP-2 ids: the only Solana networks x402's published SVM client pays on. */
+export const solanaClusterNetworks = {
+  mainnet: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
+  devnet: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1',
+  testnet: 'solana:4uhcVJyU9pJkvQyS88uRDiswHXSCkY3z',
+} as const
+
+/** A price in one EIP-3009 token or SPL token, in its smallest unit, or a dollar amount x402 resolves to USDC. */
 export type PriceConfig = {
   /** CAIP-2 network the payment is made on (the chain's own id unless given). */
   network: `${string}:${string}`
-  payTo: Address
-  /** `{ asset, amount, extra: { name, version } }`, or `"$0.01"` on a network with a default USDC. */
-  price: { asset: Address; amount: string; extra: { name: string; version: string } } | `$${string}`
+  /** Who is paid: an EVM address, or a Solana address (the owner of the token account paid into). */
+  payTo: string
+  /**
+   * EVM: `{ asset, amount, extra: { name, version } }`, or `"$0.01"` on a network with a default
+   * USDC. Solana: `{ asset: <mint>, amount }`.
+   */
+  price: { asset: string; amount: string; extra?: { name: string; version: string } | undefined } | `$${string}`
+  /**
+   * Set when `network` is a public Solana cluster's id standing for the priced chain (the devnet
+   * only): payments are then settled on the priced chain, not on that cluster.
+   */
+  settleOn?: string | undefined
   /** How long an authorization must stay valid for the gateway to settle it. */
   maxTimeoutSeconds: number
   /**
@@ -23,7 +43,11 @@ export type PriceConfig = {
 
 export type PricedRoute = 'execute' | 'validate'
 
-export type FacilitatorConfig = { kind: 'local'; privateKey: Hex } | { kind: 'remote'; url: string }
+/**
+ * The in-process facilitator's keys: `privateKey` settles on EVM networks (it pays their gas),
+ * `solanaSecretKey` (a 32-byte Ed25519 seed) co-signs and pays the fees of Solana settlements.
+ */
+export type FacilitatorConfig = { kind: 'local'; privateKey?: Hex | undefined; solanaSecretKey?: Uint8Array | undefined } | { kind: 'remote'; url: string }
 
 export type PaymentsConfig = {
   /** By the gateway's CAIP-2 chain id; a chain or route missing here is free. */
@@ -48,39 +72,82 @@ const defaultMaxTimeoutSeconds = 300
  */
 export function parsePaymentsConfig(
   env: Env,
-  { relayerPrivateKey, chainIds, problems }: { relayerPrivateKey: Hex | undefined; chainIds: readonly string[] | undefined; problems: string[] },
+  {
+    relayerPrivateKey,
+    solanaRelayerPrivateKey,
+    chainIds,
+    problems,
+    production = env.NODE_ENV?.trim() === 'production',
+  }: { relayerPrivateKey: Hex | undefined; solanaRelayerPrivateKey?: Uint8Array | undefined; chainIds: readonly string[] | undefined; problems: string[]; production?: boolean },
 ): PaymentsConfig | undefined {
   const priceApiKeyClients = readBoolean(env, 'PRICE_API_KEY_CLIENTS', problems)
   const facilitatorKey = env.FACILITATOR_PRIVATE_KEY?.trim() || undefined
+  const facilitatorSolanaKey = env.FACILITATOR_SOLANA_PRIVATE_KEY?.trim() || undefined
   const facilitatorUrl = env.FACILITATOR_URL?.trim() || undefined
-  const prices = readPrices(env.X402_PRICES, chainIds, problems)
+  const prices = readPrices(env.X402_PRICES, chainIds, production, problems)
+  // A public cluster's id standing for a local chain must stand for one chain only, and not also be served as itself.
+  const standsFor = new Map<string, string>()
+  for (const routes of Object.values(prices ?? {})) {
+    for (const price of Object.values(routes)) {
+      if (!price.settleOn) continue
+      const other = standsFor.get(price.network)
+      if (other && other !== price.settleOn) problems.push(`X402_PRICES: ${price.network} stands for both ${other} and ${price.settleOn}; a public cluster's id may stand for one chain only`)
+      else if (chainIds?.includes(price.network)) problems.push(`X402_PRICES: ${price.network} is served as itself and cannot also stand for ${price.settleOn}`)
+      standsFor.set(price.network, price.settleOn)
+    }
+  }
+  const families = new Set(Object.values(prices ?? {}).flatMap((routes) => Object.values(routes).map((p) => p.network.split(':')[0])))
 
   let facilitator: FacilitatorConfig | undefined
-  if (facilitatorKey && facilitatorUrl) {
-    problems.push('FACILITATOR_URL: set either FACILITATOR_URL (a remote facilitator) or FACILITATOR_PRIVATE_KEY (the in-process one), not both')
+  if ((facilitatorKey || facilitatorSolanaKey) && facilitatorUrl) {
+    problems.push('FACILITATOR_URL: set either FACILITATOR_URL (a remote facilitator) or FACILITATOR_PRIVATE_KEY / FACILITATOR_SOLANA_PRIVATE_KEY (the in-process one), not both')
   } else if (facilitatorUrl) {
     const problem = urlProblem(facilitatorUrl)
     if (problem) problems.push(`FACILITATOR_URL: ${problem}`)
     else facilitator = { kind: 'remote', url: facilitatorUrl.replace(/\/+$/, '') }
-  } else if (facilitatorKey) {
-    if (!isHex(facilitatorKey) || facilitatorKey.length !== 66) {
-      problems.push('FACILITATOR_PRIVATE_KEY: not a 32-byte hex private key (0x + 64 hex digits)')
-    } else if (relayerPrivateKey && privateKeyToAccount(facilitatorKey).address === privateKeyToAccount(relayerPrivateKey).address) {
-      // The relayer's nonces belong to the journal: a settlement sent from the same account would collide with executions.
-      problems.push('FACILITATOR_PRIVATE_KEY: must not be the relayer\'s key (RELAYER_PRIVATE_KEY); give the facilitator its own funded account')
-    } else {
-      facilitator = { kind: 'local', privateKey: facilitatorKey }
+  } else if (facilitatorKey || facilitatorSolanaKey) {
+    let privateKey: Hex | undefined
+    let solanaSecretKey: Uint8Array | undefined
+    let ok = true
+    if (facilitatorKey) {
+      if (!isHex(facilitatorKey) || facilitatorKey.length !== 66) {
+        problems.push('FACILITATOR_PRIVATE_KEY: not a 32-byte hex private key (0x + 64 hex digits)')
+        ok = false
+      } else if (relayerPrivateKey && privateKeyToAccount(facilitatorKey).address === privateKeyToAccount(relayerPrivateKey).address) {
+        // The relayer's nonces belong to the journal: a settlement sent from the same account would collide with executions.
+        problems.push('FACILITATOR_PRIVATE_KEY: must not be the relayer\'s key (RELAYER_PRIVATE_KEY); give the facilitator its own funded account')
+        ok = false
+      } else privateKey = facilitatorKey
+    }
+    if (facilitatorSolanaKey) {
+      const seed = readSolanaSeed(facilitatorSolanaKey)
+      if (typeof seed === 'string') {
+        problems.push(`FACILITATOR_SOLANA_PRIVATE_KEY: ${seed}`)
+        ok = false
+      } else if (solanaRelayerPrivateKey && Buffer.from(seed).equals(Buffer.from(solanaRelayerPrivateKey.subarray(0, 32)))) {
+        // The relayer's transactions belong to the journal; a facilitator paying fees from the same account would spend its SOL unseen.
+        problems.push('FACILITATOR_SOLANA_PRIVATE_KEY: must not be the Solana relayer\'s key (SOLANA_RELAYER_PRIVATE_KEY); give the facilitator its own funded account')
+        ok = false
+      } else if (production && Buffer.from(seed).equals(devnetFacilitatorSeed)) {
+        problems.push('FACILITATOR_SOLANA_PRIVATE_KEY: is the public devnet facilitator key and is refused when NODE_ENV=production')
+        ok = false
+      } else solanaSecretKey = seed
+    }
+    if (ok) {
+      if (families.has('eip155') && !privateKey) problems.push('FACILITATOR_PRIVATE_KEY: an EVM network is priced in X402_PRICES: the in-process facilitator needs an EVM key to settle there')
+      else if (families.has('solana') && !solanaSecretKey) problems.push('FACILITATOR_SOLANA_PRIVATE_KEY: a Solana network is priced in X402_PRICES: the in-process facilitator needs a Solana key (it pays the settlement fees)')
+      else facilitator = { kind: 'local', ...(privateKey ? { privateKey } : {}), ...(solanaSecretKey ? { solanaSecretKey } : {}) }
     }
   }
 
-  if (env.X402_PRICES?.trim() && !facilitatorKey && !facilitatorUrl) {
-    problems.push('X402_PRICES: prices need a facilitator: set FACILITATOR_PRIVATE_KEY (in-process) or FACILITATOR_URL (remote)')
+  if (env.X402_PRICES?.trim() && !facilitatorKey && !facilitatorSolanaKey && !facilitatorUrl) {
+    problems.push('X402_PRICES: prices need a facilitator: set FACILITATOR_PRIVATE_KEY and/or FACILITATOR_SOLANA_PRIVATE_KEY (in-process) or FACILITATOR_URL (remote)')
   }
   if (!prices || Object.keys(prices).length === 0 || !facilitator) return undefined
   return { prices, priceApiKeyClients, facilitator }
 }
 
-function readPrices(raw: string | undefined, chainIds: readonly string[] | undefined, problems: string[]): PaymentsConfig['prices'] | undefined {
+function readPrices(raw: string | undefined, chainIds: readonly string[] | undefined, production: boolean, problems: string[]): PaymentsConfig['prices'] | undefined {
   if (!raw?.trim()) return undefined
   let parsed: unknown
   try {
@@ -114,7 +181,7 @@ function readPrices(raw: string | undefined, chainIds: readonly string[] | undef
         problems.push(`${where}.${route.slice(0, 20)}: not a priced route (execute, validate)`)
         continue
       }
-      const price = readPrice(value, chainId, `${where}.${route}`, problems)
+      const price = readPrice(value, chainId, `${where}.${route}`, production, problems)
       if (price) entry[route as PricedRoute] = price
     }
     if (Object.keys(entry).length > 0) prices[chainId] = entry
@@ -122,24 +189,82 @@ function readPrices(raw: string | undefined, chainIds: readonly string[] | undef
   return prices
 }
 
-function readPrice(value: unknown, chainId: string, where: string, problems: string[]): PriceConfig | undefined {
+function readPrice(value: unknown, chainId: string, where: string, production: boolean, problems: string[]): PriceConfig | undefined {
   if (!isObject(value)) {
-    problems.push(`${where}: must be an object: {"asset","amount","payTo","extra":{"name","version"}} or {"price":"$0.01","payTo"}`)
+    problems.push(`${where}: must be an object: {"asset","amount","payTo","extra":{"name","version"}} or {"price":"$0.01","payTo"} (EVM), {"asset","amount","payTo"} (Solana)`)
     return undefined
   }
-  const before = problems.length
   const network = value.network === undefined ? chainId : value.network
-  if (typeof network !== 'string' || !/^eip155:[0-9]{1,20}$/.test(network)) {
-    problems.push(`${where}.network: "${String(network).slice(0, 40)}" is not an EVM CAIP-2 network (eip155:<chain id>); only x402's exact EVM scheme is supported`)
+  if (typeof network === 'string' && /^eip155:[0-9]{1,20}$/.test(network)) return readEvmPrice(value, network, where, problems)
+  if (typeof network === 'string' && /^solana:[1-9A-HJ-NP-Za-km-z]{32}$/.test(network)) return readSolanaPrice(value, network, chainId, where, production, problems)
+  problems.push(`${where}.network: "${String(network).slice(0, 40)}" is not an EVM (eip155:<chain id>) or Solana (solana:<genesis hash prefix>) CAIP-2 network; x402's exact EVM and SVM schemes are supported`)
+  return undefined
+}
+
+/**
+ * A price paid with an SPL token (x402's exact SVM scheme). Its network is the priced chain's own
+ * id, another Solana chain the gateway serves, or — outside production — a public cluster's id
+ * standing for a priced Solana chain that is not that cluster (the devnet: x402's published client
+ * pays only on the public clusters): settled on the priced chain.
+ */
+function readSolanaPrice(value: Record<string, unknown>, network: string, chainId: string, where: string, production: boolean, problems: string[]): PriceConfig | undefined {
+  const before = problems.length
+  const publicCluster = (Object.values(solanaClusterNetworks) as string[]).includes(network)
+  let settleOn: string | undefined
+  if (publicCluster && network !== chainId) {
+    if (production) problems.push(`${where}.network: ${network} is a public Solana cluster and not the priced chain ${chainId}: a chain answering as a public cluster for payments is for the devnet only (refused when NODE_ENV=production)`)
+    else if (!chainId.startsWith('solana:')) problems.push(`${where}.network: ${network} may stand for a Solana chain only, and ${chainId} is not one`)
+    else settleOn = chainId
   }
+  for (const field of ['price', 'extra']) {
+    if (value[field] !== undefined) problems.push(`${where}.${field}: not taken on a Solana network: give "asset" (the SPL mint) and "amount"`)
+  }
+  const isSolanaAddress = (a: unknown) => typeof a === 'string' && /^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(a) && getBase58Encoder().encode(a).length === 32
+  if (!isSolanaAddress(value.payTo)) problems.push(`${where}.payTo: not a Solana address (base58, 32 bytes)`)
+  if (!isSolanaAddress(value.asset)) problems.push(`${where}.asset: not an SPL mint address (base58, 32 bytes)`)
+  if (typeof value.amount !== 'string' || !/^[1-9][0-9]{0,19}$/.test(value.amount) || BigInt(value.amount) > 0xffffffffffffffffn) problems.push(`${where}.amount: must be a positive integer string in the mint's smallest unit, at most a u64 (e.g. "10000" for 0.01 of a 6-decimal token)`)
+  const maxTimeoutSeconds = readMaxTimeout(value, where, problems)
+  if (value.maxGas !== undefined) problems.push(`${where}.maxGas: EVM only; a Solana execution's compute is bounded by the transaction the gateway builds`)
+  if (problems.length !== before) return undefined
+  return { network: network as PriceConfig['network'], payTo: value.payTo as string, price: { asset: value.asset as string, amount: value.amount as string }, maxTimeoutSeconds, ...(settleOn ? { settleOn } : {}) }
+}
+
+function readMaxTimeout(value: Record<string, unknown>, where: string, problems: string[]): number {
+  if (value.maxTimeoutSeconds === undefined) return defaultMaxTimeoutSeconds
+  if (!Number.isInteger(value.maxTimeoutSeconds) || (value.maxTimeoutSeconds as number) < 10 || (value.maxTimeoutSeconds as number) > 86_400) {
+    problems.push(`${where}.maxTimeoutSeconds: must be an integer from 10 to 86400`)
+    return defaultMaxTimeoutSeconds
+  }
+  return value.maxTimeoutSeconds as number
+}
+
+/** FACILITATOR_SOLANA_PRIVATE_KEY: the Solana CLI's keypair (a JSON array of 64 numbers), or base58 of the 64-byte keypair or 32-byte seed. */
+function readSolanaSeed(text: string): Uint8Array | string {
+  let bytes: Uint8Array | undefined
+  if (text.startsWith('[')) {
+    try {
+      const list = JSON.parse(text) as unknown
+      if (Array.isArray(list) && list.every((n) => Number.isInteger(n) && n >= 0 && n <= 255)) bytes = Uint8Array.from(list as number[])
+    } catch {
+      bytes = undefined
+    }
+    if (!bytes) return 'not a JSON array of byte values (the Solana CLI\'s keypair file holds 64 numbers)'
+  } else {
+    if (!/^[1-9A-HJ-NP-Za-km-z]+$/.test(text)) return 'must be the Solana CLI\'s keypair (a JSON array of 64 numbers) or base58'
+    bytes = Uint8Array.from(getBase58Encoder().encode(text))
+  }
+  if (bytes.length !== 64 && bytes.length !== 32) return `must hold 64 bytes (seed and public key) or the 32-byte seed; it holds ${bytes.length}`
+  return bytes.slice(0, 32)
+}
+
+/** The devnet's facilitator seed (public, derived from a label as every devnet key): refused in production. */
+const devnetFacilitatorSeed = createHash('sha256').update('intent-gateway solana devnet facilitator').digest()
+
+function readEvmPrice(value: Record<string, unknown>, network: string, where: string, problems: string[]): PriceConfig | undefined {
+  const before = problems.length
   const payTo = value.payTo
   if (typeof payTo !== 'string' || !isAddress(payTo, { strict: false })) problems.push(`${where}.payTo: not an address (0x + 40 hex digits)`)
-  let maxTimeoutSeconds = defaultMaxTimeoutSeconds
-  if (value.maxTimeoutSeconds !== undefined) {
-    if (!Number.isInteger(value.maxTimeoutSeconds) || (value.maxTimeoutSeconds as number) < 10 || (value.maxTimeoutSeconds as number) > 86_400) {
-      problems.push(`${where}.maxTimeoutSeconds: must be an integer from 10 to 86400`)
-    } else maxTimeoutSeconds = value.maxTimeoutSeconds as number
-  }
+  const maxTimeoutSeconds = readMaxTimeout(value, where, problems)
 
   let maxGas: bigint | undefined
   if (value.maxGas !== undefined) {

@@ -34,9 +34,11 @@ export type ExecuteIntentParameters = {
   onBackgroundError?: (err: unknown, record: ExecutionRecord) => void
   /**
    * Runs after validation and simulation, before anything is signed or broadcast (x402: settles
-   * the payment); when it refuses, nothing is sent and the claim is released.
+   * the payment); when it refuses, nothing is sent and the claim is released. `pending` (x402's
+   * settlement_pending): nothing is sent either, and the answer is 202 (0xF3): the intent is sent
+   * once the payment's settlement confirms.
    */
-  beforeBroadcast?: (() => Promise<{ ok: true } | { ok: false; detail: string }>) | undefined
+  beforeBroadcast?: (() => Promise<{ ok: true } | { ok: false; detail: string; pending?: boolean }>) | undefined
   /** Told how the request ended (metrics): refused when nothing was sent, failed when it threw. */
   onEnded?: ((outcome: ExecutionOutcomeLabel) => void) | undefined
   /** Told the seconds from the broadcast to the receipt, whenever the receipt arrives (after a 202 too). */
@@ -136,7 +138,7 @@ async function run(
         if (!cleared.ok) {
           preflight.cancel?.()
           await journal.release(record)
-          return outcome(Status.FUNDS_REQUESTED, cleared.detail)
+          return outcome(cleared.pending ? Status.SUBMITTED : Status.FUNDS_REQUESTED, cleared.detail)
         }
       }
     } catch (err) {

@@ -1,7 +1,7 @@
 // The x402 facilitator the gateway verifies and settles with: in-process (x402's own facilitator
-// with the exact EVM scheme, sending from its own key) or a remote one by URL. Either way a
-// payment that does not verify is a value, and a facilitator that cannot answer is a
-// FacilitatorUnavailableError.
+// with the exact EVM scheme, sending from its own key, and the exact SVM scheme, co-signing the
+// payer's SPL transfer as its fee payer) or a remote one by URL. Either way a payment that does
+// not verify is a value, and a facilitator that cannot answer is a FacilitatorUnavailableError.
 import { x402Facilitator } from '@x402/core/facilitator'
 import { HTTPFacilitatorClient, type FacilitatorClient } from '@x402/core/server'
 import { SettleError, VerifyError, type Network } from '@x402/core/types'
@@ -12,6 +12,8 @@ import { createWalletClient, defineChain, http, nonceManager, publicActions } fr
 import { privateKeyToAccount } from 'viem/accounts'
 import type { FacilitatorConfig } from '../config/paymentsConfig.ts'
 import { FacilitatorUnavailableError } from './facilitatorUnavailableError.ts'
+import { createSolanaFacilitatorSigner } from './createSolanaFacilitatorSigner.ts'
+import { registerExactSvmScheme } from '@x402/svm/exact/facilitator'
 
 export type CreateFacilitatorClientParameters = {
   config: FacilitatorConfig
@@ -20,19 +22,41 @@ export type CreateFacilitatorClientParameters = {
   logger: Logger
   /** How long one verify or settle may take before the facilitator counts as unavailable. */
   timeoutMs?: number
+  /**
+   * How long a Solana settlement broadcast waits for its confirmation; past it, x402 answers
+   * `settlement_pending` with the transaction (default: `timeoutMs`).
+   */
+  settlementTimeoutMs?: number
 }
 
-export function createFacilitatorClient({ config, rpcUrls, logger, timeoutMs = 30_000 }: CreateFacilitatorClientParameters): FacilitatorClient & { address?: `0x${string}` } {
+export type GatewayFacilitator = FacilitatorClient & {
+  /** The in-process facilitator's EVM account. */
+  address?: `0x${string}`
+  /**
+   * In-process only: the id a Solana payment's settlement transaction will have (the facilitator's
+   * own fee-payer signature of the payer's message, known before it is sent), for the ledger to
+   * find the settlement after a crash; undefined when it cannot be known.
+   */
+  settlementIdOf?(transaction: string): Promise<string | undefined>
+}
+
+export function createFacilitatorClient({ config, rpcUrls, logger, timeoutMs = 30_000, settlementTimeoutMs = timeoutMs }: CreateFacilitatorClientParameters): GatewayFacilitator {
   const log = logger.child({ module: 'x402-facilitator' })
   if (config.kind === 'remote') {
     return guard(new HTTPFacilitatorClient({ url: config.url, timeoutMs }), log)
   }
 
+  const facilitator = new x402Facilitator()
+  const evmNetworks = (Object.entries(rpcUrls) as [Network, string][]).filter(([network]) => network.startsWith('eip155:'))
+  const solanaNetworks = (Object.entries(rpcUrls) as [Network, string][]).filter(([network]) => network.startsWith('solana:'))
+  const solana = config.solanaSecretKey && solanaNetworks.length > 0 ? createSolanaFacilitatorSigner({ secretKey: config.solanaSecretKey, rpcUrls: Object.fromEntries(solanaNetworks), confirmTimeoutMs: settlementTimeoutMs }) : undefined
+  if (solana) registerExactSvmScheme(facilitator, { signer: solana.signer, networks: solanaNetworks.map(([network]) => network) })
+
   // One account for every network, with a nonce manager: concurrent settlements from one key
   // otherwise collide on the account nonce.
-  const account = privateKeyToAccount(config.privateKey, { nonceManager })
-  const facilitator = new x402Facilitator()
-  for (const [network, rpcUrl] of Object.entries(rpcUrls) as [Network, string][]) {
+  const account = config.privateKey ? privateKeyToAccount(config.privateKey, { nonceManager }) : undefined
+  for (const [network, rpcUrl] of evmNetworks) {
+    if (!account) break
     const id = Number(network.split(':')[1])
     const chain = defineChain({ id, name: network, nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } })
     const client = createWalletClient({ account, chain, transport: http(rpcUrl, { timeout: timeoutMs }), pollingInterval: 100, cacheTime: 0 }).extend(publicActions)
@@ -43,19 +67,23 @@ export function createFacilitatorClient({ config, rpcUrls, logger, timeoutMs = 3
         verifyTypedData: (args) => client.verifyTypedData(args as never),
         writeContract: (args) => client.writeContract(args as never),
         sendTransaction: (args) => client.sendTransaction(args as never),
-        waitForTransactionReceipt: (args) => client.waitForTransactionReceipt({ ...args, timeout: args.timeout ?? timeoutMs }),
+        // Past it, x402 answers settlement_pending (the transaction was sent): the resolver finishes it.
+        waitForTransactionReceipt: (args) => client.waitForTransactionReceipt({ ...args, timeout: args.timeout ?? settlementTimeoutMs }),
         getCode: (args) => client.getCode(args),
       },
-      { confirmationTimeoutMs: timeoutMs },
+      { confirmationTimeoutMs: settlementTimeoutMs },
     )
     registerExactEvmScheme(facilitator, { signer, networks: network })
   }
   const local: FacilitatorClient = {
     verify: (payload, requirements) => facilitator.verify(payload, requirements),
     settle: (payload, requirements) => facilitator.settle(payload, requirements),
-    getSupported: async () => facilitator.getSupported() as Awaited<ReturnType<FacilitatorClient['getSupported']>>,
+    getSupported: async () => {
+      await solana?.ready
+      return facilitator.getSupported() as Awaited<ReturnType<FacilitatorClient['getSupported']>>
+    },
   }
-  return { ...guard(local, log), address: account.address }
+  return { ...guard(local, log), ...(account ? { address: account.address } : {}), ...(solana ? { settlementIdOf: solana.settlementIdOf } : {}) }
 }
 
 /** Failures the facilitator reports stay values; anything else means it could not answer. */

@@ -7,11 +7,15 @@ import { decodePaymentSignatureHeader } from '@x402/core/http'
 import { type FacilitatorClient, x402ResourceServer } from '@x402/core/server'
 import { type Network, type PaymentPayload, type PaymentRequired, type PaymentRequirements, SettleError, type SettleResponse } from '@x402/core/types'
 import { registerExactEvmScheme } from '@x402/evm/exact/server'
+import { registerExactSvmScheme } from '@x402/svm/exact/server'
 import type { Logger } from 'pino'
-import { type Address, type Hex, keccak256, stringToHex } from 'viem'
+import { type Hex, keccak256, stringToHex } from 'viem'
 import type { PaymentsConfig, PriceConfig, PricedRoute } from '../config/paymentsConfig.ts'
 import { FacilitatorUnavailableError } from './facilitatorUnavailableError.ts'
-import type { PaymentLedger, PaymentRecord, StoredAnswer } from '../ports/paymentLedger.ts'
+import type { GatewayFacilitator } from './createFacilitatorClient.ts'
+import { paymentKeyOf } from './paymentKeyOf.ts'
+import type { PaymentLedger, PaymentRecord, PendingRequest, StoredAnswer } from '../ports/paymentLedger.ts'
+import { isSettlementPending, settlementPendingReason } from './settlementPending.ts'
 
 export const paymentIdentifierExtension = 'payment-identifier'
 
@@ -26,9 +30,27 @@ export type PaymentRequest = {
   paymentSignature: string | undefined
   /** The request carries a valid API key: priced only with PRICE_API_KEY_CLIENTS. */
   apiKeyClient?: boolean
+  /** Extensions the offer declares besides payment-identifier (the route's `bazaar` discovery). */
+  extensions?: Record<string, unknown> | undefined
+  /**
+   * The request as the resolver can send it again: kept when its settlement is pending
+   * (`settlement_pending`), so that the intent is sent once the settlement confirms.
+   */
+  replay?: PendingRequest | undefined
 }
 
-export type Settlement = { ok: true; response: SettleResponse | undefined } | { ok: false; reason: string; message: string | undefined }
+/** What one route costs on one chain: the `accepts` a 402 would offer. */
+export type Offer = { route: PricedRoute; chainId: string; accepts: PaymentRequirements[] }
+
+export type Settlement =
+  | { ok: true; response: SettleResponse | undefined }
+  | { ok: false; reason: string; message: string | undefined; pending?: undefined }
+  /**
+   * x402's `settlement_pending`: the settlement was broadcast and its confirmation did not come in
+   * time. Nothing may be broadcast yet; the request is answered 202 (never 402: the client would
+   * pay again), and the resolver sends it once the settlement confirms.
+   */
+  | { ok: false; pending: true; reason: typeof settlementPendingReason; message: string; response: SettleResponse }
 
 export type PaidHandlerContext = {
   /**
@@ -61,8 +83,11 @@ export type PaidOutcome<T> =
       result: HandlerResult<T>
       paymentResponse: SettleResponse | undefined
       payment: PaymentRecord | undefined
-      /** free: unpriced (or an API-key client); credit: an earlier settlement paid; settled: charged now; released: verified, not charged. */
-      charged: 'free' | 'credit' | 'settled' | 'released'
+      /**
+       * free: unpriced (or an API-key client); credit: an earlier settlement paid; settled: charged
+       * now; released: verified, not charged; pending: settlement broadcast, not confirmed yet.
+       */
+      charged: 'free' | 'credit' | 'settled' | 'released' | 'pending'
     }
   /** 402: unpaid, or the payment did not verify or settle (`paymentRequired.error` says why). Nothing was run or charged. */
   | { kind: 'payment-required'; paymentRequired: PaymentRequired }
@@ -80,17 +105,20 @@ export type Payments = {
   remember(payment: PaymentRecord, answer: StoredAnswer): Promise<void>
   /** Whether a request of this process holds the reservation now (the resolver leaves those alone). */
   isInFlight(paymentId: number): boolean
+  /** Every priced route on every chain with the `accepts` it offers (the bazaar's catalogue). */
+  offers(): Promise<Offer[]>
   /** Stops the periodic resolver, when one was started. */
   close(): Promise<void>
 }
 
-type Eip3009Authorization = { from: Address; to: Address; value: string; validAfter: string; validBefore: string; nonce: Hex }
-
-export function createPayments({ config, facilitator, ledger, logger }: { config: PaymentsConfig; facilitator: FacilitatorClient; ledger: PaymentLedger; logger: Logger }): Payments {
+export function createPayments({ config, facilitator, ledger, logger }: { config: PaymentsConfig; facilitator: FacilitatorClient & Pick<GatewayFacilitator, 'settlementIdOf'>; ledger: PaymentLedger; logger: Logger }): Payments {
   const log = logger.child({ module: 'payments' })
   const networks = [...new Set(Object.values(config.prices).flatMap((routes) => Object.values(routes).map((p) => p.network)))] as Network[]
   const server = new x402ResourceServer(facilitator)
-  registerExactEvmScheme(server, { networks })
+  const evmNetworks = networks.filter((n) => n.startsWith('eip155:'))
+  const solanaNetworks = networks.filter((n) => n.startsWith('solana:'))
+  if (evmNetworks.length > 0) registerExactEvmScheme(server, { networks: evmNetworks })
+  if (solanaNetworks.length > 0) registerExactSvmScheme(server, { networks: solanaNetworks })
 
   // Reservations held by this process's requests now.
   const inFlight = new Set<number>()
@@ -106,7 +134,7 @@ export function createPayments({ config, facilitator, ledger, logger }: { config
         initialized ??= facilitator.getSupported().then(() => server.initialize())
         try {
           await initialized
-          return await server.buildPaymentRequirements({ scheme: 'exact', network: price.network, payTo: price.payTo, price: price.price, maxTimeoutSeconds: price.maxTimeoutSeconds })
+          return await server.buildPaymentRequirements({ scheme: 'exact', network: price.network, payTo: price.payTo, price: price.price as never, maxTimeoutSeconds: price.maxTimeoutSeconds })
         } catch (err) {
           initialized = undefined
           requirementsCache.delete(cacheKey)
@@ -135,6 +163,15 @@ export function createPayments({ config, facilitator, ledger, logger }: { config
     }
     const binding = { route: request.route, chainId: request.chainId, intentHash: request.intentHash }
 
+    // A settlement for this very intent is pending: the request is answered as pending again (never
+    // 402, which would make the client pay twice); the resolver sends the intent once it confirms.
+    const pendingPayment = (await ledger.forIntent(request.chainId, request.intentHash)).find((p) => p.route === request.route && isSettlementPending(p))
+    if (pendingPayment) {
+      const pending = pendingOf(pendingPayment)
+      const result = await handler({ settle: async () => pending, payment: 'credit', payer: pendingPayment.payer, price })
+      return { kind: 'served', result, paymentResponse: pending.response, payment: pendingPayment, charged: 'pending' }
+    }
+
     // An earlier payment for this very intent was settled but its request not delivered: it pays again.
     const credit = await ledger.creditFor(binding)
     if (credit) {
@@ -146,7 +183,7 @@ export function createPayments({ config, facilitator, ledger, logger }: { config
 
     const requirements = await requirementsFor(request.route, request.chainId, price)
     const resource = { url: request.resourceUrl, description: request.description ?? `${request.route} on ${request.chainId}`, mimeType: 'application/json' }
-    const extensions = { [paymentIdentifierExtension]: { info: { required: false }, schema: paymentIdentifierSchema } }
+    const extensions = { ...request.extensions, [paymentIdentifierExtension]: { info: { required: false }, schema: paymentIdentifierSchema } }
     const paymentRequired = async (error: string): Promise<PaidOutcome<T>> => ({
       kind: 'payment-required',
       paymentRequired: await server.createPaymentRequiredResponse(requirements, resource, error, extensions),
@@ -161,9 +198,10 @@ export function createPayments({ config, facilitator, ledger, logger }: { config
     }
     const matched = payload.x402Version === 2 ? server.findMatchingRequirements(requirements, payload) : undefined
     if (!matched) return paymentRequired('No matching payment requirements')
-    const authorization = eip3009AuthorizationOf(payload)
-    if (!authorization) return paymentRequired('invalid_payment_payload: only EIP-3009 authorizations are accepted')
-    const key = { network: matched.network, asset: matched.asset as Address, payer: authorization.from, nonce: authorization.nonce }
+    // What identifies this payment on its network: (token, payer, EIP-3009 nonce), or (mint, payer, Solana message hash).
+    const paid = paymentKeyOf(payload, matched)
+    if (!paid.ok) return paymentRequired(paid.reason)
+    const { key, payer, validBefore, alreadyUsed } = paid
     const paymentId = paymentIdOf(payload)
     const payloadHash = keccak256(stringToHex(JSON.stringify(payload)))
 
@@ -173,13 +211,15 @@ export function createPayments({ config, facilitator, ledger, logger }: { config
       if (holder && holder.state !== 'released') return holderOutcome(holder, holder.payloadHash === payloadHash)
     }
     const known = await ledger.findByAuthorization(key)
-    if (known && known.state !== 'released') return paymentRequired('invalid_exact_evm_nonce_already_used')
+    if (known && known.state !== 'released') return paymentRequired(alreadyUsed)
 
     const verified = await server.verifyPayment(payload, matched)
     if (!verified.isValid) return paymentRequired(verified.invalidReason ?? 'invalid_payment')
 
-    const reservation = await ledger.reserve({ ...key, ...binding, amount: matched.amount, payTo: matched.payTo as Address, paymentId, payloadHash, validBefore: BigInt(authorization.validBefore) })
-    if (reservation.kind === 'authorization-used') return paymentRequired('invalid_exact_evm_nonce_already_used')
+    // Solana: the settlement's id is known before it is sent (in-process facilitator); kept with the reservation, it finds the settlement after a crash.
+    const settlementId = paid.transaction ? await facilitator.settlementIdOf?.(paid.transaction) : undefined
+    const reservation = await ledger.reserve({ ...key, ...binding, amount: matched.amount, payTo: matched.payTo, paymentId, payloadHash, validBefore, ...(settlementId ? { transaction: settlementId } : {}) })
+    if (reservation.kind === 'authorization-used') return paymentRequired(alreadyUsed)
     if (reservation.kind === 'payment-id-taken') return holderOutcome(reservation.payment, reservation.samePayload)
     const payment = reservation.payment
 
@@ -200,6 +240,12 @@ export function createPayments({ config, facilitator, ledger, logger }: { config
             await ledger.markSettled(payment.id, response.transaction)
             return { ok: true, response }
           }
+          if (response.errorReason === settlementPendingReason && response.transaction) {
+            // Broadcast, not confirmed in time: not a failure. The payment stays reserved, naming its transaction.
+            await ledger.markSettlementPending(payment.id, response.transaction, `${settlementPendingReason}: the settlement ${response.transaction} was broadcast and not confirmed in time; the intent is sent once it is`, request.replay)
+            log.info({ paymentId: payment.id, transaction: response.transaction }, 'x402 settlement pending: the intent waits for its confirmation')
+            return pendingOf({ ...payment, transaction: response.transaction, payer: response.payer ?? payment.payer })
+          }
           const reason = response.errorReason ?? 'settlement_failed'
           await ledger.markReleased(payment.id, `settlement failed: ${reason}`)
           log.info({ paymentId: payment.id, reason }, 'x402 settlement failed: nothing sent')
@@ -208,7 +254,7 @@ export function createPayments({ config, facilitator, ledger, logger }: { config
 
       let result: HandlerResult<T>
       try {
-        result = await handler({ settle, payment: 'paid', payer: authorization.from, price })
+        result = await handler({ settle, payment: 'paid', payer, price })
       } catch (err) {
         // Settled and then failed: the payment stays a credit for this intent.
         if (!settlement) await ledger.markReleased(payment.id, 'the request failed before settlement')
@@ -223,6 +269,7 @@ export function createPayments({ config, facilitator, ledger, logger }: { config
         settle()
       }
       const settled = await settlement!
+      if (!settled.ok && settled.pending) return { kind: 'served', result, paymentResponse: settled.response, payment, charged: 'pending' }
       if (!settled.ok) return paymentRequired(settled.reason)
       if (isDelivered(result)) await ledger.markConsumed(payment.id)
       return { kind: 'served', result, paymentResponse: settled.response, payment, charged: 'settled' }
@@ -235,25 +282,41 @@ export function createPayments({ config, facilitator, ledger, logger }: { config
     }
   }
 
+  function pendingOf(payment: PaymentRecord): Settlement & { pending: true } {
+    const message = `the payment's settlement ${payment.transaction} was broadcast and is not confirmed yet: the intent is sent once it is (nothing to pay again); poll the Location`
+    return {
+      ok: false,
+      pending: true,
+      reason: settlementPendingReason,
+      message,
+      response: { success: false, errorReason: settlementPendingReason, errorMessage: message, transaction: payment.transaction ?? '', network: payment.network as Network, payer: payment.payer, amount: payment.amount },
+    }
+  }
+
   function holderOutcome<T>(holder: PaymentRecord, samePayload: boolean): PaidOutcome<T> {
     if (!samePayload) return { kind: 'conflict', detail: `payment-identifier ${holder.paymentId} was used with another payment` }
     if (holder.answer) return { kind: 'replay', answer: holder.answer }
     return { kind: 'conflict', detail: `payment-identifier ${holder.paymentId}: the request it paid for is still in flight` }
   }
 
+  async function offers(): Promise<Offer[]> {
+    const listed: Offer[] = []
+    for (const [chainId, routes] of Object.entries(config.prices)) {
+      for (const [route, price] of Object.entries(routes) as [PricedRoute, PriceConfig][]) {
+        listed.push({ route, chainId, accepts: await requirementsFor(route, chainId, price) })
+      }
+    }
+    return listed
+  }
+
   return {
     priceFor,
     run,
+    offers,
     remember: (payment, answer) => ledger.saveAnswer(payment.id, answer),
     isInFlight: (id) => inFlight.has(id),
     close: async () => {},
   }
-}
-
-function eip3009AuthorizationOf(payload: PaymentPayload): Eip3009Authorization | undefined {
-  const a = (payload.payload as { authorization?: Record<string, unknown> }).authorization
-  if (!a || typeof a.from !== 'string' || typeof a.nonce !== 'string' || !/^0x[0-9a-fA-F]{64}$/.test(a.nonce)) return undefined
-  return a as unknown as Eip3009Authorization
 }
 
 function paymentIdOf(payload: PaymentPayload): string | undefined {

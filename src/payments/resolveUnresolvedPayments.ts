@@ -1,11 +1,15 @@
-// Resolves reservations that no request of this process holds (a crash left them, or a
-// settlement's answer was lost): the token itself says what became of the authorization. Used by
-// a transfer to the payee → settled (a credit for its intent); cancelled by its payer → released;
-// unused → released only once nobody can settle it any more (the chain is past its validBefore),
-// or, at start-up, when the in-process facilitator has nothing unmined that could still use it.
+// Resolves reservations that no request of this process holds (a crash left them, a settlement's
+// answer was lost, or its confirmation did not come in time: `settlement_pending`). EVM: the
+// token itself says what became of the authorization. Used by a transfer to the payee → settled (a
+// credit for its intent); cancelled by its payer → released; unused → released only once nobody
+// can settle it any more (the chain is past its validBefore), or, at start-up, when the in-process
+// facilitator has nothing unmined that could still use it. Solana: the settlement's transaction id
+// (kept from the reservation on) says it: confirmed → settled; failed → released; unknown →
+// released once its blockhash can no longer land (past its validBefore).
 import type { Logger } from 'pino'
-import { type Address, type Block, type Hex, type PublicClient, parseAbi } from 'viem'
+import { type Address, type Block, type PublicClient, parseAbi } from 'viem'
 import type { PaymentLedger, PaymentRecord } from '../ports/paymentLedger.ts'
+import { isSettlementPending } from './settlementPending.ts'
 
 const eip3009Abi = parseAbi([
   'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
@@ -13,7 +17,10 @@ const eip3009Abi = parseAbi([
   'event AuthorizationCanceled(address indexed authorizer, bytes32 indexed nonce)',
 ])
 
-export type ResolvedPayment = { payment: PaymentRecord; outcome: 'settled' | 'released'; transaction: Hex | undefined; reason: 'used' | 'cancelled' | 'unused' | 'expired' }
+export type ResolvedPayment = { payment: PaymentRecord; outcome: 'settled' | 'released'; transaction: string | undefined; reason: 'used' | 'cancelled' | 'unused' | 'expired' | 'failed' }
+
+/** What became of a Solana transaction: confirmed, failed on-chain, or not seen (yet). */
+export type SolanaSettlementStatus = { state: 'confirmed' } | { state: 'failed'; error: string } | { state: 'unknown' }
 
 export type ResolveUnresolvedPaymentsParameters = {
   ledger: PaymentLedger
@@ -33,6 +40,10 @@ export type ResolveUnresolvedPaymentsParameters = {
   isInFlight?: ((paymentId: number) => boolean) | undefined
   /** Says when it runs: 'start-up' or 'periodic' (for the records' reasons). */
   when?: 'start-up' | 'periodic'
+  /** A Solana network's answer on a transaction id; undefined when the network is not reachable from here. */
+  solanaStatusOf?: ((network: string, signature: string) => Promise<SolanaSettlementStatus>) | undefined
+  /** A Solana network's time, unix seconds (past a reservation's validBefore, its settlement can no longer land). */
+  solanaNowOf?: ((network: string) => Promise<bigint>) | undefined
 }
 
 export async function resolveUnresolvedPayments({
@@ -43,6 +54,8 @@ export async function resolveUnresolvedPayments({
   settlementMayBePending,
   isInFlight,
   when = 'start-up',
+  solanaStatusOf,
+  solanaNowOf = async () => BigInt(Math.floor(Date.now() / 1000)),
 }: ResolveUnresolvedPaymentsParameters): Promise<ResolvedPayment[]> {
   const log = logger.child({ module: 'payments-recovery' })
   const resolved: ResolvedPayment[] = []
@@ -50,6 +63,11 @@ export async function resolveUnresolvedPayments({
   const heads = new Map<string, Promise<Block<bigint, false, 'latest'>>>()
   for (const payment of await ledger.unresolved()) {
     if (isInFlight?.(payment.id)) continue
+    if (payment.network.startsWith('solana:')) {
+      const outcome = await resolveSolana(payment)
+      if (outcome) resolved.push(outcome)
+      continue
+    }
     const client = clientFor(payment.network)
     if (!client) {
       log.warn({ paymentId: payment.id, network: payment.network }, 'reserved payment left unresolved: no client for its network')
@@ -58,7 +76,7 @@ export async function resolveUnresolvedPayments({
     let head = heads.get(payment.network)
     if (!head) heads.set(payment.network, (head = client.getBlock({ blockTag: 'latest' })))
     const block = await head
-    const used = await client.readContract({ address: payment.asset, abi: eip3009Abi, functionName: 'authorizationState', args: [payment.payer, payment.nonce], blockNumber: block.number })
+    const used = await client.readContract({ address: payment.asset as Address, abi: eip3009Abi, functionName: 'authorizationState', args: [payment.payer as Address, payment.nonce], blockNumber: block.number })
     if (!used) {
       // transferWithAuthorization needs block.timestamp < validBefore: from this block on, nobody can settle it.
       if (payment.validBefore !== undefined && block.timestamp >= payment.validBefore) {
@@ -75,8 +93,8 @@ export async function resolveUnresolvedPayments({
     const fromBlock = block.number > lookbackBlocks ? block.number - lookbackBlocks : 0n
     const args = { authorizer: payment.payer as Address, nonce: payment.nonce }
     const [usedLogs, cancelledLogs] = await Promise.all([
-      client.getLogs({ address: payment.asset, event: eip3009Abi[1], args, fromBlock, toBlock: block.number }),
-      client.getLogs({ address: payment.asset, event: eip3009Abi[2], args, fromBlock, toBlock: block.number }),
+      client.getLogs({ address: payment.asset as Address, event: eip3009Abi[1], args, fromBlock, toBlock: block.number }),
+      client.getLogs({ address: payment.asset as Address, event: eip3009Abi[2], args, fromBlock, toBlock: block.number }),
     ])
     if (cancelledLogs.length > 0 && usedLogs.length === 0) {
       await ledger.markReleased(payment.id, `resolved (${when}): the payer cancelled the authorization, nothing was charged`)
@@ -88,6 +106,36 @@ export async function resolveUnresolvedPayments({
     await ledger.markSettled(payment.id, transaction, transaction ? `resolved (${when}): settled, its answer never reached the request` : `resolved (${when}): used on-chain, settlement transaction not found`)
     resolved.push({ payment, outcome: 'settled', transaction, reason: 'used' })
   }
+  // A Solana payment: its settlement's transaction id, known from the reservation on with the in-process facilitator.
+  async function resolveSolana(payment: PaymentRecord): Promise<ResolvedPayment | undefined> {
+    const pending = isSettlementPending(payment) ? 'its settlement was pending; ' : ''
+    if (!payment.transaction) {
+      // A remote facilitator's settlement has no id known here: nothing on the chain tells this reservation's fate.
+      log.warn({ paymentId: payment.id, network: payment.network }, 'Solana reservation left reserved: its settlement transaction is not known (remote facilitator); it pays for nothing else')
+      return undefined
+    }
+    if (!solanaStatusOf) {
+      log.warn({ paymentId: payment.id, network: payment.network }, 'reserved payment left unresolved: no client for its network')
+      return undefined
+    }
+    const status = await solanaStatusOf(payment.network, payment.transaction)
+    if (status.state === 'confirmed') {
+      await ledger.markSettled(payment.id, payment.transaction, `resolved (${when}): ${pending}the settlement transaction is confirmed`)
+      return { payment, outcome: 'settled', transaction: payment.transaction, reason: 'used' }
+    }
+    if (status.state === 'failed') {
+      await ledger.markReleased(payment.id, `resolved (${when}): ${pending}the settlement transaction failed on-chain (${status.error.slice(0, 200)}), nothing was charged`)
+      return { payment, outcome: 'released', transaction: undefined, reason: 'failed' }
+    }
+    // Unseen: its blockhash may still let it land until validBefore (set past any blockhash's life).
+    if (payment.validBefore !== undefined && (await solanaNowOf(payment.network)) >= payment.validBefore) {
+      await ledger.markReleased(payment.id, `resolved (${when}): ${pending}the settlement never landed and can no longer (its blockhash expired), nothing was charged`)
+      return { payment, outcome: 'released', transaction: undefined, reason: 'expired' }
+    }
+    log.info({ paymentId: payment.id, network: payment.network, validBefore: payment.validBefore?.toString() }, 'Solana reservation left reserved: its settlement could still land; resolved once confirmed or expired')
+    return undefined
+  }
+
   if (resolved.length > 0) log.info({ when, settled: resolved.filter((r) => r.outcome === 'settled').length, released: resolved.filter((r) => r.outcome === 'released').length }, 'reserved payments resolved')
   return resolved
 }

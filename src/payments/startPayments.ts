@@ -5,14 +5,17 @@
 // executions that became final.
 import type { Network } from '@x402/core/types'
 import type { FacilitatorClient } from '@x402/core/server'
+import { createSolanaRpc, type Signature } from '@solana/kit'
 import type { Logger } from 'pino'
 import { createPublicClient, http, type PublicClient } from 'viem'
 import type { PaymentsConfig } from '../config/paymentsConfig.ts'
 import type { Journal } from '../ports/journal.ts'
+import type { PendingRequest } from '../ports/paymentLedger.ts'
 import { createFacilitatorClient } from './createFacilitatorClient.ts'
 import { createPayments, type Payments } from './createPayments.ts'
 import { consumeDeliveredCredits } from './consumeDeliveredCredits.ts'
-import { resolveUnresolvedPayments } from './resolveUnresolvedPayments.ts'
+import { resolveUnresolvedPayments, type SolanaSettlementStatus } from './resolveUnresolvedPayments.ts'
+import { deliverPendingRequests } from './deliverPendingRequests.ts'
 
 export type StartPaymentsParameters = {
   config: PaymentsConfig
@@ -25,26 +28,52 @@ export type StartPaymentsParameters = {
   resolveIntervalMs?: number | undefined
   /** With tracing: wraps the facilitator client so that its verify and settle are spans. */
   traceFacilitator?: (<F extends FacilitatorClient>(client: F) => F) | undefined
+  /** How long a settlement broadcast waits for its confirmation before it is `settlement_pending` (default: 3 × rpcTimeoutMs). */
+  settlementTimeoutMs?: number | undefined
+  /** Sends a request whose settlement was pending, once it confirmed (the composition root: through the app). */
+  deliver?: ((request: PendingRequest) => Promise<{ httpStatus: number }>) | undefined
 }
 
-export async function startPayments({ config, rpcUrls: chainUrls, journal, rpcTimeoutMs, logger, resolveIntervalMs = 5_000, traceFacilitator }: StartPaymentsParameters): Promise<Payments> {
+export async function startPayments({ config, rpcUrls: chainUrls, journal, rpcTimeoutMs, logger, resolveIntervalMs = 5_000, traceFacilitator, settlementTimeoutMs, deliver }: StartPaymentsParameters): Promise<Payments> {
   const rpcUrls: Record<Network, string> = {}
   for (const routes of Object.values(config.prices)) {
     for (const price of Object.values(routes)) {
-      const url = chainUrls.get(price.network)
+      // A public cluster's id standing for the devnet chain is settled on that chain.
+      const url = chainUrls.get(price.settleOn ?? price.network)
       if (url) rpcUrls[price.network] = url
     }
+  }
+  const solanaRpcs = new Map<string, ReturnType<typeof createSolanaRpc>>()
+  const solanaRpcOf = (network: string) => {
+    const url = rpcUrls[network as Network]
+    if (!url) throw new Error(`no RPC for ${network}`)
+    let rpc = solanaRpcs.get(network)
+    if (!rpc) solanaRpcs.set(network, (rpc = createSolanaRpc(url)))
+    return rpc
+  }
+  // The chain's own time, as EVM's validBefore is compared with block.timestamp.
+  const solanaNowOf = async (network: string): Promise<bigint> => {
+    const rpc = solanaRpcOf(network)
+    const time = await rpc.getBlockTime(await rpc.getSlot().send()).send()
+    return time === null ? BigInt(Math.floor(Date.now() / 1000)) : BigInt(time)
+  }
+  const solanaStatusOf = async (network: string, signature: string): Promise<SolanaSettlementStatus> => {
+    const rpc = solanaRpcOf(network)
+    const { value } = await rpc.getSignatureStatuses([signature as Signature], { searchTransactionHistory: true }).send()
+    const status = value[0]
+    if (!status || (status.confirmationStatus !== 'confirmed' && status.confirmationStatus !== 'finalized')) return { state: 'unknown' }
+    return status.err ? { state: 'failed', error: JSON.stringify(status.err, (_, v) => (typeof v === 'bigint' ? v.toString() : v)) } : { state: 'confirmed' }
   }
   const clients = new Map<string, PublicClient>()
   const clientFor = (network: string) => {
     const url = rpcUrls[network as Network]
-    if (!url) return undefined
+    if (!url || !network.startsWith('eip155:')) return undefined
     let client = clients.get(network)
     if (!client) clients.set(network, (client = createPublicClient({ transport: http(url, { timeout: rpcTimeoutMs }) })))
     return client
   }
   const ledger = journal.payments
-  const client = createFacilitatorClient({ config: config.facilitator, rpcUrls, logger, timeoutMs: rpcTimeoutMs * 3 })
+  const client = createFacilitatorClient({ config: config.facilitator, rpcUrls, logger, timeoutMs: rpcTimeoutMs * 3, settlementTimeoutMs: settlementTimeoutMs ?? rpcTimeoutMs * 3 })
   const facilitator = traceFacilitator ? traceFacilitator(client) : client
   const settler = facilitator.address
   // The in-process facilitator's own unmined transactions: a settlement the crash left in flight.
@@ -58,7 +87,7 @@ export async function startPayments({ config, rpcUrls: chainUrls, journal, rpcTi
     : undefined
   // A node that cannot be asked now leaves the reservations for the next start; they stay
   // reserved meanwhile, so the authorizations they hold pay for nothing else.
-  const resolved = await resolveUnresolvedPayments({ ledger, clientFor, logger, settlementMayBePending }).catch((err: unknown) => {
+  const resolved = await resolveUnresolvedPayments({ ledger, clientFor, logger, settlementMayBePending, solanaStatusOf, solanaNowOf }).catch((err: unknown) => {
     logger.warn({ err }, 'x402 reservations left by the last run could not be resolved now (the chain did not answer); they stay reserved until the next start')
     return []
   })
@@ -76,8 +105,9 @@ export async function startPayments({ config, rpcUrls: chainUrls, journal, rpcTi
   let stopped = false
   const resolvePass = async () => {
     try {
-      await resolveUnresolvedPayments({ ledger, clientFor, logger, isInFlight: payments.isInFlight, when: 'periodic' })
+      await resolveUnresolvedPayments({ ledger, clientFor, logger, isInFlight: payments.isInFlight, when: 'periodic', solanaStatusOf, solanaNowOf })
       await consumeDeliveredCredits({ ledger, isDelivered, logger })
+      if (deliver) await deliverPendingRequests({ ledger, deliver, logger })
     } catch (err) {
       logger.warn({ err }, 'x402 payments could not be resolved in this pass; tried again in the next')
     }

@@ -1,7 +1,8 @@
 // The payment ledger's operations, whatever stores them (SQLite beside the journal today; a
-// PostgreSQL backend satisfies the same type). One EIP-3009 authorization, and one
-// `payment-identifier` id, pays for exactly one request, bound to the intent it paid for.
-import type { Address, Hex } from 'viem'
+// PostgreSQL backend satisfies the same type). One EIP-3009 authorization (or one Solana payment
+// transaction), and one `payment-identifier` id, pays for exactly one request, bound to the
+// intent it paid for.
+import type { Hex } from 'viem'
 
 /**
  * `reserved`: claimed by a request, not settled yet. `settled`: the token moved (a credit for its
@@ -13,8 +14,18 @@ export type PaymentState = 'reserved' | 'settled' | 'consumed' | 'released'
 /** What a payment pays for: one route of one intent on one chain. */
 export type PaymentBinding = { route: string; chainId: string; intentHash: Hex }
 
-/** An EIP-3009 authorization, identified as the token does: (token, payer, nonce) on a network. */
-export type AuthorizationKey = { network: string; asset: Address; payer: Address; nonce: Hex }
+/**
+ * A payment as its network identifies it: an EIP-3009 authorization by (token, payer, nonce); a
+ * Solana payment by (mint, payer, keccak256 of its transaction message). EVM addresses are
+ * compared case-insensitively, Solana's (base58) exactly.
+ */
+export type AuthorizationKey = { network: string; asset: string; payer: string; nonce: Hex }
+
+/**
+ * A request whose payment's settlement was pending (x402's `settlement_pending`): kept so that the
+ * resolver sends it once the settlement confirms, even after a restart.
+ */
+export type PendingRequest = { method: 'POST'; url: string; headers: Record<string, string>; body: unknown }
 
 /** The answer given to a request a payment paid for, kept so a `payment-identifier` retry gets it again. */
 export type StoredAnswer = { httpStatus: number; headers: Record<string, string>; body: unknown }
@@ -23,7 +34,7 @@ export type PaymentRecord = AuthorizationKey &
   PaymentBinding & {
     id: number
     amount: string
-    payTo: Address
+    payTo: string
     /** The `payment-identifier` extension's id, when the client sent one. */
     paymentId: string | undefined
     /**
@@ -34,16 +45,31 @@ export type PaymentRecord = AuthorizationKey &
     /** keccak256 of the payment payload: a retry under the same id must send the same one. */
     payloadHash: Hex
     state: PaymentState
-    /** The settlement transaction, once settled (undefined when recovery found it settled but not its transaction). */
+    /**
+     * The settlement transaction, once settled (undefined when recovery found it settled but not
+     * its transaction). Solana, with the in-process facilitator: known from the reservation on
+     * (the id the settlement will have), so that a crash cannot hide it.
+     */
     transaction: string | undefined
     /** Why it was released, or how recovery resolved it. */
     reason: string | undefined
     answer: StoredAnswer | undefined
+    /** The request to send once a pending settlement confirms; cleared when it is sent. */
+    pendingRequest: PendingRequest | undefined
     createdAt: Date
     updatedAt: Date
   }
 
-export type NewReservation = AuthorizationKey & PaymentBinding & { amount: string; payTo: Address; paymentId: string | undefined; payloadHash: Hex; validBefore: bigint }
+export type NewReservation = AuthorizationKey &
+  PaymentBinding & {
+    amount: string
+    payTo: string
+    paymentId: string | undefined
+    payloadHash: Hex
+    validBefore: bigint
+    /** The settlement's transaction id when it is known before settling (Solana, in-process facilitator). */
+    transaction?: string | undefined
+  }
 
 export type Reservation =
   | { kind: 'reserved'; payment: PaymentRecord }
@@ -67,6 +93,14 @@ export type PaymentLedger = {
   creditFor(binding: PaymentBinding): Promise<PaymentRecord | undefined>
   markSettled(id: number, transaction: string | undefined, reason?: string): Promise<void>
   markReleased(id: number, reason: string): Promise<void>
+  /**
+   * The settlement was broadcast and its confirmation did not come in time (x402's
+   * `settlement_pending`): the payment stays reserved, now naming its settlement transaction, until
+   * the resolver sees that transaction confirmed (settled) or failed (released).
+   */
+  markSettlementPending(id: number, transaction: string, reason: string, request?: PendingRequest): Promise<void>
+  /** Takes the pending request off the payment (compare-and-set: true for the one caller that took it, so one instance sends it). */
+  takePendingRequest(id: number): Promise<boolean>
   /** The request the payment paid for was delivered: the credit is used up. */
   markConsumed(id: number): Promise<void>
   saveAnswer(id: number, answer: StoredAnswer): Promise<void>

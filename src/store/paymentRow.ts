@@ -1,6 +1,6 @@
 // A payment as both ledgers store it (the same columns), and its conversion to a PaymentRecord.
 import type { Address, Hex } from 'viem'
-import type { PaymentRecord, PaymentState, StoredAnswer } from '../ports/paymentLedger.ts'
+import type { PaymentRecord, PaymentState, PendingRequest, StoredAnswer } from '../ports/paymentLedger.ts'
 
 export type PaymentRow = {
   id: number
@@ -20,6 +20,8 @@ export type PaymentRow = {
   transaction_hash: string | null
   reason: string | null
   answer: string | null
+  /** Absent in rows read before the column existed. */
+  pending_request?: string | null
   created_at: number
   updated_at: number
 }
@@ -43,6 +45,7 @@ export function toPaymentRecord(row: PaymentRow): PaymentRecord {
     transaction: row.transaction_hash ?? undefined,
     reason: row.reason ?? undefined,
     answer: row.answer ? (JSON.parse(row.answer) as StoredAnswer) : undefined,
+    pendingRequest: row.pending_request ? (JSON.parse(row.pending_request) as PendingRequest) : undefined,
     createdAt: new Date(Number(row.created_at)),
     updatedAt: new Date(Number(row.updated_at)),
   }

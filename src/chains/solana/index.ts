@@ -46,7 +46,9 @@ export const solanaModule: RuntimeModule = {
         options: settings.runtimeOptions?.solana as SolanaOptions | undefined,
       }),
     )
-    return { adapters }
+    // The in-process x402 facilitator settles Solana payments through each chain's first (trusted) endpoint.
+    const settlementRpcUrls = new Map(chains.flatMap((c) => (c.rpcUrls[0] ? [[c.chainId, c.rpcUrls[0]] as const] : [])))
+    return { adapters, settlementRpcUrls }
   },
   devnet: {
     name: 'a LiteSVM Solana chain',

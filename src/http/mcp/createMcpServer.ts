@@ -76,7 +76,7 @@ export function createMcpServer({ callRoute, admitToolCall, version }: CreateMcp
 
     if (tool.name === 'explain_status') return explainStatus(String(args.code))
     const route = toRouteRequest(tool.name, args)
-    return toToolResult(await callRoute({ ...route, ...(payment ? { paymentSignature: encodePaymentSignatureHeader(payment as never) } : {}) }))
+    return toToolResult(await callRoute({ ...route, ...(payment ? { paymentSignature: encodePaymentSignatureHeader(payment as never) } : {}) }), tool)
   })
 
   return server

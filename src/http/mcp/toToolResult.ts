@@ -6,6 +6,8 @@ import { decodePaymentResponseHeader } from '@x402/core/http'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { commonResponseHeaders } from '../schemas/httpSchemas.ts'
 import { toMcpPaymentWording } from './toMcpPaymentWording.ts'
+import { mcpDiscoveryOf } from './mcpDiscoveryOf.ts'
+import type { McpTool } from './mcpTools.ts'
 
 /** What a tool needs of an HTTP answer. */
 export type RouteAnswer = { httpStatus: number; headers: Record<string, string | string[] | number | undefined>; body: unknown }
@@ -21,8 +23,9 @@ const resultHeaderNames = [
   'payment-response',
 ]
 
-export function toToolResult({ httpStatus, headers, body: answered }: RouteAnswer): CallToolResult {
-  const body = httpStatus === 402 ? toMcpPayment(answered) : answered
+/** `tool`: the tool called; a 402's bazaar discovery then describes the tool, not the HTTP route behind it. */
+export function toToolResult({ httpStatus, headers, body: answered }: RouteAnswer, tool?: McpTool): CallToolResult {
+  const body = httpStatus === 402 ? toMcpPayment(answered, tool) : answered
   const kept: Record<string, string> = {}
   for (const name of resultHeaderNames) {
     const value = headers[name]
@@ -53,12 +56,15 @@ export function toToolResult({ httpStatus, headers, body: answered }: RouteAnswe
 }
 
 /** A 402 body whose texts say how to pay over MCP (the headers keep the route's own PAYMENT-REQUIRED). */
-function toMcpPayment(body: unknown): unknown {
+function toMcpPayment(body: unknown, tool: McpTool | undefined): unknown {
   if (!isObject(body)) return body
   const reworded: Record<string, unknown> = { ...body }
   if (typeof body.detail === 'string') reworded.detail = toMcpPaymentWording(body.detail)
-  if (isObject(body.paymentRequired) && typeof body.paymentRequired.error === 'string') {
-    reworded.paymentRequired = { ...body.paymentRequired, error: toMcpPaymentWording(body.paymentRequired.error) }
+  if (isObject(body.paymentRequired)) {
+    const paymentRequired: Record<string, unknown> = { ...body.paymentRequired }
+    if (typeof paymentRequired.error === 'string') paymentRequired.error = toMcpPaymentWording(paymentRequired.error)
+    if (tool && isObject(paymentRequired.extensions) && 'bazaar' in paymentRequired.extensions) paymentRequired.extensions = { ...paymentRequired.extensions, ...mcpDiscoveryOf(tool) }
+    reworded.paymentRequired = paymentRequired
   }
   return reworded
 }

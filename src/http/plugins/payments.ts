@@ -27,14 +27,16 @@ export type PaidRouteOptions<T> = {
    * sent free, without a 402, nothing reserved or charged. Undefined: the request is priced.
    */
   before?(request: FastifyRequest, reply: FastifyReply): Promise<T | undefined>
+  /** Extensions every offer of the route declares (its x402 `bazaar` discovery). */
+  extensions?: Record<string, unknown> | undefined
   /** Whether the request carries a valid API key (priced only with PRICE_API_KEY_CLIENTS). */
   isApiKeyClient?(request: FastifyRequest): boolean
   /** The route's work; a handler that broadcasts calls `context.settle()` first and stops unless it is ok. */
   handle(request: FastifyRequest, context: PaidHandlerContext, reply: FastifyReply): Promise<HandlerResult<T>>
   /** Told what became of each priced request's payment (metrics). */
   onPayment?: ((chainId: string, outcome: PaymentOutcomeLabel) => void) | undefined
-  /** Writes the handler's answer (status, headers, body) to the reply. */
-  send(request: FastifyRequest, reply: FastifyReply, result: HandlerResult<T>): FastifyReply
+  /** Writes the handler's answer (status, headers, body) to the reply; `extra` goes into the body (a pending settlement's `payment`). */
+  send(request: FastifyRequest, reply: FastifyReply, result: HandlerResult<T>, extra?: Record<string, unknown>): FastifyReply
 }
 
 type Priced = { chainId: string; intentHash: Hex }
@@ -62,12 +64,21 @@ export function paidRoute<T>(options: PaidRouteOptions<T>): { handler: (request:
           resourceUrl: absoluteUrl(request),
           paymentSignature: Array.isArray(header) ? header[0] : header,
           apiKeyClient: options.isApiKeyClient?.(request) ?? false,
+          extensions: options.extensions,
+          // Sent again by the resolver if its settlement is pending: the same route, chain and body.
+          replay: { method: 'POST', url: request.url, headers: { 'content-type': 'application/json', 'x-chain-id': chainId }, body: request.body },
         },
         (context) => options.handle(request, context, reply),
       )
       const note = (label: PaymentOutcomeLabel) => options.onPayment?.(chainId, label)
       switch (outcome.kind) {
         case 'served': {
+          if (outcome.charged === 'pending') {
+            // x402 settlement_pending: 202 with Location (the route's 0xF3), never 402; the body says which settlement it waits for.
+            const settlement = outcome.paymentResponse!
+            reply.header('payment-response', encodePaymentResponseHeader(settlement))
+            return options.send(request, reply, outcome.result, { payment: { status: settlement.errorReason, transaction: settlement.transaction, network: settlement.network, payer: settlement.payer, detail: settlement.errorMessage } })
+          }
           if (outcome.charged !== 'free') note(outcome.charged)
           if (outcome.paymentResponse) reply.header('payment-response', encodePaymentResponseHeader(outcome.paymentResponse))
           const sent = options.send(request, reply, outcome.result)

@@ -2,8 +2,9 @@
 // payment id) decide between requests and between gateway instances: of two reservations of one
 // authorization, however close and wherever they run, exactly one inserts its row.
 import type pg from 'pg'
-import type { AuthorizationKey, NewReservation, PaymentLedger, PaymentState, Reservation, StoredAnswer } from '../../ports/paymentLedger.ts'
+import type { NewReservation, PaymentLedger, PaymentState, Reservation, StoredAnswer } from '../../ports/paymentLedger.ts'
 import { type PaymentRow, toPaymentRecord } from '../paymentRow.ts'
+import { normalizeKey } from '../normalizeKey.ts'
 
 type Row = PaymentRow
 
@@ -14,8 +15,7 @@ export type CreatePostgresPaymentLedgerParameters = {
 }
 
 export function createPostgresPaymentLedger({ query, now = () => Date.now() }: CreatePostgresPaymentLedgerParameters): PaymentLedger {
-  // Addresses and nonces are kept lower-case so that one authorization has one key however it was spelt.
-  const norm = (key: AuthorizationKey) => ({ network: key.network, asset: key.asset.toLowerCase(), payer: key.payer.toLowerCase(), nonce: key.nonce.toLowerCase() })
+  const norm = normalizeKey
   const one = async (text: string, values: unknown[]) => (await query(text, values)).rows[0] as Row | undefined
   const many = async (text: string, values: unknown[] = []) => ((await query(text, values)).rows as Row[]).map(toPaymentRecord)
   const byAuthorization = (k: ReturnType<typeof norm>) => one('SELECT * FROM x402_payments WHERE network = $1 AND asset = $2 AND payer = $3 AND nonce = $4', [k.network, k.asset, k.payer, k.nonce])
@@ -42,7 +42,7 @@ export function createPostgresPaymentLedger({ query, now = () => Date.now() }: C
     }
     const taken = await idTaken()
     if (taken) return taken
-    const fields = [r.amount, r.payTo, r.paymentId ?? null, r.validBefore.toString(), r.payloadHash, r.route, r.chainId, r.intentHash.toLowerCase(), now()]
+    const fields = [r.amount, r.payTo, r.paymentId ?? null, r.validBefore.toString(), r.payloadHash, r.route, r.chainId, r.intentHash.toLowerCase(), now(), r.transaction ?? null]
     try {
       const existing = await byAuthorization(key)
       if (existing) {
@@ -50,15 +50,15 @@ export function createPostgresPaymentLedger({ query, now = () => Date.now() }: C
         const reclaimed = existing.state === 'released'
           ? await one(
               `UPDATE x402_payments SET state = 'reserved', amount = $1, pay_to = $2, payment_id = $3, valid_before = $4, payload_hash = $5, route = $6, chain_id = $7,
-                 intent_hash = $8, transaction_hash = NULL, reason = NULL, answer = NULL, updated_at = $9 WHERE id = $10 AND state = 'released' RETURNING *`,
+                 intent_hash = $8, transaction_hash = $10, reason = NULL, answer = NULL, pending_request = NULL, updated_at = $9 WHERE id = $11 AND state = 'released' RETURNING *`,
               [...fields, existing.id],
             )
           : undefined
         return reclaimed ? { kind: 'reserved', payment: toPaymentRecord(reclaimed) } : { kind: 'authorization-used', payment: toPaymentRecord((await byAuthorization(key)) ?? existing) }
       }
       const inserted = await one(
-        `INSERT INTO x402_payments (amount, pay_to, payment_id, valid_before, payload_hash, route, chain_id, intent_hash, created_at, updated_at, network, asset, payer, nonce, state)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10, $11, $12, $13, 'reserved') ON CONFLICT DO NOTHING RETURNING *`,
+        `INSERT INTO x402_payments (amount, pay_to, payment_id, valid_before, payload_hash, route, chain_id, intent_hash, created_at, updated_at, transaction_hash, network, asset, payer, nonce, state)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10, $11, $12, $13, $14, 'reserved') ON CONFLICT DO NOTHING RETURNING *`,
         [...fields, key.network, key.asset, key.payer, key.nonce],
       )
       if (inserted) return { kind: 'reserved', payment: toPaymentRecord(inserted) }
@@ -96,6 +96,12 @@ export function createPostgresPaymentLedger({ query, now = () => Date.now() }: C
     },
     async markReleased(id, reason) {
       await update(id, 'released', null, reason)
+    },
+    async markSettlementPending(id, transaction, reason, request) {
+      await query("UPDATE x402_payments SET transaction_hash = $1, reason = $2, pending_request = $3, updated_at = $4 WHERE id = $5 AND state = 'reserved'", [transaction, reason, request ? JSON.stringify(request) : null, now(), id])
+    },
+    async takePendingRequest(id) {
+      return ((await query('UPDATE x402_payments SET pending_request = NULL, updated_at = $1 WHERE id = $2 AND pending_request IS NOT NULL', [now(), id])).rowCount ?? 0) === 1
     },
     async markConsumed(id) {
       await update(id, 'consumed', null, null)

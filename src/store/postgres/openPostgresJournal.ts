@@ -105,6 +105,10 @@ ALTER TABLE executions ADD COLUMN instance_id TEXT;
   `
 ALTER TABLE executions ADD COLUMN api_key_id TEXT;
 `,
+  // 6: the request of a payment whose settlement was pending (x402 settlement_pending), sent once it confirms.
+  `
+ALTER TABLE x402_payments ADD COLUMN pending_request TEXT;
+`,
 ]
 
 /** The schema version this code writes. */

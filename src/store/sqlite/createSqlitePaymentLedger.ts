@@ -2,7 +2,8 @@
 // gateway). Every claim is one synchronous transaction: it runs to the end before any other
 // request's code does, and the unique keys refuse a second holder across processes too.
 import type Database from 'better-sqlite3'
-import type { AuthorizationKey, NewReservation, PaymentBinding, PaymentLedger, PaymentState, Reservation, StoredAnswer } from '../../ports/paymentLedger.ts'
+import { normalizeKey } from '../normalizeKey.ts'
+import type { NewReservation, PaymentBinding, PaymentLedger, PaymentState, Reservation, StoredAnswer } from '../../ports/paymentLedger.ts'
 import { type PaymentRow, toPaymentRecord } from '../paymentRow.ts'
 
 type Row = PaymentRow
@@ -26,6 +27,7 @@ CREATE TABLE IF NOT EXISTS x402_payments (
   transaction_hash TEXT,
   reason TEXT,
   answer TEXT,
+  pending_request TEXT,
   created_at INTEGER NOT NULL,
   updated_at INTEGER NOT NULL,
   UNIQUE (network, asset, payer, nonce)
@@ -38,21 +40,22 @@ export function createSqlitePaymentLedger({ db, now = () => Date.now() }: { db: 
   db.exec(schema)
   // Ledgers written before valid_before was kept get the column (their rows have none).
   if (!(db.pragma('table_info(x402_payments)') as Array<{ name: string }>).some((c) => c.name === 'valid_before')) db.exec('ALTER TABLE x402_payments ADD COLUMN valid_before TEXT')
+  // And before a pending settlement's request was kept.
+  if (!(db.pragma('table_info(x402_payments)') as Array<{ name: string }>).some((c) => c.name === 'pending_request')) db.exec('ALTER TABLE x402_payments ADD COLUMN pending_request TEXT')
 
-  // Addresses and nonces are kept lower-case so that one authorization has one key however it was spelt.
-  const norm = (key: AuthorizationKey) => ({ network: key.network, asset: key.asset.toLowerCase(), payer: key.payer.toLowerCase(), nonce: key.nonce.toLowerCase() })
+  const norm = normalizeKey
 
   const byId = db.prepare<[number], Row>('SELECT * FROM x402_payments WHERE id = ?')
   const byAuthorization = db.prepare<[string, string, string, string], Row>('SELECT * FROM x402_payments WHERE network = ? AND asset = ? AND payer = ? AND nonce = ?')
   const byPaymentId = db.prepare<[string], Row>('SELECT * FROM x402_payments WHERE payment_id = ?')
   const insert = db.prepare(
-    `INSERT INTO x402_payments (network, asset, payer, nonce, amount, pay_to, payment_id, valid_before, payload_hash, route, chain_id, intent_hash, state, created_at, updated_at)
-     VALUES (@network, @asset, @payer, @nonce, @amount, @payTo, @paymentId, @validBefore, @payloadHash, @route, @chainId, @intentHash, 'reserved', @now, @now)`,
+    `INSERT INTO x402_payments (network, asset, payer, nonce, amount, pay_to, payment_id, valid_before, payload_hash, route, chain_id, intent_hash, state, transaction_hash, created_at, updated_at)
+     VALUES (@network, @asset, @payer, @nonce, @amount, @payTo, @paymentId, @validBefore, @payloadHash, @route, @chainId, @intentHash, 'reserved', @transaction, @now, @now)`,
   )
   // Only a released row (never settled) is claimed again; the WHERE makes that a compare-and-set.
   const reclaim = db.prepare(
     `UPDATE x402_payments SET state = 'reserved', amount = @amount, pay_to = @payTo, payment_id = @paymentId, valid_before = @validBefore, payload_hash = @payloadHash,
-       route = @route, chain_id = @chainId, intent_hash = @intentHash, transaction_hash = NULL, reason = NULL, answer = NULL, updated_at = @now
+       route = @route, chain_id = @chainId, intent_hash = @intentHash, transaction_hash = @transaction, reason = NULL, answer = NULL, pending_request = NULL, updated_at = @now
      WHERE id = @id AND state = 'released'`,
   )
   const credit = db.prepare<[string, string, string], Row>(
@@ -62,6 +65,8 @@ export function createSqlitePaymentLedger({ db, now = () => Date.now() }: { db: 
   const setState = db.prepare<[PaymentState, string | null, string | null, number, number, PaymentState]>(
     'UPDATE x402_payments SET state = ?, transaction_hash = COALESCE(?, transaction_hash), reason = COALESCE(?, reason), updated_at = ? WHERE id = ? AND state = ?',
   )
+  const setPending = db.prepare<[string, string, string | null, number, number]>("UPDATE x402_payments SET transaction_hash = ?, reason = ?, pending_request = ?, updated_at = ? WHERE id = ? AND state = 'reserved'")
+  const takePending = db.prepare<[number, number]>('UPDATE x402_payments SET pending_request = NULL, updated_at = ? WHERE id = ? AND pending_request IS NOT NULL')
   const setAnswer = db.prepare<[string, number, number]>('UPDATE x402_payments SET answer = ?, updated_at = ? WHERE id = ?')
   const reserved = db.prepare<[], Row>("SELECT * FROM x402_payments WHERE state = 'reserved' ORDER BY id")
   const settled = db.prepare<[], Row>("SELECT * FROM x402_payments WHERE state = 'settled' ORDER BY id")
@@ -69,7 +74,7 @@ export function createSqlitePaymentLedger({ db, now = () => Date.now() }: { db: 
 
   const reserveNow = db.transaction((r: NewReservation): Reservation => {
     const key = norm(r)
-    const values = { ...key, amount: r.amount, payTo: r.payTo, paymentId: r.paymentId ?? null, validBefore: r.validBefore.toString(), payloadHash: r.payloadHash, route: r.route, chainId: r.chainId, intentHash: r.intentHash.toLowerCase(), now: now() }
+    const values = { ...key, amount: r.amount, payTo: r.payTo, paymentId: r.paymentId ?? null, validBefore: r.validBefore.toString(), payloadHash: r.payloadHash, route: r.route, chainId: r.chainId, intentHash: r.intentHash.toLowerCase(), transaction: r.transaction ?? null, now: now() }
     const sameAuthorization = (row: Row) => row.network === key.network && row.asset === key.asset && row.payer === key.payer && row.nonce === key.nonce
     if (r.paymentId !== undefined) {
       const holder = byPaymentId.get(r.paymentId)
@@ -114,6 +119,12 @@ export function createSqlitePaymentLedger({ db, now = () => Date.now() }: { db: 
     },
     async markReleased(id, reason) {
       update(id, 'released', null, reason)
+    },
+    async markSettlementPending(id, transaction, reason, request) {
+      setPending.run(transaction, reason, request ? JSON.stringify(request) : null, now(), id)
+    },
+    async takePendingRequest(id) {
+      return takePending.run(now(), id).changes === 1
     },
     async markConsumed(id) {
       update(id, 'consumed', null, null)

@@ -45,13 +45,20 @@ export function createLiteSvmRpc({ genesisSeed = 'intent-gateway solana devnet',
   const history = createSignatureHistory()
   const feeMarket = createFeeMarket()
   const now = () => BigInt(Math.floor(Date.now() / 1000)) + clockOffset
-  /** A blockhash lives 150 blocks, as on a real cluster: then LiteSVM is given a new one. */
+  /**
+   * A blockhash lives 150 blocks, as on a real cluster, and here also at most 90 seconds (a
+   * cluster makes 150 blocks in about a minute; this chain makes one per transaction): then
+   * LiteSVM is given a new one. What lands after a payment's time bound is thus as on a cluster.
+   */
   const blockhashLifetime = 150n
+  const blockhashMaxAgeMs = 90_000
   let blockhashValidUntil = slot + blockhashLifetime
+  let blockhashSince = Date.now()
   function expireIfDue() {
-    if (slot <= blockhashValidUntil) return
+    if (slot <= blockhashValidUntil && Date.now() - blockhashSince <= blockhashMaxAgeMs) return
     svm.expireBlockhash()
     blockhashValidUntil = slot + blockhashLifetime
+    blockhashSince = Date.now()
   }
 
   function syncClock() {
@@ -81,6 +88,8 @@ export function createLiteSvmRpc({ genesisSeed = 'intent-gateway solana devnet',
     getSlot: () => slot,
     getBlockHeight: () => slot,
     getGenesisHash: () => genesisHash,
+    /** The devnet's time (every slot is now: LiteSVM keeps no history of blocks). */
+    getBlockTime: () => now(),
     getBalance: ([address]) => ({ context: context(), value: svm.getBalance(address as Address) ?? 0n }),
     getLatestBlockhash: () => {
       expireIfDue()

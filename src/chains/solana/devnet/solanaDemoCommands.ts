@@ -7,7 +7,16 @@ import { createSolanaRuntime } from '../solanaRuntime.ts'
 import type { Intent } from '../../../ports/intent.ts'
 import type { SolanaDevnet } from './startSolanaDevnet.ts'
 
-export function solanaDemoCommands({ baseUrl, devnet, apiKey }: { baseUrl: string; devnet: Pick<SolanaDevnet, 'chainId' | 'demo' | 'programId' | 'config'>; /** Sent with the execute commands when the gateway has API keys. */ apiKey?: string | undefined }): string {
+export function solanaDemoCommands({
+  baseUrl,
+  devnet,
+  apiKey,
+}: {
+  baseUrl: string
+  devnet: Pick<SolanaDevnet, 'chainId' | 'demo' | 'programId' | 'config'> & Partial<Pick<SolanaDevnet, 'payment' | 'payments' | 'rpcUrl'>>
+  /** Sent with the execute commands when the gateway has API keys. */
+  apiKey?: string | undefined
+}): string {
   const { demo, chainId } = devnet
   const intent = (overrides: Partial<Record<string, string>>) =>
     JSON.stringify({ sender: demo.sender, target: demo.target, data: `${demo.allowedPrefix}40420f0000000000`, value: '1000', nonce: '0', validAfter: '0', validBefore: '0', policyId: demo.policies.narrow, ...overrides })
@@ -43,5 +52,17 @@ export function solanaDemoCommands({ baseUrl, devnet, apiKey }: { baseUrl: strin
     ['401 SIGNATURE_REQUIRED (0xE5): the same intent unsigned (nonce 2); the answer carries `signing`, what to sign', curl(toBody(executed(2n)), chainId, 'execute')],
   ]
   // The same layout as the EVM commands (demoCommands), so one reader (and the start-up test) takes both.
-  return lines.map(([title, command]) => `# ${title}\n${command}\n`).join('\n')
+  const printed = lines.map(([title, command]) => `# ${title}\n${command}\n`).join('\n')
+  const price = devnet.payments?.prices[chainId]?.execute
+  if (!price || !devnet.payment || !devnet.rpcUrl || typeof price.price === 'string') return printed
+  // Keyless and paid: the unmodified @x402/fetch with @x402/svm's client pays 0.01 DemoDollar (nonce 3).
+  const paid = executed(3n)
+  const paidHash = createSolanaRuntime({ programId: devnet.programId as Address, config: devnet.config as Address }).hashIntent(paid)
+  const paidSignature = `0x${Buffer.from(ed25519Seed.sign(demo.senderSecretKey, Buffer.from(paidHash.slice(2), 'hex'))).toString('hex')}`
+  return [
+    printed,
+    `# x402: the same kind of intent with no API key (nonce 3), paid ${Number(price.price.amount) / 10 ** devnet.payment.decimals} DemoDollar by the demo payer with the unmodified @x402/fetch and @x402/svm (offered on Solana devnet's id ${price.network}, settled on this chain; the script points the client at this chain's RPC)`,
+    `npx tsx scripts/payForSolanaExecute.ts ${baseUrl} ${chainId} ${price.network} ${price.price.asset} ${devnet.rpcUrl} '${toBody(paid, paidSignature)}'`,
+    '',
+  ].join('\n')
 }

@@ -3,8 +3,9 @@
 // DeployWithMaxDataLen; a devnet upgrade authority), its deployment config created by that
 // authority for the front's genesis hash, demo
 // policies and a funded vault seeded through real transactions, a funded relayer, and the probe
-// target program (programs/solana/probe_target.c) at the demo target's address. Shared by `npm start` (once the
-// lead wires it) and the e2e tests.
+// target program (programs/solana/probe_target.c) at the demo target's address, and for x402:
+// DemoDollar, an SPL mint (LiteSVM loads the SPL Token program), a demo payer holding 1000 of it,
+// the treasury's token account, and a funded facilitator key. Shared by `npm start` and the e2e tests.
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import {
@@ -26,17 +27,19 @@ import {
   setTransactionMessageLifetimeUsingBlockhash,
   signTransactionMessageWithSigners,
 } from '@solana/kit'
-import { createHash } from 'node:crypto'
+import { devnetSeed } from './devnetSeed.ts'
 import { createIntentGatewayProgram, type IntentGatewayProgram } from '../intentGatewayProgram.ts'
 import { saltOf } from '../../derivePolicyId.ts'
 import { deployWithLoaderV3 } from './deployWithLoaderV3.ts'
+import { type SolanaDemoDollar, seedDemoDollar } from './seedDemoDollar.ts'
+import { type PaymentsConfig, solanaClusterNetworks } from '../../../config/paymentsConfig.ts'
 import { type LiteSvmRpcProcess, startLiteSvmRpc } from './startLiteSvmRpc.ts'
 
 export const solanaProgramFile = fileURLToPath(new URL('../../../../programs/solana/intent_gateway.so', import.meta.url))
 const probeProgramFile = fileURLToPath(new URL('../../../../programs/solana/probe_target.so', import.meta.url))
 
 /** Fixed devnet keys (32-byte Ed25519 seeds), derived from public labels: never use them anywhere else. */
-const devSeed = (label: string) => Uint8Array.from(createHash('sha256').update(`intent-gateway solana devnet ${label}`).digest())
+const devSeed = devnetSeed
 const devKey = (label: string) => createKeyPairSignerFromPrivateKeyBytes(devSeed(label))
 
 export type SolanaDemo = {
@@ -71,6 +74,13 @@ export type SolanaDevnet = {
   relayerSecretKey: Uint8Array
   demo: SolanaDemo
   program: IntentGatewayProgram
+  /** x402 on this chain: DemoDollar, its payer and treasury, the facilitator key. */
+  payment: SolanaDemoDollar
+  /**
+   * Execute priced at 0.01 DemoDollar, offered on Solana devnet's cluster id (x402's published
+   * client pays on the public clusters only) and settled on this chain by the in-process facilitator.
+   */
+  payments: PaymentsConfig
   rpc: Rpc<SolanaRpcApi>
   accounts: { sender: KeyPairSigner; other: KeyPairSigner }
   /** Calls one of the front's `litesvm_*` controls. */
@@ -155,11 +165,19 @@ export async function startSolanaDevnet({ port = 0, allowSbpfV0Deployment = fals
     const vaultLamports = 2n * sol
     await send([await program.deposit(sender, vaultLamports)], sender)
 
+    const payment = await seedDemoDollar({ rpc, send, devKey, devSeed, funder: upgradeAuthority })
+
     const reference = front.genesisHash.slice(0, 32)
+    const chainId = `solana:${reference}`
+    const payments: PaymentsConfig = {
+      prices: { [chainId]: { execute: { network: solanaClusterNetworks.devnet, payTo: payment.payTo, price: { asset: payment.mint, amount: payment.amount.toString() }, maxTimeoutSeconds: 300, settleOn: chainId } } },
+      priceApiKeyClients: false,
+      facilitator: { kind: 'local', solanaSecretKey: payment.facilitatorSecretKey },
+    }
     return {
       rpcUrl: front.url,
       genesisHash: front.genesisHash,
-      chainId: `solana:${reference}`,
+      chainId,
       reference,
       programId,
       config,
@@ -176,6 +194,8 @@ export async function startSolanaDevnet({ port = 0, allowSbpfV0Deployment = fals
         recipient: other.address,
       },
       program,
+      payment,
+      payments,
       rpc,
       accounts: { sender, other },
       control,

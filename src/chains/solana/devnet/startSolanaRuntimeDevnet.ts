@@ -10,11 +10,12 @@ export async function startSolanaRuntimeDevnet(): Promise<RuntimeDevnet> {
   return {
     chain: { chainId: solana.chainId, chainType: 'solana', reference: solana.reference, rpcUrls: [solana.rpcUrl], executor: solana.programId, validator: solana.programId, registry: solana.config },
     isDefault: false,
-    settings: { solanaRelayerPrivateKey: solana.relayerSecretKey, solanaSimulationFeePayer: solana.simulationFeePayer },
+    settings: { solanaRelayerPrivateKey: solana.relayerSecretKey, solanaSimulationFeePayer: solana.simulationFeePayer, payments: solana.payments },
     async describe({ baseUrl, apiKey }) {
       return [
         `Devnet: Solana (LiteSVM behind a JSON-RPC front) ${solana.rpcUrl}, chain ${solana.chainId}`,
         `Program ${solana.programId}, config account ${solana.config}; demo sender ${solana.demo.sender}`,
+        `x402: execute costs 0.01 DemoDollar (SPL mint ${solana.payment.mint}), offered on Solana devnet's id ${solana.payments.prices[solana.chainId]!.execute!.network} and settled on this chain; demo payer ${solana.payment.payer} holds 1000 DUSD`,
         '',
         'And these (Solana):',
         '',

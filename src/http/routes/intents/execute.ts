@@ -69,7 +69,10 @@ export function registerExecuteRoute(app: FastifyInstance, { registry, journal, 
         // x402: the payment is settled after the simulation and before the broadcast.
         beforeBroadcast: async () => {
           const settled = await settle()
-          return settled.ok ? { ok: true } : { ok: false, detail: `the payment could not be settled: ${settled.reason}` }
+          if (settled.ok) return { ok: true }
+          // x402 settlement_pending: sent once the settlement confirms (202 0xF3, never 402).
+          if (settled.pending) return { ok: false, pending: true, detail: settled.message }
+          return { ok: false, detail: `the payment could not be settled: ${settled.reason}` }
         },
         onEnded: metrics && ((outcome) => metrics.recordExecution({ chain: req.adapter.chainId, outcome })),
         onReceipt: metrics && ((seconds) => metrics.recordReceiptWait({ chain: req.adapter.chainId, seconds })),

@@ -1,5 +1,6 @@
 // GET /intents/{intentHash}: the state of an execution this gateway sent, from the journal, with
 // the status execute would give now (202 while unconfirmed, 200 once executed, the revert's code).
+import { isSettlementPending } from '../../../payments/settlementPending.ts'
 import type { FastifyInstance } from 'fastify'
 import type { Hex } from 'viem'
 import type { ChainRegistry } from '../../../intents/createChainRegistry.ts'
@@ -37,12 +38,24 @@ export function registerGetIntentRoute(app: FastifyInstance, { registry, journal
       // Paid for, never sent (refused, or the gateway stopped before the broadcast): still 404, with what became of the payments.
       const payments = await paymentsOn(chainId ? [chainId] : registry.adapters.map((a) => a.chainId))
       if (payments.length === 0) throw new InputError('Unknown intent', { httpStatus: 404, errors })
+      // x402 settlement_pending: the intent is sent once its payment's settlement confirms: 202 (0xF3) meanwhile.
+      const waiting = payments.find((p) => p.state === 'settlement_pending' || p.awaitingDelivery)
+      if (waiting) {
+        const adapter = registry.adapters.find((a) => a.chainId === waiting.chainId)
+        return sendOutcome(request, reply, {
+          status: Status.SUBMITTED,
+          intentHash,
+          chainId: waiting.chainId,
+          chainType: adapter?.chainType,
+          detail: waiting.state === 'settlement_pending' ? `not sent yet: its payment's settlement ${waiting.transaction} is not confirmed; the intent is sent once it is` : 'its payment is settled: the intent is being sent',
+        }, undefined, { payments: payments.map(({ chainId: _c, awaitingDelivery: _a, ...p }) => p) })
+      }
       request.gateway.status = Status.INVALID_FORMAT
       const problem = toProblemDetails({ httpStatus: 404, status: Status.INVALID_FORMAT, title: 'Unknown intent', detail: `intentHash: ${errors[0]!.message}; its x402 payments are listed`, context: request.gateway, errors })
-      return reply.code(404).type('application/problem+json').send({ ...problem, payments })
+      return reply.code(404).type('application/problem+json').send({ ...problem, payments: payments.map(({ chainId: _c, awaitingDelivery: _a, ...p }) => p) })
     }
     const adapter = registry.adapters.find((a) => a.chainId === record.chainId)
-    const payments = await paymentsOn([record.chainId])
+    const payments = (await paymentsOn([record.chainId])).map(({ chainId: _c, awaitingDelivery: _a, ...p }) => p)
     // Mined (or reverted) but not CONFIRMATIONS blocks deep yet: 202 (0xF3), a reorg can undo it.
     const unconfirmed = (record.state === 'mined' || record.state === 'reverted') && !record.final
     return sendOutcome(request, reply, {
@@ -58,6 +71,8 @@ export function registerGetIntentRoute(app: FastifyInstance, { registry, journal
   })
 }
 
+/** `settlement_pending`: a reservation whose settlement was broadcast and is not confirmed yet (x402). */
 function toPaymentReport(p: PaymentRecord) {
-  return { state: p.state, route: p.route, network: p.network, asset: p.asset, amount: p.amount, payer: p.payer, payTo: p.payTo, transaction: p.transaction, reason: p.reason }
+  const state = isSettlementPending(p) ? 'settlement_pending' : p.state
+  return { state, route: p.route, network: p.network, asset: p.asset, amount: p.amount, payer: p.payer, payTo: p.payTo, transaction: p.transaction, reason: p.reason, chainId: p.chainId, awaitingDelivery: p.state === 'settled' && p.pendingRequest !== undefined }
 }

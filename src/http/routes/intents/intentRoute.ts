@@ -12,6 +12,8 @@ import type { Metrics } from '../../../metrics/createMetrics.ts'
 import type { PaidHandlerContext, Payments } from '../../../payments/createPayments.ts'
 import { getStatusCode, Status } from '../../../status/statusCodes.ts'
 import { paidRoute } from '../../plugins/payments.ts'
+import { declareHttpDiscovery } from '../../../payments/declareBazaarDiscovery.ts'
+import { intentExamples, requestExamples } from '../../schemas/httpSchemas.ts'
 import { sendOutcome } from '../../sendOutcome.ts'
 import { type IntentRequest, readIntentRequest, resolveIntentRequest } from './intentRequest.ts'
 
@@ -47,8 +49,8 @@ export function registerIntentRoute(app: FastifyInstance, { url, route, schema, 
     const funding = outcome.status === Status.INSUFFICIENT_FUNDS ? await req.adapter.fundingShortfall?.(req.intent).catch(() => undefined) : undefined
     return { req, outcome, funding }
   }
-  const send = (request: FastifyRequest, reply: FastifyReply, a: Answer) =>
-    a ? sendOutcome(request, reply, a.outcome, { sender: a.req.intent.sender, executor: a.req.adapter.executorAddress, validAfter: a.req.intent.validAfter, funding: a.funding }) : reply
+  const send = (request: FastifyRequest, reply: FastifyReply, a: Answer, extra?: Record<string, unknown>) =>
+    a ? sendOutcome(request, reply, a.outcome, { sender: a.req.intent.sender, executor: a.req.adapter.executorAddress, validAfter: a.req.intent.validAfter, funding: a.funding }, extra) : reply
   // The chain, intent and hash, resolved once, right after the body's schema (before pricing).
   const resolveOnce = async (request: FastifyRequest) => void resolveIntentRequest(registry, request as FastifyRequest<{ Body: IntentBody }>)
   const options = { schema, ...(preValidation ? { preValidation } : {}) }
@@ -66,6 +68,7 @@ export function registerIntentRoute(app: FastifyInstance, { url, route, schema, 
       route,
       describe: (request) => describeIntent(registry, request as FastifyRequest<{ Body: IntentBody }>),
       isApiKeyClient: (request) => request.apiKeyId !== undefined,
+      extensions: httpDiscoveryOf(route, schema),
       // Only priced requests get here, so the chain is configured: readIntentRequest answers nothing itself.
       before: early
         ? async (request, reply) => {
@@ -85,7 +88,7 @@ export function registerIntentRoute(app: FastifyInstance, { url, route, schema, 
         const delivered = execution !== undefined && execution.final === true && (execution.state === 'mined' || execution.state === 'reverted')
         return { httpStatus: getStatusCode(status).httpStatus, value: a, ...(route === 'execute' ? { charge: false, delivered } : {}) }
       },
-      send: (request, reply, result) => send(request, reply, result.value),
+      send: (request, reply, result, extra) => send(request, reply, result.value, extra),
     }),
   })
 }
@@ -94,4 +97,11 @@ export function registerIntentRoute(app: FastifyInstance, { url, route, schema, 
 function describeIntent(registry: ChainRegistry, request: FastifyRequest<{ Body: IntentBody }>) {
   const resolved = resolveIntentRequest(registry, request)
   return resolved.kind === 'ready' ? { chainId: resolved.chainId, intentHash: resolved.req.intentHash } : undefined
+}
+
+/** The route's x402 `bazaar` declaration, from its own body schema and the OpenAPI examples. */
+export function httpDiscoveryOf(route: PricedRoute, schema: FastifySchema): Record<string, unknown> {
+  const { $id: _id, ...body } = (schema.body ?? {}) as Record<string, unknown>
+  const example = requestExamples.bodies[route === 'execute' ? 'executeIntent' : 'validateIntent'] as Record<string, unknown> | undefined
+  return declareHttpDiscovery({ method: 'POST', bodySchema: body, example, outputExample: intentExamples[200]?.[0] })
 }

@@ -1,0 +1,100 @@
+// A JSON-RPC proxy in front of a devnet (Solana or EVM) that can hold what a node may hold in real life:
+// the confirmations of the transactions sent while holding (their statuses read as unknown until
+// released, as when a node lags), or the broadcasts themselves (kept unsent, then sent late or lost).
+// Everything else passes through unchanged to the real LiteSVM front.
+import { createServer, type Server } from 'node:http'
+
+type RpcRequest = { id?: unknown; method?: string; params?: unknown[] }
+
+export type RpcHoldProxy = {
+  url: string
+  /** While on, the statuses of transactions sent are answered as unknown until `releaseStatuses()`. */
+  holdStatuses(on: boolean): void
+  releaseStatuses(): void
+  /** While on, sendTransaction is not forwarded (nor answered) until `flushSends()` or `dropSends()`. */
+  holdSends(on: boolean): void
+  /** Sends the held broadcasts to the node now (the client that asked may be gone). */
+  flushSends(): Promise<void>
+  dropSends(): void
+  heldSends(): number
+  sentSignatures(): string[]
+  close(): Promise<void>
+}
+
+export async function startRpcHoldProxy(target: string): Promise<RpcHoldProxy> {
+  let statusesHeld = false
+  let sendsHeld = false
+  const heldSignatures = new Set<string>()
+  const sent: string[] = []
+  const queued: Array<{ body: string; answer: (text: string) => void }> = []
+  const forward = async (body: string) => (await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).text()
+
+  async function handle(body: string, answer: (text: string) => void) {
+    let request: RpcRequest
+    try {
+      request = JSON.parse(body) as RpcRequest
+    } catch {
+      return answer(await forward(body))
+    }
+    const isSend = request.method === 'sendTransaction' || request.method === 'eth_sendRawTransaction'
+    if (isSend && sendsHeld) {
+      queued.push({ body, answer })
+      return
+    }
+    const text = await forward(body)
+    if (isSend) {
+      const signature = (JSON.parse(text) as { result?: string }).result
+      if (signature) {
+        sent.push(signature)
+        if (statusesHeld) heldSignatures.add(signature)
+      }
+    }
+    if (request.method === 'getSignatureStatuses' && heldSignatures.size > 0) {
+      const asked = (request.params?.[0] ?? []) as string[]
+      const parsed = JSON.parse(text) as { result?: { value: unknown[] } }
+      if (parsed.result) parsed.result.value = parsed.result.value.map((v, i) => (heldSignatures.has(asked[i]!) ? null : v))
+      return answer(JSON.stringify(parsed))
+    }
+    // EVM: a held transaction has no receipt yet.
+    if (request.method === 'eth_getTransactionReceipt' && heldSignatures.has(String(request.params?.[0]))) {
+      return answer(JSON.stringify({ jsonrpc: '2.0', id: request.id, result: null }))
+    }
+    answer(text)
+  }
+
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (c: Buffer) => chunks.push(c))
+    req.on('end', () => {
+      void handle(Buffer.concat(chunks).toString('utf8'), (text) => {
+        if (!res.destroyed) res.writeHead(200, { 'content-type': 'application/json' }).end(text)
+      }).catch(() => {
+        if (!res.destroyed) res.writeHead(502).end()
+      })
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as { port: number }
+  return {
+    url: `http://127.0.0.1:${port}`,
+    holdStatuses: (on) => void (statusesHeld = on),
+    releaseStatuses: () => heldSignatures.clear(),
+    holdSends: (on) => void (sendsHeld = on),
+    async flushSends() {
+      for (const { body, answer } of queued.splice(0)) {
+        const text = await forward(body)
+        const signature = (JSON.parse(text) as { result?: string }).result
+        if (signature) sent.push(signature)
+        answer(text)
+      }
+    },
+    dropSends: () => void queued.splice(0),
+    heldSends: () => queued.length,
+    sentSignatures: () => [...sent],
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
+  }
+}
