@@ -91,7 +91,31 @@ export type BuildAppParameters = {
   tracing?: Pick<Tracing, 'instrument'> | undefined
 }
 
-export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutMs = 30_000, idleTimeoutMs = 5_000, maxConnections = 512, maxConnectionsPerClient, trustedProxies = [], receiptTimeoutMs, auth, rateLimit, instance, corsOrigins = [], requireSignedIntents = false, metrics, metricsToken, serveMetrics = true, mcp = { enabled: true }, version = gatewayVersion, payments, guard, tracing }: BuildAppParameters): FastifyInstance {
+export function buildApp({
+  registry,
+  journal,
+  logger,
+  bodyLimit,
+  requestTimeoutMs = 30_000,
+  idleTimeoutMs = 5_000,
+  maxConnections = 512,
+  maxConnectionsPerClient,
+  trustedProxies = [],
+  receiptTimeoutMs,
+  auth,
+  rateLimit,
+  instance,
+  corsOrigins = [],
+  requireSignedIntents = false,
+  metrics,
+  metricsToken,
+  serveMetrics = true,
+  mcp = { enabled: true },
+  version = gatewayVersion,
+  payments,
+  guard,
+  tracing,
+}: BuildAppParameters): FastifyInstance {
   // Answers given before the routes and hooks (unreadable paths, unparsable requests) keep the
   // gateway's format too.
   const { frameworkErrors, clientErrorHandler } = createFrameworkErrorHandlers({ registry, maxParamLength })
@@ -130,7 +154,14 @@ export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutM
   app.addHook('onRequest', (_request, reply, done) => {
     if (!closing) return done()
     reply.header('connection', 'close')
-    done(new GatewayError('The gateway is shutting down', { code: 'SHUTTING_DOWN', status: Status.UNAVAILABLE, details: 'retry on another instance or after the restart', headers: { 'retry-after': '1' } }))
+    done(
+      new GatewayError('The gateway is shutting down', {
+        code: 'SHUTTING_DOWN',
+        status: Status.UNAVAILABLE,
+        details: 'retry on another instance or after the restart',
+        headers: { 'retry-after': '1' },
+      }),
+    )
   })
   registerJsonBody(app)
   // CORS only for the origins configured: without them, browsers on other origins get no
@@ -170,7 +201,16 @@ export function buildApp({ registry, journal, logger, bodyLimit, requestTimeoutM
     // With a price on the chosen chain, a request without a key may come in: it pays instead.
     const pays = (route: PricedRoute) => payments && ((request: FastifyRequest) => payments.priceFor(route, chainOf(registry, request)) !== undefined)
     registerValidateRoute(intents, { registry, payments, metrics, preValidation: keys && requireApiKey(keys, { required: auth!.requireForValidate, unlessPaying: pays('validate') }) })
-    registerExecuteRoute(intents, { registry, journal, receiptTimeoutMs, requireSignedIntents, metrics, payments, guard, preValidation: keys && requireApiKey(keys, { required: true, unlessPaying: pays('execute') }) })
+    registerExecuteRoute(intents, {
+      registry,
+      journal,
+      receiptTimeoutMs,
+      requireSignedIntents,
+      metrics,
+      payments,
+      guard,
+      preValidation: keys && requireApiKey(keys, { required: true, unlessPaying: pays('execute') }),
+    })
     registerGetIntentRoute(intents, { registry, journal })
     registerIntentEventsRoute(intents, { registry, journal })
     // A key is optional on /mcp itself (listing tools, explaining codes, the chains are open, as

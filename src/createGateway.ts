@@ -62,7 +62,13 @@ export async function createGateway({ config, logger, tracing }: CreateGatewayPa
   logger.info({ journal: journal.path, pendingExecutions: await journal.pendingCount() }, 'execution journal open')
 
   // A shared journal: the relayer keys are leased to one instance at a time.
-  const leases = databaseUrl ? (await import('./store/postgres/createPostgresRelayerLeases.ts')).createPostgresRelayerLeases({ url: databaseUrl, instanceId: config.storage!.instanceId, ttlMs: config.storage!.relayerLeaseTtlMs }) : undefined
+  const leases = databaseUrl
+    ? (await import('./store/postgres/createPostgresRelayerLeases.ts')).createPostgresRelayerLeases({
+        url: databaseUrl,
+        instanceId: config.storage!.instanceId,
+        ttlMs: config.storage!.relayerLeaseTtlMs,
+      })
+    : undefined
   // Each runtime builds the adapters of its chains (its client loaded only when one is configured).
   const byId = new Map<string, ChainAdapter>()
   const settlementRpcUrls = new Map<string, string>()
@@ -83,12 +89,18 @@ export async function createGateway({ config, logger, tracing }: CreateGatewayPa
   // Rate limits, standing and budgets shared by every instance: counted in Redis (the client loaded only when configured).
   const limits = config.limits ?? limitsConfig({}).value
   const redis = config.storage?.redisUrl ? await createRedisClient(config.storage.redisUrl, logger) : undefined
-  const guard = createExecutionGuard({ config: limits, counters: createWindowCounters({ windowMs: limits.windowMs, redis, prefix: `${config.storage?.redisPrefix ?? 'intent-gateway:'}limits:`, logger }) })
+  const guard = createExecutionGuard({
+    config: limits,
+    counters: createWindowCounters({ windowMs: limits.windowMs, redis, prefix: `${config.storage?.redisPrefix ?? 'intent-gateway:'}limits:`, logger }),
+  })
   // In the configured order.
   const adapters = config.chains.map((c) => byId.get(c.chainId)!)
   // The in-process facilitator's account has one user among the instances (its nonce).
   const facilitator = config.payments?.facilitator
-  const facilitatorHold = leases && facilitator?.kind === 'local' && facilitator.privateKey ? await holdSoleKey({ leases, scope: 'x402-facilitator', key: privateKeyToAccount(facilitator.privateKey).address, setting: 'FACILITATOR_PRIVATE_KEY', logger }) : undefined
+  const facilitatorHold =
+    leases && facilitator?.kind === 'local' && facilitator.privateKey
+      ? await holdSoleKey({ leases, scope: 'x402-facilitator', key: privateKeyToAccount(facilitator.privateKey).address, setting: 'FACILITATOR_PRIVATE_KEY', logger })
+      : undefined
   const closeParts = async () => {
     facilitatorHold?.close()
     await Promise.all(adapters.map((a) => a.close()))
@@ -146,21 +158,25 @@ export async function createGateway({ config, logger, tracing }: CreateGatewayPa
   // x402's packages are loaded only when something is priced.
   // A request whose settlement was pending is sent, once it confirms, through the app itself (bound below).
   let deliverTo: FastifyInstance | undefined
-  const payments = config.payments && (await (await import('./payments/startPayments.ts')).startPayments({
-    config: config.payments,
-    rpcUrls: settlementRpcUrls,
-    journal,
-    rpcTimeoutMs: config.rpcTimeoutMs,
-    logger,
-    resolveIntervalMs: config.reconcileIntervalMs,
-    settlementTimeoutMs: config.receiptTimeoutMs,
-    deliver: async (request) => {
-      if (!deliverTo) throw new Error('the app is not built yet')
-      const answer = await deliverTo.inject({ method: request.method, url: request.url, headers: request.headers, payload: request.body as object })
-      return { httpStatus: answer.statusCode }
-    },
-    traceFacilitator: tracing?.traceFacilitator,
-  }))
+  const payments =
+    config.payments &&
+    (await (
+      await import('./payments/startPayments.ts')
+    ).startPayments({
+      config: config.payments,
+      rpcUrls: settlementRpcUrls,
+      journal,
+      rpcTimeoutMs: config.rpcTimeoutMs,
+      logger,
+      resolveIntervalMs: config.reconcileIntervalMs,
+      settlementTimeoutMs: config.receiptTimeoutMs,
+      deliver: async (request) => {
+        if (!deliverTo) throw new Error('the app is not built yet')
+        const answer = await deliverTo.inject({ method: request.method, url: request.url, headers: request.headers, payload: request.body as object })
+        return { httpStatus: answer.statusCode }
+      },
+      traceFacilitator: tracing?.traceFacilitator,
+    }))
   const metricsEnabled = config.interfaces?.metrics.enabled ?? true
   const metricsPort = config.interfaces?.metrics.port
   const app = buildApp({

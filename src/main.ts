@@ -127,7 +127,15 @@ if (!worker && config.workers > 1) {
 async function printDevnetWelcome(port: number) {
   const baseUrl = `http://127.0.0.1:${port}`
   const parts = await Promise.all(devnets.map((d) => d.describe({ baseUrl, apiKey: devnetApiKey })))
-  process.stdout.write(['', `Intent Gateway is running on its embedded devnet at ${baseUrl} (listening on ${config.host}:${port}).`, ...parts.flatMap((p) => [p, '']), 'Press Ctrl-C to stop the gateway and the devnet.', ''].join('\n'))
+  process.stdout.write(
+    [
+      '',
+      `Intent Gateway is running on its embedded devnet at ${baseUrl} (listening on ${config.host}:${port}).`,
+      ...parts.flatMap((p) => [p, '']),
+      'Press Ctrl-C to stop the gateway and the devnet.',
+      '',
+    ].join('\n'),
+  )
 }
 
 /** One process serving (WORKERS=1), or one worker of several. */

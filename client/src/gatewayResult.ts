@@ -49,7 +49,7 @@ export type GatewayResult<TBody = Record<string, unknown>> = {
   /** With 402: the x402 PaymentRequired object. */
   paymentRequired: Record<string, unknown> | undefined
   /** With 0x54: how to fund the intent (the deposit extension: executor, function, sender, amount). */
-  funding: (Record<string, unknown> & { amount?: bigint }) | undefined
+  funding: (Record<string, unknown> & { amount?: bigint | undefined }) | undefined
   /** The decoded PAYMENT-RESPONSE settlement when this request was paid. */
   payment: Record<string, unknown> | undefined
   /** Why a price was not paid (spend controls, no scheme for the network). */

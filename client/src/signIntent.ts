@@ -21,7 +21,8 @@ export type SignIntentParameters = {
  * Sui intents are signed with a Sui wallet's signPersonalMessage of suiIntentBytes(intent).
  */
 export async function signIntent({ intent, chain, signer }: SignIntentParameters): Promise<Hex> {
-  const body = toIntentBody({ ...intent, signature: undefined })
+  const { signature: _, ...unsigned } = intent
+  const body = toIntentBody(unsigned)
   switch (chain.chainType) {
     case 'evm': {
       if (!('signTypedData' in signer)) throw wrongSigner(chain.chainId, 'a viem account (LocalAccount)')

@@ -34,9 +34,7 @@ describe('loadConfig', () => {
     assert.equal(config.devnet, false)
     assert.equal(config.port, 8080)
     assert.equal(config.host, '0.0.0.0')
-    assert.deepEqual(config.chains, [
-      { chainId: 'eip155:84532', chainType: 'evm', reference: '84532', rpcUrls: ['https://sepolia.base.example/v1/abc'], executor: a, validator: b, registry: c },
-    ])
+    assert.deepEqual(config.chains, [{ chainId: 'eip155:84532', chainType: 'evm', reference: '84532', rpcUrls: ['https://sepolia.base.example/v1/abc'], executor: a, validator: b, registry: c }])
     assert.equal(config.bodyLimit, 65536)
     assert.equal(config.chainList.url, 'https://chainlist.org/rpcs.json')
   })
@@ -50,7 +48,11 @@ describe('loadConfig', () => {
     const found = problems({ ...complete, RELAYER_PRIVATE_KEYS: `${k2},0x1234abcd` })
     assert.deepEqual(found, ['RELAYER_PRIVATE_KEYS (key 2): must be 32 bytes written as 64 hex digits (optionally 0x-prefixed)'])
     const devKey = '0x2a871d0798f97d79848a013d4936a73bf4cc922c825d33c1cf7073dff6d409c6'
-    assert.ok(problems({ ...complete, NODE_ENV: 'production', API_KEYS: 'k'.repeat(16), RELAYER_PRIVATE_KEYS: `${k2},${devKey}` }).includes('RELAYER_PRIVATE_KEYS (key 2): is one of the public devnet keys and is refused when NODE_ENV=production'))
+    assert.ok(
+      problems({ ...complete, NODE_ENV: 'production', API_KEYS: 'k'.repeat(16), RELAYER_PRIVATE_KEYS: `${k2},${devKey}` }).includes(
+        'RELAYER_PRIVATE_KEYS (key 2): is one of the public devnet keys and is refused when NODE_ENV=production',
+      ),
+    )
   })
 
   it('asks for the devnet only when nothing is configured outside production', () => {
@@ -103,9 +105,7 @@ describe('loadConfig', () => {
       'RPC_URLS: chain 84532 [1]: must be a URL string',
       'RPC_URLS: chain 84532 [2]: scheme ws: is not supported (use http or https)',
     ])
-    assert.deepEqual(problems({ ...complete, RPC_URLS: JSON.stringify({ '84532': [] }) }), [
-      'RPC_URLS: chain 84532: the list is empty (leave the chain out to discover its endpoints)',
-    ])
+    assert.deepEqual(problems({ ...complete, RPC_URLS: JSON.stringify({ '84532': [] }) }), ['RPC_URLS: chain 84532: the list is empty (leave the chain out to discover its endpoints)'])
   })
 
   it('reads the chain-list settings', () => {
@@ -173,9 +173,7 @@ describe('loadConfig', () => {
 
   it('refuses a mixed-case address with a wrong checksum', () => {
     const bad = a.replace('F', 'f')
-    assert.deepEqual(problems({ ...complete, EXECUTOR_ADDRESSES: JSON.stringify({ '84532': bad }) }), [
-      `EXECUTOR_ADDRESSES: chain 84532: "${bad}" has mixed case but is not a valid EIP-55 checksum`,
-    ])
+    assert.deepEqual(problems({ ...complete, EXECUTOR_ADDRESSES: JSON.stringify({ '84532': bad }) }), [`EXECUTOR_ADDRESSES: chain 84532: "${bad}" has mixed case but is not a valid EIP-55 checksum`])
   })
 
   it('reads Solana and Sui chains with their own address forms, and refuses what they cannot be', () => {
@@ -198,11 +196,14 @@ describe('loadConfig', () => {
       }),
       SOLANA_SIMULATION_FEE_PAYER: configAccount,
     })
-    assert.deepEqual(config.chains.map((c) => [c.chainId, c.chainType, c.executor, c.registry]), [
-      ['eip155:84532', 'evm', a, c],
-      [solanaId, 'solana', program, configAccount],
-      ['sui:localnet', 'sui', pkg, hub],
-    ])
+    assert.deepEqual(
+      config.chains.map((c) => [c.chainId, c.chainType, c.executor, c.registry]),
+      [
+        ['eip155:84532', 'evm', a, c],
+        [solanaId, 'solana', program, configAccount],
+        ['sui:localnet', 'sui', pkg, hub],
+      ],
+    )
     assert.equal(config.solanaSimulationFeePayer, configAccount)
 
     assert.deepEqual(
@@ -311,7 +312,7 @@ describe('loadConfig', () => {
     assert.deepEqual(problems({ ...complete, VALIDATE_CACHE: 'block' }), ['VALIDATE_CACHE: "block" is not true or false'])
   })
 
-  it('lets the heap grow 50% past the last full collection unless HEAP_GROWING_PERCENT says otherwise (0: V8\'s own)', () => {
+  it("lets the heap grow 50% past the last full collection unless HEAP_GROWING_PERCENT says otherwise (0: V8's own)", () => {
     assert.equal(loadConfig(complete).heapGrowingPercent, 50)
     assert.equal(loadConfig({ ...complete, HEAP_GROWING_PERCENT: '0' }).heapGrowingPercent, 0)
     assert.equal(problems({ ...complete, HEAP_GROWING_PERCENT: '-5' }).length, 1)

@@ -20,7 +20,6 @@ import { parseChainId } from '../ports/chainId.ts'
 import type { AuthConfig, ChainConfig, Env, GatewayConfig } from './gatewayConfig.ts'
 import type { RuntimeModule, RuntimeSettings } from './runtimeModule.ts'
 
-
 const chainVariables = ['EXECUTOR_ADDRESSES', 'VALIDATOR_ADDRESSES', 'REGISTRY_ADDRESSES', 'RPC_URLS'] as const
 const addressVariables = ['EXECUTOR_ADDRESSES', 'VALIDATOR_ADDRESSES', 'REGISTRY_ADDRESSES'] as const
 export const defaultChainListUrl = 'https://chainlist.org/rpcs.json'
@@ -57,11 +56,17 @@ export function loadConfig(env: Env, runtimes: readonly RuntimeModule[]): Gatewa
   const runtimeOptions = Object.fromEntries(settingsByRuntime.flatMap(([chainType, { options }]) => (options === undefined ? [] : [[chainType, options]])))
   const relayerPrivateKeys = runtimeSettings.relayerPrivateKeys ?? []
   const relayerPrivateKey = relayerPrivateKeys[0]
-  const payments = parsePaymentsConfig(env, { relayerPrivateKey, solanaRelayerPrivateKey: runtimeSettings.solanaRelayerPrivateKey, chainIds: devnet ? undefined : chains.map((c) => c.chainId), problems, production })
+  const payments = parsePaymentsConfig(env, {
+    relayerPrivateKey,
+    solanaRelayerPrivateKey: runtimeSettings.solanaRelayerPrivateKey,
+    chainIds: devnet ? undefined : chains.map((c) => c.chainId),
+    problems,
+    production,
+  })
   const facilitator = payments?.facilitator
   const facilitatorKey = facilitator?.kind === 'local' ? facilitator.privateKey : undefined
   if (facilitatorKey && relayerPrivateKeys.slice(1).some((k) => privateKeyToAccount(k).address === privateKeyToAccount(facilitatorKey).address)) {
-    problems.push('FACILITATOR_PRIVATE_KEY: must not be one of RELAYER_PRIVATE_KEYS (a relayer\'s nonces belong to the journal); give the facilitator its own funded account')
+    problems.push("FACILITATOR_PRIVATE_KEY: must not be one of RELAYER_PRIVATE_KEYS (a relayer's nonces belong to the journal); give the facilitator its own funded account")
   }
   const interfaces = interfacesConfig(env)
   problems.push(...interfaces.problems)
@@ -80,7 +85,12 @@ export function loadConfig(env: Env, runtimes: readonly RuntimeModule[]): Gatewa
   const receiptPollMs = readInteger(env, 'RECEIPT_POLL_MS', { min: 10, max: 60_000, fallback: 200 }, problems)
   const rateLimitMax = readInteger(env, 'RATE_LIMIT_MAX', { min: 0, max: 10_000_000, fallback: 0 }, problems)
   const rateLimitWindowMs = readInteger(env, 'RATE_LIMIT_WINDOW_MS', { min: 100, max: 3_600_000, fallback: 60_000 }, problems)
-  const auth = readAuth(env, production, runtimes.some((r) => r.hasRelayer({ ...runtimeSettings, signers: signers.value })), problems)
+  const auth = readAuth(
+    env,
+    production,
+    runtimes.some((r) => r.hasRelayer({ ...runtimeSettings, signers: signers.value })),
+    problems,
+  )
   const chainListUrl = env.CHAINLIST_URL?.trim() || defaultChainListUrl
   const urlProblem = checkRpcUrl(chainListUrl)
   if (urlProblem) problems.push(`CHAINLIST_URL: ${urlProblem}`)
@@ -317,14 +327,16 @@ function checkRpcUrl(value: string): string | undefined {
   return undefined
 }
 
-
 /**
  * API_KEYS: comma-separated keys (at least 16 characters each), or their SHA-256 hashes written
  * `sha256:<64 hex>` so that the plain keys need not sit in the environment at all.
  */
 function readAuth(env: Env, production: boolean, hasRelayer: boolean, problems: string[]): AuthConfig {
   const keyHashes: Buffer[] = []
-  const entries = (env.API_KEYS ?? '').split(',').map((k) => k.trim()).filter(Boolean)
+  const entries = (env.API_KEYS ?? '')
+    .split(',')
+    .map((k) => k.trim())
+    .filter(Boolean)
   entries.forEach((entry, i) => {
     const hashed = /^sha256:([0-9a-fA-F]{64})$/.exec(entry)
     if (hashed) keyHashes.push(Buffer.from(hashed[1]!, 'hex'))
@@ -337,15 +349,17 @@ function readAuth(env: Env, production: boolean, hasRelayer: boolean, problems: 
   const allowOpen = readBoolean(env, 'ALLOW_UNAUTHENTICATED_EXECUTE', problems)
   if (requireForValidate && keyHashes.length === 0) problems.push('REQUIRE_API_KEY_FOR_VALIDATE: is set but API_KEYS is empty')
   if (production && hasRelayer && keyHashes.length === 0 && !allowOpen) {
-    problems.push('API_KEYS: required in production when RELAYER_PRIVATE_KEY is set (anyone could spend the relayer\'s funds); set ALLOW_UNAUTHENTICATED_EXECUTE=true to run open on purpose')
+    problems.push("API_KEYS: required in production when RELAYER_PRIVATE_KEY is set (anyone could spend the relayer's funds); set ALLOW_UNAUTHENTICATED_EXECUTE=true to run open on purpose")
   }
   return { keyHashes, requireForValidate }
 }
 
-
 /** CORS_ORIGINS: comma-separated origins (`https://app.example`), or `*`. */
 function readCorsOrigins(env: Env, problems: string[]): string[] {
-  const list = (env.CORS_ORIGINS ?? '').split(',').map((o) => o.trim()).filter(Boolean)
+  const list = (env.CORS_ORIGINS ?? '')
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean)
   if (list.includes('*')) return list.length === 1 ? ['*'] : (problems.push('CORS_ORIGINS: "*" cannot be combined with other origins'), [])
   for (const origin of list) {
     let url: URL | undefined
@@ -358,4 +372,3 @@ function readCorsOrigins(env: Env, problems: string[]): string[] {
   }
   return list
 }
-

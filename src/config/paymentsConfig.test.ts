@@ -45,21 +45,24 @@ describe('parsePaymentsConfig', () => {
     assert.deepEqual(config?.facilitator, { kind: 'remote', url: 'https://x402.example/facilitator' })
   })
 
-  it('refuses the relayer\'s key as the facilitator\'s', () => {
+  it("refuses the relayer's key as the facilitator's", () => {
     const { problems } = parse({ X402_PRICES: JSON.stringify({ 'eip155:31337': { execute: tokenPrice } }), FACILITATOR_PRIVATE_KEY: relayer })
-    assert.deepEqual(problems, ['FACILITATOR_PRIVATE_KEY: must not be the relayer\'s key (RELAYER_PRIVATE_KEY); give the facilitator its own funded account'])
+    assert.deepEqual(problems, ["FACILITATOR_PRIVATE_KEY: must not be the relayer's key (RELAYER_PRIVATE_KEY); give the facilitator its own funded account"])
   })
 
   it('names the variable and the field of every problem, all at once', () => {
-    const { config, problems } = parse({
-      X402_PRICES: JSON.stringify({
-        'eip155:31337': { execute: { asset: '0x12', amount: '0.5', payTo: 'nobody', extra: { name: 'Demo Dollar' } }, refund: tokenPrice },
-        'eip155:1': { execute: tokenPrice },
-        'eip155:8453': { validate: { price: '$0', payTo } },
-        'solana:devnet': { execute: tokenPrice },
-      }),
-      PRICE_API_KEY_CLIENTS: 'sometimes',
-    }, ['eip155:31337', 'eip155:8453', 'solana:devnet'])
+    const { config, problems } = parse(
+      {
+        X402_PRICES: JSON.stringify({
+          'eip155:31337': { execute: { asset: '0x12', amount: '0.5', payTo: 'nobody', extra: { name: 'Demo Dollar' } }, refund: tokenPrice },
+          'eip155:1': { execute: tokenPrice },
+          'eip155:8453': { validate: { price: '$0', payTo } },
+          'solana:devnet': { execute: tokenPrice },
+        }),
+        PRICE_API_KEY_CLIENTS: 'sometimes',
+      },
+      ['eip155:31337', 'eip155:8453', 'solana:devnet'],
+    )
     assert.equal(config, undefined)
     assert.deepEqual(problems, [
       'PRICE_API_KEY_CLIENTS: "sometimes" is not true or false',
@@ -111,9 +114,11 @@ describe('parsePaymentsConfig on Solana', () => {
     return { config, problems }
   }
 
-  it('reads an SPL price on the chain itself, and on Solana devnet\'s id standing for the local chain (settled on it)', () => {
+  it("reads an SPL price on the chain itself, and on Solana devnet's id standing for the local chain (settled on it)", () => {
     const { config, problems } = solanaParse({
-      X402_PRICES: JSON.stringify({ [local]: { execute: { asset: mint, amount: '10000', payTo: treasury }, validate: { network: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1', asset: mint, amount: '100', payTo: treasury } } }),
+      X402_PRICES: JSON.stringify({
+        [local]: { execute: { asset: mint, amount: '10000', payTo: treasury }, validate: { network: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1', asset: mint, amount: '100', payTo: treasury } },
+      }),
       FACILITATOR_SOLANA_PRIVATE_KEY: JSON.stringify(seed),
     })
     assert.deepEqual(problems, [])
@@ -133,9 +138,12 @@ describe('parsePaymentsConfig on Solana', () => {
     assert.equal(config?.prices['eip155:31337']?.execute?.network, local)
   })
 
-  it('refuses a public cluster standing for another chain in production, a public cluster for an EVM chain, bad fields, a missing key, and the relayer\'s key', () => {
+  it("refuses a public cluster standing for another chain in production, a public cluster for an EVM chain, bad fields, a missing key, and the relayer's key", () => {
     const devnetId = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1'
-    const prices = JSON.stringify({ [local]: { execute: { network: devnetId, asset: mint, amount: '10000', payTo: treasury } }, 'eip155:31337': { execute: { network: devnetId, asset: 'nope', amount: '-1', payTo: treasury, extra: {} } } })
+    const prices = JSON.stringify({
+      [local]: { execute: { network: devnetId, asset: mint, amount: '10000', payTo: treasury } },
+      'eip155:31337': { execute: { network: devnetId, asset: 'nope', amount: '-1', payTo: treasury, extra: {} } },
+    })
     assert.deepEqual(solanaParse({ X402_PRICES: prices, FACILITATOR_SOLANA_PRIVATE_KEY: JSON.stringify(seed) }, true).problems, [
       `X402_PRICES["${local}"].execute.network: ${devnetId} is a public Solana cluster and not the priced chain ${local}: a chain answering as a public cluster for payments is for the devnet only (refused when NODE_ENV=production)`,
       `X402_PRICES["eip155:31337"].execute.network: ${devnetId} is a public Solana cluster and not the priced chain eip155:31337: a chain answering as a public cluster for payments is for the devnet only (refused when NODE_ENV=production)`,
@@ -146,17 +154,25 @@ describe('parsePaymentsConfig on Solana', () => {
     assert.deepEqual(solanaParse({ X402_PRICES: JSON.stringify({ [local]: { execute: { asset: mint, amount: '1', payTo: treasury } } }), FACILITATOR_PRIVATE_KEY: facilitator }).problems, [
       'FACILITATOR_SOLANA_PRIVATE_KEY: a Solana network is priced in X402_PRICES: the in-process facilitator needs a Solana key (it pays the settlement fees)',
     ])
-    assert.deepEqual(solanaParse({ X402_PRICES: JSON.stringify({ [local]: { execute: { asset: mint, amount: '1', payTo: treasury } } }), FACILITATOR_SOLANA_PRIVATE_KEY: JSON.stringify([...solanaRelayer]) }).problems, [
-      'FACILITATOR_SOLANA_PRIVATE_KEY: must not be the Solana relayer\'s key (SOLANA_RELAYER_PRIVATE_KEY); give the facilitator its own funded account',
-    ])
+    assert.deepEqual(
+      solanaParse({ X402_PRICES: JSON.stringify({ [local]: { execute: { asset: mint, amount: '1', payTo: treasury } } }), FACILITATOR_SOLANA_PRIVATE_KEY: JSON.stringify([...solanaRelayer]) })
+        .problems,
+      ["FACILITATOR_SOLANA_PRIVATE_KEY: must not be the Solana relayer's key (SOLANA_RELAYER_PRIVATE_KEY); give the facilitator its own funded account"],
+    )
   })
 
-  it('lets a public cluster\'s id stand for one chain only', () => {
+  it("lets a public cluster's id stand for one chain only", () => {
     const devnetId = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1'
     const other = 'solana:Zb1cdefghijkmnopqrstuvwxyzABCDEF'
     const problems: string[] = []
     parsePaymentsConfig(
-      { X402_PRICES: JSON.stringify({ [local]: { execute: { network: devnetId, asset: mint, amount: '1', payTo: treasury } }, [other]: { execute: { network: devnetId, asset: mint, amount: '1', payTo: treasury } } }), FACILITATOR_SOLANA_PRIVATE_KEY: JSON.stringify(seed) },
+      {
+        X402_PRICES: JSON.stringify({
+          [local]: { execute: { network: devnetId, asset: mint, amount: '1', payTo: treasury } },
+          [other]: { execute: { network: devnetId, asset: mint, amount: '1', payTo: treasury } },
+        }),
+        FACILITATOR_SOLANA_PRIVATE_KEY: JSON.stringify(seed),
+      },
       { relayerPrivateKey: undefined, chainIds: [local, other], problems, production: false },
     )
     assert.deepEqual(problems, [`X402_PRICES: ${devnetId} stands for both ${local} and ${other}; a public cluster's id may stand for one chain only`])

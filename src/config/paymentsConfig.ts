@@ -115,7 +115,7 @@ export function parsePaymentsConfig(
         ok = false
       } else if (relayerPrivateKey && privateKeyToAccount(facilitatorKey).address === privateKeyToAccount(relayerPrivateKey).address) {
         // The relayer's nonces belong to the journal: a settlement sent from the same account would collide with executions.
-        problems.push('FACILITATOR_PRIVATE_KEY: must not be the relayer\'s key (RELAYER_PRIVATE_KEY); give the facilitator its own funded account')
+        problems.push("FACILITATOR_PRIVATE_KEY: must not be the relayer's key (RELAYER_PRIVATE_KEY); give the facilitator its own funded account")
         ok = false
       } else privateKey = facilitatorKey
     }
@@ -126,7 +126,7 @@ export function parsePaymentsConfig(
         ok = false
       } else if (solanaRelayerPrivateKey && Buffer.from(seed).equals(Buffer.from(solanaRelayerPrivateKey.subarray(0, 32)))) {
         // The relayer's transactions belong to the journal; a facilitator paying fees from the same account would spend its SOL unseen.
-        problems.push('FACILITATOR_SOLANA_PRIVATE_KEY: must not be the Solana relayer\'s key (SOLANA_RELAYER_PRIVATE_KEY); give the facilitator its own funded account')
+        problems.push("FACILITATOR_SOLANA_PRIVATE_KEY: must not be the Solana relayer's key (SOLANA_RELAYER_PRIVATE_KEY); give the facilitator its own funded account")
         ok = false
       } else if (production && Buffer.from(seed).equals(devnetFacilitatorSeed)) {
         problems.push('FACILITATOR_SOLANA_PRIVATE_KEY: is the public devnet facilitator key and is refused when NODE_ENV=production')
@@ -135,7 +135,8 @@ export function parsePaymentsConfig(
     }
     if (ok) {
       if (families.has('eip155') && !privateKey) problems.push('FACILITATOR_PRIVATE_KEY: an EVM network is priced in X402_PRICES: the in-process facilitator needs an EVM key to settle there')
-      else if (families.has('solana') && !solanaSecretKey) problems.push('FACILITATOR_SOLANA_PRIVATE_KEY: a Solana network is priced in X402_PRICES: the in-process facilitator needs a Solana key (it pays the settlement fees)')
+      else if (families.has('solana') && !solanaSecretKey)
+        problems.push('FACILITATOR_SOLANA_PRIVATE_KEY: a Solana network is priced in X402_PRICES: the in-process facilitator needs a Solana key (it pays the settlement fees)')
       else facilitator = { kind: 'local', ...(privateKey ? { privateKey } : {}), ...(solanaSecretKey ? { solanaSecretKey } : {}) }
     }
   }
@@ -197,7 +198,9 @@ function readPrice(value: unknown, chainId: string, where: string, production: b
   const network = value.network === undefined ? chainId : value.network
   if (typeof network === 'string' && /^eip155:[0-9]{1,20}$/.test(network)) return readEvmPrice(value, network, where, problems)
   if (typeof network === 'string' && /^solana:[1-9A-HJ-NP-Za-km-z]{32}$/.test(network)) return readSolanaPrice(value, network, chainId, where, production, problems)
-  problems.push(`${where}.network: "${String(network).slice(0, 40)}" is not an EVM (eip155:<chain id>) or Solana (solana:<genesis hash prefix>) CAIP-2 network; x402's exact EVM and SVM schemes are supported`)
+  problems.push(
+    `${where}.network: "${String(network).slice(0, 40)}" is not an EVM (eip155:<chain id>) or Solana (solana:<genesis hash prefix>) CAIP-2 network; x402's exact EVM and SVM schemes are supported`,
+  )
   return undefined
 }
 
@@ -212,7 +215,10 @@ function readSolanaPrice(value: Record<string, unknown>, network: string, chainI
   const publicCluster = (Object.values(solanaClusterNetworks) as string[]).includes(network)
   let settleOn: string | undefined
   if (publicCluster && network !== chainId) {
-    if (production) problems.push(`${where}.network: ${network} is a public Solana cluster and not the priced chain ${chainId}: a chain answering as a public cluster for payments is for the devnet only (refused when NODE_ENV=production)`)
+    if (production)
+      problems.push(
+        `${where}.network: ${network} is a public Solana cluster and not the priced chain ${chainId}: a chain answering as a public cluster for payments is for the devnet only (refused when NODE_ENV=production)`,
+      )
     else if (!chainId.startsWith('solana:')) problems.push(`${where}.network: ${network} may stand for a Solana chain only, and ${chainId} is not one`)
     else settleOn = chainId
   }
@@ -222,11 +228,18 @@ function readSolanaPrice(value: Record<string, unknown>, network: string, chainI
   const isSolanaAddress = (a: unknown) => typeof a === 'string' && /^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(a) && getBase58Encoder().encode(a).length === 32
   if (!isSolanaAddress(value.payTo)) problems.push(`${where}.payTo: not a Solana address (base58, 32 bytes)`)
   if (!isSolanaAddress(value.asset)) problems.push(`${where}.asset: not an SPL mint address (base58, 32 bytes)`)
-  if (typeof value.amount !== 'string' || !/^[1-9][0-9]{0,19}$/.test(value.amount) || BigInt(value.amount) > 0xffffffffffffffffn) problems.push(`${where}.amount: must be a positive integer string in the mint's smallest unit, at most a u64 (e.g. "10000" for 0.01 of a 6-decimal token)`)
+  if (typeof value.amount !== 'string' || !/^[1-9][0-9]{0,19}$/.test(value.amount) || BigInt(value.amount) > 0xffffffffffffffffn)
+    problems.push(`${where}.amount: must be a positive integer string in the mint's smallest unit, at most a u64 (e.g. "10000" for 0.01 of a 6-decimal token)`)
   const maxTimeoutSeconds = readMaxTimeout(value, where, problems)
   if (value.maxGas !== undefined) problems.push(`${where}.maxGas: EVM only; a Solana execution's compute is bounded by the transaction the gateway builds`)
   if (problems.length !== before) return undefined
-  return { network: network as PriceConfig['network'], payTo: value.payTo as string, price: { asset: value.asset as string, amount: value.amount as string }, maxTimeoutSeconds, ...(settleOn ? { settleOn } : {}) }
+  return {
+    network: network as PriceConfig['network'],
+    payTo: value.payTo as string,
+    price: { asset: value.asset as string, amount: value.amount as string },
+    maxTimeoutSeconds,
+    ...(settleOn ? { settleOn } : {}),
+  }
 }
 
 function readMaxTimeout(value: Record<string, unknown>, where: string, problems: string[]): number {
@@ -248,9 +261,9 @@ function readSolanaSeed(text: string): Uint8Array | string {
     } catch {
       bytes = undefined
     }
-    if (!bytes) return 'not a JSON array of byte values (the Solana CLI\'s keypair file holds 64 numbers)'
+    if (!bytes) return "not a JSON array of byte values (the Solana CLI's keypair file holds 64 numbers)"
   } else {
-    if (!/^[1-9A-HJ-NP-Za-km-z]+$/.test(text)) return 'must be the Solana CLI\'s keypair (a JSON array of 64 numbers) or base58'
+    if (!/^[1-9A-HJ-NP-Za-km-z]+$/.test(text)) return "must be the Solana CLI's keypair (a JSON array of 64 numbers) or base58"
     bytes = Uint8Array.from(getBase58Encoder().encode(text))
   }
   if (bytes.length !== 64 && bytes.length !== 32) return `must hold 64 bytes (seed and public key) or the 32-byte seed; it holds ${bytes.length}`
@@ -286,7 +299,8 @@ function readEvmPrice(value: Record<string, unknown>, network: string, where: st
   } else {
     const { asset, amount, extra } = value
     if (typeof asset !== 'string' || !isAddress(asset, { strict: false })) problems.push(`${where}.asset: not a token address (0x + 40 hex digits)`)
-    if (typeof amount !== 'string' || !/^[1-9][0-9]{0,77}$/.test(amount)) problems.push(`${where}.amount: must be a positive integer string in the token's smallest unit (e.g. "10000" for 0.01 of a 6-decimal token)`)
+    if (typeof amount !== 'string' || !/^[1-9][0-9]{0,77}$/.test(amount))
+      problems.push(`${where}.amount: must be a positive integer string in the token's smallest unit (e.g. "10000" for 0.01 of a 6-decimal token)`)
     if (!isObject(extra) || typeof extra.name !== 'string' || !extra.name || typeof extra.version !== 'string' || !extra.version) {
       problems.push(`${where}.extra: must be {"name","version"}: the token's EIP-712 domain name and version`)
     }
@@ -317,7 +331,6 @@ function urlProblem(raw: string): string | undefined {
     return 'not a URL'
   }
 }
-
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)

@@ -103,7 +103,10 @@ export function createReconciler({ journal, adapters, intervalMs, logger, holds 
         if (!replacement) return
         // Journaled before it is broadcast: whichever of the two is mined settles the intent.
         const next = await journal.replace(record, replacement.tx, `replaced by attempt ${record.attempt + 1}: ${replacement.detail}`)
-        log.warn({ intentHash: record.intentHash, chainId: record.chainId, transactionHash, replacement: replacement.tx.id, attempt: next.attempt, detail: replacement.detail }, 'stuck transaction re-priced as a new attempt')
+        log.warn(
+          { intentHash: record.intentHash, chainId: record.chainId, transactionHash, replacement: replacement.tx.id, attempt: next.attempt, detail: replacement.detail },
+          'stuck transaction re-priced as a new attempt',
+        )
         report.repriced++
         await replacement.broadcast()
       }
@@ -152,7 +155,10 @@ export function createReconciler({ journal, adapters, intervalMs, logger, holds 
       }
       if (await journal.reopen(record, `reopened: ${check.detail}`)) {
         report.reopened++
-        log.warn({ intentHash: record.intentHash, chainId: record.chainId, transactionHash: record.transaction.id, blockNumber: record.blockNumber?.toString(), detail: check.detail }, 'a reorg removed a mined execution: reopened, to be reconciled')
+        log.warn(
+          { intentHash: record.intentHash, chainId: record.chainId, transactionHash: record.transaction.id, blockNumber: record.blockNumber?.toString(), detail: check.detail },
+          'a reorg removed a mined execution: reopened, to be reconciled',
+        )
       }
     }
   }

@@ -70,11 +70,20 @@ async function run(
   noteSent: (outcome: 'mined' | 'reverted' | 'submitted') => void,
 ): Promise<IntentOutcome> {
   const outcome = (status: number, detail?: string, execution?: ExecutionReport): IntentOutcome => ({
-    status, intentHash, chainId: adapter.chainId, chainType: adapter.chainType, detail, execution, signing: signingFor(adapter, intent, status),
+    status,
+    intentHash,
+    chainId: adapter.chainId,
+    chainType: adapter.chainType,
+    detail,
+    execution,
+    signing: signingFor(adapter, intent, status),
   })
 
   const noRelayerKey = (claimed = false): IntentOutcome => ({
-    ...outcome(Status.UNAVAILABLE, `this instance holds no relayer key for ${adapter.chainId} now (the keys are leased to the other instances of this gateway): ${claimed ? 'nothing was sent (its claim was given back)' : 'nothing was claimed or sent'}; send the intent to another instance, or retry after ${noRelayerKeyRetrySeconds} s`),
+    ...outcome(
+      Status.UNAVAILABLE,
+      `this instance holds no relayer key for ${adapter.chainId} now (the keys are leased to the other instances of this gateway): ${claimed ? 'nothing was sent (its claim was given back)' : 'nothing was claimed or sent'}; send the intent to another instance, or retry after ${noRelayerKeyRetrySeconds} s`,
+    ),
     problemType: noRelayerKeyType,
     retryAfterSeconds: noRelayerKeyRetrySeconds,
   })
@@ -181,7 +190,11 @@ async function run(
       noteSent(receipt.state)
       if (depth > 1) {
         // Mined, not final: a reorg can still undo it. 202 until CONFIRMATIONS blocks deep.
-        return outcome(Status.SUBMITTED, `the transaction was mined (${receipt.state === 'mined' ? 'executed' : 'reverted'}, code 0x${receipt.status.toString(16).padStart(2, '0').toUpperCase()}) but is not final until ${depth} blocks deep; poll the Location for its final state`, toReport(record, adapter))
+        return outcome(
+          Status.SUBMITTED,
+          `the transaction was mined (${receipt.state === 'mined' ? 'executed' : 'reverted'}, code 0x${receipt.status.toString(16).padStart(2, '0').toUpperCase()}) but is not final until ${depth} blocks deep; poll the Location for its final state`,
+          toReport(record, adapter),
+        )
       }
       // Out of the gas we gave it: not the intent's outcome; the record is dropped and the intent may be sent again.
       if (receipt.outOfGas) return outcome(Status.GATEWAY_FAILURE, receipt.detail, toReport(record, adapter))

@@ -49,7 +49,10 @@ export function createFacilitatorClient({ config, rpcUrls, logger, timeoutMs = 3
   const facilitator = new x402Facilitator()
   const evmNetworks = (Object.entries(rpcUrls) as [Network, string][]).filter(([network]) => network.startsWith('eip155:'))
   const solanaNetworks = (Object.entries(rpcUrls) as [Network, string][]).filter(([network]) => network.startsWith('solana:'))
-  const solana = config.solanaSecretKey && solanaNetworks.length > 0 ? createSolanaFacilitatorSigner({ secretKey: config.solanaSecretKey, rpcUrls: Object.fromEntries(solanaNetworks), confirmTimeoutMs: settlementTimeoutMs }) : undefined
+  const solana =
+    config.solanaSecretKey && solanaNetworks.length > 0
+      ? createSolanaFacilitatorSigner({ secretKey: config.solanaSecretKey, rpcUrls: Object.fromEntries(solanaNetworks), confirmTimeoutMs: settlementTimeoutMs })
+      : undefined
   if (solana) registerExactSvmScheme(facilitator, { signer: solana.signer, networks: solanaNetworks.map(([network]) => network) })
 
   // One account for every network, with a nonce manager: concurrent settlements from one key
@@ -93,7 +96,7 @@ function guard(client: FacilitatorClient, log: Logger): FacilitatorClient {
       try {
         return await client.verify(payload, requirements)
       } catch (err) {
-        if (err instanceof VerifyError) return { isValid: false, invalidReason: err.invalidReason ?? 'verification_failed', invalidMessage: err.invalidMessage, payer: err.payer }
+        if (err instanceof VerifyError) return withoutUndefined({ isValid: false, invalidReason: err.invalidReason ?? 'verification_failed', invalidMessage: err.invalidMessage, payer: err.payer })
         log.warn({ err }, 'x402 verify failed: facilitator unavailable')
         throw new FacilitatorUnavailableError('verify', { cause: err })
       }
@@ -102,7 +105,8 @@ function guard(client: FacilitatorClient, log: Logger): FacilitatorClient {
       try {
         return await client.settle(payload, requirements)
       } catch (err) {
-        if (err instanceof SettleError) return { success: false, errorReason: err.errorReason ?? 'settlement_failed', errorMessage: err.errorMessage, payer: err.payer, transaction: err.transaction, network: err.network }
+        if (err instanceof SettleError)
+          return withoutUndefined({ success: false, errorReason: err.errorReason ?? 'settlement_failed', errorMessage: err.errorMessage, payer: err.payer, transaction: err.transaction, network: err.network })
         log.warn({ err }, 'x402 settle failed: facilitator unavailable')
         throw new FacilitatorUnavailableError('settle', { cause: err })
       }
@@ -116,4 +120,9 @@ function guard(client: FacilitatorClient, log: Logger): FacilitatorClient {
       }
     },
   }
+}
+
+/** The object without its undefined fields: x402's response types leave a missing field out rather than undefined. */
+export function withoutUndefined<T extends Record<string, unknown>>(value: T): { [K in keyof T]: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as never
 }

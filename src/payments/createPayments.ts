@@ -12,7 +12,7 @@ import type { Logger } from 'pino'
 import { type Hex, keccak256, stringToHex } from 'viem'
 import type { PaymentsConfig, PriceConfig, PricedRoute } from '../config/paymentsConfig.ts'
 import { FacilitatorUnavailableError } from './facilitatorUnavailableError.ts'
-import type { GatewayFacilitator } from './createFacilitatorClient.ts'
+import { type GatewayFacilitator, withoutUndefined } from './createFacilitatorClient.ts'
 import { paymentKeyOf } from './paymentKeyOf.ts'
 import type { PaymentLedger, PaymentRecord, PendingRequest, StoredAnswer } from '../ports/paymentLedger.ts'
 import { isSettlementPending, settlementPendingReason } from './settlementPending.ts'
@@ -111,7 +111,17 @@ export type Payments = {
   close(): Promise<void>
 }
 
-export function createPayments({ config, facilitator, ledger, logger }: { config: PaymentsConfig; facilitator: FacilitatorClient & Pick<GatewayFacilitator, 'settlementIdOf'>; ledger: PaymentLedger; logger: Logger }): Payments {
+export function createPayments({
+  config,
+  facilitator,
+  ledger,
+  logger,
+}: {
+  config: PaymentsConfig
+  facilitator: FacilitatorClient & Pick<GatewayFacilitator, 'settlementIdOf'>
+  ledger: PaymentLedger
+  logger: Logger
+}): Payments {
   const log = logger.child({ module: 'payments' })
   const networks = [...new Set(Object.values(config.prices).flatMap((routes) => Object.values(routes).map((p) => p.network)))] as Network[]
   const server = new x402ResourceServer(facilitator)
@@ -218,7 +228,16 @@ export function createPayments({ config, facilitator, ledger, logger }: { config
 
     // Solana: the settlement's id is known before it is sent (in-process facilitator); kept with the reservation, it finds the settlement after a crash.
     const settlementId = paid.transaction ? await facilitator.settlementIdOf?.(paid.transaction) : undefined
-    const reservation = await ledger.reserve({ ...key, ...binding, amount: matched.amount, payTo: matched.payTo, paymentId, payloadHash, validBefore, ...(settlementId ? { transaction: settlementId } : {}) })
+    const reservation = await ledger.reserve({
+      ...key,
+      ...binding,
+      amount: matched.amount,
+      payTo: matched.payTo,
+      paymentId,
+      payloadHash,
+      validBefore,
+      ...(settlementId ? { transaction: settlementId } : {}),
+    })
     if (reservation.kind === 'authorization-used') return paymentRequired(alreadyUsed)
     if (reservation.kind === 'payment-id-taken') return holderOutcome(reservation.payment, reservation.samePayload)
     const payment = reservation.payment
@@ -234,7 +253,7 @@ export function createPayments({ config, facilitator, ledger, logger }: { config
           } catch (err) {
             // A facilitator that could not answer leaves the reservation for recovery: it may have sent the transfer.
             if (!(err instanceof SettleError)) throw err
-            response = { success: false, errorReason: err.errorReason, errorMessage: err.errorMessage, transaction: err.transaction, network: err.network }
+            response = withoutUndefined({ success: false, errorReason: err.errorReason, errorMessage: err.errorMessage, transaction: err.transaction, network: err.network }) as SettleResponse
           }
           if (response.success) {
             await ledger.markSettled(payment.id, response.transaction)
@@ -242,7 +261,12 @@ export function createPayments({ config, facilitator, ledger, logger }: { config
           }
           if (response.errorReason === settlementPendingReason && response.transaction) {
             // Broadcast, not confirmed in time: not a failure. The payment stays reserved, naming its transaction.
-            await ledger.markSettlementPending(payment.id, response.transaction, `${settlementPendingReason}: the settlement ${response.transaction} was broadcast and not confirmed in time; the intent is sent once it is`, request.replay)
+            await ledger.markSettlementPending(
+              payment.id,
+              response.transaction,
+              `${settlementPendingReason}: the settlement ${response.transaction} was broadcast and not confirmed in time; the intent is sent once it is`,
+              request.replay,
+            )
             log.info({ paymentId: payment.id, transaction: response.transaction }, 'x402 settlement pending: the intent waits for its confirmation')
             return pendingOf({ ...payment, transaction: response.transaction, payer: response.payer ?? payment.payer })
           }
@@ -289,7 +313,15 @@ export function createPayments({ config, facilitator, ledger, logger }: { config
       pending: true,
       reason: settlementPendingReason,
       message,
-      response: { success: false, errorReason: settlementPendingReason, errorMessage: message, transaction: payment.transaction ?? '', network: payment.network as Network, payer: payment.payer, amount: payment.amount },
+      response: {
+        success: false,
+        errorReason: settlementPendingReason,
+        errorMessage: message,
+        transaction: payment.transaction ?? '',
+        network: payment.network as Network,
+        payer: payment.payer,
+        amount: payment.amount,
+      },
     }
   }
 

@@ -13,7 +13,17 @@ export type SolanaFacilitatorSigner = {
   settlementIdOf(transaction: string): Promise<string | undefined>
 }
 
-export function createSolanaFacilitatorSigner({ secretKey, rpcUrls, confirmTimeoutMs, pollMs = 200 }: { secretKey: Uint8Array; rpcUrls: Record<string, string>; confirmTimeoutMs: number; pollMs?: number }): SolanaFacilitatorSigner {
+export function createSolanaFacilitatorSigner({
+  secretKey,
+  rpcUrls,
+  confirmTimeoutMs,
+  pollMs = 200,
+}: {
+  secretKey: Uint8Array
+  rpcUrls: Record<string, string>
+  confirmTimeoutMs: number
+  pollMs?: number
+}): SolanaFacilitatorSigner {
   const keyPair: Promise<KeyPairSigner> = createKeyPairSignerFromPrivateKeyBytes(secretKey.subarray(0, 32))
   const rpcs = Object.fromEntries(Object.entries(rpcUrls).map(([network, url]) => [network, createSolanaRpc(url)]))
   const base58 = getBase58Decoder()

@@ -76,7 +76,13 @@ export async function resolveUnresolvedPayments({
     let head = heads.get(payment.network)
     if (!head) heads.set(payment.network, (head = client.getBlock({ blockTag: 'latest' })))
     const block = await head
-    const used = await client.readContract({ address: payment.asset as Address, abi: eip3009Abi, functionName: 'authorizationState', args: [payment.payer as Address, payment.nonce], blockNumber: block.number })
+    const used = await client.readContract({
+      address: payment.asset as Address,
+      abi: eip3009Abi,
+      functionName: 'authorizationState',
+      args: [payment.payer as Address, payment.nonce],
+      blockNumber: block.number,
+    })
     if (!used) {
       // transferWithAuthorization needs block.timestamp < validBefore: from this block on, nobody can settle it.
       if (payment.validBefore !== undefined && block.timestamp >= payment.validBefore) {
@@ -86,7 +92,10 @@ export async function resolveUnresolvedPayments({
         await ledger.markReleased(payment.id, `resolved (${when}): the authorization was never used and no settlement is pending, nothing was charged`)
         resolved.push({ payment, outcome: 'released', transaction: undefined, reason: 'unused' })
       } else {
-        log.info({ paymentId: payment.id, network: payment.network, validBefore: payment.validBefore?.toString() }, 'reserved payment left reserved: its authorization could still be settled; resolved once used or expired')
+        log.info(
+          { paymentId: payment.id, network: payment.network, validBefore: payment.validBefore?.toString() },
+          'reserved payment left reserved: its authorization could still be settled; resolved once used or expired',
+        )
       }
       continue
     }
@@ -103,7 +112,11 @@ export async function resolveUnresolvedPayments({
     }
     // Used: the funds moved. Without its event in range, still settled: charging nobody twice matters more.
     const transaction = usedLogs[0]?.transactionHash ?? undefined
-    await ledger.markSettled(payment.id, transaction, transaction ? `resolved (${when}): settled, its answer never reached the request` : `resolved (${when}): used on-chain, settlement transaction not found`)
+    await ledger.markSettled(
+      payment.id,
+      transaction,
+      transaction ? `resolved (${when}): settled, its answer never reached the request` : `resolved (${when}): used on-chain, settlement transaction not found`,
+    )
     resolved.push({ payment, outcome: 'settled', transaction, reason: 'used' })
   }
   // A Solana payment: its settlement's transaction id, known from the reservation on with the in-process facilitator.
@@ -132,10 +145,14 @@ export async function resolveUnresolvedPayments({
       await ledger.markReleased(payment.id, `resolved (${when}): ${pending}the settlement never landed and can no longer (its blockhash expired), nothing was charged`)
       return { payment, outcome: 'released', transaction: undefined, reason: 'expired' }
     }
-    log.info({ paymentId: payment.id, network: payment.network, validBefore: payment.validBefore?.toString() }, 'Solana reservation left reserved: its settlement could still land; resolved once confirmed or expired')
+    log.info(
+      { paymentId: payment.id, network: payment.network, validBefore: payment.validBefore?.toString() },
+      'Solana reservation left reserved: its settlement could still land; resolved once confirmed or expired',
+    )
     return undefined
   }
 
-  if (resolved.length > 0) log.info({ when, settled: resolved.filter((r) => r.outcome === 'settled').length, released: resolved.filter((r) => r.outcome === 'released').length }, 'reserved payments resolved')
+  if (resolved.length > 0)
+    log.info({ when, settled: resolved.filter((r) => r.outcome === 'settled').length, released: resolved.filter((r) => r.outcome === 'released').length }, 'reserved payments resolved')
   return resolved
 }

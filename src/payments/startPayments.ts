@@ -34,7 +34,17 @@ export type StartPaymentsParameters = {
   deliver?: ((request: PendingRequest) => Promise<{ httpStatus: number }>) | undefined
 }
 
-export async function startPayments({ config, rpcUrls: chainUrls, journal, rpcTimeoutMs, logger, resolveIntervalMs = 5_000, traceFacilitator, settlementTimeoutMs, deliver }: StartPaymentsParameters): Promise<Payments> {
+export async function startPayments({
+  config,
+  rpcUrls: chainUrls,
+  journal,
+  rpcTimeoutMs,
+  logger,
+  resolveIntervalMs = 5_000,
+  traceFacilitator,
+  settlementTimeoutMs,
+  deliver,
+}: StartPaymentsParameters): Promise<Payments> {
   const rpcUrls: Record<Network, string> = {}
   for (const routes of Object.values(config.prices)) {
     for (const price of Object.values(routes)) {
@@ -91,7 +101,11 @@ export async function startPayments({ config, rpcUrls: chainUrls, journal, rpcTi
     logger.warn({ err }, 'x402 reservations left by the last run could not be resolved now (the chain did not answer); they stay reserved until the next start')
     return []
   })
-  if (resolved.length > 0) logger.info({ settled: resolved.filter((r) => r.outcome === 'settled').length, released: resolved.filter((r) => r.outcome === 'released').length }, 'x402 reservations left by the last run resolved')
+  if (resolved.length > 0)
+    logger.info(
+      { settled: resolved.filter((r) => r.outcome === 'settled').length, released: resolved.filter((r) => r.outcome === 'released').length },
+      'x402 reservations left by the last run resolved',
+    )
   const payments = createPayments({ config, facilitator, ledger, logger })
 
   // A payment buys one attempt: an execution mined and final, whether it ran or reverted, uses it up.

@@ -15,8 +15,15 @@ describe('relayerShare', () => {
       for (let live = 1; live <= 6; live++) {
         const ids = Array.from({ length: live }, (_, i) => `gw-${i}`)
         const got = shares(keys, ids)
-        assert.equal(got.reduce((a, b) => a + b, 0), keys, `${keys} keys over ${live}: ${got}`)
-        assert.ok(got.every((s) => s === Math.floor(keys / live) || s === Math.ceil(keys / live)), `${keys} keys over ${live}: ${got}`)
+        assert.equal(
+          got.reduce((a, b) => a + b, 0),
+          keys,
+          `${keys} keys over ${live}: ${got}`,
+        )
+        assert.ok(
+          got.every((s) => s === Math.floor(keys / live) || s === Math.ceil(keys / live)),
+          `${keys} keys over ${live}: ${got}`,
+        )
         if (keys >= live) assert.ok(got.every((s) => s >= 1))
       }
     }

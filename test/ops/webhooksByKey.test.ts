@@ -274,11 +274,12 @@ describe('the journal keeps the asking key (SQLite and PostgreSQL), and older jo
       const first = await openPostgresJournal({ url: database.url })
       await claimed(first, claimOf(1))
       await first.close()
-      // As a gateway of schema 4 left it: no column, no migration 5.
+      // As a gateway of schema 4 left it: no column, no migration 5 or later.
       const admin = new pg.Client({ connectionString: database.url })
       await admin.connect()
       await admin.query('ALTER TABLE executions DROP COLUMN api_key_id')
-      await admin.query('DELETE FROM journal_migrations WHERE version = 5')
+      await admin.query('ALTER TABLE x402_payments DROP COLUMN pending_request')
+      await admin.query('DELETE FROM journal_migrations WHERE version >= 5')
       await admin.end()
 
       const journal = await openPostgresJournal({ url: database.url })

@@ -145,9 +145,20 @@ export function journalContract(open: () => Promise<Journal>) {
     await journal.close()
   })
 
-  it('keys a Solana payment by its base58 payer exactly, keeps a settlement id known at reservation, and a pending settlement\'s request for one taker', async () => {
+  it("keys a Solana payment by its base58 payer exactly, keeps a settlement id known at reservation, and a pending settlement's request for one taker", async () => {
     const journal = await open()
-    const solana = { network: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1', asset: 'So11111111111111111111111111111111111111112', nonce: hash(95), route: 'execute', chainId: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1', amount: '10000', payTo: '9cAFihkyRRfWvpr1LiXCzgx4Y9brKpYDtzyUMCaLpvba', paymentId: undefined, payloadHash: hash(96), validBefore: 2n ** 40n }
+    const solana = {
+      network: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1',
+      asset: 'So11111111111111111111111111111111111111112',
+      nonce: hash(95),
+      route: 'execute',
+      chainId: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1',
+      amount: '10000',
+      payTo: '9cAFihkyRRfWvpr1LiXCzgx4Y9brKpYDtzyUMCaLpvba',
+      paymentId: undefined,
+      payloadHash: hash(96),
+      validBefore: 2n ** 40n,
+    }
     const payer = '78Y9a59Dxts8ceD2ihJFuu4zMzz5jFt9zUsaYGhEn5mL'
     const first = await journal.payments.reserve({ ...solana, payer, intentHash: hash(51), transaction: 'NsGZa9o5ze7QCDb2r6i1Uo2UWRd21bRQUeSCo8T4exzuAn6eTVad9AyUBFYQFeWmTpYx1Pop3xdL3tfPiLrrv8h' })
     assert.equal(first.kind, 'reserved')
@@ -159,10 +170,20 @@ export function journalContract(open: () => Promise<Journal>) {
     const request = { method: 'POST' as const, url: '/intents/execute', headers: { 'x-chain-id': 'solana:x' }, body: { nonce: '1' } }
     await journal.payments.markSettlementPending(first.payment.id, 'pendingTx', 'settlement_pending: waiting', request)
     const pending = (await journal.payments.forIntent(solana.chainId, hash(51)))[0]!
-    assert.deepEqual({ state: pending.state, transaction: pending.transaction, reason: pending.reason, pendingRequest: pending.pendingRequest }, { state: 'reserved', transaction: 'pendingTx', reason: 'settlement_pending: waiting', pendingRequest: request })
+    assert.deepEqual(
+      { state: pending.state, transaction: pending.transaction, reason: pending.reason, pendingRequest: pending.pendingRequest },
+      { state: 'reserved', transaction: 'pendingTx', reason: 'settlement_pending: waiting', pendingRequest: request },
+    )
     await journal.payments.markSettled(first.payment.id, 'pendingTx')
-    assert.deepEqual((await journal.payments.credits()).map((c) => c.pendingRequest), [request])
-    assert.deepEqual(await Promise.all([journal.payments.takePendingRequest(first.payment.id), journal.payments.takePendingRequest(first.payment.id)]).then((r) => r.sort()), [false, true], 'taken once')
+    assert.deepEqual(
+      (await journal.payments.credits()).map((c) => c.pendingRequest),
+      [request],
+    )
+    assert.deepEqual(
+      await Promise.all([journal.payments.takePendingRequest(first.payment.id), journal.payments.takePendingRequest(first.payment.id)]).then((r) => r.sort()),
+      [false, true],
+      'taken once',
+    )
     assert.equal((await journal.payments.credits())[0]!.pendingRequest, undefined)
     await journal.close()
   })

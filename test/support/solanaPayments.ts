@@ -16,7 +16,15 @@ import { createLogger } from '../../src/logging/createLogger.ts'
 import type { TestGateway } from './testGateway.ts'
 
 export function solanaChainOf(devnet: SolanaDevnet, rpcUrl = devnet.rpcUrl): ChainConfig {
-  return { chainId: devnet.chainId, chainType: 'solana', reference: devnet.reference, rpcUrls: [rpcUrl], executor: devnet.programId, validator: devnet.programId, registry: devnet.config } as ChainConfig
+  return {
+    chainId: devnet.chainId,
+    chainType: 'solana',
+    reference: devnet.reference,
+    rpcUrls: [rpcUrl],
+    executor: devnet.programId,
+    validator: devnet.programId,
+    registry: devnet.config,
+  } as ChainConfig
 }
 
 /** The chain's environment for a gateway process (`npm start` pointed at the devnet), with its prices. */
@@ -50,7 +58,17 @@ export async function startSolanaPaidGateway(
     rpcTimeoutMs = 2_000,
     otherChains = [],
     relayerPrivateKey,
-  }: { rpcUrl?: string; payments?: PaymentsConfig; storage?: StorageConfig; journalPath?: string; receiptTimeoutMs?: number; reconcileIntervalMs?: number; rpcTimeoutMs?: number; otherChains?: ChainConfig[]; relayerPrivateKey?: `0x${string}` } = {},
+  }: {
+    rpcUrl?: string
+    payments?: PaymentsConfig
+    storage?: StorageConfig
+    journalPath?: string
+    receiptTimeoutMs?: number
+    reconcileIntervalMs?: number
+    rpcTimeoutMs?: number
+    otherChains?: ChainConfig[]
+    relayerPrivateKey?: `0x${string}`
+  } = {},
 ): Promise<TestGateway> {
   const logs: string[] = []
   const logger = createLogger({ level: 'info', destination: { write: (line: string) => void logs.push(line) } })

@@ -46,7 +46,7 @@ export function createMcpServer({ callRoute, admitToolCall, version }: CreateMcp
       capabilities: { tools: {} },
       instructions:
         'Validate and execute blockchain intents. Every result carries the HTTP status and the ERC-1066 code the gateway answered with; explain_status explains a code. ' +
-        'execute_intent needs the sender\'s EIP-712 signature: a 401 (0xE5) result carries `signing`, the typed data to sign.',
+        "execute_intent needs the sender's EIP-712 signature: a 401 (0xE5) result carries `signing`, the typed data to sign.",
     },
   )
 

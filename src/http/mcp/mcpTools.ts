@@ -27,7 +27,8 @@ const intentHash = intentHashParamsSchema.properties.intentHash
 const headers = {
   type: 'object',
   additionalProperties: true,
-  description: 'the headers of the HTTP answer that matter to an agent, lower-case: the common headers (x-erc1066-status, x-intent-hash, x-chain-id, …) and, when present, location, retry-after, www-authenticate, payment-required, payment-response',
+  description:
+    'the headers of the HTTP answer that matter to an agent, lower-case: the common headers (x-erc1066-status, x-intent-hash, x-chain-id, …) and, when present, location, retry-after, www-authenticate, payment-required, payment-response',
   properties: Object.fromEntries(Object.entries(commonResponseHeaders).map(([name, schema]) => [name.toLowerCase(), schema])),
 } as const
 
@@ -64,7 +65,7 @@ export const mcpTools: readonly McpTool[] = [
     name: 'validate_intent',
     title: 'Validate an intent',
     description:
-      'Ask the chain\'s validator whether an intent may run, without running it (POST /intents/validate). The result carries the HTTP status and the ERC-1066 code: 200 (0x01) allowed, 403 (0x10) disallowed by the policy, 402 (0x54) funds short, 410 expired, 421 (0xA2) chain not served, 400 with `errors` naming the fields. With `signature`, the signature is checked too (401 0xE4 when wrong).',
+      "Ask the chain's validator whether an intent may run, without running it (POST /intents/validate). The result carries the HTTP status and the ERC-1066 code: 200 (0x01) allowed, 403 (0x10) disallowed by the policy, 402 (0x54) funds short, 410 expired, 421 (0xA2) chain not served, 400 with `errors` naming the fields. With `signature`, the signature is checked too (401 0xE4 when wrong).",
     inputSchema: intentInput,
     outputSchema: intentAnswer,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
@@ -73,7 +74,7 @@ export const mcpTools: readonly McpTool[] = [
     name: 'execute_intent',
     title: 'Execute an intent',
     description:
-      'Validate an intent, then execute it on-chain through the gateway\'s relayer (POST /intents/execute): 200 (0x11) when mined, 202 (0xF3) when not mined in time (poll get_intent), 409 when already executed (0x22) or in flight (0xF8), the validation\'s answer when refused (nothing is sent). It needs the sender\'s `signature`: without one, a 401 (0xE5) body carries `signing`, the typed data to sign. With API keys configured it needs a key (Authorization: Bearer on the /mcp request). A price is demanded as an x402 PaymentRequired (402) and paid in `_meta["x402/payment"]`.',
+      "Validate an intent, then execute it on-chain through the gateway's relayer (POST /intents/execute): 200 (0x11) when mined, 202 (0xF3) when not mined in time (poll get_intent), 409 when already executed (0x22) or in flight (0xF8), the validation's answer when refused (nothing is sent). It needs the sender's `signature`: without one, a 401 (0xE5) body carries `signing`, the typed data to sign. With API keys configured it needs a key (Authorization: Bearer on the /mcp request). A price is demanded as an x402 PaymentRequired (402) and paid in `_meta[\"x402/payment\"]`.",
     inputSchema: intentInput,
     outputSchema: intentAnswer,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
@@ -82,7 +83,7 @@ export const mcpTools: readonly McpTool[] = [
     name: 'get_intent',
     title: 'Follow an execution',
     description:
-      'The state of an execution this gateway sent, by its intent hash (GET /intents/{intentHash}, the X-Intent-Hash of execute): 202 (0xF3) while unconfirmed, 200 (0x11) once executed, the revert\'s code otherwise, 404 for an intent this gateway never sent.',
+      "The state of an execution this gateway sent, by its intent hash (GET /intents/{intentHash}, the X-Intent-Hash of execute): 202 (0xF3) while unconfirmed, 200 (0x11) once executed, the revert's code otherwise, 404 for an intent this gateway never sent.",
     inputSchema: { type: 'object', properties: { intentHash, chainId }, required: ['intentHash'], additionalProperties: false },
     outputSchema: intentAnswer,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
@@ -103,8 +104,7 @@ export const mcpTools: readonly McpTool[] = [
   {
     name: 'explain_status',
     title: 'Explain an ERC-1066 code',
-    description:
-      'What an ERC-1066 status code means here and which HTTP status the gateway answers it with (one row of GET /status-codes), and what that HTTP status means here.',
+    description: 'What an ERC-1066 status code means here and which HTTP status the gateway answers it with (one row of GET /status-codes), and what that HTTP status means here.',
     inputSchema: {
       type: 'object',
       properties: { code: { type: 'string', pattern: '^0x[0-9a-fA-F]{2}$', description: 'the code as X-ERC1066-Status writes it: 0x + two hex digits, e.g. 0x10' } },
@@ -116,7 +116,7 @@ export const mcpTools: readonly McpTool[] = [
       required: ['code', 'statusName', 'description', 'httpStatus', 'reserved', 'httpMeaning'],
       properties: {
         ...statusCodesSchema.properties.codes.items.properties,
-        httpMeaning: { type: 'string', description: 'what the HTTP status means on this gateway\'s intent routes' },
+        httpMeaning: { type: 'string', description: "what the HTTP status means on this gateway's intent routes" },
       },
     },
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

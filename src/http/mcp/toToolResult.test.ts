@@ -5,7 +5,11 @@ import { toToolResult } from './toToolResult.ts'
 
 describe('toToolResult', () => {
   it('keeps the status, the code, the headers that matter and the body; isError from 400 on', () => {
-    const ok = toToolResult({ httpStatus: 202, headers: { 'x-erc1066-status': '0xF3', location: '/intents/0xab', 'content-type': 'application/json', 'set-cookie': ['a', 'b'] }, body: { status: '0xF3' } })
+    const ok = toToolResult({
+      httpStatus: 202,
+      headers: { 'x-erc1066-status': '0xF3', location: '/intents/0xab', 'content-type': 'application/json', 'set-cookie': ['a', 'b'] },
+      body: { status: '0xF3' },
+    })
     assert.deepEqual(ok.structuredContent, { httpStatus: 202, erc1066Status: '0xF3', headers: { 'x-erc1066-status': '0xF3', location: '/intents/0xab' }, body: { status: '0xF3' } })
     assert.equal(ok.isError, undefined)
     assert.deepEqual(ok.content, [{ type: 'text', text: JSON.stringify(ok.structuredContent) }])
@@ -13,14 +17,20 @@ describe('toToolResult', () => {
     assert.equal(refused.isError, true)
   })
 
-  it('puts a 402\'s PaymentRequired at the top (x402 MCP transport), and a settlement in _meta', () => {
+  it("puts a 402's PaymentRequired at the top (x402 MCP transport), and a settlement in _meta", () => {
     const paymentRequired = { x402Version: 2, error: 'pay', resource: { url: 'https://g.example/intents/execute' }, accepts: [{ scheme: 'exact' }] }
     const demand = toToolResult({ httpStatus: 402, headers: { 'x-erc1066-status': '0x55', 'payment-required': 'e30=' }, body: { status: 402, paymentRequired } })
     assert.equal(demand.isError, true)
-    assert.deepEqual(demand.structuredContent, { ...paymentRequired, httpStatus: 402, erc1066Status: '0x55', headers: { 'x-erc1066-status': '0x55', 'payment-required': 'e30=' }, body: { status: 402, paymentRequired } })
+    assert.deepEqual(demand.structuredContent, {
+      ...paymentRequired,
+      httpStatus: 402,
+      erc1066Status: '0x55',
+      headers: { 'x-erc1066-status': '0x55', 'payment-required': 'e30=' },
+      body: { status: 402, paymentRequired },
+    })
     assert.deepEqual(JSON.parse((demand.content[0] as { text: string }).text), demand.structuredContent)
 
-    const settlement = { success: true, transaction: '0x' + '1'.repeat(64), network: 'eip155:84532' as const, payer: '0x' + '2'.repeat(40) }
+    const settlement = { success: true, transaction: `0x${'1'.repeat(64)}`, network: 'eip155:84532' as const, payer: `0x${'2'.repeat(40)}` }
     const paid = toToolResult({ httpStatus: 200, headers: { 'x-erc1066-status': '0x11', 'payment-response': encodePaymentResponseHeader(settlement as never) }, body: {} })
     assert.deepEqual(paid._meta, { 'x402/payment-response': settlement })
     const garbled = toToolResult({ httpStatus: 200, headers: { 'payment-response': '%%%' }, body: {} })

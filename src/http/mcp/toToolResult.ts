@@ -15,7 +15,9 @@ export type RouteAnswer = { httpStatus: number; headers: Record<string, string |
 /** The headers a tool result repeats from the HTTP answer (lower-case names). */
 const resultHeaderNames = [
   // Not X-Request-Id: the in-process route call's own id; the /mcp answer carries the request's.
-  ...Object.keys(commonResponseHeaders).map((h) => h.toLowerCase()).filter((h) => h !== 'x-request-id'),
+  ...Object.keys(commonResponseHeaders)
+    .map((h) => h.toLowerCase())
+    .filter((h) => h !== 'x-request-id'),
   'location',
   'retry-after',
   'www-authenticate',

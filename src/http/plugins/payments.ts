@@ -12,7 +12,6 @@ import type { PaymentOutcomeLabel } from '../../metrics/createMetrics.ts'
 import type { GatewayContext } from '../gatewayContext.ts'
 import { toProblemDetails } from '../problemDetails.ts'
 
-
 export type PaidRouteOptions<T> = {
   payments: Payments
   route: PricedRoute
@@ -26,7 +25,7 @@ export type PaidRouteOptions<T> = {
    * An answer owed before any price (a replayed outcome, a refusal of the gateway's limits):
    * sent free, without a 402, nothing reserved or charged. Undefined: the request is priced.
    */
-  before?(request: FastifyRequest, reply: FastifyReply): Promise<T | undefined>
+  before?: ((request: FastifyRequest, reply: FastifyReply) => Promise<T | undefined>) | undefined
   /** Extensions every offer of the route declares (its x402 `bazaar` discovery). */
   extensions?: Record<string, unknown> | undefined
   /** Whether the request carries a valid API key (priced only with PRICE_API_KEY_CLIENTS). */
@@ -77,7 +76,9 @@ export function paidRoute<T>(options: PaidRouteOptions<T>): { handler: (request:
             // x402 settlement_pending: 202 with Location (the route's 0xF3), never 402; the body says which settlement it waits for.
             const settlement = outcome.paymentResponse!
             reply.header('payment-response', encodePaymentResponseHeader(settlement))
-            return options.send(request, reply, outcome.result, { payment: { status: settlement.errorReason, transaction: settlement.transaction, network: settlement.network, payer: settlement.payer, detail: settlement.errorMessage } })
+            return options.send(request, reply, outcome.result, {
+              payment: { status: settlement.errorReason, transaction: settlement.transaction, network: settlement.network, payer: settlement.payer, detail: settlement.errorMessage },
+            })
           }
           if (outcome.charged !== 'free') note(outcome.charged)
           if (outcome.paymentResponse) reply.header('payment-response', encodePaymentResponseHeader(outcome.paymentResponse))
@@ -100,19 +101,42 @@ export function paidRoute<T>(options: PaidRouteOptions<T>): { handler: (request:
         case 'payment-required': {
           const { paymentRequired } = outcome
           note(paymentRequired.error && paymentRequired.error !== 'Payment required' ? 'refused' : 'required')
-          const detail = paymentRequired.error && paymentRequired.error !== 'Payment required' ? `the payment was refused: ${paymentRequired.error}` : 'pay with x402: repeat the request with a PAYMENT-SIGNATURE header for one of paymentRequired.accepts'
-          return problem(request, reply, { chainId, intentHash }, 402, Status.FUNDS_REQUESTED, 'Payment required', detail, {
-            'payment-required': encodePaymentRequiredHeader(paymentRequired),
-            'x-payment-required': 'true',
-            'cache-control': 'no-store',
-          }, { paymentRequired })
+          const detail =
+            paymentRequired.error && paymentRequired.error !== 'Payment required'
+              ? `the payment was refused: ${paymentRequired.error}`
+              : 'pay with x402: repeat the request with a PAYMENT-SIGNATURE header for one of paymentRequired.accepts'
+          return problem(
+            request,
+            reply,
+            { chainId, intentHash },
+            402,
+            Status.FUNDS_REQUESTED,
+            'Payment required',
+            detail,
+            {
+              'payment-required': encodePaymentRequiredHeader(paymentRequired),
+              'x-payment-required': 'true',
+              'cache-control': 'no-store',
+            },
+            { paymentRequired },
+          )
         }
       }
     },
   }
 }
 
-function problem(request: FastifyRequest, reply: FastifyReply, priced: Priced, httpStatus: number, status: number, title: string, detail: string, headers: Record<string, string>, extra: Record<string, unknown> = {}) {
+function problem(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  priced: Priced,
+  httpStatus: number,
+  status: number,
+  title: string,
+  detail: string,
+  headers: Record<string, string>,
+  extra: Record<string, unknown> = {},
+) {
   const context: GatewayContext = request.gateway ?? { chainId: priced.chainId, chainType: '', intentHash: priced.intentHash, status: undefined }
   context.status = status
   context.intentHash ??= priced.intentHash

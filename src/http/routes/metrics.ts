@@ -13,13 +13,17 @@ export function registerMetricsRoute(app: FastifyInstance, { metrics, token }: {
   const schema = {
     operationId: 'getMetrics',
     tags: ['operations'],
-    summary: 'The Prometheus text exposition of the gateway\'s metrics (requests, RPC calls, executions, payments, relayer balance, journal backlog)',
+    summary: "The Prometheus text exposition of the gateway's metrics (requests, RPC calls, executions, payments, relayer balance, journal backlog)",
     // Open unless METRICS_TOKEN is set; then that token, not an API key.
     security: expected ? [{ [metricsTokenScheme]: [] }] : [],
     response: {
       200: { description: 'the metrics, Prometheus text format 0.0.4', headers: commonResponseHeaders, content: { 'text/plain': { schema: { type: 'string' } } } },
       // On the metrics port's own server no shared schemas are registered: the problem inline there.
-      ...(expected ? (app.getSchema('Problem') ? outcomeResponses([401]) : { 401: { description: 'the metrics token is missing or wrong', headers: commonResponseHeaders, content: { 'application/problem+json': { schema: problemSchema } } } }) : {}),
+      ...(expected
+        ? app.getSchema('Problem')
+          ? outcomeResponses([401])
+          : { 401: { description: 'the metrics token is missing or wrong', headers: commonResponseHeaders, content: { 'application/problem+json': { schema: problemSchema } } } }
+        : {}),
     },
   }
   app.get('/metrics', { schema }, async (request, reply) => {

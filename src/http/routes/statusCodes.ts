@@ -18,5 +18,6 @@ export function registerStatusCodesRoute(app: FastifyInstance) {
         response: { 200: jsonResponse('the table', statusCodesSchema) },
       },
     },
-    async (_request, reply) => reply.type('application/json').send(body))
+    async (_request, reply) => reply.type('application/json').send(body),
+  )
 }

@@ -37,7 +37,8 @@ export function createPostgresPaymentLedger({ query, now = () => Date.now() }: C
     const idTaken = async (): Promise<Reservation | undefined> => {
       if (r.paymentId === undefined) return undefined
       const holder = await byPaymentId(r.paymentId)
-      if (holder && !(holder.state === 'released' && sameAuthorization(holder))) return { kind: 'payment-id-taken', payment: toPaymentRecord(holder), samePayload: holder.payload_hash === r.payloadHash }
+      if (holder && !(holder.state === 'released' && sameAuthorization(holder)))
+        return { kind: 'payment-id-taken', payment: toPaymentRecord(holder), samePayload: holder.payload_hash === r.payloadHash }
       return undefined
     }
     const taken = await idTaken()
@@ -47,13 +48,14 @@ export function createPostgresPaymentLedger({ query, now = () => Date.now() }: C
       const existing = await byAuthorization(key)
       if (existing) {
         // Only a released row (never settled) is claimed again; the WHERE makes that a compare-and-set.
-        const reclaimed = existing.state === 'released'
-          ? await one(
-              `UPDATE x402_payments SET state = 'reserved', amount = $1, pay_to = $2, payment_id = $3, valid_before = $4, payload_hash = $5, route = $6, chain_id = $7,
+        const reclaimed =
+          existing.state === 'released'
+            ? await one(
+                `UPDATE x402_payments SET state = 'reserved', amount = $1, pay_to = $2, payment_id = $3, valid_before = $4, payload_hash = $5, route = $6, chain_id = $7,
                  intent_hash = $8, transaction_hash = $10, reason = NULL, answer = NULL, pending_request = NULL, updated_at = $9 WHERE id = $11 AND state = 'released' RETURNING *`,
-              [...fields, existing.id],
-            )
-          : undefined
+                [...fields, existing.id],
+              )
+            : undefined
         return reclaimed ? { kind: 'reserved', payment: toPaymentRecord(reclaimed) } : { kind: 'authorization-used', payment: toPaymentRecord((await byAuthorization(key)) ?? existing) }
       }
       const inserted = await one(
@@ -98,7 +100,13 @@ export function createPostgresPaymentLedger({ query, now = () => Date.now() }: C
       await update(id, 'released', null, reason)
     },
     async markSettlementPending(id, transaction, reason, request) {
-      await query("UPDATE x402_payments SET transaction_hash = $1, reason = $2, pending_request = $3, updated_at = $4 WHERE id = $5 AND state = 'reserved'", [transaction, reason, request ? JSON.stringify(request) : null, now(), id])
+      await query("UPDATE x402_payments SET transaction_hash = $1, reason = $2, pending_request = $3, updated_at = $4 WHERE id = $5 AND state = 'reserved'", [
+        transaction,
+        reason,
+        request ? JSON.stringify(request) : null,
+        now(),
+        id,
+      ])
     },
     async takePendingRequest(id) {
       return ((await query('UPDATE x402_payments SET pending_request = NULL, updated_at = $1 WHERE id = $2 AND pending_request IS NOT NULL', [now(), id])).rowCount ?? 0) === 1

@@ -29,12 +29,20 @@ describe('createPostgresRelayerLeases', () => {
     const [a, b, c] = [store('a'), store('b'), store('c')]
     const chain = 'eip155:1'
     const three = keys.slice(0, 3)
-    assert.deepEqual((await a.claim(chain, three)).map((l) => [l.relayer, l.acquired]), three.map((k) => [k, true]), 'alone: every key')
+    assert.deepEqual(
+      (await a.claim(chain, three)).map((l) => [l.relayer, l.acquired]),
+      three.map((k) => [k, true]),
+      'alone: every key',
+    )
     assert.deepEqual(await b.claim(chain, three), [], 'all held by a live instance')
     // a sees b alive: it keeps its share (2 of 3, a ranks first) and gives the third back once its pool names it.
     assert.deepEqual(relayers(await a.claim(chain, three)), three.slice(0, 2))
     assert.deepEqual(relayers(await a.claim(chain, three, { release: [three[2]!] })), three.slice(0, 2))
-    assert.deepEqual((await b.claim(chain, three)).map((l) => [l.relayer, l.acquired]), [[three[2], true]], 'given back: taken at once, not at the end of its lease')
+    assert.deepEqual(
+      (await b.claim(chain, three)).map((l) => [l.relayer, l.acquired]),
+      [[three[2], true]],
+      'given back: taken at once, not at the end of its lease',
+    )
 
     // Four keys, three instances (another key list on the same chain: its own seats).
     const chain4 = 'eip155:4'

@@ -26,13 +26,15 @@ export function createPostgresRelayerLeases({ url, instanceId, ttlMs = 15_000 }:
   /** Takes a key for this instance only if it is free (or already this instance's) when the row is written: of two instances taking it at once, one gets it. */
   const takeIfFree = async (scope: string, key: string): Promise<boolean> =>
     Boolean(
-      (await pool.query(
-        `INSERT INTO relayer_leases (chain_id, relayer, instance_id, expires_at) VALUES ($1, $2, $3, now() + $4::interval)
+      (
+        await pool.query(
+          `INSERT INTO relayer_leases (chain_id, relayer, instance_id, expires_at) VALUES ($1, $2, $3, now() + $4::interval)
          ON CONFLICT (chain_id, relayer) DO UPDATE SET instance_id = EXCLUDED.instance_id, expires_at = EXCLUDED.expires_at
          WHERE relayer_leases.expires_at <= now() OR relayer_leases.instance_id = EXCLUDED.instance_id
          RETURNING relayer`,
-        [scope, key, instanceId, ttl],
-      )).rowCount,
+          [scope, key, instanceId, ttl],
+        )
+      ).rowCount,
     )
   // Keys this instance was last told it holds, per chain: a key held again after a gap is `acquired` (its nonce read again).
   const heldBefore = new Map<string, Set<string>>()
@@ -44,7 +46,15 @@ export function createPostgresRelayerLeases({ url, instanceId, ttlMs = 15_000 }:
       const asked = Date.now()
       // The seats live in the leases table under a name no address can take: instances that
       // claim another list of keys on the chain (each its own key) do not share with these.
-      const keySet = createHash('sha256').update([...relayers].map((r) => r.toLowerCase()).sort().join(',')).digest('hex').slice(0, 16)
+      const keySet = createHash('sha256')
+        .update(
+          [...relayers]
+            .map((r) => r.toLowerCase())
+            .sort()
+            .join(','),
+        )
+        .digest('hex')
+        .slice(0, 16)
       const seats = `seat ${keySet} `
       // Each statement is atomic on its own: no lock spans the round trips, so a busy instance
       // never holds the others' renewals up.
@@ -57,10 +67,12 @@ export function createPostgresRelayerLeases({ url, instanceId, ttlMs = 15_000 }:
          ON CONFLICT (chain_id, relayer) DO UPDATE SET instance_id = EXCLUDED.instance_id, expires_at = EXCLUDED.expires_at`,
         [chainId, `${seats}${instanceId}`, instanceId, ttl],
       )
-      const rows = (await pool.query<{ relayer: string; instance_id: string; live: boolean }>(
-        'SELECT relayer, instance_id, expires_at > now() AS live FROM relayer_leases WHERE chain_id = $1 AND (relayer = ANY($2) OR starts_with(relayer, $3))',
-        [chainId, relayers, seats],
-      )).rows
+      const rows = (
+        await pool.query<{ relayer: string; instance_id: string; live: boolean }>(
+          'SELECT relayer, instance_id, expires_at > now() AS live FROM relayer_leases WHERE chain_id = $1 AND (relayer = ANY($2) OR starts_with(relayer, $3))',
+          [chainId, relayers, seats],
+        )
+      ).rows
       const live = rows.filter((r) => r.live && r.relayer.startsWith(seats)).map((r) => r.instance_id)
       const share = relayerShare({ keys: relayers.length, instanceIds: live, instanceId })
       const keys = rows.filter((r) => !r.relayer.startsWith(seats))
@@ -69,10 +81,17 @@ export function createPostgresRelayerLeases({ url, instanceId, ttlMs = 15_000 }:
       const taken = new Set(keys.filter((r) => r.live && r.instance_id !== instanceId).map((r) => r.relayer))
       // Keep up to the share (the first ones, in the configured order), take free keys up to it.
       const keep = relayers.filter((r) => mine.has(r)).slice(0, share)
-      const held = keep.length === 0 ? [] : (await pool.query<{ relayer: string }>(
-        'UPDATE relayer_leases SET expires_at = now() + $4::interval WHERE chain_id = $1 AND relayer = ANY($2) AND instance_id = $3 RETURNING relayer',
-        [chainId, keep, instanceId, ttl],
-      )).rows.map((r) => r.relayer)
+      const held =
+        keep.length === 0
+          ? []
+          : (
+              await pool.query<{ relayer: string }>('UPDATE relayer_leases SET expires_at = now() + $4::interval WHERE chain_id = $1 AND relayer = ANY($2) AND instance_id = $3 RETURNING relayer', [
+                chainId,
+                keep,
+                instanceId,
+                ttl,
+              ])
+            ).rows.map((r) => r.relayer)
       for (const relayer of relayers) {
         if (held.length >= share) break
         if (taken.has(relayer) || held.includes(relayer)) continue

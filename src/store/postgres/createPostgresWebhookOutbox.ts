@@ -1,7 +1,7 @@
 // The webhook outbox in the journal's PostgreSQL database, shared by a fleet: a due entry is
 // leased with FOR UPDATE SKIP LOCKED, so each is delivered by one instance at a time.
 import type pg from 'pg'
-import { type WebhookOutbox } from '../../ports/webhookOutbox.ts'
+import type { WebhookOutbox } from '../../ports/webhookOutbox.ts'
 import { never } from '../webhookOutboxDdl.ts'
 
 type Row = { event_id: string; endpoint: string; payload: string; attempts: number; delivered_at: number | null; last_error: string | null }
@@ -33,7 +33,12 @@ export function createPostgresWebhookOutbox({ query, now = () => Date.now() }: {
       await query('UPDATE webhook_outbox SET delivered_at = $1, attempts = attempts + 1, locked_until = 0, last_error = NULL WHERE event_id = $2 AND endpoint = $3', [now(), e.eventId, e.endpoint])
     },
     async failed(e, nextAt, error) {
-      await query('UPDATE webhook_outbox SET attempts = attempts + 1, next_at = $1, locked_until = 0, last_error = $2 WHERE event_id = $3 AND endpoint = $4', [nextAt ?? never, error.slice(0, 500), e.eventId, e.endpoint])
+      await query('UPDATE webhook_outbox SET attempts = attempts + 1, next_at = $1, locked_until = 0, last_error = $2 WHERE event_id = $3 AND endpoint = $4', [
+        nextAt ?? never,
+        error.slice(0, 500),
+        e.eventId,
+        e.endpoint,
+      ])
     },
     async cursor() {
       const row = (await query('SELECT scanned_to FROM webhook_cursor WHERE id = 1', [])).rows[0] as { scanned_to: number } | undefined
@@ -43,7 +48,12 @@ export function createPostgresWebhookOutbox({ query, now = () => Date.now() }: {
       await query('INSERT INTO webhook_cursor (id, scanned_to) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET scanned_to = GREATEST(webhook_cursor.scanned_to, excluded.scanned_to)', [to])
     },
     async entriesOf(eventId) {
-      return (await rows('SELECT * FROM webhook_outbox WHERE event_id = $1 ORDER BY endpoint', [eventId])).map((r) => ({ endpoint: r.endpoint, attempts: Number(r.attempts), delivered: r.delivered_at !== null, lastError: r.last_error ?? undefined }))
+      return (await rows('SELECT * FROM webhook_outbox WHERE event_id = $1 ORDER BY endpoint', [eventId])).map((r) => ({
+        endpoint: r.endpoint,
+        attempts: Number(r.attempts),
+        delivered: r.delivered_at !== null,
+        lastError: r.last_error ?? undefined,
+      }))
     },
   }
 }

@@ -39,7 +39,10 @@ describe('openPostgresJournal', () => {
     await client.connect()
     const { rows } = await client.query('SELECT version FROM journal_migrations ORDER BY version')
     await client.end()
-    assert.deepEqual(rows.map((r) => r.version), Array.from({ length: postgresJournalSchemaVersion }, (_, i) => i + 1))
+    assert.deepEqual(
+      rows.map((r) => r.version),
+      Array.from({ length: postgresJournalSchemaVersion }, (_, i) => i + 1),
+    )
   })
 
   it('lets exactly one of several gateways claim an intent, or a (sender, nonce), at the same moment', async () => {
@@ -60,7 +63,10 @@ describe('openPostgresJournal', () => {
     await first.close()
     const second = await openPostgresJournal({ url: database.url, staleClaimMs: 60_000 })
     opened.push(second)
-    assert.deepEqual((await second.pending()).map((r) => r.transaction), [signedTx(4)])
+    assert.deepEqual(
+      (await second.pending()).map((r) => r.transaction),
+      [signedTx(4)],
+    )
 
     // A claim of a gateway that died before signing: live for a while, then taken over.
     const left = await second.claim(claimOf(2))

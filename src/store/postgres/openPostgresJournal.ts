@@ -233,12 +233,26 @@ export async function openPostgresJournal({ url, maxConnections = 10, connectTim
       await run(
         `UPDATE executions SET state = $1, status = $2, block_number = $3, block_hash = $4, final = $5, gas_used = $6, return_data = $7, detail = $8, updated_at = $9
          WHERE id = $10 AND state = $11 AND tx_id IS NOT DISTINCT FROM $12`,
-        [s.state, s.status, s.blockNumber?.toString() ?? null, s.blockHash ?? null, s.final === false ? 0 : 1, s.gasUsed?.toString() ?? null, s.returnData ?? null, s.detail ?? null, now, id, fromState, txId],
+        [
+          s.state,
+          s.status,
+          s.blockNumber?.toString() ?? null,
+          s.blockHash ?? null,
+          s.final === false ? 0 : 1,
+          s.gasUsed?.toString() ?? null,
+          s.returnData ?? null,
+          s.detail ?? null,
+          now,
+          id,
+          fromState,
+          txId,
+        ],
         on,
       )
     ).rowCount === 1
   const markReplaced = async (id: number, detail: string, now: number, on: Queryable) =>
-    (await run(`UPDATE executions SET state = 'dropped', status = $1, detail = $2, final = 1, updated_at = $3 WHERE id = $4 AND state = 'pending'`, [Status.GATEWAY_FAILURE, detail, now, id], on)).rowCount === 1
+    (await run(`UPDATE executions SET state = 'dropped', status = $1, detail = $2, final = 1, updated_at = $3 WHERE id = $4 AND state = 'pending'`, [Status.GATEWAY_FAILURE, detail, now, id], on))
+      .rowCount === 1
 
   const payments = createPostgresPaymentLedger({ query: (text, values) => run(text, values) })
   const webhooks = createPostgresWebhookOutbox({ query: (text, values) => run(text, values) })
@@ -379,7 +393,7 @@ export async function openPostgresJournal({ url, maxConnections = 10, connectTim
     },
     pendingCount: async () => Number((await run<{ n: number }>(`SELECT COUNT(*) AS n FROM executions WHERE state = 'pending'`)).rows[0]!.n),
     async backup() {
-      throw new Error('a PostgreSQL journal is backed up with the database (pg_dump, or the server\'s own backups), not by the gateway')
+      throw new Error("a PostgreSQL journal is backed up with the database (pg_dump, or the server's own backups), not by the gateway")
     },
     async ping() {
       await run('SELECT 1')
@@ -391,7 +405,6 @@ export async function openPostgresJournal({ url, maxConnections = 10, connectTim
     },
   }
 }
-
 
 /** The row as the SQLite shape fromRow reads (JSONB details come back parsed). */
 function toRow(row: pg.QueryResultRow): Row {
@@ -432,7 +445,10 @@ function toStorageError(err: unknown): unknown {
   if (typeof code === 'string' && (/^(08|57P|53)/.test(code) || /^E(CONNREFUSED|CONNRESET|PIPE|TIMEDOUT|HOSTUNREACH|NOTFOUND)$/.test(code))) {
     return new StorageUnavailableError('The journal database is unreachable', { cause: err })
   }
-  if (err instanceof Error && /timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED|Client has encountered a connection error|Cannot use a pool after calling end/i.test(err.message)) {
+  if (
+    err instanceof Error &&
+    /timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED|Client has encountered a connection error|Cannot use a pool after calling end/i.test(err.message)
+  ) {
     return new StorageUnavailableError('The journal database is unreachable', { cause: err })
   }
   return err

@@ -28,7 +28,10 @@ describe('createSqlitePaymentLedger', () => {
   it('lets one authorization be reserved once, whatever its spelling, even by calls started together', async () => {
     const ledger = createSqlitePaymentLedger({ db: new Database(':memory:') })
     const results = await Promise.all([ledger.reserve(reservation()), ledger.reserve(reservation({ payer: payer.toLowerCase() as never, intentHash: `0x${'02'.repeat(32)}` }))])
-    assert.deepEqual(results.map((r) => r.kind), ['reserved', 'authorization-used'])
+    assert.deepEqual(
+      results.map((r) => r.kind),
+      ['reserved', 'authorization-used'],
+    )
     assert.equal(results[1]!.payment.intentHash, `0x${'01'.repeat(32)}`, 'the holder is bound to the first intent')
   })
 
@@ -47,7 +50,10 @@ describe('createSqlitePaymentLedger', () => {
     assert.equal((await ledger.reserve(reservation())).kind, 'authorization-used', 'a settled authorization never pays twice')
     await ledger.markConsumed(id)
     assert.equal(await ledger.creditFor(binding), undefined)
-    assert.deepEqual((await ledger.forIntent('eip155:31337', binding.intentHash)).map((p) => [p.state, p.transaction]), [['consumed', '0xfeed']])
+    assert.deepEqual(
+      (await ledger.forIntent('eip155:31337', binding.intentHash)).map((p) => [p.state, p.transaction]),
+      [['consumed', '0xfeed']],
+    )
 
     const other = await ledger.reserve(reservation({ nonce: `0x${'22'.repeat(32)}` }))
     await ledger.markReleased(other.payment.id, 'handler refused: 403')

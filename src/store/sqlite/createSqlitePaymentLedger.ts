@@ -58,14 +58,14 @@ export function createSqlitePaymentLedger({ db, now = () => Date.now() }: { db: 
        route = @route, chain_id = @chainId, intent_hash = @intentHash, transaction_hash = @transaction, reason = NULL, answer = NULL, pending_request = NULL, updated_at = @now
      WHERE id = @id AND state = 'released'`,
   )
-  const credit = db.prepare<[string, string, string], Row>(
-    "SELECT * FROM x402_payments WHERE chain_id = ? AND intent_hash = ? AND route = ? AND state = 'settled' ORDER BY id LIMIT 1",
-  )
+  const credit = db.prepare<[string, string, string], Row>("SELECT * FROM x402_payments WHERE chain_id = ? AND intent_hash = ? AND route = ? AND state = 'settled' ORDER BY id LIMIT 1")
   // Only forward: reserved → settled or released, settled → consumed (a late resolver never undoes a request's own step).
   const setState = db.prepare<[PaymentState, string | null, string | null, number, number, PaymentState]>(
     'UPDATE x402_payments SET state = ?, transaction_hash = COALESCE(?, transaction_hash), reason = COALESCE(?, reason), updated_at = ? WHERE id = ? AND state = ?',
   )
-  const setPending = db.prepare<[string, string, string | null, number, number]>("UPDATE x402_payments SET transaction_hash = ?, reason = ?, pending_request = ?, updated_at = ? WHERE id = ? AND state = 'reserved'")
+  const setPending = db.prepare<[string, string, string | null, number, number]>(
+    "UPDATE x402_payments SET transaction_hash = ?, reason = ?, pending_request = ?, updated_at = ? WHERE id = ? AND state = 'reserved'",
+  )
   const takePending = db.prepare<[number, number]>('UPDATE x402_payments SET pending_request = NULL, updated_at = ? WHERE id = ? AND pending_request IS NOT NULL')
   const setAnswer = db.prepare<[string, number, number]>('UPDATE x402_payments SET answer = ?, updated_at = ? WHERE id = ?')
   const reserved = db.prepare<[], Row>("SELECT * FROM x402_payments WHERE state = 'reserved' ORDER BY id")
@@ -74,7 +74,19 @@ export function createSqlitePaymentLedger({ db, now = () => Date.now() }: { db: 
 
   const reserveNow = db.transaction((r: NewReservation): Reservation => {
     const key = norm(r)
-    const values = { ...key, amount: r.amount, payTo: r.payTo, paymentId: r.paymentId ?? null, validBefore: r.validBefore.toString(), payloadHash: r.payloadHash, route: r.route, chainId: r.chainId, intentHash: r.intentHash.toLowerCase(), transaction: r.transaction ?? null, now: now() }
+    const values = {
+      ...key,
+      amount: r.amount,
+      payTo: r.payTo,
+      paymentId: r.paymentId ?? null,
+      validBefore: r.validBefore.toString(),
+      payloadHash: r.payloadHash,
+      route: r.route,
+      chainId: r.chainId,
+      intentHash: r.intentHash.toLowerCase(),
+      transaction: r.transaction ?? null,
+      now: now(),
+    }
     const sameAuthorization = (row: Row) => row.network === key.network && row.asset === key.asset && row.payer === key.payer && row.nonce === key.nonce
     if (r.paymentId !== undefined) {
       const holder = byPaymentId.get(r.paymentId)

@@ -1,6 +1,6 @@
 // The webhook outbox on the journal's SQLite file (one gateway per file: leases need no locking).
 import type Database from 'better-sqlite3'
-import { type WebhookOutbox } from '../../ports/webhookOutbox.ts'
+import type { WebhookOutbox } from '../../ports/webhookOutbox.ts'
 import { never, outboxDdl } from '../webhookOutboxDdl.ts'
 
 type Row = { event_id: string; endpoint: string; payload: string; attempts: number; delivered_at: number | null; last_error: string | null }

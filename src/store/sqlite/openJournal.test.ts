@@ -44,7 +44,10 @@ describe('openJournal', () => {
     assert.ok(records.every((r) => r.state === 'pending'))
     first.close()
     const second = openJournal({ path })
-    assert.deepEqual((await second.pending()).map((r) => r.transaction), Array.from({ length: 20 }, (_, i) => signedTx(i)))
+    assert.deepEqual(
+      (await second.pending()).map((r) => r.transaction),
+      Array.from({ length: 20 }, (_, i) => signedTx(i)),
+    )
     second.close()
   })
 
@@ -83,8 +86,36 @@ describe('openJournal', () => {
       path,
       [
         // Intent 1: a revert, then an executed second try.
-        { ...row, id: 1, intent_hash: hash(1), intent_nonce: '1', intent: v1Intent(1n), state: 'reverted', status: 0x50, tx_nonce: 3, transaction_hash: hash(1003), raw_transaction: raw(3), block_number: '40', gas_used: '50000', detail: 'denied' },
-        { ...row, id: 2, intent_hash: hash(1), intent_nonce: '1', intent: v1Intent(1n), state: 'mined', status: 0x11, tx_nonce: 4, transaction_hash: hash(1004), raw_transaction: raw(4), block_number: '41', gas_used: '60000', return_data: '0x' },
+        {
+          ...row,
+          id: 1,
+          intent_hash: hash(1),
+          intent_nonce: '1',
+          intent: v1Intent(1n),
+          state: 'reverted',
+          status: 0x50,
+          tx_nonce: 3,
+          transaction_hash: hash(1003),
+          raw_transaction: raw(3),
+          block_number: '40',
+          gas_used: '50000',
+          detail: 'denied',
+        },
+        {
+          ...row,
+          id: 2,
+          intent_hash: hash(1),
+          intent_nonce: '1',
+          intent: v1Intent(1n),
+          state: 'mined',
+          status: 0x11,
+          tx_nonce: 4,
+          transaction_hash: hash(1004),
+          raw_transaction: raw(4),
+          block_number: '41',
+          gas_used: '60000',
+          return_data: '0x',
+        },
         // Two pending ones, claimed in the other order than their nonces.
         { ...row, id: 4, intent_hash: hash(2), intent_nonce: '2', intent: v1Intent(2n), state: 'pending', status: 0xf3, tx_nonce: 6, transaction_hash: hash(1006), raw_transaction: raw(6) },
         { ...row, id: 5, intent_hash: hash(3), intent_nonce: '3', intent: v1Intent(3n), state: 'pending', status: 0xf3, tx_nonce: 5, transaction_hash: hash(1005), raw_transaction: raw(5) },
@@ -123,7 +154,13 @@ describe('openJournal', () => {
     )
     // The pending ones, to be reconciled in nonce order; the left-over claim given back.
     const pending = await journal.pending({ chainId: 'eip155:1', relayer })
-    assert.deepEqual(pending.map((r) => [r.id, r.attempt, r.transaction]), [[5, 1, evm(5)], [4, 1, evm(6)]])
+    assert.deepEqual(
+      pending.map((r) => [r.id, r.attempt, r.transaction]),
+      [
+        [5, 1, evm(5)],
+        [4, 1, evm(6)],
+      ],
+    )
     assert.equal(await journal.get(hash(4)), undefined)
     assert.equal(await journal.pendingCount(), 2)
     // Exactly-once holds on the upgraded records, and new ids go above every id ever used.
@@ -132,7 +169,10 @@ describe('openJournal', () => {
     const next = await claimed(journal, claimOf(6))
     assert.equal(next.id, 8)
     await journal.recordSigned(next, signedTx(7))
-    assert.deepEqual((await journal.pending({ chainId: 'eip155:1', relayer })).map((r) => r.transaction!.details.txNonce), [5, 6, 7])
+    assert.deepEqual(
+      (await journal.pending({ chainId: 'eip155:1', relayer })).map((r) => r.transaction!.details.txNonce),
+      [5, 6, 7],
+    )
     journal.close()
 
     // Upgraded once: the version is recorded, the copy of the old file kept and still a version-1 file.
@@ -157,7 +197,11 @@ describe('openJournal', () => {
     db.close()
     assert.throws(
       () => openJournal({ path }),
-      (err: unknown) => err instanceof ConfigError && err.message.includes(`JOURNAL_PATH: cannot open the execution journal at ${path}: it has journal schema version ${journalSchemaVersion + 1}, newer than this gateway's ${journalSchemaVersion}`),
+      (err: unknown) =>
+        err instanceof ConfigError &&
+        err.message.includes(
+          `JOURNAL_PATH: cannot open the execution journal at ${path}: it has journal schema version ${journalSchemaVersion + 1}, newer than this gateway's ${journalSchemaVersion}`,
+        ),
     )
     const after = new Database(path, { readonly: true })
     assert.equal(after.pragma('user_version', { simple: true }), journalSchemaVersion + 1)
@@ -180,7 +224,10 @@ describe('openJournal', () => {
   it('refuses a second gateway on the same file, naming JOURNAL_PATH', () => {
     const path = join(dir, 'locked.sqlite')
     const first = openJournal({ path })
-    assert.throws(() => openJournal({ path }), (err: unknown) => err instanceof ConfigError && /JOURNAL_PATH: .* in use by another gateway/.test(err.message))
+    assert.throws(
+      () => openJournal({ path }),
+      (err: unknown) => err instanceof ConfigError && /JOURNAL_PATH: .* in use by another gateway/.test(err.message),
+    )
     first.close()
     openJournal({ path }).close()
     assert.ok(existsSync(path))
@@ -189,6 +236,9 @@ describe('openJournal', () => {
   it('names JOURNAL_PATH when the file cannot be opened', () => {
     const file = join(dir, 'a-file')
     writeFileSync(file, '')
-    assert.throws(() => openJournal({ path: join(file, 'journal.sqlite') }), (err: unknown) => err instanceof ConfigError && /JOURNAL_PATH/.test(err.message))
+    assert.throws(
+      () => openJournal({ path: join(file, 'journal.sqlite') }),
+      (err: unknown) => err instanceof ConfigError && /JOURNAL_PATH/.test(err.message),
+    )
   })
 })

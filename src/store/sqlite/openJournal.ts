@@ -63,9 +63,7 @@ CREATE INDEX IF NOT EXISTS executions_pending ON executions (chain_id, relayer, 
   // details (the old relayer nonce becomes EVM's { txNonce }); attempts are numbered per intent;
   // signed_seq orders transactions as they were signed (for EVM, nonce order per relayer).
   (db) => {
-    db.function('journal_hex_to_base64', { deterministic: true }, (hex: unknown) =>
-      typeof hex === 'string' ? Buffer.from(hex.replace(/^0x/, ''), 'hex').toString('base64') : null,
-    )
+    db.function('journal_hex_to_base64', { deterministic: true }, (hex: unknown) => (typeof hex === 'string' ? Buffer.from(hex.replace(/^0x/, ''), 'hex').toString('base64') : null))
     const sequence = db.prepare<[], { seq: number }>(`SELECT seq FROM sqlite_sequence WHERE name = 'executions'`).get()?.seq
     db.exec(`
 CREATE TABLE executions_v2 (
@@ -163,9 +161,7 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
     if (db?.open) db.close()
     const message = err instanceof Error ? err.message : String(err)
     throw new ConfigError([
-      /locked|busy/i.test(message)
-        ? `JOURNAL_PATH: ${path} is in use by another gateway process (one journal per gateway)`
-        : `JOURNAL_PATH: cannot open the execution journal at ${path}: ${message}`,
+      /locked|busy/i.test(message) ? `JOURNAL_PATH: ${path} is in use by another gateway process (one journal per gateway)` : `JOURNAL_PATH: cannot open the execution journal at ${path}: ${message}`,
     ])
   }
 
@@ -192,9 +188,7 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
     `UPDATE executions SET state = 'pending', status = ?, block_number = NULL, block_hash = NULL, gas_used = NULL, return_data = NULL, final = 0, detail = ?, updated_at = ?
      WHERE id = ? AND state IN ('mined', 'reverted')`,
   )
-  const retire = db.prepare(
-    `UPDATE executions SET state = 'dropped', status = ?, detail = ?, final = 1, updated_at = ? WHERE id = ? AND state IN ('pending', 'mined')`,
-  )
+  const retire = db.prepare(`UPDATE executions SET state = 'dropped', status = ?, detail = ?, final = 1, updated_at = ? WHERE id = ? AND state IN ('pending', 'mined')`)
   const rebind = db.prepare(`UPDATE executions SET chain_instance = ? WHERE id = ?`)
   const otherInstances = db.prepare<[string, string], Row>(
     `SELECT * FROM executions WHERE chain_id = ? AND state IN ('pending', 'mined') AND chain_instance IS NOT NULL AND chain_instance <> ? ORDER BY signed_seq, id`,
@@ -242,7 +236,20 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
   })
   type SettleArgs = { record: ExecutionRecord; s: Settlement; now: number }
   const settleRow = (id: number, fromState: string, txId: string | null, { s, now }: SettleArgs) =>
-    settle.run(s.state, s.status, s.blockNumber?.toString() ?? null, s.blockHash ?? null, s.final === false ? 0 : 1, s.gasUsed?.toString() ?? null, s.returnData ?? null, s.detail ?? null, now, id, fromState, txId).changes === 1
+    settle.run(
+      s.state,
+      s.status,
+      s.blockNumber?.toString() ?? null,
+      s.blockHash ?? null,
+      s.final === false ? 0 : 1,
+      s.gasUsed?.toString() ?? null,
+      s.returnData ?? null,
+      s.detail ?? null,
+      now,
+      id,
+      fromState,
+      txId,
+    ).changes === 1
   // An earlier attempt's transaction was mined: that attempt takes the outcome, the record is replaced.
   const settleEarlier = db.transaction((args: SettleArgs): boolean => {
     const { record, s, now } = args

@@ -7,14 +7,8 @@
 // no forks, no blocks, one slot per transaction, blockhashes expire only when told to.
 import { createHash } from 'node:crypto'
 import { createServer, type Server } from 'node:http'
-import {
-  type Address,
-  getBase58Decoder,
-  getBase58Encoder,
-  getTransactionDecoder,
-  lamports,
-} from '@solana/kit'
-import { Clock, FailedTransactionMetadata, type LiteSVM, TransactionMetadata } from 'litesvm'
+import { type Address, getBase58Decoder, getBase58Encoder, getTransactionDecoder, lamports } from '@solana/kit'
+import { Clock, FailedTransactionMetadata, type LiteSVM, type TransactionMetadata } from 'litesvm'
 import { createClusterSvm } from './createClusterSvm.ts'
 import { createFeeMarket } from './createFeeMarket.ts'
 import { createSignatureHistory } from './createSignatureHistory.ts'
@@ -186,7 +180,14 @@ export function createLiteSvmRpc({ genesisSeed = 'intent-gateway solana devnet',
     litesvm_setAccount: ([address, account]) => {
       const a = account as { lamports: number | string; data: string; owner: string; executable?: boolean }
       const data = Buffer.from(a.data, 'base64')
-      svm.setAccount({ address: address as Address, lamports: lamports(BigInt(a.lamports)), data, programAddress: a.owner as Address, executable: a.executable ?? false, space: BigInt(data.length) } as never)
+      svm.setAccount({
+        address: address as Address,
+        lamports: lamports(BigInt(a.lamports)),
+        data,
+        programAddress: a.owner as Address,
+        executable: a.executable ?? false,
+        space: BigInt(data.length),
+      } as never)
       return null
     },
     /** Moves the devnet's clock to this unix time (it keeps ticking from there). */
@@ -201,7 +202,10 @@ export function createLiteSvmRpc({ genesisSeed = 'intent-gateway solana devnet',
      */
     litesvm_setPrioritizationFees: ([fees, accounts]) => {
       if (!Array.isArray(fees) || (accounts !== undefined && !Array.isArray(accounts))) throw new RpcError(-32602, 'Invalid params: expected [fees[], accounts[]?]')
-      feeMarket.set(fees.map((f) => BigInt(f as number)), accounts as string[] | undefined)
+      feeMarket.set(
+        fees.map((f) => BigInt(f as number)),
+        accounts as string[] | undefined,
+      )
       return null
     },
     /** Makes the devnet congested: a transaction bidding less (micro-lamports per unit) is accepted and never lands. 0 ends it. */
@@ -209,7 +213,7 @@ export function createLiteSvmRpc({ genesisSeed = 'intent-gateway solana devnet',
       feeMarket.setMinimum(BigInt(microLamports as number))
       return null
     },
-        /** Ends the current blockhash's life at once: the block height moves past its last valid one. */
+    /** Ends the current blockhash's life at once: the block height moves past its last valid one. */
     litesvm_expireBlockhash: () => {
       slot = blockhashValidUntil + 1n
       expireIfDue()

@@ -31,7 +31,15 @@ export type DeployWithLoaderV3Parameters = {
   chunkSize?: number
 }
 
-export async function deployWithLoaderV3({ elf, payer, program, authority = payer, minimumBalance, send, chunkSize = defaultChunk }: DeployWithLoaderV3Parameters): Promise<{ programId: Address; programData: Address }> {
+export async function deployWithLoaderV3({
+  elf,
+  payer,
+  program,
+  authority = payer,
+  minimumBalance,
+  send,
+  chunkSize = defaultChunk,
+}: DeployWithLoaderV3Parameters): Promise<{ programId: Address; programData: Address }> {
   const buffer = await generateKeyPairSigner()
   const [programData] = await getProgramDerivedAddress({ programAddress: loaderV3, seeds: [getAddressEncoder().encode(program.address)] })
   const signer = (s: TransactionSigner) => ({ address: s.address, role: AccountRole.WRITABLE_SIGNER, signer: s })
@@ -57,7 +65,14 @@ export async function deployWithLoaderV3({ elf, payer, program, authority = paye
   await send(
     [
       await createAccount(buffer, bufferHeader + elf.length),
-      { programAddress: loaderV3, accounts: [{ address: buffer.address, role: AccountRole.WRITABLE }, { address: authority.address, role: AccountRole.READONLY }], data: tagged(0) },
+      {
+        programAddress: loaderV3,
+        accounts: [
+          { address: buffer.address, role: AccountRole.WRITABLE },
+          { address: authority.address, role: AccountRole.READONLY },
+        ],
+        data: tagged(0),
+      },
     ],
     payer,
   )
@@ -96,4 +111,3 @@ export async function deployWithLoaderV3({ elf, payer, program, authority = paye
   )
   return { programId: program.address, programData }
 }
-

@@ -45,7 +45,13 @@ export async function seedDemoDollar({
   devSeed(label: string): Uint8Array
   funder: KeyPairSigner
 }): Promise<SolanaDemoDollar> {
-  const [mint, mintAuthority, payer, treasury, facilitator] = await Promise.all([devKey('demo dollar mint'), devKey('demo dollar authority'), devKey('payer'), devKey('treasury'), devKey('facilitator')])
+  const [mint, mintAuthority, payer, treasury, facilitator] = await Promise.all([
+    devKey('demo dollar mint'),
+    devKey('demo dollar authority'),
+    devKey('payer'),
+    devKey('treasury'),
+    devKey('facilitator'),
+  ])
   await rpc.requestAirdrop(facilitator.address, lamports(100_000_000_000n)).send()
   const space = BigInt(getMintSize())
   const rent = await rpc.getMinimumBalanceForRentExemption(space).send()

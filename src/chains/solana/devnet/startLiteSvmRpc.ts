@@ -9,8 +9,19 @@ export type LiteSvmRpcProcess = { url: string; genesisHash: string; pid: number;
 const fromSource = import.meta.url.endsWith('.ts')
 const entry = fileURLToPath(new URL(fromSource ? './liteSvmRpcProcess.ts' : './liteSvmRpcProcess.js', import.meta.url))
 
-export async function startLiteSvmRpc({ port = 0, startTimeoutMs = 20_000, allowSbpfV0Deployment = false }: { port?: number; startTimeoutMs?: number; allowSbpfV0Deployment?: boolean } = {}): Promise<LiteSvmRpcProcess> {
-  const child = fork(entry, [String(port), allowSbpfV0Deployment ? 'allow-sbpf-v0' : 'sbpf-v3-only'], { execArgv: fromSource ? ['--import', import.meta.resolve('tsx')] : [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+export async function startLiteSvmRpc({
+  port = 0,
+  startTimeoutMs = 20_000,
+  allowSbpfV0Deployment = false,
+}: {
+  port?: number
+  startTimeoutMs?: number
+  allowSbpfV0Deployment?: boolean
+} = {}): Promise<LiteSvmRpcProcess> {
+  const child = fork(entry, [String(port), allowSbpfV0Deployment ? 'allow-sbpf-v0' : 'sbpf-v3-only'], {
+    execArgv: fromSource ? ['--import', import.meta.resolve('tsx')] : [],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  })
   const ready = await new Promise<{ url: string; genesisHash: string }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('the Solana devnet did not start in time')), startTimeoutMs)
     child.once('message', (m) => {

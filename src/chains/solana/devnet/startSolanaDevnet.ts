@@ -84,7 +84,10 @@ export type SolanaDevnet = {
   rpc: Rpc<SolanaRpcApi>
   accounts: { sender: KeyPairSigner; other: KeyPairSigner }
   /** Calls one of the front's `litesvm_*` controls. */
-  control(method: 'litesvm_setAccount' | 'litesvm_setClock' | 'litesvm_expireBlockhash' | 'litesvm_addProgram' | 'litesvm_setPrioritizationFees' | 'litesvm_setMinimumPriorityFee', params: unknown[]): Promise<unknown>
+  control(
+    method: 'litesvm_setAccount' | 'litesvm_setClock' | 'litesvm_expireBlockhash' | 'litesvm_addProgram' | 'litesvm_setPrioritizationFees' | 'litesvm_setMinimumPriorityFee',
+    params: unknown[],
+  ): Promise<unknown>
   /** Sends and confirms a transaction paid by `payer`. */
   send(instructions: Instruction[], payer: KeyPairSigner): Promise<string>
   stop(): Promise<void>
@@ -170,7 +173,11 @@ export async function startSolanaDevnet({ port = 0, allowSbpfV0Deployment = fals
     const reference = front.genesisHash.slice(0, 32)
     const chainId = `solana:${reference}`
     const payments: PaymentsConfig = {
-      prices: { [chainId]: { execute: { network: solanaClusterNetworks.devnet, payTo: payment.payTo, price: { asset: payment.mint, amount: payment.amount.toString() }, maxTimeoutSeconds: 300, settleOn: chainId } } },
+      prices: {
+        [chainId]: {
+          execute: { network: solanaClusterNetworks.devnet, payTo: payment.payTo, price: { asset: payment.mint, amount: payment.amount.toString() }, maxTimeoutSeconds: 300, settleOn: chainId },
+        },
+      },
       priceApiKeyClients: false,
       facilitator: { kind: 'local', solanaSecretKey: payment.facilitatorSecretKey },
     }

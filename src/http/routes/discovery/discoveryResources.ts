@@ -49,9 +49,21 @@ export function registerDiscoveryResourcesRoute(app: FastifyInstance, { payments
         operationId: 'listDiscoveryResources',
         tags: ['payments'],
         summary: 'What the gateway sells: priced routes and MCP tools with their x402 offers and bazaar declarations',
-        description: 'The x402 bazaar discovery shape (`x402Version`, `items`, `pagination`): one item per priced route (and MCP tool) per chain, with `accepts` (scheme, network, asset, amount, pay-to) and `extensions.bazaar` (how to call it). Read it with @x402/extensions: `withBazaar(new HTTPFacilitatorClient({ url: <gateway> })).extensions.bazaar.listResources()`.',
+        description:
+          'The x402 bazaar discovery shape (`x402Version`, `items`, `pagination`): one item per priced route (and MCP tool) per chain, with `accepts` (scheme, network, asset, amount, pay-to) and `extensions.bazaar` (how to call it). Read it with @x402/extensions: `withBazaar(new HTTPFacilitatorClient({ url: <gateway> })).extensions.bazaar.listResources()`.',
         querystring: query,
-        response: { 200: { type: 'object', additionalProperties: true, required: ['x402Version', 'items', 'pagination'], properties: { x402Version: { type: 'integer' }, items: { type: 'array', items: { type: 'object', additionalProperties: true } }, pagination: { type: 'object', additionalProperties: true } } } },
+        response: {
+          200: {
+            type: 'object',
+            additionalProperties: true,
+            required: ['x402Version', 'items', 'pagination'],
+            properties: {
+              x402Version: { type: 'integer' },
+              items: { type: 'array', items: { type: 'object', additionalProperties: true } },
+              pagination: { type: 'object', additionalProperties: true },
+            },
+          },
+        },
       },
     },
     async (request, reply) => {
@@ -60,11 +72,25 @@ export function registerDiscoveryResourcesRoute(app: FastifyInstance, { payments
       for (const offer of await payments.offers()) {
         const { url, tool } = routeOf[offer.route]
         const schema = { body: intentSchema }
-        const what = offer.route === 'execute' ? 'Execute an intent on-chain through the relayer' : 'Validate an intent against the chain\'s policy'
-        const common = { x402Version: 2 as const, accepts: offer.accepts, lastUpdated: started, mimeType: 'application/json', serviceName: 'Intent Gateway', tags: ['intents', offer.chainId.split(':')[0]!, offer.route] }
-        items.push({ ...common, resource: `${base}${url}`, type: 'http', description: `${what} on ${offer.chainId} (send X-Chain-Id: ${offer.chainId})`, extensions: httpDiscoveryOf(offer.route, schema) })
+        const what = offer.route === 'execute' ? 'Execute an intent on-chain through the relayer' : "Validate an intent against the chain's policy"
+        const common = {
+          x402Version: 2 as const,
+          accepts: offer.accepts,
+          lastUpdated: started,
+          mimeType: 'application/json',
+          serviceName: 'Intent Gateway',
+          tags: ['intents', offer.chainId.split(':')[0]!, offer.route],
+        }
+        items.push({
+          ...common,
+          resource: `${base}${url}`,
+          type: 'http',
+          description: `${what} on ${offer.chainId} (send X-Chain-Id: ${offer.chainId})`,
+          extensions: httpDiscoveryOf(offer.route, schema),
+        })
         const mcpTool = mcp ? mcpTools.find((t) => t.name === tool) : undefined
-        if (mcpTool) items.push({ ...common, resource: `${base}/mcp`, type: 'mcp', description: `${what} on ${offer.chainId} (MCP tool ${tool}, chainId ${offer.chainId})`, extensions: mcpDiscoveryOf(mcpTool) })
+        if (mcpTool)
+          items.push({ ...common, resource: `${base}/mcp`, type: 'mcp', description: `${what} on ${offer.chainId} (MCP tool ${tool}, chainId ${offer.chainId})`, extensions: mcpDiscoveryOf(mcpTool) })
       }
       const q = request.query
       const matching = items.filter(

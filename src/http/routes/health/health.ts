@@ -11,7 +11,10 @@ import { healthSchema, jsonResponse, outcomeResponses, readySchema } from '../..
 /** This instance's name and what it shares with other instances. */
 export type InstanceDescription = { id: string; rateLimits: 'off' | 'memory' | 'redis' }
 
-export function registerHealthRoutes(app: FastifyInstance, { registry, journal, instance = { id: 'local', rateLimits: 'off' } }: { registry: ChainRegistry; journal: Journal; instance?: InstanceDescription | undefined }) {
+export function registerHealthRoutes(
+  app: FastifyInstance,
+  { registry, journal, instance = { id: 'local', rateLimits: 'off' } }: { registry: ChainRegistry; journal: Journal; instance?: InstanceDescription | undefined },
+) {
   const startedAt = Date.now()
   // The journal's own state: its backend, and whether it answers (a shared database can be down while the process serves).
   const journalHealth = async () => {
@@ -27,7 +30,7 @@ export function registerHealthRoutes(app: FastifyInstance, { registry, journal, 
     schema: {
       operationId: 'getHealth',
       tags: ['operations'],
-      summary: 'Liveness: 200 whenever the process serves, with each chain\'s reachability and the journal\'s unsettled executions',
+      summary: "Liveness: 200 whenever the process serves, with each chain's reachability and the journal's unsettled executions",
       response: { 200: jsonResponse('the process serves', healthSchema) },
     },
   }
@@ -35,7 +38,7 @@ export function registerHealthRoutes(app: FastifyInstance, { registry, journal, 
     schema: {
       operationId: 'getReadiness',
       tags: ['operations'],
-      summary: 'Readiness: 503 while no configured chain is reachable, or while the journal\'s database is unreachable',
+      summary: "Readiness: 503 while no configured chain is reachable, or while the journal's database is unreachable",
       response: { 200: jsonResponse('at least one chain is reachable', readySchema), ...outcomeResponses([503]) },
     },
   }
@@ -60,6 +63,15 @@ export function registerHealthRoutes(app: FastifyInstance, { registry, journal, 
     }
     if (chains.some((c) => c.reachable)) return { ready: true, chains }
     reply.header('retry-after', '5')
-    return sendProblem(request, reply, 503, Status.CHAIN_UNREACHABLE, 'No configured chain is reachable', chains.map((c) => `${c.chainId}: ${c.error ?? 'unreachable'}`).join('; ') || 'no chain is configured', undefined, {})
+    return sendProblem(
+      request,
+      reply,
+      503,
+      Status.CHAIN_UNREACHABLE,
+      'No configured chain is reachable',
+      chains.map((c) => `${c.chainId}: ${c.error ?? 'unreachable'}`).join('; ') || 'no chain is configured',
+      undefined,
+      {},
+    )
   })
 }

@@ -34,7 +34,8 @@ export function registerExecuteRoute(app: FastifyInstance, { registry, journal, 
     operationId: 'executeIntent',
     tags: ['intents'],
     summary: 'Validate an intent, then execute it on-chain through the relayer',
-    description: 'A non-success validation is answered as validate would answer it, and nothing is sent. Then the relayer sends the intent (with `signature`, the signed entry point), simulated first as the chain will run it (the sending key, its fees and gas limit, the pending state), and waits for the receipt: 200 (0x11) when mined, the decoded code on a revert, 202 (0xF3) with Location when not mined in time. An intent hash has one outcome: a repeat of an intent this gateway sent answers that outcome with `replayed: true` (200 0x11 once mined, the revert\'s answer once reverted, 202 0xF3 while in flight), sending and charging nothing; 409 (0x22) is for another intent reusing a used sender and nonce. Too many on-chain reverts of a sender, client or target, or a spent gas budget: 429 (0xF6, problem types reverts-throttled and gas-budget-spent) with Retry-After; the relayer\'s spend budget spent: 503 (0x40). Without a signature, a 401 (0xE5) body carries `signing`, the typed data to sign.',
+    description:
+      "A non-success validation is answered as validate would answer it, and nothing is sent. Then the relayer sends the intent (with `signature`, the signed entry point), simulated first as the chain will run it (the sending key, its fees and gas limit, the pending state), and waits for the receipt: 200 (0x11) when mined, the decoded code on a revert, 202 (0xF3) with Location when not mined in time. An intent hash has one outcome: a repeat of an intent this gateway sent answers that outcome with `replayed: true` (200 0x11 once mined, the revert's answer once reverted, 202 0xF3 while in flight), sending and charging nothing; 409 (0x22) is for another intent reusing a used sender and nonce. Too many on-chain reverts of a sender, client or target, or a spent gas budget: 429 (0xF6, problem types reverts-throttled and gas-budget-spent) with Retry-After; the relayer's spend budget spent: 503 (0x40). Without a signature, a 401 (0xE5) body carries `signing`, the typed data to sign.",
     headers: requestHeadersSchema,
     body: intentSchema,
     response: outcomeResponses(intentStatuses, intentExamples),
@@ -56,11 +57,13 @@ export function registerExecuteRoute(app: FastifyInstance, { registry, journal, 
         ...req,
         // A paid execute uses at most the gas its price covers.
         gasCap: paid.payment === 'none' ? undefined : paid.price?.maxGas,
-        onSettled: guard && ((receipt) => {
-          const subject = subjectOf(req, clientOf(paid.request, paid.payer))
-          void guard.record(subject, receipt).catch((err: unknown) => app.log.warn({ err }, 'standing and budgets could not count an execution'))
-          metrics?.recordRelayerSpend({ chain: req.adapter.chainId, amount: Number(receipt.fee ?? 0n), outOfGas: receipt.outOfGas === true })
-        }),
+        onSettled:
+          guard &&
+          ((receipt) => {
+            const subject = subjectOf(req, clientOf(paid.request, paid.payer))
+            void guard.record(subject, receipt).catch((err: unknown) => app.log.warn({ err }, 'standing and budgets could not count an execution'))
+            metrics?.recordRelayerSpend({ chain: req.adapter.chainId, amount: Number(receipt.fee ?? 0n), outOfGas: receipt.outOfGas === true })
+          }),
         requireSignature: requireSignedIntents,
         // Its webhook endpoints get this execution's events.
         apiKeyId: paid.request.apiKeyId,
@@ -76,8 +79,7 @@ export function registerExecuteRoute(app: FastifyInstance, { registry, journal, 
         },
         onEnded: metrics && ((outcome) => metrics.recordExecution({ chain: req.adapter.chainId, outcome })),
         onReceipt: metrics && ((seconds) => metrics.recordReceiptWait({ chain: req.adapter.chainId, seconds })),
-        onBackgroundError: (err, record) =>
-          app.log.warn({ err, intentHash: record.intentHash, chainId: record.chainId }, 'could not watch a sent execution; the reconciler will settle it'),
+        onBackgroundError: (err, record) => app.log.warn({ err, intentHash: record.intentHash, chainId: record.chainId }, 'could not watch a sent execution; the reconciler will settle it'),
       }),
   })
 }

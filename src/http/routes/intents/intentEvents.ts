@@ -25,80 +25,97 @@ export type IntentEventsOptions = {
 }
 
 export function registerIntentEventsRoute(app: FastifyInstance, { registry, journal, pollMs = 250, streamLimitMs = 600_000, heartbeatMs = 15_000 }: IntentEventsOptions) {
-  app.get<{ Params: { intentHash: string } }>('/intents/:intentHash/events', {
-    schema: {
-      operationId: 'getIntentEvents',
-      tags: ['intents'],
-      summary: 'An execution\'s events, pushed as server-sent events until it is final',
-      description: 'text/event-stream: one event per state change of an execution this gateway sent (submitted, repriced, mined, final, reverted, dropped, reorged), each `id:` the event\'s id, `event:` its type and `data:` the JSON `{ id, type, intentHash, chainId, state, transactionHash, blockNumber, attempt, at }`. Read from the journal: any instance streams any intent\'s events. The stream ends after `final`, or `dropped`; `Last-Event-ID` resumes after an event already received (receivers deduplicate by id). 404 (0xA0) for an intent this gateway never sent.',
-      headers: chainHeaderSchema,
-      params: intentHashParamsSchema,
-      response: {
-        200: { description: 'the event stream (text/event-stream)', content: { 'text/event-stream': { schema: { type: 'string' } } } },
-        ...outcomeResponses([400, 404, 421]),
+  app.get<{ Params: { intentHash: string } }>(
+    '/intents/:intentHash/events',
+    {
+      schema: {
+        operationId: 'getIntentEvents',
+        tags: ['intents'],
+        summary: "An execution's events, pushed as server-sent events until it is final",
+        description:
+          "text/event-stream: one event per state change of an execution this gateway sent (submitted, repriced, mined, final, reverted, dropped, reorged), each `id:` the event's id, `event:` its type and `data:` the JSON `{ id, type, intentHash, chainId, state, transactionHash, blockNumber, attempt, at }`. Read from the journal: any instance streams any intent's events. The stream ends after `final`, or `dropped`; `Last-Event-ID` resumes after an event already received (receivers deduplicate by id). 404 (0xA0) for an intent this gateway never sent.",
+        headers: chainHeaderSchema,
+        params: intentHashParamsSchema,
+        response: {
+          200: { description: 'the event stream (text/event-stream)', content: { 'text/event-stream': { schema: { type: 'string' } } } },
+          ...outcomeResponses([400, 404, 421]),
+        },
       },
     },
-  }, async (request, reply) => {
-    const intentHash = request.params.intentHash.toLowerCase() as Hex
-    request.gateway.intentHash = intentHash
-    const header = request.headers['x-chain-id']
-    const chainId = typeof header === 'string' && header.trim() ? registry.select(header).chainId : (await journal.get(intentHash))?.chainId
-    const first = chainId ? await journal.attempts(chainId, intentHash) : []
-    if (first.length === 0) {
-      throw new InputError('Unknown intent', { httpStatus: 404, errors: [{ field: 'intentHash', message: `no execution of this intent was sent by this gateway${chainId && header ? ` on ${chainId}` : ''}` }] })
-    }
-    request.gateway.chainId = chainId!
-    request.gateway.chainType = registry.adapters.find((a) => a.chainId === chainId)?.chainType ?? ''
-    request.gateway.status = Status.SUCCESS
-    const lastEventId = request.headers['last-event-id']
-    const resumeAfter = typeof lastEventId === 'string' ? lastEventId.slice(0, 200) : undefined
-
-    let closed = false
-    request.raw.on('close', () => (closed = true))
-    async function* stream(): AsyncGenerator<string> {
-      const sent = new Set<string>()
-      // Resuming: every event up to the one the client has is delivered already.
-      if (resumeAfter) {
-        const known = toExecutionEvents(first)
-        const at = known.findIndex((e) => e.id === resumeAfter)
-        for (const e of known.slice(0, at + 1)) sent.add(e.id)
+    async (request, reply) => {
+      const intentHash = request.params.intentHash.toLowerCase() as Hex
+      request.gateway.intentHash = intentHash
+      const header = request.headers['x-chain-id']
+      const chainId = typeof header === 'string' && header.trim() ? registry.select(header).chainId : (await journal.get(intentHash))?.chainId
+      const first = chainId ? await journal.attempts(chainId, intentHash) : []
+      if (first.length === 0) {
+        throw new InputError('Unknown intent', {
+          httpStatus: 404,
+          errors: [{ field: 'intentHash', message: `no execution of this intent was sent by this gateway${chainId && header ? ` on ${chainId}` : ''}` }],
+        })
       }
-      const until = Date.now() + streamLimitMs
-      let beat = Date.now() + heartbeatMs
-      let records: ExecutionRecord[] = first
-      // The mined (or reverted) event reported per attempt: a record back to pending has had its block reorganized away.
-      const minedAt = new Map<number, string>()
-      yield 'retry: 1000\n\n'
-      for (;;) {
-        for (const record of records) {
-          const where = minedAt.get(record.attempt)
-          if (where !== undefined && record.state === 'pending') {
-            const reorged: ExecutionEvent = { id: `${where}:reorged`, type: 'reorged', intentHash, chainId: record.chainId, state: 'pending', transactionHash: record.transaction?.id, attempt: record.attempt, at: record.updatedAt.toISOString() }
-            minedAt.delete(record.attempt)
-            if (!sent.has(reorged.id)) {
-              sent.add(reorged.id)
-              yield format(reorged)
+      request.gateway.chainId = chainId!
+      request.gateway.chainType = registry.adapters.find((a) => a.chainId === chainId)?.chainType ?? ''
+      request.gateway.status = Status.SUCCESS
+      const lastEventId = request.headers['last-event-id']
+      const resumeAfter = typeof lastEventId === 'string' ? lastEventId.slice(0, 200) : undefined
+
+      let closed = false
+      request.raw.on('close', () => (closed = true))
+      async function* stream(): AsyncGenerator<string> {
+        const sent = new Set<string>()
+        // Resuming: every event up to the one the client has is delivered already.
+        if (resumeAfter) {
+          const known = toExecutionEvents(first)
+          const at = known.findIndex((e) => e.id === resumeAfter)
+          for (const e of known.slice(0, at + 1)) sent.add(e.id)
+        }
+        const until = Date.now() + streamLimitMs
+        let beat = Date.now() + heartbeatMs
+        let records: ExecutionRecord[] = first
+        // The mined (or reverted) event reported per attempt: a record back to pending has had its block reorganized away.
+        const minedAt = new Map<number, string>()
+        yield 'retry: 1000\n\n'
+        for (;;) {
+          for (const record of records) {
+            const where = minedAt.get(record.attempt)
+            if (where !== undefined && record.state === 'pending') {
+              const reorged: ExecutionEvent = {
+                id: `${where}:reorged`,
+                type: 'reorged',
+                intentHash,
+                chainId: record.chainId,
+                state: 'pending',
+                transactionHash: record.transaction?.id,
+                attempt: record.attempt,
+                at: record.updatedAt.toISOString(),
+              }
+              minedAt.delete(record.attempt)
+              if (!sent.has(reorged.id)) {
+                sent.add(reorged.id)
+                yield format(reorged)
+              }
             }
           }
+          for (const event of toExecutionEvents(records)) {
+            if (event.type === 'mined' || event.type === 'reverted') minedAt.set(event.attempt, event.id)
+            if (sent.has(event.id)) continue
+            sent.add(event.id)
+            yield format(event)
+          }
+          if (isFinished(records) || closed || Date.now() >= until) return
+          await new Promise((resolve) => setTimeout(resolve, pollMs))
+          if (closed) return
+          if (Date.now() >= beat) {
+            beat = Date.now() + heartbeatMs
+            yield ': keep-alive\n\n'
+          }
+          records = await journal.attempts(chainId!, intentHash)
         }
-        for (const event of toExecutionEvents(records)) {
-          if (event.type === 'mined' || event.type === 'reverted') minedAt.set(event.attempt, event.id)
-          if (sent.has(event.id)) continue
-          sent.add(event.id)
-          yield format(event)
-        }
-        if (isFinished(records) || closed || Date.now() >= until) return
-        await new Promise((resolve) => setTimeout(resolve, pollMs))
-        if (closed) return
-        if (Date.now() >= beat) {
-          beat = Date.now() + heartbeatMs
-          yield ': keep-alive\n\n'
-        }
-        records = await journal.attempts(chainId!, intentHash)
       }
-    }
-    return reply.header('cache-control', 'no-store').type('text/event-stream; charset=utf-8').send(Readable.from(stream()))
-  })
+      return reply.header('cache-control', 'no-store').type('text/event-stream; charset=utf-8').send(Readable.from(stream()))
+    },
+  )
 }
 
 function format(event: ExecutionEvent): string {

@@ -14,8 +14,9 @@ export function registerValidateRoute(app: FastifyInstance, { registry, preValid
   const schema = {
     operationId: 'validateIntent',
     tags: ['intents'],
-    summary: 'Ask the chain\'s validator whether an intent may run, without running it',
-    description: 'One read of the validator contract (and of the signature, when the body carries one); the ERC-1066 code it returns decides the HTTP status. With API keys configured, a key is optional or required here as the gateway is configured (a key that is sent must be valid).',
+    summary: "Ask the chain's validator whether an intent may run, without running it",
+    description:
+      'One read of the validator contract (and of the signature, when the body carries one); the ERC-1066 code it returns decides the HTTP status. With API keys configured, a key is optional or required here as the gateway is configured (a key that is sent must be valid).',
     headers: requestHeadersSchema,
     body: intentSchema,
     response: outcomeResponses(intentStatuses, intentExamples),

@@ -7,14 +7,14 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http'
 import type { Address } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { hashApiKey } from '../src/auth/createApiKeyCheck.ts'
-import { demoDollarArtifact } from '../src/contracts/demoDollarArtifact.ts'
-import { createDevClients } from '../src/chains/evm/devnet/deployContracts.ts'
-import { devnetAccounts } from '../src/chains/evm/devnet/devnetAccounts.ts'
-import { type Devnet, startDevnet } from '../src/chains/evm/devnet/startDevnet.ts'
-import { payingClient } from './support/paymentsWorld.ts'
-import { eventually } from './support/eventually.ts'
-import { demoIntent, post, request, rpc, signedIntent, startTestGateway, type TestGateway } from './support/testGateway.ts'
+import { hashApiKey } from '../../src/auth/createApiKeyCheck.ts'
+import { demoDollarArtifact } from '../../src/contracts/demoDollarArtifact.ts'
+import { createDevClients } from '../../src/chains/evm/devnet/deployContracts.ts'
+import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
+import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
+import { payingClient } from '../support/paymentsWorld.ts'
+import { eventually } from '../support/eventually.ts'
+import { demoIntent, post, request, rpc, signedIntent, startTestGateway, type TestGateway } from '../support/testGateway.ts'
 
 const apiKey = 'operator-key-0123456789abcdef'
 const price = 10_000n // 0.01 DemoDollar, the devnet's price of execute
@@ -110,7 +110,7 @@ describe('x402 payments on execute, end to end', () => {
     assert.equal(await balanceOf(payer), payerBefore)
   })
 
-  it('leaves validate free and keeps the chain\'s own 402 0x54 apart: empty accepts, the deposit named', async () => {
+  it("leaves validate free and keeps the chain's own 402 0x54 apart: empty accepts, the deposit named", async () => {
     const res = await post(gateway.baseUrl, '/intents/validate', demoIntent(devnet, { value: (5n * 10n ** 18n).toString() }))
     assert.equal(res.status, 402)
     assert.equal(res.headers.get('x-erc1066-status'), '0x54')
@@ -122,13 +122,20 @@ describe('x402 payments on execute, end to end', () => {
     const payerBefore = await balanceOf(payer)
     const bodies = await Promise.all(Array.from({ length: 50 }, (_, i) => signedIntent(devnet, { nonce: String(200 + i) })))
     const results = await Promise.all(bodies.map((b) => paidPost(b)))
-    assert.deepEqual(results.map((r) => r.status), bodies.map(() => 200), JSON.stringify(results.filter((r) => r.status !== 200).map((r) => r.body)))
+    assert.deepEqual(
+      results.map((r) => r.status),
+      bodies.map(() => 200),
+      JSON.stringify(results.filter((r) => r.status !== 200).map((r) => r.body)),
+    )
     assert.equal(await balanceOf(payer), payerBefore - 50n * price)
     const settlements = results.map((r) => decodePaymentResponseHeader(r.headers.get('payment-response')!).transaction)
     assert.equal(new Set(settlements).size, 50, 'one settlement each')
     for (const r of results) {
       const state = await request(gateway.baseUrl, `/intents/${r.headers.get('x-intent-hash')}`)
-      assert.deepEqual(state.body.payments.map((p: { state: string }) => p.state), ['consumed'])
+      assert.deepEqual(
+        state.body.payments.map((p: { state: string }) => p.state),
+        ['consumed'],
+      )
     }
   })
 
@@ -136,14 +143,22 @@ describe('x402 payments on execute, end to end', () => {
     const deep = await startTestGateway({ chains: [devnet.chain], payments: devnet.payments, confirmations: 3, reconcileIntervalMs: 100 })
     try {
       const payerBefore = await balanceOf(payer)
-      const res = await payingFetch()(`${deep.baseUrl}/intents/execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(await signedIntent(devnet, { nonce: '400' })) })
+      const res = await payingFetch()(`${deep.baseUrl}/intents/execute`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(await signedIntent(devnet, { nonce: '400' })),
+      })
       const body = (await res.json()) as any
       assert.equal(res.status, 202, JSON.stringify(body))
       assert.equal(body.status, '0xF3')
       assert.equal(body.final, false)
       assert.equal(await balanceOf(payer), payerBefore - price, 'settled before the broadcast')
       const path = `/intents/${res.headers.get('x-intent-hash')}`
-      assert.deepEqual((await request(deep.baseUrl, path)).body.payments.map((p: { state: string }) => p.state), ['settled'], 'a reorg could still undo it: a credit')
+      assert.deepEqual(
+        (await request(deep.baseUrl, path)).body.payments.map((p: { state: string }) => p.state),
+        ['settled'],
+        'a reorg could still undo it: a credit',
+      )
       await rpc(devnet.anvil.rpcUrl, 'anvil_mine', ['0x3'])
       const final = await eventually('the execution final and its payment used up', 10_000, async () => {
         const state = await request(deep.baseUrl, path)
@@ -170,7 +185,11 @@ describe('x402 payments on execute, end to end', () => {
 
       const payerBefore = await balanceOf(payer)
       const payment = await payingClient(devnet).client.createPaymentPayload(unpaid.structuredContent)
-      const paid = (await mcp.callTool({ name: 'execute_intent', arguments: { intent, chainId: devnet.chain.chainId }, _meta: { 'x402/payment': payment } })) as { isError?: boolean; structuredContent?: any; _meta?: any }
+      const paid = (await mcp.callTool({ name: 'execute_intent', arguments: { intent, chainId: devnet.chain.chainId }, _meta: { 'x402/payment': payment } })) as {
+        isError?: boolean
+        structuredContent?: any
+        _meta?: any
+      }
       assert.ok(!paid.isError, JSON.stringify(paid.structuredContent))
       assert.equal(paid.structuredContent.erc1066Status, '0x11')
       assert.equal(paid._meta['x402/payment-response'].success, true)
@@ -180,4 +199,3 @@ describe('x402 payments on execute, end to end', () => {
     }
   })
 })
-

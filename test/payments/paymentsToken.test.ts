@@ -4,11 +4,11 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { type Address, type Hex, parseSignature } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { demoDollarArtifact } from '../src/contracts/demoDollarArtifact.ts'
-import { createDevClients } from '../src/chains/evm/devnet/deployContracts.ts'
-import { devnetAccounts } from '../src/chains/evm/devnet/devnetAccounts.ts'
-import { type Devnet, startDevnet } from '../src/chains/evm/devnet/startDevnet.ts'
-import { newAuthorization, signCancelAuthorization, signTransferAuthorization, tokenDomain } from './support/paymentsAuthorization.ts'
+import { demoDollarArtifact } from '../../src/contracts/demoDollarArtifact.ts'
+import { createDevClients } from '../../src/chains/evm/devnet/deployContracts.ts'
+import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
+import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
+import { newAuthorization, signCancelAuthorization, signTransferAuthorization, tokenDomain } from '../support/paymentsAuthorization.ts'
 
 describe('DemoDollar (EIP-3009) on anvil', () => {
   let devnet: Devnet
@@ -38,7 +38,7 @@ describe('DemoDollar (EIP-3009) on anvil', () => {
     clients.publicClient.simulateContract({ address: token(), abi: demoDollarArtifact.abi, functionName, args, account: privateKeyToAccount(key).address } as never)
   const argsOf = (a: ReturnType<typeof newAuthorization>) => [a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce] as const
 
-  it('has 6 decimals, the EIP-712 name and version x402 checks, and the demo payer\'s minted balance', async () => {
+  it("has 6 decimals, the EIP-712 name and version x402 checks, and the demo payer's minted balance", async () => {
     const read = (functionName: 'name' | 'version' | 'decimals') => clients.publicClient.readContract({ address: token(), abi: demoDollarArtifact.abi, functionName })
     assert.equal(await read('name'), 'Demo Dollar')
     assert.equal(await read('version'), '1')

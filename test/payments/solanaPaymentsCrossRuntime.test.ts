@@ -7,15 +7,15 @@ import { after, before, describe, it } from 'node:test'
 import { decodePaymentResponseHeader } from '@x402/core/http'
 import type { Address } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { demoDollarArtifact } from '../src/contracts/demoDollarArtifact.ts'
-import { createDevClients } from '../src/chains/evm/devnet/deployContracts.ts'
-import { devnetAccounts } from '../src/chains/evm/devnet/devnetAccounts.ts'
-import { type Devnet, startDevnet } from '../src/chains/evm/devnet/startDevnet.ts'
-import { type SolanaDevnet, startSolanaDevnet } from '../src/chains/solana/devnet/startSolanaDevnet.ts'
-import type { PaymentsConfig } from '../src/config/paymentsConfig.ts'
-import { payingClient } from './support/paymentsWorld.ts'
-import { signedSolanaIntent, startSolanaPaidGateway } from './support/solanaPayments.ts'
-import { request, type TestGateway } from './support/testGateway.ts'
+import { demoDollarArtifact } from '../../src/contracts/demoDollarArtifact.ts'
+import { createDevClients } from '../../src/chains/evm/devnet/deployContracts.ts'
+import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
+import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
+import { type SolanaDevnet, startSolanaDevnet } from '../../src/chains/solana/devnet/startSolanaDevnet.ts'
+import type { PaymentsConfig } from '../../src/config/paymentsConfig.ts'
+import { payingClient } from '../support/paymentsWorld.ts'
+import { signedSolanaIntent, startSolanaPaidGateway } from '../support/solanaPayments.ts'
+import { request, type TestGateway } from '../support/testGateway.ts'
 
 describe('x402: a Solana execute paid on an EVM network', () => {
   let evm: Devnet
@@ -43,7 +43,11 @@ describe('x402: a Solana execute paid on an EVM network', () => {
     const { body, intentHash } = signedSolanaIntent(solana)
     const [payerBefore, treasuryBefore] = [await balanceOf(payer), await balanceOf(treasury)]
     const lamportsBefore = (await solana.rpc.getBalance(solana.demo.recipient).send()).value
-    const res = await payingClient(evm).fetch(`${gateway.baseUrl}/intents/execute`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-chain-id': solana.chainId }, body: JSON.stringify(body) })
+    const res = await payingClient(evm).fetch(`${gateway.baseUrl}/intents/execute`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-chain-id': solana.chainId },
+      body: JSON.stringify(body),
+    })
     const answer = (await res.json()) as Record<string, any>
     assert.equal(res.status, 200, JSON.stringify(answer))
     assert.equal(answer.chainId, solana.chainId)
@@ -53,6 +57,9 @@ describe('x402: a Solana execute paid on an EVM network', () => {
     assert.equal(await balanceOf(treasury), treasuryBefore + price)
     assert.equal((await solana.rpc.getBalance(solana.demo.recipient).send()).value, lamportsBefore + 1_000n, 'the Solana intent ran once')
     const state = await request(gateway.baseUrl, `/intents/${intentHash}`, { headers: { 'x-chain-id': solana.chainId } })
-    assert.deepEqual(state.body.payments.map((p: Record<string, unknown>) => [p.state, p.network]), [['consumed', evm.chain.chainId]])
+    assert.deepEqual(
+      state.body.payments.map((p: Record<string, unknown>) => [p.state, p.network]),
+      [['consumed', evm.chain.chainId]],
+    )
   })
 })

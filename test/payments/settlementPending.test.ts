@@ -6,11 +6,11 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http'
-import { type SolanaDevnet, startSolanaDevnet } from '../src/chains/solana/devnet/startSolanaDevnet.ts'
-import { eventually } from './support/eventually.ts'
-import { type RpcHoldProxy, startRpcHoldProxy } from './support/rpcHoldProxy.ts'
-import { signedSolanaIntent, solanaPayingClient, startSolanaPaidGateway } from './support/solanaPayments.ts'
-import { post, request, type TestGateway } from './support/testGateway.ts'
+import { type SolanaDevnet, startSolanaDevnet } from '../../src/chains/solana/devnet/startSolanaDevnet.ts'
+import { eventually } from '../support/eventually.ts'
+import { type RpcHoldProxy, startRpcHoldProxy } from '../support/rpcHoldProxy.ts'
+import { signedSolanaIntent, solanaPayingClient, startSolanaPaidGateway } from '../support/solanaPayments.ts'
+import { post, request, type TestGateway } from '../support/testGateway.ts'
 
 describe('x402 settlement_pending (Solana, in-process facilitator)', () => {
   let devnet: SolanaDevnet
@@ -52,10 +52,16 @@ describe('x402 settlement_pending (Solana, in-process facilitator)', () => {
     assert.equal(pending.headers.get('x-erc1066-status'), '0xF3')
     assert.equal(pending.headers.get('location'), `/intents/${intentHash}`)
     const settlementTx = proxy.sentSignatures().at(-1)!
-    assert.deepEqual({ status: pending.body.payment.status, transaction: pending.body.payment.transaction, payer: pending.body.payment.payer }, { status: 'settlement_pending', transaction: settlementTx, payer: devnet.payment.payer })
+    assert.deepEqual(
+      { status: pending.body.payment.status, transaction: pending.body.payment.transaction, payer: pending.body.payment.payer },
+      { status: 'settlement_pending', transaction: settlementTx, payer: devnet.payment.payer },
+    )
     assert.equal(pending.body.transactionHash, undefined, 'no execution was sent')
     const response = decodePaymentResponseHeader(pending.headers.get('payment-response')!)
-    assert.deepEqual({ success: response.success, errorReason: response.errorReason, transaction: response.transaction }, { success: false, errorReason: 'settlement_pending', transaction: settlementTx })
+    assert.deepEqual(
+      { success: response.success, errorReason: response.errorReason, transaction: response.transaction },
+      { success: false, errorReason: 'settlement_pending', transaction: settlementTx },
+    )
 
     // The transfer landed (the node just could not say so): the payer paid, the intent has not run.
     assert.equal(await payerBalance(), payerBefore - price)
@@ -63,7 +69,10 @@ describe('x402 settlement_pending (Solana, in-process facilitator)', () => {
     const waiting = await state(intentHash)
     assert.equal(waiting.status, 202, waiting.text)
     assert.equal(waiting.headers.get('location'), `/intents/${intentHash}`)
-    assert.deepEqual(waiting.body.payments.map((p: Record<string, unknown>) => [p.state, p.transaction]), [['settlement_pending', settlementTx]])
+    assert.deepEqual(
+      waiting.body.payments.map((p: Record<string, unknown>) => [p.state, p.transaction]),
+      [['settlement_pending', settlementTx]],
+    )
     // A retry without a payment is told to wait, not asked to pay again.
     const retry = await execute(body)
     assert.equal(retry.status, 202, retry.text)
@@ -78,7 +87,10 @@ describe('x402 settlement_pending (Solana, in-process facilitator)', () => {
     })
     assert.equal(done.body.status, '0x11')
     assert.equal(done.body.state, 'mined')
-    assert.deepEqual(done.body.payments.map((p: Record<string, unknown>) => [p.state, p.transaction]), [['consumed', settlementTx]])
+    assert.deepEqual(
+      done.body.payments.map((p: Record<string, unknown>) => [p.state, p.transaction]),
+      [['consumed', settlementTx]],
+    )
     assert.equal(await recipientLamports(), lamportsBefore + 1_000n, 'the intent ran once')
     assert.equal(await payerBalance(), payerBefore - price, 'the payer paid exactly the price, once')
     // And the client's own retry now gets the outcome, replayed, for nothing.

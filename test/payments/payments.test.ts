@@ -6,12 +6,12 @@ import { after, before, describe, it } from 'node:test'
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http'
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types'
 import { privateKeyToAccount } from 'viem/accounts'
-import { demoDollarArtifact } from '../src/contracts/demoDollarArtifact.ts'
-import { devnetAccounts } from '../src/chains/evm/devnet/devnetAccounts.ts'
-import { createLogger } from '../src/logging/createLogger.ts'
-import { resolveUnresolvedPayments } from '../src/payments/resolveUnresolvedPayments.ts'
-import { newAuthorization, signCancelAuthorization, signTransferAuthorization, tokenDomain } from './support/paymentsAuthorization.ts'
-import { intentHashOf, payingClient, postJson, price, startPaidApp, startPaymentsWorld, type PaymentsWorld } from './support/paymentsWorld.ts'
+import { demoDollarArtifact } from '../../src/contracts/demoDollarArtifact.ts'
+import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
+import { createLogger } from '../../src/logging/createLogger.ts'
+import { resolveUnresolvedPayments } from '../../src/payments/resolveUnresolvedPayments.ts'
+import { newAuthorization, signCancelAuthorization, signTransferAuthorization, tokenDomain } from '../support/paymentsAuthorization.ts'
+import { intentHashOf, payingClient, postJson, price, startPaidApp, startPaymentsWorld, type PaymentsWorld } from '../support/paymentsWorld.ts'
 
 describe('x402 payments with the unmodified @x402/fetch client', () => {
   let world: PaymentsWorld
@@ -51,15 +51,18 @@ describe('x402 payments with the unmodified @x402/fetch client', () => {
     assert.equal(header.error, 'Payment required')
     assert.equal(header.resource.url, world.paid.url)
     assert.equal(header.accepts.length, 1)
-    assert.deepEqual({ ...header.accepts[0], extra: undefined }, {
-      scheme: 'exact',
-      network: 'eip155:31337',
-      asset: world.devnet.contracts.dollar,
-      amount: String(price),
-      payTo: payTo(),
-      maxTimeoutSeconds: 300,
-      extra: undefined,
-    })
+    assert.deepEqual(
+      { ...header.accepts[0], extra: undefined },
+      {
+        scheme: 'exact',
+        network: 'eip155:31337',
+        asset: world.devnet.contracts.dollar,
+        amount: String(price),
+        payTo: payTo(),
+        maxTimeoutSeconds: 300,
+        extra: undefined,
+      },
+    )
     assert.equal(header.accepts[0]!.extra.name, 'Demo Dollar')
     assert.equal(header.accepts[0]!.extra.version, '1')
     assert.deepEqual(world.paid.effects, [])
@@ -106,7 +109,10 @@ describe('x402 payments with the unmodified @x402/fetch client', () => {
   }
 
   it('charges nothing when the handler refuses a validly paid request (403, 410), and releases the authorization', async () => {
-    for (const [id, status] of [['refused-403', 403], ['refused-410', 410]] as const) {
+    for (const [id, status] of [
+      ['refused-403', 403],
+      ['refused-410', 410],
+    ] as const) {
       const before = await world.balanceOf(payer)
       const { header } = await paymentFor(id)
       const res = await fetch(world.paid.url, postJson({ id, refuse: status }, { 'payment-signature': header }))
@@ -128,7 +134,10 @@ describe('x402 payments with the unmodified @x402/fetch client', () => {
     await refusedWith(both.find((r) => r.status === 402)!, 'invalid_exact_evm_nonce_already_used')
     await refusedWith(await send('twice-later', header), 'invalid_exact_evm_nonce_already_used')
     assert.equal(await world.balanceOf(payer), before - price)
-    assert.deepEqual(world.paid.effects.filter((e) => e.startsWith('twice')), ['twice'])
+    assert.deepEqual(
+      world.paid.effects.filter((e) => e.startsWith('twice')),
+      ['twice'],
+    )
   })
 
   it('refuses a wrong amount, a wrong asset, an expired authorization and a bad signature with the x402 reason; nothing runs or moves', async () => {
@@ -155,7 +164,10 @@ describe('x402 payments with the unmodified @x402/fetch client', () => {
     const forged = { ...good, payload: { ...good.payload, signature: `${signature.slice(0, 10)}${signature[10] === '0' ? '1' : '0'}${signature.slice(11)}` } }
     await refusedWith(await send('bad-signature', encodePaymentSignatureHeader(forged)), /^invalid_exact_evm_(signature|failed_to_parse_signature)$/)
     assert.equal(await world.balanceOf(payer), before)
-    assert.deepEqual(world.paid.effects.filter((e) => ['wrong-amount', 'wrong-asset', 'expired', 'bad-signature'].includes(e)), [])
+    assert.deepEqual(
+      world.paid.effects.filter((e) => ['wrong-amount', 'wrong-asset', 'expired', 'bad-signature'].includes(e)),
+      [],
+    )
   })
 
   it('refuses an authorization its payer cancelled on-chain', async () => {
@@ -171,7 +183,7 @@ describe('x402 payments with the unmodified @x402/fetch client', () => {
     assert.ok(!world.paid.effects.includes('cancelled'))
   })
 
-  it('answers 402 with the settlement\'s reason and runs nothing when the balance is emptied between verify and settle', async () => {
+  it("answers 402 with the settlement's reason and runs nothing when the balance is emptied between verify and settle", async () => {
     const other = privateKeyToAccount(devnetAccounts.other).address
     const { header } = await paymentFor('emptied')
     const balance = await world.balanceOf(payer)
@@ -192,7 +204,7 @@ describe('x402 payments with the unmodified @x402/fetch client', () => {
     assert.match(record?.reason ?? '', /^settlement failed: /)
   })
 
-  it('answers a request it cannot price (bad input) with the handler\'s 4xx, not 402', async () => {
+  it("answers a request it cannot price (bad input) with the handler's 4xx, not 402", async () => {
     const res = await fetch(world.paid.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
     assert.equal(res.status, 400)
     assert.equal(res.headers.get('payment-required'), null)
@@ -220,7 +232,10 @@ describe('x402 payments with the unmodified @x402/fetch client', () => {
     const conflict = await send('identified-2', encodePaymentSignatureHeader(withId(another, 'pay_identified_000000001')))
     assert.equal(conflict.status, 409)
     assert.equal(await world.balanceOf(payer), before - price)
-    assert.deepEqual(world.paid.effects.filter((e) => e.startsWith('identified')), ['identified'])
+    assert.deepEqual(
+      world.paid.effects.filter((e) => e.startsWith('identified')),
+      ['identified'],
+    )
   })
 
   it('charges each of 50 concurrent paid requests exactly once, with no nonce collision between settlements', async () => {
@@ -230,7 +245,11 @@ describe('x402 payments with the unmodified @x402/fetch client', () => {
     const ids = Array.from({ length: 50 }, (_, i) => `bulk-${i}`)
     const responses = await Promise.all(ids.map((id) => pay(world.paid.url, postJson({ id }))))
     const statuses = responses.map((r) => r.status)
-    assert.deepEqual(statuses, ids.map(() => 200), JSON.stringify(await Promise.all(responses.filter((r) => r.status !== 200).map((r) => r.text()))))
+    assert.deepEqual(
+      statuses,
+      ids.map(() => 200),
+      JSON.stringify(await Promise.all(responses.filter((r) => r.status !== 200).map((r) => r.text()))),
+    )
     const transactions = new Set(responses.map((r) => decodePaymentResponseHeader(r.headers.get('payment-response')!).transaction))
     assert.equal(transactions.size, 50)
     assert.equal(await world.balanceOf(payer), before - 50n * price)
@@ -257,17 +276,38 @@ describe('x402 payments with the unmodified @x402/fetch client', () => {
     }
   })
 
-  it('resolves reservations a crash left from the token\'s authorizationState: settled ones stay a credit for their intent, the rest are released, an unused one not while a settlement may be pending', async () => {
+  it("resolves reservations a crash left from the token's authorizationState: settled ones stay a credit for their intent, the rest are released, an unused one not while a settlement may be pending", async () => {
     const domain = tokenDomain(world.devnet.demo.payment, world.devnet.anvil.chainId)
     const asset = world.devnet.contracts.dollar
     const reserve = async (id: string, a: ReturnType<typeof newAuthorization>) => {
-      const r = await world.ledger.reserve({ network: 'eip155:31337', asset, payer, nonce: a.nonce, amount: String(a.value), payTo: payTo(), paymentId: undefined, payloadHash: '0x00', validBefore: a.validBefore, route: 'execute', chainId: 'eip155:31337', intentHash: intentHashOf(id) })
+      const r = await world.ledger.reserve({
+        network: 'eip155:31337',
+        asset,
+        payer,
+        nonce: a.nonce,
+        amount: String(a.value),
+        payTo: payTo(),
+        paymentId: undefined,
+        payloadHash: '0x00',
+        validBefore: a.validBefore,
+        route: 'execute',
+        chainId: 'eip155:31337',
+        intentHash: intentHashOf(id),
+      })
       assert.equal(r.kind, 'reserved')
     }
     // Settled on-chain just before the crash, never recorded as such.
     const settled = newAuthorization({ from: payer, to: payTo(), value: price })
     await reserve('crash-settled', settled)
-    const tx = await write(devnetAccounts.facilitator, 'transferWithAuthorization', [settled.from, settled.to, settled.value, settled.validAfter, settled.validBefore, settled.nonce, await signTransferAuthorization(devnetAccounts.payer, domain, settled)])
+    const tx = await write(devnetAccounts.facilitator, 'transferWithAuthorization', [
+      settled.from,
+      settled.to,
+      settled.value,
+      settled.validAfter,
+      settled.validBefore,
+      settled.nonce,
+      await signTransferAuthorization(devnetAccounts.payer, domain, settled),
+    ])
     // Never sent, and cancelled by its payer.
     const unused = newAuthorization({ from: payer, to: payTo(), value: price })
     await reserve('crash-unused', unused)
@@ -278,15 +318,27 @@ describe('x402 payments with the unmodified @x402/fetch client', () => {
     const clientFor = (network: string) => (network === 'eip155:31337' ? world.clients.publicClient : undefined)
     // While a settlement may still be pending in the node, an unused authorization is not released.
     const waiting = await resolveUnresolvedPayments({ ledger: world.ledger, clientFor, logger: createLogger({ level: 'silent' }), settlementMayBePending: async () => true })
-    assert.deepEqual(waiting.map((r) => [r.payment.intentHash, r.outcome]), [[intentHashOf('crash-settled'), 'settled'], [intentHashOf('crash-cancelled'), 'released']])
-    assert.deepEqual((await world.ledger.unresolved()).map((p) => p.intentHash), [intentHashOf('crash-unused')])
+    assert.deepEqual(
+      waiting.map((r) => [r.payment.intentHash, r.outcome]),
+      [
+        [intentHashOf('crash-settled'), 'settled'],
+        [intentHashOf('crash-cancelled'), 'released'],
+      ],
+    )
+    assert.deepEqual(
+      (await world.ledger.unresolved()).map((p) => p.intentHash),
+      [intentHashOf('crash-unused')],
+    )
     const rest = await resolveUnresolvedPayments({ ledger: world.ledger, clientFor, logger: createLogger({ level: 'silent' }), settlementMayBePending: async () => false })
     const resolved = [...waiting, ...rest]
-    assert.deepEqual(resolved.map((r) => [r.payment.intentHash, r.outcome, r.transaction, r.reason]), [
-      [intentHashOf('crash-settled'), 'settled', tx, 'used'],
-      [intentHashOf('crash-cancelled'), 'released', undefined, 'cancelled'],
-      [intentHashOf('crash-unused'), 'released', undefined, 'unused'],
-    ])
+    assert.deepEqual(
+      resolved.map((r) => [r.payment.intentHash, r.outcome, r.transaction, r.reason]),
+      [
+        [intentHashOf('crash-settled'), 'settled', tx, 'used'],
+        [intentHashOf('crash-cancelled'), 'released', undefined, 'cancelled'],
+        [intentHashOf('crash-unused'), 'released', undefined, 'unused'],
+      ],
+    )
     assert.deepEqual(await world.ledger.unresolved(), [])
 
     // The settled one pays for its intent: the request runs without paying again, once.
@@ -313,7 +365,10 @@ describe('x402 payments with the unmodified @x402/fetch client', () => {
     const retry = await fetch(world.paid.url, postJson({ id: 'broadcast-fails' }))
     assert.equal(retry.status, 200)
     assert.equal(await world.balanceOf(payer), before - price)
-    assert.deepEqual(world.paid.effects.filter((e) => e === 'broadcast-fails'), ['broadcast-fails'])
+    assert.deepEqual(
+      world.paid.effects.filter((e) => e === 'broadcast-fails'),
+      ['broadcast-fails'],
+    )
   })
 
   it('settles a route with nothing to broadcast after its handler succeeds, and not when it answers an error', async () => {

@@ -11,17 +11,17 @@ import { after, before, describe, it } from 'node:test'
 import { decodePaymentResponseHeader } from '@x402/core/http'
 import type { Address, Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { demoDollarArtifact } from '../src/contracts/demoDollarArtifact.ts'
-import { intentExecutorArtifact } from '../src/contracts/intentExecutorArtifact.ts'
-import { createDevClients } from '../src/chains/evm/devnet/deployContracts.ts'
-import { devnetAccounts } from '../src/chains/evm/devnet/devnetAccounts.ts'
-import { type Devnet, startDevnet } from '../src/chains/evm/devnet/startDevnet.ts'
-import { eventually } from './support/eventually.ts'
-import { type FacilitatorStandIn, type SettleMode, startFacilitatorStandIn } from './support/facilitatorStandIn.ts'
-import { chainEnv, startGatewayProcess } from './support/gatewayProcess.ts'
-import { payingClient } from './support/paymentsWorld.ts'
-import type { GatewayProcess } from './support/runGateway.ts'
-import { post, request, rpc, signedIntent } from './support/testGateway.ts'
+import { demoDollarArtifact } from '../../src/contracts/demoDollarArtifact.ts'
+import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
+import { createDevClients } from '../../src/chains/evm/devnet/deployContracts.ts'
+import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
+import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
+import { eventually } from '../support/eventually.ts'
+import { type FacilitatorStandIn, type SettleMode, startFacilitatorStandIn } from '../support/facilitatorStandIn.ts'
+import { chainEnv, startGatewayProcess } from '../support/gatewayProcess.ts'
+import { payingClient } from '../support/paymentsWorld.ts'
+import type { GatewayProcess } from '../support/runGateway.ts'
+import { post, request, rpc, signedIntent } from '../support/testGateway.ts'
 
 const price = 10_000n
 const chainHeader = { 'x-chain-id': '31337' }
@@ -71,7 +71,8 @@ describe('x402 payments across a SIGKILL of the gateway (remote facilitator)', (
     standIn.mode = 'pass'
     return seen
   }
-  const paymentsOf = async (baseUrl: string, intentHash: Hex) => (await request(baseUrl, `/intents/${intentHash}`, { headers: chainHeader })).body.payments as Array<{ state: string; reason?: string; transaction?: string }>
+  const paymentsOf = async (baseUrl: string, intentHash: Hex) =>
+    (await request(baseUrl, `/intents/${intentHash}`, { headers: chainHeader })).body.payments as Array<{ state: string; reason?: string; transaction?: string }>
   /** The intent, and its hash as the gateway computes it (validate is free). */
   const newIntent = async (baseUrl: string, nonce: string) => {
     const body = await signedIntent(devnet, { nonce })
@@ -82,7 +83,11 @@ describe('x402 payments across a SIGKILL of the gateway (remote facilitator)', (
   /** Execute's price; an authorization is valid for `seconds` after the client signs it. */
   const prices = (seconds: number) => {
     const { payment } = devnet.demo
-    return JSON.stringify({ [`eip155:${devnet.anvil.chainId}`]: { execute: { asset: payment.asset, amount: price.toString(), payTo: payment.payTo, extra: { name: payment.name, version: payment.version }, maxTimeoutSeconds: seconds } } })
+    return JSON.stringify({
+      [`eip155:${devnet.anvil.chainId}`]: {
+        execute: { asset: payment.asset, amount: price.toString(), payTo: payment.payTo, extra: { name: payment.name, version: payment.version }, maxTimeoutSeconds: seconds },
+      },
+    })
   }
 
   before(async () => {
@@ -109,7 +114,10 @@ describe('x402 payments across a SIGKILL of the gateway (remote facilitator)', (
 
     ;({ gw, baseUrl } = await start('never-settled.sqlite', shortLived))
     // Unused, but a remote facilitator may still hold it: reserved, not released, until it expires.
-    assert.deepEqual((await paymentsOf(baseUrl, intentHash)).map((p) => p.state), ['reserved'])
+    assert.deepEqual(
+      (await paymentsOf(baseUrl, intentHash)).map((p) => p.state),
+      ['reserved'],
+    )
     const released = await eventually('the expired reservation released', 30_000, async () => {
       await rpc(devnet.anvil.rpcUrl, 'evm_mine', []) // a block whose timestamp the expiry is judged by
       const payments = await paymentsOf(baseUrl, intentHash)
@@ -123,7 +131,10 @@ describe('x402 payments across a SIGKILL of the gateway (remote facilitator)', (
     assert.equal(res?.status, 200)
     assert.equal(await balanceOf(payer), before - price)
     assert.equal(await executed(intentHash), 1)
-    assert.deepEqual((await paymentsOf(baseUrl, intentHash)).map((p) => p.state), ['released', 'consumed'])
+    assert.deepEqual(
+      (await paymentsOf(baseUrl, intentHash)).map((p) => p.state),
+      ['released', 'consumed'],
+    )
     await stop(gw)
   })
 
@@ -134,7 +145,11 @@ describe('x402 payments across a SIGKILL of the gateway (remote facilitator)', (
     await killAtSettlement(gw, baseUrl, body, 'hold')
 
     ;({ gw, baseUrl } = await start('settled-late.sqlite'))
-    assert.deepEqual((await paymentsOf(baseUrl, intentHash)).map((p) => p.state), ['reserved'], 'not released at start-up: the settlement may still come')
+    assert.deepEqual(
+      (await paymentsOf(baseUrl, intentHash)).map((p) => p.state),
+      ['reserved'],
+      'not released at start-up: the settlement may still come',
+    )
     await standIn.releaseHeld('settle') // the facilitator finishes what it was asked before the crash
     const settled = await eventually('the late settlement found', 10_000, async () => {
       const payments = await paymentsOf(baseUrl, intentHash)
@@ -152,7 +167,10 @@ describe('x402 payments across a SIGKILL of the gateway (remote facilitator)', (
     assert.equal(await executed(intentHash), 1)
     assert.equal(await balanceOf(payer), payerBefore - price, 'charged once')
     assert.equal(await balanceOf(treasury), treasuryBefore + price)
-    assert.deepEqual((await paymentsOf(baseUrl, intentHash)).map((p) => p.state), ['consumed'])
+    assert.deepEqual(
+      (await paymentsOf(baseUrl, intentHash)).map((p) => p.state),
+      ['consumed'],
+    )
     await stop(gw)
   })
 
@@ -166,14 +184,21 @@ describe('x402 payments across a SIGKILL of the gateway (remote facilitator)', (
 
     ;({ gw, baseUrl } = await start('settled-not-sent.sqlite'))
     const payments = await paymentsOf(baseUrl, intentHash)
-    assert.deepEqual(payments.map((p) => p.state), ['settled'], 'resolved at start-up, before any request')
+    assert.deepEqual(
+      payments.map((p) => p.state),
+      ['settled'],
+      'resolved at start-up, before any request',
+    )
     assert.equal(payments[0]!.transaction, standIn.settled.at(-1))
     // The agent retries with a fresh payment: the credit pays instead, the new authorization is not used.
     const res = await paidExecute(baseUrl, body)
     assert.equal(res?.status, 200)
     assert.equal(await executed(intentHash), 1)
     assert.equal(await balanceOf(payer), before - price, 'charged once')
-    assert.deepEqual((await paymentsOf(baseUrl, intentHash)).map((p) => p.state), ['consumed'])
+    assert.deepEqual(
+      (await paymentsOf(baseUrl, intentHash)).map((p) => p.state),
+      ['consumed'],
+    )
     await stop(gw)
   })
 })

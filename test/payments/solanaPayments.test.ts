@@ -11,12 +11,12 @@ import { promisify } from 'node:util'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { x402Client } from '@x402/fetch'
-import { solanaDemoCommands } from '../src/chains/solana/devnet/solanaDemoCommands.ts'
+import { solanaDemoCommands } from '../../src/chains/solana/devnet/solanaDemoCommands.ts'
 import { ExactSvmScheme } from '@x402/svm/exact/client'
-import { solanaClusterNetworks } from '../src/config/paymentsConfig.ts'
-import { type SolanaDevnet, startSolanaDevnet } from '../src/chains/solana/devnet/startSolanaDevnet.ts'
-import { signedSolanaIntent, solanaPayingClient, startSolanaPaidGateway } from './support/solanaPayments.ts'
-import { post, request, type TestGateway } from './support/testGateway.ts'
+import { solanaClusterNetworks } from '../../src/config/paymentsConfig.ts'
+import { type SolanaDevnet, startSolanaDevnet } from '../../src/chains/solana/devnet/startSolanaDevnet.ts'
+import { signedSolanaIntent, solanaPayingClient, startSolanaPaidGateway } from '../support/solanaPayments.ts'
+import { post, request, type TestGateway } from '../support/testGateway.ts'
 
 describe('x402 payments for Solana executes, end to end', () => {
   let devnet: SolanaDevnet
@@ -46,7 +46,7 @@ describe('x402 payments for Solana executes, end to end', () => {
     return { required, payload, header: encodePaymentSignatureHeader(payload) }
   }
 
-  it('offers execute on Solana devnet\'s cluster id in DemoDollar, with the facilitator as fee payer; nothing runs unpaid', async () => {
+  it("offers execute on Solana devnet's cluster id in DemoDollar, with the facilitator as fee payer; nothing runs unpaid", async () => {
     const { body, intentHash } = signedSolanaIntent(devnet)
     const res = await execute(body)
     assert.equal(res.status, 402)
@@ -123,7 +123,7 @@ describe('x402 payments for Solana executes, end to end', () => {
     assert.equal(await recipientLamports(), lamportsBefore + 1_000n, 'one execution')
   })
 
-  it('refuses a payment for other terms, a transfer of another amount, and a stranger\'s transaction using the facilitator as fee payer: nothing charged, nothing sent', async () => {
+  it("refuses a payment for other terms, a transfer of another amount, and a stranger's transaction using the facilitator as fee payer: nothing charged, nothing sent", async () => {
     const { body } = signedSolanaIntent(devnet)
     const { payload, required } = await paymentFor(body)
     const before = await balances()
@@ -186,7 +186,11 @@ describe('x402 payments for Solana executes, end to end', () => {
       const lamportsBefore = await recipientLamports()
       const { client } = await solanaPayingClient(devnet)
       const payment = await client.createPaymentPayload(unpaid.structuredContent)
-      const paid = (await mcp.callTool({ name: 'execute_intent', arguments: { intent: body, chainId: devnet.chainId }, _meta: { 'x402/payment': payment } })) as { isError?: boolean; structuredContent?: any; _meta?: any }
+      const paid = (await mcp.callTool({ name: 'execute_intent', arguments: { intent: body, chainId: devnet.chainId }, _meta: { 'x402/payment': payment } })) as {
+        isError?: boolean
+        structuredContent?: any
+        _meta?: any
+      }
       assert.ok(!paid.isError, JSON.stringify(paid.structuredContent))
       assert.equal(paid.structuredContent.erc1066Status, '0x11')
       assert.equal(paid._meta['x402/payment-response'].success, true)

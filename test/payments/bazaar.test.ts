@@ -8,12 +8,12 @@ import { decodePaymentRequiredHeader, encodePaymentSignatureHeader, HTTPFacilita
 import { extractDiscoveryInfo, validateAndExtract, withBazaar, type DiscoveryExtension } from '@x402/extensions/bazaar'
 import type { Address } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { demoDollarArtifact } from '../src/contracts/demoDollarArtifact.ts'
-import { createDevClients } from '../src/chains/evm/devnet/deployContracts.ts'
-import { devnetAccounts } from '../src/chains/evm/devnet/devnetAccounts.ts'
-import { type Devnet, startDevnet } from '../src/chains/evm/devnet/startDevnet.ts'
-import { payingClient } from './support/paymentsWorld.ts'
-import { post, request, signedIntent, startTestGateway, type TestGateway } from './support/testGateway.ts'
+import { demoDollarArtifact } from '../../src/contracts/demoDollarArtifact.ts'
+import { createDevClients } from '../../src/chains/evm/devnet/deployContracts.ts'
+import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
+import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
+import { payingClient } from '../support/paymentsWorld.ts'
+import { post, request, signedIntent, startTestGateway, type TestGateway } from '../support/testGateway.ts'
 
 const price = 10_000n // the devnet's price of execute
 
@@ -62,7 +62,11 @@ describe('x402 bazaar discovery', () => {
     assert.equal(await balanceOf(payer), payerBefore - price, 'the payer paid exactly the price')
     assert.equal(await balanceOf(treasury), treasuryBefore + price)
     const state = await request(gateway.baseUrl, `/intents/${paid.headers.get('x-intent-hash')}`)
-    assert.deepEqual(state.body.payments.map((p: { state: string }) => p.state), ['consumed'], 'one payment, used once')
+    assert.deepEqual(
+      state.body.payments.map((p: { state: string }) => p.state),
+      ['consumed'],
+      'one payment, used once',
+    )
     assert.equal(state.body.attempts ?? 1, 1)
     // The intent ran once: the same payment again is refused, nothing more is charged.
     const again = await post(gateway.baseUrl, '/intents/execute', intent, { 'payment-signature': encodePaymentSignatureHeader(payload) })
@@ -90,7 +94,10 @@ describe('x402 bazaar discovery', () => {
     assert.equal(all.pagination.total, all.items.length)
 
     // The client's filters are honoured.
-    assert.deepEqual((await bazaar.listResources({ type: 'mcp' })).items.map((i) => i.type), all.items.filter((i) => i.type === 'mcp').map(() => 'mcp'))
+    assert.deepEqual(
+      (await bazaar.listResources({ type: 'mcp' })).items.map((i) => i.type),
+      all.items.filter((i) => i.type === 'mcp').map(() => 'mcp'),
+    )
     assert.equal((await bazaar.listResources({ network: 'eip155:1' })).items.length, 0)
     assert.equal((await bazaar.listResources({ limit: 1 })).items.length, 1)
   })
