@@ -1,4 +1,4 @@
-// A payment on one runtime for an intent on another, by the rule docs/payments.md states: a price
+// A payment on one runtime for an intent on another, by the rule the README's "Payments (x402)" states: a price
 // may name a network of another runtime the gateway serves; the payment is bound to the intent it
 // pays for, not to a runtime. Here a Solana execute is priced in the EVM DemoDollar (EIP-3009 on
 // anvil) and paid by the unmodified @x402/fetch with @x402/evm's client.
