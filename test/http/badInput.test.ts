@@ -1,13 +1,13 @@
 // Every way a request can be wrong: a 4xx problem-details answer naming what is wrong, with the
 // common headers, and nothing sent to the chain.
 import assert from 'node:assert/strict'
-import { connect } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { keccak256, stringToHex, toHex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { assertCommonHeaders } from '../support/assertCommonHeaders.ts'
 import { demoIntent, post, request, startTestGateway, startWorld, type HttpResult, type TestGateway, type World } from '../support/testGateway.ts'
+import { rawRequest } from '../support/rawRequest.ts'
 
 const relayer = privateKeyToAccount(devnetAccounts.relayer).address
 
@@ -206,27 +206,7 @@ describe('bad input', () => {
   })
 
   it('answers requests Node cannot parse (malformed, oversized headers) with a problem and the common headers', async () => {
-    const { port } = new URL(world.gateway.baseUrl)
-    const raw = (head: string) =>
-      new Promise<HttpResult>((resolve, reject) => {
-        let text = ''
-        const socket = connect(Number(port), '127.0.0.1', () => socket.write(head))
-        socket.on('data', (d) => (text += d.toString('latin1')))
-        socket.on('error', () => undefined)
-        socket.setTimeout(5000, () => socket.destroy(new Error('no answer')))
-        socket.on('close', () => {
-          const [headBlock = '', body = ''] = text.split('\r\n\r\n')
-          const [statusLine = '', ...lines] = headBlock.split('\r\n')
-          const status = Number(/^HTTP\/1\.1 (\d{3}) /.exec(statusLine)?.[1])
-          if (!status) return reject(new Error(`not an HTTP answer: ${JSON.stringify(text.slice(0, 200))}`))
-          const headers = new Headers(lines.map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trim()] as [string, string]))
-          let parsed: unknown
-          try {
-            parsed = JSON.parse(body)
-          } catch {}
-          resolve({ status, headers, body: parsed, text: body })
-        })
-      })
+    const raw = (head: string) => rawRequest(world.gateway.baseUrl, head)
     const malformed = await raw('GET /health HTTP/1.1\r\nHost: x\r\nthis is not a header\r\n\r\n')
     assertProblem(malformed, 400, '0xA0')
     assert.equal(malformed.headers.get('connection'), 'close')

@@ -2,9 +2,9 @@
 // unacceptable one is replaced, never echoed; every answer carries one, the framework's own
 // errors (404, 405, 413, 415, the parser's 400, unreadable paths, unparsable HTTP) included.
 import assert from 'node:assert/strict'
-import { connect } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { demoIntent, post, request, startTestGateway, startWorld, type HttpResult, type TestGateway, type World } from '../support/testGateway.ts'
+import { rawRequest } from '../support/rawRequest.ts'
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 
@@ -25,23 +25,7 @@ describe('request ids', () => {
   const linesWith = (id: string) => gateway.logs.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.reqId === id)
 
   /** A request written byte for byte: what fetch refuses to send. */
-  const raw = (head: string) =>
-    new Promise<HttpResult>((resolve, reject) => {
-      const { port } = new URL(gateway.baseUrl)
-      let text = ''
-      const socket = connect(Number(port), '127.0.0.1', () => socket.write(head))
-      socket.on('data', (d) => (text += d.toString('latin1')))
-      socket.on('error', () => undefined)
-      socket.setTimeout(5000, () => socket.destroy(new Error('no answer')))
-      socket.on('close', () => {
-        const [headBlock = '', body = ''] = text.split('\r\n\r\n')
-        const [statusLine = '', ...lines] = headBlock.split('\r\n')
-        const status = Number(/^HTTP\/1\.1 (\d{3}) /.exec(statusLine)?.[1])
-        if (!status) return reject(new Error(`not an HTTP answer: ${JSON.stringify(text.slice(0, 200))}`))
-        const headers = new Headers(lines.map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trim()] as [string, string]))
-        resolve({ status, headers, body: undefined, text: body })
-      })
-    })
+  const raw = (head: string) => rawRequest(gateway.baseUrl, head)
 
   it('answers and logs an acceptable id the caller sent', async () => {
     const id = 'agent-7/run:42~retry#1'
