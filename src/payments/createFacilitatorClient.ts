@@ -106,7 +106,14 @@ function guard(client: FacilitatorClient, log: Logger): FacilitatorClient {
         return await client.settle(payload, requirements)
       } catch (err) {
         if (err instanceof SettleError)
-          return withoutUndefined({ success: false, errorReason: err.errorReason ?? 'settlement_failed', errorMessage: err.errorMessage, payer: err.payer, transaction: err.transaction, network: err.network })
+          return withoutUndefined({
+            success: false,
+            errorReason: err.errorReason ?? 'settlement_failed',
+            errorMessage: err.errorMessage,
+            payer: err.payer,
+            transaction: err.transaction,
+            network: err.network,
+          })
         log.warn({ err }, 'x402 settle failed: facilitator unavailable')
         throw new FacilitatorUnavailableError('settle', { cause: err })
       }
