@@ -73,6 +73,12 @@ describe('x402 settlement_pending (Solana, in-process facilitator)', () => {
       waiting.body.payments.map((p: Record<string, unknown>) => [p.state, p.transaction]),
       [['settlement_pending', settlementTx]],
     )
+    // Its events stream waits for the execution (not a 404: the intent will be sent).
+    const events = new AbortController()
+    const stream = await fetch(`${gateway.baseUrl}/intents/${intentHash}/events`, { headers: { 'x-chain-id': devnet.chainId }, signal: events.signal })
+    assert.equal(stream.status, 200)
+    assert.match(stream.headers.get('content-type') ?? '', /^text\/event-stream/)
+    events.abort()
     // A retry without a payment is told to wait, not asked to pay again.
     const retry = await execute(body)
     assert.equal(retry.status, 202, retry.text)

@@ -9,6 +9,7 @@ import type { ChainRegistry } from '../../../intents/createChainRegistry.ts'
 import { InputError } from '../../../errors/inputError.ts'
 import { intentHashParamsSchema } from '../../../intents/intentSchema.ts'
 import { type ExecutionEvent, isFinished, toExecutionEvents } from '../../../intents/toExecutionEvents.ts'
+import { isSettlementPending } from '../../../payments/settlementPending.ts'
 import type { ExecutionRecord, Journal } from '../../../ports/journal.ts'
 import { Status } from '../../../status/statusCodes.ts'
 import { chainHeaderSchema, outcomeResponses } from '../../schemas/httpSchemas.ts'
@@ -33,7 +34,7 @@ export function registerIntentEventsRoute(app: FastifyInstance, { registry, jour
         tags: ['intents'],
         summary: "An execution's events, pushed as server-sent events until it is final",
         description:
-          "text/event-stream: one event per state change of an execution this gateway sent (submitted, repriced, mined, final, reverted, dropped, reorged), each `id:` the event's id, `event:` its type and `data:` the JSON `{ id, type, intentHash, chainId, state, transactionHash, blockNumber, attempt, at }`. Read from the journal: any instance streams any intent's events. The stream ends after `final`, or `dropped`; `Last-Event-ID` resumes after an event already received (receivers deduplicate by id). 404 (0xA0) for an intent this gateway never sent.",
+          "text/event-stream: one event per state change of an execution this gateway sent (submitted, repriced, mined, final, reverted, dropped, reorged), each `id:` the event's id, `event:` its type and `data:` the JSON `{ id, type, intentHash, chainId, state, transactionHash, blockNumber, attempt, at }`. Read from the journal: any instance streams any intent's events. The stream ends after `final`, or `dropped`; `Last-Event-ID` resumes after an event already received (receivers deduplicate by id). An intent paid for whose settlement is pending (x402 settlement_pending) streams once it is sent. 404 (0xA0) for an intent this gateway never sent.",
         headers: chainHeaderSchema,
         params: intentHashParamsSchema,
         response: {
@@ -48,7 +49,13 @@ export function registerIntentEventsRoute(app: FastifyInstance, { registry, jour
       const header = request.headers['x-chain-id']
       const chainId = typeof header === 'string' && header.trim() ? registry.select(header).chainId : (await journal.get(intentHash))?.chainId
       const first = chainId ? await journal.attempts(chainId, intentHash) : []
-      if (first.length === 0) {
+      // Paid, its settlement not confirmed yet (x402 settlement_pending): nothing was sent, and it will
+      // be once the settlement confirms: the stream waits for the execution's events.
+      const awaitingSettlement =
+        first.length === 0 &&
+        chainId !== undefined &&
+        (await journal.payments.forIntent(chainId, intentHash)).some((p) => isSettlementPending(p) || (p.state === 'settled' && p.pendingRequest !== undefined))
+      if (first.length === 0 && !awaitingSettlement) {
         throw new InputError('Unknown intent', {
           httpStatus: 404,
           errors: [{ field: 'intentHash', message: `no execution of this intent was sent by this gateway${chainId && header ? ` on ${chainId}` : ''}` }],
