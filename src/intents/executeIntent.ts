@@ -1,6 +1,8 @@
-// Execute: claim the intent in the journal, validate and simulate, send nothing unless both pass,
-// journal the signed transaction before it is broadcast, then wait a bounded time for the receipt.
-// Whatever the request does not see settled, the journal's reconciler finishes.
+// Execute, in two steps with the payment's settlement between them (http/routes/intents/intentRoute.ts
+// reads the whole sequence): prepareIntent claims the intent in the journal, validates and
+// simulates it; then the caller either sends it (the signed transaction journaled before it is
+// broadcast, then a bounded wait for the receipt) or abandons it (the claim given back, nothing
+// sent). Whatever the request does not see settled, the journal's reconciler finishes.
 import type { Hex } from 'viem'
 import type { ChainAdapter, ExecutionReceipt } from '../ports/chainAdapter.ts'
 import type { ExecutionRecord, Journal } from '../ports/journal.ts'
@@ -32,13 +34,6 @@ export type ExecuteIntentParameters = {
   receiptTimeoutMs: number
   /** Told about faults that happen after the transaction was sent (receipt polling failures). */
   onBackgroundError?: (err: unknown, record: ExecutionRecord) => void
-  /**
-   * Runs after validation and simulation, before anything is signed or broadcast (x402: settles
-   * the payment); when it refuses, nothing is sent and the claim is released. `pending` (x402's
-   * settlement_pending): nothing is sent either, and the answer is 202 (0xF3): the intent is sent
-   * once the payment's settlement confirms.
-   */
-  beforeBroadcast?: (() => Promise<{ ok: true } | { ok: false; detail: string; pending?: boolean }>) | undefined
   /** Told how the request ended (metrics): refused when nothing was sent, failed when it threw. */
   onEnded?: ((outcome: ExecutionOutcomeLabel) => void) | undefined
   /** Told the seconds from the broadcast to the receipt, whenever the receipt arrives (after a 202 too). */
@@ -51,24 +46,85 @@ export type ExecuteIntentParameters = {
   apiKeyId?: string | undefined
 }
 
-export async function executeIntent(parameters: ExecuteIntentParameters): Promise<IntentOutcome> {
-  const { onEnded } = parameters
-  if (!onEnded) return run(parameters, () => {})
-  let sent: ExecutionOutcomeLabel | undefined
+/**
+ * What prepareIntent leaves: an answer already (refused, replayed, another intent's nonce; nothing
+ * sent), or an intent claimed, validated and simulated, waiting to be sent or abandoned. Exactly one
+ * of `send` and `abandon` must be called.
+ */
+export type PreparedIntent =
+  | { kind: 'answered'; outcome: IntentOutcome }
+  | {
+      kind: 'ready'
+      /** Signs, journals and broadcasts the transaction, then waits a bounded time for its receipt. */
+      send(): Promise<IntentOutcome>
+      /** Sends nothing and gives the claim back: answered `status` with `detail` (the payment did not settle, or its settlement is pending). */
+      abandon(status: number, detail: string): Promise<IntentOutcome>
+    }
+
+/** Claims, validates and simulates an intent (see the module comment); throws only what nothing was sent for. */
+export async function prepareIntent(parameters: ExecuteIntentParameters): Promise<PreparedIntent> {
+  const ended = parameters.onEnded ?? (() => {})
+  let prepared: IntentOutcome | Steps
   try {
-    const outcome = await run(parameters, (label) => (sent = label))
-    onEnded(sent ?? 'refused')
-    return outcome
+    prepared = await prepare(parameters)
   } catch (err) {
-    onEnded('failed')
+    ended('failed')
     throw err
+  }
+  if (!('send' in prepared)) {
+    ended('refused')
+    return { kind: 'answered', outcome: prepared }
+  }
+  const { send, abandon } = prepared
+  return {
+    kind: 'ready',
+    send: async () => {
+      let sent: ExecutionOutcomeLabel | undefined
+      try {
+        const outcome = await send((label) => (sent = label))
+        ended(sent ?? 'refused')
+        return outcome
+      } catch (err) {
+        ended('failed')
+        throw err
+      }
+    },
+    abandon: async (status, detail) => {
+      try {
+        return await abandon(status, detail)
+      } finally {
+        ended('refused')
+      }
+    },
   }
 }
 
-async function run(
-  { adapter, intent, intentHash, signature, requireSignature, journal, receiptTimeoutMs, onBackgroundError, beforeBroadcast, onReceipt, onSettled, gasCap, apiKeyId }: ExecuteIntentParameters,
-  noteSent: (outcome: 'mined' | 'reverted' | 'submitted') => void,
-): Promise<IntentOutcome> {
+/** Prepares, then sends at once: an execute nothing pays for. */
+export async function executeIntent(parameters: ExecuteIntentParameters): Promise<IntentOutcome> {
+  const prepared = await prepareIntent(parameters)
+  return prepared.kind === 'answered' ? prepared.outcome : prepared.send()
+}
+
+type Steps = {
+  kind: 'ready'
+  send(noteSent: (outcome: 'mined' | 'reverted' | 'submitted') => void): Promise<IntentOutcome>
+  abandon(status: number, detail: string): Promise<IntentOutcome>
+}
+
+async function prepare({
+  adapter,
+  intent,
+  intentHash,
+  signature,
+  requireSignature,
+  journal,
+  receiptTimeoutMs,
+  onBackgroundError,
+  onReceipt,
+  onSettled,
+  gasCap,
+  apiKeyId,
+}: ExecuteIntentParameters): Promise<IntentOutcome | Steps> {
   const outcome = (status: number, detail?: string, execution?: ExecutionReport): IntentOutcome => ({
     status,
     intentHash,
@@ -134,80 +190,89 @@ async function run(
   const last = record.attempt > 1 ? await journal.attempt(adapter.chainId, intentHash, record.attempt - 1) : undefined
   const previous = last?.state === 'dropped' ? last.transaction : undefined
 
-  let submission
-  try {
-    const preflight = await adapter.prepareExecution(intent, signature, { gasCap, previous })
-    if (!preflight.ok) {
-      await journal.release(record)
-      return outcome(preflight.status, preflight.detail)
-    }
-    try {
-      if (beforeBroadcast) {
-        const cleared = await beforeBroadcast()
-        if (!cleared.ok) {
-          preflight.cancel?.()
-          await journal.release(record)
-          return outcome(cleared.pending ? Status.SUBMITTED : Status.FUNDS_REQUESTED, cleared.detail)
-        }
-      }
-    } catch (err) {
-      preflight.cancel?.()
-      throw err
-    }
-    submission = await preflight.send({ onSigned: (tx) => journal.recordSigned(record, tx) })
-  } catch (err) {
-    // Nothing reached the chain: the intent was refused before signing, or the node refused the transaction.
+  // Nothing reached the chain (refused before signing, or the node refused the transaction): the claim goes back.
+  const givenBack = async (err: unknown): Promise<IntentOutcome> => {
     await journal.release(record)
     // The relayer key went to another instance between the check above and the send.
     if (err instanceof GatewayError && err.code === 'RELAYER_UNAVAILABLE') return noRelayerKey(true)
     throw err
   }
-
-  let watchFailed = false
-  const sentAt = performance.now()
-  const settled = submission.receipt.then(
-    async (receipt) => {
-      onReceipt?.((performance.now() - sentAt) / 1000)
-      await journal.settle(record, { ...fromReceipt(receipt), final: depth <= 1 || receipt.outOfGas === true })
-      onSettled?.(receipt)
-      return receipt
-    },
-    (err: unknown) => {
-      // The record stays pending: the reconciler asks the chain again later.
-      watchFailed = true
-      onBackgroundError?.(err, record)
-      return undefined
-    },
-  )
-
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const timeout = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), receiptTimeoutMs)
-  })
+  let preflight: Awaited<ReturnType<ChainAdapter['prepareExecution']>>
   try {
-    const receipt = await Promise.race([settled, timeout])
-    if (receipt) {
-      noteSent(receipt.state)
-      if (depth > 1) {
-        // Mined, not final: a reorg can still undo it. 202 until CONFIRMATIONS blocks deep.
-        return outcome(
-          Status.SUBMITTED,
-          `the transaction was mined (${receipt.state === 'mined' ? 'executed' : 'reverted'}, code 0x${receipt.status.toString(16).padStart(2, '0').toUpperCase()}) but is not final until ${depth} blocks deep; poll the Location for its final state`,
-          toReport(record, adapter),
-        )
+    preflight = await adapter.prepareExecution(intent, signature, { gasCap, previous })
+  } catch (err) {
+    return givenBack(err)
+  }
+  if (!preflight.ok) {
+    await journal.release(record)
+    return outcome(preflight.status, preflight.detail)
+  }
+  const ready = preflight
+  return {
+    kind: 'ready',
+    abandon: async (status, detail) => {
+      ready.cancel?.()
+      await journal.release(record)
+      return outcome(status, detail)
+    },
+    send: async (noteSent) => {
+      let submission: Awaited<ReturnType<typeof ready.send>>
+      try {
+        submission = await ready.send({ onSigned: (tx) => journal.recordSigned(record, tx) })
+      } catch (err) {
+        return givenBack(err)
       }
-      // Out of the gas we gave it: not the intent's outcome; the record is dropped and the intent may be sent again.
-      if (receipt.outOfGas) return outcome(Status.GATEWAY_FAILURE, receipt.detail, toReport(record, adapter))
-      return outcome(receipt.status, receipt.detail, toReport(record, adapter))
+      return awaitReceipt(submission, noteSent)
+    },
+  }
+
+  async function awaitReceipt(submission: Awaited<ReturnType<typeof ready.send>>, noteSent: (outcome: 'mined' | 'reverted' | 'submitted') => void): Promise<IntentOutcome> {
+    let watchFailed = false
+    const sentAt = performance.now()
+    const settled = submission.receipt.then(
+      async (receipt) => {
+        onReceipt?.((performance.now() - sentAt) / 1000)
+        await journal.settle(record, { ...fromReceipt(receipt), final: depth <= 1 || receipt.outOfGas === true })
+        onSettled?.(receipt)
+        return receipt
+      },
+      (err: unknown) => {
+        // The record stays pending: the reconciler asks the chain again later.
+        watchFailed = true
+        onBackgroundError?.(err, record)
+        return undefined
+      },
+    )
+
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const timeout = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), receiptTimeoutMs)
+    })
+    try {
+      const receipt = await Promise.race([settled, timeout])
+      if (receipt) {
+        noteSent(receipt.state)
+        if (depth > 1) {
+          // Mined, not final: a reorg can still undo it. 202 until CONFIRMATIONS blocks deep.
+          return outcome(
+            Status.SUBMITTED,
+            `the transaction was mined (${receipt.state === 'mined' ? 'executed' : 'reverted'}, code 0x${receipt.status.toString(16).padStart(2, '0').toUpperCase()}) but is not final until ${depth} blocks deep; poll the Location for its final state`,
+            toReport(record, adapter),
+          )
+        }
+        // Out of the gas we gave it: not the intent's outcome; the record is dropped and the intent may be sent again.
+        if (receipt.outOfGas) return outcome(Status.GATEWAY_FAILURE, receipt.detail, toReport(record, adapter))
+        return outcome(receipt.status, receipt.detail, toReport(record, adapter))
+      }
+      noteSent('submitted')
+      const why = watchFailed
+        ? 'the transaction was signed and journaled, but the chain could not be asked for its receipt'
+        : submission.accepted
+          ? `the transaction was sent but not mined within ${receiptTimeoutMs} ms`
+          : 'the transaction was signed and journaled, but the node did not answer its broadcast'
+      return outcome(Status.SUBMITTED, `${why}; the gateway keeps delivering it: poll the Location for its state`, toReport(record, adapter))
+    } finally {
+      clearTimeout(timer)
     }
-    noteSent('submitted')
-    const why = watchFailed
-      ? 'the transaction was signed and journaled, but the chain could not be asked for its receipt'
-      : submission.accepted
-        ? `the transaction was sent but not mined within ${receiptTimeoutMs} ms`
-        : 'the transaction was signed and journaled, but the node did not answer its broadcast'
-    return outcome(Status.SUBMITTED, `${why}; the gateway keeps delivering it: poll the Location for its state`, toReport(record, adapter))
-  } finally {
-    clearTimeout(timer)
   }
 }

@@ -1,8 +1,9 @@
 // x402 payments for the gateway's priced routes, framework-free: what a request must pay, and
-// the order a paid request runs in — verify, reserve (one authorization, one request), run the
-// handler (validate, simulate), settle before anything is broadcast, then answer. A refused
-// request is never charged; a settled payment whose request was not delivered stays a credit
-// for the same intent.
+// its payment's steps, which the route calls in one straight sequence (http/routes/intents/
+// intentRoute.ts): admit (verify, reserve: one authorization, one request) → the route's own work
+// (validate, simulate) → settle, before anything is broadcast → finish (charged, consumed or
+// released as the answer says). A refused request is never charged; a settled payment whose
+// request was not delivered stays a credit for the same intent.
 import { decodePaymentSignatureHeader } from '@x402/core/http'
 import { type FacilitatorClient, x402ResourceServer } from '@x402/core/server'
 import { type Network, type PaymentPayload, type PaymentRequired, type PaymentRequirements, SettleError, type SettleResponse } from '@x402/core/types'
@@ -52,35 +53,43 @@ export type Settlement =
    */
   | { ok: false; pending: true; reason: typeof settlementPendingReason; message: string; response: SettleResponse }
 
-export type PaidHandlerContext = {
-  /**
-   * Settles the payment; a handler with a broadcast step calls it after simulating and before
-   * broadcasting, and broadcasts only when it answers `ok`. Idempotent. When the request is free
-   * or paid by an earlier settled payment (a credit), it answers `ok` at once.
-   */
-  settle(): Promise<Settlement>
-  /** `none`: free; `credit`: an earlier settled payment for this intent pays; `paid`: this request's payment. */
-  payment: 'none' | 'credit' | 'paid'
+/** A request's payment once admitted: what pays for it, and the steps the route takes with it. */
+export type PaymentTicket = {
+  /** `none`: free; `credit`: an earlier settled payment for this intent pays; `paid`: this request's payment; `pending`: a settlement for this intent is not confirmed yet. */
+  payment: 'none' | 'credit' | 'paid' | 'pending'
   /** Who pays (verified by the facilitator, or the credit's payer): whose standing and budget the request counts against. */
   payer?: string | undefined
   /** The price paid (undefined when free): what it covers (execute's `maxGas`). */
   price?: PriceConfig | undefined
+  /**
+   * Settles the payment: a route with a broadcast step calls it after simulating and before
+   * broadcasting, and broadcasts only when it answers `ok`. Idempotent. Free or a credit: `ok` at
+   * once; a pending settlement: pending.
+   */
+  settle(): Promise<Settlement>
+  /**
+   * The route's answer is known: the payment is charged, used up or released as it says (a route
+   * with nothing to broadcast, whose answer is charged, is settled here, as @x402/express does).
+   * Called once, unless the route threw: then `fail`.
+   */
+  finish(answer: PaidAnswer): Promise<Finished>
+  /** The route threw: an unsettled payment is released; a settled one stays a credit for this intent. */
+  fail(): Promise<void>
 }
 
-export type HandlerResult<T> = {
+/** What the route answered, as its payment sees it. */
+export type PaidAnswer = {
   httpStatus: number
-  value: T
-  /** Whether this answer is charged when the handler did not settle itself. Default: httpStatus < 400. */
+  /** Whether this answer is charged when the route did not settle itself. Default: httpStatus < 400. */
   charge?: boolean
   /** Whether the paid work was done (the credit is used up). Default: charged and 200 or 201. */
   delivered?: boolean
 }
 
-export type PaidOutcome<T> =
-  /** The handler's answer; `paymentResponse` is the settlement to send as PAYMENT-RESPONSE. */
+/** A payment once its request is answered: served (with the settlement to send as PAYMENT-RESPONSE), or 402 after all (the settlement failed). */
+export type Finished =
   | {
       kind: 'served'
-      result: HandlerResult<T>
       paymentResponse: SettleResponse | undefined
       payment: PaymentRecord | undefined
       /**
@@ -89,7 +98,12 @@ export type PaidOutcome<T> =
        */
       charged: 'free' | 'credit' | 'settled' | 'released' | 'pending'
     }
-  /** 402: unpaid, or the payment did not verify or settle (`paymentRequired.error` says why). Nothing was run or charged. */
+  | { kind: 'payment-required'; paymentRequired: PaymentRequired }
+
+/** Whether a request may go on, and what pays for it; or what answers it instead, nothing run or charged. */
+export type Admission =
+  | { kind: 'admitted'; ticket: PaymentTicket }
+  /** 402: unpaid, or the payment did not verify (`paymentRequired.error` says why). */
   | { kind: 'payment-required'; paymentRequired: PaymentRequired }
   /** A `payment-identifier` retry of a finished request: its first answer. */
   | { kind: 'replay'; answer: StoredAnswer }
@@ -99,8 +113,8 @@ export type PaidOutcome<T> =
 export type Payments = {
   /** The price of a route on a chain, or undefined when it is free. */
   priceFor(route: PricedRoute, chainId: string): PriceConfig | undefined
-  /** Runs a request in the paid order (see the module comment); free routes run the handler as they are. */
-  run<T>(request: PaymentRequest, handler: (context: PaidHandlerContext) => Promise<HandlerResult<T>>): Promise<PaidOutcome<T>>
+  /** The payment's first step (see the module comment); a free route is admitted with a free ticket. */
+  admit(request: PaymentRequest): Promise<Admission>
   /** Keeps the answer a payment paid for, for `payment-identifier` retries. */
   remember(payment: PaymentRecord, answer: StoredAnswer): Promise<void>
   /** Whether a request of this process holds the reservation now (the resolver leaves those alone). */
@@ -109,6 +123,14 @@ export type Payments = {
   offers(): Promise<Offer[]>
   /** Stops the periodic resolver, when one was started. */
   close(): Promise<void>
+}
+
+/** What a free request's payment is: nothing to settle, nothing charged. */
+export const freeTicket: PaymentTicket = {
+  payment: 'none',
+  settle: async () => ({ ok: true, response: undefined }),
+  finish: async () => ({ kind: 'served', paymentResponse: undefined, payment: undefined, charged: 'free' }),
+  fail: async () => {},
 }
 
 export function createPayments({
@@ -162,15 +184,12 @@ export function createPayments({
     return config.prices[chainId]?.[route]
   }
 
-  const isCharged = (r: HandlerResult<unknown>) => r.charge ?? r.httpStatus < 400
-  const isDelivered = (r: HandlerResult<unknown>) => r.delivered ?? (isCharged(r) && (r.httpStatus === 200 || r.httpStatus === 201))
+  const isCharged = (r: PaidAnswer) => r.charge ?? r.httpStatus < 400
+  const isDelivered = (r: PaidAnswer) => r.delivered ?? (isCharged(r) && (r.httpStatus === 200 || r.httpStatus === 201))
 
-  async function run<T>(request: PaymentRequest, handler: (context: PaidHandlerContext) => Promise<HandlerResult<T>>): Promise<PaidOutcome<T>> {
+  async function admit(request: PaymentRequest): Promise<Admission> {
     const price = priceFor(request.route, request.chainId)
-    if (!price || (request.apiKeyClient && !config.priceApiKeyClients)) {
-      const result = await handler({ settle: async () => ({ ok: true, response: undefined }), payment: 'none' })
-      return { kind: 'served', result, paymentResponse: undefined, payment: undefined, charged: 'free' }
-    }
+    if (!price || (request.apiKeyClient && !config.priceApiKeyClients)) return { kind: 'admitted', ticket: freeTicket }
     const binding = { route: request.route, chainId: request.chainId, intentHash: request.intentHash }
 
     // A settlement for this very intent is pending: the request is answered as pending again (never
@@ -178,23 +197,39 @@ export function createPayments({
     const pendingPayment = (await ledger.forIntent(request.chainId, request.intentHash)).find((p) => p.route === request.route && isSettlementPending(p))
     if (pendingPayment) {
       const pending = pendingOf(pendingPayment)
-      const result = await handler({ settle: async () => pending, payment: 'credit', payer: pendingPayment.payer, price })
-      return { kind: 'served', result, paymentResponse: pending.response, payment: pendingPayment, charged: 'pending' }
+      const ticket: PaymentTicket = {
+        payment: 'pending',
+        payer: pendingPayment.payer,
+        price,
+        settle: async () => pending,
+        finish: async () => ({ kind: 'served', paymentResponse: pending.response, payment: pendingPayment, charged: 'pending' }),
+        fail: async () => {},
+      }
+      return { kind: 'admitted', ticket }
     }
 
     // An earlier payment for this very intent was settled but its request not delivered: it pays again.
     const credit = await ledger.creditFor(binding)
     if (credit) {
       const response: SettleResponse = { success: true, transaction: credit.transaction ?? '', network: credit.network as Network, payer: credit.payer, amount: credit.amount }
-      const result = await handler({ settle: async () => ({ ok: true, response }), payment: 'credit', payer: credit.payer, price })
-      if (isDelivered(result)) await ledger.markConsumed(credit.id)
-      return { kind: 'served', result, paymentResponse: response, payment: credit, charged: 'credit' }
+      const ticket: PaymentTicket = {
+        payment: 'credit',
+        payer: credit.payer,
+        price,
+        settle: async () => ({ ok: true, response }),
+        finish: async (answer) => {
+          if (isDelivered(answer)) await ledger.markConsumed(credit.id)
+          return { kind: 'served', paymentResponse: response, payment: credit, charged: 'credit' }
+        },
+        fail: async () => {},
+      }
+      return { kind: 'admitted', ticket }
     }
 
     const requirements = await requirementsFor(request.route, request.chainId, price)
     const resource = { url: request.resourceUrl, description: request.description ?? `${request.route} on ${request.chainId}`, mimeType: 'application/json' }
     const extensions = { ...request.extensions, [paymentIdentifierExtension]: { info: { required: false }, schema: paymentIdentifierSchema } }
-    const paymentRequired = async (error: string): Promise<PaidOutcome<T>> => ({
+    const paymentRequired = async (error: string): Promise<Admission & { kind: 'payment-required' }> => ({
       kind: 'payment-required',
       paymentRequired: await server.createPaymentRequiredResponse(requirements, resource, error, extensions),
     })
@@ -242,68 +277,74 @@ export function createPayments({
     if (reservation.kind === 'payment-id-taken') return holderOutcome(reservation.payment, reservation.samePayload)
     const payment = reservation.payment
 
-    // The rest of the request once its payment is reserved: the handler, the settlement, the answer.
-    const runReserved = async (): Promise<PaidOutcome<T>> => {
-      let settlement: Promise<Settlement> | undefined
-      const settle = () =>
-        (settlement ??= (async (): Promise<Settlement> => {
-          let response: SettleResponse
-          try {
-            response = await server.settlePayment(payload, matched)
-          } catch (err) {
-            // A facilitator that could not answer leaves the reservation for recovery: it may have sent the transfer.
-            if (!(err instanceof SettleError)) throw err
-            response = withoutUndefined({ success: false, errorReason: err.errorReason, errorMessage: err.errorMessage, transaction: err.transaction, network: err.network }) as SettleResponse
-          }
-          if (response.success) {
-            await ledger.markSettled(payment.id, response.transaction)
-            return { ok: true, response }
-          }
-          if (response.errorReason === settlementPendingReason && response.transaction) {
-            // Broadcast, not confirmed in time: not a failure. The payment stays reserved, naming its transaction.
-            await ledger.markSettlementPending(
-              payment.id,
-              response.transaction,
-              `${settlementPendingReason}: the settlement ${response.transaction} was broadcast and not confirmed in time; the intent is sent once it is`,
-              request.replay,
-            )
-            log.info({ paymentId: payment.id, transaction: response.transaction }, 'x402 settlement pending: the intent waits for its confirmation')
-            return pendingOf({ ...payment, transaction: response.transaction, payer: response.payer ?? payment.payer })
-          }
-          const reason = response.errorReason ?? 'settlement_failed'
-          await ledger.markReleased(payment.id, `settlement failed: ${reason}`)
-          log.info({ paymentId: payment.id, reason }, 'x402 settlement failed: nothing sent')
-          return { ok: false, reason, message: response.errorMessage }
-        })())
-
-      let result: HandlerResult<T>
-      try {
-        result = await handler({ settle, payment: 'paid', payer, price })
-      } catch (err) {
-        // Settled and then failed: the payment stays a credit for this intent.
-        if (!settlement) await ledger.markReleased(payment.id, 'the request failed before settlement')
-        throw err
-      }
-      if (!settlement) {
-        if (!isCharged(result)) {
-          await ledger.markReleased(payment.id, `not charged: answered ${result.httpStatus}`)
-          return { kind: 'served', result, paymentResponse: undefined, payment: undefined, charged: 'released' }
-        }
-        // Handlers with nothing to broadcast are settled after they succeed, as @x402/express does.
-        settle()
-      }
-      const settled = await settlement!
-      if (!settled.ok && settled.pending) return { kind: 'served', result, paymentResponse: settled.response, payment, charged: 'pending' }
-      if (!settled.ok) return paymentRequired(settled.reason)
-      if (isDelivered(result)) await ledger.markConsumed(payment.id)
-      return { kind: 'served', result, paymentResponse: settled.response, payment, charged: 'settled' }
-    }
+    // This request holds the reservation until it finishes (the resolver leaves it alone meanwhile).
     inFlight.add(payment.id)
-    try {
-      return await runReserved()
-    } finally {
-      inFlight.delete(payment.id)
+    let settlement: Promise<Settlement> | undefined
+    const settle = () =>
+      (settlement ??= (async (): Promise<Settlement> => {
+        let response: SettleResponse
+        try {
+          response = await server.settlePayment(payload, matched)
+        } catch (err) {
+          // A facilitator that could not answer leaves the reservation for recovery: it may have sent the transfer.
+          if (!(err instanceof SettleError)) throw err
+          response = withoutUndefined({ success: false, errorReason: err.errorReason, errorMessage: err.errorMessage, transaction: err.transaction, network: err.network }) as SettleResponse
+        }
+        if (response.success) {
+          await ledger.markSettled(payment.id, response.transaction)
+          return { ok: true, response }
+        }
+        if (response.errorReason === settlementPendingReason && response.transaction) {
+          // Broadcast, not confirmed in time: not a failure. The payment stays reserved, naming its transaction.
+          await ledger.markSettlementPending(
+            payment.id,
+            response.transaction,
+            `${settlementPendingReason}: the settlement ${response.transaction} was broadcast and not confirmed in time; the intent is sent once it is`,
+            request.replay,
+          )
+          log.info({ paymentId: payment.id, transaction: response.transaction }, 'x402 settlement pending: the intent waits for its confirmation')
+          return pendingOf({ ...payment, transaction: response.transaction, payer: response.payer ?? payment.payer })
+        }
+        const reason = response.errorReason ?? 'settlement_failed'
+        await ledger.markReleased(payment.id, `settlement failed: ${reason}`)
+        log.info({ paymentId: payment.id, reason }, 'x402 settlement failed: nothing sent')
+        return { ok: false, reason, message: response.errorMessage }
+      })())
+
+    const ticket: PaymentTicket = {
+      payment: 'paid',
+      payer,
+      price,
+      settle,
+      async finish(answer) {
+        try {
+          if (!settlement) {
+            if (!isCharged(answer)) {
+              await ledger.markReleased(payment.id, `not charged: answered ${answer.httpStatus}`)
+              return { kind: 'served', paymentResponse: undefined, payment: undefined, charged: 'released' }
+            }
+            // Routes with nothing to broadcast are settled after they succeed, as @x402/express does.
+            settle()
+          }
+          const settled = await settlement!
+          if (!settled.ok && settled.pending) return { kind: 'served', paymentResponse: settled.response, payment, charged: 'pending' }
+          if (!settled.ok) return paymentRequired(settled.reason)
+          if (isDelivered(answer)) await ledger.markConsumed(payment.id)
+          return { kind: 'served', paymentResponse: settled.response, payment, charged: 'settled' }
+        } finally {
+          inFlight.delete(payment.id)
+        }
+      },
+      async fail() {
+        try {
+          // Settled and then failed: the payment stays a credit for this intent.
+          if (!settlement) await ledger.markReleased(payment.id, 'the request failed before settlement')
+        } finally {
+          inFlight.delete(payment.id)
+        }
+      },
     }
+    return { kind: 'admitted', ticket }
   }
 
   function pendingOf(payment: PaymentRecord): Settlement & { pending: true } {
@@ -325,7 +366,7 @@ export function createPayments({
     }
   }
 
-  function holderOutcome<T>(holder: PaymentRecord, samePayload: boolean): PaidOutcome<T> {
+  function holderOutcome(holder: PaymentRecord, samePayload: boolean): Admission {
     if (!samePayload) return { kind: 'conflict', detail: `payment-identifier ${holder.paymentId} was used with another payment` }
     if (holder.answer) return { kind: 'replay', answer: holder.answer }
     return { kind: 'conflict', detail: `payment-identifier ${holder.paymentId}: the request it paid for is still in flight` }
@@ -343,7 +384,7 @@ export function createPayments({
 
   return {
     priceFor,
-    run,
+    admit,
     offers,
     remember: (payment, answer) => ledger.saveAnswer(payment.id, answer),
     isInFlight: (id) => inFlight.has(id),

@@ -14,7 +14,7 @@ import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
 import { registerCommonHeaders } from '../../src/http/plugins/commonHeaders.ts'
 import { registerErrorHandler } from '../../src/http/plugins/errorHandler.ts'
-import { paidRoute } from '../../src/http/plugins/payments.ts'
+import { servePaid } from '../../src/http/plugins/payments.ts'
 import { createLogger } from '../../src/logging/createLogger.ts'
 import { createFacilitatorClient } from '../../src/payments/createFacilitatorClient.ts'
 import { createPayments, type Payments } from '../../src/payments/createPayments.ts'
@@ -71,40 +71,54 @@ export async function startPaidApp(params: { devnet: Devnet; ledger: PaymentLedg
   registerCommonHeaders(app, { describe: () => ({ chainId, chainType: 'evm' }) } as never)
   registerErrorHandler(app)
   const state: PaidApp = { app, url: '', payments, effects: [], beforeSettle: undefined, failAfterSettle: false, logs, close: () => app.close() }
-  app.post<{ Body: WorkBody }>('/work', {
-    ...paidRoute<{ id: string; done: boolean }>({
-      payments,
-      route: 'execute',
-      // A body without an id cannot be priced: the handler answers it 400, never 402.
-      describe: (request) => (typeof (request.body as WorkBody).id === 'string' ? { chainId, intentHash: intentHashOf((request.body as WorkBody).id) } : undefined),
-      isApiKeyClient: (request) => request.headers.authorization === 'Bearer operator-key',
-      async handle(request, context) {
-        const body = request.body as WorkBody
-        if (typeof body.id !== 'string') return { httpStatus: 400, value: { id: '', done: false } }
-        // The "validation and simulation" step: a refusal answers before anything is settled.
-        if (body.refuse) return { httpStatus: body.refuse, value: { id: body.id, done: false }, charge: false }
-        await state.beforeSettle?.()
-        const settled = await context.settle()
-        if (!settled.ok) return { httpStatus: 402, value: { id: body.id, done: false } }
-        if (state.failAfterSettle) return { httpStatus: 502, value: { id: body.id, done: false } }
-        state.effects.push(body.id) // the "broadcast": only after settlement
-        return { httpStatus: 200, value: { id: body.id, done: true } }
+  // A body without an id cannot be priced: the route answers it 400 itself, never 402.
+  app.post<{ Body: WorkBody }>('/work', async (request, reply) => {
+    const body = request.body
+    if (typeof body.id !== 'string') return reply.code(400).send({ id: '', done: false })
+    const id = body.id
+    let status = 200
+    return servePaid(
+      request,
+      reply,
+      { route: 'execute', chainId, intentHash: intentHashOf(id) },
+      {
+        payments,
+        apiKeyClient: request.headers.authorization === 'Bearer operator-key',
+        async work(ticket) {
+          const answered = (httpStatus: number, done: boolean, charge?: boolean) => {
+            status = httpStatus
+            return { value: { id, done }, answer: charge === undefined ? { httpStatus } : { httpStatus, charge } }
+          }
+          // The "validation and simulation" step: a refusal answers before anything is settled.
+          if (body.refuse) return answered(body.refuse, false, false)
+          await state.beforeSettle?.()
+          const settled = await ticket.settle()
+          if (!settled.ok) return answered(402, false)
+          if (state.failAfterSettle) return answered(502, false)
+          state.effects.push(id) // the "broadcast": only after settlement
+          return answered(200, true)
+        },
+        send: (value) => reply.code(status).send(value),
       },
-      send: (_request, reply, result) => reply.code(result.httpStatus).send(result.value),
-    }),
+    )
   })
   // A route with nothing to broadcast (like validate): it never calls settle(), so a success is settled after it.
-  app.post<{ Body: WorkBody }>('/check', {
-    ...paidRoute<{ id: string; checked: boolean }>({
-      payments,
-      route: 'validate',
-      describe: (request) => ({ chainId, intentHash: intentHashOf((request.body as WorkBody).id) }),
-      async handle(request) {
-        const body = request.body as WorkBody
-        return body.refuse ? { httpStatus: body.refuse, value: { id: body.id, checked: false } } : { httpStatus: 200, value: { id: body.id, checked: true } }
+  app.post<{ Body: WorkBody }>('/check', async (request, reply) => {
+    const body = request.body
+    let httpStatus = 200
+    return servePaid(
+      request,
+      reply,
+      { route: 'validate', chainId, intentHash: intentHashOf(body.id) },
+      {
+        payments,
+        async work() {
+          httpStatus = body.refuse ?? 200
+          return { value: { id: body.id, checked: !body.refuse }, answer: { httpStatus } }
+        },
+        send: (value) => reply.code(httpStatus).send(value),
       },
-      send: (_request, reply, result) => reply.code(result.httpStatus).send(result.value),
-    }),
+    )
   })
   state.url = `${await app.listen({ host: '127.0.0.1', port: 0 })}/work`
   return state

@@ -3,7 +3,9 @@ import type { FastifyInstance, preValidationAsyncHookHandler } from 'fastify'
 import type { ChainRegistry } from '../../../intents/createChainRegistry.ts'
 import type { Journal } from '../../../ports/journal.ts'
 import type { Metrics } from '../../../metrics/createMetrics.ts'
-import { executeIntent } from '../../../intents/executeIntent.ts'
+import { type PreparedIntent, prepareIntent } from '../../../intents/executeIntent.ts'
+import type { PaymentTicket } from '../../../payments/createPayments.ts'
+import { Status } from '../../../status/statusCodes.ts'
 import type { Payments } from '../../../payments/createPayments.ts'
 import { intentSchema } from '../../../intents/intentSchema.ts'
 import { apiKeyRequired, intentExamples, intentStatuses, outcomeResponses, requestHeadersSchema } from '../../schemas/httpSchemas.ts'
@@ -52,35 +54,33 @@ export function registerExecuteRoute(app: FastifyInstance, { registry, journal, 
     // Before any price: a repeat answers its outcome, and standing or budgets may refuse.
     early: async (req, request) =>
       (await replayExecution({ adapter: req.adapter, journal, intentHash: req.intentHash })) ?? (guard && (await refusal(guard, req, clientOf(request, claimedPayer(request)), metrics))),
-    run: (req, settle, paid) =>
-      executeIntent({
+    // The execute itself, straight: claim, validate and simulate; settle the payment; then send, or give the claim back.
+    run: async (req, ticket, request) => {
+      const prepared = await prepareIntent({
         ...req,
         // A paid execute uses at most the gas its price covers.
-        gasCap: paid.payment === 'none' ? undefined : paid.price?.maxGas,
+        gasCap: ticket.payment === 'none' ? undefined : ticket.price?.maxGas,
         onSettled:
           guard &&
           ((receipt) => {
-            const subject = subjectOf(req, clientOf(paid.request, paid.payer))
+            const subject = subjectOf(req, clientOf(request, ticket.payer))
             void guard.record(subject, receipt).catch((err: unknown) => app.log.warn({ err }, 'standing and budgets could not count an execution'))
             metrics?.recordRelayerSpend({ chain: req.adapter.chainId, amount: Number(receipt.fee ?? 0n), outOfGas: receipt.outOfGas === true })
           }),
         requireSignature: requireSignedIntents,
         // Its webhook endpoints get this execution's events.
-        apiKeyId: paid.request.apiKeyId,
+        apiKeyId: request.apiKeyId,
         journal,
         receiptTimeoutMs,
-        // x402: the payment is settled after the simulation and before the broadcast.
-        beforeBroadcast: async () => {
-          const settled = await settle()
-          if (settled.ok) return { ok: true }
-          // x402 settlement_pending: sent once the settlement confirms (202 0xF3, never 402).
-          if (settled.pending) return { ok: false, pending: true, detail: settled.message }
-          return { ok: false, detail: `the payment could not be settled: ${settled.reason}` }
-        },
         onEnded: metrics && ((outcome) => metrics.recordExecution({ chain: req.adapter.chainId, outcome })),
         onReceipt: metrics && ((seconds) => metrics.recordReceiptWait({ chain: req.adapter.chainId, seconds })),
         onBackgroundError: (err, record) => app.log.warn({ err, intentHash: record.intentHash, chainId: record.chainId }, 'could not watch a sent execution; the reconciler will settle it'),
-      }),
+      })
+      if (prepared.kind === 'answered') return prepared.outcome
+      // x402: the payment is settled after the simulation and before the broadcast.
+      const settled = await settleOrAbandon(ticket, prepared)
+      return settled ?? prepared.send()
+    },
   })
 }
 
@@ -116,4 +116,19 @@ async function refusal(guard: ExecutionGuard, req: IntentRequest, client: string
   metrics?.recordGuardRefusal({ chain: req.adapter.chainId, reason: refused.reason })
   const { status, detail, problemType, retryAfterSeconds } = refused
   return { status, intentHash: req.intentHash, chainId: req.adapter.chainId, chainType: req.adapter.chainType, detail, problemType, retryAfterSeconds }
+}
+
+/** Settles the payment of a prepared execute; when it does not settle, nothing is sent and the claim goes back: its answer. Undefined: send. */
+async function settleOrAbandon(ticket: PaymentTicket, prepared: PreparedIntent & { kind: 'ready' }): Promise<IntentOutcome | undefined> {
+  let settled: Awaited<ReturnType<PaymentTicket['settle']>>
+  try {
+    settled = await ticket.settle()
+  } catch (err) {
+    await prepared.abandon(Status.GATEWAY_FAILURE, 'the payment could not be settled')
+    throw err
+  }
+  if (settled.ok) return undefined
+  // x402 settlement_pending: sent once the settlement confirms (202 0xF3, never 402).
+  if (settled.pending) return prepared.abandon(Status.SUBMITTED, settled.message)
+  return prepared.abandon(Status.FUNDS_REQUESTED, `the payment could not be settled: ${settled.reason}`)
 }

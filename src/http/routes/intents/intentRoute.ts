@@ -1,7 +1,7 @@
-// Mounts validate or execute: plain, or, when the gateway takes x402 payments, through the paid
-// order of payments/createPayments.ts (the route's price is looked up per chain; a free chain
-// runs as if unpriced). The route's work is one function that may call `settle` before it
-// broadcasts.
+// Mounts validate or execute: the request's intent read once, an answer owed before any price,
+// then the paid order of http/plugins/payments.ts (admit the payment, the route's work, finish
+// the payment; the route's price is looked up per chain, and a free chain or a gateway without
+// prices runs the same steps with a free ticket). The route's work settles before it broadcasts.
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, preValidationAsyncHookHandler } from 'fastify'
 import type { ChainRegistry } from '../../../intents/createChainRegistry.ts'
 import type { FundingShortfall } from '../../../ports/fundingShortfall.ts'
@@ -9,9 +9,9 @@ import type { PricedRoute } from '../../../config/paymentsConfig.ts'
 import type { IntentBody } from '../../../ports/intent.ts'
 import type { IntentOutcome } from '../../../ports/intentOutcome.ts'
 import type { Metrics } from '../../../metrics/createMetrics.ts'
-import type { PaidHandlerContext, Payments } from '../../../payments/createPayments.ts'
+import type { Payments, PaymentTicket } from '../../../payments/createPayments.ts'
 import { getStatusCode, Status } from '../../../status/statusCodes.ts'
-import { paidRoute } from '../../plugins/payments.ts'
+import { servePaid } from '../../plugins/payments.ts'
 import { declareHttpDiscovery } from '../../../payments/declareBazaarDiscovery.ts'
 import { intentExamples, requestExamples } from '../../schemas/httpSchemas.ts'
 import { sendOutcome } from '../../sendOutcome.ts'
@@ -30,73 +30,59 @@ export type IntentRouteOptions = {
    * outcome, a refusal of standing or budgets); undefined: go on.
    */
   early?(req: IntentRequest, request: FastifyRequest): Promise<IntentOutcome | undefined>
-  /** The route's work on a parsed request; `settle` is the x402 settlement (free: always ok); `paid` says who pays, if anyone. */
-  run(req: IntentRequest, settle: PaidHandlerContext['settle'], paid: RunContext): Promise<IntentOutcome>
+  /** The route's work on a parsed request; it calls `ticket.settle()` before it broadcasts anything (free: always ok). */
+  run(req: IntentRequest, ticket: PaymentTicket, request: FastifyRequest): Promise<IntentOutcome>
 }
 
-/** The request and what pays for it. */
-export type RunContext = Omit<PaidHandlerContext, 'settle'> & { request: FastifyRequest }
-
-/** What the route answered: its outcome, or nothing when readIntentRequest answered itself (421). */
-type Answer = { req: IntentRequest; outcome: IntentOutcome; funding?: FundingShortfall | undefined } | undefined
+/** What the route answered. */
+type Answer = { req: IntentRequest; outcome: IntentOutcome; funding?: FundingShortfall | undefined }
 
 export function registerIntentRoute(app: FastifyInstance, { url, route, schema, registry, payments, metrics, preValidation, early, run }: IntentRouteOptions) {
-  const answer = async (request: FastifyRequest, reply: FastifyReply, { settle, ...paid }: PaidHandlerContext, earlyDone = false): Promise<Answer> => {
-    const req = readIntentRequest(registry, request as FastifyRequest<{ Body: IntentBody }>, reply)
-    if (!req) return undefined
-    const outcome = (!earlyDone && (await early?.(req, request))) || (await run(req, settle, { ...paid, request }))
-    // The chain's 0x54: say what is short (a failed read only makes the answer less precise).
-    const funding = outcome.status === Status.INSUFFICIENT_FUNDS ? await req.adapter.fundingShortfall?.(req.intent).catch(() => undefined) : undefined
-    return { req, outcome, funding }
-  }
   const send = (request: FastifyRequest, reply: FastifyReply, a: Answer, extra?: Record<string, unknown>) =>
-    a ? sendOutcome(request, reply, a.outcome, { sender: a.req.intent.sender, executor: a.req.adapter.executorAddress, validAfter: a.req.intent.validAfter, funding: a.funding }, extra) : reply
-  // The chain, intent and hash, resolved once, right after the body's schema (before pricing).
-  const resolveOnce = async (request: FastifyRequest) => void resolveIntentRequest(registry, request as FastifyRequest<{ Body: IntentBody }>)
-  const options = { schema, ...(preValidation ? { preValidation } : {}) }
-
-  if (!payments) {
-    const free: PaidHandlerContext = { settle: async () => ({ ok: true, response: undefined }), payment: 'none' }
-    app.post<{ Body: IntentBody }>(url, { ...options, preHandler: resolveOnce }, async (request, reply) => send(request, reply, await answer(request, reply, free)))
-    return
-  }
-  app.post<{ Body: IntentBody }>(url, {
-    ...options,
-    preHandler: resolveOnce,
-    ...paidRoute<Answer>({
-      payments,
-      route,
-      describe: (request) => describeIntent(registry, request as FastifyRequest<{ Body: IntentBody }>),
-      isApiKeyClient: (request) => request.apiKeyId !== undefined,
-      extensions: httpDiscoveryOf(route, schema),
-      // Only priced requests get here, so the chain is configured: readIntentRequest answers nothing itself.
-      before: early
-        ? async (request, reply) => {
-            const req = readIntentRequest(registry, request as FastifyRequest<{ Body: IntentBody }>, reply)
-            const outcome = req && (await early(req, request))
-            return req && outcome ? { req, outcome } : undefined
-          }
-        : undefined,
-      onPayment: metrics && ((chain, outcome) => metrics.recordPayment({ chain, outcome })),
-      async handle(request, context, reply) {
-        const a = await answer(request, reply, context, early !== undefined)
-        const status = a?.outcome.status ?? Status.UNSUPPORTED_CHAIN
-        // A payment buys one attempt: a transaction that was mined uses it up, whether the intent
-        // ran or reverted (a revert is the intent's outcome). Anything else that settled (not sent,
-        // dropped, out of the gas we gave it, not final yet) stays a credit for the same intent.
-        const execution = a?.outcome.execution
-        const delivered = execution !== undefined && execution.final === true && (execution.state === 'mined' || execution.state === 'reverted')
-        return { httpStatus: getStatusCode(status).httpStatus, value: a, ...(route === 'execute' ? { charge: false, delivered } : {}) }
-      },
-      send: (request, reply, result, extra) => send(request, reply, result.value, extra),
-    }),
+    sendOutcome(request, reply, a.outcome, { sender: a.req.intent.sender, executor: a.req.adapter.executorAddress, validAfter: a.req.intent.validAfter, funding: a.funding }, extra)
+  // The chain's 0x54: say what is short (a failed read only makes the answer less precise).
+  const answerOf = async (req: IntentRequest, outcome: IntentOutcome): Promise<Answer> => ({
+    req,
+    outcome,
+    funding: outcome.status === Status.INSUFFICIENT_FUNDS ? await req.adapter.fundingShortfall?.(req.intent).catch(() => undefined) : undefined,
   })
-}
-
-/** The chain and intent a request pays for, without answering it; undefined when it cannot be priced. */
-function describeIntent(registry: ChainRegistry, request: FastifyRequest<{ Body: IntentBody }>) {
-  const resolved = resolveIntentRequest(registry, request)
-  return resolved.kind === 'ready' ? { chainId: resolved.chainId, intentHash: resolved.req.intentHash } : undefined
+  const discovery = payments && httpDiscoveryOf(route, schema)
+  app.post<{ Body: IntentBody }>(url, {
+    schema,
+    ...(preValidation ? { preValidation } : {}),
+    // The chain, intent and hash, resolved once, right after the body's schema (before pricing).
+    preHandler: async (request) => void resolveIntentRequest(registry, request),
+    handler: async (request, reply) => {
+      // A request that is not an intent, or for a chain not served here, is answered 4xx (never 402).
+      const req = readIntentRequest(registry, request, reply)
+      if (!req) return reply
+      // An answer owed before any price: sent free, nothing reserved or charged.
+      const owed = await early?.(req, request)
+      if (owed) return send(request, reply, await answerOf(req, owed))
+      return servePaid<Answer>(
+        request,
+        reply,
+        { route, chainId: req.adapter.chainId, intentHash: req.intentHash },
+        {
+          payments,
+          apiKeyClient: request.apiKeyId !== undefined,
+          extensions: discovery,
+          onPayment: metrics && ((chain, outcome) => metrics.recordPayment({ chain, outcome })),
+          work: async (ticket) => {
+            const a = await answerOf(req, await run(req, ticket, request))
+            // A payment buys one attempt: a transaction that was mined uses it up, whether the intent
+            // ran or reverted (a revert is the intent's outcome). Anything else that settled (not sent,
+            // dropped, out of the gas we gave it, not final yet) stays a credit for the same intent.
+            const execution = a.outcome.execution
+            const delivered = execution !== undefined && execution.final === true && (execution.state === 'mined' || execution.state === 'reverted')
+            const httpStatus = getStatusCode(a.outcome.status).httpStatus
+            return { value: a, answer: route === 'execute' ? { httpStatus, charge: false, delivered } : { httpStatus } }
+          },
+          send: (a, extra) => send(request, reply, a, extra),
+        },
+      )
+    },
+  })
 }
 
 /** The route's x402 `bazaar` declaration, from its own body schema and the OpenAPI examples. */
