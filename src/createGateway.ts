@@ -3,7 +3,6 @@
 // unfinished, the chain registry and the HTTP app. main.ts and the tests both build the gateway
 // through this.
 import { createRedisClient } from './http/createRedisClient.ts'
-import { limitsConfig } from './config/limitsConfig.ts'
 import { createExecutionGuard } from './intents/createExecutionGuard.ts'
 import { createWindowCounters } from './limits/createWindowCounters.ts'
 import { createMetricsServer } from './http/createMetricsServer.ts'
@@ -13,7 +12,7 @@ import { buildApp } from './app.ts'
 import { runtimes } from './runtimes.ts'
 import { createChainRegistry } from './intents/createChainRegistry.ts'
 import type { ChainAdapter } from './ports/chainAdapter.ts'
-import type { GatewaySettings } from './config/gatewaySettings.ts'
+import type { GatewayConfig } from './config/gatewayConfig.ts'
 import { ConfigError } from './errors/configError.ts'
 import { holdSoleKey } from './chains/holdSoleKey.ts'
 import { privateKeyToAccount } from 'viem/accounts'
@@ -42,7 +41,7 @@ export type Gateway = {
 }
 
 export type CreateGatewayParameters = {
-  config: GatewaySettings
+  config: GatewayConfig
   logger: Logger
   /** OpenTelemetry spans (tracing/createTracing.ts); without it nothing is wrapped and nothing traced. */
   tracing?: Tracing | undefined
@@ -51,11 +50,11 @@ export type CreateGatewayParameters = {
 /** Throws ConfigError when, in production, a chain's contracts are missing. */
 export async function createGateway({ config, logger, tracing }: CreateGatewayParameters): Promise<Gateway> {
   const metrics = createMetrics({ registry: new Registry() })
-  const databaseUrl = config.storage?.databaseUrl
+  const databaseUrl = config.storage.databaseUrl
   // PostgreSQL's driver is loaded only when the journal lives there.
   const opened = databaseUrl
-    ? await (await import('./store/postgres/openPostgresJournal.ts')).openPostgresJournal({ url: databaseUrl, instanceId: config.storage?.instanceId })
-    : openJournal(config.journal ?? { path: ':memory:' })
+    ? await (await import('./store/postgres/openPostgresJournal.ts')).openPostgresJournal({ url: databaseUrl, instanceId: config.storage.instanceId })
+    : openJournal(config.journal)
   // With tracing, journal writes and RPC calls made for a request are spans of its trace.
   const journal = tracing ? tracing.traceJournal(opened) : opened
   const rpcRecorder = tracing ? tracing.traceRpcRecorder(metrics.rpc) : metrics.rpc
@@ -76,7 +75,7 @@ export async function createGateway({ config, logger, tracing }: CreateGatewayPa
     for (const module of runtimes) {
       const chains = config.chains.filter((c) => c.chainType === module.chainType)
       if (chains.length === 0) continue
-      const built = await module.createChains(chains, { settings: config, logger, rpcRecorder, journal, leases, pollingIntervalMs: config.pollingIntervalMs ?? 500 })
+      const built = await module.createChains(chains, { settings: config, logger, rpcRecorder, journal, leases })
       for (const adapter of built.adapters) byId.set(adapter.chainId, adapter)
       for (const [chainId, url] of built.settlementRpcUrls ?? []) settlementRpcUrls.set(chainId, url)
     }
@@ -87,11 +86,11 @@ export async function createGateway({ config, logger, tracing }: CreateGatewayPa
     throw err
   }
   // Rate limits, standing and budgets shared by every instance: counted in Redis (the client loaded only when configured).
-  const limits = config.limits ?? limitsConfig({}).value
-  const redis = config.storage?.redisUrl ? await createRedisClient(config.storage.redisUrl, logger) : undefined
+  const { limits } = config
+  const redis = config.storage.redisUrl ? await createRedisClient(config.storage.redisUrl, logger) : undefined
   const guard = createExecutionGuard({
     config: limits,
-    counters: createWindowCounters({ windowMs: limits.windowMs, redis, prefix: `${config.storage?.redisPrefix ?? 'intent-gateway:'}limits:`, logger }),
+    counters: createWindowCounters({ windowMs: limits.windowMs, redis, prefix: `${config.storage.redisPrefix}limits:`, logger }),
   })
   // In the configured order.
   const adapters = config.chains.map((c) => byId.get(c.chainId)!)
@@ -145,8 +144,8 @@ export async function createGateway({ config, logger, tracing }: CreateGatewayPa
         }
       : undefined
   const webhooks = config.webhooks && startWebhookDispatcher({ journal, config: config.webhooks, logger, publicOnly: config.production })
-  const retention = startRetention({ journal, retentionMs: (config.storage?.retentionDays ?? 30) * 86_400_000, logger })
-  const reconciler = createReconciler({ journal, adapters, intervalMs: config.reconcileIntervalMs ?? 5_000, logger, holds })
+  const retention = startRetention({ journal, retentionMs: config.storage.retentionDays * 86_400_000, logger })
+  const reconciler = createReconciler({ journal, adapters, intervalMs: config.execution.reconcileIntervalMs, logger, holds })
   await reconciler.runOnce()
   reconciler.start()
 
@@ -166,10 +165,10 @@ export async function createGateway({ config, logger, tracing }: CreateGatewayPa
       config: config.payments,
       rpcUrls: settlementRpcUrls,
       journal,
-      rpcTimeoutMs: config.rpcTimeoutMs,
+      rpcTimeoutMs: config.rpc.timeoutMs,
       logger,
-      resolveIntervalMs: config.reconcileIntervalMs,
-      settlementTimeoutMs: config.receiptTimeoutMs,
+      resolveIntervalMs: config.execution.reconcileIntervalMs,
+      settlementTimeoutMs: config.execution.receiptTimeoutMs,
       deliver: async (request) => {
         if (!deliverTo) throw new Error('the app is not built yet')
         const answer = await deliverTo.inject({ method: request.method, url: request.url, headers: request.headers, payload: request.body as object })
@@ -177,37 +176,37 @@ export async function createGateway({ config, logger, tracing }: CreateGatewayPa
       },
       traceFacilitator: tracing?.traceFacilitator,
     }))
-  const metricsEnabled = config.interfaces?.metrics.enabled ?? true
-  const metricsPort = config.interfaces?.metrics.port
+  const metricsEnabled = config.interfaces.metrics.enabled
+  const metricsPort = config.interfaces.metrics.port
   const app = buildApp({
     registry,
     journal,
     logger,
-    bodyLimit: config.bodyLimit,
-    requestTimeoutMs: config.requestTimeoutMs,
-    idleTimeoutMs: config.idleTimeoutMs,
-    maxConnections: config.maxConnections,
-    maxConnectionsPerClient: config.maxConnectionsPerClient,
-    trustedProxies: config.trustedProxies,
-    corsOrigins: config.corsOrigins,
-    receiptTimeoutMs: config.receiptTimeoutMs,
+    bodyLimit: config.server.bodyLimit,
+    requestTimeoutMs: config.server.requestTimeoutMs,
+    idleTimeoutMs: config.server.idleTimeoutMs,
+    maxConnections: config.server.maxConnections,
+    maxConnectionsPerClient: config.server.maxConnectionsPerClient,
+    trustedProxies: config.server.trustedProxies,
+    corsOrigins: config.server.corsOrigins,
+    receiptTimeoutMs: config.execution.receiptTimeoutMs,
     auth: config.auth,
-    rateLimit: config.rateLimit && { ...config.rateLimit, redis, redisPrefix: config.storage?.redisPrefix },
+    rateLimit: { ...config.rateLimit, redis, redisPrefix: config.storage.redisPrefix },
     guard,
-    instance: { id: config.storage?.instanceId ?? 'local', rateLimits: !config.rateLimit || config.rateLimit.max === 0 ? 'off' : redis ? 'redis' : 'memory' },
-    requireSignedIntents: config.requireSignedIntents ?? false,
+    instance: { id: config.storage.instanceId, rateLimits: config.rateLimit.max === 0 ? 'off' : redis ? 'redis' : 'memory' },
+    requireSignedIntents: config.execution.requireSignedIntents,
     // METRICS_ENABLED=false: nothing recorded, no /metrics.
     metrics: metricsEnabled ? metrics : undefined,
-    metricsToken: config.metricsToken,
+    metricsToken: config.interfaces.metrics.token,
     serveMetrics: metricsPort === undefined,
-    mcp: { enabled: config.interfaces?.mcp.enabled ?? true },
+    mcp: config.interfaces.mcp,
     payments,
     tracing,
   })
   deliverTo = app
   const metricsServer =
     metricsEnabled && metricsPort !== undefined
-      ? createMetricsServer({ metrics, token: config.metricsToken, registry, logger, requestTimeoutMs: config.requestTimeoutMs, idleTimeoutMs: config.idleTimeoutMs })
+      ? createMetricsServer({ metrics, token: config.interfaces.metrics.token, registry, logger, requestTimeoutMs: config.server.requestTimeoutMs, idleTimeoutMs: config.server.idleTimeoutMs })
       : undefined
   return {
     app,

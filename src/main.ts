@@ -40,11 +40,11 @@ try {
   process.exit(1)
 }
 
-limitHeapGrowth(config.heapGrowingPercent)
+limitHeapGrowth(config.process.heapGrowingPercent)
 
 // The SDK is loaded only when tracing is configured: with no OTEL_* variable, nothing of it runs.
 const tracing: StartedTracing | undefined = tracingConfig.enabled ? (await import('./tracing/startTracing.ts')).startTracing(tracingConfig) : undefined
-const logger = createLogger({ level: config.logLevel, mixin: tracing?.logFields })
+const logger = createLogger({ level: config.process.logLevel, mixin: tracing?.logFields })
 if (tracingConfig.enabled) logger.info({ exporter: tracingConfig.exporter, endpoint: tracingConfig.endpoint, serviceName: tracingConfig.serviceName }, 'tracing on (OpenTelemetry)')
 
 /** Waits until buffered log lines are written: logs are asynchronous (see createLogger). */
@@ -66,10 +66,11 @@ const worker = cluster.isWorker ? await awaitWorkerStart() : undefined
 const configRead = config
 if (worker) {
   // What the primary alone knows (the devnet's chains and settings), and this worker's own name in the fleet.
-  config = { ...config, ...(worker.overrides as Partial<GatewayConfig>), devnet: false }
-  if (config.storage) config = { ...config, storage: { ...config.storage, instanceId: workerInstanceId(config.storage.instanceId, worker.worker) } }
+  config = { ...config, ...(worker.overrides as Partial<GatewayConfig>) }
+  config = { ...config, process: { ...config.process, devnet: false } }
+  config = { ...config, storage: { ...config.storage, instanceId: workerInstanceId(config.storage.instanceId, worker.worker) } }
 }
-if (config.devnet && !worker) {
+if (config.process.devnet && !worker) {
   const starters = runtimes.flatMap((r) => (r.devnet ? [r.devnet] : []))
   process.stdout.write(`No chain is configured and NODE_ENV is not production: starting the embedded devnet (${starters.map((d) => d.name).join(' and ')})...\n`)
   // The devnet's modules (anvil, LiteSVM, the demo) are loaded only here, never in production.
@@ -87,29 +88,24 @@ if (config.devnet && !worker) {
     defaultChainId: devnets.find((d) => d.isDefault)?.chain.chainId,
     auth: config.auth.keyHashes.length > 0 ? config.auth : { ...config.auth, keyHashes: [hashApiKey(devnetApiKey)] },
   }
-  // What the devnet supplies (its relayer keys, its prices) fills only what the operator left unset.
-  const operatorPriced = config.payments !== undefined
-  for (const { settings } of devnets) {
-    for (const [name, value] of Object.entries(settings) as [keyof GatewayConfig, unknown][]) {
-      const mine = config[name]
-      if (mine === undefined || (Array.isArray(mine) && mine.length === 0)) config = { ...config, [name]: value }
-      // Each devnet prices its own chain: the prices and the facilitator's keys of both are joined.
-      else if (name === 'payments' && !operatorPriced) config = { ...config, payments: joinDevnetPayments(config.payments!, value as NonNullable<GatewayConfig['payments']>) }
-    }
-  }
+  // What the devnets supply (their relayer keys, their chains' prices) fills only what the operator left unset.
+  config = { ...config, keys: devnetKeys(config.keys, devnets), payments: config.payments ?? devnetPayments(devnets) }
 }
 
 const onDevnet = worker ? worker.onDevnet : devnets.length > 0
-if (!worker && config.workers > 1) {
+if (!worker && config.process.workers > 1) {
   // The primary: the workers serve, each with the configuration as read here and the devnet's additions.
   const overrides = Object.fromEntries(Object.entries(config).filter(([name, value]) => configRead[name as keyof GatewayConfig] !== value))
   runPrimary({
-    workers: config.workers,
+    workers: config.process.workers,
     overrides,
     onDevnet,
     logger,
     onListening: async (port) => {
-      logger.info({ host: config.host, port, workers: config.workers, chains: config.chains.map((c) => c.chainId) }, `Intent Gateway listening on ${config.host}:${port} (${config.workers} workers)`)
+      logger.info(
+        { host: config.server.host, port, workers: config.process.workers, chains: config.chains.map((c) => c.chainId) },
+        `Intent Gateway listening on ${config.server.host}:${port} (${config.process.workers} workers)`,
+      )
       await flushLogs()
       if (devnets.length > 0) await printDevnetWelcome(port)
     },
@@ -130,7 +126,7 @@ async function printDevnetWelcome(port: number) {
   process.stdout.write(
     [
       '',
-      `Intent Gateway is running on its embedded devnet at ${baseUrl} (listening on ${config.host}:${port}).`,
+      `Intent Gateway is running on its embedded devnet at ${baseUrl} (listening on ${config.server.host}:${port}).`,
       ...parts.flatMap((p) => [p, '']),
       'Press Ctrl-C to stop the gateway and the devnet.',
       '',
@@ -142,7 +138,8 @@ async function printDevnetWelcome(port: number) {
 async function serve() {
   let gateway: Awaited<ReturnType<typeof createGateway>>
   try {
-    gateway = await createGateway({ config: { ...config, pollingIntervalMs: onDevnet ? 50 : config.receiptPollMs }, logger, tracing })
+    // The devnet mines at once: its receipts are looked for more often.
+    gateway = await createGateway({ config: onDevnet ? { ...config, rpc: { ...config.rpc, pollMs: 50 } } : config, logger, tracing })
   } catch (err) {
     await stopDevnet()
     await stopTracing()
@@ -157,7 +154,7 @@ async function serve() {
     if (shuttingDown) return
     shuttingDown = true
     logger.info({ signal }, 'shutting down')
-    await gateway.close({ timeoutMs: config.shutdownTimeoutMs }).catch((err) => logger.error({ err }, 'error while closing the gateway'))
+    await gateway.close({ timeoutMs: config.server.shutdownTimeoutMs }).catch((err) => logger.error({ err }, 'error while closing the gateway'))
     await stopDevnet()
     await stopTracing()
     logger.info({ signal }, 'stopped')
@@ -184,12 +181,12 @@ async function serve() {
   if (worker) process.once('disconnect', () => void shutdown('primary gone'))
 
   try {
-    await gateway.app.listen({ host: config.host, port: config.port, listenTextResolver: () => '' })
+    await gateway.app.listen({ host: config.server.host, port: config.server.port, listenTextResolver: () => '' })
     const { port } = gateway.app.server.address() as { port: number }
     if (worker) {
       logger.info({ worker: worker.worker, instanceId: config.storage?.instanceId, port }, `worker ${worker.worker} serving`)
       process.send!({ type: 'listening', worker: worker.worker, port } satisfies WorkerListening)
-    } else logger.info({ host: config.host, port, chains: config.chains.map((c) => c.chainId) }, `Intent Gateway listening on ${config.host}:${port}`)
+    } else logger.info({ host: config.server.host, port, chains: config.chains.map((c) => c.chainId) }, `Intent Gateway listening on ${config.server.host}:${port}`)
     if (gateway.metricsServer) {
       const { host: metricsHost, port: metricsPort } = config.interfaces.metrics
       await gateway.metricsServer.listen({ host: metricsHost, port: metricsPort!, listenTextResolver: () => '' })
@@ -207,7 +204,25 @@ async function serve() {
   }
 }
 
-function joinDevnetPayments(a: NonNullable<GatewayConfig['payments']>, b: NonNullable<GatewayConfig['payments']>): NonNullable<GatewayConfig['payments']> {
-  const facilitator = a.facilitator.kind === 'local' && b.facilitator.kind === 'local' ? { ...a.facilitator, ...b.facilitator } : a.facilitator
-  return { ...a, prices: { ...a.prices, ...b.prices }, facilitator }
+/** The operator's keys, each one left unset filled by the devnets' (a devnet supplies its runtime's relayer key). */
+function devnetKeys(keys: GatewayConfig['keys'], started: RuntimeDevnet[]): GatewayConfig['keys'] {
+  let joined = keys
+  for (const { settings } of started) {
+    for (const [name, value] of Object.entries(settings.keys) as [keyof GatewayConfig['keys'], unknown][]) {
+      const mine = joined[name]
+      if (mine === undefined || (Array.isArray(mine) && mine.length === 0)) joined = { ...joined, [name]: value }
+    }
+  }
+  return joined
+}
+
+/** Each devnet prices its own chain: their prices, and their facilitator's keys, joined. Undefined when none prices anything. */
+function devnetPayments(started: RuntimeDevnet[]): GatewayConfig['payments'] {
+  return started
+    .flatMap((d) => (d.settings.payments ? [d.settings.payments] : []))
+    .reduce<GatewayConfig['payments']>((a, b) => {
+      if (!a) return b
+      const facilitator = a.facilitator.kind === 'local' && b.facilitator.kind === 'local' ? { ...a.facilitator, ...b.facilitator } : a.facilitator
+      return { ...a, prices: { ...a.prices, ...b.prices }, facilitator }
+    }, undefined)
 }

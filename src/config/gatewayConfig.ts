@@ -23,56 +23,77 @@ export type ChainConfig = {
   registry: string
 }
 
+/**
+ * The gateway's one configuration type, grouped by concern. loadConfig reads it from the
+ * environment, and its fallbacks are the defaults, in one place: tests take `loadConfig({})` (the
+ * defaults) and override the groups they need (test/support/testConfig.ts); createGateway adds no
+ * defaults of its own.
+ */
 export type GatewayConfig = {
-  nodeEnv: string
+  /** NODE_ENV is production: stricter checks, public endpoints only. */
   production: boolean
-  host: string
-  port: number
-  logLevel: string
-  /** True when nothing is configured and the gateway should start its embedded devnet. */
-  devnet: boolean
+  /** The process: NODE_ENV, log level, the embedded devnet, the heap, worker processes. */
+  process: ProcessConfig
+  /** The HTTP server and its connections. */
+  server: ServerConfig
+  /** The chains served (empty on the devnet until its chains start) and the default one. */
   chains: ChainConfig[]
   defaultChainId: string | undefined
-  relayerPrivateKey: Hex | undefined
-  /** Every EVM relayer key (RELAYER_PRIVATE_KEY, then RELAYER_PRIVATE_KEYS): a pool, each key its own nonce sequence. */
-  relayerPrivateKeys: Hex[]
-  /** The Sui relayer's key (`suiprivkey1…`); without it, Sui chains validate only. */
-  suiRelayerPrivateKey: string | undefined
-  /** The Solana relayer's 32-byte seed (SOLANA_RELAYER_PRIVATE_KEY); without it, Solana chains validate only. */
-  solanaRelayerPrivateKey: Uint8Array | undefined
-  /** x402 prices, facilitator and who pays (config/paymentsConfig.ts); undefined: nothing is priced. */
-  payments: PaymentsConfig | undefined
-  /** Metrics (on or off, their own port, the token) and the MCP server: config/interfacesConfig.ts. */
-  interfaces: InterfacesConfig
-  /** The shared journal (PostgreSQL), shared rate limits (Redis) and the instance's name: config/storageConfig.ts. */
-  storage: StorageConfig
-  /** Standing after on-chain reverts and the spend budgets: config/limitsConfig.ts. */
-  limits: ExecutionGuardConfig
+  /** How the chains' nodes are read. */
+  rpc: RpcConfig
+  /** The relayers' keys given in the environment (the ones held in a token or KMS: `signers`). */
+  keys: KeysConfig
   /** Relayer keys held outside the process (config/signersConfig.ts). */
   signers: SignersConfig
-  /** Signed webhooks of execution events (config/webhooksConfig.ts); undefined: none. */
-  webhooks: WebhooksConfig | undefined
-  /** A funded Solana account named as fee payer of validate simulations (nothing is signed or paid). */
-  solanaSimulationFeePayer: string | undefined
-  bodyLimit: number
-  receiptTimeoutMs: number
-  rpcTimeoutMs: number
-  /** How often the block watch reads each chain's head while executions wait for their receipts. */
-  receiptPollMs: number
+  /** How executions are sent and followed. */
+  execution: ExecutionConfig
+  /** Who may call: API keys. */
   auth: AuthConfig
   /** Requests per window per client (API key, else address); 0 turns the limit off. */
   rateLimit: { max: number; windowMs: number }
-  chainList: { url: string; timeoutMs: number; ttlMs: number; cacheFile: string }
+  /** Standing after on-chain reverts and the spend budgets: config/limitsConfig.ts. */
+  limits: ExecutionGuardConfig
   /** The execution journal: an SQLite file, or `:memory:` (the devnet's default: its chain dies with it). */
   journal: { path: string; synchronous: 'full' | 'normal' }
-  /** How often unsettled journal records are checked against their chain. */
-  reconcileIntervalMs: number
-  /** How long SIGTERM waits for requests in flight before cutting them. */
-  shutdownTimeoutMs: number
+  /** The shared journal (PostgreSQL), shared rate limits (Redis), the instance's name, retention: config/storageConfig.ts. */
+  storage: StorageConfig
+  /** x402 prices, facilitator and who pays (config/paymentsConfig.ts); undefined: nothing is priced. */
+  payments: PaymentsConfig | undefined
+  /** Signed webhooks of execution events (config/webhooksConfig.ts); undefined: none. */
+  webhooks: WebhooksConfig | undefined
+  /** Metrics (on or off, their own port, the token) and the MCP server: config/interfacesConfig.ts. */
+  interfaces: InterfacesConfig
+  /**
+   * Each runtime's own settings beyond its relayer key, by chain type, in the shape its module
+   * reads (`RuntimeModule.readSettings` writes them, its `createChains` reads them back).
+   */
+  runtimeOptions: Record<string, unknown>
+}
+
+export type ProcessConfig = {
+  nodeEnv: string
+  logLevel: string
+  /** True when nothing is configured and the gateway should start its embedded devnet. */
+  devnet: boolean
+  /**
+   * How far (percent) V8 lets the JavaScript heap grow past what the last full collection kept
+   * before the next one (HEAP_GROWING_PERCENT, default 50; 0: V8's own, which lets it grow several times over).
+   */
+  heapGrowingPercent: number
+  /** WORKERS: worker processes serving the one port (config/workersConfig.ts); 1 is one process. */
+  workers: number
+}
+
+export type ServerConfig = {
+  host: string
+  port: number
+  bodyLimit: number
   /** How long a client may take to send a whole request before 408. */
   requestTimeoutMs: number
   /** How long a connection with no request in progress (before its first, between keep-alive requests) stays open. */
   idleTimeoutMs: number
+  /** How long SIGTERM waits for requests in flight before cutting them. */
+  shutdownTimeoutMs: number
   /** How many client connections may be open at once; more are refused at accept. */
   maxConnections: number
   /** How many of those one client address (an IPv6 client by its /64) may hold; a trusted proxy's are not capped. */
@@ -81,32 +102,45 @@ export type GatewayConfig = {
   trustedProxies: string[]
   /** Browser origins allowed to call the gateway (CORS); empty: no CORS headers at all. `*` allows any. */
   corsOrigins: string[]
-  /** Refuse unsigned execute requests at once (401, 0xE5): production, unless ALLOW_UNSIGNED_INTENTS. */
-  requireSignedIntents: boolean
-  /** The most gas the relayer pays for one execution; above it, 422 (0x06). */
-  maxGasPerExecution: number
-  /** When set, GET /metrics requires `Authorization: Bearer <token>`. */
-  metricsToken: string | undefined
-  /** Blocks deep (1 = in the latest block) before an execution is reported final (CONFIRMATIONS). */
-  confirmations: number
-  /** The most the relayer pays per gas, in wei (a safe integer: at most 10^14), when it re-prices a stuck execution (MAX_FEE_PER_GAS_GWEI); undefined: never re-priced. */
-  maxFeePerGas: number | undefined
+}
+
+export type RpcConfig = {
+  timeoutMs: number
+  /** How often the block watch reads each chain's head while executions wait for their receipts (RECEIPT_POLL_MS). */
+  pollMs: number
   /** Fold concurrent validator reads into one Multicall3 call where a chain has it (MULTICALL, default true). */
   multicall: boolean
   /** Keep validator answers for the block they were read on (VALIDATE_CACHE, default false). */
   validateCache: boolean
-  /**
-   * How far (percent) V8 lets the JavaScript heap grow past what the last full collection kept
-   * before the next one (HEAP_GROWING_PERCENT, default 50; 0: V8's own, which lets it grow several times over).
-   */
-  heapGrowingPercent: number
-  /** WORKERS: worker processes serving the one port (config/workersConfig.ts); 1 is one process. */
-  workers: number
-  /**
-   * Each runtime's own settings beyond its relayer key, by chain type, in the shape its module
-   * reads (`RuntimeModule.readSettings` writes them, its `createChains` reads them back).
-   */
-  runtimeOptions: Record<string, unknown>
+  /** Where EVM chains without RPC_URLS find their public endpoints. */
+  chainList: { url: string; timeoutMs: number; ttlMs: number; cacheFile: string }
+}
+
+export type KeysConfig = {
+  relayerPrivateKey: Hex | undefined
+  /** Every EVM relayer key (RELAYER_PRIVATE_KEY, then RELAYER_PRIVATE_KEYS): a pool, each key its own nonce sequence. */
+  relayerPrivateKeys: Hex[]
+  /** The Sui relayer's key (`suiprivkey1…`); without it, Sui chains validate only. */
+  suiRelayerPrivateKey: string | undefined
+  /** The Solana relayer's 32-byte seed (SOLANA_RELAYER_PRIVATE_KEY); without it, Solana chains validate only. */
+  solanaRelayerPrivateKey: Uint8Array | undefined
+  /** A funded Solana account named as fee payer of validate simulations (nothing is signed or paid). */
+  solanaSimulationFeePayer: string | undefined
+}
+
+export type ExecutionConfig = {
+  /** How long an execute waits for its receipt before 202. */
+  receiptTimeoutMs: number
+  /** How often unsettled journal records are checked against their chain. */
+  reconcileIntervalMs: number
+  /** Blocks deep (1 = in the latest block) before an execution is reported final (CONFIRMATIONS). */
+  confirmations: number
+  /** The most the relayer pays per gas, in wei (a safe integer: at most 10^14), when it re-prices a stuck execution (MAX_FEE_PER_GAS_GWEI); undefined: never re-priced. */
+  maxFeePerGas: number | undefined
+  /** The most gas the relayer pays for one execution; above it, 422 (0x06). */
+  maxGasPerExecution: number
+  /** Refuse unsigned execute requests at once (401, 0xE5): production, unless ALLOW_UNSIGNED_INTENTS. */
+  requireSignedIntents: boolean
 }
 
 export type AuthConfig = {

@@ -31,20 +31,20 @@ function problems(env: Record<string, string>): string[] {
 describe('loadConfig', () => {
   it('reads a complete configuration, with decimal and CAIP-2 keys naming one chain', () => {
     const config = loadConfig(complete)
-    assert.equal(config.devnet, false)
-    assert.equal(config.port, 8080)
-    assert.equal(config.host, '0.0.0.0')
+    assert.equal(config.process.devnet, false)
+    assert.equal(config.server.port, 8080)
+    assert.equal(config.server.host, '0.0.0.0')
     assert.deepEqual(config.chains, [{ chainId: 'eip155:84532', chainType: 'evm', reference: '84532', rpcUrls: ['https://sepolia.base.example/v1/abc'], executor: a, validator: b, registry: c }])
-    assert.equal(config.bodyLimit, 65536)
-    assert.equal(config.chainList.url, 'https://chainlist.org/rpcs.json')
+    assert.equal(config.server.bodyLimit, 65536)
+    assert.equal(config.rpc.chainList.url, 'https://chainlist.org/rpcs.json')
   })
 
   it('reads a pool of relayer keys (RELAYER_PRIVATE_KEY, then RELAYER_PRIVATE_KEYS, each once) and names a bad one by its place, never its value', () => {
     const k1 = `0x${'11'.repeat(32)}`
     const k2 = `0x${'22'.repeat(32)}`
     const config = loadConfig({ ...complete, RELAYER_PRIVATE_KEY: k1, RELAYER_PRIVATE_KEYS: ` ${k2}, ${k1.slice(2)} ` })
-    assert.deepEqual(config.relayerPrivateKeys, [k1, k2])
-    assert.equal(config.relayerPrivateKey, k1)
+    assert.deepEqual(config.keys.relayerPrivateKeys, [k1, k2])
+    assert.equal(config.keys.relayerPrivateKey, k1)
     const found = problems({ ...complete, RELAYER_PRIVATE_KEYS: `${k2},0x1234abcd` })
     assert.deepEqual(found, ['RELAYER_PRIVATE_KEYS (key 2): must be 32 bytes written as 64 hex digits (optionally 0x-prefixed)'])
     const devKey = '0x2a871d0798f97d79848a013d4936a73bf4cc922c825d33c1cf7073dff6d409c6'
@@ -56,8 +56,8 @@ describe('loadConfig', () => {
   })
 
   it('asks for the devnet only when nothing is configured outside production', () => {
-    assert.equal(loadConfig({}).devnet, true)
-    assert.equal(loadConfig({}).port, 3000)
+    assert.equal(loadConfig({}).process.devnet, true)
+    assert.equal(loadConfig({}).server.port, 3000)
     assert.deepEqual(problems({ NODE_ENV: 'production' }), [
       'PORT: required',
       'EXECUTOR_ADDRESSES: required (a JSON object of chain id -> contract address)',
@@ -110,19 +110,19 @@ describe('loadConfig', () => {
 
   it('reads the chain-list settings', () => {
     const config = loadConfig({ ...complete, CHAINLIST_URL: 'http://127.0.0.1:9999/rpcs.json', CHAINLIST_TIMEOUT_MS: '250', CHAINLIST_TTL_MS: '0', CHAINLIST_CACHE_FILE: '/tmp/x.json' })
-    assert.deepEqual(config.chainList, { url: 'http://127.0.0.1:9999/rpcs.json', timeoutMs: 250, ttlMs: 0, cacheFile: '/tmp/x.json' })
+    assert.deepEqual(config.rpc.chainList, { url: 'http://127.0.0.1:9999/rpcs.json', timeoutMs: 250, ttlMs: 0, cacheFile: '/tmp/x.json' })
     assert.deepEqual(problems({ ...complete, CHAINLIST_URL: 'file:///etc/passwd' }), ['CHAINLIST_URL: scheme file: is not supported (use http or https)'])
   })
 
   it('reads the journal and shutdown settings: a file outside the devnet, in memory on it', () => {
     const config = loadConfig(complete)
     assert.deepEqual(config.journal, { path: join(process.cwd(), 'data', 'journal.sqlite'), synchronous: 'full' })
-    assert.equal(config.reconcileIntervalMs, 5000)
-    assert.equal(config.shutdownTimeoutMs, 40_000)
-    assert.equal(config.requestTimeoutMs, 30_000)
-    assert.deepEqual(config.corsOrigins, [])
-    assert.deepEqual(loadConfig({ ...complete, CORS_ORIGINS: 'https://app.example, http://localhost:5173' }).corsOrigins, ['https://app.example', 'http://localhost:5173'])
-    assert.deepEqual(loadConfig({ ...complete, CORS_ORIGINS: '*' }).corsOrigins, ['*'])
+    assert.equal(config.execution.reconcileIntervalMs, 5000)
+    assert.equal(config.server.shutdownTimeoutMs, 40_000)
+    assert.equal(config.server.requestTimeoutMs, 30_000)
+    assert.deepEqual(config.server.corsOrigins, [])
+    assert.deepEqual(loadConfig({ ...complete, CORS_ORIGINS: 'https://app.example, http://localhost:5173' }).server.corsOrigins, ['https://app.example', 'http://localhost:5173'])
+    assert.deepEqual(loadConfig({ ...complete, CORS_ORIGINS: '*' }).server.corsOrigins, ['*'])
     assert.deepEqual(problems({ ...complete, CORS_ORIGINS: 'https://app.example/path,app.example,*' }), ['CORS_ORIGINS: "*" cannot be combined with other origins'])
     assert.deepEqual(problems({ ...complete, CORS_ORIGINS: 'https://app.example/path,app.example,ftp://x.example' }), [
       'CORS_ORIGINS: "https://app.example/path" is not an origin like https://app.example (scheme, host and port only)',
@@ -132,8 +132,8 @@ describe('loadConfig', () => {
     assert.equal(loadConfig({}).journal.path, ':memory:')
     const set = loadConfig({ ...complete, JOURNAL_PATH: 'var/j.sqlite', JOURNAL_SYNCHRONOUS: 'NORMAL', RECONCILE_INTERVAL_MS: '250', SHUTDOWN_TIMEOUT_MS: '0' })
     assert.deepEqual(set.journal, { path: join(process.cwd(), 'var', 'j.sqlite'), synchronous: 'normal' })
-    assert.equal(set.reconcileIntervalMs, 250)
-    assert.equal(set.shutdownTimeoutMs, 0)
+    assert.equal(set.execution.reconcileIntervalMs, 250)
+    assert.equal(set.server.shutdownTimeoutMs, 0)
     assert.deepEqual(problems({ ...complete, JOURNAL_SYNCHRONOUS: 'off', RECONCILE_INTERVAL_MS: '5', SHUTDOWN_TIMEOUT_MS: 'soon' }), [
       'JOURNAL_SYNCHRONOUS: "off" is not full or normal',
       'RECONCILE_INTERVAL_MS: "5" is not an integer between 100 and 3600000',
@@ -143,11 +143,11 @@ describe('loadConfig', () => {
 
   it('reads the connection bounds', () => {
     const config = loadConfig(complete)
-    assert.equal(config.idleTimeoutMs, 5_000)
-    assert.equal(config.maxConnections, 512)
+    assert.equal(config.server.idleTimeoutMs, 5_000)
+    assert.equal(config.server.maxConnections, 512)
     const set = loadConfig({ ...complete, IDLE_TIMEOUT_MS: '65000', MAX_CONNECTIONS: '4000' })
-    assert.equal(set.idleTimeoutMs, 65_000)
-    assert.equal(set.maxConnections, 4000)
+    assert.equal(set.server.idleTimeoutMs, 65_000)
+    assert.equal(set.server.maxConnections, 4000)
     assert.deepEqual(problems({ ...complete, IDLE_TIMEOUT_MS: '0', MAX_CONNECTIONS: 'many' }), [
       'IDLE_TIMEOUT_MS: "0" is not an integer between 100 and 600000',
       'MAX_CONNECTIONS: "many" is not an integer between 1 and 1000000',
@@ -156,11 +156,11 @@ describe('loadConfig', () => {
 
   it('reads the cap per client and the trusted proxies, reporting every bad entry', () => {
     const config = loadConfig(complete)
-    assert.equal(config.maxConnectionsPerClient, 64)
-    assert.deepEqual(config.trustedProxies, [])
+    assert.equal(config.server.maxConnectionsPerClient, 64)
+    assert.deepEqual(config.server.trustedProxies, [])
     const set = loadConfig({ ...complete, MAX_CONNECTIONS_PER_CLIENT: '8', TRUSTED_PROXIES: ' 10.0.0.1, 10.1.0.0/16 ,2001:db8::/032,::1 ' })
-    assert.equal(set.maxConnectionsPerClient, 8)
-    assert.deepEqual(set.trustedProxies, ['10.0.0.1', '10.1.0.0/16', '2001:db8::/32', '::1'])
+    assert.equal(set.server.maxConnectionsPerClient, 8)
+    assert.deepEqual(set.server.trustedProxies, ['10.0.0.1', '10.1.0.0/16', '2001:db8::/32', '::1'])
     assert.deepEqual(problems({ ...complete, MAX_CONNECTIONS_PER_CLIENT: '0', TRUSTED_PROXIES: '10.0.0.1,proxy.example,10.0.0.0/33,10.0.0.0/8/8,::1/129,10.0.0.0/x' }), [
       'MAX_CONNECTIONS_PER_CLIENT: "0" is not an integer between 1 and 1000000',
       'TRUSTED_PROXIES: entry 2 "proxy.example" is not an IP address or CIDR range (such as 10.0.0.1 or 10.0.0.0/8)',
@@ -204,7 +204,7 @@ describe('loadConfig', () => {
         ['sui:localnet', 'sui', pkg, hub],
       ],
     )
-    assert.equal(config.solanaSimulationFeePayer, configAccount)
+    assert.equal(config.keys.solanaSimulationFeePayer, configAccount)
 
     assert.deepEqual(
       problems({
@@ -243,11 +243,11 @@ describe('loadConfig', () => {
     assert.ok(!found.join().includes(secret))
 
     const anvilKey = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80'
-    assert.equal(loadConfig({ ...complete, RELAYER_PRIVATE_KEY: anvilKey }).relayerPrivateKey, anvilKey)
+    assert.equal(loadConfig({ ...complete, RELAYER_PRIVATE_KEY: anvilKey }).keys.relayerPrivateKey, anvilKey)
     assert.deepEqual(problems({ ...complete, NODE_ENV: 'production', RELAYER_PRIVATE_KEY: anvilKey }), [
       'RELAYER_PRIVATE_KEY: is one of the public devnet keys and is refused when NODE_ENV=production',
     ])
-    assert.equal(loadConfig({ ...complete, NODE_ENV: 'production', RELAYER_PRIVATE_KEY: '11'.repeat(32), API_KEYS: 'agent-key-0123456789abcdef' }).relayerPrivateKey, `0x${'11'.repeat(32)}`)
+    assert.equal(loadConfig({ ...complete, NODE_ENV: 'production', RELAYER_PRIVATE_KEY: '11'.repeat(32), API_KEYS: 'agent-key-0123456789abcdef' }).keys.relayerPrivateKey, `0x${'11'.repeat(32)}`)
   })
 
   it('keeps only hashes of API keys and refuses an open execute in production unless told to', () => {
@@ -277,10 +277,10 @@ describe('loadConfig', () => {
 
   it('reads CONFIRMATIONS and the re-pricing fee ceiling MAX_FEE_PER_GAS_GWEI', () => {
     const base = loadConfig(complete)
-    assert.deepEqual([base.confirmations, base.maxFeePerGas], [1, 100_000_000_000])
+    assert.deepEqual([base.execution.confirmations, base.execution.maxFeePerGas], [1, 100_000_000_000])
     const set = loadConfig({ ...complete, CONFIRMATIONS: '12', MAX_FEE_PER_GAS_GWEI: '2.5' })
-    assert.deepEqual([set.confirmations, set.maxFeePerGas], [12, 2_500_000_000])
-    assert.equal(loadConfig({ ...complete, MAX_FEE_PER_GAS_GWEI: '0' }).maxFeePerGas, undefined, '0 turns re-pricing off')
+    assert.deepEqual([set.execution.confirmations, set.execution.maxFeePerGas], [12, 2_500_000_000])
+    assert.equal(loadConfig({ ...complete, MAX_FEE_PER_GAS_GWEI: '0' }).execution.maxFeePerGas, undefined, '0 turns re-pricing off')
     assert.deepEqual(problems({ ...complete, CONFIRMATIONS: '0', MAX_FEE_PER_GAS_GWEI: '-1' }), [
       'CONFIRMATIONS: "0" is not an integer between 1 and 1000',
       'MAX_FEE_PER_GAS_GWEI: "-1" is not an amount of gwei between 0 and 100000 (up to 9 decimals; 0 turns re-pricing off)',
@@ -288,12 +288,12 @@ describe('loadConfig', () => {
   })
 
   it('requires signed intents in production unless ALLOW_UNSIGNED_INTENTS, and caps gas per execution', () => {
-    assert.equal(loadConfig(complete).requireSignedIntents, false, 'outside production the chain decides')
+    assert.equal(loadConfig(complete).execution.requireSignedIntents, false, 'outside production the chain decides')
     const production = { ...complete, NODE_ENV: 'production' }
-    assert.equal(loadConfig(production).requireSignedIntents, true)
-    assert.equal(loadConfig({ ...production, ALLOW_UNSIGNED_INTENTS: 'true' }).requireSignedIntents, false)
-    assert.equal(loadConfig(complete).maxGasPerExecution, 5_000_000)
-    assert.equal(loadConfig({ ...complete, MAX_GAS_PER_EXECUTION: '300000' }).maxGasPerExecution, 300_000)
+    assert.equal(loadConfig(production).execution.requireSignedIntents, true)
+    assert.equal(loadConfig({ ...production, ALLOW_UNSIGNED_INTENTS: 'true' }).execution.requireSignedIntents, false)
+    assert.equal(loadConfig(complete).execution.maxGasPerExecution, 5_000_000)
+    assert.equal(loadConfig({ ...complete, MAX_GAS_PER_EXECUTION: '300000' }).execution.maxGasPerExecution, 300_000)
     assert.deepEqual(problems({ ...complete, MAX_GAS_PER_EXECUTION: '100', ALLOW_UNSIGNED_INTENTS: 'maybe' }), [
       'ALLOW_UNSIGNED_INTENTS: "maybe" is not true or false',
       'MAX_GAS_PER_EXECUTION: "100" is not an integer between 21000 and 1000000000',
@@ -301,20 +301,20 @@ describe('loadConfig', () => {
   })
 
   it('folds validator reads into Multicall3 unless MULTICALL is false', () => {
-    assert.equal(loadConfig(complete).multicall, true)
-    assert.equal(loadConfig({ ...complete, MULTICALL: 'false' }).multicall, false)
+    assert.equal(loadConfig(complete).rpc.multicall, true)
+    assert.equal(loadConfig({ ...complete, MULTICALL: 'false' }).rpc.multicall, false)
     assert.deepEqual(problems({ ...complete, MULTICALL: 'sometimes' }), ['MULTICALL: "sometimes" is not true or false'])
   })
 
   it('keeps validator answers per block only when VALIDATE_CACHE is true', () => {
-    assert.equal(loadConfig(complete).validateCache, false)
-    assert.equal(loadConfig({ ...complete, VALIDATE_CACHE: 'true' }).validateCache, true)
+    assert.equal(loadConfig(complete).rpc.validateCache, false)
+    assert.equal(loadConfig({ ...complete, VALIDATE_CACHE: 'true' }).rpc.validateCache, true)
     assert.deepEqual(problems({ ...complete, VALIDATE_CACHE: 'block' }), ['VALIDATE_CACHE: "block" is not true or false'])
   })
 
   it("lets the heap grow 50% past the last full collection unless HEAP_GROWING_PERCENT says otherwise (0: V8's own)", () => {
-    assert.equal(loadConfig(complete).heapGrowingPercent, 50)
-    assert.equal(loadConfig({ ...complete, HEAP_GROWING_PERCENT: '0' }).heapGrowingPercent, 0)
+    assert.equal(loadConfig(complete).process.heapGrowingPercent, 50)
+    assert.equal(loadConfig({ ...complete, HEAP_GROWING_PERCENT: '0' }).process.heapGrowingPercent, 0)
     assert.equal(problems({ ...complete, HEAP_GROWING_PERCENT: '-5' }).length, 1)
     assert.match(problems({ ...complete, HEAP_GROWING_PERCENT: 'lots' })[0]!, /^HEAP_GROWING_PERCENT/)
   })

@@ -9,28 +9,25 @@ import type { ChainType } from '../ports/chainId.ts'
 import type { ChainRuntime } from '../ports/chainRuntime.ts'
 import type { Journal } from '../ports/journal.ts'
 import type { RelayerLeases } from '../ports/relayerLeases.ts'
-import type { GatewaySettings } from './gatewaySettings.ts'
 import type { ChainConfig, Env, GatewayConfig } from './gatewayConfig.ts'
 
 /**
- * The settings a runtime reads for itself from the environment: its relayer key in the fields
- * GatewayConfig has always had, and anything else as `options`, a shape of the runtime's own
+ * The settings a runtime reads for itself from the environment: its relayer key in GatewayConfig's
+ * `keys`, and anything else as `options`, a shape of the runtime's own
  * (kept in GatewayConfig.runtimeOptions under its chain type, handed back to its createChains).
  */
-export type RuntimeSettings = Partial<Pick<GatewayConfig, 'relayerPrivateKey' | 'relayerPrivateKeys' | 'solanaRelayerPrivateKey' | 'solanaSimulationFeePayer' | 'suiRelayerPrivateKey'>> & {
+export type RuntimeSettings = Partial<GatewayConfig['keys']> & {
   options?: unknown
 }
 
 /** What createGateway lends a runtime to build its chains with. */
 export type RuntimeContext = {
-  settings: GatewaySettings
+  settings: GatewayConfig
   logger: Logger
   rpcRecorder: RpcRecorder | undefined
   journal: Journal
   /** The relayer-key leases of a fleet (a shared journal); undefined: this instance holds every key. */
   leases: RelayerLeases | undefined
-  /** How often receipts are polled. */
-  pollingIntervalMs: number
 }
 
 export type RuntimeChains = {
@@ -42,8 +39,8 @@ export type RuntimeChains = {
 /** A runtime's embedded devnet chain (`npm start` with nothing configured). */
 export type RuntimeDevnet = {
   chain: ChainConfig
-  /** Settings the devnet supplies where the operator set none (its relayer key, its prices). */
-  settings: RuntimeSettings & Partial<Pick<GatewayConfig, 'payments'>>
+  /** What the devnet supplies where the operator set nothing: its relayer key, and the prices of its chain (joined with the other devnets'). */
+  settings: { keys: Partial<GatewayConfig['keys']>; payments?: GatewayConfig['payments'] }
   /** Whether its chain is the default one (X-Chain-Id absent). */
   isDefault: boolean
   /** What the start-up banner prints about it: the chain, its contracts, and commands to try. */
@@ -68,7 +65,7 @@ export type RuntimeModule = {
   /** Reads the runtime's own settings; each problem is pushed onto `problems` (a key is never echoed). */
   readSettings(env: Env, context: { production: boolean; problems: string[] }): RuntimeSettings
   /** Whether the configuration gives this runtime a key to send with (then production requires API keys). */
-  hasRelayer(config: RuntimeSettings & Pick<GatewayConfig, 'signers'>): boolean
+  hasRelayer(config: Pick<GatewayConfig, 'keys' | 'signers'>): boolean
   /** The adapters of its configured chains (its client loaded only now, when one is configured). */
   createChains(chains: ChainConfig[], context: RuntimeContext): Promise<RuntimeChains>
   /** Its devnet chain, as the start-up line names it (`anvil`), and how to start it; absent where the runtime has none (Sui). */

@@ -13,16 +13,16 @@ export type StorageConfig = {
    * REDIS_PREFIX: what every key this gateway writes in Redis starts with (default
    * `intent-gateway:`); gateways that must not share counts (another deployment, a test run) use another.
    */
-  redisPrefix?: string | undefined
+  redisPrefix: string
   /**
    * RETENTION_DAYS: how long executions and payments settled for good are kept in the journal
    * (default 30; 0 keeps them forever). A pruned intent is no longer replayed from the journal.
    */
-  retentionDays?: number | undefined
+  retentionDays: number
   /** INSTANCE_ID: how /health names this instance (default: host name and process id). */
   instanceId: string
   /** RELAYER_LEASE_TTL_MS: with DATABASE_URL, how long an instance's hold on a relayer key lasts unless renewed (default 15 s). */
-  relayerLeaseTtlMs?: number
+  relayerLeaseTtlMs: number
 }
 
 export type StorageConfigResult = { value: StorageConfig; problems: string[] }

@@ -2,6 +2,7 @@
 // others answered during a flood of idle connections, X-Forwarded-For believed only from the
 // trusted proxies (whose connections are not capped per address). All traffic stays on 127.0.0.0/8:
 // 127.0.0.1 and 127.0.0.2 are two clients.
+import { testConfig } from '../support/testConfig.ts'
 import assert from 'node:assert/strict'
 import { get, type IncomingHttpHeaders } from 'node:http'
 import { connect, type Socket } from 'node:net'
@@ -22,17 +23,19 @@ async function startGateway(
   const logs: string[] = []
   const logger = createLogger({ level: 'info', destination: { write: (line: string) => void logs.push(line) } })
   const gateway = await createGateway({
-    config: {
-      production: false,
+    config: testConfig({
       chains: [devnet.chain],
-      defaultChainId: undefined,
-      relayerPrivateKey: devnetAccounts.relayer,
-      bodyLimit: 64 * 1024,
-      receiptTimeoutMs: 10_000,
-      rpcTimeoutMs: 2_000,
-      pollingIntervalMs: 20,
-      ...settings,
-    },
+      keys: { relayerPrivateKey: devnetAccounts.relayer },
+      server: {
+        maxConnections: settings.maxConnections,
+        maxConnectionsPerClient: settings.maxConnectionsPerClient,
+        ...(settings.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: settings.idleTimeoutMs }),
+        ...(settings.trustedProxies ? { trustedProxies: settings.trustedProxies } : {}),
+      },
+      rpc: { timeoutMs: 2_000, pollMs: 20 },
+      execution: { receiptTimeoutMs: 10_000 },
+      ...(settings.rateLimit ? { rateLimit: settings.rateLimit } : {}),
+    }),
     logger,
   })
   await gateway.app.listen({ host: '127.0.0.1', port: 0 })

@@ -57,8 +57,11 @@ describe('the Solana relayer key in a PKCS#11 token (SoftHSM2, LiteSVM)', { skip
     relayer = getBase58Decoder().decode(createPkcs11EdDsaSigner({ ...token, keyLabel: 'solana-relayer' }).publicKey) as Address
     await devnet.rpc.requestAirdrop(relayer, 10_000_000_000n as never).send()
     const config = loadConfig(envFor(token, token.pin))
-    assert.equal(config.solanaRelayerPrivateKey, undefined, 'no key in the process')
-    gateway = await createGateway({ config: { ...config, rpcTimeoutMs: 5_000 }, logger: createLogger({ level: 'info', destination: { write: (line: string) => void logs.push(line) } }) })
+    assert.equal(config.keys.solanaRelayerPrivateKey, undefined, 'no key in the process')
+    gateway = await createGateway({
+      config: { ...config, rpc: { ...config.rpc, timeoutMs: 5_000 } },
+      logger: createLogger({ level: 'info', destination: { write: (line: string) => void logs.push(line) } }),
+    })
     baseUrl = await gateway.app.listen({ host: '127.0.0.1', port: 0 })
   })
   after(async () => {

@@ -56,8 +56,11 @@ describe('the Sui relayer key in a PKCS#11 token (SoftHSM2, Sui stand-in)', { sk
       PORT: '0',
       JOURNAL_PATH: ':memory:',
     })
-    assert.equal(config.suiRelayerPrivateKey, undefined, 'no key in the process')
-    gateway = await createGateway({ config: { ...config, rpcTimeoutMs: 2_000 }, logger: createLogger({ level: 'info', destination: { write: (line: string) => void logs.push(line) } }) })
+    assert.equal(config.keys.suiRelayerPrivateKey, undefined, 'no key in the process')
+    gateway = await createGateway({
+      config: { ...config, rpc: { ...config.rpc, timeoutMs: 2_000 } },
+      logger: createLogger({ level: 'info', destination: { write: (line: string) => void logs.push(line) } }),
+    })
     baseUrl = await gateway.app.listen({ host: '127.0.0.1', port: 0 })
   })
   after(async () => {
@@ -180,7 +183,7 @@ describe('the Sui relayer key in KMS (KMS stand-in, Sui stand-in)', () => {
       PORT: '0',
       JOURNAL_PATH: ':memory:',
     })
-    gateway = await createGateway({ config: { ...config, rpcTimeoutMs: 2_000 }, logger: createLogger({ level: 'silent' }) })
+    gateway = await createGateway({ config: { ...config, rpc: { ...config.rpc, timeoutMs: 2_000 } }, logger: createLogger({ level: 'silent' }) })
     baseUrl = await gateway.app.listen({ host: '127.0.0.1', port: 0 })
   })
   after(async () => {

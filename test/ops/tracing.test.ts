@@ -3,6 +3,7 @@
 // intent hash and HTTP status, and under it spans for the RPC calls, the journal writes (the
 // signed transaction's among them) and, when paid, x402's verify and settle; the log lines of the
 // request carry its trace id; nothing secret reaches a span; without tracing, nothing is traced.
+import { testConfig } from '../support/testConfig.ts'
 import assert from 'node:assert/strict'
 import { after, before, beforeEach, describe, it } from 'node:test'
 import { SpanKind } from '@opentelemetry/api'
@@ -34,18 +35,14 @@ describe('tracing (OpenTelemetry)', () => {
   const start = async (withTracing: boolean) => {
     const logger = createLogger({ level: 'info', destination: { write: (line: string) => void logs.push(line) }, mixin: withTracing ? tracing.logFields : undefined })
     const gateway = await createGateway({
-      config: {
-        production: false,
+      config: testConfig({
         chains: [devnet.chain],
-        defaultChainId: undefined,
-        relayerPrivateKey: devnetAccounts.relayer,
+        keys: { relayerPrivateKey: devnetAccounts.relayer },
         auth: { keyHashes: [hashApiKey(apiKey)], requireForValidate: false },
         payments: devnet.payments,
-        bodyLimit: 64 * 1024,
-        receiptTimeoutMs: 10_000,
-        rpcTimeoutMs: 2_000,
-        pollingIntervalMs: 20,
-      },
+        execution: { receiptTimeoutMs: 10_000 },
+        rpc: { timeoutMs: 2_000, pollMs: 20 },
+      }),
       logger,
       tracing: withTracing ? tracing : undefined,
     })

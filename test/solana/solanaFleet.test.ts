@@ -6,6 +6,7 @@
 // twice is the journal's conditional replace (one re-signed attempt per expired one, whichever
 // instance gets there first). No lease, so no instance is ever without the key (never 503
 // no-relayer-key on Solana).
+import { testConfig } from '../support/testConfig.ts'
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { Address } from '@solana/kit'
@@ -29,22 +30,15 @@ describe('two gateway instances, one PostgreSQL journal, one Solana relayer key'
     for (const instanceId of ['sol-a', 'sol-b']) {
       const logs: string[] = []
       const gateway = await createGateway({
-        config: {
-          production: false,
+        config: testConfig({
           chains: [
             { chainId: devnet.chainId, chainType: 'solana', reference: devnet.reference, rpcUrls: [devnet.rpcUrl], executor: devnet.programId, validator: devnet.programId, registry: devnet.config },
           ],
-          defaultChainId: undefined,
-          relayerPrivateKey: undefined,
-          solanaRelayerPrivateKey: devnet.relayerSecretKey,
-          solanaSimulationFeePayer: devnet.simulationFeePayer,
+          keys: { solanaRelayerPrivateKey: devnet.relayerSecretKey, solanaSimulationFeePayer: devnet.simulationFeePayer },
           storage: { databaseUrl: database.url, redisUrl: undefined, instanceId },
-          bodyLimit: 64 * 1024,
-          receiptTimeoutMs: 20_000,
-          rpcTimeoutMs: 5_000,
-          pollingIntervalMs: 20,
-          reconcileIntervalMs: 60_000,
-        },
+          execution: { receiptTimeoutMs: 20_000, reconcileIntervalMs: 60_000 },
+          rpc: { timeoutMs: 5_000, pollMs: 20 },
+        }),
         logger: createLogger({ level: 'info', destination: { write: (line: string) => void logs.push(line) } }),
       })
       gateways.push({ ...gateway, baseUrl: await gateway.app.listen({ host: '127.0.0.1', port: 0 }) })

@@ -32,8 +32,8 @@ describe('a Sui chain from the configuration (stand-in node; Move not compiled o
       PORT: '0',
       JOURNAL_PATH: ':memory:',
     })
-    assert.equal(config.suiRelayerPrivateKey, suiRelayer.getSecretKey())
-    gateway = await createGateway({ config: { ...config, rpcTimeoutMs: 2_000 }, logger: createLogger({ level: 'silent' }) })
+    assert.equal(config.keys.suiRelayerPrivateKey, suiRelayer.getSecretKey())
+    gateway = await createGateway({ config: { ...config, rpc: { ...config.rpc, timeoutMs: 2_000 } }, logger: createLogger({ level: 'silent' }) })
     baseUrl = await gateway.app.listen({ host: '127.0.0.1', port: 0 })
   })
   after(async () => {

@@ -1,6 +1,7 @@
 // x402 on the Solana devnet for the tests: the whole gateway (createGateway, as production builds
 // it) serving the LiteSVM chain with execute priced in DemoDollar, the unmodified x402 client
 // paying with @x402/svm's exact scheme, and signed Solana intents.
+import { testConfig } from './testConfig.ts'
 import { createKeyPairSignerFromPrivateKeyBytes } from '@solana/kit'
 import { x402Client, x402HTTPClient, wrapFetchWithPayment } from '@x402/fetch'
 import { ExactSvmScheme } from '@x402/svm/exact/client'
@@ -61,7 +62,7 @@ export async function startSolanaPaidGateway(
   }: {
     rpcUrl?: string
     payments?: PaymentsConfig
-    storage?: StorageConfig
+    storage?: Partial<StorageConfig>
     journalPath?: string
     receiptTimeoutMs?: number
     reconcileIntervalMs?: number
@@ -73,22 +74,22 @@ export async function startSolanaPaidGateway(
   const logs: string[] = []
   const logger = createLogger({ level: 'info', destination: { write: (line: string) => void logs.push(line) } })
   const gateway = await createGateway({
-    config: {
-      production: false,
+    config: testConfig({
       chains: [solanaChainOf(devnet, rpcUrl), ...otherChains],
-      relayerPrivateKey,
-      relayerPrivateKeys: relayerPrivateKey ? [relayerPrivateKey] : [],
-      solanaRelayerPrivateKey: devnet.relayerSecretKey,
-      solanaSimulationFeePayer: devnet.simulationFeePayer,
-      bodyLimit: 64 * 1024,
+      keys: {
+        relayerPrivateKey,
+        relayerPrivateKeys: relayerPrivateKey ? [relayerPrivateKey] : [],
+        solanaRelayerPrivateKey: devnet.relayerSecretKey,
+        solanaSimulationFeePayer: devnet.simulationFeePayer,
+      },
       payments,
-      storage,
-      journal: journalPath ? { path: journalPath, synchronous: 'full' } : undefined,
-      reconcileIntervalMs,
-      receiptTimeoutMs,
-      rpcTimeoutMs,
-      pollingIntervalMs: 20,
-    } as never,
+      ...(storage ? { storage } : {}),
+      ...(journalPath ? { journal: { path: journalPath, synchronous: 'full' } } : {}),
+      execution: { reconcileIntervalMs, receiptTimeoutMs },
+      rpc: { timeoutMs: rpcTimeoutMs, pollMs: 20 },
+      // Every test client is 127.0.0.1: one client may hold every connection.
+      server: { maxConnectionsPerClient: 512 },
+    }),
     logger,
   })
   const baseUrl = await gateway.app.listen({ host: '127.0.0.1', port: 0 })

@@ -16,6 +16,7 @@ import { createDevClients } from '../../src/chains/evm/devnet/deployContracts.ts
 import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
 import { createLogger } from '../../src/logging/createLogger.ts'
+import { testConfig } from './testConfig.ts'
 
 export type TestGateway = Gateway & { baseUrl: string; logs: string[] }
 
@@ -43,7 +44,7 @@ export async function startTestGateway(params: {
   interfaces?: InterfacesConfig
   confirmations?: number
   maxFeePerGas?: number
-  storage?: StorageConfig
+  storage?: Partial<StorageConfig>
   validateCache?: boolean
   limits?: ExecutionGuardConfig
   webhooks?: WebhooksConfig
@@ -52,37 +53,45 @@ export async function startTestGateway(params: {
   const logs: string[] = []
   const logger = createLogger({ level: 'info', destination: { write: (line: string) => void logs.push(line) } })
   const gateway = await createGateway({
-    config: {
+    config: testConfig({
       production: params.production ?? false,
-      chainList: params.chainList,
-      auth: params.auth,
-      rateLimit: params.rateLimit,
-      journal: params.journal,
-      reconcileIntervalMs: params.reconcileIntervalMs,
       chains: params.chains,
       defaultChainId: params.defaultChainId,
-      relayerPrivateKey: 'relayerPrivateKey' in params ? params.relayerPrivateKey : devnetAccounts.relayer,
-      bodyLimit: params.bodyLimit ?? 64 * 1024,
-      requestTimeoutMs: params.requestTimeoutMs,
-      idleTimeoutMs: params.idleTimeoutMs,
-      maxConnections: params.maxConnections,
-      corsOrigins: params.corsOrigins,
-      requireSignedIntents: params.requireSignedIntents,
-      maxGasPerExecution: params.maxGasPerExecution,
-      metricsToken: params.metricsToken,
-      payments: params.payments,
-      interfaces: params.interfaces,
-      confirmations: params.confirmations,
-      maxFeePerGas: params.maxFeePerGas,
-      storage: params.storage,
-      validateCache: params.validateCache,
-      limits: params.limits,
-      webhooks: params.webhooks,
-      signers: params.signers,
-      receiptTimeoutMs: params.receiptTimeoutMs ?? 10_000,
-      rpcTimeoutMs: params.rpcTimeoutMs ?? 2_000,
-      pollingIntervalMs: 20,
-    },
+      keys: { relayerPrivateKey: 'relayerPrivateKey' in params ? params.relayerPrivateKey : devnetAccounts.relayer },
+      server: {
+        bodyLimit: params.bodyLimit ?? 64 * 1024,
+        // Every test client is 127.0.0.1: one client may hold every connection.
+        maxConnections: params.maxConnections ?? 512,
+        maxConnectionsPerClient: params.maxConnections ?? 512,
+        ...defined({ requestTimeoutMs: params.requestTimeoutMs, idleTimeoutMs: params.idleTimeoutMs, corsOrigins: params.corsOrigins }),
+      },
+      rpc: { timeoutMs: params.rpcTimeoutMs ?? 2_000, pollMs: 20, ...defined({ chainList: params.chainList, validateCache: params.validateCache }) },
+      execution: {
+        receiptTimeoutMs: params.receiptTimeoutMs ?? 10_000,
+        // Tests name the ceiling they test; otherwise stuck executions are not re-priced.
+        maxFeePerGas: params.maxFeePerGas,
+        ...defined({
+          maxGasPerExecution: params.maxGasPerExecution,
+          reconcileIntervalMs: params.reconcileIntervalMs,
+          requireSignedIntents: params.requireSignedIntents,
+          confirmations: params.confirmations,
+        }),
+      },
+      ...defined({
+        auth: params.auth,
+        rateLimit: params.rateLimit,
+        journal: params.journal,
+        payments: params.payments,
+        interfaces:
+          params.metricsToken === undefined
+            ? params.interfaces
+            : { ...params.interfaces, metrics: { ...testConfig({}).interfaces.metrics, ...params.interfaces?.metrics, token: params.metricsToken } },
+        storage: params.storage,
+        limits: params.limits,
+        webhooks: params.webhooks,
+        signers: params.signers,
+      }),
+    }),
     logger,
   })
   const address = await gateway.app.listen({ host: '127.0.0.1', port: 0 })
@@ -196,4 +205,9 @@ export async function rpc(rpcUrl: string, method: string, params: unknown[]): Pr
   const body = (await res.json()) as { result?: unknown; error?: { message: string } }
   if (body.error) throw new Error(`${method}: ${body.error.message}`)
   return body.result
+}
+
+/** The entries whose value is set (a test that leaves a setting out gets the default). */
+function defined<T extends Record<string, unknown>>(values: T): Partial<{ [K in keyof T]: Exclude<T[K], undefined> }> {
+  return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as Partial<{ [K in keyof T]: Exclude<T[K], undefined> }>
 }

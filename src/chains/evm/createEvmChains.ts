@@ -9,11 +9,12 @@ import { createEvmAdapter } from './createEvmAdapter.ts'
 import { createChainList } from './discovery/createChainList.ts'
 import { resolveChains } from './discovery/resolveChains.ts'
 
-export async function createEvmChains(configs: ChainConfig[], { settings, logger, rpcRecorder, journal, leases, pollingIntervalMs }: RuntimeContext): Promise<RuntimeChains> {
+export async function createEvmChains(configs: ChainConfig[], { settings, logger, rpcRecorder, journal, leases }: RuntimeContext): Promise<RuntimeChains> {
   const needsDiscovery = configs.some((c) => c.rpcUrls.length === 0)
-  const chainList = needsDiscovery && settings.chainList ? createChainList({ ...settings.chainList, logger }) : undefined
+  const chainList = needsDiscovery && settings.rpc.chainList ? createChainList({ ...settings.rpc.chainList, logger }) : undefined
   const chains = await resolveChains({ chains: configs, chainList, production: settings.production, logger })
-  const relayerKeys = settings.relayerPrivateKeys && settings.relayerPrivateKeys.length > 0 ? settings.relayerPrivateKeys : settings.relayerPrivateKey ? [settings.relayerPrivateKey] : []
+  const relayerKeys =
+    settings.keys.relayerPrivateKeys && settings.keys.relayerPrivateKeys.length > 0 ? settings.keys.relayerPrivateKeys : settings.keys.relayerPrivateKey ? [settings.keys.relayerPrivateKey] : []
   for (const chain of chains) {
     if (chain.readOnly && relayerKeys.length > 0) {
       logger.warn(
@@ -49,15 +50,15 @@ export async function createEvmChains(configs: ChainConfig[], { settings, logger
       relayerPrivateKeys: chain.readOnly ? [] : relayerKeys,
       relayerAccounts: chain.readOnly ? [] : remoteAccounts,
       leases,
-      rpcTimeoutMs: settings.rpcTimeoutMs,
-      pollingIntervalMs,
+      rpcTimeoutMs: settings.rpc.timeoutMs,
+      pollingIntervalMs: settings.rpc.pollMs,
       logger,
-      maxGasPerExecution: settings.maxGasPerExecution === undefined ? undefined : BigInt(settings.maxGasPerExecution),
+      maxGasPerExecution: settings.execution.maxGasPerExecution === undefined ? undefined : BigInt(settings.execution.maxGasPerExecution),
       rpcRecorder,
-      confirmations: settings.confirmations,
-      maxFeePerGas: settings.maxFeePerGas === undefined ? undefined : BigInt(settings.maxFeePerGas),
-      foldReads: settings.multicall ?? true,
-      cacheAnswers: settings.validateCache ?? false,
+      confirmations: settings.execution.confirmations,
+      maxFeePerGas: settings.execution.maxFeePerGas === undefined ? undefined : BigInt(settings.execution.maxFeePerGas),
+      foldReads: settings.rpc.multicall ?? true,
+      cacheAnswers: settings.rpc.validateCache ?? false,
       // Transactions of another instance of the chain (reset) hold no nonce on this one.
       unsettledTransactions: async (relayer, chainInstance) =>
         (await journal.pending({ chainId: chain.chainId, relayer }))

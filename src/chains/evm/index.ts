@@ -20,7 +20,8 @@ export const evmModule: RuntimeModule = {
   readSettings(env, { production, problems }) {
     return { relayerPrivateKeys: readRelayerKeys(env, production, problems) }
   },
-  hasRelayer: (config) => (config.relayerPrivateKeys?.length ?? 0) > 0 || config.relayerPrivateKey !== undefined || config.signers.kms.keyIds.length > 0 || config.signers.pkcs11 !== undefined,
+  hasRelayer: (config) =>
+    (config.keys.relayerPrivateKeys?.length ?? 0) > 0 || config.keys.relayerPrivateKey !== undefined || config.signers.kms.keyIds.length > 0 || config.signers.pkcs11 !== undefined,
   async createChains(chains, context) {
     // viem's clients, discovery and the signers are loaded only when an EVM chain is configured.
     const { createEvmChains } = await import('./createEvmChains.ts')

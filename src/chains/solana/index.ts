@@ -26,7 +26,7 @@ export const solanaModule: RuntimeModule = {
     const options = readSolanaOptions(env, problems)
     return { solanaRelayerPrivateKey: relayer.ok ? relayer.key : undefined, solanaSimulationFeePayer, options }
   },
-  hasRelayer: (config) => config.solanaRelayerPrivateKey !== undefined || config.signers.ed25519?.solana !== undefined,
+  hasRelayer: (config) => config.keys.solanaRelayerPrivateKey !== undefined || config.signers.ed25519?.solana !== undefined,
   async createChains(chains, { settings, logger, rpcRecorder }) {
     // Solana's SDK is loaded only when a Solana chain is configured.
     const { createSolanaAdapter } = await import('./createSolanaAdapter.ts')
@@ -37,10 +37,10 @@ export const solanaModule: RuntimeModule = {
     const adapters = chains.map((chain) =>
       createSolanaAdapter({
         chain: { chainId: chain.chainId, reference: chain.reference, rpcUrls: chain.rpcUrls, programId: chain.validator as never, config: chain.registry as never },
-        rpcTimeoutMs: settings.rpcTimeoutMs,
+        rpcTimeoutMs: settings.rpc.timeoutMs,
         logger,
-        simulationFeePayer: settings.solanaSimulationFeePayer as never,
-        relayerSecretKey: relayerSigner ? undefined : settings.solanaRelayerPrivateKey,
+        simulationFeePayer: settings.keys.solanaSimulationFeePayer as never,
+        relayerSecretKey: relayerSigner ? undefined : settings.keys.solanaRelayerPrivateKey,
         relayerSigner,
         rpcRecorder,
         options: settings.runtimeOptions?.solana as SolanaOptions | undefined,

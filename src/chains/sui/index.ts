@@ -20,7 +20,7 @@ export const suiModule: RuntimeModule = {
   checkReference: (reference) => (suiNetworks.includes(reference) ? undefined : `a Sui chain id is one of ${suiNetworks.map((n) => `sui:${n}`).join(', ')}`),
   discoversEndpoints: false,
   readSettings: (env, { problems }) => ({ suiRelayerPrivateKey: readSuiRelayerKey(env, problems) }),
-  hasRelayer: (config) => config.suiRelayerPrivateKey !== undefined || config.signers.ed25519?.sui !== undefined,
+  hasRelayer: (config) => config.keys.suiRelayerPrivateKey !== undefined || config.signers.ed25519?.sui !== undefined,
   async createChains(chains, { settings, logger, rpcRecorder, leases, journal }) {
     // Sui's SDK (~20 MB) is loaded only when a Sui chain is configured.
     const { createSuiAdapter } = await import('./createSuiAdapter.ts')
@@ -30,9 +30,9 @@ export const suiModule: RuntimeModule = {
     const adapters = chains.map((chain) =>
       createSuiAdapter({
         chain: { chainId: chain.chainId, rpcUrl: chain.rpcUrls[0]!, packageId: chain.executor, hubId: chain.registry },
-        relayerSecretKey: relayerSigner ? undefined : settings.suiRelayerPrivateKey,
+        relayerSecretKey: relayerSigner ? undefined : settings.keys.suiRelayerPrivateKey,
         relayerSigner,
-        rpcTimeoutMs: settings.rpcTimeoutMs,
+        rpcTimeoutMs: settings.rpc.timeoutMs,
         logger,
         rpcRecorder,
         leases,

@@ -13,7 +13,7 @@ export async function startEvmDevnet(): Promise<RuntimeDevnet> {
     chain: devnet.chain,
     isDefault: true,
     // Execute is priced in DemoDollar; the printed commands carry the devnet's API key, which is not charged.
-    settings: { relayerPrivateKey: devnetAccounts.relayer, relayerPrivateKeys: [devnetAccounts.relayer], payments: devnet.payments },
+    settings: { keys: { relayerPrivateKey: devnetAccounts.relayer, relayerPrivateKeys: [devnetAccounts.relayer] }, payments: devnet.payments },
     async describe({ baseUrl, apiKey }) {
       return [
         `Devnet: anvil ${devnet.anvil.rpcUrl}, chain ${devnet.chain.chainId}`,

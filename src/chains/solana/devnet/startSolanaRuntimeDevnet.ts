@@ -10,7 +10,7 @@ export async function startSolanaRuntimeDevnet(): Promise<RuntimeDevnet> {
   return {
     chain: { chainId: solana.chainId, chainType: 'solana', reference: solana.reference, rpcUrls: [solana.rpcUrl], executor: solana.programId, validator: solana.programId, registry: solana.config },
     isDefault: false,
-    settings: { solanaRelayerPrivateKey: solana.relayerSecretKey, solanaSimulationFeePayer: solana.simulationFeePayer, payments: solana.payments },
+    settings: { keys: { solanaRelayerPrivateKey: solana.relayerSecretKey, solanaSimulationFeePayer: solana.simulationFeePayer }, payments: solana.payments },
     async describe({ baseUrl, apiKey }) {
       return [
         `Devnet: Solana (LiteSVM behind a JSON-RPC front) ${solana.rpcUrl}, chain ${solana.chainId}`,
