@@ -56,7 +56,10 @@ export function loadConfig(env: Env, runtimes: readonly RuntimeModule[]): Gatewa
   const runtimeOptions = Object.fromEntries(settingsByRuntime.flatMap(([chainType, { options }]) => (options === undefined ? [] : [[chainType, options]])))
   const relayerPrivateKeys = runtimeSettings.relayerPrivateKeys ?? []
   const relayerPrivateKey = relayerPrivateKeys[0]
+  const signers = signersConfig(env)
+  problems.push(...signers.problems)
   const payments = parsePaymentsConfig(env, {
+    facilitatorKeys: signers.value.facilitator,
     relayerPrivateKey,
     solanaRelayerPrivateKey: runtimeSettings.solanaRelayerPrivateKey,
     chainIds: devnet ? undefined : chains.map((c) => c.chainId),
@@ -74,8 +77,6 @@ export function loadConfig(env: Env, runtimes: readonly RuntimeModule[]): Gatewa
   problems.push(...storage.problems)
   const limits = limitsConfig(env)
   problems.push(...limits.problems)
-  const signers = signersConfig(env)
-  problems.push(...signers.problems)
   const webhooks = webhooksConfig(env, { production })
   problems.push(...webhooks.problems)
 

@@ -74,7 +74,7 @@ describe('parsePaymentsConfig', () => {
       'X402_PRICES["eip155:1"]: chain eip155:1 is not configured (configured: eip155:31337, eip155:8453, solana:devnet)',
       'X402_PRICES["eip155:8453"].validate.price: "$0" is not a positive dollar amount like "$0.01"',
       'X402_PRICES["solana:devnet"].execute.network: "solana:devnet" is not an EVM (eip155:<chain id>) or Solana (solana:<genesis hash prefix>) CAIP-2 network; x402\'s exact EVM and SVM schemes are supported',
-      'X402_PRICES: prices need a facilitator: set FACILITATOR_PRIVATE_KEY and/or FACILITATOR_SOLANA_PRIVATE_KEY (in-process) or FACILITATOR_URL (remote)',
+      'X402_PRICES: prices need a facilitator: set FACILITATOR_PRIVATE_KEY and/or FACILITATOR_SOLANA_PRIVATE_KEY (in-process; or their keys in a token or KMS: FACILITATOR_PKCS11_KEY_LABEL, FACILITATOR_KMS_KEY_ID, FACILITATOR_SOLANA_PKCS11_KEY_LABEL, FACILITATOR_SOLANA_KMS_KEY_ID) or FACILITATOR_URL (remote)',
     ])
   })
 
@@ -85,7 +85,7 @@ describe('parsePaymentsConfig', () => {
     ])
     const prices = JSON.stringify({ 'eip155:31337': { execute: tokenPrice } })
     assert.deepEqual(parse({ X402_PRICES: prices, FACILITATOR_PRIVATE_KEY: facilitator, FACILITATOR_URL: 'http://127.0.0.1:1' }).problems, [
-      'FACILITATOR_URL: set either FACILITATOR_URL (a remote facilitator) or FACILITATOR_PRIVATE_KEY / FACILITATOR_SOLANA_PRIVATE_KEY (the in-process one), not both',
+      "FACILITATOR_URL: set either FACILITATOR_URL (a remote facilitator) or the in-process facilitator's keys (FACILITATOR_PRIVATE_KEY / FACILITATOR_SOLANA_PRIVATE_KEY, or in a token or KMS: FACILITATOR_PKCS11_KEY_LABEL, FACILITATOR_KMS_KEY_ID, FACILITATOR_SOLANA_PKCS11_KEY_LABEL, FACILITATOR_SOLANA_KMS_KEY_ID), not both",
     ])
     assert.deepEqual(parse({ X402_PRICES: prices, FACILITATOR_PRIVATE_KEY: '0x1234' }).problems, ['FACILITATOR_PRIVATE_KEY: not a 32-byte hex private key (0x + 64 hex digits)'])
     assert.deepEqual(parse({ X402_PRICES: prices, FACILITATOR_URL: 'ftp://x' }).problems, ['FACILITATOR_URL: "ftp:" is not http or https'])
@@ -152,7 +152,7 @@ describe('parsePaymentsConfig on Solana', () => {
       'X402_PRICES["eip155:31337"].execute.amount: must be a positive integer string in the mint\'s smallest unit, at most a u64 (e.g. "10000" for 0.01 of a 6-decimal token)',
     ])
     assert.deepEqual(solanaParse({ X402_PRICES: JSON.stringify({ [local]: { execute: { asset: mint, amount: '1', payTo: treasury } } }), FACILITATOR_PRIVATE_KEY: facilitator }).problems, [
-      'FACILITATOR_SOLANA_PRIVATE_KEY: a Solana network is priced in X402_PRICES: the in-process facilitator needs a Solana key (it pays the settlement fees)',
+      'FACILITATOR_SOLANA_PRIVATE_KEY: a Solana network is priced in X402_PRICES: the in-process facilitator needs a Solana key (it pays the settlement fees) (or FACILITATOR_SOLANA_PKCS11_KEY_LABEL, FACILITATOR_SOLANA_KMS_KEY_ID)',
     ])
     assert.deepEqual(
       solanaParse({ X402_PRICES: JSON.stringify({ [local]: { execute: { asset: mint, amount: '1', payTo: treasury } } }), FACILITATOR_SOLANA_PRIVATE_KEY: JSON.stringify([...solanaRelayer]) })
