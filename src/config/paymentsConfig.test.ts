@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { parsePaymentsConfig } from './paymentsConfig.ts'
+import type { FacilitatorKeySources } from './signersConfig.ts'
 
 const relayer = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80'
 const facilitator = '0x8b3a350cf5c34c9194ca85829a2df0ec3153be0318b5e2d3348e872092edffba'
@@ -8,9 +9,9 @@ const token = '0x5FbDB2315678afecb367f032d93F642f64180aa3'
 const payTo = '0x976EA74026E726554dB657fA54763abd0C3a0aa9'
 const tokenPrice = { asset: token, amount: '10000', payTo, extra: { name: 'Demo Dollar', version: '1' } }
 
-function parse(env: Record<string, string>, chainIds: string[] | undefined = ['eip155:31337', 'eip155:8453']) {
+function parse(env: Record<string, string>, chainIds: string[] | undefined = ['eip155:31337', 'eip155:8453'], facilitatorKeys?: FacilitatorKeySources) {
   const problems: string[] = []
-  const config = parsePaymentsConfig(env, { relayerPrivateKey: relayer, chainIds, problems })
+  const config = parsePaymentsConfig(env, { relayerPrivateKey: relayer, chainIds, problems, facilitatorKeys })
   return { config, problems }
 }
 
@@ -176,5 +177,23 @@ describe('parsePaymentsConfig on Solana', () => {
       { relayerPrivateKey: undefined, chainIds: [local, other], problems, production: false },
     )
     assert.deepEqual(problems, [`X402_PRICES: ${devnetId} stands for both ${local} and ${other}; a public cluster's id may stand for one chain only`])
+  })
+
+  it("takes the facilitator's EVM key from the token or KMS (signersConfig's source), in place of FACILITATOR_PRIVATE_KEY", () => {
+    const prices = JSON.stringify({ 'eip155:31337': { execute: tokenPrice } })
+    const evm = { backend: 'kms' as const, keyId: 'alias/facilitator', region: 'eu-west-1', endpoint: undefined, setting: 'FACILITATOR_KMS_KEY_ID' }
+    const { config, problems } = parse({ X402_PRICES: prices, FACILITATOR_KMS_KEY_ID: 'alias/facilitator' }, undefined, { evm })
+    assert.deepEqual(problems, [])
+    assert.deepEqual(config?.facilitator, { kind: 'local', evmKey: evm })
+    // A key named there counts as given even if signersConfig refused its source (it names the problem): no second problem here.
+    assert.deepEqual(parse({ X402_PRICES: prices, FACILITATOR_PKCS11_KEY_LABEL: 'facilitator' }).problems, [])
+    assert.deepEqual(
+      parse({ X402_PRICES: prices, FACILITATOR_PKCS11_KEY_LABEL: 'facilitator', FACILITATOR_URL: 'http://127.0.0.1:1' }).problems.map((p) => p.split(':')[0]),
+      ['FACILITATOR_URL'],
+    )
+    // Only a Solana key in the token, and an EVM network priced: the EVM key is missing.
+    assert.deepEqual(parse({ X402_PRICES: prices, FACILITATOR_SOLANA_PKCS11_KEY_LABEL: 'facilitator-solana' }).problems, [
+      'FACILITATOR_PRIVATE_KEY: an EVM network is priced in X402_PRICES: the in-process facilitator needs an EVM key to settle there (or FACILITATOR_PKCS11_KEY_LABEL, FACILITATOR_KMS_KEY_ID)',
+    ])
   })
 })
