@@ -13,9 +13,10 @@ import { runtimes } from './runtimes.ts'
 import { createChainRegistry } from './intents/createChainRegistry.ts'
 import type { ChainAdapter } from './ports/chainAdapter.ts'
 import type { GatewayConfig } from './config/gatewayConfig.ts'
+import type { FacilitatorSigners } from './signers/createFacilitatorSigners.ts'
 import { ConfigError } from './errors/configError.ts'
 import { holdSoleKey } from './chains/holdSoleKey.ts'
-import { privateKeyToAccount } from 'viem/accounts'
+import { createFacilitatorSigners } from './signers/createFacilitatorSigners.ts'
 import { createReconciler } from './intents/createReconciler.ts'
 import { startRetention } from './store/startRetention.ts'
 import { startWebhookDispatcher } from './webhooks/startWebhookDispatcher.ts'
@@ -50,6 +51,9 @@ export type CreateGatewayParameters = {
 /** Throws ConfigError when, in production, a chain's contracts are missing. */
 export async function createGateway({ config, logger, tracing }: CreateGatewayParameters): Promise<Gateway> {
   const metrics = createMetrics({ registry: new Registry() })
+  // The in-process facilitator's keys first (a token or KMS that cannot open them stops the start-up, naming the setting).
+  const facilitator = config.payments?.facilitator
+  const facilitatorSigners = facilitator?.kind === 'local' ? await createFacilitatorSigners(facilitator) : undefined
   const databaseUrl = config.storage.databaseUrl
   // PostgreSQL's driver is loaded only when the journal lives there.
   const opened = databaseUrl
@@ -95,11 +99,9 @@ export async function createGateway({ config, logger, tracing }: CreateGatewayPa
   // In the configured order.
   const adapters = config.chains.map((c) => byId.get(c.chainId)!)
   // The in-process facilitator's account has one user among the instances (its nonce).
-  const facilitator = config.payments?.facilitator
-  const facilitatorHold =
-    leases && facilitator?.kind === 'local' && facilitator.privateKey
-      ? await holdSoleKey({ leases, scope: 'x402-facilitator', key: privateKeyToAccount(facilitator.privateKey).address, setting: 'FACILITATOR_PRIVATE_KEY', logger })
-      : undefined
+  const facilitatorEvm = facilitatorSigners?.evm
+  const facilitatorSetting = facilitatorSigners?.keys.find((k) => k.key === 'evm')?.setting ?? 'FACILITATOR_PRIVATE_KEY'
+  const facilitatorHold = leases && facilitatorEvm ? await holdSoleKey({ leases, scope: 'x402-facilitator', key: facilitatorEvm.address, setting: facilitatorSetting, logger }) : undefined
   const closeParts = async () => {
     facilitatorHold?.close()
     await Promise.all(adapters.map((a) => a.close()))
@@ -111,6 +113,8 @@ export async function createGateway({ config, logger, tracing }: CreateGatewayPa
   }
 
   const problems: string[] = []
+  problems.push(...facilitatorKeyProblems(facilitatorSigners, adapters))
+  if (facilitatorSigners?.keys.length) logger.info({ facilitator: facilitatorSigners.keys.map(({ setting: _, ...key }) => key) }, 'x402 facilitator keys')
   if (facilitatorHold?.problem) {
     if (config.production) problems.push(facilitatorHold.problem)
     else logger.warn(facilitatorHold.problem)
@@ -163,6 +167,7 @@ export async function createGateway({ config, logger, tracing }: CreateGatewayPa
       await import('./payments/startPayments.ts')
     ).startPayments({
       config: config.payments,
+      facilitatorSigners,
       rpcUrls: settlementRpcUrls,
       journal,
       rpcTimeoutMs: config.rpc.timeoutMs,
@@ -234,4 +239,18 @@ export async function createGateway({ config, logger, tracing }: CreateGatewayPa
       await closeParts()
     },
   }
+}
+
+/**
+ * A facilitator key that is also a relayer's, by address (the settings may name one key twice:
+ * an alias and its id, two labels of one key): the relayer's transactions belong to the journal.
+ */
+function facilitatorKeyProblems(signers: FacilitatorSigners | undefined, adapters: ChainAdapter[]): string[] {
+  return adapters.flatMap((adapter) => {
+    const { relayer, relayers } = adapter.describe()
+    const held = [relayer, ...(relayers ?? []).map((r) => r.address)].filter((a): a is string => a !== undefined)
+    return (signers?.keys ?? [])
+      .filter((k) => held.some((a) => (k.key === 'evm' ? a.toLowerCase() === k.address.toLowerCase() : a === k.address)))
+      .map((k) => `${k.setting}: its key ${k.address} is a relayer's key on ${adapter.chainId}; give the facilitator its own funded account`)
+  })
 }

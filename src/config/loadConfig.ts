@@ -63,7 +63,10 @@ export function loadConfig(env: Env, runtimes: readonly RuntimeModule[]): Gatewa
     solanaRelayerPrivateKey: runtimeSettings.solanaRelayerPrivateKey,
     solanaSimulationFeePayer: runtimeSettings.solanaSimulationFeePayer,
   }
+  const signers = signersConfig(env)
+  problems.push(...signers.problems)
   const payments = parsePaymentsConfig(env, {
+    facilitatorKeys: signers.value.facilitator,
     relayerPrivateKey,
     solanaRelayerPrivateKey: runtimeSettings.solanaRelayerPrivateKey,
     chainIds: devnet ? undefined : chains.map((c) => c.chainId),
@@ -81,8 +84,6 @@ export function loadConfig(env: Env, runtimes: readonly RuntimeModule[]): Gatewa
   problems.push(...storage.problems)
   const limits = limitsConfig(env)
   problems.push(...limits.problems)
-  const signers = signersConfig(env)
-  problems.push(...signers.problems)
   const webhooks = webhooksConfig(env, { production })
   problems.push(...webhooks.problems)
 

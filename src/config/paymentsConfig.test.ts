@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { parsePaymentsConfig } from './paymentsConfig.ts'
+import type { FacilitatorKeySources } from './signersConfig.ts'
 
 const relayer = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80'
 const facilitator = '0x8b3a350cf5c34c9194ca85829a2df0ec3153be0318b5e2d3348e872092edffba'
@@ -8,9 +9,9 @@ const token = '0x5FbDB2315678afecb367f032d93F642f64180aa3'
 const payTo = '0x976EA74026E726554dB657fA54763abd0C3a0aa9'
 const tokenPrice = { asset: token, amount: '10000', payTo, extra: { name: 'Demo Dollar', version: '1' } }
 
-function parse(env: Record<string, string>, chainIds: string[] | undefined = ['eip155:31337', 'eip155:8453']) {
+function parse(env: Record<string, string>, chainIds: string[] | undefined = ['eip155:31337', 'eip155:8453'], facilitatorKeys?: FacilitatorKeySources) {
   const problems: string[] = []
-  const config = parsePaymentsConfig(env, { relayerPrivateKey: relayer, chainIds, problems })
+  const config = parsePaymentsConfig(env, { relayerPrivateKey: relayer, chainIds, problems, facilitatorKeys })
   return { config, problems }
 }
 
@@ -74,7 +75,7 @@ describe('parsePaymentsConfig', () => {
       'X402_PRICES["eip155:1"]: chain eip155:1 is not configured (configured: eip155:31337, eip155:8453, solana:devnet)',
       'X402_PRICES["eip155:8453"].validate.price: "$0" is not a positive dollar amount like "$0.01"',
       'X402_PRICES["solana:devnet"].execute.network: "solana:devnet" is not an EVM (eip155:<chain id>) or Solana (solana:<genesis hash prefix>) CAIP-2 network; x402\'s exact EVM and SVM schemes are supported',
-      'X402_PRICES: prices need a facilitator: set FACILITATOR_PRIVATE_KEY and/or FACILITATOR_SOLANA_PRIVATE_KEY (in-process) or FACILITATOR_URL (remote)',
+      'X402_PRICES: prices need a facilitator: set FACILITATOR_PRIVATE_KEY and/or FACILITATOR_SOLANA_PRIVATE_KEY (in-process; or their keys in a token or KMS: FACILITATOR_PKCS11_KEY_LABEL, FACILITATOR_KMS_KEY_ID, FACILITATOR_SOLANA_PKCS11_KEY_LABEL, FACILITATOR_SOLANA_KMS_KEY_ID) or FACILITATOR_URL (remote)',
     ])
   })
 
@@ -85,7 +86,7 @@ describe('parsePaymentsConfig', () => {
     ])
     const prices = JSON.stringify({ 'eip155:31337': { execute: tokenPrice } })
     assert.deepEqual(parse({ X402_PRICES: prices, FACILITATOR_PRIVATE_KEY: facilitator, FACILITATOR_URL: 'http://127.0.0.1:1' }).problems, [
-      'FACILITATOR_URL: set either FACILITATOR_URL (a remote facilitator) or FACILITATOR_PRIVATE_KEY / FACILITATOR_SOLANA_PRIVATE_KEY (the in-process one), not both',
+      "FACILITATOR_URL: set either FACILITATOR_URL (a remote facilitator) or the in-process facilitator's keys (FACILITATOR_PRIVATE_KEY / FACILITATOR_SOLANA_PRIVATE_KEY, or in a token or KMS: FACILITATOR_PKCS11_KEY_LABEL, FACILITATOR_KMS_KEY_ID, FACILITATOR_SOLANA_PKCS11_KEY_LABEL, FACILITATOR_SOLANA_KMS_KEY_ID), not both",
     ])
     assert.deepEqual(parse({ X402_PRICES: prices, FACILITATOR_PRIVATE_KEY: '0x1234' }).problems, ['FACILITATOR_PRIVATE_KEY: not a 32-byte hex private key (0x + 64 hex digits)'])
     assert.deepEqual(parse({ X402_PRICES: prices, FACILITATOR_URL: 'ftp://x' }).problems, ['FACILITATOR_URL: "ftp:" is not http or https'])
@@ -152,7 +153,7 @@ describe('parsePaymentsConfig on Solana', () => {
       'X402_PRICES["eip155:31337"].execute.amount: must be a positive integer string in the mint\'s smallest unit, at most a u64 (e.g. "10000" for 0.01 of a 6-decimal token)',
     ])
     assert.deepEqual(solanaParse({ X402_PRICES: JSON.stringify({ [local]: { execute: { asset: mint, amount: '1', payTo: treasury } } }), FACILITATOR_PRIVATE_KEY: facilitator }).problems, [
-      'FACILITATOR_SOLANA_PRIVATE_KEY: a Solana network is priced in X402_PRICES: the in-process facilitator needs a Solana key (it pays the settlement fees)',
+      'FACILITATOR_SOLANA_PRIVATE_KEY: a Solana network is priced in X402_PRICES: the in-process facilitator needs a Solana key (it pays the settlement fees) (or FACILITATOR_SOLANA_PKCS11_KEY_LABEL, FACILITATOR_SOLANA_KMS_KEY_ID)',
     ])
     assert.deepEqual(
       solanaParse({ X402_PRICES: JSON.stringify({ [local]: { execute: { asset: mint, amount: '1', payTo: treasury } } }), FACILITATOR_SOLANA_PRIVATE_KEY: JSON.stringify([...solanaRelayer]) })
@@ -176,5 +177,23 @@ describe('parsePaymentsConfig on Solana', () => {
       { relayerPrivateKey: undefined, chainIds: [local, other], problems, production: false },
     )
     assert.deepEqual(problems, [`X402_PRICES: ${devnetId} stands for both ${local} and ${other}; a public cluster's id may stand for one chain only`])
+  })
+
+  it("takes the facilitator's EVM key from the token or KMS (signersConfig's source), in place of FACILITATOR_PRIVATE_KEY", () => {
+    const prices = JSON.stringify({ 'eip155:31337': { execute: tokenPrice } })
+    const evm = { backend: 'kms' as const, keyId: 'alias/facilitator', region: 'eu-west-1', endpoint: undefined, setting: 'FACILITATOR_KMS_KEY_ID' }
+    const { config, problems } = parse({ X402_PRICES: prices, FACILITATOR_KMS_KEY_ID: 'alias/facilitator' }, undefined, { evm })
+    assert.deepEqual(problems, [])
+    assert.deepEqual(config?.facilitator, { kind: 'local', evmKey: evm })
+    // A key named there counts as given even if signersConfig refused its source (it names the problem): no second problem here.
+    assert.deepEqual(parse({ X402_PRICES: prices, FACILITATOR_PKCS11_KEY_LABEL: 'facilitator' }).problems, [])
+    assert.deepEqual(
+      parse({ X402_PRICES: prices, FACILITATOR_PKCS11_KEY_LABEL: 'facilitator', FACILITATOR_URL: 'http://127.0.0.1:1' }).problems.map((p) => p.split(':')[0]),
+      ['FACILITATOR_URL'],
+    )
+    // Only a Solana key in the token, and an EVM network priced: the EVM key is missing.
+    assert.deepEqual(parse({ X402_PRICES: prices, FACILITATOR_SOLANA_PKCS11_KEY_LABEL: 'facilitator-solana' }).problems, [
+      'FACILITATOR_PRIVATE_KEY: an EVM network is priced in X402_PRICES: the in-process facilitator needs an EVM key to settle there (or FACILITATOR_PKCS11_KEY_LABEL, FACILITATOR_KMS_KEY_ID)',
+    ])
   })
 })

@@ -8,6 +8,7 @@ import { getBase58Encoder } from '@solana/kit'
 import { createHash } from 'node:crypto'
 import { type Hex, getAddress, isAddress, isHex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
+import type { FacilitatorKeySources, KeySource } from './signersConfig.ts'
 
 /** The public Solana clusters' CAIP-2 ids: the only Solana networks x402's published SVM client pays on. */
 export const solanaClusterNetworks = {
@@ -46,8 +47,15 @@ export type PricedRoute = 'execute' | 'validate'
 /**
  * The in-process facilitator's keys: `privateKey` settles on EVM networks (it pays their gas),
  * `solanaSecretKey` (a 32-byte Ed25519 seed) co-signs and pays the fees of Solana settlements.
+ * Either may instead live in a PKCS#11 token or KMS (`evmKey`, `solanaKey`: config/signersConfig.ts),
+ * never both for one key.
  */
-export type FacilitatorConfig = { kind: 'local'; privateKey?: Hex | undefined; solanaSecretKey?: Uint8Array | undefined } | { kind: 'remote'; url: string }
+export type FacilitatorConfig =
+  | { kind: 'local'; privateKey?: Hex | undefined; solanaSecretKey?: Uint8Array | undefined; evmKey?: KeySource | undefined; solanaKey?: KeySource | undefined }
+  | { kind: 'remote'; url: string }
+
+/** The settings that put a facilitator key in the token or KMS, by key. */
+const heldKeySettings = { evm: ['FACILITATOR_PKCS11_KEY_LABEL', 'FACILITATOR_KMS_KEY_ID'], solana: ['FACILITATOR_SOLANA_PKCS11_KEY_LABEL', 'FACILITATOR_SOLANA_KMS_KEY_ID'] } as const
 
 export type PaymentsConfig = {
   /** By the gateway's CAIP-2 chain id; a chain or route missing here is free. */
@@ -63,7 +71,9 @@ const routes: readonly PricedRoute[] = ['execute', 'validate']
 const defaultMaxTimeoutSeconds = 300
 
 /**
- * Reads X402_PRICES, PRICE_API_KEY_CLIENTS, FACILITATOR_PRIVATE_KEY and FACILITATOR_URL. Returns
+ * Reads X402_PRICES, PRICE_API_KEY_CLIENTS, FACILITATOR_PRIVATE_KEY, FACILITATOR_SOLANA_PRIVATE_KEY
+ * and FACILITATOR_URL; `facilitatorKeys` are the facilitator's keys held in a token or KMS
+ * (signersConfig, which reads and checks their settings). Returns
  * undefined when no price is configured (payments off); pushes every problem onto `problems`.
  *
  * X402_PRICES is JSON: `{ "<CAIP-2 chain>": { "execute": <price>, "validate": <price> } }`, a price
@@ -78,12 +88,24 @@ export function parsePaymentsConfig(
     chainIds,
     problems,
     production = env.NODE_ENV?.trim() === 'production',
-  }: { relayerPrivateKey: Hex | undefined; solanaRelayerPrivateKey?: Uint8Array | undefined; chainIds: readonly string[] | undefined; problems: string[]; production?: boolean },
+    facilitatorKeys,
+  }: {
+    relayerPrivateKey: Hex | undefined
+    solanaRelayerPrivateKey?: Uint8Array | undefined
+    chainIds: readonly string[] | undefined
+    problems: string[]
+    production?: boolean
+    facilitatorKeys?: FacilitatorKeySources | undefined
+  },
 ): PaymentsConfig | undefined {
   const priceApiKeyClients = readBoolean(env, 'PRICE_API_KEY_CLIENTS', problems)
   const facilitatorKey = env.FACILITATOR_PRIVATE_KEY?.trim() || undefined
   const facilitatorSolanaKey = env.FACILITATOR_SOLANA_PRIVATE_KEY?.trim() || undefined
   const facilitatorUrl = env.FACILITATOR_URL?.trim() || undefined
+  // A key named in the token or KMS counts as given even when its source has a problem of its own (signersConfig reports it).
+  const heldEvm = heldKeySettings.evm.find((name) => env[name]?.trim())
+  const heldSolana = heldKeySettings.solana.find((name) => env[name]?.trim())
+  const local = facilitatorKey || facilitatorSolanaKey || heldEvm || heldSolana
   const prices = readPrices(env.X402_PRICES, chainIds, production, problems)
   // A public cluster's id standing for a local chain must stand for one chain only, and not also be served as itself.
   const standsFor = new Map<string, string>()
@@ -99,13 +121,15 @@ export function parsePaymentsConfig(
   const families = new Set(Object.values(prices ?? {}).flatMap((routes) => Object.values(routes).map((p) => p.network.split(':')[0])))
 
   let facilitator: FacilitatorConfig | undefined
-  if ((facilitatorKey || facilitatorSolanaKey) && facilitatorUrl) {
-    problems.push('FACILITATOR_URL: set either FACILITATOR_URL (a remote facilitator) or FACILITATOR_PRIVATE_KEY / FACILITATOR_SOLANA_PRIVATE_KEY (the in-process one), not both')
+  if (local && facilitatorUrl) {
+    problems.push(
+      `FACILITATOR_URL: set either FACILITATOR_URL (a remote facilitator) or the in-process facilitator's keys (FACILITATOR_PRIVATE_KEY / FACILITATOR_SOLANA_PRIVATE_KEY, or in a token or KMS: ${[...heldKeySettings.evm, ...heldKeySettings.solana].join(', ')}), not both`,
+    )
   } else if (facilitatorUrl) {
     const problem = urlProblem(facilitatorUrl)
     if (problem) problems.push(`FACILITATOR_URL: ${problem}`)
     else facilitator = { kind: 'remote', url: facilitatorUrl.replace(/\/+$/, '') }
-  } else if (facilitatorKey || facilitatorSolanaKey) {
+  } else if (local) {
     let privateKey: Hex | undefined
     let solanaSecretKey: Uint8Array | undefined
     let ok = true
@@ -133,16 +157,32 @@ export function parsePaymentsConfig(
         ok = false
       } else solanaSecretKey = seed
     }
+    const evmKey = facilitatorKeys?.evm
+    const solanaKey = facilitatorKeys?.solana
     if (ok) {
-      if (families.has('eip155') && !privateKey) problems.push('FACILITATOR_PRIVATE_KEY: an EVM network is priced in X402_PRICES: the in-process facilitator needs an EVM key to settle there')
-      else if (families.has('solana') && !solanaSecretKey)
-        problems.push('FACILITATOR_SOLANA_PRIVATE_KEY: a Solana network is priced in X402_PRICES: the in-process facilitator needs a Solana key (it pays the settlement fees)')
-      else facilitator = { kind: 'local', ...(privateKey ? { privateKey } : {}), ...(solanaSecretKey ? { solanaSecretKey } : {}) }
+      if (families.has('eip155') && !privateKey && !heldEvm)
+        problems.push(
+          'FACILITATOR_PRIVATE_KEY: an EVM network is priced in X402_PRICES: the in-process facilitator needs an EVM key to settle there (or FACILITATOR_PKCS11_KEY_LABEL, FACILITATOR_KMS_KEY_ID)',
+        )
+      else if (families.has('solana') && !solanaSecretKey && !heldSolana)
+        problems.push(
+          'FACILITATOR_SOLANA_PRIVATE_KEY: a Solana network is priced in X402_PRICES: the in-process facilitator needs a Solana key (it pays the settlement fees) (or FACILITATOR_SOLANA_PKCS11_KEY_LABEL, FACILITATOR_SOLANA_KMS_KEY_ID)',
+        )
+      else
+        facilitator = {
+          kind: 'local',
+          ...(privateKey ? { privateKey } : {}),
+          ...(solanaSecretKey ? { solanaSecretKey } : {}),
+          ...(evmKey && !privateKey ? { evmKey } : {}),
+          ...(solanaKey && !solanaSecretKey ? { solanaKey } : {}),
+        }
     }
   }
 
-  if (env.X402_PRICES?.trim() && !facilitatorKey && !facilitatorSolanaKey && !facilitatorUrl) {
-    problems.push('X402_PRICES: prices need a facilitator: set FACILITATOR_PRIVATE_KEY and/or FACILITATOR_SOLANA_PRIVATE_KEY (in-process) or FACILITATOR_URL (remote)')
+  if (env.X402_PRICES?.trim() && !local && !facilitatorUrl) {
+    problems.push(
+      'X402_PRICES: prices need a facilitator: set FACILITATOR_PRIVATE_KEY and/or FACILITATOR_SOLANA_PRIVATE_KEY (in-process; or their keys in a token or KMS: FACILITATOR_PKCS11_KEY_LABEL, FACILITATOR_KMS_KEY_ID, FACILITATOR_SOLANA_PKCS11_KEY_LABEL, FACILITATOR_SOLANA_KMS_KEY_ID) or FACILITATOR_URL (remote)',
+    )
   }
   if (!prices || Object.keys(prices).length === 0 || !facilitator) return undefined
   return { prices, priceApiKeyClients, facilitator }

@@ -63,9 +63,63 @@ describe('signersConfig', () => {
     })
     assert.deepEqual(problems, [
       'SOLANA_RELAYER_KMS_KEY_ID: the Solana relayer is one key: set only one of SOLANA_RELAYER_PRIVATE_KEY, SOLANA_RELAYER_KMS_KEY_ID',
-      'RELAYER_PKCS11_KEY_LABELS: required with RELAYER_PKCS11_MODULE: the labels of the relayer keys in the token (or SOLANA_RELAYER_PKCS11_KEY_LABEL, SUI_RELAYER_PKCS11_KEY_LABEL)',
+      'RELAYER_PKCS11_KEY_LABELS: required with RELAYER_PKCS11_MODULE: the labels of the relayer keys in the token (or SOLANA_RELAYER_PKCS11_KEY_LABEL, SUI_RELAYER_PKCS11_KEY_LABEL, FACILITATOR_PKCS11_KEY_LABEL, FACILITATOR_SOLANA_PKCS11_KEY_LABEL)',
     ])
     assert.ok(!problems.join('\n').includes(secret) && !problems.join('\n').includes('secret-pin'))
     assert.deepEqual(signersConfig({ SUI_RELAYER_KMS_KEY_ID: 'alias/sui' }).problems, ['KMS_REGION: required with SUI_RELAYER_KMS_KEY_ID (or set AWS_REGION)'])
+  })
+
+  it("reads the x402 facilitator's keys held in the token or in KMS, the token and region shared with the relayers'", () => {
+    const token = { RELAYER_PKCS11_MODULE: '/usr/lib/softhsm/libsofthsm2.so', RELAYER_PKCS11_TOKEN: 'relayers', RELAYER_PKCS11_PIN: '1234' }
+    const inToken = signersConfig({ ...token, FACILITATOR_PKCS11_KEY_LABEL: 'facilitator', FACILITATOR_SOLANA_PKCS11_KEY_LABEL: 'facilitator-solana' })
+    assert.deepEqual(inToken.problems, [])
+    assert.deepEqual(inToken.value.facilitator, {
+      evm: { backend: 'pkcs11', modulePath: '/usr/lib/softhsm/libsofthsm2.so', tokenLabel: 'relayers', pin: '1234', keyLabel: 'facilitator', setting: 'FACILITATOR_PKCS11_KEY_LABEL' },
+      solana: { backend: 'pkcs11', modulePath: '/usr/lib/softhsm/libsofthsm2.so', tokenLabel: 'relayers', pin: '1234', keyLabel: 'facilitator-solana', setting: 'FACILITATOR_SOLANA_PKCS11_KEY_LABEL' },
+    })
+    // The facilitator's label alone is enough for the token to be opened: no relayer key has to live there.
+    assert.equal(inToken.value.pkcs11, undefined)
+    const inKms = signersConfig({
+      FACILITATOR_KMS_KEY_ID: 'alias/facilitator',
+      FACILITATOR_SOLANA_KMS_KEY_ID: 'alias/facilitator-solana',
+      KMS_REGION: 'eu-west-1',
+      KMS_ENDPOINT: 'http://127.0.0.1:4599',
+    })
+    assert.deepEqual(inKms.problems, [])
+    assert.deepEqual(inKms.value.facilitator, {
+      evm: { backend: 'kms', keyId: 'alias/facilitator', region: 'eu-west-1', endpoint: 'http://127.0.0.1:4599', setting: 'FACILITATOR_KMS_KEY_ID' },
+      solana: { backend: 'kms', keyId: 'alias/facilitator-solana', region: 'eu-west-1', endpoint: 'http://127.0.0.1:4599', setting: 'FACILITATOR_SOLANA_KMS_KEY_ID' },
+    })
+    assert.equal(signersConfig({}).value.facilitator, undefined)
+  })
+
+  it("refuses a facilitator key given two ways, a relayer's key by name, and a label or KMS key without the token's or KMS's settings; never the PIN or a key", () => {
+    const token = { RELAYER_PKCS11_MODULE: '/lib.so', RELAYER_PKCS11_TOKEN: 't', RELAYER_PKCS11_PIN: 'secret-pin' }
+    const key = '0x8b3a350cf5c34c9194ca85829a2df0ec3153be0318b5e2d3348e872092edffba'
+    const { problems } = signersConfig({
+      ...token,
+      FACILITATOR_PRIVATE_KEY: key,
+      FACILITATOR_PKCS11_KEY_LABEL: 'facilitator',
+      RELAYER_PKCS11_KEY_LABELS: 'relayer-1',
+      SOLANA_RELAYER_PKCS11_KEY_LABEL: 'solana-relayer',
+      FACILITATOR_SOLANA_PKCS11_KEY_LABEL: 'solana-relayer',
+    })
+    assert.deepEqual(problems, [
+      "FACILITATOR_PKCS11_KEY_LABEL: the facilitator's EVM key is one key: set only one of FACILITATOR_PRIVATE_KEY, FACILITATOR_PKCS11_KEY_LABEL",
+      'FACILITATOR_SOLANA_PKCS11_KEY_LABEL: "solana-relayer" is a relayer\'s key (SOLANA_RELAYER_PKCS11_KEY_LABEL); give the facilitator its own key',
+    ])
+    assert.ok(!problems.join('\n').includes(key) && !problems.join('\n').includes('secret-pin'))
+    assert.deepEqual(signersConfig({ ...token, RELAYER_PKCS11_KEY_LABELS: 'relayer-1', FACILITATOR_PKCS11_KEY_LABEL: 'relayer-1' }).problems, [
+      'FACILITATOR_PKCS11_KEY_LABEL: "relayer-1" is a relayer\'s key (RELAYER_PKCS11_KEY_LABELS); give the facilitator its own key',
+    ])
+    assert.deepEqual(signersConfig({ RELAYER_KMS_KEY_IDS: 'alias/r', KMS_REGION: 'eu-west-1', FACILITATOR_KMS_KEY_ID: 'alias/r' }).problems, [
+      'FACILITATOR_KMS_KEY_ID: "alias/r" is a relayer\'s key (RELAYER_KMS_KEY_IDS); give the facilitator its own key',
+    ])
+    assert.deepEqual(signersConfig({ FACILITATOR_SOLANA_PKCS11_KEY_LABEL: 'f', FACILITATOR_KMS_KEY_ID: 'alias/f' }).problems, [
+      'KMS_REGION: required with FACILITATOR_KMS_KEY_ID (or set AWS_REGION)',
+      "RELAYER_PKCS11_MODULE: required with FACILITATOR_SOLANA_PKCS11_KEY_LABEL: the path of the token's PKCS#11 library",
+      "RELAYER_PKCS11_TOKEN: required with FACILITATOR_SOLANA_PKCS11_KEY_LABEL: the token's label",
+      "RELAYER_PKCS11_PIN: required with FACILITATOR_SOLANA_PKCS11_KEY_LABEL: the token's user PIN",
+    ])
   })
 })

@@ -2,21 +2,34 @@
 // with the exact EVM scheme, sending from its own key, and the exact SVM scheme, co-signing the
 // payer's SPL transfer as its fee payer) or a remote one by URL. Either way a payment that does
 // not verify is a value, and a facilitator that cannot answer is a FacilitatorUnavailableError.
+// The in-process facilitator's keys may live outside the process (a PKCS#11 token, KMS): a key
+// that cannot sign is a 503 of its own (FACILITATOR_SIGNER_UNAVAILABLE), not a failed payment.
+import { AsyncLocalStorage } from 'node:async_hooks'
 import { x402Facilitator } from '@x402/core/facilitator'
 import { HTTPFacilitatorClient, type FacilitatorClient } from '@x402/core/server'
 import { SettleError, VerifyError, type Network } from '@x402/core/types'
 import { toFacilitatorEvmSigner } from '@x402/evm'
 import { registerExactEvmScheme } from '@x402/evm/exact/facilitator'
 import type { Logger } from 'pino'
-import { createWalletClient, defineChain, http, nonceManager, publicActions } from 'viem'
+import { type LocalAccount, createWalletClient, defineChain, http, nonceManager, publicActions } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import type { FacilitatorConfig } from '../config/paymentsConfig.ts'
+import { createLocalEd25519Signer } from '../signers/createLocalEd25519Signer.ts'
+import type { FacilitatorSigners } from '../signers/createFacilitatorSigners.ts'
+import type { Ed25519Signer } from '../signers/ed25519Signer.ts'
+import { facilitatorSignerUnavailable } from '../signers/facilitatorSignerUnavailable.ts'
 import { FacilitatorUnavailableError } from './facilitatorUnavailableError.ts'
 import { createSolanaFacilitatorSigner } from './createSolanaFacilitatorSigner.ts'
 import { registerExactSvmScheme } from '@x402/svm/exact/facilitator'
 
 export type CreateFacilitatorClientParameters = {
   config: FacilitatorConfig
+  /**
+   * The in-process facilitator's keys, opened at start-up (signers/createFacilitatorSigners.ts);
+   * required for a key in a token or KMS.
+   * Default: the keys in `config` (privateKey, solanaSecretKey).
+   */
+  signers?: Pick<FacilitatorSigners, 'evm' | 'solana'> | undefined
   /** The RPC endpoint of each network the in-process facilitator settles on. */
   rpcUrls: Record<Network, string>
   logger: Logger
@@ -40,24 +53,25 @@ export type GatewayFacilitator = FacilitatorClient & {
   settlementIdOf?(transaction: string): Promise<string | undefined>
 }
 
-export function createFacilitatorClient({ config, rpcUrls, logger, timeoutMs = 30_000, settlementTimeoutMs = timeoutMs }: CreateFacilitatorClientParameters): GatewayFacilitator {
+export function createFacilitatorClient({ config, signers, rpcUrls, logger, timeoutMs = 30_000, settlementTimeoutMs = timeoutMs }: CreateFacilitatorClientParameters): GatewayFacilitator {
   const log = logger.child({ module: 'x402-facilitator' })
   if (config.kind === 'remote') {
     return guard(new HTTPFacilitatorClient({ url: config.url, timeoutMs }), log)
   }
+  const keys = signers ?? localSigners(config)
 
   const facilitator = new x402Facilitator()
   const evmNetworks = (Object.entries(rpcUrls) as [Network, string][]).filter(([network]) => network.startsWith('eip155:'))
   const solanaNetworks = (Object.entries(rpcUrls) as [Network, string][]).filter(([network]) => network.startsWith('solana:'))
   const solana =
-    config.solanaSecretKey && solanaNetworks.length > 0
-      ? createSolanaFacilitatorSigner({ secretKey: config.solanaSecretKey, rpcUrls: Object.fromEntries(solanaNetworks), confirmTimeoutMs: settlementTimeoutMs })
+    keys.solana && solanaNetworks.length > 0
+      ? createSolanaFacilitatorSigner({ key: watchEd25519(keys.solana), rpcUrls: Object.fromEntries(solanaNetworks), confirmTimeoutMs: settlementTimeoutMs })
       : undefined
   if (solana) registerExactSvmScheme(facilitator, { signer: solana.signer, networks: solanaNetworks.map(([network]) => network) })
 
   // One account for every network, with a nonce manager: concurrent settlements from one key
-  // otherwise collide on the account nonce.
-  const account = config.privateKey ? privateKeyToAccount(config.privateKey, { nonceManager }) : undefined
+  // otherwise collide on the account nonce (viem gives a nonce back when its signing fails).
+  const account: LocalAccount | undefined = keys.evm ? { ...watchAccount(keys.evm), nonceManager } : undefined
   for (const [network, rpcUrl] of evmNetworks) {
     if (!account) break
     const id = Number(network.split(':')[1])
@@ -81,30 +95,79 @@ export function createFacilitatorClient({ config, rpcUrls, logger, timeoutMs = 3
   const local: FacilitatorClient = {
     verify: (payload, requirements) => facilitator.verify(payload, requirements),
     settle: (payload, requirements) => facilitator.settle(payload, requirements),
-    getSupported: async () => {
-      await solana?.ready
-      return facilitator.getSupported() as Awaited<ReturnType<FacilitatorClient['getSupported']>>
-    },
+    getSupported: async () => facilitator.getSupported() as Awaited<ReturnType<FacilitatorClient['getSupported']>>,
   }
   return { ...guard(local, log), ...(account ? { address: account.address } : {}), ...(solana ? { settlementIdOf: solana.settlementIdOf } : {}) }
+}
+
+/** The keys given in the configuration itself (the devnet's way); a key in a token or KMS must have been opened. */
+function localSigners(config: Extract<FacilitatorConfig, { kind: 'local' }>): Pick<FacilitatorSigners, 'evm' | 'solana'> {
+  if (config.evmKey || config.solanaKey) throw new Error(`the facilitator's keys in ${config.evmKey?.setting ?? config.solanaKey?.setting} must be opened first (createFacilitatorSigners)`)
+  return {
+    ...(config.privateKey ? { evm: { ...privateKeyToAccount(config.privateKey), backend: 'local' } } : {}),
+    ...(config.solanaSecretKey ? { solana: createLocalEd25519Signer(config.solanaSecretKey.subarray(0, 32)) } : {}),
+  }
+}
+
+/**
+ * What the facilitator's keys failed to sign during one verify or settle. x402 turns a failure
+ * in its signer into a failed settlement (a value); this tells a key that could not sign (503,
+ * retry) from a payment that is refused (402).
+ */
+const signing = new AsyncLocalStorage<{ failure?: unknown }>()
+
+function noteFailure<T>(sign: () => Promise<T>): Promise<T> {
+  return sign().catch((err: unknown) => {
+    const store = signing.getStore()
+    if (store && store.failure === undefined) store.failure = err
+    throw err
+  })
+}
+
+function watchAccount<A extends LocalAccount>(account: A): A {
+  return {
+    ...account,
+    signMessage: (parameters) => noteFailure(() => account.signMessage(parameters)),
+    signTransaction: (transaction, options) => noteFailure(() => account.signTransaction(transaction, options)),
+    signTypedData: (parameters) => noteFailure(() => account.signTypedData(parameters as never)),
+  }
+}
+
+function watchEd25519(signer: Ed25519Signer): Ed25519Signer {
+  return { ...signer, sign: (message) => noteFailure(() => signer.sign(message)) }
 }
 
 /** Failures the facilitator reports stay values; anything else means it could not answer. */
 function guard(client: FacilitatorClient, log: Logger): FacilitatorClient {
   return {
     async verify(payload, requirements) {
+      const attempt: { failure?: unknown } = {}
       try {
-        return await client.verify(payload, requirements)
+        const answer = await signing.run(attempt, () => client.verify(payload, requirements))
+        if (!answer.isValid && attempt.failure !== undefined) throw attempt.failure
+        return answer
       } catch (err) {
+        if (attempt.failure !== undefined) {
+          log.warn({ err: attempt.failure }, "x402 verify not done: the facilitator's key could not sign")
+          throw facilitatorSignerUnavailable('verify', attempt.failure)
+        }
         if (err instanceof VerifyError) return withoutUndefined({ isValid: false, invalidReason: err.invalidReason ?? 'verification_failed', invalidMessage: err.invalidMessage, payer: err.payer })
         log.warn({ err }, 'x402 verify failed: facilitator unavailable')
         throw new FacilitatorUnavailableError('verify', { cause: err })
       }
     },
     async settle(payload, requirements) {
+      const attempt: { failure?: unknown } = {}
       try {
-        return await client.settle(payload, requirements)
+        const answer = await signing.run(attempt, () => client.settle(payload, requirements))
+        // A failure with no transaction: nothing was sent, because the key could not sign it.
+        if (!answer.success && !answer.transaction && attempt.failure !== undefined) throw attempt.failure
+        return answer
       } catch (err) {
+        if (attempt.failure !== undefined && !(err instanceof SettleError && err.transaction)) {
+          log.warn({ err: attempt.failure }, "x402 settle not done: the facilitator's key could not sign; nothing was sent")
+          throw facilitatorSignerUnavailable('settle', attempt.failure)
+        }
         if (err instanceof SettleError)
           return withoutUndefined({
             success: false,

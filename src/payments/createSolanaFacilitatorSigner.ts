@@ -2,46 +2,61 @@
 // trusted RPC of each Solana network, with two changes of ours. Its confirmation wait is bounded
 // by the gateway's settlement timeout (x402 answers `settlement_pending` past it, never a failure),
 // and it can tell beforehand which transaction id a payment's settlement will have: Ed25519 is
-// deterministic, so the fee payer's signature of the payer's message is the settlement's id.
-import { createKeyPairSignerFromPrivateKeyBytes, createSolanaRpc, getBase58Decoder, type KeyPairSigner, type Signature } from '@solana/kit'
+// deterministic, so the fee payer's signature of the payer's message is the settlement's id. The
+// fee payer's key is an Ed25519Signer: in the process, in a PKCS#11 token or in KMS.
+import { type Address, type MessagePartialSigner, type SignatureBytes, createSolanaRpc, getBase58Decoder, type Signature } from '@solana/kit'
 import { decodeTransactionFromPayload, toFacilitatorSvmSigner, TransactionOnchainFailureError, type FacilitatorSvmSigner } from '@x402/svm'
+import type { Ed25519Signer } from '../signers/ed25519Signer.ts'
+import { facilitatorSignerUnavailable } from '../signers/facilitatorSignerUnavailable.ts'
 
 export type SolanaFacilitatorSigner = {
   signer: FacilitatorSvmSigner
-  /** Resolves once the key is derived: x402 reads the fee payer's address synchronously. */
-  ready: Promise<unknown>
+  /** The fee payer's address (base58). */
+  address: string
   settlementIdOf(transaction: string): Promise<string | undefined>
 }
 
+/** How many recent signatures are kept: the settlement id signed before a reservation is the settlement's own signature. */
+const keptSignatures = 64
+
 export function createSolanaFacilitatorSigner({
-  secretKey,
+  key,
   rpcUrls,
   confirmTimeoutMs,
   pollMs = 200,
 }: {
-  secretKey: Uint8Array
+  /** The fee payer's key: in the process, a PKCS#11 token or KMS (signers/createEd25519Signer.ts). */
+  key: Ed25519Signer
   rpcUrls: Record<string, string>
   confirmTimeoutMs: number
   pollMs?: number
 }): SolanaFacilitatorSigner {
-  const keyPair: Promise<KeyPairSigner> = createKeyPairSignerFromPrivateKeyBytes(secretKey.subarray(0, 32))
   const rpcs = Object.fromEntries(Object.entries(rpcUrls).map(([network, url]) => [network, createSolanaRpc(url)]))
   const base58 = getBase58Decoder()
-  let inner: FacilitatorSvmSigner | undefined
-  let address = ''
-  const ready = keyPair.then((k) => {
-    address = k.address
-    inner = toFacilitatorSvmSigner(k, rpcs as never)
-    return inner
+  const address = base58.decode(key.publicKey) as Address
+  // Ed25519 is deterministic: the signature made for the settlement id is the one the settlement
+  // needs, so a key outside the process (a round trip each) signs each payment once.
+  const recent = new Map<string, Uint8Array>()
+  const sign = async (message: Uint8Array) => {
+    const id = Buffer.from(message).toString('base64')
+    const kept = recent.get(id)
+    if (kept) return kept
+    const signature = await key.sign(message)
+    recent.set(id, signature)
+    if (recent.size > keptSignatures) recent.delete(recent.keys().next().value!)
+    return signature
+  }
+  const kitSigner: MessagePartialSigner = Object.freeze({
+    address,
+    signMessages: (messages) => Promise.all(messages.map(async (m) => Object.freeze({ [address]: (await sign(Uint8Array.from(m.content))) as SignatureBytes }))),
   })
-  const call = async <T>(fn: (s: FacilitatorSvmSigner) => Promise<T>) => fn(inner ?? (await ready))
+  const inner = toFacilitatorSvmSigner(kitSigner as never, rpcs as never)
 
   const signer: FacilitatorSvmSigner = {
-    // x402 asks for the addresses synchronously (its supported kinds): answered once the key is derived.
-    getAddresses: () => (address ? [address as never] : []),
-    signTransaction: (transaction, feePayer, network) => call((s) => s.signTransaction(transaction, feePayer, network)),
-    simulateTransaction: (transaction, network, options) => call((s) => s.simulateTransaction(transaction, network, options)),
-    sendTransaction: (transaction, network) => call((s) => s.sendTransaction(transaction, network)),
+    getAddresses: () => [address],
+    signTransaction: (transaction, feePayer, network) => inner.signTransaction(transaction, feePayer, network),
+    simulateTransaction: (transaction, network, options) => inner.simulateTransaction(transaction, network, options),
+    sendTransaction: (transaction, network) => inner.sendTransaction(transaction, network),
     async confirmTransaction(signature, network) {
       const rpc = rpcs[network]
       if (!rpc) throw new Error(`no RPC for ${network}`)
@@ -57,21 +72,24 @@ export function createSolanaFacilitatorSigner({
         await new Promise((resolve) => setTimeout(resolve, pollMs))
       }
     },
-    getTokenAccountBalance: (account, network) => call((s) => s.getTokenAccountBalance!(account, network)),
+    getTokenAccountBalance: (account, network) => inner.getTokenAccountBalance!(account, network),
   }
 
   return {
     signer,
-    ready,
+    address,
     async settlementIdOf(transaction) {
+      let message: Uint8Array
       try {
-        const key = await keyPair
-        const tx = decodeTransactionFromPayload({ transaction })
-        const [signatures] = await key.signMessages([{ content: tx.messageBytes, signatures: tx.signatures } as never])
-        const own = signatures?.[key.address]
-        return own ? base58.decode(own) : undefined
+        message = Uint8Array.from(decodeTransactionFromPayload({ transaction }).messageBytes)
       } catch {
         return undefined
+      }
+      // A key that cannot sign now answers 503 before anything is reserved: the settlement could not be signed either.
+      try {
+        return base58.decode(await sign(message))
+      } catch (err) {
+        throw facilitatorSignerUnavailable('settle', err)
       }
     },
   }

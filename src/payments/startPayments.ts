@@ -12,6 +12,7 @@ import type { PaymentsConfig } from '../config/paymentsConfig.ts'
 import type { Journal } from '../ports/journal.ts'
 import type { PendingRequest } from '../ports/paymentLedger.ts'
 import { createFacilitatorClient } from './createFacilitatorClient.ts'
+import type { FacilitatorSigners } from '../signers/createFacilitatorSigners.ts'
 import { createPayments, type Payments } from './createPayments.ts'
 import { consumeDeliveredCredits } from './consumeDeliveredCredits.ts'
 import { resolveUnresolvedPayments, type SolanaSettlementStatus } from './resolveUnresolvedPayments.ts'
@@ -19,6 +20,8 @@ import { deliverPendingRequests } from './deliverPendingRequests.ts'
 
 export type StartPaymentsParameters = {
   config: PaymentsConfig
+  /** The in-process facilitator's keys, opened at start-up (a key in a token or KMS needs them). */
+  facilitatorSigners?: FacilitatorSigners | undefined
   /** A trusted RPC URL per chain id the gateway serves: a price's network is settled through it. */
   rpcUrls: ReadonlyMap<string, string>
   journal: Journal
@@ -36,6 +39,7 @@ export type StartPaymentsParameters = {
 
 export async function startPayments({
   config,
+  facilitatorSigners,
   rpcUrls: chainUrls,
   journal,
   rpcTimeoutMs,
@@ -83,7 +87,14 @@ export async function startPayments({
     return client
   }
   const ledger = journal.payments
-  const client = createFacilitatorClient({ config: config.facilitator, rpcUrls, logger, timeoutMs: rpcTimeoutMs * 3, settlementTimeoutMs: settlementTimeoutMs ?? rpcTimeoutMs * 3 })
+  const client = createFacilitatorClient({
+    config: config.facilitator,
+    signers: facilitatorSigners,
+    rpcUrls,
+    logger,
+    timeoutMs: rpcTimeoutMs * 3,
+    settlementTimeoutMs: settlementTimeoutMs ?? rpcTimeoutMs * 3,
+  })
   const facilitator = traceFacilitator ? traceFacilitator(client) : client
   const settler = facilitator.address
   // The in-process facilitator's own unmined transactions: a settlement the crash left in flight.
