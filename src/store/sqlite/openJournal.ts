@@ -16,6 +16,7 @@ import { Status } from '../../status/statusCodes.ts'
 import { fromRow, type Row, serializeIntent } from '../journalRow.ts'
 import { prunable, prunableWebhooks } from '../prunable.ts'
 import { createSqliteWebhookOutbox } from './createSqliteWebhookOutbox.ts'
+import { createWriteQueue } from './writeQueue.ts'
 
 export type OpenJournalParameters = {
   /** File path, or `:memory:` for a journal that dies with the process (devnet, tests). */
@@ -165,9 +166,11 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
     ])
   }
 
-  const insert = db.prepare(
+  // RETURNING: the claimed row comes back from the insert itself, not from a second statement.
+  const insert = db.prepare<unknown[], Row>(
     `INSERT INTO executions (chain_id, intent_hash, attempt, sender, intent_nonce, intent, state, status, chain_instance, api_key_id, created_at, updated_at)
-     VALUES (?, ?, (SELECT COALESCE(MAX(attempt), 0) + 1 FROM executions WHERE chain_id = ? AND intent_hash = ?), ?, ?, ?, 'claimed', ?, ?, ?, ?, ?)`,
+     VALUES (?, ?, (SELECT COALESCE(MAX(attempt), 0) + 1 FROM executions WHERE chain_id = ? AND intent_hash = ?), ?, ?, ?, 'claimed', ?, ?, ?, ?, ?)
+     RETURNING *`,
   )
   const insertReplacement = db.prepare(
     `INSERT INTO executions (chain_id, intent_hash, attempt, sender, intent_nonce, intent, state, status, chain_instance, api_key_id, relayer, tx_id, tx_bytes, tx_details,
@@ -226,8 +229,8 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
     const held = intentHolder.get(chainId, intentHash) ?? revertedIntent.get(intentHash, chainId) ?? nonceHolder.get(chainId, sender, intent.nonce.toString())
     if (held) return { ok: false, holder: fromRow(held) }
     const now = Date.now()
-    const { lastInsertRowid } = insert.run(chainId, intentHash, chainId, intentHash, sender, intent.nonce.toString(), serializeIntent(intent), Status.SUBMITTED, chainInstance, apiKeyId, now, now)
-    return { ok: true, record: fromRow(byId.get(Number(lastInsertRowid))!) }
+    const row = insert.get(chainId, intentHash, chainId, intentHash, sender, intent.nonce.toString(), serializeIntent(intent), Status.SUBMITTED, chainInstance, apiKeyId, now, now)!
+    return { ok: true, record: fromRow(row) }
   })
   const replace = db.transaction((record: ExecutionRecord, tx: SignedExecution, detail: string, now: number): number => {
     const { changes } = markReplaced.run(Status.GATEWAY_FAILURE, detail, now, record.id)
@@ -299,6 +302,8 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
     return nextSync
   }
 
+  // Every write of the journal goes through the group commit, in the order asked (reads do not wait).
+  const { write, flush } = createWriteQueue(db)
   const payments = createSqlitePaymentLedger({ db })
   const webhooks = createSqliteWebhookOutbox({ db })
   // After the ledger and the outbox made their tables.
@@ -310,15 +315,18 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
     backend: 'sqlite',
     payments,
     webhooks,
-    // IMMEDIATE: the check and the insert happen under one write lock.
-    claim: async ({ chainId, intentHash, intent, chainInstance, apiKeyId }) => claim.immediate(chainId, intentHash, intent, chainInstance ?? null, apiKeyId ?? null),
+    // The group transaction is IMMEDIATE: the check and the insert happen under one write lock.
+    claim: ({ chainId, intentHash, intent, chainInstance, apiKeyId }) => write(() => claim(chainId, intentHash, intent, chainInstance ?? null, apiKeyId ?? null)),
     async release(record) {
-      remove.run(record.id)
+      await write(() => remove.run(record.id))
     },
     async recordSigned(record, tx) {
       const now = Date.now()
-      const { changes } = signed.run(tx.relayer, tx.id, tx.bytes, JSON.stringify(tx.details), now, record.id)
-      if (changes !== 1) throw new Error(`journal record ${record.id} is no longer open for a transaction`)
+      const details = JSON.stringify(tx.details)
+      await write(() => {
+        const { changes } = signed.run(tx.relayer, tx.id, tx.bytes, details, now, record.id)
+        if (changes !== 1) throw new Error(`journal record ${record.id} is no longer open for a transaction`)
+      })
       await durable()
       Object.assign(record, { state: 'pending', transaction: structuredClone(tx), updatedAt: new Date(now) })
     },
@@ -326,17 +334,19 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
       if (!db.open) return false // a watch that outlived shutdown: the next start reconciles it
       const now = Date.now()
       if (s.transactionId !== undefined && s.transactionId !== record.transaction?.id) {
-        if (!settleEarlier.immediate({ record, s, now })) return false
+        if (!(await write(() => settleEarlier({ record, s, now })))) return false
         Object.assign(record, fromRow(byId.get(record.id)!))
         return true
       }
-      if (!settleRow(record.id, 'pending', record.transaction?.id ?? null, { record, s, now })) return false
+      const txId = record.transaction?.id ?? null
+      if (!(await write(() => settleRow(record.id, 'pending', txId, { record, s, now })))) return false
       const { transactionId: _, ...fields } = s
       Object.assign(record, fields, { blockHash: s.blockHash, final: s.final !== false, updatedAt: new Date(now) })
       return true
     },
     async replace(record, tx, detail) {
-      const id = replace.immediate(record, tx, detail, Date.now())
+      const now = Date.now()
+      const id = await write(() => replace(record, tx, detail, now))
       await durable()
       Object.assign(record, fromRow(byId.get(record.id)!))
       return fromRow(byId.get(id)!)
@@ -350,26 +360,26 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
     async confirm(record) {
       if (!db.open) return false
       const now = Date.now()
-      if (confirm.run(now, record.id).changes !== 1) return false
+      if ((await write(() => confirm.run(now, record.id))).changes !== 1) return false
       Object.assign(record, { final: true, updatedAt: new Date(now) })
       return true
     },
     async reopen(record, detail) {
       if (!db.open) return false
       const now = Date.now()
-      if (reopen.run(Status.SUBMITTED, detail, now, record.id).changes !== 1) return false
+      if ((await write(() => reopen.run(Status.SUBMITTED, detail, now, record.id))).changes !== 1) return false
       Object.assign(record, fromRow(byId.get(record.id)!))
       return true
     },
     async retire(record, detail) {
       if (!db.open) return false
       const now = Date.now()
-      if (retire.run(Status.GATEWAY_FAILURE, detail, now, record.id).changes !== 1) return false
+      if ((await write(() => retire.run(Status.GATEWAY_FAILURE, detail, now, record.id))).changes !== 1) return false
       Object.assign(record, fromRow(byId.get(record.id)!))
       return true
     },
     async rebind(record, chainInstance) {
-      rebind.run(chainInstance, record.id)
+      await write(() => rebind.run(chainInstance, record.id))
       record.chainInstance = chainInstance
     },
     async otherInstances(chainId, chainInstance) {
@@ -393,7 +403,7 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
     pendingCount: async () => pendingCount.get()!.n,
     async prune(before) {
       const cutoff = before.getTime()
-      return db.transaction(() => ({ executions: pruneExecutions.run(cutoff).changes, payments: prunePayments.run(cutoff).changes, webhooks: pruneWebhooks.run(cutoff, cutoff).changes })).immediate()
+      return write(() => ({ executions: pruneExecutions.run(cutoff).changes, payments: prunePayments.run(cutoff).changes, webhooks: pruneWebhooks.run(cutoff, cutoff).changes }))
     },
     async updatedSince(since, limit) {
       return changedSince.all(since, limit).map(fromRow)
@@ -405,6 +415,8 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
     async ping() {},
     close() {
       if (!db.open) return
+      // What was asked before close is written (its callers are told when it is).
+      flush()
       db.pragma('wal_checkpoint(TRUNCATE)')
       db.close()
     },
