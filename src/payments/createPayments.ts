@@ -13,6 +13,7 @@ import type { Logger } from 'pino'
 import { type Hex, keccak256, stringToHex } from 'viem'
 import type { PaymentsConfig, PriceConfig, PricedRoute } from '../config/paymentsConfig.ts'
 import { FacilitatorUnavailableError } from './facilitatorUnavailableError.ts'
+import { GatewayError } from '../errors/gatewayError.ts'
 import { type GatewayFacilitator, withoutUndefined } from './createFacilitatorClient.ts'
 import { paymentKeyOf } from './paymentKeyOf.ts'
 import type { PaymentLedger, PaymentRecord, PendingRequest, StoredAnswer } from '../ports/paymentLedger.ts'
@@ -287,6 +288,8 @@ export function createPayments({
           response = await server.settlePayment(payload, matched)
         } catch (err) {
           // A facilitator that could not answer leaves the reservation for recovery: it may have sent the transfer.
+          // The facilitator's own key could not sign: nothing was sent, so the authorization is free again (a retry may use it).
+          if (err instanceof GatewayError && err.code === 'FACILITATOR_SIGNER_UNAVAILABLE') await ledger.markReleased(payment.id, 'the facilitator could not sign: nothing was sent')
           if (!(err instanceof SettleError)) throw err
           response = withoutUndefined({ success: false, errorReason: err.errorReason, errorMessage: err.errorMessage, transaction: err.transaction, network: err.network }) as SettleResponse
         }

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict'
 import { createRequire } from 'node:module'
 import { after, before, describe, it } from 'node:test'
 import { decodePaymentResponseHeader } from '@x402/core/http'
+import { wrapFetchWithPayment } from '@x402/fetch'
 import { type Address, type Hex, parseEther } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { hashApiKey } from '../../src/auth/createApiKeyCheck.ts'
@@ -71,8 +72,19 @@ describe("the x402 facilitator's EVM key in a PKCS#11 token (SoftHSM2) or KMS", 
   const payer = privateKeyToAccount(devnetAccounts.payer).address
   const treasury = () => devnet.demo.payment.payTo
   const balanceOf = (who: Address) => clients.publicClient.readContract({ address: devnet.contracts.dollar, abi: demoDollarArtifact.abi, functionName: 'balanceOf', args: [who] })
+  // The PAYMENT-SIGNATURE headers the x402 client sent, newest last.
+  const sentSignatures: string[] = []
+  const recordingFetch: typeof fetch = async (input, init) => {
+    const signature = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined)).get('payment-signature')
+    if (signature) sentSignatures.push(signature)
+    return fetch(input, init)
+  }
   const paidPost = async (gateway: TestGateway, body: unknown) => {
-    const res = await payingClient(devnet).fetch(`${gateway.baseUrl}/intents/execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    const res = await wrapFetchWithPayment(recordingFetch, payingClient(devnet).client)(`${gateway.baseUrl}/intents/execute`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    })
     return { status: res.status, headers: res.headers, body: (await res.json()) as any }
   }
   const fund = async (to: Address) => {
@@ -174,9 +186,13 @@ describe("the x402 facilitator's EVM key in a PKCS#11 token (SoftHSM2) or KMS", 
       const state = await request(kmsGateway.baseUrl, `/intents/${res.headers.get('x-intent-hash')}`)
       assert.notEqual(state.body.state, 'mined', JSON.stringify(state.body))
       assert.notEqual(state.body.state, 'submitted', JSON.stringify(state.body))
-      // The same intent, paid again (a new authorization), runs once the key signs again.
-      const again = await paidPost(kmsGateway, body)
-      assert.equal(again.status, 200, JSON.stringify(again.body))
+      // Nothing was sent, so the authorization was released: the same payment, sent again, runs once the key signs again.
+      const again = await fetch(`${kmsGateway.baseUrl}/intents/execute`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'payment-signature': sentSignatures.at(-1)! },
+        body: JSON.stringify(body),
+      })
+      assert.equal(again.status, 200, await again.text())
       assert.equal(await balanceOf(payer), payerBefore - price)
     })
   }
