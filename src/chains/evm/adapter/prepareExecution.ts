@@ -43,7 +43,7 @@ export async function prepareExecution(ctx: EvmContext, intent: Intent, signatur
     })
     // An earlier attempt that ran out of the gas we gave it is sent with at least twice its limit.
     const previousGas = options.previous ? parseTransaction(evmSignedExecution.rawTransaction(options.previous)).gas : undefined
-    const simulated = await simulateExecution(ctx, { from: relayer.address, data, fees, cap, atLeast: previousGas === undefined ? undefined : previousGas * 2n })
+    const simulated = await simulateExecution(ctx, { from: relayer.address, data, fees, cap, atLeast: previousGas === undefined ? undefined : previousGas * 2n, shape: shapeOf(intent, signature) })
     if (!simulated.ok) return simulated
     const limit = simulated.gasLimit
     handedOver = true
@@ -64,3 +64,7 @@ export async function prepareExecution(ctx: EvmContext, intent: Intent, signatur
     if (!handedOver) done()
   }
 }
+
+/** What decides an execution's gas besides state: the call, its target and size, the policy, a value sent, a signature checked. */
+const shapeOf = (intent: Intent, signature: Hex | undefined): string =>
+  `${intent.target.toLowerCase()}:${intent.data.slice(0, 10)}:${intent.data.length}:${intent.policyId}:${intent.value === 0n ? 0 : 1}:${signature ? signature.length : 0}`
