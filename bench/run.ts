@@ -225,9 +225,15 @@ async function startGateway(devnet: Devnet, relayerKey: Hex, extraEnv: Record<st
   let logLines = 0
   child.stdout!.on('data', (c: Buffer) => (logLines += c.toString().split('\n').length - 1))
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()))
+  // A gateway that dies mid-run says why (the bench itself only sees its requests fail).
+  let stopping = false
+  child.once('exit', (code, signal) => {
+    if (!stopping) process.stderr.write(`the gateway exited during the run (code ${code}, signal ${signal}): ${stderr.slice(-4000)}\n`)
+  })
   const url = `http://127.0.0.1:${port}`
   const gateway = {
     stop: async () => {
+      stopping = true
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
       rmSync(journalDir, { recursive: true, force: true })
     },
@@ -249,6 +255,7 @@ async function startGateway(devnet: Devnet, relayerKey: Hex, extraEnv: Record<st
     peakRssMb,
     logLines: () => logLines,
     async stop() {
+      stopping = true
       if (child.exitCode === null && child.signalCode === null) {
         child.kill('SIGTERM')
         await new Promise((r) => child.once('exit', r))
@@ -692,7 +699,9 @@ try {
   phase = 'workers'
   if (only === 'workers' || benchWorkers) await benchWorkerCounts(report)
 } catch (err) {
-  process.stderr.write(`\nthe bench failed in its ${phase} phase, no result written: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`)
+  process.stderr.write(
+    `\nthe bench failed in its ${phase} phase, no result written: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}${err instanceof Error && err.cause ? `\ncaused by: ${String(err.cause)}` : ''}\n`,
+  )
   await cleanUp()
   process.exit(1)
 }
