@@ -152,7 +152,11 @@ async function load(opts: { url: string; body: Body; connections: number; author
 
 /** The JSON-RPC calls the gateway made so far, by method (its own /metrics). */
 async function nodeCalls(metricsUrl: string): Promise<Record<string, number>> {
-  const text = await (await fetch(metricsUrl)).text()
+  // Once more when it fails: after a round of the other side, the kept-alive connection may be
+  // one the gateway has just closed as idle ("other side closed").
+  const text = await fetch(metricsUrl)
+    .catch(() => fetch(metricsUrl))
+    .then((r) => r.text())
   const calls: Record<string, number> = {}
   for (const m of text.matchAll(/^intent_gateway_chain_rpc_duration_seconds_count\{[^}]*method="([^"]+)"[^}]*\} (\d+)/gm)) calls[m[1]!] = (calls[m[1]!] ?? 0) + Number(m[2])
   return calls
