@@ -152,11 +152,18 @@ async function load(opts: { url: string; body: Body; connections: number; author
 
 /** The JSON-RPC calls the gateway made so far, by method (its own /metrics). */
 async function nodeCalls(metricsUrl: string): Promise<Record<string, number>> {
-  // Once more when it fails: after a round of the other side, the kept-alive connection may be
-  // one the gateway has just closed as idle ("other side closed").
-  const text = await fetch(metricsUrl)
-    .catch(() => fetch(metricsUrl))
-    .then((r) => r.text())
+  // Asked again (up to 5 times, a second apart) when it fails: right after a round the gateway may
+  // still count the round's connections against MAX_CONNECTIONS_PER_CLIENT and close a new one
+  // at once, or the kept-alive connection may be one it just closed as idle ("other side closed").
+  let text: string | undefined
+  for (let attempt = 1; text === undefined; attempt++) {
+    try {
+      text = await (await fetch(metricsUrl)).text()
+    } catch (err) {
+      if (attempt >= 5) throw err
+      await new Promise((r) => setTimeout(r, 1000))
+    }
+  }
   const calls: Record<string, number> = {}
   for (const m of text.matchAll(/^intent_gateway_chain_rpc_duration_seconds_count\{[^}]*method="([^"]+)"[^}]*\} (\d+)/gm)) calls[m[1]!] = (calls[m[1]!] ?? 0) + Number(m[2])
   return calls
