@@ -152,7 +152,18 @@ async function load(opts: { url: string; body: Body; connections: number; author
 
 /** The JSON-RPC calls the gateway made so far, by method (its own /metrics). */
 async function nodeCalls(metricsUrl: string): Promise<Record<string, number>> {
-  const text = await (await fetch(metricsUrl)).text()
+  // Asked again (up to 5 times, a second apart) when it fails: right after a round the gateway may
+  // still count the round's connections against MAX_CONNECTIONS_PER_CLIENT and close a new one
+  // at once, or the kept-alive connection may be one it just closed as idle ("other side closed").
+  let text: string | undefined
+  for (let attempt = 1; text === undefined; attempt++) {
+    try {
+      text = await (await fetch(metricsUrl)).text()
+    } catch (err) {
+      if (attempt >= 5) throw err
+      await new Promise((r) => setTimeout(r, 1000))
+    }
+  }
   const calls: Record<string, number> = {}
   for (const m of text.matchAll(/^intent_gateway_chain_rpc_duration_seconds_count\{[^}]*method="([^"]+)"[^}]*\} (\d+)/gm)) calls[m[1]!] = (calls[m[1]!] ?? 0) + Number(m[2])
   return calls
@@ -225,9 +236,15 @@ async function startGateway(devnet: Devnet, relayerKey: Hex, extraEnv: Record<st
   let logLines = 0
   child.stdout!.on('data', (c: Buffer) => (logLines += c.toString().split('\n').length - 1))
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()))
+  // A gateway that dies mid-run says why (the bench itself only sees its requests fail).
+  let stopping = false
+  child.once('exit', (code, signal) => {
+    if (!stopping) process.stderr.write(`the gateway exited during the run (code ${code}, signal ${signal}): ${stderr.slice(-4000)}\n`)
+  })
   const url = `http://127.0.0.1:${port}`
   const gateway = {
     stop: async () => {
+      stopping = true
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
       rmSync(journalDir, { recursive: true, force: true })
     },
@@ -249,6 +266,7 @@ async function startGateway(devnet: Devnet, relayerKey: Hex, extraEnv: Record<st
     peakRssMb,
     logLines: () => logLines,
     async stop() {
+      stopping = true
       if (child.exitCode === null && child.signalCode === null) {
         child.kill('SIGTERM')
         await new Promise((r) => child.once('exit', r))
@@ -692,7 +710,9 @@ try {
   phase = 'workers'
   if (only === 'workers' || benchWorkers) await benchWorkerCounts(report)
 } catch (err) {
-  process.stderr.write(`\nthe bench failed in its ${phase} phase, no result written: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`)
+  process.stderr.write(
+    `\nthe bench failed in its ${phase} phase, no result written: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}${err instanceof Error && err.cause ? `\ncaused by: ${String(err.cause)}` : ''}\n`,
+  )
   await cleanUp()
   process.exit(1)
 }

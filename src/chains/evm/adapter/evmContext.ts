@@ -13,6 +13,7 @@ import type { ResolvedChain } from '../discovery/resolveChains.ts'
 import { evmSignedExecution } from '../evmSignedExecution.ts'
 import { createRelayerPool, type RelayerPool } from '../relayer/createRelayerPool.ts'
 import { toRelayerAccount } from '../relayer/toRelayerAccount.ts'
+import { createSimulationBatcher, type SimulationBatcher } from './simulationBatcher.ts'
 import { watchReceipts } from './watchReceipts.ts'
 import type { CreateEvmAdapterParameters } from './evmAdapterParameters.ts'
 
@@ -25,6 +26,8 @@ export type EvmContext = {
   client: PublicClient
   /** Validator reads: folded into Multicall3, and kept per block when VALIDATE_CACHE is on. */
   reads: AnswerCache
+  /** Concurrent executes' simulations, folded into one eth_simulateV1 at the pending state. */
+  simulations: SimulationBatcher
   receipts: ReceiptWatcher<TransactionReceipt>
   /** Undefined on a chain without a relayer key: validate only. */
   relayers: RelayerPool | undefined
@@ -33,6 +36,8 @@ export type EvmContext = {
   maxGasPerExecution: bigint | undefined
   maxFeePerGas: bigint | undefined
   confirmations: number
+  /** The gas the last execution of each shape used (SimulationRequest.shape): the next one is simulated once, at a limit from it. */
+  gasByShape: Map<string, bigint>
   /** Journaled transactions found unable to ever mine: they hold no relayer nonce. */
   unmineable: Set<string>
   state: {
@@ -74,6 +79,7 @@ export function createEvmContext({
   const receipts = watchReceipts({ client, pool, log, pollingIntervalMs })
   const batcher = createCallBatcher({ request: pool.request, logger: log, enabled: foldReads })
   const reads = cacheAnswers ? createAnswerCache({ reads: batcher, request: pool.request }) : batcher
+  const simulations = createSimulationBatcher(pool.request)
   // A relayer's broadcasts, in nonce order in one request.
   const broadcastMany = (rawTransactions: readonly Hex[]) => pool.sequence(rawTransactions.map((raw) => ({ method: 'eth_sendRawTransaction', params: [raw] })))
   const accounts = [...(relayerPrivateKeys ?? (relayerPrivateKey ? [relayerPrivateKey] : [])).map((key) => toRelayerAccount(key)), ...relayerAccounts]
@@ -92,7 +98,7 @@ export function createEvmContext({
   const minBalance = async () => (maxGasPerExecution ?? 1_000_000n) * (await client.estimateFeesPerGas()).maxFeePerGas
   const relayers = accounts.length > 0 ? createRelayerPool({ accounts, client, chainId: viemChain.id, chain: chain.chainId, logger: log, leases, nonceFloor, minBalance, broadcastMany }) : undefined
   const signerOf = new Map(accounts.map((a) => [a.address.toLowerCase(), (a as { backend?: string }).backend ?? 'local']))
-  return { chain, viemChain, log, pool, client, reads, receipts, relayers, signerOf, maxGasPerExecution, maxFeePerGas, confirmations, unmineable, state }
+  return { chain, viemChain, log, pool, client, reads, simulations, gasByShape: new Map(), receipts, relayers, signerOf, maxGasPerExecution, maxFeePerGas, confirmations, unmineable, state }
 }
 
 /** Every request fails with 503 (0xF4) once preflight found the chain's contracts missing. */

@@ -23,6 +23,8 @@ export type SimulationRequest = {
   cap: GasCap | undefined
   /** The least limit to send with (an earlier attempt ran out of the gas it was given: twice its limit). */
   atLeast?: bigint | undefined
+  /** What executions alike in gas share (target, call, policy, size): the gas the last one used is the next one's first guess. */
+  shape?: string | undefined
 }
 
 /** Head-room over what the execution needs: state can move between the simulation and inclusion. */
@@ -30,6 +32,9 @@ const gasMarginPercent = 120n
 /** The limit a simulation runs at when no cap bounds it: what a block of most chains can hold. */
 export const uncappedSimulationGas = 30_000_000n
 export const signatureRequiredDetail = "the executor runs a relayed intent only with its sender's signature: sign the typed data in `signing` and send it as `signature`"
+
+/** The gas a call that used `gasUsed` needs as its limit: a CALL forwards at most 63/64 of the gas left (EIP-150). */
+export const neededFor = (gasUsed: bigint): bigint => (gasUsed * 64n + 62n) / 63n
 
 /** The limit to send for an execution that needs `needed` gas: with head-room and the earlier attempt's floor, never past the cap. */
 export function limitFor(needed: bigint, { cap, atLeast }: SimulationRequest): bigint {

@@ -1,5 +1,6 @@
-// Validates, chooses the relayer key that will send, simulates as that key will send, and hands
-// back a `send` bound to that key, its fees and the gas limit (the caller decides whether to send).
+// Chooses the relayer key that will send, simulates as that key will send (the validator's read
+// only when that does not pass), and hands back a `send` bound to that key, its fees and the gas
+// limit (the caller decides whether to send).
 import { type Hex, parseTransaction } from 'viem'
 import type { ExecutionOptions, Preflight } from '../../../ports/chainAdapter.ts'
 import type { Intent } from '../../../ports/intent.ts'
@@ -15,52 +16,83 @@ import { validate } from './validate.ts'
 export async function prepareExecution(ctx: EvmContext, intent: Intent, signature?: Hex, options: ExecutionOptions = {}): Promise<Preflight> {
   assertAvailable(ctx)
   const { relayers, maxGasPerExecution, chain, log, receipts } = ctx
-  const status = await validate(ctx, intent, signature)
-  if (!isSuccessStatus(status)) {
-    return {
-      ok: false,
-      status,
-      detail:
-        status === Status.UNAUTHORIZED
-          ? "the executor does not accept this signature for this intent: it must be the sender's (or a delegate's of the policy) EIP-712 signature of the typed data in `signing`"
-          : undefined,
-    }
-  }
   if (!relayers) throw new Error('prepareExecution called on a chain without a relayer')
   // The lower of the chain's cap and what a paid execute's price covers.
   const priced = options.gasCap !== undefined && (maxGasPerExecution === undefined || options.gasCap < maxGasPerExecution)
   const cap: GasCap | undefined = priced ? { gas: options.gasCap!, by: 'price' } : maxGasPerExecution !== undefined ? { gas: maxGasPerExecution, by: 'chain' } : undefined
   const data = executeCalldata(intent, signature)
-  // The key that will send is chosen first, and the simulation runs as the chain will run that
-  // transaction: its sender, its fees (an intent whose code reads tx.gasprice behaves alike in
-  // both), an explicit gas limit (the cap; fee fields without one make the node check the
-  // balance against its block gas cap) and the pending state.
-  const { relayer, done } = await relayers.acquire()
+  // The simulation comes first and the validator's read only when it does not pass: an execution
+  // that runs at the pending state has passed executeSigned's own checks (the signature, then
+  // canExecute), so the read would say success and cost the node a call. When the simulation
+  // refuses, or cannot be made, the validator's code still comes first, as it always has: an
+  // intent it refuses answers that code, whatever the relayer or the node said.
+  let simulated: Awaited<ReturnType<typeof simulateAsRelayer>>
+  try {
+    simulated = await simulateAsRelayer(ctx, data, cap, options, shapeOf(intent, signature))
+  } catch (err) {
+    // A validator that cannot be read either: the first error is the one to answer.
+    const refused = await refusal(ctx, intent, signature).catch(() => undefined)
+    if (refused) return refused
+    throw err
+  }
+  if (!simulated.ok) {
+    return (await refusal(ctx, intent, signature)) ?? simulated
+  }
+  const { relayer, done, fees, gasLimit: limit } = simulated
+  return {
+    ok: true,
+    cancel: done,
+    async send({ onSigned }) {
+      const sent = await relayer.send({ to: chain.executor, data, gas: limit, fees }, { onSigned }).finally(done)
+      const { transactionHash } = sent
+      log.info({ transactionHash, relayer: relayer.address, txNonce: sent.txNonce, accepted: sent.accepted, gas: limit.toString() }, 'execute sent')
+      // A replacement's receipt never shows under this hash: the record stays pending and
+      // reconciliation settles it (dropped, or executed through the replacement).
+      const receipt = receipts.wait(transactionHash).then((r) => toExecutionReceipt(ctx, data, r, { gasLimit: limit, cap: cap?.gas }))
+      return { transactionHash, accepted: sent.accepted, receipt }
+    },
+  }
+}
+
+/** The validator's refusal of the intent (the executor's checkSigned with a signature); undefined when it accepts it. */
+async function refusal(ctx: EvmContext, intent: Intent, signature: Hex | undefined): Promise<Preflight | undefined> {
+  const status = await validate(ctx, intent, signature)
+  if (isSuccessStatus(status)) return undefined
+  return {
+    ok: false,
+    status,
+    detail:
+      status === Status.UNAUTHORIZED
+        ? "the executor does not accept this signature for this intent: it must be the sender's (or a delegate's of the policy) EIP-712 signature of the typed data in `signing`"
+        : undefined,
+  }
+}
+
+/**
+ * The key that will send is chosen first, and the simulation runs as the chain will run that
+ * transaction: its sender, its fees (an intent whose code reads tx.gasprice behaves alike in
+ * both), an explicit gas limit (the cap; fee fields without one make the node check the balance
+ * against its block gas cap) and the pending state. On success the key stays taken (`done` gives
+ * it back); otherwise it is given back here.
+ */
+async function simulateAsRelayer(ctx: EvmContext, data: Hex, cap: GasCap | undefined, options: ExecutionOptions, shape: string) {
+  const { relayer, done } = await ctx.relayers!.acquire()
   let handedOver = false
   try {
     const fees = await relayer.fees().catch((err: unknown) => {
-      throw classifyRpcError(err, chain.chainId, 'fee estimate')
+      throw classifyRpcError(err, ctx.chain.chainId, 'fee estimate')
     })
     // An earlier attempt that ran out of the gas we gave it is sent with at least twice its limit.
     const previousGas = options.previous ? parseTransaction(evmSignedExecution.rawTransaction(options.previous)).gas : undefined
-    const simulated = await simulateExecution(ctx, { from: relayer.address, data, fees, cap, atLeast: previousGas === undefined ? undefined : previousGas * 2n })
+    const simulated = await simulateExecution(ctx, { from: relayer.address, data, fees, cap, atLeast: previousGas === undefined ? undefined : previousGas * 2n, shape })
     if (!simulated.ok) return simulated
-    const limit = simulated.gasLimit
     handedOver = true
-    return {
-      ok: true,
-      cancel: done,
-      async send({ onSigned }) {
-        const sent = await relayer.send({ to: chain.executor, data, gas: limit, fees }, { onSigned }).finally(done)
-        const { transactionHash } = sent
-        log.info({ transactionHash, relayer: relayer.address, txNonce: sent.txNonce, accepted: sent.accepted, gas: limit.toString() }, 'execute sent')
-        // A replacement's receipt never shows under this hash: the record stays pending and
-        // reconciliation settles it (dropped, or executed through the replacement).
-        const receipt = receipts.wait(transactionHash).then((r) => toExecutionReceipt(ctx, data, r, { gasLimit: limit, cap: cap?.gas }))
-        return { transactionHash, accepted: sent.accepted, receipt }
-      },
-    }
+    return { ok: true as const, relayer, done, fees, gasLimit: simulated.gasLimit }
   } finally {
     if (!handedOver) done()
   }
 }
+
+/** What decides an execution's gas besides state: the call, its target and size, the policy, a value sent, a signature checked. */
+const shapeOf = (intent: Intent, signature: Hex | undefined): string =>
+  `${intent.target.toLowerCase()}:${intent.data.slice(0, 10)}:${intent.data.length}:${intent.policyId}:${intent.value === 0n ? 0 : 1}:${signature ? signature.length : 0}`

@@ -1,0 +1,185 @@
+// What each kind of JSON-RPC call costs anvil, alone: its CPU time (user + system from
+// /proc/<pid>/stat) over a run of identical-shape calls, divided by the calls. The execute path's
+// levers are chosen from these numbers (docs/performance.md). Run: node --import tsx bench/nodeCallCost.ts [calls]
+import { readFileSync } from 'node:fs'
+import { type Hex, encodeFunctionData, numberToHex, parseEther, toHex } from 'viem'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { createDevClients, demoCounterArtifact, devnetAccounts, type Intent, intentExecutorArtifact, intentTypedData, intentValidatorArtifact, startDevnet, toIntentTuple } from './gatewayParts.ts'
+
+const calls = Number(process.argv[2] ?? 500)
+/** Concurrent requests in flight, as the gateway has them under load. */
+const inFlight = Number(process.env.IN_FLIGHT ?? 8)
+const blockTime = Number(process.env.BENCH_BLOCK_TIME ?? 0.2)
+const ticks = 100 // USER_HZ on Linux
+
+const devnet = await startDevnet({ blockTime })
+const url = devnet.anvil.rpcUrl
+const cpuUs = () => {
+  const fields = readFileSync(`/proc/${devnet.anvil.pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / ticks
+}
+let id = 0
+async function rpc(method: string, params: unknown[]): Promise<unknown> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }) })
+  const body = (await res.json()) as { result?: unknown; error?: { message: string } }
+  if (body.error) throw new Error(`${method}: ${body.error.message}`)
+  return body.result
+}
+
+const relayerKey = generatePrivateKey()
+const relayer = privateKeyToAccount(relayerKey)
+await rpc('anvil_setBalance', [relayer.address, toHex(parseEther('1000'))])
+const sender = privateKeyToAccount(devnetAccounts.sender)
+const chainId = devnet.anvil.chainId
+const fees = { maxFeePerGas: numberToHex(20_000_000_000n), maxPriorityFeePerGas: numberToHex(1_000_000_000n) }
+
+/** A distinct signed intent (the demo counter's increment), its executeSigned and checkSigned calldata, and canExecute's. */
+let nextNonce = 1_000_000
+async function signedIntent() {
+  const nonce = BigInt(nextNonce++)
+  const intent: Intent = {
+    sender: devnet.demo.sender,
+    target: devnet.demo.counter,
+    data: encodeFunctionData({ abi: demoCounterArtifact.abi, functionName: 'increment', args: [1n] }),
+    value: 0n,
+    nonce,
+    validAfter: 0n,
+    validBefore: 0n,
+    policyId: devnet.demo.policies.open,
+  }
+  const signature = await sender.signTypedData(intentTypedData({ chainId, executor: devnet.contracts.executor, intent }))
+  const tuple = toIntentTuple(intent)
+  return {
+    execute: encodeFunctionData({ abi: intentExecutorArtifact.abi, functionName: 'executeSigned', args: [tuple, signature] }),
+    checkSigned: encodeFunctionData({ abi: intentExecutorArtifact.abi, functionName: 'checkSigned', args: [tuple, signature] }),
+    canExecute: encodeFunctionData({ abi: intentValidatorArtifact.abi, functionName: 'canExecute', args: [tuple] }),
+  }
+}
+const intents = await Promise.all(Array.from({ length: calls }, signedIntent))
+const executor = devnet.contracts.executor
+const tx = (data: Hex, gas: bigint) => ({ from: relayer.address, to: executor, data, gas: numberToHex(gas), ...fees })
+
+/** Runs `count` requests made by `make(i)`, `inFlight` at a time; anvil's CPU per request, µs. */
+async function measure(count: number, make: (i: number) => Promise<unknown>): Promise<number> {
+  await make(0) // warm
+  const before = cpuUs()
+  let next = 0
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (next < count) await make(next++)
+    }),
+  )
+  return (cpuUs() - before) / count
+}
+
+const cap = 5_000_000n
+const block = 'pending'
+const n = 10
+const rows: [string, number][] = []
+const kinds: [string, number, (i: number) => Promise<unknown>][] = [
+  ['eth_blockNumber', calls, () => rpc('eth_blockNumber', [])],
+  ['eth_getTransactionReceipt (unknown hash)', calls, () => rpc('eth_getTransactionReceipt', [`0x${'ab'.repeat(32)}`])],
+  ['eth_call canExecute (latest)', calls, (i) => rpc('eth_call', [{ to: devnet.contracts.validator, data: intents[i % calls]!.canExecute }, 'latest'])],
+  ['eth_call checkSigned (latest)', calls, (i) => rpc('eth_call', [{ to: executor, data: intents[i % calls]!.checkSigned }, 'latest'])],
+  ['eth_call executeSigned (pending, from relayer, gas, fees)', calls, (i) => rpc('eth_call', [tx(intents[i % calls]!.execute, cap), block])],
+  ['eth_createAccessList executeSigned (pending)', calls, (i) => rpc('eth_createAccessList', [tx(intents[i % calls]!.execute, cap), block])],
+  ['eth_estimateGas executeSigned (pending, cap)', Math.ceil(calls / 5), (i) => rpc('eth_estimateGas', [tx(intents[i % calls]!.execute, cap), block])],
+  ['eth_simulateV1, 1 call (pending, validation)', calls, (i) => rpc('eth_simulateV1', [{ blockStateCalls: [{ calls: [tx(intents[i % calls]!.execute, cap)] }], validation: true }, block])],
+  ['eth_simulateV1, 1 call (pending, no validation)', calls, (i) => rpc('eth_simulateV1', [{ blockStateCalls: [{ calls: [tx(intents[i % calls]!.execute, cap)] }] }, block])],
+  ['eth_simulateV1, 1 call (latest, validation)', calls, (i) => rpc('eth_simulateV1', [{ blockStateCalls: [{ calls: [tx(intents[i % calls]!.execute, cap)] }], validation: true }, 'latest'])],
+  [
+    `eth_simulateV1, ${n} calls in one block (per call)`,
+    Math.ceil(calls / n),
+    (i) => rpc('eth_simulateV1', [{ blockStateCalls: [{ calls: Array.from({ length: n }, (_, k) => tx(intents[(i * n + k) % calls]!.execute, 1_000_000n)) }], validation: false }, block]),
+  ],
+  [
+    `eth_simulateV1, ${n} blockStateCalls of 1 call (per call)`,
+    Math.ceil(calls / n),
+    (i) => rpc('eth_simulateV1', [{ blockStateCalls: Array.from({ length: n }, (_, k) => ({ calls: [tx(intents[(i * n + k) % calls]!.execute, 1_000_000n)] })), validation: false }, block]),
+  ],
+]
+for (const [name, count, make] of kinds) {
+  let perCall = await measure(count, make)
+  if (name.includes('(per call)')) perCall /= n
+  rows.push([name, perCall])
+  process.stdout.write(`${name.padEnd(62)} ${perCall.toFixed(0).padStart(7)} µs\n`)
+}
+
+// The raw transaction: pre-signed executeSigned at a fixed limit, sent and mined (the receipt read once).
+const { publicClient } = createDevClients(url, chainId)
+let txNonce = await publicClient.getTransactionCount({ address: relayer.address, blockTag: 'pending' })
+const raws: Hex[] = []
+for (const intent of await Promise.all(Array.from({ length: calls }, signedIntent))) {
+  raws.push(
+    await relayer.signTransaction({
+      chainId,
+      type: 'eip1559',
+      to: executor,
+      data: intent.execute,
+      gas: 300_000n,
+      nonce: txNonce++,
+      maxFeePerGas: 20_000_000_000n,
+      maxPriorityFeePerGas: 1_000_000_000n,
+    }),
+  )
+}
+const before = cpuUs()
+const hashes: Hex[] = []
+let next = 0
+await Promise.all(
+  Array.from({ length: inFlight }, async () => {
+    while (next < calls) {
+      const i = next++
+      hashes[i] = (await rpc('eth_sendRawTransaction', [raws[i]])) as Hex
+    }
+  }),
+)
+for (;;) {
+  const last = await rpc('eth_getTransactionReceipt', [hashes[calls - 1]])
+  if (last) break
+  await new Promise((r) => setTimeout(r, 50))
+}
+const sendCost = (cpuUs() - before) / calls
+rows.push(['eth_sendRawTransaction and mining (per tx, interval mining)', sendCost])
+process.stdout.write(`${'eth_sendRawTransaction and mining (per tx)'.padEnd(62)} ${sendCost.toFixed(0).padStart(7)} µs\n`)
+
+// 'pending' with transactions waiting in the pool: anvil runs them all before the call (its pending
+// block), so a simulation at the pending state costs more the fuller the pool is. Mining stops
+// while K pre-signed transactions of another key wait.
+const other = privateKeyToAccount(generatePrivateKey())
+await rpc('anvil_setBalance', [other.address, toHex(parseEther('1000'))])
+let otherNonce = 0
+await rpc('evm_setIntervalMining', [0])
+for (const waiting of [1, 20, 100]) {
+  const pool = await Promise.all(Array.from({ length: waiting }, signedIntent))
+  for (const intent of pool) {
+    const raw = await other.signTransaction({
+      chainId,
+      type: 'eip1559',
+      to: executor,
+      data: intent.execute,
+      gas: 300_000n,
+      nonce: otherNonce++,
+      maxFeePerGas: 20_000_000_000n,
+      maxPriorityFeePerGas: 1_000_000_000n,
+    })
+    await rpc('eth_sendRawTransaction', [raw])
+  }
+  const few = Math.ceil(calls / 5)
+  for (const [name, make] of [
+    ['eth_simulateV1, 1 call (pending, validation)', (i: number) => rpc('eth_simulateV1', [{ blockStateCalls: [{ calls: [tx(intents[i % calls]!.execute, cap)] }], validation: true }, 'pending'])],
+    ['eth_simulateV1, 1 call (latest, validation)', (i: number) => rpc('eth_simulateV1', [{ blockStateCalls: [{ calls: [tx(intents[i % calls]!.execute, cap)] }], validation: true }, 'latest'])],
+    ['eth_call canExecute (latest)', (i: number) => rpc('eth_call', [{ to: devnet.contracts.validator, data: intents[i % calls]!.canExecute }, 'latest'])],
+    ['eth_call canExecute (pending)', (i: number) => rpc('eth_call', [{ to: devnet.contracts.validator, data: intents[i % calls]!.canExecute }, 'pending'])],
+    ['eth_createAccessList executeSigned (pending)', (i: number) => rpc('eth_createAccessList', [tx(intents[i % calls]!.execute, cap), 'pending'])],
+    ['eth_getTransactionCount (pending)', () => rpc('eth_getTransactionCount', [relayer.address, 'pending'])],
+  ] as const) {
+    const perCall = await measure(few, make)
+    rows.push([`${name}, ${waiting} in the pool`, perCall])
+    process.stdout.write(`${`${name}, ${waiting} in the pool`.padEnd(62)} ${perCall.toFixed(0).padStart(7)} µs\n`)
+  }
+  // Mining stays off (anvil takes whole seconds here): the next round starts from an empty pool.
+  await rpc('evm_mine', [])
+}
+process.stdout.write(`${JSON.stringify({ calls, inFlight, blockTime, rows })}\n`)
+await devnet.stop()
