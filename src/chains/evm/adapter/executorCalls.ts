@@ -1,21 +1,21 @@
 // The executor's and validator's calls as this adapter sends them: selectors and encodings, on the
 // intent's shared ABI encoding (evmRuntime.encodeIntent).
-import { type Hex, concatHex, encodeAbiParameters, toFunctionSelector } from 'viem'
+import { type Hex, concatHex, toFunctionSelector } from 'viem'
 import { intentExecutorArtifact } from '../../../contracts/intentExecutorArtifact.ts'
 import { intentValidatorArtifact } from '../../../contracts/intentValidatorArtifact.ts'
 import type { Intent } from '../../../ports/intent.ts'
-import { encodeIntent, toIntentTuple } from '../evmRuntime.ts'
+import { encodeIntent } from '../evmRuntime.ts'
+import { encodeSignedIntent as encodeSignedArguments } from '../intentAbi.ts'
 
 const selectorOf = <const abi extends readonly { type: string; name?: string }[]>(abi: abi, name: string) => toFunctionSelector(abi.find((i) => i.type === 'function' && i.name === name) as never)
 const canExecuteSelector = selectorOf(intentValidatorArtifact.abi, 'canExecute')
 const checkSignedSelector = selectorOf(intentExecutorArtifact.abi, 'checkSigned')
 const executeSelector = selectorOf(intentExecutorArtifact.abi, 'execute')
 const executeSignedSelector = selectorOf(intentExecutorArtifact.abi, 'executeSigned')
-const signedArguments = intentExecutorArtifact.abi.find((i) => i.type === 'function' && i.name === 'executeSigned')!.inputs
 
-/** The ABI-encoded (intent, signature) of checkSigned and executeSigned, after their selectors. */
+/** The ABI-encoded (intent, signature) of checkSigned and executeSigned, after their selectors (hand-written: intentAbi.ts). */
 function encodeSignedIntent(intent: Intent, signature: Hex): Hex {
-  return encodeAbiParameters(signedArguments, [toIntentTuple(intent), signature])
+  return encodeSignedArguments(encodeIntent(intent), signature)
 }
 
 /** canExecute(intent) on the validator, or checkSigned(intent, signature) on the executor. */
