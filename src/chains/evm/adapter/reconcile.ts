@@ -85,8 +85,8 @@ const nodeHolds = ({ client }: EvmContext, hash: Hex) =>
 /**
  * A journaled transaction above a nonce the node has nothing at (a reorg emptied it, or what was
  * there was lost for good): handed to the node again if it lost it, and the gap under it filled by
- * the relayer (once seen on two passes) so that it mines. Settled as dropped only when the relayer
- * cannot fill the gap (its key not held here, or the filler refused).
+ * the relayer (once seen on two passes) so that it mines. Settled as dropped only when nothing can
+ * fill the gap (no relayer key here, the node refuses to queue it, or the filler refused).
  */
 async function aboveGap(
   ctx: EvmContext,
@@ -100,7 +100,9 @@ async function aboveGap(
       `transaction ${transactionHash} holds relayer nonce ${txNonce} but the chain's next nonce is ${nextNonce} and nothing fills the gap: it can never mine; the intent was not executed and may be sent again`,
     )
   }
-  if (!relayers?.holds(relayer)) return dropped()
+  if (!relayers) return dropped()
+  // A key whose lease renewal is late here: its holder (this instance again, most often) fills the gap at a later pass.
+  if (!relayers.holds(relayer)) return { kind: 'pending' }
   let rebroadcast = false
   if (!(await nodeHolds(ctx, transactionHash))) {
     try {
@@ -112,8 +114,11 @@ async function aboveGap(
     }
   }
   const check = await relayers.fillGap(relayer, { queued: { nonce: txNonce, hash: transactionHash } })
-  if (!check || check.kind === 'failed') return dropped()
-  log.warn({ transactionHash, txNonce, nodeNextNonce: nextNonce, gap: check.kind, rebroadcast }, 'a journaled transaction waits above an empty relayer nonce; the relayer fills the gap')
+  if (check?.kind === 'failed') return dropped()
+  log.warn(
+    { transactionHash, txNonce, nodeNextNonce: nextNonce, gap: check?.kind ?? 'key not usable now', rebroadcast },
+    'a journaled transaction waits above an empty relayer nonce; the relayer fills the gap',
+  )
   return rebroadcast ? { kind: 'rebroadcast' } : { kind: 'pending' }
 }
 
