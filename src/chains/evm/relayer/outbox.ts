@@ -9,7 +9,7 @@ import type { RelayerContext, Slot } from './relayerContext.ts'
 
 /** The most broadcasts in one request. */
 const maxGroup = 50
-/** The most nonces `sent` remembers (the lowest are forgotten first). */
+/** The most nonces `sent` remembers (the oldest are forgotten first). */
 const sentKept = 1024
 
 /** `hash`: the transaction's, remembered once broadcast (a gap check asks the node for it). */
@@ -58,5 +58,5 @@ function remember({ sent }: RelayerContext, slot: Slot, answer: PromiseSettledRe
   if (!slot.hash) return
   if (answer.status === 'rejected' && !isAlreadyKnown(answer.reason) && !isTransportError(answer.reason)) return
   sent.set(slot.nonce, slot.hash)
-  if (sent.size > sentKept) sent.delete(Math.min(...sent.keys()))
+  if (sent.size > sentKept) sent.delete(sent.keys().next().value!) // the oldest broadcast: nonces go out in order
 }
