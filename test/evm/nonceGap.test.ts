@@ -1,15 +1,18 @@
 // A relayer nonce left empty under the relayer's own queued transactions, against anvil: what the
-// fault campaign found (issue 34, item 6). A reorg (evm_revert here) takes away two final
-// executions; the later one's transaction comes back to the node (a peer gossips it again) and
-// waits queued above the empty nonce, while every journal record is settled and the relayer is
-// idle. The reconciler fills the empty nonce with a no-op, the queued transaction is mined, and
-// nothing is executed twice. And a journaled transaction above an empty nonce is delivered, the gap
-// under it filled, rather than dropped.
+// fault campaign found (issue 34, item 6). A reorg (evm_revert here) takes away final executions;
+// the later one's transaction comes back to the node (a peer gossips it again) and waits queued
+// above the empty nonce, while every journal record is settled and the relayer is idle. The
+// reconciler fills the empty nonce (with what the relayer had sent there, else a no-op), the
+// queued transaction is mined, and nothing is executed twice. A journaled transaction above an
+// empty nonce is delivered, the gap under it filled, rather than dropped; and with nothing queued,
+// no filler is sent.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { Address, Hex } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
 import { createDevClients } from '../../src/chains/evm/devnet/deployContracts.ts'
 import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
+import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { evmSignedExecution } from '../../src/chains/evm/evmSignedExecution.ts'
 import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
 import { eventually } from '../support/eventually.ts'
@@ -46,47 +49,65 @@ describe('a relayer nonce left empty under queued transactions', () => {
     )
   }
 
-  it('fills the empty nonce of an idle relayer whose settled transaction waits queued above it, and the queue is mined', async () => {
+  it('fills the empty nonce of an idle relayer whose settled transaction waits queued above it with a no-op, and the queue is mined', async () => {
     const fromBlock = await clients().getBlockNumber()
     const snapshot = await rpc(devnet.anvil.rpcUrl, 'evm_snapshot', [])
-    const first = await post(gateway.baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: '40' }), chainHeader)
+    const relayer = privateKeyToAccount(devnetAccounts.relayer)
+    // A transaction of the relayer key the gateway did not send (an unjournaled filler of an
+    // earlier process, an operator's transfer) takes the next nonce; the gateway's execution goes above it.
+    const gapNonce = await clients().getTransactionCount({ address: relayer.address, blockTag: 'pending' })
+    const fees = await clients().estimateFeesPerGas()
+    const outside = await relayer.signTransaction({ chainId: devnet.anvil.chainId, type: 'eip1559', to: relayer.address, value: 0n, gas: 21_000n, nonce: gapNonce, ...fees })
+    await rpc(devnet.anvil.rpcUrl, 'eth_sendRawTransaction', [outside])
     const second = await post(gateway.baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: '41' }), chainHeader)
+    assert.equal(second.status, 200, second.text)
+    const b = (await gateway.journal.get(second.body.intentHash))!
+    assert.equal(Number(b.transaction!.details.txNonce), gapNonce + 1)
+
+    // The reorg takes both away (the execution final: nothing watches it any more); the execution
+    // comes back to the node alone (a peer gossips it again) and waits above the empty nonce.
+    await rpc(devnet.anvil.rpcUrl, 'evm_revert', [snapshot])
+    await rpc(devnet.anvil.rpcUrl, 'eth_sendRawTransaction', [evmSignedExecution.rawTransaction(b.transaction!)])
+    assert.deepEqual(await counts(relayer.address), { latest: gapNonce, pending: gapNonce })
+    assert.deepEqual(await inPool(relayer.address), [gapNonce + 1])
+    assert.equal(await gateway.journal.pendingCount(), 0, 'every record is settled: only the relayer can tell')
+
+    // The reconciler sees the gap on two passes, fills it, and the queued transaction is mined.
+    await eventually('the queued transaction to be mined', 15_000, async () => ((await counts(relayer.address)).latest === gapNonce + 2 ? true : undefined))
+    assert.deepEqual(await inPool(relayer.address), [])
+    assert.ok(gateway.logs.some((l) => l.includes('waiting behind an empty nonce') && l.includes('a no-op transaction')))
+    const receipt = await clients().getTransactionReceipt({ hash: b.transaction!.id as Hex })
+    assert.equal(receipt.status, 'success', 'the queued execution itself was mined')
+    assert.equal(await timesExecuted(second.body.intentHash, fromBlock), 1)
+    const next = await post(gateway.baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: '42' }), chainHeader)
+    assert.equal(next.status, 200, next.text)
+    const after = await counts(relayer.address)
+    assert.equal(after.pending, after.latest, 'nothing of the relayer waits behind a gap')
+  })
+
+  it('fills the empty nonce with the transaction the relayer had sent there when the node lost it: both executions mined once, by their own transactions', async () => {
+    const fromBlock = await clients().getBlockNumber()
+    const snapshot = await rpc(devnet.anvil.rpcUrl, 'evm_snapshot', [])
+    const first = await post(gateway.baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: '45' }), chainHeader)
+    const second = await post(gateway.baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: '46' }), chainHeader)
     assert.equal(first.status, 200, first.text)
     assert.equal(second.status, 200, second.text)
     const [a, b] = await Promise.all([gateway.journal.get(first.body.intentHash), gateway.journal.get(second.body.intentHash)])
     const relayer = a!.transaction!.relayer as Address
     const gapNonce = Number(a!.transaction!.details.txNonce)
     assert.equal(Number(b!.transaction!.details.txNonce), gapNonce + 1)
-
-    // The reorg takes both away (final: nothing watches them any more); the second comes back to
-    // the node alone and waits above the empty nonce of the first.
     await rpc(devnet.anvil.rpcUrl, 'evm_revert', [snapshot])
     await rpc(devnet.anvil.rpcUrl, 'eth_sendRawTransaction', [evmSignedExecution.rawTransaction(b!.transaction!)])
-    assert.deepEqual(await counts(relayer), { latest: gapNonce, pending: gapNonce })
     assert.deepEqual(await inPool(relayer), [gapNonce + 1])
-    assert.equal(await gateway.journal.pendingCount(), 0, 'every record is settled: only the relayer can tell')
 
-    // The reconciler sees the gap on two passes, fills it, and the queued transaction is mined.
     await eventually('the queued transaction to be mined', 15_000, async () => ((await counts(relayer)).latest === gapNonce + 2 ? true : undefined))
     assert.deepEqual(await inPool(relayer), [])
-    assert.ok(gateway.logs.some((l) => l.includes('relayer transactions were waiting behind an empty nonce')))
-    const receipt = await clients().getTransactionReceipt({ hash: b!.transaction!.id as Hex })
-    assert.equal(receipt.status, 'success', 'the queued execution itself was mined')
-    assert.equal(await timesExecuted(second.body.intentHash, fromBlock), 1)
-    assert.equal(await timesExecuted(first.body.intentHash, fromBlock), 0, 'the execution the reorg took away and nothing sent again')
-
-    // The first intent, sent again, finds its execution gone and runs once; the relayer goes on without a gap.
-    const again = await eventually('the first intent to run again', 15_000, async () => {
-      const r = await post(gateway.baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: '40' }), chainHeader)
-      return r.status === 200 ? r : undefined
-    })
-    assert.equal(again.body.intentHash, first.body.intentHash)
-    const next = await post(gateway.baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: '42' }), chainHeader)
-    assert.equal(next.status, 200, next.text)
-    assert.equal(await timesExecuted(first.body.intentHash, fromBlock), 1)
-    assert.equal(await timesExecuted(second.body.intentHash, fromBlock), 1)
-    const after = await counts(relayer)
-    assert.equal(after.pending, after.latest, 'nothing of the relayer waits behind a gap')
+    assert.ok(gateway.logs.some((l) => l.includes('waiting behind an empty nonce') && l.includes('its own transaction again')))
+    for (const record of [a!, b!]) {
+      const receipt = await clients().getTransactionReceipt({ hash: record.transaction!.id as Hex })
+      assert.equal(receipt.status, 'success', 'mined by its own transaction')
+      assert.equal(await timesExecuted(record.intentHash, fromBlock), 1)
+    }
   })
 
   it('delivers a journaled transaction that waits above an empty nonce, filling the gap under it, instead of dropping it', async () => {

@@ -2,15 +2,24 @@
 // reorg emptied it (the node does not take orphaned transactions back, and a filler transaction is
 // not journaled), or the transaction there was lost for good. The relayer would fill it only with
 // its next send, which an idle relayer never makes, so the reconciler asks here: the empty nonce is
-// filled with a zero-value transfer to itself, and what waited behind it is mined.
+// filled with what this relayer sent there (byte for byte) or a zero-value transfer to itself, and
+// what waited behind it is mined.
 import { type Hex, TransactionNotFoundError } from 'viem'
 import { sendFiller } from './closeNonce.ts'
 import { isTransportError } from './isTransportError.ts'
 import { isAlreadyKnown } from './nodeRefusals.ts'
+import { post } from './outbox.ts'
 import type { RelayerContext } from './relayerContext.ts'
 
-/** What a gap check found: `filled` the empty nonce; `seen` it once (filled if the next check sees it again); `none`. */
-export type GapCheck = { kind: 'none' } | { kind: 'seen'; nonce: number } | { kind: 'filled'; nonce: number; queuedAbove: number; transactionHash: Hex | undefined } | { kind: 'failed'; nonce: number }
+/**
+ * What a gap check found: `filled` the empty nonce (`again`: with the transaction this relayer had
+ * sent there, else a no-op); `seen` it once (filled if the next check sees it again); `none`.
+ */
+export type GapCheck =
+  | { kind: 'none' }
+  | { kind: 'seen'; nonce: number }
+  | { kind: 'filled'; nonce: number; queuedAbove: number; transactionHash: Hex | undefined; again: boolean }
+  | { kind: 'failed'; nonce: number }
 
 /** Transactions above the gap asked after in one check (the lowest first). */
 const probes = 8
@@ -28,7 +37,7 @@ export function fillGap(ctx: RelayerContext, { queued, confirmAfterMs = 1000 }: 
     const { client, address, sent, logger } = ctx
     const next = await client.getTransactionCount({ address, blockTag: 'pending' })
     for (const n of sent.keys()) if (n < next) sent.delete(n)
-    const above = [...sent].filter(([n]) => n > next)
+    const above: Array<[number, Hex]> = [...sent].filter(([n]) => n > next).map(([n, { hash }]) => [n, hash])
     if (queued && queued.nonce > next) above.push([queued.nonce, queued.hash])
     above.sort(([a], [b]) => a - b)
     const held = await firstHeld(ctx, above.slice(0, probes))
@@ -45,7 +54,12 @@ export function fillGap(ctx: RelayerContext, { queued, confirmAfterMs = 1000 }: 
       return { kind: 'seen', nonce: next }
     }
     ctx.gapSeen = undefined
-    const filled = await sendFiller(ctx, next)
+    // What this relayer sent at that nonce, if the node lost it, goes again byte for byte (a reorg
+    // took it away before its record was reopened, most often); else a no-op fills the nonce.
+    const own = sent.get(next)
+    const again = own ? await post(ctx, own.raw, next, own.hash) : undefined
+    const delivered = again !== undefined && (again.status === 'fulfilled' || isAlreadyKnown(again.reason))
+    const filled = delivered ? again : await sendFiller(ctx, next)
     // A lost answer may have filled it: the next check tells.
     if (filled.status === 'rejected' && !isAlreadyKnown(filled.reason) && !isTransportError(filled.reason)) {
       logger.error(
@@ -56,10 +70,13 @@ export function fillGap(ctx: RelayerContext, { queued, confirmAfterMs = 1000 }: 
     }
     // A next nonce at or below what waited would collide with it once the filler lets it through: read again.
     if (ctx.nextNonce !== undefined && ctx.nextNonce <= above.at(-1)![0]) ctx.nextNonce = undefined
-    const transactionHash = sent.get(next)
+    const transactionHash = sent.get(next)?.hash
     const queuedAbove = above.length
-    logger.warn({ relayer: address, nonce: next, queuedAbove, lowestQueued: held, transactionHash }, 'relayer transactions were waiting behind an empty nonce: filled it with a no-op transaction')
-    return { kind: 'filled', nonce: next, queuedAbove, transactionHash }
+    logger.warn(
+      { relayer: address, nonce: next, queuedAbove, lowestQueued: held, transactionHash, with: delivered ? 'its own transaction again' : 'a no-op transaction' },
+      'relayer transactions were waiting behind an empty nonce: filled it',
+    )
+    return { kind: 'filled', nonce: next, queuedAbove, transactionHash, again: delivered }
   })
 }
 
@@ -71,7 +88,7 @@ async function firstHeld({ client, sent }: RelayerContext, candidates: Array<[nu
       throw err
     })
     if (known) return nonce
-    if (sent.get(nonce) === hash) sent.delete(nonce)
+    if (sent.get(nonce)?.hash === hash) sent.delete(nonce)
   }
   return undefined
 }

@@ -57,6 +57,6 @@ async function drain(ctx: RelayerContext) {
 function remember({ sent }: RelayerContext, slot: Slot, answer: PromiseSettledResult<unknown>) {
   if (!slot.hash) return
   if (answer.status === 'rejected' && !isAlreadyKnown(answer.reason) && !isTransportError(answer.reason)) return
-  sent.set(slot.nonce, slot.hash)
+  sent.set(slot.nonce, { hash: slot.hash, raw: slot.rawTransaction })
   if (sent.size > sentKept) sent.delete(sent.keys().next().value!) // the oldest broadcast: nonces go out in order
 }

@@ -46,11 +46,12 @@ export type RelayerContext = {
   outbox: Slot[]
   draining: boolean
   /**
-   * Nonce to the hash of the last transaction broadcast at it (the node took it or its answer was
-   * lost), kept until the node counts the nonce as used: how a gap with this relayer's own
-   * transactions queued behind it is told from one with nothing behind it (fillGap.ts).
+   * Nonce to the last transaction broadcast at it (the node took it or its answer was lost), kept
+   * until the node counts the nonce as used: how a gap with this relayer's own transactions queued
+   * behind it is told from one with nothing behind it, and what is delivered again into the gap
+   * when the node lost it (fillGap.ts).
    */
-  sent: Map<number, Hex>
+  sent: Map<number, { hash: Hex; raw: Hex }>
   /** The empty nonce the last gap check found with transactions queued above it, and when. */
   gapSeen: { nonce: number; at: number } | undefined
 }
