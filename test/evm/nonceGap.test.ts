@@ -114,27 +114,32 @@ describe('a relayer nonce left empty under queued transactions', () => {
     const fromBlock = await clients().getBlockNumber()
     const snapshot = await rpc(devnet.anvil.rpcUrl, 'evm_snapshot', [])
     const first = await post(gateway.baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: '50' }), chainHeader)
+    const second = await post(gateway.baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: '51' }), chainHeader)
     assert.equal(first.status, 200, first.text)
+    assert.equal(second.status, 200, second.text)
     const a = (await gateway.journal.get(first.body.intentHash))!
+    const b = (await gateway.journal.get(second.body.intentHash))!
     const relayer = a.transaction!.relayer as Address
     const gapNonce = Number(a.transaction!.details.txNonce)
-    // The reorg takes the first away; the relayer still counts its nonce as used, so the second
-    // goes above the empty one and waits there, journaled pending.
-    await rpc(devnet.anvil.rpcUrl, 'evm_revert', [snapshot])
-    const second = await post(gateway.baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: '51' }), chainHeader)
-    const b = (await gateway.journal.get(second.body.intentHash))!
     assert.equal(Number(b.transaction!.details.txNonce), gapNonce + 1)
+    // The reorg takes both away; the second's record is reopened (as a repeat, or CONFIRMATIONS > 1,
+    // finds its block gone): journaled pending, above the nonce the first left empty, lost by the node.
+    await rpc(devnet.anvil.rpcUrl, 'evm_revert', [snapshot])
+    assert.ok(await gateway.journal.reopen(b, 'reopened: a reorganization took its block (test)'))
     const settled = await eventually('the second execution to be mined', 20_000, async () => {
       const r = await gateway.journal.get(second.body.intentHash)
       return r?.state !== 'pending' ? r : undefined
     })
     assert.equal(settled.state, 'mined', `delivered, not dropped: ${settled.detail}`)
     assert.equal(settled.transaction!.id, b.transaction!.id, 'by its own transaction')
+    assert.ok(gateway.logs.some((l) => l.includes('a journaled transaction waits above an empty relayer nonce')))
     assert.equal(await timesExecuted(second.body.intentHash, fromBlock), 1)
+    assert.ok((await timesExecuted(first.body.intentHash, fromBlock)) <= 1)
     const after = await counts(relayer)
     assert.deepEqual(after, { latest: gapNonce + 2, pending: gapNonce + 2 })
     assert.deepEqual(await inPool(relayer), [])
   })
+
   it('sends no filler when nothing of the relayer waits above the empty nonce: its next send takes that nonce', async () => {
     const snapshot = await rpc(devnet.anvil.rpcUrl, 'evm_snapshot', [])
     const first = await post(gateway.baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: '60' }), chainHeader)

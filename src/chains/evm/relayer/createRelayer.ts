@@ -40,7 +40,7 @@ export type Relayer = {
   resync(): void
   /**
    * When the node holds this relayer's transactions queued behind a nonce nothing uses (seen on two
-   * checks), fills that nonce with a no-op transaction so they mine (fillGap.ts). `queued`: one of
+   * checks), fills that nonce (with what it had sent there, else a no-op) so they mine (fillGap.ts). `queued`: one of
    * its transactions the caller knows of above the gap.
    */
   fillGap(options?: { queued?: { nonce: number; hash: Hex } | undefined; confirmAfterMs?: number }): Promise<GapCheck>

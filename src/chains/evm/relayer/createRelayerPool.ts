@@ -31,7 +31,7 @@ export type RelayerPool = {
   accountOf(address: string): LocalAccount | undefined
   /**
    * Each key this instance holds: transactions of its own queued behind a nonce nothing uses are
-   * let through (the gap filled with a no-op transaction, once seen on two checks).
+   * let through (the gap filled with what the key had sent there, else a no-op, once seen on two checks).
    */
   fillGaps(options?: { confirmAfterMs?: number }): Promise<Array<{ address: Address; check: GapCheck }>>
   /** `fillGaps` for one key, with one of its transactions known above the gap; undefined when this instance does not hold the key. */

@@ -23,6 +23,8 @@ export type GapCheck =
 
 /** Transactions above the gap asked after in one check (the lowest first). */
 const probes = 8
+/** Nonces below the node's count whose transactions stay remembered, to be delivered again if a reorg empties them. */
+const keptMined = 64
 
 /**
  * `queued`: a transaction of this relayer the caller knows of above the node's next nonce (a
@@ -36,7 +38,8 @@ export function fillGap(ctx: RelayerContext, { queued, confirmAfterMs = 1000 }: 
     if (ctx.outbox.length > 0) return { kind: 'none' }
     const { client, address, sent, logger } = ctx
     const next = await client.getTransactionCount({ address, blockTag: 'pending' })
-    for (const n of sent.keys()) if (n < next) sent.delete(n)
+    // Kept a while below the node's count: a reorg may take mined ones back out of the chain.
+    for (const n of sent.keys()) if (n < next - keptMined) sent.delete(n)
     const above: Array<[number, Hex]> = [...sent].filter(([n]) => n > next).map(([n, { hash }]) => [n, hash])
     if (queued && queued.nonce > next) above.push([queued.nonce, queued.hash])
     above.sort(([a], [b]) => a - b)
@@ -59,6 +62,8 @@ export function fillGap(ctx: RelayerContext, { queued, confirmAfterMs = 1000 }: 
     const own = sent.get(next)
     const again = own ? await post(ctx, own.raw, next, own.hash) : undefined
     const delivered = again !== undefined && (again.status === 'fulfilled' || isAlreadyKnown(again.reason))
+    // Its answer lost: the node may have it, and a filler could replace it; the next checks tell.
+    if (again?.status === 'rejected' && isTransportError(again.reason)) return { kind: 'seen', nonce: next }
     const filled = delivered ? again : await sendFiller(ctx, next)
     // A lost answer may have filled it: the next check tells.
     if (filled.status === 'rejected' && !isAlreadyKnown(filled.reason) && !isTransportError(filled.reason)) {

@@ -47,7 +47,7 @@ export type RelayerContext = {
   draining: boolean
   /**
    * Nonce to the last transaction broadcast at it (the node took it or its answer was lost), kept
-   * until the node counts the nonce as used: how a gap with this relayer's own transactions queued
+   * until the node's count is well past the nonce: how a gap with this relayer's own transactions queued
    * behind it is told from one with nothing behind it, and what is delivered again into the gap
    * when the node lost it (fillGap.ts).
    */
