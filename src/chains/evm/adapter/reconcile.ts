@@ -113,7 +113,7 @@ async function aboveGap(
       return dropped() // the node will not queue it: nothing would wait behind the gap
     }
   }
-  const check = await relayers.fillGap(relayer, { queued: { nonce: txNonce, hash: transactionHash } })
+  const check = await relayers.fillGap(relayer, { queued: { nonce: txNonce, hash: transactionHash, raw: rawTransaction } })
   if (check?.kind === 'failed') return dropped()
   log.warn(
     { transactionHash, txNonce, nodeNextNonce: nextNonce, gap: check?.kind ?? 'key not usable now', rebroadcast },

@@ -43,7 +43,7 @@ export type Relayer = {
    * checks), fills that nonce (with what it had sent there, else a no-op) so they mine (fillGap.ts). `queued`: one of
    * its transactions the caller knows of above the gap.
    */
-  fillGap(options?: { queued?: { nonce: number; hash: Hex } | undefined; confirmAfterMs?: number }): Promise<GapCheck>
+  fillGap(options?: { queued?: { nonce: number; hash: Hex; raw: Hex } | undefined; confirmAfterMs?: number }): Promise<GapCheck>
 }
 
 export function createRelayer({ broadcastMany, ...parameters }: CreateRelayerParameters): Relayer {

@@ -35,7 +35,7 @@ export type RelayerPool = {
    */
   fillGaps(options?: { confirmAfterMs?: number }): Promise<Array<{ address: Address; check: GapCheck }>>
   /** `fillGaps` for one key, with one of its transactions known above the gap; undefined when this instance does not hold the key. */
-  fillGap(address: string, options?: { queued?: { nonce: number; hash: Hex }; confirmAfterMs?: number }): Promise<GapCheck | undefined>
+  fillGap(address: string, options?: { queued?: { nonce: number; hash: Hex; raw: Hex }; confirmAfterMs?: number }): Promise<GapCheck | undefined>
   /** Every relayer reads its nonce again before its next send (after a chain reset). */
   resync(): void
   /** What /chains shows: each key, whether it is held and funded, its sends in flight. */

@@ -31,7 +31,7 @@ const keptMined = 64
  * journaled one). `confirmAfterMs`: a gap is filled only when an earlier check, at least this long
  * before, found the same one: a node behind a load balancer may answer a stale count once.
  */
-export function fillGap(ctx: RelayerContext, { queued, confirmAfterMs = 1000 }: { queued?: { nonce: number; hash: Hex } | undefined; confirmAfterMs?: number } = {}): Promise<GapCheck> {
+export function fillGap(ctx: RelayerContext, { queued, confirmAfterMs = 1000 }: { queued?: { nonce: number; hash: Hex; raw: Hex } | undefined; confirmAfterMs?: number } = {}): Promise<GapCheck> {
   // Under the lock: no send of this instance takes a nonce meanwhile.
   return ctx.lock.run(async () => {
     // A send under way may be what fills the gap; the next check looks again.
@@ -40,8 +40,10 @@ export function fillGap(ctx: RelayerContext, { queued, confirmAfterMs = 1000 }: 
     const next = await client.getTransactionCount({ address, blockTag: 'pending' })
     // Kept a while below the node's count: a reorg may take mined ones back out of the chain.
     for (const n of sent.keys()) if (n < next - keptMined) sent.delete(n)
+    // A journaled transaction the reconciler knows above the gap joins what this relayer sent, so
+    // that the checks of later passes (with or without it) agree on the gap.
+    if (queued && queued.nonce > next) sent.set(queued.nonce, { hash: queued.hash, raw: queued.raw })
     const above: Array<[number, Hex]> = [...sent].filter(([n]) => n > next).map(([n, { hash }]) => [n, hash])
-    if (queued && queued.nonce > next) above.push([queued.nonce, queued.hash])
     above.sort(([a], [b]) => a - b)
     const held = await firstHeld(ctx, above.slice(0, probes))
     if (held === undefined) {
