@@ -22,6 +22,12 @@ export type GatewayInstance = {
   tail(): string
 }
 
+/**
+ * How long a start may take: a gateway run through tsx compiles its sources at each start, which on
+ * a busy shared machine (load average 30 and more) has taken over 60 s. CHAOS_START_TIMEOUT_MS.
+ */
+const startTimeoutMs = Number(process.env.CHAOS_START_TIMEOUT_MS ?? 180_000)
+
 /** `logFile`: every line the gateway logs, across its restarts, kept for reading after the run. */
 export function gatewayInstance(name: string, env: Record<string, string>, logFile?: string): GatewayInstance {
   const cwd = mkdtempSync(join(tmpdir(), `chaos-${name}-`))
@@ -48,7 +54,7 @@ export function gatewayInstance(name: string, env: Record<string, string>, logFi
       c.stdout!.on('data', keep)
       c.stderr!.on('data', keep)
       if (logFile) appendFileSync(logFile, `--- ${new Date().toISOString()} started ${name} ${JSON.stringify(extra)}\n`)
-      const deadline = Date.now() + 60_000
+      const deadline = Date.now() + startTimeoutMs
       for (;;) {
         const port = /listening on 127\.0\.0\.1:(\d+)/.exec(log)?.[1]
         if (port) {
@@ -57,7 +63,7 @@ export function gatewayInstance(name: string, env: Record<string, string>, logFi
           return
         }
         if (c.exitCode !== null) throw new Error(`gateway ${name} exited at start-up: ${log.slice(-3000)}`)
-        if (Date.now() > deadline) throw new Error(`gateway ${name} did not listen within 60 s: ${log.slice(-3000)}`)
+        if (Date.now() > deadline) throw new Error(`gateway ${name} did not listen within ${startTimeoutMs / 1000} s: ${log.slice(-3000)}`)
         await new Promise((r) => setTimeout(r, 50))
       }
     },

@@ -28,6 +28,8 @@ const faultKinds: FaultKind[] = ['http500', 'timeout', 'reset', 'lag']
 /** Blocks a reorg orphans: fewer than CONFIRMATIONS, or the gateway would have called them final. */
 const orphanDepth = 2
 const confirmations = 4
+/** How long the relayer nonces may take to converge once every intent is answered and every journal settled. */
+const nonceSettleMs = 20_000
 const databaseUrl = process.env.CHAOS_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const redisUrl = process.env.CHAOS_REDIS_URL ?? 'redis://127.0.0.1:6379'
 
@@ -198,7 +200,15 @@ async function main() {
   const wrong = intents.filter((i) => times.get(i.hash) !== 1)
   const unanswered = intents.filter((i) => i.unanswered)
   const relayers = [privateKeyToAccount(devnetAccounts.relayer).address, ...pool.map((a) => a.address)]
-  const { problems: nonceProblems, stale } = await nonceCheck(devnet, relayers)
+  // The gateways fill a relayer nonce left empty under queued transactions once two reconciliation
+  // passes saw it (about a second): the check waits up to nonceSettleMs for that, and says how long.
+  const nonceStarted = performance.now()
+  let { problems: nonceProblems, stale } = await nonceCheck(devnet, relayers)
+  while (nonceProblems.length > 0 && performance.now() - nonceStarted < nonceSettleMs) {
+    await sleep(1000)
+    ;({ problems: nonceProblems, stale } = await nonceCheck(devnet, relayers))
+  }
+  const nonceWaitS = (performance.now() - nonceStarted) / 1000
   const faults = [solo, ...fleet].reduce(
     (sum, n) => {
       for (const k of faultKinds) sum[k] += n.proxy.faults[k]
@@ -214,7 +224,9 @@ async function main() {
   log(
     `faults: ${rpcFaults} RPC faults (HTTP 500 ${faults.http500}, timeouts ${faults.timeout}, resets after the node got the request ${faults.reset}, lagging block numbers ${faults.lag}), ${orphanEvents} reorgs orphaning ${orphanDepth} blocks each`,
   )
-  log(`relayer nonces: ${nonceProblems.length === 0 ? `consistent for ${relayers.length} keys (mined = pending, nothing in the pool at or above the mined nonce)` : nonceProblems.join('; ')}`)
+  log(
+    `relayer nonces: ${nonceProblems.length === 0 ? `consistent for ${relayers.length} keys (mined = pending, nothing in the pool at or above the mined nonce)` : nonceProblems.join('; ')} (checked for ${nonceWaitS.toFixed(1)} s after the last answer, ${nonceSettleMs / 1000} s at most)`,
+  )
   for (const line of stale) log(`  ${line}`)
   for (const w of wrong) log(`  NOT exactly once: ${w.hash} (${w.label}) executed ${times.get(w.hash) ?? 0} times; last answer ${w.answer ?? 'none'}`)
   for (const u of unanswered) log(`  never answered 200 by a gateway (the chain counted it ${times.get(u.hash) ?? 0} times): ${u.hash} (${u.label})`)
@@ -233,6 +245,7 @@ async function main() {
         orphanEvents,
         phasesHit,
         nonceProblems,
+        nonceWaitS,
         stalePool: stale,
         unsettled,
         unanswered: unanswered.map((u) => ({ hash: u.hash, label: u.label, answer: u.answer, diagnosis: u.diagnosis })),

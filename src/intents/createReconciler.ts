@@ -30,6 +30,8 @@ export type ReconcileReport = {
   reopened: number
   /** Records of another chain instance that the chain no longer has. */
   retired: number
+  /** Relayer nonces left empty under queued transactions (a reorg, a lost filler), filled with a no-op. */
+  gapsFilled: number
 }
 
 export type Reconciler = {
@@ -189,8 +191,25 @@ export function createReconciler({ journal, adapters, intervalMs, logger, holds 
     return ordered
   }
 
+  /**
+   * Once the records are delivered: a relayer whose own transactions still wait behind an empty
+   * nonce (nothing journaled holds it, e.g. a reorg emptied it while the relayer is idle) has it
+   * filled, or what is queued never mines.
+   */
+  async function fillGaps(report: ReconcileReport, unreachable: ReadonlySet<string>) {
+    for (const adapter of adapters) {
+      if (!adapter.fillGaps || unreachable.has(adapter.chainId)) continue
+      try {
+        report.gapsFilled += await adapter.fillGaps()
+      } catch (err) {
+        report.failed++
+        log.warn({ err, chainId: adapter.chainId }, 'could not check the relayer nonces for gaps; will try again')
+      }
+    }
+  }
+
   async function pass(minAgeMs: number): Promise<ReconcileReport> {
-    const report: ReconcileReport = { checked: 0, settled: 0, dropped: 0, rebroadcast: 0, stillPending: 0, failed: 0, repriced: 0, confirmed: 0, reopened: 0, retired: 0 }
+    const report: ReconcileReport = { checked: 0, settled: 0, dropped: 0, rebroadcast: 0, stillPending: 0, failed: 0, repriced: 0, confirmed: 0, reopened: 0, retired: 0, gapsFilled: 0 }
     const unreachable = new Set<string>()
     for (const adapter of adapters) {
       try {
@@ -223,7 +242,8 @@ export function createReconciler({ journal, adapters, intervalMs, logger, holds 
         log.warn({ err, intentHash: record.intentHash, chainId: record.chainId }, 'could not reconcile a journaled execution; will try again')
       }
     }
-    if (report.checked > 0 || report.confirmed > 0 || report.reopened > 0 || report.retired > 0 || report.failed > 0) log.info(report, 'reconciliation pass')
+    await fillGaps(report, unreachable)
+    if (report.checked > 0 || report.confirmed > 0 || report.reopened > 0 || report.retired > 0 || report.failed > 0 || report.gapsFilled > 0) log.info(report, 'reconciliation pass')
     return report
   }
 

@@ -235,6 +235,12 @@ export type ChainAdapter = {
    * undefined when there is nothing to do.
    */
   replacement?(tx: ReconcileRequest, pendingForMs: number): Promise<Replacement | undefined>
+  /**
+   * After each reconciliation pass: the relayers held here whose own transactions wait at the node
+   * behind a sequence number nothing will use (EVM: an empty nonce under queued transactions) are
+   * let through (the gap filled with a no-op). How many gaps were filled.
+   */
+  fillGaps?(): Promise<number>
   getHealth(): Promise<ChainHealth>
   /** Checks that the validator, executor and registry have code on the chain. */
   preflight(): Promise<PreflightResult>

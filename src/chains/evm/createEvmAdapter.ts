@@ -8,7 +8,7 @@ import { describeChain, preflight, signingRequest } from './adapter/describeChai
 import type { CreateEvmAdapterParameters } from './adapter/evmAdapterParameters.ts'
 import { createEvmContext } from './adapter/evmContext.ts'
 import { prepareExecution } from './adapter/prepareExecution.ts'
-import { reconcile } from './adapter/reconcile.ts'
+import { fillNonceGaps, reconcile } from './adapter/reconcile.ts'
 import { replacement } from './adapter/replacement.ts'
 import { checkMined, confirmExecuted } from './adapter/settledChecks.ts'
 import { validate } from './adapter/validate.ts'
@@ -40,6 +40,7 @@ export function createEvmAdapter(parameters: CreateEvmAdapterParameters): ChainA
     validate: (intent, signature) => validate(ctx, intent, signature),
     prepareExecution: (intent, signature, options) => prepareExecution(ctx, intent, signature, options),
     reconcile: (tx) => reconcile(ctx, tx),
+    fillGaps: () => fillNonceGaps(ctx),
     sequenceOf: evmSignedExecution.txNonce,
     chainInstance: () => chainInstance(ctx),
     confirmExecuted: (tx) => confirmExecuted(ctx, tx),

@@ -53,19 +53,10 @@ export async function reconcile(ctx: EvmContext, tx: ReconcileRequest): Promise<
       }
     }
     // The reconciler goes in signing order, so every journaled transaction below this nonce was
-    // delivered already: a node whose next nonce is still below ours has a gap nothing fills.
+    // delivered already: a node whose next nonce is still below ours has a gap under it.
     const nextNonce = await client.getTransactionCount({ address: tx.relayer as Address, blockTag: 'pending' })
-    if (nextNonce < txNonce) {
-      log.warn({ transactionHash, txNonce, nodeNextNonce: nextNonce }, 'a journaled transaction sits above a nonce gap that nothing fills; settling it as dropped and reading the relayer nonce again')
-      return cannotMine(
-        `transaction ${transactionHash} holds relayer nonce ${txNonce} but the chain's next nonce is ${nextNonce} and nothing fills the gap: it can never mine; the intent was not executed and may be sent again`,
-      )
-    }
-    const known = await client.getTransaction({ hash: transactionHash }).catch((err: unknown) => {
-      if (err instanceof TransactionNotFoundError) return undefined
-      throw err
-    })
-    if (known) return { kind: 'pending' }
+    if (nextNonce < txNonce) return await aboveGap(ctx, { transactionHash, rawTransaction, txNonce, relayer: tx.relayer, nextNonce }, cannotMine)
+    if (await nodeHolds(ctx, transactionHash)) return { kind: 'pending' }
     try {
       await broadcastRaw(client, rawTransaction)
     } catch (err) {
@@ -80,4 +71,60 @@ export async function reconcile(ctx: EvmContext, tx: ReconcileRequest): Promise<
   } catch (err) {
     throw classifyRpcError(err, chain.chainId, 'reconciliation of a journaled transaction')
   }
+}
+
+const nodeHolds = ({ client }: EvmContext, hash: Hex) =>
+  client.getTransaction({ hash }).then(
+    () => true,
+    (err: unknown) => {
+      if (err instanceof TransactionNotFoundError) return false
+      throw err
+    },
+  )
+
+/**
+ * A journaled transaction above a nonce the node has nothing at (a reorg emptied it, or what was
+ * there was lost for good): handed to the node again if it lost it, and the gap under it filled by
+ * the relayer (once seen on two passes) so that it mines. Settled as dropped only when nothing can
+ * fill the gap (no relayer key here, the node refuses to queue it, or the filler refused).
+ */
+async function aboveGap(
+  ctx: EvmContext,
+  { transactionHash, rawTransaction, txNonce, relayer, nextNonce }: { transactionHash: Hex; rawTransaction: Hex; txNonce: number; relayer: string; nextNonce: number },
+  cannotMine: (detail: string) => Reconciliation,
+): Promise<Reconciliation> {
+  const { client, log, relayers } = ctx
+  const dropped = () => {
+    log.warn({ transactionHash, txNonce, nodeNextNonce: nextNonce }, 'a journaled transaction sits above a nonce gap that nothing fills; settling it as dropped and reading the relayer nonce again')
+    return cannotMine(
+      `transaction ${transactionHash} holds relayer nonce ${txNonce} but the chain's next nonce is ${nextNonce} and nothing fills the gap: it can never mine; the intent was not executed and may be sent again`,
+    )
+  }
+  if (!relayers) return dropped()
+  // A key whose lease renewal is late here: its holder (this instance again, most often) fills the gap at a later pass.
+  if (!relayers.holds(relayer)) return { kind: 'pending' }
+  let rebroadcast = false
+  if (!(await nodeHolds(ctx, transactionHash))) {
+    try {
+      await broadcastRaw(client, rawTransaction)
+      rebroadcast = true
+    } catch (err) {
+      if (isTransportError(err)) throw err
+      return dropped() // the node will not queue it: nothing would wait behind the gap
+    }
+  }
+  const check = await relayers.fillGap(relayer, { queued: { nonce: txNonce, hash: transactionHash, raw: rawTransaction } })
+  if (check?.kind === 'failed') return dropped()
+  log.warn(
+    { transactionHash, txNonce, nodeNextNonce: nextNonce, gap: check?.kind ?? 'key not usable now', rebroadcast },
+    'a journaled transaction waits above an empty relayer nonce; the relayer fills the gap',
+  )
+  return rebroadcast ? { kind: 'rebroadcast' } : { kind: 'pending' }
+}
+
+/** Each relayer key held here: its transactions queued behind an empty nonce are let through (the relayer's fillGap). */
+export async function fillNonceGaps({ relayers }: EvmContext): Promise<number> {
+  if (!relayers) return 0
+  const checks = await relayers.fillGaps()
+  return checks.filter((c) => c.check.kind === 'filled').length
 }

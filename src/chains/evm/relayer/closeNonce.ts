@@ -1,6 +1,6 @@
 // A transaction that will never be sent (refused by the node, or its journal write failed): its
 // nonce is closed, under the lock, so that no later transaction waits above a gap.
-import { type Hex, NonceTooLowError } from 'viem'
+import { type Hex, NonceTooLowError, keccak256 } from 'viem'
 import { currentFees } from './currentFees.ts'
 import { isAlreadyKnown, isNodeError } from './nodeRefusals.ts'
 import { post } from './outbox.ts'
@@ -27,16 +27,13 @@ export async function gaveUp(ctx: RelayerContext, transactionHash: Hex, nonce: n
  * nonce check stops a second execution) although the node may still hold and later mine them.
  */
 async function afterRefusal(ctx: RelayerContext, nonce: number, err: unknown) {
-  const { nextNonce, account, chainId, logger } = ctx
+  const { nextNonce, logger } = ctx
   if (nextNonce === undefined || nextNonce <= nonce) return // read again since: nothing to close
   if (nextNonce === nonce + 1 || isNodeError(err, NonceTooLowError, /nonce too low/i)) {
     ctx.nextNonce = undefined
     return
   }
-  const filler = await currentFees(ctx)
-    .then((fees) => account.signTransaction({ chainId, type: 'eip1559', to: account.address, value: 0n, gas: fillerGas, nonce, ...fees }))
-    .then((raw) => post(ctx, raw, nonce))
-    .catch((reason: unknown): PromiseSettledResult<unknown> => ({ status: 'rejected', reason }))
+  const filler = await sendFiller(ctx, nonce)
   if (filler.status === 'fulfilled' || isAlreadyKnown(filler.reason)) {
     logger.warn({ nonce, later: nextNonce - nonce - 1 }, 'a refused broadcast left a nonce gap under later transactions; filled it with a no-op transaction')
     return
@@ -46,4 +43,16 @@ async function afterRefusal(ctx: RelayerContext, nonce: number, err: unknown) {
     'a refused broadcast left a nonce gap under later transactions and the no-op transaction to fill it was refused too; the relayer reads its nonce again and reconciliation settles what cannot mine',
   )
   ctx.nextNonce = undefined
+}
+
+/**
+ * A zero-value transfer to itself at `nonce`, at the market's fees, broadcast in nonce order: what
+ * fills a nonce nothing else will use. Called under the lock. Its answer, never a throw.
+ */
+export function sendFiller(ctx: RelayerContext, nonce: number): Promise<PromiseSettledResult<unknown>> {
+  const { account, chainId } = ctx
+  return currentFees(ctx)
+    .then((fees) => account.signTransaction({ chainId, type: 'eip1559', to: account.address, value: 0n, gas: fillerGas, nonce, ...fees }))
+    .then((raw) => post(ctx, raw, nonce, keccak256(raw)))
+    .catch((reason: unknown): PromiseSettledResult<unknown> => ({ status: 'rejected', reason }))
 }

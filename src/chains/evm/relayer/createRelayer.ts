@@ -8,15 +8,17 @@
 // it is filled with a no-op transaction instead, never handed back, since the node would hold
 // every later transaction behind the gap.
 // Each operation is a function of the relayer's context (relayerContext.ts).
-import type { Address } from 'viem'
+import type { Address, Hex } from 'viem'
 import type { SignedExecution } from '../../../ports/chainAdapter.ts'
 import { broadcastOneByOne } from './broadcastRaw.ts'
 import { currentFees } from './currentFees.ts'
+import { type GapCheck, fillGap } from './fillGap.ts'
 import type { Fees, RelayedTransaction, SendResult } from './relayedTransaction.ts'
 import { type CreateRelayerParameters, createRelayerContext } from './relayerContext.ts'
 import { sendRelayed } from './sendRelayed.ts'
 
 export type { Fees, RelayedTransaction, SendResult } from './relayedTransaction.ts'
+export type { GapCheck } from './fillGap.ts'
 export type { BroadcastMany, CreateRelayerParameters } from './relayerContext.ts'
 export { broadcastRaw } from './broadcastRaw.ts'
 export { isTransportError } from './isTransportError.ts'
@@ -36,6 +38,12 @@ export type Relayer = {
    * a nonce above a gap would never mine.
    */
   resync(): void
+  /**
+   * When the node holds this relayer's transactions queued behind a nonce nothing uses (seen on two
+   * checks), fills that nonce (with what it had sent there, else a no-op) so they mine (fillGap.ts). `queued`: one of
+   * its transactions the caller knows of above the gap.
+   */
+  fillGap(options?: { queued?: { nonce: number; hash: Hex; raw: Hex } | undefined; confirmAfterMs?: number }): Promise<GapCheck>
 }
 
 export function createRelayer({ broadcastMany, ...parameters }: CreateRelayerParameters): Relayer {
@@ -50,5 +58,6 @@ export function createRelayer({ broadcastMany, ...parameters }: CreateRelayerPar
       })
     },
     send: (tx, options) => sendRelayed(ctx, tx, options),
+    fillGap: (options) => fillGap(ctx, options),
   }
 }

@@ -5,9 +5,9 @@
 // Leases and balances are refreshed in the background: nothing here waits on the store or the
 // node inside a send's nonce lock.
 // Each operation is a function of the pool's context (relayerPoolContext.ts).
-import type { Address, LocalAccount } from 'viem'
+import type { Address, Hex, LocalAccount } from 'viem'
 import { renewIfLapsed } from './claimLeases.ts'
-import type { Relayer } from './createRelayer.ts'
+import type { GapCheck, Relayer } from './createRelayer.ts'
 import { type CreateRelayerPoolParameters, createRelayerPoolContext } from './relayerPoolContext.ts'
 import { closeRelayerPool, startRelayerPool } from './startRelayerPool.ts'
 import { takeRelayer } from './takeRelayer.ts'
@@ -29,6 +29,13 @@ export type RelayerPool = {
   /** Whether this instance holds the key now (its records are this instance's to reconcile). */
   holds(address: string): boolean
   accountOf(address: string): LocalAccount | undefined
+  /**
+   * Each key this instance holds: transactions of its own queued behind a nonce nothing uses are
+   * let through (the gap filled with what the key had sent there, else a no-op, once seen on two checks).
+   */
+  fillGaps(options?: { confirmAfterMs?: number }): Promise<Array<{ address: Address; check: GapCheck }>>
+  /** `fillGaps` for one key, with one of its transactions known above the gap; undefined when this instance does not hold the key. */
+  fillGap(address: string, options?: { queued?: { nonce: number; hash: Hex; raw: Hex }; confirmAfterMs?: number }): Promise<GapCheck | undefined>
   /** Every relayer reads its nonce again before its next send (after a chain reset). */
   resync(): void
   /** What /chains shows: each key, whether it is held and funded, its sends in flight. */
@@ -58,6 +65,16 @@ export function createRelayerPool(parameters: CreateRelayerPoolParameters): Rela
       return member !== undefined && member.usableUntil + ctx.margin > Date.now()
     },
     accountOf: (address) => byAddress.get(address.toLowerCase())?.account,
+    async fillGaps(options = {}) {
+      const now = Date.now()
+      const held = members.filter((m) => m.usableUntil > now)
+      return Promise.all(held.map(async (m) => ({ address: m.account.address, check: await m.relayer.fillGap(options) })))
+    },
+    async fillGap(address, options = {}) {
+      const member = byAddress.get(address.toLowerCase())
+      if (!member || member.usableUntil <= Date.now()) return undefined
+      return member.relayer.fillGap(options)
+    },
     resync() {
       for (const m of members) m.relayer.resync()
     },

@@ -3,15 +3,20 @@
 // transaction that might never be sent. What became ready while one group was at the node goes
 // as the next group, in one request.
 import type { Hex } from 'viem'
+import { isTransportError } from './isTransportError.ts'
+import { isAlreadyKnown } from './nodeRefusals.ts'
 import type { RelayerContext, Slot } from './relayerContext.ts'
 
 /** The most broadcasts in one request. */
 const maxGroup = 50
+/** The most nonces `sent` remembers (the oldest are forgotten first). */
+const sentKept = 1024
 
-export function reserveSlot({ outbox }: RelayerContext, rawTransaction: Hex, nonce: number): Slot {
+/** `hash`: the transaction's, remembered once broadcast (a gap check asks the node for it). */
+export function reserveSlot({ outbox }: RelayerContext, rawTransaction: Hex, nonce: number, hash?: Hex): Slot {
   let settle!: Slot['settle']
   const answer = new Promise<PromiseSettledResult<unknown>>((resolve) => (settle = resolve))
-  const slot = { rawTransaction, nonce, ready: false, settle, answer }
+  const slot = { rawTransaction, nonce, hash, ready: false, settle, answer }
   outbox.push(slot)
   return slot
 }
@@ -24,8 +29,8 @@ export function releaseSlot(ctx: RelayerContext, slot: Slot, send: boolean): voi
 }
 
 /** A transaction broadcast as soon as those before it went; its answer. */
-export function post(ctx: RelayerContext, rawTransaction: Hex, nonce: number): Promise<PromiseSettledResult<unknown>> {
-  const slot = reserveSlot(ctx, rawTransaction, nonce)
+export function post(ctx: RelayerContext, rawTransaction: Hex, nonce: number, hash?: Hex): Promise<PromiseSettledResult<unknown>> {
+  const slot = reserveSlot(ctx, rawTransaction, nonce, hash)
   releaseSlot(ctx, slot, true)
   return slot.answer
 }
@@ -39,7 +44,19 @@ async function drain(ctx: RelayerContext) {
     if (n === 0) break
     const group = outbox.splice(0, n)
     const answers = await ctx.broadcastMany(group.map((g) => g.rawTransaction)).catch((reason: unknown) => group.map((): PromiseSettledResult<unknown> => ({ status: 'rejected', reason })))
-    group.forEach((g, i) => g.settle(answers[i] ?? { status: 'rejected', reason: new Error('no answer to this broadcast') }))
+    group.forEach((g, i) => {
+      const answer = answers[i] ?? { status: 'rejected', reason: new Error('no answer to this broadcast') }
+      remember(ctx, g, answer)
+      g.settle(answer)
+    })
   }
   ctx.draining = false
+}
+
+/** A transaction the node may hold now (taken, known, or its answer lost): remembered by nonce. */
+function remember({ sent }: RelayerContext, slot: Slot, answer: PromiseSettledResult<unknown>) {
+  if (!slot.hash) return
+  if (answer.status === 'rejected' && !isAlreadyKnown(answer.reason) && !isTransportError(answer.reason)) return
+  sent.set(slot.nonce, { hash: slot.hash, raw: slot.rawTransaction })
+  if (sent.size > sentKept) sent.delete(sent.keys().next().value!) // the oldest broadcast: nonces go out in order
 }

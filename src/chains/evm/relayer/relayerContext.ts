@@ -24,7 +24,7 @@ export type CreateRelayerParameters = {
 export type BroadcastMany = (rawTransactions: readonly Hex[]) => Promise<PromiseSettledResult<unknown>[]>
 
 /** A signed transaction's place in the outbox, taken under the lock in nonce order. */
-export type Slot = { rawTransaction: Hex; nonce: number; ready: boolean; settle(answer: PromiseSettledResult<unknown>): void; answer: Promise<PromiseSettledResult<unknown>> }
+export type Slot = { rawTransaction: Hex; nonce: number; hash: Hex | undefined; ready: boolean; settle(answer: PromiseSettledResult<unknown>): void; answer: Promise<PromiseSettledResult<unknown>> }
 
 export type RelayerContext = {
   account: LocalAccount
@@ -45,6 +45,15 @@ export type RelayerContext = {
   /** Signed transactions in nonce order, not broadcast yet. */
   outbox: Slot[]
   draining: boolean
+  /**
+   * Nonce to the last transaction broadcast at it (the node took it or its answer was lost), kept
+   * until the node's count is well past the nonce: how a gap with this relayer's own transactions queued
+   * behind it is told from one with nothing behind it, and what is delivered again into the gap
+   * when the node lost it (fillGap.ts).
+   */
+  sent: Map<number, { hash: Hex; raw: Hex }>
+  /** The empty nonce the last gap check found with transactions queued above it, and when. */
+  gapSeen: { nonce: number; at: number } | undefined
 }
 
 export function createRelayerContext({ account, client, chainId, logger, nonceFloor, broadcastMany }: CreateRelayerParameters & { broadcastMany: BroadcastMany }): RelayerContext {
@@ -62,5 +71,7 @@ export function createRelayerContext({ account, client, chainId, logger, nonceFl
     fees: undefined,
     outbox: [],
     draining: false,
+    sent: new Map(),
+    gapSeen: undefined,
   }
 }

@@ -35,7 +35,7 @@ export async function sendRelayed(ctx: RelayerContext, tx: RelayedTransaction, {
         journaled = Promise.reject(err)
       }
       journaled.catch(() => {}) // handled below, after the lock
-      return { signed, nonce, slot: reserveSlot(ctx, rawTransaction, nonce), journaled }
+      return { signed, nonce, slot: reserveSlot(ctx, rawTransaction, nonce, signed.transactionHash), journaled }
     })
     // Broadcast once journaled, in nonce order.
     try {
