@@ -1,23 +1,13 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import fc from 'fast-check'
-import { type Hex, encodeAbiParameters, getAddress, keccak256 } from 'viem'
+import { encodeAbiParameters, getAddress, keccak256 } from 'viem'
 import type { Intent } from '../../ports/intent.ts'
+import { evmIntents } from '../../../test/support/evmIntentArbitrary.ts'
 import { encodeIntent, evmRuntime, toIntentTuple } from './evmRuntime.ts'
 import { intentAbiParameter } from './intentAbi.ts'
 
-const hex = (min: number, max: number) => fc.uint8Array({ minLength: min, maxLength: max }).map((b) => `0x${Buffer.from(b).toString('hex')}` as Hex)
-const uint256 = fc.bigInt({ min: 0n, max: 2n ** 256n - 1n })
-const intents = fc.record({
-  sender: hex(20, 20).map((a) => getAddress(a)),
-  target: hex(20, 20),
-  data: hex(0, 200),
-  value: uint256,
-  nonce: uint256,
-  validAfter: uint256,
-  validBefore: uint256,
-  policyId: hex(32, 32),
-}) as fc.Arbitrary<Intent>
+const intents = evmIntents()
 
 describe('encodeIntent', () => {
   it('is abi.encode(intent) exactly as viem encodes it, for any intent', () => {
