@@ -70,6 +70,8 @@ export const rpcMethods: ReadonlySet<string> = new Set([
   'eth_blockNumber',
   'eth_getCode',
   'eth_estimateGas',
+  'eth_simulateV1',
+  'eth_createAccessList',
   'eth_sendRawTransaction',
   'eth_getTransactionReceipt',
   'eth_getTransactionCount',
