@@ -9,7 +9,7 @@ import { createRequire } from 'node:module'
 import { after, before, describe, it } from 'node:test'
 import { decodePaymentResponseHeader } from '@x402/core/http'
 import { wrapFetchWithPayment } from '@x402/fetch'
-import { type Address, type Hex, parseEther } from 'viem'
+import { type Address, type Hex, keccak256, parseEther, stringToHex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { hashApiKey } from '../../src/auth/createApiKeyCheck.ts'
 import type { PaymentsConfig } from '../../src/config/paymentsConfig.ts'
@@ -32,8 +32,8 @@ const skip = !softHsmModule
 const apiKey = 'operator-key-0123456789abcdef'
 const price = 10_000n
 const noKms = { keyIds: [], region: undefined, endpoint: undefined }
-/** The KMS stand-in's facilitator key (a fresh one: not a devnet account). */
-const kmsFacilitatorKey: Hex = '0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318'
+/** The KMS stand-in's facilitator key: made from a label (not a devnet account, funded only on this test's anvil). */
+const kmsFacilitatorKey: Hex = keccak256(stringToHex('intent-gateway test: the KMS stand-in facilitator key'))
 
 /** How long the token's signatures take from now on (0: as fast as the token is). */
 let tokenDelayMs = 0
