@@ -65,6 +65,13 @@ describe('createRelayerPool', () => {
         pool.view().map((v) => v.inFlight),
         [0, 0],
       )
+      // Sends one after another, none in flight: each goes to the key taken least recently.
+      const oneByOne = [0, 1, 2].map(() => {
+        const t = pool.take()
+        t.done()
+        return t.relayer.address
+      })
+      assert.deepEqual(oneByOne, [accounts[0]!.address, accounts[1]!.address, accounts[0]!.address])
 
       // Both out of funds: one is still tried, so that the node's refusal names the problem (502) and a key funded since is used at once.
       await setBalance(accounts[0]!.address, '0')

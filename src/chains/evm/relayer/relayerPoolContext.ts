@@ -28,6 +28,8 @@ export type Member = {
   usableUntil: number
   funded: boolean
   inFlight: number
+  /** When this key was last taken for a send (takeRelayer's count); 0: never. */
+  lastTaken: number
   /** Above this instance's share: no longer sent from, given back at the next claim once no send from it is under way. */
   leaving: boolean
 }
@@ -70,6 +72,7 @@ export function createRelayerPoolContext({
     usableUntil: Number.isFinite(leases.ttlMs) ? 0 : Number.POSITIVE_INFINITY,
     funded: true,
     inFlight: 0,
+    lastTaken: 0,
     leaving: false,
   }))
   return {

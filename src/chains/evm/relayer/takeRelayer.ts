@@ -1,5 +1,6 @@
-// The key one execution is sent from: held, funded, with the fewest sends in flight; counted in
-// flight until the execution is done with it.
+// The key one execution is sent from: held, funded, with the fewest sends in flight, and of those
+// the one taken least recently (so that executes arriving one after another still spread over the
+// keys); counted in flight until the execution is done with it.
 import { GatewayError } from '../../../errors/gatewayError.ts'
 import { Status } from '../../../status/statusCodes.ts'
 import type { Relayer } from './createRelayer.ts'
@@ -20,6 +21,7 @@ export function takeRelayer({ members }: RelayerPoolContext): { relayer: Relayer
   }
   const member = best
   member.inFlight++
+  member.lastTaken = ++taken
   let finished = false
   return {
     relayer: member.relayer,
@@ -30,4 +32,8 @@ export function takeRelayer({ members }: RelayerPoolContext): { relayer: Relayer
   }
 }
 
-const fewest = (candidates: Member[]) => candidates.reduce<Member | undefined>((best, m) => (!best || m.inFlight < best.inFlight ? m : best), undefined)
+/** How many keys this process has taken: each member's `lastTaken` orders them. */
+let taken = 0
+
+const fewest = (candidates: Member[]) =>
+  candidates.reduce<Member | undefined>((best, m) => (!best || m.inFlight < best.inFlight || (m.inFlight === best.inFlight && m.lastTaken < best.lastTaken) ? m : best), undefined)
