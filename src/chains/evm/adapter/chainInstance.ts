@@ -9,8 +9,24 @@ import { isUnknownMethod } from './nodeErrors.ts'
 const instanceReuseMs = 1000
 
 export async function chainInstance(ctx: EvmContext, maxAgeMs = instanceReuseMs): Promise<string> {
-  const { state, chain, log, relayers } = ctx
+  const { state } = ctx
   if (state.instance && Date.now() - state.instance.at <= maxAgeMs) return state.instance.value
+  // Concurrent requests share one read (under load, every execute of a turn found the last one
+  // stale at once); a caller that wants a read made after it asked (maxAgeMs 0) makes its own.
+  if (maxAgeMs > 0 && state.instanceRead) return state.instanceRead
+  const read = readAndCompare(ctx)
+  if (maxAgeMs > 0) {
+    state.instanceRead = read
+    void read.then(forget, forget)
+  }
+  return read
+  function forget() {
+    if (state.instanceRead === read) state.instanceRead = undefined
+  }
+}
+
+async function readAndCompare(ctx: EvmContext): Promise<string> {
+  const { state, chain, log, relayers } = ctx
   let value: string
   try {
     value = await readInstance(ctx)
