@@ -1,11 +1,11 @@
 // An execution's outcome from its receipt. A revert is decoded from the transaction as it ran: its
 // trace where the node has one, else its call replayed on its parent block with its own sender,
 // fees and gas limit.
-import { type Hex, type TransactionReceipt, TransactionReceiptNotFoundError, decodeEventLog, hexToNumber } from 'viem'
-import { intentExecutorArtifact } from '../../../contracts/intentExecutorArtifact.ts'
+import { type Hex, type TransactionReceipt, TransactionReceiptNotFoundError, hexToNumber } from 'viem'
 import type { ExecutionReceipt } from '../../../ports/chainAdapter.ts'
 import { Status } from '../../../status/statusCodes.ts'
 import { type DecodedRevert, decodeExecutorRevert, decodeRevertData } from '../decodeExecutorRevert.ts'
+import { readIntentExecuted } from '../intentExecutedLog.ts'
 import type { EvmContext } from './evmContext.ts'
 import { isUnknownMethod } from './nodeErrors.ts'
 
@@ -17,17 +17,8 @@ export async function toExecutionReceipt(ctx: EvmContext, calldata: Hex, receipt
   const base = { transactionHash: receipt.transactionHash, blockNumber: receipt.blockNumber, blockHash: receipt.blockHash, gasUsed: receipt.gasUsed, fee: receipt.gasUsed * receipt.effectiveGasPrice }
   if (receipt.status === 'success') {
     const executor = ctx.chain.executor.toLowerCase()
-    const executed = receipt.logs
-      .filter((l) => l.address.toLowerCase() === executor)
-      .map((l) => {
-        try {
-          return decodeEventLog({ abi: intentExecutorArtifact.abi, eventName: 'IntentExecuted', data: l.data, topics: l.topics })
-        } catch {
-          return undefined
-        }
-      })
-      .find(Boolean)
-    return { ...base, state: 'mined', status: executed ? hexToNumber(executed.args.status) : Status.EXECUTED, returnData: executed?.args.returnData, detail: undefined }
+    const executed = receipt.logs.reduce<ReturnType<typeof readIntentExecuted>>((found, l) => found ?? (l.address.toLowerCase() === executor ? readIntentExecuted(l) : undefined), undefined)
+    return { ...base, state: 'mined', status: executed ? hexToNumber(executed.status) : Status.EXECUTED, returnData: executed?.returnData, detail: undefined }
   }
   const outOfGas = gas !== undefined && (gas.cap === undefined || gas.gasLimit < gas.cap) && receipt.gasUsed * 64n >= gas.gasLimit * 63n
   const decoded = (await revertReason(ctx, calldata, receipt)) ?? {
