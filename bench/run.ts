@@ -28,7 +28,13 @@ const quick = process.argv.includes('--quick')
 const roundSeconds = quick ? 1 : 5
 /** Alternating rounds per comparison; the median counts (of two, a "median" would be one of them). */
 const rounds = Math.max(3, Number(process.env.BENCH_ROUNDS ?? 3))
-const executeCount = quick ? 100 : 400
+/**
+ * Intents per execute round (BENCH_EXECUTE_COUNT). 400 made a round last half a second on the raw
+ * side: the node's CPU over it was a few 10 ms ticks of /proc, and its per-round value moved ±15%.
+ */
+const executeCount = quick ? 100 : Number(process.env.BENCH_EXECUTE_COUNT ?? 1000)
+/** Execute rounds (BENCH_EXECUTE_ROUNDS): five, its CPU targets are decided by their medians. */
+const executeRounds = Math.max(3, Number(process.env.BENCH_EXECUTE_ROUNDS ?? (quick ? 3 : 5)))
 /**
  * The execute phase's interval mining, in seconds (concurrent submissions stall anvil's automine).
  * Both sides finish at the first block after their last transaction, so whole-second blocks made
@@ -551,7 +557,7 @@ async function benchExecute(report: Record<string, unknown>) {
     await gatewayRound(warmUp)
     const raws: ExecuteRound[] = []
     const gateways: ExecuteRound[] = []
-    for (let i = 0; i < rounds; i++) {
+    for (let i = 0; i < executeRounds; i++) {
       raws.push(await rawRound(executeCount))
       gateways.push(await gatewayRound(executeCount))
     }
@@ -567,7 +573,7 @@ async function benchExecute(report: Record<string, unknown>) {
     )
     const result = {
       count: executeCount,
-      rounds,
+      rounds: executeRounds,
       raw,
       gateway: viaGateway,
       rawRounds: raws.map((r) => r.perSecond),
@@ -595,7 +601,7 @@ async function benchExecute(report: Record<string, unknown>) {
     const line = (name: string, r: ExecuteRound) =>
       `  ${name.padEnd(8)} ${r.perSecond.toFixed(0).padStart(6)} /s   CPU per execute: ${cpu(r)}\n           node calls per execute: ${calls(r)}   load average ${r.loadAverage.toFixed(2)}\n`
     process.stdout.write(
-      `\nexecute ${executeCount} intents a round, ${rounds} alternating rounds, medians (anvil --block-time ${blockTime})\n` +
+      `\nexecute ${executeCount} intents a round, ${executeRounds} alternating rounds, medians (anvil --block-time ${blockTime})\n` +
         `  rounds   raw ${raws.map((r) => r.perSecond.toFixed(0)).join(' / ')} tx/s, gateway ${gateways.map((r) => r.perSecond.toFixed(0)).join(' / ')} exec/s\n` +
         line('raw', raw) +
         line('gateway', viaGateway) +
@@ -679,7 +685,7 @@ const report: Record<string, unknown> = {
   date: new Date().toISOString(),
   machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version },
   loadAverageAtStart: loadavg(),
-  settings: { roundSeconds, rounds, executeCount, blockTime, rawBatch, rawInFlight, nodeFlags, gatewayEnv: JSON.parse(process.env.BENCH_GATEWAY_ENV ?? '{}') as Record<string, string> },
+  settings: { roundSeconds, rounds, executeRounds, executeCount, blockTime, rawBatch, rawInFlight, nodeFlags, gatewayEnv: JSON.parse(process.env.BENCH_GATEWAY_ENV ?? '{}') as Record<string, string> },
 }
 const startedAt = performance.now()
 /** Stops whatever is still running (anvil nodes, gateways, their journals), in reverse order. */
