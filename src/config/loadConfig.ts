@@ -119,6 +119,7 @@ export function loadConfig(env: Env, runtimes: readonly RuntimeModule[]): Gatewa
   const shutdownTimeoutMs = readInteger(env, 'SHUTDOWN_TIMEOUT_MS', { min: 0, max: 600_000, fallback: 40_000 }, problems)
   const allowUnsignedIntents = readBoolean(env, 'ALLOW_UNSIGNED_INTENTS', problems)
   const maxGasPerExecution = readInteger(env, 'MAX_GAS_PER_EXECUTION', { min: 21_000, max: 1_000_000_000, fallback: 5_000_000 }, problems)
+  const simulationGatherMs = readInteger(env, 'EVM_SIMULATION_GATHER_MS', { min: 0, max: 10_000, fallback: 200 }, problems)
 
   const confirmations = readInteger(env, 'CONFIRMATIONS', { min: 1, max: 1_000, fallback: 1 }, problems)
   const maxFeePerGas = readGwei(env, 'MAX_FEE_PER_GAS_GWEI', { max: 100_000, fallback: '100' }, problems)
@@ -161,6 +162,7 @@ export function loadConfig(env: Env, runtimes: readonly RuntimeModule[]): Gatewa
       confirmations: confirmations!,
       maxFeePerGas,
       maxGasPerExecution: maxGasPerExecution!,
+      simulationGatherMs: simulationGatherMs!,
       requireSignedIntents: production && !allowUnsignedIntents,
     },
     auth,

@@ -59,6 +59,7 @@ export async function createEvmChains(configs: ChainConfig[], { settings, logger
       maxFeePerGas: settings.execution.maxFeePerGas === undefined ? undefined : BigInt(settings.execution.maxFeePerGas),
       foldReads: settings.rpc.multicall ?? true,
       cacheAnswers: settings.rpc.validateCache ?? false,
+      simulationGatherMs: settings.execution.simulationGatherMs,
       // Transactions of another instance of the chain (reset) hold no nonce on this one.
       unsettledTransactions: async (relayer, chainInstance) =>
         (await journal.pending({ chainId: chain.chainId, relayer }))

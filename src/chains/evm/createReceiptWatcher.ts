@@ -13,6 +13,8 @@ export type { CreateReceiptWatcherParameters } from './receiptWatcherContext.ts'
 export type ReceiptWatcher<R> = {
   /** The transaction's receipt once it is mined; rejects when the limit passes or the watcher closes. */
   wait(hash: Hex): Promise<R>
+  /** How many transactions are waited for now. */
+  waiting(): number
   /** Rejects every wait (the gateway is closing: the reconciler of the next start takes over). */
   close(): void
 }
@@ -21,6 +23,7 @@ export function createReceiptWatcher<R>(parameters: CreateReceiptWatcherParamete
   const ctx = createReceiptWatcherContext(parameters)
   return {
     wait: (hash) => waitForReceipt(ctx, hash),
+    waiting: () => ctx.waiting.size,
     close: () => closeReceiptWatch(ctx),
   }
 }

@@ -19,12 +19,15 @@ export type CreateReceiptWatcherParameters<R> = {
   /** How many of the last blocks read keep their transactions' receipts, for waits that begin after their block was read. */
   recentBlocks?: number
   onError?(err: unknown): void
+  /** Told when a new block's receipts were read (the node's pool just lost what it mined). */
+  onBlock?(): void
 }
 
 export type Waiter<R> = { resolve(r: R): void; reject(e: unknown): void; deadline: number }
 
-export type ReceiptWatcherContext<R> = Required<Omit<CreateReceiptWatcherParameters<R>, 'onError'>> & {
+export type ReceiptWatcherContext<R> = Required<Omit<CreateReceiptWatcherParameters<R>, 'onError' | 'onBlock'>> & {
   onError: ((err: unknown) => void) | undefined
+  onBlock: (() => void) | undefined
   /** The waits, by lower-case transaction hash. */
   waiting: Map<string, Waiter<R>[]>
   /** The last block read; undefined while nothing is watched. */
@@ -42,13 +45,21 @@ export type ReceiptWatcherContext<R> = Required<Omit<CreateReceiptWatcherParamet
   recent: Array<Map<string, R>>
 }
 
-export function createReceiptWatcherContext<R>({ recheckEvery = 25, maxBlocksPerTick = 16, recentBlocks = 4, onError, ...reads }: CreateReceiptWatcherParameters<R>): ReceiptWatcherContext<R> {
+export function createReceiptWatcherContext<R>({
+  recheckEvery = 25,
+  maxBlocksPerTick = 16,
+  recentBlocks = 4,
+  onError,
+  onBlock,
+  ...reads
+}: CreateReceiptWatcherParameters<R>): ReceiptWatcherContext<R> {
   return {
     ...reads,
     recheckEvery,
     maxBlocksPerTick,
     recentBlocks,
     onError,
+    onBlock,
     waiting: new Map(),
     lastBlock: undefined,
     timer: undefined,

@@ -14,7 +14,10 @@ export async function tickReceiptWatch<R>(ctx: ReceiptWatcherContext<R>): Promis
     const head = await ctx.blockNumber()
     const from = ctx.lastBlock === undefined ? head : ctx.lastBlock + 1n
     ctx.lastBlock = head
-    if (head >= from) await readBlocks(ctx, from, head)
+    if (head >= from) {
+      await readBlocks(ctx, from, head)
+      ctx.onBlock?.()
+    }
     if (ctx.ticks % ctx.recheckEvery === 0 && ctx.waiting.size > 0) await askAlone(ctx, [...ctx.waiting.keys()])
     if (ctx.waiting.size === 0) forgetBlocks(ctx)
   } catch (err) {

@@ -44,6 +44,8 @@ export type EvmContext = {
     unavailableReason: string | undefined
     /** The chain instance last read (see chainInstance.ts). */
     instance: { value: string; at: number } | undefined
+    /** A read of the chain instance under way, which requests that accept a recent read join. */
+    instanceRead: Promise<string> | undefined
     genesisHash: string | undefined
     /** Whether the node may be a dev node that answers anvil_metadata (until it says it is not). */
     devNode: boolean
@@ -53,6 +55,9 @@ export type EvmContext = {
     simulates: boolean | undefined
   }
 }
+
+/** Simulations gather (EVM_SIMULATION_GATHER_MS) while at least this many of the gateway's transactions wait to be mined. */
+const gatherAboveWaiting = 8
 
 export function createEvmContext({
   chain: resolved,
@@ -70,20 +75,23 @@ export function createEvmContext({
   rpcRecorder,
   foldReads = true,
   cacheAnswers = false,
+  simulationGatherMs,
 }: CreateEvmAdapterParameters): EvmContext {
   const chain = { ...resolved, executor: resolved.executor as Address, validator: resolved.validator as Address, registry: resolved.registry as Address }
   const log = logger.child({ module: 'evm', chainId: chain.chainId })
   const pool = createEndpointPool({ chainId: chain.chainId, reference: Number(chain.reference), endpoints: chain.endpoints, timeoutMs: rpcTimeoutMs, logger, rpcRecorder })
   const viemChain: Chain = defineChain({ id: Number(chain.reference), name: chain.name, nativeCurrency: chain.nativeCurrency, rpcUrls: { default: { http: [] } } })
   const client: PublicClient = createPublicClient({ chain: viemChain, transport: custom({ request: pool.request }, { retryCount: 0 }), pollingInterval: pollingIntervalMs, cacheTime: 0 })
-  const receipts = watchReceipts({ client, pool, log, pollingIntervalMs })
+  // A new block: the simulations gathered under load go now, while the node's pool holds little.
+  const receipts = watchReceipts({ client, pool, log, pollingIntervalMs, onBlock: () => simulations.blockSeen() })
   const batcher = createCallBatcher({ request: pool.request, logger: log, enabled: foldReads })
   const reads = cacheAnswers ? createAnswerCache({ reads: batcher, request: pool.request }) : batcher
-  const simulations = createSimulationBatcher(pool.request)
+  // Gathered under load: when this many of the gateway's transactions wait to be mined, each pending-state build runs them all again.
+  const simulations = createSimulationBatcher(pool.request, { gatherMs: simulationGatherMs, loaded: () => receipts.waiting() >= gatherAboveWaiting })
   // A relayer's broadcasts, in nonce order in one request.
   const broadcastMany = (rawTransactions: readonly Hex[]) => pool.sequence(rawTransactions.map((raw) => ({ method: 'eth_sendRawTransaction', params: [raw] })))
   const accounts = [...(relayerPrivateKeys ?? (relayerPrivateKey ? [relayerPrivateKey] : [])).map((key) => toRelayerAccount(key)), ...relayerAccounts]
-  const state: EvmContext['state'] = { unavailableReason: undefined, instance: undefined, genesisHash: undefined, devNode: true, traces: undefined, simulates: undefined }
+  const state: EvmContext['state'] = { unavailableReason: undefined, instance: undefined, instanceRead: undefined, genesisHash: undefined, devNode: true, traces: undefined, simulates: undefined }
   const unmineable = new Set<string>()
   // New transactions go above the highest nonce an unsettled journaled one holds. Transactions
   // found unable to ever mine (above a nonce gap, or of a reset chain) hold no nonce, even in the

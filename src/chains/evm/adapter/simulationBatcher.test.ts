@@ -56,9 +56,99 @@ test('one batch in flight: what is asked meanwhile goes in the next, and a batch
   })
   const first = batcher.simulate(call('0x01'))
   await new Promise((r) => setImmediate(r))
-  const later = [1, 2, 3, 4].map((i) => batcher.simulate(call(`0x0${i}`, 10_000_000)))
+  const later = [1, 2, 3, 4].map((i) => batcher.simulate(call(`0x0${i}`, 40_000_000)))
   release()
   await Promise.all([first, ...later])
-  // 25 M of limits at most in one block: 2 of the 10 M calls, then 2 more.
+  // 100 M of limits at most in one batch: 2 of the 40 M calls, then 2 more.
   assert.deepEqual(sizes, [1, 2, 2])
+})
+
+test('under load the pending state is built at most once per gather window; a call after a quiet spell goes at once', async () => {
+  const sent: { at: number; size: number }[] = []
+  const batcher = createSimulationBatcher(
+    async ({ params }) => {
+      const calls = (params[0] as { blockStateCalls: Asked }).blockStateCalls[0]!.calls
+      sent.push({ at: performance.now(), size: calls.length })
+      return [{ calls: calls.map(() => ({ status: '0x1', gasUsed: '0x1' })) }]
+    },
+    { gatherMs: 80 },
+  )
+  const start = performance.now()
+  await batcher.simulate(call('0x01'))
+  assert.ok(sent[0]!.at - start < 40, 'the first call, after a quiet spell, waits for no window')
+  // Calls arriving one after another, 10 ms apart, while the window since the last batch is open: they wait and go together.
+  const asked: Promise<unknown>[] = []
+  for (let i = 0; i < 5; i++) {
+    asked.push(batcher.simulate(call(`0x1${i}`)))
+    await new Promise((r) => setTimeout(r, 10))
+  }
+  await Promise.all(asked)
+  assert.equal(sent.length, 2)
+  assert.equal(sent[1]!.size, 5)
+  assert.ok(sent[1]!.at - sent[0]!.at >= 75, `the second batch went ${(sent[1]!.at - sent[0]!.at).toFixed(0)} ms after the first, inside the window`)
+  // A full batch (here: calls whose limits fill one block's gas budget) does not wait for the window.
+  const full = Array.from({ length: 25 }, (_, i) => batcher.simulate(call(`0x2${i}`, 4_000_000)))
+  const fullAsked = performance.now()
+  await Promise.all(full)
+  assert.equal(sent.length, 3)
+  assert.equal(sent[2]!.size, 25)
+  assert.ok(sent[2]!.at - fullAsked < 40, 'a full batch goes at once')
+  // After a quiet spell longer than the window, a lone call goes at once again.
+  await new Promise((r) => setTimeout(r, 100))
+  const lone = performance.now()
+  await batcher.simulate(call('0x03'))
+  assert.ok(sent[3]!.at - lone < 40)
+})
+
+test('without load (few of the gateway transactions waiting), nothing waits for the window', async () => {
+  const sent: number[] = []
+  const batcher = createSimulationBatcher(
+    async ({ params }) => {
+      sent.push(performance.now())
+      const calls = (params[0] as { blockStateCalls: Asked }).blockStateCalls[0]!.calls
+      return [{ calls: calls.map(() => ({ status: '0x1', gasUsed: '0x1' })) }]
+    },
+    { gatherMs: 1_000, loaded: () => false },
+  )
+  const start = performance.now()
+  for (let i = 0; i < 3; i++) await batcher.simulate(call(`0x0${i}`))
+  assert.equal(sent.length, 3)
+  assert.ok(performance.now() - start < 500, 'three simulations one after another, none waited for the 1 s window')
+})
+
+test('under load, a new block sends what waits for the window at once', async () => {
+  const sent: number[] = []
+  const batcher = createSimulationBatcher(
+    async ({ params }) => {
+      sent.push(performance.now())
+      const calls = (params[0] as { blockStateCalls: Asked }).blockStateCalls[0]!.calls
+      return [{ calls: calls.map(() => ({ status: '0x1', gasUsed: '0x1' })) }]
+    },
+    { gatherMs: 5_000 },
+  )
+  await batcher.simulate(call('0x01'))
+  const waiting = Promise.all([batcher.simulate(call('0x02')), batcher.simulate(call('0x03'))])
+  await new Promise((r) => setTimeout(r, 30))
+  assert.equal(sent.length, 1, 'the second batch waits for the window')
+  const seen = performance.now()
+  batcher.blockSeen()
+  await waiting
+  assert.equal(sent.length, 2)
+  assert.ok(sent[1]! - seen < 40, 'and goes once a block is seen')
+  batcher.blockSeen() // nothing waits: nothing is sent
+  await new Promise((r) => setTimeout(r, 10))
+  assert.equal(sent.length, 2)
+})
+
+test('a batch over 25 M of limits gets a block with that much gas; one under it keeps the pending block gas limit', async () => {
+  const blocks: { calls: SimulatedCall[]; blockOverrides?: { gasLimit: string } }[] = []
+  const batcher = createSimulationBatcher(async ({ params }) => {
+    const block = (params[0] as { blockStateCalls: (typeof blocks)[number][] }).blockStateCalls[0]!
+    blocks.push(block)
+    return [{ calls: block.calls.map(() => ({ status: '0x1', gasUsed: '0x1' })) }]
+  })
+  await Promise.all([batcher.simulate(call('0x01', 20_000_000)), batcher.simulate(call('0x02', 20_000_000))])
+  await Promise.all([batcher.simulate(call('0x03', 1_000_000)), batcher.simulate(call('0x04', 1_000_000))])
+  assert.deepEqual(blocks[0]!.blockOverrides, { gasLimit: '0x2625a00' })
+  assert.equal(blocks[1]!.blockOverrides, undefined)
 })

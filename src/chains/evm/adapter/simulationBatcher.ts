@@ -10,7 +10,15 @@
 // the next. A batch that the node refuses as a whole (one relayer short of funds, an unknown
 // method, a block over its gas limit) is asked again call by call, so each caller gets its own
 // answer or error.
-import type { Address, Hex } from 'viem'
+//
+// Under load the pending state is built at most once per `gatherMs` (EVM_SIMULATION_GATHER_MS):
+// under load (the last batch held several calls, or `loaded()` says many of the gateway's own
+// transactions wait in the node's pool, each run again by every pending build), a batch goes when a new block is seen (`blockSeen`: the pool
+// just lost what was mined, so the build is cheapest), `gatherMs` after the previous batch was
+// sent, or when a full batch waits, whichever comes first. Otherwise, and after a quiet spell (the
+// last batch sent longer ago than that), a call goes at once: a lone execute waits for nothing,
+// and a busy one at most `gatherMs`.
+import { type Address, type Hex, numberToHex } from 'viem'
 
 /** One transaction as eth_simulateV1 takes it: the sender, an explicit gas limit, its fees. */
 export type SimulatedCall = { from: Address; to: Address; data: Hex; gas: Hex; maxFeePerGas: Hex; maxPriorityFeePerGas: Hex }
@@ -20,36 +28,78 @@ export type SimulatedResult = { status?: Hex; gasUsed?: Hex; returnData?: Hex } 
 export type SimulationBatcher = {
   /** eth_simulateV1 of `call` at the pending state with validation (balance, fees); the node's own error when it refuses. */
   simulate(call: SimulatedCall): Promise<SimulatedResult>
+  /** A new block was seen: what waits for the window goes now. */
+  blockSeen(): void
 }
 
 type Waiting = { call: SimulatedCall; resolve(result: SimulatedResult): void; reject(err: unknown): void }
 type Block = { calls?: SimulatedResult[] }
 
+/** A batch of this many calls or more means executes arrive together: the next one gathers. */
+const concurrentCalls = 4
 /** At most this many calls in one simulated block. */
-const maxCalls = 64
-/** The gas limits of one block's calls add up to at most this: under the block gas limit of most chains. */
-const gasBudget = 25_000_000n
+const maxCalls = 256
+/** Up to this much gas of limits, a batch's block keeps the pending block's own gas limit (under most chains' 30 M). */
+const blockGas = 25_000_000n
+/**
+ * The gas limits of one batch add up to at most this. Over `blockGas`, its simulated block is given
+ * that much more gas (`blockOverrides.gasLimit`, which anvil, geth and reth take): calls that would
+ * be mined over two blocks are simulated in one, the only difference their block's gas limit. At
+ * 64 calls or 25 M a batch was full in the middle of a block interval under the execute bench.
+ */
+const gasBudget = 100_000_000n
 
-export function createSimulationBatcher(request: (args: { method: string; params: unknown[] }) => Promise<unknown>): SimulationBatcher {
+export function createSimulationBatcher(
+  request: (args: { method: string; params: unknown[] }) => Promise<unknown>,
+  { gatherMs = 0, loaded = () => true }: { gatherMs?: number | undefined; loaded?: () => boolean } = {},
+): SimulationBatcher {
   const queue: Waiting[] = []
   let busy = false
   let scheduled = false
+  /** When the last batch was sent (performance.now()); -Infinity: never. */
+  let lastSent = Number.NEGATIVE_INFINITY
+  /** How many calls the last batch held: executes arriving together (a lone client's come one by one). */
+  let lastSize = 0
+  /** The gas limits of the calls waiting, added up. */
+  let queuedGas = 0n
+  /** The wait for the window to close, while one is set. */
+  let timer: NodeJS.Timeout | undefined
 
-  const ask = (calls: SimulatedCall[]) => request({ method: 'eth_simulateV1', params: [{ blockStateCalls: [{ calls }], validation: true }, 'pending'] }) as Promise<Block[] | undefined>
+  const ask = (calls: SimulatedCall[]) => {
+    const gas = calls.reduce((sum, c) => sum + BigInt(c.gas), 0n)
+    const block = gas > blockGas ? { calls, blockOverrides: { gasLimit: numberToHex(gas) } } : { calls }
+    return request({ method: 'eth_simulateV1', params: [{ blockStateCalls: [block], validation: true }, 'pending'] }) as Promise<Block[] | undefined>
+  }
 
-  // Calls asked in the same event-loop turn go together; while one batch is out, the next gathers.
+  // Calls asked in the same event-loop turn go together; while one batch is out, the next gathers,
+  // and until `gatherMs` after the last batch was sent, unless a full batch waits.
   function schedule(): void {
-    if (busy || scheduled || queue.length === 0) return
+    if (busy || queue.length === 0) return
+    // A full batch: the most calls, or the gas budget of one block (what is over goes in the next).
+    const full = queue.length >= maxCalls || queuedGas >= gasBudget
+    if (timer && full) {
+      clearTimeout(timer)
+      timer = undefined
+      scheduled = false
+    }
+    if (scheduled) return
     scheduled = true
-    setImmediate(flush)
+    const underLoad = lastSize >= concurrentCalls || loaded()
+    const wait = full || !underLoad ? 0 : lastSent + gatherMs - performance.now()
+    if (wait > 0) timer = setTimeout(flush, wait)
+    else setImmediate(flush)
   }
 
   async function flush(): Promise<void> {
     scheduled = false
+    timer = undefined
     if (busy || queue.length === 0) return
     busy = true
+    lastSent = performance.now()
+    const batch = take()
+    lastSize = batch.length
     try {
-      await run(take())
+      await run(batch)
     } finally {
       busy = false
       schedule()
@@ -64,6 +114,7 @@ export function createSimulationBatcher(request: (args: { method: string; params
       if (batch.length > 0 && gas + next > gasBudget) break
       gas += next
       batch.push(queue.shift()!)
+      queuedGas -= next
     }
     return batch
   }
@@ -92,9 +143,16 @@ export function createSimulationBatcher(request: (args: { method: string; params
   }
 
   return {
+    blockSeen() {
+      if (!timer) return
+      clearTimeout(timer)
+      timer = undefined
+      setImmediate(flush)
+    },
     simulate: (call) =>
       new Promise<SimulatedResult>((resolve, reject) => {
         queue.push({ call, resolve, reject })
+        queuedGas += BigInt(call.gas)
         schedule()
       }),
   }

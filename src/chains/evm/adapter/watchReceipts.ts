@@ -9,7 +9,19 @@ import { isUnknownMethod } from './nodeErrors.ts'
 /** How long a request's own watch on its transaction lasts; reconciliation takes over after it. */
 const receiptWatchLimitMs = 15 * 60_000
 
-export function watchReceipts({ client, pool, log, pollingIntervalMs }: { client: PublicClient; pool: EndpointPool; log: Logger; pollingIntervalMs: number }): ReceiptWatcher<TransactionReceipt> {
+export function watchReceipts({
+  client,
+  pool,
+  log,
+  pollingIntervalMs,
+  onBlock,
+}: {
+  client: PublicClient
+  pool: EndpointPool
+  log: Logger
+  pollingIntervalMs: number
+  onBlock?: () => void
+}): ReceiptWatcher<TransactionReceipt> {
   // One block watch answers every execution's receipt wait (reconciliation takes over after the limit).
   return createReceiptWatcher<TransactionReceipt>({
     blockNumber: () => client.getBlockNumber({ cacheTime: 0 }),
@@ -31,5 +43,6 @@ export function watchReceipts({ client, pool, log, pollingIntervalMs }: { client
     intervalMs: pollingIntervalMs,
     limitMs: receiptWatchLimitMs,
     onError: (err) => log.debug({ err }, 'receipt watch: a read failed; trying again'),
+    ...(onBlock ? { onBlock } : {}),
   })
 }
