@@ -16,6 +16,8 @@ export type RpcRecorder = {
    * chain, or was refused). `endpoint` is its position in the chain's endpoint list, never its URL.
    */
   observeEndpoint?(endpoint: { chain: string; endpoint: number; up: boolean }): void
+  /** A relayer nonce that transactions waited behind was filled: with the relayer's own transaction sent again, or a no-op. */
+  observeNonceGapFilled?(gap: { chain: string; filler: 'resent' | 'noop' }): void
 }
 
 /** Endpoint positions at or above this share the label `other`: a discovered list can be long. */
@@ -44,7 +46,7 @@ export type MetricsSources = {
 export type Metrics = {
   registry: Registry
   recordRequest(request: { route: string | undefined; method: string; httpStatus: number; erc1066: unknown; seconds: number }): void
-  rpc: RpcRecorder & Required<Pick<RpcRecorder, 'observeEndpoint'>>
+  rpc: RpcRecorder & Required<Pick<RpcRecorder, 'observeEndpoint' | 'observeNonceGapFilled'>>
   recordExecution(execution: { chain: string; outcome: ExecutionOutcomeLabel }): void
   /** One priced request, by what became of its payment. */
   recordPayment(payment: { chain: string; outcome: PaymentOutcomeLabel }): void
@@ -156,6 +158,12 @@ export function createMetrics({ registry, defaultMetrics = true }: { registry: R
     labelNames: ['chain', 'endpoint'] as const,
     registers: [registry],
   })
+  const nonceGapsFilled = new Counter({
+    name: 'intent_gateway_relayer_nonce_gaps_filled_total',
+    help: "Relayer nonces that the relayer's own later transactions waited behind (after a reorg or a lost broadcast) and that the gateway filled, by chain and filler: resent (the relayer's own transaction at that nonce, byte for byte) or noop (a zero-value transfer to itself)",
+    labelNames: ['chain', 'filler'] as const,
+    registers: [registry],
+  })
   const guardRefusals = new Counter({
     name: 'intent_gateway_execute_refusals_total',
     help: "Executes refused before anything was simulated, signed or paid, by chain and reason: sender_reverts, client_reverts, target_reverts (standing after on-chain reverts; 429), client_gas_budget (an API key's or payer's gas budget spent; 429), relayer_spend_budget (the chain's relayer spend budget spent; 503)",
@@ -239,6 +247,9 @@ export function createMetrics({ registry, defaultMetrics = true }: { registry: R
       observeEndpoint({ chain, endpoint, up }) {
         const position = Number.isInteger(endpoint) && endpoint >= 0 && endpoint < maxEndpointLabels ? String(endpoint) : 'other'
         endpointUp.set({ chain, endpoint: position }, up ? 1 : 0)
+      },
+      observeNonceGapFilled({ chain, filler }) {
+        nonceGapsFilled.inc({ chain, filler: filler === 'resent' ? 'resent' : 'noop' })
       },
     },
     recordReceiptWait({ chain, seconds }) {

@@ -39,6 +39,12 @@ describe('a relayer nonce left empty under queued transactions', () => {
     const [latest, pending] = await Promise.all(['latest', 'pending'].map((blockTag) => clients().getTransactionCount({ address, blockTag: blockTag as 'latest' | 'pending' })))
     return { latest: latest!, pending: pending! }
   }
+  /** intent_gateway_relayer_nonce_gaps_filled_total for this chain and filler, from /metrics. */
+  const gapsFilled = async (filler: 'resent' | 'noop') => {
+    const text = await (await fetch(`${gateway.baseUrl}/metrics`)).text()
+    const line = text.split('\n').find((l) => l.startsWith(`intent_gateway_relayer_nonce_gaps_filled_total{chain="${devnet.chain.chainId}",filler="${filler}"}`))
+    return line === undefined ? 0 : Number(line.split(' ').at(-1))
+  }
   /** The relayer's transactions in anvil's pool (pending or queued). */
   const inPool = async (address: Address) => {
     const pool = (await rpc(devnet.anvil.rpcUrl, 'txpool_content', [])) as Record<'pending' | 'queued', Record<string, Record<string, unknown>>>
@@ -51,6 +57,7 @@ describe('a relayer nonce left empty under queued transactions', () => {
 
   it('fills the empty nonce of an idle relayer whose settled transaction waits queued above it with a no-op, and the queue is mined', async () => {
     const fromBlock = await clients().getBlockNumber()
+    const noopsBefore = await gapsFilled('noop')
     const snapshot = await rpc(devnet.anvil.rpcUrl, 'evm_snapshot', [])
     const relayer = privateKeyToAccount(devnetAccounts.relayer)
     // A transaction of the relayer key the gateway did not send (an unjournaled filler of an
@@ -76,6 +83,7 @@ describe('a relayer nonce left empty under queued transactions', () => {
     await eventually('the queued transaction to be mined', 15_000, async () => ((await counts(relayer.address)).latest === gapNonce + 2 ? true : undefined))
     assert.deepEqual(await inPool(relayer.address), [])
     assert.ok(gateway.logs.some((l) => l.includes('waiting behind an empty nonce') && l.includes('a no-op transaction')))
+    assert.equal(await gapsFilled('noop'), noopsBefore + 1, 'the filled gap is counted in /metrics')
     const receipt = await clients().getTransactionReceipt({ hash: b.transaction!.id as Hex })
     assert.equal(receipt.status, 'success', 'the queued execution itself was mined')
     assert.equal(await timesExecuted(second.body.intentHash, fromBlock), 1)
@@ -87,6 +95,7 @@ describe('a relayer nonce left empty under queued transactions', () => {
 
   it('fills the empty nonce with the transaction the relayer had sent there when the node lost it: both executions mined once, by their own transactions', async () => {
     const fromBlock = await clients().getBlockNumber()
+    const resentBefore = await gapsFilled('resent')
     const snapshot = await rpc(devnet.anvil.rpcUrl, 'evm_snapshot', [])
     const first = await post(gateway.baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: '45' }), chainHeader)
     const second = await post(gateway.baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: '46' }), chainHeader)
@@ -103,6 +112,7 @@ describe('a relayer nonce left empty under queued transactions', () => {
     await eventually('the queued transaction to be mined', 15_000, async () => ((await counts(relayer)).latest === gapNonce + 2 ? true : undefined))
     assert.deepEqual(await inPool(relayer), [])
     assert.ok(gateway.logs.some((l) => l.includes('waiting behind an empty nonce') && l.includes('its own transaction again')))
+    assert.equal(await gapsFilled('resent'), resentBefore + 1, 'counted as resent')
     for (const record of [a!, b!]) {
       const receipt = await clients().getTransactionReceipt({ hash: record.transaction!.id as Hex })
       assert.equal(receipt.status, 'success', 'mined by its own transaction')

@@ -48,6 +48,10 @@ export type RelayerPool = {
 export function createRelayerPool(parameters: CreateRelayerPoolParameters): RelayerPool {
   const ctx = createRelayerPoolContext(parameters)
   const { members, byAddress } = ctx
+  const told = (check: GapCheck): GapCheck => {
+    if (check.kind === 'filled') parameters.onGapFilled?.(check.again ? 'resent' : 'noop')
+    return check
+  }
   return {
     addresses: members.map((m) => m.account.address),
     take: () => takeRelayer(ctx),
@@ -68,12 +72,12 @@ export function createRelayerPool(parameters: CreateRelayerPoolParameters): Rela
     async fillGaps(options = {}) {
       const now = Date.now()
       const held = members.filter((m) => m.usableUntil > now)
-      return Promise.all(held.map(async (m) => ({ address: m.account.address, check: await m.relayer.fillGap(options) })))
+      return Promise.all(held.map(async (m) => ({ address: m.account.address, check: told(await m.relayer.fillGap(options)) })))
     },
     async fillGap(address, options = {}) {
       const member = byAddress.get(address.toLowerCase())
       if (!member || member.usableUntil <= Date.now()) return undefined
-      return member.relayer.fillGap(options)
+      return told(await member.relayer.fillGap(options))
     },
     resync() {
       for (const m of members) m.relayer.resync()

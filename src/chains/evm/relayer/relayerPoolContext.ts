@@ -19,6 +19,8 @@ export type CreateRelayerPoolParameters = {
   /** The least balance (wei) a key needs to be used: what one execution may cost at most. */
   minBalance: () => Promise<bigint>
   balanceIntervalMs?: number
+  /** Told of each nonce gap a key's relayer filled (metrics). */
+  onGapFilled?: ((filler: 'resent' | 'noop') => void) | undefined
 }
 
 export type Member = {
