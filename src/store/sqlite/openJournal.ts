@@ -223,7 +223,9 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
   const pendingCount = db.prepare<[], { n: number }>(`SELECT COUNT(*) AS n FROM executions WHERE state = 'pending'`)
   const pruneExecutions = db.prepare<[number]>(`DELETE FROM executions WHERE ${prunable('executions')}`)
 
-  const claim = db.transaction((chainId: string, intentHash: Hex, intent: Intent, chainInstance: string | null, apiKeyId: string | null): Claim => {
+  // Run in the write queue's IMMEDIATE group transaction (the check and the insert under one write
+  // lock); its one write is the insert, last: it needs no savepoint of its own.
+  const claim = (chainId: string, intentHash: Hex, intent: Intent, chainInstance: string | null, apiKeyId: string | null): Claim => {
     // Hex addresses (EVM, Sui) are case-insensitive; base58 keys (Solana) are not.
     const sender = intent.sender.startsWith('0x') ? intent.sender.toLowerCase() : intent.sender
     const held = intentHolder.get(chainId, intentHash) ?? revertedIntent.get(intentHash, chainId) ?? nonceHolder.get(chainId, sender, intent.nonce.toString())
@@ -231,7 +233,7 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
     const now = Date.now()
     const row = insert.get(chainId, intentHash, chainId, intentHash, sender, intent.nonce.toString(), serializeIntent(intent), Status.SUBMITTED, chainInstance, apiKeyId, now, now)!
     return { ok: true, record: fromRow(row) }
-  })
+  }
   const replace = db.transaction((record: ExecutionRecord, tx: SignedExecution, detail: string, now: number): number => {
     const { changes } = markReplaced.run(Status.GATEWAY_FAILURE, detail, now, record.id)
     if (changes !== 1) throw new Error(`journal record ${record.id} is no longer pending: it cannot be replaced`)
@@ -304,6 +306,8 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
 
   // Every write of the journal goes through the group commit, in the order asked (reads do not wait).
   const { write, flush } = createWriteQueue(db)
+  // A write of one statement, or a db.transaction (a savepoint of its own when nested): no second savepoint around it.
+  const atomic = { atomic: true }
   const payments = createSqlitePaymentLedger({ db })
   const webhooks = createSqliteWebhookOutbox({ db })
   // After the ledger and the outbox made their tables.
@@ -316,9 +320,9 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
     payments,
     webhooks,
     // The group transaction is IMMEDIATE: the check and the insert happen under one write lock.
-    claim: ({ chainId, intentHash, intent, chainInstance, apiKeyId }) => write(() => claim(chainId, intentHash, intent, chainInstance ?? null, apiKeyId ?? null)),
+    claim: ({ chainId, intentHash, intent, chainInstance, apiKeyId }) => write(() => claim(chainId, intentHash, intent, chainInstance ?? null, apiKeyId ?? null), atomic),
     async release(record) {
-      await write(() => remove.run(record.id))
+      await write(() => remove.run(record.id), atomic)
     },
     async recordSigned(record, tx) {
       const now = Date.now()
@@ -326,7 +330,7 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
       await write(() => {
         const { changes } = signed.run(tx.relayer, tx.id, tx.bytes, details, now, record.id)
         if (changes !== 1) throw new Error(`journal record ${record.id} is no longer open for a transaction`)
-      })
+      }, atomic)
       await durable()
       Object.assign(record, { state: 'pending', transaction: structuredClone(tx), updatedAt: new Date(now) })
     },
@@ -334,19 +338,19 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
       if (!db.open) return false // a watch that outlived shutdown: the next start reconciles it
       const now = Date.now()
       if (s.transactionId !== undefined && s.transactionId !== record.transaction?.id) {
-        if (!(await write(() => settleEarlier({ record, s, now })))) return false
+        if (!(await write(() => settleEarlier({ record, s, now }), atomic))) return false
         Object.assign(record, fromRow(byId.get(record.id)!))
         return true
       }
       const txId = record.transaction?.id ?? null
-      if (!(await write(() => settleRow(record.id, 'pending', txId, { record, s, now })))) return false
+      if (!(await write(() => settleRow(record.id, 'pending', txId, { record, s, now }), atomic))) return false
       const { transactionId: _, ...fields } = s
       Object.assign(record, fields, { blockHash: s.blockHash, final: s.final !== false, updatedAt: new Date(now) })
       return true
     },
     async replace(record, tx, detail) {
       const now = Date.now()
-      const id = await write(() => replace(record, tx, detail, now))
+      const id = await write(() => replace(record, tx, detail, now), atomic)
       await durable()
       Object.assign(record, fromRow(byId.get(record.id)!))
       return fromRow(byId.get(id)!)
@@ -360,26 +364,26 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
     async confirm(record) {
       if (!db.open) return false
       const now = Date.now()
-      if ((await write(() => confirm.run(now, record.id))).changes !== 1) return false
+      if ((await write(() => confirm.run(now, record.id), atomic)).changes !== 1) return false
       Object.assign(record, { final: true, updatedAt: new Date(now) })
       return true
     },
     async reopen(record, detail) {
       if (!db.open) return false
       const now = Date.now()
-      if ((await write(() => reopen.run(Status.SUBMITTED, detail, now, record.id))).changes !== 1) return false
+      if ((await write(() => reopen.run(Status.SUBMITTED, detail, now, record.id), atomic)).changes !== 1) return false
       Object.assign(record, fromRow(byId.get(record.id)!))
       return true
     },
     async retire(record, detail) {
       if (!db.open) return false
       const now = Date.now()
-      if ((await write(() => retire.run(Status.GATEWAY_FAILURE, detail, now, record.id))).changes !== 1) return false
+      if ((await write(() => retire.run(Status.GATEWAY_FAILURE, detail, now, record.id), atomic)).changes !== 1) return false
       Object.assign(record, fromRow(byId.get(record.id)!))
       return true
     },
     async rebind(record, chainInstance) {
-      await write(() => rebind.run(chainInstance, record.id))
+      await write(() => rebind.run(chainInstance, record.id), atomic)
       record.chainInstance = chainInstance
     },
     async otherInstances(chainId, chainInstance) {
