@@ -104,7 +104,9 @@ export function createEvmContext({
     : undefined
   // A key is set aside while it cannot pay for one execution at the most gas and fee it may use.
   const minBalance = async () => (maxGasPerExecution ?? 1_000_000n) * (await client.estimateFeesPerGas()).maxFeePerGas
-  const relayers = accounts.length > 0 ? createRelayerPool({
+  const relayers =
+    accounts.length > 0
+      ? createRelayerPool({
           accounts,
           client,
           chainId: viemChain.id,
@@ -115,7 +117,8 @@ export function createEvmContext({
           minBalance,
           broadcastMany,
           onGapFilled: (filler) => rpcRecorder?.observeNonceGapFilled?.({ chain: chain.chainId, filler }),
-        }) : undefined
+        })
+      : undefined
   const signerOf = new Map(accounts.map((a) => [a.address.toLowerCase(), (a as { backend?: string }).backend ?? 'local']))
   return { chain, viemChain, log, pool, client, reads, simulations, gasByShape: new Map(), receipts, relayers, signerOf, maxGasPerExecution, maxFeePerGas, confirmations, unmineable, state }
 }
