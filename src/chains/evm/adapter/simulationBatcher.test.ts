@@ -12,6 +12,17 @@ const call = (from: string, gas = 100_000): SimulatedCall => ({
 })
 type Asked = { calls: SimulatedCall[] }[]
 
+/** A node that answers every call with success and notes when each batch came and its size. */
+function timedNode() {
+  const batches: { at: number; size: number }[] = []
+  const request = async ({ params }: { method: string; params: unknown[] }) => {
+    const calls = (params[0] as { blockStateCalls: Asked }).blockStateCalls[0]!.calls
+    batches.push({ at: performance.now(), size: calls.length })
+    return [{ calls: calls.map(() => ({ status: '0x1', gasUsed: '0x1' })) }]
+  }
+  return { batches, request }
+}
+
 test('simulations asked together go to the node as one eth_simulateV1 at pending, each caller gets its own result', async () => {
   const asked: Asked[] = []
   const batcher = createSimulationBatcher(async ({ method, params }) => {
@@ -64,15 +75,8 @@ test('one batch in flight: what is asked meanwhile goes in the next, and a batch
 })
 
 test('under load the pending state is built at most once per gather window; a call after a quiet spell goes at once', async () => {
-  const sent: { at: number; size: number }[] = []
-  const batcher = createSimulationBatcher(
-    async ({ params }) => {
-      const calls = (params[0] as { blockStateCalls: Asked }).blockStateCalls[0]!.calls
-      sent.push({ at: performance.now(), size: calls.length })
-      return [{ calls: calls.map(() => ({ status: '0x1', gasUsed: '0x1' })) }]
-    },
-    { gatherMs: 80 },
-  )
+  const { batches: sent, request } = timedNode()
+  const batcher = createSimulationBatcher(request, { gatherMs: 80 })
   const start = performance.now()
   await batcher.simulate(call('0x01'))
   assert.ok(sent[0]!.at - start < 40, 'the first call, after a quiet spell, waits for no window')
@@ -101,43 +105,29 @@ test('under load the pending state is built at most once per gather window; a ca
 })
 
 test('without load (few of the gateway transactions waiting), nothing waits for the window', async () => {
-  const sent: number[] = []
-  const batcher = createSimulationBatcher(
-    async ({ params }) => {
-      sent.push(performance.now())
-      const calls = (params[0] as { blockStateCalls: Asked }).blockStateCalls[0]!.calls
-      return [{ calls: calls.map(() => ({ status: '0x1', gasUsed: '0x1' })) }]
-    },
-    { gatherMs: 1_000, loaded: () => false },
-  )
+  const { batches, request } = timedNode()
+  const batcher = createSimulationBatcher(request, { gatherMs: 1_000, loaded: () => false })
   const start = performance.now()
   for (let i = 0; i < 3; i++) await batcher.simulate(call(`0x0${i}`))
-  assert.equal(sent.length, 3)
+  assert.equal(batches.length, 3)
   assert.ok(performance.now() - start < 500, 'three simulations one after another, none waited for the 1 s window')
 })
 
 test('under load, a new block sends what waits for the window at once', async () => {
-  const sent: number[] = []
-  const batcher = createSimulationBatcher(
-    async ({ params }) => {
-      sent.push(performance.now())
-      const calls = (params[0] as { blockStateCalls: Asked }).blockStateCalls[0]!.calls
-      return [{ calls: calls.map(() => ({ status: '0x1', gasUsed: '0x1' })) }]
-    },
-    { gatherMs: 5_000 },
-  )
+  const { batches, request } = timedNode()
+  const batcher = createSimulationBatcher(request, { gatherMs: 5_000 })
   await batcher.simulate(call('0x01'))
   const waiting = Promise.all([batcher.simulate(call('0x02')), batcher.simulate(call('0x03'))])
   await new Promise((r) => setTimeout(r, 30))
-  assert.equal(sent.length, 1, 'the second batch waits for the window')
+  assert.equal(batches.length, 1, 'the second batch waits for the window')
   const seen = performance.now()
   batcher.blockSeen()
   await waiting
-  assert.equal(sent.length, 2)
-  assert.ok(sent[1]! - seen < 40, 'and goes once a block is seen')
+  assert.equal(batches.length, 2)
+  assert.ok(batches[1]!.at - seen < 40, 'and goes once a block is seen')
   batcher.blockSeen() // nothing waits: nothing is sent
   await new Promise((r) => setTimeout(r, 10))
-  assert.equal(sent.length, 2)
+  assert.equal(batches.length, 2)
 })
 
 test('a batch over 25 M of limits gets a block with that much gas; one under it keeps the pending block gas limit', async () => {
