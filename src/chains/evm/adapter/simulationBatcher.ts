@@ -11,13 +11,13 @@
 // method, a block over its gas limit) is asked again call by call, so each caller gets its own
 // answer or error.
 //
-// Under load the pending state is built at most once per `gatherMs` (EVM_SIMULATION_GATHER_MS):
-// under load (the last batch held several calls, or `loaded()` says many of the gateway's own
-// transactions wait in the node's pool, each run again by every pending build), a batch goes when a new block is seen (`blockSeen`: the pool
-// just lost what was mined, so the build is cheapest), `gatherMs` after the previous batch was
-// sent, or when a full batch waits, whichever comes first. Otherwise, and after a quiet spell (the
-// last batch sent longer ago than that), a call goes at once: a lone execute waits for nothing,
-// and a busy one at most `gatherMs`.
+// Under load (the last batch held several calls, or `loaded()` says many of the gateway's own
+// transactions wait in the node's pool, each run again by every pending build) the calls gather:
+// a batch goes when a new block is seen (`blockSeen`: the pool just lost what was mined, so the
+// build is cheapest), `gatherMs` (EVM_SIMULATION_GATHER_MS) after the previous batch was sent, or
+// when a full batch waits, whichever comes first. Otherwise, and after a quiet spell (the last
+// batch sent longer ago than `gatherMs`), a call goes at once: a lone execute waits for nothing,
+// and one under load at most `gatherMs`.
 import { type Address, type Hex, numberToHex } from 'viem'
 
 /** One transaction as eth_simulateV1 takes it: the sender, an explicit gas limit, its fees. */
@@ -72,7 +72,7 @@ export function createSimulationBatcher(
   }
 
   // Calls asked in the same event-loop turn go together; while one batch is out, the next gathers,
-  // and until `gatherMs` after the last batch was sent, unless a full batch waits.
+  // and under load until a block is seen or `gatherMs` after the last batch was sent, unless full.
   function schedule(): void {
     if (busy || queue.length === 0) return
     // A full batch: the most calls, or the gas budget of one block (what is over goes in the next).
