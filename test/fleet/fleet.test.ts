@@ -82,9 +82,14 @@ describe('a fleet of gateway instances sharing relayer keys by lease', () => {
       return JSON.stringify(held.map((h) => h.length)) === JSON.stringify(expected) ? held : undefined
     })
 
-  /** `count` new intents, each sent to two instances at once (i and i + 1): every answer, by intent hash. */
-  const sendPairs = async (instances: Instance[], count: number) => {
+  /**
+   * `count` new intents, each sent to two instances at once (i and i + 1), and `alone[k]` more to
+   * instance k only (it wins no race for them: each of its keys gets work even when its partners
+   * win most races on a loaded machine): every answer, by intent hash.
+   */
+  const sendPairs = async (instances: Instance[], count: number, alone: number[] = []) => {
     const bodies = await Promise.all(Array.from({ length: count }, () => signedIntent(devnet, { nonce: String(nonceBase++) })))
+    const solo = await Promise.all(alone.flatMap((n, k) => Array.from({ length: n }, async () => [instances[k]!, await signedIntent(devnet, { nonce: String(nonceBase++) })] as const)))
     const ask = async (instance: Instance, body: unknown): Promise<[string, Answer]> => {
       const res: HttpResult = await post(instance.baseUrl, '/intents/execute', body)
       return [
@@ -92,10 +97,13 @@ describe('a fleet of gateway instances sharing relayer keys by lease', () => {
         { instance: instance.id, status: res.status, replayed: res.body?.replayed === true, erc1066: res.headers.get('x-erc1066-status'), type: res.body?.type, text: res.text.slice(0, 300) },
       ]
     }
-    const answers = await Promise.all(bodies.flatMap((b, i) => [ask(instances[i % instances.length]!, b), ask(instances[(i + 1) % instances.length]!, b)]))
+    const answers = await Promise.all([
+      ...bodies.flatMap((b, i) => [ask(instances[i % instances.length]!, b), ask(instances[(i + 1) % instances.length]!, b)]),
+      ...solo.map(([instance, b]) => ask(instance, b)),
+    ])
     const byIntent = new Map<string, Answer[]>()
     for (const [hash, answer] of answers) byIntent.set(hash, [...(byIntent.get(hash) ?? []), answer])
-    assert.equal(byIntent.size, count)
+    assert.equal(byIntent.size, count + solo.length)
     return byIntent
   }
 
@@ -153,7 +161,12 @@ describe('a fleet of gateway instances sharing relayer keys by lease', () => {
       const { publicClient } = createDevClients(devnet.anvil.rpcUrl, devnet.anvil.chainId)
       const fromBlock = await publicClient.getBlockNumber()
       const started = performance.now()
-      const byIntent = await sendPairs(instances, intentsPerRun)
+      // Twice as many intents as its keys to each instance alone, all at once: every key it holds sends.
+      const byIntent = await sendPairs(
+        instances,
+        intentsPerRun,
+        expected.map((held) => 2 * held),
+      )
       const seconds = (performance.now() - started) / 1000
       const sentBy = assertAnswered(byIntent, keyless)
       // Every instance holding a key sent some; none without one did.
