@@ -132,4 +132,23 @@ describe('createReceiptWatcher', () => {
     await assert.rejects(open, /the gateway closed while watching/)
     await assert.rejects(watcher.wait(hash(3)), /the gateway closed while watching/)
   })
+
+  it('counts the transactions waited for, and tells of each new block once its receipts were read', async () => {
+    const chain = fakeChain()
+    let blocks = 0
+    const watcher = createReceiptWatcher({ ...chain.parameters, onBlock: () => blocks++ })
+    const waits = [watcher.wait(hash(101)), watcher.wait(hash(102))]
+    assert.equal(watcher.waiting(), 2)
+    await tick()
+    const before = blocks
+    chain.mine(hash(101))
+    await waits[0]
+    await tick()
+    assert.equal(blocks - before, 1, 'one new block, told once')
+    assert.equal(watcher.waiting(), 1)
+    chain.mine(hash(102))
+    await waits[1]
+    assert.equal(watcher.waiting(), 0)
+    watcher.close()
+  })
 })

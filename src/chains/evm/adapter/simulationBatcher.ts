@@ -43,7 +43,7 @@ const maxCalls = 256
 const blockGas = 25_000_000n
 /**
  * The gas limits of one batch add up to at most this. Over `blockGas`, its simulated block is given
- * that much more gas (`blockOverrides.gasLimit`, which anvil, geth and reth take): calls that would
+ * that much more gas (`blockOverrides.gasLimit`, in eth_simulateV1's spec; tried on anvil only): calls that would
  * be mined over two blocks are simulated in one, the only difference their block's gas limit. At
  * 64 calls or 25 M a batch was full in the middle of a block interval under the execute bench.
  */
