@@ -139,7 +139,7 @@ export type ExecutionConfig = {
   maxFeePerGas: number | undefined
   /** The most gas the relayer pays for one execution; above it, 422 (0x06). */
   maxGasPerExecution: number
-  /** Under load, an EVM chain's execute simulations at the pending state go together when a new block is seen, or at most this many ms after the last batch (EVM_SIMULATION_GATHER_MS); 0: at once. */
+  /** Under load, an EVM chain's execute simulations at the pending state gather (while the gateway's own transactions crowd the node's pool, until a block takes them; else until executes stop arriving), none longer than this many ms (EVM_SIMULATION_GATHER_MS); 0: at once. */
   simulationGatherMs: number
   /** Refuse unsigned execute requests at once (401, 0xE5): production, unless ALLOW_UNSIGNED_INTENTS. */
   requireSignedIntents: boolean

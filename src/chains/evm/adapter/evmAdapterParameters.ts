@@ -39,6 +39,6 @@ export type CreateEvmAdapterParameters = {
   foldReads?: boolean | undefined
   /** Keep validator answers for the block they were read on (VALIDATE_CACHE). Default false. */
   cacheAnswers?: boolean | undefined
-  /** Under load, simulations at the pending state go when a new block is seen, or at most this many ms after the last batch (EVM_SIMULATION_GATHER_MS; loadConfig's default 200). Default 0: each event-loop turn's at once. */
+  /** Under load, simulations at the pending state gather, none longer than this many ms (EVM_SIMULATION_GATHER_MS; loadConfig's default 200; simulationBatcher.ts says when a batch goes). Default 0: each event-loop turn's at once. */
   simulationGatherMs?: number | undefined
 }

@@ -53,11 +53,10 @@ export type EvmContext = {
     traces: boolean | undefined
     /** Whether the node answers eth_simulateV1 (unknown until asked; false: eth_estimateGas). */
     simulates: boolean | undefined
+    /** Executions simulated and handed over to be sent, not yet waiting for their receipts: soon in the node's pool. */
+    handedOver: number
   }
 }
-
-/** Simulations gather (EVM_SIMULATION_GATHER_MS) while at least this many of the gateway's transactions wait to be mined. */
-const gatherAboveWaiting = 8
 
 export function createEvmContext({
   chain: resolved,
@@ -86,12 +85,22 @@ export function createEvmContext({
   const receipts = watchReceipts({ client, pool, log, pollingIntervalMs, onBlock: () => simulations.blockSeen() })
   const batcher = createCallBatcher({ request: pool.request, logger: log, enabled: foldReads })
   const reads = cacheAnswers ? createAnswerCache({ reads: batcher, request: pool.request }) : batcher
-  // Gathered under load: when this many of the gateway's transactions wait to be mined, each pending-state build runs them all again.
-  const simulations = createSimulationBatcher(pool.request, { gatherMs: simulationGatherMs, loaded: () => receipts.waiting() >= gatherAboveWaiting })
+  // Gathered under load: each pending-state build runs again the gateway's transactions in the
+  // node's pool, those waiting for their receipts and those about to be sent.
+  const simulations = createSimulationBatcher(pool.request, { gatherMs: simulationGatherMs, pending: () => receipts.waiting() + state.handedOver })
   // A relayer's broadcasts, in nonce order in one request.
   const broadcastMany = (rawTransactions: readonly Hex[]) => pool.sequence(rawTransactions.map((raw) => ({ method: 'eth_sendRawTransaction', params: [raw] })))
   const accounts = [...(relayerPrivateKeys ?? (relayerPrivateKey ? [relayerPrivateKey] : [])).map((key) => toRelayerAccount(key)), ...relayerAccounts]
-  const state: EvmContext['state'] = { unavailableReason: undefined, instance: undefined, instanceRead: undefined, genesisHash: undefined, devNode: true, traces: undefined, simulates: undefined }
+  const state: EvmContext['state'] = {
+    unavailableReason: undefined,
+    instance: undefined,
+    instanceRead: undefined,
+    genesisHash: undefined,
+    devNode: true,
+    traces: undefined,
+    simulates: undefined,
+    handedOver: 0,
+  }
   const unmineable = new Set<string>()
   // New transactions go above the highest nonce an unsettled journaled one holds. Transactions
   // found unable to ever mine (above a nonce gap, or of a reset chain) hold no nonce, even in the

@@ -38,7 +38,15 @@ export async function prepareExecution(ctx: EvmContext, intent: Intent, signatur
   if (!simulated.ok) {
     return (await refusal(ctx, intent, signature)) ?? simulated
   }
-  const { relayer, done, fees, gasLimit: limit } = simulated
+  const { relayer, fees, gasLimit: limit } = simulated
+  // Counted until it waits for its receipt or is given up: the simulations batcher's view of the pool.
+  ctx.state.handedOver++
+  let handed = true
+  const done = () => {
+    if (handed) ctx.state.handedOver--
+    handed = false
+    simulated.done()
+  }
   return {
     ok: true,
     cancel: done,

@@ -74,60 +74,93 @@ test('one batch in flight: what is asked meanwhile goes in the next, and a batch
   assert.deepEqual(sizes, [1, 2, 2])
 })
 
-test('under load the pending state is built at most once per gather window; a call after a quiet spell goes at once', async () => {
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+test('executes arriving together go in one batch once they stop coming; a lone call and a full batch go at once', async () => {
   const { batches: sent, request } = timedNode()
-  const batcher = createSimulationBatcher(request, { gatherMs: 80 })
+  const batcher = createSimulationBatcher(request, { gatherMs: 1_000, pending: () => 0 })
   const start = performance.now()
   await batcher.simulate(call('0x01'))
-  assert.ok(sent[0]!.at - start < 40, 'the first call, after a quiet spell, waits for no window')
-  // Calls arriving one after another, 10 ms apart, while the window since the last batch is open: they wait and go together.
+  assert.ok(sent[0]!.at - start < 40, 'the first call, after a quiet spell, waits for nothing')
+  // Four together: the next calls are under load.
+  await Promise.all([1, 2, 3, 4].map((i) => batcher.simulate(call(`0x0${i}`))))
+  assert.equal(sent[1]!.size, 4)
+  // Calls coming 1 ms apart gather while they come; they go a few ms after the last, not a window later.
   const asked: Promise<unknown>[] = []
-  for (let i = 0; i < 5; i++) {
+  for (let i = 0; i < 6; i++) {
     asked.push(batcher.simulate(call(`0x1${i}`)))
-    await new Promise((r) => setTimeout(r, 10))
+    await sleep(1)
   }
+  const last = performance.now()
   await Promise.all(asked)
-  assert.equal(sent.length, 2)
-  assert.equal(sent[1]!.size, 5)
-  assert.ok(sent[1]!.at - sent[0]!.at >= 75, `the second batch went ${(sent[1]!.at - sent[0]!.at).toFixed(0)} ms after the first, inside the window`)
-  // A full batch (here: calls whose limits fill one block's gas budget) does not wait for the window.
-  const full = Array.from({ length: 25 }, (_, i) => batcher.simulate(call(`0x2${i}`, 4_000_000)))
+  assert.equal(sent.length, 3, `one batch for the six: ${sent.map((b) => b.size).join(', ')}`)
+  assert.equal(sent[2]!.size, 6)
+  assert.ok(sent[2]!.at - last < 200, `it went ${(sent[2]!.at - last).toFixed(0)} ms after the last call, not a 1 s window later`)
+  // A full batch (here: calls whose limits fill the gas budget) goes at once.
   const fullAsked = performance.now()
-  await Promise.all(full)
-  assert.equal(sent.length, 3)
-  assert.equal(sent[2]!.size, 25)
-  assert.ok(sent[2]!.at - fullAsked < 40, 'a full batch goes at once')
-  // After a quiet spell longer than the window, a lone call goes at once again.
-  await new Promise((r) => setTimeout(r, 100))
-  const lone = performance.now()
-  await batcher.simulate(call('0x03'))
-  assert.ok(sent[3]!.at - lone < 40)
+  await Promise.all(Array.from({ length: 25 }, (_, i) => batcher.simulate(call(`0x2${i}`, 4_000_000))))
+  assert.equal(sent[3]!.size, 25)
+  assert.ok(sent[3]!.at - fullAsked < 40, 'a full batch goes at once')
 })
 
-test('without load (few of the gateway transactions waiting), nothing waits for the window', async () => {
+test('while many of the gateway transactions wait in the pool, calls wait for a new block, at most the gather window from when each was asked', async () => {
+  const { batches: sent, request } = timedNode()
+  let waitingInPool = 0
+  const batcher = createSimulationBatcher(request, { gatherMs: 150, pending: () => waitingInPool })
+  await Promise.all([1, 2, 3, 4].map((i) => batcher.simulate(call(`0x0${i}`))))
+  waitingInPool = 20 // the four were sent and wait to be mined
+  const asked = performance.now()
+  const late = Promise.all([batcher.simulate(call('0x11')), batcher.simulate(call('0x12'))])
+  await sleep(50)
+  assert.equal(sent.length, 1, 'they wait: a pending build now would run the 20 again')
+  await late
+  assert.equal(sent.length, 2)
+  const waited = sent[1]!.at - asked
+  assert.ok(waited >= 140 && waited < 400, `no block seen: they went when the window ended, ${waited.toFixed(0)} ms after they were asked`)
+})
+
+test('while many of the gateway transactions wait in the pool, a block that takes them sends what waits at once; one that leaves them does not', async () => {
   const { batches, request } = timedNode()
-  const batcher = createSimulationBatcher(request, { gatherMs: 1_000, loaded: () => false })
+  let waitingInPool = 0
+  const batcher = createSimulationBatcher(request, { gatherMs: 5_000, pending: () => waitingInPool })
+  await Promise.all([1, 2, 3, 4].map((i) => batcher.simulate(call(`0x0${i}`))))
+  waitingInPool = 20
+  const waiting = Promise.all([batcher.simulate(call('0x11')), batcher.simulate(call('0x12'))])
+  await sleep(30)
+  assert.equal(batches.length, 1, 'the second batch waits for a block')
+  // A block cut before the gateway's sends: they still wait in the pool, and so do the calls.
+  batcher.blockSeen()
+  await sleep(30)
+  assert.equal(batches.length, 1, 'a block that left them in the pool changes nothing')
+  waitingInPool = 0
+  const seen = performance.now()
+  batcher.blockSeen()
+  await waiting
+  assert.equal(batches.length, 2)
+  assert.equal(batches[1]!.size, 2)
+  assert.ok(batches[1]!.at - seen < 40, 'and they go once a block took them')
+  batcher.blockSeen() // nothing waits: nothing is sent
+  await sleep(10)
+  assert.equal(batches.length, 2)
+})
+
+test('without load (a lone client, few of the gateway transactions waiting), nothing waits', async () => {
+  const { batches, request } = timedNode()
+  const batcher = createSimulationBatcher(request, { gatherMs: 1_000, pending: () => 3 })
   const start = performance.now()
   for (let i = 0; i < 3; i++) await batcher.simulate(call(`0x0${i}`))
   assert.equal(batches.length, 3)
   assert.ok(performance.now() - start < 500, 'three simulations one after another, none waited for the 1 s window')
 })
 
-test('under load, a new block sends what waits for the window at once', async () => {
+test('a window of 0 turns gathering off: each turn of the event loop goes at once, under load too', async () => {
   const { batches, request } = timedNode()
-  const batcher = createSimulationBatcher(request, { gatherMs: 5_000 })
-  await batcher.simulate(call('0x01'))
-  const waiting = Promise.all([batcher.simulate(call('0x02')), batcher.simulate(call('0x03'))])
-  await new Promise((r) => setTimeout(r, 30))
-  assert.equal(batches.length, 1, 'the second batch waits for the window')
-  const seen = performance.now()
-  batcher.blockSeen()
-  await waiting
+  const batcher = createSimulationBatcher(request, { gatherMs: 0, pending: () => 100 })
+  await Promise.all([1, 2, 3, 4].map((i) => batcher.simulate(call(`0x0${i}`))))
+  const start = performance.now()
+  await batcher.simulate(call('0x11'))
   assert.equal(batches.length, 2)
-  assert.ok(batches[1]!.at - seen < 40, 'and goes once a block is seen')
-  batcher.blockSeen() // nothing waits: nothing is sent
-  await new Promise((r) => setTimeout(r, 10))
-  assert.equal(batches.length, 2)
+  assert.ok(batches[1]!.at - start < 40)
 })
 
 test('a batch over 25 M of limits gets a block with that much gas; one under it keeps the pending block gas limit', async () => {

@@ -11,13 +11,15 @@
 // method, a block over its gas limit) is asked again call by call, so each caller gets its own
 // answer or error.
 //
-// Under load (the last batch held several calls, or `loaded()` says many of the gateway's own
-// transactions wait in the node's pool, each run again by every pending build) the calls gather:
-// a batch goes when a new block is seen (`blockSeen`: the pool just lost what was mined, so the
-// build is cheapest), `gatherMs` (EVM_SIMULATION_GATHER_MS) after the previous batch was sent, or
-// when a full batch waits, whichever comes first. Otherwise, and after a quiet spell (the last
-// batch sent longer ago than `gatherMs`), a call goes at once: a lone execute waits for nothing,
-// and one under load at most `gatherMs`.
+// Under load (the last batch held several calls, or `pending()` says many of the gateway's own
+// transactions wait in the node's pool) the calls gather, and no call waits longer than `gatherMs`
+// (EVM_SIMULATION_GATHER_MS) from when it was asked, nor once a batch is full. Within that:
+// - while many of the gateway's own transactions wait in the pool (each pending build runs them
+//   all again), the batch waits for a new block to take them (`blockSeen` looks again);
+// - once the pool holds few of them, it goes when the calls stop coming for `pauseMs`: executes
+//   that arrive together (the answers to one block, each followed by the client's next) go in
+//   one batch, before any of them sends.
+// Otherwise (a quiet spell) a call goes at once: a lone execute waits for nothing.
 import { type Address, type Hex, numberToHex } from 'viem'
 
 /** One transaction as eth_simulateV1 takes it: the sender, an explicit gas limit, its fees. */
@@ -32,11 +34,18 @@ export type SimulationBatcher = {
   blockSeen(): void
 }
 
-type Waiting = { call: SimulatedCall; resolve(result: SimulatedResult): void; reject(err: unknown): void }
+type Waiting = { call: SimulatedCall; at: number; resolve(result: SimulatedResult): void; reject(err: unknown): void }
 type Block = { calls?: SimulatedResult[] }
 
 /** A batch of this many calls or more means executes arrive together: the next one gathers. */
 const concurrentCalls = 4
+/** At least this many of the gateway's transactions waiting in the node's pool: a pending build now would run them all again. */
+const crowdedPool = 8
+/**
+ * Executes arriving together come well under a millisecond apart (the gateway spends ~0.5 ms of
+ * CPU bringing one from its request to its simulation): a pause this long means they have all come.
+ */
+const pauseMs = 5
 /** At most this many calls in one simulated block. */
 const maxCalls = 256
 /** Up to this much gas of limits, a batch's block keeps the pending block's own gas limit (under most chains' 30 M). */
@@ -51,18 +60,19 @@ const gasBudget = 100_000_000n
 
 export function createSimulationBatcher(
   request: (args: { method: string; params: unknown[] }) => Promise<unknown>,
-  { gatherMs = 0, loaded = () => true }: { gatherMs?: number | undefined; loaded?: () => boolean } = {},
+  { gatherMs = 0, pending = () => 0 }: { gatherMs?: number | undefined; pending?: () => number } = {},
 ): SimulationBatcher {
   const queue: Waiting[] = []
   let busy = false
-  let scheduled = false
-  /** When the last batch was sent (performance.now()); -Infinity: never. */
-  let lastSent = Number.NEGATIVE_INFINITY
+  /** A batch about to go (set for the next turn of the event loop). */
+  let going: NodeJS.Immediate | undefined
   /** How many calls the last batch held: executes arriving together (a lone client's come one by one). */
   let lastSize = 0
+  /** When the last call was asked (performance.now()). */
+  let lastAsked = Number.NEGATIVE_INFINITY
   /** The gas limits of the calls waiting, added up. */
   let queuedGas = 0n
-  /** The wait for the window to close, while one is set. */
+  /** The wait for the next look, while one is set. */
   let timer: NodeJS.Timeout | undefined
 
   const ask = (calls: SimulatedCall[]) => {
@@ -71,31 +81,37 @@ export function createSimulationBatcher(
     return request({ method: 'eth_simulateV1', params: [{ blockStateCalls: [block], validation: true }, 'pending'] }) as Promise<Block[] | undefined>
   }
 
-  // Calls asked in the same event-loop turn go together; while one batch is out, the next gathers,
-  // and under load until a block is seen or `gatherMs` after the last batch was sent, unless full.
+  /** How long the calls waiting may still gather, in ms (0 or less: the batch goes now). */
+  function waitMs(now: number): number {
+    if (queue.length >= maxCalls || queuedGas >= gasBudget) return 0
+    const crowded = pending() >= crowdedPool
+    if (lastSize < concurrentCalls && !crowded) return 0
+    const latest = queue[0]!.at + gatherMs - now
+    if (crowded) return latest
+    return Math.min(latest, lastAsked + pauseMs - now)
+  }
+
+  // Looked at again on each call asked, each block seen, each batch answered, and when a wait ends.
   function schedule(): void {
-    if (busy || queue.length === 0) return
-    // A full batch: the most calls, or the gas budget of one block (what is over goes in the next).
-    const full = queue.length >= maxCalls || queuedGas >= gasBudget
-    if (timer && full) {
+    if (busy || queue.length === 0 || going) return
+    if (timer) {
       clearTimeout(timer)
       timer = undefined
-      scheduled = false
     }
-    if (scheduled) return
-    scheduled = true
-    const underLoad = lastSize >= concurrentCalls || loaded()
-    const wait = full || !underLoad ? 0 : lastSent + gatherMs - performance.now()
-    if (wait > 0) timer = setTimeout(flush, wait)
-    else setImmediate(flush)
+    const wait = waitMs(performance.now())
+    if (wait > 0) timer = setTimeout(look, wait)
+    else going = setImmediate(flush)
+  }
+
+  function look(): void {
+    timer = undefined
+    schedule()
   }
 
   async function flush(): Promise<void> {
-    scheduled = false
-    timer = undefined
+    going = undefined
     if (busy || queue.length === 0) return
     busy = true
-    lastSent = performance.now()
     const batch = take()
     lastSize = batch.length
     try {
@@ -143,15 +159,11 @@ export function createSimulationBatcher(
   }
 
   return {
-    blockSeen() {
-      if (!timer) return
-      clearTimeout(timer)
-      timer = undefined
-      setImmediate(flush)
-    },
+    blockSeen: schedule,
     simulate: (call) =>
       new Promise<SimulatedResult>((resolve, reject) => {
-        queue.push({ call, resolve, reject })
+        lastAsked = performance.now()
+        queue.push({ call, at: lastAsked, resolve, reject })
         queuedGas += BigInt(call.gas)
         schedule()
       }),
