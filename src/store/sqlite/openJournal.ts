@@ -5,7 +5,6 @@
 import { createSqlitePaymentLedger } from './createSqlitePaymentLedger.ts'
 import Database from 'better-sqlite3'
 import { mkdirSync } from 'node:fs'
-import { open } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import type { Hex } from 'viem'
 import type { SignedExecution } from '../../ports/chainAdapter.ts'
@@ -16,6 +15,7 @@ import { Status } from '../../status/statusCodes.ts'
 import { fromRow, type Row, serializeIntent } from '../journalRow.ts'
 import { prunable, prunableWebhooks } from '../prunable.ts'
 import { createSqliteWebhookOutbox } from './createSqliteWebhookOutbox.ts'
+import { createWalSync } from './createWalSync.ts'
 import { createWriteQueue } from './writeQueue.ts'
 
 export type OpenJournalParameters = {
@@ -264,45 +264,9 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
     return settleRow(earlier.id, 'dropped', earlier.tx_id, args)
   })
 
-  // Group commit. The signed-transaction writes commit into the WAL without an fsync on the
-  // event loop (synchronous = NORMAL), then wait for an fsync of the WAL file run on libuv's
-  // threads: what SQLite's synchronous = FULL does in WAL mode, but one fsync covers every write
-  // committed before it started, and the gateway goes on serving while the disk works. (Writes
-  // committed while one fsync runs wait for the next.)
-  const walPath = `${path}-wal`
-  let syncing: Promise<void> | undefined
-  let nextSync: Promise<void> | undefined
-  const syncWal = (): Promise<void> => {
-    syncing = (async () => {
-      let file
-      try {
-        file = await open(walPath, 'r')
-      } catch (err) {
-        // Closed since: the closing checkpoint moved the WAL into the synced database file.
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT' && !db.open) return
-        throw err
-      }
-      try {
-        await file.sync()
-      } finally {
-        await file.close()
-      }
-    })().finally(() => {
-      syncing = undefined
-    })
-    return syncing
-  }
-  const durable = (): Promise<void> => {
-    if (synchronous !== 'full' || path === ':memory:') return Promise.resolve()
-    if (!syncing) return syncWal()
-    nextSync ??= syncing
-      .catch(() => {})
-      .then(() => {
-        nextSync = undefined
-        return syncWal()
-      })
-    return nextSync
-  }
+  // Group commit: the signed-transaction writes wait for an fsync of the WAL off the event loop.
+  const walSync = createWalSync({ db, path })
+  const durable = (): Promise<void> => (synchronous !== 'full' || path === ':memory:' ? Promise.resolve() : walSync.durable())
 
   // Every write of the journal goes through the group commit, in the order asked (reads do not wait).
   const { write, flush } = createWriteQueue(db)
@@ -423,6 +387,7 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
       flush()
       db.pragma('wal_checkpoint(TRUNCATE)')
       db.close()
+      walSync.close()
     },
   }
 }
