@@ -144,6 +144,17 @@ test('while many of the gateway transactions wait in the pool, a block that take
   assert.equal(batches.length, 2)
 })
 
+test('a crowded pool that no batch of the window filled (stuck transactions, a slow chain) is not waited out: the calls go once they stop coming', async () => {
+  const { batches, request } = timedNode()
+  const batcher = createSimulationBatcher(request, { gatherMs: 150, pending: () => 20 })
+  await Promise.all([1, 2, 3, 4].map((i) => batcher.simulate(call(`0x0${i}`))))
+  await sleep(200) // the window since that batch has passed; the 20 still wait
+  const asked = performance.now()
+  await batcher.simulate(call('0x11'))
+  assert.equal(batches.length, 2)
+  assert.ok(batches[1]!.at - asked < 100, `it went ${(batches[1]!.at - asked).toFixed(0)} ms after it was asked, not a window later`)
+})
+
 test('without load (a lone client, few of the gateway transactions waiting), nothing waits', async () => {
   const { batches, request } = timedNode()
   const batcher = createSimulationBatcher(request, { gatherMs: 1_000, pending: () => 3 })

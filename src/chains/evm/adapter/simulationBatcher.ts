@@ -15,7 +15,8 @@
 // transactions wait in the node's pool) the calls gather, and no call waits longer than `gatherMs`
 // (EVM_SIMULATION_GATHER_MS) from when it was asked, nor once a batch is full. Within that:
 // - while many of the gateway's own transactions wait in the pool (each pending build runs them
-//   all again), the batch waits for a new block to take them (`blockSeen` looks again);
+//   all again) and a batch went within the window, the batch waits for a new block to take them
+//   (`blockSeen` looks again);
 // - once the pool holds few of them, it goes when the calls stop coming for `pauseMs`: executes
 //   that arrive together (the answers to one block, each followed by the client's next) go in
 //   one batch, before any of them sends.
@@ -68,6 +69,8 @@ export function createSimulationBatcher(
   let going: NodeJS.Immediate | undefined
   /** How many calls the last batch held: executes arriving together (a lone client's come one by one). */
   let lastSize = 0
+  /** When the last batch was sent (performance.now()). */
+  let lastSent = Number.NEGATIVE_INFINITY
   /** When the last call was asked (performance.now()). */
   let lastAsked = Number.NEGATIVE_INFINITY
   /** The gas limits of the calls waiting, added up. */
@@ -87,7 +90,9 @@ export function createSimulationBatcher(
     const crowded = pending() >= crowdedPool
     if (lastSize < concurrentCalls && !crowded) return 0
     const latest = queue[0]!.at + gatherMs - now
-    if (crowded) return latest
+    // The last batch's transactions crowd the pool: the next block takes them. Transactions older
+    // than the window (stuck, or a slow chain's) are not waited out.
+    if (crowded && now - lastSent < gatherMs) return latest
     return Math.min(latest, lastAsked + pauseMs - now)
   }
 
@@ -112,6 +117,7 @@ export function createSimulationBatcher(
     going = undefined
     if (busy || queue.length === 0) return
     busy = true
+    lastSent = performance.now()
     const batch = take()
     lastSize = batch.length
     try {
