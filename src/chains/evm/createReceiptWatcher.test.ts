@@ -123,6 +123,51 @@ describe('createReceiptWatcher', () => {
     watcher.close()
   })
 
+  it('asks alone, at a recheck, only the transactions waited for a whole recheck period', async () => {
+    const chain = fakeChain()
+    const asked = new Map<Hex, number>()
+    const watcher = createReceiptWatcher({
+      ...chain.parameters,
+      intervalMs: 20,
+      recheckEvery: 5, // every fifth step, for waits of 100 ms or more
+      receipt: async (h: Hex) => void asked.set(h, (asked.get(h) ?? 0) + 1),
+    })
+    /** Until the watch has taken `n` steps (one head read each). */
+    const steps = async (n: number) => {
+      while (chain.calls.blockNumber < n) await new Promise((r) => setTimeout(r, 2))
+    }
+    void watcher.wait(hash(1)).catch(() => {}) // starts the watch: asked alone at once
+    await steps(4)
+    void watcher.wait(hash(2)).catch(() => {}) // the watch runs: not asked at once
+    await steps(6) // the recheck of step 5 is done
+    assert.equal(asked.get(hash(2)), undefined, 'the recheck came before it had waited a period')
+    await steps(11) // the recheck of step 10
+    assert.equal(asked.get(hash(2)), 1, 'the next recheck asks it')
+    assert.ok((asked.get(hash(1)) ?? 0) >= 2, 'and the older one again')
+    watcher.close()
+  })
+
+  it('keeps its place through a short lull: the next wait asks nothing alone and is answered by the blocks read since; after a long lull it starts from the head', async () => {
+    const chain = fakeChain()
+    const watcher = createReceiptWatcher({ ...chain.parameters, intervalMs: 10, recheckEvery: 10 })
+    const first = watcher.wait(hash(1))
+    await tick()
+    chain.mine(hash(1))
+    await first
+    await tick() // nothing waited for: the steps stop
+    const asked = chain.calls.receipt
+    chain.mine(hash(2)) // mined during the lull, before its wait begins
+    const second = watcher.wait(hash(2))
+    assert.equal((await second).blockNumber, 2n)
+    assert.equal(chain.calls.receipt, asked, 'found in the block read since, not asked alone')
+    await new Promise((r) => setTimeout(r, 150)) // longer than a recheck period (100 ms)
+    const third = watcher.wait(hash(3))
+    assert.equal(chain.calls.receipt, asked + 1, 'after a long lull the watch starts again from the head: asked alone')
+    chain.mine(hash(3))
+    await third
+    watcher.close()
+  })
+
   it('rejects a wait past its limit, and every wait when it closes', async () => {
     const chain = fakeChain()
     const watcher = createReceiptWatcher({ ...chain.parameters, limitMs: 20 })

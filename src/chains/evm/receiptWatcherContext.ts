@@ -12,7 +12,7 @@ export type CreateReceiptWatcherParameters<R> = {
   intervalMs: number
   /** How long one wait lasts. */
   limitMs: number
-  /** Every this many intervals each waiting transaction is also asked for alone (a reorg, a missed block). */
+  /** Every this many intervals each transaction waited for that long is also asked for alone (a reorg, a missed block). */
   recheckEvery?: number
   /** Most blocks read one by one after a gap; beyond it, each waiting transaction is asked for alone. */
   maxBlocksPerTick?: number
@@ -30,8 +30,10 @@ export type ReceiptWatcherContext<R> = Required<Omit<CreateReceiptWatcherParamet
   onBlock: (() => void) | undefined
   /** The waits, by lower-case transaction hash. */
   waiting: Map<string, Waiter<R>[]>
-  /** The last block read; undefined while nothing is watched. */
+  /** The last block read; undefined before the first step, or after a lull or a failed step. */
   lastBlock: bigint | undefined
+  /** When a step last read the head (Date.now()). */
+  lastStepAt: number
   timer: NodeJS.Timeout | undefined
   ticking: boolean
   ticks: number
@@ -62,6 +64,7 @@ export function createReceiptWatcherContext<R>({
     onBlock,
     waiting: new Map(),
     lastBlock: undefined,
+    lastStepAt: 0,
     timer: undefined,
     ticking: false,
     ticks: 0,

@@ -1,6 +1,7 @@
 // One step of the watch, each interval while anything is waited for: waits past their limit end,
 // the blocks since the last step are read (their receipts answering their waits), and now and
-// then every waiting transaction is asked for alone.
+// then every transaction waited for longer than that period is asked for alone. When nothing is
+// waited for the steps stop, and the watch keeps its place for the next wait (waitForReceipt.ts).
 import { type ReceiptWatcherContext, receiptKey } from './receiptWatcherContext.ts'
 import { askAlone, settleReceipt } from './settleReceipts.ts'
 
@@ -9,17 +10,18 @@ export async function tickReceiptWatch<R>(ctx: ReceiptWatcherContext<R>): Promis
   ctx.ticking = true
   try {
     ctx.ticks++
-    expireWaits(ctx, Date.now())
-    if (ctx.waiting.size === 0) return forgetBlocks(ctx)
+    const now = Date.now()
+    expireWaits(ctx, now)
+    if (ctx.waiting.size === 0) return
     const head = await ctx.blockNumber()
     const from = ctx.lastBlock === undefined ? head : ctx.lastBlock + 1n
     ctx.lastBlock = head
+    ctx.lastStepAt = now
     if (head >= from) {
       await readBlocks(ctx, from, head)
       ctx.onBlock?.()
     }
-    if (ctx.ticks % ctx.recheckEvery === 0 && ctx.waiting.size > 0) await askAlone(ctx, [...ctx.waiting.keys()])
-    if (ctx.waiting.size === 0) forgetBlocks(ctx)
+    if (ctx.ticks % ctx.recheckEvery === 0 && ctx.waiting.size > 0) await askAlone(ctx, overdue(ctx, now))
   } catch (err) {
     // The next tick tries again; a transaction mined meanwhile is found by the recheck.
     forgetBlocks(ctx)
@@ -70,8 +72,17 @@ async function readBlocks<R>(ctx: ReceiptWatcherContext<R>, from: bigint, head: 
   }
 }
 
+/**
+ * The transactions waited for at least one recheck period (`recheckEvery` intervals): a younger
+ * one's block is still to be read, or was read a moment ago; the next recheck asks for it.
+ */
+function overdue<R>({ waiting, limitMs, recheckEvery, intervalMs }: ReceiptWatcherContext<R>, now: number): string[] {
+  const since = now - recheckEvery * intervalMs
+  return [...waiting].filter(([, waiters]) => waiters.some((w) => w.deadline - limitMs <= since)).map(([hash]) => hash)
+}
+
 /** The watch starts again from the head at its next step. */
-function forgetBlocks<R>(ctx: ReceiptWatcherContext<R>) {
+export function forgetBlocks<R>(ctx: ReceiptWatcherContext<R>) {
   ctx.lastBlock = undefined
   ctx.recent.length = 0
 }

@@ -1,15 +1,18 @@
 // A wait for one transaction's receipt joins the watch (starting it when it is the first), and
-// closing the watch ends every wait.
+// closing the watch ends every wait. After a short lull (nothing waited for, less than a recheck
+// period) the watch goes on from the last block it read: the next wait asks nothing alone, and
+// the blocks since are read. After a longer one it starts again from the head.
 import type { Hex } from 'viem'
 import { type ReceiptWatcherContext, receiptKey } from './receiptWatcherContext.ts'
 import { askAlone } from './settleReceipts.ts'
-import { scheduleTick } from './tickReceiptWatch.ts'
+import { forgetBlocks, scheduleTick } from './tickReceiptWatch.ts'
 
 export function waitForReceipt<R>(ctx: ReceiptWatcherContext<R>, hash: Hex): Promise<R> {
   if (ctx.closed) return Promise.reject(new Error(`the gateway closed while watching ${hash}; reconciliation settles it`))
   const { waiting } = ctx
-  // A watch starting from nothing reads the head now, so that it starts from this moment's block.
+  // A watch starting from nothing steps now, from the head or from where it stopped a moment ago.
   const fresh = waiting.size === 0 && !ctx.ticking
+  if (fresh && Date.now() - ctx.lastStepAt > ctx.recheckEvery * ctx.intervalMs) forgetBlocks(ctx)
   for (const block of ctx.recent) {
     const r = block.get(receiptKey(hash))
     if (r) return Promise.resolve(r)
@@ -19,10 +22,10 @@ export function waitForReceipt<R>(ctx: ReceiptWatcherContext<R>, hash: Hex): Pro
     waiters.push({ resolve, reject, deadline: Date.now() + ctx.limitMs })
     waiting.set(receiptKey(hash), waiters)
   })
-  // A transaction mined before a running watch's last block read is in its recent blocks
-  // (above) or older; one mined before a watch began is in no block the watch will read.
-  // Either way it is asked for alone once, at once, after registering.
-  if (fresh || ctx.recent.length === 0 || ctx.lastBlock === undefined) void askAlone(ctx, [hash])
+  // A transaction mined before the watch's last block read is in its recent blocks (above) or
+  // older, where the recheck finds it; one mined before a watch began (from the head) is in no
+  // block the watch will read: it is asked for alone once, at once, after registering.
+  if (ctx.recent.length === 0 || ctx.lastBlock === undefined) void askAlone(ctx, [hash])
   if (fresh && ctx.timer) {
     clearTimeout(ctx.timer)
     ctx.timer = undefined
