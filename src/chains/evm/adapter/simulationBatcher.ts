@@ -17,10 +17,11 @@
 // - while many of the gateway's own transactions wait in the pool (each pending build runs them
 //   all again) and a batch went within the window, the batch waits for a new block to take them
 //   (`blockSeen` looks again);
-// - once the pool holds few of them, it goes when the calls stop coming for `pauseMs`: executes
-//   that arrive together (the answers to one block, each followed by the client's next) go in
-//   one batch, before any of them sends.
-// Otherwise (a quiet spell) a call goes at once: a lone execute waits for nothing.
+// - otherwise it goes when the calls stop coming for `pauseMs`: executes that arrive together (the
+//   answers to one block, each followed by the client's next) go in one batch, before any of
+//   them sends.
+// A lone execute (the last batch held fewer than 4 calls, and few of the gateway's transactions
+// are in the pool) goes at once.
 import { type Address, type Hex, numberToHex } from 'viem'
 
 /** One transaction as eth_simulateV1 takes it: the sender, an explicit gas limit, its fees. */
