@@ -9,7 +9,8 @@ export type ApiKeyCheck = {
 }
 
 export function hashApiKey(key: string): Buffer {
-  // One-shot: a Hash object per request cost ~15 µs of an execute's CPU.
+  // One-shot, no Hash object per request: 0.9 µs a call against 1.5 in a loop (the profile's
+  // ~15 µs per execute under createHash was not this call's alone).
   return hash('sha256', key, 'buffer')
 }
 
