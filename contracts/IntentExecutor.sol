@@ -6,6 +6,7 @@ import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
 import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
 import {SignatureChecker} from "@openzeppelin/contracts/utils/cryptography/SignatureChecker.sol";
 import {IIntentLedger, Intent, IntentStatus} from "./IntentTypes.sol";
+import {IntentLedger} from "./IntentLedger.sol";
 import {IntentValidator} from "./IntentValidator.sol";
 import {PolicyRegistry} from "./PolicyRegistry.sol";
 
@@ -13,24 +14,18 @@ import {PolicyRegistry} from "./PolicyRegistry.sol";
 /// execution: by calling `execute` itself, or by an EIP-712 signature (its own, through ERC-1271
 /// for a contract account, or a delegate's of the intent's policy) that anyone may relay through
 /// `executeSigned`. Each (sender, nonce) executes at most once, and a sender may cancel a nonce.
-/// There is no owner: the validator is created with the executor and can never be replaced.
+/// Version 2: nonces, deposits' accounting and policy spending live in the IntentLedger this
+/// executor creates, which EIP-7702 accounts (IntentAccount) share, so a nonce spent or cancelled
+/// in either mode is spent or cancelled in both. The ETH of deposits stays here. There is no
+/// owner: the ledger and the validator are created with the executor and can never be replaced.
 contract IntentExecutor is EIP712, ReentrancyGuard, IIntentLedger {
     bytes32 public constant INTENT_TYPEHASH = keccak256(
         "Intent(address sender,address target,bytes data,uint256 value,uint256 nonce,uint256 validAfter,uint256 validBefore,bytes32 policyId)"
     );
 
-    enum NonceState {
-        Unused,
-        Used,
-        Cancelled
-    }
-
     PolicyRegistry public immutable registry;
+    IntentLedger public immutable ledger;
     IntentValidator public immutable validator;
-
-    mapping(address => uint256) public deposits;
-    mapping(bytes32 => uint256) public policySpent;
-    mapping(address => mapping(uint256 => NonceState)) private nonces;
 
     event IntentExecuted(bytes32 indexed intentHash, bytes1 status, address indexed executor, bytes returnData);
     event NonceCancelled(address indexed sender, uint256 indexed nonce);
@@ -44,7 +39,8 @@ contract IntentExecutor is EIP712, ReentrancyGuard, IIntentLedger {
 
     constructor(PolicyRegistry registry_) EIP712("IntentExecutor", "1") {
         registry = registry_;
-        validator = new IntentValidator(registry_, this);
+        ledger = new IntentLedger(registry_, address(this));
+        validator = new IntentValidator(registry_, this, ledger);
     }
 
     function deposit() external payable {
@@ -56,26 +52,31 @@ contract IntentExecutor is EIP712, ReentrancyGuard, IIntentLedger {
     }
 
     function withdraw(uint256 amount) external nonReentrant {
-        uint256 available = deposits[msg.sender];
-        if (amount > available) revert InsufficientDeposit(available, amount);
-        deposits[msg.sender] = available - amount;
+        ledger.debit(msg.sender, amount);
         emit Withdrawn(msg.sender, amount);
         (bool ok,) = msg.sender.call{value: amount}("");
         if (!ok) revert WithdrawFailed();
     }
 
+    function deposits(address sender) external view returns (uint256) {
+        return ledger.deposits(sender);
+    }
+
+    function policySpent(bytes32 policyId) external view returns (uint256) {
+        return ledger.policySpent(policyId);
+    }
+
     function nonceUsed(address sender, uint256 nonce) external view returns (bool) {
-        return nonces[sender][nonce] == NonceState.Used;
+        return ledger.nonceUsed(sender, nonce);
     }
 
     function nonceCancelled(address sender, uint256 nonce) external view returns (bool) {
-        return nonces[sender][nonce] == NonceState.Cancelled;
+        return ledger.nonceCancelled(sender, nonce);
     }
 
-    /// @notice Makes one of the caller's nonces unusable: an intent signed with it never runs.
+    /// @notice Makes one of the caller's nonces unusable, in both modes: an intent signed with it never runs.
     function cancelNonce(uint256 nonce) external {
-        if (nonces[msg.sender][nonce] == NonceState.Used) revert ExecutionDenied(IntentStatus.NONCE_USED);
-        nonces[msg.sender][nonce] = NonceState.Cancelled;
+        ledger.cancelNonce(msg.sender, nonce);
         emit NonceCancelled(msg.sender, nonce);
     }
 
@@ -117,7 +118,7 @@ contract IntentExecutor is EIP712, ReentrancyGuard, IIntentLedger {
     /// 0xE4 for a signature that does not authorize the intent, else the validator's code.
     function checkSigned(Intent calldata intent, bytes calldata signature) external view returns (bytes1) {
         if (!isAuthorized(intent, signature)) return IntentStatus.UNTRUSTED;
-        return validator.canExecute(intent);
+        return ledger.canExecute(intent);
     }
 
     /// @notice Runs the intent for its sender, who calls this itself. Relayers use `executeSigned`.
@@ -136,18 +137,9 @@ contract IntentExecutor is EIP712, ReentrancyGuard, IIntentLedger {
 
     function _execute(Intent calldata intent) private returns (bytes memory) {
         if (msg.value > 0) _credit(intent.sender);
-        NonceState state = nonces[intent.sender][intent.nonce];
-        if (state == NonceState.Used) revert ExecutionDenied(IntentStatus.NONCE_USED);
-        if (state == NonceState.Cancelled) revert ExecutionDenied(IntentStatus.REVOKED);
-
-        bytes1 status = validator.canExecute(intent);
-        if (!IntentStatus.isSuccess(status)) revert ExecutionDenied(status);
-
-        uint256 available = deposits[intent.sender];
-        if (intent.value > available) revert ExecutionDenied(IntentStatus.INSUFFICIENT_FUNDS);
-        nonces[intent.sender][intent.nonce] = NonceState.Used;
-        deposits[intent.sender] = available - intent.value;
-        policySpent[intent.policyId] += intent.value;
+        // Checks the intent and records it (nonce used, deposit and policy spending) before the
+        // call, or reverts ExecutionDenied with the same code canExecute answers.
+        ledger.useIntent(intent);
 
         (bool ok, bytes memory returnData) = intent.target.call{value: intent.value}(intent.data);
         if (!ok) revert ExecutionFailed(IntentStatus.TRANSFER_FAILED, returnData);
@@ -157,7 +149,7 @@ contract IntentExecutor is EIP712, ReentrancyGuard, IIntentLedger {
     }
 
     function _credit(address sender) private {
-        deposits[sender] += msg.value;
+        ledger.credit(sender, msg.value);
         emit Deposited(sender, msg.sender, msg.value);
     }
 }

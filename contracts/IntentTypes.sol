@@ -14,6 +14,24 @@ struct Intent {
     bytes32 policyId;
 }
 
+/// @notice One call of an account-mode batch. Field order is the ABI and the EIP-712 struct.
+struct Call {
+    address target;
+    uint256 value;
+    bytes data;
+}
+
+/// @notice An account-mode intent of 1 to 16 calls, run in order and atomically from the sender's
+/// own address (EIP-7702). `keccak256(abi.encode(batch))` is its intent hash.
+struct BatchIntent {
+    address sender;
+    Call[] calls;
+    uint256 nonce;
+    uint256 validAfter;
+    uint256 validBefore;
+    bytes32 policyId;
+}
+
 /// @notice A sender's standing authorisation: which calls may be made on its behalf, and how much
 /// of its deposit they may spend. Zero bounds mean "no bound" for the time window; empty lists mean
 /// "any" for targets, selectors and chains. The value caps are absolute (0 allows no value).
@@ -28,8 +46,8 @@ struct Policy {
     uint256[] allowedChains;
 }
 
-/// @notice What the validator reads from the executor: spent and cancelled nonces, deposits and
-/// aggregate spending per policy.
+/// @notice The records both execution modes share (IntentLedger), as the executor also answers
+/// them: spent and cancelled nonces, deposits and aggregate spending per policy.
 interface IIntentLedger {
     function nonceUsed(address sender, uint256 nonce) external view returns (bool);
     function nonceCancelled(address sender, uint256 nonce) external view returns (bool);

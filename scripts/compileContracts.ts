@@ -12,9 +12,10 @@ export const contractsDir = new URL('../contracts/', import.meta.url).pathname
 export const artifactsDir = new URL('../src/contracts/', import.meta.url).pathname
 
 /** The contracts the gateway and its devnet deploy or call; the rest are libraries and types. */
-export const deployable = ['PolicyRegistry', 'IntentValidator', 'IntentExecutor', 'DemoCounter', 'DemoDollar'] as const
+export const deployable = ['PolicyRegistry', 'IntentLedger', 'IntentValidator', 'IntentExecutor', 'IntentAccount', 'DemoCounter', 'DemoDollar', 'DemoSwap'] as const
 
-export type RenderedArtifact = { file: string; source: string }
+/** `storage`: the contract's storage variables by label, in layout order (an EIP-7702 delegate must have none). */
+export type RenderedArtifact = { file: string; source: string; storage: string[] }
 
 export function compileContracts(): RenderedArtifact[] {
   const sources: Record<string, { content: string }> = {}
@@ -29,7 +30,7 @@ export function compileContracts(): RenderedArtifact[] {
     settings: {
       evmVersion: 'cancun',
       optimizer: { enabled: true, runs: 200 },
-      outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } },
+      outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object', 'storageLayout'] } },
     },
   }
   const findImports = (path: string) => {
@@ -59,6 +60,7 @@ export function compileContracts(): RenderedArtifact[] {
       '} as const',
       '',
     ].join('\n')
-    return { file: `${exportName}.ts`, source }
+    const storage = (compiled.storageLayout?.storage ?? []).map((v: { label: string }) => v.label)
+    return { file: `${exportName}.ts`, source, storage }
   })
 }

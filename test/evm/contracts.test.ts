@@ -19,10 +19,14 @@ import { intentTypedData } from '../../src/chains/evm/intentTypedData.ts'
 import { startWorld, type World } from '../support/testGateway.ts'
 
 describe('contract artifacts', () => {
-  it('are exactly what the Solidity sources compile to (run npm run build:contracts after a change)', () => {
-    for (const artifact of compileContracts()) {
+  it('are exactly what the Solidity sources compile to (run npm run build:contracts after a change), and the EIP-7702 delegate declares no storage', () => {
+    const artifacts = compileContracts()
+    for (const artifact of artifacts) {
       assert.equal(readFileSync(join(artifactsDir, artifact.file), 'utf8'), artifact.source, artifact.file)
     }
+    // A delegate's storage is the EOA's, written by whatever delegate came before: IntentAccount
+    // keeps nothing there (its nonces and spending are the ledger's, its guard is transient).
+    assert.deepEqual(artifacts.find((a) => a.file === 'intentAccountArtifact.ts')?.storage, [])
   })
 
   it("keep the origin ABI, add signed execution, and give nobody an owner's powers", () => {

@@ -1,14 +1,29 @@
-// Deploys the reference contracts: the registry, the executor (which creates its validator: it can
-// never be swapped), the demo counter and, last so the others keep their addresses, the
-// DemoDollar that x402 payments are made in. Shared by the devnet, the tests and the benchmarks.
+// Deploys the reference contracts: the registry, the executor (which creates the ledger both
+// execution modes share and its validator: neither can ever be swapped), the demo counter, the
+// DemoDollar that x402 payments are made in and, after them so the others keep their addresses,
+// the EIP-7702 account delegate and the demo pool. Shared by the devnet, the tests and the benchmarks.
 import { type Address, type Hex, type PublicClient, type WalletClient, createPublicClient, createWalletClient, defineChain, getAddress, http } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { demoCounterArtifact } from '../../../contracts/demoCounterArtifact.ts'
 import { demoDollarArtifact } from '../../../contracts/demoDollarArtifact.ts'
+import { demoSwapArtifact } from '../../../contracts/demoSwapArtifact.ts'
+import { intentAccountArtifact } from '../../../contracts/intentAccountArtifact.ts'
 import { intentExecutorArtifact } from '../../../contracts/intentExecutorArtifact.ts'
 import { policyRegistryArtifact } from '../../../contracts/policyRegistryArtifact.ts'
 
-export type DeployedContracts = { registry: Address; executor: Address; validator: Address; counter: Address; dollar: Address }
+export type DeployedContracts = {
+  registry: Address
+  executor: Address
+  validator: Address
+  /** The IntentLedger the executor created: nonces, spending and deposits of both modes. */
+  ledger: Address
+  counter: Address
+  dollar: Address
+  /** IntentAccount, the EIP-7702 delegate an agent's EOA points its code at for account mode. */
+  accountDelegate: Address
+  /** DemoSwap: DemoDollar ↔ ETH at a fixed rate, for the approve + swap demo. */
+  swap: Address
+}
 
 /** DemoDollar's EIP-712 domain: what a price's `extra: { name, version }` must say. */
 export const demoDollarDomain = { name: 'Demo Dollar', version: '1' } as const
@@ -35,7 +50,10 @@ export async function deployContracts({ rpcUrl, chainId, deployerKey }: { rpcUrl
   const registry = await deploy(policyRegistryArtifact, [])
   const executor = await deploy(intentExecutorArtifact, [registry])
   const validator = await publicClient.readContract({ address: executor, abi: intentExecutorArtifact.abi, functionName: 'validator' })
+  const ledger = await publicClient.readContract({ address: executor, abi: intentExecutorArtifact.abi, functionName: 'ledger' })
   const counter = await deploy(demoCounterArtifact, [])
   const dollar = await deploy(demoDollarArtifact, [demoDollarDomain.name, demoDollarDomain.version])
-  return { registry, executor, validator: getAddress(validator), counter, dollar }
+  const accountDelegate = await deploy(intentAccountArtifact, [ledger])
+  const swap = await deploy(demoSwapArtifact, [dollar])
+  return { registry, executor, validator: getAddress(validator), ledger: getAddress(ledger), counter, dollar, accountDelegate, swap }
 }

@@ -26,7 +26,7 @@ export function anvilBinary(): string {
 
 export async function startAnvil({ blockTime, port, chainId: requestedChainId, statePath, readyTimeoutMs = 20_000 }: StartAnvilParameters = {}): Promise<Anvil> {
   const chosenPort = port ?? (await freePort())
-  const args = ['--host', '127.0.0.1', '--port', String(chosenPort), '--silent', '--hardfork', 'cancun', '--prune-history', '100']
+  const args = ['--host', '127.0.0.1', '--port', String(chosenPort), '--silent', '--hardfork', 'prague', '--prune-history', '100']
   if (blockTime) args.push('--block-time', String(blockTime))
   if (requestedChainId) args.push('--chain-id', String(requestedChainId))
   if (statePath) args.push('--state', statePath)

@@ -1,7 +1,7 @@
 // The EVM part of the embedded devnet as a runtime module starts it (config/runtimeModule.ts):
 // anvil with the contracts and the demo, the relayer key and x402 prices it supplies, and what
 // the start-up banner says of it.
-import { formatEther } from 'viem'
+import { formatEther, formatUnits } from 'viem'
 import type { RuntimeDevnet } from '../../../config/runtimeModule.ts'
 import { demoCommands } from './demoCommands.ts'
 import { devnetAccounts } from './devnetAccounts.ts'
@@ -19,6 +19,7 @@ export async function startEvmDevnet(): Promise<RuntimeDevnet> {
         `Devnet: anvil ${devnet.anvil.rpcUrl}, chain ${devnet.chain.chainId}`,
         `Contracts: validator ${devnet.contracts.validator}, executor ${devnet.contracts.executor}, registry ${devnet.contracts.registry}, demo counter ${devnet.contracts.counter}`,
         `Demo sender ${devnet.demo.sender} has deposited ${formatEther(devnet.demo.deposit)} ETH; its policies: open ${devnet.demo.policies.open}, mainnet-only ${devnet.demo.policies.mainnetOnly}`,
+        `Account mode (EIP-7702): delegate (IntentAccount) ${devnet.contracts.accountDelegate}, shared ledger ${devnet.contracts.ledger}; the demo agent ${devnet.demo.account.agent} (anvil #7) holds ${formatUnits(devnet.demo.account.dollarBalance, 6)} DemoDollar in its own EOA and no deposit; its session key ${devnet.demo.account.sessionKey} (anvil #8); demo pool ${devnet.demo.account.swap} (1 ETH = 2000 DemoDollar)`,
         `x402: execute costs 0.01 DemoDollar (${devnet.contracts.dollar}) paid to ${devnet.demo.payment.payTo}; the demo payer ${devnet.demo.payment.payer} holds 1000. Devnet API key (not charged): ${apiKey}`,
         '',
         'Try these (EVM):',
