@@ -77,8 +77,7 @@ export function createOAuthVerifier({ config, logger, cooldownMs = 30_000, cache
   }
 
   async function verify(token: string): Promise<OAuthVerification> {
-    if (token.length > maxTokenLength || !/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(token))
-      return invalidToken('not a signed JWT access token (three base64url parts)')
+    if (token.length > maxTokenLength || !/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(token)) return invalidToken('not a signed JWT access token (three base64url parts)')
     const keys = await getKeySet()
     let payload: JWTPayload
     try {

@@ -27,7 +27,8 @@ export function readOAuthConfig(
   const audienceSetting = env.OAUTH_AUDIENCE?.trim() || undefined
   const jwksSetting = env.OAUTH_JWKS_URL?.trim() || undefined
   if (issuer === undefined) {
-    for (const name of ['OAUTH_AUDIENCE', 'OAUTH_JWKS_URL']) if (env[name]?.trim()) problems.push(`${name}: is set but OAUTH_ISSUER is not (OAuth access tokens are accepted only from a configured issuer)`)
+    for (const name of ['OAUTH_AUDIENCE', 'OAUTH_JWKS_URL'])
+      if (env[name]?.trim()) problems.push(`${name}: is set but OAUTH_ISSUER is not (OAuth access tokens are accepted only from a configured issuer)`)
     return { value: undefined, problems }
   }
   // RFC 8414 §2: an issuer is an https URL with no query or fragment.

@@ -8,7 +8,7 @@ import { generateKeyPairSync } from 'node:crypto'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { Writable } from 'node:stream'
-import { after, before, describe, it, mock } from 'node:test'
+import { after, before, describe, it } from 'node:test'
 import { exportJWK, generateKeyPair, SignJWT } from 'jose'
 import { type MutableToken, OAuth2Issuer, OAuth2Service } from 'oauth2-mock-server'
 import { pino } from 'pino'
@@ -81,7 +81,10 @@ function assertRefused(result: OAuthVerification, description: string, error = '
   assert.equal(result.httpStatus, httpStatus)
   assert.equal(result.description, description)
   // The challenge an HTTP answer carries for it, and the status it is answered with.
-  assert.equal(wwwAuthenticate({ resourceMetadataUrl: metadataUrl, refusal: result }), `Bearer realm="intent-gateway", error="${error}", error_description="${description}", resource_metadata="${metadataUrl}"`)
+  assert.equal(
+    wwwAuthenticate({ resourceMetadataUrl: metadataUrl, refusal: result }),
+    `Bearer realm="intent-gateway", error="${error}", error_description="${description}", resource_metadata="${metadataUrl}"`,
+  )
   const answer = toOAuthError({ refusal: result, resourceMetadataUrl: metadataUrl })
   assert.equal(getStatusCode(answer.status).httpStatus, httpStatus)
   assert.equal(answer.headers['www-authenticate'], wwwAuthenticate({ resourceMetadataUrl: metadataUrl, refusal: result }))
@@ -116,8 +119,7 @@ describe('OAuth access tokens against a real local authorization server', () => 
     await as.close()
     await other.close()
     for (const token of tokens) {
-      for (const part of [token, ...token.split('.').filter((p) => p.length > 16)])
-        assert.ok(!logs.lines.some((line) => line.includes(part)), 'a token (or a part of one) was logged')
+      for (const part of [token, ...token.split('.').filter((p) => p.length > 16)]) assert.ok(!logs.lines.some((line) => line.includes(part)), 'a token (or a part of one) was logged')
     }
   })
 
@@ -223,8 +225,7 @@ describe('OAuth access tokens against a real local authorization server', () => 
     try {
       const claims = { iss: as.url, aud: audience, sub: 'attacker', exp: now() + 600, scope: 'intents:execute ops:write' }
       const realKid = as.issuer.keys.toJSON()[0]!.kid
-      const sign = (header: Record<string, unknown>) =>
-        new SignJWT(claims).setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', ...header }).sign(privateKey)
+      const sign = (header: Record<string, unknown>) => new SignJWT(claims).setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', ...header }).sign(privateKey)
       assertRefused(await verifier.verify(await sign({ kid: 'attacker', jku: attackerUrl })), "the token is not signed with a key of the issuer's key set")
       assertRefused(await verifier.verify(await sign({ kid: 'attacker', x5u: attackerUrl })), "the token is not signed with a key of the issuer's key set")
       assertRefused(await verifier.verify(await sign({ kid: 'attacker', jwk })), "the token is not signed with a key of the issuer's key set")
