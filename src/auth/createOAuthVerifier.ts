@@ -56,6 +56,7 @@ export const acceptedAlgorithms = ['RS256', 'ES256', 'EdDSA']
 export const clockToleranceSeconds = 60
 /** Larger than any access token we expect; refused before it is parsed. */
 const maxTokenLength = 16_384
+const maxSubjectLength = 255
 
 export function createOAuthVerifier({ config, logger, cooldownMs = 30_000, cacheMaxAgeMs = 600_000, timeoutMs = 5_000 }: CreateOAuthVerifierParameters): OAuthVerifier {
   const log = logger?.child({ module: 'oauth' })
@@ -98,6 +99,8 @@ export function createOAuthVerifier({ config, logger, cooldownMs = 30_000, cache
     }
     const subject = payload.sub
     if (typeof subject !== 'string' || subject === '') return invalidToken('the sub claim must be a non-empty string')
+    // The identity becomes a rate-limit key, a journal column and a log field: bounded.
+    if (subject.length > maxSubjectLength) return invalidToken(`the sub claim is longer than ${maxSubjectLength} characters`)
     const scope = payload.scope
     if (scope !== undefined && typeof scope !== 'string') return invalidToken('the scope claim must be a space-separated string (RFC 9068 §2.2.3)')
     const granted = new Set((scope ?? '').split(' '))

@@ -16,6 +16,7 @@ import { authenticateBearer } from '../../src/auth/authenticateBearer.ts'
 import { AuthorizationServerUnreachableError } from '../../src/auth/authorizationServerUnreachableError.ts'
 import { checkScope } from '../../src/auth/checkScope.ts'
 import { createApiKeyCheck, hashApiKey } from '../../src/auth/createApiKeyCheck.ts'
+import { createRequestAuthenticator } from '../../src/auth/createRequestAuthenticator.ts'
 import { createOAuthVerifier, type OAuthVerification, type OAuthVerifier } from '../../src/auth/createOAuthVerifier.ts'
 import { toOAuthError } from '../../src/auth/toOAuthError.ts'
 import { wwwAuthenticate } from '../../src/auth/wwwAuthenticate.ts'
@@ -157,6 +158,10 @@ describe('OAuth access tokens against a real local authorization server', () => 
     assertRefused(await verifier.verify(noSub), 'the sub claim is missing or not valid')
     const emptySub = await issued(as, { aud: audience }, (t) => asAccessToken(t, ''))
     assertRefused(await verifier.verify(emptySub), 'the sub claim must be a non-empty string')
+    const longSub = await issued(as, { aud: audience }, (t) => asAccessToken(t, 's'.repeat(256)))
+    assertRefused(await verifier.verify(longSub), 'the sub claim is longer than 255 characters')
+    const longestSub = await issued(as, { aud: audience }, (t) => asAccessToken(t, 's'.repeat(255)))
+    assert.equal((await verifier.verify(longestSub)).ok, true)
   })
 
   it('refuses a token for another resource (RFC 8707) and one with no audience', async () => {
@@ -318,6 +323,33 @@ describe('OAuth access tokens against a real local authorization server', () => 
       ok: false,
       refusal: { ok: false, httpStatus: 401, error: 'invalid_token', description: 'the bearer token matches no configured API key' },
     })
+  })
+})
+
+describe('one authentication per request (createRequestAuthenticator)', () => {
+  it('checks a request once however many hooks ask, each request on its own; an unreachable issuer rejects every asker', async () => {
+    const as = await startAuthorizationServer()
+    await as.issuer.keys.generate('ES256')
+    const config = readOAuthConfig({ OAUTH_ISSUER: as.url }, { production: false, publicUrl: audience }).value!
+    const real = createOAuthVerifier({ config })
+    let verified = 0
+    const oauth: OAuthVerifier = { ...real, verify: (token) => (verified++, real.verify(token)) }
+    const authenticate = createRequestAuthenticator({ apiKeys: createApiKeyCheck([hashApiKey(apiKey)]), oauth })
+    const token = await requestToken(as, { aud: audience, scope: 'intents:execute' })
+    const request = { headers: { authorization: `Bearer ${token}` } }
+    const [first, second] = await Promise.all([authenticate(request), authenticate(request)])
+    assert.ok(first.ok && first.caller.kind === 'oauth')
+    assert.equal(first, second)
+    assert.equal(verified, 1)
+    assert.equal((await authenticate({ headers: { authorization: `Bearer ${token}` } })).ok, true)
+    assert.equal(verified, 2)
+    assert.deepEqual(await authenticate({ headers: { authorization: `Bearer ${apiKey}` } }), { ok: true, caller: { kind: 'apiKey', id: hashApiKey(apiKey).toString('hex').slice(0, 8) } })
+    assert.equal(verified, 2, 'an API key is not an access token')
+    await as.close()
+    const down = createRequestAuthenticator({ apiKeys: createApiKeyCheck([]), oauth: createOAuthVerifier({ config, timeoutMs: 1_000 }) })
+    const stranded = { headers: { authorization: `Bearer ${token}` } }
+    await assert.rejects(down(stranded), AuthorizationServerUnreachableError)
+    await assert.rejects(down(stranded), AuthorizationServerUnreachableError)
   })
 })
 
