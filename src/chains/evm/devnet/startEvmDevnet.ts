@@ -20,7 +20,7 @@ export async function startEvmDevnet(): Promise<RuntimeDevnet> {
         `Contracts: validator ${devnet.contracts.validator}, executor ${devnet.contracts.executor}, registry ${devnet.contracts.registry}, demo counter ${devnet.contracts.counter}`,
         `Demo sender ${devnet.demo.sender} has deposited ${formatEther(devnet.demo.deposit)} ETH; its policies: open ${devnet.demo.policies.open}, mainnet-only ${devnet.demo.policies.mainnetOnly}`,
         `Account mode (EIP-7702): delegate (IntentAccount) ${devnet.contracts.accountDelegate}, shared ledger ${devnet.contracts.ledger}; the demo agent ${devnet.demo.account.agent} (anvil #7) holds ${formatUnits(devnet.demo.account.dollarBalance, 6)} DemoDollar in its own EOA and no deposit; its session key ${devnet.demo.account.sessionKey} (anvil #8); demo pool ${devnet.demo.account.swap} (1 ETH = 2000 DemoDollar)`,
-        `x402: execute costs 0.01 DemoDollar (${devnet.contracts.dollar}) paid to ${devnet.demo.payment.payTo}; the demo payer ${devnet.demo.payment.payer} holds 1000. Devnet API key (not charged): ${apiKey}`,
+        `x402: execute costs 0.01 DemoDollar (${devnet.contracts.dollar}) paid to ${devnet.demo.payment.payTo}; the demo payer ${devnet.demo.payment.payer} holds 1000 (anvil #4; its public devnet key, for an x402 client of your own: ${devnetAccounts.payer}). Devnet API key (not charged): ${apiKey}`,
         '',
         'Try these (EVM):',
         '',
