@@ -27,7 +27,13 @@ describe('readTracingConfig', () => {
       serviceName: 'gw-eu',
       sampleRatio: 1,
     })
-    assert.deepEqual(readTracingConfig({ OTEL_TRACES_EXPORTER: 'otlp' }).value, { enabled: true, exporter: 'otlp', endpoint: 'http://localhost:4318/v1/traces', serviceName: 'intent-gateway', sampleRatio: 1 })
+    assert.deepEqual(readTracingConfig({ OTEL_TRACES_EXPORTER: 'otlp' }).value, {
+      enabled: true,
+      exporter: 'otlp',
+      endpoint: 'http://localhost:4318/v1/traces',
+      serviceName: 'intent-gateway',
+      sampleRatio: 1,
+    })
     assert.deepEqual(readTracingConfig({ OTEL_TRACES_EXPORTER: 'console' }).value, { enabled: true, exporter: 'console', endpoint: undefined, serviceName: 'intent-gateway', sampleRatio: 1 })
     assert.equal(readTracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' }).value.enabled, true)
   })
