@@ -19,6 +19,8 @@ import { gatewayVersion } from './http/plugins/gatewayVersion.ts'
 import { registerErrorHandler } from './http/plugins/errorHandler.ts'
 import { createFrameworkErrorHandlers } from './http/plugins/frameworkErrors.ts'
 import { registerJsonBody } from './http/plugins/jsonBody.ts'
+import { registerHostCheck } from './http/plugins/hostCheck.ts'
+import './http/publicBaseUrl.ts'
 import { registerMethodNotAllowed } from './http/plugins/methodNotAllowed.ts'
 import { registerOpenApi } from './http/plugins/openApi.ts'
 import { registerChainsRoutes } from './http/routes/chains/chains.ts'
@@ -55,6 +57,10 @@ export type BuildAppParameters = {
   journal: Journal
   logger: Logger
   bodyLimit: number
+  /** PUBLIC_URL: the origin clients reach the gateway at (x402 resource URLs, discovery, the host /mcp serves). */
+  publicUrl?: string | undefined
+  /** NODE_ENV is production: only PUBLIC_URL's host and origin are the gateway's (no local ones). */
+  production?: boolean | undefined
   /** Browser origins allowed by CORS; none (the default) sends no CORS headers. */
   corsOrigins?: readonly string[] | undefined
   /** How long a client may take to send a whole request (headers and body); then 408 and close. */
@@ -106,6 +112,8 @@ export function buildApp({
   rateLimit,
   instance,
   corsOrigins = [],
+  publicUrl,
+  production = false,
   requireSignedIntents = false,
   metrics,
   metricsToken,
@@ -163,6 +171,9 @@ export function buildApp({
       }),
     )
   })
+  // DNS rebinding: /mcp only for our Host, every route only for our origins (or none).
+  app.decorate('publicUrl', publicUrl)
+  registerHostCheck(app, { publicUrl, production, corsOrigins })
   registerJsonBody(app)
   // CORS only for the origins configured: without them, browsers on other origins get no
   // cross-origin access. (The security headers come with the common headers.)

@@ -194,6 +194,8 @@ export async function createGateway({ config, logger, tracing }: CreateGatewayPa
     maxConnectionsPerClient: config.server.maxConnectionsPerClient,
     trustedProxies: config.server.trustedProxies,
     corsOrigins: config.server.corsOrigins,
+    publicUrl: config.server.publicUrl,
+    production: config.production,
     receiptTimeoutMs: config.execution.receiptTimeoutMs,
     auth: config.auth,
     rateLimit: { ...config.rateLimit, redis, redisPrefix: config.storage.redisPrefix },

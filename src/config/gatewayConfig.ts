@@ -102,6 +102,12 @@ export type ServerConfig = {
   trustedProxies: string[]
   /** Browser origins allowed to call the gateway (CORS); empty: no CORS headers at all. `*` allows any. */
   corsOrigins: string[]
+  /**
+   * PUBLIC_URL: the origin clients reach the gateway at; the base of x402 resource URLs and
+   * discovery, and the host and origin /mcp serves (config/publicUrlConfig.ts). Undefined outside
+   * production when unset: then http://127.0.0.1:<port>, and local hosts only.
+   */
+  publicUrl: string | undefined
 }
 
 export type RpcConfig = {

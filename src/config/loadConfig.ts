@@ -10,6 +10,7 @@ import { signersConfig } from './signersConfig.ts'
 import { storageConfig } from './storageConfig.ts'
 import { workersConfig } from './workersConfig.ts'
 import { parsePaymentsConfig } from './paymentsConfig.ts'
+import { publicUrlConfig } from './publicUrlConfig.ts'
 import { readTrustedProxies } from './readTrustedProxies.ts'
 import { privateKeyToAccount } from 'viem/accounts'
 import { homedir } from 'node:os'
@@ -80,6 +81,8 @@ export function loadConfig(env: Env, runtimes: readonly RuntimeModule[]): Gatewa
   }
   const interfaces = interfacesConfig(env)
   problems.push(...interfaces.problems)
+  const publicUrl = publicUrlConfig(env, { production, mcpEnabled: interfaces.value.mcp.enabled, priced: payments !== undefined })
+  problems.push(...publicUrl.problems)
   const storage = storageConfig(env)
   problems.push(...storage.problems)
   const limits = limitsConfig(env)
@@ -144,6 +147,7 @@ export function loadConfig(env: Env, runtimes: readonly RuntimeModule[]): Gatewa
       maxConnectionsPerClient: maxConnectionsPerClient!,
       trustedProxies,
       corsOrigins,
+      publicUrl: publicUrl.value,
     },
     chains,
     defaultChainId,

@@ -30,6 +30,8 @@ export async function startTestGateway(params: {
   idleTimeoutMs?: number
   maxConnections?: number
   corsOrigins?: string[]
+  /** PUBLIC_URL (config/publicUrlConfig.ts). */
+  publicUrl?: string
   rpcTimeoutMs?: number
   production?: boolean
   chainList?: { url: string; timeoutMs: number; ttlMs: number; cacheFile: string }
@@ -63,7 +65,7 @@ export async function startTestGateway(params: {
         // Every test client is 127.0.0.1: one client may hold every connection.
         maxConnections: params.maxConnections ?? 512,
         maxConnectionsPerClient: params.maxConnections ?? 512,
-        ...defined({ requestTimeoutMs: params.requestTimeoutMs, idleTimeoutMs: params.idleTimeoutMs, corsOrigins: params.corsOrigins }),
+        ...defined({ requestTimeoutMs: params.requestTimeoutMs, idleTimeoutMs: params.idleTimeoutMs, corsOrigins: params.corsOrigins, publicUrl: params.publicUrl }),
       },
       rpc: { timeoutMs: params.rpcTimeoutMs ?? 2_000, pollMs: 20, ...defined({ chainList: params.chainList, validateCache: params.validateCache }) },
       execution: {
