@@ -34,6 +34,7 @@ import { registerMetricsRoute } from './http/routes/metrics.ts'
 import { registerMcpRoute } from './http/routes/mcp.ts'
 import { registerDiscoveryResourcesRoute } from './http/routes/discovery/discoveryResources.ts'
 import { createRouteCaller } from './http/createRouteCaller.ts'
+import { createStreamSlots } from './http/createStreamSlots.ts'
 import type { Metrics } from './metrics/createMetrics.ts'
 import type { PricedRoute } from './config/paymentsConfig.ts'
 import type { Payments } from './payments/createPayments.ts'
@@ -71,6 +72,8 @@ export type BuildAppParameters = {
   maxConnections?: number | undefined
   /** How many of those one client address may hold (an IPv6 client by its /64); default: maxConnections. */
   maxConnectionsPerClient?: number | undefined
+  /** Event streams one client, one intent and all clients may hold; default 4, 16 and maxConnections / 4. */
+  eventStreams?: { maxPerClient: number; maxPerIntent: number; max: number } | undefined
   /** Proxies (IPs, CIDRs) whose X-Forwarded-For names the client (request.ip) and whose connections are not capped per address. */
   trustedProxies?: readonly string[] | undefined
   receiptTimeoutMs: number
@@ -106,6 +109,7 @@ export function buildApp({
   idleTimeoutMs = 5_000,
   maxConnections = 512,
   maxConnectionsPerClient,
+  eventStreams = { maxPerClient: 4, maxPerIntent: 16, max: Math.max(1, Math.floor(maxConnections / 4)) },
   trustedProxies = [],
   receiptTimeoutMs,
   auth,
@@ -223,7 +227,7 @@ export function buildApp({
       preValidation: keys && requireApiKey(keys, { required: true, unlessPaying: pays('execute') }),
     })
     registerGetIntentRoute(intents, { registry, journal })
-    registerIntentEventsRoute(intents, { registry, journal })
+    registerIntentEventsRoute(intents, { registry, journal, keys, slots: createStreamSlots({ perClient: eventStreams.maxPerClient, perIntent: eventStreams.maxPerIntent, total: eventStreams.max }) })
     // A key is optional on /mcp itself (listing tools, explaining codes, the chains are open, as
     // over HTTP), and one that is sent must be valid; each tool's route then asks for what it needs.
     if (caller) registerMcpRoute(intents, { caller, version, preValidation: keys && requireApiKey(keys, { required: false }), countRequest, registry })

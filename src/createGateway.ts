@@ -192,6 +192,7 @@ export async function createGateway({ config, logger, tracing }: CreateGatewayPa
     idleTimeoutMs: config.server.idleTimeoutMs,
     maxConnections: config.server.maxConnections,
     maxConnectionsPerClient: config.server.maxConnectionsPerClient,
+    eventStreams: config.server.eventStreams,
     trustedProxies: config.server.trustedProxies,
     corsOrigins: config.server.corsOrigins,
     publicUrl: config.server.publicUrl,

@@ -2,6 +2,7 @@
 // environment; main.ts passes it to createGateway).
 import type { Hex } from 'viem'
 import type { ChainType } from '../ports/chainId.ts'
+import type { EventStreamsConfig } from './eventStreamsConfig.ts'
 import type { ExecutionGuardConfig } from './limitsConfig.ts'
 import type { InterfacesConfig } from './interfacesConfig.ts'
 import type { PaymentsConfig } from './paymentsConfig.ts'
@@ -108,6 +109,8 @@ export type ServerConfig = {
    * production when unset: then http://127.0.0.1:<port>, and local hosts only.
    */
   publicUrl: string | undefined
+  /** Event streams one client, one intent and all clients may hold (config/eventStreamsConfig.ts). */
+  eventStreams: EventStreamsConfig
 }
 
 export type RpcConfig = {
