@@ -182,6 +182,8 @@ describe('WORKERS=2: worker processes on one port', () => {
     })
     const sockets: Socket[] = []
     try {
+      // Both workers take connections (the first one's listening line comes first).
+      await waitFor(() => /worker 1 listening/.test(capped.gw.stdout()) && /worker 2 listening/.test(capped.gw.stdout()), 60_000, 'both workers listening')
       // Connections that send nothing, handed to the workers in turn: 2 each are kept, the rest closed at accept.
       const closed = new Set<number>()
       for (let i = 0; i < 8; i++) {
