@@ -19,6 +19,8 @@ import { gatewayVersion } from './http/plugins/gatewayVersion.ts'
 import { registerErrorHandler } from './http/plugins/errorHandler.ts'
 import { createFrameworkErrorHandlers } from './http/plugins/frameworkErrors.ts'
 import { registerJsonBody } from './http/plugins/jsonBody.ts'
+import { registerHostCheck } from './http/plugins/hostCheck.ts'
+import './http/publicBaseUrl.ts'
 import { registerMethodNotAllowed } from './http/plugins/methodNotAllowed.ts'
 import { registerOpenApi } from './http/plugins/openApi.ts'
 import { registerChainsRoutes } from './http/routes/chains/chains.ts'
@@ -32,6 +34,7 @@ import { registerMetricsRoute } from './http/routes/metrics.ts'
 import { registerMcpRoute } from './http/routes/mcp.ts'
 import { registerDiscoveryResourcesRoute } from './http/routes/discovery/discoveryResources.ts'
 import { createRouteCaller } from './http/createRouteCaller.ts'
+import { createStreamSlots } from './http/createStreamSlots.ts'
 import type { Metrics } from './metrics/createMetrics.ts'
 import type { PricedRoute } from './config/paymentsConfig.ts'
 import type { Payments } from './payments/createPayments.ts'
@@ -55,6 +58,10 @@ export type BuildAppParameters = {
   journal: Journal
   logger: Logger
   bodyLimit: number
+  /** PUBLIC_URL: the origin clients reach the gateway at (x402 resource URLs, discovery, the host /mcp serves). */
+  publicUrl?: string | undefined
+  /** NODE_ENV is production: only PUBLIC_URL's host and origin are the gateway's (no local ones). */
+  production?: boolean | undefined
   /** Browser origins allowed by CORS; none (the default) sends no CORS headers. */
   corsOrigins?: readonly string[] | undefined
   /** How long a client may take to send a whole request (headers and body); then 408 and close. */
@@ -65,6 +72,8 @@ export type BuildAppParameters = {
   maxConnections?: number | undefined
   /** How many of those one client address may hold (an IPv6 client by its /64); default: maxConnections. */
   maxConnectionsPerClient?: number | undefined
+  /** Event streams one client, one intent and all clients may hold; default 4, 16 and maxConnections / 4. */
+  eventStreams?: { maxPerClient: number; maxPerIntent: number; max: number } | undefined
   /** Proxies (IPs, CIDRs) whose X-Forwarded-For names the client (request.ip) and whose connections are not capped per address. */
   trustedProxies?: readonly string[] | undefined
   receiptTimeoutMs: number
@@ -100,12 +109,15 @@ export function buildApp({
   idleTimeoutMs = 5_000,
   maxConnections = 512,
   maxConnectionsPerClient,
+  eventStreams = { maxPerClient: 4, maxPerIntent: 16, max: Math.max(1, Math.floor(maxConnections / 4)) },
   trustedProxies = [],
   receiptTimeoutMs,
   auth,
   rateLimit,
   instance,
   corsOrigins = [],
+  publicUrl,
+  production = false,
   requireSignedIntents = false,
   metrics,
   metricsToken,
@@ -163,6 +175,9 @@ export function buildApp({
       }),
     )
   })
+  // DNS rebinding: /mcp only for our Host, every route only for our origins (or none).
+  app.decorate('publicUrl', publicUrl)
+  registerHostCheck(app, { publicUrl, production, corsOrigins })
   registerJsonBody(app)
   // CORS only for the origins configured: without them, browsers on other origins get no
   // cross-origin access. (The security headers come with the common headers.)
@@ -212,7 +227,7 @@ export function buildApp({
       preValidation: keys && requireApiKey(keys, { required: true, unlessPaying: pays('execute') }),
     })
     registerGetIntentRoute(intents, { registry, journal })
-    registerIntentEventsRoute(intents, { registry, journal })
+    registerIntentEventsRoute(intents, { registry, journal, keys, slots: createStreamSlots({ perClient: eventStreams.maxPerClient, perIntent: eventStreams.maxPerIntent, total: eventStreams.max }) })
     // A key is optional on /mcp itself (listing tools, explaining codes, the chains are open, as
     // over HTTP), and one that is sent must be valid; each tool's route then asks for what it needs.
     if (caller) registerMcpRoute(intents, { caller, version, preValidation: keys && requireApiKey(keys, { required: false }), countRequest, registry })

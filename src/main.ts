@@ -15,6 +15,7 @@ import { readTracingConfig, type TracingConfig } from './tracing/tracingConfig.t
 import type { StartedTracing } from './tracing/startTracing.ts'
 import { awaitWorkerStart, runPrimary, type WorkerListening } from './cluster/runPrimary.ts'
 import { workerInstanceId } from './config/workersConfig.ts'
+import { perWorkerServerConfig } from './cluster/perWorkerServerConfig.ts'
 
 if (existsSync('.env')) process.loadEnvFile('.env') // never overrides what the environment already says
 
@@ -69,6 +70,8 @@ if (worker) {
   config = { ...config, ...(worker.overrides as Partial<GatewayConfig>) }
   config = { ...config, process: { ...config.process, devnet: false } }
   config = { ...config, storage: { ...config.storage, instanceId: workerInstanceId(config.storage.instanceId, worker.worker) } }
+  // Each worker counts its own connections and streams: its share of the gateway's caps.
+  config = { ...config, server: perWorkerServerConfig(config.server, config.process.workers) }
 }
 if (config.process.devnet && !worker) {
   const starters = runtimes.flatMap((r) => (r.devnet ? [r.devnet] : []))

@@ -2,6 +2,7 @@
 // environment; main.ts passes it to createGateway).
 import type { Hex } from 'viem'
 import type { ChainType } from '../ports/chainId.ts'
+import type { EventStreamsConfig } from './eventStreamsConfig.ts'
 import type { ExecutionGuardConfig } from './limitsConfig.ts'
 import type { InterfacesConfig } from './interfacesConfig.ts'
 import type { PaymentsConfig } from './paymentsConfig.ts'
@@ -102,6 +103,14 @@ export type ServerConfig = {
   trustedProxies: string[]
   /** Browser origins allowed to call the gateway (CORS); empty: no CORS headers at all. `*` allows any. */
   corsOrigins: string[]
+  /**
+   * PUBLIC_URL: the origin clients reach the gateway at; the base of x402 resource URLs and
+   * discovery, and the host and origin /mcp serves (config/publicUrlConfig.ts). Undefined outside
+   * production when unset: then http://127.0.0.1:<port>, and local hosts only.
+   */
+  publicUrl: string | undefined
+  /** Event streams one client, one intent and all clients may hold (config/eventStreamsConfig.ts). */
+  eventStreams: EventStreamsConfig
 }
 
 export type RpcConfig = {

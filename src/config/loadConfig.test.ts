@@ -16,6 +16,7 @@ const complete = {
   REGISTRY_ADDRESSES: JSON.stringify({ '84532': c }),
   RPC_URLS: JSON.stringify({ '84532': 'https://sepolia.base.example/v1/abc' }),
   PORT: '8080',
+  PUBLIC_URL: 'https://gateway.example',
 }
 
 function problems(env: Record<string, string>): string[] {
@@ -63,7 +64,26 @@ describe('loadConfig', () => {
       'EXECUTOR_ADDRESSES: required (a JSON object of chain id -> contract address)',
       'VALIDATOR_ADDRESSES: required (a JSON object of chain id -> contract address)',
       'REGISTRY_ADDRESSES: required (a JSON object of chain id -> contract address)',
+      'PUBLIC_URL: required in production while the MCP server is on (MCP_ENABLED): /mcp serves only requests naming this host (DNS rebinding); set the origin clients reach the gateway at, like https://gateway.example',
     ])
+  })
+
+  it('reads PUBLIC_URL: an origin, https in production, required there while /mcp is on or something is priced', () => {
+    const { PUBLIC_URL: _, ...withoutUrl } = complete
+    assert.equal(loadConfig(complete).server.publicUrl, 'https://gateway.example')
+    assert.equal(loadConfig({ ...complete, PUBLIC_URL: 'http://127.0.0.1:8080/' }).server.publicUrl, 'http://127.0.0.1:8080')
+    assert.equal(loadConfig(withoutUrl).server.publicUrl, undefined, 'outside production: optional')
+    assert.equal(loadConfig({ ...withoutUrl, NODE_ENV: 'production', MCP_ENABLED: 'false' }).server.publicUrl, undefined, 'no MCP, nothing priced: optional')
+    assert.deepEqual(problems({ ...complete, PUBLIC_URL: 'https://gateway.example/api?x=1' }), [
+      'PUBLIC_URL: "https://gateway.example/api?x=1" is not an origin like https://gateway.example (scheme, host and port only)',
+    ])
+    assert.deepEqual(problems({ ...complete, NODE_ENV: 'production', PUBLIC_URL: 'http://gateway.example' }), ['PUBLIC_URL: must be https in production'])
+    assert.deepEqual(
+      problems({ ...withoutUrl, NODE_ENV: 'production' }).filter((p) => p.startsWith('PUBLIC_URL')),
+      [
+        'PUBLIC_URL: required in production while the MCP server is on (MCP_ENABLED): /mcp serves only requests naming this host (DNS rebinding); set the origin clients reach the gateway at, like https://gateway.example',
+      ],
+    )
   })
 
   it('reports every problem at once, naming the variable', () => {

@@ -10,6 +10,8 @@ import { signersConfig } from './signersConfig.ts'
 import { storageConfig } from './storageConfig.ts'
 import { workersConfig } from './workersConfig.ts'
 import { parsePaymentsConfig } from './paymentsConfig.ts'
+import { publicUrlConfig } from './publicUrlConfig.ts'
+import { eventStreamsConfig } from './eventStreamsConfig.ts'
 import { readTrustedProxies } from './readTrustedProxies.ts'
 import { privateKeyToAccount } from 'viem/accounts'
 import { homedir } from 'node:os'
@@ -80,6 +82,8 @@ export function loadConfig(env: Env, runtimes: readonly RuntimeModule[]): Gatewa
   }
   const interfaces = interfacesConfig(env)
   problems.push(...interfaces.problems)
+  const publicUrl = publicUrlConfig(env, { production, mcpEnabled: interfaces.value.mcp.enabled, priced: payments !== undefined })
+  problems.push(...publicUrl.problems)
   const storage = storageConfig(env)
   problems.push(...storage.problems)
   const limits = limitsConfig(env)
@@ -115,6 +119,8 @@ export function loadConfig(env: Env, runtimes: readonly RuntimeModule[]): Gatewa
   const idleTimeoutMs = readInteger(env, 'IDLE_TIMEOUT_MS', { min: 100, max: 600_000, fallback: 5_000 }, problems)
   const maxConnections = readInteger(env, 'MAX_CONNECTIONS', { min: 1, max: 1_000_000, fallback: 512 }, problems)
   const maxConnectionsPerClient = readInteger(env, 'MAX_CONNECTIONS_PER_CLIENT', { min: 1, max: 1_000_000, fallback: 64 }, problems)
+  const eventStreams = eventStreamsConfig(env, { maxConnections: maxConnections ?? 512 })
+  problems.push(...eventStreams.problems)
   const trustedProxies = readTrustedProxies(env, problems)
   const shutdownTimeoutMs = readInteger(env, 'SHUTDOWN_TIMEOUT_MS', { min: 0, max: 600_000, fallback: 40_000 }, problems)
   const allowUnsignedIntents = readBoolean(env, 'ALLOW_UNSIGNED_INTENTS', problems)
@@ -144,6 +150,8 @@ export function loadConfig(env: Env, runtimes: readonly RuntimeModule[]): Gatewa
       maxConnectionsPerClient: maxConnectionsPerClient!,
       trustedProxies,
       corsOrigins,
+      publicUrl: publicUrl.value,
+      eventStreams: eventStreams.value,
     },
     chains,
     defaultChainId,

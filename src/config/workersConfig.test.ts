@@ -5,7 +5,7 @@ import { workerInstanceId, workersConfig } from './workersConfig.ts'
 describe('WORKERS', () => {
   it('is 1 unless set, and takes 1 to 256', () => {
     assert.deepEqual(workersConfig({}), { value: 1, problems: [] })
-    assert.deepEqual(workersConfig({ WORKERS: '4', DATABASE_URL: 'postgres://db/g' }), { value: 4, problems: [] })
+    assert.deepEqual(workersConfig({ WORKERS: '4', DATABASE_URL: 'postgres://db/g', REDIS_URL: 'redis://cache:6379' }), { value: 4, problems: [] })
     assert.deepEqual(
       workersConfig({ WORKERS: '0' }).problems.map((p) => p.split(':')[0]),
       ['WORKERS'],
@@ -16,9 +16,15 @@ describe('WORKERS', () => {
     )
   })
   it("more than one needs the shared PostgreSQL journal: the SQLite journal is one process's", () => {
-    const { problems } = workersConfig({ WORKERS: '2' })
+    const { problems } = workersConfig({ WORKERS: '2', REDIS_URL: 'redis://cache:6379' })
     assert.equal(problems.length, 1)
     assert.match(problems[0]!, /^WORKERS: .*DATABASE_URL/)
+  })
+  it('more than one needs REDIS_URL: rate limits, standing and budgets counted in each worker alone would allow N times the limit', () => {
+    assert.deepEqual(workersConfig({ WORKERS: '2', DATABASE_URL: 'postgres://db/g' }).problems, [
+      'WORKERS: more than 1 worker needs REDIS_URL (rate limits, standing and budgets shared by the workers); without it each worker counts in its own memory and allows the whole limit, N times in all',
+    ])
+    assert.deepEqual(workersConfig({ DATABASE_URL: 'postgres://db/g' }).problems, [], 'one process: memory is shared')
   })
   it("names each worker after the configured instance, within INSTANCE_ID's 64 characters", () => {
     assert.equal(workerInstanceId('gw-1', 2), 'gw-1-w2')

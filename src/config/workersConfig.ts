@@ -2,7 +2,11 @@
 // process as before. More than one needs a journal that several processes share with relayer-key
 // leases (DATABASE_URL, PostgreSQL): each worker is then an instance of a fleet, with its own
 // INSTANCE_ID derived from the configured one. The SQLite journal is one process's (its file is
-// locked exclusively), so WORKERS > 1 without DATABASE_URL is refused (docs/performance.md).
+// locked exclusively), so WORKERS > 1 without DATABASE_URL is refused (docs/performance.md). Rate
+// limits, standing and budgets are counted in each process's memory unless REDIS_URL shares them:
+// N workers would each allow the whole amount, N times in all, so WORKERS > 1 needs REDIS_URL too.
+// The caps on what one process holds (connections, event streams) are divided among the workers
+// (cluster/perWorkerServerConfig.ts).
 import { readInteger } from './readInteger.ts'
 
 export function workersConfig(env: Record<string, string | undefined>): { value: number; problems: string[] } {
@@ -10,6 +14,11 @@ export function workersConfig(env: Record<string, string | undefined>): { value:
   const workers = readInteger(env, 'WORKERS', { min: 1, max: 256, fallback: 1 }, problems) ?? 1
   if (workers > 1 && !env.DATABASE_URL?.trim()) {
     problems.push('WORKERS: more than 1 worker needs DATABASE_URL (a PostgreSQL journal shared by lease); the SQLite journal belongs to one process')
+  }
+  if (workers > 1 && !env.REDIS_URL?.trim()) {
+    problems.push(
+      'WORKERS: more than 1 worker needs REDIS_URL (rate limits, standing and budgets shared by the workers); without it each worker counts in its own memory and allows the whole limit, N times in all',
+    )
   }
   return { value: workers, problems }
 }

@@ -6,7 +6,7 @@
 import { GetPublicKeyCommand, KMSClient, SignCommand } from '@aws-sdk/client-kms'
 import { createPublicKey, verify } from 'node:crypto'
 import type { Ed25519Signer } from './ed25519Signer.ts'
-import { signerUnavailable } from './signerUnavailable.ts'
+import { kmsUnavailable } from './kmsUnavailable.ts'
 
 export type KmsEd25519SignerParameters = {
   /** The key id, alias or ARN. */
@@ -25,7 +25,7 @@ const spkiPrefix = Buffer.from('302a300506032b6570032100', 'hex')
 
 export async function createKmsEd25519Signer({ keyId, region, endpoint, credentials, timeoutMs = 5_000 }: KmsEd25519SignerParameters): Promise<Ed25519Signer> {
   const client = new KMSClient({ region, ...(endpoint ? { endpoint } : {}), ...(credentials ? { credentials } : {}), maxAttempts: 2 })
-  const unavailable = (what: string, cause: unknown) => signerUnavailable(`KMS ${what} for key ${keyId} failed: ${(cause as Error).name ?? 'error'}`, cause)
+  const unavailable = (call: 'GetPublicKey' | 'Sign', cause: unknown) => kmsUnavailable({ call, keyId, cause })
   let spki: Buffer
   try {
     const answer = await client.send(new GetPublicKeyCommand({ KeyId: keyId }), { abortSignal: AbortSignal.timeout(timeoutMs) })

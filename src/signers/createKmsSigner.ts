@@ -7,7 +7,7 @@ import { GetPublicKeyCommand, KMSClient, SignCommand } from '@aws-sdk/client-kms
 import type { Address, LocalAccount } from 'viem'
 import { publicKeyToAddress } from 'viem/accounts'
 import { GatewayError } from '../errors/gatewayError.ts'
-import { Status } from '../status/statusCodes.ts'
+import { kmsUnavailable } from './kmsUnavailable.ts'
 import { fromDerSignature, fromSpkiPublicKey, toDigestSignerAccount } from './toDigestSignerAccount.ts'
 
 export type KmsSignerParameters = {
@@ -24,14 +24,7 @@ export type KmsSignerParameters = {
 
 export async function createKmsSigner({ keyId, region, endpoint, credentials, timeoutMs = 5_000 }: KmsSignerParameters): Promise<LocalAccount & { backend: string }> {
   const client = new KMSClient({ region, ...(endpoint ? { endpoint } : {}), ...(credentials ? { credentials } : {}), maxAttempts: 2 })
-  const unavailable = (what: string, cause: unknown) =>
-    new GatewayError("The relayer's signer is unavailable", {
-      code: 'SIGNER_UNAVAILABLE',
-      status: Status.UNAVAILABLE,
-      details: `KMS ${what} for key ${keyId} failed: ${(cause as Error).name ?? 'error'}`,
-      headers: { 'retry-after': '5' },
-      cause,
-    })
+  const unavailable = (call: 'GetPublicKey' | 'Sign', cause: unknown) => kmsUnavailable({ call, keyId, cause })
   let spki: Uint8Array
   try {
     const answer = await client.send(new GetPublicKeyCommand({ KeyId: keyId }), { abortSignal: AbortSignal.timeout(timeoutMs) })

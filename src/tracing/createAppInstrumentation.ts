@@ -18,6 +18,9 @@ export function createAppInstrumentation({ tracerProvider }: { tracerProvider: T
     requestHook(span, request) {
       span.updateName(`${request.method} ${request.routeOptions.url ?? ''}`.trim())
       span.setAttribute('intent_gateway.request_id', request.id)
+      // @fastify/otel writes the raw URL, query string included (a token or key a caller put
+      // there would be exported with every span): the path alone.
+      span.setAttribute('url.path', request.url.split('?')[0]!)
     },
     // Its handler spans are named after the plugin, which for an anonymous plugin is the
     // plugin's source text: name them after the route instead.

@@ -2,11 +2,11 @@
 // and its pino instrumentation name them; nothing outside a span.
 import { context, trace } from '@opentelemetry/api'
 
-const none: Record<string, string> = {}
-
 export function traceLogFields(): Record<string, string> {
   const span = trace.getSpan(context.active())
-  if (!span) return none
+  // A fresh object every time: pino merges each line's own fields into what the mixin returns, so
+  // a shared one would carry every earlier line's fields into the next line written outside a span.
+  if (!span) return {}
   const { traceId, spanId, traceFlags } = span.spanContext()
   return { trace_id: traceId, span_id: spanId, trace_flags: `0${traceFlags.toString(16)}` }
 }

@@ -18,16 +18,42 @@ describe('readTracingConfig', () => {
       exporter: 'otlp',
       endpoint: 'http://collector:4318/v1/traces',
       serviceName: 'intent-gateway',
+      sampleRatio: 1,
     })
     assert.deepEqual(readTracingConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://user:pw@otlp.example/v1/traces?api_key=abc', OTEL_SERVICE_NAME: 'gw-eu' }).value, {
       enabled: true,
       exporter: 'otlp',
       endpoint: 'https://***@otlp.example/v1/traces?api_key=***',
       serviceName: 'gw-eu',
+      sampleRatio: 1,
     })
-    assert.deepEqual(readTracingConfig({ OTEL_TRACES_EXPORTER: 'otlp' }).value, { enabled: true, exporter: 'otlp', endpoint: 'http://localhost:4318/v1/traces', serviceName: 'intent-gateway' })
-    assert.deepEqual(readTracingConfig({ OTEL_TRACES_EXPORTER: 'console' }).value, { enabled: true, exporter: 'console', endpoint: undefined, serviceName: 'intent-gateway' })
+    assert.deepEqual(readTracingConfig({ OTEL_TRACES_EXPORTER: 'otlp' }).value, {
+      enabled: true,
+      exporter: 'otlp',
+      endpoint: 'http://localhost:4318/v1/traces',
+      serviceName: 'intent-gateway',
+      sampleRatio: 1,
+    })
+    assert.deepEqual(readTracingConfig({ OTEL_TRACES_EXPORTER: 'console' }).value, { enabled: true, exporter: 'console', endpoint: undefined, serviceName: 'intent-gateway', sampleRatio: 1 })
     assert.equal(readTracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' }).value.enabled, true)
+  })
+
+  it('reads the sampler as a ratio, parent-based or not (startTracing applies it to remote parents too)', () => {
+    const ratio = (env: Record<string, string>) => {
+      const { value, problems } = readTracingConfig({ OTEL_TRACES_EXPORTER: 'console', ...env })
+      return problems.length > 0 ? problems : value.enabled && value.sampleRatio
+    }
+    assert.equal(ratio({}), 1)
+    assert.equal(ratio({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0' }), 0)
+    assert.equal(ratio({ OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.25' }), 0.25)
+    assert.equal(ratio({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio' }), 1)
+    assert.equal(ratio({ OTEL_TRACES_SAMPLER: 'always_off' }), 0)
+    assert.equal(ratio({ OTEL_TRACES_SAMPLER: 'parentbased_always_off' }), 0)
+    assert.equal(ratio({ OTEL_TRACES_SAMPLER: 'always_on' }), 1)
+    assert.deepEqual(ratio({ OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '1.5' }), ['OTEL_TRACES_SAMPLER_ARG: "1.5" is not a ratio from 0 to 1'])
+    assert.deepEqual(ratio({ OTEL_TRACES_SAMPLER: 'jaeger_remote' }), [
+      'OTEL_TRACES_SAMPLER: "jaeger_remote" is not supported (always_on, always_off, traceidratio, parentbased_always_on, parentbased_always_off, parentbased_traceidratio)',
+    ])
   })
 
   it('names every setting it cannot honour, with URLs redacted', () => {

@@ -3,9 +3,12 @@
 // 60 intents each sent twice at once execute exactly once (IntentExecuted counted on chain), both
 // workers' keys sent transactions; kill -9 of a worker: the primary starts another, and intents
 // sent around the kill (retried by the client when their connection died) still execute exactly
-// once; Ctrl-C (SIGINT) stops the primary and every worker.
+// once; Ctrl-C (SIGINT) stops the primary and every worker. The limits counted in memory (rate
+// limits, standing, budgets) need REDIS_URL to be shared, else the start is refused; the caps on
+// what one process holds (connections per client) are divided among the workers.
 import assert from 'node:assert/strict'
 import http from 'node:http'
+import { connect, type Socket } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { type Hex, parseEther, toHex } from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
@@ -15,12 +18,13 @@ import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevne
 import { eventually } from '../support/eventually.ts'
 import { chainEnv, startGatewayProcess } from '../support/gatewayProcess.ts'
 import { createTestDatabase, type TestDatabase } from '../support/postgresDatabase.ts'
-import type { GatewayProcess } from '../support/runGateway.ts'
+import { type GatewayProcess, runGateway, waitFor } from '../support/runGateway.ts'
 import { post, rpc, signedIntent } from '../support/testGateway.ts'
 
 const mnemonic = 'test test test test test test test test test test test junk'
 const pool = [40, 41].map((addressIndex) => mnemonicToAccount(mnemonic, { addressIndex }))
 const poolKeys = pool.map((a) => toHex(a.getHdKey().privateKey!)) as Hex[]
+const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
 
 /** GET on a fresh connection (the primary hands each new connection to the next worker). */
 function getFresh(url: string): Promise<{ status: number; body: any }> {
@@ -52,6 +56,8 @@ describe('WORKERS=2: worker processes on one port', () => {
       WORKERS: '2',
       RELAYER_PRIVATE_KEYS: poolKeys.join(','),
       DATABASE_URL: database.url,
+      REDIS_URL: redisUrl,
+      REDIS_PREFIX: `workers-test-${process.pid}:`,
       INSTANCE_ID: 'wk',
       RELAYER_LEASE_TTL_MS: '3000',
       RECEIPT_TIMEOUT_MS: '60000',
@@ -149,6 +155,51 @@ describe('WORKERS=2: worker processes on one port', () => {
     assert.equal(seen.length, 30, 'no intent executed twice')
     assert.deepEqual(new Set(seen), hashes)
     assert.deepEqual(await bothWorkersServing(), ['wk-w1', 'wk-w2'])
+  })
+
+  it('refuses to start WORKERS=2 without REDIS_URL, naming it: each worker would count limits, standing and budgets alone', async () => {
+    const refused = runGateway({ env: { ...chainEnv(devnet), WORKERS: '2', DATABASE_URL: database.url } })
+    try {
+      // A gateway that starts instead (as before REDIS_URL was required) fails the test rather than hang it.
+      await waitFor(() => refused.child.exitCode !== null || /listening on/.test(refused.stdout()), 60_000, 'the gateway to exit or listen')
+    } finally {
+      if (refused.child.exitCode === null) refused.child.kill('SIGKILL')
+    }
+    assert.equal(await refused.exit, 1, refused.stdout().slice(-500))
+    assert.match(refused.stderr(), /WORKERS: more than 1 worker needs REDIS_URL \(rate limits, standing and budgets shared by the workers\)/)
+  })
+
+  it("divides MAX_CONNECTIONS_PER_CLIENT among the workers: one client holds at most the setting's connections in all", async () => {
+    const capped = await startGatewayProcess({
+      ...chainEnv(devnet),
+      WORKERS: '2',
+      DATABASE_URL: database.url,
+      REDIS_URL: redisUrl,
+      REDIS_PREFIX: `workers-test-cap-${process.pid}:`,
+      INSTANCE_ID: 'cap',
+      MAX_CONNECTIONS_PER_CLIENT: '4',
+      IDLE_TIMEOUT_MS: '20000',
+    })
+    const sockets: Socket[] = []
+    try {
+      // Both workers take connections (the first one's listening line comes first).
+      await waitFor(() => /worker 1 listening/.test(capped.gw.stdout()) && /worker 2 listening/.test(capped.gw.stdout()), 60_000, 'both workers listening')
+      // Connections that send nothing, handed to the workers in turn: 2 each are kept, the rest closed at accept.
+      const closed = new Set<number>()
+      for (let i = 0; i < 8; i++) {
+        const socket = connect(Number(new URL(capped.baseUrl).port), '127.0.0.1')
+        socket.on('error', () => undefined)
+        socket.on('close', () => closed.add(i))
+        sockets.push(socket)
+        await new Promise((r) => setTimeout(r, 50))
+      }
+      await new Promise((r) => setTimeout(r, 1_000))
+      assert.equal(sockets.length - closed.size, 4, `${8 - closed.size} of 8 connections kept`)
+    } finally {
+      for (const s of sockets) s.destroy()
+      capped.gw.child.kill('SIGINT')
+      await capped.gw.exit
+    }
   })
 
   it('Ctrl-C (SIGINT to every process of the group) stops the primary and both workers cleanly, none restarted', async () => {

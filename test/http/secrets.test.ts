@@ -40,6 +40,7 @@ describe('secrets', () => {
         RELAYER_PRIVATE_KEY: relayerKey,
         API_KEYS: apiKey,
         JOURNAL_PATH: join(dir, 'journal.sqlite'),
+        PUBLIC_URL: 'https://gateway.example',
       },
     })
     const responses: HttpResult[] = []

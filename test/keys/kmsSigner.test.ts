@@ -2,7 +2,7 @@
 // @aws-sdk/client-kms sends it (test/support/kmsStandIn.ts): the gateway executes on anvil with a
 // key it never holds, normalises high-s signatures, shows the key's backend (never the key) in
 // /chains, and a signer that refuses leaves nothing half-done: 503 0x40 with Retry-After, no
-// journal record, no nonce used. What is not verified here: real AWS (IAM, SigV4 checked by the
+// journal record, no nonce used, and the key id only in the logs. What is not verified here: real AWS (IAM, SigV4 checked by the
 // server, KMS's own non-deterministic signatures, quotas).
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
@@ -85,7 +85,13 @@ describe('relayer keys in KMS (against a KMS stand-in)', () => {
     assert.equal(res.status, 503, res.text)
     assertCommonHeaders(res, { status: '0x40' })
     assert.equal(res.headers.get('retry-after'), '5')
-    assert.match(res.body.detail, /^KMS Sign for key alias\/relayer failed: KMSInvalidStateException/)
+    // Which call failed and why, never the key id or ARN (it names the operator's account and key): that is logged only.
+    assert.match(res.body.detail, /^KMS Sign failed: KMSInvalidStateException/)
+    assert.ok(!res.text.includes('alias/relayer'), res.text)
+    assert.ok(
+      gateway.logs.some((l) => l.includes('KMS Sign for key alias/relayer failed: KMSInvalidStateException')),
+      'the key id is in the log line',
+    )
     assert.equal((await request(gateway.baseUrl, `/intents/${res.headers.get('x-intent-hash')}`)).status, 404, 'no record claims an unsigned transaction')
     assert.equal(await world.clients.publicClient.getTransactionCount({ address, blockTag: 'pending' }), nonceBefore)
     // The signer back: the same intent runs, with the nonce the refusal did not use.

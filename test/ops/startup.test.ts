@@ -15,12 +15,14 @@ describe('gateway process', () => {
     assert.equal(await gw.exit, 1)
     const lines = gw.stderr().trim().split('\n')
     assert.deepEqual(lines, [
-      'Invalid configuration (6 problems):',
+      'Invalid configuration (7 problems):',
       '  - PORT: required',
       '  - EXECUTOR_ADDRESSES: required (a JSON object of chain id -> contract address)',
       '  - VALIDATOR_ADDRESSES: required (a JSON object of chain id -> contract address)',
       '  - REGISTRY_ADDRESSES: required (a JSON object of chain id -> contract address)',
       '  - RPC_URLS: chain eip155:1 has no contract addresses (set it in EXECUTOR_ADDRESSES, VALIDATOR_ADDRESSES and REGISTRY_ADDRESSES, or remove it)',
+      // MCP is on by default: without PUBLIC_URL, /mcp could not tell its own host from a rebinding page's.
+      '  - PUBLIC_URL: required in production while the MCP server is on (MCP_ENABLED): /mcp serves only requests naming this host (DNS rebinding); set the origin clients reach the gateway at, like https://gateway.example',
       '  - BODY_LIMIT: "12" is not an integer between 1024 and 16777216',
     ])
     assert.ok(!gw.stderr().includes('hunter2'))

@@ -10,6 +10,7 @@ import type { PaymentsConfig } from '../../src/config/paymentsConfig.ts'
 import type { ExecutionGuardConfig } from '../../src/config/limitsConfig.ts'
 import type { WebhooksConfig } from '../../src/config/webhooksConfig.ts'
 import type { SignersConfig } from '../../src/config/signersConfig.ts'
+import type { EventStreamsConfig } from '../../src/config/eventStreamsConfig.ts'
 import { demoCounterArtifact } from '../../src/contracts/demoCounterArtifact.ts'
 import { createGateway, type Gateway } from '../../src/createGateway.ts'
 import { createDevClients } from '../../src/chains/evm/devnet/deployContracts.ts'
@@ -30,6 +31,10 @@ export async function startTestGateway(params: {
   idleTimeoutMs?: number
   maxConnections?: number
   corsOrigins?: string[]
+  /** PUBLIC_URL (config/publicUrlConfig.ts). */
+  publicUrl?: string
+  /** Event stream bounds; default 4 per client, 16 per intent, maxConnections / 4 in all. */
+  eventStreams?: Partial<EventStreamsConfig>
   rpcTimeoutMs?: number
   production?: boolean
   chainList?: { url: string; timeoutMs: number; ttlMs: number; cacheFile: string }
@@ -63,7 +68,8 @@ export async function startTestGateway(params: {
         // Every test client is 127.0.0.1: one client may hold every connection.
         maxConnections: params.maxConnections ?? 512,
         maxConnectionsPerClient: params.maxConnections ?? 512,
-        ...defined({ requestTimeoutMs: params.requestTimeoutMs, idleTimeoutMs: params.idleTimeoutMs, corsOrigins: params.corsOrigins }),
+        eventStreams: { maxPerClient: 4, maxPerIntent: 16, max: Math.floor((params.maxConnections ?? 512) / 4), ...params.eventStreams },
+        ...defined({ requestTimeoutMs: params.requestTimeoutMs, idleTimeoutMs: params.idleTimeoutMs, corsOrigins: params.corsOrigins, publicUrl: params.publicUrl }),
       },
       rpc: { timeoutMs: params.rpcTimeoutMs ?? 2_000, pollMs: 20, ...defined({ chainList: params.chainList, validateCache: params.validateCache }) },
       execution: {

@@ -12,6 +12,7 @@ import { Status } from '../../status/statusCodes.ts'
 import type { PaymentOutcomeLabel } from '../../metrics/createMetrics.ts'
 import type { GatewayContext } from '../gatewayContext.ts'
 import { toProblemDetails } from '../problemDetails.ts'
+import { publicBaseUrl } from '../publicBaseUrl.ts'
 
 /** What a request pays for: its route, chain and intent. */
 export type Priced = { route: PricedRoute; chainId: string; intentHash: Hex }
@@ -127,7 +128,7 @@ function problem(
   return reply.code(httpStatus).headers(headers).type('application/problem+json').send(body)
 }
 
-/** The URL the client asked for, absolute (PaymentRequired.resource.url), from Host as Fastify sees it. */
+/** The URL the client asked for, absolute (PaymentRequired.resource.url), on PUBLIC_URL: never the Host a caller wrote. */
 function absoluteUrl(request: FastifyRequest): string {
-  return `${request.protocol}://${request.host}${request.url}`
+  return `${publicBaseUrl(request.server)}${request.url}`
 }

@@ -9,6 +9,7 @@ import type { Payments } from '../../../payments/createPayments.ts'
 import { mcpDiscoveryOf } from '../../mcp/mcpDiscoveryOf.ts'
 import { mcpTools } from '../../mcp/mcpTools.ts'
 import { httpDiscoveryOf } from '../intents/intentRoute.ts'
+import { publicBaseUrl } from '../../publicBaseUrl.ts'
 
 type Item = {
   resource: string
@@ -67,7 +68,8 @@ export function registerDiscoveryResourcesRoute(app: FastifyInstance, { payments
       },
     },
     async (request, reply) => {
-      const base = `${request.protocol}://${request.host}`
+      // PUBLIC_URL, never the Host a caller wrote.
+      const base = publicBaseUrl(request.server)
       const items: Item[] = []
       for (const offer of await payments.offers()) {
         const { url, tool } = routeOf[offer.route]

@@ -1,7 +1,10 @@
 // GET /intents/{intentHash}/events: an execution's events as server-sent events, read from the
 // journal (so any instance streams any intent's events), until the intent is final, reverted or
 // dropped. `Last-Event-ID` resumes after an event already delivered; a stream lasts at most
-// streamLimitMs, after which the client reconnects with the last id it got.
+// streamLimitMs, after which the client reconnects with the last id it got. A client that has seen
+// the last event of a finished intent gets 204, which tells an EventSource to stop reconnecting
+// (otherwise it would, every second, for ever). Streams need no key, so they are bounded per client,
+// per intent and in all (createStreamSlots): one more is 429 (0xF6) with Retry-After.
 import { Readable } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
 import type { Hex } from 'viem'
@@ -12,7 +15,14 @@ import { type ExecutionEvent, isFinished, toExecutionEvents } from '../../../int
 import { isSettlementPending } from '../../../payments/settlementPending.ts'
 import type { ExecutionRecord, Journal } from '../../../ports/journal.ts'
 import { Status } from '../../../status/statusCodes.ts'
-import { chainHeaderSchema, outcomeResponses } from '../../schemas/httpSchemas.ts'
+import { chainHeaderSchema, commonResponseHeaders, outcomeResponses } from '../../schemas/httpSchemas.ts'
+import type { ApiKeyCheck } from '../../../auth/createApiKeyCheck.ts'
+import { identifyBearerKey } from '../../../auth/identifyBearerKey.ts'
+import type { StreamRefusal, StreamSlots } from '../../createStreamSlots.ts'
+import { toClientAddressKey } from '../../toClientAddressKey.ts'
+import { toProblemDetails } from '../../problemDetails.ts'
+
+export const tooManyStreamsType = 'urn:intent-gateway:problem:too-many-event-streams'
 
 export type IntentEventsOptions = {
   registry: ChainRegistry
@@ -23,9 +33,19 @@ export type IntentEventsOptions = {
   streamLimitMs?: number
   /** A comment line this often keeps proxies from closing a quiet stream. Default 15 s. */
   heartbeatMs?: number
+  /** The open streams' bounds; without it, none (tests of the route alone). */
+  slots?: StreamSlots | undefined
+  /** The API keys: a client sending a valid one is counted by its key, else by its address. */
+  keys?: ApiKeyCheck | undefined
 }
 
-export function registerIntentEventsRoute(app: FastifyInstance, { registry, journal, pollMs = 250, streamLimitMs = 600_000, heartbeatMs = 15_000 }: IntentEventsOptions) {
+const refusals: Record<StreamRefusal, string> = {
+  client: 'this client (its API key, else its address) holds as many event streams as one client may (SSE_MAX_STREAMS_PER_CLIENT)',
+  intent: 'this intent has as many event streams open as one intent may',
+  total: 'the gateway has as many event streams open as it serves (SSE_MAX_STREAMS)',
+}
+
+export function registerIntentEventsRoute(app: FastifyInstance, { registry, journal, pollMs = 250, streamLimitMs = 600_000, heartbeatMs = 15_000, slots, keys }: IntentEventsOptions) {
   app.get<{ Params: { intentHash: string } }>(
     '/intents/:intentHash/events',
     {
@@ -34,12 +54,13 @@ export function registerIntentEventsRoute(app: FastifyInstance, { registry, jour
         tags: ['intents'],
         summary: "An execution's events, pushed as server-sent events until it is final",
         description:
-          "text/event-stream: one event per state change of an execution this gateway sent (submitted, repriced, mined, final, reverted, dropped, reorged), each `id:` the event's id, `event:` its type and `data:` the JSON `{ id, type, intentHash, chainId, state, transactionHash, blockNumber, attempt, at }`. Read from the journal: any instance streams any intent's events. The stream ends after `final`, or `dropped`; `Last-Event-ID` resumes after an event already received (receivers deduplicate by id). An intent paid for whose settlement is pending (x402 settlement_pending) streams once it is sent. 404 (0xA0) for an intent this gateway never sent.",
+          "text/event-stream: one event per state change of an execution this gateway sent (submitted, repriced, mined, final, reverted, dropped, reorged), each `id:` the event's id, `event:` its type and `data:` the JSON `{ id, type, intentHash, chainId, state, transactionHash, blockNumber, attempt, at }`. Read from the journal: any instance streams any intent's events. The stream ends after `final`, or `dropped`; `Last-Event-ID` resumes after an event already received (receivers deduplicate by id). An intent paid for whose settlement is pending (x402 settlement_pending) streams once it is sent. 204 when the intent is finished and `Last-Event-ID` is its last event (nothing can follow: an EventSource stops reconnecting). Open streams are bounded: SSE_MAX_STREAMS_PER_CLIENT (default 4) per client (its API key when it sends a valid one, else its address, an IPv6 one by its /64), 16 per intent, SSE_MAX_STREAMS (default MAX_CONNECTIONS / 4) in all; one more is 429 (0xF6, problem type too-many-event-streams) with Retry-After. 404 (0xA0) for an intent this gateway never sent.",
         headers: chainHeaderSchema,
         params: intentHashParamsSchema,
         response: {
           200: { description: 'the event stream (text/event-stream)', content: { 'text/event-stream': { schema: { type: 'string' } } } },
-          ...outcomeResponses([400, 404, 421]),
+          204: { description: 'the intent is finished and Last-Event-ID is its last event: nothing can follow (an EventSource stops reconnecting)', headers: commonResponseHeaders },
+          ...outcomeResponses([400, 404, 421, 429]),
         },
       },
     },
@@ -66,6 +87,29 @@ export function registerIntentEventsRoute(app: FastifyInstance, { registry, jour
       request.gateway.status = Status.SUCCESS
       const lastEventId = request.headers['last-event-id']
       const resumeAfter = typeof lastEventId === 'string' ? lastEventId.slice(0, 200) : undefined
+      // Finished, and the client has its last event: nothing can follow. 204 ends an EventSource for good.
+      if (resumeAfter !== undefined && isFinished(first) && toExecutionEvents(first).at(-1)?.id === resumeAfter) return reply.code(204).header('cache-control', 'no-store').send()
+
+      const keyId = keys && identifyBearerKey(keys, request.headers.authorization)
+      const client = keyId ? `key:${keyId}` : toClientAddressKey(request.ip)
+      const slot = slots?.acquire(client, `${chainId}/${intentHash}`)
+      if (slot && 'refused' in slot) {
+        request.gateway.status = Status.RATE_LIMITED
+        const problem = toProblemDetails({
+          httpStatus: 429,
+          status: Status.RATE_LIMITED,
+          title: 'Too many event streams',
+          detail: `${refusals[slot.refused]}; close one, or retry later`,
+          context: request.gateway,
+        })
+        return reply
+          .code(429)
+          .header('retry-after', '5')
+          .type('application/problem+json')
+          .send({ ...problem, type: tooManyStreamsType })
+      }
+      // Freed when the stream ends, whichever side ends it.
+      if (slot) reply.raw.once('close', slot.release)
 
       let closed = false
       request.raw.on('close', () => (closed = true))
