@@ -423,7 +423,15 @@ async function benchWorkerCounts(report: Record<string, unknown>) {
   const devnet = await started(startDevnet())
   const database = await createTestDatabase('bench_workers')
   const [keyA, keyB] = [await fundedKey(devnet), await fundedKey(devnet)]
-  const env = (workers: number, id: string) => ({ WORKERS: String(workers), DATABASE_URL: database.url, INSTANCE_ID: id, RELAYER_PRIVATE_KEYS: `${keyA},${keyB}` })
+  // WORKERS > 1 needs Redis: rate limits, standing and budgets are shared there, not counted once per worker.
+  const env = (workers: number, id: string) => ({
+    WORKERS: String(workers),
+    DATABASE_URL: database.url,
+    INSTANCE_ID: id,
+    RELAYER_PRIVATE_KEYS: `${keyA},${keyB}`,
+    REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
+    REDIS_PREFIX: `bench-${id}:`,
+  })
   const one = await started(startGateway(devnet, keyA, env(1, 'bench-one')))
   const two = await started(startGateway(devnet, keyA, env(2, 'bench-two')))
   try {

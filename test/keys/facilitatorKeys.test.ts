@@ -176,7 +176,7 @@ describe("the x402 facilitator's EVM key in a PKCS#11 token (SoftHSM2) or KMS", 
       assert.equal(res.status, 503, JSON.stringify(res.body))
       // The problem names the facilitator's key (its code, FACILITATOR_SIGNER_UNAVAILABLE, is logged), not a refused payment.
       assert.equal(res.body.title, "The payment facilitator's signer is unavailable")
-      assert.match(res.body.detail, /^x402 settle was not done: the facilitator's key could not sign \(KMS Sign for key alias\/facilitator failed: .+\); nothing was sent, retry later$/)
+      assert.match(res.body.detail, /^x402 settle was not done: the facilitator's key could not sign \(KMS Sign failed: .+\); nothing was sent, retry later$/)
       assert.ok(kmsGateway.logs.some((l) => l.includes('"code":"FACILITATOR_SIGNER_UNAVAILABLE"')))
       assert.equal(res.headers.get('retry-after'), '5')
       assert.equal(res.headers.get('x-erc1066-status'), '0x40')

@@ -49,7 +49,7 @@ describe('Ed25519 relayer keys in KMS (against the KMS stand-in)', () => {
           assert.equal(err.code, 'SIGNER_UNAVAILABLE')
           assert.equal(err.status, 0x40)
           assert.equal(err.headers['retry-after'], '5')
-          assert.match(err.details!, mode === 'refuse' ? /^KMS Sign for key alias\/solana failed: KMSInvalidStateException/ : /^KMS Sign for key alias\/solana failed: (TimeoutError|AbortError)/)
+          assert.match(err.details!, mode === 'refuse' ? /^KMS Sign failed: KMSInvalidStateException/ : /^KMS Sign failed: (TimeoutError|AbortError)/)
           return true
         })
       } finally {

@@ -220,7 +220,7 @@ describe('the Sui relayer key in KMS (KMS stand-in, Sui stand-in)', () => {
     assert.equal(refused.status, 503, refused.text)
     assertCommonHeaders(refused, { status: '0x40', chainId: 'sui:localnet', chainType: 'sui' })
     assert.equal(refused.headers.get('retry-after'), '5')
-    assert.match(refused.body.detail, /^KMS Sign for key alias\/sui-relayer failed: KMSInvalidStateException/)
+    assert.match(refused.body.detail, /^KMS Sign failed: KMSInvalidStateException/)
     assert.equal((await request(baseUrl, `/intents/${refused.headers.get('x-intent-hash')}`)).status, 404, 'no record claims an unsigned transaction')
     assert.equal(standIn.calls.filter((c) => c.method === 'ExecuteTransaction').length, broadcasts, 'nothing was broadcast')
   })
