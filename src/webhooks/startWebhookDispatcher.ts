@@ -12,7 +12,8 @@ import { Webhook } from 'standardwebhooks'
 import { Agent, fetch as undiciFetch } from 'undici'
 import type { Logger } from 'pino'
 import type { Hex } from 'viem'
-import { publicOnlyLookup } from '../net/publicOnlyLookup.ts'
+import { createPublicOnlyConnector } from '../net/createPublicOnlyConnector.ts'
+import { describeEndpoint } from './describeEndpoint.ts'
 import { toExecutionEvents } from '../intents/toExecutionEvents.ts'
 import type { Journal } from '../ports/journal.ts'
 import type { WebhooksConfig } from '../config/webhooksConfig.ts'
@@ -42,7 +43,7 @@ export function startWebhookDispatcher({ journal, config, logger, publicOnly, in
   /** Where an attempt's events go: the global endpoints, and those of the key that asked for it. */
   const keyUrls = new Map(Object.entries(config.byKey ?? {}).map(([id, k]) => [id, k.urls]))
   const endpointsOf = (apiKeyId: string | undefined): string[] => [...new Set([...config.urls, ...((apiKeyId !== undefined && keyUrls.get(apiKeyId)) || [])])]
-  const dispatcher = new Agent({ connect: { timeout: requestTimeoutMs, ...(publicOnly ? { lookup: publicOnlyLookup as never } : {}) } })
+  const dispatcher = new Agent({ connect: publicOnly ? createPublicOnlyConnector({ timeoutMs: requestTimeoutMs }) : { timeout: requestTimeoutMs } })
   const outbox = journal.webhooks
 
   async function scan() {
@@ -71,7 +72,7 @@ export function startWebhookDispatcher({ journal, config, logger, publicOnly, in
       if (!signer) {
         // Taken out of the settings since it was queued: nothing more goes there.
         await outbox.failed(entry, undefined, 'the endpoint is no longer configured')
-        log.warn({ eventId: entry.eventId, endpoint: redact(entry.endpoint) }, 'webhook given up: its endpoint is no longer configured')
+        log.warn({ eventId: entry.eventId, ...describeEndpoint(entry.endpoint) }, 'webhook given up: its endpoint is no longer configured')
         continue
       }
       const at = new Date()
@@ -97,8 +98,8 @@ export function startWebhookDispatcher({ journal, config, logger, publicOnly, in
       const giveUp = attempts >= config.maxAttempts
       const nextAt = giveUp ? undefined : Date.now() + Math.min(config.retryBaseMs * 2 ** (attempts - 1), 3_600_000)
       await outbox.failed(entry, nextAt, error)
-      if (giveUp) log.warn({ eventId: entry.eventId, endpoint: redact(entry.endpoint), attempts, error }, 'webhook given up after its last attempt')
-      else log.info({ eventId: entry.eventId, endpoint: redact(entry.endpoint), attempts, error }, 'webhook delivery failed; retried with backoff')
+      if (giveUp) log.warn({ eventId: entry.eventId, ...describeEndpoint(entry.endpoint), attempts, error }, 'webhook given up after its last attempt')
+      else log.info({ eventId: entry.eventId, ...describeEndpoint(entry.endpoint), attempts, error }, 'webhook delivery failed; retried with backoff')
     }
   }
 
@@ -125,15 +126,5 @@ export function startWebhookDispatcher({ journal, config, logger, publicOnly, in
       await pass
       await dispatcher.close()
     },
-  }
-}
-
-/** An endpoint as logged: its origin and path, never a query string (tokens live there). */
-function redact(url: string): string {
-  try {
-    const u = new URL(url)
-    return `${u.origin}${u.pathname}`
-  } catch {
-    return 'an invalid URL'
   }
 }
