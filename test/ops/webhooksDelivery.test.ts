@@ -7,14 +7,17 @@ import { randomBytes } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { Writable } from 'node:stream'
 import { after, describe, it } from 'node:test'
+import pg from 'pg'
 import pino from 'pino'
 import type { WebhooksConfig } from '../../src/config/webhooksConfig.ts'
 import { toExecutionEvents } from '../../src/intents/toExecutionEvents.ts'
 import type { Journal } from '../../src/ports/journal.ts'
+import { openPostgresJournal } from '../../src/store/postgres/openPostgresJournal.ts'
 import { openJournal } from '../../src/store/sqlite/openJournal.ts'
 import { describeEndpoint } from '../../src/webhooks/describeEndpoint.ts'
 import { startWebhookDispatcher } from '../../src/webhooks/startWebhookDispatcher.ts'
 import { claimed, claimOf, mined, signedTx } from '../support/journalContract.ts'
+import { createTestDatabase } from '../support/postgresDatabase.ts'
 
 const secret = `whsec_${randomBytes(32).toString('base64')}`
 const config = (urls: string[], more: Partial<WebhooksConfig> = {}): WebhooksConfig => ({ urls, secret, maxAttempts: 6, retryBaseMs: 10, ...more })
@@ -54,12 +57,20 @@ function capturedLogger() {
   return { logger: pino({ level: 'debug' }, stream), lines }
 }
 
-/** One execution as an execute writes it: claimed, signed, mined (three events: submitted, mined, final). */
-async function execution(journal: Journal, n: number) {
+/** One execution as an execute writes it: claimed, signed, mined (three events: submitted, mined, final), or only as far as signed (submitted). */
+async function execution(journal: Journal, n: number, { settle = true } = {}) {
   const record = await claimed(journal, claimOf(n))
   await journal.recordSigned(record, signedTx(n))
-  assert.ok(await journal.settle(record, mined))
+  if (settle) assert.ok(await journal.settle(record, mined))
   return record
+}
+
+/** Passes until one delivers nothing new (a dispatcher that leases a few entries a pass still gets everything it can). */
+async function drain(dispatcher: { runOnce(): Promise<void> }, receiver: Receiver) {
+  for (let pass = 0, before = -1; pass < 200 && before !== receiver.requests; pass++) {
+    before = receiver.requests
+    await dispatcher.runOnce()
+  }
 }
 
 const cleanup: Array<() => unknown> = []
@@ -114,5 +125,94 @@ describe('webhook delivery: what the logs and the connections show', () => {
     assert.equal(entries.length, 1)
     assert.equal(entries[0]!.delivered, false)
     assert.match(entries[0]!.lastError ?? '', /127\.0\.0\.1 is a loopback, private, link-local or reserved address; refused in production/)
+  })
+})
+
+/** The ids of every event the journal holds for these executions (three each: submitted, mined, final). */
+async function eventIds(journal: Journal, records: Array<{ chainId: string; intentHash: `0x${string}` }>) {
+  const ids: string[] = []
+  for (const r of records) for (const e of toExecutionEvents(await journal.attempts(r.chainId, r.intentHash))) ids.push(e.id)
+  return ids
+}
+
+const backends: Array<{ name: string; open(): Promise<{ journal: Journal; url?: string }> }> = [
+  { name: 'SQLite', open: async () => ({ journal: openJournal({ path: ':memory:' }) }) },
+  {
+    name: 'PostgreSQL',
+    async open() {
+      const database = await createTestDatabase('webhooks_burst')
+      const journal = await openPostgresJournal({ url: database.url })
+      cleanup.push(() => database.drop())
+      return { journal, url: database.url }
+    },
+  },
+]
+
+describe('webhooks after a burst: the change feed is read in commit order, page after page', () => {
+  for (const backend of backends) {
+    it(`${backend.name}: 520 executions sent within a second (1,040 changes), then 3 more: every event of all 523 is delivered, once`, async () => {
+      const receiver = await startReceiver()
+      cleanup.push(receiver.close)
+      const { journal } = await backend.open()
+      cleanup.push(() => journal.close())
+      const { logger } = capturedLogger()
+      const dispatcher = startWebhookDispatcher({ journal, config: config([receiver.url]), logger, publicOnly: false, intervalMs: 60_000 })
+      cleanup.push(() => dispatcher.stop())
+      await dispatcher.runOnce()
+      // One busy block: 520 executions claimed and signed within a second or so (their events: 520 submitted).
+      const burst = []
+      for (let i = 0; i < 520; i += 40) burst.push(...(await Promise.all(Array.from({ length: 40 }, (_, j) => execution(journal, 10_000 + i + j, { settle: false })))))
+      await drain(dispatcher, receiver)
+      const later = []
+      for (let i = 0; i < 3; i++) later.push(await execution(journal, 20_000 + i))
+      await drain(dispatcher, receiver)
+      const expected = await eventIds(journal, [...burst, ...later])
+      assert.equal(expected.length, 520 + 3 * 3)
+      const got = new Set(receiver.ids)
+      assert.deepEqual(
+        (await eventIds(journal, later)).filter((id) => !got.has(id)),
+        [],
+        'the later executions events are delivered',
+      )
+      assert.equal(expected.filter((id) => !got.has(id)).length, 0, 'every event of the burst is delivered')
+      assert.equal(receiver.ids.length, expected.length, 'each once')
+    })
+  }
+
+  it('PostgreSQL: a change committed late, by a writer whose clock is a minute behind, still becomes an event', async () => {
+    const receiver = await startReceiver()
+    cleanup.push(receiver.close)
+    const { journal, url } = await backends[1]!.open()
+    cleanup.push(() => journal.close())
+    const { logger } = capturedLogger()
+    const dispatcher = startWebhookDispatcher({ journal, config: config([receiver.url]), logger, publicOnly: false, intervalMs: 60_000 })
+    cleanup.push(() => dispatcher.stop())
+    await dispatcher.runOnce()
+    // Another instance signs an execution, then settles it in a transaction that commits late, with its own (late) clock.
+    const slow = await claimed(journal, claimOf(30_000))
+    await journal.recordSigned(slow, signedTx(30_000))
+    const other = new pg.Client({ connectionString: url })
+    await other.connect()
+    cleanup.push(() => other.end())
+    await other.query('BEGIN')
+    await other.query(`UPDATE executions SET state = 'mined', status = 17, block_number = '7', final = 1, updated_at = $1 WHERE id = $2`, [Date.now() - 60_000, slow.id])
+    // Meanwhile this instance makes changes of its own (they wait for the open transaction to end: the feed never passes it).
+    const meanwhile = await execution(journal, 30_001)
+    await dispatcher.runOnce()
+    await other.query('COMMIT')
+    await drain(dispatcher, receiver)
+    const got = () => new Set(receiver.ids)
+    assert.deepEqual(
+      (await eventIds(journal, [meanwhile])).filter((id) => !got().has(id)),
+      [],
+      'the changes around it are delivered',
+    )
+    const late = toExecutionEvents(await journal.attempts(slow.chainId, slow.intentHash)).map((e) => e.type)
+    assert.deepEqual(late, ['submitted', 'mined', 'final'])
+    assert.deepEqual(
+      (await eventIds(journal, [slow])).filter((id) => !got().has(id)),
+      [],
+      'the late change became its events',
+    )
   })
 })
