@@ -146,7 +146,9 @@ export function startWebhookDispatcher({
         if (circuit.open) room = Date.now() >= circuit.openUntil && circuit.inFlight === 0 ? 1 : 0
         if (room <= 0) return
         const leased = await outbox.lease(endpoint, room, leaseMs)
-        for (const entry of leased) start(entry, circuit)
+        // Leased while open: the half-open trial.
+        const trial = circuit.open
+        for (const entry of leased) start(entry, circuit, trial)
         // A full lease may leave more due: look again once a slot is free (start's end calls fill).
       } while (circuit.again)
     })()
@@ -155,9 +157,9 @@ export function startWebhookDispatcher({
     return circuit.filling
   }
 
-  function start(entry: LeasedEntry, circuit: Circuit) {
+  function start(entry: LeasedEntry, circuit: Circuit, trial: boolean) {
     circuit.inFlight++
-    const delivery = send(entry, circuit)
+    const delivery = send(entry, circuit, trial)
       .catch((err) => log.warn({ err, eventId: entry.eventId, ...describeEndpoint(entry.endpoint) }, 'webhook delivery could not be recorded; tried again once its lease ends'))
       .finally(() => {
         circuit.inFlight--
@@ -167,7 +169,7 @@ export function startWebhookDispatcher({
     inFlight.add(delivery)
   }
 
-  async function send(entry: LeasedEntry, circuit: Circuit) {
+  async function send(entry: LeasedEntry, circuit: Circuit, trial: boolean) {
     const signer = signers.get(entry.endpoint)!
     const at = new Date()
     const headers = {
@@ -196,7 +198,7 @@ export function startWebhookDispatcher({
           ? `the endpoint did not answer within ${timeoutMs} ms`
           : `the endpoint could not be reached: ${cause instanceof Error ? cause.message : (err as Error).message}`
     }
-    observe(entry.endpoint, circuit, answered)
+    observe(entry.endpoint, circuit, answered, trial)
     if (error === undefined) {
       await outbox.delivered(entry)
       return
@@ -210,7 +212,7 @@ export function startWebhookDispatcher({
   }
 
   /** The circuit of an endpoint after a delivery: an answer (any status) closes it; silence counts toward opening it. */
-  function observe(endpoint: string, circuit: Circuit, answered: boolean) {
+  function observe(endpoint: string, circuit: Circuit, answered: boolean, trial: boolean) {
     if (answered) {
       if (circuit.open) log.info({ ...describeEndpoint(endpoint) }, 'webhook endpoint answers again: its circuit is closed')
       Object.assign(circuit, { failures: 0, open: false, openMs: settings.openMs })
@@ -218,7 +220,8 @@ export function startWebhookDispatcher({
     }
     circuit.failures++
     if (circuit.open) {
-      // The half-open trial failed: wait twice as long.
+      // A delivery sent before the circuit opened changes nothing; the half-open trial that fails makes it wait twice as long.
+      if (!trial) return
       circuit.openMs = Math.min(circuit.openMs * 2, settings.maxOpenMs)
       circuit.openUntil = Date.now() + circuit.openMs
     } else if (circuit.failures >= settings.failures) {

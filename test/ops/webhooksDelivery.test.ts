@@ -16,6 +16,7 @@ import { openPostgresJournal } from '../../src/store/postgres/openPostgresJourna
 import { openJournal } from '../../src/store/sqlite/openJournal.ts'
 import { describeEndpoint } from '../../src/webhooks/describeEndpoint.ts'
 import { startWebhookDispatcher } from '../../src/webhooks/startWebhookDispatcher.ts'
+import { eventually } from '../support/eventually.ts'
 import { claimed, claimOf, mined, signedTx } from '../support/journalContract.ts'
 import { createTestDatabase } from '../support/postgresDatabase.ts'
 
@@ -214,5 +215,85 @@ describe('webhooks after a burst: the change feed is read in commit order, page 
       [],
       'the late change became its events',
     )
+  })
+})
+
+describe('webhooks per endpoint: one that never answers delays no one else', () => {
+  it('a tarpit beside a healthy endpoint: the healthy one gets all its events before the tarpit times out once; the tarpit circuit opens, and once it heals it gets every event', async () => {
+    const healthyIds: string[] = []
+    const healthy = await startReceiver('/ok', (req, res) => {
+      healthyIds.push(String(req.headers['webhook-id']))
+      res.writeHead(200).end()
+    })
+    cleanup.push(healthy.close)
+    let healed = false
+    const tarpitIds: string[] = []
+    // Until healed it takes the request and never answers.
+    const tarpit = await startReceiver('/tarpit', (req, res) => {
+      if (!healed) return
+      tarpitIds.push(String(req.headers['webhook-id']))
+      res.writeHead(200).end()
+    })
+    cleanup.push(tarpit.close)
+    const journal = openJournal({ path: ':memory:' })
+    cleanup.push(() => journal.close())
+    const { logger, lines } = capturedLogger()
+    const timeoutMs = 2_000
+    const dispatcher = startWebhookDispatcher({
+      journal,
+      config: config([tarpit.url, healthy.url], { maxAttempts: 12 }),
+      logger,
+      publicOnly: false,
+      intervalMs: 100,
+      timeoutMs,
+      breaker: { failures: 4, openMs: 1_500 },
+    })
+    cleanup.push(() => dispatcher.stop())
+    const records = []
+    for (let i = 0; i < 10; i++) records.push(await execution(journal, 40_000 + i))
+    const ids = await eventIds(journal, records)
+    assert.equal(ids.length, 30)
+    const started = Date.now()
+    await eventually('every event at the healthy endpoint', timeoutMs, async () => (ids.every((id) => healthyIds.includes(id)) ? true : undefined))
+    assert.ok(Date.now() - started < timeoutMs, 'before one delivery to the tarpit has timed out')
+    assert.ok(tarpit.requests <= 4, `at most 4 deliveries in flight to the tarpit (${tarpit.requests})`)
+    // It keeps not answering: its circuit opens, and nothing more is sent while it is open.
+    await eventually('the tarpit circuit open', 4 * timeoutMs, async () => (dispatcher.openCircuits() === 1 ? true : undefined))
+    assert.ok(lines.some((l) => l.includes('its circuit is open')))
+    // (Deliveries started before it opened may still be arriving.)
+    await new Promise((r) => setTimeout(r, 200))
+    const whileOpen = tarpit.requests
+    await new Promise((r) => setTimeout(r, 600))
+    assert.equal(tarpit.requests, whileOpen, 'nothing sent while the circuit is open')
+    healed = true
+    // Half-open: one trial, answered, closes it; then every event, none lost.
+    await eventually('every event at the healed tarpit', 6 * timeoutMs, async () => (ids.every((id) => tarpitIds.includes(id)) ? true : undefined))
+    assert.equal(dispatcher.openCircuits(), 0)
+    assert.equal(new Set(tarpitIds).size, tarpitIds.length, 'each answered delivery once')
+    assert.equal(healthyIds.length, 30, 'the healthy endpoint got each event once')
+  })
+
+  it('PostgreSQL: two dispatchers on one journal, a slow endpoint: each event is delivered once (a lease outlives its delivery)', async () => {
+    const answered: string[] = []
+    const slow = await startReceiver('/slow', (req, res) => {
+      setTimeout(() => {
+        answered.push(String(req.headers['webhook-id']))
+        res.writeHead(200).end()
+      }, 2_000)
+    })
+    cleanup.push(slow.close)
+    const { journal, url } = await backends[1]!.open()
+    cleanup.push(() => journal.close())
+    const second = await openPostgresJournal({ url: url! })
+    cleanup.push(() => second.close())
+    const records = []
+    for (let i = 0; i < 9; i++) records.push(await execution(journal, 50_000 + i))
+    const ids = await eventIds(journal, records)
+    const dispatchers = [journal, second].map((j) => startWebhookDispatcher({ journal: j, config: config([slow.url]), logger: capturedLogger().logger, publicOnly: false, intervalMs: 100 }))
+    for (const d of dispatchers) cleanup.push(() => d.stop())
+    await eventually('every event delivered', 60_000, async () => (ids.every((id) => answered.includes(id)) ? true : undefined))
+    await new Promise((r) => setTimeout(r, 2_500))
+    assert.equal(slow.requests, ids.length, 'one request per event, from either instance')
+    assert.equal(answered.length, ids.length)
   })
 })
