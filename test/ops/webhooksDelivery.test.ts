@@ -8,8 +8,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { Writable } from 'node:stream'
 import { after, describe, it } from 'node:test'
 import pg from 'pg'
+import { Registry } from 'prom-client'
 import pino from 'pino'
 import type { WebhooksConfig } from '../../src/config/webhooksConfig.ts'
+import { createMetrics } from '../../src/metrics/createMetrics.ts'
 import { toExecutionEvents } from '../../src/intents/toExecutionEvents.ts'
 import type { Journal } from '../../src/ports/journal.ts'
 import { openPostgresJournal } from '../../src/store/postgres/openPostgresJournal.ts'
@@ -260,6 +262,9 @@ describe('webhooks per endpoint: one that never answers delays no one else', () 
     // It keeps not answering: its circuit opens, and nothing more is sent while it is open.
     await eventually('the tarpit circuit open', 4 * timeoutMs, async () => (dispatcher.openCircuits() === 1 ? true : undefined))
     assert.ok(lines.some((l) => l.includes('its circuit is open')))
+    const metrics = createMetrics({ registry: new Registry(), defaultMetrics: false })
+    metrics.observe({ journalBacklog: async () => 0, relayerBalances: [], webhookCircuitsOpen: () => dispatcher.openCircuits() })
+    assert.match(await metrics.registry.getSingleMetricAsString('intent_gateway_webhook_circuits_open'), /^intent_gateway_webhook_circuits_open 1$/m)
     // (Deliveries started before it opened may still be arriving.)
     await new Promise((r) => setTimeout(r, 200))
     const whileOpen = tarpit.requests
@@ -296,4 +301,45 @@ describe('webhooks per endpoint: one that never answers delays no one else', () 
     assert.equal(slow.requests, ids.length, 'one request per event, from either instance')
     assert.equal(answered.length, ids.length)
   })
+})
+
+describe('the journal change feed (Journal.changesAfter)', () => {
+  for (const backend of backends) {
+    it(`${backend.name}: each change once, in order; a record changed again comes again; a released claim's place is not given again; a start by time`, async () => {
+      const { journal } = await backend.open()
+      cleanup.push(() => journal.close())
+      const start = await journal.changePositionAt(Date.now())
+      assert.deepEqual((await journal.changesAfter(start, 10)).records, [])
+      const a = await claimed(journal, claimOf(60_000))
+      const gone = await claimed(journal, claimOf(60_001))
+      const first = await journal.changesAfter(start, 10)
+      assert.deepEqual(
+        first.records.map((r) => r.id),
+        [a.id, gone.id],
+      )
+      // The last change's claim is given back (deleted): a later change must still come after the position read.
+      await journal.release(gone)
+      const b = await claimed(journal, claimOf(60_002))
+      await journal.recordSigned(a, signedTx(60_000))
+      const second = await journal.changesAfter(first.position, 10)
+      assert.deepEqual(
+        second.records.map((r) => [r.id, r.state]),
+        [
+          [b.id, 'claimed'],
+          [a.id, 'pending'],
+        ],
+      )
+      // Paged: one at a time, the same records in the same order.
+      const paged = []
+      for (let p = start, page = await journal.changesAfter(p, 1); page.records.length > 0; p = page.position, page = await journal.changesAfter(p, 1)) paged.push(page.records[0]!.id)
+      assert.deepEqual(paged, [b.id, a.id])
+      assert.deepEqual((await journal.changesAfter(second.position, 10)).records, [])
+      // A start by time comes before every change made since.
+      const from = await journal.changePositionAt(Date.now() - 60_000)
+      assert.deepEqual(
+        (await journal.changesAfter(from, 10)).records.map((r) => r.id),
+        [b.id, a.id],
+      )
+    })
+  }
 })
