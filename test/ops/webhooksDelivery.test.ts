@@ -343,3 +343,31 @@ describe('the journal change feed (Journal.changesAfter)', () => {
     })
   }
 })
+
+describe('the change feed after an upgrade', () => {
+  it('PostgreSQL schema 6 → 7: the feed starts where the old scan had got to (its cursor, less its 5 s overlap): later changes become events, earlier ones do not come again', async () => {
+    const receiver = await startReceiver()
+    cleanup.push(receiver.close)
+    const database = await createTestDatabase('webhooks_upgrade')
+    cleanup.push(() => database.drop())
+    const before = await openPostgresJournal({ url: database.url })
+    const scanned = await execution(before, 70_000)
+    const unscanned = await execution(before, 70_001)
+    await before.close()
+    // As a gateway of schema 6 left it: its scan had reached half an hour ago, past the first execution's last change.
+    const admin = new pg.Client({ connectionString: database.url })
+    await admin.connect()
+    await admin.query('UPDATE executions SET updated_at = $1 WHERE id = $2', [Date.now() - 3_600_000, scanned.id])
+    await admin.query('DROP TRIGGER executions_change_xid ON executions; DROP FUNCTION executions_change_xid; ALTER TABLE executions DROP COLUMN change_xid')
+    await admin.query('DROP TABLE webhook_feed; DROP INDEX webhook_outbox_endpoint_due; DELETE FROM journal_migrations WHERE version >= 7')
+    await admin.query('INSERT INTO webhook_cursor (id, scanned_to) VALUES (1, $1)', [Date.now() - 1_800_000])
+    await admin.end()
+
+    const journal = await openPostgresJournal({ url: database.url })
+    cleanup.push(() => journal.close())
+    const dispatcher = startWebhookDispatcher({ journal, config: config([receiver.url]), logger: capturedLogger().logger, publicOnly: false, intervalMs: 60_000 })
+    cleanup.push(() => dispatcher.stop())
+    await drain(dispatcher, receiver)
+    assert.deepEqual(receiver.ids.sort(), (await eventIds(journal, [unscanned])).sort())
+  })
+})
