@@ -101,4 +101,35 @@ describe('webhook endpoints per API key (WEBHOOK_URLS_BY_KEY)', () => {
     const result = parse({ API_KEYS: `${keyA},${keyB},sha256:${twin}`, WEBHOOK_SECRET: secret, WEBHOOK_URLS_BY_KEY: JSON.stringify({ [idA]: ['https://a.example/'], [idB]: ['https://b.example/'] }) })
     assert.deepEqual(result.problems, [`WEBHOOK_URLS_BY_KEY["${idA}"]: API_KEYS entries 1 and 3 share this id, so their executions cannot be told apart: replace one of those keys`])
   })
+
+  it('refuses in production an endpoint whose host is an internal IP literal, in every form, naming the setting; public literals and names pass', () => {
+    const inward = [
+      'https://127.0.0.1/hook',
+      'https://169.254.169.254/latest/meta-data',
+      'https://10.1.2.3/hook',
+      'https://[::1]/hook',
+      'https://[::ffff:127.0.0.1]/hook',
+      'https://[::ffff:a9fe:a9fe]/hook',
+      'https://2130706433/hook',
+      'https://0x7f.1/hook',
+      'https://192.168.0.10:8443/hook',
+    ]
+    const result = parse({ WEBHOOK_URLS: inward.join(','), WEBHOOK_SECRET: secret }, true)
+    assert.equal(result.value, undefined)
+    assert.deepEqual(
+      result.problems,
+      inward.map((raw, i) => {
+        const host = new URL(raw).hostname
+        return `WEBHOOK_URLS[${i}]: its host ${host} is a loopback, private, link-local or reserved address: refused in production (name the endpoint by a public address or a DNS name)`
+      }),
+    )
+    assert.match(result.problems[6]!, /host 127\.0\.0\.1 /, 'the decimal form is read as the address it is')
+    // A key's endpoints follow the same rule.
+    assert.deepEqual(parse({ API_KEYS: apiKeys, WEBHOOK_SECRET: secret, WEBHOOK_URLS_BY_KEY: JSON.stringify({ [idA]: ['https://[fd00::1]/h'] }) }, true).problems, [
+      `WEBHOOK_URLS_BY_KEY["${idA}"].urls[0]: its host [fd00::1] is a loopback, private, link-local or reserved address: refused in production (name the endpoint by a public address or a DNS name)`,
+    ])
+    assert.deepEqual(parse({ WEBHOOK_URLS: 'https://1.1.1.1/hook,https://hooks.example/a', WEBHOOK_SECRET: secret }, true).problems, [])
+    // Outside production (the devnet's receivers are on loopback) they are allowed.
+    assert.deepEqual(parse({ WEBHOOK_URLS: inward.join(','), WEBHOOK_SECRET: secret }).problems, [])
+  })
 })

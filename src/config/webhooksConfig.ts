@@ -2,7 +2,9 @@
 // go (global endpoints, and each API key's own), the secrets they are signed with, and how long
 // delivery is retried. Reads its own variables and reports its own problems, for loadConfig to
 // compose.
+import { isIP } from 'node:net'
 import { hashApiKey } from '../auth/createApiKeyCheck.ts'
+import { isPublicAddress } from '../net/isPublicAddress.ts'
 import { readInteger } from './readInteger.ts'
 
 /** One API key's own endpoints: they get the events of the executions that key asked for, and no other. */
@@ -151,7 +153,12 @@ function apiKeyIds(env: Record<string, string | undefined>): Map<string, { entry
   return ids
 }
 
-/** The rules of every endpoint, global or a key's: http(s) (https in production), no credentials in the URL. */
+/**
+ * The rules of every endpoint, global or a key's: http(s) (https in production), no credentials in
+ * the URL, and in production no host that is an internal IP literal (a literal is never looked up,
+ * so the DNS check of publicOnlyLookup would not see it; the dispatcher checks the address it
+ * connects to as well).
+ */
 function checkUrl(raw: string, where: string, production: boolean, problems: string[], signedWith = 'WEBHOOK_SECRET'): void {
   let url: URL
   try {
@@ -163,6 +170,10 @@ function checkUrl(raw: string, where: string, production: boolean, problems: str
   if (url.protocol !== 'https:' && url.protocol !== 'http:') problems.push(`${where}: "${url.protocol}" is not https`)
   else if (production && url.protocol !== 'https:') problems.push(`${where}: must be https in production`)
   if (url.username || url.password) problems.push(`${where}: must not carry credentials (the payload is signed with ${signedWith})`)
+  // The URL parser has already turned 0x7f.1, 2130706433 and the like into dotted IPv4.
+  const literal = url.hostname.replace(/^\[|\]$/g, '')
+  if (production && isIP(literal) !== 0 && !isPublicAddress(literal))
+    problems.push(`${where}: its host ${url.hostname} is a loopback, private, link-local or reserved address: refused in production (name the endpoint by a public address or a DNS name)`)
 }
 
 function isSecret(secret: string): boolean {

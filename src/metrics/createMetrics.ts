@@ -41,6 +41,8 @@ export type MetricsSources = {
   relayerBalances: readonly { chain: string; read: () => Promise<bigint> }[]
   /** How long a balance read serves scrapes before the node is asked again. */
   balanceCacheMs?: number | undefined
+  /** Webhook endpoints whose circuit is open now (webhooks/startWebhookDispatcher.ts): they keep not answering, their events wait. */
+  webhookCircuitsOpen?: (() => number) | undefined
 }
 
 export type Metrics = {
@@ -190,6 +192,14 @@ export function createMetrics({ registry, defaultMetrics = true }: { registry: R
     registers: [registry],
     async collect() {
       if (sources) this.set(await sources.journalBacklog())
+    },
+  })
+  new Gauge({
+    name: 'intent_gateway_webhook_circuits_open',
+    help: 'Webhook endpoints whose circuit is open (they kept not answering; their events wait in the outbox and one is tried when it half-opens), read at scrape time',
+    registers: [registry],
+    collect() {
+      this.set(sources?.webhookCircuitsOpen?.() ?? 0)
     },
   })
   const balances = new Map<string, { value: number | undefined; at: number; reading: Promise<void> | undefined }>()

@@ -67,6 +67,13 @@ export type Settlement = Pick<ExecutionRecord, 'status' | 'blockNumber' | 'gasUs
   transactionId?: string | undefined
 }
 
+/**
+ * A place in the journal's change feed (Journal.changesAfter), ordered as (change, id): SQLite's
+ * change counter (its writes are serialized), or PostgreSQL's transaction id of the change (every
+ * transaction below the oldest one still running has ended, so nothing can commit before it later).
+ */
+export type ChangePosition = { change: number; id: number }
+
 export type Claim =
   | { ok: true; record: ExecutionRecord }
   /** Another attempt holds the intent or its (sender, nonce): here is its record. */
@@ -143,8 +150,16 @@ export type Journal = {
    * intent is no longer replayed from the journal: a repeat is answered by the chain again.
    */
   prune(before: Date): Promise<{ executions: number; payments: number; webhooks: number }>
-  /** Records changed at or after `since` (ms), oldest change first: what the webhook dispatcher turns into events. */
-  updatedSince(since: number, limit: number): Promise<ExecutionRecord[]>
+  /**
+   * The change feed the webhook dispatcher turns into events: records changed after `position`,
+   * in the order their changes were committed (never by a clock), and the position after the last
+   * of them. A record changed again comes again, after its new change. A change committed later is
+   * always after every position this returned, however late its writer commits and whatever the
+   * writers' clocks say.
+   */
+  changesAfter(position: ChangePosition, limit: number): Promise<{ records: ExecutionRecord[]; position: ChangePosition }>
+  /** A position before every change made at or after `since` (ms, by the writers' clocks): where a feed with no position starts. Changes before it may come again. */
+  changePositionAt(since: number): Promise<ChangePosition>
   /** How many signed executions are not settled yet (cheap: a partial index). */
   pendingCount(): Promise<number>
   readonly path: string

@@ -279,6 +279,8 @@ describe('the journal keeps the asking key (SQLite and PostgreSQL), and older jo
       await admin.connect()
       await admin.query('ALTER TABLE executions DROP COLUMN api_key_id')
       await admin.query('ALTER TABLE x402_payments DROP COLUMN pending_request')
+      await admin.query('DROP TRIGGER executions_change_xid ON executions; DROP FUNCTION executions_change_xid; ALTER TABLE executions DROP COLUMN change_xid')
+      await admin.query('DROP TABLE webhook_feed; DROP INDEX webhook_outbox_endpoint_due')
       await admin.query('DELETE FROM journal_migrations WHERE version >= 5')
       await admin.end()
 

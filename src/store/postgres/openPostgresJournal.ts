@@ -109,6 +109,24 @@ ALTER TABLE executions ADD COLUMN api_key_id TEXT;
   `
 ALTER TABLE x402_payments ADD COLUMN pending_request TEXT;
 `,
+  // 7: the change feed of the webhooks (Journal.changesAfter): every insert or update of an
+  // execution records the id of its transaction (a trigger: no write can forget it). The feed
+  // reads only changes of transactions below the oldest one still running, which have all ended,
+  // in (transaction, row) order: a slow writer's change, or one from an instance whose clock is
+  // behind, is never passed over. Older records have 0 (before every later change). Also the
+  // webhook feed's position and the outbox's per-endpoint index (each endpoint is leased apart).
+  `
+ALTER TABLE executions ADD COLUMN change_xid BIGINT NOT NULL DEFAULT 0;
+CREATE FUNCTION executions_change_xid() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  NEW.change_xid := pg_current_xact_id()::text::bigint;
+  RETURN NEW;
+END $$;
+CREATE TRIGGER executions_change_xid BEFORE INSERT OR UPDATE ON executions FOR EACH ROW EXECUTE FUNCTION executions_change_xid();
+CREATE INDEX executions_change ON executions (change_xid, id);
+CREATE TABLE webhook_feed (id INTEGER PRIMARY KEY CHECK (id = 1), change BIGINT NOT NULL, row_id BIGINT NOT NULL);
+CREATE INDEX webhook_outbox_endpoint_due ON webhook_outbox (endpoint, next_at) WHERE delivered_at IS NULL;
+`,
 ]
 
 /** The schema version this code writes. */
@@ -388,8 +406,26 @@ export async function openPostgresJournal({ url, maxConnections = 10, connectTim
       const webhooks = (await run(`DELETE FROM webhook_outbox WHERE ${prunableWebhooks('$1', '$1')}`, [cutoff])).rowCount ?? 0
       return { executions, payments, webhooks }
     },
-    async updatedSince(since, limit) {
-      return all('SELECT * FROM executions WHERE updated_at >= $1 ORDER BY updated_at, id LIMIT $2', [since, limit])
+    async changesAfter(position, limit) {
+      // Below the horizon (the oldest transaction still running, server-wide) every transaction has ended: nothing commits there later.
+      const { rows } = await run(`SELECT * FROM executions WHERE (change_xid, id) > ($1, $2) AND change_xid < pg_snapshot_xmin(pg_current_snapshot())::text::bigint ORDER BY change_xid, id LIMIT $3`, [
+        position.change,
+        position.id,
+        limit,
+      ])
+      const last = rows.at(-1) as { change_xid: number; id: number } | undefined
+      return { records: rows.map((r) => fromRow(toRow(r))), position: last ? { change: Number(last.change_xid), id: Number(last.id) } : position }
+    },
+    async changePositionAt(since) {
+      const { rows } = await run<{ change_xid: number; id: number; horizon: number }>(
+        `SELECT e.change_xid, e.id, h.horizon FROM (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS horizon) h
+         LEFT JOIN LATERAL (SELECT change_xid, id FROM executions WHERE updated_at >= $1 ORDER BY change_xid, id LIMIT 1) e ON true`,
+        [since],
+      )
+      const { change_xid, id, horizon } = rows[0]!
+      // Never past the horizon: a transaction still running commits its changes there.
+      if (change_xid === null || Number(change_xid) >= Number(horizon)) return { change: Number(horizon), id: 0 }
+      return { change: Number(change_xid), id: Number(id) - 1 }
     },
     pendingCount: async () => Number((await run<{ n: number }>(`SELECT COUNT(*) AS n FROM executions WHERE state = 'pending'`)).rows[0]!.n),
     async backup() {

@@ -15,6 +15,7 @@ import { Status } from '../../status/statusCodes.ts'
 import { fromRow, type Row, serializeIntent } from '../journalRow.ts'
 import { prunable, prunableWebhooks } from '../prunable.ts'
 import { createSqliteWebhookOutbox } from './createSqliteWebhookOutbox.ts'
+import { outboxDdl } from '../webhookOutboxDdl.ts'
 import { createWalSync } from './createWalSync.ts'
 import { createWriteQueue } from './writeQueue.ts'
 
@@ -123,6 +124,32 @@ CREATE INDEX executions_unconfirmed ON executions (chain_id, id) WHERE state IN 
 `),
   // 4: the API key that claimed each attempt (its webhook endpoints get the attempt's events); none for older records.
   (db) => db.exec(`ALTER TABLE executions ADD COLUMN api_key_id TEXT;`),
+  // 5: the change feed of the webhooks (Journal.changesAfter): every insert or update of an
+  // execution takes the next number of a counter, in the transaction that makes it, so the feed
+  // is in commit order whatever the clock says (updated_at is not: it is read before the write is
+  // queued). A counter of its own, not MAX + 1: a deleted row's number is never given again.
+  // Older records are numbered in their updated_at order. Also the webhook feed's position and the
+  // outbox's per-endpoint index (each endpoint is leased apart).
+  (db) => {
+    db.exec(outboxDdl)
+    db.exec(`
+ALTER TABLE executions ADD COLUMN change_seq INTEGER;
+UPDATE executions SET change_seq = r.n FROM (SELECT id, ROW_NUMBER() OVER (ORDER BY updated_at, id) AS n FROM executions) AS r WHERE r.id = executions.id;
+CREATE TABLE journal_changes (id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER NOT NULL);
+INSERT INTO journal_changes (id, seq) SELECT 1, COALESCE(MAX(change_seq), 0) FROM executions;
+CREATE INDEX executions_change ON executions (change_seq);
+CREATE TRIGGER executions_changed_insert AFTER INSERT ON executions BEGIN
+  UPDATE journal_changes SET seq = seq + 1 WHERE id = 1;
+  UPDATE executions SET change_seq = (SELECT seq FROM journal_changes WHERE id = 1) WHERE id = NEW.id;
+END;
+CREATE TRIGGER executions_changed_update AFTER UPDATE ON executions WHEN NEW.change_seq IS OLD.change_seq BEGIN
+  UPDATE journal_changes SET seq = seq + 1 WHERE id = 1;
+  UPDATE executions SET change_seq = (SELECT seq FROM journal_changes WHERE id = 1) WHERE id = NEW.id;
+END;
+CREATE TABLE webhook_feed (id INTEGER PRIMARY KEY CHECK (id = 1), change BIGINT NOT NULL, row_id BIGINT NOT NULL);
+CREATE INDEX webhook_outbox_endpoint_due ON webhook_outbox (endpoint, next_at) WHERE delivered_at IS NULL;
+`)
+  },
 ]
 
 /** The schema version this code writes (SQLite's `user_version`). */
@@ -277,7 +304,9 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
   // After the ledger and the outbox made their tables.
   const prunePayments = db.prepare<[number]>(`DELETE FROM x402_payments WHERE state IN ('consumed', 'released') AND updated_at < ?`)
   const pruneWebhooks = db.prepare<[number, number]>(`DELETE FROM webhook_outbox WHERE ${prunableWebhooks('?', '?')}`)
-  const changedSince = db.prepare<[number, number], Row>('SELECT * FROM executions WHERE updated_at >= ? ORDER BY updated_at, id LIMIT ?')
+  const changedAfter = db.prepare<[number, number], Row & { change_seq: number }>('SELECT * FROM executions WHERE change_seq > ? ORDER BY change_seq LIMIT ?')
+  const firstChangeAt = db.prepare<[number], { n: number | null }>('SELECT MIN(change_seq) AS n FROM executions WHERE updated_at >= ?')
+  const lastChange = db.prepare<[], { seq: number }>('SELECT seq FROM journal_changes WHERE id = 1')
   return {
     path,
     backend: 'sqlite',
@@ -373,8 +402,14 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
       const cutoff = before.getTime()
       return write(() => ({ executions: pruneExecutions.run(cutoff).changes, payments: prunePayments.run(cutoff).changes, webhooks: pruneWebhooks.run(cutoff, cutoff).changes }))
     },
-    async updatedSince(since, limit) {
-      return changedSince.all(since, limit).map(fromRow)
+    async changesAfter(position, limit) {
+      // Writes are serialized and each takes its number in its own transaction: a number read is committed, and none below it comes later.
+      const rows = changedAfter.all(position.change, limit)
+      return { records: rows.map(fromRow), position: rows.length === 0 ? position : { change: rows.at(-1)!.change_seq, id: 0 } }
+    },
+    async changePositionAt(since) {
+      const first = firstChangeAt.get(since)?.n
+      return { change: first == null ? lastChange.get()!.seq : first - 1, id: 0 }
     },
     async backup(destination) {
       mkdirSync(dirname(destination), { recursive: true })
