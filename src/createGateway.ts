@@ -157,6 +157,7 @@ export async function createGateway({ config, logger, tracing }: CreateGatewayPa
   metrics.observe({
     journalBacklog: () => journal.pendingCount(),
     relayerBalances: adapters.flatMap((a) => (a.relayerBalance ? [{ chain: a.chainId, read: a.relayerBalance }] : [])),
+    webhookCircuitsOpen: webhooks ? webhooks.openCircuits : undefined,
   })
   // x402's packages are loaded only when something is priced.
   // A request whose settlement was pending is sent, once it confirms, through the app itself (bound below).
