@@ -232,7 +232,12 @@ export function buildApp({
     // With a price on the chosen chain, a request without a credential may come in: it pays instead.
     const pays = (route: PricedRoute) => payments && ((request: FastifyRequest) => payments.priceFor(route, chainOf(registry, request)) !== undefined)
     // Validate: open unless REQUIRE_API_KEY_FOR_VALIDATE; execute: a credential or a payment.
-    registerValidateRoute(intents, { registry, payments, metrics, preValidation: credential({ required: auth?.requireForValidate ?? false, unlessPaying: pays('validate'), scope: 'intents:validate' }) })
+    registerValidateRoute(intents, {
+      registry,
+      payments,
+      metrics,
+      preValidation: credential({ required: auth?.requireForValidate ?? false, unlessPaying: pays('validate'), scope: 'intents:validate' }),
+    })
     registerExecuteRoute(intents, {
       registry,
       journal,

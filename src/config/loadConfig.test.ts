@@ -310,7 +310,9 @@ describe('loadConfig', () => {
     assert.deepEqual([config.auth.keyHashes.length, config.auth.requireForValidate, config.oauth?.issuer], [0, true, 'https://as.example'])
     // A wrong OAuth setting is reported as itself, not as a missing API key.
     assert.deepEqual(problems({ ...production, OAUTH_ISSUER: 'http://as.example' }), ['OAUTH_ISSUER: must be an https URL when NODE_ENV=production, not http:'])
-    assert.deepEqual(problems({ ...complete, OAUTH_AUDIENCE: 'https://gateway.example' }), ['OAUTH_AUDIENCE: is set but OAUTH_ISSUER is not (OAuth access tokens are accepted only from a configured issuer)'])
+    assert.deepEqual(problems({ ...complete, OAUTH_AUDIENCE: 'https://gateway.example' }), [
+      'OAUTH_AUDIENCE: is set but OAUTH_ISSUER is not (OAuth access tokens are accepted only from a configured issuer)',
+    ])
   })
 
   it('reads CONFIRMATIONS and the re-pricing fee ceiling MAX_FEE_PER_GAS_GWEI', () => {
