@@ -62,8 +62,8 @@ export function registerRateLimit(app: FastifyInstance, { max, windowMs, authent
     hook: 'onRequest',
     keyGenerator: async (request) => {
       const address = `ip:${toClientAddressKey(request.ip)}`
-      // In-process calls are let through below (counted as their tool call): no second check.
-      if (!authenticate || request.headers.authorization === undefined || isInProcess?.(request)) return address
+      // Unlimited routes and in-process calls (counted as their tool call) are let through below: no token checked for them here.
+      if (!authenticate || request.headers.authorization === undefined || !limited(request.routeOptions.url) || isInProcess?.(request)) return address
       const result = await authenticate(request).catch(() => undefined)
       return result?.ok ? `key:${result.caller.id}` : address
     },
