@@ -8,7 +8,10 @@ import type { Redis } from 'ioredis'
 import type { InstanceDescription } from './http/routes/health/health.ts'
 import './http/gatewayContext.ts'
 import { createApiKeyCheck } from './auth/createApiKeyCheck.ts'
+import type { OAuthVerifier } from './auth/createOAuthVerifier.ts'
+import { createRequestAuthenticator } from './auth/createRequestAuthenticator.ts'
 import type { AuthConfig } from './config/gatewayConfig.ts'
+import type { OAuthConfig } from './config/oauthConfig.ts'
 import cors from '@fastify/cors'
 import { registerRateLimit } from './http/plugins/rateLimit.ts'
 import { requireApiKey } from './http/plugins/requireApiKey.ts'
@@ -33,11 +36,13 @@ import { registerStatusCodesRoute } from './http/routes/statusCodes.ts'
 import { registerMetricsRoute } from './http/routes/metrics.ts'
 import { registerMcpRoute } from './http/routes/mcp.ts'
 import { registerDiscoveryResourcesRoute } from './http/routes/discovery/discoveryResources.ts'
+import { oauthProtectedResourcePath, registerOAuthProtectedResourceRoute } from './http/routes/wellKnown/oauthProtectedResource.ts'
 import { createRouteCaller } from './http/createRouteCaller.ts'
 import { createStreamSlots } from './http/createStreamSlots.ts'
 import type { Metrics } from './metrics/createMetrics.ts'
 import type { PricedRoute } from './config/paymentsConfig.ts'
 import type { Payments } from './payments/createPayments.ts'
+import type { OAuthScope } from './auth/oauthScopes.ts'
 import type { ExecutionGuard } from './intents/createExecutionGuard.ts'
 import type { Tracing } from './tracing/createTracing.ts'
 import { GatewayError } from './errors/gatewayError.ts'
@@ -49,6 +54,11 @@ const maxParamLength = 100
 export type BuildAppParameters = {
   /** API keys; with none configured, every route is open. */
   auth?: AuthConfig | undefined
+  /**
+   * OAuth 2.1 access tokens beside the API keys (an API key is checked first): their settings and
+   * the token check (auth/createOAuthVerifier.ts). Without it, a bearer token is an API key or nothing.
+   */
+  oauth?: { config: OAuthConfig; verifier: OAuthVerifier } | undefined
   /** Per-client request limit on the intent routes; off when absent or max is 0. */
   /** With `redis`, counted there and shared by every instance. */
   rateLimit?: { max: number; windowMs: number; redis?: Redis | undefined; redisPrefix?: string | undefined } | undefined
@@ -113,6 +123,7 @@ export function buildApp({
   trustedProxies = [],
   receiptTimeoutMs,
   auth,
+  oauth,
   rateLimit,
   instance,
   corsOrigins = [],
@@ -205,17 +216,28 @@ export function buildApp({
   app.decorateRequest('apiKeyId', undefined)
   app.decorateRequest('intentRequest', undefined)
   const keys = auth && auth.keyHashes.length > 0 ? createApiKeyCheck(auth.keyHashes) : undefined
+  // Who a credential names: an API key, else (OAuth on) an access token's subject; checked once
+  // per request, by the rate limit's key and the route's hook alike.
+  const authenticate = keys || oauth ? createRequestAuthenticator({ apiKeys: keys ?? createApiKeyCheck([]), oauth: oauth?.verifier }) : undefined
+  const credential = (options: { required: boolean; unlessPaying?: ((request: FastifyRequest) => boolean) | undefined; scope?: OAuthScope; challengeScope?: string }) =>
+    authenticate && requireApiKey({ authenticate, resourceMetadataUrl: oauth?.config.resourceMetadataUrl, ...options })
   // The MCP tools call the intent routes in-process, as their client would.
   const caller = mcp.enabled ? createRouteCaller(app) : undefined
-  const countRequest = rateLimit && rateLimit.max > 0 ? registerRateLimit(app, { ...rateLimit, keys, isInProcess: caller?.isInProcess }) : undefined
+  const countRequest = rateLimit && rateLimit.max > 0 ? registerRateLimit(app, { ...rateLimit, authenticate, isInProcess: caller?.isInProcess }) : undefined
   // GET /openapi.json and GET /docs; before the routes, which it documents.
   registerOpenApi(app)
   // Registered as a plugin so that they load after the plugins above (rate limit), whose
   // route hooks only see routes added after them.
   app.register(async (intents) => {
-    // With a price on the chosen chain, a request without a key may come in: it pays instead.
+    // With a price on the chosen chain, a request without a credential may come in: it pays instead.
     const pays = (route: PricedRoute) => payments && ((request: FastifyRequest) => payments.priceFor(route, chainOf(registry, request)) !== undefined)
-    registerValidateRoute(intents, { registry, payments, metrics, preValidation: keys && requireApiKey(keys, { required: auth!.requireForValidate, unlessPaying: pays('validate') }) })
+    // Validate: open unless REQUIRE_API_KEY_FOR_VALIDATE; execute: a credential or a payment.
+    registerValidateRoute(intents, {
+      registry,
+      payments,
+      metrics,
+      preValidation: credential({ required: auth?.requireForValidate ?? false, unlessPaying: pays('validate'), scope: 'intents:validate' }),
+    })
     registerExecuteRoute(intents, {
       registry,
       journal,
@@ -224,13 +246,22 @@ export function buildApp({
       metrics,
       payments,
       guard,
-      preValidation: keys && requireApiKey(keys, { required: true, unlessPaying: pays('execute') }),
+      preValidation: credential({ required: true, unlessPaying: pays('execute'), scope: 'intents:execute' }),
     })
     registerGetIntentRoute(intents, { registry, journal })
     registerIntentEventsRoute(intents, { registry, journal, keys, slots: createStreamSlots({ perClient: eventStreams.maxPerClient, perIntent: eventStreams.maxPerIntent, total: eventStreams.max }) })
-    // A key is optional on /mcp itself (listing tools, explaining codes, the chains are open, as
-    // over HTTP), and one that is sent must be valid; each tool's route then asks for what it needs.
-    if (caller) registerMcpRoute(intents, { caller, version, preValidation: keys && requireApiKey(keys, { required: false }), countRequest, registry })
+    // Without OAuth, a key is optional on /mcp itself (listing tools, explaining codes, the chains
+    // are open, as over HTTP, and keyless x402 payers call the tools), and one that is sent must be
+    // valid; each tool's route then asks for what it needs. With OAuth on, /mcp needs a credential:
+    // an MCP host starts its OAuth flow only on a 401 from /mcp itself, naming the metadata.
+    if (caller)
+      registerMcpRoute(intents, {
+        caller,
+        version,
+        preValidation: credential({ required: oauth !== undefined, challengeScope: 'intents:validate intents:execute' }),
+        countRequest,
+        registry,
+      })
   })
   // In a plugin too, so that the OpenAPI plugin above has loaded when they are added.
   app.register(async (operations) => {
@@ -239,6 +270,7 @@ export function buildApp({
     registerChainsRoutes(operations, { registry })
     if (metrics && serveMetrics) registerMetricsRoute(operations, { metrics, token: metricsToken })
     if (payments) registerDiscoveryResourcesRoute(operations, { payments, mcp: caller !== undefined })
+    if (oauth) registerOAuthProtectedResourceRoute(operations, { config: oauth.config, documentationUrl: publicUrl && `${publicUrl}/docs` })
   })
   registerMethodNotAllowed(app, {
     '/intents/validate': ['POST'],
@@ -253,6 +285,7 @@ export function buildApp({
     ...(metrics && serveMetrics ? { '/metrics': ['GET'] } : {}),
     ...(caller ? { '/mcp': ['POST'] } : {}),
     ...(payments ? { '/discovery/resources': ['GET'] } : {}),
+    ...(oauth ? { [oauthProtectedResourcePath(oauth.config)]: ['GET'] } : {}),
   })
   return app
 }

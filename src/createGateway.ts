@@ -9,6 +9,7 @@ import { createMetricsServer } from './http/createMetricsServer.ts'
 import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import { buildApp } from './app.ts'
+import { createOAuthVerifier } from './auth/createOAuthVerifier.ts'
 import { runtimes } from './runtimes.ts'
 import { createChainRegistry } from './intents/createChainRegistry.ts'
 import type { ChainAdapter } from './ports/chainAdapter.ts'
@@ -182,6 +183,7 @@ export async function createGateway({ config, logger, tracing }: CreateGatewayPa
       },
       traceFacilitator: tracing?.traceFacilitator,
     }))
+  if (config.oauth) logger.info({ issuer: config.oauth.issuer, audience: config.oauth.audience }, 'OAuth access tokens accepted beside the API keys')
   const metricsEnabled = config.interfaces.metrics.enabled
   const metricsPort = config.interfaces.metrics.port
   const app = buildApp({
@@ -200,6 +202,8 @@ export async function createGateway({ config, logger, tracing }: CreateGatewayPa
     production: config.production,
     receiptTimeoutMs: config.execution.receiptTimeoutMs,
     auth: config.auth,
+    // The issuer's key set is read at the first token, not here: the gateway starts while its authorization server is down.
+    oauth: config.oauth && { config: config.oauth, verifier: createOAuthVerifier({ config: config.oauth, logger }) },
     rateLimit: { ...config.rateLimit, redis, redisPrefix: config.storage.redisPrefix },
     guard,
     instance: { id: config.storage.instanceId, rateLimits: config.rateLimit.max === 0 ? 'off' : redis ? 'redis' : 'memory' },

@@ -5,6 +5,7 @@ import type { ChainType } from '../ports/chainId.ts'
 import type { EventStreamsConfig } from './eventStreamsConfig.ts'
 import type { ExecutionGuardConfig } from './limitsConfig.ts'
 import type { InterfacesConfig } from './interfacesConfig.ts'
+import type { OAuthConfig } from './oauthConfig.ts'
 import type { PaymentsConfig } from './paymentsConfig.ts'
 import type { SignersConfig } from './signersConfig.ts'
 import type { StorageConfig } from './storageConfig.ts'
@@ -50,6 +51,8 @@ export type GatewayConfig = {
   execution: ExecutionConfig
   /** Who may call: API keys. */
   auth: AuthConfig
+  /** OAuth 2.1 access tokens accepted beside the API keys (config/oauthConfig.ts); undefined: none (OAUTH_ISSUER unset). */
+  oauth: OAuthConfig | undefined
   /** Requests per window per client (API key, else address); 0 turns the limit off. */
   rateLimit: { max: number; windowMs: number }
   /** Standing after on-chain reverts and the spend budgets: config/limitsConfig.ts. */
@@ -157,7 +160,7 @@ export type ExecutionConfig = {
 export type AuthConfig = {
   /** SHA-256 hashes of the API keys; the keys themselves are not kept. */
   keyHashes: Buffer[]
-  /** Whether validate needs a key too (execute always does once keys are configured). */
+  /** Whether validate needs a credential too, an API key or an OAuth token (execute always does once either is configured). */
   requireForValidate: boolean
 }
 

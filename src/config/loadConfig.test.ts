@@ -284,15 +284,35 @@ describe('loadConfig', () => {
       'API_KEYS: entry 2 starts with sha256: but is not followed by 64 hex digits',
       'REQUIRE_API_KEY_FOR_VALIDATE: "yes" is not true or false',
     ])
-    assert.deepEqual(problems({ ...complete, REQUIRE_API_KEY_FOR_VALIDATE: 'true' }), ['REQUIRE_API_KEY_FOR_VALIDATE: is set but API_KEYS is empty'])
+    assert.deepEqual(problems({ ...complete, REQUIRE_API_KEY_FOR_VALIDATE: 'true' }), ['REQUIRE_API_KEY_FOR_VALIDATE: is set but neither API_KEYS nor OAUTH_ISSUER is'])
 
     const production = { ...complete, NODE_ENV: 'production', RELAYER_PRIVATE_KEY: '11'.repeat(32) }
     assert.deepEqual(problems(production), [
-      "API_KEYS: required in production when RELAYER_PRIVATE_KEY is set (anyone could spend the relayer's funds); set ALLOW_UNAUTHENTICATED_EXECUTE=true to run open on purpose",
+      "API_KEYS: required in production when RELAYER_PRIVATE_KEY is set, unless OAUTH_ISSUER is (anyone could spend the relayer's funds); set ALLOW_UNAUTHENTICATED_EXECUTE=true to run open on purpose",
     ])
     assert.equal(loadConfig({ ...production, ALLOW_UNAUTHENTICATED_EXECUTE: 'true' }).auth.keyHashes.length, 0)
     assert.equal(loadConfig({ ...production, API_KEYS: key }).auth.keyHashes.length, 1)
     assert.equal(loadConfig({ ...complete, NODE_ENV: 'production' }).auth.keyHashes.length, 0, 'no relayer: nothing to protect')
+  })
+
+  it('reads OAuth (OAUTH_ISSUER): off by default; the audience is the parsed PUBLIC_URL; with it, a production relayer needs no API key and validate may require a credential', () => {
+    assert.equal(loadConfig(complete).oauth, undefined)
+    // PUBLIC_URL as parsed (no trailing slash): a token's aud names the origin, never the raw setting.
+    const oauth = loadConfig({ ...complete, PUBLIC_URL: 'https://gateway.example/', OAUTH_ISSUER: 'https://as.example/tenant' }).oauth
+    assert.deepEqual(oauth, {
+      issuer: 'https://as.example/tenant',
+      audience: 'https://gateway.example',
+      jwksUrl: undefined,
+      resourceMetadataUrl: 'https://gateway.example/.well-known/oauth-protected-resource',
+    })
+    const production = { ...complete, NODE_ENV: 'production', RELAYER_PRIVATE_KEY: '11'.repeat(32), OAUTH_ISSUER: 'https://as.example' }
+    const config = loadConfig({ ...production, REQUIRE_API_KEY_FOR_VALIDATE: 'true' })
+    assert.deepEqual([config.auth.keyHashes.length, config.auth.requireForValidate, config.oauth?.issuer], [0, true, 'https://as.example'])
+    // A wrong OAuth setting is reported as itself, not as a missing API key.
+    assert.deepEqual(problems({ ...production, OAUTH_ISSUER: 'http://as.example' }), ['OAUTH_ISSUER: must be an https URL when NODE_ENV=production, not http:'])
+    assert.deepEqual(problems({ ...complete, OAUTH_AUDIENCE: 'https://gateway.example' }), [
+      'OAUTH_AUDIENCE: is set but OAUTH_ISSUER is not (OAuth access tokens are accepted only from a configured issuer)',
+    ])
   })
 
   it('reads CONFIRMATIONS and the re-pricing fee ceiling MAX_FEE_PER_GAS_GWEI', () => {

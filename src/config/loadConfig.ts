@@ -11,6 +11,7 @@ import { storageConfig } from './storageConfig.ts'
 import { workersConfig } from './workersConfig.ts'
 import { parsePaymentsConfig } from './paymentsConfig.ts'
 import { publicUrlConfig } from './publicUrlConfig.ts'
+import { readOAuthConfig } from './oauthConfig.ts'
 import { eventStreamsConfig } from './eventStreamsConfig.ts'
 import { readTrustedProxies } from './readTrustedProxies.ts'
 import { privateKeyToAccount } from 'viem/accounts'
@@ -84,6 +85,9 @@ export function loadConfig(env: Env, runtimes: readonly RuntimeModule[]): Gatewa
   problems.push(...interfaces.problems)
   const publicUrl = publicUrlConfig(env, { production, mcpEnabled: interfaces.value.mcp.enabled, priced: payments !== undefined })
   problems.push(...publicUrl.problems)
+  // The audience defaults to PUBLIC_URL as parsed (its origin), not to the raw setting.
+  const oauth = readOAuthConfig(env, { production, publicUrl: publicUrl.value })
+  problems.push(...oauth.problems)
   const storage = storageConfig(env)
   problems.push(...storage.problems)
   const limits = limitsConfig(env)
@@ -97,12 +101,13 @@ export function loadConfig(env: Env, runtimes: readonly RuntimeModule[]): Gatewa
   const receiptPollMs = readInteger(env, 'RECEIPT_POLL_MS', { min: 10, max: 60_000, fallback: 200 }, problems)
   const rateLimitMax = readInteger(env, 'RATE_LIMIT_MAX', { min: 0, max: 10_000_000, fallback: 0 }, problems)
   const rateLimitWindowMs = readInteger(env, 'RATE_LIMIT_WINDOW_MS', { min: 100, max: 3_600_000, fallback: 60_000 }, problems)
-  const auth = readAuth(
-    env,
+  const auth = readAuth(env, {
     production,
-    runtimes.some((r) => r.hasRelayer({ keys, signers: signers.value })),
+    hasRelayer: runtimes.some((r) => r.hasRelayer({ keys, signers: signers.value })),
+    // OAUTH_ISSUER set (even if its other settings are wrong, reported above): callers are authenticated.
+    oauth: Boolean(env.OAUTH_ISSUER?.trim()),
     problems,
-  )
+  })
   const chainListUrl = env.CHAINLIST_URL?.trim() || defaultChainListUrl
   const urlProblem = checkRpcUrl(chainListUrl)
   if (urlProblem) problems.push(`CHAINLIST_URL: ${urlProblem}`)
@@ -174,6 +179,7 @@ export function loadConfig(env: Env, runtimes: readonly RuntimeModule[]): Gatewa
       requireSignedIntents: production && !allowUnsignedIntents,
     },
     auth,
+    oauth: oauth.value,
     rateLimit: { max: rateLimitMax!, windowMs: rateLimitWindowMs! },
     limits: limits.value,
     journal: { path: journalPath === ':memory:' ? journalPath : resolve(journalPath), synchronous: journalSync as 'full' | 'normal' },
@@ -344,9 +350,10 @@ function checkRpcUrl(value: string): string | undefined {
 
 /**
  * API_KEYS: comma-separated keys (at least 16 characters each), or their SHA-256 hashes written
- * `sha256:<64 hex>` so that the plain keys need not sit in the environment at all.
+ * `sha256:<64 hex>` so that the plain keys need not sit in the environment at all. With OAuth on
+ * (`oauth`), callers are authenticated by access tokens too: API keys are no longer required.
  */
-function readAuth(env: Env, production: boolean, hasRelayer: boolean, problems: string[]): AuthConfig {
+function readAuth(env: Env, { production, hasRelayer, oauth, problems }: { production: boolean; hasRelayer: boolean; oauth: boolean; problems: string[] }): AuthConfig {
   const keyHashes: Buffer[] = []
   const entries = (env.API_KEYS ?? '')
     .split(',')
@@ -362,9 +369,11 @@ function readAuth(env: Env, production: boolean, hasRelayer: boolean, problems: 
   })
   const requireForValidate = readBoolean(env, 'REQUIRE_API_KEY_FOR_VALIDATE', problems)
   const allowOpen = readBoolean(env, 'ALLOW_UNAUTHENTICATED_EXECUTE', problems)
-  if (requireForValidate && keyHashes.length === 0) problems.push('REQUIRE_API_KEY_FOR_VALIDATE: is set but API_KEYS is empty')
-  if (production && hasRelayer && keyHashes.length === 0 && !allowOpen) {
-    problems.push("API_KEYS: required in production when RELAYER_PRIVATE_KEY is set (anyone could spend the relayer's funds); set ALLOW_UNAUTHENTICATED_EXECUTE=true to run open on purpose")
+  if (requireForValidate && keyHashes.length === 0 && !oauth) problems.push('REQUIRE_API_KEY_FOR_VALIDATE: is set but neither API_KEYS nor OAUTH_ISSUER is')
+  if (production && hasRelayer && keyHashes.length === 0 && !oauth && !allowOpen) {
+    problems.push(
+      "API_KEYS: required in production when RELAYER_PRIVATE_KEY is set, unless OAUTH_ISSUER is (anyone could spend the relayer's funds); set ALLOW_UNAUTHENTICATED_EXECUTE=true to run open on purpose",
+    )
   }
   return { keyHashes, requireForValidate }
 }

@@ -11,6 +11,7 @@ import type { ExecutionGuardConfig } from '../../src/config/limitsConfig.ts'
 import type { WebhooksConfig } from '../../src/config/webhooksConfig.ts'
 import type { SignersConfig } from '../../src/config/signersConfig.ts'
 import type { EventStreamsConfig } from '../../src/config/eventStreamsConfig.ts'
+import type { OAuthConfig } from '../../src/config/oauthConfig.ts'
 import { demoCounterArtifact } from '../../src/contracts/demoCounterArtifact.ts'
 import { createGateway, type Gateway } from '../../src/createGateway.ts'
 import { createDevClients } from '../../src/chains/evm/devnet/deployContracts.ts'
@@ -39,6 +40,8 @@ export async function startTestGateway(params: {
   production?: boolean
   chainList?: { url: string; timeoutMs: number; ttlMs: number; cacheFile: string }
   auth?: { keyHashes: Buffer[]; requireForValidate: boolean }
+  /** OAuth access tokens beside the API keys (config/oauthConfig.ts: readOAuthConfig). */
+  oauth?: OAuthConfig
   rateLimit?: { max: number; windowMs: number }
   journal?: { path: string; synchronous: 'full' | 'normal' }
   reconcileIntervalMs?: number
@@ -85,6 +88,7 @@ export async function startTestGateway(params: {
       },
       ...defined({
         auth: params.auth,
+        oauth: params.oauth,
         rateLimit: params.rateLimit,
         journal: params.journal,
         payments: params.payments,

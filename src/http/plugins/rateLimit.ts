@@ -1,11 +1,10 @@
-// Per-client rate limit on the intent routes and /mcp: a client is its API key when it sent a valid one,
-// else its address. Over the limit: 429, 0xF6, Retry-After, the common headers. The MCP tools count
+// Per-client rate limit on the intent routes and /mcp: a client is its API key or OAuth identity
+// when it sent a valid one, else its address. Over the limit: 429, 0xF6, Retry-After, the common headers. The MCP tools count
 // their calls in the same budget through the function registerRateLimit returns.
 import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Redis } from 'ioredis'
-import type { ApiKeyCheck } from '../../auth/createApiKeyCheck.ts'
-import { identifyBearerKey } from '../../auth/identifyBearerKey.ts'
+import type { RequestAuthenticator } from '../../auth/createRequestAuthenticator.ts'
 import { toClientAddressKey } from '../toClientAddressKey.ts'
 import { GatewayError } from '../../errors/gatewayError.ts'
 import { Status } from '../../status/statusCodes.ts'
@@ -13,7 +12,8 @@ import { Status } from '../../status/statusCodes.ts'
 export type RateLimitOptions = {
   max: number
   windowMs: number
-  keys: ApiKeyCheck | undefined
+  /** Names the caller of a request with a credential (API keys, OAuth); undefined: every client is its address. */
+  authenticate: RequestAuthenticator | undefined
   /** Requests the gateway sends its own routes for a client whose call was counted already (the MCP tools, see CountRequest). */
   isInProcess?: ((request: FastifyRequest) => boolean) | undefined
   /** Counts in Redis, shared by every instance (REDIS_URL); default: this process's memory. */
@@ -32,7 +32,7 @@ export type CountRequest = (request: FastifyRequest) => Promise<GatewayError | u
 /** The routes the limit covers: the intent routes, and /mcp, which reaches them. */
 const limited = (url: string | undefined) => url !== undefined && (url.startsWith('/intents/') || url === '/mcp')
 
-export function registerRateLimit(app: FastifyInstance, { max, windowMs, keys, isInProcess, redis, redisPrefix = 'intent-gateway:' }: RateLimitOptions): CountRequest {
+export function registerRateLimit(app: FastifyInstance, { max, windowMs, authenticate, isInProcess, redis, redisPrefix = 'intent-gateway:' }: RateLimitOptions): CountRequest {
   const tooMany = (ttlMs: number) => {
     const seconds = Math.max(1, Math.ceil(ttlMs / 1000))
     return new GatewayError('Too many requests', {
@@ -56,11 +56,16 @@ export function registerRateLimit(app: FastifyInstance, { max, windowMs, keys, i
     ...(redis ? { redis, nameSpace: `${redisPrefix}rate-limit:`, skipOnError: true } : {}),
     // First thing after routing, before the API-key check and the body: a request refused for a
     // wrong key counts like any other (guessing keys is throttled), and a limited client's body
-    // is never read. A valid key is its own client, whatever address it comes from.
+    // is never read. A valid key or access token is its own client, whatever address it comes
+    // from (the token's check is done once, here, and reused by the route's); an invalid one, or
+    // an issuer that cannot be reached, counts against the address.
     hook: 'onRequest',
-    keyGenerator: (request) => {
-      const keyId = keys && identifyBearerKey(keys, request.headers.authorization)
-      return keyId ? `key:${keyId}` : `ip:${toClientAddressKey(request.ip)}`
+    keyGenerator: async (request) => {
+      const address = `ip:${toClientAddressKey(request.ip)}`
+      // Unlimited routes and in-process calls (counted as their tool call) are let through below: no token checked for them here.
+      if (!authenticate || request.headers.authorization === undefined || !limited(request.routeOptions.url) || isInProcess?.(request)) return address
+      const result = await authenticate(request).catch(() => undefined)
+      return result?.ok ? `key:${result.caller.id}` : address
     },
     errorResponseBuilder: (_request, context) => tooMany(context.ttl),
   })
