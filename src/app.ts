@@ -249,7 +249,12 @@ export function buildApp({
       preValidation: credential({ required: true, unlessPaying: pays('execute'), scope: 'intents:execute' }),
     })
     registerGetIntentRoute(intents, { registry, journal })
-    registerIntentEventsRoute(intents, { registry, journal, keys, slots: createStreamSlots({ perClient: eventStreams.maxPerClient, perIntent: eventStreams.maxPerIntent, total: eventStreams.max }) })
+    registerIntentEventsRoute(intents, {
+      registry,
+      journal,
+      authenticate,
+      slots: createStreamSlots({ perClient: eventStreams.maxPerClient, perIntent: eventStreams.maxPerIntent, total: eventStreams.max }),
+    })
     // Without OAuth, a key is optional on /mcp itself (listing tools, explaining codes, the chains
     // are open, as over HTTP, and keyless x402 payers call the tools), and one that is sent must be
     // valid; each tool's route then asks for what it needs. With OAuth on, /mcp needs a credential:

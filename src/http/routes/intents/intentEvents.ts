@@ -16,8 +16,7 @@ import { isSettlementPending } from '../../../payments/settlementPending.ts'
 import type { ExecutionRecord, Journal } from '../../../ports/journal.ts'
 import { Status } from '../../../status/statusCodes.ts'
 import { chainHeaderSchema, commonResponseHeaders, outcomeResponses } from '../../schemas/httpSchemas.ts'
-import type { ApiKeyCheck } from '../../../auth/createApiKeyCheck.ts'
-import { identifyBearerKey } from '../../../auth/identifyBearerKey.ts'
+import type { RequestAuthenticator } from '../../../auth/createRequestAuthenticator.ts'
 import type { StreamRefusal, StreamSlots } from '../../createStreamSlots.ts'
 import { toClientAddressKey } from '../../toClientAddressKey.ts'
 import { toProblemDetails } from '../../problemDetails.ts'
@@ -35,8 +34,8 @@ export type IntentEventsOptions = {
   heartbeatMs?: number
   /** The open streams' bounds; without it, none (tests of the route alone). */
   slots?: StreamSlots | undefined
-  /** The API keys: a client sending a valid one is counted by its key, else by its address. */
-  keys?: ApiKeyCheck | undefined
+  /** Who a request comes as: a client sending a valid API key or access token is counted by it, else by its address. */
+  authenticate?: RequestAuthenticator | undefined
 }
 
 const refusals: Record<StreamRefusal, string> = {
@@ -45,7 +44,7 @@ const refusals: Record<StreamRefusal, string> = {
   total: 'the gateway has as many event streams open as it serves (SSE_MAX_STREAMS)',
 }
 
-export function registerIntentEventsRoute(app: FastifyInstance, { registry, journal, pollMs = 250, streamLimitMs = 600_000, heartbeatMs = 15_000, slots, keys }: IntentEventsOptions) {
+export function registerIntentEventsRoute(app: FastifyInstance, { registry, journal, pollMs = 250, streamLimitMs = 600_000, heartbeatMs = 15_000, slots, authenticate }: IntentEventsOptions) {
   app.get<{ Params: { intentHash: string } }>(
     '/intents/:intentHash/events',
     {
@@ -90,8 +89,8 @@ export function registerIntentEventsRoute(app: FastifyInstance, { registry, jour
       // Finished, and the client has its last event: nothing can follow. 204 ends an EventSource for good.
       if (resumeAfter !== undefined && isFinished(first) && toExecutionEvents(first).at(-1)?.id === resumeAfter) return reply.code(204).header('cache-control', 'no-store').send()
 
-      const keyId = keys && identifyBearerKey(keys, request.headers.authorization)
-      const client = keyId ? `key:${keyId}` : toClientAddressKey(request.ip)
+      const authenticated = authenticate && request.headers.authorization !== undefined ? await authenticate(request).catch(() => undefined) : undefined
+      const client = authenticated?.ok ? `key:${authenticated.caller.id}` : toClientAddressKey(request.ip)
       const slot = slots?.acquire(client, `${chainId}/${intentHash}`)
       if (slot && 'refused' in slot) {
         request.gateway.status = Status.RATE_LIMITED
