@@ -1,5 +1,6 @@
 // POST /intents/execute: validate, then execute on-chain through the relayer.
 import type { FastifyInstance, preValidationAsyncHookHandler } from 'fastify'
+import { decodeTransactionFromPayload, getTokenPayerFromTransaction } from '@x402/svm'
 import type { ChainRegistry } from '../../../intents/createChainRegistry.ts'
 import type { Journal } from '../../../ports/journal.ts'
 import type { Metrics } from '../../../metrics/createMetrics.ts'
@@ -63,8 +64,10 @@ export function registerExecuteRoute(app: FastifyInstance, { registry, journal, 
         onSettled:
           guard &&
           ((receipt) => {
-            const subject = subjectOf(req, clientOf(request, ticket.payer))
-            void guard.record(subject, receipt).catch((err: unknown) => app.log.warn({ err }, 'standing and budgets could not count an execution'))
+            // Checked and recorded under the same client; a paid execute's spend is covered by its payment (never the chain's breaker).
+            const subject = { ...subjectOf(req, clientOf(request, ticket.payer)), payer: ticket.payer }
+            const paid = ticket.payment === 'paid' || ticket.payment === 'credit'
+            void guard.record(subject, receipt, { paid }).catch((err: unknown) => app.log.warn({ err }, 'standing and budgets could not count an execution'))
             metrics?.recordRelayerSpend({ chain: req.adapter.chainId, amount: Number(receipt.fee ?? 0n), outOfGas: receipt.outOfGas === true })
           }),
         requireSignature: requireSignedIntents,
@@ -87,7 +90,8 @@ export function registerExecuteRoute(app: FastifyInstance, { registry, journal, 
 /** Who is asking: its API key, else who pays, else its address (an IPv6 client by its /64), as the rate limit counts it. */
 function clientOf(request: FastifyRequest, payer: string | undefined): string {
   if (request.apiKeyId !== undefined) return `key:${request.apiKeyId}`
-  if (payer !== undefined) return `payer:${payer.toLowerCase()}`
+  // Hex addresses are case-insensitive; a base58 key (Solana) is not.
+  if (payer !== undefined) return `payer:${payer.startsWith('0x') ? payer.toLowerCase() : payer}`
   return `ip:${toClientAddressKey(request.ip)}`
 }
 
@@ -99,8 +103,13 @@ function claimedPayer(request: FastifyRequest): string | undefined {
   const header = request.headers['payment-signature']
   if (typeof header !== 'string' || header.length > 16_384) return undefined
   try {
-    const from = (JSON.parse(Buffer.from(header, 'base64').toString('utf8')) as { payload?: { authorization?: { from?: unknown } } }).payload?.authorization?.from
-    return typeof from === 'string' && /^0x[0-9a-fA-F]{40}$/.test(from) ? from : undefined
+    const payload = (JSON.parse(Buffer.from(header, 'base64').toString('utf8')) as { payload?: { authorization?: { from?: unknown }; transaction?: unknown } }).payload
+    const from = payload?.authorization?.from
+    if (typeof from === 'string' && /^0x[0-9a-fA-F]{40}$/.test(from)) return from
+    // Solana's exact scheme: the SPL transfer's authority, as the facilitator will verify it (paymentKeyOf.ts).
+    const transaction = payload?.transaction
+    if (typeof transaction !== 'string' || transaction.length > 4096) return undefined
+    return getTokenPayerFromTransaction(decodeTransactionFromPayload({ transaction })) || undefined
   } catch {
     return undefined
   }
