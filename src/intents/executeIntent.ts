@@ -4,7 +4,7 @@
 // broadcast, then a bounded wait for the receipt) or abandons it (the claim given back, nothing
 // sent). Whatever the request does not see settled, the journal's reconciler finishes.
 import type { Hex } from 'viem'
-import type { ChainAdapter, ExecutionReceipt } from '../ports/chainAdapter.ts'
+import type { ChainAdapter, ExecutionReceipt, PrecedingTransaction } from '../ports/chainAdapter.ts'
 import type { ExecutionRecord, Journal } from '../ports/journal.ts'
 import { Status } from '../status/statusCodes.ts'
 import { GatewayError } from '../errors/gatewayError.ts'
@@ -44,6 +44,8 @@ export type ExecuteIntentParameters = {
   gasCap?: bigint | undefined
   /** The short id of the API key that asked, kept with the claim (that key's webhook endpoints get the events). */
   apiKeyId?: string | undefined
+  /** What the chain runs just before the execution (the payment's settlement): simulated first, together with it. */
+  precededBy?: PrecedingTransaction | undefined
 }
 
 /**
@@ -124,6 +126,7 @@ async function prepare({
   onSettled,
   gasCap,
   apiKeyId,
+  precededBy,
 }: ExecuteIntentParameters): Promise<IntentOutcome | Steps> {
   const outcome = (status: number, detail?: string, execution?: ExecutionReport): IntentOutcome => ({
     status,
@@ -199,7 +202,7 @@ async function prepare({
   }
   let preflight: Awaited<ReturnType<ChainAdapter['prepareExecution']>>
   try {
-    preflight = await adapter.prepareExecution(intent, signature, { gasCap, previous })
+    preflight = await adapter.prepareExecution(intent, signature, { gasCap, previous, ...(precededBy ? { precededBy } : {}) })
   } catch (err) {
     return givenBack(err)
   }

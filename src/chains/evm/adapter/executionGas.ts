@@ -25,7 +25,12 @@ export type SimulationRequest = {
   atLeast?: bigint | undefined
   /** What executions alike in gas share (target, call, policy, size): the gas the last one used is the next one's first guess. */
   shape?: string | undefined
+  /** The call the chain runs just before the execution (a paid execute's settlement): simulated with it, first. */
+  precededBy?: PrecedingCall | undefined
 }
+
+/** A call that runs before the execution, as the payment's settlement will send it. */
+export type PrecedingCall = { from: Address; to: Address; data: Hex }
 
 /** Head-room over what the execution needs: state can move between the simulation and inclusion. */
 const gasMarginPercent = 120n

@@ -61,6 +61,8 @@ export function registerExecuteRoute(app: FastifyInstance, { registry, journal, 
         ...req,
         // A paid execute uses at most the gas its price covers.
         gasCap: ticket.payment === 'none' ? undefined : ticket.price?.maxGas,
+        // Simulated after the payment's settlement, as the chain will run them: a refusal there charges nothing.
+        precededBy: ticket.settlement,
         onSettled:
           guard &&
           ((receipt) => {
