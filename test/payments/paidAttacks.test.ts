@@ -8,7 +8,10 @@ import { after, before, describe, it } from 'node:test'
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http'
 import type { PaymentPayload } from '@x402/core/types'
 import { type Address, encodeFunctionData, type Hex, parseSignature } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { hashApiKey } from '../../src/auth/createApiKeyCheck.ts'
+import { limitsConfig } from '../../src/config/limitsConfig.ts'
+import { demoCounterArtifact } from '../../src/contracts/demoCounterArtifact.ts'
 import { demoDollarArtifact } from '../../src/contracts/demoDollarArtifact.ts'
 import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { assertCommonHeaders } from '../support/assertCommonHeaders.ts'
@@ -59,7 +62,9 @@ const erc20Abi = [
   },
 ] as const
 
-describe('a paid execute that can only revert after its own settlement (issue 40, item 1)', () => {
+const incrementOne = encodeFunctionData({ abi: demoCounterArtifact.abi, functionName: 'increment', args: [1n] })
+
+describe('what a paying stranger cannot do (issue 40, items 1 and 6)', () => {
   let world: World
   let gateway: TestGateway
   let anyCall: Hex
@@ -150,5 +155,63 @@ describe('a paid execute that can only revert after its own settlement (issue 40
     assertCommonHeaders(res, { status: '0x50' })
     assert.equal(res.headers.get('payment-response'), null)
     assert.deepEqual(await snapshot(), before)
+  })
+
+  describe("paid traffic cannot trip the relayer's spend circuit breaker (issue 40, item 6)", () => {
+    const apiKey = 'breaker-agent-key-0123456789abcdef'
+
+    it('5 paid executes from 3 throwaway payers leave an API-key client served (was: 503 relayer-budget-spent for everyone); unpaid spend still trips it', async () => {
+      const gateway = await startTestGateway({
+        chains: [world.devnet.chain],
+        payments: world.devnet.payments,
+        auth: { keyHashes: [hashApiKey(apiKey)], requireForValidate: false },
+        // One wei: any execution's fee that counts trips the breaker.
+        limits: { ...limitsConfig({}).value, maxRevertsPerSender: 0, maxRevertsPerClient: 0, targetMaxRevertShare: 0, relayerSpendBudget: 1 },
+      })
+      try {
+        // Three throwaway payers, each given a few DemoDollar by the devnet's payer.
+        const throwaways = [generatePrivateKey(), generatePrivateKey(), generatePrivateKey()]
+        const wallet = world.clients.walletFor(devnetAccounts.payer)
+        for (const key of throwaways) {
+          const hash = await wallet.writeContract({
+            address: world.devnet.contracts.dollar,
+            abi: demoDollarArtifact.abi,
+            functionName: 'transfer',
+            args: [privateKeyToAccount(key).address, 100_000n],
+            account: wallet.account!,
+            chain: wallet.chain,
+          } as never)
+          await world.clients.publicClient.waitForTransactionReceipt({ hash })
+        }
+        const intent = () =>
+          signIntent(world.devnet, {
+            sender: world.devnet.demo.sender,
+            target: world.devnet.demo.counter,
+            data: incrementOne,
+            value: '0',
+            nonce: String(nonce++),
+            validAfter: '0',
+            validBefore: '0',
+            policyId: anyCall,
+          })
+        for (let i = 0; i < 5; i++) {
+          const paid = await payingClient(world.devnet, throwaways[i % 3]!).fetch(`${gateway.baseUrl}/intents/execute`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', ...chain },
+            body: JSON.stringify(await intent()),
+          })
+          assert.equal(paid.status, 200, await paid.text())
+        }
+        const keyed = await post(gateway.baseUrl, '/intents/execute', await intent(), { ...chain, authorization: `Bearer ${apiKey}` })
+        assert.equal(keyed.status, 200, keyed.text)
+        // That execute was unpaid (API-key clients are not priced): its spend counts, and the breaker trips for everyone.
+        const broken = await post(gateway.baseUrl, '/intents/execute', await intent(), { ...chain, authorization: `Bearer ${apiKey}` })
+        assert.equal(broken.status, 503, broken.text)
+        assertCommonHeaders(broken, { status: '0x40' })
+        assert.equal(broken.body.type, 'urn:intent-gateway:problem:relayer-budget-spent')
+      } finally {
+        await gateway.close()
+      }
+    })
   })
 })
