@@ -51,7 +51,7 @@ export type ExecuteIntentParameters = {
 /**
  * What prepareIntent leaves: an answer already (refused, replayed, another intent's nonce; nothing
  * sent), or an intent claimed, validated and simulated, waiting to be sent or abandoned. Exactly one
- * of `send` and `abandon` must be called.
+ * of `send` and `abandon` must be called, unless `recheck` answered a refusal (it gave the claim back).
  */
 export type PreparedIntent =
   | { kind: 'answered'; outcome: IntentOutcome }
@@ -61,6 +61,12 @@ export type PreparedIntent =
       send(): Promise<IntentOutcome>
       /** Sends nothing and gives the claim back: answered `status` with `detail` (the payment did not settle, or its settlement is pending). */
       abandon(status: number, detail: string): Promise<IntentOutcome>
+      /**
+       * Where the runtime could not simulate the payment's settlement with the execution: simulates
+       * it again now (call it once the settlement is confirmed). A refusal sends nothing, gives the
+       * claim back and is the answer; undefined: go on and send.
+       */
+      recheck(): Promise<IntentOutcome | undefined>
     }
 
 /** Claims, validates and simulates an intent (see the module comment); throws only what nothing was sent for. */
@@ -77,9 +83,20 @@ export async function prepareIntent(parameters: ExecuteIntentParameters): Promis
     ended('refused')
     return { kind: 'answered', outcome: prepared }
   }
-  const { send, abandon } = prepared
+  const { send, abandon, recheck } = prepared
   return {
     kind: 'ready',
+    recheck: async () => {
+      let refused: IntentOutcome | undefined
+      try {
+        refused = await recheck()
+      } catch (err) {
+        ended('failed')
+        throw err
+      }
+      if (refused) ended('refused')
+      return refused
+    },
     send: async () => {
       let sent: ExecutionOutcomeLabel | undefined
       try {
@@ -111,6 +128,7 @@ type Steps = {
   kind: 'ready'
   send(noteSent: (outcome: 'mined' | 'reverted' | 'submitted') => void): Promise<IntentOutcome>
   abandon(status: number, detail: string): Promise<IntentOutcome>
+  recheck(): Promise<IntentOutcome | undefined>
 }
 
 async function prepare({
@@ -217,6 +235,22 @@ async function prepare({
       ready.cancel?.()
       await journal.release(record)
       return outcome(status, detail)
+    },
+    recheck: async () => {
+      if (!ready.recheck) return undefined
+      let refused: Awaited<ReturnType<typeof ready.recheck>>
+      try {
+        refused = await ready.recheck()
+      } catch (err) {
+        // Nothing was sent: the claim goes back and the fault is the answer.
+        ready.cancel?.()
+        await journal.release(record)
+        throw err
+      }
+      if (!refused) return undefined
+      ready.cancel?.()
+      await journal.release(record)
+      return outcome(refused.status, refused.detail)
     },
     send: async (noteSent) => {
       let submission: Awaited<ReturnType<typeof ready.send>>

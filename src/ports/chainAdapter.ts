@@ -85,6 +85,13 @@ export type Preflight =
       send: (hooks: { onSigned: (tx: SignedExecution) => void | Promise<void> }) => Promise<Submission>
       /** Gives back what preflight held for the send (the relayer key chosen first) when nothing is sent. */
       cancel?: (() => void) | undefined
+      /**
+       * Simulates the execution again at the chain's state now, before `send`: a runtime that
+       * cannot simulate `precededBy` together with the execution (Solana: no RPC simulates two
+       * transactions in order) offers it, for the caller to run once that transaction is
+       * confirmed. A refusal answers as prepareExecution's would; undefined: still good to send.
+       */
+      recheck?: (() => Promise<{ ok: false; status: number; detail: string | undefined } | undefined>) | undefined
     }
 
 /** What the reconciler hands `reconcile`: the journaled transaction and what else is known of it. */

@@ -61,8 +61,9 @@ export function registerExecuteRoute(app: FastifyInstance, { registry, journal, 
         ...req,
         // A paid execute uses at most the gas its price covers.
         gasCap: ticket.payment === 'none' ? undefined : ticket.price?.maxGas,
-        // Simulated after the payment's settlement, as the chain will run them: a refusal there charges nothing.
-        precededBy: ticket.settlement,
+        // Simulated after the payment's settlement, as the chain will run them, when it settles on this
+        // very chain (another chain's settlement changes nothing here): a refusal there charges nothing.
+        precededBy: ticket.price?.network === req.adapter.chainId ? ticket.settlement : undefined,
         onSettled:
           guard &&
           ((receipt) => {
@@ -84,7 +85,19 @@ export function registerExecuteRoute(app: FastifyInstance, { registry, journal, 
       if (prepared.kind === 'answered') return prepared.outcome
       // x402: the payment is settled after the simulation and before the broadcast.
       const settled = await settleOrAbandon(ticket, prepared)
-      return settled ?? prepared.send()
+      if (settled) return settled
+      // A runtime that could not simulate the settlement with the execution (Solana) simulates again
+      // now that it is confirmed: a refusal keeps the settled payment as this intent's credit.
+      if (ticket.payment === 'paid') {
+        const refused = await prepared.recheck()
+        if (refused) {
+          app.log.info({ intentHash: req.intentHash, chainId: req.adapter.chainId, status: refused.status }, "execute refused after its payment settled: the payment stays the intent's credit")
+          const detail =
+            "the payment was settled, then the execution was refused at the state the settlement left: nothing was sent, and the payment stays this intent's credit (a repeat of the intent uses it; nothing is paid again)"
+          return { ...refused, payment: { status: 'credited', detail } }
+        }
+      }
+      return prepared.send()
     },
   })
 }
