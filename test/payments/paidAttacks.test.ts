@@ -5,6 +5,7 @@
 // relayer's and the facilitator's balances asserted.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
+import solc from 'solc'
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http'
 import type { PaymentPayload } from '@x402/core/types'
 import { type Address, encodeFunctionData, type Hex, parseSignature } from 'viem'
@@ -17,7 +18,7 @@ import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { assertCommonHeaders } from '../support/assertCommonHeaders.ts'
 import { payingClient } from '../support/paymentsWorld.ts'
 import { writePolicy } from '../support/policies.ts'
-import { post, signIntent, startTestGateway, startWorld, type TestGateway, type World } from '../support/testGateway.ts'
+import { post, rpc, signIntent, startTestGateway, startWorld, type TestGateway, type World } from '../support/testGateway.ts'
 
 const eip3009Abi = [
   {
@@ -62,6 +63,15 @@ const erc20Abi = [
   },
 ] as const
 
+/** Runs until a time, then reverts: a target whose executions pass simulation and revert in a later block. */
+const timeBomb = (() => {
+  const source = 'pragma solidity ^0.8.24; contract TimeBomb { uint256 public calls; function poke(uint256 until) external { if (block.timestamp > until) revert("the time ran out"); calls++; } }'
+  const input = { language: 'Solidity', sources: { 'T.sol': { content: source } }, settings: { evmVersion: 'cancun', outputSelection: { '*': { '*': ['evm.bytecode.object'] } } } }
+  const out = JSON.parse(solc.compile(JSON.stringify(input)))
+  return { bytecode: `0x${out.contracts['T.sol'].TimeBomb.evm.bytecode.object}` as Hex }
+})()
+const timeBombAbi = [{ type: 'function', name: 'poke', stateMutability: 'nonpayable', inputs: [{ name: 'until', type: 'uint256' }], outputs: [] }] as const
+
 const incrementOne = encodeFunctionData({ abi: demoCounterArtifact.abi, functionName: 'increment', args: [1n] })
 
 describe('what a paying stranger cannot do (issue 40, items 1 and 6)', () => {
@@ -94,6 +104,12 @@ describe('what a paying stranger cannot do (issue 40, items 1 and 6)', () => {
     return payingClient(world.devnet).client.createPaymentPayload(required)
   }
   const plainIntent = () => ({ sender: world.devnet.demo.sender, target: world.devnet.contracts.dollar, data: '0x', value: '0', validAfter: '0', validBefore: '0', policyId: anyCall })
+  const intentFor = (target: Address, data: Hex) => signIntent(world.devnet, { ...plainIntent(), target, data, nonce: String(nonce++) })
+  async function deployTimeBomb(): Promise<Address> {
+    const wallet = world.clients.walletFor(devnetAccounts.deployer)
+    const hash = await wallet.deployContract({ abi: timeBombAbi, bytecode: timeBomb.bytecode, account: wallet.account!, chain: wallet.chain })
+    return (await publicClient().waitForTransactionReceipt({ hash })).contractAddress!
+  }
   const execute = (body: unknown, paid: PaymentPayload) => post(gateway.baseUrl, '/intents/execute', body, { ...chain, 'payment-signature': encodePaymentSignatureHeader(paid) })
 
   before(async () => {
@@ -211,6 +227,90 @@ describe('what a paying stranger cannot do (issue 40, items 1 and 6)', () => {
         assert.equal(broken.body.type, 'urn:intent-gateway:problem:relayer-budget-spent')
       } finally {
         await gateway.close()
+      }
+    })
+  })
+
+  describe("a target's standing against crafted reverts (issue 40, item 1c)", () => {
+    const honestKey = 'honest-agent-key-0123456789abcdef'
+
+    it("leaves an honest client's execute on a target answered 200 after 18 paid crafted reverts from 6 senders and 2 payers (was: 429 0xF6 reverts-throttled)", async () => {
+      // The defaults: 3 reverts a sender, 10 a client, a target judged from 20 attempts at half of them reverted.
+      const guarded = await startTestGateway({
+        chains: [world.devnet.chain],
+        payments: world.devnet.payments,
+        auth: { keyHashes: [hashApiKey(honestKey)], requireForValidate: false },
+        limits: limitsConfig({}).value,
+      })
+      try {
+        const bomb = await deployTimeBomb()
+        const url = world.devnet.anvil.rpcUrl
+        // Six throwaway senders, each with ETH for its policy's transaction and an any-call policy.
+        const senders: { key: Hex; policyId: Hex }[] = []
+        const deployer = world.clients.walletFor(devnetAccounts.deployer)
+        for (let i = 0; i < 6; i++) {
+          const key = generatePrivateKey()
+          const hash = await deployer.sendTransaction({ to: privateKeyToAccount(key).address, value: 10n ** 17n, account: deployer.account!, chain: deployer.chain })
+          await publicClient().waitForTransactionReceipt({ hash })
+          senders.push({ key, policyId: await writePolicy(world, `crafted sender ${i}`, {}, key) })
+        }
+        // Two payers: the devnet's, and a throwaway it funds.
+        const second = generatePrivateKey()
+        const payerWallet = world.clients.walletFor(devnetAccounts.payer)
+        const funded = await payerWallet.writeContract({
+          address: world.devnet.contracts.dollar,
+          abi: demoDollarArtifact.abi,
+          functionName: 'transfer',
+          args: [privateKeyToAccount(second).address, 1_000_000n],
+          account: payerWallet.account!,
+          chain: payerWallet.chain,
+        } as never)
+        await publicClient().waitForTransactionReceipt({ hash: funded })
+        const payers = [devnetAccounts.payer, second]
+        const poke = (until: bigint) => encodeFunctionData({ abi: timeBombAbi, functionName: 'poke', args: [until] })
+
+        const relayerBefore = await publicClient().getTransactionCount({ address: relayer })
+        for (let i = 0; i < 18; i++) {
+          const sender = senders[i % 6]!
+          // A few seconds ahead, and the revert's block just past it: the chain's clock stays within the payments' validity (wall clock + 300 s).
+          const until = (await publicClient().getBlock({ blockTag: 'latest' })).timestamp + 6n
+          const body = await signIntent(
+            world.devnet,
+            { sender: privateKeyToAccount(sender.key).address, target: bomb, data: poke(until), value: '0', nonce: String(nonce++), validAfter: '0', validBefore: '0', policyId: sender.policyId },
+            sender.key,
+          )
+          // Passes simulation on the pending block; mined in a block stamped past `until`, where it reverts.
+          await rpc(url, 'evm_setAutomine', [false])
+          try {
+            const answer = payingClient(world.devnet, payers[i % 2]!).fetch(`${guarded.baseUrl}/intents/execute`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', ...chain },
+              body: JSON.stringify(body),
+            })
+            for (let tries = 0; tries < 500; tries++) {
+              const pending = Object.keys((await rpc(url, 'txpool_content', [])).pending as Record<string, unknown>).map((a) => a.toLowerCase())
+              if (pending.includes(relayer.toLowerCase())) break
+              if (pending.length > 0) await rpc(url, 'evm_mine', [])
+              await new Promise((r) => setTimeout(r, 20))
+            }
+            await rpc(url, 'evm_setNextBlockTimestamp', [Number(until + 1n)])
+            await rpc(url, 'evm_mine', [])
+            const res = await answer
+            assert.equal(res.status, 422, await res.text())
+          } finally {
+            await rpc(url, 'evm_setAutomine', [true])
+          }
+        }
+        assert.equal(await publicClient().getTransactionCount({ address: relayer }), relayerBefore + 18, '18 crafted reverts were mined')
+
+        // The honest client calls the same target three times: its 20th attempt is judged, and passes.
+        for (let i = 0; i < 3; i++) {
+          const honest = await post(guarded.baseUrl, '/intents/execute', await intentFor(bomb, poke(2n ** 64n)), { ...chain, authorization: `Bearer ${honestKey}` })
+          assert.equal(honest.status, 200, honest.text)
+          assertCommonHeaders(honest, { status: '0x11' })
+        }
+      } finally {
+        await guarded.close()
       }
     })
   })
