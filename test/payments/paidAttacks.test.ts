@@ -4,6 +4,7 @@
 // against real anvil, the real executor and the real EIP-3009 token, with the payer's, the
 // relayer's and the facilitator's balances asserted.
 import assert from 'node:assert/strict'
+import { createServer } from 'node:http'
 import { after, before, describe, it } from 'node:test'
 import solc from 'solc'
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http'
@@ -171,6 +172,50 @@ describe('what a paying stranger cannot do (issue 40, items 1 and 6)', () => {
     assertCommonHeaders(res, { status: '0x50' })
     assert.equal(res.headers.get('payment-response'), null)
     assert.deepEqual(await snapshot(), before)
+  })
+
+  it('behind a node without eth_simulateV1, simulates again once the settlement is mined: refused with its code and payment.status "credited", nothing sent', async () => {
+    // A JSON-RPC proxy that answers eth_simulateV1 as a node without it does; everything else goes to anvil.
+    const server = createServer((req, res) => {
+      let text = ''
+      req.on('data', (d) => (text += d))
+      req.on('end', async () => {
+        const call = JSON.parse(text) as { id?: unknown; method?: string }
+        const answer =
+          call.method === 'eth_simulateV1'
+            ? JSON.stringify({ jsonrpc: '2.0', id: call.id, error: { code: -32601, message: 'the method eth_simulateV1 does not exist/is not available' } })
+            : await (await fetch(world.devnet.anvil.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: text })).text()
+        res.writeHead(200, { 'content-type': 'application/json' }).end(answer)
+      })
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const proxied = await startTestGateway({
+      chains: [{ ...world.devnet.chain, rpcUrls: [`http://127.0.0.1:${(server.address() as { port: number }).port}`] }],
+      payments: world.devnet.payments,
+    })
+    try {
+      const paid = await payment()
+      const { authorization: a, signature } = paid.payload as { authorization: Record<string, string>; signature: Hex }
+      const { v, r, s } = parseSignature(signature)
+      const data = encodeFunctionData({
+        abi: eip3009Abi,
+        functionName: 'transferWithAuthorization',
+        args: [a.from as Address, a.to as Address, BigInt(a.value!), BigInt(a.validAfter!), BigInt(a.validBefore!), a.nonce as Hex, Number(v), r, s],
+      })
+      const body = await signIntent(world.devnet, { ...plainIntent(), data, nonce: String(nonce++) })
+      const before = await snapshot()
+      const res = await post(proxied.baseUrl, '/intents/execute', body, { ...chain, 'payment-signature': encodePaymentSignatureHeader(paid) })
+      assert.equal(res.status, 422, res.text)
+      assertCommonHeaders(res, { status: '0x50' })
+      assert.equal(res.body.payment?.status, 'credited', res.text)
+      assert.ok(res.headers.get('payment-response'), 'the payment was settled')
+      assert.equal(await dollars(payer), before.payer - BigInt(a.value!), 'charged once, kept as the credit')
+      assert.equal(await publicClient().getTransactionCount({ address: relayer, blockTag: 'pending' }), before.relayerNonce, 'the relayer sent nothing')
+      assert.equal(await publicClient().getBalance({ address: relayer }), before.relayerEth)
+    } finally {
+      await proxied.close()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    }
   })
 
   describe("paid traffic cannot trip the relayer's spend circuit breaker (issue 40, item 6)", () => {

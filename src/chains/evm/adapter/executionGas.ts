@@ -13,8 +13,11 @@ import { isGasAboveAllowance } from './nodeErrors.ts'
 /** The most gas an execution may use, and who set it: the chain's MAX_GAS_PER_EXECUTION, or what a paid execute's price covers. */
 export type GasCap = { gas: bigint; by: 'chain' | 'price' }
 
-/** `gasLimit`: the limit to send with, confirmed (or estimated) to run the execution. */
-export type Simulation = { ok: true; gasLimit: bigint } | { ok: false; status: number; detail: string | undefined }
+/**
+ * `gasLimit`: the limit to send with, confirmed (or estimated) to run the execution; `afterPreceding`:
+ * it was simulated after the request's `precededBy` (eth_estimateGas cannot be).
+ */
+export type Simulation = { ok: true; gasLimit: bigint; afterPreceding?: boolean } | { ok: false; status: number; detail: string | undefined }
 
 export type SimulationRequest = {
   from: Address

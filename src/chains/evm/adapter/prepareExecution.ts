@@ -39,7 +39,7 @@ export async function prepareExecution(ctx: EvmContext, intent: Intent, signatur
   if (!simulated.ok) {
     return (await refusal(ctx, intent, signature)) ?? simulated
   }
-  const { relayer, fees, gasLimit: limit } = simulated
+  const { relayer, fees, gasLimit: limit, afterPreceding } = simulated
   // Counted until it waits for its receipt or is given up: the simulations batcher's view of the pool.
   ctx.state.handedOver++
   let handed = true
@@ -51,6 +51,17 @@ export async function prepareExecution(ctx: EvmContext, intent: Intent, signatur
   return {
     ok: true,
     cancel: done,
+    // Where the payment's settlement was not simulated with the execution (a node without
+    // eth_simulateV1, a settlement that is not one call, another chain's): simulated again as the
+    // same key will send it, once the caller's settlement is confirmed.
+    ...(afterPreceding
+      ? {}
+      : {
+          recheck: async () => {
+            const again = await simulateExecution(ctx, { from: relayer.address, data, fees, cap, shape: shapeOf(intent, signature) })
+            return again.ok ? undefined : { ok: false as const, status: again.status, detail: again.detail }
+          },
+        }),
     async send({ onSigned }) {
       const sent = await relayer.send({ to: chain.executor, data, gas: limit, fees }, { onSigned }).finally(done)
       const { transactionHash } = sent
@@ -104,7 +115,7 @@ async function simulateAsRelayer(ctx: EvmContext, data: Hex, cap: GasCap | undef
     })
     if (!simulated.ok) return simulated
     handedOver = true
-    return { ok: true as const, relayer, done, fees, gasLimit: simulated.gasLimit }
+    return { ok: true as const, relayer, done, fees, gasLimit: simulated.gasLimit, afterPreceding: simulated.afterPreceding === true }
   } finally {
     if (!handedOver) done()
   }

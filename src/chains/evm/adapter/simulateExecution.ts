@@ -46,11 +46,15 @@ export async function simulateExecution(ctx: EvmContext, request: SimulationRequ
     if (once !== 'again') return once
     const fast = await simulateTwice(ctx, request)
     if (fast !== undefined) return fast
-    return estimateAfterSettlement(ctx, request)
+    // simulateAt learnt meanwhile whether the node has eth_simulateV1.
+    if (lacksSimulate(ctx) === false) return estimateAfterSettlement(ctx, request)
   }
-  // A node without eth_simulateV1 cannot run the settlement first: the execution is judged alone.
+  // A node without eth_simulateV1 cannot run the settlement first: the execution is judged alone
+  // (afterPreceding unset: the caller simulates it again once the settlement is mined).
   return estimateExecution(ctx, request)
 }
+
+const lacksSimulate = (ctx: EvmContext): boolean => ctx.state.simulates === false
 
 /** Gas for a settlement's sender in the simulation: transferWithAuthorization uses well under it. */
 const settlementSimulationGas = 300_000n
@@ -94,7 +98,7 @@ async function simulateAtRemembered(ctx: EvmContext, request: SimulationRequest)
   const wanted = limitFor(needed, request)
   if (limit < wanted || limit > spareAtMost(wanted)) return 'again'
   remember(ctx, request, result.gasUsed)
-  return { ok: true, gasLimit: limit }
+  return { ok: true, gasLimit: limit, afterPreceding: request.precededBy !== undefined }
 }
 
 function remember({ gasByShape }: EvmContext, { shape }: SimulationRequest, gasUsed: bigint): void {
@@ -122,7 +126,7 @@ async function simulateTwice(ctx: EvmContext, request: SimulationRequest): Promi
   if (confirmed?.settlementFailed) return settlementFails
   if (!confirmed?.success) return undefined
   remember(ctx, request, first.gasUsed)
-  return { ok: true, gasLimit }
+  return { ok: true, gasLimit, afterPreceding: request.precededBy !== undefined }
 }
 
 /** `settlementFailed`: the preceding call (the settlement) failed, so the execution's result says nothing. */
