@@ -20,7 +20,12 @@ export type ExecutionGuardConfig = {
   targetAllowlist: readonly string[]
   /** What the relayer may spend for one client per chain in the window, in the chain's smallest unit (0: no budget). */
   gasBudgetPerClient: number
-  /** What the relayer may spend on one chain in the window, in its smallest unit (0: no budget): the circuit breaker. */
+  /**
+   * What the relayer may spend on one chain in the window, in its smallest unit (0: no budget): the
+   * circuit breaker. Only spend no payment covered counts toward it (unpaid executes: API-key
+   * clients, free chains); paid executes, bounded by what their price covers, and the
+   * facilitator's settlements never do.
+   */
   relayerSpendBudget: number
 }
 

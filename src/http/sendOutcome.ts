@@ -45,6 +45,7 @@ export function sendOutcome(request: FastifyRequest, reply: FastifyReply, outcom
     ...execution,
     ...(outcome.signing ? { signing: outcome.signing } : {}),
     ...(outcome.replayed ? { replayed: true } : {}),
+    ...(outcome.payment ? { payment: outcome.payment } : {}),
     ...extra,
   }
 
@@ -65,6 +66,7 @@ export function sendOutcome(request: FastifyRequest, reply: FastifyReply, outcom
     ...execution,
     ...(outcome.signing ? { signing: outcome.signing } : {}),
     ...(outcome.replayed ? { replayed: true } : {}),
+    ...(outcome.payment ? { payment: outcome.payment } : {}),
     ...extra,
   }
   if (entry.httpStatus === 402) {

@@ -2,9 +2,15 @@
 // the relayer pay for transactions that do nothing. On-chain reverts of intents that passed
 // simulation are counted per sender, per client (API key, payer or address) and per target (as a
 // share of its attempts, over a minimum count, so that a few crafted reverts cannot block a popular
-// contract); what the relayer spends is counted per client and per chain. Past a limit, execute is
-// refused before anything is simulated, signed or paid. Counts live in window counters, shared by
-// the instances through Redis where it is configured.
+// contract: a revert counts toward its target only when none of its sender, payer and client has a
+// counted revert on that target in the window, so one party weighs one revert however many it
+// crafts). What the relayer spends is counted per client (the facilitator's spend on a payer's
+// settlements too) and, for the chain's circuit breaker, only where no payment covered it: a paid
+// execute's gas is bounded by what its price covers (maxGas), so paid traffic, whoever sends it,
+// cannot stop everyone else. Past a limit, execute is refused before anything is simulated, signed
+// or paid. Counts live in window counters, shared by the instances through Redis where it is
+// configured. Two records landing at once may both count a party's first revert on a target: the
+// bound is per window, not exact.
 import type { ExecutionReceipt } from '../ports/chainAdapter.ts'
 import type { WindowCounters } from '../limits/createWindowCounters.ts'
 import type { GuardRefusalReason } from '../metrics/createMetrics.ts'
@@ -13,7 +19,32 @@ import type { ExecutionGuardConfig } from '../config/limitsConfig.ts'
 
 /** Who and what an execute concerns. `client`: `key:<id>`, `payer:<address>` or `ip:<address>`. */
 
-export type GuardSubject = { chainId: string; sender: string; target: string; client: string }
+export type GuardSubject = {
+  chainId: string
+  sender: string
+  target: string
+  client: string
+  /** Who paid for the execute (x402), when a payment did: a party of the target rule besides the sender and the client. */
+  payer?: string | undefined
+}
+
+/** What paid for a recorded execution. */
+export type RecordOptions = {
+  /** A payment (this request's or a credit) paid for it: its spend never counts toward RELAYER_SPEND_BUDGET. */
+  paid?: boolean | undefined
+}
+
+/** The facilitator's spend on one settlement of a payer's payment (x402 item 2 of issue 40). */
+export type PayerSpend = {
+  /** The payment's network (CAIP-2), whose budgets it counts against. */
+  chainId: string
+  /** `payer:<address>` (lower-case for 0x addresses, as-is for base58). */
+  client: string
+  /** What the facilitator paid, in the network's smallest unit. */
+  fee: bigint
+  /** The settlement failed on chain: the payer's revert (client standing). */
+  failed: boolean
+}
 
 export type GuardRefusal = { reason: GuardRefusalReason; status: number; problemType: string; detail: string; retryAfterSeconds: number }
 
@@ -21,7 +52,13 @@ export type ExecutionGuard = {
   /** A refusal of the gateway's limits, or undefined: go ahead. */
   check(subject: GuardSubject): Promise<GuardRefusal | undefined>
   /** Counts what a sent execution came to, once its receipt arrived. */
-  record(subject: GuardSubject, receipt: ExecutionReceipt): Promise<void>
+  record(subject: GuardSubject, receipt: ExecutionReceipt, options?: RecordOptions): Promise<void>
+  /**
+   * Counts the facilitator's spend on a settlement against its payer's GAS_BUDGET_PER_CLIENT on
+   * the payment's network, a failed one as the payer's revert; never toward RELAYER_SPEND_BUDGET
+   * (the payer's own payment attempts must not stop everyone else).
+   */
+  recordPayerSpend(spend: PayerSpend): Promise<void>
 }
 
 export const revertsThrottledType = 'urn:intent-gateway:problem:reverts-throttled'
@@ -42,6 +79,16 @@ export function createExecutionGuard({ config, counters }: { config: ExecutionGu
     clientSpend: `spend:client:${chainId}:${client}`,
     chainSpend: `spend:chain:${chainId}`,
   })
+  /** Whether a party already has a counted revert on this target in the window (the target rule's one-revert-per-party). */
+  const partyKey = ({ chainId, target }: GuardSubject, party: string) => `reverts:target-party:${chainId}:${normal(target)}:${party}`
+  const partiesOf = (subject: GuardSubject) => [`sender:${normal(subject.sender)}`, `client:${subject.client}`, ...(subject.payer === undefined ? [] : [`payer:${normal(subject.payer)}`])]
+  /** Counts a revert toward its target's share only when none of its parties has one counted there yet; then marks them. */
+  const countTargetRevert = async (subject: GuardSubject, targetReverts: string) => {
+    const keys = [...new Set(partiesOf(subject))].map((party) => partyKey(subject, party))
+    const totals = await Promise.all(keys.map((key) => counters.total(key)))
+    if (totals.some((t) => t.total > 0)) return
+    await Promise.all([counters.add(targetReverts, 1), ...keys.map((key) => counters.add(key, 1))])
+  }
 
   return {
     async check(subject) {
@@ -102,17 +149,24 @@ export function createExecutionGuard({ config, counters }: { config: ExecutionGu
       }
       return undefined
     },
-    async record(subject, receipt) {
+    async record(subject, receipt, options = {}) {
       const k = keys(subject)
       const fee = receipt.fee === undefined ? 0 : Number(receipt.fee)
       const counts: Promise<void>[] = []
-      if (fee > 0) counts.push(counters.add(k.chainSpend, fee))
+      // The breaker counts only what no payment covered (a paid execute's gas is capped at what its price covers).
+      if (fee > 0 && !options.paid) counts.push(counters.add(k.chainSpend, fee))
       // Out of the gas we gave it: the gateway's fault. The relayer paid, but nobody's standing or budget does.
       if (!receipt.outOfGas) {
         if (fee > 0) counts.push(counters.add(k.clientSpend, fee))
         counts.push(counters.add(k.targetAttempts, 1))
-        if (receipt.state === 'reverted') counts.push(counters.add(k.senderReverts, 1), counters.add(k.clientReverts, 1), counters.add(k.targetReverts, 1))
+        if (receipt.state === 'reverted') counts.push(counters.add(k.senderReverts, 1), counters.add(k.clientReverts, 1), countTargetRevert(subject, k.targetReverts))
       }
+      await Promise.all(counts)
+    },
+    async recordPayerSpend({ chainId, client, fee, failed }) {
+      const counts: Promise<void>[] = []
+      if (fee > 0n) counts.push(counters.add(`spend:client:${chainId}:${client}`, Number(fee)))
+      if (failed) counts.push(counters.add(`reverts:client:${chainId}:${client}`, 1))
       await Promise.all(counts)
     },
   }

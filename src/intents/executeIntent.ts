@@ -4,7 +4,7 @@
 // broadcast, then a bounded wait for the receipt) or abandons it (the claim given back, nothing
 // sent). Whatever the request does not see settled, the journal's reconciler finishes.
 import type { Hex } from 'viem'
-import type { ChainAdapter, ExecutionReceipt } from '../ports/chainAdapter.ts'
+import type { ChainAdapter, ExecutionReceipt, PrecedingTransaction } from '../ports/chainAdapter.ts'
 import type { ExecutionRecord, Journal } from '../ports/journal.ts'
 import { Status } from '../status/statusCodes.ts'
 import { GatewayError } from '../errors/gatewayError.ts'
@@ -44,12 +44,14 @@ export type ExecuteIntentParameters = {
   gasCap?: bigint | undefined
   /** The short id of the API key that asked, kept with the claim (that key's webhook endpoints get the events). */
   apiKeyId?: string | undefined
+  /** What the chain runs just before the execution (the payment's settlement): simulated first, together with it. */
+  precededBy?: PrecedingTransaction | undefined
 }
 
 /**
  * What prepareIntent leaves: an answer already (refused, replayed, another intent's nonce; nothing
  * sent), or an intent claimed, validated and simulated, waiting to be sent or abandoned. Exactly one
- * of `send` and `abandon` must be called.
+ * of `send` and `abandon` must be called, unless `recheck` answered a refusal (it gave the claim back).
  */
 export type PreparedIntent =
   | { kind: 'answered'; outcome: IntentOutcome }
@@ -59,6 +61,12 @@ export type PreparedIntent =
       send(): Promise<IntentOutcome>
       /** Sends nothing and gives the claim back: answered `status` with `detail` (the payment did not settle, or its settlement is pending). */
       abandon(status: number, detail: string): Promise<IntentOutcome>
+      /**
+       * Where the runtime could not simulate the payment's settlement with the execution: simulates
+       * it again now (call it once the settlement is confirmed). A refusal sends nothing, gives the
+       * claim back and is the answer; undefined: go on and send.
+       */
+      recheck(): Promise<IntentOutcome | undefined>
     }
 
 /** Claims, validates and simulates an intent (see the module comment); throws only what nothing was sent for. */
@@ -75,9 +83,20 @@ export async function prepareIntent(parameters: ExecuteIntentParameters): Promis
     ended('refused')
     return { kind: 'answered', outcome: prepared }
   }
-  const { send, abandon } = prepared
+  const { send, abandon, recheck } = prepared
   return {
     kind: 'ready',
+    recheck: async () => {
+      let refused: IntentOutcome | undefined
+      try {
+        refused = await recheck()
+      } catch (err) {
+        ended('failed')
+        throw err
+      }
+      if (refused) ended('refused')
+      return refused
+    },
     send: async () => {
       let sent: ExecutionOutcomeLabel | undefined
       try {
@@ -109,6 +128,7 @@ type Steps = {
   kind: 'ready'
   send(noteSent: (outcome: 'mined' | 'reverted' | 'submitted') => void): Promise<IntentOutcome>
   abandon(status: number, detail: string): Promise<IntentOutcome>
+  recheck(): Promise<IntentOutcome | undefined>
 }
 
 async function prepare({
@@ -124,6 +144,7 @@ async function prepare({
   onSettled,
   gasCap,
   apiKeyId,
+  precededBy,
 }: ExecuteIntentParameters): Promise<IntentOutcome | Steps> {
   const outcome = (status: number, detail?: string, execution?: ExecutionReport): IntentOutcome => ({
     status,
@@ -199,7 +220,7 @@ async function prepare({
   }
   let preflight: Awaited<ReturnType<ChainAdapter['prepareExecution']>>
   try {
-    preflight = await adapter.prepareExecution(intent, signature, { gasCap, previous })
+    preflight = await adapter.prepareExecution(intent, signature, { gasCap, previous, ...(precededBy ? { precededBy } : {}) })
   } catch (err) {
     return givenBack(err)
   }
@@ -214,6 +235,22 @@ async function prepare({
       ready.cancel?.()
       await journal.release(record)
       return outcome(status, detail)
+    },
+    recheck: async () => {
+      if (!ready.recheck) return undefined
+      let refused: Awaited<ReturnType<typeof ready.recheck>>
+      try {
+        refused = await ready.recheck()
+      } catch (err) {
+        // Nothing was sent: the claim goes back and the fault is the answer.
+        ready.cancel?.()
+        await journal.release(record)
+        throw err
+      }
+      if (!refused) return undefined
+      ready.cancel?.()
+      await journal.release(record)
+      return outcome(refused.status, refused.detail)
     },
     send: async (noteSent) => {
       let submission: Awaited<ReturnType<typeof ready.send>>

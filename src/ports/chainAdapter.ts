@@ -36,7 +36,17 @@ export type ExecutionOptions = {
   gasCap?: bigint | undefined
   /** The transaction of the intent's last attempt, when it was dropped (its limit may have been too low). */
   previous?: SignedExecution | undefined
+  /**
+   * A transaction the chain will run just before this execution (a paid execute's x402
+   * settlement), as the payment mechanism describes it: a runtime that can simulates the two
+   * together, in that order, and refuses the execution when it fails after it. Runtime-owned data
+   * (EVM: `{ from, to, data }`); a runtime that cannot simulate two transactions in order ignores it.
+   */
+  precededBy?: PrecedingTransaction | undefined
 }
+
+/** A transaction another part of the gateway will have mined before an execution: its runtime's own JSON. */
+export type PrecedingTransaction = { [key: string]: JsonValue }
 
 export type Submission = {
   transactionHash: string
@@ -75,6 +85,13 @@ export type Preflight =
       send: (hooks: { onSigned: (tx: SignedExecution) => void | Promise<void> }) => Promise<Submission>
       /** Gives back what preflight held for the send (the relayer key chosen first) when nothing is sent. */
       cancel?: (() => void) | undefined
+      /**
+       * Simulates the execution again at the chain's state now, before `send`: a runtime that
+       * cannot simulate `precededBy` together with the execution (Solana: no RPC simulates two
+       * transactions in order) offers it, for the caller to run once that transaction is
+       * confirmed. A refusal answers as prepareExecution's would; undefined: still good to send.
+       */
+      recheck?: (() => Promise<{ ok: false; status: number; detail: string | undefined } | undefined>) | undefined
     }
 
 /** What the reconciler hands `reconcile`: the journaled transaction and what else is known of it. */

@@ -17,6 +17,12 @@ export type IntentOutcome = {
   /** A refusal of the gateway's own limits: the problem type (`urn:intent-gateway:problem:…`) and seconds to wait. */
   problemType?: string | undefined
   retryAfterSeconds?: number | undefined
+  /**
+   * What became of this request's payment, when the answer must say it: `credited`, settled and
+   * kept as this intent's credit because the execution was refused after the settlement (a repeat
+   * of the intent uses it; nothing is paid again).
+   */
+  payment?: { status: 'credited'; detail: string } | undefined
 }
 
 /**

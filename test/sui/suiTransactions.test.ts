@@ -94,6 +94,8 @@ describe('Sui transactions as sent, decoded back (Move not compiled or executed 
     const submission = await preflight.send({ onSigned: (tx) => void (signed = tx) })
     const receipt = await submission.receipt
     assert.equal(receipt.status, 0x11)
+    // What the relayer paid, for the budgets (issue 40, item 5): the stand-in's computation + storage - rebate, in MIST.
+    assert.equal(receipt.fee, 1_000_000n + 2_964_000n - 1_956_240n)
 
     const [trial, sent] = [world.standIn.calls.filter((c) => c.method === 'SimulateTransaction')[1]!, world.standIn.calls.find((c) => c.method === 'ExecuteTransaction')!]
     assert.equal(trial.request.checks, GrpcTypes.SimulateTransactionRequest_TransactionChecks.ENABLED, 'the execute simulation runs with checks enabled')

@@ -16,11 +16,14 @@ type Effects = {
 export function toSuiReceipt(ctx: SuiContext, digest: string, result: SuiTransactionResult): ExecutionReceipt {
   const tx = (result.$kind === 'Transaction' ? result.Transaction : result.FailedTransaction) as Effects
   const gas = tx.effects?.gasUsed
+  const gasUsed = gas ? BigInt(gas.computationCost) + BigInt(gas.storageCost) - BigInt(gas.storageRebate) : 0n
   const base = {
     transactionHash: digest,
     blockNumber: BigInt(tx.checkpoint ?? 0),
-    gasUsed: gas ? BigInt(gas.computationCost) + BigInt(gas.storageCost) - BigInt(gas.storageRebate) : 0n,
+    gasUsed,
     returnData: undefined,
+    // What the relayer paid, in MIST (a rebate larger than the cost pays it back: nothing spent).
+    fee: gas ? (gasUsed > 0n ? gasUsed : 0n) : undefined,
   }
   if (tx.status.success) return { ...base, state: 'mined', status: Status.EXECUTED, detail: undefined }
   const aborted = statusOfSuiAbort(ctx, tx.status.error)

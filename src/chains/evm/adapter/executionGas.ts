@@ -13,8 +13,11 @@ import { isGasAboveAllowance } from './nodeErrors.ts'
 /** The most gas an execution may use, and who set it: the chain's MAX_GAS_PER_EXECUTION, or what a paid execute's price covers. */
 export type GasCap = { gas: bigint; by: 'chain' | 'price' }
 
-/** `gasLimit`: the limit to send with, confirmed (or estimated) to run the execution. */
-export type Simulation = { ok: true; gasLimit: bigint } | { ok: false; status: number; detail: string | undefined }
+/**
+ * `gasLimit`: the limit to send with, confirmed (or estimated) to run the execution; `afterPreceding`:
+ * it was simulated after the request's `precededBy` (eth_estimateGas cannot be).
+ */
+export type Simulation = { ok: true; gasLimit: bigint; afterPreceding?: boolean } | { ok: false; status: number; detail: string | undefined }
 
 export type SimulationRequest = {
   from: Address
@@ -25,7 +28,12 @@ export type SimulationRequest = {
   atLeast?: bigint | undefined
   /** What executions alike in gas share (target, call, policy, size): the gas the last one used is the next one's first guess. */
   shape?: string | undefined
+  /** The call the chain runs just before the execution (a paid execute's settlement): simulated with it, first. */
+  precededBy?: PrecedingCall | undefined
 }
+
+/** A call that runs before the execution, as the payment's settlement will send it. */
+export type PrecedingCall = { from: Address; to: Address; data: Hex }
 
 /** Head-room over what the execution needs: state can move between the simulation and inclusion. */
 const gasMarginPercent = 120n

@@ -1,7 +1,7 @@
 // Chooses the relayer key that will send, simulates as that key will send (the validator's read
 // only when that does not pass), and hands back a `send` bound to that key, its fees and the gas
 // limit (the caller decides whether to send).
-import { type Hex, parseTransaction } from 'viem'
+import { type Hex, isAddress, isHex, parseTransaction } from 'viem'
 import type { ExecutionOptions, Preflight } from '../../../ports/chainAdapter.ts'
 import type { Intent } from '../../../ports/intent.ts'
 import { isSuccessStatus, Status } from '../../../status/statusCodes.ts'
@@ -10,6 +10,7 @@ import { evmSignedExecution } from '../evmSignedExecution.ts'
 import { assertAvailable, type EvmContext } from './evmContext.ts'
 import { executeCalldata } from './executorCalls.ts'
 import { toExecutionReceipt } from './executionReceipt.ts'
+import type { PrecedingCall } from './executionGas.ts'
 import { type GasCap, simulateExecution } from './simulateExecution.ts'
 import { validate } from './validate.ts'
 
@@ -38,7 +39,7 @@ export async function prepareExecution(ctx: EvmContext, intent: Intent, signatur
   if (!simulated.ok) {
     return (await refusal(ctx, intent, signature)) ?? simulated
   }
-  const { relayer, fees, gasLimit: limit } = simulated
+  const { relayer, fees, gasLimit: limit, afterPreceding } = simulated
   // Counted until it waits for its receipt or is given up: the simulations batcher's view of the pool.
   ctx.state.handedOver++
   let handed = true
@@ -50,6 +51,17 @@ export async function prepareExecution(ctx: EvmContext, intent: Intent, signatur
   return {
     ok: true,
     cancel: done,
+    // Where the payment's settlement was not simulated with the execution (a node without
+    // eth_simulateV1, a settlement that is not one call, another chain's): simulated again as the
+    // same key will send it, once the caller's settlement is confirmed.
+    ...(afterPreceding
+      ? {}
+      : {
+          recheck: async () => {
+            const again = await simulateExecution(ctx, { from: relayer.address, data, fees, cap, shape: shapeOf(intent, signature) })
+            return again.ok ? undefined : { ok: false as const, status: again.status, detail: again.detail }
+          },
+        }),
     async send({ onSigned }) {
       const sent = await relayer.send({ to: chain.executor, data, gas: limit, fees }, { onSigned }).finally(done)
       const { transactionHash } = sent
@@ -92,13 +104,31 @@ async function simulateAsRelayer(ctx: EvmContext, data: Hex, cap: GasCap | undef
     })
     // An earlier attempt that ran out of the gas we gave it is sent with at least twice its limit.
     const previousGas = options.previous ? parseTransaction(evmSignedExecution.rawTransaction(options.previous)).gas : undefined
-    const simulated = await simulateExecution(ctx, { from: relayer.address, data, fees, cap, atLeast: previousGas === undefined ? undefined : previousGas * 2n, shape })
+    const simulated = await simulateExecution(ctx, {
+      from: relayer.address,
+      data,
+      fees,
+      cap,
+      atLeast: previousGas === undefined ? undefined : previousGas * 2n,
+      shape,
+      precededBy: precedingCallOf(options.precededBy),
+    })
     if (!simulated.ok) return simulated
     handedOver = true
-    return { ok: true as const, relayer, done, fees, gasLimit: simulated.gasLimit }
+    return { ok: true as const, relayer, done, fees, gasLimit: simulated.gasLimit, afterPreceding: simulated.afterPreceding === true }
   } finally {
     if (!handedOver) done()
   }
+}
+
+/** The EVM call a payment's settlement makes (`{ from, to, data }`), as the payment mechanism described it; anything else is not EVM's. */
+function precedingCallOf(precededBy: ExecutionOptions['precededBy']): PrecedingCall | undefined {
+  if (!precededBy) return undefined
+  const { from, to, data } = precededBy
+  if (typeof from !== 'string' || !isAddress(from) || typeof to !== 'string' || !isAddress(to) || typeof data !== 'string' || !isHex(data)) {
+    throw new Error('an EVM execution can only be preceded by a call { from, to, data }')
+  }
+  return { from, to, data }
 }
 
 /** What decides an execution's gas besides state: the call, its target and size, the policy, a value sent, a signature checked. */

@@ -11,6 +11,12 @@
 // concurrent executes go to the node together (simulationBatcher.ts). eth_estimateGas (a search of
 // ~15–20 executions) is the fallback: for a node without eth_simulateV1, a revert without data to
 // decode, or a limit the confirmation refuses.
+//
+// A paid execute's settlement (the facilitator's transferWithAuthorization, exactly as it will be
+// sent) runs first in the same simulated block: an intent that only reverts once the payment is
+// settled (it spends the same EIP-3009 nonce, or the balance the settlement takes) is refused
+// before anything is charged. eth_estimateGas cannot do that: where it is the fallback, its pass
+// does not count for a paid execute.
 import { type Hex, numberToHex } from 'viem'
 import { Status } from '../../../status/statusCodes.ts'
 import { classifyRpcError } from '../classifyRpcError.ts'
@@ -29,7 +35,7 @@ import {
   uncappedSimulationGas,
 } from './executionGas.ts'
 import { isUnknownMethod } from './nodeErrors.ts'
-import type { SimulatedResult } from './simulationBatcher.ts'
+import type { SimulatedResults } from './simulationBatcher.ts'
 
 export type { GasCap, Simulation, SimulationRequest } from './executionGas.ts'
 
@@ -40,8 +46,33 @@ export async function simulateExecution(ctx: EvmContext, request: SimulationRequ
     if (once !== 'again') return once
     const fast = await simulateTwice(ctx, request)
     if (fast !== undefined) return fast
+    // simulateAt learnt meanwhile whether the node has eth_simulateV1.
+    if (lacksSimulate(ctx) === false) return estimateAfterSettlement(ctx, request)
   }
+  // A node without eth_simulateV1 cannot run the settlement first: the execution is judged alone
+  // (afterPreceding unset: the caller simulates it again once the settlement is mined).
   return estimateExecution(ctx, request)
+}
+
+const lacksSimulate = (ctx: EvmContext): boolean => ctx.state.simulates === false
+
+/** Gas for a settlement's sender in the simulation: transferWithAuthorization uses well under it. */
+const settlementSimulationGas = 300_000n
+
+/**
+ * eth_estimateGas cannot run the settlement first: it answers a refusal as it is, but a pass does
+ * not count where the same execution after the settlement reverted (without data to decode).
+ */
+async function estimateAfterSettlement(ctx: EvmContext, request: SimulationRequest): Promise<Simulation> {
+  const estimated = await estimateExecution(ctx, request)
+  if (!estimated.ok || request.precededBy === undefined) return estimated
+  return { ok: false, status: Status.TRANSFER_FAILED, detail: 'the execution reverts when it runs after its payment is settled (simulated together): nothing was charged or sent' }
+}
+
+const settlementFails: Simulation = {
+  ok: false,
+  status: Status.FUNDS_REQUESTED,
+  detail: "the payment's settlement fails at the pending state (simulated before settling): nothing was charged or sent",
 }
 
 /** Most gas an execution's limit may have over the one it needs before it is simulated again for a tighter one: a quarter. */
@@ -60,13 +91,14 @@ async function simulateAtRemembered(ctx: EvmContext, request: SimulationRequest)
   const limit = limitFor((neededFor(used) * 11n) / 10n, request)
   const result = await simulateAt(ctx, request, limit)
   if (result === undefined) return undefined
+  if (result.settlementFailed) return settlementFails
   if (!result.success) return 'again'
   const needed = neededFor(result.gasUsed)
   if (request.cap !== undefined && needed > request.cap.gas) return 'again'
   const wanted = limitFor(needed, request)
   if (limit < wanted || limit > spareAtMost(wanted)) return 'again'
   remember(ctx, request, result.gasUsed)
-  return { ok: true, gasLimit: limit }
+  return { ok: true, gasLimit: limit, afterPreceding: request.precededBy !== undefined }
 }
 
 function remember({ gasByShape }: EvmContext, { shape }: SimulationRequest, gasUsed: bigint): void {
@@ -80,6 +112,7 @@ async function simulateTwice(ctx: EvmContext, request: SimulationRequest): Promi
   const { cap } = request
   const first = await simulateAt(ctx, request, cap?.gas ?? uncappedSimulationGas)
   if (first === undefined) return undefined
+  if (first.settlementFailed) return settlementFails
   if (!first.success) {
     const decoded = decodeRevertData(first.returnData)
     if (!decoded) return undefined
@@ -90,20 +123,28 @@ async function simulateTwice(ctx: EvmContext, request: SimulationRequest): Promi
   if (cap !== undefined && needed > cap.gas) return overCap(needed, cap)
   const gasLimit = limitFor(needed, request)
   const confirmed = await simulateAt(ctx, request, gasLimit)
+  if (confirmed?.settlementFailed) return settlementFails
   if (!confirmed?.success) return undefined
   remember(ctx, request, first.gasUsed)
-  return { ok: true, gasLimit }
+  return { ok: true, gasLimit, afterPreceding: request.precededBy !== undefined }
 }
 
-type CallResult = { success: boolean; gasUsed: bigint; returnData: Hex }
+/** `settlementFailed`: the preceding call (the settlement) failed, so the execution's result says nothing. */
+type CallResult = { success: boolean; gasUsed: bigint; returnData: Hex; settlementFailed?: boolean }
 
-/** One eth_simulateV1 of the execution at this gas limit, validated as a transaction (balance, fees); undefined when the node lacks the method. */
-async function simulateAt({ pool, chain, state, simulations }: EvmContext, { from, data, fees }: SimulationRequest, gas: bigint): Promise<CallResult | undefined> {
-  const call = { from, to: chain.executor, data, gas: numberToHex(gas), maxFeePerGas: numberToHex(fees.maxFeePerGas), maxPriorityFeePerGas: numberToHex(fees.maxPriorityFeePerGas) }
-  let result: SimulatedResult
+/**
+ * One eth_simulateV1 of the execution at this gas limit, validated as a transaction (balance,
+ * fees), after the call that runs before it when there is one (the payment's settlement, with the
+ * same fees); undefined when the node lacks the method.
+ */
+async function simulateAt({ pool, chain, state, simulations }: EvmContext, { from, data, fees, precededBy }: SimulationRequest, gas: bigint): Promise<CallResult | undefined> {
+  const feeFields = { maxFeePerGas: numberToHex(fees.maxFeePerGas), maxPriorityFeePerGas: numberToHex(fees.maxPriorityFeePerGas) }
+  const call = { from, to: chain.executor, data, gas: numberToHex(gas), ...feeFields }
+  const before = precededBy && { ...precededBy, gas: numberToHex(settlementSimulationGas), ...feeFields }
+  let results: SimulatedResults
   try {
     // Folded with concurrent executes' simulations into one eth_simulateV1 (simulationBatcher.ts).
-    result = await simulations.simulate(call)
+    results = await simulations.simulate(call, before)
   } catch (err) {
     if (isUnknownMethod(err)) {
       state.simulates = false
@@ -113,7 +154,9 @@ async function simulateAt({ pool, chain, state, simulations }: EvmContext, { fro
     if (isShortOfFunds(err)) await throwShortOfFunds({ pool }, from, gas, fees, err)
     throw classifyRpcError(err, chain.chainId, 'simulation of execute')
   }
+  const { result } = results
   if (!result?.status || !result.gasUsed) return undefined
   state.simulates = true
-  return { success: BigInt(result.status) === 1n, gasUsed: BigInt(result.gasUsed), returnData: result.returnData ?? '0x' }
+  const settlementFailed = before !== undefined && (!results.precededBy?.status || BigInt(results.precededBy.status) !== 1n)
+  return { success: BigInt(result.status) === 1n, gasUsed: BigInt(result.gasUsed), returnData: result.returnData ?? '0x', ...(settlementFailed ? { settlementFailed } : {}) }
 }

@@ -35,10 +35,37 @@ test('simulations asked together go to the node as one eth_simulateV1 at pending
   const results = await Promise.all([batcher.simulate(call('0xa1')), batcher.simulate(call('0xa2', 200_000)), batcher.simulate(call('0xa3'))])
   assert.equal(asked.length, 1)
   assert.deepEqual(
-    results.map((r) => r?.returnData),
+    results.map((r) => r.result?.returnData),
     ['0xa1', '0xa2', '0xa3'],
   )
-  assert.equal(results[1]?.gasUsed, '0x30d40')
+  assert.equal(results[1]?.result?.gasUsed, '0x30d40')
+})
+
+test('a call with the transaction that runs before it (a settlement) goes right after it, in the same batch; each caller gets both results', async () => {
+  const asked: Asked[] = []
+  const batcher = createSimulationBatcher(async ({ params }) => {
+    const blocks = (params[0] as { blockStateCalls: Asked }).blockStateCalls
+    asked.push(blocks)
+    return [{ calls: blocks[0]!.calls.map((c) => ({ status: c.from === '0xbad' ? '0x0' : '0x1', gasUsed: c.gas, returnData: c.from })) }]
+  })
+  const results = await Promise.all([batcher.simulate(call('0xa1')), batcher.simulate(call('0xa2'), call('0xf1', 60_000)), batcher.simulate(call('0xa3'), call('0xbad'))])
+  assert.equal(asked.length, 1)
+  assert.deepEqual(
+    asked[0]![0]!.calls.map((c) => c.from),
+    ['0xa1', '0xf1', '0xa2', '0xbad', '0xa3'],
+  )
+  assert.deepEqual(results[0], { result: { status: '0x1', gasUsed: '0x186a0', returnData: '0xa1' } })
+  assert.equal(results[1]!.result?.returnData, '0xa2')
+  assert.equal(results[1]!.precededBy?.returnData, '0xf1')
+  assert.equal(results[2]!.precededBy?.status, '0x0')
+  assert.equal(results[2]!.result?.returnData, '0xa3')
+  // Alone, the pair still goes together.
+  const alone = await batcher.simulate(call('0xa4'), call('0xf2'))
+  assert.deepEqual(
+    asked.at(-1)![0]!.calls.map((c) => c.from),
+    ['0xf2', '0xa4'],
+  )
+  assert.equal(alone.precededBy?.returnData, '0xf2')
 })
 
 test('a batch the node refuses as a whole is asked again call by call: each caller gets its own answer or error', async () => {

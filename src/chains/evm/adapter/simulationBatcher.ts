@@ -6,7 +6,9 @@
 // The calls of one batch run in one simulated block, in the order they were asked for, so each
 // sees the state the earlier ones left: as a simulation at `pending` sees the executions already
 // sent and waiting in the pool, and as they will be mined (each caller sends after its result,
-// in the same order). One simulation is in flight at a time; what is asked meanwhile waits for
+// in the same order). A call may come with the transaction that the chain will run just before
+// it (a paid execute's x402 settlement): the two go together, in that order, in the same block.
+// One simulation is in flight at a time; what is asked meanwhile waits for
 // the next. A batch that the node refuses as a whole (one relayer short of funds, an unknown
 // method, a block over its gas limit) is asked again call by call, so each caller gets its own
 // answer or error.
@@ -28,15 +30,22 @@ import { type Address, type Hex, numberToHex } from 'viem'
 export type SimulatedCall = { from: Address; to: Address; data: Hex; gas: Hex; maxFeePerGas: Hex; maxPriorityFeePerGas: Hex }
 /** The node's result for one call (undefined: it gave none). */
 export type SimulatedResult = { status?: Hex; gasUsed?: Hex; returnData?: Hex } | undefined
+/** The node's result for a call and, when one was given, for the call run just before it. */
+export type SimulatedResults = { result: SimulatedResult; precededBy?: SimulatedResult }
 
 export type SimulationBatcher = {
-  /** eth_simulateV1 of `call` at the pending state with validation (balance, fees); the node's own error when it refuses. */
-  simulate(call: SimulatedCall): Promise<SimulatedResult>
+  /**
+   * eth_simulateV1 of `call` at the pending state with validation (balance, fees), after
+   * `precededBy` when given (in the same block, in that order); the node's own error when it refuses.
+   */
+  simulate(call: SimulatedCall, precededBy?: SimulatedCall): Promise<SimulatedResults>
   /** A new block was seen: what waits for the window goes now. */
   blockSeen(): void
 }
 
-type Waiting = { call: SimulatedCall; at: number; resolve(result: SimulatedResult): void; reject(err: unknown): void }
+/** `calls`: the call asked for, last, after what must run before it. */
+type Waiting = { calls: SimulatedCall[]; at: number; resolve(results: SimulatedResult[]): void; reject(err: unknown): void }
+const gasOf = (calls: SimulatedCall[]) => calls.reduce((sum, c) => sum + BigInt(c.gas), 0n)
 type Block = { calls?: SimulatedResult[] }
 
 /** A batch of this many calls or more means executes arrive together: the next one gathers. */
@@ -59,6 +68,8 @@ const blockGas = 25_000_000n
  * 64 calls or 25 M a batch was full in the middle of a block interval under the execute bench.
  */
 const gasBudget = 100_000_000n
+/** The balance a preceding call's sender is simulated with (about 7.9e28 wei): enough for any gas at any fee. */
+const settlerBalance = '0xffffffffffffffffffffffff'
 
 export function createSimulationBatcher(
   request: (args: { method: string; params: unknown[] }) => Promise<unknown>,
@@ -79,9 +90,14 @@ export function createSimulationBatcher(
   /** The wait for the next look, while one is set. */
   let timer: NodeJS.Timeout | undefined
 
-  const ask = (calls: SimulatedCall[]) => {
-    const gas = calls.reduce((sum, c) => sum + BigInt(c.gas), 0n)
-    const block = gas > blockGas ? { calls, blockOverrides: { gasLimit: numberToHex(gas) } } : { calls }
+  const ask = (batch: Waiting[]) => {
+    const calls = batch.flatMap((w) => w.calls)
+    const gas = gasOf(calls)
+    // The sender of a preceding call (the facilitator, or a stand-in for a remote one) is given the
+    // balance to pay for it: what is judged is the execution after the settlement, not who pays the settlement's gas.
+    const funded = batch.flatMap((w) => (w.calls.length > 1 ? [w.calls[0]!.from] : []))
+    const stateOverrides = funded.length > 0 ? Object.fromEntries(funded.map((from) => [from, { balance: settlerBalance }])) : undefined
+    const block = { calls, ...(gas > blockGas ? { blockOverrides: { gasLimit: numberToHex(gas) } } : {}), ...(stateOverrides ? { stateOverrides } : {}) }
     return request({ method: 'eth_simulateV1', params: [{ blockStateCalls: [block], validation: true }, 'pending'] }) as Promise<Block[] | undefined>
   }
 
@@ -133,7 +149,7 @@ export function createSimulationBatcher(
     const batch: Waiting[] = []
     let gas = 0n
     while (queue.length > 0 && batch.length < maxCalls) {
-      const next = BigInt(queue[0]!.call.gas)
+      const next = gasOf(queue[0]!.calls)
       if (batch.length > 0 && gas + next > gasBudget) break
       gas += next
       batch.push(queue.shift()!)
@@ -144,22 +160,27 @@ export function createSimulationBatcher(
 
   async function run(batch: Waiting[]): Promise<void> {
     if (batch.length === 1) return alone(batch[0]!)
+    const calls = batch.flatMap((w) => w.calls)
     let results: SimulatedResult[] | undefined
     try {
-      results = (await ask(batch.map((w) => w.call)))?.[0]?.calls
+      results = (await ask(batch))?.[0]?.calls
     } catch {
       results = undefined
     }
-    if (!results || results.length !== batch.length) {
+    if (!results || results.length !== calls.length) {
       await Promise.all(batch.map(alone))
       return
     }
-    batch.forEach((w, i) => w.resolve(results[i]))
+    let at = 0
+    for (const w of batch) {
+      w.resolve(results.slice(at, at + w.calls.length))
+      at += w.calls.length
+    }
   }
 
   async function alone(w: Waiting): Promise<void> {
     try {
-      w.resolve((await ask([w.call]))?.[0]?.calls?.[0])
+      w.resolve((await ask([w]))?.[0]?.calls ?? [])
     } catch (err) {
       w.reject(err)
     }
@@ -167,11 +188,13 @@ export function createSimulationBatcher(
 
   return {
     blockSeen: schedule,
-    simulate: (call) =>
-      new Promise<SimulatedResult>((resolve, reject) => {
+    simulate: (call, precededBy) =>
+      new Promise<SimulatedResults>((resolve, reject) => {
         lastAsked = performance.now()
-        queue.push({ call, at: lastAsked, resolve, reject })
-        queuedGas += BigInt(call.gas)
+        const calls = precededBy ? [precededBy, call] : [call]
+        const answer = (results: SimulatedResult[]) => resolve(precededBy ? { result: results[1], precededBy: results[0] } : { result: results[0] })
+        queue.push({ calls, at: lastAsked, resolve: answer, reject })
+        queuedGas += gasOf(calls)
         schedule()
       }),
   }

@@ -1,5 +1,6 @@
 // POST /intents/execute: validate, then execute on-chain through the relayer.
 import type { FastifyInstance, preValidationAsyncHookHandler } from 'fastify'
+import { decodeTransactionFromPayload, getTokenPayerFromTransaction } from '@x402/svm'
 import type { ChainRegistry } from '../../../intents/createChainRegistry.ts'
 import type { Journal } from '../../../ports/journal.ts'
 import type { Metrics } from '../../../metrics/createMetrics.ts'
@@ -37,7 +38,7 @@ export function registerExecuteRoute(app: FastifyInstance, { registry, journal, 
     tags: ['intents'],
     summary: 'Validate an intent, then execute it on-chain through the relayer',
     description:
-      "A non-success validation is answered as validate would answer it, and nothing is sent. Then the relayer sends the intent (with `signature`, the signed entry point), simulated first as the chain will run it (the sending key, its fees and gas limit, the pending state), and waits for the receipt: 200 (0x11) when mined, the decoded code on a revert, 202 (0xF3) with Location when not mined in time. An intent hash has one outcome: a repeat of an intent this gateway sent answers that outcome with `replayed: true` (200 0x11 once mined, the revert's answer once reverted, 202 0xF3 while in flight), sending and charging nothing; 409 (0x22) is for another intent reusing a used sender and nonce. Too many on-chain reverts of a sender, client or target, or a spent gas budget: 429 (0xF6, problem types reverts-throttled and gas-budget-spent) with Retry-After; the relayer's spend budget spent: 503 (0x40). Without a signature, a 401 (0xE5) body carries `signing`, the typed data to sign.",
+      "A non-success validation is answered as validate would answer it, and nothing is sent. Then the relayer sends the intent (with `signature`, the signed entry point), simulated first as the chain will run it (the sending key, its fees and gas limit, the pending state), and waits for the receipt: 200 (0x11) when mined, the decoded code on a revert, 202 (0xF3) with Location when not mined in time. An intent hash has one outcome: a repeat of an intent this gateway sent answers that outcome with `replayed: true` (200 0x11 once mined, the revert's answer once reverted, 202 0xF3 while in flight), sending and charging nothing; 409 (0x22) is for another intent reusing a used sender and nonce. A paid execute is simulated after its payment's settlement (EVM: the two together, in that order, before settling; an execution that would revert after it is refused and nothing is charged); on Solana it is simulated again once the settlement is confirmed, and a refusal there answers its code with `payment.status: \"credited\"` (the settled payment stays this intent's credit). Too many on-chain reverts of a sender, client or target (a target's share counts one revert per sender, payer or client), or a spent gas budget: 429 (0xF6, problem types reverts-throttled and gas-budget-spent) with Retry-After; the relayer's spend budget (spend no payment covered) spent: 503 (0x40). Without a signature, a 401 (0xE5) body carries `signing`, the typed data to sign.",
     headers: requestHeadersSchema,
     body: intentSchema,
     response: outcomeResponses(intentStatuses, intentExamples),
@@ -60,11 +61,16 @@ export function registerExecuteRoute(app: FastifyInstance, { registry, journal, 
         ...req,
         // A paid execute uses at most the gas its price covers.
         gasCap: ticket.payment === 'none' ? undefined : ticket.price?.maxGas,
+        // Simulated after the payment's settlement, as the chain will run them, when it settles on this
+        // very chain (another chain's settlement changes nothing here): a refusal there charges nothing.
+        precededBy: ticket.price?.network === req.adapter.chainId ? ticket.settlement : undefined,
         onSettled:
           guard &&
           ((receipt) => {
-            const subject = subjectOf(req, clientOf(request, ticket.payer))
-            void guard.record(subject, receipt).catch((err: unknown) => app.log.warn({ err }, 'standing and budgets could not count an execution'))
+            // Checked and recorded under the same client; a paid execute's spend is covered by its payment (never the chain's breaker).
+            const subject = { ...subjectOf(req, clientOf(request, ticket.payer)), payer: ticket.payer }
+            const paid = ticket.payment === 'paid' || ticket.payment === 'credit'
+            void guard.record(subject, receipt, { paid }).catch((err: unknown) => app.log.warn({ err }, 'standing and budgets could not count an execution'))
             metrics?.recordRelayerSpend({ chain: req.adapter.chainId, amount: Number(receipt.fee ?? 0n), outOfGas: receipt.outOfGas === true })
           }),
         requireSignature: requireSignedIntents,
@@ -79,7 +85,19 @@ export function registerExecuteRoute(app: FastifyInstance, { registry, journal, 
       if (prepared.kind === 'answered') return prepared.outcome
       // x402: the payment is settled after the simulation and before the broadcast.
       const settled = await settleOrAbandon(ticket, prepared)
-      return settled ?? prepared.send()
+      if (settled) return settled
+      // A runtime that could not simulate the settlement with the execution (Solana) simulates again
+      // now that it is confirmed: a refusal keeps the settled payment as this intent's credit.
+      if (ticket.payment === 'paid') {
+        const refused = await prepared.recheck()
+        if (refused) {
+          app.log.info({ intentHash: req.intentHash, chainId: req.adapter.chainId, status: refused.status }, "execute refused after its payment settled: the payment stays the intent's credit")
+          const detail =
+            "the payment was settled, then the execution was refused at the state the settlement left: nothing was sent, and the payment stays this intent's credit (a repeat of the intent uses it; nothing is paid again)"
+          return { ...refused, payment: { status: 'credited', detail } }
+        }
+      }
+      return prepared.send()
     },
   })
 }
@@ -87,7 +105,8 @@ export function registerExecuteRoute(app: FastifyInstance, { registry, journal, 
 /** Who is asking: its API key, else who pays, else its address (an IPv6 client by its /64), as the rate limit counts it. */
 function clientOf(request: FastifyRequest, payer: string | undefined): string {
   if (request.apiKeyId !== undefined) return `key:${request.apiKeyId}`
-  if (payer !== undefined) return `payer:${payer.toLowerCase()}`
+  // Hex addresses are case-insensitive; a base58 key (Solana) is not.
+  if (payer !== undefined) return `payer:${payer.startsWith('0x') ? payer.toLowerCase() : payer}`
   return `ip:${toClientAddressKey(request.ip)}`
 }
 
@@ -99,8 +118,13 @@ function claimedPayer(request: FastifyRequest): string | undefined {
   const header = request.headers['payment-signature']
   if (typeof header !== 'string' || header.length > 16_384) return undefined
   try {
-    const from = (JSON.parse(Buffer.from(header, 'base64').toString('utf8')) as { payload?: { authorization?: { from?: unknown } } }).payload?.authorization?.from
-    return typeof from === 'string' && /^0x[0-9a-fA-F]{40}$/.test(from) ? from : undefined
+    const payload = (JSON.parse(Buffer.from(header, 'base64').toString('utf8')) as { payload?: { authorization?: { from?: unknown }; transaction?: unknown } }).payload
+    const from = payload?.authorization?.from
+    if (typeof from === 'string' && /^0x[0-9a-fA-F]{40}$/.test(from)) return from
+    // Solana's exact scheme: the SPL transfer's authority, as the facilitator will verify it (paymentKeyOf.ts).
+    const transaction = payload?.transaction
+    if (typeof transaction !== 'string' || transaction.length > 4096) return undefined
+    return getTokenPayerFromTransaction(decodeTransactionFromPayload({ transaction })) || undefined
   } catch {
     return undefined
   }
