@@ -19,3 +19,12 @@ export function isUnknownMethod(err: unknown): boolean {
   }
   return false
 }
+
+/** The limit is below the transaction's intrinsic gas floor (EIP-7623, Prague): anvil "GasFloorMoreThanGasLimit", geth "floor data gas". */
+export function isBelowGasFloor(err: unknown): boolean {
+  for (let e: unknown = err; e; e = (e as { cause?: unknown }).cause) {
+    const { message, details } = e as { message?: unknown; details?: unknown }
+    if (/GasFloorMoreThanGasLimit|floor data gas|intrinsic gas too high/i.test(`${String(message ?? '')} ${String(details ?? '')}`)) return true
+  }
+  return false
+}

@@ -34,7 +34,7 @@ import {
   throwShortOfFunds,
   uncappedSimulationGas,
 } from './executionGas.ts'
-import { isUnknownMethod } from './nodeErrors.ts'
+import { isBelowGasFloor, isUnknownMethod } from './nodeErrors.ts'
 import type { SimulatedResults } from './simulationBatcher.ts'
 
 export type { GasCap, Simulation, SimulationRequest } from './executionGas.ts'
@@ -150,6 +150,8 @@ async function simulateAt({ pool, chain, state, simulations }: EvmContext, { fro
       state.simulates = false
       return undefined
     }
+    // Prague's calldata floor (EIP-7623) above this limit: eth_estimateGas answers how much it needs.
+    if (isBelowGasFloor(err)) return undefined
     // The node refuses the transaction itself: most often, the relayer cannot pay for this limit.
     if (isShortOfFunds(err)) await throwShortOfFunds({ pool }, from, gas, fees, err)
     throw classifyRpcError(err, chain.chainId, 'simulation of execute')
