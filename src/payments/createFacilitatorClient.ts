@@ -7,7 +7,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { x402Facilitator } from '@x402/core/facilitator'
 import { HTTPFacilitatorClient, type FacilitatorClient } from '@x402/core/server'
-import { SettleError, VerifyError, type Network } from '@x402/core/types'
+import { SettleError, VerifyError, type Network, type PaymentPayload, type PaymentRequirements } from '@x402/core/types'
 import { toFacilitatorEvmSigner } from '@x402/evm'
 import { registerExactEvmScheme } from '@x402/evm/exact/facilitator'
 import type { Logger } from 'pino'
@@ -20,7 +20,8 @@ import type { Ed25519Signer } from '../signers/ed25519Signer.ts'
 import { facilitatorSignerUnavailable } from '../signers/facilitatorSignerUnavailable.ts'
 import { FacilitatorUnavailableError } from './facilitatorUnavailableError.ts'
 import { createSolanaFacilitatorSigner } from './createSolanaFacilitatorSigner.ts'
-import { registerExactSvmScheme } from '@x402/svm/exact/facilitator'
+import { ExactSvmScheme } from '@x402/svm/exact/facilitator'
+import { type SvmFeeLimits, svmFeeLimitsOf, svmFeeProblem } from './svmFeeLimits.ts'
 
 export type CreateFacilitatorClientParameters = {
   config: FacilitatorConfig
@@ -40,6 +41,12 @@ export type CreateFacilitatorClientParameters = {
    * `settlement_pending` with the transaction (default: `timeoutMs`).
    */
   settlementTimeoutMs?: number
+  /**
+   * What a Solana payment may make the in-process facilitator pay as its fee payer (compute units,
+   * price per unit, signatures); a payment asking more is refused before anything is signed.
+   * Default: svmFeeLimitsOf() (20,000 units, 50,000 micro-lamports, 2 signatures).
+   */
+  svmFeeLimits?: SvmFeeLimits
 }
 
 export type GatewayFacilitator = FacilitatorClient & {
@@ -53,7 +60,15 @@ export type GatewayFacilitator = FacilitatorClient & {
   settlementIdOf?(transaction: string): Promise<string | undefined>
 }
 
-export function createFacilitatorClient({ config, signers, rpcUrls, logger, timeoutMs = 30_000, settlementTimeoutMs = timeoutMs }: CreateFacilitatorClientParameters): GatewayFacilitator {
+export function createFacilitatorClient({
+  config,
+  signers,
+  rpcUrls,
+  logger,
+  timeoutMs = 30_000,
+  settlementTimeoutMs = timeoutMs,
+  svmFeeLimits = svmFeeLimitsOf(),
+}: CreateFacilitatorClientParameters): GatewayFacilitator {
   const log = logger.child({ module: 'x402-facilitator' })
   if (config.kind === 'remote') {
     return guard(new HTTPFacilitatorClient({ url: config.url, timeoutMs }), log)
@@ -65,9 +80,16 @@ export function createFacilitatorClient({ config, signers, rpcUrls, logger, time
   const solanaNetworks = (Object.entries(rpcUrls) as [Network, string][]).filter(([network]) => network.startsWith('solana:'))
   const solana =
     keys.solana && solanaNetworks.length > 0
-      ? createSolanaFacilitatorSigner({ key: watchEd25519(keys.solana), rpcUrls: Object.fromEntries(solanaNetworks), confirmTimeoutMs: settlementTimeoutMs })
+      ? createSolanaFacilitatorSigner({ key: watchEd25519(keys.solana), rpcUrls: Object.fromEntries(solanaNetworks), confirmTimeoutMs: settlementTimeoutMs, feeLimits: svmFeeLimits })
       : undefined
-  if (solana) registerExactSvmScheme(facilitator, { signer: solana.signer, networks: solanaNetworks.map(([network]) => network) })
+  // The scheme registered by hand, not with registerExactSvmScheme: that one sets no unit or
+  // signature ceiling (the payer's compute budget is the facilitator's fee) and also registers
+  // x402 v1's scheme, which has none at all; the gateway takes v2 payments only.
+  if (solana)
+    facilitator.register(
+      solanaNetworks.map(([network]) => network),
+      new ExactSvmScheme(solana.signer, undefined, svmFeeLimits),
+    )
 
   // One account for every network, with a nonce manager: concurrent settlements from one key
   // otherwise collide on the account nonce (viem gives a nonce back when its signing fails).
@@ -92,9 +114,23 @@ export function createFacilitatorClient({ config, signers, rpcUrls, logger, time
     )
     registerExactEvmScheme(facilitator, { signer, networks: network })
   }
+  // The fee ceilings checked here too, before x402's scheme is asked at all: whatever path it takes
+  // (a smart wallet's, a later version's), a payment asking more is refused unsigned.
+  const feeProblemOf = (payload: PaymentPayload, requirements: PaymentRequirements) => {
+    const transaction = (payload.payload as { transaction?: unknown } | undefined)?.transaction
+    return requirements.network.startsWith('solana:') && typeof transaction === 'string' ? svmFeeProblem(transaction, svmFeeLimits) : undefined
+  }
   const local: FacilitatorClient = {
-    verify: (payload, requirements) => facilitator.verify(payload, requirements),
-    settle: (payload, requirements) => facilitator.settle(payload, requirements),
+    async verify(payload, requirements) {
+      const problem = feeProblemOf(payload, requirements)
+      if (problem) return { isValid: false, invalidReason: problem.reason, invalidMessage: problem.message }
+      return facilitator.verify(payload, requirements)
+    },
+    async settle(payload, requirements) {
+      const problem = feeProblemOf(payload, requirements)
+      if (problem) return { success: false, errorReason: problem.reason, errorMessage: problem.message, transaction: '', network: requirements.network }
+      return facilitator.settle(payload, requirements)
+    },
     getSupported: async () => facilitator.getSupported() as Awaited<ReturnType<FacilitatorClient['getSupported']>>,
   }
   return { ...guard(local, log), ...(account ? { address: account.address } : {}), ...(solana ? { settlementIdOf: solana.settlementIdOf } : {}) }

@@ -8,6 +8,7 @@ import { type Address, type MessagePartialSigner, type SignatureBytes, createSol
 import { decodeTransactionFromPayload, toFacilitatorSvmSigner, TransactionOnchainFailureError, type FacilitatorSvmSigner } from '@x402/svm'
 import type { Ed25519Signer } from '../signers/ed25519Signer.ts'
 import { facilitatorSignerUnavailable } from '../signers/facilitatorSignerUnavailable.ts'
+import { type SvmFeeLimits, svmFeeProblem } from './svmFeeLimits.ts'
 
 export type SolanaFacilitatorSigner = {
   signer: FacilitatorSvmSigner
@@ -24,12 +25,15 @@ export function createSolanaFacilitatorSigner({
   rpcUrls,
   confirmTimeoutMs,
   pollMs = 200,
+  feeLimits,
 }: {
   /** The fee payer's key: in the process, a PKCS#11 token or KMS (signers/createEd25519Signer.ts). */
   key: Ed25519Signer
   rpcUrls: Record<string, string>
   confirmTimeoutMs: number
   pollMs?: number
+  /** The fee a transaction may make the key pay: one asking more is never signed, whoever asks. */
+  feeLimits: SvmFeeLimits
 }): SolanaFacilitatorSigner {
   const rpcs = Object.fromEntries(Object.entries(rpcUrls).map(([network, url]) => [network, createSolanaRpc(url)]))
   const base58 = getBase58Decoder()
@@ -54,7 +58,11 @@ export function createSolanaFacilitatorSigner({
 
   const signer: FacilitatorSvmSigner = {
     getAddresses: () => [address],
-    signTransaction: (transaction, feePayer, network) => inner.signTransaction(transaction, feePayer, network),
+    async signTransaction(transaction, feePayer, network) {
+      const problem = svmFeeProblem(transaction, feeLimits)
+      if (problem) throw new Error(`${problem.reason}: ${problem.message}; not signed`)
+      return inner.signTransaction(transaction, feePayer, network)
+    },
     simulateTransaction: (transaction, network, options) => inner.simulateTransaction(transaction, network, options),
     sendTransaction: (transaction, network) => inner.sendTransaction(transaction, network),
     async confirmTransaction(signature, network) {
@@ -79,6 +87,7 @@ export function createSolanaFacilitatorSigner({
     signer,
     address,
     async settlementIdOf(transaction) {
+      if (svmFeeProblem(transaction, feeLimits)) return undefined
       let message: Uint8Array
       try {
         message = Uint8Array.from(decodeTransactionFromPayload({ transaction }).messageBytes)

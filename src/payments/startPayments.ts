@@ -17,6 +17,7 @@ import { createPayments, type Payments } from './createPayments.ts'
 import { consumeDeliveredCredits } from './consumeDeliveredCredits.ts'
 import { resolveUnresolvedPayments, type SolanaSettlementStatus } from './resolveUnresolvedPayments.ts'
 import { deliverPendingRequests } from './deliverPendingRequests.ts'
+import { svmFeeLimitsOf } from './svmFeeLimits.ts'
 
 export type StartPaymentsParameters = {
   config: PaymentsConfig
@@ -94,6 +95,7 @@ export async function startPayments({
     logger,
     timeoutMs: rpcTimeoutMs * 3,
     settlementTimeoutMs: settlementTimeoutMs ?? rpcTimeoutMs * 3,
+    svmFeeLimits: svmFeeLimitsOf(config.solanaMaxPriorityFeeMicroLamports),
   })
   const facilitator = traceFacilitator ? traceFacilitator(client) : client
   const settler = facilitator.address

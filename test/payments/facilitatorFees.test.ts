@@ -1,0 +1,136 @@
+// The Solana facilitator pays only the fee it chose (issue 40, item 2). In x402's exact SVM
+// scheme the payer writes the compute budget and the facilitator, as fee payer, pays limit × price:
+// a payment asking more units, a higher price or more signatures than the gateway's ceilings is
+// refused before anything is signed (402 with x402's reason, no balance moves), and one within
+// them costs the fee payer at most 2 × 5,000 + 20,000 × 50,000 / 10^6 = 11,000 lamports.
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import {
+  type Address,
+  type Instruction,
+  appendTransactionMessageInstructions,
+  createKeyPairSignerFromPrivateKeyBytes,
+  createTransactionMessage,
+  getBase64EncodedWireTransaction,
+  partiallySignTransactionMessageWithSigners,
+  pipe,
+  setTransactionMessageFeePayer,
+  setTransactionMessageLifetimeUsingBlockhash,
+} from '@solana/kit'
+import { TOKEN_PROGRAM_ADDRESS, findAssociatedTokenPda, getTransferCheckedInstruction } from '@solana-program/token'
+import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http'
+import type { PaymentPayload, PaymentRequired } from '@x402/core/types'
+import { type SolanaDevnet, startSolanaDevnet } from '../../src/chains/solana/devnet/startSolanaDevnet.ts'
+import { defaultSolanaMaxPriorityFeeMicroLamports, maxSvmFeeLamports, svmFeeLimitsOf, svmMaxComputeUnits, svmPaymentComputeUnits } from '../../src/payments/svmFeeLimits.ts'
+import { signedSolanaIntent, solanaPayingClient, startSolanaPaidGateway } from '../support/solanaPayments.ts'
+import { post, type TestGateway } from '../support/testGateway.ts'
+
+const computeBudgetProgram = 'ComputeBudget111111111111111111111111111111' as Address
+const memoProgram = 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr' as Address
+
+/** SetComputeUnitLimit (2, u32) and SetComputeUnitPrice (3, u64), little-endian as the program reads them. */
+function computeBudget(units: number, microLamports: bigint): Instruction[] {
+  const limit = new Uint8Array(5)
+  limit[0] = 2
+  new DataView(limit.buffer).setUint32(1, units, true)
+  const price = new Uint8Array(9)
+  price[0] = 3
+  new DataView(price.buffer).setBigUint64(1, microLamports, true)
+  return [
+    { programAddress: computeBudgetProgram, data: limit },
+    { programAddress: computeBudgetProgram, data: price },
+  ]
+}
+
+describe('the Solana facilitator pays only the fee it chose', () => {
+  let devnet: SolanaDevnet
+  let gateway: TestGateway
+  const execute = (body: unknown, headers: Record<string, string> = {}) => post(gateway.baseUrl, '/intents/execute', body, { 'x-chain-id': devnet.chainId, ...headers })
+  const lamportsOf = async (address: string) => (await devnet.rpc.getBalance(address as Address).send()).value
+  const balances = async () => ({
+    payer: await devnet.payment.balanceOf(devnet.payment.payer),
+    treasury: await devnet.payment.balanceOf(devnet.payment.payTo),
+    feePayer: await lamportsOf(devnet.payment.facilitator),
+  })
+
+  before(async () => {
+    devnet = await startSolanaDevnet()
+    gateway = await startSolanaPaidGateway(devnet)
+  })
+  after(async () => {
+    await gateway?.close()
+    await devnet?.stop()
+  })
+
+  async function offerFor(body: unknown): Promise<PaymentRequired> {
+    const unpaid = await execute(body)
+    assert.equal(unpaid.status, 402, unpaid.text)
+    return decodePaymentRequiredHeader(unpaid.headers.get('payment-required')!)
+  }
+
+  /** The payer's exact transfer for the offer, written by hand with the compute budget given (x402's client always writes 20,000 × 1). */
+  async function craftedPayment(required: PaymentRequired, { units, microLamports }: { units: number; microLamports: bigint }): Promise<PaymentPayload> {
+    const accepted = required.accepts[0]!
+    const payer = await createKeyPairSignerFromPrivateKeyBytes(devnet.payment.payerSecretKey)
+    const [source] = await findAssociatedTokenPda({ mint: devnet.payment.mint, owner: payer.address, tokenProgram: TOKEN_PROGRAM_ADDRESS })
+    const [destination] = await findAssociatedTokenPda({ mint: devnet.payment.mint, owner: accepted.payTo as Address, tokenProgram: TOKEN_PROGRAM_ADDRESS })
+    const transfer = getTransferCheckedInstruction({ source, mint: devnet.payment.mint, destination, authority: payer, amount: BigInt(accepted.amount), decimals: devnet.payment.decimals })
+    const memo: Instruction = { programAddress: memoProgram, data: new TextEncoder().encode(crypto.randomUUID().replaceAll('-', '')) }
+    const { value: blockhash } = await devnet.rpc.getLatestBlockhash().send()
+    const message = pipe(
+      createTransactionMessage({ version: 0 }),
+      (m) => setTransactionMessageFeePayer(accepted.extra!.feePayer as Address, m),
+      (m) => setTransactionMessageLifetimeUsingBlockhash(blockhash, m),
+      (m) => appendTransactionMessageInstructions([...computeBudget(units, microLamports), transfer, memo], m),
+    )
+    const signed = await partiallySignTransactionMessageWithSigners(message)
+    return { x402Version: 2, resource: required.resource, accepted, payload: { transaction: getBase64EncodedWireTransaction(signed) } }
+  }
+
+  it(`measures x402's own payment at ${svmPaymentComputeUnits} compute units on the devnet; the unit ceiling is ${svmMaxComputeUnits}, x402's client's fixed request`, async () => {
+    const required = await offerFor(signedSolanaIntent(devnet).body)
+    const { client } = await solanaPayingClient(devnet)
+    const payload = await client.createPaymentPayload(required)
+    const simulated = await devnet.rpc.simulateTransaction((payload.payload as { transaction: string }).transaction as never, { encoding: 'base64', sigVerify: false } as never).send()
+    assert.equal(simulated.value.err, null)
+    assert.equal(simulated.value.unitsConsumed, BigInt(svmPaymentComputeUnits))
+    assert.equal(svmMaxComputeUnits, 20_000)
+    assert.equal(maxSvmFeeLamports(svmFeeLimitsOf()), 11_000n)
+  })
+
+  it('refuses a payment asking 1,400,000 units at 5,000,000 micro-lamports (7,010,000 lamports of fee): 402 with the reason, nothing signed or sent, no balance moves', async () => {
+    const { body } = signedSolanaIntent(devnet)
+    const required = await offerFor(body)
+    const payment = await craftedPayment(required, { units: 1_400_000, microLamports: 5_000_000n })
+    const before = await balances()
+    const refused = await execute(body, { 'payment-signature': encodePaymentSignatureHeader(payment) })
+    assert.equal(refused.status, 402, refused.text)
+    assert.equal(refused.body.paymentRequired.error, 'invalid_exact_svm_payload_transaction_instructions_compute_limit_instruction_too_high')
+    assert.deepEqual(await balances(), before, 'the fee payer paid nothing, the payer was charged nothing')
+    assert.ok(!gateway.logs.some((line) => line.includes('x402 settlement')), 'nothing was settled')
+  })
+
+  it(`refuses a price above SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS (default ${defaultSolanaMaxPriorityFeeMicroLamports}) within the unit ceiling; at the ceilings the fee payer pays exactly 11,000 lamports`, async () => {
+    const first = signedSolanaIntent(devnet)
+    const tooDear = await craftedPayment(await offerFor(first.body), { units: svmMaxComputeUnits, microLamports: BigInt(defaultSolanaMaxPriorityFeeMicroLamports) + 1n })
+    const before = await balances()
+    const refused = await execute(first.body, { 'payment-signature': encodePaymentSignatureHeader(tooDear) })
+    assert.equal(refused.status, 402, refused.text)
+    assert.equal(refused.body.paymentRequired.error, 'invalid_exact_svm_payload_transaction_instructions_compute_price_instruction_too_high')
+    assert.deepEqual(await balances(), before)
+
+    const tooLong = await craftedPayment(await offerFor(first.body), { units: svmMaxComputeUnits + 1, microLamports: 1n })
+    const refused2 = await execute(first.body, { 'payment-signature': encodePaymentSignatureHeader(tooLong) })
+    assert.equal(refused2.status, 402, refused2.text)
+    assert.equal(refused2.body.paymentRequired.error, 'invalid_exact_svm_payload_transaction_instructions_compute_limit_instruction_too_high')
+    assert.deepEqual(await balances(), before)
+
+    const atTheCeilings = await craftedPayment(await offerFor(first.body), { units: svmMaxComputeUnits, microLamports: BigInt(defaultSolanaMaxPriorityFeeMicroLamports) })
+    const paid = await execute(first.body, { 'payment-signature': encodePaymentSignatureHeader(atTheCeilings) })
+    assert.equal(paid.status, 200, paid.text)
+    const after = await balances()
+    assert.equal(after.payer, before.payer - devnet.payment.amount)
+    assert.equal(after.treasury, before.treasury + devnet.payment.amount)
+    assert.equal(before.feePayer - after.feePayer, 11_000n, 'two signatures (10,000) and 20,000 units × 50,000 micro-lamports (1,000)')
+  })
+})
