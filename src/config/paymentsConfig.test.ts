@@ -41,7 +41,7 @@ describe('parsePaymentsConfig', () => {
     })
   })
 
-  it('reads SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS (default 50,000), at most x402\'s own ceiling of 5,000,000', () => {
+  it("reads SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS (default 50,000), at most x402's own ceiling of 5,000,000", () => {
     const env = { X402_PRICES: JSON.stringify({ 'eip155:31337': { execute: tokenPrice } }), FACILITATOR_PRIVATE_KEY: facilitator }
     assert.equal(parse(env).config?.solanaMaxPriorityFeeMicroLamports, 50_000)
     assert.equal(parse({ ...env, SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS: '0' }).config?.solanaMaxPriorityFeeMicroLamports, 0)

@@ -21,7 +21,9 @@ import { facilitatorSignerUnavailable } from '../signers/facilitatorSignerUnavai
 import { FacilitatorUnavailableError } from './facilitatorUnavailableError.ts'
 import { createSolanaFacilitatorSigner } from './createSolanaFacilitatorSigner.ts'
 import { ExactSvmScheme } from '@x402/svm/exact/facilitator'
-import { type SvmFeeLimits, svmFeeLimitsOf, svmFeeProblem } from './svmFeeLimits.ts'
+import { type SvmFeeLimits, svmFeeLimitsOf, svmFeeOf, svmFeeProblem } from './svmFeeLimits.ts'
+import { type OnFacilitatorSpend, type SentSettlement, createSettlementSpendWatch } from './createSettlementSpendWatch.ts'
+import { decodeTransactionFromPayload, getTokenPayerFromTransaction } from '@x402/svm'
 
 export type CreateFacilitatorClientParameters = {
   config: FacilitatorConfig
@@ -47,6 +49,14 @@ export type CreateFacilitatorClientParameters = {
    * Default: svmFeeLimitsOf() (20,000 units, 50,000 micro-lamports, 2 signatures).
    */
   svmFeeLimits?: SvmFeeLimits
+  /**
+   * Called after every settlement the in-process facilitator signed and sent, once its fee is on
+   * chain (failed ones included; a pending one when it lands): the composition root counts it
+   * against the payer's budget on the payment's network, a failure as the payer's revert.
+   */
+  onSpend?: OnFacilitatorSpend | undefined
+  /** How long a payer whose settlement failed on chain is refused further payments (default: an hour). */
+  failedSettlementWindowMs?: number | undefined
 }
 
 export type GatewayFacilitator = FacilitatorClient & {
@@ -68,6 +78,8 @@ export function createFacilitatorClient({
   timeoutMs = 30_000,
   settlementTimeoutMs = timeoutMs,
   svmFeeLimits = svmFeeLimitsOf(),
+  onSpend,
+  failedSettlementWindowMs,
 }: CreateFacilitatorClientParameters): GatewayFacilitator {
   const log = logger.child({ module: 'x402-facilitator' })
   if (config.kind === 'remote') {
@@ -85,11 +97,31 @@ export function createFacilitatorClient({
   // The scheme registered by hand, not with registerExactSvmScheme: that one sets no unit or
   // signature ceiling (the payer's compute budget is the facilitator's fee) and also registers
   // x402 v1's scheme, which has none at all; the gateway takes v2 payments only.
-  if (solana)
+  const evmClients = new Map<string, { getTransactionReceipt: (args: { hash: `0x${string}` }) => Promise<{ gasUsed: bigint; effectiveGasPrice: bigint; status: string }> }>()
+  const spendOf = async (network: string, sent: SentSettlement) => {
+    if (network.startsWith('solana:')) {
+      if (!solana || !sent.wire) return undefined
+      return solana.spendOf({ signature: sent.transaction, transaction: sent.wire, network, sendFailed: sent.error !== undefined })
+    }
+    const client = evmClients.get(network)
+    if (!client) return undefined
+    const receipt = await client.getTransactionReceipt({ hash: sent.transaction as `0x${string}` }).catch((err: unknown) => {
+      if ((err as Error).name === 'TransactionReceiptNotFoundError') return undefined
+      throw err
+    })
+    return receipt ? { fee: receipt.gasUsed * receipt.effectiveGasPrice, failed: receipt.status !== 'success' } : undefined
+  }
+  const watch = createSettlementSpendWatch({ onSpend, spendOf, failedSettlementWindowMs, logger: log })
+  if (solana) {
+    const signer = {
+      ...solana.signer,
+      sendTransaction: (transaction: string, network: string) => watch.sent(() => solana.signer.sendTransaction(transaction, network), { id: svmFeeOf(transaction)?.signature, wire: transaction }),
+    }
     facilitator.register(
       solanaNetworks.map(([network]) => network),
-      new ExactSvmScheme(solana.signer, undefined, svmFeeLimits),
+      new ExactSvmScheme(signer, undefined, svmFeeLimits),
     )
+  }
 
   // One account for every network, with a nonce manager: concurrent settlements from one key
   // otherwise collide on the account nonce (viem gives a nonce back when its signing fails).
@@ -104,8 +136,8 @@ export function createFacilitatorClient({
         address: account.address,
         readContract: (args) => client.readContract(args as never),
         verifyTypedData: (args) => client.verifyTypedData(args as never),
-        writeContract: (args) => client.writeContract(args as never),
-        sendTransaction: (args) => client.sendTransaction(args as never),
+        writeContract: (args) => watch.sent(() => client.writeContract(args as never)),
+        sendTransaction: (args) => watch.sent(() => client.sendTransaction(args as never)),
         // Past it, x402 answers settlement_pending (the transaction was sent): the resolver finishes it.
         waitForTransactionReceipt: (args) => client.waitForTransactionReceipt({ ...args, timeout: args.timeout ?? settlementTimeoutMs }),
         getCode: (args) => client.getCode(args),
@@ -113,6 +145,7 @@ export function createFacilitatorClient({
       { confirmationTimeoutMs: settlementTimeoutMs },
     )
     registerExactEvmScheme(facilitator, { signer, networks: network })
+    evmClients.set(network, client)
   }
   // The fee ceilings checked here too, before x402's scheme is asked at all: whatever path it takes
   // (a smart wallet's, a later version's), a payment asking more is refused unsigned.
@@ -122,18 +155,37 @@ export function createFacilitatorClient({
   }
   const local: FacilitatorClient = {
     async verify(payload, requirements) {
-      const problem = feeProblemOf(payload, requirements)
+      const problem = feeProblemOf(payload, requirements) ?? watch.refusalOf(requirements.network, payerOf(payload, requirements))
       if (problem) return { isValid: false, invalidReason: problem.reason, invalidMessage: problem.message }
       return facilitator.verify(payload, requirements)
     },
     async settle(payload, requirements) {
-      const problem = feeProblemOf(payload, requirements)
+      const payer = payerOf(payload, requirements)
+      const problem = feeProblemOf(payload, requirements) ?? watch.refusalOf(requirements.network, payer)
       if (problem) return { success: false, errorReason: problem.reason, errorMessage: problem.message, transaction: '', network: requirements.network }
-      return facilitator.settle(payload, requirements)
+      const { sent, result } = watch.watch(() => facilitator.settle(payload, requirements))
+      try {
+        return await result
+      } finally {
+        // Read from the chain before the answer goes: a failure refuses the payer's next payment at once.
+        if (sent.length > 0) await watch.settled({ network: requirements.network, payer, sent })
+      }
     },
     getSupported: async () => facilitator.getSupported() as Awaited<ReturnType<FacilitatorClient['getSupported']>>,
   }
   return { ...guard(local, log), ...(account ? { address: account.address } : {}), ...(solana ? { settlementIdOf: solana.settlementIdOf } : {}) }
+}
+
+/** Who pays: the EIP-3009 authorization's `from`, or the Solana transfer's authority; undefined when it cannot be read. */
+function payerOf(payload: PaymentPayload, requirements: PaymentRequirements): string | undefined {
+  const inner = payload.payload as { authorization?: { from?: unknown }; transaction?: unknown } | undefined
+  if (requirements.network.startsWith('eip155:')) return typeof inner?.authorization?.from === 'string' ? inner.authorization.from.toLowerCase() : undefined
+  if (typeof inner?.transaction !== 'string') return undefined
+  try {
+    return getTokenPayerFromTransaction(decodeTransactionFromPayload({ transaction: inner.transaction })) || undefined
+  } catch {
+    return undefined
+  }
 }
 
 /** The keys given in the configuration itself (the devnet's way); a key in a token or KMS must have been opened. */

@@ -8,13 +8,21 @@ import { type Address, type MessagePartialSigner, type SignatureBytes, createSol
 import { decodeTransactionFromPayload, toFacilitatorSvmSigner, TransactionOnchainFailureError, type FacilitatorSvmSigner } from '@x402/svm'
 import type { Ed25519Signer } from '../signers/ed25519Signer.ts'
 import { facilitatorSignerUnavailable } from '../signers/facilitatorSignerUnavailable.ts'
-import { type SvmFeeLimits, svmFeeProblem } from './svmFeeLimits.ts'
+import { type SvmFeeLimits, svmFeeOf, svmFeeProblem } from './svmFeeLimits.ts'
 
 export type SolanaFacilitatorSigner = {
   signer: FacilitatorSvmSigner
   /** The fee payer's address (base58). */
   address: string
   settlementIdOf(transaction: string): Promise<string | undefined>
+  /**
+   * What the fee payer paid for a settlement it signed and sent: the chain's `meta.fee` when the
+   * RPC has `getTransaction` (the devnet's has not: then the fee its message sets, which is what
+   * Solana charges), and whether it failed; undefined while it has not landed. A settlement whose
+   * sending threw (`sendFailed`) counts as landed and failed unless the chain says otherwise: x402
+   * sends with skipPreflight, so the fee payer may well have paid it.
+   */
+  spendOf(settlement: { signature: string; transaction: string; network: string; sendFailed: boolean }): Promise<{ fee: bigint; failed: boolean } | undefined>
 }
 
 /** How many recent signatures are kept: the settlement id signed before a reservation is the settlement's own signature. */
@@ -86,6 +94,23 @@ export function createSolanaFacilitatorSigner({
   return {
     signer,
     address,
+    async spendOf({ signature, transaction, network, sendFailed }) {
+      const rpc = rpcs[network]
+      if (!rpc) throw new Error(`no RPC for ${network}`)
+      const byMessage = svmFeeOf(transaction)?.lamports
+      try {
+        const found = await rpc.getTransaction(signature as Signature, { commitment: 'confirmed', encoding: 'base64', maxSupportedTransactionVersion: 0 }).send()
+        if (found?.meta) return { fee: BigInt(found.meta.fee), failed: found.meta.err !== null }
+      } catch (err) {
+        // Only a node without the method (the devnet's) falls back to the message's fee.
+        if ((err as { context?: { __code?: number } }).context?.__code !== -32601 && !/method not found/i.test(String((err as Error).message))) throw err
+      }
+      const { value } = await rpc.getSignatureStatuses([signature as Signature], { searchTransactionHistory: true }).send()
+      const status = value[0]
+      if (byMessage === undefined) return undefined
+      if (status && (status.confirmationStatus === 'confirmed' || status.confirmationStatus === 'finalized')) return { fee: byMessage, failed: status.err !== null }
+      return sendFailed ? { fee: byMessage, failed: true } : undefined
+    },
     async settlementIdOf(transaction) {
       if (svmFeeProblem(transaction, feeLimits)) return undefined
       let message: Uint8Array
