@@ -8,18 +8,28 @@ import { after, before, describe, it } from 'node:test'
 import {
   type Address,
   type Instruction,
+  type KeyPairSigner,
   appendTransactionMessageInstructions,
   createKeyPairSignerFromPrivateKeyBytes,
   createTransactionMessage,
+  generateKeyPairSigner,
   getBase64EncodedWireTransaction,
+  lamports,
   partiallySignTransactionMessageWithSigners,
   pipe,
   setTransactionMessageFeePayer,
+  setTransactionMessageFeePayerSigner,
   setTransactionMessageLifetimeUsingBlockhash,
+  signTransactionMessageWithSigners,
 } from '@solana/kit'
-import { TOKEN_PROGRAM_ADDRESS, findAssociatedTokenPda, getTransferCheckedInstruction } from '@solana-program/token'
+import { TOKEN_PROGRAM_ADDRESS, findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstruction, getTransferCheckedInstruction } from '@solana-program/token'
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http'
-import type { PaymentPayload, PaymentRequired } from '@x402/core/types'
+import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types'
+import { solanaClusterNetworks } from '../../src/config/paymentsConfig.ts'
+import { createLogger } from '../../src/logging/createLogger.ts'
+import { createFacilitatorClient } from '../../src/payments/createFacilitatorClient.ts'
+import type { FacilitatorSpend } from '../../src/payments/createSettlementSpendWatch.ts'
+import { createLocalEd25519Signer } from '../../src/signers/createLocalEd25519Signer.ts'
 import { type SolanaDevnet, startSolanaDevnet } from '../../src/chains/solana/devnet/startSolanaDevnet.ts'
 import { defaultSolanaMaxPriorityFeeMicroLamports, maxSvmFeeLamports, svmFeeLimitsOf, svmMaxComputeUnits, svmPaymentComputeUnits } from '../../src/payments/svmFeeLimits.ts'
 import { signedSolanaIntent, solanaPayingClient, startSolanaPaidGateway } from '../support/solanaPayments.ts'
@@ -42,8 +52,15 @@ function computeBudget(units: number, microLamports: bigint): Instruction[] {
   ]
 }
 
+let devnet: SolanaDevnet
+before(async () => {
+  devnet = await startSolanaDevnet()
+})
+after(async () => {
+  await devnet?.stop()
+})
+
 describe('the Solana facilitator pays only the fee it chose', () => {
-  let devnet: SolanaDevnet
   let gateway: TestGateway
   const execute = (body: unknown, headers: Record<string, string> = {}) => post(gateway.baseUrl, '/intents/execute', body, { 'x-chain-id': devnet.chainId, ...headers })
   const lamportsOf = async (address: string) => (await devnet.rpc.getBalance(address as Address).send()).value
@@ -54,12 +71,10 @@ describe('the Solana facilitator pays only the fee it chose', () => {
   })
 
   before(async () => {
-    devnet = await startSolanaDevnet()
     gateway = await startSolanaPaidGateway(devnet)
   })
   after(async () => {
     await gateway?.close()
-    await devnet?.stop()
   })
 
   async function offerFor(body: unknown): Promise<PaymentRequired> {
@@ -132,5 +147,136 @@ describe('the Solana facilitator pays only the fee it chose', () => {
     assert.equal(after.payer, before.payer - devnet.payment.amount)
     assert.equal(after.treasury, before.treasury + devnet.payment.amount)
     assert.equal(before.feePayer - after.feePayer, 11_000n, 'two signatures (10,000) and 20,000 units × 50,000 micro-lamports (1,000)')
+  })
+})
+
+describe("the facilitator's spend: told after each settlement it sent, failed ones included, and a payer whose settlement failed is refused", () => {
+  const network = solanaClusterNetworks.devnet
+  const logger = createLogger({ level: 'silent' })
+  const lamportsOf = async (address: string) => (await devnet.rpc.getBalance(address as Address).send()).value
+
+  const requirementsOf = (): PaymentRequirements => ({
+    scheme: 'exact',
+    network,
+    asset: devnet.payment.mint,
+    amount: devnet.payment.amount.toString(),
+    payTo: devnet.payment.payTo,
+    maxTimeoutSeconds: 300,
+    extra: { feePayer: devnet.payment.facilitator },
+  })
+  async function payment(requirements: PaymentRequirements): Promise<PaymentPayload> {
+    const { client } = await solanaPayingClient(devnet)
+    return client.createPaymentPayload({ x402Version: 2, resource: { url: 'http://127.0.0.1/intents/execute', description: '', mimeType: '' }, accepts: [requirements] })
+  }
+
+  /** Sends a transaction paid by a fresh funded account (not the facilitator), signed by `signers` too. */
+  async function send(instructions: Instruction[], feePayer: KeyPairSigner) {
+    const { value: blockhash } = await devnet.rpc.getLatestBlockhash().send()
+    const message = pipe(
+      createTransactionMessage({ version: 0 }),
+      (m) => setTransactionMessageFeePayerSigner(feePayer, m),
+      (m) => setTransactionMessageLifetimeUsingBlockhash(blockhash, m),
+      (m) => appendTransactionMessageInstructions(instructions, m),
+    )
+    const signed = await signTransactionMessageWithSigners(message)
+    await devnet.rpc.sendTransaction(getBase64EncodedWireTransaction(signed), { encoding: 'base64' }).send()
+  }
+
+  /** Moves all of the payer's DemoDollar to a stash account of `helper`'s, and back: what a payer racing its own settlement does. */
+  async function mover() {
+    const helper = await generateKeyPairSigner()
+    await devnet.rpc.requestAirdrop(helper.address, lamports(1_000_000_000n)).send()
+    const payer = await createKeyPairSignerFromPrivateKeyBytes(devnet.payment.payerSecretKey)
+    const [payerAta] = await findAssociatedTokenPda({ mint: devnet.payment.mint, owner: payer.address, tokenProgram: TOKEN_PROGRAM_ADDRESS })
+    const [stash] = await findAssociatedTokenPda({ mint: devnet.payment.mint, owner: helper.address, tokenProgram: TOKEN_PROGRAM_ADDRESS })
+    await send([getCreateAssociatedTokenIdempotentInstruction({ payer: helper, ata: stash, owner: helper.address, mint: devnet.payment.mint })], helper)
+    const transfer = async (from: Address, to: Address, authority: KeyPairSigner, amount: bigint) =>
+      send([getTransferCheckedInstruction({ source: from, mint: devnet.payment.mint, destination: to, authority, amount, decimals: devnet.payment.decimals })], helper)
+    return {
+      away: async () => transfer(payerAta, stash, payer, await devnet.payment.balanceOf(devnet.payment.payer)),
+      back: async () => transfer(stash, payerAta, helper, await devnet.payment.balanceOf(helper.address)),
+    }
+  }
+
+  it("tells the fee of a settlement read from the chain: the fee payer paid exactly it (10,001 lamports for x402's own payment)", async () => {
+    const spends: FacilitatorSpend[] = []
+    const facilitator = createFacilitatorClient({ config: devnet.payments.facilitator, rpcUrls: { [network]: devnet.rpcUrl }, logger, onSpend: (spend) => void spends.push(spend) })
+    const requirements = requirementsOf()
+    const payload = await payment(requirements)
+    const before = await lamportsOf(devnet.payment.facilitator)
+    assert.equal((await facilitator.verify(payload, requirements)).isValid, true)
+    assert.deepEqual(spends, [], 'verifying spends nothing')
+    const settled = await facilitator.settle(payload, requirements)
+    assert.equal(settled.success, true, JSON.stringify(settled))
+    const paid = before - (await lamportsOf(devnet.payment.facilitator))
+    assert.equal(paid, 10_001n)
+    assert.deepEqual(spends, [{ network, payer: devnet.payment.payer, fee: paid, failed: false, transaction: settled.transaction }])
+  })
+
+  it('a payer that moves its balance away between the last check and the send: the settlement fails, its fee is told as failed, and the payer is refused (unsigned) until the window ends', async () => {
+    const spends: FacilitatorSpend[] = []
+    const { away, back } = await mover()
+    const key = createLocalEd25519Signer(devnet.payment.facilitatorSecretKey.subarray(0, 32))
+    let signatures = 0
+    let race = false
+    // The payer's move lands while the facilitator signs: after x402's verification in settle, before the send.
+    const racing = {
+      ...key,
+      async sign(message: Uint8Array) {
+        signatures += 1
+        if (race) {
+          race = false
+          await away()
+        }
+        return key.sign(message)
+      },
+    }
+    const facilitator = createFacilitatorClient({
+      config: devnet.payments.facilitator,
+      signers: { solana: racing },
+      rpcUrls: { [network]: devnet.rpcUrl },
+      logger,
+      onSpend: (spend) => void spends.push(spend),
+      failedSettlementWindowMs: 1_500,
+    })
+    const requirements = requirementsOf()
+    const payload = await payment(requirements)
+    const before = {
+      feePayer: await lamportsOf(devnet.payment.facilitator),
+      payer: await devnet.payment.balanceOf(devnet.payment.payer),
+      treasury: await devnet.payment.balanceOf(devnet.payment.payTo),
+    }
+    assert.equal((await facilitator.verify(payload, requirements)).isValid, true)
+    race = true
+    const settled = await facilitator.settle(payload, requirements)
+    assert.equal(settled.success, false, JSON.stringify(settled))
+    await back()
+    const paid = before.feePayer - (await lamportsOf(devnet.payment.facilitator))
+    assert.equal(paid, 10_001n, 'the fee payer paid the failed settlement all the same')
+    assert.equal(await devnet.payment.balanceOf(devnet.payment.payTo), before.treasury, 'nothing was paid to pay-to')
+    assert.equal(await devnet.payment.balanceOf(devnet.payment.payer), before.payer, 'the payer kept its DemoDollar')
+    assert.equal(spends.length, 1)
+    assert.deepEqual({ ...spends[0], transaction: undefined }, { network, payer: devnet.payment.payer, fee: paid, failed: true, transaction: undefined })
+
+    // Its next payment is refused before anything is signed or sent; the fee payer pays nothing more.
+    const next = await payment(requirementsOf())
+    const signedBefore = signatures
+    const refused = await facilitator.verify(next, requirements)
+    assert.equal(refused.isValid, false)
+    assert.equal(refused.invalidReason, 'payer_settlement_failed_recently')
+    const refusedSettle = await facilitator.settle(next, requirements)
+    assert.equal(refusedSettle.success, false)
+    assert.equal(refusedSettle.errorReason, 'payer_settlement_failed_recently')
+    assert.equal(signatures, signedBefore, 'nothing signed')
+    assert.equal(before.feePayer - (await lamportsOf(devnet.payment.facilitator)), paid, 'nothing more paid')
+    assert.equal(spends.length, 1)
+
+    // Once the window is over, it pays again.
+    await new Promise((resolve) => setTimeout(resolve, 1_600))
+    assert.equal((await facilitator.verify(next, requirements)).isValid, true)
+    const settledLater = await facilitator.settle(next, requirements)
+    assert.equal(settledLater.success, true, JSON.stringify(settledLater))
+    assert.equal(await devnet.payment.balanceOf(devnet.payment.payer), before.payer - devnet.payment.amount)
+    assert.deepEqual(spends[1], { network, payer: devnet.payment.payer, fee: 10_001n, failed: false, transaction: settledLater.transaction })
   })
 })
