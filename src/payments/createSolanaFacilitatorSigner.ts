@@ -16,11 +16,11 @@ export type SolanaFacilitatorSigner = {
   address: string
   settlementIdOf(transaction: string): Promise<string | undefined>
   /**
-   * What the fee payer paid for a settlement it signed and sent: the chain's `meta.fee` when the
-   * RPC has `getTransaction` (the devnet's has not: then the fee its message sets, which is what
-   * Solana charges), and whether it failed; undefined while it has not landed. A settlement whose
-   * sending threw (`sendFailed`) counts as landed and failed unless the chain says otherwise: x402
-   * sends with skipPreflight, so the fee payer may well have paid it.
+   * What the fee payer paid for a settlement it signed and sent, and whether it failed: the
+   * chain's `meta.fee` (undefined while the transaction is not found). A node without
+   * `getTransaction` (the devnet's) is asked its status and the fee is the one the message sets,
+   * which is what Solana charges; there a settlement whose sending threw counts as landed and
+   * failed (the devnet runs it on send and charges its fee; it keeps no failed signature).
    */
   spendOf(settlement: { signature: string; transaction: string; network: string; sendFailed: boolean }): Promise<{ fee: bigint; failed: boolean } | undefined>
 }
@@ -100,7 +100,8 @@ export function createSolanaFacilitatorSigner({
       const byMessage = svmFeeOf(transaction)?.lamports
       try {
         const found = await rpc.getTransaction(signature as Signature, { commitment: 'confirmed', encoding: 'base64', maxSupportedTransactionVersion: 0 }).send()
-        if (found?.meta) return { fee: BigInt(found.meta.fee), failed: found.meta.err !== null }
+        // Not there (yet): looked for again until it lands or the wait ends, a send that threw included.
+        return found?.meta ? { fee: BigInt(found.meta.fee), failed: found.meta.err !== null } : undefined
       } catch (err) {
         // Only a node without the method (the devnet's) falls back to the message's fee.
         if ((err as { context?: { __code?: number } }).context?.__code !== -32601 && !/method not found/i.test(String((err as Error).message))) throw err
