@@ -57,6 +57,8 @@ export type CreateFacilitatorClientParameters = {
   onSpend?: OnFacilitatorSpend | undefined
   /** How long a payer whose settlement failed on chain is refused further payments (default: an hour). */
   failedSettlementWindowMs?: number | undefined
+  /** How many of one payer's settlements may be under way at once (default 4): what it can make fail at once. */
+  maxSettlementsInFlightPerPayer?: number | undefined
 }
 
 export type GatewayFacilitator = FacilitatorClient & {
@@ -80,6 +82,7 @@ export function createFacilitatorClient({
   svmFeeLimits = svmFeeLimitsOf(),
   onSpend,
   failedSettlementWindowMs,
+  maxSettlementsInFlightPerPayer,
 }: CreateFacilitatorClientParameters): GatewayFacilitator {
   const log = logger.child({ module: 'x402-facilitator' })
   if (config.kind === 'remote') {
@@ -111,7 +114,7 @@ export function createFacilitatorClient({
     })
     return receipt ? { fee: receipt.gasUsed * receipt.effectiveGasPrice, failed: receipt.status !== 'success' } : undefined
   }
-  const watch = createSettlementSpendWatch({ onSpend, spendOf, failedSettlementWindowMs, logger: log })
+  const watch = createSettlementSpendWatch({ onSpend, spendOf, failedSettlementWindowMs, maxInFlightPerPayer: maxSettlementsInFlightPerPayer, logger: log })
   if (solana) {
     const signer = {
       ...solana.signer,
@@ -161,14 +164,19 @@ export function createFacilitatorClient({
     },
     async settle(payload, requirements) {
       const payer = payerOf(payload, requirements)
-      const problem = feeProblemOf(payload, requirements) ?? watch.refusalOf(requirements.network, payer)
-      if (problem) return { success: false, errorReason: problem.reason, errorMessage: problem.message, transaction: '', network: requirements.network }
+      const feeProblem = feeProblemOf(payload, requirements)
+      const held = feeProblem ? { refused: feeProblem } : watch.begin(requirements.network, payer)
+      if ('refused' in held) return { success: false, errorReason: held.refused.reason, errorMessage: held.refused.message, transaction: '', network: requirements.network }
       const { sent, result } = watch.watch(() => facilitator.settle(payload, requirements))
       try {
         return await result
       } finally {
         // Read from the chain before the answer goes: a failure refuses the payer's next payment at once.
-        if (sent.length > 0) await watch.settled({ network: requirements.network, payer, sent })
+        try {
+          if (sent.length > 0) await watch.settled({ network: requirements.network, payer, sent })
+        } finally {
+          held.release()
+        }
       }
     },
     getSupported: async () => facilitator.getSupported() as Awaited<ReturnType<FacilitatorClient['getSupported']>>,

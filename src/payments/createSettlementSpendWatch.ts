@@ -4,8 +4,9 @@
 // budget and a failure as the payer's revert). A payer whose settlement failed on chain after the
 // facilitator's last check (it moved its balance away, closed its token account, used its
 // authorization itself) made the facilitator pay for nothing: its further payments are refused for
-// the window, so that each payer costs the facilitator at most one failed settlement's fee per
-// window and process.
+// the window; and at most `maxInFlightPerPayer` of one payer's settlements are under way at once,
+// so that each payer costs the facilitator at most that many failed settlements' fees per window
+// and process (the ones already under way when the first failure is known).
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type { Logger } from 'pino'
 
@@ -28,6 +29,7 @@ export type OnFacilitatorSpend = (spend: FacilitatorSpend) => Promise<void> | vo
 export type SentSettlement = { transaction: string; wire?: string | undefined; error?: unknown }
 
 export const payerSettlementFailedReason = 'payer_settlement_failed_recently'
+export const payerSettlementsInFlightReason = 'payer_settlements_in_flight'
 
 export type SettlementSpendWatch = ReturnType<typeof createSettlementSpendWatch>
 
@@ -37,6 +39,7 @@ export function createSettlementSpendWatch({
   failedSettlementWindowMs = 3_600_000,
   pendingWaitMs = 300_000,
   pollMs = 1_000,
+  maxInFlightPerPayer = 4,
   logger,
 }: {
   onSpend?: OnFacilitatorSpend | undefined
@@ -47,11 +50,15 @@ export function createSettlementSpendWatch({
   /** How long a pending settlement's spend is looked for before it is given up (logged). */
   pendingWaitMs?: number
   pollMs?: number
+  /** How many of one payer's settlements may be under way at once (default 4). */
+  maxInFlightPerPayer?: number | undefined
   logger: Logger
 }) {
   const sending = new AsyncLocalStorage<SentSettlement[]>()
   /** When each (network, payer) last had a settlement fail on chain. */
   const failedAt = new Map<string, number>()
+  /** How many settlements of each (network, payer) are under way. */
+  const inFlight = new Map<string, number>()
   const keyOf = (network: string, payer: string) => `${network}|${payer.startsWith('0x') ? payer.toLowerCase() : payer}`
 
   const record = async (network: string, payer: string, sent: SentSettlement, spend: { fee: bigint; failed: boolean }) => {
@@ -123,10 +130,30 @@ export function createSettlementSpendWatch({
         else watchPending(network, payer, one)
       }
     },
+    /** Holds one of the payer's settlement places until `release` is called, or says why it is refused. */
+    begin(network: string, payer: string | undefined): { release: () => void } | { refused: { reason: string; message: string } } {
+      const refused = this.refusalOf(network, payer)
+      if (refused || !payer) return refused ? { refused } : { release: () => {} }
+      const key = keyOf(network, payer)
+      inFlight.set(key, (inFlight.get(key) ?? 0) + 1)
+      let released = false
+      return {
+        release: () => {
+          if (released) return
+          released = true
+          const left = (inFlight.get(key) ?? 1) - 1
+          if (left > 0) inFlight.set(key, left)
+          else inFlight.delete(key)
+        },
+      }
+    },
     /** Why this payer's payments are refused now, or undefined. */
     refusalOf(network: string, payer: string | undefined): { reason: string; message: string } | undefined {
       if (!payer) return undefined
-      const at = failedAt.get(keyOf(network, payer))
+      const key = keyOf(network, payer)
+      if ((inFlight.get(key) ?? 0) >= maxInFlightPerPayer)
+        return { reason: payerSettlementsInFlightReason, message: `${maxInFlightPerPayer} settlements of this payer's are under way; pay again once one has finished` }
+      const at = failedAt.get(key)
       if (at === undefined) return undefined
       const left = failedSettlementWindowMs - (Date.now() - at)
       if (left <= 0) return undefined

@@ -279,4 +279,45 @@ describe("the facilitator's spend: told after each settlement it sent, failed on
     assert.equal(await devnet.payment.balanceOf(devnet.payment.payer), before.payer - devnet.payment.amount)
     assert.deepEqual(spends[1], { network, payer: devnet.payment.payer, fee: 10_001n, failed: false, transaction: settledLater.transaction })
   })
+
+  it("holds at most 4 of one payer's settlements under way: a fifth is refused unsigned (what a payer could make fail at once is bounded)", async () => {
+    const spends: FacilitatorSpend[] = []
+    const key = createLocalEd25519Signer(devnet.payment.facilitatorSecretKey.subarray(0, 32))
+    let open!: () => void
+    const gate = new Promise<void>((resolve) => {
+      open = resolve
+    })
+    let signing = 0
+    // The settlements wait at the fee payer's signature until the fifth has been answered.
+    const slow = {
+      ...key,
+      async sign(message: Uint8Array) {
+        signing += 1
+        await gate
+        return key.sign(message)
+      },
+    }
+    const facilitator = createFacilitatorClient({ config: devnet.payments.facilitator, signers: { solana: slow }, rpcUrls: { [network]: devnet.rpcUrl }, logger, onSpend: (s) => void spends.push(s) })
+    const requirements = requirementsOf()
+    const payloads = await Promise.all([1, 2, 3, 4, 5].map(() => payment(requirements)))
+    const before = { feePayer: await lamportsOf(devnet.payment.facilitator), payer: await devnet.payment.balanceOf(devnet.payment.payer) }
+    const first = payloads.slice(0, 4).map((p) => facilitator.settle(p, requirements))
+    while (signing < 4) await new Promise((resolve) => setTimeout(resolve, 20))
+    assert.equal((await facilitator.verify(payloads[4]!, requirements)).invalidReason, 'payer_settlements_in_flight')
+    const fifth = await facilitator.settle(payloads[4]!, requirements)
+    assert.equal(fifth.success, false)
+    assert.equal(fifth.errorReason, 'payer_settlements_in_flight')
+    assert.equal(signing, 4, 'the fifth was not signed')
+    open()
+    const settled = await Promise.all(first)
+    assert.deepEqual(
+      settled.map((s) => s.success),
+      [true, true, true, true],
+    )
+    assert.equal(before.feePayer - (await lamportsOf(devnet.payment.facilitator)), 4n * 10_001n)
+    assert.equal(before.payer - (await devnet.payment.balanceOf(devnet.payment.payer)), 4n * devnet.payment.amount)
+    assert.equal(spends.length, 4)
+    // Once they are done, the payer pays again.
+    assert.equal((await facilitator.verify(payloads[4]!, requirements)).isValid, true)
+  })
 })
