@@ -28,10 +28,13 @@ import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402
 import { solanaClusterNetworks } from '../../src/config/paymentsConfig.ts'
 import { createLogger } from '../../src/logging/createLogger.ts'
 import { createFacilitatorClient } from '../../src/payments/createFacilitatorClient.ts'
+import { startPayments } from '../../src/payments/startPayments.ts'
+import { openJournal } from '../../src/store/sqlite/openJournal.ts'
 import type { FacilitatorSpend } from '../../src/payments/createSettlementSpendWatch.ts'
 import { createLocalEd25519Signer } from '../../src/signers/createLocalEd25519Signer.ts'
 import { type SolanaDevnet, startSolanaDevnet } from '../../src/chains/solana/devnet/startSolanaDevnet.ts'
 import { defaultSolanaMaxPriorityFeeMicroLamports, maxSvmFeeLamports, svmFeeLimitsOf, svmMaxComputeUnits, svmPaymentComputeUnits } from '../../src/payments/svmFeeLimits.ts'
+import { startRpcHoldProxy } from '../support/rpcHoldProxy.ts'
 import { signedSolanaIntent, solanaPayingClient, startSolanaPaidGateway } from '../support/solanaPayments.ts'
 import { post, type TestGateway } from '../support/testGateway.ts'
 
@@ -319,5 +322,78 @@ describe("the facilitator's spend: told after each settlement it sent, failed on
     assert.equal(spends.length, 4)
     // Once they are done, the payer pays again.
     assert.equal((await facilitator.verify(payloads[4]!, requirements)).isValid, true)
+  })
+
+  it('startPayments tells each spend with the gateway chain it was settled on, and a payer whose settlement failed is answered 402 payer_settlement_failed_recently, nothing signed or paid', async () => {
+    const spends: (FacilitatorSpend & { chainId: string })[] = []
+    const { away, back } = await mover()
+    const key = createLocalEd25519Signer(devnet.payment.facilitatorSecretKey.subarray(0, 32))
+    let signatures = 0
+    const counting = {
+      ...key,
+      sign(message: Uint8Array) {
+        signatures += 1
+        return key.sign(message)
+      },
+    }
+    // The facilitator's node holds its broadcast: the payer empties its account in between.
+    const proxy = await startRpcHoldProxy(devnet.rpcUrl)
+    const journal = openJournal({ path: ':memory:' })
+    const payments = await startPayments({
+      config: devnet.payments,
+      facilitatorSigners: { solana: counting, keys: [] },
+      rpcUrls: new Map([[devnet.chainId, proxy.url]]),
+      journal,
+      rpcTimeoutMs: 2_000,
+      logger,
+      onFacilitatorSpend: (spend) => void spends.push(spend),
+    })
+    try {
+      const admit = async () => {
+        const { intentHash } = signedSolanaIntent(devnet)
+        const request = { route: 'execute' as const, chainId: devnet.chainId, intentHash, resourceUrl: 'http://127.0.0.1/intents/execute', paymentSignature: undefined }
+        const unpaid = await payments.admit(request)
+        assert.equal(unpaid.kind, 'payment-required')
+        const { client } = await solanaPayingClient(devnet)
+        const payload = await client.createPaymentPayload((unpaid as { paymentRequired: PaymentRequired }).paymentRequired)
+        return payments.admit({ ...request, paymentSignature: encodePaymentSignatureHeader(payload) })
+      }
+      const feePayerBefore = await lamportsOf(devnet.payment.facilitator)
+      const paid = await admit()
+      assert.equal(paid.kind, 'admitted')
+      if (paid.kind !== 'admitted') return
+      assert.equal((await paid.ticket.settle()).ok, true)
+      await paid.ticket.finish({ httpStatus: 200 })
+      assert.deepEqual({ ...spends[0], transaction: undefined }, { chainId: devnet.chainId, network, payer: devnet.payment.payer, fee: 10_001n, failed: false, transaction: undefined })
+      assert.equal(feePayerBefore - (await lamportsOf(devnet.payment.facilitator)), 10_001n)
+
+      const raced = await admit()
+      assert.equal(raced.kind, 'admitted')
+      if (raced.kind !== 'admitted') return
+      proxy.holdSends(true)
+      const settling = raced.ticket.settle()
+      while (proxy.heldSends() === 0) await new Promise((resolve) => setTimeout(resolve, 10))
+      await away()
+      proxy.holdSends(false)
+      await proxy.flushSends()
+      const failed = await settling
+      await back()
+      assert.equal(failed.ok, false, JSON.stringify(failed))
+      await raced.ticket.fail()
+      assert.equal(spends.length, 2)
+      assert.deepEqual({ ...spends[1], transaction: undefined }, { chainId: devnet.chainId, network, payer: devnet.payment.payer, fee: 10_001n, failed: true, transaction: undefined })
+      assert.equal(feePayerBefore - (await lamportsOf(devnet.payment.facilitator)), 20_002n)
+
+      const signedBefore = signatures
+      const refused = await admit()
+      assert.equal(refused.kind, 'payment-required')
+      assert.equal((refused as { paymentRequired: PaymentRequired }).paymentRequired.error, 'payer_settlement_failed_recently')
+      assert.equal(signatures, signedBefore, 'nothing signed, not even the settlement id')
+      assert.equal(feePayerBefore - (await lamportsOf(devnet.payment.facilitator)), 20_002n, 'nothing more paid')
+    } finally {
+      await payments.close()
+      await journal.close()
+      await proxy.close()
+    }
   })
 })
