@@ -21,6 +21,7 @@ import { facilitatorSignerUnavailable } from '../signers/facilitatorSignerUnavai
 import { FacilitatorUnavailableError } from './facilitatorUnavailableError.ts'
 import { createSolanaFacilitatorSigner } from './createSolanaFacilitatorSigner.ts'
 import { ExactSvmScheme } from '@x402/svm/exact/facilitator'
+import { defaultEvmMaxSettlementGas } from './evmSettlementGas.ts'
 import { type SvmFeeLimits, svmFeeLimitsOf, svmFeeOf, svmFeeProblem } from './svmFeeLimits.ts'
 import { type OnFacilitatorSpend, type SentSettlement, createSettlementSpendWatch } from './createSettlementSpendWatch.ts'
 import { decodeTransactionFromPayload, getTokenPayerFromTransaction } from '@x402/svm'
@@ -59,6 +60,8 @@ export type CreateFacilitatorClientParameters = {
   failedSettlementWindowMs?: number | undefined
   /** How many of one payer's settlements may be under way at once (default 4): what it can make fail at once. */
   maxSettlementsInFlightPerPayer?: number | undefined
+  /** The most gas an EVM settlement may be estimated at before it is sent (default 200,000: evmSettlementGas.ts). */
+  evmMaxSettlementGas?: bigint | undefined
 }
 
 export type GatewayFacilitator = FacilitatorClient & {
@@ -83,6 +86,7 @@ export function createFacilitatorClient({
   onSpend,
   failedSettlementWindowMs,
   maxSettlementsInFlightPerPayer,
+  evmMaxSettlementGas = defaultEvmMaxSettlementGas,
 }: CreateFacilitatorClientParameters): GatewayFacilitator {
   const log = logger.child({ module: 'x402-facilitator' })
   if (config.kind === 'remote') {
@@ -139,8 +143,19 @@ export function createFacilitatorClient({
         address: account.address,
         readContract: (args) => client.readContract(args as never),
         verifyTypedData: (args) => client.verifyTypedData(args as never),
-        writeContract: (args) => watch.sent(() => client.writeContract(args as never)),
-        sendTransaction: (args) => watch.sent(() => client.sendTransaction(args as never)),
+        // Estimated first: above the ceiling nothing is sent (x402 answers a failed settlement, no fee paid).
+        writeContract: (args) =>
+          watch.sent(async () => {
+            const gas = await client.estimateContractGas(args as never)
+            if (gas > evmMaxSettlementGas) throw new Error(`the settlement would take ${gas} gas, more than the ${evmMaxSettlementGas} allowed; not sent`)
+            return client.writeContract({ ...(args as object), gas } as never)
+          }),
+        sendTransaction: (args) =>
+          watch.sent(async () => {
+            const gas = await client.estimateGas(args as never)
+            if (gas > evmMaxSettlementGas) throw new Error(`the transaction would take ${gas} gas, more than the ${evmMaxSettlementGas} allowed; not sent`)
+            return client.sendTransaction({ ...(args as object), gas } as never)
+          }),
         // Past it, x402 answers settlement_pending (the transaction was sent): the resolver finishes it.
         waitForTransactionReceipt: (args) => client.waitForTransactionReceipt({ ...args, timeout: args.timeout ?? settlementTimeoutMs }),
         getCode: (args) => client.getCode(args),

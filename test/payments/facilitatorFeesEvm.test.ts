@@ -13,6 +13,7 @@ import { demoDollarArtifact } from '../../src/contracts/demoDollarArtifact.ts'
 import { createLogger } from '../../src/logging/createLogger.ts'
 import { createFacilitatorClient } from '../../src/payments/createFacilitatorClient.ts'
 import type { FacilitatorSpend } from '../../src/payments/createSettlementSpendWatch.ts'
+import { evmSettlementGasMeasured } from '../../src/payments/evmSettlementGas.ts'
 import { payingClient, price } from '../support/paymentsWorld.ts'
 
 describe("the EVM facilitator's spend", () => {
@@ -64,6 +65,7 @@ describe("the EVM facilitator's spend", () => {
     const receipt = await publicClient().getTransactionReceipt({ hash: settled.transaction as Hex })
     assert.ok(paid > 0n)
     assert.equal(paid, receipt.gasUsed * receipt.effectiveGasPrice)
+    assert.equal(receipt.gasUsed, evmSettlementGasMeasured, 'the number written down in evmSettlementGas.ts')
     assert.deepEqual(spends, [{ network, payer: payer.toLowerCase(), fee: paid, failed: false, transaction: settled.transaction }])
   })
 
@@ -136,5 +138,27 @@ describe("the EVM facilitator's spend", () => {
     assert.equal(await dollarsOf(payer), before.payer - 2n * price)
     assert.equal(spends.length, 2)
     assert.equal(spends[1]!.failed, false)
+  })
+
+  it('sends no settlement estimated above the gas ceiling (a contract payer writes what its signature check costs): a failed settlement, nothing sent or paid', async () => {
+    const spends: FacilitatorSpend[] = []
+    const facilitator = createFacilitatorClient({
+      config: { kind: 'local', privateKey: devnetAccounts.facilitator },
+      rpcUrls: { [network]: devnet.anvil.rpcUrl },
+      logger,
+      onSpend: (s) => void spends.push(s),
+      evmMaxSettlementGas: 30_000n,
+    })
+    const requirements = requirementsOf()
+    const payload = await paymentFor(requirements)
+    const before = { wei: await weiOf(facilitatorAccount.address), payer: await dollarsOf(payer), nonce: await publicClient().getTransactionCount({ address: facilitatorAccount.address }) }
+    const settled = await facilitator.settle(payload, requirements)
+    assert.equal(settled.success, false)
+    assert.equal(settled.transaction, '')
+    assert.match(settled.errorMessage ?? '', /more than the 30000 allowed; not sent/)
+    assert.equal(await weiOf(facilitatorAccount.address), before.wei, 'no gas paid')
+    assert.equal(await dollarsOf(payer), before.payer, 'nothing charged')
+    assert.equal(await publicClient().getTransactionCount({ address: facilitatorAccount.address }), before.nonce, 'nothing sent')
+    assert.deepEqual(spends, [])
   })
 })
