@@ -58,7 +58,7 @@ export type CreateFacilitatorClientParameters = {
   onSpend?: OnFacilitatorSpend | undefined
   /** How long a payer whose settlement failed on chain is refused further payments (default: an hour). */
   failedSettlementWindowMs?: number | undefined
-  /** How many of one payer's settlements may be under way at once (default 4): what it can make fail at once. */
+  /** How many of one payer's Solana settlements may be under way at once (default 4): what it can make fail at once. */
   maxSettlementsInFlightPerPayer?: number | undefined
   /** The most gas an EVM settlement may be estimated at before it is sent (default 200,000: evmSettlementGas.ts). */
   evmMaxSettlementGas?: bigint | undefined

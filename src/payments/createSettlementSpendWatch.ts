@@ -4,9 +4,12 @@
 // budget and a failure as the payer's revert). A payer whose settlement failed on chain after the
 // facilitator's last check (it moved its balance away, closed its token account, used its
 // authorization itself) made the facilitator pay for nothing: its further payments are refused for
-// the window; and at most `maxInFlightPerPayer` of one payer's settlements are under way at once,
-// so that each payer costs the facilitator at most that many failed settlements' fees per window
-// and process (the ones already under way when the first failure is known).
+// the window. On Solana, at most `maxInFlightPerPayer` of one payer's settlements are under way at
+// once: x402 sends them with skipPreflight, so concurrent payments that each verified against the
+// same balance would all be sent and all but the first fail, each at the fee payer's cost; the cap
+// bounds what one payer makes fail before its first failure is known. (On EVM a settlement is
+// estimated before it is sent: one whose balance or authorization is gone is not sent, and costs
+// nothing; its concurrent payments are not capped.)
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type { Logger } from 'pino'
 
@@ -50,7 +53,7 @@ export function createSettlementSpendWatch({
   /** How long a pending settlement's spend is looked for before it is given up (logged). */
   pendingWaitMs?: number
   pollMs?: number
-  /** How many of one payer's settlements may be under way at once (default 4). */
+  /** How many of one payer's Solana settlements may be under way at once (default 4). */
   maxInFlightPerPayer?: number | undefined
   logger: Logger
 }) {
@@ -151,7 +154,7 @@ export function createSettlementSpendWatch({
     refusalOf(network: string, payer: string | undefined): { reason: string; message: string } | undefined {
       if (!payer) return undefined
       const key = keyOf(network, payer)
-      if ((inFlight.get(key) ?? 0) >= maxInFlightPerPayer)
+      if (network.startsWith('solana:') && (inFlight.get(key) ?? 0) >= maxInFlightPerPayer)
         return { reason: payerSettlementsInFlightReason, message: `${maxInFlightPerPayer} settlements of this payer's are under way; pay again once one has finished` }
       const at = failedAt.get(key)
       if (at === undefined) return undefined
