@@ -24,9 +24,10 @@ export const svmMaxComputeUnits = Math.max(2 * svmPaymentComputeUnits, 20_000)
 
 /**
  * Default SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS: 50,000 micro-lamports per unit, x402's own
- * default for smart-wallet payments and a "high" priority on mainnet outside congestion. With the
- * 20,000-unit ceiling the priority fee is at most 1,000 lamports, a tenth of the two signatures'
- * 10,000; x402's client bids 1 (a priority fee of 1 lamport).
+ * ceiling for smart-wallet payments (its smartWalletMaxPriorityFeeMicroLamports default), and
+ * room for a wallet that bids to land faster. With the 20,000-unit ceiling the priority fee is at
+ * most 1,000 lamports, a tenth of the two signatures' 10,000, so a payment costs the fee payer at
+ * most 11,000 lamports; x402's own client bids 1 (a priority fee of 1 lamport: 10,001 in all).
  */
 export const defaultSolanaMaxPriorityFeeMicroLamports = 50_000
 
