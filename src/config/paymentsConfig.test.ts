@@ -37,7 +37,17 @@ describe('parsePaymentsConfig', () => {
       },
       priceApiKeyClients: true,
       facilitator: { kind: 'local', privateKey: facilitator },
+      solanaMaxPriorityFeeMicroLamports: 50_000,
     })
+  })
+
+  it("reads SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS (default 50,000), at most x402's own ceiling of 5,000,000", () => {
+    const env = { X402_PRICES: JSON.stringify({ 'eip155:31337': { execute: tokenPrice } }), FACILITATOR_PRIVATE_KEY: facilitator }
+    assert.equal(parse(env).config?.solanaMaxPriorityFeeMicroLamports, 50_000)
+    assert.equal(parse({ ...env, SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS: '0' }).config?.solanaMaxPriorityFeeMicroLamports, 0)
+    assert.equal(parse({ ...env, SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS: '1000' }).config?.solanaMaxPriorityFeeMicroLamports, 1000)
+    assert.deepEqual(parse({ ...env, SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS: '5000001' }).problems, ['SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS: "5000001" is not an integer between 0 and 5000000'])
+    assert.deepEqual(parse({ ...env, SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS: '-1' }).problems, ['SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS: "-1" is not an integer between 0 and 5000000'])
   })
 
   it('takes a remote facilitator by URL', () => {

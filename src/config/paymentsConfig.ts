@@ -3,6 +3,8 @@
 // paid on an EVM network (x402's exact EVM scheme, an EIP-3009 token) or a Solana one (the exact
 // SVM scheme, an SPL token): the network's family decides, whatever runtime the priced chain is.
 import { readBoolean } from './readBoolean.ts'
+import { readInteger } from './readInteger.ts'
+import { defaultSolanaMaxPriorityFeeMicroLamports } from '../payments/svmFeeLimits.ts'
 import { getDefaultAsset } from '@x402/evm'
 import { getBase58Encoder } from '@solana/kit'
 import { createHash } from 'node:crypto'
@@ -63,6 +65,12 @@ export type PaymentsConfig = {
   /** PRICE_API_KEY_CLIENTS: whether a request with a valid API key pays too (default: no). */
   priceApiKeyClients: boolean
   facilitator: FacilitatorConfig
+  /**
+   * SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS: the highest compute unit price (micro-lamports per unit)
+   * a Solana payment may set, the in-process facilitator paying it as fee payer; above it the
+   * payment is refused before anything is signed. Default 50,000 (payments/svmFeeLimits.ts says why).
+   */
+  solanaMaxPriorityFeeMicroLamports?: number | undefined
 }
 
 export type Env = Record<string, string | undefined>
@@ -71,8 +79,8 @@ const routes: readonly PricedRoute[] = ['execute', 'validate']
 const defaultMaxTimeoutSeconds = 300
 
 /**
- * Reads X402_PRICES, PRICE_API_KEY_CLIENTS, FACILITATOR_PRIVATE_KEY, FACILITATOR_SOLANA_PRIVATE_KEY
- * and FACILITATOR_URL; `facilitatorKeys` are the facilitator's keys held in a token or KMS
+ * Reads X402_PRICES, PRICE_API_KEY_CLIENTS, FACILITATOR_PRIVATE_KEY, FACILITATOR_SOLANA_PRIVATE_KEY,
+ * SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS and FACILITATOR_URL; `facilitatorKeys` are the facilitator's keys held in a token or KMS
  * (signersConfig, which reads and checks their settings). Returns
  * undefined when no price is configured (payments off); pushes every problem onto `problems`.
  *
@@ -184,8 +192,10 @@ export function parsePaymentsConfig(
       'X402_PRICES: prices need a facilitator: set FACILITATOR_PRIVATE_KEY and/or FACILITATOR_SOLANA_PRIVATE_KEY (in-process; or their keys in a token or KMS: FACILITATOR_PKCS11_KEY_LABEL, FACILITATOR_KMS_KEY_ID, FACILITATOR_SOLANA_PKCS11_KEY_LABEL, FACILITATOR_SOLANA_KMS_KEY_ID) or FACILITATOR_URL (remote)',
     )
   }
+  // x402's SVM scheme refuses any price above 5,000,000 itself.
+  const solanaMaxPriorityFeeMicroLamports = readInteger(env, 'SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS', { min: 0, max: 5_000_000, fallback: defaultSolanaMaxPriorityFeeMicroLamports }, problems)
   if (!prices || Object.keys(prices).length === 0 || !facilitator) return undefined
-  return { prices, priceApiKeyClients, facilitator }
+  return { prices, priceApiKeyClients, facilitator, solanaMaxPriorityFeeMicroLamports }
 }
 
 function readPrices(raw: string | undefined, chainIds: readonly string[] | undefined, production: boolean, problems: string[]): PaymentsConfig['prices'] | undefined {

@@ -7,7 +7,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { x402Facilitator } from '@x402/core/facilitator'
 import { HTTPFacilitatorClient, type FacilitatorClient } from '@x402/core/server'
-import { SettleError, VerifyError, type Network } from '@x402/core/types'
+import { SettleError, VerifyError, type Network, type PaymentPayload, type PaymentRequirements } from '@x402/core/types'
 import { toFacilitatorEvmSigner } from '@x402/evm'
 import { registerExactEvmScheme } from '@x402/evm/exact/facilitator'
 import type { Logger } from 'pino'
@@ -20,7 +20,11 @@ import type { Ed25519Signer } from '../signers/ed25519Signer.ts'
 import { facilitatorSignerUnavailable } from '../signers/facilitatorSignerUnavailable.ts'
 import { FacilitatorUnavailableError } from './facilitatorUnavailableError.ts'
 import { createSolanaFacilitatorSigner } from './createSolanaFacilitatorSigner.ts'
-import { registerExactSvmScheme } from '@x402/svm/exact/facilitator'
+import { ExactSvmScheme } from '@x402/svm/exact/facilitator'
+import { defaultEvmMaxSettlementGas } from './evmSettlementGas.ts'
+import { type SvmFeeLimits, svmFeeLimitsOf, svmFeeOf, svmFeeProblem } from './svmFeeLimits.ts'
+import { type OnFacilitatorSpend, type SentSettlement, createSettlementSpendWatch } from './createSettlementSpendWatch.ts'
+import { decodeTransactionFromPayload, getTokenPayerFromTransaction } from '@x402/svm'
 
 export type CreateFacilitatorClientParameters = {
   config: FacilitatorConfig
@@ -40,6 +44,24 @@ export type CreateFacilitatorClientParameters = {
    * `settlement_pending` with the transaction (default: `timeoutMs`).
    */
   settlementTimeoutMs?: number
+  /**
+   * What a Solana payment may make the in-process facilitator pay as its fee payer (compute units,
+   * price per unit, signatures); a payment asking more is refused before anything is signed.
+   * Default: svmFeeLimitsOf() (20,000 units, 50,000 micro-lamports, 2 signatures).
+   */
+  svmFeeLimits?: SvmFeeLimits
+  /**
+   * Called after every settlement the in-process facilitator signed and sent, once its fee is on
+   * chain (failed ones included; a pending one when it lands): the composition root counts it
+   * against the payer's budget on the payment's network, a failure as the payer's revert.
+   */
+  onSpend?: OnFacilitatorSpend | undefined
+  /** How long a payer whose settlement failed on chain is refused further payments (default: an hour). */
+  failedSettlementWindowMs?: number | undefined
+  /** How many of one payer's Solana settlements may be under way at once (default 4): what it can make fail at once. */
+  maxSettlementsInFlightPerPayer?: number | undefined
+  /** The most gas an EVM settlement may be estimated at before it is sent (default 200,000: evmSettlementGas.ts). */
+  evmMaxSettlementGas?: bigint | undefined
 }
 
 export type GatewayFacilitator = FacilitatorClient & {
@@ -53,7 +75,19 @@ export type GatewayFacilitator = FacilitatorClient & {
   settlementIdOf?(transaction: string): Promise<string | undefined>
 }
 
-export function createFacilitatorClient({ config, signers, rpcUrls, logger, timeoutMs = 30_000, settlementTimeoutMs = timeoutMs }: CreateFacilitatorClientParameters): GatewayFacilitator {
+export function createFacilitatorClient({
+  config,
+  signers,
+  rpcUrls,
+  logger,
+  timeoutMs = 30_000,
+  settlementTimeoutMs = timeoutMs,
+  svmFeeLimits = svmFeeLimitsOf(),
+  onSpend,
+  failedSettlementWindowMs,
+  maxSettlementsInFlightPerPayer,
+  evmMaxSettlementGas = defaultEvmMaxSettlementGas,
+}: CreateFacilitatorClientParameters): GatewayFacilitator {
   const log = logger.child({ module: 'x402-facilitator' })
   if (config.kind === 'remote') {
     return guard(new HTTPFacilitatorClient({ url: config.url, timeoutMs }), log)
@@ -65,9 +99,36 @@ export function createFacilitatorClient({ config, signers, rpcUrls, logger, time
   const solanaNetworks = (Object.entries(rpcUrls) as [Network, string][]).filter(([network]) => network.startsWith('solana:'))
   const solana =
     keys.solana && solanaNetworks.length > 0
-      ? createSolanaFacilitatorSigner({ key: watchEd25519(keys.solana), rpcUrls: Object.fromEntries(solanaNetworks), confirmTimeoutMs: settlementTimeoutMs })
+      ? createSolanaFacilitatorSigner({ key: watchEd25519(keys.solana), rpcUrls: Object.fromEntries(solanaNetworks), confirmTimeoutMs: settlementTimeoutMs, feeLimits: svmFeeLimits })
       : undefined
-  if (solana) registerExactSvmScheme(facilitator, { signer: solana.signer, networks: solanaNetworks.map(([network]) => network) })
+  // The scheme registered by hand, not with registerExactSvmScheme: that one sets no unit or
+  // signature ceiling (the payer's compute budget is the facilitator's fee) and also registers
+  // x402 v1's scheme, which has none at all; the gateway takes v2 payments only.
+  const evmClients = new Map<string, { getTransactionReceipt: (args: { hash: `0x${string}` }) => Promise<{ gasUsed: bigint; effectiveGasPrice: bigint; status: string }> }>()
+  const spendOf = async (network: string, sent: SentSettlement) => {
+    if (network.startsWith('solana:')) {
+      if (!solana || !sent.wire) return undefined
+      return solana.spendOf({ signature: sent.transaction, transaction: sent.wire, network, sendFailed: sent.error !== undefined })
+    }
+    const client = evmClients.get(network)
+    if (!client) return undefined
+    const receipt = await client.getTransactionReceipt({ hash: sent.transaction as `0x${string}` }).catch((err: unknown) => {
+      if ((err as Error).name === 'TransactionReceiptNotFoundError') return undefined
+      throw err
+    })
+    return receipt ? { fee: receipt.gasUsed * receipt.effectiveGasPrice, failed: receipt.status !== 'success' } : undefined
+  }
+  const watch = createSettlementSpendWatch({ onSpend, spendOf, failedSettlementWindowMs, maxInFlightPerPayer: maxSettlementsInFlightPerPayer, logger: log })
+  if (solana) {
+    const signer = {
+      ...solana.signer,
+      sendTransaction: (transaction: string, network: string) => watch.sent(() => solana.signer.sendTransaction(transaction, network), { id: svmFeeOf(transaction)?.signature, wire: transaction }),
+    }
+    facilitator.register(
+      solanaNetworks.map(([network]) => network),
+      new ExactSvmScheme(signer, undefined, svmFeeLimits),
+    )
+  }
 
   // One account for every network, with a nonce manager: concurrent settlements from one key
   // otherwise collide on the account nonce (viem gives a nonce back when its signing fails).
@@ -82,8 +143,19 @@ export function createFacilitatorClient({ config, signers, rpcUrls, logger, time
         address: account.address,
         readContract: (args) => client.readContract(args as never),
         verifyTypedData: (args) => client.verifyTypedData(args as never),
-        writeContract: (args) => client.writeContract(args as never),
-        sendTransaction: (args) => client.sendTransaction(args as never),
+        // Estimated first: above the ceiling nothing is sent (x402 answers a failed settlement, no fee paid).
+        writeContract: (args) =>
+          watch.sent(async () => {
+            const gas = await client.estimateContractGas(args as never)
+            if (gas > evmMaxSettlementGas) throw new Error(`the settlement would take ${gas} gas, more than the ${evmMaxSettlementGas} allowed; not sent`)
+            return client.writeContract({ ...(args as object), gas } as never)
+          }),
+        sendTransaction: (args) =>
+          watch.sent(async () => {
+            const gas = await client.estimateGas(args as never)
+            if (gas > evmMaxSettlementGas) throw new Error(`the transaction would take ${gas} gas, more than the ${evmMaxSettlementGas} allowed; not sent`)
+            return client.sendTransaction({ ...(args as object), gas } as never)
+          }),
         // Past it, x402 answers settlement_pending (the transaction was sent): the resolver finishes it.
         waitForTransactionReceipt: (args) => client.waitForTransactionReceipt({ ...args, timeout: args.timeout ?? settlementTimeoutMs }),
         getCode: (args) => client.getCode(args),
@@ -91,13 +163,52 @@ export function createFacilitatorClient({ config, signers, rpcUrls, logger, time
       { confirmationTimeoutMs: settlementTimeoutMs },
     )
     registerExactEvmScheme(facilitator, { signer, networks: network })
+    evmClients.set(network, client)
+  }
+  // The fee ceilings checked here too, before x402's scheme is asked at all: whatever path it takes
+  // (a smart wallet's, a later version's), a payment asking more is refused unsigned.
+  const feeProblemOf = (payload: PaymentPayload, requirements: PaymentRequirements) => {
+    const transaction = (payload.payload as { transaction?: unknown } | undefined)?.transaction
+    return requirements.network.startsWith('solana:') && typeof transaction === 'string' ? svmFeeProblem(transaction, svmFeeLimits) : undefined
   }
   const local: FacilitatorClient = {
-    verify: (payload, requirements) => facilitator.verify(payload, requirements),
-    settle: (payload, requirements) => facilitator.settle(payload, requirements),
+    async verify(payload, requirements) {
+      const problem = feeProblemOf(payload, requirements) ?? watch.refusalOf(requirements.network, payerOf(payload, requirements))
+      if (problem) return { isValid: false, invalidReason: problem.reason, invalidMessage: problem.message }
+      return facilitator.verify(payload, requirements)
+    },
+    async settle(payload, requirements) {
+      const payer = payerOf(payload, requirements)
+      const feeProblem = feeProblemOf(payload, requirements)
+      const held = feeProblem ? { refused: feeProblem } : watch.begin(requirements.network, payer)
+      if ('refused' in held) return { success: false, errorReason: held.refused.reason, errorMessage: held.refused.message, transaction: '', network: requirements.network }
+      const { sent, result } = watch.watch(() => facilitator.settle(payload, requirements))
+      try {
+        return await result
+      } finally {
+        // Read from the chain before the answer goes: a failure refuses the payer's next payment at once.
+        try {
+          if (sent.length > 0) await watch.settled({ network: requirements.network, payer, sent })
+        } finally {
+          held.release()
+        }
+      }
+    },
     getSupported: async () => facilitator.getSupported() as Awaited<ReturnType<FacilitatorClient['getSupported']>>,
   }
   return { ...guard(local, log), ...(account ? { address: account.address } : {}), ...(solana ? { settlementIdOf: solana.settlementIdOf } : {}) }
+}
+
+/** Who pays: the EIP-3009 authorization's `from`, or the Solana transfer's authority; undefined when it cannot be read. */
+function payerOf(payload: PaymentPayload, requirements: PaymentRequirements): string | undefined {
+  const inner = payload.payload as { authorization?: { from?: unknown }; transaction?: unknown } | undefined
+  if (requirements.network.startsWith('eip155:')) return typeof inner?.authorization?.from === 'string' ? inner.authorization.from.toLowerCase() : undefined
+  if (typeof inner?.transaction !== 'string') return undefined
+  try {
+    return getTokenPayerFromTransaction(decodeTransactionFromPayload({ transaction: inner.transaction })) || undefined
+  } catch {
+    return undefined
+  }
 }
 
 /** The keys given in the configuration itself (the devnet's way); a key in a token or KMS must have been opened. */

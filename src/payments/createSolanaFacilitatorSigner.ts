@@ -8,12 +8,21 @@ import { type Address, type MessagePartialSigner, type SignatureBytes, createSol
 import { decodeTransactionFromPayload, toFacilitatorSvmSigner, TransactionOnchainFailureError, type FacilitatorSvmSigner } from '@x402/svm'
 import type { Ed25519Signer } from '../signers/ed25519Signer.ts'
 import { facilitatorSignerUnavailable } from '../signers/facilitatorSignerUnavailable.ts'
+import { type SvmFeeLimits, svmFeeOf, svmFeeProblem } from './svmFeeLimits.ts'
 
 export type SolanaFacilitatorSigner = {
   signer: FacilitatorSvmSigner
   /** The fee payer's address (base58). */
   address: string
   settlementIdOf(transaction: string): Promise<string | undefined>
+  /**
+   * What the fee payer paid for a settlement it signed and sent, and whether it failed: the
+   * chain's `meta.fee` (undefined while the transaction is not found). A node without
+   * `getTransaction` (the devnet's) is asked its status and the fee is the one the message sets,
+   * which is what Solana charges; there a settlement whose sending threw counts as landed and
+   * failed (the devnet runs it on send and charges its fee; it keeps no failed signature).
+   */
+  spendOf(settlement: { signature: string; transaction: string; network: string; sendFailed: boolean }): Promise<{ fee: bigint; failed: boolean } | undefined>
 }
 
 /** How many recent signatures are kept: the settlement id signed before a reservation is the settlement's own signature. */
@@ -24,12 +33,15 @@ export function createSolanaFacilitatorSigner({
   rpcUrls,
   confirmTimeoutMs,
   pollMs = 200,
+  feeLimits,
 }: {
   /** The fee payer's key: in the process, a PKCS#11 token or KMS (signers/createEd25519Signer.ts). */
   key: Ed25519Signer
   rpcUrls: Record<string, string>
   confirmTimeoutMs: number
   pollMs?: number
+  /** The fee a transaction may make the key pay: one asking more is never signed, whoever asks. */
+  feeLimits: SvmFeeLimits
 }): SolanaFacilitatorSigner {
   const rpcs = Object.fromEntries(Object.entries(rpcUrls).map(([network, url]) => [network, createSolanaRpc(url)]))
   const base58 = getBase58Decoder()
@@ -54,7 +66,11 @@ export function createSolanaFacilitatorSigner({
 
   const signer: FacilitatorSvmSigner = {
     getAddresses: () => [address],
-    signTransaction: (transaction, feePayer, network) => inner.signTransaction(transaction, feePayer, network),
+    async signTransaction(transaction, feePayer, network) {
+      const problem = svmFeeProblem(transaction, feeLimits)
+      if (problem) throw new Error(`${problem.reason}: ${problem.message}; not signed`)
+      return inner.signTransaction(transaction, feePayer, network)
+    },
     simulateTransaction: (transaction, network, options) => inner.simulateTransaction(transaction, network, options),
     sendTransaction: (transaction, network) => inner.sendTransaction(transaction, network),
     async confirmTransaction(signature, network) {
@@ -78,7 +94,26 @@ export function createSolanaFacilitatorSigner({
   return {
     signer,
     address,
+    async spendOf({ signature, transaction, network, sendFailed }) {
+      const rpc = rpcs[network]
+      if (!rpc) throw new Error(`no RPC for ${network}`)
+      const byMessage = svmFeeOf(transaction)?.lamports
+      try {
+        const found = await rpc.getTransaction(signature as Signature, { commitment: 'confirmed', encoding: 'base64', maxSupportedTransactionVersion: 0 }).send()
+        // Not there (yet): looked for again until it lands or the wait ends, a send that threw included.
+        return found?.meta ? { fee: BigInt(found.meta.fee), failed: found.meta.err !== null } : undefined
+      } catch (err) {
+        // Only a node without the method (the devnet's) falls back to the message's fee.
+        if ((err as { context?: { __code?: number } }).context?.__code !== -32601 && !/method not found/i.test(String((err as Error).message))) throw err
+      }
+      const { value } = await rpc.getSignatureStatuses([signature as Signature], { searchTransactionHistory: true }).send()
+      const status = value[0]
+      if (byMessage === undefined) return undefined
+      if (status && (status.confirmationStatus === 'confirmed' || status.confirmationStatus === 'finalized')) return { fee: byMessage, failed: status.err !== null }
+      return sendFailed ? { fee: byMessage, failed: true } : undefined
+    },
     async settlementIdOf(transaction) {
+      if (svmFeeProblem(transaction, feeLimits)) return undefined
       let message: Uint8Array
       try {
         message = Uint8Array.from(decodeTransactionFromPayload({ transaction }).messageBytes)

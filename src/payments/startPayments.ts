@@ -17,6 +17,8 @@ import { createPayments, type Payments } from './createPayments.ts'
 import { consumeDeliveredCredits } from './consumeDeliveredCredits.ts'
 import { resolveUnresolvedPayments, type SolanaSettlementStatus } from './resolveUnresolvedPayments.ts'
 import { deliverPendingRequests } from './deliverPendingRequests.ts'
+import { svmFeeLimitsOf } from './svmFeeLimits.ts'
+import type { FacilitatorSpend } from './createSettlementSpendWatch.ts'
 
 export type StartPaymentsParameters = {
   config: PaymentsConfig
@@ -35,6 +37,16 @@ export type StartPaymentsParameters = {
   settlementTimeoutMs?: number | undefined
   /** Sends a request whose settlement was pending, once it confirmed (the composition root: through the app). */
   deliver?: ((request: PendingRequest) => Promise<{ httpStatus: number }>) | undefined
+  /**
+   * Called after every settlement the in-process facilitator signed and sent, with its fee read
+   * from the chain (EVM: gasUsed × effectiveGasPrice in wei; Solana: the fee in lamports), failed
+   * ones included, with `chainId`, the gateway chain it was settled on (a public cluster's id
+   * stands for the devnet's chain): the composition root counts it against the payer's GAS_BUDGET_PER_CLIENT on the
+   * payment's network and a failure as the payer's revert, never toward RELAYER_SPEND_BUDGET.
+   */
+  onFacilitatorSpend?: ((spend: FacilitatorSpend & { chainId: string }) => Promise<void> | void) | undefined
+  /** How long a payer whose settlement failed on chain is refused further payments (default: an hour; STANDING_WINDOW_MS fits). */
+  failedSettlementWindowMs?: number | undefined
 }
 
 export async function startPayments({
@@ -48,13 +60,17 @@ export async function startPayments({
   traceFacilitator,
   settlementTimeoutMs,
   deliver,
+  onFacilitatorSpend,
+  failedSettlementWindowMs,
 }: StartPaymentsParameters): Promise<Payments> {
   const rpcUrls: Record<Network, string> = {}
+  const settledOn = new Map<string, string>()
   for (const routes of Object.values(config.prices)) {
     for (const price of Object.values(routes)) {
       // A public cluster's id standing for the devnet chain is settled on that chain.
       const url = chainUrls.get(price.settleOn ?? price.network)
       if (url) rpcUrls[price.network] = url
+      settledOn.set(price.network, price.settleOn ?? price.network)
     }
   }
   const solanaRpcs = new Map<string, ReturnType<typeof createSolanaRpc>>()
@@ -94,6 +110,9 @@ export async function startPayments({
     logger,
     timeoutMs: rpcTimeoutMs * 3,
     settlementTimeoutMs: settlementTimeoutMs ?? rpcTimeoutMs * 3,
+    svmFeeLimits: svmFeeLimitsOf(config.solanaMaxPriorityFeeMicroLamports),
+    onSpend: onFacilitatorSpend && ((spend) => onFacilitatorSpend({ ...spend, chainId: settledOn.get(spend.network) ?? spend.network })),
+    failedSettlementWindowMs,
   })
   const facilitator = traceFacilitator ? traceFacilitator(client) : client
   const settler = facilitator.address
