@@ -253,6 +253,27 @@ describe('npm run deploy:contracts', {
     assert.notEqual(registry, JSON.parse(settings.REGISTRY_ADDRESSES!)[chain])
   })
 
+  it('waits for --confirmations blocks after each deployment before the next (and before answering)', async () => {
+    const deployer = privateKeyToAccount(devnetAccounts.deployer).address
+    const start = await clients.publicClient.getTransactionCount({ address: deployer })
+    let done = false
+    const running = deployHere(['--chain', chain, '--rpc', anvil.rpcUrl, '--salt', 'confirmed', '--confirmations', '2'], localEnv).then((run) => {
+      done = true
+      return run
+    })
+    // anvil mines a block per transaction and no other: each deployment waits for a block mined here.
+    for (let sent = 1; sent <= 3; sent++) {
+      while (!done && (await clients.publicClient.getTransactionCount({ address: deployer })) < start + sent) await new Promise((r) => setTimeout(r, 50))
+      await new Promise((r) => setTimeout(r, 300))
+      assert.equal(await clients.publicClient.getTransactionCount({ address: deployer }), start + sent, `deployment ${sent + 1} waits for deployment ${sent}'s second confirmation`)
+      assert.equal(done, false)
+      await rpc('evm_mine', [])
+    }
+    const run = await running
+    assert.equal(run.code, 0, run.stderr)
+    assert.equal(run.stderr.match(/: waiting for 2 confirmations$/gm)?.length, 3)
+  })
+
   it('refuses code at an address that is not the build, naming the contract, and sends nothing', async () => {
     const salt = keccak256(stringToHex('tampered'))
     await rpc('anvil_setCode', [registryAt(salt), demoCounterArtifact.deployedBytecode])
