@@ -1,9 +1,10 @@
 // `npm run deploy:contracts` against a fresh anvil, as an operator runs it against a real chain:
-// from a secp256k1 key inside a SoftHSM2 token (never readable) and from a local key; refused while
-// the key cannot pay (saying how much it needs: exactly enough), then deployed through the CREATE2
-// proxy; found and left alone on a second run; refused on a chain other than the RPC's, on code
-// that is not the build's (or is, with another deployment's immutables), without the proxy; and a
-// gateway started with nothing but the printed settings (and an RPC URL) executes a signed intent.
+// from a secp256k1 key inside a SoftHSM2 token (never readable), a local key and a KMS key (a local
+// stand-in of KMS's protocol). Refused while the key cannot pay (saying how much it needs: exactly
+// enough), then deployed through the CREATE2 proxy; found and left alone on a second run; waits
+// for its confirmations; refused on a chain other than the RPC's, on code that is not the build's
+// (or is, with another deployment's immutables), without the proxy; and a gateway started with
+// nothing but the printed settings (and an RPC URL) executes a signed intent.
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { after, before, describe, it } from 'node:test'
@@ -23,6 +24,7 @@ import { runDeployCommand } from '../../src/deploy/runDeployCommand.ts'
 import { createPkcs11Signer } from '../../src/signers/createPkcs11Signer.ts'
 import { assertCommonHeaders } from '../support/assertCommonHeaders.ts'
 import { startGatewayProcess } from '../support/gatewayProcess.ts'
+import { startKmsStandIn } from '../support/kmsStandIn.ts'
 import { createSoftHsmToken, pkcs11Binding, type SoftHsmToken, softHsmModule } from '../support/softHsm.ts'
 import { post } from '../support/testGateway.ts'
 
@@ -251,6 +253,29 @@ describe('npm run deploy:contracts', {
     const registry = JSON.parse(printedSettings(run.stdout).REGISTRY_ADDRESSES!)[chain]
     assert.equal(registry, registryAt(keccak256(stringToHex('local-run'))))
     assert.notEqual(registry, JSON.parse(settings.REGISTRY_ADDRESSES!)[chain])
+  })
+
+  it('deploys from a key in KMS (DEPLOYER_KMS_KEY_ID, through the gateway’s KMS signer against a local KMS stand-in)', async () => {
+    const kms = await startKmsStandIn({ 'alias/deployer': devnetAccounts.facilitator })
+    try {
+      const run = await deployProcess(['--chain', chain, '--rpc', anvil.rpcUrl, '--salt', 'kms-run', '--json'], {
+        DEPLOYER_KMS_KEY_ID: 'alias/deployer',
+        KMS_REGION: 'us-east-1',
+        KMS_ENDPOINT: kms.endpoint,
+        // The SDK reads credentials from the environment, as on a host.
+        AWS_ACCESS_KEY_ID: 'AKIASTANDIN',
+        AWS_SECRET_ACCESS_KEY: 'stand-in-secret',
+      })
+      assert.equal(run.code, 0, run.stderr)
+      const result = JSON.parse(run.stdout)
+      assert.deepEqual(result.deployer, { address: kms.addressOf('alias/deployer'), backend: 'kms' })
+      assert.equal(result.transactions, 3)
+      assert.equal(kms.signs, 3, 'KMS signed the three deployments')
+      assert.ok(!`${run.stdout}${run.stderr}`.includes('stand-in-secret'))
+      assert.equal(JSON.parse(result.settings.REGISTRY_ADDRESSES)[chain], registryAt(keccak256(stringToHex('kms-run'))))
+    } finally {
+      await kms.close()
+    }
   })
 
   it('waits for --confirmations blocks after each deployment before the next (and before answering)', async () => {
