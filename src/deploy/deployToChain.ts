@@ -91,8 +91,14 @@ export async function deployToChain({ chainId, chainNumber, rpcUrl, salt, confir
       // A margin over the estimate: CREATE2 inside a call passes on only 63/64 of the gas left.
       gas.set(contract.name, (estimate * 6n) / 5n)
     }
-    const fees = await read(client.estimateFeesPerGas(), rpcUrl)
-    const price = fees.maxFeePerGas ?? fees.gasPrice ?? 0n
+    // A chain without EIP-1559 (no base fee) is priced by its gas price.
+    const price = await read(
+      client
+        .estimateFeesPerGas()
+        .then((fees) => fees.maxFeePerGas)
+        .catch(() => client.getGasPrice()),
+      rpcUrl,
+    )
     const totalGas = [...gas.values()].reduce((a, b) => a + b, 0n)
     const needed = totalGas * price
     const balance = await read(client.getBalance({ address: account.address }), rpcUrl)
