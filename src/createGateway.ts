@@ -182,6 +182,9 @@ export async function createGateway({ config, logger, tracing }: CreateGatewayPa
         return { httpStatus: answer.statusCode }
       },
       traceFacilitator: tracing?.traceFacilitator,
+      // The facilitator's fee for each settlement, failed ones too, is that payer's spend (its gas budget and standing), never the relayer breaker's.
+      onFacilitatorSpend: ({ chainId, payer, fee, failed }) => guard.recordPayerSpend({ chainId, client: `payer:${payer}`, fee, failed }),
+      failedSettlementWindowMs: limits.windowMs,
     }))
   if (config.oauth) logger.info({ issuer: config.oauth.issuer, audience: config.oauth.audience }, 'OAuth access tokens accepted beside the API keys')
   const metricsEnabled = config.interfaces.metrics.enabled
