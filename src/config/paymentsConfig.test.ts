@@ -41,13 +41,17 @@ describe('parsePaymentsConfig', () => {
     })
   })
 
-  it("reads SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS (default 50,000), at most x402's own ceiling of 5,000,000", () => {
+  it("reads SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS (default 50,000), at most x402's own ceiling of 5,000,000, leaving a malformed value to the Solana runtime's check", () => {
     const env = { X402_PRICES: JSON.stringify({ 'eip155:31337': { execute: tokenPrice } }), FACILITATOR_PRIVATE_KEY: facilitator }
     assert.equal(parse(env).config?.solanaMaxPriorityFeeMicroLamports, 50_000)
     assert.equal(parse({ ...env, SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS: '0' }).config?.solanaMaxPriorityFeeMicroLamports, 0)
     assert.equal(parse({ ...env, SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS: '1000' }).config?.solanaMaxPriorityFeeMicroLamports, 1000)
-    assert.deepEqual(parse({ ...env, SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS: '5000001' }).problems, ['SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS: "5000001" is not an integer between 0 and 5000000'])
-    assert.deepEqual(parse({ ...env, SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS: '-1' }).problems, ['SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS: "-1" is not an integer between 0 and 5000000'])
+    // The relayer's ceiling may be higher than any payment's: a payment is then held to x402's 5,000,000.
+    const high = parse({ ...env, SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS: '10000000' })
+    assert.deepEqual([high.problems, high.config?.solanaMaxPriorityFeeMicroLamports], [[], 5_000_000])
+    // readSolanaOptions reports a malformed value once; payments keep their default meanwhile.
+    const malformed = parse({ ...env, SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS: '-1' })
+    assert.deepEqual([malformed.problems, malformed.config?.solanaMaxPriorityFeeMicroLamports], [[], 50_000])
   })
 
   it('takes a remote facilitator by URL', () => {

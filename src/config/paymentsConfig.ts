@@ -3,7 +3,6 @@
 // paid on an EVM network (x402's exact EVM scheme, an EIP-3009 token) or a Solana one (the exact
 // SVM scheme, an SPL token): the network's family decides, whatever runtime the priced chain is.
 import { readBoolean } from './readBoolean.ts'
-import { readInteger } from './readInteger.ts'
 import { defaultSolanaMaxPriorityFeeMicroLamports } from '../payments/svmFeeLimits.ts'
 import { getDefaultAsset } from '@x402/evm'
 import { getBase58Encoder } from '@solana/kit'
@@ -192,8 +191,7 @@ export function parsePaymentsConfig(
       'X402_PRICES: prices need a facilitator: set FACILITATOR_PRIVATE_KEY and/or FACILITATOR_SOLANA_PRIVATE_KEY (in-process; or their keys in a token or KMS: FACILITATOR_PKCS11_KEY_LABEL, FACILITATOR_KMS_KEY_ID, FACILITATOR_SOLANA_PKCS11_KEY_LABEL, FACILITATOR_SOLANA_KMS_KEY_ID) or FACILITATOR_URL (remote)',
     )
   }
-  // x402's SVM scheme refuses any price above 5,000,000 itself.
-  const solanaMaxPriorityFeeMicroLamports = readInteger(env, 'SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS', { min: 0, max: 5_000_000, fallback: defaultSolanaMaxPriorityFeeMicroLamports }, problems)
+  const solanaMaxPriorityFeeMicroLamports = readFacilitatorPriorityFeeCeiling(env)
   if (!prices || Object.keys(prices).length === 0 || !facilitator) return undefined
   return { prices, priceApiKeyClients, facilitator, solanaMaxPriorityFeeMicroLamports }
 }
@@ -384,4 +382,16 @@ function urlProblem(raw: string): string | undefined {
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/**
+ * SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS is one ceiling for everything the gateway pays per compute
+ * unit on Solana: the relayer's bids (chains/solana/solanaOptions.ts, which reports a malformed
+ * value) and what a payment may ask its fee payer for. Set, it caps both (a payment's price at most
+ * x402's own 5,000,000); unset, each has its own default, the payment's lower (svmFeeLimits.ts says why).
+ */
+function readFacilitatorPriorityFeeCeiling(env: Env): number {
+  const raw = env.SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS?.trim()
+  const value = raw && /^\d+$/.test(raw) ? Number(raw) : Number.NaN
+  return Number.isSafeInteger(value) ? Math.min(value, 5_000_000) : defaultSolanaMaxPriorityFeeMicroLamports
 }
