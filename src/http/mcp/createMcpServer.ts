@@ -4,8 +4,7 @@
 // client's rate limit first (admitToolCall), however it arrived, alone or in a batch. Low-level
 // Server with JSON Schemas: the tools' schemas are the routes' own, which the SDK's zod-based
 // registerTool would not take as they are.
-import { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { CallToolRequestSchema, type CallToolResult, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js'
+import { type CallToolResult, type ListToolsResult, ProtocolError, ProtocolErrorCode, Server } from '@modelcontextprotocol/server'
 import { encodePaymentSignatureHeader } from '@x402/core/http'
 import type { FieldError } from '../../errors/inputError.ts'
 import { httpMeanings } from '../schemas/httpSchemas.ts'
@@ -50,11 +49,18 @@ export function createMcpServer({ callRoute, admitToolCall, version }: CreateMcp
     },
   )
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: mcpTools.map(({ name, title, description, inputSchema, outputSchema, annotations }) => ({ name, title, description, inputSchema, outputSchema, annotations })),
-  }))
+  // The schemas are plain JSON Schema objects, which the SDK's JSON value type does not see as such.
+  const tools = mcpTools.map(({ name, title, description, inputSchema, outputSchema, annotations }) => ({
+    name,
+    title,
+    description,
+    inputSchema,
+    outputSchema,
+    annotations,
+  })) as unknown as ListToolsResult['tools']
+  server.setRequestHandler('tools/list', async () => ({ tools }))
 
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+  server.setRequestHandler('tools/call', async (request): Promise<CallToolResult> => {
     const args = (request.params.arguments ?? {}) as Record<string, unknown>
     // Counted first, whatever follows, as an HTTP request is counted before its body is read.
     const refusal = await admitToolCall?.(typeof args.chainId === 'string' ? args.chainId : undefined)
@@ -64,9 +70,9 @@ export function createMcpServer({ callRoute, admitToolCall, version }: CreateMcp
       ...args,
       ...Object.fromEntries(Object.entries(request.params._meta ?? {}).map(([name, value]) => [`_meta.${name}`, value])),
     })
-    if (tooDeep) throw new McpError(ErrorCode.InvalidParams, `${tooDeep.field} ${tooDeep.message}`, { errors: [tooDeep] })
+    if (tooDeep) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${tooDeep.field} ${tooDeep.message}`, { errors: [tooDeep] })
     const tool = byName.get(request.params.name)
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name} (the tools are: ${mcpTools.map((t) => t.name).join(', ')})`)
+    if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name} (the tools are: ${mcpTools.map((t) => t.name).join(', ')})`)
     const errors = checkToolArguments(tool.inputSchema, args)
     const payment = request.params._meta?.['x402/payment']
     if (payment !== undefined && (typeof payment !== 'object' || payment === null || Array.isArray(payment))) {

@@ -8,6 +8,7 @@
 // tools/list cost one); that count pays for its first tool call, and each further tool call counts
 // one more, so that a batch of N tool calls costs N, as N HTTP requests would. A batch may hold
 // at most maxBatchSize messages.
+import type { Server } from '@modelcontextprotocol/server'
 import type { FastifyInstance, FastifyRequest, preValidationAsyncHookHandler } from 'fastify'
 import type { ChainRegistry } from '../../intents/createChainRegistry.ts'
 import type { RouteCaller } from '../createRouteCaller.ts'
@@ -38,9 +39,9 @@ const jsonRpcMessage = {
 /** Headers the transport reads; the others (framing, host) belong to this HTTP request only. */
 const hopByHop = new Set(['host', 'content-length', 'connection', 'transfer-encoding', 'keep-alive', 'upgrade'])
 
-/** The MCP SDK (~25 MB with zod), loaded by the first /mcp request rather than by every gateway. */
-let mcpModules: Promise<[typeof import('../mcp/createMcpServer.ts'), typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js')]> | undefined
-const loadMcp = () => (mcpModules ??= Promise.all([import('../mcp/createMcpServer.ts'), import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js')]))
+/** The MCP SDK (with zod), loaded by the first /mcp request rather than by every gateway. */
+let mcpModules: Promise<[typeof import('../mcp/createMcpServer.ts'), typeof import('@modelcontextprotocol/server')]> | undefined
+const loadMcp = () => (mcpModules ??= Promise.all([import('../mcp/createMcpServer.ts'), import('@modelcontextprotocol/server')]))
 
 export function registerMcpRoute(app: FastifyInstance, { caller, version, preValidation, countRequest, registry, maxBatchSize = 32 }: McpRouteOptions) {
   const schema = {
@@ -77,23 +78,18 @@ export function registerMcpRoute(app: FastifyInstance, { caller, version, preVal
           .type('application/json')
           .send(JSON.stringify({ jsonrpc: '2.0', id: null, error }))
       }
-      const [{ createMcpServer }, { WebStandardStreamableHTTPServerTransport }] = await loadMcp()
-      const server = createMcpServer({ callRoute: (route) => caller.call(request, route), admitToolCall: countRequest && admitter(request, countRequest, registry), version })
-      // No session id generator: stateless, one transport per request.
-      const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true })
-      try {
-        await server.connect(transport)
-        const response = await transport.handleRequest(toWebRequest(request), { parsedBody: request.body })
-        const text = await response.text()
-        // Any status the transport chose (the declared ones are what it answers).
-        reply.code(response.status as 200)
-        response.headers.forEach((value, name) => {
-          if (name !== 'content-length') reply.header(name, value)
-        })
-        return reply.send(text.length > 0 ? text : undefined)
-      } finally {
-        await server.close()
-      }
+      const [{ createMcpServer }, sdk] = await loadMcp()
+      const newServer = () => createMcpServer({ callRoute: (route) => caller.call(request, route), admitToolCall: countRequest && admitter(request, countRequest, registry), version })
+      const webRequest = toWebRequest(request)
+      const { status, headers, text } = (await sdk.isLegacyRequest(webRequest, request.body))
+        ? await serveLegacy(sdk, newServer(), webRequest, request.body)
+        : await serveModern(sdk, newServer, webRequest, request.body)
+      // Any status the SDK chose (the declared ones are what it answers).
+      reply.code(status as 200)
+      headers.forEach((value, name) => {
+        if (name !== 'content-length') reply.header(name, value)
+      })
+      return reply.send(text.length > 0 ? text : undefined)
     },
   )
 }
@@ -116,6 +112,41 @@ function admitter(request: FastifyRequest, countRequest: CountRequest, registry:
     const refusal = await counted
     const header = request.headers['x-chain-id']
     return refusal && toProblemAnswer(refusal, registry.describe(chainId ?? (Array.isArray(header) ? header[0] : header)))
+  }
+}
+
+type Sdk = typeof import('@modelcontextprotocol/server')
+type Answer = { status: number; headers: Headers; text: string }
+
+/**
+ * 2025-11-25 and older (a request without the 2026 `_meta` envelope): the SDK's Streamable HTTP
+ * transport without sessions, answering JSON. Batches are this leg's only.
+ */
+async function serveLegacy(sdk: Sdk, server: Server, webRequest: Request, parsedBody: unknown): Promise<Answer> {
+  // No session id generator: stateless, one transport per request.
+  const transport = new sdk.WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true })
+  try {
+    await server.connect(transport)
+    const response = await transport.handleRequest(webRequest, { parsedBody })
+    return { status: response.status, headers: response.headers, text: await response.text() }
+  } finally {
+    await server.close()
+  }
+}
+
+/**
+ * 2026-07-28 (the request carries its protocol version, client and capabilities in `_meta`):
+ * the SDK's per-request handler, which checks the version (an unknown one: its
+ * unsupported-version error listing ours), the Mcp-Method/Mcp-Name headers, and answers with
+ * `resultType`. Strict: 2025-era requests never reach it (serveLegacy answers them).
+ */
+async function serveModern(sdk: Sdk, newServer: () => Server, webRequest: Request, parsedBody: unknown): Promise<Answer> {
+  const handler = sdk.createMcpHandler(newServer, { legacy: 'reject' })
+  try {
+    const response = await handler.fetch(webRequest, { parsedBody })
+    return { status: response.status, headers: response.headers, text: await response.text() }
+  } finally {
+    await handler.close()
   }
 }
 
