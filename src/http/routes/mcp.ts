@@ -1,7 +1,7 @@
 // POST /mcp: the Model Context Protocol over Streamable HTTP, stateless (no session: every POST
-// carries what it needs, so any instance can answer it). Each request gets its own MCP server and
-// transport; the tools call the gateway's routes in-process. The transport is the SDK's
-// web-standard one, answering with JSON: its answer goes out through this reply, so the common
+// carries what it needs, so any instance can answer it), in MCP 2026-07-28 and 2025-11-25 (v2
+// SDK). Each request gets its own MCP server; the tools call the gateway's routes in-process. The
+// SDK answers with a web-standard Response, in JSON: it goes out through this reply, so the common
 // headers, the security headers and the metrics apply to /mcp as to every route. GET and DELETE
 // (a server-sent stream, the end of a session) have nothing to offer without sessions: 405.
 // Rate limit: the /mcp request is counted when it arrives, as every request is (so initialize and
