@@ -79,10 +79,11 @@ export function registerMcpRoute(app: FastifyInstance, { caller, version, preVal
           .send(JSON.stringify({ jsonrpc: '2.0', id: null, error }))
       }
       const [{ createMcpServer }, sdk] = await loadMcp()
-      const newServer = () => createMcpServer({ callRoute: (route) => caller.call(request, route), admitToolCall: countRequest && admitter(request, countRequest, registry), version })
+      const newServer = (era: 'legacy' | 'modern') =>
+        createMcpServer({ callRoute: (route) => caller.call(request, route), admitToolCall: countRequest && admitter(request, countRequest, registry), version, era })
       const webRequest = toWebRequest(request)
       const { status, headers, text } = (await sdk.isLegacyRequest(webRequest, request.body))
-        ? await serveLegacy(sdk, newServer(), webRequest, request.body)
+        ? await serveLegacy(sdk, newServer('legacy'), webRequest, request.body)
         : await serveModern(sdk, newServer, webRequest, request.body)
       // Any status the SDK chose (the declared ones are what it answers).
       reply.code(status as 200)
@@ -140,8 +141,8 @@ async function serveLegacy(sdk: Sdk, server: Server, webRequest: Request, parsed
  * unsupported-version error listing ours), the Mcp-Method/Mcp-Name headers, and answers with
  * `resultType`. Strict: 2025-era requests never reach it (serveLegacy answers them).
  */
-async function serveModern(sdk: Sdk, newServer: () => Server, webRequest: Request, parsedBody: unknown): Promise<Answer> {
-  const handler = sdk.createMcpHandler(newServer, { legacy: 'reject' })
+async function serveModern(sdk: Sdk, newServer: (era: 'modern') => Server, webRequest: Request, parsedBody: unknown): Promise<Answer> {
+  const handler = sdk.createMcpHandler(() => newServer('modern'), { legacy: 'reject' })
   try {
     const response = await handler.fetch(webRequest, { parsedBody })
     return { status: response.status, headers: response.headers, text: await response.text() }
