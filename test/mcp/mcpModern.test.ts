@@ -89,7 +89,7 @@ describe('MCP 2026-07-28 and 2025-11-25 on /mcp (v2 SDK client)', () => {
     const discover = await modernMcp(world.gateway.baseUrl, { id: 1, method: 'server/discover' })
     assert.equal(discover.status, 200, discover.text)
     assert.deepEqual(discover.body.result.supportedVersions, [modern])
-    assert.deepEqual(discover.body.result.capabilities, { tools: {} })
+    assert.deepEqual(discover.body.result.capabilities, { tools: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } })
     assert.equal(discover.body.result.resultType, 'complete')
     assert.equal(discover.body.result._meta['io.modelcontextprotocol/serverInfo'].name, 'intent-gateway')
     const call = await modernMcp(world.gateway.baseUrl, { id: 2, method: 'tools/call', params: { name: 'explain_status', arguments: { code: '0x10' } } })

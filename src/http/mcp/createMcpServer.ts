@@ -100,7 +100,7 @@ export function createMcpServer({ callRoute, admitToolCall, version, era = 'lega
     const answer = await callRoute({ ...route, ...(payment ? { paymentSignature: encodePaymentSignatureHeader(payment as never) } : {}) })
     // Not final yet (202, 0xF3): a task to follow, for a client that takes tasks.
     const intentHash = answer.headers['x-intent-hash']
-    if (era === 'modern' && tool.name === 'execute_intent' && answer.httpStatus === 202 && typeof intentHash === 'string' && declaresTasks(ctx)) {
+    if (era === 'modern' && tool.name === 'execute_intent' && toTaskState(answer) === 'working' && typeof intentHash === 'string' && declaresTasks(ctx)) {
       return { resultType: 'task', ...toTask(intentHash, answer, tool) } as unknown as CallToolResult
     }
     return toToolResult(answer, tool)

@@ -3,7 +3,8 @@
 // which comes from the journal (so any instance answers, after a restart too), mapped as
 // docs/api-contract.md §18 says: 202 (0xF3, pending or mined but not final) → working,
 // 200 (0x11, final) → completed, a code asking the client for something (0xE5 a signature, 0x52 and
-// 0x55 a payment, 0x15 a permission) → input_required, any other refusal or a revert → failed.
+// 0x55 a payment, 0x15 a permission) → input_required, any other refusal (0x20 too early, a 202,
+// included) or a revert → failed.
 import type { CallToolResult } from '@modelcontextprotocol/server'
 import type { McpTool } from './mcpTools.ts'
 import { type RouteAnswer, toToolResult } from './toToolResult.ts'
@@ -18,9 +19,10 @@ const ttlMs = 24 * 60 * 60 * 1000
 const asksForInput = new Set(['0x15', '0x52', '0x55', '0xe5'])
 
 export function toTaskState(answer: RouteAnswer): TaskState {
-  if (answer.httpStatus === 202) return 'working'
-  if (answer.httpStatus === 200) return 'completed'
   const code = String(answer.headers['x-erc1066-status'] ?? '').toLowerCase()
+  // 0x20 (too early) is a 202 too, but nothing runs: a retry once the window opens is a new execute.
+  if (answer.httpStatus === 202) return code === '0x20' ? 'failed' : 'working'
+  if (answer.httpStatus === 200) return 'completed'
   return asksForInput.has(code) ? 'input_required' : 'failed'
 }
 
