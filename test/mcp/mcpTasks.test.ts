@@ -1,6 +1,7 @@
 // Tasks (io.modelcontextprotocol/tasks, MCP 2026-07-28) on /mcp: an execute_intent not final yet
 // answers a task whose id is the intent hash; tasks/get follows it from the journal, across a
-// gateway restart on the same SQLite journal, to `completed` with the tool result inlined. The
+// gateway restart on the same SQLite journal and from another instance on one PostgreSQL journal,
+// to `completed` with the tool result inlined. The
 // task methods answer only a client that declared the extension (-32021).
 import assert from 'node:assert/strict'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -9,6 +10,7 @@ import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
 import { eventually } from '../support/eventually.ts'
+import { createTestDatabase } from '../support/postgresDatabase.ts'
 import { request, rpc, signedIntent, startTestGateway, type TestGateway } from '../support/testGateway.ts'
 
 const modern = '2026-07-28'
@@ -123,5 +125,39 @@ describe('MCP Tasks: execute_intent followed with tasks/get', () => {
     assert.equal(done.result.structuredContent.erc1066Status, '0x11')
     assert.equal(done.result.structuredContent.body.intentHash, taskId)
     assert.equal(done.result.isError, undefined)
+  })
+
+  it('answers tasks/get on another instance sharing the PostgreSQL journal', async () => {
+    const database = await createTestDatabase('mcp_tasks')
+    const startOn = (instanceId: string) =>
+      startTestGateway({ chains: [devnet.chain], receiptTimeoutMs: 300, reconcileIntervalMs: 200, storage: { databaseUrl: database.url, redisUrl: undefined, instanceId, relayerLeaseTtlMs: 1_000 } })
+    const a = await startOn('tasks-a')
+    try {
+      const b = await startOn('tasks-b')
+      try {
+        await rpc(devnet.anvil.rpcUrl, 'evm_setAutomine', [false])
+        let taskId: string
+        try {
+          const created = await modernMcp(a.baseUrl, 1, 'tools/call', { name: 'execute_intent', arguments: { intent: await signedIntent(devnet, { nonce: '8201' }) } })
+          assert.equal(created.body.result.resultType, 'task', created.text)
+          taskId = created.body.result.taskId
+          const elsewhere = await modernMcp(b.baseUrl, 2, 'tasks/get', { taskId })
+          assert.equal(elsewhere.body.result.status, 'working', elsewhere.text)
+        } finally {
+          await rpc(devnet.anvil.rpcUrl, 'evm_setAutomine', [true])
+        }
+        await rpc(devnet.anvil.rpcUrl, 'evm_mine', [])
+        const done = await eventually('the task completed, read on the other instance', 15_000, async () => {
+          const res = await modernMcp(b.baseUrl, 3, 'tasks/get', { taskId })
+          return res.body.result?.status === 'completed' ? res.body.result : undefined
+        })
+        assert.equal(done.result.structuredContent.erc1066Status, '0x11')
+      } finally {
+        await b.close()
+      }
+    } finally {
+      await a.close()
+      await database.drop()
+    }
   })
 })
