@@ -134,7 +134,7 @@ describe('MCP 2026-07-28 and 2025-11-25 on /mcp (v2 SDK client)', () => {
   })
 
   it('refuses arguments nested too deep with -32602 naming them, in 2026-07-28 too', async () => {
-    const deep = JSON.parse('{"a":'.repeat(50) + '1' + '}'.repeat(50))
+    const deep = JSON.parse(`${'{"a":'.repeat(50)}1${'}'.repeat(50)}`)
     const res = await modernMcp(world.gateway.baseUrl, { id: 7, method: 'tools/call', params: { name: 'validate_intent', arguments: { intent: deep } } })
     assert.equal(res.status, 200, res.text)
     assert.equal(res.body.error.code, -32602)

@@ -49,14 +49,17 @@ export function registerMcpRoute(app: FastifyInstance, { caller, version, preVal
     tags: ['agents'],
     summary: "Model Context Protocol server (Streamable HTTP, stateless; MCP 2026-07-28 and 2025-11-25): the gateway's operations as MCP tools",
     description:
-      'MCP 2026-07-28 (server/discover, the `_meta` envelope, Mcp-Method/Mcp-Name headers, `resultType`; the Tasks extension: an execute_intent not final yet is a task whose id is the intent hash, followed with tasks/get) and 2025-11-25 and older (initialize), one endpoint: a request without the 2026 envelope is served as 2025. A protocol version not spoken: 400 with the SDK\'s version error listing ours. ' +
+      "MCP 2026-07-28 (server/discover, the `_meta` envelope, Mcp-Method/Mcp-Name headers, `resultType`; the Tasks extension: an execute_intent not final yet is a task whose id is the intent hash, followed with tasks/get) and 2025-11-25 and older (initialize), one endpoint: a request without the 2026 envelope is served as 2025. A protocol version not spoken: 400 with the SDK's version error listing ours. " +
       'Tools: validate_intent, execute_intent, get_intent, list_chains, explain_status. Each tool sends the same request to the matching route (with this request\'s Authorization and X-Chain-Id) and returns its answer: `httpStatus`, `erc1066Status`, `headers` and `body` as structuredContent, `isError` from 400 on; a 402 carries the x402 PaymentRequired, paid with `_meta["x402/payment"]`. Send `Accept: application/json, text/event-stream`. Answers are JSON (no stream); there are no sessions, so GET and DELETE answer 405. With API keys configured, a key is optional here, a key that is sent must be valid, and execute_intent needs one. ' +
       "The rate limit is the client's HTTP budget (its API key, else its address): an /mcp request counts as one request and pays for its first tool call; each further tool call, batched or not, counts as one more (a batch of N tool calls costs N, as N HTTP requests would). " +
       "A tool call over the limit has the route's 429 (0xF6) as its result, `retry-after` among its headers; an /mcp request over the limit is answered 429 itself. " +
       `A batch holds at most ${maxBatchSize} messages (more: 400, JSON-RPC -32600). Arguments nested deeper than 32 levels answer JSON-RPC -32602 naming the argument.`,
     body: jsonRpcMessage,
     response: {
-      200: jsonResponse('the JSON-RPC response (a tool result, a task, the tool list, the discover or initialize result), or a JSON-RPC error', { type: ['object', 'array'], additionalProperties: true }),
+      200: jsonResponse('the JSON-RPC response (a tool result, a task, the tool list, the discover or initialize result), or a JSON-RPC error', {
+        type: ['object', 'array'],
+        additionalProperties: true,
+      }),
       202: { description: 'accepted: the request carried notifications or responses only', headers: jsonResponse('', {}).headers },
       ...outcomeResponses([400, 401, 406, 413, 415, 429]),
     },
