@@ -259,10 +259,12 @@ describe('MCP server at /mcp', () => {
       assertCommonHeaders(refused, { status: '0xA1' })
       assert.equal(refused.body.errors[0].field, 'method')
     }
-    // Not JSON-RPC: the transport's own JSON-RPC error, still with the common headers.
+    // Not JSON-RPC: the transport's own JSON-RPC error, still with the common headers. JSON that is
+    // not a JSON-RPC message is an Invalid Request (-32600) in JSON-RPC 2.0, as the v2 SDK answers
+    // it (the v1 SDK answered -32700, Parse error, for JSON it had parsed).
     const notRpc = await rawMcp(world.gateway.baseUrl, { hello: 'world' })
     assert.equal(notRpc.status, 400)
-    assert.equal(notRpc.body.error.code, -32700)
+    assert.equal(notRpc.body.error.code, -32600)
     assertCommonHeaders(notRpc, { status: '0xA0' })
     const notJson = await request(world.gateway.baseUrl, '/mcp', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{' })
     assert.equal(notJson.status, 400)

@@ -35,7 +35,7 @@ describe('toToolResult', () => {
     assert.deepEqual(paid._meta, { 'x402/payment-response': settlement })
     const garbled = toToolResult({ httpStatus: 200, headers: { 'payment-response': '%%%' }, body: {} })
     assert.equal(garbled._meta, undefined)
-    assert.equal(garbled.structuredContent!.headers && (garbled.structuredContent!.headers as any)['payment-response'], '%%%')
+    assert.equal((garbled.structuredContent as { headers: Record<string, string> }).headers['payment-response'], '%%%')
   })
 
   it('words a 402 for MCP: pay in _meta["x402/payment"], not with a PAYMENT-SIGNATURE header', () => {

@@ -3,7 +3,7 @@
 // for clients that read text only), isError from 400 on. A 402 follows x402's MCP transport: the
 // PaymentRequired at the top of structuredContent; a settled payment in _meta["x402/payment-response"].
 import { decodePaymentResponseHeader } from '@x402/core/http'
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import type { CallToolResult } from '@modelcontextprotocol/server'
 import { commonResponseHeaders } from '../schemas/httpSchemas.ts'
 import { toMcpPaymentWording } from './toMcpPaymentWording.ts'
 import { mcpDiscoveryOf } from './mcpDiscoveryOf.ts'

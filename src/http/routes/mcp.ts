@@ -1,13 +1,14 @@
 // POST /mcp: the Model Context Protocol over Streamable HTTP, stateless (no session: every POST
-// carries what it needs, so any instance can answer it). Each request gets its own MCP server and
-// transport; the tools call the gateway's routes in-process. The transport is the SDK's
-// web-standard one, answering with JSON: its answer goes out through this reply, so the common
+// carries what it needs, so any instance can answer it), in MCP 2026-07-28 and 2025-11-25 (v2
+// SDK). Each request gets its own MCP server; the tools call the gateway's routes in-process. The
+// SDK answers with a web-standard Response, in JSON: it goes out through this reply, so the common
 // headers, the security headers and the metrics apply to /mcp as to every route. GET and DELETE
 // (a server-sent stream, the end of a session) have nothing to offer without sessions: 405.
 // Rate limit: the /mcp request is counted when it arrives, as every request is (so initialize and
 // tools/list cost one); that count pays for its first tool call, and each further tool call counts
 // one more, so that a batch of N tool calls costs N, as N HTTP requests would. A batch may hold
 // at most maxBatchSize messages.
+import type { Server } from '@modelcontextprotocol/server'
 import type { FastifyInstance, FastifyRequest, preValidationAsyncHookHandler } from 'fastify'
 import type { ChainRegistry } from '../../intents/createChainRegistry.ts'
 import type { RouteCaller } from '../createRouteCaller.ts'
@@ -31,30 +32,34 @@ export type McpRouteOptions = {
 const jsonRpcMessage = {
   type: ['object', 'array'],
   additionalProperties: true,
-  description: 'a JSON-RPC 2.0 message of the Model Context Protocol (initialize, tools/list, tools/call, notifications), or a batch of them',
+  description: 'a JSON-RPC 2.0 message of the Model Context Protocol (server/discover, tools/list, tools/call, tasks/get, or in 2025-11-25 initialize and notifications), or a 2025-era batch of them',
   examples: [{ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'explain_status', arguments: { code: '0x10' } } }],
 } as const
 
 /** Headers the transport reads; the others (framing, host) belong to this HTTP request only. */
 const hopByHop = new Set(['host', 'content-length', 'connection', 'transfer-encoding', 'keep-alive', 'upgrade'])
 
-/** The MCP SDK (~25 MB with zod), loaded by the first /mcp request rather than by every gateway. */
-let mcpModules: Promise<[typeof import('../mcp/createMcpServer.ts'), typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js')]> | undefined
-const loadMcp = () => (mcpModules ??= Promise.all([import('../mcp/createMcpServer.ts'), import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js')]))
+/** The MCP SDK (with zod), loaded by the first /mcp request rather than by every gateway. */
+let mcpModules: Promise<[typeof import('../mcp/createMcpServer.ts'), typeof import('@modelcontextprotocol/server')]> | undefined
+const loadMcp = () => (mcpModules ??= Promise.all([import('../mcp/createMcpServer.ts'), import('@modelcontextprotocol/server')]))
 
 export function registerMcpRoute(app: FastifyInstance, { caller, version, preValidation, countRequest, registry, maxBatchSize = 32 }: McpRouteOptions) {
   const schema = {
     operationId: 'mcp',
     tags: ['agents'],
-    summary: "Model Context Protocol server (Streamable HTTP, stateless): the gateway's operations as MCP tools",
+    summary: "Model Context Protocol server (Streamable HTTP, stateless; MCP 2026-07-28 and 2025-11-25): the gateway's operations as MCP tools",
     description:
+      "MCP 2026-07-28 (server/discover, the `_meta` envelope, Mcp-Method/Mcp-Name headers, `resultType`; the Tasks extension: an execute_intent not final yet is a task whose id is the intent hash, followed with tasks/get) and 2025-11-25 and older (initialize), one endpoint: a request without the 2026 envelope is served as 2025. A protocol version not spoken: 400 with the SDK's version error listing ours. " +
       'Tools: validate_intent, execute_intent, get_intent, list_chains, explain_status. Each tool sends the same request to the matching route (with this request\'s Authorization and X-Chain-Id) and returns its answer: `httpStatus`, `erc1066Status`, `headers` and `body` as structuredContent, `isError` from 400 on; a 402 carries the x402 PaymentRequired, paid with `_meta["x402/payment"]`. Send `Accept: application/json, text/event-stream`. Answers are JSON (no stream); there are no sessions, so GET and DELETE answer 405. With API keys configured, a key is optional here, a key that is sent must be valid, and execute_intent needs one. ' +
       "The rate limit is the client's HTTP budget (its API key, else its address): an /mcp request counts as one request and pays for its first tool call; each further tool call, batched or not, counts as one more (a batch of N tool calls costs N, as N HTTP requests would). " +
       "A tool call over the limit has the route's 429 (0xF6) as its result, `retry-after` among its headers; an /mcp request over the limit is answered 429 itself. " +
       `A batch holds at most ${maxBatchSize} messages (more: 400, JSON-RPC -32600). Arguments nested deeper than 32 levels answer JSON-RPC -32602 naming the argument.`,
     body: jsonRpcMessage,
     response: {
-      200: jsonResponse('the JSON-RPC response (a tool result, the tool list, the initialize result), or a JSON-RPC error', { type: ['object', 'array'], additionalProperties: true }),
+      200: jsonResponse('the JSON-RPC response (a tool result, a task, the tool list, the discover or initialize result), or a JSON-RPC error', {
+        type: ['object', 'array'],
+        additionalProperties: true,
+      }),
       202: { description: 'accepted: the request carried notifications or responses only', headers: jsonResponse('', {}).headers },
       ...outcomeResponses([400, 401, 406, 413, 415, 429]),
     },
@@ -77,23 +82,19 @@ export function registerMcpRoute(app: FastifyInstance, { caller, version, preVal
           .type('application/json')
           .send(JSON.stringify({ jsonrpc: '2.0', id: null, error }))
       }
-      const [{ createMcpServer }, { WebStandardStreamableHTTPServerTransport }] = await loadMcp()
-      const server = createMcpServer({ callRoute: (route) => caller.call(request, route), admitToolCall: countRequest && admitter(request, countRequest, registry), version })
-      // No session id generator: stateless, one transport per request.
-      const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true })
-      try {
-        await server.connect(transport)
-        const response = await transport.handleRequest(toWebRequest(request), { parsedBody: request.body })
-        const text = await response.text()
-        // Any status the transport chose (the declared ones are what it answers).
-        reply.code(response.status as 200)
-        response.headers.forEach((value, name) => {
-          if (name !== 'content-length') reply.header(name, value)
-        })
-        return reply.send(text.length > 0 ? text : undefined)
-      } finally {
-        await server.close()
-      }
+      const [{ createMcpServer }, sdk] = await loadMcp()
+      const newServer = (era: 'legacy' | 'modern') =>
+        createMcpServer({ callRoute: (route) => caller.call(request, route), admitToolCall: countRequest && admitter(request, countRequest, registry), version, era })
+      const webRequest = toWebRequest(request)
+      const { status, headers, text } = (await sdk.isLegacyRequest(webRequest, request.body))
+        ? await serveLegacy(sdk, newServer('legacy'), webRequest, request.body)
+        : await serveModern(sdk, newServer, webRequest, request.body)
+      // Any status the SDK chose (the declared ones are what it answers).
+      reply.code(status as 200)
+      headers.forEach((value, name) => {
+        if (name !== 'content-length') reply.header(name, value)
+      })
+      return reply.send(text.length > 0 ? text : undefined)
     },
   )
 }
@@ -116,6 +117,41 @@ function admitter(request: FastifyRequest, countRequest: CountRequest, registry:
     const refusal = await counted
     const header = request.headers['x-chain-id']
     return refusal && toProblemAnswer(refusal, registry.describe(chainId ?? (Array.isArray(header) ? header[0] : header)))
+  }
+}
+
+type Sdk = typeof import('@modelcontextprotocol/server')
+type Answer = { status: number; headers: Headers; text: string }
+
+/**
+ * 2025-11-25 and older (a request without the 2026 `_meta` envelope): the SDK's Streamable HTTP
+ * transport without sessions, answering JSON. Batches are this leg's only.
+ */
+async function serveLegacy(sdk: Sdk, server: Server, webRequest: Request, parsedBody: unknown): Promise<Answer> {
+  // No session id generator: stateless, one transport per request.
+  const transport = new sdk.WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true })
+  try {
+    await server.connect(transport)
+    const response = await transport.handleRequest(webRequest, { parsedBody })
+    return { status: response.status, headers: response.headers, text: await response.text() }
+  } finally {
+    await server.close()
+  }
+}
+
+/**
+ * 2026-07-28 (the request carries its protocol version, client and capabilities in `_meta`):
+ * the SDK's per-request handler, which checks the version (an unknown one: its
+ * unsupported-version error listing ours), the Mcp-Method/Mcp-Name headers, and answers with
+ * `resultType`. Strict: 2025-era requests never reach it (serveLegacy answers them).
+ */
+async function serveModern(sdk: Sdk, newServer: (era: 'modern') => Server, webRequest: Request, parsedBody: unknown): Promise<Answer> {
+  const handler = sdk.createMcpHandler(() => newServer('modern'), { legacy: 'reject' })
+  try {
+    const response = await handler.fetch(webRequest, { parsedBody })
+    return { status: response.status, headers: response.headers, text: await response.text() }
+  } finally {
+    await handler.close()
   }
 }
 
