@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { createApiKeyCheck, hashApiKey } from './createApiKeyCheck.ts'
+import { createApiKeyCheck } from './createApiKeyCheck.ts'
+import { hashApiKey } from '../crypto/hashApiKey.ts'
 
 describe('createApiKeyCheck', () => {
   it('recognises configured keys by hash and names them by a short id', () => {

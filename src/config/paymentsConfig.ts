@@ -3,7 +3,6 @@
 // paid on an EVM network (x402's exact EVM scheme, an EIP-3009 token) or a Solana one (the exact
 // SVM scheme, an SPL token): the network's family decides, whatever runtime the priced chain is.
 import { readBoolean } from './readBoolean.ts'
-import { defaultSolanaMaxPriorityFeeMicroLamports } from '../payments/svmFeeLimits.ts'
 import { getDefaultAsset } from '@x402/evm'
 import { getBase58Encoder } from '@solana/kit'
 import { createHash } from 'node:crypto'
@@ -383,6 +382,15 @@ function urlProblem(raw: string): string | undefined {
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
+
+/**
+ * Default SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS: 50,000 micro-lamports per unit, x402's own
+ * ceiling for smart-wallet payments (its smartWalletMaxPriorityFeeMicroLamports default), and
+ * room for a wallet that bids to land faster. With the 20,000-unit ceiling the priority fee is at
+ * most 1,000 lamports, a tenth of the two signatures' 10,000, so a payment costs the fee payer at
+ * most 11,000 lamports; x402's own client bids 1 (a priority fee of 1 lamport: 10,001 in all).
+ */
+export const defaultSolanaMaxPriorityFeeMicroLamports = 50_000
 
 /**
  * SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS is one ceiling for everything the gateway pays per compute

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { describe, it } from 'node:test'
-import { hashApiKey } from '../auth/createApiKeyCheck.ts'
+import { hashApiKey } from '../crypto/hashApiKey.ts'
 import { webhooksConfig } from './webhooksConfig.ts'
 
 const secret = `whsec_${randomBytes(32).toString('base64')}`

@@ -3,7 +3,7 @@
 // delivery is retried. Reads its own variables and reports its own problems, for loadConfig to
 // compose.
 import { isIP } from 'node:net'
-import { hashApiKey } from '../auth/createApiKeyCheck.ts'
+import { hashApiKey } from '../crypto/hashApiKey.ts'
 import { isPublicAddress } from '../net/isPublicAddress.ts'
 import { readInteger } from './readInteger.ts'
 

@@ -5,6 +5,10 @@
 // signs anything, a transaction asking more units, a higher price or more signatures than these.
 import { getBase58Decoder, getCompiledTransactionMessageDecoder } from '@solana/kit'
 import { decodeTransactionFromPayload } from '@x402/svm'
+import { defaultSolanaMaxPriorityFeeMicroLamports } from '../config/paymentsConfig.ts'
+
+// The default lives with the setting (config/paymentsConfig.ts), which says why.
+export { defaultSolanaMaxPriorityFeeMicroLamports }
 
 /**
  * Compute units one x402 payment (SetComputeUnitLimit, SetComputeUnitPrice, TransferChecked, a
@@ -21,15 +25,6 @@ export const svmPaymentComputeUnits = 692
  * unmodified x402 client, so the ceiling is the larger of the two: 20,000.
  */
 export const svmMaxComputeUnits = Math.max(2 * svmPaymentComputeUnits, 20_000)
-
-/**
- * Default SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS: 50,000 micro-lamports per unit, x402's own
- * ceiling for smart-wallet payments (its smartWalletMaxPriorityFeeMicroLamports default), and
- * room for a wallet that bids to land faster. With the 20,000-unit ceiling the priority fee is at
- * most 1,000 lamports, a tenth of the two signatures' 10,000, so a payment costs the fee payer at
- * most 11,000 lamports; x402's own client bids 1 (a priority fee of 1 lamport: 10,001 in all).
- */
-export const defaultSolanaMaxPriorityFeeMicroLamports = 50_000
 
 /** The payer's signature and the facilitator's: every further one is 5,000 lamports the facilitator pays. */
 export const svmMaxRequiredSignatures = 2

@@ -20,7 +20,7 @@ import { intentAccountArtifact } from '../../src/contracts/intentAccountArtifact
 import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
 import { intentLedgerArtifact } from '../../src/contracts/intentLedgerArtifact.ts'
 import { policyRegistryArtifact } from '../../src/contracts/policyRegistryArtifact.ts'
-import { runDeployCommand } from '../../src/deploy/runDeployCommand.ts'
+import { runDeployCommand } from '../../src/chains/evm/deploy/runDeployCommand.ts'
 import { createPkcs11Signer } from '../../src/signers/createPkcs11Signer.ts'
 import { assertCommonHeaders } from '../support/assertCommonHeaders.ts'
 import { startGatewayProcess } from '../support/gatewayProcess.ts'

@@ -4,11 +4,11 @@
 // IntentAccount (constructor: the executor's ledger), each CREATE2'd by the deterministic
 // deployment proxy with one salt. No demo contract.
 import { type Address, type Hex, concat, encodeDeployData, getContractAddress } from 'viem'
-import { intentAccountArtifact } from '../contracts/intentAccountArtifact.ts'
-import { intentExecutorArtifact } from '../contracts/intentExecutorArtifact.ts'
-import { intentLedgerArtifact } from '../contracts/intentLedgerArtifact.ts'
-import { intentValidatorArtifact } from '../contracts/intentValidatorArtifact.ts'
-import { policyRegistryArtifact } from '../contracts/policyRegistryArtifact.ts'
+import { intentAccountArtifact } from '../../../contracts/intentAccountArtifact.ts'
+import { intentExecutorArtifact } from '../../../contracts/intentExecutorArtifact.ts'
+import { intentLedgerArtifact } from '../../../contracts/intentLedgerArtifact.ts'
+import { intentValidatorArtifact } from '../../../contracts/intentValidatorArtifact.ts'
+import { policyRegistryArtifact } from '../../../contracts/policyRegistryArtifact.ts'
 import { deterministicDeployer } from './deterministicDeployer.ts'
 import type { RuntimeArtifact } from './matchesRuntimeCode.ts'
 

@@ -3,7 +3,7 @@
 // sign a digest. Start-up problems (no such key, a wrong PIN) name the setting, never the secret.
 import type { LocalAccount } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { createEvmSigner } from '../signers/createEvmSigner.ts'
+import { createEvmSigner } from '../../../signers/createEvmSigner.ts'
 import type { DeployerKeySource } from './readDeployOptions.ts'
 
 export async function createDeployerAccount(source: DeployerKeySource): Promise<LocalAccount & { backend: string }> {

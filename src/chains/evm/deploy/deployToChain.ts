@@ -5,7 +5,7 @@
 // verifies every contract's runtime code and immutables afterwards. Run it twice: the second
 // sends nothing.
 import { type Address, type Hash, type LocalAccount, type PublicClient, createPublicClient, createWalletClient, defineChain, formatEther, formatGwei, http } from 'viem'
-import { redactUrl } from '../config/redactUrl.ts'
+import { redactUrl } from '../../../config/redactUrl.ts'
 import { checkImmutables } from './checkImmutables.ts'
 import { DeployError } from './deployError.ts'
 import { deterministicDeployer } from './deterministicDeployer.ts'

@@ -3,11 +3,11 @@
 // registry or ledger (put there with another salt, or by a node's setCode), and must not be used.
 // The executor's EIP-712 domain (cached in immutables) is checked by hashing a sample intent.
 import { type Address, type PublicClient, hashTypedData, isAddressEqual, zeroAddress } from 'viem'
-import { intentTypedData } from '../chains/evm/intentTypedData.ts'
-import { intentAccountArtifact } from '../contracts/intentAccountArtifact.ts'
-import { intentExecutorArtifact } from '../contracts/intentExecutorArtifact.ts'
-import { intentLedgerArtifact } from '../contracts/intentLedgerArtifact.ts'
-import { intentValidatorArtifact } from '../contracts/intentValidatorArtifact.ts'
+import { intentTypedData } from '../intentTypedData.ts'
+import { intentAccountArtifact } from '../../../contracts/intentAccountArtifact.ts'
+import { intentExecutorArtifact } from '../../../contracts/intentExecutorArtifact.ts'
+import { intentLedgerArtifact } from '../../../contracts/intentLedgerArtifact.ts'
+import { intentValidatorArtifact } from '../../../contracts/intentValidatorArtifact.ts'
 import type { ContractName, DeploymentPlan } from './planDeployment.ts'
 
 /** What differs from the plan, one line each; empty: all as planned. */

@@ -2,8 +2,8 @@
 // was done and the gateway's settings, as text for people or with --json for machines. Progress
 // goes to stderr so that stdout is only the result. Answers the exit code: 0 done, 1 refused or
 // failed, 2 bad options. No key, PIN or RPC URL is ever printed.
-import { GatewayError } from '../errors/gatewayError.ts'
-import { ConfigError } from '../errors/configError.ts'
+import { GatewayError } from '../../../errors/gatewayError.ts'
+import { ConfigError } from '../../../errors/configError.ts'
 import { createDeployerAccount } from './createDeployerAccount.ts'
 import { type DeployResult, deployToChain } from './deployToChain.ts'
 import { deployUsage, readDeployOptions } from './readDeployOptions.ts'
