@@ -310,7 +310,12 @@ function readJsonObject(env: Env, name: string, what: string, problems: string[]
  * Reads a JSON object of chain id -> value; keys come back in canonical CAIP-2 form, and entries
  * whose value was invalid (and reported) as null.
  */
-function readChainMap(env: Env, name: (typeof addressVariables)[number] | 'ACCOUNT_DELEGATE_ADDRESSES', runtimes: readonly RuntimeModule[], problems: string[]): Map<string, string | null> | undefined {
+function readChainMap(
+  env: Env,
+  name: (typeof addressVariables)[number] | 'ACCOUNT_DELEGATE_ADDRESSES',
+  runtimes: readonly RuntimeModule[],
+  problems: string[],
+): Map<string, string | null> | undefined {
   if (!env[name]?.trim()) {
     problems.push(`${name}: required (a JSON object of chain id -> contract address)`)
     return undefined

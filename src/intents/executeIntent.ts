@@ -304,7 +304,8 @@ async function prepare({
         }
         // Out of the gas we gave it, or (account mode) mined without running the intent: not the
         // intent's outcome; the record is dropped and the intent may be sent again.
-        if (receipt.outOfGas || receipt.notExecuted) return outcome(receipt.outOfGas ? Status.GATEWAY_FAILURE : receipt.status, receipt.detail, toReport(record, adapter), receipt.notExecuted ? accountNotDelegatedType : undefined)
+        if (receipt.outOfGas || receipt.notExecuted)
+          return outcome(receipt.outOfGas ? Status.GATEWAY_FAILURE : receipt.status, receipt.detail, toReport(record, adapter), receipt.notExecuted ? accountNotDelegatedType : undefined)
         return outcome(receipt.status, receipt.detail, toReport(record, adapter))
       }
       noteSent('submitted')

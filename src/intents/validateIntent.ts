@@ -12,7 +12,13 @@ export async function validateIntent({
   intentHash,
   signature,
   account,
-}: { adapter: ChainAdapter; intent: Intent; intentHash: Hex; signature?: Hex | undefined; account?: AccountMode | undefined }): Promise<IntentOutcome> {
+}: {
+  adapter: ChainAdapter
+  intent: Intent
+  intentHash: Hex
+  signature?: Hex | undefined
+  account?: AccountMode | undefined
+}): Promise<IntentOutcome> {
   const answer = await adapter.validate(intent, signature, account)
   const base = { intentHash, chainId: adapter.chainId, chainType: adapter.chainType }
   if (typeof answer !== 'number') return { ...base, ...answer }

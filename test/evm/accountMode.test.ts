@@ -81,7 +81,7 @@ describe('account mode through the gateway: intents run from the agent’s own a
     await world?.stop()
   })
 
-  it("refuses an undelegated sender without an authorization: 403 0x10 account-not-delegated, nothing sent", async () => {
+  it('refuses an undelegated sender without an authorization: 403 0x10 account-not-delegated, nothing sent', async () => {
     assert.equal(await codeOf(agent.address), '0x')
     const intent = transferIntent(agent.address, 1n)
     const res = await untouched(async () => post(world.gateway.baseUrl, '/intents/execute', bodyOf(intent, await sign(intent)), headers()))
@@ -104,7 +104,10 @@ describe('account mode through the gateway: intents run from the agent’s own a
     for (const [field, authorization, status] of cases) {
       const res = await untouched(() => post(world.gateway.baseUrl, '/intents/execute', bodyOf(intent, signature, { authorization }), headers()))
       assert.equal(res.status, status, `${field}: ${res.text}`)
-      assert.ok(res.body.errors?.some((e: { field: string }) => e.field === field), `${field}: ${res.text}`)
+      assert.ok(
+        res.body.errors?.some((e: { field: string }) => e.field === field),
+        `${field}: ${res.text}`,
+      )
     }
     // The schema names the field too.
     const res = await untouched(() => post(world.gateway.baseUrl, '/intents/execute', bodyOf(intent, signature, { authorization: { ...good, yParity: 2 } }), headers()))
@@ -177,8 +180,18 @@ describe('account mode through the gateway: intents run from the agent’s own a
   it('executor mode is unchanged for a body without mode, and an authorization without mode is refused naming the field', async () => {
     const intent = transferIntent(agent.address, 1n)
     const { mode: _mode, ...body } = bodyOf(intent, await sign(intent))
-    const res = await untouched(() => post(world.gateway.baseUrl, '/intents/execute', { ...body, authorization: { chainId: 1, address: agent.address, nonce: 0, yParity: 0, r: `0x${'1'.repeat(64)}`, s: `0x${'1'.repeat(64)}` } }, headers()))
+    const res = await untouched(() =>
+      post(
+        world.gateway.baseUrl,
+        '/intents/execute',
+        { ...body, authorization: { chainId: 1, address: agent.address, nonce: 0, yParity: 0, r: `0x${'1'.repeat(64)}`, s: `0x${'1'.repeat(64)}` } },
+        headers(),
+      ),
+    )
     assert.equal(res.status, 400, res.text)
-    assert.ok(res.body.errors?.some((e: { field: string }) => e.field === 'authorization'), res.text)
+    assert.ok(
+      res.body.errors?.some((e: { field: string }) => e.field === 'authorization'),
+      res.text,
+    )
   })
 })

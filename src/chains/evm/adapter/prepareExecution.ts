@@ -27,7 +27,11 @@ export async function prepareExecution(ctx: EvmContext, intent: Intent, signatur
   const account = options.account ? await planAccount(ctx, intent, options.account) : undefined
   if (account && !account.ok) return account
   if (account && !signature) {
-    return { ok: false, status: Status.SIGNATURE_REQUIRED, detail: "account mode runs only intents signed by the account's key (or a session key of its policy): sign the typed data in `signing` and send it as `signature`" }
+    return {
+      ok: false,
+      status: Status.SIGNATURE_REQUIRED,
+      detail: "account mode runs only intents signed by the account's key (or a session key of its policy): sign the typed data in `signing` and send it as `signature`",
+    }
   }
   const data = account ? executeIntentCalldata(intent, signature!) : executeCalldata(intent, signature)
   const to = account ? account.account : chain.executor
@@ -94,7 +98,14 @@ async function accountRefusal(ctx: EvmContext, intent: Intent, signature: Hex | 
   const answer = await validateAccount(ctx, intent, signature, mode)
   if (typeof answer !== 'number') return { ok: false, ...answer }
   if (isSuccessStatus(answer)) return undefined
-  return { ok: false, status: answer, detail: answer === Status.UNAUTHORIZED ? "the account does not accept this signature: it must be the account key's (or a session key's of the policy) EIP-712 signature of the typed data in `signing`" : undefined }
+  return {
+    ok: false,
+    status: answer,
+    detail:
+      answer === Status.UNAUTHORIZED
+        ? "the account does not accept this signature: it must be the account key's (or a session key's of the policy) EIP-712 signature of the typed data in `signing`"
+        : undefined,
+  }
 }
 
 /** The validator's refusal of the intent (the executor's checkSigned with a signature); undefined when it accepts it. */
