@@ -4,12 +4,15 @@
 // refused with nothing sent; each test asserts the relayer's and the agent's balances.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { type Address, type Hex, concatHex, encodeFunctionData, getAddress, keccak256, parseUnits, toHex } from 'viem'
+import { type Address, type Hex, concatHex, encodeFunctionData, getAddress, keccak256, parseEther, parseUnits, toHex } from 'viem'
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts'
 import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { intentTypes } from '../../src/chains/evm/intentTypedData.ts'
 import { demoDollarArtifact } from '../../src/contracts/demoDollarArtifact.ts'
-import { post, rpc, startWorld, type World } from '../support/testGateway.ts'
+import { derivePolicyId, saltOf } from '../../src/chains/derivePolicyId.ts'
+import { demoCounterArtifact } from '../../src/contracts/demoCounterArtifact.ts'
+import { policyRegistryArtifact } from '../../src/contracts/policyRegistryArtifact.ts'
+import { post, request, rpc, startWorld, type World } from '../support/testGateway.ts'
 
 const secp256k1n = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
 const transferTopic = keccak256(toHex('Transfer(address,address,uint256)'))
@@ -193,5 +196,63 @@ describe('account mode through the gateway: intents run from the agent’s own a
       res.body.errors?.some((e: { field: string }) => e.field === 'authorization'),
       res.text,
     )
+  })
+
+  it("a skipped authorization is not success: mined without IntentExecuted from the sender is dropped (403 account-not-delegated, the agent's tokens and code untouched, the relayer paid), and a new authorization executes it", async () => {
+    // Another EOA of its own (anvil's "other"): a policy it owns for the counter, not delegated.
+    const owner = privateKeyToAccount(devnetAccounts.other)
+    const wallet = world.clients.walletFor(devnetAccounts.other)
+    const salt = saltOf('test.account-mode.skipped')
+    const policy = { owner: owner.address, allowedTargets: [], allowedSelectors: [], maxValuePerTx: parseEther('1'), maxAggregateValue: parseEther('1'), validAfter: 0n, validBefore: 0n, allowedChains: [] }
+    const created = await wallet.writeContract({ address: world.devnet.contracts.registry, abi: policyRegistryArtifact.abi, functionName: 'createPolicy', args: [salt, policy], account: wallet.account!, chain: wallet.chain } as never)
+    await pc().waitForTransactionReceipt({ hash: created })
+    assert.equal(await codeOf(owner.address), '0x')
+    const counter = world.devnet.contracts.counter
+    const count = () => pc().readContract({ address: counter, abi: demoCounterArtifact.abi, functionName: 'count' } as never) as Promise<bigint>
+    const intent = {
+      ...transferIntent(owner.address, 0n),
+      target: counter,
+      data: encodeFunctionData({ abi: demoCounterArtifact.abi, functionName: 'increment', args: [1n] }),
+      policyId: derivePolicyId(owner.address, salt),
+    }
+    const body = bodyOf(intent, await sign(intent, owner), { authorization: await authorize({ signer: owner }) })
+    const countBefore = await count()
+    const relayerEth = await ethOf(relayer)
+    const relayerTxs = await relayerNonce()
+
+    // Blocks wait: the gateway's type-4 transaction sits in the pool, then the account spends its
+    // own nonce first (a higher tip: mined before it), so the authorization is skipped and the call
+    // meets a code-less EOA, which "succeeds" doing nothing.
+    await rpc(world.devnet.anvil.rpcUrl, 'evm_setAutomine', [false])
+    let answer: Awaited<ReturnType<typeof post>>
+    try {
+      const pending = post(world.gateway.baseUrl, '/intents/execute', body, headers())
+      for (let i = 0; i < 200 && (await relayerNonce()) === relayerTxs; i++) await new Promise((r) => setTimeout(r, 25))
+      assert.equal(await relayerNonce(), relayerTxs + 1, 'the gateway sent its transaction')
+      await wallet.sendTransaction({ to: owner.address, value: 0n, maxPriorityFeePerGas: parseUnits('50', 9), maxFeePerGas: parseUnits('100', 9), account: wallet.account!, chain: wallet.chain } as never)
+      await rpc(world.devnet.anvil.rpcUrl, 'evm_mine', [])
+      answer = await pending
+    } finally {
+      await rpc(world.devnet.anvil.rpcUrl, 'evm_setAutomine', [true])
+    }
+    assert.equal(answer.status, 403, answer.text)
+    assert.equal(answer.body.type, 'urn:intent-gateway:problem:account-not-delegated', answer.text)
+    const receipt = await pc().getTransactionReceipt({ hash: answer.body.transactionHash })
+    assert.equal(receipt.status, 'success', 'mined without error')
+    assert.equal(receipt.logs.length, 0, 'and without running anything')
+    assert.equal(await codeOf(owner.address), '0x', 'the authorization was skipped')
+    assert.equal(await count(), countBefore, 'the intent did not run')
+    assert.equal(await ethOf(relayer), relayerEth - receipt.gasUsed * receipt.effectiveGasPrice, 'the relayer paid for it')
+    const record = await request(world.gateway.baseUrl, `/intents/${answer.body.intentHash}`, { headers: headers() })
+    assert.equal(record.body.state, 'dropped', record.text)
+
+    // The same intent again: its stale authorization is refused before anything is sent; a new one executes it.
+    const stale = await untouched(() => post(world.gateway.baseUrl, '/intents/execute', body, headers()))
+    assert.equal(stale.status, 403, stale.text)
+    assert.ok(stale.body.errors?.some((e: { field: string }) => e.field === 'authorization.nonce'), stale.text)
+    const again = await post(world.gateway.baseUrl, '/intents/execute', { ...body, authorization: await authorize({ signer: owner }) }, headers())
+    assert.equal(again.status, 200, again.text)
+    assert.equal(await count(), countBefore + 1n)
+    assert.equal(await codeOf(owner.address), delegation())
   })
 })
