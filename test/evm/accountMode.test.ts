@@ -203,8 +203,24 @@ describe('account mode through the gateway: intents run from the agent’s own a
     const owner = privateKeyToAccount(devnetAccounts.other)
     const wallet = world.clients.walletFor(devnetAccounts.other)
     const salt = saltOf('test.account-mode.skipped')
-    const policy = { owner: owner.address, allowedTargets: [], allowedSelectors: [], maxValuePerTx: parseEther('1'), maxAggregateValue: parseEther('1'), validAfter: 0n, validBefore: 0n, allowedChains: [] }
-    const created = await wallet.writeContract({ address: world.devnet.contracts.registry, abi: policyRegistryArtifact.abi, functionName: 'createPolicy', args: [salt, policy], account: wallet.account!, chain: wallet.chain } as never)
+    const policy = {
+      owner: owner.address,
+      allowedTargets: [],
+      allowedSelectors: [],
+      maxValuePerTx: parseEther('1'),
+      maxAggregateValue: parseEther('1'),
+      validAfter: 0n,
+      validBefore: 0n,
+      allowedChains: [],
+    }
+    const created = await wallet.writeContract({
+      address: world.devnet.contracts.registry,
+      abi: policyRegistryArtifact.abi,
+      functionName: 'createPolicy',
+      args: [salt, policy],
+      account: wallet.account!,
+      chain: wallet.chain,
+    } as never)
     await pc().waitForTransactionReceipt({ hash: created })
     assert.equal(await codeOf(owner.address), '0x')
     const counter = world.devnet.contracts.counter
@@ -229,7 +245,14 @@ describe('account mode through the gateway: intents run from the agent’s own a
       const pending = post(world.gateway.baseUrl, '/intents/execute', body, headers())
       for (let i = 0; i < 200 && (await relayerNonce()) === relayerTxs; i++) await new Promise((r) => setTimeout(r, 25))
       assert.equal(await relayerNonce(), relayerTxs + 1, 'the gateway sent its transaction')
-      await wallet.sendTransaction({ to: owner.address, value: 0n, maxPriorityFeePerGas: parseUnits('50', 9), maxFeePerGas: parseUnits('100', 9), account: wallet.account!, chain: wallet.chain } as never)
+      await wallet.sendTransaction({
+        to: owner.address,
+        value: 0n,
+        maxPriorityFeePerGas: parseUnits('50', 9),
+        maxFeePerGas: parseUnits('100', 9),
+        account: wallet.account!,
+        chain: wallet.chain,
+      } as never)
       await rpc(world.devnet.anvil.rpcUrl, 'evm_mine', [])
       answer = await pending
     } finally {
@@ -249,7 +272,10 @@ describe('account mode through the gateway: intents run from the agent’s own a
     // The same intent again: its stale authorization is refused before anything is sent; a new one executes it.
     const stale = await untouched(() => post(world.gateway.baseUrl, '/intents/execute', body, headers()))
     assert.equal(stale.status, 403, stale.text)
-    assert.ok(stale.body.errors?.some((e: { field: string }) => e.field === 'authorization.nonce'), stale.text)
+    assert.ok(
+      stale.body.errors?.some((e: { field: string }) => e.field === 'authorization.nonce'),
+      stale.text,
+    )
     const again = await post(world.gateway.baseUrl, '/intents/execute', { ...body, authorization: await authorize({ signer: owner }) }, headers())
     assert.equal(again.status, 200, again.text)
     assert.equal(await count(), countBefore + 1n)
