@@ -174,7 +174,8 @@ export type ChainDescription = {
   reference: string
   name: string
   nativeCurrency: { name: string; symbol: string; decimals: number }
-  contracts: { validator: string; executor: string; registry: string }
+  /** `accountDelegate`: the EIP-7702 delegate (IntentAccount) account mode's authorizations name, where configured. */
+  contracts: { validator: string; executor: string; registry: string; accountDelegate?: string | undefined }
   relayer: string | undefined
   /** Where a single relayer key (Solana, Sui) lives: `local`, `pkcs11`, `kms`; never the key. A pool's keys say it in `relayers`. */
   relayerSigner?: string | undefined

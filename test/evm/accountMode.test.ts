@@ -84,6 +84,12 @@ describe('account mode through the gateway: intents run from the agent’s own a
     await world?.stop()
   })
 
+  it('GET /chains/{chainId} names the account delegate an authorization must name', async () => {
+    const res = await request(world.gateway.baseUrl, `/chains/${world.devnet.chain.chainId}`)
+    assert.equal(res.status, 200, res.text)
+    assert.equal(getAddress(res.body.contracts.accountDelegate), world.devnet.contracts.accountDelegate, res.text)
+  })
+
   it('refuses an undelegated sender without an authorization: 403 0x10 account-not-delegated, nothing sent', async () => {
     assert.equal(await codeOf(agent.address), '0x')
     const intent = transferIntent(agent.address, 1n)

@@ -14,7 +14,7 @@ export function describeChain({ chain, relayers, signerOf, state, pool, viemChai
     reference: chain.reference,
     name: chain.name,
     nativeCurrency: chain.nativeCurrency,
-    contracts: { validator: chain.validator, executor: chain.executor, registry: chain.registry },
+    contracts: { validator: chain.validator, executor: chain.executor, registry: chain.registry, ...(chain.accountDelegate ? { accountDelegate: chain.accountDelegate } : {}) },
     relayer: relayers?.addresses[0],
     relayers: relayers?.view().map((r) => ({ ...r, signer: signerOf.get(r.address.toLowerCase()) ?? 'local' })),
     available: !state.unavailableReason,
