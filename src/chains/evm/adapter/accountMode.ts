@@ -17,8 +17,8 @@ export const accountNotDelegatedType = 'urn:intent-gateway:problem:account-not-d
 const halfOrder = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n
 
 /** Ready: where to send, the code to simulate the sender with when not delegated yet, the authorization to carry. */
-/** `simulationCode`: the delegate's own runtime code, what the sender runs once delegated (a node follows no designator set by an override). */
-export type AccountPlan = { ok: true; account: Address; delegate: Address; code: Hex; simulationCode: Hex; delegated: boolean; authorization: SignedAuthorization | undefined }
+/** `code`: 0xef0100 ‖ delegate, the sender's code once its authorization applies (simulated as a state override). */
+export type AccountPlan = { ok: true; account: Address; delegate: Address; code: Hex; delegated: boolean; authorization: SignedAuthorization | undefined }
 export type AccountRefusal = { ok: false; status: number; detail: string; problemType: string }
 export type SignedAuthorization = { chainId: number; address: Address; nonce: number; yParity: number; r: Hex; s: Hex }
 
@@ -38,7 +38,7 @@ export async function planAccount(ctx: EvmContext, intent: Intent, mode: Account
     throw classifyRpcError(err, chain.chainId, 'code read of the sender')
   }
   const refusal = (detail: string): AccountRefusal => ({ ok: false, status: Status.DISALLOWED, detail, problemType: accountNotDelegatedType })
-  if (current === code) return { ok: true, account, delegate, code, simulationCode: code, delegated: true, authorization: undefined }
+  if (current === code) return { ok: true, account, delegate, code, delegated: true, authorization: undefined }
   if (current !== '0x') {
     const elsewhere = current.startsWith('0xef0100') ? `delegated to ${getAddress(`0x${current.slice(8, 48)}`)}` : 'a contract'
     return refusal(`in account mode the sender's code must be 0xef0100 ‖ this chain's account delegate ${delegate}, or empty with an authorization; ${account} is ${elsewhere}: nothing was sent`)
@@ -49,13 +49,7 @@ export async function planAccount(ctx: EvmContext, intent: Intent, mode: Account
     )
   }
   const authorization = await checkAuthorization(ctx, account, delegate, mode.authorization)
-  let simulationCode: Hex
-  try {
-    simulationCode = (await client.getCode({ address: delegate })) ?? '0x'
-  } catch (err) {
-    throw classifyRpcError(err, chain.chainId, 'code read of the account delegate')
-  }
-  return { ok: true, account, delegate, code, simulationCode, delegated: false, authorization }
+  return { ok: true, account, delegate, code, delegated: false, authorization }
 }
 
 async function checkAuthorization(ctx: EvmContext, account: Address, delegate: Address, a: AccountAuthorization): Promise<SignedAuthorization> {

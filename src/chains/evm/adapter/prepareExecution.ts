@@ -35,7 +35,7 @@ export async function prepareExecution(ctx: EvmContext, intent: Intent, signatur
   }
   const data = account ? executeIntentCalldata(intent, signature!) : executeCalldata(intent, signature)
   const to = account ? account.account : chain.executor
-  const target = account ? { to, toCode: account.delegated ? undefined : account.simulationCode } : {}
+  const target = account ? { to, toCode: account.delegated ? undefined : account.code } : {}
   // An authorization costs its transaction 25,000 gas more (EIP-7702 PER_EMPTY_ACCOUNT_COST), which no simulated call includes.
   const authorizationGas = account?.authorization ? 25_000n : 0n
   const authorizationList = account?.authorization ? [account.authorization] : undefined

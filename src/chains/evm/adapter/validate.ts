@@ -45,7 +45,7 @@ export async function validateAccount(ctx: EvmContext, intent: Intent, signature
   if (!plan.ok) return plan
   if (!signature) return Status.SIGNATURE_REQUIRED
   const { chain, pool } = ctx
-  const overrides = plan.delegated ? undefined : { [plan.account]: { code: plan.simulationCode } }
+  const overrides = plan.delegated ? undefined : { [plan.account]: { code: plan.code } }
   let result: unknown
   try {
     result = await pool.request({ method: 'eth_call', params: [{ to: plan.account, data: checkIntentCalldata(intent, signature) }, 'latest', ...(overrides ? [overrides] : [])] })
