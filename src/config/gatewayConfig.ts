@@ -23,6 +23,11 @@ export type ChainConfig = {
   executor: string
   validator: string
   registry: string
+  /**
+   * ACCOUNT_DELEGATE_ADDRESSES: the IntentAccount an EOA delegates to with EIP-7702 for account
+   * mode (`mode: "account"`); absent: the chain serves executor mode only.
+   */
+  accountDelegate?: string | undefined
 }
 
 /**

@@ -30,6 +30,18 @@ function problems(env: Record<string, string>): string[] {
 }
 
 describe('loadConfig', () => {
+  it('reads ACCOUNT_DELEGATE_ADDRESSES onto the chain as accountDelegate, and refuses one for a chain that is not configured or not an address', () => {
+    const d = '0xCf7Ed3AccA5a467e9e704C703E8D87F634fB0Fc9'
+    assert.equal(loadConfig({ ...complete, ACCOUNT_DELEGATE_ADDRESSES: JSON.stringify({ '84532': d }) }).chains[0]?.accountDelegate, d)
+    assert.equal(loadConfig(complete).chains[0]?.accountDelegate, undefined)
+    const found = problems({ ...complete, ACCOUNT_DELEGATE_ADDRESSES: JSON.stringify({ '84532': 'nope', '1': d }) })
+    assert.ok(
+      found.some((p) => p.startsWith('ACCOUNT_DELEGATE_ADDRESSES: chain 84532:')),
+      found.join('\n'),
+    )
+    assert.ok(found.includes('ACCOUNT_DELEGATE_ADDRESSES: chain eip155:1 is not configured (set it in EXECUTOR_ADDRESSES, VALIDATOR_ADDRESSES and REGISTRY_ADDRESSES, or remove it)'), found.join('\n'))
+  })
+
   it('reads a complete configuration, with decimal and CAIP-2 keys naming one chain', () => {
     const config = loadConfig(complete)
     assert.equal(config.process.devnet, false)

@@ -208,6 +208,8 @@ function readChains(env: Env, runtimes: readonly RuntimeModule[], problems: stri
     (typeof addressVariables)[number],
     Map<string, string | null> | undefined
   >
+  // Optional: a chain without one serves executor mode only (account mode answers 0x10 there).
+  const delegates = env.ACCOUNT_DELEGATE_ADDRESSES?.trim() ? readChainMap(env, 'ACCOUNT_DELEGATE_ADDRESSES', runtimes, problems) : undefined
   const rpcUrls = readRpcUrls(env, problems)
   const ids = new Set<string>()
   for (const map of Object.values(maps)) for (const id of map?.keys() ?? []) ids.add(id)
@@ -215,6 +217,9 @@ function readChains(env: Env, runtimes: readonly RuntimeModule[], problems: stri
     if (!ids.has(id)) problems.push(`RPC_URLS: chain ${id} has no contract addresses (set it in EXECUTOR_ADDRESSES, VALIDATOR_ADDRESSES and REGISTRY_ADDRESSES, or remove it)`)
   }
   if (ids.size === 0 && Object.values(maps).every(Boolean)) problems.push('EXECUTOR_ADDRESSES: no chain is configured')
+  for (const id of delegates?.keys() ?? []) {
+    if (!ids.has(id)) problems.push(`ACCOUNT_DELEGATE_ADDRESSES: chain ${id} is not configured (set it in EXECUTOR_ADDRESSES, VALIDATOR_ADDRESSES and REGISTRY_ADDRESSES, or remove it)`)
+  }
 
   const chains: ChainConfig[] = []
   for (const chainId of [...ids].sort()) {
@@ -249,6 +254,7 @@ function readChains(env: Env, runtimes: readonly RuntimeModule[], problems: stri
         executor,
         validator,
         registry,
+        ...(delegates?.get(chainId) ? { accountDelegate: delegates.get(chainId) as string } : {}),
       })
     }
   }
@@ -304,7 +310,12 @@ function readJsonObject(env: Env, name: string, what: string, problems: string[]
  * Reads a JSON object of chain id -> value; keys come back in canonical CAIP-2 form, and entries
  * whose value was invalid (and reported) as null.
  */
-function readChainMap(env: Env, name: (typeof addressVariables)[number], runtimes: readonly RuntimeModule[], problems: string[]): Map<string, string | null> | undefined {
+function readChainMap(
+  env: Env,
+  name: (typeof addressVariables)[number] | 'ACCOUNT_DELEGATE_ADDRESSES',
+  runtimes: readonly RuntimeModule[],
+  problems: string[],
+): Map<string, string | null> | undefined {
   if (!env[name]?.trim()) {
     problems.push(`${name}: required (a JSON object of chain id -> contract address)`)
     return undefined

@@ -31,6 +31,14 @@ const receipt = (state: ExecutionReceipt['state'], fee = 1_000n): ExecutionRecei
 const address = (n: number) => `0x${n.toString(16).padStart(40, '0')}`
 
 describe('createExecutionGuard', () => {
+  it('counts an account-mode transaction mined without running the intent (notExecuted: a skipped authorization) as a revert on the sender (was: a success)', async () => {
+    const guard = guardWith({ maxRevertsPerSender: 1 })
+    const subject: GuardSubject = { chainId, sender: address(0x7702), target: token, client: 'key:agent' }
+    assert.equal(await guard.check(subject), undefined)
+    await guard.record(subject, { ...receipt('mined'), status: 0x10, notExecuted: true })
+    assert.equal((await guard.check(subject))?.reason, 'sender_reverts')
+  })
+
   it('leaves a popular target open after 18 crafted reverts from 6 senders and 2 payers: one revert counts per party (was: 18 of 20, 429 reverts-throttled)', async () => {
     // The defaults: at least 20 attempts, at most half of them reverted. Sender and client standing off, as throwaway senders and payers escape them anyway.
     const guard = guardWith({ maxRevertsPerSender: 0, maxRevertsPerClient: 0 })

@@ -159,7 +159,8 @@ export function createExecutionGuard({ config, counters }: { config: ExecutionGu
       if (!receipt.outOfGas) {
         if (fee > 0) counts.push(counters.add(k.clientSpend, fee))
         counts.push(counters.add(k.targetAttempts, 1))
-        if (receipt.state === 'reverted') counts.push(counters.add(k.senderReverts, 1), counters.add(k.clientReverts, 1), countTargetRevert(subject, k.targetReverts))
+        // A mined account-mode transaction that did not run the intent (its authorization skipped) counts as a revert.
+        if (receipt.state === 'reverted' || receipt.notExecuted) counts.push(counters.add(k.senderReverts, 1), counters.add(k.clientReverts, 1), countTargetRevert(subject, k.targetReverts))
       }
       await Promise.all(counts)
     },

@@ -8,7 +8,7 @@ import type { ChainAdapter, ExecutionReceipt, PrecedingTransaction } from '../po
 import type { ExecutionRecord, Journal } from '../ports/journal.ts'
 import { Status } from '../status/statusCodes.ts'
 import { GatewayError } from '../errors/gatewayError.ts'
-import type { Intent } from '../ports/intent.ts'
+import type { AccountMode, Intent } from '../ports/intent.ts'
 import { fromReceipt } from './fromReceipt.ts'
 import type { ExecutionReport, IntentOutcome } from '../ports/intentOutcome.ts'
 import { holdsOutcome, replayOf, stillHolds } from './replayExecution.ts'
@@ -18,6 +18,7 @@ import type { ExecutionOutcomeLabel } from '../metrics/createMetrics.ts'
 
 const noRelayerKeyType = 'urn:intent-gateway:problem:no-relayer-key'
 const noRelayerKeyRetrySeconds = 2
+const accountNotDelegatedType = 'urn:intent-gateway:problem:account-not-delegated'
 /** How long a repeat waits for a claim that has signed nothing yet to send or be given back, and how often it looks. */
 const claimWaitMs = 10_000
 const claimPollMs = 50
@@ -46,6 +47,8 @@ export type ExecuteIntentParameters = {
   apiKeyId?: string | undefined
   /** What the chain runs just before the execution (the payment's settlement): simulated first, together with it. */
   precededBy?: PrecedingTransaction | undefined
+  /** Account mode: the intent runs from the sender's own address through its EIP-7702 delegate. */
+  account?: AccountMode | undefined
 }
 
 /**
@@ -145,15 +148,17 @@ async function prepare({
   gasCap,
   apiKeyId,
   precededBy,
+  account,
 }: ExecuteIntentParameters): Promise<IntentOutcome | Steps> {
-  const outcome = (status: number, detail?: string, execution?: ExecutionReport): IntentOutcome => ({
+  const outcome = (status: number, detail?: string, execution?: ExecutionReport, problemType?: string): IntentOutcome => ({
     status,
     intentHash,
     chainId: adapter.chainId,
     chainType: adapter.chainType,
     detail,
     execution,
-    signing: signingFor(adapter, intent, status),
+    signing: signingFor(adapter, intent, status, account),
+    ...(problemType ? { problemType } : {}),
   })
 
   const noRelayerKey = (claimed = false): IntentOutcome => ({
@@ -220,13 +225,13 @@ async function prepare({
   }
   let preflight: Awaited<ReturnType<ChainAdapter['prepareExecution']>>
   try {
-    preflight = await adapter.prepareExecution(intent, signature, { gasCap, previous, ...(precededBy ? { precededBy } : {}) })
+    preflight = await adapter.prepareExecution(intent, signature, { gasCap, previous, ...(precededBy ? { precededBy } : {}), ...(account ? { account } : {}) })
   } catch (err) {
     return givenBack(err)
   }
   if (!preflight.ok) {
     await journal.release(record)
-    return outcome(preflight.status, preflight.detail)
+    return outcome(preflight.status, preflight.detail, undefined, preflight.problemType)
   }
   const ready = preflight
   return {
@@ -250,7 +255,7 @@ async function prepare({
       if (!refused) return undefined
       ready.cancel?.()
       await journal.release(record)
-      return outcome(refused.status, refused.detail)
+      return outcome(refused.status, refused.detail, undefined, refused.problemType)
     },
     send: async (noteSent) => {
       let submission: Awaited<ReturnType<typeof ready.send>>
@@ -269,7 +274,7 @@ async function prepare({
     const settled = submission.receipt.then(
       async (receipt) => {
         onReceipt?.((performance.now() - sentAt) / 1000)
-        await journal.settle(record, { ...fromReceipt(receipt), final: depth <= 1 || receipt.outOfGas === true })
+        await journal.settle(record, { ...fromReceipt(receipt), final: depth <= 1 || receipt.outOfGas === true || receipt.notExecuted === true })
         onSettled?.(receipt)
         return receipt
       },
@@ -297,8 +302,10 @@ async function prepare({
             toReport(record, adapter),
           )
         }
-        // Out of the gas we gave it: not the intent's outcome; the record is dropped and the intent may be sent again.
-        if (receipt.outOfGas) return outcome(Status.GATEWAY_FAILURE, receipt.detail, toReport(record, adapter))
+        // Out of the gas we gave it, or (account mode) mined without running the intent: not the
+        // intent's outcome; the record is dropped and the intent may be sent again.
+        if (receipt.outOfGas || receipt.notExecuted)
+          return outcome(receipt.outOfGas ? Status.GATEWAY_FAILURE : receipt.status, receipt.detail, toReport(record, adapter), receipt.notExecuted ? accountNotDelegatedType : undefined)
         return outcome(receipt.status, receipt.detail, toReport(record, adapter))
       }
       noteSent('submitted')

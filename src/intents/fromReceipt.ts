@@ -8,8 +8,10 @@ import { Status } from '../status/statusCodes.ts'
  * dropped (the intent may be sent again, its payment stays a credit, its standing is untouched).
  */
 export function fromReceipt(receipt: ExecutionReceipt): Settlement {
+  // Account mode, mined without the intent's IntentExecuted from the sender (a skipped authorization): dropped too.
+  const dropped = receipt.outOfGas === true || receipt.notExecuted === true
   return {
-    state: receipt.outOfGas ? 'dropped' : receipt.state,
+    state: dropped ? 'dropped' : receipt.state,
     status: receipt.outOfGas ? Status.GATEWAY_FAILURE : receipt.status,
     blockNumber: receipt.blockNumber,
     blockHash: receipt.blockHash,

@@ -38,6 +38,27 @@ export const intentSchema = {
       },
     },
     chainType: { type: 'string', enum: ['evm', 'solana', 'sui'], description: 'optional runtime check: must match the chain chosen by X-Chain-Id' },
+    mode: {
+      type: 'string',
+      enum: ['executor', 'account'],
+      description:
+        'EVM: how the intent runs. `executor` (the default): through the executor contract, paid from the deposit. `account`: from the sender\'s own address through its EIP-7702 delegate (IntentAccount); the sender\'s code must be that delegate, or empty with an `authorization` in the body; signed under the domain { name: "IntentAccount", version: "1", chainId, verifyingContract: sender }',
+    },
+    authorization: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['chainId', 'address', 'nonce', 'yParity', 'r', 's'],
+      description:
+        "account mode, first execute of an undelegated EOA: the sender's EIP-7702 authorization (viem signAuthorization) to this chain's delegate at its current account nonce; the relayer sends it in a type-4 transaction",
+      properties: {
+        chainId: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: "this chain's id (0, any chain, is refused)" },
+        address: { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$', description: "this chain's account delegate (GET /chains/{chainId})" },
+        nonce: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: "the sender's current account nonce (its transaction count)" },
+        yParity: { type: 'integer', enum: [0, 1], description: 'the signature parity: 0 or 1' },
+        r: { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$', description: 'the signature r: 0x + 64 hex digits' },
+        s: { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$', description: 'the signature s: 0x + 64 hex digits, in the lower half of the curve order' },
+      },
+    },
     signature: {
       type: 'string',
       pattern: '^0x(?:[0-9a-fA-F]{2})+$',

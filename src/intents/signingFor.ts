@@ -2,8 +2,8 @@
 // can sign and retry without reading the docs.
 import type { ChainAdapter, SigningRequest } from '../ports/chainAdapter.ts'
 import { Status } from '../status/statusCodes.ts'
-import type { Intent } from '../ports/intent.ts'
+import type { AccountMode, Intent } from '../ports/intent.ts'
 
-export function signingFor(adapter: ChainAdapter, intent: Intent, status: number): SigningRequest | undefined {
-  return status === Status.SIGNATURE_REQUIRED || status === Status.UNAUTHORIZED ? adapter.signingRequest(intent) : undefined
+export function signingFor(adapter: ChainAdapter, intent: Intent, status: number, account?: AccountMode): SigningRequest | undefined {
+  return status === Status.SIGNATURE_REQUIRED || status === Status.UNAUTHORIZED ? adapter.signingRequest(intent, account) : undefined
 }

@@ -2,7 +2,7 @@
 // this interface; the registry picks the adapter by CAIP-2 namespace.
 import type { Hex } from 'viem'
 import type { ChainType } from './chainId.ts'
-import type { Intent } from './intent.ts'
+import type { AccountMode, Intent } from './intent.ts'
 import type { ChainRuntime } from './chainRuntime.ts'
 import type { FundingShortfall } from './fundingShortfall.ts'
 import type { EndpointView } from './endpoint.ts'
@@ -28,6 +28,12 @@ export type ExecutionReceipt = {
    * again (with a higher limit).
    */
   outOfGas?: boolean | undefined
+  /**
+   * Account mode: mined without error but without the intent's IntentExecuted from the sender (its
+   * authorization was skipped, its code is not our delegate): not the intent's outcome. The record
+   * is dropped and the intent may be sent again; it counts as a revert on the sender's standing.
+   */
+  notExecuted?: boolean | undefined
 }
 
 /** What the caller bounds an execution by, and what it knows of earlier attempts. */
@@ -43,6 +49,8 @@ export type ExecutionOptions = {
    * (EVM: `{ from, to, data }`); a runtime that cannot simulate two transactions in order ignores it.
    */
   precededBy?: PrecedingTransaction | undefined
+  /** Account mode (EVM): run from the sender's own address through its delegate, with its authorization when it brought one. */
+  account?: AccountMode | undefined
 }
 
 /** A transaction another part of the gateway will have mined before an execution: its runtime's own JSON. */
@@ -77,8 +85,8 @@ export type SignedExecution = {
 }
 
 export type Preflight =
-  /** The chain's validator refuses the intent: answer with this code, send nothing. */
-  | { ok: false; status: number; detail: string | undefined }
+  /** The chain's validator refuses the intent: answer with this code, send nothing (`problemType`: a refusal of its own kind). */
+  | { ok: false; status: number; detail: string | undefined; problemType?: string | undefined }
   /** `onSigned` runs before the broadcast; if it throws, nothing is sent. */
   | {
       ok: true
@@ -91,7 +99,7 @@ export type Preflight =
        * transactions in order) offers it, for the caller to run once that transaction is
        * confirmed. A refusal answers as prepareExecution's would; undefined: still good to send.
        */
-      recheck?: (() => Promise<{ ok: false; status: number; detail: string | undefined } | undefined>) | undefined
+      recheck?: (() => Promise<{ ok: false; status: number; detail: string | undefined; problemType?: string | undefined } | undefined>) | undefined
     }
 
 /** What the reconciler hands `reconcile`: the journaled transaction and what else is known of it. */
@@ -166,7 +174,8 @@ export type ChainDescription = {
   reference: string
   name: string
   nativeCurrency: { name: string; symbol: string; decimals: number }
-  contracts: { validator: string; executor: string; registry: string }
+  /** `accountDelegate`: the EIP-7702 delegate (IntentAccount) account mode's authorizations name, where configured. */
+  contracts: { validator: string; executor: string; registry: string; accountDelegate?: string | undefined }
   relayer: string | undefined
   /** Where a single relayer key (Solana, Sui) lives: `local`, `pkcs11`, `kms`; never the key. A pool's keys say it in `relayers`. */
   relayerSigner?: string | undefined
@@ -206,7 +215,7 @@ export type ChainAdapter = {
    * One read of the chain: the ERC-1066 code for the intent as of the latest block. With a
    * signature, the chain checks it too (a wrong one answers 0xE4).
    */
-  validate(intent: Intent, signature?: Hex): Promise<number>
+  validate(intent: Intent, signature?: Hex, account?: AccountMode): Promise<ValidateAnswer>
   /**
    * Validates, then simulates the execution (the signed one when a signature is given) as the
    * chain will run it: from the relayer key that will send it, with its fees and gas limit; the
@@ -219,7 +228,9 @@ export type ChainAdapter = {
    */
   fundingShortfall?(intent: Intent): Promise<FundingShortfall | undefined>
   /** What the sender must sign for this intent: carried by every 401 that asks for a signature. */
-  signingRequest(intent: Intent): SigningRequest
+  signingRequest(intent: Intent, account?: AccountMode): SigningRequest
+  /** Whether this chain runs intents in account mode (EVM with an ACCOUNT_DELEGATE_ADDRESSES entry). */
+  accountMode?: boolean | undefined
   /**
    * Finds out what became of a journaled transaction, and broadcasts it again if the node lost it.
    * The reconciler calls it in the order the transactions were signed, or in `sequenceOf` order
@@ -266,3 +277,6 @@ export type ChainAdapter = {
   describe(): ChainDescription
   close(): Promise<void>
 }
+
+/** What validate reads: an ERC-1066 code, or a refusal with its detail and problem type (account mode: not delegated). */
+export type ValidateAnswer = number | { status: number; detail: string; problemType?: string | undefined }

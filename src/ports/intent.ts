@@ -18,6 +18,18 @@ export type Intent = {
   accounts?: IntentAccountMeta[] | undefined
 }
 
+/**
+ * An EIP-7702 authorization as the agent signed it (viem's `signAuthorization`): its account
+ * delegates its code to `address` on `chainId` at its account nonce `nonce`.
+ */
+export type AccountAuthorization = { chainId: number; address: string; nonce: number; yParity: number; r: Hex; s: Hex }
+
+/**
+ * Account mode (`mode: "account"`, EVM): the intent runs from the sender's own address through its
+ * EIP-7702 delegate, not through the executor. Not part of the intent nor of its hash.
+ */
+export type AccountMode = { authorization?: AccountAuthorization | undefined }
+
 /** One account of the target instruction on Solana: its key and how the instruction uses it. */
 export type IntentAccountMeta = { address: string; signer: boolean; writable: boolean }
 
@@ -35,4 +47,8 @@ export type IntentBody = {
   chainType?: ChainType
   /** Not part of the intent (nor of its hash): the authorization that comes with it. */
   signature?: string
+  /** Not part of the intent: how it runs (EVM). Absent or `executor`: through the executor. */
+  mode?: 'executor' | 'account'
+  /** Account mode: the sender's EIP-7702 authorization, for its first execute (undelegated). */
+  authorization?: AccountAuthorization
 }

@@ -37,7 +37,8 @@ export function createEvmAdapter(parameters: CreateEvmAdapterParameters): ChainA
           canSendNow: () => relayers.canSendNow(),
         }
       : {}),
-    validate: (intent, signature) => validate(ctx, intent, signature),
+    accountMode: chain.accountDelegate !== undefined,
+    validate: (intent, signature, account) => validate(ctx, intent, signature, account),
     prepareExecution: (intent, signature, options) => prepareExecution(ctx, intent, signature, options),
     reconcile: (tx) => reconcile(ctx, tx),
     fillGaps: () => fillNonceGaps(ctx),
@@ -47,7 +48,7 @@ export function createEvmAdapter(parameters: CreateEvmAdapterParameters): ChainA
     checkMined: (tx) => checkMined(ctx, tx),
     replacement: (tx) => replacement(ctx, tx),
     fundingShortfall: (intent) => readFundingShortfall({ client, executor: chain.executor, registry: chain.registry, intent }),
-    signingRequest: (intent) => signingRequest(ctx, intent),
+    signingRequest: (intent, account) => signingRequest(ctx, intent, account),
     getHealth: () =>
       probeHealth({
         chainId: chain.chainId,

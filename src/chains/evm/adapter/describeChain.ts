@@ -1,7 +1,8 @@
 // What the EVM adapter says of itself: GET /chains (contracts, relayer keys and their backends,
 // endpoints, how intents are signed), start-up's contract check, and the typed data a sender signs.
 import type { ChainDescription, PreflightResult, SigningRequest } from '../../../ports/chainAdapter.ts'
-import type { Intent } from '../../../ports/intent.ts'
+import { getAddress } from 'viem'
+import type { AccountMode, Intent } from '../../../ports/intent.ts'
 import { classifyRpcError } from '../classifyRpcError.ts'
 import { intentDomain, intentTypedData, intentTypes } from '../intentTypedData.ts'
 import type { EvmContext } from './evmContext.ts'
@@ -13,7 +14,7 @@ export function describeChain({ chain, relayers, signerOf, state, pool, viemChai
     reference: chain.reference,
     name: chain.name,
     nativeCurrency: chain.nativeCurrency,
-    contracts: { validator: chain.validator, executor: chain.executor, registry: chain.registry },
+    contracts: { validator: chain.validator, executor: chain.executor, registry: chain.registry, ...(chain.accountDelegate ? { accountDelegate: chain.accountDelegate } : {}) },
     relayer: relayers?.addresses[0],
     relayers: relayers?.view().map((r) => ({ ...r, signer: signerOf.get(r.address.toLowerCase()) ?? 'local' })),
     available: !state.unavailableReason,
@@ -39,11 +40,13 @@ export async function preflight({ relayers, log, chain, client }: EvmContext): P
 }
 
 /** The EIP-712 typed data of an intent as JSON: integers as decimal strings, with the EIP712Domain type wallets' eth_signTypedData_v4 wants. */
-export function signingRequest({ viemChain, chain }: EvmContext, intent: Intent): SigningRequest {
+export function signingRequest({ viemChain, chain }: EvmContext, intent: Intent, account?: AccountMode): SigningRequest {
   const typedData = intentTypedData({ chainId: viemChain.id, executor: chain.executor, intent })
+  // Account mode: the account's own domain, { name: "IntentAccount", version: "1", chainId, verifyingContract: sender }.
+  const domain = account ? ({ name: 'IntentAccount', version: '1', chainId: viemChain.id, verifyingContract: getAddress(intent.sender) } as const) : typedData.domain
   const { message } = typedData
   return {
-    domain: typedData.domain,
+    domain,
     types: { EIP712Domain: eip712DomainType, ...typedData.types },
     primaryType: typedData.primaryType,
     message: { ...message, value: message.value.toString(), nonce: message.nonce.toString(), validAfter: message.validAfter.toString(), validBefore: message.validBefore.toString() },

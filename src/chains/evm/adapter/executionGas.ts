@@ -21,6 +21,10 @@ export type Simulation = { ok: true; gasLimit: bigint; afterPreceding?: boolean 
 
 export type SimulationRequest = {
   from: Address
+  /** Where the transaction goes: the executor unless told (account mode: the sender's own address). */
+  to?: Address | undefined
+  /** The code `to` is simulated with (account mode, not delegated yet: what its authorization will give it). */
+  toCode?: Hex | undefined
   data: Hex
   fees: Fees
   cap: GasCap | undefined
@@ -53,11 +57,12 @@ export function limitFor(needed: bigint, { cap, atLeast }: SimulationRequest): b
 
 /** eth_estimateGas of the execution as `from` will send it: the cap as an explicit gas limit, its fees, the pending state. */
 export async function estimateExecution({ client, chain, pool }: EvmContext, request: SimulationRequest): Promise<Simulation> {
-  const { from, data, fees, cap } = request
+  const { from, data, fees, cap, to = chain.executor, toCode } = request
   try {
     const gas = await client.estimateGas({
       account: from,
-      to: chain.executor,
+      to,
+      ...(toCode ? { stateOverride: [{ address: to, code: toCode }] } : {}),
       data,
       ...(cap !== undefined ? { gas: cap.gas } : {}),
       maxFeePerGas: fees.maxFeePerGas,

@@ -1,7 +1,8 @@
 // An execution's outcome from its receipt. A revert is decoded from the transaction as it ran: its
 // trace where the node has one, else its call replayed on its parent block with its own sender,
 // fees and gas limit.
-import { type Hex, type TransactionReceipt, TransactionReceiptNotFoundError, hexToNumber } from 'viem'
+import { type Hex, type TransactionReceipt, TransactionReceiptNotFoundError, decodeFunctionData, encodeAbiParameters, hexToNumber, keccak256 } from 'viem'
+import { intentAccountArtifact } from '../../../contracts/intentAccountArtifact.ts'
 import type { ExecutionReceipt } from '../../../ports/chainAdapter.ts'
 import { Status } from '../../../status/statusCodes.ts'
 import { type DecodedRevert, decodeExecutorRevert, decodeRevertData } from '../decodeExecutorRevert.ts'
@@ -15,6 +16,24 @@ import { isUnknownMethod } from './nodeErrors.ts'
  */
 export async function toExecutionReceipt(ctx: EvmContext, calldata: Hex, receipt: TransactionReceipt, gas?: { gasLimit: bigint; cap: bigint | undefined }): Promise<ExecutionReceipt> {
   const base = { transactionHash: receipt.transactionHash, blockNumber: receipt.blockNumber, blockHash: receipt.blockHash, gasUsed: receipt.gasUsed, fee: receipt.gasUsed * receipt.effectiveGasPrice }
+  const account = receipt.to && receipt.to.toLowerCase() !== ctx.chain.executor.toLowerCase() ? receipt.to.toLowerCase() : undefined
+  if (receipt.status === 'success' && account) {
+    // Account mode: EIP-7702 skips an invalid authorization and still runs the call, which then
+    // hits a code-less EOA and "succeeds". Executed only with IntentExecuted for this intent's hash
+    // emitted by the sender's own address.
+    const intentHash = accountIntentHash(calldata)
+    const log = receipt.logs.find((l) => l.address.toLowerCase() === account && l.topics[1]?.toLowerCase() === intentHash)
+    const executed = log && readIntentExecuted(log)
+    if (executed) return { ...base, state: 'mined', status: hexToNumber(executed.status), returnData: executed.returnData, detail: undefined }
+    return {
+      ...base,
+      state: 'mined',
+      status: Status.DISALLOWED,
+      returnData: undefined,
+      notExecuted: true,
+      detail: `the transaction was mined but the intent did not run: no IntentExecuted from the sender ${receipt.to} (its authorization was skipped, or its code is not this chain's account delegate); not the intent's outcome: the next execute needs a new authorization`,
+    }
+  }
   if (receipt.status === 'success') {
     const executor = ctx.chain.executor.toLowerCase()
     const executed = receipt.logs.reduce<ReturnType<typeof readIntentExecuted>>((found, l) => found ?? (l.address.toLowerCase() === executor ? readIntentExecuted(l) : undefined), undefined)
@@ -59,7 +78,7 @@ async function revertReason({ pool, client, chain, log, state }: EvmContext, cal
     const tx = await client.getTransaction({ hash: receipt.transactionHash })
     await client.call({
       account: receipt.from,
-      to: chain.executor,
+      to: receipt.to ?? chain.executor,
       data: calldata,
       gas: tx.gas,
       ...(tx.maxFeePerGas !== undefined ? { maxFeePerGas: tx.maxFeePerGas, maxPriorityFeePerGas: tx.maxPriorityFeePerGas } : { gasPrice: tx.gasPrice }),
@@ -78,5 +97,18 @@ export async function receiptOf({ client }: EvmContext, transactionHash: Hex): P
   } catch (err) {
     if (err instanceof TransactionReceiptNotFoundError) return undefined
     throw err
+  }
+}
+
+const executeIntentInput = (intentAccountArtifact.abi.find((i) => i.type === 'function' && i.name === 'executeIntent') as { inputs: readonly unknown[] }).inputs[0]
+
+/** keccak256(abi.encode(intent)) of an executeIntent call: the hash its IntentExecuted carries; undefined for any other call. */
+function accountIntentHash(calldata: Hex): string | undefined {
+  try {
+    const { functionName, args } = decodeFunctionData({ abi: intentAccountArtifact.abi, data: calldata })
+    if (functionName !== 'executeIntent') return undefined
+    return keccak256(encodeAbiParameters([executeIntentInput] as never, [args[0]] as never)).toLowerCase()
+  } catch {
+    return undefined
   }
 }

@@ -1,6 +1,7 @@
 // The executor's and validator's calls as this adapter sends them: selectors and encodings, on the
 // intent's shared ABI encoding (evmRuntime.encodeIntent).
 import { type Hex, concatHex, toFunctionSelector } from 'viem'
+import { intentAccountArtifact } from '../../../contracts/intentAccountArtifact.ts'
 import { intentExecutorArtifact } from '../../../contracts/intentExecutorArtifact.ts'
 import { intentValidatorArtifact } from '../../../contracts/intentValidatorArtifact.ts'
 import type { Intent } from '../../../ports/intent.ts'
@@ -12,6 +13,13 @@ const canExecuteSelector = selectorOf(intentValidatorArtifact.abi, 'canExecute')
 const checkSignedSelector = selectorOf(intentExecutorArtifact.abi, 'checkSigned')
 const executeSelector = selectorOf(intentExecutorArtifact.abi, 'execute')
 const executeSignedSelector = selectorOf(intentExecutorArtifact.abi, 'executeSigned')
+const checkIntentSelector = selectorOf(intentAccountArtifact.abi, 'checkIntent')
+const executeIntentSelector = selectorOf(intentAccountArtifact.abi, 'executeIntent')
+
+/** Account mode, at the sender's address: checkIntent(intent, signature), the same (Intent, bytes) arguments as checkSigned. */
+export const checkIntentCalldata = (intent: Intent, signature: Hex): Hex => concatHex([checkIntentSelector, encodeSignedIntent(intent, signature)])
+/** Account mode, sent to the sender's address: executeIntent(intent, signature). */
+export const executeIntentCalldata = (intent: Intent, signature: Hex): Hex => concatHex([executeIntentSelector, encodeSignedIntent(intent, signature)])
 
 /** The ABI-encoded (intent, signature) of checkSigned and executeSigned, after their selectors (hand-written: intentAbi.ts). */
 function encodeSignedIntent(intent: Intent, signature: Hex): Hex {

@@ -1,18 +1,19 @@
 // Chooses the relayer key that will send, simulates as that key will send (the validator's read
 // only when that does not pass), and hands back a `send` bound to that key, its fees and the gas
 // limit (the caller decides whether to send).
-import { type Hex, isAddress, isHex, parseTransaction } from 'viem'
+import { type Address, type Hex, isAddress, isHex, parseTransaction } from 'viem'
 import type { ExecutionOptions, Preflight } from '../../../ports/chainAdapter.ts'
-import type { Intent } from '../../../ports/intent.ts'
+import type { AccountMode, Intent } from '../../../ports/intent.ts'
 import { isSuccessStatus, Status } from '../../../status/statusCodes.ts'
 import { classifyRpcError } from '../classifyRpcError.ts'
 import { evmSignedExecution } from '../evmSignedExecution.ts'
 import { assertAvailable, type EvmContext } from './evmContext.ts'
-import { executeCalldata } from './executorCalls.ts'
+import { executeCalldata, executeIntentCalldata } from './executorCalls.ts'
+import { planAccount } from './accountMode.ts'
 import { toExecutionReceipt } from './executionReceipt.ts'
 import type { PrecedingCall } from './executionGas.ts'
 import { type GasCap, simulateExecution } from './simulateExecution.ts'
-import { validate } from './validate.ts'
+import { validate, validateAccount } from './validate.ts'
 
 export async function prepareExecution(ctx: EvmContext, intent: Intent, signature?: Hex, options: ExecutionOptions = {}): Promise<Preflight> {
   assertAvailable(ctx)
@@ -21,7 +22,24 @@ export async function prepareExecution(ctx: EvmContext, intent: Intent, signatur
   // The lower of the chain's cap and what a paid execute's price covers.
   const priced = options.gasCap !== undefined && (maxGasPerExecution === undefined || options.gasCap < maxGasPerExecution)
   const cap: GasCap | undefined = priced ? { gas: options.gasCap!, by: 'price' } : maxGasPerExecution !== undefined ? { gas: maxGasPerExecution, by: 'chain' } : undefined
-  const data = executeCalldata(intent, signature)
+  // Account mode: to the sender's own address (its delegate's executeIntent), simulated with the
+  // code its authorization will give it, the authorization carried in a type-4 transaction.
+  const account = options.account ? await planAccount(ctx, intent, options.account) : undefined
+  if (account && !account.ok) return account
+  if (account && !signature) {
+    return {
+      ok: false,
+      status: Status.SIGNATURE_REQUIRED,
+      detail: "account mode runs only intents signed by the account's key (or a session key of its policy): sign the typed data in `signing` and send it as `signature`",
+    }
+  }
+  const data = account ? executeIntentCalldata(intent, signature!) : executeCalldata(intent, signature)
+  const to = account ? account.account : chain.executor
+  const target = account ? { to, toCode: account.delegated ? undefined : account.code } : {}
+  // An authorization costs its transaction 25,000 gas more (EIP-7702 PER_EMPTY_ACCOUNT_COST), which no simulated call includes.
+  const authorizationGas = account?.authorization ? 25_000n : 0n
+  const authorizationList = account?.authorization ? [account.authorization] : undefined
+  const refusal = (ctx: EvmContext, intent: Intent, signature: Hex | undefined) => (account ? accountRefusal(ctx, intent, signature, options.account!) : executorRefusal(ctx, intent, signature))
   // The simulation comes first and the validator's read only when it does not pass: an execution
   // that runs at the pending state has passed executeSigned's own checks (the signature, then
   // canExecute), so the read would say success and cost the node a call. When the simulation
@@ -29,7 +47,7 @@ export async function prepareExecution(ctx: EvmContext, intent: Intent, signatur
   // intent it refuses answers that code, whatever the relayer or the node said.
   let simulated: Awaited<ReturnType<typeof simulateAsRelayer>>
   try {
-    simulated = await simulateAsRelayer(ctx, data, cap, options, shapeOf(intent, signature))
+    simulated = await simulateAsRelayer(ctx, data, cap, options, `${account ? 'account:' : ''}${shapeOf(intent, signature)}`, target)
   } catch (err) {
     // A validator that cannot be read either: the first error is the one to answer.
     const refused = await refusal(ctx, intent, signature).catch(() => undefined)
@@ -39,7 +57,8 @@ export async function prepareExecution(ctx: EvmContext, intent: Intent, signatur
   if (!simulated.ok) {
     return (await refusal(ctx, intent, signature)) ?? simulated
   }
-  const { relayer, fees, gasLimit: limit, afterPreceding } = simulated
+  const { relayer, fees, afterPreceding } = simulated
+  const limit = simulated.gasLimit + authorizationGas
   // Counted until it waits for its receipt or is given up: the simulations batcher's view of the pool.
   ctx.state.handedOver++
   let handed = true
@@ -58,12 +77,12 @@ export async function prepareExecution(ctx: EvmContext, intent: Intent, signatur
       ? {}
       : {
           recheck: async () => {
-            const again = await simulateExecution(ctx, { from: relayer.address, data, fees, cap, shape: shapeOf(intent, signature) })
+            const again = await simulateExecution(ctx, { from: relayer.address, ...target, data, fees, cap, shape: shapeOf(intent, signature) })
             return again.ok ? undefined : { ok: false as const, status: again.status, detail: again.detail }
           },
         }),
     async send({ onSigned }) {
-      const sent = await relayer.send({ to: chain.executor, data, gas: limit, fees }, { onSigned }).finally(done)
+      const sent = await relayer.send({ to, data, gas: limit, fees, ...(authorizationList ? { authorizationList } : {}) }, { onSigned }).finally(done)
       const { transactionHash } = sent
       log.info({ transactionHash, relayer: relayer.address, txNonce: sent.txNonce, accepted: sent.accepted, gas: limit.toString() }, 'execute sent')
       // A replacement's receipt never shows under this hash: the record stays pending and
@@ -74,9 +93,24 @@ export async function prepareExecution(ctx: EvmContext, intent: Intent, signatur
   }
 }
 
+/** Account mode: the account's own refusal (checkIntent at the sender's address); undefined when it accepts it. */
+async function accountRefusal(ctx: EvmContext, intent: Intent, signature: Hex | undefined, mode: AccountMode): Promise<Preflight | undefined> {
+  const answer = await validateAccount(ctx, intent, signature, mode)
+  if (typeof answer !== 'number') return { ok: false, ...answer }
+  if (isSuccessStatus(answer)) return undefined
+  return {
+    ok: false,
+    status: answer,
+    detail:
+      answer === Status.UNAUTHORIZED
+        ? "the account does not accept this signature: it must be the account key's (or a session key's of the policy) EIP-712 signature of the typed data in `signing`"
+        : undefined,
+  }
+}
+
 /** The validator's refusal of the intent (the executor's checkSigned with a signature); undefined when it accepts it. */
-async function refusal(ctx: EvmContext, intent: Intent, signature: Hex | undefined): Promise<Preflight | undefined> {
-  const status = await validate(ctx, intent, signature)
+async function executorRefusal(ctx: EvmContext, intent: Intent, signature: Hex | undefined): Promise<Preflight | undefined> {
+  const status = (await validate(ctx, intent, signature)) as number
   if (isSuccessStatus(status)) return undefined
   return {
     ok: false,
@@ -95,7 +129,7 @@ async function refusal(ctx: EvmContext, intent: Intent, signature: Hex | undefin
  * against its block gas cap) and the pending state. On success the key stays taken (`done` gives
  * it back); otherwise it is given back here.
  */
-async function simulateAsRelayer(ctx: EvmContext, data: Hex, cap: GasCap | undefined, options: ExecutionOptions, shape: string) {
+async function simulateAsRelayer(ctx: EvmContext, data: Hex, cap: GasCap | undefined, options: ExecutionOptions, shape: string, target: { to?: Address; toCode?: Hex | undefined }) {
   const { relayer, done } = await ctx.relayers!.acquire()
   let handedOver = false
   try {
@@ -106,6 +140,7 @@ async function simulateAsRelayer(ctx: EvmContext, data: Hex, cap: GasCap | undef
     const previousGas = options.previous ? parseTransaction(evmSignedExecution.rawTransaction(options.previous)).gas : undefined
     const simulated = await simulateExecution(ctx, {
       from: relayer.address,
+      ...target,
       data,
       fees,
       cap,

@@ -137,9 +137,9 @@ type CallResult = { success: boolean; gasUsed: bigint; returnData: Hex; settleme
  * fees), after the call that runs before it when there is one (the payment's settlement, with the
  * same fees); undefined when the node lacks the method.
  */
-async function simulateAt({ pool, chain, state, simulations }: EvmContext, { from, data, fees, precededBy }: SimulationRequest, gas: bigint): Promise<CallResult | undefined> {
+async function simulateAt({ pool, chain, state, simulations }: EvmContext, { from, to, toCode, data, fees, precededBy }: SimulationRequest, gas: bigint): Promise<CallResult | undefined> {
   const feeFields = { maxFeePerGas: numberToHex(fees.maxFeePerGas), maxPriorityFeePerGas: numberToHex(fees.maxPriorityFeePerGas) }
-  const call = { from, to: chain.executor, data, gas: numberToHex(gas), ...feeFields }
+  const call = { from, to: to ?? chain.executor, data, gas: numberToHex(gas), ...feeFields, ...(toCode ? { toCode } : {}) }
   const before = precededBy && { ...precededBy, gas: numberToHex(settlementSimulationGas), ...feeFields }
   let results: SimulatedResults
   try {

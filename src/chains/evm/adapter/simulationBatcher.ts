@@ -27,7 +27,16 @@
 import { type Address, type Hex, numberToHex } from 'viem'
 
 /** One transaction as eth_simulateV1 takes it: the sender, an explicit gas limit, its fees. */
-export type SimulatedCall = { from: Address; to: Address; data: Hex; gas: Hex; maxFeePerGas: Hex; maxPriorityFeePerGas: Hex }
+export type SimulatedCall = {
+  from: Address
+  to: Address
+  data: Hex
+  gas: Hex
+  maxFeePerGas: Hex
+  maxPriorityFeePerGas: Hex
+  /** The code `to` runs with in the simulated block (account mode: 0xef0100 ‖ delegate, the authorization's effect); not sent as a call field. */
+  toCode?: Hex | undefined
+}
 /** The node's result for one call (undefined: it gave none). */
 export type SimulatedResult = { status?: Hex; gasUsed?: Hex; returnData?: Hex } | undefined
 /** The node's result for a call and, when one was given, for the call run just before it. */
@@ -91,12 +100,15 @@ export function createSimulationBatcher(
   let timer: NodeJS.Timeout | undefined
 
   const ask = (batch: Waiting[]) => {
-    const calls = batch.flatMap((w) => w.calls)
+    const calls = batch.flatMap((w) => w.calls).map(({ toCode: _code, ...call }) => call)
     const gas = gasOf(calls)
     // The sender of a preceding call (the facilitator, or a stand-in for a remote one) is given the
     // balance to pay for it: what is judged is the execution after the settlement, not who pays the settlement's gas.
     const funded = batch.flatMap((w) => (w.calls.length > 1 ? [w.calls[0]!.from] : []))
-    const stateOverrides = funded.length > 0 ? Object.fromEntries(funded.map((from) => [from, { balance: settlerBalance }])) : undefined
+    // Account mode, not delegated yet: the sender runs with the code its authorization will give it.
+    const overrides: Record<string, { balance?: string; code?: Hex }> = Object.fromEntries(batch.flatMap((w) => w.calls.flatMap((c) => (c.toCode ? [[c.to, { code: c.toCode }]] : []))))
+    for (const from of funded) overrides[from] = { ...overrides[from], balance: settlerBalance }
+    const stateOverrides = Object.keys(overrides).length > 0 ? overrides : undefined
     const block = { calls, ...(gas > blockGas ? { blockOverrides: { gasLimit: numberToHex(gas) } } : {}), ...(stateOverrides ? { stateOverrides } : {}) }
     return request({ method: 'eth_simulateV1', params: [{ blockStateCalls: [block], validation: true }, 'pending'] }) as Promise<Block[] | undefined>
   }

@@ -52,6 +52,7 @@ export async function startDevnet({ blockTime, port, chainId, statePath }: { blo
         executor: contracts.executor,
         validator: contracts.validator,
         registry: contracts.registry,
+        accountDelegate: contracts.accountDelegate,
       },
       stop: () => anvil.stop(),
     }

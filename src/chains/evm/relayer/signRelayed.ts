@@ -1,5 +1,5 @@
 // A relayed transaction signed at its nonce, and the nonce the next one takes.
-import type { Hex, Signature, TransactionSerializable, TransactionSerializableEIP1559 } from 'viem'
+import { type Hex, type Signature, type TransactionSerializable, type TransactionSerializableEIP1559, serializeTransaction } from 'viem'
 import { evmSignedExecution } from '../evmSignedExecution.ts'
 import type { Fees, RelayedTransaction, SendResult } from './relayedTransaction.ts'
 import type { RelayerContext } from './relayerContext.ts'
@@ -17,7 +17,10 @@ export async function signRelayed({ account, chainId }: RelayerContext, tx: Rela
     maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
   }
   // Every relayer account (local key, PKCS#11, KMS) serializes through the serializer it is given.
-  const signed = await account.signTransaction(transaction, { serializer: serializeRelayed })
+  // Account mode's first execute carries the sender's authorization: a type-4 transaction, viem's serializer.
+  const signed = tx.authorizationList?.length
+    ? await account.signTransaction({ ...transaction, type: 'eip7702', authorizationList: tx.authorizationList.map((a) => ({ ...a })) } as never, { serializer: serializeTransaction })
+    : await account.signTransaction(transaction, { serializer: serializeRelayed })
   const sent = evmSignedExecution.from({ relayer: account.address, txNonce: nonce, rawTransaction: signed })
   return { transaction: sent, transactionHash: sent.id as Hex, txNonce: nonce, rawTransaction: signed }
 }

@@ -10,11 +10,12 @@ import type { ChainRegistry } from '../../../intents/createChainRegistry.ts'
 import { parseIntent } from '../../../intents/parseIntent.ts'
 import type { ChainAdapter } from '../../../ports/chainAdapter.ts'
 import type { ChainType } from '../../../ports/chainId.ts'
-import type { Intent, IntentBody } from '../../../ports/intent.ts'
+import type { AccountMode, Intent, IntentBody } from '../../../ports/intent.ts'
 import { Status } from '../../../status/statusCodes.ts'
 import { sendOutcome } from '../../sendOutcome.ts'
 
-export type IntentRequest = { adapter: ChainAdapter; intent: Intent; intentHash: Hex; signature: Hex | undefined }
+/** `account`: account mode (`mode: "account"`), with the sender's authorization when it brought one. */
+export type IntentRequest = { adapter: ChainAdapter; intent: Intent; intentHash: Hex; signature: Hex | undefined; account?: AccountMode | undefined }
 
 /** A request's chain and intent as resolved once: ready, for a chain not served here (421), or not an intent (4xx). */
 export type ResolvedIntent =
@@ -69,7 +70,7 @@ function resolve(registry: ChainRegistry, request: FastifyRequest<{ Body: Intent
   const intent = parseIntent(body, selection.runtime)
   const intentHash = selection.runtime.hashIntent(intent)
   request.gateway.intentHash = intentHash
-  const req = { adapter: selection.adapter, intent, intentHash, signature: body.signature?.toLowerCase() as Hex | undefined }
+  const req = { adapter: selection.adapter, intent, intentHash, signature: body.signature?.toLowerCase() as Hex | undefined, account: accountModeOf(body, selection.adapter) }
   return { kind: 'ready', chainId: selection.chainId, chainType: selection.chainType, req }
 }
 
@@ -85,4 +86,21 @@ export function readIntentRequest(registry: ChainRegistry, request: FastifyReque
       sendOutcome(request, reply, { status: Status.UNSUPPORTED_CHAIN, intentHash: resolved.intentHash, chainId: resolved.chainId, chainType: resolved.chainType, detail: resolved.detail })
       return undefined
   }
+}
+
+/** Account mode as the body asks for it; an authorization without it, or a chain without a delegate, is refused naming the field. */
+function accountModeOf(body: IntentBody, adapter: ChainAdapter): AccountMode | undefined {
+  if (body.mode !== 'account') {
+    if (body.authorization) {
+      throw new InputError('The intent is not valid', { errors: [{ field: 'authorization', message: 'is sent only with `mode: "account"` (an EIP-7702 authorization to the account delegate)' }] })
+    }
+    return undefined
+  }
+  if (!adapter.accountMode) {
+    throw new InputError('The intent is not valid', {
+      errors: [{ field: 'mode', message: `chain ${adapter.chainId} has no account delegate configured here (ACCOUNT_DELEGATE_ADDRESSES): only executor mode` }],
+    })
+  }
+  const a = body.authorization
+  return a ? { authorization: { chainId: a.chainId, address: a.address, nonce: a.nonce, yParity: a.yParity, r: a.r.toLowerCase() as Hex, s: a.s.toLowerCase() as Hex } } : {}
 }
