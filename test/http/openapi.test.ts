@@ -255,7 +255,7 @@ describe('OpenAPI document and docs page', () => {
   })
 
   it('answers problems with whole bodies: errors on 400, signing on 401 (0xE5), paymentRequired on 402, 421', async () => {
-    const unknownField = 'is not a known field (the fields are: sender, target, data, value, nonce, validAfter, validBefore, policyId, accounts, chainType, signature)'
+    const unknownField = 'is not a known field (the fields are: sender, target, data, value, nonce, validAfter, validBefore, policyId, accounts, chainType, mode, authorization, signature)'
     const typo = await validate({ ...demoIntent(world.devnet), validBfore: '1' })
     assert.equal(typo.status, 400)
     assert.match(typo.headers.get('content-type') ?? '', /^application\/problem\+json/)

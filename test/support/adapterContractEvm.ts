@@ -74,7 +74,7 @@ export async function makeEvmWorld(): Promise<AdapterWorld> {
       expected: {
         chainId: devnet.chain.chainId,
         chainType: 'evm',
-        contracts: { validator: devnet.contracts.validator, executor, registry: devnet.contracts.registry },
+        contracts: { validator: devnet.contracts.validator, executor, registry: devnet.contracts.registry, accountDelegate: devnet.contracts.accountDelegate },
         relayer,
       },
       secrets: [devnetAccounts.relayer.slice(2), Buffer.from(devnetAccounts.relayer.slice(2), 'hex').toString('base64')],
