@@ -17,7 +17,7 @@ import { awaitWorkerStart, runPrimary, type WorkerListening } from './cluster/ru
 import { workerInstanceId } from './config/workersConfig.ts'
 import { perWorkerServerConfig } from './cluster/perWorkerServerConfig.ts'
 import { devnetListenHost } from './config/devnetListenHost.ts'
-import { gatewayVersion } from './gatewayVersion.ts'
+import { gatewayVersion } from './http/plugins/gatewayVersion.ts'
 
 // --version answers before anything is read or started (no .env, no configuration, no devnet).
 if (process.argv.slice(2).includes('--version')) {
