@@ -16,6 +16,14 @@ import type { StartedTracing } from './tracing/startTracing.ts'
 import { awaitWorkerStart, runPrimary, type WorkerListening } from './cluster/runPrimary.ts'
 import { workerInstanceId } from './config/workersConfig.ts'
 import { perWorkerServerConfig } from './cluster/perWorkerServerConfig.ts'
+import { devnetListenHost } from './config/devnetListenHost.ts'
+import { gatewayVersion } from './http/plugins/gatewayVersion.ts'
+
+// --version answers before anything is read or started (no .env, no configuration, no devnet).
+if (process.argv.slice(2).includes('--version')) {
+  process.stdout.write(`intent-gateway ${gatewayVersion}\n`)
+  process.exit(0)
+}
 
 if (existsSync('.env')) process.loadEnvFile('.env') // never overrides what the environment already says
 
@@ -90,6 +98,7 @@ if (config.process.devnet && !worker) {
     chains: devnets.map((d) => d.chain),
     defaultChainId: devnets.find((d) => d.isDefault)?.chain.chainId,
     auth: config.auth.keyHashes.length > 0 ? config.auth : { ...config.auth, keyHashes: [hashApiKey(devnetApiKey)] },
+    server: { ...config.server, host: devnetListenHost({ env: process.env, host: config.server.host }) },
   }
   // What the devnets supply (their relayer keys, their chains' prices) fills only what the operator left unset.
   config = { ...config, keys: devnetKeys(config.keys, devnets), payments: config.payments ?? devnetPayments(devnets) }

@@ -160,11 +160,48 @@ describe('intent-gateway CLI against a gateway on anvil', () => {
       assert.match(waited.stderr, /^event: submitted \(0x[0-9a-f]{64}\), attempt 1$/m)
       assert.match(waited.stderr, /^event: mined in block \d+ \(0x[0-9a-f]{64}\), attempt 1$/m)
       assert.match(waited.stderr, /^event: final in block \d+ \(0x[0-9a-f]{64}\), attempt 1$/m)
-      assert.match(waited.stderr, /^waiting for the receipt: \d+\.\d s, poll 1, 0x11 EXECUTED$/m)
+      // The outcome read once the stream ended says what it is, not "waiting for the receipt".
+      assert.match(waited.stderr, /^mined in block \d+, final: \d+\.\d s, poll 1, 0x11 EXECUTED$/m)
+      assert.doesNotMatch(waited.stderr, /waiting for the receipt/)
       assert.doesNotMatch(waited.stderr, /poll 2/)
     } finally {
       await rpc(world.devnet.anvil.rpcUrl, 'evm_setAutomine', [true])
       await slow.close()
+    }
+  })
+
+  it('--wait on a chain of CONFIRMATIONS 3 says "n of 3 confirmations" as blocks come, then exits 0 once final', async () => {
+    const deep = await startTestGateway({ chains: [world.devnet.chain], confirmations: 3, reconcileIntervalMs: 200 })
+    // A block every 1.5 s from now on: the execution's block is followed by two more.
+    const miner = setInterval(() => void rpc(world.devnet.anvil.rpcUrl, 'evm_mine', []), 1_500)
+    try {
+      const env = { INTENT_SIGNER_PRIVATE_KEY: devnetAccounts.sender }
+      const waited = await run(['execute', '--wait', '--url', deep.baseUrl, '--json', ...flags({ nonce: '7' })], env)
+      assert.equal(waited.code, 0, waited.stdout + waited.stderr)
+      assert.equal(parsed(waited).status, '0x11')
+      assert.equal(parsed(waited).body.confirmationsRequired, 3)
+      const block = /^event: mined in block (\d+) /m.exec(waited.stderr)?.[1]
+      assert.ok(block, waited.stderr)
+      // Every depth from the block on, in order, each said once; the last is 3 of 3.
+      const depths = [...waited.stderr.matchAll(/^mined in block (\d+): (\d) of 3 confirmations$/gm)].map((m) => [m[1], Number(m[2])])
+      assert.ok(depths.length >= 2, waited.stderr)
+      assert.ok(
+        depths.every(([b]) => b === block),
+        waited.stderr,
+      )
+      assert.deepEqual(
+        depths.map(([, n]) => n),
+        [...depths.map(([, n]) => n)].sort(),
+        waited.stderr,
+      )
+      assert.equal(new Set(depths.map(([, n]) => n)).size, depths.length, waited.stderr)
+      assert.equal(depths.at(-1)![1], 3, waited.stderr)
+      assert.match(waited.stderr, /^event: final in block \d+ \(0x[0-9a-f]{64}\), attempt 1$/m)
+      assert.match(waited.stderr, new RegExp(`^mined in block ${block}, final: 3 of 3 confirmations: \\d+\\.\\d s, poll 1, 0x11 EXECUTED$`, 'm'))
+      assert.doesNotMatch(waited.stderr, /waiting for the receipt/)
+    } finally {
+      clearInterval(miner)
+      await deep.close()
     }
   })
 

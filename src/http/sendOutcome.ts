@@ -16,6 +16,15 @@ export type PaymentContext = {
   funding?: FundingShortfall | undefined
 }
 
+/**
+ * The longest Retry-After the gateway promises: one day. An intent's validAfter can be years
+ * away (any uint64), and a client or queue that sleeps for what Retry-After says would hold a
+ * job, a connection or a lease for decades on one answer; a day is past any operational wait
+ * (a rate-limit window, an outage), so a client that asks again after it loses at most one
+ * request a day and learns the remaining wait then.
+ */
+const maxRetryAfterSeconds = 86_400
+
 export function sendOutcome(request: FastifyRequest, reply: FastifyReply, outcome: IntentOutcome, payment?: PaymentContext, extra: Record<string, unknown> = {}) {
   const entry = getStatusCode(outcome.status)
   request.gateway = {
@@ -49,11 +58,11 @@ export function sendOutcome(request: FastifyRequest, reply: FastifyReply, outcom
     ...extra,
   }
 
-  if (outcome.retryAfterSeconds !== undefined) reply.header('retry-after', String(Math.max(1, Math.ceil(outcome.retryAfterSeconds))))
+  if (outcome.retryAfterSeconds !== undefined) reply.header('retry-after', String(Math.min(maxRetryAfterSeconds, Math.max(1, Math.ceil(outcome.retryAfterSeconds)))))
   if (outcome.status === Status.SUBMITTED) reply.header('location', `/intents/${outcome.intentHash}`)
-  // Too early because of the intent's own bound: the seconds until validAfter.
+  // Too early because of the intent's own bound: the seconds until validAfter, at most a day.
   const wait = outcome.status === Status.TOO_EARLY && payment?.validAfter ? payment.validAfter - BigInt(Math.floor(Date.now() / 1000)) : 0n
-  if (wait > 0n) reply.header('retry-after', wait.toString())
+  if (wait > 0n) reply.header('retry-after', (wait < BigInt(maxRetryAfterSeconds) ? wait : BigInt(maxRetryAfterSeconds)).toString())
   reply.code(entry.httpStatus)
 
   if (entry.httpStatus < 400) {

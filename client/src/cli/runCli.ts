@@ -20,6 +20,7 @@ import { toIntentBody } from '../toIntentBody.ts'
 import { cliVersion } from './cliVersion.ts'
 import { exitCodeFor, exitCodes } from './exitCodes.ts'
 import { findRepository } from './findRepository.ts'
+import { followConfirmations, type ConfirmationsFollower } from './followConfirmations.ts'
 import { formatResult, table, toJson } from './formatResult.ts'
 import { flagOf, intentFlags, readIntent } from './readIntent.ts'
 import { usage } from './usage.ts'
@@ -95,12 +96,36 @@ export async function runCli(params: RunCliParameters): Promise<number> {
       stdout.write(`${json ? toJson(result) : formatResult(result, { paying: Boolean(values.pay) })}\n`)
       return exitCodeFor(result.action)
     }
-    const wait = (result: GatewayResult | string) =>
-      client.waitForIntent(result, {
-        timeoutMs,
-        onProgress: ({ attempt, elapsedMs, result: r }) => stderr.write(`waiting for the receipt: ${(elapsedMs / 1000).toFixed(1)} s, poll ${attempt}, ${r.status} ${r.statusName ?? ''}\n`),
-        onEvent: (e) => stderr.write(`event: ${e.type}${e.blockNumber ? ` in block ${e.blockNumber}` : ''}${e.transactionHash ? ` (${e.transactionHash})` : ''}, attempt ${e.attempt}\n`),
+    const wait = async (result: GatewayResult | string) => {
+      const intentHash = typeof result === 'string' ? result : result.intentHash
+      // Mined is not yet final: between the stream's `mined` and `final`, the depth, block by block.
+      const depth = followConfirmations({
+        url,
+        fetch: globalThis.fetch,
+        headers: env.INTENT_GATEWAY_API_KEY ? { authorization: `Bearer ${env.INTENT_GATEWAY_API_KEY}` } : {},
+        requiredFor: async (chain) => (intentHash ? depthFrom(await client.getIntent(intentHash, { chainId: chain })) : undefined),
+        onDepth: ({ blockNumber, confirmations, required }) => stderr.write(`mined in block ${blockNumber}: ${confirmations} of ${required} confirmations\n`),
       })
+      if (typeof result !== 'string') depth.seen(result)
+      try {
+        return await client.waitForIntent(result, {
+          timeoutMs,
+          onProgress: ({ attempt, elapsedMs, result: r }) => {
+            depth.seen(r)
+            stderr.write(`${progressOf(r, depth)}: ${(elapsedMs / 1000).toFixed(1)} s, poll ${attempt}, ${r.status} ${r.statusName ?? ''}\n`)
+            if (r.chainId && r.blockNumber !== undefined && (r.state === 'mined' || r.state === 'reverted') && r.body.final === false) depth.mined({ chainId: r.chainId, blockNumber: r.blockNumber })
+          },
+          onEvent: (e) => {
+            stderr.write(`event: ${e.type}${e.blockNumber ? ` in block ${e.blockNumber}` : ''}${e.transactionHash ? ` (${e.transactionHash})` : ''}, attempt ${e.attempt}\n`)
+            if ((e.type === 'mined' || e.type === 'reverted') && e.blockNumber) depth.mined({ chainId: e.chainId, blockNumber: BigInt(e.blockNumber) })
+            if (e.type === 'final' && e.blockNumber) depth.final(BigInt(e.blockNumber))
+            else if (e.type === 'final' || e.type === 'dropped') depth.stop()
+          },
+        })
+      } finally {
+        depth.stop()
+      }
+    }
     const stdin = params.stdin ?? (() => readFileSync(0, 'utf8'))
     /** The signer for the chain's runtime, from the environment; undefined when no key is set. */
     const signerFor = (chain: ChainDescription): IntentSigner | undefined => signerFrom(chain.chainType, env)
@@ -198,6 +223,22 @@ export async function runCli(params: RunCliParameters): Promise<number> {
     }
     return fail(exitCodes.internal, 'INTERNAL', `unexpected error: ${(err as Error)?.stack ?? String(err)}`)
   }
+}
+
+/** m of an answer: the chain's confirmation depth when above 1. */
+function depthFrom(result: GatewayResult): number | undefined {
+  const required = (result.body as { confirmationsRequired?: unknown }).confirmationsRequired
+  return typeof required === 'number' ? required : undefined
+}
+
+/** What --wait is waiting for, as a poll's answer says it: the receipt, then the confirmations. */
+function progressOf(result: GatewayResult, depth: Pick<ConfirmationsFollower, 'required' | 'last'>): string {
+  const settled = result.state === 'mined' || result.state === 'reverted'
+  if (!settled || result.blockNumber === undefined) return result.state === 'dropped' ? 'dropped' : 'waiting for the receipt'
+  const where = `${result.state} in block ${result.blockNumber}`
+  if (result.body.final !== false) return depth.required === undefined ? `${where}, final` : `${where}, final: ${depth.required} of ${depth.required} confirmations`
+  if (depth.required === undefined) return `${where}, waiting for confirmations`
+  return depth.last === undefined ? `${where}, waiting for ${depth.required} confirmations` : `${where}: ${depth.last} of ${depth.required} confirmations`
 }
 
 function noArguments(rest: string[]) {

@@ -20,7 +20,7 @@ Flags
   --url <url>               the gateway (default $INTENT_GATEWAY_URL, else http://127.0.0.1:3000)
   --chain <id>              X-Chain-Id: 31337, eip155:31337, solana:... (default $INTENT_GATEWAY_CHAIN_ID, else the gateway's default)
   --json                    machine-readable output on stdout (errors too, as {"error": ...})
-  --wait                    execute, status: poll until the execution settles (progress on stderr)
+  --wait                    execute, status: follow the execution until final (events, "n of m confirmations" on stderr)
   --timeout <ms>            per request, and for --wait (default 60000)
   --unsigned                execute: do not sign even when a key is set
   --pay                     execute, validate: pay the gateway's x402 price with INTENT_PAYER_PRIVATE_KEY
