@@ -14,7 +14,7 @@ import assert from 'node:assert/strict'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { describe, it } from 'node:test'
-import { readDeployOptions } from '../../src/deploy/readDeployOptions.ts'
+import { readDeployOptions } from '../../src/chains/evm/deploy/readDeployOptions.ts'
 import { loadConfig } from '../../src/runtimes.ts'
 import { readTracingConfig } from '../../src/tracing/tracingConfig.ts'
 

@@ -24,7 +24,7 @@ export type AdapterWorld = {
   expected: {
     chainId: string
     chainType: ChainType
-    contracts: { validator: string; executor: string; registry: string }
+    contracts: { validator: string; executor: string; registry: string; accountDelegate?: string }
     /** The relayer's address as the runtime writes it. */
     relayer: string
   }
