@@ -5,12 +5,12 @@
 // most every 30 s; no token is ever logged.
 import assert from 'node:assert/strict'
 import { generateKeyPairSync } from 'node:crypto'
-import { createServer, type Server } from 'node:http'
+import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { Writable } from 'node:stream'
 import { after, before, describe, it } from 'node:test'
 import { exportJWK, generateKeyPair, SignJWT } from 'jose'
-import { type MutableToken, OAuth2Issuer, OAuth2Service } from 'oauth2-mock-server'
+import type { MutableToken } from 'oauth2-mock-server'
 import { pino } from 'pino'
 import { authenticateBearer } from '../../src/auth/authenticateBearer.ts'
 import { AuthorizationServerUnreachableError } from '../../src/auth/authorizationServerUnreachableError.ts'
@@ -25,47 +25,13 @@ import { type OAuthConfig, readOAuthConfig } from '../../src/config/oauthConfig.
 import { GatewayError } from '../../src/errors/gatewayError.ts'
 import { InputError } from '../../src/errors/inputError.ts'
 import { getStatusCode } from '../../src/status/statusCodes.ts'
+import { type AuthorizationServer, asAccessToken, requestToken, startAuthorizationServer } from '../support/authorizationServer.ts'
 
 const audience = 'http://127.0.0.1:3999'
 const metadataUrl = `${audience}/.well-known/oauth-protected-resource`
 const apiKey = 'oauth-test-api-key-0123456789'
 
 /** A real authorization server on a local port, counting the requests each of its paths gets. */
-type AuthorizationServer = { issuer: OAuth2Issuer; service: OAuth2Service; url: string; hits: Map<string, number>; server: Server; close(): Promise<void> }
-
-async function startAuthorizationServer(): Promise<AuthorizationServer> {
-  const issuer = new OAuth2Issuer()
-  const service = new OAuth2Service(issuer)
-  const hits = new Map<string, number>()
-  const server = createServer((req, res) => {
-    const path = (req.url ?? '').split('?')[0]!
-    hits.set(path, (hits.get(path) ?? 0) + 1)
-    service.requestHandler(req, res)
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  issuer.url = url
-  return { issuer, service, url, hits, server, close: () => new Promise<void>((resolve) => server.close(() => resolve())) }
-}
-
-/** RFC 9068: what a conforming authorization server puts in an access token's header and claims. */
-function asAccessToken(token: MutableToken, sub = 'agent-7'): void {
-  token.header.typ = 'at+jwt'
-  token.payload.sub = sub
-}
-
-/** Asks the token endpoint (client credentials) for an access token; `tweak` edits it before it is signed. */
-async function requestToken(as: AuthorizationServer, body: Record<string, string>, tweak: (token: MutableToken) => void = (t) => asAccessToken(t)): Promise<string> {
-  as.service.once('beforeTokenSigning', tweak)
-  const response = await fetch(`${as.url}/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'client_credentials', ...body }),
-  })
-  assert.equal(response.status, 200)
-  return ((await response.json()) as { access_token: string }).access_token
-}
-
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url')
 const now = () => Math.floor(Date.now() / 1000)
 
@@ -108,8 +74,6 @@ describe('OAuth access tokens against a real local authorization server', () => 
   before(async () => {
     as = await startAuthorizationServer()
     other = await startAuthorizationServer()
-    await as.issuer.keys.generate('RS256')
-    await other.issuer.keys.generate('RS256')
     const read = readOAuthConfig({ OAUTH_ISSUER: as.url }, { production: false, publicUrl: audience })
     assert.deepEqual(read.problems, [])
     config = read.value!
@@ -329,7 +293,7 @@ describe('OAuth access tokens against a real local authorization server', () => 
 
 describe('one authentication per request (createRequestAuthenticator)', () => {
   it('checks a request once however many hooks ask, each request on its own; an unreachable issuer rejects every asker', async () => {
-    const as = await startAuthorizationServer()
+    const as = await startAuthorizationServer({ withKey: false })
     await as.issuer.keys.generate('ES256')
     const config = readOAuthConfig({ OAUTH_ISSUER: as.url }, { production: false, publicUrl: audience }).value!
     const real = createOAuthVerifier({ config })
@@ -356,7 +320,7 @@ describe('one authentication per request (createRequestAuthenticator)', () => {
 
 describe('OAuth key rotation and the key set refetch', () => {
   it('accepts a rotated key once the key set is refetched, and refetches for an unknown kid at most once every 30 s', async (t) => {
-    const as = await startAuthorizationServer()
+    const as = await startAuthorizationServer({ withKey: false })
     try {
       const first = await as.issuer.keys.generate('ES256')
       const verifier = createOAuthVerifier({ config: { ...readOAuthConfig({ OAUTH_ISSUER: as.url, OAUTH_JWKS_URL: `${as.url}/jwks` }, { production: false, publicUrl: audience }).value! } })
@@ -407,7 +371,7 @@ describe('OAuth key rotation and the key set refetch', () => {
 
 describe('OAuth when the authorization server cannot be read', () => {
   it('answers 503 (not 401) while discovery fails, and recovers once the issuer is back', async () => {
-    const as = await startAuthorizationServer()
+    const as = await startAuthorizationServer({ withKey: false })
     await as.issuer.keys.generate('RS256')
     const { port } = as.server.address() as AddressInfo
     const token = await requestToken(as, { aud: audience, scope: 'intents:validate' })
@@ -431,7 +395,7 @@ describe('OAuth when the authorization server cannot be read', () => {
   })
 
   it('refuses a discovery document that names another issuer (RFC 8414 §3.3)', async () => {
-    const as = await startAuthorizationServer()
+    const as = await startAuthorizationServer({ withKey: false })
     try {
       await as.issuer.keys.generate('RS256')
       // Configured with a trailing slash the server does not write: not the same issuer.
@@ -449,7 +413,7 @@ describe('OAuth when the authorization server cannot be read', () => {
   })
 
   it('answers 503 when the key set itself cannot be read', async () => {
-    const as = await startAuthorizationServer()
+    const as = await startAuthorizationServer({ withKey: false })
     try {
       await as.issuer.keys.generate('RS256')
       const verifier = createOAuthVerifier({ config: readOAuthConfig({ OAUTH_ISSUER: as.url, OAUTH_JWKS_URL: `${as.url}/no-such-jwks` }, { production: false, publicUrl: audience }).value! })

@@ -8,7 +8,8 @@ import { type MutableToken, OAuth2Issuer, OAuth2Service } from 'oauth2-mock-serv
 
 export type AuthorizationServer = { issuer: OAuth2Issuer; service: OAuth2Service; url: string; hits: Map<string, number>; server: Server; close(): Promise<void> }
 
-export async function startAuthorizationServer(): Promise<AuthorizationServer> {
+/** `withKey: false` starts it with an empty key set (a test that publishes its own keys, or rotates them). */
+export async function startAuthorizationServer({ withKey = true }: { withKey?: boolean } = {}): Promise<AuthorizationServer> {
   const issuer = new OAuth2Issuer()
   const service = new OAuth2Service(issuer)
   const hits = new Map<string, number>()
@@ -20,7 +21,7 @@ export async function startAuthorizationServer(): Promise<AuthorizationServer> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   issuer.url = url
-  await issuer.keys.generate('RS256')
+  if (withKey) await issuer.keys.generate('RS256')
   return { issuer, service, url, hits, server, close: () => new Promise<void>((resolve) => server.close(() => resolve())) }
 }
 
