@@ -60,7 +60,12 @@ describe('chain discovery and endpoints', () => {
       assert.equal(chain.chainId, 'eip155:31337')
       assert.equal(chain.name, 'Local Anvil')
       assert.deepEqual(chain.nativeCurrency, { name: 'Test Ether', symbol: 'tETH', decimals: 18 })
-      assert.deepEqual(chain.contracts, { validator: devnet.contracts.validator, executor: devnet.contracts.executor, registry: devnet.contracts.registry, accountDelegate: devnet.contracts.accountDelegate })
+      assert.deepEqual(chain.contracts, {
+        validator: devnet.contracts.validator,
+        executor: devnet.contracts.executor,
+        registry: devnet.contracts.registry,
+        accountDelegate: devnet.contracts.accountDelegate,
+      })
       assert.equal(chain.endpoints.length, 1, 'placeholder and websocket URLs are skipped')
       assert.equal(chain.endpoints[0].source, 'chainlist')
       assert.equal(chain.endpoints[0].status, 'healthy')

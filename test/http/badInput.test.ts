@@ -81,7 +81,10 @@ describe('bad input', () => {
         void validBefore
         const res = await send({ ...rest, validBfore: '1' })
         assertProblem(res, 400, '0xA0', [
-          { field: 'validBfore', message: /^is not a known field \(the fields are: sender, target, data, value, nonce, validAfter, validBefore, policyId, accounts, chainType, mode, authorization, signature\)$/ },
+          {
+            field: 'validBfore',
+            message: /^is not a known field \(the fields are: sender, target, data, value, nonce, validAfter, validBefore, policyId, accounts, chainType, mode, authorization, signature\)$/,
+          },
         ])
       })
 
