@@ -1,12 +1,15 @@
 // The journal port: what the gateway keeps of every execute it attempts, the same for every
 // runtime and every backend (store/sqlite, store/postgres). Exactly-once is keyed on
 // (chain, intentHash) and (chain, sender, nonce): one live attempt each.
+import type { ChangePosition } from './changePosition.ts'
 import type { Hex } from 'viem'
 import type { SignedExecution } from './chainAdapter.ts'
 import type { Intent } from './intent.ts'
 import type { ExecutionState } from './intentOutcome.ts'
 import type { PaymentLedger } from './paymentLedger.ts'
 import type { WebhookOutbox } from './webhookOutbox.ts'
+
+export type { ChangePosition }
 
 /** `claimed`: held while preflight runs, nothing signed yet. The rest are ExecutionState. */
 export type JournalState = 'claimed' | ExecutionState
@@ -66,13 +69,6 @@ export type Settlement = Pick<ExecutionRecord, 'status' | 'blockNumber' | 'gasUs
    */
   transactionId?: string | undefined
 }
-
-/**
- * A place in the journal's change feed (Journal.changesAfter), ordered as (change, id): SQLite's
- * change counter (its writes are serialized), or PostgreSQL's transaction id of the change (every
- * transaction below the oldest one still running has ended, so nothing can commit before it later).
- */
-export type ChangePosition = { change: number; id: number }
 
 export type Claim =
   | { ok: true; record: ExecutionRecord }

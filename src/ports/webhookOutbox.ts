@@ -2,7 +2,7 @@
 // shared PostgreSQL database). An event is written once per endpoint (its id and the endpoint are
 // the key), leased to one deliverer at a time, and kept until delivered or given up: so it is
 // delivered at least once across crashes, and by one instance of a fleet at a time.
-import type { ChangePosition } from './journal.ts'
+import type { ChangePosition } from './changePosition.ts'
 
 export type OutboxEntry = { eventId: string; endpoint: string; payload: string }
 
