@@ -65,7 +65,10 @@ describe("the EVM facilitator's spend", () => {
     const receipt = await publicClient().getTransactionReceipt({ hash: settled.transaction as Hex })
     assert.ok(paid > 0n)
     assert.equal(paid, receipt.gasUsed * receipt.effectiveGasPrice)
-    assert.equal(receipt.gasUsed, evmSettlementGasMeasured, 'the number written down in evmSettlementGas.ts')
+    // The figure written down in evmSettlementGas.ts, give or take the calldata's zero bytes: the
+    // authorization's random nonce and signature make each settlement's calldata cost differ by 12 gas a byte.
+    const off = receipt.gasUsed > evmSettlementGasMeasured ? receipt.gasUsed - evmSettlementGasMeasured : evmSettlementGasMeasured - receipt.gasUsed
+    assert.ok(off <= 12n * 96n, `the number written down in evmSettlementGas.ts (${evmSettlementGasMeasured}) is ${off} gas off ${receipt.gasUsed}`)
     assert.deepEqual(spends, [{ network, payer: payer.toLowerCase(), fee: paid, failed: false, transaction: settled.transaction }])
   })
 
