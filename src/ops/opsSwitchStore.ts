@@ -22,8 +22,11 @@ export type OpsAuditEntry = {
 export type OpsSwitchStore = {
   /** Appends one entry; durable before it resolves. */
   append(entry: { actor: string; action: OpsAction; target: string; detail?: string | undefined }): Promise<OpsAuditEntry>
-  /** Entries after `id`, oldest first, at most `limit`. */
-  after(id: number, limit: number): Promise<OpsAuditEntry[]>
+  /**
+   * The switches in force: for each chain its latest pause or resume, for each instance its latest
+   * drain or undrain (what every instance polls; the table is small, switches are rare).
+   */
+  switches(): Promise<OpsAuditEntry[]>
   /** The last `limit` entries, newest first. */
   recent(limit: number): Promise<OpsAuditEntry[]>
 }
