@@ -14,6 +14,8 @@ import { fromRow, type Row, serializeIntent } from '../journalRow.ts'
 import type { Claim, ExecutionRecord, Journal, Settlement } from '../../ports/journal.ts'
 import { prunable, prunableWebhooks } from '../prunable.ts'
 import { createPostgresWebhookOutbox } from './createPostgresWebhookOutbox.ts'
+import { createPostgresOpsSwitchStore } from './createPostgresOpsSwitchStore.ts'
+import { opsAuditDdl } from './opsAuditDdl.ts'
 import { outboxDdl } from '../webhookOutboxDdl.ts'
 import { StorageUnavailableError } from '../../errors/storageUnavailableError.ts'
 
@@ -127,6 +129,8 @@ CREATE INDEX executions_change ON executions (change_xid, id);
 CREATE TABLE webhook_feed (id INTEGER PRIMARY KEY CHECK (id = 1), change BIGINT NOT NULL, row_id BIGINT NOT NULL);
 CREATE INDEX webhook_outbox_endpoint_due ON webhook_outbox (endpoint, next_at) WHERE delivered_at IS NULL;
 `,
+  // 9 (after idem's 8): the operator console's switches, audited (ops/opsSwitchStore.ts).
+  opsAuditDdl,
 ]
 
 /** The schema version this code writes. */
@@ -279,6 +283,7 @@ export async function openPostgresJournal({ url, maxConnections = 10, connectTim
     backend: 'postgres',
     payments,
     webhooks,
+    ops: createPostgresOpsSwitchStore({ query: (text, values) => run(text, values) }),
     claim: ({ chainId, intentHash, intent, chainInstance, apiKeyId }) => claim(chainId, intentHash, intent, chainInstance ?? null, apiKeyId ?? null),
     async release(record) {
       await run(`DELETE FROM executions WHERE id = $1 AND state IN ('claimed', 'pending')`, [record.id])

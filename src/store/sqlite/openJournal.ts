@@ -15,6 +15,8 @@ import { Status } from '../../status/statusCodes.ts'
 import { fromRow, type Row, serializeIntent } from '../journalRow.ts'
 import { prunable, prunableWebhooks } from '../prunable.ts'
 import { createSqliteWebhookOutbox } from './createSqliteWebhookOutbox.ts'
+import { createSqliteOpsSwitchStore } from './createSqliteOpsSwitchStore.ts'
+import { opsAuditDdl } from './opsAuditDdl.ts'
 import { outboxDdl } from '../webhookOutboxDdl.ts'
 import { createWalSync } from './createWalSync.ts'
 import { createWriteQueue } from './writeQueue.ts'
@@ -150,6 +152,8 @@ CREATE TABLE webhook_feed (id INTEGER PRIMARY KEY CHECK (id = 1), change BIGINT 
 CREATE INDEX webhook_outbox_endpoint_due ON webhook_outbox (endpoint, next_at) WHERE delivered_at IS NULL;
 `)
   },
+  // 7 (after idem's 6): the operator console's switches, audited (ops/opsSwitchStore.ts).
+  opsAuditDdl,
 ]
 
 /** The schema version this code writes (SQLite's `user_version`). */
@@ -312,6 +316,7 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
     backend: 'sqlite',
     payments,
     webhooks,
+    ops: createSqliteOpsSwitchStore({ db }),
     // The group transaction is IMMEDIATE: the check and the insert happen under one write lock.
     claim: ({ chainId, intentHash, intent, chainInstance, apiKeyId }) => write(() => claim(chainId, intentHash, intent, chainInstance ?? null, apiKeyId ?? null), atomic),
     async release(record) {
