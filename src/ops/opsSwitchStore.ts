@@ -29,6 +29,15 @@ export type OpsSwitchStore = {
   switches(): Promise<OpsAuditEntry[]>
   /** The last `limit` entries, newest first. */
   recent(limit: number): Promise<OpsAuditEntry[]>
+  /** What the console shows that only the store knows: the webhook outbox's backlog per endpoint. */
+  webhookBacklog(): Promise<WebhookBacklog[]>
+  /** The instances sharing the journal (PostgreSQL), their heartbeats and the relayer keys each holds; a SQLite journal has one instance: none listed. */
+  fleet(): Promise<FleetInstance[]>
 }
+
+/** Undelivered events of one endpoint (given-up ones apart): how many, and since when. */
+export type WebhookBacklog = { endpoint: string; pending: number; givenUp: number; oldestAt: Date | undefined; lastError: string | undefined }
+
+export type FleetInstance = { instanceId: string; heartbeatExpiresAt: Date; live: boolean; keys: Array<{ chainId: string; relayer: string }> }
 
 export const opsActions: readonly OpsAction[] = ['pause', 'resume', 'drain', 'undrain', 'retry']
