@@ -2,7 +2,7 @@
 // refusals recorded for the page, the shared feed, the credential check, the metrics, and what the
 // app registers (the execute pause hook, the 429 recorder, the routes). Built by createGateway
 // when OPS_API_KEYS is set or OAuth is on; off otherwise (no /ops at all).
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
 import { Counter, Gauge } from 'prom-client'
 import type { ApiKeyCheck } from '../auth/createApiKeyCheck.ts'
@@ -65,7 +65,7 @@ export function createOps({ config, journal, instanceId, logger, metrics, oauth 
       app.addHook('onResponse', (request, reply, done) => {
         if (reply.statusCode === 429 && !request.url.startsWith('/ops')) {
           const retry = Number(reply.getHeader('retry-after'))
-          activity.recordThrottled({ client: request.apiKeyId ? `key:${request.apiKeyId}` : `ip:${request.ip}`, reason: `${request.method} ${request.routeOptions.url ?? 'unknown route'}`, retryAfterSeconds: Number.isFinite(retry) ? retry : undefined })
+          activity.recordThrottled({ client: clientOf(request, agentKeys), reason: `${request.method} ${request.routeOptions.url ?? 'unknown route'}`, retryAfterSeconds: Number.isFinite(retry) ? retry : undefined })
         }
         done()
       })
@@ -82,6 +82,14 @@ export function createOps({ config, journal, instanceId, logger, metrics, oauth 
     start: () => switches.start(),
     stop: () => switches.stop(),
   }
+}
+
+/** Who a 429 went to: its key (a rate limit answers before the route's credential check names it), else its address. */
+function clientOf(request: FastifyRequest, agentKeys: ApiKeyCheck | undefined): string {
+  if (request.apiKeyId) return `key:${request.apiKeyId}`
+  const token = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1]
+  const id = token === undefined ? undefined : agentKeys?.identify(token)
+  return id ? `key:${id}` : `ip:${request.ip}`
 }
 
 /** The switches as metrics: each chain paused (1) or not, this instance draining, switches taken by action. */
