@@ -31,6 +31,40 @@ export type ConsoleWorld = {
 
 export const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 
+export type ConsoleGatewayOptions = {
+  devnet: Devnet
+  opsKey: string
+  agentKeys: string[]
+  rateLimitMax?: number | undefined
+  feedBuffer?: number | undefined
+  /** A fleet: the shared PostgreSQL journal and this instance's id. */
+  storage?: { databaseUrl: string; instanceId: string } | undefined
+}
+
+/** A gateway in front of the devnet with the console on; listening on a free port. */
+export async function startConsoleGateway({ devnet, opsKey, agentKeys, rateLimitMax = 0, feedBuffer = 64, storage }: ConsoleGatewayOptions): Promise<{ gateway: Gateway; base: string }> {
+  const gateway = await createGateway({
+    config: testConfig({
+      production: false,
+      chains: [devnet.chain],
+      keys: { relayerPrivateKey: devnetAccounts.relayer },
+      auth: { keyHashes: agentKeys.map(hashApiKey), requireForValidate: false },
+      rateLimit: { max: rateLimitMax, windowMs: 60_000 },
+      execution: { receiptTimeoutMs: 20_000 },
+      rpc: { timeoutMs: 2_000, pollMs: 20 },
+      ...(storage ? { storage: { databaseUrl: storage.databaseUrl, redisUrl: undefined, instanceId: storage.instanceId, relayerLeaseTtlMs: 1_000 } } : {}),
+      ops: opsConfig({ OPS_API_KEYS: opsKey, OPS_POLL_MS: '100', OPS_FEED_BUFFER: String(feedBuffer) }, { production: false }).value,
+    } as Parameters<typeof testConfig>[0]),
+    logger: createLogger({ level: 'silent' }),
+  })
+  try {
+    return { gateway, base: await gateway.app.listen({ host: '127.0.0.1', port: 0 }) }
+  } catch (err) {
+    await gateway.close()
+    throw err
+  }
+}
+
 export async function startConsoleWorld({ rateLimitMax = 40, feedBuffer = 64 }: { rateLimitMax?: number; feedBuffer?: number } = {}): Promise<ConsoleWorld> {
   const opsKey = `ops-${randomBytes(12).toString('hex')}`
   const agentKey = `agent-${randomBytes(12).toString('hex')}`
@@ -38,26 +72,15 @@ export async function startConsoleWorld({ rateLimitMax = 40, feedBuffer = 64 }: 
   const devnet = await startDevnet()
   let gateway: Gateway | undefined
   try {
-    gateway = await createGateway({
-      config: testConfig({
-        production: false,
-        chains: [devnet.chain],
-        keys: { relayerPrivateKey: devnetAccounts.relayer },
-        auth: { keyHashes: [hashApiKey(agentKey), hashApiKey(noisyKey)], requireForValidate: false },
-        rateLimit: { max: rateLimitMax, windowMs: 60_000 },
-        execution: { receiptTimeoutMs: 20_000 },
-        rpc: { timeoutMs: 2_000, pollMs: 20 },
-        ops: opsConfig({ OPS_API_KEYS: opsKey, OPS_POLL_MS: '100', OPS_FEED_BUFFER: String(feedBuffer) }, { production: false }).value,
-      } as Parameters<typeof testConfig>[0]),
-      logger: createLogger({ level: 'silent' }),
-    })
-    const base = await gateway.app.listen({ host: '127.0.0.1', port: 0 })
-    const browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: process.getuid?.() === 0 ? ['--no-sandbox'] : [] })
+    const started = await startConsoleGateway({ devnet, opsKey, agentKeys: [agentKey, noisyKey], rateLimitMax, feedBuffer })
+    gateway = started.gateway
+    const { base } = started
+    const browser = await launchChromium()
     let nonce = BigInt(`0x${randomBytes(6).toString('hex')}`)
-    const started = gateway
+    const running = gateway
     return {
       devnet,
-      gateway: started,
+      gateway: running,
       base,
       browser,
       opsKey,
@@ -75,7 +98,7 @@ export async function startConsoleWorld({ rateLimitMax = 40, feedBuffer = 64 }: 
       },
       async stop() {
         await browser.close().catch(() => {})
-        await started.close()
+        await running.close()
         await devnet.stop()
       },
     }
@@ -84,4 +107,9 @@ export async function startConsoleWorld({ rateLimitMax = 40, feedBuffer = 64 }: 
     await devnet.stop()
     throw err
   }
+}
+
+/** Headless, with --no-sandbox only when run as root (CI's containers). */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: chromiumPath, headless: true, args: process.getuid?.() === 0 ? ['--no-sandbox'] : [] })
 }
