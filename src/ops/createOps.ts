@@ -70,7 +70,7 @@ export function createOps({ config, journal, instanceId, logger, metrics, oauth 
         done()
       })
       const snapshot = () =>
-        gatherOpsState({ registry, journal, store, switches, activity, stuckAfterMs: config.stuckAfterMs, settled: () => feed?.settled() ?? [], balances })
+        gatherOpsState({ registry, journal, store, switches, activity, stuckAfterMs: config.stuckAfterMs, settledShown: config.settledShown, settled: () => feed?.settled() ?? [], balances })
       const balances = new Map<string, Array<{ t: number; balance: bigint }>>()
       feed = createOpsFeed({ journal, switches, snapshot, logger, pollMs: config.pollMs, buffer: config.feedBuffer, settledShown: config.settledShown, stuckAfterMs: config.stuckAfterMs })
       const running = feed

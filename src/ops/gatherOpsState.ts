@@ -17,6 +17,8 @@ export type OpsStateContext = {
   switches: OpsSwitches
   activity: OpsActivity
   stuckAfterMs: number
+  /** How many settled executions the page lists (OPS_SETTLED_SHOWN). */
+  settledShown: number
   /** The last settled executions the feed saw (newest first). */
   settled: () => IntentView[]
   /** Each chain's relayer balance over time: the spend rate, and so the runway. */
@@ -70,7 +72,7 @@ export async function gatherOpsState(ctx: OpsStateContext) {
     drained: switches.drained().map(view),
     audit: audit.map(view),
     chains,
-    intents: { inFlight: pending.slice(0, 200).map((r) => toIntentView(r, { now, stuckAfterMs: ctx.stuckAfterMs })), inFlightCount: pending.length, settled: ctx.settled() },
+    intents: { inFlight: pending.slice(0, 200).map((r) => toIntentView(r, { now, stuckAfterMs: ctx.stuckAfterMs })), inFlightCount: pending.length, settled: ctx.settled(), settledShown: ctx.settledShown, stuckAfterSeconds: Math.round(ctx.stuckAfterMs / 1000) },
     payments: unresolved.slice(0, 100).map((p) => ({ id: p.id, network: p.network, route: p.route, chainId: p.chainId, intentHash: p.intentHash, amount: p.amount, state: p.state, transaction: p.transaction, reason: p.reason?.slice(0, 200) })),
     paymentsCount: unresolved.length,
     webhooks: backlog.map((b) => {

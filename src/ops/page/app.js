@@ -6,7 +6,8 @@
 'use strict'
 ;(() => {
   const MAX_INFLIGHT = 500
-  const MAX_SETTLED = 50
+  /** The server's OPS_SETTLED_SHOWN, from the first snapshot on. */
+  let maxSettled = 20
   const $ = (id) => document.getElementById(id)
   let key = ''
   let state
@@ -147,7 +148,7 @@
       ['Nonce', (i) => cell(i.nonce)],
       ['Transaction', (i) => cell(short(i.transaction), 'mono', i.transaction)],
     ], flights.map((i) => ({ ...i, __key: i.intentHash })), 'nothing in flight')
-    table('settled', `The last ${MAX_SETTLED} settled`, [
+    table('settled', `The last ${maxSettled} settled`, [
       ['Intent', (i) => cell(short(i.intentHash), 'mono', i.intentHash)],
       ['State', (i) => cell(`${i.state}${i.final ? '' : ' (not final)'}`, i.state === 'mined' ? 'ok' : 'bad')],
       ['Status', (i) => cell(i.status, 'mono')],
@@ -205,7 +206,8 @@
     state = next
     inflight.clear()
     for (const i of next.intents.inFlight.slice(0, MAX_INFLIGHT)) inflight.set(`${i.chainId} ${i.intentHash}`, i)
-    settled = next.intents.settled.slice(0, MAX_SETTLED)
+    maxSettled = next.intents.settledShown || maxSettled
+    settled = next.intents.settled.slice(0, maxSettled)
     render()
   }
   function takeIntent(i) {
@@ -214,7 +216,7 @@
       if (inflight.has(id) || inflight.size < MAX_INFLIGHT) inflight.set(id, i)
     } else {
       inflight.delete(id)
-      settled = [i, ...settled.filter((s) => `${s.chainId} ${s.intentHash}` !== id)].slice(0, MAX_SETTLED)
+      settled = [i, ...settled.filter((s) => `${s.chainId} ${s.intentHash}` !== id)].slice(0, maxSettled)
     }
     render()
   }
