@@ -190,6 +190,8 @@ export async function createGateway({ config, logger, tracing }: CreateGatewayPa
         return { httpStatus: answer.statusCode }
       },
       traceFacilitator: tracing?.traceFacilitator,
+      // The pending-settlement resolver holds its sends on a paused chain until it resumes.
+      held: ops ? (chainId: string) => ops.switches.pausedOn(chainId) !== undefined : undefined,
       // The facilitator's fee for each settlement, failed ones too, is that payer's spend (its gas budget and standing), never the relayer breaker's.
       onFacilitatorSpend: ({ chainId, payer, fee, failed }) => guard.recordPayerSpend({ chainId, client: `payer:${payer}`, fee, failed }),
       failedSettlementWindowMs: limits.windowMs,
