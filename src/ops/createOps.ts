@@ -65,7 +65,11 @@ export function createOps({ config, journal, instanceId, logger, metrics, oauth 
       app.addHook('onResponse', (request, reply, done) => {
         if (reply.statusCode === 429 && !request.url.startsWith('/ops')) {
           const retry = Number(reply.getHeader('retry-after'))
-          activity.recordThrottled({ client: clientOf(request, agentKeys), reason: `${request.method} ${request.routeOptions.url ?? 'unknown route'}`, retryAfterSeconds: Number.isFinite(retry) ? retry : undefined })
+          activity.recordThrottled({
+            client: clientOf(request, agentKeys),
+            reason: `${request.method} ${request.routeOptions.url ?? 'unknown route'}`,
+            retryAfterSeconds: Number.isFinite(retry) ? retry : undefined,
+          })
         }
         done()
       })

@@ -29,16 +29,24 @@ export function createOpsCredentialCheck({ keyHashes, agentKeys, oauth }: Create
   return async (request, access) => {
     const header = request.headers.authorization
     const match = header === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(header)
-    if (!match) throw refusal(401, header === undefined ? 'An operator credential is required' : 'The Authorization header must be Bearer followed by one token', 'send Authorization: Bearer <an OPS_API_KEYS key or a token granting ops:read / ops:write>', access)
+    if (!match)
+      throw refusal(
+        401,
+        header === undefined ? 'An operator credential is required' : 'The Authorization header must be Bearer followed by one token',
+        'send Authorization: Bearer <an OPS_API_KEYS key or a token granting ops:read / ops:write>',
+        access,
+      )
     const token = match[1]!
     const id = keys.identify(token)
     // An operator's key may read and act.
     if (id !== undefined) return { actor: `ops:${id}` }
-    if (agentKeys?.identify(token) !== undefined) throw refusal(403, "An agent's API key does not open the operator console", `the console needs an OPS_API_KEYS key or a token granting ${access}`, access)
+    if (agentKeys?.identify(token) !== undefined)
+      throw refusal(403, "An agent's API key does not open the operator console", `the console needs an OPS_API_KEYS key or a token granting ${access}`, access)
     if (oauth) {
       const verified = await oauth.verify(token)
       if (verified.ok) {
-        if (!verified.identity.scopes.includes(access)) throw refusal(403, `The token does not grant ${access}`, `the console's ${access === 'ops:write' ? 'switches need' : 'page needs'} the ${access} scope`, access, 'insufficient_scope')
+        if (!verified.identity.scopes.includes(access))
+          throw refusal(403, `The token does not grant ${access}`, `the console's ${access === 'ops:write' ? 'switches need' : 'page needs'} the ${access} scope`, access, 'insufficient_scope')
         return { actor: verified.identity.id }
       }
     }

@@ -10,7 +10,17 @@ import type { OpsSwitches } from './createOpsSwitches.ts'
 import type { OpsState } from './gatherOpsState.ts'
 
 const record = (id: number): ExecutionRecord =>
-  ({ id, chainId: 'eip155:1', intentHash: `0x${id.toString(16).padStart(64, '0')}`, attempt: 1, state: 'mined', status: 0x11, final: true, createdAt: new Date(), updatedAt: new Date() }) as unknown as ExecutionRecord
+  ({
+    id,
+    chainId: 'eip155:1',
+    intentHash: `0x${id.toString(16).padStart(64, '0')}`,
+    attempt: 1,
+    state: 'mined',
+    status: 0x11,
+    final: true,
+    createdAt: new Date(),
+    updatedAt: new Date(),
+  }) as unknown as ExecutionRecord
 
 describe('createOpsFeed', () => {
   it('bounds a stalled viewer, keeps a reading one whole, and reads the journal once per poll', async () => {
@@ -25,7 +35,16 @@ describe('createOpsFeed', () => {
       },
     } as unknown as Journal
     const switches = { onChange: () => () => {} } as unknown as OpsSwitches
-    const feed = createOpsFeed({ journal, switches, snapshot: async () => ({ at: 'now' }) as unknown as OpsState, logger: pino({ level: 'silent' }), pollMs: 5, buffer: 32, settledShown: 10, stuckAfterMs: 1000 })
+    const feed = createOpsFeed({
+      journal,
+      switches,
+      snapshot: async () => ({ at: 'now' }) as unknown as OpsState,
+      logger: pino({ level: 'silent' }),
+      pollMs: 5,
+      buffer: 32,
+      settledShown: 10,
+      stuckAfterMs: 1000,
+    })
     let drain: (() => void) | undefined
     const stalled = feed.subscribe({ write: () => false, onDrain: (listener) => (drain = listener) })
     const frames: string[] = []

@@ -72,8 +72,24 @@ export async function gatherOpsState(ctx: OpsStateContext) {
     drained: switches.drained().map(view),
     audit: audit.map(view),
     chains,
-    intents: { inFlight: pending.slice(0, 200).map((r) => toIntentView(r, { now, stuckAfterMs: ctx.stuckAfterMs })), inFlightCount: pending.length, settled: ctx.settled(), settledShown: ctx.settledShown, stuckAfterSeconds: Math.round(ctx.stuckAfterMs / 1000) },
-    payments: unresolved.slice(0, 100).map((p) => ({ id: p.id, network: p.network, route: p.route, chainId: p.chainId, intentHash: p.intentHash, amount: p.amount, state: p.state, transaction: p.transaction, reason: p.reason?.slice(0, 200) })),
+    intents: {
+      inFlight: pending.slice(0, 200).map((r) => toIntentView(r, { now, stuckAfterMs: ctx.stuckAfterMs })),
+      inFlightCount: pending.length,
+      settled: ctx.settled(),
+      settledShown: ctx.settledShown,
+      stuckAfterSeconds: Math.round(ctx.stuckAfterMs / 1000),
+    },
+    payments: unresolved.slice(0, 100).map((p) => ({
+      id: p.id,
+      network: p.network,
+      route: p.route,
+      chainId: p.chainId,
+      intentHash: p.intentHash,
+      amount: p.amount,
+      state: p.state,
+      transaction: p.transaction,
+      reason: p.reason?.slice(0, 200),
+    })),
     paymentsCount: unresolved.length,
     webhooks: backlog.map((b) => {
       const { endpoint, endpointPath } = describeEndpoint(b.endpoint)
@@ -84,8 +100,22 @@ export async function gatherOpsState(ctx: OpsStateContext) {
     budgetRefusalsLastHour: activity.budgetRefusals(now).length,
     fleet:
       fleet.length > 0
-        ? fleet.map((f) => ({ instanceId: f.instanceId, live: f.live, heartbeatExpiresAt: f.heartbeatExpiresAt.toISOString(), keys: f.keys, draining: switches.drained().some((d) => d.target === f.instanceId) }))
-        : [{ instanceId: switches.instanceId, live: true, heartbeatExpiresAt: undefined, keys: chains.flatMap((c) => c.relayers.filter((r) => r.held).map((r) => ({ chainId: c.chainId, relayer: r.address }))), draining: switches.draining() }],
+        ? fleet.map((f) => ({
+            instanceId: f.instanceId,
+            live: f.live,
+            heartbeatExpiresAt: f.heartbeatExpiresAt.toISOString(),
+            keys: f.keys,
+            draining: switches.drained().some((d) => d.target === f.instanceId),
+          }))
+        : [
+            {
+              instanceId: switches.instanceId,
+              live: true,
+              heartbeatExpiresAt: undefined,
+              keys: chains.flatMap((c) => c.relayers.filter((r) => r.held).map((r) => ({ chainId: c.chainId, relayer: r.address }))),
+              draining: switches.draining(),
+            },
+          ],
   }
 }
 

@@ -91,7 +91,7 @@ describe('operator console in a browser', () => {
     await page.locator('#throttled tbody tr', { hasText: `key:${noisyId}` }).waitFor({ timeout: 10_000 })
   })
 
-  it("pauses from the page (next execute 503), resumes from the page (it runs)", async () => {
+  it('pauses from the page (next execute 503), resumes from the page (it runs)', async () => {
     const chainId = world.devnet.chain.chainId
     await page.getByRole('button', { name: `Pause ${chainId}` }).click()
     await page.locator('#chains tbody tr', { hasText: 'PAUSED' }).waitFor()

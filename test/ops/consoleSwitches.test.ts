@@ -55,7 +55,7 @@ describe('operator console switches', () => {
     await devnet?.stop()
   })
 
-  it('refuses the state and every switch without a key (401) and with an agent\'s key (403), changing nothing', async () => {
+  it("refuses the state and every switch without a key (401) and with an agent's key (403), changing nothing", async () => {
     for (const headers of [{}, asAgent, { authorization: 'Bearer not-a-key-of-anyone-at-all' }]) {
       const state = await request(base, '/ops/state', { headers })
       assert.equal(state.status, 'authorization' in headers && headers.authorization === asAgent.authorization ? 403 : 401)
@@ -169,7 +169,7 @@ describe('operator console switches', () => {
     const html = await page.text()
     assert.doesNotMatch(html, /<script>|<style>| style=|https?:\/\//)
     // DNS rebinding: a page on another name pointed at this address.
-    const foreign = await rawRequest(base, 'GET /ops/state HTTP/1.1\r\nHost: attacker.example\r\nAuthorization: Bearer ' + opsKey + '\r\nConnection: close\r\n\r\n')
+    const foreign = await rawRequest(base, `GET /ops/state HTTP/1.1\r\nHost: attacker.example\r\nAuthorization: Bearer ${opsKey}\r\nConnection: close\r\n\r\n`)
     assert.equal(foreign.status, 403)
     const cross = await fetch(`${base}/ops/state`, { headers: { ...asOps, origin: 'https://attacker.example' } })
     assert.equal(cross.status, 403)

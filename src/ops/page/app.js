@@ -3,7 +3,6 @@
 // and goes in Authorization on every call, the live feed included (fetch with a streamed body:
 // EventSource cannot send headers). Every value is set with textContent, never as HTML: revert
 // reasons, return data and endpoint errors are written by strangers.
-'use strict'
 ;(() => {
   const MAX_INFLIGHT = 500
   /** The server's OPS_SETTLED_SHOWN, from the first snapshot on. */
@@ -121,85 +120,154 @@
     const s = state
     $('summary').textContent =
       `Instance ${s.instanceId}${s.draining ? ' (DRAINED)' : ''} · ${s.intents.inFlightCount} in flight · ${s.paused.length} chain(s) paused · updated ${new Date(s.at).toLocaleTimeString()}`
-    table('chains', 'Every chain served, its endpoints and its pause switch', [
-      ['Chain', (c) => cell(`${c.name} (${c.chainId})`)],
-      ['State', (c) => (c.paused ? cell(`PAUSED by ${c.paused.actor}`, 'bad') : c.available ? cell('up', 'ok') : cell(`down: ${c.unavailableReason || ''}`, 'bad'))],
-      ['Finality', (c) => cell(c.finality)],
-      ['Endpoints', (c) => cell(c.endpoints.map((e) => `${e.url} ${e.status}${e.latencyMs !== undefined ? ` ${e.latencyMs} ms` : ''}`).join(' · '), 'wrap mono')],
-      ['Switch', (c) => withButton(c.paused ? switchButton('Resume', `/ops/chains/${encodeURIComponent(c.chainId)}/resume`, c.chainId) : switchButton('Pause', `/ops/chains/${encodeURIComponent(c.chainId)}/pause`, c.chainId))],
-    ], s.chains.map((c) => ({ ...c, __key: c.chainId })))
+    table(
+      'chains',
+      'Every chain served, its endpoints and its pause switch',
+      [
+        ['Chain', (c) => cell(`${c.name} (${c.chainId})`)],
+        ['State', (c) => (c.paused ? cell(`PAUSED by ${c.paused.actor}`, 'bad') : c.available ? cell('up', 'ok') : cell(`down: ${c.unavailableReason || ''}`, 'bad'))],
+        ['Finality', (c) => cell(c.finality)],
+        ['Endpoints', (c) => cell(c.endpoints.map((e) => `${e.url} ${e.status}${e.latencyMs !== undefined ? ` ${e.latencyMs} ms` : ''}`).join(' · '), 'wrap mono')],
+        [
+          'Switch',
+          (c) =>
+            withButton(
+              c.paused
+                ? switchButton('Resume', `/ops/chains/${encodeURIComponent(c.chainId)}/resume`, c.chainId)
+                : switchButton('Pause', `/ops/chains/${encodeURIComponent(c.chainId)}/pause`, c.chainId),
+            ),
+        ],
+      ],
+      s.chains.map((c) => ({ ...c, __key: c.chainId })),
+    )
     const keys = s.chains.flatMap((c) => c.relayers.map((r) => ({ ...r, chain: c, __key: `${c.chainId} ${r.address}` })))
-    table('relayers', 'Relayer keys: balance (the chain’s relayer), runway at the current spend, sends in flight, lease', [
-      ['Chain', (r) => cell(r.chain.chainId)],
-      ['Address', (r) => cell(r.address, 'mono')],
-      ['Balance', (r) => cell(r.chain.relayerBalance === undefined ? undefined : `${formatUnits(r.chain.relayerBalance, r.chain.decimals)} ${r.chain.currency}`, 'balance')],
-      ['Runway', (r) => (r.chain.runwayHours === undefined ? cell('no spend seen') : cell(`${r.chain.runwayHours} h`, r.chain.runwayHours < 24 ? 'bad' : undefined))],
-      ['Funded', (r) => cell(r.funded ? 'yes' : 'NO', r.funded ? 'ok' : 'bad')],
-      ['In flight', (r) => cell(r.inFlight)],
-      ['Lease', (r) => cell(r.held ? `held here (${s.instanceId})` : r.leaseHolder)],
-    ], keys)
+    table(
+      'relayers',
+      'Relayer keys: balance (the chain’s relayer), runway at the current spend, sends in flight, lease',
+      [
+        ['Chain', (r) => cell(r.chain.chainId)],
+        ['Address', (r) => cell(r.address, 'mono')],
+        ['Balance', (r) => cell(r.chain.relayerBalance === undefined ? undefined : `${formatUnits(r.chain.relayerBalance, r.chain.decimals)} ${r.chain.currency}`, 'balance')],
+        ['Runway', (r) => (r.chain.runwayHours === undefined ? cell('no spend seen') : cell(`${r.chain.runwayHours} h`, r.chain.runwayHours < 24 ? 'bad' : undefined))],
+        ['Funded', (r) => cell(r.funded ? 'yes' : 'NO', r.funded ? 'ok' : 'bad')],
+        ['In flight', (r) => cell(r.inFlight)],
+        ['Lease', (r) => cell(r.held ? `held here (${s.instanceId})` : r.leaseHolder)],
+      ],
+      keys,
+    )
     const flights = [...inflight.values()].sort((a, b) => b.ageSeconds - a.ageSeconds)
-    table('inflight', 'Intents in flight, oldest first; stuck ones marked', [
-      ['Intent', (i) => cell(short(i.intentHash), 'mono', i.intentHash)],
-      ['State', (i) => cell(i.stuck ? `${i.state} — STUCK` : i.state, i.stuck ? 'bad' : 'warn')],
-      ['Age', (i) => cell(`${i.ageSeconds} s`)],
-      ['Chain', (i) => cell(i.chainId)],
-      ['Key', (i) => cell(short(i.relayer), 'mono', i.relayer)],
-      ['Nonce', (i) => cell(i.nonce)],
-      ['Transaction', (i) => cell(short(i.transaction), 'mono', i.transaction)],
-    ], flights.map((i) => ({ ...i, __key: i.intentHash })), 'nothing in flight')
-    table('settled', `The last ${maxSettled} settled`, [
-      ['Intent', (i) => cell(short(i.intentHash), 'mono', i.intentHash)],
-      ['State', (i) => cell(`${i.state}${i.final ? '' : ' (not final)'}`, i.state === 'mined' ? 'ok' : 'bad')],
-      ['Status', (i) => cell(i.status, 'mono')],
-      ['Chain', (i) => cell(i.chainId)],
-      ['Block', (i) => cell(i.blockNumber)],
-      ['Transaction', (i) => cell(short(i.transaction), 'mono', i.transaction)],
-      ['Detail', (i) => cell(i.detail, 'wrap')],
-    ], settled.map((i) => ({ ...i, __key: i.intentHash })))
-    table('payments', `Reserved or pending payments (${s.paymentsCount})`, [
-      ['Id', (p) => cell(p.id)],
-      ['Network', (p) => cell(p.network)],
-      ['Route', (p) => cell(p.route)],
-      ['Amount', (p) => cell(p.amount)],
-      ['State', (p) => cell(p.state)],
-      ['Intent', (p) => cell(short(p.intentHash), 'mono', p.intentHash)],
-      ['Reason', (p) => cell(p.reason, 'wrap')],
-    ], s.payments)
-    table('webhooks', 'Undelivered webhook events per endpoint (origin and a hash of the path)', [
-      ['Endpoint', (w) => cell(`${w.endpoint} ${w.endpointPath}`, 'mono')],
-      ['Pending', (w) => cell(w.pending, w.pending > 0 ? 'warn' : undefined)],
-      ['Given up', (w) => cell(w.givenUp, w.givenUp > 0 ? 'bad' : undefined)],
-      ['Oldest', (w) => cell(w.oldestAt && new Date(w.oldestAt).toLocaleString())],
-      ['Last error', (w) => cell(w.lastError, 'wrap')],
-    ], s.webhooks, 'no backlog')
-    table('throttled', 'Clients answered 429 in the last hour on this instance', [
-      ['Client', (t) => cell(t.client, 'mono')],
-      ['Where', (t) => cell(t.reason)],
-      ['Times', (t) => cell(t.count)],
-      ['Last', (t) => cell(new Date(t.lastAt).toLocaleTimeString())],
-      ['Retry-After', (t) => cell(t.retryAfterSeconds === undefined ? undefined : `${t.retryAfterSeconds} s`)],
-    ], s.throttled.map((t) => ({ ...t, __key: t.client })), 'nobody throttled')
-    table('refusals', `Budget refusals in the last hour (${s.budgetRefusalsLastHour})`, [
-      ['When', (r) => cell(new Date(r.at).toLocaleTimeString())],
-      ['Client', (r) => cell(r.client, 'mono')],
-      ['Reason', (r) => cell(r.reason)],
-      ['Detail', (r) => cell(r.detail, 'wrap')],
-    ], s.budgetRefusals)
-    table('fleet', 'Instances sharing the journal, their heartbeats and keys', [
-      ['Instance', (f) => cell(`${f.instanceId}${f.instanceId === s.instanceId ? ' (this one)' : ''}`)],
-      ['Heartbeat', (f) => cell(f.live ? 'live' : 'lapsed', f.live ? 'ok' : 'bad')],
-      ['Until', (f) => cell(f.heartbeatExpiresAt && new Date(f.heartbeatExpiresAt).toLocaleTimeString())],
-      ['Keys held', (f) => cell(f.keys.map((k) => `${k.chainId} ${short(k.relayer)}`).join(', '), 'wrap mono')],
-      ['Drain', (f) => withButton(f.draining ? switchButton('Undrain', `/ops/instances/${encodeURIComponent(f.instanceId)}/undrain`, f.instanceId) : switchButton('Drain', `/ops/instances/${encodeURIComponent(f.instanceId)}/drain`, f.instanceId))],
-    ], s.fleet.map((f) => ({ ...f, __key: f.instanceId })))
-    table('audit', 'The last switches taken: who, when, what', [
-      ['When', (a) => cell(new Date(a.at).toLocaleString())],
-      ['Who', (a) => cell(a.actor, 'mono')],
-      ['What', (a) => cell(a.action)],
-      ['Target', (a) => cell(a.target)],
-      ['Reason', (a) => cell(a.detail, 'wrap')],
-    ], s.audit)
+    table(
+      'inflight',
+      'Intents in flight, oldest first; stuck ones marked',
+      [
+        ['Intent', (i) => cell(short(i.intentHash), 'mono', i.intentHash)],
+        ['State', (i) => cell(i.stuck ? `${i.state} — STUCK` : i.state, i.stuck ? 'bad' : 'warn')],
+        ['Age', (i) => cell(`${i.ageSeconds} s`)],
+        ['Chain', (i) => cell(i.chainId)],
+        ['Key', (i) => cell(short(i.relayer), 'mono', i.relayer)],
+        ['Nonce', (i) => cell(i.nonce)],
+        ['Transaction', (i) => cell(short(i.transaction), 'mono', i.transaction)],
+      ],
+      flights.map((i) => ({ ...i, __key: i.intentHash })),
+      'nothing in flight',
+    )
+    table(
+      'settled',
+      `The last ${maxSettled} settled`,
+      [
+        ['Intent', (i) => cell(short(i.intentHash), 'mono', i.intentHash)],
+        ['State', (i) => cell(`${i.state}${i.final ? '' : ' (not final)'}`, i.state === 'mined' ? 'ok' : 'bad')],
+        ['Status', (i) => cell(i.status, 'mono')],
+        ['Chain', (i) => cell(i.chainId)],
+        ['Block', (i) => cell(i.blockNumber)],
+        ['Transaction', (i) => cell(short(i.transaction), 'mono', i.transaction)],
+        ['Detail', (i) => cell(i.detail, 'wrap')],
+      ],
+      settled.map((i) => ({ ...i, __key: i.intentHash })),
+    )
+    table(
+      'payments',
+      `Reserved or pending payments (${s.paymentsCount})`,
+      [
+        ['Id', (p) => cell(p.id)],
+        ['Network', (p) => cell(p.network)],
+        ['Route', (p) => cell(p.route)],
+        ['Amount', (p) => cell(p.amount)],
+        ['State', (p) => cell(p.state)],
+        ['Intent', (p) => cell(short(p.intentHash), 'mono', p.intentHash)],
+        ['Reason', (p) => cell(p.reason, 'wrap')],
+      ],
+      s.payments,
+    )
+    table(
+      'webhooks',
+      'Undelivered webhook events per endpoint (origin and a hash of the path)',
+      [
+        ['Endpoint', (w) => cell(`${w.endpoint} ${w.endpointPath}`, 'mono')],
+        ['Pending', (w) => cell(w.pending, w.pending > 0 ? 'warn' : undefined)],
+        ['Given up', (w) => cell(w.givenUp, w.givenUp > 0 ? 'bad' : undefined)],
+        ['Oldest', (w) => cell(w.oldestAt && new Date(w.oldestAt).toLocaleString())],
+        ['Last error', (w) => cell(w.lastError, 'wrap')],
+      ],
+      s.webhooks,
+      'no backlog',
+    )
+    table(
+      'throttled',
+      'Clients answered 429 in the last hour on this instance',
+      [
+        ['Client', (t) => cell(t.client, 'mono')],
+        ['Where', (t) => cell(t.reason)],
+        ['Times', (t) => cell(t.count)],
+        ['Last', (t) => cell(new Date(t.lastAt).toLocaleTimeString())],
+        ['Retry-After', (t) => cell(t.retryAfterSeconds === undefined ? undefined : `${t.retryAfterSeconds} s`)],
+      ],
+      s.throttled.map((t) => ({ ...t, __key: t.client })),
+      'nobody throttled',
+    )
+    table(
+      'refusals',
+      `Budget refusals in the last hour (${s.budgetRefusalsLastHour})`,
+      [
+        ['When', (r) => cell(new Date(r.at).toLocaleTimeString())],
+        ['Client', (r) => cell(r.client, 'mono')],
+        ['Reason', (r) => cell(r.reason)],
+        ['Detail', (r) => cell(r.detail, 'wrap')],
+      ],
+      s.budgetRefusals,
+    )
+    table(
+      'fleet',
+      'Instances sharing the journal, their heartbeats and keys',
+      [
+        ['Instance', (f) => cell(`${f.instanceId}${f.instanceId === s.instanceId ? ' (this one)' : ''}`)],
+        ['Heartbeat', (f) => cell(f.live ? 'live' : 'lapsed', f.live ? 'ok' : 'bad')],
+        ['Until', (f) => cell(f.heartbeatExpiresAt && new Date(f.heartbeatExpiresAt).toLocaleTimeString())],
+        ['Keys held', (f) => cell(f.keys.map((k) => `${k.chainId} ${short(k.relayer)}`).join(', '), 'wrap mono')],
+        [
+          'Drain',
+          (f) =>
+            withButton(
+              f.draining
+                ? switchButton('Undrain', `/ops/instances/${encodeURIComponent(f.instanceId)}/undrain`, f.instanceId)
+                : switchButton('Drain', `/ops/instances/${encodeURIComponent(f.instanceId)}/drain`, f.instanceId),
+            ),
+        ],
+      ],
+      s.fleet.map((f) => ({ ...f, __key: f.instanceId })),
+    )
+    table(
+      'audit',
+      'The last switches taken: who, when, what',
+      [
+        ['When', (a) => cell(new Date(a.at).toLocaleString())],
+        ['Who', (a) => cell(a.actor, 'mono')],
+        ['What', (a) => cell(a.action)],
+        ['Target', (a) => cell(a.target)],
+        ['Reason', (a) => cell(a.detail, 'wrap')],
+      ],
+      s.audit,
+    )
   }
 
   function takeState(next) {

@@ -22,7 +22,9 @@ export function createSqliteOpsSwitchStore({ db, now = () => Date.now() }: { db:
   )
   return {
     async webhookBacklog() {
-      return backlog.all(never, never).map((r) => ({ endpoint: r.endpoint, pending: r.pending, givenUp: r.given_up, oldestAt: r.oldest === null ? undefined : new Date(r.oldest), lastError: r.last_error ?? undefined }))
+      return backlog
+        .all(never, never)
+        .map((r) => ({ endpoint: r.endpoint, pending: r.pending, givenUp: r.given_up, oldestAt: r.oldest === null ? undefined : new Date(r.oldest), lastError: r.last_error ?? undefined }))
     },
     // One gateway per file: no fleet to list.
     fleet: async () => [],

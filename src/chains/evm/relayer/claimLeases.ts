@@ -69,7 +69,14 @@ async function drainOnce({ members, leases, chain, client, margin, log }: Relaye
   }
   if (busy.length === 0 || !Number.isFinite(leases.ttlMs)) return
   const asked = Date.now()
-  const renewed = new Set((await leases.claim(chain, busy.map((m) => m.account.address))).map((l) => l.relayer.toLowerCase()))
+  const renewed = new Set(
+    (
+      await leases.claim(
+        chain,
+        busy.map((m) => m.account.address),
+      )
+    ).map((l) => l.relayer.toLowerCase()),
+  )
   for (const member of busy) member.usableUntil = renewed.has(member.account.address.toLowerCase()) ? asked + leases.ttlMs - margin : 0
 }
 

@@ -66,7 +66,13 @@ export function registerOpsRoutes(app: FastifyInstance, { check, switches, store
     '/ops/state',
     {
       preValidation: reading,
-      schema: { operationId: 'getOpsState', tags: ['ops'], summary: "The operator console's snapshot: chains, relayer keys, intents, payments, webhooks, throttled clients, the fleet, the switches", security, response: { 200: jsonObject('the snapshot'), 401: problemResponse, 403: problemResponse } },
+      schema: {
+        operationId: 'getOpsState',
+        tags: ['ops'],
+        summary: "The operator console's snapshot: chains, relayer keys, intents, payments, webhooks, throttled clients, the fleet, the switches",
+        security,
+        response: { 200: jsonObject('the snapshot'), 401: problemResponse, 403: problemResponse },
+      },
     },
     async (_request, reply) => reply.header('cache-control', 'no-store').send(await snapshot()),
   )
@@ -78,14 +84,20 @@ export function registerOpsRoutes(app: FastifyInstance, { check, switches, store
       schema: {
         operationId: 'opsEvents',
         tags: ['ops'],
-        summary: 'The console\'s live feed (text/event-stream): `state` (a whole snapshot, at least every 2 s while anything changes) and `intent` (one execution changed); read with fetch and the Authorization header',
+        summary:
+          "The console's live feed (text/event-stream): `state` (a whole snapshot, at least every 2 s while anything changes) and `intent` (one execution changed); read with fetch and the Authorization header",
         security,
         response: { 200: { description: 'the event stream', content: { 'text/event-stream': { schema: { type: 'string' } } } }, 401: problemResponse, 403: problemResponse, 429: problemResponse },
       },
     },
     async (request, reply) => {
       if (feed.viewers() >= maxViewers) {
-        throw new GatewayError('Too many console feeds are open on this instance', { code: 'TOO_MANY_STREAMS', status: Status.RATE_LIMITED, details: `at most ${maxViewers}; close one`, headers: { 'retry-after': '5' } })
+        throw new GatewayError('Too many console feeds are open on this instance', {
+          code: 'TOO_MANY_STREAMS',
+          status: Status.RATE_LIMITED,
+          details: `at most ${maxViewers}; close one`,
+          headers: { 'retry-after': '5' },
+        })
       }
       const stream = new PassThrough()
       const viewer = feed.subscribe({ write: (frame) => stream.write(frame), onDrain: (listener) => stream.on('drain', listener) })
@@ -109,9 +121,14 @@ export function registerOpsRoutes(app: FastifyInstance, { check, switches, store
       schema: {
         operationId: 'opsChainSwitch',
         tags: ['ops'],
-        summary: 'Pause or resume execution on one chain (journaled first; every instance within 2 s). Paused: execute answers 503 (0x42, chain-paused) before any price or claim, validate still answers, sent intents still replay',
+        summary:
+          'Pause or resume execution on one chain (journaled first; every instance within 2 s). Paused: execute answers 503 (0x42, chain-paused) before any price or claim, validate still answers, sent intents still replay',
         security,
-        params: { type: 'object', properties: { chainId: { type: 'string', description: 'CAIP-2 id or EVM chain id' }, action: { type: 'string', enum: ['pause', 'resume'] } }, required: ['chainId', 'action'] },
+        params: {
+          type: 'object',
+          properties: { chainId: { type: 'string', description: 'CAIP-2 id or EVM chain id' }, action: { type: 'string', enum: ['pause', 'resume'] } },
+          required: ['chainId', 'action'],
+        },
         body: reasonBody,
         response: switchResponse,
       },
@@ -126,7 +143,9 @@ export function registerOpsRoutes(app: FastifyInstance, { check, switches, store
         onSwitch?.(entry.action)
       }
       const now = switches.pausedOn(chainId)
-      return reply.header('cache-control', 'no-store').send({ chainId, paused: now !== undefined, changed: entry !== undefined, since: (now ?? entry)?.at.toISOString() ?? null, by: (now ?? entry)?.actor ?? null, auditId: entry?.id ?? null })
+      return reply
+        .header('cache-control', 'no-store')
+        .send({ chainId, paused: now !== undefined, changed: entry !== undefined, since: (now ?? entry)?.at.toISOString() ?? null, by: (now ?? entry)?.actor ?? null, auditId: entry?.id ?? null })
     },
   )
 
@@ -156,7 +175,9 @@ export function registerOpsRoutes(app: FastifyInstance, { check, switches, store
         onSwitch?.(entry.action)
       }
       const now = switches.drained().find((d) => d.target === instanceId)
-      return reply.header('cache-control', 'no-store').send({ instanceId, draining: now !== undefined, changed: entry !== undefined, since: (now ?? entry)?.at.toISOString() ?? null, by: (now ?? entry)?.actor ?? null, auditId: entry?.id ?? null })
+      return reply
+        .header('cache-control', 'no-store')
+        .send({ instanceId, draining: now !== undefined, changed: entry !== undefined, since: (now ?? entry)?.at.toISOString() ?? null, by: (now ?? entry)?.actor ?? null, auditId: entry?.id ?? null })
     },
   )
 }
@@ -176,7 +197,10 @@ function servedChain(registry: ChainRegistry, raw: string): string {
 
 function notFound(kind: 'chain' | 'instance', name: string, known: string): InputError {
   const shown = name.replace(/[^\x20-\x7e]/g, '?').slice(0, 100)
-  return new InputError(`No such ${kind}: ${shown}`, { httpStatus: 404, errors: [{ field: kind === 'chain' ? 'chainId' : 'instanceId', message: `${kind} "${shown}" is not known to this gateway (${known})` }] })
+  return new InputError(`No such ${kind}: ${shown}`, {
+    httpStatus: 404,
+    errors: [{ field: kind === 'chain' ? 'chainId' : 'instanceId', message: `${kind} "${shown}" is not known to this gateway (${known})` }],
+  })
 }
 
 export type { FastifyReply }
