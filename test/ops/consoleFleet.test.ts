@@ -61,10 +61,20 @@ describe('console switches in a fleet of two on PostgreSQL', () => {
     if (runs.status === 503) assert.notEqual(runs.headers.get('x-erc1066-status'), '0x42')
   })
 
-  it('a drain of one instance, asked on the other, is seen by both within 2 s', async () => {
+  it('a drain of one instance, asked on the other, is seen by both within 2 s; its relayer key goes to the other, which then executes', async () => {
     const [a, b] = gateways as [(typeof gateways)[0], (typeof gateways)[0]]
     assert.equal((await post(a.base, '/ops/instances/ops-b/drain', {}, asOps)).status, 200)
     await eventually('the drained instance knows', 2_000, async () => ((await request(b.base, '/ops/state', { headers: asOps })).body.draining === true ? true : undefined))
+    // Whoever held the one relayer key, it ends up with ops-a (leases of 1 s here).
+    await eventually('the key is held by the other instance', 10_000, async () => {
+      const fleet = (await request(a.base, '/ops/state', { headers: asOps })).body.fleet as Array<{ instanceId: string; keys: unknown[] }>
+      const held = Object.fromEntries(fleet.map((f) => [f.instanceId, f.keys.length]))
+      return held['ops-a'] === 1 && !held['ops-b'] ? true : undefined
+    })
+    const drained = await post(b.base, '/intents/execute', await signedIntent(devnet, { nonce: String(nonce++) }), asAgent)
+    assert.equal(drained.status, 503)
+    const runs = await post(a.base, '/intents/execute', await signedIntent(devnet, { nonce: String(nonce++) }), asAgent)
+    assert.equal(runs.status, 200, JSON.stringify(runs.body))
     assert.equal((await post(b.base, '/ops/instances/ops-b/undrain', {}, asOps)).status, 200)
     await eventually('both know it is undrained', 2_000, async () => ((await request(a.base, '/ops/state', { headers: asOps })).body.drained.length === 0 ? true : undefined))
   })
