@@ -6,6 +6,7 @@ import type { AccountMode, Intent } from './intent.ts'
 import type { ChainRuntime } from './chainRuntime.ts'
 import type { FundingShortfall } from './fundingShortfall.ts'
 import type { EndpointView } from './endpoint.ts'
+import type { FieldError } from '../errors/inputError.ts'
 
 export type ExecutionReceipt = {
   /** `mined` executed the intent; `reverted` was mined without effect. */
@@ -86,7 +87,7 @@ export type SignedExecution = {
 
 export type Preflight =
   /** The chain's validator refuses the intent: answer with this code, send nothing (`problemType`: a refusal of its own kind). */
-  | { ok: false; status: number; detail: string | undefined; problemType?: string | undefined }
+  | { ok: false; status: number; detail: string | undefined; problemType?: string | undefined; errors?: FieldError[] | undefined }
   /** `onSigned` runs before the broadcast; if it throws, nothing is sent. */
   | {
       ok: true
@@ -279,4 +280,5 @@ export type ChainAdapter = {
 }
 
 /** What validate reads: an ERC-1066 code, or a refusal with its detail and problem type (account mode: not delegated). */
-export type ValidateAnswer = number | { status: number; detail: string; problemType?: string | undefined }
+/** `errors`: the part of the intent a refusal concerns (a batch's `calls[i]`). */
+export type ValidateAnswer = number | { status: number; detail: string; problemType?: string | undefined; errors?: FieldError[] | undefined }
