@@ -129,6 +129,12 @@ describe('account mode batches through the gateway: approve + swap from the agen
     const record = await request(world.gateway.baseUrl, `/intents/${t.batchHash(batch)}`, { headers: t.headers() })
     assert.equal(record.status, 200, record.text)
     assert.equal(record.body.state, 'mined', record.text)
+    // The journal keeps the batch's calls (its JSON intent column), values as integers again.
+    const journaled = await world.gateway.journal.get(t.batchHash(batch))
+    assert.deepEqual(
+      journaled?.intent.calls?.map((c) => ({ ...c, target: getAddress(c.target) })),
+      batch.calls.map((c) => ({ ...c, data: c.data.toLowerCase() })),
+    )
 
     const account = await request(world.gateway.baseUrl, `/accounts/${agent.address.toLowerCase()}`, { headers: t.headers() })
     assert.equal(account.status, 200, account.text)
