@@ -48,14 +48,9 @@ export function parseIntent(body: IntentBody, runtime: Pick<ChainRuntime, 'check
 }
 
 /** A batch's calls; target, data and value beside them are refused (one intent has one shape). */
-function parseCalls(
-  body: IntentBody,
-  address: (field: string, value: string) => string,
-  uint: (field: string, raw: string | undefined) => bigint,
-  errors: FieldError[],
-): IntentCall[] {
+function parseCalls(body: IntentBody, address: (field: string, value: string) => string, uint: (field: string, raw: string | undefined) => bigint, errors: FieldError[]): IntentCall[] {
   for (const field of ['target', 'data', 'value'] as const) {
-    if (body[field] !== undefined) errors.push({ field, message: 'is not sent with `calls`: a batch names each call\'s target, data and value in `calls`' })
+    if (body[field] !== undefined) errors.push({ field, message: "is not sent with `calls`: a batch names each call's target, data and value in `calls`" })
   }
   return body.calls!.map((call, i) => ({ target: address(`calls[${i}].target`, call.target), value: uint(`calls[${i}].value`, call.value), data: call.data.toLowerCase() as Hex }))
 }

@@ -65,7 +65,11 @@ describe('account mode batches through the gateway: approve + swap from the agen
       for (const send of [execute, validate]) {
         const res = await t.untouched([agent.address], () => send(body))
         assert.equal(res.status, 400, `${what}: ${res.text}`)
-        for (const field of expected) assert.ok(fields(res).some((f) => f === field || f.startsWith(`${field}.`) || f.endsWith(field)), `${what} names ${field}: ${res.text}`)
+        for (const field of expected)
+          assert.ok(
+            fields(res).some((f) => f === field || f.startsWith(`${field}.`) || f.endsWith(field)),
+            `${what} names ${field}: ${res.text}`,
+          )
       }
     }
   })
@@ -120,7 +124,11 @@ describe('account mode batches through the gateway: approve + swap from the agen
     assert.equal(await t.dollarsOf(contracts().swap), before.poolDollars + amount)
     assert.equal(await t.ethOf(agent.address), before.agentEth + amount * weiPerDollarUnit, 'the agent received the swap’s ETH and paid no gas')
     assert.equal(await t.ethOf(relayer), before.relayerEth - gas, 'the relayer paid exactly the gas')
-    assert.equal(await world.clients.publicClient.readContract({ address: contracts().dollar, abi: demoDollarArtifact.abi, functionName: 'allowance', args: [agent.address, contracts().swap] }), 0n, 'the approval was used up')
+    assert.equal(
+      await world.clients.publicClient.readContract({ address: contracts().dollar, abi: demoDollarArtifact.abi, functionName: 'allowance', args: [agent.address, contracts().swap] }),
+      0n,
+      'the approval was used up',
+    )
 
     const replay = await t.untouched([agent.address], () => execute(body))
     assert.equal(replay.status, 200, replay.text)

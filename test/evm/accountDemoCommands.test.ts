@@ -47,7 +47,12 @@ describe('the printed devnet commands, account mode included, answer what they p
       const text = await res.text()
       statuses.push(res.status)
       assert.equal(res.status, Number(expected), `${what}: ${text}`)
-      if (/errors\[\]\.field calls\[0\]/.test(what!)) assert.deepEqual((JSON.parse(text) as { errors: { field: string }[] }).errors.map((e) => e.field), ['calls[0]'], text)
+      if (/errors\[\]\.field calls\[0\]/.test(what!))
+        assert.deepEqual(
+          (JSON.parse(text) as { errors: { field: string }[] }).errors.map((e) => e.field),
+          ['calls[0]'],
+          text,
+        )
     }
     assert.deepEqual(statuses, [200, 403, 402, 410, 202, 421, 421, 401, 200, 200, 200, 200, 200, 200, 402])
     assert.equal(await t.codeOf(agent), concatHex(['0xef0100', devnet.contracts.accountDelegate]).toLowerCase(), 'delegated by its first execute')

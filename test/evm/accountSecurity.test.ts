@@ -64,7 +64,9 @@ describe('account mode attacks through the gateway: the relayer’s gas and the 
     const deployer = world.clients.walletFor(devnetAccounts.deployer)
     await send(deployer.sendTransaction({ to: account.address, value: parseEther('1'), account: deployer.account!, chain: deployer.chain }))
     if (dollars > 0n) {
-      await send(deployer.writeContract({ address: contracts().dollar, abi: demoDollarArtifact.abi, functionName: 'mint', args: [account.address, dollars], account: deployer.account!, chain: deployer.chain }))
+      await send(
+        deployer.writeContract({ address: contracts().dollar, abi: demoDollarArtifact.abi, functionName: 'mint', args: [account.address, dollars], account: deployer.account!, chain: deployer.chain }),
+      )
     }
     const policyId = await createPolicy(key, [contracts().counter, contracts().dollar], ['increment(uint256)', 'transfer(address,uint256)'], 'fresh')
     return { account, policyId }
@@ -84,7 +86,16 @@ describe('account mode attacks through the gateway: the relayer’s gas and the 
       validBefore: 0n,
       allowedChains: [BigInt(world.devnet.anvil.chainId)],
     }
-    await send(wallet.writeContract({ address: contracts().registry, abi: policyRegistryArtifact.abi, functionName: 'createPolicy', args: [salt, policy], account: wallet.account!, chain: wallet.chain } as never))
+    await send(
+      wallet.writeContract({
+        address: contracts().registry,
+        abi: policyRegistryArtifact.abi,
+        functionName: 'createPolicy',
+        args: [salt, policy],
+        account: wallet.account!,
+        chain: wallet.chain,
+      } as never),
+    )
     return derivePolicyId(owner, salt)
   }
 
@@ -155,7 +166,13 @@ describe('account mode attacks through the gateway: the relayer’s gas and the 
     const agentEth = await t.ethOf(agent.address)
     const wallet = world.clients.walletFor(devnetAccounts.other)
     const again = await wallet
-      .sendTransaction({ to: agent.address, data: executeBatchCalldata({ ...ran, target: ran.calls[0]!.target, data: '0x', value: 0n, calls: ran.calls }, ranSignature), gas: 300_000n, account: wallet.account!, chain: wallet.chain })
+      .sendTransaction({
+        to: agent.address,
+        data: executeBatchCalldata({ ...ran, target: ran.calls[0]!.target, data: '0x', value: 0n, calls: ran.calls }, ranSignature),
+        gas: 300_000n,
+        account: wallet.account!,
+        chain: wallet.chain,
+      })
       .then((hash) => pc().waitForTransactionReceipt({ hash }))
     assert.equal(again.status, 'reverted', 'the ledger refuses a used nonce')
     assert.equal(await t.dollarsOf(agent.address), agentDollars)
@@ -225,7 +242,11 @@ describe('account mode attacks through the gateway: the relayer’s gas and the 
     assert.equal(await t.ethOf(relayer), relayerEth - receipt.gasUsed * receipt.effectiveGasPrice, 'the relayer paid for the revert')
 
     // Delegated back to our delegate (its own transaction), its next intent is refused for its standing.
-    const back = await fresh.account.signAuthorization({ chainId: world.devnet.anvil.chainId, address: contracts().accountDelegate, nonce: (await pc().getTransactionCount({ address: fresh.account.address })) + 1 })
+    const back = await fresh.account.signAuthorization({
+      chainId: world.devnet.anvil.chainId,
+      address: contracts().accountDelegate,
+      nonce: (await pc().getTransactionCount({ address: fresh.account.address })) + 1,
+    })
     const backTx = await fresh.account.signTransaction({
       type: 'eip7702',
       chainId: world.devnet.anvil.chainId,
@@ -279,7 +300,12 @@ describe('account mode attacks through the gateway: the relayer’s gas and the 
   it('reentrancy from a target into the account is refused: a target that calls the account’s executeBatch with another signed batch makes the whole intent revert in simulation; nothing sent, nothing moved', async () => {
     const attacker = privateKeyToAccount(generatePrivateKey()).address
     await rpc(world.devnet.anvil.rpcUrl, 'anvil_setCode', [attacker, forwarderCode(agent.address)])
-    const policyId = await createPolicy(devnetAccounts.agent, [attacker, contracts().counter], ['executeBatch((address,(address,uint256,bytes)[],uint256,uint256,uint256,bytes32),bytes)', 'increment(uint256)'], 'reentrancy')
+    const policyId = await createPolicy(
+      devnetAccounts.agent,
+      [attacker, contracts().counter],
+      ['executeBatch((address,(address,uint256,bytes)[],uint256,uint256,uint256,bytes32),bytes)', 'increment(uint256)'],
+      'reentrancy',
+    )
     // The inner batch is valid alone: the agent's own transfer to the attacker.
     const inner = batchOf(agent.address, [transfer(attacker, parseUnits('7', 6))], world.devnet.demo.account.policies.own)
     const innerSignature = await t.signBatch(inner, agent)

@@ -50,10 +50,7 @@ export function signingRequest({ viemChain, chain }: EvmContext, intent: Intent,
       domain: typed.domain,
       types: { EIP712Domain: eip712DomainType, ...typed.types },
       primaryType: typed.primaryType,
-      message:
-        'calls' in message
-          ? { ...message, ...header, calls: message.calls.map((c) => ({ ...c, value: decimal(c.value) })) }
-          : { ...message, ...header, value: decimal(message.value) },
+      message: 'calls' in message ? { ...message, ...header, calls: message.calls.map((c) => ({ ...c, value: decimal(c.value) })) } : { ...message, ...header, value: decimal(message.value) },
     }
   }
   const typedData = intentTypedData({ chainId: viemChain.id, executor: chain.executor, intent })

@@ -23,8 +23,7 @@ export const checkIntentCalldata = (intent: Intent, signature: Hex): Hex => conc
 export const executeIntentCalldata = (intent: Intent, signature: Hex): Hex => concatHex([executeIntentSelector, encodeSignedIntent(intent, signature)])
 
 /** Account mode, a batch at the sender's address: checkBatch(batch, signature), answering (status, callIndex). */
-export const checkBatchCalldata = (intent: Intent, signature: Hex): Hex =>
-  encodeFunctionData({ abi: intentAccountArtifact.abi, functionName: 'checkBatch', args: [toBatchTuple(intent), signature] })
+export const checkBatchCalldata = (intent: Intent, signature: Hex): Hex => encodeFunctionData({ abi: intentAccountArtifact.abi, functionName: 'checkBatch', args: [toBatchTuple(intent), signature] })
 /** Account mode, a batch sent to the sender's address: executeBatch(batch, signature). */
 export const executeBatchCalldata = (intent: Intent, signature: Hex): Hex =>
   encodeFunctionData({ abi: intentAccountArtifact.abi, functionName: 'executeBatch', args: [toBatchTuple(intent), signature] })

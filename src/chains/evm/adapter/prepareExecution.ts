@@ -25,7 +25,8 @@ export async function prepareExecution(ctx: EvmContext, intent: Intent, signatur
   // Account mode: to the sender's own address (its delegate's executeIntent), simulated with the
   // code its authorization will give it, the authorization carried in a type-4 transaction.
   // A batch runs only from the sender's own account (the route refuses it in executor mode first).
-  if (intent.calls && !options.account) return { ok: false, status: Status.DISALLOWED, detail: 'a batch (`calls`) runs only in account mode', errors: [{ field: 'mode', message: 'a batch needs `mode: "account"`' }] }
+  if (intent.calls && !options.account)
+    return { ok: false, status: Status.DISALLOWED, detail: 'a batch (`calls`) runs only in account mode', errors: [{ field: 'mode', message: 'a batch needs `mode: "account"`' }] }
   const account = options.account ? await planAccount(ctx, intent, options.account) : undefined
   if (account && !account.ok) return account
   if (account && !signature) {

@@ -14,10 +14,7 @@ export async function readAccount(ctx: EvmContext, address: string): Promise<Acc
   let code: Hex
   let nonce: number
   try {
-    ;[code, nonce] = await Promise.all([
-      client.getCode({ address: account }).then((c) => (c ?? '0x').toLowerCase() as Hex),
-      client.getTransactionCount({ address: account, blockTag: 'pending' }),
-    ])
+    ;[code, nonce] = await Promise.all([client.getCode({ address: account }).then((c) => (c ?? '0x').toLowerCase() as Hex), client.getTransactionCount({ address: account, blockTag: 'pending' })])
   } catch (err) {
     throw classifyRpcError(err, chain.chainId, `code and nonce read of ${account}`)
   }

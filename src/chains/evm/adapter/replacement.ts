@@ -44,7 +44,7 @@ export async function replacement({ relayers, maxFeePerGas, client, chain, log, 
     return undefined
   }
   const authorizationList = original.type === 'eip7702' ? original.authorizationList : undefined
-  if (original.type === 'eip7702' && (!authorizationList || authorizationList.length !== 1)) return undefined
+  if (original.type === 'eip7702' && authorizationList?.length !== 1) return undefined
   const rawTransaction = await account.signTransaction({
     chainId: viemChain.id,
     ...(authorizationList ? { type: 'eip7702' as const, authorizationList } : { type: 'eip1559' as const }),

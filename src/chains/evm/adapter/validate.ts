@@ -68,13 +68,7 @@ export async function validateAccount(ctx: EvmContext, intent: Intent, signature
  * time): a DISALLOWED at 0 is asked again of the ledger with no calls, which answers the header's
  * code, or 0xA1 (no calls) when the header passes and the first call was the one refused.
  */
-async function refusedCall(
-  ctx: EvmContext,
-  intent: Intent,
-  status: number,
-  index: bigint,
-  call: (to: Address, data: Hex, what: string) => Promise<Hex>,
-): Promise<string | undefined> {
+async function refusedCall(ctx: EvmContext, intent: Intent, status: number, index: bigint, call: (to: Address, data: Hex, what: string) => Promise<Hex>): Promise<string | undefined> {
   if (index >= BigInt(intent.calls!.length)) return undefined
   if (index > 0n || status === Status.INSUFFICIENT_FUNDS) return `calls[${index}]`
   if (status !== Status.DISALLOWED) return undefined

@@ -61,12 +61,18 @@ export async function demoAccountCommands({ chainId, demo, agentKey, sessionKey,
       "200 EXECUTED (0x11): account mode, delegate and execute in one: the agent's first intent (the counter) carries its EIP-7702 authorization; the relayer sends a type-4 transaction to the agent's own address",
       execute(await own([increment(0n)])),
     ],
-    ['200 EXECUTED (0x11): account mode, 10 DemoDollar from the agent’s own balance (Transfer from the agent’s address; the relayer pays the gas)', execute(await own([dollar('transfer', recipient, dollars)]))],
+    [
+      '200 EXECUTED (0x11): account mode, 10 DemoDollar from the agent’s own balance (Transfer from the agent’s address; the relayer pays the gas)',
+      execute(await own([dollar('transfer', recipient, dollars)])),
+    ],
     [
       '200 EXECUTED (0x11): account mode, approve + swap as one batch (`calls`): the pool takes 10 of the agent’s DemoDollar and pays it 0.005 ETH',
       execute(await own([dollar('approve', account.swap, dollars), sell])),
     ],
-    ["200 EXECUTED (0x11): the session key's intent (0.01 ETH to the counter from the agent's ETH, under its policy of 0.01 a transaction, 0.02 in all)", execute(await session([increment(parseEther('0.01'))]))],
+    [
+      "200 EXECUTED (0x11): the session key's intent (0.01 ETH to the counter from the agent's ETH, under its policy of 0.01 a transaction, 0.02 in all)",
+      execute(await session([increment(parseEther('0.01'))])),
+    ],
     ["200 EXECUTED (0x11): the session key's second (its policy's 0.02 ETH now spent)", execute(await session([increment(parseEther('0.01'))]))],
     ["402 INSUFFICIENT_FUNDS (0x54): the session key's third, refused after its policy's limit (errors[].field calls[0]); nothing sent", execute(await session([increment(1n), increment(0n)]))],
   ]

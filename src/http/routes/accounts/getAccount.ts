@@ -32,7 +32,7 @@ export function registerGetAccountRoute(app: FastifyInstance, { registry }: { re
     tags: ['accounts'],
     summary: "Whether an account is delegated to the chain's account delegate (EIP-7702), and the nonce its authorization must carry",
     description:
-      "Account mode (`mode: \"account\"`) runs an intent from the sender's own address through this chain's IntentAccount. `delegated: false` with `code: \"none\"`: the first execute carries an authorization (chainId, address = accountDelegate, nonce = `nonce`). A delegation elsewhere or a contract is refused in account mode.",
+      'Account mode (`mode: "account"`) runs an intent from the sender\'s own address through this chain\'s IntentAccount. `delegated: false` with `code: "none"`: the first execute carries an authorization (chainId, address = accountDelegate, nonce = `nonce`). A delegation elsewhere or a contract is refused in account mode.',
     headers: chainHeaderSchema,
     params: { type: 'object', required: ['address'], properties: { address } },
     response: { 200: jsonResponse('the account', accountSchema), ...outcomeResponses([400, 421, 502, 503]) },
