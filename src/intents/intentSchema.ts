@@ -15,8 +15,10 @@ export const intentSchema = {
   $id: 'Intent',
   type: 'object',
   additionalProperties: false,
-  // target, data and value are required unless `calls` replaces them (parseIntent names what is missing).
   required: ['sender', 'nonce', 'policyId'],
+  // target, data and value are required unless `calls` (a batch) replaces them; parseIntent refuses both at once.
+  if: { not: { required: ['calls'] } },
+  then: { required: ['target', 'data', 'value'] },
   properties: {
     sender: { type: 'string', maxLength: 128, description: 'the account the intent acts for: an address of the chain (EVM: 0x + 40 hex digits)' },
     target: { type: 'string', maxLength: 128, description: 'the contract to call: an address of the chain (EVM: 0x + 40 hex digits)' },
