@@ -16,9 +16,11 @@ export const intentSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['sender', 'nonce', 'policyId'],
-  // target, data and value are required unless `calls` (a batch) replaces them; parseIntent refuses both at once.
-  if: { not: { required: ['calls'] } },
-  then: { required: ['target', 'data', 'value'] },
+  // target, data and value are required unless `calls` (a batch) replaces them; parseIntent refuses
+  // both at once. (`calls: false` in `if`: calls is absent. The `then` names its fields as open
+  // schemas, which OpenAPI linters want of a required field, without closing the object there.)
+  if: { properties: { calls: false } },
+  then: { required: ['target', 'data', 'value'], properties: { target: true, data: true, value: true }, additionalProperties: true },
   properties: {
     sender: { type: 'string', maxLength: 128, description: 'the account the intent acts for: an address of the chain (EVM: 0x + 40 hex digits)' },
     target: { type: 'string', maxLength: 128, description: 'the contract to call: an address of the chain (EVM: 0x + 40 hex digits)' },

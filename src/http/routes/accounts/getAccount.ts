@@ -34,7 +34,8 @@ export function registerGetAccountRoute(app: FastifyInstance, { registry }: { re
     description:
       'Account mode (`mode: "account"`) runs an intent from the sender\'s own address through this chain\'s IntentAccount. `delegated: false` with `code: "none"`: the first execute carries an authorization (chainId, address = accountDelegate, nonce = `nonce`). A delegation elsewhere or a contract is refused in account mode.',
     headers: chainHeaderSchema,
-    params: { type: 'object', required: ['address'], properties: { address } },
+    // The example: the devnet's demo agent (anvil #7), undelegated until its first account-mode execute.
+    params: { type: 'object', required: ['address'], properties: { address: { ...address, examples: ['0x14dC79964da2C08b23698B3D3cc7Ca32193d9955'] } } },
     response: { 200: jsonResponse('the account', accountSchema), ...outcomeResponses([400, 421, 502, 503]) },
   }
   app.get<{ Params: { address: string } }>('/accounts/:address', { schema }, async (request, reply) => {
