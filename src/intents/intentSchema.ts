@@ -20,6 +20,7 @@ export const intentSchema = {
   // both at once. (`calls: false` in `if`: calls is absent. The `then` names its fields as open
   // schemas, which OpenAPI linters want of a required field, without closing the object there.)
   if: { properties: { calls: false } },
+  // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then, not a thenable
   then: { required: ['target', 'data', 'value'], properties: { target: true, data: true, value: true }, additionalProperties: true },
   properties: {
     sender: { type: 'string', maxLength: 128, description: 'the account the intent acts for: an address of the chain (EVM: 0x + 40 hex digits)' },
