@@ -26,6 +26,7 @@ import { registerHostCheck } from './http/plugins/hostCheck.ts'
 import './http/publicBaseUrl.ts'
 import { registerMethodNotAllowed } from './http/plugins/methodNotAllowed.ts'
 import { registerOpenApi } from './http/plugins/openApi.ts'
+import { registerGetAccountRoute } from './http/routes/accounts/getAccount.ts'
 import { registerChainsRoutes } from './http/routes/chains/chains.ts'
 import { registerHealthRoutes } from './http/routes/health/health.ts'
 import { registerExecuteRoute } from './http/routes/intents/execute.ts'
@@ -249,6 +250,7 @@ export function buildApp({
       preValidation: credential({ required: true, unlessPaying: pays('execute'), scope: 'intents:execute' }),
     })
     registerGetIntentRoute(intents, { registry, journal })
+    registerGetAccountRoute(intents, { registry })
     registerIntentEventsRoute(intents, {
       registry,
       journal,

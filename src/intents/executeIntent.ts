@@ -8,6 +8,7 @@ import type { ChainAdapter, ExecutionReceipt, PrecedingTransaction } from '../po
 import type { ExecutionRecord, Journal } from '../ports/journal.ts'
 import { Status } from '../status/statusCodes.ts'
 import { GatewayError } from '../errors/gatewayError.ts'
+import type { FieldError } from '../errors/inputError.ts'
 import type { AccountMode, Intent } from '../ports/intent.ts'
 import { fromReceipt } from './fromReceipt.ts'
 import type { ExecutionReport, IntentOutcome } from '../ports/intentOutcome.ts'
@@ -150,7 +151,7 @@ async function prepare({
   precededBy,
   account,
 }: ExecuteIntentParameters): Promise<IntentOutcome | Steps> {
-  const outcome = (status: number, detail?: string, execution?: ExecutionReport, problemType?: string): IntentOutcome => ({
+  const outcome = (status: number, detail?: string, execution?: ExecutionReport, problemType?: string, errors?: FieldError[]): IntentOutcome => ({
     status,
     intentHash,
     chainId: adapter.chainId,
@@ -159,6 +160,7 @@ async function prepare({
     execution,
     signing: signingFor(adapter, intent, status, account),
     ...(problemType ? { problemType } : {}),
+    ...(errors ? { errors } : {}),
   })
 
   const noRelayerKey = (claimed = false): IntentOutcome => ({
@@ -231,7 +233,7 @@ async function prepare({
   }
   if (!preflight.ok) {
     await journal.release(record)
-    return outcome(preflight.status, preflight.detail, undefined, preflight.problemType)
+    return outcome(preflight.status, preflight.detail, undefined, preflight.problemType, preflight.errors)
   }
   const ready = preflight
   return {

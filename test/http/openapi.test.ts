@@ -151,7 +151,10 @@ describe('OpenAPI document and docs page', () => {
   it('documents execute: the intent body with signature, the request headers, every status with its body and headers', () => {
     const op = doc.paths['/intents/execute'].post
     const body = op.requestBody.content['application/json'].schema
-    assert.deepEqual(body.required, ['sender', 'target', 'data', 'value', 'nonce', 'policyId'])
+    assert.deepEqual(body.required, ['sender', 'nonce', 'policyId'])
+    // target, data and value unless a batch's `calls` replaces them (account mode).
+    assert.deepEqual(body.then.required, ['target', 'data', 'value'])
+    assert.deepEqual(body.if, { properties: { calls: false } })
     assert.equal(body.additionalProperties, false)
     for (const field of ['sender', 'target', 'data', 'value', 'nonce', 'validAfter', 'validBefore', 'policyId', 'chainType', 'signature']) assert.ok(body.properties[field], field)
     const parameters = Object.fromEntries(op.parameters.map((p: any) => [p.name, p]))
@@ -255,7 +258,7 @@ describe('OpenAPI document and docs page', () => {
   })
 
   it('answers problems with whole bodies: errors on 400, signing on 401 (0xE5), paymentRequired on 402, 421', async () => {
-    const unknownField = 'is not a known field (the fields are: sender, target, data, value, nonce, validAfter, validBefore, policyId, accounts, chainType, mode, authorization, signature)'
+    const unknownField = 'is not a known field (the fields are: sender, target, data, value, calls, nonce, validAfter, validBefore, policyId, accounts, chainType, mode, authorization, signature)'
     const typo = await validate({ ...demoIntent(world.devnet), validBfore: '1' })
     assert.equal(typo.status, 400)
     assert.match(typo.headers.get('content-type') ?? '', /^application\/problem\+json/)
