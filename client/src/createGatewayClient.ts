@@ -237,7 +237,7 @@ export function createGatewayClient(options: GatewayClientOptions) {
       signer.signAuthorization !== undefined
     if (!wantsSignature && !wantsAuthorization) return
     const chain = await chainOrUndefined(call.chainId)
-    if (!chain || chain.chainType !== 'evm') return
+    if (chain?.chainType !== 'evm') return
     if (wantsSignature) body.signature = await signIntent({ intent: body, chain, signer })
     if (!wantsAuthorization) return
     let state: AccountState
