@@ -209,8 +209,8 @@ export function createGatewayClient(options: GatewayClientOptions) {
       }
     }
     const result = await toGatewayResult(response)
-    // A gateway from before GET /accounts answers the unknown route with 404 and no intent code.
-    const unsupported = response.status === 404 && result.errors === undefined && !/account/i.test(result.detail ?? '')
+    // A gateway from before GET /accounts answers the unknown route 404 0xA1 (not a route of this gateway).
+    const unsupported = response.status === 404 && result.status === '0xA1'
     throw new GatewayClientError(`GET /accounts/${address} answered ${response.status} (${result.status} ${result.statusName ?? ''})`.trim(), {
       code: unsupported ? 'UNSUPPORTED' : response.status === 400 || response.status === 421 ? 'INVALID_ARGUMENT' : 'BAD_RESPONSE',
       details: unsupported
