@@ -30,6 +30,14 @@ export type GatewayClientOptions = {
    * (EIP-7702); left out, the gateway's default (`executor`).
    */
   mode?: IntentMode
+  /**
+   * The account delegate (IntentAccount) your EOA may be delegated to. An EIP-7702 authorization
+   * hands the EOA's code to that contract, so when this is set the client signs none naming any
+   * other address, whatever the gateway says its chain's delegate is (a foreign or compromised
+   * gateway could otherwise name a contract of its own). Left out: the gateway's
+   * `contracts.accountDelegate` is trusted.
+   */
+  accountDelegate?: Address
   /** Pays the gateway's x402 prices (402 0x55); without it a price is answered as `action: 'pay'`. */
   payment?: PaymentOptions
   /** The chain used when a call names none (X-Chain-Id); else the gateway's default chain. */
@@ -191,6 +199,22 @@ export function createGatewayClient(options: GatewayClientOptions) {
     })
   }
 
+  /** The chain's account delegate, as GET /chains/{chainId} names it; never one other than `options.accountDelegate`. */
+  function delegateOf(chain: ChainDescription): string {
+    const delegate = chain.contracts.accountDelegate
+    if (!delegate) throw new GatewayClientError(`Chain ${chain.chainId} has no account delegate: it serves executor mode only`, { code: 'INVALID_ARGUMENT', field: 'mode' })
+    if (options.accountDelegate && !(isAddress(delegate, { strict: false }) && isAddressEqual(delegate, options.accountDelegate))) {
+      throw new GatewayClientError(
+        `The gateway names ${delegate} as the account delegate of ${chain.chainId}, not ${options.accountDelegate} (the client's accountDelegate): no authorization signed`,
+        {
+          code: 'INVALID_ARGUMENT',
+          field: 'accountDelegate',
+        },
+      )
+    }
+    return delegate
+  }
+
   function evmAccount(): EvmIntentSigner | undefined {
     const account = options.account
     return account && 'signTypedData' in account ? account : undefined
@@ -249,7 +273,12 @@ export function createGatewayClient(options: GatewayClientOptions) {
       throw err
     }
     if (state.delegated || state.code !== 'none') return
-    const delegate = state.accountDelegate ?? delegateOf(chain)
+    const delegate = delegateOf(chain)
+    if (state.accountDelegate && !isAddressEqual(state.accountDelegate, delegate as Address)) {
+      throw new GatewayClientError(`The gateway names two account delegates for ${chain.chainId}: ${delegate} (GET /chains) and ${state.accountDelegate} (GET /accounts); no authorization signed`, {
+        code: 'BAD_RESPONSE',
+      })
+    }
     body.authorization = await signAccountAuthorization({ signer, chainId: evmChainNumber(chain), delegate, nonce: state.nonce })
   }
 
@@ -374,13 +403,6 @@ export function createGatewayClient(options: GatewayClientOptions) {
       return signIntent({ intent: withMode(intent), chain: await getChain(call.chainId), signer: options.account })
     },
   }
-}
-
-/** The chain's account delegate, as GET /chains/{chainId} names it. */
-function delegateOf(chain: ChainDescription): string {
-  const delegate = chain.contracts.accountDelegate
-  if (!delegate) throw new GatewayClientError(`Chain ${chain.chainId} has no account delegate: it serves executor mode only`, { code: 'INVALID_ARGUMENT', field: 'mode' })
-  return delegate
 }
 
 /** Still settling: submitted and unconfirmed, or in flight from another request. */

@@ -18,7 +18,7 @@ import { demoCounterArtifact } from '../../src/contracts/demoCounterArtifact.ts'
 import { demoDollarArtifact } from '../../src/contracts/demoDollarArtifact.ts'
 import { demoSwapArtifact } from '../../src/contracts/demoSwapArtifact.ts'
 import { policyRegistryArtifact } from '../../src/contracts/policyRegistryArtifact.ts'
-import { startWorld, type World } from '../../test/support/testGateway.ts'
+import { rpc, startWorld, type World } from '../../test/support/testGateway.ts'
 import { type BatchIntentInput, createGatewayClient, hashIntent, type IntentInput, toIntentBody } from '../src/index.ts'
 
 const root = resolve(import.meta.dirname, '../..')
@@ -92,6 +92,54 @@ describe('client, CLI and example with batches and GET /accounts (account mode)'
     const table = await exec([bin, 'account', agent.address], { INTENT_GATEWAY_URL: url() })
     assert.match(table.stdout, /^delegated\s+no$/m)
     assert.match(table.stdout, /^code\s+none \(an EOA/m)
+  })
+
+  it('a client pinned to the delegate (accountDelegate) meets a gateway naming another: it throws before signing any authorization, nothing sent, the agent still undelegated', async () => {
+    const lying: typeof fetch = async (input, init) => {
+      const response = await globalThis.fetch(input, init)
+      if (!/\/(chains|accounts)(\/|$)/.test(new URL(String(input)).pathname)) return response
+      const body = JSON.parse(await response.text())
+      for (const chain of body.chains ?? [body]) if (chain.contracts?.accountDelegate) chain.contracts.accountDelegate = contracts().executor
+      if (body.accountDelegate) body.accountDelegate = contracts().executor
+      return new Response(JSON.stringify(body), { status: response.status, headers: response.headers })
+    }
+    const client = createGatewayClient({ url: url(), account: agent, mode: 'account', fetch: lying, accountDelegate: contracts().accountDelegate })
+    const txs = await relayerTxs()
+    const transfer: IntentInput = {
+      sender: agent.address,
+      target: contracts().dollar,
+      data: encodeFunctionData({ abi: demoDollarArtifact.abi, functionName: 'transfer', args: [recipient, 1n] }),
+      nonce: nonce++,
+      policyId: world.devnet.demo.account.policies.own,
+    }
+    await assert.rejects(client.execute(transfer), (err: unknown) => (err as { field?: string }).field === 'accountDelegate')
+    assert.equal(await relayerTxs(), txs)
+    assert.equal(await codeOf(agent.address), '0x')
+  })
+
+  it('an account delegated elsewhere gets no authorization from the client (it would re-delegate the EOA): sent without one, 403 account-not-delegated, nothing sent', async () => {
+    const code = await codeOf(other.address)
+    await rpc(world.devnet.anvil.rpcUrl, 'anvil_setCode', [other.address, concatHex(['0xef0100', contracts().executor])])
+    try {
+      const bodies: Array<Record<string, unknown>> = []
+      const recording: typeof fetch = (input, init) => {
+        if (typeof init?.body === 'string') bodies.push(JSON.parse(init.body))
+        return globalThis.fetch(input, init)
+      }
+      const client = createGatewayClient({ url: url(), account: other, mode: 'account', fetch: recording })
+      const state = await client.account(other.address)
+      assert.equal(state.code, 'delegation')
+      assert.equal(state.delegated, false)
+      const txs = await relayerTxs()
+      const result = await client.execute({ sender: other.address, ...counterCall(0n), nonce: nonce++, policyId: world.devnet.demo.account.policies.own })
+      assert.equal(result.httpStatus, 403, JSON.stringify(result.body))
+      assert.equal(result.body.type, 'urn:intent-gateway:problem:account-not-delegated')
+      assert.equal(bodies.length, 1)
+      assert.equal(bodies[0]!.authorization, undefined, 'no authorization signed')
+      assert.equal(await relayerTxs(), txs)
+    } finally {
+      await rpc(world.devnet.anvil.rpcUrl, 'anvil_setCode', [other.address, code])
+    }
   })
 
   it("the CLI's first account-mode execute signs the agent's authorization itself: delegated in the same transaction, its DemoDollar moved; the account command then says delegated", async () => {

@@ -346,6 +346,25 @@ describe('client and CLI in account mode against the devnet', () => {
     assert.equal(await relayerTxs(), txs)
   })
 
+  it('a gateway naming another account delegate: a client pinned to the delegate (accountDelegate) signs no authorization for it; an unpinned one trusts the gateway', async () => {
+    const attacker = contracts().executor
+    // The gateway's GET /chains answer, its accountDelegate swapped for a contract that is not IntentAccount.
+    const lying: typeof fetch = async (input, init) => {
+      const response = await globalThis.fetch(input, init)
+      if (!/\/chains(\/|$)/.test(new URL(String(input)).pathname)) return response
+      const body = JSON.parse(await response.text())
+      for (const chain of body.chains ?? [body]) if (chain.contracts?.accountDelegate) chain.contracts.accountDelegate = attacker
+      return new Response(JSON.stringify(body), { status: response.status, headers: response.headers })
+    }
+    const pinned = createGatewayClient({ url: url(), account: agent, fetch: lying, accountDelegate: contracts().accountDelegate })
+    await assert.rejects(pinned.signAuthorization({ nonce: 0 }), (err: unknown) => err instanceof GatewayClientError && err.field === 'accountDelegate' && err.message.includes(attacker))
+    // Pinned to the true delegate against the true gateway: signed as usual.
+    const honest = createGatewayClient({ url: url(), account: agent, accountDelegate: contracts().accountDelegate })
+    assert.equal(getAddress((await honest.signAuthorization({ nonce: 0 })).address), contracts().accountDelegate)
+    const trusting = createGatewayClient({ url: url(), account: agent, fetch: lying })
+    assert.equal(getAddress((await trusting.signAuthorization({ nonce: 0 })).address), attacker)
+  })
+
   it('signAccountAuthorization refuses chain 0 and a signer that cannot sign authorizations', async () => {
     await assert.rejects(
       signAccountAuthorization({ signer: agent, chainId: 0, delegate: contracts().accountDelegate, nonce: 0 }),
