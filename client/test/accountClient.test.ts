@@ -119,6 +119,23 @@ describe('client and CLI in account mode against the devnet', () => {
     assert.equal(await client.hashIntent(intent), hashIntent(intent))
   })
 
+  it('an unsigned account-mode intent is answered 401 0xE5 (action sign) with the typed data the client signs', async () => {
+    const client = createGatewayClient({ url: url() })
+    const intent = transfer(9n)
+    const authorization = await createGatewayClient({ url: url(), account: agent }).signAuthorization({ nonce: await pc().getTransactionCount({ address: agent.address }) })
+    const refused = await client.execute({ ...intent, authorization })
+    assert.equal(refused.httpStatus, 401, JSON.stringify(refused.body))
+    assert.equal(refused.status, '0xE5')
+    assert.equal(refused.action, 'sign')
+    const signing = refused.signing as { domain: Record<string, unknown>; types: Record<string, unknown>; primaryType: string; message: Record<string, unknown> }
+    const typed = evmTypedData(toIntentBody(intent), await client.getChain())
+    const { EIP712Domain: _, ...types } = signing.types
+    assert.deepEqual(types, typed.types)
+    assert.equal(signing.primaryType, typed.primaryType)
+    assert.deepEqual({ ...signing.domain, verifyingContract: getAddress(String(signing.domain.verifyingContract)) }, typed.domain)
+    assert.deepEqual(Object.fromEntries(Object.entries(typed.message).map(([k, v]) => [k, typeof v === 'bigint' ? v.toString() : v])), signing.message)
+  })
+
   it('refuses bad account-mode input locally, naming the field, before anything is sent', () => {
     const cases: Array<[string, () => unknown]> = [
       ['calls', () => toIntentBody({ ...approveAndSwap(1n), calls: [] })],
@@ -285,6 +302,10 @@ describe('client and CLI in account mode against the devnet', () => {
     assert.equal(out.intentHash, hashIntent(i))
     assert.equal(await dollarsOf(agent.address), before - 4n)
     assert.ok(!run.stdout.includes(devnetAccounts.agent.slice(2)) && !run.stderr.includes(devnetAccounts.agent.slice(2)), 'the key is never printed')
+
+    const validated = await cli(['validate', '--json', '--mode', 'account', '--sender', i.sender, '--target', i.target, '--data', i.data, '--nonce', String(nonce++), '--policy-id', i.policyId], env)
+    assert.equal(validated.code, 0, validated.stdout + validated.stderr)
+    assert.equal(JSON.parse(validated.stdout).status, '0x01', 'validate in account mode is signed with the key (unsigned: 0xE5)')
 
     const next = toIntentBody(transfer(5n))
     const signed = await cli(['sign', '--json', '--mode', 'account', '--sender', next.sender, '--target', next.target, '--data', next.data, '--nonce', next.nonce, '--policy-id', next.policyId], env)
