@@ -19,7 +19,7 @@ import { demoDollarArtifact } from '../../src/contracts/demoDollarArtifact.ts'
 import { demoSwapArtifact } from '../../src/contracts/demoSwapArtifact.ts'
 import { policyRegistryArtifact } from '../../src/contracts/policyRegistryArtifact.ts'
 import { rpc, startWorld, type World } from '../../test/support/testGateway.ts'
-import { type BatchIntentInput, createGatewayClient, hashIntent, type IntentInput, toIntentBody } from '../src/index.ts'
+import { type BatchIntentInput, createGatewayClient, evmTypedData, hashIntent, type IntentInput, toIntentBody } from '../src/index.ts'
 
 const root = resolve(import.meta.dirname, '../..')
 const bin = resolve(import.meta.dirname, '../bin/intent-gateway.js')
@@ -233,6 +233,23 @@ describe('client, CLI and example with batches and GET /accounts (account mode)'
     const again = await client.execute(batch)
     assert.equal(again.replayed, true)
     assert.equal(again.transactionHash, result.transactionHash)
+  })
+
+  it('an unsigned batch is answered 401 0xE5 with the BatchIntent typed data the client signs', async () => {
+    const client = createGatewayClient({ url: url() })
+    const batch = approveAndSwap(1n)
+    const refused = await client.execute(batch)
+    assert.equal(refused.httpStatus, 401, JSON.stringify(refused.body))
+    assert.equal(refused.action, 'sign')
+    const signing = refused.signing as { domain: Record<string, unknown>; types: Record<string, unknown>; primaryType: string; message: Record<string, unknown> }
+    const typed = evmTypedData(toIntentBody(batch), await client.getChain())
+    const { EIP712Domain: _, ...types } = signing.types
+    assert.deepEqual(types, JSON.parse(JSON.stringify(typed.types)))
+    assert.equal(signing.primaryType, 'BatchIntent')
+    assert.deepEqual({ ...signing.domain, verifyingContract: getAddress(String(signing.domain.verifyingContract)) }, typed.domain)
+    const strings = (v: unknown): unknown =>
+      typeof v === 'bigint' ? v.toString() : Array.isArray(v) ? v.map(strings) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, strings(x)])) : v
+    assert.deepEqual(strings(typed.message), strings(signing.message))
   })
 
   it('a session key’s batch beyond its policy is refused naming the call (value summed: 402 0x54; a target it may not call: 403 0x10), nothing sent', async () => {
