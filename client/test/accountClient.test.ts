@@ -386,6 +386,14 @@ describe('client and CLI in account mode against the devnet', () => {
     assert.equal(getAddress((await trusting.signAuthorization({ nonce: 0 })).address), attacker)
   })
 
+  it('CLI account on a gateway that does not serve GET /accounts (here: a path prefix it has no routes under): exit 3, UNSUPPORTED, with what to do', async () => {
+    const r = await cli(['account', agent.address, '--json', '--url', `${url()}/older`])
+    assert.equal(r.code, 3, r.stdout + r.stderr)
+    const out = JSON.parse(r.stdout)
+    assert.equal(out.error.code, 'UNSUPPORTED')
+    assert.match(out.error.message, /sign the authorization yourself/)
+  })
+
   it('signAccountAuthorization refuses chain 0 and a signer that cannot sign authorizations', async () => {
     await assert.rejects(
       signAccountAuthorization({ signer: agent, chainId: 0, delegate: contracts().accountDelegate, nonce: 0 }),

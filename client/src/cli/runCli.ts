@@ -264,7 +264,9 @@ export async function runCli(params: RunCliParameters): Promise<number> {
       const usageFault = err.code === 'INVALID_INTENT' || err.code === 'INVALID_ARGUMENT'
       // Name the flag that sets the field, for people who gave the intent as flags.
       const flag = err.code === 'INVALID_INTENT' && err.field !== undefined ? flagOf[err.field] : undefined
-      return fail(usageFault ? exitCodes.usage : exitCodes.unreachable, err.code, flag ? `${err.message} (${flag})` : err.message)
+      // A gateway that answers but lacks the route (GET /accounts on an older one) refused the request: exit 3.
+      const code = usageFault ? exitCodes.usage : err.code === 'UNSUPPORTED' ? exitCodes.refused : exitCodes.unreachable
+      return fail(code, err.code, flag ? `${err.message} (${flag})` : err.message)
     }
     return fail(exitCodes.internal, 'INTERNAL', `unexpected error: ${(err as Error)?.stack ?? String(err)}`)
   }
