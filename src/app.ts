@@ -266,6 +266,7 @@ export function buildApp({
         preValidation: credential({ required: oauth !== undefined, challengeScope: 'intents:validate intents:execute' }),
         countRequest,
         registry,
+        journal,
       })
   })
   // In a plugin too, so that the OpenAPI plugin above has loaded when they are added.
