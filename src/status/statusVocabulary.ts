@@ -108,6 +108,11 @@ export const statusVocabulary = {
     const row = executionStates.find((s) => s.state === state && (s.final === undefined || s.final === final))
     return row ? wordsOf(row.taskState, row.relayer, x402Settlement) : wordsOf('failed', 400, x402Settlement)
   },
+  /** The words of an execution event (events and webhooks): its type, and the record's state (`final` is mined or reverted). */
+  ofEvent(type: string, state: string): StatusWords {
+    const row = executionStates.find((s) => s.eventTypes.includes(type) && (type !== 'final' || s.state === state))
+    return row ? wordsOf(row.taskState, row.relayer) : statusVocabulary.ofExecution(state, false)
+  },
   /** An x402 payment's state (the ledger's, or `settlement_pending`) as §18 words it. */
   ofPayment(state: string): X402Settlement {
     if (state === 'consumed') return 'settled'
