@@ -264,6 +264,7 @@ export function buildApp({
         caller,
         version,
         preValidation: credential({ required: oauth !== undefined, challengeScope: 'intents:validate intents:execute' }),
+        credentialRequired: oauth !== undefined,
         countRequest,
         registry,
         journal,
