@@ -25,6 +25,8 @@ import { cancelTask } from './cancelTask.ts'
 import { checkToolArguments } from './checkToolArguments.ts'
 import { findTooDeep } from './findTooDeep.ts'
 import { type McpTool, type McpToolName, mcpTools } from './mcpTools.ts'
+import { toInputRequired } from './toInputRequired.ts'
+import { toRetriedCall } from './toRetriedCall.ts'
 import { tasksExtension, toTask, toTaskState } from './toTask.ts'
 import { type RouteAnswer, toToolResult } from './toToolResult.ts'
 
@@ -115,15 +117,26 @@ export function createMcpServer({ callRoute, admitToolCall, version, era = 'lega
         message: tool.name === 'execute_intent' ? 'must be 1 to 255 printable ASCII characters' : 'is taken by execute_intent only',
       })
     }
+    // 2026-07-28's input required pattern: the same call again, answering what it asked for.
+    const asksInput = era === 'modern' && (tool.name === 'execute_intent' || tool.name === 'validate_intent')
+    // The SDK lifts the retry fields off the params: read them where it puts them.
+    const retry = { inputResponses: ctx.mcpReq.inputResponses, requestState: ctx.mcpReq.requestState?.(), dropped: ctx.mcpReq.droppedInputResponseKeys }
+    const retried = asksInput ? toRetriedCall(tool.name, args, retry) : { args, errors: [] }
+    errors.push(...retried.errors)
     if (errors.length > 0) return withoutRow(tool.name, badArguments(tool.name, errors))
 
     if (tool.name === 'explain_status') return explainStatus(String(args.code))
-    const route = toRouteRequest(tool.name, args)
+    const route = toRouteRequest(tool.name, retried.args)
+    const paymentSignature = retried.paymentSignature ?? (payment ? encodePaymentSignatureHeader(payment as never) : undefined)
     const answer = await callRoute({
       ...route,
-      ...(payment ? { paymentSignature: encodePaymentSignatureHeader(payment as never) } : {}),
+      ...(paymentSignature ? { paymentSignature } : {}),
       ...(typeof idempotencyKey === 'string' ? { idempotencyKey } : {}),
     })
+    if (asksInput && declaresElicitation(ctx)) {
+      const inputRequired = toInputRequired(answer, toToolResult(answer, tool), tool.name)
+      if (inputRequired) return inputRequired as unknown as CallToolResult
+    }
     // Not final yet (202, 0xF3): a task to follow, for a client that takes tasks.
     const intentHash = answer.headers['x-intent-hash']
     if (era === 'modern' && tool.name === 'execute_intent' && toTaskState(answer) === 'working' && typeof intentHash === 'string' && declaresTasks(ctx)) {
@@ -213,6 +226,13 @@ function refusal(taskId: string, what: 'cancelled' | 'updated', { reason, state 
         state === 'claimed' || state === 'pending' ? 'working' : state === 'mined' ? 'completed' : 'failed',
       )
   }
+}
+
+/** A client that can answer a form elicitation (2026-07-28: declared in the request's envelope; empty means form). */
+function declaresElicitation(ctx: ServerContext): boolean {
+  const capabilities = ctx.mcpReq.envelope?.['io.modelcontextprotocol/clientCapabilities' as never] as { elicitation?: Record<string, unknown> } | undefined
+  const elicitation = capabilities?.elicitation
+  return typeof elicitation === 'object' && elicitation !== null && (Object.keys(elicitation).length === 0 || elicitation.form !== undefined)
 }
 
 function declaresTasks(ctx: ServerContext): boolean {
