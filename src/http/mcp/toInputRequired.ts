@@ -12,11 +12,11 @@ import type { CallToolResult } from '@modelcontextprotocol/server'
 import type { RouteAnswer } from './toToolResult.ts'
 
 /** What the client is asked for, by the inputRequests key it answers under. */
-export type InputNeed = 'signature' | 'payment'
+type InputNeed = 'signature' | 'payment'
 
 /** The `_meta` keys the elicitation carries its material under. */
-export const signingMeta = 'intent-gateway/signing'
-export const paymentRequiredMeta = 'x402/payment-required'
+const signingMeta = 'intent-gateway/signing'
+const paymentRequiredMeta = 'x402/payment-required'
 
 export function toInputRequired(answer: RouteAnswer, result: CallToolResult, tool: string): Record<string, unknown> | undefined {
   const code = String(answer.headers['x-erc1066-status'] ?? '').toLowerCase()
