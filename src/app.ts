@@ -226,7 +226,7 @@ export function buildApp({
   const caller = mcp.enabled ? createRouteCaller(app) : undefined
   const countRequest = rateLimit && rateLimit.max > 0 ? registerRateLimit(app, { ...rateLimit, authenticate, isInProcess: caller?.isInProcess }) : undefined
   // GET /openapi.json and GET /docs; before the routes, which it documents.
-  registerOpenApi(app)
+  registerOpenApi(app, { oauth: oauth && { issuer: oauth.config.issuer } })
   // Registered as a plugin so that they load after the plugins above (rate limit), whose
   // route hooks only see routes added after them.
   app.register(async (intents) => {
@@ -266,8 +266,10 @@ export function buildApp({
         caller,
         version,
         preValidation: credential({ required: oauth !== undefined, challengeScope: 'intents:validate intents:execute' }),
+        credentialRequired: oauth !== undefined,
         countRequest,
         registry,
+        journal,
       })
   })
   // In a plugin too, so that the OpenAPI plugin above has loaded when they are added.

@@ -96,6 +96,12 @@ export type Journal = {
   /** Gives back an attempt that sent nothing (refused before signing, or its transaction refused by the node), as if never made. */
   release(record: ExecutionRecord): Promise<void>
   /**
+   * Withdraws a claim that has signed nothing yet (an MCP tasks/cancel): gone as if never made,
+   * only while it is still `claimed` (a compare-and-set against recordSigned, which then finds no
+   * open record and throws, so nothing is broadcast). False: it was signed (or released) first.
+   */
+  withdraw(record: ExecutionRecord): Promise<boolean>
+  /**
    * Records the signed transaction; durable (fsynced) before it resolves, so call it before
    * broadcasting. Signing it again (a new transaction for the same attempt) replaces it.
    */

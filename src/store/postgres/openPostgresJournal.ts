@@ -283,6 +283,9 @@ export async function openPostgresJournal({ url, maxConnections = 10, connectTim
     async release(record) {
       await run(`DELETE FROM executions WHERE id = $1 AND state IN ('claimed', 'pending')`, [record.id])
     },
+    async withdraw(record) {
+      return (await run(`DELETE FROM executions WHERE id = $1 AND state = 'claimed'`, [record.id])).rowCount === 1
+    },
     async recordSigned(record, tx) {
       const now = Date.now()
       // Committed (synchronous_commit) before it resolves: the broadcast comes after.

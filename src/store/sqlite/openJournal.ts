@@ -232,6 +232,7 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
   // A reverted intent is final: its hash has that one outcome (no nonce is used by a revert, so it holds the hash only).
   const revertedIntent = db.prepare<[string, string], Row>(`SELECT * FROM executions WHERE intent_hash = ? AND chain_id = ? AND state = 'reverted' ORDER BY id DESC LIMIT 1`)
   const remove = db.prepare(`DELETE FROM executions WHERE id = ? AND state IN ('claimed', 'pending')`)
+  const withdrawClaim = db.prepare(`DELETE FROM executions WHERE id = ? AND state = 'claimed'`)
   const signed = db.prepare(
     `UPDATE executions SET state = 'pending', relayer = ?, tx_id = ?, tx_bytes = ?, tx_details = ?,
        signed_seq = (SELECT COALESCE(MAX(signed_seq), 0) + 1 FROM executions), updated_at = ?
@@ -316,6 +317,13 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
     claim: ({ chainId, intentHash, intent, chainInstance, apiKeyId }) => write(() => claim(chainId, intentHash, intent, chainInstance ?? null, apiKeyId ?? null), atomic),
     async release(record) {
       await write(() => remove.run(record.id), atomic)
+    },
+    async withdraw(record) {
+      let changes = 0
+      await write(() => {
+        changes = withdrawClaim.run(record.id).changes
+      }, atomic)
+      return changes === 1
     },
     async recordSigned(record, tx) {
       const now = Date.now()
