@@ -3,6 +3,7 @@
 // simulates it; then the caller either sends it (the signed transaction journaled before it is
 // broadcast, then a bounded wait for the receipt) or abandons it (the claim given back, nothing
 // sent). Whatever the request does not see settled, the journal's reconciler finishes.
+import { ClaimWithdrawnError } from '../errors/claimWithdrawnError.ts'
 import type { Hex } from 'viem'
 import type { ChainAdapter, ExecutionReceipt, PrecedingTransaction } from '../ports/chainAdapter.ts'
 import type { ExecutionRecord, Journal } from '../ports/journal.ts'
@@ -223,6 +224,8 @@ async function prepare({
     await journal.release(record)
     // The relayer key went to another instance between the check above and the send.
     if (err instanceof GatewayError && err.code === 'RELAYER_UNAVAILABLE') return noRelayerKey(true)
+    // Cancelled by its creator (MCP tasks/cancel) before the signature: nothing was sent.
+    if (err instanceof ClaimWithdrawnError) return outcome(err.status, err.shortMessage)
     throw err
   }
   let preflight: Awaited<ReturnType<ChainAdapter['prepareExecution']>>

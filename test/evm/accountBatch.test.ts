@@ -137,6 +137,11 @@ describe('account mode batches through the gateway: approve + swap from the agen
     const record = await request(world.gateway.baseUrl, `/intents/${t.batchHash(batch)}`, { headers: t.headers() })
     assert.equal(record.status, 200, record.text)
     assert.equal(record.body.state, 'mined', record.text)
+    // GET /intents shows the batch's calls as signed, in order.
+    assert.deepEqual(
+      (record.body.calls as Array<{ target: string; data: string; value: string }>).map((c) => ({ ...c, target: getAddress(c.target) })),
+      batch.calls.map((c) => ({ target: c.target, data: c.data.toLowerCase(), value: c.value.toString() })),
+    )
     // The journal keeps the batch's calls (its JSON intent column), values as integers again.
     const journaled = await world.gateway.journal.get(t.batchHash(batch))
     assert.deepEqual(

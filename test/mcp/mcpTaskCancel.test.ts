@@ -11,6 +11,7 @@ import { after, before, describe, it } from 'node:test'
 import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
 import { hashApiKey } from '../../src/crypto/hashApiKey.ts'
 import { cancelTask } from '../../src/http/mcp/cancelTask.ts'
+import { ClaimWithdrawnError } from '../../src/errors/claimWithdrawnError.ts'
 import type { Hex } from 'viem'
 import type { Intent } from '../../src/ports/intent.ts'
 import type { Journal } from '../../src/ports/journal.ts'
@@ -112,7 +113,7 @@ for (const backend of backends) {
       const cancelled = await cancelTask({ journal, intentHash: claim.intentHash, caller: 'key-a' })
       assert.equal(cancelled.ok, true)
       assert.equal(await journal.get(claim.intentHash), undefined, 'no outcome recorded')
-      await assert.rejects(journal.recordSigned(record, signedTx(1)), /no longer open for a transaction/)
+      await assert.rejects(journal.recordSigned(record, signedTx(1)), ClaimWithdrawnError)
       assert.equal(await journal.get(claim.intentHash), undefined, 'nothing signed was recorded')
       // Its nonce unused: the same intent may run later.
       const again = await journal.claim(claim)
@@ -213,7 +214,7 @@ describe('tasks/cancel over /mcp (API keys)', () => {
     assert.equal(cancelled.body.result.taskId, intentHash)
     assert.equal((await request(gateway.baseUrl, `/intents/${intentHash}`)).status, 404, 'no outcome recorded')
     // The request that held the claim cannot sign it any more.
-    await assert.rejects(gateway.journal.recordSigned(record, signedTx(9301)), /no longer open/)
+    await assert.rejects(gateway.journal.recordSigned(record, signedTx(9301)), ClaimWithdrawnError)
 
     const executed = await post(gateway.baseUrl, '/intents/execute', intent, { authorization: `Bearer ${keyA}` })
     assert.equal(executed.status, 200, executed.text)

@@ -3,6 +3,7 @@
 // signed transaction committed before the broadcast, one live attempt per (chain, intent) and
 // per (chain, sender, nonce)), enforced by the database's unique indexes so that they hold
 // across processes. Versioned migrations run at start-up under an advisory lock.
+import { ClaimWithdrawnError } from '../../errors/claimWithdrawnError.ts'
 import pg from 'pg'
 import type { Hex } from 'viem'
 import { redactUrl } from '../../config/redactUrl.ts'
@@ -294,7 +295,12 @@ export async function openPostgresJournal({ url, maxConnections = 10, connectTim
          WHERE id = $6 AND state IN ('claimed', 'pending')`,
         [tx.relayer, tx.id, tx.bytes, JSON.stringify(tx.details), now, record.id],
       )
-      if (rowCount !== 1) throw new Error(`journal record ${record.id} is no longer open for a transaction`)
+      if (rowCount !== 1) {
+        // Withdrawn by its creator (MCP tasks/cancel) between the claim and the signature.
+        const still = await run(`SELECT 1 FROM executions WHERE id = $1`, [record.id])
+        if (still.rowCount === 0) throw new ClaimWithdrawnError(record.id)
+        throw new Error(`journal record ${record.id} is no longer open for a transaction`)
+      }
       Object.assign(record, { state: 'pending', transaction: structuredClone(tx), updatedAt: new Date(now) })
     },
     async settle(record, s) {

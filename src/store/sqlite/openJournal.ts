@@ -2,6 +2,7 @@
 // process, on every runtime alike (a signed transaction is an id, bytes and the runtime's details). A record is claimed before preflight (one holder per intent and per (sender, nonce)),
 // written durably with its signed transaction before that transaction is broadcast, and settled
 // from the chain. After a crash, the records still `pending` are what the reconciler finishes.
+import { ClaimWithdrawnError } from '../../errors/claimWithdrawnError.ts'
 import { createSqlitePaymentLedger } from './createSqlitePaymentLedger.ts'
 import Database from 'better-sqlite3'
 import { mkdirSync } from 'node:fs'
@@ -330,7 +331,10 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
       const details = JSON.stringify(tx.details)
       await write(() => {
         const { changes } = signed.run(tx.relayer, tx.id, tx.bytes, details, now, record.id)
-        if (changes !== 1) throw new Error(`journal record ${record.id} is no longer open for a transaction`)
+        if (changes === 1) return
+        // Withdrawn by its creator (MCP tasks/cancel) between the claim and the signature.
+        if (!byId.get(record.id)) throw new ClaimWithdrawnError(record.id)
+        throw new Error(`journal record ${record.id} is no longer open for a transaction`)
       }, atomic)
       await durable()
       Object.assign(record, { state: 'pending', transaction: structuredClone(tx), updatedAt: new Date(now) })

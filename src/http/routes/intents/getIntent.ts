@@ -100,7 +100,12 @@ export function registerGetIntentRoute(app: FastifyInstance, { registry, journal
           execution: toReport(record, adapter),
         },
         undefined,
-        { ...(payments.length > 0 ? { payments } : {}), statusWords: statusVocabulary.ofExecution(record.state, record.final, settlementOf(payments)) },
+        {
+          // A batch (account mode): its calls as signed, in order.
+          ...(record.intent.calls ? { calls: record.intent.calls.map((c) => ({ target: c.target, data: c.data, value: c.value.toString() })) } : {}),
+          ...(payments.length > 0 ? { payments } : {}),
+          statusWords: statusVocabulary.ofExecution(record.state, record.final, settlementOf(payments)),
+        },
       )
     },
   )
