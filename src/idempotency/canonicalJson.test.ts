@@ -25,15 +25,7 @@ describe('canonicalJson (RFC 8785)', () => {
     }`
     // Read from the text: a JavaScript object would put the integer-like key first whatever the text says.
     const order = [...canonicalJson(JSON.parse(input)).matchAll(/":"([^"]+)"/g)].map((m) => m[1])
-    assert.deepEqual(order, [
-      'Carriage Return',
-      'One',
-      'Control',
-      'Latin Small Letter O With Diaeresis',
-      'Euro Sign',
-      'Emoji: Grinning Face',
-      'Hebrew Letter Dalet With Dagesh',
-    ])
+    assert.deepEqual(order, ['Carriage Return', 'One', 'Control', 'Latin Small Letter O With Diaeresis', 'Euro Sign', 'Emoji: Grinning Face', 'Hebrew Letter Dalet With Dagesh'])
   })
 
   it('writes the numbers of RFC 8785 Appendix B as the RFC does', () => {
