@@ -18,6 +18,8 @@ import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevne
 import { evmRuntime } from '../../src/chains/evm/evmRuntime.ts'
 import { bodyFingerprint } from '../../src/idempotency/bodyFingerprint.ts'
 import { parseIntent } from '../../src/intents/parseIntent.ts'
+import { readOAuthConfig } from '../../src/config/oauthConfig.ts'
+import { asAccessToken, type AuthorizationServer, requestToken, startAuthorizationServer } from '../support/authorizationServer.ts'
 import { payingClient } from '../support/paymentsWorld.ts'
 import { rawRequest } from '../support/rawRequest.ts'
 import { demoIntent, type HttpResult, post, request, signedIntent, startTestGateway, type TestGateway } from '../support/testGateway.ts'
@@ -26,11 +28,13 @@ const keyA = 'tenant-a-key-0123456789abcdef'
 const keyB = 'tenant-b-key-0123456789abcdef'
 const scopeA = `key:${hashApiKey(keyA).toString('hex').slice(0, 8)}`
 const price = 10_000n
+const audience = 'https://gateway.example'
 
 describe('Idempotency-Key on POST /intents/execute', () => {
   let devnet: Devnet
   let gateway: TestGateway
   let clients: ReturnType<typeof createDevClients>
+  let as: AuthorizationServer
   const payer = privateKeyToAccount(devnetAccounts.payer).address
   const balanceOf = (who: Address) => clients.publicClient.readContract({ address: devnet.contracts.dollar, abi: demoDollarArtifact.abi, functionName: 'balanceOf', args: [who] })
   const nonceUsed = (nonce: string) =>
@@ -50,10 +54,13 @@ describe('Idempotency-Key on POST /intents/execute', () => {
   before(async () => {
     devnet = await startDevnet()
     clients = createDevClients(devnet.anvil.rpcUrl, devnet.anvil.chainId)
-    gateway = await startTestGateway({ chains: [devnet.chain], payments: devnet.payments, auth: { keyHashes: [hashApiKey(keyA), hashApiKey(keyB)], requireForValidate: false } })
+    as = await startAuthorizationServer()
+    const oauth = readOAuthConfig({ OAUTH_ISSUER: as.url, OAUTH_AUDIENCE: audience }, { production: false, publicUrl: undefined }).value!
+    gateway = await startTestGateway({ chains: [devnet.chain], payments: devnet.payments, auth: { keyHashes: [hashApiKey(keyA), hashApiKey(keyB)], requireForValidate: false }, oauth })
   })
   after(async () => {
     await gateway?.close()
+    await as?.close()
     await devnet?.stop()
   })
 
@@ -139,6 +146,19 @@ describe('Idempotency-Key on POST /intents/execute', () => {
     assert.equal((await execute(a, { 'idempotency-key': '1' }, keyB)).status, 422)
   })
 
+  it("keeps two OAuth subjects' keys apart (oauth:<iss>#<sub>), and apart from API keys", async () => {
+    const tokenOf = (sub: string) => requestToken(as, { aud: audience, scope: 'intents:execute' }, (t) => asAccessToken(t, sub))
+    const [one, two] = [await tokenOf('agent-1'), await tokenOf('agent-2')]
+    const [x, y] = await Promise.all(['9015', '9016'].map((nonce) => signedIntent(devnet, { nonce })))
+    assert.equal((await execute(x, { 'idempotency-key': 'oauth-1' }, one)).status, 200)
+    const other = await execute(y, { 'idempotency-key': 'oauth-1' }, two)
+    assert.equal(other.status, 200, other.text)
+    assert.equal(other.body.replayed, undefined)
+    assert.equal((await execute(y, { 'idempotency-key': 'oauth-1' }, one)).status, 422)
+    assert.equal((await gateway.journal.idempotencyKey(`key:oauth:${as.url}#agent-2`, 'oauth-1'))?.intentHash, other.headers.get('x-intent-hash'))
+    assert.equal(await gateway.journal.idempotencyKey(scopeA, 'oauth-1'), undefined)
+  })
+
   it('records nothing for a refusal or a 402 offer: the fixed request and the paid retry run under the same key', async () => {
     // Unsigned: 401 0xE5; the signed intent is another body, and runs under the same key.
     const unsigned = demoIntent(devnet, { nonce: '9020' })
@@ -176,6 +196,7 @@ describe('Idempotency-Key on POST /intents/execute', () => {
     assert.equal(running.headers.get('x-erc1066-status'), '0xF3')
     assert.equal(running.headers.get('location'), `/intents/${intentHash}`)
     assert.equal(running.body.replayed, true)
+    assert.equal((await request(gateway.baseUrl, running.headers.get('location')!)).status, 202, 'the Location answers while it runs')
     assert.equal((await execute(await signedIntent(devnet, { nonce: '9031' }), { 'idempotency-key': 'slow-9030' })).status, 422)
     // The first request gives its claim back (refused before signing): its key goes with it, and a retry runs.
     await gateway.journal.release(claim.record)
