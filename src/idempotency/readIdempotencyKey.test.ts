@@ -41,3 +41,13 @@ describe('readIdempotencyKey', () => {
     assert.match(refusal(['a', 'b']), /once/)
   })
 })
+
+describe('idempotencyKeyProblem (MCP: _meta["intent-gateway/idempotency-key"])', () => {
+  it('says what is wrong with a value that is not a key, and nothing for a key', async () => {
+    const { idempotencyKeyProblem } = await import('./idempotencyKeyProblem.ts')
+    assert.equal(idempotencyKeyProblem('order-1'), undefined)
+    assert.equal(idempotencyKeyProblem(1), 'must be a string')
+    assert.equal(idempotencyKeyProblem({ key: 'a' }), 'must be a string')
+    assert.equal(idempotencyKeyProblem('a\nb'), 'must be printable ASCII characters (from space to ~)')
+  })
+})
