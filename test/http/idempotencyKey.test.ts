@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http'
-import type { Address, Hex } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
+import { type Address, type Hex, toHex } from 'viem'
+import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts'
 import { hashApiKey } from '../../src/auth/createApiKeyCheck.ts'
 import { demoDollarArtifact } from '../../src/contracts/demoDollarArtifact.ts'
 import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
@@ -18,6 +18,7 @@ import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevne
 import { evmRuntime } from '../../src/chains/evm/evmRuntime.ts'
 import { bodyFingerprint } from '../../src/idempotency/bodyFingerprint.ts'
 import { parseIntent } from '../../src/intents/parseIntent.ts'
+import { limitsConfig } from '../../src/config/limitsConfig.ts'
 import { readOAuthConfig } from '../../src/config/oauthConfig.ts'
 import { asAccessToken, type AuthorizationServer, requestToken, startAuthorizationServer } from '../support/authorizationServer.ts'
 import { payingClient } from '../support/paymentsWorld.ts'
@@ -253,5 +254,34 @@ describe('Idempotency-Key on POST /intents/execute', () => {
     assert.equal(await attemptsOf(first), 1, 'executed once')
     // A key that answered by replay claimed nothing, so it recorded nothing.
     assert.equal(await gateway.journal.idempotencyKey(`sender:${devnet.demo.sender.toLowerCase()}`, 'three-9050-c'), undefined)
+  })
+
+  it('records nothing for 429 (a spent gas budget) or 503 (the relayer spend budget)', async () => {
+    // A gateway of its own each time, with its own relayer (anvil's account 9, free in the devnet), whose budget the first execute spends.
+    const relayer = toHex(mnemonicToAccount('test test test test test test test test test test test junk', { addressIndex: 9 }).getHdKey().privateKey!)
+    const cases = [
+      { limits: { gasBudgetPerClient: 1, relayerSpendBudget: 0 }, status: 429, type: 'urn:intent-gateway:problem:gas-budget-spent', nonce: 9060 },
+      { limits: { gasBudgetPerClient: 0, relayerSpendBudget: 1 }, status: 503, type: 'urn:intent-gateway:problem:relayer-budget-spent', nonce: 9070 },
+    ]
+    for (const { limits, status, type, nonce } of cases) {
+      const limited = await startTestGateway({
+        chains: [devnet.chain],
+        relayerPrivateKey: relayer,
+        auth: { keyHashes: [hashApiKey(keyA)], requireForValidate: false },
+        limits: { ...limitsConfig({}).value, ...limits },
+      })
+      try {
+        const run = async (n: number, key: string) =>
+          post(limited.baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: String(n) }), { authorization: `Bearer ${keyA}`, 'idempotency-key': key })
+        assert.equal((await run(nonce, `spend-${nonce}`)).status, 200)
+        const refused = await run(nonce + 1, `budget-${nonce}`)
+        assert.equal(refused.status, status, refused.text)
+        assert.equal(refused.body.type, type)
+        assert.equal(await limited.journal.idempotencyKey(scopeA, `budget-${nonce}`), undefined)
+        assert.equal(await nonceUsed(String(nonce + 1)), false)
+      } finally {
+        await limited.close()
+      }
+    }
   })
 })
