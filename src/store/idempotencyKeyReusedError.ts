@@ -13,7 +13,8 @@ export class IdempotencyKeyReusedError extends GatewayError {
     super('The Idempotency-Key was already used with another request body', {
       code: 'IDEMPOTENCY_KEY_REUSED',
       status: Status.IDEMPOTENCY_KEY_REUSED,
-      details: `it answers for intent ${recorded.intentHash} on ${recorded.chainId} until ${recorded.expiresAt.toISOString()}; a new request needs a new key`,
+      // Not which intent it answers for: under a sender's scope, anyone may send the sender's address.
+      details: `it answers for another request until ${recorded.expiresAt.toISOString()}; a new request needs a new key`,
     })
     this.recorded = recorded
   }
