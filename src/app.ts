@@ -88,6 +88,8 @@ export type BuildAppParameters = {
   /** Proxies (IPs, CIDRs) whose X-Forwarded-For names the client (request.ip) and whose connections are not capped per address. */
   trustedProxies?: readonly string[] | undefined
   receiptTimeoutMs: number
+  /** How long an Idempotency-Key of execute is kept (IDEMPOTENCY_KEY_TTL_HOURS, config/idempotencyConfig.ts); default 24 hours. */
+  idempotencyKeyTtlMs?: number | undefined
   /** Refuse unsigned executes at once with 401 (0xE5) instead of asking the chain. */
   requireSignedIntents?: boolean | undefined
   /** Recorded for every response and served at GET /metrics; no /metrics route without it. */
@@ -123,6 +125,7 @@ export function buildApp({
   eventStreams = { maxPerClient: 4, maxPerIntent: 16, max: Math.max(1, Math.floor(maxConnections / 4)) },
   trustedProxies = [],
   receiptTimeoutMs,
+  idempotencyKeyTtlMs,
   auth,
   oauth,
   rateLimit,
@@ -247,6 +250,7 @@ export function buildApp({
       metrics,
       payments,
       guard,
+      idempotencyKeyTtlMs,
       preValidation: credential({ required: true, unlessPaying: pays('execute'), scope: 'intents:execute' }),
     })
     registerGetIntentRoute(intents, { registry, journal })

@@ -4,6 +4,7 @@
 // client's rate limit first (admitToolCall), however it arrived, alone or in a batch. Low-level
 // Server with JSON Schemas: the tools' schemas are the routes' own, which the SDK's zod-based
 // registerTool would not take as they are.
+import { idempotencyKeyProblem } from '../../idempotency/idempotencyKeyProblem.ts'
 import {
   type CallToolResult,
   fromJsonSchema,
@@ -111,11 +112,10 @@ export function createMcpServer({ callRoute, admitToolCall, version, era = 'lega
       errors.push({ field: '_meta.x402/payment', message: 'must be an x402 PaymentPayload object' })
     }
     const idempotencyKey = request.params._meta?.[idempotencyKeyMeta]
-    if (idempotencyKey !== undefined && (tool.name !== 'execute_intent' || typeof idempotencyKey !== 'string' || !/^[\x20-\x7e]{1,255}$/.test(idempotencyKey))) {
-      errors.push({
-        field: `_meta.${idempotencyKeyMeta}`,
-        message: tool.name === 'execute_intent' ? 'must be 1 to 255 printable ASCII characters' : 'is taken by execute_intent only',
-      })
+    if (idempotencyKey !== undefined) {
+      // The same words as the HTTP header's (one rule for both: idempotencyKeyProblem).
+      const problem = tool.name === 'execute_intent' ? idempotencyKeyProblem(idempotencyKey) : 'is taken by execute_intent only'
+      if (problem) errors.push({ field: `_meta.${idempotencyKeyMeta}`, message: problem })
     }
     // 2026-07-28's input required pattern: the same call again, answering what it asked for.
     const asksInput = era === 'modern' && (tool.name === 'execute_intent' || tool.name === 'validate_intent')
