@@ -26,6 +26,7 @@ import { registerHostCheck } from './http/plugins/hostCheck.ts'
 import './http/publicBaseUrl.ts'
 import { registerMethodNotAllowed } from './http/plugins/methodNotAllowed.ts'
 import { registerOpenApi } from './http/plugins/openApi.ts'
+import { registerGetAccountRoute } from './http/routes/accounts/getAccount.ts'
 import { registerChainsRoutes } from './http/routes/chains/chains.ts'
 import { registerHealthRoutes } from './http/routes/health/health.ts'
 import { registerExecuteRoute } from './http/routes/intents/execute.ts'
@@ -89,6 +90,8 @@ export type BuildAppParameters = {
   /** Proxies (IPs, CIDRs) whose X-Forwarded-For names the client (request.ip) and whose connections are not capped per address. */
   trustedProxies?: readonly string[] | undefined
   receiptTimeoutMs: number
+  /** How long an Idempotency-Key of execute is kept (IDEMPOTENCY_KEY_TTL_HOURS, config/idempotencyConfig.ts); default 24 hours. */
+  idempotencyKeyTtlMs?: number | undefined
   /** Refuse unsigned executes at once with 401 (0xE5) instead of asking the chain. */
   requireSignedIntents?: boolean | undefined
   /** Recorded for every response and served at GET /metrics; no /metrics route without it. */
@@ -126,6 +129,7 @@ export function buildApp({
   eventStreams = { maxPerClient: 4, maxPerIntent: 16, max: Math.max(1, Math.floor(maxConnections / 4)) },
   trustedProxies = [],
   receiptTimeoutMs,
+  idempotencyKeyTtlMs,
   auth,
   oauth,
   rateLimit,
@@ -230,7 +234,7 @@ export function buildApp({
   const caller = mcp.enabled ? createRouteCaller(app) : undefined
   const countRequest = rateLimit && rateLimit.max > 0 ? registerRateLimit(app, { ...rateLimit, authenticate, isInProcess: caller?.isInProcess }) : undefined
   // GET /openapi.json and GET /docs; before the routes, which it documents.
-  registerOpenApi(app)
+  registerOpenApi(app, { oauth: oauth && { issuer: oauth.config.issuer } })
   // The console: its execute pause hook (app-level, before the intent routes' own hooks) and its routes.
   ops?.register(app, { registry, journal, agentKeys: keys })
   // Registered as a plugin so that they load after the plugins above (rate limit), whose
@@ -253,9 +257,11 @@ export function buildApp({
       metrics,
       payments,
       guard,
+      idempotencyKeyTtlMs,
       preValidation: credential({ required: true, unlessPaying: pays('execute'), scope: 'intents:execute' }),
     })
     registerGetIntentRoute(intents, { registry, journal })
+    registerGetAccountRoute(intents, { registry })
     registerIntentEventsRoute(intents, {
       registry,
       journal,
@@ -271,8 +277,10 @@ export function buildApp({
         caller,
         version,
         preValidation: credential({ required: oauth !== undefined, challengeScope: 'intents:validate intents:execute' }),
+        credentialRequired: oauth !== undefined,
         countRequest,
         registry,
+        journal,
       })
   })
   // In a plugin too, so that the OpenAPI plugin above has loaded when they are added.

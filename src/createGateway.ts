@@ -214,6 +214,7 @@ export async function createGateway({ config, logger, tracing }: CreateGatewayPa
     publicUrl: config.server.publicUrl,
     production: config.production,
     receiptTimeoutMs: config.execution.receiptTimeoutMs,
+    idempotencyKeyTtlMs: config.execution.idempotencyKeyTtlMs,
     auth: config.auth,
     // The issuer's key set is read at the first token, not here: the gateway starts while its authorization server is down.
     oauth: config.oauth && oauthVerifier && { config: config.oauth, verifier: oauthVerifier },

@@ -8,8 +8,8 @@ export type ChainDescription = {
   reference?: string
   name?: string
   nativeCurrency?: { name: string; symbol: string; decimals: number }
-  /** EVM: the contracts; Solana: executor and validator are the program id, registry its config account; Sui: the package and the Hub. */
-  contracts: { validator: string; executor: string; registry: string }
+  /** EVM: the contracts (accountDelegate: the EIP-7702 delegate of account mode, where served); Solana: executor and validator are the program id, registry its config account; Sui: the package and the Hub. */
+  contracts: { validator: string; executor: string; registry: string; accountDelegate?: string }
   relayer?: string
   available?: boolean
   unavailableReason?: string

@@ -1,16 +1,19 @@
 // A typed client of Intent Gateway's HTTP API. Refused intents are values (GatewayResult, with the
 // next `action`); only transport faults and misuse throw (GatewayClientError, with the cause).
-import type { Hex } from 'viem'
+import { type Address, type Hex, isAddress, isAddressEqual } from 'viem'
+import type { AccountState } from './accountState.ts'
 import type { ChainDescription } from './chainDescription.ts'
 import { createPayer } from './createPayer.ts'
+import { evmChainNumber } from './evm/evmChainNumber.ts'
 import { followIntentEvents } from './followIntentEvents.ts'
 import { GatewayClientError } from './gatewayClientError.ts'
 import type { GatewayResult } from './gatewayResult.ts'
 import { hashIntent } from './hashIntent.ts'
 import type { IntentEvent } from './intentEvent.ts'
-import type { IntentInput } from './intentInput.ts'
-import type { IntentSigner } from './intentSigner.ts'
+import type { AnyIntentBody, AnyIntentInput, IntentAuthorization, IntentMode } from './intentInput.ts'
+import type { EvmIntentSigner, IntentSigner } from './intentSigner.ts'
 import type { PaymentOptions } from './paymentOptions.ts'
+import { signAccountAuthorization } from './signAccountAuthorization.ts'
 import { signIntent } from './signIntent.ts'
 import { toGatewayResult } from './toGatewayResult.ts'
 import { toIntentBody } from './toIntentBody.ts'
@@ -22,6 +25,19 @@ export type GatewayClientOptions = {
   apiKey?: string
   /** Signs intents that carry no `signature` before execute (EVM: a viem LocalAccount). */
   account?: IntentSigner
+  /**
+   * The mode of intents that name none (EVM): `account` runs them from the sender's own address
+   * (EIP-7702); left out, the gateway's default (`executor`).
+   */
+  mode?: IntentMode
+  /**
+   * The account delegate (IntentAccount) your EOA may be delegated to. An EIP-7702 authorization
+   * hands the EOA's code to that contract, so when this is set the client signs none naming any
+   * other address, whatever the gateway says its chain's delegate is (a foreign or compromised
+   * gateway could otherwise name a contract of its own). Left out: the gateway's
+   * `contracts.accountDelegate` is trusted.
+   */
+  accountDelegate?: Address
   /** Pays the gateway's x402 prices (402 0x55); without it a price is answered as `action: 'pay'`. */
   payment?: PaymentOptions
   /** The chain used when a call names none (X-Chain-Id); else the gateway's default chain. */
@@ -32,6 +48,17 @@ export type GatewayClientOptions = {
 }
 
 export type CallOptions = { chainId?: string }
+
+export type SendOptions = CallOptions & {
+  /** Sign the intent with the client's `account` when it carries no signature (default true). */
+  sign?: boolean
+  /**
+   * Account mode: when the client's `account` is the sender and GET /accounts/{sender} says it is
+   * an EOA not delegated yet, sign its EIP-7702 authorization to the chain's delegate and send it
+   * with the intent (default true). False: send the intent as given.
+   */
+  authorize?: boolean
+}
 
 export type WaitOptions = CallOptions & {
   /** How long to wait, default 60 s; then the last answer (still `retry`) is returned. */
@@ -158,29 +185,151 @@ export function createGatewayClient(options: GatewayClientOptions) {
     return toGatewayResult(await send('GET', `/intents/${intentHash}`, { chainId: call.chainId }))
   }
 
+  /** The intent with the client's default mode when it names none. */
+  function withMode(intent: AnyIntentInput): AnyIntentInput {
+    if (typeof intent !== 'object' || intent === null || intent.mode !== undefined || options.mode === undefined) return intent
+    return { ...intent, mode: options.mode }
+  }
+
+  /** The chain, or undefined for one the gateway does not serve (sent as is: the gateway answers 421, 0xA2). */
+  function chainOrUndefined(chainId: string | undefined): Promise<ChainDescription | undefined> {
+    return getChain(chainId).catch((err: unknown) => {
+      if (err instanceof GatewayClientError && err.code === 'INVALID_ARGUMENT') return undefined
+      throw err
+    })
+  }
+
+  /** The chain's account delegate, as GET /chains/{chainId} names it; never one other than `options.accountDelegate`. */
+  function delegateOf(chain: ChainDescription): string {
+    const delegate = chain.contracts.accountDelegate
+    if (!delegate) throw new GatewayClientError(`Chain ${chain.chainId} has no account delegate: it serves executor mode only`, { code: 'INVALID_ARGUMENT', field: 'mode' })
+    if (options.accountDelegate && !(isAddress(delegate, { strict: false }) && isAddressEqual(delegate, options.accountDelegate))) {
+      throw new GatewayClientError(
+        `The gateway names ${delegate} as the account delegate of ${chain.chainId}, not ${options.accountDelegate} (the client's accountDelegate): no authorization signed`,
+        {
+          code: 'INVALID_ARGUMENT',
+          field: 'accountDelegate',
+        },
+      )
+    }
+    return delegate
+  }
+
+  function evmAccount(): EvmIntentSigner | undefined {
+    const account = options.account
+    return account && 'signTypedData' in account ? account : undefined
+  }
+
+  async function getAccount(address: string, call: CallOptions = {}): Promise<AccountState> {
+    if (typeof address !== 'string' || !isAddress(address, { strict: false })) {
+      throw new GatewayClientError('An account is an EVM address: 0x followed by 40 hex digits', { code: 'INVALID_ARGUMENT', field: 'address' })
+    }
+    const response = await send('GET', `/accounts/${address}`, { chainId: call.chainId })
+    if (response.status === 200) {
+      try {
+        return (await response.json()) as AccountState
+      } catch (err) {
+        throw new GatewayClientError(`GET /accounts/${address} did not answer JSON`, { code: 'BAD_RESPONSE', cause: err })
+      }
+    }
+    const result = await toGatewayResult(response)
+    // A gateway from before GET /accounts answers the unknown route 404 0xA1 (not a route of this gateway).
+    const unsupported = response.status === 404 && result.status === '0xA1'
+    throw new GatewayClientError(`GET /accounts/${address} answered ${response.status} (${result.status} ${result.statusName ?? ''})`.trim(), {
+      code: unsupported ? 'UNSUPPORTED' : response.status === 400 || response.status === 421 ? 'INVALID_ARGUMENT' : 'BAD_RESPONSE',
+      details: unsupported
+        ? 'this gateway does not describe accounts (GET /accounts/{address}): sign the authorization yourself (signAuthorization with a nonce) and pass it as `authorization`'
+        : result.detail,
+    })
+  }
+
+  /**
+   * Account mode: signs the intent (the account's own domain, in the client's account: the sender
+   * or a session key) and, when the client's account is the sender and the gateway says it is an
+   * EOA not delegated yet, attaches its authorization. A delegated account, one delegated
+   * elsewhere or a contract gets none: the gateway judges those (403 account-not-delegated).
+   */
+  async function prepareAccountIntent(body: AnyIntentBody, call: SendOptions) {
+    const signer = evmAccount()
+    if (!signer) return
+    const wantsSignature = body.signature === undefined && call.sign !== false
+    const wantsAuthorization =
+      body.authorization === undefined &&
+      call.authorize !== false &&
+      isAddress(body.sender, { strict: false }) &&
+      isAddressEqual(signer.address, body.sender as Address) &&
+      signer.signAuthorization !== undefined
+    if (!wantsSignature && !wantsAuthorization) return
+    const chain = await chainOrUndefined(call.chainId)
+    if (chain?.chainType !== 'evm') return
+    if (wantsSignature) body.signature = await signIntent({ intent: body, chain, signer })
+    if (!wantsAuthorization) return
+    let state: AccountState
+    try {
+      state = await getAccount(body.sender, call)
+    } catch (err) {
+      // An older gateway: sent without; an undelegated sender is then answered 403 account-not-delegated.
+      if (err instanceof GatewayClientError && err.code === 'UNSUPPORTED') return
+      throw err
+    }
+    if (state.delegated || state.code !== 'none') return
+    const delegate = delegateOf(chain)
+    if (state.accountDelegate && !isAddressEqual(state.accountDelegate, delegate as Address)) {
+      throw new GatewayClientError(`The gateway names two account delegates for ${chain.chainId}: ${delegate} (GET /chains) and ${state.accountDelegate} (GET /accounts); no authorization signed`, {
+        code: 'BAD_RESPONSE',
+      })
+    }
+    body.authorization = await signAccountAuthorization({ signer, chainId: evmChainNumber(chain), delegate, nonce: state.nonce })
+  }
+
   return {
     url: base.toString(),
 
-    /** POST /intents/validate: what the chain's validator says of the intent. */
-    async validate(intent: IntentInput, call: CallOptions = {}): Promise<GatewayResult> {
-      return sendIntent('/intents/validate', toIntentBody(intent), call.chainId)
+    /**
+     * POST /intents/validate: what the chain's validator says of the intent. In account mode the
+     * account checks the signature itself (an unsigned intent is always 0xE5), so the intent is
+     * signed with the client's `account` first, and an undelegated sender's authorization attached.
+     */
+    async validate(intent: AnyIntentInput, call: SendOptions = {}): Promise<GatewayResult> {
+      const body = toIntentBody(withMode(intent))
+      if (body.mode === 'account') await prepareAccountIntent(body, call)
+      return sendIntent('/intents/validate', body, call.chainId)
     },
 
     /**
      * POST /intents/execute. With an `account` and no `signature` in the intent, the intent is
      * signed first for the chain it goes to (a 401 then means the chain refused that signature).
+     * In account mode, the first intent of an EOA not delegated yet also carries its EIP-7702
+     * authorization, signed here when the `account` is the sender (see SendOptions.authorize).
      */
-    async execute(intent: IntentInput, call: CallOptions & { sign?: boolean } = {}): Promise<GatewayResult> {
-      const body = toIntentBody(intent)
-      if (body.signature === undefined && options.account && call.sign !== false) {
-        const chain = await getChain(call.chainId).catch((err: unknown) => {
-          // A chain the gateway does not serve: send as is, and the gateway answers 421 (0xA2).
-          if (err instanceof GatewayClientError && err.code === 'INVALID_ARGUMENT') return undefined
-          throw err
-        })
+    async execute(intent: AnyIntentInput, call: SendOptions = {}): Promise<GatewayResult> {
+      const body = toIntentBody(withMode(intent))
+      if (body.mode === 'account') await prepareAccountIntent(body, call)
+      else if (body.signature === undefined && options.account && call.sign !== false) {
+        const chain = await chainOrUndefined(call.chainId)
         if (chain) body.signature = await signIntent({ intent: body, chain, signer: options.account })
       }
       return sendIntent('/intents/execute', body, call.chainId)
+    },
+
+    /**
+     * GET /accounts/{address}: whether the address is delegated to the chain's account delegate
+     * (account-mode intents run from it as they are), an EOA not delegated yet (its first intent
+     * carries an authorization) or code account mode refuses, and its account nonce.
+     */
+    account: getAccount,
+
+    /**
+     * The client's `account`'s EIP-7702 authorization to the chain's account delegate, at its
+     * current nonce (GET /accounts) unless `nonce` is given: what `authorization` carries.
+     */
+    async signAuthorization(call: CallOptions & { nonce?: number | bigint | string } = {}): Promise<IntentAuthorization> {
+      const signer = evmAccount()
+      if (!signer) throw new GatewayClientError('No EVM account to sign an authorization with: pass `account` to createGatewayClient', { code: 'INVALID_ARGUMENT' })
+      const chain = await getChain(call.chainId)
+      const delegate = delegateOf(chain)
+      const nonce = call.nonce ?? (await getAccount(signer.address, call)).nonce
+      return signAccountAuthorization({ signer, chainId: evmChainNumber(chain), delegate, nonce })
     },
 
     getIntent,
@@ -244,14 +393,14 @@ export function createGatewayClient(options: GatewayClientOptions) {
     },
 
     /** The intent hash the gateway will answer for this intent on that chain. */
-    async hashIntent(intent: IntentInput, call: CallOptions = {}): Promise<Hex> {
-      return hashIntent(intent, await getChain(call.chainId))
+    async hashIntent(intent: AnyIntentInput, call: CallOptions = {}): Promise<Hex> {
+      return hashIntent(withMode(intent), await getChain(call.chainId))
     },
 
     /** The intent's signature by the client's account, for the chain it goes to. */
-    async signIntent(intent: IntentInput, call: CallOptions = {}): Promise<Hex> {
+    async signIntent(intent: AnyIntentInput, call: CallOptions = {}): Promise<Hex> {
       if (!options.account) throw new GatewayClientError('No account to sign with: pass `account` to createGatewayClient', { code: 'INVALID_ARGUMENT' })
-      return signIntent({ intent, chain: await getChain(call.chainId), signer: options.account })
+      return signIntent({ intent: withMode(intent), chain: await getChain(call.chainId), signer: options.account })
     },
   }
 }

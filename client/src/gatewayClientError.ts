@@ -12,6 +12,8 @@ export type GatewayClientErrorCode =
   | 'INVALID_INTENT'
   /** A local argument is wrong (no account to sign with, an unknown chain runtime, ...). */
   | 'INVALID_ARGUMENT'
+  /** The gateway does not serve what was asked (an older gateway: GET /accounts/{address}). */
+  | 'UNSUPPORTED'
 
 export class GatewayClientError extends Error {
   override name = 'GatewayClientError'

@@ -1,8 +1,9 @@
 // Who signs intents: a viem account on EVM chains (a LocalAccount, or anything with
-// signTypedData), an Ed25519 key on Solana (see createSolanaSigner).
+// signTypedData; with signAuthorization too, it can delegate its own EOA for account mode), an
+// Ed25519 key on Solana (see createSolanaSigner).
 import type { LocalAccount } from 'viem'
 
-export type EvmIntentSigner = Pick<LocalAccount, 'address' | 'signTypedData'>
+export type EvmIntentSigner = Pick<LocalAccount, 'address' | 'signTypedData'> & Partial<Pick<LocalAccount, 'signAuthorization'>>
 
 export type SolanaIntentSigner = {
   chainType: 'solana'

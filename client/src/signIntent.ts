@@ -4,29 +4,32 @@ import type { ChainDescription } from './chainDescription.ts'
 import { evmTypedData } from './evm/evmTypedData.ts'
 import { GatewayClientError } from './gatewayClientError.ts'
 import { hashIntent } from './hashIntent.ts'
-import type { IntentInput } from './intentInput.ts'
+import type { AnyIntentInput } from './intentInput.ts'
 import type { IntentSigner } from './intentSigner.ts'
 import { toIntentBody } from './toIntentBody.ts'
 
 export type SignIntentParameters = {
-  intent: IntentInput
+  intent: AnyIntentInput
   /** The chain as GET /chains/{chainId} describes it (client.getChain). */
-  chain: Pick<ChainDescription, 'chainId' | 'chainType' | 'contracts' | 'signing'>
+  chain: Pick<ChainDescription, 'chainId' | 'chainType' | 'contracts' | 'signing'> & { reference?: string | undefined }
+  /** The sender's key, or a delegate's (a session key the intent's policy names). */
   signer: IntentSigner
 }
 
 /**
- * EVM: the EIP-712 signature of the intent under the chain's domain (name IntentExecutor,
- * version 1, chain id, executor). Solana: the Ed25519 signature of the 32-byte intent hash.
- * Sui intents are signed with a Sui wallet's signPersonalMessage of suiIntentBytes(intent).
+ * EVM executor mode: the EIP-712 signature of the intent under the chain's domain (name
+ * IntentExecutor, version 1, chain id, executor). EVM account mode: under the sender's account
+ * domain (name IntentAccount, version 1, chain id, the sender), an Intent or a BatchIntent; a
+ * session key signs the same typed data. Solana: the Ed25519 signature of the 32-byte intent
+ * hash. Sui intents are signed with a Sui wallet's signPersonalMessage of suiIntentBytes(intent).
  */
 export async function signIntent({ intent, chain, signer }: SignIntentParameters): Promise<Hex> {
-  const { signature: _, ...unsigned } = intent
+  const { signature: _, authorization: __, ...unsigned } = intent
   const body = toIntentBody(unsigned)
   switch (chain.chainType) {
     case 'evm': {
       if (!('signTypedData' in signer)) throw wrongSigner(chain.chainId, 'a viem account (LocalAccount)')
-      return signer.signTypedData(evmTypedData(body, chain))
+      return signer.signTypedData(evmTypedData(body, chain) as Parameters<typeof signer.signTypedData>[0])
     }
     case 'solana': {
       if (!('signMessage' in signer) || signer.chainType !== 'solana') throw wrongSigner(chain.chainId, 'a Solana signer (createSolanaSigner)')

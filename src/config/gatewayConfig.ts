@@ -151,6 +151,8 @@ export type KeysConfig = {
 export type ExecutionConfig = {
   /** How long an execute waits for its receipt before 202. */
   receiptTimeoutMs: number
+  /** How long an Idempotency-Key of execute is kept (IDEMPOTENCY_KEY_TTL_HOURS, config/idempotencyConfig.ts); default 24 hours. */
+  idempotencyKeyTtlMs?: number | undefined
   /** How often unsettled journal records are checked against their chain. */
   reconcileIntervalMs: number
   /** Blocks deep (1 = in the latest block) before an execution is reported final (CONFIRMATIONS). */

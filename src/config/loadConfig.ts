@@ -14,6 +14,7 @@ import { parsePaymentsConfig } from './paymentsConfig.ts'
 import { publicUrlConfig } from './publicUrlConfig.ts'
 import { readOAuthConfig } from './oauthConfig.ts'
 import { eventStreamsConfig } from './eventStreamsConfig.ts'
+import { idempotencyConfig } from './idempotencyConfig.ts'
 import { readTrustedProxies } from './readTrustedProxies.ts'
 import { privateKeyToAccount } from 'viem/accounts'
 import { homedir } from 'node:os'
@@ -130,6 +131,8 @@ export function loadConfig(env: Env, runtimes: readonly RuntimeModule[]): Gatewa
   const maxConnectionsPerClient = readInteger(env, 'MAX_CONNECTIONS_PER_CLIENT', { min: 1, max: 1_000_000, fallback: 64 }, problems)
   const eventStreams = eventStreamsConfig(env, { maxConnections: maxConnections ?? 512 })
   problems.push(...eventStreams.problems)
+  const idempotency = idempotencyConfig(env)
+  problems.push(...idempotency.problems)
   const trustedProxies = readTrustedProxies(env, problems)
   const shutdownTimeoutMs = readInteger(env, 'SHUTDOWN_TIMEOUT_MS', { min: 0, max: 600_000, fallback: 40_000 }, problems)
   const allowUnsignedIntents = readBoolean(env, 'ALLOW_UNSIGNED_INTENTS', problems)
@@ -181,6 +184,7 @@ export function loadConfig(env: Env, runtimes: readonly RuntimeModule[]): Gatewa
       maxGasPerExecution: maxGasPerExecution!,
       simulationGatherMs: simulationGatherMs!,
       requireSignedIntents: production && !allowUnsignedIntents,
+      idempotencyKeyTtlMs: idempotency.value.keyTtlMs,
     },
     auth,
     oauth: oauth.value,

@@ -21,7 +21,7 @@ export function createRouteCaller(app: FastifyInstance): RouteCaller {
   const secret = randomBytes(32).toString('base64url')
   const expected = Buffer.from(secret)
   return {
-    async call(from, { method, url, body, chainId, paymentSignature }) {
+    async call(from, { method, url, body, chainId, paymentSignature, idempotencyKey }) {
       const authorization = from.headers.authorization
       // The client's Host, so that what a route builds from it (an x402 resource URL) names this gateway as the client reached it.
       const host = from.headers.host
@@ -36,6 +36,7 @@ export function createRouteCaller(app: FastifyInstance): RouteCaller {
           ...(authorization !== undefined ? { authorization } : {}),
           ...(chain !== undefined ? { 'x-chain-id': chain } : {}),
           ...(paymentSignature !== undefined ? { 'payment-signature': paymentSignature } : {}),
+          ...(idempotencyKey !== undefined ? { 'idempotency-key': idempotencyKey } : {}),
           ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
         },
         ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),

@@ -72,6 +72,7 @@ export function sendOutcome(request: FastifyRequest, reply: FastifyReply, outcom
   const problem = {
     ...toProblemDetails({ httpStatus: entry.httpStatus, status: outcome.status, title: entry.description, detail: outcome.detail, context: request.gateway }),
     ...(outcome.problemType ? { type: outcome.problemType } : {}),
+    ...(outcome.errors ? { errors: outcome.errors } : {}),
     ...execution,
     ...(outcome.signing ? { signing: outcome.signing } : {}),
     ...(outcome.replayed ? { replayed: true } : {}),

@@ -3,11 +3,13 @@
 // simulates it; then the caller either sends it (the signed transaction journaled before it is
 // broadcast, then a bounded wait for the receipt) or abandons it (the claim given back, nothing
 // sent). Whatever the request does not see settled, the journal's reconciler finishes.
+import { ClaimWithdrawnError } from '../errors/claimWithdrawnError.ts'
 import type { Hex } from 'viem'
 import type { ChainAdapter, ExecutionReceipt, PrecedingTransaction } from '../ports/chainAdapter.ts'
 import type { ExecutionRecord, Journal } from '../ports/journal.ts'
 import { Status } from '../status/statusCodes.ts'
 import { GatewayError } from '../errors/gatewayError.ts'
+import type { FieldError } from '../errors/inputError.ts'
 import type { AccountMode, Intent } from '../ports/intent.ts'
 import { fromReceipt } from './fromReceipt.ts'
 import type { ExecutionReport, IntentOutcome } from '../ports/intentOutcome.ts'
@@ -150,7 +152,7 @@ async function prepare({
   precededBy,
   account,
 }: ExecuteIntentParameters): Promise<IntentOutcome | Steps> {
-  const outcome = (status: number, detail?: string, execution?: ExecutionReport, problemType?: string): IntentOutcome => ({
+  const outcome = (status: number, detail?: string, execution?: ExecutionReport, problemType?: string, errors?: FieldError[]): IntentOutcome => ({
     status,
     intentHash,
     chainId: adapter.chainId,
@@ -159,6 +161,7 @@ async function prepare({
     execution,
     signing: signingFor(adapter, intent, status, account),
     ...(problemType ? { problemType } : {}),
+    ...(errors ? { errors } : {}),
   })
 
   const noRelayerKey = (claimed = false): IntentOutcome => ({
@@ -221,6 +224,8 @@ async function prepare({
     await journal.release(record)
     // The relayer key went to another instance between the check above and the send.
     if (err instanceof GatewayError && err.code === 'RELAYER_UNAVAILABLE') return noRelayerKey(true)
+    // Cancelled by its creator (MCP tasks/cancel) before the signature: nothing was sent.
+    if (err instanceof ClaimWithdrawnError) return outcome(err.status, err.shortMessage)
     throw err
   }
   let preflight: Awaited<ReturnType<ChainAdapter['prepareExecution']>>
@@ -231,7 +236,7 @@ async function prepare({
   }
   if (!preflight.ok) {
     await journal.release(record)
-    return outcome(preflight.status, preflight.detail, undefined, preflight.problemType)
+    return outcome(preflight.status, preflight.detail, undefined, preflight.problemType, preflight.errors)
   }
   const ready = preflight
   return {

@@ -8,16 +8,41 @@ const decimal = (what: string) =>
     description: `${what}: an integer from 0 to 2^256-1 written in decimal, e.g. "1000"`,
   }) as const
 
+/** Most calls one batch may carry (IntentLedger.MAX_CALLS). */
+export const maxBatchCalls = 16
+
 export const intentSchema = {
   $id: 'Intent',
   type: 'object',
   additionalProperties: false,
-  required: ['sender', 'target', 'data', 'value', 'nonce', 'policyId'],
+  required: ['sender', 'nonce', 'policyId'],
+  // target, data and value are required unless `calls` (a batch) replaces them; parseIntent refuses
+  // both at once. (`calls: false` in `if`: calls is absent. The `then` names its fields as open
+  // schemas, which OpenAPI linters want of a required field, without closing the object there.)
+  if: { properties: { calls: false } },
+  // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then, not a thenable
+  then: { required: ['target', 'data', 'value'], properties: { target: true, data: true, value: true }, additionalProperties: true },
   properties: {
     sender: { type: 'string', maxLength: 128, description: 'the account the intent acts for: an address of the chain (EVM: 0x + 40 hex digits)' },
     target: { type: 'string', maxLength: 128, description: 'the contract to call: an address of the chain (EVM: 0x + 40 hex digits)' },
     data: { type: 'string', pattern: '^0x(?:[0-9a-fA-F]{2})*$', description: 'call data: 0x followed by an even number of hex digits ("0x" is empty)' },
     value: decimal('native value to send with the call, in the smallest unit (wei)'),
+    calls: {
+      type: 'array',
+      minItems: 1,
+      maxItems: maxBatchCalls,
+      description: `EVM account mode only: a batch of 1 to ${maxBatchCalls} calls run in order from the sender's account, all or nothing, instead of target/data/value; hashed as keccak256(abi.encode(BatchIntent)) and signed as BatchIntent(address sender,Call[] calls,uint256 nonce,uint256 validAfter,uint256 validBefore,bytes32 policyId) with Call(address target,uint256 value,bytes data)`,
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['target', 'data', 'value'],
+        properties: {
+          target: { type: 'string', maxLength: 128, description: 'the contract this call calls: 0x + 40 hex digits' },
+          data: { type: 'string', pattern: '^0x(?:[0-9a-fA-F]{2})*$', description: 'the call data: 0x followed by an even number of hex digits' },
+          value: decimal("wei this call sends, from the account's own balance"),
+        },
+      },
+    },
     nonce: decimal("the sender's nonce for this intent; each (sender, nonce) executes at most once"),
     validAfter: decimal('unix seconds after which the intent is valid; "0" (the default) means no lower bound'),
     validBefore: decimal('unix seconds before which the intent is valid; "0" (the default) means no upper bound'),

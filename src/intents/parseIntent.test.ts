@@ -30,7 +30,7 @@ describe('parseIntent: account metas', () => {
   it('keeps Solana account metas in order and makes them part of the hash', () => {
     const runtime = createSolanaRuntime()
     const accounts = [
-      { address: solanaBody.target, signer: false, writable: true },
+      { address: solanaBody.target!, signer: false, writable: true },
       { address: solanaBody.sender, signer: true, writable: false },
     ]
     const withAccounts = parseIntent({ ...solanaBody, accounts }, runtime)

@@ -54,4 +54,18 @@ describe('toExecutionEvents', () => {
     assert.deepEqual(types([record(1, { state: 'claimed', transaction: undefined })]), [])
     assert.equal(isFinished([]), false)
   })
+
+  it('carries the §18 words of each event: the MCP task state and the relayer_* code with its meaning', () => {
+    const words = (records: ExecutionRecord[]) => toExecutionEvents(records).map((e) => `${e.type}:${e.statusWords.taskState}:${e.statusWords.relayerStatus}`)
+    const mined = record(1, { state: 'mined', status: 0x11, blockNumber: 7n, blockHash: hash(7), final: true })
+    assert.deepEqual(words([mined]), ['submitted:working:110', 'mined:working:110', 'final:completed:200'])
+    const reverted = record(1, { state: 'reverted', status: 0x50, blockNumber: 3n, final: true })
+    assert.deepEqual(words([reverted]), ['submitted:working:110', 'reverted:working:500', 'final:failed:500'])
+    const dropped = record(1, { state: 'dropped', status: 0xf0, final: true, detail: 'never mined' })
+    assert.deepEqual(words([dropped]), ['submitted:working:110', 'dropped:failed:400'])
+    const [final] = toExecutionEvents([mined]).slice(-1)
+    assert.equal(final!.statusWords.relayerMeaning, 'included and successful')
+    // The id depends on what the event reports, not on its words.
+    assert.equal(final!.id, `eip155:1:${hash(1)}:1:final:${hash(7)}`)
+  })
 })

@@ -3,6 +3,7 @@
 // reports, so the same event has the same id on every read and every instance: receivers
 // deduplicate by it, and a stream resumes after the last id it delivered.
 import type { ExecutionRecord } from '../ports/journal.ts'
+import { type StatusWords, statusVocabulary } from '../status/statusVocabulary.ts'
 
 export type ExecutionEventType = 'submitted' | 'repriced' | 'mined' | 'final' | 'reverted' | 'dropped' | 'reorged'
 
@@ -18,6 +19,8 @@ export type ExecutionEvent = {
   attempt: number
   /** ISO time the journal recorded it. */
   at: string
+  /** The same event in the other ecosystems' words (MCP task state, `relayer_*` code and its meaning), docs/api-contract.md §18. */
+  statusWords: StatusWords
 }
 
 /** A replaced attempt's detail (EVM re-priced, Solana re-signed): its successor is a `repriced` event, not a new submission. */
@@ -25,7 +28,7 @@ const replacedDetail = /^(re-priced|re-signed|replaced by attempt)/
 
 /** The events the records (all attempts of one intent on one chain, first to last) show now, in order. */
 export function toExecutionEvents(records: readonly ExecutionRecord[]): ExecutionEvent[] {
-  const events: ExecutionEvent[] = []
+  const events: Array<Omit<ExecutionEvent, 'statusWords'>> = []
   records.forEach((record, i) => {
     if (!record.transaction) return // claimed: nothing signed yet
     const base = { intentHash: record.intentHash, chainId: record.chainId, attempt: record.attempt, transactionHash: record.transaction.id, at: record.updatedAt.toISOString() }
@@ -47,7 +50,7 @@ export function toExecutionEvents(records: readonly ExecutionRecord[]): Executio
       events.push({ ...base, id: id('dropped'), type: 'dropped', state: 'dropped', blockNumber: block })
     }
   })
-  return events
+  return events.map((event) => ({ ...event, statusWords: statusVocabulary.ofEvent(event.type, event.state) }))
 }
 
 /** Whether the intent's events have ended: its last attempt is final (mined or reverted) or dropped. */

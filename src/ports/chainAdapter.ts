@@ -6,6 +6,7 @@ import type { AccountMode, Intent } from './intent.ts'
 import type { ChainRuntime } from './chainRuntime.ts'
 import type { FundingShortfall } from './fundingShortfall.ts'
 import type { EndpointView } from './endpoint.ts'
+import type { FieldError } from '../errors/inputError.ts'
 
 export type ExecutionReceipt = {
   /** `mined` executed the intent; `reverted` was mined without effect. */
@@ -86,7 +87,7 @@ export type SignedExecution = {
 
 export type Preflight =
   /** The chain's validator refuses the intent: answer with this code, send nothing (`problemType`: a refusal of its own kind). */
-  | { ok: false; status: number; detail: string | undefined; problemType?: string | undefined }
+  | { ok: false; status: number; detail: string | undefined; problemType?: string | undefined; errors?: FieldError[] | undefined }
   /** `onSigned` runs before the broadcast; if it throws, nothing is sent. */
   | {
       ok: true
@@ -231,6 +232,8 @@ export type ChainAdapter = {
   signingRequest(intent: Intent, account?: AccountMode): SigningRequest
   /** Whether this chain runs intents in account mode (EVM with an ACCOUNT_DELEGATE_ADDRESSES entry). */
   accountMode?: boolean | undefined
+  /** GET /accounts/{address}: whether an account is delegated to this chain's account delegate, and its nonce (EVM only). */
+  readAccount?(address: string): Promise<AccountView>
   /**
    * Finds out what became of a journaled transaction, and broadcasts it again if the node lost it.
    * The reconciler calls it in the order the transactions were signed, or in `sequenceOf` order
@@ -279,4 +282,20 @@ export type ChainAdapter = {
 }
 
 /** What validate reads: an ERC-1066 code, or a refusal with its detail and problem type (account mode: not delegated). */
-export type ValidateAnswer = number | { status: number; detail: string; problemType?: string | undefined }
+/**
+ * An account as account mode sees it (GET /accounts/{address}): `code` none (an EOA), delegation
+ * (0xef0100 ‖ an address, EIP-7702) or contract; `delegated` when it delegates to this chain's
+ * `accountDelegate`; `nonce` its transaction count (what its authorization must carry), decimal.
+ */
+export type AccountView = {
+  address: string
+  chainId: string
+  accountDelegate: string | null
+  delegated: boolean
+  delegatedTo: string | null
+  code: 'none' | 'delegation' | 'contract'
+  nonce: string
+}
+
+/** `errors`: the part of the intent a refusal concerns (a batch's `calls[i]`). */
+export type ValidateAnswer = number | { status: number; detail: string; problemType?: string | undefined; errors?: FieldError[] | undefined }

@@ -16,7 +16,17 @@ export type Intent = {
    * other runtimes refuse a non-empty list. Absent and empty are the same intent.
    */
   accounts?: IntentAccountMeta[] | undefined
+  /**
+   * A batch (EVM account mode only): 1 to 16 calls run in order, all or nothing, hashed and signed
+   * as the account's BatchIntent. `target`, `data` and `value` then only summarize it for the
+   * parts that look at one call (the guard's subject, logs): the first call's target, "0x", and
+   * the summed value. Absent: a single-call intent, the seed's shape.
+   */
+  calls?: IntentCall[] | undefined
 }
+
+/** One call of a batch, in the order and shape of the contract's `Call(address target,uint256 value,bytes data)`. */
+export type IntentCall = { target: string; value: bigint; data: Hex }
 
 /**
  * An EIP-7702 authorization as the agent signed it (viem's `signAuthorization`): its account
@@ -36,9 +46,12 @@ export type IntentAccountMeta = { address: string; signer: boolean; writable: bo
 /** The intent body as it arrives, after the route's JSON Schema has checked its shape. */
 export type IntentBody = {
   sender: string
-  target: string
-  data: string
-  value: string
+  /** Absent in a batch (`calls`); required otherwise. */
+  target?: string
+  data?: string
+  value?: string
+  /** Account mode: a batch of calls instead of target/data/value. */
+  calls?: { target: string; data: string; value: string }[]
   nonce: string
   validAfter?: string
   validBefore?: string

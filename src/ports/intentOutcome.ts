@@ -1,5 +1,6 @@
 // What validate and execute answer, before the HTTP layer turns it into a response.
 import type { Hex } from 'viem'
+import type { FieldError } from '../errors/inputError.ts'
 import type { ChainType } from './chainId.ts'
 
 export type IntentOutcome = {
@@ -17,6 +18,8 @@ export type IntentOutcome = {
   /** A refusal of the gateway's own limits: the problem type (`urn:intent-gateway:problem:…`) and seconds to wait. */
   problemType?: string | undefined
   retryAfterSeconds?: number | undefined
+  /** A refusal that concerns one part of the intent: that field (a batch's call: `calls[i]`). */
+  errors?: FieldError[] | undefined
   /**
    * What became of this request's payment, when the answer must say it: `credited`, settled and
    * kept as this intent's credit because the execution was refused after the settlement (a repeat

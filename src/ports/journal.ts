@@ -71,6 +71,28 @@ export type Settlement = Pick<ExecutionRecord, 'status' | 'blockNumber' | 'gasUs
   transactionId?: string | undefined
 }
 
+/**
+ * An Idempotency-Key as a claim records it (docs/journal.md, schema 6 / 8): the caller's scope
+ * (`key:<API key id or oauth:iss#sub>`, else `sender:<address>`), the key, the SHA-256 of the
+ * body's canonical JSON, and the execution it answers for. The key is bound to the same
+ * (chain, intent hash) as the execution and its x402 payment, so a retry by any of the three
+ * meets the one record.
+ */
+export type IdempotencyKeyRecord = {
+  scope: string
+  key: string
+  /** Hex SHA-256 of the body's RFC 8785 canonical JSON. */
+  fingerprint: string
+  chainId: string
+  intentHash: Hex
+  createdAt: Date
+  /** Kept until then (IDEMPOTENCY_KEY_TTL_HOURS after it was recorded); after it, the key is free again. */
+  expiresAt: Date
+}
+
+/** What a claim records with its Idempotency-Key. */
+export type IdempotencyKeyClaim = Pick<IdempotencyKeyRecord, 'scope' | 'key' | 'fingerprint' | 'expiresAt'>
+
 export type Claim =
   | { ok: true; record: ExecutionRecord }
   /** Another attempt holds the intent or its (sender, nonce): here is its record. */
@@ -93,9 +115,25 @@ export type Journal = {
     intent: Intent
     chainInstance?: string | undefined /** The short id of the API key that asked, if any. */
     apiKeyId?: string | undefined
+    /**
+     * The request's Idempotency-Key, recorded with the claim in the same transaction when the claim
+     * succeeds (and only then: a refused claim records nothing; a claim given back by `release`
+     * takes its key with it). A key its caller recorded (and not expired) for another body or
+     * intent makes the claim throw a GatewayError with status 0xA8 (IDEMPOTENCY_KEY_REUSED),
+     * claiming nothing: of two requests racing with one key, one wins.
+     */
+    idempotencyKey?: IdempotencyKeyClaim | undefined
   }): Promise<Claim>
-  /** Gives back an attempt that sent nothing (refused before signing, or its transaction refused by the node), as if never made. */
+  /** The Idempotency-Key a caller recorded, while it is kept (not expired); undefined otherwise. */
+  idempotencyKey(scope: string, key: string): Promise<IdempotencyKeyRecord | undefined>
+  /** Gives back an attempt that sent nothing (refused before signing, or its transaction refused by the node), as if never made: the Idempotency-Key it recorded goes too. */
   release(record: ExecutionRecord): Promise<void>
+  /**
+   * Withdraws a claim that has signed nothing yet (an MCP tasks/cancel): gone as if never made,
+   * only while it is still `claimed` (a compare-and-set against recordSigned, which then finds no
+   * open record and throws, so nothing is broadcast). False: it was signed (or released) first.
+   */
+  withdraw(record: ExecutionRecord): Promise<boolean>
   /**
    * Records the signed transaction; durable (fsynced) before it resolves, so call it before
    * broadcasting. Signing it again (a new transaction for the same attempt) replaces it.
@@ -145,6 +183,7 @@ export type Journal = {
    * Retention: deletes what was settled for good before `before` (executions final and settled or
    * dropped, of intents with no attempt still open; payments consumed or released). A pruned
    * intent is no longer replayed from the journal: a repeat is answered by the chain again.
+   * Idempotency-Keys are deleted once expired, whatever `before` says (they are not counted).
    */
   prune(before: Date): Promise<{ executions: number; payments: number; webhooks: number }>
   /**

@@ -16,7 +16,7 @@ const expected: Record<number, number[]> = {
   0x7: Array(16).fill(502),
   0x8: Array(16).fill(502),
   0x9: Array(16).fill(502),
-  0xa: [400, 501, 421, 202, 422, 428, 422, 502, 409, 502, 502, 502, 502, 502, 502, 200],
+  0xa: [400, 501, 421, 202, 422, 428, 422, 502, 422, 502, 502, 502, 502, 502, 502, 200],
   0xb: Array(16).fill(502),
   0xc: Array(16).fill(502),
   0xd: Array(16).fill(502),
@@ -49,6 +49,7 @@ describe('ERC-1066 to HTTP mapping', () => {
     assert.equal(getStatusCode(0xa2).statusName, 'UNSUPPORTED_CHAIN')
     assert.equal(getStatusCode(0x46).statusName, 'EXPIRED')
     assert.equal(getStatusCode(0x77).statusName, 'RESERVED')
+    assert.equal(getStatusCode(0xa8).statusName, 'IDEMPOTENCY_KEY_REUSED')
     assert.equal(toStatusHex(0xa2), '0xA2')
     assert.equal(toStatusHex(0x01), '0x01')
   })

@@ -124,6 +124,9 @@ const fixed: Record<number, { statusName?: string; description: string; httpStat
   0x54: { statusName: 'INSUFFICIENT_FUNDS', description: 'Payment required: insufficient funds', httpStatus: 402 },
   0x10: { statusName: 'DISALLOWED', description: 'Intent explicitly disallowed by policy', httpStatus: 403 },
   0xa2: { statusName: 'UNSUPPORTED_CHAIN', description: 'Unsupported chain or network', httpStatus: 421 },
+  // An Idempotency-Key the caller already used with another body: the request is not a retry, and a
+  // retry's body cannot be changed after the fact (the draft's and Stripe's 422, not 409: nothing is in conflict, the request is wrong).
+  0xa8: { statusName: 'IDEMPOTENCY_KEY_REUSED', description: 'Idempotency-Key already used with another request body', httpStatus: 422 },
   0x00: { description: 'Generic failure reported by the chain', httpStatus: 400 },
   0x22: { statusName: 'NONCE_USED', description: 'Nonce already used: the intent was already executed', httpStatus: 409 },
   0x50: { description: 'The target call failed on-chain', httpStatus: 422 },
@@ -233,6 +236,8 @@ export const Status = {
   INVALID_FORMAT: 0xa0,
   UNSUPPORTED_ACTION: 0xa1,
   UNSUPPORTED_CHAIN: 0xa2,
+  /** An Idempotency-Key the caller recorded with another request body (422). */
+  IDEMPOTENCY_KEY_REUSED: 0xa8,
   /** A missing or wrong API key, or a signature that does not authorize the intent. */
   UNAUTHORIZED: 0xe4,
   SIGNATURE_REQUIRED: 0xe5,

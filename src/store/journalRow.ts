@@ -36,7 +36,7 @@ export function serializeIntent(intent: Intent): string {
 }
 
 function parseIntentColumn(text: string): Intent {
-  const raw = JSON.parse(text) as Record<string, string> & { accounts?: Intent['accounts'] }
+  const raw = JSON.parse(text) as Record<string, string> & { accounts?: Intent['accounts']; calls?: { target: string; value: string; data: string }[] }
   return {
     sender: raw.sender!,
     target: raw.target!,
@@ -47,6 +47,8 @@ function parseIntentColumn(text: string): Intent {
     validBefore: BigInt(raw.validBefore!),
     policyId: raw.policyId as Hex,
     ...(raw.accounts && raw.accounts.length > 0 ? { accounts: raw.accounts } : {}),
+    // A batch (account mode): its calls, written by serializeIntent with their values as decimal strings.
+    ...(raw.calls && raw.calls.length > 0 ? { calls: raw.calls.map((c) => ({ target: c.target, value: BigInt(c.value), data: c.data as Hex })) } : {}),
   }
 }
 

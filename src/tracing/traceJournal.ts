@@ -7,7 +7,7 @@ import { context, SpanStatusCode, trace, type Attributes, type Tracer } from '@o
 import type { SignedExecution } from '../ports/chainAdapter.ts'
 import type { ExecutionRecord, Journal, Settlement } from '../ports/journal.ts'
 
-const writes = new Set<string>(['claim', 'release', 'recordSigned', 'settle', 'replace', 'confirm', 'reopen', 'retire', 'rebind'])
+const writes = new Set<string>(['claim', 'release', 'withdraw', 'recordSigned', 'settle', 'replace', 'confirm', 'reopen', 'retire', 'rebind'])
 
 export function traceJournal(journal: Journal, tracer: Tracer): Journal {
   const system = journal.backend === 'postgres' ? 'postgresql' : 'sqlite'

@@ -6,6 +6,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { describe, it } from 'node:test'
 import { getStatusCode, Status } from '../../src/status/statusCodes.ts'
+import { statusVocabulary } from '../../src/status/statusVocabulary.ts'
 
 const root = resolve(import.meta.dirname, '../..')
 const contract = readFileSync(join(root, 'docs/api-contract.md'), 'utf8')
@@ -66,6 +67,31 @@ describe('the status vocabulary (docs/api-contract.md §18)', () => {
       .filter(([, code]) => !byCode.has(code))
       .map(([name, code]) => `${name} (${getStatusCode(code).hex})`)
     assert.deepEqual(missing, [], `codes without a row in §18: ${missing.join(', ')}`)
+  })
+
+  it('is the data the code answers with (src/status/statusVocabulary.ts): the same task state, x402 word and relayer_* code per row', () => {
+    for (const row of rows) {
+      const hex = getStatusCode(row.code).hex
+      const words = statusVocabulary.row(row.code)
+      assert.ok(words, `${hex}: a row in §18 but none in statusVocabulary.ts`)
+      const taskState = words.taskNote ? `${words.taskState} (${words.taskNote})` : words.taskState
+      assert.equal(row.taskState, taskState, `${hex}: MCP task state`)
+      assert.equal(row.x402, words.x402 ?? '—', `${hex}: x402 settlement`)
+      assert.equal(row.relayer, words.relayer === undefined ? '—' : String(words.relayer), `${hex}: relayer_* code`)
+      assert.equal(statusVocabulary.taskStateOf(row.code), words.taskState)
+    }
+    // Every code the gateway names has its words, so an answer never goes without them.
+    const missing = Object.entries(Status)
+      .filter(([, code]) => !statusVocabulary.row(code))
+      .map(([name]) => name)
+    assert.deepEqual(missing, [], `codes without a row in statusVocabulary.ts: ${missing.join(', ')}`)
+  })
+
+  it("writes each relayer_* code's meaning as statusVocabulary.ts does", () => {
+    for (const [code, meaning] of Object.entries(statusVocabulary.relayerMeanings)) {
+      const [word] = meaning.split(/[:,]| and /)
+      assert.match(section, new RegExp(`\`${code}\` ${word!.trim()}`), `§18 does not define relayer_* ${code} as ${word}`)
+    }
   })
 
   it('names every problem type the code writes out, in the row of the code that answers it', () => {

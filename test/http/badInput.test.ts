@@ -83,7 +83,7 @@ describe('bad input', () => {
         assertProblem(res, 400, '0xA0', [
           {
             field: 'validBfore',
-            message: /^is not a known field \(the fields are: sender, target, data, value, nonce, validAfter, validBefore, policyId, accounts, chainType, mode, authorization, signature\)$/,
+            message: /^is not a known field \(the fields are: sender, target, data, value, calls, nonce, validAfter, validBefore, policyId, accounts, chainType, mode, authorization, signature\)$/,
           },
         ])
       })

@@ -13,7 +13,9 @@ import { writeFile } from 'node:fs/promises'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import { parseEther } from 'viem'
 import { hashApiKey } from '../../src/auth/createApiKeyCheck.ts'
-import { getStatusCode } from '../../src/status/statusCodes.ts'
+import { readOAuthConfig } from '../../src/config/oauthConfig.ts'
+import { getStatusCode, Status } from '../../src/status/statusCodes.ts'
+import { statusVocabulary } from '../../src/status/statusVocabulary.ts'
 import { assertCommonHeaders } from '../support/assertCommonHeaders.ts'
 import { expectedSigning } from '../support/expectedSigning.ts'
 import { demoIntent, post, request, signIntent, startTestGateway, startWorld, type World } from '../support/testGateway.ts'
@@ -116,6 +118,51 @@ describe('OpenAPI document and docs page', () => {
     assert.equal(doc.components.securitySchemes, undefined)
   })
 
+  it('carries the one status vocabulary (x-status-vocabulary): every code with its HTTP status, task state, x402 word and relayer_* code', () => {
+    const vocabulary = doc['x-status-vocabulary']
+    assert.ok(vocabulary, 'the document has x-status-vocabulary')
+    assert.deepEqual(vocabulary.relayerStatusCodes, Object.fromEntries(Object.entries(statusVocabulary.relayerMeanings)))
+    const byCode = new Map<string, Record<string, unknown>>(vocabulary.codes.map((row: Record<string, unknown>) => [row.code, row]))
+    for (const code of Object.values(Status)) {
+      const entry = getStatusCode(code)
+      const row = byCode.get(entry.hex)
+      const words = statusVocabulary.row(code)!
+      assert.ok(row, `${entry.hex} has a row`)
+      assert.equal(row.httpStatus, entry.httpStatus, entry.hex)
+      assert.equal(row.statusName, entry.statusName, entry.hex)
+      assert.equal(row.taskState, words.taskState, entry.hex)
+      assert.equal(row.relayerStatus, words.relayer, entry.hex)
+      assert.equal(row.x402Settlement, words.x402, entry.hex)
+    }
+    assert.deepEqual(
+      vocabulary.executionStates.map((s: { state: string; taskState: string; relayerStatus: number }) => `${s.state}:${s.taskState}:${s.relayerStatus}`),
+      statusVocabulary.executionStates.map((s) => `${s.state}:${s.taskState}:${s.relayer}`),
+    )
+  })
+
+  it("with OAUTH_ISSUER: an oauth2 scheme naming the issuer's metadata, beside the API key on every operation that takes one, with its scope", async () => {
+    const issuer = 'https://issuer.example/tenant-1'
+    const oauth = readOAuthConfig({ OAUTH_ISSUER: issuer, OAUTH_AUDIENCE: 'https://gateway.example' }, { production: false, publicUrl: undefined }).value!
+    const gateway = await startTestGateway({ chains: [world.devnet.chain], auth: { keyHashes: [hashApiKey('a-test-key-of-enough-length-0002')], requireForValidate: false }, oauth })
+    try {
+      const document = (await request(gateway.baseUrl, '/openapi.json')).body
+      const result = await new Validator().validate(document)
+      assert.deepEqual(result.errors, undefined, JSON.stringify(result.errors, null, 1)?.slice(0, 2000))
+      assert.deepEqual(Object.keys(document.components.securitySchemes).sort(), ['apiKey', 'oauth2'])
+      const scheme = document.components.securitySchemes.oauth2
+      assert.equal(scheme.type, 'openIdConnect')
+      assert.equal(scheme.openIdConnectUrl, 'https://issuer.example/.well-known/oauth-authorization-server/tenant-1')
+      assert.deepEqual(document.paths['/intents/execute'].post.security, [{ apiKey: [] }, { oauth2: ['intents:execute'] }])
+      assert.deepEqual(document.paths['/intents/validate'].post.security, [{ apiKey: [] }, { oauth2: ['intents:validate'] }, {}])
+      // With OAuth on, /mcp needs a credential (an MCP host starts its OAuth flow on its 401).
+      assert.deepEqual(document.paths['/mcp'].post.security, [{ apiKey: [] }, { oauth2: [] }])
+      assert.deepEqual(document.paths['/intents/{intentHash}'].get.security, [])
+    } finally {
+      await gateway.close()
+    }
+    assert.equal(doc.components.securitySchemes, undefined, 'without OAuth or keys: no scheme')
+  })
+
   it('documents every route the app serves (the others answer 405), and nothing it does not serve', async () => {
     const routes = listRoutes(world.gateway.app.printRoutes({ commonPrefix: false }))
     assert.ok(routes.includes('POST /intents/execute') && routes.includes('GET /docs'), routes.join('\n'))
@@ -151,7 +198,10 @@ describe('OpenAPI document and docs page', () => {
   it('documents execute: the intent body with signature, the request headers, every status with its body and headers', () => {
     const op = doc.paths['/intents/execute'].post
     const body = op.requestBody.content['application/json'].schema
-    assert.deepEqual(body.required, ['sender', 'target', 'data', 'value', 'nonce', 'policyId'])
+    assert.deepEqual(body.required, ['sender', 'nonce', 'policyId'])
+    // target, data and value unless a batch's `calls` replaces them (account mode).
+    assert.deepEqual(body.then.required, ['target', 'data', 'value'])
+    assert.deepEqual(body.if, { properties: { calls: false } })
     assert.equal(body.additionalProperties, false)
     for (const field of ['sender', 'target', 'data', 'value', 'nonce', 'validAfter', 'validBefore', 'policyId', 'chainType', 'signature']) assert.ok(body.properties[field], field)
     const parameters = Object.fromEntries(op.parameters.map((p: any) => [p.name, p]))
@@ -246,7 +296,8 @@ describe('OpenAPI document and docs page', () => {
     assert.match(executed.body.returnData, /^0x([0-9a-f]{2})*$/)
 
     const readBack = await request(world.gateway.baseUrl, `/intents/${executed.headers.get('x-intent-hash')}`)
-    assert.deepEqual(readBack.body, executed.body)
+    // GET adds the same outcome in the other ecosystems' words (§18).
+    assert.deepEqual(readBack.body, { ...executed.body, statusWords: { taskState: 'completed', relayerStatus: 200, relayerMeaning: 'included and successful' } })
 
     // The same intent again: the whole body of its outcome, replayed.
     const replay = await execute(await signIntent(world.devnet, demoIntent(world.devnet, { nonce: '7' })))
@@ -255,7 +306,7 @@ describe('OpenAPI document and docs page', () => {
   })
 
   it('answers problems with whole bodies: errors on 400, signing on 401 (0xE5), paymentRequired on 402, 421', async () => {
-    const unknownField = 'is not a known field (the fields are: sender, target, data, value, nonce, validAfter, validBefore, policyId, accounts, chainType, mode, authorization, signature)'
+    const unknownField = 'is not a known field (the fields are: sender, target, data, value, calls, nonce, validAfter, validBefore, policyId, accounts, chainType, mode, authorization, signature)'
     const typo = await validate({ ...demoIntent(world.devnet), validBfore: '1' })
     assert.equal(typo.status, 400)
     assert.match(typo.headers.get('content-type') ?? '', /^application\/problem\+json/)

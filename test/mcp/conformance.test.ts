@@ -8,7 +8,9 @@
 //
 // Every check of every scenario must pass, except checks that test what a tools server does not
 // have: the reference server's own fixtures (its test_* tools, prompts, resources, completions,
-// logging) and the Tasks extension, which /mcp does not serve yet. Each such failure must carry
+// logging) and the Tasks scenarios that drive a task of the reference server's tools (slow_compute,
+// greet, failing_job, confirm_delete); /mcp serves the extension on execute_intent (mcpTasks.test.ts,
+// mcpTaskCancel.test.ts, mcpInputRequired.test.ts cover it). Each such failure must carry
 // one of the messages listed in notApplicable, so a scenario that fails for any other reason
 // (a wire-schema violation, a wrong error code) fails this test. docs/mcp.md lists them.
 import assert from 'node:assert/strict'

@@ -182,7 +182,8 @@ describe('MCP server at /mcp', () => {
     assert.equal(readBack.structuredContent.httpStatus, 200)
     const http = await request(world.gateway.baseUrl, `/intents/${intentHash}`)
     assert.deepEqual(readBack.structuredContent.body, http.body)
-    assert.deepEqual(readBack.structuredContent.body, body)
+    // GET adds the outcome in the other ecosystems' words (§18): the same words tasks/get uses.
+    assert.deepEqual(readBack.structuredContent.body, { ...body, statusWords: { taskState: 'completed', relayerStatus: 200, relayerMeaning: 'included and successful' } })
 
     const unknown = await call(client, 'get_intent', { intentHash: `0x${'ab'.repeat(32)}` })
     assert.equal(unknown.structuredContent.httpStatus, 404)

@@ -95,13 +95,13 @@ describe('MCP Tasks: execute_intent followed with tasks/get', () => {
       assert.equal(working.body.result.status, 'working', working.text)
       assert.equal(working.body.result.taskId, taskId)
 
-      // Signed and sent: not cancellable, and nothing changes; input is not given through tasks/update.
+      // Made without a key: nobody can cancel or update it (mcpTaskCancel.test.ts has the keyed cases), and nothing changes.
       const cancel = await modernMcp(gateway.baseUrl, 5, 'tasks/cancel', { taskId })
       assert.equal(cancel.body.error.code, -32602, cancel.text)
-      assert.equal(cancel.body.error.message, `Task ${taskId} is not cancellable: its transaction is signed and sent`)
+      assert.equal(cancel.body.error.message, `Task ${taskId} cannot be cancelled: it was created without a credential, so nobody can show they created it`)
       const update = await modernMcp(gateway.baseUrl, 6, 'tasks/update', { taskId, inputResponses: {} })
       assert.equal(update.body.error.code, -32602, update.text)
-      assert.match(update.body.error.message, /tasks\/update is not accepted: give a signature or a payment by calling execute_intent again/)
+      assert.match(update.body.error.message, /cannot be updated: it was created without a credential/)
       assert.equal((await modernMcp(gateway.baseUrl, 7, 'tasks/get', { taskId })).body.result.status, 'working')
 
       // A client that did not declare the extension gets the tool result, as before (202, 0xF3).

@@ -3,7 +3,7 @@
 // got, is broadcast again at start-up, byte for byte, and settles once. And the EVM relayer's nonce
 // floor, derived from the journal's unsettled transactions (their details.txNonce).
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
@@ -22,6 +22,12 @@ import type { Intent } from '../../src/ports/intent.ts'
 import { parseIntent } from '../../src/intents/parseIntent.ts'
 import { createLogger } from '../../src/logging/createLogger.ts'
 import { writeV1Journal } from '../support/v1Journal.ts'
+import Database from 'better-sqlite3'
+import pg from 'pg'
+import { journalSchemaVersion, openJournal } from '../../src/store/sqlite/openJournal.ts'
+import { openPostgresJournal, postgresJournalSchemaVersion } from '../../src/store/postgres/openPostgresJournal.ts'
+import { claimOf, mined, signedTx } from '../support/journalContract.ts'
+import { createTestDatabase } from '../support/postgresDatabase.ts'
 import { request, rpc, signedIntent, startTestGateway } from '../support/testGateway.ts'
 
 const relayerAccount = privateKeyToAccount(devnetAccounts.relayer)
@@ -166,6 +172,86 @@ describe('journal upgrade and the EVM nonce floor, against anvil', () => {
         assert.equal(receipt.transactionHash, sent.transactionHash)
       }
       await adapter.close()
+    }
+  })
+})
+
+// The Idempotency-Keys migration (SQLite schema 6, PostgreSQL schema 8) on a journal written by the
+// gateway before it: that journal is this one's without the idempotency_keys table and at the
+// version before (schema 6 and 8 add that table and its indexes, nothing else), so it is made by
+// opening a journal, writing records, and taking the table and the version back off.
+describe('journal upgrade to Idempotency-Keys (SQLite 5 → 6, PostgreSQL 7 → 8)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'journal-idempotency-migration-'))
+  after(() => rmSync(dir, { recursive: true, force: true }))
+  const key = (fingerprint: string) => ({ scope: 'key:tenant01', key: 'upgrade', fingerprint, expiresAt: new Date(Date.now() + 60_000) })
+
+  it('SQLite: a schema-5 journal is copied, upgraded to 6 keeping its records, and records keys', async () => {
+    const path = join(dir, 'v5.sqlite')
+    const before = openJournal({ path, synchronous: 'normal' })
+    const held = await before.claim(claimOf(1))
+    assert.ok(held.ok)
+    await before.recordSigned(held.record, signedTx(1))
+    await before.settle(held.record, mined)
+    before.close()
+    const db = new Database(path)
+    db.exec('DROP TABLE idempotency_keys')
+    db.pragma('user_version = 5')
+    db.close()
+
+    const journal = openJournal({ path, synchronous: 'normal' })
+    try {
+      assert.equal((await journal.get(claimOf(1).intentHash, 'eip155:1'))?.state, 'mined')
+      assert.ok((await journal.claim({ ...claimOf(2), idempotencyKey: key('f2') })).ok)
+      assert.equal((await journal.idempotencyKey('key:tenant01', 'upgrade'))?.fingerprint, 'f2')
+      await assert.rejects(journal.claim({ ...claimOf(3), idempotencyKey: key('f3') }), /Idempotency-Key/)
+    } finally {
+      journal.close()
+    }
+    const upgraded = new Database(path, { readonly: true })
+    assert.equal(upgraded.pragma('user_version', { simple: true }), 6)
+    assert.equal(journalSchemaVersion, 6)
+    upgraded.close()
+    assert.ok(
+      readdirSync(dir).some((name) => /^v5\.sqlite\.v5-\d+\.bak$/.test(name)),
+      'the schema-5 file was copied before its upgrade',
+    )
+  })
+
+  it('PostgreSQL: a schema-7 journal is upgraded to 8 once, keeping its records, and records keys', async () => {
+    const database = await createTestDatabase('idemmigrate')
+    try {
+      const before = await openPostgresJournal({ url: database.url })
+      const held = await before.claim(claimOf(1))
+      assert.ok(held.ok)
+      await before.recordSigned(held.record, signedTx(1))
+      await before.settle(held.record, mined)
+      await before.close()
+      const client = new pg.Client({ connectionString: database.url })
+      await client.connect()
+      await client.query('DROP TABLE idempotency_keys; DELETE FROM journal_migrations WHERE version = 8')
+      await client.end()
+
+      // Two gateways starting at once: the migration runs once.
+      const journals = await Promise.all([1, 2].map(() => openPostgresJournal({ url: database.url })))
+      try {
+        assert.equal((await journals[1]!.get(claimOf(1).intentHash, 'eip155:1'))?.state, 'mined')
+        assert.ok((await journals[0]!.claim({ ...claimOf(2), idempotencyKey: key('f2') })).ok)
+        assert.equal((await journals[1]!.idempotencyKey('key:tenant01', 'upgrade'))?.fingerprint, 'f2')
+        await assert.rejects(journals[1]!.claim({ ...claimOf(3), idempotencyKey: key('f3') }), /Idempotency-Key/)
+      } finally {
+        for (const journal of journals) await journal.close()
+      }
+      const check = new pg.Client({ connectionString: database.url })
+      await check.connect()
+      const { rows } = await check.query('SELECT version FROM journal_migrations ORDER BY version')
+      await check.end()
+      assert.deepEqual(
+        rows.map((r) => r.version),
+        [1, 2, 3, 4, 5, 6, 7, 8],
+      )
+      assert.equal(postgresJournalSchemaVersion, 8)
+    } finally {
+      await database.drop()
     }
   })
 })

@@ -50,7 +50,7 @@ describe('gateway process', () => {
 
       // Each printed command: "# <status> ..." then a curl line; run it as curl would.
       const blocks = [...out.matchAll(/^# (\d{3}) .*\ncurl -i -X POST (\S+) -H 'Content-Type: application\/json' -H 'X-Chain-Id: (\S+)'(?: -H 'Authorization: (Bearer \S+)')? -d '(.*)'$/gm)]
-      assert.equal(blocks.length, 18, out)
+      assert.equal(blocks.length, 24, out)
       const results: number[] = []
       for (const [, expected, url, chainId, authorization, body] of blocks) {
         const headers = { 'content-type': 'application/json', 'x-chain-id': chainId!, ...(authorization ? { authorization } : {}) }
@@ -65,8 +65,8 @@ describe('gateway process', () => {
           assert.equal(((await again.json()) as { replayed?: boolean }).replayed, true)
         }
       }
-      // EVM (the last one keyless: the x402 price), then Solana: the chain ids say which.
-      assert.deepEqual(results, [200, 403, 402, 410, 202, 421, 421, 401, 200, 402, 200, 403, 402, 410, 202, 421, 200, 401])
+      // EVM (account mode's six after the signed execute; the last one keyless: the x402 price), then Solana: the chain ids say which.
+      assert.deepEqual(results, [200, 403, 402, 410, 202, 421, 421, 401, 200, 200, 200, 200, 200, 200, 402, 402, 200, 403, 402, 410, 202, 421, 200, 401])
       // The printed paid execute, run as printed: the unmodified @x402/fetch client pays and the intent runs.
       const paid = /^node scripts\/payForExecute\.mjs (\S+) (\S+) (\S+) '(.*)'$/m.exec(out)
       assert.ok(paid, out)

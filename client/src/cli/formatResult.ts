@@ -36,6 +36,10 @@ export function nextStep(result: GatewayResult, { paying = false }: FormatContex
     case 'fund':
       return "the sender's deposit or policy cap is short: fund it (see funding) and try again"
     default:
+      // Account mode: the sender's code is not this chain's delegate (or is, but the authorization was skipped).
+      if ((result.body as { type?: unknown }).type === 'urn:intent-gateway:problem:account-not-delegated') {
+        return "the sender's account is not delegated to this chain's IntentAccount: see intent-gateway account <sender>; an EOA without code delegates on its next execute signed with its own key (INTENT_SIGNER_PRIVATE_KEY)"
+      }
       return undefined
   }
 }

@@ -1,6 +1,6 @@
 // The intent of a CLI call: a JSON file (or - for stdin) given by --intent, then any field flag.
 import { readFileSync } from 'node:fs'
-import type { IntentInput } from '../intentInput.ts'
+import type { AnyIntentInput } from '../intentInput.ts'
 import { UsageError } from './usageError.ts'
 
 export const intentFlags = {
@@ -14,10 +14,13 @@ export const intentFlags = {
   'valid-before': { type: 'string' },
   'policy-id': { type: 'string' },
   accounts: { type: 'string' },
+  mode: { type: 'string' },
+  calls: { type: 'string' },
+  authorization: { type: 'string' },
   signature: { type: 'string' },
 } as const
 
-const fieldOf: Record<string, keyof IntentInput> = {
+const fieldOf: Record<string, keyof AnyIntentInput> = {
   sender: 'sender',
   target: 'target',
   data: 'data',
@@ -26,13 +29,19 @@ const fieldOf: Record<string, keyof IntentInput> = {
   'valid-after': 'validAfter',
   'valid-before': 'validBefore',
   'policy-id': 'policyId',
+  mode: 'mode',
   signature: 'signature',
 }
 
 /** The flag that sets each field of the intent. */
-export const flagOf: Record<string, string> = Object.fromEntries([...Object.entries(fieldOf).map(([flag, field]) => [field, `--${flag}`]), ['accounts', '--accounts']])
+export const flagOf: Record<string, string> = Object.fromEntries([
+  ...Object.entries(fieldOf).map(([flag, field]) => [field, `--${flag}`]),
+  ['accounts', '--accounts'],
+  ['calls', '--calls'],
+  ['authorization', '--authorization'],
+])
 
-export function readIntent(values: Record<string, unknown>, stdin: () => string): IntentInput {
+export function readIntent(values: Record<string, unknown>, stdin: () => string): AnyIntentInput {
   let intent: Record<string, unknown> = {}
   if (typeof values.intent === 'string') {
     const source = values.intent
@@ -59,6 +68,38 @@ export function readIntent(values: Record<string, unknown>, stdin: () => string)
       throw new UsageError('--accounts must be a JSON list of { "address", "signer", "writable" }')
     }
   }
+  if (typeof values.calls === 'string') {
+    const calls = jsonOrFile(values.calls, '--calls', 'a JSON list of { "target", "data", "value" }, or a file holding one', stdin)
+    if (!Array.isArray(calls)) throw new UsageError('--calls must be a JSON list of { "target", "data", "value" } (1 to 16 calls), or a file holding one')
+    intent.calls = calls
+    // A batch has no target/data/value of its own: those of --intent's file give way to --calls.
+    for (const field of ['target', 'data', 'value']) if (typeof values[field] !== 'string') delete intent[field]
+  }
+  if (typeof values.authorization === 'string') {
+    const authorization = jsonOrFile(values.authorization, '--authorization', 'a JSON object { "chainId", "address", "nonce", "yParity", "r", "s" }, or a file holding one', stdin)
+    if (typeof authorization !== 'object' || authorization === null || Array.isArray(authorization)) {
+      throw new UsageError('--authorization must be a JSON object { "chainId", "address", "nonce", "yParity", "r", "s" }, or a file holding one')
+    }
+    intent.authorization = authorization
+  }
   if (Object.keys(intent).length === 0) throw new UsageError('no intent given: use --intent <file.json> (or - for stdin) and/or --sender, --target, --data, --value, --nonce, --policy-id ...')
-  return intent as IntentInput
+  return intent as AnyIntentInput
+}
+
+/** A flag's JSON: inline when it starts as JSON does, else a file (- for stdin). */
+function jsonOrFile(value: string, flag: string, what: string, stdin: () => string): unknown {
+  const inline = /^\s*[[{]/.test(value)
+  let text = value
+  if (!inline) {
+    try {
+      text = value === '-' ? stdin() : readFileSync(value, 'utf8')
+    } catch (err) {
+      throw new UsageError(`${flag} ${value}: not JSON, and no file can be read there (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); give ${what}`)
+    }
+  }
+  try {
+    return JSON.parse(text)
+  } catch (err) {
+    throw new UsageError(`${flag}${inline ? '' : ` ${value}`} is not JSON (${(err as Error).message}); give ${what}`)
+  }
 }

@@ -11,7 +11,7 @@ import { createGatewayClient } from '../createGatewayClient.ts'
 import { GatewayClientError } from '../gatewayClientError.ts'
 import type { GatewayResult } from '../gatewayResult.ts'
 import { hashIntent } from '../hashIntent.ts'
-import type { ChainType, IntentInput } from '../intentInput.ts'
+import type { AnyIntentInput, ChainType } from '../intentInput.ts'
 import type { IntentSigner } from '../intentSigner.ts'
 import type { PaymentOptions } from '../paymentOptions.ts'
 import { signIntent } from '../signIntent.ts'
@@ -53,11 +53,12 @@ const options = {
   program: { type: 'string' },
   config: { type: 'string' },
   port: { type: 'string' },
+  'no-authorize': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const
 
-const commands = new Set(['start', 'validate', 'execute', 'sign', 'hash', 'status', 'codes', 'chains'])
+const commands = new Set(['start', 'validate', 'execute', 'sign', 'hash', 'status', 'account', 'codes', 'chains'])
 
 export async function runCli(params: RunCliParameters): Promise<number> {
   const { stdout, stderr, env } = params
@@ -85,13 +86,24 @@ export async function runCli(params: RunCliParameters): Promise<number> {
     if (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0) throw new UsageError('--timeout must be a positive number of milliseconds')
     const url = values.url ?? env.INTENT_GATEWAY_URL ?? 'http://127.0.0.1:3000'
     const chainId = values.chain ?? (env.INTENT_GATEWAY_CHAIN_ID || undefined)
-    const client = createGatewayClient({
+    const clientOptions = {
       url,
       ...(env.INTENT_GATEWAY_API_KEY ? { apiKey: env.INTENT_GATEWAY_API_KEY } : {}),
       ...(chainId ? { chainId } : {}),
       ...(values.pay ? { payment: paymentFrom(values, env) } : {}),
       timeoutMs,
-    })
+    }
+    const client = createGatewayClient(clientOptions)
+    /**
+     * Account mode (EVM only): the client signs with INTENT_SIGNER_PRIVATE_KEY (the sender's own key,
+     * or a session key), and with the sender's own key also signs its EIP-7702 authorization
+     * when GET /accounts says the sender is not delegated yet (unless --no-authorize).
+     */
+    const sendAccountIntent = (path: 'validate' | 'execute', intent: AnyIntentInput) => {
+      const signer = values.unsigned ? undefined : signerFrom('evm', env)
+      const accountClient = signer ? createGatewayClient({ ...clientOptions, account: signer as IntentSigner }) : client
+      return accountClient[path](intent, { authorize: !values['no-authorize'] })
+    }
     const print = (result: GatewayResult) => {
       stdout.write(`${json ? toJson(result) : formatResult(result, { paying: Boolean(values.pay) })}\n`)
       return exitCodeFor(result.action)
@@ -133,11 +145,17 @@ export async function runCli(params: RunCliParameters): Promise<number> {
     switch (command) {
       case 'validate': {
         noArguments(rest)
-        return print(await client.validate(readIntent(values, stdin)))
+        const intent = readIntent(values, stdin)
+        return print(intent.mode === 'account' ? await sendAccountIntent('validate', intent) : await client.validate(intent))
       }
       case 'execute': {
         noArguments(rest)
-        let intent: IntentInput = readIntent(values, stdin)
+        let intent: AnyIntentInput = readIntent(values, stdin)
+        if (intent.mode === 'account') {
+          let result = await sendAccountIntent('execute', intent)
+          if (values.wait && result.action === 'retry' && (result.status === '0xF3' || result.status === '0xF8')) result = await wait(result)
+          return print(result)
+        }
         const hasKey = Boolean(env.INTENT_SIGNER_PRIVATE_KEY?.trim() || env.INTENT_SIGNER_SOLANA_KEY?.trim())
         if (intent.signature === undefined && !values.unsigned && hasKey) {
           // A chain the gateway does not serve is answered by the gateway (421, exit 3).
@@ -177,6 +195,32 @@ export async function runCli(params: RunCliParameters): Promise<number> {
         if (!/^0x[0-9a-fA-F]{64}$/.test(intentHash)) throw new UsageError('the intent hash must be 0x followed by 64 hex digits')
         return print(values.wait ? await wait(intentHash) : await client.getIntent(intentHash))
       }
+      case 'account': {
+        const [address, ...extra] = rest
+        if (!address || extra.length > 0) throw new UsageError('account takes one argument: the EVM address (0x + 40 hex digits)')
+        if (!/^0x[0-9a-fA-F]{40}$/.test(address)) throw new UsageError('the account must be an EVM address: 0x followed by 40 hex digits')
+        const state = await client.account(address)
+        if (json) stdout.write(`${toJson(state)}\n`)
+        else {
+          const code =
+            state.code === 'none'
+              ? 'none (an EOA: its first account-mode intent carries an authorization)'
+              : state.code === 'contract'
+                ? 'contract (account mode refused)'
+                : `delegation to ${state.delegatedTo}`
+          stdout.write(
+            `${table([
+              ['account', state.address],
+              ['chain', state.chainId],
+              ['delegated', state.delegated ? 'yes: account-mode intents run from it as they are' : 'no'],
+              ['code', code],
+              ['delegate', state.accountDelegate ?? 'none: this chain serves executor mode only'],
+              ['nonce', state.nonce],
+            ])}\n`,
+          )
+        }
+        return exitCodes.success
+      }
       case 'codes': {
         if (rest.length > 1) throw new UsageError('codes takes at most one argument: a code such as 0x54')
         const wanted = rest[0]
@@ -202,6 +246,7 @@ export async function runCli(params: RunCliParameters): Promise<number> {
                   ['executor', c.contracts.executor],
                   ['validator', c.contracts.validator],
                   ['registry', c.contracts.registry],
+                  ['account delegate', c.contracts.accountDelegate],
                   ['relayer', c.relayer ?? 'none (validate only)'],
                 ]),
               )
@@ -219,7 +264,9 @@ export async function runCli(params: RunCliParameters): Promise<number> {
       const usageFault = err.code === 'INVALID_INTENT' || err.code === 'INVALID_ARGUMENT'
       // Name the flag that sets the field, for people who gave the intent as flags.
       const flag = err.code === 'INVALID_INTENT' && err.field !== undefined ? flagOf[err.field] : undefined
-      return fail(usageFault ? exitCodes.usage : exitCodes.unreachable, err.code, flag ? `${err.message} (${flag})` : err.message)
+      // A gateway that answers but lacks the route (GET /accounts on an older one) refused the request: exit 3.
+      const code = usageFault ? exitCodes.usage : err.code === 'UNSUPPORTED' ? exitCodes.refused : exitCodes.unreachable
+      return fail(code, err.code, flag ? `${err.message} (${flag})` : err.message)
     }
     return fail(exitCodes.internal, 'INTERNAL', `unexpected error: ${(err as Error)?.stack ?? String(err)}`)
   }

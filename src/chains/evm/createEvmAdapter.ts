@@ -8,6 +8,7 @@ import { describeChain, preflight, signingRequest } from './adapter/describeChai
 import type { CreateEvmAdapterParameters } from './adapter/evmAdapterParameters.ts'
 import { createEvmContext } from './adapter/evmContext.ts'
 import { prepareExecution } from './adapter/prepareExecution.ts'
+import { readAccount } from './adapter/readAccount.ts'
 import { fillNonceGaps, reconcile } from './adapter/reconcile.ts'
 import { replacement } from './adapter/replacement.ts'
 import { checkMined, confirmExecuted } from './adapter/settledChecks.ts'
@@ -38,6 +39,7 @@ export function createEvmAdapter(parameters: CreateEvmAdapterParameters): ChainA
         }
       : {}),
     accountMode: chain.accountDelegate !== undefined,
+    readAccount: (address) => readAccount(ctx, address),
     validate: (intent, signature, account) => validate(ctx, intent, signature, account),
     prepareExecution: (intent, signature, options) => prepareExecution(ctx, intent, signature, options),
     reconcile: (tx) => reconcile(ctx, tx),

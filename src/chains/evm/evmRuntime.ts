@@ -1,10 +1,12 @@
-// EVM addresses and the EVM intent hash: keccak256(abi.encode(Intent)), the hash the executor
-// emits in IntentExecuted, so an agent can match X-Intent-Hash against the event.
+// EVM addresses and the EVM intent hash: keccak256(abi.encode(Intent)) (a batch's: of its
+// BatchIntent), the hash the executor or the account emits in IntentExecuted, so an agent can
+// match X-Intent-Hash against the event.
 import { type Address, type Hex, isAddress } from 'viem'
 import { keccak256 } from '../../crypto/keccak256.ts'
 import type { Intent } from '../../ports/intent.ts'
 import { refuseAccountMetas } from '../refuseAccountMetas.ts'
 import type { ChainRuntime } from '../../ports/chainRuntime.ts'
+import { encodeBatchIntent } from './encodeBatchIntent.ts'
 import { intentAbiParameter } from './intentAbi.ts'
 
 export const evmRuntime: ChainRuntime = {
@@ -19,7 +21,8 @@ export const evmRuntime: ChainRuntime = {
     return refuseAccountMetas(intent, 'EVM chains')
   },
   hashIntent(intent) {
-    return keccak256(encodeIntent(intent))
+    // A batch: keccak256(abi.encode(BatchIntent)), the hash the account's IntentExecuted carries.
+    return keccak256(intent.calls ? encodeBatchIntent(intent) : encodeIntent(intent))
   },
 }
 

@@ -30,6 +30,8 @@ export async function readFundingShortfall({
   if (intent.value > remaining) {
     return { limit: 'policy', detail: `the policy has ${remaining} wei left of its ${policy.maxAggregateValue} wei total; no deposit raises that cap`, cap: remaining.toString() }
   }
+  // A batch runs in account mode only, paid from the account's own ETH: no deposit is involved.
+  if (intent.calls) return undefined
   if (intent.value > deposit) {
     return {
       limit: 'deposit',

@@ -4,6 +4,7 @@
 // client's rate limit first (admitToolCall), however it arrived, alone or in a batch. Low-level
 // Server with JSON Schemas: the tools' schemas are the routes' own, which the SDK's zod-based
 // registerTool would not take as they are.
+import { idempotencyKeyProblem } from '../../idempotency/idempotencyKeyProblem.ts'
 import {
   type CallToolResult,
   fromJsonSchema,
@@ -15,13 +16,18 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server'
 import { encodePaymentSignatureHeader } from '@x402/core/http'
+import type { Hex } from 'viem'
 import type { FieldError } from '../../errors/inputError.ts'
+import type { Journal } from '../../ports/journal.ts'
 import { httpMeanings } from '../schemas/httpSchemas.ts'
 import { toProblemDetails } from '../problemDetails.ts'
 import { getStatusCode, Status } from '../../status/statusCodes.ts'
+import { cancelTask } from './cancelTask.ts'
 import { checkToolArguments } from './checkToolArguments.ts'
 import { findTooDeep } from './findTooDeep.ts'
 import { type McpTool, type McpToolName, mcpTools } from './mcpTools.ts'
+import { toInputRequired } from './toInputRequired.ts'
+import { toRetriedCall } from './toRetriedCall.ts'
 import { tasksExtension, toTask, toTaskState } from './toTask.ts'
 import { type RouteAnswer, toToolResult } from './toToolResult.ts'
 
@@ -34,7 +40,12 @@ export type RouteRequest = {
   chainId?: string | undefined
   /** The x402 PaymentPayload from `_meta["x402/payment"]`, sent as PAYMENT-SIGNATURE (base64 JSON). */
   paymentSignature?: string | undefined
+  /** From `_meta["intent-gateway/idempotency-key"]` (execute_intent), sent as Idempotency-Key. */
+  idempotencyKey?: string | undefined
 }
+
+/** Where an MCP client puts what an HTTP client sends as the Idempotency-Key header. */
+export const idempotencyKeyMeta = 'intent-gateway/idempotency-key'
 
 export type CreateMcpServerParameters = {
   callRoute: (request: RouteRequest) => Promise<RouteAnswer>
@@ -49,11 +60,18 @@ export type CreateMcpServerParameters = {
    * client declaring the extension, answers a task (its id the intent hash) that tasks/get follows.
    */
   era?: 'legacy' | 'modern' | undefined
+  /**
+   * The journal, for tasks/cancel (a claim withdrawn while nothing is signed) and for who created
+   * a task; without it every task is refused cancel and update, nothing changed.
+   */
+  journal?: Pick<Journal, 'get' | 'withdraw'> | undefined
+  /** The /mcp request's identity (an API key's short id, or `oauth:<iss>#<sub>`); undefined without a credential. */
+  caller?: string | undefined
 }
 
 const byName = new Map<string, McpTool>(mcpTools.map((t) => [t.name, t]))
 
-export function createMcpServer({ callRoute, admitToolCall, version, era = 'legacy' }: CreateMcpServerParameters): Server {
+export function createMcpServer({ callRoute, admitToolCall, version, era = 'legacy', journal, caller }: CreateMcpServerParameters): Server {
   const server = new Server(
     { name: 'intent-gateway', title: 'Intent Gateway', version },
     {
@@ -93,11 +111,32 @@ export function createMcpServer({ callRoute, admitToolCall, version, era = 'lega
     if (payment !== undefined && (typeof payment !== 'object' || payment === null || Array.isArray(payment))) {
       errors.push({ field: '_meta.x402/payment', message: 'must be an x402 PaymentPayload object' })
     }
+    const idempotencyKey = request.params._meta?.[idempotencyKeyMeta]
+    if (idempotencyKey !== undefined) {
+      // The same words as the HTTP header's (one rule for both: idempotencyKeyProblem).
+      const problem = tool.name === 'execute_intent' ? idempotencyKeyProblem(idempotencyKey) : 'is taken by execute_intent only'
+      if (problem) errors.push({ field: `_meta.${idempotencyKeyMeta}`, message: problem })
+    }
+    // 2026-07-28's input required pattern: the same call again, answering what it asked for.
+    const asksInput = era === 'modern' && (tool.name === 'execute_intent' || tool.name === 'validate_intent')
+    // The SDK lifts the retry fields off the params: read them where it puts them.
+    const retry = { inputResponses: ctx.mcpReq.inputResponses, requestState: ctx.mcpReq.requestState?.(), dropped: ctx.mcpReq.droppedInputResponseKeys }
+    const retried = asksInput ? toRetriedCall(tool.name, args, retry) : { args, errors: [] }
+    errors.push(...retried.errors)
     if (errors.length > 0) return withoutRow(tool.name, badArguments(tool.name, errors))
 
     if (tool.name === 'explain_status') return explainStatus(String(args.code))
-    const route = toRouteRequest(tool.name, args)
-    const answer = await callRoute({ ...route, ...(payment ? { paymentSignature: encodePaymentSignatureHeader(payment as never) } : {}) })
+    const route = toRouteRequest(tool.name, retried.args)
+    const paymentSignature = retried.paymentSignature ?? (payment ? encodePaymentSignatureHeader(payment as never) : undefined)
+    const answer = await callRoute({
+      ...route,
+      ...(paymentSignature ? { paymentSignature } : {}),
+      ...(typeof idempotencyKey === 'string' ? { idempotencyKey } : {}),
+    })
+    if (asksInput && declaresElicitation(ctx)) {
+      const inputRequired = toInputRequired(answer, toToolResult(answer, tool), tool.name)
+      if (inputRequired) return inputRequired as unknown as CallToolResult
+    }
     // Not final yet (202, 0xF3): a task to follow, for a client that takes tasks.
     const intentHash = answer.headers['x-intent-hash']
     if (era === 'modern' && tool.name === 'execute_intent' && toTaskState(answer) === 'working' && typeof intentHash === 'string' && declaresTasks(ctx)) {
@@ -112,22 +151,24 @@ export function createMcpServer({ callRoute, admitToolCall, version, era = 'lega
       const answer = await readTask(params, ctx)
       return toTask(params.taskId, answer, byName.get('execute_intent'))
     })
-    // A task is made only once execute has claimed the intent and sent its transaction (202,
-    // 0xF3): what is signed cannot be called back, so no task is cancellable. (A claim not yet
-    // signed, such as one waiting for its x402 settlement, would be; the journal offers no way
-    // to withdraw one yet.) Refused with nothing changed, whoever asks.
+    // Only the identity that created the task (the journal keeps it with the claim), and only
+    // while nothing is signed (cancelTask.ts: the race with the signer is settled by the journal).
     server.setRequestHandler('tasks/cancel', { params: taskParams }, async (params, ctx) => {
       const answer = await readTask(params, ctx)
-      const state = toTaskState(answer)
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Task ${params.taskId} is not cancellable: ${state === 'working' ? 'its transaction is signed and sent' : `it is ${state}`}`, {
-        taskId: params.taskId,
-        status: state,
-      })
+      const taskId = params.taskId
+      if (!journal) throw notCancellable(taskId, 'this gateway cannot withdraw a claim here', toTaskState(answer))
+      const cancelled = await cancelTask({ journal, intentHash: taskId.toLowerCase() as Hex, caller })
+      if (cancelled.ok) return cancelledTask(taskId)
+      throw refusal(taskId, 'cancelled', cancelled)
     })
     // Input is given by calling the tool again (execute_intent with the signature, or with the
-    // x402 payment in _meta["x402/payment"]), not through tasks/update.
+    // x402 payment in _meta["x402/payment"]), not through tasks/update: refused with nothing
+    // changed, after the same creator check as tasks/cancel (a stranger learns nothing more).
     server.setRequestHandler('tasks/update', { params: taskParams }, async (params, ctx) => {
       await readTask(params, ctx)
+      const record = await journal?.get(params.taskId.toLowerCase() as Hex)
+      if (record?.apiKeyId === undefined) throw refusal(params.taskId, 'updated', { reason: 'keyless' })
+      if (caller !== record.apiKeyId) throw refusal(params.taskId, 'updated', { reason: 'not-creator' })
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `tasks/update is not accepted: give a signature or a payment by calling execute_intent again (the payment in _meta["x402/payment"])`, {
         taskId: params.taskId,
       })
@@ -151,6 +192,48 @@ export function createMcpServer({ callRoute, admitToolCall, version, era = 'lega
 
 // Checked by readTask, after the capability: the schema only types the params.
 const taskParams = fromJsonSchema<{ taskId: string }>({ type: 'object' })
+
+/** A task withdrawn before anything was signed: no outcome is recorded, so its intent may run later. */
+function cancelledTask(taskId: string): Record<string, unknown> {
+  const at = new Date().toISOString()
+  return {
+    taskId,
+    status: 'cancelled',
+    statusMessage: 'cancelled before anything was signed: no outcome is recorded, the intent (its nonce unused) may be executed later, and a payment settled for it stays its credit',
+    createdAt: at,
+    lastUpdatedAt: at,
+    ttlMs: 0,
+  }
+}
+
+function notCancellable(taskId: string, why: string, status: string): ProtocolError {
+  return new ProtocolError(ProtocolErrorCode.InvalidParams, `Task ${taskId} is not cancellable: ${why}`, { taskId, status })
+}
+
+/** Why a task is not cancelled (or updated), as a JSON-RPC error; nothing was changed. */
+function refusal(taskId: string, what: 'cancelled' | 'updated', { reason, state }: { reason: string; state?: string | undefined }): ProtocolError {
+  switch (reason) {
+    case 'keyless':
+      return new ProtocolError(ProtocolErrorCode.InvalidParams, `Task ${taskId} cannot be ${what}: it was created without a credential, so nobody can show they created it`, { taskId, reason })
+    case 'not-creator':
+      return new ProtocolError(ProtocolErrorCode.InvalidParams, `Task ${taskId} can be ${what} only by the API key or OAuth identity that created it`, { taskId, reason })
+    case 'unknown':
+      return new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown task: ${taskId} (no execution of this intent was sent by this gateway)`, { taskId, reason })
+    default:
+      return notCancellable(
+        taskId,
+        state === 'pending' || state === 'mined' ? 'its transaction is signed and sent' : state === 'reverted' ? 'it reverted' : state === 'dropped' ? 'it was dropped' : `it is ${state}`,
+        state === 'claimed' || state === 'pending' ? 'working' : state === 'mined' ? 'completed' : 'failed',
+      )
+  }
+}
+
+/** A client that can answer a form elicitation (2026-07-28: declared in the request's envelope; empty means form). */
+function declaresElicitation(ctx: ServerContext): boolean {
+  const capabilities = ctx.mcpReq.envelope?.['io.modelcontextprotocol/clientCapabilities' as never] as { elicitation?: Record<string, unknown> } | undefined
+  const elicitation = capabilities?.elicitation
+  return typeof elicitation === 'object' && elicitation !== null && (Object.keys(elicitation).length === 0 || elicitation.form !== undefined)
+}
 
 function declaresTasks(ctx: ServerContext): boolean {
   const capabilities = ctx.mcpReq.envelope?.['io.modelcontextprotocol/clientCapabilities' as never] as { extensions?: Record<string, unknown> } | undefined

@@ -61,7 +61,8 @@ export function sendProblem(
 function toInputError(error: FastifyError, request: FastifyRequest): InputError | undefined {
   if (error instanceof InputError) return error
   if (error.validation) {
-    const errors = (error.validation as AjvError[]).map((e) => toFieldError(e, error.validationContext))
+    // An `if` names no field: the `then` it failed (the intent's target/data/value unless `calls`) reports its own errors.
+    const errors = (error.validation as AjvError[]).filter((e) => e.keyword !== 'if').map((e) => toFieldError(e, error.validationContext))
     const where = error.validationContext === 'params' ? 'path' : (error.validationContext ?? 'request')
     return new InputError(`The ${where === 'body' ? 'intent' : where} is not valid`, { errors })
   }

@@ -1,22 +1,39 @@
 // GET /openapi.json: the OpenAPI 3.1 document @fastify/swagger builds from the route schemas
 // (src/http/schemas), and GET /docs: Swagger UI rendering it, from the package's own files.
 // Register it before the routes: @fastify/swagger only sees routes added after it has loaded.
+// The document carries the one status vocabulary (`x-status-vocabulary`, docs/api-contract.md
+// §18) from src/status/statusVocabulary.ts, and with OAuth on, an `oauth2` scheme beside the API
+// key's on every operation that takes a credential.
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
 import { apiKeyScheme, commonResponseHeaders, jsonResponse, metricsTokenScheme, openApiDocumentSchema, outcomeResponses, registerSharedSchemas, requestExamples } from '../schemas/httpSchemas.ts'
+import { getStatusCode } from '../../status/statusCodes.ts'
+import { statusVocabulary } from '../../status/statusVocabulary.ts'
 import { gatewayVersion } from './gatewayVersion.ts'
 
 // biome-ignore lint/suspicious/noExplicitAny: route schemas are JSON Schema objects read and rewritten key by key
 type RouteSchema = Record<string, any>
 
-export function registerOpenApi(app: FastifyInstance) {
+export type RegisterOpenApiOptions = {
+  /** With OAUTH_ISSUER set: the issuer, whose RFC 8414 metadata the `oauth2` scheme names. */
+  oauth?: { issuer: string } | undefined
+}
+
+/** The scheme of OAuth access tokens (OAUTH_ISSUER), beside the API key's. */
+const oauthScheme = 'oauth2'
+
+export function registerOpenApi(app: FastifyInstance, { oauth }: RegisterOpenApiOptions = {}) {
   // The shared bodies (Outcome, Problem) the route schemas refer to by $id.
   registerSharedSchemas(app)
   app.register(swagger, {
     // Shared schemas are named by their $id under components.schemas.
-    transform: ({ schema, url }) => ({ schema: schema && !(schema as RouteSchema).hide ? toDocumented(schema as RouteSchema) : schema, url }),
-    transformObject: (document) => withoutUnusedSchemes(('openapiObject' in document ? document.openapiObject : document.swaggerObject) as RouteSchema),
+    transform: ({ schema, url }) => ({ schema: schema && !(schema as RouteSchema).hide ? toDocumented(schema as RouteSchema, oauth !== undefined) : schema, url }),
+    transformObject: (document) =>
+      ({
+        ...withoutUnusedSchemes(('openapiObject' in document ? document.openapiObject : document.swaggerObject) as RouteSchema),
+        'x-status-vocabulary': toStatusVocabularyDocument(),
+      }) as RouteSchema,
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
     openapi: {
       openapi: '3.1.0',
@@ -55,6 +72,16 @@ export function registerOpenApi(app: FastifyInstance) {
             scheme: 'bearer',
             description: 'METRICS_TOKEN, when configured: Authorization: Bearer <token> on GET /metrics (not an API key)',
           },
+          ...(oauth
+            ? {
+                // OpenAPI 3.1 names a metadata document only as openIdConnectUrl; an RFC 8414 document has the same endpoints.
+                [oauthScheme]: {
+                  type: 'openIdConnect',
+                  openIdConnectUrl: authorizationServerMetadataUrl(oauth.issuer),
+                  description: `an OAuth 2.1 access token (JWT, typ at+jwt) from ${oauth.issuer}, for this gateway as its audience (RFC 8707 resource): Authorization: Bearer <token>. Checked after the API keys; scopes intents:validate, intents:execute, ops:read, ops:write. The protected resource metadata is at /.well-known/oauth-protected-resource (RFC 9728).`,
+                },
+              }
+            : {}),
         },
       },
     },
@@ -86,8 +113,8 @@ export function registerOpenApi(app: FastifyInstance) {
  * limit: 431); and a working request example, so that "Try it out" on /docs sends a real body
  * and real parameters.
  */
-function toDocumented(schema: RouteSchema): RouteSchema {
-  const documented: RouteSchema = { ...schema, security: schema.security ?? [] }
+function toDocumented(schema: RouteSchema, oauth: boolean): RouteSchema {
+  const documented: RouteSchema = { ...schema, security: oauth ? withOAuth(schema.security ?? [], schema.operationId) : (schema.security ?? []) }
   // Every answer carries the common headers (X-Request-Id among them), also where a route's
   // schema names only its body.
   const responses: RouteSchema = Object.fromEntries(
@@ -103,6 +130,54 @@ function toDocumented(schema: RouteSchema): RouteSchema {
     documented.params = { ...schema.params, properties }
   }
   return documented
+}
+
+/** The scope a token needs per operation (the route's own check, src/app.ts); any valid token elsewhere. */
+const scopeOf: Record<string, string[]> = { validateIntent: ['intents:validate'], executeIntent: ['intents:execute'] }
+
+/** An access token beside each API-key requirement: either credential does. */
+function withOAuth(security: Array<Record<string, string[]>>, operationId: string): Array<Record<string, string[]>> {
+  return security.flatMap((requirement) => (apiKeyScheme in requirement ? [requirement, { [oauthScheme]: scopeOf[operationId] ?? [] }] : [requirement]))
+}
+
+/** RFC 8414 §3.1: the well-known path between the issuer's host and its path. */
+function authorizationServerMetadataUrl(issuer: string): string {
+  const url = new URL(issuer)
+  const path = url.pathname === '/' ? '' : url.pathname.replace(/\/$/, '')
+  return `${url.origin}/.well-known/oauth-authorization-server${path}`
+}
+
+/**
+ * The one status vocabulary (docs/api-contract.md §18) for clients that read the document: per
+ * code its HTTP status, MCP task state, x402 settlement and `relayer_*` code; per execution state
+ * the same; and what each `relayer_*` code means.
+ */
+function toStatusVocabularyDocument() {
+  return {
+    description:
+      'ERC-1066 codes, HTTP statuses, MCP task states (Tasks extension of MCP 2026-07-28), x402 settlement states and the relayer_* status codes of Gelato-style relays, as this gateway maps them (docs/api-contract.md §18). GET /intents/{intentHash} and the execution events carry them as `statusWords`.',
+    relayerStatusCodes: Object.fromEntries(Object.entries(statusVocabulary.relayerMeanings)),
+    codes: statusVocabulary.codes().map((code) => {
+      const entry = getStatusCode(code)
+      const row = statusVocabulary.row(code)!
+      return {
+        code: entry.hex,
+        statusName: entry.statusName,
+        httpStatus: entry.httpStatus,
+        taskState: row.taskState,
+        ...(row.taskNote ? { taskNote: row.taskNote } : {}),
+        ...(row.x402 ? { x402Settlement: row.x402 } : {}),
+        ...(row.relayer ? { relayerStatus: row.relayer } : {}),
+      }
+    }),
+    executionStates: statusVocabulary.executionStates.map(({ state, final, eventTypes, taskState, relayer }) => ({
+      state,
+      ...(final !== undefined ? { final } : {}),
+      eventTypes,
+      taskState,
+      relayerStatus: relayer,
+    })),
+  }
 }
 
 /** The document without the security schemes no operation asks for (no API keys configured: none). */

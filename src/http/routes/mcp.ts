@@ -11,9 +11,10 @@
 import type { Server } from '@modelcontextprotocol/server'
 import type { FastifyInstance, FastifyRequest, preValidationAsyncHookHandler } from 'fastify'
 import type { ChainRegistry } from '../../intents/createChainRegistry.ts'
+import type { Journal } from '../../ports/journal.ts'
 import type { RouteCaller } from '../createRouteCaller.ts'
 import type { CountRequest } from '../plugins/rateLimit.ts'
-import { apiKeyOptional, jsonResponse, outcomeResponses } from '../schemas/httpSchemas.ts'
+import { apiKeyOptional, apiKeyRequired, jsonResponse, outcomeResponses } from '../schemas/httpSchemas.ts'
 import { toProblemAnswer } from '../mcp/toProblemAnswer.ts'
 
 export type McpRouteOptions = {
@@ -27,6 +28,10 @@ export type McpRouteOptions = {
   registry: ChainRegistry
   /** The most JSON-RPC messages one batch may hold (default 32). */
   maxBatchSize?: number | undefined
+  /** With OAuth on, /mcp itself needs a credential (documented so: no anonymous requirement). */
+  credentialRequired?: boolean | undefined
+  /** For tasks/cancel: who created a task, and the withdrawal of a claim not signed yet. */
+  journal?: Pick<Journal, 'get' | 'withdraw'> | undefined
 }
 
 const jsonRpcMessage = {
@@ -43,7 +48,7 @@ const hopByHop = new Set(['host', 'content-length', 'connection', 'transfer-enco
 let mcpModules: Promise<[typeof import('../mcp/createMcpServer.ts'), typeof import('@modelcontextprotocol/server')]> | undefined
 const loadMcp = () => (mcpModules ??= Promise.all([import('../mcp/createMcpServer.ts'), import('@modelcontextprotocol/server')]))
 
-export function registerMcpRoute(app: FastifyInstance, { caller, version, preValidation, countRequest, registry, maxBatchSize = 32 }: McpRouteOptions) {
+export function registerMcpRoute(app: FastifyInstance, { caller, version, preValidation, countRequest, registry, maxBatchSize = 32, journal, credentialRequired = false }: McpRouteOptions) {
   const schema = {
     operationId: 'mcp',
     tags: ['agents'],
@@ -63,7 +68,7 @@ export function registerMcpRoute(app: FastifyInstance, { caller, version, preVal
       202: { description: 'accepted: the request carried notifications or responses only', headers: jsonResponse('', {}).headers },
       ...outcomeResponses([400, 401, 406, 413, 415, 429]),
     },
-    ...(preValidation ? { security: apiKeyOptional } : {}),
+    ...(preValidation ? { security: credentialRequired ? apiKeyRequired : apiKeyOptional } : {}),
   }
   app.post(
     '/mcp',
@@ -84,7 +89,15 @@ export function registerMcpRoute(app: FastifyInstance, { caller, version, preVal
       }
       const [{ createMcpServer }, sdk] = await loadMcp()
       const newServer = (era: 'legacy' | 'modern') =>
-        createMcpServer({ callRoute: (route) => caller.call(request, route), admitToolCall: countRequest && admitter(request, countRequest, registry), version, era })
+        createMcpServer({
+          callRoute: (route) => caller.call(request, route),
+          admitToolCall: countRequest && admitter(request, countRequest, registry),
+          version,
+          era,
+          journal,
+          // Who asks, as the credential hook identified the /mcp request: the tasks' creator check.
+          caller: request.apiKeyId,
+        })
       const webRequest = toWebRequest(request)
       const { status, headers, text } = (await sdk.isLegacyRequest(webRequest, request.body))
         ? await serveLegacy(sdk, newServer('legacy'), webRequest, request.body)

@@ -3,6 +3,7 @@
 // signed transaction committed before the broadcast, one live attempt per (chain, intent) and
 // per (chain, sender, nonce)), enforced by the database's unique indexes so that they hold
 // across processes. Versioned migrations run at start-up under an advisory lock.
+import { ClaimWithdrawnError } from '../../errors/claimWithdrawnError.ts'
 import pg from 'pg'
 import type { Hex } from 'viem'
 import { redactUrl } from '../../config/redactUrl.ts'
@@ -11,7 +12,9 @@ import type { Intent } from '../../ports/intent.ts'
 import { createPostgresPaymentLedger } from './createPostgresPaymentLedger.ts'
 import { Status } from '../../status/statusCodes.ts'
 import { fromRow, type Row, serializeIntent } from '../journalRow.ts'
-import type { Claim, ExecutionRecord, Journal, Settlement } from '../../ports/journal.ts'
+import type { Claim, ExecutionRecord, IdempotencyKeyClaim, Journal, Settlement } from '../../ports/journal.ts'
+import { fromIdempotencyKeyRow, type IdempotencyKeyRow, isSameRequest } from '../idempotencyKeyRow.ts'
+import { IdempotencyKeyReusedError } from '../idempotencyKeyReusedError.ts'
 import { prunable, prunableWebhooks } from '../prunable.ts'
 import { createPostgresWebhookOutbox } from './createPostgresWebhookOutbox.ts'
 import { createPostgresOpsSwitchStore } from './createPostgresOpsSwitchStore.ts'
@@ -129,7 +132,26 @@ CREATE INDEX executions_change ON executions (change_xid, id);
 CREATE TABLE webhook_feed (id INTEGER PRIMARY KEY CHECK (id = 1), change BIGINT NOT NULL, row_id BIGINT NOT NULL);
 CREATE INDEX webhook_outbox_endpoint_due ON webhook_outbox (endpoint, next_at) WHERE delivered_at IS NULL;
 `,
-  // 9 (after idem's 8): the operator console's switches, audited (ops/opsSwitchStore.ts).
+  // 8: Idempotency-Keys of POST /intents/execute, shared by the fleet: one row per caller's key
+  // (scope, key), written by the claim it came with, in the claim's transaction (the primary key
+  // decides between instances racing with one key); the body's fingerprint, the (chain, intent) it
+  // answers for and the claim's row (given back with it); kept until expires_at, then pruned.
+  `
+CREATE TABLE idempotency_keys (
+  scope TEXT NOT NULL,
+  idem_key TEXT NOT NULL,
+  fingerprint TEXT NOT NULL,
+  chain_id TEXT NOT NULL,
+  intent_hash TEXT NOT NULL,
+  execution_id BIGINT NOT NULL,
+  created_at BIGINT NOT NULL,
+  expires_at BIGINT NOT NULL,
+  PRIMARY KEY (scope, idem_key)
+);
+CREATE INDEX idempotency_keys_execution ON idempotency_keys (execution_id);
+CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_at);
+`,
+  // 9: the operator console's switches, audited (ops/opsSwitchStore.ts).
   opsAuditDdl,
 ]
 
@@ -210,7 +232,7 @@ export async function openPostgresJournal({ url, maxConnections = 10, connectTim
   const byId = async (id: number, on?: Queryable) => fromRow(toRow((await one('SELECT * FROM executions WHERE id = $1', [id], on))!))
   const all = async (text: string, values: unknown[] = []) => (await run(text, values)).rows.map((r) => fromRow(toRow(r)))
 
-  async function claim(chainId: string, intentHash: Hex, intent: Intent, chainInstance: string | null, apiKeyId: string | null): Promise<Claim> {
+  async function claim(chainId: string, intentHash: Hex, intent: Intent, chainInstance: string | null, apiKeyId: string | null, on: Queryable = pool): Promise<Claim> {
     // Hex addresses (EVM, Sui) are case-insensitive; base58 keys (Solana) are not.
     const sender = intent.sender.startsWith('0x') ? intent.sender.toLowerCase() : intent.sender
     const nonce = intent.nonce.toString()
@@ -222,14 +244,15 @@ export async function openPostgresJournal({ url, maxConnections = 10, connectTim
          VALUES ($1, $2, (SELECT COALESCE(MAX(attempt), 0) + 1 FROM executions WHERE chain_id = $1 AND intent_hash = $2), $3, $4, $5, 'claimed', $6, $7, $8, $8, $9, $10)
          ON CONFLICT DO NOTHING RETURNING *`,
         [chainId, intentHash, sender, nonce, serializeIntent(intent), Status.SUBMITTED, chainInstance, now, instanceId ?? null, apiKeyId],
+        on,
       )
       if (inserted) {
         // A reverted attempt holds the hash (one outcome per intent) without holding the unique
         // index (a revert uses no nonce). Read after the insert, so that an attempt that turned
         // reverted after the insert's snapshot and before its index check is seen too.
-        const reverted = await one(`SELECT * FROM executions WHERE intent_hash = $1 AND chain_id = $2 AND state = 'reverted' ORDER BY id DESC LIMIT 1`, [intentHash, chainId])
+        const reverted = await one(`SELECT * FROM executions WHERE intent_hash = $1 AND chain_id = $2 AND state = 'reverted' ORDER BY id DESC LIMIT 1`, [intentHash, chainId], on)
         if (!reverted) return { ok: true, record: fromRow(toRow(inserted)) }
-        await run(`DELETE FROM executions WHERE id = $1 AND state = 'claimed'`, [inserted.id])
+        await run(`DELETE FROM executions WHERE id = $1 AND state = 'claimed'`, [inserted.id], on)
         return { ok: false, holder: fromRow(toRow(reverted)) }
       }
       const held = await one(
@@ -237,17 +260,52 @@ export async function openPostgresJournal({ url, maxConnections = 10, connectTim
                      AND NOT EXISTS (SELECT 1 FROM gateway_instances g WHERE g.instance_id = e.instance_id AND g.expires_at > now()) AS orphaned
          FROM executions e WHERE chain_id = $1 AND (intent_hash = $2 OR (sender = $3 AND intent_nonce = $4)) AND ${holding} ORDER BY id LIMIT 1`,
         [chainId, intentHash, sender, nonce],
+        on,
       )
       // A claim lives through preflight only (seconds, a minute with a settlement); one this old,
       // or of an instance known dead, was left by a gateway that died before signing.
       if (held?.state === 'claimed' && ((held as { orphaned?: boolean }).orphaned === true || Number(held.updated_at) < now - staleClaimMs)) {
-        await run(`DELETE FROM executions WHERE id = $1 AND state = 'claimed' AND updated_at = $2`, [held.id, held.updated_at])
+        // Its Idempotency-Key goes with it (a keyed claim taking it over records the key again).
+        await run(
+          `WITH gone AS (DELETE FROM executions WHERE id = $1 AND state = 'claimed' AND updated_at = $2 RETURNING id) DELETE FROM idempotency_keys WHERE execution_id IN (SELECT id FROM gone)`,
+          [held.id, held.updated_at],
+          on,
+        )
         continue
       }
       if (held) return { ok: false, holder: fromRow(toRow(held)) }
       // The conflict was an attempt number taken by a claim released since: try again.
     }
     throw new StorageUnavailableError('The journal could not claim the intent (contention); try again')
+  }
+
+  /**
+   * A claim with its Idempotency-Key, in one transaction: the claim, then the key, whose primary
+   * key decides between instances racing with one key (the second waits for the first's commit,
+   * then finds its row). A key recorded for another request rolls the claim back: nothing of it
+   * was ever visible. An expired key is free again; a key recorded by an earlier attempt of the
+   * same intent stays with that attempt.
+   */
+  async function claimWithKey(chainId: string, intentHash: Hex, intent: Intent, chainInstance: string | null, apiKeyId: string | null, key: IdempotencyKeyClaim): Promise<Claim> {
+    return transaction(async (client) => {
+      const claimed = await claim(chainId, intentHash, intent, chainInstance, apiKeyId, client)
+      if (!claimed.ok) return claimed
+      const now = Date.now()
+      const recordedNow = await one(
+        `INSERT INTO idempotency_keys (scope, idem_key, fingerprint, chain_id, intent_hash, execution_id, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+         ON CONFLICT (scope, idem_key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, chain_id = EXCLUDED.chain_id, intent_hash = EXCLUDED.intent_hash,
+           execution_id = EXCLUDED.execution_id, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
+         WHERE idempotency_keys.expires_at <= EXCLUDED.created_at
+         RETURNING scope`,
+        [key.scope, key.key, key.fingerprint, chainId, intentHash, claimed.record.id, now, key.expiresAt.getTime()],
+        client,
+      )
+      if (recordedNow) return claimed
+      const row = await one(`SELECT * FROM idempotency_keys WHERE scope = $1 AND idem_key = $2`, [key.scope, key.key], client)
+      const recorded = fromIdempotencyKeyRow(row as unknown as IdempotencyKeyRow)
+      if (!isSameRequest(recorded, key, chainId, intentHash)) throw new IdempotencyKeyReusedError(recorded)
+      return claimed
+    })
   }
 
   const settleRow = async (id: number, fromState: string, txId: string | null, s: Settlement, now: number, on?: Queryable) =>
@@ -284,9 +342,25 @@ export async function openPostgresJournal({ url, maxConnections = 10, connectTim
     payments,
     webhooks,
     ops: createPostgresOpsSwitchStore({ query: (text, values) => run(text, values) }),
-    claim: ({ chainId, intentHash, intent, chainInstance, apiKeyId }) => claim(chainId, intentHash, intent, chainInstance ?? null, apiKeyId ?? null),
+    claim: ({ chainId, intentHash, intent, chainInstance, apiKeyId, idempotencyKey }) =>
+      idempotencyKey ? claimWithKey(chainId, intentHash, intent, chainInstance ?? null, apiKeyId ?? null, idempotencyKey) : claim(chainId, intentHash, intent, chainInstance ?? null, apiKeyId ?? null),
+    async idempotencyKey(scope, key) {
+      const row = await one(`SELECT * FROM idempotency_keys WHERE scope = $1 AND idem_key = $2 AND expires_at > $3`, [scope, key, Date.now()])
+      return row && fromIdempotencyKeyRow(row as unknown as IdempotencyKeyRow)
+    },
     async release(record) {
-      await run(`DELETE FROM executions WHERE id = $1 AND state IN ('claimed', 'pending')`, [record.id])
+      // The claim and the Idempotency-Key it recorded, in one statement.
+      await run(`WITH gone AS (DELETE FROM executions WHERE id = $1 AND state IN ('claimed', 'pending') RETURNING id) DELETE FROM idempotency_keys WHERE execution_id IN (SELECT id FROM gone)`, [
+        record.id,
+      ])
+    },
+    async withdraw(record) {
+      // The claim and the Idempotency-Key it recorded, in one statement (as release).
+      const { rows } = await run<{ id: number }>(
+        `WITH gone AS (DELETE FROM executions WHERE id = $1 AND state = 'claimed' RETURNING id), keys AS (DELETE FROM idempotency_keys WHERE execution_id IN (SELECT id FROM gone)) SELECT id FROM gone`,
+        [record.id],
+      )
+      return rows.length === 1
     },
     async recordSigned(record, tx) {
       const now = Date.now()
@@ -296,7 +370,12 @@ export async function openPostgresJournal({ url, maxConnections = 10, connectTim
          WHERE id = $6 AND state IN ('claimed', 'pending')`,
         [tx.relayer, tx.id, tx.bytes, JSON.stringify(tx.details), now, record.id],
       )
-      if (rowCount !== 1) throw new Error(`journal record ${record.id} is no longer open for a transaction`)
+      if (rowCount !== 1) {
+        // Withdrawn by its creator (MCP tasks/cancel) between the claim and the signature.
+        const still = await run(`SELECT 1 FROM executions WHERE id = $1`, [record.id])
+        if (still.rowCount === 0) throw new ClaimWithdrawnError(record.id)
+        throw new Error(`journal record ${record.id} is no longer open for a transaction`)
+      }
       Object.assign(record, { state: 'pending', transaction: structuredClone(tx), updatedAt: new Date(now) })
     },
     async settle(record, s) {
@@ -409,6 +488,7 @@ export async function openPostgresJournal({ url, maxConnections = 10, connectTim
       const executions = (await run(`DELETE FROM executions WHERE ${prunable('executions', '$1')}`, [cutoff])).rowCount ?? 0
       const payments = (await run(`DELETE FROM x402_payments WHERE state IN ('consumed', 'released') AND updated_at < $1`, [cutoff])).rowCount ?? 0
       const webhooks = (await run(`DELETE FROM webhook_outbox WHERE ${prunableWebhooks('$1', '$1')}`, [cutoff])).rowCount ?? 0
+      await run(`DELETE FROM idempotency_keys WHERE expires_at <= $1`, [Date.now()])
       return { executions, payments, webhooks }
     },
     async changesAfter(position, limit) {

@@ -2,6 +2,7 @@
 // process, on every runtime alike (a signed transaction is an id, bytes and the runtime's details). A record is claimed before preflight (one holder per intent and per (sender, nonce)),
 // written durably with its signed transaction before that transaction is broadcast, and settled
 // from the chain. After a crash, the records still `pending` are what the reconciler finishes.
+import { ClaimWithdrawnError } from '../../errors/claimWithdrawnError.ts'
 import { createSqlitePaymentLedger } from './createSqlitePaymentLedger.ts'
 import Database from 'better-sqlite3'
 import { mkdirSync } from 'node:fs'
@@ -10,7 +11,9 @@ import type { Hex } from 'viem'
 import type { SignedExecution } from '../../ports/chainAdapter.ts'
 import { ConfigError } from '../../errors/configError.ts'
 import type { Intent } from '../../ports/intent.ts'
-import type { Claim, ExecutionRecord, Journal, Settlement } from '../../ports/journal.ts'
+import type { Claim, ExecutionRecord, IdempotencyKeyClaim, Journal, Settlement } from '../../ports/journal.ts'
+import { fromIdempotencyKeyRow, type IdempotencyKeyRow, isSameRequest } from '../idempotencyKeyRow.ts'
+import { IdempotencyKeyReusedError } from '../idempotencyKeyReusedError.ts'
 import { Status } from '../../status/statusCodes.ts'
 import { fromRow, type Row, serializeIntent } from '../journalRow.ts'
 import { prunable, prunableWebhooks } from '../prunable.ts'
@@ -152,7 +155,26 @@ CREATE TABLE webhook_feed (id INTEGER PRIMARY KEY CHECK (id = 1), change BIGINT 
 CREATE INDEX webhook_outbox_endpoint_due ON webhook_outbox (endpoint, next_at) WHERE delivered_at IS NULL;
 `)
   },
-  // 7 (after idem's 6): the operator console's switches, audited (ops/opsSwitchStore.ts).
+  // 6: Idempotency-Keys of POST /intents/execute: one row per caller's key (scope, key), written by
+  // the claim it came with, in the claim's transaction; the body's fingerprint, the (chain, intent)
+  // it answers for and the claim's row (given back with it); kept until expires_at, then pruned.
+  (db) =>
+    db.exec(`
+CREATE TABLE idempotency_keys (
+  scope TEXT NOT NULL,
+  idem_key TEXT NOT NULL,
+  fingerprint TEXT NOT NULL,
+  chain_id TEXT NOT NULL,
+  intent_hash TEXT NOT NULL,
+  execution_id INTEGER NOT NULL,
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  PRIMARY KEY (scope, idem_key)
+);
+CREATE INDEX idempotency_keys_execution ON idempotency_keys (execution_id);
+CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_at);
+`),
+  // 7: the operator console's switches, audited (ops/opsSwitchStore.ts).
   opsAuditDdl,
 ]
 
@@ -186,8 +208,13 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
     db.pragma('journal_mode = WAL')
     db.pragma('synchronous = NORMAL')
     migrate(db, path)
-    // A claim that never got as far as a signed transaction sent nothing: give it back.
-    db.prepare(`DELETE FROM executions WHERE state = 'claimed'`).run()
+    // A claim that never got as far as a signed transaction sent nothing: give it back, with its Idempotency-Key.
+    const claimedKeys = db.prepare(`DELETE FROM idempotency_keys WHERE execution_id IN (SELECT id FROM executions WHERE state = 'claimed')`)
+    const claims = db.prepare(`DELETE FROM executions WHERE state = 'claimed'`)
+    db.transaction(() => {
+      claimedKeys.run()
+      claims.run()
+    })()
   } catch (err) {
     // Let go of the file (and its lock): a refused journal is left as it was.
     if (db?.open) db.close()
@@ -236,6 +263,17 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
   // A reverted intent is final: its hash has that one outcome (no nonce is used by a revert, so it holds the hash only).
   const revertedIntent = db.prepare<[string, string], Row>(`SELECT * FROM executions WHERE intent_hash = ? AND chain_id = ? AND state = 'reverted' ORDER BY id DESC LIMIT 1`)
   const remove = db.prepare(`DELETE FROM executions WHERE id = ? AND state IN ('claimed', 'pending')`)
+  const withdrawClaim = db.prepare(`DELETE FROM executions WHERE id = ? AND state = 'claimed'`)
+  const keyOf = db.prepare<[string, string, number], IdempotencyKeyRow>(`SELECT * FROM idempotency_keys WHERE scope = ? AND idem_key = ? AND expires_at > ?`)
+  // An expired key is free again: the new claim takes its row.
+  const recordKey = db.prepare(
+    `INSERT INTO idempotency_keys (scope, idem_key, fingerprint, chain_id, intent_hash, execution_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (scope, idem_key) DO UPDATE SET fingerprint = excluded.fingerprint, chain_id = excluded.chain_id, intent_hash = excluded.intent_hash,
+       execution_id = excluded.execution_id, created_at = excluded.created_at, expires_at = excluded.expires_at
+     WHERE idempotency_keys.expires_at <= excluded.created_at`,
+  )
+  const releaseKeys = db.prepare(`DELETE FROM idempotency_keys WHERE execution_id = ?`)
+  const pruneKeys = db.prepare<[number]>(`DELETE FROM idempotency_keys WHERE expires_at <= ?`)
   const signed = db.prepare(
     `UPDATE executions SET state = 'pending', relayer = ?, tx_id = ?, tx_bytes = ?, tx_details = ?,
        signed_seq = (SELECT COALESCE(MAX(signed_seq), 0) + 1 FROM executions), updated_at = ?
@@ -265,6 +303,21 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
     const row = insert.get(chainId, intentHash, chainId, intentHash, sender, intent.nonce.toString(), serializeIntent(intent), Status.SUBMITTED, chainInstance, apiKeyId, now, now)!
     return { ok: true, record: fromRow(row) }
   }
+  // The key is checked before anything is written (SQLite has one writer: nobody records it meanwhile),
+  // and recorded with a claim that succeeded, in its transaction.
+  const claimWithKey = db.transaction((chainId: string, intentHash: Hex, intent: Intent, chainInstance: string | null, apiKeyId: string | null, key: IdempotencyKeyClaim): Claim => {
+    const now = Date.now()
+    const row = keyOf.get(key.scope, key.key, now)
+    const recorded = row && fromIdempotencyKeyRow(row)
+    if (recorded && !isSameRequest(recorded, key, chainId, intentHash)) throw new IdempotencyKeyReusedError(recorded)
+    const claimed = claim(chainId, intentHash, intent, chainInstance, apiKeyId)
+    // A key already recorded (an earlier attempt of this intent, dropped since) stays with the attempt that recorded it.
+    if (claimed.ok && !recorded) recordKey.run(key.scope, key.key, key.fingerprint, chainId, intentHash, claimed.record.id, now, key.expiresAt.getTime())
+    return claimed
+  })
+  const release = db.transaction((id: number) => {
+    if (remove.run(id).changes === 1) releaseKeys.run(id)
+  })
   const replace = db.transaction((record: ExecutionRecord, tx: SignedExecution, detail: string, now: number): number => {
     const { changes } = markReplaced.run(Status.GATEWAY_FAILURE, detail, now, record.id)
     if (changes !== 1) throw new Error(`journal record ${record.id} is no longer pending: it cannot be replaced`)
@@ -318,16 +371,35 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
     webhooks,
     ops: createSqliteOpsSwitchStore({ db }),
     // The group transaction is IMMEDIATE: the check and the insert happen under one write lock.
-    claim: ({ chainId, intentHash, intent, chainInstance, apiKeyId }) => write(() => claim(chainId, intentHash, intent, chainInstance ?? null, apiKeyId ?? null), atomic),
+    claim: ({ chainId, intentHash, intent, chainInstance, apiKeyId, idempotencyKey }) =>
+      idempotencyKey
+        ? write(() => claimWithKey(chainId, intentHash, intent, chainInstance ?? null, apiKeyId ?? null, idempotencyKey), atomic)
+        : write(() => claim(chainId, intentHash, intent, chainInstance ?? null, apiKeyId ?? null), atomic),
+    async idempotencyKey(scope, key) {
+      const row = keyOf.get(scope, key, Date.now())
+      return row && fromIdempotencyKeyRow(row)
+    },
     async release(record) {
-      await write(() => remove.run(record.id), atomic)
+      await write(() => release(record.id), atomic)
+    },
+    async withdraw(record) {
+      let changes = 0
+      await write(() => {
+        changes = withdrawClaim.run(record.id).changes
+        // A withdrawn claim gives its Idempotency-Key back, as a released one does.
+        if (changes === 1) releaseKeys.run(record.id)
+      }, atomic)
+      return changes === 1
     },
     async recordSigned(record, tx) {
       const now = Date.now()
       const details = JSON.stringify(tx.details)
       await write(() => {
         const { changes } = signed.run(tx.relayer, tx.id, tx.bytes, details, now, record.id)
-        if (changes !== 1) throw new Error(`journal record ${record.id} is no longer open for a transaction`)
+        if (changes === 1) return
+        // Withdrawn by its creator (MCP tasks/cancel) between the claim and the signature.
+        if (!byId.get(record.id)) throw new ClaimWithdrawnError(record.id)
+        throw new Error(`journal record ${record.id} is no longer open for a transaction`)
       }, atomic)
       await durable()
       Object.assign(record, { state: 'pending', transaction: structuredClone(tx), updatedAt: new Date(now) })
@@ -405,7 +477,11 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
     pendingCount: async () => pendingCount.get()!.n,
     async prune(before) {
       const cutoff = before.getTime()
-      return write(() => ({ executions: pruneExecutions.run(cutoff).changes, payments: prunePayments.run(cutoff).changes, webhooks: pruneWebhooks.run(cutoff, cutoff).changes }))
+      const now = Date.now()
+      return write(() => {
+        pruneKeys.run(now)
+        return { executions: pruneExecutions.run(cutoff).changes, payments: prunePayments.run(cutoff).changes, webhooks: pruneWebhooks.run(cutoff, cutoff).changes }
+      })
     },
     async changesAfter(position, limit) {
       // Writes are serialized and each takes its number in its own transaction: a number read is committed, and none below it comes later.

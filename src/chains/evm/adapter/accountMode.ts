@@ -5,11 +5,12 @@
 // signs a type-4 transaction whose authorization it did not check.
 import { type Address, type Hex, concatHex, getAddress, isAddressEqual } from 'viem'
 import { recoverAuthorizationAddress } from 'viem/utils'
-import { InputError } from '../../../errors/inputError.ts'
+import { type FieldError, InputError } from '../../../errors/inputError.ts'
 import type { AccountAuthorization, AccountMode, Intent } from '../../../ports/intent.ts'
 import { Status } from '../../../status/statusCodes.ts'
 import { classifyRpcError } from '../classifyRpcError.ts'
 import type { EvmContext } from './evmContext.ts'
+import { forbiddenTarget } from './forbiddenTarget.ts'
 
 export const accountNotDelegatedType = 'urn:intent-gateway:problem:account-not-delegated'
 
@@ -19,7 +20,8 @@ const halfOrder = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b
 /** Ready: where to send, the code to simulate the sender with when not delegated yet, the authorization to carry. */
 /** `code`: 0xef0100 ‖ delegate, the sender's code once its authorization applies (simulated as a state override). */
 export type AccountPlan = { ok: true; account: Address; delegate: Address; code: Hex; delegated: boolean; authorization: SignedAuthorization | undefined }
-export type AccountRefusal = { ok: false; status: number; detail: string; problemType: string }
+/** `errors`: the call a refusal concerns (`target`, or `calls[i]` in a batch). */
+export type AccountRefusal = { ok: false; status: number; detail: string; problemType?: string | undefined; errors?: FieldError[] | undefined }
 export type SignedAuthorization = { chainId: number; address: Address; nonce: number; yParity: number; r: Hex; s: Hex }
 
 export const delegationCode = (delegate: Address): Hex => concatHex(['0xef0100', delegate]).toLowerCase() as Hex
@@ -31,6 +33,9 @@ export async function planAccount(ctx: EvmContext, intent: Intent, mode: Account
   const delegate = getAddress(chain.accountDelegate)
   const account = getAddress(intent.sender)
   const code = delegationCode(delegate)
+  // A call to the account, the registry, the ledger, the executor or the delegate: refused whoever signed.
+  const forbidden = await forbiddenTarget(ctx, intent, delegate)
+  if (forbidden) return forbidden
   let current: Hex
   try {
     current = ((await client.getCode({ address: account })) ?? '0x').toLowerCase() as Hex

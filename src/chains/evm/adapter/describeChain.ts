@@ -1,10 +1,9 @@
 // What the EVM adapter says of itself: GET /chains (contracts, relayer keys and their backends,
 // endpoints, how intents are signed), start-up's contract check, and the typed data a sender signs.
 import type { ChainDescription, PreflightResult, SigningRequest } from '../../../ports/chainAdapter.ts'
-import { getAddress } from 'viem'
 import type { AccountMode, Intent } from '../../../ports/intent.ts'
 import { classifyRpcError } from '../classifyRpcError.ts'
-import { intentDomain, intentTypedData, intentTypes } from '../intentTypedData.ts'
+import { accountTypedData, intentDomain, intentTypedData, intentTypes } from '../intentTypedData.ts'
 import type { EvmContext } from './evmContext.ts'
 
 export function describeChain({ chain, relayers, signerOf, state, pool, viemChain }: EvmContext): ChainDescription {
@@ -41,12 +40,23 @@ export async function preflight({ relayers, log, chain, client }: EvmContext): P
 
 /** The EIP-712 typed data of an intent as JSON: integers as decimal strings, with the EIP712Domain type wallets' eth_signTypedData_v4 wants. */
 export function signingRequest({ viemChain, chain }: EvmContext, intent: Intent, account?: AccountMode): SigningRequest {
+  const decimal = (v: bigint) => v.toString()
+  // Account mode: the account's own domain, { name: "IntentAccount", version: "1", chainId, verifyingContract: sender }; a batch signs its BatchIntent.
+  if (account || intent.calls) {
+    const typed = accountTypedData({ chainId: viemChain.id, intent })
+    const { message } = typed
+    const header = { nonce: decimal(message.nonce), validAfter: decimal(message.validAfter), validBefore: decimal(message.validBefore) }
+    return {
+      domain: typed.domain,
+      types: { EIP712Domain: eip712DomainType, ...typed.types },
+      primaryType: typed.primaryType,
+      message: 'calls' in message ? { ...message, ...header, calls: message.calls.map((c) => ({ ...c, value: decimal(c.value) })) } : { ...message, ...header, value: decimal(message.value) },
+    }
+  }
   const typedData = intentTypedData({ chainId: viemChain.id, executor: chain.executor, intent })
-  // Account mode: the account's own domain, { name: "IntentAccount", version: "1", chainId, verifyingContract: sender }.
-  const domain = account ? ({ name: 'IntentAccount', version: '1', chainId: viemChain.id, verifyingContract: getAddress(intent.sender) } as const) : typedData.domain
   const { message } = typedData
   return {
-    domain,
+    domain: typedData.domain,
     types: { EIP712Domain: eip712DomainType, ...typedData.types },
     primaryType: typedData.primaryType,
     message: { ...message, value: message.value.toString(), nonce: message.nonce.toString(), validAfter: message.validAfter.toString(), validBefore: message.validBefore.toString() },

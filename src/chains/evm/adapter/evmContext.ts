@@ -55,6 +55,8 @@ export type EvmContext = {
     simulates: boolean | undefined
     /** Executions simulated and handed over to be sent, not yet waiting for their receipts: soon in the node's pool. */
     handedOver: number
+    /** The account delegate's IntentLedger (its immutable `ledger()`), read once when account mode first needs it. */
+    accountLedger?: Promise<Address> | undefined
   }
 }
 

@@ -100,14 +100,20 @@ export async function receiptOf({ client }: EvmContext, transactionHash: Hex): P
   }
 }
 
-const executeIntentInput = (intentAccountArtifact.abi.find((i) => i.type === 'function' && i.name === 'executeIntent') as { inputs: readonly unknown[] }).inputs[0]
+const inputOf = (name: string) => (intentAccountArtifact.abi.find((i) => i.type === 'function' && i.name === name) as { inputs: readonly unknown[] }).inputs[0]
+const executeIntentInput = inputOf('executeIntent')
+const executeBatchInput = inputOf('executeBatch')
 
-/** keccak256(abi.encode(intent)) of an executeIntent call: the hash its IntentExecuted carries; undefined for any other call. */
+/**
+ * keccak256(abi.encode(intent)) of an executeIntent call, keccak256(abi.encode(batch)) of an
+ * executeBatch call: the hash its IntentExecuted carries; undefined for any other call.
+ */
 function accountIntentHash(calldata: Hex): string | undefined {
   try {
     const { functionName, args } = decodeFunctionData({ abi: intentAccountArtifact.abi, data: calldata })
-    if (functionName !== 'executeIntent') return undefined
-    return keccak256(encodeAbiParameters([executeIntentInput] as never, [args[0]] as never)).toLowerCase()
+    if (functionName !== 'executeIntent' && functionName !== 'executeBatch') return undefined
+    const input = functionName === 'executeIntent' ? executeIntentInput : executeBatchInput
+    return keccak256(encodeAbiParameters([input] as never, [args[0]] as never)).toLowerCase()
   } catch {
     return undefined
   }

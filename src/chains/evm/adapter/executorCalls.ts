@@ -1,11 +1,12 @@
 // The executor's and validator's calls as this adapter sends them: selectors and encodings, on the
 // intent's shared ABI encoding (evmRuntime.encodeIntent).
-import { type Hex, concatHex, toFunctionSelector } from 'viem'
+import { type Hex, concatHex, encodeFunctionData, toFunctionSelector } from 'viem'
 import { intentAccountArtifact } from '../../../contracts/intentAccountArtifact.ts'
 import { intentExecutorArtifact } from '../../../contracts/intentExecutorArtifact.ts'
 import { intentValidatorArtifact } from '../../../contracts/intentValidatorArtifact.ts'
 import type { Intent } from '../../../ports/intent.ts'
 import { encodeIntent } from '../evmRuntime.ts'
+import { toBatchTuple } from '../encodeBatchIntent.ts'
 import { encodeSignedIntent as encodeSignedArguments } from '../intentAbi.ts'
 
 const selectorOf = <const abi extends readonly { type: string; name?: string }[]>(abi: abi, name: string) => toFunctionSelector(abi.find((i) => i.type === 'function' && i.name === name) as never)
@@ -20,6 +21,12 @@ const executeIntentSelector = selectorOf(intentAccountArtifact.abi, 'executeInte
 export const checkIntentCalldata = (intent: Intent, signature: Hex): Hex => concatHex([checkIntentSelector, encodeSignedIntent(intent, signature)])
 /** Account mode, sent to the sender's address: executeIntent(intent, signature). */
 export const executeIntentCalldata = (intent: Intent, signature: Hex): Hex => concatHex([executeIntentSelector, encodeSignedIntent(intent, signature)])
+
+/** Account mode, a batch at the sender's address: checkBatch(batch, signature), answering (status, callIndex). */
+export const checkBatchCalldata = (intent: Intent, signature: Hex): Hex => encodeFunctionData({ abi: intentAccountArtifact.abi, functionName: 'checkBatch', args: [toBatchTuple(intent), signature] })
+/** Account mode, a batch sent to the sender's address: executeBatch(batch, signature). */
+export const executeBatchCalldata = (intent: Intent, signature: Hex): Hex =>
+  encodeFunctionData({ abi: intentAccountArtifact.abi, functionName: 'executeBatch', args: [toBatchTuple(intent), signature] })
 
 /** The ABI-encoded (intent, signature) of checkSigned and executeSigned, after their selectors (hand-written: intentAbi.ts). */
 function encodeSignedIntent(intent: Intent, signature: Hex): Hex {

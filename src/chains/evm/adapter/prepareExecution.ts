@@ -8,7 +8,7 @@ import { isSuccessStatus, Status } from '../../../status/statusCodes.ts'
 import { classifyRpcError } from '../classifyRpcError.ts'
 import { evmSignedExecution } from '../evmSignedExecution.ts'
 import { assertAvailable, type EvmContext } from './evmContext.ts'
-import { executeCalldata, executeIntentCalldata } from './executorCalls.ts'
+import { executeBatchCalldata, executeCalldata, executeIntentCalldata } from './executorCalls.ts'
 import { planAccount } from './accountMode.ts'
 import { toExecutionReceipt } from './executionReceipt.ts'
 import type { PrecedingCall } from './executionGas.ts'
@@ -24,6 +24,9 @@ export async function prepareExecution(ctx: EvmContext, intent: Intent, signatur
   const cap: GasCap | undefined = priced ? { gas: options.gasCap!, by: 'price' } : maxGasPerExecution !== undefined ? { gas: maxGasPerExecution, by: 'chain' } : undefined
   // Account mode: to the sender's own address (its delegate's executeIntent), simulated with the
   // code its authorization will give it, the authorization carried in a type-4 transaction.
+  // A batch runs only from the sender's own account (the route refuses it in executor mode first).
+  if (intent.calls && !options.account)
+    return { ok: false, status: Status.DISALLOWED, detail: 'a batch (`calls`) runs only in account mode', errors: [{ field: 'mode', message: 'a batch needs `mode: "account"`' }] }
   const account = options.account ? await planAccount(ctx, intent, options.account) : undefined
   if (account && !account.ok) return account
   if (account && !signature) {
@@ -33,7 +36,7 @@ export async function prepareExecution(ctx: EvmContext, intent: Intent, signatur
       detail: "account mode runs only intents signed by the account's key (or a session key of its policy): sign the typed data in `signing` and send it as `signature`",
     }
   }
-  const data = account ? executeIntentCalldata(intent, signature!) : executeCalldata(intent, signature)
+  const data = account ? (intent.calls ? executeBatchCalldata(intent, signature!) : executeIntentCalldata(intent, signature!)) : executeCalldata(intent, signature)
   const to = account ? account.account : chain.executor
   const target = account ? { to, toCode: account.delegated ? undefined : account.code } : {}
   // An authorization costs its transaction 25,000 gas more (EIP-7702 PER_EMPTY_ACCOUNT_COST), which no simulated call includes.
@@ -168,4 +171,6 @@ function precedingCallOf(precededBy: ExecutionOptions['precededBy']): PrecedingC
 
 /** What decides an execution's gas besides state: the call, its target and size, the policy, a value sent, a signature checked. */
 const shapeOf = (intent: Intent, signature: Hex | undefined): string =>
-  `${intent.target.toLowerCase()}:${intent.data.slice(0, 10)}:${intent.data.length}:${intent.policyId}:${intent.value === 0n ? 0 : 1}:${signature ? signature.length : 0}`
+  intent.calls
+    ? `batch:${intent.calls.map((c) => `${c.target.toLowerCase()}:${c.data.slice(0, 10)}:${c.data.length}:${c.value === 0n ? 0 : 1}`).join(',')}:${intent.policyId}:${signature ? signature.length : 0}`
+    : `${intent.target.toLowerCase()}:${intent.data.slice(0, 10)}:${intent.data.length}:${intent.policyId}:${intent.value === 0n ? 0 : 1}:${signature ? signature.length : 0}`

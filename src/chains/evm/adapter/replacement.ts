@@ -1,5 +1,6 @@
 // A stuck transaction re-priced: the same relayer nonce, re-signed by the key that signed it, with
-// fees raised to the market (at least the node's replacement minimum), within the fee ceiling.
+// fees raised to the market (at least the node's replacement minimum), within the fee ceiling; a
+// type-4 keeps its authorization list.
 import { parseTransaction } from 'viem'
 import type { ReconcileRequest, Replacement } from '../../../ports/chainAdapter.ts'
 import { classifyRpcError } from '../classifyRpcError.ts'
@@ -18,7 +19,9 @@ export async function replacement({ relayers, maxFeePerGas, client, chain, log, 
   const account = relayers?.holds(tx.relayer) ? relayers.accountOf(tx.relayer) : undefined
   if (!account || maxFeePerGas === undefined) return undefined
   const original = parseTransaction(evmSignedExecution.rawTransaction(tx))
-  if (original.type !== 'eip1559' || original.maxFeePerGas === undefined || original.maxPriorityFeePerGas === undefined) return undefined
+  // A type-4 (account mode's first execute) is re-priced as itself: the same one authorization,
+  // already checked when it was first signed; without it the call would reach a code-less EOA.
+  if ((original.type !== 'eip1559' && original.type !== 'eip7702') || original.maxFeePerGas === undefined || original.maxPriorityFeePerGas === undefined) return undefined
   let baseFee: bigint
   let market: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }
   try {
@@ -40,9 +43,11 @@ export async function replacement({ relayers, maxFeePerGas, client, chain, log, 
     )
     return undefined
   }
+  const authorizationList = original.type === 'eip7702' ? original.authorizationList : undefined
+  if (original.type === 'eip7702' && authorizationList?.length !== 1) return undefined
   const rawTransaction = await account.signTransaction({
     chainId: viemChain.id,
-    type: 'eip1559',
+    ...(authorizationList ? { type: 'eip7702' as const, authorizationList } : { type: 'eip1559' as const }),
     to: original.to!,
     data: original.data ?? '0x',
     value: original.value ?? 0n,

@@ -1,10 +1,11 @@
-// The ready-to-paste commands printed when the devnet starts: one per seed status, and signed
-// executes (the demo sender's key is public: anvil's account #1).
+// The ready-to-paste commands printed when the devnet starts: one per seed status, signed
+// executes (the demo sender's key is public: anvil's account #1) and account mode's (anvil #7's).
 import type { Address, Hex } from 'viem'
 import { encodeFunctionData, parseEther } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { intentTypedData } from '../intentTypedData.ts'
 import { demoCounterArtifact } from '../../../contracts/demoCounterArtifact.ts'
+import { demoAccountCommands } from './demoAccountCommands.ts'
 import type { Demo } from './seedDemo.ts'
 
 export type DemoCommandsParameters = {
@@ -18,9 +19,11 @@ export type DemoCommandsParameters = {
   apiKey?: string | undefined
   /** The x402 price of execute: adds a keyless execute (402 0x55) and a paid one (@x402/fetch). */
   price?: { network: string; asset: Address; label: string } | undefined
+  /** Account mode's commands (the demo agent's own EOA): its key, its session key and its account nonce now. */
+  account?: { agentKey: Hex; sessionKey: Hex; agentNonce: number; recipient: Address } | undefined
 }
 
-export async function demoCommands({ baseUrl, chainId, executor, senderKey, demo, apiKey, price }: DemoCommandsParameters): Promise<string> {
+export async function demoCommands({ baseUrl, chainId, executor, senderKey, demo, apiKey, price, account }: DemoCommandsParameters): Promise<string> {
   const increment = encodeFunctionData({ abi: demoCounterArtifact.abi, functionName: 'increment', args: [1n] })
   const fail = encodeFunctionData({ abi: demoCounterArtifact.abi, functionName: 'fail', args: ['no'] })
   const fields = (overrides: Partial<Record<string, string>>) => ({
@@ -59,6 +62,7 @@ export async function demoCommands({ baseUrl, chainId, executor, senderKey, demo
     ["401 SIGNATURE_REQUIRED (0xE5): execute without the sender's signature (the body carries the typed data to sign)", curl('/intents/execute', intent({ nonce: '1' }))],
     ['200 EXECUTED (0x11): execute, signed by the demo sender (run it twice: the second replays it, 200 with "replayed": true, nothing sent)', curl('/intents/execute', await signed({ nonce: '1' }))],
   ]
+  if (account) lines.push(...(await demoAccountCommands({ chainId: Number(chainId), demo, ...account, execute: (body) => curl('/intents/execute', body) })))
   if (price) {
     const paid = await signed({ nonce: '2' })
     lines.push(

@@ -4,6 +4,7 @@
 import { formatEther, formatUnits } from 'viem'
 import type { RuntimeDevnet } from '../../../config/runtimeModule.ts'
 import { demoCommands } from './demoCommands.ts'
+import { createDevClients } from './deployContracts.ts'
 import { devnetAccounts } from './devnetAccounts.ts'
 import { startDevnet } from './startDevnet.ts'
 
@@ -32,6 +33,13 @@ export async function startEvmDevnet(): Promise<RuntimeDevnet> {
           demo: devnet.demo,
           apiKey,
           price: { network: devnet.chain.chainId, asset: devnet.contracts.dollar, label: '0.01 DemoDollar' },
+          account: {
+            agentKey: devnetAccounts.agent,
+            sessionKey: devnetAccounts.sessionKey,
+            // What the agent's authorization must carry: its nonce now (it is read when the banner is written).
+            agentNonce: await createDevClients(devnet.anvil.rpcUrl, devnet.anvil.chainId).publicClient.getTransactionCount({ address: devnet.demo.account.agent }),
+            recipient: devnet.demo.payment.payTo,
+          },
         }),
       ].join('\n')
     },

@@ -17,6 +17,14 @@ import type { IntentRequest } from './intentRequest.ts'
 import type { IntentOutcome } from '../../../ports/intentOutcome.ts'
 import { replayExecution } from '../../../intents/replayExecution.ts'
 import type { ExecutionGuard, GuardSubject } from '../../../intents/createExecutionGuard.ts'
+import { answerIdempotencyKey, idempotencyKeyReused } from '../../../idempotency/answerIdempotencyKey.ts'
+import { bodyFingerprint } from '../../../idempotency/bodyFingerprint.ts'
+import { idempotencyScope } from '../../../idempotency/idempotencyScope.ts'
+import { readIdempotencyKey } from '../../../idempotency/readIdempotencyKey.ts'
+import { withIdempotencyKey } from '../../../idempotency/withIdempotencyKey.ts'
+import { defaultIdempotencyKeyTtlMs } from '../../../config/idempotencyConfig.ts'
+import type { IdempotencyKeyClaim } from '../../../ports/journal.ts'
+import { GatewayError } from '../../../errors/gatewayError.ts'
 
 export type ExecuteRouteOptions = {
   registry: ChainRegistry
@@ -30,16 +38,45 @@ export type ExecuteRouteOptions = {
   payments?: Payments | undefined
   /** Standing after reverts and spend budgets; without it, nothing is counted. */
   guard?: ExecutionGuard | undefined
+  /** How long an Idempotency-Key is kept (IDEMPOTENCY_KEY_TTL_HOURS); default 24 hours. */
+  idempotencyKeyTtlMs?: number | undefined
 }
 
-export function registerExecuteRoute(app: FastifyInstance, { registry, journal, receiptTimeoutMs, requireSignedIntents, metrics, preValidation, payments, guard }: ExecuteRouteOptions) {
+export function registerExecuteRoute(
+  app: FastifyInstance,
+  { registry, journal, receiptTimeoutMs, requireSignedIntents, metrics, preValidation, payments, guard, idempotencyKeyTtlMs = defaultIdempotencyKeyTtlMs }: ExecuteRouteOptions,
+) {
+  /** The request's Idempotency-Key as its claim records it; undefined without one (a malformed one is refused, 400). */
+  const keyOf = (req: IntentRequest, request: FastifyRequest): IdempotencyKeyClaim | undefined => {
+    const key = readIdempotencyKey(request.headers['idempotency-key'])
+    if (key === undefined) return undefined
+    return {
+      scope: idempotencyScope({ apiKeyId: request.apiKeyId, sender: req.intent.sender }),
+      key,
+      fingerprint: bodyFingerprint(request.body),
+      expiresAt: new Date(Date.now() + idempotencyKeyTtlMs),
+    }
+  }
+  const keys = new WeakMap<FastifyRequest, IdempotencyKeyClaim>()
   const schema = {
     operationId: 'executeIntent',
     tags: ['intents'],
     summary: 'Validate an intent, then execute it on-chain through the relayer',
     description:
       "A non-success validation is answered as validate would answer it, and nothing is sent. Then the relayer sends the intent (with `signature`, the signed entry point), simulated first as the chain will run it (the sending key, its fees and gas limit, the pending state), and waits for the receipt: 200 (0x11) when mined, the decoded code on a revert, 202 (0xF3) with Location when not mined in time. An intent hash has one outcome: a repeat of an intent this gateway sent answers that outcome with `replayed: true` (200 0x11 once mined, the revert's answer once reverted, 202 0xF3 while in flight), sending and charging nothing; 409 (0x22) is for another intent reusing a used sender and nonce. A paid execute is simulated after its payment's settlement (EVM: the two together, in that order, before settling; an execution that would revert after it is refused and nothing is charged); on Solana it is simulated again once the settlement is confirmed, and a refusal there answers its code with `payment.status: \"credited\"` (the settled payment stays this intent's credit). Too many on-chain reverts of a sender, client or target (a target's share counts one revert per sender, payer or client), or a spent gas budget: 429 (0xF6, problem types reverts-throttled and gas-budget-spent) with Retry-After; the relayer's spend budget (spend no payment covered) spent: 503 (0x40). Without a signature, a 401 (0xE5) body carries `signing`, the typed data to sign.",
-    headers: requestHeadersSchema,
+    headers: {
+      ...requestHeadersSchema,
+      properties: {
+        ...requestHeadersSchema.properties,
+        // Read by the route (readIdempotencyKey), which names the header when it refuses it.
+        'idempotency-key': {
+          type: 'string',
+          description:
+            "1 to 255 printable ASCII characters (or the IETF draft's quoted form), kept IDEMPOTENCY_KEY_TTL_HOURS (24 h) per caller (API key, OAuth identity, else the intent's sender), recorded only by a request that claims the intent. A retry with the same key and body answers the first answer with `replayed: true` (202 0xF3 with Location while the first still runs); another body under the key: 422 (0xA8). Malformed: 400 naming the header.",
+          examples: ['8e03978e-40d5-43e8-bc93-6894a57f9324'],
+        },
+      },
+    },
     body: intentSchema,
     response: outcomeResponses(intentStatuses, intentExamples),
     ...(preValidation ? { security: apiKeyRequired } : {}),
@@ -53,10 +90,19 @@ export function registerExecuteRoute(app: FastifyInstance, { registry, journal, 
     metrics,
     preValidation,
     // Before any price: a repeat answers its outcome, and standing or budgets may refuse.
-    early: async (req, request) =>
-      (await replayExecution({ adapter: req.adapter, journal, intentHash: req.intentHash })) ?? (guard && (await refusal(guard, req, clientOf(request, claimedPayer(request)), metrics))),
+    // The Idempotency-Key first: a key that answers for another request is refused whatever else holds.
+    early: async (req, request) => {
+      const key = keyOf(req, request)
+      if (key) keys.set(request, key)
+      return (
+        (key && (await answerIdempotencyKey({ journal, adapter: req.adapter, intentHash: req.intentHash, key }))) ??
+        (await replayExecution({ adapter: req.adapter, journal, intentHash: req.intentHash })) ??
+        (guard && (await refusal(guard, req, clientOf(request, claimedPayer(request)), metrics)))
+      )
+    },
     // The execute itself, straight: claim, validate and simulate; settle the payment; then send, or give the claim back.
     run: async (req, ticket, request) => {
+      const key = keys.get(request)
       const prepared = await prepareIntent({
         ...req,
         // A paid execute uses at most the gas its price covers.
@@ -76,12 +122,23 @@ export function registerExecuteRoute(app: FastifyInstance, { registry, journal, 
         requireSignature: requireSignedIntents,
         // Its webhook endpoints get this execution's events.
         apiKeyId: request.apiKeyId,
-        journal,
+        // The key is recorded by the claim, in its transaction, and only when the claim succeeds.
+        journal: withIdempotencyKey(journal, key),
         receiptTimeoutMs,
         onEnded: metrics && ((outcome) => metrics.recordExecution({ chain: req.adapter.chainId, outcome })),
         onReceipt: metrics && ((seconds) => metrics.recordReceiptWait({ chain: req.adapter.chainId, seconds })),
         onBackgroundError: (err, record) => app.log.warn({ err, intentHash: record.intentHash, chainId: record.chainId }, 'could not watch a sent execution; the reconciler will settle it'),
+      }).catch((err: unknown) => {
+        // Another request with the same key claimed first, for another body: nothing was claimed.
+        if (key && err instanceof GatewayError && err.status === Status.IDEMPOTENCY_KEY_REUSED) {
+          return {
+            kind: 'reused' as const,
+            outcome: idempotencyKeyReused({ intentHash: req.intentHash, chainId: req.adapter.chainId, chainType: req.adapter.chainType }, (err as { recorded?: { expiresAt: Date } }).recorded ?? key),
+          }
+        }
+        throw err
       })
+      if (prepared.kind === 'reused') return prepared.outcome
       if (prepared.kind === 'answered') return prepared.outcome
       // x402: the payment is settled after the simulation and before the broadcast.
       const settled = await settleOrAbandon(ticket, prepared)

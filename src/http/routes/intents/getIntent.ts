@@ -9,6 +9,7 @@ import { toReport } from '../../../intents/toReport.ts'
 import { InputError } from '../../../errors/inputError.ts'
 import { intentHashParamsSchema } from '../../../intents/intentSchema.ts'
 import { Status } from '../../../status/statusCodes.ts'
+import { statusVocabulary, type X402Settlement } from '../../../status/statusVocabulary.ts'
 import { sendOutcome } from '../../sendOutcome.ts'
 import { toProblemDetails } from '../../problemDetails.ts'
 import type { PaymentRecord } from '../../../ports/paymentLedger.ts'
@@ -23,7 +24,7 @@ export function registerGetIntentRoute(app: FastifyInstance, { registry, journal
         tags: ['intents'],
         summary: 'The state of an execution this gateway sent',
         description:
-          "From the journal, with the status execute would give now: 202 (0xF3) while unconfirmed (pending, or mined but not yet CONFIRMATIONS blocks deep), 200 (0x11) once executed, the revert's code otherwise; 404 for an intent this gateway never sent. X-Chain-Id narrows the search to one chain.",
+          "From the journal, with the status execute would give now: 202 (0xF3) while unconfirmed (pending, or mined but not yet CONFIRMATIONS blocks deep), 200 (0x11) once executed, the revert's code otherwise; 404 for an intent this gateway never sent. X-Chain-Id narrows the search to one chain. `statusWords` says the same in the other ecosystems' words (docs/api-contract.md §18): `taskState` (the MCP task's), `relayerStatus` and `relayerMeaning` (the `relayer_*` code a Gelato-style client reads: 100 pending, 110 submitted, 200 included, 400 rejected, 500 reverted) and, when the intent was paid for with x402, `x402Settlement` (settled, settlement_pending, credited, not charged).",
         headers: chainHeaderSchema,
         params: intentHashParamsSchema,
         response: outcomeResponses([...intentStatuses.filter((s) => s !== 413 && s !== 415), 404].sort((a, b) => a - b)),
@@ -60,7 +61,11 @@ export function registerGetIntentRoute(app: FastifyInstance, { registry, journal
                   : 'its payment is settled: the intent is being sent',
             },
             undefined,
-            { payments: payments.map(({ chainId: _c, awaitingDelivery: _a, ...p }) => p) },
+            {
+              payments: payments.map(({ chainId: _c, awaitingDelivery: _a, ...p }) => p),
+              // Nothing broadcast yet: pending (100), paid or being paid for.
+              statusWords: statusVocabulary.ofExecution('claimed', false, waiting.state === 'settlement_pending' ? 'settlement_pending' : 'settled'),
+            },
           )
         }
         request.gateway.status = Status.INVALID_FORMAT
@@ -95,10 +100,22 @@ export function registerGetIntentRoute(app: FastifyInstance, { registry, journal
           execution: toReport(record, adapter),
         },
         undefined,
-        payments.length > 0 ? { payments } : {},
+        {
+          // A batch (account mode): its calls as signed, in order.
+          ...(record.intent.calls ? { calls: record.intent.calls.map((c) => ({ target: c.target, data: c.data, value: c.value.toString() })) } : {}),
+          ...(payments.length > 0 ? { payments } : {}),
+          statusWords: statusVocabulary.ofExecution(record.state, record.final, settlementOf(payments)),
+        },
       )
     },
   )
+}
+
+/** The x402 word of what was paid for an intent: the payment that counts most (one that paid for it first); none without a payment. */
+function settlementOf(payments: Array<{ state: string }>): X402Settlement | undefined {
+  if (payments.length === 0) return undefined
+  const words = payments.map((p) => statusVocabulary.ofPayment(p.state))
+  return (['settled', 'settlement_pending', 'credited', 'not charged'] as const).find((w) => words.includes(w))
 }
 
 /** `settlement_pending`: a reservation whose settlement was broadcast and is not confirmed yet (x402). */

@@ -20,6 +20,7 @@ import type { RequestAuthenticator } from '../../../auth/createRequestAuthentica
 import type { StreamRefusal, StreamSlots } from '../../createStreamSlots.ts'
 import { toClientAddressKey } from '../../toClientAddressKey.ts'
 import { toProblemDetails } from '../../problemDetails.ts'
+import { statusVocabulary } from '../../../status/statusVocabulary.ts'
 
 export const tooManyStreamsType = 'urn:intent-gateway:problem:too-many-event-streams'
 
@@ -53,7 +54,7 @@ export function registerIntentEventsRoute(app: FastifyInstance, { registry, jour
         tags: ['intents'],
         summary: "An execution's events, pushed as server-sent events until it is final",
         description:
-          "text/event-stream: one event per state change of an execution this gateway sent (submitted, repriced, mined, final, reverted, dropped, reorged), each `id:` the event's id, `event:` its type and `data:` the JSON `{ id, type, intentHash, chainId, state, transactionHash, blockNumber, attempt, at }`. Read from the journal: any instance streams any intent's events. The stream ends after `final`, or `dropped`; `Last-Event-ID` resumes after an event already received (receivers deduplicate by id). An intent paid for whose settlement is pending (x402 settlement_pending) streams once it is sent. 204 when the intent is finished and `Last-Event-ID` is its last event (nothing can follow: an EventSource stops reconnecting). Open streams are bounded: SSE_MAX_STREAMS_PER_CLIENT (default 4) per client (its API key when it sends a valid one, else its address, an IPv6 one by its /64), 16 per intent, SSE_MAX_STREAMS (default MAX_CONNECTIONS / 4) in all; one more is 429 (0xF6, problem type too-many-event-streams) with Retry-After. 404 (0xA0) for an intent this gateway never sent.",
+          "text/event-stream: one event per state change of an execution this gateway sent (submitted, repriced, mined, final, reverted, dropped, reorged), each `id:` the event's id, `event:` its type and `data:` the JSON `{ id, type, intentHash, chainId, state, transactionHash, blockNumber, attempt, at, statusWords }` (`statusWords`: the MCP task state, the `relayer_*` code and its meaning, §18). Read from the journal: any instance streams any intent's events. The stream ends after `final`, or `dropped`; `Last-Event-ID` resumes after an event already received (receivers deduplicate by id). An intent paid for whose settlement is pending (x402 settlement_pending) streams once it is sent. 204 when the intent is finished and `Last-Event-ID` is its last event (nothing can follow: an EventSource stops reconnecting). Open streams are bounded: SSE_MAX_STREAMS_PER_CLIENT (default 4) per client (its API key when it sends a valid one, else its address, an IPv6 one by its /64), 16 per intent, SSE_MAX_STREAMS (default MAX_CONNECTIONS / 4) in all; one more is 429 (0xF6, problem type too-many-event-streams) with Retry-After. 404 (0xA0) for an intent this gateway never sent.",
         headers: chainHeaderSchema,
         params: intentHashParamsSchema,
         response: {
@@ -139,6 +140,7 @@ export function registerIntentEventsRoute(app: FastifyInstance, { registry, jour
                 transactionHash: record.transaction?.id,
                 attempt: record.attempt,
                 at: record.updatedAt.toISOString(),
+                statusWords: statusVocabulary.ofEvent('reorged', 'pending'),
               }
               minedAt.delete(record.attempt)
               if (!sent.has(reorged.id)) {

@@ -91,9 +91,17 @@ export function readIntentRequest(registry: ChainRegistry, request: FastifyReque
 /** Account mode as the body asks for it; an authorization without it, or a chain without a delegate, is refused naming the field. */
 function accountModeOf(body: IntentBody, adapter: ChainAdapter): AccountMode | undefined {
   if (body.mode !== 'account') {
-    if (body.authorization) {
-      throw new InputError('The intent is not valid', { errors: [{ field: 'authorization', message: 'is sent only with `mode: "account"` (an EIP-7702 authorization to the account delegate)' }] })
-    }
+    const errors = [
+      ...(body.authorization ? [{ field: 'authorization', message: 'is sent only with `mode: "account"` (an EIP-7702 authorization to the account delegate)' }] : []),
+      // The executor calls its target as itself: a batch runs only from the sender's own account.
+      ...(body.calls
+        ? [
+            { field: 'calls', message: 'a batch runs only in account mode: send `mode: "account"` (EVM, the sender delegated to this chain\'s IntentAccount), or one call as target/data/value' },
+            { field: 'mode', message: `is ${body.mode ?? 'absent (executor)'}; \`calls\` needs "account"` },
+          ]
+        : []),
+    ]
+    if (errors.length > 0) throw new InputError('The intent is not valid', { errors })
     return undefined
   }
   if (!adapter.accountMode) {
