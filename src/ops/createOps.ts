@@ -81,7 +81,7 @@ export function createOps({ config, journal, instanceId, logger, metrics, oauth 
       app.addHook('onReady', () => running.start())
       app.addHook('preClose', () => running.stop())
       const check = createOpsCredentialCheck({ keyHashes: config.keyHashes, agentKeys, oauth })
-      app.register(async (scope) => registerOpsRoutes(scope, { check, switches, store, feed: running, snapshot, registry, onSwitch: (action) => taken?.inc({ action }) }))
+      app.register(async (scope) => registerOpsRoutes(scope, { check, switches, store, feed: running, snapshot, registry, journal, onSwitch: (action) => taken?.inc({ action }) }))
     },
     start: () => switches.start(),
     stop: () => switches.stop(),

@@ -42,7 +42,7 @@ describe('operator console switches', () => {
         chains: [devnet.chain],
         keys: { relayerPrivateKey: devnetAccounts.relayer },
         auth: { keyHashes: [hashApiKey(agentKey)], requireForValidate: false },
-        execution: { receiptTimeoutMs: 10_000 },
+        execution: { receiptTimeoutMs: 10_000, maxFeePerGas: 100_000_000_000 },
         rpc: { timeoutMs: 2_000, pollMs: 20 },
         ops,
       } as Parameters<typeof testConfig>[0]),
@@ -160,6 +160,48 @@ describe('operator console switches', () => {
     assert.equal((await post(base, `/ops/instances/${me}/undrain`, {}, asOps)).status, 200)
     const runs = await post(base, '/intents/execute', body, asAgent)
     assert.equal(runs.status, 200, JSON.stringify(runs.body))
+  })
+
+  it('retries a stuck transaction now with a fee bump (journaled first); 404 names an unknown one; an agent cannot', async () => {
+    const rpcUrl = devnet.anvil.rpcUrl
+    const rpc = (method: string, params: unknown[] = []) =>
+      fetch(rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) }).then((r) => r.json())
+    const unknown = `0x${'ab'.repeat(32)}`
+    const missing = await post(base, `/ops/transactions/${unknown}/retry`, {}, asOps)
+    assert.equal(missing.status, 404)
+    assert.equal((missing.body as { errors: Array<{ field: string; message: string }> }).errors[0]!.field, 'transactionId')
+    assert.match(JSON.stringify(missing.body), new RegExp(unknown))
+    await rpc('evm_setAutomine', [false])
+    try {
+      const answer = post(base, '/intents/execute', await intent(), asAgent)
+      const stuck = await (async () => {
+        for (let i = 0; i < 100; i++) {
+          const [record] = await gateway.journal.pending({ chainId })
+          if (record?.transaction) return record
+          await new Promise((r) => setTimeout(r, 50))
+        }
+        throw new Error('nothing went pending')
+      })()
+      const txId = stuck.transaction!.id
+      // A fee spike: the next block's base fee is above what the transaction offers, so it stays out.
+      await rpc('anvil_setNextBlockBaseFeePerGas', ['0x12a05f200'])
+      await rpc('evm_mine')
+      assert.equal((await post(base, `/ops/transactions/${txId}/retry`, {}, asAgent)).status, 403)
+      const retried = await post(base, `/ops/transactions/${txId}/retry`, { reason: 'stuck behind a fee spike' }, asOps)
+      assert.equal(retried.status, 200, JSON.stringify(retried.body))
+      const body = retried.body as { retried: boolean; replacement: string; attempt: number }
+      assert.equal(body.retried, true)
+      assert.notEqual(body.replacement, txId)
+      assert.equal(body.attempt, stuck.attempt + 1)
+      const [live] = await gateway.journal.pending({ chainId })
+      assert.equal(live?.transaction?.id, body.replacement)
+      const audit = ((await request(base, '/ops/state', { headers: asOps })).body as { audit: Array<{ action: string; target: string; detail?: string }> }).audit
+      assert.deepEqual([audit[0]!.action, audit[0]!.target, audit[0]!.detail], ['retry', txId, 'stuck behind a fee spike'])
+      await rpc('evm_mine')
+      assert.ok([200, 202].includes((await answer).status))
+    } finally {
+      await rpc('evm_setAutomine', [true])
+    }
   })
 
   it('serves the page with its CSP, behind the Host check, and documents the switches in OpenAPI', async () => {

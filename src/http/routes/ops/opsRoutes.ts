@@ -14,9 +14,19 @@ import type { OpsSwitches } from '../../../ops/createOpsSwitches.ts'
 import type { OpsState } from '../../../ops/gatherOpsState.ts'
 import type { OpsAction, OpsAuditEntry, OpsSwitchStore } from '../../../ops/opsSwitchStore.ts'
 import { Status } from '../../../status/statusCodes.ts'
+import type { Journal } from '../../../ports/journal.ts'
 
 /** The route patterns of the console: the Host check covers them (http/plugins/hostCheck.ts `hostRoutes`). */
-export const opsRoutePatterns = ['/ops', '/ops/app.js', '/ops/app.css', '/ops/state', '/ops/events', '/ops/chains/:chainId/:action', '/ops/instances/:instanceId/:action'] as const
+export const opsRoutePatterns = [
+  '/ops',
+  '/ops/app.js',
+  '/ops/app.css',
+  '/ops/state',
+  '/ops/events',
+  '/ops/chains/:chainId/:action',
+  '/ops/instances/:instanceId/:action',
+  '/ops/transactions/:transactionId/retry',
+] as const
 
 /** What the page may load: its own files, nothing inline, never framed. */
 export const opsContentSecurityPolicy = "default-src 'self'; script-src 'self'; frame-ancestors 'none'"
@@ -28,6 +38,7 @@ export type OpsRoutesOptions = {
   feed: OpsFeed
   snapshot: () => Promise<OpsState>
   registry: ChainRegistry
+  journal: Journal
   /** Viewers of the live feed at once on this instance (default 16): more are 429. */
   maxViewers?: number | undefined
   heartbeatMs?: number | undefined
@@ -51,7 +62,7 @@ const reasonBody = {
 }
 const security = [{ opsKey: [] }]
 
-export function registerOpsRoutes(app: FastifyInstance, { check, switches, store, feed, snapshot, registry, maxViewers = 16, heartbeatMs = 15_000, onSwitch }: OpsRoutesOptions) {
+export function registerOpsRoutes(app: FastifyInstance, { check, switches, store, feed, snapshot, registry, journal, maxViewers = 16, heartbeatMs = 15_000, onSwitch }: OpsRoutesOptions) {
   // Read once: the page is three small files.
   const served = Object.entries(files).map(([url, f]) => ({ url, type: f.type, body: readFileSync(new URL(f.name, pageDir)) }))
   for (const file of served) {
@@ -180,6 +191,41 @@ export function registerOpsRoutes(app: FastifyInstance, { check, switches, store
         .send({ instanceId, draining: now !== undefined, changed: entry !== undefined, since: (now ?? entry)?.at.toISOString() ?? null, by: (now ?? entry)?.actor ?? null, auditId: entry?.id ?? null })
     },
   )
+
+  app.post<{ Params: { transactionId: string }; Body: { reason?: string } | undefined }>(
+    '/ops/transactions/:transactionId/retry',
+    {
+      preValidation: writing,
+      schema: {
+        operationId: 'opsRetryTransaction',
+        tags: ['ops'],
+        summary:
+          "Re-price a stuck transaction now (journaled first): the same relayer nonce with fees raised to the market (at least the node's replacement minimum, within the fee ceiling), journaled as a new attempt before it is broadcast; whichever is mined settles the intent",
+        security,
+        params: { type: 'object', properties: { transactionId: { type: 'string', maxLength: 100, description: 'the pending transaction (EVM: its hash)' } }, required: ['transactionId'] },
+        body: reasonBody,
+        response: { ...switchResponse, 409: problemResponse },
+      },
+    },
+    async (request, reply) => {
+      const wanted = request.params.transactionId.toLowerCase()
+      const record = (await journal.pending()).find((r) => r.transaction?.id.toLowerCase() === wanted)
+      if (!record?.transaction) throw notFound('transaction', request.params.transactionId, 'no pending transaction of this gateway has that id')
+      const adapter = registry.adapters.find((a) => a.chainId === record.chainId)
+      if (!adapter?.replacement) throw conflict(`chain ${record.chainId} cannot re-price a transaction`)
+      if (adapter.holdsRelayer && !adapter.holdsRelayer(record.transaction.relayer)) throw conflict(`its relayer key ${record.transaction.relayer} is held by another instance: retry it there`)
+      // Journaled before it takes effect.
+      const entry = await switches.apply({ actor: request.opsActor!, action: 'retry', target: record.transaction.id, detail: request.body?.reason })
+      onSwitch?.('retry')
+      const replaced = record.attempt > 1 ? await journal.replaced(record) : []
+      // As stuck as can be: the operator says so.
+      const replacement = await adapter.replacement({ ...record.transaction, intent: record.intent, replaced }, Math.max(Date.now() - record.updatedAt.getTime(), 86_400_000))
+      if (!replacement) return reply.send({ transaction: record.transaction.id, retried: false, detail: 'nothing to do: its fees are already at the market or at the ceiling', auditId: entry.id })
+      const next = await journal.replace(record, replacement.tx, `replaced by attempt ${record.attempt + 1} (operator ${request.opsActor}): ${replacement.detail}`)
+      await replacement.broadcast()
+      return reply.send({ transaction: record.transaction.id, retried: true, replacement: replacement.tx.id, attempt: next.attempt, detail: replacement.detail, auditId: entry.id })
+    },
+  )
 }
 
 declare module 'fastify' {
@@ -195,11 +241,15 @@ function servedChain(registry: ChainRegistry, raw: string): string {
   return served.chainId
 }
 
-function notFound(kind: 'chain' | 'instance', name: string, known: string): InputError {
+function conflict(detail: string): InputError {
+  return new InputError('The transaction cannot be retried here', { httpStatus: 409, errors: [{ field: 'transactionId', message: detail }] })
+}
+
+function notFound(kind: 'chain' | 'instance' | 'transaction', name: string, known: string): InputError {
   const shown = name.replace(/[^\x20-\x7e]/g, '?').slice(0, 100)
   return new InputError(`No such ${kind}: ${shown}`, {
     httpStatus: 404,
-    errors: [{ field: kind === 'chain' ? 'chainId' : 'instanceId', message: `${kind} "${shown}" is not known to this gateway (${known})` }],
+    errors: [{ field: `${kind === 'chain' ? 'chain' : kind}Id`, message: `${kind} "${shown}" is not known to this gateway (${known})` }],
   })
 }
 
