@@ -167,6 +167,7 @@
         ['Key', (i) => cell(short(i.relayer), 'mono', i.relayer)],
         ['Nonce', (i) => cell(i.nonce)],
         ['Transaction', (i) => cell(short(i.transaction), 'mono', i.transaction)],
+        ['Fee bump', (i) => (i.transaction ? withButton(switchButton('Retry now', `/ops/transactions/${encodeURIComponent(i.transaction)}/retry`, i.transaction)) : cell())],
       ],
       flights.map((i) => ({ ...i, __key: i.intentHash })),
       'nothing in flight',
