@@ -48,6 +48,8 @@ import type { ExecutionGuard } from './intents/createExecutionGuard.ts'
 import type { Tracing } from './tracing/createTracing.ts'
 import { GatewayError } from './errors/gatewayError.ts'
 import { Status } from './status/statusCodes.ts'
+import type { Ops } from './ops/createOps.ts'
+import { opsRoutePatterns } from './http/routes/ops/opsRoutes.ts'
 
 /** Longest path parameter the router takes (an intent hash is 66 characters, a CAIP-2 id at most 41); longer is 414. */
 const maxParamLength = 100
@@ -111,6 +113,8 @@ export type BuildAppParameters = {
   guard?: ExecutionGuard | undefined
   /** OpenTelemetry (tracing/createTracing.ts): a span per request; without it, no hook at all. */
   tracing?: Pick<Tracing, 'instrument'> | undefined
+  /** The operator's console and its switches (ops/createOps.ts); without it, no /ops and nothing paused. */
+  ops?: Ops | undefined
 }
 
 export function buildApp({
@@ -142,6 +146,7 @@ export function buildApp({
   payments,
   guard,
   tracing,
+  ops,
 }: BuildAppParameters): FastifyInstance {
   // Answers given before the routes and hooks (unreadable paths, unparsable requests) keep the
   // gateway's format too.
@@ -192,7 +197,7 @@ export function buildApp({
   })
   // DNS rebinding: /mcp only for our Host, every route only for our origins (or none).
   app.decorate('publicUrl', publicUrl)
-  registerHostCheck(app, { publicUrl, production, corsOrigins })
+  registerHostCheck(app, { publicUrl, production, corsOrigins, hostRoutes: ops ? ['/mcp', ...opsRoutePatterns] : undefined })
   registerJsonBody(app)
   // CORS only for the origins configured: without them, browsers on other origins get no
   // cross-origin access. (The security headers come with the common headers.)
@@ -230,6 +235,8 @@ export function buildApp({
   const countRequest = rateLimit && rateLimit.max > 0 ? registerRateLimit(app, { ...rateLimit, authenticate, isInProcess: caller?.isInProcess }) : undefined
   // GET /openapi.json and GET /docs; before the routes, which it documents.
   registerOpenApi(app, { oauth: oauth && { issuer: oauth.config.issuer } })
+  // The console: its execute pause hook (app-level, before the intent routes' own hooks) and its routes.
+  ops?.register(app, { registry, journal, agentKeys: keys })
   // Registered as a plugin so that they load after the plugins above (rate limit), whose
   // route hooks only see routes added after them.
   app.register(async (intents) => {

@@ -10,6 +10,8 @@ import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import { buildApp } from './app.ts'
 import { createOAuthVerifier } from './auth/createOAuthVerifier.ts'
+import { createOps } from './ops/createOps.ts'
+import { createLocalRelayerLeases } from './ports/relayerLeases.ts'
 import { runtimes } from './runtimes.ts'
 import { createChainRegistry } from './intents/createChainRegistry.ts'
 import type { ChainAdapter } from './ports/chainAdapter.ts'
@@ -73,6 +75,11 @@ export async function createGateway({ config, logger, tracing }: CreateGatewayPa
         ttlMs: config.storage!.relayerLeaseTtlMs,
       })
     : undefined
+  // The operator's switches, read from the journal before anything sends (a drained instance claims nothing from its start).
+  const oauthVerifier = config.oauth && createOAuthVerifier({ config: config.oauth, logger })
+  const ops = config.ops && createOps({ config: config.ops, journal, instanceId: config.storage.instanceId, logger, metrics, oauth: oauthVerifier })
+  await ops?.start()
+  const runtimeLeases = ops ? ops.drainable(leases ?? createLocalRelayerLeases()) : leases
   // Each runtime builds the adapters of its chains (its client loaded only when one is configured).
   const byId = new Map<string, ChainAdapter>()
   const settlementRpcUrls = new Map<string, string>()
@@ -80,7 +87,7 @@ export async function createGateway({ config, logger, tracing }: CreateGatewayPa
     for (const module of runtimes) {
       const chains = config.chains.filter((c) => c.chainType === module.chainType)
       if (chains.length === 0) continue
-      const built = await module.createChains(chains, { settings: config, logger, rpcRecorder, journal, leases })
+      const built = await module.createChains(chains, { settings: config, logger, rpcRecorder, journal, leases: runtimeLeases })
       for (const adapter of built.adapters) byId.set(adapter.chainId, adapter)
       for (const [chainId, url] of built.settlementRpcUrls ?? []) settlementRpcUrls.set(chainId, url)
     }
@@ -104,6 +111,7 @@ export async function createGateway({ config, logger, tracing }: CreateGatewayPa
   const facilitatorSetting = facilitatorSigners?.keys.find((k) => k.key === 'evm')?.setting ?? 'FACILITATOR_PRIVATE_KEY'
   const facilitatorHold = leases && facilitatorEvm ? await holdSoleKey({ leases, scope: 'x402-facilitator', key: facilitatorEvm.address, setting: facilitatorSetting, logger }) : undefined
   const closeParts = async () => {
+    ops?.stop()
     facilitatorHold?.close()
     await Promise.all(adapters.map((a) => a.close()))
     // Its sends are done: the keys go back at once, for the other instances.
@@ -182,6 +190,8 @@ export async function createGateway({ config, logger, tracing }: CreateGatewayPa
         return { httpStatus: answer.statusCode }
       },
       traceFacilitator: tracing?.traceFacilitator,
+      // The pending-settlement resolver holds its sends on a paused chain until it resumes.
+      held: ops ? (chainId: string) => ops.switches.pausedOn(chainId) !== undefined : undefined,
       // The facilitator's fee for each settlement, failed ones too, is that payer's spend (its gas budget and standing), never the relayer breaker's.
       onFacilitatorSpend: ({ chainId, payer, fee, failed }) => guard.recordPayerSpend({ chainId, client: `payer:${payer}`, fee, failed }),
       failedSettlementWindowMs: limits.windowMs,
@@ -207,9 +217,10 @@ export async function createGateway({ config, logger, tracing }: CreateGatewayPa
     idempotencyKeyTtlMs: config.execution.idempotencyKeyTtlMs,
     auth: config.auth,
     // The issuer's key set is read at the first token, not here: the gateway starts while its authorization server is down.
-    oauth: config.oauth && { config: config.oauth, verifier: createOAuthVerifier({ config: config.oauth, logger }) },
+    oauth: config.oauth && oauthVerifier && { config: config.oauth, verifier: oauthVerifier },
     rateLimit: { ...config.rateLimit, redis, redisPrefix: config.storage.redisPrefix },
-    guard,
+    guard: ops ? ops.observe(guard) : guard,
+    ops,
     instance: { id: config.storage.instanceId, rateLimits: config.rateLimit.max === 0 ? 'off' : redis ? 'redis' : 'memory' },
     requireSignedIntents: config.execution.requireSignedIntents,
     // METRICS_ENABLED=false: nothing recorded, no /metrics.

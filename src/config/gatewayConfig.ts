@@ -10,6 +10,7 @@ import type { PaymentsConfig } from './paymentsConfig.ts'
 import type { SignersConfig } from './signersConfig.ts'
 import type { StorageConfig } from './storageConfig.ts'
 import type { WebhooksConfig } from './webhooksConfig.ts'
+import type { OpsConfig } from './opsConfig.ts'
 
 export type ChainConfig = {
   /** Canonical CAIP-2 id, e.g. `eip155:84532`. */
@@ -70,6 +71,8 @@ export type GatewayConfig = {
   payments: PaymentsConfig | undefined
   /** Signed webhooks of execution events (config/webhooksConfig.ts); undefined: none. */
   webhooks: WebhooksConfig | undefined
+  /** The operator's console and its switches (config/opsConfig.ts); undefined: off (no OPS_API_KEYS, no OAuth). */
+  ops?: OpsConfig | undefined
   /** Metrics (on or off, their own port, the token) and the MCP server: config/interfacesConfig.ts. */
   interfaces: InterfacesConfig
   /**

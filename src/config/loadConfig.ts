@@ -6,6 +6,7 @@ import { devnetApiKey } from './devnetApiKey.ts'
 import { interfacesConfig } from './interfacesConfig.ts'
 import { limitsConfig } from './limitsConfig.ts'
 import { webhooksConfig } from './webhooksConfig.ts'
+import { opsConfig } from './opsConfig.ts'
 import { signersConfig } from './signersConfig.ts'
 import { storageConfig } from './storageConfig.ts'
 import { workersConfig } from './workersConfig.ts'
@@ -109,6 +110,9 @@ export function loadConfig(env: Env, runtimes: readonly RuntimeModule[]): Gatewa
     oauth: Boolean(env.OAUTH_ISSUER?.trim()),
     problems,
   })
+  const ops = opsConfig(env, { production, agentKeyHashes: auth.keyHashes })
+  problems.push(...ops.problems)
+
   const chainListUrl = env.CHAINLIST_URL?.trim() || defaultChainListUrl
   const urlProblem = checkRpcUrl(chainListUrl)
   if (urlProblem) problems.push(`CHAINLIST_URL: ${urlProblem}`)
@@ -190,6 +194,8 @@ export function loadConfig(env: Env, runtimes: readonly RuntimeModule[]): Gatewa
     storage: storage.value,
     payments,
     webhooks: webhooks.value,
+    // The console: on with an operator key, or with OAuth (tokens granting ops:read / ops:write).
+    ops: ops.value.keyHashes.length > 0 || oauth.value ? ops.value : undefined,
     interfaces: interfaces.value,
     runtimeOptions,
   }

@@ -37,6 +37,8 @@ export type StartPaymentsParameters = {
   settlementTimeoutMs?: number | undefined
   /** Sends a request whose settlement was pending, once it confirmed (the composition root: through the app). */
   deliver?: ((request: PendingRequest) => Promise<{ httpStatus: number }>) | undefined
+  /** Chains paused by an operator: their pending requests are held until resumed. */
+  held?: ((chainId: string) => boolean) | undefined
   /**
    * Called after every settlement the in-process facilitator signed and sent, with its fee read
    * from the chain (EVM: gasUsed × effectiveGasPrice in wei; Solana: the fee in lamports), failed
@@ -60,6 +62,7 @@ export async function startPayments({
   traceFacilitator,
   settlementTimeoutMs,
   deliver,
+  held,
   onFacilitatorSpend,
   failedSettlementWindowMs,
 }: StartPaymentsParameters): Promise<Payments> {
@@ -151,7 +154,7 @@ export async function startPayments({
     try {
       await resolveUnresolvedPayments({ ledger, clientFor, logger, isInFlight: payments.isInFlight, when: 'periodic', solanaStatusOf, solanaNowOf })
       await consumeDeliveredCredits({ ledger, isDelivered, logger })
-      if (deliver) await deliverPendingRequests({ ledger, deliver, logger })
+      if (deliver) await deliverPendingRequests({ ledger, deliver, logger, held })
     } catch (err) {
       logger.warn({ err }, 'x402 payments could not be resolved in this pass; tried again in the next')
     }

@@ -8,6 +8,7 @@ import type { Intent } from './intent.ts'
 import type { ExecutionState } from './intentOutcome.ts'
 import type { PaymentLedger } from './paymentLedger.ts'
 import type { WebhookOutbox } from './webhookOutbox.ts'
+import type { OpsSwitchStore } from '../ops/opsSwitchStore.ts'
 
 export type { ChangePosition }
 
@@ -204,6 +205,8 @@ export type Journal = {
   readonly payments: PaymentLedger
   /** The webhook outbox, in the same store: events are written from the executions it holds. */
   readonly webhooks: WebhookOutbox
+  /** The operator console's switches and their audit, in the same store (absent from a journal that keeps none). */
+  readonly ops?: OpsSwitchStore | undefined
   /** A consistent copy of the journal, taken while it is in use (SQLite's online backup; PostgreSQL refuses: its database has its own). */
   backup(destination: string): Promise<void>
   /** Resolves while the store answers (readiness); rejects with StorageUnavailableError when it does not. */

@@ -37,6 +37,8 @@ export type RelayerLeases = {
    * lease unless another live instance holds it; answers who holds it afterwards.
    */
   holdExclusive?(scope: string, key: string): Promise<{ held: true } | { held: false; holder: string }>
+  /** True while an operator drains this instance (ops/createOpsSwitches.ts): pools send nothing new and give keys back once idle. */
+  draining?(): boolean
   /** Gives up this instance's leases (clean shutdown), so that another instance takes them at once. */
   releaseAll(): Promise<void>
 }

@@ -53,6 +53,7 @@ export function registerOpenApi(app: FastifyInstance, { oauth }: RegisterOpenApi
         { name: 'chains', description: 'the chains this gateway serves' },
         { name: 'operations', description: 'health, readiness, the status code table, this document' },
         { name: 'agents', description: 'the Model Context Protocol server: the same operations as MCP tools' },
+        { name: 'ops', description: "the operator's console: its snapshot, live feed and switches (OPS_API_KEYS or ops:read / ops:write)" },
       ],
       components: {
         securitySchemes: {
@@ -60,6 +61,11 @@ export function registerOpenApi(app: FastifyInstance, { oauth }: RegisterOpenApi
             type: 'http',
             scheme: 'bearer',
             description: 'an API key, when the gateway is configured with API_KEYS: Authorization: Bearer <key>. Without keys configured every route is open.',
+          },
+          opsKey: {
+            type: 'http',
+            scheme: 'bearer',
+            description: "an operator's key (OPS_API_KEYS), or an OAuth access token granting ops:read (reading) or ops:write (switches); never an agent's API key",
           },
           [metricsTokenScheme]: {
             type: 'http',

@@ -17,6 +17,8 @@ import { fromIdempotencyKeyRow, type IdempotencyKeyRow, isSameRequest } from '..
 import { IdempotencyKeyReusedError } from '../idempotencyKeyReusedError.ts'
 import { prunable, prunableWebhooks } from '../prunable.ts'
 import { createPostgresWebhookOutbox } from './createPostgresWebhookOutbox.ts'
+import { createPostgresOpsSwitchStore } from './createPostgresOpsSwitchStore.ts'
+import { opsAuditDdl } from './opsAuditDdl.ts'
 import { outboxDdl } from '../webhookOutboxDdl.ts'
 import { StorageUnavailableError } from '../../errors/storageUnavailableError.ts'
 
@@ -149,6 +151,8 @@ CREATE TABLE idempotency_keys (
 CREATE INDEX idempotency_keys_execution ON idempotency_keys (execution_id);
 CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_at);
 `,
+  // 9: the operator console's switches, audited (ops/opsSwitchStore.ts).
+  opsAuditDdl,
 ]
 
 /** The schema version this code writes. */
@@ -337,6 +341,7 @@ export async function openPostgresJournal({ url, maxConnections = 10, connectTim
     backend: 'postgres',
     payments,
     webhooks,
+    ops: createPostgresOpsSwitchStore({ query: (text, values) => run(text, values) }),
     claim: ({ chainId, intentHash, intent, chainInstance, apiKeyId, idempotencyKey }) =>
       idempotencyKey ? claimWithKey(chainId, intentHash, intent, chainInstance ?? null, apiKeyId ?? null, idempotencyKey) : claim(chainId, intentHash, intent, chainInstance ?? null, apiKeyId ?? null),
     async idempotencyKey(scope, key) {

@@ -18,6 +18,8 @@ import { Status } from '../../status/statusCodes.ts'
 import { fromRow, type Row, serializeIntent } from '../journalRow.ts'
 import { prunable, prunableWebhooks } from '../prunable.ts'
 import { createSqliteWebhookOutbox } from './createSqliteWebhookOutbox.ts'
+import { createSqliteOpsSwitchStore } from './createSqliteOpsSwitchStore.ts'
+import { opsAuditDdl } from './opsAuditDdl.ts'
 import { outboxDdl } from '../webhookOutboxDdl.ts'
 import { createWalSync } from './createWalSync.ts'
 import { createWriteQueue } from './writeQueue.ts'
@@ -172,6 +174,8 @@ CREATE TABLE idempotency_keys (
 CREATE INDEX idempotency_keys_execution ON idempotency_keys (execution_id);
 CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_at);
 `),
+  // 7: the operator console's switches, audited (ops/opsSwitchStore.ts).
+  opsAuditDdl,
 ]
 
 /** The schema version this code writes (SQLite's `user_version`). */
@@ -365,6 +369,7 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
     backend: 'sqlite',
     payments,
     webhooks,
+    ops: createSqliteOpsSwitchStore({ db }),
     // The group transaction is IMMEDIATE: the check and the insert happen under one write lock.
     claim: ({ chainId, intentHash, intent, chainInstance, apiKeyId, idempotencyKey }) =>
       idempotencyKey

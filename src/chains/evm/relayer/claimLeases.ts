@@ -13,7 +13,9 @@ export async function renewIfLapsed(ctx: RelayerPoolContext): Promise<void> {
   await claimLeases(ctx).catch((err: unknown) => ctx.log.warn({ err }, 'relayer leases could not be renewed'))
 }
 
-async function claimOnce({ members, byAddress, leases, chain, margin, log }: RelayerPoolContext) {
+async function claimOnce(ctx: RelayerPoolContext) {
+  if (ctx.leases.draining?.()) return drainOnce(ctx)
+  const { members, byAddress, leases, chain, margin, log } = ctx
   const release = members.filter((m) => m.leaving && m.inFlight === 0).map((m) => m.account.address)
   const asked = Date.now()
   const held = await leases.claim(
@@ -45,4 +47,41 @@ async function claimOnce({ members, byAddress, leases, chain, margin, log }: Rel
       member.leaving = true
     }
   }
+}
+
+/**
+ * An operator drained this instance: nothing new is sent (the pool refuses at once); a key with a
+ * send under way or a transaction the node has not mined yet stays leased (renewed alone, under a
+ * seat of its own, so that the other instances' shares grow over every other key); the rest are no
+ * longer renewed and go to the other instances when their leases end.
+ */
+async function drainOnce({ members, leases, chain, client, margin, log }: RelayerPoolContext) {
+  const now = Date.now()
+  const held = members.filter((m) => m.usableUntil > now)
+  const busy: typeof held = []
+  for (const member of held) {
+    if (member.inFlight > 0 || (await unmined(client, member.account.address))) busy.push(member)
+    else {
+      member.usableUntil = 0
+      member.leaving = false
+      log.info({ relayer: member.account.address }, 'instance drained: relayer key idle, no longer renewed (the other instances take it)')
+    }
+  }
+  if (busy.length === 0 || !Number.isFinite(leases.ttlMs)) return
+  const asked = Date.now()
+  const renewed = new Set(
+    (
+      await leases.claim(
+        chain,
+        busy.map((m) => m.account.address),
+      )
+    ).map((l) => l.relayer.toLowerCase()),
+  )
+  for (const member of busy) member.usableUntil = renewed.has(member.account.address.toLowerCase()) ? asked + leases.ttlMs - margin : 0
+}
+
+/** Whether the node holds transactions of this key not mined yet (a dropped one is not held: its key is free). */
+async function unmined(client: RelayerPoolContext['client'], address: `0x${string}`): Promise<boolean> {
+  const [mined, pending] = await Promise.all([client.getTransactionCount({ address, blockTag: 'latest' }), client.getTransactionCount({ address, blockTag: 'pending' })])
+  return pending > mined
 }

@@ -11,6 +11,8 @@ import type { GapCheck, Relayer } from './createRelayer.ts'
 import { type CreateRelayerPoolParameters, createRelayerPoolContext } from './relayerPoolContext.ts'
 import { closeRelayerPool, startRelayerPool } from './startRelayerPool.ts'
 import { takeRelayer } from './takeRelayer.ts'
+import { GatewayError } from '../../../errors/gatewayError.ts'
+import { Status } from '../../../status/statusCodes.ts'
 
 export type { CreateRelayerPoolParameters } from './relayerPoolContext.ts'
 
@@ -39,7 +41,7 @@ export type RelayerPool = {
   /** Every relayer reads its nonce again before its next send (after a chain reset). */
   resync(): void
   /** What /chains shows: each key, whether it is held and funded, its sends in flight. */
-  view(): Array<{ address: Address; held: boolean; funded: boolean; inFlight: number }>
+  view(): Array<{ address: Address; held: boolean; funded: boolean; inFlight: number; draining?: boolean }>
   /** Claims the leases and reads the balances once, then keeps doing so in the background. */
   start(): Promise<void>
   close(): Promise<void>
@@ -52,14 +54,21 @@ export function createRelayerPool(parameters: CreateRelayerPoolParameters): Rela
     if (check.kind === 'filled') parameters.onGapFilled?.(check.again ? 'resent' : 'noop')
     return check
   }
+  // An operator drained this instance: no new send from any key, from the moment the switch is read.
+  const draining = () => ctx.leases.draining?.() === true
+  const take = () => {
+    if (draining()) throw drainedError()
+    return takeRelayer(ctx)
+  }
   return {
     addresses: members.map((m) => m.account.address),
-    take: () => takeRelayer(ctx),
+    take,
     async acquire() {
       await renewIfLapsed(ctx)
-      return takeRelayer(ctx)
+      return take()
     },
     async canSendNow() {
+      if (draining()) return false
       await renewIfLapsed(ctx)
       const now = Date.now()
       return members.some((m) => m.usableUntil > now)
@@ -82,8 +91,17 @@ export function createRelayerPool(parameters: CreateRelayerPoolParameters): Rela
     resync() {
       for (const m of members) m.relayer.resync()
     },
-    view: () => members.map((m) => ({ address: m.account.address, held: m.usableUntil > Date.now(), funded: m.funded, inFlight: m.inFlight })),
+    view: () => members.map((m) => ({ address: m.account.address, held: m.usableUntil > Date.now(), funded: m.funded, inFlight: m.inFlight, ...(draining() ? { draining: true } : {}) })),
     start: () => startRelayerPool(ctx),
     close: () => closeRelayerPool(ctx),
   }
+}
+
+function drainedError(): GatewayError {
+  return new GatewayError('This instance is drained: it sends nothing new', {
+    code: 'RELAYER_UNAVAILABLE',
+    status: Status.UNAVAILABLE,
+    details: 'an operator drained this gateway instance; another instance takes new executions',
+    headers: { 'retry-after': '5' },
+  })
 }
