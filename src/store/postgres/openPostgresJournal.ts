@@ -127,6 +127,10 @@ CREATE INDEX executions_change ON executions (change_xid, id);
 CREATE TABLE webhook_feed (id INTEGER PRIMARY KEY CHECK (id = 1), change BIGINT NOT NULL, row_id BIGINT NOT NULL);
 CREATE INDEX webhook_outbox_endpoint_due ON webhook_outbox (endpoint, next_at) WHERE delivered_at IS NULL;
 `,
+  // 8: each relayer lease's epoch, counted up whenever the key passes to another instance: a send signed under one epoch is never broadcast under another (fencing).
+  `
+ALTER TABLE relayer_leases ADD COLUMN IF NOT EXISTS epoch BIGINT NOT NULL DEFAULT 1;
+`,
 ]
 
 /** The schema version this code writes. */
