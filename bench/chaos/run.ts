@@ -23,7 +23,10 @@ import { verdict } from './verdict.ts'
 const quick = process.argv.includes('--quick')
 const seed = Number(process.env.CHAOS_SEED ?? Math.floor(Math.random() * 1e9))
 const allPhases = ['sqlite', 'fleet', 'database'] as const
-const only = process.argv.find((a) => a.startsWith('--phases='))?.slice('--phases='.length).split(',')
+const only = process.argv
+  .find((a) => a.startsWith('--phases='))
+  ?.slice('--phases='.length)
+  .split(',')
 const unknown = only?.filter((p) => !(allPhases as readonly string[]).includes(p)) ?? []
 if (unknown.length > 0) {
   process.stderr.write(`unknown phase(s) ${unknown.join(', ')}: the phases are ${allPhases.join(', ')}\n`)
