@@ -1,7 +1,8 @@
-// A TCP relay between a gateway and PostgreSQL that can stall what the gateway writes: with the
-// database stalled right after the gateway was let past its simulation, the next thing it writes
-// is the signed transaction's journal record, and a kill then lands after signing, before that
-// record is durable. What was held back is thrown away, never written late.
+// A TCP relay between a gateway and PostgreSQL (or Redis) that can stall what the gateway writes:
+// with the database stalled right after the gateway was let past its simulation, the next thing it
+// writes is the signed transaction's journal record, and a kill then lands after signing, before
+// that record is durable. What was held back is thrown away, never written late. It can also cut
+// the link (every connection reset, new ones refused: a partition, a server down) and heal it.
 import { type Socket, connect, createServer } from 'node:net'
 import type { AddressInfo } from 'node:net'
 
@@ -13,14 +14,26 @@ export type TcpStall = {
   nextWrite(): Promise<void>
   /** Ends the stall: the held-back bytes are dropped with their connections (the gateway is dead by then). */
   resume(): void
+  /** Resets every connection and refuses new ones until `heal`. */
+  cut(): void
+  heal(): void
+  /** Connections reset or refused while cut. */
+  readonly cuts: number
   close(): Promise<void>
 }
 
 export async function startTcpStall({ host, port }: { host: string; port: number }): Promise<TcpStall> {
   let stalled = false
+  let isCut = false
+  let cuts = 0
   const waiters: Array<() => void> = []
   const pairs = new Set<{ client: Socket; upstream: Socket; held: boolean }>()
   const server = createServer((client) => {
+    if (isCut) {
+      cuts++
+      client.destroy()
+      return
+    }
     const upstream = connect(port, host)
     const pair = { client, upstream, held: false }
     pairs.add(pair)
@@ -46,6 +59,20 @@ export async function startTcpStall({ host, port }: { host: string; port: number
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   return {
     port: (server.address() as AddressInfo).port,
+    get cuts() {
+      return cuts
+    },
+    cut() {
+      isCut = true
+      for (const p of [...pairs]) {
+        cuts++
+        p.client.destroy()
+        p.upstream.destroy()
+      }
+    },
+    heal() {
+      isCut = false
+    },
     stall: () => {
       stalled = true
     },
