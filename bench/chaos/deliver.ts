@@ -10,7 +10,12 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
  * 409 0x22 (executed by a transaction the gateway cannot name: the chain's count decides). 202 (in
  * flight, not final), 503 and lost connections: again.
  */
-export async function deliver(campaign: Campaign, sent: Sent, nodes: CampaignNode[], timeoutMs = 150_000): Promise<void> {
+export async function deliver(
+  campaign: Campaign,
+  sent: Sent,
+  nodes: CampaignNode[],
+  { timeoutMs = 150_000, onAnswer }: { timeoutMs?: number; onAnswer?: (status: number, body: string) => void } = {},
+): Promise<void> {
   const { random } = campaign
   const deadline = Date.now() + timeoutMs
   for (;;) {
@@ -22,6 +27,7 @@ export async function deliver(campaign: Campaign, sent: Sent, nodes: CampaignNod
         const text = await res.text()
         const erc1066 = res.headers.get('x-erc1066-status')
         sent.answer = `${res.status} ${erc1066 ?? ''} from ${n.instance.name}: ${text.slice(0, 200)}`
+        onAnswer?.(res.status, text)
         if (res.status === 200 || (res.status === 409 && erc1066 === '0x22')) return
       } catch (err) {
         sent.answer = `no answer from ${n.instance.name}: ${(err as Error).message}`

@@ -5,15 +5,17 @@
 // asked whether every intent ran exactly once and no relayer nonce is left behind a gap, and each
 // phase's own checks are added. Each phase is a file in phases/.
 //   --quick                 a small run
-//   --phases=sqlite,fleet,database   only these (in the campaign's order); default all
+//   --phases=sqlite,fleet,database   only these (in the campaign's order); default all. `database`
+//                           is pgcut, partition and redis, each also selectable alone
 //   CHAOS_SEED              repeats a run's faults
 //   CHAOS_DATABASE_URL      PostgreSQL's admin URL (a database of the campaign's own is created and dropped)
-//   CHAOS_REDIS_URL         the Redis of the fleet's rate limits (own key prefix, deleted after)
+//   CHAOS_REDIS_URL         the Redis of the fleet's rate limits (own key prefix, deleted after; reached through a relay the campaign cuts)
+//   CHAOS_RESULTS_DIR       where the run's JSON goes (default bench/results)
 // Exit code 0 when the verdict holds.
 import { loadavg } from 'node:os'
 import { createDevClients, startDevnet } from '../gatewayParts.ts'
 import { type Campaign, createCampaign } from './campaign.ts'
-import { databasePhase } from './phases/databasePhase.ts'
+import { type DatabaseFault, databasePhase } from './phases/databasePhase.ts'
 import { fleetPhase } from './phases/fleetPhase.ts'
 import { sqlitePhase } from './phases/sqlitePhase.ts'
 import { startFleet } from './phases/startFleet.ts'
@@ -22,11 +24,12 @@ import { verdict } from './verdict.ts'
 
 const quick = process.argv.includes('--quick')
 const seed = Number(process.env.CHAOS_SEED ?? Math.floor(Math.random() * 1e9))
-const allPhases = ['sqlite', 'fleet', 'database'] as const
+const allPhases = ['sqlite', 'fleet', 'pgcut', 'partition', 'redis'] as const
 const only = process.argv
   .find((a) => a.startsWith('--phases='))
   ?.slice('--phases='.length)
   .split(',')
+  .flatMap((p) => (p === 'database' ? ['pgcut', 'partition', 'redis'] : [p]))
 const unknown = only?.filter((p) => !(allPhases as readonly string[]).includes(p)) ?? []
 if (unknown.length > 0) {
   process.stderr.write(`unknown phase(s) ${unknown.join(', ')}: the phases are ${allPhases.join(', ')}\n`)
@@ -55,10 +58,11 @@ async function main(): Promise<boolean> {
     log,
   })
   if (runs('sqlite')) await sqlitePhase(campaign)
-  if (runs('fleet') || runs('database')) {
+  const databaseFaults: DatabaseFault[] = (['pgcut', 'partition', 'redis'] as const).filter(runs)
+  if (runs('fleet') || databaseFaults.length > 0) {
     const fleet = await startFleet(campaign)
     if (runs('fleet')) await fleetPhase(campaign, fleet)
-    if (runs('database')) await databasePhase(campaign, fleet)
+    if (databaseFaults.length > 0) await databasePhase(campaign, fleet, databaseFaults)
   }
   return verdict(campaign, { fromBlock, started })
 }

@@ -12,8 +12,11 @@ export type TcpStall = {
   stall(): void
   /** Resolves when the gateway writes something while stalled. */
   nextWrite(): Promise<void>
-  /** Ends the stall: the held-back bytes are dropped with their connections (the gateway is dead by then). */
-  resume(): void
+  /**
+   * Ends the stall: the held-back bytes are dropped with their connections (the gateway is dead by
+   * then); or, `late`, delivered now, in order (a partition healed: what TCP kept retransmitting lands late).
+   */
+  resume(options?: { late?: boolean }): void
   /** Resets every connection and refuses new ones until `heal`. */
   cut(): void
   heal(): void
@@ -27,7 +30,7 @@ export async function startTcpStall({ host, port }: { host: string; port: number
   let isCut = false
   let cuts = 0
   const waiters: Array<() => void> = []
-  const pairs = new Set<{ client: Socket; upstream: Socket; held: boolean }>()
+  const pairs = new Set<{ client: Socket; upstream: Socket; held: boolean; pending: Buffer[] }>()
   const server = createServer((client) => {
     if (isCut) {
       cuts++
@@ -35,11 +38,12 @@ export async function startTcpStall({ host, port }: { host: string; port: number
       return
     }
     const upstream = connect(port, host)
-    const pair = { client, upstream, held: false }
+    const pair = { client, upstream, held: false, pending: [] as Buffer[] }
     pairs.add(pair)
     client.on('data', (d: Buffer) => {
       if (stalled || pair.held) {
         pair.held = true
+        pair.pending.push(d)
         for (const w of waiters.splice(0)) w()
         return
       }
@@ -77,14 +81,19 @@ export async function startTcpStall({ host, port }: { host: string; port: number
       stalled = true
     },
     nextWrite: () => new Promise<void>((resolve) => waiters.push(resolve)),
-    resume() {
+    resume({ late = false } = {}) {
       stalled = false
-      // A connection that had bytes held back is out of step with the server: closed, never replayed.
-      for (const p of [...pairs])
-        if (p.held) {
-          p.client.destroy()
-          p.upstream.destroy()
+      for (const p of [...pairs]) {
+        if (!p.held) continue
+        if (late) {
+          p.held = false
+          for (const d of p.pending.splice(0)) p.upstream.write(d)
+          continue
         }
+        // A connection that had bytes held back is out of step with the server: closed, never replayed.
+        p.client.destroy()
+        p.upstream.destroy()
+      }
     },
     async close() {
       for (const p of [...pairs]) {

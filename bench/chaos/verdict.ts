@@ -2,6 +2,7 @@
 // and whether any relayer nonce is left behind a gap; each phase's own checks (fencing, database
 // faults, payments) are added; the verdict line names N, K and F.
 import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { createDevClients, intentExecutorArtifact } from '../gatewayParts.ts'
 import { type Campaign, phaseNames } from './campaign.ts'
 import { faultKinds, orphanDepth } from './faultPhase.ts'
@@ -64,7 +65,7 @@ export async function verdict(campaign: Campaign, { fromBlock, started }: { from
     `\n${exactlyOnce} of ${intents.length} intents executed exactly once, ${campaign.kills} kills, ${F} faults, relayer nonces ${nonceProblems.length === 0 ? 'consistent' : 'NOT consistent'}, ${campaign.checks.length - failedChecks.length} of ${campaign.checks.length} checks held   (${seconds.toFixed(0)} s, seed ${campaign.seed})`,
   )
   log(`verdict: ${ok ? 'PASS' : 'FAIL'}`)
-  const file = `bench/results/chaos-${new Date().toISOString().replace(/[:.]/g, '-')}.json`
+  const file = join(process.env.CHAOS_RESULTS_DIR ?? 'bench/results', `chaos-${new Date().toISOString().replace(/[:.]/g, '-')}.json`)
   writeFileSync(
     file,
     JSON.stringify(

@@ -9,7 +9,7 @@ import { mnemonicToAccount } from 'viem/accounts'
 import type { Campaign, CampaignNode } from '../campaign.ts'
 import { rpc } from '../rpc.ts'
 import { sharesSettled } from '../sharesSettled.ts'
-import { startTcpStall } from '../tcpStall.ts'
+import { type TcpStall, startTcpStall } from '../tcpStall.ts'
 
 export type Fleet = {
   nodes: CampaignNode[]
@@ -17,6 +17,8 @@ export type Fleet = {
   databaseUrl: string
   redisPrefix: string
   keys: HDAccount[]
+  /** The fleet's one way to Redis (a relay of the campaign's): cut and healed by the database phase. */
+  redisLink: TcpStall
   /** How long a relayer lease lives (RELAYER_LEASE_TTL_MS). */
   leaseTtlMs: number
 }
@@ -49,6 +51,12 @@ export async function startFleet(campaign: Campaign): Promise<Fleet> {
   const databaseUrl = new URL(campaign.databaseUrl)
   databaseUrl.pathname = `/${database}`
   const leaseTtlMs = 3000
+  const redisServer = new URL(campaign.redisUrl)
+  const redisLink = await startTcpStall({ host: redisServer.hostname, port: Number(redisServer.port || 6379) })
+  campaign.cleanups.push(() => redisLink.close())
+  const viaLink = new URL(campaign.redisUrl)
+  viaLink.hostname = '127.0.0.1'
+  viaLink.port = String(redisLink.port)
   const nodes: CampaignNode[] = []
   for (const name of ['a', 'b', 'c']) {
     const db = await startTcpStall({ host: pgUrl.hostname, port: Number(pgUrl.port || 5432) })
@@ -63,7 +71,7 @@ export async function startFleet(campaign: Campaign): Promise<Fleet> {
           INSTANCE_ID: name,
           RELAYER_PRIVATE_KEYS: keys.map((a) => toHex(a.getHdKey().privateKey!)).join(','),
           RELAYER_LEASE_TTL_MS: String(leaseTtlMs),
-          REDIS_URL: campaign.redisUrl,
+          REDIS_URL: viaLink.toString(),
           REDIS_PREFIX: redisPrefix,
         },
         db,
@@ -72,5 +80,5 @@ export async function startFleet(campaign: Campaign): Promise<Fleet> {
   }
   campaign.log(`\nPostgreSQL (database ${database}), three gateways sharing keys ${keys.map((a) => a.address).join(', ')} by lease; Redis prefix ${redisPrefix}`)
   await sharesSettled(nodes, campaign.devnet.anvil.chainId)
-  return { nodes, databaseUrl: databaseUrl.toString(), redisPrefix, keys, leaseTtlMs }
+  return { nodes, databaseUrl: databaseUrl.toString(), redisPrefix, keys, leaseTtlMs, redisLink }
 }
