@@ -9,7 +9,7 @@ import { type Hex, encodeAbiParameters, encodeFunctionData, keccak256 } from 'vi
 import { privateKeyToAccount } from 'viem/accounts'
 import { type Devnet, type Intent, demoCounterArtifact, devnetAccounts, intentExecutorArtifact, intentTypedData, toIntentTuple } from '../gatewayParts.ts'
 import { type FaultProxy, startFaultProxy } from './faultProxy.ts'
-import { type GatewayInstance, gatewayInstance } from './gatewayInstance.ts'
+import { type GatewayInstance, type Wrapper, gatewayInstance } from './gatewayInstance.ts'
 import type { TcpStall } from './tcpStall.ts'
 
 export type CampaignNode = { instance: GatewayInstance; proxy: FaultProxy; db?: TcpStall; restarts: number }
@@ -48,7 +48,7 @@ export type Campaign = CampaignOptions & {
   /** `count` signed intents that each increment the demo counter, remembered for the verdict. */
   makeIntents(count: number, label: string): Promise<Sent[]>
   /** A gateway behind its own fault proxy to the devnet; started. */
-  startNode(name: string, env: Record<string, string>, db?: TcpStall): Promise<CampaignNode>
+  startNode(name: string, env: Record<string, string>, db?: TcpStall, wrapper?: Wrapper): Promise<CampaignNode>
 }
 
 export const phaseNames: Record<Phase, string> = {
@@ -117,10 +117,10 @@ export function createCampaign(options: CampaignOptions & { devnet: Devnet; rand
       campaign.intents.push(...made)
       return made
     },
-    async startNode(name, env, db) {
+    async startNode(name, env, db, wrapper) {
       const proxy = await startFaultProxy({ target: devnet.anvil.rpcUrl })
       campaign.cleanups.push(() => proxy.close())
-      const instance = gatewayInstance(name, { ...base, RPC_URLS: JSON.stringify({ [devnet.anvil.chainId]: proxy.url }), ...env }, join(campaign.logDir, `${name}.log`))
+      const instance = gatewayInstance(name, { ...base, RPC_URLS: JSON.stringify({ [devnet.anvil.chainId]: proxy.url }), ...env }, join(campaign.logDir, `${name}.log`), wrapper)
       campaign.cleanups.push(() => instance.stop())
       await instance.start(env.INSTANCE_ID ? { INSTANCE_ID: `${env.INSTANCE_ID}-0` } : {})
       const node: CampaignNode = { instance, proxy, ...(db ? { db } : {}), restarts: 0 }
