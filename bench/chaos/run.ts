@@ -17,6 +17,7 @@ import { createDevClients, startDevnet } from '../gatewayParts.ts'
 import { type Campaign, createCampaign } from './campaign.ts'
 import { type DatabaseFault, databasePhase } from './phases/databasePhase.ts'
 import { diskFullPhase } from './phases/diskFullPhase.ts'
+import { paidPhase } from './phases/paidPhase.ts'
 import { fleetPhase } from './phases/fleetPhase.ts'
 import { sqlitePhase } from './phases/sqlitePhase.ts'
 import { startFleet } from './phases/startFleet.ts'
@@ -25,7 +26,7 @@ import { verdict } from './verdict.ts'
 
 const quick = process.argv.includes('--quick')
 const seed = Number(process.env.CHAOS_SEED ?? Math.floor(Math.random() * 1e9))
-const allPhases = ['sqlite', 'diskfull', 'fleet', 'pgcut', 'partition', 'redis'] as const
+const allPhases = ['sqlite', 'paid', 'diskfull', 'fleet', 'pgcut', 'partition', 'redis'] as const
 const only = process.argv
   .find((a) => a.startsWith('--phases='))
   ?.slice('--phases='.length)
@@ -59,6 +60,7 @@ async function main(): Promise<boolean> {
     log,
   })
   if (runs('sqlite')) await sqlitePhase(campaign)
+  if (runs('paid')) await paidPhase(campaign)
   if (runs('diskfull')) await diskFullPhase(campaign)
   const databaseFaults: DatabaseFault[] = (['pgcut', 'partition', 'redis'] as const).filter(runs)
   if (runs('fleet') || databaseFaults.length > 0) {

@@ -59,6 +59,8 @@ describe('the quick fault campaign (a partition from PostgreSQL longer than a le
     const port = await freePort()
     redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' })
     redisUrl = `redis://127.0.0.1:${port}`
+    // Stopped with this process, even when `after` does not run (the run interrupted).
+    process.once('exit', () => redis?.kill('SIGTERM'))
     // Listening once a connection is accepted.
     for (let i = 0; ; i++) {
       const up = await new Promise<boolean>((resolve) => {
