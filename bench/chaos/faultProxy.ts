@@ -28,6 +28,11 @@ export type FaultProxy = {
   faults: Record<FaultKind, number>
   /** Requests seen so far, by method. */
   calls: Record<string, number>
+  /**
+   * Run before each request calling one of its methods is forwarded (the request waits for it):
+   * how a check sees the world as it is when a gateway broadcasts. Undefined: none.
+   */
+  inspect: { methods: Set<string>; check(body: Buffer): Promise<void> } | undefined
   /** Drops every held request and forgets armed holds. */
   clear(): void
   close(): Promise<void>
@@ -82,6 +87,19 @@ export async function startFaultProxy({ target, port = 0 }: { target: string; po
       const body = Buffer.concat(chunks)
       const methods = methodsOf(body)
       for (const m of methods) calls[m] = (calls[m] ?? 0) + 1
+      const inspect = proxy.inspect
+      if (inspect && methods.some((m) => inspect.methods.has(m))) {
+        void inspect
+          .check(body)
+          .catch(() => {})
+          .then(() => route(body, methods, res))
+        return
+      }
+      route(body, methods, res)
+    })
+  })
+  const route = (body: Buffer, methods: string[], res: ServerResponse) => {
+    {
       const hold = holds.find((h) => methods.some((m) => h.methods.has(m)))
       if (hold) {
         holds.splice(holds.indexOf(hold), 1)
@@ -113,8 +131,8 @@ export async function startFaultProxy({ target, port = 0 }: { target: string; po
         return
       }
       void forward(body, res, methods, applied)
-    })
-  })
+    }
+  }
   server.on('connection', (s: Socket) => {
     sockets.add(s)
     s.once('close', () => sockets.delete(s))
@@ -128,7 +146,8 @@ export async function startFaultProxy({ target, port = 0 }: { target: string; po
     for (const h of [...held]) h.drop()
   }
 
-  return {
+  const proxy: FaultProxy = {
+    inspect: undefined,
     url: `http://127.0.0.1:${address.port}`,
     faults,
     calls,
@@ -146,6 +165,7 @@ export async function startFaultProxy({ target, port = 0 }: { target: string; po
       await new Promise<void>((resolve) => server.close(() => resolve()))
     },
   }
+  return proxy
 }
 
 function methodsOf(body: Buffer): string[] {

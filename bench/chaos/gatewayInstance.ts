@@ -20,7 +20,12 @@ export type GatewayInstance = {
   stop(): Promise<void>
   /** The last lines it logged (for a failure's message). */
   tail(): string
+  /** The running process's id (undefined when not running). */
+  pid(): number | undefined
 }
+
+/** A command the gateway's `node` is run under (its arguments then `node` and its own), e.g. `unshare -m …` for a private mount. */
+export type Wrapper = { command: string; args: string[] }
 
 /**
  * How long a start may take: a gateway run through tsx compiles its sources at each start, which on
@@ -29,7 +34,7 @@ export type GatewayInstance = {
 const startTimeoutMs = Number(process.env.CHAOS_START_TIMEOUT_MS ?? 180_000)
 
 /** `logFile`: every line the gateway logs, across its restarts, kept for reading after the run. */
-export function gatewayInstance(name: string, env: Record<string, string>, logFile?: string): GatewayInstance {
+export function gatewayInstance(name: string, env: Record<string, string>, logFile?: string, wrapper?: Wrapper): GatewayInstance {
   const cwd = mkdtempSync(join(tmpdir(), `chaos-${name}-`))
   let child: ChildProcess | undefined
   let exited: Promise<void> = Promise.resolve()
@@ -40,7 +45,8 @@ export function gatewayInstance(name: string, env: Record<string, string>, logFi
     alive: false,
     async start(extra = {}) {
       log = ''
-      const c = spawn(process.execPath, ['--import', tsx, gatewayMain], {
+      const argv = [process.execPath, '--import', tsx, gatewayMain]
+      const c = spawn(wrapper ? wrapper.command : argv[0]!, wrapper ? [...wrapper.args, ...argv] : argv.slice(1), {
         cwd,
         env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HOST: '127.0.0.1', PORT: '0', ...env, ...extra },
         stdio: ['ignore', 'pipe', 'pipe'],
@@ -79,6 +85,7 @@ export function gatewayInstance(name: string, env: Record<string, string>, logFi
       rmSync(cwd, { recursive: true, force: true })
     },
     tail: () => log.slice(-3000),
+    pid: () => (child && child.exitCode === null && child.signalCode === null ? child.pid : undefined),
   }
   return instance
 }

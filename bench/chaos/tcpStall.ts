@@ -1,7 +1,8 @@
-// A TCP relay between a gateway and PostgreSQL that can stall what the gateway writes: with the
-// database stalled right after the gateway was let past its simulation, the next thing it writes
-// is the signed transaction's journal record, and a kill then lands after signing, before that
-// record is durable. What was held back is thrown away, never written late.
+// A TCP relay between a gateway and PostgreSQL (or Redis) that can stall what the gateway writes:
+// with the database stalled right after the gateway was let past its simulation, the next thing it
+// writes is the signed transaction's journal record, and a kill then lands after signing, before
+// that record is durable. What was held back is thrown away, never written late. It can also cut
+// the link (every connection reset, new ones refused: a partition, a server down) and heal it.
 import { type Socket, connect, createServer } from 'node:net'
 import type { AddressInfo } from 'node:net'
 
@@ -11,22 +12,38 @@ export type TcpStall = {
   stall(): void
   /** Resolves when the gateway writes something while stalled. */
   nextWrite(): Promise<void>
-  /** Ends the stall: the held-back bytes are dropped with their connections (the gateway is dead by then). */
-  resume(): void
+  /**
+   * Ends the stall: the held-back bytes are dropped with their connections (the gateway is dead by
+   * then); or, `late`, delivered now, in order (a partition healed: what TCP kept retransmitting lands late).
+   */
+  resume(options?: { late?: boolean }): void
+  /** Resets every connection and refuses new ones until `heal`. */
+  cut(): void
+  heal(): void
+  /** Connections reset or refused while cut. */
+  readonly cuts: number
   close(): Promise<void>
 }
 
 export async function startTcpStall({ host, port }: { host: string; port: number }): Promise<TcpStall> {
   let stalled = false
+  let isCut = false
+  let cuts = 0
   const waiters: Array<() => void> = []
-  const pairs = new Set<{ client: Socket; upstream: Socket; held: boolean }>()
+  const pairs = new Set<{ client: Socket; upstream: Socket; held: boolean; pending: Buffer[] }>()
   const server = createServer((client) => {
+    if (isCut) {
+      cuts++
+      client.destroy()
+      return
+    }
     const upstream = connect(port, host)
-    const pair = { client, upstream, held: false }
+    const pair = { client, upstream, held: false, pending: [] as Buffer[] }
     pairs.add(pair)
     client.on('data', (d: Buffer) => {
       if (stalled || pair.held) {
         pair.held = true
+        pair.pending.push(d)
         for (const w of waiters.splice(0)) w()
         return
       }
@@ -46,18 +63,37 @@ export async function startTcpStall({ host, port }: { host: string; port: number
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   return {
     port: (server.address() as AddressInfo).port,
+    get cuts() {
+      return cuts
+    },
+    cut() {
+      isCut = true
+      for (const p of [...pairs]) {
+        cuts++
+        p.client.destroy()
+        p.upstream.destroy()
+      }
+    },
+    heal() {
+      isCut = false
+    },
     stall: () => {
       stalled = true
     },
     nextWrite: () => new Promise<void>((resolve) => waiters.push(resolve)),
-    resume() {
+    resume({ late = false } = {}) {
       stalled = false
-      // A connection that had bytes held back is out of step with the server: closed, never replayed.
-      for (const p of [...pairs])
-        if (p.held) {
-          p.client.destroy()
-          p.upstream.destroy()
+      for (const p of [...pairs]) {
+        if (!p.held) continue
+        if (late) {
+          p.held = false
+          for (const d of p.pending.splice(0)) p.upstream.write(d)
+          continue
         }
+        // A connection that had bytes held back is out of step with the server: closed, never replayed.
+        p.client.destroy()
+        p.upstream.destroy()
+      }
     },
     async close() {
       for (const p of [...pairs]) {

@@ -10,6 +10,14 @@ export type RelayerLease = {
   expiresAt: number
   /** True when this instance took the key over from another (expired) holder, or for the first time: its records must be reconciled and its nonce read again before it sends. */
   acquired: boolean
+  /**
+   * The lease's fencing epoch: counted up by the store each time the key passes to another
+   * instance, the same for as long as this instance keeps it (renewed, or lapsed and taken back
+   * with nobody between). A transaction signed under one epoch is broadcast only while the key is
+   * still held under that epoch: after a partition longer than the lease, another instance may
+   * have sent from the key, and what this one signed before must not reach the node.
+   */
+  epoch: number
 }
 
 export type ClaimOptions = {
@@ -54,7 +62,7 @@ export function createLocalRelayerLeases(): RelayerLeases {
         const key = `${chainId} ${relayer}`
         const acquired = !seen.has(key)
         seen.add(key)
-        return { chainId, relayer, expiresAt: Number.POSITIVE_INFINITY, acquired }
+        return { chainId, relayer, expiresAt: Number.POSITIVE_INFINITY, acquired, epoch: 1 }
       })
     },
     async releaseAll() {},

@@ -194,7 +194,8 @@ describe('journal upgrade to Idempotency-Keys (SQLite 5 → 6, PostgreSQL 7 → 
     await before.settle(held.record, mined)
     before.close()
     const db = new Database(path)
-    db.exec('DROP TABLE idempotency_keys')
+    // What schema 5 did not have: the Idempotency-Keys (6) and the console's audit (7).
+    db.exec('DROP TABLE idempotency_keys; DROP TABLE ops_audit')
     db.pragma('user_version = 5')
     db.close()
 
@@ -208,8 +209,8 @@ describe('journal upgrade to Idempotency-Keys (SQLite 5 → 6, PostgreSQL 7 → 
       journal.close()
     }
     const upgraded = new Database(path, { readonly: true })
-    assert.equal(upgraded.pragma('user_version', { simple: true }), 6)
-    assert.equal(journalSchemaVersion, 6)
+    assert.equal(upgraded.pragma('user_version', { simple: true }), 7)
+    assert.equal(journalSchemaVersion, 7)
     upgraded.close()
     assert.ok(
       readdirSync(dir).some((name) => /^v5\.sqlite\.v5-\d+\.bak$/.test(name)),
@@ -247,9 +248,9 @@ describe('journal upgrade to Idempotency-Keys (SQLite 5 → 6, PostgreSQL 7 → 
       await check.end()
       assert.deepEqual(
         rows.map((r) => r.version),
-        [1, 2, 3, 4, 5, 6, 7, 8],
+        [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
       )
-      assert.equal(postgresJournalSchemaVersion, 8)
+      assert.equal(postgresJournalSchemaVersion, 10)
     } finally {
       await database.drop()
     }

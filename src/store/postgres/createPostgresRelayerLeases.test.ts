@@ -95,4 +95,63 @@ describe('createPostgresRelayerLeases', () => {
     }
     assert.deepEqual(counts, [2, 1, 1])
   })
+
+  it("moves a key's epoch when another instance takes it, and says `acquired` to an instance taking it back after another held it between (its nonce read again)", async () => {
+    const chain = 'eip155:5'
+    const key = [keys[0]!]
+    const [a, b] = [store('epoch-a'), store('epoch-b')]
+    const first = await a.claim(chain, key)
+    assert.deepEqual(
+      first.map((l) => [l.acquired, l.epoch]),
+      [[true, 1]],
+    )
+    // Renewed, and lapsed then taken back with nobody between: the same epoch, not acquired.
+    assert.deepEqual(
+      (await a.claim(chain, key)).map((l) => [l.acquired, l.epoch]),
+      [[false, 1]],
+    )
+    await sleep(1_100)
+    assert.deepEqual(
+      (await a.claim(chain, key)).map((l) => [l.acquired, l.epoch]),
+      [[false, 1]],
+      'lapsed and taken back by its holder with nobody between',
+    )
+    // a is cut off from the database for longer than its lease: b takes the key under a new epoch.
+    await sleep(1_100)
+    assert.deepEqual(
+      (await b.claim(chain, key)).map((l) => [l.acquired, l.epoch]),
+      [[true, 2]],
+    )
+    assert.deepEqual(await a.claim(chain, key), [], 'healed: held by b, a gets nothing')
+    // b stops (its lease lapses) and a, which held the key at its last successful claim but one, takes it back.
+    await b.releaseAll()
+    const back = await a.claim(chain, key)
+    assert.deepEqual(
+      back.map((l) => [l.acquired, l.epoch]),
+      [[true, 3]],
+      'b sent from the key between: a reads its nonce again and signs under the new epoch',
+    )
+  })
+
+  it("says `acquired` when the key passed through another instance between two of this one's claims that both held it", async () => {
+    // The claim a makes while partitioned never answers; the one after the partition finds the key
+    // its own again, but b held it between: a must not go on from its old nonce.
+    const chain = 'eip155:6'
+    const key = [keys[1]!]
+    const [a, b] = [store('gap-a'), store('gap-b')]
+    assert.deepEqual(
+      (await a.claim(chain, key)).map((l) => l.epoch),
+      [1],
+    )
+    await sleep(1_100)
+    assert.deepEqual(
+      (await b.claim(chain, key)).map((l) => l.epoch),
+      [2],
+    )
+    await b.releaseAll()
+    assert.deepEqual(
+      (await a.claim(chain, key)).map((l) => [l.acquired, l.epoch]),
+      [[true, 3]],
+    )
+  })
 })

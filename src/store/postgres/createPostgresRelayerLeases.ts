@@ -6,7 +6,10 @@
 // holds up to it, and gives back the rest once its pool has stopped sending from them. A free key
 // is taken by a write that succeeds only while it is free, so two instances never take the same one.
 // Expiry is judged by the database's clock; the local expiry is counted from before the round
-// trip, so it never outlives the database's.
+// trip, so it never outlives the database's. Each lease has an epoch, counted up in the same write
+// that passes the key to another instance: the pool broadcasts what it signed under one epoch only
+// while it still holds the key under it (fencing), and a key whose epoch moved since this instance
+// last held it was sent from by another: `acquired`, its nonce read again.
 import { createHash } from 'node:crypto'
 import pg from 'pg'
 import type { RelayerLease, RelayerLeases } from '../../ports/relayerLeases.ts'
@@ -23,21 +26,25 @@ export function createPostgresRelayerLeases({ url, instanceId, ttlMs = 15_000 }:
   const pool = new pg.Pool({ connectionString: url, max: 2, connectionTimeoutMillis: 5_000 })
   pool.on('error', () => {})
   const ttl = `${ttlMs} milliseconds`
-  /** Takes a key for this instance only if it is free (or already this instance's) when the row is written: of two instances taking it at once, one gets it. */
-  const takeIfFree = async (scope: string, key: string): Promise<boolean> =>
-    Boolean(
-      (
-        await pool.query(
-          `INSERT INTO relayer_leases (chain_id, relayer, instance_id, expires_at) VALUES ($1, $2, $3, now() + $4::interval)
-         ON CONFLICT (chain_id, relayer) DO UPDATE SET instance_id = EXCLUDED.instance_id, expires_at = EXCLUDED.expires_at
-         WHERE relayer_leases.expires_at <= now() OR relayer_leases.instance_id = EXCLUDED.instance_id
-         RETURNING relayer`,
-          [scope, key, instanceId, ttl],
-        )
-      ).rowCount,
+  /**
+   * Takes a key for this instance only if it is free (or already this instance's) when the row is
+   * written: of two instances taking it at once, one gets it. Its epoch moves when the holder
+   * changes; taken back by the same instance with nobody between, it stays. Answers the epoch held.
+   */
+  const takeIfFree = async (scope: string, key: string): Promise<number | undefined> => {
+    const { rows } = await pool.query<{ epoch: string }>(
+      `INSERT INTO relayer_leases (chain_id, relayer, instance_id, expires_at) VALUES ($1, $2, $3, now() + $4::interval)
+       ON CONFLICT (chain_id, relayer) DO UPDATE SET instance_id = EXCLUDED.instance_id, expires_at = EXCLUDED.expires_at,
+         epoch = CASE WHEN relayer_leases.instance_id = EXCLUDED.instance_id THEN relayer_leases.epoch ELSE relayer_leases.epoch + 1 END
+       WHERE relayer_leases.expires_at <= now() OR relayer_leases.instance_id = EXCLUDED.instance_id
+       RETURNING epoch`,
+      [scope, key, instanceId, ttl],
     )
-  // Keys this instance was last told it holds, per chain: a key held again after a gap is `acquired` (its nonce read again).
-  const heldBefore = new Map<string, Set<string>>()
+    return rows[0] ? Number(rows[0].epoch) : undefined
+  }
+  // Keys this instance was last told it holds, per chain, with their epochs: a key held again after
+  // a gap, or whose epoch moved (another instance held it between), is `acquired` (its nonce read again).
+  const heldBefore = new Map<string, Map<string, number>>()
 
   return {
     instanceId,
@@ -81,21 +88,25 @@ export function createPostgresRelayerLeases({ url, instanceId, ttlMs = 15_000 }:
       const taken = new Set(keys.filter((r) => r.live && r.instance_id !== instanceId).map((r) => r.relayer))
       // Keep up to the share (the first ones, in the configured order), take free keys up to it.
       const keep = relayers.filter((r) => mine.has(r)).slice(0, share)
-      const held =
+      const epochs = new Map<string, number>(
         keep.length === 0
           ? []
           : (
-              await pool.query<{ relayer: string }>('UPDATE relayer_leases SET expires_at = now() + $4::interval WHERE chain_id = $1 AND relayer = ANY($2) AND instance_id = $3 RETURNING relayer', [
-                chainId,
-                keep,
-                instanceId,
-                ttl,
-              ])
-            ).rows.map((r) => r.relayer)
+              await pool.query<{ relayer: string; epoch: string }>(
+                'UPDATE relayer_leases SET expires_at = now() + $4::interval WHERE chain_id = $1 AND relayer = ANY($2) AND instance_id = $3 RETURNING relayer, epoch',
+                [chainId, keep, instanceId, ttl],
+              )
+            ).rows.map((r) => [r.relayer, Number(r.epoch)]),
+      )
+      const held = [...epochs.keys()]
       for (const relayer of relayers) {
         if (held.length >= share) break
         if (taken.has(relayer) || held.includes(relayer)) continue
-        if (await takeIfFree(chainId, relayer)) held.push(relayer)
+        const epoch = await takeIfFree(chainId, relayer)
+        if (epoch !== undefined) {
+          held.push(relayer)
+          epochs.set(relayer, epoch)
+        }
       }
       // Keys above the share are not renewed: the pool stops sending from them at once, and
       // names them in `release` at its next claim, once no send from them is under way.
@@ -104,9 +115,12 @@ export function createPostgresRelayerLeases({ url, instanceId, ttlMs = 15_000 }:
         await pool.query('UPDATE relayer_leases SET expires_at = now() WHERE chain_id = $1 AND relayer = ANY($2) AND instance_id = $3', [chainId, giveBack, instanceId])
       }
       const ordered = relayers.filter((r) => held.includes(r))
-      const before = heldBefore.get(chainId) ?? new Set<string>()
-      heldBefore.set(chainId, new Set(ordered))
-      return ordered.map((relayer): RelayerLease => ({ chainId, relayer, expiresAt: asked + ttlMs, acquired: !before.has(relayer) }))
+      const before = heldBefore.get(chainId) ?? new Map<string, number>()
+      heldBefore.set(chainId, new Map(ordered.map((r) => [r, epochs.get(r)!])))
+      return ordered.map((relayer): RelayerLease => {
+        const epoch = epochs.get(relayer)!
+        return { chainId, relayer, expiresAt: asked + ttlMs, acquired: before.get(relayer) !== epoch, epoch }
+      })
     },
     async holdExclusive(scope, key) {
       // A hold renewed is this instance's heartbeat too (an instance that holds only exclusive keys,
@@ -116,7 +130,7 @@ export function createPostgresRelayerLeases({ url, instanceId, ttlMs = 15_000 }:
          ON CONFLICT (instance_id) DO UPDATE SET expires_at = EXCLUDED.expires_at`,
         [instanceId, ttl],
       )
-      if (await takeIfFree(scope, key)) return { held: true }
+      if ((await takeIfFree(scope, key)) !== undefined) return { held: true }
       const holder = (await pool.query<{ instance_id: string }>('SELECT instance_id FROM relayer_leases WHERE chain_id = $1 AND relayer = $2', [scope, key])).rows[0]?.instance_id ?? 'unknown'
       return { held: false, holder }
     },

@@ -153,6 +153,10 @@ CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_at);
 `,
   // 9: the operator console's switches, audited (ops/opsSwitchStore.ts).
   opsAuditDdl,
+  // 10: each relayer lease's epoch, counted up whenever the key passes to another instance: a send signed under one epoch is never broadcast under another (fencing).
+  `
+ALTER TABLE relayer_leases ADD COLUMN IF NOT EXISTS epoch BIGINT NOT NULL DEFAULT 1;
+`,
 ]
 
 /** The schema version this code writes. */

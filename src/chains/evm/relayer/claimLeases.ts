@@ -37,6 +37,7 @@ async function claimOnce(ctx: RelayerPoolContext) {
       if (member.usableUntil <= now) log.info({ relayer: member.account.address }, 'relayer key leased to this instance')
     }
     member.usableUntil = lease.expiresAt - margin
+    member.epoch = lease.epoch
   }
   for (const member of members) {
     if (heldNow.has(member.account.address.toLowerCase())) continue

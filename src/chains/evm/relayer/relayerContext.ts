@@ -18,13 +18,29 @@ export type CreateRelayerParameters = {
   nonceFloor?: ((ignore: ReadonlySet<string>) => Promise<number | undefined>) | undefined
   /** By default one after another through `client`. */
   broadcastMany?: BroadcastMany | undefined
+  /**
+   * The epoch of the lease under which this instance may send from the key now; undefined while it
+   * does not hold it. A transaction is broadcast only under the epoch it was signed under (fencing:
+   * after a partition longer than the lease, what was signed before is never sent). Absent: one
+   * instance holds the key for good.
+   */
+  leaseEpoch?: (() => number | undefined) | undefined
 }
 
 /** Broadcasts signed transactions in one request, in this order; one settled answer each. */
 export type BroadcastMany = (rawTransactions: readonly Hex[]) => Promise<PromiseSettledResult<unknown>[]>
 
 /** A signed transaction's place in the outbox, taken under the lock in nonce order. */
-export type Slot = { rawTransaction: Hex; nonce: number; hash: Hex | undefined; ready: boolean; settle(answer: PromiseSettledResult<unknown>): void; answer: Promise<PromiseSettledResult<unknown>> }
+export type Slot = {
+  rawTransaction: Hex
+  nonce: number
+  hash: Hex | undefined
+  ready: boolean
+  /** The lease epoch it was signed under (leaseEpoch), checked again right before its broadcast. */
+  epoch: number | undefined
+  settle(answer: PromiseSettledResult<unknown>): void
+  answer: Promise<PromiseSettledResult<unknown>>
+}
 
 export type RelayerContext = {
   account: LocalAccount
@@ -34,6 +50,7 @@ export type RelayerContext = {
   logger: Logger
   nonceFloor: CreateRelayerParameters['nonceFloor']
   broadcastMany: BroadcastMany
+  leaseEpoch: CreateRelayerParameters['leaseEpoch']
   /** Nonces are handed out and transactions signed under it. */
   lock: Mutex
   /** Undefined: read again from the node and the journal at the next send. */
@@ -56,7 +73,7 @@ export type RelayerContext = {
   gapSeen: { nonce: number; at: number } | undefined
 }
 
-export function createRelayerContext({ account, client, chainId, logger, nonceFloor, broadcastMany }: CreateRelayerParameters & { broadcastMany: BroadcastMany }): RelayerContext {
+export function createRelayerContext({ account, client, chainId, logger, nonceFloor, broadcastMany, leaseEpoch }: CreateRelayerParameters & { broadcastMany: BroadcastMany }): RelayerContext {
   return {
     account,
     address: account.address,
@@ -65,6 +82,7 @@ export function createRelayerContext({ account, client, chainId, logger, nonceFl
     logger,
     nonceFloor,
     broadcastMany,
+    leaseEpoch,
     lock: createMutex(),
     nextNonce: undefined,
     refused: new Set(),

@@ -28,6 +28,8 @@ export type Member = {
   relayer: Relayer
   /** Until when this instance may send from the key (its lease's end less the margin). */
   usableUntil: number
+  /** The epoch of the lease held (fencing: a transaction goes out only under the epoch it was signed under). */
+  epoch: number
   funded: boolean
   inFlight: number
   /** When this key was last taken for a send (takeRelayer's count); 0: never. */
@@ -67,16 +69,24 @@ export function createRelayerPoolContext({
   balanceIntervalMs = 15_000,
 }: CreateRelayerPoolParameters): RelayerPoolContext {
   const log = logger.child({ module: 'relayer-pool' })
-  const members = accounts.map((account) => ({
-    account,
-    relayer: createRelayer({ account, client, chainId, logger: log, nonceFloor: nonceFloor && ((ignore) => nonceFloor(account.address, ignore)), broadcastMany }),
-    // Held for good with no lease store (one instance); else from the first claim on.
-    usableUntil: Number.isFinite(leases.ttlMs) ? 0 : Number.POSITIVE_INFINITY,
-    funded: true,
-    inFlight: 0,
-    lastTaken: 0,
-    leaving: false,
-  }))
+  const leased = Number.isFinite(leases.ttlMs)
+  const members = accounts.map((account) => {
+    const member: Member = {
+      account,
+      relayer: undefined as unknown as Relayer,
+      // Held for good with no lease store (one instance); else from the first claim on.
+      usableUntil: leased ? 0 : Number.POSITIVE_INFINITY,
+      epoch: 0,
+      funded: true,
+      inFlight: 0,
+      lastTaken: 0,
+      leaving: false,
+    }
+    // Read at signing and again right before the broadcast: a key's transactions go out only while its lease lives under the same epoch.
+    const leaseEpoch = leased ? () => (member.usableUntil > Date.now() ? member.epoch : undefined) : undefined
+    member.relayer = createRelayer({ account, client, chainId, logger: log, nonceFloor: nonceFloor && ((ignore) => nonceFloor(account.address, ignore)), broadcastMany, leaseEpoch })
+    return member
+  })
   return {
     log,
     client,

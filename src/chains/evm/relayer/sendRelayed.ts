@@ -8,7 +8,7 @@ import { gaveUp } from './closeNonce.ts'
 import { currentFees } from './currentFees.ts'
 import { isTransportError } from './isTransportError.ts'
 import { isAlreadyKnown, isNodeError } from './nodeRefusals.ts'
-import { releaseSlot, reserveSlot } from './outbox.ts'
+import { fencedOff, releaseSlot, reserveSlot } from './outbox.ts'
 import type { RelayedTransaction, SendResult } from './relayedTransaction.ts'
 import type { RelayerContext } from './relayerContext.ts'
 import { readNonce, signRelayed } from './signRelayed.ts'
@@ -49,6 +49,14 @@ export async function sendRelayed(ctx: RelayerContext, tx: RelayedTransaction, {
     const sent = await slot.answer
     if (sent.status === 'fulfilled' || isAlreadyKnown(sent.reason)) return { ...signed, accepted: true }
     const err = sent.reason
+    if (err === fencedOff) {
+      // The lease passed to another instance while this one waited (a partition from the store, a
+      // stalled journal write): nothing was sent; its nonce is not closed here (the key is not this
+      // instance's), and the journaled record is settled by the key's holder, so this answers as a lost broadcast.
+      ctx.nextNonce = undefined
+      logger.warn({ nonce, transactionHash: signed.transactionHash }, 'not broadcast: the relayer key was leased to another instance meanwhile; its holder reconciles the record')
+      return { ...signed, accepted: false }
+    }
     if (isTransportError(err)) {
       // The node may have it: keep the nonce for this transaction, which the journal's
       // reconciler will broadcast again if the node turns out not to have it.
