@@ -124,7 +124,7 @@ for (const version of sbpfVersions) {
       ],
       ...overrides,
     })
-    const tokens = (account: Address) => Buffer.from(s.svm.getAccount(account).data).readBigUInt64LE(64)
+    const tokens = (account: Address) => Buffer.from((s.svm.getAccount(account) as { data: Uint8Array }).data).readBigUInt64LE(64)
 
     /** The transaction as the gateway builds it: the relayer pays, the agent signs, nothing else in it. */
     async function message(instructions: Instruction[], feePayer: Address = relayer.address, life = lifetime()): Promise<Transaction> {
@@ -139,7 +139,7 @@ for (const version of sbpfVersions) {
     }
     async function signedBy(tx: Transaction, ...signers: KeyPairSigner[]): Promise<Transaction> {
       const signatures = { ...tx.signatures }
-      for (const signer of signers) signatures[signer.address] = (await signBytes(signer.keyPair.privateKey, tx.messageBytes as Uint8Array)) as never
+      for (const signer of signers) signatures[signer.address] = (await signBytes(signer.keyPair.privateKey, tx.messageBytes as unknown as Uint8Array)) as never
       return { ...tx, signatures }
     }
     function outcome(result: ReturnType<SolanaSvm['svm']['sendTransaction']>): SvmOutcome {
@@ -154,7 +154,7 @@ for (const version of sbpfVersions) {
     /** Builds, has the agent and the relayer sign, and sends an execute_as_signer of `i`. */
     async function execute(i: Intent, options: { accounts?: Address[]; extra?: Instruction[]; cfg?: Address } = {}) {
       s.svm.expireBlockhash()
-      const ix = await s.program.executeAsSigner(i, options.cfg ?? config, { accounts: options.accounts })
+      const ix = await s.program.executeAsSigner(i, options.cfg ?? config, options.accounts ? { accounts: options.accounts } : {})
       return submit(await signedBy(await message([ix, ...(options.extra ?? [])]), agent, relayer))
     }
 
@@ -203,7 +203,7 @@ for (const version of sbpfVersions) {
       assert.equal(after.friendTokens - before.friendTokens, 25_000_000n)
       assert.equal(before.relayer - after.relayer, 10_000n, "the fee payer pays two signatures' fee and nothing else")
       assert.equal(before.agent - after.agent, rent, 'the agent pays the nonce record, nothing else')
-      const record = s.svm.getAccount(await s.program.nonceAddress(agent.address, i.nonce))
+      const record = s.svm.getAccount(await s.program.nonceAddress(agent.address, i.nonce)) as { programAddress: Address; data: Uint8Array }
       assert.equal(record.programAddress, s.programId)
       assert.equal(s.program.decodeNonceRecord(Uint8Array.from(record.data))?.state, 'executed')
       // validate_as_signer now says the nonce is used.
@@ -259,9 +259,9 @@ for (const version of sbpfVersions) {
         i,
         async () => {
           const tx = await message([await s.program.executeAsSigner(i, config)])
-          const agentSignature = await signBytes(agent.keyPair.privateKey, tx.messageBytes as Uint8Array)
+          const agentSignature = await signBytes(agent.keyPair.privateKey, tx.messageBytes as unknown as Uint8Array)
           // A fee payer that signs whatever it is handed: the amount raised after the agent signed.
-          const altered = Uint8Array.from(tx.messageBytes as Uint8Array)
+          const altered = Uint8Array.from(tx.messageBytes as unknown as Uint8Array)
           const at = Buffer.from(altered).indexOf(Buffer.from(u64(10_000_000n), 'hex'))
           assert.ok(at > 0)
           altered.set(Buffer.from(u64(900_000_000n), 'hex'), at)
@@ -367,7 +367,7 @@ for (const version of sbpfVersions) {
       // Our program's bytes, sent to the impostor with the impostor's accounts.
       const ours = await s.program.executeAsSigner(i, config)
       const theirs = await impostor.executeAsSigner(i, await impostor.configAddress(cluster))
-      await assertRefused(i, async () => submit(await signedBy(await message([{ ...theirs, data: ours.data }]), agent, relayer)), 7)
+      await assertRefused(i, async () => submit(await signedBy(await message([{ ...theirs, data: ours.data! }]), agent, relayer)), 7)
       await assertRefused(i, () => execute(i, { cfg: otherConfig }), 7)
     })
 
@@ -385,6 +385,6 @@ for (const version of sbpfVersions) {
       assert.deepEqual([other.balance(agent.address), other.balance(relayer.address)], before)
     })
 
-    const tokenMint = () => getAddressDecoder().decode(Uint8Array.from(s.svm.getAccount(agentTokens).data).subarray(0, 32))
+    const tokenMint = () => getAddressDecoder().decode(Uint8Array.from((s.svm.getAccount(agentTokens) as { data: Uint8Array }).data).subarray(0, 32))
   })
 }
