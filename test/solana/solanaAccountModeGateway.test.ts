@@ -17,6 +17,9 @@ import {
   signBytes,
 } from '@solana/kit'
 import { getTransferSolInstruction } from '@solana-program/system'
+import { execFile } from 'node:child_process'
+import { promisify } from 'node:util'
+import { accountModeCommands } from '../../src/chains/solana/devnet/solanaDemoCommands.ts'
 import { ed25519Seed } from '../../src/chains/solana/ed25519Seed.ts'
 import type { SolanaDevnet } from '../../src/chains/solana/devnet/startSolanaDevnet.ts'
 import { createReconciler } from '../../src/intents/createReconciler.ts'
@@ -213,6 +216,30 @@ describe('Solana account mode (agent as signer, relayer as fee payer) through th
     const fresh = await execute(body(i))
     assert.equal(fresh.status, 401, fresh.text)
     assert.notEqual(fresh.body.signing.message, asked.body.signing.message)
+  })
+
+  it("runs the printed devnet commands: the demo agent, with no vault, transfers its own DemoDollar; the relayer pays the fee only, the agent the record's rent only", async () => {
+    const agent = devnet.demo.agent
+    const tokens = async (account: Address) => Buffer.from((await devnet.rpc.getAccountInfo(account, { encoding: 'base64' }).send()).value!.data[0], 'base64').readBigUInt64LE(64)
+    const vault = await devnet.rpc.getAccountInfo(await devnet.program.vaultAddress(agent.address), { encoding: 'base64' }).send()
+    assert.equal(vault.value, null, 'the agent has no vault')
+    const before = { relayer: await balance(relayer), agent: await balance(agent.address), from: await tokens(agent.tokenAccount), to: await tokens(agent.recipientTokenAccount) }
+    const script = accountModeCommands({ baseUrl: gateway.baseUrl, chainId: devnet.chainId, agent })
+    const asked = await execute(JSON.parse(/^BODY='(.*)'$/m.exec(script)![1]!))
+    assert.equal(asked.status, 401, asked.text)
+    // Asynchronously: the gateway answering it runs in this process.
+    const { stdout: out } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script], { encoding: 'utf8', timeout: 60_000 })
+    assert.match(out, /^HTTP\/1\.1 200/m, out)
+    assert.match(out, /^x-status-code: 0x11/im, out)
+    const rent = await devnet.rpc.getMinimumBalanceForRentExemption(48n).send()
+    assert.equal(before.from - (await tokens(agent.tokenAccount)), 1_000_000n)
+    assert.equal((await tokens(agent.recipientTokenAccount)) - before.to, 1_000_000n)
+    assert.equal(before.agent - (await balance(agent.address)), rent, "the agent pays the nonce record's rent and nothing else")
+    const paid = before.relayer - (await balance(relayer))
+    assert.ok(paid >= 10_000n && paid < 20_000n, `the relayer pays the fee and a small priority fee only: ${paid}`)
+    // Printed with the gateway's start-up commands.
+    const { solanaDemoCommands } = await import('../../src/chains/solana/devnet/solanaDemoCommands.ts')
+    assert.ok(solanaDemoCommands({ baseUrl: gateway.baseUrl, devnet }).includes(script))
   })
 
   it("refuses (402 0x54) an agent short of the nonce record's rent before anything is signed; no message is issued", async () => {
