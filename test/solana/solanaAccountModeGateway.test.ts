@@ -242,6 +242,27 @@ describe('Solana account mode (agent as signer, relayer as fee payer) through th
     assert.ok(solanaDemoCommands({ baseUrl: gateway.baseUrl, devnet }).includes(script))
   })
 
+  it('validates in account mode (validate_as_signer) for an agent with no vault: its policy allows SPL Token Transfer and refuses another instruction (0x10)', async () => {
+    const agent = devnet.demo.agent
+    const i: Intent = {
+      sender: agent.address,
+      target: 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA',
+      data: '0x0340420f0000000000',
+      value: 0n,
+      nonce: 77n,
+      validAfter: 0n,
+      validBefore: 0n,
+      policyId: agent.policyId,
+      accounts: [],
+    }
+    const validate = (b: unknown) => post(gateway.baseUrl, '/intents/validate', b, { 'x-chain-id': devnet.chainId })
+    const res = await validate(body(i))
+    assert.equal(res.status, 200, res.text)
+    assertCommonHeaders(res, { status: '0x01', chainId: devnet.chainId, chainType: 'solana' })
+    const disallowed = await validate(body({ ...i, data: '0x0c40420f0000000000' }))
+    assert.equal(disallowed.status, 403, disallowed.text)
+  })
+
   it("refuses (402 0x54) an agent short of the nonce record's rent before anything is signed; no message is issued", async () => {
     const poor: KeyPairSigner = await generateKeyPairSigner()
     await devnet.rpc.requestAirdrop(poor.address, lamports(20_000_000n)).send()

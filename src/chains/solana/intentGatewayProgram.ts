@@ -89,7 +89,7 @@ export const programErrors: Record<number, string> = {
   10: 'invalid policy (too many targets, prefixes or delegates, or a prefix longer than 8 bytes)',
   11: 'arithmetic overflow',
   12: 'a system program call failed',
-  13: "an account meta asks for a signer other than the sender's vault",
+  13: "an account meta asks for a signer other than the sender's vault (execute) or the sender (execute_as_signer)",
   14: 'a value needs a first account meta that is writable, not a signer and not the vault, to receive it',
   15: "the target took more than the intent's value from the vault",
   16: 'too many account metas (at most 16)',
