@@ -63,6 +63,8 @@ extern u64 sol_invoke_signed_c(const Instruction *ix, const AccountInfo *infos, 
 #define IX_VALIDATE 4
 #define IX_EXECUTE 5
 #define IX_CANCEL 6
+#define IX_EXECUTE_AS_SIGNER 7
+#define IX_VALIDATE_AS_SIGNER 8
 
 #define TAG_CONFIG 1
 #define TAG_POLICY 2
@@ -159,6 +161,7 @@ extern u64 sol_invoke_signed_c(const Instruction *ix, const AccountInfo *infos, 
 #define E_VAULT_OVERDRAWN 15
 #define E_TOO_MANY_ACCOUNTS 16
 #define E_NOT_UPGRADE_AUTHORITY 17
+#define E_FOREIGN_SIGNER 18
 
 /* Account keys of the runtime: the instructions sysvar and the Ed25519 signature program. */
 static const u8 INSTRUCTIONS_SYSVAR[32] = {0x06,0xa7,0xd5,0x17,0x18,0x7b,0xd1,0x66,0x35,0xda,0xd4,0x04,0x55,0xfd,0xc2,0xc0,0xc1,0x24,0xc6,0x8f,0x21,0x56,0x75,0xa5,0xdb,0xba,0xcb,0x5f,0x08,0x00,0x00,0x00};
@@ -629,7 +632,7 @@ static int allows_prefix(const u8 *policy, const u8 *data, u64 data_len) {
 }
 
 /* The status as IntentValidator.canExecute decides it, in the same order. */
-static u8 decide(const Input *input, const u8 *k, const u8 *data, u64 data_len) {
+static u8 decide(const Input *input, const u8 *k, const u8 *data, u64 data_len, int as_signer) {
   const AccountInfo *policy = &input->accounts[1];
   const AccountInfo *vault = &input->accounts[2];
   const AccountInfo *nonce = &input->accounts[3];
@@ -660,8 +663,15 @@ static u8 decide(const Input *input, const u8 *k, const u8 *data, u64 data_len) 
   if (value > max_per_tx) return ST_INSUFFICIENT_FUNDS;
   if (value > max_aggregate || spent > max_aggregate - value) return ST_INSUFFICIENT_FUNDS;
 
+  /* Agent as signer: account 2 is the sender's own account, which pays the value and the nonce
+   * record's rent itself. */
   u64 available = 0;
-  if (owned_by(vault, program_id) && vault->data_len == VAULT_SIZE && vault->data[0] == TAG_VAULT) {
+  if (as_signer) {
+    u64 rent;
+    if (rent_exempt_minimum(NONCE_SIZE, &rent) != 0) return 0x00;
+    if (*vault->lamports < rent) return ST_INSUFFICIENT_FUNDS;
+    available = *vault->lamports - rent;
+  } else if (owned_by(vault, program_id) && vault->data_len == VAULT_SIZE && vault->data[0] == TAG_VAULT) {
     u64 reserve = read_u64(vault->data + V_RESERVE);
     if (*vault->lamports > reserve) available = *vault->lamports - reserve;
   }
@@ -682,7 +692,7 @@ typedef struct {
 
 /* Reads the canonical bytes after the tag and checks accounts 0..3 (config, policy PDA, vault PDA,
  * nonce PDA) are the deployment's and the PDAs the bytes imply. Shared by validate and execute. */
-static u64 read_canonical(const Input *input, Canonical *c) {
+static u64 read_canonical(const Input *input, Canonical *c, int as_signer) {
   if (input->count < 4) return E_NOT_ENOUGH_ACCOUNTS;
   if (input->data_len < 1 + K_ACCOUNTS + 4) return E_INVALID_INSTRUCTION;
   const u8 *k = input->data + 1;
@@ -713,9 +723,15 @@ static u64 read_canonical(const Input *input, Canonical *c) {
   seeds[2] = (Bytes){k + K_POLICY_ID, 32};
   u64 err = expect_pda(&input->accounts[1], seeds, 3, input->program_id, &bump);
   if (err) return err;
-  seeds[0] = (Bytes){(const u8 *)VAULT_SEED, 5};
-  err = expect_pda(&input->accounts[2], seeds, 2, input->program_id, &c->vault_bump);
-  if (err) return err;
+  if (as_signer) {
+    /* Agent as signer: account 2 is the sender itself, not its vault. */
+    if (!equal(input->accounts[2].key->x, k + K_SENDER, 32)) return E_WRONG_ACCOUNT;
+    c->vault_bump = 0;
+  } else {
+    seeds[0] = (Bytes){(const u8 *)VAULT_SEED, 5};
+    err = expect_pda(&input->accounts[2], seeds, 2, input->program_id, &c->vault_bump);
+    if (err) return err;
+  }
   seeds[0] = (Bytes){(const u8 *)NONCE_SEED, 5};
   seeds[2] = (Bytes){k + K_NONCE, 8};
   return expect_pda(&input->accounts[3], seeds, 3, input->program_id, &c->nonce_bump);
@@ -731,12 +747,12 @@ static u8 *hash_canonical(const Canonical *c, Heap *heap) {
 
 /* validate(canonical intent bytes): accounts config, policy PDA, vault PDA, nonce PDA. Returns
  * the one-byte status as return data and logs keccak256 of the canonical bytes. */
-static u64 validate(Input *input, Heap *heap) {
+static u64 validate(Input *input, Heap *heap, int as_signer) {
   Canonical c;
-  u64 err = read_canonical(input, &c);
+  u64 err = read_canonical(input, &c, as_signer);
   if (err) return err;
   hash_canonical(&c, heap);
-  u8 status = decide(input, c.k, c.data, c.data_len);
+  u8 status = decide(input, c.k, c.data, c.data_len, as_signer);
   sol_set_return_data(&status, 1);
   return 0;
 }
@@ -815,7 +831,7 @@ static void write_nonce_record(u8 *r, u8 bump, u8 state, const u8 *hash) {
  * Custom(status) for the statuses of validate and 0xE4, Custom(n) for the errors. */
 static u64 execute(Input *input, Heap *heap) {
   Canonical c;
-  u64 err = read_canonical(input, &c);
+  u64 err = read_canonical(input, &c, 0);
   if (err) return err;
   if (input->count < 7) return E_NOT_ENOUGH_ACCOUNTS;
   if (c.metas > MAX_METAS || input->count < 7 + c.metas) return E_TOO_MANY_ACCOUNTS;
@@ -825,7 +841,7 @@ static u64 execute(Input *input, Heap *heap) {
 
   err = check_signature(input, &input->accounts[4], hash, sender);
   if (err) return err;
-  u8 status = decide(input, k, c.data, c.data_len);
+  u8 status = decide(input, k, c.data, c.data_len, 0);
   if (status != ST_SUCCESS) return status;
 
   AccountInfo *policy = &input->accounts[1];
@@ -949,6 +965,92 @@ static u64 cancel(Input *input) {
   return 0;
 }
 
+/* execute_as_signer(canonical intent bytes): the agent's own wallet signs the transaction, the
+ * relayer only pays its fee. Accounts config, policy PDA (w), sender (signer, w; pays the nonce
+ * record's rent and the value), nonce PDA (w), system program, target program, then one account
+ * per signed account meta, in order. No Ed25519 instruction: the sender's signature of the
+ * transaction (whose message holds these canonical bytes) is the authorization, and it passes to
+ * the target for the metas that ask for the sender as a signer, and only for those: no other
+ * signer of the transaction (the fee payer above all) may appear among the metas, so the target
+ * cannot spend it. The same policy, status, window and nonce rules as execute. */
+static u64 execute_as_signer(Input *input, Heap *heap) {
+  Canonical c;
+  u64 err = read_canonical(input, &c, 1);
+  if (err) return err;
+  if (input->count < 6) return E_NOT_ENOUGH_ACCOUNTS;
+  if (c.metas > MAX_METAS || input->count < 6 + c.metas) return E_TOO_MANY_ACCOUNTS;
+  const u8 *k = c.k;
+  AccountInfo *policy = &input->accounts[1];
+  AccountInfo *sender = &input->accounts[2];
+  AccountInfo *nonce = &input->accounts[3];
+  const AccountInfo *target = &input->accounts[5];
+  u8 *hash = hash_canonical(&c, heap);
+  if (!sender->is_signer) return E_MISSING_SIGNATURE;
+  u8 status = decide(input, k, c.data, c.data_len, 1);
+  if (status != ST_SUCCESS) return status;
+
+  if (!policy->is_writable || !sender->is_writable || !nonce->is_writable) return E_WRONG_ACCOUNT;
+  if (!equal(input->accounts[4].key->x, SYSTEM_PROGRAM, 32)) return E_WRONG_ACCOUNT;
+  if (!equal(target->key->x, k + K_TARGET, 32)) return E_WRONG_ACCOUNT;
+
+  /* The accounts are the signed metas, in order. A meta may ask for a signer only if it is the
+   * sender; and no account that signed the transaction but the sender may be passed at all, so
+   * the fee payer's signature never reaches the target (signer privileges extend to it). */
+  const u8 *metas = k + K_ACCOUNTS;
+  for (u64 i = 0; i < c.metas; i++) {
+    const u8 *m = metas + i * ACCOUNT_META_SIZE;
+    const AccountInfo *a = &input->accounts[6 + i];
+    if (!equal(a->key->x, m, 32)) return E_WRONG_ACCOUNT;
+    if (m[32] && !equal(m, sender->key->x, 32)) return E_SIGNER_NOT_VAULT;
+    if (a->is_signer && !equal(m, sender->key->x, 32)) return E_FOREIGN_SIGNER;
+  }
+
+  u64 value = read_u64(k + K_VALUE);
+  AccountInfo *recipient = NULL;
+  if (value > 0) {
+    /* The value goes to the first account meta, which must be writable, not a signer and not the sender. */
+    if (c.metas == 0 || metas[32] || !metas[33] || equal(metas, sender->key->x, 32)) return E_NO_VALUE_RECIPIENT;
+    recipient = &input->accounts[6];
+  }
+  u64 rent;
+  err = rent_exempt_minimum(NONCE_SIZE, &rent);
+  if (err) return err;
+  if (value + rent < value || value + rent > *sender->lamports) return ST_INSUFFICIENT_FUNDS;
+
+  /* The nonce record, exactly once, paid by the sender (never by the fee payer). */
+  SeedList s;
+  s.seeds[0] = (Bytes){(const u8 *)NONCE_SEED, 5};
+  s.seeds[1] = (Bytes){sender->key->x, 32};
+  s.seeds[2] = (Bytes){k + K_NONCE, 8};
+  s.seeds[3] = (Bytes){&c.nonce_bump, 1};
+  s.seeds[4] = (Bytes){input->program_id->x, 32};
+  SignerSeeds nonce_signer = {s.seeds, 4};
+  err = create_pda_account(sender, nonce, rent, NONCE_SIZE, &nonce_signer);
+  if (err) return err;
+  write_nonce_record(nonce->data, c.nonce_bump, NONCE_EXECUTED, hash);
+  u8 *p = policy->data;
+  write_u64(p + P_SPENT, read_u64(p + P_SPENT) + value);
+  if (recipient) {
+    err = transfer(sender, recipient, value);
+    if (err) return err;
+  }
+
+  /* The target instruction, with the signatures the transaction carries: the sender's only. */
+  AccountMeta *cpi_metas = (AccountMeta *)heap_alloc(heap, sizeof(AccountMeta) * (c.metas + 1));
+  AccountInfo *infos = (AccountInfo *)heap_alloc(heap, sizeof(AccountInfo) * (c.metas + 1));
+  for (u64 i = 0; i < c.metas; i++) {
+    const u8 *m = metas + i * ACCOUNT_META_SIZE;
+    cpi_metas[i].pubkey = input->accounts[6 + i].key;
+    cpi_metas[i].is_signer = m[32] ? 1 : 0;
+    cpi_metas[i].is_writable = m[33] ? 1 : 0;
+    copy((u8 *)&infos[i], (const u8 *)&input->accounts[6 + i], sizeof(AccountInfo));
+  }
+  copy((u8 *)&infos[c.metas], (const u8 *)target, sizeof(AccountInfo));
+  Instruction ix = {target->key, cpi_metas, c.metas, c.data, c.data_len};
+  if (sol_invoke_signed_c(&ix, infos, (int)(c.metas + 1), NULL, 0) != 0) return E_CPI_FAILED;
+  return 0;
+}
+
 /* ---- Entry ------------------------------------------------------------------------------- */
 
 u64 entrypoint(const u8 *in) {
@@ -961,9 +1063,11 @@ u64 entrypoint(const u8 *in) {
     case IX_SET_POLICY: return set_policy(input);
     case IX_DEPOSIT: return deposit(input);
     case IX_WITHDRAW: return withdraw(input);
-    case IX_VALIDATE: return validate(input, &heap);
+    case IX_VALIDATE: return validate(input, &heap, 0);
     case IX_EXECUTE: return execute(input, &heap);
     case IX_CANCEL: return cancel(input);
+    case IX_EXECUTE_AS_SIGNER: return execute_as_signer(input, &heap);
+    case IX_VALIDATE_AS_SIGNER: return validate(input, &heap, 1);
     default: return E_INVALID_INSTRUCTION;
   }
 }

@@ -3,7 +3,9 @@
 // instruction; execute sends the sender's Ed25519 signature and the program's execute in one
 // transaction the relayer signs and pays for, simulated, journaled, sent and confirmed by polling
 // signature statuses; reconcile re-signs an attempt whose blockhash expired unmined while the
-// intent may still run (a new attempt), and reports it dropped otherwise.
+// intent may still run (a new attempt), and reports it dropped otherwise. Account mode
+// (`mode: "account"`): the agent's wallet signs the transaction the gateway built, the relayer
+// pays its fee (prepareAccountExecution.ts); such an attempt is never re-signed.
 import type { ChainAdapter } from '../../ports/chainAdapter.ts'
 import { probeHealth } from '../probeHealth.ts'
 import { callSolanaRpc } from './actions/callSolanaRpc.ts'
@@ -12,6 +14,8 @@ import { describeChain } from './actions/describeChain.ts'
 import { prepareExecution } from './actions/prepareExecution.ts'
 import { reconcile } from './actions/reconcile.ts'
 import { replacement } from './actions/replacement.ts'
+import { accountSigningRequest } from './actions/accountSigningRequest.ts'
+import { validateAsSigner } from './actions/validateAsSigner.ts'
 import { validateSigned } from './actions/validateIntent.ts'
 import { classifySolanaRpcError } from './classifySolanaRpcError.ts'
 import { type CreateSolanaAdapterParameters, createSolanaContext } from './createSolanaContext.ts'
@@ -38,15 +42,18 @@ export function createSolanaAdapter(parameters: CreateSolanaAdapterParameters): 
         }
       : {}),
     runtime,
-    validate: (intent, signature) => validateSigned(ctx, intent, signature),
-    signingRequest(intent) {
+    // Account mode (agent as signer, relayer as fee payer): every Solana chain offers it.
+    accountMode: true,
+    validate: (intent, signature, account) => (account ? validateAsSigner(ctx, intent, signature) : validateSigned(ctx, intent, signature)),
+    signingRequest(intent, account) {
+      if (account) return accountSigningRequest(ctx, intent)
       return {
         scheme: 'ed25519',
         message: runtime.hashIntent(intent),
         instructions: 'an Ed25519 signature by the sender (or a delegate of the policy) of the 32-byte message, the keccak256 of the canonical intent bytes (programs/solana/README.md)',
       }
     },
-    prepareExecution: (intent, signature) => prepareExecution(ctx, intent, signature),
+    prepareExecution: (intent, signature, options) => prepareExecution(ctx, intent, signature, options),
     reconcile: (tx) => reconcile(ctx, tx),
     replacement: (tx) => replacement(ctx, tx),
     getHealth: () =>

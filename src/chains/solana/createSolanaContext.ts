@@ -5,6 +5,7 @@ import type { Logger } from 'pino'
 import type { RpcRecorder } from '../../metrics/createMetrics.ts'
 import type { EndpointView } from '../../ports/endpoint.ts'
 import type { Ed25519Signer } from '../../signers/ed25519Signer.ts'
+import { createIssuedMessages } from './createIssuedMessages.ts'
 import { ed25519Seed } from './ed25519Seed.ts'
 import { createIntentGatewayProgram } from './intentGatewayProgram.ts'
 import type { SolanaChainConfig, SolanaContext } from './solanaContext.ts'
@@ -74,6 +75,7 @@ export function createSolanaContext({
     relayer,
     confirmationPollMs,
     maxPriorityFee: BigInt(options?.maxPriorityFeeMicroLamports ?? defaultSolanaOptions.maxPriorityFeeMicroLamports),
+    issuedMessages: createIssuedMessages(),
     state: { unavailableReason: undefined },
   }
 }

@@ -89,11 +89,12 @@ export const programErrors: Record<number, string> = {
   10: 'invalid policy (too many targets, prefixes or delegates, or a prefix longer than 8 bytes)',
   11: 'arithmetic overflow',
   12: 'a system program call failed',
-  13: "an account meta asks for a signer other than the sender's vault",
+  13: "an account meta asks for a signer other than the sender's vault (execute) or the sender (execute_as_signer)",
   14: 'a value needs a first account meta that is writable, not a signer and not the vault, to receive it',
   15: "the target took more than the intent's value from the vault",
   16: 'too many account metas (at most 16)',
   17: "the signer is not the program's upgrade authority (init_config)",
+  18: 'an account meta is a signer of the transaction other than the sender, such as the fee payer (execute_as_signer)',
 }
 
 /**
@@ -244,6 +245,60 @@ export function createIntentGatewayProgram(programId: Address) {
           ...metas.map((m, i) => meta((options.accounts?.[i] ?? m.address) as Address, m.writable ? AccountRole.WRITABLE : AccountRole.READONLY)),
         ],
         data: concat(Uint8Array.of(5), canonicalIntentBytes(intent, { programId, config })),
+      }
+    },
+
+    /**
+     * Agent as signer (`mode: "account"`): validate with the sender's own account in the vault's
+     * place, its lamports (less the nonce record's rent) as the funds the value comes from.
+     */
+    async validateAsSigner(intent: Intent, config: Address): Promise<Instruction> {
+      const sender = intent.sender as Address
+      return {
+        programAddress: programId,
+        accounts: [
+          meta(config, AccountRole.READONLY),
+          meta(await program.policyAddress(sender, intent.policyId), AccountRole.READONLY),
+          meta(sender, AccountRole.READONLY),
+          meta(await program.nonceAddress(sender, intent.nonce), AccountRole.READONLY),
+        ],
+        data: concat(Uint8Array.of(8), canonicalIntentBytes(intent, { programId, config })),
+      }
+    },
+
+    /**
+     * Agent as signer (`mode: "account"`): accounts config, policy (writable), the sender (writable
+     * signer: it signs the transaction and pays the nonce record's rent and the value), nonce
+     * record (writable), the system program, the target, then one account per signed account meta
+     * (a signer only where the meta asks for the sender). No Ed25519 instruction: the sender's
+     * signature of the transaction is the authorization. `accounts` replaces what is passed (not
+     * what is signed), `senderSigner` the sender's signer: tests use them to lie.
+     */
+    async executeAsSigner(intent: Intent, config: Address, options: { accounts?: Address[]; senderSigner?: TransactionSigner; senderRole?: AccountRole } = {}): Promise<Instruction> {
+      const sender = intent.sender as Address
+      const metas = intent.accounts ?? []
+      const roleOf = (m: { address: string; signer: boolean; writable: boolean }) =>
+        m.signer ? (m.writable ? AccountRole.WRITABLE_SIGNER : AccountRole.READONLY_SIGNER) : m.writable ? AccountRole.WRITABLE : AccountRole.READONLY
+      const senderMeta: AccountMeta = options.senderSigner
+        ? ({ address: sender, role: options.senderRole ?? AccountRole.WRITABLE_SIGNER, signer: options.senderSigner } as AccountMeta)
+        : meta(sender, options.senderRole ?? AccountRole.WRITABLE_SIGNER)
+      return {
+        programAddress: programId,
+        accounts: [
+          meta(config, AccountRole.READONLY),
+          meta(await program.policyAddress(sender, intent.policyId), AccountRole.WRITABLE),
+          senderMeta,
+          meta(await program.nonceAddress(sender, intent.nonce), AccountRole.WRITABLE),
+          meta(systemProgram, AccountRole.READONLY),
+          meta(intent.target as Address, AccountRole.READONLY),
+          ...metas.map((m, i) => {
+            const address = (options.accounts?.[i] ?? m.address) as Address
+            // The sender's signature reaches the target where a meta asks for it; the sender signs the whole transaction anyway.
+            if (m.signer && address === sender && options.senderSigner) return { address, role: roleOf(m), signer: options.senderSigner } as AccountMeta
+            return meta(address, roleOf(m))
+          }),
+        ],
+        data: concat(Uint8Array.of(7), canonicalIntentBytes(intent, { programId, config })),
       }
     },
 

@@ -6,6 +6,7 @@ import type { Address, Rpc, SolanaRpcApi, TransactionPartialSigner } from '@sola
 import type { Logger } from 'pino'
 import type { RpcRecorder } from '../../metrics/createMetrics.ts'
 import type { EndpointView } from '../../ports/endpoint.ts'
+import type { IssuedMessages } from './createIssuedMessages.ts'
 import type { createIntentGatewayProgram } from './intentGatewayProgram.ts'
 import type { createSolanaRuntime } from './solanaRuntime.ts'
 
@@ -45,6 +46,8 @@ export type SolanaContext = {
   confirmationPollMs: number
   /** The priority-fee ceiling, micro-lamports per compute unit (SolanaOptions). */
   maxPriorityFee: bigint
+  /** Account mode: the messages issued for agents to sign, by intent hash (see createIssuedMessages). */
+  issuedMessages: IssuedMessages
   /** Set by markUnavailable: every request is answered 503 with this reason from then on. */
   state: { unavailableReason: string | undefined }
 }
@@ -53,4 +56,11 @@ export type SolanaContext = {
  * The journal's `details` of a Solana transaction: the blockhash it lives by, and its compute
  * budget (absent in records written before the gateway set one).
  */
-export type SolanaTransactionDetails = { blockhash: string; lastValidBlockHeight: string; computeUnitLimit?: string; computeUnitPrice?: string }
+export type SolanaTransactionDetails = {
+  blockhash: string
+  lastValidBlockHeight: string
+  computeUnitLimit?: string
+  computeUnitPrice?: string
+  /** `account`: the agent signed the transaction itself; the gateway never signs it again (no replacement). */
+  mode?: 'account'
+}

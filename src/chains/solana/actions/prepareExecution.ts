@@ -5,7 +5,7 @@
 import { getBase58Encoder } from '@solana/kit'
 import type { Hex } from 'viem'
 import { InputError } from '../../../errors/inputError.ts'
-import type { Preflight } from '../../../ports/chainAdapter.ts'
+import type { ExecutionOptions, Preflight } from '../../../ports/chainAdapter.ts'
 import type { Intent } from '../../../ports/intent.ts'
 import { Status, isSuccessStatus } from '../../../status/statusCodes.ts'
 import { maxComputeUnitLimit, setComputeUnitLimit, setComputeUnitPrice } from '../computeBudget.ts'
@@ -15,6 +15,7 @@ import type { SolanaContext } from '../solanaContext.ts'
 import { assertAvailable } from './assertAvailable.ts'
 import { draftTransaction } from './draftTransaction.ts'
 import { latestBlockhash } from './latestBlockhash.ts'
+import { prepareAccountExecution } from './prepareAccountExecution.ts'
 import { recentPriorityFee } from './recentPriorityFee.ts'
 import { refineStatus } from './refineStatus.ts'
 import { sendExecution } from './sendExecution.ts'
@@ -24,7 +25,9 @@ import { simulateExecution } from './simulateExecution.ts'
 import { validateIntent } from './validateIntent.ts'
 import { writableAccounts } from './writableAccounts.ts'
 
-export async function prepareExecution(ctx: SolanaContext, intent: Intent, signature?: Hex): Promise<Preflight> {
+export async function prepareExecution(ctx: SolanaContext, intent: Intent, signature?: Hex, options: ExecutionOptions = {}): Promise<Preflight> {
+  // Account mode: the agent's own wallet signs the transaction (prepareAccountExecution.ts).
+  if (options.account) return prepareAccountExecution(ctx, intent, signature, options.account)
   assertAvailable(ctx)
   const { relayer } = ctx
   if (!relayer) throw new Error('prepareExecution called on a chain without a relayer')

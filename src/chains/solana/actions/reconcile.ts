@@ -25,8 +25,10 @@ export async function reconcile(ctx: SolanaContext, tx: ReconcileRequest): Promi
     const record = await nonceRecordOf(ctx, tx.intent)
     const executed = record?.state === 'executed' && record.intentHash === ctx.runtime.hashIntent(tx.intent)
     // The sender's signature does not depend on the blockhash: while the intent may still run,
-    // the relayer signs it again with a fresh one, as a new attempt (see replacement.ts).
-    if (!executed && ctx.relayer && !tx.otherInstance && isSuccessStatus(await validateIntent(ctx, tx.intent))) {
+    // the relayer signs it again with a fresh one, as a new attempt (see replacement.ts). Not in
+    // account mode: the agent signed that very transaction, and only the agent signs another.
+    const accountMode = (tx.details as SolanaTransactionDetails).mode === 'account'
+    if (!executed && !accountMode && ctx.relayer && !tx.otherInstance && isSuccessStatus(await validateIntent(ctx, tx.intent))) {
       return { kind: 'refused', detail: `transaction ${tx.id} expired unmined (its blockhash was valid up to block height ${lastValid}); to be re-signed with a fresh blockhash` }
     }
     return {
@@ -34,7 +36,7 @@ export async function reconcile(ctx: SolanaContext, tx: ReconcileRequest): Promi
       executed,
       detail: executed
         ? `transaction ${tx.id} expired unmined; the intent was executed by another transaction`
-        : `transaction ${tx.id} expired unmined (its blockhash was valid up to block height ${lastValid}); the intent was not executed and may be sent again`,
+        : `transaction ${tx.id} expired unmined (its blockhash was valid up to block height ${lastValid}); the intent was not executed and may be sent again${accountMode ? ' (account mode: the agent signs a fresh message)' : ''}`,
     }
   }
   await broadcastTransaction(ctx, tx.bytes)

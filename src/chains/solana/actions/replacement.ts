@@ -1,7 +1,7 @@
 // An expired, unlanded transaction signed again: the same instructions (the Ed25519 one carries
 // the sender's signature of the intent hash), a fresh blockhash, the compute-unit price raised
 // (it did not land at the old one: see raisedComputeUnitPrice), the relayer's new signature.
-// Nothing before the blockhash expired: the old one may still land.
+// Nothing before the blockhash expired: the old one may still land. Never in account mode.
 import { type Instruction, decompileTransactionMessage, getBase64Encoder, getCompiledTransactionMessageDecoder, getTransactionDecoder } from '@solana/kit'
 import type { ReconcileRequest, Replacement } from '../../../ports/chainAdapter.ts'
 import { readComputeBudget, setComputeUnitPrice } from '../computeBudget.ts'
@@ -17,6 +17,8 @@ import { writableAccounts } from './writableAccounts.ts'
 export async function replacement(ctx: SolanaContext, tx: ReconcileRequest): Promise<Replacement | undefined> {
   const { relayer } = ctx
   if (!relayer) return undefined
+  // Account mode: the agent signed this transaction; the gateway never signs another on its behalf.
+  if ((tx.details as SolanaTransactionDetails).mode === 'account') return undefined
   const lastValid = BigInt((tx.details as SolanaTransactionDetails).lastValidBlockHeight)
   if ((await blockHeight(ctx)) <= lastValid) return undefined
   const old = getTransactionDecoder().decode(getBase64Encoder().encode(tx.bytes))

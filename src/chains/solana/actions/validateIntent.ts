@@ -13,11 +13,12 @@ import { decodeSimulationError } from './decodeSimulationError.ts'
 import { draftTransaction } from './draftTransaction.ts'
 import { signerOf } from './signerOf.ts'
 
-export async function validateIntent(ctx: SolanaContext, intent: Intent): Promise<number> {
+/** `asSigner`: account mode's validate_as_signer (the sender's own account in the vault's place). */
+export async function validateIntent(ctx: SolanaContext, intent: Intent, { asSigner = false } = {}): Promise<number> {
   assertAvailable(ctx)
   const { chain } = ctx
-  const what = `simulation of the validate instruction of program ${chain.programId}`
-  const instruction = await ctx.program.validate(intent, chain.config)
+  const what = `simulation of the ${asSigner ? 'validate_as_signer' : 'validate'} instruction of program ${chain.programId}`
+  const instruction = asSigner ? await ctx.program.validateAsSigner(intent, chain.config) : await ctx.program.validate(intent, chain.config)
   const wire = draftTransaction(ctx.simulationFeePayer ?? (intent.sender as Address), [instruction])
   const { value } = await callSolanaRpc(ctx, 'simulateTransaction', what, (rpc, abortSignal) =>
     rpc.simulateTransaction(wire, { encoding: 'base64', sigVerify: false, replaceRecentBlockhash: true, commitment: 'confirmed' }).send({ abortSignal }),

@@ -2,10 +2,67 @@
 // signed (the demo sender's key is a public devnet key, so the signature is computed here) and
 // unsigned, with the chain's CAIP-2 id.
 import type { Address } from '@solana/kit'
+import { TOKEN_PROGRAM_ADDRESS } from '@solana-program/token'
 import { ed25519Seed } from '../ed25519Seed.ts'
 import { createSolanaRuntime } from '../solanaRuntime.ts'
 import type { Intent } from '../../../ports/intent.ts'
+import type { SolanaDemoAgent } from './seedDemoAgent.ts'
 import type { SolanaDevnet } from './startSolanaDevnet.ts'
+
+/** A PKCS#8 DER prefix for a raw 32-byte Ed25519 seed (RFC 8410), so that node:crypto can sign with it. */
+const ed25519Pkcs8Prefix = '302e020100300506032b657004220420'
+
+/**
+ * Account mode, printed as a shell snippet: the execute without a signature (401 0xE5) gives the
+ * transaction message, the agent signs it with its own key (a public devnet key: node:crypto signs
+ * here), and the same intent with the signature runs: 1 DemoDollar from the agent's own token
+ * account, the relayer paying the fee only.
+ */
+export function accountModeCommands({
+  baseUrl,
+  chainId,
+  agent,
+  apiKey,
+  nonce = 1n,
+}: {
+  baseUrl: string
+  chainId: string
+  agent: SolanaDemoAgent
+  apiKey?: string | undefined
+  nonce?: bigint
+}): string {
+  const amount = Buffer.alloc(8)
+  amount.writeBigUInt64LE(1_000_000n)
+  const body = JSON.stringify({
+    sender: agent.address,
+    target: TOKEN_PROGRAM_ADDRESS,
+    data: `0x03${amount.toString('hex')}`,
+    value: '0',
+    nonce: nonce.toString(),
+    validAfter: '0',
+    validBefore: '0',
+    policyId: agent.policyId,
+    accounts: [
+      { address: agent.tokenAccount, signer: false, writable: true },
+      { address: agent.recipientTokenAccount, signer: false, writable: true },
+      { address: agent.address, signer: true, writable: false },
+    ],
+    mode: 'account',
+  })
+  const headers = `-H 'Content-Type: application/json' -H 'X-Chain-Id: ${chainId}'${apiKey ? ` -H 'Authorization: Bearer ${apiKey}'` : ''}`
+  const seed = Buffer.from(agent.secretKey).toString('hex')
+  const readMessage = `node -e 'let s="";process.stdin.on("data",(d)=>{s+=d}).on("end",()=>process.stdout.write(JSON.parse(s).signing.message))'`
+  const signMessage = `node -e 'const c=require("node:crypto");const k=c.createPrivateKey({key:Buffer.from("${ed25519Pkcs8Prefix}"+process.argv[1],"hex"),format:"der",type:"pkcs8"});process.stdout.write("0x"+c.sign(null,Buffer.from(process.argv[2],"base64"),k).toString("hex"))'`
+  return [
+    `# account mode (agent as signer, relayer as fee payer): the demo agent ${agent.address} (no vault) sends 1 DemoDollar from its own token account; 401 0xE5 gives the transaction message, the agent signs it, then 200 EXECUTED (0x11)`,
+    `BODY='${body}'`,
+    `MESSAGE=$(curl -s -X POST ${baseUrl}/intents/execute ${headers} -d "$BODY" | ${readMessage})`,
+    `SIGNATURE=$(${signMessage} ${seed} "$MESSAGE")`,
+    // The same body with the signature added (bash strips its closing brace).
+    `curl -i -X POST ${baseUrl}/intents/execute ${headers} -d ${'"${BODY%\\}},\\"signature\\":\\"$SIGNATURE\\"}"'}`,
+    '',
+  ].join('\n')
+}
 
 export function solanaDemoCommands({
   baseUrl,
@@ -65,7 +122,7 @@ export function solanaDemoCommands({
     ['401 SIGNATURE_REQUIRED (0xE5): the same intent unsigned (nonce 2); the answer carries `signing`, what to sign', curl(toBody(executed(2n)), chainId, 'execute')],
   ]
   // The same layout as the EVM commands (demoCommands), so one reader (and the start-up test) takes both.
-  const printed = lines.map(([title, command]) => `# ${title}\n${command}\n`).join('\n')
+  const printed = lines.map(([title, command]) => `# ${title}\n${command}\n`).join('\n') + (demo.agent ? `\n${accountModeCommands({ baseUrl, chainId, agent: demo.agent, apiKey })}` : '')
   const price = devnet.payments?.prices[chainId]?.execute
   if (!price || !devnet.payment || !devnet.rpcUrl || typeof price.price === 'string') return printed
   // Keyless and paid: the unmodified @x402/fetch with @x402/svm's client pays 0.01 DemoDollar (nonce 3).

@@ -31,6 +31,7 @@ import { devnetSeed } from './devnetSeed.ts'
 import { createIntentGatewayProgram, type IntentGatewayProgram } from '../intentGatewayProgram.ts'
 import { saltOf } from '../../derivePolicyId.ts'
 import { deployWithLoaderV3 } from './deployWithLoaderV3.ts'
+import { type SolanaDemoAgent, seedDemoAgent } from './seedDemoAgent.ts'
 import { type SolanaDemoDollar, seedDemoDollar } from './seedDemoDollar.ts'
 import { type PaymentsConfig, solanaClusterNetworks } from '../../../config/paymentsConfig.ts'
 import { type LiteSvmRpcProcess, startLiteSvmRpc } from './startLiteSvmRpc.ts'
@@ -57,6 +58,8 @@ export type SolanaDemo = {
   senderSecretKey: Uint8Array
   /** A funded account to receive an execution's value (the first account meta). */
   recipient: Address
+  /** Account mode: an agent with no vault, holding DemoDollar in its own token account (seedDemoAgent). */
+  agent: SolanaDemoAgent
 }
 
 export type SolanaDevnet = {
@@ -169,6 +172,7 @@ export async function startSolanaDevnet({ port = 0, allowSbpfV0Deployment = fals
     await send([await program.deposit(sender, vaultLamports)], sender)
 
     const payment = await seedDemoDollar({ rpc, send, devKey, devSeed, funder: upgradeAuthority })
+    const agent = await seedDemoAgent({ rpc, send, devKey, devSeed, funder: upgradeAuthority, program, mint: payment.mint, recipient: other.address })
 
     const reference = front.genesisHash.slice(0, 32)
     const chainId = `solana:${reference}`
@@ -199,6 +203,7 @@ export async function startSolanaDevnet({ port = 0, allowSbpfV0Deployment = fals
         vaultLamports,
         senderSecretKey: devSeed('sender'),
         recipient: other.address,
+        agent,
       },
       program,
       payment,

@@ -1,0 +1,89 @@
+// The client's account-mode signing on Solana (agent as signer, relayer as fee payer) against the
+// gateway on the LiteSVM devnet: the demo agent signs the message of the 401 0xE5 after reading it,
+// and the transfer of its own DemoDollar runs; a message with anything more in it is refused
+// before it is signed.
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { getCompiledTransactionMessageDecoder, getCompiledTransactionMessageEncoder } from '@solana/kit'
+import type { SolanaDevnet } from '../../src/chains/solana/devnet/startSolanaDevnet.ts'
+import { type SolanaGateway, solanaAdapterFor, startSolanaDevnet, startSolanaGateway } from '../../test/support/solanaGateway.ts'
+import { post } from '../../test/support/testGateway.ts'
+import { GatewayClientError, createSolanaSigner } from '../src/index.ts'
+import { signAccountMessage } from '../src/solana/signAccountMessage.ts'
+
+describe('client: Solana account-mode signing', () => {
+  let devnet: SolanaDevnet
+  let gateway: SolanaGateway
+
+  before(async () => {
+    devnet = await startSolanaDevnet()
+    gateway = await startSolanaGateway([solanaAdapterFor(devnet, { relayer: true })])
+  })
+  after(async () => {
+    await gateway?.close()
+    await devnet?.stop()
+  })
+
+  const transfer = (nonce: number) => {
+    const agent = devnet.demo.agent
+    return {
+      sender: agent.address,
+      target: 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA',
+      data: '0x0340420f0000000000' as const,
+      value: '0',
+      nonce: String(nonce),
+      validAfter: '0',
+      validBefore: '0',
+      policyId: agent.policyId,
+      accounts: [
+        { address: agent.tokenAccount, signer: false, writable: true },
+        { address: agent.recipientTokenAccount, signer: false, writable: true },
+        { address: agent.address, signer: true, writable: false },
+      ],
+    }
+  }
+  const execute = (body: unknown) => post(gateway.baseUrl, '/intents/execute', body, { 'x-chain-id': devnet.chainId })
+
+  it('signs the issued message after checking it, and the gateway executes the transfer', async () => {
+    const intent = transfer(100)
+    const asked = await execute({ ...intent, mode: 'account' })
+    assert.equal(asked.status, 401, asked.text)
+    const signer = createSolanaSigner(devnet.demo.agent.secretKey)
+    const signature = await signAccountMessage({ message: asked.body.signing.message, intent, deployment: { programId: devnet.programId, config: devnet.config }, signer })
+    const res = await execute({ ...intent, mode: 'account', signature })
+    assert.equal(res.status, 200, res.text)
+  })
+
+  it('refuses to sign a message with an instruction slipped in, another intent, the agent as fee payer, or another signer', async () => {
+    const intent = transfer(101)
+    const asked = await execute({ ...intent, mode: 'account' })
+    assert.equal(asked.status, 401, asked.text)
+    const deployment = { programId: devnet.programId, config: devnet.config }
+    const signer = createSolanaSigner(devnet.demo.agent.secretKey)
+    const issued = getCompiledTransactionMessageDecoder().decode(Buffer.from(asked.body.signing.message, 'base64')) as unknown as {
+      staticAccounts: string[]
+      instructions: { programAddressIndex: number; accountIndices?: number[]; data?: Uint8Array }[]
+    }
+    const reencode = (m: unknown) => Buffer.from(getCompiledTransactionMessageEncoder().encode(m as never)).toString('base64')
+    // A second copy of the execute (with the token program's index as its program), and an echo of the fee payer's key as program.
+    const extra = reencode({
+      ...issued,
+      instructions: [...issued.instructions, { programAddressIndex: issued.staticAccounts.indexOf(intent.target), accountIndices: [2, 3, 1], data: Uint8Array.of(3, 1, 0, 0, 0, 0, 0, 0, 0) }],
+    })
+    const cases: Array<[string, Parameters<typeof signAccountMessage>[0]]> = [
+      ['an instruction slipped in', { message: extra, intent, deployment, signer }],
+      ['another intent', { message: asked.body.signing.message, intent: { ...intent, data: '0x0300e1f50500000000' }, deployment, signer }],
+      [
+        'the agent as fee payer',
+        { message: reencode({ ...issued, staticAccounts: [issued.staticAccounts[1], issued.staticAccounts[0], ...issued.staticAccounts.slice(2)] }), intent, deployment, signer },
+      ],
+      ['a signer that is not the sender', { message: asked.body.signing.message, intent, deployment, signer: createSolanaSigner(new Uint8Array(32).fill(9)) }],
+    ]
+    for (const [what, args] of cases) {
+      await assert.rejects(signAccountMessage(args), (err: unknown) => err instanceof GatewayClientError, what)
+    }
+    // Nothing signed: the intent is still unexecuted.
+    const again = await execute({ ...intent, mode: 'account' })
+    assert.equal(again.status, 401)
+  })
+})
