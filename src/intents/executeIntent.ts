@@ -179,7 +179,9 @@ async function prepare({
       `no relayer is configured for chain ${adapter.chainId}, so this gateway cannot execute on it (set RELAYER_PRIVATE_KEY; in production the chain also needs RPC_URLS, as discovered endpoints serve validation only)`,
     )
   }
-  if (!signature && requireSignature) {
+  // Account mode asks for its signature itself (Solana: the transaction message to sign, which the
+  // adapter builds and keeps), so an unsigned account-mode execute goes on to prepareExecution.
+  if (!signature && requireSignature && !account) {
     return outcome(Status.SIGNATURE_REQUIRED, 'this gateway executes only intents signed by their sender (or a delegate of the policy): sign the typed data in `signing` and send it as `signature`')
   }
 

@@ -67,7 +67,7 @@ export const intentSchema = {
       type: 'string',
       enum: ['executor', 'account'],
       description:
-        'EVM: how the intent runs. `executor` (the default): through the executor contract, paid from the deposit. `account`: from the sender\'s own address through its EIP-7702 delegate (IntentAccount); the sender\'s code must be that delegate, or empty with an `authorization` in the body; signed under the domain { name: "IntentAccount", version: "1", chainId, verifyingContract: sender }',
+        'EVM: how the intent runs. `executor` (the default): through the executor contract, paid from the deposit. `account`: from the sender\'s own address through its EIP-7702 delegate (IntentAccount); the sender\'s code must be that delegate, or empty with an `authorization` in the body; signed under the domain { name: "IntentAccount", version: "1", chainId, verifyingContract: sender }. Solana: `account` has the agent\'s own wallet sign the transaction and the relayer only pay its fee; execute without `signature` answers 401 0xE5 with `signing.message` (the base64 transaction message, fee payer the relayer) and `signing.lastValidBlockHeight`; send the sender\'s 64-byte Ed25519 signature of those bytes as `signature`',
     },
     authorization: {
       type: 'object',

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import Database from 'better-sqlite3'
 import { createWriteQueue } from './writeQueue.ts'
+import { StorageUnavailableError } from '../../errors/storageUnavailableError.ts'
 
 function world() {
   const db = new Database(':memory:')
@@ -39,4 +40,23 @@ test('a write of several statements that fails half-way is rolled back whole, in
     ['rejected', 'fulfilled'],
   )
   assert.deepEqual(keys(), ['d'], "the failed write's first statement is undone")
+})
+
+test('a full database file answers StorageUnavailableError (503 with Retry-After), not a bare SQLite error; what was committed stays', async () => {
+  const { db, put, keys, queue } = world()
+  await queue.write(() => put.run('kept', 1), { atomic: true })
+  // The file may not grow past its pages now: the next rows that need a page fail with SQLITE_FULL.
+  db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`)
+  const big = 'x'.repeat(64 * 1024)
+  const bigPut = db.prepare<[string, string]>('INSERT INTO t (k, v) VALUES (?, ?)')
+  const results = await Promise.allSettled([queue.write(() => bigPut.run('big', big), { atomic: true }), queue.write(() => bigPut.run('big2', big))])
+  for (const r of results) {
+    assert.equal(r.status, 'rejected')
+    const reason = (r as PromiseRejectedResult).reason
+    assert.ok(reason instanceof StorageUnavailableError, String(reason))
+    assert.equal(reason.status, 0x40)
+    assert.equal(reason.headers['retry-after'], '5')
+    assert.match(reason.shortMessage, /SQLITE_FULL/)
+  }
+  assert.deepEqual(keys(), ['kept'])
 })

@@ -7,6 +7,20 @@
 // as before (and recordSigned still waits for its fsync), so a kill -9 loses only writes nobody
 // was told about yet, as a kill a moment earlier would have.
 import type Database from 'better-sqlite3'
+import { StorageUnavailableError } from '../../errors/storageUnavailableError.ts'
+
+/**
+ * SQLite's answers that say the file cannot take the write now (disk full, an I/O error, a
+ * read-only file): the journal is unavailable (503 with Retry-After), not the gateway broken (500).
+ * Nothing of the failed write was kept, and what was committed before stays readable.
+ */
+function toWriteError(err: unknown): unknown {
+  const code = (err as { code?: unknown } | undefined)?.code
+  if (typeof code === 'string' && /^SQLITE_(FULL|IOERR|READONLY)/.test(code)) {
+    return new StorageUnavailableError(`The journal database cannot be written (${code})`, { cause: err })
+  }
+  return err
+}
 
 type Write = { run: () => unknown; atomic: boolean; resolve: (value: never) => void; reject: (err: unknown) => void }
 
@@ -26,12 +40,17 @@ export function createWriteQueue(db: Database.Database): WriteQueue {
   let scheduled: NodeJS.Immediate | undefined
   // Each write in a savepoint of its own: one that fails is rolled back alone and rejects only its caller.
   const alone = db.transaction((run: () => unknown) => run())
+  let unwritable: StorageUnavailableError | undefined
   const all = db.transaction((batch: Write[]) =>
     batch.map((w): PromiseSettledResult<unknown> => {
       try {
         return { status: 'fulfilled', value: w.atomic ? w.run() : alone(w.run) }
       } catch (reason) {
-        return { status: 'rejected', reason }
+        const mapped = toWriteError(reason)
+        // SQLite rolls the whole transaction back on a full disk or an I/O error: the commit then
+        // fails with "no transaction is active", and every write of the batch is answered this.
+        if (mapped instanceof StorageUnavailableError) unwritable ??= mapped
+        return { status: 'rejected', reason: mapped }
       }
     }),
   )
@@ -42,12 +61,14 @@ export function createWriteQueue(db: Database.Database): WriteQueue {
     queue = []
     if (batch.length === 0) return
     let results: PromiseSettledResult<unknown>[]
+    unwritable = undefined
     try {
       // IMMEDIATE: the checks and the writes of every claim happen under one write lock.
       results = all.immediate(batch)
     } catch (err) {
       // The commit itself failed (disk full, I/O error): nothing of the batch was written.
-      for (const w of batch) w.reject(err)
+      const reason = unwritable ?? toWriteError(err)
+      for (const w of batch) w.reject(reason)
       return
     }
     results.forEach((r, i) => (r.status === 'fulfilled' ? batch[i]!.resolve(r.value as never) : batch[i]!.reject(r.reason)))
