@@ -50,6 +50,7 @@ import { GatewayError } from './errors/gatewayError.ts'
 import { Status } from './status/statusCodes.ts'
 import type { Ops } from './ops/createOps.ts'
 import { opsRoutePatterns } from './http/routes/ops/opsRoutes.ts'
+import { registerOps } from './http/routes/ops/registerOps.ts'
 
 /** Longest path parameter the router takes (an intent hash is 66 characters, a CAIP-2 id at most 41); longer is 414. */
 const maxParamLength = 100
@@ -236,7 +237,7 @@ export function buildApp({
   // GET /openapi.json and GET /docs; before the routes, which it documents.
   registerOpenApi(app, { oauth: oauth && { issuer: oauth.config.issuer } })
   // The console: its execute pause hook (app-level, before the intent routes' own hooks) and its routes.
-  ops?.register(app, { registry, journal, agentKeys: keys })
+  if (ops) registerOps(app, ops, { registry, journal, agentKeys: keys })
   // Registered as a plugin so that they load after the plugins above (rate limit), whose
   // route hooks only see routes added after them.
   app.register(async (intents) => {

@@ -1,25 +1,24 @@
 // The operator's console, put together: the switches (journaled, polled by each instance), the
-// refusals recorded for the page, the shared feed, the credential check, the metrics, and what the
-// app registers (the execute pause hook, the 429 recorder, the routes). Built by createGateway
-// when OPS_API_KEYS is set or OAuth is on; off otherwise (no /ops at all).
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+// refusals recorded for the page, the shared feed, the credential check and the metrics; the app
+// registers them (the execute pause hook, the 429 recorder, the routes: http/routes/ops/
+// registerOps.ts). Built by createGateway when OPS_API_KEYS is set or OAuth is on; off otherwise
+// (no /ops at all).
 import type { Logger } from 'pino'
 import { Counter, Gauge } from 'prom-client'
 import type { ApiKeyCheck } from '../auth/createApiKeyCheck.ts'
 import type { OAuthVerifier } from '../auth/createOAuthVerifier.ts'
 import type { OpsConfig } from '../config/opsConfig.ts'
-import { registerChainPause } from '../http/plugins/chainPause.ts'
-import { registerOpsRoutes } from '../http/routes/ops/opsRoutes.ts'
 import type { ChainRegistry } from '../intents/createChainRegistry.ts'
 import type { ExecutionGuard } from '../intents/createExecutionGuard.ts'
 import type { Metrics } from '../metrics/createMetrics.ts'
 import type { Journal } from '../ports/journal.ts'
+import type { OpsAction, OpsSwitchStore } from '../ports/opsSwitchStore.ts'
 import type { RelayerLeases } from '../ports/relayerLeases.ts'
 import { createOpsActivity, type OpsActivity } from './createOpsActivity.ts'
-import { createOpsCredentialCheck } from './createOpsCredentialCheck.ts'
+import { createOpsCredentialCheck, type OpsCredentialCheck } from './createOpsCredentialCheck.ts'
 import { createOpsFeed, type OpsFeed } from './createOpsFeed.ts'
 import { createOpsSwitches, type OpsSwitches } from './createOpsSwitches.ts'
-import { gatherOpsState } from './gatherOpsState.ts'
+import { gatherOpsState, type OpsState } from './gatherOpsState.ts'
 
 export type Ops = {
   switches: OpsSwitches
@@ -28,13 +27,24 @@ export type Ops = {
   drainable(leases: RelayerLeases): RelayerLeases
   /** The execution guard the routes get: its budget refusals are shown on the page. */
   observe(guard: ExecutionGuard): ExecutionGuard
-  /** The pause hook, the 429 recorder and the routes, on the app (buildApp calls it). */
-  register(app: FastifyInstance, parts: { registry: ChainRegistry; journal: Journal; agentKeys?: ApiKeyCheck | undefined }): void
+  /**
+   * What the app registers (http/routes/ops/registerOps.ts), made once: the shared feed over the
+   * journal, the snapshot, the credential check, and the counter of switches taken.
+   */
+  attach(parts: { registry: ChainRegistry; journal: Journal; agentKeys?: ApiKeyCheck | undefined }): OpsAttachment
   /** The feed, once registered (tests read its bound). */
   feed(): OpsFeed | undefined
   /** Reads the switches in force before anything sends, then keeps polling them. */
   start(): Promise<void>
   stop(): void
+}
+
+export type OpsAttachment = {
+  store: OpsSwitchStore
+  feed: OpsFeed
+  snapshot: () => Promise<OpsState>
+  check: OpsCredentialCheck
+  onSwitch: (action: OpsAction) => void
 }
 
 export type CreateOpsParameters = {
@@ -59,41 +69,18 @@ export function createOps({ config, journal, instanceId, logger, metrics, oauth 
     drainable: (leases) => switches.drainable(leases),
     observe: (guard) => activity.observe(guard),
     feed: () => feed,
-    register(app, { registry, journal, agentKeys }) {
-      registerChainPause(app, { registry, journal, switches })
-      // Every 429 of the gateway (rate limit, standing, spent budgets, stream limits): a throttled client.
-      app.addHook('onResponse', (request, reply, done) => {
-        if (reply.statusCode === 429 && !request.url.startsWith('/ops')) {
-          const retry = Number(reply.getHeader('retry-after'))
-          activity.recordThrottled({
-            client: clientOf(request, agentKeys),
-            reason: `${request.method} ${request.routeOptions.url ?? 'unknown route'}`,
-            retryAfterSeconds: Number.isFinite(retry) ? retry : undefined,
-          })
-        }
-        done()
-      })
+    attach({ registry, journal, agentKeys }) {
+      const balances = new Map<string, Array<{ t: number; balance: bigint }>>()
       const snapshot = () =>
         gatherOpsState({ registry, journal, store, switches, activity, stuckAfterMs: config.stuckAfterMs, settledShown: config.settledShown, settled: () => feed?.settled() ?? [], balances })
-      const balances = new Map<string, Array<{ t: number; balance: bigint }>>()
-      feed = createOpsFeed({ journal, switches, snapshot, logger, pollMs: config.pollMs, buffer: config.feedBuffer, settledShown: config.settledShown, stuckAfterMs: config.stuckAfterMs })
-      const running = feed
-      app.addHook('onReady', () => running.start())
-      app.addHook('preClose', () => running.stop())
+      const running = createOpsFeed({ journal, switches, snapshot, logger, pollMs: config.pollMs, buffer: config.feedBuffer, settledShown: config.settledShown, stuckAfterMs: config.stuckAfterMs })
+      feed = running
       const check = createOpsCredentialCheck({ keyHashes: config.keyHashes, agentKeys, oauth })
-      app.register(async (scope) => registerOpsRoutes(scope, { check, switches, store, feed: running, snapshot, registry, journal, onSwitch: (action) => taken?.inc({ action }) }))
+      return { store, feed: running, snapshot, check, onSwitch: (action) => taken?.inc({ action }) }
     },
     start: () => switches.start(),
     stop: () => switches.stop(),
   }
-}
-
-/** Who a 429 went to: its key (a rate limit answers before the route's credential check names it), else its address. */
-function clientOf(request: FastifyRequest, agentKeys: ApiKeyCheck | undefined): string {
-  if (request.apiKeyId) return `key:${request.apiKeyId}`
-  const token = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1]
-  const id = token === undefined ? undefined : agentKeys?.identify(token)
-  return id ? `key:${id}` : `ip:${request.ip}`
 }
 
 /** The switches as metrics: each chain paused (1) or not, this instance draining, switches taken by action. */

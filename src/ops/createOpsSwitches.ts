@@ -4,7 +4,7 @@
 // takes effect here at once), so that an instance's view never runs ahead of what is recorded.
 import type { Logger } from 'pino'
 import type { RelayerLeases } from '../ports/relayerLeases.ts'
-import type { OpsAction, OpsAuditEntry, OpsSwitchStore } from './opsSwitchStore.ts'
+import type { OpsAction, OpsAuditEntry, OpsSwitchStore } from '../ports/opsSwitchStore.ts'
 
 export type OpsSwitches = {
   readonly instanceId: string

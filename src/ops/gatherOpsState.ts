@@ -7,7 +7,7 @@ import { redactUrl } from '../config/redactUrl.ts'
 import { describeEndpoint } from '../webhooks/describeEndpoint.ts'
 import type { OpsActivity } from './createOpsActivity.ts'
 import type { OpsSwitches } from './createOpsSwitches.ts'
-import type { OpsAuditEntry, OpsSwitchStore } from './opsSwitchStore.ts'
+import type { OpsAuditEntry, OpsSwitchStore } from '../ports/opsSwitchStore.ts'
 import { type IntentView, toIntentView } from './toIntentView.ts'
 
 export type OpsStateContext = {

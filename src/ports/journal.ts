@@ -8,7 +8,7 @@ import type { Intent } from './intent.ts'
 import type { ExecutionState } from './intentOutcome.ts'
 import type { PaymentLedger } from './paymentLedger.ts'
 import type { WebhookOutbox } from './webhookOutbox.ts'
-import type { OpsSwitchStore } from '../ops/opsSwitchStore.ts'
+import type { OpsSwitchStore } from './opsSwitchStore.ts'
 
 export type { ChangePosition }
 

@@ -1,6 +1,6 @@
 // The console's switches in the fleet's PostgreSQL journal (its table made by the journal's
 // migrations: opsAuditDdl.ts): every instance polls the switches in force from here.
-import type { OpsAction, OpsAuditEntry, OpsSwitchStore } from '../../ops/opsSwitchStore.ts'
+import type { OpsAction, OpsAuditEntry, OpsSwitchStore } from '../../ports/opsSwitchStore.ts'
 import { never } from '../webhookOutboxDdl.ts'
 
 type Row = { id: number | string; at: Date; actor: string; action: OpsAction; target: string; detail: string | null }

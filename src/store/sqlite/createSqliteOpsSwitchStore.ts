@@ -1,7 +1,7 @@
 // The console's switches on the journal's SQLite file (its table made by the journal's migrations:
 // opsAuditDdl.ts). One gateway per file: the write is on the journal's own connection.
 import type Database from 'better-sqlite3'
-import type { OpsAction, OpsAuditEntry, OpsSwitchStore } from '../../ops/opsSwitchStore.ts'
+import type { OpsAction, OpsAuditEntry, OpsSwitchStore } from '../../ports/opsSwitchStore.ts'
 import { never } from '../webhookOutboxDdl.ts'
 
 type Row = { id: number; at: number; actor: string; action: OpsAction; target: string; detail: string | null }

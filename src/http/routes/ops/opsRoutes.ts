@@ -12,7 +12,7 @@ import type { OpsCredentialCheck } from '../../../ops/createOpsCredentialCheck.t
 import type { OpsFeed } from '../../../ops/createOpsFeed.ts'
 import type { OpsSwitches } from '../../../ops/createOpsSwitches.ts'
 import type { OpsState } from '../../../ops/gatherOpsState.ts'
-import type { OpsAction, OpsAuditEntry, OpsSwitchStore } from '../../../ops/opsSwitchStore.ts'
+import type { OpsAction, OpsAuditEntry, OpsSwitchStore } from '../../../ports/opsSwitchStore.ts'
 import { Status } from '../../../status/statusCodes.ts'
 import type { Journal } from '../../../ports/journal.ts'
 

@@ -1,7 +1,7 @@
 // Where the console's switches are kept: an append-only audit in the journal (who, when, what),
 // written BEFORE a switch takes effect, from which every instance reads the switches' state. The
 // same for SQLite (store/sqlite/createSqliteOpsSwitchStore.ts) and PostgreSQL
-// (store/postgres/createPostgresOpsSwitchStore.ts).
+// (store/postgres/createPostgresOpsSwitchStore.ts). The console's port: ops/ reads it, store/ implements it.
 
 /** What an operator did. `pause`/`resume` name a chain, `drain`/`undrain` an instance, `retry` a transaction. */
 export type OpsAction = 'pause' | 'resume' | 'drain' | 'undrain' | 'retry'
