@@ -283,6 +283,30 @@ export async function openPostgresJournal({ url, maxConnections = 10, connectTim
     throw new StorageUnavailableError('The journal could not claim the intent (contention); try again')
   }
 
+  // Claims whose release the database did not answer, given back once it answers again. Only a
+  // claim that signed nothing is released (the request that held it gave up on it), and only while
+  // still `claimed`: a claim taken over since (a new row) or signed is never touched.
+  const unreleased = new Set<number>()
+  let releaseRetry: ReturnType<typeof setTimeout> | undefined
+  function releaseLater(id: number) {
+    if (unreleased.size >= 10_000) return // the stale-claim takeover still frees them
+    unreleased.add(id)
+    releaseRetry ??= setTimeout(retryReleases, 1_000).unref()
+  }
+  async function retryReleases() {
+    releaseRetry = undefined
+    for (const id of [...unreleased]) {
+      if (closed) return
+      try {
+        await run(`WITH gone AS (DELETE FROM executions WHERE id = $1 AND state = 'claimed' RETURNING id) DELETE FROM idempotency_keys WHERE execution_id IN (SELECT id FROM gone)`, [id])
+        unreleased.delete(id)
+      } catch {
+        break // still unreachable: try again in a second
+      }
+    }
+    if (unreleased.size > 0 && !closed) releaseRetry = setTimeout(retryReleases, 1_000).unref()
+  }
+
   /**
    * A claim with its Idempotency-Key, in one transaction: the claim, then the key, whose primary
    * key decides between instances racing with one key (the second waits for the first's commit,
@@ -354,9 +378,16 @@ export async function openPostgresJournal({ url, maxConnections = 10, connectTim
     },
     async release(record) {
       // The claim and the Idempotency-Key it recorded, in one statement.
-      await run(`WITH gone AS (DELETE FROM executions WHERE id = $1 AND state IN ('claimed', 'pending') RETURNING id) DELETE FROM idempotency_keys WHERE execution_id IN (SELECT id FROM gone)`, [
-        record.id,
-      ])
+      try {
+        await run(`WITH gone AS (DELETE FROM executions WHERE id = $1 AND state IN ('claimed', 'pending') RETURNING id) DELETE FROM idempotency_keys WHERE execution_id IN (SELECT id FROM gone)`, [
+          record.id,
+        ])
+      } catch (err) {
+        // The database did not answer (a cut, a restart): the claim would hold its intent until it
+        // is stale (staleClaimMs) while this instance lives. Given back as soon as it answers again.
+        if (record.state === 'claimed') releaseLater(record.id)
+        throw err
+      }
     },
     async withdraw(record) {
       // The claim and the Idempotency-Key it recorded, in one statement (as release).
@@ -526,6 +557,7 @@ export async function openPostgresJournal({ url, maxConnections = 10, connectTim
     async close() {
       if (closed) return
       closed = true
+      clearTimeout(releaseRetry)
       await pool.end()
     },
   }
