@@ -100,6 +100,8 @@ export function sendOutcome(request: FastifyRequest, reply: FastifyReply, outcom
  */
 function depositExtension(chainId: string, { sender, executor, funding }: PaymentContext) {
   if (funding?.limit === 'policy') return { chainId, sender, limit: 'policy', detail: funding.detail, cap: funding.cap }
+  // Account mode pays from the account's own ETH: funding the account fixes it, not the executor.
+  if (funding?.limit === 'balance') return { chainId, sender, limit: 'balance', detail: funding.detail, amount: funding.amount, balance: funding.balance }
   return {
     chainId,
     sender,

@@ -110,4 +110,25 @@ describe('createExecutionGuard', () => {
     await standing.recordPayerSpend({ chainId: solana, client: `payer:${payer}`, fee: 0n, failed: true })
     assert.equal((await standing.check(subject))?.reason, 'client_reverts')
   })
+
+  it('counts a reverted batch toward every distinct target it calls, once each, and refuses a batch calling any throttled target (was: only its first target)', async () => {
+    // A share of 1/2 over at least 2 attempts; sender and client standing off.
+    const guard = guardWith({ maxRevertsPerSender: 0, maxRevertsPerClient: 0, targetMinAttempts: 2, targetMaxRevertShare: 0.5 })
+    const [first, second] = [address(0xa11), address(0xb22)]
+    // A batch calling first, second, then first again reverts (the subject's target is its first call's, as the route names it).
+    const batch: GuardSubject = { chainId, sender: address(0x600), target: first, targets: [first, second, first.toUpperCase().replace('0X', '0x')], client: 'key:crafty' }
+    await guard.record(batch, receipt('reverted'))
+    // One honest success on second by another party: 1 of 2 reverted there, the share reached.
+    await guard.record({ chainId, sender: address(0x601), target: second, client: 'key:honest' }, receipt('mined'))
+    const onSecond = await guard.check({ chainId, sender: address(0x602), target: second, client: 'key:new' })
+    assert.equal(onSecond?.reason, 'target_reverts', 'the revert counted toward the second target')
+    assert.match(onSecond?.detail ?? '', /^1 of the 2 executions that called this target/)
+    // The first target counted the batch once (one attempt, one revert), not once per call naming it.
+    await guard.record({ chainId, sender: address(0x603), target: first, client: 'key:honest2' }, receipt('mined'))
+    await guard.record({ chainId, sender: address(0x604), target: first, client: 'key:honest3' }, receipt('mined'))
+    assert.equal(await guard.check({ chainId, sender: address(0x605), target: first, client: 'key:new' }), undefined, '1 of 3 on the first target')
+    // A batch whose first target is open but which also calls the throttled one is refused.
+    const refused = await guard.check({ chainId, sender: address(0x606), target: first, targets: [first, second], client: 'key:new' })
+    assert.equal(refused?.reason, 'target_reverts')
+  })
 })

@@ -23,6 +23,8 @@ export type GuardSubject = {
   chainId: string
   sender: string
   target: string
+  /** A batch's call targets (account mode): its attempt and its revert count toward each distinct one, and any throttled one refuses it. */
+  targets?: readonly string[] | undefined
   client: string
   /** Who paid for the execute (x402), when a payment did: a party of the target rule besides the sender and the client. */
   payer?: string | undefined
@@ -71,11 +73,15 @@ const normal = (address: string) => (address.startsWith('0x') ? address.toLowerC
 export function createExecutionGuard({ config, counters }: { config: ExecutionGuardConfig; counters: WindowCounters }): ExecutionGuard {
   const allowed = new Set(config.targetAllowlist.map(normal))
   const window = `${Math.round(config.windowMs / 1000)} s`
-  const keys = ({ chainId, sender, target, client }: GuardSubject) => ({
-    senderReverts: `reverts:sender:${chainId}:${normal(sender)}`,
-    clientReverts: `reverts:client:${chainId}:${client}`,
+  const targetKeys = (chainId: string, target: string) => ({
     targetReverts: `reverts:target:${chainId}:${normal(target)}`,
     targetAttempts: `attempts:target:${chainId}:${normal(target)}`,
+  })
+  /** The distinct targets an execute calls: a batch's every call target (one revert of it weighs once on each), else its one target. */
+  const targetsOf = (subject: GuardSubject) => [...new Set((subject.targets?.length ? subject.targets : [subject.target]).map(normal))]
+  const keys = ({ chainId, sender, client }: GuardSubject) => ({
+    senderReverts: `reverts:sender:${chainId}:${normal(sender)}`,
+    clientReverts: `reverts:client:${chainId}:${client}`,
     clientSpend: `spend:client:${chainId}:${client}`,
     chainSpend: `spend:chain:${chainId}`,
   })
@@ -100,14 +106,22 @@ export function createExecutionGuard({ config, counters }: { config: ExecutionGu
         detail: `${detail}; retry after ${retryAfterSeconds} s`,
         retryAfterSeconds,
       })
-      const [sender, client, targetReverts, targetAttempts, clientSpend, chainSpend] = await Promise.all([
+      const judged = config.targetMaxRevertShare > 0 ? targetsOf(subject).filter((target) => !allowed.has(target)) : []
+      const [sender, client, clientSpend, chainSpend, targetShares] = await Promise.all([
         config.maxRevertsPerSender > 0 ? counters.total(k.senderReverts) : undefined,
         config.maxRevertsPerClient > 0 ? counters.total(k.clientReverts) : undefined,
-        config.targetMaxRevertShare > 0 && !allowed.has(normal(subject.target)) ? counters.total(k.targetReverts) : undefined,
-        config.targetMaxRevertShare > 0 && !allowed.has(normal(subject.target)) ? counters.total(k.targetAttempts) : undefined,
         config.gasBudgetPerClient > 0 ? counters.total(k.clientSpend) : undefined,
         config.relayerSpendBudget > 0 ? counters.total(k.chainSpend) : undefined,
+        Promise.all(
+          judged.map(async (target) => {
+            const t = targetKeys(subject.chainId, target)
+            const [reverts, attempts] = await Promise.all([counters.total(t.targetReverts), counters.total(t.targetAttempts)])
+            return { reverts, attempts }
+          }),
+        ),
       ])
+      // A batch is refused when any target it calls is throttled.
+      const throttledTarget = targetShares.find(({ reverts, attempts }) => attempts.total >= config.targetMinAttempts && reverts.total >= config.targetMaxRevertShare * attempts.total)
       if (chainSpend && chainSpend.total >= config.relayerSpendBudget) {
         return {
           reason: 'relayer_spend_budget',
@@ -131,11 +145,12 @@ export function createExecutionGuard({ config, counters }: { config: ExecutionGu
           client.retryAfterSeconds,
         )
       }
-      if (targetReverts && targetAttempts && targetAttempts.total >= config.targetMinAttempts && targetReverts.total >= config.targetMaxRevertShare * targetAttempts.total) {
+      if (throttledTarget) {
+        const { reverts, attempts } = throttledTarget
         return throttled(
           'target_reverts',
-          `${targetReverts.total} of the ${targetAttempts.total} executions that called this target in the last ${window} reverted on-chain after passing simulation (STANDING_TARGET_MAX_REVERT_SHARE is ${config.targetMaxRevertShare})`,
-          targetReverts.retryAfterSeconds,
+          `${reverts.total} of the ${attempts.total} executions that called this target in the last ${window} reverted on-chain after passing simulation (STANDING_TARGET_MAX_REVERT_SHARE is ${config.targetMaxRevertShare})`,
+          reverts.retryAfterSeconds,
         )
       }
       if (clientSpend && clientSpend.total >= config.gasBudgetPerClient) {
@@ -158,9 +173,15 @@ export function createExecutionGuard({ config, counters }: { config: ExecutionGu
       // Out of the gas we gave it: the gateway's fault. The relayer paid, but nobody's standing or budget does.
       if (!receipt.outOfGas) {
         if (fee > 0) counts.push(counters.add(k.clientSpend, fee))
-        counts.push(counters.add(k.targetAttempts, 1))
+        const reverted = receipt.state === 'reverted' || receipt.notExecuted === true
+        // Each distinct target a batch calls gets the attempt and, on a revert, the revert (once each, under the one-revert-per-party rule).
+        for (const target of targetsOf(subject)) {
+          const t = targetKeys(subject.chainId, target)
+          counts.push(counters.add(t.targetAttempts, 1))
+          if (reverted) counts.push(countTargetRevert({ ...subject, target }, t.targetReverts))
+        }
         // A mined account-mode transaction that did not run the intent (its authorization skipped) counts as a revert.
-        if (receipt.state === 'reverted' || receipt.notExecuted) counts.push(counters.add(k.senderReverts, 1), counters.add(k.clientReverts, 1), countTargetRevert(subject, k.targetReverts))
+        if (reverted) counts.push(counters.add(k.senderReverts, 1), counters.add(k.clientReverts, 1))
       }
       await Promise.all(counts)
     },

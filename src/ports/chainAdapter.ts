@@ -227,7 +227,7 @@ export type ChainAdapter = {
    * Why the intent is short of funds (after a 0x54): the sender's deposit or a policy cap, read
    * from the chain. Absent on runtimes that cannot say.
    */
-  fundingShortfall?(intent: Intent): Promise<FundingShortfall | undefined>
+  fundingShortfall?(intent: Intent, account?: AccountMode): Promise<FundingShortfall | undefined>
   /** What the sender must sign for this intent: carried by every 401 that asks for a signature. */
   signingRequest(intent: Intent, account?: AccountMode): SigningRequest
   /** Whether this chain runs intents in account mode (EVM with an ACCOUNT_DELEGATE_ADDRESSES entry). */

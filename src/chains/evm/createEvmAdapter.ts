@@ -49,7 +49,7 @@ export function createEvmAdapter(parameters: CreateEvmAdapterParameters): ChainA
     confirmExecuted: (tx) => confirmExecuted(ctx, tx),
     checkMined: (tx) => checkMined(ctx, tx),
     replacement: (tx) => replacement(ctx, tx),
-    fundingShortfall: (intent) => readFundingShortfall({ client, executor: chain.executor, registry: chain.registry, intent }),
+    fundingShortfall: (intent, account) => readFundingShortfall({ client, executor: chain.executor, registry: chain.registry, intent, account }),
     signingRequest: (intent, account) => signingRequest(ctx, intent, account),
     getHealth: () =>
       probeHealth({

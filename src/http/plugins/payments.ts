@@ -45,8 +45,8 @@ export async function servePaid<T>(request: FastifyRequest, reply: FastifyReply,
         paymentSignature: Array.isArray(header) ? header[0] : header,
         apiKeyClient: options.apiKeyClient ?? false,
         extensions: options.extensions,
-        // Sent again by the resolver if its settlement is pending: the same route, chain and body.
-        replay: { method: 'POST', url: request.url, headers: { 'content-type': 'application/json', 'x-chain-id': priced.chainId }, body: request.body },
+        // Sent again by the resolver if its settlement is pending: the same route, chain, body and Idempotency-Key.
+        replay: { method: 'POST', url: request.url, headers: replayHeaders(request, priced.chainId), body: request.body },
       })
     : { kind: 'admitted', ticket: freeTicket }
   if (admission.kind !== 'admitted') return sendRefusal(request, reply, priced, admission, note)
@@ -131,4 +131,16 @@ function problem(
 /** The URL the client asked for, absolute (PaymentRequired.resource.url), on PUBLIC_URL: never the Host a caller wrote. */
 function absoluteUrl(request: FastifyRequest): string {
   return `${publicBaseUrl(request.server)}${request.url}`
+}
+
+/**
+ * The headers of a pending settlement's resend. The request's Idempotency-Key goes with it, so the
+ * resend's claim records the key (this request gave its claim back while the settlement confirmed).
+ * Only when the key's scope is the intent's sender: the resend carries no credentials (none is
+ * stored), so a key scoped to an API key or OAuth identity would be recorded under another scope.
+ */
+function replayHeaders(request: FastifyRequest, chainId: string): Record<string, string> {
+  const key = request.headers['idempotency-key']
+  const carried = typeof key === 'string' && request.apiKeyId === undefined
+  return { 'content-type': 'application/json', 'x-chain-id': chainId, ...(carried ? { 'idempotency-key': key } : {}) }
 }

@@ -188,7 +188,7 @@ function claimedPayer(request: FastifyRequest): string | undefined {
 }
 
 function subjectOf(req: IntentRequest, client: string): GuardSubject {
-  return { chainId: req.adapter.chainId, sender: req.intent.sender, target: req.intent.target, client }
+  return { chainId: req.adapter.chainId, sender: req.intent.sender, target: req.intent.target, targets: req.intent.calls?.map((call) => call.target), client }
 }
 
 async function refusal(guard: ExecutionGuard, req: IntentRequest, client: string, metrics: Metrics | undefined): Promise<IntentOutcome | undefined> {

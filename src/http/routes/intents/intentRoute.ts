@@ -44,7 +44,7 @@ export function registerIntentRoute(app: FastifyInstance, { url, route, schema, 
   const answerOf = async (req: IntentRequest, outcome: IntentOutcome): Promise<Answer> => ({
     req,
     outcome,
-    funding: outcome.status === Status.INSUFFICIENT_FUNDS ? await req.adapter.fundingShortfall?.(req.intent).catch(() => undefined) : undefined,
+    funding: outcome.status === Status.INSUFFICIENT_FUNDS ? await req.adapter.fundingShortfall?.(req.intent, req.account).catch(() => undefined) : undefined,
   })
   const discovery = payments && httpDiscoveryOf(route, schema)
   app.post<{ Body: IntentBody }>(url, {
