@@ -86,6 +86,10 @@ describe('createExecutionGuard', () => {
     const broken = await guard.check(keyed)
     assert.equal(broken?.reason, 'relayer_spend_budget')
     assert.equal(broken?.problemType, 'urn:intent-gateway:problem:relayer-budget-spent')
+    // What the operator's console shows: the unpaid spend only, against the budget, per chain.
+    assert.deepEqual(await guard.relayerSpend(chainId), { spent: 3_000, budget: 2_500, windowSeconds: Math.round(limitsConfig({}).value.windowMs / 1000) })
+    assert.deepEqual(await guard.relayerSpend('eip155:1'), { spent: 0, budget: 2_500, windowSeconds: Math.round(limitsConfig({}).value.windowMs / 1000) })
+    assert.equal(await guardWith({ relayerSpendBudget: 0 }).relayerSpend(chainId), undefined, 'no budget, nothing to show')
   })
 
   it("counts a payer's settlement spend against its client budget on the payment's network, a failed one as its revert, never toward the relayer's budget", async () => {

@@ -61,6 +61,12 @@ export type ExecutionGuard = {
    * (the payer's own payment attempts must not stop everyone else).
    */
   recordPayerSpend(spend: PayerSpend): Promise<void>
+  /**
+   * The relayer's spend on a chain in the current window against RELAYER_SPEND_BUDGET (in the
+   * chain's smallest unit, as counted: spend no payment covered), for the operator's console;
+   * undefined without a budget.
+   */
+  relayerSpend(chainId: string): Promise<{ spent: number; budget: number; windowSeconds: number } | undefined>
 }
 
 export const revertsThrottledType = 'urn:intent-gateway:problem:reverts-throttled'
@@ -97,6 +103,11 @@ export function createExecutionGuard({ config, counters }: { config: ExecutionGu
   }
 
   return {
+    async relayerSpend(chainId) {
+      if (!(config.relayerSpendBudget > 0)) return undefined
+      const { total } = await counters.total(`spend:chain:${chainId}`)
+      return { spent: total, budget: config.relayerSpendBudget, windowSeconds: Math.round(config.windowMs / 1000) }
+    },
     async check(subject) {
       const k = keys(subject)
       const throttled = (reason: GuardRefusalReason, detail: string, retryAfterSeconds: number): GuardRefusal => ({

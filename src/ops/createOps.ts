@@ -63,16 +63,32 @@ export function createOps({ config, journal, instanceId, logger, metrics, oauth 
   const activity = createOpsActivity()
   const taken = metrics && registerOpsMetrics(metrics, switches)
   let feed: OpsFeed | undefined
+  /** The gateway's execution guard, once observed: the relayer's budget spent and left. */
+  let observed: ExecutionGuard | undefined
   return {
     switches,
     activity,
     drainable: (leases) => switches.drainable(leases),
-    observe: (guard) => activity.observe(guard),
+    observe: (guard) => {
+      observed = guard
+      return activity.observe(guard)
+    },
     feed: () => feed,
     attach({ registry, journal, agentKeys }) {
       const balances = new Map<string, Array<{ t: number; balance: bigint }>>()
       const snapshot = () =>
-        gatherOpsState({ registry, journal, store, switches, activity, stuckAfterMs: config.stuckAfterMs, settledShown: config.settledShown, settled: () => feed?.settled() ?? [], balances })
+        gatherOpsState({
+          registry,
+          journal,
+          store,
+          switches,
+          activity,
+          stuckAfterMs: config.stuckAfterMs,
+          settledShown: config.settledShown,
+          settled: () => feed?.settled() ?? [],
+          balances,
+          budget: (chainId) => observed?.relayerSpend(chainId),
+        })
       const running = createOpsFeed({ journal, switches, snapshot, logger, pollMs: config.pollMs, buffer: config.feedBuffer, settledShown: config.settledShown, stuckAfterMs: config.stuckAfterMs })
       feed = running
       const check = createOpsCredentialCheck({ keyHashes: config.keyHashes, agentKeys, oauth })

@@ -23,6 +23,8 @@ export type OpsStateContext = {
   settled: () => IntentView[]
   /** Each chain's relayer balance over time: the spend rate, and so the runway. */
   balances: Map<string, Array<{ t: number; balance: bigint }>>
+  /** The relayer's spend on a chain against RELAYER_SPEND_BUDGET (the execution guard's count); absent or undefined: no budget. */
+  budget?: ((chainId: string) => Promise<{ spent: number; budget: number; windowSeconds: number } | undefined> | undefined) | undefined
 }
 
 const sampleWindowMs = 15 * 60_000
@@ -33,13 +35,23 @@ export async function gatherOpsState(ctx: OpsStateContext) {
   const chains = await Promise.all(
     registry.adapters.map(async (adapter) => {
       const d = adapter.describe()
-      const balance = await adapter.relayerBalance?.().catch(() => undefined)
+      const [balance, accounts, health, budget] = await Promise.all([
+        adapter.relayerBalance?.().catch(() => undefined),
+        adapter.relayerAccounts?.().catch(() => undefined),
+        adapter.getHealth().catch(() => undefined),
+        ctx.budget?.(adapter.chainId)?.catch(() => undefined),
+      ])
+      const onChain = new Map((accounts ?? []).map((a) => [a.address.toLowerCase(), a]))
       const runway = balance === undefined ? undefined : runwayOf(ctx.balances, adapter.chainId, balance, now)
       const held = (d.relayers ?? (d.relayer ? [{ address: d.relayer, held: true, funded: true, inFlight: 0 }] : [])).map((r) => ({
         address: r.address,
         held: r.held,
         funded: r.funded,
         inFlight: r.inFlight,
+        /** The next nonce as this instance counts it (once read), and the key's own on chain. */
+        nonce: r.nonce,
+        onChainNonce: onChain.get(r.address.toLowerCase())?.nonce,
+        balance: onChain.get(r.address.toLowerCase())?.balance.toString(),
         leaseHolder: r.held ? switches.instanceId : 'another instance',
       }))
       return {
@@ -50,6 +62,7 @@ export async function gatherOpsState(ctx: OpsStateContext) {
         unavailableReason: d.unavailableReason,
         confirmations: adapter.confirmations ?? 1,
         finality: `${adapter.confirmations ?? 1} confirmation(s)`,
+        headBlock: health?.blockNumber,
         currency: d.nativeCurrency.symbol,
         decimals: d.nativeCurrency.decimals,
         endpoints: d.endpoints.map((e) => ({
@@ -61,6 +74,8 @@ export async function gatherOpsState(ctx: OpsStateContext) {
         })),
         paused: view(switches.pausedOn(adapter.chainId)),
         relayerBalance: balance?.toString(),
+        /** RELAYER_SPEND_BUDGET on this chain: spent in the window (spend no payment covered) and left; absent without a budget. */
+        budget: budget && { spent: integer(budget.spent), left: integer(Math.max(0, budget.budget - budget.spent)), windowSeconds: budget.windowSeconds },
         spendPerHour: runway?.perHour,
         runwayHours: runway?.hours,
         relayers: held,
@@ -147,3 +162,6 @@ function runwayOf(samples: Map<string, Array<{ t: number; balance: bigint }>>, c
   const perHour = Number(spent) / hours
   return { perHour: BigInt(Math.round(perHour)).toString(), hours: Math.round((Number(balance) / perHour) * 10) / 10 }
 }
+
+/** A count in the smallest unit as a decimal integer string (never `1e+21`). */
+const integer = (n: number) => BigInt(Math.trunc(n)).toString()

@@ -181,7 +181,9 @@ export type ChainDescription = {
   /** Where a single relayer key (Solana, Sui) lives: `local`, `pkcs11`, `kms`; never the key. A pool's keys say it in `relayers`. */
   relayerSigner?: string | undefined
   /** A relayer pool: each key, whether this instance holds it and it can pay, its sends in flight. */
-  relayers?: Array<{ address: string; held: boolean; funded: boolean; inFlight: number; signer?: string }> | undefined
+  relayers?:
+    | Array<{ address: string; held: boolean; funded: boolean; inFlight: number; signer?: string /** The next nonce as this instance counts it (EVM), once read. */; nonce?: number | undefined }>
+    | undefined
   available: boolean
   unavailableReason: string | undefined
   endpoints: EndpointView[]
@@ -205,6 +207,8 @@ export type ChainAdapter = {
   executorAddress: string
   /** The relayer's balance in the chain's smallest unit (metrics); absent without a relayer. */
   relayerBalance?: () => Promise<bigint>
+  /** Each relayer key's own balance and its nonce on chain (transactions mined), for the operator's console; absent without a relayer pool. */
+  relayerAccounts?: () => Promise<Array<{ address: string; balance: bigint; nonce: number }>>
   /**
    * Whether this instance holds a relayer key it may send from now (several instances share the
    * keys by lease); asked before an execution is claimed. Absent: always.

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
-import type { Hex } from 'viem'
+import { createPublicClient, type Hex, http } from 'viem'
 import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
 import { opsConfig } from '../../src/config/opsConfig.ts'
@@ -160,6 +160,22 @@ describe('operator console switches', () => {
     assert.equal((await post(base, `/ops/instances/${me}/undrain`, {}, asOps)).status, 200)
     const runs = await post(base, '/intents/execute', body, asAgent)
     assert.equal(runs.status, 200, JSON.stringify(runs.body))
+
+    // Each relayer key as the chain and this instance see it: its own balance, the nonce this
+    // instance will send next and the one mined on chain (equal once the execute above is mined),
+    // and the chain's head block.
+    type KeyView = { address: string; held: boolean; balance?: string; nonce?: number; onChainNonce?: number }
+    const after = (await request(base, '/ops/state', { headers: asOps })).body as { chains: Array<{ chainId: string; headBlock?: string; relayers: KeyView[] }> }
+    const chain = after.chains.find((c) => c.chainId === chainId)!
+    const client = createPublicClient({ transport: http(devnet.chain.rpcUrls[0]) })
+    const head = await client.getBlockNumber()
+    assert.ok(chain.headBlock !== undefined && BigInt(chain.headBlock) <= head && BigInt(chain.headBlock) > 0n, JSON.stringify(chain))
+    const sender = chain.relayers.find((r) => r.nonce !== undefined)
+    assert.ok(sender, JSON.stringify(chain.relayers))
+    const mined = await client.getTransactionCount({ address: sender.address as Hex, blockTag: 'latest' })
+    assert.equal(sender.onChainNonce, mined)
+    assert.equal(sender.nonce, mined, 'nothing of this key is in flight: the next nonce is the mined count')
+    assert.equal(BigInt(sender.balance!), await client.getBalance({ address: sender.address as Hex }))
   })
 
   it('retries a stuck transaction now with a fee bump (journaled first); 404 names an unknown one; an agent cannot', async () => {

@@ -34,6 +34,13 @@ export function createEvmAdapter(parameters: CreateEvmAdapterParameters): ChainA
     ...(relayers
       ? {
           relayerBalance: async () => (await Promise.all(relayers.addresses.map((address) => client.getBalance({ address })))).reduce((a, b) => a + b, 0n),
+          relayerAccounts: () =>
+            Promise.all(
+              relayers.addresses.map(async (address) => {
+                const [balance, nonce] = await Promise.all([client.getBalance({ address }), client.getTransactionCount({ address, blockTag: 'latest' })])
+                return { address, balance, nonce }
+              }),
+            ),
           holdsRelayer: (relayer: string) => relayers.holds(relayer),
           canSendNow: () => relayers.canSendNow(),
         }

@@ -127,6 +127,7 @@
         ['Chain', (c) => cell(`${c.name} (${c.chainId})`)],
         ['State', (c) => (c.paused ? cell(`PAUSED by ${c.paused.actor}`, 'bad') : c.available ? cell('up', 'ok') : cell(`down: ${c.unavailableReason || ''}`, 'bad'))],
         ['Finality', (c) => cell(c.finality)],
+        ['Head', (c) => cell(c.headBlock === undefined ? 'unknown' : c.headBlock, 'mono')],
         ['Endpoints', (c) => cell(c.endpoints.map((e) => `${e.url} ${e.status}${e.latencyMs !== undefined ? ` ${e.latencyMs} ms` : ''}`).join(' · '), 'wrap mono')],
         [
           'Switch',
@@ -143,13 +144,37 @@
     const keys = s.chains.flatMap((c) => c.relayers.map((r) => ({ ...r, chain: c, __key: `${c.chainId} ${r.address}` })))
     table(
       'relayers',
-      'Relayer keys: balance (the chain’s relayer), runway at the current spend, sends in flight, lease',
+      'Relayer keys: balance, runway at the chain’s current spend, nonce (this instance’s next / mined on chain), sends in flight, lease',
       [
         ['Chain', (r) => cell(r.chain.chainId)],
         ['Address', (r) => cell(r.address, 'mono')],
-        ['Balance', (r) => cell(r.chain.relayerBalance === undefined ? undefined : `${formatUnits(r.chain.relayerBalance, r.chain.decimals)} ${r.chain.currency}`, 'balance')],
+        [
+          'Balance',
+          (r) => {
+            const wei = r.balance ?? r.chain.relayerBalance
+            return cell(wei === undefined ? undefined : `${formatUnits(wei, r.chain.decimals)} ${r.chain.currency}`, 'balance')
+          },
+        ],
         ['Runway', (r) => (r.chain.runwayHours === undefined ? cell('no spend seen') : cell(`${r.chain.runwayHours} h`, r.chain.runwayHours < 24 ? 'bad' : undefined))],
         ['Funded', (r) => cell(r.funded ? 'yes' : 'NO', r.funded ? 'ok' : 'bad')],
+        [
+          'Budget',
+          (r) =>
+            r.chain.budget === undefined
+              ? cell('no budget')
+              : cell(
+                  `${formatUnits(r.chain.budget.spent, r.chain.decimals)} spent, ${formatUnits(r.chain.budget.left, r.chain.decimals)} left (chain, ${r.chain.budget.windowSeconds} s)`,
+                  r.chain.budget.left === '0' ? 'bad' : undefined,
+                ),
+        ],
+        [
+          'Nonce',
+          (r) =>
+            cell(
+              `${r.nonce === undefined ? '–' : r.nonce} / ${r.onChainNonce === undefined ? '–' : r.onChainNonce}`,
+              r.nonce !== undefined && r.onChainNonce !== undefined && r.nonce - r.onChainNonce > 16 ? 'bad mono' : 'mono',
+            ),
+        ],
         ['In flight', (r) => cell(r.inFlight)],
         ['Lease', (r) => cell(r.held ? `held here (${s.instanceId})` : r.leaseHolder)],
       ],

@@ -38,6 +38,8 @@ export type Relayer = {
    * a nonce above a gap would never mine.
    */
   resync(): void
+  /** The nonce the next send would take, as this instance counts it; undefined until it reads it from the node (or after a resync). */
+  nextNonce(): number | undefined
   /**
    * When the node holds this relayer's transactions queued behind a nonce nothing uses (seen on two
    * checks), fills that nonce (with what it had sent there, else a no-op) so they mine (fillGap.ts). `queued`: one of
@@ -58,6 +60,7 @@ export function createRelayer({ broadcastMany, ...parameters }: CreateRelayerPar
       })
     },
     send: (tx, options) => sendRelayed(ctx, tx, options),
+    nextNonce: () => ctx.nextNonce,
     fillGap: (options) => fillGap(ctx, options),
   }
 }

@@ -41,7 +41,7 @@ export type RelayerPool = {
   /** Every relayer reads its nonce again before its next send (after a chain reset). */
   resync(): void
   /** What /chains shows: each key, whether it is held and funded, its sends in flight. */
-  view(): Array<{ address: Address; held: boolean; funded: boolean; inFlight: number; draining?: boolean }>
+  view(): Array<{ address: Address; held: boolean; funded: boolean; inFlight: number; nonce?: number | undefined; draining?: boolean }>
   /** Claims the leases and reads the balances once, then keeps doing so in the background. */
   start(): Promise<void>
   close(): Promise<void>
@@ -91,7 +91,15 @@ export function createRelayerPool(parameters: CreateRelayerPoolParameters): Rela
     resync() {
       for (const m of members) m.relayer.resync()
     },
-    view: () => members.map((m) => ({ address: m.account.address, held: m.usableUntil > Date.now(), funded: m.funded, inFlight: m.inFlight, ...(draining() ? { draining: true } : {}) })),
+    view: () =>
+      members.map((m) => ({
+        address: m.account.address,
+        held: m.usableUntil > Date.now(),
+        funded: m.funded,
+        inFlight: m.inFlight,
+        nonce: m.relayer.nextNonce(),
+        ...(draining() ? { draining: true } : {}),
+      })),
     start: () => startRelayerPool(ctx),
     close: () => closeRelayerPool(ctx),
   }
