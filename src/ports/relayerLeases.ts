@@ -47,6 +47,11 @@ export type RelayerLeases = {
   holdExclusive?(scope: string, key: string): Promise<{ held: true } | { held: false; holder: string }>
   /** True while an operator drains this instance (ops/createOpsSwitches.ts): pools send nothing new and give keys back once idle. */
   draining?(): boolean
+  /**
+   * Ends this instance's leases on these keys now (a drained instance's idle keys: it sends nothing
+   * from them any more), so that another instance takes them at once rather than when they lapse.
+   */
+  giveBack?(chainId: string, relayers: readonly string[]): Promise<void>
   /** Gives up this instance's leases (clean shutdown), so that another instance takes them at once. */
   releaseAll(): Promise<void>
 }

@@ -81,6 +81,21 @@ describe('createPostgresRelayerLeases', () => {
     assert.equal((await d.claim('eip155:2', keys)).length, 4)
   })
 
+  it("gives a drained instance's idle keys back at once (giveBack), the others kept; another instance takes them under a new epoch", async () => {
+    const [e, f] = [store('e7'), store('f7')]
+    const held = await e.claim('eip155:7', keys)
+    assert.equal(held.length, 4)
+    // Without it the key is live and e's: f gets nothing.
+    assert.deepEqual(relayers(await f.claim('eip155:7', [keys[3]!])), [])
+    await e.giveBack!('eip155:7', [keys[3]!])
+    const taken = await f.claim('eip155:7', [keys[3]!])
+    assert.deepEqual(relayers(taken), [keys[3]])
+    assert.equal(taken[0]!.acquired, true)
+    assert.ok(taken[0]!.epoch > held.find((l) => l.relayer === keys[3])!.epoch, 'the epoch moved: what e signed under its lease is never broadcast')
+    // e's other keys are still its own.
+    assert.deepEqual(relayers(await e.claim('eip155:7', keys.slice(0, 3))), keys.slice(0, 3))
+  })
+
   it('never gives one key to two instances claiming at the same moment, round after round, and settles their shares', async () => {
     const many = Array.from({ length: 3 }, (_, i) => store(`race-${i}`))
     let counts: number[] = []

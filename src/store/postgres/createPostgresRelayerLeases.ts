@@ -134,6 +134,10 @@ export function createPostgresRelayerLeases({ url, instanceId, ttlMs = 15_000 }:
       const holder = (await pool.query<{ instance_id: string }>('SELECT instance_id FROM relayer_leases WHERE chain_id = $1 AND relayer = $2', [scope, key])).rows[0]?.instance_id ?? 'unknown'
       return { held: false, holder }
     },
+    async giveBack(chainId, relayers) {
+      if (relayers.length === 0) return
+      await pool.query('UPDATE relayer_leases SET expires_at = now() WHERE chain_id = $1 AND relayer = ANY($2) AND instance_id = $3', [chainId, relayers, instanceId])
+    },
     async releaseAll() {
       await pool.query('UPDATE relayer_leases SET expires_at = now() WHERE instance_id = $1', [instanceId]).catch(() => {})
       await pool.query('DELETE FROM gateway_instances WHERE instance_id = $1', [instanceId]).catch(() => {})

@@ -60,14 +60,18 @@ async function drainOnce({ members, leases, chain, client, margin, log }: Relaye
   const now = Date.now()
   const held = members.filter((m) => m.usableUntil > now)
   const busy: typeof held = []
+  const idle: string[] = []
   for (const member of held) {
     if (member.inFlight > 0 || (await unmined(client, member.account.address))) busy.push(member)
     else {
       member.usableUntil = 0
       member.leaving = false
-      log.info({ relayer: member.account.address }, 'instance drained: relayer key idle, no longer renewed (the other instances take it)')
+      idle.push(member.account.address)
+      log.info({ relayer: member.account.address }, 'instance drained: relayer key idle, given back (the other instances take it)')
     }
   }
+  // Nothing is sent from them here any more (usableUntil 0): their leases end now, not when they lapse.
+  if (idle.length > 0) await leases.giveBack?.(chain, idle).catch((err: unknown) => log.warn({ err }, 'idle relayer keys could not be given back; they go when their leases lapse'))
   if (busy.length === 0 || !Number.isFinite(leases.ttlMs)) return
   const asked = Date.now()
   const renewed = new Set(
