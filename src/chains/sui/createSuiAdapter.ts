@@ -69,13 +69,15 @@ export function createSuiAdapter({ maxGasBudget = 500_000_000n, ...parameters }:
     accountMode: ctx.keypair !== undefined,
     // The Move validate does not look at signatures; execute checks them (and aborts 0xE4).
     validate: async (intent) => (await validateSuiIntent(ctx, intent)).status,
-    signingRequest: (intent, account) => account ? suiSponsoredSigningRequest(ctx, intent) : ({
-      scheme: 'sui-personal-message',
-      message: Buffer.from(encodeSuiIntent(intent)).toString('base64'),
-      instructions: "sign `message` (base64 of the intent's BCS bytes) with the sender's key through signPersonalMessage, and send the serialized signature's bytes as 0x hex in `signature`",
-    }),
-    prepareExecution: (intent, signature, options) =>
-      options?.account ? prepareSuiSponsoredExecution(ctx, intent, signature, options.account) : prepareSuiExecution(ctx, intent, signature),
+    signingRequest: (intent, account) =>
+      account
+        ? suiSponsoredSigningRequest(ctx, intent)
+        : {
+            scheme: 'sui-personal-message',
+            message: Buffer.from(encodeSuiIntent(intent)).toString('base64'),
+            instructions: "sign `message` (base64 of the intent's BCS bytes) with the sender's key through signPersonalMessage, and send the serialized signature's bytes as 0x hex in `signature`",
+          },
+    prepareExecution: (intent, signature, options) => (options?.account ? prepareSuiSponsoredExecution(ctx, intent, signature, options.account) : prepareSuiExecution(ctx, intent, signature)),
     reconcile: (tx) => reconcileSuiTransaction(ctx, tx),
     getHealth: () =>
       probeHealth({

@@ -42,7 +42,20 @@ export type CreateSuiContextParameters = {
 
 const objectId = /^0x[0-9a-fA-F]{64}$/
 
-export function createSuiContext({ chain, relayerSecretKey, relayerSigner, rpcTimeoutMs, logger, maxGasBudget, maxSponsoredGasBudget = 50_000_000n, sponsorshipCapacity, client, rpcRecorder, leases, journal }: CreateSuiContextParameters): SuiContext {
+export function createSuiContext({
+  chain,
+  relayerSecretKey,
+  relayerSigner,
+  rpcTimeoutMs,
+  logger,
+  maxGasBudget,
+  maxSponsoredGasBudget = 50_000_000n,
+  sponsorshipCapacity,
+  client,
+  rpcRecorder,
+  leases,
+  journal,
+}: CreateSuiContextParameters): SuiContext {
   const problems = [
     ...(suiChainIds.includes(chain.chainId as never) ? [] : [`${chain.chainId}: a Sui chain id is one of ${suiChainIds.join(', ')}`]),
     ...(objectId.test(chain.packageId) ? [] : [`${chain.chainId}: the package id must be 0x followed by 64 hex digits`]),

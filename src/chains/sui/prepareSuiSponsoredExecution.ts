@@ -51,7 +51,9 @@ export async function prepareSuiSponsoredExecution(ctx: SuiContext, intent: Inte
   if (!issued) {
     const refused = await issue(ctx, intent, intentHash)
     if (refused) return refused
-    const detail = agentSignature ? `no sponsored transaction to sign is current for this intent here (it was never issued by this instance, or was evicted): ${suiSponsoredSignHere}` : suiSponsoredSignHere
+    const detail = agentSignature
+      ? `no sponsored transaction to sign is current for this intent here (it was never issued by this instance, or was evicted): ${suiSponsoredSignHere}`
+      : suiSponsoredSignHere
     return { ok: false, status: Status.SIGNATURE_REQUIRED, detail }
   }
   if (!agentSignature) return { ok: false, status: Status.SIGNATURE_REQUIRED, detail: suiSponsoredSignHere }

@@ -24,9 +24,7 @@ export async function reconcileSuiTransaction(ctx: SuiContext, tx: ReconcileRequ
   }
   const { transaction, signatures } = journaledSignatures(tx)
   try {
-    const result = await callSui(ctx, 'executeTransaction', 'rebroadcast of execute', (signal) =>
-      ctx.client.core.executeTransaction({ transaction, signatures, include: { effects: true }, signal }),
-    )
+    const result = await callSui(ctx, 'executeTransaction', 'rebroadcast of execute', (signal) => ctx.client.core.executeTransaction({ transaction, signatures, include: { effects: true }, signal }))
     ctx.log.warn({ transactionHash: digest }, 'the node had lost a journaled transaction; broadcast it again')
     return { kind: 'settled', receipt: toSuiReceipt(ctx, digest, result) }
   } catch (err) {
