@@ -57,7 +57,9 @@ export async function prepareSuiSponsoredExecution(ctx: SuiContext, intent: Inte
     return { ok: false, status: Status.SIGNATURE_REQUIRED, detail }
   }
   if (!agentSignature) return { ok: false, status: Status.SIGNATURE_REQUIRED, detail: suiSponsoredSignHere }
-  if (!(await isValidTransactionSignature(issued.txBytes, agentSignature, { address: intent.sender }))) {
+  // Offline only (no client): a scheme that needs the chain to verify (zkLogin) is refused, never a 500.
+  const valid = await isValidTransactionSignature(issued.txBytes, agentSignature, { address: intent.sender }).catch(() => false)
+  if (!valid) {
     return { ok: false, status: Status.UNAUTHORIZED, detail: "the signature is not the sender's signature of the sponsored transaction in `signing.txBytes`" }
   }
   const problem = checkSponsorable(ctx, issued.txBytes, { sender: intent.sender, sponsor: ctx.relayer, gasCoin: issued.gasCoin, maxBudget: ctx.maxSponsoredGasBudget })
