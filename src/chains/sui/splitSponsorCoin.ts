@@ -6,7 +6,9 @@
 // A coin of a sponsorship evicted before it was signed is used again first.
 import { Transaction } from '@mysten/sui/transactions'
 import { ChainUnavailableError } from '../../errors/chainUnavailableError.ts'
+import { GatewayError } from '../../errors/gatewayError.ts'
 import { RelayerError } from '../../errors/relayerError.ts'
+import { Status } from '../../status/statusCodes.ts'
 import type { SuiObjectRef } from './buildSuiTransaction.ts'
 import { callSui } from './callSui.ts'
 import { deliverSuiPending } from './deliverSuiPending.ts'
@@ -34,6 +36,15 @@ export async function splitSponsorCoin(ctx: SuiContext, amount: bigint): Promise
     tx.setGasPayment(gas.payment)
     tx.setExpiration({ None: true })
     const bytes = await tx.build()
+    // In a fleet: past its lease another instance may sign with the key (and this coin's version).
+    if (ctx.keyHold && !ctx.keyHold.holdsNow()) {
+      throw new GatewayError('No relayer key is available to sponsor the execution', {
+        code: 'RELAYER_UNAVAILABLE',
+        status: Status.UNAVAILABLE,
+        details: `this instance no longer holds the Sui relayer key of ${ctx.chainId} (its lease lapsed): nothing was signed`,
+        headers: { 'retry-after': '2' },
+      })
+    }
     const { signature } = await keypair.signTransaction(bytes)
     const result = await callSui(ctx, 'executeTransaction', 'split of a sponsorship gas coin', (signal) =>
       ctx.client.core.executeTransaction({ transaction: bytes, signatures: [signature], include: { effects: true }, signal }),
