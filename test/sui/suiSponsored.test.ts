@@ -174,6 +174,19 @@ describe('Sui account mode: sponsored transactions against the stand-in (Move no
     assert.equal(sponsoredExecutes().length, 0)
   })
 
+  it('an EIP-7702 authorization in Sui account mode is bad input: 400 naming `authorization`, nothing split or signed', async () => {
+    const splitsBefore = world.standIn.splits.length
+    const authorization = { chainId: 1, address: `0x${'11'.repeat(20)}`, nonce: 0, yParity: 0, r: `0x${'22'.repeat(32)}`, s: `0x${'33'.repeat(32)}` }
+    const res = await world.post('/intents/execute', body({ authorization }), sui)
+    assert.equal(res.status, 400, res.text)
+    assert.ok(
+      res.body.errors.some((e: { field: string }) => e.field === 'authorization'),
+      res.text,
+    )
+    assert.equal(world.standIn.splits.length, splitsBefore)
+    assert.equal(executes().length, 0)
+  })
+
   it('a transaction whose commands use GasCoin is never sponsored, even one the agent signed', async () => {
     const ctx = contextWith()
     const intent = intentOf(body())
