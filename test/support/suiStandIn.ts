@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { toBase58 } from '@mysten/bcs'
+import { fromBase58, toBase58 } from '@mysten/bcs'
 import { GrpcTypes } from '@mysten/sui/grpc'
 import { Transaction, TransactionDataBuilder } from '@mysten/sui/transactions'
 import { verifyTransactionSignature } from '@mysten/sui/verify'
@@ -50,6 +50,10 @@ export type SuiStandIn = {
   executed: Map<string, Json>
   /** Makes the node forget executed transactions (GetTransaction answers NOT_FOUND). */
   forget(): void
+  /** Coins split off the relayer's gas coin (sponsorship coins): their current versions, by object id. */
+  coins: Map<string, bigint>
+  /** Each split, in order: the new coin and its amount in MIST. */
+  splits: Array<{ objectId: string; amount: bigint }>
   close(): Promise<void>
 }
 
@@ -72,6 +76,8 @@ export async function startSuiStandIn({ relayer }: { relayer: string }): Promise
     checkpointOnExecute: true,
     calls: [],
     executed: new Map(),
+    coins: new Map(),
+    splits: [],
     forget() {
       this.executed.clear()
     },
@@ -127,15 +133,49 @@ export async function startSuiStandIn({ relayer }: { relayer: string }): Promise
     const bytes: Uint8Array = request.transaction.bcs.value
     call.transaction = Transaction.from(bytes).getData()
     call.bytes = bytes
-    const signature = Buffer.from(request.signatures[0].bcs.value).toString('base64')
-    // As a node does: the transaction must be signed by its sender.
-    const signer = await verifyTransactionSignature(bytes, signature).catch(() => undefined)
-    if (!signer || signer.toSuiAddress() !== call.transaction.sender) throw Object.assign(new Error('Invalid user signature'), { grpcCode: grpcInvalidArgument })
+    // As a node does: one valid signature by the sender and, when another account owns the gas (a
+    // sponsored transaction), one by the gas owner; no other.
+    const required = new Set([call.transaction.sender, call.transaction.gasData.owner ?? call.transaction.sender])
+    const signers: string[] = []
+    for (const s of request.signatures as Json[]) {
+      const signer = await verifyTransactionSignature(bytes, Buffer.from(s.bcs.value).toString('base64')).catch(() => undefined)
+      if (!signer) throw Object.assign(new Error('Invalid user signature'), { grpcCode: grpcInvalidArgument })
+      signers.push(signer.toSuiAddress())
+    }
+    if (signers.length !== required.size || !signers.every((a) => required.has(a)) || new Set(signers).size !== signers.length)
+      throw Object.assign(new Error('Invalid user signature: the signers are not the sender and the gas owner'), { grpcCode: grpcInvalidArgument })
     const digest = TransactionDataBuilder.getDigestFromBytes(bytes)
     const gasCoin = call.transaction.gasData.payment?.[0]
-    if (!gasCoin || BigInt(gasCoin.version) !== coinVersion)
-      throw Object.assign(new Error(`Object ${coinId} is not available for consumption, its current version: ${coinVersion}`), { grpcCode: grpcInvalidArgument })
-    coinVersion++
+    const current = gasCoin && (gasCoin.objectId === coinId ? coinVersion : standIn.coins.get(gasCoin.objectId))
+    if (!gasCoin || current === undefined || BigInt(gasCoin.version) !== current)
+      throw Object.assign(new Error(`Object ${gasCoin?.objectId ?? coinId} is not available for consumption, its current version: ${current ?? 'none'}`), { grpcCode: grpcInvalidArgument })
+    if (gasCoin.objectId === coinId) coinVersion++
+    else standIn.coins.set(gasCoin.objectId, current! + 1n)
+    // The relayer splitting a coin off its gas coin (SplitCoins(GasCoin, [amount]) then TransferObjects to itself): the new coin is created.
+    const split = call.transaction.commands[0]?.SplitCoins
+    if (split && split.coin.$kind === 'GasCoin') {
+      const created = `0x${Buffer.from(fromBase58(digest)).toString('hex')}`
+      const version = coinVersion
+      standIn.coins.set(created, version)
+      standIn.splits.push({ objectId: created, amount: BigInt(Buffer.from(call.transaction.inputs[(split.amounts[0] as { Input: number }).Input]!.Pure!.bytes, 'base64').readBigUInt64LE()) })
+      const response = fixture('executeTransaction').response
+      response.transaction.digest = digest
+      delete response.transaction.events
+      response.transaction.effects.changedObjects = [
+        {
+          objectId: created,
+          inputState: 'INPUT_OBJECT_STATE_DOES_NOT_EXIST',
+          outputState: 'OUTPUT_OBJECT_STATE_OBJECT_WRITE',
+          outputVersion: String(version),
+          outputDigest: toBase58(new Uint8Array(32).fill(7)),
+          outputOwner: { kind: 'ADDRESS', address: call.transaction.sender },
+          idOperation: 'CREATED',
+          objectType: '0x2::coin::Coin<0x2::sui::SUI>',
+        },
+      ]
+      standIn.executed.set(digest, clone(response.transaction))
+      return response
+    }
     const answer = standIn.answers.execute
     const response = fixture('executeTransaction').response
     response.transaction.digest = digest

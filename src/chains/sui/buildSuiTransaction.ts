@@ -43,6 +43,24 @@ export function buildSuiExecuteTransaction({ deployment, policy, intent, sender,
   return tx.build()
 }
 
+export type BuildSuiSponsoredParameters = BuildSuiValidateParameters & { sponsor: string; gas: SuiGas }
+
+/**
+ * Account mode, sponsored: the same execute with the agent (the intent's sender) as the
+ * transaction's sender, so the module takes the transaction's own signer for the sender and the
+ * signature argument is empty; the relayer owns and pays the gas. One Move call, no GasCoin.
+ */
+export function buildSuiSponsoredTransaction({ deployment, policy, intent, sponsor, gas }: Omit<BuildSuiSponsoredParameters, 'sender'>): Promise<Uint8Array> {
+  const tx = intentCall(suiIntentModule.execute, { deployment, policy, intent, mutable: true, signature: new Uint8Array() })
+  tx.setSender(intent.sender)
+  tx.setGasOwner(sponsor)
+  tx.setGasPrice(gas.price)
+  tx.setGasBudget(gas.budget)
+  tx.setGasPayment(gas.payment)
+  tx.setExpiration({ None: true })
+  return tx.build()
+}
+
 function intentCall(
   fn: string,
   { deployment, policy, intent, mutable, signature }: { deployment: SuiDeployment; policy: SharedObject; intent: Intent; mutable: boolean; signature?: Uint8Array },

@@ -18,10 +18,12 @@ import { createSuiContext } from './createSuiContext.ts'
 import { describeSuiChain } from './describeSuiChain.ts'
 import { encodeSuiIntent } from './encodeSuiIntent.ts'
 import { prepareSuiExecution } from './prepareSuiExecution.ts'
+import { prepareSuiSponsoredExecution } from './prepareSuiSponsoredExecution.ts'
 import { preflightSui } from './preflightSui.ts'
 import { reconcileSuiTransaction } from './reconcileSuiTransaction.ts'
 import type { SuiChainConfig } from './suiChainConfig.ts'
 import { suiRuntime } from './suiRuntime.ts'
+import { suiSponsoredSigningRequest } from './suiSponsoredSigningRequest.ts'
 import { validateSuiIntent } from './validateSuiIntent.ts'
 
 export type CreateSuiAdapterParameters = {
@@ -34,6 +36,10 @@ export type CreateSuiAdapterParameters = {
   logger: Logger
   /** Gas budget ceiling for the execute simulation, in MIST; the sent budget is the simulation's cost plus a margin. */
   maxGasBudget?: bigint
+  /** Account mode (sponsored): the most gas one sponsored transaction may budget, in MIST (default 0.05 SUI); each sponsorship's coin holds this much. */
+  maxSponsoredGasBudget?: bigint | undefined
+  /** Account mode: how many issued, unsigned sponsorships are kept (default 1000). */
+  sponsorshipCapacity?: number | undefined
   /** Tests pass a client with its own transport; by default a grpc-web client on chain.rpcUrl. */
   client?: SuiGrpcClient
   /** Told the duration and failure of every SDK call, by its name (metrics). */
@@ -59,14 +65,19 @@ export function createSuiAdapter({ maxGasBudget = 500_000_000n, ...parameters }:
       : {}),
     // In a fleet only the key's holder sends, and reconciles what was sent from it.
     ...(keyHold ? { canSendNow: () => keyHold.canSendNow(), holdsRelayer: (address: string) => address.toLowerCase() === relayer?.toLowerCase() && keyHold.holdsLease() } : {}),
+    // Account mode: a sponsored transaction, the agent as sender, the relayer as gas owner.
+    accountMode: ctx.keypair !== undefined,
     // The Move validate does not look at signatures; execute checks them (and aborts 0xE4).
     validate: async (intent) => (await validateSuiIntent(ctx, intent)).status,
-    signingRequest: (intent) => ({
-      scheme: 'sui-personal-message',
-      message: Buffer.from(encodeSuiIntent(intent)).toString('base64'),
-      instructions: "sign `message` (base64 of the intent's BCS bytes) with the sender's key through signPersonalMessage, and send the serialized signature's bytes as 0x hex in `signature`",
-    }),
-    prepareExecution: (intent, signature) => prepareSuiExecution(ctx, intent, signature),
+    signingRequest: (intent, account) =>
+      account
+        ? suiSponsoredSigningRequest(ctx, intent)
+        : {
+            scheme: 'sui-personal-message',
+            message: Buffer.from(encodeSuiIntent(intent)).toString('base64'),
+            instructions: "sign `message` (base64 of the intent's BCS bytes) with the sender's key through signPersonalMessage, and send the serialized signature's bytes as 0x hex in `signature`",
+          },
+    prepareExecution: (intent, signature, options) => (options?.account ? prepareSuiSponsoredExecution(ctx, intent, signature, options.account) : prepareSuiExecution(ctx, intent, signature)),
     reconcile: (tx) => reconcileSuiTransaction(ctx, tx),
     getHealth: () =>
       probeHealth({

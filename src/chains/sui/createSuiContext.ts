@@ -11,6 +11,7 @@ import type { Journal } from '../../ports/journal.ts'
 import type { RelayerLeases } from '../../ports/relayerLeases.ts'
 import type { Ed25519Signer } from '../../signers/ed25519Signer.ts'
 import { createMutex } from '../createMutex.ts'
+import { createIssuedSponsorships } from './createIssuedSponsorships.ts'
 import { holdSuiRelayerKey } from './holdSuiRelayerKey.ts'
 import { type SuiChainConfig, suiChainIds, type SuiNetwork } from './suiChainConfig.ts'
 import type { SuiContext } from './suiContext.ts'
@@ -26,6 +27,10 @@ export type CreateSuiContextParameters = {
   rpcTimeoutMs: number
   logger: Logger
   maxGasBudget: bigint
+  /** Account mode: the most gas one sponsored transaction may budget, in MIST. */
+  maxSponsoredGasBudget?: bigint | undefined
+  /** Account mode: how many issued sponsorships are kept (each holds a small gas coin). */
+  sponsorshipCapacity?: number | undefined
   /** Tests pass a client with its own transport; by default a grpc-web client on chain.rpcUrl. */
   client?: SuiGrpcClient | undefined
   rpcRecorder?: RpcRecorder | undefined
@@ -37,7 +42,20 @@ export type CreateSuiContextParameters = {
 
 const objectId = /^0x[0-9a-fA-F]{64}$/
 
-export function createSuiContext({ chain, relayerSecretKey, relayerSigner, rpcTimeoutMs, logger, maxGasBudget, client, rpcRecorder, leases, journal }: CreateSuiContextParameters): SuiContext {
+export function createSuiContext({
+  chain,
+  relayerSecretKey,
+  relayerSigner,
+  rpcTimeoutMs,
+  logger,
+  maxGasBudget,
+  maxSponsoredGasBudget = 50_000_000n,
+  sponsorshipCapacity,
+  client,
+  rpcRecorder,
+  leases,
+  journal,
+}: CreateSuiContextParameters): SuiContext {
   const problems = [
     ...(suiChainIds.includes(chain.chainId as never) ? [] : [`${chain.chainId}: a Sui chain id is one of ${suiChainIds.join(', ')}`]),
     ...(objectId.test(chain.packageId) ? [] : [`${chain.chainId}: the package id must be 0x followed by 64 hex digits`]),
@@ -69,6 +87,8 @@ export function createSuiContext({ chain, relayerSecretKey, relayerSigner, rpcTi
     policyType: `${packageId}::${suiIntentModule.module}::${suiIntentModule.policyStruct}`,
     rpcTimeoutMs,
     maxGasBudget,
+    maxSponsoredGasBudget,
+    sponsorships: createIssuedSponsorships({ capacity: sponsorshipCapacity }),
     log,
     rpcRecorder,
     keyHold: undefined,

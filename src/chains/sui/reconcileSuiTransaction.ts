@@ -9,6 +9,7 @@ import { assertSuiAvailable } from './assertSuiAvailable.ts'
 import { callSui } from './callSui.ts'
 import type { SuiContext } from './suiContext.ts'
 import { suiSignedTransaction } from './suiSignedTransaction.ts'
+import { suiSponsoredTransaction } from './suiSponsoredTransaction.ts'
 import { toSuiReceipt } from './toSuiReceipt.ts'
 import { validateSuiIntent } from './validateSuiIntent.ts'
 
@@ -21,11 +22,9 @@ export async function reconcileSuiTransaction(ctx: SuiContext, tx: ReconcileRequ
   } catch (err) {
     if (!(err instanceof GatewayError && /NOT_FOUND/.test(err.details ?? ''))) throw err
   }
-  const { transaction, signature } = suiSignedTransaction.parse(Buffer.from(tx.bytes, 'base64'))
+  const { transaction, signatures } = journaledSignatures(tx)
   try {
-    const result = await callSui(ctx, 'executeTransaction', 'rebroadcast of execute', (signal) =>
-      ctx.client.core.executeTransaction({ transaction: new Uint8Array(transaction), signatures: [Buffer.from(signature).toString('base64')], include: { effects: true }, signal }),
-    )
+    const result = await callSui(ctx, 'executeTransaction', 'rebroadcast of execute', (signal) => ctx.client.core.executeTransaction({ transaction, signatures, include: { effects: true }, signal }))
     ctx.log.warn({ transactionHash: digest }, 'the node had lost a journaled transaction; broadcast it again')
     return { kind: 'settled', receipt: toSuiReceipt(ctx, digest, result) }
   } catch (err) {
@@ -38,4 +37,15 @@ export async function reconcileSuiTransaction(ctx: SuiContext, tx: ReconcileRequ
       detail: `transaction ${digest} was refused when sent again; the intent ${executed ? 'was executed by another transaction' : 'was not executed and may be sent again'}`,
     }
   }
+}
+
+/** The journaled bytes: the relayer's own transaction (one signature), or a sponsored one (account mode: the sender's and the sponsor's). */
+function journaledSignatures(tx: ReconcileRequest): { transaction: Uint8Array; signatures: string[] } {
+  const raw = Buffer.from(tx.bytes, 'base64')
+  if (tx.details?.mode === 'account') {
+    const { transaction, signatures } = suiSponsoredTransaction.parse(raw)
+    return { transaction: new Uint8Array(transaction), signatures: signatures.map((s) => Buffer.from(s).toString('base64')) }
+  }
+  const { transaction, signature } = suiSignedTransaction.parse(raw)
+  return { transaction: new Uint8Array(transaction), signatures: [Buffer.from(signature).toString('base64')] }
 }

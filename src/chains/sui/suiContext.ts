@@ -7,6 +7,7 @@ import type { Logger } from 'pino'
 import type { RpcRecorder } from '../../metrics/createMetrics.ts'
 import type { Journal } from '../../ports/journal.ts'
 import type { Mutex } from '../createMutex.ts'
+import type { IssuedSponsorships } from './createIssuedSponsorships.ts'
 import type { SuiKeyHold } from './holdSuiRelayerKey.ts'
 import type { SuiNetwork } from './suiChainConfig.ts'
 import type { SharedObject } from './suiIntentModule.ts'
@@ -29,6 +30,10 @@ export type SuiContext = {
   rpcTimeoutMs: number
   /** Gas budget ceiling for the execute simulation, in MIST. */
   maxGasBudget: bigint
+  /** Account mode: the most gas one sponsored transaction may budget, in MIST; also each sponsorship coin's amount. */
+  maxSponsoredGasBudget: bigint
+  /** Account mode: the sponsorships issued (bytes to sign), by intent hash. */
+  sponsorships: IssuedSponsorships
   log: Logger
   rpcRecorder: RpcRecorder | undefined
   /** In a fleet (shared leases): the relayer key's lease, held by one instance at a time; absent: the key is this instance's for good. */
