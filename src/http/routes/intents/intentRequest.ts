@@ -106,7 +106,15 @@ function accountModeOf(body: IntentBody, adapter: ChainAdapter): AccountMode | u
   }
   if (!adapter.accountMode) {
     throw new InputError('The intent is not valid', {
-      errors: [{ field: 'mode', message: `chain ${adapter.chainId} has no account delegate configured here (ACCOUNT_DELEGATE_ADDRESSES): only executor mode` }],
+      errors: [
+        {
+          field: 'mode',
+          message:
+            adapter.chainType === 'sui'
+              ? `chain ${adapter.chainId} has no relayer key here (SUI_RELAYER_PRIVATE_KEY): account mode is sponsored by the relayer`
+              : `chain ${adapter.chainId} has no account delegate configured here (ACCOUNT_DELEGATE_ADDRESSES): only executor mode`,
+        },
+      ],
     })
   }
   const a = body.authorization
