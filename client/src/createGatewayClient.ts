@@ -10,11 +10,12 @@ import { GatewayClientError } from './gatewayClientError.ts'
 import type { GatewayResult } from './gatewayResult.ts'
 import { hashIntent } from './hashIntent.ts'
 import type { IntentEvent } from './intentEvent.ts'
-import type { AnyIntentBody, AnyIntentInput, IntentAuthorization, IntentMode } from './intentInput.ts'
-import type { EvmIntentSigner, IntentSigner } from './intentSigner.ts'
+import type { AnyIntentBody, AnyIntentInput, IntentAuthorization, IntentBody, IntentMode } from './intentInput.ts'
+import type { EvmIntentSigner, IntentSigner, SolanaIntentSigner } from './intentSigner.ts'
 import type { PaymentOptions } from './paymentOptions.ts'
 import { signAccountAuthorization } from './signAccountAuthorization.ts'
 import { signIntent } from './signIntent.ts'
+import { signAccountMessage } from './solana/signAccountMessage.ts'
 import { toGatewayResult } from './toGatewayResult.ts'
 import { toIntentBody } from './toIntentBody.ts'
 
@@ -215,6 +216,11 @@ export function createGatewayClient(options: GatewayClientOptions) {
     return delegate
   }
 
+  function solanaAccount(): SolanaIntentSigner | undefined {
+    const account = options.account
+    return account && 'chainType' in account && account.chainType === 'solana' ? (account as SolanaIntentSigner) : undefined
+  }
+
   function evmAccount(): EvmIntentSigner | undefined {
     const account = options.account
     return account && 'signTypedData' in account ? account : undefined
@@ -304,6 +310,25 @@ export function createGatewayClient(options: GatewayClientOptions) {
      */
     async execute(intent: AnyIntentInput, call: SendOptions = {}): Promise<GatewayResult> {
       const body = toIntentBody(withMode(intent))
+      const solanaSigner = solanaAccount()
+      if (body.mode === 'account' && solanaSigner && body.signature === undefined && call.sign !== false) {
+        // Solana account mode: the gateway builds the transaction (the relayer its fee payer) and
+        // answers 401 0xE5 with the message; the agent's wallet reads it, signs it, and sends the
+        // signature back with the same intent.
+        const chain = await chainOrUndefined(call.chainId)
+        if (chain?.chainType === 'solana') {
+          const asked = await sendIntent('/intents/execute', body, call.chainId)
+          const message = asked.signing?.message
+          if (asked.httpStatus !== 401 || asked.status !== '0xE5' || asked.signing?.mode !== 'account' || typeof message !== 'string') return asked
+          body.signature = await signAccountMessage({
+            message,
+            intent: body as IntentBody,
+            deployment: { programId: chain.contracts.executor, config: chain.contracts.registry },
+            signer: solanaSigner,
+          })
+          return sendIntent('/intents/execute', body, call.chainId)
+        }
+      }
       if (body.mode === 'account') await prepareAccountIntent(body, call)
       else if (body.signature === undefined && options.account && call.sign !== false) {
         const chain = await chainOrUndefined(call.chainId)

@@ -8,7 +8,7 @@ import { getCompiledTransactionMessageDecoder, getCompiledTransactionMessageEnco
 import type { SolanaDevnet } from '../../src/chains/solana/devnet/startSolanaDevnet.ts'
 import { type SolanaGateway, solanaAdapterFor, startSolanaDevnet, startSolanaGateway } from '../../test/support/solanaGateway.ts'
 import { post } from '../../test/support/testGateway.ts'
-import { GatewayClientError, createSolanaSigner } from '../src/index.ts'
+import { GatewayClientError, createGatewayClient, createSolanaSigner } from '../src/index.ts'
 import { signAccountMessage } from '../src/solana/signAccountMessage.ts'
 
 describe('client: Solana account-mode signing', () => {
@@ -52,6 +52,15 @@ describe('client: Solana account-mode signing', () => {
     const signature = await signAccountMessage({ message: asked.body.signing.message, intent, deployment: { programId: devnet.programId, config: devnet.config }, signer })
     const res = await execute({ ...intent, mode: 'account', signature })
     assert.equal(res.status, 200, res.text)
+  })
+
+  it("the typed client's execute does it in one call: asks, reads and signs the message, sends the signature", async () => {
+    const client = createGatewayClient({ url: gateway.baseUrl, account: createSolanaSigner(devnet.demo.agent.secretKey), mode: 'account' })
+    const result = await client.execute(transfer(102), { chainId: devnet.chainId })
+    assert.equal(result.httpStatus, 200, `${result.status} ${result.detail}`)
+    assert.equal(result.status, '0x11')
+    const replay = await client.execute(transfer(102), { chainId: devnet.chainId })
+    assert.equal(replay.replayed, true, 'the same intent again is its outcome, not a second transfer')
   })
 
   it('refuses to sign a message with an instruction slipped in, another intent, the agent as fee payer, or another signer', async () => {
