@@ -26,6 +26,8 @@ import { type SvmFeeLimits, svmFeeLimitsOf, svmFeeOf, svmFeeProblem } from './sv
 import { type OnFacilitatorSpend, type SentSettlement, createSettlementSpendWatch } from './createSettlementSpendWatch.ts'
 import { decodeTransactionFromPayload, getTokenPayerFromTransaction } from '@x402/svm'
 import { type EvmSettlementReader, outcomeOfSignedSettlement } from './outcomeOfSignedSettlement.ts'
+import { settlementPendingReason } from './settlementPending.ts'
+import { createUnansweredSettlements } from './createUnansweredSettlements.ts'
 
 export type CreateFacilitatorClientParameters = {
   config: FacilitatorConfig
@@ -119,6 +121,7 @@ export function createFacilitatorClient({
     })
     return receipt ? { fee: receipt.gasUsed * receipt.effectiveGasPrice, failed: receipt.status !== 'success' } : undefined
   }
+  const unanswered = createUnansweredSettlements()
   const watch = createSettlementSpendWatch({ onSpend, spendOf, failedSettlementWindowMs, maxInFlightPerPayer: maxSettlementsInFlightPerPayer, logger: log })
   if (solana) {
     const signer = {
@@ -183,6 +186,20 @@ export function createFacilitatorClient({
       const feeProblem = feeProblemOf(payload, requirements)
       const held = feeProblem ? { refused: feeProblem } : watch.begin(requirements.network, payer)
       if ('refused' in held) return { success: false, errorReason: held.refused.reason, errorMessage: held.refused.message, transaction: '', network: requirements.network }
+      // Settled again while an earlier settle of this authorization is unanswered (x402's resource
+      // server retries a settlement_pending at once): the chain answers, not a second transaction.
+      const earlier = unanswered.of(payload, requirements)
+      const earlierClient = evmClients.get(requirements.network)
+      if (earlier && earlierClient) {
+        try {
+          const answer = withoutUndefined({ success: false, errorReason: 'settlement_failed', transaction: '', network: requirements.network, payer })
+          const outcome = await outcomeOfSignedSettlement({ client: earlierClient, payload, requirements, signed: earlier, answer, logger: log })
+          unanswered.note(payload, requirements, outcome, earlier)
+          return outcome
+        } finally {
+          held.release()
+        }
+      }
       const signed: Hex[] = []
       const { sent, result } = watch.watch(() => settling.run(signed, () => facilitator.settle(payload, requirements)))
       try {
@@ -192,10 +209,12 @@ export function createFacilitatorClient({
         })
         // A failure after a settlement transaction was signed: its broadcast or receipt answer may
         // have been lost (a reset connection) while the node took it. The chain says what happened.
+        // x402's own settlement_pending (a receipt not read in time) stands as it is.
         const client = evmClients.get(requirements.network)
-        if (answer.success || signed.length === 0 || !client) return answer
+        if (answer.success || answer.errorReason === settlementPendingReason || signed.length === 0 || !client) return answer
         const outcome = await outcomeOfSignedSettlement({ client, payload, requirements, signed, answer, logger: log })
         if (outcome.success && outcome.transaction && !sent.some((s) => s.transaction === outcome.transaction)) sent.push({ transaction: outcome.transaction })
+        unanswered.note(payload, requirements, outcome, signed)
         return outcome
       } finally {
         // Read from the chain before the answer goes: a failure refuses the payer's next payment at once.

@@ -3,8 +3,10 @@
 // viem throw, and x402 then answers `invalid_exact_evm_transaction_failed` with no transaction:
 // taken at its word, the reservation is released, the client pays again with a fresh authorization,
 // and the first one, mined all the same, has moved the payer's money for nothing (issue 43: 11
-// payments for 10 intents). So the chain is asked first. The authorization used (its nonce's
-// `authorizationState`): the payment landed, it is this request's settlement. Unused while one of
+// payments for 10 intents). So the chain is asked first. A signed transaction mined and successful
+// with the authorization used (its nonce's `authorizationState`): the payment landed, it is this
+// request's settlement. Mined and reverted: the failure stands, naming it. Used by a transaction not
+// found: `settlement_pending` (the resolver tells a transfer from a cancel). Unused while one of
 // the signed transactions is still in the node: `settlement_pending` (the resolver finishes it).
 // Unused and unknown to the node: the failure stands (nothing was taken). The chain cannot be
 // read: `settlement_pending` too, never "nothing sent" (the resolver reads the authorization later).
@@ -57,14 +59,17 @@ export async function outcomeOfSignedSettlement({ client, payload, requirements,
       args: [payer, authorization.nonce as Hex],
     } as never)) as boolean
     const receipts = await Promise.all(signed.map((hash) => client.getTransactionReceipt({ hash }).catch(notFound)))
-    if (used) {
-      // The money moved: this request's payment, whichever transaction carried it.
-      const transaction = receipts.find((r) => r?.status === 'success')?.transactionHash ?? last
-      logger.warn({ transaction, payer, failure: answer.errorReason }, 'x402 settlement answered as failed, yet its authorization is used on chain: settled (its answer was lost)')
-      return { success: true, transaction, network: requirements.network, payer, amount: requirements.amount }
+    const landed = receipts.find((r) => r?.status === 'success')
+    // The money moved by this settlement: this request's payment.
+    if (used && landed) {
+      logger.warn({ transaction: landed.transactionHash, payer, failure: answer.errorReason }, 'x402 settlement answered as failed, yet it is mined and its authorization used: settled (its answer was lost)')
+      return { success: true, transaction: landed.transactionHash, network: requirements.network, payer, amount: requirements.amount }
     }
+    // Mined and reverted (the payer used or cancelled its authorization first, its balance went): a failure, with its transaction.
     const reverted = receipts.find((r) => r !== undefined)
     if (reverted) return { ...answer, transaction: answer.transaction || reverted.transactionHash }
+    // Used by a transaction not found here: the resolver tells a transfer from a cancel by the token's events.
+    if (used) return pending(last, 'its authorization is used on chain by a transaction not found yet')
     for (const hash of signed) {
       const known = await client.getTransaction({ hash }).catch(notFound)
       if (known) return pending(hash, 'is in the node, not mined yet')

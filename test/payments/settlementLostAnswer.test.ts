@@ -15,7 +15,7 @@ import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
 import { payingClient } from '../support/paymentsWorld.ts'
 import { type RpcResetProxy, startRpcResetProxy } from '../support/rpcResetProxy.ts'
-import { post, request, signedIntent, startTestGateway, type TestGateway } from '../support/testGateway.ts'
+import { post, request, rpc, signedIntent, startTestGateway, type TestGateway } from '../support/testGateway.ts'
 
 describe('x402 settlement whose answer is lost (EVM, in-process facilitator)', () => {
   let devnet: Devnet
@@ -89,4 +89,39 @@ describe('x402 settlement whose answer is lost (EVM, in-process facilitator)', (
       assert.equal(await balanceOf(payer), payerBefore - price, `the payer paid exactly the price, once (answers ${answers.join(', ')})`)
     })
   }
+
+  it('answers 202 settlement_pending (never 402, never released) when the lost broadcast is still unmined in the node', async () => {
+    const intent = await signedIntent(devnet, { nonce: '4303' })
+    const unpaid = await post(gateway.baseUrl, '/intents/execute', intent)
+    assert.equal(unpaid.status, 402)
+    const intentHash = unpaid.headers.get('x-intent-hash') as Hex
+    const payerBefore = await balanceOf(payer)
+
+    await rpc(devnet.anvil.rpcUrl, 'evm_setAutomine', [false])
+    let first: Response
+    try {
+      proxy.resetAfterForward('eth_sendRawTransaction', 1)
+      const { fetch: paidFetch } = payingClient(devnet)
+      first = await paidFetch(`${gateway.baseUrl}/intents/execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(intent) })
+      proxy.resetAfterForward('eth_sendRawTransaction', 0)
+      const body = (await first.json()) as { payment?: { status?: string } }
+      assert.equal(first.status, 202, gateway.logs.filter((l) => l.includes('x402')).join('\n').slice(-3000))
+      assert.equal(body.payment?.status, 'settlement_pending')
+      assert.equal(await executions(intentHash), 0, 'nothing sent while the settlement is unmined')
+      const retry = await post(gateway.baseUrl, '/intents/execute', intent)
+      assert.equal(retry.status, 202, 'a retry waits: never a 402 (which would make the client pay again)')
+    } finally {
+      await rpc(devnet.anvil.rpcUrl, 'evm_setAutomine', [true])
+    }
+    await rpc(devnet.anvil.rpcUrl, 'evm_mine', [])
+    let done: Awaited<ReturnType<typeof request>> | undefined
+    for (let i = 0; i < 100 && !done; i++) {
+      const s = await request(gateway.baseUrl, `/intents/${intentHash}`)
+      if (s.status === 200 && s.body.payments[0].state === 'consumed') done = s
+      else await new Promise((r) => setTimeout(r, 200))
+    }
+    assert.ok(done, 'the intent sent once its settlement is mined')
+    assert.equal(await executions(intentHash), 1, 'the intent ran once')
+    assert.equal(await balanceOf(payer), payerBefore - price, 'the payer paid exactly the price, once')
+  })
 })
