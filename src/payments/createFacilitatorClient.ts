@@ -205,7 +205,14 @@ export function createFacilitatorClient({
       try {
         const answer = await result.catch((err: unknown) => {
           if (signed.length === 0 || !(err instanceof SettleError)) throw err
-          return withoutUndefined({ success: false, errorReason: err.errorReason ?? 'settlement_failed', errorMessage: err.errorMessage, transaction: err.transaction, network: err.network, payer: err.payer })
+          return withoutUndefined({
+            success: false,
+            errorReason: err.errorReason ?? 'settlement_failed',
+            errorMessage: err.errorMessage,
+            transaction: err.transaction,
+            network: err.network,
+            payer: err.payer,
+          })
         })
         // A failure after a settlement transaction was signed: its broadcast or receipt answer may
         // have been lost (a reset connection) while the node took it. The chain says what happened.

@@ -62,7 +62,10 @@ export async function outcomeOfSignedSettlement({ client, payload, requirements,
     const landed = receipts.find((r) => r?.status === 'success')
     // The money moved by this settlement: this request's payment.
     if (used && landed) {
-      logger.warn({ transaction: landed.transactionHash, payer, failure: answer.errorReason }, 'x402 settlement answered as failed, yet it is mined and its authorization used: settled (its answer was lost)')
+      logger.warn(
+        { transaction: landed.transactionHash, payer, failure: answer.errorReason },
+        'x402 settlement answered as failed, yet it is mined and its authorization used: settled (its answer was lost)',
+      )
       return { success: true, transaction: landed.transactionHash, network: requirements.network, payer, amount: requirements.amount }
     }
     // Mined and reverted (the payer used or cancelled its authorization first, its balance went): a failure, with its transaction.
