@@ -11,7 +11,7 @@ import { SettleError, VerifyError, type Network, type PaymentPayload, type Payme
 import { toFacilitatorEvmSigner } from '@x402/evm'
 import { registerExactEvmScheme } from '@x402/evm/exact/facilitator'
 import type { Logger } from 'pino'
-import { type LocalAccount, createWalletClient, defineChain, http, nonceManager, publicActions } from 'viem'
+import { type Hex, type LocalAccount, createWalletClient, defineChain, http, keccak256, nonceManager, publicActions } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import type { FacilitatorConfig } from '../config/paymentsConfig.ts'
 import { createLocalEd25519Signer } from '../signers/createLocalEd25519Signer.ts'
@@ -25,6 +25,9 @@ import { defaultEvmMaxSettlementGas } from './evmSettlementGas.ts'
 import { type SvmFeeLimits, svmFeeLimitsOf, svmFeeOf, svmFeeProblem } from './svmFeeLimits.ts'
 import { type OnFacilitatorSpend, type SentSettlement, createSettlementSpendWatch } from './createSettlementSpendWatch.ts'
 import { decodeTransactionFromPayload, getTokenPayerFromTransaction } from '@x402/svm'
+import { type EvmSettlementReader, outcomeOfSignedSettlement } from './outcomeOfSignedSettlement.ts'
+import { settlementPendingReason } from './settlementPending.ts'
+import { createUnansweredSettlements } from './createUnansweredSettlements.ts'
 
 export type CreateFacilitatorClientParameters = {
   config: FacilitatorConfig
@@ -104,7 +107,7 @@ export function createFacilitatorClient({
   // The scheme registered by hand, not with registerExactSvmScheme: that one sets no unit or
   // signature ceiling (the payer's compute budget is the facilitator's fee) and also registers
   // x402 v1's scheme, which has none at all; the gateway takes v2 payments only.
-  const evmClients = new Map<string, { getTransactionReceipt: (args: { hash: `0x${string}` }) => Promise<{ gasUsed: bigint; effectiveGasPrice: bigint; status: string }> }>()
+  const evmClients = new Map<string, EvmSettlementReader>()
   const spendOf = async (network: string, sent: SentSettlement) => {
     if (network.startsWith('solana:')) {
       if (!solana || !sent.wire) return undefined
@@ -118,6 +121,7 @@ export function createFacilitatorClient({
     })
     return receipt ? { fee: receipt.gasUsed * receipt.effectiveGasPrice, failed: receipt.status !== 'success' } : undefined
   }
+  const unanswered = createUnansweredSettlements()
   const watch = createSettlementSpendWatch({ onSpend, spendOf, failedSettlementWindowMs, maxInFlightPerPayer: maxSettlementsInFlightPerPayer, logger: log })
   if (solana) {
     const signer = {
@@ -182,9 +186,43 @@ export function createFacilitatorClient({
       const feeProblem = feeProblemOf(payload, requirements)
       const held = feeProblem ? { refused: feeProblem } : watch.begin(requirements.network, payer)
       if ('refused' in held) return { success: false, errorReason: held.refused.reason, errorMessage: held.refused.message, transaction: '', network: requirements.network }
-      const { sent, result } = watch.watch(() => facilitator.settle(payload, requirements))
+      // Settled again while an earlier settle of this authorization is unanswered (x402's resource
+      // server retries a settlement_pending at once): the chain answers, not a second transaction.
+      const earlier = unanswered.of(payload, requirements)
+      const earlierClient = evmClients.get(requirements.network)
+      if (earlier && earlierClient) {
+        try {
+          const answer = withoutUndefined({ success: false, errorReason: 'settlement_failed', transaction: '', network: requirements.network, payer })
+          const outcome = await outcomeOfSignedSettlement({ client: earlierClient, payload, requirements, signed: earlier, answer, logger: log })
+          unanswered.note(payload, requirements, outcome, earlier)
+          return outcome
+        } finally {
+          held.release()
+        }
+      }
+      const signed: Hex[] = []
+      const { sent, result } = watch.watch(() => settling.run(signed, () => facilitator.settle(payload, requirements)))
       try {
-        return await result
+        const answer = await result.catch((err: unknown) => {
+          if (signed.length === 0 || !(err instanceof SettleError)) throw err
+          return withoutUndefined({
+            success: false,
+            errorReason: err.errorReason ?? 'settlement_failed',
+            errorMessage: err.errorMessage,
+            transaction: err.transaction,
+            network: err.network,
+            payer: err.payer,
+          })
+        })
+        // A failure after a settlement transaction was signed: its broadcast or receipt answer may
+        // have been lost (a reset connection) while the node took it. The chain says what happened.
+        // x402's own settlement_pending (a receipt not read in time) stands as it is.
+        const client = evmClients.get(requirements.network)
+        if (answer.success || answer.errorReason === settlementPendingReason || signed.length === 0 || !client) return answer
+        const outcome = await outcomeOfSignedSettlement({ client, payload, requirements, signed, answer, logger: log })
+        if (outcome.success && outcome.transaction && !sent.some((s) => s.transaction === outcome.transaction)) sent.push({ transaction: outcome.transaction })
+        unanswered.note(payload, requirements, outcome, signed)
+        return outcome
       } finally {
         // Read from the chain before the answer goes: a failure refuses the payer's next payment at once.
         try {
@@ -227,6 +265,9 @@ function localSigners(config: Extract<FacilitatorConfig, { kind: 'local' }>): Pi
  */
 const signing = new AsyncLocalStorage<{ failure?: unknown }>()
 
+/** The hashes of the EVM transactions signed during one settle: known before they are sent, whatever their sending answers. */
+const settling = new AsyncLocalStorage<Hex[]>()
+
 function noteFailure<T>(sign: () => Promise<T>): Promise<T> {
   return sign().catch((err: unknown) => {
     const store = signing.getStore()
@@ -239,7 +280,11 @@ function watchAccount<A extends LocalAccount>(account: A): A {
   return {
     ...account,
     signMessage: (parameters) => noteFailure(() => account.signMessage(parameters)),
-    signTransaction: (transaction, options) => noteFailure(() => account.signTransaction(transaction, options)),
+    signTransaction: async (transaction, options) => {
+      const serialized = await noteFailure(() => account.signTransaction(transaction, options))
+      settling.getStore()?.push(keccak256(serialized))
+      return serialized
+    },
     signTypedData: (parameters) => noteFailure(() => account.signTypedData(parameters as never)),
   }
 }
