@@ -215,6 +215,9 @@ async function startGateway(devnet: Devnet, relayerKey: Hex, extraEnv: Record<st
       LOG_LEVEL: 'info',
       PORT: String(port),
       HOST: '127.0.0.1',
+      // Production asks for the origin clients reach it at (https) while /mcp is on: its Host
+      // check. The bench sends no Origin and does not call /mcp, so the scheme changes nothing here.
+      PUBLIC_URL: `https://127.0.0.1:${port}`,
       EXECUTOR_ADDRESSES: JSON.stringify({ [devnet.chain.reference]: devnet.contracts.executor }),
       VALIDATOR_ADDRESSES: JSON.stringify({ [devnet.chain.reference]: devnet.contracts.validator }),
       REGISTRY_ADDRESSES: JSON.stringify({ [devnet.chain.reference]: devnet.contracts.registry }),
