@@ -73,6 +73,9 @@ describe('a stuck type-4 transaction is re-priced with its authorization list', 
     )
     assert.ok(parsed.maxFeePerGas! >= (BigInt(first.maxFeePerGas) * 1125n) / 1000n, 'fees raised')
 
+    // The journal has the replacement before the node does (journaled, then broadcast): mine only
+    // once the node holds it, or the block may go out without it (automine is off).
+    await eventually('the replacement at the node', 15_000, async () => (await rpc(devnet.anvil.rpcUrl, 'eth_getTransactionByHash', [replacement.transaction!.id])) ?? undefined)
     await rpc(devnet.anvil.rpcUrl, 'evm_mine', [])
     const final = await eventually('the intent to be settled', 15_000, async () => {
       const r = await request(gateway.baseUrl, `/intents/${intentHash}`)
