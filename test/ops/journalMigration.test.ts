@@ -29,6 +29,7 @@ import { openPostgresJournal, postgresJournalSchemaVersion } from '../../src/sto
 import { claimOf, mined, signedTx } from '../support/journalContract.ts'
 import { createTestDatabase } from '../support/postgresDatabase.ts'
 import { request, rpc, signedIntent, startTestGateway } from '../support/testGateway.ts'
+import { undoLaterPostgresMigrations } from '../support/undoLaterPostgresMigrations.ts'
 
 const relayerAccount = privateKeyToAccount(devnetAccounts.relayer)
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -230,7 +231,8 @@ describe('journal upgrade to Idempotency-Keys (SQLite 5 → 6, PostgreSQL 7 → 
       const client = new pg.Client({ connectionString: database.url })
       await client.connect()
       // Back to schema 7: without the Idempotency-Keys (8), the console's audit (9) and the leases' epoch (10).
-      await client.query('DROP TABLE idempotency_keys; DROP TABLE ops_audit; ALTER TABLE relayer_leases DROP COLUMN epoch; DELETE FROM journal_migrations WHERE version >= 8')
+      await undoLaterPostgresMigrations(client)
+      await client.query('DELETE FROM journal_migrations WHERE version >= 8')
       await client.end()
 
       // Two gateways starting at once: the migration runs once.

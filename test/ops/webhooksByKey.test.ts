@@ -23,6 +23,7 @@ import { claimed, claimOf, hash, intentOf, relayer, signedTx } from '../support/
 import { createTestDatabase, type TestDatabase } from '../support/postgresDatabase.ts'
 import { post, signedIntent, startTestGateway, startWorld, type World } from '../support/testGateway.ts'
 import { writeV1Journal } from '../support/v1Journal.ts'
+import { undoLaterPostgresMigrations } from '../support/undoLaterPostgresMigrations.ts'
 
 const globalSecret = `whsec_${randomBytes(32).toString('base64')}`
 const secretB = `whsec_${randomBytes(32).toString('base64')}`
@@ -281,6 +282,7 @@ describe('the journal keeps the asking key (SQLite and PostgreSQL), and older jo
       await admin.query('ALTER TABLE x402_payments DROP COLUMN pending_request')
       await admin.query('DROP TRIGGER executions_change_xid ON executions; DROP FUNCTION executions_change_xid; ALTER TABLE executions DROP COLUMN change_xid')
       await admin.query('DROP TABLE webhook_feed; DROP INDEX webhook_outbox_endpoint_due')
+      await undoLaterPostgresMigrations(admin)
       await admin.query('DELETE FROM journal_migrations WHERE version >= 5')
       await admin.end()
 

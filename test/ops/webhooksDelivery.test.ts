@@ -21,6 +21,7 @@ import { startWebhookDispatcher } from '../../src/webhooks/startWebhookDispatche
 import { eventually } from '../support/eventually.ts'
 import { claimed, claimOf, mined, signedTx } from '../support/journalContract.ts'
 import { createTestDatabase } from '../support/postgresDatabase.ts'
+import { undoLaterPostgresMigrations } from '../support/undoLaterPostgresMigrations.ts'
 
 const secret = `whsec_${randomBytes(32).toString('base64')}`
 const config = (urls: string[], more: Partial<WebhooksConfig> = {}): WebhooksConfig => ({ urls, secret, maxAttempts: 6, retryBaseMs: 10, ...more })
@@ -359,6 +360,7 @@ describe('the change feed after an upgrade', () => {
     await admin.connect()
     await admin.query('UPDATE executions SET updated_at = $1 WHERE id = $2', [Date.now() - 3_600_000, scanned.id])
     await admin.query('DROP TRIGGER executions_change_xid ON executions; DROP FUNCTION executions_change_xid; ALTER TABLE executions DROP COLUMN change_xid')
+    await undoLaterPostgresMigrations(admin)
     await admin.query('DROP TABLE webhook_feed; DROP INDEX webhook_outbox_endpoint_due; DELETE FROM journal_migrations WHERE version >= 7')
     await admin.query('INSERT INTO webhook_cursor (id, scanned_to) VALUES (1, $1)', [Date.now() - 1_800_000])
     await admin.end()
