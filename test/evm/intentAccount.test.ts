@@ -30,8 +30,7 @@ import { derivePolicyId, saltOf } from '../../src/chains/derivePolicyId.ts'
 import { createDevClients } from '../../src/chains/evm/devnet/deployContracts.ts'
 import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
-import { intentTypedData } from '../../src/chains/evm/intentTypedData.ts'
-import { intentTypes } from '../../src/chains/evm/intentTypedData.ts'
+import { accountDomain, batchIntentTypes, intentTypedData, intentTypes } from '../../src/chains/evm/intentTypedData.ts'
 import { demoCounterArtifact } from '../../src/contracts/demoCounterArtifact.ts'
 import { demoDollarArtifact } from '../../src/contracts/demoDollarArtifact.ts'
 import { demoSwapArtifact } from '../../src/contracts/demoSwapArtifact.ts'
@@ -131,23 +130,6 @@ type Intent = { sender: Address; target: Address; data: Hex; value: bigint; nonc
 type Call = { target: Address; value: bigint; data: Hex }
 type Batch = { sender: Address; calls: Call[]; nonce: bigint; validAfter: bigint; validBefore: bigint; policyId: Hex }
 
-const batchTypes = {
-  BatchIntent: [
-    { name: 'sender', type: 'address' },
-    { name: 'calls', type: 'Call[]' },
-    { name: 'nonce', type: 'uint256' },
-    { name: 'validAfter', type: 'uint256' },
-    { name: 'validBefore', type: 'uint256' },
-    { name: 'policyId', type: 'bytes32' },
-  ],
-  Call: [
-    { name: 'target', type: 'address' },
-    { name: 'value', type: 'uint256' },
-    { name: 'data', type: 'bytes' },
-  ],
-} as const
-
-const accountDomain = (chainId: number, account: Address) => ({ name: 'IntentAccount', version: '1', chainId, verifyingContract: account }) as const
 const inputOf = (name: string) => (intentAccountArtifact.abi.find((i) => i.type === 'function' && i.name === name) as { inputs: readonly unknown[] }).inputs[0]
 /** keccak256(abi.encode(intent)) and keccak256(abi.encode(batch)): the hashes IntentExecuted carries, from the compiled ABI. */
 const hashIntent = (intent: Intent) => keccak256(encodeAbiParameters([inputOf('executeIntent')] as never, [intent] as never))
@@ -204,9 +186,9 @@ describe('IntentAccount: an agent executes from its own EOA through EIP-7702', (
     })
   }
   const signIntent = (intent: Intent, { signer = agent, chainId = devnet.anvil.chainId, account = intent.sender }: { signer?: PrivateKeyAccount; chainId?: number; account?: Address } = {}) =>
-    signer.signTypedData({ domain: accountDomain(chainId, account), types: intentTypes, primaryType: 'Intent', message: intent })
+    signer.signTypedData({ domain: accountDomain({ chainId, account }), types: intentTypes, primaryType: 'Intent', message: intent })
   const signBatch = (batch: Batch, { signer = agent, chainId = devnet.anvil.chainId }: { signer?: PrivateKeyAccount; chainId?: number } = {}) =>
-    signer.signTypedData({ domain: accountDomain(chainId, batch.sender), types: batchTypes, primaryType: 'BatchIntent', message: batch })
+    signer.signTypedData({ domain: accountDomain({ chainId, account: batch.sender }), types: batchIntentTypes, primaryType: 'BatchIntent', message: batch })
   const executeIntentData = (intent: Intent, signature: Hex) => encodeFunctionData({ abi: intentAccountArtifact.abi, functionName: 'executeIntent', args: [intent, signature] })
   const executeBatchData = (batch: Batch, signature: Hex) => encodeFunctionData({ abi: intentAccountArtifact.abi, functionName: 'executeBatch', args: [batch, signature] })
   const increment = (by = 1n) => encodeFunctionData({ abi: demoCounterArtifact.abi, functionName: 'increment', args: [by] })
@@ -270,9 +252,9 @@ describe('IntentAccount: an agent executes from its own EOA through EIP-7702', (
     const intent = intentOf()
     const batch = batchOf([{ target: devnet.contracts.counter, value: 1n, data: increment(2n) }])
     const onChainIntent = await pc().readContract({ address: agent.address, abi: intentAccountArtifact.abi, functionName: 'intentSigningHash', args: [intent] })
-    assert.equal(onChainIntent, hashTypedData({ domain: accountDomain(devnet.anvil.chainId, agent.address), types: intentTypes, primaryType: 'Intent', message: intent }))
+    assert.equal(onChainIntent, hashTypedData({ domain: accountDomain({ chainId: devnet.anvil.chainId, account: agent.address }), types: intentTypes, primaryType: 'Intent', message: intent }))
     const onChainBatch = await pc().readContract({ address: agent.address, abi: intentAccountArtifact.abi, functionName: 'batchSigningHash', args: [batch] })
-    assert.equal(onChainBatch, hashTypedData({ domain: accountDomain(devnet.anvil.chainId, agent.address), types: batchTypes, primaryType: 'BatchIntent', message: batch }))
+    assert.equal(onChainBatch, hashTypedData({ domain: accountDomain({ chainId: devnet.anvil.chainId, account: agent.address }), types: batchIntentTypes, primaryType: 'BatchIntent', message: batch }))
     // A single-call intent's hash is the executor's intent hash for the same fields.
     assert.equal(hashIntent(intent), keccak256(encodeAbiParameters([intentExecutorArtifact.abi.find((i) => i.type === 'function' && i.name === 'execute')!.inputs[0]] as never, [intent] as never)))
   })
