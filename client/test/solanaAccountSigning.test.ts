@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test'
 import { getCompiledTransactionMessageDecoder, getCompiledTransactionMessageEncoder } from '@solana/kit'
 import type { SolanaDevnet } from '../../src/chains/solana/devnet/startSolanaDevnet.ts'
 import { type SolanaGateway, solanaAdapterFor, startSolanaDevnet, startSolanaGateway } from '../../test/support/solanaGateway.ts'
+import { solanaPayingClient, startSolanaPaidGateway } from '../../test/support/solanaPayments.ts'
 import { post } from '../../test/support/testGateway.ts'
 import { GatewayClientError, createGatewayClient, createSolanaSigner } from '../src/index.ts'
 import { signAccountMessage } from '../src/solana/signAccountMessage.ts'
@@ -94,5 +95,27 @@ describe('client: Solana account-mode signing', () => {
     // Nothing signed: the intent is still unexecuted.
     const again = await execute({ ...intent, mode: 'account' })
     assert.equal(again.status, 401)
+  })
+
+  it('pays a priced gateway too: the price first (the x402 payer), then the message to sign, then the signature with a payment; the payer is charged once and the transfer runs once', async () => {
+    const paid = await startSolanaPaidGateway(devnet)
+    try {
+      const { client: x402 } = await solanaPayingClient(devnet)
+      const client = createGatewayClient({ url: paid.baseUrl, account: createSolanaSigner(devnet.demo.agent.secretKey), mode: 'account', payment: { x402Client: x402 } })
+      const payerBefore = await devnet.payment.balanceOf(devnet.payment.payer)
+      const agentTokensBefore = await devnet.payment.balanceOf(devnet.demo.agent.address)
+      const result = await client.execute(transfer(103), { chainId: devnet.chainId })
+      assert.equal(result.httpStatus, 200, `${result.status} ${result.detail}`)
+      assert.equal(result.status, '0x11')
+      assert.equal(result.payment?.success, true)
+      assert.equal(
+        await devnet.payment.balanceOf(devnet.payment.payer),
+        payerBefore - devnet.payment.amount,
+        'charged once, though the client made two payments (the first only verified, never settled)',
+      )
+      assert.equal(await devnet.payment.balanceOf(devnet.demo.agent.address), agentTokensBefore - 1_000_000n, "the agent's own DemoDollar moved once")
+    } finally {
+      await paid.close()
+    }
   })
 })

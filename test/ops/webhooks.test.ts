@@ -4,60 +4,26 @@
 // and an event whose delivery a kill -9 interrupted is delivered after the restart.
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
-import { createServer, type Server } from 'node:http'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import { Webhook } from 'standardwebhooks'
 import type { WebhooksConfig } from '../../src/config/webhooksConfig.ts'
 import { webhooksConfig } from '../../src/config/webhooksConfig.ts'
 import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { eventually } from '../support/eventually.ts'
+import { startWebhookReceiver, type WebhookDelivery } from '../support/webhookReceiver.ts'
 import { chainEnv, startGatewayProcess } from '../support/gatewayProcess.ts'
 import { createTestDatabase, type TestDatabase } from '../support/postgresDatabase.ts'
 import { post, signedIntent, startTestGateway, startWorld, type World } from '../support/testGateway.ts'
 
 const secret = `whsec_${randomBytes(32).toString('base64')}`
-const verifier = new Webhook(secret)
 
-type Delivery = { id: string; type: string; intentHash: string; state: string }
-
-/** A webhook receiver on loopback: verifies every delivery, records it, and answers what `answer` says. */
-async function startReceiver(answer: (id: string, tries: number) => number = () => 200) {
-  const deliveries: Delivery[] = []
-  const tries = new Map<string, number>()
-  const refusedSignatures: string[] = []
-  const server: Server = createServer((req, res) => {
-    let body = ''
-    req.on('data', (c) => (body += c))
-    req.on('end', () => {
-      try {
-        verifier.verify(body, {
-          'webhook-id': String(req.headers['webhook-id']),
-          'webhook-timestamp': String(req.headers['webhook-timestamp']),
-          'webhook-signature': String(req.headers['webhook-signature']),
-        })
-      } catch {
-        refusedSignatures.push(body)
-        res.writeHead(400).end()
-        return
-      }
-      const id = String(req.headers['webhook-id'])
-      const n = (tries.get(id) ?? 0) + 1
-      tries.set(id, n)
-      const status = answer(id, n)
-      if (status === 200) deliveries.push(JSON.parse(body) as Delivery)
-      res.writeHead(status).end()
-    })
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/hooks`
-  return { url, deliveries, tries, refusedSignatures, close: () => new Promise<void>((resolve) => server.close(() => resolve())) }
-}
+/** The test's receiver: verifies with the gateway's secret, answers what `answer` says (200 by default). */
+const startReceiver = (answer: (id: string, tries: number) => number = () => 200) => startWebhookReceiver(secret, { answer })
 
 const config = (urls: string[]): WebhooksConfig => ({ urls, secret, maxAttempts: 6, retryBaseMs: 20 })
-const ofIntent = (deliveries: Delivery[], intentHash: string) => deliveries.filter((d) => d.intentHash === intentHash)
+const ofIntent = (deliveries: WebhookDelivery[], intentHash: string) => deliveries.filter((d) => d.intentHash === intentHash)
 
 describe('signed webhooks of execution events', () => {
   let world: World
@@ -87,13 +53,13 @@ describe('signed webhooks of execution events', () => {
     const got = ofIntent(receiver.deliveries, intentHash)
     assert.deepEqual(got.map((d) => d.type).sort(), ['final', 'mined', 'submitted'])
     assert.deepEqual(got.map((d) => d.state).sort(), ['mined', 'mined', 'pending'])
-    const minedId = [...receiver.tries.keys()].find((id) => id.includes(':mined:'))!
-    assert.equal(receiver.tries.get(minedId), 4, 'three refusals, then delivered')
+    const minedId = [...receiver.triesOf.keys()].find((id) => id.includes(':mined:'))!
+    assert.equal(receiver.triesOf.get(minedId), 4, 'three refusals, then delivered')
     assert.deepEqual(
       (await gateway.journal.webhooks.entriesOf(minedId)).map((e) => ({ attempts: e.attempts, delivered: e.delivered })),
       [{ attempts: 4, delivered: true }],
     )
-    assert.deepEqual(receiver.refusedSignatures, [])
+    assert.deepEqual(receiver.badSignatures, [])
     // Nothing more comes: each event once.
     await new Promise((r) => setTimeout(r, 1_000))
     assert.equal(ofIntent(receiver.deliveries, intentHash).length, 3)
@@ -125,7 +91,7 @@ describe('signed webhooks of execution events', () => {
         ['final', 'mined', 'submitted'],
         h,
       )
-    assert.equal(new Set([...receiver.tries.values()]).size, 1, 'every event was sent once')
+    assert.equal(new Set([...receiver.triesOf.values()]).size, 1, 'every event was sent once')
   })
 
   it('delivers after a kill -9: an event the receiver could not take before the crash arrives after the restart', async () => {
@@ -150,7 +116,7 @@ describe('signed webhooks of execution events', () => {
       assert.equal(res.status, 200, res.text)
       intentHash = res.headers.get('x-intent-hash')!
       // Mined, and its events refused at least once: they wait in the outbox.
-      await eventually('a refused mined event', 10_000, async () => ([...receiver.tries.keys()].some((id) => id.includes(intentHash) && id.includes(':mined:')) ? true : undefined))
+      await eventually('a refused mined event', 10_000, async () => ([...receiver.triesOf.keys()].some((id) => id.includes(intentHash) && id.includes(':mined:')) ? true : undefined))
     } finally {
       first.gw.child.kill('SIGKILL')
       await first.gw.exit

@@ -5,13 +5,11 @@
 // column (SQLite schema 3, PostgreSQL schema 4) still open, and a replaced attempt keeps its key.
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
-import { createServer, type Server } from 'node:http'
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import pg from 'pg'
-import { Webhook } from 'standardwebhooks'
 import { hashApiKey } from '../../src/crypto/hashApiKey.ts'
 import type { WebhooksConfig } from '../../src/config/webhooksConfig.ts'
 import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
@@ -19,6 +17,7 @@ import { openPostgresJournal } from '../../src/store/postgres/openPostgresJourna
 import { openJournal } from '../../src/store/sqlite/openJournal.ts'
 import type { Journal } from '../../src/ports/journal.ts'
 import { eventually } from '../support/eventually.ts'
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhookReceiver.ts'
 import { claimed, claimOf, hash, intentOf, relayer, signedTx } from '../support/journalContract.ts'
 import { createTestDatabase, type TestDatabase } from '../support/postgresDatabase.ts'
 import { post, signedIntent, startTestGateway, startWorld, type World } from '../support/testGateway.ts'
@@ -33,43 +32,8 @@ const idA = hashApiKey(keyA).toString('hex').slice(0, 8)
 const idB = hashApiKey(keyB).toString('hex').slice(0, 8)
 const auth = { keyHashes: [hashApiKey(keyA), hashApiKey(keyB)], requireForValidate: false }
 
-type Delivery = { id: string; type: string; intentHash: string; state: string }
-
-/** A receiver that verifies with its own secret: a delivery signed with another is refused and recorded. `refuse` answers 503 to everything. */
-async function startReceiver(secret: string, { refuse = false }: { refuse?: boolean } = {}) {
-  const verifier = new Webhook(secret)
-  const deliveries: Delivery[] = []
-  const badSignatures: string[] = []
-  const tries: string[] = []
-  const server: Server = createServer((req, res) => {
-    let body = ''
-    req.on('data', (c) => (body += c))
-    req.on('end', () => {
-      tries.push(String(req.headers['webhook-id']))
-      if (refuse) {
-        res.writeHead(503).end()
-        return
-      }
-      try {
-        verifier.verify(body, {
-          'webhook-id': String(req.headers['webhook-id']),
-          'webhook-timestamp': String(req.headers['webhook-timestamp']),
-          'webhook-signature': String(req.headers['webhook-signature']),
-        })
-      } catch {
-        badSignatures.push(body)
-        res.writeHead(400).end()
-        return
-      }
-      deliveries.push(JSON.parse(body) as Delivery)
-      res.writeHead(204).end()
-    })
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/hooks`
-  return { url, deliveries, badSignatures, tries, close: () => new Promise<void>((resolve) => server.close(() => resolve())) }
-}
-type Receiver = Awaited<ReturnType<typeof startReceiver>>
+const startReceiver = (secret: string, options: { refuse?: boolean } = {}) => startWebhookReceiver(secret, options)
+type Receiver = WebhookReceiver
 
 const intentsOf = (r: Receiver) => new Set(r.deliveries.map((d) => d.intentHash))
 const typesOf = (r: Receiver, intentHash: string) =>

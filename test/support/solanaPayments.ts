@@ -6,6 +6,8 @@ import { createKeyPairSignerFromPrivateKeyBytes } from '@solana/kit'
 import { x402Client, x402HTTPClient, wrapFetchWithPayment } from '@x402/fetch'
 import { ExactSvmScheme } from '@x402/svm/exact/client'
 import type { ChainConfig } from '../../src/config/gatewayConfig.ts'
+import type { ExecutionGuardConfig } from '../../src/config/limitsConfig.ts'
+import type { WebhooksConfig } from '../../src/config/webhooksConfig.ts'
 import type { PaymentsConfig } from '../../src/config/paymentsConfig.ts'
 import type { StorageConfig } from '../../src/config/storageConfig.ts'
 import { createGateway } from '../../src/createGateway.ts'
@@ -59,6 +61,8 @@ export async function startSolanaPaidGateway(
     rpcTimeoutMs = 2_000,
     otherChains = [],
     relayerPrivateKey,
+    limits,
+    webhooks,
   }: {
     rpcUrl?: string
     payments?: PaymentsConfig
@@ -69,6 +73,8 @@ export async function startSolanaPaidGateway(
     rpcTimeoutMs?: number
     otherChains?: ChainConfig[]
     relayerPrivateKey?: `0x${string}`
+    limits?: ExecutionGuardConfig
+    webhooks?: WebhooksConfig
   } = {},
 ): Promise<TestGateway> {
   const logs: string[] = []
@@ -83,6 +89,8 @@ export async function startSolanaPaidGateway(
         solanaSimulationFeePayer: devnet.simulationFeePayer,
       },
       payments,
+      ...(limits ? { limits } : {}),
+      ...(webhooks ? { webhooks } : {}),
       ...(storage ? { storage } : {}),
       ...(journalPath ? { journal: { path: journalPath, synchronous: 'full' } } : {}),
       execution: { reconcileIntervalMs, receiptTimeoutMs },
