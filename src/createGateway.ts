@@ -102,7 +102,8 @@ export async function createGateway({ config, logger, tracing }: CreateGatewayPa
   const redis = config.storage.redisUrl ? await createRedisClient(config.storage.redisUrl, logger) : undefined
   const guard = createExecutionGuard({
     config: limits,
-    counters: createWindowCounters({ windowMs: limits.windowMs, redis, prefix: `${config.storage.redisPrefix}limits:`, logger }),
+    // Redis unreachable: each instance counts alone, held to its part of each limit among the live instances its leases know.
+    counters: createWindowCounters({ windowMs: limits.windowMs, redis, prefix: `${config.storage.redisPrefix}limits:`, logger, liveInstances: () => leases?.liveInstances?.() ?? 1 }),
   })
   // In the configured order.
   const adapters = config.chains.map((c) => byId.get(c.chainId)!)

@@ -12,7 +12,7 @@
 // configured. Two records landing at once may both count a party's first revert on a target: the
 // bound is per window, not exact.
 import type { ExecutionReceipt } from '../ports/chainAdapter.ts'
-import type { WindowCounters } from '../limits/createWindowCounters.ts'
+import type { WindowCounters, WindowTotal } from '../limits/createWindowCounters.ts'
 import type { GuardRefusalReason } from '../metrics/createMetrics.ts'
 import { Status } from '../status/statusCodes.ts'
 import type { ExecutionGuardConfig } from '../config/limitsConfig.ts'
@@ -102,11 +102,16 @@ export function createExecutionGuard({ config, counters }: { config: ExecutionGu
     await Promise.all([counters.add(targetReverts, 1), ...keys.map((key) => counters.add(key, 1))])
   }
 
+  /** Whether a total reached its limit: all of it when the count is shared, this instance's part of it while it counts alone (Redis unreachable). */
+  const reached = (t: WindowTotal, limit: number) => t.total >= limit * t.share
+  /** What a refusal adds when the count was this instance's own. */
+  const alone = (t: WindowTotal) => (t.share < 1 ? ` (Redis unreachable: counted by this instance alone, held to 1/${Math.round(1 / t.share)} of the limit, its part among the live instances)` : '')
+
   return {
     async relayerSpend(chainId) {
       if (!(config.relayerSpendBudget > 0)) return undefined
-      const { total } = await counters.total(`spend:chain:${chainId}`)
-      return { spent: total, budget: config.relayerSpendBudget, windowSeconds: Math.round(config.windowMs / 1000) }
+      const { total, share } = await counters.total(`spend:chain:${chainId}`)
+      return { spent: total, budget: config.relayerSpendBudget * share, windowSeconds: Math.round(config.windowMs / 1000) }
     },
     async check(subject) {
       const k = keys(subject)
@@ -133,26 +138,26 @@ export function createExecutionGuard({ config, counters }: { config: ExecutionGu
       ])
       // A batch is refused when any target it calls is throttled.
       const throttledTarget = targetShares.find(({ reverts, attempts }) => attempts.total >= config.targetMinAttempts && reverts.total >= config.targetMaxRevertShare * attempts.total)
-      if (chainSpend && chainSpend.total >= config.relayerSpendBudget) {
+      if (chainSpend && reached(chainSpend, config.relayerSpendBudget)) {
         return {
           reason: 'relayer_spend_budget',
           status: Status.UNAVAILABLE,
           problemType: relayerBudgetSpentType,
-          detail: `the relayer spent its budget on ${subject.chainId} for now (RELAYER_SPEND_BUDGET per ${window}); executes resume as the window moves on`,
+          detail: `the relayer spent its budget on ${subject.chainId} for now (RELAYER_SPEND_BUDGET per ${window})${alone(chainSpend)}; executes resume as the window moves on`,
           retryAfterSeconds: chainSpend.retryAfterSeconds,
         }
       }
-      if (sender && sender.total >= config.maxRevertsPerSender) {
+      if (sender && reached(sender, config.maxRevertsPerSender)) {
         return throttled(
           'sender_reverts',
-          `${sender.total} intents of this sender reverted on-chain after passing simulation in the last ${window} (STANDING_MAX_REVERTS_PER_SENDER is ${config.maxRevertsPerSender})`,
+          `${sender.total} intents of this sender reverted on-chain after passing simulation in the last ${window} (STANDING_MAX_REVERTS_PER_SENDER is ${config.maxRevertsPerSender})${alone(sender)}`,
           sender.retryAfterSeconds,
         )
       }
-      if (client && client.total >= config.maxRevertsPerClient) {
+      if (client && reached(client, config.maxRevertsPerClient)) {
         return throttled(
           'client_reverts',
-          `${client.total} executes of this client reverted on-chain after passing simulation in the last ${window} (STANDING_MAX_REVERTS_PER_CLIENT is ${config.maxRevertsPerClient})`,
+          `${client.total} executes of this client reverted on-chain after passing simulation in the last ${window} (STANDING_MAX_REVERTS_PER_CLIENT is ${config.maxRevertsPerClient})${alone(client)}`,
           client.retryAfterSeconds,
         )
       }
@@ -164,12 +169,12 @@ export function createExecutionGuard({ config, counters }: { config: ExecutionGu
           reverts.retryAfterSeconds,
         )
       }
-      if (clientSpend && clientSpend.total >= config.gasBudgetPerClient) {
+      if (clientSpend && reached(clientSpend, config.gasBudgetPerClient)) {
         return {
           reason: 'client_gas_budget',
           status: Status.RATE_LIMITED,
           problemType: gasBudgetSpentType,
-          detail: `the relayer spent this client's gas budget on ${subject.chainId} (${clientSpend.total} of ${config.gasBudgetPerClient} in the chain's smallest unit per ${window}, GAS_BUDGET_PER_CLIENT); retry after ${clientSpend.retryAfterSeconds} s`,
+          detail: `the relayer spent this client's gas budget on ${subject.chainId} (${clientSpend.total} of ${config.gasBudgetPerClient} in the chain's smallest unit per ${window}, GAS_BUDGET_PER_CLIENT)${alone(clientSpend)}; retry after ${clientSpend.retryAfterSeconds} s`,
           retryAfterSeconds: clientSpend.retryAfterSeconds,
         }
       }

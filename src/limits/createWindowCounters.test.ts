@@ -4,6 +4,8 @@ import { after, describe, it } from 'node:test'
 import { Redis } from 'ioredis'
 import { createLogger } from '../logging/createLogger.ts'
 import { createWindowCounters } from './createWindowCounters.ts'
+import { startTcpStall } from '../../bench/chaos/tcpStall.ts'
+import { eventually } from '../../test/support/eventually.ts'
 
 const logger = createLogger({ level: 'silent' })
 const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
@@ -26,27 +28,59 @@ describe('createWindowCounters', () => {
       now += 20_000
       await counters.add('a', 2.5)
       await counters.add('b', 7)
-      assert.deepEqual(await counters.total('a'), { total: 3.5, retryAfterSeconds: 40 })
+      assert.deepEqual(await counters.total('a'), { total: 3.5, retryAfterSeconds: 40, share: 1 })
       // 61 s after the first: it has left the window, the second has not.
       now += 41_000
       // Counted in 5 s buckets: the second addition leaves the window at the end of its bucket.
-      assert.deepEqual(await counters.total('a'), { total: 2.5, retryAfterSeconds: 19 })
+      assert.deepEqual(await counters.total('a'), { total: 2.5, retryAfterSeconds: 19, share: 1 })
       now += 25_000
-      assert.deepEqual(await counters.total('a'), { total: 0, retryAfterSeconds: 0 })
+      assert.deepEqual(await counters.total('a'), { total: 0, retryAfterSeconds: 0, share: 1 })
       assert.equal((await counters.total('unknown')).total, 0)
     })
   }
 
-  it('shares counts between two gateways on one Redis, and fails open when Redis is unreachable', async () => {
+  it('shares counts between two gateways on one Redis; unreachable, counts in memory held to 1/N of each limit (was: counted nothing, every limit open)', async () => {
     const one = createWindowCounters({ windowMs: 60_000, logger, redis, prefix })
     const two = createWindowCounters({ windowMs: 60_000, logger, redis, prefix })
     await one.add('shared', 1)
     await two.add('shared', 1)
-    assert.equal((await one.total('shared')).total, 2)
+    const shared = await one.total('shared')
+    assert.deepEqual([shared.total, shared.share], [2, 1])
     const down = new Redis('redis://127.0.0.1:1', { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null })
-    const unreachable = createWindowCounters({ windowMs: 60_000, logger, redis: down, prefix })
+    const unreachable = createWindowCounters({ windowMs: 60_000, logger, redis: down, prefix, liveInstances: () => 3 })
     await unreachable.add('shared', 5)
-    assert.deepEqual(await unreachable.total('shared'), { total: 0, retryAfterSeconds: 0 })
+    await unreachable.add('shared', 2)
+    const alone = await unreachable.total('shared')
+    assert.deepEqual([alone.total, alone.share], [7, 1 / 3], "this instance's own count, its third of the limit")
     down.disconnect()
+  })
+
+  it("writes what it counted during an outage to Redis once it answers again, in the outage's own time buckets; the shared totals apply again", async () => {
+    const link = await startTcpStall({ host: '127.0.0.1', port: Number(new URL(redisUrl).port || 6379) })
+    const viaLink = new Redis(`redis://127.0.0.1:${link.port}`, { connectTimeout: 500, maxRetriesPerRequest: 1, enableOfflineQueue: false, retryStrategy: () => 50 })
+    viaLink.on('error', () => {})
+    try {
+      await eventually('the link is up', 5_000, async () => (viaLink.status === 'ready' ? true : undefined))
+      let now = 2_000_000
+      const cut = createWindowCounters({ windowMs: 60_000, logger, redis: viaLink, prefix: `${prefix}outage:`, now: () => now, liveInstances: () => 2 })
+      const other = createWindowCounters({ windowMs: 60_000, logger, redis, prefix: `${prefix}outage:`, now: () => now })
+      await cut.add('k', 1)
+      assert.deepEqual(await cut.total('k'), { total: 1, retryAfterSeconds: 60, share: 1 })
+      link.cut()
+      await eventually('the link is down', 5_000, async () => (viaLink.status !== 'ready' ? true : undefined))
+      now += 10_000
+      await cut.add('k', 4)
+      assert.deepEqual(await cut.total('k'), { total: 4, retryAfterSeconds: 60, share: 0.5 }, 'alone: what it counted since, held to half of each limit')
+      assert.equal((await other.total('k')).total, 1, 'the others do not see it yet')
+      link.heal()
+      await eventually('the link is back', 10_000, async () => (viaLink.status === 'ready' ? true : undefined))
+      assert.deepEqual(await cut.total('k'), { total: 5, retryAfterSeconds: 50, share: 1 }, 'shared again, with the outage counted')
+      assert.equal((await other.total('k')).total, 5, 'the others see the outage counts')
+      now += 55_000
+      assert.deepEqual(await other.total('k'), { total: 4, retryAfterSeconds: 5, share: 1 }, 'each part leaves the window when it would have')
+    } finally {
+      viaLink.disconnect()
+      await link.close()
+    }
   })
 })

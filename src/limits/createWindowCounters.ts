@@ -2,13 +2,28 @@
 // total is the sum of the buckets still inside it. In this process's memory, or in Redis (shared
 // by every instance, the same store as the rate limits). Amounts are doubles: a budget is a
 // circuit breaker, exact to 15 significant digits, not an account.
+//
+// Redis unreachable: the counts go on in this process's memory (never skipped: skipping would leave
+// every budget and standing limit unbounded for as long as the outage lasts), and each total says
+// that it is this instance's alone, with `share` = 1/N of the N live instances this instance knows
+// (the relayer leases' count): the caller holds it to that part of each limit, so the fleet together
+// stays within the limit. When Redis answers again, what was counted meanwhile is written to it in
+// its own time buckets (so it leaves the window when it would have), and the shared totals apply again.
 import type { Redis } from 'ioredis'
 import type { Logger } from 'pino'
 
+export type WindowTotal = {
+  total: number
+  /** Seconds until the oldest part of the total leaves the window. */
+  retryAfterSeconds: number
+  /** The part of a limit this total is held to: 1 when the count is shared (or the instance alone), 1/N while it is this instance's own count among N live instances (Redis unreachable). */
+  share: number
+}
+
 export type WindowCounters = {
   add(key: string, amount: number): Promise<void>
-  /** The key's total over the window, and the seconds until the oldest part of it leaves the window. */
-  total(key: string): Promise<{ total: number; retryAfterSeconds: number }>
+  /** The key's total over the window, the seconds until the oldest part of it leaves the window, and the share of a limit it is held to. */
+  total(key: string): Promise<WindowTotal>
 }
 
 export type CreateWindowCountersParameters = {
@@ -20,11 +35,13 @@ export type CreateWindowCountersParameters = {
   logger: Logger
   /** The clock (tests). */
   now?: () => number
+  /** How many live instances share the limits (this one included), as this instance last knew it; default 1. Read only while Redis is unreachable. */
+  liveInstances?: () => number
 }
 
 const buckets = 12
 
-export function createWindowCounters({ windowMs, redis, prefix = 'intent-gateway:limits:', logger, now = Date.now }: CreateWindowCountersParameters): WindowCounters {
+export function createWindowCounters({ windowMs, redis, prefix = 'intent-gateway:limits:', logger, now = Date.now, liveInstances = () => 1 }: CreateWindowCountersParameters): WindowCounters {
   const bucketMs = Math.max(1, Math.ceil(windowMs / buckets))
   const bucketOf = (t: number) => Math.floor(t / bucketMs)
   /** The buckets still inside the window at `t`, and when the oldest of those with an amount leaves it. */
@@ -41,38 +58,90 @@ export function createWindowCounters({ windowMs, redis, prefix = 'intent-gateway
     return { total, retryAfterSeconds, oldestKept }
   }
 
+  /** This process's own counts: the whole store without Redis, the outage's counts with it. */
+  const memory = new Map<string, Map<number, number>>()
+  const addLocal = (key: string, amount: number, t: number) => {
+    let entry = memory.get(key)
+    if (!entry) memory.set(key, (entry = new Map()))
+    const bucket = bucketOf(t)
+    entry.set(bucket, (entry.get(bucket) ?? 0) + amount)
+    for (const b of entry.keys()) if (b <= bucket - buckets) entry.delete(b)
+  }
+  const totalLocal = (key: string, t: number) => {
+    const entry = memory.get(key)
+    if (!entry) return { total: 0, retryAfterSeconds: 0 }
+    const { total, retryAfterSeconds } = sum(entry, t)
+    if (total === 0) memory.delete(key)
+    return { total, retryAfterSeconds }
+  }
+
   if (!redis) {
-    const memory = new Map<string, Map<number, number>>()
     return {
       async add(key, amount) {
-        const t = now()
-        let entry = memory.get(key)
-        if (!entry) memory.set(key, (entry = new Map()))
-        const bucket = bucketOf(t)
-        entry.set(bucket, (entry.get(bucket) ?? 0) + amount)
-        for (const b of entry.keys()) if (b <= bucket - buckets) entry.delete(b)
+        addLocal(key, amount, now())
       },
       async total(key) {
-        const entry = memory.get(key)
-        if (!entry) return { total: 0, retryAfterSeconds: 0 }
-        const { total, retryAfterSeconds } = sum(entry, now())
-        if (total === 0) memory.delete(key)
-        return { total, retryAfterSeconds }
+        return { ...totalLocal(key, now()), share: 1 }
       },
     }
   }
 
   const log = logger.child({ module: 'limits' })
-  // Redis down: counts are skipped (fail open, as the rate limits do), logged once per minute.
-  let warnedAt = 0
-  const skipped = (err: unknown) => {
-    if (Date.now() - warnedAt < 60_000) return
-    warnedAt = Date.now()
-    log.warn({ err: { message: (err as Error).message } }, 'Redis unreachable: standing and budgets are not counted until it is back')
+  let down = false
+  const wentDown = (err: unknown) => {
+    if (down) return
+    down = true
+    log.warn(
+      { err: { message: (err as Error).message }, liveInstances: liveInstances() },
+      "Redis unreachable: standing and budgets are counted in this instance's memory, each limit divided by the live instances",
+    )
   }
+  /** Redis answered: what was counted during the outage goes to it, in its own buckets; then the shared totals apply. */
+  let flushing: Promise<void> | undefined
+  const cameBack = () => {
+    if (!down || flushing) return flushing
+    flushing = (async () => {
+      const t = now()
+      const oldestKept = bucketOf(t) - buckets + 1
+      // A copy: the local counts keep answering while the write is under way, and what is counted
+      // meanwhile stays for the next one; once written, exactly what was written is taken out.
+      const pending = [...memory.entries()].map(([key, entry]) => [key, [...entry].filter(([bucket, amount]) => bucket >= oldestKept && amount !== 0)] as const)
+      const multi = redis.multi()
+      for (const [key, entry] of pending) {
+        for (const [bucket, amount] of entry) multi.hincrbyfloat(prefix + key, String(bucket), amount)
+        multi.pexpire(prefix + key, windowMs + bucketMs)
+      }
+      await multi.exec()
+      for (const [key, entry] of pending) {
+        const kept = memory.get(key)
+        if (!kept) continue
+        for (const [bucket, amount] of entry) {
+          const left = (kept.get(bucket) ?? 0) - amount
+          if (left === 0) kept.delete(bucket)
+          else kept.set(bucket, left)
+        }
+        if (kept.size === 0) memory.delete(key)
+      }
+      down = false
+      log.info({ keys: pending.length }, "Redis reachable again: this instance's counts of the outage were added to the shared ones")
+    })()
+      .catch(wentDown)
+      .finally(() => {
+        flushing = undefined
+      })
+    return flushing
+  }
+  // Written back as soon as the connection is ready again, not at the next execute.
+  redis.on('ready', () => void cameBack())
   return {
     async add(key, amount) {
       const t = now()
+      if (down) {
+        // Counted here until the outage's counts are in Redis (a flush under way has taken what was there).
+        addLocal(key, amount, t)
+        void cameBack()
+        return
+      }
       try {
         await redis
           .multi()
@@ -80,7 +149,8 @@ export function createWindowCounters({ windowMs, redis, prefix = 'intent-gateway
           .pexpire(prefix + key, windowMs + bucketMs)
           .exec()
       } catch (err) {
-        skipped(err)
+        wentDown(err)
+        addLocal(key, amount, t)
       }
     },
     async total(key) {
@@ -88,15 +158,20 @@ export function createWindowCounters({ windowMs, redis, prefix = 'intent-gateway
       try {
         fields = await redis.hgetall(prefix + key)
       } catch (err) {
-        skipped(err)
-        return { total: 0, retryAfterSeconds: 0 }
+        wentDown(err)
+        return { ...totalLocal(key, now()), share: 1 / Math.max(1, liveInstances()) }
+      }
+      if (down) {
+        await cameBack()
+        if (down) return { ...totalLocal(key, now()), share: 1 / Math.max(1, liveInstances()) }
+        fields = await redis.hgetall(prefix + key).catch(() => fields)
       }
       const t = now()
       const entries = Object.entries(fields).map(([b, v]): [number, number] => [Number(b), Number(v)])
       const { total, retryAfterSeconds, oldestKept } = sum(entries, t)
       const stale = entries.filter(([b]) => b < oldestKept).map(([b]) => String(b))
-      if (stale.length > 0) redis.hdel(prefix + key, ...stale).catch(skipped)
-      return { total, retryAfterSeconds }
+      if (stale.length > 0) redis.hdel(prefix + key, ...stale).catch(wentDown)
+      return { total, retryAfterSeconds, share: 1 }
     },
   }
 }

@@ -45,6 +45,12 @@ export type RelayerLeases = {
    * lease unless another live instance holds it; answers who holds it afterwards.
    */
   holdExclusive?(scope: string, key: string): Promise<{ held: true } | { held: false; holder: string }>
+  /**
+   * How many live instances share the journal with this one (itself included), as its last claim
+   * saw them (no round trip of its own): what the limits are divided by while Redis is unreachable
+   * (limits/createWindowCounters.ts). One instance alone: 1.
+   */
+  liveInstances?(): number
   /** True while an operator drains this instance (ops/createOpsSwitches.ts): pools send nothing new and give keys back once idle. */
   draining?(): boolean
   /**

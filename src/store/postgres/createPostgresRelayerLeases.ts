@@ -45,6 +45,8 @@ export function createPostgresRelayerLeases({ url, instanceId, ttlMs = 15_000 }:
   // Keys this instance was last told it holds, per chain, with their epochs: a key held again after
   // a gap, or whose epoch moved (another instance held it between), is `acquired` (its nonce read again).
   const heldBefore = new Map<string, Map<string, number>>()
+  /** The live instances on this journal (every one beats in gateway_instances), as this instance's last claim saw them. */
+  let liveInstancesSeen = 1
 
   return {
     instanceId,
@@ -75,13 +77,15 @@ export function createPostgresRelayerLeases({ url, instanceId, ttlMs = 15_000 }:
         [chainId, `${seats}${instanceId}`, instanceId, ttl],
       )
       const rows = (
-        await pool.query<{ relayer: string; instance_id: string; live: boolean }>(
-          'SELECT relayer, instance_id, expires_at > now() AS live FROM relayer_leases WHERE chain_id = $1 AND (relayer = ANY($2) OR starts_with(relayer, $3))',
+        await pool.query<{ relayer: string; instance_id: string; live: boolean; instances: string }>(
+          `SELECT relayer, instance_id, expires_at > now() AS live, (SELECT count(*) FROM gateway_instances WHERE expires_at > now()) AS instances
+             FROM relayer_leases WHERE chain_id = $1 AND (relayer = ANY($2) OR starts_with(relayer, $3))`,
           [chainId, relayers, seats],
         )
       ).rows
       const live = rows.filter((r) => r.live && r.relayer.startsWith(seats)).map((r) => r.instance_id)
       const share = relayerShare({ keys: relayers.length, instanceIds: live, instanceId })
+      liveInstancesSeen = Math.max(1, Number(rows[0]?.instances ?? 1))
       const keys = rows.filter((r) => !r.relayer.startsWith(seats))
       // Mine while no other instance took it since, even if it lapsed: nobody sent from it meanwhile.
       const mine = new Set(keys.filter((r) => r.instance_id === instanceId).map((r) => r.relayer))
@@ -121,6 +125,9 @@ export function createPostgresRelayerLeases({ url, instanceId, ttlMs = 15_000 }:
         const epoch = epochs.get(relayer)!
         return { chainId, relayer, expiresAt: asked + ttlMs, acquired: before.get(relayer) !== epoch, epoch }
       })
+    },
+    liveInstances() {
+      return liveInstancesSeen
     },
     async holdExclusive(scope, key) {
       // A hold renewed is this instance's heartbeat too (an instance that holds only exclusive keys,
