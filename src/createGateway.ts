@@ -9,7 +9,6 @@ import { createMetricsServer } from './http/createMetricsServer.ts'
 import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import { buildApp } from './app.ts'
-import { createOAuthVerifier } from './auth/createOAuthVerifier.ts'
 import { createOps } from './ops/createOps.ts'
 import { createLocalRelayerLeases } from './ports/relayerLeases.ts'
 import { runtimes } from './runtimes.ts'
@@ -76,7 +75,8 @@ export async function createGateway({ config, logger, tracing }: CreateGatewayPa
       })
     : undefined
   // The operator's switches, read from the journal before anything sends (a drained instance claims nothing from its start).
-  const oauthVerifier = config.oauth && createOAuthVerifier({ config: config.oauth, logger })
+  // jose is loaded only when OAuth is configured.
+  const oauthVerifier = config.oauth && (await import('./auth/createOAuthVerifier.ts')).createOAuthVerifier({ config: config.oauth, logger })
   const ops = config.ops && createOps({ config: config.ops, journal, instanceId: config.storage.instanceId, logger, metrics, oauth: oauthVerifier })
   await ops?.start()
   const runtimeLeases = ops ? ops.drainable(leases ?? createLocalRelayerLeases()) : leases

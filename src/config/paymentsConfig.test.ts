@@ -1,3 +1,4 @@
+import { dollarPriceProblems } from '../payments/dollarPriceProblems.ts'
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { parsePaymentsConfig } from './paymentsConfig.ts'
@@ -93,11 +94,17 @@ describe('parsePaymentsConfig', () => {
     ])
   })
 
-  it('refuses bad JSON, a dollar price where x402 knows no USDC, both facilitators, and a bad key or URL', () => {
+  it('refuses bad JSON, a dollar price where x402 knows no USDC (when payments start), both facilitators, and a bad key or URL', () => {
     assert.match(parse({ X402_PRICES: '{"eip155:31337":' }).problems[0]!, /^X402_PRICES: not valid JSON/)
-    assert.deepEqual(parse({ X402_PRICES: JSON.stringify({ 'eip155:31337': { execute: { price: '$0.01', payTo } } }), FACILITATOR_PRIVATE_KEY: facilitator }).problems, [
+    const dollars = parse({ X402_PRICES: JSON.stringify({ 'eip155:31337': { execute: { price: '$0.01', payTo } } }), FACILITATOR_PRIVATE_KEY: facilitator })
+    assert.deepEqual(dollars.problems, [])
+    assert.deepEqual(dollarPriceProblems(dollars.config!.prices), [
       'X402_PRICES["eip155:31337"].execute.price: x402 knows no USDC on eip155:31337; give "asset", "amount" and "extra": {"name","version"} instead',
     ])
+    assert.deepEqual(
+      dollarPriceProblems(parse({ X402_PRICES: JSON.stringify({ 'eip155:8453': { execute: { price: '$0.01', payTo } } }), FACILITATOR_PRIVATE_KEY: facilitator }).config?.prices ?? {}),
+      [],
+    )
     const prices = JSON.stringify({ 'eip155:31337': { execute: tokenPrice } })
     assert.deepEqual(parse({ X402_PRICES: prices, FACILITATOR_PRIVATE_KEY: facilitator, FACILITATOR_URL: 'http://127.0.0.1:1' }).problems, [
       "FACILITATOR_URL: set either FACILITATOR_URL (a remote facilitator) or the in-process facilitator's keys (FACILITATOR_PRIVATE_KEY / FACILITATOR_SOLANA_PRIVATE_KEY, or in a token or KMS: FACILITATOR_PKCS11_KEY_LABEL, FACILITATOR_KMS_KEY_ID, FACILITATOR_SOLANA_PKCS11_KEY_LABEL, FACILITATOR_SOLANA_KMS_KEY_ID), not both",

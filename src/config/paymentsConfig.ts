@@ -3,8 +3,7 @@
 // paid on an EVM network (x402's exact EVM scheme, an EIP-3009 token) or a Solana one (the exact
 // SVM scheme, an SPL token): the network's family decides, whatever runtime the priced chain is.
 import { readBoolean } from './readBoolean.ts'
-import { getDefaultAsset } from '@x402/evm'
-import { getBase58Encoder } from '@solana/kit'
+import { base58 } from '@scure/base'
 import { createHash } from 'node:crypto'
 import { type Hex, getAddress, isAddress, isHex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
@@ -272,7 +271,7 @@ function readSolanaPrice(value: Record<string, unknown>, network: string, chainI
   for (const field of ['price', 'extra']) {
     if (value[field] !== undefined) problems.push(`${where}.${field}: not taken on a Solana network: give "asset" (the SPL mint) and "amount"`)
   }
-  const isSolanaAddress = (a: unknown) => typeof a === 'string' && /^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(a) && getBase58Encoder().encode(a).length === 32
+  const isSolanaAddress = (a: unknown) => typeof a === 'string' && /^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(a) && base58DecodedLength(a) === 32
   if (!isSolanaAddress(value.payTo)) problems.push(`${where}.payTo: not a Solana address (base58, 32 bytes)`)
   if (!isSolanaAddress(value.asset)) problems.push(`${where}.asset: not an SPL mint address (base58, 32 bytes)`)
   if (typeof value.amount !== 'string' || !/^[1-9][0-9]{0,19}$/.test(value.amount) || BigInt(value.amount) > 0xffffffffffffffffn)
@@ -311,7 +310,7 @@ function readSolanaSeed(text: string): Uint8Array | string {
     if (!bytes) return "not a JSON array of byte values (the Solana CLI's keypair file holds 64 numbers)"
   } else {
     if (!/^[1-9A-HJ-NP-Za-km-z]+$/.test(text)) return "must be the Solana CLI's keypair (a JSON array of 64 numbers) or base58"
-    bytes = Uint8Array.from(getBase58Encoder().encode(text))
+    bytes = base58.decode(text)
   }
   if (bytes.length !== 64 && bytes.length !== 32) return `must hold 64 bytes (seed and public key) or the 32-byte seed; it holds ${bytes.length}`
   return bytes.slice(0, 32)
@@ -340,9 +339,7 @@ function readEvmPrice(value: Record<string, unknown>, network: string, where: st
     }
     if (typeof value.price !== 'string' || !/^\$(0|[1-9][0-9]*)(\.[0-9]{1,6})?$/.test(value.price) || /^\$0(\.0*)?$/.test(value.price)) {
       problems.push(`${where}.price: "${String(value.price).slice(0, 20)}" is not a positive dollar amount like "$0.01"`)
-    } else if (typeof network === 'string' && !hasDefaultUsdc(network)) {
-      problems.push(`${where}.price: x402 knows no USDC on ${network}; give "asset", "amount" and "extra": {"name","version"} instead`)
-    } else price = value.price as `$${string}`
+    } else price = value.price as `$${string}` // paid in x402's USDC on the network: checked when payments start (payments/dollarPriceProblems.ts)
   } else {
     const { asset, amount, extra } = value
     if (typeof asset !== 'string' || !isAddress(asset, { strict: false })) problems.push(`${where}.asset: not a token address (0x + 40 hex digits)`)
@@ -360,12 +357,12 @@ function readEvmPrice(value: Record<string, unknown>, network: string, where: st
   return { network: network as PriceConfig['network'], payTo: getAddress(payTo as string), price, maxTimeoutSeconds, ...(maxGas !== undefined ? { maxGas } : {}) }
 }
 
-function hasDefaultUsdc(network: string): boolean {
+/** How many bytes a base58 string decodes to (0 when it is not base58). */
+function base58DecodedLength(text: string): number {
   try {
-    getDefaultAsset(network as `${string}:${string}`)
-    return true
+    return base58.decode(text).length
   } catch {
-    return false
+    return 0
   }
 }
 

@@ -17,6 +17,8 @@ import { FacilitatorUnavailableError } from './facilitatorUnavailableError.ts'
 import { GatewayError } from '../errors/gatewayError.ts'
 import { type GatewayFacilitator, withoutUndefined } from './createFacilitatorClient.ts'
 import { paymentKeyOf } from './paymentKeyOf.ts'
+import { claimedPayer } from './claimedPayer.ts'
+import { freeTicket } from './freeTicket.ts'
 import type { PaymentLedger, PaymentRecord, PendingRequest, StoredAnswer } from '../ports/paymentLedger.ts'
 import { isSettlementPending, settlementPendingReason } from './settlementPending.ts'
 
@@ -129,16 +131,10 @@ export type Payments = {
   isInFlight(paymentId: number): boolean
   /** Every priced route on every chain with the `accepts` it offers (the bazaar's catalogue). */
   offers(): Promise<Offer[]>
+  /** The payer a PAYMENT-SIGNATURE names, before the facilitator verified it (claimedPayer.ts): used only to refuse. */
+  claimedPayer(header: string): string | undefined
   /** Stops the periodic resolver, when one was started. */
   close(): Promise<void>
-}
-
-/** What a free request's payment is: nothing to settle, nothing charged. */
-export const freeTicket: PaymentTicket = {
-  payment: 'none',
-  settle: async () => ({ ok: true, response: undefined }),
-  finish: async () => ({ kind: 'served', paymentResponse: undefined, payment: undefined, charged: 'free' }),
-  fail: async () => {},
 }
 
 export function createPayments({
@@ -399,6 +395,7 @@ export function createPayments({
     offers,
     remember: (payment, answer) => ledger.saveAnswer(payment.id, answer),
     isInFlight: (id) => inFlight.has(id),
+    claimedPayer,
     close: async () => {},
   }
 }

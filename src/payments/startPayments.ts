@@ -18,6 +18,8 @@ import { consumeDeliveredCredits } from './consumeDeliveredCredits.ts'
 import { resolveUnresolvedPayments, type SolanaSettlementStatus } from './resolveUnresolvedPayments.ts'
 import { deliverPendingRequests } from './deliverPendingRequests.ts'
 import { svmFeeLimitsOf } from './svmFeeLimits.ts'
+import { dollarPriceProblems } from './dollarPriceProblems.ts'
+import { ConfigError } from '../errors/configError.ts'
 import type { FacilitatorSpend } from './createSettlementSpendWatch.ts'
 
 export type StartPaymentsParameters = {
@@ -66,6 +68,8 @@ export async function startPayments({
   onFacilitatorSpend,
   failedSettlementWindowMs,
 }: StartPaymentsParameters): Promise<Payments> {
+  const problems = dollarPriceProblems(config.prices)
+  if (problems.length > 0) throw new ConfigError(problems)
   const rpcUrls: Record<Network, string> = {}
   const settledOn = new Map<string, string>()
   for (const routes of Object.values(config.prices)) {

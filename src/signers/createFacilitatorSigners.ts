@@ -2,7 +2,7 @@
 // says they live: in the process (FACILITATOR_PRIVATE_KEY, FACILITATOR_SOLANA_PRIVATE_KEY), in the
 // PKCS#11 token, or in KMS (config/signersConfig.ts). A key that cannot be opened stops the
 // start-up naming its setting; the addresses are known from here on (the fleet's lease, the logs).
-import { getBase58Decoder } from '@solana/kit'
+import { base58 } from '@scure/base'
 import type { LocalAccount } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import type { FacilitatorConfig } from '../config/paymentsConfig.ts'
@@ -26,9 +26,7 @@ export async function createFacilitatorSigners(config: Extract<FacilitatorConfig
   const solana = config.solanaKey ? await createEd25519Signer(config.solanaKey) : config.solanaSecretKey ? createLocalEd25519Signer(config.solanaSecretKey.subarray(0, 32)) : undefined
   const keys: FacilitatorSigners['keys'] = [
     ...(evm ? [{ key: 'evm' as const, address: evm.address, signer: evm.backend, setting: config.evmKey?.setting ?? 'FACILITATOR_PRIVATE_KEY' }] : []),
-    ...(solana
-      ? [{ key: 'solana' as const, address: getBase58Decoder().decode(solana.publicKey), signer: solana.backend, setting: config.solanaKey?.setting ?? 'FACILITATOR_SOLANA_PRIVATE_KEY' }]
-      : []),
+    ...(solana ? [{ key: 'solana' as const, address: base58.encode(solana.publicKey), signer: solana.backend, setting: config.solanaKey?.setting ?? 'FACILITATOR_SOLANA_PRIVATE_KEY' }] : []),
   ]
   return { ...(evm ? { evm } : {}), ...(solana ? { solana } : {}), keys }
 }

@@ -1,10 +1,10 @@
 // The EVM chains' adapters: endpoints for every chain (configured or discovered), the relayer keys
 // (in the process, in KMS, in a PKCS#11 token) shared by every chain, one adapter per chain.
+import type { LocalAccount } from 'viem'
 import type { ChainConfig } from '../../config/gatewayConfig.ts'
 import type { RuntimeChains, RuntimeContext } from '../../config/runtimeModule.ts'
 import { ConfigError } from '../../errors/configError.ts'
 import { GatewayError } from '../../errors/gatewayError.ts'
-import { createKmsSigner } from '../../signers/createKmsSigner.ts'
 import { createEvmAdapter } from './createEvmAdapter.ts'
 import { createChainList } from './discovery/createChainList.ts'
 import { resolveChains } from './discovery/resolveChains.ts'
@@ -25,9 +25,13 @@ export async function createEvmChains(configs: ChainConfig[], { settings, logger
   }
   // Keys that never enter the process: their addresses are read from KMS at start-up.
   const kms = settings.signers?.kms
-  let remoteAccounts: Awaited<ReturnType<typeof createKmsSigner>>[]
+  let remoteAccounts: Array<LocalAccount & { backend: string }> = []
   try {
-    remoteAccounts = kms && kms.keyIds.length > 0 ? await Promise.all(kms.keyIds.map((keyId) => createKmsSigner({ keyId, region: kms.region!, endpoint: kms.endpoint }))) : []
+    if (kms && kms.keyIds.length > 0) {
+      // KMS's SDK is loaded only when a KMS key is configured.
+      const { createKmsSigner } = await import('../../signers/createKmsSigner.ts')
+      remoteAccounts = await Promise.all(kms.keyIds.map((keyId) => createKmsSigner({ keyId, region: kms.region!, endpoint: kms.endpoint })))
+    }
   } catch (err) {
     throw new ConfigError([`RELAYER_KMS_KEY_IDS: ${err instanceof GatewayError ? `${err.shortMessage} (${err.details})` : err instanceof Error ? err.message : String(err)}`])
   }

@@ -1,6 +1,5 @@
 // POST /intents/execute: validate, then execute on-chain through the relayer.
 import type { FastifyInstance, preValidationAsyncHookHandler } from 'fastify'
-import { decodeTransactionFromPayload, getTokenPayerFromTransaction } from '@x402/svm'
 import type { ChainRegistry } from '../../../intents/createChainRegistry.ts'
 import type { Journal } from '../../../ports/journal.ts'
 import type { Metrics } from '../../../metrics/createMetrics.ts'
@@ -97,7 +96,7 @@ export function registerExecuteRoute(
       return (
         (key && (await answerIdempotencyKey({ journal, adapter: req.adapter, intentHash: req.intentHash, key }))) ??
         (await replayExecution({ adapter: req.adapter, journal, intentHash: req.intentHash })) ??
-        (guard && (await refusal(guard, req, clientOf(request, claimedPayer(request)), metrics)))
+        (guard && (await refusal(guard, req, clientOf(request, claimedPayerOf(request, payments)), metrics)))
       )
     },
     // The execute itself, straight: claim, validate and simulate; settle the payment; then send, or give the claim back.
@@ -159,32 +158,18 @@ export function registerExecuteRoute(
   })
 }
 
+/** The payer a request's PAYMENT-SIGNATURE names, on a gateway that takes payments (else nobody: the header means nothing there). */
+function claimedPayerOf(request: FastifyRequest, payments: Payments | undefined): string | undefined {
+  const header = request.headers['payment-signature']
+  return typeof header === 'string' && payments ? payments.claimedPayer(header) : undefined
+}
+
 /** Who is asking: its API key, else who pays, else its address (an IPv6 client by its /64), as the rate limit counts it. */
 function clientOf(request: FastifyRequest, payer: string | undefined): string {
   if (request.apiKeyId !== undefined) return `key:${request.apiKeyId}`
   // Hex addresses are case-insensitive; a base58 key (Solana) is not.
   if (payer !== undefined) return `payer:${payer.startsWith('0x') ? payer.toLowerCase() : payer}`
   return `ip:${toClientAddressKey(request.ip)}`
-}
-
-/**
- * The payer a PAYMENT-SIGNATURE names, before the facilitator verified it: used only to refuse
- * (naming a throttled payer only refuses oneself; naming another, the payment then fails to verify).
- */
-function claimedPayer(request: FastifyRequest): string | undefined {
-  const header = request.headers['payment-signature']
-  if (typeof header !== 'string' || header.length > 16_384) return undefined
-  try {
-    const payload = (JSON.parse(Buffer.from(header, 'base64').toString('utf8')) as { payload?: { authorization?: { from?: unknown }; transaction?: unknown } }).payload
-    const from = payload?.authorization?.from
-    if (typeof from === 'string' && /^0x[0-9a-fA-F]{40}$/.test(from)) return from
-    // Solana's exact scheme: the SPL transfer's authority, as the facilitator will verify it (paymentKeyOf.ts).
-    const transaction = payload?.transaction
-    if (typeof transaction !== 'string' || transaction.length > 4096) return undefined
-    return getTokenPayerFromTransaction(decodeTransactionFromPayload({ transaction })) || undefined
-  } catch {
-    return undefined
-  }
 }
 
 function subjectOf(req: IntentRequest, client: string): GuardSubject {

@@ -1,0 +1,104 @@
+// What the gateway loads and holds at start, in the bench's configuration (bench/run.ts: EVM only,
+// production's Node flags, dist/main.js, MCP on, no payments): its RSS and heap once ready, and the
+// modules it loaded, counted by package (a resolve hook records every file it imports). Medians of
+// three starts. `npx tsx bench/memoryAtStart.ts [--modules]` (`npm run build` first).
+import { spawn } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parseEther, toHex } from 'viem'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { productionNodeFlags } from '../scripts/productionCommand.ts'
+import { createDevClients, startDevnet } from './gatewayParts.ts'
+
+const starts = Number(process.env.MEMORY_STARTS ?? 3)
+const showModules = process.argv.includes('--modules')
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+
+const dir = mkdtempSync(join(tmpdir(), 'memory-at-start-'))
+const hook = join(dir, 'hook.mjs')
+writeFileSync(
+  hook,
+  `import { register } from 'node:module'
+register('data:text/javascript,' + encodeURIComponent(\`
+import { appendFileSync } from 'node:fs'
+export async function resolve(specifier, context, next) {
+  const r = await next(specifier, context)
+  if (r.url.startsWith('file:')) appendFileSync(process.env.MODULE_LOG, r.url + '\\\\n')
+  return r
+}\`))
+`,
+)
+
+const devnet = await startDevnet()
+// A key of its own (production refuses the devnet's public keys), funded on the devnet.
+const relayerKey = generatePrivateKey()
+await createDevClients(devnet.anvil.rpcUrl, devnet.anvil.chainId).publicClient.request({
+  method: 'anvil_setBalance' as never,
+  params: [privateKeyToAccount(relayerKey).address, toHex(parseEther('1000'))] as never,
+})
+const rss: number[] = []
+const heap: number[] = []
+let modules: string[] = []
+try {
+  for (let i = 0; i < starts; i++) {
+    const port = 10_000 + Math.floor(Math.random() * 22_000)
+    const moduleLog = join(dir, `modules-${i}.log`)
+    writeFileSync(moduleLog, '')
+    const child = spawn(process.execPath, [...productionNodeFlags(), ...(showModules ? ['--import', hook] : []), 'dist/main.js'], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        NODE_ENV: 'production',
+        LOG_LEVEL: 'warn',
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        PUBLIC_URL: `https://127.0.0.1:${port}`,
+        EXECUTOR_ADDRESSES: JSON.stringify({ [devnet.chain.reference]: devnet.contracts.executor }),
+        VALIDATOR_ADDRESSES: JSON.stringify({ [devnet.chain.reference]: devnet.contracts.validator }),
+        REGISTRY_ADDRESSES: JSON.stringify({ [devnet.chain.reference]: devnet.contracts.registry }),
+        RPC_URLS: JSON.stringify({ [devnet.chain.reference]: devnet.anvil.rpcUrl }),
+        RELAYER_PRIVATE_KEY: relayerKey,
+        API_KEYS: `bench-${generatePrivateKey().slice(2, 34)}`,
+        JOURNAL_PATH: join(dir, `journal-${i}.sqlite`),
+        MODULE_LOG: moduleLog,
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    })
+    const deadline = Date.now() + 60_000
+    for (;;) {
+      const ok = await fetch(`http://127.0.0.1:${port}/health`).then(
+        (r) => r.ok,
+        () => false,
+      )
+      if (ok) break
+      if (Date.now() > deadline) throw new Error('the gateway did not start')
+      await new Promise((r) => setTimeout(r, 100))
+    }
+    // Settled: what start-up left behind, after a moment.
+    await new Promise((r) => setTimeout(r, 2_000))
+    const status = readFileSync(`/proc/${child.pid}/status`, 'utf8')
+    rss.push(Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024)
+    const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text().catch(() => '')
+    const used = /^nodejs_heap_size_used_bytes (\S+)/m.exec(metrics)
+    if (used) heap.push(Number(used[1]) / 1024 / 1024)
+    child.kill('SIGKILL')
+    modules = [...new Set(readFileSync(moduleLog, 'utf8').split('\n').filter(Boolean))]
+  }
+} finally {
+  await devnet.stop()
+}
+process.stdout.write(`idle RSS after start: median ${median(rss).toFixed(1)} MB of ${rss.map((r) => r.toFixed(1)).join(', ')}\n`)
+if (heap.length > 0) process.stdout.write(`heap used: median ${median(heap).toFixed(1)} MB\n`)
+if (showModules) {
+  const byPackage = new Map<string, number>()
+  for (const url of modules) {
+    const path = decodeURIComponent(new URL(url).pathname)
+    const at = path.lastIndexOf('/node_modules/')
+    const name = at < 0 ? '(gateway)' : (path.slice(at + 14).match(/^(@[^/]+\/[^/]+|[^/]+)/)?.[1] ?? path)
+    byPackage.set(name, (byPackage.get(name) ?? 0) + 1)
+  }
+  process.stdout.write(`${modules.length} files loaded, by package:\n`)
+  for (const [name, n] of [...byPackage].sort((a, b) => b[1] - a[1])) process.stdout.write(`  ${String(n).padStart(5)}  ${name}\n`)
+}
+rmSync(dir, { recursive: true, force: true })
