@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { getCompiledTransactionMessageDecoder, getCompiledTransactionMessageEncoder } from '@solana/kit'
+import { agentTransferBody } from '../../src/chains/solana/devnet/agentTransferBody.ts'
 import type { SolanaDevnet } from '../../src/chains/solana/devnet/startSolanaDevnet.ts'
 import { type SolanaGateway, solanaAdapterFor, startSolanaDevnet, startSolanaGateway } from '../../test/support/solanaGateway.ts'
 import { solanaPayingClient, startSolanaPaidGateway } from '../../test/support/solanaPayments.ts'
@@ -25,23 +26,10 @@ describe('client: Solana account-mode signing', () => {
     await devnet?.stop()
   })
 
+  /** The demo agent's transfer of 1 DemoDollar from its own token account (the mode is added where it is sent). */
   const transfer = (nonce: number) => {
-    const agent = devnet.demo.agent
-    return {
-      sender: agent.address,
-      target: 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA',
-      data: '0x0340420f0000000000' as const,
-      value: '0',
-      nonce: String(nonce),
-      validAfter: '0',
-      validBefore: '0',
-      policyId: agent.policyId,
-      accounts: [
-        { address: agent.tokenAccount, signer: false, writable: true },
-        { address: agent.recipientTokenAccount, signer: false, writable: true },
-        { address: agent.address, signer: true, writable: false },
-      ],
-    }
+    const { mode: _mode, ...intent } = agentTransferBody(devnet.demo.agent, { nonce })
+    return intent
   }
   const execute = (body: unknown) => post(gateway.baseUrl, '/intents/execute', body, { 'x-chain-id': devnet.chainId })
 

@@ -11,8 +11,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { createSolanaSigner } from '../../client/src/index.ts'
 import { signAccountMessage } from '../../client/src/solana/signAccountMessage.ts'
 import { ed25519Seed } from '../../src/chains/solana/ed25519Seed.ts'
+import { agentTransferBody } from '../../src/chains/solana/devnet/agentTransferBody.ts'
 import type { SolanaDevnet } from '../../src/chains/solana/devnet/startSolanaDevnet.ts'
-import { startSolanaDevnet } from '../support/solanaGateway.ts'
+import { accountModeFeeOf, startSolanaDevnet } from '../support/solanaGateway.ts'
 import { startSolanaPaidGateway } from '../support/solanaPayments.ts'
 import type { TestGateway } from '../support/testGateway.ts'
 
@@ -38,25 +39,7 @@ describe('MCP execute_intent in Solana account mode against the LiteSVM devnet',
   })
 
   /** The demo agent's transfer of 1 DemoDollar (1,000,000 units) from its own token account, signed by itself. */
-  const transfer = (nonce: number) => {
-    const agent = devnet.demo.agent
-    return {
-      sender: agent.address,
-      target: 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA',
-      data: '0x0340420f0000000000' as const,
-      value: '0',
-      nonce: String(nonce),
-      validAfter: '0',
-      validBefore: '0',
-      policyId: agent.policyId,
-      accounts: [
-        { address: agent.tokenAccount, signer: false, writable: true },
-        { address: agent.recipientTokenAccount, signer: false, writable: true },
-        { address: agent.address, signer: true, writable: false },
-      ],
-      mode: 'account' as const,
-    }
-  }
+  const transfer = (nonce: number) => agentTransferBody(devnet.demo.agent, { nonce })
   const execute = (intent: unknown) => mcp.callTool({ name: 'execute_intent', arguments: { intent, chainId: devnet.chainId } }) as Promise<ToolResult>
   const lamportsOf = async (address: Address) => (await devnet.rpc.getBalance(address).send()).value
   const dollarsOf = (owner: Address) => devnet.payment.balanceOf(owner)
@@ -82,10 +65,8 @@ describe('MCP execute_intent in Solana account mode against the LiteSVM devnet',
     assert.equal(result.structuredContent.httpStatus, 200)
     assert.equal(result.structuredContent.erc1066Status, '0x11')
     assert.equal(await dollarsOf(devnet.demo.agent.address as Address), before.dollars - 1_000_000n, "the agent's own DemoDollar moved, once")
-    const row = await gateway.journal.get(result.structuredContent.headers['x-intent-hash'], devnet.chainId)
-    const details = row?.transaction?.details as { computeUnitLimit: string; computeUnitPrice: string }
-    const priorityFee = (BigInt(details.computeUnitLimit) * BigInt(details.computeUnitPrice) + 999_999n) / 1_000_000n
-    assert.equal(before.relayer - (await lamportsOf(relayer)), 10_000n + priorityFee, 'the relayer paid the fee and its priority fee, nothing else')
+    const fee = await accountModeFeeOf(gateway.journal, result.structuredContent.headers['x-intent-hash'], devnet.chainId)
+    assert.equal(before.relayer - (await lamportsOf(relayer)), fee, 'the relayer paid the fee and its priority fee, nothing else')
   })
 
   it('refuses a signature of anything but the issued message: 0xE4, nothing sent', async () => {

@@ -26,7 +26,7 @@ import { createReconciler } from '../../src/intents/createReconciler.ts'
 import type { ChainAdapter } from '../../src/ports/chainAdapter.ts'
 import type { Intent } from '../../src/ports/intent.ts'
 import { assertCommonHeaders } from '../support/assertCommonHeaders.ts'
-import { type SolanaGateway, demoIntents, quietLogger, solanaAdapterFor, startSolanaDevnet, startSolanaGateway } from '../support/solanaGateway.ts'
+import { type SolanaGateway, accountModeFeeOf, demoIntents, quietLogger, solanaAdapterFor, startSolanaDevnet, startSolanaGateway } from '../support/solanaGateway.ts'
 import { post } from '../support/testGateway.ts'
 
 describe('Solana account mode (agent as signer, relayer as fee payer) through the gateway', () => {
@@ -101,10 +101,7 @@ describe('Solana account mode (agent as signer, relayer as fee payer) through th
     const rent = await devnet.rpc.getMinimumBalanceForRentExemption(48n).send()
     const row = await gateway.journal.get(hashOf(i), devnet.chainId)
     assert.equal(row?.state, 'mined')
-    const details = row?.transaction?.details as { mode: string; computeUnitLimit: string; computeUnitPrice: string }
-    assert.equal(details.mode, 'account')
-    const priorityFee = (BigInt(details.computeUnitLimit) * BigInt(details.computeUnitPrice) + 999_999n) / 1_000_000n
-    assert.equal(before.relayer - after.relayer, 10_000n + priorityFee, 'the relayer pays two signatures and the priority fee it chose')
+    assert.equal(before.relayer - after.relayer, await accountModeFeeOf(gateway.journal, hashOf(i), devnet.chainId), 'the relayer pays two signatures and the priority fee it chose')
     assert.equal(before.sender - after.sender, rent + 2_000n, "the agent pays the nonce record's rent and the value")
     assert.equal(after.recipient - before.recipient, 2_000n)
     const record = await devnet.rpc.getAccountInfo(await devnet.program.nonceAddress(devnet.demo.sender as Address, i.nonce), { encoding: 'base64' }).send()

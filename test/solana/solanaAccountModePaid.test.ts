@@ -15,7 +15,7 @@ import type { SolanaDevnet } from '../../src/chains/solana/devnet/startSolanaDev
 import type { Intent } from '../../src/ports/intent.ts'
 import { assertCommonHeaders } from '../support/assertCommonHeaders.ts'
 import { eventually } from '../support/eventually.ts'
-import { demoIntents, startSolanaDevnet } from '../support/solanaGateway.ts'
+import { accountModeFeeOf, demoIntents, startSolanaDevnet } from '../support/solanaGateway.ts'
 import { solanaPayingClient, startSolanaPaidGateway } from '../support/solanaPayments.ts'
 import { post, request, type TestGateway } from '../support/testGateway.ts'
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhookReceiver.ts'
@@ -108,10 +108,7 @@ describe('Solana account mode, paid, budgeted, with webhooks and events', () => 
     const rent = await devnet.rpc.getMinimumBalanceForRentExemption(48n).send()
     const row = await gateway.journal.get(hashOf(i), devnet.chainId)
     assert.equal(row?.state, 'mined')
-    const details = row?.transaction?.details as { mode: string; computeUnitLimit: string; computeUnitPrice: string }
-    assert.equal(details.mode, 'account')
-    const priorityFee = (BigInt(details.computeUnitLimit) * BigInt(details.computeUnitPrice) + 999_999n) / 1_000_000n
-    assert.equal(before.relayer - after.relayer, 10_000n + priorityFee, 'the relayer paid two signatures and its priority fee, nothing else')
+    assert.equal(before.relayer - after.relayer, await accountModeFeeOf(gateway.journal, hashOf(i), devnet.chainId), 'the relayer paid two signatures and its priority fee, nothing else')
     assert.equal(before.agent - after.agent, rent + 2_000n, "the agent paid the nonce record's rent and the value")
     assert.equal(after.recipient - before.recipient, 2_000n, 'the intent ran once')
     assert.equal(before.payer - after.payer, devnet.payment.amount, 'the payer paid exactly the price')

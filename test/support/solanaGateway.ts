@@ -103,3 +103,15 @@ export function demoIntents(devnetOf: () => SolanaDevnet, firstNonce: bigint) {
   const sign = (i: Intent, seed = devnetOf().demo.senderSecretKey) => `0x${Buffer.from(ed25519Seed.sign(seed, Buffer.from(hashOf(i).slice(2), 'hex'))).toString('hex')}` as const
   return { intent, hashOf, sign }
 }
+
+/**
+ * What the fee payer of an account-mode transaction pays, read from its journal record: two
+ * signatures (the relayer's and the agent's) at 5,000 lamports and the priority fee it chose
+ * (compute-unit limit × price in micro-lamports, rounded up). Undefined when the record is not an
+ * account-mode transaction.
+ */
+export async function accountModeFeeOf(journal: Journal, intentHash: `0x${string}`, chainId: string): Promise<bigint | undefined> {
+  const details = (await journal.get(intentHash, chainId))?.transaction?.details as { mode?: string; computeUnitLimit: string; computeUnitPrice: string } | undefined
+  if (details?.mode !== 'account') return undefined
+  return 10_000n + (BigInt(details.computeUnitLimit) * BigInt(details.computeUnitPrice) + 999_999n) / 1_000_000n
+}

@@ -2,11 +2,11 @@
 // signed (the demo sender's key is a public devnet key, so the signature is computed here) and
 // unsigned, with the chain's CAIP-2 id.
 import type { Address } from '@solana/kit'
-import { TOKEN_PROGRAM_ADDRESS } from '@solana-program/token'
 import { ed25519Seed } from '../ed25519Seed.ts'
 import { createSolanaRuntime } from '../solanaRuntime.ts'
 import type { Intent } from '../../../ports/intent.ts'
 import type { SolanaDemoAgent } from './seedDemoAgent.ts'
+import { agentTransferBody } from './agentTransferBody.ts'
 import type { SolanaDevnet } from './startSolanaDevnet.ts'
 
 /** A PKCS#8 DER prefix for a raw 32-byte Ed25519 seed (RFC 8410), so that node:crypto can sign with it. */
@@ -31,24 +31,7 @@ export function accountModeCommands({
   apiKey?: string | undefined
   nonce?: bigint
 }): string {
-  const amount = Buffer.alloc(8)
-  amount.writeBigUInt64LE(1_000_000n)
-  const body = JSON.stringify({
-    sender: agent.address,
-    target: TOKEN_PROGRAM_ADDRESS,
-    data: `0x03${amount.toString('hex')}`,
-    value: '0',
-    nonce: nonce.toString(),
-    validAfter: '0',
-    validBefore: '0',
-    policyId: agent.policyId,
-    accounts: [
-      { address: agent.tokenAccount, signer: false, writable: true },
-      { address: agent.recipientTokenAccount, signer: false, writable: true },
-      { address: agent.address, signer: true, writable: false },
-    ],
-    mode: 'account',
-  })
+  const body = JSON.stringify(agentTransferBody(agent, { nonce }))
   const headers = `-H 'Content-Type: application/json' -H 'X-Chain-Id: ${chainId}'${apiKey ? ` -H 'Authorization: Bearer ${apiKey}'` : ''}`
   const seed = Buffer.from(agent.secretKey).toString('hex')
   const readMessage = `node -e 'let s="";process.stdin.on("data",(d)=>{s+=d}).on("end",()=>process.stdout.write(JSON.parse(s).signing.message))'`
