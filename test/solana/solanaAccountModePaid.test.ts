@@ -184,4 +184,48 @@ describe('Solana account mode, paid, budgeted, with webhooks and events', () => 
     assert.equal(refused.body.type, 'urn:intent-gateway:problem:relayer-budget-spent')
     assert.deepEqual(await balances(), before, 'nothing sent')
   })
+
+  it("counts account-mode fees in the client's gas budget: once spent, an unpaid account-mode execute is refused 429 0xF6 before any message is issued", async () => {
+    const budgeted = await startSolanaPaidGateway(devnet, {
+      payments: { ...devnet.payments, prices: {} },
+      limits: { ...limitsConfig({}).value, maxRevertsPerSender: 0, maxRevertsPerClient: 0, targetMaxRevertShare: 0, gasBudgetPerClient: 1 },
+    })
+    cleanup.push(() => budgeted.close())
+    const first = intent()
+    const asked = await execute(budgeted, body(first))
+    assert.equal(asked.status, 401, asked.text)
+    const ran = await execute(budgeted, body(first, { signature: sign(asked.body.signing.message) }))
+    assert.equal(ran.status, 200, ran.text)
+    const second = intent()
+    const before = await balances()
+    const refused = await execute(budgeted, body(second))
+    assert.equal(refused.status, 429, refused.text)
+    assertCommonHeaders(refused, { status: '0xF6', chainId: devnet.chainId, chainType: 'solana' })
+    assert.equal(refused.body.type, 'urn:intent-gateway:problem:gas-budget-spent')
+    assert.equal(refused.body.signing, undefined, 'no message issued past the budget')
+    assert.deepEqual(await balances(), before, 'nothing sent')
+  })
+
+  it("describes Solana account mode in /openapi.json as the gateway answers it: the body's `mode`, `signature`, and the 0xE5 `signing` fields", async () => {
+    const res = await request(gateway.baseUrl, '/openapi.json')
+    assert.equal(res.status, 200, res.text)
+    const op = res.body.paths['/intents/execute'].post
+    const properties = op.requestBody.content['application/json'].schema.properties
+    assert.match(properties.mode.description, /Solana: `account` has the agent's own wallet sign the transaction and the relayer only pay its fee/)
+    assert.match(properties.mode.description, /401 0xE5 with `signing\.message` \(the base64 transaction message, fee payer the relayer\) and `signing\.lastValidBlockHeight`/)
+    const problem = op.responses['401'].content['application/problem+json'].schema
+    const problemSchema = problem.$ref ? res.body.components.schemas[problem.$ref.replace('#/components/schemas/', '')] : problem
+    const documented = /Solana account mode: `\{ ([^}]*) \}`/.exec(problemSchema.properties.signing.description)?.[1]
+    assert.ok(documented, 'the signing description names the Solana account-mode fields')
+    const fields = documented.split(', ').map((f) => f.split(/[: ]/)[0]!)
+    // The fields a real 0xE5 answer carries, for an unpaid gateway (the paid one asks for the price first).
+    const free = await startSolanaPaidGateway(devnet, { payments: { ...devnet.payments, prices: {} } })
+    cleanup.push(() => free.close())
+    const asked = await execute(free, body(intent()))
+    assert.equal(asked.status, 401, asked.text)
+    assert.deepEqual(Object.keys(asked.body.signing).sort(), [...fields].sort())
+    assert.equal(asked.body.signing.scheme, 'ed25519')
+    assert.equal(asked.body.signing.encoding, 'base64')
+    assert.equal(asked.body.signing.feePayer, relayer)
+  })
 })

@@ -85,7 +85,7 @@ const signing = {
   type: 'object',
   additionalProperties: true,
   description:
-    'with 0xE4 and 0xE5: what the sender must sign and send back as `signature` (EVM: the EIP-712 typed data, `domain`, `types`, `primaryType`, `message`; Solana account mode: `{ scheme: "ed25519", mode: "account", intentHash, feePayer, message (base64 transaction message), encoding: "base64", lastValidBlockHeight }`, sign the message bytes; Sui account mode: `{ scheme: "sui-transaction", mode: "account", intentHash, gasOwner, txBytes }`)',
+    'with 0xE4 and 0xE5: what the sender must sign and send back as `signature` (EVM: the EIP-712 typed data, `domain`, `types`, `primaryType`, `message`; Solana account mode: `{ scheme: "ed25519", mode: "account", intentHash, feePayer, message (base64 transaction message), encoding: "base64", lastValidBlockHeight, instructions (the steps as text) }`, sign the message bytes; Sui account mode: `{ scheme: "sui-transaction", mode: "account", intentHash, gasOwner, txBytes }`)',
 } as const
 
 const outcomeFields = {
