@@ -61,7 +61,8 @@ export async function gatherOpsState(ctx: OpsStateContext) {
         available: d.available,
         unavailableReason: d.unavailableReason,
         confirmations: adapter.confirmations ?? 1,
-        finality: `${adapter.confirmations ?? 1} confirmation(s)`,
+        /** The rule GET /chains publishes (describe()), not one the console works out. */
+        finality: d.finality,
         headBlock: health?.blockNumber,
         currency: d.nativeCurrency.symbol,
         decimals: d.nativeCurrency.decimals,

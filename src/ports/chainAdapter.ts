@@ -189,7 +189,19 @@ export type ChainDescription = {
   endpoints: EndpointView[]
   /** How intents are signed on this chain (EVM: the EIP-712 domain, types and primary type). */
   signing: SigningRequest | undefined
+  /** When this gateway holds a transaction final (executions and x402 settlements alike). */
+  finality: ChainFinality
 }
+
+/**
+ * A chain's finality rule: `depth` (EVM: `confirmations` blocks deep, CONFIRMATIONS), `commitment`
+ * (Solana: the commitment level a status must reach) or `effects` (Sui: final once the validators'
+ * effects are certified; no reorgs). `description` says it in words.
+ */
+export type ChainFinality =
+  | { rule: 'depth'; confirmations: number; description: string }
+  | { rule: 'commitment'; commitment: 'confirmed' | 'finalized'; description: string }
+  | { rule: 'effects'; description: string }
 
 export type ChainAdapter = {
   chainId: string

@@ -15,6 +15,7 @@ export function describeSuiChain(ctx: SuiContext): ChainDescription {
     signing: { scheme: 'sui-personal-message', message: "the intent's BCS bytes (see move/README.md), signed with signPersonalMessage" },
     relayer: ctx.relayer,
     relayerSigner: ctx.relayerSigner,
+    finality: { rule: 'effects', description: "final once the validators' effects are certified (Sui does not reorganise); the checkpoint that includes them follows" },
     available: !ctx.unavailableReason,
     unavailableReason: ctx.unavailableReason,
     endpoints: [

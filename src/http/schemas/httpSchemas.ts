@@ -343,10 +343,29 @@ export const readySchema = {
   },
 } as const
 
+/** When the gateway holds a transaction (an execution or an x402 settlement) final on a chain: the operator's console reads it from here. */
+const chainFinality = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['rule', 'description'],
+  description:
+    "when this gateway holds a transaction (an execution or an x402 settlement) final: `depth` (EVM: `confirmations` blocks deep, CONFIRMATIONS), `commitment` (Solana: the commitment a signature status must reach) or `effects` (Sui: once the validators' effects are certified; Sui does not reorganise)",
+  properties: {
+    rule: { type: 'string', enum: ['depth', 'commitment', 'effects'] },
+    confirmations: { type: 'integer', minimum: 1, description: 'rule `depth`: how many blocks deep (1 = in the latest block)' },
+    commitment: { type: 'string', enum: ['confirmed', 'finalized'], description: 'rule `commitment`: the Solana commitment level' },
+    description: { type: 'string', description: 'the rule in words' },
+  },
+  examples: [{ rule: 'depth', confirmations: 3, description: 'final 3 blocks deep (CONFIRMATIONS): until then an execution answers 202 and a reorg reopens it' }],
+} as const
+
 const chainDescription = {
   type: 'object',
   additionalProperties: true,
-  description: 'a served chain: chainId, chainType, reference, name, nativeCurrency, contracts, relayer, available, endpoints (URLs redacted), signing (EVM: the EIP-712 domain, types, primaryType)',
+  required: ['finality'],
+  description:
+    'a served chain: chainId, chainType, reference, name, nativeCurrency, contracts, relayer, available, endpoints (URLs redacted), signing (EVM: the EIP-712 domain, types, primaryType), finality (its finality rule)',
+  properties: { finality: chainFinality },
 } as const
 
 export const chainsSchema = {

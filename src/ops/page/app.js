@@ -126,7 +126,15 @@
       [
         ['Chain', (c) => cell(`${c.name} (${c.chainId})`)],
         ['State', (c) => (c.paused ? cell(`PAUSED by ${c.paused.actor}`, 'bad') : c.available ? cell('up', 'ok') : cell(`down: ${c.unavailableReason || ''}`, 'bad'))],
-        ['Finality', (c) => cell(c.finality)],
+        [
+          'Finality',
+          (c) =>
+            cell(
+              c.finality.rule === 'depth' ? `${c.finality.confirmations} block(s) deep` : c.finality.rule === 'commitment' ? `${c.finality.commitment} commitment` : 'certified effects',
+              undefined,
+              c.finality.description,
+            ),
+        ],
         ['Head', (c) => cell(c.headBlock === undefined ? 'unknown' : c.headBlock, 'mono')],
         ['Endpoints', (c) => cell(c.endpoints.map((e) => `${e.url} ${e.status}${e.latencyMs !== undefined ? ` ${e.latencyMs} ms` : ''}`).join(' · '), 'wrap mono')],
         [

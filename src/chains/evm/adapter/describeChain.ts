@@ -6,7 +6,7 @@ import { classifyRpcError } from '../classifyRpcError.ts'
 import { accountTypedData, intentDomain, intentTypedData, intentTypes } from '../intentTypedData.ts'
 import type { EvmContext } from './evmContext.ts'
 
-export function describeChain({ chain, relayers, signerOf, state, pool, viemChain }: EvmContext): ChainDescription {
+export function describeChain({ chain, relayers, signerOf, state, pool, viemChain, confirmations }: EvmContext): ChainDescription {
   return {
     chainId: chain.chainId,
     chainType: 'evm',
@@ -20,6 +20,14 @@ export function describeChain({ chain, relayers, signerOf, state, pool, viemChai
     unavailableReason: state.unavailableReason,
     endpoints: pool.endpoints(),
     signing: { domain: intentDomain({ chainId: viemChain.id, executor: chain.executor }), types: intentTypes, primaryType: 'Intent' },
+    finality: {
+      rule: 'depth',
+      confirmations,
+      description:
+        confirmations <= 1
+          ? 'final once mined (CONFIRMATIONS=1): a reorg seen later reopens the execution'
+          : `final ${confirmations} blocks deep (CONFIRMATIONS): until then an execution answers 202 and a reorg reopens it`,
+    },
   }
 }
 
