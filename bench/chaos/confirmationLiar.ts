@@ -13,6 +13,20 @@ export type ConfirmationLiar = {
   notFound: number
   /** Share of sendTransactions (0..1) answered before the node has them, and called confirmed meanwhile. */
   early: number
+  /**
+   * Holds the next sendTransaction whose fee payer (base58) `accept`s (others pass); resolves when
+   * it arrives, with what to do with it: pass it on, or close its connection without an answer.
+   */
+  holdNextSend(accept: (feePayer: string) => boolean): Promise<{ forward(): void; drop(): void }>
+  /**
+   * From now on each request meets a fault with probability `rate` (HTTP 500, no answer, or a reset
+   * after the node got it), but for sendTransactions whose fee payer `spare`s; 0 stops.
+   */
+  faultRate(rate: number, spare?: (feePayer: string) => boolean): void
+  /** Faults injected by faultRate so far, by kind. */
+  faults: { http500: number; timeout: number; reset: number }
+  /** Drops every held sendTransaction and forgets the armed holds. */
+  clear(): void
   /** Lies told so far, by kind. */
   lies: { notFound: number; earlyConfirmed: number }
   close(): Promise<void>
@@ -26,12 +40,44 @@ export async function startConfirmationLiar({ target, random, delayMs = 1_500 }:
   const post = (body: string) => fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
   const answer = (res: ServerResponse, status: number, text: string) => res.writeHead(status, { 'content-type': 'application/json' }).end(text)
 
+  const holds: Array<{ accept(feePayer: string): boolean; resolve(h: { forward(): void; drop(): void }): void }> = []
+  const held = new Set<ServerResponse>()
+  const kinds = ['http500', 'timeout', 'reset'] as const
+  let rate = 0
+  let spare: ((feePayer: string) => boolean) | undefined
   const handle = async (text: string, res: ServerResponse) => {
     let request: RpcRequest | undefined
     try {
       const parsed = JSON.parse(text) as RpcRequest | RpcRequest[]
       request = Array.isArray(parsed) ? undefined : parsed
     } catch {}
+    if (request?.method === 'sendTransaction' && holds.length > 0) {
+      const payer = feePayerOf(Buffer.from(String(request.params?.[0]), 'base64'))
+      const hold = holds.find((h) => payer !== undefined && h.accept(payer))
+      if (hold) {
+        holds.splice(holds.indexOf(hold), 1)
+        held.add(res)
+        const go = new Promise<boolean>((resolve) =>
+          hold.resolve({
+            forward: () => resolve(true),
+            drop: () => resolve(false),
+          }),
+        )
+        if (!(await go)) {
+          held.delete(res)
+          return void res.socket?.destroy()
+        }
+        held.delete(res)
+      }
+    }
+    let fault: 'http500' | 'timeout' | 'reset' | undefined
+    if (rate > 0 && random() < rate) {
+      const payer = request?.method === 'sendTransaction' ? feePayerOf(Buffer.from(String(request.params?.[0]), 'base64')) : undefined
+      if (!(payer !== undefined && spare?.(payer))) fault = kinds[Math.floor(random() * kinds.length)]
+    }
+    if (fault) liar.faults[fault]++
+    if (fault === 'http500') return void res.writeHead(500, { 'content-type': 'text/plain' }).end('injected fault')
+    if (fault === 'timeout') return void setTimeout(() => res.socket?.destroy(), 30_000).unref()
     if (request?.method === 'sendTransaction' && liar.early > 0 && random() < liar.early) {
       const wire = Buffer.from(String(request.params?.[0]), 'base64')
       // A wire transaction starts with the count of signatures (one byte here), then the first: its id.
@@ -50,6 +96,7 @@ export async function startConfirmationLiar({ target, random, delayMs = 1_500 }:
     }
     const upstream = await post(text)
     let body = await upstream.text()
+    if (fault === 'reset') return void res.socket?.destroy()
     if (request?.method === 'getSignatureStatuses' && upstream.status === 200) {
       const signatures = (request.params?.[0] as string[] | undefined) ?? []
       const parsed = JSON.parse(body) as { result?: { value: Array<unknown> } }
@@ -86,10 +133,36 @@ export async function startConfirmationLiar({ target, random, delayMs = 1_500 }:
     notFound: 0,
     early: 0,
     lies: { notFound: 0, earlyConfirmed: 0 },
+    faults: { http500: 0, timeout: 0, reset: 0 },
+    faultRate(r, s) {
+      rate = r
+      spare = s
+    },
+    holdNextSend: (accept) => new Promise((resolve) => holds.push({ accept, resolve })),
+    clear() {
+      holds.length = 0
+      for (const r of held) r.socket?.destroy()
+      held.clear()
+    },
     async close() {
+      liar.clear()
       for (const s of sockets) s.destroy()
       await new Promise<void>((resolve) => server.close(() => resolve()))
     },
   }
   return liar
+}
+
+/** The fee payer of a wire transaction (legacy or v0): the first account key of its message. */
+function feePayerOf(wire: Buffer): string | undefined {
+  try {
+    const signatures = wire[0]!
+    let at = 1 + signatures * 64
+    if (wire[at]! & 0x80) at++ // v0's version prefix
+    at += 3 // the header
+    at++ // the count of account keys (compact-u16, below 128 here)
+    return getBase58Decoder().decode(wire.subarray(at, at + 32))
+  } catch {
+    return undefined
+  }
 }

@@ -23,12 +23,13 @@ import { solanaPaidPhase } from './phases/solanaPaidPhase.ts'
 import { solanaPhase } from './phases/solanaPhase.ts'
 import { sqlitePhase } from './phases/sqlitePhase.ts'
 import { startFleet } from './phases/startFleet.ts'
+import { suiPhase } from './phases/suiPhase.ts'
 import { seeded } from './seeded.ts'
 import { verdict } from './verdict.ts'
 
 const quick = process.argv.includes('--quick')
 const seed = Number(process.env.CHAOS_SEED ?? Math.floor(Math.random() * 1e9))
-const allPhases = ['sqlite', 'paid', 'diskfull', 'fleet', 'pgcut', 'partition', 'redis', 'solana', 'solanapaid'] as const
+const allPhases = ['sqlite', 'paid', 'diskfull', 'fleet', 'pgcut', 'partition', 'redis', 'solana', 'solanapaid', 'sui'] as const
 const only = process.argv
   .find((a) => a.startsWith('--phases='))
   ?.slice('--phases='.length)
@@ -72,6 +73,7 @@ async function main(): Promise<boolean> {
   }
   if (runs('solana')) await solanaPhase(campaign)
   if (runs('solanapaid')) await solanaPaidPhase(campaign)
+  if (runs('sui')) await suiPhase(campaign)
   return verdict(campaign, { fromBlock, started })
 }
 

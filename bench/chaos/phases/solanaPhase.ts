@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { startSolanaDevnet } from '../../../src/chains/solana/devnet/startSolanaDevnet.ts'
 import { demoIntents } from '../../../test/support/solanaGateway.ts'
 import type { Campaign } from '../campaign.ts'
-import { deliverSolana } from '../deliverSolana.ts'
+import { deliverToChain } from '../deliverToChain.ts'
 import { settled } from '../settled.ts'
 import { blockhashRound } from '../blockhashRound.ts'
 import { lyingRound } from '../lyingRound.ts'
@@ -51,7 +51,7 @@ export async function solanaPhase(campaign: Campaign): Promise<void> {
       sent.push(...made)
       return made
     },
-    deliver: (s) => deliverSolana(campaign, s, node, { chainId: devnet.chainId }),
+    deliver: (s) => deliverToChain(campaign, s, node, { chainId: devnet.chainId }),
     first: (s) =>
       fetch(`${node.instance.url}/intents/execute`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-chain-id': devnet.chainId }, body: s.body })
         .then((r) => r.text())

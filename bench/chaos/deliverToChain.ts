@@ -1,11 +1,11 @@
-// A client of a Solana gateway that retries as an agent does: the same intent again until it is
+// A client of a Solana or Sui gateway (the X-Chain-Id it names) that retries as an agent does: the same intent again until it is
 // answered 200 (executed, or replayed) or 409 0x22 (executed by a transaction the gateway cannot
 // name: the chain decides); 202 (in flight), 503 and lost connections: again.
 import type { Campaign, CampaignNode, Sent } from './campaign.ts'
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-export async function deliverSolana(
+export async function deliverToChain(
   campaign: Campaign,
   sent: Sent,
   node: CampaignNode,
