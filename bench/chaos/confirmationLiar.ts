@@ -27,6 +27,8 @@ export type ConfirmationLiar = {
   faults: { http500: number; timeout: number; reset: number }
   /** Drops every held sendTransaction and forgets the armed holds. */
   clear(): void
+  /** Transactions called confirmed early that the node then refused (or never got), with why. */
+  refusedLate: string[]
   /** Lies told so far, by kind. */
   lies: { notFound: number; earlyConfirmed: number }
   close(): Promise<void>
@@ -133,6 +135,7 @@ export async function startConfirmationLiar({ target, random, delayMs = 1_500 }:
     notFound: 0,
     early: 0,
     lies: { notFound: 0, earlyConfirmed: 0 },
+    refusedLate: [],
     faults: { http500: 0, timeout: 0, reset: 0 },
     faultRate(r, s) {
       rate = r
