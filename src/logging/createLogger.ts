@@ -46,7 +46,7 @@ function extensible(err: unknown, depth: number): unknown {
   const copy = new Error(err.message)
   for (const [k, v] of Object.entries(err)) (copy as unknown as Record<string, unknown>)[k] = v
   copy.name = err.name
-  copy.stack = err.stack
+  if (err.stack !== undefined) copy.stack = err.stack
   if (err.cause !== undefined) copy.cause = extensible(err.cause, depth + 1)
   Object.defineProperty(copy, 'constructor', { value: err.constructor, enumerable: false })
   return copy
