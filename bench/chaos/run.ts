@@ -19,14 +19,17 @@ import { type DatabaseFault, databasePhase } from './phases/databasePhase.ts'
 import { diskFullPhase } from './phases/diskFullPhase.ts'
 import { paidPhase } from './phases/paidPhase.ts'
 import { fleetPhase } from './phases/fleetPhase.ts'
+import { solanaPaidPhase } from './phases/solanaPaidPhase.ts'
+import { solanaPhase } from './phases/solanaPhase.ts'
 import { sqlitePhase } from './phases/sqlitePhase.ts'
 import { startFleet } from './phases/startFleet.ts'
+import { suiPhase } from './phases/suiPhase.ts'
 import { seeded } from './seeded.ts'
 import { verdict } from './verdict.ts'
 
 const quick = process.argv.includes('--quick')
 const seed = Number(process.env.CHAOS_SEED ?? Math.floor(Math.random() * 1e9))
-const allPhases = ['sqlite', 'paid', 'diskfull', 'fleet', 'pgcut', 'partition', 'redis'] as const
+const allPhases = ['sqlite', 'paid', 'diskfull', 'fleet', 'pgcut', 'partition', 'redis', 'solana', 'solanapaid', 'sui'] as const
 const only = process.argv
   .find((a) => a.startsWith('--phases='))
   ?.slice('--phases='.length)
@@ -68,6 +71,9 @@ async function main(): Promise<boolean> {
     if (runs('fleet')) await fleetPhase(campaign, fleet)
     if (databaseFaults.length > 0) await databasePhase(campaign, fleet, databaseFaults)
   }
+  if (runs('solana')) await solanaPhase(campaign)
+  if (runs('solanapaid')) await solanaPaidPhase(campaign)
+  if (runs('sui')) await suiPhase(campaign)
   return verdict(campaign, { fromBlock, started })
 }
 

@@ -22,3 +22,23 @@ describe('createLogger with the tracing mixin', () => {
     )
   })
 })
+
+describe('createLogger with a frozen error', () => {
+  // Found by the fault campaign (solanapaid phase, RPC faults): @solana/kit's errors can be frozen,
+  // and pino's error serializer tags each error it walks; a frozen one made it throw inside
+  // logger.warn, which the payments' periodic pass did not catch: the gateway process died.
+  it('writes the line (type, code, message with its cause, stack) instead of throwing', () => {
+    const lines: Record<string, unknown>[] = []
+    const logger = createLogger({ level: 'info', destination: { write: (line: string) => void lines.push(JSON.parse(line)) } })
+    const err = Object.freeze(Object.assign(new Error('fetch failed at http://user:secret@rpc.example/x', { cause: new Error('other side closed') }), { code: 'UND_ERR_SOCKET' }))
+    assert.doesNotThrow(() => logger.warn({ err }, 'a pass failed'))
+    const written = lines[0]!.err as Record<string, unknown>
+    assert.equal(written.type, 'Error')
+    assert.equal(written.code, 'UND_ERR_SOCKET')
+    assert.match(String(written.message), /^fetch failed at /)
+    assert.doesNotMatch(String(written.message), /secret/)
+    assert.match(String(written.stack), /createLogger\.test/)
+    assert.match(String(written.message), /other side closed/, "the cause's message, as pino writes it")
+    assert.equal(lines[0]!.msg, 'a pass failed')
+  })
+})

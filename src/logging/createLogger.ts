@@ -34,8 +34,22 @@ export function createLogger({ level, destination, mixin }: CreateLoggerParamete
 }
 
 function serializeError(err: unknown) {
-  const serialized = stdSerializers.err(err as Error) as unknown as Record<string, unknown>
+  // pino's serializer tags each error it walks (a symbol property), which throws on a frozen error
+  // (@solana/kit freezes some): such an error is copied first, its causes with it.
+  const serialized = stdSerializers.err(extensible(err, 0) as Error) as unknown as Record<string, unknown>
   return redactDeep(serialized, 0)
+}
+
+/** `err` itself when it can be tagged; else a plain Error with its name, message, stack, own fields and (copied) cause. */
+function extensible(err: unknown, depth: number): unknown {
+  if (!(err instanceof Error) || Object.isExtensible(err) || depth > 8) return err
+  const copy = new Error(err.message)
+  for (const [k, v] of Object.entries(err)) (copy as unknown as Record<string, unknown>)[k] = v
+  copy.name = err.name
+  if (err.stack !== undefined) copy.stack = err.stack
+  if (err.cause !== undefined) copy.cause = extensible(err.cause, depth + 1)
+  Object.defineProperty(copy, 'constructor', { value: err.constructor, enumerable: false })
+  return copy
 }
 
 function redactDeep(value: unknown, depth: number): unknown {

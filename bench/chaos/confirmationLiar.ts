@@ -1,0 +1,171 @@
+// A Solana JSON-RPC endpoint that lies about confirmation, put between one gateway and its fault
+// proxy: while `notFound` is on, getSignatureStatuses answers "not found" (null) for signatures the
+// node knows (a node behind the cluster); while `early` is on, a sendTransaction is answered at once
+// with its signature but reaches the node only `delayMs` later, and getSignatureStatuses says
+// "confirmed" for it meanwhile (a node that reports what it has not processed). Every lie is counted.
+import { type IncomingMessage, type ServerResponse, createServer } from 'node:http'
+import type { AddressInfo, Socket } from 'node:net'
+import { getBase58Decoder } from '@solana/kit'
+
+export type ConfirmationLiar = {
+  url: string
+  /** Share of getSignatureStatuses answers (0..1) turned into "not found" for every signature. */
+  notFound: number
+  /** Share of sendTransactions (0..1) answered before the node has them, and called confirmed meanwhile. */
+  early: number
+  /**
+   * Holds the next sendTransaction whose fee payer (base58) `accept`s (others pass); resolves when
+   * it arrives, with what to do with it: pass it on, or close its connection without an answer.
+   */
+  holdNextSend(accept: (feePayer: string) => boolean): Promise<{ forward(): void; drop(): void }>
+  /**
+   * From now on each request meets a fault with probability `rate` (HTTP 500, no answer, or a reset
+   * after the node got it), but for sendTransactions whose fee payer `spare`s; 0 stops.
+   */
+  faultRate(rate: number, spare?: (feePayer: string) => boolean): void
+  /** Faults injected by faultRate so far, by kind. */
+  faults: { http500: number; timeout: number; reset: number }
+  /** Drops every held sendTransaction and forgets the armed holds. */
+  clear(): void
+  /** Transactions called confirmed early that the node then refused (or never got), with why. */
+  refusedLate: string[]
+  /** Lies told so far, by kind. */
+  lies: { notFound: number; earlyConfirmed: number }
+  close(): Promise<void>
+}
+
+type RpcRequest = { jsonrpc: string; id: unknown; method: string; params?: unknown[] }
+
+export async function startConfirmationLiar({ target, random, delayMs = 1_500 }: { target: string; random: () => number; delayMs?: number }): Promise<ConfirmationLiar> {
+  const pending = new Set<string>()
+  const sockets = new Set<Socket>()
+  const post = (body: string) => fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+  const answer = (res: ServerResponse, status: number, text: string) => res.writeHead(status, { 'content-type': 'application/json' }).end(text)
+
+  const holds: Array<{ accept(feePayer: string): boolean; resolve(h: { forward(): void; drop(): void }): void }> = []
+  const held = new Set<ServerResponse>()
+  const kinds = ['http500', 'timeout', 'reset'] as const
+  let rate = 0
+  let spare: ((feePayer: string) => boolean) | undefined
+  const handle = async (text: string, res: ServerResponse) => {
+    let request: RpcRequest | undefined
+    try {
+      const parsed = JSON.parse(text) as RpcRequest | RpcRequest[]
+      request = Array.isArray(parsed) ? undefined : parsed
+    } catch {}
+    if (request?.method === 'sendTransaction' && holds.length > 0) {
+      const payer = feePayerOf(Buffer.from(String(request.params?.[0]), 'base64'))
+      const hold = holds.find((h) => payer !== undefined && h.accept(payer))
+      if (hold) {
+        holds.splice(holds.indexOf(hold), 1)
+        held.add(res)
+        const go = new Promise<boolean>((resolve) =>
+          hold.resolve({
+            forward: () => resolve(true),
+            drop: () => resolve(false),
+          }),
+        )
+        if (!(await go)) {
+          held.delete(res)
+          return void res.socket?.destroy()
+        }
+        held.delete(res)
+      }
+    }
+    let fault: 'http500' | 'timeout' | 'reset' | undefined
+    if (rate > 0 && random() < rate) {
+      const payer = request?.method === 'sendTransaction' ? feePayerOf(Buffer.from(String(request.params?.[0]), 'base64')) : undefined
+      if (!(payer !== undefined && spare?.(payer))) fault = kinds[Math.floor(random() * kinds.length)]
+    }
+    if (fault) liar.faults[fault]++
+    if (fault === 'http500') return void res.writeHead(500, { 'content-type': 'text/plain' }).end('injected fault')
+    if (fault === 'timeout') return void setTimeout(() => res.socket?.destroy(), 30_000).unref()
+    if (request?.method === 'sendTransaction' && liar.early > 0 && random() < liar.early) {
+      const wire = Buffer.from(String(request.params?.[0]), 'base64')
+      // A wire transaction starts with the count of signatures (one byte here), then the first: its id.
+      const signature = getBase58Decoder().decode(wire.subarray(1, 65))
+      pending.add(signature)
+      liar.lies.earlyConfirmed++
+      answer(res, 200, JSON.stringify({ jsonrpc: '2.0', id: request.id, result: signature }))
+      setTimeout(
+        () =>
+          void post(text)
+            .catch(() => {})
+            .finally(() => pending.delete(signature)),
+        delayMs,
+      ).unref()
+      return
+    }
+    const upstream = await post(text)
+    let body = await upstream.text()
+    if (fault === 'reset') return void res.socket?.destroy()
+    if (request?.method === 'getSignatureStatuses' && upstream.status === 200) {
+      const signatures = (request.params?.[0] as string[] | undefined) ?? []
+      const parsed = JSON.parse(body) as { result?: { value: Array<unknown> } }
+      if (parsed.result) {
+        const lieNotFound = liar.notFound > 0 && random() < liar.notFound
+        parsed.result.value = parsed.result.value.map((v, i) => {
+          if (pending.has(signatures[i]!)) {
+            return { slot: 0, confirmations: null, err: null, status: { Ok: null }, confirmationStatus: 'confirmed' }
+          }
+          if (lieNotFound && v !== null) {
+            liar.lies.notFound++
+            return null
+          }
+          return v
+        })
+        body = JSON.stringify(parsed)
+      }
+    }
+    answer(res, upstream.status, body)
+  }
+
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = []
+    req.on('data', (c: Buffer) => chunks.push(c))
+    req.on('end', () => void handle(Buffer.concat(chunks).toString(), res).catch(() => res.socket?.destroy()))
+  })
+  server.on('connection', (s: Socket) => {
+    sockets.add(s)
+    s.once('close', () => sockets.delete(s))
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const liar: ConfirmationLiar = {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    notFound: 0,
+    early: 0,
+    lies: { notFound: 0, earlyConfirmed: 0 },
+    refusedLate: [],
+    faults: { http500: 0, timeout: 0, reset: 0 },
+    faultRate(r, s) {
+      rate = r
+      spare = s
+    },
+    holdNextSend: (accept) => new Promise((resolve) => holds.push({ accept, resolve })),
+    clear() {
+      holds.length = 0
+      for (const r of held) r.socket?.destroy()
+      held.clear()
+    },
+    async close() {
+      liar.clear()
+      for (const s of sockets) s.destroy()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    },
+  }
+  return liar
+}
+
+/** The fee payer of a wire transaction (legacy or v0): the first account key of its message. */
+function feePayerOf(wire: Buffer): string | undefined {
+  try {
+    const signatures = wire[0]!
+    let at = 1 + signatures * 64
+    if (wire[at]! & 0x80) at++ // v0's version prefix
+    at += 3 // the header
+    at++ // the count of account keys (compact-u16, below 128 here)
+    return getBase58Decoder().decode(wire.subarray(at, at + 32))
+  } catch {
+    return undefined
+  }
+}

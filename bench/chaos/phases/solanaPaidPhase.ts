@@ -1,0 +1,113 @@
+// Paid Solana executes (x402's SVM exact scheme: the payer's partially signed SPL TransferChecked
+// of the devnet's DemoDollar, settled by the gateway's in-process facilitator on the same chain):
+// one gateway on SQLite serving the campaign's own Solana devnet, its fault proxy and a
+// confirmation-lying endpoint between them. SIGKILL with the settlement held at the proxy (after
+// the reservation, before the settlement reaches the node), right after the settlement went out
+// (before the execution's broadcast), and with the execution's broadcast held (settled, not sent);
+// then blockhash expiry, confirmation lies and RPC faults under paid executes. The agent pays
+// through the unmodified @x402/fetch client and retries as agents do. At the end the chain is
+// read: every intent's nonce record, and the payer's DemoDollar, down by exactly the price times
+// the intents that ran.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { startSolanaDevnet } from '../../../src/chains/solana/devnet/startSolanaDevnet.ts'
+import { demoIntents } from '../../../test/support/solanaGateway.ts'
+import { solanaPayingClient } from '../../../test/support/solanaPayments.ts'
+import type { Campaign } from '../campaign.ts'
+import { deliverToChain } from '../deliverToChain.ts'
+import { settled } from '../settled.ts'
+import { blockhashRound } from '../blockhashRound.ts'
+import { lyingRound } from '../lyingRound.ts'
+import { solanaFaultRound } from '../solanaFaultRound.ts'
+import type { SolanaRounds } from '../solanaRounds.ts'
+import { type SolanaSent, solanaTally } from '../solanaTally.ts'
+import { startSolanaNode } from '../startSolanaNode.ts'
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+const value = 1_000n
+
+export async function solanaPaidPhase(campaign: Campaign): Promise<void> {
+  const { quick } = campaign
+  const scenario = 'solanapaid'
+  const t = performance.now()
+  const devnet = await startSolanaDevnet()
+  campaign.cleanups.push(() => devnet.stop())
+  const dir = mkdtempSync(join(tmpdir(), 'chaos-solanapaid-'))
+  campaign.cleanups.push(async () => rmSync(dir, { recursive: true, force: true }))
+  const node = await startSolanaNode(campaign, devnet, 'solanapaid', { journalPath: join(dir, 'journal.sqlite'), paid: true })
+  const price = devnet.payment.amount
+  const paying = await solanaPayingClient(devnet)
+  const payerBalance = () => devnet.payment.balanceOf(devnet.payment.payer)
+  const before = await payerBalance()
+  campaign.log(`\npaid Solana executes (x402 SVM, ${price} DemoDollar units a execute, in-process facilitator): one gateway on SQLite, payer ${devnet.payment.payer}`)
+  const { intent, hashOf, sign } = demoIntents(() => devnet, 1n)
+  const sent: SolanaSent[] = []
+  const execute = (s: SolanaSent) =>
+    paying
+      .fetch(`${node.instance.url}/intents/execute`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-chain-id': devnet.chainId }, body: s.body })
+      .then((r) => r.text())
+      .catch(() => undefined)
+  const rounds: SolanaRounds = {
+    devnet,
+    node,
+    scenario,
+    make(count, label) {
+      const made = Array.from({ length: count }, () => {
+        const i = intent({ value })
+        const body = JSON.stringify({ ...i, value: i.value.toString(), nonce: i.nonce.toString(), validAfter: '0', validBefore: '0', signature: sign(i) })
+        return { hash: hashOf(i), body, label, nonce: i.nonce }
+      })
+      sent.push(...made)
+      return made
+    },
+    deliver: (s) => deliverToChain(campaign, s, node, { chainId: devnet.chainId, pay: paying.fetch }),
+    first: execute,
+    // Blockhash expiry and RPC faults under the executions' broadcasts (the relayer pays), not the
+    // settlements' (the facilitator pays): a settlement's blockhash is the payer's, and on this devnet
+    // a settlement whose send failed is taken as failed on chain (see SolanaRounds.spared).
+    spared: devnet.payment.facilitator,
+  }
+  // Kills: the first sendTransaction of a paid execute is its settlement, the second its execution.
+  for (const when of ['settlement held', 'settlement sent', 'execution broadcast held'] as const) {
+    const batch = rounds.make(quick ? 2 : 8, `${scenario}: kill with the ${when}`)
+    const reached = (async () => {
+      if (when === 'settlement held') return void (await node.proxy.hold(['sendTransaction']))
+      await node.proxy.afterAnswer(['sendTransaction'])
+      if (when === 'execution broadcast held') await node.proxy.hold(['sendTransaction'])
+    })()
+    const first = batch.map((s) => execute(s))
+    const hit = await Promise.race([reached.then(() => true), sleep(20_000).then(() => false)])
+    await node.instance.kill()
+    campaign.kills++
+    node.proxy.clear()
+    await Promise.all(first)
+    await node.instance.start()
+    const started = performance.now()
+    await Promise.all(batch.map((s) => rounds.deliver(s)))
+    campaign.log(
+      `  ${hit ? 'killed' : 'killed (moment not seen in 20 s)'} with the ${when}; restarted; ${batch.length} paid intents answered in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    )
+  }
+  await blockhashRound(campaign, rounds, quick ? 2 : 10)
+  await lyingRound(campaign, rounds, quick ? 4 : 30)
+  await solanaFaultRound(campaign, rounds, quick ? 6 : 40, quick ? 20_000 : 45_000)
+  await settled(campaign, [node])
+  await sleep(3_000) // settlements still in flight for a reservation whose answer was lost
+  const { executed, missing } = await solanaTally(devnet, sent)
+  const paid = before - (await payerBalance())
+  const unanswered = sent.filter((s) => s.unanswered)
+  campaign.checks.push({
+    phase: scenario,
+    name: 'every paid Solana intent executed exactly once on chain',
+    ok: missing.length === 0 && unanswered.length === 0,
+    detail: `${executed.length} of ${sent.length} nonce records written with their intent's hash; ${unanswered.length} never answered${missing.length > 0 ? `; missing: ${missing.map((m) => `${m.hash} (${m.label}; ${m.answer})`).join(', ')}` : ''}`,
+  })
+  campaign.checks.push({
+    phase: scenario,
+    name: 'Solana payer charged exactly the price per intent that ran',
+    ok: paid === price * BigInt(executed.length),
+    detail: `${executed.length} of ${sent.length} paid intents ran; the payer paid ${paid} (${paid === price * BigInt(executed.length) ? '=' : '≠'} ${price} × ${executed.length})`,
+  })
+  campaign.log(`  ${sent.length} paid Solana intents, ${executed.length} ran; payer paid ${paid} (${price} each), in ${((performance.now() - t) / 1000).toFixed(0)} s`)
+}
