@@ -22,6 +22,7 @@ import {
 } from './gatewayParts.ts'
 import { productionNodeFlags } from '../scripts/productionCommand.ts'
 import { ensureWrk } from './ensureWrk.ts'
+import { type ExecuteLatencyReturnType, executeLatency } from './executeLatency.ts'
 import { sendPipelined } from './rawSender.ts'
 import { summarizeProfile } from './summarizeProfile.ts'
 
@@ -46,7 +47,7 @@ const blockTime = Number(process.env.BENCH_BLOCK_TIME ?? 0.2)
 /** The raw sender's JSON-RPC batch size and batches in flight (BENCH_RAW_BATCH, BENCH_RAW_IN_FLIGHT). */
 const rawBatch = Number(process.env.BENCH_RAW_BATCH ?? 25)
 const rawInFlight = Number(process.env.BENCH_RAW_IN_FLIGHT ?? 4)
-/** `--only=validate` or `--only=execute`: one phase, for working on one lever (no verdicts). */
+/** `--only=validate`, `--only=execute` or `--only=latency` (execute's latency at 1, 10, 50 connections and where its time goes): one phase, for working on one lever (no verdicts). */
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length)
 /** `--workers`: also validate with WORKERS=1 and 2 (needs PostgreSQL; `--only=workers` for that phase alone). */
 const benchWorkers = process.argv.includes('--workers')
@@ -176,6 +177,17 @@ async function nodeCalls(metricsUrl: string): Promise<Record<string, number>> {
   return calls
 }
 
+/** The gateway's JSON-RPC time so far by method: [calls, seconds] (its own /metrics). */
+async function nodeCallTimes(metricsUrl: string): Promise<Record<string, [number, number]>> {
+  const text = await (await fetch(metricsUrl)).text()
+  const times: Record<string, [number, number]> = {}
+  for (const m of text.matchAll(/^intent_gateway_chain_rpc_duration_seconds_(count|sum)\{[^}]*method="([^"]+)"[^}]*\} ([\d.e+-]+)/gm)) {
+    const entry = (times[m[2]!] ??= [0, 0])
+    entry[m[1] === 'count' ? 0 : 1] += Number(m[3])
+  }
+  return times
+}
+
 /** Alternating rounds of a and b; the median of each. */
 async function compare(a: () => Promise<Load>, b: () => Promise<Load>): Promise<[Load, Load]> {
   const as: Load[] = []
@@ -244,7 +256,17 @@ async function startGateway(devnet: Devnet, relayerKey: Hex, extraEnv: Record<st
   })
   let stderr = ''
   let logLines = 0
-  child.stdout!.on('data', (c: Buffer) => (logLines += c.toString().split('\n').length - 1))
+  /** Listeners to the gateway's log lines (the execute latency phase reads its 'execute sent' lines). */
+  const logListeners = new Set<(line: string) => void>()
+  let partial = ''
+  child.stdout!.on('data', (c: Buffer) => {
+    const text = c.toString()
+    logLines += text.split('\n').length - 1
+    if (logListeners.size === 0) return
+    const lines = (partial + text).split('\n')
+    partial = lines.pop() ?? ''
+    for (const line of lines) for (const listener of logListeners) listener(line)
+  })
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()))
   // A gateway that dies mid-run says why (the bench itself only sees its requests fail).
   let stopping = false
@@ -275,6 +297,11 @@ async function startGateway(devnet: Devnet, relayerKey: Hex, extraEnv: Record<st
     pid: child.pid!,
     peakRssMb,
     logLines: () => logLines,
+    onLog(listener: (line: string) => void) {
+      partial = ''
+      logListeners.add(listener)
+      return () => logListeners.delete(listener)
+    },
     async stop() {
       stopping = true
       if (child.exitCode === null && child.signalCode === null) {
@@ -674,6 +701,79 @@ async function benchExecute(report: Record<string, unknown>) {
   }
 }
 
+/**
+ * Execute's latency at 1, 10 and 50 connections (closed loop), gateway against a raw client sending
+ * the same transactions, and where the gateway's time goes (bench/executeLatency.ts). Rounds
+ * alternate raw and gateway inside each measure; BENCH_LATENCY_COUNT executes per connection level
+ * (default: 30 at 1 connection, 10 per connection above it).
+ */
+async function benchExecuteLatency(report: Record<string, unknown>) {
+  const devnet = await started(startDevnet({ blockTime }))
+  const { publicClient } = createDevClients(devnet.anvil.rpcUrl, devnet.anvil.chainId)
+  const gateway = await started(startGateway(devnet, await fundedKey(devnet)))
+  try {
+    const rawAccount = privateKeyToAccount(await fundedKey(devnet))
+    let rawNonce = await publicClient.getTransactionCount({ address: rawAccount.address, blockTag: 'pending' })
+    const fees = await publicClient.estimateFeesPerGas()
+    let intentNonce = 5_000_000
+    const rawTransaction = async () => {
+      const { intent, signature } = await signedIntentBody(devnet, intentNonce++)
+      return rawAccount.signTransaction({
+        chainId: devnet.anvil.chainId,
+        type: 'eip1559',
+        to: devnet.contracts.executor,
+        nonce: rawNonce++,
+        gas: 300_000n,
+        maxFeePerGas: fees.maxFeePerGas * 2n,
+        maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+        data: encodeFunctionData({ abi: intentExecutorArtifact.abi, functionName: 'executeSigned', args: [toIntentTuple(intent), signature] }),
+      })
+    }
+    const measure = (connections: number, count: number) =>
+      executeLatency({
+        gatewayUrl: gateway.url,
+        rpcUrl: devnet.anvil.rpcUrl,
+        apiKey: benchApiKey,
+        connections,
+        count,
+        gatewayBody: async () => (await signedIntentBody(devnet, intentNonce++)).body,
+        rawTransaction,
+        onGatewayLog: (listener) => gateway.onLog(listener),
+        rpcTimes: () => nodeCallTimes(`${gateway.url}/metrics`),
+      })
+    // Warm up (JIT, pools, the shapes' remembered gas).
+    await measure(10, 50)
+    const latency: Record<string, ExecuteLatencyReturnType> = {}
+    const fixed = Number(process.env.BENCH_LATENCY_COUNT ?? 0)
+    for (const connections of [1, 10, 50]) {
+      const runs: ExecuteLatencyReturnType[] = []
+      for (let i = 0; i < rounds; i++) runs.push(await measure(connections, fixed || (quick ? Math.max(10, connections * 2) : Math.max(30, connections * 10))))
+      latency[connections] = medianBy(runs, (r) => r.added.answer.p99Ms)
+    }
+    report.executeLatency = latency
+    const ms = (p: { p50Ms: number; p99Ms: number }) => `p50 ${p.p50Ms.toFixed(0).padStart(4)} p99 ${p.p99Ms.toFixed(0).padStart(4)} ms`
+    process.stdout.write(
+      `\nexecute latency (closed loop, anvil --block-time ${blockTime}; the median of ${rounds} rounds by added p99; load average ${loadAverage().toFixed(2)})\n${Object.values(latency)
+        .map(
+          (l) =>
+            `  @${String(l.connections).padEnd(3)} raw: sent ${ms(l.raw.sent)}, mined ${ms(l.raw.mined)}\n` +
+            `       gateway: answer ${ms(l.gateway.answer)}, mined ${ms(l.gateway.mined)}   added: answer ${ms(l.added.answer)}, mined ${ms(l.added.mined)}   non-200 ${l.gateway.non200}\n` +
+            `       where it goes: request→sent ${ms(l.gateway.toSent)}, sent→its block seen ${ms(l.gateway.sentToBlock)}, block→answer ${ms(l.gateway.blockToAnswer)}\n` +
+            `       blocks waited beyond its own after sending: ${Object.entries(l.gateway.blocksWaited)
+              .sort(([a], [b]) => Number(a) - Number(b))
+              .map(([k, v]) => `${k}: ${(v * 100).toFixed(0)}%`)
+              .join(', ')}   RPC mean ms: ${Object.entries(l.gateway.rpcMeanMs)
+              .map(([k, v]) => `${k} ${v.toFixed(1)}`)
+              .join(', ')}\n`,
+        )
+        .join('')}`,
+    )
+  } finally {
+    await stopped(gateway)
+    await stopped(devnet)
+  }
+}
+
 /** The bench process's own CPU (the raw sender, or the gateway's HTTP client), in µs. */
 function clientCpuUs(): number {
   const { user, system } = process.cpuUsage()
@@ -770,9 +870,11 @@ try {
   execFileSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' })
   process.stdout.write(`the gateway runs as: node ${[...nodeFlags, 'dist/main.js'].join(' ')}\n`)
   phase = 'validate'
-  if (only !== 'execute' && only !== 'workers') await benchValidate(report)
+  if (only !== 'execute' && only !== 'workers' && only !== 'latency') await benchValidate(report)
   phase = 'execute'
-  if (only !== 'validate' && only !== 'workers') await benchExecute(report)
+  if (only !== 'validate' && only !== 'workers' && only !== 'latency') await benchExecute(report)
+  phase = 'latency'
+  if (only === undefined || only === 'latency') await benchExecuteLatency(report)
   phase = 'workers'
   if (only === 'workers' || benchWorkers) await benchWorkerCounts(report)
 } catch (err) {
