@@ -114,29 +114,41 @@ async function load(opts: { url: string; body: Body; connections: number; author
   // Each run counts its nonces up from a fresh base, so no two requests of the bench repeat an intent.
   const base = nonceBase
   nonceBase += 5_000_000
+  let wrkCpuUs: number | undefined
   const out = await new Promise<string>((resolve, reject) => {
-    const child = spawn('wrk', ['-t1', `-c${opts.connections}`, `-d${opts.seconds ?? roundSeconds}s`, '--timeout', '10s', '-s', 'bench/load.lua', opts.url], {
-      env: {
-        ...process.env,
-        BENCH_PREFIX: opts.body.prefix,
-        BENCH_SUFFIX: opts.body.suffix ?? '',
-        BENCH_NONCE_FORMAT: opts.body.nonce ?? 'fixed',
-        BENCH_NONCE_BASE: String(base),
-        BENCH_AUTHORIZATION: opts.authorization ?? '',
+    // Through sh, whose `times` then prints the CPU wrk used (its children's line): the load generator's share.
+    const child = spawn(
+      'sh',
+      ['-c', 'wrk "$@"; s=$?; times >&2; exit $s', 'sh', '-t1', `-c${opts.connections}`, `-d${opts.seconds ?? roundSeconds}s`, '--timeout', '10s', '-s', 'bench/load.lua', opts.url],
+      {
+        env: {
+          ...process.env,
+          BENCH_PREFIX: opts.body.prefix,
+          BENCH_SUFFIX: opts.body.suffix ?? '',
+          BENCH_NONCE_FORMAT: opts.body.nonce ?? 'fixed',
+          BENCH_NONCE_BASE: String(base),
+          BENCH_AUTHORIZATION: opts.authorization ?? '',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
       },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
+    )
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()))
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()))
     child.once('error', (err) => reject(new Error(`wrk could not start (${err.message}): install it with \`sudo apt-get install -y wrk\``)))
-    child.once('exit', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`wrk exited with ${code}: ${stderr}${stdout}`))))
+    child.once('exit', (code) => {
+      // `times`: the shell's user and system time, then its children's (wrk's), as 0m1.234s 0m0.567s.
+      const children = [...stderr.matchAll(/(\d+)m([\d.]+)s\s+(\d+)m([\d.]+)s/g)][1]
+      if (children) wrkCpuUs = ((Number(children[1]) + Number(children[3])) * 60 + Number(children[2]) + Number(children[4])) * 1e6
+      code === 0 ? resolve(stdout) : reject(new Error(`wrk exited with ${code}: ${stderr}${stdout}`))
+    })
   })
   const line = /BENCH_RESULT (.*)/.exec(out)
   if (!line) throw new Error(`wrk printed no result: ${out}`)
   const r = JSON.parse(line[1]!) as { requests: number; durationUs: number; errors: number; non2xx: number; p50Us: number; p99Us: number }
   const cpuUsPerRequest = Object.fromEntries(Object.entries(cpuOf).map(([name, pid]) => [name, (cpuUs(pid) - before[name]!) / Math.max(1, r.requests)]))
+  if (wrkCpuUs !== undefined) cpuUsPerRequest.wrk = wrkCpuUs / Math.max(1, r.requests)
   const calls = callsBefore && opts.metricsUrl ? await nodeCalls(opts.metricsUrl) : undefined
   const nodeCallsPerRequest =
     calls &&
@@ -395,7 +407,7 @@ async function benchValidate(report: Record<string, unknown>) {
     await rawLoad(bodies.raw, 10)
 
     const validate: Record<string, unknown> = {}
-    for (const connections of [10, 50]) {
+    for (const connections of [1, 10, 50]) {
       const [direct, viaGateway] = await compare(
         () => rawLoad(bodies.raw, connections),
         () => gatewayLoad(bodies.gateway, connections),
@@ -404,6 +416,14 @@ async function benchValidate(report: Record<string, unknown>) {
       print(`validate @${connections} connections, a different intent in every request`, direct, viaGateway)
     }
     report.validate = validate
+    process.stdout.write(
+      `\nvalidate, added by the gateway (its percentile minus raw eth_call's, medians of ${rounds} rounds)\n${Object.entries(validate)
+        .map(([c, v]) => {
+          const { addedP50Us, addedP99Us } = v as { addedP50Us: number; addedP99Us: number }
+          return `  @${c.padEnd(3)} p50 ${us(addedP50Us)}  p99 ${us(addedP99Us)}`
+        })
+        .join('\n')}\n`,
+    )
     const [direct, viaGateway] = await compare(
       () => rawLoad(bodies.repeated.raw, 50),
       () => gatewayLoad(bodies.repeated.gateway, 50),
@@ -685,7 +705,7 @@ async function benchExecute(report: Record<string, unknown>) {
         .map(([k, v]) => `${k} ${v.toFixed(2)}`)
         .join(', ')})`
     const line = (name: string, r: ExecuteRound) =>
-      `  ${name.padEnd(8)} ${r.perSecond.toFixed(0).padStart(6)} /s   CPU per execute: ${cpu(r)}\n           node calls per execute: ${calls(r)}   load average ${r.loadAverage.toFixed(2)}\n`
+      `  ${name.padEnd(8)} ${r.perSecond.toFixed(0).padStart(6)} /s   CPU per execute: ${cpu(r)}\n           ${coreShares(r.cpuUsPerExecute, executeCount / r.cpuSeconds)}\n           node calls per execute: ${calls(r)}   load average ${r.loadAverage.toFixed(2)}\n`
     process.stdout.write(
       `\nexecute ${executeCount} intents a round, ${executeRounds} alternating rounds, medians (anvil --block-time ${blockTime})\n` +
         `  rounds   raw ${raws.map((r) => r.perSecond.toFixed(0)).join(' / ')} tx/s, gateway ${gateways.map((r) => r.perSecond.toFixed(0)).join(' / ')} exec/s\n` +
@@ -787,6 +807,12 @@ function medianOf(xs: number[]): number {
 }
 
 const us = (n: number) => `${(n / 1000).toFixed(2).padStart(6)} ms`
+/** What share of the machine's cores each measured process used: CPU per request × requests per second. */
+const coreShares = (cpuUsPer: Record<string, number>, perSecond: number) =>
+  `share of ${cpus().length} cores ${Object.entries(cpuUsPer)
+    .filter(([k]) => k !== 'anvilBeyondIdle')
+    .map(([k, v]) => `${k === 'anvil' ? 'node' : k === 'wrk' || k === 'client' ? `load generator (${k})` : k} ${((v * perSecond * 100) / (1e6 * cpus().length)).toFixed(0)}%`)
+    .join(', ')}`
 const fmt = (l: Load) =>
   `${l.rps.toFixed(0).padStart(7)} req/s  p50 ${us(l.p50Us)}  p99 ${us(l.p99Us)}  errors ${l.errors}  non-2xx ${l.non2xx}  CPU/request ${Object.entries(l.cpuUsPerRequest)
     .map(([k, v]) => `${k} ${v.toFixed(0)} µs`)
@@ -796,7 +822,7 @@ const fmt = (l: Load) =>
         .map(([k, v]) => `${k} ${v.toFixed(2)}`)
         .join(', ')}`
     : '') +
-  `  load ${l.loadAverage.toFixed(2)}`
+  `  ${coreShares(l.cpuUsPerRequest, l.rps)}  load ${l.loadAverage.toFixed(2)}`
 
 function print(title: string, raw: Load, gateway: Load) {
   process.stdout.write(
