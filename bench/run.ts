@@ -22,6 +22,7 @@ import {
 } from './gatewayParts.ts'
 import { productionNodeFlags } from '../scripts/productionCommand.ts'
 import { ensureWrk } from './ensureWrk.ts'
+import { type ExecuteLatencyReturnType, executeLatency } from './executeLatency.ts'
 import { sendPipelined } from './rawSender.ts'
 import { summarizeProfile } from './summarizeProfile.ts'
 
@@ -46,7 +47,7 @@ const blockTime = Number(process.env.BENCH_BLOCK_TIME ?? 0.2)
 /** The raw sender's JSON-RPC batch size and batches in flight (BENCH_RAW_BATCH, BENCH_RAW_IN_FLIGHT). */
 const rawBatch = Number(process.env.BENCH_RAW_BATCH ?? 25)
 const rawInFlight = Number(process.env.BENCH_RAW_IN_FLIGHT ?? 4)
-/** `--only=validate` or `--only=execute`: one phase, for working on one lever (no verdicts). */
+/** `--only=validate`, `--only=execute` or `--only=latency` (execute's latency at 1, 10, 50 connections and where its time goes): one phase, for working on one lever (no verdicts). */
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length)
 /** `--workers`: also validate with WORKERS=1 and 2 (needs PostgreSQL; `--only=workers` for that phase alone). */
 const benchWorkers = process.argv.includes('--workers')
@@ -113,29 +114,41 @@ async function load(opts: { url: string; body: Body; connections: number; author
   // Each run counts its nonces up from a fresh base, so no two requests of the bench repeat an intent.
   const base = nonceBase
   nonceBase += 5_000_000
+  let wrkCpuUs: number | undefined
   const out = await new Promise<string>((resolve, reject) => {
-    const child = spawn('wrk', ['-t1', `-c${opts.connections}`, `-d${opts.seconds ?? roundSeconds}s`, '--timeout', '10s', '-s', 'bench/load.lua', opts.url], {
-      env: {
-        ...process.env,
-        BENCH_PREFIX: opts.body.prefix,
-        BENCH_SUFFIX: opts.body.suffix ?? '',
-        BENCH_NONCE_FORMAT: opts.body.nonce ?? 'fixed',
-        BENCH_NONCE_BASE: String(base),
-        BENCH_AUTHORIZATION: opts.authorization ?? '',
+    // Through sh, whose `times` then prints the CPU wrk used (its children's line): the load generator's share.
+    const child = spawn(
+      'sh',
+      ['-c', 'wrk "$@"; s=$?; times >&2; exit $s', 'sh', '-t1', `-c${opts.connections}`, `-d${opts.seconds ?? roundSeconds}s`, '--timeout', '10s', '-s', 'bench/load.lua', opts.url],
+      {
+        env: {
+          ...process.env,
+          BENCH_PREFIX: opts.body.prefix,
+          BENCH_SUFFIX: opts.body.suffix ?? '',
+          BENCH_NONCE_FORMAT: opts.body.nonce ?? 'fixed',
+          BENCH_NONCE_BASE: String(base),
+          BENCH_AUTHORIZATION: opts.authorization ?? '',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
       },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
+    )
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()))
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()))
     child.once('error', (err) => reject(new Error(`wrk could not start (${err.message}): install it with \`sudo apt-get install -y wrk\``)))
-    child.once('exit', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`wrk exited with ${code}: ${stderr}${stdout}`))))
+    child.once('exit', (code) => {
+      // `times`: the shell's user and system time, then its children's (wrk's), as 0m1.234s 0m0.567s.
+      const children = [...stderr.matchAll(/(\d+)m([\d.]+)s\s+(\d+)m([\d.]+)s/g)][1]
+      if (children) wrkCpuUs = ((Number(children[1]) + Number(children[3])) * 60 + Number(children[2]) + Number(children[4])) * 1e6
+      code === 0 ? resolve(stdout) : reject(new Error(`wrk exited with ${code}: ${stderr}${stdout}`))
+    })
   })
   const line = /BENCH_RESULT (.*)/.exec(out)
   if (!line) throw new Error(`wrk printed no result: ${out}`)
   const r = JSON.parse(line[1]!) as { requests: number; durationUs: number; errors: number; non2xx: number; p50Us: number; p99Us: number }
   const cpuUsPerRequest = Object.fromEntries(Object.entries(cpuOf).map(([name, pid]) => [name, (cpuUs(pid) - before[name]!) / Math.max(1, r.requests)]))
+  if (wrkCpuUs !== undefined) cpuUsPerRequest.wrk = wrkCpuUs / Math.max(1, r.requests)
   const calls = callsBefore && opts.metricsUrl ? await nodeCalls(opts.metricsUrl) : undefined
   const nodeCallsPerRequest =
     calls &&
@@ -174,6 +187,17 @@ async function nodeCalls(metricsUrl: string): Promise<Record<string, number>> {
   const calls: Record<string, number> = {}
   for (const m of text.matchAll(/^intent_gateway_chain_rpc_duration_seconds_count\{[^}]*method="([^"]+)"[^}]*\} (\d+)/gm)) calls[m[1]!] = (calls[m[1]!] ?? 0) + Number(m[2])
   return calls
+}
+
+/** The gateway's JSON-RPC time so far by method: [calls, seconds] (its own /metrics). */
+async function nodeCallTimes(metricsUrl: string): Promise<Record<string, [number, number]>> {
+  const text = await (await fetch(metricsUrl)).text()
+  const times: Record<string, [number, number]> = {}
+  for (const m of text.matchAll(/^intent_gateway_chain_rpc_duration_seconds_(count|sum)\{[^}]*method="([^"]+)"[^}]*\} ([\d.e+-]+)/gm)) {
+    const entry = (times[m[2]!] ??= [0, 0])
+    entry[m[1] === 'count' ? 0 : 1] += Number(m[3])
+  }
+  return times
 }
 
 /** Alternating rounds of a and b; the median of each. */
@@ -244,7 +268,17 @@ async function startGateway(devnet: Devnet, relayerKey: Hex, extraEnv: Record<st
   })
   let stderr = ''
   let logLines = 0
-  child.stdout!.on('data', (c: Buffer) => (logLines += c.toString().split('\n').length - 1))
+  /** Listeners to the gateway's log lines (the execute latency phase reads its 'execute sent' lines). */
+  const logListeners = new Set<(line: string) => void>()
+  let partial = ''
+  child.stdout!.on('data', (c: Buffer) => {
+    const text = c.toString()
+    logLines += text.split('\n').length - 1
+    if (logListeners.size === 0) return
+    const lines = (partial + text).split('\n')
+    partial = lines.pop() ?? ''
+    for (const line of lines) for (const listener of logListeners) listener(line)
+  })
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()))
   // A gateway that dies mid-run says why (the bench itself only sees its requests fail).
   let stopping = false
@@ -275,6 +309,11 @@ async function startGateway(devnet: Devnet, relayerKey: Hex, extraEnv: Record<st
     pid: child.pid!,
     peakRssMb,
     logLines: () => logLines,
+    onLog(listener: (line: string) => void) {
+      partial = ''
+      logListeners.add(listener)
+      return () => logListeners.delete(listener)
+    },
     async stop() {
       stopping = true
       if (child.exitCode === null && child.signalCode === null) {
@@ -368,7 +407,7 @@ async function benchValidate(report: Record<string, unknown>) {
     await rawLoad(bodies.raw, 10)
 
     const validate: Record<string, unknown> = {}
-    for (const connections of [10, 50]) {
+    for (const connections of [1, 10, 50]) {
       const [direct, viaGateway] = await compare(
         () => rawLoad(bodies.raw, connections),
         () => gatewayLoad(bodies.gateway, connections),
@@ -377,6 +416,14 @@ async function benchValidate(report: Record<string, unknown>) {
       print(`validate @${connections} connections, a different intent in every request`, direct, viaGateway)
     }
     report.validate = validate
+    process.stdout.write(
+      `\nvalidate, added by the gateway (its percentile minus raw eth_call's, medians of ${rounds} rounds)\n${Object.entries(validate)
+        .map(([c, v]) => {
+          const { addedP50Us, addedP99Us } = v as { addedP50Us: number; addedP99Us: number }
+          return `  @${c.padEnd(3)} p50 ${us(addedP50Us)}  p99 ${us(addedP99Us)}`
+        })
+        .join('\n')}\n`,
+    )
     const [direct, viaGateway] = await compare(
       () => rawLoad(bodies.repeated.raw, 50),
       () => gatewayLoad(bodies.repeated.gateway, 50),
@@ -658,7 +705,7 @@ async function benchExecute(report: Record<string, unknown>) {
         .map(([k, v]) => `${k} ${v.toFixed(2)}`)
         .join(', ')})`
     const line = (name: string, r: ExecuteRound) =>
-      `  ${name.padEnd(8)} ${r.perSecond.toFixed(0).padStart(6)} /s   CPU per execute: ${cpu(r)}\n           node calls per execute: ${calls(r)}   load average ${r.loadAverage.toFixed(2)}\n`
+      `  ${name.padEnd(8)} ${r.perSecond.toFixed(0).padStart(6)} /s   CPU per execute: ${cpu(r)}\n           ${coreShares(r.cpuUsPerExecute, executeCount / r.cpuSeconds)}\n           node calls per execute: ${calls(r)}   load average ${r.loadAverage.toFixed(2)}\n`
     process.stdout.write(
       `\nexecute ${executeCount} intents a round, ${executeRounds} alternating rounds, medians (anvil --block-time ${blockTime})\n` +
         `  rounds   raw ${raws.map((r) => r.perSecond.toFixed(0)).join(' / ')} tx/s, gateway ${gateways.map((r) => r.perSecond.toFixed(0)).join(' / ')} exec/s\n` +
@@ -667,6 +714,79 @@ async function benchExecute(report: Record<string, unknown>) {
         line('gateway', viaGateway) +
         `  ratio    ${result.ratio.toFixed(2)}x   node CPU per execute, gateway/raw ${result.nodeCpuRatio.toFixed(2)}x beyond idle, ${result.nodeCpuRatioGross.toFixed(2)}x as measured   non-200: ${result.nonceErrors} (statuses of the median round ${JSON.stringify(viaGateway.statuses)})\n` +
         `  on chain ${result.executedOnChain}/${gatewayNonces.length} gateway intents executed; counter +${result.counterDelta} (raw + gateway = ${result.expectedCounterDelta})\n`,
+    )
+  } finally {
+    await stopped(gateway)
+    await stopped(devnet)
+  }
+}
+
+/**
+ * Execute's latency at 1, 10 and 50 connections (closed loop), gateway against a raw client sending
+ * the same transactions, and where the gateway's time goes (bench/executeLatency.ts). Rounds
+ * alternate raw and gateway inside each measure; BENCH_LATENCY_COUNT executes per connection level
+ * (default: 30 at 1 connection, 10 per connection above it).
+ */
+async function benchExecuteLatency(report: Record<string, unknown>) {
+  const devnet = await started(startDevnet({ blockTime }))
+  const { publicClient } = createDevClients(devnet.anvil.rpcUrl, devnet.anvil.chainId)
+  const gateway = await started(startGateway(devnet, await fundedKey(devnet)))
+  try {
+    const rawAccount = privateKeyToAccount(await fundedKey(devnet))
+    let rawNonce = await publicClient.getTransactionCount({ address: rawAccount.address, blockTag: 'pending' })
+    const fees = await publicClient.estimateFeesPerGas()
+    let intentNonce = 5_000_000
+    const rawTransaction = async () => {
+      const { intent, signature } = await signedIntentBody(devnet, intentNonce++)
+      return rawAccount.signTransaction({
+        chainId: devnet.anvil.chainId,
+        type: 'eip1559',
+        to: devnet.contracts.executor,
+        nonce: rawNonce++,
+        gas: 300_000n,
+        maxFeePerGas: fees.maxFeePerGas * 2n,
+        maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+        data: encodeFunctionData({ abi: intentExecutorArtifact.abi, functionName: 'executeSigned', args: [toIntentTuple(intent), signature] }),
+      })
+    }
+    const measure = (connections: number, count: number) =>
+      executeLatency({
+        gatewayUrl: gateway.url,
+        rpcUrl: devnet.anvil.rpcUrl,
+        apiKey: benchApiKey,
+        connections,
+        count,
+        gatewayBody: async () => (await signedIntentBody(devnet, intentNonce++)).body,
+        rawTransaction,
+        onGatewayLog: (listener) => gateway.onLog(listener),
+        rpcTimes: () => nodeCallTimes(`${gateway.url}/metrics`),
+      })
+    // Warm up (JIT, pools, the shapes' remembered gas).
+    await measure(10, 50)
+    const latency: Record<string, ExecuteLatencyReturnType> = {}
+    const fixed = Number(process.env.BENCH_LATENCY_COUNT ?? 0)
+    for (const connections of [1, 10, 50]) {
+      const runs: ExecuteLatencyReturnType[] = []
+      for (let i = 0; i < rounds; i++) runs.push(await measure(connections, fixed || (quick ? Math.max(10, connections * 2) : Math.max(30, connections * 10))))
+      latency[connections] = medianBy(runs, (r) => r.added.answer.p99Ms)
+    }
+    report.executeLatency = latency
+    const ms = (p: { p50Ms: number; p99Ms: number }) => `p50 ${p.p50Ms.toFixed(0).padStart(4)} p99 ${p.p99Ms.toFixed(0).padStart(4)} ms`
+    process.stdout.write(
+      `\nexecute latency (closed loop, anvil --block-time ${blockTime}; the median of ${rounds} rounds by added p99; load average ${loadAverage().toFixed(2)})\n${Object.values(latency)
+        .map(
+          (l) =>
+            `  @${String(l.connections).padEnd(3)} raw: sent ${ms(l.raw.sent)}, mined ${ms(l.raw.mined)}\n` +
+            `       gateway: answer ${ms(l.gateway.answer)}, mined ${ms(l.gateway.mined)}   added: answer ${ms(l.added.answer)}, mined ${ms(l.added.mined)}   non-200 ${l.gateway.non200}\n` +
+            `       where it goes: request→sent ${ms(l.gateway.toSent)}, sent→its block seen ${ms(l.gateway.sentToBlock)}, block→answer ${ms(l.gateway.blockToAnswer)}\n` +
+            `       blocks waited beyond its own after sending: ${Object.entries(l.gateway.blocksWaited)
+              .sort(([a], [b]) => Number(a) - Number(b))
+              .map(([k, v]) => `${k}: ${(v * 100).toFixed(0)}%`)
+              .join(', ')}   RPC mean ms: ${Object.entries(l.gateway.rpcMeanMs)
+              .map(([k, v]) => `${k} ${v.toFixed(1)}`)
+              .join(', ')}\n`,
+        )
+        .join('')}`,
     )
   } finally {
     await stopped(gateway)
@@ -687,6 +807,12 @@ function medianOf(xs: number[]): number {
 }
 
 const us = (n: number) => `${(n / 1000).toFixed(2).padStart(6)} ms`
+/** What share of the machine's cores each measured process used: CPU per request × requests per second. */
+const coreShares = (cpuUsPer: Record<string, number>, perSecond: number) =>
+  `share of ${cpus().length} cores ${Object.entries(cpuUsPer)
+    .filter(([k]) => k !== 'anvilBeyondIdle')
+    .map(([k, v]) => `${k === 'anvil' ? 'node' : k === 'wrk' || k === 'client' ? `load generator (${k})` : k} ${((v * perSecond * 100) / (1e6 * cpus().length)).toFixed(0)}%`)
+    .join(', ')}`
 const fmt = (l: Load) =>
   `${l.rps.toFixed(0).padStart(7)} req/s  p50 ${us(l.p50Us)}  p99 ${us(l.p99Us)}  errors ${l.errors}  non-2xx ${l.non2xx}  CPU/request ${Object.entries(l.cpuUsPerRequest)
     .map(([k, v]) => `${k} ${v.toFixed(0)} µs`)
@@ -696,7 +822,7 @@ const fmt = (l: Load) =>
         .map(([k, v]) => `${k} ${v.toFixed(2)}`)
         .join(', ')}`
     : '') +
-  `  load ${l.loadAverage.toFixed(2)}`
+  `  ${coreShares(l.cpuUsPerRequest, l.rps)}  load ${l.loadAverage.toFixed(2)}`
 
 function print(title: string, raw: Load, gateway: Load) {
   process.stdout.write(
@@ -770,9 +896,11 @@ try {
   execFileSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' })
   process.stdout.write(`the gateway runs as: node ${[...nodeFlags, 'dist/main.js'].join(' ')}\n`)
   phase = 'validate'
-  if (only !== 'execute' && only !== 'workers') await benchValidate(report)
+  if (only !== 'execute' && only !== 'workers' && only !== 'latency') await benchValidate(report)
   phase = 'execute'
-  if (only !== 'validate' && only !== 'workers') await benchExecute(report)
+  if (only !== 'validate' && only !== 'workers' && only !== 'latency') await benchExecute(report)
+  phase = 'latency'
+  if (only === undefined || only === 'latency') await benchExecuteLatency(report)
   phase = 'workers'
   if (only === 'workers' || benchWorkers) await benchWorkerCounts(report)
 } catch (err) {
