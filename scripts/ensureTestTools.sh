@@ -2,7 +2,8 @@
 # Makes sure the Debian tools the tests use are here: clang (the Solana program is rebuilt from C
 # and compared with the committed artifact), chromium (the docs page is rendered headless) and
 # prometheus for its promtool (docs/ops/alerts.yml is checked with `promtool check rules`) and
-# softhsm2, a real PKCS#11 token for the relayer keys held in an HSM (test/keys/hsmSigner.test.ts).
+# softhsm2, a real PKCS#11 token for the relayer keys held in an HSM (test/keys/hsmSigner.test.ts),
+# and faketime, with which the fault campaign steps a gateway's clock (bench/chaos/phases/clockPhase.ts).
 # Installs what is missing when running as root (CI, fresh machines); otherwise says what to run.
 # Then checks the local PostgreSQL and Redis the shared-journal tests use, and starts the machine's
 # own servers when they are installed but stopped.
@@ -12,6 +13,7 @@ command -v clang >/dev/null 2>&1 || missing+=(clang)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
 command -v softhsm2-util >/dev/null 2>&1 || missing+=(softhsm2)
+command -v faketime >/dev/null 2>&1 || missing+=(faketime)
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
     echo "installing Debian's ${missing[*]} for the tests..."

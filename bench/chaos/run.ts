@@ -16,6 +16,7 @@ import { loadavg } from 'node:os'
 import { createDevClients, startDevnet } from '../gatewayParts.ts'
 import { type Campaign, createCampaign } from './campaign.ts'
 import { type DatabaseFault, databasePhase } from './phases/databasePhase.ts'
+import { clockPhase } from './phases/clockPhase.ts'
 import { diskFullPhase } from './phases/diskFullPhase.ts'
 import { paidPhase } from './phases/paidPhase.ts'
 import { fleetPhase } from './phases/fleetPhase.ts'
@@ -29,7 +30,7 @@ import { verdict } from './verdict.ts'
 
 const quick = process.argv.includes('--quick')
 const seed = Number(process.env.CHAOS_SEED ?? Math.floor(Math.random() * 1e9))
-const allPhases = ['sqlite', 'paid', 'diskfull', 'fleet', 'pgcut', 'partition', 'redis', 'solana', 'solanapaid', 'sui'] as const
+const allPhases = ['sqlite', 'paid', 'diskfull', 'fleet', 'pgcut', 'partition', 'redis', 'clock', 'solana', 'solanapaid', 'sui'] as const
 const only = process.argv
   .find((a) => a.startsWith('--phases='))
   ?.slice('--phases='.length)
@@ -66,10 +67,11 @@ async function main(): Promise<boolean> {
   if (runs('paid')) await paidPhase(campaign)
   if (runs('diskfull')) await diskFullPhase(campaign)
   const databaseFaults: DatabaseFault[] = (['pgcut', 'partition', 'redis'] as const).filter(runs)
-  if (runs('fleet') || databaseFaults.length > 0) {
+  if (runs('fleet') || databaseFaults.length > 0 || runs('clock')) {
     const fleet = await startFleet(campaign)
     if (runs('fleet')) await fleetPhase(campaign, fleet)
     if (databaseFaults.length > 0) await databasePhase(campaign, fleet, databaseFaults)
+    if (runs('clock')) await clockPhase(campaign, fleet)
   }
   if (runs('solana')) await solanaPhase(campaign)
   if (runs('solanapaid')) await solanaPaidPhase(campaign)

@@ -45,6 +45,14 @@ export async function verdict(campaign: Campaign, { fromBlock, started }: { from
   const exactlyOnce = intents.length - wrong.length
   const failedChecks = campaign.checks.filter((c) => !c.ok)
   const seconds = (performance.now() - started) / 1000
+  // The payers' clause of the verdict line: every check a payment phase made about what a payer paid.
+  const payerChecks = campaign.checks.filter((c) => /payer/i.test(c.name))
+  const payers =
+    payerChecks.length === 0
+      ? 'no paid intents in this run'
+      : payerChecks.every((c) => c.ok)
+        ? 'payers charged exactly once'
+        : `payers NOT charged exactly once (${payerChecks.filter((c) => !c.ok).length} of ${payerChecks.length} payer checks failed)`
   log(`\nphases reached before each kill:\n${campaign.phasesHit.map((p) => `  ${p.scenario.padEnd(8)} ${p.instance.padEnd(8)} ${p.reached ? 'hit   ' : 'MISSED'} ${phaseNames[p.phase]}`).join('\n')}`)
   log(
     `faults: ${rpcFaults} RPC faults (HTTP 500 ${faults.http500}, timeouts ${faults.timeout}, resets after the node got the request ${faults.reset}, lagging block numbers ${faults.lag}); ${
@@ -62,7 +70,7 @@ export async function verdict(campaign: Campaign, { fromBlock, started }: { from
   for (const u of unanswered) log(`  never answered 200 by a gateway (the chain counted it ${times.get(u.hash) ?? 0} times): ${u.hash} (${u.label})`)
   const ok = wrong.length === 0 && nonceProblems.length === 0 && unanswered.length === 0 && campaign.unsettled.length === 0 && failedChecks.length === 0
   log(
-    `\n${exactlyOnce} of ${intents.length} intents executed exactly once, ${campaign.kills} kills, ${F} faults, relayer nonces ${nonceProblems.length === 0 ? 'consistent' : 'NOT consistent'}, ${campaign.checks.length - failedChecks.length} of ${campaign.checks.length} checks held   (${seconds.toFixed(0)} s, seed ${campaign.seed})`,
+    `\n${exactlyOnce} of ${intents.length} intents executed exactly once, ${payers}, ${campaign.kills} kills, ${F} faults, relayer nonces ${nonceProblems.length === 0 ? 'consistent' : 'NOT consistent'}, ${campaign.checks.length - failedChecks.length} of ${campaign.checks.length} checks held   (${seconds.toFixed(0)} s, seed ${campaign.seed})`,
   )
   log(`verdict: ${ok ? 'PASS' : 'FAIL'}`)
   const file = join(process.env.CHAOS_RESULTS_DIR ?? 'bench/results', `chaos-${new Date().toISOString().replace(/[:.]/g, '-')}.json`)

@@ -83,7 +83,7 @@ export async function prepareAccountExecution(ctx: SolanaContext, intent: Intent
   if (simulated.refused) return simulated.refused
   return {
     ok: true,
-    send: ({ onSigned }) => sendExecution(ctx, signed, { onSigned, signer: sender }),
+    send: ({ onSigned }) => sendExecution(ctx, signed, { onSigned, signer: sender, intent }),
     recheck: async () => (await simulateExecution(ctx, intent, wire, { estimate: true, asSigner: true })).refused,
   }
 }

@@ -64,7 +64,7 @@ export async function prepareExecution(ctx: SolanaContext, intent: Intent, signa
   if (simulated.refused) return simulated.refused
   return {
     ok: true,
-    send: ({ onSigned }) => sendExecution(ctx, signed, { onSigned, signer }),
+    send: ({ onSigned }) => sendExecution(ctx, signed, { onSigned, signer, intent }),
     // After a payment's settlement confirmed: the same instructions at the state it left (its
     // signature was checked above; the blockhash may be older by now, so the node's stands in).
     recheck: async () => (await simulateExecution(ctx, intent, signed.bytes, { estimate: true })).refused,

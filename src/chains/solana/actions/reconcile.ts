@@ -15,12 +15,12 @@ import { validateIntent } from './validateIntent.ts'
 export async function reconcile(ctx: SolanaContext, tx: ReconcileRequest): Promise<Reconciliation> {
   assertAvailable(ctx)
   const attempts = [tx, ...(tx.replaced ?? [])]
-  const settled = await findLanded(ctx, attempts)
+  const settled = await findLanded(ctx, attempts, tx.intent)
   if (settled) return settled
   const lastValid = BigInt((tx.details as SolanaTransactionDetails).lastValidBlockHeight)
   if ((await blockHeight(ctx)) > lastValid) {
     // It can never land now; it may have been mined between the two reads, so look once more.
-    const late = await findLanded(ctx, attempts)
+    const late = await findLanded(ctx, attempts, tx.intent)
     if (late) return late
     const record = await nonceRecordOf(ctx, tx.intent)
     const executed = record?.state === 'executed' && record.intentHash === ctx.runtime.hashIntent(tx.intent)
