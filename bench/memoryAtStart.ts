@@ -10,25 +10,14 @@ import { parseEther, toHex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { productionNodeFlags } from '../scripts/productionCommand.ts'
 import { createDevClients, startDevnet } from './gatewayParts.ts'
+import { writeModuleLogHook } from './moduleLogHook.ts'
 
 const starts = Number(process.env.MEMORY_STARTS ?? 3)
 const showModules = process.argv.includes('--modules')
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
 const dir = mkdtempSync(join(tmpdir(), 'memory-at-start-'))
-const hook = join(dir, 'hook.mjs')
-writeFileSync(
-  hook,
-  `import { register } from 'node:module'
-register('data:text/javascript,' + encodeURIComponent(\`
-import { appendFileSync } from 'node:fs'
-export async function resolve(specifier, context, next) {
-  const r = await next(specifier, context)
-  if (r.url.startsWith('file:')) appendFileSync(process.env.MODULE_LOG, r.url + '\\\\n')
-  return r
-}\`))
-`,
-)
+const hook = writeModuleLogHook(dir)
 
 const devnet = await startDevnet()
 // A key of its own (production refuses the devnet's public keys), funded on the devnet.

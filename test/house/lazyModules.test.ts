@@ -10,6 +10,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
+import { writeModuleLogHook } from '../../bench/moduleLogHook.ts'
 import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
 
@@ -44,19 +45,7 @@ describe('a gateway loads only what its configuration uses', () => {
   it('an EVM gateway without prices, OAuth, KMS, PKCS#11, Sui, Solana or tracing loads none of their packages, nor the MCP SDK before /mcp is called', async () => {
     const log = join(dir, 'modules.log')
     writeFileSync(log, '')
-    const hook = join(dir, 'hook.mjs')
-    writeFileSync(
-      hook,
-      `import { register } from 'node:module'
-register('data:text/javascript,' + encodeURIComponent(\`
-import { appendFileSync } from 'node:fs'
-export async function resolve(specifier, context, next) {
-  const r = await next(specifier, context)
-  if (r.url.startsWith('file:')) appendFileSync(${JSON.stringify(log)}, r.url + '\\\\n')
-  return r
-}\`))
-`,
-    )
+    const hook = writeModuleLogHook(dir)
     const script = join(dir, 'start.mts')
     writeFileSync(
       script,
@@ -74,7 +63,7 @@ await gateway.close()
 `,
     )
     const code = await new Promise<number | null>((resolve) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', '--import', hook, script], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] })
+      const child = spawn(process.execPath, ['--import', 'tsx', '--import', hook, script], { cwd: root, env: { ...process.env, MODULE_LOG: log }, stdio: ['ignore', 'ignore', 'inherit'] })
       child.once('exit', resolve)
     })
     assert.equal(code, 0, 'the gateway started and answered /health')
