@@ -41,4 +41,19 @@ describe('createLogger with a frozen error', () => {
     assert.match(String(written.message), /other side closed/, "the cause's message, as pino writes it")
     assert.equal(lines[0]!.msg, 'a pass failed')
   })
+
+  // Found by the fault campaign again (solanapaid, RPC faults, seed 962989776): an extensible
+  // error holding a frozen one (its cause, or an own field) still made pino throw, and the payments'
+  // periodic pass took the process down with it.
+  it('copies a frozen error reached through an extensible one (its cause, an own field)', () => {
+    const lines: Record<string, unknown>[] = []
+    const logger = createLogger({ level: 'info', destination: { write: (line: string) => void lines.push(JSON.parse(line)) } })
+    const frozen = Object.freeze(new Error('blockhash not found'))
+    const viaCause = new Error('the pass failed', { cause: frozen })
+    const viaField = Object.assign(new Error('the settle failed'), { inner: frozen })
+    assert.doesNotThrow(() => logger.warn({ err: viaCause }, 'a'))
+    assert.doesNotThrow(() => logger.warn({ err: viaField }, 'b'))
+    assert.match(String((lines[0]!.err as Record<string, unknown>).message), /blockhash not found/)
+    assert.equal(((lines[1]!.err as Record<string, unknown>).inner as Record<string, unknown>).message, 'blockhash not found')
+  })
 })

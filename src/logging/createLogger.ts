@@ -35,19 +35,33 @@ export function createLogger({ level, destination, mixin }: CreateLoggerParamete
 
 function serializeError(err: unknown) {
   // pino's serializer tags each error it walks (a symbol property), which throws on a frozen error
-  // (@solana/kit freezes some): such an error is copied first, its causes with it.
-  const serialized = stdSerializers.err(extensible(err, 0) as Error) as unknown as Record<string, unknown>
-  return redactDeep(serialized, 0)
+  // (@solana/kit freezes some), the top one or any it reaches (its cause, an error in its own
+  // fields): such errors are copied first. A line that still cannot be written never throws out of
+  // the log call: a logger must not take the process down.
+  try {
+    const serialized = stdSerializers.err(extensible(err, 0) as Error) as unknown as Record<string, unknown>
+    return redactDeep(serialized, 0)
+  } catch {
+    const e = err as { name?: unknown; message?: unknown } | null
+    return redactDeep({ type: String(e?.name ?? typeof err), message: String(e?.message ?? err), serializer: 'failed' }, 0)
+  }
 }
 
-/** `err` itself when it can be tagged; else a plain Error with its name, message, stack, own fields and (copied) cause. */
+/**
+ * `err` itself when it and every error it holds (cause, own fields) can be tagged; else a plain
+ * Error with its name, message, stack, own fields and cause, those copied the same way.
+ */
 function extensible(err: unknown, depth: number): unknown {
-  if (!(err instanceof Error) || Object.isExtensible(err) || depth > 8) return err
+  if (!(err instanceof Error) || depth > 8) return err
+  const fields = Object.entries(err).map(([k, v]) => [k, extensible(v, depth + 1)] as const)
+  const cause = err.cause === undefined ? undefined : extensible(err.cause, depth + 1)
+  const changed = cause !== err.cause || fields.some(([k, v]) => v !== (err as unknown as Record<string, unknown>)[k])
+  if (Object.isExtensible(err) && !changed) return err
   const copy = new Error(err.message)
-  for (const [k, v] of Object.entries(err)) (copy as unknown as Record<string, unknown>)[k] = v
+  for (const [k, v] of fields) (copy as unknown as Record<string, unknown>)[k] = v
   copy.name = err.name
   if (err.stack !== undefined) copy.stack = err.stack
-  if (err.cause !== undefined) copy.cause = extensible(err.cause, depth + 1)
+  if (cause !== undefined) copy.cause = cause
   Object.defineProperty(copy, 'constructor', { value: err.constructor, enumerable: false })
   return copy
 }
