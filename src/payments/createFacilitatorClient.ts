@@ -102,7 +102,7 @@ export function createFacilitatorClient({
   const solanaNetworks = (Object.entries(rpcUrls) as [Network, string][]).filter(([network]) => network.startsWith('solana:'))
   const solana =
     keys.solana && solanaNetworks.length > 0
-      ? createSolanaFacilitatorSigner({ key: watchEd25519(keys.solana), rpcUrls: Object.fromEntries(solanaNetworks), confirmTimeoutMs: settlementTimeoutMs, feeLimits: svmFeeLimits })
+      ? createSolanaFacilitatorSigner({ key: watchEd25519(keys.solana), rpcUrls: Object.fromEntries(solanaNetworks), confirmTimeoutMs: settlementTimeoutMs, feeLimits: svmFeeLimits, logger: log })
       : undefined
   // The scheme registered by hand, not with registerExactSvmScheme: that one sets no unit or
   // signature ceiling (the payer's compute budget is the facilitator's fee) and also registers

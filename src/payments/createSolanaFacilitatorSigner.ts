@@ -4,11 +4,44 @@
 // and it can tell beforehand which transaction id a payment's settlement will have: Ed25519 is
 // deterministic, so the fee payer's signature of the payer's message is the settlement's id. The
 // fee payer's key is an Ed25519Signer: in the process, in a PKCS#11 token or in KMS.
-import { type Address, type MessagePartialSigner, type SignatureBytes, createSolanaRpc, getBase58Decoder, type Signature } from '@solana/kit'
+//
+// A broadcast whose answer was lost (a reset, a timeout, a proxy's 5xx) is not a failure: the
+// node may have the transaction and land it. x402 would answer such a send as failed, the
+// reservation would be released, the client would pay again with a new transaction, and both
+// would land (a payer charged twice). So only the node's own refusal fails a send; otherwise the
+// send answers the transaction's id (known from its bytes) and the confirmation decides: confirmed
+// is settled, not seen in time is `settlement_pending` for the resolver, like any slow settlement.
+import {
+  type Address,
+  type MessagePartialSigner,
+  SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE,
+  SOLANA_ERROR__TRANSACTION_ERROR__ALREADY_PROCESSED,
+  type SignatureBytes,
+  createSolanaRpc,
+  getBase58Decoder,
+  isSolanaError,
+  type Signature,
+} from '@solana/kit'
+import type { Logger } from 'pino'
 import { decodeTransactionFromPayload, toFacilitatorSvmSigner, TransactionOnchainFailureError, type FacilitatorSvmSigner } from '@x402/svm'
 import type { Ed25519Signer } from '../signers/ed25519Signer.ts'
 import { facilitatorSignerUnavailable } from '../signers/facilitatorSignerUnavailable.ts'
 import { type SvmFeeLimits, svmFeeOf, svmFeeProblem } from './svmFeeLimits.ts'
+
+/**
+ * Whether a failed sendTransaction is the node's own answer (a JSON-RPC error: it refused the
+ * transaction) rather than a lost one (no answer, a reset, an HTTP error from whatever is between).
+ */
+export function refusedByNode(err: unknown): boolean {
+  if (!isSolanaError(err)) return false
+  const code = Number(err.context.__code)
+  return code >= -32768 && code <= -32000
+}
+
+/** A node that already has the transaction says so in its preflight: it was sent. */
+function alreadyProcessed(err: unknown): boolean {
+  return isSolanaError(err, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE) && isSolanaError(err.cause, SOLANA_ERROR__TRANSACTION_ERROR__ALREADY_PROCESSED)
+}
 
 export type SolanaFacilitatorSigner = {
   signer: FacilitatorSvmSigner
@@ -34,6 +67,7 @@ export function createSolanaFacilitatorSigner({
   confirmTimeoutMs,
   pollMs = 200,
   feeLimits,
+  logger,
 }: {
   /** The fee payer's key: in the process, a PKCS#11 token or KMS (signers/createEd25519Signer.ts). */
   key: Ed25519Signer
@@ -42,6 +76,8 @@ export function createSolanaFacilitatorSigner({
   pollMs?: number
   /** The fee a transaction may make the key pay: one asking more is never signed, whoever asks. */
   feeLimits: SvmFeeLimits
+  /** Where a lost broadcast is told. */
+  logger?: Logger | undefined
 }): SolanaFacilitatorSigner {
   const rpcs = Object.fromEntries(Object.entries(rpcUrls).map(([network, url]) => [network, createSolanaRpc(url)]))
   const base58 = getBase58Decoder()
@@ -72,7 +108,16 @@ export function createSolanaFacilitatorSigner({
       return inner.signTransaction(transaction, feePayer, network)
     },
     simulateTransaction: (transaction, network, options) => inner.simulateTransaction(transaction, network, options),
-    sendTransaction: (transaction, network) => inner.sendTransaction(transaction, network),
+    async sendTransaction(transaction, network) {
+      try {
+        return await inner.sendTransaction(transaction, network)
+      } catch (err) {
+        const id = svmFeeOf(transaction)?.signature
+        if (!id || (refusedByNode(err) && !alreadyProcessed(err))) throw err
+        logger?.warn({ err, transaction: id, network }, 'x402 settlement broadcast got no answer: the node may have it, so its confirmation decides (not a failure)')
+        return id
+      }
+    },
     async confirmTransaction(signature, network) {
       const rpc = rpcs[network]
       if (!rpc) throw new Error(`no RPC for ${network}`)

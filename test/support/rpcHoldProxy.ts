@@ -17,6 +17,12 @@ export type RpcHoldProxy = {
   flushSends(): Promise<void>
   dropSends(): void
   heldSends(): number
+  /**
+   * The next `count` sendTransactions lose their answer: the connection is closed without one,
+   * after the node got the transaction (`reached`, a reset after the send) or before (a send lost
+   * on the way).
+   */
+  loseSendAnswers(count: number, reached: boolean): void
   sentSignatures(): string[]
   close(): Promise<void>
 }
@@ -27,9 +33,10 @@ export async function startRpcHoldProxy(target: string): Promise<RpcHoldProxy> {
   const heldSignatures = new Set<string>()
   const sent: string[] = []
   const queued: Array<{ body: string; answer: (text: string) => void }> = []
+  const lost: boolean[] = []
   const forward = async (body: string) => (await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).text()
 
-  async function handle(body: string, answer: (text: string) => void) {
+  async function handle(body: string, answer: (text: string) => void, drop: () => void) {
     let request: RpcRequest
     try {
       request = JSON.parse(body) as RpcRequest
@@ -41,6 +48,8 @@ export async function startRpcHoldProxy(target: string): Promise<RpcHoldProxy> {
       queued.push({ body, answer })
       return
     }
+    const lose = isSend ? lost.shift() : undefined
+    if (lose === false) return drop()
     const text = await forward(body)
     if (isSend) {
       const signature = (JSON.parse(text) as { result?: string }).result
@@ -48,6 +57,7 @@ export async function startRpcHoldProxy(target: string): Promise<RpcHoldProxy> {
         sent.push(signature)
         if (statusesHeld) heldSignatures.add(signature)
       }
+      if (lose) return drop()
     }
     if (request.method === 'getSignatureStatuses' && heldSignatures.size > 0) {
       const asked = (request.params?.[0] ?? []) as string[]
@@ -66,9 +76,13 @@ export async function startRpcHoldProxy(target: string): Promise<RpcHoldProxy> {
     const chunks: Buffer[] = []
     req.on('data', (c: Buffer) => chunks.push(c))
     req.on('end', () => {
-      void handle(Buffer.concat(chunks).toString('utf8'), (text) => {
-        if (!res.destroyed) res.writeHead(200, { 'content-type': 'application/json' }).end(text)
-      }).catch(() => {
+      void handle(
+        Buffer.concat(chunks).toString('utf8'),
+        (text) => {
+          if (!res.destroyed) res.writeHead(200, { 'content-type': 'application/json' }).end(text)
+        },
+        () => res.socket?.destroy(),
+      ).catch(() => {
         if (!res.destroyed) res.writeHead(502).end()
       })
     })
@@ -90,6 +104,7 @@ export async function startRpcHoldProxy(target: string): Promise<RpcHoldProxy> {
     },
     dropSends: () => void queued.splice(0),
     heldSends: () => queued.length,
+    loseSendAnswers: (count, reached) => void lost.push(...Array.from({ length: count }, () => reached)),
     sentSignatures: () => [...sent],
     close: () =>
       new Promise<void>((resolve) => {
