@@ -11,6 +11,8 @@
 // would land (a payer charged twice). So only the node's own refusal fails a send; otherwise the
 // send answers the transaction's id (known from its bytes) and the confirmation decides: confirmed
 // is settled, not seen in time is `settlement_pending` for the resolver, like any slow settlement.
+// While it waits, the same bytes are broadcast again every second, as Solana's own clients do: one
+// lost on the way lands then, and a signature lands at most once, however often it is sent.
 import {
   type Address,
   type MessagePartialSigner,
@@ -60,6 +62,8 @@ export type SolanaFacilitatorSigner = {
 
 /** How many recent signatures are kept: the settlement id signed before a reservation is the settlement's own signature. */
 const keptSignatures = 64
+/** How often a settlement whose broadcast answer was lost is sent again while its confirmation is awaited. */
+const rebroadcastMs = 1_000
 
 export function createSolanaFacilitatorSigner({
   key,
@@ -85,6 +89,8 @@ export function createSolanaFacilitatorSigner({
   // Ed25519 is deterministic: the signature made for the settlement id is the one the settlement
   // needs, so a key outside the process (a round trip each) signs each payment once.
   const recent = new Map<string, Uint8Array>()
+  // Settlements whose broadcast answer was lost, by id: their bytes, sent again while awaited.
+  const unanswered = new Map<string, string>()
   const sign = async (message: Uint8Array) => {
     const id = Buffer.from(message).toString('base64')
     const kept = recent.get(id)
@@ -115,6 +121,8 @@ export function createSolanaFacilitatorSigner({
         const id = svmFeeOf(transaction)?.signature
         if (!id || (refusedByNode(err) && !alreadyProcessed(err))) throw err
         logger?.warn({ err, transaction: id, network }, 'x402 settlement broadcast got no answer: the node may have it, so its confirmation decides (not a failure)')
+        unanswered.set(id, transaction)
+        if (unanswered.size > keptSignatures) unanswered.delete(unanswered.keys().next().value!)
         return id
       }
     },
@@ -122,15 +130,26 @@ export function createSolanaFacilitatorSigner({
       const rpc = rpcs[network]
       if (!rpc) throw new Error(`no RPC for ${network}`)
       const deadline = Date.now() + confirmTimeoutMs
-      for (;;) {
-        const { value } = await rpc.getSignatureStatuses([signature as Signature]).send()
-        const status = value[0]
-        if (status?.confirmationStatus === 'confirmed' || status?.confirmationStatus === 'finalized') {
-          if (status.err) throw new TransactionOnchainFailureError(`Transaction failed onchain: ${JSON.stringify(status.err, (_, v) => (typeof v === 'bigint' ? v.toString() : v))}`)
-          return
+      let resendAt = Date.now() + rebroadcastMs
+      try {
+        for (;;) {
+          const { value } = await rpc.getSignatureStatuses([signature as Signature]).send()
+          const status = value[0]
+          if (status?.confirmationStatus === 'confirmed' || status?.confirmationStatus === 'finalized') {
+            if (status.err) throw new TransactionOnchainFailureError(`Transaction failed onchain: ${JSON.stringify(status.err, (_, v) => (typeof v === 'bigint' ? v.toString() : v))}`)
+            return
+          }
+          if (Date.now() >= deadline) throw new Error(`settlement ${signature} not confirmed within ${confirmTimeoutMs} ms`)
+          const wire = unanswered.get(signature)
+          if (wire && !status && Date.now() >= resendAt) {
+            resendAt = Date.now() + rebroadcastMs
+            // Whatever it answers (taken, already processed, lost again), the status decides.
+            await inner.sendTransaction(wire, network).catch(() => undefined)
+          }
+          await new Promise((resolve) => setTimeout(resolve, pollMs))
         }
-        if (Date.now() >= deadline) throw new Error(`settlement ${signature} not confirmed within ${confirmTimeoutMs} ms`)
-        await new Promise((resolve) => setTimeout(resolve, pollMs))
+      } finally {
+        unanswered.delete(signature)
       }
     },
     getTokenAccountBalance: (account, network) => inner.getTokenAccountBalance!(account, network),

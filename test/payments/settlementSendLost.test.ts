@@ -2,9 +2,10 @@
 // intents in the fault campaign). x402's SVM facilitator answers any failed send as a failed
 // settlement; taken at its word, the reservation is released and the client pays again with a new
 // transaction, while the first one, which the node had, lands too. Here a proxy closes the
-// facilitator's connection without an answer, once after the node got the settlement and once
-// before: the first is settled (200, charged once), the second waits as settlement_pending until
-// it can no longer land, then is released and paid again, once.
+// facilitator's connection without an answer: after the node got the settlement (settled: 200,
+// charged once); before it (the same bytes are sent again while the confirmation is awaited, and
+// land: 200, charged once); and every time while it is awaited (settlement_pending until it can no
+// longer land, then released and paid again, once).
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http'
@@ -33,7 +34,7 @@ describe('a Solana settlement whose broadcast answer is lost (in-process facilit
   before(async () => {
     devnet = await startSolanaDevnet()
     proxy = await startRpcHoldProxy(devnet.rpcUrl)
-    gateway = await startSolanaPaidGateway(devnet, { rpcUrl: proxy.url, receiptTimeoutMs: 1_500, reconcileIntervalMs: 200 })
+    gateway = await startSolanaPaidGateway(devnet, { rpcUrl: proxy.url, receiptTimeoutMs: 3_000, reconcileIntervalMs: 200 })
   })
   after(async () => {
     await gateway?.close()
@@ -69,13 +70,30 @@ describe('a Solana settlement whose broadcast answer is lost (in-process facilit
     )
   })
 
-  it('the settlement was lost before the node: settlement_pending (202), released once it can no longer land, then paid again, once', async () => {
-    const { body, intentHash } = signedSolanaIntent(devnet)
+  it('the settlement was lost on its way to the node: sent again while awaited, it lands (200, charged once)', async () => {
+    const { body } = signedSolanaIntent(devnet)
     const header = await paymentHeader(body)
     const [payerBefore, lamportsBefore] = [await payerBalance(), await recipientLamports()]
 
     proxy.loseSendAnswers(1, false)
-    const pending = await execute(body, { 'payment-signature': header })
+    const paid = await execute(body, { 'payment-signature': header })
+    assert.equal(paid.status, 200, paid.text)
+    assert.equal(await payerBalance(), payerBefore - price, 'charged once')
+    assert.equal(await recipientLamports(), lamportsBefore + 1_000n, 'the intent ran once')
+  })
+
+  it('the settlement never reached the node while awaited: settlement_pending (202), released once it can no longer land, then paid again, once', async () => {
+    const { body, intentHash } = signedSolanaIntent(devnet)
+    const header = await paymentHeader(body)
+    const [payerBefore, lamportsBefore] = [await payerBalance(), await recipientLamports()]
+
+    proxy.loseSendAnswers(100, false)
+    let pending
+    try {
+      pending = await execute(body, { 'payment-signature': header })
+    } finally {
+      proxy.loseSendAnswers(0, false)
+    }
     assert.equal(pending.status, 202, pending.text)
     assert.equal(pending.headers.get('x-erc1066-status'), '0xF3')
     assert.equal(pending.body.payment.status, 'settlement_pending')

@@ -20,7 +20,7 @@ export type RpcHoldProxy = {
   /**
    * The next `count` sendTransactions lose their answer: the connection is closed without one,
    * after the node got the transaction (`reached`, a reset after the send) or before (a send lost
-   * on the way).
+   * on the way). Replaces what an earlier call left; 0 ends it.
    */
   loseSendAnswers(count: number, reached: boolean): void
   sentSignatures(): string[]
@@ -104,7 +104,7 @@ export async function startRpcHoldProxy(target: string): Promise<RpcHoldProxy> {
     },
     dropSends: () => void queued.splice(0),
     heldSends: () => queued.length,
-    loseSendAnswers: (count, reached) => void lost.push(...Array.from({ length: count }, () => reached)),
+    loseSendAnswers: (count, reached) => void lost.splice(0, lost.length, ...Array.from({ length: count }, () => reached)),
     sentSignatures: () => [...sent],
     close: () =>
       new Promise<void>((resolve) => {
