@@ -37,6 +37,8 @@ export type Campaign = CampaignOptions & {
   kills: number
   /** Faults beyond the proxies' RPC faults (reorgs, database cuts, Redis stops): counted in F. */
   otherFaults: Record<string, number>
+  /** Intents of the other runtimes (Solana, Sui), each phase's count of those its chain ran exactly once: counted in N. */
+  otherRuntimes: Array<{ runtime: string; sent: number; exactlyOnce: number }>
   unsettled: string[]
   phasesHit: Array<{ scenario: string; phase: Phase; instance: string; reached: boolean }>
   /** Every gateway started (their proxies' faults count in F). */
@@ -88,6 +90,7 @@ export function createCampaign(options: CampaignOptions & { devnet: Devnet; rand
     checks: [],
     kills: 0,
     otherFaults: {},
+    otherRuntimes: [],
     unsettled: [],
     phasesHit: [],
     nodes: [],

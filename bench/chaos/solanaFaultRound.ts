@@ -1,5 +1,5 @@
-// A batch of Solana intents while 12% of RPC requests meet a fault (at the fault proxy, or at the liar when
-// some fee payer's sends are spared).
+// A batch of Solana intents while 12% of RPC requests meet a fault at the fault proxy, the paid
+// phase's settlements included (a settlement whose answer is lost waits for its confirmation).
 import type { Campaign } from './campaign.ts'
 import type { FaultKind } from './faultProxy.ts'
 import type { SolanaRounds } from './solanaRounds.ts'
@@ -9,21 +9,16 @@ const solanaFaultKinds: FaultKind[] = ['http500', 'timeout', 'reset']
 
 /** A batch while 12% of RPC requests meet a fault (HTTP 500, no answer, a reset after the node got the request), for `windowMs` at most. */
 export async function solanaFaultRound(campaign: Campaign, r: SolanaRounds, count: number, windowMs: number): Promise<void> {
-  const { proxy, liar } = r.node
+  const { proxy } = r.node
   const batch = r.make(count, `${r.scenario}: RPC faults`)
-  const count0 = () => Object.values(proxy.faults).reduce((a, b) => a + b, 0) + Object.values(liar.faults).reduce((a, b) => a + b, 0)
+  const count0 = () => Object.values(proxy.faults).reduce((a, b) => a + b, 0)
   const before = count0()
-  const spared = r.spared
-  if (spared) liar.faultRate(0.12, (payer) => payer === spared)
-  else proxy.faultRate(0.12, solanaFaultKinds, campaign.random)
+  proxy.faultRate(0.12, solanaFaultKinds, campaign.random)
   const t = performance.now()
   const delivering = Promise.all(batch.map((s) => r.deliver(s)))
   await Promise.race([delivering, sleep(windowMs)])
   proxy.faultRate(0, solanaFaultKinds, campaign.random)
-  liar.faultRate(0)
   await delivering
   const faults = count0() - before
-  // The liar's faults are not the proxy's, which the verdict counts: counted among the other faults.
-  if (spared) campaign.otherFaults['Solana RPC fault (settlements spared)'] = Object.values(liar.faults).reduce((a, b) => a + b, 0)
   campaign.log(`  ${batch.length} intents through ${faults} RPC faults: answered in ${((performance.now() - t) / 1000).toFixed(1)} s`)
 }

@@ -13,10 +13,10 @@ export type SolanaRounds = {
   /** Sends one intent until it is answered (the phase's client: free or paying). */
   deliver(s: SolanaSent): Promise<void>
   /**
-   * A fee payer whose sendTransactions are never held, expired or faulted (the paid phase's
-   * facilitator: on the devnet, which has no getTransaction, a settlement whose send failed is taken
-   * as failed on chain and its payer refused for the window). Its RPC faults are then injected by
-   * the confirmation liar, which can tell them apart, instead of the fault proxy.
+   * A fee payer whose sendTransactions are never held while their blockhash expires (the paid
+   * phase's facilitator: on the devnet, which has no getTransaction, a settlement the node refused
+   * is taken as failed on chain and its payer refused for the window). The RPC fault round faults
+   * its sends too: a settlement whose answer is lost waits for its confirmation.
    */
   spared?: string
   /** The first request of an intent, whose answer may never come (the gateway is killed under it). */

@@ -42,7 +42,11 @@ export async function verdict(campaign: Campaign, { fromBlock, started }: { from
   const rpcFaults = Object.values(faults).reduce((a, b) => a + b, 0)
   const otherFaults = Object.values(campaign.otherFaults).reduce((a, b) => a + b, 0)
   const F = rpcFaults + otherFaults
-  const exactlyOnce = intents.length - wrong.length
+  // N counts every runtime: EVM's intents as the chain's events say, the others as their phases' tallies did.
+  const runtimes = [{ runtime: 'EVM', sent: intents.length, exactlyOnce: intents.length - wrong.length }, ...campaign.otherRuntimes].filter((r) => r.sent > 0)
+  const exactlyOnce = runtimes.reduce((n, r) => n + r.exactlyOnce, 0)
+  const N = runtimes.reduce((n, r) => n + r.sent, 0)
+  const byRuntime = runtimes.map((r) => `${r.runtime} ${r.exactlyOnce === r.sent ? r.sent : `${r.exactlyOnce} of ${r.sent}`}`).join(', ')
   const failedChecks = campaign.checks.filter((c) => !c.ok)
   const seconds = (performance.now() - started) / 1000
   // The payers' clause of the verdict line: every check a payment phase made about what a payer paid.
@@ -70,7 +74,7 @@ export async function verdict(campaign: Campaign, { fromBlock, started }: { from
   for (const u of unanswered) log(`  never answered 200 by a gateway (the chain counted it ${times.get(u.hash) ?? 0} times): ${u.hash} (${u.label})`)
   const ok = wrong.length === 0 && nonceProblems.length === 0 && unanswered.length === 0 && campaign.unsettled.length === 0 && failedChecks.length === 0
   log(
-    `\n${exactlyOnce} of ${intents.length} intents executed exactly once, ${payers}, ${campaign.kills} kills, ${F} faults, relayer nonces ${nonceProblems.length === 0 ? 'consistent' : 'NOT consistent'}, ${campaign.checks.length - failedChecks.length} of ${campaign.checks.length} checks held   (${seconds.toFixed(0)} s, seed ${campaign.seed})`,
+    `\n${exactlyOnce} of ${N} intents executed exactly once (${byRuntime}), ${payers}, ${campaign.kills} kills, ${F} faults, relayer nonces ${nonceProblems.length === 0 ? 'consistent' : 'NOT consistent'}, ${campaign.checks.length - failedChecks.length} of ${campaign.checks.length} checks held   (${seconds.toFixed(0)} s, seed ${campaign.seed})`,
   )
   log(`verdict: ${ok ? 'PASS' : 'FAIL'}`)
   const file = join(process.env.CHAOS_RESULTS_DIR ?? 'bench/results', `chaos-${new Date().toISOString().replace(/[:.]/g, '-')}.json`)
@@ -80,7 +84,8 @@ export async function verdict(campaign: Campaign, { fromBlock, started }: { from
       {
         quick: campaign.quick,
         seed: campaign.seed,
-        intents: intents.length,
+        intents: N,
+        runtimes,
         exactlyOnce,
         kills: campaign.kills,
         faults,

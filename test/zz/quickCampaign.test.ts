@@ -89,7 +89,7 @@ describe('the quick fault campaign (a partition from PostgreSQL longer than a le
     it(`holds its verdict with ${which} (CHAOS_SEED=${seed})`, async () => {
       process.stdout.write(`quick fault campaign, ${which}: CHAOS_SEED=${seed}\n`)
       const { code, output } = await runCampaign(seed, { CHAOS_REDIS_URL: redisUrl, CHAOS_DATABASE_URL: testDatabaseUrl, CHAOS_RESULTS_DIR: results })
-      const line = /^(\d+) of (\d+) intents executed exactly once, .*$/m.exec(output)
+      const line = /^(\d+) of (\d+) intents executed exactly once\b.*$/m.exec(output)
       assert.ok(line, `no verdict line (CHAOS_SEED=${seed}):\n${output.slice(-4000)}`)
       assert.equal(line[1], line[2], `not every intent exactly once (CHAOS_SEED=${seed}):\n${output.slice(-4000)}`)
       assert.match(output, /fencing: the partitioned gateway never broadcast from a key it no longer held/)

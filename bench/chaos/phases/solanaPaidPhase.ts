@@ -63,9 +63,8 @@ export async function solanaPaidPhase(campaign: Campaign): Promise<void> {
     },
     deliver: (s) => deliverToChain(campaign, s, node, { chainId: devnet.chainId, pay: paying.fetch }),
     first: execute,
-    // Blockhash expiry and RPC faults under the executions' broadcasts (the relayer pays), not the
-    // settlements' (the facilitator pays): a settlement's blockhash is the payer's, and on this devnet
-    // a settlement whose send failed is taken as failed on chain (see SolanaRounds.spared).
+    // Blockhash expiry under the executions' broadcasts (the relayer pays), not the settlements'
+    // (a settlement's blockhash is the payer's; see SolanaRounds.spared). RPC faults hit both.
     spared: devnet.payment.facilitator,
   }
   // Kills: the first sendTransaction of a paid execute is its settlement, the second its execution.
@@ -97,6 +96,7 @@ export async function solanaPaidPhase(campaign: Campaign): Promise<void> {
   const { executed, missing } = await solanaTally(devnet, sent)
   const paid = before - (await payerBalance())
   const unanswered = sent.filter((s) => s.unanswered)
+  campaign.otherRuntimes.push({ runtime: 'Solana (paid)', sent: sent.length, exactlyOnce: executed.length })
   campaign.checks.push({
     phase: scenario,
     name: 'every paid Solana intent executed exactly once on chain',

@@ -66,6 +66,7 @@ export async function solanaPhase(campaign: Campaign): Promise<void> {
   const received = (await recipient()) - recipientBefore
   const unanswered = sent.filter((s) => s.unanswered)
   const ok = missing.length === 0 && unanswered.length === 0 && received === value * BigInt(sent.length)
+  campaign.otherRuntimes.push({ runtime: 'Solana', sent: sent.length, exactlyOnce: received === value * BigInt(sent.length) ? executed.length : 0 })
   campaign.checks.push({
     phase: scenario,
     name: 'every Solana intent executed exactly once on chain (its nonce record, the recipient’s lamports)',

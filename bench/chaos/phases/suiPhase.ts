@@ -141,6 +141,7 @@ export async function suiPhase(campaign: Campaign): Promise<void> {
   }
   const wrong = sent.filter((s) => ran.get(s.nonce)?.size !== 1)
   const unanswered = sent.filter((s) => s.unanswered)
+  campaign.otherRuntimes.push({ runtime: 'Sui', sent: sent.length, exactlyOnce: sent.length - wrong.length })
   campaign.checks.push({
     phase: scenario,
     name: 'every Sui intent executed exactly once by the stand-in (its record of executed transactions)',
