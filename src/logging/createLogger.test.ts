@@ -56,4 +56,19 @@ describe('createLogger with a frozen error', () => {
     assert.match(String((lines[0]!.err as Record<string, unknown>).message), /blockhash not found/)
     assert.equal(((lines[1]!.err as Record<string, unknown>).inner as Record<string, unknown>).message, 'blockhash not found')
   })
+
+  // @solana/kit's HTTP error is extensible, but its `context` (an own field with a string
+  // `message`, which pino walks as an error) is frozen: seen as `serializer: 'failed'` in the
+  // campaign's log, its message and status lost.
+  it("writes @solana/kit's HTTP error whole (its frozen context walked as an error by pino)", async () => {
+    const { SolanaError, SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR } = await import('@solana/kit')
+    const lines: Record<string, unknown>[] = []
+    const logger = createLogger({ level: 'info', destination: { write: (line: string) => void lines.push(JSON.parse(line)) } })
+    const err = new SolanaError(SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR, { headers: new Headers(), message: 'Internal Server Error', statusCode: 500 })
+    logger.warn({ err }, 'lost')
+    const written = lines[0]!.err as Record<string, unknown>
+    assert.equal(written.serializer, undefined)
+    assert.match(String(written.message), /HTTP error \(500\)/)
+    assert.equal((written.context as Record<string, unknown>).statusCode, 500)
+  })
 })

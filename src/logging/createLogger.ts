@@ -48,15 +48,18 @@ function serializeError(err: unknown) {
 }
 
 /**
- * `err` itself when it and every error it holds (cause, own fields) can be tagged; else a plain
- * Error with its name, message, stack, own fields and cause, those copied the same way.
+ * `err` itself when it and everything pino's serializer walks in it can be tagged; else a copy.
+ * The serializer walks every own field that looks like an error (an object with a string
+ * `message`, such as @solana/kit's frozen `context` of an HTTP error), and the cause.
  */
 function extensible(err: unknown, depth: number): unknown {
-  if (!(err instanceof Error) || depth > 8) return err
-  const fields = Object.entries(err).map(([k, v]) => [k, extensible(v, depth + 1)] as const)
-  const cause = err.cause === undefined ? undefined : extensible(err.cause, depth + 1)
-  const changed = cause !== err.cause || fields.some(([k, v]) => v !== (err as unknown as Record<string, unknown>)[k])
+  if (err === null || typeof err !== 'object' || typeof (err as { message?: unknown }).message !== 'string' || depth > 8) return err
+  const source = err as Record<string, unknown> & { cause?: unknown }
+  const fields = Object.entries(source).map(([k, v]) => [k, k === 'cause' ? v : extensible(v, depth + 1)] as const)
+  const cause = source.cause === undefined ? undefined : extensible(source.cause, depth + 1)
+  const changed = cause !== source.cause || fields.some(([k, v]) => v !== source[k])
   if (Object.isExtensible(err) && !changed) return err
+  if (!(err instanceof Error)) return Object.fromEntries(fields)
   const copy = new Error(err.message)
   for (const [k, v] of fields) (copy as unknown as Record<string, unknown>)[k] = v
   copy.name = err.name
