@@ -42,6 +42,8 @@ export type CreateFacilitatorClientParameters = {
   logger: Logger
   /** How long one verify or settle may take before the facilitator counts as unavailable. */
   timeoutMs?: number
+  /** How long one RPC call of the in-process facilitator may take (default: a third of `timeoutMs`). */
+  rpcTimeoutMs?: number
   /**
    * How long a Solana settlement broadcast waits for its confirmation; past it, x402 answers
    * `settlement_pending` with the transaction (default: `timeoutMs`).
@@ -84,6 +86,7 @@ export function createFacilitatorClient({
   rpcUrls,
   logger,
   timeoutMs = 30_000,
+  rpcTimeoutMs = Math.ceil(timeoutMs / 3),
   settlementTimeoutMs = timeoutMs,
   svmFeeLimits = svmFeeLimitsOf(),
   onSpend,
@@ -102,7 +105,14 @@ export function createFacilitatorClient({
   const solanaNetworks = (Object.entries(rpcUrls) as [Network, string][]).filter(([network]) => network.startsWith('solana:'))
   const solana =
     keys.solana && solanaNetworks.length > 0
-      ? createSolanaFacilitatorSigner({ key: watchEd25519(keys.solana), rpcUrls: Object.fromEntries(solanaNetworks), confirmTimeoutMs: settlementTimeoutMs, feeLimits: svmFeeLimits, logger: log })
+      ? createSolanaFacilitatorSigner({
+          key: watchEd25519(keys.solana),
+          rpcUrls: Object.fromEntries(solanaNetworks),
+          confirmTimeoutMs: settlementTimeoutMs,
+          feeLimits: svmFeeLimits,
+          logger: log,
+          rpcTimeoutMs,
+        })
       : undefined
   // The scheme registered by hand, not with registerExactSvmScheme: that one sets no unit or
   // signature ceiling (the payer's compute budget is the facilitator's fee) and also registers

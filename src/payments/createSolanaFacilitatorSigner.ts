@@ -12,14 +12,18 @@
 // send answers the transaction's id (known from its bytes) and the confirmation decides: confirmed
 // is settled, not seen in time is `settlement_pending` for the resolver, like any slow settlement.
 // While it waits, the same bytes are broadcast again every second, as Solana's own clients do: one
-// lost on the way lands then, and a signature lands at most once, however often it is sent.
+// lost on the way lands then, and a signature lands at most once, however often it is sent. Past
+// the wait they are sent again in the background for as long as any blockhash lives, so that a
+// `settlement_pending` settlement lands for the resolver to find rather than wait out its bound.
+// Every RPC call has a timeout: an endpoint that never answers holds nothing past it.
 import {
   type Address,
   type MessagePartialSigner,
   SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE,
   SOLANA_ERROR__TRANSACTION_ERROR__ALREADY_PROCESSED,
   type SignatureBytes,
-  createSolanaRpc,
+  createDefaultRpcTransport,
+  createSolanaRpcFromTransport,
   getBase58Decoder,
   isSolanaError,
   type Signature,
@@ -64,6 +68,8 @@ export type SolanaFacilitatorSigner = {
 const keptSignatures = 64
 /** How often a settlement whose broadcast answer was lost is sent again while its confirmation is awaited. */
 const rebroadcastMs = 1_000
+/** How long it is sent again in the background once the wait is over: longer than a blockhash lives (150 blocks). */
+const rebroadcastForMs = 120_000
 
 export function createSolanaFacilitatorSigner({
   key,
@@ -72,6 +78,7 @@ export function createSolanaFacilitatorSigner({
   pollMs = 200,
   feeLimits,
   logger,
+  rpcTimeoutMs = 5_000,
 }: {
   /** The fee payer's key: in the process, a PKCS#11 token or KMS (signers/createEd25519Signer.ts). */
   key: Ed25519Signer
@@ -82,8 +89,16 @@ export function createSolanaFacilitatorSigner({
   feeLimits: SvmFeeLimits
   /** Where a lost broadcast is told. */
   logger?: Logger | undefined
+  /** How long one RPC call may take before it counts as unanswered. */
+  rpcTimeoutMs?: number
 }): SolanaFacilitatorSigner {
-  const rpcs = Object.fromEntries(Object.entries(rpcUrls).map(([network, url]) => [network, createSolanaRpc(url)]))
+  const rpcOf = (url: string) => {
+    const transport = createDefaultRpcTransport({ url })
+    const timed: typeof transport = (config) =>
+      transport({ ...config, signal: config.signal ? AbortSignal.any([config.signal, AbortSignal.timeout(rpcTimeoutMs)]) : AbortSignal.timeout(rpcTimeoutMs) })
+    return createSolanaRpcFromTransport(timed)
+  }
+  const rpcs = Object.fromEntries(Object.entries(rpcUrls).map(([network, url]) => [network, rpcOf(url)]))
   const base58 = getBase58Decoder()
   const address = base58.decode(key.publicKey) as Address
   // Ed25519 is deterministic: the signature made for the settlement id is the one the settlement
@@ -149,10 +164,32 @@ export function createSolanaFacilitatorSigner({
           await new Promise((resolve) => setTimeout(resolve, pollMs))
         }
       } finally {
+        const wire = unanswered.get(signature)
         unanswered.delete(signature)
+        if (wire) keepSending(signature, wire, network)
       }
     },
     getTokenAccountBalance: (account, network) => inner.getTokenAccountBalance!(account, network),
+  }
+
+  /** A lost settlement not seen by the end of its wait: sent again now and then, until seen or no blockhash can still be valid. */
+  function keepSending(signature: string, wire: string, network: string) {
+    const rpc = rpcs[network]
+    if (!rpc) return
+    const until = Date.now() + rebroadcastForMs
+    const again = async () => {
+      const status = await rpc
+        .getSignatureStatuses([signature as Signature])
+        .send()
+        .then(
+          ({ value }) => value[0],
+          () => null,
+        )
+      if (status || Date.now() >= until) return
+      await inner.sendTransaction(wire, network).catch(() => undefined)
+      setTimeout(() => void again(), rebroadcastMs * 2).unref()
+    }
+    setTimeout(() => void again(), rebroadcastMs).unref()
   }
 
   return {

@@ -82,7 +82,7 @@ describe('a Solana settlement whose broadcast answer is lost (in-process facilit
     assert.equal(await recipientLamports(), lamportsBefore + 1_000n, 'the intent ran once')
   })
 
-  it('the settlement never reached the node while awaited: settlement_pending (202), released once it can no longer land, then paid again, once', async () => {
+  it('the settlement never reached the node while awaited: settlement_pending (202); sent again in the background, it lands and the resolver runs the intent, charged once', async () => {
     const { body, intentHash } = signedSolanaIntent(devnet)
     const header = await paymentHeader(body)
     const [payerBefore, lamportsBefore] = [await payerBalance(), await recipientLamports()]
@@ -91,31 +91,54 @@ describe('a Solana settlement whose broadcast answer is lost (in-process facilit
     let pending
     try {
       pending = await execute(body, { 'payment-signature': header })
+      assert.equal(pending.status, 202, pending.text)
+      assert.equal(pending.headers.get('x-erc1066-status'), '0xF3')
+      assert.equal(pending.body.payment.status, 'settlement_pending')
+      assert.equal(await payerBalance(), payerBefore, 'nothing charged yet: the node never had it')
+      // The same payment again is told to wait: it is not settled a second time.
+      const again = await execute(body, { 'payment-signature': header })
+      assert.equal(again.status, 202, again.text)
     } finally {
       proxy.loseSendAnswers(0, false)
     }
-    assert.equal(pending.status, 202, pending.text)
-    assert.equal(pending.headers.get('x-erc1066-status'), '0xF3')
-    assert.equal(pending.body.payment.status, 'settlement_pending')
-    assert.equal(await payerBalance(), payerBefore, 'nothing charged: the node never had it')
-    // The same payment again is told to wait: it is not settled a second time.
-    const again = await execute(body, { 'payment-signature': header })
-    assert.equal(again.status, 202, again.text)
+    const done = await eventually('the settlement landed and the intent sent', 20_000, async () => {
+      const s = await state(intentHash)
+      return s.status === 200 && s.body.payments[0].state === 'consumed' ? s : undefined
+    })
+    assert.equal(done.body.status, '0x11')
+    assert.equal(await payerBalance(), payerBefore - price, 'charged once')
+    assert.equal(await recipientLamports(), lamportsBefore + 1_000n, 'the intent ran once')
+  })
 
-    await devnet.control('litesvm_setClock', [Math.floor(Date.now() / 1000) + 1_000])
+  it('a settlement that never reaches the node is released once no blockhash can land it, and paid again once', async () => {
+    const { body, intentHash } = signedSolanaIntent(devnet)
+    const header = await paymentHeader(body)
+    const [payerBefore, lamportsBefore] = [await payerBalance(), await recipientLamports()]
+
+    proxy.loseSendAnswers(1_000, false)
     try {
-      await eventually('the pending payment released', 20_000, async () => {
-        const s = await state(intentHash)
-        return s.status === 404 && s.body.payments[0].state === 'released' ? s : undefined
-      })
+      const pending = await execute(body, { 'payment-signature': header })
+      assert.equal(pending.status, 202, pending.text)
+      // Its blockhash expires and the chain's time passes the payment's bound: the resolver releases it.
+      await devnet.control('litesvm_expireBlockhash', [])
+      await devnet.control('litesvm_setClock', [Math.floor(Date.now() / 1000) + 1_000])
+      try {
+        await eventually('the pending payment released', 20_000, async () => {
+          const s = await state(intentHash)
+          return s.status === 404 && s.body.payments[0].state === 'released' ? s : undefined
+        })
+      } finally {
+        await devnet.control('litesvm_setClock', [Math.floor(Date.now() / 1000)])
+      }
     } finally {
-      await devnet.control('litesvm_setClock', [Math.floor(Date.now() / 1000)])
+      proxy.loseSendAnswers(0, false)
     }
     assert.equal(await payerBalance(), payerBefore)
-    assert.equal(await recipientLamports(), lamportsBefore)
 
     const paid = await execute(body, { 'payment-signature': await paymentHeader(body) })
     assert.equal(paid.status, 200, paid.text)
+    // The first settlement, still sent again in the background, can no longer land.
+    await new Promise((resolve) => setTimeout(resolve, 3_000))
     assert.equal(await payerBalance(), payerBefore - price, 'charged once in all')
     assert.equal(await recipientLamports(), lamportsBefore + 1_000n)
   })
