@@ -96,6 +96,15 @@ export async function solanaPaidPhase(campaign: Campaign): Promise<void> {
   const { executed, missing } = await solanaTally(devnet, sent)
   const paid = before - (await payerBalance())
   const unanswered = sent.filter((s) => s.unanswered)
+  // The gateway's own account of each intent's payments: an intent with more than one settled names the double charge.
+  const charged: string[] = []
+  for (const s of sent) {
+    const record = await fetch(`${node.instance.url}/intents/${s.hash}`, { headers: { 'x-chain-id': devnet.chainId } })
+      .then((r) => r.json() as Promise<{ payments?: Array<{ state: string; transaction?: string; reason?: string }> }>)
+      .catch(() => undefined)
+    const settledPayments = (record?.payments ?? []).filter((p) => p.state === 'settled' || p.state === 'consumed')
+    if (settledPayments.length > 1) charged.push(`${s.hash} (${s.label}): ${settledPayments.map((p) => `${p.state} ${p.transaction} (${p.reason ?? ''})`).join(' + ')}`)
+  }
   campaign.otherRuntimes.push({ runtime: 'Solana (paid)', sent: sent.length, exactlyOnce: executed.length })
   campaign.checks.push({
     phase: scenario,
@@ -107,7 +116,7 @@ export async function solanaPaidPhase(campaign: Campaign): Promise<void> {
     phase: scenario,
     name: 'Solana payer charged exactly the price per intent that ran',
     ok: paid === price * BigInt(executed.length),
-    detail: `${executed.length} of ${sent.length} paid intents ran; the payer paid ${paid} (${paid === price * BigInt(executed.length) ? '=' : '≠'} ${price} × ${executed.length})`,
+    detail: `${executed.length} of ${sent.length} paid intents ran; the payer paid ${paid} (${paid === price * BigInt(executed.length) ? '=' : '≠'} ${price} × ${executed.length})${charged.length > 0 ? `; paid more than once: ${charged.join('; ')}` : ''}`,
   })
   campaign.log(`  ${sent.length} paid Solana intents, ${executed.length} ran; payer paid ${paid} (${price} each), in ${((performance.now() - t) / 1000).toFixed(0)} s`)
 }
