@@ -138,7 +138,13 @@ export function createPayments({
 
     // A settlement for this very intent is pending: the request is answered as pending again (never
     // 402, which would make the client pay twice); the resolver sends the intent once it confirms.
-    const pendingPayment = (await ledger.forIntent(request.chainId, request.intentHash)).find((p) => p.route === request.route && isSettlementPending(p))
+    // So is a payment for it that is still reserved and may yet land: one a request is settling now
+    // (here or on another instance), or one a crash left that the resolver has not decided. Asked to
+    // pay meanwhile, the client would pay a second time, and both would land (issue 43: a Solana
+    // payer charged 105 times for 104 intents). Not a Solana reservation whose settlement id is
+    // unknown (a remote facilitator's): nothing would ever decide it.
+    const forIntent = (await ledger.forIntent(request.chainId, request.intentHash)).filter((p) => p.route === request.route)
+    const pendingPayment = forIntent.find((p) => isSettlementPending(p)) ?? forIntent.find((p) => p.state === 'reserved' && mayStillLand(p))
     if (pendingPayment) {
       const pending = pendingOf(pendingPayment)
       const ticket: PaymentTicket = {
@@ -294,8 +300,15 @@ export function createPayments({
     return { kind: 'admitted', ticket }
   }
 
+  /** Whether a reserved payment can still be decided by the chain: an EVM authorization, or a Solana settlement whose id is known. */
+  function mayStillLand(payment: PaymentRecord): boolean {
+    return !payment.network.startsWith('solana:') || payment.transaction !== undefined
+  }
+
   function pendingOf(payment: PaymentRecord): Settlement & { pending: true } {
-    const message = `the payment's settlement ${payment.transaction} was broadcast and is not confirmed yet: the intent is sent once it is (nothing to pay again); poll the Location`
+    const message = isSettlementPending(payment)
+      ? `the payment's settlement ${payment.transaction} was broadcast and is not confirmed yet: the intent is sent once it is (nothing to pay again); poll the Location`
+      : `a payment for this intent (${payment.transaction ?? `reserved ${payment.createdAt.toISOString()}`}) is being settled: the intent is sent once it is settled, or a new payment is asked for if it fails (nothing to pay now); poll the Location`
     return {
       ok: false,
       pending: true,

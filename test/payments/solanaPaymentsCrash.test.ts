@@ -146,4 +146,37 @@ describe('x402 on Solana across a SIGKILL of the gateway', () => {
     assert.equal(await recipientLamports(), lamportsBefore + 1_000n, 'the intent ran once')
     await kill(second.gw)
   })
+
+  // The fault campaign's solanapaid phase (seed 962989776): a payer charged 105 × the price for 104
+  // intents. A crash left a reservation whose settlement the node still held; the client's retry was
+  // asked to pay (402), paid again, and both settlements landed.
+  it('killed between reservation and settlement, the settlement still queued in the node: a retry is told to wait (202), never asked to pay again; charged once', async () => {
+    const first = await start('queued.sqlite')
+    const { body, intentHash } = signedSolanaIntent(devnet)
+    const header = await paymentHeader(first.baseUrl, body)
+    const [payerBefore, lamportsBefore] = [await payerBalance(), await recipientLamports()]
+    proxy.holdSends(true)
+    void execute(first.baseUrl, body, { 'payment-signature': header }).catch(() => undefined)
+    await eventually('the settlement broadcast held', 10_000, async () => (proxy.heldSends() === 1 ? true : undefined))
+    await kill(first.gw)
+
+    const second = await start('queued.sqlite')
+    try {
+      // The agent retries as an x402 client does: without a payment, and pays if asked to.
+      const retry = await execute(second.baseUrl, body)
+      assert.equal(retry.status, 202, retry.text)
+      assert.equal(retry.headers.get('x-erc1066-status'), '0xF3')
+      assert.equal(retry.headers.get('payment-required'), null, 'not asked to pay again')
+      assert.match(retry.body.payment.detail, /is being settled/)
+    } finally {
+      proxy.holdSends(false)
+    }
+    await proxy.flushSends() // the node sends what it had queued: the first transfer lands
+    await eventually('the settlement found', 10_000, async () => ((await state(second.baseUrl, intentHash)).body.payments[0]?.state === 'settled' ? true : undefined))
+    const again = await execute(second.baseUrl, body)
+    assert.equal(again.status, 200, again.text)
+    assert.equal(await payerBalance(), payerBefore - price, 'charged exactly once')
+    assert.equal(await recipientLamports(), lamportsBefore + 1_000n, 'the intent ran once')
+    await kill(second.gw)
+  })
 })
