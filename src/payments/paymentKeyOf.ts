@@ -16,7 +16,8 @@ export type PaymentKey =
       payer: string
       /**
        * Until when (unix seconds) the payment could still be settled by whoever holds it: the
-       * authorization's validBefore; on Solana, the offer's timeout from now, at least solanaLandingBoundSeconds (its blockhash expires sooner).
+       * authorization's validBefore; on Solana, solanaLandingBoundSeconds from now: the transaction's blockhash (valid at
+       * verification) expires sooner, whatever the offer's maxTimeoutSeconds (up to a day) says.
        */
       validBefore: bigint
       /** The refusal reason x402 gives a payment already used. */
@@ -42,8 +43,10 @@ export function paymentKeyOf(payload: PaymentPayload, requirements: PaymentRequi
         ok: true,
         key: { network: requirements.network, asset: requirements.asset, payer, nonce },
         payer,
-        // A blockhash lives 150 slots (about a minute on the clusters): past this, the transaction cannot land.
-        validBefore: now() + BigInt(Math.max(requirements.maxTimeoutSeconds, solanaLandingBoundSeconds)),
+        // A blockhash lives 150 slots (about a minute on the clusters): past this, the transaction cannot
+        // land. A reservation whose settlement was never seen is released then, not after the offer's
+        // timeout: meanwhile its intent answers 202 and its payer cannot pay for it again.
+        validBefore: now() + BigInt(solanaLandingBoundSeconds),
         alreadyUsed: 'duplicate_settlement',
         transaction,
       }

@@ -62,8 +62,8 @@ export async function solanaPaidPhase(campaign: Campaign): Promise<void> {
       return made
     },
     // A settlement that never landed keeps its intent waiting (202 0xF3) until the payment's bound
-    // (300 s: x402's maxTimeoutSeconds) has passed and it is released: the client waits that long.
-    deliver: (s) => deliverToChain(campaign, s, node, { chainId: devnet.chainId, pay: paying.fetch, timeoutMs: 360_000 }),
+    // (180 s, longer than any blockhash lives) has passed and it is released: the client waits that long.
+    deliver: (s) => deliverToChain(campaign, s, node, { chainId: devnet.chainId, pay: paying.fetch, timeoutMs: 240_000 }),
     first: execute,
     // Blockhash expiry under the executions' broadcasts (the relayer pays), not the settlements'
     // (a settlement's blockhash is the payer's; see SolanaRounds.spared). RPC faults hit both.
