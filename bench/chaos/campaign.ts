@@ -48,7 +48,7 @@ export type Campaign = CampaignOptions & {
   logDir: string
   cleanups: Array<() => Promise<unknown>>
   /** `count` signed intents that each increment the demo counter, remembered for the verdict. */
-  makeIntents(count: number, label: string): Promise<Sent[]>
+  makeIntents(count: number, label: string, options?: { validBefore?: bigint; counted?: boolean }): Promise<Sent[]>
   /** A gateway behind its own fault proxy to the devnet; started. */
   startNode(name: string, env: Record<string, string>, db?: TcpStall, wrapper?: Wrapper): Promise<CampaignNode>
 }
@@ -97,7 +97,7 @@ export function createCampaign(options: CampaignOptions & { devnet: Devnet; rand
     relayers: [],
     logDir: mkdtempSync(join(tmpdir(), 'chaos-logs-')),
     cleanups: [],
-    async makeIntents(count, label) {
+    async makeIntents(count, label, { validBefore = 0n, counted = true } = {}) {
       const made = await Promise.all(
         Array.from({ length: count }, async () => {
           const intent: Intent = {
@@ -106,18 +106,18 @@ export function createCampaign(options: CampaignOptions & { devnet: Devnet; rand
             value: 0n,
             nonce: BigInt(nonce++),
             validAfter: 0n,
-            validBefore: 0n,
+            validBefore,
             policyId: devnet.demo.policies.open,
             data: encodeFunctionData({ abi: demoCounterArtifact.abi, functionName: 'increment', args: [1n] }),
           }
           const signature = await signer.signTypedData(intentTypedData({ chainId: devnet.anvil.chainId, executor: devnet.contracts.executor, intent }))
           // The executor's IntentExecuted names keccak256(abi.encode(intent)).
           const hash = keccak256(encodeAbiParameters([executeSigned.inputs[0]!], [toIntentTuple(intent)] as never))
-          const body = JSON.stringify({ ...intent, value: '0', nonce: String(intent.nonce), validAfter: '0', validBefore: '0', signature })
+          const body = JSON.stringify({ ...intent, value: '0', nonce: String(intent.nonce), validAfter: '0', validBefore: String(validBefore), signature })
           return { hash, body, label }
         }),
       )
-      campaign.intents.push(...made)
+      if (counted) campaign.intents.push(...made)
       return made
     },
     async startNode(name, env, db, wrapper) {

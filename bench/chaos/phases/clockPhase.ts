@@ -3,7 +3,8 @@
 // the fleet its wall clock is stepped back 30 s, then forward 30 s (FAKETIME_TIMESTAMP_FILE re-read
 // on every call, FAKETIME_DONT_FAKE_MONOTONIC=1). Leases expire by PostgreSQL's clock; the lease
 // table is sampled all along: a relayer's epoch never goes back and each epoch is held by one
-// instance. Exactly once and the relayer nonces are the verdict's.
+// instance. Intents whose validBefore falls mid-step: none runs after it on chain, none is refused
+// as expired before it (timeBoundRound.ts). Exactly once and the relayer nonces are the verdict's.
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -12,6 +13,7 @@ import { toHex } from 'viem'
 import type { Campaign } from '../campaign.ts'
 import { deliver } from '../deliver.ts'
 import { settled } from '../settled.ts'
+import { startTimeBoundRound } from '../timeBoundRound.ts'
 import type { Fleet } from './startFleet.ts'
 
 const libfaketime = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1'
@@ -67,6 +69,8 @@ export async function clockPhase(campaign: Campaign, fleet: Fleet): Promise<void
   })()
   const batch = await campaign.makeIntents(campaign.quick ? 30 : 150, 'clock: one gateway stepped -30 s then +30 s')
   const delivering = Promise.all(batch.map((s) => deliver(campaign, s, nodes)))
+  // Intents whose validBefore falls while the clock is stepped: the chain's time decides, not d's.
+  const timeBound = await startTimeBoundRound(campaign, nodes, { count: campaign.quick ? 10 : 40, windowS: Math.ceil((2_000 + fleet.leaseTtlMs * 2) / 1000) + 2 })
   await sleep(2_000)
   writeFileSync(offsetFile, '-30s\n')
   campaign.otherFaults['clock steps'] = (campaign.otherFaults['clock steps'] ?? 0) + 1
@@ -74,6 +78,7 @@ export async function clockPhase(campaign: Campaign, fleet: Fleet): Promise<void
   writeFileSync(offsetFile, '+30s\n')
   campaign.otherFaults['clock steps'] = (campaign.otherFaults['clock steps'] ?? 0) + 1
   await delivering
+  await timeBound.finish()
   await settled(campaign, nodes)
   sampling = false
   await sampler
