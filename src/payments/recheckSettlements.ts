@@ -39,9 +39,21 @@ export type RecheckSettlementsParameters = {
   onOutcome?: ((payment: PaymentRecord, outcome: SettlementRecheckOutcome) => void) | undefined
   /** How far back to look for the event that used or cancelled an authorization. */
   lookbackBlocks?: bigint
+  /** Told when a settlement's block is found orphaned, before anything is done about it (the facilitator's account nonce went back with it). */
+  onOrphaned?: ((payment: PaymentRecord) => void) | undefined
 }
 
-export async function recheckSettlements({ ledger, clientFor, confirmations, resend, logger, isInFlight, onOutcome, lookbackBlocks = 10_000n }: RecheckSettlementsParameters): Promise<void> {
+export async function recheckSettlements({
+  ledger,
+  clientFor,
+  confirmations,
+  resend,
+  logger,
+  isInFlight,
+  onOutcome,
+  lookbackBlocks = 10_000n,
+  onOrphaned,
+}: RecheckSettlementsParameters): Promise<void> {
   const log = logger.child({ module: 'x402-settlement-recheck' })
   const heads = new Map<string, Promise<Block<bigint, false, 'latest'>>>()
   for (const payment of await ledger.unfinalSettlements()) {
@@ -84,6 +96,7 @@ export async function recheckSettlements({ ledger, clientFor, confirmations, res
       }
     }
     // Orphaned (or never seen mined). The node may have mined the same transaction again elsewhere.
+    if (block) onOrphaned?.(payment)
     if (payment.transaction) {
       const receipt = await receiptOf(client, payment.transaction)
       if (receipt?.status === 'success') {

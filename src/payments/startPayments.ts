@@ -8,7 +8,7 @@ import type { Network } from '@x402/core/types'
 import type { FacilitatorClient } from '@x402/core/server'
 import { createSolanaRpc, type Signature } from '@solana/kit'
 import type { Logger } from 'pino'
-import { createPublicClient, http, type PublicClient } from 'viem'
+import { createPublicClient, http, nonceManager, type PublicClient } from 'viem'
 import type { PaymentsConfig } from '../config/paymentsConfig.ts'
 import type { Journal } from '../ports/journal.ts'
 import type { PendingRequest } from '../ports/paymentLedger.ts'
@@ -189,6 +189,12 @@ export async function startPayments({
         isInFlight: payments.isInFlight,
         onOutcome: (payment, outcome) => {
           if (outcome === 'resent' || outcome === 'reorged') onSettlementReorg?.({ chainId: settledOn.get(payment.network) ?? payment.network, outcome })
+        },
+        // The in-process facilitator counts its nonces with viem's shared nonce manager, which never
+        // goes below the last nonce it gave: after a reorg took a settlement's nonce back, every later
+        // settlement would wait behind a gap. Forgotten here, it is read from the node again.
+        onOrphaned: (payment) => {
+          if (settler) nonceManager.reset({ address: settler, chainId: Number(payment.network.split(':')[1]) })
         },
       })
       await consumeDeliveredCredits({ ledger, isDelivered, logger })
