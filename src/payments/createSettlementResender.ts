@@ -57,7 +57,9 @@ export function createSettlementResender({ account, facilitator, rpcUrlOf, timeo
       const transaction = await client.sendTransaction({ ...request, gas, nonce })
       const receipt = await client.waitForTransactionReceipt({ hash: transaction, timeout: timeoutMs }).catch(() => undefined)
       if (!receipt) return { kind: 'sent', transaction, block: undefined }
-      await onSpend?.({ network: payment.network, payer: payment.payer.toLowerCase(), fee: receipt.gasUsed * receipt.effectiveGasPrice, failed: receipt.status !== 'success', transaction })
+      // The fee counts toward the payer's budget as any settlement's; a revert here is not the payer's
+      // doing (another instance of a fleet may have sent it first), so it never counts against its standing.
+      await onSpend?.({ network: payment.network, payer: payment.payer.toLowerCase(), fee: receipt.gasUsed * receipt.effectiveGasPrice, failed: false, transaction })
       if (receipt.status !== 'success') return { kind: 'not-sent', reason: `the settlement sent again (${transaction}) reverted` }
       return { kind: 'sent', transaction, block: { number: receipt.blockNumber, hash: receipt.blockHash } }
     } catch (err) {
