@@ -123,6 +123,31 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       assert.equal(await metric('resent'), 1)
     })
 
+    it('follows an orphaned settlement mined again in the replacing chain: charged once, final at depth, nothing sent again', async () => {
+      const { intentHash, payerBefore, settled } = await paidExecute()
+      const resentBefore = await metric('resent')
+      // The replacing chain holds the very same settlement transaction, in a block of its own.
+      const raw = (await rpc(devnet.anvil.rpcUrl, 'eth_getRawTransactionByHash', [settled.transaction])) as Hex
+      await reorgFrom(settled.settlementBlock!.number, [raw])
+      const moved = await eventually('the settlement followed to its new block', 20_000, async () => {
+        const p = await paymentOf(intentHash)
+        return p.settlementBlock && p.settlementBlock.hash !== settled.settlementBlock!.hash ? p : undefined
+      })
+      assert.equal(moved.transaction, settled.transaction, 'the same transaction, not another')
+      assert.ok(gateway.logs.some((l) => l.includes('mined again in another block')))
+      await eventually('the execution mined again', 20_000, async () => ((await executions(intentHash)) === 1 ? true : undefined))
+      await rpc(devnet.anvil.rpcUrl, 'anvil_mine', ['0x3'])
+      const final = await eventually('the settlement final at depth and its execution delivered', 20_000, async () => {
+        const p = await paymentOf(intentHash)
+        return p.settlementFinal && p.state === 'consumed' ? p : undefined
+      })
+      assert.equal(final.transaction, settled.transaction)
+      assert.equal((await clients.publicClient.getBlock({ blockNumber: final.settlementBlock!.number })).hash, final.settlementBlock!.hash)
+      assert.equal(await balanceOf(payerAccount.address), payerBefore - price, 'the payer paid exactly the price, once')
+      assert.equal(await executions(intentHash), 1, 'the intent ran once')
+      assert.equal(await metric('resent'), resentBefore, 'nothing was sent again')
+    })
+
     it('reports a settlement `reorged` when its payer cancelled the authorization on the new chain', async () => {
       const { intentHash, payerBefore, settled, authorization } = await paidExecute()
       // The payer's cancelAuthorization, mined in the first block of the chain that replaces the settlement's.
