@@ -9,7 +9,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http'
 import type { PaymentPayload } from '@x402/core/types'
-import { type Address, encodeFunctionData, type Hex, parseAbi, parseGwei } from 'viem'
+import { type Address, encodeFunctionData, type Hex, keccak256, parseAbi, parseGwei } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { createDevClients } from '../../src/chains/evm/devnet/deployContracts.ts'
 import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
@@ -143,6 +143,37 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       })
       assert.equal(final.transaction, settled.transaction)
       assert.equal((await clients.publicClient.getBlock({ blockNumber: final.settlementBlock!.number })).hash, final.settlementBlock!.hash)
+      assert.equal(await balanceOf(payerAccount.address), payerBefore - price, 'the payer paid exactly the price, once')
+      assert.equal(await executions(intentHash), 1, 'the intent ran once')
+      assert.equal(await metric('resent'), resentBefore, 'nothing was sent again')
+    })
+
+    it('follows an orphaned settlement whose authorization another transaction used in the replacing chain: charged once, nothing sent again', async () => {
+      const { intentHash, payerBefore, settled } = await paidExecute()
+      const resentBefore = await metric('resent')
+      // Anyone holding the signed authorization may send it: here another account, in the replacing chain.
+      const original = await clients.publicClient.getTransaction({ hash: settled.transaction as Hex })
+      const stranger = privateKeyToAccount(devnetAccounts.deployer)
+      const usedByStranger = await stranger.signTransaction({
+        chainId: devnet.anvil.chainId,
+        type: 'eip1559',
+        to: original.to!,
+        data: original.input,
+        nonce: await clients.publicClient.getTransactionCount({ address: stranger.address, blockNumber: settled.settlementBlock!.number - 1n }),
+        gas: 200_000n,
+        maxFeePerGas: parseGwei('100'),
+        maxPriorityFeePerGas: parseGwei('1'),
+      })
+      await reorgFrom(settled.settlementBlock!.number, [usedByStranger])
+      const moved = await eventually("the stranger's settlement recorded", 20_000, async () => {
+        const p = await paymentOf(intentHash)
+        return p.transaction !== settled.transaction && p.settlementBlock ? p : undefined
+      })
+      assert.equal(moved.transaction, keccak256(usedByStranger))
+      assert.ok(gateway.logs.some((l) => l.includes('its authorization was used by another transaction')))
+      await eventually('the execution mined again', 20_000, async () => ((await executions(intentHash)) === 1 ? true : undefined))
+      await rpc(devnet.anvil.rpcUrl, 'anvil_mine', ['0x3'])
+      await eventually('the settlement final at depth', 20_000, async () => ((await paymentOf(intentHash)).settlementFinal ? true : undefined))
       assert.equal(await balanceOf(payerAccount.address), payerBefore - price, 'the payer paid exactly the price, once')
       assert.equal(await executions(intentHash), 1, 'the intent ran once')
       assert.equal(await metric('resent'), resentBefore, 'nothing was sent again')
