@@ -196,6 +196,9 @@ export async function createGateway({ config, logger, tracing }: CreateGatewayPa
       // The facilitator's fee for each settlement, failed ones too, is that payer's spend (its gas budget and standing), never the relayer breaker's.
       onFacilitatorSpend: ({ chainId, payer, fee, failed }) => guard.recordPayerSpend({ chainId, client: `payer:${payer}`, fee, failed }),
       failedSettlementWindowMs: limits.windowMs,
+      // A settlement is re-checked until as deep as an execution is final (GET /chains' `finality`).
+      confirmations: config.execution.confirmations,
+      onSettlementReorg: ({ chainId, outcome }) => metrics.recordPayment({ chain: chainId, outcome }),
     }))
   if (config.oauth) logger.info({ issuer: config.oauth.issuer, audience: config.oauth.audience }, 'OAuth access tokens accepted beside the API keys')
   const metricsEnabled = config.interfaces.metrics.enabled

@@ -109,8 +109,8 @@ export const rpcMethods: ReadonlySet<string> = new Set([
 const httpMethods = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'])
 const executionOutcomes = new Set<string>(['mined', 'reverted', 'submitted', 'refused', 'failed'])
 const failureKinds = new Set<string>(['timeout', 'unreachable', 'node_error'])
-export type PaymentOutcomeLabel = 'required' | 'refused' | 'settled' | 'credit' | 'released' | 'replayed' | 'conflict'
-const paymentOutcomes = new Set<string>(['required', 'refused', 'settled', 'credit', 'released', 'replayed', 'conflict'])
+export type PaymentOutcomeLabel = 'required' | 'refused' | 'settled' | 'credit' | 'released' | 'replayed' | 'conflict' | 'resent' | 'reorged'
+const paymentOutcomes = new Set<string>(['required', 'refused', 'settled', 'credit', 'released', 'replayed', 'conflict', 'resent', 'reorged'])
 
 export function createMetrics({ registry, defaultMetrics = true }: { registry: Registry; defaultMetrics?: boolean }): Metrics {
   if (defaultMetrics) collectDefaultMetrics({ register: registry })
@@ -180,7 +180,7 @@ export function createMetrics({ registry, defaultMetrics = true }: { registry: R
   })
   const payments = new Counter({
     name: 'intent_gateway_payments_total',
-    help: 'x402 payments on priced requests by chain and outcome: required (402 offered, nothing sent), refused (a payment that did not verify or settle), settled (charged), credit (paid by an earlier settlement for the same intent), released (verified, not charged: the request was refused), replayed (a payment-identifier retry answered again), conflict',
+    help: 'x402 payments on priced requests by chain and outcome: required (402 offered, nothing sent), refused (a payment that did not verify or settle), settled (charged), credit (paid by an earlier settlement for the same intent), released (verified, not charged: the request was refused), replayed (a payment-identifier retry answered again), conflict; and after the request, an EVM settlement whose block a reorg orphaned: resent (the same signed authorization sent again) or reorged (it could not be: nothing charged)',
     labelNames: ['chain', 'outcome'] as const,
     registers: [registry],
   })

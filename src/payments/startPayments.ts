@@ -1,13 +1,14 @@
 // Puts the x402 parts together at start-up: the facilitator (in-process on the priced chains'
 // own endpoints, or remote), the ledger in the journal's store, the reservations a crash left
 // resolved from the token's authorizationState before any request, the resource server, and a
-// periodic pass that resolves reservations no request holds and uses up the credits of
-// executions that became final.
+// periodic pass that resolves reservations no request holds, re-checks EVM settlements until they
+// are final (sent again, or `reorged`, when a reorg orphans their block), and uses up the credits
+// of executions that became final.
 import type { Network } from '@x402/core/types'
 import type { FacilitatorClient } from '@x402/core/server'
 import { createSolanaRpc, type Signature } from '@solana/kit'
 import type { Logger } from 'pino'
-import { createPublicClient, http, type PublicClient } from 'viem'
+import { createPublicClient, http, nonceManager, type PublicClient } from 'viem'
 import type { PaymentsConfig } from '../config/paymentsConfig.ts'
 import type { Journal } from '../ports/journal.ts'
 import type { PendingRequest } from '../ports/paymentLedger.ts'
@@ -18,6 +19,9 @@ import { consumeDeliveredCredits } from './consumeDeliveredCredits.ts'
 import { resolveUnresolvedPayments, type SolanaSettlementStatus } from './resolveUnresolvedPayments.ts'
 import { deliverPendingRequests } from './deliverPendingRequests.ts'
 import { svmFeeLimitsOf } from './svmFeeLimits.ts'
+import { keepEvmSettlements } from './keepEvmSettlements.ts'
+import { recheckSettlements, type SettlementRecheckOutcome } from './recheckSettlements.ts'
+import { createSettlementResender } from './createSettlementResender.ts'
 import { dollarPriceProblems } from './dollarPriceProblems.ts'
 import { ConfigError } from '../errors/configError.ts'
 import type { FacilitatorSpend } from './createSettlementSpendWatch.ts'
@@ -51,6 +55,13 @@ export type StartPaymentsParameters = {
   onFacilitatorSpend?: ((spend: FacilitatorSpend & { chainId: string }) => Promise<void> | void) | undefined
   /** How long a payer whose settlement failed on chain is refused further payments (default: an hour; STANDING_WINDOW_MS fits). */
   failedSettlementWindowMs?: number | undefined
+  /**
+   * How many blocks deep an EVM settlement is final (CONFIRMATIONS, the depth GET /chains
+   * publishes as `finality`); until then each pass re-checks its block (default 1).
+   */
+  confirmations?: number | undefined
+  /** Told of each EVM settlement sent again or reorged after a reorg orphaned its block (a metric), with the gateway chain it was settled on. */
+  onSettlementReorg?: ((event: { chainId: string; outcome: Extract<SettlementRecheckOutcome, 'resent' | 'reorged'> }) => void) | undefined
 }
 
 export async function startPayments({
@@ -67,6 +78,8 @@ export async function startPayments({
   held,
   onFacilitatorSpend,
   failedSettlementWindowMs,
+  confirmations = 1,
+  onSettlementReorg,
 }: StartPaymentsParameters): Promise<Payments> {
   const problems = dollarPriceProblems(config.prices)
   if (problems.length > 0) throw new ConfigError(problems)
@@ -121,8 +134,18 @@ export async function startPayments({
     onSpend: onFacilitatorSpend && ((spend) => onFacilitatorSpend({ ...spend, chainId: settledOn.get(spend.network) ?? spend.network })),
     failedSettlementWindowMs,
   })
-  const facilitator = traceFacilitator ? traceFacilitator(client) : client
+  const traced = traceFacilitator ? traceFacilitator(client) : client
+  // Each EVM settlement's signed payment and block kept in the ledger, for the re-check.
+  const facilitator = keepEvmSettlements({ facilitator: traced, ledger, clientFor, logger })
   const settler = facilitator.address
+  const resend = createSettlementResender({
+    account: facilitatorSigners?.evm,
+    facilitator: traced,
+    rpcUrlOf: (network) => rpcUrls[network as Network],
+    timeoutMs: settlementTimeoutMs ?? rpcTimeoutMs * 3,
+    onSpend: onFacilitatorSpend && ((spend) => onFacilitatorSpend({ ...spend, chainId: settledOn.get(spend.network) ?? spend.network })),
+    logger,
+  })
   // The in-process facilitator's own unmined transactions: a settlement the crash left in flight.
   const settlementMayBePending = settler
     ? async (network: string) => {
@@ -157,6 +180,23 @@ export async function startPayments({
   const resolvePass = async () => {
     try {
       await resolveUnresolvedPayments({ ledger, clientFor, logger, isInFlight: payments.isInFlight, when: 'periodic', solanaStatusOf, solanaNowOf })
+      await recheckSettlements({
+        ledger,
+        clientFor,
+        confirmations,
+        resend,
+        logger,
+        isInFlight: payments.isInFlight,
+        onOutcome: (payment, outcome) => {
+          if (outcome === 'resent' || outcome === 'reorged') onSettlementReorg?.({ chainId: settledOn.get(payment.network) ?? payment.network, outcome })
+        },
+        // The in-process facilitator counts its nonces with viem's shared nonce manager, which never
+        // goes below the last nonce it gave: after a reorg took a settlement's nonce back, every later
+        // settlement would wait behind a gap. Forgotten here, it is read from the node again.
+        onOrphaned: (payment) => {
+          if (settler) nonceManager.reset({ address: settler, chainId: Number(payment.network.split(':')[1]) })
+        },
+      })
       await consumeDeliveredCredits({ ledger, isDelivered, logger })
       if (deliver) await deliverPendingRequests({ ledger, deliver, logger, held })
     } catch (err) {

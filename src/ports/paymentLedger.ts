@@ -7,9 +7,15 @@ import type { Hex } from 'viem'
 /**
  * `reserved`: claimed by a request, not settled yet. `settled`: the token moved (a credit for its
  * intent until a delivered execution consumes it). `consumed`: paid for a delivered request.
- * `released`: never settled, nothing charged.
+ * `released`: never settled, nothing charged. `reorged`: settled (EVM), then its block was
+ * orphaned and the settlement could not be sent again (the authorization expired, was cancelled,
+ * or the payer's balance is gone): nothing charged on the chain as it is, nothing more asked of the
+ * payer, and no credit (what it paid for is never run again on it).
  */
-export type PaymentState = 'reserved' | 'settled' | 'consumed' | 'released'
+export type PaymentState = 'reserved' | 'settled' | 'consumed' | 'released' | 'reorged'
+
+/** The block that mined an EVM settlement, as the node answered its receipt. */
+export type SettlementBlock = { number: bigint; hash: Hex }
 
 /** What a payment pays for: one route of one intent on one chain. */
 export type PaymentBinding = { route: string; chainId: string; intentHash: Hex }
@@ -51,6 +57,13 @@ export type PaymentRecord = AuthorizationKey &
      * (the id the settlement will have), so that a crash cannot hide it.
      */
     transaction: string | undefined
+    /** The block that mined the settlement (EVM), once its receipt was read; undefined before, or for Solana. */
+    settlementBlock: SettlementBlock | undefined
+    /**
+     * The settlement is at its chain's finality depth (CONFIRMATIONS) on the block recorded: no
+     * longer re-checked. Payments settled before blocks were recorded count as final.
+     */
+    settlementFinal: boolean
     /** Why it was released, or how recovery resolved it. */
     reason: string | undefined
     answer: StoredAnswer | undefined
@@ -108,6 +121,28 @@ export type PaymentLedger = {
   unresolved(): Promise<PaymentRecord[]>
   /** Settled payments not consumed yet (credits), oldest first: the resolver consumes those whose execution became final. */
   credits(): Promise<PaymentRecord[]>
+  /**
+   * Keeps what a settlement sent (the signed payment as the facilitator settled it, opaque JSON),
+   * so that it can be sent again if the block that mined it is orphaned. The payer signed it once;
+   * its nonce makes a second use impossible, so sending it again never charges twice.
+   */
+  keepSettlementPayload(id: number, payload: string): Promise<void>
+  /** What keepSettlementPayload kept, if anything. */
+  settlementPayloadOf(id: number): Promise<string | undefined>
+  /**
+   * Records the settlement's transaction and the block that mined it (undefined: sent, not mined
+   * yet); the settlement is not final again until the re-check finds it deep enough.
+   */
+  recordSettlementBlock(id: number, transaction: string, block: SettlementBlock | undefined): Promise<void>
+  /** EVM settlements (settled or consumed) not yet at finality depth, oldest first: what the re-check looks at. */
+  unfinalSettlements(): Promise<PaymentRecord[]>
+  /** The settlement is deep enough on the block recorded: re-checked no more. */
+  markSettlementFinal(id: number, reason?: string): Promise<void>
+  /**
+   * The settlement's block was orphaned and it cannot be sent again: settled or consumed →
+   * `reorged` (compare-and-set: true when this call moved it).
+   */
+  markReorged(id: number, reason: string): Promise<boolean>
   /** Every payment made for an intent, oldest first (for GET /intents/{intentHash}). */
   forIntent(chainId: string, intentHash: Hex): Promise<PaymentRecord[]>
 }

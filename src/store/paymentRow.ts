@@ -22,6 +22,10 @@ export type PaymentRow = {
   answer: string | null
   /** Absent in rows read before the column existed. */
   pending_request?: string | null
+  settlement_block_number?: string | null
+  settlement_block_hash?: string | null
+  settlement_final?: number | null
+  settlement_payload?: string | null
   created_at: number
   updated_at: number
 }
@@ -43,6 +47,8 @@ export function toPaymentRecord(row: PaymentRow): PaymentRecord {
     intentHash: row.intent_hash as Hex,
     state: row.state,
     transaction: row.transaction_hash ?? undefined,
+    settlementBlock: row.settlement_block_number != null && row.settlement_block_hash != null ? { number: BigInt(row.settlement_block_number), hash: row.settlement_block_hash as Hex } : undefined,
+    settlementFinal: row.settlement_final == null || Number(row.settlement_final) === 1,
     reason: row.reason ?? undefined,
     answer: row.answer ? (JSON.parse(row.answer) as StoredAnswer) : undefined,
     pendingRequest: row.pending_request ? (JSON.parse(row.pending_request) as PendingRequest) : undefined,

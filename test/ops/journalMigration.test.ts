@@ -210,8 +210,8 @@ describe('journal upgrade to Idempotency-Keys (SQLite 5 → 6, PostgreSQL 7 → 
       journal.close()
     }
     const upgraded = new Database(path, { readonly: true })
-    assert.equal(upgraded.pragma('user_version', { simple: true }), 7)
-    assert.equal(journalSchemaVersion, 7)
+    assert.equal(upgraded.pragma('user_version', { simple: true }), 8)
+    assert.equal(journalSchemaVersion, 8)
     upgraded.close()
     assert.ok(
       readdirSync(dir).some((name) => /^v5\.sqlite\.v5-\d+\.bak$/.test(name)),
@@ -230,7 +230,7 @@ describe('journal upgrade to Idempotency-Keys (SQLite 5 → 6, PostgreSQL 7 → 
       await before.close()
       const client = new pg.Client({ connectionString: database.url })
       await client.connect()
-      // Back to schema 7: without the Idempotency-Keys (8), the console's audit (9) and the leases' epoch (10).
+      // Back to schema 7: without the Idempotency-Keys (8), the console's audit (9), the leases' epoch (10) and the settlements' blocks (11).
       await undoLaterPostgresMigrations(client)
       await client.query('DELETE FROM journal_migrations WHERE version >= 8')
       await client.end()
@@ -251,9 +251,9 @@ describe('journal upgrade to Idempotency-Keys (SQLite 5 → 6, PostgreSQL 7 → 
       await check.end()
       assert.deepEqual(
         rows.map((r) => r.version),
-        [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
+        [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11],
       )
-      assert.equal(postgresJournalSchemaVersion, 10)
+      assert.equal(postgresJournalSchemaVersion, 11)
     } finally {
       await database.drop()
     }

@@ -8,6 +8,10 @@ const undo: Record<number, string> = {
   8: 'DROP TABLE IF EXISTS idempotency_keys',
   9: 'DROP TABLE IF EXISTS ops_audit',
   10: 'ALTER TABLE relayer_leases DROP COLUMN IF EXISTS epoch',
+  11: `DROP INDEX IF EXISTS x402_payments_unfinal;
+ALTER TABLE IF EXISTS x402_payments DROP COLUMN IF EXISTS settlement_block_number, DROP COLUMN IF EXISTS settlement_block_hash,
+  DROP COLUMN IF EXISTS settlement_final, DROP COLUMN IF EXISTS settlement_payload, DROP CONSTRAINT IF EXISTS x402_payments_state_check;
+ALTER TABLE IF EXISTS x402_payments ADD CONSTRAINT x402_payments_state_check CHECK (state IN ('reserved', 'settled', 'consumed', 'released'))`,
 }
 
 /** Undoes migrations 8 and later (down to `from`), newest first. */

@@ -120,5 +120,30 @@ export function createPostgresPaymentLedger({ query, now = () => Date.now() }: C
     unresolved: () => many("SELECT * FROM x402_payments WHERE state = 'reserved' ORDER BY id"),
     credits: () => many("SELECT * FROM x402_payments WHERE state = 'settled' ORDER BY id"),
     forIntent: (chainId, intentHash) => many('SELECT * FROM x402_payments WHERE chain_id = $1 AND intent_hash = $2 ORDER BY id', [chainId, intentHash.toLowerCase()]),
+    async keepSettlementPayload(id, payload) {
+      await query('UPDATE x402_payments SET settlement_payload = $1, updated_at = $2 WHERE id = $3', [payload, now(), id])
+    },
+    async settlementPayloadOf(id) {
+      const row = (await query('SELECT settlement_payload FROM x402_payments WHERE id = $1', [id])).rows[0] as { settlement_payload: string | null } | undefined
+      return row?.settlement_payload ?? undefined
+    },
+    async recordSettlementBlock(id, transaction, block) {
+      await query(
+        "UPDATE x402_payments SET transaction_hash = $1, settlement_block_number = $2, settlement_block_hash = $3, settlement_final = 0, updated_at = $4 WHERE id = $5 AND state IN ('reserved', 'settled', 'consumed')",
+        [transaction, block ? block.number.toString() : null, block ? block.hash : null, now(), id],
+      )
+    },
+    unfinalSettlements: () => many("SELECT * FROM x402_payments WHERE state IN ('settled', 'consumed') AND settlement_final = 0 AND network LIKE 'eip155:%' ORDER BY id"),
+    async markSettlementFinal(id, reason) {
+      await query("UPDATE x402_payments SET settlement_final = 1, reason = COALESCE($1, reason), updated_at = $2 WHERE id = $3 AND state IN ('settled', 'consumed')", [reason ?? null, now(), id])
+    },
+    async markReorged(id, reason) {
+      const result = await query("UPDATE x402_payments SET state = 'reorged', reason = $1, pending_request = NULL, updated_at = $2 WHERE id = $3 AND state IN ('settled', 'consumed')", [
+        reason,
+        now(),
+        id,
+      ])
+      return (result.rowCount ?? 0) === 1
+    },
   }
 }

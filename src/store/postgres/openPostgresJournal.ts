@@ -157,6 +157,17 @@ CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_at);
   `
 ALTER TABLE relayer_leases ADD COLUMN IF NOT EXISTS epoch BIGINT NOT NULL DEFAULT 1;
 `,
+  // 11: x402 payments: the block that mined each EVM settlement (re-checked until final, CONFIRMATIONS
+  // deep), the signed payment it sent (sent again if that block is orphaned), and the `reorged`
+  // state. Settlements written before count as final.
+  `
+ALTER TABLE x402_payments DROP CONSTRAINT IF EXISTS x402_payments_state_check;
+ALTER TABLE x402_payments ADD CONSTRAINT x402_payments_state_check CHECK (state IN ('reserved', 'settled', 'consumed', 'released', 'reorged'));
+ALTER TABLE x402_payments ADD COLUMN settlement_block_number TEXT, ADD COLUMN settlement_block_hash TEXT,
+  ADD COLUMN settlement_final INTEGER NOT NULL DEFAULT 1, ADD COLUMN settlement_payload TEXT;
+ALTER TABLE x402_payments ALTER COLUMN settlement_final SET DEFAULT 0;
+CREATE INDEX x402_payments_unfinal ON x402_payments (id) WHERE state IN ('settled', 'consumed') AND settlement_final = 0;
+`,
 ]
 
 /** The schema version this code writes. */

@@ -8,8 +8,10 @@ import { type PaymentRow, toPaymentRecord } from '../paymentRow.ts'
 
 type Row = PaymentRow
 
-const schema = `
-CREATE TABLE IF NOT EXISTS x402_payments (
+/** The payments table as this code writes it (migration 8 rebuilds an older one into it). */
+export function paymentsTableDdl(table = 'x402_payments'): string {
+  return `
+CREATE TABLE IF NOT EXISTS ${table} (
   id INTEGER PRIMARY KEY,
   network TEXT NOT NULL,
   asset TEXT NOT NULL,
@@ -23,25 +25,37 @@ CREATE TABLE IF NOT EXISTS x402_payments (
   route TEXT NOT NULL,
   chain_id TEXT NOT NULL,
   intent_hash TEXT NOT NULL,
-  state TEXT NOT NULL CHECK (state IN ('reserved', 'settled', 'consumed', 'released')),
+  state TEXT NOT NULL CHECK (state IN ('reserved', 'settled', 'consumed', 'released', 'reorged')),
   transaction_hash TEXT,
   reason TEXT,
   answer TEXT,
   pending_request TEXT,
+  settlement_block_number TEXT,
+  settlement_block_hash TEXT,
+  settlement_final INTEGER NOT NULL DEFAULT 0,
+  settlement_payload TEXT,
   created_at INTEGER NOT NULL,
   updated_at INTEGER NOT NULL,
   UNIQUE (network, asset, payer, nonce)
-);
+);`
+}
+
+/** The payments table's indexes. */
+export const paymentsIndexDdl = `
 CREATE INDEX IF NOT EXISTS x402_payments_binding ON x402_payments (chain_id, intent_hash, route, state);
 CREATE INDEX IF NOT EXISTS x402_payments_state ON x402_payments (state);
+CREATE INDEX IF NOT EXISTS x402_payments_unfinal ON x402_payments (id) WHERE state IN ('settled', 'consumed') AND settlement_final = 0;
 `
 
 export function createSqlitePaymentLedger({ db, now = () => Date.now() }: { db: Database.Database; now?: () => number }): PaymentLedger {
-  db.exec(schema)
+  db.exec(paymentsTableDdl())
   // Ledgers written before valid_before was kept get the column (their rows have none).
   if (!(db.pragma('table_info(x402_payments)') as Array<{ name: string }>).some((c) => c.name === 'valid_before')) db.exec('ALTER TABLE x402_payments ADD COLUMN valid_before TEXT')
   // And before a pending settlement's request was kept.
   if (!(db.pragma('table_info(x402_payments)') as Array<{ name: string }>).some((c) => c.name === 'pending_request')) db.exec('ALTER TABLE x402_payments ADD COLUMN pending_request TEXT')
+  // A journal's older table was rebuilt by its migration 8; a bare database's is rebuilt here.
+  if (!(db.pragma('table_info(x402_payments)') as Array<{ name: string }>).some((c) => c.name === 'settlement_final')) db.transaction(() => rebuildPaymentsTable(db)).immediate()
+  db.exec(paymentsIndexDdl)
 
   const norm = normalizeKey
 
@@ -71,6 +85,18 @@ export function createSqlitePaymentLedger({ db, now = () => Date.now() }: { db: 
   const reserved = db.prepare<[], Row>("SELECT * FROM x402_payments WHERE state = 'reserved' ORDER BY id")
   const settled = db.prepare<[], Row>("SELECT * FROM x402_payments WHERE state = 'settled' ORDER BY id")
   const forIntent = db.prepare<[string, string], Row>('SELECT * FROM x402_payments WHERE chain_id = ? AND intent_hash = ? ORDER BY id')
+  const setPayload = db.prepare<[string, number, number]>('UPDATE x402_payments SET settlement_payload = ?, updated_at = ? WHERE id = ?')
+  const payloadOf = db.prepare<[number], { settlement_payload: string | null }>('SELECT settlement_payload FROM x402_payments WHERE id = ?')
+  const setBlock = db.prepare<[string, string | null, string | null, number, number]>(
+    "UPDATE x402_payments SET transaction_hash = ?, settlement_block_number = ?, settlement_block_hash = ?, settlement_final = 0, updated_at = ? WHERE id = ? AND state IN ('reserved', 'settled', 'consumed')",
+  )
+  const unfinal = db.prepare<[], Row>("SELECT * FROM x402_payments WHERE state IN ('settled', 'consumed') AND settlement_final = 0 AND network LIKE 'eip155:%' ORDER BY id")
+  const setFinal = db.prepare<[string | null, number, number]>(
+    "UPDATE x402_payments SET settlement_final = 1, reason = COALESCE(?, reason), updated_at = ? WHERE id = ? AND state IN ('settled', 'consumed')",
+  )
+  const setReorged = db.prepare<[string, number, number]>(
+    "UPDATE x402_payments SET state = 'reorged', reason = ?, pending_request = NULL, updated_at = ? WHERE id = ? AND state IN ('settled', 'consumed')",
+  )
 
   const reserveNow = db.transaction((r: NewReservation): Reservation => {
     const key = norm(r)
@@ -153,5 +179,41 @@ export function createSqlitePaymentLedger({ db, now = () => Date.now() }: { db: 
     async forIntent(chainId, intentHash) {
       return forIntent.all(chainId, intentHash.toLowerCase()).map(toPaymentRecord)
     },
+    async keepSettlementPayload(id, payload) {
+      setPayload.run(payload, now(), id)
+    },
+    async settlementPayloadOf(id) {
+      return payloadOf.get(id)?.settlement_payload ?? undefined
+    },
+    async recordSettlementBlock(id, transaction, block) {
+      setBlock.run(transaction, block ? block.number.toString() : null, block ? block.hash : null, now(), id)
+    },
+    async unfinalSettlements() {
+      return unfinal.all().map(toPaymentRecord)
+    },
+    async markSettlementFinal(id, reason) {
+      setFinal.run(reason ?? null, now(), id)
+    },
+    async markReorged(id, reason) {
+      return setReorged.run(reason, now(), id).changes === 1
+    },
   }
+}
+
+/**
+ * Rebuilds a payments table written before `reorged` and the settlement's block (SQLite cannot
+ * change a CHECK in place): every row kept, each settlement written before counted final (it was
+ * reported so). Journal migration 8, and a bare database's older table.
+ */
+export function rebuildPaymentsTable(db: Database.Database): void {
+  const columns = (db.pragma('table_info(x402_payments)') as Array<{ name: string }>).map((c) => c.name)
+  if (columns.length === 0) return
+  const kept = columns.filter((c) => !c.startsWith('settlement_')).join(', ')
+  db.exec(`
+DROP TABLE IF EXISTS x402_payments_v8;
+${paymentsTableDdl('x402_payments_v8')}
+INSERT INTO x402_payments_v8 (${kept}, settlement_final) SELECT ${kept}, 1 FROM x402_payments;
+DROP TABLE x402_payments;
+ALTER TABLE x402_payments_v8 RENAME TO x402_payments;
+${paymentsIndexDdl}`)
 }

@@ -3,7 +3,7 @@
 // written durably with its signed transaction before that transaction is broadcast, and settled
 // from the chain. After a crash, the records still `pending` are what the reconciler finishes.
 import { ClaimWithdrawnError } from '../../errors/claimWithdrawnError.ts'
-import { createSqlitePaymentLedger } from './createSqlitePaymentLedger.ts'
+import { createSqlitePaymentLedger, rebuildPaymentsTable } from './createSqlitePaymentLedger.ts'
 import Database from 'better-sqlite3'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
@@ -176,6 +176,11 @@ CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_at);
 `),
   // 7: the operator console's switches, audited (ops/opsSwitchStore.ts).
   opsAuditDdl,
+  // 8: x402 payments: the block that mined each EVM settlement (re-checked until final, CONFIRMATIONS
+  // deep), the signed payment it sent (sent again if that block is orphaned), and the `reorged`
+  // state. Settlements written before count as final. A journal without payments yet gets the
+  // table from the ledger, as before.
+  (db) => rebuildPaymentsTable(db),
 ]
 
 /** The schema version this code writes (SQLite's `user_version`). */
