@@ -3,7 +3,7 @@
 // and one at a time those that cannot (see `serialFiles`). Each file's output is printed whole when
 // it finishes (never interleaved with another's), then node:test's summary summed over all files,
 // and the exit code is 1 if any file failed. The type checks (`--check '<command>'`, repeatable)
-// run in the parallel pass too, first: they burn CPU while the first test files mostly wait.
+// run in the parallel pass too, first, beside the longest test files.
 //
 // The parallel pass starts the longest files first (their last times are in
 // scripts/testFileTimes.json; a file not listed there counts as long), so that no long file starts
@@ -51,7 +51,8 @@ function findTestFiles(dir: string): string[] {
 
 function lastTimes(): Record<string, number> {
   try {
-    return JSON.parse(readFileSync(join(root, 'scripts/testFileTimes.json'), 'utf8')) as Record<string, number>
+    const last = JSON.parse(readFileSync(join(root, 'scripts/testFileTimes.json'), 'utf8')) as Record<string, { wallS: number }>
+    return Object.fromEntries(Object.entries(last).map(([file, { wallS }]) => [file, wallS]))
   } catch {
     return {}
   }
