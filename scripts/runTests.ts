@@ -13,6 +13,7 @@
 //
 //   tsx scripts/runTests.ts [--check '<command>' …] [file …]      all test files when none is given
 //   TEST_CONCURRENCY=3                    files at a time in the parallel pass (default 3)
+//   TEST_FILE_TIMEOUT_S=1200              a file still running then is ended and fails
 import { spawn } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -34,6 +35,7 @@ export const serialFiles: Record<string, string> = {
 
 const root = process.cwd()
 const concurrency = Math.max(1, Number(process.env.TEST_CONCURRENCY ?? 3) || 3)
+const fileTimeoutS = Math.max(1, Number(process.env.TEST_FILE_TIMEOUT_S ?? 1200) || 1200)
 
 type FileResult = { file: string; code: number; wallS: number; cpuS: number; counts: Record<string, number>; output: string }
 
@@ -63,11 +65,20 @@ function runFile(file: string, scratch: string): Promise<FileResult> {
   const started = performance.now()
   const command = checks.includes(file) ? ['sh', '-c', file] : [process.execPath, '--import', 'tsx', '--test-reporter=spec', file]
   return new Promise((resolve) => {
-    const child = spawn('/usr/bin/time', ['-q', '-f', '%U %S', '-o', timeFile, ...command], { stdio: ['ignore', 'pipe', 'pipe'] })
+    // Its own process group, so that a file that hangs (a child it never stopped keeps it alive) is
+    // ended with everything it started once it has run longer than any file should.
+    const child = spawn('/usr/bin/time', ['-q', '-f', '%U %S', '-o', timeFile, ...command], { stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+    const overdue = setTimeout(() => {
+      output += `\n✖ still running after ${fileTimeoutS} s (TEST_FILE_TIMEOUT_S): ended with every process it started\n`
+      try {
+        process.kill(-child.pid!, 'SIGKILL')
+      } catch {}
+    }, fileTimeoutS * 1000)
     let output = ''
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
     child.on('close', (code, signal) => {
+      clearTimeout(overdue)
       const wallS = (performance.now() - started) / 1000
       let cpuS = Number.NaN
       try {
@@ -142,7 +153,7 @@ process.stdout.write(`\n${'═'.repeat(100)}\n`)
 for (const name of countNames) process.stdout.write(`ℹ ${name} ${sum((r) => r.counts[name] ?? 0)}\n`)
 process.stdout.write(`ℹ duration_ms ${Math.round(wallS * 1000)}\n`)
 process.stdout.write(
-  `ℹ files ${results.length} (${parallel.length} parallel at ${concurrency}, ${serial.length} serial); sum of file wall times ${sum((r) => r.wallS).toFixed(0)} s, CPU ${sum((r) => r.cpuS).toFixed(0)} s\n`,
+  `ℹ files ${results.length} (${parallel.length} parallel at ${concurrency}, ${serial.length} serial); sum of file wall times ${sum((r) => r.wallS).toFixed(0)} s, CPU ${sum((r) => r.cpuS || 0).toFixed(0)} s\n`,
 )
 for (const r of checked) process.stdout.write(`ℹ check ${r.code === 0 ? 'passed' : 'FAILED'}: ${r.file} (${r.wallS.toFixed(0)} s wall, ${r.cpuS.toFixed(0)} s CPU)\n`)
 if (failed.length > 0) {
