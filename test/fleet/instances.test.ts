@@ -40,8 +40,13 @@ describe('several gateway instances on one PostgreSQL journal and one Redis', ()
   })
 
   it('executes each of 300 concurrent signed intents, spread over three instances, exactly once, with no nonce error', async () => {
+    // 600 requests at once to three gateways in this one process: on a busy machine reading them
+    // all takes longer than the 30 s request timeout, and a request cut at the timeout, its body
+    // unread, is a connection reset. Two minutes, so that only a gateway that never reads fails.
     const three = await Promise.all(
-      relayerKeys.map((key, i) => start({ relayerPrivateKey: key, storage: { databaseUrl: database.url, redisUrl: undefined, instanceId: `gw-${i}` }, receiptTimeoutMs: 60_000 })),
+      relayerKeys.map((key, i) =>
+        start({ relayerPrivateKey: key, storage: { databaseUrl: database.url, redisUrl: undefined, instanceId: `gw-${i}` }, receiptTimeoutMs: 60_000, requestTimeoutMs: 120_000 }),
+      ),
     )
     const bodies = await Promise.all(Array.from({ length: 300 }, (_, i) => signedIntent(devnet, { nonce: String(10_000 + i) })))
     const fromBlock = await createDevClients(devnet.anvil.rpcUrl, devnet.anvil.chainId).publicClient.getBlockNumber()

@@ -22,9 +22,19 @@ export function chainEnv(devnet: Devnet): Record<string, string> {
 export async function startGatewayProcess(env: Record<string, string>): Promise<{ gw: GatewayProcess; baseUrl: string }> {
   const gw = runGateway({ env })
   const listening = /listening on 127\.0\.0\.1:(\d+)/
-  await waitFor(() => listening.test(gw.stdout()) || gw.child.exitCode !== null, 60_000, 'the gateway to listen')
+  // A gateway that does not start is killed here: the caller never gets it to stop, and a process
+  // left running keeps the test file from ever exiting.
+  try {
+    await waitFor(() => listening.test(gw.stdout()) || gw.child.exitCode !== null, 60_000, 'the gateway to listen')
+  } catch (err) {
+    gw.child.kill('SIGKILL')
+    throw err
+  }
   const port = listening.exec(gw.stdout())?.[1]
-  if (!port) throw new Error(`the gateway did not start: ${gw.stderr()} ${gw.stdout()}`)
+  if (!port) {
+    gw.child.kill('SIGKILL')
+    throw new Error(`the gateway did not start: ${gw.stderr()} ${gw.stdout()}`)
+  }
   return { gw, baseUrl: `http://127.0.0.1:${port}` }
 }
 
