@@ -7,7 +7,7 @@
 // Each operation is a function of the pool's context (relayerPoolContext.ts).
 import type { Address, Hex, LocalAccount } from 'viem'
 import { renewIfLapsed } from './claimLeases.ts'
-import type { GapCheck, Relayer } from './createRelayer.ts'
+import type { GapCheck, Relayer, UnminedCall } from './createRelayer.ts'
 import { type CreateRelayerPoolParameters, createRelayerPoolContext } from './relayerPoolContext.ts'
 import { closeRelayerPool, startRelayerPool } from './startRelayerPool.ts'
 import { takeRelayer } from './takeRelayer.ts'
@@ -40,6 +40,19 @@ export type RelayerPool = {
   fillGap(address: string, options?: { queued?: { nonce: number; hash: Hex; raw: Hex }; confirmAfterMs?: number }): Promise<GapCheck | undefined>
   /** Every relayer reads its nonce again before its next send (after a chain reset). */
   resync(): void
+  /**
+   * Every transaction of the chain's relayer keys the node may still mine, each key's in nonce
+   * order, as eth_simulateV1 calls; undefined unless this instance holds every key and the bytes of
+   * each such transaction (after a start, a resync or a lease taken over, until a nonce read finds
+   * none it lacks; or while another instance holds a key).
+   */
+  unmined(): UnminedCall[] | undefined
+  /** A receipt of a relayer's transaction (`from`, its hash): it and those below it are no longer replayed. */
+  mined(from: string, hash: Hex): void
+  /** A relayer's transaction sent outside its sends (a re-priced replacement at the same nonce). */
+  sentElsewhere(address: string, tx: { nonce: number; hash: Hex; raw: Hex }): void
+  /** Each held key whose unmined transactions are not known looks again at the node's counts. */
+  anchor(): Promise<void>
   /** What /chains shows: each key, whether it is held and funded, its sends in flight. */
   view(): Array<{ address: Address; held: boolean; funded: boolean; inFlight: number; nonce?: number | undefined; draining?: boolean }>
   /** Claims the leases and reads the balances once, then keeps doing so in the background. */
@@ -90,6 +103,23 @@ export function createRelayerPool(parameters: CreateRelayerPoolParameters): Rela
     },
     resync() {
       for (const m of members) m.relayer.resync()
+    },
+    unmined() {
+      const now = Date.now()
+      const calls: UnminedCall[] = []
+      for (const m of members) {
+        if (m.usableUntil <= now) return undefined
+        const own = m.relayer.unmined()
+        if (own === undefined) return undefined
+        calls.push(...own)
+      }
+      return calls
+    },
+    mined: (from, hash) => byAddress.get(from.toLowerCase())?.relayer.mined(hash),
+    sentElsewhere: (address, tx) => byAddress.get(address.toLowerCase())?.relayer.sentElsewhere(tx),
+    async anchor() {
+      const now = Date.now()
+      await Promise.all(members.filter((m) => m.usableUntil > now).map((m) => m.relayer.anchor().catch(() => {})))
     },
     view: () =>
       members.map((m) => ({
