@@ -117,6 +117,8 @@ export function createEvmContext({
     gatherMs: simulationGatherMs,
     pending: () => receipts.waiting() + state.handedOver,
     own,
+    onMinedBelow: (address, count) => relayers?.minedBelow(address, count),
+    onLacking: (address) => relayers?.unminedLacking(address),
     onReplayRefused: (err) => log.debug({ err }, 'the node refused a simulation with the unmined relayer transactions replayed; simulated at its pending block'),
   })
   // A relayer's broadcasts, in nonce order in one request.

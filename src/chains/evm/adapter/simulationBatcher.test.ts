@@ -227,11 +227,15 @@ const unmined = (from: string, nonce: number): ReplayedCall => ({
 })
 
 /** A node with `latest` at block 0x64 (time 0x10), answering each call with its sender as return data; `refuse` rejects any simulation on latest. */
-function latestNode({ refuse = false } = {}) {
+function latestNode({ refuse = false, counts = {} as Record<string, number> } = {}) {
   const asked: { method: string; params: unknown[]; at: number }[] = []
   const request = async ({ method, params }: { method: string; params: unknown[] }) => {
     asked.push({ method, params, at: performance.now() })
     if (method === 'eth_getBlockByNumber') return { number: '0x64', timestamp: '0x10' }
+    if (method === 'eth_getTransactionCount') {
+      assert.equal(params[1], '0x64', 'the count on the block simulated on')
+      return `0x${(counts[params[0] as string] ?? 0).toString(16)}`
+    }
     if (refuse && params[1] !== 'pending') throw new Error('nonce too low')
     const calls = (params[0] as { blockStateCalls: Asked }).blockStateCalls[0]!.calls
     return [{ calls: calls.map((c) => ({ status: '0x1', gasUsed: c.gas, returnData: c.from })) }]
@@ -240,12 +244,18 @@ function latestNode({ refuse = false } = {}) {
 }
 
 test('with every unmined transaction of the gateway known, a batch runs on the latest block after them, in the block that follows it at a time not before now; callers get only their own results', async () => {
-  const node = latestNode()
-  const batcher = createSimulationBatcher(node.request, { own: () => [unmined('0xr1', 7), unmined('0xr1', 8), unmined('0xr2', 3)] })
+  const node = latestNode({ counts: { '0xr1': 7, '0xr2': 3 } })
+  const batcher = createSimulationBatcher(node.request, {
+    own: () => [
+      { address: '0xr1' as never, calls: [unmined('0xr1', 7), unmined('0xr1', 8)] },
+      { address: '0xr2' as never, calls: [unmined('0xr2', 3)] },
+      { address: '0xr3' as never, calls: [] },
+    ],
+  })
   const results = await Promise.all([batcher.simulate(call('0xa1')), batcher.simulate(call('0xa2'), call('0xf1'))])
   assert.deepEqual(
     node.asked.map((a) => a.method),
-    ['eth_getBlockByNumber', 'eth_simulateV1'],
+    ['eth_getBlockByNumber', 'eth_getTransactionCount', 'eth_getTransactionCount', 'eth_simulateV1'],
   )
   const [simulation] = node.simulations()
   assert.equal(simulation!.params[1], '0x64', 'on the block read as latest, never pending')
@@ -263,7 +273,11 @@ test('with every unmined transaction of the gateway known, a batch runs on the l
 
 test('with the pool replayed on latest, a crowded pool is no reason to wait for a block: the calls go once they stop coming', async () => {
   const node = latestNode()
-  const batcher = createSimulationBatcher(node.request, { gatherMs: 1_000, pending: () => 40, own: () => Array.from({ length: 40 }, (_, i) => unmined('0xr1', i)) })
+  const batcher = createSimulationBatcher(node.request, {
+    gatherMs: 1_000,
+    pending: () => 40,
+    own: () => [{ address: '0xr1' as never, calls: Array.from({ length: 40 }, (_, i) => unmined('0xr1', i)) }],
+  })
   await Promise.all([1, 2, 3, 4].map((i) => batcher.simulate(call(`0x0${i}`))))
   const asked = performance.now()
   await Promise.all([batcher.simulate(call('0x11')), batcher.simulate(call('0x12'))])
@@ -293,7 +307,7 @@ test('while some unmined transaction of the gateway is not known, the batch runs
 test('a batch the node refuses with the replay runs at the pending block instead, where each caller gets its own answer', async () => {
   const node = latestNode({ refuse: true })
   const refused: unknown[] = []
-  const batcher = createSimulationBatcher(node.request, { own: () => [unmined('0xr1', 1)], onReplayRefused: (err) => refused.push(err) })
+  const batcher = createSimulationBatcher(node.request, { own: () => [{ address: '0xr1' as never, calls: [unmined('0xr1', 0)] }], onReplayRefused: (err) => refused.push(err) })
   const results = await Promise.all([batcher.simulate(call('0xa1')), batcher.simulate(call('0xa2'))])
   assert.deepEqual(
     node.simulations().map((s) => s.params[1]),
@@ -310,4 +324,43 @@ test('a batch the node refuses with the replay runs at the pending block instead
     pendingCalls.map((c) => c.from),
     ['0xa1', '0xa2'],
   )
+})
+
+test("what a key's count on the block simulated on says was mined is not replayed (and forgotten); a nonce from the count up that is not kept sends the batch to the pending block", async () => {
+  const node = latestNode({ counts: { '0xr1': 8, '0xr2': 1 } })
+  const told: string[] = []
+  const batcher = createSimulationBatcher(node.request, {
+    own: () => [
+      // 7 was mined, or its nonce taken by a transaction signed elsewhere: replaying it would run an intent the chain never runs.
+      { address: '0xr1' as never, calls: [unmined('0xr1', 7), unmined('0xr1', 8)] },
+      { address: '0xr2' as never, calls: [unmined('0xr2', 1)] },
+    ],
+    onMinedBelow: (address, count) => told.push(`${address} mined below ${count}`),
+    onLacking: (address) => told.push(`${address} lacking`),
+  })
+  await batcher.simulate(call('0xa1'))
+  const [first] = node.simulations()
+  assert.deepEqual(
+    (first!.params[0] as { blockStateCalls: { calls: { from: string; nonce?: string }[] }[] }).blockStateCalls[0]!.calls.map((c) => `${c.from}${c.nonce ? `@${c.nonce}` : ''}`),
+    ['0xr1@0x8', '0xr2@0x1', '0xa1'],
+  )
+  assert.deepEqual(told, ['0xr1 mined below 8', '0xr2 mined below 1'])
+  // The node's count is 5 while the lowest kept is 7: 5 and 6 wait somewhere this instance has no bytes of.
+  const gap = latestNode({ counts: { '0xr1': 5 } })
+  told.length = 0
+  const refused: unknown[] = []
+  const gapped = createSimulationBatcher(gap.request, {
+    own: () => [{ address: '0xr1' as never, calls: [unmined('0xr1', 7), unmined('0xr1', 8)] }],
+    onMinedBelow: (address, count) => told.push(`${address} mined below ${count}`),
+    onLacking: (address) => told.push(`${address} lacking`),
+    onReplayRefused: (err) => refused.push(err),
+  })
+  const answered = await gapped.simulate(call('0xa1'))
+  assert.equal(answered.result?.returnData, '0xa1')
+  assert.deepEqual(
+    gap.simulations().map((s) => s.params[1]),
+    ['pending'],
+  )
+  assert.deepEqual(told, ['0xr1 mined below 5', '0xr1 lacking'])
+  assert.match(String(refused[0]), /leaves a nonce/)
 })

@@ -4,12 +4,16 @@
 // Where a transaction waits in the node's pool, the chain runs it before an execution sent now.
 // `own()` gives every such transaction of the gateway's relayer keys (their signed bytes, kept by
 // each key's outbox until a receipt at their nonce: relayer/outbox.ts), each key's in nonce
-// order; they run first, in the simulated block that follows `latest` (its number and a time no
-// earlier than now, as the next block will have), then the calls asked for, whose results alone
-// are answered. A simulation never leaves out a pending transaction of the gateway's: while `own()`
-// cannot say them all (after a start, a resync, a lease taken over, before a nonce read finds
-// none it lacks; or while another instance holds one of the keys), and when the node refuses the
-// replay, the batch runs at the node's pending block instead, which holds what is in its pool.
+// order. The latest block is read, and each key's count of mined nonces on it: what is below the
+// count is not replayed (mined, or the nonce used by another transaction: anvil does not check a
+// simulated call's nonce), and the rest must start at the count and leave no nonce out. They run
+// first, in the simulated block that follows that block (its number and a time no earlier than
+// now, as the next block will have), then the calls asked for, whose results alone are answered.
+// A simulation never leaves out a pending transaction of the gateway's: while `own()` cannot say
+// them all (after a start, a resync, a lease taken over, before a nonce read finds none it lacks;
+// or while another instance holds one of the keys), when a key's count leaves a nonce below the
+// kept ones, and when the node refuses the replay, the batch runs at the node's pending block
+// instead, which holds what is in its pool.
 // A node like anvil builds that pending block (every transaction waiting in its pool, run again)
 // for each call at `pending` (docs/performance.md).
 //
@@ -51,6 +55,8 @@ export type SimulatedCall = {
 }
 /** A transaction of the gateway's the node may still mine, as it was signed: run before the calls asked for. */
 export type ReplayedCall = UnminedCall
+/** One relayer key's transactions the node may still mine, in nonce order. */
+export type OwnUnmined = { address: Address; calls: readonly ReplayedCall[] }
 /** The node's result for one call (undefined: it gave none). */
 export type SimulatedResult = { status?: Hex; gasUsed?: Hex; returnData?: Hex } | undefined
 /** The node's result for a call and, when one was given, for the call run just before it. */
@@ -100,15 +106,19 @@ export type SimulationBatcherOptions = {
   gatherMs?: number | undefined
   /** How many of the gateway's transactions are in (or about to enter) the node's pool. */
   pending?: () => number
-  /** Every transaction of the gateway's the node may still mine; undefined when some may be unknown (then: the pending block). */
-  own?: () => readonly ReplayedCall[] | undefined
+  /** Every transaction of the gateway's the node may still mine, by key; undefined when some may be unknown (then: the pending block). */
+  own?: () => readonly OwnUnmined[] | undefined
+  /** A key's count of mined nonces on the block simulated on: what was kept below it is not replayed again. */
+  onMinedBelow?: (address: Address, count: number) => void
+  /** A key's count left a nonce below those kept that nobody has the bytes of (the batch ran at the pending block). */
+  onLacking?: (address: Address) => void
   /** The node refused a batch with the replay (the batch ran at the pending block instead). */
   onReplayRefused?: (err: unknown) => void
 }
 
 export function createSimulationBatcher(
   request: (args: { method: string; params: unknown[] }) => Promise<unknown>,
-  { gatherMs = 0, pending = () => 0, own = () => undefined, onReplayRefused }: SimulationBatcherOptions = {},
+  { gatherMs = 0, pending = () => 0, own = () => undefined, onMinedBelow, onLacking, onReplayRefused }: SimulationBatcherOptions = {},
 ): SimulationBatcher {
   const queue: Waiting[] = []
   let busy = false
@@ -126,10 +136,17 @@ export function createSimulationBatcher(
   let timer: NodeJS.Timeout | undefined
 
   /**
-   * One eth_simulateV1 of the batch's calls; with `replay`, on the latest block after those
-   * transactions (their results are not answered), else at the pending block.
+   * One eth_simulateV1 of the batch's calls; with `keys`, on the latest block after those keys'
+   * transactions not mined on it (their results are not answered), else at the pending block.
+   * Throws when a key's count leaves out a nonce no one has the bytes of.
    */
-  const ask = async (batch: Waiting[], replay?: readonly ReplayedCall[]): Promise<SimulatedResult[] | undefined> => {
+  const ask = async (batch: Waiting[], keys?: readonly OwnUnmined[]): Promise<SimulatedResult[] | undefined> => {
+    let head: Header | undefined
+    let replay: ReplayedCall[] | undefined
+    if (keys) {
+      head = (await request({ method: 'eth_getBlockByNumber', params: ['latest', false] })) as Header
+      replay = (await Promise.all(keys.map((key) => unminedAt(key, head!.number)))).flat()
+    }
     const asked = batch.flatMap((w) => w.calls).map(({ toCode: _code, ...call }) => call)
     const calls = replay ? [...replay, ...asked] : asked
     const gas = gasOf(calls)
@@ -142,10 +159,9 @@ export function createSimulationBatcher(
     const stateOverrides = Object.keys(overrides).length > 0 ? overrides : undefined
     const blockOverrides: { gasLimit?: Hex; number?: Hex; time?: Hex } = gas > blockGas ? { gasLimit: numberToHex(gas) } : {}
     let base: Hex | 'pending' = 'pending'
-    if (replay) {
+    if (head) {
       // The block the chain builds next: after `latest` (anvil 1.7 runs a simulation on `latest` in
       // that block's own number, time and base fee), at a time no earlier than now.
-      const head = (await request({ method: 'eth_getBlockByNumber', params: ['latest', false] })) as Header
       base = head.number
       blockOverrides.number = numberToHex(BigInt(head.number) + 1n)
       blockOverrides.time = numberToHex(Math.max(Number(BigInt(head.timestamp)) + 1, Math.floor(Date.now() / 1000)))
@@ -155,6 +171,19 @@ export function createSimulationBatcher(
     const results = blocks?.[0]?.calls
     if (!replay || results === undefined) return results
     return results.length === calls.length ? results.slice(replay.length) : undefined
+  }
+
+  /** A key's transactions not mined on `block` (its count of mined nonces there); throws when a nonce from the count up is not kept. */
+  async function unminedAt({ address, calls }: OwnUnmined, block: Hex): Promise<readonly ReplayedCall[]> {
+    if (calls.length === 0) return calls
+    const count = Number(BigInt((await request({ method: 'eth_getTransactionCount', params: [address, block] })) as Hex))
+    onMinedBelow?.(address, count)
+    const left = calls.filter((c) => Number(BigInt(c.nonce)) >= count)
+    if (left.some((c, i) => Number(BigInt(c.nonce)) !== count + i)) {
+      onLacking?.(address)
+      throw new Error(`relayer ${address}: the node's count of mined nonces (${count}) leaves a nonce of its pool this instance has no bytes of`)
+    }
+    return left
   }
 
   /** How long the calls waiting may still gather, in ms (0 or less: the batch goes now). */

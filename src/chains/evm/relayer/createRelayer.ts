@@ -13,7 +13,7 @@ import type { SignedExecution } from '../../../ports/chainAdapter.ts'
 import { broadcastOneByOne } from './broadcastRaw.ts'
 import { currentFees } from './currentFees.ts'
 import { type GapCheck, fillGap } from './fillGap.ts'
-import { forgetMinedHash, noteUnmined, unminedCalls } from './outbox.ts'
+import { forgetMinedBelow, forgetMinedHash, noteUnmined, unminedCalls } from './outbox.ts'
 import type { Fees, RelayedTransaction, SendResult } from './relayedTransaction.ts'
 import { type CreateRelayerParameters, createRelayerContext, type UnminedCall } from './relayerContext.ts'
 import { sendRelayed } from './sendRelayed.ts'
@@ -55,6 +55,10 @@ export type Relayer = {
   unmined(): UnminedCall[] | undefined
   /** A receipt of one of this key's transactions: it and those below its nonce are no longer replayed. */
   mined(hash: Hex): void
+  /** The node's count of this key's mined transactions: what is kept below it is no longer replayed. */
+  minedBelow(count: number): void
+  /** The node holds a transaction of this key below those kept that this instance lacks: unknown until the next anchor finds none. */
+  unminedLacking(): void
   /** A transaction of this key sent outside its sends (a re-priced replacement): it takes the place of what was kept at its nonce. */
   sentElsewhere(tx: { nonce: number; hash: Hex; raw: Hex }): void
   /** Looks again (under the lock, at the node's counts) whether every transaction of this key the node may mine is known; `unmined()` tells. */
@@ -82,6 +86,10 @@ export function createRelayer({ broadcastMany, ...parameters }: CreateRelayerPar
     fillGap: (options) => fillGap(ctx, options),
     unmined: () => unminedCalls(ctx),
     mined: (hash) => void forgetMinedHash(ctx, hash),
+    minedBelow: (count) => forgetMinedBelow(ctx, count),
+    unminedLacking: () => {
+      ctx.unminedKnown = false
+    },
     sentElsewhere: ({ nonce, hash, raw }) => noteUnmined(ctx, nonce, raw, hash),
     anchor: () =>
       ctx.lock.run(async () => {

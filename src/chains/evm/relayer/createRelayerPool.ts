@@ -46,9 +46,13 @@ export type RelayerPool = {
    * each such transaction (after a start, a resync or a lease taken over, until a nonce read finds
    * none it lacks; or while another instance holds a key).
    */
-  unmined(): UnminedCall[] | undefined
+  unmined(): Array<{ address: Address; calls: UnminedCall[] }> | undefined
   /** A receipt of a relayer's transaction (`from`, its hash): it and those below it are no longer replayed. */
   mined(from: string, hash: Hex): void
+  /** The node's count of a relayer's mined transactions (on the block a simulation ran on): what is kept below it is no longer replayed. */
+  minedBelow(address: string, count: number): void
+  /** The node's count left a nonce of the relayer's below those kept that this instance has no bytes for: unknown until the next anchor. */
+  unminedLacking(address: string): void
   /** A relayer's transaction sent outside its sends (a re-priced replacement at the same nonce). */
   sentElsewhere(address: string, tx: { nonce: number; hash: Hex; raw: Hex }): void
   /** Each held key whose unmined transactions are not known looks again at the node's counts. */
@@ -106,16 +110,18 @@ export function createRelayerPool(parameters: CreateRelayerPoolParameters): Rela
     },
     unmined() {
       const now = Date.now()
-      const calls: UnminedCall[] = []
+      const keys: Array<{ address: Address; calls: UnminedCall[] }> = []
       for (const m of members) {
         if (m.usableUntil <= now) return undefined
-        const own = m.relayer.unmined()
-        if (own === undefined) return undefined
-        calls.push(...own)
+        const calls = m.relayer.unmined()
+        if (calls === undefined) return undefined
+        keys.push({ address: m.account.address, calls })
       }
-      return calls
+      return keys
     },
     mined: (from, hash) => byAddress.get(from.toLowerCase())?.relayer.mined(hash),
+    minedBelow: (address, count) => byAddress.get(address.toLowerCase())?.relayer.minedBelow(count),
+    unminedLacking: (address) => byAddress.get(address.toLowerCase())?.relayer.unminedLacking(),
     sentElsewhere: (address, tx) => byAddress.get(address.toLowerCase())?.relayer.sentElsewhere(tx),
     async anchor() {
       const now = Date.now()

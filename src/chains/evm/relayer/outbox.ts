@@ -118,6 +118,11 @@ export function forgetMined({ unmined }: RelayerContext, nonce: number): void {
   for (const n of unmined.keys()) if (n <= nonce) unmined.delete(n)
 }
 
+/** The node's count of this key's mined transactions: those below it are forgotten (mined, or their nonce used by another transaction). */
+export function forgetMinedBelow({ unmined }: RelayerContext, count: number): void {
+  for (const n of unmined.keys()) if (n < count) unmined.delete(n)
+}
+
 /** The receipt of one of this key's transactions, by hash: what it mined is forgotten; false when the hash is none of those kept. */
 export function forgetMinedHash(ctx: RelayerContext, hash: Hex): boolean {
   const wanted = hash.toLowerCase()
