@@ -364,3 +364,27 @@ test("what a key's count on the block simulated on says was mined is not replaye
   assert.deepEqual(told, ['0xr1 mined below 5', '0xr1 lacking'])
   assert.match(String(refused[0]), /leaves a nonce/)
 })
+
+test('a key whose next nonce is above its count and what is kept (a transaction of its mined, then put back in the pool by a reorg) sends the batch to the pending block; one with nothing kept and its count at its next nonce is replayed as nothing', async () => {
+  const node = latestNode({ counts: { '0xr1': 4, '0xr2': 9 } })
+  const lacking: string[] = []
+  const batcher = createSimulationBatcher(node.request, {
+    own: () => [
+      { address: '0xr1' as never, calls: [], next: 5 },
+      { address: '0xr2' as never, calls: [], next: 9 },
+    ],
+    onLacking: (address) => lacking.push(address),
+  })
+  await batcher.simulate(call('0xa1'))
+  assert.deepEqual(
+    node.simulations().map((s) => s.params[1]),
+    ['pending'],
+  )
+  assert.deepEqual(lacking, ['0xr1'])
+  const fine = latestNode({ counts: { '0xr2': 9 } })
+  await createSimulationBatcher(fine.request, { own: () => [{ address: '0xr2' as never, calls: [], next: 9 }] }).simulate(call('0xa1'))
+  assert.deepEqual(
+    fine.simulations().map((s) => s.params[1]),
+    ['0x64'],
+  )
+})

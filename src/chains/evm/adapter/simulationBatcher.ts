@@ -55,8 +55,8 @@ export type SimulatedCall = {
 }
 /** A transaction of the gateway's the node may still mine, as it was signed: run before the calls asked for. */
 export type ReplayedCall = UnminedCall
-/** One relayer key's transactions the node may still mine, in nonce order. */
-export type OwnUnmined = { address: Address; calls: readonly ReplayedCall[] }
+/** One relayer key's transactions the node may still mine, in nonce order; `next`: the nonce its next transaction takes, when known (those below it are mined or kept). */
+export type OwnUnmined = { address: Address; calls: readonly ReplayedCall[]; next?: number | undefined }
 /** The node's result for one call (undefined: it gave none). */
 export type SimulatedResult = { status?: Hex; gasUsed?: Hex; returnData?: Hex } | undefined
 /** The node's result for a call and, when one was given, for the call run just before it. */
@@ -173,13 +173,18 @@ export function createSimulationBatcher(
     return results.length === calls.length ? results.slice(replay.length) : undefined
   }
 
-  /** A key's transactions not mined on `block` (its count of mined nonces there); throws when a nonce from the count up is not kept. */
-  async function unminedAt({ address, calls }: OwnUnmined, block: Hex): Promise<readonly ReplayedCall[]> {
-    if (calls.length === 0) return calls
+  /**
+   * A key's transactions not mined on `block` (its count of mined nonces there): they must be every
+   * nonce from the count up to the key's next one; else (a reorg put one back, a nonce no one here
+   * has the bytes of) this throws. A key with nothing kept and no next nonce known is not asked.
+   */
+  async function unminedAt({ address, calls, next }: OwnUnmined, block: Hex): Promise<readonly ReplayedCall[]> {
+    if (calls.length === 0 && next === undefined) return calls
     const count = Number(BigInt((await request({ method: 'eth_getTransactionCount', params: [address, block] })) as Hex))
     onMinedBelow?.(address, count)
     const left = calls.filter((c) => Number(BigInt(c.nonce)) >= count)
-    if (left.some((c, i) => Number(BigInt(c.nonce)) !== count + i)) {
+    const gap = left.some((c, i) => Number(BigInt(c.nonce)) !== count + i) || (next !== undefined && count + left.length < next)
+    if (gap) {
       onLacking?.(address)
       throw new Error(`relayer ${address}: the node's count of mined nonces (${count}) leaves a nonce of its pool this instance has no bytes of`)
     }

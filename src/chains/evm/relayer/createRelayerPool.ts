@@ -46,7 +46,7 @@ export type RelayerPool = {
    * each such transaction (after a start, a resync or a lease taken over, until a nonce read finds
    * none it lacks; or while another instance holds a key).
    */
-  unmined(): Array<{ address: Address; calls: UnminedCall[] }> | undefined
+  unmined(): Array<{ address: Address; calls: UnminedCall[]; next: number | undefined }> | undefined
   /** A receipt of a relayer's transaction (`from`, its hash): it and those below it are no longer replayed. */
   mined(from: string, hash: Hex): void
   /** The node's count of a relayer's mined transactions (on the block a simulation ran on): what is kept below it is no longer replayed. */
@@ -110,12 +110,12 @@ export function createRelayerPool(parameters: CreateRelayerPoolParameters): Rela
     },
     unmined() {
       const now = Date.now()
-      const keys: Array<{ address: Address; calls: UnminedCall[] }> = []
+      const keys: Array<{ address: Address; calls: UnminedCall[]; next: number | undefined }> = []
       for (const m of members) {
         if (m.usableUntil <= now) return undefined
         const calls = m.relayer.unmined()
         if (calls === undefined) return undefined
-        keys.push({ address: m.account.address, calls })
+        keys.push({ address: m.account.address, calls, next: m.relayer.nextNonce() })
       }
       return keys
     },
