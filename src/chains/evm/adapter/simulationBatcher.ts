@@ -41,6 +41,7 @@
 // are in the pool) goes at once.
 import { type Address, type Hex, numberToHex } from 'viem'
 import type { UnminedCall } from '../relayer/createRelayer.ts'
+import { isTransportError } from '../relayer/isTransportError.ts'
 
 /** One transaction as eth_simulateV1 takes it: the sender, an explicit gas limit, its fees. */
 export type SimulatedCall = {
@@ -254,10 +255,17 @@ export function createSimulationBatcher(
     if (replay !== undefined) {
       // Refused with the replay (a node that takes none of it, a replayed transaction it finds
       // invalid): the pending block, which answers each caller's own error too.
+      let unreachable: unknown
       const results = await ask(batch, replay).catch((err: unknown) => {
-        onReplayRefused?.(err)
+        // No answer at all (a hung or stopped node): the pending block would only wait as long again.
+        if (isTransportError(err)) unreachable = err
+        else onReplayRefused?.(err)
         return undefined
       })
+      if (unreachable !== undefined) {
+        for (const w of batch) w.reject(unreachable)
+        return
+      }
       if (results && answer(batch, results)) return
     }
     if (batch.length === 1) return alone(batch[0]!)
