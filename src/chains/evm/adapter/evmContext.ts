@@ -26,7 +26,7 @@ export type EvmContext = {
   client: PublicClient
   /** Validator reads: folded into Multicall3, and kept per block when VALIDATE_CACHE is on. */
   reads: AnswerCache
-  /** Concurrent executes' simulations, folded into one eth_simulateV1 at the pending state. */
+  /** Concurrent executes' simulations, folded into one eth_simulateV1 after the gateway's own unmined transactions. */
   simulations: SimulationBatcher
   receipts: ReceiptWatcher<TransactionReceipt>
   /** Undefined on a chain without a relayer key: validate only. */
@@ -84,12 +84,43 @@ export function createEvmContext({
   const viemChain: Chain = defineChain({ id: Number(chain.reference), name: chain.name, nativeCurrency: chain.nativeCurrency, rpcUrls: { default: { http: [] } } })
   const client: PublicClient = createPublicClient({ chain: viemChain, transport: custom({ request: pool.request }, { retryCount: 0 }), pollingInterval: pollingIntervalMs, cacheTime: 0 })
   // A new block: the simulations gathered under load go now, while the node's pool holds little.
-  const receipts = watchReceipts({ client, pool, log, pollingIntervalMs, onBlock: () => simulations.blockSeen() })
+  const watched = watchReceipts({ client, pool, log, pollingIntervalMs, onBlock: () => simulations.blockSeen() })
+  // A relayer's transaction mined: it (and what its key sent below it) is no longer replayed before simulations.
+  const receipts: ReceiptWatcher<TransactionReceipt> = {
+    ...watched,
+    wait: (hash) =>
+      watched.wait(hash).then((r) => {
+        relayers?.mined(r.from, r.transactionHash)
+        return r
+      }),
+  }
   const batcher = createCallBatcher({ request: pool.request, logger: log, enabled: foldReads })
   const reads = cacheAnswers ? createAnswerCache({ reads: batcher, request: pool.request }) : batcher
-  // Gathered under load: each pending-state build runs again the gateway's transactions in the
-  // node's pool, those waiting for their receipts and those about to be sent.
-  const simulations = createSimulationBatcher(pool.request, { gatherMs: simulationGatherMs, pending: () => receipts.waiting() + state.handedOver })
+  // Each simulation runs after the gateway's transactions the node may still mine: replayed on
+  // `latest` from their signed bytes when every one is known, else at the node's pending block,
+  // whose build runs again the gateway's transactions in its pool (gathered under load: those
+  // waiting for their receipts and those about to be sent).
+  let anchoring: Promise<void> | undefined
+  let anchoredAt = Number.NEGATIVE_INFINITY
+  const own = () => {
+    const calls = relayers?.unmined()
+    // Not all known (a start, a resync, a lease taken over): the keys look again at the node's counts, at most once a second.
+    if (calls === undefined && relayers && !anchoring && Date.now() - anchoredAt >= 1000) {
+      anchoredAt = Date.now()
+      anchoring = relayers.anchor().finally(() => {
+        anchoring = undefined
+      })
+    }
+    return calls
+  }
+  const simulations = createSimulationBatcher(pool.request, {
+    gatherMs: simulationGatherMs,
+    pending: () => receipts.waiting() + state.handedOver,
+    own,
+    onMinedBelow: (address, count) => relayers?.minedBelow(address, count),
+    onLacking: (address) => relayers?.unminedLacking(address),
+    onReplayRefused: (err) => log.debug({ err }, 'the node refused a simulation with the unmined relayer transactions replayed; simulated at its pending block'),
+  })
   // A relayer's broadcasts, in nonce order in one request.
   const broadcastMany = (rawTransactions: readonly Hex[]) => pool.sequence(rawTransactions.map((raw) => ({ method: 'eth_sendRawTransaction', params: [raw] })))
   const accounts = [...(relayerPrivateKeys ?? (relayerPrivateKey ? [relayerPrivateKey] : [])).map((key) => toRelayerAccount(key)), ...relayerAccounts]

@@ -1,7 +1,7 @@
 // A stuck transaction re-priced: the same relayer nonce, re-signed by the key that signed it, with
 // fees raised to the market (at least the node's replacement minimum), within the fee ceiling; a
 // type-4 keeps its authorization list.
-import { parseTransaction } from 'viem'
+import { keccak256, parseTransaction } from 'viem'
 import type { ReconcileRequest, Replacement } from '../../../ports/chainAdapter.ts'
 import { classifyRpcError } from '../classifyRpcError.ts'
 import { evmSignedExecution } from '../evmSignedExecution.ts'
@@ -61,6 +61,8 @@ export async function replacement({ relayers, maxFeePerGas, client, chain, log, 
     tx: evmSignedExecution.from({ relayer: account.address, txNonce: original.nonce!, rawTransaction }),
     detail: `re-priced at relayer nonce ${original.nonce}: max fee ${original.maxFeePerGas} → ${fee} wei per gas (base fee ${baseFee})`,
     async broadcast() {
+      // Replayed before simulations in place of the transaction it re-prices (the same call at that nonce).
+      relayers?.sentElsewhere(account.address, { nonce: original.nonce!, hash: keccak256(rawTransaction), raw: rawTransaction })
       try {
         await broadcastRaw(client, rawTransaction)
       } catch (err) {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { createSimulationBatcher, type SimulatedCall } from './simulationBatcher.ts'
+import { createSimulationBatcher, type ReplayedCall, type SimulatedCall } from './simulationBatcher.ts'
 
 const call = (from: string, gas = 100_000): SimulatedCall => ({
   from: from as never,
@@ -212,4 +212,179 @@ test('a batch over 25 M of limits gets a block with that much gas; one under it 
   await Promise.all([batcher.simulate(call('0x03', 1_000_000)), batcher.simulate(call('0x04', 1_000_000))])
   assert.deepEqual(blocks[0]!.blockOverrides, { gasLimit: '0x2625a00' })
   assert.equal(blocks[1]!.blockOverrides, undefined)
+})
+
+/** A transaction of the gateway's still in the pool, as the relayer's outbox gives it. */
+const unmined = (from: string, nonce: number): ReplayedCall => ({
+  from: from as never,
+  to: '0x00000000000000000000000000000000000000e1',
+  data: '0x01',
+  value: '0x0',
+  gas: '0x5208',
+  nonce: `0x${nonce.toString(16)}`,
+  maxFeePerGas: '0x1',
+  maxPriorityFeePerGas: '0x1',
+})
+
+/** A node with `latest` at block 0x64 (time 0x10), answering each call with its sender as return data; `refuse` rejects any simulation on latest. */
+function latestNode({ refuse = false, counts = {} as Record<string, number> } = {}) {
+  const asked: { method: string; params: unknown[]; at: number }[] = []
+  const request = async ({ method, params }: { method: string; params: unknown[] }) => {
+    asked.push({ method, params, at: performance.now() })
+    if (method === 'eth_getBlockByNumber') return { number: '0x64', timestamp: '0x10' }
+    if (method === 'eth_getTransactionCount') {
+      assert.equal(params[1], '0x64', 'the count on the block simulated on')
+      return `0x${(counts[params[0] as string] ?? 0).toString(16)}`
+    }
+    if (refuse && params[1] !== 'pending') throw new Error('nonce too low')
+    const calls = (params[0] as { blockStateCalls: Asked }).blockStateCalls[0]!.calls
+    return [{ calls: calls.map((c) => ({ status: '0x1', gasUsed: c.gas, returnData: c.from })) }]
+  }
+  return { asked, request, simulations: () => asked.filter((a) => a.method === 'eth_simulateV1') }
+}
+
+test('with every unmined transaction of the gateway known, a batch runs on the latest block after them, in the block that follows it at a time not before now; callers get only their own results', async () => {
+  const node = latestNode({ counts: { '0xr1': 7, '0xr2': 3 } })
+  const batcher = createSimulationBatcher(node.request, {
+    own: () => [
+      { address: '0xr1' as never, calls: [unmined('0xr1', 7), unmined('0xr1', 8)] },
+      { address: '0xr2' as never, calls: [unmined('0xr2', 3)] },
+      { address: '0xr3' as never, calls: [] },
+    ],
+  })
+  const results = await Promise.all([batcher.simulate(call('0xa1')), batcher.simulate(call('0xa2'), call('0xf1'))])
+  assert.deepEqual(
+    node.asked.map((a) => a.method),
+    ['eth_getBlockByNumber', 'eth_getTransactionCount', 'eth_getTransactionCount', 'eth_simulateV1'],
+  )
+  const [simulation] = node.simulations()
+  assert.equal(simulation!.params[1], '0x64', 'on the block read as latest, never pending')
+  const block = (simulation!.params[0] as { blockStateCalls: { calls: { from: string; nonce?: string }[]; blockOverrides: { number: string; time: string } }[] }).blockStateCalls[0]!
+  assert.deepEqual(
+    block.calls.map((c) => `${c.from}${c.nonce ? `@${c.nonce}` : ''}`),
+    ['0xr1@0x7', '0xr1@0x8', '0xr2@0x3', '0xa1', '0xf1', '0xa2'],
+  )
+  assert.equal(block.blockOverrides.number, '0x65')
+  assert.ok(Number(block.blockOverrides.time) >= Math.floor(Date.now() / 1000) - 1, 'not before now (the latest block was long ago)')
+  assert.equal(results[0]!.result?.returnData, '0xa1')
+  assert.equal(results[1]!.precededBy?.returnData, '0xf1')
+  assert.equal(results[1]!.result?.returnData, '0xa2')
+})
+
+test('with the pool replayed on latest, a crowded pool is no reason to wait for a block: the calls go once they stop coming', async () => {
+  const node = latestNode()
+  const batcher = createSimulationBatcher(node.request, {
+    gatherMs: 1_000,
+    pending: () => 40,
+    own: () => [{ address: '0xr1' as never, calls: Array.from({ length: 40 }, (_, i) => unmined('0xr1', i)) }],
+  })
+  await Promise.all([1, 2, 3, 4].map((i) => batcher.simulate(call(`0x0${i}`))))
+  const asked = performance.now()
+  await Promise.all([batcher.simulate(call('0x11')), batcher.simulate(call('0x12'))])
+  const simulations = node.simulations()
+  assert.equal(simulations.length, 2)
+  assert.ok(simulations[1]!.at - asked < 200, `it went ${(simulations[1]!.at - asked).toFixed(0)} ms after it was asked, not when a block came or the 1 s window ended`)
+})
+
+test('while some unmined transaction of the gateway is not known, the batch runs at the pending block, and a crowded pool still waits for a block', async () => {
+  const node = latestNode()
+  const batcher = createSimulationBatcher(node.request, { gatherMs: 150, pending: () => 20, own: () => undefined })
+  await Promise.all([1, 2, 3, 4].map((i) => batcher.simulate(call(`0x0${i}`))))
+  const asked = performance.now()
+  await Promise.all([batcher.simulate(call('0x11')), batcher.simulate(call('0x12'))])
+  const simulations = node.simulations()
+  assert.deepEqual(
+    simulations.map((s) => s.params[1]),
+    ['pending', 'pending'],
+  )
+  assert.equal(
+    node.asked.some((a) => a.method === 'eth_getBlockByNumber'),
+    false,
+  )
+  assert.ok(simulations[1]!.at - asked >= 140, 'it waited for the window: no block came')
+})
+
+test('a batch the node refuses with the replay runs at the pending block instead, where each caller gets its own answer', async () => {
+  const node = latestNode({ refuse: true })
+  const refused: unknown[] = []
+  const batcher = createSimulationBatcher(node.request, { own: () => [{ address: '0xr1' as never, calls: [unmined('0xr1', 0)] }], onReplayRefused: (err) => refused.push(err) })
+  const results = await Promise.all([batcher.simulate(call('0xa1')), batcher.simulate(call('0xa2'))])
+  assert.deepEqual(
+    node.simulations().map((s) => s.params[1]),
+    ['0x64', 'pending'],
+  )
+  assert.equal(refused.length, 1)
+  assert.deepEqual(
+    results.map((r) => r.result?.returnData),
+    ['0xa1', '0xa2'],
+  )
+  // The pending block holds the pool: nothing is replayed there.
+  const pendingCalls = (node.simulations()[1]!.params[0] as { blockStateCalls: Asked }).blockStateCalls[0]!.calls
+  assert.deepEqual(
+    pendingCalls.map((c) => c.from),
+    ['0xa1', '0xa2'],
+  )
+})
+
+test("what a key's count on the block simulated on says was mined is not replayed (and forgotten); a nonce from the count up that is not kept sends the batch to the pending block", async () => {
+  const node = latestNode({ counts: { '0xr1': 8, '0xr2': 1 } })
+  const told: string[] = []
+  const batcher = createSimulationBatcher(node.request, {
+    own: () => [
+      // 7 was mined, or its nonce taken by a transaction signed elsewhere: replaying it would run an intent the chain never runs.
+      { address: '0xr1' as never, calls: [unmined('0xr1', 7), unmined('0xr1', 8)] },
+      { address: '0xr2' as never, calls: [unmined('0xr2', 1)] },
+    ],
+    onMinedBelow: (address, count) => told.push(`${address} mined below ${count}`),
+    onLacking: (address) => told.push(`${address} lacking`),
+  })
+  await batcher.simulate(call('0xa1'))
+  const [first] = node.simulations()
+  assert.deepEqual(
+    (first!.params[0] as { blockStateCalls: { calls: { from: string; nonce?: string }[] }[] }).blockStateCalls[0]!.calls.map((c) => `${c.from}${c.nonce ? `@${c.nonce}` : ''}`),
+    ['0xr1@0x8', '0xr2@0x1', '0xa1'],
+  )
+  assert.deepEqual(told, ['0xr1 mined below 8', '0xr2 mined below 1'])
+  // The node's count is 5 while the lowest kept is 7: 5 and 6 wait somewhere this instance has no bytes of.
+  const gap = latestNode({ counts: { '0xr1': 5 } })
+  told.length = 0
+  const refused: unknown[] = []
+  const gapped = createSimulationBatcher(gap.request, {
+    own: () => [{ address: '0xr1' as never, calls: [unmined('0xr1', 7), unmined('0xr1', 8)] }],
+    onMinedBelow: (address, count) => told.push(`${address} mined below ${count}`),
+    onLacking: (address) => told.push(`${address} lacking`),
+    onReplayRefused: (err) => refused.push(err),
+  })
+  const answered = await gapped.simulate(call('0xa1'))
+  assert.equal(answered.result?.returnData, '0xa1')
+  assert.deepEqual(
+    gap.simulations().map((s) => s.params[1]),
+    ['pending'],
+  )
+  assert.deepEqual(told, ['0xr1 mined below 5', '0xr1 lacking'])
+  assert.match(String(refused[0]), /leaves a nonce/)
+})
+
+test('a key whose next nonce is above its count and what is kept (a transaction of its mined, then put back in the pool by a reorg) sends the batch to the pending block; one with nothing kept and its count at its next nonce is replayed as nothing', async () => {
+  const node = latestNode({ counts: { '0xr1': 4, '0xr2': 9 } })
+  const lacking: string[] = []
+  const batcher = createSimulationBatcher(node.request, {
+    own: () => [
+      { address: '0xr1' as never, calls: [], next: 5 },
+      { address: '0xr2' as never, calls: [], next: 9 },
+    ],
+    onLacking: (address) => lacking.push(address),
+  })
+  await batcher.simulate(call('0xa1'))
+  assert.deepEqual(
+    node.simulations().map((s) => s.params[1]),
+    ['pending'],
+  )
+  assert.deepEqual(lacking, ['0xr1'])
+  const fine = latestNode({ counts: { '0xr2': 9 } })
+  await createSimulationBatcher(fine.request, { own: () => [{ address: '0xr2' as never, calls: [], next: 9 }] }).simulate(call('0xa1'))
+  assert.deepEqual(
+    fine.simulations().map((s) => s.params[1]),
+    ['0x64'],
+  )
 })

@@ -1,30 +1,47 @@
-// Folds the executions that concurrent executes simulate into one eth_simulateV1 at the pending
-// state. A node like anvil builds its pending block (every transaction waiting in its pool, run
-// again) for each call at `pending`: ~160 µs of its CPU per waiting transaction, per call
-// (docs/performance.md). One call for many simulations pays that once.
+// Folds the executions that concurrent executes simulate into one eth_simulateV1, run on the
+// latest block after the gateway's own transactions that the node may still mine.
+//
+// Where a transaction waits in the node's pool, the chain runs it before an execution sent now.
+// `own()` gives every such transaction of the gateway's relayer keys (their signed bytes, kept by
+// each key's outbox until a receipt at their nonce: relayer/outbox.ts), each key's in nonce
+// order. The latest block is read, and each key's count of mined nonces on it: what is below the
+// count is not replayed (mined, or the nonce used by another transaction: anvil does not check a
+// simulated call's nonce), and the rest must start at the count and leave no nonce out. They run
+// first, in the simulated block that follows that block (its number and a time no earlier than
+// now, as the next block will have), then the calls asked for, whose results alone are answered.
+// A simulation never leaves out a pending transaction of the gateway's: while `own()` cannot say
+// them all (after a start, a resync, a lease taken over, before a nonce read finds none it lacks;
+// or while another instance holds one of the keys), when a key's count leaves a nonce below the
+// kept ones, and when the node refuses the replay, the batch runs at the node's pending block
+// instead, which holds what is in its pool.
+// A node like anvil builds that pending block (every transaction waiting in its pool, run again)
+// for each call at `pending` (docs/performance.md).
 //
 // The calls of one batch run in one simulated block, in the order they were asked for, so each
-// sees the state the earlier ones left: as a simulation at `pending` sees the executions already
-// sent and waiting in the pool, and as they will be mined (each caller sends after its result,
-// in the same order). A call may come with the transaction that the chain will run just before
-// it (a paid execute's x402 settlement): the two go together, in that order, in the same block.
-// One simulation is in flight at a time; what is asked meanwhile waits for
-// the next. A batch that the node refuses as a whole (one relayer short of funds, an unknown
-// method, a block over its gas limit) is asked again call by call, so each caller gets its own
-// answer or error.
+// sees the state the earlier ones left: as the pool's transactions before them, and as they will
+// be mined (each caller sends after its result, in the same order). A call may come with the
+// transaction that the chain will run just before it (a paid execute's x402 settlement): the two
+// go together, in that order, in the same block. One simulation is in flight at a time; what is
+// asked meanwhile waits for the next. A batch that the node refuses as a whole (one relayer short
+// of funds, an unknown method, a block over its gas limit) is asked again call by call, so each
+// caller gets its own answer or error.
 //
-// Under load (the last batch held several calls, or `pending()` says many of the gateway's own
-// transactions wait in the node's pool) the calls gather, and no call waits longer than `gatherMs`
-// (EVM_SIMULATION_GATHER_MS) from when it was asked, nor once a batch is full. Within that:
-// - while many of the gateway's own transactions wait in the pool (each pending build runs them
-//   all again) and a batch went within the window, the batch waits for a new block to take them
-//   (`blockSeen` looks again);
+// Under load (the last batch held several calls, or, at the pending block, `pending()` says many of
+// the gateway's own transactions wait in the node's pool) the calls gather, and no call waits
+// longer than `gatherMs` (EVM_SIMULATION_GATHER_MS) from when it was asked, nor once a batch is
+// full. Within that:
+// - at the pending block only: while many of the gateway's own transactions wait in the pool (each
+//   pending build runs them all again) and a batch went within the window, the batch waits for a
+//   new block to take them (`blockSeen` looks again). With the pool replayed on `latest` there is
+//   no build to spare, so nothing waits for a block;
 // - otherwise it goes when the calls stop coming for `pauseMs`: executes that arrive together (the
 //   answers to one block, each followed by the client's next) go in one batch, before any of
 //   them sends.
 // A lone execute (the last batch held fewer than 4 calls, and few of the gateway's transactions
 // are in the pool) goes at once.
 import { type Address, type Hex, numberToHex } from 'viem'
+import type { UnminedCall } from '../relayer/createRelayer.ts'
+import { isTransportError } from '../relayer/isTransportError.ts'
 
 /** One transaction as eth_simulateV1 takes it: the sender, an explicit gas limit, its fees. */
 export type SimulatedCall = {
@@ -37,6 +54,10 @@ export type SimulatedCall = {
   /** The code `to` runs with in the simulated block (account mode: 0xef0100 ‖ delegate, the authorization's effect); not sent as a call field. */
   toCode?: Hex | undefined
 }
+/** A transaction of the gateway's the node may still mine, as it was signed: run before the calls asked for. */
+export type ReplayedCall = UnminedCall
+/** One relayer key's transactions the node may still mine, in nonce order; `next`: the nonce its next transaction takes, when known (those below it are mined or kept). */
+export type OwnUnmined = { address: Address; calls: readonly ReplayedCall[]; next?: number | undefined }
 /** The node's result for one call (undefined: it gave none). */
 export type SimulatedResult = { status?: Hex; gasUsed?: Hex; returnData?: Hex } | undefined
 /** The node's result for a call and, when one was given, for the call run just before it. */
@@ -44,8 +65,9 @@ export type SimulatedResults = { result: SimulatedResult; precededBy?: Simulated
 
 export type SimulationBatcher = {
   /**
-   * eth_simulateV1 of `call` at the pending state with validation (balance, fees), after
-   * `precededBy` when given (in the same block, in that order); the node's own error when it refuses.
+   * eth_simulateV1 of `call` with validation (balance, fees) after the gateway's transactions the
+   * node may still mine (on `latest` after `own()`, else at the pending block), after `precededBy`
+   * when given (in the same block, in that order); the node's own error when it refuses.
    */
   simulate(call: SimulatedCall, precededBy?: SimulatedCall): Promise<SimulatedResults>
   /** A new block was seen: what waits for the window goes now. */
@@ -56,6 +78,7 @@ export type SimulationBatcher = {
 type Waiting = { calls: SimulatedCall[]; at: number; resolve(results: SimulatedResult[]): void; reject(err: unknown): void }
 const gasOf = (calls: SimulatedCall[]) => calls.reduce((sum, c) => sum + BigInt(c.gas), 0n)
 type Block = { calls?: SimulatedResult[] }
+type Header = { number: Hex; timestamp: Hex }
 
 /** A batch of this many calls or more means executes arrive together: the next one gathers. */
 const concurrentCalls = 4
@@ -80,9 +103,23 @@ const gasBudget = 100_000_000n
 /** The balance a preceding call's sender is simulated with (about 7.9e28 wei): enough for any gas at any fee. */
 const settlerBalance = '0xffffffffffffffffffffffff'
 
+export type SimulationBatcherOptions = {
+  gatherMs?: number | undefined
+  /** How many of the gateway's transactions are in (or about to enter) the node's pool. */
+  pending?: () => number
+  /** Every transaction of the gateway's the node may still mine, by key; undefined when some may be unknown (then: the pending block). */
+  own?: () => readonly OwnUnmined[] | undefined
+  /** A key's count of mined nonces on the block simulated on: what was kept below it is not replayed again. */
+  onMinedBelow?: (address: Address, count: number) => void
+  /** A key's count left a nonce below those kept that nobody has the bytes of (the batch ran at the pending block). */
+  onLacking?: (address: Address) => void
+  /** The node refused a batch with the replay (the batch ran at the pending block instead). */
+  onReplayRefused?: (err: unknown) => void
+}
+
 export function createSimulationBatcher(
   request: (args: { method: string; params: unknown[] }) => Promise<unknown>,
-  { gatherMs = 0, pending = () => 0 }: { gatherMs?: number | undefined; pending?: () => number } = {},
+  { gatherMs = 0, pending = () => 0, own = () => undefined, onMinedBelow, onLacking, onReplayRefused }: SimulationBatcherOptions = {},
 ): SimulationBatcher {
   const queue: Waiting[] = []
   let busy = false
@@ -99,8 +136,20 @@ export function createSimulationBatcher(
   /** The wait for the next look, while one is set. */
   let timer: NodeJS.Timeout | undefined
 
-  const ask = (batch: Waiting[]) => {
-    const calls = batch.flatMap((w) => w.calls).map(({ toCode: _code, ...call }) => call)
+  /**
+   * One eth_simulateV1 of the batch's calls; with `keys`, on the latest block after those keys'
+   * transactions not mined on it (their results are not answered), else at the pending block.
+   * Throws when a key's count leaves out a nonce no one has the bytes of.
+   */
+  const ask = async (batch: Waiting[], keys?: readonly OwnUnmined[]): Promise<SimulatedResult[] | undefined> => {
+    let head: Header | undefined
+    let replay: ReplayedCall[] | undefined
+    if (keys) {
+      head = (await request({ method: 'eth_getBlockByNumber', params: ['latest', false] })) as Header
+      replay = (await Promise.all(keys.map((key) => unminedAt(key, head!.number)))).flat()
+    }
+    const asked = batch.flatMap((w) => w.calls).map(({ toCode: _code, ...call }) => call)
+    const calls = replay ? [...replay, ...asked] : asked
     const gas = gasOf(calls)
     // The sender of a preceding call (the facilitator, or a stand-in for a remote one) is given the
     // balance to pay for it: what is judged is the execution after the settlement, not who pays the settlement's gas.
@@ -109,14 +158,45 @@ export function createSimulationBatcher(
     const overrides: Record<string, { balance?: string; code?: Hex }> = Object.fromEntries(batch.flatMap((w) => w.calls.flatMap((c) => (c.toCode ? [[c.to, { code: c.toCode }]] : []))))
     for (const from of funded) overrides[from] = { ...overrides[from], balance: settlerBalance }
     const stateOverrides = Object.keys(overrides).length > 0 ? overrides : undefined
-    const block = { calls, ...(gas > blockGas ? { blockOverrides: { gasLimit: numberToHex(gas) } } : {}), ...(stateOverrides ? { stateOverrides } : {}) }
-    return request({ method: 'eth_simulateV1', params: [{ blockStateCalls: [block], validation: true }, 'pending'] }) as Promise<Block[] | undefined>
+    const blockOverrides: { gasLimit?: Hex; number?: Hex; time?: Hex } = gas > blockGas ? { gasLimit: numberToHex(gas) } : {}
+    let base: Hex | 'pending' = 'pending'
+    if (head) {
+      // The block the chain builds next: after `latest` (anvil 1.7 runs a simulation on `latest` in
+      // that block's own number, time and base fee), at a time no earlier than now.
+      base = head.number
+      blockOverrides.number = numberToHex(BigInt(head.number) + 1n)
+      blockOverrides.time = numberToHex(Math.max(Number(BigInt(head.timestamp)) + 1, Math.floor(Date.now() / 1000)))
+    }
+    const block = { calls, ...(Object.keys(blockOverrides).length > 0 ? { blockOverrides } : {}), ...(stateOverrides ? { stateOverrides } : {}) }
+    const blocks = (await request({ method: 'eth_simulateV1', params: [{ blockStateCalls: [block], validation: true }, base] })) as Block[] | undefined
+    const results = blocks?.[0]?.calls
+    if (!replay || results === undefined) return results
+    return results.length === calls.length ? results.slice(replay.length) : undefined
+  }
+
+  /**
+   * A key's transactions not mined on `block` (its count of mined nonces there): they must be every
+   * nonce from the count up to the key's next one; else (a reorg put one back, a nonce no one here
+   * has the bytes of) this throws. A key with nothing kept and no next nonce known is not asked.
+   */
+  async function unminedAt({ address, calls, next }: OwnUnmined, block: Hex): Promise<readonly ReplayedCall[]> {
+    if (calls.length === 0 && next === undefined) return calls
+    const count = Number(BigInt((await request({ method: 'eth_getTransactionCount', params: [address, block] })) as Hex))
+    onMinedBelow?.(address, count)
+    const left = calls.filter((c) => Number(BigInt(c.nonce)) >= count)
+    const gap = left.some((c, i) => Number(BigInt(c.nonce)) !== count + i) || (next !== undefined && count + left.length < next)
+    if (gap) {
+      onLacking?.(address)
+      throw new Error(`relayer ${address}: the node's count of mined nonces (${count}) leaves a nonce of its pool this instance has no bytes of`)
+    }
+    return left
   }
 
   /** How long the calls waiting may still gather, in ms (0 or less: the batch goes now). */
   function waitMs(now: number): number {
     if (queue.length >= maxCalls || queuedGas >= gasBudget) return 0
-    const crowded = pending() >= crowdedPool
+    // With the pool replayed on `latest` nothing is built per call: no block to wait for.
+    const crowded = pending() >= crowdedPool && own() === undefined
     if (lastSize < concurrentCalls && !crowded) return 0
     const latest = queue[0]!.at + gatherMs - now
     // The last batch's transactions crowd the pool: the next block takes them. Transactions older
@@ -171,28 +251,47 @@ export function createSimulationBatcher(
   }
 
   async function run(batch: Waiting[]): Promise<void> {
+    const replay = own()
+    if (replay !== undefined) {
+      // Refused with the replay (a node that takes none of it, a replayed transaction it finds
+      // invalid): the pending block, which answers each caller's own error too.
+      let unreachable: unknown
+      const results = await ask(batch, replay).catch((err: unknown) => {
+        // No answer at all (a hung or stopped node): the pending block would only wait as long again.
+        if (isTransportError(err)) unreachable = err
+        else onReplayRefused?.(err)
+        return undefined
+      })
+      if (unreachable !== undefined) {
+        for (const w of batch) w.reject(unreachable)
+        return
+      }
+      if (results && answer(batch, results)) return
+    }
     if (batch.length === 1) return alone(batch[0]!)
-    const calls = batch.flatMap((w) => w.calls)
     let results: SimulatedResult[] | undefined
     try {
-      results = (await ask(batch))?.[0]?.calls
+      results = await ask(batch)
     } catch {
       results = undefined
     }
-    if (!results || results.length !== calls.length) {
-      await Promise.all(batch.map(alone))
-      return
-    }
+    if (!results || !answer(batch, results)) await Promise.all(batch.map(alone))
+  }
+
+  /** Each caller its own results; false when the node gave a different number of results than calls. */
+  function answer(batch: Waiting[], results: SimulatedResult[]): boolean {
+    if (results.length !== batch.reduce((n, w) => n + w.calls.length, 0)) return false
     let at = 0
     for (const w of batch) {
       w.resolve(results.slice(at, at + w.calls.length))
       at += w.calls.length
     }
+    return true
   }
 
   async function alone(w: Waiting): Promise<void> {
     try {
-      w.resolve((await ask([w]))?.[0]?.calls ?? [])
+      w.resolve((await ask([w])) ?? [])
     } catch (err) {
       w.reject(err)
     }

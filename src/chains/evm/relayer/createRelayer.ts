@@ -13,13 +13,15 @@ import type { SignedExecution } from '../../../ports/chainAdapter.ts'
 import { broadcastOneByOne } from './broadcastRaw.ts'
 import { currentFees } from './currentFees.ts'
 import { type GapCheck, fillGap } from './fillGap.ts'
+import { forgetMinedBelow, forgetMinedHash, noteUnmined, unminedCalls } from './outbox.ts'
 import type { Fees, RelayedTransaction, SendResult } from './relayedTransaction.ts'
-import { type CreateRelayerParameters, createRelayerContext } from './relayerContext.ts'
+import { type CreateRelayerParameters, createRelayerContext, type UnminedCall } from './relayerContext.ts'
 import { sendRelayed } from './sendRelayed.ts'
+import { readNonce } from './signRelayed.ts'
 
 export type { Fees, RelayedTransaction, SendResult } from './relayedTransaction.ts'
 export type { GapCheck } from './fillGap.ts'
-export type { BroadcastMany, CreateRelayerParameters } from './relayerContext.ts'
+export type { BroadcastMany, CreateRelayerParameters, UnminedCall } from './relayerContext.ts'
 export { broadcastRaw } from './broadcastRaw.ts'
 export { isTransportError } from './isTransportError.ts'
 
@@ -46,6 +48,21 @@ export type Relayer = {
    * its transactions the caller knows of above the gap.
    */
   fillGap(options?: { queued?: { nonce: number; hash: Hex; raw: Hex } | undefined; confirmAfterMs?: number }): Promise<GapCheck>
+  /**
+   * This key's transactions the node may still mine, in nonce order, as eth_simulateV1 calls;
+   * undefined while this instance may not hold the bytes of every one (outbox.ts).
+   */
+  unmined(): UnminedCall[] | undefined
+  /** A receipt of one of this key's transactions: it and those below its nonce are no longer replayed. */
+  mined(hash: Hex): void
+  /** The node's count of this key's mined transactions: what is kept below it is no longer replayed. */
+  minedBelow(count: number): void
+  /** The node holds a transaction of this key below those kept that this instance lacks: unknown until the next anchor finds none. */
+  unminedLacking(): void
+  /** A transaction of this key sent outside its sends (a re-priced replacement): it takes the place of what was kept at its nonce. */
+  sentElsewhere(tx: { nonce: number; hash: Hex; raw: Hex }): void
+  /** Looks again (under the lock, at the node's counts) whether every transaction of this key the node may mine is known; `unmined()` tells. */
+  anchor(): Promise<void>
 }
 
 export function createRelayer({ broadcastMany, ...parameters }: CreateRelayerParameters): Relayer {
@@ -55,12 +72,29 @@ export function createRelayer({ broadcastMany, ...parameters }: CreateRelayerPar
     fees: () => currentFees(ctx),
     resync() {
       // Under the lock: a send under way finishes with the nonce it has, the next one re-reads.
+      // What was kept as unmined may be of another chain instance or long gone: known again only
+      // once a nonce read finds nothing of the key's in the pool besides what is signed from then on.
+      ctx.unminedKnown = false
       void ctx.lock.run(async () => {
         ctx.nextNonce = undefined
+        ctx.unminedKnown = false
+        ctx.unmined.clear()
       })
     },
     send: (tx, options) => sendRelayed(ctx, tx, options),
     nextNonce: () => ctx.nextNonce,
     fillGap: (options) => fillGap(ctx, options),
+    unmined: () => unminedCalls(ctx),
+    mined: (hash) => void forgetMinedHash(ctx, hash),
+    minedBelow: (count) => forgetMinedBelow(ctx, count),
+    unminedLacking: () => {
+      ctx.unminedKnown = false
+    },
+    sentElsewhere: ({ nonce, hash, raw }) => noteUnmined(ctx, nonce, raw, hash),
+    anchor: () =>
+      ctx.lock.run(async () => {
+        // The counts a nonce read takes tell (the next nonce handed out is left as it is).
+        if (!ctx.unminedKnown) await readNonce(ctx)
+      }),
   }
 }

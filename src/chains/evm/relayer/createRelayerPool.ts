@@ -7,7 +7,7 @@
 // Each operation is a function of the pool's context (relayerPoolContext.ts).
 import type { Address, Hex, LocalAccount } from 'viem'
 import { renewIfLapsed } from './claimLeases.ts'
-import type { GapCheck, Relayer } from './createRelayer.ts'
+import type { GapCheck, Relayer, UnminedCall } from './createRelayer.ts'
 import { type CreateRelayerPoolParameters, createRelayerPoolContext } from './relayerPoolContext.ts'
 import { closeRelayerPool, startRelayerPool } from './startRelayerPool.ts'
 import { takeRelayer } from './takeRelayer.ts'
@@ -40,6 +40,23 @@ export type RelayerPool = {
   fillGap(address: string, options?: { queued?: { nonce: number; hash: Hex; raw: Hex }; confirmAfterMs?: number }): Promise<GapCheck | undefined>
   /** Every relayer reads its nonce again before its next send (after a chain reset). */
   resync(): void
+  /**
+   * Every transaction of the chain's relayer keys the node may still mine, each key's in nonce
+   * order, as eth_simulateV1 calls; undefined unless this instance holds every key and the bytes of
+   * each such transaction (after a start, a resync or a lease taken over, until a nonce read finds
+   * none it lacks; or while another instance holds a key).
+   */
+  unmined(): Array<{ address: Address; calls: UnminedCall[]; next: number | undefined }> | undefined
+  /** A receipt of a relayer's transaction (`from`, its hash): it and those below it are no longer replayed. */
+  mined(from: string, hash: Hex): void
+  /** The node's count of a relayer's mined transactions (on the block a simulation ran on): what is kept below it is no longer replayed. */
+  minedBelow(address: string, count: number): void
+  /** The node's count left a nonce of the relayer's below those kept that this instance has no bytes for: unknown until the next anchor. */
+  unminedLacking(address: string): void
+  /** A relayer's transaction sent outside its sends (a re-priced replacement at the same nonce). */
+  sentElsewhere(address: string, tx: { nonce: number; hash: Hex; raw: Hex }): void
+  /** Each held key whose unmined transactions are not known looks again at the node's counts. */
+  anchor(): Promise<void>
   /** What /chains shows: each key, whether it is held and funded, its sends in flight. */
   view(): Array<{ address: Address; held: boolean; funded: boolean; inFlight: number; nonce?: number | undefined; draining?: boolean }>
   /** Claims the leases and reads the balances once, then keeps doing so in the background. */
@@ -90,6 +107,25 @@ export function createRelayerPool(parameters: CreateRelayerPoolParameters): Rela
     },
     resync() {
       for (const m of members) m.relayer.resync()
+    },
+    unmined() {
+      const now = Date.now()
+      const keys: Array<{ address: Address; calls: UnminedCall[]; next: number | undefined }> = []
+      for (const m of members) {
+        if (m.usableUntil <= now) return undefined
+        const calls = m.relayer.unmined()
+        if (calls === undefined) return undefined
+        keys.push({ address: m.account.address, calls, next: m.relayer.nextNonce() })
+      }
+      return keys
+    },
+    mined: (from, hash) => byAddress.get(from.toLowerCase())?.relayer.mined(hash),
+    minedBelow: (address, count) => byAddress.get(address.toLowerCase())?.relayer.minedBelow(count),
+    unminedLacking: (address) => byAddress.get(address.toLowerCase())?.relayer.unminedLacking(),
+    sentElsewhere: (address, tx) => byAddress.get(address.toLowerCase())?.relayer.sentElsewhere(tx),
+    async anchor() {
+      const now = Date.now()
+      await Promise.all(members.filter((m) => m.usableUntil > now).map((m) => m.relayer.anchor().catch(() => {})))
     },
     view: () =>
       members.map((m) => ({

@@ -71,6 +71,33 @@ export type RelayerContext = {
   sent: Map<number, { hash: Hex; raw: Hex }>
   /** The empty nonce the last gap check found with transactions queued above it, and when. */
   gapSeen: { nonce: number; at: number } | undefined
+  /**
+   * This key's own transactions the node may still mine, by nonce: signed (from the moment its
+   * nonce is taken, broadcast or not), kept until a receipt at its nonce or above, replaced by what
+   * is sent at the same nonce (outbox.ts). What the simulation replays before the intents.
+   */
+  unmined: Map<number, UnminedTransaction>
+  /**
+   * Whether `unmined` holds every transaction of this key the node may still mine: false until a
+   * nonce read found nothing of the key's in the node's pool it does not hold the bytes of (after a
+   * start, a resync, a lease taken over), and after more than it keeps.
+   */
+  unminedKnown: boolean
+}
+
+/** A signed transaction of this key not known to be mined; `call`: its fields, parsed once when first replayed. */
+export type UnminedTransaction = { hash: Hex | undefined; raw: Hex; call?: UnminedCall }
+/** What eth_simulateV1 takes of a signed transaction to run it again. */
+export type UnminedCall = {
+  from: Address
+  to: Address
+  data: Hex
+  value: Hex
+  gas: Hex
+  nonce: Hex
+  maxFeePerGas: Hex
+  maxPriorityFeePerGas: Hex
+  authorizationList?: { chainId: Hex; address: Address; nonce: Hex; yParity: Hex; r: Hex; s: Hex }[]
 }
 
 export function createRelayerContext({ account, client, chainId, logger, nonceFloor, broadcastMany, leaseEpoch }: CreateRelayerParameters & { broadcastMany: BroadcastMany }): RelayerContext {
@@ -91,5 +118,7 @@ export function createRelayerContext({ account, client, chainId, logger, nonceFl
     draining: false,
     sent: new Map(),
     gapSeen: undefined,
+    unmined: new Map(),
+    unminedKnown: false,
   }
 }

@@ -1,6 +1,7 @@
 // A relayed transaction signed at its nonce, and the nonce the next one takes.
 import { type Hex, type Signature, type TransactionSerializable, type TransactionSerializableEIP1559, serializeTransaction } from 'viem'
 import { evmSignedExecution } from '../evmSignedExecution.ts'
+import { anchorUnmined } from './outbox.ts'
 import type { Fees, RelayedTransaction, SendResult } from './relayedTransaction.ts'
 import type { RelayerContext } from './relayerContext.ts'
 
@@ -75,9 +76,19 @@ function rlpLength(length: number, offset: number): string {
 
 /**
  * Above the node's count, the journal's unsettled transactions, and those signed here and not
- * broadcast yet (perhaps not journaled yet either).
+ * broadcast yet (perhaps not journaled yet either). Under the lock. The node's mined count, read
+ * with it, tells whether every transaction of the key it may still mine is one this instance
+ * holds the bytes of (outbox.ts, anchorUnmined).
  */
-export async function readNonce({ client, account, nonceFloor, refused, outbox }: RelayerContext): Promise<number> {
-  const pending = await client.getTransactionCount({ address: account.address, blockTag: 'pending' })
-  return Math.max(pending, (await nonceFloor?.(refused)) ?? 0, ...outbox.map((s) => s.nonce + 1))
+export async function readNonce(ctx: RelayerContext): Promise<number> {
+  const { client, account, nonceFloor, refused, outbox } = ctx
+  const [pending, latest] = await Promise.all([
+    client.getTransactionCount({ address: account.address, blockTag: 'pending' }),
+    client.getTransactionCount({ address: account.address, blockTag: 'latest' }).catch(() => undefined),
+  ])
+  const nonce = Math.max(pending, (await nonceFloor?.(refused)) ?? 0, ...outbox.map((s) => s.nonce + 1))
+  // Signed here above it (in flight to the node, or handed out before a re-read): kept, not forgotten.
+  if (latest === undefined) ctx.unminedKnown = false
+  else anchorUnmined(ctx, latest, Math.max(nonce, ctx.nextNonce ?? 0))
+  return nonce
 }
