@@ -158,7 +158,9 @@ describe('journal upgrade and the EVM nonce floor, against anvil', () => {
       let signed: SignedExecution | undefined
       const submission = await preflight.send({ onSigned: (tx) => void (signed = tx) })
       sent = { ...submission, txNonce: evmSignedExecution.txNonce(signed!) }
-      assert.deepEqual(asked, [relayerAccount.address])
+      // Asked about this relayer only; more than once when the key's unmined transactions are not
+      // all known here (the journal's, signed elsewhere): the outbox reads the nonce again to learn it.
+      assert.ok(asked.length >= 1 && asked.every((a) => a === relayerAccount.address), `asked: ${asked.join(', ')}`)
       assert.deepEqual(signed?.details, { txNonce: nodeNonce + 5 })
       assert.equal(signed?.id, submission.transactionHash)
       const onNode = await clients.publicClient.getTransaction({ hash: submission.transactionHash as Hex })
