@@ -4,6 +4,7 @@
 // blockhash and the client's random memo, so a payer's every payment has its own key, and the same
 // transaction sent twice (to this instance or another of the fleet) finds its key taken.
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
+import { getCompiledTransactionMessageDecoder } from '@solana/kit'
 import { decodeTransactionFromPayload, getTokenPayerFromTransaction } from '@x402/svm'
 import { type Hex, keccak256 } from 'viem'
 import type { AuthorizationKey } from '../ports/paymentLedger.ts'
@@ -24,6 +25,8 @@ export type PaymentKey =
       alreadyUsed: string
       /** Solana: the payer's partially signed transaction (base64). */
       transaction?: string | undefined
+      /** Solana: the blockhash the transaction lives by (once no longer valid, it can never land). */
+      blockhash?: string | undefined
     }
   | { ok: false; reason: string }
 
@@ -39,6 +42,7 @@ export function paymentKeyOf(payload: PaymentPayload, requirements: PaymentRequi
       const payer = getTokenPayerFromTransaction(decoded)
       if (!payer) return { ok: false, reason: 'invalid_exact_svm_payload_no_transfer_instruction' }
       const nonce = keccak256(Uint8Array.from(decoded.messageBytes as unknown as Uint8Array)) as Hex
+      const { lifetimeToken } = getCompiledTransactionMessageDecoder().decode(decoded.messageBytes)
       return {
         ok: true,
         key: { network: requirements.network, asset: requirements.asset, payer, nonce },
@@ -49,6 +53,7 @@ export function paymentKeyOf(payload: PaymentPayload, requirements: PaymentRequi
         validBefore: now() + BigInt(solanaLandingBoundSeconds),
         alreadyUsed: 'duplicate_settlement',
         transaction,
+        blockhash: lifetimeToken,
       }
     } catch {
       return { ok: false, reason: 'invalid_exact_svm_payload_transaction_could_not_be_decoded' }

@@ -4,8 +4,9 @@
 // credit for its intent); cancelled by its payer → released; unused → released only once nobody
 // can settle it any more (the chain is past its validBefore), or, at start-up, when the in-process
 // facilitator has nothing unmined that could still use it. Solana: the settlement's transaction id
-// (kept from the reservation on) says it: confirmed → settled; failed → released; unknown →
-// released once its blockhash can no longer land (past its validBefore).
+// (kept from the reservation on) says it: confirmed → settled; failed → released; never seen →
+// released once its blockhash can no longer land: expired by the node's finalized bank (the
+// blockhash is kept with the reservation), or at the latest past its validBefore.
 import type { Logger } from 'pino'
 import { type Address, type Block, type PublicClient, parseAbi } from 'viem'
 import type { PaymentLedger, PaymentRecord } from '../ports/paymentLedger.ts'
@@ -20,7 +21,7 @@ const eip3009Abi = parseAbi([
 export type ResolvedPayment = { payment: PaymentRecord; outcome: 'settled' | 'released'; transaction: string | undefined; reason: 'used' | 'cancelled' | 'unused' | 'expired' | 'failed' }
 
 /** What became of a Solana transaction: confirmed, failed on-chain, or not seen (yet). */
-export type SolanaSettlementStatus = { state: 'confirmed' } | { state: 'failed'; error: string } | { state: 'unknown' }
+export type SolanaSettlementStatus = { state: 'confirmed' } | { state: 'failed'; error: string } | { state: 'unknown'; seen?: boolean }
 
 export type ResolveUnresolvedPaymentsParameters = {
   ledger: PaymentLedger
@@ -44,6 +45,8 @@ export type ResolveUnresolvedPaymentsParameters = {
   solanaStatusOf?: ((network: string, signature: string) => Promise<SolanaSettlementStatus>) | undefined
   /** A Solana network's time, unix seconds (past a reservation's validBefore, its settlement can no longer land). */
   solanaNowOf?: ((network: string) => Promise<bigint>) | undefined
+  /** Whether a blockhash has expired on a Solana network by its finalized bank: no transaction with it can land from then on. */
+  solanaBlockhashExpiredOf?: ((network: string, blockhash: string) => Promise<boolean>) | undefined
 }
 
 export async function resolveUnresolvedPayments({
@@ -56,6 +59,7 @@ export async function resolveUnresolvedPayments({
   when = 'start-up',
   solanaStatusOf,
   solanaNowOf = async () => BigInt(Math.floor(Date.now() / 1000)),
+  solanaBlockhashExpiredOf,
 }: ResolveUnresolvedPaymentsParameters): Promise<ResolvedPayment[]> {
   const log = logger.child({ module: 'payments-recovery' })
   const resolved: ResolvedPayment[] = []
@@ -119,6 +123,22 @@ export async function resolveUnresolvedPayments({
     )
     resolved.push({ payment, outcome: 'settled', transaction, reason: 'used' })
   }
+  /** Whether the blockhash kept with a Solana reservation has expired (false when none was kept or the node cannot say). */
+  async function blockhashExpired(payment: PaymentRecord): Promise<boolean> {
+    if (!solanaBlockhashExpiredOf) return false
+    const kept = await ledger.settlementPayloadOf(payment.id)
+    let blockhash: unknown
+    try {
+      blockhash = kept ? (JSON.parse(kept) as { solanaBlockhash?: unknown }).solanaBlockhash : undefined
+    } catch {
+      return false
+    }
+    if (typeof blockhash !== 'string') return false
+    return solanaBlockhashExpiredOf(payment.network, blockhash).catch((err: unknown) => {
+      log.warn({ err, paymentId: payment.id, network: payment.network }, "a Solana reservation's blockhash could not be checked: it is released at its bound")
+      return false
+    })
+  }
   // A Solana payment: its settlement's transaction id, known from the reservation on with the in-process facilitator.
   async function resolveSolana(payment: PaymentRecord): Promise<ResolvedPayment | undefined> {
     const pending = isSettlementPending(payment) ? 'its settlement was pending; ' : ''
@@ -139,6 +159,16 @@ export async function resolveUnresolvedPayments({
     if (status.state === 'failed') {
       await ledger.markReleased(payment.id, `resolved (${when}): ${pending}the settlement transaction failed on-chain (${status.error.slice(0, 200)}), nothing was charged`)
       return { payment, outcome: 'released', transaction: undefined, reason: 'failed' }
+    }
+    // Not seen at all, and its blockhash expired by the finalized bank: no block can take it any more.
+    // The status is read again after the expiry, so a settlement that landed before it is found.
+    if (!status.seen && (await blockhashExpired(payment))) {
+      const last = await solanaStatusOf(payment.network, payment.transaction)
+      if (last.state === 'unknown' && !last.seen) {
+        await ledger.markReleased(payment.id, `resolved (${when}): ${pending}the settlement never landed and can no longer (its blockhash expired), nothing was charged`)
+        return { payment, outcome: 'released', transaction: undefined, reason: 'expired' }
+      }
+      return undefined // seen meanwhile: the next pass decides
     }
     // Unseen: its blockhash may still let it land until validBefore (set past any blockhash's life).
     if (payment.validBefore !== undefined && (await solanaNowOf(payment.network)) >= payment.validBefore) {

@@ -6,7 +6,7 @@
 // of executions that became final.
 import type { Network } from '@x402/core/types'
 import type { FacilitatorClient } from '@x402/core/server'
-import { createSolanaRpc, type Signature } from '@solana/kit'
+import { type Blockhash, createSolanaRpc, type Signature } from '@solana/kit'
 import type { Logger } from 'pino'
 import { createPublicClient, http, nonceManager, type PublicClient } from 'viem'
 import type { PaymentsConfig } from '../config/paymentsConfig.ts'
@@ -111,9 +111,16 @@ export async function startPayments({
     const rpc = solanaRpcOf(network)
     const { value } = await rpc.getSignatureStatuses([signature as Signature], { searchTransactionHistory: true }).send()
     const status = value[0]
-    if (!status || (status.confirmationStatus !== 'confirmed' && status.confirmationStatus !== 'finalized')) return { state: 'unknown' }
+    if (!status || (status.confirmationStatus !== 'confirmed' && status.confirmationStatus !== 'finalized')) return { state: 'unknown', seen: status !== null && status !== undefined }
     return status.err ? { state: 'failed', error: JSON.stringify(status.err, (_, v) => (typeof v === 'bigint' ? v.toString() : v)) } : { state: 'confirmed' }
   }
+  // Expired by the finalized bank: every block from now on, on any fork, is past its last valid height.
+  const solanaBlockhashExpiredOf = async (network: string, blockhash: string): Promise<boolean> =>
+    !(
+      await solanaRpcOf(network)
+        .isBlockhashValid(blockhash as Blockhash, { commitment: 'finalized' })
+        .send()
+    ).value
   const clients = new Map<string, PublicClient>()
   const clientFor = (network: string) => {
     const url = rpcUrls[network as Network]
@@ -157,7 +164,7 @@ export async function startPayments({
     : undefined
   // A node that cannot be asked now leaves the reservations for the next start; they stay
   // reserved meanwhile, so the authorizations they hold pay for nothing else.
-  const resolved = await resolveUnresolvedPayments({ ledger, clientFor, logger, settlementMayBePending, solanaStatusOf, solanaNowOf }).catch((err: unknown) => {
+  const resolved = await resolveUnresolvedPayments({ ledger, clientFor, logger, settlementMayBePending, solanaStatusOf, solanaNowOf, solanaBlockhashExpiredOf }).catch((err: unknown) => {
     logger.warn({ err }, 'x402 reservations left by the last run could not be resolved now (the chain did not answer); they stay reserved until the next start')
     return []
   })
@@ -179,7 +186,7 @@ export async function startPayments({
   let stopped = false
   const resolvePass = async () => {
     try {
-      await resolveUnresolvedPayments({ ledger, clientFor, logger, isInFlight: payments.isInFlight, when: 'periodic', solanaStatusOf, solanaNowOf })
+      await resolveUnresolvedPayments({ ledger, clientFor, logger, isInFlight: payments.isInFlight, when: 'periodic', solanaStatusOf, solanaNowOf, solanaBlockhashExpiredOf })
       await recheckSettlements({
         ledger,
         clientFor,

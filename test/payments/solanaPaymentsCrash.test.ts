@@ -121,6 +121,40 @@ describe('x402 on Solana across a SIGKILL of the gateway', () => {
     await kill(second.gw)
   })
 
+  it('killed between reservation and settlement, the settlement never sent: released as soon as its blockhash expired (not at its 180 s bound), and the agent then pays once', async () => {
+    const first = await start('expired.sqlite')
+    const { body, intentHash } = signedSolanaIntent(devnet)
+    const header = await paymentHeader(first.baseUrl, body)
+    const [payerBefore, lamportsBefore] = [await payerBalance(), await recipientLamports()]
+    proxy.holdSends(true)
+    void execute(first.baseUrl, body, { 'payment-signature': header }).catch(() => undefined)
+    await eventually('the settlement broadcast held', 10_000, async () => (proxy.heldSends() === 1 ? true : undefined))
+    await kill(first.gw)
+    proxy.dropSends()
+    proxy.holdSends(false)
+
+    const second = await start('expired.sqlite')
+    // Its blockhash still valid: it could land, so it stays reserved and the intent waits (202, never 402).
+    await new Promise((resolve) => setTimeout(resolve, 1_500))
+    assert.equal((await state(second.baseUrl, intentHash)).body.payments[0].state, 'reserved')
+    const waiting = await execute(second.baseUrl, body)
+    assert.equal(waiting.status, 202, waiting.text)
+
+    await devnet.control('litesvm_expireBlockhash', [])
+    const released = await eventually('the reservation released', 10_000, async () => {
+      const payment = (await state(second.baseUrl, intentHash)).body.payments[0]
+      return payment?.state === 'released' ? payment : undefined
+    })
+    assert.match(released.reason, /its blockhash expired/)
+    assert.equal(await payerBalance(), payerBefore, 'nothing charged')
+    // Asked to pay again, the agent pays once and the intent runs once.
+    const paid = await execute(second.baseUrl, body, { 'payment-signature': await paymentHeader(second.baseUrl, body) })
+    assert.equal(paid.status, 200, paid.text)
+    assert.equal(await payerBalance(), payerBefore - price, 'charged exactly once')
+    assert.equal(await recipientLamports(), lamportsBefore + 1_000n, 'the intent ran once')
+    await kill(second.gw)
+  })
+
   it('killed while a settlement is pending (202 answered): after the restart the resolver sees it confirmed and sends the intent, once', async () => {
     const first = await start('pending.sqlite')
     const { body, intentHash } = signedSolanaIntent(devnet)

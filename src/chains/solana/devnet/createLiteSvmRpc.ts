@@ -89,6 +89,11 @@ export function createLiteSvmRpc({ genesisSeed = 'intent-gateway solana devnet',
       expireIfDue()
       return { context: context(), value: { blockhash: svm.latestBlockhash(), lastValidBlockHeight: blockhashValidUntil } }
     },
+    // A transaction may still land with this blockhash: it is LiteSVM's current one (an expired one is refused).
+    isBlockhashValid: ([blockhash]) => {
+      expireIfDue()
+      return { context: context(), value: blockhash === svm.latestBlockhash() }
+    },
     getMinimumBalanceForRentExemption: ([size]) => svm.minimumBalanceForRentExemption(BigInt(size as number)),
     getAccountInfo: ([address, config]) => {
       const account = svm.getAccount(address as Address)
