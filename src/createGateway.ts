@@ -11,6 +11,7 @@ import type { Logger } from 'pino'
 import { buildApp } from './app.ts'
 import { createOps } from './ops/createOps.ts'
 import { createLocalRelayerLeases } from './ports/relayerLeases.ts'
+import { openStore } from './storageEngines.ts'
 import { runtimes } from './runtimes.ts'
 import { createChainRegistry } from './intents/createChainRegistry.ts'
 import type { ChainAdapter } from './ports/chainAdapter.ts'
@@ -22,7 +23,6 @@ import { createFacilitatorSigners } from './signers/createFacilitatorSigners.ts'
 import { createReconciler } from './intents/createReconciler.ts'
 import { startRetention } from './store/startRetention.ts'
 import { startWebhookDispatcher } from './webhooks/startWebhookDispatcher.ts'
-import { openJournal } from './store/sqlite/openJournal.ts'
 import type { Journal } from './ports/journal.ts'
 import { Registry } from 'prom-client'
 import { createMetrics, type Metrics } from './metrics/createMetrics.ts'
@@ -56,24 +56,13 @@ export async function createGateway({ config, logger, tracing }: CreateGatewayPa
   // The in-process facilitator's keys first (a token or KMS that cannot open them stops the start-up, naming the setting).
   const facilitator = config.payments?.facilitator
   const facilitatorSigners = facilitator?.kind === 'local' ? await createFacilitatorSigners(facilitator) : undefined
-  const databaseUrl = config.storage.databaseUrl
-  // PostgreSQL's driver is loaded only when the journal lives there.
-  const opened = databaseUrl
-    ? await (await import('./store/postgres/openPostgresJournal.ts')).openPostgresJournal({ url: databaseUrl, instanceId: config.storage.instanceId })
-    : openJournal(config.journal)
+  // The storage engine the configuration chooses (storageEngines.ts): the journal, and the relayer leases when it is shared.
+  const { journal: opened, leases } = await openStore(config)
   // With tracing, journal writes and RPC calls made for a request are spans of its trace.
   const journal = tracing ? tracing.traceJournal(opened) : opened
   const rpcRecorder = tracing ? tracing.traceRpcRecorder(metrics.rpc) : metrics.rpc
   logger.info({ journal: journal.path, pendingExecutions: await journal.pendingCount() }, 'execution journal open')
 
-  // A shared journal: the relayer keys are leased to one instance at a time.
-  const leases = databaseUrl
-    ? (await import('./store/postgres/createPostgresRelayerLeases.ts')).createPostgresRelayerLeases({
-        url: databaseUrl,
-        instanceId: config.storage!.instanceId,
-        ttlMs: config.storage!.relayerLeaseTtlMs,
-      })
-    : undefined
   // The operator's switches, read from the journal before anything sends (a drained instance claims nothing from its start).
   // jose is loaded only when OAuth is configured.
   const oauthVerifier = config.oauth && (await import('./auth/createOAuthVerifier.ts')).createOAuthVerifier({ config: config.oauth, logger })
@@ -151,7 +140,7 @@ export async function createGateway({ config, logger, tracing }: CreateGatewayPa
   // Before any request: what a crash left in flight is settled, or broadcast again, first.
   // A journal shared with other instances: each reconciles the records of its own relayer keys only.
   const holds =
-    journal.backend === 'postgres'
+    leases !== undefined
       ? (chainId: string, relayer: string) => {
           const adapter = adapters.find((a) => a.chainId === chainId)
           return adapter?.holdsRelayer ? adapter.holdsRelayer(relayer) : adapter?.describe().relayer?.toLowerCase() === relayer.toLowerCase()

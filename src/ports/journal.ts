@@ -199,8 +199,10 @@ export type Journal = {
   /** How many signed executions are not settled yet (cheap: a partial index). */
   pendingCount(): Promise<number>
   readonly path: string
-  /** Where it lives: the embedded SQLite file, or a PostgreSQL database shared by several instances. */
-  readonly backend: 'sqlite' | 'postgres'
+  /** Where it lives, as /health names it: `sqlite` (the embedded file), `postgres` (a database shared by several instances). */
+  readonly backend: string
+  /** The database system, as OpenTelemetry's `db.system.name` names it (`sqlite`, `postgresql`): the journal's spans carry it. */
+  readonly dbSystem: string
   /** The x402 payments, kept in the same store as the executions they pay for. */
   readonly payments: PaymentLedger
   /** The webhook outbox, in the same store: events are written from the executions it holds. */

@@ -10,7 +10,7 @@ import type { ExecutionRecord, Journal, Settlement } from '../ports/journal.ts'
 const writes = new Set<string>(['claim', 'release', 'withdraw', 'recordSigned', 'settle', 'replace', 'confirm', 'reopen', 'retire', 'rebind'])
 
 export function traceJournal(journal: Journal, tracer: Tracer): Journal {
-  const system = journal.backend === 'postgres' ? 'postgresql' : 'sqlite'
+  const system = journal.dbSystem
   const wrapped = new Map<string, unknown>()
   return new Proxy(journal, {
     get(target, name, receiver) {

@@ -9,7 +9,7 @@ import { describe, it } from 'node:test'
 const src = resolve(import.meta.dirname, '../../src')
 const runtimes = readdirSync(join(src, 'chains')).filter((name) => statSync(join(src, 'chains', name)).isDirectory())
 /** The composition root: the files that name the runtimes and stores to put the gateway together. */
-const compositionRoot = new Set(['main.ts', 'createGateway.ts', 'runtimes.ts'])
+const compositionRoot = new Set(['main.ts', 'createGateway.ts', 'runtimes.ts', 'storageEngines.ts'])
 
 type Import = { from: string; to: string }
 
@@ -62,6 +62,15 @@ describe('the house (import rules of src/)', () => {
   it('opens a store only in the composition root: the domain knows the Journal port, not SQLite or PostgreSQL', () => {
     const wrong = imports.filter(({ from, to }) => to.startsWith('store/') && !from.startsWith('store/') && !compositionRoot.has(from))
     assert.deepEqual(show(wrong), [])
+  })
+
+  it("names a storage engine's room in one place, src/storageEngines.ts: a new engine is its folder plus one line there", () => {
+    const engines = readdirSync(join(src, 'store')).filter((name) => statSync(join(src, 'store', name)).isDirectory())
+    assert.deepEqual([...engines].sort(), ['postgres', 'sqlite'])
+    const wrong = imports.filter(({ from, to }) => engines.some((e) => to.startsWith(`store/${e}/`)) && !from.startsWith('store/') && from !== 'storageEngines.ts')
+    assert.deepEqual(show(wrong), [])
+    const listed = readFileSync(join(src, 'storageEngines.ts'), 'utf8').match(/export const storageEngines[^=]*=\s*\[([^\]]*)\]/)?.[1]
+    assert.equal(listed?.split(',').filter((e) => e.trim()).length, engines.length, 'one entry per engine folder')
   })
 
   it('has no circle between rooms', () => {

@@ -378,6 +378,7 @@ export async function openPostgresJournal({ url, maxConnections = 10, connectTim
   return {
     path: redactUrl(url),
     backend: 'postgres',
+    dbSystem: 'postgresql',
     payments,
     webhooks,
     ops: createPostgresOpsSwitchStore({ query: (text, values) => run(text, values) }),

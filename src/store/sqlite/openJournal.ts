@@ -372,6 +372,7 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
   return {
     path,
     backend: 'sqlite',
+    dbSystem: 'sqlite',
     payments,
     webhooks,
     ops: createSqliteOpsSwitchStore({ db }),

@@ -1,0 +1,20 @@
+// The shared engine: the journal in PostgreSQL (DATABASE_URL), used by several instances at once,
+// which lease the relayer keys among them. Its driver is loaded only when it is chosen.
+import type { StorageEngine } from '../../config/storageEngine.ts'
+
+export const postgresEngine: StorageEngine = {
+  chosen: (config) => config.storage.databaseUrl !== undefined,
+  async open(config) {
+    const url = config.storage.databaseUrl!
+    const { openPostgresJournal } = await import('./openPostgresJournal.ts')
+    const journal = await openPostgresJournal({ url, instanceId: config.storage.instanceId })
+    try {
+      const { createPostgresRelayerLeases } = await import('./createPostgresRelayerLeases.ts')
+      const leases = createPostgresRelayerLeases({ url, instanceId: config.storage.instanceId, ttlMs: config.storage.relayerLeaseTtlMs })
+      return { journal, leases }
+    } catch (err) {
+      await journal.close()
+      throw err
+    }
+  },
+}
