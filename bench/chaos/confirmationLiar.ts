@@ -18,13 +18,6 @@ export type ConfirmationLiar = {
    * it arrives, with what to do with it: pass it on, or close its connection without an answer.
    */
   holdNextSend(accept: (feePayer: string) => boolean): Promise<{ forward(): void; drop(): void }>
-  /**
-   * From now on each request meets a fault with probability `rate` (HTTP 500, no answer, or a reset
-   * after the node got it), but for sendTransactions whose fee payer `spare`s; 0 stops.
-   */
-  faultRate(rate: number, spare?: (feePayer: string) => boolean): void
-  /** Faults injected by faultRate so far, by kind. */
-  faults: { http500: number; timeout: number; reset: number }
   /** Drops every held sendTransaction and forgets the armed holds. */
   clear(): void
   /** Transactions called confirmed early that the node then refused (or never got), with why. */
@@ -44,9 +37,6 @@ export async function startConfirmationLiar({ target, random, delayMs = 1_500 }:
 
   const holds: Array<{ accept(feePayer: string): boolean; resolve(h: { forward(): void; drop(): void }): void }> = []
   const held = new Set<ServerResponse>()
-  const kinds = ['http500', 'timeout', 'reset'] as const
-  let rate = 0
-  let spare: ((feePayer: string) => boolean) | undefined
   const handle = async (text: string, res: ServerResponse) => {
     let request: RpcRequest | undefined
     try {
@@ -72,14 +62,6 @@ export async function startConfirmationLiar({ target, random, delayMs = 1_500 }:
         held.delete(res)
       }
     }
-    let fault: 'http500' | 'timeout' | 'reset' | undefined
-    if (rate > 0 && random() < rate) {
-      const payer = request?.method === 'sendTransaction' ? feePayerOf(Buffer.from(String(request.params?.[0]), 'base64')) : undefined
-      if (!(payer !== undefined && spare?.(payer))) fault = kinds[Math.floor(random() * kinds.length)]
-    }
-    if (fault) liar.faults[fault]++
-    if (fault === 'http500') return void res.writeHead(500, { 'content-type': 'text/plain' }).end('injected fault')
-    if (fault === 'timeout') return void setTimeout(() => res.socket?.destroy(), 30_000).unref()
     if (request?.method === 'sendTransaction' && liar.early > 0 && random() < liar.early) {
       const wire = Buffer.from(String(request.params?.[0]), 'base64')
       // A wire transaction starts with the count of signatures (one byte here), then the first: its id.
@@ -98,7 +80,6 @@ export async function startConfirmationLiar({ target, random, delayMs = 1_500 }:
     }
     const upstream = await post(text)
     let body = await upstream.text()
-    if (fault === 'reset') return void res.socket?.destroy()
     if (request?.method === 'getSignatureStatuses' && upstream.status === 200) {
       const signatures = (request.params?.[0] as string[] | undefined) ?? []
       const parsed = JSON.parse(body) as { result?: { value: Array<unknown> } }
@@ -136,11 +117,6 @@ export async function startConfirmationLiar({ target, random, delayMs = 1_500 }:
     early: 0,
     lies: { notFound: 0, earlyConfirmed: 0 },
     refusedLate: [],
-    faults: { http500: 0, timeout: 0, reset: 0 },
-    faultRate(r, s) {
-      rate = r
-      spare = s
-    },
     holdNextSend: (accept) => new Promise((resolve) => holds.push({ accept, resolve })),
     clear() {
       holds.length = 0

@@ -16,8 +16,8 @@ export type GatewayInstance = {
   start(extra?: Record<string, string>): Promise<void>
   /** SIGKILL, and waits for the process to be gone. */
   kill(): Promise<void>
-  /** SIGTERM, and waits. */
-  stop(): Promise<void>
+  /** SIGTERM, and waits; its directory is removed unless it is to be started again (`again`). */
+  stop(options?: { again?: boolean }): Promise<void>
   /** The last lines it logged (for a failure's message). */
   tail(): string
   /** The running process's id (undefined when not running). */
@@ -52,7 +52,15 @@ export function gatewayInstance(name: string, env: Record<string, string>, logFi
         stdio: ['ignore', 'pipe', 'pipe'],
       })
       child = c
-      exited = new Promise((resolve) => c.once('exit', () => resolve()))
+      exited = new Promise((resolve) => {
+        c.once('exit', () => resolve())
+        c.once('error', () => resolve())
+      })
+      // A process that could not be started at all (its directory gone, no node): said at start-up, not a crash of the campaign.
+      let spawnError: Error | undefined
+      c.once('error', (err) => {
+        spawnError = err
+      })
       const keep = (d: Buffer) => {
         log = (log + d.toString()).slice(-20_000)
         if (logFile) appendFileSync(logFile, d)
@@ -68,6 +76,7 @@ export function gatewayInstance(name: string, env: Record<string, string>, logFi
           instance.alive = true
           return
         }
+        if (spawnError) throw new Error(`gateway ${name} could not be started: ${spawnError.message}`)
         if (c.exitCode !== null) throw new Error(`gateway ${name} exited at start-up: ${log.slice(-3000)}`)
         if (Date.now() > deadline) throw new Error(`gateway ${name} did not listen within ${startTimeoutMs / 1000} s: ${log.slice(-3000)}`)
         await new Promise((r) => setTimeout(r, 50))
@@ -78,11 +87,11 @@ export function gatewayInstance(name: string, env: Record<string, string>, logFi
       if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
       await exited
     },
-    async stop() {
+    async stop({ again = false } = {}) {
       instance.alive = false
       if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGTERM')
       await exited
-      rmSync(cwd, { recursive: true, force: true })
+      if (!again) rmSync(cwd, { recursive: true, force: true })
     },
     tail: () => log.slice(-3000),
     pid: () => (child && child.exitCode === null && child.signalCode === null ? child.pid : undefined),

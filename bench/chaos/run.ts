@@ -63,19 +63,26 @@ async function main(): Promise<boolean> {
     random: seeded(seed),
     log,
   })
-  if (runs('sqlite')) await sqlitePhase(campaign)
-  if (runs('paid')) await paidPhase(campaign)
-  if (runs('diskfull')) await diskFullPhase(campaign)
+  const c = campaign
+  // Each phase's wall time, so that a run over its time says where it went.
+  const timed = async (name: string, phase: () => Promise<void>) => {
+    const t = performance.now()
+    await phase()
+    log(`  (${name}: ${((performance.now() - t) / 1000).toFixed(0)} s)`)
+  }
+  if (runs('sqlite')) await timed('sqlite', () => sqlitePhase(c))
+  if (runs('paid')) await timed('paid', () => paidPhase(c))
+  if (runs('diskfull')) await timed('diskfull', () => diskFullPhase(c))
   const databaseFaults: DatabaseFault[] = (['pgcut', 'partition', 'redis'] as const).filter(runs)
   if (runs('fleet') || databaseFaults.length > 0 || runs('clock')) {
-    const fleet = await startFleet(campaign)
-    if (runs('fleet')) await fleetPhase(campaign, fleet)
-    if (databaseFaults.length > 0) await databasePhase(campaign, fleet, databaseFaults)
-    if (runs('clock')) await clockPhase(campaign, fleet)
+    const fleet = await startFleet(c)
+    if (runs('fleet')) await timed('fleet', () => fleetPhase(c, fleet))
+    if (databaseFaults.length > 0) await timed(databaseFaults.join(', '), () => databasePhase(c, fleet, databaseFaults))
+    if (runs('clock')) await timed('clock', () => clockPhase(c, fleet))
   }
-  if (runs('solana')) await solanaPhase(campaign)
-  if (runs('solanapaid')) await solanaPaidPhase(campaign)
-  if (runs('sui')) await suiPhase(campaign)
+  if (runs('solana')) await timed('solana', () => solanaPhase(c))
+  if (runs('solanapaid')) await timed('solanapaid', () => solanaPaidPhase(c))
+  if (runs('sui')) await timed('sui', () => suiPhase(c))
   return verdict(campaign, { fromBlock, started })
 }
 

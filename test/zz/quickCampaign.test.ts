@@ -2,7 +2,7 @@
 // on real gateways and a real anvil: one instance of a three-gateway PostgreSQL fleet partitioned
 // from the database for longer than a relayer lease (its journal write held and landing late), with
 // every broadcast it makes checked against the lease table as it reaches the node (fencing), and
-// Redis cut while executes go on. Once with a fixed seed and once with a random one, printed:
+// Redis cut while executes go on (rate limits open, budgets divided among the live instances). Once with a fixed seed and once with a random one, printed:
 // `CHAOS_SEED=<seed> npm run chaos -- --quick --phases=partition,redis` repeats a failure. PostgreSQL
 // and Redis are cut only through the campaign's own TCP relays, and the Redis is a redis-server this
 // file starts on a free port: the machine's servers, which other tests use, are never touched (the
@@ -93,6 +93,7 @@ describe('the quick fault campaign (a partition from PostgreSQL longer than a le
       assert.ok(line, `no verdict line (CHAOS_SEED=${seed}):\n${output.slice(-4000)}`)
       assert.equal(line[1], line[2], `not every intent exactly once (CHAOS_SEED=${seed}):\n${output.slice(-4000)}`)
       assert.match(output, /fencing: the partitioned gateway never broadcast from a key it no longer held/)
+      assert.match(output, /Redis cut: budgets divided among the live instances, never unbounded/)
       assert.ok(code === 0 && /^verdict: PASS$/m.test(output), `the verdict failed (CHAOS_SEED=${seed}, exit ${code}):\n${output.slice(-4000)}`)
     })
   }

@@ -3,11 +3,13 @@
 // from PostgreSQL for longer than a relayer lease, its journal write held across the partition and
 // landing late (as TCP delivers it), then healed: every broadcast it makes meanwhile is checked,
 // at the moment it reaches the node, against the lease table: it must never send from a key
-// another instance holds (fencing); and Redis cut while executions go on (rate limits stay open).
+// another instance holds (fencing); and Redis cut while executions go on (rate limits stay open,
+// budgets divided among the live instances: dividedBudgetRound.ts).
 import pg from 'pg'
 import { type Hex, recoverTransactionAddress } from 'viem'
 import type { Campaign, CampaignNode, Sent } from '../campaign.ts'
 import { deliver } from '../deliver.ts'
+import { dividedBudgetRound } from '../dividedBudgetRound.ts'
 import { settled } from '../settled.ts'
 import { sharesSettled } from '../sharesSettled.ts'
 import type { Fleet } from './startFleet.ts'
@@ -31,7 +33,10 @@ export async function databasePhase(campaign: Campaign, fleet: Fleet, parts: rea
       await sharesSettled(fleet.nodes, campaign.devnet.anvil.chainId, 1, 60_000)
       await partition(campaign, fleet, leases)
     }
-    if (parts.includes('redis')) await redisCut(campaign, fleet)
+    if (parts.includes('redis')) {
+      await redisCut(campaign, fleet)
+      await dividedBudgetRound(campaign, fleet)
+    }
     await settled(campaign, fleet.nodes)
   } finally {
     await leases.end()

@@ -1,7 +1,9 @@
 // Three gateways on one PostgreSQL journal (a database of the campaign's own), sharing three
 // relayer keys by lease, rate limits in Redis under the campaign's own prefix. Each gateway reaches
 // PostgreSQL through a TCP relay of the campaign's (tcpStall.ts), which the database phases stall,
-// cut and heal; never the server itself.
+// cut and heal; never the server itself. Every execution event goes, signed, to a Standard Webhooks
+// receiver of the campaign's (the clock phase checks none was skipped).
+import { randomBytes } from 'node:crypto'
 import { Redis } from 'ioredis'
 import pg from 'pg'
 import { type HDAccount, parseEther, toHex } from 'viem'
@@ -10,6 +12,7 @@ import type { Campaign, CampaignNode } from '../campaign.ts'
 import { rpc } from '../rpc.ts'
 import { sharesSettled } from '../sharesSettled.ts'
 import { type TcpStall, startTcpStall } from '../tcpStall.ts'
+import { type WebhookReceiver, startWebhookReceiver } from '../../../test/support/webhookReceiver.ts'
 
 export type Fleet = {
   nodes: CampaignNode[]
@@ -21,6 +24,9 @@ export type Fleet = {
   redisLink: TcpStall
   /** How long a relayer lease lives (RELAYER_LEASE_TTL_MS). */
   leaseTtlMs: number
+  /** The receiver every gateway of the fleet posts its execution events to, and its settings. */
+  webhooks: WebhookReceiver
+  webhookSettings: { WEBHOOK_URLS: string; WEBHOOK_SECRET: string }
 }
 
 export async function startFleet(campaign: Campaign): Promise<Fleet> {
@@ -57,6 +63,10 @@ export async function startFleet(campaign: Campaign): Promise<Fleet> {
   const viaLink = new URL(campaign.redisUrl)
   viaLink.hostname = '127.0.0.1'
   viaLink.port = String(redisLink.port)
+  const webhookSecret = `whsec_${randomBytes(32).toString('base64')}`
+  const webhooks = await startWebhookReceiver(webhookSecret)
+  campaign.cleanups.push(() => webhooks.close())
+  const webhookSettings = { WEBHOOK_URLS: webhooks.url, WEBHOOK_SECRET: webhookSecret }
   const nodes: CampaignNode[] = []
   for (const name of ['a', 'b', 'c']) {
     const db = await startTcpStall({ host: pgUrl.hostname, port: Number(pgUrl.port || 5432) })
@@ -73,6 +83,7 @@ export async function startFleet(campaign: Campaign): Promise<Fleet> {
           RELAYER_LEASE_TTL_MS: String(leaseTtlMs),
           REDIS_URL: viaLink.toString(),
           REDIS_PREFIX: redisPrefix,
+          ...webhookSettings,
         },
         db,
       ),
@@ -80,5 +91,5 @@ export async function startFleet(campaign: Campaign): Promise<Fleet> {
   }
   campaign.log(`\nPostgreSQL (database ${database}), three gateways sharing keys ${keys.map((a) => a.address).join(', ')} by lease; Redis prefix ${redisPrefix}`)
   await sharesSettled(nodes, campaign.devnet.anvil.chainId)
-  return { nodes, databaseUrl: databaseUrl.toString(), redisPrefix, keys, leaseTtlMs, redisLink }
+  return { nodes, databaseUrl: databaseUrl.toString(), redisPrefix, keys, leaseTtlMs, redisLink, webhooks, webhookSettings }
 }
