@@ -24,7 +24,7 @@ import { ExactSvmScheme } from '@x402/svm/exact/facilitator'
 import { defaultEvmMaxSettlementGas } from './evmSettlementGas.ts'
 import { type SvmFeeLimits, svmFeeLimitsOf, svmFeeOf, svmFeeProblem } from './svmFeeLimits.ts'
 import { type OnFacilitatorSpend, type SentSettlement, createSettlementSpendWatch } from './createSettlementSpendWatch.ts'
-import { decodeTransactionFromPayload, getTokenPayerFromTransaction } from '@x402/svm'
+import { mechanismOf } from './mechanisms/mechanisms.ts'
 import { type EvmSettlementReader, outcomeOfSignedSettlement } from './outcomeOfSignedSettlement.ts'
 import { settlementPendingReason } from './settlementPending.ts'
 import { createUnansweredSettlements } from './createUnansweredSettlements.ts'
@@ -247,16 +247,10 @@ export function createFacilitatorClient({
   return { ...guard(local, log), ...(account ? { address: account.address } : {}), ...(solana ? { settlementIdOf: solana.settlementIdOf } : {}) }
 }
 
-/** Who pays: the EIP-3009 authorization's `from`, or the Solana transfer's authority; undefined when it cannot be read. */
+/** Who pays, as the network's payment mechanism reads it (a 0x address lower-cased); undefined when it cannot be read. */
 function payerOf(payload: PaymentPayload, requirements: PaymentRequirements): string | undefined {
-  const inner = payload.payload as { authorization?: { from?: unknown }; transaction?: unknown } | undefined
-  if (requirements.network.startsWith('eip155:')) return typeof inner?.authorization?.from === 'string' ? inner.authorization.from.toLowerCase() : undefined
-  if (typeof inner?.transaction !== 'string') return undefined
-  try {
-    return getTokenPayerFromTransaction(decodeTransactionFromPayload({ transaction: inner.transaction })) || undefined
-  } catch {
-    return undefined
-  }
+  const payer = mechanismOf(requirements.network)?.claimedPayer(payload.payload)
+  return payer?.startsWith('0x') ? payer.toLowerCase() : payer
 }
 
 /** The keys given in the configuration itself (the devnet's way); a key in a token or KMS must have been opened. */

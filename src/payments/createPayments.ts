@@ -17,6 +17,7 @@ import { GatewayError } from '../errors/gatewayError.ts'
 import { type GatewayFacilitator, withoutUndefined } from './createFacilitatorClient.ts'
 import { paymentKeyOf } from './paymentKeyOf.ts'
 import { claimedPayer } from './claimedPayer.ts'
+import { mechanismOf } from './mechanisms/mechanisms.ts'
 import { freeTicket } from './freeTicket.ts'
 import type { PaidAnswer, PaymentTicket, Settlement } from './paymentTicket.ts'
 import type { PaymentLedger, PaymentRecord, PendingRequest, StoredAnswer } from '../ports/paymentLedger.ts'
@@ -308,9 +309,9 @@ export function createPayments({
     return { kind: 'admitted', ticket }
   }
 
-  /** Whether a reserved payment can still be decided by the chain: an EVM authorization, or a Solana settlement whose id is known. */
+  /** Whether a reserved payment can still be decided by the chain, as its family's mechanism says (an EVM authorization; a Solana settlement whose id is known). */
   function mayStillLand(payment: PaymentRecord): boolean {
-    return !payment.network.startsWith('solana:') || payment.transaction !== undefined
+    return mechanismOf(payment.network)?.mayStillLand(payment) ?? true
   }
 
   function pendingOf(payment: PaymentRecord): Settlement & { pending: true } {

@@ -154,12 +154,17 @@ export async function startPayments({
     logger,
   })
   // The in-process facilitator's own unmined transactions: a settlement the crash left in flight.
+  // Also one the node keeps queued behind a gap in the facilitator's nonces (an earlier settlement
+  // lost on the way, a later one delivered): the pending count does not show it, and this
+  // process's next settlement fills the gap and lands it (issue 43: a payer charged twice, seed
+  // 123352216). The node's txpool says; a node that cannot say may hold one.
   const settlementMayBePending = settler
     ? async (network: string) => {
         const client = clientFor(network)
         if (!client) return true
         const [pending, latest] = await Promise.all([client.getTransactionCount({ address: settler, blockTag: 'pending' }), client.getTransactionCount({ address: settler, blockTag: 'latest' })])
-        return pending > latest
+        if (pending > latest) return true
+        return (await inNodePool(client, settler)) !== false
       }
     : undefined
   // A node that cannot be asked now leaves the reservations for the next start; they stay
@@ -225,5 +230,26 @@ export async function startPayments({
       clearTimeout(timer)
       await pass
     },
+  }
+}
+
+type PoolContent = { pending?: Record<string, unknown>; queued?: Record<string, unknown> }
+
+/**
+ * Whether the node's transaction pool holds a transaction of `address`, pending or queued (geth's
+ * and anvil's txpool namespace: txpool_contentFrom, else txpool_content); undefined when the node
+ * cannot say (the namespace off, as at most hosted endpoints).
+ */
+export async function inNodePool(client: PublicClient, address: string): Promise<boolean | undefined> {
+  const holds = (pool: PoolContent, only: boolean) =>
+    [pool.pending, pool.queued].some((group) => Object.entries(group ?? {}).some(([from, txs]) => (only || from.toLowerCase() === address.toLowerCase()) && Object.keys(txs ?? {}).length > 0))
+  // `as never`: viem's request types know no txpool methods.
+  try {
+    return holds((await client.request({ method: 'txpool_contentFrom', params: [address] } as never)) as PoolContent, true)
+  } catch {}
+  try {
+    return holds((await client.request({ method: 'txpool_content' } as never)) as PoolContent, false)
+  } catch {
+    return undefined
   }
 }

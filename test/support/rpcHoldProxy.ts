@@ -17,6 +17,10 @@ export type RpcHoldProxy = {
   flushSends(): Promise<void>
   dropSends(): void
   heldSends(): number
+  /** The bodies of the held broadcasts, in arrival order. */
+  heldBodies(): string[]
+  /** Sends one held broadcast (by its place in heldBodies) to the node now; the others stay held. */
+  flushSend(index: number): Promise<void>
   /**
    * The next `count` sendTransactions lose their answer: the connection is closed without one,
    * after the node got the transaction (`reached`, a reset after the send) or before (a send lost
@@ -103,6 +107,15 @@ export async function startRpcHoldProxy(target: string): Promise<RpcHoldProxy> {
       }
     },
     dropSends: () => void queued.splice(0),
+    heldBodies: () => queued.map((q) => q.body),
+    async flushSend(index) {
+      const [one] = queued.splice(index, 1)
+      if (!one) return
+      const text = await forward(one.body)
+      const signature = (JSON.parse(text) as { result?: string }).result
+      if (signature) sent.push(signature)
+      one.answer(text)
+    },
     heldSends: () => queued.length,
     loseSendAnswers: (count, reached) => void lost.splice(0, lost.length, ...Array.from({ length: count }, () => reached)),
     sentSignatures: () => [...sent],

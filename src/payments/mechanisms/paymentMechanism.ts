@@ -1,0 +1,39 @@
+// A payment family's own rules, as x402 keeps its mechanisms (`mechanisms/{evm,svm}/exact`): each
+// family is a room of payments/mechanisms/ registered once (mechanisms.ts), and the shared payment
+// flow (admit, settle, finish, recovery) asks the mechanism of a payment's network instead of
+// testing the network's name.
+import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
+import type { AuthorizationKey, PaymentRecord } from '../../ports/paymentLedger.ts'
+
+export type PaymentKey =
+  | {
+      ok: true
+      key: AuthorizationKey
+      /** Who pays (the EIP-3009 `from`, or the SPL transfer's authority). */
+      payer: string
+      /**
+       * Until when (unix seconds) the payment could still be settled by whoever holds it: the
+       * authorization's validBefore; on Solana, a bound past any blockhash's life from now (the
+       * transaction's blockhash, valid at verification, expires sooner, whatever the offer's
+       * maxTimeoutSeconds, up to a day, says).
+       */
+      validBefore: bigint
+      /** The refusal reason x402 gives a payment already used. */
+      alreadyUsed: string
+      /** Solana: the payer's partially signed transaction (base64). */
+      transaction?: string | undefined
+      /** Solana: the blockhash the transaction lives by (once no longer valid, it can never land). */
+      blockhash?: string | undefined
+    }
+  | { ok: false; reason: string }
+
+export type PaymentMechanism = {
+  /** The CAIP-2 namespace of the networks this family pays on (`eip155`, `solana`). */
+  namespace: string
+  /** What identifies one payment on its network, so that the ledger lets it pay for one request only. */
+  keyOf(payload: PaymentPayload, requirements: PaymentRequirements, now: () => bigint): PaymentKey
+  /** The payer a payment's inner payload names, before the facilitator verified it (undefined: not this family's, or unreadable). */
+  claimedPayer(inner: unknown): string | undefined
+  /** Whether a reserved payment can still be decided by the chain (a crash left it): something on chain will tell. */
+  mayStillLand(payment: PaymentRecord): boolean
+}
