@@ -41,7 +41,10 @@ export async function loadRound(
       kills++
       target.proxy.clear()
       await sleep(downMs)
-      await target.instance.start()
+      // Under a new INSTANCE_ID, as killRound.ts restarts a fleet instance (the partition check and
+      // the lease table name instances by it; the same id again would hold the dead one's claims).
+      target.restarts++
+      await target.instance.start(nodes.length > 1 ? { INSTANCE_ID: `${target.instance.name}-${target.restarts}` } : {})
     }
   })()
   await delivering
