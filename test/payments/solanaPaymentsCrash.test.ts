@@ -44,6 +44,26 @@ describe('x402 on Solana across a SIGKILL of the gateway', () => {
     return encodePaymentSignatureHeader(await client.createPaymentPayload(decodePaymentRequiredHeader(unpaid.headers.get('payment-required')!)))
   }
 
+  /**
+   * A paid execute whose settlement broadcast is held, the gateway killed, then started again on the
+   * same journal; the broadcast lost (`lost`), else still held (the node's queue: sent by flushSends).
+   */
+  async function killedWithSettlementHeld(journal: string, { lost }: { lost: boolean }) {
+    const first = await start(journal)
+    const { body, intentHash } = signedSolanaIntent(devnet)
+    const header = await paymentHeader(first.baseUrl, body)
+    const [payerBefore, lamportsBefore] = [await payerBalance(), await recipientLamports()]
+    proxy.holdSends(true)
+    void execute(first.baseUrl, body, { 'payment-signature': header }).catch(() => undefined)
+    await eventually('the settlement broadcast held', 10_000, async () => (proxy.heldSends() === 1 ? true : undefined))
+    await kill(first.gw)
+    if (lost) {
+      proxy.dropSends()
+      proxy.holdSends(false)
+    }
+    return { second: await start(journal), body, intentHash, header, payerBefore, lamportsBefore }
+  }
+
   before(async () => {
     devnet = await startSolanaDevnet()
     proxy = await startRpcHoldProxy(devnet.rpcUrl)
@@ -90,18 +110,7 @@ describe('x402 on Solana across a SIGKILL of the gateway', () => {
   })
 
   it('killed between reservation and settlement, the settlement never sent: reserved (usable for nothing else) until it can no longer land, then released; nothing charged', async () => {
-    const first = await start('lost.sqlite')
-    const { body, intentHash } = signedSolanaIntent(devnet)
-    const header = await paymentHeader(first.baseUrl, body)
-    const [payerBefore, lamportsBefore] = [await payerBalance(), await recipientLamports()]
-    proxy.holdSends(true)
-    void execute(first.baseUrl, body, { 'payment-signature': header }).catch(() => undefined)
-    await eventually('the settlement broadcast held', 10_000, async () => (proxy.heldSends() === 1 ? true : undefined))
-    await kill(first.gw)
-    proxy.dropSends()
-    proxy.holdSends(false)
-
-    const second = await start('lost.sqlite')
+    const { second, intentHash, header, payerBefore, lamportsBefore } = await killedWithSettlementHeld('lost.sqlite', { lost: true })
     const reserved = await state(second.baseUrl, intentHash)
     assert.equal(reserved.status, 404)
     assert.equal(reserved.body.payments[0].state, 'reserved')
@@ -122,18 +131,7 @@ describe('x402 on Solana across a SIGKILL of the gateway', () => {
   })
 
   it('killed between reservation and settlement, the settlement never sent: released as soon as its blockhash expired (not at its 180 s bound), and the agent then pays once', async () => {
-    const first = await start('expired.sqlite')
-    const { body, intentHash } = signedSolanaIntent(devnet)
-    const header = await paymentHeader(first.baseUrl, body)
-    const [payerBefore, lamportsBefore] = [await payerBalance(), await recipientLamports()]
-    proxy.holdSends(true)
-    void execute(first.baseUrl, body, { 'payment-signature': header }).catch(() => undefined)
-    await eventually('the settlement broadcast held', 10_000, async () => (proxy.heldSends() === 1 ? true : undefined))
-    await kill(first.gw)
-    proxy.dropSends()
-    proxy.holdSends(false)
-
-    const second = await start('expired.sqlite')
+    const { second, body, intentHash, payerBefore, lamportsBefore } = await killedWithSettlementHeld('expired.sqlite', { lost: true })
     // Its blockhash still valid: it could land, so it stays reserved and the intent waits (202, never 402).
     await new Promise((resolve) => setTimeout(resolve, 1_500))
     assert.equal((await state(second.baseUrl, intentHash)).body.payments[0].state, 'reserved')
@@ -185,16 +183,7 @@ describe('x402 on Solana across a SIGKILL of the gateway', () => {
   // intents. A crash left a reservation whose settlement the node still held; the client's retry was
   // asked to pay (402), paid again, and both settlements landed.
   it('killed between reservation and settlement, the settlement still queued in the node: a retry is told to wait (202), never asked to pay again; charged once', async () => {
-    const first = await start('queued.sqlite')
-    const { body, intentHash } = signedSolanaIntent(devnet)
-    const header = await paymentHeader(first.baseUrl, body)
-    const [payerBefore, lamportsBefore] = [await payerBalance(), await recipientLamports()]
-    proxy.holdSends(true)
-    void execute(first.baseUrl, body, { 'payment-signature': header }).catch(() => undefined)
-    await eventually('the settlement broadcast held', 10_000, async () => (proxy.heldSends() === 1 ? true : undefined))
-    await kill(first.gw)
-
-    const second = await start('queued.sqlite')
+    const { second, body, intentHash, payerBefore, lamportsBefore } = await killedWithSettlementHeld('queued.sqlite', { lost: false })
     try {
       // The agent retries as an x402 client does: without a payment, and pays if asked to.
       const retry = await execute(second.baseUrl, body)
