@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseEther, toHex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { productionNodeFlags } from '../scripts/productionCommand.ts'
+import { productionCommand } from '../scripts/productionCommand.ts'
 import { createDevClients, startDevnet } from './gatewayParts.ts'
 import { writeModuleLogHook } from './moduleLogHook.ts'
 
@@ -34,10 +34,11 @@ try {
     const port = 10_000 + Math.floor(Math.random() * 22_000)
     const moduleLog = join(dir, `modules-${i}.log`)
     writeFileSync(moduleLog, '')
-    const child = spawn(process.execPath, [...productionNodeFlags(), ...(showModules ? ['--import', hook] : []), 'dist/main.js'], {
+    const child = spawn(process.execPath, [...productionCommand().nodeFlags, ...(showModules ? ['--import', hook] : []), 'dist/main.js'], {
       env: {
         PATH: process.env.PATH ?? '',
         HOME: process.env.HOME ?? '',
+        ...productionCommand().env,
         NODE_ENV: 'production',
         LOG_LEVEL: 'warn',
         PORT: String(port),
@@ -80,14 +81,22 @@ try {
 process.stdout.write(`idle RSS after start: median ${median(rss).toFixed(1)} MB of ${rss.map((r) => r.toFixed(1)).join(', ')}\n`)
 if (heap.length > 0) process.stdout.write(`heap used: median ${median(heap).toFixed(1)} MB\n`)
 if (showModules) {
-  const byPackage = new Map<string, number>()
-  for (const url of modules) {
+  // The bundle's chunks (npm run build) each hold many source files: dist/meta.json, esbuild's
+  // metafile, names them.
+  const bundle = JSON.parse(readFileSync('dist/meta.json', 'utf8')) as { outputs: Record<string, { inputs: Record<string, unknown> }> }
+  const distDir = `${process.cwd()}/dist/`
+  const sources = modules.flatMap((url) => {
     const path = decodeURIComponent(new URL(url).pathname)
-    const at = path.lastIndexOf('/node_modules/')
-    const name = at < 0 ? '(gateway)' : (path.slice(at + 14).match(/^(@[^/]+\/[^/]+|[^/]+)/)?.[1] ?? path)
+    return path.startsWith(distDir) ? Object.keys(bundle.outputs[`dist/${path.slice(distDir.length)}`]?.inputs ?? {}) : [path]
+  })
+  const byPackage = new Map<string, number>()
+  for (const path of sources) {
+    const at = path.lastIndexOf('node_modules/')
+    const name = at < 0 ? '(gateway)' : (path.slice(at + 13).match(/^(@[^/]+\/[^/]+|[^/]+)/)?.[1] ?? path)
     byPackage.set(name, (byPackage.get(name) ?? 0) + 1)
   }
-  process.stdout.write(`${modules.length} files loaded, by package:\n`)
+  const chunks = modules.filter((url) => decodeURIComponent(new URL(url).pathname).startsWith(distDir)).length
+  process.stdout.write(`${modules.length} files loaded (${chunks} of them the bundle's chunks), holding ${sources.length} source files, by package:\n`)
   for (const [name, n] of [...byPackage].sort((a, b) => b[1] - a[1])) process.stdout.write(`  ${String(n).padStart(5)}  ${name}\n`)
 }
 rmSync(dir, { recursive: true, force: true })

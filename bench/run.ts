@@ -20,7 +20,7 @@ import {
   startDevnet,
   toIntentTuple,
 } from './gatewayParts.ts'
-import { productionNodeFlags } from '../scripts/productionCommand.ts'
+import { productionCommand } from '../scripts/productionCommand.ts'
 import { ensureWrk } from './ensureWrk.ts'
 import { type ExecuteLatencyReturnType, executeLatency } from './executeLatency.ts'
 import { sendPipelined } from './rawSender.ts'
@@ -224,7 +224,8 @@ function median(loads: Load[]): Load {
  * The gateway's Node flags: production's (`npm run start:prod`), or BENCH_NODE_FLAGS to measure
  * others ('' for none: V8's own young generation size).
  */
-const nodeFlags = process.env.BENCH_NODE_FLAGS === undefined ? productionNodeFlags() : process.env.BENCH_NODE_FLAGS.split(/\s+/).filter(Boolean)
+const production = productionCommand()
+const nodeFlags = process.env.BENCH_NODE_FLAGS === undefined ? production.nodeFlags : process.env.BENCH_NODE_FLAGS.split(/\s+/).filter(Boolean)
 const benchPort = () => 10_000 + Math.floor(Math.random() * 22_000)
 
 async function startGateway(devnet: Devnet, relayerKey: Hex, extraEnv: Record<string, string> = {}) {
@@ -235,6 +236,8 @@ async function startGateway(devnet: Devnet, relayerKey: Hex, extraEnv: Record<st
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',
+      // start:prod's own environment (MALLOC_ARENA_MAX); BENCH_GATEWAY_ENV below may change it.
+      ...production.env,
       NODE_ENV: 'production',
       LOG_LEVEL: 'info',
       PORT: String(port),
@@ -871,7 +874,18 @@ const report: Record<string, unknown> = {
   date: new Date().toISOString(),
   machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version },
   loadAverageAtStart: loadavg(),
-  settings: { roundSeconds, rounds, executeRounds, executeCount, blockTime, rawBatch, rawInFlight, nodeFlags, gatewayEnv: JSON.parse(process.env.BENCH_GATEWAY_ENV ?? '{}') as Record<string, string> },
+  settings: {
+    roundSeconds,
+    rounds,
+    executeRounds,
+    executeCount,
+    blockTime,
+    rawBatch,
+    rawInFlight,
+    nodeFlags,
+    productionEnv: production.env,
+    gatewayEnv: JSON.parse(process.env.BENCH_GATEWAY_ENV ?? '{}') as Record<string, string>,
+  },
 }
 const startedAt = performance.now()
 /** Stops whatever is still running (anvil nodes, gateways, their journals), in reverse order. */
@@ -894,7 +908,7 @@ try {
   phase = 'build'
   process.stdout.write('building the gateway (npm run build)...\n')
   execFileSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' })
-  process.stdout.write(`the gateway runs as: node ${[...nodeFlags, 'dist/main.js'].join(' ')}\n`)
+  process.stdout.write(`the gateway runs as: ${[...Object.entries(production.env).map(([k, v]) => `${k}=${v}`), 'node', ...nodeFlags, 'dist/main.js'].join(' ')}\n`)
   phase = 'validate'
   if (only !== 'execute' && only !== 'workers' && only !== 'latency') await benchValidate(report)
   phase = 'execute'

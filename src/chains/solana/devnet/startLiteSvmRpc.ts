@@ -2,12 +2,14 @@
 // busy while it runs a transaction; the gateway's event loop stays free).
 import { fork } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
+import { projectFile } from '../../../config/projectFile.ts'
 
 export type LiteSvmRpcProcess = { url: string; genesisHash: string; pid: number; stop(): Promise<void> }
 
-// From source (tsx) the child runs the .ts file through tsx; from a build, the compiled .js.
+// From source (tsx) the child runs the .ts file through tsx; from a build, the bundle's own entry
+// point for it (scripts/build.ts).
 const fromSource = import.meta.url.endsWith('.ts')
-const entry = fileURLToPath(new URL(fromSource ? './liteSvmRpcProcess.ts' : './liteSvmRpcProcess.js', import.meta.url))
+const entry = fileURLToPath(fromSource ? new URL('./liteSvmRpcProcess.ts', import.meta.url) : projectFile('dist/liteSvmRpcProcess.js'))
 
 export async function startLiteSvmRpc({
   port = 0,

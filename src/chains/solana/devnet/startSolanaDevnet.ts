@@ -35,9 +35,10 @@ import { type SolanaDemoAgent, seedDemoAgent } from './seedDemoAgent.ts'
 import { type SolanaDemoDollar, seedDemoDollar } from './seedDemoDollar.ts'
 import { type PaymentsConfig, solanaClusterNetworks } from '../../../config/paymentsConfig.ts'
 import { type LiteSvmRpcProcess, startLiteSvmRpc } from './startLiteSvmRpc.ts'
+import { projectFile } from '../../../config/projectFile.ts'
 
-export const solanaProgramFile = fileURLToPath(new URL('../../../../programs/solana/intent_gateway.so', import.meta.url))
-const probeProgramFile = fileURLToPath(new URL('../../../../programs/solana/probe_target.so', import.meta.url))
+export const solanaProgramFile = fileURLToPath(projectFile('programs/solana/intent_gateway.so'))
+const probeProgramFile = fileURLToPath(projectFile('programs/solana/probe_target.so'))
 
 /** Fixed devnet keys (32-byte Ed25519 seeds), derived from public labels: never use them anywhere else. */
 const devSeed = devnetSeed

@@ -2,6 +2,7 @@
 // snapshot (GET /ops/state) and live feed (GET /ops/events), and the switches, each an
 // authenticated JSON endpoint journaled before it takes effect. Reading needs ops:read (or an
 // OPS_API_KEYS key), switching ops:write (or such a key); an agent's key is refused.
+import { projectFile } from '../../../config/projectFile.ts'
 import { readFileSync } from 'node:fs'
 import { PassThrough } from 'node:stream'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
@@ -46,7 +47,7 @@ export type OpsRoutesOptions = {
   onSwitch?: ((action: OpsAction) => void) | undefined
 }
 
-const pageDir = new URL('../../../ops/page/', import.meta.url)
+const pageDir = projectFile('src/ops/page/')
 const files = {
   '/ops': { type: 'text/html; charset=utf-8', name: 'index.html' },
   '/ops/app.js': { type: 'text/javascript; charset=utf-8', name: 'app.js' },
