@@ -6,12 +6,15 @@ import type { RuntimeChains, RuntimeContext } from '../../config/runtimeModule.t
 import { ConfigError } from '../../errors/configError.ts'
 import { GatewayError } from '../../errors/gatewayError.ts'
 import { createEvmAdapter } from './createEvmAdapter.ts'
+import { type EvmOptions, readEvmOptions } from './evmOptions.ts'
 import { createChainList } from './discovery/createChainList.ts'
 import { resolveChains } from './discovery/resolveChains.ts'
 
 export async function createEvmChains(configs: ChainConfig[], { settings, logger, rpcRecorder, journal, leases }: RuntimeContext): Promise<RuntimeChains> {
+  // Its own settings, as its module read them (the defaults where a configuration carries none).
+  const options = (settings.runtimeOptions?.evm as EvmOptions | undefined) ?? readEvmOptions({}, [])
   const needsDiscovery = configs.some((c) => c.rpcUrls.length === 0)
-  const chainList = needsDiscovery && settings.rpc.chainList ? createChainList({ ...settings.rpc.chainList, logger }) : undefined
+  const chainList = needsDiscovery ? createChainList({ ...options.chainList, logger }) : undefined
   const chains = await resolveChains({ chains: configs, chainList, production: settings.production, logger })
   const relayerKeys =
     settings.keys.relayerPrivateKeys && settings.keys.relayerPrivateKeys.length > 0 ? settings.keys.relayerPrivateKeys : settings.keys.relayerPrivateKey ? [settings.keys.relayerPrivateKey] : []
@@ -60,10 +63,10 @@ export async function createEvmChains(configs: ChainConfig[], { settings, logger
       maxGasPerExecution: settings.execution.maxGasPerExecution === undefined ? undefined : BigInt(settings.execution.maxGasPerExecution),
       rpcRecorder,
       confirmations: settings.execution.confirmations,
-      maxFeePerGas: settings.execution.maxFeePerGas === undefined ? undefined : BigInt(settings.execution.maxFeePerGas),
-      foldReads: settings.rpc.multicall ?? true,
-      cacheAnswers: settings.rpc.validateCache ?? false,
-      simulationGatherMs: settings.execution.simulationGatherMs,
+      maxFeePerGas: options.maxFeePerGas === undefined ? undefined : BigInt(options.maxFeePerGas),
+      foldReads: options.multicall,
+      cacheAnswers: options.validateCache,
+      simulationGatherMs: options.simulationGatherMs,
       // Transactions of another instance of the chain (reset) hold no nonce on this one.
       unsettledTransactions: async (relayer, chainInstance) =>
         (await journal.pending({ chainId: chain.chainId, relayer }))
