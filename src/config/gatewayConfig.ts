@@ -132,16 +132,21 @@ export type RpcConfig = {
   pollMs: number
 }
 
+/**
+ * The relayer keys held in the process, each written by its runtime's `readSettings` under its
+ * own name and copied as it comes (loadConfig names none); absent: that runtime has none here.
+ */
 export type KeysConfig = {
-  relayerPrivateKey: Hex | undefined
+  /** The first EVM relayer key. */
+  relayerPrivateKey?: Hex | undefined
   /** Every EVM relayer key (RELAYER_PRIVATE_KEY, then RELAYER_PRIVATE_KEYS): a pool, each key its own nonce sequence. */
-  relayerPrivateKeys: Hex[]
+  relayerPrivateKeys?: Hex[] | undefined
   /** The Sui relayer's key (`suiprivkey1…`); without it, Sui chains validate only. */
-  suiRelayerPrivateKey: string | undefined
+  suiRelayerPrivateKey?: string | undefined
   /** The Solana relayer's 32-byte seed (SOLANA_RELAYER_PRIVATE_KEY); without it, Solana chains validate only. */
-  solanaRelayerPrivateKey: Uint8Array | undefined
+  solanaRelayerPrivateKey?: Uint8Array | undefined
   /** A funded Solana account named as fee payer of validate simulations (nothing is signed or paid). */
-  solanaSimulationFeePayer: string | undefined
+  solanaSimulationFeePayer?: string | undefined
 }
 
 export type ExecutionConfig = {

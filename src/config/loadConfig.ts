@@ -22,8 +22,8 @@ import { hashApiKey } from '../crypto/hashApiKey.ts'
 import { checkRpcUrl } from './checkRpcUrl.ts'
 import { ConfigError } from '../errors/configError.ts'
 import { parseChainId } from '../ports/chainId.ts'
-import type { AuthConfig, ChainConfig, Env, GatewayConfig } from './gatewayConfig.ts'
-import type { RuntimeModule, RuntimeSettings } from './runtimeModule.ts'
+import type { AuthConfig, ChainConfig, Env, GatewayConfig, KeysConfig } from './gatewayConfig.ts'
+import type { RuntimeModule } from './runtimeModule.ts'
 
 const chainVariables = ['EXECUTOR_ADDRESSES', 'VALIDATOR_ADDRESSES', 'REGISTRY_ADDRESSES', 'RPC_URLS'] as const
 const addressVariables = ['EXECUTOR_ADDRESSES', 'VALIDATOR_ADDRESSES', 'REGISTRY_ADDRESSES'] as const
@@ -56,23 +56,16 @@ export function loadConfig(env: Env, runtimes: readonly RuntimeModule[]): Gatewa
   }
 
   const settingsByRuntime = runtimes.map((r) => [r.chainType, r.readSettings(env, { production, problems })] as const)
-  const { options: _, ...runtimeSettings }: RuntimeSettings = Object.assign({}, ...settingsByRuntime.map(([, settings]) => settings))
   const runtimeOptions = Object.fromEntries(settingsByRuntime.flatMap(([chainType, { options }]) => (options === undefined ? [] : [[chainType, options]])))
-  const relayerPrivateKeys = runtimeSettings.relayerPrivateKeys ?? []
-  const relayerPrivateKey = relayerPrivateKeys[0]
-  const keys: GatewayConfig['keys'] = {
-    relayerPrivateKey,
-    relayerPrivateKeys,
-    suiRelayerPrivateKey: runtimeSettings.suiRelayerPrivateKey,
-    solanaRelayerPrivateKey: runtimeSettings.solanaRelayerPrivateKey,
-    solanaSimulationFeePayer: runtimeSettings.solanaSimulationFeePayer,
-  }
+  // Each runtime's keys, under the names it reads them into (KeysConfig), copied as they come.
+  const keys: KeysConfig = Object.assign({}, ...settingsByRuntime.map(([, { options: _, ...runtimeKeys }]) => runtimeKeys))
+  const relayerPrivateKeys = keys.relayerPrivateKeys ?? []
   const signers = signersConfig(env)
   problems.push(...signers.problems)
   const payments = parsePaymentsConfig(env, {
     facilitatorKeys: signers.value.facilitator,
-    relayerPrivateKey,
-    solanaRelayerPrivateKey: runtimeSettings.solanaRelayerPrivateKey,
+    relayerPrivateKey: keys.relayerPrivateKey,
+    solanaRelayerPrivateKey: keys.solanaRelayerPrivateKey,
     chainIds: devnet ? undefined : chains.map((c) => c.chainId),
     problems,
     production,

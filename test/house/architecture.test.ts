@@ -5,6 +5,8 @@ import assert from 'node:assert/strict'
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { describe, it } from 'node:test'
+import { chainTypes, parseChainId } from '../../src/ports/chainId.ts'
+import { runtimes as runtimeModules } from '../../src/runtimes.ts'
 
 const src = resolve(import.meta.dirname, '../../src')
 const runtimes = readdirSync(join(src, 'chains')).filter((name) => statSync(join(src, 'chains', name)).isDirectory())
@@ -71,6 +73,24 @@ describe('the house (import rules of src/)', () => {
     assert.deepEqual(show(wrong), [])
     const listed = readFileSync(join(src, 'storageEngines.ts'), 'utf8').match(/export const storageEngines[^=]*=\s*\[([^\]]*)\]/)?.[1]
     assert.equal(listed?.split(',').filter((e) => e.trim()).length, engines.length, 'one entry per engine folder')
+  })
+
+  it('lists the chain types in one place, ports/chainId.ts, that the runtime list agrees with: a new runtime is its folder, its line in src/runtimes.ts and its entry there', () => {
+    for (const module of runtimeModules) {
+      const parsed = parseChainId(`${module.namespace}:1`)
+      assert.equal(typeof parsed === 'string' ? parsed : parsed.chainType, module.chainType, `the port gives ${module.namespace} to ${module.name}'s chain type`)
+    }
+    assert.deepEqual([...chainTypes].sort(), runtimeModules.map((m) => m.chainType).sort())
+    assert.deepEqual([...runtimes].sort(), [...chainTypes].sort(), 'one folder under chains/ per chain type')
+    // A hand-kept list (an enum, a union) names every chain type on one line: the schemas, the
+    // domain and the configuration read `chainTypes` instead.
+    const handKept = sourceFiles(src).filter((file) => {
+      if (file === 'ports/chainId.ts' || runtimeOf(file)) return false
+      return readFileSync(join(src, file), 'utf8')
+        .split('\n')
+        .some((line) => chainTypes.every((type) => line.includes(`'${type}'`)))
+    })
+    assert.deepEqual(handKept, [])
   })
 
   it('has no circle between rooms', () => {

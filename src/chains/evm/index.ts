@@ -21,7 +21,7 @@ export const evmModule: RuntimeModule = {
   discoversEndpoints: true,
   readSettings(env, { production, problems }) {
     const relayerPrivateKeys = readRelayerKeys(env, production, problems)
-    return { relayerPrivateKeys, options: readEvmOptions(env, problems) }
+    return { relayerPrivateKey: relayerPrivateKeys[0], relayerPrivateKeys, options: readEvmOptions(env, problems) }
   },
   hasRelayer: (config) =>
     (config.keys.relayerPrivateKeys?.length ?? 0) > 0 || config.keys.relayerPrivateKey !== undefined || config.signers.kms.keyIds.length > 0 || config.signers.pkcs11 !== undefined,
