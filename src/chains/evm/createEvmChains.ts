@@ -1,10 +1,8 @@
 // The EVM chains' adapters: endpoints for every chain (configured or discovered), the relayer keys
 // (in the process, in KMS, in a PKCS#11 token) shared by every chain, one adapter per chain.
-import type { LocalAccount } from 'viem'
 import type { ChainConfig } from '../../config/gatewayConfig.ts'
 import type { RuntimeChains, RuntimeContext } from '../../config/runtimeModule.ts'
-import { ConfigError } from '../../errors/configError.ts'
-import { GatewayError } from '../../errors/gatewayError.ts'
+import { openEvmRelayerKeys } from '../../signers/openEvmRelayerKeys.ts'
 import { createEvmAdapter } from './createEvmAdapter.ts'
 import { type EvmOptions, readEvmOptions } from './evmOptions.ts'
 import { createChainList } from './discovery/createChainList.ts'
@@ -26,28 +24,8 @@ export async function createEvmChains(configs: ChainConfig[], { settings, logger
       )
     }
   }
-  // Keys that never enter the process: their addresses are read from KMS at start-up.
-  const kms = settings.signers?.kms
-  let remoteAccounts: Array<LocalAccount & { backend: string }> = []
-  try {
-    if (kms && kms.keyIds.length > 0) {
-      // KMS's SDK is loaded only when a KMS key is configured.
-      const { createKmsSigner } = await import('../../signers/createKmsSigner.ts')
-      remoteAccounts = await Promise.all(kms.keyIds.map((keyId) => createKmsSigner({ keyId, region: kms.region!, endpoint: kms.endpoint })))
-    }
-  } catch (err) {
-    throw new ConfigError([`RELAYER_KMS_KEY_IDS: ${err instanceof GatewayError ? `${err.shortMessage} (${err.details})` : err instanceof Error ? err.message : String(err)}`])
-  }
-  const token = settings.signers?.pkcs11
-  if (token) {
-    try {
-      // The native binding is loaded only when a token is configured.
-      const { createPkcs11Signer } = await import('../../signers/createPkcs11Signer.ts')
-      remoteAccounts.push(...token.keyLabels.map((keyLabel) => createPkcs11Signer({ ...token, keyLabel })))
-    } catch (err) {
-      throw new ConfigError([`RELAYER_PKCS11_KEY_LABELS: ${err instanceof Error ? err.message : String(err)}`])
-    }
-  }
+  // Keys that never enter the process (KMS, a PKCS#11 token), opened through signers/: their addresses are read at start-up.
+  const remoteAccounts = await openEvmRelayerKeys(settings.signers)
   if (remoteAccounts.length > 0) logger.info({ relayers: remoteAccounts.map((a) => ({ address: a.address, signer: a.backend })) }, 'relayer keys held outside the process')
   const adapters = chains.map((chain) =>
     createEvmAdapter({
