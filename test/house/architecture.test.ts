@@ -93,6 +93,14 @@ describe('the house (import rules of src/)', () => {
     assert.deepEqual(handKept, [])
   })
 
+  it("opens a key held outside the process only through signers/'s openers: no file elsewhere reaches a KMS or PKCS#11 backend or their SDKs", () => {
+    const backends = ['signers/createKmsSigner.ts', 'signers/createPkcs11Signer.ts', 'signers/createKmsEd25519Signer.ts', 'signers/createPkcs11EdDsaSigner.ts', 'signers/openPkcs11Key.ts']
+    const wrong = imports.filter(({ from, to }) => backends.includes(to) && !from.startsWith('signers/'))
+    assert.deepEqual(show(wrong), [])
+    const sdks = sourceFiles(src).filter((file) => !file.startsWith('signers/') && /from '(pkcs11js|@aws-sdk\/client-kms)'|\('(pkcs11js|@aws-sdk\/client-kms)'\)/.test(readFileSync(join(src, file), 'utf8')))
+    assert.deepEqual(sdks, [])
+  })
+
   it('has no circle between rooms', () => {
     const edges = new Map<string, Set<string>>()
     for (const { from, to } of imports) {
