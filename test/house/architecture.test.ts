@@ -97,7 +97,9 @@ describe('the house (import rules of src/)', () => {
     const backends = ['signers/createKmsSigner.ts', 'signers/createPkcs11Signer.ts', 'signers/createKmsEd25519Signer.ts', 'signers/createPkcs11EdDsaSigner.ts', 'signers/openPkcs11Key.ts']
     const wrong = imports.filter(({ from, to }) => backends.includes(to) && !from.startsWith('signers/'))
     assert.deepEqual(show(wrong), [])
-    const sdks = sourceFiles(src).filter((file) => !file.startsWith('signers/') && /from '(pkcs11js|@aws-sdk\/client-kms)'|\('(pkcs11js|@aws-sdk\/client-kms)'\)/.test(readFileSync(join(src, file), 'utf8')))
+    const sdks = sourceFiles(src).filter(
+      (file) => !file.startsWith('signers/') && /from '(pkcs11js|@aws-sdk\/client-kms)'|\('(pkcs11js|@aws-sdk\/client-kms)'\)/.test(readFileSync(join(src, file), 'utf8')),
+    )
     assert.deepEqual(sdks, [])
   })
 
