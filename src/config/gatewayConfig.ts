@@ -77,7 +77,9 @@ export type GatewayConfig = {
   interfaces: InterfacesConfig
   /**
    * Each runtime's own settings beyond its relayer key, by chain type, in the shape its module
-   * reads (`RuntimeModule.readSettings` writes them, its `createChains` reads them back).
+   * reads (`RuntimeModule.readSettings` writes them, its `createChains` reads them back): EVM's
+   * chain list, Multicall3, validate cache, simulation gathering and re-pricing ceiling
+   * (chains/evm/evmOptions.ts), Solana's priority-fee ceiling (chains/solana/solanaOptions.ts).
    */
   runtimeOptions: Record<string, unknown>
 }
@@ -128,24 +130,23 @@ export type RpcConfig = {
   timeoutMs: number
   /** How often the block watch reads each chain's head while executions wait for their receipts (RECEIPT_POLL_MS). */
   pollMs: number
-  /** Fold concurrent validator reads into one Multicall3 call where a chain has it (MULTICALL, default true). */
-  multicall: boolean
-  /** Keep validator answers for the block they were read on (VALIDATE_CACHE, default false). */
-  validateCache: boolean
-  /** Where EVM chains without RPC_URLS find their public endpoints. */
-  chainList: { url: string; timeoutMs: number; ttlMs: number; cacheFile: string }
 }
 
+/**
+ * The relayer keys held in the process, each written by its runtime's `readSettings` under its
+ * own name and copied as it comes (loadConfig names none); absent: that runtime has none here.
+ */
 export type KeysConfig = {
-  relayerPrivateKey: Hex | undefined
+  /** The first EVM relayer key. */
+  relayerPrivateKey?: Hex | undefined
   /** Every EVM relayer key (RELAYER_PRIVATE_KEY, then RELAYER_PRIVATE_KEYS): a pool, each key its own nonce sequence. */
-  relayerPrivateKeys: Hex[]
+  relayerPrivateKeys?: Hex[] | undefined
   /** The Sui relayer's key (`suiprivkey1…`); without it, Sui chains validate only. */
-  suiRelayerPrivateKey: string | undefined
+  suiRelayerPrivateKey?: string | undefined
   /** The Solana relayer's 32-byte seed (SOLANA_RELAYER_PRIVATE_KEY); without it, Solana chains validate only. */
-  solanaRelayerPrivateKey: Uint8Array | undefined
+  solanaRelayerPrivateKey?: Uint8Array | undefined
   /** A funded Solana account named as fee payer of validate simulations (nothing is signed or paid). */
-  solanaSimulationFeePayer: string | undefined
+  solanaSimulationFeePayer?: string | undefined
 }
 
 export type ExecutionConfig = {
@@ -157,12 +158,8 @@ export type ExecutionConfig = {
   reconcileIntervalMs: number
   /** Blocks deep (1 = in the latest block) before an execution is reported final (CONFIRMATIONS). */
   confirmations: number
-  /** The most the relayer pays per gas, in wei (a safe integer: at most 10^14), when it re-prices a stuck execution (MAX_FEE_PER_GAS_GWEI); undefined: never re-priced. */
-  maxFeePerGas: number | undefined
   /** The most gas the relayer pays for one execution; above it, 422 (0x06). */
   maxGasPerExecution: number
-  /** Under load, an EVM chain's execute simulations at the pending state gather (while the gateway's own transactions crowd the node's pool, until a block takes them; else until executes stop arriving), none longer than this many ms (EVM_SIMULATION_GATHER_MS); 0: at once. */
-  simulationGatherMs: number
   /** Refuse unsigned execute requests at once (401, 0xE5): production, unless ALLOW_UNSIGNED_INTENTS. */
   requireSignedIntents: boolean
 }

@@ -49,7 +49,6 @@ describe('loadConfig', () => {
     assert.equal(config.server.host, '0.0.0.0')
     assert.deepEqual(config.chains, [{ chainId: 'eip155:84532', chainType: 'evm', reference: '84532', rpcUrls: ['https://sepolia.base.example/v1/abc'], executor: a, validator: b, registry: c }])
     assert.equal(config.server.bodyLimit, 65536)
-    assert.equal(config.rpc.chainList.url, 'https://chainlist.org/rpcs.json')
   })
 
   it('reads a pool of relayer keys (RELAYER_PRIVATE_KEY, then RELAYER_PRIVATE_KEYS, each once) and names a bad one by its place, never its value', () => {
@@ -138,12 +137,6 @@ describe('loadConfig', () => {
       'RPC_URLS: chain 84532 [2]: scheme ws: is not supported (use http or https)',
     ])
     assert.deepEqual(problems({ ...complete, RPC_URLS: JSON.stringify({ '84532': [] }) }), ['RPC_URLS: chain 84532: the list is empty (leave the chain out to discover its endpoints)'])
-  })
-
-  it('reads the chain-list settings', () => {
-    const config = loadConfig({ ...complete, CHAINLIST_URL: 'http://127.0.0.1:9999/rpcs.json', CHAINLIST_TIMEOUT_MS: '250', CHAINLIST_TTL_MS: '0', CHAINLIST_CACHE_FILE: '/tmp/x.json' })
-    assert.deepEqual(config.rpc.chainList, { url: 'http://127.0.0.1:9999/rpcs.json', timeoutMs: 250, ttlMs: 0, cacheFile: '/tmp/x.json' })
-    assert.deepEqual(problems({ ...complete, CHAINLIST_URL: 'file:///etc/passwd' }), ['CHAINLIST_URL: scheme file: is not supported (use http or https)'])
   })
 
   it('reads the journal and shutdown settings: a file outside the devnet, in memory on it', () => {
@@ -327,15 +320,13 @@ describe('loadConfig', () => {
     ])
   })
 
-  it('reads CONFIRMATIONS and the re-pricing fee ceiling MAX_FEE_PER_GAS_GWEI', () => {
-    const base = loadConfig(complete)
-    assert.deepEqual([base.execution.confirmations, base.execution.maxFeePerGas], [1, 100_000_000_000])
+  it('reads CONFIRMATIONS; the EVM settings (MAX_FEE_PER_GAS_GWEI: src/chains/evm/evmOptions.test.ts) are read with the runtimes, first, and kept under runtimeOptions.evm', () => {
+    assert.equal(loadConfig(complete).execution.confirmations, 1)
     const set = loadConfig({ ...complete, CONFIRMATIONS: '12', MAX_FEE_PER_GAS_GWEI: '2.5' })
-    assert.deepEqual([set.execution.confirmations, set.execution.maxFeePerGas], [12, 2_500_000_000])
-    assert.equal(loadConfig({ ...complete, MAX_FEE_PER_GAS_GWEI: '0' }).execution.maxFeePerGas, undefined, '0 turns re-pricing off')
+    assert.deepEqual([set.execution.confirmations, (set.runtimeOptions.evm as { maxFeePerGas: number }).maxFeePerGas], [12, 2_500_000_000])
     assert.deepEqual(problems({ ...complete, CONFIRMATIONS: '0', MAX_FEE_PER_GAS_GWEI: '-1' }), [
-      'CONFIRMATIONS: "0" is not an integer between 1 and 1000',
       'MAX_FEE_PER_GAS_GWEI: "-1" is not an amount of gwei between 0 and 100000 (up to 9 decimals; 0 turns re-pricing off)',
+      'CONFIRMATIONS: "0" is not an integer between 1 and 1000',
     ])
   })
 
@@ -350,18 +341,6 @@ describe('loadConfig', () => {
       'ALLOW_UNSIGNED_INTENTS: "maybe" is not true or false',
       'MAX_GAS_PER_EXECUTION: "100" is not an integer between 21000 and 1000000000',
     ])
-  })
-
-  it('folds validator reads into Multicall3 unless MULTICALL is false', () => {
-    assert.equal(loadConfig(complete).rpc.multicall, true)
-    assert.equal(loadConfig({ ...complete, MULTICALL: 'false' }).rpc.multicall, false)
-    assert.deepEqual(problems({ ...complete, MULTICALL: 'sometimes' }), ['MULTICALL: "sometimes" is not true or false'])
-  })
-
-  it('keeps validator answers per block only when VALIDATE_CACHE is true', () => {
-    assert.equal(loadConfig(complete).rpc.validateCache, false)
-    assert.equal(loadConfig({ ...complete, VALIDATE_CACHE: 'true' }).rpc.validateCache, true)
-    assert.deepEqual(problems({ ...complete, VALIDATE_CACHE: 'block' }), ['VALIDATE_CACHE: "block" is not true or false'])
   })
 
   it("lets the heap grow 50% past the last full collection unless HEAP_GROWING_PERCENT says otherwise (0: V8's own)", () => {

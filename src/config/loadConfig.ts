@@ -17,17 +17,16 @@ import { eventStreamsConfig } from './eventStreamsConfig.ts'
 import { idempotencyConfig } from './idempotencyConfig.ts'
 import { readTrustedProxies } from './readTrustedProxies.ts'
 import { privateKeyToAccount } from 'viem/accounts'
-import { homedir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { resolve } from 'node:path'
 import { hashApiKey } from '../crypto/hashApiKey.ts'
+import { checkRpcUrl } from './checkRpcUrl.ts'
 import { ConfigError } from '../errors/configError.ts'
 import { parseChainId } from '../ports/chainId.ts'
-import type { AuthConfig, ChainConfig, Env, GatewayConfig } from './gatewayConfig.ts'
-import type { RuntimeModule, RuntimeSettings } from './runtimeModule.ts'
+import type { AuthConfig, ChainConfig, Env, GatewayConfig, KeysConfig } from './gatewayConfig.ts'
+import type { RuntimeModule } from './runtimeModule.ts'
 
 const chainVariables = ['EXECUTOR_ADDRESSES', 'VALIDATOR_ADDRESSES', 'REGISTRY_ADDRESSES', 'RPC_URLS'] as const
 const addressVariables = ['EXECUTOR_ADDRESSES', 'VALIDATOR_ADDRESSES', 'REGISTRY_ADDRESSES'] as const
-export const defaultChainListUrl = 'https://chainlist.org/rpcs.json'
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
 
 /**
@@ -57,23 +56,16 @@ export function loadConfig(env: Env, runtimes: readonly RuntimeModule[]): Gatewa
   }
 
   const settingsByRuntime = runtimes.map((r) => [r.chainType, r.readSettings(env, { production, problems })] as const)
-  const { options: _, ...runtimeSettings }: RuntimeSettings = Object.assign({}, ...settingsByRuntime.map(([, settings]) => settings))
   const runtimeOptions = Object.fromEntries(settingsByRuntime.flatMap(([chainType, { options }]) => (options === undefined ? [] : [[chainType, options]])))
-  const relayerPrivateKeys = runtimeSettings.relayerPrivateKeys ?? []
-  const relayerPrivateKey = relayerPrivateKeys[0]
-  const keys: GatewayConfig['keys'] = {
-    relayerPrivateKey,
-    relayerPrivateKeys,
-    suiRelayerPrivateKey: runtimeSettings.suiRelayerPrivateKey,
-    solanaRelayerPrivateKey: runtimeSettings.solanaRelayerPrivateKey,
-    solanaSimulationFeePayer: runtimeSettings.solanaSimulationFeePayer,
-  }
+  // Each runtime's keys, under the names it reads them into (KeysConfig), copied as they come.
+  const keys: KeysConfig = Object.assign({}, ...settingsByRuntime.map(([, { options: _, ...runtimeKeys }]) => runtimeKeys))
+  const relayerPrivateKeys = keys.relayerPrivateKeys ?? []
   const signers = signersConfig(env)
   problems.push(...signers.problems)
   const payments = parsePaymentsConfig(env, {
     facilitatorKeys: signers.value.facilitator,
-    relayerPrivateKey,
-    solanaRelayerPrivateKey: runtimeSettings.solanaRelayerPrivateKey,
+    relayerPrivateKey: keys.relayerPrivateKey,
+    solanaRelayerPrivateKey: keys.solanaRelayerPrivateKey,
     chainIds: devnet ? undefined : chains.map((c) => c.chainId),
     problems,
     production,
@@ -113,13 +105,6 @@ export function loadConfig(env: Env, runtimes: readonly RuntimeModule[]): Gatewa
   const ops = opsConfig(env, { production, agentKeyHashes: auth.keyHashes })
   problems.push(...ops.problems)
 
-  const chainListUrl = env.CHAINLIST_URL?.trim() || defaultChainListUrl
-  const urlProblem = checkRpcUrl(chainListUrl)
-  if (urlProblem) problems.push(`CHAINLIST_URL: ${urlProblem}`)
-  const chainListTimeoutMs = readInteger(env, 'CHAINLIST_TIMEOUT_MS', { min: 100, max: 60_000, fallback: 5_000 }, problems)
-  const chainListTtlMs = readInteger(env, 'CHAINLIST_TTL_MS', { min: 0, max: 7 * 24 * 3_600_000, fallback: 3_600_000 }, problems)
-  const chainListCacheFile = env.CHAINLIST_CACHE_FILE?.trim() || join(homedir(), '.cache', 'intent-gateway', 'chainlist.json')
-
   const journalPath = env.JOURNAL_PATH?.trim() || (devnet ? ':memory:' : resolve('data', 'journal.sqlite'))
   const journalSync = env.JOURNAL_SYNCHRONOUS?.trim().toLowerCase() || 'full'
   if (journalSync !== 'full' && journalSync !== 'normal') problems.push(`JOURNAL_SYNCHRONOUS: "${journalSync.slice(0, 20)}" is not full or normal`)
@@ -137,12 +122,8 @@ export function loadConfig(env: Env, runtimes: readonly RuntimeModule[]): Gatewa
   const shutdownTimeoutMs = readInteger(env, 'SHUTDOWN_TIMEOUT_MS', { min: 0, max: 600_000, fallback: 40_000 }, problems)
   const allowUnsignedIntents = readBoolean(env, 'ALLOW_UNSIGNED_INTENTS', problems)
   const maxGasPerExecution = readInteger(env, 'MAX_GAS_PER_EXECUTION', { min: 21_000, max: 1_000_000_000, fallback: 5_000_000 }, problems)
-  const simulationGatherMs = readInteger(env, 'EVM_SIMULATION_GATHER_MS', { min: 0, max: 10_000, fallback: 200 }, problems)
 
   const confirmations = readInteger(env, 'CONFIRMATIONS', { min: 1, max: 1_000, fallback: 1 }, problems)
-  const maxFeePerGas = readGwei(env, 'MAX_FEE_PER_GAS_GWEI', { max: 100_000, fallback: '100' }, problems)
-  const multicall = readBoolean(env, 'MULTICALL', problems, true)
-  const validateCache = readBoolean(env, 'VALIDATE_CACHE', problems, false)
   const heapGrowingPercent = readInteger(env, 'HEAP_GROWING_PERCENT', { min: 0, max: 1000, fallback: 50 }, problems)
   const workers = workersConfig(env)
   problems.push(...workers.problems)
@@ -170,9 +151,6 @@ export function loadConfig(env: Env, runtimes: readonly RuntimeModule[]): Gatewa
     rpc: {
       timeoutMs: rpcTimeoutMs!,
       pollMs: receiptPollMs!,
-      multicall,
-      validateCache,
-      chainList: { url: chainListUrl, timeoutMs: chainListTimeoutMs!, ttlMs: chainListTtlMs!, cacheFile: chainListCacheFile },
     },
     keys,
     signers: signers.value,
@@ -180,9 +158,7 @@ export function loadConfig(env: Env, runtimes: readonly RuntimeModule[]): Gatewa
       receiptTimeoutMs: receiptTimeoutMs!,
       reconcileIntervalMs: reconcileIntervalMs!,
       confirmations: confirmations!,
-      maxFeePerGas,
       maxGasPerExecution: maxGasPerExecution!,
-      simulationGatherMs: simulationGatherMs!,
       requireSignedIntents: production && !allowUnsignedIntents,
       idempotencyKeyTtlMs: idempotency.value.keyTtlMs,
     },
@@ -199,18 +175,6 @@ export function loadConfig(env: Env, runtimes: readonly RuntimeModule[]): Gatewa
     interfaces: interfaces.value,
     runtimeOptions,
   }
-}
-
-/** An amount of gwei with up to 9 decimals, as wei; 0 turns the feature off (undefined). */
-function readGwei(env: Env, name: string, bounds: { max: number; fallback: string }, problems: string[]): number | undefined {
-  const raw = env[name]?.trim() || bounds.fallback
-  const match = /^(\d{1,9})(?:\.(\d{1,9}))?$/.exec(raw)
-  if (!match || Number(raw) > bounds.max) {
-    problems.push(`${name}: "${raw.slice(0, 20)}" is not an amount of gwei between 0 and ${bounds.max} (up to 9 decimals; 0 turns re-pricing off)`)
-    return undefined
-  }
-  const wei = BigInt(match[1]!) * 1_000_000_000n + BigInt((match[2] ?? '').padEnd(9, '0'))
-  return wei === 0n ? undefined : Number(wei)
 }
 
 function readChains(env: Env, runtimes: readonly RuntimeModule[], problems: string[]): ChainConfig[] {
@@ -355,18 +319,6 @@ function readChainMap(
 /** `a, b or c`. */
 function listed(items: readonly string[]): string {
   return items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} or ${items.at(-1)}`
-}
-
-function checkRpcUrl(value: string): string | undefined {
-  let url: URL
-  try {
-    url = new URL(value)
-  } catch {
-    return 'not a valid URL'
-  }
-  // Only the scheme is named: the rest of the URL may hold credentials.
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `scheme ${url.protocol} is not supported (use http or https)`
-  return undefined
 }
 
 /**

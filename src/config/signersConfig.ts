@@ -3,9 +3,16 @@
 // keys; the Solana and the Sui relayer key (Ed25519) in the same token or in KMS; and the x402
 // facilitator's own two keys (EVM, Solana) there too. Reads its own variables and reports its own
 // problems, for loadConfig to compose. The PIN is never echoed.
+import type { Hex } from 'viem'
 
-/** Where one key lives outside the process: an object in the RELAYER_PKCS11_* token, or a KMS key. */
-export type KeySource = (
+/**
+ * Where one key lives, for every role (a runtime's relayer, the facilitator of a payment family):
+ * in the process (`local`, read from the environment: `Secret` is its form, absent where the role
+ * has none), an object in the RELAYER_PKCS11_* token, or a KMS key. Opened by src/signers/
+ * (createEvmSigner, createEd25519Signer), and nowhere else.
+ */
+export type KeySource<Secret = never> = (
+  | ([Secret] extends [never] ? never : { backend: 'local'; secret: Secret })
   | { backend: 'pkcs11'; modulePath: string; tokenLabel: string; pin: string; keyLabel: string }
   | { backend: 'kms'; keyId: string; region: string; endpoint: string | undefined }
 ) & {
@@ -13,8 +20,11 @@ export type KeySource = (
   setting: string
 }
 
-/** Where a Solana or Sui relayer key (Ed25519) lives outside the process. */
-export type Ed25519KeySource = KeySource
+/** Where a secp256k1 key lives: in the process, its private key. */
+export type EvmKeySource = KeySource<Hex>
+
+/** Where a Solana or Sui relayer key, or the facilitator's Solana key (Ed25519), lives: in the process, its 32-byte seed. */
+export type Ed25519KeySource = KeySource<Uint8Array>
 
 /** The in-process x402 facilitator's keys held outside the process (absent: from the environment, or none). */
 export type FacilitatorKeySources = {

@@ -1,5 +1,6 @@
 // JSON Schema of the intent body: compiled by Fastify at the route and the source of the field
 // descriptions that error messages and the API document use.
+import { chainTypes } from '../ports/chainId.ts'
 
 const decimal = (what: string) =>
   ({
@@ -62,7 +63,7 @@ export const intentSchema = {
         },
       },
     },
-    chainType: { type: 'string', enum: ['evm', 'solana', 'sui'], description: 'optional runtime check: must match the chain chosen by X-Chain-Id' },
+    chainType: { type: 'string', enum: [...chainTypes], description: 'optional runtime check: must match the chain chosen by X-Chain-Id' },
     mode: {
       type: 'string',
       enum: ['executor', 'account'],

@@ -1,7 +1,16 @@
 // Chain ids as operators and agents write them: an EVM decimal id (`84532`) or CAIP-2
 // (`eip155:84532`, `solana:<genesis-hash-prefix>`, `sui:mainnet`). Both forms name one chain.
 
-export type ChainType = 'evm' | 'solana' | 'sui'
+/**
+ * The runtimes' CAIP-2 namespaces and their chain types: one entry per runtime (its module in
+ * src/runtimes.ts names the same pair). The schemas' chain-type enums are read from here.
+ */
+const runtimes = { eip155: 'evm', solana: 'solana', sui: 'sui' } as const
+
+export type ChainType = (typeof runtimes)[keyof typeof runtimes]
+
+/** Every chain type, in the order above. */
+export const chainTypes = Object.values(runtimes) as readonly ChainType[]
 
 export type ParsedChainId = {
   /** Canonical CAIP-2 form, used in responses and as the registry key. */
@@ -12,7 +21,6 @@ export type ParsedChainId = {
   chainType: ChainType | undefined
 }
 
-const runtimes: Record<string, ChainType> = { eip155: 'evm', solana: 'solana', sui: 'sui' }
 const caip2Pattern = /^([-a-z0-9]{3,8}):([-_a-zA-Z0-9]{1,32})$/
 const decimalPattern = /^[1-9][0-9]{0,15}$/
 
@@ -30,7 +38,7 @@ export function parseChainId(input: string): ParsedChainId | string {
   if (namespace === 'eip155' && !(decimalPattern.test(reference) && Number.isSafeInteger(Number(reference)))) {
     return `"${truncate(text)}" is not an EVM chain id: the reference after eip155: must be a positive decimal integer`
   }
-  return { caip2: `${namespace}:${reference}`, namespace, reference, chainType: runtimes[namespace] }
+  return { caip2: `${namespace}:${reference}`, namespace, reference, chainType: (runtimes as Record<string, ChainType>)[namespace] }
 }
 
 function truncate(text: string): string {

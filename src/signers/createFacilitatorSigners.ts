@@ -4,11 +4,10 @@
 // start-up naming its setting; the addresses are known from here on (the fleet's lease, the logs).
 import { base58 } from '@scure/base'
 import type { LocalAccount } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
 import type { FacilitatorConfig } from '../config/paymentsConfig.ts'
+import type { Ed25519KeySource, EvmKeySource } from '../config/signersConfig.ts'
 import { createEd25519Signer } from './createEd25519Signer.ts'
 import { createEvmSigner } from './createEvmSigner.ts'
-import { createLocalEd25519Signer } from './createLocalEd25519Signer.ts'
 import type { Ed25519Signer } from './ed25519Signer.ts'
 
 /** The in-process facilitator's keys, wherever they live. */
@@ -22,11 +21,15 @@ export type FacilitatorSigners = {
 }
 
 export async function createFacilitatorSigners(config: Extract<FacilitatorConfig, { kind: 'local' }>): Promise<FacilitatorSigners> {
-  const evm = config.evmKey ? await createEvmSigner(config.evmKey) : config.privateKey ? { ...privateKeyToAccount(config.privateKey), backend: 'local' } : undefined
-  const solana = config.solanaKey ? await createEd25519Signer(config.solanaKey) : config.solanaSecretKey ? createLocalEd25519Signer(config.solanaSecretKey.subarray(0, 32)) : undefined
+  // Each key as a KeySource (a key from the environment is `local`), opened the one way every key is.
+  const evmKey: EvmKeySource | undefined = config.evmKey ?? (config.privateKey ? { backend: 'local', secret: config.privateKey, setting: 'FACILITATOR_PRIVATE_KEY' } : undefined)
+  const solanaKey: Ed25519KeySource | undefined =
+    config.solanaKey ?? (config.solanaSecretKey ? { backend: 'local', secret: config.solanaSecretKey.subarray(0, 32), setting: 'FACILITATOR_SOLANA_PRIVATE_KEY' } : undefined)
+  const evm = evmKey ? await createEvmSigner(evmKey) : undefined
+  const solana = solanaKey ? await createEd25519Signer(solanaKey) : undefined
   const keys: FacilitatorSigners['keys'] = [
-    ...(evm ? [{ key: 'evm' as const, address: evm.address, signer: evm.backend, setting: config.evmKey?.setting ?? 'FACILITATOR_PRIVATE_KEY' }] : []),
-    ...(solana ? [{ key: 'solana' as const, address: base58.encode(solana.publicKey), signer: solana.backend, setting: config.solanaKey?.setting ?? 'FACILITATOR_SOLANA_PRIVATE_KEY' }] : []),
+    ...(evm && evmKey ? [{ key: 'evm' as const, address: evm.address, signer: evm.backend, setting: evmKey.setting }] : []),
+    ...(solana && solanaKey ? [{ key: 'solana' as const, address: base58.encode(solana.publicKey), signer: solana.backend, setting: solanaKey.setting }] : []),
   ]
   return { ...(evm ? { evm } : {}), ...(solana ? { solana } : {}), keys }
 }

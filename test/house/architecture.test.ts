@@ -5,6 +5,8 @@ import assert from 'node:assert/strict'
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { describe, it } from 'node:test'
+import { chainTypes, parseChainId } from '../../src/ports/chainId.ts'
+import { runtimes as runtimeModules } from '../../src/runtimes.ts'
 
 const src = resolve(import.meta.dirname, '../../src')
 const runtimes = readdirSync(join(src, 'chains')).filter((name) => statSync(join(src, 'chains', name)).isDirectory())
@@ -71,6 +73,34 @@ describe('the house (import rules of src/)', () => {
     assert.deepEqual(show(wrong), [])
     const listed = readFileSync(join(src, 'storageEngines.ts'), 'utf8').match(/export const storageEngines[^=]*=\s*\[([^\]]*)\]/)?.[1]
     assert.equal(listed?.split(',').filter((e) => e.trim()).length, engines.length, 'one entry per engine folder')
+  })
+
+  it('lists the chain types in one place, ports/chainId.ts, that the runtime list agrees with: a new runtime is its folder, its line in src/runtimes.ts and its entry there', () => {
+    for (const module of runtimeModules) {
+      const parsed = parseChainId(`${module.namespace}:1`)
+      assert.equal(typeof parsed === 'string' ? parsed : parsed.chainType, module.chainType, `the port gives ${module.namespace} to ${module.name}'s chain type`)
+    }
+    assert.deepEqual([...chainTypes].sort(), runtimeModules.map((m) => m.chainType).sort())
+    assert.deepEqual([...runtimes].sort(), [...chainTypes].sort(), 'one folder under chains/ per chain type')
+    // A hand-kept list (an enum, a union) names every chain type on one line: the schemas, the
+    // domain and the configuration read `chainTypes` instead.
+    const handKept = sourceFiles(src).filter((file) => {
+      if (file === 'ports/chainId.ts' || runtimeOf(file)) return false
+      return readFileSync(join(src, file), 'utf8')
+        .split('\n')
+        .some((line) => chainTypes.every((type) => line.includes(`'${type}'`)))
+    })
+    assert.deepEqual(handKept, [])
+  })
+
+  it("opens a key held outside the process only through signers/'s openers: no file elsewhere reaches a KMS or PKCS#11 backend or their SDKs", () => {
+    const backends = ['signers/createKmsSigner.ts', 'signers/createPkcs11Signer.ts', 'signers/createKmsEd25519Signer.ts', 'signers/createPkcs11EdDsaSigner.ts', 'signers/openPkcs11Key.ts']
+    const wrong = imports.filter(({ from, to }) => backends.includes(to) && !from.startsWith('signers/'))
+    assert.deepEqual(show(wrong), [])
+    const sdks = sourceFiles(src).filter(
+      (file) => !file.startsWith('signers/') && /from '(pkcs11js|@aws-sdk\/client-kms)'|\('(pkcs11js|@aws-sdk\/client-kms)'\)/.test(readFileSync(join(src, file), 'utf8')),
+    )
+    assert.deepEqual(sdks, [])
   })
 
   it('has no circle between rooms', () => {

@@ -42,7 +42,7 @@ describe('operator console switches', () => {
         chains: [devnet.chain],
         keys: { relayerPrivateKey: devnetAccounts.relayer },
         auth: { keyHashes: [hashApiKey(agentKey)], requireForValidate: false },
-        execution: { receiptTimeoutMs: 10_000, maxFeePerGas: 100_000_000_000 },
+        execution: { receiptTimeoutMs: 10_000 },
         rpc: { timeoutMs: 2_000, pollMs: 20 },
         ops,
       } as Parameters<typeof testConfig>[0]),

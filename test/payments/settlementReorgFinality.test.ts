@@ -31,7 +31,7 @@ describe('finality rules in GET /chains', () => {
           production: false,
           chains: [devnet.chain],
           keys: { relayerPrivateKey: devnetAccounts.relayer },
-          execution: { receiptTimeoutMs: 10_000, maxFeePerGas: 100_000_000_000, confirmations: 3 },
+          execution: { receiptTimeoutMs: 10_000, confirmations: 3 },
           rpc: { timeoutMs: 2_000, pollMs: 20 },
           ops,
         } as Parameters<typeof testConfig>[0]),

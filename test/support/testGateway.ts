@@ -2,6 +2,7 @@
 // ports in front of it. Every e2e test file builds its world through these.
 import { type Address, type Hex, encodeFunctionData, parseEther } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
+import type { EvmOptions } from '../../src/chains/evm/evmOptions.ts'
 import { intentTypedData } from '../../src/chains/evm/intentTypedData.ts'
 import type { InterfacesConfig } from '../../src/config/interfacesConfig.ts'
 import type { ChainConfig } from '../../src/config/gatewayConfig.ts'
@@ -60,6 +61,7 @@ export async function startTestGateway(params: {
 }): Promise<TestGateway> {
   const logs: string[] = []
   const logger = createLogger({ level: 'info', destination: { write: (line: string) => void logs.push(line) } })
+  const defaults = testConfig({})
   const gateway = await createGateway({
     config: testConfig({
       production: params.production ?? false,
@@ -74,11 +76,18 @@ export async function startTestGateway(params: {
         eventStreams: { maxPerClient: 4, maxPerIntent: 16, max: Math.floor((params.maxConnections ?? 512) / 4), ...params.eventStreams },
         ...defined({ requestTimeoutMs: params.requestTimeoutMs, idleTimeoutMs: params.idleTimeoutMs, corsOrigins: params.corsOrigins, publicUrl: params.publicUrl }),
       },
-      rpc: { timeoutMs: params.rpcTimeoutMs ?? 2_000, pollMs: 20, ...defined({ chainList: params.chainList, validateCache: params.validateCache }) },
+      rpc: { timeoutMs: params.rpcTimeoutMs ?? 2_000, pollMs: 20 },
+      runtimeOptions: {
+        ...defaults.runtimeOptions,
+        evm: {
+          ...(defaults.runtimeOptions.evm as EvmOptions),
+          ...defined({ chainList: params.chainList, validateCache: params.validateCache }),
+          // Tests name the ceiling they test; otherwise stuck executions are not re-priced.
+          maxFeePerGas: params.maxFeePerGas,
+        },
+      },
       execution: {
         receiptTimeoutMs: params.receiptTimeoutMs ?? 10_000,
-        // Tests name the ceiling they test; otherwise stuck executions are not re-priced.
-        maxFeePerGas: params.maxFeePerGas,
         ...defined({
           maxGasPerExecution: params.maxGasPerExecution,
           reconcileIntervalMs: params.reconcileIntervalMs,

@@ -1,9 +1,11 @@
 // The EVM runtime as the gateway composes it (config/runtimeModule.ts): eip155 chains, their
-// relayer keys (in the process, in KMS or in a PKCS#11 token), endpoints found in the chain list,
-// and anvil as the devnet.
+// relayer keys (in the process, in KMS or in a PKCS#11 token), its own settings (evmOptions.ts:
+// the chain list its endpoints are found in, Multicall3, the validate cache, the simulation
+// gathering, the re-pricing ceiling), and anvil as the devnet.
 import { isAddress } from 'viem'
 import type { RuntimeModule } from '../../config/runtimeModule.ts'
 import { evmRuntime } from './evmRuntime.ts'
+import { readEvmOptions } from './evmOptions.ts'
 import { readRelayerKeys } from './evmSettings.ts'
 
 export const evmModule: RuntimeModule = {
@@ -18,7 +20,8 @@ export const evmModule: RuntimeModule = {
   },
   discoversEndpoints: true,
   readSettings(env, { production, problems }) {
-    return { relayerPrivateKeys: readRelayerKeys(env, production, problems) }
+    const relayerPrivateKeys = readRelayerKeys(env, production, problems)
+    return { relayerPrivateKey: relayerPrivateKeys[0], relayerPrivateKeys, options: readEvmOptions(env, problems) }
   },
   hasRelayer: (config) =>
     (config.keys.relayerPrivateKeys?.length ?? 0) > 0 || config.keys.relayerPrivateKey !== undefined || config.signers.kms.keyIds.length > 0 || config.signers.pkcs11 !== undefined,

@@ -3,10 +3,13 @@
 // Fastify's serializer drops fields a schema does not declare: every object whose fields are open
 // (the problem extensions, `signing`, `paymentRequired`, chain descriptions) says so with
 // `additionalProperties: true`. No `required` on answers: the serializer throws on a missing one.
+import { chainTypes } from '../../ports/chainId.ts'
 import { statusCodes } from '../../status/statusCodes.ts'
 
 const hex = (what: string, pattern?: string) => ({ type: 'string', description: what, ...(pattern ? { pattern } : {}) }) as const
 const ercCode = hex('the ERC-1066 code: 0x + two upper-case hex digits', '^0x[0-9A-F]{2}$')
+/** `evm, solana or sui`: the chain types, from the runtime list (ports/chainId.ts). */
+const chainTypeList = `${chainTypes.slice(0, -1).join(', ')} or ${chainTypes.at(-1)}`
 const intentHash = hex("keccak256 of the ABI-encoded intent (EVM), of the runtime's canonical intent bytes (Solana, Sui), or of the raw body when it is not an intent", '^0x[0-9a-f]{64}$')
 
 /** The headers every answer carries (docs/api-contract.md §3). */
@@ -19,7 +22,7 @@ export const commonResponseHeaders = {
   'X-ERC1066-Status': { ...ercCode, description: 'the ERC-1066 code of the outcome: 0x + two upper-case hex digits' },
   'X-Status-Code': { ...ercCode, description: 'the same value as X-ERC1066-Status' },
   'X-Intent-Hash': intentHash,
-  'X-Chain-Type': { type: 'string', enum: ['evm', 'solana', 'sui', ''], description: 'the runtime of the chain: evm, solana or sui (empty when no chain could be chosen)' },
+  'X-Chain-Type': { type: 'string', enum: [...chainTypes, ''], description: `the runtime of the chain: ${chainTypeList} (empty when no chain could be chosen)` },
   'X-Chain-Id': { type: 'string', description: 'the CAIP-2 id of the chain (eip155:84532), or the requested value when no chain could be chosen' },
   'X-Payment-Required': { type: 'string', enum: ['true', 'false'], description: '"true" exactly when the HTTP status is 402' },
 } as const
@@ -93,7 +96,7 @@ const outcomeFields = {
   description: { type: 'string', description: 'what the code means' },
   detail: { type: 'string', description: 'what happened, in words' },
   intentHash,
-  chainType: { type: 'string', description: 'evm, solana or sui' },
+  chainType: { type: 'string', description: chainTypeList },
   chainId: { type: 'string', description: 'the CAIP-2 id of the chain' },
   ...executionFields,
   signing,
