@@ -768,7 +768,9 @@ async function benchExecuteLatency(report: Record<string, unknown>) {
     await measure(10, 50)
     const latency: Record<string, ExecuteLatencyReturnType> = {}
     const fixed = Number(process.env.BENCH_LATENCY_COUNT ?? 0)
-    for (const connections of [1, 10, 50]) {
+    // BENCH_LATENCY_CONNECTIONS='200': other connection counts (the execute phase keeps 200 in flight).
+    const connectionCounts = process.env.BENCH_LATENCY_CONNECTIONS?.split(',').map(Number) ?? [1, 10, 50]
+    for (const connections of connectionCounts) {
       const runs: ExecuteLatencyReturnType[] = []
       for (let i = 0; i < rounds; i++) runs.push(await measure(connections, fixed || (quick ? Math.max(10, connections * 2) : Math.max(30, connections * 10))))
       latency[connections] = medianBy(runs, (r) => r.added.answer.p99Ms)
@@ -906,8 +908,11 @@ try {
       .join(' ')} (1, 5, 15 min; ${cpus().length} cores)\n`,
   )
   phase = 'build'
-  process.stdout.write('building the gateway (npm run build)...\n')
-  execFileSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' })
+  // A profile reads functions and packages by file: the compiled files, not the minified bundle
+  // (which production runs, and which holds less in memory: scripts/build.ts).
+  const build = profileDir ? 'build:files' : 'build'
+  process.stdout.write(`building the gateway (npm run ${build})...\n`)
+  execFileSync('npm', ['run', '--silent', build], { stdio: 'inherit' })
   process.stdout.write(`the gateway runs as: ${[...Object.entries(production.env).map(([k, v]) => `${k}=${v}`), 'node', ...nodeFlags, 'dist/main.js'].join(' ')}\n`)
   phase = 'validate'
   if (only !== 'execute' && only !== 'workers' && only !== 'latency') await benchValidate(report)

@@ -1,15 +1,17 @@
 // Starts the LiteSVM JSON-RPC front in a child process of its own (the SVM is native code and
 // busy while it runs a transaction; the gateway's event loop stays free).
 import { fork } from 'node:child_process'
+import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { projectFile } from '../../../config/projectFile.ts'
 
 export type LiteSvmRpcProcess = { url: string; genesisHash: string; pid: number; stop(): Promise<void> }
 
-// From source (tsx) the child runs the .ts file through tsx; from a build, the bundle's own entry
-// point for it (scripts/build.ts).
+// From source (tsx) the child runs the .ts file through tsx; from a build, the compiled file beside
+// this one (npm run build:files) or the bundle's own entry point for it (npm run build).
 const fromSource = import.meta.url.endsWith('.ts')
-const entry = fileURLToPath(fromSource ? new URL('./liteSvmRpcProcess.ts', import.meta.url) : projectFile('dist/liteSvmRpcProcess.js'))
+const beside = new URL(fromSource ? './liteSvmRpcProcess.ts' : './liteSvmRpcProcess.js', import.meta.url)
+const entry = fileURLToPath(fromSource || existsSync(beside) ? beside : projectFile('dist/liteSvmRpcProcess.js'))
 
 export async function startLiteSvmRpc({
   port = 0,
