@@ -11,7 +11,7 @@ import type { FacilitatorSpend } from './createSettlementSpendWatch.ts'
 import { defaultEvmMaxSettlementGas } from './evmSettlementGas.ts'
 import type { KeptSettlement } from './keepEvmSettlements.ts'
 import type { ResendOutcome } from './recheckSettlements.ts'
-import { settlementCallOf } from './settlementCallOf.ts'
+import { mechanismOf } from './mechanisms/mechanisms.ts'
 import { settlementPendingReason } from './settlementPending.ts'
 
 export type CreateSettlementResenderParameters = {
@@ -46,7 +46,7 @@ export function createSettlementResender({ account, facilitator, rpcUrlOf, timeo
   return async function resend(payment: PaymentRecord, kept: KeptSettlement): Promise<ResendOutcome> {
     try {
       const url = rpcUrlOf(payment.network)
-      const call = account && settlementCallOf(kept.payload, kept.requirements, account.address)
+      const call = account && mechanismOf(kept.requirements.network)?.settlementCallOf?.(kept.payload, kept.requirements, account.address)
       if (!account || !url || !call) return await throughFacilitator(kept)
       let client = clients.get(payment.network)
       if (!client) clients.set(payment.network, (client = walletFor(payment.network, url, account)))

@@ -9,6 +9,7 @@ import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
 import type { Logger } from 'pino'
 import type { Hex, PublicClient } from 'viem'
 import type { PaymentLedger } from '../ports/paymentLedger.ts'
+import { mechanismOf } from './mechanisms/mechanisms.ts'
 import { paymentKeyOf } from './paymentKeyOf.ts'
 
 /** What the ledger keeps of an EVM settlement: enough to send it again, as it was signed. */
@@ -29,7 +30,7 @@ export function keepEvmSettlements<F extends FacilitatorClient>({ facilitator, l
     return key.ok ? ledger.findByAuthorization(key.key) : undefined
   }
   const settle: FacilitatorClient['settle'] = async (payload, requirements) => {
-    if (!requirements.network.startsWith('eip155:')) return facilitator.settle(payload, requirements)
+    if (!mechanismOf(requirements.network)?.keepsSettlementBlocks) return facilitator.settle(payload, requirements)
     const payment = await paymentOf(payload, requirements).catch((err: unknown) => {
       log.warn({ err }, 'the payment of an EVM settlement could not be read; its settlement is not re-checked after a reorg')
       return undefined

@@ -2,7 +2,9 @@
 // family is a room of payments/mechanisms/ registered once (mechanisms.ts), and the shared payment
 // flow (admit, settle, finish, recovery) asks the mechanism of a payment's network instead of
 // testing the network's name.
-import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
+import type { x402ResourceServer } from '@x402/core/server'
+import type { Network, PaymentPayload, PaymentRequirements } from '@x402/core/types'
+import type { PrecedingTransaction } from '../../ports/chainAdapter.ts'
 import type { AuthorizationKey, PaymentRecord } from '../../ports/paymentLedger.ts'
 
 export type PaymentKey =
@@ -36,4 +38,18 @@ export type PaymentMechanism = {
   claimedPayer(inner: unknown): string | undefined
   /** Whether a reserved payment can still be decided by the chain (a crash left it): something on chain will tell. */
   mayStillLand(payment: PaymentRecord): boolean
+  /** Registers the family's x402 scheme with the resource server, for the networks priced on it. */
+  registerServerScheme(server: x402ResourceServer, networks: Network[]): void
+  /**
+   * The transaction its settlement will be, for the route's simulation to run after it (EVM: the
+   * EIP-3009 call from the facilitator's account); undefined when it cannot be known beforehand.
+   */
+  settlementCallOf?(payload: PaymentPayload, requirements: PaymentRequirements, facilitatorAddress: `0x${string}` | undefined): PrecedingTransaction | undefined
+  /**
+   * Whether one payer's settlements under way at once are capped (Solana: x402 sends them
+   * unsimulated, so concurrent ones against the same balance fail at the fee payer's cost).
+   */
+  capsSettlementsInFlight: boolean
+  /** Whether its settlements are kept with the block that mined them, for the re-check after a reorg (EVM). */
+  keepsSettlementBlocks: boolean
 }

@@ -1,7 +1,9 @@
 // The exact scheme on EVM networks (eip155): an EIP-3009 authorization, identified by (token,
 // payer, nonce); its validBefore bounds when anyone can settle it.
+import { registerExactEvmScheme } from '@x402/evm/exact/server'
 import type { Hex } from 'viem'
 import type { PaymentMechanism } from '../paymentMechanism.ts'
+import { settlementCallOf } from './settlementCallOf.ts'
 
 export const exactEvm: PaymentMechanism = {
   namespace: 'eip155',
@@ -24,4 +26,9 @@ export const exactEvm: PaymentMechanism = {
   },
   // The token itself says what became of an authorization (used, cancelled, or unused until its validBefore).
   mayStillLand: () => true,
+  registerServerScheme: (server, networks) => void registerExactEvmScheme(server, { networks }),
+  settlementCallOf,
+  // Estimated before it is sent: a settlement whose balance or authorization is gone is not sent, and costs nothing.
+  capsSettlementsInFlight: false,
+  keepsSettlementBlocks: true,
 }

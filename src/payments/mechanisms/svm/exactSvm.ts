@@ -4,6 +4,7 @@
 // same transaction sent twice (to this instance or another of the fleet) finds its key taken.
 import { getCompiledTransactionMessageDecoder } from '@solana/kit'
 import { decodeTransactionFromPayload, getTokenPayerFromTransaction } from '@x402/svm'
+import { registerExactSvmScheme } from '@x402/svm/exact/server'
 import { type Hex, keccak256 } from 'viem'
 import type { PaymentMechanism } from '../paymentMechanism.ts'
 
@@ -49,4 +50,7 @@ export const exactSvm: PaymentMechanism = {
   // Decided by its settlement's transaction id when it is known (the in-process facilitator's); a
   // remote facilitator's is not, and nothing on the chain would ever tell.
   mayStillLand: (payment) => payment.transaction !== undefined,
+  registerServerScheme: (server, networks) => void registerExactSvmScheme(server, { networks }),
+  capsSettlementsInFlight: true,
+  keepsSettlementBlocks: false,
 }
