@@ -4,8 +4,10 @@
 // testing the network's name.
 import type { x402ResourceServer } from '@x402/core/server'
 import type { Network, PaymentPayload, PaymentRequirements } from '@x402/core/types'
+import type { Logger } from 'pino'
+import type { Block, PublicClient } from 'viem'
 import type { PrecedingTransaction } from '../../ports/chainAdapter.ts'
-import type { AuthorizationKey, PaymentRecord } from '../../ports/paymentLedger.ts'
+import type { AuthorizationKey, PaymentLedger, PaymentRecord } from '../../ports/paymentLedger.ts'
 
 export type PaymentKey =
   | {
@@ -28,6 +30,36 @@ export type PaymentKey =
       blockhash?: string | undefined
     }
   | { ok: false; reason: string }
+
+export type ResolvedPayment = { payment: PaymentRecord; outcome: 'settled' | 'released'; transaction: string | undefined; reason: 'used' | 'cancelled' | 'unused' | 'expired' | 'failed' }
+
+/** What became of a Solana transaction: confirmed, failed on-chain, or not seen (yet). */
+export type SolanaSettlementStatus = { state: 'confirmed' } | { state: 'failed'; error: string } | { state: 'unknown'; seen?: boolean }
+
+/**
+ * What recovery (resolveUnresolvedPayments.ts) lends a mechanism for one pass: the ledger, and the
+ * reads of each family's networks (still one field per family: the runtimes do not lend their
+ * endpoints to payments yet).
+ */
+export type RecoveryContext = {
+  ledger: PaymentLedger
+  log: Logger
+  when: 'start-up' | 'periodic'
+  /** EVM: a public client for a payment's network; undefined when it is not reachable from here. */
+  clientFor(network: string): PublicClient | undefined
+  /** EVM: the pass's head block per network (the authorization's state and the chain's time read at one block). */
+  heads: Map<string, Promise<Block<bigint, false, 'latest'>>>
+  /** EVM: how far back to look for the event that used an authorization. */
+  lookbackBlocks: bigint
+  /** EVM, start-up, in-process facilitator: whether a settlement sent before the crash may still be in the node. */
+  settlementMayBePending?: ((network: string) => Promise<boolean>) | undefined
+  /** Solana: a network's answer on a transaction id. */
+  solanaStatusOf?: ((network: string, signature: string) => Promise<SolanaSettlementStatus>) | undefined
+  /** Solana: a network's time, unix seconds. */
+  solanaNowOf(network: string): Promise<bigint>
+  /** Solana: whether a blockhash has expired by the network's finalized bank. */
+  solanaBlockhashExpiredOf?: ((network: string, blockhash: string) => Promise<boolean>) | undefined
+}
 
 export type PaymentMechanism = {
   /** The CAIP-2 namespace of the networks this family pays on (`eip155`, `solana`). */
@@ -52,4 +84,6 @@ export type PaymentMechanism = {
   capsSettlementsInFlight: boolean
   /** Whether its settlements are kept with the block that mined them, for the re-check after a reorg (EVM). */
   keepsSettlementBlocks: boolean
+  /** Recovery of a reserved payment no request holds: settled or released as its chain says, or left (undefined). */
+  resolve(payment: PaymentRecord, context: RecoveryContext): Promise<ResolvedPayment | undefined>
 }

@@ -3,6 +3,7 @@
 import { registerExactEvmScheme } from '@x402/evm/exact/server'
 import type { Hex } from 'viem'
 import type { PaymentMechanism } from '../paymentMechanism.ts'
+import { resolveEvmPayment } from './resolveEvmPayment.ts'
 import { settlementCallOf } from './settlementCallOf.ts'
 
 export const exactEvm: PaymentMechanism = {
@@ -31,4 +32,5 @@ export const exactEvm: PaymentMechanism = {
   // Estimated before it is sent: a settlement whose balance or authorization is gone is not sent, and costs nothing.
   capsSettlementsInFlight: false,
   keepsSettlementBlocks: true,
+  resolve: resolveEvmPayment,
 }

@@ -7,6 +7,7 @@ import { decodeTransactionFromPayload, getTokenPayerFromTransaction } from '@x40
 import { registerExactSvmScheme } from '@x402/svm/exact/server'
 import { type Hex, keccak256 } from 'viem'
 import type { PaymentMechanism } from '../paymentMechanism.ts'
+import { resolveSvmPayment } from './resolveSvmPayment.ts'
 
 /** At least this long (seconds) a Solana payment transaction is taken to be able to land (a blockhash's life, with margin). */
 export const solanaLandingBoundSeconds = 180
@@ -53,4 +54,5 @@ export const exactSvm: PaymentMechanism = {
   registerServerScheme: (server, networks) => void registerExactSvmScheme(server, { networks }),
   capsSettlementsInFlight: true,
   keepsSettlementBlocks: false,
+  resolve: resolveSvmPayment,
 }
