@@ -2,10 +2,15 @@
 // family is a room of payments/mechanisms/ registered once (mechanisms.ts), and the shared payment
 // flow (admit, settle, finish, recovery) asks the mechanism of a payment's network instead of
 // testing the network's name.
+import type { x402Facilitator } from '@x402/core/facilitator'
 import type { x402ResourceServer } from '@x402/core/server'
-import type { Network, PaymentPayload, PaymentRequirements } from '@x402/core/types'
+import type { Network, PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types'
 import type { Logger } from 'pino'
-import type { Block, PublicClient } from 'viem'
+import type { Block, Hex, LocalAccount, PublicClient } from 'viem'
+import type { FacilitatorSigners } from '../../signers/createFacilitatorSigners.ts'
+import type { Ed25519Signer } from '../../signers/ed25519Signer.ts'
+import type { SentSettlement, SettlementSpendWatch } from '../createSettlementSpendWatch.ts'
+import type { SvmFeeLimits } from '../svmFeeLimits.ts'
 import type { PrecedingTransaction } from '../../ports/chainAdapter.ts'
 import type { AuthorizationKey, PaymentLedger, PaymentRecord } from '../../ports/paymentLedger.ts'
 
@@ -61,6 +66,42 @@ export type RecoveryContext = {
   solanaBlockhashExpiredOf?: ((network: string, blockhash: string) => Promise<boolean>) | undefined
 }
 
+/** What the in-process facilitator (createFacilitatorClient.ts) lends a family to register its scheme with. */
+export type FacilitatorSchemeParameters = {
+  facilitator: x402Facilitator
+  /** The family's networks the facilitator settles on, each with its RPC endpoint. */
+  rpcUrls: [Network, string][]
+  keys: Pick<FacilitatorSigners, 'evm' | 'solana'>
+  /** Every settlement the family's signer sends goes through `watch.sent`, for its spend. */
+  watch: SettlementSpendWatch
+  /** The keys wrapped so that one that cannot sign is told from a refused payment (and the EVM transactions signed are noted). */
+  watchAccount<A extends LocalAccount>(account: A): A
+  watchEd25519(signer: Ed25519Signer): Ed25519Signer
+  log: Logger
+  timeoutMs: number
+  rpcTimeoutMs: number
+  settlementTimeoutMs: number
+  svmFeeLimits: SvmFeeLimits
+  evmMaxSettlementGas: bigint | undefined
+}
+
+/** A family's scheme registered with the in-process facilitator: what the shared settle asks of it. */
+export type FacilitatorScheme = {
+  /** The fee a sent settlement paid and whether it failed; undefined while it has not landed. */
+  spendOf(network: string, sent: SentSettlement): Promise<{ fee: bigint; failed: boolean } | undefined>
+  /** Why a payment is refused before x402's scheme is asked at all (a fee above the ceilings), or undefined. */
+  feeProblemOf?(payload: PaymentPayload, requirements: PaymentRequirements): { reason: string; message: string } | undefined
+  /**
+   * What became of a settlement whose transactions the facilitator signed, when x402 answered it
+   * failed (the chain is asked); undefined when the family cannot tell on this network.
+   */
+  signedOutcomeOf?(network: string): ((args: { payload: PaymentPayload; requirements: PaymentRequirements; signed: readonly Hex[]; answer: SettleResponse }) => Promise<SettleResponse>) | undefined
+  /** The facilitator's account on the family's networks (EVM). */
+  address?: `0x${string}`
+  /** The id a payment's settlement transaction will have, known before it is sent (Solana). */
+  settlementIdOf?(transaction: string): Promise<string | undefined>
+}
+
 export type PaymentMechanism = {
   /** The CAIP-2 namespace of the networks this family pays on (`eip155`, `solana`). */
   namespace: string
@@ -86,4 +127,6 @@ export type PaymentMechanism = {
   keepsSettlementBlocks: boolean
   /** Recovery of a reserved payment no request holds: settled or released as its chain says, or left (undefined). */
   resolve(payment: PaymentRecord, context: RecoveryContext): Promise<ResolvedPayment | undefined>
+  /** Registers the family's scheme with the in-process facilitator (nothing registered without its key). */
+  createFacilitatorScheme(parameters: FacilitatorSchemeParameters): FacilitatorScheme
 }

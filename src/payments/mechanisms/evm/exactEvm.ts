@@ -3,6 +3,7 @@
 import { registerExactEvmScheme } from '@x402/evm/exact/server'
 import type { Hex } from 'viem'
 import type { PaymentMechanism } from '../paymentMechanism.ts'
+import { createEvmFacilitatorScheme } from './createEvmFacilitatorScheme.ts'
 import { resolveEvmPayment } from './resolveEvmPayment.ts'
 import { settlementCallOf } from './settlementCallOf.ts'
 
@@ -33,4 +34,5 @@ export const exactEvm: PaymentMechanism = {
   capsSettlementsInFlight: false,
   keepsSettlementBlocks: true,
   resolve: resolveEvmPayment,
+  createFacilitatorScheme: createEvmFacilitatorScheme,
 }

@@ -7,6 +7,7 @@ import { decodeTransactionFromPayload, getTokenPayerFromTransaction } from '@x40
 import { registerExactSvmScheme } from '@x402/svm/exact/server'
 import { type Hex, keccak256 } from 'viem'
 import type { PaymentMechanism } from '../paymentMechanism.ts'
+import { createSvmFacilitatorScheme } from './createSvmFacilitatorScheme.ts'
 import { resolveSvmPayment } from './resolveSvmPayment.ts'
 
 /** At least this long (seconds) a Solana payment transaction is taken to be able to land (a blockhash's life, with margin). */
@@ -55,4 +56,5 @@ export const exactSvm: PaymentMechanism = {
   capsSettlementsInFlight: true,
   keepsSettlementBlocks: false,
   resolve: resolveSvmPayment,
+  createFacilitatorScheme: createSvmFacilitatorScheme,
 }
