@@ -201,10 +201,9 @@ function payerOf(payload: PaymentPayload, requirements: PaymentRequirements): st
 /** The keys given in the configuration itself (the devnet's way); a key in a token or KMS must have been opened. */
 function localSigners(config: Extract<FacilitatorConfig, { kind: 'local' }>): Pick<FacilitatorSigners, 'evm' | 'solana'> {
   if (config.evmKey || config.solanaKey) throw new Error(`the facilitator's keys in ${config.evmKey?.setting ?? config.solanaKey?.setting} must be opened first (createFacilitatorSigners)`)
-  return {
-    ...(config.privateKey ? { evm: { ...privateKeyToAccount(config.privateKey), backend: 'local' } } : {}),
-    ...(config.solanaSecretKey ? { solana: createLocalEd25519Signer(config.solanaSecretKey.subarray(0, 32)) } : {}),
-  }
+  const evm = config.privateKey ? { ...privateKeyToAccount(config.privateKey), backend: 'local' as const } : undefined
+  const solana = config.solanaSecretKey ? createLocalEd25519Signer(config.solanaSecretKey.subarray(0, 32)) : undefined
+  return { ...(evm ? { evm } : {}), ...(solana ? { solana } : {}) }
 }
 
 /**

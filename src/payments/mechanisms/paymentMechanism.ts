@@ -102,6 +102,18 @@ export type FacilitatorScheme = {
   settlementIdOf?(transaction: string): Promise<string | undefined>
 }
 
+/** What a family builds its chain reads from: its networks' RPC endpoints. */
+export type ChainReadsParameters = { rpcUrlOf(network: string): string | undefined; rpcTimeoutMs: number }
+
+/** The reads of a family's networks that recovery and the re-check need; each family fills its own. */
+export type ChainReads = Pick<RecoveryContext, 'clientFor' | 'solanaNowOf'> &
+  Required<Pick<RecoveryContext, 'solanaStatusOf' | 'solanaBlockhashExpiredOf'>> & {
+    /** EVM: whether the in-process facilitator (`settler`) may still have a settlement in the node. */
+    settlementMayBePending(network: string, settler: `0x${string}`): Promise<boolean>
+    /** EVM: forgets the settler's counted nonces after a reorg took one back (read from the node again). */
+    forgetSettlerNonces(network: string, settler: `0x${string}`): void
+  }
+
 export type PaymentMechanism = {
   /** The CAIP-2 namespace of the networks this family pays on (`eip155`, `solana`). */
   namespace: string
@@ -129,4 +141,6 @@ export type PaymentMechanism = {
   resolve(payment: PaymentRecord, context: RecoveryContext): Promise<ResolvedPayment | undefined>
   /** Registers the family's scheme with the in-process facilitator (nothing registered without its key). */
   createFacilitatorScheme(parameters: FacilitatorSchemeParameters): FacilitatorScheme
+  /** Builds the reads of its networks from their RPC endpoints (until the runtimes lend theirs: issue 47). */
+  createChainReads(parameters: ChainReadsParameters): Partial<ChainReads>
 }

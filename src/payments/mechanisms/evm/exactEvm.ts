@@ -3,6 +3,7 @@
 import { registerExactEvmScheme } from '@x402/evm/exact/server'
 import type { Hex } from 'viem'
 import type { PaymentMechanism } from '../paymentMechanism.ts'
+import { createEvmChainReads } from './createEvmChainReads.ts'
 import { createEvmFacilitatorScheme } from './createEvmFacilitatorScheme.ts'
 import { resolveEvmPayment } from './resolveEvmPayment.ts'
 import { settlementCallOf } from './settlementCallOf.ts'
@@ -35,4 +36,5 @@ export const exactEvm: PaymentMechanism = {
   keepsSettlementBlocks: true,
   resolve: resolveEvmPayment,
   createFacilitatorScheme: createEvmFacilitatorScheme,
+  createChainReads: createEvmChainReads,
 }

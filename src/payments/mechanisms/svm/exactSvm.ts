@@ -7,6 +7,7 @@ import { decodeTransactionFromPayload, getTokenPayerFromTransaction } from '@x40
 import { registerExactSvmScheme } from '@x402/svm/exact/server'
 import { type Hex, keccak256 } from 'viem'
 import type { PaymentMechanism } from '../paymentMechanism.ts'
+import { createSvmChainReads } from './createSvmChainReads.ts'
 import { createSvmFacilitatorScheme } from './createSvmFacilitatorScheme.ts'
 import { resolveSvmPayment } from './resolveSvmPayment.ts'
 
@@ -57,4 +58,5 @@ export const exactSvm: PaymentMechanism = {
   keepsSettlementBlocks: false,
   resolve: resolveSvmPayment,
   createFacilitatorScheme: createSvmFacilitatorScheme,
+  createChainReads: createSvmChainReads,
 }
