@@ -60,7 +60,7 @@ export type CreateFacilitatorClientParameters = {
   failedSettlementWindowMs?: number | undefined
   /** How many of one payer's Solana settlements may be under way at once (default 4): what it can make fail at once. */
   maxSettlementsInFlightPerPayer?: number | undefined
-  /** The most gas an EVM settlement may be estimated at before it is sent (default 200,000: evmSettlementGas.ts). */
+  /** The most gas an EVM settlement may be estimated at before it is sent (default 200,000: mechanisms/evm/evmSettlementGas.ts). */
   evmMaxSettlementGas?: bigint | undefined
 }
 

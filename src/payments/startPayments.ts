@@ -16,12 +16,9 @@ import { createPayments, type Payments } from './createPayments.ts'
 import { consumeDeliveredCredits } from './consumeDeliveredCredits.ts'
 import { resolveUnresolvedPayments } from './resolveUnresolvedPayments.ts'
 import { paymentMechanisms } from './mechanisms/mechanisms.ts'
-import type { ChainReads } from './mechanisms/paymentMechanism.ts'
+import type { ChainReads, SettlementRecheckOutcome } from './mechanisms/paymentMechanism.ts'
 import { deliverPendingRequests } from './deliverPendingRequests.ts'
 import { svmFeeLimitsOf } from './svmFeeLimits.ts'
-import { keepEvmSettlements } from './keepEvmSettlements.ts'
-import { recheckSettlements, type SettlementRecheckOutcome } from './recheckSettlements.ts'
-import { createSettlementResender } from './createSettlementResender.ts'
 import { dollarPriceProblems } from './dollarPriceProblems.ts'
 import { ConfigError } from '../errors/configError.ts'
 import type { FacilitatorSpend } from './createSettlementSpendWatch.ts'
@@ -110,17 +107,22 @@ export async function startPayments({
     failedSettlementWindowMs,
   })
   const traced = traceFacilitator ? traceFacilitator(client) : client
-  // Each EVM settlement's signed payment and block kept in the ledger, for the re-check.
-  const facilitator = keepEvmSettlements({ facilitator: traced, ledger, clientFor, logger })
+  // Each family's re-check of its settlements after a reorg (EVM): what each settlement sent and the block that mined it kept in the ledger.
+  const rechecks = paymentMechanisms.flatMap(
+    (m) =>
+      m.createSettlementRecheck?.({
+        facilitator: traced,
+        ledger,
+        reads,
+        signers: facilitatorSigners,
+        rpcUrlOf: (network) => rpcUrls[network as Network],
+        timeoutMs: settlementTimeoutMs ?? rpcTimeoutMs * 3,
+        onSpend: onFacilitatorSpend && ((spend) => onFacilitatorSpend({ ...spend, chainId: settledOn.get(spend.network) ?? spend.network })),
+        logger,
+      }) ?? [],
+  )
+  const facilitator = rechecks.reduce((settling, recheck) => recheck.keep(settling), traced)
   const settler = facilitator.address
-  const resend = createSettlementResender({
-    account: facilitatorSigners?.evm,
-    facilitator: traced,
-    rpcUrlOf: (network) => rpcUrls[network as Network],
-    timeoutMs: settlementTimeoutMs ?? rpcTimeoutMs * 3,
-    onSpend: onFacilitatorSpend && ((spend) => onFacilitatorSpend({ ...spend, chainId: settledOn.get(spend.network) ?? spend.network })),
-    logger,
-  })
   // A settlement the crash may have left in the node (the in-process facilitator's account), as its family tells.
   const mayBePending = reads.settlementMayBePending
   const settlementMayBePending = settler && mayBePending ? (network: string) => mayBePending(network, settler) : undefined
@@ -149,21 +151,18 @@ export async function startPayments({
   const resolvePass = async () => {
     try {
       await resolveUnresolvedPayments({ ledger, clientFor, logger, isInFlight: payments.isInFlight, when: 'periodic', solanaStatusOf, solanaNowOf, solanaBlockhashExpiredOf })
-      await recheckSettlements({
-        ledger,
-        clientFor,
-        confirmations,
-        resend,
-        logger,
-        isInFlight: payments.isInFlight,
-        onOutcome: (payment, outcome) => {
-          if (outcome === 'resent' || outcome === 'reorged') onSettlementReorg?.({ chainId: settledOn.get(payment.network) ?? payment.network, outcome })
-        },
-        // The settler's counted nonces, forgotten after a reorg took one back (read from the node again).
-        onOrphaned: (payment) => {
-          if (settler) reads.forgetSettlerNonces?.(payment.network, settler)
-        },
-      })
+      for (const recheck of rechecks)
+        await recheck.recheck({
+          confirmations,
+          isInFlight: payments.isInFlight,
+          onOutcome: (payment, outcome) => {
+            if (outcome === 'resent' || outcome === 'reorged') onSettlementReorg?.({ chainId: settledOn.get(payment.network) ?? payment.network, outcome })
+          },
+          // The settler's counted nonces, forgotten after a reorg took one back (read from the node again).
+          onOrphaned: (payment) => {
+            if (settler) reads.forgetSettlerNonces?.(payment.network, settler)
+          },
+        })
       await consumeDeliveredCredits({ ledger, isDelivered, logger })
       if (deliver) await deliverPendingRequests({ ledger, deliver, logger, held })
     } catch (err) {

@@ -3,13 +3,13 @@
 // flow (admit, settle, finish, recovery) asks the mechanism of a payment's network instead of
 // testing the network's name.
 import type { x402Facilitator } from '@x402/core/facilitator'
-import type { x402ResourceServer } from '@x402/core/server'
+import type { FacilitatorClient, x402ResourceServer } from '@x402/core/server'
 import type { Network, PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types'
 import type { Logger } from 'pino'
 import type { Block, Hex, LocalAccount, PublicClient } from 'viem'
 import type { FacilitatorSigners } from '../../signers/createFacilitatorSigners.ts'
 import type { Ed25519Signer } from '../../signers/ed25519Signer.ts'
-import type { SentSettlement, SettlementSpendWatch } from '../createSettlementSpendWatch.ts'
+import type { OnFacilitatorSpend, SentSettlement, SettlementSpendWatch } from '../createSettlementSpendWatch.ts'
 import type { SvmFeeLimits } from '../svmFeeLimits.ts'
 import type { PrecedingTransaction } from '../../ports/chainAdapter.ts'
 import type { AuthorizationKey, PaymentLedger, PaymentRecord } from '../../ports/paymentLedger.ts'
@@ -114,6 +114,35 @@ export type ChainReads = Pick<RecoveryContext, 'clientFor' | 'solanaNowOf'> &
     forgetSettlerNonces(network: string, settler: `0x${string}`): void
   }
 
+export type SettlementRecheckOutcome = 'final' | 'reincluded' | 'resent' | 'reorged'
+
+/** What startPayments lends a family's re-check of its settlements after a reorg. */
+export type SettlementRecheckParameters = {
+  /** The facilitator that settles (traced): what a settlement is sent again through without the in-process key. */
+  facilitator: FacilitatorClient
+  ledger: PaymentLedger
+  reads: Partial<ChainReads>
+  signers: FacilitatorSigners | undefined
+  rpcUrlOf(network: string): string | undefined
+  /** How long the receipt of a settlement sent again is awaited. */
+  timeoutMs: number
+  onSpend?: OnFacilitatorSpend | undefined
+  logger: Logger
+}
+
+/** A family's re-check of its settlements until they are final (EVM: a reorg may orphan the block that mined one). */
+export type SettlementRecheck = {
+  /** Wraps the facilitator so that what each settlement sent, and the block that mined it, is kept. */
+  keep<F extends FacilitatorClient>(facilitator: F): F
+  /** One pass over the settlements not final yet. */
+  recheck(pass: {
+    confirmations: number
+    isInFlight?: ((paymentId: number) => boolean) | undefined
+    onOutcome?: ((payment: PaymentRecord, outcome: SettlementRecheckOutcome) => void) | undefined
+    onOrphaned?: ((payment: PaymentRecord) => void) | undefined
+  }): Promise<void>
+}
+
 export type PaymentMechanism = {
   /** The CAIP-2 namespace of the networks this family pays on (`eip155`, `solana`). */
   namespace: string
@@ -135,12 +164,12 @@ export type PaymentMechanism = {
    * unsimulated, so concurrent ones against the same balance fail at the fee payer's cost).
    */
   capsSettlementsInFlight: boolean
-  /** Whether its settlements are kept with the block that mined them, for the re-check after a reorg (EVM). */
-  keepsSettlementBlocks: boolean
   /** Recovery of a reserved payment no request holds: settled or released as its chain says, or left (undefined). */
   resolve(payment: PaymentRecord, context: RecoveryContext): Promise<ResolvedPayment | undefined>
   /** Registers the family's scheme with the in-process facilitator (nothing registered without its key). */
   createFacilitatorScheme(parameters: FacilitatorSchemeParameters): FacilitatorScheme
   /** Builds the reads of its networks from their RPC endpoints (until the runtimes lend theirs: issue 47). */
   createChainReads(parameters: ChainReadsParameters): Partial<ChainReads>
+  /** Its settlements' re-check after a reorg, when its chains can orphan a settled block (EVM). */
+  createSettlementRecheck?(parameters: SettlementRecheckParameters): SettlementRecheck
 }

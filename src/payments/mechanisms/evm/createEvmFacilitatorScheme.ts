@@ -5,7 +5,7 @@ import type { Network } from '@x402/core/types'
 import { toFacilitatorEvmSigner } from '@x402/evm'
 import { registerExactEvmScheme } from '@x402/evm/exact/facilitator'
 import { type LocalAccount, createWalletClient, defineChain, http, nonceManager, publicActions } from 'viem'
-import { defaultEvmMaxSettlementGas } from '../../evmSettlementGas.ts'
+import { defaultEvmMaxSettlementGas } from './evmSettlementGas.ts'
 import type { FacilitatorScheme, FacilitatorSchemeParameters } from '../paymentMechanism.ts'
 import { type EvmSettlementReader, outcomeOfSignedSettlement } from './outcomeOfSignedSettlement.ts'
 

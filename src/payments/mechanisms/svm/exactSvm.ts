@@ -55,7 +55,6 @@ export const exactSvm: PaymentMechanism = {
   mayStillLand: (payment) => payment.transaction !== undefined,
   registerServerScheme: (server, networks) => void registerExactSvmScheme(server, { networks }),
   capsSettlementsInFlight: true,
-  keepsSettlementBlocks: false,
   resolve: resolveSvmPayment,
   createFacilitatorScheme: createSvmFacilitatorScheme,
   createChainReads: createSvmChainReads,

@@ -6,13 +6,13 @@
 import type { FacilitatorClient } from '@x402/core/server'
 import type { Logger } from 'pino'
 import { type Address, type Hex, type LocalAccount, createWalletClient, defineChain, http, publicActions } from 'viem'
-import type { PaymentRecord } from '../ports/paymentLedger.ts'
-import type { FacilitatorSpend } from './createSettlementSpendWatch.ts'
+import type { PaymentRecord } from '../../../ports/paymentLedger.ts'
+import type { FacilitatorSpend } from '../../createSettlementSpendWatch.ts'
 import { defaultEvmMaxSettlementGas } from './evmSettlementGas.ts'
 import type { KeptSettlement } from './keepEvmSettlements.ts'
 import type { ResendOutcome } from './recheckSettlements.ts'
-import { mechanismOf } from './mechanisms/mechanisms.ts'
-import { settlementPendingReason } from './settlementPending.ts'
+import { settlementCallOf } from './settlementCallOf.ts'
+import { settlementPendingReason } from '../../settlementPending.ts'
 
 export type CreateSettlementResenderParameters = {
   /** The in-process facilitator's EVM account; undefined with a remote facilitator. */
@@ -46,7 +46,7 @@ export function createSettlementResender({ account, facilitator, rpcUrlOf, timeo
   return async function resend(payment: PaymentRecord, kept: KeptSettlement): Promise<ResendOutcome> {
     try {
       const url = rpcUrlOf(payment.network)
-      const call = account && mechanismOf(kept.requirements.network)?.settlementCallOf?.(kept.payload, kept.requirements, account.address)
+      const call = account && settlementCallOf(kept.payload, kept.requirements, account.address)
       if (!account || !url || !call) return await throughFacilitator(kept)
       let client = clients.get(payment.network)
       if (!client) clients.set(payment.network, (client = walletFor(payment.network, url, account)))
