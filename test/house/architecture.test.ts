@@ -1,6 +1,7 @@
 // The house's rules (docs/architecture.md), read from the imports of src/ as they are: shared code
 // never reaches into a runtime's folder, runtimes never into each other, ports import no
-// implementation, only the composition root opens a store, and no two rooms import each other.
+// implementation, only the composition root opens a store, no two rooms import each other, and a
+// payment family keeps to its room (payments/mechanisms/<family>/).
 import assert from 'node:assert/strict'
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
