@@ -1,6 +1,6 @@
 // The x402 facilitator the gateway verifies and settles with: in-process (x402's own facilitator
-// with the exact EVM scheme, sending from its own key, and the exact SVM scheme, co-signing the
-// payer's SPL transfer as its fee payer) or a remote one by URL. Either way a payment that does
+// with each payment family's scheme, registered by its mechanism: mechanisms/<family>/) or a
+// remote one by URL. Either way a payment that does
 // not verify is a value, and a facilitator that cannot answer is a FacilitatorUnavailableError.
 // The in-process facilitator's keys may live outside the process (a PKCS#11 token, KMS): a key
 // that cannot sign is a 503 of its own (FACILITATOR_SIGNER_UNAVAILABLE), not a failed payment.
@@ -8,10 +8,8 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import { x402Facilitator } from '@x402/core/facilitator'
 import { HTTPFacilitatorClient, type FacilitatorClient } from '@x402/core/server'
 import { SettleError, VerifyError, type Network, type PaymentPayload, type PaymentRequirements } from '@x402/core/types'
-import { toFacilitatorEvmSigner } from '@x402/evm'
-import { registerExactEvmScheme } from '@x402/evm/exact/facilitator'
 import type { Logger } from 'pino'
-import { type Hex, type LocalAccount, createWalletClient, defineChain, http, keccak256, nonceManager, publicActions } from 'viem'
+import { type Hex, type LocalAccount, keccak256 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import type { FacilitatorConfig } from '../config/paymentsConfig.ts'
 import { createLocalEd25519Signer } from '../signers/createLocalEd25519Signer.ts'
@@ -19,13 +17,10 @@ import type { FacilitatorSigners } from '../signers/createFacilitatorSigners.ts'
 import type { Ed25519Signer } from '../signers/ed25519Signer.ts'
 import { facilitatorSignerUnavailable } from '../signers/facilitatorSignerUnavailable.ts'
 import { FacilitatorUnavailableError } from './facilitatorUnavailableError.ts'
-import { createSolanaFacilitatorSigner } from './createSolanaFacilitatorSigner.ts'
-import { ExactSvmScheme } from '@x402/svm/exact/facilitator'
-import { defaultEvmMaxSettlementGas } from './evmSettlementGas.ts'
-import { type SvmFeeLimits, svmFeeLimitsOf, svmFeeOf, svmFeeProblem } from './svmFeeLimits.ts'
-import { type OnFacilitatorSpend, type SentSettlement, createSettlementSpendWatch } from './createSettlementSpendWatch.ts'
-import { mechanismOf } from './mechanisms/mechanisms.ts'
-import { type EvmSettlementReader, outcomeOfSignedSettlement } from './outcomeOfSignedSettlement.ts'
+import { type SvmFeeLimits, svmFeeLimitsOf } from './svmFeeLimits.ts'
+import { type OnFacilitatorSpend, createSettlementSpendWatch } from './createSettlementSpendWatch.ts'
+import { mechanismOf, paymentMechanisms } from './mechanisms/mechanisms.ts'
+import type { FacilitatorScheme, PaymentMechanism } from './mechanisms/paymentMechanism.ts'
 import { settlementPendingReason } from './settlementPending.ts'
 import { createUnansweredSettlements } from './createUnansweredSettlements.ts'
 
@@ -65,7 +60,7 @@ export type CreateFacilitatorClientParameters = {
   failedSettlementWindowMs?: number | undefined
   /** How many of one payer's Solana settlements may be under way at once (default 4): what it can make fail at once. */
   maxSettlementsInFlightPerPayer?: number | undefined
-  /** The most gas an EVM settlement may be estimated at before it is sent (default 200,000: evmSettlementGas.ts). */
+  /** The most gas an EVM settlement may be estimated at before it is sent (default 200,000: mechanisms/evm/evmSettlementGas.ts). */
   evmMaxSettlementGas?: bigint | undefined
 }
 
@@ -92,7 +87,7 @@ export function createFacilitatorClient({
   onSpend,
   failedSettlementWindowMs,
   maxSettlementsInFlightPerPayer,
-  evmMaxSettlementGas = defaultEvmMaxSettlementGas,
+  evmMaxSettlementGas,
 }: CreateFacilitatorClientParameters): GatewayFacilitator {
   const log = logger.child({ module: 'x402-facilitator' })
   if (config.kind === 'remote') {
@@ -101,90 +96,39 @@ export function createFacilitatorClient({
   const keys = signers ?? localSigners(config)
 
   const facilitator = new x402Facilitator()
-  const evmNetworks = (Object.entries(rpcUrls) as [Network, string][]).filter(([network]) => network.startsWith('eip155:'))
-  const solanaNetworks = (Object.entries(rpcUrls) as [Network, string][]).filter(([network]) => network.startsWith('solana:'))
-  const solana =
-    keys.solana && solanaNetworks.length > 0
-      ? createSolanaFacilitatorSigner({
-          key: watchEd25519(keys.solana),
-          rpcUrls: Object.fromEntries(solanaNetworks),
-          confirmTimeoutMs: settlementTimeoutMs,
-          feeLimits: svmFeeLimits,
-          logger: log,
-          rpcTimeoutMs,
-        })
-      : undefined
-  // The scheme registered by hand, not with registerExactSvmScheme: that one sets no unit or
-  // signature ceiling (the payer's compute budget is the facilitator's fee) and also registers
-  // x402 v1's scheme, which has none at all; the gateway takes v2 payments only.
-  const evmClients = new Map<string, EvmSettlementReader>()
-  const spendOf = async (network: string, sent: SentSettlement) => {
-    if (network.startsWith('solana:')) {
-      if (!solana || !sent.wire) return undefined
-      return solana.spendOf({ signature: sent.transaction, transaction: sent.wire, network, sendFailed: sent.error !== undefined })
-    }
-    const client = evmClients.get(network)
-    if (!client) return undefined
-    const receipt = await client.getTransactionReceipt({ hash: sent.transaction as `0x${string}` }).catch((err: unknown) => {
-      if ((err as Error).name === 'TransactionReceiptNotFoundError') return undefined
-      throw err
-    })
-    return receipt ? { fee: receipt.gasUsed * receipt.effectiveGasPrice, failed: receipt.status !== 'success' } : undefined
+  // Each family's scheme, registered by its mechanism with its own networks; a settlement's spend is asked of its network's.
+  const schemes = new Map<PaymentMechanism, FacilitatorScheme>()
+  const schemeOf = (network: string) => {
+    const mechanism = mechanismOf(network)
+    return mechanism && schemes.get(mechanism)
   }
   const unanswered = createUnansweredSettlements()
-  const watch = createSettlementSpendWatch({ onSpend, spendOf, failedSettlementWindowMs, maxInFlightPerPayer: maxSettlementsInFlightPerPayer, logger: log })
-  if (solana) {
-    const signer = {
-      ...solana.signer,
-      sendTransaction: (transaction: string, network: string) => watch.sent(() => solana.signer.sendTransaction(transaction, network), { id: svmFeeOf(transaction)?.signature, wire: transaction }),
-    }
-    facilitator.register(
-      solanaNetworks.map(([network]) => network),
-      new ExactSvmScheme(signer, undefined, svmFeeLimits),
-    )
+  const watch = createSettlementSpendWatch({
+    onSpend,
+    spendOf: async (network, sent) => schemeOf(network)?.spendOf(network, sent),
+    failedSettlementWindowMs,
+    maxInFlightPerPayer: maxSettlementsInFlightPerPayer,
+    logger: log,
+  })
+  const urls = Object.entries(rpcUrls) as [Network, string][]
+  for (const mechanism of paymentMechanisms) {
+    const scheme = mechanism.createFacilitatorScheme({
+      facilitator,
+      rpcUrls: urls.filter(([network]) => mechanismOf(network) === mechanism),
+      keys,
+      watch,
+      watchAccount,
+      watchEd25519,
+      log,
+      timeoutMs,
+      rpcTimeoutMs,
+      settlementTimeoutMs,
+      svmFeeLimits,
+      evmMaxSettlementGas,
+    })
+    schemes.set(mechanism, scheme)
   }
-
-  // One account for every network, with a nonce manager: concurrent settlements from one key
-  // otherwise collide on the account nonce (viem gives a nonce back when its signing fails).
-  const account: LocalAccount | undefined = keys.evm ? { ...watchAccount(keys.evm), nonceManager } : undefined
-  for (const [network, rpcUrl] of evmNetworks) {
-    if (!account) break
-    const id = Number(network.split(':')[1])
-    const chain = defineChain({ id, name: network, nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } })
-    const client = createWalletClient({ account, chain, transport: http(rpcUrl, { timeout: timeoutMs }), pollingInterval: 100, cacheTime: 0 }).extend(publicActions)
-    const signer = toFacilitatorEvmSigner(
-      {
-        address: account.address,
-        readContract: (args) => client.readContract(args as never),
-        verifyTypedData: (args) => client.verifyTypedData(args as never),
-        // Estimated first: above the ceiling nothing is sent (x402 answers a failed settlement, no fee paid).
-        writeContract: (args) =>
-          watch.sent(async () => {
-            const gas = await client.estimateContractGas(args as never)
-            if (gas > evmMaxSettlementGas) throw new Error(`the settlement would take ${gas} gas, more than the ${evmMaxSettlementGas} allowed; not sent`)
-            return client.writeContract({ ...(args as object), gas } as never)
-          }),
-        sendTransaction: (args) =>
-          watch.sent(async () => {
-            const gas = await client.estimateGas(args as never)
-            if (gas > evmMaxSettlementGas) throw new Error(`the transaction would take ${gas} gas, more than the ${evmMaxSettlementGas} allowed; not sent`)
-            return client.sendTransaction({ ...(args as object), gas } as never)
-          }),
-        // Past it, x402 answers settlement_pending (the transaction was sent): the resolver finishes it.
-        waitForTransactionReceipt: (args) => client.waitForTransactionReceipt({ ...args, timeout: args.timeout ?? settlementTimeoutMs }),
-        getCode: (args) => client.getCode(args),
-      },
-      { confirmationTimeoutMs: settlementTimeoutMs },
-    )
-    registerExactEvmScheme(facilitator, { signer, networks: network })
-    evmClients.set(network, client)
-  }
-  // The fee ceilings checked here too, before x402's scheme is asked at all: whatever path it takes
-  // (a smart wallet's, a later version's), a payment asking more is refused unsigned.
-  const feeProblemOf = (payload: PaymentPayload, requirements: PaymentRequirements) => {
-    const transaction = (payload.payload as { transaction?: unknown } | undefined)?.transaction
-    return requirements.network.startsWith('solana:') && typeof transaction === 'string' ? svmFeeProblem(transaction, svmFeeLimits) : undefined
-  }
+  const feeProblemOf = (payload: PaymentPayload, requirements: PaymentRequirements) => schemeOf(requirements.network)?.feeProblemOf?.(payload, requirements)
   const local: FacilitatorClient = {
     async verify(payload, requirements) {
       const problem = feeProblemOf(payload, requirements) ?? watch.refusalOf(requirements.network, payerOf(payload, requirements))
@@ -199,11 +143,11 @@ export function createFacilitatorClient({
       // Settled again while an earlier settle of this authorization is unanswered (x402's resource
       // server retries a settlement_pending at once): the chain answers, not a second transaction.
       const earlier = unanswered.of(payload, requirements)
-      const earlierClient = evmClients.get(requirements.network)
-      if (earlier && earlierClient) {
+      const outcomeOfSigned = schemeOf(requirements.network)?.signedOutcomeOf?.(requirements.network)
+      if (earlier && outcomeOfSigned) {
         try {
           const answer = withoutUndefined({ success: false, errorReason: 'settlement_failed', transaction: '', network: requirements.network, payer })
-          const outcome = await outcomeOfSignedSettlement({ client: earlierClient, payload, requirements, signed: earlier, answer, logger: log })
+          const outcome = await outcomeOfSigned({ payload, requirements, signed: earlier, answer })
           unanswered.note(payload, requirements, outcome, earlier)
           return outcome
         } finally {
@@ -227,9 +171,8 @@ export function createFacilitatorClient({
         // A failure after a settlement transaction was signed: its broadcast or receipt answer may
         // have been lost (a reset connection) while the node took it. The chain says what happened.
         // x402's own settlement_pending (a receipt not read in time) stands as it is.
-        const client = evmClients.get(requirements.network)
-        if (answer.success || answer.errorReason === settlementPendingReason || signed.length === 0 || !client) return answer
-        const outcome = await outcomeOfSignedSettlement({ client, payload, requirements, signed, answer, logger: log })
+        if (answer.success || answer.errorReason === settlementPendingReason || signed.length === 0 || !outcomeOfSigned) return answer
+        const outcome = await outcomeOfSigned({ payload, requirements, signed, answer })
         if (outcome.success && outcome.transaction && !sent.some((s) => s.transaction === outcome.transaction)) sent.push({ transaction: outcome.transaction })
         unanswered.note(payload, requirements, outcome, signed)
         return outcome
@@ -244,7 +187,9 @@ export function createFacilitatorClient({
     },
     getSupported: async () => facilitator.getSupported() as Awaited<ReturnType<FacilitatorClient['getSupported']>>,
   }
-  return { ...guard(local, log), ...(account ? { address: account.address } : {}), ...(solana ? { settlementIdOf: solana.settlementIdOf } : {}) }
+  const address = [...schemes.values()].find((s) => s.address)?.address
+  const settlementIdOf = [...schemes.values()].find((s) => s.settlementIdOf)?.settlementIdOf
+  return { ...guard(local, log), ...(address ? { address } : {}), ...(settlementIdOf ? { settlementIdOf } : {}) }
 }
 
 /** Who pays, as the network's payment mechanism reads it (a 0x address lower-cased); undefined when it cannot be read. */
@@ -256,10 +201,9 @@ function payerOf(payload: PaymentPayload, requirements: PaymentRequirements): st
 /** The keys given in the configuration itself (the devnet's way); a key in a token or KMS must have been opened. */
 function localSigners(config: Extract<FacilitatorConfig, { kind: 'local' }>): Pick<FacilitatorSigners, 'evm' | 'solana'> {
   if (config.evmKey || config.solanaKey) throw new Error(`the facilitator's keys in ${config.evmKey?.setting ?? config.solanaKey?.setting} must be opened first (createFacilitatorSigners)`)
-  return {
-    ...(config.privateKey ? { evm: { ...privateKeyToAccount(config.privateKey), backend: 'local' } } : {}),
-    ...(config.solanaSecretKey ? { solana: createLocalEd25519Signer(config.solanaSecretKey.subarray(0, 32)) } : {}),
-  }
+  const evm = config.privateKey ? { ...privateKeyToAccount(config.privateKey), backend: 'local' as const } : undefined
+  const solana = config.solanaSecretKey ? createLocalEd25519Signer(config.solanaSecretKey.subarray(0, 32)) : undefined
+  return { ...(evm ? { evm } : {}), ...(solana ? { solana } : {}) }
 }
 
 /**

@@ -7,8 +7,6 @@
 import { decodePaymentSignatureHeader } from '@x402/core/http'
 import { type FacilitatorClient, x402ResourceServer } from '@x402/core/server'
 import { type Network, type PaymentPayload, type PaymentRequired, type PaymentRequirements, SettleError, type SettleResponse } from '@x402/core/types'
-import { registerExactEvmScheme } from '@x402/evm/exact/server'
-import { registerExactSvmScheme } from '@x402/svm/exact/server'
 import type { Logger } from 'pino'
 import { type Hex, keccak256, stringToHex } from 'viem'
 import type { PaymentsConfig, PriceConfig, PricedRoute } from '../config/paymentsConfig.ts'
@@ -17,12 +15,11 @@ import { GatewayError } from '../errors/gatewayError.ts'
 import { type GatewayFacilitator, withoutUndefined } from './createFacilitatorClient.ts'
 import { paymentKeyOf } from './paymentKeyOf.ts'
 import { claimedPayer } from './claimedPayer.ts'
-import { mechanismOf } from './mechanisms/mechanisms.ts'
+import { mechanismOf, paymentMechanisms } from './mechanisms/mechanisms.ts'
 import { freeTicket } from './freeTicket.ts'
 import type { PaidAnswer, PaymentTicket, Settlement } from './paymentTicket.ts'
 import type { PaymentLedger, PaymentRecord, PendingRequest, StoredAnswer } from '../ports/paymentLedger.ts'
 import { isSettlementPending, settlementPendingReason } from './settlementPending.ts'
-import { settlementCallOf } from './settlementCallOf.ts'
 
 export const paymentIdentifierExtension = 'payment-identifier'
 
@@ -92,10 +89,10 @@ export function createPayments({
   const log = logger.child({ module: 'payments' })
   const networks = [...new Set(Object.values(config.prices).flatMap((routes) => Object.values(routes).map((p) => p.network)))] as Network[]
   const server = new x402ResourceServer(facilitator)
-  const evmNetworks = networks.filter((n) => n.startsWith('eip155:'))
-  const solanaNetworks = networks.filter((n) => n.startsWith('solana:'))
-  if (evmNetworks.length > 0) registerExactEvmScheme(server, { networks: evmNetworks })
-  if (solanaNetworks.length > 0) registerExactSvmScheme(server, { networks: solanaNetworks })
+  for (const mechanism of paymentMechanisms) {
+    const priced = networks.filter((n) => mechanismOf(n) === mechanism)
+    if (priced.length > 0) mechanism.registerServerScheme(server, priced)
+  }
 
   // Reservations held by this process's requests now.
   const inFlight = new Set<number>()
@@ -276,7 +273,7 @@ export function createPayments({
       payment: 'paid',
       payer,
       price,
-      settlement: settlementCallOf(payload, matched, facilitator.address),
+      settlement: mechanismOf(matched.network)?.settlementCallOf?.(payload, matched, facilitator.address),
       settle,
       async finish(answer) {
         try {

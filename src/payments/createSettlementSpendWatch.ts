@@ -4,14 +4,15 @@
 // budget and a failure as the payer's revert). A payer whose settlement failed on chain after the
 // facilitator's last check (it moved its balance away, closed its token account, used its
 // authorization itself) made the facilitator pay for nothing: its further payments are refused for
-// the window. On Solana, at most `maxInFlightPerPayer` of one payer's settlements are under way at
-// once: x402 sends them with skipPreflight, so concurrent payments that each verified against the
-// same balance would all be sent and all but the first fail, each at the fee payer's cost; the cap
+// the window. Where the network's mechanism caps them (Solana), at most `maxInFlightPerPayer` of
+// one payer's settlements are under way at once: x402 sends them with skipPreflight, so
+// concurrent payments that each verified against the same balance would all be sent and all but the first fail, each at the fee payer's cost; the cap
 // bounds what one payer makes fail before its first failure is known. (On EVM a settlement is
 // estimated before it is sent: one whose balance or authorization is gone is not sent, and costs
 // nothing; its concurrent payments are not capped.)
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type { Logger } from 'pino'
+import { mechanismOf } from './mechanisms/mechanisms.ts'
 
 export type FacilitatorSpend = {
   /** The payment's CAIP-2 network. */
@@ -154,7 +155,7 @@ export function createSettlementSpendWatch({
     refusalOf(network: string, payer: string | undefined): { reason: string; message: string } | undefined {
       if (!payer) return undefined
       const key = keyOf(network, payer)
-      if (network.startsWith('solana:') && (inFlight.get(key) ?? 0) >= maxInFlightPerPayer)
+      if (mechanismOf(network)?.capsSettlementsInFlight && (inFlight.get(key) ?? 0) >= maxInFlightPerPayer)
         return { reason: payerSettlementsInFlightReason, message: `${maxInFlightPerPayer} settlements of this payer's are under way; pay again once one has finished` }
       const at = failedAt.get(key)
       if (at === undefined) return undefined

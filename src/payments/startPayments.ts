@@ -6,9 +6,7 @@
 // of executions that became final.
 import type { Network } from '@x402/core/types'
 import type { FacilitatorClient } from '@x402/core/server'
-import { type Blockhash, createSolanaRpc, type Signature } from '@solana/kit'
 import type { Logger } from 'pino'
-import { createPublicClient, http, nonceManager, type PublicClient } from 'viem'
 import type { PaymentsConfig } from '../config/paymentsConfig.ts'
 import type { Journal } from '../ports/journal.ts'
 import type { PendingRequest } from '../ports/paymentLedger.ts'
@@ -16,12 +14,11 @@ import { createFacilitatorClient } from './createFacilitatorClient.ts'
 import type { FacilitatorSigners } from '../signers/createFacilitatorSigners.ts'
 import { createPayments, type Payments } from './createPayments.ts'
 import { consumeDeliveredCredits } from './consumeDeliveredCredits.ts'
-import { resolveUnresolvedPayments, type SolanaSettlementStatus } from './resolveUnresolvedPayments.ts'
+import { resolveUnresolvedPayments } from './resolveUnresolvedPayments.ts'
+import { paymentMechanisms } from './mechanisms/mechanisms.ts'
+import type { ChainReads, SettlementRecheckOutcome } from './mechanisms/paymentMechanism.ts'
 import { deliverPendingRequests } from './deliverPendingRequests.ts'
 import { svmFeeLimitsOf } from './svmFeeLimits.ts'
-import { keepEvmSettlements } from './keepEvmSettlements.ts'
-import { recheckSettlements, type SettlementRecheckOutcome } from './recheckSettlements.ts'
-import { createSettlementResender } from './createSettlementResender.ts'
 import { dollarPriceProblems } from './dollarPriceProblems.ts'
 import { ConfigError } from '../errors/configError.ts'
 import type { FacilitatorSpend } from './createSettlementSpendWatch.ts'
@@ -93,42 +90,10 @@ export async function startPayments({
       settledOn.set(price.network, price.settleOn ?? price.network)
     }
   }
-  const solanaRpcs = new Map<string, ReturnType<typeof createSolanaRpc>>()
-  const solanaRpcOf = (network: string) => {
-    const url = rpcUrls[network as Network]
-    if (!url) throw new Error(`no RPC for ${network}`)
-    let rpc = solanaRpcs.get(network)
-    if (!rpc) solanaRpcs.set(network, (rpc = createSolanaRpc(url)))
-    return rpc
-  }
-  // The chain's own time, as EVM's validBefore is compared with block.timestamp.
-  const solanaNowOf = async (network: string): Promise<bigint> => {
-    const rpc = solanaRpcOf(network)
-    const time = await rpc.getBlockTime(await rpc.getSlot().send()).send()
-    return time === null ? BigInt(Math.floor(Date.now() / 1000)) : BigInt(time)
-  }
-  const solanaStatusOf = async (network: string, signature: string): Promise<SolanaSettlementStatus> => {
-    const rpc = solanaRpcOf(network)
-    const { value } = await rpc.getSignatureStatuses([signature as Signature], { searchTransactionHistory: true }).send()
-    const status = value[0]
-    if (!status || (status.confirmationStatus !== 'confirmed' && status.confirmationStatus !== 'finalized')) return { state: 'unknown', seen: status !== null && status !== undefined }
-    return status.err ? { state: 'failed', error: JSON.stringify(status.err, (_, v) => (typeof v === 'bigint' ? v.toString() : v)) } : { state: 'confirmed' }
-  }
-  // Expired by the finalized bank: every block from now on, on any fork, is past its last valid height.
-  const solanaBlockhashExpiredOf = async (network: string, blockhash: string): Promise<boolean> =>
-    !(
-      await solanaRpcOf(network)
-        .isBlockhashValid(blockhash as Blockhash, { commitment: 'finalized' })
-        .send()
-    ).value
-  const clients = new Map<string, PublicClient>()
-  const clientFor = (network: string) => {
-    const url = rpcUrls[network as Network]
-    if (!url || !network.startsWith('eip155:')) return undefined
-    let client = clients.get(network)
-    if (!client) clients.set(network, (client = createPublicClient({ transport: http(url, { timeout: rpcTimeoutMs }) })))
-    return client
-  }
+  // Each family's reads of its networks (recovery, the re-check), built by its mechanism.
+  const reads: Partial<ChainReads> = Object.assign({}, ...paymentMechanisms.map((m) => m.createChainReads({ rpcUrlOf: (network) => rpcUrls[network as Network], rpcTimeoutMs })))
+  const clientFor = reads.clientFor ?? (() => undefined)
+  const { solanaStatusOf, solanaNowOf, solanaBlockhashExpiredOf } = reads
   const ledger = journal.payments
   const client = createFacilitatorClient({
     config: config.facilitator,
@@ -142,31 +107,25 @@ export async function startPayments({
     failedSettlementWindowMs,
   })
   const traced = traceFacilitator ? traceFacilitator(client) : client
-  // Each EVM settlement's signed payment and block kept in the ledger, for the re-check.
-  const facilitator = keepEvmSettlements({ facilitator: traced, ledger, clientFor, logger })
+  // Each family's re-check of its settlements after a reorg (EVM): what each settlement sent and the block that mined it kept in the ledger.
+  const rechecks = paymentMechanisms.flatMap(
+    (m) =>
+      m.createSettlementRecheck?.({
+        facilitator: traced,
+        ledger,
+        reads,
+        signers: facilitatorSigners,
+        rpcUrlOf: (network) => rpcUrls[network as Network],
+        timeoutMs: settlementTimeoutMs ?? rpcTimeoutMs * 3,
+        onSpend: onFacilitatorSpend && ((spend) => onFacilitatorSpend({ ...spend, chainId: settledOn.get(spend.network) ?? spend.network })),
+        logger,
+      }) ?? [],
+  )
+  const facilitator = rechecks.reduce((settling, recheck) => recheck.keep(settling), traced)
   const settler = facilitator.address
-  const resend = createSettlementResender({
-    account: facilitatorSigners?.evm,
-    facilitator: traced,
-    rpcUrlOf: (network) => rpcUrls[network as Network],
-    timeoutMs: settlementTimeoutMs ?? rpcTimeoutMs * 3,
-    onSpend: onFacilitatorSpend && ((spend) => onFacilitatorSpend({ ...spend, chainId: settledOn.get(spend.network) ?? spend.network })),
-    logger,
-  })
-  // The in-process facilitator's own unmined transactions: a settlement the crash left in flight.
-  // Also one the node keeps queued behind a gap in the facilitator's nonces (an earlier settlement
-  // lost on the way, a later one delivered): the pending count does not show it, and this
-  // process's next settlement fills the gap and lands it (issue 43: a payer charged twice, seed
-  // 123352216). The node's txpool says; a node that cannot say may hold one.
-  const settlementMayBePending = settler
-    ? async (network: string) => {
-        const client = clientFor(network)
-        if (!client) return true
-        const [pending, latest] = await Promise.all([client.getTransactionCount({ address: settler, blockTag: 'pending' }), client.getTransactionCount({ address: settler, blockTag: 'latest' })])
-        if (pending > latest) return true
-        return (await inNodePool(client, settler)) !== false
-      }
-    : undefined
+  // A settlement the crash may have left in the node (the in-process facilitator's account), as its family tells.
+  const mayBePending = reads.settlementMayBePending
+  const settlementMayBePending = settler && mayBePending ? (network: string) => mayBePending(network, settler) : undefined
   // A node that cannot be asked now leaves the reservations for the next start; they stay
   // reserved meanwhile, so the authorizations they hold pay for nothing else.
   const resolved = await resolveUnresolvedPayments({ ledger, clientFor, logger, settlementMayBePending, solanaStatusOf, solanaNowOf, solanaBlockhashExpiredOf }).catch((err: unknown) => {
@@ -192,23 +151,18 @@ export async function startPayments({
   const resolvePass = async () => {
     try {
       await resolveUnresolvedPayments({ ledger, clientFor, logger, isInFlight: payments.isInFlight, when: 'periodic', solanaStatusOf, solanaNowOf, solanaBlockhashExpiredOf })
-      await recheckSettlements({
-        ledger,
-        clientFor,
-        confirmations,
-        resend,
-        logger,
-        isInFlight: payments.isInFlight,
-        onOutcome: (payment, outcome) => {
-          if (outcome === 'resent' || outcome === 'reorged') onSettlementReorg?.({ chainId: settledOn.get(payment.network) ?? payment.network, outcome })
-        },
-        // The in-process facilitator counts its nonces with viem's shared nonce manager, which never
-        // goes below the last nonce it gave: after a reorg took a settlement's nonce back, every later
-        // settlement would wait behind a gap. Forgotten here, it is read from the node again.
-        onOrphaned: (payment) => {
-          if (settler) nonceManager.reset({ address: settler, chainId: Number(payment.network.split(':')[1]) })
-        },
-      })
+      for (const recheck of rechecks)
+        await recheck.recheck({
+          confirmations,
+          isInFlight: payments.isInFlight,
+          onOutcome: (payment, outcome) => {
+            if (outcome === 'resent' || outcome === 'reorged') onSettlementReorg?.({ chainId: settledOn.get(payment.network) ?? payment.network, outcome })
+          },
+          // The settler's counted nonces, forgotten after a reorg took one back (read from the node again).
+          onOrphaned: (payment) => {
+            if (settler) reads.forgetSettlerNonces?.(payment.network, settler)
+          },
+        })
       await consumeDeliveredCredits({ ledger, isDelivered, logger })
       if (deliver) await deliverPendingRequests({ ledger, deliver, logger, held })
     } catch (err) {
@@ -230,26 +184,5 @@ export async function startPayments({
       clearTimeout(timer)
       await pass
     },
-  }
-}
-
-type PoolContent = { pending?: Record<string, unknown>; queued?: Record<string, unknown> }
-
-/**
- * Whether the node's transaction pool holds a transaction of `address`, pending or queued (geth's
- * and anvil's txpool namespace: txpool_contentFrom, else txpool_content); undefined when the node
- * cannot say (the namespace off, as at most hosted endpoints).
- */
-export async function inNodePool(client: PublicClient, address: string): Promise<boolean | undefined> {
-  const holds = (pool: PoolContent, only: boolean) =>
-    [pool.pending, pool.queued].some((group) => Object.entries(group ?? {}).some(([from, txs]) => (only || from.toLowerCase() === address.toLowerCase()) && Object.keys(txs ?? {}).length > 0))
-  // `as never`: viem's request types know no txpool methods.
-  try {
-    return holds((await client.request({ method: 'txpool_contentFrom', params: [address] } as never)) as PoolContent, true)
-  } catch {}
-  try {
-    return holds((await client.request({ method: 'txpool_content' } as never)) as PoolContent, false)
-  } catch {
-    return undefined
   }
 }

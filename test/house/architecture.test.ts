@@ -1,6 +1,7 @@
 // The house's rules (docs/architecture.md), read from the imports of src/ as they are: shared code
 // never reaches into a runtime's folder, runtimes never into each other, ports import no
-// implementation, only the composition root opens a store, and no two rooms import each other.
+// implementation, only the composition root opens a store, no two rooms import each other, and a
+// payment family keeps to its room (payments/mechanisms/<family>/).
 import assert from 'node:assert/strict'
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
@@ -101,6 +102,20 @@ describe('the house (import rules of src/)', () => {
       (file) => !file.startsWith('signers/') && /from '(pkcs11js|@aws-sdk\/client-kms)'|\('(pkcs11js|@aws-sdk\/client-kms)'\)/.test(readFileSync(join(src, file), 'utf8')),
     )
     assert.deepEqual(sdks, [])
+  })
+
+  it('keeps a payment family in its room, payments/mechanisms/<family>/: a new family is its folder plus one line in mechanisms.ts', () => {
+    const families = readdirSync(join(src, 'payments/mechanisms')).filter((name) => statSync(join(src, 'payments/mechanisms', name)).isDirectory())
+    assert.deepEqual([...families].sort(), ['evm', 'svm'])
+    const inFamily = (path: string) => families.some((f) => path.startsWith(`payments/mechanisms/${f}/`))
+    // Shared payments code reaches a family only through the list (mechanisms.ts) and mechanismOf.
+    const wrong = imports.filter(({ from, to }) => inFamily(to) && !inFamily(from) && from !== 'payments/mechanisms/mechanisms.ts')
+    assert.deepEqual(show(wrong), [])
+    // Nor does it test a network's name for its family.
+    const named = sourceFiles(join(src, 'payments')).filter((path) => !inFamily(path) && /eip155:|solana:/.test(readFileSync(join(src, path), 'utf8')))
+    assert.deepEqual(named, [])
+    const listed = readFileSync(join(src, 'payments/mechanisms/mechanisms.ts'), 'utf8').match(/export const paymentMechanisms[^=]*=\s*\[([^\]]*)\]/)?.[1]
+    assert.equal(listed?.split(',').filter((m) => m.trim()).length, families.length, 'one entry per family folder')
   })
 
   it('has no circle between rooms', () => {

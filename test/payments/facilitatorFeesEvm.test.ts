@@ -13,7 +13,7 @@ import { demoDollarArtifact } from '../../src/contracts/demoDollarArtifact.ts'
 import { createLogger } from '../../src/logging/createLogger.ts'
 import { createFacilitatorClient } from '../../src/payments/createFacilitatorClient.ts'
 import type { FacilitatorSpend } from '../../src/payments/createSettlementSpendWatch.ts'
-import { evmSettlementGasMeasured } from '../../src/payments/evmSettlementGas.ts'
+import { evmSettlementGasMeasured } from '../../src/payments/mechanisms/evm/evmSettlementGas.ts'
 import { payingClient, price } from '../support/paymentsWorld.ts'
 
 describe("the EVM facilitator's spend", () => {

@@ -2,8 +2,17 @@
 // family is a room of payments/mechanisms/ registered once (mechanisms.ts), and the shared payment
 // flow (admit, settle, finish, recovery) asks the mechanism of a payment's network instead of
 // testing the network's name.
-import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
-import type { AuthorizationKey, PaymentRecord } from '../../ports/paymentLedger.ts'
+import type { x402Facilitator } from '@x402/core/facilitator'
+import type { FacilitatorClient, x402ResourceServer } from '@x402/core/server'
+import type { Network, PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types'
+import type { Logger } from 'pino'
+import type { Block, Hex, LocalAccount, PublicClient } from 'viem'
+import type { FacilitatorSigners } from '../../signers/createFacilitatorSigners.ts'
+import type { Ed25519Signer } from '../../signers/ed25519Signer.ts'
+import type { OnFacilitatorSpend, SentSettlement, SettlementSpendWatch } from '../createSettlementSpendWatch.ts'
+import type { SvmFeeLimits } from '../svmFeeLimits.ts'
+import type { PrecedingTransaction } from '../../ports/chainAdapter.ts'
+import type { AuthorizationKey, PaymentLedger, PaymentRecord } from '../../ports/paymentLedger.ts'
 
 export type PaymentKey =
   | {
@@ -27,6 +36,113 @@ export type PaymentKey =
     }
   | { ok: false; reason: string }
 
+export type ResolvedPayment = { payment: PaymentRecord; outcome: 'settled' | 'released'; transaction: string | undefined; reason: 'used' | 'cancelled' | 'unused' | 'expired' | 'failed' }
+
+/** What became of a Solana transaction: confirmed, failed on-chain, or not seen (yet). */
+export type SolanaSettlementStatus = { state: 'confirmed' } | { state: 'failed'; error: string } | { state: 'unknown'; seen?: boolean }
+
+/**
+ * What recovery (resolveUnresolvedPayments.ts) lends a mechanism for one pass: the ledger, and the
+ * reads of each family's networks (still one field per family: the runtimes do not lend their
+ * endpoints to payments yet).
+ */
+export type RecoveryContext = {
+  ledger: PaymentLedger
+  log: Logger
+  when: 'start-up' | 'periodic'
+  /** EVM: a public client for a payment's network; undefined when it is not reachable from here. */
+  clientFor(network: string): PublicClient | undefined
+  /** EVM: the pass's head block per network (the authorization's state and the chain's time read at one block). */
+  heads: Map<string, Promise<Block<bigint, false, 'latest'>>>
+  /** EVM: how far back to look for the event that used an authorization. */
+  lookbackBlocks: bigint
+  /** EVM, start-up, in-process facilitator: whether a settlement sent before the crash may still be in the node. */
+  settlementMayBePending?: ((network: string) => Promise<boolean>) | undefined
+  /** Solana: a network's answer on a transaction id. */
+  solanaStatusOf?: ((network: string, signature: string) => Promise<SolanaSettlementStatus>) | undefined
+  /** Solana: a network's time, unix seconds. */
+  solanaNowOf(network: string): Promise<bigint>
+  /** Solana: whether a blockhash has expired by the network's finalized bank. */
+  solanaBlockhashExpiredOf?: ((network: string, blockhash: string) => Promise<boolean>) | undefined
+}
+
+/** What the in-process facilitator (createFacilitatorClient.ts) lends a family to register its scheme with. */
+export type FacilitatorSchemeParameters = {
+  facilitator: x402Facilitator
+  /** The family's networks the facilitator settles on, each with its RPC endpoint. */
+  rpcUrls: [Network, string][]
+  keys: Pick<FacilitatorSigners, 'evm' | 'solana'>
+  /** Every settlement the family's signer sends goes through `watch.sent`, for its spend. */
+  watch: SettlementSpendWatch
+  /** The keys wrapped so that one that cannot sign is told from a refused payment (and the EVM transactions signed are noted). */
+  watchAccount<A extends LocalAccount>(account: A): A
+  watchEd25519(signer: Ed25519Signer): Ed25519Signer
+  log: Logger
+  timeoutMs: number
+  rpcTimeoutMs: number
+  settlementTimeoutMs: number
+  svmFeeLimits: SvmFeeLimits
+  evmMaxSettlementGas: bigint | undefined
+}
+
+/** A family's scheme registered with the in-process facilitator: what the shared settle asks of it. */
+export type FacilitatorScheme = {
+  /** The fee a sent settlement paid and whether it failed; undefined while it has not landed. */
+  spendOf(network: string, sent: SentSettlement): Promise<{ fee: bigint; failed: boolean } | undefined>
+  /** Why a payment is refused before x402's scheme is asked at all (a fee above the ceilings), or undefined. */
+  feeProblemOf?(payload: PaymentPayload, requirements: PaymentRequirements): { reason: string; message: string } | undefined
+  /**
+   * What became of a settlement whose transactions the facilitator signed, when x402 answered it
+   * failed (the chain is asked); undefined when the family cannot tell on this network.
+   */
+  signedOutcomeOf?(network: string): ((args: { payload: PaymentPayload; requirements: PaymentRequirements; signed: readonly Hex[]; answer: SettleResponse }) => Promise<SettleResponse>) | undefined
+  /** The facilitator's account on the family's networks (EVM). */
+  address?: `0x${string}`
+  /** The id a payment's settlement transaction will have, known before it is sent (Solana). */
+  settlementIdOf?(transaction: string): Promise<string | undefined>
+}
+
+/** What a family builds its chain reads from: its networks' RPC endpoints. */
+export type ChainReadsParameters = { rpcUrlOf(network: string): string | undefined; rpcTimeoutMs: number }
+
+/** The reads of a family's networks that recovery and the re-check need; each family fills its own. */
+export type ChainReads = Pick<RecoveryContext, 'clientFor' | 'solanaNowOf'> &
+  Required<Pick<RecoveryContext, 'solanaStatusOf' | 'solanaBlockhashExpiredOf'>> & {
+    /** EVM: whether the in-process facilitator (`settler`) may still have a settlement in the node. */
+    settlementMayBePending(network: string, settler: `0x${string}`): Promise<boolean>
+    /** EVM: forgets the settler's counted nonces after a reorg took one back (read from the node again). */
+    forgetSettlerNonces(network: string, settler: `0x${string}`): void
+  }
+
+export type SettlementRecheckOutcome = 'final' | 'reincluded' | 'resent' | 'reorged'
+
+/** What startPayments lends a family's re-check of its settlements after a reorg. */
+export type SettlementRecheckParameters = {
+  /** The facilitator that settles (traced): what a settlement is sent again through without the in-process key. */
+  facilitator: FacilitatorClient
+  ledger: PaymentLedger
+  reads: Partial<ChainReads>
+  signers: FacilitatorSigners | undefined
+  rpcUrlOf(network: string): string | undefined
+  /** How long the receipt of a settlement sent again is awaited. */
+  timeoutMs: number
+  onSpend?: OnFacilitatorSpend | undefined
+  logger: Logger
+}
+
+/** A family's re-check of its settlements until they are final (EVM: a reorg may orphan the block that mined one). */
+export type SettlementRecheck = {
+  /** Wraps the facilitator so that what each settlement sent, and the block that mined it, is kept. */
+  keep<F extends FacilitatorClient>(facilitator: F): F
+  /** One pass over the settlements not final yet. */
+  recheck(pass: {
+    confirmations: number
+    isInFlight?: ((paymentId: number) => boolean) | undefined
+    onOutcome?: ((payment: PaymentRecord, outcome: SettlementRecheckOutcome) => void) | undefined
+    onOrphaned?: ((payment: PaymentRecord) => void) | undefined
+  }): Promise<void>
+}
+
 export type PaymentMechanism = {
   /** The CAIP-2 namespace of the networks this family pays on (`eip155`, `solana`). */
   namespace: string
@@ -36,4 +152,24 @@ export type PaymentMechanism = {
   claimedPayer(inner: unknown): string | undefined
   /** Whether a reserved payment can still be decided by the chain (a crash left it): something on chain will tell. */
   mayStillLand(payment: PaymentRecord): boolean
+  /** Registers the family's x402 scheme with the resource server, for the networks priced on it. */
+  registerServerScheme(server: x402ResourceServer, networks: Network[]): void
+  /**
+   * The transaction its settlement will be, for the route's simulation to run after it (EVM: the
+   * EIP-3009 call from the facilitator's account); undefined when it cannot be known beforehand.
+   */
+  settlementCallOf?(payload: PaymentPayload, requirements: PaymentRequirements, facilitatorAddress: `0x${string}` | undefined): PrecedingTransaction | undefined
+  /**
+   * Whether one payer's settlements under way at once are capped (Solana: x402 sends them
+   * unsimulated, so concurrent ones against the same balance fail at the fee payer's cost).
+   */
+  capsSettlementsInFlight: boolean
+  /** Recovery of a reserved payment no request holds: settled or released as its chain says, or left (undefined). */
+  resolve(payment: PaymentRecord, context: RecoveryContext): Promise<ResolvedPayment | undefined>
+  /** Registers the family's scheme with the in-process facilitator (nothing registered without its key). */
+  createFacilitatorScheme(parameters: FacilitatorSchemeParameters): FacilitatorScheme
+  /** Builds the reads of its networks from their RPC endpoints (until the runtimes lend theirs: issue 47). */
+  createChainReads(parameters: ChainReadsParameters): Partial<ChainReads>
+  /** Its settlements' re-check after a reorg, when its chains can orphan a settled block (EVM). */
+  createSettlementRecheck?(parameters: SettlementRecheckParameters): SettlementRecheck
 }

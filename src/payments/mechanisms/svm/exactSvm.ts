@@ -4,8 +4,12 @@
 // same transaction sent twice (to this instance or another of the fleet) finds its key taken.
 import { getCompiledTransactionMessageDecoder } from '@solana/kit'
 import { decodeTransactionFromPayload, getTokenPayerFromTransaction } from '@x402/svm'
+import { registerExactSvmScheme } from '@x402/svm/exact/server'
 import { type Hex, keccak256 } from 'viem'
 import type { PaymentMechanism } from '../paymentMechanism.ts'
+import { createSvmChainReads } from './createSvmChainReads.ts'
+import { createSvmFacilitatorScheme } from './createSvmFacilitatorScheme.ts'
+import { resolveSvmPayment } from './resolveSvmPayment.ts'
 
 /** At least this long (seconds) a Solana payment transaction is taken to be able to land (a blockhash's life, with margin). */
 export const solanaLandingBoundSeconds = 180
@@ -49,4 +53,9 @@ export const exactSvm: PaymentMechanism = {
   // Decided by its settlement's transaction id when it is known (the in-process facilitator's); a
   // remote facilitator's is not, and nothing on the chain would ever tell.
   mayStillLand: (payment) => payment.transaction !== undefined,
+  registerServerScheme: (server, networks) => void registerExactSvmScheme(server, { networks }),
+  capsSettlementsInFlight: true,
+  resolve: resolveSvmPayment,
+  createFacilitatorScheme: createSvmFacilitatorScheme,
+  createChainReads: createSvmChainReads,
 }

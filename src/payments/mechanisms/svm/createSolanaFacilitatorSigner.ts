@@ -30,9 +30,9 @@ import {
 } from '@solana/kit'
 import type { Logger } from 'pino'
 import { decodeTransactionFromPayload, toFacilitatorSvmSigner, TransactionOnchainFailureError, type FacilitatorSvmSigner } from '@x402/svm'
-import type { Ed25519Signer } from '../signers/ed25519Signer.ts'
-import { facilitatorSignerUnavailable } from '../signers/facilitatorSignerUnavailable.ts'
-import { type SvmFeeLimits, svmFeeOf, svmFeeProblem } from './svmFeeLimits.ts'
+import type { Ed25519Signer } from '../../../signers/ed25519Signer.ts'
+import { facilitatorSignerUnavailable } from '../../../signers/facilitatorSignerUnavailable.ts'
+import { type SvmFeeLimits, svmFeeOf, svmFeeProblem } from '../../svmFeeLimits.ts'
 
 /**
  * Whether a failed sendTransaction is the node's own answer (a JSON-RPC error: it refused the

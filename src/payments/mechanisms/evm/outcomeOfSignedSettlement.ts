@@ -13,7 +13,7 @@
 import type { PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types'
 import type { Logger } from 'pino'
 import { type Address, type Hex, parseAbi } from 'viem'
-import { settlementPendingReason } from './settlementPending.ts'
+import { settlementPendingReason } from '../../settlementPending.ts'
 
 const eip3009Abi = parseAbi(['function authorizationState(address authorizer, bytes32 nonce) view returns (bool)'])
 

@@ -10,7 +10,8 @@
 // never run again for it, and the payer is never asked for anything.
 import type { Logger } from 'pino'
 import { type Address, type Block, type Hex, type PublicClient, parseAbi } from 'viem'
-import type { PaymentLedger, PaymentRecord, SettlementBlock } from '../ports/paymentLedger.ts'
+import type { PaymentLedger, PaymentRecord, SettlementBlock } from '../../../ports/paymentLedger.ts'
+import type { SettlementRecheckOutcome } from '../paymentMechanism.ts'
 import type { KeptSettlement } from './keepEvmSettlements.ts'
 
 const tokenAbi = parseAbi([
@@ -23,7 +24,7 @@ const tokenAbi = parseAbi([
 /** What sending a kept settlement again did: sent (mined when `block` is given), or not sent now (tried again next pass). */
 export type ResendOutcome = { kind: 'sent'; transaction: Hex; block: SettlementBlock | undefined } | { kind: 'not-sent'; reason: string }
 
-export type SettlementRecheckOutcome = 'final' | 'reincluded' | 'resent' | 'reorged'
+export type { SettlementRecheckOutcome }
 
 export type RecheckSettlementsParameters = {
   ledger: PaymentLedger

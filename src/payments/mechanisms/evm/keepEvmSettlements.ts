@@ -8,8 +8,8 @@ import type { FacilitatorClient } from '@x402/core/server'
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
 import type { Logger } from 'pino'
 import type { Hex, PublicClient } from 'viem'
-import type { PaymentLedger } from '../ports/paymentLedger.ts'
-import { paymentKeyOf } from './paymentKeyOf.ts'
+import type { PaymentLedger } from '../../../ports/paymentLedger.ts'
+import { evmPaymentKeyOf } from './evmPaymentKeyOf.ts'
 
 /** What the ledger keeps of an EVM settlement: enough to send it again, as it was signed. */
 export type KeptSettlement = { payload: PaymentPayload; requirements: PaymentRequirements }
@@ -25,7 +25,7 @@ export type KeepEvmSettlementsParameters<F extends FacilitatorClient> = {
 export function keepEvmSettlements<F extends FacilitatorClient>({ facilitator, ledger, clientFor, logger }: KeepEvmSettlementsParameters<F>): F {
   const log = logger.child({ module: 'x402-settlement-blocks' })
   const paymentOf = async (payload: PaymentPayload, requirements: PaymentRequirements) => {
-    const key = paymentKeyOf(payload, requirements)
+    const key = evmPaymentKeyOf(payload, requirements)
     return key.ok ? ledger.findByAuthorization(key.key) : undefined
   }
   const settle: FacilitatorClient['settle'] = async (payload, requirements) => {

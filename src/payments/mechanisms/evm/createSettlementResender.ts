@@ -6,13 +6,13 @@
 import type { FacilitatorClient } from '@x402/core/server'
 import type { Logger } from 'pino'
 import { type Address, type Hex, type LocalAccount, createWalletClient, defineChain, http, publicActions } from 'viem'
-import type { PaymentRecord } from '../ports/paymentLedger.ts'
-import type { FacilitatorSpend } from './createSettlementSpendWatch.ts'
+import type { PaymentRecord } from '../../../ports/paymentLedger.ts'
+import type { FacilitatorSpend } from '../../createSettlementSpendWatch.ts'
 import { defaultEvmMaxSettlementGas } from './evmSettlementGas.ts'
 import type { KeptSettlement } from './keepEvmSettlements.ts'
 import type { ResendOutcome } from './recheckSettlements.ts'
 import { settlementCallOf } from './settlementCallOf.ts'
-import { settlementPendingReason } from './settlementPending.ts'
+import { settlementPendingReason } from '../../settlementPending.ts'
 
 export type CreateSettlementResenderParameters = {
   /** The in-process facilitator's EVM account; undefined with a remote facilitator. */

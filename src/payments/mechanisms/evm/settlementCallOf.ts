@@ -2,18 +2,17 @@
 // token, whoever sends it (the route's simulation, and the re-check sending it again after a reorg).
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
 import { type Address, encodeFunctionData, getAddress, type Hex, isAddress, isHex, parseErc6492Signature, parseSignature, zeroAddress } from 'viem'
-import type { PrecedingTransaction } from '../ports/chainAdapter.ts'
+import type { PrecedingTransaction } from '../../../ports/chainAdapter.ts'
 
 /**
  * The call the exact EVM scheme's settlement sends (x402's executeTransferWithAuthorization):
  * `transferWithAuthorization` on the asset, with (v, r, s) for a 65-byte signature, else the bytes
  * variant. Sent from the in-process facilitator's account; a remote facilitator's is not known, and
  * the payment's recipient stands in (EIP-3009's transfer does not depend on who sends it).
- * Undefined for other runtimes, and for an EIP-6492 signature that deploys the payer's wallet
+ * Undefined for an EIP-6492 signature that deploys the payer's wallet
  * first (the settlement is then two transactions).
  */
 export function settlementCallOf(payload: PaymentPayload, requirements: PaymentRequirements, facilitatorAddress: Address | undefined): PrecedingTransaction | undefined {
-  if (!requirements.network.startsWith('eip155:')) return undefined
   const { authorization: a, signature } = payload.payload as { authorization?: Record<string, string>; signature?: unknown }
   if (!a || typeof signature !== 'string' || !isHex(signature) || !isAddress(requirements.asset) || !isAddress(requirements.payTo)) return undefined
   const parsed = parseErc6492Signature(signature)

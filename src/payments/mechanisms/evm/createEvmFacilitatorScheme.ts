@@ -1,0 +1,75 @@
+// The exact EVM scheme of the in-process facilitator: one account for every EVM network, sending
+// each settlement (an EIP-3009 transferWithAuthorization) from its own key, estimated first under
+// a gas ceiling, through the spend watch.
+import type { Network } from '@x402/core/types'
+import { toFacilitatorEvmSigner } from '@x402/evm'
+import { registerExactEvmScheme } from '@x402/evm/exact/facilitator'
+import { type LocalAccount, createWalletClient, defineChain, http, nonceManager, publicActions } from 'viem'
+import { defaultEvmMaxSettlementGas } from './evmSettlementGas.ts'
+import type { FacilitatorScheme, FacilitatorSchemeParameters } from '../paymentMechanism.ts'
+import { type EvmSettlementReader, outcomeOfSignedSettlement } from './outcomeOfSignedSettlement.ts'
+
+export function createEvmFacilitatorScheme({
+  facilitator,
+  rpcUrls,
+  keys,
+  watch,
+  watchAccount,
+  log,
+  timeoutMs,
+  settlementTimeoutMs,
+  evmMaxSettlementGas = defaultEvmMaxSettlementGas,
+}: FacilitatorSchemeParameters): FacilitatorScheme {
+  if (!keys.evm) return { spendOf: async () => undefined }
+  // One account for every network, with a nonce manager: concurrent settlements from one key
+  // otherwise collide on the account nonce (viem gives a nonce back when its signing fails).
+  const account: LocalAccount = { ...watchAccount(keys.evm), nonceManager }
+  const clients = new Map<string, EvmSettlementReader>()
+  for (const [network, rpcUrl] of rpcUrls) {
+    const id = Number(network.split(':')[1])
+    const chain = defineChain({ id, name: network, nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } })
+    const client = createWalletClient({ account, chain, transport: http(rpcUrl, { timeout: timeoutMs }), pollingInterval: 100, cacheTime: 0 }).extend(publicActions)
+    const signer = toFacilitatorEvmSigner(
+      {
+        address: account.address,
+        readContract: (args) => client.readContract(args as never),
+        verifyTypedData: (args) => client.verifyTypedData(args as never),
+        // Estimated first: above the ceiling nothing is sent (x402 answers a failed settlement, no fee paid).
+        writeContract: (args) =>
+          watch.sent(async () => {
+            const gas = await client.estimateContractGas(args as never)
+            if (gas > evmMaxSettlementGas) throw new Error(`the settlement would take ${gas} gas, more than the ${evmMaxSettlementGas} allowed; not sent`)
+            return client.writeContract({ ...(args as object), gas } as never)
+          }),
+        sendTransaction: (args) =>
+          watch.sent(async () => {
+            const gas = await client.estimateGas(args as never)
+            if (gas > evmMaxSettlementGas) throw new Error(`the transaction would take ${gas} gas, more than the ${evmMaxSettlementGas} allowed; not sent`)
+            return client.sendTransaction({ ...(args as object), gas } as never)
+          }),
+        // Past it, x402 answers settlement_pending (the transaction was sent): the resolver finishes it.
+        waitForTransactionReceipt: (args) => client.waitForTransactionReceipt({ ...args, timeout: args.timeout ?? settlementTimeoutMs }),
+        getCode: (args) => client.getCode(args),
+      },
+      { confirmationTimeoutMs: settlementTimeoutMs },
+    )
+    registerExactEvmScheme(facilitator, { signer, networks: network as Network })
+    clients.set(network, client)
+  }
+  return {
+    async spendOf(network, sent) {
+      const client = clients.get(network)
+      if (!client) return undefined
+      const receipt = await client.getTransactionReceipt({ hash: sent.transaction as `0x${string}` }).catch((err: unknown) => {
+        if ((err as Error).name === 'TransactionReceiptNotFoundError') return undefined
+        throw err
+      })
+      return receipt ? { fee: receipt.gasUsed * receipt.effectiveGasPrice, failed: receipt.status !== 'success' } : undefined
+    },
+    signedOutcomeOf(network) {
+      const client = clients.get(network)
+      return client && ((args) => outcomeOfSignedSettlement({ client, ...args, logger: log }))
+    },
+    address: account.address,
+  }
+}

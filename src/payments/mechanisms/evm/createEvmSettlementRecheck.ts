@@ -1,0 +1,17 @@
+// The EVM re-check after a reorg, as the mechanism lends it to startPayments: each settlement's
+// signed payment and block kept in the ledger as it is settled (keepEvmSettlements.ts), and each
+// pass following those blocks until they are final, sending the same authorization again from the
+// facilitator's account when a reorg orphaned one (recheckSettlements.ts, createSettlementResender.ts).
+import type { SettlementRecheck, SettlementRecheckParameters } from '../paymentMechanism.ts'
+import { createSettlementResender } from './createSettlementResender.ts'
+import { keepEvmSettlements } from './keepEvmSettlements.ts'
+import { recheckSettlements } from './recheckSettlements.ts'
+
+export function createEvmSettlementRecheck({ facilitator, ledger, reads, signers, rpcUrlOf, timeoutMs, onSpend, logger }: SettlementRecheckParameters): SettlementRecheck {
+  const clientFor = reads.clientFor ?? (() => undefined)
+  const resend = createSettlementResender({ account: signers?.evm, facilitator, rpcUrlOf, timeoutMs, onSpend, logger })
+  return {
+    keep: (settling) => keepEvmSettlements({ facilitator: settling, ledger, clientFor, logger }),
+    recheck: ({ confirmations, isInFlight, onOutcome, onOrphaned }) => recheckSettlements({ ledger, clientFor, confirmations, resend, logger, isInFlight, onOutcome, onOrphaned }),
+  }
+}

@@ -1,0 +1,39 @@
+// The reads of the Solana networks payments settle on that recovery needs: a settlement's status
+// by its transaction id, the chain's time, and whether a blockhash has expired. Built from the
+// networks' RPC URLs (the runtime's endpoints are not lent to payments yet: issue 47).
+import { type Blockhash, createSolanaRpc, type Signature } from '@solana/kit'
+import type { ChainReads, ChainReadsParameters, SolanaSettlementStatus } from '../paymentMechanism.ts'
+
+export function createSvmChainReads({ rpcUrlOf }: ChainReadsParameters): Partial<ChainReads> {
+  const rpcs = new Map<string, ReturnType<typeof createSolanaRpc>>()
+  const rpcOf = (network: string) => {
+    const url = rpcUrlOf(network)
+    if (!url) throw new Error(`no RPC for ${network}`)
+    let rpc = rpcs.get(network)
+    if (!rpc) rpcs.set(network, (rpc = createSolanaRpc(url)))
+    return rpc
+  }
+  return {
+    // The chain's own time, as EVM's validBefore is compared with block.timestamp.
+    async solanaNowOf(network) {
+      const rpc = rpcOf(network)
+      const time = await rpc.getBlockTime(await rpc.getSlot().send()).send()
+      return time === null ? BigInt(Math.floor(Date.now() / 1000)) : BigInt(time)
+    },
+    async solanaStatusOf(network, signature): Promise<SolanaSettlementStatus> {
+      const rpc = rpcOf(network)
+      const { value } = await rpc.getSignatureStatuses([signature as Signature], { searchTransactionHistory: true }).send()
+      const status = value[0]
+      if (!status || (status.confirmationStatus !== 'confirmed' && status.confirmationStatus !== 'finalized')) return { state: 'unknown', seen: status !== null && status !== undefined }
+      return status.err ? { state: 'failed', error: JSON.stringify(status.err, (_, v) => (typeof v === 'bigint' ? v.toString() : v)) } : { state: 'confirmed' }
+    },
+    // Expired by the finalized bank: every block from now on, on any fork, is past its last valid height.
+    async solanaBlockhashExpiredOf(network, blockhash) {
+      return !(
+        await rpcOf(network)
+          .isBlockhashValid(blockhash as Blockhash, { commitment: 'finalized' })
+          .send()
+      ).value
+    },
+  }
+}
