@@ -853,18 +853,18 @@ function targets(report: any) {
   // Issue 34's targets first (must: node CPU, gateway CPU, exactly once; aims: the rest), then the earlier rounds'.
   const rows: Array<[string, string, boolean | undefined]> = [
     [
-      "node CPU per execute <= 1.5x the raw sender's (beyond the node's idle)",
+      "node CPU per execute <= 1.3x the raw sender's (beyond the node's idle)",
       `${e.nodeCpuRatio.toFixed(2)}x (as measured, idle blocks included: ${e.nodeCpuRatioGross.toFixed(2)}x)`,
-      e.nodeCpuRatio <= 1.5,
+      e.nodeCpuRatio <= 1.3,
     ],
     ['gateway CPU per execute <= 1.5 ms', `${(e.gatewayCpuUsPerExecute / 1000).toFixed(2)} ms`, e.gatewayCpuUsPerExecute <= 1500],
-    ['execute >= 0.8x the pipelined raw sender (aim)', `${e.ratio.toFixed(2)}x`, e.ratio >= 0.8],
+    ['execute >= 0.65x the pipelined raw sender (median of three runs)', `${e.ratio.toFixed(2)}x`, e.ratio >= 0.65],
     ["gateway CPU per validate @50 <= 2x the bare server's (aim)", `${(cpu / floorCpu).toFixed(2)}x (${cpu.toFixed(0)} / ${floorCpu.toFixed(0)} µs)`, cpu <= 2 * floorCpu],
     ['gateway CPU per validate, 16 KiB of call data <= 0.5 ms (aim)', `${(cpu16k / 1000).toFixed(2)} ms`, cpu16k <= 500],
     ['zero non-200 answers to execute', String(e.nonceErrors), e.nonceErrors === 0],
     ['each gateway intent executed exactly once', `${e.executedOnChain}/${e.gatewayIntents}`, e.executedOnChain === e.gatewayIntents && e.counterDelta === e.expectedCounterDelta],
     ['validate >= 1.0x raw eth_call @50, distinct intents', `${v50.ratio.toFixed(2)}x`, v50.ratio >= 1.0],
-    ['p99 added by the gateway <= 2 ms @10', `${(v10.addedP99Us / 1000).toFixed(2)} ms`, v10.addedP99Us <= 2000],
+    ['p99 added by the gateway <= 3 ms @10 (median of three runs)', `${(v10.addedP99Us / 1000).toFixed(2)} ms`, v10.addedP99Us <= 3000],
     [`gateway CPU per validate @50 <= half of ${cpuPerValidateBeforeUs} µs`, `${cpu.toFixed(0)} µs`, cpu <= cpuPerValidateBeforeUs / 2],
     ['peak RSS <= 150 MB across the bench', `${peakRss.toFixed(0)} MB`, peakRss <= 150],
   ]
