@@ -219,19 +219,14 @@ export function createPayments({
       paymentId,
       payloadHash,
       validBefore,
-      ...(settlementId ? { transaction: settlementId } : {}),
+      // Solana: the blockhash its settlement lives by, kept with the reservation, before anything is
+      // sent. After a crash the resolver releases the payment as soon as that blockhash has expired
+      // and the settlement is not seen, instead of waiting out the reservation's bound.
+      ...(settlementId ? { transaction: settlementId, settlementPayload: paid.settlementPayload } : {}),
     })
     if (reservation.kind === 'authorization-used') return paymentRequired(alreadyUsed)
     if (reservation.kind === 'payment-id-taken') return holderOutcome(reservation.payment, reservation.samePayload)
     const payment = reservation.payment
-    // Solana: the blockhash its settlement lives by, kept before anything is sent. After a crash the
-    // resolver releases the payment as soon as that blockhash has expired and the settlement is not
-    // seen, instead of waiting out the reservation's bound.
-    if (settlementId && paid.blockhash) {
-      await ledger
-        .keepSettlementPayload(payment.id, JSON.stringify({ solanaBlockhash: paid.blockhash }))
-        .catch((err: unknown) => log.warn({ err, paymentId: payment.id }, "the payment's blockhash could not be kept: after a crash it is released at its bound"))
-    }
 
     // This request holds the reservation until it finishes (the resolver leaves it alone meanwhile).
     inFlight.add(payment.id)

@@ -82,6 +82,8 @@ export type NewReservation = AuthorizationKey &
     validBefore: bigint
     /** The settlement's transaction id when it is known before settling (Solana, in-process facilitator). */
     transaction?: string | undefined
+    /** What the payment's mechanism keeps to find its settlement after a crash (opaque here; settlementPayloadOf reads it back), written with the reservation. */
+    settlementPayload?: string | undefined
   }
 
 export type Reservation =

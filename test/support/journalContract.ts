@@ -160,13 +160,27 @@ export function journalContract(open: () => Promise<Journal>) {
       validBefore: 2n ** 40n,
     }
     const payer = '78Y9a59Dxts8ceD2ihJFuu4zMzz5jFt9zUsaYGhEn5mL'
-    const first = await journal.payments.reserve({ ...solana, payer, intentHash: hash(51), transaction: 'NsGZa9o5ze7QCDb2r6i1Uo2UWRd21bRQUeSCo8T4exzuAn6eTVad9AyUBFYQFeWmTpYx1Pop3xdL3tfPiLrrv8h' })
+    const kept = JSON.stringify({ solanaBlockhash: 'EtWTRABZaYq6iMfeYKouRu166VU2xqa1' })
+    const first = await journal.payments.reserve({
+      ...solana,
+      payer,
+      intentHash: hash(51),
+      transaction: 'NsGZa9o5ze7QCDb2r6i1Uo2UWRd21bRQUeSCo8T4exzuAn6eTVad9AyUBFYQFeWmTpYx1Pop3xdL3tfPiLrrv8h',
+      settlementPayload: kept,
+    })
     assert.equal(first.kind, 'reserved')
+    assert.equal(await journal.payments.settlementPayloadOf(first.payment.id), kept, 'what finds the settlement after a crash is written with the reservation itself')
     assert.equal(first.payment.payer, payer, 'base58 kept as spelt')
     assert.equal(first.payment.transaction, 'NsGZa9o5ze7QCDb2r6i1Uo2UWRd21bRQUeSCo8T4exzuAn6eTVad9AyUBFYQFeWmTpYx1Pop3xdL3tfPiLrrv8h')
     assert.equal(first.payment.state, 'reserved')
     assert.equal((await journal.payments.reserve({ ...solana, payer, intentHash: hash(52) })).kind, 'authorization-used', 'the same transaction pays once')
-    assert.equal((await journal.payments.reserve({ ...solana, payer: payer.toLowerCase(), intentHash: hash(53) })).kind, 'reserved', 'another base58 key is another payer')
+    const other = await journal.payments.reserve({ ...solana, payer: payer.toLowerCase(), intentHash: hash(53), settlementPayload: 'first' })
+    assert.equal(other.kind, 'reserved', 'another base58 key is another payer')
+    // Released and reserved again: the payload is the new reservation's, not the released one's.
+    await journal.payments.markReleased(other.payment.id, 'unused')
+    const again = await journal.payments.reserve({ ...solana, payer: payer.toLowerCase(), intentHash: hash(54) })
+    assert.equal(again.kind, 'reserved')
+    assert.equal(await journal.payments.settlementPayloadOf(again.payment.id), undefined)
     const request = { method: 'POST' as const, url: '/intents/execute', headers: { 'x-chain-id': 'solana:x' }, body: { nonce: '1' } }
     await journal.payments.markSettlementPending(first.payment.id, 'pendingTx', 'settlement_pending: waiting', request)
     const pending = (await journal.payments.forIntent(solana.chainId, hash(51)))[0]!

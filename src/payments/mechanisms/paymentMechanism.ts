@@ -31,8 +31,12 @@ export type PaymentKey =
       alreadyUsed: string
       /** Solana: the payer's partially signed transaction (base64). */
       transaction?: string | undefined
-      /** Solana: the blockhash the transaction lives by (once no longer valid, it can never land). */
-      blockhash?: string | undefined
+      /**
+       * What to keep with the reservation to find the settlement after a crash, when its id is
+       * known before it is sent (Solana: the blockhash the transaction lives by; once no longer
+       * valid, it can never land). Read back by the mechanism's own recovery.
+       */
+      settlementPayload?: string | undefined
     }
   | { ok: false; reason: string }
 

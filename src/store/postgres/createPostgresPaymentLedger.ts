@@ -43,7 +43,19 @@ export function createPostgresPaymentLedger({ query, now = () => Date.now() }: C
     }
     const taken = await idTaken()
     if (taken) return taken
-    const fields = [r.amount, r.payTo, r.paymentId ?? null, r.validBefore.toString(), r.payloadHash, r.route, r.chainId, r.intentHash.toLowerCase(), now(), r.transaction ?? null]
+    const fields = [
+      r.amount,
+      r.payTo,
+      r.paymentId ?? null,
+      r.validBefore.toString(),
+      r.payloadHash,
+      r.route,
+      r.chainId,
+      r.intentHash.toLowerCase(),
+      now(),
+      r.transaction ?? null,
+      r.settlementPayload ?? null,
+    ]
     try {
       const existing = await byAuthorization(key)
       if (existing) {
@@ -52,15 +64,15 @@ export function createPostgresPaymentLedger({ query, now = () => Date.now() }: C
           existing.state === 'released'
             ? await one(
                 `UPDATE x402_payments SET state = 'reserved', amount = $1, pay_to = $2, payment_id = $3, valid_before = $4, payload_hash = $5, route = $6, chain_id = $7,
-                 intent_hash = $8, transaction_hash = $10, reason = NULL, answer = NULL, pending_request = NULL, updated_at = $9 WHERE id = $11 AND state = 'released' RETURNING *`,
+                 intent_hash = $8, transaction_hash = $10, settlement_payload = $11, reason = NULL, answer = NULL, pending_request = NULL, updated_at = $9 WHERE id = $12 AND state = 'released' RETURNING *`,
                 [...fields, existing.id],
               )
             : undefined
         return reclaimed ? { kind: 'reserved', payment: toPaymentRecord(reclaimed) } : { kind: 'authorization-used', payment: toPaymentRecord((await byAuthorization(key)) ?? existing) }
       }
       const inserted = await one(
-        `INSERT INTO x402_payments (amount, pay_to, payment_id, valid_before, payload_hash, route, chain_id, intent_hash, created_at, updated_at, transaction_hash, network, asset, payer, nonce, state)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10, $11, $12, $13, $14, 'reserved') ON CONFLICT DO NOTHING RETURNING *`,
+        `INSERT INTO x402_payments (amount, pay_to, payment_id, valid_before, payload_hash, route, chain_id, intent_hash, created_at, updated_at, transaction_hash, settlement_payload, network, asset, payer, nonce, state)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10, $11, $12, $13, $14, $15, 'reserved') ON CONFLICT DO NOTHING RETURNING *`,
         [...fields, key.network, key.asset, key.payer, key.nonce],
       )
       if (inserted) return { kind: 'reserved', payment: toPaymentRecord(inserted) }

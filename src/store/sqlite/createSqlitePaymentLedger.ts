@@ -63,13 +63,13 @@ export function createSqlitePaymentLedger({ db, now = () => Date.now() }: { db: 
   const byAuthorization = db.prepare<[string, string, string, string], Row>('SELECT * FROM x402_payments WHERE network = ? AND asset = ? AND payer = ? AND nonce = ?')
   const byPaymentId = db.prepare<[string], Row>('SELECT * FROM x402_payments WHERE payment_id = ?')
   const insert = db.prepare(
-    `INSERT INTO x402_payments (network, asset, payer, nonce, amount, pay_to, payment_id, valid_before, payload_hash, route, chain_id, intent_hash, state, transaction_hash, created_at, updated_at)
-     VALUES (@network, @asset, @payer, @nonce, @amount, @payTo, @paymentId, @validBefore, @payloadHash, @route, @chainId, @intentHash, 'reserved', @transaction, @now, @now)`,
+    `INSERT INTO x402_payments (network, asset, payer, nonce, amount, pay_to, payment_id, valid_before, payload_hash, route, chain_id, intent_hash, state, transaction_hash, settlement_payload, created_at, updated_at)
+     VALUES (@network, @asset, @payer, @nonce, @amount, @payTo, @paymentId, @validBefore, @payloadHash, @route, @chainId, @intentHash, 'reserved', @transaction, @settlementPayload, @now, @now)`,
   )
   // Only a released row (never settled) is claimed again; the WHERE makes that a compare-and-set.
   const reclaim = db.prepare(
     `UPDATE x402_payments SET state = 'reserved', amount = @amount, pay_to = @payTo, payment_id = @paymentId, valid_before = @validBefore, payload_hash = @payloadHash,
-       route = @route, chain_id = @chainId, intent_hash = @intentHash, transaction_hash = @transaction, reason = NULL, answer = NULL, pending_request = NULL, updated_at = @now
+       route = @route, chain_id = @chainId, intent_hash = @intentHash, transaction_hash = @transaction, settlement_payload = @settlementPayload, reason = NULL, answer = NULL, pending_request = NULL, updated_at = @now
      WHERE id = @id AND state = 'released'`,
   )
   const credit = db.prepare<[string, string, string], Row>("SELECT * FROM x402_payments WHERE chain_id = ? AND intent_hash = ? AND route = ? AND state = 'settled' ORDER BY id LIMIT 1")
@@ -111,6 +111,7 @@ export function createSqlitePaymentLedger({ db, now = () => Date.now() }: { db: 
       chainId: r.chainId,
       intentHash: r.intentHash.toLowerCase(),
       transaction: r.transaction ?? null,
+      settlementPayload: r.settlementPayload ?? null,
       now: now(),
     }
     const sameAuthorization = (row: Row) => row.network === key.network && row.asset === key.asset && row.payer === key.payer && row.nonce === key.nonce

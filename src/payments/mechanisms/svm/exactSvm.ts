@@ -35,7 +35,7 @@ export const exactSvm: PaymentMechanism = {
         validBefore: now() + BigInt(solanaLandingBoundSeconds),
         alreadyUsed: 'duplicate_settlement',
         transaction,
-        blockhash: lifetimeToken,
+        settlementPayload: JSON.stringify({ solanaBlockhash: lifetimeToken }),
       }
     } catch {
       return { ok: false, reason: 'invalid_exact_svm_payload_transaction_could_not_be_decoded' }
