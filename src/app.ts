@@ -12,6 +12,8 @@ import type { OAuthVerifier } from './auth/createOAuthVerifier.ts'
 import { createRequestAuthenticator } from './auth/createRequestAuthenticator.ts'
 import type { AuthConfig } from './config/gatewayConfig.ts'
 import type { OAuthConfig } from './config/oauthConfig.ts'
+import { eventStreamsConfig } from './config/eventStreamsConfig.ts'
+import { serverDefaults } from './config/serverDefaults.ts'
 import cors from '@fastify/cors'
 import { registerRateLimit } from './http/plugins/rateLimit.ts'
 import { requireApiKey } from './http/plugins/requireApiKey.ts'
@@ -84,7 +86,7 @@ export type BuildAppParameters = {
   idleTimeoutMs?: number | undefined
   /** How many connections may be open at once; more are refused. */
   maxConnections?: number | undefined
-  /** How many of those one client address may hold (an IPv6 client by its /64); default: maxConnections. */
+  /** How many of those one client address may hold (an IPv6 client by its /64); default: MAX_CONNECTIONS_PER_CLIENT's (config/serverDefaults.ts). */
   maxConnectionsPerClient?: number | undefined
   /** Event streams one client, one intent and all clients may hold; default 4, 16 and maxConnections / 4. */
   eventStreams?: { maxPerClient: number; maxPerIntent: number; max: number } | undefined
@@ -123,11 +125,11 @@ export function buildApp({
   journal,
   logger,
   bodyLimit,
-  requestTimeoutMs = 30_000,
-  idleTimeoutMs = 5_000,
-  maxConnections = 512,
-  maxConnectionsPerClient,
-  eventStreams = { maxPerClient: 4, maxPerIntent: 16, max: Math.max(1, Math.floor(maxConnections / 4)) },
+  requestTimeoutMs = serverDefaults.requestTimeoutMs,
+  idleTimeoutMs = serverDefaults.idleTimeoutMs,
+  maxConnections = serverDefaults.maxConnections,
+  maxConnectionsPerClient = serverDefaults.maxConnectionsPerClient,
+  eventStreams = eventStreamsConfig({}, { maxConnections }).value,
   trustedProxies = [],
   receiptTimeoutMs,
   idempotencyKeyTtlMs,

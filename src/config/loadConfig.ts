@@ -1,6 +1,7 @@
 // The gateway's configuration: one schema, read once at start-up from an environment-like object.
 // Every problem is collected and reported together; nothing else in the code reads process.env.
 import { readBoolean } from './readBoolean.ts'
+import { serverDefaults } from './serverDefaults.ts'
 import { readInteger } from './readInteger.ts'
 import { devnetApiKey } from './devnetApiKey.ts'
 import { interfacesConfig } from './interfacesConfig.ts'
@@ -110,11 +111,11 @@ export function loadConfig(env: Env, runtimes: readonly RuntimeModule[]): Gatewa
   if (journalSync !== 'full' && journalSync !== 'normal') problems.push(`JOURNAL_SYNCHRONOUS: "${journalSync.slice(0, 20)}" is not full or normal`)
   const reconcileIntervalMs = readInteger(env, 'RECONCILE_INTERVAL_MS', { min: 100, max: 3_600_000, fallback: 5_000 }, problems)
   const corsOrigins = readCorsOrigins(env, problems)
-  const requestTimeoutMs = readInteger(env, 'REQUEST_TIMEOUT_MS', { min: 100, max: 600_000, fallback: 30_000 }, problems)
-  const idleTimeoutMs = readInteger(env, 'IDLE_TIMEOUT_MS', { min: 100, max: 600_000, fallback: 5_000 }, problems)
-  const maxConnections = readInteger(env, 'MAX_CONNECTIONS', { min: 1, max: 1_000_000, fallback: 512 }, problems)
-  const maxConnectionsPerClient = readInteger(env, 'MAX_CONNECTIONS_PER_CLIENT', { min: 1, max: 1_000_000, fallback: 64 }, problems)
-  const eventStreams = eventStreamsConfig(env, { maxConnections: maxConnections ?? 512 })
+  const requestTimeoutMs = readInteger(env, 'REQUEST_TIMEOUT_MS', { min: 100, max: 600_000, fallback: serverDefaults.requestTimeoutMs }, problems)
+  const idleTimeoutMs = readInteger(env, 'IDLE_TIMEOUT_MS', { min: 100, max: 600_000, fallback: serverDefaults.idleTimeoutMs }, problems)
+  const maxConnections = readInteger(env, 'MAX_CONNECTIONS', { min: 1, max: 1_000_000, fallback: serverDefaults.maxConnections }, problems)
+  const maxConnectionsPerClient = readInteger(env, 'MAX_CONNECTIONS_PER_CLIENT', { min: 1, max: 1_000_000, fallback: serverDefaults.maxConnectionsPerClient }, problems)
+  const eventStreams = eventStreamsConfig(env, { maxConnections: maxConnections ?? serverDefaults.maxConnections })
   problems.push(...eventStreams.problems)
   const idempotency = idempotencyConfig(env)
   problems.push(...idempotency.problems)
