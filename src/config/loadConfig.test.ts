@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
-import { ConfigError } from '../errors/configError.ts'
+import { configProblems } from '../../test/support/configProblems.ts'
 import { solanaRuntime } from '../chains/solana/solanaRuntime.ts'
 import { loadConfig } from '../runtimes.ts'
 
@@ -19,15 +19,7 @@ const complete = {
   PUBLIC_URL: 'https://gateway.example',
 }
 
-function problems(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env)
-  } catch (err) {
-    assert.ok(err instanceof ConfigError)
-    return err.problems
-  }
-  assert.fail('expected a ConfigError')
-}
+const problems = configProblems
 
 describe('loadConfig', () => {
   it('reads ACCOUNT_DELEGATE_ADDRESSES onto the chain as accountDelegate, and refuses one for a chain that is not configured or not an address', () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
-import { ConfigError } from '../../errors/configError.ts'
+import { configProblems } from '../../../test/support/configProblems.ts'
 import { loadConfig } from '../../runtimes.ts'
 import { type EvmOptions, readEvmOptions } from './evmOptions.ts'
 import { evmModule } from './index.ts'
@@ -24,15 +24,7 @@ function options(env: Record<string, string>): EvmOptions {
   return loadConfig(env).runtimeOptions.evm as EvmOptions
 }
 
-function problems(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env)
-  } catch (err) {
-    assert.ok(err instanceof ConfigError)
-    return err.problems
-  }
-  assert.fail('expected a ConfigError')
-}
+const problems = configProblems
 
 describe('the EVM settings (evmOptions)', () => {
   it('defaults: the public chain list, Multicall3 on, no validate cache, 200 ms of gathering, 100 gwei', () => {
