@@ -1,23 +1,13 @@
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
-import { configProblems } from '../../test/support/configProblems.ts'
+import { a, b, c, completeEnv, configProblems } from '../../test/support/configProblems.ts'
 import { solanaRuntime } from '../chains/solana/solanaRuntime.ts'
 import { loadConfig } from '../runtimes.ts'
 
 const solanaRuntimeMessage = (value: string) => solanaRuntime.checkAddress(value)
 
-const a = '0x5FbDB2315678afecb367f032d93F642f64180aa3'
-const b = '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512'
-const c = '0x9fE46736679d2D9a65F0992F2272dE9f3c7fa6e0'
-const complete = {
-  EXECUTOR_ADDRESSES: JSON.stringify({ '84532': a }),
-  VALIDATOR_ADDRESSES: JSON.stringify({ 'eip155:84532': b }),
-  REGISTRY_ADDRESSES: JSON.stringify({ '84532': c }),
-  RPC_URLS: JSON.stringify({ '84532': 'https://sepolia.base.example/v1/abc' }),
-  PORT: '8080',
-  PUBLIC_URL: 'https://gateway.example',
-}
+const complete = completeEnv
 
 const problems = configProblems
 
