@@ -108,6 +108,7 @@ export function createFacilitatorClient({
     spendOf: async (network, sent) => schemeOf(network)?.spendOf(network, sent),
     failedSettlementWindowMs,
     maxInFlightPerPayer: maxSettlementsInFlightPerPayer,
+    capsInFlight: (network) => mechanismOf(network)?.capsSettlementsInFlight === true,
     logger: log,
   })
   const urls = Object.entries(rpcUrls) as [Network, string][]

@@ -12,7 +12,6 @@
 // nothing; its concurrent payments are not capped.)
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type { Logger } from 'pino'
-import { mechanismOf } from './mechanisms/mechanisms.ts'
 
 export type FacilitatorSpend = {
   /** The payment's CAIP-2 network. */
@@ -44,11 +43,14 @@ export function createSettlementSpendWatch({
   pendingWaitMs = 300_000,
   pollMs = 1_000,
   maxInFlightPerPayer = 4,
+  capsInFlight,
   logger,
 }: {
   onSpend?: OnFacilitatorSpend | undefined
   /** The fee paid and whether it failed; undefined while the transaction has not landed. */
   spendOf: (network: string, sent: SentSettlement) => Promise<{ fee: bigint; failed: boolean } | undefined>
+  /** Whether a network's settlements in flight are capped per payer (its mechanism's `capsSettlementsInFlight`). */
+  capsInFlight: (network: string) => boolean
   /** How long a payer whose settlement failed is refused (default: an hour, the standing window's default). */
   failedSettlementWindowMs?: number | undefined
   /** How long a pending settlement's spend is looked for before it is given up (logged). */
@@ -155,7 +157,7 @@ export function createSettlementSpendWatch({
     refusalOf(network: string, payer: string | undefined): { reason: string; message: string } | undefined {
       if (!payer) return undefined
       const key = keyOf(network, payer)
-      if (mechanismOf(network)?.capsSettlementsInFlight && (inFlight.get(key) ?? 0) >= maxInFlightPerPayer)
+      if (capsInFlight(network) && (inFlight.get(key) ?? 0) >= maxInFlightPerPayer)
         return { reason: payerSettlementsInFlightReason, message: `${maxInFlightPerPayer} settlements of this payer's are under way; pay again once one has finished` }
       const at = failedAt.get(key)
       if (at === undefined) return undefined
