@@ -1,4 +1,5 @@
-// buildApp: the Fastify app with every route and plugin, built from ready-made parts so that
+// buildApp(config, parts): the Fastify app with every route and plugin, from the gateway's
+// configuration (loadConfig's, defaults included) and the parts built at run time, so that
 // tests build exactly what production runs.
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, LogController } from 'fastify'
 import type { Logger } from 'pino'
@@ -10,10 +11,8 @@ import './http/gatewayContext.ts'
 import { createApiKeyCheck } from './auth/createApiKeyCheck.ts'
 import type { OAuthVerifier } from './auth/createOAuthVerifier.ts'
 import { createRequestAuthenticator } from './auth/createRequestAuthenticator.ts'
-import type { AuthConfig } from './config/gatewayConfig.ts'
-import type { OAuthConfig } from './config/oauthConfig.ts'
-import { eventStreamsConfig } from './config/eventStreamsConfig.ts'
-import { serverDefaults } from './config/serverDefaults.ts'
+import type { GatewayConfig } from './config/gatewayConfig.ts'
+import type { StorageConfig } from './config/storageConfig.ts'
 import cors from '@fastify/cors'
 import { registerRateLimit } from './http/plugins/rateLimit.ts'
 import { requireApiKey } from './http/plugins/requireApiKey.ts'
@@ -26,7 +25,7 @@ import { createFrameworkErrorHandlers } from './http/plugins/frameworkErrors.ts'
 import { registerJsonBody } from './http/plugins/jsonBody.ts'
 import { registerHostCheck } from './http/plugins/hostCheck.ts'
 import './http/publicBaseUrl.ts'
-import { registerMethodNotAllowed } from './http/plugins/methodNotAllowed.ts'
+import { createMethodNotAllowed } from './http/plugins/methodNotAllowed.ts'
 import { registerOpenApi } from './http/plugins/openApi.ts'
 import { registerGetAccountRoute } from './http/routes/accounts/getAccount.ts'
 import { registerChainsRoutes } from './http/routes/chains/chains.ts'
@@ -39,7 +38,7 @@ import { registerStatusCodesRoute } from './http/routes/statusCodes.ts'
 import { registerMetricsRoute } from './http/routes/metrics.ts'
 import { registerMcpRoute } from './http/routes/mcp.ts'
 import { registerDiscoveryResourcesRoute } from './http/routes/discovery/discoveryResources.ts'
-import { oauthProtectedResourcePath, registerOAuthProtectedResourceRoute } from './http/routes/wellKnown/oauthProtectedResource.ts'
+import { registerOAuthProtectedResourceRoute } from './http/routes/wellKnown/oauthProtectedResource.ts'
 import { createRouteCaller } from './http/createRouteCaller.ts'
 import { createStreamSlots } from './http/createStreamSlots.ts'
 import type { Metrics } from './metrics/createMetrics.ts'
@@ -57,57 +56,30 @@ import { registerOps } from './http/routes/ops/registerOps.ts'
 /** Longest path parameter the router takes (an intent hash is 66 characters, a CAIP-2 id at most 41); longer is 414. */
 const maxParamLength = 100
 
-export type BuildAppParameters = {
-  /** API keys; with none configured, every route is open. */
-  auth?: AuthConfig | undefined
-  /**
-   * OAuth 2.1 access tokens beside the API keys (an API key is checked first): their settings and
-   * the token check (auth/createOAuthVerifier.ts). Without it, a bearer token is an API key or nothing.
-   */
-  oauth?: { config: OAuthConfig; verifier: OAuthVerifier } | undefined
-  /** Per-client request limit on the intent routes; off when absent or max is 0. */
-  /** With `redis`, counted there and shared by every instance. */
-  rateLimit?: { max: number; windowMs: number; redis?: Redis | undefined; redisPrefix?: string | undefined } | undefined
-  /** How /health names this instance and what it shares with others. */
-  instance?: InstanceDescription | undefined
+/** What buildApp reads of the gateway's configuration (loadConfig's, whose fallbacks are the defaults: buildApp adds none). */
+export type AppConfig = Pick<GatewayConfig, 'production' | 'server' | 'execution' | 'auth' | 'oauth' | 'rateLimit' | 'interfaces'> & {
+  storage: Pick<StorageConfig, 'redisPrefix'>
+}
+
+/** The parts built at run time that the app serves with; each optional one is off without it. */
+export type AppParts = {
   registry: ChainRegistry
   journal: Journal
   logger: Logger
-  bodyLimit: number
-  /** PUBLIC_URL: the origin clients reach the gateway at (x402 resource URLs, discovery, the host /mcp serves). */
-  publicUrl?: string | undefined
-  /** NODE_ENV is production: only PUBLIC_URL's host and origin are the gateway's (no local ones). */
-  production?: boolean | undefined
-  /** Browser origins allowed by CORS; none (the default) sends no CORS headers. */
-  corsOrigins?: readonly string[] | undefined
-  /** How long a client may take to send a whole request (headers and body); then 408 and close. */
-  requestTimeoutMs?: number | undefined
-  /** How long a connection with no request in progress stays open. */
-  idleTimeoutMs?: number | undefined
-  /** How many connections may be open at once; more are refused. */
-  maxConnections?: number | undefined
-  /** How many of those one client address may hold (an IPv6 client by its /64); default: MAX_CONNECTIONS_PER_CLIENT's (config/serverDefaults.ts). */
-  maxConnectionsPerClient?: number | undefined
-  /** Event streams one client, one intent and all clients may hold; default 4, 16 and maxConnections / 4. */
-  eventStreams?: { maxPerClient: number; maxPerIntent: number; max: number } | undefined
-  /** Proxies (IPs, CIDRs) whose X-Forwarded-For names the client (request.ip) and whose connections are not capped per address. */
-  trustedProxies?: readonly string[] | undefined
-  receiptTimeoutMs: number
-  /** How long an Idempotency-Key of execute is kept (IDEMPOTENCY_KEY_TTL_HOURS, config/idempotencyConfig.ts); default 24 hours. */
-  idempotencyKeyTtlMs?: number | undefined
-  /** Refuse unsigned executes at once with 401 (0xE5) instead of asking the chain. */
-  requireSignedIntents?: boolean | undefined
-  /** Recorded for every response and served at GET /metrics; no /metrics route without it. */
-  metrics?: Metrics | undefined
-  /** When set, GET /metrics requires `Authorization: Bearer <token>`. */
-  metricsToken?: string | undefined
   /**
-   * Whether this app serves GET /metrics (default true, when `metrics` is given). False when
-   * the metrics are served on a port of their own (createMetricsServer): they are still recorded.
+   * OAuth 2.1 access tokens beside the API keys (an API key is checked first), when `config.oauth`
+   * is set: the token check (auth/createOAuthVerifier.ts). Without it, a bearer token is an API key or nothing.
    */
-  serveMetrics?: boolean | undefined
-  /** The MCP server at POST /mcp (default on). */
-  mcp?: { enabled: boolean } | undefined
+  oauthVerifier?: OAuthVerifier | undefined
+  /** With rate limits on (`config.rateLimit.max` > 0): counted there and shared by every instance. */
+  redis?: Redis | undefined
+  /** How /health names this instance and what it shares with others. */
+  instance?: InstanceDescription | undefined
+  /**
+   * Recorded for every response and served at GET /metrics (on this app unless METRICS_PORT);
+   * nothing recorded without it or with METRICS_ENABLED=false.
+   */
+  metrics?: Metrics | undefined
   /** The version the MCP handshake names (default: package.json's). */
   version?: string | undefined
   /** x402 prices of validate and execute (payments/createPayments.ts); without it both are free. */
@@ -120,37 +92,20 @@ export type BuildAppParameters = {
   ops?: Ops | undefined
 }
 
-export function buildApp({
-  registry,
-  journal,
-  logger,
-  bodyLimit,
-  requestTimeoutMs = serverDefaults.requestTimeoutMs,
-  idleTimeoutMs = serverDefaults.idleTimeoutMs,
-  maxConnections = serverDefaults.maxConnections,
-  maxConnectionsPerClient = serverDefaults.maxConnectionsPerClient,
-  eventStreams = eventStreamsConfig({}, { maxConnections }).value,
-  trustedProxies = [],
-  receiptTimeoutMs,
-  idempotencyKeyTtlMs,
-  auth,
-  oauth,
-  rateLimit,
-  instance,
-  corsOrigins = [],
-  publicUrl,
-  production = false,
-  requireSignedIntents = false,
-  metrics,
-  metricsToken,
-  serveMetrics = true,
-  mcp = { enabled: true },
-  version = gatewayVersion,
-  payments,
-  guard,
-  tracing,
-  ops,
-}: BuildAppParameters): FastifyInstance {
+export function buildApp(
+  config: AppConfig,
+  { registry, journal, logger, oauthVerifier, redis, instance, version = gatewayVersion, payments, guard, tracing, ops, ...parts }: AppParts,
+): FastifyInstance {
+  const { bodyLimit, requestTimeoutMs, idleTimeoutMs, maxConnections, maxConnectionsPerClient, eventStreams, trustedProxies, corsOrigins, publicUrl } = config.server
+  const { production, auth } = config
+  const { receiptTimeoutMs, idempotencyKeyTtlMs, requireSignedIntents } = config.execution
+  const oauth = config.oauth && oauthVerifier ? { config: config.oauth, verifier: oauthVerifier } : undefined
+  // METRICS_ENABLED=false: nothing recorded, no /metrics; with METRICS_PORT, served by createMetricsServer instead.
+  const metrics = config.interfaces.metrics.enabled ? parts.metrics : undefined
+  const serveMetrics = config.interfaces.metrics.port === undefined
+  const metricsToken = config.interfaces.metrics.token
+  const { mcp } = config.interfaces
+  const rateLimit = { ...config.rateLimit, redis, redisPrefix: config.storage.redisPrefix }
   // Answers given before the routes and hooks (unreadable paths, unparsable requests) keep the
   // gateway's format too.
   const { frameworkErrors, clientErrorHandler } = createFrameworkErrorHandlers({ registry, maxParamLength })
@@ -235,14 +190,16 @@ export function buildApp({
     authenticate && requireApiKey({ authenticate, resourceMetadataUrl: oauth?.config.resourceMetadataUrl, ...options })
   // The MCP tools call the intent routes in-process, as their client would.
   const caller = mcp.enabled ? createRouteCaller(app) : undefined
-  const countRequest = rateLimit && rateLimit.max > 0 ? registerRateLimit(app, { ...rateLimit, authenticate, isInProcess: caller?.isInProcess }) : undefined
+  const countRequest = rateLimit.max > 0 ? registerRateLimit(app, { ...rateLimit, authenticate, isInProcess: caller?.isInProcess }) : undefined
   // GET /openapi.json and GET /docs; before the routes, which it documents.
   registerOpenApi(app, { oauth: oauth && { issuer: oauth.config.issuer } })
   // The console: its execute pause hook (app-level, before the intent routes' own hooks) and its routes.
   if (ops) registerOps(app, ops, { registry, journal, agentKeys: keys })
   // Registered as a plugin so that they load after the plugins above (rate limit), whose
   // route hooks only see routes added after them.
+  const methodNotAllowed = createMethodNotAllowed()
   app.register(async (intents) => {
+    methodNotAllowed.watch(intents)
     // With a price on the chosen chain, a request without a credential may come in: it pays instead.
     const pays = (route: PricedRoute) => payments && ((request: FastifyRequest) => payments.priceFor(route, chainOf(registry, request)) !== undefined)
     // Validate: open unless REQUIRE_API_KEY_FOR_VALIDATE; execute: a credential or a payment.
@@ -288,6 +245,7 @@ export function buildApp({
   })
   // In a plugin too, so that the OpenAPI plugin above has loaded when they are added.
   app.register(async (operations) => {
+    methodNotAllowed.watch(operations)
     registerHealthRoutes(operations, { registry, journal, instance })
     registerStatusCodesRoute(operations)
     registerChainsRoutes(operations, { registry })
@@ -295,21 +253,8 @@ export function buildApp({
     if (payments) registerDiscoveryResourcesRoute(operations, { payments, mcp: caller !== undefined })
     if (oauth) registerOAuthProtectedResourceRoute(operations, { config: oauth.config, documentationUrl: publicUrl && `${publicUrl}/docs` })
   })
-  registerMethodNotAllowed(app, {
-    '/intents/validate': ['POST'],
-    '/intents/execute': ['POST'],
-    '/intents/:intentHash': ['GET'],
-    '/intents/:intentHash/events': ['GET'],
-    '/health': ['GET'],
-    '/health/ready': ['GET'],
-    '/status-codes': ['GET'],
-    '/chains': ['GET'],
-    '/chains/:chainId': ['GET'],
-    ...(metrics && serveMetrics ? { '/metrics': ['GET'] } : {}),
-    ...(caller ? { '/mcp': ['POST'] } : {}),
-    ...(payments ? { '/discovery/resources': ['GET'] } : {}),
-    ...(oauth ? { [oauthProtectedResourcePath(oauth.config)]: ['GET'] } : {}),
-  })
+  // Last, once both have loaded: 405 for the other methods of every path they serve.
+  app.register(async (answers) => methodNotAllowed.register(answers))
   return app
 }
 

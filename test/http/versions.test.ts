@@ -4,10 +4,8 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { after, before, describe, it } from 'node:test'
 import type { FastifyInstance } from 'fastify'
-import { buildApp } from '../../src/app.ts'
+import { testApp } from '../support/testApp.ts'
 import { createChainRegistry } from '../../src/intents/createChainRegistry.ts'
-import { openJournal } from '../../src/store/sqlite/openJournal.ts'
-import { quietLogger } from '../support/solanaGateway.ts'
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
 
@@ -16,7 +14,7 @@ describe("the gateway's version", () => {
 
   before(async () => {
     const registry = createChainRegistry({ adapters: [], defaultChainId: undefined })
-    app = buildApp({ registry, journal: openJournal({ path: ':memory:' }), logger: quietLogger, bodyLimit: 1024, receiptTimeoutMs: 1000 })
+    app = testApp({ server: { bodyLimit: 1024 }, execution: { receiptTimeoutMs: 1000 } }, { registry })
     await app.ready()
   })
   after(async () => {

@@ -6,11 +6,9 @@ import { after, before, describe, it } from 'node:test'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { toFunctionSelector, parseEther } from 'viem'
-import { buildApp } from '../../src/app.ts'
+import { testApp } from '../support/testApp.ts'
 import { hashApiKey } from '../../src/auth/createApiKeyCheck.ts'
 import { createChainRegistry } from '../../src/intents/createChainRegistry.ts'
-import { openJournal } from '../../src/store/sqlite/openJournal.ts'
-import { quietLogger } from '../support/solanaGateway.ts'
 import { intentSchema } from '../../src/intents/intentSchema.ts'
 import { getStatusCode } from '../../src/status/statusCodes.ts'
 import { assertCommonHeaders } from '../support/assertCommonHeaders.ts'
@@ -352,7 +350,7 @@ describe('MCP server at /mcp', () => {
 describe('MCP turned off (MCP_ENABLED=false)', () => {
   it('serves no /mcp: 404 as any unknown route', async () => {
     const registry = createChainRegistry({ adapters: [], defaultChainId: undefined })
-    const app = buildApp({ registry, journal: openJournal({ path: ':memory:' }), logger: quietLogger, bodyLimit: 1024, receiptTimeoutMs: 1000, mcp: { enabled: false } })
+    const app = testApp({ server: { bodyLimit: 1024 }, execution: { receiptTimeoutMs: 1000 }, interfaces: { mcp: { enabled: false } } }, { registry })
     try {
       const res = await app.inject({
         method: 'POST',

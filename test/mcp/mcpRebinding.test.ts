@@ -6,11 +6,9 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { FastifyInstance } from 'fastify'
-import { buildApp } from '../../src/app.ts'
+import { testApp } from '../support/testApp.ts'
 import { createChainRegistry } from '../../src/intents/createChainRegistry.ts'
-import { openJournal } from '../../src/store/sqlite/openJournal.ts'
 import { rawRequest } from '../support/rawRequest.ts'
-import { quietLogger } from '../support/solanaGateway.ts'
 import type { HttpResult } from '../support/testGateway.ts'
 
 const toolsList = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' })
@@ -44,7 +42,8 @@ function assertRefused(res: HttpResult, detail: RegExp) {
 
 async function start(options: { publicUrl?: string; production?: boolean; corsOrigins?: string[] } = {}): Promise<{ app: FastifyInstance; baseUrl: string; port: number }> {
   const registry = createChainRegistry({ adapters: [], defaultChainId: undefined })
-  const app = buildApp({ registry, journal: openJournal({ path: ':memory:' }), logger: quietLogger, bodyLimit: 64 * 1024, receiptTimeoutMs: 1000, ...options })
+  const { production = false, ...server } = options
+  const app = testApp({ production, server, execution: { receiptTimeoutMs: 1000 } }, { registry })
   const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 })
   return { app, baseUrl, port: Number(new URL(baseUrl).port) }
 }

@@ -9,10 +9,11 @@ import { Registry } from 'prom-client'
 import { createSuiAdapter } from '../../src/chains/sui/createSuiAdapter.ts'
 import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { createMetrics } from '../../src/metrics/createMetrics.ts'
-import { buildApp } from '../../src/app.ts'
+import type { AppParts } from '../../src/app.ts'
+import { testApp } from '../support/testApp.ts'
+import { type ConfigOverrides, testConfig } from '../support/testConfig.ts'
 import { createChainRegistry } from '../../src/intents/createChainRegistry.ts'
 import { createMetricsServer } from '../../src/http/createMetricsServer.ts'
-import { openJournal } from '../../src/store/sqlite/openJournal.ts'
 import { quietLogger } from '../support/solanaGateway.ts'
 import { suiRelayer } from '../support/suiGateway.ts'
 import { startSuiStandIn } from '../support/suiStandIn.ts'
@@ -233,8 +234,7 @@ describe('RPC metrics of the Sui adapter', () => {
 
 describe('metrics off, or on a port of their own', () => {
   const registry = createChainRegistry({ adapters: [], defaultChainId: undefined })
-  const build = (extra: Partial<Parameters<typeof buildApp>[0]>) =>
-    buildApp({ registry, journal: openJournal({ path: ':memory:' }), logger: quietLogger, bodyLimit: 1024, receiptTimeoutMs: 1000, ...extra })
+  const build = (overrides: ConfigOverrides, parts: Partial<AppParts> = {}) => testApp({ server: { bodyLimit: 1024 }, execution: { receiptTimeoutMs: 1000 }, ...overrides }, { registry, ...parts })
 
   it('without metrics (METRICS_ENABLED=false), GET /metrics is 404 like any unknown route', async () => {
     const app = build({})
@@ -250,7 +250,7 @@ describe('metrics off, or on a port of their own', () => {
 
   it('with METRICS_PORT, the API records but does not serve /metrics; the metrics server serves only /metrics, with its token', async () => {
     const metrics = createMetrics({ registry: new Registry(), defaultMetrics: false })
-    const app = build({ metrics, serveMetrics: false })
+    const app = build({ interfaces: { metrics: { ...testConfig({}).interfaces.metrics, port: 9464 } } }, { metrics })
     const token = 'metrics-port-token-0123456789'
     const server = createMetricsServer({ metrics, token, registry, logger: quietLogger })
     try {

@@ -9,11 +9,8 @@ import { after, before, describe, it } from 'node:test'
 import { promisify } from 'node:util'
 import type { FastifyInstance } from 'fastify'
 import { Registry } from 'prom-client'
-import { buildApp } from '../../src/app.ts'
-import { createChainRegistry } from '../../src/intents/createChainRegistry.ts'
-import { openJournal } from '../../src/store/sqlite/openJournal.ts'
+import { testApp } from '../support/testApp.ts'
 import { createMetrics } from '../../src/metrics/createMetrics.ts'
-import { quietLogger } from '../support/solanaGateway.ts'
 
 const ops = join(import.meta.dirname, '..', '..', 'docs', 'ops')
 const dashboardText = readFileSync(join(ops, 'grafana-dashboard.json'), 'utf8')
@@ -65,14 +62,7 @@ describe('operations dashboard and alert rules', () => {
 
   before(async () => {
     const metrics = createMetrics({ registry: new Registry() })
-    app = buildApp({
-      registry: createChainRegistry({ adapters: [], defaultChainId: undefined }),
-      journal: openJournal({ path: ':memory:' }),
-      logger: quietLogger,
-      bodyLimit: 1024,
-      receiptTimeoutMs: 1000,
-      metrics,
-    })
+    app = testApp({ server: { bodyLimit: 1024 }, execution: { receiptTimeoutMs: 1000 } }, { metrics })
     const res = await app.inject({ method: 'GET', url: '/metrics' })
     assert.equal(res.statusCode, 200)
     // The exposition names every registered metric in its TYPE line, samples or not.

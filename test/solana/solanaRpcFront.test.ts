@@ -14,10 +14,9 @@ import { accountSizes } from '../../src/chains/solana/intentGatewayProgram.ts'
 import type { SolanaDevnet } from '../../src/chains/solana/devnet/startSolanaDevnet.ts'
 import { ed25519Seed } from '../../src/chains/solana/ed25519Seed.ts'
 import { createSolanaRuntime } from '../../src/chains/solana/solanaRuntime.ts'
-import { buildApp } from '../../src/app.ts'
+import { testApp } from '../support/testApp.ts'
 import { createChainRegistry } from '../../src/intents/createChainRegistry.ts'
 import { createMetrics } from '../../src/metrics/createMetrics.ts'
-import { openJournal } from '../../src/store/sqlite/openJournal.ts'
 import type { Intent } from '../../src/ports/intent.ts'
 import { parseMetrics, valueOf } from '../support/parseMetrics.ts'
 import { quietLogger, solanaAdapterFor, startSolanaDevnet } from '../support/solanaGateway.ts'
@@ -135,14 +134,7 @@ describe('the Solana devnet front, read with @solana/kit', () => {
     const metrics = createMetrics({ registry: new Registry(), defaultMetrics: false })
     const adapter = solanaAdapterFor(devnet, { rpcUrls: [deadUrl, devnet.rpcUrl], rpcRecorder: metrics.rpc })
     assert.equal((await adapter.getHealth()).reachable, true)
-    const app = buildApp({
-      registry: createChainRegistry({ adapters: [adapter], defaultChainId: undefined }),
-      journal: openJournal({ path: ':memory:' }),
-      logger: quietLogger,
-      bodyLimit: 1024,
-      receiptTimeoutMs: 1_000,
-      metrics,
-    })
+    const app = testApp({ server: { bodyLimit: 1024 }, execution: { receiptTimeoutMs: 1_000 } }, { registry: createChainRegistry({ adapters: [adapter], defaultChainId: undefined }), metrics })
     const scrape = async () => {
       const res = await app.inject({ method: 'GET', url: '/metrics' })
       assert.equal(res.statusCode, 200)

@@ -2,6 +2,7 @@
 // front of it, built the way production builds it: buildApp over a registry of real adapters.
 import type { Address } from '@solana/kit'
 import { buildApp } from '../../src/app.ts'
+import { testConfig } from './testConfig.ts'
 import type { ChainAdapter } from '../../src/ports/chainAdapter.ts'
 import { createChainRegistry } from '../../src/intents/createChainRegistry.ts'
 import { createSolanaAdapter } from '../../src/chains/solana/createSolanaAdapter.ts'
@@ -55,14 +56,8 @@ export async function startSolanaGateway(
   adapters: ChainAdapter[],
   { journal = openJournal({ path: ':memory:' }), requireSignature }: { journal?: Journal; requireSignature?: boolean } = {},
 ): Promise<SolanaGateway> {
-  const app = buildApp({
-    registry: createChainRegistry({ adapters, defaultChainId: undefined }),
-    journal,
-    logger: quietLogger,
-    bodyLimit: 64 * 1024,
-    receiptTimeoutMs: 5_000,
-    requireSignedIntents: requireSignature ?? false,
-  })
+  const config = testConfig({ execution: { receiptTimeoutMs: 5_000, requireSignedIntents: requireSignature ?? false } })
+  const app = buildApp(config, { registry: createChainRegistry({ adapters, defaultChainId: undefined }), journal, logger: quietLogger })
   const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 })
   return {
     baseUrl,

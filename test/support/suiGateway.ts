@@ -3,6 +3,7 @@
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../src/app.ts'
+import { testConfig } from './testConfig.ts'
 import type { ChainAdapter } from '../../src/ports/chainAdapter.ts'
 import { createChainRegistry } from '../../src/intents/createChainRegistry.ts'
 import { createSuiAdapter } from '../../src/chains/sui/createSuiAdapter.ts'
@@ -37,7 +38,7 @@ export async function startSuiWorld({ rpcTimeoutMs = 300, receiptTimeoutMs = 1_0
     logger,
   })
   const journal = openJournal({ path: ':memory:' })
-  const app = buildApp({ registry: createChainRegistry({ adapters: [adapter], defaultChainId: undefined }), journal, logger, bodyLimit: 64 * 1024, receiptTimeoutMs })
+  const app = buildApp(testConfig({ execution: { receiptTimeoutMs } }), { registry: createChainRegistry({ adapters: [adapter], defaultChainId: undefined }), journal, logger })
   await app.ready()
   const toResult = (res: { statusCode: number; headers: Record<string, unknown>; body: string }): HttpResult => {
     const headers = new Headers()
