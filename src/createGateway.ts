@@ -135,8 +135,7 @@ export async function createGateway({ config, logger, tracing }: CreateGatewayPa
   })
   if (config.oauth) logger.info({ issuer: config.oauth.issuer, audience: config.oauth.audience }, 'OAuth access tokens accepted beside the API keys')
   // The issuer's key set is read at the first token, not here: the gateway starts while its authorization server is down.
-  const built = buildGatewayApp(config, { registry, journal, logger, oauthVerifier, redis, guard, ops, metrics, payments, tracing })
-  const { app, metricsServer } = built
+  const { app, metricsServer } = buildGatewayApp(config, { registry, journal, logger, oauthVerifier, redis, guard, ops, metrics, payments, tracing })
   deliverTo = app
   const { reconciler, retention, webhooks } = background
   return {

@@ -24,7 +24,13 @@ export async function openStores({ config, logger, tracing }: { config: GatewayC
   const { journal: opened, leases } = await openStore(config)
   const journal = tracing ? tracing.traceJournal(opened) : opened
   logger.info({ journal: journal.path, pendingExecutions: await journal.pendingCount() }, 'execution journal open')
-  const redis = config.storage.redisUrl ? await createRedisClient(config.storage.redisUrl, logger) : undefined
+  const redis = config.storage.redisUrl
+    ? await createRedisClient(config.storage.redisUrl, logger).catch(async (err) => {
+        await leases?.close()
+        await journal.close()
+        throw err
+      })
+    : undefined
   return {
     journal,
     leases,
