@@ -2,6 +2,7 @@
 // (fixed gas limit, nonces counted locally), sent in JSON-RPC batches of eth_sendRawTransaction
 // with several batches in flight over keep-alive connections, completion seen by polling the
 // sender's mined nonce, and the receipts read in batches at the end. Nothing a node must search.
+import { Pool } from 'undici'
 import type { Hex } from 'viem'
 
 export type RawSendResult = {
@@ -100,4 +101,76 @@ export async function sendPipelined(params: {
   }
   const known = hashes.filter(Boolean)
   return { seconds: (performance.now() - started) / 1000, succeeded, failed: failed + (signed.length - known.length), calls, httpRequests, sendErrors: sendErrors.slice(0, 5) }
+}
+
+/**
+ * The same pre-signed transactions sent as the gateway's clients send executes: `connections`
+ * workers, each sending one (eth_sendRawTransaction) and waiting until it is mined before taking the
+ * next, as a client of the gateway waits for its answer (the gateway answers once mined). Mined is
+ * seen by one poll of the sender's mined nonce every `pollMs`, shared by all workers (the gateway
+ * too reads each block once for every execute waiting). What a plain client reaches with the
+ * execute phase's number in flight: the most a gateway that answers once mined could reach with it.
+ */
+export async function sendClosedLoop(params: { rpcUrl: string; signed: Hex[]; sender: Hex; startNonce: number; connections: number; pollMs?: number; timeoutMs?: number }): Promise<RawSendResult> {
+  const { rpcUrl, signed, sender, startNonce, connections } = params
+  const pollMs = params.pollMs ?? 50
+  const deadline = Date.now() + (params.timeoutMs ?? 120_000)
+  const calls: Record<string, number> = {}
+  let httpRequests = 0
+  let id = 0
+  // undici's Pool, as the gateway's clients use: Node's fetch costs a client ~1 ms of CPU a request.
+  const url = new URL(rpcUrl)
+  const pool = new Pool(url.origin, { connections: connections + 1, pipelining: 1 })
+  const call = async (method: string, callParams: unknown[]): Promise<RpcAnswer> => {
+    calls[method] = (calls[method] ?? 0) + 1
+    httpRequests++
+    const res = await pool.request({
+      path: url.pathname + url.search,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params: callParams }),
+    })
+    return (await res.body.json()) as RpcAnswer
+  }
+  const started = performance.now()
+  const sendErrors: string[] = []
+  let mined = startNonce
+  let done = false
+  const waiting = new Set<() => void>()
+  // One poll for every worker waiting.
+  const poll = (async () => {
+    while (!done) {
+      await new Promise((r) => setTimeout(r, pollMs))
+      const count = await call('eth_getTransactionCount', [sender, 'latest'])
+      if (count.result !== undefined) mined = Number(count.result)
+      for (const wake of [...waiting]) wake()
+      if (Date.now() > deadline) throw new Error(`the raw closed-loop sender's transactions were not mined in time (mined nonce ${mined})`)
+    }
+  })()
+  let next = 0
+  let succeeded = 0
+  await Promise.all(
+    Array.from({ length: Math.min(connections, signed.length) }, async () => {
+      while (next < signed.length) {
+        const i = next++
+        const sent = await call('eth_sendRawTransaction', [signed[i]])
+        if (sent.error) {
+          sendErrors.push(sent.error.message)
+          continue
+        }
+        while (mined <= startNonce + i)
+          await new Promise<void>((resolve) =>
+            waiting.add(function wake() {
+              waiting.delete(wake)
+              resolve()
+            }),
+          )
+        succeeded++
+      }
+    }),
+  )
+  done = true
+  await poll
+  await pool.close()
+  return { seconds: (performance.now() - started) / 1000, succeeded, failed: signed.length - succeeded, calls, httpRequests, sendErrors: sendErrors.slice(0, 5) }
 }

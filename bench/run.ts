@@ -23,7 +23,7 @@ import {
 import { productionCommand } from '../scripts/productionCommand.ts'
 import { ensureWrk } from './ensureWrk.ts'
 import { type ExecuteLatencyReturnType, executeLatency } from './executeLatency.ts'
-import { sendPipelined } from './rawSender.ts'
+import { sendClosedLoop, sendPipelined } from './rawSender.ts'
 import { summarizeProfile } from './summarizeProfile.ts'
 
 const quick = process.argv.includes('--quick')
@@ -47,6 +47,8 @@ const blockTime = Number(process.env.BENCH_BLOCK_TIME ?? 0.2)
 /** The raw sender's JSON-RPC batch size and batches in flight (BENCH_RAW_BATCH, BENCH_RAW_IN_FLIGHT). */
 const rawBatch = Number(process.env.BENCH_RAW_BATCH ?? 25)
 const rawInFlight = Number(process.env.BENCH_RAW_IN_FLIGHT ?? 4)
+/** Executes in flight at the gateway in the execute phase (its clients: undici's Pool, one request per connection). */
+const executeInFlight = 200
 /** `--only=validate`, `--only=execute` or `--only=latency` (execute's latency at 1, 10, 50 connections and where its time goes): one phase, for working on one lever (no verdicts). */
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length)
 /** `--workers`: also validate with WORKERS=1 and 2 (needs PostgreSQL; `--only=workers` for that phase alone). */
@@ -565,7 +567,8 @@ async function benchExecute(report: Record<string, unknown>) {
       return (cpuUs(devnet.anvil.pid) - cpu) / ((performance.now() - at) / 1000)
     }
 
-    const rawRound = async (count: number): Promise<ExecuteRound> => {
+    /** `closed`: sent as the gateway's clients send, `executeInFlight` at a time, each waiting until mined (rawSender.ts's sendClosedLoop). */
+    const rawRound = async (count: number, { closed = false }: { closed?: boolean } = {}): Promise<ExecuteRound> => {
       const startNonce = rawNonce
       rawNonce += count
       const signed = await Promise.all(
@@ -586,7 +589,9 @@ async function benchExecute(report: Record<string, unknown>) {
       const idle = await nodeIdleRate()
       const before = cpuNow()
       const from = performance.now()
-      const sent = await sendPipelined({ rpcUrl: devnet.anvil.rpcUrl, signed, sender: rawAccount.address, startNonce, pollMs: 50, batchSize: rawBatch, inFlight: rawInFlight })
+      const sent = closed
+        ? await sendClosedLoop({ rpcUrl: devnet.anvil.rpcUrl, signed, sender: rawAccount.address, startNonce, pollMs: 50, connections: executeInFlight })
+        : await sendPipelined({ rpcUrl: devnet.anvil.rpcUrl, signed, sender: rawAccount.address, startNonce, pollMs: 50, batchSize: rawBatch, inFlight: rawInFlight })
       const cpuUsPerExecute = cpuPerExecute(before, count, ['anvil', 'client'])
       const cpuSeconds = (performance.now() - from) / 1000
       if (sent.sendErrors.length > 0) throw new Error(`the raw sender's transactions were refused: ${sent.sendErrors.join('; ')}`)
@@ -612,14 +617,14 @@ async function benchExecute(report: Record<string, unknown>) {
       // undici's Pool, as the raw side's node client is plain too: Node's fetch cost this client
       // ~1 ms of CPU per execute (web streams, abort signals), taken from the two cores the
       // gateway and the node share with it.
-      const client = new Pool(gateway.url, { connections: 200, pipelining: 1 })
+      const client = new Pool(gateway.url, { connections: executeInFlight, pipelining: 1 })
       const callsBefore = await nodeCalls(`${gateway.url}/metrics`)
       const idle = await nodeIdleRate()
       const before = cpuNow()
       const t = performance.now()
       let next = 0
       await Promise.all(
-        Array.from({ length: Math.min(200, count) }, async () => {
+        Array.from({ length: Math.min(executeInFlight, count) }, async () => {
           while (next < bodies.length) {
             const body = bodies[next++]!
             const res = await client.request({ path: '/intents/execute', method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${benchApiKey}` }, body })
@@ -655,18 +660,22 @@ async function benchExecute(report: Record<string, unknown>) {
     // 1.4–1.7 ms of CPU per execute where the later ones took 0.9–1.2.
     const warmUp = executeCount
     await rawRound(warmUp)
+    await rawRound(warmUp, { closed: true })
     await gatewayRound(warmUp)
     const raws: ExecuteRound[] = []
+    const closedRaws: ExecuteRound[] = []
     const gateways: ExecuteRound[] = []
     for (let i = 0; i < executeRounds; i++) {
       raws.push(await rawRound(executeCount))
+      closedRaws.push(await rawRound(executeCount, { closed: true }))
       gateways.push(await gatewayRound(executeCount))
     }
     // Each idle second is a few 10 ms ticks of /proc: the run's median rate is taken off every round.
     const idleRate = medianOf([...raws, ...gateways].map((r) => r.nodeIdleUsPerSecond))
-    for (const r of [...raws, ...gateways]) r.cpuUsPerExecute.anvilBeyondIdle = r.cpuUsPerExecute.anvil! - (idleRate * r.cpuSeconds) / executeCount
+    for (const r of [...raws, ...closedRaws, ...gateways]) r.cpuUsPerExecute.anvilBeyondIdle = r.cpuUsPerExecute.anvil! - (idleRate * r.cpuSeconds) / executeCount
     const raw = medianBy(raws, (r) => r.perSecond)
     const viaGateway = medianBy(gateways, (r) => r.perSecond)
+    const closedRaw = medianBy(closedRaws, (r) => r.perSecond)
 
     // On-chain: every intent sent through the gateway executed, and the counter grew by every execution.
     const countAfter = await publicClient.readContract({ address: devnet.contracts.counter, abi: demoCounterArtifact.abi, functionName: 'count' })
@@ -685,6 +694,13 @@ async function benchExecute(report: Record<string, unknown>) {
       rawRoundsCpu: raws.map((r) => r.cpuUsPerExecute),
       gatewayRoundsCpu: gateways.map((r) => r.cpuUsPerExecute),
       ratio: viaGateway.perSecond / raw.perSecond,
+      // The plain client with the gateway's clients' number in flight, each waiting until mined: the
+      // most a gateway that answers once mined reaches with that many (not a target's baseline).
+      inFlight: executeInFlight,
+      rawClosedLoop: closedRaw,
+      rawClosedLoopRounds: closedRaws.map((r) => r.perSecond),
+      closedLoopRatio: closedRaw.perSecond / raw.perSecond,
+      ratioToClosedLoop: viaGateway.perSecond / closedRaw.perSecond,
       // The node's CPU per execute beyond its idle rate, gateway's side against the raw side's, in
       // medians over the rounds (the verdict's); and as measured, idle blocks included.
       nodeCpuRatio: medianOf(gateways.map((r) => r.cpuUsPerExecute.anvilBeyondIdle!)) / medianOf(raws.map((r) => r.cpuUsPerExecute.anvilBeyondIdle!)),
@@ -714,7 +730,9 @@ async function benchExecute(report: Record<string, unknown>) {
         `  rounds   raw ${raws.map((r) => r.perSecond.toFixed(0)).join(' / ')} tx/s, gateway ${gateways.map((r) => r.perSecond.toFixed(0)).join(' / ')} exec/s\n` +
         `           node CPU per execute beyond idle, raw ${raws.map((r) => r.cpuUsPerExecute.anvilBeyondIdle!.toFixed(0)).join(' / ')} µs, gateway's ${gateways.map((r) => r.cpuUsPerExecute.anvilBeyondIdle!.toFixed(0)).join(' / ')} µs (node idle ${result.nodeIdleUsPerSecond.toFixed(0)} µs/s); gateway CPU ${gateways.map((r) => r.cpuUsPerExecute.gateway!.toFixed(0)).join(' / ')} µs\n` +
         line('raw', raw) +
+        line(`raw @${executeInFlight}`, closedRaw) +
         line('gateway', viaGateway) +
+        `  ceiling  the raw client with ${executeInFlight} in flight, each waiting until mined (rounds ${closedRaws.map((r) => r.perSecond.toFixed(0)).join(' / ')} tx/s): ${result.closedLoopRatio.toFixed(2)}x the pipelined sender; the gateway ${result.ratioToClosedLoop.toFixed(2)}x of it\n` +
         `  ratio    ${result.ratio.toFixed(2)}x   node CPU per execute, gateway/raw ${result.nodeCpuRatio.toFixed(2)}x beyond idle, ${result.nodeCpuRatioGross.toFixed(2)}x as measured   non-200: ${result.nonceErrors} (statuses of the median round ${JSON.stringify(viaGateway.statuses)})\n` +
         `  on chain ${result.executedOnChain}/${gatewayNonces.length} gateway intents executed; counter +${result.counterDelta} (raw + gateway = ${result.expectedCounterDelta})\n`,
     )

@@ -11,7 +11,7 @@ import pg from 'pg'
 import type { Hex } from 'viem'
 import type { NewReservation, PaymentLedger } from '../../src/ports/paymentLedger.ts'
 import { openPostgresJournal } from '../../src/store/postgres/openPostgresJournal.ts'
-import { openJournal } from '../../src/store/sqlite/openJournal.ts'
+import { journalSchemaVersion, openJournal } from '../../src/store/sqlite/openJournal.ts'
 import { createTestDatabase } from '../support/postgresDatabase.ts'
 import { undoLaterPostgresMigrations } from '../support/undoLaterPostgresMigrations.ts'
 
@@ -97,7 +97,7 @@ CREATE TABLE x402_payments (
       journal.close()
     }
     const upgraded = new Database(path, { readonly: true })
-    assert.equal(upgraded.pragma('user_version', { simple: true }), 8)
+    assert.equal(upgraded.pragma('user_version', { simple: true }), journalSchemaVersion)
     upgraded.close()
   })
 

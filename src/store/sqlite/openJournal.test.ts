@@ -190,6 +190,63 @@ describe('openJournal', () => {
     assert.equal(readdirSync(join(dir, 'v1')).filter((f) => f.endsWith('.bak')).length, 1, 'no second copy')
   })
 
+  it("numbers changes in commit order without triggers (schema 9): a schema-8 file's feed goes on after its counter, and a number is never given twice", async () => {
+    const path = join(dir, 'changes', 'journal.sqlite')
+    const before = openJournal({ path, synchronous: 'normal' })
+    const kept = await claimed(before, claimOf(1))
+    await before.recordSigned(kept, signedTx(1))
+    const given = await claimed(before, claimOf(2))
+    before.close()
+    // Schema 8 numbered changes with two triggers; put them back, number once more through them,
+    // and give a claim back (its number, the highest, leaves the table).
+    const db = new Database(path)
+    db.exec(`
+CREATE TRIGGER executions_changed_insert AFTER INSERT ON executions BEGIN
+  UPDATE journal_changes SET seq = seq + 1 WHERE id = 1;
+  UPDATE executions SET change_seq = (SELECT seq FROM journal_changes WHERE id = 1) WHERE id = NEW.id;
+END;
+CREATE TRIGGER executions_changed_update AFTER UPDATE ON executions WHEN NEW.change_seq IS OLD.change_seq BEGIN
+  UPDATE journal_changes SET seq = seq + 1 WHERE id = 1;
+  UPDATE executions SET change_seq = (SELECT seq FROM journal_changes WHERE id = 1) WHERE id = NEW.id;
+END;`)
+    db.prepare(`UPDATE executions SET detail = 'through the trigger' WHERE id = ?`).run(given.id)
+    const counted = (db.prepare('SELECT seq FROM journal_changes WHERE id = 1').get() as { seq: number }).seq
+    db.prepare('DELETE FROM executions WHERE id = ?').run(given.id)
+    db.pragma('user_version = 8')
+    db.close()
+
+    const journal = openJournal({ path, synchronous: 'normal' })
+    try {
+      const start = await journal.changePositionAt(0)
+      const { records: old, position } = await journal.changesAfter(start, 10)
+      assert.deepEqual(
+        old.map((r) => r.intentHash),
+        [hash(1)],
+      )
+      await journal.settle(kept, mined)
+      const third = await claimed(journal, claimOf(3))
+      const { records: next } = await journal.changesAfter(position, 10)
+      assert.deepEqual(
+        next.map((r) => [r.intentHash, r.state]),
+        [
+          [hash(1), 'mined'],
+          [hash(3), 'claimed'],
+        ],
+        'in commit order, after the old feed',
+      )
+      journal.close()
+      const file = new Database(path, { readonly: true })
+      const rows = file.prepare('SELECT id, change_seq FROM executions ORDER BY change_seq').all() as { id: number; change_seq: number }[]
+      assert.ok(rows.at(-2)!.change_seq > counted, "no number the counter gave (the given-back claim's included) is given again")
+      assert.deepEqual(rows.at(-1), { id: third.id, change_seq: rows.at(-2)!.change_seq + 1 })
+      assert.equal((file.prepare('SELECT seq FROM journal_changes WHERE id = 1').get() as { seq: number }).seq, rows.at(-1)!.change_seq, 'the counter is saved with the writes')
+      assert.equal((file.prepare(`SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'trigger'`).get() as { n: number }).n, 0)
+      file.close()
+    } finally {
+      journal.close()
+    }
+  })
+
   it('refuses a journal written by a newer gateway, leaving it untouched', () => {
     const path = join(dir, 'newer.sqlite')
     const db = new Database(path)

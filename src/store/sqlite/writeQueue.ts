@@ -35,14 +35,15 @@ export type WriteQueue = {
   flush(): void
 }
 
-export function createWriteQueue(db: Database.Database): WriteQueue {
+/** `beforeCommit`: run last in every group transaction (the journal saves its change counter there). */
+export function createWriteQueue(db: Database.Database, { beforeCommit }: { beforeCommit?: () => void } = {}): WriteQueue {
   let queue: Write[] = []
   let scheduled: NodeJS.Immediate | undefined
   // Each write in a savepoint of its own: one that fails is rolled back alone and rejects only its caller.
   const alone = db.transaction((run: () => unknown) => run())
   let unwritable: StorageUnavailableError | undefined
-  const all = db.transaction((batch: Write[]) =>
-    batch.map((w): PromiseSettledResult<unknown> => {
+  const all = db.transaction((batch: Write[]) => {
+    const results = batch.map((w): PromiseSettledResult<unknown> => {
       try {
         return { status: 'fulfilled', value: w.atomic ? w.run() : alone(w.run) }
       } catch (reason) {
@@ -52,8 +53,10 @@ export function createWriteQueue(db: Database.Database): WriteQueue {
         if (mapped instanceof StorageUnavailableError) unwritable ??= mapped
         return { status: 'rejected', reason: mapped }
       }
-    }),
-  )
+    })
+    beforeCommit?.()
+    return results
+  })
   const flush = () => {
     if (scheduled) clearImmediate(scheduled)
     scheduled = undefined
