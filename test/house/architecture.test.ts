@@ -11,8 +11,12 @@ import { runtimes as runtimeModules } from '../../src/runtimes.ts'
 
 const src = resolve(import.meta.dirname, '../../src')
 const runtimes = readdirSync(join(src, 'chains')).filter((name) => statSync(join(src, 'chains', name)).isDirectory())
-/** The composition root: the files that name the runtimes and stores to put the gateway together. */
-const compositionRoot = new Set(['main.ts', 'createGateway.ts', 'runtimes.ts', 'storageEngines.ts'])
+/**
+ * The composition root: the files that name the runtimes and stores to put the gateway together
+ * (createGateway.ts and the steps it takes in order: openStores, startChains, startGatewayPayments,
+ * buildGatewayApp).
+ */
+const compositionRoot = new Set(['main.ts', 'createGateway.ts', 'openStores.ts', 'startChains.ts', 'startGatewayPayments.ts', 'buildGatewayApp.ts', 'runtimes.ts', 'storageEngines.ts'])
 
 type Import = { from: string; to: string }
 
@@ -55,6 +59,12 @@ describe('the house (import rules of src/)', () => {
       return runtimeOf(from) !== target
     })
     assert.deepEqual(show(wrong), [])
+  })
+
+  it('names the runtimes and the storage engines only in the composition root: nothing else imports their lists', () => {
+    const wrong = imports.filter(({ from, to }) => (to === 'runtimes.ts' || to === 'storageEngines.ts') && !compositionRoot.has(from))
+    assert.deepEqual(show(wrong), [])
+    for (const file of compositionRoot) assert.ok(sourceFiles(src).includes(file), `${file}, named as the composition root's, is in src/`)
   })
 
   it('keeps the ports free of implementations: they import only ports and the error and status types', () => {
