@@ -1,0 +1,56 @@
+// The CPU of an execute's three journal writes (claim, the signed record, settle) on the SQLite
+// journal, in-process: a journal file in a scratch directory, `BATCH` intents at a time (the group
+// commit takes what one turn of the event loop asks for), `ROUNDS` rounds, the median per write.
+//
+//   npx tsx bench/journalWrites.ts            BATCH=50 ROUNDS=20
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Hex } from 'viem'
+import type { ExecutionRecord } from '../src/ports/journal.ts'
+import { openJournal } from '../src/store/sqlite/openJournal.ts'
+
+const batch = Number(process.env.BATCH ?? 50)
+const rounds = Number(process.env.ROUNDS ?? 20)
+const dir = mkdtempSync(join(tmpdir(), 'journal-writes-'))
+const journal = openJournal({ path: join(dir, 'journal.sqlite') })
+const chainId = 'eip155:31337'
+const hex = (n: number, bytes: number) => `0x${n.toString(16).padStart(bytes * 2, '0')}` as Hex
+const cpu: Record<'claim' | 'recordSigned' | 'settle', number[]> = { claim: [], recordSigned: [], settle: [] }
+const timed = async (name: keyof typeof cpu, run: () => Promise<unknown>) => {
+  const before = process.cpuUsage()
+  await run()
+  const used = process.cpuUsage(before)
+  cpu[name].push((used.user + used.system) / batch)
+}
+
+let next = 0
+try {
+  for (let r = 0; r < rounds; r++) {
+    const ids = Array.from({ length: batch }, () => next++)
+    const records: ExecutionRecord[] = []
+    await timed('claim', () =>
+      Promise.all(
+        ids.map(async (i, k) => {
+          const intent = { sender: hex(0x11, 20), target: hex(0x22, 20), data: `0x${'cd'.repeat(100)}` as Hex, value: 0n, nonce: BigInt(i), validAfter: 0n, validBefore: 0n, policyId: hex(0x55, 32) }
+          const claim = await journal.claim({ chainId, intentHash: hex(i, 32), intent, chainInstance: 'bench' })
+          if (!claim.ok) throw new Error(`intent ${i} was not claimed`)
+          records[k] = claim.record
+        }),
+      ),
+    )
+    await timed('recordSigned', () =>
+      Promise.all(records.map((record, k) => journal.recordSigned(record, { id: hex(ids[k]!, 32), bytes: `0x${'ab'.repeat(400)}`, relayer: hex(0x33, 20), details: { txNonce: ids[k]! } }))),
+    )
+    await timed('settle', () =>
+      Promise.all(records.map((record) => journal.settle(record, { state: 'mined', status: 1, blockNumber: 1n, blockHash: hex(0x44, 32), final: false, gasUsed: 50_000n, returnData: '0x', detail: undefined }))),
+    )
+  }
+} finally {
+  journal.close()
+  rmSync(dir, { recursive: true, force: true })
+}
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+const line = Object.entries(cpu).map(([name, xs]) => `${name} ${median(xs).toFixed(0)} µs`)
+const total = Object.values(cpu).reduce((sum, xs) => sum + median(xs), 0)
+process.stdout.write(`journal writes, CPU per execute (median of ${rounds} rounds of ${batch}): ${line.join(', ')}; the three ${total.toFixed(0)} µs\n`)
