@@ -43,7 +43,9 @@ try {
       Promise.all(records.map((record, k) => journal.recordSigned(record, { id: hex(ids[k]!, 32), bytes: `0x${'ab'.repeat(400)}`, relayer: hex(0x33, 20), details: { txNonce: ids[k]! } }))),
     )
     await timed('settle', () =>
-      Promise.all(records.map((record) => journal.settle(record, { state: 'mined', status: 1, blockNumber: 1n, blockHash: hex(0x44, 32), final: false, gasUsed: 50_000n, returnData: '0x', detail: undefined }))),
+      Promise.all(
+        records.map((record) => journal.settle(record, { state: 'mined', status: 1, blockNumber: 1n, blockHash: hex(0x44, 32), final: false, gasUsed: 50_000n, returnData: '0x', detail: undefined })),
+      ),
     )
   }
 } finally {

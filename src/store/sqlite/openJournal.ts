@@ -363,7 +363,8 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
     const { record, s, now } = args
     const earlier = byTxId.get(record.chainId, record.intentHash, s.transactionId!)
     if (!earlier || earlier.id >= record.id || earlier.state !== 'dropped') return false
-    if (markReplaced.run(nextChange(), Status.GATEWAY_FAILURE, `replaced: the transaction of attempt ${earlier.attempt} (${earlier.tx_id}) was mined instead`, now, record.id).changes !== 1) return false
+    if (markReplaced.run(nextChange(), Status.GATEWAY_FAILURE, `replaced: the transaction of attempt ${earlier.attempt} (${earlier.tx_id}) was mined instead`, now, record.id).changes !== 1)
+      return false
     return settleRow(earlier.id, 'dropped', earlier.tx_id, args)
   })
 
