@@ -41,6 +41,7 @@ import { registerDiscoveryResourcesRoute } from './http/routes/discovery/discove
 import { registerOAuthProtectedResourceRoute } from './http/routes/wellKnown/oauthProtectedResource.ts'
 import { createRouteCaller } from './http/createRouteCaller.ts'
 import { createStreamSlots } from './http/createStreamSlots.ts'
+import { requestChain } from './http/requestChain.ts'
 import type { Metrics } from './metrics/createMetrics.ts'
 import type { PricedRoute } from './config/paymentsConfig.ts'
 import type { Payments } from './payments/createPayments.ts'
@@ -260,6 +261,5 @@ export function buildApp(
 
 /** The chain a request names (X-Chain-Id, else the default), as the intent routes will choose it. */
 function chainOf(registry: ChainRegistry, request: FastifyRequest): string {
-  const header = request.headers['x-chain-id']
-  return registry.select(Array.isArray(header) ? header[0] : header).chainId
+  return requestChain(registry, request).chainId
 }

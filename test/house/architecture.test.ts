@@ -67,6 +67,11 @@ describe('the house (import rules of src/)', () => {
     for (const file of compositionRoot) assert.ok(sourceFiles(src).includes(file), `${file}, named as the composition root's, is in src/`)
   })
 
+  it('resolves the chain a request is for in one place, http/requestChain.ts: no other file reads X-Chain-Id (the route caller only forwards it to the routes it calls)', () => {
+    const readers = sourceFiles(src).filter((file) => /headers\[['"]x-chain-id['"]\]/i.test(readFileSync(join(src, file), 'utf8')))
+    assert.deepEqual(readers.sort(), ['http/createRouteCaller.ts', 'http/requestChain.ts'])
+  })
+
   it('keeps the ports free of implementations: they import only ports and the error and status types', () => {
     const wrong = imports.filter(({ from, to }) => from.startsWith('ports/') && !/^(ports|errors|status)\//.test(to))
     assert.deepEqual(show(wrong), [])

@@ -6,6 +6,7 @@
 // payments), which is the point.
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { ChainRegistry } from '../../intents/createChainRegistry.ts'
+import { requestChain } from '../requestChain.ts'
 import { parseIntent } from '../../intents/parseIntent.ts'
 import { replayExecution } from '../../intents/replayExecution.ts'
 import type { OpsSwitches } from '../../ops/createOpsSwitches.ts'
@@ -34,8 +35,7 @@ export function registerChainPause(app: FastifyInstance, { registry, journal, sw
     if (request.method !== 'POST' || request.routeOptions.url !== url) return
     let selection
     try {
-      const header = request.headers['x-chain-id']
-      selection = registry.select(Array.isArray(header) ? header[0] : header)
+      selection = requestChain(registry, request)
     } catch {
       // Not a chain id: the route answers that (400).
       return

@@ -3,6 +3,7 @@
 // the security headers, on every response.
 import type { FastifyInstance } from 'fastify'
 import type { ChainRegistry } from '../../intents/createChainRegistry.ts'
+import { describedChain } from '../requestChain.ts'
 import { toCommonHeaders } from '../toCommonHeaders.ts'
 import { securityHeaders } from './securityHeaders.ts'
 
@@ -16,8 +17,7 @@ export function registerCommonHeaders(app: FastifyInstance, registry: ChainRegis
     reply.headers(security)
     // Set first, so that every answer, a 404 or a 413 from the parser included, carries it.
     reply.header('x-request-id', request.id)
-    const header = request.headers['x-chain-id']
-    const { chainId, chainType } = registry.describe(Array.isArray(header) ? header[0] : header)
+    const { chainId, chainType } = describedChain(registry, request)
     request.gateway = { chainId, chainType, intentHash: undefined, status: undefined }
     done()
   })

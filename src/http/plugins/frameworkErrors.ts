@@ -9,14 +9,16 @@ import type { ChainRegistry } from '../../intents/createChainRegistry.ts'
 import type { FieldError } from '../../errors/inputError.ts'
 import { Status } from '../../status/statusCodes.ts'
 import type { GatewayContext } from '../gatewayContext.ts'
+import { describedChain } from '../requestChain.ts'
 import { toProblemDetails } from '../problemDetails.ts'
 import { toCommonHeaders } from '../toCommonHeaders.ts'
 
 type Answer = { httpStatus: number; status: number; title: string; errors?: FieldError[] }
 
 export function createFrameworkErrorHandlers({ registry, maxParamLength }: { registry: ChainRegistry; maxParamLength: number }) {
-  const contextFor = (header: string | string[] | undefined): GatewayContext => ({
-    ...registry.describe(Array.isArray(header) ? header[0] : header),
+  /** The chain the answer names: the request's (X-Chain-Id), or the default one when there is no request to read. */
+  const contextFor = (request: FastifyRequest | undefined): GatewayContext => ({
+    ...(request ? describedChain(registry, request) : registry.describe(undefined)),
     intentHash: undefined,
     status: undefined,
   })
@@ -41,7 +43,7 @@ export function createFrameworkErrorHandlers({ registry, maxParamLength }: { reg
     /** Fastify's `frameworkErrors`: the reply goes out without the app's hooks, so it is complete here. */
     frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
       const answer = routingAnswer(error)
-      const context = { ...contextFor(request.headers['x-chain-id']), status: answer.status }
+      const context = { ...contextFor(request), status: answer.status }
       request.gateway = context
       if (answer.httpStatus >= 500) request.log.error({ err: error }, 'unexpected routing error')
       request.log.info({ method: request.method, statusCode: answer.httpStatus, code: error.code }, 'request')

@@ -11,6 +11,7 @@
 import type { Server } from '@modelcontextprotocol/server'
 import type { FastifyInstance, FastifyRequest, preValidationAsyncHookHandler } from 'fastify'
 import type { ChainRegistry } from '../../intents/createChainRegistry.ts'
+import { describedChain } from '../requestChain.ts'
 import type { Journal } from '../../ports/journal.ts'
 import type { RouteCaller } from '../createRouteCaller.ts'
 import type { CountRequest } from '../plugins/rateLimit.ts'
@@ -128,8 +129,8 @@ function admitter(request: FastifyRequest, countRequest: CountRequest, registry:
     const counted = previous.then(() => countRequest(request))
     previous = counted.catch(() => undefined)
     const refusal = await counted
-    const header = request.headers['x-chain-id']
-    return refusal && toProblemAnswer(refusal, registry.describe(chainId ?? (Array.isArray(header) ? header[0] : header)))
+    // The tool's own chain, else the /mcp request's.
+    return refusal && toProblemAnswer(refusal, chainId !== undefined ? registry.describe(chainId) : describedChain(registry, request))
   }
 }
 

@@ -5,6 +5,7 @@
 import type { FastifyInstance } from 'fastify'
 import { InputError } from '../../../errors/inputError.ts'
 import type { ChainRegistry } from '../../../intents/createChainRegistry.ts'
+import { requestChain } from '../../requestChain.ts'
 import { keccak256 } from '../../../crypto/keccak256.ts'
 import { Status } from '../../../status/statusCodes.ts'
 import { sendOutcome } from '../../sendOutcome.ts'
@@ -39,8 +40,7 @@ export function registerGetAccountRoute(app: FastifyInstance, { registry }: { re
     response: { 200: jsonResponse('the account', accountSchema), ...outcomeResponses([400, 421, 502, 503]) },
   }
   app.get<{ Params: { address: string } }>('/accounts/:address', { schema }, async (request, reply) => {
-    const header = request.headers['x-chain-id']
-    const selection = registry.select(Array.isArray(header) ? header[0] : header)
+    const selection = requestChain(registry, request)
     request.gateway.chainId = selection.chainId
     request.gateway.chainType = selection.chainType ?? ''
     if (!selection.configured) {

@@ -4,6 +4,7 @@ import { isSettlementPending } from '../../../payments/settlementPending.ts'
 import type { FastifyInstance } from 'fastify'
 import type { Hex } from 'viem'
 import type { ChainRegistry } from '../../../intents/createChainRegistry.ts'
+import { namedChain } from '../../requestChain.ts'
 import type { Journal } from '../../../ports/journal.ts'
 import { toReport } from '../../../intents/toReport.ts'
 import { InputError } from '../../../errors/inputError.ts'
@@ -33,8 +34,7 @@ export function registerGetIntentRoute(app: FastifyInstance, { registry, journal
     async (request, reply) => {
       const intentHash = request.params.intentHash.toLowerCase() as Hex
       request.gateway.intentHash = intentHash
-      const header = request.headers['x-chain-id']
-      const chainId = typeof header === 'string' && header.trim() ? registry.select(header).chainId : undefined
+      const chainId = namedChain(registry, request)?.chainId
       const record = await journal.get(intentHash, chainId)
       // What was paid for this intent with x402 (every authorization, whatever became of it).
       const paymentsOn = async (chains: string[]) => (await Promise.all(chains.map((c) => journal.payments.forIntent(c, intentHash)))).flat().map(toPaymentReport)

@@ -9,6 +9,7 @@ import { Readable } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
 import type { Hex } from 'viem'
 import type { ChainRegistry } from '../../../intents/createChainRegistry.ts'
+import { namedChain } from '../../requestChain.ts'
 import { InputError } from '../../../errors/inputError.ts'
 import { intentHashParamsSchema } from '../../../intents/intentSchema.ts'
 import { type ExecutionEvent, isFinished, toExecutionEvents } from '../../../intents/toExecutionEvents.ts'
@@ -67,8 +68,8 @@ export function registerIntentEventsRoute(app: FastifyInstance, { registry, jour
     async (request, reply) => {
       const intentHash = request.params.intentHash.toLowerCase() as Hex
       request.gateway.intentHash = intentHash
-      const header = request.headers['x-chain-id']
-      const chainId = typeof header === 'string' && header.trim() ? registry.select(header).chainId : (await journal.get(intentHash))?.chainId
+      const named = namedChain(registry, request)
+      const chainId = named?.chainId ?? (await journal.get(intentHash))?.chainId
       const first = chainId ? await journal.attempts(chainId, intentHash) : []
       // Paid, its settlement not confirmed yet (x402 settlement_pending): nothing was sent, and it will
       // be once the settlement confirms: the stream waits for the execution's events.
@@ -79,7 +80,7 @@ export function registerIntentEventsRoute(app: FastifyInstance, { registry, jour
       if (first.length === 0 && !awaitingSettlement) {
         throw new InputError('Unknown intent', {
           httpStatus: 404,
-          errors: [{ field: 'intentHash', message: `no execution of this intent was sent by this gateway${chainId && header ? ` on ${chainId}` : ''}` }],
+          errors: [{ field: 'intentHash', message: `no execution of this intent was sent by this gateway${chainId && named ? ` on ${chainId}` : ''}` }],
         })
       }
       request.gateway.chainId = chainId!

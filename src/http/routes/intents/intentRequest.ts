@@ -7,6 +7,7 @@ import type { Hex } from 'viem'
 import { keccak256 } from '../../../crypto/keccak256.ts'
 import { InputError } from '../../../errors/inputError.ts'
 import type { ChainRegistry } from '../../../intents/createChainRegistry.ts'
+import { requestChain } from '../../requestChain.ts'
 import { parseIntent } from '../../../intents/parseIntent.ts'
 import type { ChainAdapter } from '../../../ports/chainAdapter.ts'
 import type { ChainType } from '../../../ports/chainId.ts'
@@ -44,8 +45,7 @@ export function resolveIntentRequest(registry: ChainRegistry, request: FastifyRe
 }
 
 function resolve(registry: ChainRegistry, request: FastifyRequest<{ Body: IntentBody }>): ResolvedIntent {
-  const header = request.headers['x-chain-id']
-  const selection = registry.select(Array.isArray(header) ? header[0] : header)
+  const selection = requestChain(registry, request)
   const body = request.body
   if (!selection.configured) {
     // Hash the intent the way its runtime would when the runtime is known and the body fits it;
