@@ -1,17 +1,27 @@
-// The payer a PAYMENT-SIGNATURE header names, before the facilitator verified it, as its family's
-// mechanism reads it (mechanisms/<family>: the EIP-3009 `from`, or on Solana the SPL transfer's
-// authority). Used only to refuse: naming a throttled payer only refuses oneself; naming another,
-// the payment then fails to verify.
+// A PAYMENT-SIGNATURE header, read once for the request (x402's base64 JSON PaymentPayload), and
+// the payer it names before the facilitator verified it, as its family's mechanism reads it
+// (mechanisms/<family>: the EIP-3009 `from`, or on Solana the SPL transfer's authority). The payer
+// is used only to refuse: naming a throttled payer only refuses oneself; naming another, the
+// payment then fails to verify.
+import type { PaymentPayload } from '@x402/core/types'
+import { decodePaymentSignatureHeader } from '@x402/core/http'
 import { paymentMechanisms } from './mechanisms/mechanisms.ts'
 
-export function claimedPayer(header: string): string | undefined {
-  if (header.length > 16_384) return undefined
-  let inner: unknown
+/** The header as sent, and what it decodes to (undefined: it is not base64 JSON). */
+export type PaymentHeader = { raw: string; payload: PaymentPayload | undefined }
+
+export function readPaymentHeader(raw: string): PaymentHeader {
   try {
-    inner = (JSON.parse(Buffer.from(header, 'base64').toString('utf8')) as { payload?: unknown }).payload
+    return { raw, payload: decodePaymentSignatureHeader(raw) }
   } catch {
-    return undefined
+    return { raw, payload: undefined }
   }
+}
+
+export function claimedPayer(header: PaymentHeader): string | undefined {
+  if (header.raw.length > 16_384) return undefined
+  const inner = (header.payload as { payload?: unknown } | null | undefined)?.payload
+  if (inner === undefined) return undefined
   for (const mechanism of paymentMechanisms) {
     const payer = mechanism.claimedPayer(inner)
     if (payer !== undefined) return payer

@@ -4,7 +4,6 @@
 // (validate, simulate) → settle, before anything is broadcast → finish (charged, consumed or
 // released as the answer says). A refused request is never charged; a settled payment whose
 // request was not delivered stays a credit for the same intent.
-import { decodePaymentSignatureHeader } from '@x402/core/http'
 import { type FacilitatorClient, x402ResourceServer } from '@x402/core/server'
 import { type Network, type PaymentPayload, type PaymentRequired, type PaymentRequirements, SettleError, type SettleResponse } from '@x402/core/types'
 import type { Logger } from 'pino'
@@ -14,7 +13,7 @@ import { FacilitatorUnavailableError } from './facilitatorUnavailableError.ts'
 import { GatewayError } from '../errors/gatewayError.ts'
 import { type GatewayFacilitator, withoutUndefined } from './createFacilitatorClient.ts'
 import { paymentKeyOf } from './paymentKeyOf.ts'
-import { claimedPayer } from './claimedPayer.ts'
+import { claimedPayer, type PaymentHeader, readPaymentHeader } from './claimedPayer.ts'
 import { mechanismOf, paymentMechanisms } from './mechanisms/mechanisms.ts'
 import { freeTicket } from './freeTicket.ts'
 import type { PaidAnswer, PaymentTicket, Settlement } from './paymentTicket.ts'
@@ -30,8 +29,8 @@ export type PaymentRequest = {
   /** The absolute URL of the resource paid for (PaymentRequired.resource.url). */
   resourceUrl: string
   description?: string
-  /** The PAYMENT-SIGNATURE header, when the client sent one. */
-  paymentSignature: string | undefined
+  /** The PAYMENT-SIGNATURE header, read once (readPaymentHeader), when the client sent one. */
+  payment: PaymentHeader | undefined
   /** The request carries a valid API key: priced only with PRICE_API_KEY_CLIENTS. */
   apiKeyClient?: boolean
   /** Extensions the offer declares besides payment-identifier (the route's `bazaar` discovery). */
@@ -69,8 +68,10 @@ export type Payments = {
   isInFlight(paymentId: number): boolean
   /** Every priced route on every chain with the `accepts` it offers (the bazaar's catalogue). */
   offers(): Promise<Offer[]>
+  /** A PAYMENT-SIGNATURE header decoded, once for its request: what `admit` and `claimedPayer` take (claimedPayer.ts). */
+  readPaymentHeader(raw: string): PaymentHeader
   /** The payer a PAYMENT-SIGNATURE names, before the facilitator verified it (claimedPayer.ts): used only to refuse. */
-  claimedPayer(header: string): string | undefined
+  claimedPayer(header: PaymentHeader): string | undefined
   /** Stops the periodic resolver, when one was started. */
   close(): Promise<void>
 }
@@ -182,13 +183,9 @@ export function createPayments({
       paymentRequired: await server.createPaymentRequiredResponse(requirements, resource, error, extensions),
     })
 
-    if (!request.paymentSignature) return paymentRequired('Payment required')
-    let payload: PaymentPayload
-    try {
-      payload = decodePaymentSignatureHeader(request.paymentSignature)
-    } catch {
-      return paymentRequired('invalid_payment_payload: PAYMENT-SIGNATURE is not a base64 JSON PaymentPayload')
-    }
+    if (!request.payment?.raw) return paymentRequired('Payment required')
+    const payload = request.payment.payload
+    if (payload === undefined) return paymentRequired('invalid_payment_payload: PAYMENT-SIGNATURE is not a base64 JSON PaymentPayload')
     const matched = payload.x402Version === 2 ? server.findMatchingRequirements(requirements, payload) : undefined
     if (!matched) return paymentRequired('No matching payment requirements')
     // What identifies this payment on its network: (token, payer, EIP-3009 nonce), or (mint, payer, Solana message hash).
@@ -349,6 +346,7 @@ export function createPayments({
     offers,
     remember: (payment, answer) => ledger.saveAnswer(payment.id, answer),
     isInFlight: (id) => inFlight.has(id),
+    readPaymentHeader,
     claimedPayer,
     close: async () => {},
   }

@@ -72,6 +72,13 @@ describe('the house (import rules of src/)', () => {
     assert.deepEqual(readers.sort(), ['http/createRouteCaller.ts', 'http/requestChain.ts'])
   })
 
+  it('decodes the payment header in one place, inside payments (payments/claimedPayer.ts), and reads it in one (http/plugins/payments.ts, once per request)', () => {
+    const decoders = sourceFiles(src).filter((file) => /decodePaymentSignatureHeader\(/.test(readFileSync(join(src, file), 'utf8')))
+    assert.deepEqual(decoders, ['payments/claimedPayer.ts'])
+    const readers = sourceFiles(src).filter((file) => /headers\[['"]payment-signature['"]\]/i.test(readFileSync(join(src, file), 'utf8')))
+    assert.deepEqual(readers, ['http/plugins/payments.ts'])
+  })
+
   it('keeps the ports free of implementations: they import only ports and the error and status types', () => {
     const wrong = imports.filter(({ from, to }) => from.startsWith('ports/') && !/^(ports|errors|status)\//.test(to))
     assert.deepEqual(show(wrong), [])

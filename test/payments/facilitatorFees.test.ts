@@ -351,12 +351,12 @@ describe("the facilitator's spend: told after each settlement it sent, failed on
     try {
       const admit = async () => {
         const { intentHash } = signedSolanaIntent(devnet)
-        const request = { route: 'execute' as const, chainId: devnet.chainId, intentHash, resourceUrl: 'http://127.0.0.1/intents/execute', paymentSignature: undefined }
+        const request = { route: 'execute' as const, chainId: devnet.chainId, intentHash, resourceUrl: 'http://127.0.0.1/intents/execute', payment: undefined }
         const unpaid = await payments.admit(request)
         assert.equal(unpaid.kind, 'payment-required')
         const { client } = await solanaPayingClient(devnet)
         const payload = await client.createPaymentPayload((unpaid as { paymentRequired: PaymentRequired }).paymentRequired)
-        return payments.admit({ ...request, paymentSignature: encodePaymentSignatureHeader(payload) })
+        return payments.admit({ ...request, payment: payments.readPaymentHeader(encodePaymentSignatureHeader(payload)) })
       }
       const feePayerBefore = await lamportsOf(devnet.payment.facilitator)
       const paid = await admit()

@@ -7,6 +7,7 @@ import { encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Hex } from 'viem'
 import type { PricedRoute } from '../../config/paymentsConfig.ts'
+import type { PaymentHeader } from '../../payments/claimedPayer.ts'
 import type { Admission, Finished, PaidAnswer, Payments, PaymentTicket } from '../../payments/createPayments.ts'
 import { freeTicket } from '../../payments/freeTicket.ts'
 import { Status } from '../../status/statusCodes.ts'
@@ -33,17 +34,33 @@ export type PaidRequestOptions<T> = {
   send(value: T, extra?: Record<string, unknown>): FastifyReply
 }
 
+const paymentHeaders = new WeakMap<FastifyRequest, PaymentHeader | undefined>()
+
+/**
+ * The request's PAYMENT-SIGNATURE, decoded by payments once for the request (the standing check
+ * reads its payer before the payment is admitted, then admit verifies it); undefined when none was
+ * sent, or on a gateway that takes no payments (there the header means nothing).
+ */
+export function paymentHeaderOf(request: FastifyRequest, payments: Payments | undefined): PaymentHeader | undefined {
+  if (!payments) return undefined
+  if (paymentHeaders.has(request)) return paymentHeaders.get(request)
+  const raw = request.headers['payment-signature']
+  const sent = Array.isArray(raw) ? raw[0] : raw
+  const header = sent === undefined ? undefined : payments.readPaymentHeader(sent)
+  paymentHeaders.set(request, header)
+  return header
+}
+
 /** Runs a request that `priced` pays for, in the paid order, and answers it. */
 export async function servePaid<T>(request: FastifyRequest, reply: FastifyReply, priced: Priced, options: PaidRequestOptions<T>): Promise<FastifyReply> {
   const { payments } = options
   const note = (label: PaymentOutcomeLabel) => options.onPayment?.(priced.chainId, label)
   // 1. Admit: verify and reserve the payment, or answer without running anything.
-  const header = request.headers['payment-signature']
   const admission: Admission = payments
     ? await payments.admit({
         ...priced,
         resourceUrl: absoluteUrl(request),
-        paymentSignature: Array.isArray(header) ? header[0] : header,
+        payment: paymentHeaderOf(request, payments),
         apiKeyClient: options.apiKeyClient ?? false,
         extensions: options.extensions,
         // Sent again by the resolver if its settlement is pending: the same route, chain, body and Idempotency-Key.

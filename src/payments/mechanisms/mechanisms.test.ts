@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
-import { claimedPayer } from '../claimedPayer.ts'
+import { claimedPayer, readPaymentHeader } from '../claimedPayer.ts'
 import { paymentKeyOf } from '../paymentKeyOf.ts'
 import { exactEvm } from './evm/exactEvm.ts'
 import { mechanismOf } from './mechanisms.ts'
@@ -39,11 +39,13 @@ describe('payment mechanisms (payments/mechanisms/<family>)', () => {
   })
 
   it('reads the payer a header names before verification, and nothing from a header it cannot read', () => {
-    assert.equal(claimedPayer(header(evmPayload)), from)
-    assert.equal(claimedPayer(header({ payload: { authorization: { from: 'not an address' } } })), undefined)
-    assert.equal(claimedPayer(header({ payload: { transaction: 'not base64 of a transaction' } })), undefined)
-    assert.equal(claimedPayer('%%% not base64 json'), undefined)
-    assert.equal(claimedPayer('A'.repeat(16_385)), undefined)
+    const read = (raw: string) => claimedPayer(readPaymentHeader(raw))
+    assert.equal(read(header(evmPayload)), from)
+    assert.equal(read(header({ payload: { authorization: { from: 'not an address' } } })), undefined)
+    assert.equal(read(header({ payload: { transaction: 'not base64 of a transaction' } })), undefined)
+    assert.equal(read('%%% not base64 json'), undefined)
+    assert.equal(read(Buffer.from('null').toString('base64')), undefined)
+    assert.equal(read('A'.repeat(16_385)), undefined)
   })
 
   it('says a reserved payment may still land: always on EVM (the token tells), on Solana only with its settlement id', () => {

@@ -7,6 +7,7 @@ import { type PreparedIntent, prepareIntent } from '../../../intents/executeInte
 import type { PaymentTicket } from '../../../payments/createPayments.ts'
 import { Status } from '../../../status/statusCodes.ts'
 import type { Payments } from '../../../payments/createPayments.ts'
+import { paymentHeaderOf } from '../../plugins/payments.ts'
 import { intentSchema } from '../../../intents/intentSchema.ts'
 import { apiKeyRequired, intentExamples, intentStatuses, outcomeResponses, requestHeadersSchema } from '../../schemas/httpSchemas.ts'
 import { registerIntentRoute } from './intentRoute.ts'
@@ -160,8 +161,8 @@ export function registerExecuteRoute(
 
 /** The payer a request's PAYMENT-SIGNATURE names, on a gateway that takes payments (else nobody: the header means nothing there). */
 function claimedPayerOf(request: FastifyRequest, payments: Payments | undefined): string | undefined {
-  const header = request.headers['payment-signature']
-  return typeof header === 'string' && payments ? payments.claimedPayer(header) : undefined
+  const header = paymentHeaderOf(request, payments)
+  return header && payments?.claimedPayer(header)
 }
 
 /** Who is asking: its API key, else who pays, else its address (an IPv6 client by its /64), as the rate limit counts it. */
