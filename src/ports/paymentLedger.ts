@@ -136,8 +136,11 @@ export type PaymentLedger = {
    * yet); the settlement is not final again until the re-check finds it deep enough.
    */
   recordSettlementBlock(id: number, transaction: string, block: SettlementBlock | undefined): Promise<void>
-  /** EVM settlements (settled or consumed) not yet at finality depth, oldest first: what the re-check looks at. */
-  unfinalSettlements(): Promise<PaymentRecord[]>
+  /**
+   * Settlements (settled or consumed) on the networks of a CAIP-2 namespace (`eip155`: the family
+   * whose mechanism re-checks them names it) not yet at finality depth, oldest first.
+   */
+  unfinalSettlements(namespace: string): Promise<PaymentRecord[]>
   /** The settlement is deep enough on the block recorded: re-checked no more. */
   markSettlementFinal(id: number, reason?: string): Promise<void>
   /**

@@ -42,14 +42,14 @@ async function checkUpgraded(ledger: PaymentLedger, oldIds: number[]) {
     assert.equal(payment.settlementFinal, true, 'a settlement written before counts as final')
     assert.equal(payment.settlementBlock, undefined)
   }
-  assert.deepEqual(await ledger.unfinalSettlements(), [], 'nothing written before is re-checked')
+  assert.deepEqual(await ledger.unfinalSettlements('eip155'), [], 'nothing written before is re-checked')
   const fresh = await ledger.reserve(reservation(3))
   assert.equal(fresh.kind, 'reserved')
   const id = fresh.payment.id
   await ledger.keepSettlementPayload(id, '{"payload":1}')
   await ledger.markSettled(id, tx(3))
   await ledger.recordSettlementBlock(id, tx(3), block)
-  const [unfinal] = await ledger.unfinalSettlements()
+  const [unfinal] = await ledger.unfinalSettlements('eip155')
   assert.equal(unfinal?.id, id)
   assert.deepEqual(unfinal?.settlementBlock, block)
   assert.equal(await ledger.settlementPayloadOf(id), '{"payload":1}')

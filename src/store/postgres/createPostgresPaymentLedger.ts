@@ -145,7 +145,7 @@ export function createPostgresPaymentLedger({ query, now = () => Date.now() }: C
         [transaction, block ? block.number.toString() : null, block ? block.hash : null, now(), id],
       )
     },
-    unfinalSettlements: () => many("SELECT * FROM x402_payments WHERE state IN ('settled', 'consumed') AND settlement_final = 0 AND network LIKE 'eip155:%' ORDER BY id"),
+    unfinalSettlements: (namespace) => many("SELECT * FROM x402_payments WHERE state IN ('settled', 'consumed') AND settlement_final = 0 AND network LIKE $1 ORDER BY id", [`${namespace}:%`]),
     async markSettlementFinal(id, reason) {
       await query("UPDATE x402_payments SET settlement_final = 1, reason = COALESCE($1, reason), updated_at = $2 WHERE id = $3 AND state IN ('settled', 'consumed')", [reason ?? null, now(), id])
     },

@@ -90,7 +90,7 @@ export function createSqlitePaymentLedger({ db, now = () => Date.now() }: { db: 
   const setBlock = db.prepare<[string, string | null, string | null, number, number]>(
     "UPDATE x402_payments SET transaction_hash = ?, settlement_block_number = ?, settlement_block_hash = ?, settlement_final = 0, updated_at = ? WHERE id = ? AND state IN ('reserved', 'settled', 'consumed')",
   )
-  const unfinal = db.prepare<[], Row>("SELECT * FROM x402_payments WHERE state IN ('settled', 'consumed') AND settlement_final = 0 AND network LIKE 'eip155:%' ORDER BY id")
+  const unfinal = db.prepare<[string], Row>("SELECT * FROM x402_payments WHERE state IN ('settled', 'consumed') AND settlement_final = 0 AND network LIKE ? ORDER BY id")
   const setFinal = db.prepare<[string | null, number, number]>(
     "UPDATE x402_payments SET settlement_final = 1, reason = COALESCE(?, reason), updated_at = ? WHERE id = ? AND state IN ('settled', 'consumed')",
   )
@@ -189,8 +189,8 @@ export function createSqlitePaymentLedger({ db, now = () => Date.now() }: { db: 
     async recordSettlementBlock(id, transaction, block) {
       setBlock.run(transaction, block ? block.number.toString() : null, block ? block.hash : null, now(), id)
     },
-    async unfinalSettlements() {
-      return unfinal.all().map(toPaymentRecord)
+    async unfinalSettlements(namespace) {
+      return unfinal.all(`${namespace}:%`).map(toPaymentRecord)
     },
     async markSettlementFinal(id, reason) {
       setFinal.run(reason ?? null, now(), id)
