@@ -4,13 +4,14 @@ import { registerExactEvmScheme } from '@x402/evm/exact/server'
 import type { PaymentMechanism } from '../paymentMechanism.ts'
 import { createEvmChainReads } from './createEvmChainReads.ts'
 import { createEvmSettlementRecheck } from './createEvmSettlementRecheck.ts'
+import { evmNamespace } from './evmNamespace.ts'
 import { evmPaymentKeyOf } from './evmPaymentKeyOf.ts'
 import { createEvmFacilitatorScheme } from './createEvmFacilitatorScheme.ts'
 import { resolveEvmPayment } from './resolveEvmPayment.ts'
 import { settlementCallOf } from './settlementCallOf.ts'
 
 export const exactEvm: PaymentMechanism = {
-  namespace: 'eip155',
+  namespace: evmNamespace,
   keyOf: evmPaymentKeyOf,
   claimedPayer(inner) {
     const from = (inner as { authorization?: { from?: unknown } } | undefined)?.authorization?.from

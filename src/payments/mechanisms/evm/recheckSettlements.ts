@@ -8,7 +8,7 @@
 // authorization sent again (EIP-3009's nonce makes a second use impossible: nobody pays twice);
 // expired, cancelled by its payer, or the balance gone → `reorged`, with its reason. The intent is
 // never run again for it, and the payer is never asked for anything.
-import { exactEvm } from './exactEvm.ts'
+import { evmNamespace } from './evmNamespace.ts'
 import type { Logger } from 'pino'
 import { type Address, type Block, type Hex, type PublicClient, parseAbi } from 'viem'
 import type { PaymentLedger, PaymentRecord, SettlementBlock } from '../../../ports/paymentLedger.ts'
@@ -58,7 +58,7 @@ export async function recheckSettlements({
 }: RecheckSettlementsParameters): Promise<void> {
   const log = logger.child({ module: 'x402-settlement-recheck' })
   const heads = new Map<string, Promise<Block<bigint, false, 'latest'>>>()
-  for (const payment of await ledger.unfinalSettlements(exactEvm.namespace)) {
+  for (const payment of await ledger.unfinalSettlements(evmNamespace)) {
     if (isInFlight?.(payment.id)) continue
     const client = clientFor(payment.network)
     if (!client) continue
