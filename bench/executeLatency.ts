@@ -56,14 +56,21 @@ const percentiles = (xs: number[]): LatencyPercentiles => {
   const at = (q: number) => s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))] ?? Number.NaN
   return { p50Ms: at(0.5), p99Ms: at(0.99) }
 }
-const minus = (a: LatencyPercentiles, b: LatencyPercentiles): LatencyPercentiles => ({ p50Ms: a.p50Ms - b.p50Ms, p99Ms: a.p99Ms - b.p99Ms })
+const minus = (a: LatencyPercentiles, b: LatencyPercentiles): LatencyPercentiles => ({
+  p50Ms: a.p50Ms - b.p50Ms,
+  p99Ms: a.p99Ms - b.p99Ms,
+})
 
 export async function executeLatency(params: ExecuteLatencyParameters): Promise<ExecuteLatencyReturnType> {
   const { connections, count, rpcUrl } = params
   const watchMs = params.watchMs ?? 10
   let id = 0
   const rpc = async (method: string, rpcParams: unknown[]) => {
-    const res = await fetch(rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params: rpcParams }) })
+    const res = await fetch(rpcUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params: rpcParams }),
+    })
     const answer = (await res.json()) as { result?: unknown; error?: { message: string } }
     if (answer.error) throw new Error(`${method}: ${answer.error.message}`)
     return answer.result
@@ -142,14 +149,20 @@ export async function executeLatency(params: ExecuteLatencyParameters): Promise<
           const answer = (await res.json()) as { transactionHash?: string; blockNumber?: string | number }
           const end = Date.now()
           if (res.status !== 200) non200++
-          answers.push({ start, end, ...(answer.transactionHash ? { hash: answer.transactionHash } : {}), ...(answer.blockNumber !== undefined ? { block: Number(answer.blockNumber) } : {}) })
+          answers.push({
+            start,
+            end,
+            ...(answer.transactionHash ? { hash: answer.transactionHash } : {}),
+            ...(answer.blockNumber !== undefined ? { block: Number(answer.blockNumber) } : {}),
+          })
         }
       }),
     )
     const rpcAfter = await params.rpcTimes()
     // The gateway's log is written in 4 KiB chunks, flushed every second: wait for the last lines.
     const deadline = Date.now() + 3000
-    while (answers.some((a) => a.hash && !sentAt.has(a.hash)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
+    while (answers.some((a) => a.hash && !sentAt.has(a.hash)) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 100))
     stop()
 
     const ok = answers.filter((a) => a.hash !== undefined && a.block !== undefined)
@@ -184,7 +197,13 @@ export async function executeLatency(params: ExecuteLatencyParameters): Promise<
       non200,
     }
     const raw = { sent: percentiles(rawSent), mined: percentiles(rawMined) }
-    return { connections, count, gateway, raw, added: { answer: minus(gateway.answer, raw.mined), mined: minus(gateway.mined, raw.mined) } }
+    return {
+      connections,
+      count,
+      gateway,
+      raw,
+      added: { answer: minus(gateway.answer, raw.mined), mined: minus(gateway.mined, raw.mined) },
+    }
   } finally {
     watching = false
     for (const w of waiters.splice(0)) w()

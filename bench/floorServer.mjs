@@ -4,12 +4,24 @@
 import Fastify from 'fastify'
 
 const app = Fastify({ logger: false })
-app.post('/intents/validate', { schema: { body: { type: 'object', required: ['sender', 'nonce'], properties: { sender: { type: 'string' }, nonce: { type: 'string' } } } } }, async (request) => ({
-  status: '0x01',
-  erc1066Status: '0x01',
-  statusName: 'SUCCESS',
-  intentHash: `0x${'00'.repeat(32)}`,
-  nonce: request.body.nonce,
-}))
+app.post(
+  '/intents/validate',
+  {
+    schema: {
+      body: {
+        type: 'object',
+        required: ['sender', 'nonce'],
+        properties: { sender: { type: 'string' }, nonce: { type: 'string' } },
+      },
+    },
+  },
+  async (request) => ({
+    status: '0x01',
+    erc1066Status: '0x01',
+    statusName: 'SUCCESS',
+    intentHash: `0x${'00'.repeat(32)}`,
+    nonce: request.body.nonce,
+  }),
+)
 await app.listen({ host: '127.0.0.1', port: Number(process.argv[2]) })
 process.stdout.write('ready\n')

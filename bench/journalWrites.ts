@@ -32,7 +32,16 @@ try {
     await timed('claim', () =>
       Promise.all(
         ids.map(async (i, k) => {
-          const intent = { sender: hex(0x11, 20), target: hex(0x22, 20), data: `0x${'cd'.repeat(100)}` as Hex, value: 0n, nonce: BigInt(i), validAfter: 0n, validBefore: 0n, policyId: hex(0x55, 32) }
+          const intent = {
+            sender: hex(0x11, 20),
+            target: hex(0x22, 20),
+            data: `0x${'cd'.repeat(100)}` as Hex,
+            value: 0n,
+            nonce: BigInt(i),
+            validAfter: 0n,
+            validBefore: 0n,
+            policyId: hex(0x55, 32),
+          }
           const claim = await journal.claim({ chainId, intentHash: hex(i, 32), intent, chainInstance: 'bench' })
           if (!claim.ok) throw new Error(`intent ${i} was not claimed`)
           records[k] = claim.record
@@ -40,11 +49,31 @@ try {
       ),
     )
     await timed('recordSigned', () =>
-      Promise.all(records.map((record, k) => journal.recordSigned(record, { id: hex(ids[k]!, 32), bytes: `0x${'ab'.repeat(400)}`, relayer: hex(0x33, 20), details: { txNonce: ids[k]! } }))),
+      Promise.all(
+        records.map((record, k) =>
+          journal.recordSigned(record, {
+            id: hex(ids[k]!, 32),
+            bytes: `0x${'ab'.repeat(400)}`,
+            relayer: hex(0x33, 20),
+            details: { txNonce: ids[k]! },
+          }),
+        ),
+      ),
     )
     await timed('settle', () =>
       Promise.all(
-        records.map((record) => journal.settle(record, { state: 'mined', status: 1, blockNumber: 1n, blockHash: hex(0x44, 32), final: false, gasUsed: 50_000n, returnData: '0x', detail: undefined })),
+        records.map((record) =>
+          journal.settle(record, {
+            state: 'mined',
+            status: 1,
+            blockNumber: 1n,
+            blockHash: hex(0x44, 32),
+            final: false,
+            gasUsed: 50_000n,
+            returnData: '0x',
+            detail: undefined,
+          }),
+        ),
       ),
     )
   }
@@ -55,4 +84,6 @@ try {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 const line = Object.entries(cpu).map(([name, xs]) => `${name} ${median(xs).toFixed(0)} µs`)
 const total = Object.values(cpu).reduce((sum, xs) => sum + median(xs), 0)
-process.stdout.write(`journal writes, CPU per execute (median of ${rounds} rounds of ${batch}): ${line.join(', ')}; the three ${total.toFixed(0)} µs\n`)
+process.stdout.write(
+  `journal writes, CPU per execute (median of ${rounds} rounds of ${batch}): ${line.join(', ')}; the three ${total.toFixed(0)} µs\n`,
+)

@@ -24,8 +24,10 @@ function validateBody(dataBytes: number) {
 const ways = {
   'parser: secure-json-parse parse()': (text: string) => secureJson.parse(text, undefined, poisoning),
   'parser: JSON.parse + scan of keys': (text: string) => secureJson.scan(JSON.parse(text), poisoning),
-  'data pattern: capturing ^0x([0-9a-fA-F]{2})*$': (text: string) => /^0x([0-9a-fA-F]{2})*$/u.test(JSON.parse(text).data),
-  'data pattern: non-capturing ^0x(?:[0-9a-fA-F]{2})*$': (text: string) => /^0x(?:[0-9a-fA-F]{2})*$/u.test(JSON.parse(text).data),
+  'data pattern: capturing ^0x([0-9a-fA-F]{2})*$': (text: string) =>
+    /^0x([0-9a-fA-F]{2})*$/u.test(JSON.parse(text).data),
+  'data pattern: non-capturing ^0x(?:[0-9a-fA-F]{2})*$': (text: string) =>
+    /^0x(?:[0-9a-fA-F]{2})*$/u.test(JSON.parse(text).data),
   'JSON.parse alone (what the patterns pay too)': (text: string) => JSON.parse(text),
 }
 
@@ -47,8 +49,11 @@ for (const dataBytes of [0, 1024, 16_384]) {
       if (round > 0) samples.get(name)!.push(ns) // the first round warms up
     }
   }
-  process.stdout.write(`\nbody of ${text.length} bytes (${dataBytes} B of extra call data), median of 8 rounds of ${calls} calls\n`)
-  for (const [name, xs] of samples) process.stdout.write(`  ${name.padEnd(56)} ${(median(xs) / 1000).toFixed(2).padStart(8)} µs\n`)
+  process.stdout.write(
+    `\nbody of ${text.length} bytes (${dataBytes} B of extra call data), median of 8 rounds of ${calls} calls\n`,
+  )
+  for (const [name, xs] of samples)
+    process.stdout.write(`  ${name.padEnd(56)} ${(median(xs) / 1000).toFixed(2).padStart(8)} µs\n`)
   const m = (name: string) => median(samples.get(name)!)
   process.stdout.write(
     `  parser after/before ${(m('parser: JSON.parse + scan of keys') / m('parser: secure-json-parse parse()')).toFixed(2)}x,` +

@@ -34,27 +34,31 @@ try {
     const port = 10_000 + Math.floor(Math.random() * 22_000)
     const moduleLog = join(dir, `modules-${i}.log`)
     writeFileSync(moduleLog, '')
-    const child = spawn(process.execPath, [...productionCommand().nodeFlags, ...(showModules ? ['--import', hook] : []), 'dist/main.js'], {
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? '',
-        ...productionCommand().env,
-        NODE_ENV: 'production',
-        LOG_LEVEL: 'warn',
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        PUBLIC_URL: `https://127.0.0.1:${port}`,
-        EXECUTOR_ADDRESSES: JSON.stringify({ [devnet.chain.reference]: devnet.contracts.executor }),
-        VALIDATOR_ADDRESSES: JSON.stringify({ [devnet.chain.reference]: devnet.contracts.validator }),
-        REGISTRY_ADDRESSES: JSON.stringify({ [devnet.chain.reference]: devnet.contracts.registry }),
-        RPC_URLS: JSON.stringify({ [devnet.chain.reference]: devnet.anvil.rpcUrl }),
-        RELAYER_PRIVATE_KEY: relayerKey,
-        API_KEYS: `bench-${generatePrivateKey().slice(2, 34)}`,
-        JOURNAL_PATH: join(dir, `journal-${i}.sqlite`),
-        MODULE_LOG: moduleLog,
+    const child = spawn(
+      process.execPath,
+      [...productionCommand().nodeFlags, ...(showModules ? ['--import', hook] : []), 'dist/main.js'],
+      {
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: process.env.HOME ?? '',
+          ...productionCommand().env,
+          NODE_ENV: 'production',
+          LOG_LEVEL: 'warn',
+          PORT: String(port),
+          HOST: '127.0.0.1',
+          PUBLIC_URL: `https://127.0.0.1:${port}`,
+          EXECUTOR_ADDRESSES: JSON.stringify({ [devnet.chain.reference]: devnet.contracts.executor }),
+          VALIDATOR_ADDRESSES: JSON.stringify({ [devnet.chain.reference]: devnet.contracts.validator }),
+          REGISTRY_ADDRESSES: JSON.stringify({ [devnet.chain.reference]: devnet.contracts.registry }),
+          RPC_URLS: JSON.stringify({ [devnet.chain.reference]: devnet.anvil.rpcUrl }),
+          RELAYER_PRIVATE_KEY: relayerKey,
+          API_KEYS: `bench-${generatePrivateKey().slice(2, 34)}`,
+          JOURNAL_PATH: join(dir, `journal-${i}.sqlite`),
+          MODULE_LOG: moduleLog,
+        },
+        stdio: ['ignore', 'ignore', 'inherit'],
       },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    })
+    )
     const deadline = Date.now() + 60_000
     for (;;) {
       const ok = await fetch(`http://127.0.0.1:${port}/health`).then(
@@ -78,16 +82,22 @@ try {
 } finally {
   await devnet.stop()
 }
-process.stdout.write(`idle RSS after start: median ${median(rss).toFixed(1)} MB of ${rss.map((r) => r.toFixed(1)).join(', ')}\n`)
+process.stdout.write(
+  `idle RSS after start: median ${median(rss).toFixed(1)} MB of ${rss.map((r) => r.toFixed(1)).join(', ')}\n`,
+)
 if (heap.length > 0) process.stdout.write(`heap used: median ${median(heap).toFixed(1)} MB\n`)
 if (showModules) {
   // The bundle's chunks (npm run build) each hold many source files: dist/meta.json, esbuild's
   // metafile, names them.
-  const bundle = JSON.parse(readFileSync('dist/meta.json', 'utf8')) as { outputs: Record<string, { inputs: Record<string, unknown> }> }
+  const bundle = JSON.parse(readFileSync('dist/meta.json', 'utf8')) as {
+    outputs: Record<string, { inputs: Record<string, unknown> }>
+  }
   const distDir = `${process.cwd()}/dist/`
   const sources = modules.flatMap((url) => {
     const path = decodeURIComponent(new URL(url).pathname)
-    return path.startsWith(distDir) ? Object.keys(bundle.outputs[`dist/${path.slice(distDir.length)}`]?.inputs ?? {}) : [path]
+    return path.startsWith(distDir)
+      ? Object.keys(bundle.outputs[`dist/${path.slice(distDir.length)}`]?.inputs ?? {})
+      : [path]
   })
   const byPackage = new Map<string, number>()
   for (const path of sources) {
@@ -96,7 +106,10 @@ if (showModules) {
     byPackage.set(name, (byPackage.get(name) ?? 0) + 1)
   }
   const chunks = modules.filter((url) => decodeURIComponent(new URL(url).pathname).startsWith(distDir)).length
-  process.stdout.write(`${modules.length} files loaded (${chunks} of them the bundle's chunks), holding ${sources.length} source files, by package:\n`)
-  for (const [name, n] of [...byPackage].sort((a, b) => b[1] - a[1])) process.stdout.write(`  ${String(n).padStart(5)}  ${name}\n`)
+  process.stdout.write(
+    `${modules.length} files loaded (${chunks} of them the bundle's chunks), holding ${sources.length} source files, by package:\n`,
+  )
+  for (const [name, n] of [...byPackage].sort((a, b) => b[1] - a[1]))
+    process.stdout.write(`  ${String(n).padStart(5)}  ${name}\n`)
 }
 rmSync(dir, { recursive: true, force: true })

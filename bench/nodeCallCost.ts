@@ -2,9 +2,19 @@
 // /proc/<pid>/stat) over a run of identical-shape calls, divided by the calls. The execute path's
 // levers are chosen from these numbers (docs/performance.md). Run: node --import tsx bench/nodeCallCost.ts [calls]
 import { readFileSync } from 'node:fs'
-import { type Hex, encodeFunctionData, numberToHex, parseEther, toHex } from 'viem'
+import { encodeFunctionData, type Hex, numberToHex, parseEther, toHex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { createDevClients, demoCounterArtifact, devnetAccounts, type Intent, intentExecutorArtifact, intentTypedData, intentValidatorArtifact, startDevnet, toIntentTuple } from './gatewayParts.ts'
+import {
+  createDevClients,
+  demoCounterArtifact,
+  devnetAccounts,
+  type Intent,
+  intentExecutorArtifact,
+  intentTypedData,
+  intentValidatorArtifact,
+  startDevnet,
+  toIntentTuple,
+} from './gatewayParts.ts'
 
 const calls = Number(process.argv[2] ?? 500)
 /** Concurrent requests in flight, as the gateway has them under load. */
@@ -20,7 +30,11 @@ const cpuUs = () => {
 }
 let id = 0
 async function rpc(method: string, params: unknown[]): Promise<unknown> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }) })
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }),
+  })
   const body = (await res.json()) as { result?: unknown; error?: { message: string } }
   if (body.error) throw new Error(`${method}: ${body.error.message}`)
   return body.result
@@ -47,11 +61,21 @@ async function signedIntent() {
     validBefore: 0n,
     policyId: devnet.demo.policies.open,
   }
-  const signature = await sender.signTypedData(intentTypedData({ chainId, executor: devnet.contracts.executor, intent }))
+  const signature = await sender.signTypedData(
+    intentTypedData({ chainId, executor: devnet.contracts.executor, intent }),
+  )
   const tuple = toIntentTuple(intent)
   return {
-    execute: encodeFunctionData({ abi: intentExecutorArtifact.abi, functionName: 'executeSigned', args: [tuple, signature] }),
-    checkSigned: encodeFunctionData({ abi: intentExecutorArtifact.abi, functionName: 'checkSigned', args: [tuple, signature] }),
+    execute: encodeFunctionData({
+      abi: intentExecutorArtifact.abi,
+      functionName: 'executeSigned',
+      args: [tuple, signature],
+    }),
+    checkSigned: encodeFunctionData({
+      abi: intentExecutorArtifact.abi,
+      functionName: 'checkSigned',
+      args: [tuple, signature],
+    }),
     canExecute: encodeFunctionData({ abi: intentValidatorArtifact.abi, functionName: 'canExecute', args: [tuple] }),
   }
 }
@@ -79,23 +103,81 @@ const rows: [string, number][] = []
 const kinds: [string, number, (i: number) => Promise<unknown>][] = [
   ['eth_blockNumber', calls, () => rpc('eth_blockNumber', [])],
   ['eth_getTransactionReceipt (unknown hash)', calls, () => rpc('eth_getTransactionReceipt', [`0x${'ab'.repeat(32)}`])],
-  ['eth_call canExecute (latest)', calls, (i) => rpc('eth_call', [{ to: devnet.contracts.validator, data: intents[i % calls]!.canExecute }, 'latest'])],
-  ['eth_call checkSigned (latest)', calls, (i) => rpc('eth_call', [{ to: executor, data: intents[i % calls]!.checkSigned }, 'latest'])],
-  ['eth_call executeSigned (pending, from relayer, gas, fees)', calls, (i) => rpc('eth_call', [tx(intents[i % calls]!.execute, cap), block])],
-  ['eth_createAccessList executeSigned (pending)', calls, (i) => rpc('eth_createAccessList', [tx(intents[i % calls]!.execute, cap), block])],
-  ['eth_estimateGas executeSigned (pending, cap)', Math.ceil(calls / 5), (i) => rpc('eth_estimateGas', [tx(intents[i % calls]!.execute, cap), block])],
-  ['eth_simulateV1, 1 call (pending, validation)', calls, (i) => rpc('eth_simulateV1', [{ blockStateCalls: [{ calls: [tx(intents[i % calls]!.execute, cap)] }], validation: true }, block])],
-  ['eth_simulateV1, 1 call (pending, no validation)', calls, (i) => rpc('eth_simulateV1', [{ blockStateCalls: [{ calls: [tx(intents[i % calls]!.execute, cap)] }] }, block])],
-  ['eth_simulateV1, 1 call (latest, validation)', calls, (i) => rpc('eth_simulateV1', [{ blockStateCalls: [{ calls: [tx(intents[i % calls]!.execute, cap)] }], validation: true }, 'latest'])],
+  [
+    'eth_call canExecute (latest)',
+    calls,
+    (i) => rpc('eth_call', [{ to: devnet.contracts.validator, data: intents[i % calls]!.canExecute }, 'latest']),
+  ],
+  [
+    'eth_call checkSigned (latest)',
+    calls,
+    (i) => rpc('eth_call', [{ to: executor, data: intents[i % calls]!.checkSigned }, 'latest']),
+  ],
+  [
+    'eth_call executeSigned (pending, from relayer, gas, fees)',
+    calls,
+    (i) => rpc('eth_call', [tx(intents[i % calls]!.execute, cap), block]),
+  ],
+  [
+    'eth_createAccessList executeSigned (pending)',
+    calls,
+    (i) => rpc('eth_createAccessList', [tx(intents[i % calls]!.execute, cap), block]),
+  ],
+  [
+    'eth_estimateGas executeSigned (pending, cap)',
+    Math.ceil(calls / 5),
+    (i) => rpc('eth_estimateGas', [tx(intents[i % calls]!.execute, cap), block]),
+  ],
+  [
+    'eth_simulateV1, 1 call (pending, validation)',
+    calls,
+    (i) =>
+      rpc('eth_simulateV1', [
+        { blockStateCalls: [{ calls: [tx(intents[i % calls]!.execute, cap)] }], validation: true },
+        block,
+      ]),
+  ],
+  [
+    'eth_simulateV1, 1 call (pending, no validation)',
+    calls,
+    (i) => rpc('eth_simulateV1', [{ blockStateCalls: [{ calls: [tx(intents[i % calls]!.execute, cap)] }] }, block]),
+  ],
+  [
+    'eth_simulateV1, 1 call (latest, validation)',
+    calls,
+    (i) =>
+      rpc('eth_simulateV1', [
+        { blockStateCalls: [{ calls: [tx(intents[i % calls]!.execute, cap)] }], validation: true },
+        'latest',
+      ]),
+  ],
   [
     `eth_simulateV1, ${n} calls in one block (per call)`,
     Math.ceil(calls / n),
-    (i) => rpc('eth_simulateV1', [{ blockStateCalls: [{ calls: Array.from({ length: n }, (_, k) => tx(intents[(i * n + k) % calls]!.execute, 1_000_000n)) }], validation: false }, block]),
+    (i) =>
+      rpc('eth_simulateV1', [
+        {
+          blockStateCalls: [
+            { calls: Array.from({ length: n }, (_, k) => tx(intents[(i * n + k) % calls]!.execute, 1_000_000n)) },
+          ],
+          validation: false,
+        },
+        block,
+      ]),
   ],
   [
     `eth_simulateV1, ${n} blockStateCalls of 1 call (per call)`,
     Math.ceil(calls / n),
-    (i) => rpc('eth_simulateV1', [{ blockStateCalls: Array.from({ length: n }, (_, k) => ({ calls: [tx(intents[(i * n + k) % calls]!.execute, 1_000_000n)] })), validation: false }, block]),
+    (i) =>
+      rpc('eth_simulateV1', [
+        {
+          blockStateCalls: Array.from({ length: n }, (_, k) => ({
+            calls: [tx(intents[(i * n + k) % calls]!.execute, 1_000_000n)],
+          })),
+          validation: false,
+        },
+        block,
+      ]),
   ],
 ]
 for (const [name, count, make] of kinds) {
@@ -141,7 +223,9 @@ for (;;) {
 }
 const sendCost = (cpuUs() - before) / calls
 rows.push(['eth_sendRawTransaction and mining (per tx, interval mining)', sendCost])
-process.stdout.write(`${'eth_sendRawTransaction and mining (per tx)'.padEnd(62)} ${sendCost.toFixed(0).padStart(7)} µs\n`)
+process.stdout.write(
+  `${'eth_sendRawTransaction and mining (per tx)'.padEnd(62)} ${sendCost.toFixed(0).padStart(7)} µs\n`,
+)
 
 // 'pending' with transactions waiting in the pool: anvil runs them all before the call (its pending
 // block), so a simulation at the pending state costs more the fuller the pool is. Mining stops
@@ -167,11 +251,36 @@ for (const waiting of [1, 20, 100]) {
   }
   const few = Math.ceil(calls / 5)
   for (const [name, make] of [
-    ['eth_simulateV1, 1 call (pending, validation)', (i: number) => rpc('eth_simulateV1', [{ blockStateCalls: [{ calls: [tx(intents[i % calls]!.execute, cap)] }], validation: true }, 'pending'])],
-    ['eth_simulateV1, 1 call (latest, validation)', (i: number) => rpc('eth_simulateV1', [{ blockStateCalls: [{ calls: [tx(intents[i % calls]!.execute, cap)] }], validation: true }, 'latest'])],
-    ['eth_call canExecute (latest)', (i: number) => rpc('eth_call', [{ to: devnet.contracts.validator, data: intents[i % calls]!.canExecute }, 'latest'])],
-    ['eth_call canExecute (pending)', (i: number) => rpc('eth_call', [{ to: devnet.contracts.validator, data: intents[i % calls]!.canExecute }, 'pending'])],
-    ['eth_createAccessList executeSigned (pending)', (i: number) => rpc('eth_createAccessList', [tx(intents[i % calls]!.execute, cap), 'pending'])],
+    [
+      'eth_simulateV1, 1 call (pending, validation)',
+      (i: number) =>
+        rpc('eth_simulateV1', [
+          { blockStateCalls: [{ calls: [tx(intents[i % calls]!.execute, cap)] }], validation: true },
+          'pending',
+        ]),
+    ],
+    [
+      'eth_simulateV1, 1 call (latest, validation)',
+      (i: number) =>
+        rpc('eth_simulateV1', [
+          { blockStateCalls: [{ calls: [tx(intents[i % calls]!.execute, cap)] }], validation: true },
+          'latest',
+        ]),
+    ],
+    [
+      'eth_call canExecute (latest)',
+      (i: number) =>
+        rpc('eth_call', [{ to: devnet.contracts.validator, data: intents[i % calls]!.canExecute }, 'latest']),
+    ],
+    [
+      'eth_call canExecute (pending)',
+      (i: number) =>
+        rpc('eth_call', [{ to: devnet.contracts.validator, data: intents[i % calls]!.canExecute }, 'pending']),
+    ],
+    [
+      'eth_createAccessList executeSigned (pending)',
+      (i: number) => rpc('eth_createAccessList', [tx(intents[i % calls]!.execute, cap), 'pending']),
+    ],
     ['eth_getTransactionCount (pending)', () => rpc('eth_getTransactionCount', [relayer.address, 'pending'])],
   ] as const) {
     const perCall = await measure(few, make)

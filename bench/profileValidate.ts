@@ -1,8 +1,9 @@
-import { Session } from 'node:inspector/promises'
 import { writeFileSync } from 'node:fs'
+import { Session } from 'node:inspector/promises'
 import { Pool } from 'undici'
-import { startWorld, demoIntent } from '../test/support/testGateway.ts'
+import { demoIntent, startWorld } from '../test/support/testGateway.ts'
 import { summarizeProfile } from './summarizeProfile.ts'
+
 const world = await startWorld()
 const bytes = Number(process.env.BYTES ?? 16384)
 const base = demoIntent(world.devnet) as any
@@ -10,7 +11,12 @@ const pool = new Pool(world.gateway.baseUrl, { connections: 10 })
 let nonce = 1
 const one = async () => {
   const body = JSON.stringify({ ...base, data: base.data + '00'.repeat(bytes), nonce: String(nonce++) })
-  const r = await pool.request({ path: '/intents/validate', method: 'POST', headers: { 'content-type': 'application/json' }, body })
+  const r = await pool.request({
+    path: '/intents/validate',
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+  })
   await r.body.text()
   if (r.statusCode !== 200) throw new Error(String(r.statusCode))
 }

@@ -46,7 +46,11 @@ export async function sendPipelined(params: {
     for (const r of requests) calls[r.method] = (calls[r.method] ?? 0) + 1
     httpRequests++
     const body = requests.map((r) => ({ jsonrpc: '2.0', id: ++id, method: r.method, params: r.params }))
-    const res = await fetch(rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body.length === 1 ? body[0] : body) })
+    const res = await fetch(rpcUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body.length === 1 ? body[0] : body),
+    })
     const answer = (await res.json()) as RpcAnswer | RpcAnswer[]
     const answers = Array.isArray(answer) ? answer : [answer]
     const byId = new Map(answers.map((a) => [a.id, a]))
@@ -62,7 +66,9 @@ export async function sendPipelined(params: {
       while (next < signed.length) {
         const from = next
         next = Math.min(signed.length, next + batchSize)
-        const answers = await batch(signed.slice(from, next).map((tx) => ({ method: 'eth_sendRawTransaction', params: [tx] })))
+        const answers = await batch(
+          signed.slice(from, next).map((tx) => ({ method: 'eth_sendRawTransaction', params: [tx] })),
+        )
         answers.forEach((a, i) => {
           if (a.error) sendErrors.push(a.error.message)
           else hashes[from + i] = a.result as Hex
@@ -75,7 +81,10 @@ export async function sendPipelined(params: {
   for (;;) {
     const [count] = await batch([{ method: 'eth_getTransactionCount', params: [sender, 'latest'] }])
     if (count?.result !== undefined && Number(count.result) >= last) break
-    if (Date.now() > deadline) throw new Error(`the raw sender's transactions were not mined in time (mined nonce ${Number(count?.result)}, want ${last})`)
+    if (Date.now() > deadline)
+      throw new Error(
+        `the raw sender's transactions were not mined in time (mined nonce ${Number(count?.result)}, want ${last})`,
+      )
     await new Promise((r) => setTimeout(r, pollMs))
   }
   // anvil counts the nonce before the block's receipts can be read: done when every receipt is there.
@@ -100,7 +109,14 @@ export async function sendPipelined(params: {
     await new Promise((r) => setTimeout(r, pollMs))
   }
   const known = hashes.filter(Boolean)
-  return { seconds: (performance.now() - started) / 1000, succeeded, failed: failed + (signed.length - known.length), calls, httpRequests, sendErrors: sendErrors.slice(0, 5) }
+  return {
+    seconds: (performance.now() - started) / 1000,
+    succeeded,
+    failed: failed + (signed.length - known.length),
+    calls,
+    httpRequests,
+    sendErrors: sendErrors.slice(0, 5),
+  }
 }
 
 /**
@@ -111,7 +127,15 @@ export async function sendPipelined(params: {
  * too reads each block once for every execute waiting). What a plain client reaches with the
  * execute phase's number in flight: the most a gateway that answers once mined could reach with it.
  */
-export async function sendClosedLoop(params: { rpcUrl: string; signed: Hex[]; sender: Hex; startNonce: number; connections: number; pollMs?: number; timeoutMs?: number }): Promise<RawSendResult> {
+export async function sendClosedLoop(params: {
+  rpcUrl: string
+  signed: Hex[]
+  sender: Hex
+  startNonce: number
+  connections: number
+  pollMs?: number
+  timeoutMs?: number
+}): Promise<RawSendResult> {
   const { rpcUrl, signed, sender, startNonce, connections } = params
   const pollMs = params.pollMs ?? 50
   const deadline = Date.now() + (params.timeoutMs ?? 120_000)
@@ -144,7 +168,8 @@ export async function sendClosedLoop(params: { rpcUrl: string; signed: Hex[]; se
       const count = await call('eth_getTransactionCount', [sender, 'latest'])
       if (count.result !== undefined) mined = Number(count.result)
       for (const wake of [...waiting]) wake()
-      if (Date.now() > deadline) throw new Error(`the raw closed-loop sender's transactions were not mined in time (mined nonce ${mined})`)
+      if (Date.now() > deadline)
+        throw new Error(`the raw closed-loop sender's transactions were not mined in time (mined nonce ${mined})`)
     }
   })()
   let next = 0
@@ -172,5 +197,12 @@ export async function sendClosedLoop(params: { rpcUrl: string; signed: Hex[]; se
   done = true
   await poll
   await pool.close()
-  return { seconds: (performance.now() - started) / 1000, succeeded, failed: signed.length - succeeded, calls, httpRequests, sendErrors: sendErrors.slice(0, 5) }
+  return {
+    seconds: (performance.now() - started) / 1000,
+    succeeded,
+    failed: signed.length - succeeded,
+    calls,
+    httpRequests,
+    sendErrors: sendErrors.slice(0, 5),
+  }
 }

@@ -2,27 +2,27 @@
 // alternating rounds, it measures the gateway against the same work sent straight to anvil, and
 // prints ratios (these machines are noisy: only same-run ratios mean anything).
 import { execFileSync, spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
 import { Pool } from 'undici'
-import { type Hex, encodeFunctionData, parseEther, toHex } from 'viem'
+import { encodeFunctionData, type Hex, parseEther, toHex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { productionCommand } from '../scripts/productionCommand.ts'
+import { ensureWrk } from './ensureWrk.ts'
+import { type ExecuteLatencyReturnType, executeLatency } from './executeLatency.ts'
 import {
-  type Devnet,
-  type Intent,
   createDevClients,
+  type Devnet,
   demoCounterArtifact,
   devnetAccounts,
+  type Intent,
   intentExecutorArtifact,
   intentTypedData,
   intentValidatorArtifact,
   startDevnet,
   toIntentTuple,
 } from './gatewayParts.ts'
-import { productionCommand } from '../scripts/productionCommand.ts'
-import { ensureWrk } from './ensureWrk.ts'
-import { type ExecuteLatencyReturnType, executeLatency } from './executeLatency.ts'
 import { sendClosedLoop, sendPipelined } from './rawSender.ts'
 import { summarizeProfile } from './summarizeProfile.ts'
 
@@ -102,14 +102,24 @@ function cpuUs(pid: number): number {
 }
 function childrenOf(pid: number): number[] {
   try {
-    return readdirSync(`/proc/${pid}/task`).flatMap((task) => readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number))
+    return readdirSync(`/proc/${pid}/task`).flatMap((task) =>
+      readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
+    )
   } catch {
     return []
   }
 }
 const clockTicks = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim())
 
-async function load(opts: { url: string; body: Body; connections: number; authorization?: string; seconds?: number; cpuOf?: Record<string, number>; metricsUrl?: string }): Promise<Load> {
+async function load(opts: {
+  url: string
+  body: Body
+  connections: number
+  authorization?: string
+  seconds?: number
+  cpuOf?: Record<string, number>
+  metricsUrl?: string
+}): Promise<Load> {
   const cpuOf = opts.cpuOf ?? {}
   const callsBefore = opts.metricsUrl ? await nodeCalls(opts.metricsUrl) : undefined
   const before = Object.fromEntries(Object.entries(cpuOf).map(([name, pid]) => [name, cpuUs(pid)]))
@@ -121,7 +131,19 @@ async function load(opts: { url: string; body: Body; connections: number; author
     // Through sh, whose `times` then prints the CPU wrk used (its children's line): the load generator's share.
     const child = spawn(
       'sh',
-      ['-c', 'wrk "$@"; s=$?; times >&2; exit $s', 'sh', '-t1', `-c${opts.connections}`, `-d${opts.seconds ?? roundSeconds}s`, '--timeout', '10s', '-s', 'bench/load.lua', opts.url],
+      [
+        '-c',
+        'wrk "$@"; s=$?; times >&2; exit $s',
+        'sh',
+        '-t1',
+        `-c${opts.connections}`,
+        `-d${opts.seconds ?? roundSeconds}s`,
+        '--timeout',
+        '10s',
+        '-s',
+        'bench/load.lua',
+        opts.url,
+      ],
       {
         env: {
           ...process.env,
@@ -138,18 +160,30 @@ async function load(opts: { url: string; body: Body; connections: number; author
     let stderr = ''
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()))
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()))
-    child.once('error', (err) => reject(new Error(`wrk could not start (${err.message}): install it with \`sudo apt-get install -y wrk\``)))
+    child.once('error', (err) =>
+      reject(new Error(`wrk could not start (${err.message}): install it with \`sudo apt-get install -y wrk\``)),
+    )
     child.once('exit', (code) => {
       // `times`: the shell's user and system time, then its children's (wrk's), as 0m1.234s 0m0.567s.
       const children = [...stderr.matchAll(/(\d+)m([\d.]+)s\s+(\d+)m([\d.]+)s/g)][1]
-      if (children) wrkCpuUs = ((Number(children[1]) + Number(children[3])) * 60 + Number(children[2]) + Number(children[4])) * 1e6
+      if (children)
+        wrkCpuUs = ((Number(children[1]) + Number(children[3])) * 60 + Number(children[2]) + Number(children[4])) * 1e6
       code === 0 ? resolve(stdout) : reject(new Error(`wrk exited with ${code}: ${stderr}${stdout}`))
     })
   })
   const line = /BENCH_RESULT (.*)/.exec(out)
   if (!line) throw new Error(`wrk printed no result: ${out}`)
-  const r = JSON.parse(line[1]!) as { requests: number; durationUs: number; errors: number; non2xx: number; p50Us: number; p99Us: number }
-  const cpuUsPerRequest = Object.fromEntries(Object.entries(cpuOf).map(([name, pid]) => [name, (cpuUs(pid) - before[name]!) / Math.max(1, r.requests)]))
+  const r = JSON.parse(line[1]!) as {
+    requests: number
+    durationUs: number
+    errors: number
+    non2xx: number
+    p50Us: number
+    p99Us: number
+  }
+  const cpuUsPerRequest = Object.fromEntries(
+    Object.entries(cpuOf).map(([name, pid]) => [name, (cpuUs(pid) - before[name]!) / Math.max(1, r.requests)]),
+  )
   if (wrkCpuUs !== undefined) cpuUsPerRequest.wrk = wrkCpuUs / Math.max(1, r.requests)
   const calls = callsBefore && opts.metricsUrl ? await nodeCalls(opts.metricsUrl) : undefined
   const nodeCallsPerRequest =
@@ -187,7 +221,10 @@ async function nodeCalls(metricsUrl: string): Promise<Record<string, number>> {
     }
   }
   const calls: Record<string, number> = {}
-  for (const m of text.matchAll(/^intent_gateway_chain_rpc_duration_seconds_count\{[^}]*method="([^"]+)"[^}]*\} (\d+)/gm)) calls[m[1]!] = (calls[m[1]!] ?? 0) + Number(m[2])
+  for (const m of text.matchAll(
+    /^intent_gateway_chain_rpc_duration_seconds_count\{[^}]*method="([^"]+)"[^}]*\} (\d+)/gm,
+  ))
+    calls[m[1]!] = (calls[m[1]!] ?? 0) + Number(m[2])
   return calls
 }
 
@@ -195,7 +232,9 @@ async function nodeCalls(metricsUrl: string): Promise<Record<string, number>> {
 async function nodeCallTimes(metricsUrl: string): Promise<Record<string, [number, number]>> {
   const text = await (await fetch(metricsUrl)).text()
   const times: Record<string, [number, number]> = {}
-  for (const m of text.matchAll(/^intent_gateway_chain_rpc_duration_seconds_(count|sum)\{[^}]*method="([^"]+)"[^}]*\} ([\d.e+-]+)/gm)) {
+  for (const m of text.matchAll(
+    /^intent_gateway_chain_rpc_duration_seconds_(count|sum)\{[^}]*method="([^"]+)"[^}]*\} ([\d.e+-]+)/gm,
+  )) {
     const entry = (times[m[2]!] ??= [0, 0])
     entry[m[1] === 'count' ? 0 : 1] += Number(m[3])
   }
@@ -227,50 +266,57 @@ function median(loads: Load[]): Load {
  * others ('' for none: V8's own young generation size).
  */
 const production = productionCommand()
-const nodeFlags = process.env.BENCH_NODE_FLAGS === undefined ? production.nodeFlags : process.env.BENCH_NODE_FLAGS.split(/\s+/).filter(Boolean)
+const nodeFlags =
+  process.env.BENCH_NODE_FLAGS === undefined
+    ? production.nodeFlags
+    : process.env.BENCH_NODE_FLAGS.split(/\s+/).filter(Boolean)
 const benchPort = () => 10_000 + Math.floor(Math.random() * 22_000)
 
 async function startGateway(devnet: Devnet, relayerKey: Hex, extraEnv: Record<string, string> = {}) {
   const port = benchPort()
   const journalDir = mkdtempSync(join(tmpdir(), 'bench-journal-'))
   // As production runs it (npm run start:prod): the compiled JavaScript, no TypeScript loader.
-  const child = spawn(process.execPath, [...nodeFlags, ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), 'dist/main.js'], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      // start:prod's own environment (MALLOC_ARENA_MAX); BENCH_GATEWAY_ENV below may change it.
-      ...production.env,
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'info',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      // Production asks for the origin clients reach it at (https) while /mcp is on: its Host
-      // check. The bench sends no Origin and does not call /mcp, so the scheme changes nothing here.
-      PUBLIC_URL: `https://127.0.0.1:${port}`,
-      EXECUTOR_ADDRESSES: JSON.stringify({ [devnet.chain.reference]: devnet.contracts.executor }),
-      VALIDATOR_ADDRESSES: JSON.stringify({ [devnet.chain.reference]: devnet.contracts.validator }),
-      REGISTRY_ADDRESSES: JSON.stringify({ [devnet.chain.reference]: devnet.contracts.registry }),
-      RPC_URLS: JSON.stringify({ [devnet.chain.reference]: devnet.anvil.rpcUrl }),
-      RELAYER_PRIVATE_KEY: relayerKey,
-      RECEIPT_TIMEOUT_MS: '60000',
-      // The raw side's client learns of a block by polling every 50 ms (createDevClients): the
-      // gateway polls as often here, so the execute ratio compares the two and not two intervals
-      // (production's default is 200 ms: one head read per interval per chain while anything waits).
-      RECEIPT_POLL_MS: '50',
-      API_KEYS: benchApiKey,
-      // wrk opens up to 200 connections from one address: the load generator, not a flood.
-      MAX_CONNECTIONS_PER_CLIENT: '512',
-      // The bench's executes all come from one client and one sender: its limits are not what is measured.
-      STANDING_MAX_REVERTS_PER_SENDER: '0',
-      STANDING_MAX_REVERTS_PER_CLIENT: '0',
-      // A fresh journal per run (the chain is fresh too), on disk and fsynced as in production.
-      ...(extraEnv.DATABASE_URL ? {} : { JOURNAL_PATH: join(journalDir, 'journal.sqlite') }),
-      // BENCH_GATEWAY_ENV='{"MULTICALL":"false"}': a lever off (or any setting changed), to measure it alone.
-      ...(JSON.parse(process.env.BENCH_GATEWAY_ENV ?? '{}') as Record<string, string>),
-      ...extraEnv,
+  const child = spawn(
+    process.execPath,
+    [...nodeFlags, ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), 'dist/main.js'],
+    {
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        // start:prod's own environment (MALLOC_ARENA_MAX); BENCH_GATEWAY_ENV below may change it.
+        ...production.env,
+        NODE_ENV: 'production',
+        LOG_LEVEL: 'info',
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        // Production asks for the origin clients reach it at (https) while /mcp is on: its Host
+        // check. The bench sends no Origin and does not call /mcp, so the scheme changes nothing here.
+        PUBLIC_URL: `https://127.0.0.1:${port}`,
+        EXECUTOR_ADDRESSES: JSON.stringify({ [devnet.chain.reference]: devnet.contracts.executor }),
+        VALIDATOR_ADDRESSES: JSON.stringify({ [devnet.chain.reference]: devnet.contracts.validator }),
+        REGISTRY_ADDRESSES: JSON.stringify({ [devnet.chain.reference]: devnet.contracts.registry }),
+        RPC_URLS: JSON.stringify({ [devnet.chain.reference]: devnet.anvil.rpcUrl }),
+        RELAYER_PRIVATE_KEY: relayerKey,
+        RECEIPT_TIMEOUT_MS: '60000',
+        // The raw side's client learns of a block by polling every 50 ms (createDevClients): the
+        // gateway polls as often here, so the execute ratio compares the two and not two intervals
+        // (production's default is 200 ms: one head read per interval per chain while anything waits).
+        RECEIPT_POLL_MS: '50',
+        API_KEYS: benchApiKey,
+        // wrk opens up to 200 connections from one address: the load generator, not a flood.
+        MAX_CONNECTIONS_PER_CLIENT: '512',
+        // The bench's executes all come from one client and one sender: its limits are not what is measured.
+        STANDING_MAX_REVERTS_PER_SENDER: '0',
+        STANDING_MAX_REVERTS_PER_CLIENT: '0',
+        // A fresh journal per run (the chain is fresh too), on disk and fsynced as in production.
+        ...(extraEnv.DATABASE_URL ? {} : { JOURNAL_PATH: join(journalDir, 'journal.sqlite') }),
+        // BENCH_GATEWAY_ENV='{"MULTICALL":"false"}': a lever off (or any setting changed), to measure it alone.
+        ...(JSON.parse(process.env.BENCH_GATEWAY_ENV ?? '{}') as Record<string, string>),
+        ...extraEnv,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
+  )
   let stderr = ''
   let logLines = 0
   /** Listeners to the gateway's log lines (the execute latency phase reads its 'execute sent' lines). */
@@ -288,7 +334,10 @@ async function startGateway(devnet: Devnet, relayerKey: Hex, extraEnv: Record<st
   // A gateway that dies mid-run says why (the bench itself only sees its requests fail).
   let stopping = false
   child.once('exit', (code, signal) => {
-    if (!stopping) process.stderr.write(`the gateway exited during the run (code ${code}, signal ${signal}): ${stderr.slice(-4000)}\n`)
+    if (!stopping)
+      process.stderr.write(
+        `the gateway exited during the run (code ${code}, signal ${signal}): ${stderr.slice(-4000)}\n`,
+      )
   })
   const url = `http://127.0.0.1:${port}`
   const gateway = {
@@ -332,7 +381,9 @@ async function startGateway(devnet: Devnet, relayerKey: Hex, extraEnv: Record<st
 
 async function startFloorServer() {
   const port = benchPort()
-  const child = spawn(process.execPath, ['bench/floorServer.mjs', String(port)], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const child = spawn(process.execPath, ['bench/floorServer.mjs', String(port)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
   await new Promise<void>((resolve, reject) => {
     child.stdout!.on('data', (c: Buffer) => c.toString().includes('ready') && resolve())
     child.once('exit', (code) => reject(new Error(`the floor server exited with ${code}`)))
@@ -352,7 +403,16 @@ async function startFloorServer() {
 function intentBody(devnet: Devnet, nonce: bigint, dataBytes = 0) {
   const call = encodeFunctionData({ abi: demoCounterArtifact.abi, functionName: 'increment', args: [1n] })
   const data = (call + toHex(new Uint8Array(dataBytes)).slice(2)) as Hex
-  const intent: Intent = { sender: devnet.demo.sender, target: devnet.demo.counter, data, value: 0n, nonce, validAfter: 0n, validBefore: 0n, policyId: devnet.demo.policies.open }
+  const intent: Intent = {
+    sender: devnet.demo.sender,
+    target: devnet.demo.counter,
+    data,
+    value: 0n,
+    nonce,
+    validAfter: 0n,
+    validBefore: 0n,
+    policyId: devnet.demo.policies.open,
+  }
   const body = JSON.stringify({ ...intent, value: '0', nonce: String(nonce), validAfter: '0', validBefore: '0' })
   return { intent, body }
 }
@@ -360,20 +420,41 @@ function intentBody(devnet: Devnet, nonce: bigint, dataBytes = 0) {
 /** The intent and its body signed by the demo sender, as an agent sends it to execute. */
 async function signedIntentBody(devnet: Devnet, nonce: number) {
   const { intent } = intentBody(devnet, BigInt(nonce))
-  const signature = await privateKeyToAccount(devnetAccounts.sender).signTypedData(intentTypedData({ chainId: devnet.anvil.chainId, executor: devnet.contracts.executor, intent }))
-  const body = JSON.stringify({ ...intent, value: '0', nonce: String(nonce), validAfter: '0', validBefore: '0', signature })
+  const signature = await privateKeyToAccount(devnetAccounts.sender).signTypedData(
+    intentTypedData({ chainId: devnet.anvil.chainId, executor: devnet.contracts.executor, intent }),
+  )
+  const body = JSON.stringify({
+    ...intent,
+    value: '0',
+    nonce: String(nonce),
+    validAfter: '0',
+    validBefore: '0',
+    signature,
+  })
   return { intent, signature, body }
 }
 
 function ethCallBody(devnet: Devnet, intent: Intent) {
-  const data = encodeFunctionData({ abi: intentValidatorArtifact.abi, functionName: 'canExecute', args: [toIntentTuple(intent)] })
-  return JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_call', params: [{ to: devnet.contracts.validator, data }, 'latest'] })
+  const data = encodeFunctionData({
+    abi: intentValidatorArtifact.abi,
+    functionName: 'canExecute',
+    args: [toIntentTuple(intent)],
+  })
+  return JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'eth_call',
+    params: [{ to: devnet.contracts.validator, data }, 'latest'],
+  })
 }
 
 async function fundedKey(devnet: Devnet): Promise<Hex> {
   const key = generatePrivateKey()
   const { publicClient } = createDevClients(devnet.anvil.rpcUrl, devnet.anvil.chainId)
-  await publicClient.request({ method: 'anvil_setBalance' as never, params: [privateKeyToAccount(key).address, toHex(parseEther('1000'))] as never })
+  await publicClient.request({
+    method: 'anvil_setBalance' as never,
+    params: [privateKeyToAccount(key).address, toHex(parseEther('1000'))] as never,
+  })
   return key
 }
 
@@ -381,18 +462,25 @@ async function fundedKey(devnet: Devnet): Promise<Hex> {
  * The validate body and the raw eth_call of canExecute for the same intent, each split around the
  * intent's nonce so that wrk sends a different intent with every request.
  */
-function validateBodies(devnet: Devnet, dataBytes = 0): { gateway: Body; raw: Body; repeated: { gateway: Body; raw: Body } } {
+function validateBodies(
+  devnet: Devnet,
+  dataBytes = 0,
+): { gateway: Body; raw: Body; repeated: { gateway: Body; raw: Body } } {
   const { intent, body } = intentBody(devnet, placeholderNonce, dataBytes)
   const raw = ethCallBody(devnet, intent)
   const split = (text: string, marker: string, nonce: Body['nonce']): Body => {
     const at = text.indexOf(marker)
-    if (at < 0 || text.indexOf(marker, at + 1) >= 0) throw new Error(`the nonce marker is not in the body exactly once: ${text.slice(0, 200)}`)
+    if (at < 0 || text.indexOf(marker, at + 1) >= 0)
+      throw new Error(`the nonce marker is not in the body exactly once: ${text.slice(0, 200)}`)
     return { prefix: text.slice(0, at), suffix: text.slice(at + marker.length), nonce }
   }
   return {
     gateway: split(body, String(placeholderNonce), 'dec'),
     raw: split(raw, placeholderNonce.toString(16).padStart(64, '0'), 'hex64'),
-    repeated: { gateway: { prefix: intentBody(devnet, 1n, dataBytes).body }, raw: { prefix: ethCallBody(devnet, intentBody(devnet, 1n, dataBytes).intent) } },
+    repeated: {
+      gateway: { prefix: intentBody(devnet, 1n, dataBytes).body },
+      raw: { prefix: ethCallBody(devnet, intentBody(devnet, 1n, dataBytes).intent) },
+    },
   }
 }
 const placeholderNonce = 987_654_321_987_654_321n
@@ -402,11 +490,16 @@ async function benchValidate(report: Record<string, unknown>) {
   const gateway = await started(startGateway(devnet, await fundedKey(devnet)))
   try {
     const bodies = validateBodies(devnet)
-    const check = await fetch(`${gateway.url}/intents/validate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: `${bodies.gateway.prefix}12345${bodies.gateway.suffix}` })
+    const check = await fetch(`${gateway.url}/intents/validate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: `${bodies.gateway.prefix}12345${bodies.gateway.suffix}`,
+    })
     if (check.status !== 200) throw new Error(`validate answered ${check.status}: ${await check.text()}`)
     const cpuOf = { gateway: gateway.pid, anvil: devnet.anvil.pid }
     const rawLoad = (body: Body, connections: number) => load({ url: devnet.anvil.rpcUrl, body, connections, cpuOf })
-    const gatewayLoad = (body: Body, connections: number) => load({ url: `${gateway.url}/intents/validate`, body, connections, cpuOf, metricsUrl: `${gateway.url}/metrics` })
+    const gatewayLoad = (body: Body, connections: number) =>
+      load({ url: `${gateway.url}/intents/validate`, body, connections, cpuOf, metricsUrl: `${gateway.url}/metrics` })
     // Warm both paths up (JIT, connection pools) before anything is measured.
     await gatewayLoad(bodies.gateway, 10)
     await rawLoad(bodies.raw, 10)
@@ -422,7 +515,9 @@ async function benchValidate(report: Record<string, unknown>) {
     }
     report.validate = validate
     process.stdout.write(
-      `\nvalidate, added by the gateway (its percentile minus raw eth_call's, medians of ${rounds} rounds)\n${Object.entries(validate)
+      `\nvalidate, added by the gateway (its percentile minus raw eth_call's, medians of ${rounds} rounds)\n${Object.entries(
+        validate,
+      )
         .map(([c, v]) => {
           const { addedP50Us, addedP99Us } = v as { addedP50Us: number; addedP99Us: number }
           return `  @${c.padEnd(3)} p50 ${us(addedP50Us)}  p99 ${us(addedP99Us)}`
@@ -441,7 +536,15 @@ async function benchValidate(report: Record<string, unknown>) {
     try {
       // As many rounds as the comparisons, the median counts: its CPU per request is a target's yardstick.
       const floorRounds: Load[] = []
-      for (let i = 0; i < rounds; i++) floorRounds.push(await load({ url: `${floor.url}/intents/validate`, body: bodies.gateway, connections: 50, cpuOf: { floor: floor.pid } }))
+      for (let i = 0; i < rounds; i++)
+        floorRounds.push(
+          await load({
+            url: `${floor.url}/intents/validate`,
+            body: bodies.gateway,
+            connections: 50,
+            cpuOf: { floor: floor.pid },
+          }),
+        )
       const floorLoad = median(floorRounds)
       report.floor = floorLoad
       process.stdout.write(
@@ -452,8 +555,10 @@ async function benchValidate(report: Record<string, unknown>) {
     }
 
     const growth: Record<string, Load> = {}
-    for (const connections of [1, 10, 50, 200]) growth[`connections=${connections}`] = await gatewayLoad(bodies.gateway, connections)
-    for (const bytes of [0, 1024, 16 * 1024]) growth[`data=${bytes}B`] = await gatewayLoad(validateBodies(devnet, bytes).gateway, 10)
+    for (const connections of [1, 10, 50, 200])
+      growth[`connections=${connections}`] = await gatewayLoad(bodies.gateway, connections)
+    for (const bytes of [0, 1024, 16 * 1024])
+      growth[`data=${bytes}B`] = await gatewayLoad(validateBodies(devnet, bytes).gateway, 10)
     report.growth = growth
     process.stdout.write(
       `\ngrowth (gateway validate, a different intent in every request)\n${Object.entries(growth)
@@ -491,7 +596,13 @@ async function benchWorkerCounts(report: Record<string, unknown>) {
   const two = await started(startGateway(devnet, keyA, env(2, 'bench-two')))
   try {
     const body = validateBodies(devnet).gateway
-    const on = (gw: typeof one) => () => load({ url: `${gw.url}/intents/validate`, body, connections: 50, cpuOf: { gateway: gw.pid, anvil: devnet.anvil.pid } })
+    const on = (gw: typeof one) => () =>
+      load({
+        url: `${gw.url}/intents/validate`,
+        body,
+        connections: 50,
+        cpuOf: { gateway: gw.pid, anvil: devnet.anvil.pid },
+      })
     await on(one)()
     await on(two)()
     const [w1, w2] = await compare(on(one), on(two))
@@ -508,7 +619,13 @@ async function benchWorkerCounts(report: Record<string, unknown>) {
 }
 
 function comparison(raw: Load, gateway: Load) {
-  return { raw, gateway, ratio: gateway.rps / raw.rps, addedP50Us: gateway.p50Us - raw.p50Us, addedP99Us: gateway.p99Us - raw.p99Us }
+  return {
+    raw,
+    gateway,
+    ratio: gateway.rps / raw.rps,
+    addedP50Us: gateway.p50Us - raw.p50Us,
+    addedP99Us: gateway.p99Us - raw.p99Us,
+  }
 }
 
 /** One execute round of one side: its rate, and the CPU and node calls it cost per execute. */
@@ -537,7 +654,11 @@ async function benchExecute(report: Record<string, unknown>) {
   const { publicClient } = createDevClients(devnet.anvil.rpcUrl, devnet.anvil.chainId)
   const gateway = await started(startGateway(devnet, await fundedKey(devnet)))
   try {
-    const countBefore = await publicClient.readContract({ address: devnet.contracts.counter, abi: demoCounterArtifact.abi, functionName: 'count' })
+    const countBefore = await publicClient.readContract({
+      address: devnet.contracts.counter,
+      abi: demoCounterArtifact.abi,
+      functionName: 'count',
+    })
 
     // Raw: the same executeSigned() calls (intents signed by their sender), pre-signed by a funded
     // relaying key with a fixed gas limit and nonces counted here, sent pipelined to the node.
@@ -549,7 +670,10 @@ async function benchExecute(report: Record<string, unknown>) {
     const gatewayNonces: number[] = []
     let rawSucceeded = 0
     const cpuOf = { gateway: gateway.pid, anvil: devnet.anvil.pid }
-    const cpuNow = () => ({ ...Object.fromEntries(Object.entries(cpuOf).map(([name, pid]) => [name, cpuUs(pid)])), client: clientCpuUs() })
+    const cpuNow = () => ({
+      ...Object.fromEntries(Object.entries(cpuOf).map(([name, pid]) => [name, cpuUs(pid)])),
+      client: clientCpuUs(),
+    })
     const cpuPerExecute = (before: Record<string, number>, count: number, names: string[]) => {
       const now = cpuNow() as Record<string, number>
       return Object.fromEntries(names.map((name) => [name, (now[name]! - before[name]!) / count]))
@@ -582,7 +706,11 @@ async function benchExecute(report: Record<string, unknown>) {
             gas: 300_000n,
             maxFeePerGas: fees.maxFeePerGas * 2n,
             maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
-            data: encodeFunctionData({ abi: intentExecutorArtifact.abi, functionName: 'executeSigned', args: [toIntentTuple(intent), signature] }),
+            data: encodeFunctionData({
+              abi: intentExecutorArtifact.abi,
+              functionName: 'executeSigned',
+              args: [toIntentTuple(intent), signature],
+            }),
           })
         }),
       )
@@ -590,11 +718,27 @@ async function benchExecute(report: Record<string, unknown>) {
       const before = cpuNow()
       const from = performance.now()
       const sent = closed
-        ? await sendClosedLoop({ rpcUrl: devnet.anvil.rpcUrl, signed, sender: rawAccount.address, startNonce, pollMs: 50, connections: executeInFlight })
-        : await sendPipelined({ rpcUrl: devnet.anvil.rpcUrl, signed, sender: rawAccount.address, startNonce, pollMs: 50, batchSize: rawBatch, inFlight: rawInFlight })
+        ? await sendClosedLoop({
+            rpcUrl: devnet.anvil.rpcUrl,
+            signed,
+            sender: rawAccount.address,
+            startNonce,
+            pollMs: 50,
+            connections: executeInFlight,
+          })
+        : await sendPipelined({
+            rpcUrl: devnet.anvil.rpcUrl,
+            signed,
+            sender: rawAccount.address,
+            startNonce,
+            pollMs: 50,
+            batchSize: rawBatch,
+            inFlight: rawInFlight,
+          })
       const cpuUsPerExecute = cpuPerExecute(before, count, ['anvil', 'client'])
       const cpuSeconds = (performance.now() - from) / 1000
-      if (sent.sendErrors.length > 0) throw new Error(`the raw sender's transactions were refused: ${sent.sendErrors.join('; ')}`)
+      if (sent.sendErrors.length > 0)
+        throw new Error(`the raw sender's transactions were refused: ${sent.sendErrors.join('; ')}`)
       rawSucceeded += sent.succeeded
       return {
         seconds: sent.seconds,
@@ -627,7 +771,12 @@ async function benchExecute(report: Record<string, unknown>) {
         Array.from({ length: Math.min(executeInFlight, count) }, async () => {
           while (next < bodies.length) {
             const body = bodies[next++]!
-            const res = await client.request({ path: '/intents/execute', method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${benchApiKey}` }, body })
+            const res = await client.request({
+              path: '/intents/execute',
+              method: 'POST',
+              headers: { 'content-type': 'application/json', authorization: `Bearer ${benchApiKey}` },
+              body,
+            })
             statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1
             await res.body.arrayBuffer()
           }
@@ -672,16 +821,26 @@ async function benchExecute(report: Record<string, unknown>) {
     }
     // Each idle second is a few 10 ms ticks of /proc: the run's median rate is taken off every round.
     const idleRate = medianOf([...raws, ...gateways].map((r) => r.nodeIdleUsPerSecond))
-    for (const r of [...raws, ...closedRaws, ...gateways]) r.cpuUsPerExecute.anvilBeyondIdle = r.cpuUsPerExecute.anvil! - (idleRate * r.cpuSeconds) / executeCount
+    for (const r of [...raws, ...closedRaws, ...gateways])
+      r.cpuUsPerExecute.anvilBeyondIdle = r.cpuUsPerExecute.anvil! - (idleRate * r.cpuSeconds) / executeCount
     const raw = medianBy(raws, (r) => r.perSecond)
     const viaGateway = medianBy(gateways, (r) => r.perSecond)
     const closedRaw = medianBy(closedRaws, (r) => r.perSecond)
 
     // On-chain: every intent sent through the gateway executed, and the counter grew by every execution.
-    const countAfter = await publicClient.readContract({ address: devnet.contracts.counter, abi: demoCounterArtifact.abi, functionName: 'count' })
+    const countAfter = await publicClient.readContract({
+      address: devnet.contracts.counter,
+      abi: demoCounterArtifact.abi,
+      functionName: 'count',
+    })
     const used = await Promise.all(
       gatewayNonces.map((nonce) =>
-        publicClient.readContract({ address: devnet.contracts.executor, abi: intentExecutorArtifact.abi, functionName: 'nonceUsed', args: [devnet.demo.sender, BigInt(nonce)] }),
+        publicClient.readContract({
+          address: devnet.contracts.executor,
+          abi: intentExecutorArtifact.abi,
+          functionName: 'nonceUsed',
+          args: [devnet.demo.sender, BigInt(nonce)],
+        }),
       ),
     )
     const result = {
@@ -703,8 +862,11 @@ async function benchExecute(report: Record<string, unknown>) {
       ratioToClosedLoop: viaGateway.perSecond / closedRaw.perSecond,
       // The node's CPU per execute beyond its idle rate, gateway's side against the raw side's, in
       // medians over the rounds (the verdict's); and as measured, idle blocks included.
-      nodeCpuRatio: medianOf(gateways.map((r) => r.cpuUsPerExecute.anvilBeyondIdle!)) / medianOf(raws.map((r) => r.cpuUsPerExecute.anvilBeyondIdle!)),
-      nodeCpuRatioGross: medianOf(gateways.map((r) => r.cpuUsPerExecute.anvil!)) / medianOf(raws.map((r) => r.cpuUsPerExecute.anvil!)),
+      nodeCpuRatio:
+        medianOf(gateways.map((r) => r.cpuUsPerExecute.anvilBeyondIdle!)) /
+        medianOf(raws.map((r) => r.cpuUsPerExecute.anvilBeyondIdle!)),
+      nodeCpuRatioGross:
+        medianOf(gateways.map((r) => r.cpuUsPerExecute.anvil!)) / medianOf(raws.map((r) => r.cpuUsPerExecute.anvil!)),
       nodeIdleUsPerSecond: idleRate,
       gatewayCpuUsPerExecute: medianOf(gateways.map((r) => r.cpuUsPerExecute.gateway!)),
       nonceErrors: gateways.reduce((a, r) => a + (executeCount - r.succeeded), 0),
@@ -767,7 +929,11 @@ async function benchExecuteLatency(report: Record<string, unknown>) {
         gas: 300_000n,
         maxFeePerGas: fees.maxFeePerGas * 2n,
         maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
-        data: encodeFunctionData({ abi: intentExecutorArtifact.abi, functionName: 'executeSigned', args: [toIntentTuple(intent), signature] }),
+        data: encodeFunctionData({
+          abi: intentExecutorArtifact.abi,
+          functionName: 'executeSigned',
+          args: [toIntentTuple(intent), signature],
+        }),
       })
     }
     const measure = (connections: number, count: number) =>
@@ -790,13 +956,19 @@ async function benchExecuteLatency(report: Record<string, unknown>) {
     const connectionCounts = process.env.BENCH_LATENCY_CONNECTIONS?.split(',').map(Number) ?? [1, 10, 50]
     for (const connections of connectionCounts) {
       const runs: ExecuteLatencyReturnType[] = []
-      for (let i = 0; i < rounds; i++) runs.push(await measure(connections, fixed || (quick ? Math.max(10, connections * 2) : Math.max(30, connections * 10))))
+      for (let i = 0; i < rounds; i++)
+        runs.push(
+          await measure(connections, fixed || (quick ? Math.max(10, connections * 2) : Math.max(30, connections * 10))),
+        )
       latency[connections] = medianBy(runs, (r) => r.added.answer.p99Ms)
     }
     report.executeLatency = latency
-    const ms = (p: { p50Ms: number; p99Ms: number }) => `p50 ${p.p50Ms.toFixed(0).padStart(4)} p99 ${p.p99Ms.toFixed(0).padStart(4)} ms`
+    const ms = (p: { p50Ms: number; p99Ms: number }) =>
+      `p50 ${p.p50Ms.toFixed(0).padStart(4)} p99 ${p.p99Ms.toFixed(0).padStart(4)} ms`
     process.stdout.write(
-      `\nexecute latency (closed loop, anvil --block-time ${blockTime}; the median of ${rounds} rounds by added p99; load average ${loadAverage().toFixed(2)})\n${Object.values(latency)
+      `\nexecute latency (closed loop, anvil --block-time ${blockTime}; the median of ${rounds} rounds by added p99; load average ${loadAverage().toFixed(2)})\n${Object.values(
+        latency,
+      )
         .map(
           (l) =>
             `  @${String(l.connections).padEnd(3)} raw: sent ${ms(l.raw.sent)}, mined ${ms(l.raw.mined)}\n` +
@@ -834,10 +1006,15 @@ const us = (n: number) => `${(n / 1000).toFixed(2).padStart(6)} ms`
 const coreShares = (cpuUsPer: Record<string, number>, perSecond: number) =>
   `share of ${cpus().length} cores ${Object.entries(cpuUsPer)
     .filter(([k]) => k !== 'anvilBeyondIdle')
-    .map(([k, v]) => `${k === 'anvil' ? 'node' : k === 'wrk' || k === 'client' ? `load generator (${k})` : k} ${((v * perSecond * 100) / (1e6 * cpus().length)).toFixed(0)}%`)
+    .map(
+      ([k, v]) =>
+        `${k === 'anvil' ? 'node' : k === 'wrk' || k === 'client' ? `load generator (${k})` : k} ${((v * perSecond * 100) / (1e6 * cpus().length)).toFixed(0)}%`,
+    )
     .join(', ')}`
 const fmt = (l: Load) =>
-  `${l.rps.toFixed(0).padStart(7)} req/s  p50 ${us(l.p50Us)}  p99 ${us(l.p99Us)}  errors ${l.errors}  non-2xx ${l.non2xx}  CPU/request ${Object.entries(l.cpuUsPerRequest)
+  `${l.rps.toFixed(0).padStart(7)} req/s  p50 ${us(l.p50Us)}  p99 ${us(l.p99Us)}  errors ${l.errors}  non-2xx ${l.non2xx}  CPU/request ${Object.entries(
+    l.cpuUsPerRequest,
+  )
     .map(([k, v]) => `${k} ${v.toFixed(0)} µs`)
     .join(', ')}` +
   (l.nodeCallsPerRequest
@@ -875,24 +1052,55 @@ function targets(report: any) {
       `${e.nodeCpuRatio.toFixed(2)}x (as measured, idle blocks included: ${e.nodeCpuRatioGross.toFixed(2)}x)`,
       e.nodeCpuRatio <= 1.3,
     ],
-    ['gateway CPU per execute <= 1.5 ms', `${(e.gatewayCpuUsPerExecute / 1000).toFixed(2)} ms`, e.gatewayCpuUsPerExecute <= 1500],
+    [
+      'gateway CPU per execute <= 1.5 ms',
+      `${(e.gatewayCpuUsPerExecute / 1000).toFixed(2)} ms`,
+      e.gatewayCpuUsPerExecute <= 1500,
+    ],
     ['execute >= 0.65x the pipelined raw sender (median of three runs)', `${e.ratio.toFixed(2)}x`, e.ratio >= 0.65],
-    ["gateway CPU per validate @50 <= 2x the bare server's (aim)", `${(cpu / floorCpu).toFixed(2)}x (${cpu.toFixed(0)} / ${floorCpu.toFixed(0)} µs)`, cpu <= 2 * floorCpu],
-    ['gateway CPU per validate, 16 KiB of call data <= 0.5 ms (aim)', `${(cpu16k / 1000).toFixed(2)} ms`, cpu16k <= 500],
+    [
+      "gateway CPU per validate @50 <= 2x the bare server's (aim)",
+      `${(cpu / floorCpu).toFixed(2)}x (${cpu.toFixed(0)} / ${floorCpu.toFixed(0)} µs)`,
+      cpu <= 2 * floorCpu,
+    ],
+    [
+      'gateway CPU per validate, 16 KiB of call data <= 0.5 ms (aim)',
+      `${(cpu16k / 1000).toFixed(2)} ms`,
+      cpu16k <= 500,
+    ],
     ['zero non-200 answers to execute', String(e.nonceErrors), e.nonceErrors === 0],
-    ['each gateway intent executed exactly once', `${e.executedOnChain}/${e.gatewayIntents}`, e.executedOnChain === e.gatewayIntents && e.counterDelta === e.expectedCounterDelta],
+    [
+      'each gateway intent executed exactly once',
+      `${e.executedOnChain}/${e.gatewayIntents}`,
+      e.executedOnChain === e.gatewayIntents && e.counterDelta === e.expectedCounterDelta,
+    ],
     ['validate >= 1.0x raw eth_call @50, distinct intents', `${v50.ratio.toFixed(2)}x`, v50.ratio >= 1.0],
-    ['p99 added by the gateway <= 3 ms @10 (median of three runs)', `${(v10.addedP99Us / 1000).toFixed(2)} ms`, v10.addedP99Us <= 3000],
-    [`gateway CPU per validate @50 <= half of ${cpuPerValidateBeforeUs} µs`, `${cpu.toFixed(0)} µs`, cpu <= cpuPerValidateBeforeUs / 2],
+    [
+      'p99 added by the gateway <= 3 ms @10 (median of three runs)',
+      `${(v10.addedP99Us / 1000).toFixed(2)} ms`,
+      v10.addedP99Us <= 3000,
+    ],
+    [
+      `gateway CPU per validate @50 <= half of ${cpuPerValidateBeforeUs} µs`,
+      `${cpu.toFixed(0)} µs`,
+      cpu <= cpuPerValidateBeforeUs / 2,
+    ],
     ['peak RSS <= 150 MB across the bench', `${peakRss.toFixed(0)} MB`, peakRss <= 150],
   ]
-  process.stdout.write(`\ntargets\n${rows.map(([what, got, ok]) => `  ${ok === undefined ? 'REPORTED' : ok ? 'MET     ' : 'NOT MET '}  ${what.padEnd(62)} ${got}`).join('\n')}\n`)
+  process.stdout.write(
+    `\ntargets\n${rows.map(([what, got, ok]) => `  ${ok === undefined ? 'REPORTED' : ok ? 'MET     ' : 'NOT MET '}  ${what.padEnd(62)} ${got}`).join('\n')}\n`,
+  )
   return rows.map(([what, got, met]) => ({ what, got, met }))
 }
 
 const report: Record<string, unknown> = {
   date: new Date().toISOString(),
-  machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version },
+  machine: {
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model,
+    memoryGb: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+  },
   loadAverageAtStart: loadavg(),
   settings: {
     roundSeconds,
@@ -931,7 +1139,9 @@ try {
   const build = profileDir ? 'build:files' : 'build'
   process.stdout.write(`building the gateway (npm run ${build})...\n`)
   execFileSync('npm', ['run', '--silent', build], { stdio: 'inherit' })
-  process.stdout.write(`the gateway runs as: ${[...Object.entries(production.env).map(([k, v]) => `${k}=${v}`), 'node', ...nodeFlags, 'dist/main.js'].join(' ')}\n`)
+  process.stdout.write(
+    `the gateway runs as: ${[...Object.entries(production.env).map(([k, v]) => `${k}=${v}`), 'node', ...nodeFlags, 'dist/main.js'].join(' ')}\n`,
+  )
   phase = 'validate'
   if (only !== 'execute' && only !== 'workers' && only !== 'latency') await benchValidate(report)
   phase = 'execute'
@@ -950,7 +1160,10 @@ try {
 await cleanUp()
 if (!only) report.targets = targets(report)
 if (profileDir) {
-  for (const file of readdirSync(profileDir)) process.stdout.write(`\nprofile of a gateway: ${join(profileDir, file)}\n${summarizeProfile(join(profileDir, file))}`)
+  for (const file of readdirSync(profileDir))
+    process.stdout.write(
+      `\nprofile of a gateway: ${join(profileDir, file)}\n${summarizeProfile(join(profileDir, file))}`,
+    )
 }
 report.totalSeconds = (performance.now() - startedAt) / 1000
 const file = `bench/results/${(report.date as string).replace(/[:.]/g, '-')}.json`

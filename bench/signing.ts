@@ -21,7 +21,9 @@ import { createPkcs11Signer } from '../src/signers/createPkcs11Signer.ts'
 import { startKmsStandIn } from '../test/support/kmsStandIn.ts'
 import { createSoftHsmToken, pkcs11Binding, softHsmModule } from '../test/support/softHsm.ts'
 
-const { values } = parseArgs({ options: { n: { type: 'string', default: '200' }, rounds: { type: 'string', default: '5' } } })
+const { values } = parseArgs({
+  options: { n: { type: 'string', default: '200' }, rounds: { type: 'string', default: '5' } },
+})
 const n = Number(values.n)
 const rounds = Math.max(3, Number(values.rounds))
 
@@ -30,7 +32,10 @@ process.env.AWS_SECRET_ACCESS_KEY = 'stand-in-secret'
 const evmKey = generatePrivateKey()
 const edSeed = randomBytes(32)
 const kms = await startKmsStandIn({ 'alias/evm': evmKey }, { 'alias/ed25519': { ed25519: edSeed } })
-const token = softHsmModule && pkcs11Binding ? createSoftHsmToken(['evm'], 'bench', '1234', { ed25519Labels: ['ed25519'] }) : undefined
+const token =
+  softHsmModule && pkcs11Binding
+    ? createSoftHsmToken(['evm'], 'bench', '1234', { ed25519Labels: ['ed25519'] })
+    : undefined
 
 const evmTransaction = {
   chainId: 1,
@@ -47,8 +52,18 @@ const signsTransactions = (account: LocalAccount) => () => account.signTransacti
 const edMessage = randomBytes(1232)
 const backends: { name: string; sign: () => Promise<unknown> }[] = [
   { name: 'EVM secp256k1, local key', sign: signsTransactions(toRelayerAccount(evmKey)) },
-  ...(token ? [{ name: 'EVM secp256k1, PKCS#11 (SoftHSM2)', sign: signsTransactions(createPkcs11Signer({ ...token, keyLabel: 'evm' })) }] : []),
-  { name: 'EVM secp256k1, KMS stand-in (HTTP)', sign: signsTransactions(await createKmsSigner({ keyId: 'alias/evm', region: 'us-east-1', endpoint: kms.endpoint })) },
+  ...(token
+    ? [
+        {
+          name: 'EVM secp256k1, PKCS#11 (SoftHSM2)',
+          sign: signsTransactions(createPkcs11Signer({ ...token, keyLabel: 'evm' })),
+        },
+      ]
+    : []),
+  {
+    name: 'EVM secp256k1, KMS stand-in (HTTP)',
+    sign: signsTransactions(await createKmsSigner({ keyId: 'alias/evm', region: 'us-east-1', endpoint: kms.endpoint })),
+  },
   {
     name: 'Ed25519, local key',
     sign: (
@@ -87,13 +102,22 @@ try {
       for (let i = 0; i < n; i++) await backend.sign()
       perRound.push(Number(process.hrtime.bigint() - start) / 1000 / n)
     }
-    results.push({ backend: backend.name, usPerSignature: Math.round(median(perRound)), rounds: perRound.map(Math.round) })
+    results.push({
+      backend: backend.name,
+      usPerSignature: Math.round(median(perRound)),
+      rounds: perRound.map(Math.round),
+    })
   }
 } finally {
   await kms.close()
   token?.remove()
 }
 const width = Math.max(...results.map((r) => r.backend.length))
-process.stdout.write(`signing cost: ${n} signatures one after another per round, median of ${rounds} rounds (node ${process.version})\n`)
-for (const r of results) process.stdout.write(`${r.backend.padEnd(width)}  ${String(r.usPerSignature).padStart(6)} µs/signature   rounds: ${r.rounds.join(' ')}\n`)
+process.stdout.write(
+  `signing cost: ${n} signatures one after another per round, median of ${rounds} rounds (node ${process.version})\n`,
+)
+for (const r of results)
+  process.stdout.write(
+    `${r.backend.padEnd(width)}  ${String(r.usPerSignature).padStart(6)} µs/signature   rounds: ${r.rounds.join(' ')}\n`,
+  )
 if (!token) process.stdout.write('PKCS#11 not measured: SoftHSM2 or the pkcs11js binding is missing\n')

@@ -2,7 +2,12 @@
 // (or our own source folder) and the hottest functions, as shares of the time the process was busy.
 import { readFileSync } from 'node:fs'
 
-type ProfileNode = { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; hitCount?: number; children?: number[] }
+type ProfileNode = {
+  id: number
+  callFrame: { functionName: string; url: string; lineNumber: number }
+  hitCount?: number
+  children?: number[]
+}
 type Profile = { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }
 
 export function summarizeProfile(path: string, top = 25): string {

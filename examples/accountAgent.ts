@@ -22,15 +22,24 @@ const env = (name: string, fallback?: string): string => {
   return value
 }
 
-const erc20 = parseAbi(['function transfer(address to, uint256 amount) returns (bool)', 'function approve(address spender, uint256 amount) returns (bool)'])
+const erc20 = parseAbi([
+  'function transfer(address to, uint256 amount) returns (bool)',
+  'function approve(address spender, uint256 amount) returns (bool)',
+])
 const pool = parseAbi(['function sellDollars(uint256 dollars) returns (uint256 weiOut)'])
 const step = process.argv[2]
-if (step !== undefined && step !== 'transfer' && step !== 'swap') throw new Error('the argument is transfer, swap or nothing (both)')
+if (step !== undefined && step !== 'transfer' && step !== 'swap')
+  throw new Error('the argument is transfer, swap or nothing (both)')
 
 const account = privateKeyToAccount(env('INTENT_SIGNER_PRIVATE_KEY') as Hex)
 // mode 'account': every intent runs from the sender's own address; the client signs it under
 // the account's own EIP-712 domain and, on first use, the account's authorization.
-const client = createGatewayClient({ url: env('INTENT_GATEWAY_URL', 'http://127.0.0.1:3000'), apiKey: process.env.INTENT_GATEWAY_API_KEY, account, mode: 'account' })
+const client = createGatewayClient({
+  url: env('INTENT_GATEWAY_URL', 'http://127.0.0.1:3000'),
+  apiKey: process.env.INTENT_GATEWAY_API_KEY,
+  account,
+  mode: 'account',
+})
 const dollar = env('INTENT_DOLLAR')
 const swap = env('INTENT_SWAP')
 const policyId = env('INTENT_POLICY_ID')
@@ -38,7 +47,9 @@ let nonce = BigInt(env('INTENT_NONCE', String(Date.now())))
 
 async function describeAccount() {
   const state = await client.account(account.address)
-  console.log(`account ${state.address}: ${state.delegated ? `delegated to ${state.delegatedTo}` : `not delegated (code ${state.code})`}, nonce ${state.nonce}`)
+  console.log(
+    `account ${state.address}: ${state.delegated ? `delegated to ${state.delegatedTo}` : `not delegated (code ${state.code})`}, nonce ${state.nonce}`,
+  )
   return state
 }
 
@@ -72,7 +83,10 @@ if (ok && step !== 'transfer') {
   ok = await run('approve + swap', {
     sender: account.address,
     calls: [
-      { target: dollar, data: encodeFunctionData({ abi: erc20, functionName: 'approve', args: [swap as Hex, dollars] }) },
+      {
+        target: dollar,
+        data: encodeFunctionData({ abi: erc20, functionName: 'approve', args: [swap as Hex, dollars] }),
+      },
       { target: swap, data: encodeFunctionData({ abi: pool, functionName: 'sellDollars', args: [dollars] }) },
     ],
     nonce: nonce++,
@@ -81,5 +95,6 @@ if (ok && step !== 'transfer') {
 }
 
 const after = await describeAccount()
-if (!before.delegated && after.delegated) console.log('delegated on first use: the first intent carried the authorization the client signed')
+if (!before.delegated && after.delegated)
+  console.log('delegated on first use: the first intent carried the authorization the client signed')
 process.exit(ok ? 0 : 1)

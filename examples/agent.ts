@@ -21,13 +21,21 @@ const env = (name: string, fallback?: string): string => {
 }
 
 const account = privateKeyToAccount(env('INTENT_SIGNER_PRIVATE_KEY') as Hex)
-const client = createGatewayClient({ url: env('INTENT_GATEWAY_URL', 'http://127.0.0.1:3000'), apiKey: process.env.INTENT_GATEWAY_API_KEY, account })
+const client = createGatewayClient({
+  url: env('INTENT_GATEWAY_URL', 'http://127.0.0.1:3000'),
+  apiKey: process.env.INTENT_GATEWAY_API_KEY,
+  account,
+})
 
 // The demo counter's increment(1), for the sender, under its policy; a fresh nonce each run.
 const intent: IntentInput = {
   sender: account.address,
   target: env('INTENT_TARGET'),
-  data: encodeFunctionData({ abi: parseAbi(['function increment(uint256 by)']), functionName: 'increment', args: [1n] }),
+  data: encodeFunctionData({
+    abi: parseAbi(['function increment(uint256 by)']),
+    functionName: 'increment',
+    args: [1n],
+  }),
   value: 0n,
   nonce: BigInt(env('INTENT_NONCE', String(Date.now()))),
   policyId: env('INTENT_POLICY_ID'),
@@ -48,7 +56,9 @@ console.log(`signed by ${account.address}`)
 // 3. Execute, and 4. wait while the gateway has sent it but not seen the receipt.
 let result = await client.execute({ ...intent, signature })
 if (result.action === 'retry' && result.location) {
-  result = await client.waitForIntent(result, { onProgress: ({ elapsedMs, result: r }) => console.log(`waiting for the receipt (${elapsedMs} ms, ${r.statusName})`) })
+  result = await client.waitForIntent(result, {
+    onProgress: ({ elapsedMs, result: r }) => console.log(`waiting for the receipt (${elapsedMs} ms, ${r.statusName})`),
+  })
 }
 console.log(`execute: ${result.status} ${result.statusName} (${result.action}) intent ${result.intentHash}`)
 if (result.transactionHash) console.log(`transaction ${result.transactionHash} in block ${result.blockNumber}`)

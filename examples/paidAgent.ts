@@ -26,13 +26,24 @@ const client = createGatewayClient({
   url: env('INTENT_GATEWAY_URL', 'http://127.0.0.1:3000'),
   account: sender,
   // x402 pays only the assets named here, and at most this much per request.
-  payment: { signer: payer, spendControls: { allowedAssets: [{ network, asset: env('INTENT_PAY_ASSET'), maxAmountPerPayment: env('INTENT_MAX_PRICE', '100000') }] } },
+  payment: {
+    signer: payer,
+    spendControls: {
+      allowedAssets: [
+        { network, asset: env('INTENT_PAY_ASSET'), maxAmountPerPayment: env('INTENT_MAX_PRICE', '100000') },
+      ],
+    },
+  },
 })
 
 const intent: IntentInput = {
   sender: sender.address,
   target: env('INTENT_TARGET'),
-  data: encodeFunctionData({ abi: parseAbi(['function increment(uint256 by)']), functionName: 'increment', args: [1n] }),
+  data: encodeFunctionData({
+    abi: parseAbi(['function increment(uint256 by)']),
+    functionName: 'increment',
+    args: [1n],
+  }),
   value: 0n,
   nonce: BigInt(env('INTENT_NONCE', String(Date.now()))),
   policyId: env('INTENT_POLICY_ID'),

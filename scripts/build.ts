@@ -56,7 +56,9 @@ const result = await build({
   sourcemap: 'linked',
   external: unbundled,
   // CommonJS packages inside the bundle still call require() (Node's own modules, JSON).
-  banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+  },
   metafile: true,
   logLevel: 'warning',
 })

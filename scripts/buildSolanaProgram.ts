@@ -19,10 +19,22 @@ export const solanaProgramPath = join(solanaProgramDir, 'intent_gateway.so')
 export const solanaProgramNames = ['intent_gateway', 'probe_target'] as const
 export type SolanaProgramName = (typeof solanaProgramNames)[number]
 export const sbpfVersions = ['v3', 'v0'] as const satisfies readonly SbpfVersion[]
-export const solanaProgramFile = (name: SolanaProgramName, version: SbpfVersion = 'v3') => join(solanaProgramDir, version === 'v3' ? `${name}.so` : `${name}.${version}.so`)
+export const solanaProgramFile = (name: SolanaProgramName, version: SbpfVersion = 'v3') =>
+  join(solanaProgramDir, version === 'v3' ? `${name}.so` : `${name}.${version}.so`)
 
 /** The exact compiler command: the committed .so is what this produces with Debian's clang 14. */
-export const clangArguments = ['-target', 'bpf', '-mcpu=v1', '-O2', '-ffreestanding', '-fno-builtin', '-fno-function-sections', '-Wall', '-Werror', '-c']
+export const clangArguments = [
+  '-target',
+  'bpf',
+  '-mcpu=v1',
+  '-O2',
+  '-ffreestanding',
+  '-fno-builtin',
+  '-fno-function-sections',
+  '-Wall',
+  '-Werror',
+  '-c',
+]
 
 export function buildSolanaProgram({
   clang = process.env.CLANG ?? 'clang',
@@ -39,9 +51,15 @@ export function buildSolanaProgram({
     // Compiled from inside the program folder with a relative name, so no absolute path can
     // leak into the object.
     try {
-      execFileSync(clang, [...clangArguments, `${name}.c`, '-o', object], { cwd: solanaProgramDir, stdio: ['ignore', 'inherit', 'inherit'] })
+      execFileSync(clang, [...clangArguments, `${name}.c`, '-o', object], {
+        cwd: solanaProgramDir,
+        stdio: ['ignore', 'inherit', 'inherit'],
+      })
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new Error(`${clang} not found: the Solana program is built with Debian's clang (apt-get install -y clang), or set CLANG`)
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT')
+        throw new Error(
+          `${clang} not found: the Solana program is built with Debian's clang (apt-get install -y clang), or set CLANG`,
+        )
       throw err
     }
     return packSbf(readFileSync(object), { version })
@@ -56,7 +74,9 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
       const program = buildSolanaProgram({ name, version })
       const file = solanaProgramFile(name, version)
       writeFileSync(file, program)
-      process.stdout.write(`wrote programs/solana/${file.slice(solanaProgramDir.length)} (SBPF ${version}, ${program.length} bytes)\n`)
+      process.stdout.write(
+        `wrote programs/solana/${file.slice(solanaProgramDir.length)} (SBPF ${version}, ${program.length} bytes)\n`,
+      )
     }
   }
 }

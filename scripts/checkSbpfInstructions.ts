@@ -4,7 +4,22 @@
 import type { SbpfVersion } from './sbpfProgram.ts'
 
 const aluNames = ['add', 'sub', 'mul', 'div', 'or', 'and', 'lsh', 'rsh', 'neg', 'mod', 'xor', 'mov', 'arsh', 'end']
-const jmpNames = ['ja', 'jeq', 'jgt', 'jge', 'jset', 'jne', 'jsgt', 'jsge', 'call', 'exit', 'jlt', 'jle', 'jslt', 'jsle']
+const jmpNames = [
+  'ja',
+  'jeq',
+  'jgt',
+  'jge',
+  'jset',
+  'jne',
+  'jsgt',
+  'jsge',
+  'call',
+  'exit',
+  'jlt',
+  'jle',
+  'jslt',
+  'jsle',
+]
 const sizeNames = ['w', 'h', 'b', 'dw']
 
 /** An instruction's mnemonic from its opcode, for error messages. */
@@ -62,7 +77,10 @@ export function checkSbpfInstructions(text: Uint8Array, calls: Set<number>, vers
   for (let at = 0; at < text.length; at += 8) {
     const opcode = text[at]!
     const ok = opcode === 0x85 ? calls.has(at) || isLocalCall(text, at) : portableOpcodes.has(opcode)
-    if (!ok) throw new Error(`instruction ${mnemonic(opcode)} (opcode 0x${opcode.toString(16).padStart(2, '0')}) at .text+${at} is not supported in SBPF ${version} by this packer`)
+    if (!ok)
+      throw new Error(
+        `instruction ${mnemonic(opcode)} (opcode 0x${opcode.toString(16).padStart(2, '0')}) at .text+${at} is not supported in SBPF ${version} by this packer`,
+      )
     if (opcode === 0x18) at += 8 // lddw's second half
   }
 }

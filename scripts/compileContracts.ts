@@ -2,7 +2,7 @@
 // module per deployable contract: its ABI, creation code, runtime code and where the runtime code
 // holds immutables (what `npm run deploy:contracts` masks to compare a chain's code with the build).
 // Shared by the build script and the test that proves the committed artifacts match the sources.
-import { readFileSync, readdirSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import solc from 'solc'
@@ -13,7 +13,16 @@ export const contractsDir = new URL('../contracts/', import.meta.url).pathname
 export const artifactsDir = new URL('../src/contracts/', import.meta.url).pathname
 
 /** The contracts the gateway and its devnet deploy or call; the rest are libraries and types. */
-export const deployable = ['PolicyRegistry', 'IntentLedger', 'IntentValidator', 'IntentExecutor', 'IntentAccount', 'DemoCounter', 'DemoDollar', 'DemoSwap'] as const
+export const deployable = [
+  'PolicyRegistry',
+  'IntentLedger',
+  'IntentValidator',
+  'IntentExecutor',
+  'IntentAccount',
+  'DemoCounter',
+  'DemoDollar',
+  'DemoSwap',
+] as const
 
 /** `storage`: the contract's storage variables by label, in layout order (an EIP-7702 delegate must have none). */
 export type RenderedArtifact = { file: string; source: string; storage: string[] }
@@ -31,7 +40,17 @@ export function compileContracts(): RenderedArtifact[] {
     settings: {
       evmVersion: 'cancun',
       optimizer: { enabled: true, runs: 200 },
-      outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object', 'evm.deployedBytecode.object', 'evm.deployedBytecode.immutableReferences', 'storageLayout'] } },
+      outputSelection: {
+        '*': {
+          '*': [
+            'abi',
+            'evm.bytecode.object',
+            'evm.deployedBytecode.object',
+            'evm.deployedBytecode.immutableReferences',
+            'storageLayout',
+          ],
+        },
+      },
     },
   }
   const findImports = (path: string) => {
@@ -52,7 +71,9 @@ export function compileContracts(): RenderedArtifact[] {
     if (!compiled) throw new Error(`contract ${name} not found in compiler output`)
     // The compiler keys the references by the immutable's AST id, which means nothing outside this
     // compilation: the artifact keeps the byte ranges only, in order.
-    const references = Object.values((compiled.evm.deployedBytecode.immutableReferences ?? {}) as Record<string, { start: number; length: number }[]>)
+    const references = Object.values(
+      (compiled.evm.deployedBytecode.immutableReferences ?? {}) as Record<string, { start: number; length: number }[]>,
+    )
       .flat()
       .sort((a, b) => a.start - b.start)
       .map(({ start, length }) => `{ start: ${start}, length: ${length} }`)

@@ -3,5 +3,10 @@
 // is the process around it). Exits explicitly: a token's or KMS client's handles may outlive the run.
 import { runDeployCommand } from '../src/chains/evm/deploy/runDeployCommand.ts'
 
-const code = await runDeployCommand({ argv: process.argv.slice(2), env: process.env, stdout: process.stdout, stderr: process.stderr })
+const code = await runDeployCommand({
+  argv: process.argv.slice(2),
+  env: process.env,
+  stdout: process.stdout,
+  stderr: process.stderr,
+})
 process.stdout.write('', () => process.exit(code))

@@ -16,18 +16,13 @@ export function murmur3(bytes: Uint8Array, seed = 0): number {
   }
   let k = 0
   const tail = blocks * 4
-  switch (bytes.length & 3) {
-    // biome-ignore lint/suspicious/noFallthroughSwitchClause: murmur3's tail mixes the last 3, 2 or 1 bytes in turn
-    case 3:
-      k ^= bytes[tail + 2]! << 16
-    // falls through
-    // biome-ignore lint/suspicious/noFallthroughSwitchClause: as above
-    case 2:
-      k ^= bytes[tail + 1]! << 8
-    // falls through
-    case 1:
-      k ^= bytes[tail]!
-      h ^= mixK(k)
+  // murmur3's tail mixes the last 3, 2 or 1 bytes in turn
+  const rest = bytes.length & 3
+  if (rest >= 3) k ^= bytes[tail + 2]! << 16
+  if (rest >= 2) k ^= bytes[tail + 1]! << 8
+  if (rest >= 1) {
+    k ^= bytes[tail]!
+    h ^= mixK(k)
   }
   h ^= bytes.length
   h ^= h >>> 16

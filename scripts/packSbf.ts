@@ -27,23 +27,35 @@
 
 import { checkSbpfInstructions } from './checkSbpfInstructions.ts'
 import { readBpfObject } from './readBpfObject.ts'
+import type { LinkedProgram, SbpfVersion } from './sbpfProgram.ts'
 import { writeSbpfV0 } from './writeSbpfV0.ts'
 import { writeSbpfV3 } from './writeSbpfV3.ts'
-import type { LinkedProgram, SbpfVersion } from './sbpfProgram.ts'
 
 const R_BPF_64_64 = 1
 const R_BPF_64_32 = 10
 
-export function packSbf(object: Uint8Array, { entrypoint = 'entrypoint', version = 'v0' }: { entrypoint?: string; version?: SbpfVersion } = {}): Uint8Array {
+export function packSbf(
+  object: Uint8Array,
+  { entrypoint = 'entrypoint', version = 'v0' }: { entrypoint?: string; version?: SbpfVersion } = {},
+): Uint8Array {
   const { text, textIndex, rodata, rodataParts, entry, relocations } = readBpfObject(object, { entrypoint })
   const textView = new DataView(text.buffer, text.byteOffset, text.byteLength)
-  const program: LinkedProgram = { text, rodata, entry: { name: entrypoint, value: entry.value, size: entry.size }, pointers: [], syscalls: [], internalCalls: [] }
+  const program: LinkedProgram = {
+    text,
+    rodata,
+    entry: { name: entrypoint, value: entry.value, size: entry.size },
+    pointers: [],
+    syscalls: [],
+    internalCalls: [],
+  }
   const calls = new Set<number>()
   for (const { offset, type, symbol } of relocations) {
     if (type === R_BPF_64_64) {
       const part = rodataParts.get(symbol.shndx)
-      if (part === undefined) throw new Error(`lddw at .text+${offset} points into section ${symbol.shndx}, which is not read-only data`)
-      const addend = BigInt(textView.getUint32(offset + 4, true)) | (BigInt(textView.getUint32(offset + 12, true)) << 32n)
+      if (part === undefined)
+        throw new Error(`lddw at .text+${offset} points into section ${symbol.shndx}, which is not read-only data`)
+      const addend =
+        BigInt(textView.getUint32(offset + 4, true)) | (BigInt(textView.getUint32(offset + 12, true)) << 32n)
       program.pointers.push({ at: offset, offset: BigInt(part) + symbol.value + addend })
     } else if (type === R_BPF_64_32) {
       if (text[offset] !== 0x85) throw new Error(`R_BPF_64_32 at .text+${offset} is not on a call`)
@@ -52,7 +64,8 @@ export function packSbf(object: Uint8Array, { entrypoint = 'entrypoint', version
         program.syscalls.push({ at: offset, name: symbol.name })
       } else if (symbol.shndx === textIndex) {
         // A call to a function of ours: relative, in instructions, from the next one.
-        const target = Number(symbol.value) + ((symbol.info & 0xf) === 3 ? (textView.getInt32(offset + 4, true) + 1) * 8 : 0)
+        const target =
+          Number(symbol.value) + ((symbol.info & 0xf) === 3 ? (textView.getInt32(offset + 4, true) + 1) * 8 : 0)
         textView.setInt32(offset + 4, (target - (offset + 8)) / 8, true)
         program.internalCalls.push(offset)
       } else {

@@ -13,7 +13,9 @@ const devnetPayerKey = '0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19
 
 const [url, network, asset, intent] = process.argv.slice(2)
 if (!url || !network?.includes(':') || !asset || !intent) {
-  process.stderr.write("usage: node scripts/payForExecute.mjs <gateway url> <CAIP-2 chain, e.g. eip155:31337> <token address> '<signed intent JSON>'\n")
+  process.stderr.write(
+    "usage: node scripts/payForExecute.mjs <gateway url> <CAIP-2 chain, e.g. eip155:31337> <token address> '<signed intent JSON>'\n",
+  )
   process.exit(2)
 }
 
@@ -29,6 +31,9 @@ const res = await pay(`${url.replace(/\/+$/, '')}/intents/execute`, {
   body: intent,
 })
 const settlement = res.headers.get('payment-response')
-process.stdout.write(`HTTP ${res.status} ${res.headers.get('x-erc1066-status')}\n${JSON.stringify(await res.json(), null, 2)}\n`)
-if (settlement) process.stdout.write(`PAYMENT-RESPONSE: ${JSON.stringify(decodePaymentResponseHeader(settlement), null, 2)}\n`)
+process.stdout.write(
+  `HTTP ${res.status} ${res.headers.get('x-erc1066-status')}\n${JSON.stringify(await res.json(), null, 2)}\n`,
+)
+if (settlement)
+  process.stdout.write(`PAYMENT-RESPONSE: ${JSON.stringify(decodePaymentResponseHeader(settlement), null, 2)}\n`)
 process.exit(res.ok ? 0 : 1)

@@ -12,7 +12,9 @@ import { devnetSeed } from '../src/chains/solana/devnet/devnetSeed.ts'
 
 const [url, chainId, network, mint, rpcUrl, intent] = process.argv.slice(2)
 if (!url || !chainId?.startsWith('solana:') || !network?.startsWith('solana:') || !mint || !rpcUrl || !intent) {
-  process.stderr.write("usage: npx tsx scripts/payForSolanaExecute.ts <gateway url> <intent's chain, solana:…> <payment network, solana:…> <mint> <Solana RPC url> '<signed intent JSON>'\n")
+  process.stderr.write(
+    "usage: npx tsx scripts/payForSolanaExecute.ts <gateway url> <intent's chain, solana:…> <payment network, solana:…> <mint> <Solana RPC url> '<signed intent JSON>'\n",
+  )
   process.exit(2)
 }
 
@@ -30,6 +32,9 @@ const res = await pay(`${url.replace(/\/+$/, '')}/intents/execute`, {
   body: intent,
 })
 const settlement = res.headers.get('payment-response')
-process.stdout.write(`HTTP ${res.status} ${res.headers.get('x-erc1066-status')}\n${JSON.stringify(await res.json(), null, 2)}\n`)
-if (settlement) process.stdout.write(`PAYMENT-RESPONSE: ${JSON.stringify(decodePaymentResponseHeader(settlement), null, 2)}\n`)
+process.stdout.write(
+  `HTTP ${res.status} ${res.headers.get('x-erc1066-status')}\n${JSON.stringify(await res.json(), null, 2)}\n`,
+)
+if (settlement)
+  process.stdout.write(`PAYMENT-RESPONSE: ${JSON.stringify(decodePaymentResponseHeader(settlement), null, 2)}\n`)
 process.exit(res.ok ? 0 : 1)

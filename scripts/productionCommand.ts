@@ -10,13 +10,22 @@ export type ProductionCommand = {
   nodeFlags: string[]
 }
 
-export function productionCommand(packageJsonPath: string | URL = new URL('../package.json', import.meta.url)): ProductionCommand {
-  const script = (JSON.parse(readFileSync(packageJsonPath, 'utf8')) as { scripts?: Record<string, string> }).scripts?.['start:prod']
+export function productionCommand(
+  packageJsonPath: string | URL = new URL('../package.json', import.meta.url),
+): ProductionCommand {
+  const script = (JSON.parse(readFileSync(packageJsonPath, 'utf8')) as { scripts?: Record<string, string> }).scripts?.[
+    'start:prod'
+  ]
   const words = script?.trim().split(/\s+/) ?? []
   const assignments = words.findIndex((word) => !/^[A-Z_][A-Z0-9_]*=\S*$/.test(word))
-  const env = Object.fromEntries(words.slice(0, Math.max(0, assignments)).map((word) => [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)]))
+  const env = Object.fromEntries(
+    words
+      .slice(0, Math.max(0, assignments))
+      .map((word) => [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)]),
+  )
   const command = words.slice(Math.max(0, assignments))
-  if (command[0] !== 'node' || command.at(-1) !== 'dist/main.js') throw new Error(`package.json's start:prod is not "[NAME=value ...] node [flags] dist/main.js": ${script}`)
+  if (command[0] !== 'node' || command.at(-1) !== 'dist/main.js')
+    throw new Error(`package.json's start:prod is not "[NAME=value ...] node [flags] dist/main.js": ${script}`)
   return { env, nodeFlags: command.slice(1, -1) }
 }
 

@@ -3,7 +3,16 @@
 // function and `.text`'s relocations. Refuses what no Solana program format can hold: writable
 // data, code outside `.text`, relocations in data, an object without read-only data.
 
-export type ObjectSection = { name: string; type: number; flags: bigint; offset: number; size: number; link: number; info: number; entsize: number }
+export type ObjectSection = {
+  name: string
+  type: number
+  flags: bigint
+  offset: number
+  size: number
+  link: number
+  info: number
+  entsize: number
+}
 export type ObjectSymbol = { name: string; value: bigint; size: bigint; info: number; shndx: number }
 export type BpfObject = {
   /** A copy of `.text`, to relocate in place. */
@@ -26,7 +35,8 @@ const SHF_EXECINSTR = 4n
 
 export function readBpfObject(object: Uint8Array, { entrypoint }: { entrypoint: string }): BpfObject {
   const view = new DataView(object.buffer, object.byteOffset, object.byteLength)
-  if (view.getUint32(0) !== 0x7f454c46 || object[4] !== 2 || object[5] !== 1) throw new Error('not a little-endian ELF64 object')
+  if (view.getUint32(0) !== 0x7f454c46 || object[4] !== 2 || object[5] !== 1)
+    throw new Error('not a little-endian ELF64 object')
   if (view.getUint16(18, true) !== EM_BPF) throw new Error('not a BPF object (e_machine is not 247)')
   const shoff = Number(view.getBigUint64(40, true))
   const shnum = view.getUint16(60, true)
@@ -56,7 +66,9 @@ export function readBpfObject(object: Uint8Array, { entrypoint }: { entrypoint: 
 
   for (const s of sections) {
     if ((s.flags & SHF_ALLOC) !== 0n && (s.flags & SHF_WRITE) !== 0n && s.size > 0) {
-      throw new Error(`section ${s.name} is writable: sBPF programs have no writable globals (make it const or put it on the heap)`)
+      throw new Error(
+        `section ${s.name} is writable: sBPF programs have no writable globals (make it const or put it on the heap)`,
+      )
     }
   }
   const textIndex = sections.findIndex((s) => s.name === '.text')
@@ -64,7 +76,8 @@ export function readBpfObject(object: Uint8Array, { entrypoint }: { entrypoint: 
   const textSection = sections[textIndex]!
   const text = new Uint8Array(object.subarray(textSection.offset, textSection.offset + textSection.size)) // a copy, also of a Buffer
   for (const s of sections) {
-    if ((s.flags & SHF_EXECINSTR) !== 0n && s.name !== '.text' && s.size > 0) throw new Error(`code outside .text (${s.name}): build with -fno-function-sections`)
+    if ((s.flags & SHF_EXECINSTR) !== 0n && s.name !== '.text' && s.size > 0)
+      throw new Error(`code outside .text (${s.name}): build with -fno-function-sections`)
   }
 
   // One .rodata: every read-only allocated PROGBITS section, 8-aligned, in section order.
@@ -78,7 +91,8 @@ export function readBpfObject(object: Uint8Array, { entrypoint }: { entrypoint: 
     }
   })
 
-  if (rodataSize === 0) throw new Error('the program has no read-only data; the loader refuses an empty .rodata beside .dynamic')
+  if (rodataSize === 0)
+    throw new Error('the program has no read-only data; the loader refuses an empty .rodata beside .dynamic')
 
   const symtab = sections.find((s) => s.type === 2)
   if (!symtab) throw new Error('the object has no symbol table')
@@ -98,7 +112,12 @@ export function readBpfObject(object: Uint8Array, { entrypoint }: { entrypoint: 
 
   const textRel = sections.find((s) => s.type === 9 && s.info === textIndex)
   for (const s of sections) {
-    if ((s.type === 9 || s.type === 4) && s !== textRel && sections[s.info] && (sections[s.info]!.flags & SHF_ALLOC) !== 0n) {
+    if (
+      (s.type === 9 || s.type === 4) &&
+      s !== textRel &&
+      sections[s.info] &&
+      (sections[s.info]!.flags & SHF_ALLOC) !== 0n
+    ) {
       throw new Error(`relocations in ${sections[s.info]!.name} are not supported (no pointers in constant data)`)
     }
   }
@@ -106,7 +125,11 @@ export function readBpfObject(object: Uint8Array, { entrypoint }: { entrypoint: 
   if (textRel) {
     for (let at = textRel.offset; at < textRel.offset + textRel.size; at += 16) {
       const info = view.getBigUint64(at + 8, true)
-      relocations.push({ offset: Number(view.getBigUint64(at, true)), type: Number(info & 0xffffffffn), symbol: symbols[Number(info >> 32n)]! })
+      relocations.push({
+        offset: Number(view.getBigUint64(at, true)),
+        type: Number(info & 0xffffffffn),
+        symbol: symbols[Number(info >> 32n)]!,
+      })
     }
   }
   const rodata = new Uint8Array(rodataSize)

@@ -15,7 +15,7 @@
 //   TEST_CONCURRENCY=3                    files at a time in the parallel pass (default 3)
 //   TEST_FILE_TIMEOUT_S=1200              a file still running then is ended and fails
 import { spawn } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative, resolve } from 'node:path'
 import { stripVTControlCharacters } from 'node:util'
@@ -37,7 +37,14 @@ const root = process.cwd()
 const concurrency = Math.max(1, Number(process.env.TEST_CONCURRENCY ?? 3) || 3)
 const fileTimeoutS = Math.max(1, Number(process.env.TEST_FILE_TIMEOUT_S ?? 1200) || 1200)
 
-type FileResult = { file: string; code: number; wallS: number; cpuS: number; counts: Record<string, number>; output: string }
+type FileResult = {
+  file: string
+  code: number
+  wallS: number
+  cpuS: number
+  counts: Record<string, number>
+  output: string
+}
 
 const countNames = ['tests', 'suites', 'pass', 'fail', 'cancelled', 'skipped', 'todo'] as const
 
@@ -53,7 +60,10 @@ function findTestFiles(dir: string): string[] {
 
 function lastTimes(): Record<string, number> {
   try {
-    const last = JSON.parse(readFileSync(join(root, 'scripts/testFileTimes.json'), 'utf8')) as Record<string, { wallS: number }>
+    const last = JSON.parse(readFileSync(join(root, 'scripts/testFileTimes.json'), 'utf8')) as Record<
+      string,
+      { wallS: number }
+    >
     return Object.fromEntries(Object.entries(last).map(([file, { wallS }]) => [file, wallS]))
   } catch {
     return {}
@@ -63,11 +73,16 @@ function lastTimes(): Record<string, number> {
 function runFile(file: string, scratch: string): Promise<FileResult> {
   const timeFile = join(scratch, `${file.replace(/[^A-Za-z0-9.-]/g, '_')}.time`)
   const started = performance.now()
-  const command = checks.includes(file) ? ['sh', '-c', file] : [process.execPath, '--import', 'tsx', '--test-reporter=spec', file]
+  const command = checks.includes(file)
+    ? ['sh', '-c', file]
+    : [process.execPath, '--import', 'tsx', '--test-reporter=spec', file]
   return new Promise((resolve) => {
     // Its own process group, so that a file that hangs (a child it never stopped keeps it alive) is
     // ended with everything it started once it has run longer than any file should.
-    const child = spawn('/usr/bin/time', ['-q', '-f', '%U %S', '-o', timeFile, ...command], { stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+    const child = spawn('/usr/bin/time', ['-q', '-f', '%U %S', '-o', timeFile, ...command], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    })
     const overdue = setTimeout(() => {
       output += `\n✖ still running after ${fileTimeoutS} s (TEST_FILE_TIMEOUT_S): ended with every process it started\n`
       try {
@@ -98,11 +113,18 @@ function runFile(file: string, scratch: string): Promise<FileResult> {
 
 function report(result: FileResult, done: number, total: number): void {
   const failed = result.code !== 0 || (result.counts.fail ?? 0) > 0
-  process.stdout.write(`\n${'─'.repeat(100)}\n${failed ? '✖' : '✔'} ${result.file} (${done}/${total}, ${result.wallS.toFixed(1)} s wall, ${result.cpuS.toFixed(1)} s CPU)\n`)
+  process.stdout.write(
+    `\n${'─'.repeat(100)}\n${failed ? '✖' : '✔'} ${result.file} (${done}/${total}, ${result.wallS.toFixed(1)} s wall, ${result.cpuS.toFixed(1)} s CPU)\n`,
+  )
   process.stdout.write(result.output.endsWith('\n') ? result.output : `${result.output}\n`)
 }
 
-async function runPool(files: string[], width: number, onDone: (r: FileResult) => void, scratch: string): Promise<FileResult[]> {
+async function runPool(
+  files: string[],
+  width: number,
+  onDone: (r: FileResult) => void,
+  scratch: string,
+): Promise<FileResult[]> {
   const queue = [...files]
   const results: FileResult[] = []
   const worker = async () => {
@@ -122,9 +144,15 @@ for (let i = 2; i < process.argv.length; i++) {
   if (process.argv[i] === '--check') checks.push(process.argv[++i] ?? '')
   else chosen.push(process.argv[i]!)
 }
-const all = (chosen.length > 0 ? chosen.map((f) => relative(root, resolve(root, f))) : ['src', 'test', 'client/test'].flatMap(findTestFiles)).sort()
+const all = (
+  chosen.length > 0
+    ? chosen.map((f) => relative(root, resolve(root, f)))
+    : ['src', 'test', 'client/test'].flatMap(findTestFiles)
+).sort()
 const times = lastTimes()
-const parallel = all.filter((f) => !(f in serialFiles)).sort((a, b) => (times[b] ?? Number.POSITIVE_INFINITY) - (times[a] ?? Number.POSITIVE_INFINITY) || a.localeCompare(b))
+const parallel = all
+  .filter((f) => !(f in serialFiles))
+  .sort((a, b) => (times[b] ?? Number.POSITIVE_INFINITY) - (times[a] ?? Number.POSITIVE_INFINITY) || a.localeCompare(b))
 // The serial pass in file order, the campaign (test/zz) last.
 const serial = all.filter((f) => f in serialFiles)
 
@@ -132,8 +160,13 @@ const scratch = mkdtempSync(join(tmpdir(), 'run-tests-'))
 const started = performance.now()
 let done = 0
 const onDone = (r: FileResult) => report(r, ++done, checks.length + all.length)
-process.stdout.write(`${checks.length} checks and ${parallel.length} test files at most ${concurrency} at a time, then ${serial.length} test files one at a time\n`)
-const ran = [...(await runPool([...checks, ...parallel], concurrency, onDone, scratch)), ...(await runPool(serial, 1, onDone, scratch))]
+process.stdout.write(
+  `${checks.length} checks and ${parallel.length} test files at most ${concurrency} at a time, then ${serial.length} test files one at a time\n`,
+)
+const ran = [
+  ...(await runPool([...checks, ...parallel], concurrency, onDone, scratch)),
+  ...(await runPool(serial, 1, onDone, scratch)),
+]
 const checked = ran.filter((r) => checks.includes(r.file))
 const results = ran.filter((r) => !checks.includes(r.file))
 const wallS = (performance.now() - started) / 1000
@@ -143,7 +176,15 @@ mkdirSync(join(root, '.cache'), { recursive: true })
 const byFile = Object.fromEntries(
   [...results]
     .sort((a, b) => a.file.localeCompare(b.file))
-    .map((r) => [r.file, { wallS: Number(r.wallS.toFixed(2)), cpuS: Number(r.cpuS.toFixed(2)), tests: r.counts.tests, serial: r.file in serialFiles }]),
+    .map((r) => [
+      r.file,
+      {
+        wallS: Number(r.wallS.toFixed(2)),
+        cpuS: Number(r.cpuS.toFixed(2)),
+        tests: r.counts.tests,
+        serial: r.file in serialFiles,
+      },
+    ]),
 )
 writeFileSync(join(root, '.cache/testFileTimes.json'), `${JSON.stringify(byFile, null, 2)}\n`)
 
@@ -155,8 +196,13 @@ process.stdout.write(`ℹ duration_ms ${Math.round(wallS * 1000)}\n`)
 process.stdout.write(
   `ℹ files ${results.length} (${parallel.length} parallel at ${concurrency}, ${serial.length} serial); sum of file wall times ${sum((r) => r.wallS).toFixed(0)} s, CPU ${sum((r) => r.cpuS || 0).toFixed(0)} s\n`,
 )
-for (const r of checked) process.stdout.write(`ℹ check ${r.code === 0 ? 'passed' : 'FAILED'}: ${r.file} (${r.wallS.toFixed(0)} s wall, ${r.cpuS.toFixed(0)} s CPU)\n`)
+for (const r of checked)
+  process.stdout.write(
+    `ℹ check ${r.code === 0 ? 'passed' : 'FAILED'}: ${r.file} (${r.wallS.toFixed(0)} s wall, ${r.cpuS.toFixed(0)} s CPU)\n`,
+  )
 if (failed.length > 0) {
-  process.stdout.write(`✖ ${failed.length} failing file(s):\n${failed.map((r) => `  ${r.file} (exit ${r.code}, ${r.counts.fail ?? 0} failed)`).join('\n')}\n`)
+  process.stdout.write(
+    `✖ ${failed.length} failing file(s):\n${failed.map((r) => `  ${r.file} (exit ${r.code}, ${r.counts.fail ?? 0} failed)`).join('\n')}\n`,
+  )
   process.exitCode = 1
 }

@@ -9,7 +9,13 @@ const EM_BPF = 247
 const R_BPF_64_32 = 10
 const MM_PROGRAM_START = 0x1_0000_0000n
 
-export function writeSbpfV0({ text: linked, rodata, entry, pointers, syscalls: syscallCalls }: LinkedProgram): Uint8Array {
+export function writeSbpfV0({
+  text: linked,
+  rodata,
+  entry,
+  pointers,
+  syscalls: syscallCalls,
+}: LinkedProgram): Uint8Array {
   // File layout: header, 3 program headers, .text, .rodata, .dynamic, .dynsym, .dynstr,
   // .rel.dyn, .shstrtab, section headers. Addresses equal file offsets.
   const text = new Uint8Array(linked) // a copy: the same linked program may be written in both formats
@@ -123,11 +129,25 @@ export function writeSbpfV0({ text: linked, rodata, entry, pointers, syscalls: s
   dynstrParts.forEach((s, i) => out.set(new TextEncoder().encode(s), dynstrOffset + dynstrOffsets[i]!))
   dynRelocations.forEach((r, i) => {
     o.setBigUint64(relDynOffset + i * 16, BigInt(r.offset), true)
-    o.setBigUint64(relDynOffset + i * 16 + 8, (BigInt(2 + syscalls.indexOf(r.symbol)) << 32n) | BigInt(R_BPF_64_32), true)
+    o.setBigUint64(
+      relDynOffset + i * 16 + 8,
+      (BigInt(2 + syscalls.indexOf(r.symbol)) << 32n) | BigInt(R_BPF_64_32),
+      true,
+    )
   })
   shstrNames.forEach((s, i) => out.set(new TextEncoder().encode(s), shstrtabOffset + shstrOffsets[i]!))
 
-  const shdr = (i: number, type: number, flags: number, offset: number, size: number, link: number, alignment: number, entsize: number, info = 0) => {
+  const shdr = (
+    i: number,
+    type: number,
+    flags: number,
+    offset: number,
+    size: number,
+    link: number,
+    alignment: number,
+    entsize: number,
+    info = 0,
+  ) => {
     const at = sectionHeadersOffset + i * 64
     o.setUint32(at, shstrOffsets[i]!, true)
     o.setUint32(at + 4, type, true)

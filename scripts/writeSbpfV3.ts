@@ -16,7 +16,14 @@ const RODATA_PAD = 8
  * segment starting where the previous one ends, offsets and sizes multiples of 8, and the entry
  * inside the bytecode. Section headers follow for tools (objdump); the loader does not read them.
  */
-export function writeSbpfV3({ text: linked, rodata, entry: { value: entry }, pointers, syscalls, internalCalls }: LinkedProgram): Uint8Array {
+export function writeSbpfV3({
+  text: linked,
+  rodata,
+  entry: { value: entry },
+  pointers,
+  syscalls,
+  internalCalls,
+}: LinkedProgram): Uint8Array {
   const text = new Uint8Array(linked) // a copy: the same linked program may be written in both formats
   const textView = new DataView(text.buffer)
   for (const { at, offset } of pointers) {
@@ -77,7 +84,15 @@ export function writeSbpfV3({ text: linked, rodata, entry: { value: entry }, poi
   out.set(rodata, rodataOffset + RODATA_PAD)
   out.set(text, textOffset)
   shstrNames.forEach((s, i) => out.set(new TextEncoder().encode(s), shstrtabOffset + shstrOffsets[i]!))
-  const shdr = (i: number, type: number, flags: number, addr: bigint, offset: number, size: number, alignment: number) => {
+  const shdr = (
+    i: number,
+    type: number,
+    flags: number,
+    addr: bigint,
+    offset: number,
+    size: number,
+    alignment: number,
+  ) => {
     const at = sectionHeadersOffset + i * 64
     o.setUint32(at, shstrOffsets[i]!, true)
     o.setUint32(at + 4, type, true)

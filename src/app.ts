@@ -2,63 +2,66 @@
 // configuration (loadConfig's, defaults included) and the parts built at run time, so that
 // tests build exactly what production runs.
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, LogController } from 'fastify'
+import type { Redis } from 'ioredis'
 import type { Logger } from 'pino'
+import type { InstanceDescription } from './http/routes/health/health.ts'
 import type { ChainRegistry } from './intents/createChainRegistry.ts'
 import type { Journal } from './ports/journal.ts'
-import type { Redis } from 'ioredis'
-import type { InstanceDescription } from './http/routes/health/health.ts'
 import './http/gatewayContext.ts'
+import cors from '@fastify/cors'
 import { createApiKeyCheck } from './auth/createApiKeyCheck.ts'
 import type { OAuthVerifier } from './auth/createOAuthVerifier.ts'
 import { createRequestAuthenticator } from './auth/createRequestAuthenticator.ts'
 import type { GatewayConfig } from './config/gatewayConfig.ts'
 import type { StorageConfig } from './config/storageConfig.ts'
-import cors from '@fastify/cors'
-import { registerRateLimit } from './http/plugins/rateLimit.ts'
-import { requireApiKey } from './http/plugins/requireApiKey.ts'
 import { createHttpServer } from './http/createHttpServer.ts'
 import { registerCommonHeaders } from './http/plugins/commonHeaders.ts'
-import { genRequestId } from './http/plugins/genRequestId.ts'
-import { gatewayVersion } from './http/plugins/gatewayVersion.ts'
 import { registerErrorHandler } from './http/plugins/errorHandler.ts'
 import { createFrameworkErrorHandlers } from './http/plugins/frameworkErrors.ts'
-import { registerJsonBody } from './http/plugins/jsonBody.ts'
+import { gatewayVersion } from './http/plugins/gatewayVersion.ts'
+import { genRequestId } from './http/plugins/genRequestId.ts'
 import { registerHostCheck } from './http/plugins/hostCheck.ts'
+import { registerJsonBody } from './http/plugins/jsonBody.ts'
+import { registerRateLimit } from './http/plugins/rateLimit.ts'
+import { requireApiKey } from './http/plugins/requireApiKey.ts'
 import './http/publicBaseUrl.ts'
+import type { OAuthScope } from './auth/oauthScopes.ts'
+import type { PricedRoute } from './config/paymentsConfig.ts'
+import { GatewayError } from './errors/gatewayError.ts'
+import { createRouteCaller } from './http/createRouteCaller.ts'
+import { createStreamSlots } from './http/createStreamSlots.ts'
 import { createMethodNotAllowed } from './http/plugins/methodNotAllowed.ts'
 import { registerOpenApi } from './http/plugins/openApi.ts'
+import { requestChain } from './http/requestChain.ts'
 import { registerGetAccountRoute } from './http/routes/accounts/getAccount.ts'
 import { registerChainsRoutes } from './http/routes/chains/chains.ts'
+import { registerDiscoveryResourcesRoute } from './http/routes/discovery/discoveryResources.ts'
 import { registerHealthRoutes } from './http/routes/health/health.ts'
 import { registerExecuteRoute } from './http/routes/intents/execute.ts'
 import { registerGetIntentRoute } from './http/routes/intents/getIntent.ts'
 import { registerIntentEventsRoute } from './http/routes/intents/intentEvents.ts'
 import { registerValidateRoute } from './http/routes/intents/validate.ts'
-import { registerStatusCodesRoute } from './http/routes/statusCodes.ts'
-import { registerMetricsRoute } from './http/routes/metrics.ts'
 import { registerMcpRoute } from './http/routes/mcp.ts'
-import { registerDiscoveryResourcesRoute } from './http/routes/discovery/discoveryResources.ts'
-import { registerOAuthProtectedResourceRoute } from './http/routes/wellKnown/oauthProtectedResource.ts'
-import { createRouteCaller } from './http/createRouteCaller.ts'
-import { createStreamSlots } from './http/createStreamSlots.ts'
-import { requestChain } from './http/requestChain.ts'
-import type { Metrics } from './metrics/createMetrics.ts'
-import type { PricedRoute } from './config/paymentsConfig.ts'
-import type { Payments } from './payments/createPayments.ts'
-import type { OAuthScope } from './auth/oauthScopes.ts'
-import type { ExecutionGuard } from './intents/createExecutionGuard.ts'
-import type { Tracing } from './tracing/createTracing.ts'
-import { GatewayError } from './errors/gatewayError.ts'
-import { Status } from './status/statusCodes.ts'
-import type { Ops } from './ops/createOps.ts'
+import { registerMetricsRoute } from './http/routes/metrics.ts'
 import { opsRoutePatterns } from './http/routes/ops/opsRoutes.ts'
 import { registerOps } from './http/routes/ops/registerOps.ts'
+import { registerStatusCodesRoute } from './http/routes/statusCodes.ts'
+import { registerOAuthProtectedResourceRoute } from './http/routes/wellKnown/oauthProtectedResource.ts'
+import type { ExecutionGuard } from './intents/createExecutionGuard.ts'
+import type { Metrics } from './metrics/createMetrics.ts'
+import type { Ops } from './ops/createOps.ts'
+import type { Payments } from './payments/createPayments.ts'
+import { Status } from './status/statusCodes.ts'
+import type { Tracing } from './tracing/createTracing.ts'
 
 /** Longest path parameter the router takes (an intent hash is 66 characters, a CAIP-2 id at most 41); longer is 414. */
 const maxParamLength = 100
 
 /** What buildApp reads of the gateway's configuration (loadConfig's, whose fallbacks are the defaults: buildApp adds none). */
-export type AppConfig = Pick<GatewayConfig, 'production' | 'server' | 'execution' | 'auth' | 'oauth' | 'rateLimit' | 'interfaces'> & {
+export type AppConfig = Pick<
+  GatewayConfig,
+  'production' | 'server' | 'execution' | 'auth' | 'oauth' | 'rateLimit' | 'interfaces'
+> & {
   storage: Pick<StorageConfig, 'redisPrefix'>
 }
 
@@ -95,9 +98,32 @@ export type AppParts = {
 
 export function buildApp(
   config: AppConfig,
-  { registry, journal, logger, oauthVerifier, redis, instance, version = gatewayVersion, payments, guard, tracing, ops, ...parts }: AppParts,
+  {
+    registry,
+    journal,
+    logger,
+    oauthVerifier,
+    redis,
+    instance,
+    version = gatewayVersion,
+    payments,
+    guard,
+    tracing,
+    ops,
+    ...parts
+  }: AppParts,
 ): FastifyInstance {
-  const { bodyLimit, requestTimeoutMs, idleTimeoutMs, maxConnections, maxConnectionsPerClient, eventStreams, trustedProxies, corsOrigins, publicUrl } = config.server
+  const {
+    bodyLimit,
+    requestTimeoutMs,
+    idleTimeoutMs,
+    maxConnections,
+    maxConnectionsPerClient,
+    eventStreams,
+    trustedProxies,
+    corsOrigins,
+    publicUrl,
+  } = config.server
   const { production, auth } = config
   const { receiptTimeoutMs, idempotencyKeyTtlMs, requireSignedIntents } = config.execution
   const oauth = config.oauth && oauthVerifier ? { config: config.oauth, verifier: oauthVerifier } : undefined
@@ -114,7 +140,16 @@ export function buildApp(
     // Node's bounds against slow and idle clients, which Fastify leaves off (see createHttpServer).
     // The rest of a body over the limit is read (up to 4x the limit, at least 4 MiB) so that the 413 reaches its client.
     serverFactory: (handler) =>
-      createHttpServer({ handler, requestTimeoutMs, idleTimeoutMs, maxConnections, maxConnectionsPerClient, trustedProxies, lingerBytes: Math.max(4 * bodyLimit, 4 * 1024 * 1024), logger }),
+      createHttpServer({
+        handler,
+        requestTimeoutMs,
+        idleTimeoutMs,
+        maxConnections,
+        maxConnectionsPerClient,
+        trustedProxies,
+        lingerBytes: Math.max(4 * bodyLimit, 4 * 1024 * 1024),
+        logger,
+      }),
     // X-Forwarded-For is believed from the trusted proxies only; from anyone else, request.ip is the peer.
     trustProxy: trustedProxies.length > 0 ? [...trustedProxies] : false,
     loggerInstance: logger as FastifyBaseLogger,
@@ -156,7 +191,12 @@ export function buildApp(
   })
   // DNS rebinding: /mcp only for our Host, every route only for our origins (or none).
   app.decorate('publicUrl', publicUrl)
-  registerHostCheck(app, { publicUrl, production, corsOrigins, hostRoutes: ops ? ['/mcp', ...opsRoutePatterns] : undefined })
+  registerHostCheck(app, {
+    publicUrl,
+    production,
+    corsOrigins,
+    hostRoutes: ops ? ['/mcp', ...opsRoutePatterns] : undefined,
+  })
   registerJsonBody(app)
   // CORS only for the origins configured: without them, browsers on other origins get no
   // cross-origin access. (The security headers come with the common headers.)
@@ -166,18 +206,42 @@ export function buildApp(
       methods: ['GET', 'POST'],
       allowedHeaders: ['content-type', 'authorization', 'x-chain-id', 'x-request-id'],
       // A browser client must be able to read the on-chain context the gateway answers with.
-      exposedHeaders: ['x-request-id', 'x-erc1066-status', 'x-status-code', 'x-intent-hash', 'x-chain-type', 'x-chain-id', 'x-payment-required', 'retry-after', 'location', 'www-authenticate'],
+      exposedHeaders: [
+        'x-request-id',
+        'x-erc1066-status',
+        'x-status-code',
+        'x-intent-hash',
+        'x-chain-type',
+        'x-chain-id',
+        'x-payment-required',
+        'retry-after',
+        'location',
+        'www-authenticate',
+      ],
       maxAge: 600,
     })
   }
 
   app.addHook('onResponse', (request, reply, done) => {
     request.log.info(
-      { method: request.method, url: request.url, statusCode: reply.statusCode, status: reply.getHeader('x-erc1066-status'), key: request.apiKeyId, ms: Math.round(reply.elapsedTime * 10) / 10 },
+      {
+        method: request.method,
+        url: request.url,
+        statusCode: reply.statusCode,
+        status: reply.getHeader('x-erc1066-status'),
+        key: request.apiKeyId,
+        ms: Math.round(reply.elapsedTime * 10) / 10,
+      },
       'request',
     )
     // The matched route's pattern, never the raw URL; the code the client was answered with.
-    metrics?.recordRequest({ route: request.routeOptions.url, method: request.method, httpStatus: reply.statusCode, erc1066: reply.getHeader('x-erc1066-status'), seconds: reply.elapsedTime / 1000 })
+    metrics?.recordRequest({
+      route: request.routeOptions.url,
+      method: request.method,
+      httpStatus: reply.statusCode,
+      erc1066: reply.getHeader('x-erc1066-status'),
+      seconds: reply.elapsedTime / 1000,
+    })
     done()
   })
 
@@ -186,12 +250,23 @@ export function buildApp(
   const keys = auth && auth.keyHashes.length > 0 ? createApiKeyCheck(auth.keyHashes) : undefined
   // Who a credential names: an API key, else (OAuth on) an access token's subject; checked once
   // per request, by the rate limit's key and the route's hook alike.
-  const authenticate = keys || oauth ? createRequestAuthenticator({ apiKeys: keys ?? createApiKeyCheck([]), oauth: oauth?.verifier }) : undefined
-  const credential = (options: { required: boolean; unlessPaying?: ((request: FastifyRequest) => boolean) | undefined; scope?: OAuthScope; challengeScope?: string }) =>
+  const authenticate =
+    keys || oauth
+      ? createRequestAuthenticator({ apiKeys: keys ?? createApiKeyCheck([]), oauth: oauth?.verifier })
+      : undefined
+  const credential = (options: {
+    required: boolean
+    unlessPaying?: ((request: FastifyRequest) => boolean) | undefined
+    scope?: OAuthScope
+    challengeScope?: string
+  }) =>
     authenticate && requireApiKey({ authenticate, resourceMetadataUrl: oauth?.config.resourceMetadataUrl, ...options })
   // The MCP tools call the intent routes in-process, as their client would.
   const caller = mcp.enabled ? createRouteCaller(app) : undefined
-  const countRequest = rateLimit.max > 0 ? registerRateLimit(app, { ...rateLimit, authenticate, isInProcess: caller?.isInProcess }) : undefined
+  const countRequest =
+    rateLimit.max > 0
+      ? registerRateLimit(app, { ...rateLimit, authenticate, isInProcess: caller?.isInProcess })
+      : undefined
   // GET /openapi.json and GET /docs; before the routes, which it documents.
   registerOpenApi(app, { oauth: oauth && { issuer: oauth.config.issuer } })
   // The console: its execute pause hook (app-level, before the intent routes' own hooks) and its routes.
@@ -202,13 +277,18 @@ export function buildApp(
   app.register(async (intents) => {
     methodNotAllowed.watch(intents)
     // With a price on the chosen chain, a request without a credential may come in: it pays instead.
-    const pays = (route: PricedRoute) => payments && ((request: FastifyRequest) => payments.priceFor(route, chainOf(registry, request)) !== undefined)
+    const pays = (route: PricedRoute) =>
+      payments && ((request: FastifyRequest) => payments.priceFor(route, chainOf(registry, request)) !== undefined)
     // Validate: open unless REQUIRE_API_KEY_FOR_VALIDATE; execute: a credential or a payment.
     registerValidateRoute(intents, {
       registry,
       payments,
       metrics,
-      preValidation: credential({ required: auth?.requireForValidate ?? false, unlessPaying: pays('validate'), scope: 'intents:validate' }),
+      preValidation: credential({
+        required: auth?.requireForValidate ?? false,
+        unlessPaying: pays('validate'),
+        scope: 'intents:validate',
+      }),
     })
     registerExecuteRoute(intents, {
       registry,
@@ -227,7 +307,11 @@ export function buildApp(
       registry,
       journal,
       authenticate,
-      slots: createStreamSlots({ perClient: eventStreams.maxPerClient, perIntent: eventStreams.maxPerIntent, total: eventStreams.max }),
+      slots: createStreamSlots({
+        perClient: eventStreams.maxPerClient,
+        perIntent: eventStreams.maxPerIntent,
+        total: eventStreams.max,
+      }),
     })
     // Without OAuth, a key is optional on /mcp itself (listing tools, explaining codes, the chains
     // are open, as over HTTP, and keyless x402 payers call the tools), and one that is sent must be
@@ -237,7 +321,10 @@ export function buildApp(
       registerMcpRoute(intents, {
         caller,
         version,
-        preValidation: credential({ required: oauth !== undefined, challengeScope: 'intents:validate intents:execute' }),
+        preValidation: credential({
+          required: oauth !== undefined,
+          challengeScope: 'intents:validate intents:execute',
+        }),
         credentialRequired: oauth !== undefined,
         countRequest,
         registry,
@@ -252,7 +339,11 @@ export function buildApp(
     registerChainsRoutes(operations, { registry })
     if (metrics && serveMetrics) registerMetricsRoute(operations, { metrics, token: metricsToken })
     if (payments) registerDiscoveryResourcesRoute(operations, { payments, mcp: caller !== undefined })
-    if (oauth) registerOAuthProtectedResourceRoute(operations, { config: oauth.config, documentationUrl: publicUrl && `${publicUrl}/docs` })
+    if (oauth)
+      registerOAuthProtectedResourceRoute(operations, {
+        config: oauth.config,
+        documentationUrl: publicUrl && `${publicUrl}/docs`,
+      })
   })
   // Last, once both have loaded: 405 for the other methods of every path they serve.
   app.register(async (answers) => methodNotAllowed.register(answers))

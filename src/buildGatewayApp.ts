@@ -13,7 +13,10 @@ export function buildGatewayApp(config: GatewayConfig, parts: AppParts & { metri
   const app = buildApp(config, {
     ...parts,
     guard: ops && guard ? ops.observe(guard) : guard,
-    instance: { id: config.storage.instanceId, rateLimits: config.rateLimit.max === 0 ? 'off' : redis ? 'redis' : 'memory' },
+    instance: {
+      id: config.storage.instanceId,
+      rateLimits: config.rateLimit.max === 0 ? 'off' : redis ? 'redis' : 'memory',
+    },
   })
   const { enabled, port, token } = config.interfaces.metrics
   const metricsServer =

@@ -2,31 +2,32 @@
 // openStores (journal, leases, Redis), startChains (each runtime's adapters, checked by preflight),
 // then what a crash left unfinished, startGatewayPayments and buildGatewayApp (the HTTP app).
 // main.ts and the tests both build the gateway through this.
-import { createExecutionGuard } from './intents/createExecutionGuard.ts'
-import { createWindowCounters } from './limits/createWindowCounters.ts'
+
 import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
+import { Registry } from 'prom-client'
 import { buildGatewayApp } from './buildGatewayApp.ts'
-import { createOps } from './ops/createOps.ts'
-import { createLocalRelayerLeases } from './ports/relayerLeases.ts'
+import { holdSoleKey } from './chains/holdSoleKey.ts'
+import type { GatewayConfig } from './config/gatewayConfig.ts'
+import { ConfigError } from './errors/configError.ts'
+import { createChainRegistry } from './intents/createChainRegistry.ts'
+import { createExecutionGuard } from './intents/createExecutionGuard.ts'
+import { createReconciler } from './intents/createReconciler.ts'
+import { createWindowCounters } from './limits/createWindowCounters.ts'
+import { createMetrics, type Metrics } from './metrics/createMetrics.ts'
 import { openStores } from './openStores.ts'
+import { createOps } from './ops/createOps.ts'
+import type { ChainAdapter } from './ports/chainAdapter.ts'
+import type { Journal } from './ports/journal.ts'
+import { createLocalRelayerLeases } from './ports/relayerLeases.ts'
+import { runtimes } from './runtimes.ts'
+import type { FacilitatorSigners } from './signers/createFacilitatorSigners.ts'
+import { createFacilitatorSigners } from './signers/createFacilitatorSigners.ts'
 import { startChains } from './startChains.ts'
 import { startGatewayPayments } from './startGatewayPayments.ts'
-import { runtimes } from './runtimes.ts'
-import { createChainRegistry } from './intents/createChainRegistry.ts'
-import type { ChainAdapter } from './ports/chainAdapter.ts'
-import type { GatewayConfig } from './config/gatewayConfig.ts'
-import type { FacilitatorSigners } from './signers/createFacilitatorSigners.ts'
-import { ConfigError } from './errors/configError.ts'
-import { holdSoleKey } from './chains/holdSoleKey.ts'
-import { createFacilitatorSigners } from './signers/createFacilitatorSigners.ts'
-import { createReconciler } from './intents/createReconciler.ts'
 import { startRetention } from './store/startRetention.ts'
-import { startWebhookDispatcher } from './webhooks/startWebhookDispatcher.ts'
-import type { Journal } from './ports/journal.ts'
-import { Registry } from 'prom-client'
-import { createMetrics, type Metrics } from './metrics/createMetrics.ts'
 import type { Tracing } from './tracing/createTracing.ts'
+import { startWebhookDispatcher } from './webhooks/startWebhookDispatcher.ts'
 
 export type Gateway = {
   app: FastifyInstance
@@ -65,8 +66,19 @@ export async function createGateway({ config, logger, tracing }: CreateGatewayPa
 
   // The operator's switches, read from the journal before anything sends (a drained instance claims nothing from its start).
   // jose is loaded only when OAuth is configured.
-  const oauthVerifier = config.oauth && (await import('./auth/createOAuthVerifier.ts')).createOAuthVerifier({ config: config.oauth, logger })
-  const ops = config.ops && createOps({ config: config.ops, journal, instanceId: config.storage.instanceId, logger, metrics, oauth: oauthVerifier })
+  const oauthVerifier =
+    config.oauth &&
+    (await import('./auth/createOAuthVerifier.ts')).createOAuthVerifier({ config: config.oauth, logger })
+  const ops =
+    config.ops &&
+    createOps({
+      config: config.ops,
+      journal,
+      instanceId: config.storage.instanceId,
+      logger,
+      metrics,
+      oauth: oauthVerifier,
+    })
   await ops?.start()
   const chains = await startChains(config, {
     logger,
@@ -84,12 +96,27 @@ export async function createGateway({ config, logger, tracing }: CreateGatewayPa
   const guard = createExecutionGuard({
     config: limits,
     // Redis unreachable: each instance counts alone, held to its part of each limit among the live instances its leases know.
-    counters: createWindowCounters({ windowMs: limits.windowMs, redis, prefix: `${config.storage.redisPrefix}limits:`, logger, liveInstances: () => leases?.liveInstances?.() ?? 1 }),
+    counters: createWindowCounters({
+      windowMs: limits.windowMs,
+      redis,
+      prefix: `${config.storage.redisPrefix}limits:`,
+      logger,
+      liveInstances: () => leases?.liveInstances?.() ?? 1,
+    }),
   })
   // The in-process facilitator's account has one user among the instances (its nonce).
   const facilitatorEvm = facilitatorSigners?.evm
   const facilitatorSetting = facilitatorSigners?.keys.find((k) => k.key === 'evm')?.setting ?? 'FACILITATOR_PRIVATE_KEY'
-  const facilitatorHold = leases && facilitatorEvm ? await holdSoleKey({ leases, scope: 'x402-facilitator', key: facilitatorEvm.address, setting: facilitatorSetting, logger }) : undefined
+  const facilitatorHold =
+    leases && facilitatorEvm
+      ? await holdSoleKey({
+          leases,
+          scope: 'x402-facilitator',
+          key: facilitatorEvm.address,
+          setting: facilitatorSetting,
+          logger,
+        })
+      : undefined
   const closeParts = async () => {
     ops?.stop()
     facilitatorHold?.close()
@@ -101,7 +128,8 @@ export async function createGateway({ config, logger, tracing }: CreateGatewayPa
 
   const problems: string[] = []
   problems.push(...facilitatorKeyProblems(facilitatorSigners, adapters))
-  if (facilitatorSigners?.keys.length) logger.info({ facilitator: facilitatorSigners.keys.map(({ setting: _, ...key }) => key) }, 'x402 facilitator keys')
+  if (facilitatorSigners?.keys.length)
+    logger.info({ facilitator: facilitatorSigners.keys.map(({ setting: _, ...key }) => key) }, 'x402 facilitator keys')
   if (facilitatorHold?.problem) {
     if (config.production) problems.push(facilitatorHold.problem)
     else logger.warn(facilitatorHold.problem)
@@ -113,7 +141,11 @@ export async function createGateway({ config, logger, tracing }: CreateGatewayPa
   }
 
   const background = await startBackgroundWork({ config, logger, journal, adapters, shared: leases !== undefined })
-  const registry = createChainRegistry({ adapters, defaultChainId: config.defaultChainId, runtimes: runtimes.map((r) => r.runtime) })
+  const registry = createChainRegistry({
+    adapters,
+    defaultChainId: config.defaultChainId,
+    runtimes: runtimes.map((r) => r.runtime),
+  })
   metrics.observe({
     journalBacklog: () => journal.pendingCount(),
     relayerBalances: adapters.flatMap((a) => (a.relayerBalance ? [{ chain: a.chainId, read: a.relayerBalance }] : [])),
@@ -133,9 +165,24 @@ export async function createGateway({ config, logger, tracing }: CreateGatewayPa
     tracing,
     app: () => deliverTo,
   })
-  if (config.oauth) logger.info({ issuer: config.oauth.issuer, audience: config.oauth.audience }, 'OAuth access tokens accepted beside the API keys')
+  if (config.oauth)
+    logger.info(
+      { issuer: config.oauth.issuer, audience: config.oauth.audience },
+      'OAuth access tokens accepted beside the API keys',
+    )
   // The issuer's key set is read at the first token, not here: the gateway starts while its authorization server is down.
-  const { app, metricsServer } = buildGatewayApp(config, { registry, journal, logger, oauthVerifier, redis, guard, ops, metrics, payments, tracing })
+  const { app, metricsServer } = buildGatewayApp(config, {
+    registry,
+    journal,
+    logger,
+    oauthVerifier,
+    redis,
+    guard,
+    ops,
+    metrics,
+    payments,
+    tracing,
+  })
   deliverTo = app
   const { reconciler, retention, webhooks } = background
   return {
@@ -149,9 +196,18 @@ export async function createGateway({ config, logger, tracing }: CreateGatewayPa
       // close open until the client lets go of it: close each one as soon as it is idle.
       const sweep = setInterval(() => app.server.closeIdleConnections(), 100)
       const closed = app.close().then(() => true)
-      const bound = timeoutMs === undefined ? closed : Promise.race([closed, new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)))])
+      const bound =
+        timeoutMs === undefined
+          ? closed
+          : Promise.race([
+              closed,
+              new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs))),
+            ])
       if (!(await bound)) {
-        logger.warn({ timeoutMs }, 'shutdown bound reached: cutting the requests still open; their journaled transactions are reconciled at the next start')
+        logger.warn(
+          { timeoutMs },
+          'shutdown bound reached: cutting the requests still open; their journaled transactions are reconciled at the next start',
+        )
         app.server.closeAllConnections()
       }
       clearTimeout(timer)
@@ -175,8 +231,13 @@ function facilitatorKeyProblems(signers: FacilitatorSigners | undefined, adapter
     const { relayer, relayers } = adapter.describe()
     const held = [relayer, ...(relayers ?? []).map((r) => r.address)].filter((a): a is string => a !== undefined)
     return (signers?.keys ?? [])
-      .filter((k) => held.some((a) => (k.key === 'evm' ? a.toLowerCase() === k.address.toLowerCase() : a === k.address)))
-      .map((k) => `${k.setting}: its key ${k.address} is a relayer's key on ${adapter.chainId}; give the facilitator its own funded account`)
+      .filter((k) =>
+        held.some((a) => (k.key === 'evm' ? a.toLowerCase() === k.address.toLowerCase() : a === k.address)),
+      )
+      .map(
+        (k) =>
+          `${k.setting}: its key ${k.address} is a relayer's key on ${adapter.chainId}; give the facilitator its own funded account`,
+      )
   })
 }
 
@@ -185,16 +246,38 @@ function facilitatorKeyProblems(signers: FacilitatorSigners | undefined, adapter
  * reconciler keeps at it, retention trims the journal and webhooks are sent. A journal shared with
  * other instances: each reconciles the records of its own relayer keys only.
  */
-async function startBackgroundWork({ config, logger, journal, adapters, shared }: { config: GatewayConfig; logger: Logger; journal: Journal; adapters: ChainAdapter[]; shared: boolean }) {
+async function startBackgroundWork({
+  config,
+  logger,
+  journal,
+  adapters,
+  shared,
+}: {
+  config: GatewayConfig
+  logger: Logger
+  journal: Journal
+  adapters: ChainAdapter[]
+  shared: boolean
+}) {
   const holds = shared
     ? (chainId: string, relayer: string) => {
         const adapter = adapters.find((a) => a.chainId === chainId)
-        return adapter?.holdsRelayer ? adapter.holdsRelayer(relayer) : adapter?.describe().relayer?.toLowerCase() === relayer.toLowerCase()
+        return adapter?.holdsRelayer
+          ? adapter.holdsRelayer(relayer)
+          : adapter?.describe().relayer?.toLowerCase() === relayer.toLowerCase()
       }
     : undefined
-  const webhooks = config.webhooks && startWebhookDispatcher({ journal, config: config.webhooks, logger, publicOnly: config.production })
+  const webhooks =
+    config.webhooks &&
+    startWebhookDispatcher({ journal, config: config.webhooks, logger, publicOnly: config.production })
   const retention = startRetention({ journal, retentionMs: config.storage.retentionDays * 86_400_000, logger })
-  const reconciler = createReconciler({ journal, adapters, intervalMs: config.execution.reconcileIntervalMs, logger, holds })
+  const reconciler = createReconciler({
+    journal,
+    adapters,
+    intervalMs: config.execution.reconcileIntervalMs,
+    logger,
+    holds,
+  })
   await reconciler.runOnce()
   reconciler.start()
   return { webhooks, retention, reconciler }

@@ -2,22 +2,22 @@
 // outside production), build the gateway, listen, and shut everything down on SIGINT/SIGTERM.
 import cluster from 'node:cluster'
 import { existsSync } from 'node:fs'
-import { limitHeapGrowth } from './config/limitHeapGrowth.ts'
+import { perWorkerServerConfig } from './cluster/perWorkerServerConfig.ts'
+import { awaitWorkerStart, runPrimary, type WorkerListening } from './cluster/runPrimary.ts'
+import { devnetApiKey } from './config/devnetApiKey.ts'
+import { devnetListenHost } from './config/devnetListenHost.ts'
 import type { GatewayConfig } from './config/gatewayConfig.ts'
+import { limitHeapGrowth } from './config/limitHeapGrowth.ts'
 import type { RuntimeDevnet } from './config/runtimeModule.ts'
-import { loadConfig, runtimes } from './runtimes.ts'
+import { workerInstanceId } from './config/workersConfig.ts'
 import { createGateway } from './createGateway.ts'
 import { hashApiKey } from './crypto/hashApiKey.ts'
-import { devnetApiKey } from './config/devnetApiKey.ts'
 import { ConfigError } from './errors/configError.ts'
-import { createLogger } from './logging/createLogger.ts'
-import { readTracingConfig, type TracingConfig } from './tracing/tracingConfig.ts'
-import type { StartedTracing } from './tracing/startTracing.ts'
-import { awaitWorkerStart, runPrimary, type WorkerListening } from './cluster/runPrimary.ts'
-import { workerInstanceId } from './config/workersConfig.ts'
-import { perWorkerServerConfig } from './cluster/perWorkerServerConfig.ts'
-import { devnetListenHost } from './config/devnetListenHost.ts'
 import { gatewayVersion } from './http/plugins/gatewayVersion.ts'
+import { createLogger } from './logging/createLogger.ts'
+import { loadConfig, runtimes } from './runtimes.ts'
+import type { StartedTracing } from './tracing/startTracing.ts'
+import { readTracingConfig, type TracingConfig } from './tracing/tracingConfig.ts'
 
 // --version answers before anything is read or started (no .env, no configuration, no devnet).
 if (process.argv.slice(2).includes('--version')) {
@@ -52,9 +52,15 @@ try {
 limitHeapGrowth(config.process.heapGrowingPercent)
 
 // The SDK is loaded only when tracing is configured: with no OTEL_* variable, nothing of it runs.
-const tracing: StartedTracing | undefined = tracingConfig.enabled ? (await import('./tracing/startTracing.ts')).startTracing(tracingConfig) : undefined
+const tracing: StartedTracing | undefined = tracingConfig.enabled
+  ? (await import('./tracing/startTracing.ts')).startTracing(tracingConfig)
+  : undefined
 const logger = createLogger({ level: config.process.logLevel, mixin: tracing?.logFields })
-if (tracingConfig.enabled) logger.info({ exporter: tracingConfig.exporter, endpoint: tracingConfig.endpoint, serviceName: tracingConfig.serviceName }, 'tracing on (OpenTelemetry)')
+if (tracingConfig.enabled)
+  logger.info(
+    { exporter: tracingConfig.exporter, endpoint: tracingConfig.endpoint, serviceName: tracingConfig.serviceName },
+    'tracing on (OpenTelemetry)',
+  )
 
 /** Waits until buffered log lines are written: logs are asynchronous (see createLogger). */
 const flushLogs = () => new Promise<void>((resolve) => logger.flush(() => resolve()))
@@ -77,13 +83,18 @@ if (worker) {
   // What the primary alone knows (the devnet's chains and settings), and this worker's own name in the fleet.
   config = { ...config, ...(worker.overrides as Partial<GatewayConfig>) }
   config = { ...config, process: { ...config.process, devnet: false } }
-  config = { ...config, storage: { ...config.storage, instanceId: workerInstanceId(config.storage.instanceId, worker.worker) } }
+  config = {
+    ...config,
+    storage: { ...config.storage, instanceId: workerInstanceId(config.storage.instanceId, worker.worker) },
+  }
   // Each worker counts its own connections and streams: its share of the gateway's caps.
   config = { ...config, server: perWorkerServerConfig(config.server, config.process.workers) }
 }
 if (config.process.devnet && !worker) {
   const starters = runtimes.flatMap((r) => (r.devnet ? [r.devnet] : []))
-  process.stdout.write(`No chain is configured and NODE_ENV is not production: starting the embedded devnet (${starters.map((d) => d.name).join(' and ')})...\n`)
+  process.stdout.write(
+    `No chain is configured and NODE_ENV is not production: starting the embedded devnet (${starters.map((d) => d.name).join(' and ')})...\n`,
+  )
   // The devnet's modules (anvil, LiteSVM, the demo) are loaded only here, never in production.
   const started = await Promise.allSettled(starters.map((d) => d.start()))
   devnets = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []))
@@ -107,7 +118,9 @@ if (config.process.devnet && !worker) {
 const onDevnet = worker ? worker.onDevnet : devnets.length > 0
 if (!worker && config.process.workers > 1) {
   // The primary: the workers serve, each with the configuration as read here and the devnet's additions.
-  const overrides = Object.fromEntries(Object.entries(config).filter(([name, value]) => configRead[name as keyof GatewayConfig] !== value))
+  const overrides = Object.fromEntries(
+    Object.entries(config).filter(([name, value]) => configRead[name as keyof GatewayConfig] !== value),
+  )
   runPrimary({
     workers: config.process.workers,
     overrides,
@@ -115,7 +128,12 @@ if (!worker && config.process.workers > 1) {
     logger,
     onListening: async (port) => {
       logger.info(
-        { host: config.server.host, port, workers: config.process.workers, chains: config.chains.map((c) => c.chainId) },
+        {
+          host: config.server.host,
+          port,
+          workers: config.process.workers,
+          chains: config.chains.map((c) => c.chainId),
+        },
         `Intent Gateway listening on ${config.server.host}:${port} (${config.process.workers} workers)`,
       )
       await flushLogs()
@@ -151,7 +169,11 @@ async function serve() {
   let gateway: Awaited<ReturnType<typeof createGateway>>
   try {
     // The devnet mines at once: its receipts are looked for more often.
-    gateway = await createGateway({ config: onDevnet ? { ...config, rpc: { ...config.rpc, pollMs: 50 } } : config, logger, tracing })
+    gateway = await createGateway({
+      config: onDevnet ? { ...config, rpc: { ...config.rpc, pollMs: 50 } } : config,
+      logger,
+      tracing,
+    })
   } catch (err) {
     await stopDevnet()
     await stopTracing()
@@ -166,7 +188,9 @@ async function serve() {
     if (shuttingDown) return
     shuttingDown = true
     logger.info({ signal }, 'shutting down')
-    await gateway.close({ timeoutMs: config.server.shutdownTimeoutMs }).catch((err) => logger.error({ err }, 'error while closing the gateway'))
+    await gateway
+      .close({ timeoutMs: config.server.shutdownTimeoutMs })
+      .catch((err) => logger.error({ err }, 'error while closing the gateway'))
     await stopDevnet()
     await stopTracing()
     logger.info({ signal }, 'stopped')
@@ -196,13 +220,23 @@ async function serve() {
     await gateway.app.listen({ host: config.server.host, port: config.server.port, listenTextResolver: () => '' })
     const { port } = gateway.app.server.address() as { port: number }
     if (worker) {
-      logger.info({ worker: worker.worker, instanceId: config.storage?.instanceId, port }, `worker ${worker.worker} serving`)
+      logger.info(
+        { worker: worker.worker, instanceId: config.storage?.instanceId, port },
+        `worker ${worker.worker} serving`,
+      )
       process.send!({ type: 'listening', worker: worker.worker, port } satisfies WorkerListening)
-    } else logger.info({ host: config.server.host, port, chains: config.chains.map((c) => c.chainId) }, `Intent Gateway listening on ${config.server.host}:${port}`)
+    } else
+      logger.info(
+        { host: config.server.host, port, chains: config.chains.map((c) => c.chainId) },
+        `Intent Gateway listening on ${config.server.host}:${port}`,
+      )
     if (gateway.metricsServer) {
       const { host: metricsHost, port: metricsPort } = config.interfaces.metrics
       await gateway.metricsServer.listen({ host: metricsHost, port: metricsPort!, listenTextResolver: () => '' })
-      logger.info({ host: metricsHost, port: metricsPort }, `metrics served on ${metricsHost}:${metricsPort} (GET /metrics only)`)
+      logger.info(
+        { host: metricsHost, port: metricsPort },
+        `metrics served on ${metricsHost}:${metricsPort} (GET /metrics only)`,
+      )
     }
     await flushLogs()
     if (devnets.length > 0) await printDevnetWelcome(port)
@@ -234,7 +268,10 @@ function devnetPayments(started: RuntimeDevnet[]): GatewayConfig['payments'] {
     .flatMap((d) => (d.settings.payments ? [d.settings.payments] : []))
     .reduce<GatewayConfig['payments']>((a, b) => {
       if (!a) return b
-      const facilitator = a.facilitator.kind === 'local' && b.facilitator.kind === 'local' ? { ...a.facilitator, ...b.facilitator } : a.facilitator
+      const facilitator =
+        a.facilitator.kind === 'local' && b.facilitator.kind === 'local'
+          ? { ...a.facilitator, ...b.facilitator }
+          : a.facilitator
       return { ...a, prices: { ...a.prices, ...b.prices }, facilitator }
     }, undefined)
 }

@@ -1,11 +1,12 @@
 // The composition root's first step: where the gateway keeps its state. The storage engine the
 // configuration chooses (storageEngines.ts) opens the journal, and the relayer leases when it is
 // shared; Redis, when configured, counts the rate limits, standing and budgets every instance shares.
+
+import type { Redis } from 'ioredis'
+import type { Logger } from 'pino'
 import type { GatewayConfig } from './config/gatewayConfig.ts'
 import type { Store } from './config/storageEngine.ts'
 import { createRedisClient } from './http/createRedisClient.ts'
-import type { Redis } from 'ioredis'
-import type { Logger } from 'pino'
 import type { Journal } from './ports/journal.ts'
 import { openStore } from './storageEngines.ts'
 import type { Tracing } from './tracing/createTracing.ts'
@@ -20,7 +21,15 @@ export type Stores = {
   close(): Promise<void>
 }
 
-export async function openStores({ config, logger, tracing }: { config: GatewayConfig; logger: Logger; tracing: Tracing | undefined }): Promise<Stores> {
+export async function openStores({
+  config,
+  logger,
+  tracing,
+}: {
+  config: GatewayConfig
+  logger: Logger
+  tracing: Tracing | undefined
+}): Promise<Stores> {
   const { journal: opened, leases } = await openStore(config)
   const journal = tracing ? tracing.traceJournal(opened) : opened
   logger.info({ journal: journal.path, pendingExecutions: await journal.pendingCount() }, 'execution journal open')

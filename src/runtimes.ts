@@ -1,12 +1,13 @@
 // The runtimes this gateway serves, named once. Configuration, the chain registry, createGateway and
 // main.ts go through this list; a new runtime is a folder under chains/ exporting its module
 // (config/runtimeModule.ts) and a line here (and its name in ports/chainId.ts).
-import { loadConfig as readConfig } from './config/loadConfig.ts'
-import type { GatewayConfig, Env } from './config/gatewayConfig.ts'
-import type { RuntimeModule } from './config/runtimeModule.ts'
+
 import { evmModule } from './chains/evm/index.ts'
 import { solanaModule } from './chains/solana/index.ts'
 import { suiModule } from './chains/sui/index.ts'
+import type { Env, GatewayConfig } from './config/gatewayConfig.ts'
+import { loadConfig as readConfig } from './config/loadConfig.ts'
+import type { RuntimeModule } from './config/runtimeModule.ts'
 
 export const runtimes: readonly RuntimeModule[] = [evmModule, solanaModule, suiModule]
 

@@ -16,7 +16,10 @@ export type StartedChains = {
 }
 
 /** On a runtime's failure, the adapters already built are closed and the error thrown; the stores are the caller's. */
-export async function startChains(config: GatewayConfig, context: Omit<RuntimeContext, 'settings'>): Promise<StartedChains> {
+export async function startChains(
+  config: GatewayConfig,
+  context: Omit<RuntimeContext, 'settings'>,
+): Promise<StartedChains> {
   const byId = new Map<string, ChainAdapter>()
   const settlementRpcUrls = new Map<string, string>()
   try {
@@ -43,7 +46,10 @@ export async function startChains(config: GatewayConfig, context: Omit<RuntimeCo
         else adapter.markUnavailable(reason)
       } else {
         // The node may come up later: serve, and let requests answer 503 until it does.
-        context.logger.warn({ chainId: adapter.chainId, reason: result.unreachable }, 'preflight could not reach the chain; its contracts are unchecked')
+        context.logger.warn(
+          { chainId: adapter.chainId, reason: result.unreachable },
+          'preflight could not reach the chain; its contracts are unchecked',
+        )
       }
     }),
   )

@@ -54,14 +54,20 @@ export async function startGatewayPayments({
     deliver: async (request) => {
       const deliverTo = app()
       if (!deliverTo) throw new Error('the app is not built yet')
-      const answer = await deliverTo.inject({ method: request.method, url: request.url, headers: request.headers, payload: request.body as object })
+      const answer = await deliverTo.inject({
+        method: request.method,
+        url: request.url,
+        headers: request.headers,
+        payload: request.body as object,
+      })
       return { httpStatus: answer.statusCode }
     },
     traceFacilitator: tracing?.traceFacilitator,
     // The pending-settlement resolver holds its sends on a paused chain until it resumes.
     held: ops ? (chainId: string) => ops.switches.pausedOn(chainId) !== undefined : undefined,
     // The facilitator's fee for each settlement, failed ones too, is that payer's spend (its gas budget and standing), never the relayer breaker's.
-    onFacilitatorSpend: ({ chainId, payer, fee, failed }) => guard.recordPayerSpend({ chainId, client: `payer:${payer}`, fee, failed }),
+    onFacilitatorSpend: ({ chainId, payer, fee, failed }) =>
+      guard.recordPayerSpend({ chainId, client: `payer:${payer}`, fee, failed }),
     failedSettlementWindowMs: config.limits.windowMs,
     // A settlement is re-checked until as deep as an execution is final (GET /chains' `finality`).
     confirmations: config.execution.confirmations,

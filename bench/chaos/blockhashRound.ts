@@ -13,7 +13,10 @@ export async function blockhashRound(campaign: Campaign, r: SolanaRounds, count:
   const delivering = Promise.all(batch.map((s) => r.deliver(s))).then(() => void (done = true))
   const t = performance.now()
   while (!done && expired < count) {
-    const held = await Promise.race([node.liar.holdNextSend((payer) => payer !== r.spared), delivering.then(() => undefined)])
+    const held = await Promise.race([
+      node.liar.holdNextSend((payer) => payer !== r.spared),
+      delivering.then(() => undefined),
+    ])
     if (!held) break
     await devnet.control('litesvm_expireBlockhash', [])
     expired++
@@ -23,5 +26,7 @@ export async function blockhashRound(campaign: Campaign, r: SolanaRounds, count:
   node.liar.clear()
   await delivering
   campaign.otherFaults['blockhash expiry'] = (campaign.otherFaults['blockhash expiry'] ?? 0) + expired
-  campaign.log(`  ${batch.length} intents, ${expired} broadcasts held while their blockhash expired (then passed on or dropped): answered in ${((performance.now() - t) / 1000).toFixed(1)} s`)
+  campaign.log(
+    `  ${batch.length} intents, ${expired} broadcasts held while their blockhash expired (then passed on or dropped): answered in ${((performance.now() - t) / 1000).toFixed(1)} s`,
+  )
 }

@@ -5,11 +5,19 @@
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type Hex, encodeAbiParameters, encodeFunctionData, keccak256 } from 'viem'
+import { encodeAbiParameters, encodeFunctionData, type Hex, keccak256 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { type Devnet, type Intent, demoCounterArtifact, devnetAccounts, intentExecutorArtifact, intentTypedData, toIntentTuple } from '../gatewayParts.ts'
+import {
+  type Devnet,
+  demoCounterArtifact,
+  devnetAccounts,
+  type Intent,
+  intentExecutorArtifact,
+  intentTypedData,
+  toIntentTuple,
+} from '../gatewayParts.ts'
 import { type FaultProxy, startFaultProxy } from './faultProxy.ts'
-import { type GatewayInstance, type Wrapper, gatewayInstance } from './gatewayInstance.ts'
+import { type GatewayInstance, gatewayInstance, type Wrapper } from './gatewayInstance.ts'
 import type { TcpStall } from './tcpStall.ts'
 
 export type CampaignNode = { instance: GatewayInstance; proxy: FaultProxy; db?: TcpStall; restarts: number }
@@ -64,7 +72,9 @@ export const phaseNames: Record<Phase, string> = {
 /** Blocks a reorg orphans: fewer than CONFIRMATIONS, or the gateway would have called them final. */
 export const confirmations = 4
 
-export function createCampaign(options: CampaignOptions & { devnet: Devnet; random: () => number; log(line: string): void }): Campaign {
+export function createCampaign(
+  options: CampaignOptions & { devnet: Devnet; random: () => number; log(line: string): void },
+): Campaign {
   const { devnet } = options
   const signer = privateKeyToAccount(devnetAccounts.sender)
   const executeSigned = intentExecutorArtifact.abi.find((i) => i.type === 'function' && i.name === 'executeSigned')!
@@ -110,10 +120,19 @@ export function createCampaign(options: CampaignOptions & { devnet: Devnet; rand
             policyId: devnet.demo.policies.open,
             data: encodeFunctionData({ abi: demoCounterArtifact.abi, functionName: 'increment', args: [1n] }),
           }
-          const signature = await signer.signTypedData(intentTypedData({ chainId: devnet.anvil.chainId, executor: devnet.contracts.executor, intent }))
+          const signature = await signer.signTypedData(
+            intentTypedData({ chainId: devnet.anvil.chainId, executor: devnet.contracts.executor, intent }),
+          )
           // The executor's IntentExecuted names keccak256(abi.encode(intent)).
           const hash = keccak256(encodeAbiParameters([executeSigned.inputs[0]!], [toIntentTuple(intent)] as never))
-          const body = JSON.stringify({ ...intent, value: '0', nonce: String(intent.nonce), validAfter: '0', validBefore: String(validBefore), signature })
+          const body = JSON.stringify({
+            ...intent,
+            value: '0',
+            nonce: String(intent.nonce),
+            validAfter: '0',
+            validBefore: String(validBefore),
+            signature,
+          })
           return { hash, body, label }
         }),
       )
@@ -123,7 +142,12 @@ export function createCampaign(options: CampaignOptions & { devnet: Devnet; rand
     async startNode(name, env, db, wrapper) {
       const proxy = await startFaultProxy({ target: devnet.anvil.rpcUrl })
       campaign.cleanups.push(() => proxy.close())
-      const instance = gatewayInstance(name, { ...base, RPC_URLS: JSON.stringify({ [devnet.anvil.chainId]: proxy.url }), ...env }, join(campaign.logDir, `${name}.log`), wrapper)
+      const instance = gatewayInstance(
+        name,
+        { ...base, RPC_URLS: JSON.stringify({ [devnet.anvil.chainId]: proxy.url }), ...env },
+        join(campaign.logDir, `${name}.log`),
+        wrapper,
+      )
       campaign.cleanups.push(() => instance.stop())
       await instance.start(env.INSTANCE_ID ? { INSTANCE_ID: `${env.INSTANCE_ID}-0` } : {})
       const node: CampaignNode = { instance, proxy, ...(db ? { db } : {}), restarts: 0 }

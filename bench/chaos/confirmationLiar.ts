@@ -3,7 +3,7 @@
 // node knows (a node behind the cluster); while `early` is on, a sendTransaction is answered at once
 // with its signature but reaches the node only `delayMs` later, and getSignatureStatuses says
 // "confirmed" for it meanwhile (a node that reports what it has not processed). Every lie is counted.
-import { type IncomingMessage, type ServerResponse, createServer } from 'node:http'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import { getBase58Decoder } from '@solana/kit'
 
@@ -29,11 +29,21 @@ export type ConfirmationLiar = {
 
 type RpcRequest = { jsonrpc: string; id: unknown; method: string; params?: unknown[] }
 
-export async function startConfirmationLiar({ target, random, delayMs = 1_500 }: { target: string; random: () => number; delayMs?: number }): Promise<ConfirmationLiar> {
+export async function startConfirmationLiar({
+  target,
+  random,
+  delayMs = 1_500,
+}: {
+  target: string
+  random: () => number
+  delayMs?: number
+}): Promise<ConfirmationLiar> {
   const pending = new Set<string>()
   const sockets = new Set<Socket>()
-  const post = (body: string) => fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
-  const answer = (res: ServerResponse, status: number, text: string) => res.writeHead(status, { 'content-type': 'application/json' }).end(text)
+  const post = (body: string) =>
+    fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+  const answer = (res: ServerResponse, status: number, text: string) =>
+    res.writeHead(status, { 'content-type': 'application/json' }).end(text)
 
   const holds: Array<{ accept(feePayer: string): boolean; resolve(h: { forward(): void; drop(): void }): void }> = []
   const held = new Set<ServerResponse>()

@@ -23,7 +23,12 @@ export async function deliver(
     const n = live[Math.floor(random() * live.length)]
     if (n) {
       try {
-        const res = await fetch(`${n.instance.url}/intents/execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: sent.body, signal: AbortSignal.timeout(30_000) })
+        const res = await fetch(`${n.instance.url}/intents/execute`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: sent.body,
+          signal: AbortSignal.timeout(30_000),
+        })
         const text = await res.text()
         const erc1066 = res.headers.get('x-erc1066-status')
         sent.answer = `${res.status} ${erc1066 ?? ''} from ${n.instance.name}: ${text.slice(0, 200)}`
@@ -35,8 +40,12 @@ export async function deliver(
     }
     if (Date.now() > deadline) {
       sent.unanswered = true
-      sent.diagnosis = await diagnose(campaign, sent, nodes).catch((err: unknown) => `diagnosis failed: ${(err as Error).message}`)
-      campaign.log(`  NOT ANSWERED within ${timeoutMs / 1000} s: ${sent.hash} (${sent.label}); last answer ${sent.answer}\n    ${sent.diagnosis}`)
+      sent.diagnosis = await diagnose(campaign, sent, nodes).catch(
+        (err: unknown) => `diagnosis failed: ${(err as Error).message}`,
+      )
+      campaign.log(
+        `  NOT ANSWERED within ${timeoutMs / 1000} s: ${sent.hash} (${sent.label}); last answer ${sent.answer}\n    ${sent.diagnosis}`,
+      )
       return
     }
     await sleep(400 + random() * 400)
@@ -47,13 +56,25 @@ async function diagnose(campaign: Campaign, sent: Sent, nodes: CampaignNode[]): 
   const live = nodes.find((n) => n.instance.alive)
   if (!live) return 'no gateway alive'
   const record = (await (await fetch(`${live.instance.url}/intents/${sent.hash}`)).json()) as Record<string, unknown>
-  const tx = (record.transactionHash ?? (record.execution as Record<string, unknown> | undefined)?.transactionHash) as string | undefined
+  const tx = (record.transactionHash ?? (record.execution as Record<string, unknown> | undefined)?.transactionHash) as
+    | string
+    | undefined
   const rpcUrl = campaign.devnet.anvil.rpcUrl
   const onChain = tx
     ? {
-        receipt: await rpc(rpcUrl, 'eth_getTransactionReceipt', [tx]).then((r) => (r ? { block: Number((r as { blockNumber: string }).blockNumber), status: (r as { status: string }).status } : null)),
+        receipt: await rpc(rpcUrl, 'eth_getTransactionReceipt', [tx]).then((r) =>
+          r
+            ? { block: Number((r as { blockNumber: string }).blockNumber), status: (r as { status: string }).status }
+            : null,
+        ),
         transaction: await rpc(rpcUrl, 'eth_getTransactionByHash', [tx]).then((t) =>
-          t ? { from: (t as { from: string }).from, nonce: Number((t as { nonce: string }).nonce), block: (t as { blockNumber: string | null }).blockNumber } : null,
+          t
+            ? {
+                from: (t as { from: string }).from,
+                nonce: Number((t as { nonce: string }).nonce),
+                block: (t as { blockNumber: string | null }).blockNumber,
+              }
+            : null,
         ),
       }
     : undefined

@@ -31,7 +31,9 @@ export async function deliverToChain(
     }
     if (Date.now() > deadline) {
       sent.unanswered = true
-      campaign.log(`  NOT ANSWERED within ${timeoutMs / 1000} s: ${sent.hash} (${sent.label}); last answer ${sent.answer}`)
+      campaign.log(
+        `  NOT ANSWERED within ${timeoutMs / 1000} s: ${sent.hash} (${sent.label}); last answer ${sent.answer}`,
+      )
       return
     }
     await sleep(400 + campaign.random() * 400)

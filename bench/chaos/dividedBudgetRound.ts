@@ -9,9 +9,9 @@
 import type { Hex } from 'viem'
 import type { Campaign, CampaignNode, Sent } from './campaign.ts'
 import { deliver } from './deliver.ts'
+import type { Fleet } from './phases/startFleet.ts'
 import { rpc } from './rpc.ts'
 import { sharesSettled } from './sharesSettled.ts'
-import type { Fleet } from './phases/startFleet.ts'
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const budgetSpentType = 'urn:intent-gateway:problem:gas-budget-spent'
@@ -23,7 +23,12 @@ async function executeOn(node: CampaignNode, sent: Sent, timeoutMs = 60_000): Pr
   const deadline = Date.now() + timeoutMs
   for (;;) {
     try {
-      const res = await fetch(`${node.instance.url}/intents/execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: sent.body, signal: AbortSignal.timeout(30_000) })
+      const res = await fetch(`${node.instance.url}/intents/execute`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: sent.body,
+        signal: AbortSignal.timeout(30_000),
+      })
       const body = (await res.json().catch(() => ({}))) as { type?: string; detail?: string }
       sent.answer = `${res.status} from ${node.instance.name}: ${JSON.stringify(body).slice(0, 200)}`
       if (res.status !== 202 && res.status !== 503) return { status: res.status, type: body.type, detail: body.detail }
@@ -38,9 +43,14 @@ async function executeOn(node: CampaignNode, sent: Sent, timeoutMs = 60_000): Pr
 /** The fee the relayer paid for an intent the fleet executed: its transaction's gas used times its price. */
 async function feeOf(campaign: Campaign, node: CampaignNode, hash: Hex): Promise<bigint> {
   const record = (await (await fetch(`${node.instance.url}/intents/${hash}`)).json()) as Record<string, unknown>
-  const tx = (record.transactionHash ?? (record.execution as Record<string, unknown> | undefined)?.transactionHash) as string | undefined
+  const tx = (record.transactionHash ?? (record.execution as Record<string, unknown> | undefined)?.transactionHash) as
+    | string
+    | undefined
   if (!tx) throw new Error(`no transaction for the probe intent ${hash}: ${JSON.stringify(record).slice(0, 300)}`)
-  const receipt = (await rpc(campaign.devnet.anvil.rpcUrl, 'eth_getTransactionReceipt', [tx])) as { gasUsed: string; effectiveGasPrice: string }
+  const receipt = (await rpc(campaign.devnet.anvil.rpcUrl, 'eth_getTransactionReceipt', [tx])) as {
+    gasUsed: string
+    effectiveGasPrice: string
+  }
   return BigInt(receipt.gasUsed) * BigInt(receipt.effectiveGasPrice)
 }
 
@@ -63,7 +73,10 @@ export async function dividedBudgetRound(campaign: Campaign, fleet: Fleet): Prom
   await deliver(campaign, probe!, [nodes[0]!])
   const fee = await feeOf(campaign, nodes[0]!, probe!.hash)
   const budget = fee * 6n
-  await restartFleet(campaign, fleet, { GAS_BUDGET_PER_CLIENT: String(budget), REDIS_PREFIX: `${fleet.redisPrefix}budget:` })
+  await restartFleet(campaign, fleet, {
+    GAS_BUDGET_PER_CLIENT: String(budget),
+    REDIS_PREFIX: `${fleet.redisPrefix}budget:`,
+  })
   redisLink.cut()
   campaign.otherFaults['Redis cuts'] = (campaign.otherFaults['Redis cuts'] ?? 0) + 1
   // Each instance on its own, one intent at a time (its spend is counted before the next is checked).
@@ -110,13 +123,20 @@ export async function dividedBudgetRound(campaign: Campaign, fleet: Fleet): Prom
         (p) =>
           `${p.name} admitted ${p.admitted} (${p.total} wei) then ${p.refused ? `refused, held to 1/${p.parts}` : `NOT refused: ${JSON.stringify(p.answer ?? 'still admitting after 12').slice(0, 200)}`}`,
       )
-      .join('; ')}; the fleet spent ${spent} wei, ${beforeLast} before each one's last execute (${beforeLast < budget ? 'under' : 'NOT under'} the budget)`,
+      .join(
+        '; ',
+      )}; the fleet spent ${spent} wei, ${beforeLast} before each one's last execute (${beforeLast < budget ? 'under' : 'NOT under'} the budget)`,
   })
-  campaign.log(`  Redis cut, budget ${budget} wei: ${parsed.map((p) => `${p.name} ${p.admitted} then ${p.refused ? `429 (1/${p.parts})` : 'not refused'}`).join(', ')}`)
+  campaign.log(
+    `  Redis cut, budget ${budget} wei: ${parsed.map((p) => `${p.name} ${p.admitted} then ${p.refused ? `429 (1/${p.parts})` : 'not refused'}`).join(', ')}`,
+  )
   // Healed: each instance writes what it counted meanwhile to Redis once it reconnects, and the shared total (all of theirs) refuses.
   redisLink.heal()
   const sharedTotalOf = (answer: Answer | undefined) => {
-    const m = answer?.status === 429 && !answer.detail?.includes('Redis unreachable') ? answer.detail?.match(/\((\d+) of (\d+) in the chain's smallest unit/) : undefined
+    const m =
+      answer?.status === 429 && !answer.detail?.includes('Redis unreachable')
+        ? answer.detail?.match(/\((\d+) of (\d+) in the chain's smallest unit/)
+        : undefined
     return m ? BigInt(m[1]!) : undefined
   }
   let last: Answer | undefined

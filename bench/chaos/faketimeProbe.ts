@@ -23,7 +23,13 @@ async function probe(): Promise<boolean> {
   writeFileSync(file, '+0\n')
   const script = `const t = setInterval(() => console.log(Date.now(), performance.now() + performance.timeOrigin), 100); setTimeout(() => clearInterval(t), 3000)`
   const child = spawn(process.execPath, ['-e', script], {
-    env: { ...process.env, LD_PRELOAD: libfaketime, FAKETIME_TIMESTAMP_FILE: file, FAKETIME_NO_CACHE: '1', FAKETIME_DONT_FAKE_MONOTONIC: '1' },
+    env: {
+      ...process.env,
+      LD_PRELOAD: libfaketime,
+      FAKETIME_TIMESTAMP_FILE: file,
+      FAKETIME_NO_CACHE: '1',
+      FAKETIME_DONT_FAKE_MONOTONIC: '1',
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   })
   let out = ''
@@ -46,7 +52,9 @@ async function probe(): Promise<boolean> {
   const sawBack = skews.some((s) => s < -25)
   const sawForward = skews.some((s) => s > 25)
   const monotonic = samples.every(([, mono], i) => i === 0 || mono >= samples[i - 1]![1])
-  process.stdout.write(`wall minus monotonic (s): ${skews.map((s) => s.toFixed(1)).join(' ')}\nstep back seen ${sawBack}, step forward seen ${sawForward}, performance.now() monotonic ${monotonic}\n`)
+  process.stdout.write(
+    `wall minus monotonic (s): ${skews.map((s) => s.toFixed(1)).join(' ')}\nstep back seen ${sawBack}, step forward seen ${sawForward}, performance.now() monotonic ${monotonic}\n`,
+  )
   return sawBack && sawForward && monotonic && samples.length > 10
 }
 

@@ -32,7 +32,9 @@ export async function faultPhase(campaign: Campaign, scenario: string, nodes: Ca
       const logs = await publicClient.getLogs({ address: devnet.contracts.executor, event, fromBlock: from })
       if (logs.filter((l) => hashes.has(l.args.intentHash!)).length >= Math.ceil(batch.length / 4)) {
         const head = await publicClient.getBlockNumber()
-        const orphaned = logs.filter((l) => hashes.has(l.args.intentHash!) && l.blockNumber! > head - BigInt(orphanDepth)).length
+        const orphaned = logs.filter(
+          (l) => hashes.has(l.args.intentHash!) && l.blockNumber! > head - BigInt(orphanDepth),
+        ).length
         await rpc(devnet.anvil.rpcUrl, 'anvil_reorg', [orphanDepth, []])
         campaign.otherFaults.reorg = (campaign.otherFaults.reorg ?? 0) + 1
         return orphaned
@@ -42,7 +44,13 @@ export async function faultPhase(campaign: Campaign, scenario: string, nodes: Ca
   })()
   // Faults for at most faultWindowMs; then the gateways must converge without them.
   let inWindow = 0
-  const delivered = Promise.all(batch.map((s) => deliver(campaign, s, nodes).then(() => void (performance.now() - t < faultWindowMs && !s.unanswered && inWindow++))))
+  const delivered = Promise.all(
+    batch.map((s) =>
+      deliver(campaign, s, nodes).then(
+        () => void (performance.now() - t < faultWindowMs && !s.unanswered && inWindow++),
+      ),
+    ),
+  )
   await Promise.race([delivered, sleep(faultWindowMs)])
   for (const n of nodes) n.proxy.faultRate(0, faultKinds, random)
   await delivered

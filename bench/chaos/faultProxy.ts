@@ -3,7 +3,7 @@
 // it waits there), tells when an answer to a method went back (killed right after a broadcast), or
 // injects faults: HTTP 500, a timeout (no answer), a connection reset after the node got the request
 // (the answer lost), and a lagging endpoint (eth_blockNumber answered some blocks old).
-import { type IncomingMessage, type ServerResponse, createServer } from 'node:http'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 
 export type FaultKind = 'http500' | 'timeout' | 'reset' | 'lag'
@@ -118,7 +118,10 @@ export async function startFaultProxy({ target, port = 0 }: { target: string; po
         hold.resolve(h)
         return
       }
-      const fault = rate > 0 && !methods.some((m) => spare.has(m)) && random() < rate ? kinds[Math.floor(random() * kinds.length)] : undefined
+      const fault =
+        rate > 0 && !methods.some((m) => spare.has(m)) && random() < rate
+          ? kinds[Math.floor(random() * kinds.length)]
+          : undefined
       const applied = fault === 'lag' && !methods.includes('eth_blockNumber') ? undefined : fault
       if (applied) faults[applied]++
       if (applied === 'http500') {
@@ -172,7 +175,11 @@ function methodsOf(body: Buffer): string[] {
   try {
     const parsed = JSON.parse(body.toString()) as { method?: string } | Array<{ method?: string }>
     const list = Array.isArray(parsed) ? parsed : [parsed]
-    return list.map((r) => (r.method === 'eth_getBlockByNumber' && JSON.stringify(r).includes('"0x0"') ? 'eth_getBlockByNumber_genesis' : String(r.method)))
+    return list.map((r) =>
+      r.method === 'eth_getBlockByNumber' && JSON.stringify(r).includes('"0x0"')
+        ? 'eth_getBlockByNumber_genesis'
+        : String(r.method),
+    )
   } catch {
     return ['unparsed']
   }
@@ -181,11 +188,18 @@ function methodsOf(body: Buffer): string[] {
 /** The answers to eth_blockNumber made `lagBlocks` old (a lagging endpoint), in a batch too; others unchanged. */
 function lagged(text: string, body: Buffer): string {
   try {
-    const request = JSON.parse(body.toString()) as { id?: unknown; method?: string } | Array<{ id?: unknown; method?: string }>
-    const ids = new Set((Array.isArray(request) ? request : [request]).filter((r) => r.method === 'eth_blockNumber').map((r) => JSON.stringify(r.id)))
+    const request = JSON.parse(body.toString()) as
+      | { id?: unknown; method?: string }
+      | Array<{ id?: unknown; method?: string }>
+    const ids = new Set(
+      (Array.isArray(request) ? request : [request])
+        .filter((r) => r.method === 'eth_blockNumber')
+        .map((r) => JSON.stringify(r.id)),
+    )
     const parsed = JSON.parse(text) as { id?: unknown; result?: unknown } | Array<{ id?: unknown; result?: unknown }>
     for (const a of Array.isArray(parsed) ? parsed : [parsed]) {
-      if (ids.has(JSON.stringify(a.id)) && typeof a.result === 'string') a.result = `0x${Math.max(0, Number(a.result) - lagBlocks).toString(16)}`
+      if (ids.has(JSON.stringify(a.id)) && typeof a.result === 'string')
+        a.result = `0x${Math.max(0, Number(a.result) - lagBlocks).toString(16)}`
     }
     return JSON.stringify(parsed)
   } catch {

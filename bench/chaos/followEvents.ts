@@ -8,7 +8,11 @@ export type Followed = { ids: string[]; types: string[]; connections: number; er
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-export async function followEvents(baseUrl: string, hash: Hex, { timeoutMs = 120_000 }: { timeoutMs?: number } = {}): Promise<Followed> {
+export async function followEvents(
+  baseUrl: string,
+  hash: Hex,
+  { timeoutMs = 120_000 }: { timeoutMs?: number } = {},
+): Promise<Followed> {
   const followed: Followed = { ids: [], types: [], connections: 0 }
   const deadline = Date.now() + timeoutMs
   while (Date.now() < deadline) {

@@ -34,7 +34,12 @@ export type Wrapper = { command: string; args: string[] }
 const startTimeoutMs = Number(process.env.CHAOS_START_TIMEOUT_MS ?? 180_000)
 
 /** `logFile`: every line the gateway logs, across its restarts, kept for reading after the run. */
-export function gatewayInstance(name: string, env: Record<string, string>, logFile?: string, wrapper?: Wrapper): GatewayInstance {
+export function gatewayInstance(
+  name: string,
+  env: Record<string, string>,
+  logFile?: string,
+  wrapper?: Wrapper,
+): GatewayInstance {
   const cwd = mkdtempSync(join(tmpdir(), `chaos-${name}-`))
   let child: ChildProcess | undefined
   let exited: Promise<void> = Promise.resolve()
@@ -48,7 +53,14 @@ export function gatewayInstance(name: string, env: Record<string, string>, logFi
       const argv = [process.execPath, '--import', tsx, gatewayMain]
       const c = spawn(wrapper ? wrapper.command : argv[0]!, wrapper ? [...wrapper.args, ...argv] : argv.slice(1), {
         cwd,
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HOST: '127.0.0.1', PORT: '0', ...env, ...extra },
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: process.env.HOME ?? '',
+          HOST: '127.0.0.1',
+          PORT: '0',
+          ...env,
+          ...extra,
+        },
         stdio: ['ignore', 'pipe', 'pipe'],
       })
       child = c
@@ -78,7 +90,8 @@ export function gatewayInstance(name: string, env: Record<string, string>, logFi
         }
         if (spawnError) throw new Error(`gateway ${name} could not be started: ${spawnError.message}`)
         if (c.exitCode !== null) throw new Error(`gateway ${name} exited at start-up: ${log.slice(-3000)}`)
-        if (Date.now() > deadline) throw new Error(`gateway ${name} did not listen within ${startTimeoutMs / 1000} s: ${log.slice(-3000)}`)
+        if (Date.now() > deadline)
+          throw new Error(`gateway ${name} did not listen within ${startTimeoutMs / 1000} s: ${log.slice(-3000)}`)
         await new Promise((r) => setTimeout(r, 50))
       }
     },

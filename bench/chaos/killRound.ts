@@ -8,7 +8,13 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
  * `phase` (the proxy holds or watches the RPC call that marks it), kills the gateway with SIGKILL,
  * starts it again, and lets the clients retry each intent on any live gateway until it is answered.
  */
-export async function killRound(campaign: Campaign, scenario: string, phase: Phase, target: CampaignNode, all: CampaignNode[]): Promise<void> {
+export async function killRound(
+  campaign: Campaign,
+  scenario: string,
+  phase: Phase,
+  target: CampaignNode,
+  all: CampaignNode[],
+): Promise<void> {
   const batch = await campaign.makeIntents(campaign.quick ? 3 : 6, `${scenario}: kill ${phaseNames[phase]}`)
   const { proxy, db } = target
   const simulation = ['eth_estimateGas', 'eth_createAccessList', 'eth_simulateV1']
@@ -29,7 +35,11 @@ export async function killRound(campaign: Campaign, scenario: string, phase: Pha
     await proxy.hold(['eth_getTransactionReceipt', 'eth_blockNumber', 'eth_getBlockByNumber'])
   })()
   const first = batch.map((s) =>
-    fetch(`${target.instance.url}/intents/execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: s.body })
+    fetch(`${target.instance.url}/intents/execute`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: s.body,
+    })
       .then((r) => r.text())
       .catch(() => undefined),
   )

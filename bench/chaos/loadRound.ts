@@ -13,9 +13,18 @@ export async function loadRound(
   campaign: Campaign,
   scenario: string,
   nodes: CampaignNode[],
-  { count, inFlight = 48, killEveryMs = 12_000, downMs = 1_500, faultRate = 0.03 }: { count: number; inFlight?: number; killEveryMs?: number; downMs?: number; faultRate?: number },
+  {
+    count,
+    inFlight = 48,
+    killEveryMs = 12_000,
+    downMs = 1_500,
+    faultRate = 0.03,
+  }: { count: number; inFlight?: number; killEveryMs?: number; downMs?: number; faultRate?: number },
 ): Promise<void> {
-  const batch = await campaign.makeIntents(count, `${scenario}: ${count} intents under load, kills every ${killEveryMs / 1000} s`)
+  const batch = await campaign.makeIntents(
+    count,
+    `${scenario}: ${count} intents under load, kills every ${killEveryMs / 1000} s`,
+  )
   const faultsOf = () => nodes.reduce((a, n) => a + Object.values(n.proxy.faults).reduce((x, y) => x + y, 0), 0)
   const before = faultsOf()
   const t = performance.now()

@@ -13,7 +13,8 @@ export async function lyingRound(campaign: Campaign, r: SolanaRounds, count: num
   await Promise.all(batch.map((s) => r.deliver(s)))
   liar.notFound = 0
   liar.early = 0
-  for (const line of liar.refusedLate.splice(0)) campaign.log(`  called confirmed early, then refused by the node: ${line}`)
+  for (const line of liar.refusedLate.splice(0))
+    campaign.log(`  called confirmed early, then refused by the node: ${line}`)
   const notFound = liar.lies.notFound - before.notFound
   const early = liar.lies.earlyConfirmed - before.earlyConfirmed
   campaign.otherFaults['confirmation lie'] = (campaign.otherFaults['confirmation lie'] ?? 0) + notFound + early

@@ -15,11 +15,11 @@
 import { loadavg } from 'node:os'
 import { createDevClients, startDevnet } from '../gatewayParts.ts'
 import { type Campaign, createCampaign } from './campaign.ts'
-import { type DatabaseFault, databasePhase } from './phases/databasePhase.ts'
 import { clockPhase } from './phases/clockPhase.ts'
+import { type DatabaseFault, databasePhase } from './phases/databasePhase.ts'
 import { diskFullPhase } from './phases/diskFullPhase.ts'
-import { paidPhase } from './phases/paidPhase.ts'
 import { fleetPhase } from './phases/fleetPhase.ts'
+import { paidPhase } from './phases/paidPhase.ts'
 import { solanaPaidPhase } from './phases/solanaPaidPhase.ts'
 import { solanaPhase } from './phases/solanaPhase.ts'
 import { sqlitePhase } from './phases/sqlitePhase.ts'
@@ -30,7 +30,19 @@ import { verdict } from './verdict.ts'
 
 const quick = process.argv.includes('--quick')
 const seed = Number(process.env.CHAOS_SEED ?? Math.floor(Math.random() * 1e9))
-const allPhases = ['sqlite', 'paid', 'diskfull', 'fleet', 'pgcut', 'partition', 'redis', 'clock', 'solana', 'solanapaid', 'sui'] as const
+const allPhases = [
+  'sqlite',
+  'paid',
+  'diskfull',
+  'fleet',
+  'pgcut',
+  'partition',
+  'redis',
+  'clock',
+  'solana',
+  'solanapaid',
+  'sui',
+] as const
 const only = process.argv
   .find((a) => a.startsWith('--phases='))
   ?.slice('--phases='.length)
@@ -49,7 +61,9 @@ const cleanups: Array<() => Promise<unknown>> = []
 
 async function main(): Promise<boolean> {
   const started = performance.now()
-  log(`fault campaign${quick ? ' (--quick)' : ''}: seed ${seed} (CHAOS_SEED=${seed} repeats its faults), phases ${allPhases.filter(runs).join(', ')}, load average ${loadavg()[0]!.toFixed(2)}`)
+  log(
+    `fault campaign${quick ? ' (--quick)' : ''}: seed ${seed} (CHAOS_SEED=${seed} repeats its faults), phases ${allPhases.filter(runs).join(', ')}, load average ${loadavg()[0]!.toFixed(2)}`,
+  )
   const devnet = await startDevnet({ blockTime: 1 })
   cleanups.push(() => devnet.stop())
   const { publicClient } = createDevClients(devnet.anvil.rpcUrl, devnet.anvil.chainId)
@@ -88,7 +102,8 @@ async function main(): Promise<boolean> {
 
 async function cleanUp() {
   const all = [...cleanups, ...(campaign?.cleanups ?? [])]
-  for (const c of all.reverse()) await c().catch((err: unknown) => process.stderr.write(`cleanup: ${(err as Error).message}\n`))
+  for (const c of all.reverse())
+    await c().catch((err: unknown) => process.stderr.write(`cleanup: ${(err as Error).message}\n`))
 }
 process.once('SIGINT', () => {
   log('\ninterrupted: stopping the gateways, proxies and anvil, dropping the database')
@@ -99,7 +114,9 @@ let ok = false
 try {
   ok = await main()
 } catch (err) {
-  process.stderr.write(`\nthe fault campaign failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`)
+  process.stderr.write(
+    `\nthe fault campaign failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+  )
 }
 await cleanUp()
 process.exit(ok ? 0 : 1)

@@ -8,7 +8,12 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const solanaFaultKinds: FaultKind[] = ['http500', 'timeout', 'reset']
 
 /** A batch while 12% of RPC requests meet a fault (HTTP 500, no answer, a reset after the node got the request), for `windowMs` at most. */
-export async function solanaFaultRound(campaign: Campaign, r: SolanaRounds, count: number, windowMs: number): Promise<void> {
+export async function solanaFaultRound(
+  campaign: Campaign,
+  r: SolanaRounds,
+  count: number,
+  windowMs: number,
+): Promise<void> {
   const { proxy } = r.node
   const batch = r.make(count, `${r.scenario}: RPC faults`)
   const count0 = () => Object.values(proxy.faults).reduce((a, b) => a + b, 0)
@@ -20,5 +25,7 @@ export async function solanaFaultRound(campaign: Campaign, r: SolanaRounds, coun
   proxy.faultRate(0, solanaFaultKinds, campaign.random)
   await delivering
   const faults = count0() - before
-  campaign.log(`  ${batch.length} intents through ${faults} RPC faults: answered in ${((performance.now() - t) / 1000).toFixed(1)} s`)
+  campaign.log(
+    `  ${batch.length} intents through ${faults} RPC faults: answered in ${((performance.now() - t) / 1000).toFixed(1)} s`,
+  )
 }

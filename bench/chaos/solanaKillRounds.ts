@@ -5,7 +5,12 @@ import type { SolanaRounds } from './solanaRounds.ts'
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-export async function solanaKillRounds(campaign: Campaign, r: SolanaRounds, perKill: number, phases: Phase[] = ['claim', 'journaled', 'broadcast', 'receipt']): Promise<void> {
+export async function solanaKillRounds(
+  campaign: Campaign,
+  r: SolanaRounds,
+  perKill: number,
+  phases: Phase[] = ['claim', 'journaled', 'broadcast', 'receipt'],
+): Promise<void> {
   const { node } = r
   for (const phase of phases) {
     const batch = r.make(perKill, `${r.scenario}: kill ${phaseNames[phase]}`)

@@ -8,7 +8,10 @@ import type { Sent } from './campaign.ts'
 
 export type SolanaSent = Sent & { nonce: bigint }
 
-export async function solanaTally(devnet: SolanaDevnet, sent: SolanaSent[]): Promise<{ executed: SolanaSent[]; missing: SolanaSent[] }> {
+export async function solanaTally(
+  devnet: SolanaDevnet,
+  sent: SolanaSent[],
+): Promise<{ executed: SolanaSent[]; missing: SolanaSent[] }> {
   const executed: SolanaSent[] = []
   const missing: SolanaSent[] = []
   for (const s of sent) {

@@ -12,7 +12,12 @@ import { gatewayInstance } from './gatewayInstance.ts'
 export type SolanaNode = CampaignNode & { liar: ConfirmationLiar }
 
 /** `paid`: execute priced in the devnet's DemoDollar (the in-process facilitator settles); else free. */
-export async function startSolanaNode(campaign: Campaign, devnet: SolanaDevnet, name: string, { journalPath, paid }: { journalPath: string; paid: boolean }): Promise<SolanaNode> {
+export async function startSolanaNode(
+  campaign: Campaign,
+  devnet: SolanaDevnet,
+  name: string,
+  { journalPath, paid }: { journalPath: string; paid: boolean },
+): Promise<SolanaNode> {
   const proxy = await startFaultProxy({ target: devnet.rpcUrl })
   campaign.cleanups.push(() => proxy.close())
   const liar = await startConfirmationLiar({ target: proxy.url, random: campaign.random })

@@ -2,7 +2,7 @@
 // which the campaign's JSON-RPC fault proxy does not forward): each request passed on with its path
 // and headers, or, at `rate`, answered HTTP 500, left unanswered (the gateway's RPC timeout runs
 // out), or reset after the node got it (its answer lost). Faults counted by kind.
-import { type IncomingMessage, type ServerResponse, createServer } from 'node:http'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 
 export type SuiFaultRelay = {
@@ -12,7 +12,13 @@ export type SuiFaultRelay = {
   close(): Promise<void>
 }
 
-export async function startSuiFaultRelay({ target, random }: { target: string; random: () => number }): Promise<SuiFaultRelay> {
+export async function startSuiFaultRelay({
+  target,
+  random,
+}: {
+  target: string
+  random: () => number
+}): Promise<SuiFaultRelay> {
   const sockets = new Set<Socket>()
   const kinds = ['http500', 'timeout', 'reset'] as const
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -23,8 +29,13 @@ export async function startSuiFaultRelay({ target, random }: { target: string; r
     if (fault === 'http500') return void res.writeHead(500, { 'content-type': 'text/plain' }).end('injected fault')
     if (fault === 'timeout') return void setTimeout(() => res.socket?.destroy(), 30_000).unref()
     const headers: Record<string, string> = {}
-    for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && !['host', 'connection', 'content-length'].includes(k)) headers[k] = v
-    const upstream = await fetch(`${target}${req.url ?? '/'}`, { method: req.method ?? 'POST', headers, body: Buffer.concat(chunks) })
+    for (const [k, v] of Object.entries(req.headers))
+      if (typeof v === 'string' && !['host', 'connection', 'content-length'].includes(k)) headers[k] = v
+    const upstream = await fetch(`${target}${req.url ?? '/'}`, {
+      method: req.method ?? 'POST',
+      headers,
+      body: Buffer.concat(chunks),
+    })
     const body = Buffer.from(await upstream.arrayBuffer())
     if (fault === 'reset') return void res.socket?.destroy()
     const out: Record<string, string> = {}

@@ -3,8 +3,9 @@
 // writes is the signed transaction's journal record, and a kill then lands after signing, before
 // that record is durable. What was held back is thrown away, never written late. It can also cut
 // the link (every connection reset, new ones refused: a partition, a server down) and heal it.
-import { type Socket, connect, createServer } from 'node:net'
+
 import type { AddressInfo } from 'node:net'
+import { connect, createServer, type Socket } from 'node:net'
 
 export type TcpStall = {
   port: number

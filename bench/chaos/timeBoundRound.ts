@@ -12,12 +12,19 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 export type TimeBoundRound = { finish(): Promise<void> }
 
 /** Starts delivering `count` intents valid for `windowS` seconds of chain time; `finish` waits for them and adds the check. */
-export async function startTimeBoundRound(campaign: Campaign, nodes: CampaignNode[], { count, windowS }: { count: number; windowS: number }): Promise<TimeBoundRound> {
+export async function startTimeBoundRound(
+  campaign: Campaign,
+  nodes: CampaignNode[],
+  { count, windowS }: { count: number; windowS: number },
+): Promise<TimeBoundRound> {
   const { publicClient } = createDevClients(campaign.devnet.anvil.rpcUrl, campaign.devnet.anvil.chainId)
   const fromBlock = await publicClient.getBlockNumber()
   const validBefore = (await publicClient.getBlock()).timestamp + BigInt(windowS)
   // Not counted among the verdict's exactly-once intents: an expired one rightly never runs.
-  const batch = await campaign.makeIntents(count, `clock: valid for ${windowS} s of chain time`, { validBefore, counted: false })
+  const batch = await campaign.makeIntents(count, `clock: valid for ${windowS} s of chain time`, {
+    validBefore,
+    counted: false,
+  })
   const early: string[] = []
   const unanswered: Sent[] = []
   const expired = new Set<Hex>()
@@ -28,7 +35,12 @@ export async function startTimeBoundRound(campaign: Campaign, nodes: CampaignNod
       const n = live[Math.floor(campaign.random() * live.length)]
       if (n) {
         try {
-          const res = await fetch(`${n.instance.url}/intents/execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: s.body, signal: AbortSignal.timeout(30_000) })
+          const res = await fetch(`${n.instance.url}/intents/execute`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: s.body,
+            signal: AbortSignal.timeout(30_000),
+          })
           const text = await res.text()
           const status = res.headers.get('x-erc1066-status')
           s.answer = `${res.status} ${status ?? ''} from ${n.instance.name}: ${text.slice(0, 160)}`
@@ -36,7 +48,8 @@ export async function startTimeBoundRound(campaign: Campaign, nodes: CampaignNod
           if (status === '0x21') {
             // Refused as expired: the chain's time then must have reached validBefore (a block's time is at least its parent's + 1).
             const head = (await publicClient.getBlock()).timestamp
-            if (head + 1n < validBefore) early.push(`${s.hash} by ${n.instance.name} at chain time ${head} (validBefore ${validBefore})`)
+            if (head + 1n < validBefore)
+              early.push(`${s.hash} by ${n.instance.name} at chain time ${head} (validBefore ${validBefore})`)
             expired.add(s.hash)
             return
           }
@@ -85,7 +98,9 @@ export async function startTimeBoundRound(campaign: Campaign, nodes: CampaignNod
           early.length > 0 ? `; refused as expired early: ${early.join(', ')}` : '',
           twice.length > 0 ? `; ran more than once: ${twice.join(', ')}` : '',
           ranAndExpired.length > 0 ? `; answered expired although they ran: ${ranAndExpired.join(', ')}` : '',
-          unanswered.length > 0 ? `; never answered 200 or 0x21: ${unanswered.map((u) => `${u.hash} (${u.answer})`).join(', ')}` : '',
+          unanswered.length > 0
+            ? `; never answered 200 or 0x21: ${unanswered.map((u) => `${u.hash} (${u.answer})`).join(', ')}`
+            : '',
           neither.length > 0 ? `; not run and not refused: ${neither.map((u) => u.hash).join(', ')}` : '',
         ].join('')}`,
       })

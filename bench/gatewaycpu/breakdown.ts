@@ -4,7 +4,11 @@
 // Samples taken while modules load (start-up) are left out: they are no execute's cost.
 import { readFileSync } from 'node:fs'
 
-type ProfileNode = { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
+type ProfileNode = {
+  id: number
+  callFrame: { functionName: string; url: string; lineNumber: number }
+  children?: number[]
+}
 type Profile = { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }
 
 const [path, executesArg, ...extra] = process.argv.slice(2)
@@ -13,7 +17,10 @@ const executes = Number(executesArg)
 // Each step is named by a regular expression on "functionName url"; a sample counts for the first step on its stack, from the leaf up.
 const steps: [string, RegExp][] = [
   ...extra.map((p): [string, RegExp] => [p, new RegExp(p)]),
-  ['start-up (module loading)', /Module\._load|ModuleJob\.run|loadESM|module_job|compileSourceTextModule|(^| )main\.js/],
+  [
+    'start-up (module loading)',
+    /Module\._load|ModuleJob\.run|loadESM|module_job|compileSourceTextModule|(^| )main\.js/,
+  ],
   ['journal: claim', /^claim .*openJournal/],
   ['journal: recordSigned', /^recordSigned .*openJournal/],
   ['journal: settle', /^settle .*openJournal|settleRow/],
@@ -57,7 +64,9 @@ profile.samples.forEach((id, i) => {
   totals.set(step, (totals.get(step) ?? 0) + us)
 })
 const startup = totals.get('start-up (module loading)') ?? 0
-process.stdout.write(`busy ${(busy / 1e6).toFixed(2)} s, start-up ${(startup / 1e6).toFixed(2)} s; per execute (${executes}): ${((busy - startup) / executes).toFixed(0)} µs\n`)
+process.stdout.write(
+  `busy ${(busy / 1e6).toFixed(2)} s, start-up ${(startup / 1e6).toFixed(2)} s; per execute (${executes}): ${((busy - startup) / executes).toFixed(0)} µs\n`,
+)
 for (const [step, us] of [...totals].sort((a, b) => b[1] - a[1])) {
   if (step.startsWith('start-up')) continue
   process.stdout.write(`  ${(us / executes).toFixed(0).padStart(6)} µs  ${step}\n`)

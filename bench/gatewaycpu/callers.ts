@@ -3,7 +3,11 @@
 // npx tsx bench/gatewaycpu/callers.ts <file.cpuprofile> 'node_modules/(viem|@noble)' <executes>
 import { readFileSync } from 'node:fs'
 
-type ProfileNode = { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
+type ProfileNode = {
+  id: number
+  callFrame: { functionName: string; url: string; lineNumber: number }
+  children?: number[]
+}
 type Profile = { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }
 
 const [path, pattern, executes] = process.argv.slice(2)
@@ -27,4 +31,5 @@ profile.samples.forEach((id, i) => {
     }
   }
 })
-for (const [name, us] of [...totals].sort((a, b) => b[1] - a[1]).slice(0, 25)) process.stdout.write(`${(us / Number(executes)).toFixed(0).padStart(6)} µs  ${name}\n`)
+for (const [name, us] of [...totals].sort((a, b) => b[1] - a[1]).slice(0, 25))
+  process.stdout.write(`${(us / Number(executes)).toFixed(0).padStart(6)} µs  ${name}\n`)

@@ -22,15 +22,43 @@ let serial = 0
 
 async function execute(): Promise<void> {
   const n = ++serial
-  const intent = { sender: hex(n % 50, 20), target: hex(7, 20), data: `0x${'ab'.repeat(100)}` as Hex, value: 0n, nonce: BigInt(n), validAfter: 0n, validBefore: 2n ** 40n, policyId: hex(1, 32) }
-  const claim = await journal.claim({ chainId: 'eip155:31337', intentHash: hex(n, 32), intent, chainInstance: 'bench', apiKeyId: 'k1' })
+  const intent = {
+    sender: hex(n % 50, 20),
+    target: hex(7, 20),
+    data: `0x${'ab'.repeat(100)}` as Hex,
+    value: 0n,
+    nonce: BigInt(n),
+    validAfter: 0n,
+    validBefore: 2n ** 40n,
+    policyId: hex(1, 32),
+  }
+  const claim = await journal.claim({
+    chainId: 'eip155:31337',
+    intentHash: hex(n, 32),
+    intent,
+    chainInstance: 'bench',
+    apiKeyId: 'k1',
+  })
   if (!claim.ok) throw new Error('claim refused')
   const record = claim.record
-  const tx = { id: hex(n + 1e9, 32), bytes: Buffer.alloc(400, n).toString('base64'), relayer: hex(9, 20), details: { txNonce: n } }
+  const tx = {
+    id: hex(n + 1e9, 32),
+    bytes: Buffer.alloc(400, n).toString('base64'),
+    relayer: hex(9, 20),
+    details: { txNonce: n },
+  }
   await journal.recordSigned(record, tx)
   // The receipt arrives a little later, as the chain answers.
   await new Promise((r) => setTimeout(r, 5))
-  const settled = await journal.settle(record, { state: 'mined', status: 0x01, blockNumber: BigInt(n), blockHash: hex(n, 32), gasUsed: 50000n, returnData: '0x', detail: undefined })
+  const settled = await journal.settle(record, {
+    state: 'mined',
+    status: 0x01,
+    blockNumber: BigInt(n),
+    blockHash: hex(n, 32),
+    gasUsed: 50000n,
+    returnData: '0x',
+    detail: undefined,
+  })
   if (!settled) throw new Error('settle refused')
 }
 
@@ -52,4 +80,6 @@ for (let i = 0; i < rounds; i++) results.push(await round())
 journal.close()
 rmSync(dir, { recursive: true, force: true })
 const sorted = [...results].sort((a, b) => a - b)
-process.stdout.write(`journal CPU per execute (µs): median ${sorted[Math.floor(sorted.length / 2)]!.toFixed(0)}; rounds ${results.map((r) => r.toFixed(0)).join(' / ')} (${source})\n`)
+process.stdout.write(
+  `journal CPU per execute (µs): median ${sorted[Math.floor(sorted.length / 2)]!.toFixed(0)}; rounds ${results.map((r) => r.toFixed(0)).join(' / ')} (${source})\n`,
+)

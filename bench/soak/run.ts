@@ -41,7 +41,9 @@ const problems = [
   ...Object.entries(rates)
     .filter(([, r]) => !(r >= 0))
     .map(([k, r]) => `SOAK_${k.toUpperCase()}_RATE: a number ≥ 0, not ${r}`),
-  ...(!(warmupMinutes >= 0 && warmupMinutes < minutes) ? [`SOAK_WARMUP_MINUTES: ≥ 0 and below the run's minutes, not ${warmupMinutes}`] : []),
+  ...(!(warmupMinutes >= 0 && warmupMinutes < minutes)
+    ? [`SOAK_WARMUP_MINUTES: ≥ 0 and below the run's minutes, not ${warmupMinutes}`]
+    : []),
 ]
 if (problems.length > 0) {
   process.stderr.write(`${problems.join('\n')}\n`)
@@ -102,15 +104,29 @@ async function main(): Promise<boolean> {
     RATE_LIMIT_MAX: '1000000',
     X402_PRICES: JSON.stringify({
       [`eip155:${devnet.anvil.chainId}`]: {
-        execute: { asset: payment.asset, amount: price.toString(), payTo: payment.payTo, extra: { name: payment.name, version: payment.version }, maxTimeoutSeconds: 60 },
+        execute: {
+          asset: payment.asset,
+          amount: price.toString(),
+          payTo: payment.payTo,
+          extra: { name: payment.name, version: payment.version },
+          maxTimeoutSeconds: 60,
+        },
       },
     }),
     FACILITATOR_PRIVATE_KEY: devnetAccounts.facilitator,
   })
   const pid = node.instance.pid()!
-  log(`gateway ${node.instance.url} (pid ${pid}), journal ${journalPath}, Redis prefix ${redisPrefix}, relayer ${relayer.address}`)
+  log(
+    `gateway ${node.instance.url} (pid ${pid}), journal ${journalPath}, Redis prefix ${redisPrefix}, relayer ${relayer.address}`,
+  )
   const payer = privateKeyToAccount(devnetAccounts.payer).address
-  const balanceOf = () => publicClient.readContract({ address: payment.asset, abi: demoDollarArtifact.abi, functionName: 'balanceOf', args: [payer] })
+  const balanceOf = () =>
+    publicClient.readContract({
+      address: payment.asset,
+      abi: demoDollarArtifact.abi,
+      functionName: 'balanceOf',
+      args: [payer],
+    })
   const before = await balanceOf()
   const validatePool = await campaign.makeIntents(50, 'validate')
   campaign.intents.length = 0 // validated, never executed: not asked about on chain
@@ -119,7 +135,14 @@ async function main(): Promise<boolean> {
   const source = { pid, url: node.instance.url, journalPath, redis: { client: redis, prefix: redisPrefix } }
   const samples: Sample[] = []
   const t0 = performance.now()
-  const load = startSoakLoad({ campaign, url: () => node.instance.url, rates, apiKey, payingFetch: paying.fetch, validatePool })
+  const load = startSoakLoad({
+    campaign,
+    url: () => node.instance.url,
+    rates,
+    apiKey,
+    payingFetch: paying.fetch,
+    validatePool,
+  })
   const loadAverages: number[] = []
   const endAt = t0 + minutes * 60_000
   while (performance.now() < endAt) {
@@ -145,7 +168,10 @@ async function main(): Promise<boolean> {
   const wrong = all.filter((s) => times.get(s.hash) !== 1)
   const paidRan = load.paid.filter((s) => times.get(s.hash) === 1).length
   const charged = before - (await balanceOf())
-  const fiveXX = Object.values(load.stats).reduce((sum, k) => sum + Object.entries(k.statuses).reduce((n, [st, c]) => n + (st.startsWith('5') ? c : 0), 0), 0)
+  const fiveXX = Object.values(load.stats).reduce(
+    (sum, k) => sum + Object.entries(k.statuses).reduce((n, [st, c]) => n + (st.startsWith('5') ? c : 0), 0),
+    0,
+  )
   const unanswered = all.filter((s) => s.unanswered).length
 
   // The trends.
@@ -155,7 +181,16 @@ async function main(): Promise<boolean> {
     const perSecond = leastSquaresSlope(fitted.map((s) => ({ x: s.t, y: s[tol.series] })))
     const per10Min = perSecond * 600
     const max = tol.max(executesPer10Min)
-    return { series: tol.series, per10Min, unit: tol.unit, max, rule: tol.rule, ok: per10Min < max, first: fitted[0]?.[tol.series], last: fitted.at(-1)?.[tol.series] }
+    return {
+      series: tol.series,
+      per10Min,
+      unit: tol.unit,
+      max,
+      rule: tol.rule,
+      ok: per10Min < max,
+      first: fitted[0]?.[tol.series],
+      last: fitted.at(-1)?.[tol.series],
+    }
   })
   log(`\nslopes after a ${warmupMinutes} min warm-up (${fitted.length} samples, every ${sampleEveryMs / 1000} s):`)
   for (const s of slopes)
@@ -170,21 +205,40 @@ async function main(): Promise<boolean> {
   log(
     `${all.length - wrong.length} of ${all.length} executes ran exactly once on chain (${load.executes.length} with an API key, ${load.paid.length} paid); ${fiveXX} answers 5xx; ${unanswered} never answered`,
   )
-  log(`payer charged ${charged} for ${paidRan} paid intents that ran (${price} each: ${charged === price * BigInt(paidRan) ? 'exact' : 'NOT exact'})`)
-  for (const w of wrong.slice(0, 20)) log(`  NOT exactly once: ${w.hash} (${w.label}) ran ${times.get(w.hash) ?? 0} times; last answer ${w.answer ?? 'none'}`)
+  log(
+    `payer charged ${charged} for ${paidRan} paid intents that ran (${price} each: ${charged === price * BigInt(paidRan) ? 'exact' : 'NOT exact'})`,
+  )
+  for (const w of wrong.slice(0, 20))
+    log(
+      `  NOT exactly once: ${w.hash} (${w.label}) ran ${times.get(w.hash) ?? 0} times; last answer ${w.answer ?? 'none'}`,
+    )
   const enoughSamples = fitted.length >= 6
   if (!enoughSamples) log(`only ${fitted.length} samples after the warm-up: too few to fit a trend (need 6)`)
-  const ok = enoughSamples && slopes.every((s) => s.ok) && fiveXX === 0 && wrong.length === 0 && unanswered === 0 && charged === price * BigInt(paidRan) && all.length > 0
+  const ok =
+    enoughSamples &&
+    slopes.every((s) => s.ok) &&
+    fiveXX === 0 &&
+    wrong.length === 0 &&
+    unanswered === 0 &&
+    charged === price * BigInt(paidRan) &&
+    all.length > 0
   log(`verdict: ${ok ? 'PASS' : 'FAIL'}`)
   const loadEnd = loadavg()
-  const file = join(process.env.SOAK_RESULTS_DIR ?? 'bench/results', `soak-${startedAt.toISOString().replace(/[:.]/g, '-')}.json`)
+  const file = join(
+    process.env.SOAK_RESULTS_DIR ?? 'bench/results',
+    `soak-${startedAt.toISOString().replace(/[:.]/g, '-')}.json`,
+  )
   writeFileSync(
     file,
     JSON.stringify(
       {
         startedAt: startedAt.toISOString(),
         machine: { cores: cpus().length, cpu: cpus()[0]?.model, node: process.version },
-        loadAverage: { atStart: loadStart, atEnd: loadEnd, meanOneMinute: loadAverages.reduce((a, b) => a + b, 0) / Math.max(1, loadAverages.length) },
+        loadAverage: {
+          atStart: loadStart,
+          atEnd: loadEnd,
+          meanOneMinute: loadAverages.reduce((a, b) => a + b, 0) / Math.max(1, loadAverages.length),
+        },
         minutes,
         warmupMinutes,
         rates,
@@ -208,7 +262,8 @@ async function main(): Promise<boolean> {
 }
 
 async function cleanUp() {
-  for (const c of cleanups.reverse()) await c().catch((err: unknown) => process.stderr.write(`cleanup: ${(err as Error).message}\n`))
+  for (const c of cleanups.reverse())
+    await c().catch((err: unknown) => process.stderr.write(`cleanup: ${(err as Error).message}\n`))
 }
 process.once('SIGINT', () => void cleanUp().finally(() => process.exit(130)))
 process.once('SIGTERM', () => void cleanUp().finally(() => process.exit(143)))

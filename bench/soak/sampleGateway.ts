@@ -3,7 +3,7 @@
 // (prom-client's default process metrics; its event-loop histogram is reset at each scrape, so the
 // p99 is over the last interval), the journal's size on disk (SQLite file + WAL + shared memory),
 // and the keys under its Redis prefix.
-import { readFileSync, readdirSync, statSync } from 'node:fs'
+import { readdirSync, readFileSync, statSync } from 'node:fs'
 import type { Redis } from 'ioredis'
 
 export type Sample = {

@@ -8,7 +8,13 @@ import type { Campaign, Sent } from '../chaos/campaign.ts'
 
 export type SoakKind = 'validate' | 'execute' | 'paid'
 export type SoakRates = Record<SoakKind, number>
-export type KindStats = { started: number; answered: number; statuses: Record<string, number>; unanswered: number; maxInFlight: number }
+export type KindStats = {
+  started: number
+  answered: number
+  statuses: Record<string, number>
+  unanswered: number
+  maxInFlight: number
+}
 export type SoakLoad = {
   stats: Record<SoakKind, KindStats>
   /** The executes sent (plain and paid): the verdict asks the chain how often each ran. */
@@ -76,7 +82,12 @@ export function startSoakLoad({
     async validate() {
       const s = validatePool[validateNext++ % validatePool.length]!
       try {
-        const res = await fetch(`${url()}/intents/validate`, { method: 'POST', headers: chainHeader, body: s.body, signal: AbortSignal.timeout(30_000) })
+        const res = await fetch(`${url()}/intents/validate`, {
+          method: 'POST',
+          headers: chainHeader,
+          body: s.body,
+          signal: AbortSignal.timeout(30_000),
+        })
         await res.text()
         count('validate', res)
       } catch {
@@ -87,13 +98,25 @@ export function startSoakLoad({
       const [s] = await campaign.makeIntents(1, 'execute')
       executes.push(s!)
       await untilFinal('execute', s!, () =>
-        fetch(`${url()}/intents/execute`, { method: 'POST', headers: { ...chainHeader, authorization: `Bearer ${apiKey}` }, body: s!.body, signal: AbortSignal.timeout(30_000) }),
+        fetch(`${url()}/intents/execute`, {
+          method: 'POST',
+          headers: { ...chainHeader, authorization: `Bearer ${apiKey}` },
+          body: s!.body,
+          signal: AbortSignal.timeout(30_000),
+        }),
       )
     },
     async paid() {
       const [s] = await campaign.makeIntents(1, 'paid')
       paid.push(s!)
-      await untilFinal('paid', s!, () => payingFetch(`${url()}/intents/execute`, { method: 'POST', headers: chainHeader, body: s!.body, signal: AbortSignal.timeout(30_000) }))
+      await untilFinal('paid', s!, () =>
+        payingFetch(`${url()}/intents/execute`, {
+          method: 'POST',
+          headers: chainHeader,
+          body: s!.body,
+          signal: AbortSignal.timeout(30_000),
+        }),
+      )
     },
   }
   const timers = (Object.keys(rates) as SoakKind[])

@@ -4,7 +4,15 @@ import type { GatewayAction } from './gatewayResult.ts'
 const paymentCodes = new Set(['0x52', '0x55'])
 const retryStatuses = new Set([202, 429, 503])
 
-export function actionFor({ httpStatus, status, signing }: { httpStatus: number; status: string; signing?: unknown }): GatewayAction {
+export function actionFor({
+  httpStatus,
+  status,
+  signing,
+}: {
+  httpStatus: number
+  status: string
+  signing?: unknown
+}): GatewayAction {
   if (httpStatus === 402) {
     if (status === '0x54') return 'fund'
     return paymentCodes.has(status) ? 'pay' : 'deny'

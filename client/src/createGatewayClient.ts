@@ -77,7 +77,13 @@ export type WaitOptions = CallOptions & {
   stream?: boolean
 }
 
-export type StatusCodeEntry = { code: string; statusName: string; description: string; httpStatus: number; reserved: boolean }
+export type StatusCodeEntry = {
+  code: string
+  statusName: string
+  description: string
+  httpStatus: number
+  reserved: boolean
+}
 
 export type GatewayClient = ReturnType<typeof createGatewayClient>
 
@@ -86,7 +92,10 @@ export function createGatewayClient(options: GatewayClientOptions) {
   try {
     base = new URL(options.url.endsWith('/') ? options.url : `${options.url}/`)
   } catch (err) {
-    throw new GatewayClientError(`The gateway URL ${JSON.stringify(options.url)} is not a URL`, { code: 'INVALID_ARGUMENT', cause: err })
+    throw new GatewayClientError(`The gateway URL ${JSON.stringify(options.url)} is not a URL`, {
+      code: 'INVALID_ARGUMENT',
+      cause: err,
+    })
   }
   const fetchImpl = options.fetch ?? globalThis.fetch
   const timeoutMs = options.timeoutMs ?? 60_000
@@ -103,11 +112,20 @@ export function createGatewayClient(options: GatewayClientOptions) {
     return headers
   }
 
-  async function send(method: string, path: string, { body, chainId }: { body?: unknown; chainId?: string | undefined } = {}): Promise<Response> {
+  async function send(
+    method: string,
+    path: string,
+    { body, chainId }: { body?: unknown; chainId?: string | undefined } = {},
+  ): Promise<Response> {
     const url = new URL(path.replace(/^\//, ''), base).toString()
     const headers: Record<string, string> = { accept: 'application/json', ...headersFor(chainId) }
     if (body !== undefined) headers['content-type'] = 'application/json'
-    const init: RequestInit = { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}), signal: AbortSignal.timeout(timeoutMs) }
+    const init: RequestInit = {
+      method,
+      headers,
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      signal: AbortSignal.timeout(timeoutMs),
+    }
     const response = await fetchOrFault(url, init)
     return response
   }
@@ -118,10 +136,17 @@ export function createGatewayClient(options: GatewayClientOptions) {
     } catch (err) {
       const name = (err as { name?: string }).name
       if (name === 'TimeoutError' || name === 'AbortError') {
-        throw new GatewayClientError(`The gateway at ${base.origin} did not answer within ${timeoutMs} ms`, { code: 'TIMEOUT', cause: err })
+        throw new GatewayClientError(`The gateway at ${base.origin} did not answer within ${timeoutMs} ms`, {
+          code: 'TIMEOUT',
+          cause: err,
+        })
       }
       const reason = (err as { cause?: { code?: string; message?: string } }).cause
-      throw new GatewayClientError(`The gateway at ${base.origin} cannot be reached`, { code: 'UNREACHABLE', details: reason?.code ?? reason?.message ?? String(err), cause: err })
+      throw new GatewayClientError(`The gateway at ${base.origin} cannot be reached`, {
+        code: 'UNREACHABLE',
+        details: reason?.code ?? reason?.message ?? String(err),
+        cause: err,
+      })
     }
   }
 
@@ -135,7 +160,12 @@ export function createGatewayClient(options: GatewayClientOptions) {
       if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`
       const chain = chainId ?? options.chainId
       if (chain) headers['x-chain-id'] = chain
-      const paid = await payer.pay(response.clone(), url, { method: 'POST', headers, body: JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs) })
+      const paid = await payer.pay(response.clone(), url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(timeoutMs),
+      })
       if ('response' in paid) return toGatewayResult(paid.response)
       return toGatewayResult(response, { paymentError: paid.paymentError })
     }
@@ -146,10 +176,13 @@ export function createGatewayClient(options: GatewayClientOptions) {
     const response = await send('GET', path, { chainId })
     if (response.status !== 200) {
       const result = await toGatewayResult(response)
-      throw new GatewayClientError(`GET ${path} answered ${response.status} (${result.status} ${result.statusName ?? ''})`.trim(), {
-        code: response.status === 421 ? 'INVALID_ARGUMENT' : 'BAD_RESPONSE',
-        details: result.detail,
-      })
+      throw new GatewayClientError(
+        `GET ${path} answered ${response.status} (${result.status} ${result.statusName ?? ''})`.trim(),
+        {
+          code: response.status === 421 ? 'INVALID_ARGUMENT' : 'BAD_RESPONSE',
+          details: result.detail,
+        },
+      )
     }
     try {
       return (await response.json()) as T
@@ -170,7 +203,10 @@ export function createGatewayClient(options: GatewayClientOptions) {
     const wanted = chainId ?? options.chainId
     if (wanted === undefined) {
       if (defaultChainId === undefined) await listChains()
-      if (defaultChainId === undefined) throw new GatewayClientError('The gateway serves several chains and has no default: name one (chainId)', { code: 'INVALID_ARGUMENT' })
+      if (defaultChainId === undefined)
+        throw new GatewayClientError('The gateway serves several chains and has no default: name one (chainId)', {
+          code: 'INVALID_ARGUMENT',
+        })
       return chains.get(defaultChainId)!
     }
     const cached = chains.get(wanted) ?? [...chains.values()].find((c) => c.reference === wanted)
@@ -182,13 +218,18 @@ export function createGatewayClient(options: GatewayClientOptions) {
   }
 
   async function getIntent(intentHash: string, call: CallOptions = {}): Promise<GatewayResult> {
-    if (!/^0x[0-9a-fA-F]{64}$/.test(intentHash)) throw new GatewayClientError('An intent hash is 0x followed by 64 hex digits', { code: 'INVALID_ARGUMENT', field: 'intentHash' })
+    if (!/^0x[0-9a-fA-F]{64}$/.test(intentHash))
+      throw new GatewayClientError('An intent hash is 0x followed by 64 hex digits', {
+        code: 'INVALID_ARGUMENT',
+        field: 'intentHash',
+      })
     return toGatewayResult(await send('GET', `/intents/${intentHash}`, { chainId: call.chainId }))
   }
 
   /** The intent with the client's default mode when it names none. */
   function withMode(intent: AnyIntentInput): AnyIntentInput {
-    if (typeof intent !== 'object' || intent === null || intent.mode !== undefined || options.mode === undefined) return intent
+    if (typeof intent !== 'object' || intent === null || intent.mode !== undefined || options.mode === undefined)
+      return intent
     return { ...intent, mode: options.mode }
   }
 
@@ -203,8 +244,15 @@ export function createGatewayClient(options: GatewayClientOptions) {
   /** The chain's account delegate, as GET /chains/{chainId} names it; never one other than `options.accountDelegate`. */
   function delegateOf(chain: ChainDescription): string {
     const delegate = chain.contracts.accountDelegate
-    if (!delegate) throw new GatewayClientError(`Chain ${chain.chainId} has no account delegate: it serves executor mode only`, { code: 'INVALID_ARGUMENT', field: 'mode' })
-    if (options.accountDelegate && !(isAddress(delegate, { strict: false }) && isAddressEqual(delegate, options.accountDelegate))) {
+    if (!delegate)
+      throw new GatewayClientError(`Chain ${chain.chainId} has no account delegate: it serves executor mode only`, {
+        code: 'INVALID_ARGUMENT',
+        field: 'mode',
+      })
+    if (
+      options.accountDelegate &&
+      !(isAddress(delegate, { strict: false }) && isAddressEqual(delegate, options.accountDelegate))
+    ) {
       throw new GatewayClientError(
         `The gateway names ${delegate} as the account delegate of ${chain.chainId}, not ${options.accountDelegate} (the client's accountDelegate): no authorization signed`,
         {
@@ -218,7 +266,9 @@ export function createGatewayClient(options: GatewayClientOptions) {
 
   function solanaAccount(): SolanaIntentSigner | undefined {
     const account = options.account
-    return account && 'chainType' in account && account.chainType === 'solana' ? (account as SolanaIntentSigner) : undefined
+    return account && 'chainType' in account && account.chainType === 'solana'
+      ? (account as SolanaIntentSigner)
+      : undefined
   }
 
   function evmAccount(): EvmIntentSigner | undefined {
@@ -228,25 +278,38 @@ export function createGatewayClient(options: GatewayClientOptions) {
 
   async function getAccount(address: string, call: CallOptions = {}): Promise<AccountState> {
     if (typeof address !== 'string' || !isAddress(address, { strict: false })) {
-      throw new GatewayClientError('An account is an EVM address: 0x followed by 40 hex digits', { code: 'INVALID_ARGUMENT', field: 'address' })
+      throw new GatewayClientError('An account is an EVM address: 0x followed by 40 hex digits', {
+        code: 'INVALID_ARGUMENT',
+        field: 'address',
+      })
     }
     const response = await send('GET', `/accounts/${address}`, { chainId: call.chainId })
     if (response.status === 200) {
       try {
         return (await response.json()) as AccountState
       } catch (err) {
-        throw new GatewayClientError(`GET /accounts/${address} did not answer JSON`, { code: 'BAD_RESPONSE', cause: err })
+        throw new GatewayClientError(`GET /accounts/${address} did not answer JSON`, {
+          code: 'BAD_RESPONSE',
+          cause: err,
+        })
       }
     }
     const result = await toGatewayResult(response)
     // A gateway from before GET /accounts answers the unknown route 404 0xA1 (not a route of this gateway).
     const unsupported = response.status === 404 && result.status === '0xA1'
-    throw new GatewayClientError(`GET /accounts/${address} answered ${response.status} (${result.status} ${result.statusName ?? ''})`.trim(), {
-      code: unsupported ? 'UNSUPPORTED' : response.status === 400 || response.status === 421 ? 'INVALID_ARGUMENT' : 'BAD_RESPONSE',
-      details: unsupported
-        ? 'this gateway does not describe accounts (GET /accounts/{address}): sign the authorization yourself (signAuthorization with a nonce) and pass it as `authorization`'
-        : result.detail,
-    })
+    throw new GatewayClientError(
+      `GET /accounts/${address} answered ${response.status} (${result.status} ${result.statusName ?? ''})`.trim(),
+      {
+        code: unsupported
+          ? 'UNSUPPORTED'
+          : response.status === 400 || response.status === 421
+            ? 'INVALID_ARGUMENT'
+            : 'BAD_RESPONSE',
+        details: unsupported
+          ? 'this gateway does not describe accounts (GET /accounts/{address}): sign the authorization yourself (signAuthorization with a nonce) and pass it as `authorization`'
+          : result.detail,
+      },
+    )
   }
 
   /**
@@ -281,11 +344,19 @@ export function createGatewayClient(options: GatewayClientOptions) {
     if (state.delegated || state.code !== 'none') return
     const delegate = delegateOf(chain)
     if (state.accountDelegate && !isAddressEqual(state.accountDelegate, delegate as Address)) {
-      throw new GatewayClientError(`The gateway names two account delegates for ${chain.chainId}: ${delegate} (GET /chains) and ${state.accountDelegate} (GET /accounts); no authorization signed`, {
-        code: 'BAD_RESPONSE',
-      })
+      throw new GatewayClientError(
+        `The gateway names two account delegates for ${chain.chainId}: ${delegate} (GET /chains) and ${state.accountDelegate} (GET /accounts); no authorization signed`,
+        {
+          code: 'BAD_RESPONSE',
+        },
+      )
     }
-    body.authorization = await signAccountAuthorization({ signer, chainId: evmChainNumber(chain), delegate, nonce: state.nonce })
+    body.authorization = await signAccountAuthorization({
+      signer,
+      chainId: evmChainNumber(chain),
+      delegate,
+      nonce: state.nonce,
+    })
   }
 
   return {
@@ -319,7 +390,13 @@ export function createGatewayClient(options: GatewayClientOptions) {
         if (chain?.chainType === 'solana') {
           const asked = await sendIntent('/intents/execute', body, call.chainId)
           const message = asked.signing?.message
-          if (asked.httpStatus !== 401 || asked.status !== '0xE5' || asked.signing?.mode !== 'account' || typeof message !== 'string') return asked
+          if (
+            asked.httpStatus !== 401 ||
+            asked.status !== '0xE5' ||
+            asked.signing?.mode !== 'account' ||
+            typeof message !== 'string'
+          )
+            return asked
           body.signature = await signAccountMessage({
             message,
             intent: body as IntentBody,
@@ -348,9 +425,15 @@ export function createGatewayClient(options: GatewayClientOptions) {
      * The client's `account`'s EIP-7702 authorization to the chain's account delegate, at its
      * current nonce (GET /accounts) unless `nonce` is given: what `authorization` carries.
      */
-    async signAuthorization(call: CallOptions & { nonce?: number | bigint | string } = {}): Promise<IntentAuthorization> {
+    async signAuthorization(
+      call: CallOptions & { nonce?: number | bigint | string } = {},
+    ): Promise<IntentAuthorization> {
       const signer = evmAccount()
-      if (!signer) throw new GatewayClientError('No EVM account to sign an authorization with: pass `account` to createGatewayClient', { code: 'INVALID_ARGUMENT' })
+      if (!signer)
+        throw new GatewayClientError(
+          'No EVM account to sign an authorization with: pass `account` to createGatewayClient',
+          { code: 'INVALID_ARGUMENT' },
+        )
       const chain = await getChain(call.chainId)
       const delegate = delegateOf(chain)
       const nonce = call.nonce ?? (await getAccount(signer.address, call)).nonce
@@ -373,8 +456,15 @@ export function createGatewayClient(options: GatewayClientOptions) {
       const intentHash = typeof target === 'string' ? target : target.intentHash
       const chainId = wait.chainId ?? (typeof target === 'string' ? undefined : target.chainId)
       if (result && !pending(result)) return result
-      if (!intentHash) throw new GatewayClientError('Nothing to wait for: the result carries no intent hash', { code: 'INVALID_ARGUMENT' })
-      if (!/^0x[0-9a-fA-F]{64}$/.test(intentHash)) throw new GatewayClientError('An intent hash is 0x followed by 64 hex digits', { code: 'INVALID_ARGUMENT', field: 'intentHash' })
+      if (!intentHash)
+        throw new GatewayClientError('Nothing to wait for: the result carries no intent hash', {
+          code: 'INVALID_ARGUMENT',
+        })
+      if (!/^0x[0-9a-fA-F]{64}$/.test(intentHash))
+        throw new GatewayClientError('An intent hash is 0x followed by 64 hex digits', {
+          code: 'INVALID_ARGUMENT',
+          field: 'intentHash',
+        })
       let attempt = 0
       const read = async () => {
         result = await getIntent(intentHash, chainId ? { chainId } : {})
@@ -424,7 +514,10 @@ export function createGatewayClient(options: GatewayClientOptions) {
 
     /** The intent's signature by the client's account, for the chain it goes to. */
     async signIntent(intent: AnyIntentInput, call: CallOptions = {}): Promise<Hex> {
-      if (!options.account) throw new GatewayClientError('No account to sign with: pass `account` to createGatewayClient', { code: 'INVALID_ARGUMENT' })
+      if (!options.account)
+        throw new GatewayClientError('No account to sign with: pass `account` to createGatewayClient', {
+          code: 'INVALID_ARGUMENT',
+        })
       return signIntent({ intent: withMode(intent), chain: await getChain(call.chainId), signer: options.account })
     },
   }

@@ -18,7 +18,10 @@ export function createPayer(options: PaymentOptions, fetchImpl: typeof fetch): P
   let client = options.x402Client
   if (!client && options.signer) {
     client = new x402Client()
-    registerExactEvmScheme(client, { signer: options.signer, ...(options.networks ? { networks: options.networks } : {}) })
+    registerExactEvmScheme(client, {
+      signer: options.signer,
+      ...(options.networks ? { networks: options.networks } : {}),
+    })
   }
   if (!client) return undefined
   if (options.spendControls !== undefined) client.setSpendControls(options.spendControls)
@@ -39,7 +42,11 @@ export function createPayer(options: PaymentOptions, fetchImpl: typeof fetch): P
         if (err instanceof GatewayClientError) throw err
         const message = err instanceof Error ? err.message : String(err)
         if (refusals.test(message)) return { paymentError: message }
-        throw new GatewayClientError("Paying the gateway's price failed", { code: 'UNREACHABLE', details: message, cause: err })
+        throw new GatewayClientError("Paying the gateway's price failed", {
+          code: 'UNREACHABLE',
+          details: message,
+          cause: err,
+        })
       }
     },
   }

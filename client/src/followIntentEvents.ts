@@ -80,12 +80,23 @@ export async function followIntentEvents({
     try {
       let response: Response
       try {
-        response = await fetch(url, { headers: { ...headers, accept: 'text/event-stream', ...(lastEventId !== undefined ? { 'last-event-id': lastEventId } : {}) }, signal: controller.signal })
+        response = await fetch(url, {
+          headers: {
+            ...headers,
+            accept: 'text/event-stream',
+            ...(lastEventId !== undefined ? { 'last-event-id': lastEventId } : {}),
+          },
+          signal: controller.signal,
+        })
       } catch (err) {
         if (why === 'deadline') return { end: 'timeout', reconnects }
         // Unreachable or silent on the first try: polling says what is wrong. Later: try again.
         if (connection === 0 || ++fruitless > maxReconnects)
-          return { end: 'unavailable', reason: why === 'silent' ? `no answer within ${firstByteMs} ms` : `cannot connect: ${describe(err)}`, reconnects }
+          return {
+            end: 'unavailable',
+            reason: why === 'silent' ? `no answer within ${firstByteMs} ms` : `cannot connect: ${describe(err)}`,
+            reconnects,
+          }
         reconnects++
         await sleep(Math.min(retryMs, deadline - Date.now()))
         continue
@@ -93,7 +104,12 @@ export async function followIntentEvents({
       const type = response.headers.get('content-type') ?? ''
       if (response.status !== 200 || !/^text\/event-stream/i.test(type) || !response.body) {
         await response.body?.cancel().catch(() => {})
-        return { end: 'unavailable', reason: response.status !== 200 ? `HTTP ${response.status}` : `not an event stream (${type || 'no content type'})`, reconnects }
+        return {
+          end: 'unavailable',
+          reason:
+            response.status !== 200 ? `HTTP ${response.status}` : `not an event stream (${type || 'no content type'})`,
+          reconnects,
+        }
       }
       const reader = response.body.getReader()
       const decoder = new TextDecoder()
@@ -114,7 +130,12 @@ export async function followIntentEvents({
       } catch {
         if (why === 'deadline') return { end: 'timeout', reconnects }
         // A first connection that stayed silent: a proxy that buffers the stream.
-        if (why === 'silent' && connection === 0 && bytes === 0) return { end: 'unavailable', reason: `no event stream within ${firstByteMs} ms (a proxy that buffers?)`, reconnects }
+        if (why === 'silent' && connection === 0 && bytes === 0)
+          return {
+            end: 'unavailable',
+            reason: `no event stream within ${firstByteMs} ms (a proxy that buffers?)`,
+            reconnects,
+          }
         // Otherwise cut mid-stream: resumed below.
       }
     } finally {
@@ -123,7 +144,8 @@ export async function followIntentEvents({
     }
     // The stream ended or was cut before the last event: resume after the last event received.
     fruitless = delivered > 0 ? 0 : fruitless + 1
-    if (fruitless > maxReconnects) return { end: 'unavailable', reason: `the stream ended ${fruitless} times in a row without an event`, reconnects }
+    if (fruitless > maxReconnects)
+      return { end: 'unavailable', reason: `the stream ended ${fruitless} times in a row without an event`, reconnects }
     reconnects++
     await sleep(Math.min(retryMs, deadline - Date.now()))
   }
@@ -132,7 +154,9 @@ export async function followIntentEvents({
 function toIntentEvent(data: string): IntentEvent | undefined {
   try {
     const event = JSON.parse(data) as Partial<IntentEvent>
-    return typeof event === 'object' && event !== null && typeof event.id === 'string' && typeof event.type === 'string' ? (event as IntentEvent) : undefined
+    return typeof event === 'object' && event !== null && typeof event.id === 'string' && typeof event.type === 'string'
+      ? (event as IntentEvent)
+      : undefined
   } catch {
     return undefined
   }

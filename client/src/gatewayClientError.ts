@@ -22,8 +22,19 @@ export class GatewayClientError extends Error {
   readonly details: string | undefined
   readonly field: string | undefined
 
-  constructor(shortMessage: string, options: { code: GatewayClientErrorCode; details?: string | undefined; field?: string | undefined; cause?: unknown }) {
-    super([shortMessage, options.details].filter(Boolean).join(': '), options.cause === undefined ? undefined : { cause: options.cause })
+  constructor(
+    shortMessage: string,
+    options: {
+      code: GatewayClientErrorCode
+      details?: string | undefined
+      field?: string | undefined
+      cause?: unknown
+    },
+  ) {
+    super(
+      [shortMessage, options.details].filter(Boolean).join(': '),
+      options.cause === undefined ? undefined : { cause: options.cause },
+    )
     this.code = options.code
     this.shortMessage = shortMessage
     this.details = options.details

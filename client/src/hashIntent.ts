@@ -19,18 +19,29 @@ export function hashIntent(intent: AnyIntentInput, chain: HashTarget = { chainTy
   const body = toIntentBody(intent)
   if (body.calls !== undefined) {
     if (chain.chainType === 'evm') return hashEvmBatch(body)
-    throw new GatewayClientError(`Batches (calls) run in EVM account mode only, not on ${chain.chainType} chains`, { code: 'INVALID_INTENT', field: 'calls' })
+    throw new GatewayClientError(`Batches (calls) run in EVM account mode only, not on ${chain.chainType} chains`, {
+      code: 'INVALID_INTENT',
+      field: 'calls',
+    })
   }
   switch (chain.chainType) {
     case 'evm':
       return hashEvmIntent(body)
     case 'solana': {
-      if (!chain.contracts) throw new GatewayClientError("Hashing a Solana intent needs the chain's program id and config account (chain.contracts)", { code: 'INVALID_ARGUMENT' })
-      return keccak256(solanaIntentBytes(body, { programId: chain.contracts.executor, config: chain.contracts.registry }))
+      if (!chain.contracts)
+        throw new GatewayClientError(
+          "Hashing a Solana intent needs the chain's program id and config account (chain.contracts)",
+          { code: 'INVALID_ARGUMENT' },
+        )
+      return keccak256(
+        solanaIntentBytes(body, { programId: chain.contracts.executor, config: chain.contracts.registry }),
+      )
     }
     case 'sui':
       return keccak256(suiIntentBytes(body))
     default:
-      throw new GatewayClientError(`Unknown chain runtime ${String((chain as { chainType: unknown }).chainType)}`, { code: 'INVALID_ARGUMENT' })
+      throw new GatewayClientError(`Unknown chain runtime ${String((chain as { chainType: unknown }).chainType)}`, {
+        code: 'INVALID_ARGUMENT',
+      })
   }
 }

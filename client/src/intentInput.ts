@@ -22,7 +22,15 @@ type Integer = bigint | number | string
  * `signAuthorization` returns it (its `v` is ignored). Only the first account-mode intent of an
  * EOA not delegated yet carries one.
  */
-export type AuthorizationInput = { chainId: number; address: string; nonce: number; yParity?: number | undefined; r: Hex | string; s: Hex | string; v?: bigint | undefined }
+export type AuthorizationInput = {
+  chainId: number
+  address: string
+  nonce: number
+  yParity?: number | undefined
+  r: Hex | string
+  s: Hex | string
+  v?: bigint | undefined
+}
 
 /** The authorization on the wire: numbers as JSON numbers, r and s as 32-byte hex. */
 export type IntentAuthorization = { chainId: number; address: string; nonce: number; yParity: number; r: Hex; s: Hex }
@@ -93,6 +101,11 @@ type IntentCommonBody = {
 export type IntentBody = IntentCommonBody & { target: string; data: Hex; value: string; calls?: undefined }
 
 /** What they take for a batch (account mode). */
-export type BatchIntentBody = IntentCommonBody & { calls: CallBody[]; target?: undefined; data?: undefined; value?: undefined }
+export type BatchIntentBody = IntentCommonBody & {
+  calls: CallBody[]
+  target?: undefined
+  data?: undefined
+  value?: undefined
+}
 
 export type AnyIntentBody = IntentBody | BatchIntentBody

@@ -3,7 +3,8 @@
 // Ed25519 key on Solana (see createSolanaSigner).
 import type { LocalAccount } from 'viem'
 
-export type EvmIntentSigner = Pick<LocalAccount, 'address' | 'signTypedData'> & Partial<Pick<LocalAccount, 'signAuthorization'>>
+export type EvmIntentSigner = Pick<LocalAccount, 'address' | 'signTypedData'> &
+  Partial<Pick<LocalAccount, 'signAuthorization'>>
 
 export type SolanaIntentSigner = {
   chainType: 'solana'

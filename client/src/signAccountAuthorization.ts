@@ -16,16 +16,41 @@ export type SignAccountAuthorizationParameters = {
   nonce: number | bigint | string
 }
 
-export async function signAccountAuthorization({ signer, chainId, delegate, nonce }: SignAccountAuthorizationParameters): Promise<IntentAuthorization> {
+export async function signAccountAuthorization({
+  signer,
+  chainId,
+  delegate,
+  nonce,
+}: SignAccountAuthorizationParameters): Promise<IntentAuthorization> {
   if (!signer.signAuthorization) {
-    throw new GatewayClientError('The account cannot sign EIP-7702 authorizations: use a viem LocalAccount (privateKeyToAccount, mnemonicToAccount)', { code: 'INVALID_ARGUMENT' })
+    throw new GatewayClientError(
+      'The account cannot sign EIP-7702 authorizations: use a viem LocalAccount (privateKeyToAccount, mnemonicToAccount)',
+      { code: 'INVALID_ARGUMENT' },
+    )
   }
-  if (!Number.isSafeInteger(chainId) || chainId <= 0) throw new GatewayClientError(`An authorization names one chain: ${chainId} is not a chain id`, { code: 'INVALID_ARGUMENT', field: 'chainId' })
+  if (!Number.isSafeInteger(chainId) || chainId <= 0)
+    throw new GatewayClientError(`An authorization names one chain: ${chainId} is not a chain id`, {
+      code: 'INVALID_ARGUMENT',
+      field: 'chainId',
+    })
   const n = Number(nonce)
   if (!Number.isSafeInteger(n) || n < 0 || String(nonce) !== String(n))
-    throw new GatewayClientError(`The account nonce ${String(nonce)} is not a non-negative integer`, { code: 'INVALID_ARGUMENT', field: 'nonce' })
+    throw new GatewayClientError(`The account nonce ${String(nonce)} is not a non-negative integer`, {
+      code: 'INVALID_ARGUMENT',
+      field: 'nonce',
+    })
   const signed = await signer.signAuthorization({ chainId, address: getAddress(delegate), nonce: n })
   const yParity = signed.yParity ?? (signed.v === undefined ? undefined : Number(signed.v) - 27)
-  if (yParity !== 0 && yParity !== 1) throw new GatewayClientError('The account signed an authorization without a parity (yParity)', { code: 'BAD_RESPONSE' })
-  return { chainId: signed.chainId, address: getAddress(signed.address), nonce: signed.nonce, yParity, r: signed.r, s: signed.s }
+  if (yParity !== 0 && yParity !== 1)
+    throw new GatewayClientError('The account signed an authorization without a parity (yParity)', {
+      code: 'BAD_RESPONSE',
+    })
+  return {
+    chainId: signed.chainId,
+    address: getAddress(signed.address),
+    nonce: signed.nonce,
+    yParity,
+    r: signed.r,
+    s: signed.s,
+  }
 }

@@ -1,5 +1,5 @@
 // The signature the gateway expects in an intent's `signature` field, made locally.
-import { type Hex, bytesToHex, hexToBytes } from 'viem'
+import { bytesToHex, type Hex, hexToBytes } from 'viem'
 import type { ChainDescription } from './chainDescription.ts'
 import { evmTypedData } from './evm/evmTypedData.ts'
 import { GatewayClientError } from './gatewayClientError.ts'
@@ -32,7 +32,8 @@ export async function signIntent({ intent, chain, signer }: SignIntentParameters
       return signer.signTypedData(evmTypedData(body, chain) as Parameters<typeof signer.signTypedData>[0])
     }
     case 'solana': {
-      if (!('signMessage' in signer) || signer.chainType !== 'solana') throw wrongSigner(chain.chainId, 'a Solana signer (createSolanaSigner)')
+      if (!('signMessage' in signer) || signer.chainType !== 'solana')
+        throw wrongSigner(chain.chainId, 'a Solana signer (createSolanaSigner)')
       const hash = hashIntent(body, chain)
       return bytesToHex(await signer.signMessage(hexToBytes(hash)))
     }

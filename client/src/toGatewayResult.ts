@@ -7,7 +7,10 @@ import { GatewayClientError } from './gatewayClientError.ts'
 import type { GatewayResult } from './gatewayResult.ts'
 import type { ChainType } from './intentInput.ts'
 
-export async function toGatewayResult(response: Response, extra: { paymentError?: string } = {}): Promise<GatewayResult> {
+export async function toGatewayResult(
+  response: Response,
+  extra: { paymentError?: string } = {},
+): Promise<GatewayResult> {
   const text = await response.text().catch((err: unknown) => {
     throw new GatewayClientError("The gateway's answer was cut off", { code: 'UNREACHABLE', cause: err })
   })
@@ -15,14 +18,20 @@ export async function toGatewayResult(response: Response, extra: { paymentError?
   try {
     body = text === '' ? {} : JSON.parse(text)
   } catch (err) {
-    throw new GatewayClientError(`The answer from ${response.url || 'the gateway'} is not JSON (HTTP ${response.status})`, { code: 'BAD_RESPONSE', details: text.slice(0, 200), cause: err })
+    throw new GatewayClientError(
+      `The answer from ${response.url || 'the gateway'} is not JSON (HTTP ${response.status})`,
+      { code: 'BAD_RESPONSE', details: text.slice(0, 200), cause: err },
+    )
   }
   const status = response.headers.get('x-erc1066-status') ?? str(body.erc1066Status)
   if (!status || typeof body !== 'object' || body === null) {
-    throw new GatewayClientError(`The answer from ${response.url || 'the gateway'} carries no ERC-1066 status: is this an Intent Gateway?`, {
-      code: 'BAD_RESPONSE',
-      details: `HTTP ${response.status}`,
-    })
+    throw new GatewayClientError(
+      `The answer from ${response.url || 'the gateway'} carries no ERC-1066 status: is this an Intent Gateway?`,
+      {
+        code: 'BAD_RESPONSE',
+        details: `HTTP ${response.status}`,
+      },
+    )
   }
   const signing = obj(body.signing)
   const paymentRequired = obj(body.paymentRequired)
@@ -53,7 +62,10 @@ export async function toGatewayResult(response: Response, extra: { paymentError?
     errors: Array.isArray(body.errors) ? (body.errors as { field: string; message: string }[]) : undefined,
     signing,
     paymentRequired,
-    funding: status === '0x54' && deposit ? { ...deposit, ...(big(deposit.amount) !== undefined ? { amount: big(deposit.amount) } : {}) } : undefined,
+    funding:
+      status === '0x54' && deposit
+        ? { ...deposit, ...(big(deposit.amount) !== undefined ? { amount: big(deposit.amount) } : {}) }
+        : undefined,
     payment: paymentHeader ? decodeSettlement(paymentHeader) : undefined,
     paymentError: extra.paymentError,
     body,
@@ -77,5 +89,11 @@ function decodeSettlement(header: string): Record<string, unknown> {
 }
 
 const str = (v: unknown) => (typeof v === 'string' ? v : undefined)
-const obj = (v: unknown) => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined)
-const big = (v: unknown) => (typeof v === 'string' && /^\d+$/.test(v) ? BigInt(v) : typeof v === 'number' && Number.isSafeInteger(v) ? BigInt(v) : undefined)
+const obj = (v: unknown) =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined
+const big = (v: unknown) =>
+  typeof v === 'string' && /^\d+$/.test(v)
+    ? BigInt(v)
+    : typeof v === 'number' && Number.isSafeInteger(v)
+      ? BigInt(v)
+      : undefined

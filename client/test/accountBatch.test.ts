@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import { type Address, type Hex, concatHex, encodeFunctionData, getAddress, parseEther, parseUnits } from 'viem'
+import { type Address, concatHex, encodeFunctionData, getAddress, type Hex, parseEther, parseUnits } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { derivePolicyId, saltOf } from '../../src/chains/derivePolicyId.ts'
 import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
@@ -19,7 +19,14 @@ import { demoDollarArtifact } from '../../src/contracts/demoDollarArtifact.ts'
 import { demoSwapArtifact } from '../../src/contracts/demoSwapArtifact.ts'
 import { policyRegistryArtifact } from '../../src/contracts/policyRegistryArtifact.ts'
 import { rpc, startWorld, type World } from '../../test/support/testGateway.ts'
-import { type BatchIntentInput, createGatewayClient, evmTypedData, hashIntent, type IntentInput, toIntentBody } from '../src/index.ts'
+import {
+  type BatchIntentInput,
+  createGatewayClient,
+  evmTypedData,
+  hashIntent,
+  type IntentInput,
+  toIntentBody,
+} from '../src/index.ts'
 
 const root = resolve(import.meta.dirname, '../..')
 const bin = resolve(import.meta.dirname, '../bin/intent-gateway.js')
@@ -32,8 +39,11 @@ const recipient = privateKeyToAccount(devnetAccounts.treasury).address
 type Run = { code: number; stdout: string; stderr: string }
 function exec(args: string[], env: Record<string, string>): Promise<Run> {
   return new Promise((done) => {
-    execFile(process.execPath, args, { cwd: root, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env }, timeout: 60_000 }, (err, stdout, stderr) =>
-      done({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      args,
+      { cwd: root, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env }, timeout: 60_000 },
+      (err, stdout, stderr) => done({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }),
     )
   })
 }
@@ -46,16 +56,36 @@ describe('client, CLI and example with batches and GET /accounts (account mode)'
   const url = () => world.gateway.baseUrl
   const contracts = () => world.devnet.contracts
   const ethOf = (who: Address) => pc().getBalance({ address: who })
-  const dollarsOf = (who: Address) => pc().readContract({ address: contracts().dollar, abi: demoDollarArtifact.abi, functionName: 'balanceOf', args: [who] }) as Promise<bigint>
+  const dollarsOf = (who: Address) =>
+    pc().readContract({
+      address: contracts().dollar,
+      abi: demoDollarArtifact.abi,
+      functionName: 'balanceOf',
+      args: [who],
+    }) as Promise<bigint>
   const relayerTxs = () => pc().getTransactionCount({ address: relayer, blockTag: 'pending' })
   const codeOf = async (who: Address) => ((await pc().getCode({ address: who })) ?? '0x').toLowerCase()
   const delegation = () => concatHex(['0xef0100', contracts().accountDelegate]).toLowerCase() as Hex
-  const counterCall = (value: bigint) => ({ target: contracts().counter, data: encodeFunctionData({ abi: demoCounterArtifact.abi, functionName: 'increment', args: [1n] }), value })
+  const counterCall = (value: bigint) => ({
+    target: contracts().counter,
+    data: encodeFunctionData({ abi: demoCounterArtifact.abi, functionName: 'increment', args: [1n] }),
+    value,
+  })
   const approveAndSwap = (dollars: bigint): BatchIntentInput => ({
     sender: agent.address,
     calls: [
-      { target: contracts().dollar, data: encodeFunctionData({ abi: demoDollarArtifact.abi, functionName: 'approve', args: [contracts().swap, dollars] }) },
-      { target: contracts().swap, data: encodeFunctionData({ abi: demoSwapArtifact.abi, functionName: 'sellDollars', args: [dollars] }) },
+      {
+        target: contracts().dollar,
+        data: encodeFunctionData({
+          abi: demoDollarArtifact.abi,
+          functionName: 'approve',
+          args: [contracts().swap, dollars],
+        }),
+      },
+      {
+        target: contracts().swap,
+        data: encodeFunctionData({ abi: demoSwapArtifact.abi, functionName: 'sellDollars', args: [dollars] }),
+      },
     ],
     nonce: nonce++,
     policyId: world.devnet.demo.account.policies.own,
@@ -75,7 +105,11 @@ describe('client, CLI and example with batches and GET /accounts (account mode)'
     const client = createGatewayClient({ url: url() })
     const state = await client.account(agent.address)
     assert.deepEqual(
-      { ...state, address: getAddress(state.address), accountDelegate: state.accountDelegate && getAddress(state.accountDelegate) },
+      {
+        ...state,
+        address: getAddress(state.address),
+        accountDelegate: state.accountDelegate && getAddress(state.accountDelegate),
+      },
       {
         address: agent.address,
         chainId: world.devnet.chain.chainId,
@@ -99,11 +133,18 @@ describe('client, CLI and example with batches and GET /accounts (account mode)'
       const response = await globalThis.fetch(input, init)
       if (!/\/(chains|accounts)(\/|$)/.test(new URL(String(input)).pathname)) return response
       const body = JSON.parse(await response.text())
-      for (const chain of body.chains ?? [body]) if (chain.contracts?.accountDelegate) chain.contracts.accountDelegate = contracts().executor
+      for (const chain of body.chains ?? [body])
+        if (chain.contracts?.accountDelegate) chain.contracts.accountDelegate = contracts().executor
       if (body.accountDelegate) body.accountDelegate = contracts().executor
       return new Response(JSON.stringify(body), { status: response.status, headers: response.headers })
     }
-    const client = createGatewayClient({ url: url(), account: agent, mode: 'account', fetch: lying, accountDelegate: contracts().accountDelegate })
+    const client = createGatewayClient({
+      url: url(),
+      account: agent,
+      mode: 'account',
+      fetch: lying,
+      accountDelegate: contracts().accountDelegate,
+    })
     const txs = await relayerTxs()
     const transfer: IntentInput = {
       sender: agent.address,
@@ -112,14 +153,20 @@ describe('client, CLI and example with batches and GET /accounts (account mode)'
       nonce: nonce++,
       policyId: world.devnet.demo.account.policies.own,
     }
-    await assert.rejects(client.execute(transfer), (err: unknown) => (err as { field?: string }).field === 'accountDelegate')
+    await assert.rejects(
+      client.execute(transfer),
+      (err: unknown) => (err as { field?: string }).field === 'accountDelegate',
+    )
     assert.equal(await relayerTxs(), txs)
     assert.equal(await codeOf(agent.address), '0x')
   })
 
   it('an account delegated elsewhere gets no authorization from the client (it would re-delegate the EOA): sent without one, 403 account-not-delegated, nothing sent', async () => {
     const code = await codeOf(other.address)
-    await rpc(world.devnet.anvil.rpcUrl, 'anvil_setCode', [other.address, concatHex(['0xef0100', contracts().executor])])
+    await rpc(world.devnet.anvil.rpcUrl, 'anvil_setCode', [
+      other.address,
+      concatHex(['0xef0100', contracts().executor]),
+    ])
     try {
       const bodies: Array<Record<string, unknown>> = []
       const recording: typeof fetch = (input, init) => {
@@ -131,7 +178,12 @@ describe('client, CLI and example with batches and GET /accounts (account mode)'
       assert.equal(state.code, 'delegation')
       assert.equal(state.delegated, false)
       const txs = await relayerTxs()
-      const result = await client.execute({ sender: other.address, ...counterCall(0n), nonce: nonce++, policyId: world.devnet.demo.account.policies.own })
+      const result = await client.execute({
+        sender: other.address,
+        ...counterCall(0n),
+        nonce: nonce++,
+        policyId: world.devnet.demo.account.policies.own,
+      })
       assert.equal(result.httpStatus, 403, JSON.stringify(result.body))
       assert.equal(result.body.type, 'urn:intent-gateway:problem:account-not-delegated')
       assert.equal(bodies.length, 1)
@@ -202,7 +254,12 @@ describe('client, CLI and example with batches and GET /accounts (account mode)'
     })
     const client = createGatewayClient({ url: url(), account: other, mode: 'account' })
     assert.equal((await client.account(other.address)).delegated, false)
-    const intent = (): IntentInput => ({ sender: other.address, ...counterCall(0n), nonce: nonce++, policyId: derivePolicyId(other.address, salt) })
+    const intent = (): IntentInput => ({
+      sender: other.address,
+      ...counterCall(0n),
+      nonce: nonce++,
+      policyId: derivePolicyId(other.address, salt),
+    })
     const first = await client.execute(intent())
     assert.equal(first.httpStatus, 200, JSON.stringify(first.body))
     assert.equal((await pc().getTransaction({ hash: first.transactionHash! })).type, 'eip7702')
@@ -216,7 +273,11 @@ describe('client, CLI and example with batches and GET /accounts (account mode)'
     const client = createGatewayClient({ url: url(), account: agent })
     const dollars = parseUnits('20', 6)
     const batch = approveAndSwap(dollars)
-    const before = { dollars: await dollarsOf(agent.address), eth: await ethOf(agent.address), relayer: await ethOf(relayer) }
+    const before = {
+      dollars: await dollarsOf(agent.address),
+      eth: await ethOf(agent.address),
+      relayer: await ethOf(relayer),
+    }
     const validated = await client.validate(batch)
     assert.equal(validated.httpStatus, 200, JSON.stringify(validated.body))
     assert.equal(validated.intentHash, hashIntent(batch))
@@ -241,30 +302,59 @@ describe('client, CLI and example with batches and GET /accounts (account mode)'
     const refused = await client.execute(batch)
     assert.equal(refused.httpStatus, 401, JSON.stringify(refused.body))
     assert.equal(refused.action, 'sign')
-    const signing = refused.signing as { domain: Record<string, unknown>; types: Record<string, unknown>; primaryType: string; message: Record<string, unknown> }
+    const signing = refused.signing as {
+      domain: Record<string, unknown>
+      types: Record<string, unknown>
+      primaryType: string
+      message: Record<string, unknown>
+    }
     const typed = evmTypedData(toIntentBody(batch), await client.getChain())
     const { EIP712Domain: _, ...types } = signing.types
     assert.deepEqual(types, JSON.parse(JSON.stringify(typed.types)))
     assert.equal(signing.primaryType, 'BatchIntent')
-    assert.deepEqual({ ...signing.domain, verifyingContract: getAddress(String(signing.domain.verifyingContract)) }, typed.domain)
+    assert.deepEqual(
+      { ...signing.domain, verifyingContract: getAddress(String(signing.domain.verifyingContract)) },
+      typed.domain,
+    )
     const strings = (v: unknown): unknown =>
-      typeof v === 'bigint' ? v.toString() : Array.isArray(v) ? v.map(strings) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, strings(x)])) : v
+      typeof v === 'bigint'
+        ? v.toString()
+        : Array.isArray(v)
+          ? v.map(strings)
+          : v && typeof v === 'object'
+            ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, strings(x)]))
+            : v
     assert.deepEqual(strings(typed.message), strings(signing.message))
   })
 
   it('a session key’s batch beyond its policy is refused naming the call (value summed: 402 0x54; a target it may not call: 403 0x10), nothing sent', async () => {
     const client = createGatewayClient({ url: url(), account: sessionKey, mode: 'account' })
-    const batch = (calls: BatchIntentInput['calls']): BatchIntentInput => ({ sender: agent.address, calls, nonce: nonce++, policyId: world.devnet.demo.account.policies.session })
+    const batch = (calls: BatchIntentInput['calls']): BatchIntentInput => ({
+      sender: agent.address,
+      calls,
+      nonce: nonce++,
+      policyId: world.devnet.demo.account.policies.session,
+    })
     const before = { txs: await relayerTxs(), eth: await ethOf(agent.address), dollars: await dollarsOf(agent.address) }
     // Each call within 0.01 ETH, the three together above the policy's 0.02 ETH in all.
-    const summed = await client.execute(batch([counterCall(parseEther('0.01')), counterCall(parseEther('0.01')), counterCall(parseEther('0.01'))]))
+    const summed = await client.execute(
+      batch([counterCall(parseEther('0.01')), counterCall(parseEther('0.01')), counterCall(parseEther('0.01'))]),
+    )
     assert.equal(summed.httpStatus, 402, JSON.stringify(summed.body))
     assert.equal(summed.status, '0x54')
     assert.ok(
       summed.errors?.some((e) => /^calls\[\d+\]/.test(e.field)),
       JSON.stringify(summed.body),
     )
-    const transfer = { target: contracts().dollar, data: encodeFunctionData({ abi: demoDollarArtifact.abi, functionName: 'transfer', args: [sessionKey.address, 1n] }), value: 0n }
+    const transfer = {
+      target: contracts().dollar,
+      data: encodeFunctionData({
+        abi: demoDollarArtifact.abi,
+        functionName: 'transfer',
+        args: [sessionKey.address, 1n],
+      }),
+      value: 0n,
+    }
     const theft = await client.execute(batch([counterCall(0n), transfer]))
     assert.equal(theft.httpStatus, 403, JSON.stringify(theft.body))
     assert.equal(theft.status, '0x10')
@@ -282,7 +372,20 @@ describe('client, CLI and example with batches and GET /accounts (account mode)'
     const file = join(dir, 'calls.json')
     writeFileSync(file, JSON.stringify(toIntentBody(batch).calls))
     const before = await dollarsOf(agent.address)
-    const args = ['execute', '--json', '--mode', 'account', '--sender', agent.address, '--calls', file, '--nonce', String(batch.nonce), '--policy-id', batch.policyId]
+    const args = [
+      'execute',
+      '--json',
+      '--mode',
+      'account',
+      '--sender',
+      agent.address,
+      '--calls',
+      file,
+      '--nonce',
+      String(batch.nonce),
+      '--policy-id',
+      batch.policyId,
+    ]
     const r = await exec([bin, ...args], { INTENT_GATEWAY_URL: url(), INTENT_SIGNER_PRIVATE_KEY: devnetAccounts.agent })
     assert.equal(r.code, 0, r.stdout + r.stderr)
     assert.equal(JSON.parse(r.stdout).intentHash, hashIntent(batch))

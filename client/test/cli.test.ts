@@ -10,7 +10,16 @@ import { after, before, describe, it } from 'node:test'
 import { parseEther } from 'viem'
 import { hashApiKey } from '../../src/auth/createApiKeyCheck.ts'
 import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
-import { demoIntent, post, rpc, signIntent, startTestGateway, startWorld, type TestGateway, type World } from '../../test/support/testGateway.ts'
+import {
+  demoIntent,
+  post,
+  rpc,
+  signIntent,
+  startTestGateway,
+  startWorld,
+  type TestGateway,
+  type World,
+} from '../../test/support/testGateway.ts'
 
 const bin = resolve(import.meta.dirname, '../bin/intent-gateway.js')
 const apiKey = 'cli-test-api-key-5f2b9c0e71'
@@ -20,9 +29,14 @@ type Run = { code: number; stdout: string; stderr: string }
 
 function run(args: string[], env: Record<string, string> = {}, stdin?: string): Promise<Run> {
   return new Promise((done) => {
-    const child = execFile(process.execPath, [bin, ...args], { env: { ...baseEnv, ...env }, timeout: 60_000 }, (err, stdout, stderr) => {
-      done({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr })
-    })
+    const child = execFile(
+      process.execPath,
+      [bin, ...args],
+      { env: { ...baseEnv, ...env }, timeout: 60_000 },
+      (err, stdout, stderr) => {
+        done({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr })
+      },
+    )
     if (stdin !== undefined) child.stdin!.end(stdin)
   })
 }
@@ -43,7 +57,20 @@ describe('intent-gateway CLI against a gateway on anvil', () => {
   let url: string
   const flags = (overrides: Record<string, unknown> = {}) => {
     const i = demoIntent(world.devnet, overrides) as Record<string, string>
-    return ['--sender', i.sender!, '--target', i.target!, '--data', i.data!, '--value', i.value!, '--nonce', i.nonce!, '--policy-id', i.policyId!]
+    return [
+      '--sender',
+      i.sender!,
+      '--target',
+      i.target!,
+      '--data',
+      i.data!,
+      '--value',
+      i.value!,
+      '--nonce',
+      i.nonce!,
+      '--policy-id',
+      i.policyId!,
+    ]
   }
   const intentFile = (name: string, overrides: Record<string, unknown> = {}) => {
     const path = join(dir, `${name}.json`)
@@ -53,7 +80,10 @@ describe('intent-gateway CLI against a gateway on anvil', () => {
 
   before(async () => {
     world = await startWorld()
-    keyed = await startTestGateway({ chains: [world.devnet.chain], auth: { keyHashes: [hashApiKey(apiKey)], requireForValidate: true } })
+    keyed = await startTestGateway({
+      chains: [world.devnet.chain],
+      auth: { keyHashes: [hashApiKey(apiKey)], requireForValidate: true },
+    })
     dir = mkdtempSync(join(tmpdir(), 'intent-gateway-cli-'))
     url = world.gateway.baseUrl
   })
@@ -82,7 +112,9 @@ describe('intent-gateway CLI against a gateway on anvil', () => {
     assert.equal(parsed(unsigned).status, '0xE5')
     assert.equal(parsed(unsigned).signing.primaryType, 'Intent')
 
-    const signed = await run(['execute', '--url', url, '--chain', '31337', '--json', '--intent', file], { INTENT_SIGNER_PRIVATE_KEY: devnetAccounts.sender })
+    const signed = await run(['execute', '--url', url, '--chain', '31337', '--json', '--intent', file], {
+      INTENT_SIGNER_PRIVATE_KEY: devnetAccounts.sender,
+    })
     assert.equal(signed.code, 0, signed.stdout + signed.stderr)
     const out = parsed(signed)
     assert.equal(out.status, '0x11')
@@ -90,7 +122,9 @@ describe('intent-gateway CLI against a gateway on anvil', () => {
     assert.equal(typeof out.blockNumber, 'string')
 
     // The same intent again: its one outcome, replayed (nothing sent): done.
-    const again = await run(['execute', '--url', url, '--intent', file], { INTENT_SIGNER_PRIVATE_KEY: devnetAccounts.sender })
+    const again = await run(['execute', '--url', url, '--intent', file], {
+      INTENT_SIGNER_PRIVATE_KEY: devnetAccounts.sender,
+    })
     assert.equal(again.code, 0, again.stdout)
     assert.match(again.stdout, /^outcome +DONE {2}HTTP 200 {2}0x11 EXECUTED$/m)
     assert.match(again.stdout, new RegExp(`^intent hash +${out.intentHash}$`, 'm'))
@@ -103,10 +137,16 @@ describe('intent-gateway CLI against a gateway on anvil', () => {
   it('sign and hash print what the gateway expects; --unsigned and an explicit --signature are sent as given', async () => {
     const body = demoIntent(world.devnet, { nonce: '3' })
     const expected = (await signIntent(world.devnet, body)).signature as string
-    const signed = await run(['sign', '--url', url, ...flags({ nonce: '3' })], { INTENT_SIGNER_PRIVATE_KEY: devnetAccounts.sender })
+    const signed = await run(['sign', '--url', url, ...flags({ nonce: '3' })], {
+      INTENT_SIGNER_PRIVATE_KEY: devnetAccounts.sender,
+    })
     assert.equal(signed.code, 0, signed.stderr)
     assert.equal(signed.stdout.trim(), expected)
-    const signedJson = parsed(await run(['sign', '--url', url, '--json', ...flags({ nonce: '3' })], { INTENT_SIGNER_PRIVATE_KEY: devnetAccounts.sender }))
+    const signedJson = parsed(
+      await run(['sign', '--url', url, '--json', ...flags({ nonce: '3' })], {
+        INTENT_SIGNER_PRIVATE_KEY: devnetAccounts.sender,
+      }),
+    )
     assert.deepEqual(signedJson.intent, { ...body, signature: expected })
 
     const gatewayHash = (await post(url, '/intents/validate', body)).headers.get('x-intent-hash')
@@ -116,28 +156,51 @@ describe('intent-gateway CLI against a gateway on anvil', () => {
     assert.equal(offline.code, 0, offline.stderr)
     assert.equal(offline.stdout.trim(), gatewayHash)
 
-    const refused = await run(['execute', '--url', url, '--json', '--unsigned', ...flags({ nonce: '3' })], { INTENT_SIGNER_PRIVATE_KEY: devnetAccounts.sender })
+    const refused = await run(['execute', '--url', url, '--json', '--unsigned', ...flags({ nonce: '3' })], {
+      INTENT_SIGNER_PRIVATE_KEY: devnetAccounts.sender,
+    })
     assert.equal(refused.code, 4)
     const given = await run(['execute', '--url', url, '--json', ...flags({ nonce: '3' }), '--signature', expected])
     assert.equal(given.code, 0, given.stdout)
   })
 
   it('reads the intent from stdin (--intent -), flags overriding its fields', async () => {
-    const r = await run(['validate', '--url', url, '--json', '--intent', '-', '--nonce', '44'], {}, JSON.stringify(demoIntent(world.devnet, { nonce: '4' })))
+    const r = await run(
+      ['validate', '--url', url, '--json', '--intent', '-', '--nonce', '44'],
+      {},
+      JSON.stringify(demoIntent(world.devnet, { nonce: '4' })),
+    )
     assert.equal(r.code, 0, r.stderr)
-    assert.equal(parsed(r).intentHash, (await post(url, '/intents/validate', demoIntent(world.devnet, { nonce: '44' }))).headers.get('x-intent-hash'))
+    assert.equal(
+      parsed(r).intentHash,
+      (await post(url, '/intents/validate', demoIntent(world.devnet, { nonce: '44' }))).headers.get('x-intent-hash'),
+    )
   })
 
   it('exit 6 (fund) when the value is above the policy cap (402 0x54); exit 3 for a disallowed target', async () => {
-    const fund = await run(['validate', '--url', url, '--json', ...flags({ nonce: '5', value: parseEther('2').toString() })])
+    const fund = await run([
+      'validate',
+      '--url',
+      url,
+      '--json',
+      ...flags({ nonce: '5', value: parseEther('2').toString() }),
+    ])
     assert.equal(fund.code, 6)
     assert.equal(parsed(fund).funding.limit, 'policy', 'above the per-intent cap: the gateway says no deposit helps')
     const human = await run(['validate', '--url', url, ...flags({ nonce: '5', value: parseEther('2').toString() })])
     assert.match(human.stdout, /^next step +the sender's deposit or policy cap is short/m)
-    const denied = await run(['validate', '--url', url, '--json', ...flags({ nonce: '5', target: world.devnet.contracts.registry })])
+    const denied = await run([
+      'validate',
+      '--url',
+      url,
+      '--json',
+      ...flags({ nonce: '5', target: world.devnet.contracts.registry }),
+    ])
     assert.equal(denied.code, 3)
     assert.equal(parsed(denied).status, '0x10')
-    const unserved = await run(['execute', '--url', url, '--chain', '8453', '--json', ...flags({ nonce: '5' })], { INTENT_SIGNER_PRIVATE_KEY: devnetAccounts.sender })
+    const unserved = await run(['execute', '--url', url, '--chain', '8453', '--json', ...flags({ nonce: '5' })], {
+      INTENT_SIGNER_PRIVATE_KEY: devnetAccounts.sender,
+    })
     assert.equal(unserved.code, 3, unserved.stdout + unserved.stderr)
     assert.equal(parsed(unserved).status, '0xA2')
   })
@@ -183,7 +246,10 @@ describe('intent-gateway CLI against a gateway on anvil', () => {
       const block = /^event: mined in block (\d+) /m.exec(waited.stderr)?.[1]
       assert.ok(block, waited.stderr)
       // Every depth from the block on, in order, each said once; the last is 3 of 3.
-      const depths = [...waited.stderr.matchAll(/^mined in block (\d+): (\d) of 3 confirmations$/gm)].map((m) => [m[1], Number(m[2])])
+      const depths = [...waited.stderr.matchAll(/^mined in block (\d+): (\d) of 3 confirmations$/gm)].map((m) => [
+        m[1],
+        Number(m[2]),
+      ])
       assert.ok(depths.length >= 2, waited.stderr)
       assert.ok(
         depths.every(([b]) => b === block),
@@ -197,7 +263,10 @@ describe('intent-gateway CLI against a gateway on anvil', () => {
       assert.equal(new Set(depths.map(([, n]) => n)).size, depths.length, waited.stderr)
       assert.equal(depths.at(-1)![1], 3, waited.stderr)
       assert.match(waited.stderr, /^event: final in block \d+ \(0x[0-9a-f]{64}\), attempt 1$/m)
-      assert.match(waited.stderr, new RegExp(`^mined in block ${block}, final: 3 of 3 confirmations: \\d+\\.\\d s, poll 1, 0x11 EXECUTED$`, 'm'))
+      assert.match(
+        waited.stderr,
+        new RegExp(`^mined in block ${block}, final: 3 of 3 confirmations: \\d+\\.\\d s, poll 1, 0x11 EXECUTED$`, 'm'),
+      )
       assert.doesNotMatch(waited.stderr, /waiting for the receipt/)
     } finally {
       clearInterval(miner)
@@ -208,7 +277,10 @@ describe('intent-gateway CLI against a gateway on anvil', () => {
   it('codes and chains: tables for people, JSON for scripts', async () => {
     const one = await run(['codes', '0x54', '--url', url, '--json'])
     assert.equal(one.code, 0)
-    assert.deepEqual({ ...parsed(one), description: undefined }, { code: '0x54', statusName: 'INSUFFICIENT_FUNDS', description: undefined, httpStatus: 402, reserved: false })
+    assert.deepEqual(
+      { ...parsed(one), description: undefined },
+      { code: '0x54', statusName: 'INSUFFICIENT_FUNDS', description: undefined, httpStatus: 402, reserved: false },
+    )
     const all = await run(['codes', '--url', url])
     assert.equal(all.stdout.trim().split('\n').length, 256)
     assert.match(all.stdout, /^0xA2 {2}421 {2}UNSUPPORTED_CHAIN/m)
@@ -223,7 +295,10 @@ describe('intent-gateway CLI against a gateway on anvil', () => {
     const r = await run(['validate', '--url', `http://127.0.0.1:${port}`, '--json', ...flags()])
     assert.equal(r.code, 8)
     assert.equal(parsed(r).error.code, 'UNREACHABLE')
-    assert.match(r.stderr, new RegExp(`^intent-gateway: The gateway at http://127.0.0.1:${port} cannot be reached: ECONNREFUSED$`, 'm'))
+    assert.match(
+      r.stderr,
+      new RegExp(`^intent-gateway: The gateway at http://127.0.0.1:${port} cannot be reached: ECONNREFUSED$`, 'm'),
+    )
   })
 
   it('exit 2 for bad usage, with a message naming the problem', async () => {
@@ -232,7 +307,10 @@ describe('intent-gateway CLI against a gateway on anvil', () => {
       [['validate', '--url', url, ...flags(), '--value', '1e18'], /The intent's value must be a decimal string/],
       [['validate', '--url', url, '--bogus'], /Unknown option '--bogus'/],
       [['validate', '--url', url], /no intent given/],
-      [['validate', '--url', url, '--intent', join(dir, 'missing.json')], /cannot read the intent file .*missing.json: ENOENT/],
+      [
+        ['validate', '--url', url, '--intent', join(dir, 'missing.json')],
+        /cannot read the intent file .*missing.json: ENOENT/,
+      ],
       [['status', 'nothex', '--url', url], /the intent hash must be 0x followed by 64 hex digits/],
       [['frobnicate'], /unknown command "frobnicate"/],
       [[], /^$/],
@@ -252,10 +330,19 @@ describe('intent-gateway CLI against a gateway on anvil', () => {
   })
 
   it('after a 0x20 (too early) suggests sending the request again once valid, not status --wait (which answers 404)', async () => {
-    const early = await run(['validate', '--url', url, '--intent', intentFile('early', { nonce: '20', validAfter: '4102444800' })])
+    const early = await run([
+      'validate',
+      '--url',
+      url,
+      '--intent',
+      intentFile('early', { nonce: '20', validAfter: '4102444800' }),
+    ])
     assert.equal(early.code, 7, early.stdout + early.stderr)
     assert.match(early.stdout, /^outcome +RETRY {2}HTTP 202 {2}0x20 /m)
-    assert.match(early.stdout, /^next step +not valid yet: send the same request again once its validAfter has passed \(Retry-After: \d+ s\)$/m)
+    assert.match(
+      early.stdout,
+      /^next step +not valid yet: send the same request again once its validAfter has passed \(Retry-After: \d+ s\)$/m,
+    )
     assert.doesNotMatch(early.stdout, /status .*--wait/)
     // What the old advice led to: nothing was sent, so there is nothing to wait for.
     const hash = /^intent hash +(0x[0-9a-f]{64})$/m.exec(early.stdout)![1]!
@@ -266,7 +353,9 @@ describe('intent-gateway CLI against a gateway on anvil', () => {
     const priced = await startTestGateway({ chains: [world.devnet.chain], payments: world.devnet.payments })
     try {
       const env = { INTENT_SIGNER_PRIVATE_KEY: devnetAccounts.sender, INTENT_PAYER_PRIVATE_KEY: devnetAccounts.payer }
-      const unpaid = await run(['execute', '--url', priced.baseUrl, ...flags({ nonce: '21' })], { INTENT_SIGNER_PRIVATE_KEY: devnetAccounts.sender })
+      const unpaid = await run(['execute', '--url', priced.baseUrl, ...flags({ nonce: '21' })], {
+        INTENT_SIGNER_PRIVATE_KEY: devnetAccounts.sender,
+      })
       assert.equal(unpaid.code, 5, unpaid.stdout)
       assert.match(unpaid.stdout, /^next step +the gateway asks a price: set INTENT_PAYER_PRIVATE_KEY and pass --pay$/m)
 
@@ -278,7 +367,10 @@ describe('intent-gateway CLI against a gateway on anvil', () => {
       assert.ok(flag, advice)
       assert.equal(flag.split('/')[1]!.split('=')[0]!.toLowerCase(), world.devnet.demo.payment.asset.toLowerCase())
 
-      const paid = await run(['execute', '--url', priced.baseUrl, '--json', '--pay', '--allow-asset', flag, ...flags({ nonce: '21' })], env)
+      const paid = await run(
+        ['execute', '--url', priced.baseUrl, '--json', '--pay', '--allow-asset', flag, ...flags({ nonce: '21' })],
+        env,
+      )
       assert.equal(paid.code, 0, paid.stdout + paid.stderr)
       assert.equal(parsed(paid).status, '0x11')
       assert.equal(parsed(paid).payment.success, true)
@@ -291,15 +383,23 @@ describe('intent-gateway CLI against a gateway on anvil', () => {
     const withoutPolicy = flags({ nonce: '22' }).slice(0, -2)
     const r = await run(['validate', '--url', url, ...withoutPolicy])
     assert.equal(r.code, 2, r.stdout + r.stderr)
-    assert.match(r.stderr, /^intent-gateway: The intent's policyId is required: the policy's id, 0x hex \(--policy-id\)$/m)
+    assert.match(
+      r.stderr,
+      /^intent-gateway: The intent's policyId is required: the policy's id, 0x hex \(--policy-id\)$/m,
+    )
     assert.doesNotMatch(r.stderr, /must be 0x/)
     // A malformed one is still a format error.
     const malformed = await run(['validate', '--url', url, ...withoutPolicy, '--policy-id', 'abc'])
-    assert.match(malformed.stderr, /The intent's policyId must be 0x followed by an even number of hex digits \(--policy-id\)/)
+    assert.match(
+      malformed.stderr,
+      /The intent's policyId must be 0x followed by an even number of hex digits \(--policy-id\)/,
+    )
   })
 
   it("--version prints the client package's semver version", async () => {
-    const { version } = JSON.parse(readFileSync(resolve(import.meta.dirname, '../package.json'), 'utf8')) as { version: string }
+    const { version } = JSON.parse(readFileSync(resolve(import.meta.dirname, '../package.json'), 'utf8')) as {
+      version: string
+    }
     assert.match(version, /^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/)
     for (const flag of ['--version', '-v']) {
       const r = await run([flag])
@@ -311,22 +411,34 @@ describe('intent-gateway CLI against a gateway on anvil', () => {
 
   it("never prints a key from the environment: not in results, errors, or a malformed key's message", async () => {
     const secrets = [apiKey, devnetAccounts.sender, devnetAccounts.sender.slice(2), devnetAccounts.other.slice(2)]
-    const env = { INTENT_GATEWAY_API_KEY: apiKey, INTENT_SIGNER_PRIVATE_KEY: devnetAccounts.sender, INTENT_PAYER_PRIVATE_KEY: devnetAccounts.other }
+    const env = {
+      INTENT_GATEWAY_API_KEY: apiKey,
+      INTENT_SIGNER_PRIVATE_KEY: devnetAccounts.sender,
+      INTENT_PAYER_PRIVATE_KEY: devnetAccounts.other,
+    }
     const runs = [
       await run(['execute', '--url', keyed.baseUrl, '--json', ...flags({ nonce: '9' })], env),
       await run(['execute', '--url', keyed.baseUrl, ...flags({ nonce: '9' })], env),
       await run(['validate', '--url', keyed.baseUrl, '--pay', ...flags({ nonce: '9' })], env),
       await run(['sign', '--url', keyed.baseUrl, '--json', ...flags({ nonce: '10' })], env),
-      await run(['execute', '--url', keyed.baseUrl, ...flags({ nonce: '11' })], { ...env, INTENT_SIGNER_PRIVATE_KEY: `${devnetAccounts.sender}ff` }),
+      await run(['execute', '--url', keyed.baseUrl, ...flags({ nonce: '11' })], {
+        ...env,
+        INTENT_SIGNER_PRIVATE_KEY: `${devnetAccounts.sender}ff`,
+      }),
       await run(['execute', '--url', `http://127.0.0.1:${await closedPort()}`, ...flags({ nonce: '12' })], env),
     ]
     assert.equal(runs[0]!.code, 0, runs[0]!.stdout)
     assert.equal(runs[1]!.code, 0, 'the same intent again: replayed')
     assert.equal(runs[2]!.code, 3)
     assert.equal(runs[4]!.code, 2)
-    assert.match(runs[4]!.stderr, /INTENT_SIGNER_PRIVATE_KEY must be a 32-byte key: 0x followed by 64 hex digits \(its value is not shown\)/)
+    assert.match(
+      runs[4]!.stderr,
+      /INTENT_SIGNER_PRIVATE_KEY must be a 32-byte key: 0x followed by 64 hex digits \(its value is not shown\)/,
+    )
     assert.equal(runs[5]!.code, 8)
-    for (const r of runs) for (const secret of secrets) assert.ok(!`${r.stdout}${r.stderr}`.includes(secret), `a key was printed: ${r.stdout}${r.stderr}`)
+    for (const r of runs)
+      for (const secret of secrets)
+        assert.ok(!`${r.stdout}${r.stderr}`.includes(secret), `a key was printed: ${r.stdout}${r.stderr}`)
     // Without the key, the keyed gateway refuses: exit 3 (a 401 0xE4 without typed data).
     assert.equal((await run(['validate', '--url', keyed.baseUrl, ...flags({ nonce: '9' })])).code, 3)
   })
@@ -338,8 +450,13 @@ describe('intent-gateway start', () => {
     if (child && child.exitCode === null) child.kill('SIGKILL')
   })
 
-  it('runs the gateway on its embedded devnet when nothing is configured, serves the CLI, and stops everything on SIGINT', { timeout: 180_000 }, async () => {
-    child = spawn(process.execPath, [bin, 'start', '--port', '0'], { env: { ...baseEnv, HOST: '127.0.0.1', LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] })
+  it('runs the gateway on its embedded devnet when nothing is configured, serves the CLI, and stops everything on SIGINT', {
+    timeout: 180_000,
+  }, async () => {
+    child = spawn(process.execPath, [bin, 'start', '--port', '0'], {
+      env: { ...baseEnv, HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     let output = ''
     child.stdout!.on('data', (chunk) => (output += chunk))
     child.stderr!.on('data', (chunk) => (output += chunk))

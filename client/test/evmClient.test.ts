@@ -3,13 +3,29 @@
 import assert from 'node:assert/strict'
 import { createServer } from 'node:net'
 import { after, before, describe, it } from 'node:test'
-import { privateKeyToAccount } from 'viem/accounts'
 import { parseEther } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
 import { hashApiKey } from '../../src/auth/createApiKeyCheck.ts'
 import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { expectedSigning } from '../../test/support/expectedSigning.ts'
-import { demoIntent, post, rpc, startTestGateway, startWorld, type TestGateway, type World } from '../../test/support/testGateway.ts'
-import { createGatewayClient, evmTypedData, GatewayClientError, hashIntent, type IntentInput, signIntent, toIntentBody } from '../src/index.ts'
+import {
+  demoIntent,
+  post,
+  rpc,
+  startTestGateway,
+  startWorld,
+  type TestGateway,
+  type World,
+} from '../../test/support/testGateway.ts'
+import {
+  createGatewayClient,
+  evmTypedData,
+  GatewayClientError,
+  hashIntent,
+  type IntentInput,
+  signIntent,
+  toIntentBody,
+} from '../src/index.ts'
 
 const sender = privateKeyToAccount(devnetAccounts.sender)
 const stranger = privateKeyToAccount(devnetAccounts.other)
@@ -18,12 +34,16 @@ describe('client library against a gateway on anvil', () => {
   let world: World
   let keyed: TestGateway
   const apiKey = 'client-test-key-0123456789'
-  const intent = (overrides: Record<string, unknown> = {}) => demoIntent(world.devnet, overrides) as unknown as IntentInput
+  const intent = (overrides: Record<string, unknown> = {}) =>
+    demoIntent(world.devnet, overrides) as unknown as IntentInput
   const url = () => world.gateway.baseUrl
 
   before(async () => {
     world = await startWorld()
-    keyed = await startTestGateway({ chains: [world.devnet.chain], auth: { keyHashes: [hashApiKey(apiKey)], requireForValidate: false } })
+    keyed = await startTestGateway({
+      chains: [world.devnet.chain],
+      auth: { keyHashes: [hashApiKey(apiKey)], requireForValidate: false },
+    })
   })
   after(async () => {
     await keyed?.close()
@@ -32,7 +52,10 @@ describe('client library against a gateway on anvil', () => {
 
   it('computes the X-Intent-Hash the gateway answers, for plain and valued intents, offline and through the chain description', async () => {
     const client = createGatewayClient({ url: url() })
-    for (const overrides of [{ nonce: '7' }, { nonce: '8', value: '12345', validAfter: '1', validBefore: '99999999999', data: '0x' }]) {
+    for (const overrides of [
+      { nonce: '7' },
+      { nonce: '8', value: '12345', validAfter: '1', validBefore: '99999999999', data: '0x' },
+    ]) {
       const body = intent(overrides)
       const answered = await post(url(), '/intents/validate', body, { 'x-chain-id': '31337' })
       const expected = answered.headers.get('x-intent-hash')
@@ -59,9 +82,16 @@ describe('client library against a gateway on anvil', () => {
     const { EIP712Domain: _, ...types } = (refused.signing as { types: Record<string, unknown> }).types
     assert.deepEqual(typed.types, types)
     assert.deepEqual(typed.domain, (refused.signing as { domain: unknown }).domain)
-    assert.deepEqual(Object.fromEntries(Object.entries(typed.message).map(([k, v]) => [k, v.toString()])), (refused.signing as { message: unknown }).message)
+    assert.deepEqual(
+      Object.fromEntries(Object.entries(typed.message).map(([k, v]) => [k, v.toString()])),
+      (refused.signing as { message: unknown }).message,
+    )
     // ECDSA signatures are deterministic (RFC 6979): the same typed data gives the same bytes.
-    const fromGateway = await sender.signTypedData({ ...(refused.signing as Record<string, unknown>), types, message: typed.message } as never)
+    const fromGateway = await sender.signTypedData({
+      ...(refused.signing as Record<string, unknown>),
+      types,
+      message: typed.message,
+    } as never)
     assert.equal(await signIntent({ intent: body, chain, signer: sender }), fromGateway)
   })
 
@@ -159,7 +189,11 @@ describe('client library against a gateway on anvil', () => {
   })
 
   it('answers a value above the policy cap as fund (402 0x54) saying the cap is the limit, never as a payment', async () => {
-    const client = createGatewayClient({ url: url(), account: sender, payment: { signer: sender, spendControls: false } })
+    const client = createGatewayClient({
+      url: url(),
+      account: sender,
+      payment: { signer: sender, spendControls: false },
+    })
     const result = await client.validate(intent({ nonce: '50', value: parseEther('2').toString() }))
     assert.equal(result.httpStatus, 402)
     assert.equal(result.status, '0x54')
@@ -189,7 +223,9 @@ describe('client library against a gateway on anvil', () => {
     const unserved = await client.validate(intent({ nonce: '62' }), { chainId: '8453' })
     assert.equal(unserved.httpStatus, 421)
     assert.equal(unserved.status, '0xA2')
-    const unservedSigned = await createGatewayClient({ url: url(), account: sender }).execute(intent({ nonce: '62' }), { chainId: '8453' })
+    const unservedSigned = await createGatewayClient({ url: url(), account: sender }).execute(intent({ nonce: '62' }), {
+      chainId: '8453',
+    })
     assert.equal(unservedSigned.httpStatus, 421)
     assert.equal(unservedSigned.action, 'deny')
     for (const [field, value] of [
@@ -200,10 +236,17 @@ describe('client library against a gateway on anvil', () => {
     ] as const) {
       await assert.rejects(
         client.validate(intent({ [field]: value })),
-        (err: unknown) => err instanceof GatewayClientError && err.code === 'INVALID_INTENT' && err.field === field && err.message.includes(field),
+        (err: unknown) =>
+          err instanceof GatewayClientError &&
+          err.code === 'INVALID_INTENT' &&
+          err.field === field &&
+          err.message.includes(field),
       )
     }
-    await assert.rejects(client.validate({ ...intent(), validBfore: '5' } as never), (err: unknown) => err instanceof GatewayClientError && err.field === 'validBfore')
+    await assert.rejects(
+      client.validate({ ...intent(), validBfore: '5' } as never),
+      (err: unknown) => err instanceof GatewayClientError && err.field === 'validBfore',
+    )
   })
 
   it("sends the API key as a bearer token; without it the gateway's 401 0xE4 is a deny (no typed data)", async () => {
@@ -211,7 +254,9 @@ describe('client library against a gateway on anvil', () => {
     assert.equal(keyless.httpStatus, 401)
     assert.equal(keyless.status, '0xE4')
     assert.equal(keyless.action, 'deny')
-    const withKey = await createGatewayClient({ url: keyed.baseUrl, apiKey, account: sender }).execute(intent({ nonce: '70' }))
+    const withKey = await createGatewayClient({ url: keyed.baseUrl, apiKey, account: sender }).execute(
+      intent({ nonce: '70' }),
+    )
     assert.equal(withKey.status, '0x11', JSON.stringify(withKey.body))
   })
 
@@ -224,7 +269,13 @@ describe('client library against a gateway on anvil', () => {
     assert.equal(codes.length, 256)
     assert.deepEqual(
       codes.find((c) => c.code === '0x54'),
-      { code: '0x54', statusName: 'INSUFFICIENT_FUNDS', description: codes.find((c) => c.code === '0x54')!.description, httpStatus: 402, reserved: false },
+      {
+        code: '0x54',
+        statusName: 'INSUFFICIENT_FUNDS',
+        description: codes.find((c) => c.code === '0x54')!.description,
+        httpStatus: 402,
+        reserved: false,
+      },
     )
   })
 
@@ -233,18 +284,31 @@ describe('client library against a gateway on anvil', () => {
     const down = createGatewayClient({ url: `http://127.0.0.1:${port}` })
     await assert.rejects(
       down.validate(intent()),
-      (err: unknown) => err instanceof GatewayClientError && err.code === 'UNREACHABLE' && err.cause instanceof Error && /cannot be reached/.test(err.message),
+      (err: unknown) =>
+        err instanceof GatewayClientError &&
+        err.code === 'UNREACHABLE' &&
+        err.cause instanceof Error &&
+        /cannot be reached/.test(err.message),
     )
     const silent = createServer(() => undefined)
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
     try {
-      const slow = createGatewayClient({ url: `http://127.0.0.1:${(silent.address() as { port: number }).port}`, timeoutMs: 200 })
-      await assert.rejects(slow.validate(intent()), (err: unknown) => err instanceof GatewayClientError && err.code === 'TIMEOUT')
+      const slow = createGatewayClient({
+        url: `http://127.0.0.1:${(silent.address() as { port: number }).port}`,
+        timeoutMs: 200,
+      })
+      await assert.rejects(
+        slow.validate(intent()),
+        (err: unknown) => err instanceof GatewayClientError && err.code === 'TIMEOUT',
+      )
     } finally {
       silent.close()
     }
     const notGateway = createGatewayClient({ url: world.devnet.anvil.rpcUrl })
-    await assert.rejects(notGateway.validate(intent()), (err: unknown) => err instanceof GatewayClientError && err.code === 'BAD_RESPONSE')
+    await assert.rejects(
+      notGateway.validate(intent()),
+      (err: unknown) => err instanceof GatewayClientError && err.code === 'BAD_RESPONSE',
+    )
   })
 })
 

@@ -4,29 +4,40 @@ import { execFile } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import { demoCounterArtifact } from '../../src/contracts/demoCounterArtifact.ts'
-import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
-import { devnetApiKey } from '../../src/config/devnetApiKey.ts'
-import { hashApiKey } from '../../src/auth/createApiKeyCheck.ts'
 import { privateKeyToAccount } from 'viem/accounts'
-import { demoDollarArtifact } from '../../src/contracts/demoDollarArtifact.ts'
+import { hashApiKey } from '../../src/auth/createApiKeyCheck.ts'
 import { createDevClients } from '../../src/chains/evm/devnet/deployContracts.ts'
+import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
+import { devnetApiKey } from '../../src/config/devnetApiKey.ts'
+import { demoCounterArtifact } from '../../src/contracts/demoCounterArtifact.ts'
+import { demoDollarArtifact } from '../../src/contracts/demoDollarArtifact.ts'
 import { startTestGateway, startWorld, type TestGateway, type World } from '../../test/support/testGateway.ts'
 
 const root = resolve(import.meta.dirname, '../..')
 
-function runExample(file: string, env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+function runExample(
+  file: string,
+  env: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((done) => {
-    execFile(process.execPath, ['--import', 'tsx', file], { cwd: root, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env }, timeout: 60_000 }, (err, stdout, stderr) =>
-      done({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', file],
+      { cwd: root, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env }, timeout: 60_000 },
+      (err, stdout, stderr) => done({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }),
     )
   })
 }
 
 describe('examples/agent.ts against the devnet', () => {
   let world: World
-  const count = () => world.clients.publicClient.readContract({ address: world.devnet.demo.counter, abi: demoCounterArtifact.abi, functionName: 'count' }) as Promise<bigint>
+  const count = () =>
+    world.clients.publicClient.readContract({
+      address: world.devnet.demo.counter,
+      abi: demoCounterArtifact.abi,
+      functionName: 'count',
+    }) as Promise<bigint>
   const env = (overrides: Record<string, string> = {}) => ({
     INTENT_GATEWAY_URL: world.gateway.baseUrl,
     INTENT_SIGNER_PRIVATE_KEY: devnetAccounts.sender,
@@ -52,7 +63,10 @@ describe('examples/agent.ts against the devnet', () => {
     assert.match(lines[2]!, /^execute: 0x11 EXECUTED \(done\) intent 0x[0-9a-f]{64}$/)
     const hash = /^transaction (0x[0-9a-f]{64}) in block \d+$/.exec(lines[3]!)?.[1]
     assert.ok(hash, r.stdout)
-    assert.equal((await world.clients.publicClient.getTransactionReceipt({ hash: hash as `0x${string}` })).status, 'success')
+    assert.equal(
+      (await world.clients.publicClient.getTransactionReceipt({ hash: hash as `0x${string}` })).status,
+      'success',
+    )
     assert.equal(await count(), before + 1n)
   })
 
@@ -72,7 +86,11 @@ describe('examples/agent.ts as its header comment says to run it, against a gate
   before(async () => {
     devnet = await startDevnet()
     // As src/main.ts runs the devnet: execute priced by x402, and the devnet API key not charged.
-    gateway = await startTestGateway({ chains: [devnet.chain], payments: devnet.payments, auth: { keyHashes: [hashApiKey(devnetApiKey)], requireForValidate: false } })
+    gateway = await startTestGateway({
+      chains: [devnet.chain],
+      payments: devnet.payments,
+      auth: { keyHashes: [hashApiKey(devnetApiKey)], requireForValidate: false },
+    })
   })
   after(async () => {
     await gateway?.close()
@@ -91,7 +109,12 @@ describe('examples/agent.ts as its header comment says to run it, against a gate
       '<its open policy>': devnet.demo.policies.open,
       '<the demo counter>': devnet.demo.counter,
     }
-    return Object.fromEntries([...command.matchAll(/([A-Z_]+)=(<[^>]+>|\S+)/g)].map(([, name, value]) => [name!, placeholders[value!] ?? value!]))
+    return Object.fromEntries(
+      [...command.matchAll(/([A-Z_]+)=(<[^>]+>|\S+)/g)].map(([, name, value]) => [
+        name!,
+        placeholders[value!] ?? value!,
+      ]),
+    )
   }
 
   it('names the devnet API key, so that following it executes instead of ending in 402', async () => {
@@ -113,7 +136,12 @@ describe('examples/paidAgent.ts against a devnet that prices execute', () => {
   let gateway: TestGateway
   const payer = privateKeyToAccount(devnetAccounts.payer).address
   const balance = () =>
-    createDevClients(devnet.anvil.rpcUrl, devnet.anvil.chainId).publicClient.readContract({ address: devnet.contracts.dollar, abi: demoDollarArtifact.abi, functionName: 'balanceOf', args: [payer] })
+    createDevClients(devnet.anvil.rpcUrl, devnet.anvil.chainId).publicClient.readContract({
+      address: devnet.contracts.dollar,
+      abi: demoDollarArtifact.abi,
+      functionName: 'balanceOf',
+      args: [payer],
+    })
   const env = (overrides: Record<string, string> = {}) => ({
     INTENT_GATEWAY_URL: gateway.baseUrl,
     INTENT_SIGNER_PRIVATE_KEY: devnetAccounts.sender,

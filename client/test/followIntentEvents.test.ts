@@ -64,7 +64,13 @@ describe('followIntentEvents (server-sent events as the spec writes them)', () =
       res.end(`id: e3\nevent: final\ndata: ${JSON.stringify(event('e3', 'final'))}\n\n`)
     }
     const got: IntentEvent[] = []
-    const result = await followIntentEvents({ url, headers: { authorization: 'Bearer k' }, fetch, deadline: Date.now() + 10_000, onEvent: (e) => got.push(e) })
+    const result = await followIntentEvents({
+      url,
+      headers: { authorization: 'Bearer k' },
+      fetch,
+      deadline: Date.now() + 10_000,
+      onEvent: (e) => got.push(e),
+    })
     assert.equal(result.end, 'finished')
     assert.deepEqual(
       got.map((e) => e.id),
@@ -82,9 +88,17 @@ describe('followIntentEvents (server-sent events as the spec writes them)', () =
   it('says unavailable for a refusal or a body that is not an event stream, and times out at its deadline', async () => {
     connections.length = 0
     script = (_req, res) => void res.writeHead(404, { 'content-type': 'application/json' }).end('{"statusCode":404}')
-    assert.deepEqual(await followIntentEvents({ url, headers: {}, fetch, deadline: Date.now() + 5_000 }), { end: 'unavailable', reason: 'HTTP 404', reconnects: 0 })
+    assert.deepEqual(await followIntentEvents({ url, headers: {}, fetch, deadline: Date.now() + 5_000 }), {
+      end: 'unavailable',
+      reason: 'HTTP 404',
+      reconnects: 0,
+    })
     script = (_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end('{}')
-    assert.deepEqual(await followIntentEvents({ url, headers: {}, fetch, deadline: Date.now() + 5_000 }), { end: 'unavailable', reason: 'not an event stream (application/json)', reconnects: 0 })
+    assert.deepEqual(await followIntentEvents({ url, headers: {}, fetch, deadline: Date.now() + 5_000 }), {
+      end: 'unavailable',
+      reason: 'not an event stream (application/json)',
+      reconnects: 0,
+    })
     // A stream that stays open with comments only: the deadline ends it.
     script = (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' })
@@ -93,7 +107,10 @@ describe('followIntentEvents (server-sent events as the spec writes them)', () =
       res.on('close', () => clearInterval(beat))
     }
     const started = Date.now()
-    assert.deepEqual(await followIntentEvents({ url, headers: {}, fetch, deadline: Date.now() + 400 }), { end: 'timeout', reconnects: 0 })
+    assert.deepEqual(await followIntentEvents({ url, headers: {}, fetch, deadline: Date.now() + 400 }), {
+      end: 'timeout',
+      reconnects: 0,
+    })
     assert.ok(Date.now() - started < 1_500)
     // Silent from the start (a buffering proxy): unavailable after firstByteMs.
     script = (_req, res) => void res.writeHead(200, { 'content-type': 'text/event-stream' })
@@ -107,8 +124,18 @@ describe('followIntentEvents (server-sent events as the spec writes them)', () =
       res.writeHead(200, { 'content-type': 'text/event-stream' })
       res.end('retry: 10\n\n')
     }
-    const result = await followIntentEvents({ url, headers: {}, fetch, deadline: Date.now() + 10_000, maxReconnects: 3 })
-    assert.deepEqual(result, { end: 'unavailable', reason: 'the stream ended 4 times in a row without an event', reconnects: 3 })
+    const result = await followIntentEvents({
+      url,
+      headers: {},
+      fetch,
+      deadline: Date.now() + 10_000,
+      maxReconnects: 3,
+    })
+    assert.deepEqual(result, {
+      end: 'unavailable',
+      reason: 'the stream ended 4 times in a row without an event',
+      reconnects: 3,
+    })
     assert.equal(connections.length, 4)
   })
 })

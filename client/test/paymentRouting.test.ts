@@ -16,7 +16,14 @@ const token = '0x5FbDB2315678afecb367f032d93F642f64180aa3'
 const payTo = '0x90F79bf6EB2c4f870365E785982E1f101E93b906'
 const network = 'eip155:31337'
 const intentHash = `0x${'ab'.repeat(32)}`
-const intent = { sender: payer.address, target: payTo, data: '0x', value: '0', nonce: '1', policyId: `0x${'11'.repeat(32)}` }
+const intent = {
+  sender: payer.address,
+  target: payTo,
+  data: '0x',
+  value: '0',
+  nonce: '1',
+  policyId: `0x${'11'.repeat(32)}`,
+}
 
 type Seen = { signature: string | undefined; body: string }
 
@@ -50,24 +57,60 @@ describe('x402 routing: a 0x55 price is paid through @x402/fetch, a 0x54 shortfa
                 x402Version: 2,
                 error: 'payment required',
                 resource: { url: `${url}/intents/execute`, description: 'execute', mimeType: 'application/json' },
-                accepts: [{ scheme: 'exact', network, asset: token, amount: '10000', payTo, maxTimeoutSeconds: 60, extra: { name: 'Test USD', version: '1' } }],
+                accepts: [
+                  {
+                    scheme: 'exact',
+                    network,
+                    asset: token,
+                    amount: '10000',
+                    payTo,
+                    maxTimeoutSeconds: 60,
+                    extra: { name: 'Test USD', version: '1' },
+                  },
+                ],
               }
             : {
                 x402Version: 2,
                 error: 'deposit short',
                 resource: { url: `${url}/intents/execute` },
                 accepts: [],
-                extensions: { deposit: { chainId: network, executor: payTo, function: 'depositFor(address)', sender: payer.address, amount: '5000' } },
+                extensions: {
+                  deposit: {
+                    chainId: network,
+                    executor: payTo,
+                    function: 'depositFor(address)',
+                    sender: payer.address,
+                    amount: '5000',
+                  },
+                },
               }
-        res.writeHead(402, { ...headers(unpaidCode, 402), 'payment-required': encodePaymentRequiredHeader(paymentRequired as never) })
+        res.writeHead(402, {
+          ...headers(unpaidCode, 402),
+          'payment-required': encodePaymentRequiredHeader(paymentRequired as never),
+        })
         res.end(
-          JSON.stringify({ type: 'about:blank', status: 402, erc1066Status: unpaidCode, statusName: unpaidCode === '0x55' ? 'FUNDS_REQUESTED' : 'INSUFFICIENT_FUNDS', intentHash, paymentRequired }),
+          JSON.stringify({
+            type: 'about:blank',
+            status: 402,
+            erc1066Status: unpaidCode,
+            statusName: unpaidCode === '0x55' ? 'FUNDS_REQUESTED' : 'INSUFFICIENT_FUNDS',
+            intentHash,
+            paymentRequired,
+          }),
         )
         return
       }
       const payment = decodePaymentSignatureHeader(signature)
-      const settlement = { success: true, transaction: `0x${'cd'.repeat(32)}`, network, payer: (payment.payload as { authorization: { from: string } }).authorization.from }
-      res.writeHead(200, { ...headers('0x11', 200), 'payment-response': encodePaymentResponseHeader(settlement as never) })
+      const settlement = {
+        success: true,
+        transaction: `0x${'cd'.repeat(32)}`,
+        network,
+        payer: (payment.payload as { authorization: { from: string } }).authorization.from,
+      }
+      res.writeHead(200, {
+        ...headers('0x11', 200),
+        'payment-response': encodePaymentResponseHeader(settlement as never),
+      })
       res.end(
         JSON.stringify({
           status: '0x11',
@@ -91,14 +134,21 @@ describe('x402 routing: a 0x55 price is paid through @x402/fetch, a 0x54 shortfa
     unpaidCode = '0x55'
   })
 
-  const allowToken = (maxAmountPerPayment: string) => ({ allowedAssets: [{ network: network as `${string}:${string}`, asset: token, maxAmountPerPayment }] })
+  const allowToken = (maxAmountPerPayment: string) => ({
+    allowedAssets: [{ network: network as `${string}:${string}`, asset: token, maxAmountPerPayment }],
+  })
 
   it('pays a 0x55 price with an EIP-3009 authorization for exactly the price and returns the paid answer with the settlement', async () => {
     const client = createGatewayClient({ url, payment: { signer: payer, spendControls: allowToken('10000') } })
     const result = await client.execute(intent)
     assert.equal(result.action, 'done')
     assert.equal(result.status, '0x11')
-    assert.deepEqual(result.payment, { success: true, transaction: `0x${'cd'.repeat(32)}`, network, payer: payer.address })
+    assert.deepEqual(result.payment, {
+      success: true,
+      transaction: `0x${'cd'.repeat(32)}`,
+      network,
+      payer: payer.address,
+    })
     assert.equal(seen.length, 2, 'one unpaid request, then one paid: the 402 is not fetched twice')
     assert.equal(seen[0]!.signature, undefined)
     assert.equal(seen[1]!.body, seen[0]!.body, 'the paid request carries the same intent')
@@ -118,7 +168,10 @@ describe('x402 routing: a 0x55 price is paid through @x402/fetch, a 0x54 shortfa
     assert.equal(result.action, 'pay')
     assert.equal(result.httpStatus, 402)
     assert.equal(result.status, '0x55')
-    assert.match(result.paymentError ?? '', /Failed to create payment payload: .*rejected by spendControls.allowedAssets maxAmountPerPayment/)
+    assert.match(
+      result.paymentError ?? '',
+      /Failed to create payment payload: .*rejected by spendControls.allowedAssets maxAmountPerPayment/,
+    )
     assert.equal(seen.length, 1)
   })
 
@@ -153,8 +206,22 @@ describe('x402 routing: a 0x55 price is paid through @x402/fetch, a 0x54 shortfa
       new Promise<{ code: number; stdout: string }>((done) => {
         execFile(
           process.execPath,
-          [resolve(import.meta.dirname, '../bin/intent-gateway.js'), 'execute', '--url', url, '--json', '--intent', '-', ...args],
-          { env: { PATH: process.env.PATH ?? '', INTENT_PAYER_PRIVATE_KEY: '0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a' } },
+          [
+            resolve(import.meta.dirname, '../bin/intent-gateway.js'),
+            'execute',
+            '--url',
+            url,
+            '--json',
+            '--intent',
+            '-',
+            ...args,
+          ],
+          {
+            env: {
+              PATH: process.env.PATH ?? '',
+              INTENT_PAYER_PRIVATE_KEY: '0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a',
+            },
+          },
           (err, stdout) => done({ code: err ? Number(err.code) : 0, stdout }),
         ).stdin!.end(JSON.stringify(intent))
       })

@@ -7,10 +7,15 @@ import { after, before, describe, it } from 'node:test'
 import { getCompiledTransactionMessageDecoder, getCompiledTransactionMessageEncoder } from '@solana/kit'
 import { agentTransferBody } from '../../src/chains/solana/devnet/agentTransferBody.ts'
 import type { SolanaDevnet } from '../../src/chains/solana/devnet/startSolanaDevnet.ts'
-import { type SolanaGateway, solanaAdapterFor, startSolanaDevnet, startSolanaGateway } from '../../test/support/solanaGateway.ts'
+import {
+  type SolanaGateway,
+  solanaAdapterFor,
+  startSolanaDevnet,
+  startSolanaGateway,
+} from '../../test/support/solanaGateway.ts'
 import { solanaPayingClient, startSolanaPaidGateway } from '../../test/support/solanaPayments.ts'
 import { post } from '../../test/support/testGateway.ts'
-import { GatewayClientError, createGatewayClient, createSolanaSigner } from '../src/index.ts'
+import { createGatewayClient, createSolanaSigner, GatewayClientError } from '../src/index.ts'
 import { signAccountMessage } from '../src/solana/signAccountMessage.ts'
 
 describe('client: Solana account-mode signing', () => {
@@ -38,13 +43,22 @@ describe('client: Solana account-mode signing', () => {
     const asked = await execute({ ...intent, mode: 'account' })
     assert.equal(asked.status, 401, asked.text)
     const signer = createSolanaSigner(devnet.demo.agent.secretKey)
-    const signature = await signAccountMessage({ message: asked.body.signing.message, intent, deployment: { programId: devnet.programId, config: devnet.config }, signer })
+    const signature = await signAccountMessage({
+      message: asked.body.signing.message,
+      intent,
+      deployment: { programId: devnet.programId, config: devnet.config },
+      signer,
+    })
     const res = await execute({ ...intent, mode: 'account', signature })
     assert.equal(res.status, 200, res.text)
   })
 
   it("the typed client's execute does it in one call: asks, reads and signs the message, sends the signature", async () => {
-    const client = createGatewayClient({ url: gateway.baseUrl, account: createSolanaSigner(devnet.demo.agent.secretKey), mode: 'account' })
+    const client = createGatewayClient({
+      url: gateway.baseUrl,
+      account: createSolanaSigner(devnet.demo.agent.secretKey),
+      mode: 'account',
+    })
     const result = await client.execute(transfer(102), { chainId: devnet.chainId })
     assert.equal(result.httpStatus, 200, `${result.status} ${result.detail}`)
     assert.equal(result.status, '0x11')
@@ -58,24 +72,58 @@ describe('client: Solana account-mode signing', () => {
     assert.equal(asked.status, 401, asked.text)
     const deployment = { programId: devnet.programId, config: devnet.config }
     const signer = createSolanaSigner(devnet.demo.agent.secretKey)
-    const issued = getCompiledTransactionMessageDecoder().decode(Buffer.from(asked.body.signing.message, 'base64')) as unknown as {
+    const issued = getCompiledTransactionMessageDecoder().decode(
+      Buffer.from(asked.body.signing.message, 'base64'),
+    ) as unknown as {
       staticAccounts: string[]
       instructions: { programAddressIndex: number; accountIndices?: number[]; data?: Uint8Array }[]
     }
-    const reencode = (m: unknown) => Buffer.from(getCompiledTransactionMessageEncoder().encode(m as never)).toString('base64')
+    const reencode = (m: unknown) =>
+      Buffer.from(getCompiledTransactionMessageEncoder().encode(m as never)).toString('base64')
     // A second copy of the execute (with the token program's index as its program), and an echo of the fee payer's key as program.
     const extra = reencode({
       ...issued,
-      instructions: [...issued.instructions, { programAddressIndex: issued.staticAccounts.indexOf(intent.target), accountIndices: [2, 3, 1], data: Uint8Array.of(3, 1, 0, 0, 0, 0, 0, 0, 0) }],
+      instructions: [
+        ...issued.instructions,
+        {
+          programAddressIndex: issued.staticAccounts.indexOf(intent.target),
+          accountIndices: [2, 3, 1],
+          data: Uint8Array.of(3, 1, 0, 0, 0, 0, 0, 0, 0),
+        },
+      ],
     })
     const cases: Array<[string, Parameters<typeof signAccountMessage>[0]]> = [
       ['an instruction slipped in', { message: extra, intent, deployment, signer }],
-      ['another intent', { message: asked.body.signing.message, intent: { ...intent, data: '0x0300e1f50500000000' }, deployment, signer }],
+      [
+        'another intent',
+        {
+          message: asked.body.signing.message,
+          intent: { ...intent, data: '0x0300e1f50500000000' },
+          deployment,
+          signer,
+        },
+      ],
       [
         'the agent as fee payer',
-        { message: reencode({ ...issued, staticAccounts: [issued.staticAccounts[1], issued.staticAccounts[0], ...issued.staticAccounts.slice(2)] }), intent, deployment, signer },
+        {
+          message: reencode({
+            ...issued,
+            staticAccounts: [issued.staticAccounts[1], issued.staticAccounts[0], ...issued.staticAccounts.slice(2)],
+          }),
+          intent,
+          deployment,
+          signer,
+        },
       ],
-      ['a signer that is not the sender', { message: asked.body.signing.message, intent, deployment, signer: createSolanaSigner(new Uint8Array(32).fill(9)) }],
+      [
+        'a signer that is not the sender',
+        {
+          message: asked.body.signing.message,
+          intent,
+          deployment,
+          signer: createSolanaSigner(new Uint8Array(32).fill(9)),
+        },
+      ],
     ]
     for (const [what, args] of cases) {
       await assert.rejects(signAccountMessage(args), (err: unknown) => err instanceof GatewayClientError, what)
@@ -89,7 +137,12 @@ describe('client: Solana account-mode signing', () => {
     const paid = await startSolanaPaidGateway(devnet)
     try {
       const { client: x402 } = await solanaPayingClient(devnet)
-      const client = createGatewayClient({ url: paid.baseUrl, account: createSolanaSigner(devnet.demo.agent.secretKey), mode: 'account', payment: { x402Client: x402 } })
+      const client = createGatewayClient({
+        url: paid.baseUrl,
+        account: createSolanaSigner(devnet.demo.agent.secretKey),
+        mode: 'account',
+        payment: { x402Client: x402 },
+      })
       const payerBefore = await devnet.payment.balanceOf(devnet.payment.payer)
       const agentTokensBefore = await devnet.payment.balanceOf(devnet.demo.agent.address)
       const result = await client.execute(transfer(103), { chainId: devnet.chainId })
@@ -101,7 +154,11 @@ describe('client: Solana account-mode signing', () => {
         payerBefore - devnet.payment.amount,
         'charged once, though the client made two payments (the first only verified, never settled)',
       )
-      assert.equal(await devnet.payment.balanceOf(devnet.demo.agent.address), agentTokensBefore - 1_000_000n, "the agent's own DemoDollar moved once")
+      assert.equal(
+        await devnet.payment.balanceOf(devnet.demo.agent.address),
+        agentTokensBefore - 1_000_000n,
+        "the agent's own DemoDollar moved once",
+      )
     } finally {
       await paid.close()
     }

@@ -7,7 +7,12 @@ import { after, before, describe, it } from 'node:test'
 import { base58 } from '@scure/base'
 import { hexToBytes } from 'viem'
 import type { SolanaDevnet } from '../../src/chains/solana/devnet/startSolanaDevnet.ts'
-import { type SolanaGateway, solanaAdapterFor, startSolanaDevnet, startSolanaGateway } from '../../test/support/solanaGateway.ts'
+import {
+  type SolanaGateway,
+  solanaAdapterFor,
+  startSolanaDevnet,
+  startSolanaGateway,
+} from '../../test/support/solanaGateway.ts'
 import { post } from '../../test/support/testGateway.ts'
 import { createGatewayClient, createSolanaSigner, GatewayClientError, hashIntent, signIntent } from '../src/index.ts'
 
@@ -42,7 +47,13 @@ describe('client on the Solana devnet', () => {
     assert.equal(chain.chainType, 'solana')
     const cases = [
       body(),
-      body({ nonce: '18446744073709551615', value: '0', validAfter: '1', validBefore: '9223372036854775807', data: '0x' }),
+      body({
+        nonce: '18446744073709551615',
+        value: '0',
+        validAfter: '1',
+        validBefore: '9223372036854775807',
+        data: '0x',
+      }),
       body({
         nonce: '3',
         accounts: [
@@ -61,7 +72,10 @@ describe('client on the Solana devnet', () => {
       assert.equal(result.chainType, 'solana')
     }
     assert.notEqual(
-      hashIntent(body(), { chainType: 'solana', contracts: { executor: chain.contracts.executor, registry: devnet.demo.target } }),
+      hashIntent(body(), {
+        chainType: 'solana',
+        contracts: { executor: chain.contracts.executor, registry: devnet.demo.target },
+      }),
       hashIntent(body(), chain),
       'bound to the config account',
     )
@@ -82,11 +96,21 @@ describe('client on the Solana devnet', () => {
     const signer = createSolanaSigner(seed)
     const intent = body({ sender: signer.address })
     const signature = await signIntent({ intent, chain, signer })
-    const publicKey = createPublicKey({ key: Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), Buffer.from(base58.decode(signer.address))]), format: 'der', type: 'spki' })
+    const publicKey = createPublicKey({
+      key: Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), Buffer.from(base58.decode(signer.address))]),
+      format: 'der',
+      type: 'spki',
+    })
     assert.equal(verify(null, hexToBytes(hashIntent(intent, chain)), publicKey, hexToBytes(signature)), true)
-    assert.equal(verify(null, hexToBytes(hashIntent({ ...intent, nonce: '1' }, chain)), publicKey, hexToBytes(signature)), false)
+    assert.equal(
+      verify(null, hexToBytes(hashIntent({ ...intent, nonce: '1' }, chain)), publicKey, hexToBytes(signature)),
+      false,
+    )
     // A keypair file's 64 bytes (seed, then public key) give the same signer.
-    assert.equal(createSolanaSigner(JSON.stringify([...seed, ...base58.decode(signer.address)])).address, signer.address)
+    assert.equal(
+      createSolanaSigner(JSON.stringify([...seed, ...base58.decode(signer.address)])).address,
+      signer.address,
+    )
     assert.throws(() => createSolanaSigner([...seed, ...new Uint8Array(32)]), /second half is not the public key/)
   })
 })

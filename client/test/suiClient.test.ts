@@ -4,7 +4,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { bcs } from '@mysten/bcs'
 import { bytesToHex, hexToBytes } from 'viem'
-import { startSuiWorld, suiSender, type SuiWorld } from '../../test/support/suiGateway.ts'
+import { type SuiWorld, startSuiWorld, suiSender } from '../../test/support/suiGateway.ts'
 import { createGatewayClient, hashIntent, suiIntentBytes, toIntentBody } from '../src/index.ts'
 
 describe('client on a Sui chain', () => {
@@ -31,7 +31,10 @@ describe('client on a Sui chain', () => {
 
   it('hashes like the gateway, through the chain description and offline', async () => {
     const client = createGatewayClient({ url, chainId: 'sui:localnet' })
-    for (const body of [intent(), intent({ nonce: '18446744073709551615', validAfter: '7', validBefore: '1700000000', value: '0' })]) {
+    for (const body of [
+      intent(),
+      intent({ nonce: '18446744073709551615', validAfter: '7', validBefore: '1700000000', value: '0' }),
+    ]) {
       const result = await client.validate(body)
       assert.equal(result.chainType, 'sui')
       assert.match(result.intentHash ?? '', /^0x[0-9a-f]{64}$/)

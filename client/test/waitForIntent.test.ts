@@ -3,11 +3,18 @@
 // connection is cut mid-stream, keeps its timeout, and polls when the stream is refused (an older
 // gateway: 404), is not an event stream, or is held back by a proxy that buffers.
 import assert from 'node:assert/strict'
-import { createServer, type IncomingMessage, request as httpRequest, type Server, type ServerResponse } from 'node:http'
+import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { after, before, describe, it } from 'node:test'
 import { privateKeyToAccount } from 'viem/accounts'
 import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
-import { demoIntent, rpc, startTestGateway, startWorld, type TestGateway, type World } from '../../test/support/testGateway.ts'
+import {
+  demoIntent,
+  rpc,
+  startTestGateway,
+  startWorld,
+  type TestGateway,
+  type World,
+} from '../../test/support/testGateway.ts'
 import { createGatewayClient, type IntentEvent, type IntentInput } from '../src/index.ts'
 
 type Seen = { method: string; path: string; lastEventId: string | undefined; at: number }
@@ -23,11 +30,18 @@ async function startProxy(target: string, mode: EventsMode) {
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const path = req.url ?? '/'
     const lastEventId = req.headers['last-event-id']
-    seen.push({ method: req.method ?? '', path, lastEventId: typeof lastEventId === 'string' ? lastEventId : undefined, at: Date.now() })
+    seen.push({
+      method: req.method ?? '',
+      path,
+      lastEventId: typeof lastEventId === 'string' ? lastEventId : undefined,
+      at: Date.now(),
+    })
     const events = /\/events$/.test(path)
     if (events && mode === 'not-found') {
       // As a gateway from before the stream answers a route it does not have.
-      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ message: `Route GET:${path} not found`, error: 'Not Found', statusCode: 404 }))
+      res
+        .writeHead(404, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ message: `Route GET:${path} not found`, error: 'Not Found', statusCode: 404 }))
       return
     }
     if (events && mode === 'not-a-stream') {
@@ -40,22 +54,25 @@ async function startProxy(target: string, mode: EventsMode) {
       return
     }
     const nth = events ? ++eventsRequests : 0
-    const forward = httpRequest({ host: upstream.hostname, port: upstream.port, method: req.method, path, headers: req.headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers)
-      if (events && mode === 'cut-first' && nth === 1) {
-        let text = ''
-        answer.on('data', (chunk: Buffer) => {
-          text += chunk.toString('utf8')
-          // The first event is through (written out): the connection drops.
-          const cut = /event: submitted\n[\s\S]*?\n\n/.test(text)
-          res.write(chunk, () => {
-            if (cut) setTimeout(() => (answer.destroy(), res.destroy()), 50)
+    const forward = httpRequest(
+      { host: upstream.hostname, port: upstream.port, method: req.method, path, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers)
+        if (events && mode === 'cut-first' && nth === 1) {
+          let text = ''
+          answer.on('data', (chunk: Buffer) => {
+            text += chunk.toString('utf8')
+            // The first event is through (written out): the connection drops.
+            const cut = /event: submitted\n[\s\S]*?\n\n/.test(text)
+            res.write(chunk, () => {
+              if (cut) setTimeout(() => (answer.destroy(), res.destroy()), 50)
+            })
           })
-        })
-        return
-      }
-      answer.pipe(res)
-    })
+          return
+        }
+        answer.pipe(res)
+      },
+    )
     forward.on('error', () => res.destroy())
     req.pipe(forward)
   })
@@ -99,8 +116,10 @@ describe('waitForIntent follows the event stream', () => {
     assert.equal(sent.status, '0xF3')
     return { client, sent, intentHash: sent.intentHash! }
   }
-  const reads = (seen: Seen[], intentHash: string) => seen.filter((s) => s.method === 'GET' && s.path === `/intents/${intentHash}`)
-  const eventRequests = (seen: Seen[], intentHash: string) => seen.filter((s) => s.method === 'GET' && s.path === `/intents/${intentHash}/events`)
+  const reads = (seen: Seen[], intentHash: string) =>
+    seen.filter((s) => s.method === 'GET' && s.path === `/intents/${intentHash}`)
+  const eventRequests = (seen: Seen[], intentHash: string) =>
+    seen.filter((s) => s.method === 'GET' && s.path === `/intents/${intentHash}/events`)
 
   it('returns the final outcome from the stream: the events as they happen, then one read of the outcome, no polling', async () => {
     const proxy = await startProxy(slow.baseUrl, 'pass')
@@ -125,14 +144,21 @@ describe('waitForIntent follows the event stream', () => {
         events.map((e) => e.type),
         ['submitted', 'mined', 'final'],
       )
-      assert.ok(events.every((e) => e.intentHash === intentHash && e.chainId === 'eip155:31337' && e.transactionHash === sent.transactionHash))
+      assert.ok(
+        events.every(
+          (e) =>
+            e.intentHash === intentHash && e.chainId === 'eip155:31337' && e.transactionHash === sent.transactionHash,
+        ),
+      )
       assert.equal(eventRequests(proxy.seen, intentHash).length, 1)
       // Polling at 50 ms would have read it dozens of times; the stream reads it once, after the last event.
       const got = reads(proxy.seen, intentHash)
       assert.equal(got.length, 1, `GET /intents/${intentHash} was read ${got.length} times`)
       assert.ok(got[0]!.at >= finalAt)
       // The gateway's own log agrees: one read of the intent.
-      const logged = slow.logs.filter((l) => l.includes(`"url":"/intents/${intentHash}"`) && l.includes('"method":"GET"'))
+      const logged = slow.logs.filter(
+        (l) => l.includes(`"url":"/intents/${intentHash}"`) && l.includes('"method":"GET"'),
+      )
       assert.equal(logged.length, 1)
     } finally {
       await proxy.close()
@@ -227,7 +253,12 @@ describe('waitForIntent follows the event stream', () => {
     const proxy = await startProxy(slow.baseUrl, 'pass')
     try {
       const { client, sent, intentHash } = await executePending(proxy.url)
-      const outcome = await client.waitForIntent(sent, { timeoutMs: 20_000, intervalMs: 100, stream: false, onProgress: ({ attempt }) => attempt === 1 && void mine() })
+      const outcome = await client.waitForIntent(sent, {
+        timeoutMs: 20_000,
+        intervalMs: 100,
+        stream: false,
+        onProgress: ({ attempt }) => attempt === 1 && void mine(),
+      })
       assert.equal(outcome.status, '0x11')
       assert.equal(eventRequests(proxy.seen, intentHash).length, 0)
       assert.ok(reads(proxy.seen, intentHash).length >= 2)

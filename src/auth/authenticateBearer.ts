@@ -24,21 +24,44 @@ export type AuthenticateBearerParameters = {
   oauth?: OAuthVerifier | undefined
 }
 
-export async function authenticateBearer({ header, apiKeys, oauth }: AuthenticateBearerParameters): Promise<BearerAuthentication> {
+export async function authenticateBearer({
+  header,
+  apiKeys,
+  oauth,
+}: AuthenticateBearerParameters): Promise<BearerAuthentication> {
   if (header === undefined) return { ok: false, refusal: undefined }
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header)
   if (!match) {
     return {
       ok: false,
       refusal: oauth
-        ? { ok: false, httpStatus: 400, error: 'invalid_request', description: 'the Authorization header must be Bearer followed by one token (RFC 6750 §2.1)' }
-        : { ok: false, httpStatus: 401, error: 'invalid_token', description: 'the bearer token matches no configured API key' },
+        ? {
+            ok: false,
+            httpStatus: 400,
+            error: 'invalid_request',
+            description: 'the Authorization header must be Bearer followed by one token (RFC 6750 §2.1)',
+          }
+        : {
+            ok: false,
+            httpStatus: 401,
+            error: 'invalid_token',
+            description: 'the bearer token matches no configured API key',
+          },
     }
   }
   const token = match[1]!
   const keyId = apiKeys.identify(token)
   if (keyId !== undefined) return { ok: true, caller: { kind: 'apiKey', id: keyId } }
-  if (!oauth) return { ok: false, refusal: { ok: false, httpStatus: 401, error: 'invalid_token', description: 'the bearer token matches no configured API key' } }
+  if (!oauth)
+    return {
+      ok: false,
+      refusal: {
+        ok: false,
+        httpStatus: 401,
+        error: 'invalid_token',
+        description: 'the bearer token matches no configured API key',
+      },
+    }
   const verified = await oauth.verify(token)
   if (!verified.ok) return { ok: false, refusal: verified }
   return { ok: true, caller: { kind: 'oauth', id: verified.identity.id, identity: verified.identity } }

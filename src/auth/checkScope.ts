@@ -7,5 +7,11 @@ import type { OAuthScope } from './oauthScopes.ts'
 
 export function checkScope(caller: BearerCaller, scope: OAuthScope): OAuthRefusal | undefined {
   if (caller.kind === 'apiKey' || hasScope(caller.identity, scope)) return undefined
-  return { ok: false, httpStatus: 403, error: 'insufficient_scope', description: `the token does not grant the ${scope} scope this request needs`, scope }
+  return {
+    ok: false,
+    httpStatus: 403,
+    error: 'insufficient_scope',
+    description: `the token does not grant the ${scope} scope this request needs`,
+    scope,
+  }
 }

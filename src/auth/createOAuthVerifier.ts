@@ -58,16 +58,30 @@ export const clockToleranceSeconds = 60
 const maxTokenLength = 16_384
 const maxSubjectLength = 255
 
-export function createOAuthVerifier({ config, logger, cooldownMs = 30_000, cacheMaxAgeMs = 600_000, timeoutMs = 5_000 }: CreateOAuthVerifierParameters): OAuthVerifier {
+export function createOAuthVerifier({
+  config,
+  logger,
+  cooldownMs = 30_000,
+  cacheMaxAgeMs = 600_000,
+  timeoutMs = 5_000,
+}: CreateOAuthVerifierParameters): OAuthVerifier {
   const log = logger?.child({ module: 'oauth' })
   let keySet: Promise<ReturnType<typeof createRemoteJWKSet>> | undefined
   // Discovered once; a failed discovery is forgotten, so the next request tries again.
   const getKeySet = () => {
-    keySet ??= (config.jwksUrl !== undefined ? Promise.resolve(config.jwksUrl) : discoverJwksUrl({ issuer: config.issuer, timeoutMs })).then(
+    keySet ??= (
+      config.jwksUrl !== undefined
+        ? Promise.resolve(config.jwksUrl)
+        : discoverJwksUrl({ issuer: config.issuer, timeoutMs })
+    ).then(
       (url) => {
         log?.info({ jwksUrl: url }, 'OAuth: verifying access tokens with the issuer key set')
         // Keys come only from here: a token's jku, x5u or jwk header is never read.
-        return createRemoteJWKSet(new URL(url), { cooldownDuration: cooldownMs, cacheMaxAge: cacheMaxAgeMs, timeoutDuration: timeoutMs })
+        return createRemoteJWKSet(new URL(url), {
+          cooldownDuration: cooldownMs,
+          cacheMaxAge: cacheMaxAgeMs,
+          timeoutDuration: timeoutMs,
+        })
       },
       (err: unknown) => {
         keySet = undefined
@@ -78,7 +92,8 @@ export function createOAuthVerifier({ config, logger, cooldownMs = 30_000, cache
   }
 
   async function verify(token: string): Promise<OAuthVerification> {
-    if (token.length > maxTokenLength || !/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(token)) return invalidToken('not a signed JWT access token (three base64url parts)')
+    if (token.length > maxTokenLength || !/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(token))
+      return invalidToken('not a signed JWT access token (three base64url parts)')
     const keys = await getKeySet()
     let payload: JWTPayload
     try {
@@ -94,15 +109,22 @@ export function createOAuthVerifier({ config, logger, cooldownMs = 30_000, cache
     } catch (err) {
       const refusal = toRefusal(err)
       if (refusal) return refusal
-      log?.warn({ err: { name: (err as Error).name, code: (err as { code?: unknown }).code, message: (err as Error).message } }, 'OAuth: the issuer key set could not be read')
-      throw new AuthorizationServerUnreachableError("the issuer's key set could not be read; try again shortly", { cause: err })
+      log?.warn(
+        { err: { name: (err as Error).name, code: (err as { code?: unknown }).code, message: (err as Error).message } },
+        'OAuth: the issuer key set could not be read',
+      )
+      throw new AuthorizationServerUnreachableError("the issuer's key set could not be read; try again shortly", {
+        cause: err,
+      })
     }
     const subject = payload.sub
     if (typeof subject !== 'string' || subject === '') return invalidToken('the sub claim must be a non-empty string')
     // The identity becomes a rate-limit key, a journal column and a log field: bounded.
-    if (subject.length > maxSubjectLength) return invalidToken(`the sub claim is longer than ${maxSubjectLength} characters`)
+    if (subject.length > maxSubjectLength)
+      return invalidToken(`the sub claim is longer than ${maxSubjectLength} characters`)
     const scope = payload.scope
-    if (scope !== undefined && typeof scope !== 'string') return invalidToken('the scope claim must be a space-separated string (RFC 9068 §2.2.3)')
+    if (scope !== undefined && typeof scope !== 'string')
+      return invalidToken('the scope claim must be a space-separated string (RFC 9068 §2.2.3)')
     const granted = new Set((scope ?? '').split(' '))
     const scopes = oauthScopes.filter((s) => granted.has(s))
     // payload.iss equals config.issuer here: jwtVerify compared them.
@@ -126,17 +148,23 @@ function toRefusal(err: unknown): OAuthRefusal | undefined {
       case 'iss':
         return invalidToken('the token was not issued by the configured issuer')
       case 'aud':
-        return invalidToken("the token's audience is not this gateway (ask for it with resource set to this gateway's URL, RFC 8707)")
+        return invalidToken(
+          "the token's audience is not this gateway (ask for it with resource set to this gateway's URL, RFC 8707)",
+        )
       case 'nbf':
         return invalidToken('the token is not valid yet')
       default:
         return invalidToken(`the ${err.claim} claim is missing or not valid`)
     }
   }
-  if (err instanceof errors.JOSEAlgNotAllowed) return invalidToken(`the token's signature algorithm is not accepted (${acceptedAlgorithms.join(', ')})`)
-  if (err instanceof errors.JWKSNoMatchingKey) return invalidToken("the token is not signed with a key of the issuer's key set")
-  if (err instanceof errors.JWKSMultipleMatchingKeys) return invalidToken("the token names no key (kid) and the issuer's key set has several")
+  if (err instanceof errors.JOSEAlgNotAllowed)
+    return invalidToken(`the token's signature algorithm is not accepted (${acceptedAlgorithms.join(', ')})`)
+  if (err instanceof errors.JWKSNoMatchingKey)
+    return invalidToken("the token is not signed with a key of the issuer's key set")
+  if (err instanceof errors.JWKSMultipleMatchingKeys)
+    return invalidToken("the token names no key (kid) and the issuer's key set has several")
   if (err instanceof errors.JWSSignatureVerificationFailed) return invalidToken('the token signature is not valid')
-  if (err instanceof errors.JWSInvalid || err instanceof errors.JWTInvalid || err instanceof errors.JOSENotSupported) return invalidToken('the token is malformed')
+  if (err instanceof errors.JWSInvalid || err instanceof errors.JWTInvalid || err instanceof errors.JOSENotSupported)
+    return invalidToken('the token is malformed')
   return undefined
 }

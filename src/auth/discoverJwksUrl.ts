@@ -15,9 +15,15 @@ export async function discoverJwksUrl({ issuer, timeoutMs = 5_000 }: DiscoverJwk
     let response: Response
     try {
       // No redirects: the issuer's own origin answers for it.
-      response = await fetch(location, { headers: { accept: 'application/json' }, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) })
+      response = await fetch(location, {
+        headers: { accept: 'application/json' },
+        redirect: 'manual',
+        signal: AbortSignal.timeout(timeoutMs),
+      })
     } catch (err) {
-      tried.push(`${location}: ${(err as Error).name === 'TimeoutError' ? `no answer in ${timeoutMs} ms` : 'unreachable'}`)
+      tried.push(
+        `${location}: ${(err as Error).name === 'TimeoutError' ? `no answer in ${timeoutMs} ms` : 'unreachable'}`,
+      )
       continue
     }
     if (response.status !== 200) {
@@ -43,14 +49,19 @@ export async function discoverJwksUrl({ issuer, timeoutMs = 5_000 }: DiscoverJwk
     }
     return jwksUri
   }
-  throw new AuthorizationServerUnreachableError(`could not discover the issuer's key set (set OAUTH_JWKS_URL to skip discovery): ${tried.join('; ')}`)
+  throw new AuthorizationServerUnreachableError(
+    `could not discover the issuer's key set (set OAUTH_JWKS_URL to skip discovery): ${tried.join('; ')}`,
+  )
 }
 
 /** RFC 8414 §3.1 (the well-known segment before the issuer's path), then OpenID Connect Discovery §4 (after it). */
 function metadataLocations(issuer: string): string[] {
   const url = new URL(issuer)
   const path = url.pathname === '/' ? '' : url.pathname.replace(/\/$/, '')
-  return [`${url.origin}/.well-known/oauth-authorization-server${path}`, `${url.origin}${path}/.well-known/openid-configuration`]
+  return [
+    `${url.origin}/.well-known/oauth-authorization-server${path}`,
+    `${url.origin}${path}/.well-known/openid-configuration`,
+  ]
 }
 
 /** The key set's URL is no less protected than the issuer's: https under an https issuer. */

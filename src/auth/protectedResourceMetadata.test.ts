@@ -7,7 +7,10 @@ import { protectedResourceMetadata } from './protectedResourceMetadata.ts'
 
 describe('protected resource metadata (RFC 9728)', () => {
   it('names the audience as the resource, the configured issuer, the scopes and the header method', () => {
-    const { value: config } = readOAuthConfig({ OAUTH_ISSUER: 'https://as.example/tenant' }, { production: true, publicUrl: 'https://gateway.example' })
+    const { value: config } = readOAuthConfig(
+      { OAUTH_ISSUER: 'https://as.example/tenant' },
+      { production: true, publicUrl: 'https://gateway.example' },
+    )
     assert.deepEqual(protectedResourceMetadata({ config: config! }), {
       resource: 'https://gateway.example',
       authorization_servers: ['https://as.example/tenant'],
@@ -19,7 +22,10 @@ describe('protected resource metadata (RFC 9728)', () => {
   })
 
   it('links the documentation when given, and takes an audience other than PUBLIC_URL as the resource', () => {
-    const { value: config } = readOAuthConfig({ OAUTH_ISSUER: 'https://as.example', OAUTH_AUDIENCE: 'https://api.example/agents' }, { production: true, publicUrl: 'https://gateway.example' })
+    const { value: config } = readOAuthConfig(
+      { OAUTH_ISSUER: 'https://as.example', OAUTH_AUDIENCE: 'https://api.example/agents' },
+      { production: true, publicUrl: 'https://gateway.example' },
+    )
     const document = protectedResourceMetadata({ config: config!, documentationUrl: 'https://gateway.example/docs' })
     assert.equal(document.resource, 'https://api.example/agents')
     assert.equal(document.resource_documentation, 'https://gateway.example/docs')

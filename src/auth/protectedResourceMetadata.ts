@@ -15,7 +15,13 @@ export type ProtectedResourceMetadata = {
   resource_documentation?: string | undefined
 }
 
-export function protectedResourceMetadata({ config, documentationUrl }: { config: Pick<OAuthConfig, 'issuer' | 'audience'>; documentationUrl?: string | undefined }): ProtectedResourceMetadata {
+export function protectedResourceMetadata({
+  config,
+  documentationUrl,
+}: {
+  config: Pick<OAuthConfig, 'issuer' | 'audience'>
+  documentationUrl?: string | undefined
+}): ProtectedResourceMetadata {
   return {
     resource: config.audience,
     authorization_servers: [config.issuer],

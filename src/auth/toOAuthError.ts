@@ -24,11 +24,26 @@ export function toOAuthError({ refusal, resourceMetadataUrl, scope }: ToOAuthErr
     return new GatewayError('A credential is required', {
       code: 'UNAUTHORIZED',
       status: Status.UNAUTHORIZED,
-      details: 'send an API key or an OAuth access token as Authorization: Bearer <token>; the WWW-Authenticate header names where to get a token',
+      details:
+        'send an API key or an OAuth access token as Authorization: Bearer <token>; the WWW-Authenticate header names where to get a token',
       headers,
     })
-  if (refusal.error === 'invalid_request') return new InputError('The Authorization header is not valid', { errors: [{ field: 'Authorization', message: refusal.description }], headers })
+  if (refusal.error === 'invalid_request')
+    return new InputError('The Authorization header is not valid', {
+      errors: [{ field: 'Authorization', message: refusal.description }],
+      headers,
+    })
   if (refusal.error === 'insufficient_scope')
-    return new GatewayError('The access token does not allow this request', { code: 'INSUFFICIENT_SCOPE', status: needsPermission, details: refusal.description, headers })
-  return new GatewayError('The bearer token is not valid', { code: 'UNAUTHORIZED', status: Status.UNAUTHORIZED, details: refusal.description, headers })
+    return new GatewayError('The access token does not allow this request', {
+      code: 'INSUFFICIENT_SCOPE',
+      status: needsPermission,
+      details: refusal.description,
+      headers,
+    })
+  return new GatewayError('The bearer token is not valid', {
+    code: 'UNAUTHORIZED',
+    status: Status.UNAUTHORIZED,
+    details: refusal.description,
+    headers,
+  })
 }

@@ -9,17 +9,30 @@ const resourceMetadataUrl = 'https://gateway.example/.well-known/oauth-protected
 
 describe('WWW-Authenticate: Bearer (wwwAuthenticate)', () => {
   it('names no error for a request without a credential, and the scope it needs when given', () => {
-    assert.equal(wwwAuthenticate({ resourceMetadataUrl }), `Bearer realm="intent-gateway", resource_metadata="${resourceMetadataUrl}"`)
-    assert.equal(wwwAuthenticate({ resourceMetadataUrl, scope: 'intents:execute' }), `Bearer realm="intent-gateway", scope="intents:execute", resource_metadata="${resourceMetadataUrl}"`)
+    assert.equal(
+      wwwAuthenticate({ resourceMetadataUrl }),
+      `Bearer realm="intent-gateway", resource_metadata="${resourceMetadataUrl}"`,
+    )
+    assert.equal(
+      wwwAuthenticate({ resourceMetadataUrl, scope: 'intents:execute' }),
+      `Bearer realm="intent-gateway", scope="intents:execute", resource_metadata="${resourceMetadataUrl}"`,
+    )
   })
 
   it('names the error and its description, and the missing scope of insufficient_scope', () => {
     assert.equal(
-      wwwAuthenticate({ resourceMetadataUrl, refusal: { error: 'invalid_token', description: 'the token has expired' } }),
+      wwwAuthenticate({
+        resourceMetadataUrl,
+        refusal: { error: 'invalid_token', description: 'the token has expired' },
+      }),
       `Bearer realm="intent-gateway", error="invalid_token", error_description="the token has expired", resource_metadata="${resourceMetadataUrl}"`,
     )
     assert.equal(
-      wwwAuthenticate({ resourceMetadataUrl, refusal: { error: 'insufficient_scope', description: 'needs ops:write', scope: 'ops:write' }, scope: 'ignored' }),
+      wwwAuthenticate({
+        resourceMetadataUrl,
+        refusal: { error: 'insufficient_scope', description: 'needs ops:write', scope: 'ops:write' },
+        scope: 'ignored',
+      }),
       `Bearer realm="intent-gateway", error="insufficient_scope", error_description="needs ops:write", scope="ops:write", resource_metadata="${resourceMetadataUrl}"`,
     )
   })
@@ -29,7 +42,10 @@ describe('WWW-Authenticate: Bearer (wwwAuthenticate)', () => {
       resourceMetadataUrl,
       refusal: { error: 'invalid_token', description: 'bad "token"\\", error="none\r\nSet-Cookie: x=1 — ünïcode' },
     })
-    assert.equal(header, `Bearer realm="intent-gateway", error="invalid_token", error_description="bad  token   , error= none  Set-Cookie: x=1    n code", resource_metadata="${resourceMetadataUrl}"`)
+    assert.equal(
+      header,
+      `Bearer realm="intent-gateway", error="invalid_token", error_description="bad  token   , error= none  Set-Cookie: x=1    n code", resource_metadata="${resourceMetadataUrl}"`,
+    )
     // Exactly the parameters written, each quoted once.
     assert.deepEqual(
       [...header.matchAll(/([a-z_]+)="([^"]*)"/g)].map((m) => m[1]),

@@ -18,7 +18,9 @@ describe('createEndpointPool with one endpoint', () => {
         failNext--
         return void res.writeHead(502).end('bad gateway')
       }
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, result: method === 'eth_chainId' ? '0x7a69' : '0x2a' }))
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ jsonrpc: '2.0', id, result: method === 'eth_chainId' ? '0x7a69' : '0x2a' }))
     })
   })
   let url = ''
@@ -27,7 +29,14 @@ describe('createEndpointPool with one endpoint', () => {
     url = `http://127.0.0.1:${(server.address() as { port: number }).port}`
   })
   after(() => server.close())
-  const pool = () => createEndpointPool({ chainId: 'eip155:31337', reference: 31337, endpoints: [{ url, source: 'config' }], timeoutMs: 2000, logger: pino({ level: 'silent' }) })
+  const pool = () =>
+    createEndpointPool({
+      chainId: 'eip155:31337',
+      reference: 31337,
+      endpoints: [{ url, source: 'config' }],
+      timeoutMs: 2000,
+      logger: pino({ level: 'silent' }),
+    })
 
   it('asks a read once more when its only endpoint fails it, and answers', async () => {
     const p = pool()

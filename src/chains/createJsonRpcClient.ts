@@ -2,7 +2,7 @@
 // undici's Pool (Node's fetch builds web streams and abort signals per call, which cost more
 // than the call itself), and the calls made in one event-loop turn sent as one JSON-RPC batch.
 // Each operation is a function of the client's context (jsonRpcContext.ts).
-import { type CreateJsonRpcClientParameters, type RpcCall, createJsonRpcContext } from './jsonRpcContext.ts'
+import { type CreateJsonRpcClientParameters, createJsonRpcContext, type RpcCall } from './jsonRpcContext.ts'
 import { request, sequence } from './jsonRpcRequest.ts'
 
 export type { CreateJsonRpcClientParameters, RpcCall } from './jsonRpcContext.ts'

@@ -7,7 +7,7 @@ import { ChainUnavailableError } from '../errors/chainUnavailableError.ts'
 import type { RpcRecorder } from '../metrics/createMetrics.ts'
 import { publicOnlyLookup } from '../net/publicOnlyLookup.ts'
 import type { EndpointView, ResolvedEndpoint } from '../ports/endpoint.ts'
-import { type RpcCall, createJsonRpcClient } from './createJsonRpcClient.ts'
+import { createJsonRpcClient, type RpcCall } from './createJsonRpcClient.ts'
 import { refuseInward, splitCredentials } from './endpointUrls.ts'
 
 export type CreateEndpointPoolParameters = {
@@ -42,10 +42,25 @@ export type EndpointPoolContext = {
   usable: Endpoint[]
 }
 
-export function createEndpointPoolContext({ chainId, reference, endpoints, timeoutMs, logger, rpcRecorder }: CreateEndpointPoolParameters): EndpointPoolContext {
+export function createEndpointPoolContext({
+  chainId,
+  reference,
+  endpoints,
+  timeoutMs,
+  logger,
+  rpcRecorder,
+}: CreateEndpointPoolParameters): EndpointPoolContext {
   const log = logger.child({ module: 'endpoints', chainId })
   const all: Endpoint[] = endpoints.map(({ url, source, publicOnly }, index) => {
-    const view: EndpointView = { url: redactUrl(url), source, status: 'unverified', latencyMs: undefined, requests: 0, failures: 0, lastError: undefined }
+    const view: EndpointView = {
+      url: redactUrl(url),
+      source,
+      status: 'unverified',
+      latencyMs: undefined,
+      requests: 0,
+      failures: 0,
+      lastError: undefined,
+    }
     const refusal = publicOnly ? refuseInward(url) : undefined
     if (refusal) {
       log.warn({ endpoint: view.url, source, reason: refusal }, 'discovered RPC endpoint refused')
@@ -64,8 +79,21 @@ export function createEndpointPoolContext({ chainId, reference, endpoints, timeo
       }
     }
     const { target, headers } = splitCredentials(url)
-    const client = createJsonRpcClient({ url: target, headers, timeoutMs, lookup: publicOnly ? publicOnlyLookup : undefined })
-    return { view, send: client.request, sequence: client.sequence, close: client.close, verified: false, consecutiveFailures: 0, retryAt: 0 }
+    const client = createJsonRpcClient({
+      url: target,
+      headers,
+      timeoutMs,
+      lookup: publicOnly ? publicOnlyLookup : undefined,
+    })
+    return {
+      view,
+      send: client.request,
+      sequence: client.sequence,
+      close: client.close,
+      verified: false,
+      consecutiveFailures: 0,
+      retryAt: 0,
+    }
   })
   return { chainId, reference, log, rpcRecorder, all, usable: all.filter((e) => e.view.status !== 'refused') }
 }

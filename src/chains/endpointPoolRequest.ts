@@ -14,7 +14,12 @@ export async function request(ctx: EndpointPoolContext, args: RpcCall): Promise<
     rpcRecorder.observeRpc({ chain: ctx.chainId, method: args.method, seconds: (performance.now() - started) / 1000 })
     return result
   } catch (err) {
-    rpcRecorder.observeRpc({ chain: ctx.chainId, method: args.method, seconds: (performance.now() - started) / 1000, failure: failureKind(err) })
+    rpcRecorder.observeRpc({
+      chain: ctx.chainId,
+      method: args.method,
+      seconds: (performance.now() - started) / 1000,
+      failure: failureKind(err),
+    })
     throw err
   }
 }

@@ -5,7 +5,10 @@ import type { EndpointPoolContext } from './endpointPoolContext.ts'
 import { noEndpointError, orderEndpoints, recordFailure, recordSuccess, verifyChainId } from './endpointStanding.ts'
 import { failureKind, isTransportFailure } from './rpcFailures.ts'
 
-export async function sequence(ctx: EndpointPoolContext, calls: readonly RpcCall[]): Promise<PromiseSettledResult<unknown>[]> {
+export async function sequence(
+  ctx: EndpointPoolContext,
+  calls: readonly RpcCall[],
+): Promise<PromiseSettledResult<unknown>[]> {
   const started = performance.now()
   let answers: PromiseSettledResult<unknown>[] | undefined
   let lastError: unknown
@@ -22,7 +25,9 @@ export async function sequence(ctx: EndpointPoolContext, calls: readonly RpcCall
       continue
     }
     const tried = await Promise.allSettled(e.sequence(calls))
-    const unanswered = tried.find((a): a is PromiseRejectedResult => a.status === 'rejected' && isTransportFailure(a.reason))
+    const unanswered = tried.find(
+      (a): a is PromiseRejectedResult => a.status === 'rejected' && isTransportFailure(a.reason),
+    )
     if (unanswered && tried.every((a) => a.status === 'rejected' && isTransportFailure(a.reason))) {
       recordFailure(ctx, e, unanswered.reason)
       lastError = unanswered.reason
@@ -32,11 +37,17 @@ export async function sequence(ctx: EndpointPoolContext, calls: readonly RpcCall
     answers = tried
     break
   }
-  const settled = answers ?? calls.map(() => ({ status: 'rejected' as const, reason: lastError ?? noEndpointError(ctx) }))
+  const settled =
+    answers ?? calls.map(() => ({ status: 'rejected' as const, reason: lastError ?? noEndpointError(ctx) }))
   const seconds = (performance.now() - started) / 1000
   calls.forEach((c, i) => {
     const a = settled[i]!
-    ctx.rpcRecorder?.observeRpc({ chain: ctx.chainId, method: c.method, seconds, ...(a.status === 'rejected' ? { failure: failureKind(a.reason) } : {}) })
+    ctx.rpcRecorder?.observeRpc({
+      chain: ctx.chainId,
+      method: c.method,
+      seconds,
+      ...(a.status === 'rejected' ? { failure: failureKind(a.reason) } : {}),
+    })
   })
   return settled
 }

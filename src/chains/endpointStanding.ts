@@ -12,7 +12,9 @@ export function orderEndpoints({ usable }: EndpointPoolContext, now: number): En
   const ready = usable.filter((e) => e.retryAt <= now)
   // Endpoints back from a cooldown are probed first, so a recovered node is noticed at once.
   const probes = ready.filter((e) => e.consecutiveFailures > 0 || e.view.status === 'wrong-chain')
-  const rest = ready.filter((e) => !probes.includes(e)).sort((a, b) => (a.view.latencyMs ?? Infinity) - (b.view.latencyMs ?? Infinity))
+  const rest = ready
+    .filter((e) => !probes.includes(e))
+    .sort((a, b) => (a.view.latencyMs ?? Infinity) - (b.view.latencyMs ?? Infinity))
   const ordered = [...probes, ...rest]
   if (ordered.length > 0) return ordered
   // Everything is set aside: try the one whose cooldown ends first rather than fail outright.
@@ -29,7 +31,10 @@ export function recordFailure(ctx: EndpointPoolContext, e: Endpoint, err: unknow
   e.verified = false // what answers after a failure may be another node
   e.retryAt = Date.now() + Math.min(maxCooldownMs, 1000 * 2 ** (e.consecutiveFailures - 1))
   observe(ctx, e, false)
-  ctx.log.warn({ endpoint: e.view.url, failures: e.consecutiveFailures, reason: e.view.lastError }, 'RPC endpoint failed; set aside')
+  ctx.log.warn(
+    { endpoint: e.view.url, failures: e.consecutiveFailures, reason: e.view.lastError },
+    'RPC endpoint failed; set aside',
+  )
 }
 
 /** An answer (`latencyMs` undefined when it is not a measure of the endpoint: a node's error). */
@@ -40,7 +45,8 @@ export function recordSuccess(ctx: EndpointPoolContext, e: Endpoint, latencyMs: 
   e.view.requests++
   e.view.status = 'healthy'
   observe(ctx, e, true)
-  if (latencyMs !== undefined) e.view.latencyMs = e.view.latencyMs === undefined ? latencyMs : e.view.latencyMs * 0.8 + latencyMs * 0.2
+  if (latencyMs !== undefined)
+    e.view.latencyMs = e.view.latencyMs === undefined ? latencyMs : e.view.latencyMs * 0.8 + latencyMs * 0.2
 }
 
 /** Whether the endpoint serves the expected chain; one that serves another is refused loudly, for a while. */
@@ -52,7 +58,10 @@ export async function verifyChainId(ctx: EndpointPoolContext, e: Endpoint): Prom
     e.view.lastError = `reports chain id ${reported}, expected ${reference}`
     e.retryAt = Date.now() + wrongChainCooldownMs
     observe(ctx, e, false)
-    ctx.log.error({ endpoint: e.view.url, reported, expected: reference }, `RPC endpoint refused: it serves chain ${reported}, not ${chainId}`)
+    ctx.log.error(
+      { endpoint: e.view.url, reported, expected: reference },
+      `RPC endpoint refused: it serves chain ${reported}, not ${chainId}`,
+    )
     return false
   }
   e.verified = true
@@ -71,4 +80,5 @@ export function noEndpointError({ chainId, all, usable }: EndpointPoolContext): 
 }
 
 /** Up or down per endpoint, by its position in the list (never its URL). */
-const observe = ({ rpcRecorder, chainId, all }: EndpointPoolContext, e: Endpoint, up: boolean) => rpcRecorder?.observeEndpoint?.({ chain: chainId, endpoint: all.indexOf(e), up })
+const observe = ({ rpcRecorder, chainId, all }: EndpointPoolContext, e: Endpoint, up: boolean) =>
+  rpcRecorder?.observeEndpoint?.({ chain: chainId, endpoint: all.indexOf(e), up })

@@ -9,7 +9,8 @@ export function refuseInward(url: string): string | undefined {
   const literal = hostname.replace(/^\[|\]$/g, '')
   // A literal address is never looked up; a name is checked by publicOnlyLookup on each connection.
   if (/^[0-9.]+$/.test(literal) || literal.includes(':')) {
-    if (!isPublicAddress(literal)) return `discovered endpoints must not be at a loopback, private or link-local address in production (${literal})`
+    if (!isPublicAddress(literal))
+      return `discovered endpoints must not be at a loopback, private or link-local address in production (${literal})`
   }
   return undefined
 }
@@ -21,5 +22,8 @@ export function splitCredentials(url: string): { target: string; headers: Record
   const credentials = `${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`
   parsed.username = ''
   parsed.password = ''
-  return { target: parsed.toString(), headers: { authorization: `Basic ${Buffer.from(credentials).toString('base64')}` } }
+  return {
+    target: parsed.toString(),
+    headers: { authorization: `Basic ${Buffer.from(credentials).toString('base64')}` },
+  }
 }

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { createTestDatabase, type TestDatabase } from '../../test/support/postgresDatabase.ts'
-import { openPostgresJournal } from '../store/postgres/openPostgresJournal.ts'
 import { createLogger } from '../logging/createLogger.ts'
 import { createPostgresRelayerLeases } from '../store/postgres/createPostgresRelayerLeases.ts'
+import { openPostgresJournal } from '../store/postgres/openPostgresJournal.ts'
 import { holdSoleKey } from './holdSoleKey.ts'
 
 const key = '0xFAC1000000000000000000000000000000000001'
@@ -25,7 +25,8 @@ describe("holdSoleKey (the in-process facilitator's key: one instance at a time)
     stores.push(s)
     return s
   }
-  const hold = (leases: ReturnType<typeof store>, waitMs?: number) => holdSoleKey({ leases, scope: 'x402-facilitator', key, setting: 'FACILITATOR_PRIVATE_KEY', logger, waitMs })
+  const hold = (leases: ReturnType<typeof store>, waitMs?: number) =>
+    holdSoleKey({ leases, scope: 'x402-facilitator', key, setting: 'FACILITATOR_PRIVATE_KEY', logger, waitMs })
 
   it('refuses a second live instance with the same key, naming the holder; takes it once the holder shut down, or died and its lease ended', async () => {
     const [a, b, c] = [store('a'), store('b'), store('c')]

@@ -25,7 +25,14 @@ export type SoleKeyHold = {
   close(): void
 }
 
-export async function holdSoleKey({ leases, scope, key, setting, logger, waitMs = leases.ttlMs + 1_000 }: HoldSoleKeyParameters): Promise<SoleKeyHold> {
+export async function holdSoleKey({
+  leases,
+  scope,
+  key,
+  setting,
+  logger,
+  waitMs = leases.ttlMs + 1_000,
+}: HoldSoleKeyParameters): Promise<SoleKeyHold> {
   const log = logger.child({ module: 'sole-key', scope })
   if (!leases.holdExclusive || !Number.isFinite(leases.ttlMs)) return { problem: undefined, close() {} }
   const hold = leases.holdExclusive.bind(leases)
@@ -45,7 +52,11 @@ export async function holdSoleKey({ leases, scope, key, setting, logger, waitMs 
   const renew = setInterval(() => {
     hold(scope, key).then(
       (now) => {
-        if (!now.held && !lost) log.error({ holder: now.holder, key }, `${setting} is now held by another instance: two instances are using one key`)
+        if (!now.held && !lost)
+          log.error(
+            { holder: now.holder, key },
+            `${setting} is now held by another instance: two instances are using one key`,
+          )
         lost = !now.held
       },
       (err: unknown) => log.warn({ err }, `the lease of ${setting} could not be renewed`),

@@ -24,7 +24,11 @@ export type CreateJsonRpcClientParameters = {
 }
 
 /** A call on its way: its JSON-RPC body and how its caller is answered. */
-export type Call = { body: { jsonrpc: '2.0'; id: number; method: string; params: unknown }; resolve(v: unknown): void; reject(e: unknown): void }
+export type Call = {
+  body: { jsonrpc: '2.0'; id: number; method: string; params: unknown }
+  resolve(v: unknown): void
+  reject(e: unknown): void
+}
 
 export type JsonRpcContext = {
   url: string
@@ -43,12 +47,27 @@ export type JsonRpcContext = {
   nextId: number
 }
 
-export function createJsonRpcContext({ url, headers = {}, timeoutMs, maxBatchSize = 100, spread = 4, flushAt = 16, connections = 16, lookup }: CreateJsonRpcClientParameters): JsonRpcContext {
+export function createJsonRpcContext({
+  url,
+  headers = {},
+  timeoutMs,
+  maxBatchSize = 100,
+  spread = 4,
+  flushAt = 16,
+  connections = 16,
+  lookup,
+}: CreateJsonRpcClientParameters): JsonRpcContext {
   const target = new URL(url)
   return {
     url,
     path: `${target.pathname}${target.search}`,
-    pool: new Pool(target.origin, { connections, keepAliveTimeout: 30_000, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, ...(lookup ? { connect: { lookup } } : {}) }),
+    pool: new Pool(target.origin, {
+      connections,
+      keepAliveTimeout: 30_000,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      ...(lookup ? { connect: { lookup } } : {}),
+    }),
     requestHeaders: { 'content-type': 'application/json', ...headers },
     maxBatchSize,
     spread,
@@ -60,7 +79,12 @@ export function createJsonRpcContext({ url, headers = {}, timeoutMs, maxBatchSiz
   }
 }
 
-export const toCall = (ctx: JsonRpcContext, { method, params }: RpcCall, resolve: (v: unknown) => void, reject: (e: unknown) => void): Call => ({
+export const toCall = (
+  ctx: JsonRpcContext,
+  { method, params }: RpcCall,
+  resolve: (v: unknown) => void,
+  reject: (e: unknown) => void,
+): Call => ({
   body: { jsonrpc: '2.0', id: ctx.nextId++, method, params: params ?? [] },
   resolve,
   reject,

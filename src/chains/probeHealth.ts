@@ -1,8 +1,9 @@
 // One health probe for every runtime: how long the chain takes to name its latest block (or slot,
 // or checkpoint), or what went wrong, in the shape GET /health shows.
-import type { ChainType } from '../ports/chainId.ts'
+
 import type { GatewayError } from '../errors/gatewayError.ts'
 import type { ChainHealth } from '../ports/chainAdapter.ts'
+import type { ChainType } from '../ports/chainId.ts'
 
 export type ProbeHealthParameters = {
   chainId: string
@@ -14,14 +15,32 @@ export type ProbeHealthParameters = {
   classify: (err: unknown) => GatewayError
 }
 
-export async function probeHealth({ chainId, chainType, unavailableReason, latest, classify }: ProbeHealthParameters): Promise<ChainHealth> {
+export async function probeHealth({
+  chainId,
+  chainType,
+  unavailableReason,
+  latest,
+  classify,
+}: ProbeHealthParameters): Promise<ChainHealth> {
   const base = { chainId, chainType, available: !unavailableReason, unavailableReason }
   const started = performance.now()
   try {
     const block = await latest()
-    return { ...base, reachable: true, blockNumber: block?.toString(), latencyMs: Math.round(performance.now() - started), error: undefined }
+    return {
+      ...base,
+      reachable: true,
+      blockNumber: block?.toString(),
+      latencyMs: Math.round(performance.now() - started),
+      error: undefined,
+    }
   } catch (err) {
     const failure = classify(err)
-    return { ...base, reachable: false, blockNumber: undefined, latencyMs: undefined, error: failure.details ? `${failure.shortMessage}: ${failure.details}` : failure.shortMessage }
+    return {
+      ...base,
+      reachable: false,
+      blockNumber: undefined,
+      latencyMs: undefined,
+      error: failure.details ? `${failure.shortMessage}: ${failure.details}` : failure.shortMessage,
+    }
   }
 }

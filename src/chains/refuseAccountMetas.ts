@@ -5,6 +5,11 @@ import type { Intent } from '../ports/intent.ts'
 
 export function refuseAccountMetas(intent: Intent, runtimeName: string): FieldError[] {
   return intent.accounts && intent.accounts.length > 0
-    ? [{ field: 'accounts', message: `must be absent or empty on ${runtimeName}: only Solana intents carry the target instruction's account metas` }]
+    ? [
+        {
+          field: 'accounts',
+          message: `must be absent or empty on ${runtimeName}: only Solana intents carry the target instruction's account metas`,
+        },
+      ]
     : []
 }

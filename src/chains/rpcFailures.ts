@@ -6,7 +6,9 @@ import type { RpcFailureKind } from '../metrics/createMetrics.ts'
 
 /** No answer from the endpoint: it is set aside and the next one tried. */
 export function isTransportFailure(err: unknown): boolean {
-  return err instanceof BaseError && Boolean(err.walk((e) => e instanceof HttpRequestError || e instanceof TimeoutError))
+  return (
+    err instanceof BaseError && Boolean(err.walk((e) => e instanceof HttpRequestError || e instanceof TimeoutError))
+  )
 }
 
 export function failureKind(err: unknown): RpcFailureKind {
@@ -17,6 +19,7 @@ export function failureKind(err: unknown): RpcFailureKind {
 
 /** A failure in a few words, for an endpoint's lastError (redacted by the caller). */
 export function describeFailure(err: unknown): string {
-  if (err instanceof BaseError) return err.walk((e) => e instanceof TimeoutError) ? 'timed out' : err.details || err.shortMessage
+  if (err instanceof BaseError)
+    return err.walk((e) => e instanceof TimeoutError) ? 'timed out' : err.details || err.shortMessage
   return (err as Error)?.message ?? String(err)
 }

@@ -11,6 +11,10 @@ export function perWorkerServerConfig(server: ServerConfig, workers: number): Se
     ...server,
     maxConnections: share(server.maxConnections),
     maxConnectionsPerClient: share(server.maxConnectionsPerClient),
-    eventStreams: { maxPerClient: share(server.eventStreams.maxPerClient), maxPerIntent: share(server.eventStreams.maxPerIntent), max: share(server.eventStreams.max) },
+    eventStreams: {
+      maxPerClient: share(server.eventStreams.maxPerClient),
+      maxPerIntent: share(server.eventStreams.maxPerIntent),
+      max: share(server.eventStreams.max),
+    },
   }
 }

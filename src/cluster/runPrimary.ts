@@ -28,7 +28,14 @@ export type RunPrimaryParameters = {
 /** A worker that dies within this long of its start is restarted only after a pause. */
 const quickDeathMs = 5_000
 
-export function runPrimary({ workers, overrides, onDevnet, logger, onListening, onStopped }: RunPrimaryParameters): void {
+export function runPrimary({
+  workers,
+  overrides,
+  onDevnet,
+  logger,
+  onListening,
+  onStopped,
+}: RunPrimaryParameters): void {
   // Advanced serialization: the configuration holds bigints (fees, limits).
   cluster.setupPrimary({ serialization: 'advanced' })
   let stopping = false
@@ -42,7 +49,8 @@ export function runPrimary({ workers, overrides, onDevnet, logger, onListening, 
     indexOf.set(worker, index)
     worker.on('message', (message: WorkerListening | { type: 'ready' }) => {
       // The worker asks once its handler is in place (a message sent earlier could be lost).
-      if (message?.type === 'ready') return void worker.send({ type: 'start', worker: index, overrides, onDevnet } satisfies WorkerStart)
+      if (message?.type === 'ready')
+        return void worker.send({ type: 'start', worker: index, overrides, onDevnet } satisfies WorkerStart)
       if (message?.type !== 'listening') return
       logger.info({ worker: index, pid: worker.process.pid, port: message.port }, `worker ${index} listening`)
       if (!anyListened) {

@@ -8,6 +8,7 @@ export function checkRpcUrl(value: string): string | undefined {
     return 'not a valid URL'
   }
   // Only the scheme is named: the rest of the URL may hold credentials.
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `scheme ${url.protocol} is not supported (use http or https)`
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return `scheme ${url.protocol} is not supported (use http or https)`
   return undefined
 }

@@ -13,13 +13,19 @@ export type EventStreamsConfig = {
   max: number
 }
 
-export function eventStreamsConfig(env: Record<string, string | undefined>, { maxConnections }: { maxConnections: number }): { value: EventStreamsConfig; problems: string[] } {
+export function eventStreamsConfig(
+  env: Record<string, string | undefined>,
+  { maxConnections }: { maxConnections: number },
+): { value: EventStreamsConfig; problems: string[] } {
   const problems: string[] = []
-  const maxPerClient = readInteger(env, 'SSE_MAX_STREAMS_PER_CLIENT', { min: 1, max: 100_000, fallback: 4 }, problems) ?? 4
+  const maxPerClient =
+    readInteger(env, 'SSE_MAX_STREAMS_PER_CLIENT', { min: 1, max: 100_000, fallback: 4 }, problems) ?? 4
   const fallback = Math.max(1, Math.floor(maxConnections / 4))
   const max = readInteger(env, 'SSE_MAX_STREAMS', { min: 1, max: 1_000_000, fallback }, problems) ?? fallback
   if (env.SSE_MAX_STREAMS?.trim() && max >= maxConnections) {
-    problems.push(`SSE_MAX_STREAMS: ${max} would let event streams hold every connection (MAX_CONNECTIONS is ${maxConnections}); keep it below, by default a quarter`)
+    problems.push(
+      `SSE_MAX_STREAMS: ${max} would let event streams hold every connection (MAX_CONNECTIONS is ${maxConnections}); keep it below, by default a quarter`,
+    )
   }
   return { value: { maxPerClient, maxPerIntent: 16, max }, problems }
 }

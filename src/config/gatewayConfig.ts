@@ -3,14 +3,14 @@
 import type { Hex } from 'viem'
 import type { ChainType } from '../ports/chainId.ts'
 import type { EventStreamsConfig } from './eventStreamsConfig.ts'
-import type { ExecutionGuardConfig } from './limitsConfig.ts'
 import type { InterfacesConfig } from './interfacesConfig.ts'
+import type { ExecutionGuardConfig } from './limitsConfig.ts'
 import type { OAuthConfig } from './oauthConfig.ts'
+import type { OpsConfig } from './opsConfig.ts'
 import type { PaymentsConfig } from './paymentsConfig.ts'
 import type { SignersConfig } from './signersConfig.ts'
 import type { StorageConfig } from './storageConfig.ts'
 import type { WebhooksConfig } from './webhooksConfig.ts'
-import type { OpsConfig } from './opsConfig.ts'
 
 export type ChainConfig = {
   /** Canonical CAIP-2 id, e.g. `eip155:84532`. */

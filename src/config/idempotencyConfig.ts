@@ -12,7 +12,10 @@ export type IdempotencyConfig = {
 /** 24 hours. */
 export const defaultIdempotencyKeyTtlMs = 86_400_000
 
-export function idempotencyConfig(env: Record<string, string | undefined>): { value: IdempotencyConfig; problems: string[] } {
+export function idempotencyConfig(env: Record<string, string | undefined>): {
+  value: IdempotencyConfig
+  problems: string[]
+} {
   const problems: string[] = []
   // At most 30 days: a key is a retry's, not a ledger's.
   const hours = readInteger(env, 'IDEMPOTENCY_KEY_TTL_HOURS', { min: 1, max: 720, fallback: 24 }, problems) ?? 24

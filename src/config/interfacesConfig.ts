@@ -29,16 +29,21 @@ export function interfacesConfig(env: Record<string, string | undefined>): Inter
   const port = readPort(env, 'METRICS_PORT', problems)
   const host = env.METRICS_HOST?.trim() || env.HOST?.trim() || '0.0.0.0'
   const token = env.METRICS_TOKEN?.trim() || undefined
-  if (token !== undefined && token.length < minTokenLength) problems.push(`METRICS_TOKEN: is shorter than ${minTokenLength} characters`)
+  if (token !== undefined && token.length < minTokenLength)
+    problems.push(`METRICS_TOKEN: is shorter than ${minTokenLength} characters`)
   if (!enabled) {
     for (const name of ['METRICS_PORT', 'METRICS_HOST', 'METRICS_TOKEN']) {
-      if (env[name]?.trim()) problems.push(`${name}: is set but METRICS_ENABLED is false (remove it, or turn the metrics on)`)
+      if (env[name]?.trim())
+        problems.push(`${name}: is set but METRICS_ENABLED is false (remove it, or turn the metrics on)`)
     }
   }
   const apiPort = env.PORT?.trim()
   if (port !== undefined && apiPort && Number(apiPort) === port)
-    problems.push(`METRICS_PORT: ${port} is the API's PORT; choose another port, or leave METRICS_PORT unset to serve /metrics on the API's port`)
-  if (port === undefined && env.METRICS_HOST?.trim()) problems.push("METRICS_HOST: is set but METRICS_PORT is not (the metrics are served on the API's port and host)")
+    problems.push(
+      `METRICS_PORT: ${port} is the API's PORT; choose another port, or leave METRICS_PORT unset to serve /metrics on the API's port`,
+    )
+  if (port === undefined && env.METRICS_HOST?.trim())
+    problems.push("METRICS_HOST: is set but METRICS_PORT is not (the metrics are served on the API's port and host)")
   const mcpEnabled = readBoolean(env, 'MCP_ENABLED', problems, true)
   return { value: { metrics: { enabled, port, host, token }, mcp: { enabled: mcpEnabled } }, problems }
 }

@@ -19,12 +19,20 @@ for (let r = 0; r < 400; r++) {
 process.stdout.write(String(live.length && peak))
 `
 const peakHeap = (percent: number) =>
-  Number(execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', churn], { env: { ...process.env, PERCENT: String(percent) }, encoding: 'utf8' }))
+  Number(
+    execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', churn], {
+      env: { ...process.env, PERCENT: String(percent) },
+      encoding: 'utf8',
+    }),
+  )
 
 describe('limitHeapGrowth', () => {
   it('keeps the peak heap far below what V8 lets it reach on its own', () => {
     const own = peakHeap(0)
     const limited = peakHeap(50)
-    assert.ok(limited < own * 0.8, `peak heap ${Math.round(limited / 2 ** 20)} MB at 50%, ${Math.round(own / 2 ** 20)} MB with V8's own growth`)
+    assert.ok(
+      limited < own * 0.8,
+      `peak heap ${Math.round(limited / 2 ** 20)} MB at 50%, ${Math.round(own / 2 ** 20)} MB with V8's own growth`,
+    )
   })
 })

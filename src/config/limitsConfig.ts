@@ -33,13 +33,16 @@ export type LimitsConfigResult = { value: ExecutionGuardConfig; problems: string
 
 export function limitsConfig(env: Record<string, string | undefined>): LimitsConfigResult {
   const problems: string[] = []
-  const integer = (name: string, min: number, max: number, fallback: number) => readInteger(env, name, { min, max, fallback }, problems) ?? fallback
+  const integer = (name: string, min: number, max: number, fallback: number) =>
+    readInteger(env, name, { min, max, fallback }, problems) ?? fallback
   const share = (() => {
     const raw = env.STANDING_TARGET_MAX_REVERT_SHARE?.trim()
     if (!raw) return 0.5
     const value = Number(raw)
     if (!/^(0|1|0?\.[0-9]+|1\.0*)$/.test(raw) || !(value >= 0 && value <= 1)) {
-      problems.push(`STANDING_TARGET_MAX_REVERT_SHARE: "${raw.slice(0, 24)}" is not a share from 0 to 1 (0 turns the target rule off)`)
+      problems.push(
+        `STANDING_TARGET_MAX_REVERT_SHARE: "${raw.slice(0, 24)}" is not a share from 0 to 1 (0 turns the target rule off)`,
+      )
       return 0.5
     }
     return value
@@ -58,7 +61,9 @@ export function limitsConfig(env: Record<string, string | undefined>): LimitsCon
     const raw = env[name]?.trim()
     if (!raw) return 0
     if (!/^[0-9]{1,30}$/.test(raw)) {
-      problems.push(`${name}: "${raw.slice(0, 24)}" is not a decimal integer amount in the chain's smallest unit (wei on EVM; 0 turns it off)`)
+      problems.push(
+        `${name}: "${raw.slice(0, 24)}" is not a decimal integer amount in the chain's smallest unit (wei on EVM; 0 turns it off)`,
+      )
       return 0
     }
     return Number(raw)

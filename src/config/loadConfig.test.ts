@@ -14,14 +14,23 @@ const problems = configProblems
 describe('loadConfig', () => {
   it('reads ACCOUNT_DELEGATE_ADDRESSES onto the chain as accountDelegate, and refuses one for a chain that is not configured or not an address', () => {
     const d = '0xCf7Ed3AccA5a467e9e704C703E8D87F634fB0Fc9'
-    assert.equal(loadConfig({ ...complete, ACCOUNT_DELEGATE_ADDRESSES: JSON.stringify({ '84532': d }) }).chains[0]?.accountDelegate, d)
+    assert.equal(
+      loadConfig({ ...complete, ACCOUNT_DELEGATE_ADDRESSES: JSON.stringify({ '84532': d }) }).chains[0]
+        ?.accountDelegate,
+      d,
+    )
     assert.equal(loadConfig(complete).chains[0]?.accountDelegate, undefined)
     const found = problems({ ...complete, ACCOUNT_DELEGATE_ADDRESSES: JSON.stringify({ '84532': 'nope', '1': d }) })
     assert.ok(
       found.some((p) => p.startsWith('ACCOUNT_DELEGATE_ADDRESSES: chain 84532:')),
       found.join('\n'),
     )
-    assert.ok(found.includes('ACCOUNT_DELEGATE_ADDRESSES: chain eip155:1 is not configured (set it in EXECUTOR_ADDRESSES, VALIDATOR_ADDRESSES and REGISTRY_ADDRESSES, or remove it)'), found.join('\n'))
+    assert.ok(
+      found.includes(
+        'ACCOUNT_DELEGATE_ADDRESSES: chain eip155:1 is not configured (set it in EXECUTOR_ADDRESSES, VALIDATOR_ADDRESSES and REGISTRY_ADDRESSES, or remove it)',
+      ),
+      found.join('\n'),
+    )
   })
 
   it('reads a complete configuration, with decimal and CAIP-2 keys naming one chain', () => {
@@ -29,7 +38,17 @@ describe('loadConfig', () => {
     assert.equal(config.process.devnet, false)
     assert.equal(config.server.port, 8080)
     assert.equal(config.server.host, '0.0.0.0')
-    assert.deepEqual(config.chains, [{ chainId: 'eip155:84532', chainType: 'evm', reference: '84532', rpcUrls: ['https://sepolia.base.example/v1/abc'], executor: a, validator: b, registry: c }])
+    assert.deepEqual(config.chains, [
+      {
+        chainId: 'eip155:84532',
+        chainType: 'evm',
+        reference: '84532',
+        rpcUrls: ['https://sepolia.base.example/v1/abc'],
+        executor: a,
+        validator: b,
+        registry: c,
+      },
+    ])
     assert.equal(config.server.bodyLimit, 65536)
   })
 
@@ -40,10 +59,17 @@ describe('loadConfig', () => {
     assert.deepEqual(config.keys.relayerPrivateKeys, [k1, k2])
     assert.equal(config.keys.relayerPrivateKey, k1)
     const found = problems({ ...complete, RELAYER_PRIVATE_KEYS: `${k2},0x1234abcd` })
-    assert.deepEqual(found, ['RELAYER_PRIVATE_KEYS (key 2): must be 32 bytes written as 64 hex digits (optionally 0x-prefixed)'])
+    assert.deepEqual(found, [
+      'RELAYER_PRIVATE_KEYS (key 2): must be 32 bytes written as 64 hex digits (optionally 0x-prefixed)',
+    ])
     const devKey = '0x2a871d0798f97d79848a013d4936a73bf4cc922c825d33c1cf7073dff6d409c6'
     assert.ok(
-      problems({ ...complete, NODE_ENV: 'production', API_KEYS: 'k'.repeat(16), RELAYER_PRIVATE_KEYS: `${k2},${devKey}` }).includes(
+      problems({
+        ...complete,
+        NODE_ENV: 'production',
+        API_KEYS: 'k'.repeat(16),
+        RELAYER_PRIVATE_KEYS: `${k2},${devKey}`,
+      }).includes(
         'RELAYER_PRIVATE_KEYS (key 2): is one of the public devnet keys and is refused when NODE_ENV=production',
       ),
     )
@@ -64,13 +90,22 @@ describe('loadConfig', () => {
   it('reads PUBLIC_URL: an origin, https in production, required there while /mcp is on or something is priced', () => {
     const { PUBLIC_URL: _, ...withoutUrl } = complete
     assert.equal(loadConfig(complete).server.publicUrl, 'https://gateway.example')
-    assert.equal(loadConfig({ ...complete, PUBLIC_URL: 'http://127.0.0.1:8080/' }).server.publicUrl, 'http://127.0.0.1:8080')
+    assert.equal(
+      loadConfig({ ...complete, PUBLIC_URL: 'http://127.0.0.1:8080/' }).server.publicUrl,
+      'http://127.0.0.1:8080',
+    )
     assert.equal(loadConfig(withoutUrl).server.publicUrl, undefined, 'outside production: optional')
-    assert.equal(loadConfig({ ...withoutUrl, NODE_ENV: 'production', MCP_ENABLED: 'false' }).server.publicUrl, undefined, 'no MCP, nothing priced: optional')
+    assert.equal(
+      loadConfig({ ...withoutUrl, NODE_ENV: 'production', MCP_ENABLED: 'false' }).server.publicUrl,
+      undefined,
+      'no MCP, nothing priced: optional',
+    )
     assert.deepEqual(problems({ ...complete, PUBLIC_URL: 'https://gateway.example/api?x=1' }), [
       'PUBLIC_URL: "https://gateway.example/api?x=1" is not an origin like https://gateway.example (scheme, host and port only)',
     ])
-    assert.deepEqual(problems({ ...complete, NODE_ENV: 'production', PUBLIC_URL: 'http://gateway.example' }), ['PUBLIC_URL: must be https in production'])
+    assert.deepEqual(problems({ ...complete, NODE_ENV: 'production', PUBLIC_URL: 'http://gateway.example' }), [
+      'PUBLIC_URL: must be https in production',
+    ])
     assert.deepEqual(
       problems({ ...withoutUrl, NODE_ENV: 'production' }).filter((p) => p.startsWith('PUBLIC_URL')),
       [
@@ -84,7 +119,11 @@ describe('loadConfig', () => {
       EXECUTOR_ADDRESSES: '{not json',
       VALIDATOR_ADDRESSES: JSON.stringify({ '84532': '0x123', '0x14a34': b }),
       REGISTRY_ADDRESSES: JSON.stringify([c]),
-      RPC_URLS: JSON.stringify({ '84532': 'ftp://x', '1': 'http://127.0.0.1:8545', 'eip155:1': 'http://127.0.0.1:8546' }),
+      RPC_URLS: JSON.stringify({
+        '84532': 'ftp://x',
+        '1': 'http://127.0.0.1:8545',
+        'eip155:1': 'http://127.0.0.1:8546',
+      }),
       PORT: '70000',
       LOG_LEVEL: 'loud',
       DEFAULT_CHAIN_ID: 'mainnet',
@@ -113,12 +152,20 @@ describe('loadConfig', () => {
     ])
     assert.deepEqual(loadConfig({ ...complete, RPC_URLS: '' }).chains[0]!.rpcUrls, [])
     const two = ['http://127.0.0.1:8545', 'https://u:p@rpc.example/?key=k']
-    assert.deepEqual(loadConfig({ ...complete, RPC_URLS: JSON.stringify({ 'eip155:84532': two }) }).chains[0]!.rpcUrls, two)
-    assert.deepEqual(problems({ ...complete, RPC_URLS: JSON.stringify({ '84532': ['http://ok.example', 5, 'ws://x'] }) }), [
-      'RPC_URLS: chain 84532 [1]: must be a URL string',
-      'RPC_URLS: chain 84532 [2]: scheme ws: is not supported (use http or https)',
+    assert.deepEqual(
+      loadConfig({ ...complete, RPC_URLS: JSON.stringify({ 'eip155:84532': two }) }).chains[0]!.rpcUrls,
+      two,
+    )
+    assert.deepEqual(
+      problems({ ...complete, RPC_URLS: JSON.stringify({ '84532': ['http://ok.example', 5, 'ws://x'] }) }),
+      [
+        'RPC_URLS: chain 84532 [1]: must be a URL string',
+        'RPC_URLS: chain 84532 [2]: scheme ws: is not supported (use http or https)',
+      ],
+    )
+    assert.deepEqual(problems({ ...complete, RPC_URLS: JSON.stringify({ '84532': [] }) }), [
+      'RPC_URLS: chain 84532: the list is empty (leave the chain out to discover its endpoints)',
     ])
-    assert.deepEqual(problems({ ...complete, RPC_URLS: JSON.stringify({ '84532': [] }) }), ['RPC_URLS: chain 84532: the list is empty (leave the chain out to discover its endpoints)'])
   })
 
   it('reads the journal and shutdown settings: a file outside the devnet, in memory on it', () => {
@@ -128,24 +175,38 @@ describe('loadConfig', () => {
     assert.equal(config.server.shutdownTimeoutMs, 40_000)
     assert.equal(config.server.requestTimeoutMs, 30_000)
     assert.deepEqual(config.server.corsOrigins, [])
-    assert.deepEqual(loadConfig({ ...complete, CORS_ORIGINS: 'https://app.example, http://localhost:5173' }).server.corsOrigins, ['https://app.example', 'http://localhost:5173'])
+    assert.deepEqual(
+      loadConfig({ ...complete, CORS_ORIGINS: 'https://app.example, http://localhost:5173' }).server.corsOrigins,
+      ['https://app.example', 'http://localhost:5173'],
+    )
     assert.deepEqual(loadConfig({ ...complete, CORS_ORIGINS: '*' }).server.corsOrigins, ['*'])
-    assert.deepEqual(problems({ ...complete, CORS_ORIGINS: 'https://app.example/path,app.example,*' }), ['CORS_ORIGINS: "*" cannot be combined with other origins'])
+    assert.deepEqual(problems({ ...complete, CORS_ORIGINS: 'https://app.example/path,app.example,*' }), [
+      'CORS_ORIGINS: "*" cannot be combined with other origins',
+    ])
     assert.deepEqual(problems({ ...complete, CORS_ORIGINS: 'https://app.example/path,app.example,ftp://x.example' }), [
       'CORS_ORIGINS: "https://app.example/path" is not an origin like https://app.example (scheme, host and port only)',
       'CORS_ORIGINS: "app.example" is not an origin like https://app.example (scheme, host and port only)',
       'CORS_ORIGINS: "ftp://x.example" is not an origin like https://app.example (scheme, host and port only)',
     ])
     assert.equal(loadConfig({}).journal.path, ':memory:')
-    const set = loadConfig({ ...complete, JOURNAL_PATH: 'var/j.sqlite', JOURNAL_SYNCHRONOUS: 'NORMAL', RECONCILE_INTERVAL_MS: '250', SHUTDOWN_TIMEOUT_MS: '0' })
+    const set = loadConfig({
+      ...complete,
+      JOURNAL_PATH: 'var/j.sqlite',
+      JOURNAL_SYNCHRONOUS: 'NORMAL',
+      RECONCILE_INTERVAL_MS: '250',
+      SHUTDOWN_TIMEOUT_MS: '0',
+    })
     assert.deepEqual(set.journal, { path: join(process.cwd(), 'var', 'j.sqlite'), synchronous: 'normal' })
     assert.equal(set.execution.reconcileIntervalMs, 250)
     assert.equal(set.server.shutdownTimeoutMs, 0)
-    assert.deepEqual(problems({ ...complete, JOURNAL_SYNCHRONOUS: 'off', RECONCILE_INTERVAL_MS: '5', SHUTDOWN_TIMEOUT_MS: 'soon' }), [
-      'JOURNAL_SYNCHRONOUS: "off" is not full or normal',
-      'RECONCILE_INTERVAL_MS: "5" is not an integer between 100 and 3600000',
-      'SHUTDOWN_TIMEOUT_MS: "soon" is not an integer between 0 and 600000',
-    ])
+    assert.deepEqual(
+      problems({ ...complete, JOURNAL_SYNCHRONOUS: 'off', RECONCILE_INTERVAL_MS: '5', SHUTDOWN_TIMEOUT_MS: 'soon' }),
+      [
+        'JOURNAL_SYNCHRONOUS: "off" is not full or normal',
+        'RECONCILE_INTERVAL_MS: "5" is not an integer between 100 and 3600000',
+        'SHUTDOWN_TIMEOUT_MS: "soon" is not an integer between 0 and 600000',
+      ],
+    )
   })
 
   it('reads the connection bounds', () => {
@@ -165,22 +226,35 @@ describe('loadConfig', () => {
     const config = loadConfig(complete)
     assert.equal(config.server.maxConnectionsPerClient, 64)
     assert.deepEqual(config.server.trustedProxies, [])
-    const set = loadConfig({ ...complete, MAX_CONNECTIONS_PER_CLIENT: '8', TRUSTED_PROXIES: ' 10.0.0.1, 10.1.0.0/16 ,2001:db8::/032,::1 ' })
+    const set = loadConfig({
+      ...complete,
+      MAX_CONNECTIONS_PER_CLIENT: '8',
+      TRUSTED_PROXIES: ' 10.0.0.1, 10.1.0.0/16 ,2001:db8::/032,::1 ',
+    })
     assert.equal(set.server.maxConnectionsPerClient, 8)
     assert.deepEqual(set.server.trustedProxies, ['10.0.0.1', '10.1.0.0/16', '2001:db8::/32', '::1'])
-    assert.deepEqual(problems({ ...complete, MAX_CONNECTIONS_PER_CLIENT: '0', TRUSTED_PROXIES: '10.0.0.1,proxy.example,10.0.0.0/33,10.0.0.0/8/8,::1/129,10.0.0.0/x' }), [
-      'MAX_CONNECTIONS_PER_CLIENT: "0" is not an integer between 1 and 1000000',
-      'TRUSTED_PROXIES: entry 2 "proxy.example" is not an IP address or CIDR range (such as 10.0.0.1 or 10.0.0.0/8)',
-      'TRUSTED_PROXIES: entry 3 "10.0.0.0/33" has a prefix length that is not an integer between 0 and 32',
-      'TRUSTED_PROXIES: entry 4 "10.0.0.0/8/8" is not an IP address or CIDR range (such as 10.0.0.1 or 10.0.0.0/8)',
-      'TRUSTED_PROXIES: entry 5 "::1/129" has a prefix length that is not an integer between 0 and 128',
-      'TRUSTED_PROXIES: entry 6 "10.0.0.0/x" has a prefix length that is not an integer between 0 and 32',
-    ])
+    assert.deepEqual(
+      problems({
+        ...complete,
+        MAX_CONNECTIONS_PER_CLIENT: '0',
+        TRUSTED_PROXIES: '10.0.0.1,proxy.example,10.0.0.0/33,10.0.0.0/8/8,::1/129,10.0.0.0/x',
+      }),
+      [
+        'MAX_CONNECTIONS_PER_CLIENT: "0" is not an integer between 1 and 1000000',
+        'TRUSTED_PROXIES: entry 2 "proxy.example" is not an IP address or CIDR range (such as 10.0.0.1 or 10.0.0.0/8)',
+        'TRUSTED_PROXIES: entry 3 "10.0.0.0/33" has a prefix length that is not an integer between 0 and 32',
+        'TRUSTED_PROXIES: entry 4 "10.0.0.0/8/8" is not an IP address or CIDR range (such as 10.0.0.1 or 10.0.0.0/8)',
+        'TRUSTED_PROXIES: entry 5 "::1/129" has a prefix length that is not an integer between 0 and 128',
+        'TRUSTED_PROXIES: entry 6 "10.0.0.0/x" has a prefix length that is not an integer between 0 and 32',
+      ],
+    )
   })
 
   it('refuses a mixed-case address with a wrong checksum', () => {
     const bad = a.replace('F', 'f')
-    assert.deepEqual(problems({ ...complete, EXECUTOR_ADDRESSES: JSON.stringify({ '84532': bad }) }), [`EXECUTOR_ADDRESSES: chain 84532: "${bad}" has mixed case but is not a valid EIP-55 checksum`])
+    assert.deepEqual(problems({ ...complete, EXECUTOR_ADDRESSES: JSON.stringify({ '84532': bad }) }), [
+      `EXECUTOR_ADDRESSES: chain 84532: "${bad}" has mixed case but is not a valid EIP-55 checksum`,
+    ])
   })
 
   it('reads Solana and Sui chains with their own address forms, and refuses what they cannot be', () => {
@@ -190,7 +264,8 @@ describe('loadConfig', () => {
     const hub = `0x${'cd'.repeat(32)}`
     const add = (extra: Record<string, Record<string, string>>) => {
       const env: Record<string, string> = { ...complete }
-      for (const [name, entries] of Object.entries(extra)) env[name] = JSON.stringify({ ...JSON.parse(complete[name as keyof typeof complete]), ...entries })
+      for (const [name, entries] of Object.entries(extra))
+        env[name] = JSON.stringify({ ...JSON.parse(complete[name as keyof typeof complete]), ...entries })
       return env
     }
     const solanaId = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1'
@@ -240,7 +315,9 @@ describe('loadConfig', () => {
 
   it('checks DEFAULT_CHAIN_ID against the configured chains', () => {
     assert.equal(loadConfig({ ...complete, DEFAULT_CHAIN_ID: '84532' }).defaultChainId, 'eip155:84532')
-    assert.deepEqual(problems({ ...complete, DEFAULT_CHAIN_ID: '1' }), ['DEFAULT_CHAIN_ID: chain eip155:1 is not configured (configured: eip155:84532)'])
+    assert.deepEqual(problems({ ...complete, DEFAULT_CHAIN_ID: '1' }), [
+      'DEFAULT_CHAIN_ID: chain eip155:1 is not configured (configured: eip155:84532)',
+    ])
   })
 
   it('checks the relayer key without ever echoing it, and refuses public devnet keys in production', () => {
@@ -254,7 +331,15 @@ describe('loadConfig', () => {
     assert.deepEqual(problems({ ...complete, NODE_ENV: 'production', RELAYER_PRIVATE_KEY: anvilKey }), [
       'RELAYER_PRIVATE_KEY: is one of the public devnet keys and is refused when NODE_ENV=production',
     ])
-    assert.equal(loadConfig({ ...complete, NODE_ENV: 'production', RELAYER_PRIVATE_KEY: '11'.repeat(32), API_KEYS: 'agent-key-0123456789abcdef' }).keys.relayerPrivateKey, `0x${'11'.repeat(32)}`)
+    assert.equal(
+      loadConfig({
+        ...complete,
+        NODE_ENV: 'production',
+        RELAYER_PRIVATE_KEY: '11'.repeat(32),
+        API_KEYS: 'agent-key-0123456789abcdef',
+      }).keys.relayerPrivateKey,
+      `0x${'11'.repeat(32)}`,
+    )
   })
 
   it('keeps only hashes of API keys and refuses an open execute in production unless told to', () => {
@@ -271,7 +356,9 @@ describe('loadConfig', () => {
       'API_KEYS: entry 2 starts with sha256: but is not followed by 64 hex digits',
       'REQUIRE_API_KEY_FOR_VALIDATE: "yes" is not true or false',
     ])
-    assert.deepEqual(problems({ ...complete, REQUIRE_API_KEY_FOR_VALIDATE: 'true' }), ['REQUIRE_API_KEY_FOR_VALIDATE: is set but neither API_KEYS nor OAUTH_ISSUER is'])
+    assert.deepEqual(problems({ ...complete, REQUIRE_API_KEY_FOR_VALIDATE: 'true' }), [
+      'REQUIRE_API_KEY_FOR_VALIDATE: is set but neither API_KEYS nor OAUTH_ISSUER is',
+    ])
 
     const production = { ...complete, NODE_ENV: 'production', RELAYER_PRIVATE_KEY: '11'.repeat(32) }
     assert.deepEqual(problems(production), [
@@ -279,24 +366,42 @@ describe('loadConfig', () => {
     ])
     assert.equal(loadConfig({ ...production, ALLOW_UNAUTHENTICATED_EXECUTE: 'true' }).auth.keyHashes.length, 0)
     assert.equal(loadConfig({ ...production, API_KEYS: key }).auth.keyHashes.length, 1)
-    assert.equal(loadConfig({ ...complete, NODE_ENV: 'production' }).auth.keyHashes.length, 0, 'no relayer: nothing to protect')
+    assert.equal(
+      loadConfig({ ...complete, NODE_ENV: 'production' }).auth.keyHashes.length,
+      0,
+      'no relayer: nothing to protect',
+    )
   })
 
   it('reads OAuth (OAUTH_ISSUER): off by default; the audience is the parsed PUBLIC_URL; with it, a production relayer needs no API key and validate may require a credential', () => {
     assert.equal(loadConfig(complete).oauth, undefined)
     // PUBLIC_URL as parsed (no trailing slash): a token's aud names the origin, never the raw setting.
-    const oauth = loadConfig({ ...complete, PUBLIC_URL: 'https://gateway.example/', OAUTH_ISSUER: 'https://as.example/tenant' }).oauth
+    const oauth = loadConfig({
+      ...complete,
+      PUBLIC_URL: 'https://gateway.example/',
+      OAUTH_ISSUER: 'https://as.example/tenant',
+    }).oauth
     assert.deepEqual(oauth, {
       issuer: 'https://as.example/tenant',
       audience: 'https://gateway.example',
       jwksUrl: undefined,
       resourceMetadataUrl: 'https://gateway.example/.well-known/oauth-protected-resource',
     })
-    const production = { ...complete, NODE_ENV: 'production', RELAYER_PRIVATE_KEY: '11'.repeat(32), OAUTH_ISSUER: 'https://as.example' }
+    const production = {
+      ...complete,
+      NODE_ENV: 'production',
+      RELAYER_PRIVATE_KEY: '11'.repeat(32),
+      OAUTH_ISSUER: 'https://as.example',
+    }
     const config = loadConfig({ ...production, REQUIRE_API_KEY_FOR_VALIDATE: 'true' })
-    assert.deepEqual([config.auth.keyHashes.length, config.auth.requireForValidate, config.oauth?.issuer], [0, true, 'https://as.example'])
+    assert.deepEqual(
+      [config.auth.keyHashes.length, config.auth.requireForValidate, config.oauth?.issuer],
+      [0, true, 'https://as.example'],
+    )
     // A wrong OAuth setting is reported as itself, not as a missing API key.
-    assert.deepEqual(problems({ ...production, OAUTH_ISSUER: 'http://as.example' }), ['OAUTH_ISSUER: must be an https URL when NODE_ENV=production, not http:'])
+    assert.deepEqual(problems({ ...production, OAUTH_ISSUER: 'http://as.example' }), [
+      'OAUTH_ISSUER: must be an https URL when NODE_ENV=production, not http:',
+    ])
     assert.deepEqual(problems({ ...complete, OAUTH_AUDIENCE: 'https://gateway.example' }), [
       'OAUTH_AUDIENCE: is set but OAUTH_ISSUER is not (OAuth access tokens are accepted only from a configured issuer)',
     ])
@@ -305,7 +410,10 @@ describe('loadConfig', () => {
   it('reads CONFIRMATIONS; the EVM settings (MAX_FEE_PER_GAS_GWEI: src/chains/evm/evmOptions.test.ts) are read with the runtimes, first, and kept under runtimeOptions.evm', () => {
     assert.equal(loadConfig(complete).execution.confirmations, 1)
     const set = loadConfig({ ...complete, CONFIRMATIONS: '12', MAX_FEE_PER_GAS_GWEI: '2.5' })
-    assert.deepEqual([set.execution.confirmations, (set.runtimeOptions.evm as { maxFeePerGas: number }).maxFeePerGas], [12, 2_500_000_000])
+    assert.deepEqual(
+      [set.execution.confirmations, (set.runtimeOptions.evm as { maxFeePerGas: number }).maxFeePerGas],
+      [12, 2_500_000_000],
+    )
     assert.deepEqual(problems({ ...complete, CONFIRMATIONS: '0', MAX_FEE_PER_GAS_GWEI: '-1' }), [
       'MAX_FEE_PER_GAS_GWEI: "-1" is not an amount of gwei between 0 and 100000 (up to 9 decimals; 0 turns re-pricing off)',
       'CONFIRMATIONS: "0" is not an integer between 1 and 1000',

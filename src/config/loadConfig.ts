@@ -1,30 +1,31 @@
 // The gateway's configuration: one schema, read once at start-up from an environment-like object.
 // Every problem is collected and reported together; nothing else in the code reads process.env.
-import { readBoolean } from './readBoolean.ts'
-import { serverDefaults } from './serverDefaults.ts'
-import { readInteger } from './readInteger.ts'
-import { devnetApiKey } from './devnetApiKey.ts'
-import { interfacesConfig } from './interfacesConfig.ts'
-import { limitsConfig } from './limitsConfig.ts'
-import { webhooksConfig } from './webhooksConfig.ts'
-import { opsConfig } from './opsConfig.ts'
-import { signersConfig } from './signersConfig.ts'
-import { storageConfig } from './storageConfig.ts'
-import { workersConfig } from './workersConfig.ts'
-import { parsePaymentsConfig } from './paymentsConfig.ts'
-import { publicUrlConfig } from './publicUrlConfig.ts'
-import { readOAuthConfig } from './oauthConfig.ts'
-import { eventStreamsConfig } from './eventStreamsConfig.ts'
-import { idempotencyConfig } from './idempotencyConfig.ts'
-import { readTrustedProxies } from './readTrustedProxies.ts'
-import { privateKeyToAccount } from 'viem/accounts'
+
 import { resolve } from 'node:path'
+import { privateKeyToAccount } from 'viem/accounts'
 import { hashApiKey } from '../crypto/hashApiKey.ts'
-import { checkRpcUrl } from './checkRpcUrl.ts'
 import { ConfigError } from '../errors/configError.ts'
 import { parseChainId } from '../ports/chainId.ts'
+import { checkRpcUrl } from './checkRpcUrl.ts'
+import { devnetApiKey } from './devnetApiKey.ts'
+import { eventStreamsConfig } from './eventStreamsConfig.ts'
 import type { AuthConfig, ChainConfig, Env, GatewayConfig, KeysConfig } from './gatewayConfig.ts'
+import { idempotencyConfig } from './idempotencyConfig.ts'
+import { interfacesConfig } from './interfacesConfig.ts'
+import { limitsConfig } from './limitsConfig.ts'
+import { readOAuthConfig } from './oauthConfig.ts'
+import { opsConfig } from './opsConfig.ts'
+import { parsePaymentsConfig } from './paymentsConfig.ts'
+import { publicUrlConfig } from './publicUrlConfig.ts'
+import { readBoolean } from './readBoolean.ts'
+import { readInteger } from './readInteger.ts'
+import { readTrustedProxies } from './readTrustedProxies.ts'
 import type { RuntimeModule } from './runtimeModule.ts'
+import { serverDefaults } from './serverDefaults.ts'
+import { signersConfig } from './signersConfig.ts'
+import { storageConfig } from './storageConfig.ts'
+import { webhooksConfig } from './webhooksConfig.ts'
+import { workersConfig } from './workersConfig.ts'
 
 const chainVariables = ['EXECUTOR_ADDRESSES', 'VALIDATOR_ADDRESSES', 'REGISTRY_ADDRESSES', 'RPC_URLS'] as const
 const addressVariables = ['EXECUTOR_ADDRESSES', 'VALIDATOR_ADDRESSES', 'REGISTRY_ADDRESSES'] as const
@@ -52,14 +53,21 @@ export function loadConfig(env: Env, runtimes: readonly RuntimeModule[]): Gatewa
     const parsed = parseChainId(env.DEFAULT_CHAIN_ID)
     if (typeof parsed === 'string') problems.push(`DEFAULT_CHAIN_ID: ${parsed}`)
     else if (!devnet && !chains.some((c) => c.chainId === parsed.caip2)) {
-      problems.push(`DEFAULT_CHAIN_ID: chain ${parsed.caip2} is not configured (configured: ${chains.map((c) => c.chainId).join(', ') || 'none'})`)
+      problems.push(
+        `DEFAULT_CHAIN_ID: chain ${parsed.caip2} is not configured (configured: ${chains.map((c) => c.chainId).join(', ') || 'none'})`,
+      )
     } else defaultChainId = parsed.caip2
   }
 
   const settingsByRuntime = runtimes.map((r) => [r.chainType, r.readSettings(env, { production, problems })] as const)
-  const runtimeOptions = Object.fromEntries(settingsByRuntime.flatMap(([chainType, { options }]) => (options === undefined ? [] : [[chainType, options]])))
+  const runtimeOptions = Object.fromEntries(
+    settingsByRuntime.flatMap(([chainType, { options }]) => (options === undefined ? [] : [[chainType, options]])),
+  )
   // Each runtime's keys, under the names it reads them into (KeysConfig), copied as they come.
-  const keys: KeysConfig = Object.assign({}, ...settingsByRuntime.map(([, { options: _, ...runtimeKeys }]) => runtimeKeys))
+  const keys: KeysConfig = Object.assign(
+    {},
+    ...settingsByRuntime.map(([, { options: _, ...runtimeKeys }]) => runtimeKeys),
+  )
   const relayerPrivateKeys = keys.relayerPrivateKeys ?? []
   const signers = signersConfig(env)
   problems.push(...signers.problems)
@@ -73,12 +81,23 @@ export function loadConfig(env: Env, runtimes: readonly RuntimeModule[]): Gatewa
   })
   const facilitator = payments?.facilitator
   const facilitatorKey = facilitator?.kind === 'local' ? facilitator.privateKey : undefined
-  if (facilitatorKey && relayerPrivateKeys.slice(1).some((k) => privateKeyToAccount(k).address === privateKeyToAccount(facilitatorKey).address)) {
-    problems.push("FACILITATOR_PRIVATE_KEY: must not be one of RELAYER_PRIVATE_KEYS (a relayer's nonces belong to the journal); give the facilitator its own funded account")
+  if (
+    facilitatorKey &&
+    relayerPrivateKeys
+      .slice(1)
+      .some((k) => privateKeyToAccount(k).address === privateKeyToAccount(facilitatorKey).address)
+  ) {
+    problems.push(
+      "FACILITATOR_PRIVATE_KEY: must not be one of RELAYER_PRIVATE_KEYS (a relayer's nonces belong to the journal); give the facilitator its own funded account",
+    )
   }
   const interfaces = interfacesConfig(env)
   problems.push(...interfaces.problems)
-  const publicUrl = publicUrlConfig(env, { production, mcpEnabled: interfaces.value.mcp.enabled, priced: payments !== undefined })
+  const publicUrl = publicUrlConfig(env, {
+    production,
+    mcpEnabled: interfaces.value.mcp.enabled,
+    priced: payments !== undefined,
+  })
   problems.push(...publicUrl.problems)
   // The audience defaults to PUBLIC_URL as parsed (its origin), not to the raw setting.
   const oauth = readOAuthConfig(env, { production, publicUrl: publicUrl.value })
@@ -95,7 +114,12 @@ export function loadConfig(env: Env, runtimes: readonly RuntimeModule[]): Gatewa
   const rpcTimeoutMs = readInteger(env, 'RPC_TIMEOUT_MS', { min: 100, max: 120_000, fallback: 10_000 }, problems)
   const receiptPollMs = readInteger(env, 'RECEIPT_POLL_MS', { min: 10, max: 60_000, fallback: 200 }, problems)
   const rateLimitMax = readInteger(env, 'RATE_LIMIT_MAX', { min: 0, max: 10_000_000, fallback: 0 }, problems)
-  const rateLimitWindowMs = readInteger(env, 'RATE_LIMIT_WINDOW_MS', { min: 100, max: 3_600_000, fallback: 60_000 }, problems)
+  const rateLimitWindowMs = readInteger(
+    env,
+    'RATE_LIMIT_WINDOW_MS',
+    { min: 100, max: 3_600_000, fallback: 60_000 },
+    problems,
+  )
   const auth = readAuth(env, {
     production,
     hasRelayer: runtimes.some((r) => r.hasRelayer({ keys, signers: signers.value })),
@@ -108,21 +132,57 @@ export function loadConfig(env: Env, runtimes: readonly RuntimeModule[]): Gatewa
 
   const journalPath = env.JOURNAL_PATH?.trim() || (devnet ? ':memory:' : resolve('data', 'journal.sqlite'))
   const journalSync = env.JOURNAL_SYNCHRONOUS?.trim().toLowerCase() || 'full'
-  if (journalSync !== 'full' && journalSync !== 'normal') problems.push(`JOURNAL_SYNCHRONOUS: "${journalSync.slice(0, 20)}" is not full or normal`)
-  const reconcileIntervalMs = readInteger(env, 'RECONCILE_INTERVAL_MS', { min: 100, max: 3_600_000, fallback: 5_000 }, problems)
+  if (journalSync !== 'full' && journalSync !== 'normal')
+    problems.push(`JOURNAL_SYNCHRONOUS: "${journalSync.slice(0, 20)}" is not full or normal`)
+  const reconcileIntervalMs = readInteger(
+    env,
+    'RECONCILE_INTERVAL_MS',
+    { min: 100, max: 3_600_000, fallback: 5_000 },
+    problems,
+  )
   const corsOrigins = readCorsOrigins(env, problems)
-  const requestTimeoutMs = readInteger(env, 'REQUEST_TIMEOUT_MS', { min: 100, max: 600_000, fallback: serverDefaults.requestTimeoutMs }, problems)
-  const idleTimeoutMs = readInteger(env, 'IDLE_TIMEOUT_MS', { min: 100, max: 600_000, fallback: serverDefaults.idleTimeoutMs }, problems)
-  const maxConnections = readInteger(env, 'MAX_CONNECTIONS', { min: 1, max: 1_000_000, fallback: serverDefaults.maxConnections }, problems)
-  const maxConnectionsPerClient = readInteger(env, 'MAX_CONNECTIONS_PER_CLIENT', { min: 1, max: 1_000_000, fallback: serverDefaults.maxConnectionsPerClient }, problems)
+  const requestTimeoutMs = readInteger(
+    env,
+    'REQUEST_TIMEOUT_MS',
+    { min: 100, max: 600_000, fallback: serverDefaults.requestTimeoutMs },
+    problems,
+  )
+  const idleTimeoutMs = readInteger(
+    env,
+    'IDLE_TIMEOUT_MS',
+    { min: 100, max: 600_000, fallback: serverDefaults.idleTimeoutMs },
+    problems,
+  )
+  const maxConnections = readInteger(
+    env,
+    'MAX_CONNECTIONS',
+    { min: 1, max: 1_000_000, fallback: serverDefaults.maxConnections },
+    problems,
+  )
+  const maxConnectionsPerClient = readInteger(
+    env,
+    'MAX_CONNECTIONS_PER_CLIENT',
+    { min: 1, max: 1_000_000, fallback: serverDefaults.maxConnectionsPerClient },
+    problems,
+  )
   const eventStreams = eventStreamsConfig(env, { maxConnections: maxConnections ?? serverDefaults.maxConnections })
   problems.push(...eventStreams.problems)
   const idempotency = idempotencyConfig(env)
   problems.push(...idempotency.problems)
   const trustedProxies = readTrustedProxies(env, problems)
-  const shutdownTimeoutMs = readInteger(env, 'SHUTDOWN_TIMEOUT_MS', { min: 0, max: 600_000, fallback: 40_000 }, problems)
+  const shutdownTimeoutMs = readInteger(
+    env,
+    'SHUTDOWN_TIMEOUT_MS',
+    { min: 0, max: 600_000, fallback: 40_000 },
+    problems,
+  )
   const allowUnsignedIntents = readBoolean(env, 'ALLOW_UNSIGNED_INTENTS', problems)
-  const maxGasPerExecution = readInteger(env, 'MAX_GAS_PER_EXECUTION', { min: 21_000, max: 1_000_000_000, fallback: 5_000_000 }, problems)
+  const maxGasPerExecution = readInteger(
+    env,
+    'MAX_GAS_PER_EXECUTION',
+    { min: 21_000, max: 1_000_000_000, fallback: 5_000_000 },
+    problems,
+  )
 
   const confirmations = readInteger(env, 'CONFIRMATIONS', { min: 1, max: 1_000, fallback: 1 }, problems)
   const heapGrowingPercent = readInteger(env, 'HEAP_GROWING_PERCENT', { min: 0, max: 1000, fallback: 50 }, problems)
@@ -167,7 +227,10 @@ export function loadConfig(env: Env, runtimes: readonly RuntimeModule[]): Gatewa
     oauth: oauth.value,
     rateLimit: { max: rateLimitMax!, windowMs: rateLimitWindowMs! },
     limits: limits.value,
-    journal: { path: journalPath === ':memory:' ? journalPath : resolve(journalPath), synchronous: journalSync as 'full' | 'normal' },
+    journal: {
+      path: journalPath === ':memory:' ? journalPath : resolve(journalPath),
+      synchronous: journalSync as 'full' | 'normal',
+    },
     storage: storage.value,
     payments,
     webhooks: webhooks.value,
@@ -179,21 +242,28 @@ export function loadConfig(env: Env, runtimes: readonly RuntimeModule[]): Gatewa
 }
 
 function readChains(env: Env, runtimes: readonly RuntimeModule[], problems: string[]): ChainConfig[] {
-  const maps = Object.fromEntries(addressVariables.map((name) => [name, readChainMap(env, name, runtimes, problems)])) as Record<
-    (typeof addressVariables)[number],
-    Map<string, string | null> | undefined
-  >
+  const maps = Object.fromEntries(
+    addressVariables.map((name) => [name, readChainMap(env, name, runtimes, problems)]),
+  ) as Record<(typeof addressVariables)[number], Map<string, string | null> | undefined>
   // Optional: a chain without one serves executor mode only (account mode answers 0x10 there).
-  const delegates = env.ACCOUNT_DELEGATE_ADDRESSES?.trim() ? readChainMap(env, 'ACCOUNT_DELEGATE_ADDRESSES', runtimes, problems) : undefined
+  const delegates = env.ACCOUNT_DELEGATE_ADDRESSES?.trim()
+    ? readChainMap(env, 'ACCOUNT_DELEGATE_ADDRESSES', runtimes, problems)
+    : undefined
   const rpcUrls = readRpcUrls(env, problems)
   const ids = new Set<string>()
   for (const map of Object.values(maps)) for (const id of map?.keys() ?? []) ids.add(id)
   for (const id of rpcUrls.keys()) {
-    if (!ids.has(id)) problems.push(`RPC_URLS: chain ${id} has no contract addresses (set it in EXECUTOR_ADDRESSES, VALIDATOR_ADDRESSES and REGISTRY_ADDRESSES, or remove it)`)
+    if (!ids.has(id))
+      problems.push(
+        `RPC_URLS: chain ${id} has no contract addresses (set it in EXECUTOR_ADDRESSES, VALIDATOR_ADDRESSES and REGISTRY_ADDRESSES, or remove it)`,
+      )
   }
   if (ids.size === 0 && Object.values(maps).every(Boolean)) problems.push('EXECUTOR_ADDRESSES: no chain is configured')
   for (const id of delegates?.keys() ?? []) {
-    if (!ids.has(id)) problems.push(`ACCOUNT_DELEGATE_ADDRESSES: chain ${id} is not configured (set it in EXECUTOR_ADDRESSES, VALIDATOR_ADDRESSES and REGISTRY_ADDRESSES, or remove it)`)
+    if (!ids.has(id))
+      problems.push(
+        `ACCOUNT_DELEGATE_ADDRESSES: chain ${id} is not configured (set it in EXECUTOR_ADDRESSES, VALIDATOR_ADDRESSES and REGISTRY_ADDRESSES, or remove it)`,
+      )
   }
 
   const chains: ChainConfig[] = []
@@ -201,20 +271,25 @@ function readChains(env: Env, runtimes: readonly RuntimeModule[], problems: stri
     const parsed = parseChainId(chainId) as Exclude<ReturnType<typeof parseChainId>, string>
     const module = runtimes.find((r) => r.namespace === parsed.namespace)
     if (!module) {
-      problems.push(`${chainId}: the ${parsed.namespace} namespace is not a runtime this gateway serves (${listed(runtimes.map((r) => r.namespace))})`)
+      problems.push(
+        `${chainId}: the ${parsed.namespace} namespace is not a runtime this gateway serves (${listed(runtimes.map((r) => r.namespace))})`,
+      )
       continue
     }
     const chainType = module.chainType
     const referenceProblem = module.checkReference?.(parsed.reference)
     if (referenceProblem) problems.push(`${chainId}: ${referenceProblem}`)
     if (!module.discoversEndpoints && !rpcUrls.has(chainId)) {
-      problems.push(`RPC_URLS: chain ${chainId} needs an endpoint (only ${listed(runtimes.filter((r) => r.discoversEndpoints).map((r) => r.name))} chains are discovered)`)
+      problems.push(
+        `RPC_URLS: chain ${chainId} needs an endpoint (only ${listed(runtimes.filter((r) => r.discoversEndpoints).map((r) => r.name))} chains are discovered)`,
+      )
     }
     const get = (name: (typeof addressVariables)[number], what: string) => {
       const map = maps[name]
       const value = map?.get(chainId)
       // null: present but invalid, already reported.
-      if (map && value === undefined) problems.push(`${name}: chain ${chainId} has no ${what} (every chain needs a validator, executor and registry)`)
+      if (map && value === undefined)
+        problems.push(`${name}: chain ${chainId} has no ${what} (every chain needs a validator, executor and registry)`)
       return value ?? undefined
     }
     const executor = get('EXECUTOR_ADDRESSES', 'executor address')
@@ -259,7 +334,8 @@ function readRpcUrls(env: Env, problems: string[]): Map<string, string[]> {
       if (problem) problems.push(`RPC_URLS: ${where}: ${problem}`)
       else urls.push(url as string)
     })
-    if (list.length === 0) problems.push(`RPC_URLS: chain ${key}: the list is empty (leave the chain out to discover its endpoints)`)
+    if (list.length === 0)
+      problems.push(`RPC_URLS: chain ${key}: the list is empty (leave the chain out to discover its endpoints)`)
     if (urls.length > 0) result.set(id.caip2, urls)
   }
   return result
@@ -271,7 +347,9 @@ function readJsonObject(env: Env, name: string, what: string, problems: string[]
   try {
     parsed = JSON.parse(raw)
   } catch {
-    problems.push(`${name}: not valid JSON (expected an object such as {"84532": ${name === 'RPC_URLS' ? '"https://..."' : '"0x..."'}})`)
+    problems.push(
+      `${name}: not valid JSON (expected an object such as {"84532": ${name === 'RPC_URLS' ? '"https://..."' : '"0x..."'}})`,
+    )
     return undefined
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
@@ -327,7 +405,15 @@ function listed(items: readonly string[]): string {
  * `sha256:<64 hex>` so that the plain keys need not sit in the environment at all. With OAuth on
  * (`oauth`), callers are authenticated by access tokens too: API keys are no longer required.
  */
-function readAuth(env: Env, { production, hasRelayer, oauth, problems }: { production: boolean; hasRelayer: boolean; oauth: boolean; problems: string[] }): AuthConfig {
+function readAuth(
+  env: Env,
+  {
+    production,
+    hasRelayer,
+    oauth,
+    problems,
+  }: { production: boolean; hasRelayer: boolean; oauth: boolean; problems: string[] },
+): AuthConfig {
   const keyHashes: Buffer[] = []
   const entries = (env.API_KEYS ?? '')
     .split(',')
@@ -336,14 +422,17 @@ function readAuth(env: Env, { production, hasRelayer, oauth, problems }: { produ
   entries.forEach((entry, i) => {
     const hashed = /^sha256:([0-9a-fA-F]{64})$/.exec(entry)
     if (hashed) keyHashes.push(Buffer.from(hashed[1]!, 'hex'))
-    else if (entry.startsWith('sha256:')) problems.push(`API_KEYS: entry ${i + 1} starts with sha256: but is not followed by 64 hex digits`)
+    else if (entry.startsWith('sha256:'))
+      problems.push(`API_KEYS: entry ${i + 1} starts with sha256: but is not followed by 64 hex digits`)
     else if (entry.length < 16) problems.push(`API_KEYS: entry ${i + 1} is shorter than 16 characters`)
-    else if (production && entry === devnetApiKey) problems.push(`API_KEYS: entry ${i + 1} is the devnet's public API key and is refused when NODE_ENV=production`)
+    else if (production && entry === devnetApiKey)
+      problems.push(`API_KEYS: entry ${i + 1} is the devnet's public API key and is refused when NODE_ENV=production`)
     else keyHashes.push(hashApiKey(entry))
   })
   const requireForValidate = readBoolean(env, 'REQUIRE_API_KEY_FOR_VALIDATE', problems)
   const allowOpen = readBoolean(env, 'ALLOW_UNAUTHENTICATED_EXECUTE', problems)
-  if (requireForValidate && keyHashes.length === 0 && !oauth) problems.push('REQUIRE_API_KEY_FOR_VALIDATE: is set but neither API_KEYS nor OAUTH_ISSUER is')
+  if (requireForValidate && keyHashes.length === 0 && !oauth)
+    problems.push('REQUIRE_API_KEY_FOR_VALIDATE: is set but neither API_KEYS nor OAUTH_ISSUER is')
   if (production && hasRelayer && keyHashes.length === 0 && !oauth && !allowOpen) {
     problems.push(
       "API_KEYS: required in production when RELAYER_PRIVATE_KEY is set, unless OAUTH_ISSUER is (anyone could spend the relayer's funds); set ALLOW_UNAUTHENTICATED_EXECUTE=true to run open on purpose",
@@ -358,14 +447,17 @@ function readCorsOrigins(env: Env, problems: string[]): string[] {
     .split(',')
     .map((o) => o.trim())
     .filter(Boolean)
-  if (list.includes('*')) return list.length === 1 ? ['*'] : (problems.push('CORS_ORIGINS: "*" cannot be combined with other origins'), [])
+  if (list.includes('*'))
+    return list.length === 1 ? ['*'] : (problems.push('CORS_ORIGINS: "*" cannot be combined with other origins'), [])
   for (const origin of list) {
     let url: URL | undefined
     try {
       url = new URL(origin)
     } catch {}
     if (!url || !['http:', 'https:'].includes(url.protocol) || url.origin !== origin) {
-      problems.push(`CORS_ORIGINS: "${origin.slice(0, 60)}" is not an origin like https://app.example (scheme, host and port only)`)
+      problems.push(
+        `CORS_ORIGINS: "${origin.slice(0, 60)}" is not an origin like https://app.example (scheme, host and port only)`,
+      )
     }
   }
   return list

@@ -20,7 +20,13 @@ export type OAuthConfigResult = { value: OAuthConfig | undefined; problems: stri
 
 export function readOAuthConfig(
   env: Record<string, string | undefined>,
-  { production, publicUrl }: { production: boolean /** PUBLIC_URL as the gateway read it: the audience's default. */; publicUrl: string | undefined },
+  {
+    production,
+    publicUrl,
+  }: {
+    production: boolean /** PUBLIC_URL as the gateway read it: the audience's default. */
+    publicUrl: string | undefined
+  },
 ): OAuthConfigResult {
   const problems: string[] = []
   const issuer = env.OAUTH_ISSUER?.trim() || undefined
@@ -28,18 +34,34 @@ export function readOAuthConfig(
   const jwksSetting = env.OAUTH_JWKS_URL?.trim() || undefined
   if (issuer === undefined) {
     for (const name of ['OAUTH_AUDIENCE', 'OAUTH_JWKS_URL'])
-      if (env[name]?.trim()) problems.push(`${name}: is set but OAUTH_ISSUER is not (OAuth access tokens are accepted only from a configured issuer)`)
+      if (env[name]?.trim())
+        problems.push(
+          `${name}: is set but OAUTH_ISSUER is not (OAuth access tokens are accepted only from a configured issuer)`,
+        )
     return { value: undefined, problems }
   }
   // RFC 8414 §2: an issuer is an https URL with no query or fragment.
   checkUrl(issuer, 'OAUTH_ISSUER', production, problems, { noQuery: true })
   const audience = audienceSetting ?? publicUrl?.trim()
-  if (audience === undefined) problems.push('OAUTH_AUDIENCE: required with OAUTH_ISSUER when PUBLIC_URL is not set (the URL clients reach the gateway at)')
+  if (audience === undefined)
+    problems.push(
+      'OAUTH_AUDIENCE: required with OAUTH_ISSUER when PUBLIC_URL is not set (the URL clients reach the gateway at)',
+    )
   // RFC 8707 §2: a resource is an absolute URI without a fragment; RFC 9728 makes it an https URL.
-  else checkUrl(audience, audienceSetting !== undefined ? 'OAUTH_AUDIENCE' : 'PUBLIC_URL (the default of OAUTH_AUDIENCE)', production, problems, { noQuery: true })
+  else
+    checkUrl(
+      audience,
+      audienceSetting !== undefined ? 'OAUTH_AUDIENCE' : 'PUBLIC_URL (the default of OAUTH_AUDIENCE)',
+      production,
+      problems,
+      { noQuery: true },
+    )
   if (jwksSetting !== undefined) checkUrl(jwksSetting, 'OAUTH_JWKS_URL', production, problems, { noQuery: false })
   if (problems.length > 0 || audience === undefined) return { value: undefined, problems }
-  return { value: { issuer, audience, jwksUrl: jwksSetting, resourceMetadataUrl: toResourceMetadataUrl(audience) }, problems }
+  return {
+    value: { issuer, audience, jwksUrl: jwksSetting, resourceMetadataUrl: toResourceMetadataUrl(audience) },
+    problems,
+  }
 }
 
 /** RFC 9728 §3.1: the well-known segment goes between the host and the resource's path (none for a bare origin). */
@@ -49,7 +71,13 @@ export function toResourceMetadataUrl(resource: string): string {
   return `${url.origin}/.well-known/oauth-protected-resource${path}`
 }
 
-function checkUrl(raw: string, name: string, production: boolean, problems: string[], { noQuery }: { noQuery: boolean }): void {
+function checkUrl(
+  raw: string,
+  name: string,
+  production: boolean,
+  problems: string[],
+  { noQuery }: { noQuery: boolean },
+): void {
   let url: URL
   try {
     url = new URL(raw)
@@ -59,8 +87,11 @@ function checkUrl(raw: string, name: string, production: boolean, problems: stri
   }
   // Only the scheme is named: the rest of a URL may hold credentials.
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && !production))
-    problems.push(`${name}: must be an https URL${production ? ' when NODE_ENV=production' : ' (http only outside production)'}, not ${url.protocol}`)
-  else if (url.username !== '' || url.password !== '') problems.push(`${name}: must not hold credentials (its value is not shown)`)
+    problems.push(
+      `${name}: must be an https URL${production ? ' when NODE_ENV=production' : ' (http only outside production)'}, not ${url.protocol}`,
+    )
+  else if (url.username !== '' || url.password !== '')
+    problems.push(`${name}: must not hold credentials (its value is not shown)`)
   else if (url.hash !== '' || raw.includes('#')) problems.push(`${name}: must not have a fragment`)
   else if (noQuery && (url.search !== '' || raw.includes('?'))) problems.push(`${name}: must not have a query`)
 }

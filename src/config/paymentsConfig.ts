@@ -2,11 +2,12 @@
 // API-key clients pay too. Parsed once at start-up; every problem names its variable. A price is
 // paid on an EVM network (x402's exact EVM scheme, an EIP-3009 token) or a Solana one (the exact
 // SVM scheme, an SPL token): the network's family decides, whatever runtime the priced chain is.
-import { readBoolean } from './readBoolean.ts'
-import { base58 } from '@scure/base'
+
 import { createHash } from 'node:crypto'
-import { type Hex, getAddress, isAddress, isHex } from 'viem'
+import { base58 } from '@scure/base'
+import { getAddress, type Hex, isAddress, isHex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
+import { readBoolean } from './readBoolean.ts'
 import type { FacilitatorKeySources, KeySource } from './signersConfig.ts'
 
 /** The public Solana clusters' CAIP-2 ids: the only Solana networks x402's published SVM client pays on. */
@@ -50,11 +51,20 @@ export type PricedRoute = 'execute' | 'validate'
  * never both for one key.
  */
 export type FacilitatorConfig =
-  | { kind: 'local'; privateKey?: Hex | undefined; solanaSecretKey?: Uint8Array | undefined; evmKey?: KeySource | undefined; solanaKey?: KeySource | undefined }
+  | {
+      kind: 'local'
+      privateKey?: Hex | undefined
+      solanaSecretKey?: Uint8Array | undefined
+      evmKey?: KeySource | undefined
+      solanaKey?: KeySource | undefined
+    }
   | { kind: 'remote'; url: string }
 
 /** The settings that put a facilitator key in the token or KMS, by key. */
-const heldKeySettings = { evm: ['FACILITATOR_PKCS11_KEY_LABEL', 'FACILITATOR_KMS_KEY_ID'], solana: ['FACILITATOR_SOLANA_PKCS11_KEY_LABEL', 'FACILITATOR_SOLANA_KMS_KEY_ID'] } as const
+const heldKeySettings = {
+  evm: ['FACILITATOR_PKCS11_KEY_LABEL', 'FACILITATOR_KMS_KEY_ID'],
+  solana: ['FACILITATOR_SOLANA_PKCS11_KEY_LABEL', 'FACILITATOR_SOLANA_KMS_KEY_ID'],
+} as const
 
 export type PaymentsConfig = {
   /** By the gateway's CAIP-2 chain id; a chain or route missing here is free. */
@@ -118,12 +128,18 @@ export function parsePaymentsConfig(
     for (const price of Object.values(routes)) {
       if (!price.settleOn) continue
       const other = standsFor.get(price.network)
-      if (other && other !== price.settleOn) problems.push(`X402_PRICES: ${price.network} stands for both ${other} and ${price.settleOn}; a public cluster's id may stand for one chain only`)
-      else if (chainIds?.includes(price.network)) problems.push(`X402_PRICES: ${price.network} is served as itself and cannot also stand for ${price.settleOn}`)
+      if (other && other !== price.settleOn)
+        problems.push(
+          `X402_PRICES: ${price.network} stands for both ${other} and ${price.settleOn}; a public cluster's id may stand for one chain only`,
+        )
+      else if (chainIds?.includes(price.network))
+        problems.push(`X402_PRICES: ${price.network} is served as itself and cannot also stand for ${price.settleOn}`)
       standsFor.set(price.network, price.settleOn)
     }
   }
-  const families = new Set(Object.values(prices ?? {}).flatMap((routes) => Object.values(routes).map((p) => p.network.split(':')[0])))
+  const families = new Set(
+    Object.values(prices ?? {}).flatMap((routes) => Object.values(routes).map((p) => p.network.split(':')[0])),
+  )
 
   let facilitator: FacilitatorConfig | undefined
   if (local && facilitatorUrl) {
@@ -142,9 +158,14 @@ export function parsePaymentsConfig(
       if (!isHex(facilitatorKey) || facilitatorKey.length !== 66) {
         problems.push('FACILITATOR_PRIVATE_KEY: not a 32-byte hex private key (0x + 64 hex digits)')
         ok = false
-      } else if (relayerPrivateKey && privateKeyToAccount(facilitatorKey).address === privateKeyToAccount(relayerPrivateKey).address) {
+      } else if (
+        relayerPrivateKey &&
+        privateKeyToAccount(facilitatorKey).address === privateKeyToAccount(relayerPrivateKey).address
+      ) {
         // The relayer's nonces belong to the journal: a settlement sent from the same account would collide with executions.
-        problems.push("FACILITATOR_PRIVATE_KEY: must not be the relayer's key (RELAYER_PRIVATE_KEY); give the facilitator its own funded account")
+        problems.push(
+          "FACILITATOR_PRIVATE_KEY: must not be the relayer's key (RELAYER_PRIVATE_KEY); give the facilitator its own funded account",
+        )
         ok = false
       } else privateKey = facilitatorKey
     }
@@ -153,12 +174,19 @@ export function parsePaymentsConfig(
       if (typeof seed === 'string') {
         problems.push(`FACILITATOR_SOLANA_PRIVATE_KEY: ${seed}`)
         ok = false
-      } else if (solanaRelayerPrivateKey && Buffer.from(seed).equals(Buffer.from(solanaRelayerPrivateKey.subarray(0, 32)))) {
+      } else if (
+        solanaRelayerPrivateKey &&
+        Buffer.from(seed).equals(Buffer.from(solanaRelayerPrivateKey.subarray(0, 32)))
+      ) {
         // The relayer's transactions belong to the journal; a facilitator paying fees from the same account would spend its SOL unseen.
-        problems.push("FACILITATOR_SOLANA_PRIVATE_KEY: must not be the Solana relayer's key (SOLANA_RELAYER_PRIVATE_KEY); give the facilitator its own funded account")
+        problems.push(
+          "FACILITATOR_SOLANA_PRIVATE_KEY: must not be the Solana relayer's key (SOLANA_RELAYER_PRIVATE_KEY); give the facilitator its own funded account",
+        )
         ok = false
       } else if (production && Buffer.from(seed).equals(devnetFacilitatorSeed)) {
-        problems.push('FACILITATOR_SOLANA_PRIVATE_KEY: is the public devnet facilitator key and is refused when NODE_ENV=production')
+        problems.push(
+          'FACILITATOR_SOLANA_PRIVATE_KEY: is the public devnet facilitator key and is refused when NODE_ENV=production',
+        )
         ok = false
       } else solanaSecretKey = seed
     }
@@ -194,7 +222,12 @@ export function parsePaymentsConfig(
   return { prices, priceApiKeyClients, facilitator, solanaMaxPriorityFeeMicroLamports }
 }
 
-function readPrices(raw: string | undefined, chainIds: readonly string[] | undefined, production: boolean, problems: string[]): PaymentsConfig['prices'] | undefined {
+function readPrices(
+  raw: string | undefined,
+  chainIds: readonly string[] | undefined,
+  production: boolean,
+  problems: string[],
+): PaymentsConfig['prices'] | undefined {
   if (!raw?.trim()) return undefined
   let parsed: unknown
   try {
@@ -204,7 +237,9 @@ function readPrices(raw: string | undefined, chainIds: readonly string[] | undef
     return undefined
   }
   if (!isObject(parsed)) {
-    problems.push('X402_PRICES: must be a JSON object keyed by CAIP-2 chain id, e.g. {"eip155:8453":{"execute":{"price":"$0.01","payTo":"0x…"}}}')
+    problems.push(
+      'X402_PRICES: must be a JSON object keyed by CAIP-2 chain id, e.g. {"eip155:8453":{"execute":{"price":"$0.01","payTo":"0x…"}}}',
+    )
     return undefined
   }
   const prices: PaymentsConfig['prices'] = {}
@@ -236,14 +271,24 @@ function readPrices(raw: string | undefined, chainIds: readonly string[] | undef
   return prices
 }
 
-function readPrice(value: unknown, chainId: string, where: string, production: boolean, problems: string[]): PriceConfig | undefined {
+function readPrice(
+  value: unknown,
+  chainId: string,
+  where: string,
+  production: boolean,
+  problems: string[],
+): PriceConfig | undefined {
   if (!isObject(value)) {
-    problems.push(`${where}: must be an object: {"asset","amount","payTo","extra":{"name","version"}} or {"price":"$0.01","payTo"} (EVM), {"asset","amount","payTo"} (Solana)`)
+    problems.push(
+      `${where}: must be an object: {"asset","amount","payTo","extra":{"name","version"}} or {"price":"$0.01","payTo"} (EVM), {"asset","amount","payTo"} (Solana)`,
+    )
     return undefined
   }
   const network = value.network === undefined ? chainId : value.network
-  if (typeof network === 'string' && /^eip155:[0-9]{1,20}$/.test(network)) return readEvmPrice(value, network, where, problems)
-  if (typeof network === 'string' && /^solana:[1-9A-HJ-NP-Za-km-z]{32}$/.test(network)) return readSolanaPrice(value, network, chainId, where, production, problems)
+  if (typeof network === 'string' && /^eip155:[0-9]{1,20}$/.test(network))
+    return readEvmPrice(value, network, where, problems)
+  if (typeof network === 'string' && /^solana:[1-9A-HJ-NP-Za-km-z]{32}$/.test(network))
+    return readSolanaPrice(value, network, chainId, where, production, problems)
   problems.push(
     `${where}.network: "${String(network).slice(0, 40)}" is not an EVM (eip155:<chain id>) or Solana (solana:<genesis hash prefix>) CAIP-2 network; x402's exact EVM and SVM schemes are supported`,
   )
@@ -256,7 +301,14 @@ function readPrice(value: unknown, chainId: string, where: string, production: b
  * standing for a priced Solana chain that is not that cluster (the devnet: x402's published client
  * pays only on the public clusters): settled on the priced chain.
  */
-function readSolanaPrice(value: Record<string, unknown>, network: string, chainId: string, where: string, production: boolean, problems: string[]): PriceConfig | undefined {
+function readSolanaPrice(
+  value: Record<string, unknown>,
+  network: string,
+  chainId: string,
+  where: string,
+  production: boolean,
+  problems: string[],
+): PriceConfig | undefined {
   const before = problems.length
   const publicCluster = (Object.values(solanaClusterNetworks) as string[]).includes(network)
   let settleOn: string | undefined
@@ -265,19 +317,31 @@ function readSolanaPrice(value: Record<string, unknown>, network: string, chainI
       problems.push(
         `${where}.network: ${network} is a public Solana cluster and not the priced chain ${chainId}: a chain answering as a public cluster for payments is for the devnet only (refused when NODE_ENV=production)`,
       )
-    else if (!chainId.startsWith('solana:')) problems.push(`${where}.network: ${network} may stand for a Solana chain only, and ${chainId} is not one`)
+    else if (!chainId.startsWith('solana:'))
+      problems.push(`${where}.network: ${network} may stand for a Solana chain only, and ${chainId} is not one`)
     else settleOn = chainId
   }
   for (const field of ['price', 'extra']) {
-    if (value[field] !== undefined) problems.push(`${where}.${field}: not taken on a Solana network: give "asset" (the SPL mint) and "amount"`)
+    if (value[field] !== undefined)
+      problems.push(`${where}.${field}: not taken on a Solana network: give "asset" (the SPL mint) and "amount"`)
   }
-  const isSolanaAddress = (a: unknown) => typeof a === 'string' && /^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(a) && base58DecodedLength(a) === 32
+  const isSolanaAddress = (a: unknown) =>
+    typeof a === 'string' && /^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(a) && base58DecodedLength(a) === 32
   if (!isSolanaAddress(value.payTo)) problems.push(`${where}.payTo: not a Solana address (base58, 32 bytes)`)
   if (!isSolanaAddress(value.asset)) problems.push(`${where}.asset: not an SPL mint address (base58, 32 bytes)`)
-  if (typeof value.amount !== 'string' || !/^[1-9][0-9]{0,19}$/.test(value.amount) || BigInt(value.amount) > 0xffffffffffffffffn)
-    problems.push(`${where}.amount: must be a positive integer string in the mint's smallest unit, at most a u64 (e.g. "10000" for 0.01 of a 6-decimal token)`)
+  if (
+    typeof value.amount !== 'string' ||
+    !/^[1-9][0-9]{0,19}$/.test(value.amount) ||
+    BigInt(value.amount) > 0xffffffffffffffffn
+  )
+    problems.push(
+      `${where}.amount: must be a positive integer string in the mint's smallest unit, at most a u64 (e.g. "10000" for 0.01 of a 6-decimal token)`,
+    )
   const maxTimeoutSeconds = readMaxTimeout(value, where, problems)
-  if (value.maxGas !== undefined) problems.push(`${where}.maxGas: EVM only; a Solana execution's compute is bounded by the transaction the gateway builds`)
+  if (value.maxGas !== undefined)
+    problems.push(
+      `${where}.maxGas: EVM only; a Solana execution's compute is bounded by the transaction the gateway builds`,
+    )
   if (problems.length !== before) return undefined
   return {
     network: network as PriceConfig['network'],
@@ -290,7 +354,11 @@ function readSolanaPrice(value: Record<string, unknown>, network: string, chainI
 
 function readMaxTimeout(value: Record<string, unknown>, where: string, problems: string[]): number {
   if (value.maxTimeoutSeconds === undefined) return defaultMaxTimeoutSeconds
-  if (!Number.isInteger(value.maxTimeoutSeconds) || (value.maxTimeoutSeconds as number) < 10 || (value.maxTimeoutSeconds as number) > 86_400) {
+  if (
+    !Number.isInteger(value.maxTimeoutSeconds) ||
+    (value.maxTimeoutSeconds as number) < 10 ||
+    (value.maxTimeoutSeconds as number) > 86_400
+  ) {
     problems.push(`${where}.maxTimeoutSeconds: must be an integer from 10 to 86400`)
     return defaultMaxTimeoutSeconds
   }
@@ -303,26 +371,35 @@ function readSolanaSeed(text: string): Uint8Array | string {
   if (text.startsWith('[')) {
     try {
       const list = JSON.parse(text) as unknown
-      if (Array.isArray(list) && list.every((n) => Number.isInteger(n) && n >= 0 && n <= 255)) bytes = Uint8Array.from(list as number[])
+      if (Array.isArray(list) && list.every((n) => Number.isInteger(n) && n >= 0 && n <= 255))
+        bytes = Uint8Array.from(list as number[])
     } catch {
       bytes = undefined
     }
     if (!bytes) return "not a JSON array of byte values (the Solana CLI's keypair file holds 64 numbers)"
   } else {
-    if (!/^[1-9A-HJ-NP-Za-km-z]+$/.test(text)) return "must be the Solana CLI's keypair (a JSON array of 64 numbers) or base58"
+    if (!/^[1-9A-HJ-NP-Za-km-z]+$/.test(text))
+      return "must be the Solana CLI's keypair (a JSON array of 64 numbers) or base58"
     bytes = base58.decode(text)
   }
-  if (bytes.length !== 64 && bytes.length !== 32) return `must hold 64 bytes (seed and public key) or the 32-byte seed; it holds ${bytes.length}`
+  if (bytes.length !== 64 && bytes.length !== 32)
+    return `must hold 64 bytes (seed and public key) or the 32-byte seed; it holds ${bytes.length}`
   return bytes.slice(0, 32)
 }
 
 /** The devnet's facilitator seed (public, derived from a label as every devnet key): refused in production. */
 const devnetFacilitatorSeed = createHash('sha256').update('intent-gateway solana devnet facilitator').digest()
 
-function readEvmPrice(value: Record<string, unknown>, network: string, where: string, problems: string[]): PriceConfig | undefined {
+function readEvmPrice(
+  value: Record<string, unknown>,
+  network: string,
+  where: string,
+  problems: string[],
+): PriceConfig | undefined {
   const before = problems.length
   const payTo = value.payTo
-  if (typeof payTo !== 'string' || !isAddress(payTo, { strict: false })) problems.push(`${where}.payTo: not an address (0x + 40 hex digits)`)
+  if (typeof payTo !== 'string' || !isAddress(payTo, { strict: false }))
+    problems.push(`${where}.payTo: not an address (0x + 40 hex digits)`)
   const maxTimeoutSeconds = readMaxTimeout(value, where, problems)
 
   let maxGas: bigint | undefined
@@ -335,26 +412,54 @@ function readEvmPrice(value: Record<string, unknown>, network: string, where: st
   let price: PriceConfig['price'] | undefined
   if (value.price !== undefined) {
     for (const field of ['asset', 'amount', 'extra']) {
-      if (value[field] !== undefined) problems.push(`${where}.${field}: give either "price" (a dollar amount) or "asset", "amount" and "extra", not both`)
+      if (value[field] !== undefined)
+        problems.push(
+          `${where}.${field}: give either "price" (a dollar amount) or "asset", "amount" and "extra", not both`,
+        )
     }
-    if (typeof value.price !== 'string' || !/^\$(0|[1-9][0-9]*)(\.[0-9]{1,6})?$/.test(value.price) || /^\$0(\.0*)?$/.test(value.price)) {
-      problems.push(`${where}.price: "${String(value.price).slice(0, 20)}" is not a positive dollar amount like "$0.01"`)
+    if (
+      typeof value.price !== 'string' ||
+      !/^\$(0|[1-9][0-9]*)(\.[0-9]{1,6})?$/.test(value.price) ||
+      /^\$0(\.0*)?$/.test(value.price)
+    ) {
+      problems.push(
+        `${where}.price: "${String(value.price).slice(0, 20)}" is not a positive dollar amount like "$0.01"`,
+      )
     } else price = value.price as `$${string}` // paid in x402's USDC on the network: checked when payments start (payments/dollarPriceProblems.ts)
   } else {
     const { asset, amount, extra } = value
-    if (typeof asset !== 'string' || !isAddress(asset, { strict: false })) problems.push(`${where}.asset: not a token address (0x + 40 hex digits)`)
+    if (typeof asset !== 'string' || !isAddress(asset, { strict: false }))
+      problems.push(`${where}.asset: not a token address (0x + 40 hex digits)`)
     if (typeof amount !== 'string' || !/^[1-9][0-9]{0,77}$/.test(amount))
-      problems.push(`${where}.amount: must be a positive integer string in the token's smallest unit (e.g. "10000" for 0.01 of a 6-decimal token)`)
-    if (!isObject(extra) || typeof extra.name !== 'string' || !extra.name || typeof extra.version !== 'string' || !extra.version) {
+      problems.push(
+        `${where}.amount: must be a positive integer string in the token's smallest unit (e.g. "10000" for 0.01 of a 6-decimal token)`,
+      )
+    if (
+      !isObject(extra) ||
+      typeof extra.name !== 'string' ||
+      !extra.name ||
+      typeof extra.version !== 'string' ||
+      !extra.version
+    ) {
       problems.push(`${where}.extra: must be {"name","version"}: the token's EIP-712 domain name and version`)
     }
     if (problems.length === before) {
       const e = extra as { name: string; version: string }
-      price = { asset: getAddress(asset as string), amount: amount as string, extra: { name: e.name, version: e.version } }
+      price = {
+        asset: getAddress(asset as string),
+        amount: amount as string,
+        extra: { name: e.name, version: e.version },
+      }
     }
   }
   if (problems.length !== before || !price) return undefined
-  return { network: network as PriceConfig['network'], payTo: getAddress(payTo as string), price, maxTimeoutSeconds, ...(maxGas !== undefined ? { maxGas } : {}) }
+  return {
+    network: network as PriceConfig['network'],
+    payTo: getAddress(payTo as string),
+    price,
+    maxTimeoutSeconds,
+    ...(maxGas !== undefined ? { maxGas } : {}),
+  }
 }
 
 /** How many bytes a base58 string decodes to (0 when it is not base58). */

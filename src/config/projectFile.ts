@@ -13,7 +13,11 @@ export function projectFile(path: string): URL {
 function findProjectRoot(start: URL): URL {
   for (let dir = start; ; dir = new URL('../', dir)) {
     const manifest = new URL('package.json', dir)
-    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'intent-gateway') return dir
+    if (
+      existsSync(manifest) &&
+      (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'intent-gateway'
+    )
+      return dir
     if (dir.pathname === '/') throw new Error(`no package.json of intent-gateway above ${start.pathname}`)
   }
 }

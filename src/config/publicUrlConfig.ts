@@ -5,13 +5,20 @@
 // something is priced; reads its own variable and reports its own problems, for loadConfig.
 export type PublicUrlConfigResult = { value: string | undefined; problems: string[] }
 
-export function publicUrlConfig(env: Record<string, string | undefined>, { production, mcpEnabled, priced }: { production: boolean; mcpEnabled: boolean; priced: boolean }): PublicUrlConfigResult {
+export function publicUrlConfig(
+  env: Record<string, string | undefined>,
+  { production, mcpEnabled, priced }: { production: boolean; mcpEnabled: boolean; priced: boolean },
+): PublicUrlConfigResult {
   const problems: string[] = []
   const raw = env.PUBLIC_URL?.trim()
   if (!raw) {
     if (production && (mcpEnabled || priced)) {
-      const why = mcpEnabled ? 'the MCP server is on (MCP_ENABLED): /mcp serves only requests naming this host (DNS rebinding)' : 'X402_PRICES is set: it is the base of x402 resource URLs'
-      problems.push(`PUBLIC_URL: required in production while ${why}; set the origin clients reach the gateway at, like https://gateway.example`)
+      const why = mcpEnabled
+        ? 'the MCP server is on (MCP_ENABLED): /mcp serves only requests naming this host (DNS rebinding)'
+        : 'X402_PRICES is set: it is the base of x402 resource URLs'
+      problems.push(
+        `PUBLIC_URL: required in production while ${why}; set the origin clients reach the gateway at, like https://gateway.example`,
+      )
     }
     return { value: undefined, problems }
   }
@@ -21,7 +28,9 @@ export function publicUrlConfig(env: Record<string, string | undefined>, { produ
   } catch {}
   const bare = raw.replace(/\/+$/, '')
   if (!url || !['http:', 'https:'].includes(url.protocol) || url.origin !== bare) {
-    problems.push(`PUBLIC_URL: "${raw.slice(0, 80)}" is not an origin like https://gateway.example (scheme, host and port only)`)
+    problems.push(
+      `PUBLIC_URL: "${raw.slice(0, 80)}" is not an origin like https://gateway.example (scheme, host and port only)`,
+    )
     return { value: undefined, problems }
   }
   if (production && url.protocol !== 'https:') problems.push('PUBLIC_URL: must be https in production')

@@ -1,6 +1,11 @@
 // A whole-number setting within bounds; a missing one is its fallback (or a problem when it has none).
 
-export function readInteger(env: Record<string, string | undefined>, name: string, bounds: { min: number; max: number; fallback: number | undefined }, problems: string[]): number | undefined {
+export function readInteger(
+  env: Record<string, string | undefined>,
+  name: string,
+  bounds: { min: number; max: number; fallback: number | undefined },
+  problems: string[],
+): number | undefined {
   const raw = env[name]?.trim()
   if (!raw) {
     if (bounds.fallback === undefined) problems.push(`${name}: required`)

@@ -13,9 +13,14 @@ export function readTrustedProxies(env: Record<string, string | undefined>, prob
     const [address, prefix, ...rest] = entry.split('/') as [string, string | undefined, ...string[]]
     const version = isIP(address)
     const bits = version === 4 ? 32 : 128
-    if (version === 0 || rest.length > 0) problems.push(`TRUSTED_PROXIES: entry ${i + 1} "${entry.slice(0, 50)}" is not an IP address or CIDR range (such as 10.0.0.1 or 10.0.0.0/8)`)
+    if (version === 0 || rest.length > 0)
+      problems.push(
+        `TRUSTED_PROXIES: entry ${i + 1} "${entry.slice(0, 50)}" is not an IP address or CIDR range (such as 10.0.0.1 or 10.0.0.0/8)`,
+      )
     else if (prefix !== undefined && (!/^[0-9]{1,3}$/.test(prefix) || Number(prefix) > bits)) {
-      problems.push(`TRUSTED_PROXIES: entry ${i + 1} "${entry.slice(0, 50)}" has a prefix length that is not an integer between 0 and ${bits}`)
+      problems.push(
+        `TRUSTED_PROXIES: entry ${i + 1} "${entry.slice(0, 50)}" has a prefix length that is not an integer between 0 and ${bits}`,
+      )
     } else proxies.push(prefix === undefined ? address : `${address}/${Number(prefix)}`)
   })
   return proxies

@@ -4,7 +4,10 @@ import { redactUrl, redactUrlsIn } from './redactUrl.ts'
 
 describe('redactUrl', () => {
   it('hides userinfo, key-like path segments and query values', () => {
-    assert.equal(redactUrl('https://user:pass@rpc.example.org/v2/abcdefABCDEF0123456789?apikey=s3cret&x=1'), 'https://***@rpc.example.org/v2/***?apikey=***&x=***')
+    assert.equal(
+      redactUrl('https://user:pass@rpc.example.org/v2/abcdefABCDEF0123456789?apikey=s3cret&x=1'),
+      'https://***@rpc.example.org/v2/***?apikey=***&x=***',
+    )
   })
 
   it('hides every path segment and query value that is not plainly a word, a version or a number', () => {
@@ -16,8 +19,14 @@ describe('redactUrl', () => {
       ['https://rpc.example.org/0123456789abcdef0123456789abcdef', 'https://rpc.example.org/***'],
       ['https://rpc.example.org/12345678901234', 'https://rpc.example.org/***'],
       ['https://rpc.example.org/averyveryverylongwordthatmaybeakey', 'https://rpc.example.org/***'],
-      ['https://eth-mainnet.example.org/v3/rpc/base-sepolia/ext/bc/C/rpc', 'https://eth-mainnet.example.org/v3/rpc/base-sepolia/ext/bc/***/rpc'],
-      ['https://rpc.example.org/84532/evm?network=mainnet&token=mainnet&x=Zm9v', 'https://rpc.example.org/84532/evm?network=mainnet&token=***&x=***'],
+      [
+        'https://eth-mainnet.example.org/v3/rpc/base-sepolia/ext/bc/C/rpc',
+        'https://eth-mainnet.example.org/v3/rpc/base-sepolia/ext/bc/***/rpc',
+      ],
+      [
+        'https://rpc.example.org/84532/evm?network=mainnet&token=mainnet&x=Zm9v',
+        'https://rpc.example.org/84532/evm?network=mainnet&token=***&x=***',
+      ],
     ]) {
       assert.equal(redactUrl(url!), expected, url)
     }
@@ -33,7 +42,9 @@ describe('redactUrl', () => {
 
   it('redacts every URL inside a message', () => {
     assert.equal(
-      redactUrlsIn('HTTP request failed.\n\nURL: https://eth.example.org/v3/0123456789abcdef0123\nRequest body: {"url":"http://u:p@h/x?k=v"}'),
+      redactUrlsIn(
+        'HTTP request failed.\n\nURL: https://eth.example.org/v3/0123456789abcdef0123\nRequest body: {"url":"http://u:p@h/x?k=v"}',
+      ),
       'HTTP request failed.\n\nURL: https://eth.example.org/v3/***\nRequest body: {"url":"http://***@h/x?k=***"}',
     )
   })

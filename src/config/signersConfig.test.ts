@@ -4,18 +4,31 @@ import { signersConfig } from './signersConfig.ts'
 
 describe('signersConfig', () => {
   it('has no KMS keys by default, and reads key ids, the region and an endpoint', () => {
-    assert.deepEqual(signersConfig({}), { value: { kms: { keyIds: [], region: undefined, endpoint: undefined }, pkcs11: undefined, ed25519: {} }, problems: [] })
+    assert.deepEqual(signersConfig({}), {
+      value: { kms: { keyIds: [], region: undefined, endpoint: undefined }, pkcs11: undefined, ed25519: {} },
+      problems: [],
+    })
     assert.deepEqual(
-      signersConfig({ RELAYER_PKCS11_MODULE: '/usr/lib/softhsm/libsofthsm2.so', RELAYER_PKCS11_TOKEN: 'relayers', RELAYER_PKCS11_KEY_LABELS: 'relayer-1,relayer-2', RELAYER_PKCS11_PIN: '1234' }).value
-        .pkcs11,
-      { modulePath: '/usr/lib/softhsm/libsofthsm2.so', tokenLabel: 'relayers', keyLabels: ['relayer-1', 'relayer-2'], pin: '1234' },
+      signersConfig({
+        RELAYER_PKCS11_MODULE: '/usr/lib/softhsm/libsofthsm2.so',
+        RELAYER_PKCS11_TOKEN: 'relayers',
+        RELAYER_PKCS11_KEY_LABELS: 'relayer-1,relayer-2',
+        RELAYER_PKCS11_PIN: '1234',
+      }).value.pkcs11,
+      {
+        modulePath: '/usr/lib/softhsm/libsofthsm2.so',
+        tokenLabel: 'relayers',
+        keyLabels: ['relayer-1', 'relayer-2'],
+        pin: '1234',
+      },
     )
     assert.deepEqual(
       signersConfig({ RELAYER_PKCS11_KEY_LABELS: 'relayer-1' }).problems.map((p) => p.split(':')[0]),
       ['RELAYER_PKCS11_MODULE', 'RELAYER_PKCS11_TOKEN', 'RELAYER_PKCS11_PIN'],
     )
     const { value, problems } = signersConfig({
-      RELAYER_KMS_KEY_IDS: 'alias/relayer-1, arn:aws:kms:eu-west-1:111122223333:key/1234abcd-12ab-34cd-56ef-1234567890ab',
+      RELAYER_KMS_KEY_IDS:
+        'alias/relayer-1, arn:aws:kms:eu-west-1:111122223333:key/1234abcd-12ab-34cd-56ef-1234567890ab',
       AWS_REGION: 'eu-west-1',
       KMS_ENDPOINT: 'https://vpce-1.kms.eu-west-1.vpce.amazonaws.com',
     })
@@ -37,13 +50,35 @@ describe('signersConfig', () => {
   })
 
   it('reads the Solana and Sui relayer keys held in the token or in KMS, the token shared with the EVM keys', () => {
-    const token = { RELAYER_PKCS11_MODULE: '/usr/lib/softhsm/libsofthsm2.so', RELAYER_PKCS11_TOKEN: 'relayers', RELAYER_PKCS11_PIN: '1234' }
-    const { value, problems } = signersConfig({ ...token, SOLANA_RELAYER_PKCS11_KEY_LABEL: 'solana-relayer', SUI_RELAYER_KMS_KEY_ID: 'alias/sui-relayer', KMS_REGION: 'eu-west-1' })
+    const token = {
+      RELAYER_PKCS11_MODULE: '/usr/lib/softhsm/libsofthsm2.so',
+      RELAYER_PKCS11_TOKEN: 'relayers',
+      RELAYER_PKCS11_PIN: '1234',
+    }
+    const { value, problems } = signersConfig({
+      ...token,
+      SOLANA_RELAYER_PKCS11_KEY_LABEL: 'solana-relayer',
+      SUI_RELAYER_KMS_KEY_ID: 'alias/sui-relayer',
+      KMS_REGION: 'eu-west-1',
+    })
     assert.deepEqual(problems, [])
     assert.equal(value.pkcs11, undefined, 'no EVM key in the token')
     assert.deepEqual(value.ed25519, {
-      solana: { backend: 'pkcs11', modulePath: '/usr/lib/softhsm/libsofthsm2.so', tokenLabel: 'relayers', pin: '1234', keyLabel: 'solana-relayer', setting: 'SOLANA_RELAYER_PKCS11_KEY_LABEL' },
-      sui: { backend: 'kms', keyId: 'alias/sui-relayer', region: 'eu-west-1', endpoint: undefined, setting: 'SUI_RELAYER_KMS_KEY_ID' },
+      solana: {
+        backend: 'pkcs11',
+        modulePath: '/usr/lib/softhsm/libsofthsm2.so',
+        tokenLabel: 'relayers',
+        pin: '1234',
+        keyLabel: 'solana-relayer',
+        setting: 'SOLANA_RELAYER_PKCS11_KEY_LABEL',
+      },
+      sui: {
+        backend: 'kms',
+        keyId: 'alias/sui-relayer',
+        region: 'eu-west-1',
+        endpoint: undefined,
+        setting: 'SUI_RELAYER_KMS_KEY_ID',
+      },
     })
   })
 
@@ -66,16 +101,40 @@ describe('signersConfig', () => {
       'RELAYER_PKCS11_KEY_LABELS: required with RELAYER_PKCS11_MODULE: the labels of the relayer keys in the token (or SOLANA_RELAYER_PKCS11_KEY_LABEL, SUI_RELAYER_PKCS11_KEY_LABEL, FACILITATOR_PKCS11_KEY_LABEL, FACILITATOR_SOLANA_PKCS11_KEY_LABEL)',
     ])
     assert.ok(!problems.join('\n').includes(secret) && !problems.join('\n').includes('secret-pin'))
-    assert.deepEqual(signersConfig({ SUI_RELAYER_KMS_KEY_ID: 'alias/sui' }).problems, ['KMS_REGION: required with SUI_RELAYER_KMS_KEY_ID (or set AWS_REGION)'])
+    assert.deepEqual(signersConfig({ SUI_RELAYER_KMS_KEY_ID: 'alias/sui' }).problems, [
+      'KMS_REGION: required with SUI_RELAYER_KMS_KEY_ID (or set AWS_REGION)',
+    ])
   })
 
   it("reads the x402 facilitator's keys held in the token or in KMS, the token and region shared with the relayers'", () => {
-    const token = { RELAYER_PKCS11_MODULE: '/usr/lib/softhsm/libsofthsm2.so', RELAYER_PKCS11_TOKEN: 'relayers', RELAYER_PKCS11_PIN: '1234' }
-    const inToken = signersConfig({ ...token, FACILITATOR_PKCS11_KEY_LABEL: 'facilitator', FACILITATOR_SOLANA_PKCS11_KEY_LABEL: 'facilitator-solana' })
+    const token = {
+      RELAYER_PKCS11_MODULE: '/usr/lib/softhsm/libsofthsm2.so',
+      RELAYER_PKCS11_TOKEN: 'relayers',
+      RELAYER_PKCS11_PIN: '1234',
+    }
+    const inToken = signersConfig({
+      ...token,
+      FACILITATOR_PKCS11_KEY_LABEL: 'facilitator',
+      FACILITATOR_SOLANA_PKCS11_KEY_LABEL: 'facilitator-solana',
+    })
     assert.deepEqual(inToken.problems, [])
     assert.deepEqual(inToken.value.facilitator, {
-      evm: { backend: 'pkcs11', modulePath: '/usr/lib/softhsm/libsofthsm2.so', tokenLabel: 'relayers', pin: '1234', keyLabel: 'facilitator', setting: 'FACILITATOR_PKCS11_KEY_LABEL' },
-      solana: { backend: 'pkcs11', modulePath: '/usr/lib/softhsm/libsofthsm2.so', tokenLabel: 'relayers', pin: '1234', keyLabel: 'facilitator-solana', setting: 'FACILITATOR_SOLANA_PKCS11_KEY_LABEL' },
+      evm: {
+        backend: 'pkcs11',
+        modulePath: '/usr/lib/softhsm/libsofthsm2.so',
+        tokenLabel: 'relayers',
+        pin: '1234',
+        keyLabel: 'facilitator',
+        setting: 'FACILITATOR_PKCS11_KEY_LABEL',
+      },
+      solana: {
+        backend: 'pkcs11',
+        modulePath: '/usr/lib/softhsm/libsofthsm2.so',
+        tokenLabel: 'relayers',
+        pin: '1234',
+        keyLabel: 'facilitator-solana',
+        setting: 'FACILITATOR_SOLANA_PKCS11_KEY_LABEL',
+      },
     })
     // The facilitator's label alone is enough for the token to be opened: no relayer key has to live there.
     assert.equal(inToken.value.pkcs11, undefined)
@@ -87,8 +146,20 @@ describe('signersConfig', () => {
     })
     assert.deepEqual(inKms.problems, [])
     assert.deepEqual(inKms.value.facilitator, {
-      evm: { backend: 'kms', keyId: 'alias/facilitator', region: 'eu-west-1', endpoint: 'http://127.0.0.1:4599', setting: 'FACILITATOR_KMS_KEY_ID' },
-      solana: { backend: 'kms', keyId: 'alias/facilitator-solana', region: 'eu-west-1', endpoint: 'http://127.0.0.1:4599', setting: 'FACILITATOR_SOLANA_KMS_KEY_ID' },
+      evm: {
+        backend: 'kms',
+        keyId: 'alias/facilitator',
+        region: 'eu-west-1',
+        endpoint: 'http://127.0.0.1:4599',
+        setting: 'FACILITATOR_KMS_KEY_ID',
+      },
+      solana: {
+        backend: 'kms',
+        keyId: 'alias/facilitator-solana',
+        region: 'eu-west-1',
+        endpoint: 'http://127.0.0.1:4599',
+        setting: 'FACILITATOR_SOLANA_KMS_KEY_ID',
+      },
     })
     assert.equal(signersConfig({}).value.facilitator, undefined)
   })
@@ -109,17 +180,26 @@ describe('signersConfig', () => {
       'FACILITATOR_SOLANA_PKCS11_KEY_LABEL: "solana-relayer" is a relayer\'s key (SOLANA_RELAYER_PKCS11_KEY_LABEL); give the facilitator its own key',
     ])
     assert.ok(!problems.join('\n').includes(key) && !problems.join('\n').includes('secret-pin'))
-    assert.deepEqual(signersConfig({ ...token, RELAYER_PKCS11_KEY_LABELS: 'relayer-1', FACILITATOR_PKCS11_KEY_LABEL: 'relayer-1' }).problems, [
-      'FACILITATOR_PKCS11_KEY_LABEL: "relayer-1" is a relayer\'s key (RELAYER_PKCS11_KEY_LABELS); give the facilitator its own key',
-    ])
-    assert.deepEqual(signersConfig({ RELAYER_KMS_KEY_IDS: 'alias/r', KMS_REGION: 'eu-west-1', FACILITATOR_KMS_KEY_ID: 'alias/r' }).problems, [
-      'FACILITATOR_KMS_KEY_ID: "alias/r" is a relayer\'s key (RELAYER_KMS_KEY_IDS); give the facilitator its own key',
-    ])
-    assert.deepEqual(signersConfig({ FACILITATOR_SOLANA_PKCS11_KEY_LABEL: 'f', FACILITATOR_KMS_KEY_ID: 'alias/f' }).problems, [
-      'KMS_REGION: required with FACILITATOR_KMS_KEY_ID (or set AWS_REGION)',
-      "RELAYER_PKCS11_MODULE: required with FACILITATOR_SOLANA_PKCS11_KEY_LABEL: the path of the token's PKCS#11 library",
-      "RELAYER_PKCS11_TOKEN: required with FACILITATOR_SOLANA_PKCS11_KEY_LABEL: the token's label",
-      "RELAYER_PKCS11_PIN: required with FACILITATOR_SOLANA_PKCS11_KEY_LABEL: the token's user PIN",
-    ])
+    assert.deepEqual(
+      signersConfig({ ...token, RELAYER_PKCS11_KEY_LABELS: 'relayer-1', FACILITATOR_PKCS11_KEY_LABEL: 'relayer-1' })
+        .problems,
+      [
+        'FACILITATOR_PKCS11_KEY_LABEL: "relayer-1" is a relayer\'s key (RELAYER_PKCS11_KEY_LABELS); give the facilitator its own key',
+      ],
+    )
+    assert.deepEqual(
+      signersConfig({ RELAYER_KMS_KEY_IDS: 'alias/r', KMS_REGION: 'eu-west-1', FACILITATOR_KMS_KEY_ID: 'alias/r' })
+        .problems,
+      ['FACILITATOR_KMS_KEY_ID: "alias/r" is a relayer\'s key (RELAYER_KMS_KEY_IDS); give the facilitator its own key'],
+    )
+    assert.deepEqual(
+      signersConfig({ FACILITATOR_SOLANA_PKCS11_KEY_LABEL: 'f', FACILITATOR_KMS_KEY_ID: 'alias/f' }).problems,
+      [
+        'KMS_REGION: required with FACILITATOR_KMS_KEY_ID (or set AWS_REGION)',
+        "RELAYER_PKCS11_MODULE: required with FACILITATOR_SOLANA_PKCS11_KEY_LABEL: the path of the token's PKCS#11 library",
+        "RELAYER_PKCS11_TOKEN: required with FACILITATOR_SOLANA_PKCS11_KEY_LABEL: the token's label",
+        "RELAYER_PKCS11_PIN: required with FACILITATOR_SOLANA_PKCS11_KEY_LABEL: the token's user PIN",
+      ],
+    )
   })
 })

@@ -36,8 +36,18 @@ export type FacilitatorKeySources = {
 
 /** The facilitator's keys and their settings: [which key, its settings' prefix, its raw key's setting, the relayer settings it must not repeat]. */
 const facilitatorKeys = [
-  ['evm', 'FACILITATOR', 'FACILITATOR_PRIVATE_KEY', { pkcs11: 'RELAYER_PKCS11_KEY_LABELS', kms: 'RELAYER_KMS_KEY_IDS' }],
-  ['solana', 'FACILITATOR_SOLANA', 'FACILITATOR_SOLANA_PRIVATE_KEY', { pkcs11: 'SOLANA_RELAYER_PKCS11_KEY_LABEL', kms: 'SOLANA_RELAYER_KMS_KEY_ID' }],
+  [
+    'evm',
+    'FACILITATOR',
+    'FACILITATOR_PRIVATE_KEY',
+    { pkcs11: 'RELAYER_PKCS11_KEY_LABELS', kms: 'RELAYER_KMS_KEY_IDS' },
+  ],
+  [
+    'solana',
+    'FACILITATOR_SOLANA',
+    'FACILITATOR_SOLANA_PRIVATE_KEY',
+    { pkcs11: 'SOLANA_RELAYER_PKCS11_KEY_LABEL', kms: 'SOLANA_RELAYER_KMS_KEY_ID' },
+  ],
 ] as const
 
 /** The runtimes whose relayer is one Ed25519 key, and the prefix of their settings. */
@@ -102,14 +112,21 @@ export function signersConfig(env: Record<string, string | undefined>): SignersC
     const kmsSetting = `${prefix}_RELAYER_KMS_KEY_ID`
     const keyLabel = env[labelSetting]?.trim()
     const keyId = env[kmsSetting]?.trim()
-    const given = [env[`${prefix}_RELAYER_PRIVATE_KEY`]?.trim() ? `${prefix}_RELAYER_PRIVATE_KEY` : undefined, keyLabel ? labelSetting : undefined, keyId ? kmsSetting : undefined].filter(Boolean)
+    const given = [
+      env[`${prefix}_RELAYER_PRIVATE_KEY`]?.trim() ? `${prefix}_RELAYER_PRIVATE_KEY` : undefined,
+      keyLabel ? labelSetting : undefined,
+      keyId ? kmsSetting : undefined,
+    ].filter(Boolean)
     if (given.length > 1) {
-      problems.push(`${given[1]}: the ${runtime === 'solana' ? 'Solana' : 'Sui'} relayer is one key: set only one of ${given.join(', ')}`)
+      problems.push(
+        `${given[1]}: the ${runtime === 'solana' ? 'Solana' : 'Sui'} relayer is one key: set only one of ${given.join(', ')}`,
+      )
       continue
     }
     if (keyLabel) {
       edLabels.push(labelSetting)
-      if (modulePath && tokenLabel && pin) ed25519[runtime] = { backend: 'pkcs11', modulePath, tokenLabel, pin, keyLabel, setting: labelSetting }
+      if (modulePath && tokenLabel && pin)
+        ed25519[runtime] = { backend: 'pkcs11', modulePath, tokenLabel, pin, keyLabel, setting: labelSetting }
     }
     if (keyId) {
       if (!/^[\w:/+=.@-]{1,2048}$/.test(keyId)) problems.push(`${kmsSetting}: not a KMS key id, alias or ARN`)
@@ -117,7 +134,17 @@ export function signersConfig(env: Record<string, string | undefined>): SignersC
       else ed25519[runtime] = { backend: 'kms', keyId, region, endpoint, setting: kmsSetting }
     }
   }
-  const facilitator = readFacilitatorKeys(env, { modulePath, tokenLabel, pin, region, endpoint, relayerLabels: pkcs11Labels, relayerKeyIds: keyIds, labelSettings: edLabels, problems })
+  const facilitator = readFacilitatorKeys(env, {
+    modulePath,
+    tokenLabel,
+    pin,
+    region,
+    endpoint,
+    relayerLabels: pkcs11Labels,
+    relayerKeyIds: keyIds,
+    labelSettings: edLabels,
+    problems,
+  })
   let pkcs11: SignersConfig['pkcs11']
   const labelSettings = [...(pkcs11Labels.length > 0 ? ['RELAYER_PKCS11_KEY_LABELS'] : []), ...edLabels]
   if (labelSettings.length > 0 || modulePath || tokenLabel) {
@@ -126,12 +153,22 @@ export function signersConfig(env: Record<string, string | undefined>): SignersC
       problems.push(
         'RELAYER_PKCS11_KEY_LABELS: required with RELAYER_PKCS11_MODULE: the labels of the relayer keys in the token (or SOLANA_RELAYER_PKCS11_KEY_LABEL, SUI_RELAYER_PKCS11_KEY_LABEL, FACILITATOR_PKCS11_KEY_LABEL, FACILITATOR_SOLANA_PKCS11_KEY_LABEL)',
       )
-    if (!modulePath) problems.push(`RELAYER_PKCS11_MODULE: required with ${withLabels}: the path of the token's PKCS#11 library`)
+    if (!modulePath)
+      problems.push(`RELAYER_PKCS11_MODULE: required with ${withLabels}: the path of the token's PKCS#11 library`)
     if (!tokenLabel) problems.push(`RELAYER_PKCS11_TOKEN: required with ${withLabels}: the token's label`)
     if (!pin) problems.push(`RELAYER_PKCS11_PIN: required with ${withLabels}: the token's user PIN`)
-    if (pkcs11Labels.length > 0 && modulePath && tokenLabel && pin) pkcs11 = { modulePath, tokenLabel, keyLabels: pkcs11Labels, pin }
+    if (pkcs11Labels.length > 0 && modulePath && tokenLabel && pin)
+      pkcs11 = { modulePath, tokenLabel, keyLabels: pkcs11Labels, pin }
   }
-  return { value: { kms: { keyIds, region, endpoint }, pkcs11, ed25519, ...(facilitator.evm || facilitator.solana ? { facilitator } : {}) }, problems }
+  return {
+    value: {
+      kms: { keyIds, region, endpoint },
+      pkcs11,
+      ed25519,
+      ...(facilitator.evm || facilitator.solana ? { facilitator } : {}),
+    },
+    problems,
+  }
 }
 
 /**
@@ -160,9 +197,15 @@ function readFacilitatorKeys(
     const kmsSetting = `${prefix}_KMS_KEY_ID`
     const keyLabel = env[labelSetting]?.trim()
     const keyId = env[kmsSetting]?.trim()
-    const given = [env[rawSetting]?.trim() ? rawSetting : undefined, keyLabel ? labelSetting : undefined, keyId ? kmsSetting : undefined].filter(Boolean)
+    const given = [
+      env[rawSetting]?.trim() ? rawSetting : undefined,
+      keyLabel ? labelSetting : undefined,
+      keyId ? kmsSetting : undefined,
+    ].filter(Boolean)
     if (given.length > 1) {
-      problems.push(`${given[1]}: the facilitator's ${key === 'evm' ? 'EVM' : 'Solana'} key is one key: set only one of ${given.join(', ')}`)
+      problems.push(
+        `${given[1]}: the facilitator's ${key === 'evm' ? 'EVM' : 'Solana'} key is one key: set only one of ${given.join(', ')}`,
+      )
       continue
     }
     // The relayer's transactions belong to the journal: a facilitator sending from the same key would collide with them.
@@ -170,12 +213,19 @@ function readFacilitatorKeys(
     const relayerKeyIds = key === 'evm' ? context.relayerKeyIds : [env[relayerSettings.kms]?.trim()].filter(Boolean)
     if (keyLabel) {
       context.labelSettings.push(labelSetting)
-      if (relayerLabels.includes(keyLabel)) problems.push(`${labelSetting}: "${keyLabel}" is a relayer's key (${relayerSettings.pkcs11}); give the facilitator its own key`)
-      else if (modulePath && tokenLabel && pin) sources[key] = { backend: 'pkcs11', modulePath, tokenLabel, pin, keyLabel, setting: labelSetting }
+      if (relayerLabels.includes(keyLabel))
+        problems.push(
+          `${labelSetting}: "${keyLabel}" is a relayer's key (${relayerSettings.pkcs11}); give the facilitator its own key`,
+        )
+      else if (modulePath && tokenLabel && pin)
+        sources[key] = { backend: 'pkcs11', modulePath, tokenLabel, pin, keyLabel, setting: labelSetting }
     }
     if (keyId) {
       if (!/^[\w:/+=.@-]{1,2048}$/.test(keyId)) problems.push(`${kmsSetting}: not a KMS key id, alias or ARN`)
-      else if (relayerKeyIds.includes(keyId)) problems.push(`${kmsSetting}: "${keyId}" is a relayer's key (${relayerSettings.kms}); give the facilitator its own key`)
+      else if (relayerKeyIds.includes(keyId))
+        problems.push(
+          `${kmsSetting}: "${keyId}" is a relayer's key (${relayerSettings.kms}); give the facilitator its own key`,
+        )
       else if (!region) problems.push(`KMS_REGION: required with ${kmsSetting} (or set AWS_REGION)`)
       else sources[key] = { backend: 'kms', keyId, region, endpoint, setting: kmsSetting }
     }

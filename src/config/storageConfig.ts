@@ -33,19 +33,23 @@ export function storageConfig(env: Record<string, string | undefined>): StorageC
   if (databaseUrl !== undefined && !hasScheme(databaseUrl, ['postgres:', 'postgresql:'])) {
     problems.push('DATABASE_URL: must be a PostgreSQL URL, postgres://user:password@host:5432/database')
   }
-  if (databaseUrl !== undefined && env.JOURNAL_PATH?.trim()) problems.push('JOURNAL_PATH: not used with DATABASE_URL (the journal is in PostgreSQL); set one of them')
+  if (databaseUrl !== undefined && env.JOURNAL_PATH?.trim())
+    problems.push('JOURNAL_PATH: not used with DATABASE_URL (the journal is in PostgreSQL); set one of them')
   const redisUrl = env.REDIS_URL?.trim() || undefined
-  if (redisUrl !== undefined && !hasScheme(redisUrl, ['redis:', 'rediss:'])) problems.push('REDIS_URL: must be a Redis URL, redis://host:6379 (or rediss:// for TLS)')
+  if (redisUrl !== undefined && !hasScheme(redisUrl, ['redis:', 'rediss:']))
+    problems.push('REDIS_URL: must be a Redis URL, redis://host:6379 (or rediss:// for TLS)')
   const redisPrefix = env.REDIS_PREFIX?.trim() || 'intent-gateway:'
   if (!/^[\w.:-]{1,64}$/.test(redisPrefix)) problems.push('REDIS_PREFIX: 1 to 64 letters, digits, ".", "_", ":" or "-"')
   const retentionRaw = env.RETENTION_DAYS?.trim()
   const retentionDays = retentionRaw ? Number(retentionRaw) : 30
-  if (!/^[0-9]{1,5}$/.test(retentionRaw ?? '30') || retentionDays > 36_500) problems.push('RETENTION_DAYS: a whole number of days from 0 (keep forever) to 36500')
+  if (!/^[0-9]{1,5}$/.test(retentionRaw ?? '30') || retentionDays > 36_500)
+    problems.push('RETENTION_DAYS: a whole number of days from 0 (keep forever) to 36500')
   const instanceId = env.INSTANCE_ID?.trim() || `${hostname()}-${process.pid}`
   if (!/^[\w.:-]{1,64}$/.test(instanceId)) problems.push('INSTANCE_ID: 1 to 64 letters, digits, ".", "_", ":" or "-"')
   const ttlRaw = env.RELAYER_LEASE_TTL_MS?.trim()
   const relayerLeaseTtlMs = ttlRaw ? Number(ttlRaw) : 15_000
-  if (!Number.isInteger(relayerLeaseTtlMs) || relayerLeaseTtlMs < 1_000 || relayerLeaseTtlMs > 600_000) problems.push('RELAYER_LEASE_TTL_MS: an integer number of milliseconds from 1000 to 600000')
+  if (!Number.isInteger(relayerLeaseTtlMs) || relayerLeaseTtlMs < 1_000 || relayerLeaseTtlMs > 600_000)
+    problems.push('RELAYER_LEASE_TTL_MS: an integer number of milliseconds from 1000 to 600000')
   return { value: { databaseUrl, redisUrl, redisPrefix, retentionDays, instanceId, relayerLeaseTtlMs }, problems }
 }
 

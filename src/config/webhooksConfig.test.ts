@@ -19,14 +19,28 @@ const parse = (env: Record<string, string>, production = false) => webhooksConfi
 
 describe('webhook endpoints per API key (WEBHOOK_URLS_BY_KEY)', () => {
   it('reads a key by its short id or its sha256, a list or {urls, secret}, beside the global endpoints', () => {
-    const byKey = JSON.stringify({ [idA]: ['https://a.example/hook'], [`sha256:${hashB.toUpperCase()}`]: { urls: ['https://b.example/hook', 'https://b.example/two'], secret: other } })
-    const result = parse({ API_KEYS: apiKeys, WEBHOOK_URLS: 'https://ops.example/all', WEBHOOK_SECRET: secret, WEBHOOK_URLS_BY_KEY: byKey }, true)
+    const byKey = JSON.stringify({
+      [idA]: ['https://a.example/hook'],
+      [`sha256:${hashB.toUpperCase()}`]: { urls: ['https://b.example/hook', 'https://b.example/two'], secret: other },
+    })
+    const result = parse(
+      {
+        API_KEYS: apiKeys,
+        WEBHOOK_URLS: 'https://ops.example/all',
+        WEBHOOK_SECRET: secret,
+        WEBHOOK_URLS_BY_KEY: byKey,
+      },
+      true,
+    )
     assert.deepEqual(result, {
       problems: [],
       value: {
         urls: ['https://ops.example/all'],
         secret,
-        byKey: { [idA]: { urls: ['https://a.example/hook'] }, [idB]: { urls: ['https://b.example/hook', 'https://b.example/two'], secret: other } },
+        byKey: {
+          [idA]: { urls: ['https://a.example/hook'] },
+          [idB]: { urls: ['https://b.example/hook', 'https://b.example/two'], secret: other },
+        },
         maxAttempts: 12,
         retryBaseMs: 1000,
       },
@@ -34,7 +48,10 @@ describe('webhook endpoints per API key (WEBHOOK_URLS_BY_KEY)', () => {
   })
 
   it('takes per-key endpoints alone, each with its own secret, without WEBHOOK_URLS or WEBHOOK_SECRET', () => {
-    const result = parse({ API_KEYS: apiKeys, WEBHOOK_URLS_BY_KEY: JSON.stringify({ [idA]: { urls: 'https://a.example/hook', secret: other } }) })
+    const result = parse({
+      API_KEYS: apiKeys,
+      WEBHOOK_URLS_BY_KEY: JSON.stringify({ [idA]: { urls: 'https://a.example/hook', secret: other } }),
+    })
     assert.deepEqual(result.problems, [])
     assert.deepEqual(result.value?.urls, [])
     assert.equal(result.value?.secret, undefined)
@@ -42,7 +59,9 @@ describe('webhook endpoints per API key (WEBHOOK_URLS_BY_KEY)', () => {
   })
 
   it('names every problem: form, unknown keys, the URL rules, secrets (never shown), one secret per URL', () => {
-    assert.deepEqual(parse({ API_KEYS: apiKeys, WEBHOOK_URLS_BY_KEY: '{not json' }).problems, ['WEBHOOK_URLS_BY_KEY: not JSON (a JSON object from an API key id to its endpoint URLs)'])
+    assert.deepEqual(parse({ API_KEYS: apiKeys, WEBHOOK_URLS_BY_KEY: '{not json' }).problems, [
+      'WEBHOOK_URLS_BY_KEY: not JSON (a JSON object from an API key id to its endpoint URLs)',
+    ])
     assert.deepEqual(parse({ API_KEYS: apiKeys, WEBHOOK_URLS_BY_KEY: '["https://a.example"]' }).problems, [
       'WEBHOOK_URLS_BY_KEY: must be a JSON object from an API key id to its endpoint URLs, e.g. {"1a2b3c4d": ["https://hooks.example/a"]}',
     ])
@@ -50,7 +69,11 @@ describe('webhook endpoints per API key (WEBHOOK_URLS_BY_KEY)', () => {
       [keyA]: ['https://a.example/hook'],
       '0badc0de': ['https://x.example/hook'],
       [`sha256:${'0'.repeat(56)}${idA}`]: ['https://y.example/hook'],
-      [idB]: { urls: ['http://b.example/hook', 'https://user:pw@b.example/x', 'ftp://b.example/'], secret: 'whsec_c2hvcnQ=', retries: 3 },
+      [idB]: {
+        urls: ['http://b.example/hook', 'https://user:pw@b.example/x', 'ftp://b.example/'],
+        secret: 'whsec_c2hvcnQ=',
+        retries: 3,
+      },
     })
     const refused = parse({ API_KEYS: apiKeys, WEBHOOK_SECRET: secret, WEBHOOK_URLS_BY_KEY: bad }, true)
     assert.equal(refused.value, undefined)
@@ -69,15 +92,30 @@ describe('webhook endpoints per API key (WEBHOOK_URLS_BY_KEY)', () => {
 
     // The sha256 form must be the key's whole hash, not just its id.
     const lookalike = `sha256:${idA}${'0'.repeat(56)}`
-    assert.deepEqual(parse({ API_KEYS: apiKeys, WEBHOOK_SECRET: secret, WEBHOOK_URLS_BY_KEY: JSON.stringify({ [lookalike]: ['https://a.example/'] }) }).problems, [
-      `WEBHOOK_URLS_BY_KEY["${lookalike}"]: no key of API_KEYS has this SHA-256`,
-    ])
+    assert.deepEqual(
+      parse({
+        API_KEYS: apiKeys,
+        WEBHOOK_SECRET: secret,
+        WEBHOOK_URLS_BY_KEY: JSON.stringify({ [lookalike]: ['https://a.example/'] }),
+      }).problems,
+      [`WEBHOOK_URLS_BY_KEY["${lookalike}"]: no key of API_KEYS has this SHA-256`],
+    )
     // The same key twice (id and sha256), an empty list, no secret at all.
-    assert.deepEqual(parse({ API_KEYS: apiKeys, WEBHOOK_URLS_BY_KEY: JSON.stringify({ [idA]: ['https://a.example/'], [`sha256:${hashA}`]: ['https://a2.example/'], [idB]: [] }) }).problems, [
-      `WEBHOOK_URLS_BY_KEY["sha256:${hashA}"]: names the same API key as another entry`,
-      `WEBHOOK_URLS_BY_KEY["${idB}"].urls: must be a non-empty list of URLs`,
-      `WEBHOOK_SECRET: required for the endpoints of WEBHOOK_URLS_BY_KEY["${idA}"], which have no secret of their own: whsec_ followed by the base64 of at least 32 random bytes`,
-    ])
+    assert.deepEqual(
+      parse({
+        API_KEYS: apiKeys,
+        WEBHOOK_URLS_BY_KEY: JSON.stringify({
+          [idA]: ['https://a.example/'],
+          [`sha256:${hashA}`]: ['https://a2.example/'],
+          [idB]: [],
+        }),
+      }).problems,
+      [
+        `WEBHOOK_URLS_BY_KEY["sha256:${hashA}"]: names the same API key as another entry`,
+        `WEBHOOK_URLS_BY_KEY["${idB}"].urls: must be a non-empty list of URLs`,
+        `WEBHOOK_SECRET: required for the endpoints of WEBHOOK_URLS_BY_KEY["${idA}"], which have no secret of their own: whsec_ followed by the base64 of at least 32 random bytes`,
+      ],
+    )
     // One URL, two secrets: a receiver could not verify both.
     assert.deepEqual(
       parse({
@@ -86,20 +124,32 @@ describe('webhook endpoints per API key (WEBHOOK_URLS_BY_KEY)', () => {
         WEBHOOK_SECRET: secret,
         WEBHOOK_URLS_BY_KEY: JSON.stringify({ [idA]: { urls: ['https://ops.example/all'], secret: other } }),
       }).problems,
-      [`WEBHOOK_URLS_BY_KEY["${idA}"].urls[0]: this URL is also WEBHOOK_URLS[0] with another secret: one endpoint is signed with one secret`],
+      [
+        `WEBHOOK_URLS_BY_KEY["${idA}"].urls[0]: this URL is also WEBHOOK_URLS[0] with another secret: one endpoint is signed with one secret`,
+      ],
     )
     // Without API_KEYS no execution carries a key.
-    assert.deepEqual(parse({ WEBHOOK_SECRET: secret, WEBHOOK_URLS_BY_KEY: JSON.stringify({ [idA]: ['https://a.example/'] }) }).problems, [
-      `WEBHOOK_URLS_BY_KEY["${idA}"]: no key of API_KEYS has this id`,
-      'WEBHOOK_URLS_BY_KEY: is set but API_KEYS is empty: no execution is asked for with a key',
-    ])
+    assert.deepEqual(
+      parse({ WEBHOOK_SECRET: secret, WEBHOOK_URLS_BY_KEY: JSON.stringify({ [idA]: ['https://a.example/'] }) })
+        .problems,
+      [
+        `WEBHOOK_URLS_BY_KEY["${idA}"]: no key of API_KEYS has this id`,
+        'WEBHOOK_URLS_BY_KEY: is set but API_KEYS is empty: no execution is asked for with a key',
+      ],
+    )
   })
 
   it('refuses a key whose short id another key of API_KEYS shares: their executions could not be told apart', () => {
     // Two keys whose SHA-256 begin alike (given as hashes: finding two such plain keys takes 2^32 tries).
     const twin = `${idA}${'f'.repeat(56)}`
-    const result = parse({ API_KEYS: `${keyA},${keyB},sha256:${twin}`, WEBHOOK_SECRET: secret, WEBHOOK_URLS_BY_KEY: JSON.stringify({ [idA]: ['https://a.example/'], [idB]: ['https://b.example/'] }) })
-    assert.deepEqual(result.problems, [`WEBHOOK_URLS_BY_KEY["${idA}"]: API_KEYS entries 1 and 3 share this id, so their executions cannot be told apart: replace one of those keys`])
+    const result = parse({
+      API_KEYS: `${keyA},${keyB},sha256:${twin}`,
+      WEBHOOK_SECRET: secret,
+      WEBHOOK_URLS_BY_KEY: JSON.stringify({ [idA]: ['https://a.example/'], [idB]: ['https://b.example/'] }),
+    })
+    assert.deepEqual(result.problems, [
+      `WEBHOOK_URLS_BY_KEY["${idA}"]: API_KEYS entries 1 and 3 share this id, so their executions cannot be told apart: replace one of those keys`,
+    ])
   })
 
   it('refuses in production an endpoint whose host is an internal IP literal, in every form, naming the setting; public literals and names pass', () => {
@@ -125,10 +175,23 @@ describe('webhook endpoints per API key (WEBHOOK_URLS_BY_KEY)', () => {
     )
     assert.match(result.problems[6]!, /host 127\.0\.0\.1 /, 'the decimal form is read as the address it is')
     // A key's endpoints follow the same rule.
-    assert.deepEqual(parse({ API_KEYS: apiKeys, WEBHOOK_SECRET: secret, WEBHOOK_URLS_BY_KEY: JSON.stringify({ [idA]: ['https://[fd00::1]/h'] }) }, true).problems, [
-      `WEBHOOK_URLS_BY_KEY["${idA}"].urls[0]: its host [fd00::1] is a loopback, private, link-local or reserved address: refused in production (name the endpoint by a public address or a DNS name)`,
-    ])
-    assert.deepEqual(parse({ WEBHOOK_URLS: 'https://1.1.1.1/hook,https://hooks.example/a', WEBHOOK_SECRET: secret }, true).problems, [])
+    assert.deepEqual(
+      parse(
+        {
+          API_KEYS: apiKeys,
+          WEBHOOK_SECRET: secret,
+          WEBHOOK_URLS_BY_KEY: JSON.stringify({ [idA]: ['https://[fd00::1]/h'] }),
+        },
+        true,
+      ).problems,
+      [
+        `WEBHOOK_URLS_BY_KEY["${idA}"].urls[0]: its host [fd00::1] is a loopback, private, link-local or reserved address: refused in production (name the endpoint by a public address or a DNS name)`,
+      ],
+    )
+    assert.deepEqual(
+      parse({ WEBHOOK_URLS: 'https://1.1.1.1/hook,https://hooks.example/a', WEBHOOK_SECRET: secret }, true).problems,
+      [],
+    )
     // Outside production (the devnet's receivers are on loopback) they are allowed.
     assert.deepEqual(parse({ WEBHOOK_URLS: inward.join(','), WEBHOOK_SECRET: secret }).problems, [])
   })

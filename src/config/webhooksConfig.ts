@@ -38,7 +38,10 @@ export type WebhooksConfigResult = { value: WebhooksConfig | undefined; problems
 
 const secretForm = 'whsec_ followed by the base64 of at least 32 random bytes'
 
-export function webhooksConfig(env: Record<string, string | undefined>, { production }: { production: boolean }): WebhooksConfigResult {
+export function webhooksConfig(
+  env: Record<string, string | undefined>,
+  { production }: { production: boolean },
+): WebhooksConfigResult {
   const problems: string[] = []
   const urls = (env.WEBHOOK_URLS ?? '')
     .split(',')
@@ -51,28 +54,39 @@ export function webhooksConfig(env: Record<string, string | undefined>, { produc
     return { value: undefined, problems }
   }
   urls.forEach((raw, i) => checkUrl(raw, `WEBHOOK_URLS[${i}]`, production, problems))
-  if (secret !== undefined && !isSecret(secret)) problems.push(`WEBHOOK_SECRET: must be ${secretForm} (its value is not shown)`)
+  if (secret !== undefined && !isSecret(secret))
+    problems.push(`WEBHOOK_SECRET: must be ${secretForm} (its value is not shown)`)
   if (secret === undefined) {
     if (urls.length > 0) problems.push(`WEBHOOK_SECRET: required with WEBHOOK_URLS: ${secretForm}`)
     const unsigned = Object.entries(byKey ?? {})
       .filter(([, k]) => k.secret === undefined)
       .map(([id]) => id)
     if (unsigned.length > 0)
-      problems.push(`WEBHOOK_SECRET: required for the endpoints of ${unsigned.map((id) => `WEBHOOK_URLS_BY_KEY["${id}"]`).join(', ')}, which have no secret of their own: ${secretForm}`)
+      problems.push(
+        `WEBHOOK_SECRET: required for the endpoints of ${unsigned.map((id) => `WEBHOOK_URLS_BY_KEY["${id}"]`).join(', ')}, which have no secret of their own: ${secretForm}`,
+      )
   }
   // An endpoint is signed with one secret: the receiver verifies with one.
   const secretOf = new Map<string, { secret: string | undefined; where: string }>()
   const note = (url: string, s: string | undefined, where: string) => {
     const before = secretOf.get(url)
-    if (before && before.secret !== s) problems.push(`${where}: this URL is also ${before.where} with another secret: one endpoint is signed with one secret`)
+    if (before && before.secret !== s)
+      problems.push(
+        `${where}: this URL is also ${before.where} with another secret: one endpoint is signed with one secret`,
+      )
     else if (!before) secretOf.set(url, { secret: s, where })
   }
   urls.forEach((url, i) => note(url, secret, `WEBHOOK_URLS[${i}]`))
-  for (const [id, k] of Object.entries(byKey ?? {})) k.urls.forEach((url, i) => note(url, k.secret ?? secret, `WEBHOOK_URLS_BY_KEY["${id}"].urls[${i}]`))
-  const integer = (name: string, min: number, max: number, fallback: number) => readInteger(env, name, { min, max, fallback }, problems) ?? fallback
+  for (const [id, k] of Object.entries(byKey ?? {}))
+    k.urls.forEach((url, i) => note(url, k.secret ?? secret, `WEBHOOK_URLS_BY_KEY["${id}"].urls[${i}]`))
+  const integer = (name: string, min: number, max: number, fallback: number) =>
+    readInteger(env, name, { min, max, fallback }, problems) ?? fallback
   const maxAttempts = integer('WEBHOOK_MAX_ATTEMPTS', 1, 100, 12)
   const retryBaseMs = integer('WEBHOOK_RETRY_BASE_MS', 10, 3_600_000, 1_000)
-  return { value: problems.length === 0 ? { urls, secret, ...(byKey ? { byKey } : {}), maxAttempts, retryBaseMs } : undefined, problems }
+  return {
+    value: problems.length === 0 ? { urls, secret, ...(byKey ? { byKey } : {}), maxAttempts, retryBaseMs } : undefined,
+    problems,
+  }
 }
 
 /**
@@ -81,7 +95,11 @@ export function webhooksConfig(env: Record<string, string | undefined>, { produc
  * `{ "urls": [...], "secret": "whsec_..." }`. Each key must be one of API_KEYS, and its short id
  * that key's alone (executions remember the short id).
  */
-function readByKey(env: Record<string, string | undefined>, production: boolean, problems: string[]): Record<string, KeyWebhooks> | undefined {
+function readByKey(
+  env: Record<string, string | undefined>,
+  production: boolean,
+  problems: string[],
+): Record<string, KeyWebhooks> | undefined {
   const raw = env.WEBHOOK_URLS_BY_KEY?.trim()
   if (!raw) return undefined
   const name = 'WEBHOOK_URLS_BY_KEY'
@@ -93,7 +111,9 @@ function readByKey(env: Record<string, string | undefined>, production: boolean,
     return undefined
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    problems.push(`${name}: must be a JSON object from an API key id to its endpoint URLs, e.g. {"1a2b3c4d": ["https://hooks.example/a"]}`)
+    problems.push(
+      `${name}: must be a JSON object from an API key id to its endpoint URLs, e.g. {"1a2b3c4d": ["https://hooks.example/a"]}`,
+    )
     return undefined
   }
   const known = apiKeyIds(env)
@@ -101,16 +121,25 @@ function readByKey(env: Record<string, string | undefined>, production: boolean,
   for (const [key, value] of Object.entries(parsed as Record<string, unknown>)) {
     const at = `${name}["${key}"]`
     const hashed = /^sha256:([0-9a-fA-F]{64})$/.exec(key)
-    const id = hashed ? hashed[1]!.slice(0, 8).toLowerCase() : /^[0-9a-fA-F]{8}$/.test(key) ? key.toLowerCase() : undefined
+    const id = hashed
+      ? hashed[1]!.slice(0, 8).toLowerCase()
+      : /^[0-9a-fA-F]{8}$/.test(key)
+        ? key.toLowerCase()
+        : undefined
     if (id === undefined) {
-      problems.push(`${at}: not an API key id: 8 hex digits (the key's id as the gateway logs it) or sha256:<64 hex digits> (as API_KEYS accepts it); never the key itself`)
+      problems.push(
+        `${at}: not an API key id: 8 hex digits (the key's id as the gateway logs it) or sha256:<64 hex digits> (as API_KEYS accepts it); never the key itself`,
+      )
       continue
     }
     const holders = known.get(id) ?? []
     if (holders.length === 0) problems.push(`${at}: no key of API_KEYS has this id`)
-    else if (hashed && !holders.some((h) => h.hash === hashed[1]!.toLowerCase())) problems.push(`${at}: no key of API_KEYS has this SHA-256`)
+    else if (hashed && !holders.some((h) => h.hash === hashed[1]!.toLowerCase()))
+      problems.push(`${at}: no key of API_KEYS has this SHA-256`)
     else if (holders.length > 1)
-      problems.push(`${at}: API_KEYS entries ${holders.map((h) => h.entry).join(' and ')} share this id, so their executions cannot be told apart: replace one of those keys`)
+      problems.push(
+        `${at}: API_KEYS entries ${holders.map((h) => h.entry).join(' and ')} share this id, so their executions cannot be told apart: replace one of those keys`,
+      )
     if (byKey[id]) {
       problems.push(`${at}: names the same API key as another entry`)
       continue
@@ -122,13 +151,27 @@ function readByKey(env: Record<string, string | undefined>, production: boolean,
     }
     const { urls: list, secret, ...rest } = entry as Record<string, unknown>
     for (const field of Object.keys(rest)) problems.push(`${at}.${field}: unknown field (urls and secret are read)`)
-    const urls = typeof list === 'string' ? [list] : Array.isArray(list) && list.every((u) => typeof u === 'string') ? list.map((u: string) => u.trim()) : undefined
+    const urls =
+      typeof list === 'string'
+        ? [list]
+        : Array.isArray(list) && list.every((u) => typeof u === 'string')
+          ? list.map((u: string) => u.trim())
+          : undefined
     if (!urls || urls.length === 0) {
       problems.push(`${at}.urls: must be a non-empty list of URLs`)
       continue
     }
-    urls.forEach((u, i) => checkUrl(u, `${at}.urls[${i}]`, production, problems, typeof secret === 'string' ? 'its secret' : 'WEBHOOK_SECRET'))
-    if (secret !== undefined && (typeof secret !== 'string' || !isSecret(secret.trim()))) problems.push(`${at}.secret: must be ${secretForm} (its value is not shown)`)
+    urls.forEach((u, i) =>
+      checkUrl(
+        u,
+        `${at}.urls[${i}]`,
+        production,
+        problems,
+        typeof secret === 'string' ? 'its secret' : 'WEBHOOK_SECRET',
+      ),
+    )
+    if (secret !== undefined && (typeof secret !== 'string' || !isSecret(secret.trim())))
+      problems.push(`${at}.secret: must be ${secretForm} (its value is not shown)`)
     byKey[id] = { urls, ...(typeof secret === 'string' ? { secret: secret.trim() } : {}) }
   }
   if (known.size === 0) problems.push(`${name}: is set but API_KEYS is empty: no execution is asked for with a key`)
@@ -159,7 +202,13 @@ function apiKeyIds(env: Record<string, string | undefined>): Map<string, { entry
  * so the DNS check of publicOnlyLookup would not see it; the dispatcher checks the address it
  * connects to as well).
  */
-function checkUrl(raw: string, where: string, production: boolean, problems: string[], signedWith = 'WEBHOOK_SECRET'): void {
+function checkUrl(
+  raw: string,
+  where: string,
+  production: boolean,
+  problems: string[],
+  signedWith = 'WEBHOOK_SECRET',
+): void {
   let url: URL
   try {
     url = new URL(raw)
@@ -169,11 +218,14 @@ function checkUrl(raw: string, where: string, production: boolean, problems: str
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') problems.push(`${where}: "${url.protocol}" is not https`)
   else if (production && url.protocol !== 'https:') problems.push(`${where}: must be https in production`)
-  if (url.username || url.password) problems.push(`${where}: must not carry credentials (the payload is signed with ${signedWith})`)
+  if (url.username || url.password)
+    problems.push(`${where}: must not carry credentials (the payload is signed with ${signedWith})`)
   // The URL parser has already turned 0x7f.1, 2130706433 and the like into dotted IPv4.
   const literal = url.hostname.replace(/^\[|\]$/g, '')
   if (production && isIP(literal) !== 0 && !isPublicAddress(literal))
-    problems.push(`${where}: its host ${url.hostname} is a loopback, private, link-local or reserved address: refused in production (name the endpoint by a public address or a DNS name)`)
+    problems.push(
+      `${where}: its host ${url.hostname} is a loopback, private, link-local or reserved address: refused in production (name the endpoint by a public address or a DNS name)`,
+    )
 }
 
 function isSecret(secret: string): boolean {

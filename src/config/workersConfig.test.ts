@@ -5,7 +5,10 @@ import { workerInstanceId, workersConfig } from './workersConfig.ts'
 describe('WORKERS', () => {
   it('is 1 unless set, and takes 1 to 256', () => {
     assert.deepEqual(workersConfig({}), { value: 1, problems: [] })
-    assert.deepEqual(workersConfig({ WORKERS: '4', DATABASE_URL: 'postgres://db/g', REDIS_URL: 'redis://cache:6379' }), { value: 4, problems: [] })
+    assert.deepEqual(
+      workersConfig({ WORKERS: '4', DATABASE_URL: 'postgres://db/g', REDIS_URL: 'redis://cache:6379' }),
+      { value: 4, problems: [] },
+    )
     assert.deepEqual(
       workersConfig({ WORKERS: '0' }).problems.map((p) => p.split(':')[0]),
       ['WORKERS'],

@@ -13,7 +13,9 @@ export function workersConfig(env: Record<string, string | undefined>): { value:
   const problems: string[] = []
   const workers = readInteger(env, 'WORKERS', { min: 1, max: 256, fallback: 1 }, problems) ?? 1
   if (workers > 1 && !env.DATABASE_URL?.trim()) {
-    problems.push('WORKERS: more than 1 worker needs DATABASE_URL (a PostgreSQL journal shared by lease); the SQLite journal belongs to one process')
+    problems.push(
+      'WORKERS: more than 1 worker needs DATABASE_URL (a PostgreSQL journal shared by lease); the SQLite journal belongs to one process',
+    )
   }
   if (workers > 1 && !env.REDIS_URL?.trim()) {
     problems.push(

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { keccak256 as viemKeccak256, toHex } from 'viem'
+import { toHex, keccak256 as viemKeccak256 } from 'viem'
 import { keccak256 } from './keccak256.ts'
 
 describe('keccak256', () => {

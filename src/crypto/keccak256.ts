@@ -5,7 +5,10 @@
 import { createRequire } from 'node:module'
 import type { Hex } from 'viem'
 
-const { createKeccak } = createRequire(import.meta.url)('hash-wasm/dist/keccak.umd.min.js') as Pick<typeof import('hash-wasm'), 'createKeccak'>
+const { createKeccak } = createRequire(import.meta.url)('hash-wasm/dist/keccak.umd.min.js') as Pick<
+  typeof import('hash-wasm'),
+  'createKeccak'
+>
 const hasher = await createKeccak(256)
 
 export function keccak256(data: Hex | Uint8Array): Hex {

@@ -5,7 +5,10 @@ import { GatewayError } from './gatewayError.ts'
 export class ChainUnavailableError extends GatewayError {
   override name = 'ChainUnavailableError'
 
-  constructor(chainId: string, params: { cause?: unknown; details?: string | undefined; retryAfterSeconds?: number | undefined } = {}) {
+  constructor(
+    chainId: string,
+    params: { cause?: unknown; details?: string | undefined; retryAfterSeconds?: number | undefined } = {},
+  ) {
     super(`Chain ${chainId} is unreachable or did not answer in time`, {
       code: 'CHAIN_UNAVAILABLE',
       status: Status.CHAIN_UNREACHABLE,

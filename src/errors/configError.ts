@@ -6,9 +6,12 @@ export class ConfigError extends GatewayError {
   readonly problems: string[]
 
   constructor(problems: string[]) {
-    super(`Invalid configuration (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n${problems.map((p) => `  - ${p}`).join('\n')}`, {
-      code: 'INVALID_CONFIG',
-    })
+    super(
+      `Invalid configuration (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n${problems.map((p) => `  - ${p}`).join('\n')}`,
+      {
+        code: 'INVALID_CONFIG',
+      },
+    )
     this.problems = problems
   }
 }

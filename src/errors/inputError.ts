@@ -10,7 +10,10 @@ export class InputError extends GatewayError {
   /** HTTP status for transport-level problems that keep their own status (413, 415, 404 ...). */
   readonly httpStatus: number | undefined
 
-  constructor(shortMessage: string, params: { errors?: FieldError[]; status?: number; httpStatus?: number; headers?: Record<string, string> } = {}) {
+  constructor(
+    shortMessage: string,
+    params: { errors?: FieldError[]; status?: number; httpStatus?: number; headers?: Record<string, string> } = {},
+  ) {
     super(shortMessage, {
       code: 'INVALID_REQUEST',
       status: params.status ?? Status.INVALID_FORMAT,

@@ -10,7 +10,11 @@ export class UnauthorizedError extends GatewayError {
       code: 'UNAUTHORIZED',
       status: Status.UNAUTHORIZED,
       details: presented ? 'the bearer token matches no configured API key' : 'send it as Authorization: Bearer <key>',
-      headers: { 'www-authenticate': presented ? 'Bearer realm="intent-gateway", error="invalid_token"' : 'Bearer realm="intent-gateway"' },
+      headers: {
+        'www-authenticate': presented
+          ? 'Bearer realm="intent-gateway", error="invalid_token"'
+          : 'Bearer realm="intent-gateway"',
+      },
     })
   }
 }

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
+import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { connect } from 'node:net'
 import { after, before, describe, it } from 'node:test'
-import type { Server } from 'node:http'
 import pino from 'pino'
 import { createHttpServer } from './createHttpServer.ts'
 
@@ -17,7 +17,9 @@ function endlessUpload(port: number, { everyMs, chunkBytes }: { everyMs: number 
     let timer: ReturnType<typeof setInterval> | undefined
     // Half-open: it keeps sending after the server's FIN, as a client that does not read would.
     const socket = connect({ port, host: '127.0.0.1', allowHalfOpen: true }, () => {
-      socket.write('POST /upload HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n')
+      socket.write(
+        'POST /upload HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n',
+      )
       const pump = () => {
         // At most 256 MiB: a server without the bound fails the test instead of running forever.
         while (!socket.destroyed && sent < 256 * 1024 * 1024) {
@@ -46,7 +48,8 @@ describe('createHttpServer', () => {
   before(async () => {
     // Answers at once without reading the body, closing the connection, as a 413 does.
     server = createHttpServer({
-      handler: (_request, response) => response.writeHead(413, { 'content-type': 'text/plain', connection: 'close' }).end('too large'),
+      handler: (_request, response) =>
+        response.writeHead(413, { 'content-type': 'text/plain', connection: 'close' }).end('too large'),
       requestTimeoutMs: 30_000,
       idleTimeoutMs: 5_000,
       maxConnections: 16,
@@ -69,7 +72,9 @@ describe('createHttpServer', () => {
   })
 
   it('after an early answer, closes as soon as the rest of the body has come in', async () => {
-    const serverClosed = new Promise<number>((resolve) => server.once('connection', (s) => s.once('close', () => resolve(performance.now()))))
+    const serverClosed = new Promise<number>((resolve) =>
+      server.once('connection', (s) => s.once('close', () => resolve(performance.now()))),
+    )
     let answer = ''
     const socket = connect({ port, host: '127.0.0.1', allowHalfOpen: true })
     socket.on('data', (d) => (answer += d))
@@ -83,10 +88,16 @@ describe('createHttpServer', () => {
     // The last chunk; the client stays connected, as one waiting for its answer would.
     socket.write('0\r\n\r\n')
     const bodyEnded = performance.now()
-    const closedAt = await Promise.race([serverClosed, new Promise<number>((r) => setTimeout(() => r(Number.POSITIVE_INFINITY), 3_000))])
+    const closedAt = await Promise.race([
+      serverClosed,
+      new Promise<number>((r) => setTimeout(() => r(Number.POSITIVE_INFINITY), 3_000)),
+    ])
     socket.destroy()
     assert.match(answer, /^HTTP\/1\.1 413 /)
-    assert.ok(closedAt - bodyEnded < lingerMs / 2, `the server closed ${Math.round(closedAt - bodyEnded)} ms after the body ended`)
+    assert.ok(
+      closedAt - bodyEnded < lingerMs / 2,
+      `the server closed ${Math.round(closedAt - bodyEnded)} ms after the body ended`,
+    )
   })
 
   it('after an early answer, reads at most about lingerBytes of a fast body, then cuts the connection', async () => {

@@ -62,7 +62,12 @@ export function createHttpServer({
 
   // Refusals are logged at most once every 10 s, with how many there were.
   let dropped = 0
-  const reportDrop = throttledReport(() => logger.warn({ maxConnections, refused: dropped }, 'connection limit reached: new connections are refused (MAX_CONNECTIONS)'))
+  const reportDrop = throttledReport(() =>
+    logger.warn(
+      { maxConnections, refused: dropped },
+      'connection limit reached: new connections are refused (MAX_CONNECTIONS)',
+    ),
+  )
   server.on('drop', () => {
     dropped++
     if (reportDrop()) dropped = 0
@@ -75,7 +80,10 @@ export function createHttpServer({
   const open = new Map<string, number>()
   let refused = 0
   const reportRefused = throttledReport(() =>
-    logger.warn({ maxConnectionsPerClient, refused }, 'connection limit per client reached: new connections from those clients are refused (MAX_CONNECTIONS_PER_CLIENT)'),
+    logger.warn(
+      { maxConnectionsPerClient, refused },
+      'connection limit per client reached: new connections from those clients are refused (MAX_CONNECTIONS_PER_CLIENT)',
+    ),
   )
   server.on('connection', (socket) => {
     const address = socket.remoteAddress
@@ -105,7 +113,11 @@ export function createHttpServer({
  * is read. So the body's rest is read and discarded, up to lingerBytes and lingerMs, and the
  * connection closed once it has all come in (or the client closes first).
  */
-function lingerAfterEarlyAnswer(request: IncomingMessage, response: ServerResponse, { lingerBytes, lingerMs }: { lingerBytes: number; lingerMs: number }) {
+function lingerAfterEarlyAnswer(
+  request: IncomingMessage,
+  response: ServerResponse,
+  { lingerBytes, lingerMs }: { lingerBytes: number; lingerMs: number },
+) {
   response.once('prefinish', () => {
     if (request.complete) return
     // Reading from here on also keeps Node from dumping the body unseen, so it can be counted.

@@ -1,11 +1,12 @@
 // A small HTTP server that serves only GET /metrics, for METRICS_PORT: Prometheus scrapes a port
 // that is not exposed with the API (and the API then has no /metrics). Same answers as the API's
 // route: the token when configured, problem bodies and the common headers on everything else.
-import { genRequestId } from './plugins/genRequestId.ts'
+
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify'
 import type { Logger } from 'pino'
 import type { ChainRegistry } from '../intents/createChainRegistry.ts'
 import type { Metrics } from '../metrics/createMetrics.ts'
+import { genRequestId } from './plugins/genRequestId.ts'
 import './gatewayContext.ts'
 import { createHttpServer } from './createHttpServer.ts'
 import { registerCommonHeaders } from './plugins/commonHeaders.ts'
@@ -27,7 +28,15 @@ export type CreateMetricsServerParameters = {
 }
 
 /** The server, not listening yet: `await server.listen({ host, port })`, `await server.close()`. */
-export function createMetricsServer({ metrics, token, registry, logger, requestTimeoutMs = 30_000, idleTimeoutMs = 5_000, maxConnections = 64 }: CreateMetricsServerParameters): FastifyInstance {
+export function createMetricsServer({
+  metrics,
+  token,
+  registry,
+  logger,
+  requestTimeoutMs = 30_000,
+  idleTimeoutMs = 5_000,
+  maxConnections = 64,
+}: CreateMetricsServerParameters): FastifyInstance {
   const app = Fastify({
     serverFactory: (handler) => createHttpServer({ handler, requestTimeoutMs, idleTimeoutMs, maxConnections, logger }),
     loggerInstance: logger.child({ module: 'metrics-server' }) as FastifyBaseLogger,

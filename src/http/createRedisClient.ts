@@ -9,10 +9,16 @@ import { redactUrl } from '../config/redactUrl.ts'
 export async function createRedisClient(url: string, logger: Logger): Promise<Redis> {
   const { Redis } = await import('ioredis')
   const log = logger.child({ module: 'redis', url: redactUrl(url) })
-  const client = new Redis(url, { connectTimeout: 1_000, maxRetriesPerRequest: 1, enableOfflineQueue: false, retryStrategy: (times) => Math.min(times * 200, 2_000) })
+  const client = new Redis(url, {
+    connectTimeout: 1_000,
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: false,
+    retryStrategy: (times) => Math.min(times * 200, 2_000),
+  })
   let down = false
   client.on('error', (err: Error) => {
-    if (!down) log.warn({ err: { message: err.message } }, 'Redis unreachable: rate limits are not enforced until it is back')
+    if (!down)
+      log.warn({ err: { message: err.message } }, 'Redis unreachable: rate limits are not enforced until it is back')
     down = true
   })
   client.on('ready', () => {

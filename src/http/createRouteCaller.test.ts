@@ -14,7 +14,12 @@ describe('createRouteCaller', () => {
     })
     let outer: { inProcess: boolean; answer: unknown } | undefined
     app.post('/outer', async (request) => {
-      const answer = await caller.call(request, { method: 'POST', url: '/echo', body: { a: 1 }, paymentSignature: 'cGF5bWVudA==' })
+      const answer = await caller.call(request, {
+        method: 'POST',
+        url: '/echo',
+        body: { a: 1 },
+        paymentSignature: 'cGF5bWVudA==',
+      })
       outer = { inProcess: caller.isInProcess(request), answer }
       return { ok: true }
     })
@@ -23,11 +28,20 @@ describe('createRouteCaller', () => {
         method: 'POST',
         url: '/outer',
         remoteAddress: '192.0.2.7',
-        headers: { host: 'gateway.example:8443', authorization: 'Bearer k', 'x-chain-id': '31337', 'x-intent-gateway-in-process': 'guessed' },
+        headers: {
+          host: 'gateway.example:8443',
+          authorization: 'Bearer k',
+          'x-chain-id': '31337',
+          'x-intent-gateway-in-process': 'guessed',
+        },
         payload: {},
       })
       assert.equal(outer!.inProcess, false, 'a client cannot claim to be in-process')
-      assert.deepEqual(outer!.answer, { httpStatus: 200, headers: outer!.answer && (outer!.answer as any).headers, body: { ok: true } })
+      assert.deepEqual(outer!.answer, {
+        httpStatus: 200,
+        headers: outer!.answer && (outer!.answer as any).headers,
+        body: { ok: true },
+      })
       assert.equal(seen!.inProcess, true)
       assert.equal(seen!.ip, '192.0.2.7')
       assert.deepEqual(seen!.body, { a: 1 })

@@ -1,7 +1,7 @@
 // RFC 9457 problem details: the body of every 4xx and 5xx response.
 import type { FieldError } from '../errors/inputError.ts'
-import type { GatewayContext } from './gatewayContext.ts'
 import { getStatusCode } from '../status/statusCodes.ts'
+import type { GatewayContext } from './gatewayContext.ts'
 
 export type ProblemDetails = {
   type: string
@@ -18,7 +18,14 @@ export type ProblemDetails = {
   [extension: string]: unknown
 }
 
-export function toProblemDetails(params: { httpStatus: number; status: number; title: string; detail: string | undefined; context: GatewayContext; errors?: FieldError[] }): ProblemDetails {
+export function toProblemDetails(params: {
+  httpStatus: number
+  status: number
+  title: string
+  detail: string | undefined
+  context: GatewayContext
+  errors?: FieldError[]
+}): ProblemDetails {
   const entry = getStatusCode(params.status)
   return {
     type: `urn:intent-gateway:problem:${entry.statusName.toLowerCase().replace(/_/g, '-')}`,

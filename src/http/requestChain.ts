@@ -23,7 +23,11 @@ function resolve(registry: ChainRegistry, request: FastifyRequest): Resolved {
   let entry: Resolved
   try {
     const value = registry.select(header)
-    entry = { selection: { ok: true, value }, described: { chainId: value.chainId, chainType: value.chainType ?? '' }, named: Boolean(header?.trim()) }
+    entry = {
+      selection: { ok: true, value },
+      described: { chainId: value.chainId, chainType: value.chainType ?? '' },
+      named: Boolean(header?.trim()),
+    }
   } catch (error) {
     entry = { selection: { ok: false, error }, described: registry.describe(header), named: Boolean(header?.trim()) }
   }
@@ -44,6 +48,9 @@ export function namedChain(registry: ChainRegistry, request: FastifyRequest): Ch
 }
 
 /** The chain id and type an answer to the request names, without failing (error answers included). */
-export function describedChain(registry: ChainRegistry, request: FastifyRequest): { chainId: string; chainType: string } {
+export function describedChain(
+  registry: ChainRegistry,
+  request: FastifyRequest,
+): { chainId: string; chainType: string } {
   return resolve(registry, request).described
 }

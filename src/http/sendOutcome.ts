@@ -2,9 +2,9 @@
 // (or problem details from 400 on), Location while an execution is unconfirmed, x402 on 402.
 import { encodePaymentRequiredHeader } from '@x402/core/http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FundingShortfall } from '../ports/fundingShortfall.ts'
 import type { IntentOutcome } from '../ports/intentOutcome.ts'
 import { getStatusCode, Status } from '../status/statusCodes.ts'
-import type { FundingShortfall } from '../ports/fundingShortfall.ts'
 import { toProblemDetails } from './problemDetails.ts'
 
 /** What the intent routes add: who funds the intent (for a 402 0x54) and when it becomes valid (for a 0x20). */
@@ -25,7 +25,13 @@ export type PaymentContext = {
  */
 const maxRetryAfterSeconds = 86_400
 
-export function sendOutcome(request: FastifyRequest, reply: FastifyReply, outcome: IntentOutcome, payment?: PaymentContext, extra: Record<string, unknown> = {}) {
+export function sendOutcome(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  outcome: IntentOutcome,
+  payment?: PaymentContext,
+  extra: Record<string, unknown> = {},
+) {
   const entry = getStatusCode(outcome.status)
   request.gateway = {
     chainId: outcome.chainId,
@@ -41,7 +47,9 @@ export function sendOutcome(request: FastifyRequest, reply: FastifyReply, outcom
         gasUsed: outcome.execution.gasUsed?.toString(),
         returnData: outcome.execution.returnData,
         ...(outcome.execution.final !== undefined ? { final: outcome.execution.final } : {}),
-        ...(outcome.execution.confirmationsRequired !== undefined ? { confirmationsRequired: outcome.execution.confirmationsRequired } : {}),
+        ...(outcome.execution.confirmationsRequired !== undefined
+          ? { confirmationsRequired: outcome.execution.confirmationsRequired }
+          : {}),
       }
     : {}
   const fields = {
@@ -58,11 +66,19 @@ export function sendOutcome(request: FastifyRequest, reply: FastifyReply, outcom
     ...extra,
   }
 
-  if (outcome.retryAfterSeconds !== undefined) reply.header('retry-after', String(Math.min(maxRetryAfterSeconds, Math.max(1, Math.ceil(outcome.retryAfterSeconds)))))
+  if (outcome.retryAfterSeconds !== undefined)
+    reply.header(
+      'retry-after',
+      String(Math.min(maxRetryAfterSeconds, Math.max(1, Math.ceil(outcome.retryAfterSeconds)))),
+    )
   if (outcome.status === Status.SUBMITTED) reply.header('location', `/intents/${outcome.intentHash}`)
   // Too early because of the intent's own bound: the seconds until validAfter, at most a day.
-  const wait = outcome.status === Status.TOO_EARLY && payment?.validAfter ? payment.validAfter - BigInt(Math.floor(Date.now() / 1000)) : 0n
-  if (wait > 0n) reply.header('retry-after', (wait < BigInt(maxRetryAfterSeconds) ? wait : BigInt(maxRetryAfterSeconds)).toString())
+  const wait =
+    outcome.status === Status.TOO_EARLY && payment?.validAfter
+      ? payment.validAfter - BigInt(Math.floor(Date.now() / 1000))
+      : 0n
+  if (wait > 0n)
+    reply.header('retry-after', (wait < BigInt(maxRetryAfterSeconds) ? wait : BigInt(maxRetryAfterSeconds)).toString())
   reply.code(entry.httpStatus)
 
   if (entry.httpStatus < 400) {
@@ -70,7 +86,13 @@ export function sendOutcome(request: FastifyRequest, reply: FastifyReply, outcom
   }
 
   const problem = {
-    ...toProblemDetails({ httpStatus: entry.httpStatus, status: outcome.status, title: entry.description, detail: outcome.detail, context: request.gateway }),
+    ...toProblemDetails({
+      httpStatus: entry.httpStatus,
+      status: outcome.status,
+      title: entry.description,
+      detail: outcome.detail,
+      context: request.gateway,
+    }),
     ...(outcome.problemType ? { type: outcome.problemType } : {}),
     ...(outcome.errors ? { errors: outcome.errors } : {}),
     ...execution,
@@ -83,7 +105,11 @@ export function sendOutcome(request: FastifyRequest, reply: FastifyReply, outcom
     const paymentRequired = {
       x402Version: 2,
       error: outcome.detail ?? entry.description,
-      resource: { url: request.url, description: `${request.method} ${request.url} for intent ${outcome.intentHash}`, mimeType: 'application/json' },
+      resource: {
+        url: request.url,
+        description: `${request.method} ${request.url} for intent ${outcome.intentHash}`,
+        mimeType: 'application/json',
+      },
       // No automated payment scheme is offered yet: funds reach an intent through a deposit.
       accepts: [],
       extensions: payment ? { deposit: depositExtension(outcome.chainId, payment) } : {},
@@ -101,7 +127,15 @@ export function sendOutcome(request: FastifyRequest, reply: FastifyReply, outcom
 function depositExtension(chainId: string, { sender, executor, funding }: PaymentContext) {
   if (funding?.limit === 'policy') return { chainId, sender, limit: 'policy', detail: funding.detail, cap: funding.cap }
   // Account mode pays from the account's own ETH: funding the account fixes it, not the executor.
-  if (funding?.limit === 'balance') return { chainId, sender, limit: 'balance', detail: funding.detail, amount: funding.amount, balance: funding.balance }
+  if (funding?.limit === 'balance')
+    return {
+      chainId,
+      sender,
+      limit: 'balance',
+      detail: funding.detail,
+      amount: funding.amount,
+      balance: funding.balance,
+    }
   return {
     chainId,
     sender,

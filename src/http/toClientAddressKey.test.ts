@@ -18,7 +18,11 @@ describe('toClientAddressKey', () => {
   it('counts every address of one IPv6 /64 as one client', () => {
     const key = toClientAddressKey('2001:db8:1:2::1')
     assert.equal(key, '2001:db8:1:2::/64')
-    for (const other of ['2001:db8:1:2:ffff:ffff:ffff:ffff', '2001:0DB8:0001:0002:abcd::9', '2001:db8:1:2:0:0:1.2.3.4']) {
+    for (const other of [
+      '2001:db8:1:2:ffff:ffff:ffff:ffff',
+      '2001:0DB8:0001:0002:abcd::9',
+      '2001:db8:1:2:0:0:1.2.3.4',
+    ]) {
       assert.equal(toClientAddressKey(other), key, other)
     }
     assert.notEqual(toClientAddressKey('2001:db8:1:3::1'), key, 'the next /64 is another client')

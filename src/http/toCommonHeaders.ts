@@ -7,7 +7,15 @@ import type { GatewayContext } from './gatewayContext.ts'
 
 const emptyBodyHash = keccak256('0x')
 
-export function toCommonHeaders({ context, httpStatus, rawBody }: { context: GatewayContext; httpStatus: number; rawBody: Buffer | undefined }): Record<string, string> {
+export function toCommonHeaders({
+  context,
+  httpStatus,
+  rawBody,
+}: {
+  context: GatewayContext
+  httpStatus: number
+  rawBody: Buffer | undefined
+}): Record<string, string> {
   const status = toStatusHex(context.status ?? fallbackStatus(httpStatus))
   const intentHash: Hex = context.intentHash ?? (rawBody?.length ? keccak256(rawBody) : emptyBodyHash)
   return {

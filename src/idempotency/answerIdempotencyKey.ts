@@ -5,12 +5,13 @@
 // the intent's outcome (the intent-hash rule, contract §15), or 202 0xF3 with Location while the
 // first request still runs (claimed, nothing signed yet). Sent free: nothing is reserved, charged
 // or sent, and an x402 client's retry is never offered a price again for a request that ran.
+
+import type { Hex } from 'viem'
+import { replayExecution } from '../intents/replayExecution.ts'
 import type { ChainAdapter } from '../ports/chainAdapter.ts'
 import type { IntentOutcome } from '../ports/intentOutcome.ts'
 import type { IdempotencyKeyClaim, Journal } from '../ports/journal.ts'
-import { replayExecution } from '../intents/replayExecution.ts'
 import { Status } from '../status/statusCodes.ts'
-import type { Hex } from 'viem'
 
 export const idempotencyKeyReusedType = 'urn:intent-gateway:problem:idempotency-key-reused'
 
@@ -28,11 +29,20 @@ export type AnswerIdempotencyKeyParameters = {
   key: IdempotencyKeyClaim
 }
 
-export async function answerIdempotencyKey({ journal, adapter, intentHash, key }: AnswerIdempotencyKeyParameters): Promise<IntentOutcome | undefined> {
+export async function answerIdempotencyKey({
+  journal,
+  adapter,
+  intentHash,
+  key,
+}: AnswerIdempotencyKeyParameters): Promise<IntentOutcome | undefined> {
   const recorded = await journal.idempotencyKey(key.scope, key.key)
   if (!recorded) return undefined
   const { chainId, chainType } = adapter
-  if (recorded.fingerprint !== key.fingerprint || recorded.chainId !== chainId || recorded.intentHash.toLowerCase() !== intentHash.toLowerCase()) {
+  if (
+    recorded.fingerprint !== key.fingerprint ||
+    recorded.chainId !== chainId ||
+    recorded.intentHash.toLowerCase() !== intentHash.toLowerCase()
+  ) {
     return idempotencyKeyReused({ intentHash, chainId, chainType }, recorded)
   }
   const replayed = await replayExecution({ adapter, journal, intentHash })
@@ -44,7 +54,8 @@ export async function answerIdempotencyKey({ journal, adapter, intentHash, key }
       intentHash,
       chainId,
       chainType,
-      detail: 'the first request with this Idempotency-Key is still running (replayed: nothing was sent or charged again); poll the Location for its state',
+      detail:
+        'the first request with this Idempotency-Key is still running (replayed: nothing was sent or charged again); poll the Location for its state',
       replayed: true,
     }
   }
@@ -53,7 +64,10 @@ export async function answerIdempotencyKey({ journal, adapter, intentHash, key }
 }
 
 /** 422 0xA8: the key answers for another request; nothing is done. */
-export function idempotencyKeyReused(at: Pick<IntentOutcome, 'intentHash' | 'chainId' | 'chainType'>, recorded: { expiresAt: Date }): IntentOutcome {
+export function idempotencyKeyReused(
+  at: Pick<IntentOutcome, 'intentHash' | 'chainId' | 'chainType'>,
+  recorded: { expiresAt: Date },
+): IntentOutcome {
   return {
     ...at,
     status: Status.IDEMPOTENCY_KEY_REUSED,

@@ -10,7 +10,10 @@ describe('canonicalJson (RFC 8785)', () => {
       "string": "\\u20ac$\\u000F\\u000aA'\\u0042\\u0022\\u005c\\\\\\"\\/",
       "literals": [null, true, false]
     }`
-    assert.equal(canonicalJson(JSON.parse(input)), '{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"string":"€$\\u000f\\nA\'B\\"\\\\\\\\\\"/"}')
+    assert.equal(
+      canonicalJson(JSON.parse(input)),
+      '{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"string":"€$\\u000f\\nA\'B\\"\\\\\\\\\\"/"}',
+    )
   })
 
   it('sorts keys by UTF-16 code units (RFC 8785 §3.2.3)', () => {
@@ -25,7 +28,15 @@ describe('canonicalJson (RFC 8785)', () => {
     }`
     // Read from the text: a JavaScript object would put the integer-like key first whatever the text says.
     const order = [...canonicalJson(JSON.parse(input)).matchAll(/":"([^"]+)"/g)].map((m) => m[1])
-    assert.deepEqual(order, ['Carriage Return', 'One', 'Control', 'Latin Small Letter O With Diaeresis', 'Euro Sign', 'Emoji: Grinning Face', 'Hebrew Letter Dalet With Dagesh'])
+    assert.deepEqual(order, [
+      'Carriage Return',
+      'One',
+      'Control',
+      'Latin Small Letter O With Diaeresis',
+      'Euro Sign',
+      'Emoji: Grinning Face',
+      'Hebrew Letter Dalet With Dagesh',
+    ])
   })
 
   it('writes the numbers of RFC 8785 Appendix B as the RFC does', () => {
@@ -68,7 +79,10 @@ describe('canonicalJson (RFC 8785)', () => {
   })
 
   it('gives one text to bodies that mean the same, and another to bodies that do not', () => {
-    assert.equal(canonicalJson(JSON.parse('{"b":[1.0,{"y":"\\u0041","x":null}],"a":true}')), canonicalJson(JSON.parse('{"a":true,"b":[1,{"x":null,"y":"A"}]}')))
+    assert.equal(
+      canonicalJson(JSON.parse('{"b":[1.0,{"y":"\\u0041","x":null}],"a":true}')),
+      canonicalJson(JSON.parse('{"a":true,"b":[1,{"x":null,"y":"A"}]}')),
+    )
     assert.notEqual(canonicalJson(JSON.parse('{"a":[1,2]}')), canonicalJson(JSON.parse('{"a":[2,1]}')))
     assert.notEqual(canonicalJson(JSON.parse('{"a":"1"}')), canonicalJson(JSON.parse('{"a":1}')))
   })

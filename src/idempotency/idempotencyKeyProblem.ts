@@ -13,7 +13,8 @@ export function idempotencyKeyProblem(value: unknown): string | undefined {
   if (typeof value !== 'string') return 'must be a string'
   const key = unquoted(value)
   if (key.length === 0) return 'must not be empty'
-  if (key.length > maxIdempotencyKeyLength) return `must be at most ${maxIdempotencyKeyLength} characters (it has ${key.length})`
+  if (key.length > maxIdempotencyKeyLength)
+    return `must be at most ${maxIdempotencyKeyLength} characters (it has ${key.length})`
   if (!printable.test(key)) return 'must be printable ASCII characters (from space to ~)'
   return undefined
 }

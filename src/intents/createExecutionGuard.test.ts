@@ -3,8 +3,8 @@
 // settlement spend (issue 40, items 1 and 6).
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { limitsConfig } from '../config/limitsConfig.ts'
 import type { ExecutionGuardConfig } from '../config/limitsConfig.ts'
+import { limitsConfig } from '../config/limitsConfig.ts'
 import { createWindowCounters } from '../limits/createWindowCounters.ts'
 import { createLogger } from '../logging/createLogger.ts'
 import type { ExecutionReceipt } from '../ports/chainAdapter.ts'
@@ -45,16 +45,31 @@ describe('createExecutionGuard', () => {
     const payers = [address(0xa1), address(0xa2)]
     for (let i = 0; i < 18; i++) {
       const payer = payers[i % 2]!
-      await guard.record({ chainId, sender: address(0x100 + (i % 6)), target: token, client: `payer:${payer}`, payer }, receipt('reverted'))
+      await guard.record(
+        { chainId, sender: address(0x100 + (i % 6)), target: token, client: `payer:${payer}`, payer },
+        receipt('reverted'),
+      )
     }
-    for (let i = 0; i < 2; i++) await guard.record({ chainId, sender: address(0x200 + i), target: token, client: `key:honest${i}` }, receipt('mined'))
+    for (let i = 0; i < 2; i++)
+      await guard.record(
+        { chainId, sender: address(0x200 + i), target: token, client: `key:honest${i}` },
+        receipt('mined'),
+      )
     const honest: GuardSubject = { chainId, sender: address(0x300), target: token, client: 'key:honest' }
     assert.equal(await guard.check(honest), undefined, 'the honest client may execute on the token')
 
     // The rule still judges a target whose reverts come from many parties: 10 of 20 from 10 unrelated ones.
     const other = address(0xbeef)
-    for (let i = 0; i < 10; i++) await guard.record({ chainId, sender: address(0x400 + i), target: other, client: `ip:10.0.0.${i}` }, receipt('reverted'))
-    for (let i = 0; i < 10; i++) await guard.record({ chainId, sender: address(0x500 + i), target: other, client: `ip:10.0.1.${i}` }, receipt('mined'))
+    for (let i = 0; i < 10; i++)
+      await guard.record(
+        { chainId, sender: address(0x400 + i), target: other, client: `ip:10.0.0.${i}` },
+        receipt('reverted'),
+      )
+    for (let i = 0; i < 10; i++)
+      await guard.record(
+        { chainId, sender: address(0x500 + i), target: other, client: `ip:10.0.1.${i}` },
+        receipt('mined'),
+      )
     const refused = await guard.check({ ...honest, target: other })
     assert.equal(refused?.reason, 'target_reverts')
     assert.match(refused?.detail ?? '', /^10 of the 20 executions that called this target in the last 3600 s reverted/)
@@ -62,9 +77,18 @@ describe('createExecutionGuard', () => {
     // One party is enough to discount a revert: a new sender under a payer already counted, a new payer under a sender already counted.
     const third = address(0xcafe)
     const guard2 = guardWith({ maxRevertsPerSender: 0, maxRevertsPerClient: 0, targetMinAttempts: 2 })
-    await guard2.record({ chainId, sender: address(1), target: third, client: 'payer:p1', payer: 'p1' }, receipt('reverted'))
-    await guard2.record({ chainId, sender: address(2), target: third, client: 'payer:p1', payer: 'p1' }, receipt('reverted'))
-    await guard2.record({ chainId, sender: address(1), target: third, client: 'payer:p2', payer: 'p2' }, receipt('reverted'))
+    await guard2.record(
+      { chainId, sender: address(1), target: third, client: 'payer:p1', payer: 'p1' },
+      receipt('reverted'),
+    )
+    await guard2.record(
+      { chainId, sender: address(2), target: third, client: 'payer:p1', payer: 'p1' },
+      receipt('reverted'),
+    )
+    await guard2.record(
+      { chainId, sender: address(1), target: third, client: 'payer:p2', payer: 'p2' },
+      receipt('reverted'),
+    )
     await guard2.record({ chainId, sender: address(3), target: third, client: 'key:k', payer: 'p3' }, receipt('mined'))
     await guard2.record({ chainId, sender: address(4), target: third, client: 'key:k2', payer: 'p4' }, receipt('mined'))
     await guard2.record({ chainId, sender: address(5), target: third, client: 'key:k3', payer: 'p5' }, receipt('mined'))
@@ -73,12 +97,21 @@ describe('createExecutionGuard', () => {
   })
 
   it('counts toward the relayer spend budget only spend no payment covered (was: paid executes tripped it for everyone)', async () => {
-    const guard = guardWith({ relayerSpendBudget: 2_500, maxRevertsPerSender: 0, maxRevertsPerClient: 0, targetMaxRevertShare: 0 })
+    const guard = guardWith({
+      relayerSpendBudget: 2_500,
+      maxRevertsPerSender: 0,
+      maxRevertsPerClient: 0,
+      targetMaxRevertShare: 0,
+    })
     const keyed: GuardSubject = { chainId, sender: address(1), target: token, client: 'key:agent' }
     // 5 paid executes from 3 throwaway payers, each costing the relayer 1 000: the breaker holds.
     for (let i = 0; i < 5; i++) {
       const payer = address(0xa0 + (i % 3))
-      await guard.record({ chainId, sender: address(0x10 + i), target: token, client: `payer:${payer}`, payer }, receipt('reverted'), { paid: true })
+      await guard.record(
+        { chainId, sender: address(0x10 + i), target: token, client: `payer:${payer}`, payer },
+        receipt('reverted'),
+        { paid: true },
+      )
     }
     assert.equal(await guard.check(keyed), undefined, 'an API-key client is still served')
     // Unpaid spend still trips it: 3 × 1 000 ≥ 2 500.
@@ -87,13 +120,31 @@ describe('createExecutionGuard', () => {
     assert.equal(broken?.reason, 'relayer_spend_budget')
     assert.equal(broken?.problemType, 'urn:intent-gateway:problem:relayer-budget-spent')
     // What the operator's console shows: the unpaid spend only, against the budget, per chain.
-    assert.deepEqual(await guard.relayerSpend(chainId), { spent: 3_000, budget: 2_500, windowSeconds: Math.round(limitsConfig({}).value.windowMs / 1000) })
-    assert.deepEqual(await guard.relayerSpend('eip155:1'), { spent: 0, budget: 2_500, windowSeconds: Math.round(limitsConfig({}).value.windowMs / 1000) })
-    assert.equal(await guardWith({ relayerSpendBudget: 0 }).relayerSpend(chainId), undefined, 'no budget, nothing to show')
+    assert.deepEqual(await guard.relayerSpend(chainId), {
+      spent: 3_000,
+      budget: 2_500,
+      windowSeconds: Math.round(limitsConfig({}).value.windowMs / 1000),
+    })
+    assert.deepEqual(await guard.relayerSpend('eip155:1'), {
+      spent: 0,
+      budget: 2_500,
+      windowSeconds: Math.round(limitsConfig({}).value.windowMs / 1000),
+    })
+    assert.equal(
+      await guardWith({ relayerSpendBudget: 0 }).relayerSpend(chainId),
+      undefined,
+      'no budget, nothing to show',
+    )
   })
 
   it("counts a payer's settlement spend against its client budget on the payment's network, a failed one as its revert, never toward the relayer's budget", async () => {
-    const guard = guardWith({ gasBudgetPerClient: 10_000, relayerSpendBudget: 1, maxRevertsPerClient: 2, maxRevertsPerSender: 0, targetMaxRevertShare: 0 })
+    const guard = guardWith({
+      gasBudgetPerClient: 10_000,
+      relayerSpendBudget: 1,
+      maxRevertsPerClient: 2,
+      maxRevertsPerSender: 0,
+      targetMaxRevertShare: 0,
+    })
     const solana = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1'
     const payer = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin'
     const subject: GuardSubject = { chainId: solana, sender: payer, target: address(7), client: `payer:${payer}` }
@@ -117,10 +168,21 @@ describe('createExecutionGuard', () => {
 
   it('counts a reverted batch toward every distinct target it calls, once each, and refuses a batch calling any throttled target (was: only its first target)', async () => {
     // A share of 1/2 over at least 2 attempts; sender and client standing off.
-    const guard = guardWith({ maxRevertsPerSender: 0, maxRevertsPerClient: 0, targetMinAttempts: 2, targetMaxRevertShare: 0.5 })
+    const guard = guardWith({
+      maxRevertsPerSender: 0,
+      maxRevertsPerClient: 0,
+      targetMinAttempts: 2,
+      targetMaxRevertShare: 0.5,
+    })
     const [first, second] = [address(0xa11), address(0xb22)]
     // A batch calling first, second, then first again reverts (the subject's target is its first call's, as the route names it).
-    const batch: GuardSubject = { chainId, sender: address(0x600), target: first, targets: [first, second, first.toUpperCase().replace('0X', '0x')], client: 'key:crafty' }
+    const batch: GuardSubject = {
+      chainId,
+      sender: address(0x600),
+      target: first,
+      targets: [first, second, first.toUpperCase().replace('0X', '0x')],
+      client: 'key:crafty',
+    }
     await guard.record(batch, receipt('reverted'))
     // One honest success on second by another party: 1 of 2 reverted there, the share reached.
     await guard.record({ chainId, sender: address(0x601), target: second, client: 'key:honest' }, receipt('mined'))
@@ -130,9 +192,19 @@ describe('createExecutionGuard', () => {
     // The first target counted the batch once (one attempt, one revert), not once per call naming it.
     await guard.record({ chainId, sender: address(0x603), target: first, client: 'key:honest2' }, receipt('mined'))
     await guard.record({ chainId, sender: address(0x604), target: first, client: 'key:honest3' }, receipt('mined'))
-    assert.equal(await guard.check({ chainId, sender: address(0x605), target: first, client: 'key:new' }), undefined, '1 of 3 on the first target')
+    assert.equal(
+      await guard.check({ chainId, sender: address(0x605), target: first, client: 'key:new' }),
+      undefined,
+      '1 of 3 on the first target',
+    )
     // A batch whose first target is open but which also calls the throttled one is refused.
-    const refused = await guard.check({ chainId, sender: address(0x606), target: first, targets: [first, second], client: 'key:new' })
+    const refused = await guard.check({
+      chainId,
+      sender: address(0x606),
+      target: first,
+      targets: [first, second],
+      client: 'key:new',
+    })
     assert.equal(refused?.reason, 'target_reverts')
   })
 })

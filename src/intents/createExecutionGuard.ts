@@ -11,11 +11,12 @@
 // or paid. Counts live in window counters, shared by the instances through Redis where it is
 // configured. Two records landing at once may both count a party's first revert on a target: the
 // bound is per window, not exact.
-import type { ExecutionReceipt } from '../ports/chainAdapter.ts'
+
+import type { ExecutionGuardConfig } from '../config/limitsConfig.ts'
 import type { WindowCounters, WindowTotal } from '../limits/createWindowCounters.ts'
 import type { GuardRefusalReason } from '../metrics/createMetrics.ts'
+import type { ExecutionReceipt } from '../ports/chainAdapter.ts'
 import { Status } from '../status/statusCodes.ts'
-import type { ExecutionGuardConfig } from '../config/limitsConfig.ts'
 
 /** Who and what an execute concerns. `client`: `key:<id>`, `payer:<address>` or `ip:<address>`. */
 
@@ -48,7 +49,13 @@ export type PayerSpend = {
   failed: boolean
 }
 
-export type GuardRefusal = { reason: GuardRefusalReason; status: number; problemType: string; detail: string; retryAfterSeconds: number }
+export type GuardRefusal = {
+  reason: GuardRefusalReason
+  status: number
+  problemType: string
+  detail: string
+  retryAfterSeconds: number
+}
 
 export type ExecutionGuard = {
   /** A refusal of the gateway's limits, or undefined: go ahead. */
@@ -76,7 +83,13 @@ export const relayerBudgetSpentType = 'urn:intent-gateway:problem:relayer-budget
 // Hex addresses (EVM, Sui) are case-insensitive; base58 keys (Solana) are not.
 const normal = (address: string) => (address.startsWith('0x') ? address.toLowerCase() : address)
 
-export function createExecutionGuard({ config, counters }: { config: ExecutionGuardConfig; counters: WindowCounters }): ExecutionGuard {
+export function createExecutionGuard({
+  config,
+  counters,
+}: {
+  config: ExecutionGuardConfig
+  counters: WindowCounters
+}): ExecutionGuard {
   const allowed = new Set(config.targetAllowlist.map(normal))
   const window = `${Math.round(config.windowMs / 1000)} s`
   const targetKeys = (chainId: string, target: string) => ({
@@ -84,7 +97,9 @@ export function createExecutionGuard({ config, counters }: { config: ExecutionGu
     targetAttempts: `attempts:target:${chainId}:${normal(target)}`,
   })
   /** The distinct targets an execute calls: a batch's every call target (one revert of it weighs once on each), else its one target. */
-  const targetsOf = (subject: GuardSubject) => [...new Set((subject.targets?.length ? subject.targets : [subject.target]).map(normal))]
+  const targetsOf = (subject: GuardSubject) => [
+    ...new Set((subject.targets?.length ? subject.targets : [subject.target]).map(normal)),
+  ]
   const keys = ({ chainId, sender, client }: GuardSubject) => ({
     senderReverts: `reverts:sender:${chainId}:${normal(sender)}`,
     clientReverts: `reverts:client:${chainId}:${client}`,
@@ -92,8 +107,13 @@ export function createExecutionGuard({ config, counters }: { config: ExecutionGu
     chainSpend: `spend:chain:${chainId}`,
   })
   /** Whether a party already has a counted revert on this target in the window (the target rule's one-revert-per-party). */
-  const partyKey = ({ chainId, target }: GuardSubject, party: string) => `reverts:target-party:${chainId}:${normal(target)}:${party}`
-  const partiesOf = (subject: GuardSubject) => [`sender:${normal(subject.sender)}`, `client:${subject.client}`, ...(subject.payer === undefined ? [] : [`payer:${normal(subject.payer)}`])]
+  const partyKey = ({ chainId, target }: GuardSubject, party: string) =>
+    `reverts:target-party:${chainId}:${normal(target)}:${party}`
+  const partiesOf = (subject: GuardSubject) => [
+    `sender:${normal(subject.sender)}`,
+    `client:${subject.client}`,
+    ...(subject.payer === undefined ? [] : [`payer:${normal(subject.payer)}`]),
+  ]
   /** Counts a revert toward its target's share only when none of its parties has one counted there yet; then marks them. */
   const countTargetRevert = async (subject: GuardSubject, targetReverts: string) => {
     const keys = [...new Set(partiesOf(subject))].map((party) => partyKey(subject, party))
@@ -105,13 +125,20 @@ export function createExecutionGuard({ config, counters }: { config: ExecutionGu
   /** Whether a total reached its limit: all of it when the count is shared, this instance's part of it while it counts alone (Redis unreachable). */
   const reached = (t: WindowTotal, limit: number) => t.total >= limit * t.share
   /** What a refusal adds when the count was this instance's own. */
-  const alone = (t: WindowTotal) => (t.share < 1 ? ` (Redis unreachable: counted by this instance alone, held to 1/${Math.round(1 / t.share)} of the limit, its part among the live instances)` : '')
+  const alone = (t: WindowTotal) =>
+    t.share < 1
+      ? ` (Redis unreachable: counted by this instance alone, held to 1/${Math.round(1 / t.share)} of the limit, its part among the live instances)`
+      : ''
 
   return {
     async relayerSpend(chainId) {
       if (!(config.relayerSpendBudget > 0)) return undefined
       const { total, share } = await counters.total(`spend:chain:${chainId}`)
-      return { spent: total, budget: config.relayerSpendBudget * share, windowSeconds: Math.round(config.windowMs / 1000) }
+      return {
+        spent: total,
+        budget: config.relayerSpendBudget * share,
+        windowSeconds: Math.round(config.windowMs / 1000),
+      }
     },
     async check(subject) {
       const k = keys(subject)
@@ -131,13 +158,19 @@ export function createExecutionGuard({ config, counters }: { config: ExecutionGu
         Promise.all(
           judged.map(async (target) => {
             const t = targetKeys(subject.chainId, target)
-            const [reverts, attempts] = await Promise.all([counters.total(t.targetReverts), counters.total(t.targetAttempts)])
+            const [reverts, attempts] = await Promise.all([
+              counters.total(t.targetReverts),
+              counters.total(t.targetAttempts),
+            ])
             return { reverts, attempts }
           }),
         ),
       ])
       // A batch is refused when any target it calls is throttled.
-      const throttledTarget = targetShares.find(({ reverts, attempts }) => attempts.total >= config.targetMinAttempts && reverts.total >= config.targetMaxRevertShare * attempts.total)
+      const throttledTarget = targetShares.find(
+        ({ reverts, attempts }) =>
+          attempts.total >= config.targetMinAttempts && reverts.total >= config.targetMaxRevertShare * attempts.total,
+      )
       if (chainSpend && reached(chainSpend, config.relayerSpendBudget)) {
         return {
           reason: 'relayer_spend_budget',

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import type { ChainAdapter, ReconcileRequest } from '../ports/chainAdapter.ts'
+import { claimed, claimOf, signedTx } from '../../test/support/journalContract.ts'
 import { evmSignedExecution } from '../chains/evm/evmSignedExecution.ts'
 import { createLogger } from '../logging/createLogger.ts'
-import { claimed, claimOf, signedTx } from '../../test/support/journalContract.ts'
-import { createReconciler } from './createReconciler.ts'
+import type { ChainAdapter, ReconcileRequest } from '../ports/chainAdapter.ts'
 import { openJournal } from '../store/sqlite/openJournal.ts'
+import { createReconciler } from './createReconciler.ts'
 
 describe('createReconciler', () => {
   it("reconciles one relayer's transactions in nonce order even when the journal wrote them out of it, and other relayers' in signing order", async () => {
@@ -23,7 +23,12 @@ describe('createReconciler', () => {
         return { kind: 'pending' } as const
       },
     } as unknown as ChainAdapter
-    const reconciler = createReconciler({ journal, adapters: [adapter], intervalMs: 60_000, logger: createLogger({ level: 'silent' }) })
+    const reconciler = createReconciler({
+      journal,
+      adapters: [adapter],
+      intervalMs: 60_000,
+      logger: createLogger({ level: 'silent' }),
+    })
     await reconciler.runOnce()
     assert.deepEqual(seen, ['Aa:5', 'Aa:6', 'Bb:3', 'Aa:7', 'Bb:9'])
     journal.close()

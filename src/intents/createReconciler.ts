@@ -11,9 +11,9 @@
 //   underpriced → replaced by a re-priced transaction, journaled as a new attempt first.
 import type { Logger } from 'pino'
 import type { ChainAdapter } from '../ports/chainAdapter.ts'
-import { fromReceipt } from './fromReceipt.ts'
-import { Status } from '../status/statusCodes.ts'
 import type { ExecutionRecord, Journal } from '../ports/journal.ts'
+import { Status } from '../status/statusCodes.ts'
+import { fromReceipt } from './fromReceipt.ts'
 
 export type ReconcileReport = {
   checked: number
@@ -55,21 +55,46 @@ export type CreateReconcilerParameters = {
   holds?: ((chainId: string, relayer: string) => boolean) | undefined
 }
 
-export function createReconciler({ journal, adapters, intervalMs, logger, holds = () => true }: CreateReconcilerParameters): Reconciler {
-  const mine = (record: ExecutionRecord) => record.transaction === undefined || holds(record.chainId, record.transaction.relayer)
+export function createReconciler({
+  journal,
+  adapters,
+  intervalMs,
+  logger,
+  holds = () => true,
+}: CreateReconcilerParameters): Reconciler {
+  const mine = (record: ExecutionRecord) =>
+    record.transaction === undefined || holds(record.chainId, record.transaction.relayer)
   const log = logger.child({ module: 'reconciler' })
   let timer: ReturnType<typeof setTimeout> | undefined
   let running: Promise<ReconcileReport> | undefined
   let stopped = false
 
-  async function settleFrom(adapter: ChainAdapter, record: ExecutionRecord, receipt: Parameters<typeof fromReceipt>[0], report: ReconcileReport) {
+  async function settleFrom(
+    adapter: ChainAdapter,
+    record: ExecutionRecord,
+    receipt: Parameters<typeof fromReceipt>[0],
+    report: ReconcileReport,
+  ) {
     if (await journal.settle(record, { ...fromReceipt(receipt), final: (adapter.confirmations ?? 1) <= 1 })) {
       report.settled++
-      log.info({ intentHash: record.intentHash, chainId: record.chainId, transactionHash: receipt.transactionHash, state: receipt.state }, 'journaled execution settled from the chain')
+      log.info(
+        {
+          intentHash: record.intentHash,
+          chainId: record.chainId,
+          transactionHash: receipt.transactionHash,
+          state: receipt.state,
+        },
+        'journaled execution settled from the chain',
+      )
     }
   }
 
-  async function reconcileRecord(adapter: ChainAdapter, record: ExecutionRecord, report: ReconcileReport, options: { minAgeMs: number; otherInstance?: boolean }) {
+  async function reconcileRecord(
+    adapter: ChainAdapter,
+    record: ExecutionRecord,
+    report: ReconcileReport,
+    options: { minAgeMs: number; otherInstance?: boolean },
+  ) {
     const { transaction } = record
     if (!transaction) return
     const transactionHash = transaction.id
@@ -90,7 +115,16 @@ export function createReconciler({ journal, adapters, intervalMs, logger, holds 
           returnData: undefined,
         })
         report.dropped++
-        log.warn({ intentHash: record.intentHash, chainId: record.chainId, transactionHash, executed: result.executed, detail: result.detail }, 'journaled transaction dropped')
+        log.warn(
+          {
+            intentHash: record.intentHash,
+            chainId: record.chainId,
+            transactionHash,
+            executed: result.executed,
+            detail: result.detail,
+          },
+          'journaled transaction dropped',
+        )
         return
       case 'rebroadcast':
         report.rebroadcast++
@@ -104,9 +138,20 @@ export function createReconciler({ journal, adapters, intervalMs, logger, holds 
         const replacement = await adapter.replacement(request, pendingForMs)
         if (!replacement) return
         // Journaled before it is broadcast: whichever of the two is mined settles the intent.
-        const next = await journal.replace(record, replacement.tx, `replaced by attempt ${record.attempt + 1}: ${replacement.detail}`)
+        const next = await journal.replace(
+          record,
+          replacement.tx,
+          `replaced by attempt ${record.attempt + 1}: ${replacement.detail}`,
+        )
         log.warn(
-          { intentHash: record.intentHash, chainId: record.chainId, transactionHash, replacement: replacement.tx.id, attempt: next.attempt, detail: replacement.detail },
+          {
+            intentHash: record.intentHash,
+            chainId: record.chainId,
+            transactionHash,
+            replacement: replacement.tx.id,
+            attempt: next.attempt,
+            detail: replacement.detail,
+          },
           'stuck transaction re-priced as a new attempt',
         )
         report.repriced++
@@ -121,7 +166,10 @@ export function createReconciler({ journal, adapters, intervalMs, logger, holds 
     const instance = await adapter.chainInstance()
     const others = (await journal.otherInstances(adapter.chainId, instance)).filter(mine)
     if (others.length === 0) return
-    log.warn({ chainId: adapter.chainId, chainInstance: instance, records: others.length }, 'journal records of another instance of this chain (it was reset): checking each against the chain')
+    log.warn(
+      { chainId: adapter.chainId, chainInstance: instance, records: others.length },
+      'journal records of another instance of this chain (it was reset): checking each against the chain',
+    )
     for (const record of others) {
       if (!record.transaction) continue
       if (record.state === 'pending') {
@@ -132,14 +180,28 @@ export function createReconciler({ journal, adapters, intervalMs, logger, holds 
         continue
       }
       // Mined: still there (a node restarted with its state) or gone with the old instance.
-      const check = adapter.checkMined ? await adapter.checkMined({ ...record.transaction, blockNumber: record.blockNumber, blockHash: record.blockHash }) : undefined
+      const check = adapter.checkMined
+        ? await adapter.checkMined({
+            ...record.transaction,
+            blockNumber: record.blockNumber,
+            blockHash: record.blockHash,
+          })
+        : undefined
       if (!check || check.kind === 'present') {
         await journal.rebind(record, instance)
         continue
       }
-      if (await journal.retire(record, `the chain was reset: ${check.detail}; the execution no longer exists on ${record.chainId} and the intent may be sent again`)) {
+      if (
+        await journal.retire(
+          record,
+          `the chain was reset: ${check.detail}; the execution no longer exists on ${record.chainId} and the intent may be sent again`,
+        )
+      ) {
         report.retired++
-        log.warn({ intentHash: record.intentHash, chainId: record.chainId, transactionHash: record.transaction.id }, 'executed record of a reset chain retired: the chain no longer has it')
+        log.warn(
+          { intentHash: record.intentHash, chainId: record.chainId, transactionHash: record.transaction.id },
+          'executed record of a reset chain retired: the chain no longer has it',
+        )
       }
     }
   }
@@ -150,7 +212,11 @@ export function createReconciler({ journal, adapters, intervalMs, logger, holds 
     const depth = adapter.confirmations ?? 1
     for (const record of (await journal.unconfirmed({ chainId: adapter.chainId })).filter(mine)) {
       if (!record.transaction) continue
-      const check = await adapter.checkMined({ ...record.transaction, blockNumber: record.blockNumber, blockHash: record.blockHash })
+      const check = await adapter.checkMined({
+        ...record.transaction,
+        blockNumber: record.blockNumber,
+        blockHash: record.blockHash,
+      })
       if (check.kind === 'present') {
         if (check.confirmations >= depth && (await journal.confirm(record))) report.confirmed++
         continue
@@ -158,7 +224,13 @@ export function createReconciler({ journal, adapters, intervalMs, logger, holds 
       if (await journal.reopen(record, `reopened: ${check.detail}`)) {
         report.reopened++
         log.warn(
-          { intentHash: record.intentHash, chainId: record.chainId, transactionHash: record.transaction.id, blockNumber: record.blockNumber?.toString(), detail: check.detail },
+          {
+            intentHash: record.intentHash,
+            chainId: record.chainId,
+            transactionHash: record.transaction.id,
+            blockNumber: record.blockNumber?.toString(),
+            detail: check.detail,
+          },
           'a reorg removed a mined execution: reopened, to be reconciled',
         )
       }
@@ -209,7 +281,19 @@ export function createReconciler({ journal, adapters, intervalMs, logger, holds 
   }
 
   async function pass(minAgeMs: number): Promise<ReconcileReport> {
-    const report: ReconcileReport = { checked: 0, settled: 0, dropped: 0, rebroadcast: 0, stillPending: 0, failed: 0, repriced: 0, confirmed: 0, reopened: 0, retired: 0, gapsFilled: 0 }
+    const report: ReconcileReport = {
+      checked: 0,
+      settled: 0,
+      dropped: 0,
+      rebroadcast: 0,
+      stillPending: 0,
+      failed: 0,
+      repriced: 0,
+      confirmed: 0,
+      reopened: 0,
+      retired: 0,
+      gapsFilled: 0,
+    }
     const unreachable = new Set<string>()
     for (const adapter of adapters) {
       try {
@@ -218,7 +302,10 @@ export function createReconciler({ journal, adapters, intervalMs, logger, holds 
       } catch (err) {
         report.failed++
         unreachable.add(adapter.chainId)
-        log.warn({ err, chainId: adapter.chainId }, 'could not check the chain instance or confirmations; will try again')
+        log.warn(
+          { err, chainId: adapter.chainId },
+          'could not check the chain instance or confirmations; will try again',
+        )
       }
     }
     const cutoff = Date.now() - minAgeMs
@@ -229,7 +316,10 @@ export function createReconciler({ journal, adapters, intervalMs, logger, holds 
       if (unreachable.has(record.chainId)) continue
       const adapter = adapters.find((a) => a.chainId === record.chainId)
       if (!adapter) {
-        log.warn({ intentHash: record.intentHash, chainId: record.chainId }, 'journaled execution on a chain this gateway no longer serves; left pending')
+        log.warn(
+          { intentHash: record.intentHash, chainId: record.chainId },
+          'journaled execution on a chain this gateway no longer serves; left pending',
+        )
         continue
       }
       report.checked++
@@ -239,11 +329,22 @@ export function createReconciler({ journal, adapters, intervalMs, logger, holds 
         report.failed++
         // One unreachable chain costs one timeout per pass, not one per record.
         unreachable.add(record.chainId)
-        log.warn({ err, intentHash: record.intentHash, chainId: record.chainId }, 'could not reconcile a journaled execution; will try again')
+        log.warn(
+          { err, intentHash: record.intentHash, chainId: record.chainId },
+          'could not reconcile a journaled execution; will try again',
+        )
       }
     }
     await fillGaps(report, unreachable)
-    if (report.checked > 0 || report.confirmed > 0 || report.reopened > 0 || report.retired > 0 || report.failed > 0 || report.gapsFilled > 0) log.info(report, 'reconciliation pass')
+    if (
+      report.checked > 0 ||
+      report.confirmed > 0 ||
+      report.reopened > 0 ||
+      report.retired > 0 ||
+      report.failed > 0 ||
+      report.gapsFilled > 0
+    )
+      log.info(report, 'reconciliation pass')
     return report
   }
 

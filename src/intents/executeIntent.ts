@@ -3,20 +3,21 @@
 // simulates it; then the caller either sends it (the signed transaction journaled before it is
 // broadcast, then a bounded wait for the receipt) or abandons it (the claim given back, nothing
 // sent). Whatever the request does not see settled, the journal's reconciler finishes.
-import { ClaimWithdrawnError } from '../errors/claimWithdrawnError.ts'
+
 import type { Hex } from 'viem'
-import type { ChainAdapter, ExecutionReceipt, PrecedingTransaction } from '../ports/chainAdapter.ts'
-import type { ExecutionRecord, Journal } from '../ports/journal.ts'
-import { Status } from '../status/statusCodes.ts'
+import { ClaimWithdrawnError } from '../errors/claimWithdrawnError.ts'
 import { GatewayError } from '../errors/gatewayError.ts'
 import type { FieldError } from '../errors/inputError.ts'
+import type { ExecutionOutcomeLabel } from '../metrics/createMetrics.ts'
+import type { ChainAdapter, ExecutionReceipt, PrecedingTransaction } from '../ports/chainAdapter.ts'
 import type { AccountMode, Intent } from '../ports/intent.ts'
-import { fromReceipt } from './fromReceipt.ts'
 import type { ExecutionReport, IntentOutcome } from '../ports/intentOutcome.ts'
+import type { ExecutionRecord, Journal } from '../ports/journal.ts'
+import { Status } from '../status/statusCodes.ts'
+import { fromReceipt } from './fromReceipt.ts'
 import { holdsOutcome, replayOf, stillHolds } from './replayExecution.ts'
 import { signingFor } from './signingFor.ts'
 import { toReport } from './toReport.ts'
-import type { ExecutionOutcomeLabel } from '../metrics/createMetrics.ts'
 
 const noRelayerKeyType = 'urn:intent-gateway:problem:no-relayer-key'
 const noRelayerKeyRetrySeconds = 2
@@ -152,7 +153,13 @@ async function prepare({
   precededBy,
   account,
 }: ExecuteIntentParameters): Promise<IntentOutcome | Steps> {
-  const outcome = (status: number, detail?: string, execution?: ExecutionReport, problemType?: string, errors?: FieldError[]): IntentOutcome => ({
+  const outcome = (
+    status: number,
+    detail?: string,
+    execution?: ExecutionReport,
+    problemType?: string,
+    errors?: FieldError[],
+  ): IntentOutcome => ({
     status,
     intentHash,
     chainId: adapter.chainId,
@@ -182,7 +189,10 @@ async function prepare({
   // Account mode asks for its signature itself (Solana: the transaction message to sign, which the
   // adapter builds and keeps), so an unsigned account-mode execute goes on to prepareExecution.
   if (!signature && requireSignature && !account) {
-    return outcome(Status.SIGNATURE_REQUIRED, 'this gateway executes only intents signed by their sender (or a delegate of the policy): sign the typed data in `signing` and send it as `signature`')
+    return outcome(
+      Status.SIGNATURE_REQUIRED,
+      'this gateway executes only intents signed by their sender (or a delegate of the policy): sign the typed data in `signing` and send it as `signature`',
+    )
   }
 
   // A gateway instance holding no relayer key now (the keys are leased to the other instances)
@@ -202,7 +212,10 @@ async function prepare({
   // The same intent claimed by a request that has signed nothing yet (it validates, simulates or
   // settles a payment): wait for it to send or to give the intent back, rather than answer 202 for
   // an intent that request may yet release (another instance losing its relayer key, a refusal).
-  for (const deadline = Date.now() + Math.min(receiptTimeoutMs, claimWaitMs); !claim.ok && claim.holder.intentHash === intentHash && claim.holder.state === 'claimed' && Date.now() < deadline; ) {
+  for (
+    const deadline = Date.now() + Math.min(receiptTimeoutMs, claimWaitMs);
+    !claim.ok && claim.holder.intentHash === intentHash && claim.holder.state === 'claimed' && Date.now() < deadline;
+  ) {
     await new Promise((resolve) => setTimeout(resolve, claimPollMs))
     claim = await journal.claim({ chainId: adapter.chainId, intentHash, intent, chainInstance })
   }
@@ -232,7 +245,12 @@ async function prepare({
   }
   let preflight: Awaited<ReturnType<ChainAdapter['prepareExecution']>>
   try {
-    preflight = await adapter.prepareExecution(intent, signature, { gasCap, previous, ...(precededBy ? { precededBy } : {}), ...(account ? { account } : {}) })
+    preflight = await adapter.prepareExecution(intent, signature, {
+      gasCap,
+      previous,
+      ...(precededBy ? { precededBy } : {}),
+      ...(account ? { account } : {}),
+    })
   } catch (err) {
     return givenBack(err)
   }
@@ -275,13 +293,19 @@ async function prepare({
     },
   }
 
-  async function awaitReceipt(submission: Awaited<ReturnType<typeof ready.send>>, noteSent: (outcome: 'mined' | 'reverted' | 'submitted') => void): Promise<IntentOutcome> {
+  async function awaitReceipt(
+    submission: Awaited<ReturnType<typeof ready.send>>,
+    noteSent: (outcome: 'mined' | 'reverted' | 'submitted') => void,
+  ): Promise<IntentOutcome> {
     let watchFailed = false
     const sentAt = performance.now()
     const settled = submission.receipt.then(
       async (receipt) => {
         onReceipt?.((performance.now() - sentAt) / 1000)
-        await journal.settle(record, { ...fromReceipt(receipt), final: depth <= 1 || receipt.outOfGas === true || receipt.notExecuted === true })
+        await journal.settle(record, {
+          ...fromReceipt(receipt),
+          final: depth <= 1 || receipt.outOfGas === true || receipt.notExecuted === true,
+        })
         onSettled?.(receipt)
         return receipt
       },
@@ -312,7 +336,12 @@ async function prepare({
         // Out of the gas we gave it, or (account mode) mined without running the intent: not the
         // intent's outcome; the record is dropped and the intent may be sent again.
         if (receipt.outOfGas || receipt.notExecuted)
-          return outcome(receipt.outOfGas ? Status.GATEWAY_FAILURE : receipt.status, receipt.detail, toReport(record, adapter), receipt.notExecuted ? accountNotDelegatedType : undefined)
+          return outcome(
+            receipt.outOfGas ? Status.GATEWAY_FAILURE : receipt.status,
+            receipt.detail,
+            toReport(record, adapter),
+            receipt.notExecuted ? accountNotDelegatedType : undefined,
+          )
         return outcome(receipt.status, receipt.detail, toReport(record, adapter))
       }
       noteSent('submitted')
@@ -321,7 +350,11 @@ async function prepare({
         : submission.accepted
           ? `the transaction was sent but not mined within ${receiptTimeoutMs} ms`
           : 'the transaction was signed and journaled, but the node did not answer its broadcast'
-      return outcome(Status.SUBMITTED, `${why}; the gateway keeps delivering it: poll the Location for its state`, toReport(record, adapter))
+      return outcome(
+        Status.SUBMITTED,
+        `${why}; the gateway keeps delivering it: poll the Location for its state`,
+        toReport(record, adapter),
+      )
     } finally {
       clearTimeout(timer)
     }

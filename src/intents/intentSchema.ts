@@ -22,11 +22,27 @@ export const intentSchema = {
   // schemas, which OpenAPI linters want of a required field, without closing the object there.)
   if: { properties: { calls: false } },
   // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then, not a thenable
-  then: { required: ['target', 'data', 'value'], properties: { target: true, data: true, value: true }, additionalProperties: true },
+  then: {
+    required: ['target', 'data', 'value'],
+    properties: { target: true, data: true, value: true },
+    additionalProperties: true,
+  },
   properties: {
-    sender: { type: 'string', maxLength: 128, description: 'the account the intent acts for: an address of the chain (EVM: 0x + 40 hex digits)' },
-    target: { type: 'string', maxLength: 128, description: 'the contract to call: an address of the chain (EVM: 0x + 40 hex digits)' },
-    data: { type: 'string', pattern: '^0x(?:[0-9a-fA-F]{2})*$', description: 'call data: 0x followed by an even number of hex digits ("0x" is empty)' },
+    sender: {
+      type: 'string',
+      maxLength: 128,
+      description: 'the account the intent acts for: an address of the chain (EVM: 0x + 40 hex digits)',
+    },
+    target: {
+      type: 'string',
+      maxLength: 128,
+      description: 'the contract to call: an address of the chain (EVM: 0x + 40 hex digits)',
+    },
+    data: {
+      type: 'string',
+      pattern: '^0x(?:[0-9a-fA-F]{2})*$',
+      description: 'call data: 0x followed by an even number of hex digits ("0x" is empty)',
+    },
     value: decimal('native value to send with the call, in the smallest unit (wei)'),
     calls: {
       type: 'array',
@@ -39,7 +55,11 @@ export const intentSchema = {
         required: ['target', 'data', 'value'],
         properties: {
           target: { type: 'string', maxLength: 128, description: 'the contract this call calls: 0x + 40 hex digits' },
-          data: { type: 'string', pattern: '^0x(?:[0-9a-fA-F]{2})*$', description: 'the call data: 0x followed by an even number of hex digits' },
+          data: {
+            type: 'string',
+            pattern: '^0x(?:[0-9a-fA-F]{2})*$',
+            description: 'the call data: 0x followed by an even number of hex digits',
+          },
           value: decimal("wei this call sends, from the account's own balance"),
         },
       },
@@ -47,23 +67,40 @@ export const intentSchema = {
     nonce: decimal("the sender's nonce for this intent; each (sender, nonce) executes at most once"),
     validAfter: decimal('unix seconds after which the intent is valid; "0" (the default) means no lower bound'),
     validBefore: decimal('unix seconds before which the intent is valid; "0" (the default) means no upper bound'),
-    policyId: { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$', description: 'the policy the intent runs under: 0x + 64 hex digits (bytes32)' },
+    policyId: {
+      type: 'string',
+      pattern: '^0x[0-9a-fA-F]{64}$',
+      description: 'the policy the intent runs under: 0x + 64 hex digits (bytes32)',
+    },
     accounts: {
       type: 'array',
       maxItems: 24,
-      description: "Solana only: the target instruction's account metas, in order (part of the signed bytes and of X-Intent-Hash); the other runtimes take none",
+      description:
+        "Solana only: the target instruction's account metas, in order (part of the signed bytes and of X-Intent-Hash); the other runtimes take none",
       items: {
         type: 'object',
         additionalProperties: false,
         required: ['address', 'signer', 'writable'],
         properties: {
-          address: { type: 'string', maxLength: 128, description: 'the account: an address of the chain (Solana: base58 32-byte key)' },
-          signer: { type: 'boolean', description: 'whether the target instruction needs this account to sign (only the sender vault can, through the program)' },
+          address: {
+            type: 'string',
+            maxLength: 128,
+            description: 'the account: an address of the chain (Solana: base58 32-byte key)',
+          },
+          signer: {
+            type: 'boolean',
+            description:
+              'whether the target instruction needs this account to sign (only the sender vault can, through the program)',
+          },
           writable: { type: 'boolean', description: 'whether the target instruction writes this account' },
         },
       },
     },
-    chainType: { type: 'string', enum: [...chainTypes], description: 'optional runtime check: must match the chain chosen by X-Chain-Id' },
+    chainType: {
+      type: 'string',
+      enum: [...chainTypes],
+      description: 'optional runtime check: must match the chain chosen by X-Chain-Id',
+    },
     mode: {
       type: 'string',
       enum: ['executor', 'account'],
@@ -77,12 +114,30 @@ export const intentSchema = {
       description:
         "account mode, first execute of an undelegated EOA: the sender's EIP-7702 authorization (viem signAuthorization) to this chain's delegate at its current account nonce; the relayer sends it in a type-4 transaction",
       properties: {
-        chainId: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: "this chain's id (0, any chain, is refused)" },
-        address: { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$', description: "this chain's account delegate (GET /chains/{chainId})" },
-        nonce: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: "the sender's current account nonce (its transaction count)" },
+        chainId: {
+          type: 'integer',
+          minimum: 0,
+          maximum: Number.MAX_SAFE_INTEGER,
+          description: "this chain's id (0, any chain, is refused)",
+        },
+        address: {
+          type: 'string',
+          pattern: '^0x[0-9a-fA-F]{40}$',
+          description: "this chain's account delegate (GET /chains/{chainId})",
+        },
+        nonce: {
+          type: 'integer',
+          minimum: 0,
+          maximum: Number.MAX_SAFE_INTEGER,
+          description: "the sender's current account nonce (its transaction count)",
+        },
         yParity: { type: 'integer', enum: [0, 1], description: 'the signature parity: 0 or 1' },
         r: { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$', description: 'the signature r: 0x + 64 hex digits' },
-        s: { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$', description: 'the signature s: 0x + 64 hex digits, in the lower half of the curve order' },
+        s: {
+          type: 'string',
+          pattern: '^0x[0-9a-fA-F]{64}$',
+          description: 'the signature s: 0x + 64 hex digits, in the lower half of the curve order',
+        },
       },
     },
     signature: {
@@ -103,6 +158,10 @@ export const intentHashParamsSchema = {
   type: 'object',
   required: ['intentHash'],
   properties: {
-    intentHash: { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$', description: 'the X-Intent-Hash of an execute request: 0x + 64 hex digits' },
+    intentHash: {
+      type: 'string',
+      pattern: '^0x[0-9a-fA-F]{64}$',
+      description: 'the X-Intent-Hash of an execute request: 0x + 64 hex digits',
+    },
   },
 } as const

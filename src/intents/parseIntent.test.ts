@@ -38,23 +38,39 @@ describe('parseIntent: account metas', () => {
     const swapped = parseIntent({ ...solanaBody, accounts: [accounts[1]!, accounts[0]!] }, runtime)
     const none = parseIntent(solanaBody, runtime)
     assert.equal(none.accounts, undefined)
-    assert.deepEqual(parseIntent({ ...solanaBody, accounts: [] }, runtime), none, 'an empty list is the same intent as none')
+    assert.deepEqual(
+      parseIntent({ ...solanaBody, accounts: [] }, runtime),
+      none,
+      'an empty list is the same intent as none',
+    )
     const hashes = new Set([withAccounts, swapped, none].map((i) => runtime.hashIntent(i)))
     assert.equal(hashes.size, 3)
   })
 
   it('names the account whose address is not a key of the chain', () => {
     assert.deepEqual(
-      fieldsOf(() => parseIntent({ ...solanaBody, accounts: [{ address: '0OIl', signer: false, writable: false }] }, createSolanaRuntime())),
+      fieldsOf(() =>
+        parseIntent(
+          { ...solanaBody, accounts: [{ address: '0OIl', signer: false, writable: false }] },
+          createSolanaRuntime(),
+        ),
+      ),
       ['accounts[0].address: must be a base58 public key (characters 1-9, A-Z, a-z without 0, O, I, l)'],
     )
   })
 
   it('is refused on EVM and Sui, which cannot carry account metas', () => {
-    const evmBody: IntentBody = { ...solanaBody, sender: `0x${'11'.repeat(20)}`, target: `0x${'22'.repeat(20)}`, accounts: [{ address: `0x${'33'.repeat(20)}`, signer: false, writable: true }] }
+    const evmBody: IntentBody = {
+      ...solanaBody,
+      sender: `0x${'11'.repeat(20)}`,
+      target: `0x${'22'.repeat(20)}`,
+      accounts: [{ address: `0x${'33'.repeat(20)}`, signer: false, writable: true }],
+    }
     assert.deepEqual(
       fieldsOf(() => parseIntent(evmBody, evmRuntime)),
-      ["accounts: must be absent or empty on EVM chains: only Solana intents carry the target instruction's account metas"],
+      [
+        "accounts: must be absent or empty on EVM chains: only Solana intents carry the target instruction's account metas",
+      ],
     )
     const suiBody: IntentBody = {
       ...solanaBody,

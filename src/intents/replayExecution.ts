@@ -3,18 +3,23 @@
 // lost retries and learns the outcome in one call.
 import type { Hex } from 'viem'
 import type { ChainAdapter } from '../ports/chainAdapter.ts'
+import type { IntentOutcome } from '../ports/intentOutcome.ts'
 import type { ExecutionRecord, Journal } from '../ports/journal.ts'
 import { Status } from '../status/statusCodes.ts'
-import type { IntentOutcome } from '../ports/intentOutcome.ts'
 import { toReport } from './toReport.ts'
 
 /** Whether a record is the intent's outcome (or its attempt in flight): what a repeat answers. */
-export const holdsOutcome = (record: ExecutionRecord) => record.state === 'claimed' || record.state === 'pending' || record.state === 'mined' || record.state === 'reverted'
+export const holdsOutcome = (record: ExecutionRecord) =>
+  record.state === 'claimed' || record.state === 'pending' || record.state === 'mined' || record.state === 'reverted'
 
 export type ReplayExecutionParameters = { adapter: ChainAdapter; journal: Journal; intentHash: Hex }
 
 /** The replayed answer of an intent this gateway sent; undefined when it has none to replay (never sent, released, dropped). */
-export async function replayExecution({ adapter, journal, intentHash }: ReplayExecutionParameters): Promise<IntentOutcome | undefined> {
+export async function replayExecution({
+  adapter,
+  journal,
+  intentHash,
+}: ReplayExecutionParameters): Promise<IntentOutcome | undefined> {
   const record = await journal.get(intentHash, adapter.chainId)
   // A claim has sent nothing: it may be one a dead instance left, which only the journal's claim
   // can take over. The request goes on, and its claim answers a live one (replayed, 202).
@@ -31,15 +36,31 @@ export async function replayExecution({ adapter, journal, intentHash }: ReplayEx
  * unused and every later transaction of the relayer stuck behind the gap); on another instance (the
  * chain was reset), it is retired and the intent may be sent again.
  */
-export async function stillHolds(adapter: ChainAdapter, journal: Journal, record: ExecutionRecord, chainInstance?: string): Promise<boolean> {
+export async function stillHolds(
+  adapter: ChainAdapter,
+  journal: Journal,
+  record: ExecutionRecord,
+  chainInstance?: string,
+): Promise<boolean> {
   if (record.state !== 'mined' || !record.transaction || !adapter.confirmExecuted) return true
-  const still = await adapter.confirmExecuted({ ...record.transaction, intent: record.intent, blockNumber: record.blockNumber, blockHash: record.blockHash })
+  const still = await adapter.confirmExecuted({
+    ...record.transaction,
+    intent: record.intent,
+    blockNumber: record.blockNumber,
+    blockHash: record.blockHash,
+  })
   const now = chainInstance ?? (await adapter.chainInstance?.())
   if (!still) {
     const gone = `the chain no longer has this execution (transaction ${record.transaction.id} in block ${record.blockNumber ?? '?'})`
     if (now !== undefined && record.chainInstance === now) {
       // Reopened: pending on its transaction, for the reconciler to broadcast again (or settle if mined meanwhile).
-      if (await journal.reopen(record, `reopened: ${gone}: a reorganization took its block, and the intent's nonce is unused; its transaction is delivered again`)) return true
+      if (
+        await journal.reopen(
+          record,
+          `reopened: ${gone}: a reorganization took its block, and the intent's nonce is unused; its transaction is delivered again`,
+        )
+      )
+        return true
     }
     await journal.retire(record, `${gone}: the chain was reset or reorganized, and the intent's nonce is unused there`)
     return false
@@ -49,7 +70,10 @@ export async function stillHolds(adapter: ChainAdapter, journal: Journal, record
 }
 
 /** The answer a repeat gets: the settled outcome once final, 202 with Location while in flight or not final. */
-export function replayOf(record: ExecutionRecord, adapter: Pick<ChainAdapter, 'chainId' | 'chainType' | 'confirmations'>): IntentOutcome {
+export function replayOf(
+  record: ExecutionRecord,
+  adapter: Pick<ChainAdapter, 'chainId' | 'chainType' | 'confirmations'>,
+): IntentOutcome {
   const settled = (record.state === 'mined' || record.state === 'reverted') && record.final
   const detail = settled
     ? record.state === 'mined'

@@ -32,7 +32,12 @@ const types = (records: ExecutionRecord[]) => toExecutionEvents(records).map((e)
 
 describe('toExecutionEvents', () => {
   it('tells a submission, a re-pricing, the block and finality, with ids that depend only on what they report', () => {
-    const replaced = record(1, { state: 'dropped', status: 0xf0, final: true, detail: 're-priced at relayer nonce 0: max fee 1 → 2 wei per gas (base fee 3)' })
+    const replaced = record(1, {
+      state: 'dropped',
+      status: 0xf0,
+      final: true,
+      detail: 're-priced at relayer nonce 0: max fee 1 → 2 wei per gas (base fee 3)',
+    })
     const mined = record(2, { state: 'mined', status: 0x11, blockNumber: 7n, blockHash: hash(7), final: false })
     assert.deepEqual(types([record(1, {})]), ['1:submitted'])
     assert.deepEqual(types([replaced, mined]), ['1:submitted', '2:repriced', '2:mined'])
@@ -47,8 +52,17 @@ describe('toExecutionEvents', () => {
   })
 
   it('tells a revert and a drop, and nothing for a claim that signed nothing', () => {
-    assert.deepEqual(types([record(1, { state: 'reverted', status: 0x50, blockNumber: 3n, final: true })]), ['1:submitted', '1:reverted', '1:final'])
-    const dropped = record(1, { state: 'dropped', status: 0xf0, final: true, detail: 'transaction 0x… was replaced at relayer nonce 4 and never mined' })
+    assert.deepEqual(types([record(1, { state: 'reverted', status: 0x50, blockNumber: 3n, final: true })]), [
+      '1:submitted',
+      '1:reverted',
+      '1:final',
+    ])
+    const dropped = record(1, {
+      state: 'dropped',
+      status: 0xf0,
+      final: true,
+      detail: 'transaction 0x… was replaced at relayer nonce 4 and never mined',
+    })
     assert.deepEqual(types([dropped]), ['1:submitted', '1:dropped'])
     assert.equal(isFinished([dropped]), true)
     assert.deepEqual(types([record(1, { state: 'claimed', transaction: undefined })]), [])
@@ -56,7 +70,8 @@ describe('toExecutionEvents', () => {
   })
 
   it('carries the §18 words of each event: the MCP task state and the relayer_* code with its meaning', () => {
-    const words = (records: ExecutionRecord[]) => toExecutionEvents(records).map((e) => `${e.type}:${e.statusWords.taskState}:${e.statusWords.relayerStatus}`)
+    const words = (records: ExecutionRecord[]) =>
+      toExecutionEvents(records).map((e) => `${e.type}:${e.statusWords.taskState}:${e.statusWords.relayerStatus}`)
     const mined = record(1, { state: 'mined', status: 0x11, blockNumber: 7n, blockHash: hash(7), final: true })
     assert.deepEqual(words([mined]), ['submitted:working:110', 'mined:working:110', 'final:completed:200'])
     const reverted = record(1, { state: 'reverted', status: 0x50, blockNumber: 3n, final: true })

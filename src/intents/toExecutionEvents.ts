@@ -31,18 +31,31 @@ export function toExecutionEvents(records: readonly ExecutionRecord[]): Executio
   const events: Array<Omit<ExecutionEvent, 'statusWords'>> = []
   records.forEach((record, i) => {
     if (!record.transaction) return // claimed: nothing signed yet
-    const base = { intentHash: record.intentHash, chainId: record.chainId, attempt: record.attempt, transactionHash: record.transaction.id, at: record.updatedAt.toISOString() }
+    const base = {
+      intentHash: record.intentHash,
+      chainId: record.chainId,
+      attempt: record.attempt,
+      transactionHash: record.transaction.id,
+      at: record.updatedAt.toISOString(),
+    }
     // Unique across intents and chains (webhook receivers deduplicate by it), the same on every read.
     const id = (...parts: string[]) => [record.chainId, record.intentHash, record.attempt, ...parts].join(':')
     const previous = records[i - 1]
     const repriced = previous?.state === 'dropped' && replacedDetail.test(previous.detail ?? '')
     const sent: ExecutionEventType = repriced ? 'repriced' : 'submitted'
-    events.push({ ...base, id: id(sent, record.transaction.id), type: sent, state: 'pending', at: record.createdAt.toISOString() })
+    events.push({
+      ...base,
+      id: id(sent, record.transaction.id),
+      type: sent,
+      state: 'pending',
+      at: record.createdAt.toISOString(),
+    })
     const block = record.blockNumber?.toString()
     const where = record.blockHash ?? block ?? ''
     if (record.state === 'mined' || record.state === 'reverted') {
       events.push({ ...base, id: id(record.state, where), type: record.state, state: record.state, blockNumber: block })
-      if (record.final) events.push({ ...base, id: id('final', where), type: 'final', state: record.state, blockNumber: block })
+      if (record.final)
+        events.push({ ...base, id: id('final', where), type: 'final', state: record.state, blockNumber: block })
     }
     // A replaced attempt is not the intent's end: its successor follows.
     const next = records[i + 1]

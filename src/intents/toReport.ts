@@ -1,7 +1,7 @@
 // An execution record as the API reports it (execute's answer, GET /intents/{intentHash}).
 import type { ChainAdapter } from '../ports/chainAdapter.ts'
-import type { ExecutionRecord } from '../ports/journal.ts'
 import type { ExecutionReport } from '../ports/intentOutcome.ts'
+import type { ExecutionRecord } from '../ports/journal.ts'
 
 /**
  * The execution as reported. `final` says whether a mined or reverted outcome is deep enough
@@ -16,6 +16,8 @@ export function toReport(record: ExecutionRecord, adapter?: Pick<ChainAdapter, '
     gasUsed: record.gasUsed,
     returnData: record.returnData,
     final: record.state === 'dropped' || (settled && record.final),
-    ...(adapter?.confirmations !== undefined && adapter.confirmations > 1 ? { confirmationsRequired: adapter.confirmations } : {}),
+    ...(adapter?.confirmations !== undefined && adapter.confirmations > 1
+      ? { confirmationsRequired: adapter.confirmations }
+      : {}),
   }
 }

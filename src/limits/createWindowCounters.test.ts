@@ -2,10 +2,10 @@ import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { after, describe, it } from 'node:test'
 import { Redis } from 'ioredis'
-import { createLogger } from '../logging/createLogger.ts'
-import { createWindowCounters } from './createWindowCounters.ts'
 import { startTcpStall } from '../../bench/chaos/tcpStall.ts'
 import { eventually } from '../../test/support/eventually.ts'
+import { createLogger } from '../logging/createLogger.ts'
+import { createWindowCounters } from './createWindowCounters.ts'
 
 const logger = createLogger({ level: 'silent' })
 const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
@@ -23,7 +23,12 @@ describe('createWindowCounters', () => {
   for (const store of ['memory', 'redis'] as const) {
     it(`sums what was added within the window and forgets it as the window moves on (${store})`, async () => {
       let now = 1_000_000
-      const counters = createWindowCounters({ windowMs: 60_000, logger, now: () => now, ...(store === 'redis' ? { redis, prefix } : {}) })
+      const counters = createWindowCounters({
+        windowMs: 60_000,
+        logger,
+        now: () => now,
+        ...(store === 'redis' ? { redis, prefix } : {}),
+      })
       await counters.add('a', 1)
       now += 20_000
       await counters.add('a', 2.5)
@@ -46,7 +51,12 @@ describe('createWindowCounters', () => {
     await two.add('shared', 1)
     const shared = await one.total('shared')
     assert.deepEqual([shared.total, shared.share], [2, 1])
-    const down = new Redis('redis://127.0.0.1:1', { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null })
+    const down = new Redis('redis://127.0.0.1:1', {
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      enableOfflineQueue: false,
+      retryStrategy: () => null,
+    })
     const unreachable = createWindowCounters({ windowMs: 60_000, logger, redis: down, prefix, liveInstances: () => 3 })
     await unreachable.add('shared', 5)
     await unreachable.add('shared', 2)
@@ -57,27 +67,57 @@ describe('createWindowCounters', () => {
 
   it("writes what it counted during an outage to Redis once it answers again, in the outage's own time buckets; the shared totals apply again", async () => {
     const link = await startTcpStall({ host: '127.0.0.1', port: Number(new URL(redisUrl).port || 6379) })
-    const viaLink = new Redis(`redis://127.0.0.1:${link.port}`, { connectTimeout: 500, maxRetriesPerRequest: 1, enableOfflineQueue: false, retryStrategy: () => 50 })
+    const viaLink = new Redis(`redis://127.0.0.1:${link.port}`, {
+      connectTimeout: 500,
+      maxRetriesPerRequest: 1,
+      enableOfflineQueue: false,
+      retryStrategy: () => 50,
+    })
     viaLink.on('error', () => {})
     try {
       await eventually('the link is up', 5_000, async () => (viaLink.status === 'ready' ? true : undefined))
       let now = 2_000_000
-      const cut = createWindowCounters({ windowMs: 60_000, logger, redis: viaLink, prefix: `${prefix}outage:`, now: () => now, liveInstances: () => 2 })
-      const other = createWindowCounters({ windowMs: 60_000, logger, redis, prefix: `${prefix}outage:`, now: () => now })
+      const cut = createWindowCounters({
+        windowMs: 60_000,
+        logger,
+        redis: viaLink,
+        prefix: `${prefix}outage:`,
+        now: () => now,
+        liveInstances: () => 2,
+      })
+      const other = createWindowCounters({
+        windowMs: 60_000,
+        logger,
+        redis,
+        prefix: `${prefix}outage:`,
+        now: () => now,
+      })
       await cut.add('k', 1)
       assert.deepEqual(await cut.total('k'), { total: 1, retryAfterSeconds: 60, share: 1 })
       link.cut()
       await eventually('the link is down', 5_000, async () => (viaLink.status !== 'ready' ? true : undefined))
       now += 10_000
       await cut.add('k', 4)
-      assert.deepEqual(await cut.total('k'), { total: 4, retryAfterSeconds: 60, share: 0.5 }, 'alone: what it counted since, held to half of each limit')
+      assert.deepEqual(
+        await cut.total('k'),
+        { total: 4, retryAfterSeconds: 60, share: 0.5 },
+        'alone: what it counted since, held to half of each limit',
+      )
       assert.equal((await other.total('k')).total, 1, 'the others do not see it yet')
       link.heal()
       await eventually('the link is back', 10_000, async () => (viaLink.status === 'ready' ? true : undefined))
-      assert.deepEqual(await cut.total('k'), { total: 5, retryAfterSeconds: 50, share: 1 }, 'shared again, with the outage counted')
+      assert.deepEqual(
+        await cut.total('k'),
+        { total: 5, retryAfterSeconds: 50, share: 1 },
+        'shared again, with the outage counted',
+      )
       assert.equal((await other.total('k')).total, 5, 'the others see the outage counts')
       now += 55_000
-      assert.deepEqual(await other.total('k'), { total: 4, retryAfterSeconds: 5, share: 1 }, 'each part leaves the window when it would have')
+      assert.deepEqual(
+        await other.total('k'),
+        { total: 4, retryAfterSeconds: 5, share: 1 },
+        'each part leaves the window when it would have',
+      )
     } finally {
       viaLink.disconnect()
       await link.close()

@@ -41,7 +41,14 @@ export type CreateWindowCountersParameters = {
 
 const buckets = 12
 
-export function createWindowCounters({ windowMs, redis, prefix = 'intent-gateway:limits:', logger, now = Date.now, liveInstances = () => 1 }: CreateWindowCountersParameters): WindowCounters {
+export function createWindowCounters({
+  windowMs,
+  redis,
+  prefix = 'intent-gateway:limits:',
+  logger,
+  now = Date.now,
+  liveInstances = () => 1,
+}: CreateWindowCountersParameters): WindowCounters {
   const bucketMs = Math.max(1, Math.ceil(windowMs / buckets))
   const bucketOf = (t: number) => Math.floor(t / bucketMs)
   /** The buckets still inside the window at `t`, and when the oldest of those with an amount leaves it. */
@@ -54,7 +61,8 @@ export function createWindowCounters({ windowMs, redis, prefix = 'intent-gateway
       total += amount
       if (oldest === undefined || bucket < oldest) oldest = bucket
     }
-    const retryAfterSeconds = oldest === undefined ? 0 : Math.max(1, Math.ceil(((oldest + buckets) * bucketMs - t) / 1000))
+    const retryAfterSeconds =
+      oldest === undefined ? 0 : Math.max(1, Math.ceil(((oldest + buckets) * bucketMs - t) / 1000))
     return { total, retryAfterSeconds, oldestKept }
   }
 
@@ -105,7 +113,9 @@ export function createWindowCounters({ windowMs, redis, prefix = 'intent-gateway
       const oldestKept = bucketOf(t) - buckets + 1
       // A copy: the local counts keep answering while the write is under way, and what is counted
       // meanwhile stays for the next one; once written, exactly what was written is taken out.
-      const pending = [...memory.entries()].map(([key, entry]) => [key, [...entry].filter(([bucket, amount]) => bucket >= oldestKept && amount !== 0)] as const)
+      const pending = [...memory.entries()].map(
+        ([key, entry]) => [key, [...entry].filter(([bucket, amount]) => bucket >= oldestKept && amount !== 0)] as const,
+      )
       const multi = redis.multi()
       for (const [key, entry] of pending) {
         for (const [bucket, amount] of entry) multi.hincrbyfloat(prefix + key, String(bucket), amount)
@@ -123,7 +133,10 @@ export function createWindowCounters({ windowMs, redis, prefix = 'intent-gateway
         if (kept.size === 0) memory.delete(key)
       }
       down = false
-      log.info({ keys: pending.length }, "Redis reachable again: this instance's counts of the outage were added to the shared ones")
+      log.info(
+        { keys: pending.length },
+        "Redis reachable again: this instance's counts of the outage were added to the shared ones",
+      )
     })()
       .catch(wentDown)
       .finally(() => {

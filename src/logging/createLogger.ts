@@ -23,7 +23,10 @@ export function createLogger({ level, destination, mixin }: CreateLoggerParamete
         // listen lines: main.ts logs one line of its own naming the listen address).
         logMethod(args, method) {
           if (args.length === 1 && args[0] === '') return
-          method.apply(this, args.map((a) => (typeof a === 'string' ? redactUrlsIn(a) : a)) as Parameters<typeof method>)
+          method.apply(
+            this,
+            args.map((a) => (typeof a === 'string' ? redactUrlsIn(a) : a)) as Parameters<typeof method>,
+          )
         },
       },
     },
@@ -43,7 +46,10 @@ function serializeError(err: unknown) {
     return redactDeep(serialized, 0)
   } catch {
     const e = err as { name?: unknown; message?: unknown } | null
-    return redactDeep({ type: String(e?.name ?? typeof err), message: String(e?.message ?? err), serializer: 'failed' }, 0)
+    return redactDeep(
+      { type: String(e?.name ?? typeof err), message: String(e?.message ?? err), serializer: 'failed' },
+      0,
+    )
   }
 }
 
@@ -53,7 +59,13 @@ function serializeError(err: unknown) {
  * `message`, such as @solana/kit's frozen `context` of an HTTP error), and the cause.
  */
 function extensible(err: unknown, depth: number): unknown {
-  if (err === null || typeof err !== 'object' || typeof (err as { message?: unknown }).message !== 'string' || depth > 8) return err
+  if (
+    err === null ||
+    typeof err !== 'object' ||
+    typeof (err as { message?: unknown }).message !== 'string' ||
+    depth > 8
+  )
+    return err
   const source = err as Record<string, unknown> & { cause?: unknown }
   const fields = Object.entries(source).map(([k, v]) => [k, k === 'cause' ? v : extensible(v, depth + 1)] as const)
   const cause = source.cause === undefined ? undefined : extensible(source.cause, depth + 1)

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { Registry, register as globalRegistry } from 'prom-client'
+import { register as globalRegistry, Registry } from 'prom-client'
 import { find, parseMetrics, valueOf } from '../../test/support/parseMetrics.ts'
 import { createMetrics } from './createMetrics.ts'
 
@@ -9,9 +9,27 @@ const scrape = async (registry: Registry) => parseMetrics(await registry.metrics
 describe('createMetrics', () => {
   it('records requests with bounded labels: the route pattern or unmatched, known methods, the code as the header writes it', async () => {
     const metrics = createMetrics({ registry: new Registry(), defaultMetrics: false })
-    metrics.recordRequest({ route: '/intents/validate', method: 'POST', httpStatus: 200, erc1066: '0x01', seconds: 0.02 })
-    metrics.recordRequest({ route: '/intents/validate', method: 'POST', httpStatus: 200, erc1066: '0x01', seconds: 0.03 })
-    metrics.recordRequest({ route: '/intents/validate', method: 'POST', httpStatus: 421, erc1066: '0xa2', seconds: 0.01 })
+    metrics.recordRequest({
+      route: '/intents/validate',
+      method: 'POST',
+      httpStatus: 200,
+      erc1066: '0x01',
+      seconds: 0.02,
+    })
+    metrics.recordRequest({
+      route: '/intents/validate',
+      method: 'POST',
+      httpStatus: 200,
+      erc1066: '0x01',
+      seconds: 0.03,
+    })
+    metrics.recordRequest({
+      route: '/intents/validate',
+      method: 'POST',
+      httpStatus: 421,
+      erc1066: '0xa2',
+      seconds: 0.01,
+    })
     metrics.recordRequest({ route: undefined, method: 'PROPFIND', httpStatus: 404, erc1066: undefined, seconds: 0.001 })
     metrics.recordRequest({ route: undefined, method: 'GET', httpStatus: 404, erc1066: '0x1234', seconds: 0.001 })
     const samples = await scrape(metrics.registry)
@@ -37,8 +55,14 @@ describe('createMetrics', () => {
     metrics.rpc.observeRpc({ chain: 'eip155:1', method: 'eth_call', seconds: 2, failure: 'timeout' })
     metrics.rpc.observeRpc({ chain: 'eip155:1', method: 'debug_whatever_0xabc', seconds: 0.1, failure: 'node_error' })
     const samples = await scrape(metrics.registry)
-    assert.equal(valueOf(samples, 'intent_gateway_chain_rpc_duration_seconds_count', { chain: 'eip155:1', method: 'eth_call' }), 2)
-    assert.equal(valueOf(samples, 'intent_gateway_chain_rpc_duration_seconds_count', { chain: 'eip155:1', method: 'other' }), 1)
+    assert.equal(
+      valueOf(samples, 'intent_gateway_chain_rpc_duration_seconds_count', { chain: 'eip155:1', method: 'eth_call' }),
+      2,
+    )
+    assert.equal(
+      valueOf(samples, 'intent_gateway_chain_rpc_duration_seconds_count', { chain: 'eip155:1', method: 'other' }),
+      1,
+    )
     assert.deepEqual(
       samples.filter((s) => s.name === 'intent_gateway_chain_rpc_failures_total').map((s) => [s.labels, s.value]),
       [
@@ -74,7 +98,11 @@ describe('createMetrics', () => {
   it('reads the journal backlog on each scrape and the relayer balance at most once per cache period, keeping the last value when a read fails', async () => {
     const metrics = createMetrics({ registry: new Registry(), defaultMetrics: false })
     const before = await scrape(metrics.registry)
-    assert.equal(find(before, 'intent_gateway_relayer_balance', { chain: 'eip155:1' }).length, 0, 'no samples before sources are given')
+    assert.equal(
+      find(before, 'intent_gateway_relayer_balance', { chain: 'eip155:1' }).length,
+      0,
+      'no samples before sources are given',
+    )
     let backlog = 3
     let reads = 0
     let fail = false
@@ -110,7 +138,8 @@ describe('createMetrics', () => {
     const scrapes = Promise.all([scrape(metrics.registry), scrape(metrics.registry), scrape(metrics.registry)])
     await new Promise((r) => setTimeout(r, 20))
     releaseRead!()
-    for (const s of await scrapes) assert.equal(valueOf(s, 'intent_gateway_relayer_balance', { chain: 'eip155:1' }), 1e18 + 2)
+    for (const s of await scrapes)
+      assert.equal(valueOf(s, 'intent_gateway_relayer_balance', { chain: 'eip155:1' }), 1e18 + 2)
     assert.equal(reads, 2)
     gate = undefined
 
@@ -118,7 +147,11 @@ describe('createMetrics', () => {
     fail = true
     samples = await scrape(metrics.registry)
     assert.equal(reads, 3)
-    assert.equal(valueOf(samples, 'intent_gateway_relayer_balance', { chain: 'eip155:1' }), 1e18 + 2, 'the last value stays')
+    assert.equal(
+      valueOf(samples, 'intent_gateway_relayer_balance', { chain: 'eip155:1' }),
+      1e18 + 2,
+      'the last value stays',
+    )
     fail = false
     samples = await scrape(metrics.registry)
     assert.equal(reads, 4, 'a failed read is retried at the next scrape')
@@ -135,9 +168,17 @@ describe('createMetrics: receipts and endpoint health', () => {
     metrics.recordReceiptWait({ chain: 'eip155:1', seconds: -1 })
     const samples = await scrape(metrics.registry)
     assert.equal(valueOf(samples, 'intent_gateway_execution_receipt_seconds_count', { chain: 'eip155:1' }), 2)
-    assert.ok(Math.abs(valueOf(samples, 'intent_gateway_execution_receipt_seconds_sum', { chain: 'eip155:1' })! - 12.3) < 1e-9)
-    assert.equal(valueOf(samples, 'intent_gateway_execution_receipt_seconds_bucket', { chain: 'eip155:1', le: '0.5' }), 1)
-    assert.equal(valueOf(samples, 'intent_gateway_execution_receipt_seconds_bucket', { chain: 'eip155:1', le: '15' }), 2)
+    assert.ok(
+      Math.abs(valueOf(samples, 'intent_gateway_execution_receipt_seconds_sum', { chain: 'eip155:1' })! - 12.3) < 1e-9,
+    )
+    assert.equal(
+      valueOf(samples, 'intent_gateway_execution_receipt_seconds_bucket', { chain: 'eip155:1', le: '0.5' }),
+      1,
+    )
+    assert.equal(
+      valueOf(samples, 'intent_gateway_execution_receipt_seconds_bucket', { chain: 'eip155:1', le: '15' }),
+      2,
+    )
   })
 
   it('keeps each endpoint up or down by chain and position, bounded, never a URL', async () => {

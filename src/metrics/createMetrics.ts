@@ -2,7 +2,7 @@
 // prom-client's global one). Every label takes its values from a bounded set: route patterns (never
 // the raw URL), HTTP methods, status numbers, ERC-1066 bytes, the configured chains' CAIP-2 ids,
 // RPC method names from a fixed list, outcomes and failure kinds. Never an address, hash or id.
-import { Counter, Gauge, Histogram, type Registry, collectDefaultMetrics } from 'prom-client'
+import { Counter, collectDefaultMetrics, Gauge, Histogram, type Registry } from 'prom-client'
 import { ChainUnavailableError } from '../errors/chainUnavailableError.ts'
 
 /** How an RPC call failed: no answer in time, no endpoint reachable, or the node answered with an error (reverts included). */
@@ -47,7 +47,13 @@ export type MetricsSources = {
 
 export type Metrics = {
   registry: Registry
-  recordRequest(request: { route: string | undefined; method: string; httpStatus: number; erc1066: unknown; seconds: number }): void
+  recordRequest(request: {
+    route: string | undefined
+    method: string
+    httpStatus: number
+    erc1066: unknown
+    seconds: number
+  }): void
   rpc: RpcRecorder & Required<Pick<RpcRecorder, 'observeEndpoint' | 'observeNonceGapFilled'>>
   recordExecution(execution: { chain: string; outcome: ExecutionOutcomeLabel }): void
   /** One priced request, by what became of its payment. */
@@ -63,8 +69,19 @@ export type Metrics = {
 }
 
 /** Why an execute was refused before anything was simulated, signed or paid. */
-export type GuardRefusalReason = 'sender_reverts' | 'client_reverts' | 'target_reverts' | 'client_gas_budget' | 'relayer_spend_budget'
-const guardReasons = new Set<string>(['sender_reverts', 'client_reverts', 'target_reverts', 'client_gas_budget', 'relayer_spend_budget'])
+export type GuardRefusalReason =
+  | 'sender_reverts'
+  | 'client_reverts'
+  | 'target_reverts'
+  | 'client_gas_budget'
+  | 'relayer_spend_budget'
+const guardReasons = new Set<string>([
+  'sender_reverts',
+  'client_reverts',
+  'target_reverts',
+  'client_gas_budget',
+  'relayer_spend_budget',
+])
 
 /** RPC methods and SDK calls the chain layers make; any other name is counted as `other`. */
 export const rpcMethods: ReadonlySet<string> = new Set([
@@ -109,10 +126,35 @@ export const rpcMethods: ReadonlySet<string> = new Set([
 const httpMethods = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'])
 const executionOutcomes = new Set<string>(['mined', 'reverted', 'submitted', 'refused', 'failed'])
 const failureKinds = new Set<string>(['timeout', 'unreachable', 'node_error'])
-export type PaymentOutcomeLabel = 'required' | 'refused' | 'settled' | 'credit' | 'released' | 'replayed' | 'conflict' | 'resent' | 'reorged'
-const paymentOutcomes = new Set<string>(['required', 'refused', 'settled', 'credit', 'released', 'replayed', 'conflict', 'resent', 'reorged'])
+export type PaymentOutcomeLabel =
+  | 'required'
+  | 'refused'
+  | 'settled'
+  | 'credit'
+  | 'released'
+  | 'replayed'
+  | 'conflict'
+  | 'resent'
+  | 'reorged'
+const paymentOutcomes = new Set<string>([
+  'required',
+  'refused',
+  'settled',
+  'credit',
+  'released',
+  'replayed',
+  'conflict',
+  'resent',
+  'reorged',
+])
 
-export function createMetrics({ registry, defaultMetrics = true }: { registry: Registry; defaultMetrics?: boolean }): Metrics {
+export function createMetrics({
+  registry,
+  defaultMetrics = true,
+}: {
+  registry: Registry
+  defaultMetrics?: boolean
+}): Metrics {
   if (defaultMetrics) collectDefaultMetrics({ register: registry })
 
   const requests = new Counter({
@@ -243,7 +285,10 @@ export function createMetrics({ registry, defaultMetrics = true }: { registry: R
         method: httpMethods.has(method) ? method : 'other',
         http_status: String(httpStatus),
         // As the X-ERC1066-Status header writes it: 0x and two upper-case hex digits.
-        erc1066: typeof erc1066 === 'string' && /^0x[0-9a-f]{2}$/i.test(erc1066) ? `0x${erc1066.slice(2).toUpperCase()}` : 'none',
+        erc1066:
+          typeof erc1066 === 'string' && /^0x[0-9a-f]{2}$/i.test(erc1066)
+            ? `0x${erc1066.slice(2).toUpperCase()}`
+            : 'none',
       }
       requests.inc(labels)
       requestDuration.observe(labels, seconds)
@@ -255,7 +300,8 @@ export function createMetrics({ registry, defaultMetrics = true }: { registry: R
         if (failure) rpcFailures.inc({ ...labels, kind: failureKinds.has(failure) ? failure : 'node_error' })
       },
       observeEndpoint({ chain, endpoint, up }) {
-        const position = Number.isInteger(endpoint) && endpoint >= 0 && endpoint < maxEndpointLabels ? String(endpoint) : 'other'
+        const position =
+          Number.isInteger(endpoint) && endpoint >= 0 && endpoint < maxEndpointLabels ? String(endpoint) : 'other'
         endpointUp.set({ chain, endpoint: position }, up ? 1 : 0)
       },
       observeNonceGapFilled({ chain, filler }) {

@@ -34,7 +34,11 @@ describe('createPublicOnlyConnector', () => {
 
   it('refuses an internal IP literal before connecting, in every form the URL parser accepts', async () => {
     for (const host of ['127.0.0.1', '2130706433', '0x7f.0.0.1', '[::ffff:127.0.0.1]']) {
-      assert.match(await call(`http://${host}:${port}/secret`), /is a loopback, private, link-local or reserved address; refused in production/, host)
+      assert.match(
+        await call(`http://${host}:${port}/secret`),
+        /is a loopback, private, link-local or reserved address; refused in production/,
+        host,
+      )
     }
     assert.equal(connections, 0, 'no connection was opened')
     assert.deepEqual(requests, [])
@@ -44,8 +48,14 @@ describe('createPublicOnlyConnector', () => {
     assert.match(await call(`http://localhost:${port}/secret`), /resolves to a loopback, private or link-local address/)
     assert.equal(connections, 0)
     // An ordinary lookup lets localhost through: the socket's own address is checked before the request is written.
-    const permissive = createPublicOnlyConnector({ timeoutMs: 2_000, lookup: ((h: string, o: object, cb: never) => lookup(h, { ...o, family: 4 }, cb)) as never })
-    assert.match(await call(`http://localhost:${port}/secret`, permissive), /localhost connected to 127\.0\.0\.1, a loopback, private, link-local or reserved address; refused in production/)
+    const permissive = createPublicOnlyConnector({
+      timeoutMs: 2_000,
+      lookup: ((h: string, o: object, cb: never) => lookup(h, { ...o, family: 4 }, cb)) as never,
+    })
+    assert.match(
+      await call(`http://localhost:${port}/secret`, permissive),
+      /localhost connected to 127\.0\.0\.1, a loopback, private, link-local or reserved address; refused in production/,
+    )
     assert.deepEqual(requests, [], 'nothing was sent on the connection')
   })
 })

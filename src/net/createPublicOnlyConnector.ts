@@ -15,7 +15,10 @@ export type CreatePublicOnlyConnectorParameters = {
   lookup?: typeof publicOnlyLookup
 }
 
-export function createPublicOnlyConnector({ timeoutMs, lookup = publicOnlyLookup }: CreatePublicOnlyConnectorParameters): buildConnector.connector {
+export function createPublicOnlyConnector({
+  timeoutMs,
+  lookup = publicOnlyLookup,
+}: CreatePublicOnlyConnectorParameters): buildConnector.connector {
   const connect = buildConnector({ timeout: timeoutMs, lookup: lookup as never })
   return (options, callback) => {
     const literal = options.hostname.replace(/^\[|\]$/g, '')
@@ -33,7 +36,9 @@ export function createPublicOnlyConnector({ timeoutMs, lookup = publicOnlyLookup
 }
 
 function refusal(what: string): Error {
-  const err: NodeJS.ErrnoException = new Error(`${what} a loopback, private, link-local or reserved address; refused in production`)
+  const err: NodeJS.ErrnoException = new Error(
+    `${what} a loopback, private, link-local or reserved address; refused in production`,
+  )
   err.code = 'EADDRNOTPUBLIC'
   return err
 }

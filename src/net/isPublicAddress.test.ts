@@ -37,6 +37,7 @@ describe('isPublicAddress', () => {
   })
 
   it('accepts public addresses', () => {
-    for (const ip of ['1.1.1.1', '8.8.8.8', '172.32.0.1', '104.16.0.1', '2606:4700::1111', '[2a00:1450:4001::200e]']) assert.equal(isPublicAddress(ip), true, ip)
+    for (const ip of ['1.1.1.1', '8.8.8.8', '172.32.0.1', '104.16.0.1', '2606:4700::1111', '[2a00:1450:4001::200e]'])
+      assert.equal(isPublicAddress(ip), true, ip)
   })
 })

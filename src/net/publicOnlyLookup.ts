@@ -1,7 +1,7 @@
 // A DNS lookup for sockets to discovered endpoints in production: it resolves as usual and
 // refuses a host that resolves to any loopback, private or link-local address. It runs on every
 // connection, so a name that changes its answer after discovery (DNS rebinding) is caught too.
-import { lookup, type LookupAddress, type LookupOptions } from 'node:dns'
+import { type LookupAddress, type LookupOptions, lookup } from 'node:dns'
 import { isPublicAddress } from './isPublicAddress.ts'
 
 type Callback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void
@@ -11,7 +11,9 @@ export function publicOnlyLookup(hostname: string, options: LookupOptions, callb
     if (err) return callback(err, options.all ? [] : '')
     const inward = addresses.find((a) => !isPublicAddress(a.address))
     if (inward || addresses.length === 0) {
-      const refusal: NodeJS.ErrnoException = new Error(`${hostname} resolves to a loopback, private or link-local address (${inward?.address ?? 'none'}); refused in production`)
+      const refusal: NodeJS.ErrnoException = new Error(
+        `${hostname} resolves to a loopback, private or link-local address (${inward?.address ?? 'none'}); refused in production`,
+      )
       refusal.code = 'EADDRNOTPUBLIC'
       return callback(refusal, options.all ? [] : '')
     }

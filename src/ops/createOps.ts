@@ -89,7 +89,16 @@ export function createOps({ config, journal, instanceId, logger, metrics, oauth 
           balances,
           budget: (chainId) => observed?.relayerSpend(chainId),
         })
-      const running = createOpsFeed({ journal, switches, snapshot, logger, pollMs: config.pollMs, buffer: config.feedBuffer, settledShown: config.settledShown, stuckAfterMs: config.stuckAfterMs })
+      const running = createOpsFeed({
+        journal,
+        switches,
+        snapshot,
+        logger,
+        pollMs: config.pollMs,
+        buffer: config.feedBuffer,
+        settledShown: config.settledShown,
+        stuckAfterMs: config.stuckAfterMs,
+      })
       feed = running
       const check = createOpsCredentialCheck({ keyHashes: config.keyHashes, agentKeys, oauth })
       return { store, feed: running, snapshot, check, onSwitch: (action) => taken?.inc({ action }) }
@@ -120,5 +129,10 @@ function registerOpsMetrics(metrics: Metrics, switches: OpsSwitches): Counter<'a
       this.set(switches.draining() ? 1 : 0)
     },
   })
-  return new Counter({ name: 'gateway_ops_switches_total', help: 'Operator switches taken on this instance, by action', labelNames: ['action'], registers })
+  return new Counter({
+    name: 'gateway_ops_switches_total',
+    help: 'Operator switches taken on this instance, by action',
+    labelNames: ['action'],
+    registers,
+  })
 }

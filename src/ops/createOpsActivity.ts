@@ -4,7 +4,13 @@
 // not an audit; the metrics keep the counts.
 import type { ExecutionGuard, GuardRefusal } from '../intents/createExecutionGuard.ts'
 
-export type ThrottledClient = { client: string; reason: string; count: number; lastAt: number; retryAfterSeconds: number | undefined }
+export type ThrottledClient = {
+  client: string
+  reason: string
+  count: number
+  lastAt: number
+  retryAfterSeconds: number | undefined
+}
 export type BudgetRefusal = { at: number; client: string; reason: string; detail: string }
 
 export type OpsActivity = {
@@ -18,7 +24,13 @@ export type OpsActivity = {
 
 const hourMs = 3_600_000
 
-export function createOpsActivity({ maxClients = 200, maxRefusals = 500 }: { maxClients?: number; maxRefusals?: number } = {}): OpsActivity {
+export function createOpsActivity({
+  maxClients = 200,
+  maxRefusals = 500,
+}: {
+  maxClients?: number
+  maxRefusals?: number
+} = {}): OpsActivity {
   const clients = new Map<string, ThrottledClient>()
   const refusals: BudgetRefusal[] = []
   const recordThrottled: OpsActivity['recordThrottled'] = ({ client, reason, retryAfterSeconds }) => {

@@ -39,7 +39,17 @@ export type CreateOpsFeedParameters = {
 
 type Viewer = { write(frame: string): boolean; queue: string[]; blocked: boolean; resync: boolean }
 
-export function createOpsFeed({ journal, switches, snapshot, logger, pollMs, buffer, settledShown, stuckAfterMs, snapshotEveryMs = 2_000 }: CreateOpsFeedParameters): OpsFeed {
+export function createOpsFeed({
+  journal,
+  switches,
+  snapshot,
+  logger,
+  pollMs,
+  buffer,
+  settledShown,
+  stuckAfterMs,
+  snapshotEveryMs = 2_000,
+}: CreateOpsFeedParameters): OpsFeed {
   const log = logger.child({ module: 'ops-feed' })
   const viewers = new Set<Viewer>()
   let settled: IntentView[] = []
@@ -89,7 +99,10 @@ export function createOpsFeed({ journal, switches, snapshot, logger, pollMs, buf
       for (const record of records) {
         const view = toIntentView(record, { now, stuckAfterMs })
         if (record.state !== 'claimed' && record.state !== 'pending') {
-          settled = [view, ...settled.filter((s) => !(s.intentHash === view.intentHash && s.chainId === view.chainId))].slice(0, settledShown)
+          settled = [
+            view,
+            ...settled.filter((s) => !(s.intentHash === view.intentHash && s.chainId === view.chainId)),
+          ].slice(0, settledShown)
         }
         if (viewers.size > 0) broadcast(frame('intent', view))
         changed = true
@@ -123,7 +136,8 @@ export function createOpsFeed({ journal, switches, snapshot, logger, pollMs, buf
       viewers.add(viewer)
       sink.onDrain(() => {
         viewer.blocked = false
-        while (viewer.queue.length > 0 && !viewer.blocked) if (!viewer.write(viewer.queue.shift()!)) viewer.blocked = true
+        while (viewer.queue.length > 0 && !viewer.blocked)
+          if (!viewer.write(viewer.queue.shift()!)) viewer.blocked = true
         if (!viewer.blocked && viewer.resync && latest) {
           viewer.resync = false
           if (!viewer.write(latest)) viewer.blocked = true
@@ -146,7 +160,9 @@ export function createOpsFeed({ journal, switches, snapshot, logger, pollMs, buf
       unsubscribe = switches.onChange(() => {
         switchesChanged = true
       })
-      await readChanges().catch((err: unknown) => log.warn({ err }, 'the console feed could not read the journal at start-up'))
+      await readChanges().catch((err: unknown) =>
+        log.warn({ err }, 'the console feed could not read the journal at start-up'),
+      )
       schedule()
     },
     async stop() {

@@ -3,8 +3,8 @@
 // switches in force every `pollMs` (PostgreSQL: the whole fleet within a poll; a switch made here
 // takes effect here at once), so that an instance's view never runs ahead of what is recorded.
 import type { Logger } from 'pino'
-import type { RelayerLeases } from '../ports/relayerLeases.ts'
 import type { OpsAction, OpsAuditEntry, OpsSwitchStore } from '../ports/opsSwitchStore.ts'
+import type { RelayerLeases } from '../ports/relayerLeases.ts'
 
 export type OpsSwitches = {
   readonly instanceId: string
@@ -17,7 +17,12 @@ export type OpsSwitches = {
   /** Whether this instance is drained. */
   draining(): boolean
   /** Journals the switch (durable), then applies it here at once; the others take it at their next poll. */
-  apply(entry: { actor: string; action: OpsAction; target: string; detail?: string | undefined }): Promise<OpsAuditEntry>
+  apply(entry: {
+    actor: string
+    action: OpsAction
+    target: string
+    detail?: string | undefined
+  }): Promise<OpsAuditEntry>
   /** Reads the switches in force from the journal now. */
   refresh(): Promise<void>
   /** Called after every change of the switches in force (this instance's or another's). */
@@ -36,7 +41,12 @@ export type CreateOpsSwitchesParameters = {
   logger: Logger
 }
 
-export function createOpsSwitches({ store, instanceId, pollMs = 500, logger }: CreateOpsSwitchesParameters): OpsSwitches {
+export function createOpsSwitches({
+  store,
+  instanceId,
+  pollMs = 500,
+  logger,
+}: CreateOpsSwitchesParameters): OpsSwitches {
   const log = logger.child({ module: 'ops-switches' })
   let pausedChains = new Map<string, OpsAuditEntry>()
   let drainedInstances = new Map<string, OpsAuditEntry>()
@@ -53,7 +63,11 @@ export function createOpsSwitches({ store, instanceId, pollMs = 500, logger }: C
     seen = key
     pausedChains = new Map(entries.filter((e) => e.action === 'pause').map((e) => [e.target, e]))
     drainedInstances = new Map(entries.filter((e) => e.action === 'drain').map((e) => [e.target, e]))
-    if (before !== '' || entries.length > 0) log.info({ paused: [...pausedChains.keys()], drained: [...drainedInstances.keys()] }, 'operator switches in force')
+    if (before !== '' || entries.length > 0)
+      log.info(
+        { paused: [...pausedChains.keys()], drained: [...drainedInstances.keys()] },
+        'operator switches in force',
+      )
     for (const listener of listeners) {
       try {
         listener()
@@ -74,7 +88,10 @@ export function createOpsSwitches({ store, instanceId, pollMs = 500, logger }: C
     async apply(entry) {
       // Journaled before it takes effect: a crash between the two leaves it recorded, and applied at the next start.
       const written = await store.append(entry)
-      log.info({ actor: written.actor, action: written.action, target: written.target, id: written.id }, 'operator switch journaled')
+      log.info(
+        { actor: written.actor, action: written.action, target: written.target, id: written.id },
+        'operator switch journaled',
+      )
       await reading
       await refresh()
       return written
@@ -90,7 +107,9 @@ export function createOpsSwitches({ store, instanceId, pollMs = 500, logger }: C
     async start() {
       await refresh()
       timer = setInterval(() => {
-        refresh().catch((err: unknown) => log.warn({ err }, 'the switches could not be read from the journal; the last ones read stay in force'))
+        refresh().catch((err: unknown) =>
+          log.warn({ err }, 'the switches could not be read from the journal; the last ones read stay in force'),
+        )
       }, pollMs)
       timer.unref()
     },

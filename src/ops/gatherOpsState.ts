@@ -1,13 +1,14 @@
 // The console's snapshot: everything the page shows, gathered through the existing ports (chains'
 // descriptions, the journal, its payments, the switches' store, the activity recorded here). What
 // has no source yet is left out rather than made up (see docs: the console's known gaps).
+
+import { redactUrl } from '../config/redactUrl.ts'
 import type { ChainRegistry } from '../intents/createChainRegistry.ts'
 import type { Journal } from '../ports/journal.ts'
-import { redactUrl } from '../config/redactUrl.ts'
+import type { OpsAuditEntry, OpsSwitchStore } from '../ports/opsSwitchStore.ts'
 import { describeEndpoint } from '../webhooks/describeEndpoint.ts'
 import type { OpsActivity } from './createOpsActivity.ts'
 import type { OpsSwitches } from './createOpsSwitches.ts'
-import type { OpsAuditEntry, OpsSwitchStore } from '../ports/opsSwitchStore.ts'
 import { type IntentView, toIntentView } from './toIntentView.ts'
 
 export type OpsStateContext = {
@@ -24,7 +25,9 @@ export type OpsStateContext = {
   /** Each chain's relayer balance over time: the spend rate, and so the runway. */
   balances: Map<string, Array<{ t: number; balance: bigint }>>
   /** The relayer's spend on a chain against RELAYER_SPEND_BUDGET (the execution guard's count); absent or undefined: no budget. */
-  budget?: ((chainId: string) => Promise<{ spent: number; budget: number; windowSeconds: number } | undefined> | undefined) | undefined
+  budget?:
+    | ((chainId: string) => Promise<{ spent: number; budget: number; windowSeconds: number } | undefined> | undefined)
+    | undefined
 }
 
 const sampleWindowMs = 15 * 60_000
@@ -43,7 +46,9 @@ export async function gatherOpsState(ctx: OpsStateContext) {
       ])
       const onChain = new Map((accounts ?? []).map((a) => [a.address.toLowerCase(), a]))
       const runway = balance === undefined ? undefined : runwayOf(ctx.balances, adapter.chainId, balance, now)
-      const held = (d.relayers ?? (d.relayer ? [{ address: d.relayer, held: true, funded: true, inFlight: 0 }] : [])).map((r) => ({
+      const held = (
+        d.relayers ?? (d.relayer ? [{ address: d.relayer, held: true, funded: true, inFlight: 0 }] : [])
+      ).map((r) => ({
         address: r.address,
         held: r.held,
         funded: r.funded,
@@ -76,7 +81,11 @@ export async function gatherOpsState(ctx: OpsStateContext) {
         paused: view(switches.pausedOn(adapter.chainId)),
         relayerBalance: balance?.toString(),
         /** RELAYER_SPEND_BUDGET on this chain: spent in the window (spend no payment covered) and left; absent without a budget. */
-        budget: budget && { spent: integer(budget.spent), left: integer(Math.max(0, budget.budget - budget.spent)), windowSeconds: budget.windowSeconds },
+        budget: budget && {
+          spent: integer(budget.spent),
+          left: integer(Math.max(0, budget.budget - budget.spent)),
+          windowSeconds: budget.windowSeconds,
+        },
         spendPerHour: runway?.perHour,
         runwayHours: runway?.hours,
         relayers: held,
@@ -115,7 +124,14 @@ export async function gatherOpsState(ctx: OpsStateContext) {
     paymentsCount: unresolved.length,
     webhooks: backlog.map((b) => {
       const { endpoint, endpointPath } = describeEndpoint(b.endpoint)
-      return { endpoint, endpointPath, pending: b.pending, givenUp: b.givenUp, oldestAt: b.oldestAt?.toISOString(), lastError: b.lastError ? redactUrl(b.lastError).slice(0, 200) : undefined }
+      return {
+        endpoint,
+        endpointPath,
+        pending: b.pending,
+        givenUp: b.givenUp,
+        oldestAt: b.oldestAt?.toISOString(),
+        lastError: b.lastError ? redactUrl(b.lastError).slice(0, 200) : undefined,
+      }
     }),
     throttled: activity.throttled(now).slice(0, 50),
     budgetRefusals: activity.budgetRefusals(now).slice(0, 50),
@@ -134,7 +150,9 @@ export async function gatherOpsState(ctx: OpsStateContext) {
               instanceId: switches.instanceId,
               live: true,
               heartbeatExpiresAt: undefined,
-              keys: chains.flatMap((c) => c.relayers.filter((r) => r.held).map((r) => ({ chainId: c.chainId, relayer: r.address }))),
+              keys: chains.flatMap((c) =>
+                c.relayers.filter((r) => r.held).map((r) => ({ chainId: c.chainId, relayer: r.address })),
+              ),
               draining: switches.draining(),
             },
           ],
@@ -144,11 +162,25 @@ export async function gatherOpsState(ctx: OpsStateContext) {
 export type OpsState = Awaited<ReturnType<typeof gatherOpsState>>
 
 function view(entry: OpsAuditEntry | undefined) {
-  return entry && { id: entry.id, at: entry.at.toISOString(), actor: entry.actor, action: entry.action, target: entry.target, detail: entry.detail }
+  return (
+    entry && {
+      id: entry.id,
+      at: entry.at.toISOString(),
+      actor: entry.actor,
+      action: entry.action,
+      target: entry.target,
+      detail: entry.detail,
+    }
+  )
 }
 
 /** The balance's fall over the last quarter hour (funding in between restarts the count). */
-function runwayOf(samples: Map<string, Array<{ t: number; balance: bigint }>>, chainId: string, balance: bigint, now: number) {
+function runwayOf(
+  samples: Map<string, Array<{ t: number; balance: bigint }>>,
+  chainId: string,
+  balance: bigint,
+  now: number,
+) {
   let list = samples.get(chainId)
   if (!list) samples.set(chainId, (list = []))
   const last = list.at(-1)

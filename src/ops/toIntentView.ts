@@ -19,7 +19,10 @@ export type IntentView = {
   detail: string | undefined
 }
 
-export function toIntentView(record: ExecutionRecord, { now, stuckAfterMs }: { now: number; stuckAfterMs: number }): IntentView {
+export function toIntentView(
+  record: ExecutionRecord,
+  { now, stuckAfterMs }: { now: number; stuckAfterMs: number },
+): IntentView {
   const age = now - record.createdAt.getTime()
   const live = record.state === 'claimed' || record.state === 'pending'
   const nonce = record.transaction?.details?.txNonce

@@ -3,8 +3,9 @@
 // (mechanisms/<family>: the EIP-3009 `from`, or on Solana the SPL transfer's authority). The payer
 // is used only to refuse: naming a throttled payer only refuses oneself; naming another, the
 // payment then fails to verify.
-import type { PaymentPayload } from '@x402/core/types'
+
 import { decodePaymentSignatureHeader } from '@x402/core/http'
+import type { PaymentPayload } from '@x402/core/types'
 import { paymentMechanisms } from './mechanisms/mechanisms.ts'
 
 /** The header as sent, and what it decodes to (undefined: it is not base64 JSON). */

@@ -12,13 +12,18 @@ export type ConsumeDeliveredCreditsParameters = {
 }
 
 /** Marks consumed every credit whose work is now delivered; answers how many. */
-export async function consumeDeliveredCredits({ ledger, isDelivered, logger }: ConsumeDeliveredCreditsParameters): Promise<number> {
+export async function consumeDeliveredCredits({
+  ledger,
+  isDelivered,
+  logger,
+}: ConsumeDeliveredCreditsParameters): Promise<number> {
   let consumed = 0
   for (const credit of await ledger.credits()) {
     if (!(await isDelivered(credit))) continue
     await ledger.markConsumed(credit.id)
     consumed++
   }
-  if (consumed > 0) logger.child({ module: 'payments-recovery' }).info({ consumed }, 'credits of executions that became final used up')
+  if (consumed > 0)
+    logger.child({ module: 'payments-recovery' }).info({ consumed }, 'credits of executions that became final used up')
   return consumed
 }

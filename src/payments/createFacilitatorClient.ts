@@ -6,23 +6,23 @@
 // that cannot sign is a 503 of its own (FACILITATOR_SIGNER_UNAVAILABLE), not a failed payment.
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { x402Facilitator } from '@x402/core/facilitator'
-import { HTTPFacilitatorClient, type FacilitatorClient } from '@x402/core/server'
-import { SettleError, VerifyError, type Network, type PaymentPayload, type PaymentRequirements } from '@x402/core/types'
+import { type FacilitatorClient, HTTPFacilitatorClient } from '@x402/core/server'
+import { type Network, type PaymentPayload, type PaymentRequirements, SettleError, VerifyError } from '@x402/core/types'
 import type { Logger } from 'pino'
-import { type Hex, type LocalAccount, keccak256 } from 'viem'
+import { type Hex, keccak256, type LocalAccount } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import type { FacilitatorConfig } from '../config/paymentsConfig.ts'
-import { createLocalEd25519Signer } from '../signers/createLocalEd25519Signer.ts'
 import type { FacilitatorSigners } from '../signers/createFacilitatorSigners.ts'
+import { createLocalEd25519Signer } from '../signers/createLocalEd25519Signer.ts'
 import type { Ed25519Signer } from '../signers/ed25519Signer.ts'
 import { facilitatorSignerUnavailable } from '../signers/facilitatorSignerUnavailable.ts'
+import { createSettlementSpendWatch, type OnFacilitatorSpend } from './createSettlementSpendWatch.ts'
+import { createUnansweredSettlements } from './createUnansweredSettlements.ts'
 import { FacilitatorUnavailableError } from './facilitatorUnavailableError.ts'
-import { type SvmFeeLimits, svmFeeLimitsOf } from './svmFeeLimits.ts'
-import { type OnFacilitatorSpend, createSettlementSpendWatch } from './createSettlementSpendWatch.ts'
 import { mechanismOf, paymentMechanisms } from './mechanisms/mechanisms.ts'
 import type { FacilitatorScheme, PaymentMechanism } from './mechanisms/paymentMechanism.ts'
 import { settlementPendingReason } from './settlementPending.ts'
-import { createUnansweredSettlements } from './createUnansweredSettlements.ts'
+import { type SvmFeeLimits, svmFeeLimitsOf } from './svmFeeLimits.ts'
 
 export type CreateFacilitatorClientParameters = {
   config: FacilitatorConfig
@@ -129,10 +129,12 @@ export function createFacilitatorClient({
     })
     schemes.set(mechanism, scheme)
   }
-  const feeProblemOf = (payload: PaymentPayload, requirements: PaymentRequirements) => schemeOf(requirements.network)?.feeProblemOf?.(payload, requirements)
+  const feeProblemOf = (payload: PaymentPayload, requirements: PaymentRequirements) =>
+    schemeOf(requirements.network)?.feeProblemOf?.(payload, requirements)
   const local: FacilitatorClient = {
     async verify(payload, requirements) {
-      const problem = feeProblemOf(payload, requirements) ?? watch.refusalOf(requirements.network, payerOf(payload, requirements))
+      const problem =
+        feeProblemOf(payload, requirements) ?? watch.refusalOf(requirements.network, payerOf(payload, requirements))
       if (problem) return { isValid: false, invalidReason: problem.reason, invalidMessage: problem.message }
       return facilitator.verify(payload, requirements)
     },
@@ -140,14 +142,27 @@ export function createFacilitatorClient({
       const payer = payerOf(payload, requirements)
       const feeProblem = feeProblemOf(payload, requirements)
       const held = feeProblem ? { refused: feeProblem } : watch.begin(requirements.network, payer)
-      if ('refused' in held) return { success: false, errorReason: held.refused.reason, errorMessage: held.refused.message, transaction: '', network: requirements.network }
+      if ('refused' in held)
+        return {
+          success: false,
+          errorReason: held.refused.reason,
+          errorMessage: held.refused.message,
+          transaction: '',
+          network: requirements.network,
+        }
       // Settled again while an earlier settle of this authorization is unanswered (x402's resource
       // server retries a settlement_pending at once): the chain answers, not a second transaction.
       const earlier = unanswered.of(payload, requirements)
       const outcomeOfSigned = schemeOf(requirements.network)?.signedOutcomeOf?.(requirements.network)
       if (earlier && outcomeOfSigned) {
         try {
-          const answer = withoutUndefined({ success: false, errorReason: 'settlement_failed', transaction: '', network: requirements.network, payer })
+          const answer = withoutUndefined({
+            success: false,
+            errorReason: 'settlement_failed',
+            transaction: '',
+            network: requirements.network,
+            payer,
+          })
           const outcome = await outcomeOfSigned({ payload, requirements, signed: earlier, answer })
           unanswered.note(payload, requirements, outcome, earlier)
           return outcome
@@ -172,9 +187,11 @@ export function createFacilitatorClient({
         // A failure after a settlement transaction was signed: its broadcast or receipt answer may
         // have been lost (a reset connection) while the node took it. The chain says what happened.
         // x402's own settlement_pending (a receipt not read in time) stands as it is.
-        if (answer.success || answer.errorReason === settlementPendingReason || signed.length === 0 || !outcomeOfSigned) return answer
+        if (answer.success || answer.errorReason === settlementPendingReason || signed.length === 0 || !outcomeOfSigned)
+          return answer
         const outcome = await outcomeOfSigned({ payload, requirements, signed, answer })
-        if (outcome.success && outcome.transaction && !sent.some((s) => s.transaction === outcome.transaction)) sent.push({ transaction: outcome.transaction })
+        if (outcome.success && outcome.transaction && !sent.some((s) => s.transaction === outcome.transaction))
+          sent.push({ transaction: outcome.transaction })
         unanswered.note(payload, requirements, outcome, signed)
         return outcome
       } finally {
@@ -200,8 +217,13 @@ function payerOf(payload: PaymentPayload, requirements: PaymentRequirements): st
 }
 
 /** The keys given in the configuration itself (the devnet's way); a key in a token or KMS must have been opened. */
-function localSigners(config: Extract<FacilitatorConfig, { kind: 'local' }>): Pick<FacilitatorSigners, 'evm' | 'solana'> {
-  if (config.evmKey || config.solanaKey) throw new Error(`the facilitator's keys in ${config.evmKey?.setting ?? config.solanaKey?.setting} must be opened first (createFacilitatorSigners)`)
+function localSigners(
+  config: Extract<FacilitatorConfig, { kind: 'local' }>,
+): Pick<FacilitatorSigners, 'evm' | 'solana'> {
+  if (config.evmKey || config.solanaKey)
+    throw new Error(
+      `the facilitator's keys in ${config.evmKey?.setting ?? config.solanaKey?.setting} must be opened first (createFacilitatorSigners)`,
+    )
   const evm = config.privateKey ? { ...privateKeyToAccount(config.privateKey), backend: 'local' as const } : undefined
   const solana = config.solanaSecretKey ? createLocalEd25519Signer(config.solanaSecretKey.subarray(0, 32)) : undefined
   return { ...(evm ? { evm } : {}), ...(solana ? { solana } : {}) }
@@ -256,7 +278,13 @@ function guard(client: FacilitatorClient, log: Logger): FacilitatorClient {
           log.warn({ err: attempt.failure }, "x402 verify not done: the facilitator's key could not sign")
           throw facilitatorSignerUnavailable('verify', attempt.failure)
         }
-        if (err instanceof VerifyError) return withoutUndefined({ isValid: false, invalidReason: err.invalidReason ?? 'verification_failed', invalidMessage: err.invalidMessage, payer: err.payer })
+        if (err instanceof VerifyError)
+          return withoutUndefined({
+            isValid: false,
+            invalidReason: err.invalidReason ?? 'verification_failed',
+            invalidMessage: err.invalidMessage,
+            payer: err.payer,
+          })
         log.warn({ err }, 'x402 verify failed: facilitator unavailable')
         throw new FacilitatorUnavailableError('verify', { cause: err })
       }
@@ -270,7 +298,10 @@ function guard(client: FacilitatorClient, log: Logger): FacilitatorClient {
         return answer
       } catch (err) {
         if (attempt.failure !== undefined && !(err instanceof SettleError && err.transaction)) {
-          log.warn({ err: attempt.failure }, "x402 settle not done: the facilitator's key could not sign; nothing was sent")
+          log.warn(
+            { err: attempt.failure },
+            "x402 settle not done: the facilitator's key could not sign; nothing was sent",
+          )
           throw facilitatorSignerUnavailable('settle', attempt.failure)
         }
         if (err instanceof SettleError)
@@ -298,6 +329,8 @@ function guard(client: FacilitatorClient, log: Logger): FacilitatorClient {
 }
 
 /** The object without its undefined fields: x402's response types leave a missing field out rather than undefined. */
-export function withoutUndefined<T extends Record<string, unknown>>(value: T): { [K in keyof T]: Exclude<T[K], undefined> } {
+export function withoutUndefined<T extends Record<string, unknown>>(
+  value: T,
+): { [K in keyof T]: Exclude<T[K], undefined> } {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as never
 }

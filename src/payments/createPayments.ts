@@ -5,19 +5,26 @@
 // released as the answer says). A refused request is never charged; a settled payment whose
 // request was not delivered stays a credit for the same intent.
 import { type FacilitatorClient, x402ResourceServer } from '@x402/core/server'
-import { type Network, type PaymentPayload, type PaymentRequired, type PaymentRequirements, SettleError, type SettleResponse } from '@x402/core/types'
+import {
+  type Network,
+  type PaymentPayload,
+  type PaymentRequired,
+  type PaymentRequirements,
+  SettleError,
+  type SettleResponse,
+} from '@x402/core/types'
 import type { Logger } from 'pino'
 import { type Hex, keccak256, stringToHex } from 'viem'
 import type { PaymentsConfig, PriceConfig, PricedRoute } from '../config/paymentsConfig.ts'
-import { FacilitatorUnavailableError } from './facilitatorUnavailableError.ts'
 import { GatewayError } from '../errors/gatewayError.ts'
-import { type GatewayFacilitator, withoutUndefined } from './createFacilitatorClient.ts'
-import { paymentKeyOf } from './paymentKeyOf.ts'
-import { claimedPayer, type PaymentHeader, readPaymentHeader } from './claimedPayer.ts'
-import { mechanismOf, paymentMechanisms } from './mechanisms/mechanisms.ts'
-import { freeTicket } from './freeTicket.ts'
-import type { PaidAnswer, PaymentTicket, Settlement } from './paymentTicket.ts'
 import type { PaymentLedger, PaymentRecord, PendingRequest, StoredAnswer } from '../ports/paymentLedger.ts'
+import { claimedPayer, type PaymentHeader, readPaymentHeader } from './claimedPayer.ts'
+import { type GatewayFacilitator, withoutUndefined } from './createFacilitatorClient.ts'
+import { FacilitatorUnavailableError } from './facilitatorUnavailableError.ts'
+import { freeTicket } from './freeTicket.ts'
+import { mechanismOf, paymentMechanisms } from './mechanisms/mechanisms.ts'
+import { paymentKeyOf } from './paymentKeyOf.ts'
+import type { PaidAnswer, PaymentTicket, Settlement } from './paymentTicket.ts'
 import { isSettlementPending, settlementPendingReason } from './settlementPending.ts'
 
 export const paymentIdentifierExtension = 'payment-identifier'
@@ -88,7 +95,9 @@ export function createPayments({
   logger: Logger
 }): Payments {
   const log = logger.child({ module: 'payments' })
-  const networks = [...new Set(Object.values(config.prices).flatMap((routes) => Object.values(routes).map((p) => p.network)))] as Network[]
+  const networks = [
+    ...new Set(Object.values(config.prices).flatMap((routes) => Object.values(routes).map((p) => p.network))),
+  ] as Network[]
   const server = new x402ResourceServer(facilitator)
   for (const mechanism of paymentMechanisms) {
     const priced = networks.filter((n) => mechanismOf(n) === mechanism)
@@ -109,7 +118,13 @@ export function createPayments({
         initialized ??= facilitator.getSupported().then(() => server.initialize())
         try {
           await initialized
-          return await server.buildPaymentRequirements({ scheme: 'exact', network: price.network, payTo: price.payTo, price: price.price as never, maxTimeoutSeconds: price.maxTimeoutSeconds })
+          return await server.buildPaymentRequirements({
+            scheme: 'exact',
+            network: price.network,
+            payTo: price.payTo,
+            price: price.price as never,
+            maxTimeoutSeconds: price.maxTimeoutSeconds,
+          })
         } catch (err) {
           initialized = undefined
           requirementsCache.delete(cacheKey)
@@ -142,8 +157,11 @@ export function createPayments({
     // pay meanwhile, the client would pay a second time, and both would land (issue 43: a Solana
     // payer charged 105 times for 104 intents). Not a Solana reservation whose settlement id is
     // unknown (a remote facilitator's): nothing would ever decide it.
-    const forIntent = (await ledger.forIntent(request.chainId, request.intentHash)).filter((p) => p.route === request.route)
-    const pendingPayment = forIntent.find((p) => isSettlementPending(p)) ?? forIntent.find((p) => p.state === 'reserved' && mayStillLand(p))
+    const forIntent = (await ledger.forIntent(request.chainId, request.intentHash)).filter(
+      (p) => p.route === request.route,
+    )
+    const pendingPayment =
+      forIntent.find((p) => isSettlementPending(p)) ?? forIntent.find((p) => p.state === 'reserved' && mayStillLand(p))
     if (pendingPayment) {
       const pending = pendingOf(pendingPayment)
       const ticket: PaymentTicket = {
@@ -151,7 +169,12 @@ export function createPayments({
         payer: pendingPayment.payer,
         price,
         settle: async () => pending,
-        finish: async () => ({ kind: 'served', paymentResponse: pending.response, payment: pendingPayment, charged: 'pending' }),
+        finish: async () => ({
+          kind: 'served',
+          paymentResponse: pending.response,
+          payment: pendingPayment,
+          charged: 'pending',
+        }),
         fail: async () => {},
       }
       return { kind: 'admitted', ticket }
@@ -160,7 +183,13 @@ export function createPayments({
     // An earlier payment for this very intent was settled but its request not delivered: it pays again.
     const credit = await ledger.creditFor(binding)
     if (credit) {
-      const response: SettleResponse = { success: true, transaction: credit.transaction ?? '', network: credit.network as Network, payer: credit.payer, amount: credit.amount }
+      const response: SettleResponse = {
+        success: true,
+        transaction: credit.transaction ?? '',
+        network: credit.network as Network,
+        payer: credit.payer,
+        amount: credit.amount,
+      }
       const ticket: PaymentTicket = {
         payment: 'credit',
         payer: credit.payer,
@@ -176,8 +205,15 @@ export function createPayments({
     }
 
     const requirements = await requirementsFor(request.route, request.chainId, price)
-    const resource = { url: request.resourceUrl, description: request.description ?? `${request.route} on ${request.chainId}`, mimeType: 'application/json' }
-    const extensions = { ...request.extensions, [paymentIdentifierExtension]: { info: { required: false }, schema: paymentIdentifierSchema } }
+    const resource = {
+      url: request.resourceUrl,
+      description: request.description ?? `${request.route} on ${request.chainId}`,
+      mimeType: 'application/json',
+    }
+    const extensions = {
+      ...request.extensions,
+      [paymentIdentifierExtension]: { info: { required: false }, schema: paymentIdentifierSchema },
+    }
     const paymentRequired = async (error: string): Promise<Admission & { kind: 'payment-required' }> => ({
       kind: 'payment-required',
       paymentRequired: await server.createPaymentRequiredResponse(requirements, resource, error, extensions),
@@ -185,7 +221,8 @@ export function createPayments({
 
     if (!request.payment?.raw) return paymentRequired('Payment required')
     const payload = request.payment.payload
-    if (payload === undefined) return paymentRequired('invalid_payment_payload: PAYMENT-SIGNATURE is not a base64 JSON PaymentPayload')
+    if (payload === undefined)
+      return paymentRequired('invalid_payment_payload: PAYMENT-SIGNATURE is not a base64 JSON PaymentPayload')
     const matched = payload.x402Version === 2 ? server.findMatchingRequirements(requirements, payload) : undefined
     if (!matched) return paymentRequired('No matching payment requirements')
     // What identifies this payment on its network: (token, payer, EIP-3009 nonce), or (mint, payer, Solana message hash).
@@ -236,9 +273,16 @@ export function createPayments({
         } catch (err) {
           // A facilitator that could not answer leaves the reservation for recovery: it may have sent the transfer.
           // The facilitator's own key could not sign: nothing was sent, so the authorization is free again (a retry may use it).
-          if (err instanceof GatewayError && err.code === 'FACILITATOR_SIGNER_UNAVAILABLE') await ledger.markReleased(payment.id, 'the facilitator could not sign: nothing was sent')
+          if (err instanceof GatewayError && err.code === 'FACILITATOR_SIGNER_UNAVAILABLE')
+            await ledger.markReleased(payment.id, 'the facilitator could not sign: nothing was sent')
           if (!(err instanceof SettleError)) throw err
-          response = withoutUndefined({ success: false, errorReason: err.errorReason, errorMessage: err.errorMessage, transaction: err.transaction, network: err.network }) as SettleResponse
+          response = withoutUndefined({
+            success: false,
+            errorReason: err.errorReason,
+            errorMessage: err.errorMessage,
+            transaction: err.transaction,
+            network: err.network,
+          }) as SettleResponse
         }
         if (response.success) {
           await ledger.markSettled(payment.id, response.transaction)
@@ -252,7 +296,10 @@ export function createPayments({
             `${settlementPendingReason}: the settlement ${response.transaction} was broadcast and not confirmed in time; the intent is sent once it is`,
             request.replay,
           )
-          log.info({ paymentId: payment.id, transaction: response.transaction }, 'x402 settlement pending: the intent waits for its confirmation')
+          log.info(
+            { paymentId: payment.id, transaction: response.transaction },
+            'x402 settlement pending: the intent waits for its confirmation',
+          )
           return pendingOf({ ...payment, transaction: response.transaction, payer: response.payer ?? payment.payer })
         }
         const reason = response.errorReason ?? 'settlement_failed'
@@ -278,7 +325,8 @@ export function createPayments({
             settle()
           }
           const settled = await settlement!
-          if (!settled.ok && settled.pending) return { kind: 'served', paymentResponse: settled.response, payment, charged: 'pending' }
+          if (!settled.ok && settled.pending)
+            return { kind: 'served', paymentResponse: settled.response, payment, charged: 'pending' }
           if (!settled.ok) return paymentRequired(settled.reason)
           if (isDelivered(answer)) await ledger.markConsumed(payment.id)
           return { kind: 'served', paymentResponse: settled.response, payment, charged: 'settled' }
@@ -325,9 +373,13 @@ export function createPayments({
   }
 
   function holderOutcome(holder: PaymentRecord, samePayload: boolean): Admission {
-    if (!samePayload) return { kind: 'conflict', detail: `payment-identifier ${holder.paymentId} was used with another payment` }
+    if (!samePayload)
+      return { kind: 'conflict', detail: `payment-identifier ${holder.paymentId} was used with another payment` }
     if (holder.answer) return { kind: 'replay', answer: holder.answer }
-    return { kind: 'conflict', detail: `payment-identifier ${holder.paymentId}: the request it paid for is still in flight` }
+    return {
+      kind: 'conflict',
+      detail: `payment-identifier ${holder.paymentId}: the request it paid for is still in flight`,
+    }
   }
 
   async function offers(): Promise<Offer[]> {
@@ -360,6 +412,9 @@ function paymentIdOf(payload: PaymentPayload): string | undefined {
 const paymentIdentifierSchema = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   type: 'object',
-  properties: { required: { type: 'boolean' }, id: { type: 'string', minLength: 16, maxLength: 128, pattern: '^[a-zA-Z0-9_-]+$' } },
+  properties: {
+    required: { type: 'boolean' },
+    id: { type: 'string', minLength: 16, maxLength: 128, pattern: '^[a-zA-Z0-9_-]+$' },
+  },
   required: ['required'],
 }

@@ -67,14 +67,28 @@ export function createSettlementSpendWatch({
   const inFlight = new Map<string, number>()
   const keyOf = (network: string, payer: string) => `${network}|${payer.startsWith('0x') ? payer.toLowerCase() : payer}`
 
-  const record = async (network: string, payer: string, sent: SentSettlement, spend: { fee: bigint; failed: boolean }) => {
+  const record = async (
+    network: string,
+    payer: string,
+    sent: SentSettlement,
+    spend: { fee: bigint; failed: boolean },
+  ) => {
     if (spend.failed) {
       failedAt.set(keyOf(network, payer), Date.now())
       if (failedAt.size > 100_000) prune()
-      logger.warn({ network, payer, transaction: sent.transaction, fee: spend.fee.toString() }, 'x402 settlement failed on chain: the facilitator paid its fee; the payer is refused for the window')
+      logger.warn(
+        { network, payer, transaction: sent.transaction, fee: spend.fee.toString() },
+        'x402 settlement failed on chain: the facilitator paid its fee; the payer is refused for the window',
+      )
     }
     try {
-      await onSpend?.({ network, payer: payer.startsWith('0x') ? payer.toLowerCase() : payer, fee: spend.fee, failed: spend.failed, transaction: sent.transaction })
+      await onSpend?.({
+        network,
+        payer: payer.startsWith('0x') ? payer.toLowerCase() : payer,
+        fee: spend.fee,
+        failed: spend.failed,
+        transaction: sent.transaction,
+      })
     } catch (err) {
       logger.warn({ err, network, transaction: sent.transaction }, "x402 settlement's spend could not be recorded")
     }
@@ -92,7 +106,11 @@ export function createSettlementSpendWatch({
       } catch (err) {
         logger.debug({ err, transaction: sent.transaction }, "x402 pending settlement's spend not read yet")
       }
-      if (Date.now() >= deadline) return logger.warn({ network, transaction: sent.transaction }, "x402 pending settlement's spend not found in time: not counted")
+      if (Date.now() >= deadline)
+        return logger.warn(
+          { network, transaction: sent.transaction },
+          "x402 pending settlement's spend not found in time: not counted",
+        )
       setTimeout(look, pollMs).unref()
     }
     setTimeout(look, pollMs).unref()
@@ -105,7 +123,10 @@ export function createSettlementSpendWatch({
       return { sent, result: sending.run(sent, settle) }
     },
     /** Sends one settlement transaction, noted for the settle running it; `id` names it when its sending throws. */
-    async sent<T extends string>(send: () => Promise<T>, { id, wire }: { id?: string | undefined; wire?: string | undefined } = {}): Promise<T> {
+    async sent<T extends string>(
+      send: () => Promise<T>,
+      { id, wire }: { id?: string | undefined; wire?: string | undefined } = {},
+    ): Promise<T> {
       const noted = sending.getStore()
       try {
         const transaction = await send()
@@ -120,24 +141,41 @@ export function createSettlementSpendWatch({
      * Reads and records what the settlements one settle sent cost: now when they landed, in the
      * background when they are pending (the settle answered settlement_pending).
      */
-    async settled({ network, payer, sent }: { network: string; payer: string | undefined; sent: SentSettlement[] }): Promise<void> {
+    async settled({
+      network,
+      payer,
+      sent,
+    }: {
+      network: string
+      payer: string | undefined
+      sent: SentSettlement[]
+    }): Promise<void> {
       for (const one of sent) {
         if (!payer) {
-          logger.warn({ network, transaction: one.transaction }, 'x402 settlement sent for an unknown payer: its spend is not counted')
+          logger.warn(
+            { network, transaction: one.transaction },
+            'x402 settlement sent for an unknown payer: its spend is not counted',
+          )
           continue
         }
         let spend: { fee: bigint; failed: boolean } | undefined
         try {
           spend = await spendOf(network, one)
         } catch (err) {
-          logger.warn({ err, transaction: one.transaction }, "x402 settlement's spend could not be read now; looked for again")
+          logger.warn(
+            { err, transaction: one.transaction },
+            "x402 settlement's spend could not be read now; looked for again",
+          )
         }
         if (spend) await record(network, payer, one, spend)
         else watchPending(network, payer, one)
       }
     },
     /** Holds one of the payer's settlement places until `release` is called, or says why it is refused. */
-    begin(network: string, payer: string | undefined): { release: () => void } | { refused: { reason: string; message: string } } {
+    begin(
+      network: string,
+      payer: string | undefined,
+    ): { release: () => void } | { refused: { reason: string; message: string } } {
       const refused = this.refusalOf(network, payer)
       if (refused || !payer) return refused ? { refused } : { release: () => {} }
       const key = keyOf(network, payer)
@@ -158,7 +196,10 @@ export function createSettlementSpendWatch({
       if (!payer) return undefined
       const key = keyOf(network, payer)
       if (capsInFlight(network) && (inFlight.get(key) ?? 0) >= maxInFlightPerPayer)
-        return { reason: payerSettlementsInFlightReason, message: `${maxInFlightPerPayer} settlements of this payer's are under way; pay again once one has finished` }
+        return {
+          reason: payerSettlementsInFlightReason,
+          message: `${maxInFlightPerPayer} settlements of this payer's are under way; pay again once one has finished`,
+        }
       const at = failedAt.get(key)
       if (at === undefined) return undefined
       const left = failedSettlementWindowMs - (Date.now() - at)

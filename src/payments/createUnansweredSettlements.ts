@@ -8,10 +8,19 @@ import type { PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/
 import type { Hex } from 'viem'
 import { settlementPendingReason } from './settlementPending.ts'
 
-export function createUnansweredSettlements({ keepMs = 3_600_000, max = 10_000, now = Date.now }: { keepMs?: number; max?: number; now?: () => number } = {}) {
+export function createUnansweredSettlements({
+  keepMs = 3_600_000,
+  max = 10_000,
+  now = Date.now,
+}: {
+  keepMs?: number
+  max?: number
+  now?: () => number
+} = {}) {
   const open = new Map<string, { signed: readonly Hex[]; at: number }>()
   const keyOf = (payload: PaymentPayload, requirements: PaymentRequirements) => {
-    const authorization = (payload.payload as { authorization?: { from?: unknown; nonce?: unknown } } | undefined)?.authorization
+    const authorization = (payload.payload as { authorization?: { from?: unknown; nonce?: unknown } } | undefined)
+      ?.authorization
     if (typeof authorization?.from !== 'string' || typeof authorization.nonce !== 'string') return undefined
     return `${requirements.network}|${requirements.asset.toLowerCase()}|${authorization.from.toLowerCase()}|${authorization.nonce.toLowerCase()}`
   }
@@ -24,7 +33,12 @@ export function createUnansweredSettlements({ keepMs = 3_600_000, max = 10_000, 
       return entry.signed
     },
     /** Keeps the signed transactions while the outcome is pending; forgets them once it is known. */
-    note(payload: PaymentPayload, requirements: PaymentRequirements, outcome: SettleResponse, signed: readonly Hex[]): void {
+    note(
+      payload: PaymentPayload,
+      requirements: PaymentRequirements,
+      outcome: SettleResponse,
+      signed: readonly Hex[],
+    ): void {
       const key = keyOf(payload, requirements)
       if (!key) return
       if (outcome.success || outcome.errorReason !== settlementPendingReason) {

@@ -25,7 +25,12 @@ export type McpDiscovery = {
 }
 
 /** `{ bazaar: … }` for a priced HTTP route, its method set as x402's HTTP server sets it. */
-export function declareHttpDiscovery({ method, bodySchema, example, outputExample }: HttpDiscovery): Record<string, unknown> {
+export function declareHttpDiscovery({
+  method,
+  bodySchema,
+  example,
+  outputExample,
+}: HttpDiscovery): Record<string, unknown> {
   const declared = declareDiscoveryExtension({
     bodyType: 'json',
     input: example ?? {},
@@ -37,7 +42,13 @@ export function declareHttpDiscovery({ method, bodySchema, example, outputExampl
 }
 
 /** `{ bazaar: … }` for a priced MCP tool (x402's MCP transport: paid in `_meta["x402/payment"]`). */
-export function declareMcpDiscovery({ toolName, description, inputSchema, example, outputExample }: McpDiscovery): Record<string, unknown> {
+export function declareMcpDiscovery({
+  toolName,
+  description,
+  inputSchema,
+  example,
+  outputExample,
+}: McpDiscovery): Record<string, unknown> {
   return declareDiscoveryExtension({
     toolName,
     description,

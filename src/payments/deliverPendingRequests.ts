@@ -15,14 +15,22 @@ export type DeliverPendingRequestsParameters = {
 }
 
 /** Sends the requests of credits whose settlement was pending; answers how many were sent. */
-export async function deliverPendingRequests({ ledger, deliver, logger, held }: DeliverPendingRequestsParameters): Promise<number> {
+export async function deliverPendingRequests({
+  ledger,
+  deliver,
+  logger,
+  held,
+}: DeliverPendingRequestsParameters): Promise<number> {
   const log = logger.child({ module: 'payments-recovery' })
   let sent = 0
   for (const credit of await ledger.credits()) {
     if (!credit.pendingRequest || held?.(credit.chainId) || !(await ledger.takePendingRequest(credit.id))) continue
     const { httpStatus } = await deliver(credit.pendingRequest)
     sent++
-    log.info({ paymentId: credit.id, intentHash: credit.intentHash, chainId: credit.chainId, httpStatus }, 'x402 settlement confirmed: the intent it paid for was sent')
+    log.info(
+      { paymentId: credit.id, intentHash: credit.intentHash, chainId: credit.chainId, httpStatus },
+      'x402 settlement confirmed: the intent it paid for was sent',
+    )
   }
   return sent
 }

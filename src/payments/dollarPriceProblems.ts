@@ -14,7 +14,9 @@ export function dollarPriceProblems(prices: PaymentsConfig['prices']): string[] 
       try {
         getDefaultAsset(price.network as `${string}:${string}`)
       } catch {
-        problems.push(`X402_PRICES["${chainId.slice(0, 60)}"].${route}.price: x402 knows no USDC on ${price.network}; give "asset", "amount" and "extra": {"name","version"} instead`)
+        problems.push(
+          `X402_PRICES["${chainId.slice(0, 60)}"].${route}.price: x402 knows no USDC on ${price.network}; give "asset", "amount" and "extra": {"name","version"} instead`,
+        )
       }
     }
   }

@@ -6,7 +6,10 @@ import { Status } from '../status/statusCodes.ts'
 export class FacilitatorUnavailableError extends GatewayError {
   override name = 'FacilitatorUnavailableError'
 
-  constructor(operation: 'supported' | 'verify' | 'settle', params: { cause?: unknown; retryAfterSeconds?: number } = {}) {
+  constructor(
+    operation: 'supported' | 'verify' | 'settle',
+    params: { cause?: unknown; retryAfterSeconds?: number } = {},
+  ) {
     super('The payment facilitator is unreachable or did not answer in time', {
       code: 'FACILITATOR_UNAVAILABLE',
       status: Status.CHAIN_UNREACHABLE,

@@ -6,8 +6,13 @@ import type { PaymentKey } from './mechanisms/paymentMechanism.ts'
 
 export type { PaymentKey }
 
-export function paymentKeyOf(payload: PaymentPayload, requirements: PaymentRequirements, now = () => BigInt(Math.floor(Date.now() / 1000))): PaymentKey {
+export function paymentKeyOf(
+  payload: PaymentPayload,
+  requirements: PaymentRequirements,
+  now = () => BigInt(Math.floor(Date.now() / 1000)),
+): PaymentKey {
   const mechanism = mechanismOf(requirements.network)
-  if (!mechanism) return { ok: false, reason: `invalid_payment_payload: no payment scheme is taken on ${requirements.network}` }
+  if (!mechanism)
+    return { ok: false, reason: `invalid_payment_payload: no payment scheme is taken on ${requirements.network}` }
   return mechanism.keyOf(payload, requirements, now)
 }

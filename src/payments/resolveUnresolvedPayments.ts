@@ -51,18 +51,39 @@ export async function resolveUnresolvedPayments({
   const log = logger.child({ module: 'payments-recovery' })
   const resolved: ResolvedPayment[] = []
   const heads = new Map<string, Promise<Block<bigint, false, 'latest'>>>()
-  const context = { ledger, log, when, clientFor, heads, lookbackBlocks, settlementMayBePending, solanaStatusOf, solanaNowOf, solanaBlockhashExpiredOf }
+  const context = {
+    ledger,
+    log,
+    when,
+    clientFor,
+    heads,
+    lookbackBlocks,
+    settlementMayBePending,
+    solanaStatusOf,
+    solanaNowOf,
+    solanaBlockhashExpiredOf,
+  }
   for (const payment of await ledger.unresolved()) {
     if (isInFlight?.(payment.id)) continue
     const mechanism = mechanismOf(payment.network)
     if (!mechanism) {
-      log.warn({ paymentId: payment.id, network: payment.network }, 'reserved payment left unresolved: no client for its network')
+      log.warn(
+        { paymentId: payment.id, network: payment.network },
+        'reserved payment left unresolved: no client for its network',
+      )
       continue
     }
     const outcome = await mechanism.resolve(payment, context)
     if (outcome) resolved.push(outcome)
   }
   if (resolved.length > 0)
-    log.info({ when, settled: resolved.filter((r) => r.outcome === 'settled').length, released: resolved.filter((r) => r.outcome === 'released').length }, 'reserved payments resolved')
+    log.info(
+      {
+        when,
+        settled: resolved.filter((r) => r.outcome === 'settled').length,
+        released: resolved.filter((r) => r.outcome === 'released').length,
+      },
+      'reserved payments resolved',
+    )
   return resolved
 }

@@ -4,24 +4,25 @@
 // periodic pass that resolves reservations no request holds, re-checks EVM settlements until they
 // are final (sent again, or `reorged`, when a reorg orphans their block), and uses up the credits
 // of executions that became final.
-import type { Network } from '@x402/core/types'
+
 import type { FacilitatorClient } from '@x402/core/server'
+import type { Network } from '@x402/core/types'
 import type { Logger } from 'pino'
 import type { PaymentsConfig } from '../config/paymentsConfig.ts'
+import { ConfigError } from '../errors/configError.ts'
 import type { Journal } from '../ports/journal.ts'
 import type { PendingRequest } from '../ports/paymentLedger.ts'
-import { createFacilitatorClient } from './createFacilitatorClient.ts'
 import type { FacilitatorSigners } from '../signers/createFacilitatorSigners.ts'
-import { createPayments, type Payments } from './createPayments.ts'
 import { consumeDeliveredCredits } from './consumeDeliveredCredits.ts'
-import { resolveUnresolvedPayments } from './resolveUnresolvedPayments.ts'
+import { createFacilitatorClient } from './createFacilitatorClient.ts'
+import { createPayments, type Payments } from './createPayments.ts'
+import type { FacilitatorSpend } from './createSettlementSpendWatch.ts'
+import { deliverPendingRequests } from './deliverPendingRequests.ts'
+import { dollarPriceProblems } from './dollarPriceProblems.ts'
 import { paymentMechanisms } from './mechanisms/mechanisms.ts'
 import type { ChainReads, SettlementRecheckOutcome } from './mechanisms/paymentMechanism.ts'
-import { deliverPendingRequests } from './deliverPendingRequests.ts'
+import { resolveUnresolvedPayments } from './resolveUnresolvedPayments.ts'
 import { svmFeeLimitsOf } from './svmFeeLimits.ts'
-import { dollarPriceProblems } from './dollarPriceProblems.ts'
-import { ConfigError } from '../errors/configError.ts'
-import type { FacilitatorSpend } from './createSettlementSpendWatch.ts'
 
 export type StartPaymentsParameters = {
   config: PaymentsConfig
@@ -58,7 +59,9 @@ export type StartPaymentsParameters = {
    */
   confirmations?: number | undefined
   /** Told of each EVM settlement sent again or reorged after a reorg orphaned its block (a metric), with the gateway chain it was settled on. */
-  onSettlementReorg?: ((event: { chainId: string; outcome: Extract<SettlementRecheckOutcome, 'resent' | 'reorged'> }) => void) | undefined
+  onSettlementReorg?:
+    | ((event: { chainId: string; outcome: Extract<SettlementRecheckOutcome, 'resent' | 'reorged'> }) => void)
+    | undefined
 }
 
 export async function startPayments({
@@ -91,7 +94,12 @@ export async function startPayments({
     }
   }
   // Each family's reads of its networks (recovery, the re-check), built by its mechanism.
-  const reads: Partial<ChainReads> = Object.assign({}, ...paymentMechanisms.map((m) => m.createChainReads({ rpcUrlOf: (network) => rpcUrls[network as Network], rpcTimeoutMs })))
+  const reads: Partial<ChainReads> = Object.assign(
+    {},
+    ...paymentMechanisms.map((m) =>
+      m.createChainReads({ rpcUrlOf: (network) => rpcUrls[network as Network], rpcTimeoutMs }),
+    ),
+  )
   const clientFor = reads.clientFor ?? (() => undefined)
   const { solanaStatusOf, solanaNowOf, solanaBlockhashExpiredOf } = reads
   const ledger = journal.payments
@@ -103,7 +111,9 @@ export async function startPayments({
     timeoutMs: rpcTimeoutMs * 3,
     settlementTimeoutMs: settlementTimeoutMs ?? rpcTimeoutMs * 3,
     svmFeeLimits: svmFeeLimitsOf(config.solanaMaxPriorityFeeMicroLamports),
-    onSpend: onFacilitatorSpend && ((spend) => onFacilitatorSpend({ ...spend, chainId: settledOn.get(spend.network) ?? spend.network })),
+    onSpend:
+      onFacilitatorSpend &&
+      ((spend) => onFacilitatorSpend({ ...spend, chainId: settledOn.get(spend.network) ?? spend.network })),
     failedSettlementWindowMs,
   })
   const traced = traceFacilitator ? traceFacilitator(client) : client
@@ -117,7 +127,9 @@ export async function startPayments({
         signers: facilitatorSigners,
         rpcUrlOf: (network) => rpcUrls[network as Network],
         timeoutMs: settlementTimeoutMs ?? rpcTimeoutMs * 3,
-        onSpend: onFacilitatorSpend && ((spend) => onFacilitatorSpend({ ...spend, chainId: settledOn.get(spend.network) ?? spend.network })),
+        onSpend:
+          onFacilitatorSpend &&
+          ((spend) => onFacilitatorSpend({ ...spend, chainId: settledOn.get(spend.network) ?? spend.network })),
         logger,
       }) ?? [],
   )
@@ -125,22 +137,45 @@ export async function startPayments({
   const settler = facilitator.address
   // A settlement the crash may have left in the node (the in-process facilitator's account), as its family tells.
   const mayBePending = reads.settlementMayBePending
-  const settlementMayBePending = settler && mayBePending ? (network: string) => mayBePending(network, settler) : undefined
+  const settlementMayBePending =
+    settler && mayBePending ? (network: string) => mayBePending(network, settler) : undefined
   // A node that cannot be asked now leaves the reservations for the next start; they stay
   // reserved meanwhile, so the authorizations they hold pay for nothing else.
-  const resolved = await resolveUnresolvedPayments({ ledger, clientFor, logger, settlementMayBePending, solanaStatusOf, solanaNowOf, solanaBlockhashExpiredOf }).catch((err: unknown) => {
-    logger.warn({ err }, 'x402 reservations left by the last run could not be resolved now (the chain did not answer); they stay reserved until the next start')
+  const resolved = await resolveUnresolvedPayments({
+    ledger,
+    clientFor,
+    logger,
+    settlementMayBePending,
+    solanaStatusOf,
+    solanaNowOf,
+    solanaBlockhashExpiredOf,
+  }).catch((err: unknown) => {
+    logger.warn(
+      { err },
+      'x402 reservations left by the last run could not be resolved now (the chain did not answer); they stay reserved until the next start',
+    )
     return []
   })
   if (resolved.length > 0)
     logger.info(
-      { settled: resolved.filter((r) => r.outcome === 'settled').length, released: resolved.filter((r) => r.outcome === 'released').length },
+      {
+        settled: resolved.filter((r) => r.outcome === 'settled').length,
+        released: resolved.filter((r) => r.outcome === 'released').length,
+      },
       'x402 reservations left by the last run resolved',
     )
   const payments = createPayments({ config, facilitator, ledger, logger })
 
   // A payment buys one attempt: an execution mined and final, whether it ran or reverted, uses it up.
-  const isDelivered = async ({ route, chainId, intentHash }: { route: string; chainId: string; intentHash: `0x${string}` }) => {
+  const isDelivered = async ({
+    route,
+    chainId,
+    intentHash,
+  }: {
+    route: string
+    chainId: string
+    intentHash: `0x${string}`
+  }) => {
     if (route !== 'execute') return false
     const record = await journal.get(intentHash, chainId)
     return (record?.state === 'mined' || record?.state === 'reverted') && record.final
@@ -150,13 +185,23 @@ export async function startPayments({
   let stopped = false
   const resolvePass = async () => {
     try {
-      await resolveUnresolvedPayments({ ledger, clientFor, logger, isInFlight: payments.isInFlight, when: 'periodic', solanaStatusOf, solanaNowOf, solanaBlockhashExpiredOf })
+      await resolveUnresolvedPayments({
+        ledger,
+        clientFor,
+        logger,
+        isInFlight: payments.isInFlight,
+        when: 'periodic',
+        solanaStatusOf,
+        solanaNowOf,
+        solanaBlockhashExpiredOf,
+      })
       for (const recheck of rechecks)
         await recheck.recheck({
           confirmations,
           isInFlight: payments.isInFlight,
           onOutcome: (payment, outcome) => {
-            if (outcome === 'resent' || outcome === 'reorged') onSettlementReorg?.({ chainId: settledOn.get(payment.network) ?? payment.network, outcome })
+            if (outcome === 'resent' || outcome === 'reorged')
+              onSettlementReorg?.({ chainId: settledOn.get(payment.network) ?? payment.network, outcome })
           },
           // The settler's counted nonces, forgotten after a reorg took one back (read from the node again).
           onOrphaned: (payment) => {

@@ -32,16 +32,27 @@ export const svmMaxRequiredSignatures = 2
 /** Solana's base fee per signature, in lamports. */
 export const lamportsPerSignature = 5_000n
 
-export type SvmFeeLimits = { maxComputeUnits: number; maxPriorityFeeMicroLamports: number; maxRequiredSignatures: number }
+export type SvmFeeLimits = {
+  maxComputeUnits: number
+  maxPriorityFeeMicroLamports: number
+  maxRequiredSignatures: number
+}
 
 /** The limits with the configured price ceiling. */
 export function svmFeeLimitsOf(maxPriorityFeeMicroLamports = defaultSolanaMaxPriorityFeeMicroLamports): SvmFeeLimits {
-  return { maxComputeUnits: svmMaxComputeUnits, maxPriorityFeeMicroLamports, maxRequiredSignatures: svmMaxRequiredSignatures }
+  return {
+    maxComputeUnits: svmMaxComputeUnits,
+    maxPriorityFeeMicroLamports,
+    maxRequiredSignatures: svmMaxRequiredSignatures,
+  }
 }
 
 /** The most one payment within the limits makes the facilitator pay, in lamports, whether it lands or fails. */
 export function maxSvmFeeLamports(limits: SvmFeeLimits): bigint {
-  return lamportsPerSignature * BigInt(limits.maxRequiredSignatures) + ceilDiv(BigInt(limits.maxComputeUnits) * BigInt(limits.maxPriorityFeeMicroLamports), 1_000_000n)
+  return (
+    lamportsPerSignature * BigInt(limits.maxRequiredSignatures) +
+    ceilDiv(BigInt(limits.maxComputeUnits) * BigInt(limits.maxPriorityFeeMicroLamports), 1_000_000n)
+  )
 }
 
 export type SvmFee = {
@@ -66,7 +77,9 @@ export function svmFeeOf(transaction: string): SvmFee | undefined {
   try {
     const decoded = decodeTransactionFromPayload({ transaction })
     signatures = decoded.signatures as Record<string, Uint8Array | null>
-    message = getCompiledTransactionMessageDecoder().decode(Uint8Array.from(decoded.messageBytes)) as unknown as CompiledMessage
+    message = getCompiledTransactionMessageDecoder().decode(
+      Uint8Array.from(decoded.messageBytes),
+    ) as unknown as CompiledMessage
   } catch {
     return undefined
   }
@@ -100,10 +113,17 @@ export function svmFeeOf(transaction: string): SvmFee | undefined {
  * gives for the same refusal) and a message with the numbers; undefined when it is within them or
  * is no transaction at all (x402's own checks refuse that).
  */
-export function svmFeeProblem(transaction: string, limits: SvmFeeLimits): { reason: string; message: string } | undefined {
+export function svmFeeProblem(
+  transaction: string,
+  limits: SvmFeeLimits,
+): { reason: string; message: string } | undefined {
   const fee = svmFeeOf(transaction)
   if (!fee) return undefined
-  if (fee.computeUnits === undefined) return { reason: 'invalid_exact_svm_payload_transaction_instructions_compute_limit_instruction', message: 'the transaction sets no compute unit limit' }
+  if (fee.computeUnits === undefined)
+    return {
+      reason: 'invalid_exact_svm_payload_transaction_instructions_compute_limit_instruction',
+      message: 'the transaction sets no compute unit limit',
+    }
   if (fee.computeUnits > limits.maxComputeUnits)
     return {
       reason: 'invalid_exact_svm_payload_transaction_instructions_compute_limit_instruction_too_high',
@@ -115,7 +135,10 @@ export function svmFeeProblem(transaction: string, limits: SvmFeeLimits): { reas
       message: `${fee.microLamports} micro-lamports per compute unit, at most ${limits.maxPriorityFeeMicroLamports}`,
     }
   if (fee.signatures > limits.maxRequiredSignatures)
-    return { reason: 'invalid_exact_svm_payload_excessive_signers', message: `${fee.signatures} signatures required, at most ${limits.maxRequiredSignatures}` }
+    return {
+      reason: 'invalid_exact_svm_payload_excessive_signers',
+      message: `${fee.signatures} signatures required, at most ${limits.maxRequiredSignatures}`,
+    }
   return undefined
 }
 

@@ -1,12 +1,12 @@
 // The port every runtime implements (EVM, Solana, Sui). Domain code talks only to
 // this interface; the registry picks the adapter by CAIP-2 namespace.
 import type { Hex } from 'viem'
-import type { ChainType } from './chainId.ts'
-import type { AccountMode, Intent } from './intent.ts'
-import type { ChainRuntime } from './chainRuntime.ts'
-import type { FundingShortfall } from './fundingShortfall.ts'
-import type { EndpointView } from './endpoint.ts'
 import type { FieldError } from '../errors/inputError.ts'
+import type { ChainType } from './chainId.ts'
+import type { ChainRuntime } from './chainRuntime.ts'
+import type { EndpointView } from './endpoint.ts'
+import type { FundingShortfall } from './fundingShortfall.ts'
+import type { AccountMode, Intent } from './intent.ts'
 
 export type ExecutionReceipt = {
   /** `mined` executed the intent; `reverted` was mined without effect. */
@@ -87,7 +87,13 @@ export type SignedExecution = {
 
 export type Preflight =
   /** The chain's validator refuses the intent: answer with this code, send nothing (`problemType`: a refusal of its own kind). */
-  | { ok: false; status: number; detail: string | undefined; problemType?: string | undefined; errors?: FieldError[] | undefined }
+  | {
+      ok: false
+      status: number
+      detail: string | undefined
+      problemType?: string | undefined
+      errors?: FieldError[] | undefined
+    }
   /** `onSigned` runs before the broadcast; if it throws, nothing is sent. */
   | {
       ok: true
@@ -100,7 +106,11 @@ export type Preflight =
        * transactions in order) offers it, for the caller to run once that transaction is
        * confirmed. A refusal answers as prepareExecution's would; undefined: still good to send.
        */
-      recheck?: (() => Promise<{ ok: false; status: number; detail: string | undefined; problemType?: string | undefined } | undefined>) | undefined
+      recheck?:
+        | (() => Promise<
+            { ok: false; status: number; detail: string | undefined; problemType?: string | undefined } | undefined
+          >)
+        | undefined
     }
 
 /** What the reconciler hands `reconcile`: the journaled transaction and what else is known of it. */
@@ -182,7 +192,14 @@ export type ChainDescription = {
   relayerSigner?: string | undefined
   /** A relayer pool: each key, whether this instance holds it and it can pay, its sends in flight. */
   relayers?:
-    | Array<{ address: string; held: boolean; funded: boolean; inFlight: number; signer?: string /** The next nonce as this instance counts it (EVM), once read. */; nonce?: number | undefined }>
+    | Array<{
+        address: string
+        held: boolean
+        funded: boolean
+        inFlight: number
+        signer?: string /** The next nonce as this instance counts it (EVM), once read. */
+        nonce?: number | undefined
+      }>
     | undefined
   available: boolean
   unavailableReason: string | undefined
@@ -272,9 +289,13 @@ export type ChainAdapter = {
    * receipt in the same block), or the intent was executed anyway (its nonce used): asked before
    * answering 409 from the journal.
    */
-  confirmExecuted?(tx: SignedExecution & { intent: Intent; blockNumber: bigint | undefined; blockHash: string | undefined }): Promise<boolean>
+  confirmExecuted?(
+    tx: SignedExecution & { intent: Intent; blockNumber: bigint | undefined; blockHash: string | undefined },
+  ): Promise<boolean>
   /** How deep a settled, not yet final execution is, or that its block is gone (reorg). */
-  checkMined?(tx: SignedExecution & { blockNumber: bigint | undefined; blockHash: string | undefined }): Promise<MinedCheck>
+  checkMined?(
+    tx: SignedExecution & { blockNumber: bigint | undefined; blockHash: string | undefined },
+  ): Promise<MinedCheck>
   /**
    * A replacement for a transaction that has been pending for `pendingForMs` without being mined,
    * when the runtime can make one that has a better chance (EVM: the same relayer nonce with fees
@@ -314,4 +335,6 @@ export type AccountView = {
 }
 
 /** `errors`: the part of the intent a refusal concerns (a batch's `calls[i]`). */
-export type ValidateAnswer = number | { status: number; detail: string; problemType?: string | undefined; errors?: FieldError[] | undefined }
+export type ValidateAnswer =
+  | number
+  | { status: number; detail: string; problemType?: string | undefined; errors?: FieldError[] | undefined }

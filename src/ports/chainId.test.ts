@@ -5,7 +5,12 @@ import { parseChainId } from './chainId.ts'
 describe('parseChainId', () => {
   it('reads a decimal EVM id and its CAIP-2 form as the same chain', () => {
     assert.deepEqual(parseChainId('84532'), parseChainId('eip155:84532'))
-    assert.deepEqual(parseChainId('84532'), { caip2: 'eip155:84532', namespace: 'eip155', reference: '84532', chainType: 'evm' })
+    assert.deepEqual(parseChainId('84532'), {
+      caip2: 'eip155:84532',
+      namespace: 'eip155',
+      reference: '84532',
+      chainType: 'evm',
+    })
   })
 
   it('knows the solana and sui namespaces and leaves unknown ones without a runtime', () => {

@@ -38,7 +38,12 @@ export function parseChainId(input: string): ParsedChainId | string {
   if (namespace === 'eip155' && !(decimalPattern.test(reference) && Number.isSafeInteger(Number(reference)))) {
     return `"${truncate(text)}" is not an EVM chain id: the reference after eip155: must be a positive decimal integer`
   }
-  return { caip2: `${namespace}:${reference}`, namespace, reference, chainType: (runtimes as Record<string, ChainType>)[namespace] }
+  return {
+    caip2: `${namespace}:${reference}`,
+    namespace,
+    reference,
+    chainType: (runtimes as Record<string, ChainType>)[namespace],
+  }
 }
 
 function truncate(text: string): string {

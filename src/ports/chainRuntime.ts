@@ -2,8 +2,8 @@
 // addresses look, which numbers fit its integer types, and how an intent is hashed. Keyed by
 // runtime so domain code never branches on it.
 import type { Hex } from 'viem'
-import type { ChainType } from './chainId.ts'
 import type { FieldError } from '../errors/inputError.ts'
+import type { ChainType } from './chainId.ts'
 import type { Intent } from './intent.ts'
 
 export type ChainRuntime = {

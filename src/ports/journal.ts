@@ -1,14 +1,15 @@
 // The journal port: what the gateway keeps of every execute it attempts, the same for every
 // runtime and every backend (store/sqlite, store/postgres). Exactly-once is keyed on
 // (chain, intentHash) and (chain, sender, nonce): one live attempt each.
-import type { ChangePosition } from './changePosition.ts'
+
 import type { Hex } from 'viem'
 import type { SignedExecution } from './chainAdapter.ts'
+import type { ChangePosition } from './changePosition.ts'
 import type { Intent } from './intent.ts'
 import type { ExecutionState } from './intentOutcome.ts'
+import type { OpsSwitchStore } from './opsSwitchStore.ts'
 import type { PaymentLedger } from './paymentLedger.ts'
 import type { WebhookOutbox } from './webhookOutbox.ts'
-import type { OpsSwitchStore } from './opsSwitchStore.ts'
 
 export type { ChangePosition }
 
@@ -193,7 +194,10 @@ export type Journal = {
    * always after every position this returned, however late its writer commits and whatever the
    * writers' clocks say.
    */
-  changesAfter(position: ChangePosition, limit: number): Promise<{ records: ExecutionRecord[]; position: ChangePosition }>
+  changesAfter(
+    position: ChangePosition,
+    limit: number,
+  ): Promise<{ records: ExecutionRecord[]; position: ChangePosition }>
   /** A position before every change made at or after `since` (ms, by the writers' clocks): where a feed with no position starts. Changes before it may come again. */
   changePositionAt(since: number): Promise<ChangePosition>
   /** How many signed executions are not settled yet (cheap: a partial index). */

@@ -21,7 +21,12 @@ export type OpsAuditEntry = {
 
 export type OpsSwitchStore = {
   /** Appends one entry; durable before it resolves. */
-  append(entry: { actor: string; action: OpsAction; target: string; detail?: string | undefined }): Promise<OpsAuditEntry>
+  append(entry: {
+    actor: string
+    action: OpsAction
+    target: string
+    detail?: string | undefined
+  }): Promise<OpsAuditEntry>
   /**
    * The switches in force: for each chain its latest pause or resume, for each instance its latest
    * drain or undrain (what every instance polls; the table is small, switches are rare).
@@ -36,8 +41,19 @@ export type OpsSwitchStore = {
 }
 
 /** Undelivered events of one endpoint (given-up ones apart): how many, and since when. */
-export type WebhookBacklog = { endpoint: string; pending: number; givenUp: number; oldestAt: Date | undefined; lastError: string | undefined }
+export type WebhookBacklog = {
+  endpoint: string
+  pending: number
+  givenUp: number
+  oldestAt: Date | undefined
+  lastError: string | undefined
+}
 
-export type FleetInstance = { instanceId: string; heartbeatExpiresAt: Date; live: boolean; keys: Array<{ chainId: string; relayer: string }> }
+export type FleetInstance = {
+  instanceId: string
+  heartbeatExpiresAt: Date
+  live: boolean
+  keys: Array<{ chainId: string; relayer: string }>
+}
 
 export const opsActions: readonly OpsAction[] = ['pause', 'resume', 'drain', 'undrain', 'retry']

@@ -31,5 +31,7 @@ export type WebhookOutbox = {
   /** Up to where (journal `updated_at`, ms) a gateway before the change feed scanned: where the feed starts after an upgrade. */
   cursor(): Promise<number | undefined>
   /** The entries of one event (tests and operators): delivered or not, attempts, last error. */
-  entriesOf(eventId: string): Promise<Array<{ endpoint: string; attempts: number; delivered: boolean; lastError: string | undefined }>>
+  entriesOf(
+    eventId: string,
+  ): Promise<Array<{ endpoint: string; attempts: number; delivered: boolean; lastError: string | undefined }>>
 }

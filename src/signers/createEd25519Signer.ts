@@ -18,6 +18,8 @@ export async function createEd25519Signer(source: Ed25519KeySource): Promise<Ed2
     const { createKmsEd25519Signer } = await import('./createKmsEd25519Signer.ts')
     return await createKmsEd25519Signer(source)
   } catch (err) {
-    throw new ConfigError([`${source.setting}: ${err instanceof GatewayError ? `${err.shortMessage} (${err.details})` : err instanceof Error ? err.message : String(err)}`])
+    throw new ConfigError([
+      `${source.setting}: ${err instanceof GatewayError ? `${err.shortMessage} (${err.details})` : err instanceof Error ? err.message : String(err)}`,
+    ])
   }
 }

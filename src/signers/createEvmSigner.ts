@@ -9,7 +9,10 @@ import type { EvmKeySource } from '../config/signersConfig.ts'
 import { ConfigError } from '../errors/configError.ts'
 import { GatewayError } from '../errors/gatewayError.ts'
 
-export async function createEvmSigner(source: EvmKeySource, { timeoutMs }: { timeoutMs?: number } = {}): Promise<LocalAccount & { backend: string }> {
+export async function createEvmSigner(
+  source: EvmKeySource,
+  { timeoutMs }: { timeoutMs?: number } = {},
+): Promise<LocalAccount & { backend: string }> {
   try {
     if (source.backend === 'local') return { ...privateKeyToAccount(source.secret), backend: 'local' }
     if (source.backend === 'pkcs11') {
@@ -17,8 +20,15 @@ export async function createEvmSigner(source: EvmKeySource, { timeoutMs }: { tim
       return createPkcs11Signer({ ...source, ...(timeoutMs ? { timeoutMs } : {}) })
     }
     const { createKmsSigner } = await import('./createKmsSigner.ts')
-    return await createKmsSigner({ keyId: source.keyId, region: source.region, endpoint: source.endpoint, ...(timeoutMs ? { timeoutMs } : {}) })
+    return await createKmsSigner({
+      keyId: source.keyId,
+      region: source.region,
+      endpoint: source.endpoint,
+      ...(timeoutMs ? { timeoutMs } : {}),
+    })
   } catch (err) {
-    throw new ConfigError([`${source.setting}: ${err instanceof GatewayError ? `${err.shortMessage} (${err.details})` : err instanceof Error ? err.message : String(err)}`])
+    throw new ConfigError([
+      `${source.setting}: ${err instanceof GatewayError ? `${err.shortMessage} (${err.details})` : err instanceof Error ? err.message : String(err)}`,
+    ])
   }
 }

@@ -20,16 +20,36 @@ export type FacilitatorSigners = {
   keys: Array<{ key: 'evm' | 'solana'; address: string; signer: string; setting: string }>
 }
 
-export async function createFacilitatorSigners(config: Extract<FacilitatorConfig, { kind: 'local' }>): Promise<FacilitatorSigners> {
+export async function createFacilitatorSigners(
+  config: Extract<FacilitatorConfig, { kind: 'local' }>,
+): Promise<FacilitatorSigners> {
   // Each key as a KeySource (a key from the environment is `local`), opened the one way every key is.
-  const evmKey: EvmKeySource | undefined = config.evmKey ?? (config.privateKey ? { backend: 'local', secret: config.privateKey, setting: 'FACILITATOR_PRIVATE_KEY' } : undefined)
+  const evmKey: EvmKeySource | undefined =
+    config.evmKey ??
+    (config.privateKey
+      ? { backend: 'local', secret: config.privateKey, setting: 'FACILITATOR_PRIVATE_KEY' }
+      : undefined)
   const solanaKey: Ed25519KeySource | undefined =
-    config.solanaKey ?? (config.solanaSecretKey ? { backend: 'local', secret: config.solanaSecretKey.subarray(0, 32), setting: 'FACILITATOR_SOLANA_PRIVATE_KEY' } : undefined)
+    config.solanaKey ??
+    (config.solanaSecretKey
+      ? { backend: 'local', secret: config.solanaSecretKey.subarray(0, 32), setting: 'FACILITATOR_SOLANA_PRIVATE_KEY' }
+      : undefined)
   const evm = evmKey ? await createEvmSigner(evmKey) : undefined
   const solana = solanaKey ? await createEd25519Signer(solanaKey) : undefined
   const keys: FacilitatorSigners['keys'] = [
-    ...(evm && evmKey ? [{ key: 'evm' as const, address: evm.address, signer: evm.backend, setting: evmKey.setting }] : []),
-    ...(solana && solanaKey ? [{ key: 'solana' as const, address: base58.encode(solana.publicKey), signer: solana.backend, setting: solanaKey.setting }] : []),
+    ...(evm && evmKey
+      ? [{ key: 'evm' as const, address: evm.address, signer: evm.backend, setting: evmKey.setting }]
+      : []),
+    ...(solana && solanaKey
+      ? [
+          {
+            key: 'solana' as const,
+            address: base58.encode(solana.publicKey),
+            signer: solana.backend,
+            setting: solanaKey.setting,
+          },
+        ]
+      : []),
   ]
   return { ...(evm ? { evm } : {}), ...(solana ? { solana } : {}), keys }
 }

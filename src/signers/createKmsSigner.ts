@@ -22,13 +22,27 @@ export type KmsSignerParameters = {
   timeoutMs?: number
 }
 
-export async function createKmsSigner({ keyId, region, endpoint, credentials, timeoutMs = 5_000 }: KmsSignerParameters): Promise<LocalAccount & { backend: string }> {
-  const client = new KMSClient({ region, ...(endpoint ? { endpoint } : {}), ...(credentials ? { credentials } : {}), maxAttempts: 2 })
+export async function createKmsSigner({
+  keyId,
+  region,
+  endpoint,
+  credentials,
+  timeoutMs = 5_000,
+}: KmsSignerParameters): Promise<LocalAccount & { backend: string }> {
+  const client = new KMSClient({
+    region,
+    ...(endpoint ? { endpoint } : {}),
+    ...(credentials ? { credentials } : {}),
+    maxAttempts: 2,
+  })
   const unavailable = (call: 'GetPublicKey' | 'Sign', cause: unknown) => kmsUnavailable({ call, keyId, cause })
   let spki: Uint8Array
   try {
-    const answer = await client.send(new GetPublicKeyCommand({ KeyId: keyId }), { abortSignal: AbortSignal.timeout(timeoutMs) })
-    if (answer.KeySpec !== undefined && answer.KeySpec !== 'ECC_SECG_P256K1') throw new Error(`key spec ${answer.KeySpec} is not ECC_SECG_P256K1`)
+    const answer = await client.send(new GetPublicKeyCommand({ KeyId: keyId }), {
+      abortSignal: AbortSignal.timeout(timeoutMs),
+    })
+    if (answer.KeySpec !== undefined && answer.KeySpec !== 'ECC_SECG_P256K1')
+      throw new Error(`key spec ${answer.KeySpec} is not ECC_SECG_P256K1`)
     if (!answer.PublicKey) throw new Error('no public key in the answer')
     spki = answer.PublicKey
   } catch (err) {
@@ -44,8 +58,17 @@ export async function createKmsSigner({ keyId, region, endpoint, credentials, ti
     async signDigest(digest) {
       let signature: Uint8Array | undefined
       try {
-        signature = (await client.send(new SignCommand({ KeyId: keyId, Message: digest, MessageType: 'DIGEST', SigningAlgorithm: 'ECDSA_SHA_256' }), { abortSignal: AbortSignal.timeout(timeoutMs) }))
-          .Signature
+        signature = (
+          await client.send(
+            new SignCommand({
+              KeyId: keyId,
+              Message: digest,
+              MessageType: 'DIGEST',
+              SigningAlgorithm: 'ECDSA_SHA_256',
+            }),
+            { abortSignal: AbortSignal.timeout(timeoutMs) },
+          )
+        ).Signature
       } catch (err) {
         throw unavailable('Sign', err)
       }

@@ -16,7 +16,8 @@ export function createPkcs11Signer(parameters: Pkcs11SignerParameters): LocalAcc
   const point = key.publicAttribute(lib.CKA_EC_POINT)
   // CKA_EC_POINT is the DER OCTET STRING of the uncompressed point: 0x04 0x41 0x04 X Y.
   const raw = point.length === 67 && point[0] === 0x04 ? point.subarray(2) : point
-  if (raw.length !== 65 || raw[0] !== 0x04) throw new Error(`the key "${parameters.keyLabel}" is not an uncompressed EC point (a secp256k1 key is needed)`)
+  if (raw.length !== 65 || raw[0] !== 0x04)
+    throw new Error(`the key "${parameters.keyLabel}" is not an uncompressed EC point (a secp256k1 key is needed)`)
   const publicKey = bytesToHex(raw)
   return toDigestSignerAccount({
     address: publicKeyToAddress(publicKey),

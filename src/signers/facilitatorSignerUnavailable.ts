@@ -5,7 +5,12 @@ import { GatewayError } from '../errors/gatewayError.ts'
 import { Status } from '../status/statusCodes.ts'
 
 export function facilitatorSignerUnavailable(operation: 'verify' | 'settle', cause: unknown): GatewayError {
-  const why = cause instanceof GatewayError ? (cause.details ?? cause.shortMessage) : cause instanceof Error ? cause.message : String(cause)
+  const why =
+    cause instanceof GatewayError
+      ? (cause.details ?? cause.shortMessage)
+      : cause instanceof Error
+        ? cause.message
+        : String(cause)
   return new GatewayError("The payment facilitator's signer is unavailable", {
     code: 'FACILITATOR_SIGNER_UNAVAILABLE',
     status: Status.UNAVAILABLE,

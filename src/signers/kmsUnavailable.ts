@@ -5,7 +5,15 @@
 import type { GatewayError } from '../errors/gatewayError.ts'
 import { signerUnavailable } from './signerUnavailable.ts'
 
-export function kmsUnavailable({ call, keyId, cause }: { call: 'GetPublicKey' | 'Sign'; keyId: string; cause: unknown }): GatewayError {
+export function kmsUnavailable({
+  call,
+  keyId,
+  cause,
+}: {
+  call: 'GetPublicKey' | 'Sign'
+  keyId: string
+  cause: unknown
+}): GatewayError {
   const reason = (cause as Error)?.name ?? 'error'
   const logged = new Error(`KMS ${call} for key ${keyId} failed: ${reason}`, { cause })
   return signerUnavailable(call === 'Sign' ? `KMS ${call} failed: ${reason}` : logged.message, logged)

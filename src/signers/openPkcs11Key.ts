@@ -54,7 +54,13 @@ function load(modulePath: string): { pkcs11: Module; lib: Pkcs11 } {
 /** The PKCS#11 return value's name (CKR_…), without the binding's call details. */
 const reason = (err: unknown) => /CKR_\w+/.exec(String(err))?.[0] ?? (err as Error)?.message?.split(':')[0] ?? 'error'
 
-export function openPkcs11Key({ modulePath, tokenLabel, keyLabel, pin, timeoutMs = 5_000 }: Pkcs11KeyParameters): Pkcs11Key {
+export function openPkcs11Key({
+  modulePath,
+  tokenLabel,
+  keyLabel,
+  pin,
+  timeoutMs = 5_000,
+}: Pkcs11KeyParameters): Pkcs11Key {
   const { pkcs11, lib } = load(modulePath)
 
   function open() {
@@ -76,7 +82,10 @@ export function openPkcs11Key({ modulePath, tokenLabel, keyLabel, pin, timeoutMs
       ])
       const found = pkcs11.C_FindObjects(session, 2)
       pkcs11.C_FindObjectsFinal(session)
-      if (found.length !== 1) throw new Error(`the token "${tokenLabel}" holds ${found.length} ${cls === lib.CKO_PRIVATE_KEY ? 'private' : 'public'} keys labelled "${keyLabel}" (one is needed)`)
+      if (found.length !== 1)
+        throw new Error(
+          `the token "${tokenLabel}" holds ${found.length} ${cls === lib.CKO_PRIVATE_KEY ? 'private' : 'public'} keys labelled "${keyLabel}" (one is needed)`,
+        )
       return found[0]!
     }
     try {
@@ -94,7 +103,9 @@ export function openPkcs11Key({ modulePath, tokenLabel, keyLabel, pin, timeoutMs
   return {
     publicAttribute(type) {
       current ??= open()
-      const [{ value }] = pkcs11.C_GetAttributeValue(current.session, current.publicKey, [{ type }]) as unknown as [{ value: Buffer }]
+      const [{ value }] = pkcs11.C_GetAttributeValue(current.session, current.publicKey, [{ type }]) as unknown as [
+        { value: Buffer },
+      ]
       return value
     },
     sign(mechanism, data, maxLength) {
@@ -103,26 +114,44 @@ export function openPkcs11Key({ modulePath, tokenLabel, keyLabel, pin, timeoutMs
         try {
           keys = current ??= open()
         } catch (err) {
-          throw signerUnavailable(`the PKCS#11 token "${tokenLabel}" could not be opened for key "${keyLabel}": ${(err as Error).message}`, err)
+          throw signerUnavailable(
+            `the PKCS#11 token "${tokenLabel}" could not be opened for key "${keyLabel}": ${(err as Error).message}`,
+            err,
+          )
         }
         try {
           pkcs11.C_SignInit(keys.session, { mechanism }, keys.privateKey)
           return await pkcs11.C_SignAsync(keys.session, Buffer.from(data), Buffer.alloc(maxLength))
         } catch (err) {
           // A session the token no longer knows (or no longer logged in) is opened again next time.
-          if (/CKR_(USER_NOT_LOGGED_IN|SESSION_HANDLE_INVALID|SESSION_CLOSED|DEVICE_REMOVED|TOKEN_NOT_PRESENT|KEY_HANDLE_INVALID|OBJECT_HANDLE_INVALID|DEVICE_ERROR)/.test(String(err))) {
+          if (
+            /CKR_(USER_NOT_LOGGED_IN|SESSION_HANDLE_INVALID|SESSION_CLOSED|DEVICE_REMOVED|TOKEN_NOT_PRESENT|KEY_HANDLE_INVALID|OBJECT_HANDLE_INVALID|DEVICE_ERROR)/.test(
+              String(err),
+            )
+          ) {
             if (current === keys) current = undefined
             try {
               pkcs11.C_CloseSession(keys.session)
             } catch {}
           }
-          throw signerUnavailable(`the PKCS#11 token "${tokenLabel}" did not sign with key "${keyLabel}": ${reason(err)}`, err)
+          throw signerUnavailable(
+            `the PKCS#11 token "${tokenLabel}" did not sign with key "${keyLabel}": ${reason(err)}`,
+            err,
+          )
         }
       })
       queue = operation.catch(() => undefined)
       let timer: ReturnType<typeof setTimeout> | undefined
       const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(signerUnavailable(`the PKCS#11 token "${tokenLabel}" did not sign with key "${keyLabel}" within ${timeoutMs} ms`)), timeoutMs)
+        timer = setTimeout(
+          () =>
+            reject(
+              signerUnavailable(
+                `the PKCS#11 token "${tokenLabel}" did not sign with key "${keyLabel}" within ${timeoutMs} ms`,
+              ),
+            ),
+          timeoutMs,
+        )
       })
       return Promise.race([operation, timeout]).finally(() => clearTimeout(timer))
     },

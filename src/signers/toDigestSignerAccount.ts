@@ -4,7 +4,17 @@
 // the native secp256k1 binding: viem's JavaScript recovery cost ~5 ms a signature in the bench), as
 // a signer that does not know Ethereum gives none.
 import secp256k1 from 'secp256k1'
-import { type Address, type Hex, type LocalAccount, bytesToHex, hashMessage, hashTypedData, keccak256, serializeTransaction, toHex } from 'viem'
+import {
+  type Address,
+  bytesToHex,
+  type Hex,
+  hashMessage,
+  hashTypedData,
+  keccak256,
+  type LocalAccount,
+  serializeTransaction,
+  toHex,
+} from 'viem'
 import { toAccount } from 'viem/accounts'
 
 const secp256k1N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
@@ -39,7 +49,8 @@ export function toDigestSignerAccount(signer: DigestSigner): LocalAccount & { ba
     }
     throw new Error(`the ${signer.backend} signer's signature does not recover to its address ${signer.address}`)
   }
-  const toHexSignature = ({ r, s, yParity }: { r: Hex; s: Hex; yParity: number }): Hex => `${r}${s.slice(2)}${(27 + yParity).toString(16)}` as Hex
+  const toHexSignature = ({ r, s, yParity }: { r: Hex; s: Hex; yParity: number }): Hex =>
+    `${r}${s.slice(2)}${(27 + yParity).toString(16)}` as Hex
   const account = toAccount({
     address: signer.address,
     async signMessage({ message }) {
@@ -76,6 +87,7 @@ export function fromDerSignature(der: Uint8Array): { r: bigint; s: bigint } {
 export function fromSpkiPublicKey(spki: Uint8Array): Hex {
   // The key is the BIT STRING at the end: 0x00 unused bits, then 65 bytes starting 0x04.
   const key = spki.subarray(spki.length - 65)
-  if (spki.length < 88 || key[0] !== 0x04 || spki[spki.length - 66] !== 0x00) throw new Error('not an uncompressed secp256k1 public key (SubjectPublicKeyInfo)')
+  if (spki.length < 88 || key[0] !== 0x04 || spki[spki.length - 66] !== 0x00)
+    throw new Error('not an uncompressed secp256k1 public key (SubjectPublicKeyInfo)')
   return bytesToHex(key)
 }

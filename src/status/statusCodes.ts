@@ -119,16 +119,28 @@ const meanings: Record<number, Record<number, string>> = {
 const fixed: Record<number, { statusName?: string; description: string; httpStatus: number }> = {
   0x01: { statusName: 'SUCCESS', description: 'Intent validated', httpStatus: 200 },
   0x11: { statusName: 'EXECUTED', description: 'Intent executed successfully', httpStatus: 200 },
-  0x20: { statusName: 'TOO_EARLY', description: 'Intent is pending: its validity window has not opened yet', httpStatus: 202 },
+  0x20: {
+    statusName: 'TOO_EARLY',
+    description: 'Intent is pending: its validity window has not opened yet',
+    httpStatus: 202,
+  },
   0x21: { statusName: 'TOO_LATE', description: 'Intent has expired', httpStatus: 410 },
   0x54: { statusName: 'INSUFFICIENT_FUNDS', description: 'Payment required: insufficient funds', httpStatus: 402 },
   0x10: { statusName: 'DISALLOWED', description: 'Intent explicitly disallowed by policy', httpStatus: 403 },
   0xa2: { statusName: 'UNSUPPORTED_CHAIN', description: 'Unsupported chain or network', httpStatus: 421 },
   // An Idempotency-Key the caller already used with another body: the request is not a retry, and a
   // retry's body cannot be changed after the fact (the draft's and Stripe's 422, not 409: nothing is in conflict, the request is wrong).
-  0xa8: { statusName: 'IDEMPOTENCY_KEY_REUSED', description: 'Idempotency-Key already used with another request body', httpStatus: 422 },
+  0xa8: {
+    statusName: 'IDEMPOTENCY_KEY_REUSED',
+    description: 'Idempotency-Key already used with another request body',
+    httpStatus: 422,
+  },
   0x00: { description: 'Generic failure reported by the chain', httpStatus: 400 },
-  0x22: { statusName: 'NONCE_USED', description: 'Nonce already used: the intent was already executed', httpStatus: 409 },
+  0x22: {
+    statusName: 'NONCE_USED',
+    description: 'Nonce already used: the intent was already executed',
+    httpStatus: 409,
+  },
   0x50: { description: 'The target call failed on-chain', httpStatus: 422 },
   0xa0: { statusName: 'INVALID_FORMAT', description: 'Malformed intent or request', httpStatus: 400 },
   0xa1: { statusName: 'UNSUPPORTED_ACTION', description: 'Unsupported action, route or method', httpStatus: 501 },
@@ -202,7 +214,9 @@ function describe(code: number): StatusCode {
 }
 
 /** All 256 codes, indexed by their byte value. */
-export const statusCodes: readonly StatusCode[] = Object.freeze(Array.from({ length: 256 }, (_, code) => describe(code)))
+export const statusCodes: readonly StatusCode[] = Object.freeze(
+  Array.from({ length: 256 }, (_, code) => describe(code)),
+)
 
 export function getStatusCode(code: number): StatusCode {
   const entry = statusCodes[code]

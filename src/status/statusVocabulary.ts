@@ -12,10 +12,20 @@ export type RelayerStatus = 100 | 110 | 200 | 400 | 500
 export type X402Settlement = 'offer' | 'settled' | 'settlement_pending' | 'credited' | 'not charged'
 
 /** One code's words: `taskNote` qualifies the task state (the docs write it in brackets). */
-export type CodeWords = { taskState: TaskState; taskNote?: string; x402: string | undefined; relayer: RelayerStatus | undefined }
+export type CodeWords = {
+  taskState: TaskState
+  taskNote?: string
+  x402: string | undefined
+  relayer: RelayerStatus | undefined
+}
 
 /** The words of an answer or an execution, as GET /intents/{hash} and the events carry them. */
-export type StatusWords = { taskState: TaskState; relayerStatus: RelayerStatus | undefined; relayerMeaning: string | undefined; x402Settlement?: X402Settlement | undefined }
+export type StatusWords = {
+  taskState: TaskState
+  relayerStatus: RelayerStatus | undefined
+  relayerMeaning: string | undefined
+  x402Settlement?: X402Settlement | undefined
+}
 
 const relayerMeanings: Record<RelayerStatus, string> = {
   100: 'pending: the relay took the request; nothing is on chain yet',
@@ -25,7 +35,12 @@ const relayerMeanings: Record<RelayerStatus, string> = {
   500: 'reverted: included, and it reverted',
 }
 
-const refused = (taskState: TaskState = 'failed', taskNote?: string): CodeWords => ({ taskState, ...(taskNote ? { taskNote } : {}), x402: 'not charged', relayer: 400 })
+const refused = (taskState: TaskState = 'failed', taskNote?: string): CodeWords => ({
+  taskState,
+  ...(taskNote ? { taskNote } : {}),
+  x402: 'not charged',
+  relayer: 400,
+})
 
 /** §18 "Codes": every code the gateway answers. Another code: failed unless 2xx (§18, last paragraph). */
 const codes: Record<number, CodeWords> = {
@@ -61,7 +76,13 @@ const codes: Record<number, CodeWords> = {
   0xf8: refused(),
 }
 
-export type ExecutionStateWords = { state: string; final?: boolean; eventTypes: readonly string[]; taskState: TaskState; relayer: RelayerStatus }
+export type ExecutionStateWords = {
+  state: string
+  final?: boolean
+  eventTypes: readonly string[]
+  taskState: TaskState
+  relayer: RelayerStatus
+}
 
 /** §18 "Execution states": a journal record's state (claimed: nothing signed yet) and what it is called elsewhere. */
 const executionStates: readonly ExecutionStateWords[] = [
@@ -74,8 +95,17 @@ const executionStates: readonly ExecutionStateWords[] = [
   { state: 'dropped', eventTypes: ['dropped'], taskState: 'failed', relayer: 400 },
 ]
 
-function wordsOf(taskState: TaskState, relayer: RelayerStatus | undefined, x402Settlement?: X402Settlement): StatusWords {
-  return { taskState, relayerStatus: relayer, relayerMeaning: relayer === undefined ? undefined : relayerMeanings[relayer], ...(x402Settlement ? { x402Settlement } : {}) }
+function wordsOf(
+  taskState: TaskState,
+  relayer: RelayerStatus | undefined,
+  x402Settlement?: X402Settlement,
+): StatusWords {
+  return {
+    taskState,
+    relayerStatus: relayer,
+    relayerMeaning: relayer === undefined ? undefined : relayerMeanings[relayer],
+    ...(x402Settlement ? { x402Settlement } : {}),
+  }
 }
 
 export const statusVocabulary = {
@@ -101,7 +131,11 @@ export const statusVocabulary = {
   ofCode(code: number, x402Settlement?: X402Settlement): StatusWords {
     const row = codes[code]
     const httpStatus = getStatusCode(code).httpStatus
-    return wordsOf(statusVocabulary.taskStateOf(code, httpStatus), row ? row.relayer : httpStatus >= 400 ? 400 : undefined, x402Settlement)
+    return wordsOf(
+      statusVocabulary.taskStateOf(code, httpStatus),
+      row ? row.relayer : httpStatus >= 400 ? 400 : undefined,
+      x402Settlement,
+    )
   },
   /** The words of a journal record's state (`final`: settled deep enough, CONFIRMATIONS). */
   ofExecution(state: string, final: boolean, x402Settlement?: X402Settlement): StatusWords {

@@ -27,6 +27,15 @@ export function fromIdempotencyKeyRow(row: IdempotencyKeyRow): IdempotencyKeyRec
 }
 
 /** Whether a recorded key is this request's: the same body (fingerprint), for the same intent on the same chain (the chain may come from a header, which the fingerprint leaves out). */
-export function isSameRequest(recorded: IdempotencyKeyRecord, key: IdempotencyKeyClaim, chainId: string, intentHash: Hex): boolean {
-  return recorded.fingerprint === key.fingerprint && recorded.chainId === chainId && recorded.intentHash.toLowerCase() === intentHash.toLowerCase()
+export function isSameRequest(
+  recorded: IdempotencyKeyRecord,
+  key: IdempotencyKeyClaim,
+  chainId: string,
+  intentHash: Hex,
+): boolean {
+  return (
+    recorded.fingerprint === key.fingerprint &&
+    recorded.chainId === chainId &&
+    recorded.intentHash.toLowerCase() === intentHash.toLowerCase()
+  )
 }

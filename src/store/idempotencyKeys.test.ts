@@ -18,7 +18,12 @@ import { openJournal } from './sqlite/openJournal.ts'
 
 type Backend = { open(): Promise<Journal>; countKeys(journal: Journal): Promise<number> }
 
-const keyOf = (key: string, fingerprint: string, ttlMs = 60_000): IdempotencyKeyClaim => ({ scope: 'key:tenant01', key, fingerprint, expiresAt: new Date(Date.now() + ttlMs) })
+const keyOf = (key: string, fingerprint: string, ttlMs = 60_000): IdempotencyKeyClaim => ({
+  scope: 'key:tenant01',
+  key,
+  fingerprint,
+  expiresAt: new Date(Date.now() + ttlMs),
+})
 const isReused = (err: unknown) => err instanceof GatewayError && err.status === Status.IDEMPOTENCY_KEY_REUSED
 
 function idempotencyContract(backend: () => Backend) {
@@ -29,7 +34,15 @@ function idempotencyContract(backend: () => Backend) {
     const recorded = await journal.idempotencyKey('key:tenant01', 'k1')
     assert.deepEqual(
       { ...recorded, createdAt: undefined, expiresAt: undefined },
-      { scope: 'key:tenant01', key: 'k1', fingerprint: 'f1', chainId: 'eip155:1', intentHash: claimOf(1).intentHash, createdAt: undefined, expiresAt: undefined },
+      {
+        scope: 'key:tenant01',
+        key: 'k1',
+        fingerprint: 'f1',
+        chainId: 'eip155:1',
+        intentHash: claimOf(1).intentHash,
+        createdAt: undefined,
+        expiresAt: undefined,
+      },
     )
     assert.equal(await journal.idempotencyKey('key:tenant02', 'k1'), undefined, 'another scope')
   })
@@ -39,11 +52,22 @@ function idempotencyContract(backend: () => Backend) {
     const first = await journal.claim({ ...claimOf(2), idempotencyKey: keyOf('k2', 'f2') })
     assert.ok(first.ok)
     await assert.rejects(journal.claim({ ...claimOf(3), idempotencyKey: keyOf('k2', 'f3') }), isReused)
-    await assert.rejects(journal.claim({ ...claimOf(3), idempotencyKey: keyOf('k2', 'f2') }), isReused, 'the same fingerprint for another intent (another chain header) is another request')
+    await assert.rejects(
+      journal.claim({ ...claimOf(3), idempotencyKey: keyOf('k2', 'f2') }),
+      isReused,
+      'the same fingerprint for another intent (another chain header) is another request',
+    )
     assert.deepEqual(await journal.attempts('eip155:1', claimOf(3).intentHash), [], 'nothing claimed')
     // The first attempt was sent and dropped: the intent may run again, under the same key, which stays the first attempt's.
     await journal.recordSigned(first.record, signedTx(1))
-    await journal.settle(first.record, { state: 'dropped', status: 0xf0, blockNumber: undefined, gasUsed: undefined, returnData: undefined, detail: 'dropped' })
+    await journal.settle(first.record, {
+      state: 'dropped',
+      status: 0xf0,
+      blockNumber: undefined,
+      gasUsed: undefined,
+      returnData: undefined,
+      detail: 'dropped',
+    })
     const second = await journal.claim({ ...claimOf(2), idempotencyKey: keyOf('k2', 'f2') })
     assert.ok(second.ok)
     await journal.release(second.record)
@@ -74,21 +98,34 @@ function idempotencyContract(backend: () => Backend) {
     assert.equal(await journal.idempotencyKey('key:tenant01', 'k7'), undefined)
     // f9's key must still be kept when read back right after: 1 s, not 30 ms, as a read can wait
     // that long for a core when the test files run side by side on a busy machine.
-    assert.ok((await journal.claim({ ...claimOf(9), idempotencyKey: keyOf('k7', 'f9', 1_000) })).ok, 'an expired key is free again')
+    assert.ok(
+      (await journal.claim({ ...claimOf(9), idempotencyKey: keyOf('k7', 'f9', 1_000) })).ok,
+      'an expired key is free again',
+    )
     assert.equal((await journal.idempotencyKey('key:tenant01', 'k7'))?.fingerprint, 'f9')
     await new Promise((resolve) => setTimeout(resolve, 1_100))
     // Retention at any cutoff removes expired keys only (nothing else is old enough here).
-    assert.deepEqual(await journal.prune(new Date(Date.now() - 86_400_000)), { executions: 0, payments: 0, webhooks: 0 })
+    assert.deepEqual(await journal.prune(new Date(Date.now() - 86_400_000)), {
+      executions: 0,
+      payments: 0,
+      webhooks: 0,
+    })
     assert.equal(await b.countKeys(journal), 1, 'k8 is kept')
   })
 
   it('lets one of several claims racing with one key and different intents win', async () => {
     const journal = await backend().open()
-    const results = await Promise.allSettled(Array.from({ length: 8 }, (_, i) => journal.claim({ ...claimOf(20 + i), idempotencyKey: keyOf('race', `f${i}`) })))
+    const results = await Promise.allSettled(
+      Array.from({ length: 8 }, (_, i) =>
+        journal.claim({ ...claimOf(20 + i), idempotencyKey: keyOf('race', `f${i}`) }),
+      ),
+    )
     const won = results.filter((r) => r.status === 'fulfilled' && r.value.ok)
     assert.equal(won.length, 1, JSON.stringify(results.map((r) => r.status)))
     assert.ok(results.every((r) => r.status === 'fulfilled' || isReused(r.reason)))
-    const claimed = await Promise.all(Array.from({ length: 8 }, (_, i) => journal.attempts('eip155:1', claimOf(20 + i).intentHash)))
+    const claimed = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => journal.attempts('eip155:1', claimOf(20 + i).intentHash)),
+    )
     assert.equal(claimed.flat().length, 1, 'the losers claimed nothing')
   })
 }

@@ -36,7 +36,10 @@ export function serializeIntent(intent: Intent): string {
 }
 
 function parseIntentColumn(text: string): Intent {
-  const raw = JSON.parse(text) as Record<string, string> & { accounts?: Intent['accounts']; calls?: { target: string; value: string; data: string }[] }
+  const raw = JSON.parse(text) as Record<string, string> & {
+    accounts?: Intent['accounts']
+    calls?: { target: string; value: string; data: string }[]
+  }
   return {
     sender: raw.sender!,
     target: raw.target!,
@@ -48,7 +51,9 @@ function parseIntentColumn(text: string): Intent {
     policyId: raw.policyId as Hex,
     ...(raw.accounts && raw.accounts.length > 0 ? { accounts: raw.accounts } : {}),
     // A batch (account mode): its calls, written by serializeIntent with their values as decimal strings.
-    ...(raw.calls && raw.calls.length > 0 ? { calls: raw.calls.map((c) => ({ target: c.target, value: BigInt(c.value), data: c.data as Hex })) } : {}),
+    ...(raw.calls && raw.calls.length > 0
+      ? { calls: raw.calls.map((c) => ({ target: c.target, value: BigInt(c.value), data: c.data as Hex })) }
+      : {}),
   }
 }
 
@@ -64,7 +69,12 @@ export function fromRow(row: Row): ExecutionRecord {
     transaction:
       row.tx_id === null
         ? undefined
-        : { id: row.tx_id, bytes: row.tx_bytes ?? '', relayer: row.relayer ?? '', details: row.tx_details === null ? {} : (JSON.parse(row.tx_details) as SignedExecution['details']) },
+        : {
+            id: row.tx_id,
+            bytes: row.tx_bytes ?? '',
+            relayer: row.relayer ?? '',
+            details: row.tx_details === null ? {} : (JSON.parse(row.tx_details) as SignedExecution['details']),
+          },
     blockNumber: row.block_number === null ? undefined : BigInt(row.block_number),
     blockHash: row.block_hash ?? undefined,
     final: row.final === 1,

@@ -47,7 +47,10 @@ export function toPaymentRecord(row: PaymentRow): PaymentRecord {
     intentHash: row.intent_hash as Hex,
     state: row.state,
     transaction: row.transaction_hash ?? undefined,
-    settlementBlock: row.settlement_block_number != null && row.settlement_block_hash != null ? { number: BigInt(row.settlement_block_number), hash: row.settlement_block_hash as Hex } : undefined,
+    settlementBlock:
+      row.settlement_block_number != null && row.settlement_block_hash != null
+        ? { number: BigInt(row.settlement_block_number), hash: row.settlement_block_hash as Hex }
+        : undefined,
     settlementFinal: row.settlement_final == null || Number(row.settlement_final) === 1,
     reason: row.reason ?? undefined,
     answer: row.answer ? (JSON.parse(row.answer) as StoredAnswer) : undefined,

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { relayerShare } from './relayerShare.ts'
 
-const shares = (keys: number, ids: string[]) => ids.map((instanceId) => relayerShare({ keys, instanceIds: ids, instanceId }))
+const shares = (keys: number, ids: string[]) =>
+  ids.map((instanceId) => relayerShare({ keys, instanceIds: ids, instanceId }))
 
 describe('relayerShare', () => {
   it('gives each live instance ⌊K/N⌋ or ⌈K/N⌉ keys, adding up to K, the extra ones to the first instances by id', () => {

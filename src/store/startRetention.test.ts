@@ -20,7 +20,8 @@ describe('startRetention', () => {
     assert.equal((await journal.get(hash(1)))?.state, 'mined', 'RETENTION_DAYS=0 keeps everything')
 
     const on = startRetention({ journal, retentionMs: 1, intervalMs: 10, logger })
-    for (let i = 0; i < 100 && (await journal.get(hash(1))) !== undefined; i++) await new Promise((r) => setTimeout(r, 10))
+    for (let i = 0; i < 100 && (await journal.get(hash(1))) !== undefined; i++)
+      await new Promise((r) => setTimeout(r, 10))
     await on.stop()
     assert.equal(await journal.get(hash(1)), undefined)
     journal.close()

@@ -13,7 +13,9 @@ export type StartRetentionParameters = {
   logger: Logger
 }
 
-export function startRetention({ journal, retentionMs, intervalMs = 3_600_000, logger }: StartRetentionParameters): { stop(): Promise<void> } {
+export function startRetention({ journal, retentionMs, intervalMs = 3_600_000, logger }: StartRetentionParameters): {
+  stop(): Promise<void>
+} {
   if (retentionMs <= 0) return { stop: async () => {} }
   const log = logger.child({ module: 'retention' })
   let pass: Promise<void> | undefined
@@ -21,7 +23,8 @@ export function startRetention({ journal, retentionMs, intervalMs = 3_600_000, l
     pass = (async () => {
       try {
         const pruned = await journal.prune(new Date(Date.now() - retentionMs))
-        if (pruned.executions > 0 || pruned.payments > 0) log.info(pruned, 'settled records older than the retention time pruned')
+        if (pruned.executions > 0 || pruned.payments > 0)
+          log.info(pruned, 'settled records older than the retention time pruned')
       } catch (err) {
         log.warn({ err }, 'the journal could not be pruned now; tried again at the next interval')
       }

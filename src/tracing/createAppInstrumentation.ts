@@ -5,12 +5,17 @@
 // request (the chain resolved from X-Chain-Id, the intent hash, the ERC-1066 status) before the
 // span ends. (Fastify's onResponse hooks, the request log line's, already run in the request's
 // context: its trace id reaches that line without help.)
-import type { TracerProvider } from '@opentelemetry/api'
+
 import { FastifyOtelInstrumentation } from '@fastify/otel'
+import type { TracerProvider } from '@opentelemetry/api'
 import type { FastifyInstance } from 'fastify'
 import '../http/gatewayContext.ts'
 
-export function createAppInstrumentation({ tracerProvider }: { tracerProvider: TracerProvider }): (app: FastifyInstance) => void {
+export function createAppInstrumentation({
+  tracerProvider,
+}: {
+  tracerProvider: TracerProvider
+}): (app: FastifyInstance) => void {
   const instrumentation = new FastifyOtelInstrumentation({
     // The handler's span is the context the domain runs in; a span per hook would only be noise.
     instrumentHooks: false,

@@ -3,8 +3,8 @@
 // steps (wrappers around the parts createGateway builds), and the trace id in log lines. Built by
 // startTracing for the process, or by a test over an in-memory exporter.
 import type { TracerProvider } from '@opentelemetry/api'
-import type { FastifyInstance } from 'fastify'
 import type { FacilitatorClient } from '@x402/core/server'
+import type { FastifyInstance } from 'fastify'
 import { gatewayVersion } from '../http/plugins/gatewayVersion.ts'
 import type { RpcRecorder } from '../metrics/createMetrics.ts'
 import type { Journal } from '../ports/journal.ts'

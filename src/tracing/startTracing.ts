@@ -5,7 +5,13 @@
 // not the sampler, which tracingConfig reads: see below.
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http'
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources'
-import { BatchSpanProcessor, ConsoleSpanExporter, ParentBasedSampler, SimpleSpanProcessor, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace-base'
+import {
+  BatchSpanProcessor,
+  ConsoleSpanExporter,
+  ParentBasedSampler,
+  SimpleSpanProcessor,
+  TraceIdRatioBasedSampler,
+} from '@opentelemetry/sdk-trace-base'
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node'
 import { gatewayVersion } from '../http/plugins/gatewayVersion.ts'
 import { createTracing, type Tracing } from './createTracing.ts'
@@ -21,7 +27,10 @@ export function startTracing(config: Extract<TracingConfig, { enabled: true }>):
     .merge(resourceFromAttributes({ 'service.name': config.serviceName, 'service.version': gatewayVersion }))
     // OTEL_RESOURCE_ATTRIBUTES and OTEL_SERVICE_NAME, as the specification says, win.
     .merge(detectResources({ detectors: [envDetector] }))
-  const processor = config.exporter === 'otlp' ? new BatchSpanProcessor(new OTLPTraceExporter()) : new SimpleSpanProcessor(new ConsoleSpanExporter())
+  const processor =
+    config.exporter === 'otlp'
+      ? new BatchSpanProcessor(new OTLPTraceExporter())
+      : new SimpleSpanProcessor(new ConsoleSpanExporter())
   // A caller's traceparent is continued (its trace id, our span under its span) but its sampled
   // flag decides nothing: the configured ratio does, as for a trace of our own. Otherwise any
   // caller could have every request traced and exported at ratio 0. Spans under one of ours

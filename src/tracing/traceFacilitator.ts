@@ -2,16 +2,25 @@
 // each under the request that pays. Attributes name the price (network, scheme, asset, amount)
 // and the outcome (valid or not and why, the settlement transaction); never the payment payload,
 // whose authorization signature is the payer's money.
-import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Tracer } from '@opentelemetry/api'
+import { type Attributes, context, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api'
 import type { FacilitatorClient } from '@x402/core/server'
 
 type Requirements = Parameters<FacilitatorClient['verify']>[1]
 
 export function traceFacilitator<F extends FacilitatorClient>(client: F, tracer: Tracer): F {
-  const step = <T>(name: 'verify' | 'settle', requirements: Requirements, run: () => Promise<T>, outcome: (result: T) => Attributes): Promise<T> => {
+  const step = <T>(
+    name: 'verify' | 'settle',
+    requirements: Requirements,
+    run: () => Promise<T>,
+    outcome: (result: T) => Attributes,
+  ): Promise<T> => {
     const parent = context.active()
     if (!trace.getSpan(parent)) return run()
-    const span = tracer.startSpan(`x402 ${name}`, { kind: SpanKind.CLIENT, attributes: { 'intent_gateway.payment.step': name, ...priceOf(requirements) } }, parent)
+    const span = tracer.startSpan(
+      `x402 ${name}`,
+      { kind: SpanKind.CLIENT, attributes: { 'intent_gateway.payment.step': name, ...priceOf(requirements) } },
+      parent,
+    )
     return context.with(trace.setSpan(parent, span), run).then(
       (result) => {
         span.setAttributes(outcome(result))
@@ -33,7 +42,10 @@ export function traceFacilitator<F extends FacilitatorClient>(client: F, tracer:
         'verify',
         requirements,
         () => client.verify(payload, requirements),
-        (r) => ({ 'intent_gateway.payment.valid': r.isValid, ...(r.invalidReason ? { 'intent_gateway.payment.reason': r.invalidReason } : {}) }),
+        (r) => ({
+          'intent_gateway.payment.valid': r.isValid,
+          ...(r.invalidReason ? { 'intent_gateway.payment.reason': r.invalidReason } : {}),
+        }),
       ),
     settle: (payload, requirements) =>
       step(

@@ -3,11 +3,22 @@
 // a relayer's signature shows in a trace: the runtimes sign inside their own rooms and journal the
 // signed transaction before broadcasting it. Reads, and writes outside any trace (the reconciler's,
 // retention's), pass straight through.
-import { context, SpanStatusCode, trace, type Attributes, type Tracer } from '@opentelemetry/api'
+import { type Attributes, context, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api'
 import type { SignedExecution } from '../ports/chainAdapter.ts'
 import type { ExecutionRecord, Journal, Settlement } from '../ports/journal.ts'
 
-const writes = new Set<string>(['claim', 'release', 'withdraw', 'recordSigned', 'settle', 'replace', 'confirm', 'reopen', 'retire', 'rebind'])
+const writes = new Set<string>([
+  'claim',
+  'release',
+  'withdraw',
+  'recordSigned',
+  'settle',
+  'replace',
+  'confirm',
+  'reopen',
+  'retire',
+  'rebind',
+])
 
 export function traceJournal(journal: Journal, tracer: Tracer): Journal {
   const system = journal.dbSystem
@@ -22,7 +33,11 @@ export function traceJournal(journal: Journal, tracer: Tracer): Journal {
         traced = (...args: unknown[]) => {
           const parent = context.active()
           if (!trace.getSpan(parent)) return write.apply(target, args)
-          const span = tracer.startSpan(`journal ${name}`, { attributes: { 'db.system.name': system, 'db.operation.name': name, ...describe(name, args) } }, parent)
+          const span = tracer.startSpan(
+            `journal ${name}`,
+            { attributes: { 'db.system.name': system, 'db.operation.name': name, ...describe(name, args) } },
+            parent,
+          )
           const failed = (err: unknown) => {
             span.setAttribute('error.type', (err as { code?: string })?.code ?? (err as Error)?.name ?? 'Error')
             span.setStatus({ code: SpanStatusCode.ERROR })

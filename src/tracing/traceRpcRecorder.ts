@@ -2,7 +2,7 @@
 // (method, duration, failure) to the RpcRecorder after it returns, inside the caller's async
 // context; this wrapper records it as a span over the same interval, under the span active there.
 // Calls outside any trace (the reconciler's, a health probe's) start no trace of their own.
-import { context, SpanKind, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api'
+import { context, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api'
 import type { RpcRecorder } from '../metrics/createMetrics.ts'
 
 export function traceRpcRecorder<R extends RpcRecorder>(recorder: R, tracer: Tracer): R {

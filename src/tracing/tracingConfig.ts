@@ -37,7 +37,8 @@ export function readTracingConfig(env: Env): { value: TracingConfig; problems: s
     .map((e) => e.trim().toLowerCase())
     .filter(Boolean)
   for (const e of exporters) {
-    if (!['otlp', 'console', 'none'].includes(e)) problems.push(`OTEL_TRACES_EXPORTER: "${e}" is not supported (otlp, console or none)`)
+    if (!['otlp', 'console', 'none'].includes(e))
+      problems.push(`OTEL_TRACES_EXPORTER: "${e}" is not supported (otlp, console or none)`)
   }
   const tracesEndpoint = set('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT')
   const baseEndpoint = set('OTEL_EXPORTER_OTLP_ENDPOINT')
@@ -45,22 +46,44 @@ export function readTracingConfig(env: Env): { value: TracingConfig; problems: s
     ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', tracesEndpoint],
     ['OTEL_EXPORTER_OTLP_ENDPOINT', baseEndpoint],
   ] as const) {
-    if (value !== undefined && !/^https?:$/.test(safeProtocol(value))) problems.push(`${name}: ${redactUrl(value)} is not an http(s) URL`)
+    if (value !== undefined && !/^https?:$/.test(safeProtocol(value)))
+      problems.push(`${name}: ${redactUrl(value)} is not an http(s) URL`)
   }
   for (const name of ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'OTEL_EXPORTER_OTLP_PROTOCOL']) {
     const protocol = set(name)
     // The exporter installed speaks OTLP over HTTP with JSON bodies; a collector's HTTP port takes both encodings.
-    if (protocol !== undefined && protocol !== 'http/json' && protocol !== 'http/protobuf') problems.push(`${name}: "${protocol}" is not supported (http/json; http/protobuf endpoints take JSON too)`)
+    if (protocol !== undefined && protocol !== 'http/json' && protocol !== 'http/protobuf')
+      problems.push(`${name}: "${protocol}" is not supported (http/json; http/protobuf endpoints take JSON too)`)
   }
   const sampleRatio = readSampleRatio(set('OTEL_TRACES_SAMPLER'), set('OTEL_TRACES_SAMPLER_ARG'), problems)
-  const wanted = exporters.length > 0 ? exporters.filter((e) => e !== 'none') : tracesEndpoint || baseEndpoint ? ['otlp'] : []
+  const wanted =
+    exporters.length > 0 ? exporters.filter((e) => e !== 'none') : tracesEndpoint || baseEndpoint ? ['otlp'] : []
   if (wanted.length === 0 || problems.length > 0) return { value: { enabled: false }, problems }
   const exporter = wanted.includes('otlp') ? 'otlp' : 'console'
-  const endpoint = exporter === 'otlp' ? redactUrl(tracesEndpoint ?? `${(baseEndpoint ?? 'http://localhost:4318').replace(/\/+$/, '')}/v1/traces`) : undefined
-  return { value: { enabled: true, exporter, endpoint, serviceName: set('OTEL_SERVICE_NAME') ?? 'intent-gateway', sampleRatio }, problems }
+  const endpoint =
+    exporter === 'otlp'
+      ? redactUrl(tracesEndpoint ?? `${(baseEndpoint ?? 'http://localhost:4318').replace(/\/+$/, '')}/v1/traces`)
+      : undefined
+  return {
+    value: {
+      enabled: true,
+      exporter,
+      endpoint,
+      serviceName: set('OTEL_SERVICE_NAME') ?? 'intent-gateway',
+      sampleRatio,
+    },
+    problems,
+  }
 }
 
-const samplers = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio']
+const samplers = [
+  'always_on',
+  'always_off',
+  'traceidratio',
+  'parentbased_always_on',
+  'parentbased_always_off',
+  'parentbased_traceidratio',
+]
 
 /** OTEL_TRACES_SAMPLER (default parentbased_always_on) as a ratio; the parent-based ones too follow no caller's flag. */
 function readSampleRatio(sampler: string | undefined, arg: string | undefined, problems: string[]): number {

@@ -9,7 +9,10 @@ export type EndpointDescription = { endpoint: string; endpointPath: string }
 export function describeEndpoint(url: string): EndpointDescription {
   try {
     const u = new URL(url)
-    return { endpoint: u.origin, endpointPath: `sha256:${createHash('sha256').update(`${u.pathname}${u.search}`).digest('hex').slice(0, 8)}` }
+    return {
+      endpoint: u.origin,
+      endpointPath: `sha256:${createHash('sha256').update(`${u.pathname}${u.search}`).digest('hex').slice(0, 8)}`,
+    }
   } catch {
     return { endpoint: 'an invalid URL', endpointPath: 'none' }
   }

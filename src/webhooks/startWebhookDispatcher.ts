@@ -14,15 +14,16 @@
 // slots and no one else's. One that keeps not answering has its circuit opened: nothing is sent to
 // it for a while (its events wait in the outbox, no attempt counted), then one delivery tries it
 // (half-open); an answer closes the circuit, silence opens it again for twice as long.
+
+import type { Logger } from 'pino'
 import { Webhook } from 'standardwebhooks'
 import { Agent, fetch as undiciFetch } from 'undici'
-import type { Logger } from 'pino'
 import type { Hex } from 'viem'
-import { createPublicOnlyConnector } from '../net/createPublicOnlyConnector.ts'
+import type { WebhooksConfig } from '../config/webhooksConfig.ts'
 import { toExecutionEvents } from '../intents/toExecutionEvents.ts'
+import { createPublicOnlyConnector } from '../net/createPublicOnlyConnector.ts'
 import type { ChangePosition, Journal } from '../ports/journal.ts'
 import type { LeasedEntry, OutboxEntry } from '../ports/webhookOutbox.ts'
-import type { WebhooksConfig } from '../config/webhooksConfig.ts'
 import { describeEndpoint } from './describeEndpoint.ts'
 
 export type WebhookBreakerSettings = {
@@ -64,7 +65,15 @@ const pagesPerPass = 20
 /** Entries of endpoints taken out of the settings are looked for every this many passes (the query reads every due entry). */
 const othersEvery = 20
 
-type Circuit = { inFlight: number; failures: number; openUntil: number; openMs: number; open: boolean; filling?: Promise<void> | undefined; again?: boolean }
+type Circuit = {
+  inFlight: number
+  failures: number
+  openUntil: number
+  openMs: number
+  open: boolean
+  filling?: Promise<void> | undefined
+  again?: boolean
+}
 
 export function startWebhookDispatcher({
   journal,
@@ -83,14 +92,21 @@ export function startWebhookDispatcher({
   // Each endpoint signs with its secret (the config refuses one URL with two secrets).
   const signers = new Map<string, Webhook>()
   for (const url of config.urls) signers.set(url, new Webhook(config.secret!))
-  for (const k of Object.values(config.byKey ?? {})) for (const url of k.urls) if (!signers.has(url)) signers.set(url, new Webhook((k.secret ?? config.secret)!))
+  for (const k of Object.values(config.byKey ?? {}))
+    for (const url of k.urls) if (!signers.has(url)) signers.set(url, new Webhook((k.secret ?? config.secret)!))
   const endpoints = [...signers.keys()]
   /** Where an attempt's events go: the global endpoints, and those of the key that asked for it. */
   const keyUrls = new Map(Object.entries(config.byKey ?? {}).map(([id, k]) => [id, k.urls]))
-  const endpointsOf = (apiKeyId: string | undefined): string[] => [...new Set([...config.urls, ...((apiKeyId !== undefined && keyUrls.get(apiKeyId)) || [])])]
-  const dispatcher = new Agent({ connect: publicOnly ? createPublicOnlyConnector({ timeoutMs }) : { timeout: timeoutMs } })
+  const endpointsOf = (apiKeyId: string | undefined): string[] => [
+    ...new Set([...config.urls, ...((apiKeyId !== undefined && keyUrls.get(apiKeyId)) || [])]),
+  ]
+  const dispatcher = new Agent({
+    connect: publicOnly ? createPublicOnlyConnector({ timeoutMs }) : { timeout: timeoutMs },
+  })
   const outbox = journal.webhooks
-  const circuits = new Map<string, Circuit>(endpoints.map((e) => [e, { inFlight: 0, failures: 0, openUntil: 0, openMs: settings.openMs, open: false }]))
+  const circuits = new Map<string, Circuit>(
+    endpoints.map((e) => [e, { inFlight: 0, failures: 0, openUntil: 0, openMs: settings.openMs, open: false }]),
+  )
   const inFlight = new Set<Promise<void>>()
   const stopping = new AbortController()
 
@@ -107,14 +123,16 @@ export function startWebhookDispatcher({
       const { records, position: next } = await journal.changesAfter(position, scanLimit)
       if (records.length === 0) return
       const intents = new Map<string, { chainId: string; intentHash: Hex }>()
-      for (const r of records) intents.set(`${r.chainId} ${r.intentHash}`, { chainId: r.chainId, intentHash: r.intentHash })
+      for (const r of records)
+        intents.set(`${r.chainId} ${r.intentHash}`, { chainId: r.chainId, intentHash: r.intentHash })
       const entries: OutboxEntry[] = []
       for (const { chainId, intentHash } of intents.values()) {
         const attempts = await journal.attempts(chainId, intentHash)
         const keyOf = new Map(attempts.map((r) => [r.attempt, r.apiKeyId]))
         for (const event of toExecutionEvents(attempts)) {
           const payload = JSON.stringify(event)
-          for (const endpoint of endpointsOf(keyOf.get(event.attempt))) entries.push({ eventId: event.id, endpoint, payload })
+          for (const endpoint of endpointsOf(keyOf.get(event.attempt)))
+            entries.push({ eventId: event.id, endpoint, payload })
         }
       }
       await outbox.enqueue(entries)
@@ -152,7 +170,9 @@ export function startWebhookDispatcher({
         // A full lease may leave more due: look again once a slot is free (start's end calls fill).
       } while (circuit.again)
     })()
-      .catch((err) => log.warn({ err, ...describeEndpoint(endpoint) }, 'webhook lease failed; tried again at the next pass'))
+      .catch((err) =>
+        log.warn({ err, ...describeEndpoint(endpoint) }, 'webhook lease failed; tried again at the next pass'),
+      )
       .finally(() => (circuit.filling = undefined))
     return circuit.filling
   }
@@ -160,7 +180,12 @@ export function startWebhookDispatcher({
   function start(entry: LeasedEntry, circuit: Circuit, trial: boolean) {
     circuit.inFlight++
     const delivery = send(entry, circuit, trial)
-      .catch((err) => log.warn({ err, eventId: entry.eventId, ...describeEndpoint(entry.endpoint) }, 'webhook delivery could not be recorded; tried again once its lease ends'))
+      .catch((err) =>
+        log.warn(
+          { err, eventId: entry.eventId, ...describeEndpoint(entry.endpoint) },
+          'webhook delivery could not be recorded; tried again once its lease ends',
+        ),
+      )
       .finally(() => {
         circuit.inFlight--
         inFlight.delete(delivery)
@@ -182,7 +207,14 @@ export function startWebhookDispatcher({
     let answered = true
     try {
       const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), stopping.signal])
-      const res = await undiciFetch(entry.endpoint, { method: 'POST', headers, body: entry.payload, dispatcher, signal, redirect: 'manual' })
+      const res = await undiciFetch(entry.endpoint, {
+        method: 'POST',
+        headers,
+        body: entry.payload,
+        dispatcher,
+        signal,
+        redirect: 'manual',
+      })
       await res.body?.cancel().catch(() => {})
       if (res.status < 200 || res.status >= 300) error = `the endpoint answered ${res.status}`
     } catch (err) {
@@ -207,14 +239,23 @@ export function startWebhookDispatcher({
     const giveUp = attempts >= config.maxAttempts
     const nextAt = giveUp ? undefined : Date.now() + Math.min(config.retryBaseMs * 2 ** (attempts - 1), 3_600_000)
     await outbox.failed(entry, nextAt, error)
-    if (giveUp) log.warn({ eventId: entry.eventId, ...describeEndpoint(entry.endpoint), attempts, error }, 'webhook given up after its last attempt')
-    else log.info({ eventId: entry.eventId, ...describeEndpoint(entry.endpoint), attempts, error }, 'webhook delivery failed; retried with backoff')
+    if (giveUp)
+      log.warn(
+        { eventId: entry.eventId, ...describeEndpoint(entry.endpoint), attempts, error },
+        'webhook given up after its last attempt',
+      )
+    else
+      log.info(
+        { eventId: entry.eventId, ...describeEndpoint(entry.endpoint), attempts, error },
+        'webhook delivery failed; retried with backoff',
+      )
   }
 
   /** The circuit of an endpoint after a delivery: an answer (any status) closes it; silence counts toward opening it. */
   function observe(endpoint: string, circuit: Circuit, answered: boolean, trial: boolean) {
     if (answered) {
-      if (circuit.open) log.info({ ...describeEndpoint(endpoint) }, 'webhook endpoint answers again: its circuit is closed')
+      if (circuit.open)
+        log.info({ ...describeEndpoint(endpoint) }, 'webhook endpoint answers again: its circuit is closed')
       Object.assign(circuit, { failures: 0, open: false, openMs: settings.openMs })
       return
     }
@@ -237,7 +278,10 @@ export function startWebhookDispatcher({
   async function giveUpOthers() {
     for (const entry of await outbox.leaseOthers(endpoints, 100, leaseMs)) {
       await outbox.failed(entry, undefined, 'the endpoint is no longer configured')
-      log.warn({ eventId: entry.eventId, ...describeEndpoint(entry.endpoint) }, 'webhook given up: its endpoint is no longer configured')
+      log.warn(
+        { eventId: entry.eventId, ...describeEndpoint(entry.endpoint) },
+        'webhook given up: its endpoint is no longer configured',
+      )
     }
   }
 

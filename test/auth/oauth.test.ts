@@ -16,16 +16,21 @@ import { authenticateBearer } from '../../src/auth/authenticateBearer.ts'
 import { AuthorizationServerUnreachableError } from '../../src/auth/authorizationServerUnreachableError.ts'
 import { checkScope } from '../../src/auth/checkScope.ts'
 import { createApiKeyCheck } from '../../src/auth/createApiKeyCheck.ts'
-import { hashApiKey } from '../../src/crypto/hashApiKey.ts'
-import { createRequestAuthenticator } from '../../src/auth/createRequestAuthenticator.ts'
 import { createOAuthVerifier, type OAuthVerification, type OAuthVerifier } from '../../src/auth/createOAuthVerifier.ts'
+import { createRequestAuthenticator } from '../../src/auth/createRequestAuthenticator.ts'
 import { toOAuthError } from '../../src/auth/toOAuthError.ts'
 import { wwwAuthenticate } from '../../src/auth/wwwAuthenticate.ts'
 import { type OAuthConfig, readOAuthConfig } from '../../src/config/oauthConfig.ts'
+import { hashApiKey } from '../../src/crypto/hashApiKey.ts'
 import { GatewayError } from '../../src/errors/gatewayError.ts'
 import { InputError } from '../../src/errors/inputError.ts'
 import { getStatusCode } from '../../src/status/statusCodes.ts'
-import { type AuthorizationServer, asAccessToken, requestToken, startAuthorizationServer } from '../support/authorizationServer.ts'
+import {
+  type AuthorizationServer,
+  asAccessToken,
+  requestToken,
+  startAuthorizationServer,
+} from '../support/authorizationServer.ts'
 
 const audience = 'http://127.0.0.1:3999'
 const metadataUrl = `${audience}/.well-known/oauth-protected-resource`
@@ -38,7 +43,10 @@ const now = () => Math.floor(Date.now() / 1000)
 /** The log lines the verifier wrote, to hold them against every token the test made. */
 function captureLogs() {
   const lines: string[] = []
-  const logger = pino({ level: 'trace' }, new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) }))
+  const logger = pino(
+    { level: 'trace' },
+    new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) }),
+  )
   return { logger, lines }
 }
 
@@ -55,7 +63,10 @@ function assertRefused(result: OAuthVerification, description: string, error = '
   )
   const answer = toOAuthError({ refusal: result, resourceMetadataUrl: metadataUrl })
   assert.equal(getStatusCode(answer.status).httpStatus, httpStatus)
-  assert.equal(answer.headers['www-authenticate'], wwwAuthenticate({ resourceMetadataUrl: metadataUrl, refusal: result }))
+  assert.equal(
+    answer.headers['www-authenticate'],
+    wwwAuthenticate({ resourceMetadataUrl: metadataUrl, refusal: result }),
+  )
 }
 
 describe('OAuth access tokens against a real local authorization server', () => {
@@ -85,7 +96,8 @@ describe('OAuth access tokens against a real local authorization server', () => 
     await as.close()
     await other.close()
     for (const token of tokens) {
-      for (const part of [token, ...token.split('.').filter((p) => p.length > 16)]) assert.ok(!logs.lines.some((line) => line.includes(part)), 'a token (or a part of one) was logged')
+      for (const part of [token, ...token.split('.').filter((p) => p.length > 16)])
+        assert.ok(!logs.lines.some((line) => line.includes(part)), 'a token (or a part of one) was logged')
     }
   })
 
@@ -93,7 +105,12 @@ describe('OAuth access tokens against a real local authorization server', () => 
     const token = await issued(as, { aud: audience, scope: 'intents:validate intents:execute openid profile' })
     assert.deepEqual(await verifier.verify(token), {
       ok: true,
-      identity: { id: `oauth:${as.url}#agent-7`, issuer: as.url, subject: 'agent-7', scopes: ['intents:validate', 'intents:execute'] },
+      identity: {
+        id: `oauth:${as.url}#agent-7`,
+        issuer: as.url,
+        subject: 'agent-7',
+        scopes: ['intents:validate', 'intents:execute'],
+      },
     })
     // Discovered: RFC 8414's document first (this server has none: 404), then OpenID's; the key set once.
     assert.equal(as.hits.get('/.well-known/oauth-authorization-server'), 1)
@@ -117,7 +134,11 @@ describe('OAuth access tokens against a real local authorization server', () => 
     assertRefused(await verifier.verify(expired), 'the token has expired')
     const withinLeeway = await issued(as, { aud: audience }, (t) => (asAccessToken(t), (t.payload.exp = now() - 30)))
     assert.equal((await verifier.verify(withinLeeway)).ok, true)
-    const noExp = await issued(as, { aud: audience }, (t) => (asAccessToken(t), delete (t.payload as Record<string, unknown>).exp))
+    const noExp = await issued(
+      as,
+      { aud: audience },
+      (t) => (asAccessToken(t), delete (t.payload as Record<string, unknown>).exp),
+    )
     assertRefused(await verifier.verify(noExp), 'the exp claim is missing or not valid')
     const noSub = await issued(as, { aud: audience }, (t) => (t.header.typ = 'at+jwt'))
     assertRefused(await verifier.verify(noSub), 'the sub claim is missing or not valid')
@@ -131,7 +152,8 @@ describe('OAuth access tokens against a real local authorization server', () => 
 
   it('refuses a token for another resource (RFC 8707) and one with no audience', async () => {
     const forOther = await issued(as, { aud: 'https://another-resource.example/mcp', scope: 'intents:execute' })
-    const description = "the token's audience is not this gateway (ask for it with resource set to this gateway's URL, RFC 8707)"
+    const description =
+      "the token's audience is not this gateway (ask for it with resource set to this gateway's URL, RFC 8707)"
     assertRefused(await verifier.verify(forOther), description)
     const prefix = await issued(as, { aud: `${audience}.evil.example` })
     assertRefused(await verifier.verify(prefix), description)
@@ -154,14 +176,23 @@ describe('OAuth access tokens against a real local authorization server', () => 
     const response = await fetch(`${as.url}/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'password', username: 'agent-7', client_id: audience, scope: 'intents:execute' }),
+      body: new URLSearchParams({
+        grant_type: 'password',
+        username: 'agent-7',
+        client_id: audience,
+        scope: 'intents:execute',
+      }),
     })
     const { id_token: idToken } = (await response.json()) as { id_token: string }
     tokens.push(idToken)
     assert.equal(JSON.parse(Buffer.from(idToken.split('.')[0]!, 'base64url').toString()).typ, 'JWT')
     const description = 'not an access token: its typ header must be at+jwt (RFC 9068); ID tokens are refused'
     assertRefused(await verifier.verify(idToken), description)
-    const noTyp = await issued(as, { aud: audience }, (t) => (asAccessToken(t), delete (t.header as Record<string, unknown>).typ))
+    const noTyp = await issued(
+      as,
+      { aud: audience },
+      (t) => (asAccessToken(t), delete (t.header as Record<string, unknown>).typ),
+    )
     assertRefused(await verifier.verify(noTyp), description)
   })
 
@@ -172,12 +203,16 @@ describe('OAuth access tokens against a real local authorization server', () => 
     assertRefused(await verifier.verify(none), description)
     const kid = as.issuer.keys.toJSON()[0]!.kid
     for (const secret of ['secret', JSON.stringify(as.issuer.keys.toJSON()[0])]) {
-      const hs = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256', typ: 'at+jwt', kid }).sign(new TextEncoder().encode(secret))
+      const hs = await new SignJWT(claims)
+        .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt', kid })
+        .sign(new TextEncoder().encode(secret))
       assertRefused(await verifier.verify(hs), description)
     }
     // A strong algorithm, but not one of ours: refused before any key is looked up.
     const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 })
-    const rs384 = await new SignJWT(claims).setProtectedHeader({ alg: 'RS384', typ: 'at+jwt', kid }).sign(rsa.privateKey)
+    const rs384 = await new SignJWT(claims)
+      .setProtectedHeader({ alg: 'RS384', typ: 'at+jwt', kid })
+      .sign(rsa.privateKey)
     assertRefused(await verifier.verify(rs384), description)
   })
 
@@ -193,16 +228,37 @@ describe('OAuth access tokens against a real local authorization server', () => 
     await new Promise<void>((resolve) => attacker.listen(0, '127.0.0.1', resolve))
     const attackerUrl = `http://127.0.0.1:${(attacker.address() as AddressInfo).port}/jwks`
     try {
-      const claims = { iss: as.url, aud: audience, sub: 'attacker', exp: now() + 600, scope: 'intents:execute ops:write' }
+      const claims = {
+        iss: as.url,
+        aud: audience,
+        sub: 'attacker',
+        exp: now() + 600,
+        scope: 'intents:execute ops:write',
+      }
       const realKid = as.issuer.keys.toJSON()[0]!.kid
-      const sign = (header: Record<string, unknown>) => new SignJWT(claims).setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', ...header }).sign(privateKey)
-      assertRefused(await verifier.verify(await sign({ kid: 'attacker', jku: attackerUrl })), "the token is not signed with a key of the issuer's key set")
-      assertRefused(await verifier.verify(await sign({ kid: 'attacker', x5u: attackerUrl })), "the token is not signed with a key of the issuer's key set")
-      assertRefused(await verifier.verify(await sign({ kid: 'attacker', jwk })), "the token is not signed with a key of the issuer's key set")
+      const sign = (header: Record<string, unknown>) =>
+        new SignJWT(claims).setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', ...header }).sign(privateKey)
+      assertRefused(
+        await verifier.verify(await sign({ kid: 'attacker', jku: attackerUrl })),
+        "the token is not signed with a key of the issuer's key set",
+      )
+      assertRefused(
+        await verifier.verify(await sign({ kid: 'attacker', x5u: attackerUrl })),
+        "the token is not signed with a key of the issuer's key set",
+      )
+      assertRefused(
+        await verifier.verify(await sign({ kid: 'attacker', jwk })),
+        "the token is not signed with a key of the issuer's key set",
+      )
       // The issuer's own kid on the attacker's signature: the issuer's RSA key does not verify an ES256 signature.
-      assertRefused(await verifier.verify(await sign({ kid: realKid, jwk })), "the token is not signed with a key of the issuer's key set")
+      assertRefused(
+        await verifier.verify(await sign({ kid: realKid, jwk })),
+        "the token is not signed with a key of the issuer's key set",
+      )
       const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 })
-      const rsForged = await new SignJWT(claims).setProtectedHeader({ alg: 'RS256', typ: 'at+jwt', kid: realKid, jwk: rsa.publicKey.export({ format: 'jwk' }) }).sign(rsa.privateKey)
+      const rsForged = await new SignJWT(claims)
+        .setProtectedHeader({ alg: 'RS256', typ: 'at+jwt', kid: realKid, jwk: rsa.publicKey.export({ format: 'jwk' }) })
+        .sign(rsa.privateKey)
       assertRefused(await verifier.verify(rsForged), 'the token signature is not valid')
       assert.deepEqual(attackerHits, [], "the attacker's key URL was fetched")
     } finally {
@@ -216,13 +272,22 @@ describe('OAuth access tokens against a real local authorization server', () => 
     assertRefused(await verifier.verify('a.b.c.d.e'), description)
     assertRefused(await verifier.verify(`${'a'.repeat(20_000)}.b.c`), description)
     assertRefused(await verifier.verify(`${b64({ alg: 'RS256' })}.!!.x`), description)
-    assertRefused(await verifier.verify(`${b64({ alg: 'RS256', typ: 'at+jwt' })}.${b64({})}.AAAA`), 'the token signature is not valid')
+    assertRefused(
+      await verifier.verify(`${b64({ alg: 'RS256', typ: 'at+jwt' })}.${b64({})}.AAAA`),
+      'the token signature is not valid',
+    )
     // A signed token whose payload is not a JSON object.
     const key = as.issuer.keys.toJSON()[0]!.kid
     const notClaims = await as.issuer.buildToken({ kid: key, scopesOrTransform: (header) => (header.typ = 'at+jwt') })
     const [h, , sig] = notClaims.split('.')
-    assertRefused(await verifier.verify(`${h}.${Buffer.from('[1]').toString('base64url')}.${sig}`), 'the token signature is not valid')
-    assertRefused(await verifier.verify(`${b64({ alg: 'RS256', typ: 'at+jwt', crit: ['exp-ext'], 'exp-ext': 1 })}.${b64({})}.AAAA`), 'the token is malformed')
+    assertRefused(
+      await verifier.verify(`${h}.${Buffer.from('[1]').toString('base64url')}.${sig}`),
+      'the token signature is not valid',
+    )
+    assertRefused(
+      await verifier.verify(`${b64({ alg: 'RS256', typ: 'at+jwt', crit: ['exp-ext'], 'exp-ext': 1 })}.${b64({})}.AAAA`),
+      'the token is malformed',
+    )
   })
 
   it('names the scope a request needs: 403 insufficient_scope for an OAuth caller without it; an API key needs none', async () => {
@@ -253,23 +318,37 @@ describe('OAuth access tokens against a real local authorization server', () => 
   it('takes a configured API key first, any other bearer token as an access token; no credential and a malformed header are named', async () => {
     const apiKeys = createApiKeyCheck([hashApiKey(apiKey)])
     const jwksBefore = as.hits.get('/jwks')
-    assert.deepEqual(await authenticateBearer({ header: `bearer ${apiKey}`, apiKeys, oauth: verifier }), { ok: true, caller: { kind: 'apiKey', id: hashApiKey(apiKey).toString('hex').slice(0, 8) } })
+    assert.deepEqual(await authenticateBearer({ header: `bearer ${apiKey}`, apiKeys, oauth: verifier }), {
+      ok: true,
+      caller: { kind: 'apiKey', id: hashApiKey(apiKey).toString('hex').slice(0, 8) },
+    })
     const token = await issued(as, { aud: audience, scope: 'intents:execute' })
     const auth = await authenticateBearer({ header: `Bearer ${token}`, apiKeys, oauth: verifier })
     assert.ok(auth.ok && auth.caller.kind === 'oauth')
     assert.equal(auth.caller.id, `oauth:${as.url}#agent-7`)
     assert.equal(as.hits.get('/jwks'), jwksBefore, 'neither an API key nor a known kid fetches the key set')
     // Not a key, not a token.
-    assert.deepEqual(await authenticateBearer({ header: 'Bearer oauth-test-api-key-wrong', apiKeys, oauth: verifier }), {
-      ok: false,
-      refusal: { ok: false, httpStatus: 401, error: 'invalid_token', description: 'not a signed JWT access token (three base64url parts)' },
-    })
+    assert.deepEqual(
+      await authenticateBearer({ header: 'Bearer oauth-test-api-key-wrong', apiKeys, oauth: verifier }),
+      {
+        ok: false,
+        refusal: {
+          ok: false,
+          httpStatus: 401,
+          error: 'invalid_token',
+          description: 'not a signed JWT access token (three base64url parts)',
+        },
+      },
+    )
     // No credential: RFC 6750 §3.1, a challenge without an error code.
     const missing = await authenticateBearer({ header: undefined, apiKeys, oauth: verifier })
     assert.deepEqual(missing, { ok: false, refusal: undefined })
     const challenge = toOAuthError({ refusal: undefined, resourceMetadataUrl: metadataUrl, scope: 'intents:execute' })
     assert.equal(getStatusCode(challenge.status).httpStatus, 401)
-    assert.equal(challenge.headers['www-authenticate'], `Bearer realm="intent-gateway", scope="intents:execute", resource_metadata="${metadataUrl}"`)
+    assert.equal(
+      challenge.headers['www-authenticate'],
+      `Bearer realm="intent-gateway", scope="intents:execute", resource_metadata="${metadataUrl}"`,
+    )
     // A malformed header: 400 invalid_request, naming the header.
     const malformed = await authenticateBearer({ header: `Bearer ${token} extra`, apiKeys, oauth: verifier })
     assert.ok(!malformed.ok && malformed.refusal)
@@ -277,16 +356,31 @@ describe('OAuth access tokens against a real local authorization server', () => 
     const input = toOAuthError({ refusal: malformed.refusal, resourceMetadataUrl: metadataUrl })
     assert.ok(input instanceof InputError)
     assert.equal(getStatusCode(input.status).httpStatus, 400)
-    assert.deepEqual(input.errors, [{ field: 'Authorization', message: 'the Authorization header must be Bearer followed by one token (RFC 6750 §2.1)' }])
+    assert.deepEqual(input.errors, [
+      {
+        field: 'Authorization',
+        message: 'the Authorization header must be Bearer followed by one token (RFC 6750 §2.1)',
+      },
+    ])
     assert.match(input.headers['www-authenticate']!, /^Bearer realm="intent-gateway", error="invalid_request", /)
     // Without an issuer configured, an access token is just a wrong key, as before.
     assert.deepEqual(await authenticateBearer({ header: `Bearer ${token}`, apiKeys }), {
       ok: false,
-      refusal: { ok: false, httpStatus: 401, error: 'invalid_token', description: 'the bearer token matches no configured API key' },
+      refusal: {
+        ok: false,
+        httpStatus: 401,
+        error: 'invalid_token',
+        description: 'the bearer token matches no configured API key',
+      },
     })
     assert.deepEqual(await authenticateBearer({ header: 'Basic dXNlcjpwYXNz', apiKeys }), {
       ok: false,
-      refusal: { ok: false, httpStatus: 401, error: 'invalid_token', description: 'the bearer token matches no configured API key' },
+      refusal: {
+        ok: false,
+        httpStatus: 401,
+        error: 'invalid_token',
+        description: 'the bearer token matches no configured API key',
+      },
     })
   })
 })
@@ -308,10 +402,16 @@ describe('one authentication per request (createRequestAuthenticator)', () => {
     assert.equal(verified, 1)
     assert.equal((await authenticate({ headers: { authorization: `Bearer ${token}` } })).ok, true)
     assert.equal(verified, 2)
-    assert.deepEqual(await authenticate({ headers: { authorization: `Bearer ${apiKey}` } }), { ok: true, caller: { kind: 'apiKey', id: hashApiKey(apiKey).toString('hex').slice(0, 8) } })
+    assert.deepEqual(await authenticate({ headers: { authorization: `Bearer ${apiKey}` } }), {
+      ok: true,
+      caller: { kind: 'apiKey', id: hashApiKey(apiKey).toString('hex').slice(0, 8) },
+    })
     assert.equal(verified, 2, 'an API key is not an access token')
     await as.close()
-    const down = createRequestAuthenticator({ apiKeys: createApiKeyCheck([]), oauth: createOAuthVerifier({ config, timeoutMs: 1_000 }) })
+    const down = createRequestAuthenticator({
+      apiKeys: createApiKeyCheck([]),
+      oauth: createOAuthVerifier({ config, timeoutMs: 1_000 }),
+    })
     const stranded = { headers: { authorization: `Bearer ${token}` } }
     await assert.rejects(down(stranded), AuthorizationServerUnreachableError)
     await assert.rejects(down(stranded), AuthorizationServerUnreachableError)
@@ -323,16 +423,32 @@ describe('OAuth key rotation and the key set refetch', () => {
     const as = await startAuthorizationServer({ withKey: false })
     try {
       const first = await as.issuer.keys.generate('ES256')
-      const verifier = createOAuthVerifier({ config: { ...readOAuthConfig({ OAUTH_ISSUER: as.url, OAUTH_JWKS_URL: `${as.url}/jwks` }, { production: false, publicUrl: audience }).value! } })
+      const verifier = createOAuthVerifier({
+        config: {
+          ...readOAuthConfig(
+            { OAUTH_ISSUER: as.url, OAUTH_JWKS_URL: `${as.url}/jwks` },
+            { production: false, publicUrl: audience },
+          ).value!,
+        },
+      })
       const jwks = () => as.hits.get('/jwks') ?? 0
       // The issuer's own signing with a chosen key (its token endpoint takes the keys in turn).
       const sign = (kid: string, sub = 'agent-9') =>
-        as.issuer.buildToken({ kid, scopesOrTransform: (header, payload) => (asAccessToken({ header, payload }, sub), (payload.aud = audience), (payload.scope = 'intents:execute')) })
+        as.issuer.buildToken({
+          kid,
+          scopesOrTransform: (header, payload) => (
+            asAccessToken({ header, payload }, sub), (payload.aud = audience), (payload.scope = 'intents:execute')
+          ),
+        })
       // Only Date is faked: jose times its cooldown with Date.now(), the sockets keep real timers.
       t.mock.timers.enable({ apis: ['Date'], now: Date.now() })
       assert.equal((await verifier.verify(await sign(first.kid))).ok, true)
       assert.equal(jwks(), 1)
-      assert.equal(as.hits.get('/.well-known/openid-configuration'), undefined, 'OAUTH_JWKS_URL set: nothing discovered')
+      assert.equal(
+        as.hits.get('/.well-known/openid-configuration'),
+        undefined,
+        'OAUTH_JWKS_URL set: nothing discovered',
+      )
 
       // The issuer rotates: it publishes a new EdDSA key and signs with it at once.
       const second = await as.issuer.keys.generate('EdDSA', { crv: 'Ed25519' })
@@ -353,7 +469,9 @@ describe('OAuth key rotation and the key set refetch', () => {
       assert.equal((await verifier.verify(await sign(first.kid))).ok, true)
       const { privateKey } = await generateKeyPair('ES256')
       const forged = async (i: number) =>
-        new SignJWT({ iss: as.url, aud: audience, sub: 'x', exp: now() + 600 }).setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: `unknown-${i}` }).sign(privateKey)
+        new SignJWT({ iss: as.url, aud: audience, sub: 'x', exp: now() + 600 })
+          .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: `unknown-${i}` })
+          .sign(privateKey)
       for (let i = 0; i < 20; i++) {
         assertRefused(await verifier.verify(await forged(i)), unknownKey)
         t.mock.timers.tick(1_000)
@@ -376,12 +494,18 @@ describe('OAuth when the authorization server cannot be read', () => {
     const { port } = as.server.address() as AddressInfo
     const token = await requestToken(as, { aud: audience, scope: 'intents:validate' })
     await as.close()
-    const verifier = createOAuthVerifier({ config: readOAuthConfig({ OAUTH_ISSUER: as.url }, { production: false, publicUrl: audience }).value!, timeoutMs: 2_000 })
+    const verifier = createOAuthVerifier({
+      config: readOAuthConfig({ OAUTH_ISSUER: as.url }, { production: false, publicUrl: audience }).value!,
+      timeoutMs: 2_000,
+    })
     await assert.rejects(verifier.verify(token), (err: unknown) => {
       assert.ok(err instanceof AuthorizationServerUnreachableError)
       assert.equal(getStatusCode(err.status).httpStatus, 503)
       assert.equal(err.headers['retry-after'], '5')
-      assert.match(err.details!, /^could not discover the issuer's key set \(set OAUTH_JWKS_URL to skip discovery\): .*oauth-authorization-server: unreachable; .*openid-configuration: unreachable$/)
+      assert.match(
+        err.details!,
+        /^could not discover the issuer's key set \(set OAUTH_JWKS_URL to skip discovery\): .*oauth-authorization-server: unreachable; .*openid-configuration: unreachable$/,
+      )
       assert.ok(!err.message.includes(token))
       return true
     })
@@ -399,8 +523,14 @@ describe('OAuth when the authorization server cannot be read', () => {
     try {
       await as.issuer.keys.generate('RS256')
       // Configured with a trailing slash the server does not write: not the same issuer.
-      const verifier = createOAuthVerifier({ config: readOAuthConfig({ OAUTH_ISSUER: `${as.url}/` }, { production: false, publicUrl: audience }).value! })
-      const token = await requestToken(as, { aud: audience }, (tk) => (asAccessToken(tk), (tk.payload.iss = `${as.url}/`)))
+      const verifier = createOAuthVerifier({
+        config: readOAuthConfig({ OAUTH_ISSUER: `${as.url}/` }, { production: false, publicUrl: audience }).value!,
+      })
+      const token = await requestToken(
+        as,
+        { aud: audience },
+        (tk) => (asAccessToken(tk), (tk.payload.iss = `${as.url}/`)),
+      )
       await assert.rejects(verifier.verify(token), (err: unknown) => {
         assert.ok(err instanceof AuthorizationServerUnreachableError)
         assert.match(err.details!, /openid-configuration: names another issuer$/)
@@ -416,9 +546,17 @@ describe('OAuth when the authorization server cannot be read', () => {
     const as = await startAuthorizationServer({ withKey: false })
     try {
       await as.issuer.keys.generate('RS256')
-      const verifier = createOAuthVerifier({ config: readOAuthConfig({ OAUTH_ISSUER: as.url, OAUTH_JWKS_URL: `${as.url}/no-such-jwks` }, { production: false, publicUrl: audience }).value! })
+      const verifier = createOAuthVerifier({
+        config: readOAuthConfig(
+          { OAUTH_ISSUER: as.url, OAUTH_JWKS_URL: `${as.url}/no-such-jwks` },
+          { production: false, publicUrl: audience },
+        ).value!,
+      })
       const token = await requestToken(as, { aud: audience })
-      await assert.rejects(verifier.verify(token), (err: unknown) => err instanceof AuthorizationServerUnreachableError && err instanceof GatewayError)
+      await assert.rejects(
+        verifier.verify(token),
+        (err: unknown) => err instanceof AuthorizationServerUnreachableError && err instanceof GatewayError,
+      )
     } finally {
       await as.close()
     }

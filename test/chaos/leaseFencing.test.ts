@@ -8,7 +8,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { createPublicClient, type Hex, http, parseEther, toHex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { type TcpStall, startTcpStall } from '../../bench/chaos/tcpStall.ts'
+import { startTcpStall, type TcpStall } from '../../bench/chaos/tcpStall.ts'
 import { type Anvil, startAnvil } from '../../src/chains/evm/devnet/startAnvil.ts'
 import { createRelayerPool, type RelayerPool } from '../../src/chains/evm/relayer/createRelayerPool.ts'
 import { createLogger } from '../../src/logging/createLogger.ts'
@@ -108,7 +108,11 @@ describe('relayer lease fencing (a partition from PostgreSQL longer than a lease
     const result = await send.result
     assert.equal(result.accepted, false, 'answered as a broadcast that did not happen')
     assert.equal(await onChain(send.hash), null, 'the node never saw it')
-    assert.equal(Number(await rpc(anvil.rpcUrl, 'eth_getTransactionCount', [account.address, 'pending'])), nonceBefore, 'no nonce of the key used by a')
+    assert.equal(
+      Number(await rpc(anvil.rpcUrl, 'eth_getTransactionCount', [account.address, 'pending'])),
+      nonceBefore,
+      'no nonce of the key used by a',
+    )
     assert.ok(logs.some((l) => l.includes('not broadcast: the relayer key was leased to another instance meanwhile')))
   })
 
@@ -132,7 +136,9 @@ describe('relayer lease fencing (a partition from PostgreSQL longer than a lease
     assert.equal(await onChain(send.hash), null, 'signed under epoch 1, never sent under epoch 3')
     // The key is a's again: a new send goes out (its nonce read again from the node).
     const { relayer, done } = pool.take()
-    const next = await relayer.send({ to: '0x000000000000000000000000000000000000dEaD', data: '0x', gas: 30_000n }).finally(done)
+    const next = await relayer
+      .send({ to: '0x000000000000000000000000000000000000dEaD', data: '0x', gas: 30_000n })
+      .finally(done)
     assert.equal(next.accepted, true)
     assert.notEqual(await onChain(next.transactionHash), null)
   })

@@ -5,7 +5,7 @@
 // journal on the same database, outside the cut, is the other instance that retries the intent.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { type TcpStall, startTcpStall } from '../../bench/chaos/tcpStall.ts'
+import { startTcpStall, type TcpStall } from '../../bench/chaos/tcpStall.ts'
 import type { Journal } from '../../src/ports/journal.ts'
 import { openPostgresJournal } from '../../src/store/postgres/openPostgresJournal.ts'
 import { eventually } from '../support/eventually.ts'
@@ -48,7 +48,9 @@ describe('a release the database did not answer', () => {
     link.heal()
 
     // Given back within seconds, not the stale-claim age: the other instance claims it now.
-    await eventually('the other instance claiming the intent', 10_000, async () => ((await other.claim(claimOf(1))).ok ? true : undefined))
+    await eventually('the other instance claiming the intent', 10_000, async () =>
+      (await other.claim(claimOf(1))).ok ? true : undefined,
+    )
     // The signed record was never touched.
     assert.equal((await other.get(claimOf(2).intentHash, 'eip155:1'))?.state, 'pending')
   })

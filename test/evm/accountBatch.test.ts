@@ -31,11 +31,31 @@ describe('account mode batches through the gateway: approve + swap from the agen
 
   const contracts = () => world.devnet.contracts
   const call = (target: Address, data: `0x${string}`, value = 0n): TestCall => ({ target, data, value })
-  const approve = (amount: bigint) => call(contracts().dollar, encodeFunctionData({ abi: demoDollarArtifact.abi, functionName: 'approve', args: [contracts().swap, amount] }))
-  const sell = (amount: bigint) => call(contracts().swap, encodeFunctionData({ abi: demoSwapArtifact.abi, functionName: 'sellDollars', args: [amount] }))
-  const buy = (wei: bigint) => call(contracts().swap, encodeFunctionData({ abi: demoSwapArtifact.abi, functionName: 'buyDollars' }), wei)
-  const increment = () => call(contracts().counter, encodeFunctionData({ abi: demoCounterArtifact.abi, functionName: 'increment', args: [1n] }))
-  const batchOf = (calls: TestCall[], policyId = world.devnet.demo.account.policies.own): TestBatch => ({ sender: agent.address, calls, nonce: nonce++, validAfter: 0n, validBefore: 0n, policyId })
+  const approve = (amount: bigint) =>
+    call(
+      contracts().dollar,
+      encodeFunctionData({ abi: demoDollarArtifact.abi, functionName: 'approve', args: [contracts().swap, amount] }),
+    )
+  const sell = (amount: bigint) =>
+    call(
+      contracts().swap,
+      encodeFunctionData({ abi: demoSwapArtifact.abi, functionName: 'sellDollars', args: [amount] }),
+    )
+  const buy = (wei: bigint) =>
+    call(contracts().swap, encodeFunctionData({ abi: demoSwapArtifact.abi, functionName: 'buyDollars' }), wei)
+  const increment = () =>
+    call(
+      contracts().counter,
+      encodeFunctionData({ abi: demoCounterArtifact.abi, functionName: 'increment', args: [1n] }),
+    )
+  const batchOf = (calls: TestCall[], policyId = world.devnet.demo.account.policies.own): TestBatch => ({
+    sender: agent.address,
+    calls,
+    nonce: nonce++,
+    validAfter: 0n,
+    validBefore: 0n,
+    policyId,
+  })
   const execute = (body: unknown) => post(world.gateway.baseUrl, '/intents/execute', body, t.headers())
   const validate = (body: unknown) => post(world.gateway.baseUrl, '/intents/validate', body, t.headers())
   const fields = (res: { body: { errors?: { field: string }[] } }) => (res.body.errors ?? []).map((e) => e.field)
@@ -54,11 +74,23 @@ describe('account mode batches through the gateway: approve + swap from the agen
     const cases: Array<[string, unknown, string[]]> = [
       ['executor mode (absent)', executorBody, ['calls', 'mode']],
       ['executor mode (named)', { ...executorBody, mode: 'executor' }, ['calls', 'mode']],
-      ['17 calls', t.batchBody({ ...batch, calls: Array.from({ length: 17 }, () => increment()) }, signature), ['calls']],
+      [
+        '17 calls',
+        t.batchBody({ ...batch, calls: Array.from({ length: 17 }, () => increment()) }, signature),
+        ['calls'],
+      ],
       ['no calls', t.batchBody({ ...batch, calls: [] }, signature), ['calls']],
       ['calls and target', { ...t.batchBody(batch, signature), target: contracts().counter }, ['target']],
-      ['a call without data', { ...t.batchBody(batch, signature), calls: [{ target: contracts().counter, value: '0' }] }, ['data']],
-      ['a call to a bad address', t.batchBody({ ...batch, calls: [{ ...increment(), target: '0x1234' as Address }] }, signature), ['calls[0].target']],
+      [
+        'a call without data',
+        { ...t.batchBody(batch, signature), calls: [{ target: contracts().counter, value: '0' }] },
+        ['data'],
+      ],
+      [
+        'a call to a bad address',
+        t.batchBody({ ...batch, calls: [{ ...increment(), target: '0x1234' as Address }] }, signature),
+        ['calls[0].target'],
+      ],
       ['no calls and no target', { ...t.batchBody(batch, signature), calls: undefined }, ['target', 'data', 'value']],
     ]
     for (const [what, body, expected] of cases) {
@@ -77,7 +109,10 @@ describe('account mode batches through the gateway: approve + swap from the agen
   it('GET /accounts/{address}: an undelegated EOA with its nonce; a bad address is 400 naming it; a chain not served is 421', async () => {
     const res = await request(world.gateway.baseUrl, `/accounts/${agent.address}`, { headers: t.headers() })
     assert.equal(res.status, 200, res.text)
-    const nonceNow = await world.clients.publicClient.getTransactionCount({ address: agent.address, blockTag: 'pending' })
+    const nonceNow = await world.clients.publicClient.getTransactionCount({
+      address: agent.address,
+      blockTag: 'pending',
+    })
     assert.deepEqual(res.body, {
       address: agent.address,
       chainId: world.devnet.chain.chainId,
@@ -87,24 +122,37 @@ describe('account mode batches through the gateway: approve + swap from the agen
       code: 'none',
       nonce: String(nonceNow),
     })
-    const contract = await request(world.gateway.baseUrl, `/accounts/${contracts().executor.toLowerCase()}`, { headers: t.headers() })
+    const contract = await request(world.gateway.baseUrl, `/accounts/${contracts().executor.toLowerCase()}`, {
+      headers: t.headers(),
+    })
     assert.equal(contract.status, 200, contract.text)
     assert.equal(contract.body.code, 'contract')
     assert.equal(contract.body.delegated, false)
-    for (const bad of ['0x1234', 'agent', agent.address.replace(/[a-f]/, (c) => c.toUpperCase()).replace(/[A-F]/, (c) => c.toLowerCase())]) {
+    for (const bad of [
+      '0x1234',
+      'agent',
+      agent.address.replace(/[a-f]/, (c) => c.toUpperCase()).replace(/[A-F]/, (c) => c.toLowerCase()),
+    ]) {
       const refused = await request(world.gateway.baseUrl, `/accounts/${bad}`, { headers: t.headers() })
       if (bad.toLowerCase() === agent.address.toLowerCase() && refused.status === 200) continue // the case swap happened to keep a valid checksum
       assert.equal(refused.status, 400, `${bad}: ${refused.text}`)
       assert.deepEqual(fields(refused), ['address'], refused.text)
     }
-    const unserved = await request(world.gateway.baseUrl, `/accounts/${agent.address}`, { headers: { 'x-chain-id': 'eip155:999999' } })
+    const unserved = await request(world.gateway.baseUrl, `/accounts/${agent.address}`, {
+      headers: { 'x-chain-id': 'eip155:999999' },
+    })
     assert.equal(unserved.status, 421, unserved.text)
   })
 
   it("approve + swap as one intent, delegating in the same execute: the pool sees the agent as the trader, the agent's own DemoDollar pays and its ETH receives, the relayer pays the gas; X-Intent-Hash is the chain's; a repeat is replayed; GET /intents and GET /accounts follow", async () => {
     const amount = parseUnits('10', 6)
     const batch = batchOf([approve(amount), sell(amount)])
-    const before = { agentEth: await t.ethOf(agent.address), agentDollars: await t.dollarsOf(agent.address), relayerEth: await t.ethOf(relayer), poolDollars: await t.dollarsOf(contracts().swap) }
+    const before = {
+      agentEth: await t.ethOf(agent.address),
+      agentDollars: await t.dollarsOf(agent.address),
+      relayerEth: await t.ethOf(relayer),
+      poolDollars: await t.dollarsOf(contracts().swap),
+    }
     const body = t.batchBody(batch, await t.signBatch(batch, agent), { authorization: await t.authorize(agent) })
     const res = await execute(body)
     assert.equal(res.status, 200, res.text)
@@ -122,10 +170,19 @@ describe('account mode batches through the gateway: approve + swap from the agen
     const gas = receipt.gasUsed * receipt.effectiveGasPrice
     assert.equal(await t.dollarsOf(agent.address), before.agentDollars - amount)
     assert.equal(await t.dollarsOf(contracts().swap), before.poolDollars + amount)
-    assert.equal(await t.ethOf(agent.address), before.agentEth + amount * weiPerDollarUnit, 'the agent received the swap’s ETH and paid no gas')
+    assert.equal(
+      await t.ethOf(agent.address),
+      before.agentEth + amount * weiPerDollarUnit,
+      'the agent received the swap’s ETH and paid no gas',
+    )
     assert.equal(await t.ethOf(relayer), before.relayerEth - gas, 'the relayer paid exactly the gas')
     assert.equal(
-      await world.clients.publicClient.readContract({ address: contracts().dollar, abi: demoDollarArtifact.abi, functionName: 'allowance', args: [agent.address, contracts().swap] }),
+      await world.clients.publicClient.readContract({
+        address: contracts().dollar,
+        abi: demoDollarArtifact.abi,
+        functionName: 'allowance',
+        args: [agent.address, contracts().swap],
+      }),
       0n,
       'the approval was used up',
     )
@@ -139,7 +196,10 @@ describe('account mode batches through the gateway: approve + swap from the agen
     assert.equal(record.body.state, 'mined', record.text)
     // GET /intents shows the batch's calls as signed, in order.
     assert.deepEqual(
-      (record.body.calls as Array<{ target: string; data: string; value: string }>).map((c) => ({ ...c, target: getAddress(c.target) })),
+      (record.body.calls as Array<{ target: string; data: string; value: string }>).map((c) => ({
+        ...c,
+        target: getAddress(c.target),
+      })),
       batch.calls.map((c) => ({ target: c.target, data: c.data.toLowerCase(), value: c.value.toString() })),
     )
     // The journal keeps the batch's calls (its JSON intent column), values as integers again.
@@ -149,7 +209,9 @@ describe('account mode batches through the gateway: approve + swap from the agen
       batch.calls.map((c) => ({ ...c, data: c.data.toLowerCase() })),
     )
 
-    const account = await request(world.gateway.baseUrl, `/accounts/${agent.address.toLowerCase()}`, { headers: t.headers() })
+    const account = await request(world.gateway.baseUrl, `/accounts/${agent.address.toLowerCase()}`, {
+      headers: t.headers(),
+    })
     assert.equal(account.status, 200, account.text)
     assert.equal(account.body.delegated, true, account.text)
     assert.equal(account.body.code, 'delegation')
@@ -162,12 +224,18 @@ describe('account mode batches through the gateway: approve + swap from the agen
     assert.equal(res2.status, 200, res2.text)
     const receipt2 = await world.clients.publicClient.getTransactionReceipt({ hash: res2.body.transactionHash })
     assert.equal(receipt2.type, 'eip1559')
-    assert.equal(await t.ethOf(agent.address), agentEth - parseEther('0.001'), "the call's value came from the agent's own ETH, and no gas")
+    assert.equal(
+      await t.ethOf(agent.address),
+      agentEth - parseEther('0.001'),
+      "the call's value came from the agent's own ETH, and no gas",
+    )
   })
 
   it('validate answers a batch as the chain does: 200 for a good one; the signing request is the BatchIntent under the account’s domain; nothing sent', async () => {
     const batch = batchOf([approve(1n), sell(1n)])
-    const ok = await t.untouched([agent.address], async () => validate(t.batchBody(batch, await t.signBatch(batch, agent))))
+    const ok = await t.untouched([agent.address], async () =>
+      validate(t.batchBody(batch, await t.signBatch(batch, agent))),
+    )
     assert.equal(ok.status, 200, ok.text)
     assert.equal(ok.body.intentHash, t.batchHash(batch))
     const unsigned = await t.untouched([agent.address], () => execute(t.batchBody(batch, undefined)))
@@ -176,10 +244,17 @@ describe('account mode batches through the gateway: approve + swap from the agen
     assert.equal(getAddress(unsigned.body.signing.domain.verifyingContract), agent.address)
     // What the gateway asks to be signed is what the account accepts.
     const { EIP712Domain: _d, ...types } = unsigned.body.signing.types
-    const signature = await agent.signTypedData({ domain: unsigned.body.signing.domain, types, primaryType: 'BatchIntent', message: unsigned.body.signing.message })
+    const signature = await agent.signTypedData({
+      domain: unsigned.body.signing.domain,
+      types,
+      primaryType: 'BatchIntent',
+      message: unsigned.body.signing.message,
+    })
     const signed = await t.untouched([agent.address], () => validate(t.batchBody(batch, signature)))
     assert.equal(signed.status, 200, signed.text)
-    const wrong = await t.untouched([agent.address], async () => execute(t.batchBody(batch, await t.signBatch(batch, stranger))))
+    const wrong = await t.untouched([agent.address], async () =>
+      execute(t.batchBody(batch, await t.signBatch(batch, stranger))),
+    )
     assert.equal(wrong.status, 401, wrong.text)
   })
 
@@ -188,8 +263,18 @@ describe('account mode batches through the gateway: approve + swap from the agen
     const cases: Array<[string, TestBatch, number, string | undefined]> = [
       ['target outside the policy, second call', batchOf([increment(), outside]), 403, 'calls[1]'],
       ['target outside the policy, first call', batchOf([outside, increment()]), 403, 'calls[0]'],
-      ['value summed over maxValuePerTx (1 ETH)', batchOf([buy(parseEther('0.6')), increment(), buy(parseEther('0.6'))]), 402, 'calls[2]'],
-      ["a policy the agent does not own (the batch's header)", batchOf([increment()], world.devnet.demo.policies.open), 403, undefined],
+      [
+        'value summed over maxValuePerTx (1 ETH)',
+        batchOf([buy(parseEther('0.6')), increment(), buy(parseEther('0.6'))]),
+        402,
+        'calls[2]',
+      ],
+      [
+        "a policy the agent does not own (the batch's header)",
+        batchOf([increment()], world.devnet.demo.policies.open),
+        403,
+        undefined,
+      ],
     ]
     for (const [what, batch, status, field] of cases) {
       const body = t.batchBody(batch, await t.signBatch(batch, agent))
@@ -222,8 +307,19 @@ describe('account mode batches through the gateway: approve + swap from the agen
       }
     }
     // A single call too, named `target`.
-    const single = { sender: agent.address, target: c.registry, data: '0x' as const, value: 0n, nonce: nonce++, validAfter: 0n, validBefore: 0n, policyId: world.devnet.demo.account.policies.own }
-    const res = await t.untouched([agent.address], async () => execute(t.intentBody(single, await t.signIntent(single, agent))))
+    const single = {
+      sender: agent.address,
+      target: c.registry,
+      data: '0x' as const,
+      value: 0n,
+      nonce: nonce++,
+      validAfter: 0n,
+      validBefore: 0n,
+      policyId: world.devnet.demo.account.policies.own,
+    }
+    const res = await t.untouched([agent.address], async () =>
+      execute(t.intentBody(single, await t.signIntent(single, agent))),
+    )
     assert.equal(res.status, 403, res.text)
     assert.deepEqual(fields(res), ['target'], res.text)
   })

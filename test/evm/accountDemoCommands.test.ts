@@ -38,12 +38,24 @@ describe('the printed devnet commands, account mode included, answer what they p
         recipient: devnet.demo.payment.payTo,
       },
     })
-    const blocks = [...printed.matchAll(/^# (\d{3}) (.*)\ncurl -i -X POST (\S+) -H 'Content-Type: application\/json' -H 'X-Chain-Id: (\S+)' -d '(.*)'$/gm)]
+    const blocks = [
+      ...printed.matchAll(
+        /^# (\d{3}) (.*)\ncurl -i -X POST (\S+) -H 'Content-Type: application\/json' -H 'X-Chain-Id: (\S+)' -d '(.*)'$/gm,
+      ),
+    ]
     assert.equal(blocks.length, 15, printed)
-    const before = { eth: await t.ethOf(agent), dollars: await t.dollarsOf(agent), pool: await t.dollarsOf(devnet.contracts.swap) }
+    const before = {
+      eth: await t.ethOf(agent),
+      dollars: await t.dollarsOf(agent),
+      pool: await t.dollarsOf(devnet.contracts.swap),
+    }
     const statuses: number[] = []
     for (const [, expected, what, url, chainId, body] of blocks) {
-      const res = await fetch(url!, { method: 'POST', headers: { 'content-type': 'application/json', 'x-chain-id': chainId! }, body: body! })
+      const res = await fetch(url!, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-chain-id': chainId! },
+        body: body!,
+      })
       const text = await res.text()
       statuses.push(res.status)
       assert.equal(res.status, Number(expected), `${what}: ${text}`)
@@ -55,7 +67,11 @@ describe('the printed devnet commands, account mode included, answer what they p
         )
     }
     assert.deepEqual(statuses, [200, 403, 402, 410, 202, 421, 421, 401, 200, 200, 200, 200, 200, 200, 402])
-    assert.equal(await t.codeOf(agent), concatHex(['0xef0100', devnet.contracts.accountDelegate]).toLowerCase(), 'delegated by its first execute')
+    assert.equal(
+      await t.codeOf(agent),
+      concatHex(['0xef0100', devnet.contracts.accountDelegate]).toLowerCase(),
+      'delegated by its first execute',
+    )
     // 10 DemoDollar sent, 10 swapped for 0.005 ETH; 0.02 ETH spent by the session key; no gas.
     assert.equal(await t.dollarsOf(agent), before.dollars - 2n * parseUnits('10', 6))
     assert.equal(await t.dollarsOf(devnet.contracts.swap), before.pool + parseUnits('10', 6))

@@ -22,7 +22,12 @@ describe('account mode: a single call short of funds answers with the account’
     world = await startWorld({ receiptTimeoutMs: 15_000 })
     // A fresh agent with a little ETH of its own and no deposit.
     const funder = world.clients.walletFor(devnetAccounts.treasury)
-    const hash = await funder.sendTransaction({ to: agent.address, value: parseEther('0.01'), account: funder.account!, chain: funder.chain })
+    const hash = await funder.sendTransaction({
+      to: agent.address,
+      value: parseEther('0.01'),
+      account: funder.account!,
+      chain: funder.chain,
+    })
     await world.clients.publicClient.waitForTransactionReceipt({ hash })
   })
   after(async () => {
@@ -30,12 +35,28 @@ describe('account mode: a single call short of funds answers with the account’
   })
 
   it('402 0x54 naming the account’s balance, no deposit, no depositFor; nothing sent', async () => {
-    const policyId = await writePolicy(world, 'account-funding', { maxValuePerTx: parseEther('1'), maxAggregateValue: parseEther('10') }, key)
+    const policyId = await writePolicy(
+      world,
+      'account-funding',
+      { maxValuePerTx: parseEther('1'), maxAggregateValue: parseEther('10') },
+      key,
+    )
     const balance = await a.ethOf(agent.address)
     const value = parseEther('0.5')
-    const intent = { sender: agent.address as Address, target: recipient, data: '0x' as const, value, nonce: 7n, validAfter: 0n, validBefore: 0n, policyId }
+    const intent = {
+      sender: agent.address as Address,
+      target: recipient,
+      data: '0x' as const,
+      value,
+      nonce: 7n,
+      validAfter: 0n,
+      validBefore: 0n,
+      policyId,
+    }
     const body = a.intentBody(intent, await a.signIntent(intent, agent), { authorization: await a.authorize(agent) })
-    const res = await a.untouched([agent.address], () => post(world.gateway.baseUrl, '/intents/execute', body, a.headers()))
+    const res = await a.untouched([agent.address], () =>
+      post(world.gateway.baseUrl, '/intents/execute', body, a.headers()),
+    )
     assert.equal(res.status, 402, res.text)
     assert.equal(res.body.erc1066Status ?? res.body.status, '0x54', res.text)
     const extension = res.body.paymentRequired.extensions.deposit
@@ -44,7 +65,11 @@ describe('account mode: a single call short of funds answers with the account’
     assert.equal(extension.amount, (value - balance).toString(), res.text)
     assert.equal(extension.function, undefined, res.text)
     assert.equal(extension.executor, undefined, res.text)
-    assert.match(extension.detail, new RegExp(`the account's own balance is ${balance} wei, ${value - balance} wei short`), res.text)
+    assert.match(
+      extension.detail,
+      new RegExp(`the account's own balance is ${balance} wei, ${value - balance} wei short`),
+      res.text,
+    )
     assert.doesNotMatch(res.text, /deposit(For)? |depositFor|the sender's deposit/i)
   })
 })

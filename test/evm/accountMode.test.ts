@@ -4,13 +4,23 @@
 // refused with nothing sent; each test asserts the relayer's and the agent's balances.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { type Address, type Hex, concatHex, encodeFunctionData, getAddress, keccak256, parseEther, parseUnits, toHex } from 'viem'
+import {
+  type Address,
+  concatHex,
+  encodeFunctionData,
+  getAddress,
+  type Hex,
+  keccak256,
+  parseEther,
+  parseUnits,
+  toHex,
+} from 'viem'
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts'
+import { derivePolicyId, saltOf } from '../../src/chains/derivePolicyId.ts'
 import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { intentTypes } from '../../src/chains/evm/intentTypedData.ts'
-import { demoDollarArtifact } from '../../src/contracts/demoDollarArtifact.ts'
-import { derivePolicyId, saltOf } from '../../src/chains/derivePolicyId.ts'
 import { demoCounterArtifact } from '../../src/contracts/demoCounterArtifact.ts'
+import { demoDollarArtifact } from '../../src/contracts/demoDollarArtifact.ts'
 import { policyRegistryArtifact } from '../../src/contracts/policyRegistryArtifact.ts'
 import { post, request, rpc, startWorld, type World } from '../support/testGateway.ts'
 
@@ -29,7 +39,13 @@ describe('account mode through the gateway: intents run from the agent’s own a
   const chainId = () => world.devnet.anvil.chainId
   const headers = () => ({ 'x-chain-id': world.devnet.chain.chainId })
   const ethOf = (who: Address) => pc().getBalance({ address: who })
-  const dollarsOf = (who: Address) => pc().readContract({ address: world.devnet.contracts.dollar, abi: demoDollarArtifact.abi, functionName: 'balanceOf', args: [who] })
+  const dollarsOf = (who: Address) =>
+    pc().readContract({
+      address: world.devnet.contracts.dollar,
+      abi: demoDollarArtifact.abi,
+      functionName: 'balanceOf',
+      args: [who],
+    })
   const relayerNonce = () => pc().getTransactionCount({ address: relayer, blockTag: 'pending' })
   const codeOf = async (who: Address) => ((await pc().getCode({ address: who })) ?? '0x').toLowerCase()
   const delegation = () => concatHex(['0xef0100', world.devnet.contracts.accountDelegate]).toLowerCase()
@@ -46,7 +62,12 @@ describe('account mode through the gateway: intents run from the agent’s own a
   })
   type Intent = ReturnType<typeof transferIntent>
   const sign = (intent: Intent, signer: PrivateKeyAccount = agent) =>
-    signer.signTypedData({ domain: { name: 'IntentAccount', version: '1', chainId: chainId(), verifyingContract: intent.sender }, types: intentTypes, primaryType: 'Intent', message: intent })
+    signer.signTypedData({
+      domain: { name: 'IntentAccount', version: '1', chainId: chainId(), verifyingContract: intent.sender },
+      types: intentTypes,
+      primaryType: 'Intent',
+      message: intent,
+    })
   const bodyOf = (intent: Intent, signature: Hex | undefined, extra: Record<string, unknown> = {}) => ({
     ...intent,
     value: intent.value.toString(),
@@ -57,7 +78,9 @@ describe('account mode through the gateway: intents run from the agent’s own a
     mode: 'account',
     ...extra,
   })
-  async function authorize(options: { signer?: PrivateKeyAccount; chainId?: number; address?: Address; nonce?: number } = {}) {
+  async function authorize(
+    options: { signer?: PrivateKeyAccount; chainId?: number; address?: Address; nonce?: number } = {},
+  ) {
     const signer = options.signer ?? agent
     const a = await signer.signAuthorization({
       chainId: options.chainId ?? chainId(),
@@ -68,7 +91,12 @@ describe('account mode through the gateway: intents run from the agent’s own a
   }
   /** Balances and nonces that must not move when nothing is sent. */
   async function untouched<T>(what: () => Promise<T>): Promise<T> {
-    const before = { relayerEth: await ethOf(relayer), relayerNonce: await relayerNonce(), agentEth: await ethOf(agent.address), agentDollars: await dollarsOf(agent.address) }
+    const before = {
+      relayerEth: await ethOf(relayer),
+      relayerNonce: await relayerNonce(),
+      agentEth: await ethOf(agent.address),
+      agentDollars: await dollarsOf(agent.address),
+    }
     const result = await what()
     assert.equal(await relayerNonce(), before.relayerNonce, 'nothing was sent')
     assert.equal(await ethOf(relayer), before.relayerEth, "the relayer's balance did not move")
@@ -93,7 +121,9 @@ describe('account mode through the gateway: intents run from the agent’s own a
   it('refuses an undelegated sender without an authorization: 403 0x10 account-not-delegated, nothing sent', async () => {
     assert.equal(await codeOf(agent.address), '0x')
     const intent = transferIntent(agent.address, 1n)
-    const res = await untouched(async () => post(world.gateway.baseUrl, '/intents/execute', bodyOf(intent, await sign(intent)), headers()))
+    const res = await untouched(async () =>
+      post(world.gateway.baseUrl, '/intents/execute', bodyOf(intent, await sign(intent)), headers()),
+    )
     assert.equal(res.status, 403, res.text)
     assert.equal(res.body.type, 'urn:intent-gateway:problem:account-not-delegated', res.text)
   })
@@ -108,10 +138,16 @@ describe('account mode through the gateway: intents run from the agent’s own a
       ['authorization.chainId', await authorize({ chainId: 0 }), 403],
       ['authorization.address', await authorize({ address: world.devnet.contracts.executor }), 403],
       ['authorization.nonce', await authorize({ nonce: good.nonce + 1 }), 403],
-      ['authorization.s', { ...good, s: toHex(secp256k1n - BigInt(good.s), { size: 32 }), yParity: 1 - (good.yParity ?? 0) }, 400],
+      [
+        'authorization.s',
+        { ...good, s: toHex(secp256k1n - BigInt(good.s), { size: 32 }), yParity: 1 - (good.yParity ?? 0) },
+        400,
+      ],
     ]
     for (const [field, authorization, status] of cases) {
-      const res = await untouched(() => post(world.gateway.baseUrl, '/intents/execute', bodyOf(intent, signature, { authorization }), headers()))
+      const res = await untouched(() =>
+        post(world.gateway.baseUrl, '/intents/execute', bodyOf(intent, signature, { authorization }), headers()),
+      )
       assert.equal(res.status, status, `${field}: ${res.text}`)
       assert.ok(
         res.body.errors?.some((e: { field: string }) => e.field === field),
@@ -119,7 +155,14 @@ describe('account mode through the gateway: intents run from the agent’s own a
       )
     }
     // The schema names the field too.
-    const res = await untouched(() => post(world.gateway.baseUrl, '/intents/execute', bodyOf(intent, signature, { authorization: { ...good, yParity: 2 } }), headers()))
+    const res = await untouched(() =>
+      post(
+        world.gateway.baseUrl,
+        '/intents/execute',
+        bodyOf(intent, signature, { authorization: { ...good, yParity: 2 } }),
+        headers(),
+      ),
+    )
     assert.equal(res.status, 400, res.text)
     assert.match(res.text, /yParity/)
     assert.equal(await codeOf(agent.address), '0x', 'the agent is still undelegated')
@@ -140,10 +183,18 @@ describe('account mode through the gateway: intents run from the agent’s own a
     assert.equal(receipt.type, 'eip7702')
     assert.equal(getAddress(receipt.to!), agent.address, 'sent to the agent’s own address')
     const transfer = receipt.logs.find((l) => l.topics[0] === transferTopic)!
-    assert.equal(getAddress(`0x${transfer.topics[1]!.slice(26)}`), agent.address, 'msg.sender at the token is the agent')
+    assert.equal(
+      getAddress(`0x${transfer.topics[1]!.slice(26)}`),
+      agent.address,
+      'msg.sender at the token is the agent',
+    )
     assert.equal(await dollarsOf(agent.address), agentDollars - amount)
     assert.equal(await ethOf(agent.address), agentEth, 'the agent paid no gas')
-    assert.equal(await ethOf(relayer), relayerEth - receipt.gasUsed * receipt.effectiveGasPrice, 'the relayer paid exactly the gas')
+    assert.equal(
+      await ethOf(relayer),
+      relayerEth - receipt.gasUsed * receipt.effectiveGasPrice,
+      'the relayer paid exactly the gas',
+    )
 
     const replay = await untouched(() => post(world.gateway.baseUrl, '/intents/execute', body, headers()))
     assert.equal(replay.status, 200, replay.text)
@@ -162,9 +213,13 @@ describe('account mode through the gateway: intents run from the agent’s own a
 
   it("validate in account mode answers the account's check (a stranger's signature 0xE4 with the account's typed data), nothing sent", async () => {
     const intent = transferIntent(agent.address, 1n)
-    const ok = await untouched(() => sign(intent).then((s) => post(world.gateway.baseUrl, '/intents/validate', bodyOf(intent, s), headers())))
+    const ok = await untouched(() =>
+      sign(intent).then((s) => post(world.gateway.baseUrl, '/intents/validate', bodyOf(intent, s), headers())),
+    )
     assert.equal(ok.status, 200, ok.text)
-    const bad = await untouched(() => sign(intent, stranger).then((s) => post(world.gateway.baseUrl, '/intents/execute', bodyOf(intent, s), headers())))
+    const bad = await untouched(() =>
+      sign(intent, stranger).then((s) => post(world.gateway.baseUrl, '/intents/execute', bodyOf(intent, s), headers())),
+    )
     assert.equal(bad.status, 401, bad.text)
     assert.equal(bad.body.signing?.domain?.name, 'IntentAccount', bad.text)
     assert.equal(getAddress(bad.body.signing.domain.verifyingContract), agent.address)
@@ -173,11 +228,19 @@ describe('account mode through the gateway: intents run from the agent’s own a
   it('refuses an account delegated elsewhere: 403 account-not-delegated, nothing sent', async () => {
     const elsewhere = privateKeyToAccount(devnetAccounts.other)
     const code = await codeOf(elsewhere.address)
-    await rpc(world.devnet.anvil.rpcUrl, 'anvil_setCode', [elsewhere.address, concatHex(['0xef0100', world.devnet.contracts.executor])])
+    await rpc(world.devnet.anvil.rpcUrl, 'anvil_setCode', [
+      elsewhere.address,
+      concatHex(['0xef0100', world.devnet.contracts.executor]),
+    ])
     try {
       const intent = transferIntent(elsewhere.address, 1n)
       const before = await relayerNonce()
-      const res = await post(world.gateway.baseUrl, '/intents/execute', bodyOf(intent, await sign(intent, elsewhere), { authorization: await authorize({ signer: elsewhere }) }), headers())
+      const res = await post(
+        world.gateway.baseUrl,
+        '/intents/execute',
+        bodyOf(intent, await sign(intent, elsewhere), { authorization: await authorize({ signer: elsewhere }) }),
+        headers(),
+      )
       assert.equal(res.status, 403, res.text)
       assert.equal(res.body.type, 'urn:intent-gateway:problem:account-not-delegated', res.text)
       assert.equal(await relayerNonce(), before)
@@ -193,7 +256,17 @@ describe('account mode through the gateway: intents run from the agent’s own a
       post(
         world.gateway.baseUrl,
         '/intents/execute',
-        { ...body, authorization: { chainId: 1, address: agent.address, nonce: 0, yParity: 0, r: `0x${'1'.repeat(64)}`, s: `0x${'1'.repeat(64)}` } },
+        {
+          ...body,
+          authorization: {
+            chainId: 1,
+            address: agent.address,
+            nonce: 0,
+            yParity: 0,
+            r: `0x${'1'.repeat(64)}`,
+            s: `0x${'1'.repeat(64)}`,
+          },
+        },
         headers(),
       ),
     )
@@ -230,7 +303,12 @@ describe('account mode through the gateway: intents run from the agent’s own a
     await pc().waitForTransactionReceipt({ hash: created })
     assert.equal(await codeOf(owner.address), '0x')
     const counter = world.devnet.contracts.counter
-    const count = () => pc().readContract({ address: counter, abi: demoCounterArtifact.abi, functionName: 'count' } as never) as Promise<bigint>
+    const count = () =>
+      pc().readContract({
+        address: counter,
+        abi: demoCounterArtifact.abi,
+        functionName: 'count',
+      } as never) as Promise<bigint>
     const intent = {
       ...transferIntent(owner.address, 0n),
       target: counter,
@@ -271,7 +349,11 @@ describe('account mode through the gateway: intents run from the agent’s own a
     assert.equal(receipt.logs.length, 0, 'and without running anything')
     assert.equal(await codeOf(owner.address), '0x', 'the authorization was skipped')
     assert.equal(await count(), countBefore, 'the intent did not run')
-    assert.equal(await ethOf(relayer), relayerEth - receipt.gasUsed * receipt.effectiveGasPrice, 'the relayer paid for it')
+    assert.equal(
+      await ethOf(relayer),
+      relayerEth - receipt.gasUsed * receipt.effectiveGasPrice,
+      'the relayer paid for it',
+    )
     const record = await request(world.gateway.baseUrl, `/intents/${answer.body.intentHash}`, { headers: headers() })
     assert.equal(record.body.state, 'dropped', record.text)
 
@@ -282,7 +364,12 @@ describe('account mode through the gateway: intents run from the agent’s own a
       stale.body.errors?.some((e: { field: string }) => e.field === 'authorization.nonce'),
       stale.text,
     )
-    const again = await post(world.gateway.baseUrl, '/intents/execute', { ...body, authorization: await authorize({ signer: owner }) }, headers())
+    const again = await post(
+      world.gateway.baseUrl,
+      '/intents/execute',
+      { ...body, authorization: await authorize({ signer: owner }) },
+      headers(),
+    )
     assert.equal(again.status, 200, again.text)
     assert.equal(await count(), countBefore + 1n)
     assert.equal(await codeOf(owner.address), delegation())

@@ -25,7 +25,13 @@ describe('priced account mode: the agent pays with the DemoDollar its intent mov
 
   const transferAll = (amount: bigint): TestBatch => ({
     sender: agent.address,
-    calls: [{ target: world.devnet.contracts.dollar, value: 0n, data: encodeFunctionData({ abi: demoDollarArtifact.abi, functionName: 'transfer', args: [recipient, amount] }) }],
+    calls: [
+      {
+        target: world.devnet.contracts.dollar,
+        value: 0n,
+        data: encodeFunctionData({ abi: demoDollarArtifact.abi, functionName: 'transfer', args: [recipient, amount] }),
+      },
+    ],
     nonce: nonce++,
     validAfter: 0n,
     validBefore: 0n,
@@ -54,7 +60,11 @@ describe('priced account mode: the agent pays with the DemoDollar its intent mov
 
   before(async () => {
     world = await startWorld()
-    gateway = await startTestGateway({ chains: [world.devnet.chain], payments: world.devnet.payments, receiptTimeoutMs: 15_000 })
+    gateway = await startTestGateway({
+      chains: [world.devnet.chain],
+      payments: world.devnet.payments,
+      receiptTimeoutMs: 15_000,
+    })
   })
   after(async () => {
     await gateway?.close()
@@ -64,7 +74,9 @@ describe('priced account mode: the agent pays with the DemoDollar its intent mov
   it('refuses an intent that moves the whole balance the payment needs: it reverts only after the settlement (simulated together), so nothing is charged or sent', async () => {
     const before = await balances()
     const batch = transferAll(before.agentDollars)
-    const res = await paidExecute(t.batchBody(batch, await t.signBatch(batch, agent), { authorization: await t.authorize(agent) }))
+    const res = await paidExecute(
+      t.batchBody(batch, await t.signBatch(batch, agent), { authorization: await t.authorize(agent) }),
+    )
     assert.equal(res.status, 422, res.text)
     assert.equal(res.body.erc1066Status, '0x50', res.text)
     // ERC20InsufficientBalance(agent, balance − price, balance): met after the settlement, in the same simulated block.
@@ -77,17 +89,28 @@ describe('priced account mode: the agent pays with the DemoDollar its intent mov
     const before = await balances()
     const amount = before.agentDollars - price
     const batch = transferAll(amount)
-    const res = await paidExecute(t.batchBody(batch, await t.signBatch(batch, agent), { authorization: await t.authorize(agent) }))
+    const res = await paidExecute(
+      t.batchBody(batch, await t.signBatch(batch, agent), { authorization: await t.authorize(agent) }),
+    )
     assert.equal(res.status, 200, res.text)
     assert.equal(res.body.status, '0x11', res.text)
-    const receipt = await world.clients.publicClient.getTransactionReceipt({ hash: res.body.transactionHash as `0x${string}` })
+    const receipt = await world.clients.publicClient.getTransactionReceipt({
+      hash: res.body.transactionHash as `0x${string}`,
+    })
     assert.equal(receipt.type, 'eip7702')
-    assert.equal(await t.codeOf(agent.address), concatHex(['0xef0100', world.devnet.contracts.accountDelegate]).toLowerCase())
+    assert.equal(
+      await t.codeOf(agent.address),
+      concatHex(['0xef0100', world.devnet.contracts.accountDelegate]).toLowerCase(),
+    )
     const after = await balances()
     assert.equal(after.agentDollars, 0n, 'the price and the transfer: all of it')
     assert.equal(after.payToDollars, before.payToDollars + price, 'charged once')
     assert.equal(after.recipientDollars, before.recipientDollars + amount)
     assert.equal(after.agentEth, before.agentEth, 'the agent paid no gas')
-    assert.equal(after.relayerEth, before.relayerEth - receipt.gasUsed * receipt.effectiveGasPrice, 'the relayer paid the execution’s gas')
+    assert.equal(
+      after.relayerEth,
+      before.relayerEth - receipt.gasUsed * receipt.effectiveGasPrice,
+      'the relayer paid the execution’s gas',
+    )
   })
 })

@@ -8,14 +8,14 @@
 // authorization checks, a skipped authorization and accounts delegated elsewhere in accountMode.test.ts.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { type Address, type Hex, concatHex, encodeFunctionData, parseEther, parseUnits, toFunctionSelector } from 'viem'
+import { type Address, concatHex, encodeFunctionData, type Hex, parseEther, parseUnits, toFunctionSelector } from 'viem'
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts'
-import { limitsConfig } from '../../src/config/limitsConfig.ts'
 import { derivePolicyId, saltOf } from '../../src/chains/derivePolicyId.ts'
+import { executeBatchCalldata } from '../../src/chains/evm/adapter/executorCalls.ts'
 import { createDevClients } from '../../src/chains/evm/devnet/deployContracts.ts'
 import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
-import { executeBatchCalldata } from '../../src/chains/evm/adapter/executorCalls.ts'
+import { limitsConfig } from '../../src/config/limitsConfig.ts'
 import { demoCounterArtifact } from '../../src/contracts/demoCounterArtifact.ts'
 import { demoDollarArtifact } from '../../src/contracts/demoDollarArtifact.ts'
 import { policyRegistryArtifact } from '../../src/contracts/policyRegistryArtifact.ts'
@@ -45,9 +45,25 @@ describe('account mode attacks through the gateway: the relayer’s gas and the 
   const execute = (body: unknown) => post(world.gateway.baseUrl, '/intents/execute', body, t.headers())
   const fields = (res: { body: { errors?: { field: string }[] } }) => (res.body.errors ?? []).map((e) => e.field)
   const call = (target: Address, data: Hex, value = 0n): TestCall => ({ target, data, value })
-  const increment = (value = 0n) => call(contracts().counter, encodeFunctionData({ abi: demoCounterArtifact.abi, functionName: 'increment', args: [1n] }), value)
-  const transfer = (to: Address, amount: bigint) => call(contracts().dollar, encodeFunctionData({ abi: demoDollarArtifact.abi, functionName: 'transfer', args: [to, amount] }))
-  const batchOf = (sender: Address, calls: TestCall[], policyId: Hex): TestBatch => ({ sender, calls, nonce: nonce++, validAfter: 0n, validBefore: 0n, policyId })
+  const increment = (value = 0n) =>
+    call(
+      contracts().counter,
+      encodeFunctionData({ abi: demoCounterArtifact.abi, functionName: 'increment', args: [1n] }),
+      value,
+    )
+  const transfer = (to: Address, amount: bigint) =>
+    call(
+      contracts().dollar,
+      encodeFunctionData({ abi: demoDollarArtifact.abi, functionName: 'transfer', args: [to, amount] }),
+    )
+  const batchOf = (sender: Address, calls: TestCall[], policyId: Hex): TestBatch => ({
+    sender,
+    calls,
+    nonce: nonce++,
+    validAfter: 0n,
+    validBefore: 0n,
+    policyId,
+  })
   const send = async (hash: Promise<Hex>) => {
     const receipt = await pc().waitForTransactionReceipt({ hash: await hash })
     assert.equal(receipt.status, 'success')
@@ -62,13 +78,32 @@ describe('account mode attacks through the gateway: the relayer’s gas and the 
     const key = generatePrivateKey()
     const account = privateKeyToAccount(key)
     const deployer = world.clients.walletFor(devnetAccounts.deployer)
-    await send(deployer.sendTransaction({ to: account.address, value: parseEther('1'), account: deployer.account!, chain: deployer.chain }))
+    await send(
+      deployer.sendTransaction({
+        to: account.address,
+        value: parseEther('1'),
+        account: deployer.account!,
+        chain: deployer.chain,
+      }),
+    )
     if (dollars > 0n) {
       await send(
-        deployer.writeContract({ address: contracts().dollar, abi: demoDollarArtifact.abi, functionName: 'mint', args: [account.address, dollars], account: deployer.account!, chain: deployer.chain }),
+        deployer.writeContract({
+          address: contracts().dollar,
+          abi: demoDollarArtifact.abi,
+          functionName: 'mint',
+          args: [account.address, dollars],
+          account: deployer.account!,
+          chain: deployer.chain,
+        }),
       )
     }
-    const policyId = await createPolicy(key, [contracts().counter, contracts().dollar], ['increment(uint256)', 'transfer(address,uint256)'], 'fresh')
+    const policyId = await createPolicy(
+      key,
+      [contracts().counter, contracts().dollar],
+      ['increment(uint256)', 'transfer(address,uint256)'],
+      'fresh',
+    )
     return { account, policyId }
   }
 
@@ -102,7 +137,9 @@ describe('account mode attacks through the gateway: the relayer’s gas and the 
   /** Delegates `who` through the gateway: its first execute, an increment with its authorization. */
   async function delegateThroughGateway(who: PrivateKeyAccount, policyId: Hex) {
     const batch = batchOf(who.address, [increment()], policyId)
-    const res = await execute(t.batchBody(batch, await t.signBatch(batch, who), { authorization: await t.authorize(who) }))
+    const res = await execute(
+      t.batchBody(batch, await t.signBatch(batch, who), { authorization: await t.authorize(who) }),
+    )
     assert.equal(res.status, 200, res.text)
     assert.equal(await t.codeOf(who.address), concatHex(['0xef0100', contracts().accountDelegate]).toLowerCase())
   }
@@ -138,20 +175,28 @@ describe('account mode attacks through the gateway: the relayer’s gas and the 
 
     // Signed for chain id + 1: the account's domain binds the chain.
     const elsewhere = batchOf(agent.address, [transfer(recipient, 1n)], own)
-    const crossChain = await t.untouched(watched, async () => execute(t.batchBody(elsewhere, await t.signBatch(elsewhere, agent, world.devnet.anvil.chainId + 1))))
+    const crossChain = await t.untouched(watched, async () =>
+      execute(t.batchBody(elsewhere, await t.signBatch(elsewhere, agent, world.devnet.anvil.chainId + 1))),
+    )
     assert.equal(crossChain.status, 401, crossChain.text)
 
     // The agent's signature on the same calls for another account: that account's domain and key.
     const mine = batchOf(agent.address, [transfer(recipient, 1n)], own)
     const signature = await t.signBatch(mine, agent)
-    const crossAccount = await t.untouched(watched, () => execute(t.batchBody({ ...mine, sender: other.account.address, policyId: other.policyId }, signature)))
+    const crossAccount = await t.untouched(watched, () =>
+      execute(t.batchBody({ ...mine, sender: other.account.address, policyId: other.policyId }, signature)),
+    )
     assert.equal(crossAccount.status, 401, crossAccount.text)
 
     // The agent's authorization in an undelegated third account's first execute.
     const third = await freshAgent()
     const thirdBatch = batchOf(third.account.address, [increment()], third.policyId)
     const foreign = await t.untouched([...watched, third.account.address], async () =>
-      execute(t.batchBody(thirdBatch, await t.signBatch(thirdBatch, third.account), { authorization: await t.authorize(agent) })),
+      execute(
+        t.batchBody(thirdBatch, await t.signBatch(thirdBatch, third.account), {
+          authorization: await t.authorize(agent),
+        }),
+      ),
     )
     assert.equal(foreign.status, 403, foreign.text)
     assert.ok(fields(foreign).includes('authorization.r'), foreign.text)
@@ -168,7 +213,10 @@ describe('account mode attacks through the gateway: the relayer’s gas and the 
     const again = await wallet
       .sendTransaction({
         to: agent.address,
-        data: executeBatchCalldata({ ...ran, target: ran.calls[0]!.target, data: '0x', value: 0n, calls: ran.calls }, ranSignature),
+        data: executeBatchCalldata(
+          { ...ran, target: ran.calls[0]!.target, data: '0x', value: 0n, calls: ran.calls },
+          ranSignature,
+        ),
         gas: 300_000n,
         account: wallet.account!,
         chain: wallet.chain,
@@ -187,13 +235,30 @@ describe('account mode attacks through the gateway: the relayer’s gas and the 
 
     const wallet = world.clients.walletFor(devnetAccounts.other)
     const strangerEth = await t.ethOf(stranger.address)
-    const hash = await wallet.sendTransaction({ to: stranger.address, authorizationList: [authorization], account: wallet.account!, chain: wallet.chain } as never)
+    const hash = await wallet.sendTransaction({
+      to: stranger.address,
+      authorizationList: [authorization],
+      account: wallet.account!,
+      chain: wallet.chain,
+    } as never)
     const strangerTx = await pc().waitForTransactionReceipt({ hash })
     assert.equal(strangerTx.type, 'eip7702')
-    assert.equal(await t.ethOf(stranger.address), strangerEth - strangerTx.gasUsed * strangerTx.effectiveGasPrice, 'the stranger paid for it')
-    assert.equal(await t.codeOf(fresh.account.address), concatHex(['0xef0100', contracts().accountDelegate]).toLowerCase(), 'the authorization delegated the account as its owner meant')
+    assert.equal(
+      await t.ethOf(stranger.address),
+      strangerEth - strangerTx.gasUsed * strangerTx.effectiveGasPrice,
+      'the stranger paid for it',
+    )
+    assert.equal(
+      await t.codeOf(fresh.account.address),
+      concatHex(['0xef0100', contracts().accountDelegate]).toLowerCase(),
+      'the authorization delegated the account as its owner meant',
+    )
 
-    const before = { eth: await t.ethOf(fresh.account.address), dollars: await t.dollarsOf(fresh.account.address), relayer: await t.ethOf(relayer) }
+    const before = {
+      eth: await t.ethOf(fresh.account.address),
+      dollars: await t.dollarsOf(fresh.account.address),
+      relayer: await t.ethOf(relayer),
+    }
     const res = await execute(body)
     assert.equal(res.status, 200, res.text)
     const receipt = await pc().getTransactionReceipt({ hash: res.body.transactionHash })
@@ -214,11 +279,16 @@ describe('account mode attacks through the gateway: the relayer’s gas and the 
     await rpc(world.devnet.anvil.rpcUrl, 'evm_setAutomine', [false])
     try {
       const pending = execute(body)
-      for (let i = 0; i < 200 && (await t.relayerNonce()) === relayerTxs; i++) await new Promise((r) => setTimeout(r, 25))
+      for (let i = 0; i < 200 && (await t.relayerNonce()) === relayerTxs; i++)
+        await new Promise((r) => setTimeout(r, 25))
       assert.equal(await t.relayerNonce(), relayerTxs + 1, 'the gateway sent its transaction after simulating it')
       // The account points its code at DemoDollar (no executeBatch there), ahead of the relayer's transaction.
       const accountNonce = await pc().getTransactionCount({ address: fresh.account.address, blockTag: 'pending' })
-      const authorization = await fresh.account.signAuthorization({ chainId: world.devnet.anvil.chainId, address: contracts().dollar, nonce: accountNonce + 1 })
+      const authorization = await fresh.account.signAuthorization({
+        chainId: world.devnet.anvil.chainId,
+        address: contracts().dollar,
+        nonce: accountNonce + 1,
+      })
       const signed = await fresh.account.signTransaction({
         type: 'eip7702',
         chainId: world.devnet.anvil.chainId,
@@ -235,11 +305,19 @@ describe('account mode attacks through the gateway: the relayer’s gas and the 
     } finally {
       await rpc(world.devnet.anvil.rpcUrl, 'evm_setAutomine', [true])
     }
-    assert.equal(await t.codeOf(fresh.account.address), concatHex(['0xef0100', contracts().dollar]).toLowerCase(), 'the account re-delegated first')
+    assert.equal(
+      await t.codeOf(fresh.account.address),
+      concatHex(['0xef0100', contracts().dollar]).toLowerCase(),
+      'the account re-delegated first',
+    )
     const receipt = await pc().getTransactionReceipt({ hash: answer.body.transactionHash })
     assert.equal(receipt.status, 'reverted', answer.text)
     assert.equal(answer.body.state, 'reverted', answer.text)
-    assert.equal(await t.ethOf(relayer), relayerEth - receipt.gasUsed * receipt.effectiveGasPrice, 'the relayer paid for the revert')
+    assert.equal(
+      await t.ethOf(relayer),
+      relayerEth - receipt.gasUsed * receipt.effectiveGasPrice,
+      'the relayer paid for the revert',
+    )
 
     // Delegated back to our delegate (its own transaction), its next intent is refused for its standing.
     const back = await fresh.account.signAuthorization({
@@ -257,9 +335,13 @@ describe('account mode attacks through the gateway: the relayer’s gas and the 
       maxFeePerGas: parseUnits('100', 9),
       authorizationList: [back],
     })
-    await pc().waitForTransactionReceipt({ hash: await rpc(world.devnet.anvil.rpcUrl, 'eth_sendRawTransaction', [backTx]) })
+    await pc().waitForTransactionReceipt({
+      hash: await rpc(world.devnet.anvil.rpcUrl, 'eth_sendRawTransaction', [backTx]),
+    })
     const next = batchOf(fresh.account.address, [increment()], fresh.policyId)
-    const refused = await t.untouched([fresh.account.address], async () => execute(t.batchBody(next, await t.signBatch(next, fresh.account))))
+    const refused = await t.untouched([fresh.account.address], async () =>
+      execute(t.batchBody(next, await t.signBatch(next, fresh.account))),
+    )
     assert.equal(refused.status, 429, refused.text)
     assert.equal(refused.body.type, 'urn:intent-gateway:problem:reverts-throttled', refused.text)
   })
@@ -267,18 +349,32 @@ describe('account mode attacks through the gateway: the relayer’s gas and the 
   it('a session key cannot exceed its policy through a batch: a summed value over its per-transaction cap (402 calls[1]), a call outside its targets (403 calls[1]), past its aggregate cap (402); within it, it runs from the agent’s ETH', async () => {
     const session = world.devnet.demo.account.policies.session
     const cases: Array<[string, TestCall[], number, string]> = [
-      ['0.006 + 0.006 ETH over 0.01 a transaction', [increment(parseEther('0.006')), increment(parseEther('0.006'))], 402, 'calls[1]'],
-      ["DemoDollar's transfer, outside the session policy", [increment(), transfer(sessionKey.address, 1n)], 403, 'calls[1]'],
+      [
+        '0.006 + 0.006 ETH over 0.01 a transaction',
+        [increment(parseEther('0.006')), increment(parseEther('0.006'))],
+        402,
+        'calls[1]',
+      ],
+      [
+        "DemoDollar's transfer, outside the session policy",
+        [increment(), transfer(sessionKey.address, 1n)],
+        403,
+        'calls[1]',
+      ],
     ]
     for (const [what, calls, status, field] of cases) {
       const batch = batchOf(agent.address, calls, session)
-      const res = await t.untouched([agent.address, sessionKey.address], async () => execute(t.batchBody(batch, await t.signBatch(batch, sessionKey))))
+      const res = await t.untouched([agent.address, sessionKey.address], async () =>
+        execute(t.batchBody(batch, await t.signBatch(batch, sessionKey))),
+      )
       assert.equal(res.status, status, `${what}: ${res.text}`)
       assert.deepEqual(fields(res), [field], `${what}: ${res.text}`)
     }
     // Under the agent's own policy the session key is nobody.
     const own = batchOf(agent.address, [increment()], world.devnet.demo.account.policies.own)
-    const notDelegate = await t.untouched([agent.address], async () => execute(t.batchBody(own, await t.signBatch(own, sessionKey))))
+    const notDelegate = await t.untouched([agent.address], async () =>
+      execute(t.batchBody(own, await t.signBatch(own, sessionKey))),
+    )
     assert.equal(notDelegate.status, 401, notDelegate.text)
 
     // Within the policy: 0.01 ETH twice (the 0.02 aggregate), then nothing more.
@@ -292,7 +388,9 @@ describe('account mode attacks through the gateway: the relayer’s gas and the 
       assert.equal(await t.ethOf(relayer), relayerEth - (await gasOf(res.body.transactionHash)))
     }
     const over = batchOf(agent.address, [increment(1n)], session)
-    const refused = await t.untouched([agent.address], async () => execute(t.batchBody(over, await t.signBatch(over, sessionKey))))
+    const refused = await t.untouched([agent.address], async () =>
+      execute(t.batchBody(over, await t.signBatch(over, sessionKey))),
+    )
     assert.equal(refused.status, 402, refused.text)
     assert.deepEqual(fields(refused), ['calls[0]'], refused.text)
   })
@@ -307,11 +405,20 @@ describe('account mode attacks through the gateway: the relayer’s gas and the 
       'reentrancy',
     )
     // The inner batch is valid alone: the agent's own transfer to the attacker.
-    const inner = batchOf(agent.address, [transfer(attacker, parseUnits('7', 6))], world.devnet.demo.account.policies.own)
+    const inner = batchOf(
+      agent.address,
+      [transfer(attacker, parseUnits('7', 6))],
+      world.devnet.demo.account.policies.own,
+    )
     const innerSignature = await t.signBatch(inner, agent)
-    const reenter = executeBatchCalldata({ ...inner, target: attacker, data: '0x', value: 0n, calls: inner.calls }, innerSignature)
+    const reenter = executeBatchCalldata(
+      { ...inner, target: attacker, data: '0x', value: 0n, calls: inner.calls },
+      innerSignature,
+    )
     const outer = batchOf(agent.address, [increment(), call(attacker, reenter)], policyId)
-    const res = await t.untouched([agent.address, attacker], async () => execute(t.batchBody(outer, await t.signBatch(outer, agent))))
+    const res = await t.untouched([agent.address, attacker], async () =>
+      execute(t.batchBody(outer, await t.signBatch(outer, agent))),
+    )
     assert.equal(res.status, 422, res.text)
     // ReentrancyGuardReentrantCall(): the account's guard, not another refusal.
     assert.match(res.body.detail, /reverted with data 0x3ee5aeb5/, res.text)
@@ -321,11 +428,30 @@ describe('account mode attacks through the gateway: the relayer’s gas and the 
   it("a target cannot take more of the agent's tokens than the intent approved: pulling 1000 after an approval of 5 is refused with nothing moved; pulling the 5 runs and leaves no allowance", async () => {
     const attacker = privateKeyToAccount(generatePrivateKey()).address
     await rpc(world.devnet.anvil.rpcUrl, 'anvil_setCode', [attacker, forwarderCode(contracts().dollar)])
-    const policyId = await createPolicy(devnetAccounts.agent, [attacker, contracts().dollar], ['approve(address,uint256)', 'transferFrom(address,address,uint256)'], 'spender')
-    const approve = (amount: bigint) => call(contracts().dollar, encodeFunctionData({ abi: demoDollarArtifact.abi, functionName: 'approve', args: [attacker, amount] }))
-    const pull = (amount: bigint) => call(attacker, encodeFunctionData({ abi: demoDollarArtifact.abi, functionName: 'transferFrom', args: [agent.address, attacker, amount] }))
+    const policyId = await createPolicy(
+      devnetAccounts.agent,
+      [attacker, contracts().dollar],
+      ['approve(address,uint256)', 'transferFrom(address,address,uint256)'],
+      'spender',
+    )
+    const approve = (amount: bigint) =>
+      call(
+        contracts().dollar,
+        encodeFunctionData({ abi: demoDollarArtifact.abi, functionName: 'approve', args: [attacker, amount] }),
+      )
+    const pull = (amount: bigint) =>
+      call(
+        attacker,
+        encodeFunctionData({
+          abi: demoDollarArtifact.abi,
+          functionName: 'transferFrom',
+          args: [agent.address, attacker, amount],
+        }),
+      )
     const greedy = batchOf(agent.address, [approve(parseUnits('5', 6)), pull(parseUnits('1000', 6))], policyId)
-    const res = await t.untouched([agent.address, attacker], async () => execute(t.batchBody(greedy, await t.signBatch(greedy, agent))))
+    const res = await t.untouched([agent.address, attacker], async () =>
+      execute(t.batchBody(greedy, await t.signBatch(greedy, agent))),
+    )
     assert.equal(res.status, 422, res.text)
     // ERC20InsufficientAllowance(attacker, 5e6, 1000e6): the token's own check, met in simulation.
     assert.match(res.body.detail, /reverted with data 0xfb8f41b2/, res.text)
@@ -337,6 +463,14 @@ describe('account mode attacks through the gateway: the relayer’s gas and the 
     assert.equal(ok.status, 200, ok.text)
     assert.equal(await t.dollarsOf(agent.address), agentDollars - parseUnits('5', 6))
     assert.equal(await t.dollarsOf(attacker), parseUnits('5', 6))
-    assert.equal(await pc().readContract({ address: contracts().dollar, abi: demoDollarArtifact.abi, functionName: 'allowance', args: [agent.address, attacker] }), 0n)
+    assert.equal(
+      await pc().readContract({
+        address: contracts().dollar,
+        abi: demoDollarArtifact.abi,
+        functionName: 'allowance',
+        args: [agent.address, attacker],
+      }),
+      0n,
+    )
   })
 })

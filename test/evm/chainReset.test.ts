@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
 import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
-import { post, request, rpc, signedIntent, startTestGateway, type TestGateway } from '../support/testGateway.ts'
 import { eventually } from '../support/eventually.ts'
+import { post, request, rpc, signedIntent, startTestGateway, type TestGateway } from '../support/testGateway.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'chain-reset-test-'))
 after(() => rmSync(dir, { recursive: true, force: true }))
@@ -30,7 +30,11 @@ describe('a chain reset under the journal', () => {
   it('an intent executed on the old chain executes again on the new one (not replayed from the journal), and later executes do not hang', async () => {
     let devnet = await startDevnet()
     // Slow reconciliation: the request path alone must get this right.
-    const gateway = await startTestGateway({ chains: [devnet.chain], journal: { path: join(dir, 'a.sqlite'), synchronous: 'normal' }, reconcileIntervalMs: 60_000 })
+    const gateway = await startTestGateway({
+      chains: [devnet.chain],
+      journal: { path: join(dir, 'a.sqlite'), synchronous: 'normal' },
+      reconcileIntervalMs: 60_000,
+    })
     try {
       const first = await execute(gateway, devnet, '0')
       assert.equal(first.status, 200, first.text)
@@ -40,7 +44,11 @@ describe('a chain reset under the journal', () => {
 
       devnet = await resetChain(devnet)
       const again = await execute(gateway, devnet, '0')
-      assert.equal(again.status, 200, `executed on the new chain, not answered from the journal: ${again.text}\n${gateway.logs.join('')}`)
+      assert.equal(
+        again.status,
+        200,
+        `executed on the new chain, not answered from the journal: ${again.text}\n${gateway.logs.join('')}`,
+      )
       assert.equal(again.body.replayed, undefined, 'sent again on the new chain, not replayed')
       assert.notEqual(again.body.blockNumber, undefined)
       assert.ok(
@@ -58,7 +66,11 @@ describe('a chain reset under the journal', () => {
       const next = await execute(gateway, devnet, '1')
       assert.equal(next.status, 200, next.text)
       const replayed = await execute(gateway, devnet, '0')
-      assert.deepEqual([replayed.status, replayed.body.replayed, replayed.body.transactionHash], [200, true, again.body.transactionHash], 'executed once on the new chain')
+      assert.deepEqual(
+        [replayed.status, replayed.body.replayed, replayed.body.transactionHash],
+        [200, true, again.body.transactionHash],
+        'executed once on the new chain',
+      )
     } finally {
       await gateway.close()
       await devnet.stop()
@@ -68,7 +80,11 @@ describe('a chain reset under the journal', () => {
   it('a transaction journaled pending on the old chain is dropped, not rebroadcast into a nonce gap, at the next start and after', async () => {
     let devnet = await startDevnet()
     const path = join(dir, 'b.sqlite')
-    const options = { journal: { path, synchronous: 'normal' as const }, reconcileIntervalMs: 200, receiptTimeoutMs: 300 }
+    const options = {
+      journal: { path, synchronous: 'normal' as const },
+      reconcileIntervalMs: 200,
+      receiptTimeoutMs: 300,
+    }
     let gateway = await startTestGateway({ chains: [devnet.chain], ...options })
     let pendingHash: string
     try {
@@ -111,7 +127,11 @@ describe('a chain reset under the journal', () => {
         return r.status === 200 ? r : undefined
       })
       assert.equal(res.status, 200)
-      assert.equal((await execute(gateway, devnet, '1')).status, 200, "the old chain's executed intent 1 runs on the new chain once")
+      assert.equal(
+        (await execute(gateway, devnet, '1')).status,
+        200,
+        "the old chain's executed intent 1 runs on the new chain once",
+      )
       const repeat = await execute(gateway, devnet, '1')
       assert.equal(repeat.status, 200)
       assert.equal(repeat.body.replayed, true)

@@ -4,18 +4,18 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import { type Hex, encodeFunctionData, hashTypedData, parseEther, toFunctionSelector } from 'viem'
+import { encodeFunctionData, type Hex, hashTypedData, parseEther, toFunctionSelector } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { artifactsDir, compileContracts } from '../../scripts/compileContracts.ts'
+import { derivePolicyId, saltOf } from '../../src/chains/derivePolicyId.ts'
+import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { evmRuntime } from '../../src/chains/evm/evmRuntime.ts'
+import { intentTypedData } from '../../src/chains/evm/intentTypedData.ts'
 import { demoCounterArtifact } from '../../src/contracts/demoCounterArtifact.ts'
 import { demoDollarArtifact } from '../../src/contracts/demoDollarArtifact.ts'
 import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
 import { intentValidatorArtifact } from '../../src/contracts/intentValidatorArtifact.ts'
 import { policyRegistryArtifact } from '../../src/contracts/policyRegistryArtifact.ts'
-import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
-import { derivePolicyId, saltOf } from '../../src/chains/derivePolicyId.ts'
-import { intentTypedData } from '../../src/chains/evm/intentTypedData.ts'
 import { startWorld, type World } from '../support/testGateway.ts'
 
 describe('contract artifacts', () => {
@@ -30,8 +30,19 @@ describe('contract artifacts', () => {
   })
 
   it("keep the origin ABI, add signed execution, and give nobody an owner's powers", () => {
-    const signatures = (abi: readonly { type: string; name?: string; inputs?: readonly { type: string; components?: readonly { type: string }[] }[] }[]) =>
-      abi.filter((i) => i.name).map((i) => `${i.type} ${i.name}(${(i.inputs ?? []).map((p) => (p.components ? `(${p.components.map((c) => c.type).join(',')})` : p.type)).join(',')})`)
+    const signatures = (
+      abi: readonly {
+        type: string
+        name?: string
+        inputs?: readonly { type: string; components?: readonly { type: string }[] }[]
+      }[],
+    ) =>
+      abi
+        .filter((i) => i.name)
+        .map(
+          (i) =>
+            `${i.type} ${i.name}(${(i.inputs ?? []).map((p) => (p.components ? `(${p.components.map((c) => c.type).join(',')})` : p.type)).join(',')})`,
+        )
     const intent = '(address,address,bytes,uint256,uint256,uint256,uint256,bytes32)'
     assert.ok(signatures(intentValidatorArtifact.abi).includes(`function canExecute(${intent})`))
     const executor = signatures(intentExecutorArtifact.abi)
@@ -49,7 +60,8 @@ describe('contract artifacts', () => {
       assert.ok(executor.includes(s), s)
     }
     // The validator is fixed at deployment and nobody owns the executor.
-    for (const name of ['setValidator', 'owner', 'transferOwnership']) assert.ok(!executor.some((s) => s.includes(` ${name}(`)), name)
+    for (const name of ['setValidator', 'owner', 'transferOwnership'])
+      assert.ok(!executor.some((s) => s.includes(` ${name}(`)), name)
     const policy = '(address,address[],bytes4[],uint256,uint256,uint256,uint256,uint256[])'
     const registry = signatures(policyRegistryArtifact.abi)
     for (const s of [
@@ -84,7 +96,8 @@ describe('contract artifacts', () => {
     ]) {
       assert.ok(dollar.includes(s), s)
     }
-    for (const name of ['owner', 'transferOwnership', 'burn']) assert.ok(!dollar.some((s) => s.includes(` ${name}(`)), name)
+    for (const name of ['owner', 'transferOwnership', 'burn'])
+      assert.ok(!dollar.some((s) => s.includes(` ${name}(`)), name)
   })
 })
 
@@ -100,12 +113,18 @@ describe('reference contracts on anvil', () => {
     await world?.stop()
   })
 
-  async function write(key: Hex, call: { address: Hex; abi: readonly unknown[]; functionName: string; args?: readonly unknown[]; value?: bigint }) {
+  async function write(
+    key: Hex,
+    call: { address: Hex; abi: readonly unknown[]; functionName: string; args?: readonly unknown[]; value?: bigint },
+  ) {
     const wallet = world.clients.walletFor(key)
     const hash = await wallet.writeContract({ ...call, account: wallet.account!, chain: wallet.chain } as never)
     return world.clients.publicClient.waitForTransactionReceipt({ hash })
   }
-  async function simulate(key: Hex, call: { address: Hex; abi: readonly unknown[]; functionName: string; args?: readonly unknown[] }) {
+  async function simulate(
+    key: Hex,
+    call: { address: Hex; abi: readonly unknown[]; functionName: string; args?: readonly unknown[] },
+  ) {
     return world.clients.publicClient.simulateContract({ ...call, account: privateKeyToAccount(key).address } as never)
   }
   const intent = (nonce: bigint) => ({
@@ -118,54 +137,117 @@ describe('reference contracts on anvil', () => {
     validBefore: 0n,
     policyId: world.devnet.demo.policies.open,
   })
-  const sign = (i: ReturnType<typeof intent>) => privateKeyToAccount(devnetAccounts.sender).signTypedData(intentTypedData({ chainId: 31337, executor: world.devnet.contracts.executor, intent: i }))
+  const sign = (i: ReturnType<typeof intent>) =>
+    privateKeyToAccount(devnetAccounts.sender).signTypedData(
+      intentTypedData({ chainId: 31337, executor: world.devnet.contracts.executor, intent: i }),
+    )
 
   it("were deployed by a key that is not the relayer, and the executor's validator is the one it created", async () => {
     const executorAddress = world.devnet.contracts.executor
-    const validator = await world.clients.publicClient.readContract({ address: executorAddress, abi: intentExecutorArtifact.abi, functionName: 'validator' })
+    const validator = await world.clients.publicClient.readContract({
+      address: executorAddress,
+      abi: intentExecutorArtifact.abi,
+      functionName: 'validator',
+    })
     assert.equal(validator, world.devnet.contracts.validator)
-    const boundTo = await world.clients.publicClient.readContract({ address: validator, abi: intentValidatorArtifact.abi, functionName: 'executor' })
+    const boundTo = await world.clients.publicClient.readContract({
+      address: validator,
+      abi: intentValidatorArtifact.abi,
+      functionName: 'executor',
+    })
     assert.equal(boundTo, executorAddress)
     const deployer = privateKeyToAccount(devnetAccounts.deployer).address
     assert.notEqual(deployer, privateKeyToAccount(devnetAccounts.relayer).address)
-    assert.ok((await world.clients.publicClient.getTransactionCount({ address: deployer })) > 0, 'the deployer key deployed the contracts')
+    assert.ok(
+      (await world.clients.publicClient.getTransactionCount({ address: deployer })) > 0,
+      'the deployer key deployed the contracts',
+    )
   })
 
   it("executes a (sender, nonce) at most once: the sender's own call, then a signed replay, refused", async () => {
-    const first = await write(devnetAccounts.sender, { address: world.devnet.contracts.executor, abi: intentExecutorArtifact.abi, functionName: 'execute', args: [intent(500n)] })
+    const first = await write(devnetAccounts.sender, {
+      address: world.devnet.contracts.executor,
+      abi: intentExecutorArtifact.abi,
+      functionName: 'execute',
+      args: [intent(500n)],
+    })
     assert.equal(first.status, 'success')
     // Same nonce with different data: a different intent, still refused.
-    const replay = { ...intent(500n), data: encodeFunctionData({ abi: demoCounterArtifact.abi, functionName: 'increment', args: [9n] }) }
+    const replay = {
+      ...intent(500n),
+      data: encodeFunctionData({ abi: demoCounterArtifact.abi, functionName: 'increment', args: [9n] }),
+    }
     await assert.rejects(
-      simulate(devnetAccounts.relayer, { address: world.devnet.contracts.executor, abi: intentExecutorArtifact.abi, functionName: 'executeSigned', args: [replay, await sign(replay)] }),
+      simulate(devnetAccounts.relayer, {
+        address: world.devnet.contracts.executor,
+        abi: intentExecutorArtifact.abi,
+        functionName: 'executeSigned',
+        args: [replay, await sign(replay)],
+      }),
       /ExecutionDenied.*0x22/s,
     )
   })
 
   it("emits IntentExecuted with keccak256(abi.encode(intent)), the gateway's hash", async () => {
     const i = intent(501n)
-    const receipt = await write(devnetAccounts.relayer, { address: world.devnet.contracts.executor, abi: intentExecutorArtifact.abi, functionName: 'executeSigned', args: [i, await sign(i)] })
-    const log = receipt.logs.find((l) => l.address.toLowerCase() === world.devnet.contracts.executor.toLowerCase() && l.topics.length === 3)!
+    const receipt = await write(devnetAccounts.relayer, {
+      address: world.devnet.contracts.executor,
+      abi: intentExecutorArtifact.abi,
+      functionName: 'executeSigned',
+      args: [i, await sign(i)],
+    })
+    const log = receipt.logs.find(
+      (l) => l.address.toLowerCase() === world.devnet.contracts.executor.toLowerCase() && l.topics.length === 3,
+    )!
     assert.equal(log.topics[1], evmRuntime.hashIntent(i))
   })
 
   it("signs over the EIP-712 digest the gateway's typed data gives", async () => {
     const i = intent(503n)
-    const onChain = await world.clients.publicClient.readContract({ address: world.devnet.contracts.executor, abi: intentExecutorArtifact.abi, functionName: 'signingHash', args: [i] })
-    assert.equal(onChain, hashTypedData(intentTypedData({ chainId: 31337, executor: world.devnet.contracts.executor, intent: i })))
+    const onChain = await world.clients.publicClient.readContract({
+      address: world.devnet.contracts.executor,
+      abi: intentExecutorArtifact.abi,
+      functionName: 'signingHash',
+      args: [i],
+    })
+    assert.equal(
+      onChain,
+      hashTypedData(intentTypedData({ chainId: 31337, executor: world.devnet.contracts.executor, intent: i })),
+    )
   })
 
   it("pays intent value from the sender's deposit and lets the sender withdraw the rest", async () => {
-    const deposits = () => world.clients.publicClient.readContract({ address: world.devnet.contracts.executor, abi: intentExecutorArtifact.abi, functionName: 'deposits', args: [sender] })
+    const deposits = () =>
+      world.clients.publicClient.readContract({
+        address: world.devnet.contracts.executor,
+        abi: intentExecutorArtifact.abi,
+        functionName: 'deposits',
+        args: [sender],
+      })
     const before = await deposits()
     const i = { ...intent(502n), value: parseEther('0.25') }
-    await write(devnetAccounts.relayer, { address: world.devnet.contracts.executor, abi: intentExecutorArtifact.abi, functionName: 'executeSigned', args: [i, await sign(i)] })
+    await write(devnetAccounts.relayer, {
+      address: world.devnet.contracts.executor,
+      abi: intentExecutorArtifact.abi,
+      functionName: 'executeSigned',
+      args: [i, await sign(i)],
+    })
     assert.equal(await deposits(), before - parseEther('0.25'))
     await assert.rejects(
-      simulate(devnetAccounts.sender, { address: world.devnet.contracts.executor, abi: intentExecutorArtifact.abi, functionName: 'withdraw', args: [before] }),
+      simulate(devnetAccounts.sender, {
+        address: world.devnet.contracts.executor,
+        abi: intentExecutorArtifact.abi,
+        functionName: 'withdraw',
+        args: [before],
+      }),
       /InsufficientDeposit/,
     )
-    await write(devnetAccounts.sender, { address: world.devnet.contracts.executor, abi: intentExecutorArtifact.abi, functionName: 'withdraw', args: [parseEther('1')] })
+    await write(devnetAccounts.sender, {
+      address: world.devnet.contracts.executor,
+      abi: intentExecutorArtifact.abi,
+      functionName: 'withdraw',
+      args: [parseEther('1')],
+    })
     assert.equal(await deposits(), before - parseEther('1.25'))
   })
 
@@ -182,20 +264,59 @@ describe('reference contracts on anvil', () => {
     }
     const registry = world.devnet.contracts.registry
     const open = world.devnet.demo.policies.open
-    await assert.rejects(simulate(devnetAccounts.other, { address: registry, abi: policyRegistryArtifact.abi, functionName: 'createPolicy', args: [saltOf('theft'), policy] }), /InvalidPolicyOwner/)
     await assert.rejects(
-      simulate(devnetAccounts.other, { address: registry, abi: policyRegistryArtifact.abi, functionName: 'updatePolicy', args: [open, { ...policy, owner: other }] }),
+      simulate(devnetAccounts.other, {
+        address: registry,
+        abi: policyRegistryArtifact.abi,
+        functionName: 'createPolicy',
+        args: [saltOf('theft'), policy],
+      }),
+      /InvalidPolicyOwner/,
+    )
+    await assert.rejects(
+      simulate(devnetAccounts.other, {
+        address: registry,
+        abi: policyRegistryArtifact.abi,
+        functionName: 'updatePolicy',
+        args: [open, { ...policy, owner: other }],
+      }),
       /NotPolicyOwner/,
     )
-    await assert.rejects(simulate(devnetAccounts.other, { address: registry, abi: policyRegistryArtifact.abi, functionName: 'removePolicy', args: [open] }), /NotPolicyOwner/)
-    await assert.rejects(simulate(devnetAccounts.other, { address: registry, abi: policyRegistryArtifact.abi, functionName: 'addDelegate', args: [open, other] }), /NotPolicyOwner/)
+    await assert.rejects(
+      simulate(devnetAccounts.other, {
+        address: registry,
+        abi: policyRegistryArtifact.abi,
+        functionName: 'removePolicy',
+        args: [open],
+      }),
+      /NotPolicyOwner/,
+    )
+    await assert.rejects(
+      simulate(devnetAccounts.other, {
+        address: registry,
+        abi: policyRegistryArtifact.abi,
+        functionName: 'addDelegate',
+        args: [open, other],
+      }),
+      /NotPolicyOwner/,
+    )
     // The owner itself cannot hand its policy over.
     await assert.rejects(
-      simulate(devnetAccounts.sender, { address: registry, abi: policyRegistryArtifact.abi, functionName: 'updatePolicy', args: [open, { ...policy, owner: other }] }),
+      simulate(devnetAccounts.sender, {
+        address: registry,
+        abi: policyRegistryArtifact.abi,
+        functionName: 'updatePolicy',
+        args: [open, { ...policy, owner: other }],
+      }),
       /InvalidPolicyOwner/,
     )
     // An id is the owner's: the same salt gives another owner another id, and a taken id cannot be created again.
-    const { result: mine } = await simulate(devnetAccounts.sender, { address: registry, abi: policyRegistryArtifact.abi, functionName: 'createPolicy', args: [saltOf('fresh'), policy] })
+    const { result: mine } = await simulate(devnetAccounts.sender, {
+      address: registry,
+      abi: policyRegistryArtifact.abi,
+      functionName: 'createPolicy',
+      args: [saltOf('fresh'), policy],
+    })
     const { result: theirs } = await simulate(devnetAccounts.other, {
       address: registry,
       abi: policyRegistryArtifact.abi,
@@ -204,9 +325,22 @@ describe('reference contracts on anvil', () => {
     })
     assert.equal(mine, derivePolicyId(sender, saltOf('fresh')))
     assert.equal(theirs, derivePolicyId(other, saltOf('fresh')))
-    await assert.rejects(simulate(devnetAccounts.sender, { address: registry, abi: policyRegistryArtifact.abi, functionName: 'createPolicy', args: [saltOf('demo.open'), policy] }), /PolicyExists/)
+    await assert.rejects(
+      simulate(devnetAccounts.sender, {
+        address: registry,
+        abi: policyRegistryArtifact.abi,
+        functionName: 'createPolicy',
+        args: [saltOf('demo.open'), policy],
+      }),
+      /PolicyExists/,
+    )
 
-    const stored = await world.clients.publicClient.readContract({ address: registry, abi: policyRegistryArtifact.abi, functionName: 'getPolicy', args: [open] })
+    const stored = await world.clients.publicClient.readContract({
+      address: registry,
+      abi: policyRegistryArtifact.abi,
+      functionName: 'getPolicy',
+      args: [open],
+    })
     assert.equal(stored.owner, sender)
     assert.deepEqual(stored.allowedChains, [31337n])
   })

@@ -6,22 +6,27 @@ import { createServer as createTcpServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
+import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
+import { type Anvil, startAnvil } from '../../src/chains/evm/devnet/startAnvil.ts'
+import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
 import { createChainList } from '../../src/chains/evm/discovery/createChainList.ts'
 import { resolveChains } from '../../src/chains/evm/discovery/resolveChains.ts'
 import type { ChainConfig } from '../../src/config/gatewayConfig.ts'
-import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
-import { type Anvil, startAnvil } from '../../src/chains/evm/devnet/startAnvil.ts'
 import { createLogger } from '../../src/logging/createLogger.ts'
 import { assertCommonHeaders } from '../support/assertCommonHeaders.ts'
 import { json, startHttpServer, type TestServer } from '../support/startHttpServer.ts'
-import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { demoIntent, post, request, startTestGateway } from '../support/testGateway.ts'
 
 const entryFor = (url: string, extra: object[] = []) => ({
   name: 'Local Anvil',
   chainId: 31337,
   nativeCurrency: { name: 'Test Ether', symbol: 'tETH', decimals: 18 },
-  rpc: ['https://needs-a-key.example/${API_KEY}', 'wss://socket.example', ...extra, { url, tracking: 'none', isOpenSource: true }],
+  rpc: [
+    'https://needs-a-key.example/${API_KEY}',
+    'wss://socket.example',
+    ...extra,
+    { url, tracking: 'none', isOpenSource: true },
+  ],
 })
 
 function capturingLogger() {
@@ -104,7 +109,13 @@ describe('chain discovery and endpoints', () => {
 
   it("falls back to viem's chain definitions with neither registry nor cache (without calling them)", async () => {
     const { lines, logger } = capturingLogger()
-    const list = createChainList({ url: 'http://127.0.0.1:9/rpcs.json', timeoutMs: 500, ttlMs: 0, cacheFile: join(cacheDir, 'none.json'), logger })
+    const list = createChainList({
+      url: 'http://127.0.0.1:9/rpcs.json',
+      timeoutMs: 500,
+      ttlMs: 0,
+      cacheFile: join(cacheDir, 'none.json'),
+      logger,
+    })
     const baseSepolia: ChainConfig = { ...devnet.chain, chainId: 'eip155:84532', reference: '84532', rpcUrls: [] }
     const [resolved] = await resolveChains({ chains: [baseSepolia], chainList: list, logger })
     assert.deepEqual(resolved!.endpoints, [{ url: 'https://sepolia.base.org', source: 'viem' }])
@@ -123,7 +134,14 @@ describe('chain discovery and endpoints', () => {
     for (const [what, handle, message] of cases) {
       registry.handle = handle
       const { lines, logger } = capturingLogger()
-      const list = createChainList({ url: registry.url, timeoutMs: 300, ttlMs: 0, cacheFile: join(cacheDir, `${what}.json`), maxBytes: 2000, logger })
+      const list = createChainList({
+        url: registry.url,
+        timeoutMs: 300,
+        ttlMs: 0,
+        cacheFile: join(cacheDir, `${what}.json`),
+        maxBytes: 2000,
+        logger,
+      })
       assert.equal(await list.find(31337), undefined, what)
       assert.ok(
         lines.some((l) => l.includes('chain-list registry unavailable') && message.test(l)),
@@ -133,17 +151,27 @@ describe('chain discovery and endpoints', () => {
     // Wrong shapes inside an array are skipped, the rest is used.
     registry.handle = json([{ chainId: 'x' }, 17, entryFor(devnet.anvil.rpcUrl)])
     const { lines, logger } = capturingLogger()
-    const list = createChainList({ url: registry.url, timeoutMs: 1000, ttlMs: 0, cacheFile: join(cacheDir, 'mixed.json'), logger })
+    const list = createChainList({
+      url: registry.url,
+      timeoutMs: 1000,
+      ttlMs: 0,
+      cacheFile: join(cacheDir, 'mixed.json'),
+      logger,
+    })
     assert.equal((await list.find(31337))?.entry.name, 'Local Anvil')
     assert.ok(lines.some((l) => l.includes('"skipped":2')))
   })
 
   it('never shows what an endpoint answered with an error, in /chains or the log', async () => {
     const inner = await startHttpServer()
-    inner.handle = (_req, res) => res.writeHead(500, { 'content-type': 'text/plain' }).end('admin console: password=hunter2-inner')
+    inner.handle = (_req, res) =>
+      res.writeHead(500, { 'content-type': 'text/plain' }).end('admin console: password=hunter2-inner')
     const adminUrl = inner.url.replace('/rpcs.json', '/internal/admin')
     registry.handle = json([entryFor(adminUrl)])
-    const gateway = await startTestGateway({ chains: [addressesOnly()], chainList: chainList(join(cacheDir, 'inner.json')) })
+    const gateway = await startTestGateway({
+      chains: [addressesOnly()],
+      chainList: chainList(join(cacheDir, 'inner.json')),
+    })
     try {
       const res = await post(gateway.baseUrl, '/intents/validate', demoIntent(devnet))
       assert.equal(res.status, 503)
@@ -151,7 +179,13 @@ describe('chain discovery and endpoints', () => {
       const chains = await request(gateway.baseUrl, '/chains')
       assert.equal(chains.body.chains[0].endpoints[0].status, 'failing')
       assert.equal(chains.body.chains[0].endpoints[0].lastError, 'the endpoint answered HTTP 500')
-      for (const text of [chains.text, res.text, (await request(gateway.baseUrl, '/health')).text, gateway.logs.join('\n')]) assert.ok(!text.includes('hunter2-inner'), text.slice(0, 300))
+      for (const text of [
+        chains.text,
+        res.text,
+        (await request(gateway.baseUrl, '/health')).text,
+        gateway.logs.join('\n'),
+      ])
+        assert.ok(!text.includes('hunter2-inner'), text.slice(0, 300))
     } finally {
       await gateway.close()
       await inner.close()
@@ -175,7 +209,11 @@ describe('chain discovery and endpoints', () => {
         { url: 'https://[::ffff:127.0.0.1]:1/rpc', tracking: 'none' },
       ]),
     ])
-    const gateway = await startTestGateway({ production: true, chains: [addressesOnly()], chainList: chainList(join(cacheDir, 'production.json')) })
+    const gateway = await startTestGateway({
+      production: true,
+      chains: [addressesOnly()],
+      chainList: chainList(join(cacheDir, 'production.json')),
+    })
     try {
       const res = await post(gateway.baseUrl, '/intents/validate', demoIntent(devnet))
       assert.equal(res.status, 503)
@@ -183,14 +221,25 @@ describe('chain discovery and endpoints', () => {
       assert.equal(inner.requests, 0, 'the plain-http endpoint was never called')
       assert.equal(connections, 0, 'no connection was opened to an address that resolves to loopback')
       const chain = (await request(gateway.baseUrl, '/chains')).body.chains[0]
-      const byUrl = Object.fromEntries(chain.endpoints.map((e: { url: string }) => [e.url.replace(/:\d+\//, ':port/'), e]))
+      const byUrl = Object.fromEntries(
+        chain.endpoints.map((e: { url: string }) => [e.url.replace(/:\d+\//, ':port/'), e]),
+      )
       assert.equal(byUrl['http://127.0.0.1:port/internal/admin'].status, 'refused')
-      assert.equal(byUrl['http://127.0.0.1:port/internal/admin'].lastError, 'discovered endpoints must use https in production')
+      assert.equal(
+        byUrl['http://127.0.0.1:port/internal/admin'].lastError,
+        'discovered endpoints must use https in production',
+      )
       assert.equal(byUrl['https://10.1.2.3/rpc'].status, 'refused')
-      assert.equal(byUrl['https://10.1.2.3/rpc'].lastError, 'discovered endpoints must not be at a loopback, private or link-local address in production (10.1.2.3)')
+      assert.equal(
+        byUrl['https://10.1.2.3/rpc'].lastError,
+        'discovered endpoints must not be at a loopback, private or link-local address in production (10.1.2.3)',
+      )
       assert.equal(byUrl['https://[::ffff:7f00:1]:port/rpc'].status, 'refused')
       assert.equal(byUrl['https://localhost:port/rpc'].status, 'failing', 'a host name is checked on every connection')
-      assert.match(byUrl['https://localhost:port/rpc'].lastError, /^localhost resolves to a loopback, private or link-local address \((127\.0\.0\.1|::1)\)/)
+      assert.match(
+        byUrl['https://localhost:port/rpc'].lastError,
+        /^localhost resolves to a loopback, private or link-local address \((127\.0\.0\.1|::1)\)/,
+      )
 
       // Discovered endpoints may lie: on such a chain the production gateway does not execute.
       assert.equal(chain.relayer, undefined)
@@ -208,7 +257,11 @@ describe('chain discovery and endpoints', () => {
   })
 
   it("in production, still uses a configured RPC URL on loopback (the operator's choice) and executes through it", async () => {
-    const gateway = await startTestGateway({ production: true, relayerPrivateKey: devnetAccounts.relayer, chains: [devnet.chain] })
+    const gateway = await startTestGateway({
+      production: true,
+      relayerPrivateKey: devnetAccounts.relayer,
+      chains: [devnet.chain],
+    })
     try {
       assert.equal((await post(gateway.baseUrl, '/intents/validate', demoIntent(devnet))).status, 200)
       const chain = (await request(gateway.baseUrl, '/chains')).body.chains[0]
@@ -222,14 +275,21 @@ describe('chain discovery and endpoints', () => {
   it('refuses an endpoint that serves another chain, and fails over past it', async () => {
     const other: Anvil = await startAnvil({ chainId: 999 })
     try {
-      const gateway = await startTestGateway({ chains: [{ ...devnet.chain, rpcUrls: [other.rpcUrl, devnet.anvil.rpcUrl] }] })
+      const gateway = await startTestGateway({
+        chains: [{ ...devnet.chain, rpcUrls: [other.rpcUrl, devnet.anvil.rpcUrl] }],
+      })
       try {
         assert.equal((await post(gateway.baseUrl, '/intents/validate', demoIntent(devnet))).status, 200)
         const endpoints = (await request(gateway.baseUrl, '/chains')).body.chains[0].endpoints
         assert.equal(endpoints[0].status, 'wrong-chain')
         assert.equal(endpoints[0].lastError, 'reports chain id 999, expected 31337')
         assert.equal(endpoints[1].status, 'healthy')
-        assert.ok(gateway.logs.some((l) => l.includes('"level":50') && l.includes('RPC endpoint refused: it serves chain 999, not eip155:31337')))
+        assert.ok(
+          gateway.logs.some(
+            (l) =>
+              l.includes('"level":50') && l.includes('RPC endpoint refused: it serves chain 999, not eip155:31337'),
+          ),
+        )
       } finally {
         await gateway.close()
       }
@@ -253,7 +313,9 @@ describe('chain discovery and endpoints', () => {
     const second = await startDevnet()
     assert.deepEqual(first.contracts, second.contracts)
     let restarted: Devnet | undefined
-    const gateway = await startTestGateway({ chains: [{ ...first.chain, rpcUrls: [first.anvil.rpcUrl, second.anvil.rpcUrl] }] })
+    const gateway = await startTestGateway({
+      chains: [{ ...first.chain, rpcUrls: [first.anvil.rpcUrl, second.anvil.rpcUrl] }],
+    })
     const endpoints = async () => (await request(gateway.baseUrl, '/chains')).body.chains[0].endpoints
     const validate = () => post(gateway.baseUrl, '/intents/validate', demoIntent(first))
     try {
@@ -293,7 +355,11 @@ describe('chain discovery and endpoints', () => {
       req.on('data', (c: Buffer) => chunks.push(c))
       req.on('end', () => {
         if (req.url !== `/v2/${pathKey}`) return void res.writeHead(404).end()
-        fetch(devnet.anvil.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Buffer.concat(chunks) })
+        fetch(devnet.anvil.rpcUrl, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: Buffer.concat(chunks),
+        })
           .then(async (r) => res.writeHead(r.status, { 'content-type': 'application/json' }).end(await r.text()))
           .catch(() => res.writeHead(502).end())
       })
@@ -303,7 +369,10 @@ describe('chain discovery and endpoints', () => {
     try {
       assert.equal((await post(gateway.baseUrl, '/intents/validate', demoIntent(devnet))).status, 200)
       const chains = await request(gateway.baseUrl, '/chains')
-      assert.equal(chains.body.chains[0].endpoints[0].url, `${devnet.anvil.rpcUrl.replace('http://', 'http://***@')}/?apikey=***`)
+      assert.equal(
+        chains.body.chains[0].endpoints[0].url,
+        `${devnet.anvil.rpcUrl.replace('http://', 'http://***@')}/?apikey=***`,
+      )
       assert.equal(chains.body.chains[0].endpoints[1].url, proxy.url.replace('/rpcs.json', '/v2/***'))
       for (const secret of ['hunter2', 'k3yk3yk3y', pathKey, 'c2VjcmV0LWtleS0xMjM0']) {
         assert.ok(!chains.text.includes(secret), secret)

@@ -10,17 +10,26 @@ import { after, describe, it } from 'node:test'
 import Database from 'better-sqlite3'
 import { type Hex, parseGwei } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { demoCounterArtifact } from '../../src/contracts/demoCounterArtifact.ts'
-import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
 import { createDevClients } from '../../src/chains/evm/devnet/deployContracts.ts'
 import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { startAnvil } from '../../src/chains/evm/devnet/startAnvil.ts'
 import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
+import { demoCounterArtifact } from '../../src/contracts/demoCounterArtifact.ts'
+import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
 import { assertCommonHeaders } from '../support/assertCommonHeaders.ts'
+import { eventually } from '../support/eventually.ts'
 import { chainEnv, startGatewayProcess } from '../support/gatewayProcess.ts'
 import { type GatewayProcess, waitFor } from '../support/runGateway.ts'
-import { demoIntent, type HttpResult, post, request, rpc, startWorld, type World, signedIntent } from '../support/testGateway.ts'
-import { eventually } from '../support/eventually.ts'
+import {
+  demoIntent,
+  type HttpResult,
+  post,
+  request,
+  rpc,
+  signedIntent,
+  startWorld,
+  type World,
+} from '../support/testGateway.ts'
 
 const relayer = privateKeyToAccount(devnetAccounts.relayer).address
 const chainHeader = { 'x-chain-id': '31337' }
@@ -35,9 +44,19 @@ function chainView(devnet: Devnet) {
   const event = intentExecutorArtifact.abi.find((i) => i.type === 'event' && i.name === 'IntentExecuted')!
   return {
     publicClient,
-    count: () => publicClient.readContract({ address: devnet.contracts.counter, abi: demoCounterArtifact.abi, functionName: 'count' }),
+    count: () =>
+      publicClient.readContract({
+        address: devnet.contracts.counter,
+        abi: demoCounterArtifact.abi,
+        functionName: 'count',
+      }),
     async executions(intentHash: Hex, fromBlock: bigint) {
-      const logs = await publicClient.getLogs({ address: devnet.contracts.executor, event, args: { intentHash }, fromBlock })
+      const logs = await publicClient.getLogs({
+        address: devnet.contracts.executor,
+        event,
+        args: { intentHash },
+        fromBlock,
+      })
       return logs.length
     },
     /** Relayer transactions the node holds but has not mined. */
@@ -76,13 +95,27 @@ async function finalState(baseUrl: string, intentHash: string): Promise<HttpResu
 }
 
 /** A world whose node mines only on evm_mine, with a short receipt wait and fast reconciliation. */
-async function withManualMining(test: (ctx: { world: World; rpcUrl: string; chain: ReturnType<typeof chainView>; fromBlock: bigint; countBefore: bigint }) => Promise<void>): Promise<void> {
+async function withManualMining(
+  test: (ctx: {
+    world: World
+    rpcUrl: string
+    chain: ReturnType<typeof chainView>
+    fromBlock: bigint
+    countBefore: bigint
+  }) => Promise<void>,
+): Promise<void> {
   const world = await startWorld({ receiptTimeoutMs: 300, reconcileIntervalMs: 200 })
   const rpcUrl = world.devnet.anvil.rpcUrl
   const chain = chainView(world.devnet)
   try {
     await rpc(rpcUrl, 'evm_setAutomine', [false])
-    await test({ world, rpcUrl, chain, fromBlock: await chain.publicClient.getBlockNumber(), countBefore: await chain.count() })
+    await test({
+      world,
+      rpcUrl,
+      chain,
+      fromBlock: await chain.publicClient.getBlockNumber(),
+      countBefore: await chain.count(),
+    })
   } finally {
     await rpc(rpcUrl, 'evm_setAutomine', [true]).catch(() => undefined)
     await world.stop()
@@ -96,7 +129,8 @@ describe('faults', () => {
     const world = await startWorld({ rpcTimeoutMs, statePath })
     let anvil = world.devnet.anvil
     try {
-      const validate = () => post(world.gateway.baseUrl, '/intents/validate', demoIntent(world.devnet, { nonce: '1' }), chainHeader)
+      const validate = () =>
+        post(world.gateway.baseUrl, '/intents/validate', demoIntent(world.devnet, { nonce: '1' }), chainHeader)
       const health = async () => (await request(world.gateway.baseUrl, '/health')).body.chains[0]
       assert.equal((await validate()).status, 200)
 
@@ -116,19 +150,25 @@ describe('faults', () => {
 
       process.kill(anvil.pid, 'SIGSTOP') // hung: accepts connections, never answers
       // Stopped for good before the request (a signal reaches a busy multi-threaded process a little later).
-      await eventually('anvil stopped', 5_000, async () => (readFileSync(`/proc/${anvil.pid}/stat`, 'utf8').split(') ')[1]?.startsWith('T') ? true : undefined))
+      await eventually('anvil stopped', 5_000, async () =>
+        readFileSync(`/proc/${anvil.pid}/stat`, 'utf8').split(') ')[1]?.startsWith('T') ? true : undefined,
+      )
       try {
         await expectUnavailable('hung node')
       } finally {
         process.kill(anvil.pid, 'SIGCONT')
       }
-      await eventually('the resumed node to be served', 15_000, async () => ((await validate()).status === 200 ? true : undefined))
+      await eventually('the resumed node to be served', 15_000, async () =>
+        (await validate()).status === 200 ? true : undefined,
+      )
 
       await anvil.stop() // stopped: connection refused; its state is written to statePath
       await expectUnavailable('stopped node')
 
       anvil = await startAnvil({ port: anvil.port, statePath })
-      await eventually('the restarted node to be served', 15_000, async () => ((await validate()).status === 200 ? true : undefined))
+      await eventually('the restarted node to be served', 15_000, async () =>
+        (await validate()).status === 200 ? true : undefined,
+      )
       const chain = await health()
       assert.equal(chain.reachable, true)
     } finally {
@@ -139,13 +179,20 @@ describe('faults', () => {
 
   it('a transaction the node drops is broadcast again from the journal and executes once', async () => {
     await withManualMining(async ({ world, rpcUrl, chain, fromBlock, countBefore }) => {
-      const res = await post(world.gateway.baseUrl, '/intents/execute', await signedIntent(world.devnet, { nonce: '11' }), chainHeader)
+      const res = await post(
+        world.gateway.baseUrl,
+        '/intents/execute',
+        await signedIntent(world.devnet, { nonce: '11' }),
+        chainHeader,
+      )
       assert.equal(res.status, 202)
       const { intentHash, transactionHash } = res.body as { intentHash: Hex; transactionHash: Hex }
 
       assert.equal(await rpc(rpcUrl, 'anvil_dropTransaction', [transactionHash]), transactionHash)
       assert.equal(await rpc(rpcUrl, 'eth_getTransactionByHash', [transactionHash]), null, 'the node no longer has it')
-      await eventually('the reconciler to broadcast it again', 10_000, async () => ((await rpc(rpcUrl, 'eth_getTransactionByHash', [transactionHash])) ? true : undefined))
+      await eventually('the reconciler to broadcast it again', 10_000, async () =>
+        (await rpc(rpcUrl, 'eth_getTransactionByHash', [transactionHash])) ? true : undefined,
+      )
       assert.ok(world.gateway.logs.some((l) => l.includes('the node had lost a journaled transaction')))
 
       await rpc(rpcUrl, 'evm_mine', [])
@@ -160,7 +207,8 @@ describe('faults', () => {
 
   it('a transaction replaced at the relayer nonce is settled as dropped, and the intent can then execute once', async () => {
     await withManualMining(async ({ world, rpcUrl, chain, fromBlock, countBefore }) => {
-      const execute = async () => post(world.gateway.baseUrl, '/intents/execute', await signedIntent(world.devnet, { nonce: '12' }), chainHeader)
+      const execute = async () =>
+        post(world.gateway.baseUrl, '/intents/execute', await signedIntent(world.devnet, { nonce: '12' }), chainHeader)
       const res = await execute()
       assert.equal(res.status, 202)
       const { intentHash, transactionHash } = res.body as { intentHash: Hex; transactionHash: Hex }
@@ -204,15 +252,28 @@ describe('faults', () => {
     const devnet = await startDevnet({ blockTime: 1 })
     const chain = chainView(devnet)
     const journalPath = join(dir, 'kill', 'journal.sqlite')
-    const env = { ...chainEnv(devnet), JOURNAL_PATH: journalPath, RECEIPT_TIMEOUT_MS: '8000', RECONCILE_INTERVAL_MS: '300' }
+    const env = {
+      ...chainEnv(devnet),
+      JOURNAL_PATH: journalPath,
+      RECEIPT_TIMEOUT_MS: '8000',
+      RECONCILE_INTERVAL_MS: '300',
+    }
     const totals = { kills: 0, intents: 0, pendingAtKill: 0, answeredBeforeKill: 0, lost: 0, duplicated: 0 }
     let running: GatewayProcess | undefined
     try {
       for (let round = 0; round < rounds; round++) {
         let { gw, baseUrl } = await startGatewayProcess(env)
         running = gw
-        const bodies = await Promise.all(Array.from({ length: perRound }, (_, i) => signedIntent(devnet, { nonce: String(1000 + round * perRound + i) })))
-        const hashes = await Promise.all(bodies.map(async (b) => (await post(baseUrl, '/intents/validate', b, chainHeader)).headers.get('x-intent-hash') as Hex))
+        const bodies = await Promise.all(
+          Array.from({ length: perRound }, (_, i) =>
+            signedIntent(devnet, { nonce: String(1000 + round * perRound + i) }),
+          ),
+        )
+        const hashes = await Promise.all(
+          bodies.map(
+            async (b) => (await post(baseUrl, '/intents/validate', b, chainHeader)).headers.get('x-intent-hash') as Hex,
+          ),
+        )
         const fromBlock = await chain.publicClient.getBlockNumber()
         const countBefore = await chain.count()
 
@@ -226,14 +287,19 @@ describe('faults', () => {
         })
         // Round 0 kills as soon as the node holds unmined transactions of the gateway's; later
         // rounds wait until some executions have also been answered.
-        await eventually('executions in flight', 20_000, async () => ((await chain.unmined()) > 0 && (round === 0 || answered > 0) ? true : undefined))
+        await eventually('executions in flight', 20_000, async () =>
+          (await chain.unmined()) > 0 && (round === 0 || answered > 0) ? true : undefined,
+        )
         gw.child.kill('SIGKILL')
         await gw.exit
         totals.kills++
         totals.answeredBeforeKill += (await Promise.all(inFlight)).filter(Boolean).length
 
         const atKill = tally(journalRows(journalPath).filter((r) => hashes.includes(r.intent_hash as Hex)))
-        assert.ok((atKill.pending ?? 0) + (atKill.claimed ?? 0) >= 1, `the kill must land with executions in flight: ${JSON.stringify(atKill)}`)
+        assert.ok(
+          (atKill.pending ?? 0) + (atKill.claimed ?? 0) >= 1,
+          `the kill must land with executions in flight: ${JSON.stringify(atKill)}`,
+        )
         totals.pendingAtKill += atKill.pending ?? 0
 
         ;({ gw, baseUrl } = await startGatewayProcess(env))
@@ -261,8 +327,17 @@ describe('faults', () => {
         assert.equal(await gw.exit, 0)
         running = undefined
         const rows = journalRows(journalPath)
-        assert.equal(rows.filter((r) => r.state === 'pending' || r.state === 'claimed').length, 0, 'every record is final')
-        for (const h of hashes) assert.equal(rows.filter((r) => r.intent_hash === h && r.state === 'mined').length, 1, `one executed record for ${h}`)
+        assert.equal(
+          rows.filter((r) => r.state === 'pending' || r.state === 'claimed').length,
+          0,
+          'every record is final',
+        )
+        for (const h of hashes)
+          assert.equal(
+            rows.filter((r) => r.intent_hash === h && r.state === 'mined').length,
+            1,
+            `one executed record for ${h}`,
+          )
       }
       assert.deepEqual({ lost: totals.lost, duplicated: totals.duplicated }, { lost: 0, duplicated: 0 })
       console.log(`# kill -9 faults: ${JSON.stringify(totals)}`)
@@ -277,7 +352,12 @@ describe('faults', () => {
     await rpc(devnet.anvil.rpcUrl, 'evm_setIntervalMining', [2])
     const chain = chainView(devnet)
     const journalPath = join(dir, 'term', 'journal.sqlite')
-    const env = { ...chainEnv(devnet), JOURNAL_PATH: journalPath, RECEIPT_TIMEOUT_MS: '20000', SHUTDOWN_TIMEOUT_MS: '15000' }
+    const env = {
+      ...chainEnv(devnet),
+      JOURNAL_PATH: journalPath,
+      RECEIPT_TIMEOUT_MS: '20000',
+      SHUTDOWN_TIMEOUT_MS: '15000',
+    }
     let running: GatewayProcess | undefined
     try {
       // Within the bound: each in-flight execute gets its receipt and answer.
@@ -286,12 +366,18 @@ describe('faults', () => {
       // Blocks stop until the SIGTERM, so the three are surely in the pool when it comes (sent
       // together, they could otherwise mine between two looks at the pool).
       await rpc(devnet.anvil.rpcUrl, 'evm_setIntervalMining', [0])
-      const inFlight = [1, 2, 3].map(async (i) => post(baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: String(2000 + i) }), chainHeader))
-      await eventually('transactions in the pool', 20_000, async () => ((await chain.unmined()) >= 3 ? true : undefined))
+      const inFlight = [1, 2, 3].map(async (i) =>
+        post(baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: String(2000 + i) }), chainHeader),
+      )
+      await eventually('transactions in the pool', 20_000, async () =>
+        (await chain.unmined()) >= 3 ? true : undefined,
+      )
       gw.child.kill('SIGTERM')
       await rpc(devnet.anvil.rpcUrl, 'evm_setIntervalMining', [2])
       await sleep(200)
-      const late = await post(baseUrl, '/intents/validate', demoIntent(devnet, { nonce: '2999' }), chainHeader).catch(() => undefined)
+      const late = await post(baseUrl, '/intents/validate', demoIntent(devnet, { nonce: '2999' }), chainHeader).catch(
+        () => undefined,
+      )
       assert.ok(!late || late.status === 503, 'no new work once shutting down')
       const answers = await Promise.all(inFlight)
       assert.deepEqual(
@@ -307,7 +393,11 @@ describe('faults', () => {
       running = gw
       gw.child.kill('SIGUSR2')
       const backupName = /^journal-.*\.sqlite$/
-      await waitFor(() => readdirSync(dirname(journalPath)).some((f) => backupName.test(f)), 10_000, 'the journal backup')
+      await waitFor(
+        () => readdirSync(dirname(journalPath)).some((f) => backupName.test(f)),
+        10_000,
+        'the journal backup',
+      )
       await waitFor(() => gw.stdout().includes('journal backed up'), 10_000, 'the backup log line')
       const backup = join(dirname(journalPath), readdirSync(dirname(journalPath)).find((f) => backupName.test(f))!)
       assert.deepEqual(tally(journalRows(backup)), { mined: 3 })
@@ -319,8 +409,12 @@ describe('faults', () => {
       await rpc(devnet.anvil.rpcUrl, 'evm_setIntervalMining', [0])
       ;({ gw, baseUrl } = await startGatewayProcess({ ...env, SHUTDOWN_TIMEOUT_MS: '300' }))
       running = gw
-      const cut = post(baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: '2010' }), chainHeader).catch(() => undefined)
-      await eventually('the transaction in the pool', 20_000, async () => ((await chain.unmined()) >= 1 ? true : undefined))
+      const cut = post(baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: '2010' }), chainHeader).catch(
+        () => undefined,
+      )
+      await eventually('the transaction in the pool', 20_000, async () =>
+        (await chain.unmined()) >= 1 ? true : undefined,
+      )
       gw.child.kill('SIGTERM')
       assert.equal(await gw.exit, 0)
       running = undefined

@@ -17,7 +17,10 @@ describe('createJsonRpcClient', () => {
     await server?.close()
   })
 
-  function answerWith(fn: (call: { id: number; method: string; params: unknown[] }) => unknown, { refuseBatches = false } = {}) {
+  function answerWith(
+    fn: (call: { id: number; method: string; params: unknown[] }) => unknown,
+    { refuseBatches = false } = {},
+  ) {
     server.handle = (req, res) => {
       let text = ''
       req.on('data', (c) => (text += c))
@@ -64,7 +67,10 @@ describe('createJsonRpcClient', () => {
     const alone = client.request({ method: 'x', params: ['alone'], alone: true })
     assert.deepEqual(await answers, numbers)
     assert.equal(await alone, 'alone')
-    assert.deepEqual(bodies.map((b) => (Array.isArray(b) ? b.length : (b as { params: unknown[] }).params[0])).sort(), [4, 8, 8, 'alone'].sort())
+    assert.deepEqual(
+      bodies.map((b) => (Array.isArray(b) ? b.length : (b as { params: unknown[] }).params[0])).sort(),
+      [4, 8, 8, 'alone'].sort(),
+    )
     await client.close()
   })
 
@@ -85,7 +91,9 @@ describe('createJsonRpcClient', () => {
     answerWith((c) => (c.params[0] === 2 ? { error: { code: -32000, message: 'refused' } } : { result: c.params[0] }))
     const client = createJsonRpcClient({ url: server.url, timeoutMs: 1000, spread: 4, flushAt: 2 })
     bodies.length = 0
-    const answers = await Promise.allSettled(client.sequence([1, 2, 3, 4, 5].map((n) => ({ method: 'x', params: [n] }))))
+    const answers = await Promise.allSettled(
+      client.sequence([1, 2, 3, 4, 5].map((n) => ({ method: 'x', params: [n] }))),
+    )
     assert.deepEqual(
       answers.map((a) => (a.status === 'fulfilled' ? a.value : 'refused')),
       [1, 'refused', 3, 4, 5],
@@ -100,7 +108,10 @@ describe('createJsonRpcClient', () => {
     answerWith((c) => ({ result: c.params[0] }), { refuseBatches: true })
     const oneByOne = createJsonRpcClient({ url: server.url, timeoutMs: 1000 })
     bodies.length = 0
-    assert.deepEqual(await Promise.all(oneByOne.sequence([1, 2, 3].map((n) => ({ method: 'x', params: [n] })))), [1, 2, 3])
+    assert.deepEqual(
+      await Promise.all(oneByOne.sequence([1, 2, 3].map((n) => ({ method: 'x', params: [n] })))),
+      [1, 2, 3],
+    )
     assert.deepEqual(
       bodies.slice(1).map((b) => (b as { params: number[] }).params[0]),
       [1, 2, 3],
@@ -112,10 +123,19 @@ describe('createJsonRpcClient', () => {
   it('raises viem errors: RpcRequestError with the revert data, HttpRequestError, TimeoutError', async () => {
     answerWith(() => ({ error: { code: 3, message: 'execution reverted', data: '0x1234' } }))
     const client = createJsonRpcClient({ url: server.url, timeoutMs: 300 })
-    await assert.rejects(client.request({ method: 'eth_call' }), (err: unknown) => err instanceof RpcRequestError && (err as RpcRequestError & { data: unknown }).data === '0x1234' && err.code === 3)
+    await assert.rejects(
+      client.request({ method: 'eth_call' }),
+      (err: unknown) =>
+        err instanceof RpcRequestError &&
+        (err as RpcRequestError & { data: unknown }).data === '0x1234' &&
+        err.code === 3,
+    )
 
     server.handle = (_req, res) => res.writeHead(429).end('slow down')
-    await assert.rejects(client.request({ method: 'eth_call' }), (err: unknown) => err instanceof HttpRequestError && err.status === 429)
+    await assert.rejects(
+      client.request({ method: 'eth_call' }),
+      (err: unknown) => err instanceof HttpRequestError && err.status === 429,
+    )
 
     server.handle = () => {} // never answers
     await assert.rejects(client.request({ method: 'eth_call' }), (err: unknown) => err instanceof TimeoutError)

@@ -11,8 +11,8 @@ import { after, before, describe, it } from 'node:test'
 import type { Address, Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { createDevClients } from '../../src/chains/evm/devnet/deployContracts.ts'
-import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
 import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
+import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
 import { evmSignedExecution } from '../../src/chains/evm/evmSignedExecution.ts'
 import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
 import { eventually } from '../support/eventually.ts'
@@ -34,20 +34,41 @@ describe('a relayer nonce left empty under queued transactions', () => {
 
   const clients = () => createDevClients(devnet.anvil.rpcUrl, devnet.anvil.chainId).publicClient
   const executedEvent = intentExecutorArtifact.abi.find((i) => i.type === 'event' && i.name === 'IntentExecuted')!
-  const timesExecuted = async (intentHash: Hex, fromBlock: bigint) => (await clients().getLogs({ address: devnet.contracts.executor, event: executedEvent, args: { intentHash }, fromBlock })).length
+  const timesExecuted = async (intentHash: Hex, fromBlock: bigint) =>
+    (
+      await clients().getLogs({
+        address: devnet.contracts.executor,
+        event: executedEvent,
+        args: { intentHash },
+        fromBlock,
+      })
+    ).length
   const counts = async (address: Address) => {
-    const [latest, pending] = await Promise.all(['latest', 'pending'].map((blockTag) => clients().getTransactionCount({ address, blockTag: blockTag as 'latest' | 'pending' })))
+    const [latest, pending] = await Promise.all(
+      ['latest', 'pending'].map((blockTag) =>
+        clients().getTransactionCount({ address, blockTag: blockTag as 'latest' | 'pending' }),
+      ),
+    )
     return { latest: latest!, pending: pending! }
   }
   /** intent_gateway_relayer_nonce_gaps_filled_total for this chain and filler, from /metrics. */
   const gapsFilled = async (filler: 'resent' | 'noop') => {
     const text = await (await fetch(`${gateway.baseUrl}/metrics`)).text()
-    const line = text.split('\n').find((l) => l.startsWith(`intent_gateway_relayer_nonce_gaps_filled_total{chain="${devnet.chain.chainId}",filler="${filler}"}`))
+    const line = text
+      .split('\n')
+      .find((l) =>
+        l.startsWith(
+          `intent_gateway_relayer_nonce_gaps_filled_total{chain="${devnet.chain.chainId}",filler="${filler}"}`,
+        ),
+      )
     return line === undefined ? 0 : Number(line.split(' ').at(-1))
   }
   /** The relayer's transactions in anvil's pool (pending or queued). */
   const inPool = async (address: Address) => {
-    const pool = (await rpc(devnet.anvil.rpcUrl, 'txpool_content', [])) as Record<'pending' | 'queued', Record<string, Record<string, unknown>>>
+    const pool = (await rpc(devnet.anvil.rpcUrl, 'txpool_content', [])) as Record<
+      'pending' | 'queued',
+      Record<string, Record<string, unknown>>
+    >
     return (['pending', 'queued'] as const).flatMap((kind) =>
       Object.entries(pool[kind])
         .filter(([a]) => a.toLowerCase() === address.toLowerCase())
@@ -64,9 +85,22 @@ describe('a relayer nonce left empty under queued transactions', () => {
     // earlier process, an operator's transfer) takes the next nonce; the gateway's execution goes above it.
     const gapNonce = await clients().getTransactionCount({ address: relayer.address, blockTag: 'pending' })
     const fees = await clients().estimateFeesPerGas()
-    const outside = await relayer.signTransaction({ chainId: devnet.anvil.chainId, type: 'eip1559', to: relayer.address, value: 0n, gas: 21_000n, nonce: gapNonce, ...fees })
+    const outside = await relayer.signTransaction({
+      chainId: devnet.anvil.chainId,
+      type: 'eip1559',
+      to: relayer.address,
+      value: 0n,
+      gas: 21_000n,
+      nonce: gapNonce,
+      ...fees,
+    })
     await rpc(devnet.anvil.rpcUrl, 'eth_sendRawTransaction', [outside])
-    const second = await post(gateway.baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: '41' }), chainHeader)
+    const second = await post(
+      gateway.baseUrl,
+      '/intents/execute',
+      await signedIntent(devnet, { nonce: '41' }),
+      chainHeader,
+    )
     assert.equal(second.status, 200, second.text)
     const b = (await gateway.journal.get(second.body.intentHash))!
     assert.equal(Number(b.transaction!.details.txNonce), gapNonce + 1)
@@ -80,14 +114,23 @@ describe('a relayer nonce left empty under queued transactions', () => {
     assert.equal(await gateway.journal.pendingCount(), 0, 'every record is settled: only the relayer can tell')
 
     // The reconciler sees the gap on two passes, fills it, and the queued transaction is mined.
-    await eventually('the queued transaction to be mined', 15_000, async () => ((await counts(relayer.address)).latest === gapNonce + 2 ? true : undefined))
+    await eventually('the queued transaction to be mined', 15_000, async () =>
+      (await counts(relayer.address)).latest === gapNonce + 2 ? true : undefined,
+    )
     assert.deepEqual(await inPool(relayer.address), [])
-    assert.ok(gateway.logs.some((l) => l.includes('waiting behind an empty nonce') && l.includes('a no-op transaction')))
+    assert.ok(
+      gateway.logs.some((l) => l.includes('waiting behind an empty nonce') && l.includes('a no-op transaction')),
+    )
     assert.equal(await gapsFilled('noop'), noopsBefore + 1, 'the filled gap is counted in /metrics')
     const receipt = await clients().getTransactionReceipt({ hash: b.transaction!.id as Hex })
     assert.equal(receipt.status, 'success', 'the queued execution itself was mined')
     assert.equal(await timesExecuted(second.body.intentHash, fromBlock), 1)
-    const next = await post(gateway.baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: '42' }), chainHeader)
+    const next = await post(
+      gateway.baseUrl,
+      '/intents/execute',
+      await signedIntent(devnet, { nonce: '42' }),
+      chainHeader,
+    )
     assert.equal(next.status, 200, next.text)
     const after = await counts(relayer.address)
     assert.equal(after.pending, after.latest, 'nothing of the relayer waits behind a gap')
@@ -97,11 +140,24 @@ describe('a relayer nonce left empty under queued transactions', () => {
     const fromBlock = await clients().getBlockNumber()
     const resentBefore = await gapsFilled('resent')
     const snapshot = await rpc(devnet.anvil.rpcUrl, 'evm_snapshot', [])
-    const first = await post(gateway.baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: '45' }), chainHeader)
-    const second = await post(gateway.baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: '46' }), chainHeader)
+    const first = await post(
+      gateway.baseUrl,
+      '/intents/execute',
+      await signedIntent(devnet, { nonce: '45' }),
+      chainHeader,
+    )
+    const second = await post(
+      gateway.baseUrl,
+      '/intents/execute',
+      await signedIntent(devnet, { nonce: '46' }),
+      chainHeader,
+    )
     assert.equal(first.status, 200, first.text)
     assert.equal(second.status, 200, second.text)
-    const [a, b] = await Promise.all([gateway.journal.get(first.body.intentHash), gateway.journal.get(second.body.intentHash)])
+    const [a, b] = await Promise.all([
+      gateway.journal.get(first.body.intentHash),
+      gateway.journal.get(second.body.intentHash),
+    ])
     const relayer = a!.transaction!.relayer as Address
     const gapNonce = Number(a!.transaction!.details.txNonce)
     assert.equal(Number(b!.transaction!.details.txNonce), gapNonce + 1)
@@ -109,9 +165,13 @@ describe('a relayer nonce left empty under queued transactions', () => {
     await rpc(devnet.anvil.rpcUrl, 'eth_sendRawTransaction', [evmSignedExecution.rawTransaction(b!.transaction!)])
     assert.deepEqual(await inPool(relayer), [gapNonce + 1])
 
-    await eventually('the queued transaction to be mined', 15_000, async () => ((await counts(relayer)).latest === gapNonce + 2 ? true : undefined))
+    await eventually('the queued transaction to be mined', 15_000, async () =>
+      (await counts(relayer)).latest === gapNonce + 2 ? true : undefined,
+    )
     assert.deepEqual(await inPool(relayer), [])
-    assert.ok(gateway.logs.some((l) => l.includes('waiting behind an empty nonce') && l.includes('its own transaction again')))
+    assert.ok(
+      gateway.logs.some((l) => l.includes('waiting behind an empty nonce') && l.includes('its own transaction again')),
+    )
     assert.equal(await gapsFilled('resent'), resentBefore + 1, 'counted as resent')
     for (const record of [a!, b!]) {
       const receipt = await clients().getTransactionReceipt({ hash: record.transaction!.id as Hex })
@@ -123,8 +183,18 @@ describe('a relayer nonce left empty under queued transactions', () => {
   it('delivers a journaled transaction that waits above an empty nonce, filling the gap under it, instead of dropping it', async () => {
     const fromBlock = await clients().getBlockNumber()
     const snapshot = await rpc(devnet.anvil.rpcUrl, 'evm_snapshot', [])
-    const first = await post(gateway.baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: '50' }), chainHeader)
-    const second = await post(gateway.baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: '51' }), chainHeader)
+    const first = await post(
+      gateway.baseUrl,
+      '/intents/execute',
+      await signedIntent(devnet, { nonce: '50' }),
+      chainHeader,
+    )
+    const second = await post(
+      gateway.baseUrl,
+      '/intents/execute',
+      await signedIntent(devnet, { nonce: '51' }),
+      chainHeader,
+    )
     assert.equal(first.status, 200, first.text)
     assert.equal(second.status, 200, second.text)
     const a = (await gateway.journal.get(first.body.intentHash))!
@@ -156,18 +226,29 @@ describe('a relayer nonce left empty under queued transactions', () => {
 
   it('sends no filler when nothing of the relayer waits above the empty nonce: its next send takes that nonce', async () => {
     const snapshot = await rpc(devnet.anvil.rpcUrl, 'evm_snapshot', [])
-    const first = await post(gateway.baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: '60' }), chainHeader)
+    const first = await post(
+      gateway.baseUrl,
+      '/intents/execute',
+      await signedIntent(devnet, { nonce: '60' }),
+      chainHeader,
+    )
     assert.equal(first.status, 200, first.text)
     const a = (await gateway.journal.get(first.body.intentHash))!
     const relayer = a.transaction!.relayer as Address
     const gapNonce = Number(a.transaction!.details.txNonce)
     await rpc(devnet.anvil.rpcUrl, 'evm_revert', [snapshot])
-    const fillers = () => gateway.logs.filter((l) => l.includes('relayer transactions were waiting behind an empty nonce')).length
+    const fillers = () =>
+      gateway.logs.filter((l) => l.includes('relayer transactions were waiting behind an empty nonce')).length
     const before = fillers()
     // A few reconciliation passes, idle: nothing is queued, so nothing is filled.
     await new Promise((r) => setTimeout(r, 1500))
     assert.deepEqual(await counts(relayer), { latest: gapNonce, pending: gapNonce })
-    const next = await post(gateway.baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: '61' }), chainHeader)
+    const next = await post(
+      gateway.baseUrl,
+      '/intents/execute',
+      await signedIntent(devnet, { nonce: '61' }),
+      chainHeader,
+    )
     assert.equal(next.status, 200, next.text)
     const b = (await gateway.journal.get(next.body.intentHash))!
     assert.equal(Number(b.transaction!.details.txNonce), gapNonce, 'the next send took the empty nonce itself')

@@ -10,7 +10,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import solc from 'solc'
-import { type Address, type Hex, encodeFunctionData, parseEther } from 'viem'
+import { type Address, encodeFunctionData, type Hex, parseEther } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { derivePolicyId, saltOf } from '../../src/chains/derivePolicyId.ts'
 import { createEvmAdapter } from '../../src/chains/evm/createEvmAdapter.ts'
@@ -18,8 +18,8 @@ import { createDevClients } from '../../src/chains/evm/devnet/deployContracts.ts
 import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
 import { resolveChains } from '../../src/chains/evm/discovery/resolveChains.ts'
-import { intentTypedData } from '../../src/chains/evm/intentTypedData.ts'
 import { toIntentTuple } from '../../src/chains/evm/evmRuntime.ts'
+import { intentTypedData } from '../../src/chains/evm/intentTypedData.ts'
 import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
 import { policyRegistryArtifact } from '../../src/contracts/policyRegistryArtifact.ts'
 import { createLogger } from '../../src/logging/createLogger.ts'
@@ -41,7 +41,11 @@ function compileGate(): { abi: readonly unknown[]; bytecode: Hex } {
   const input = {
     language: 'Solidity',
     sources: { 'G.sol': { content: source } },
-    settings: { evmVersion: 'cancun', optimizer: { enabled: true, runs: 200 }, outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } },
+    settings: {
+      evmVersion: 'cancun',
+      optimizer: { enabled: true, runs: 200 },
+      outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } },
+    },
   }
   const out = JSON.parse(solc.compile(JSON.stringify(input)))
   const errors = (out.errors ?? []).filter((e: { severity: string }) => e.severity === 'error')
@@ -52,7 +56,9 @@ function compileGate(): { abi: readonly unknown[]; bytecode: Hex } {
 type Recorded = { method: string; params: unknown[] }
 
 /** A JSON-RPC proxy in front of anvil that writes down every call (batches included). */
-async function startRecordingProxy(target: string): Promise<{ url: string; calls: Recorded[]; close(): Promise<void> }> {
+async function startRecordingProxy(
+  target: string,
+): Promise<{ url: string; calls: Recorded[]; close(): Promise<void> }> {
   const calls: Recorded[] = []
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = []
@@ -61,7 +67,8 @@ async function startRecordingProxy(target: string): Promise<{ url: string; calls
       const body = Buffer.concat(chunks).toString()
       try {
         const parsed = JSON.parse(body) as Recorded | Recorded[]
-        for (const r of Array.isArray(parsed) ? parsed : [parsed]) calls.push({ method: r.method, params: r.params ?? [] })
+        for (const r of Array.isArray(parsed) ? parsed : [parsed])
+          calls.push({ method: r.method, params: r.params ?? [] })
       } catch {}
       const answer = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
       res.writeHead(answer.status, { 'content-type': 'application/json' })
@@ -77,9 +84,19 @@ async function startRecordingProxy(target: string): Promise<{ url: string; calls
 }
 
 /** The block each eth_simulateV1 recorded since `from` ran on: 'pending', or the latest block's number. */
-const simulatedAt = (calls: Recorded[], from = 0) => calls.slice(from).flatMap((c) => (c.method === 'eth_simulateV1' ? [c.params[1] as string] : []))
+const simulatedAt = (calls: Recorded[], from = 0) =>
+  calls.slice(from).flatMap((c) => (c.method === 'eth_simulateV1' ? [c.params[1] as string] : []))
 const simulatedCalls = (calls: Recorded[], from = 0) =>
-  calls.slice(from).flatMap((c) => (c.method === 'eth_simulateV1' ? [(c.params[0] as { blockStateCalls: { calls: { from: string; to: string; nonce?: string }[] }[] }).blockStateCalls[0]!.calls] : []))
+  calls
+    .slice(from)
+    .flatMap((c) =>
+      c.method === 'eth_simulateV1'
+        ? [
+            (c.params[0] as { blockStateCalls: { calls: { from: string; to: string; nonce?: string }[] }[] })
+              .blockStateCalls[0]!.calls,
+          ]
+        : [],
+    )
 
 describe('execute simulated on latest after the gateway’s own unmined transactions (issue 44 item 2)', () => {
   let devnet: Devnet
@@ -96,7 +113,12 @@ describe('execute simulated on latest after the gateway’s own unmined transact
 
   const rpc = (method: string, params: unknown[] = []) => clients.publicClient.request({ method, params } as never)
   const makeAdapter = async () => {
-    const [resolved] = await resolveChains({ chains: [{ ...devnet.chain, rpcUrls: [proxy.url] }], chainList: undefined, production: false, logger: createLogger({ level: 'silent' }) })
+    const [resolved] = await resolveChains({
+      chains: [{ ...devnet.chain, rpcUrls: [proxy.url] }],
+      chainList: undefined,
+      production: false,
+      logger: createLogger({ level: 'silent' }),
+    })
     const a = createEvmAdapter({
       chain: resolved!,
       relayerPrivateKey: undefined,
@@ -108,13 +130,30 @@ describe('execute simulated on latest after the gateway’s own unmined transact
     adapters.push(a)
     return a
   }
-  const intentTo = (data: Hex, value = 0n): Intent => ({ sender, target: gate, data, value, nonce: nonce++, validAfter: 0n, validBefore: 0n, policyId })
-  const sign = (intent: Intent) => privateKeyToAccount(devnetAccounts.sender).signTypedData(intentTypedData({ chainId: devnet.anvil.chainId, executor: devnet.contracts.executor, intent }))
-  const call = (functionName: 'bump' | 'expect' | 'sink', args: readonly unknown[] = []) => encodeFunctionData({ abi: gateAbi as never, functionName, args } as never)
+  const intentTo = (data: Hex, value = 0n): Intent => ({
+    sender,
+    target: gate,
+    data,
+    value,
+    nonce: nonce++,
+    validAfter: 0n,
+    validBefore: 0n,
+    policyId,
+  })
+  const sign = (intent: Intent) =>
+    privateKeyToAccount(devnetAccounts.sender).signTypedData(
+      intentTypedData({ chainId: devnet.anvil.chainId, executor: devnet.contracts.executor, intent }),
+    )
+  const call = (functionName: 'bump' | 'expect' | 'sink', args: readonly unknown[] = []) =>
+    encodeFunctionData({ abi: gateAbi as never, functionName, args } as never)
   /** Prepared and sent by `a`: its transaction waits in anvil's pool (automine is off). */
   const sendPending = async (a: ChainAdapter, intent: Intent): Promise<Submission> => {
     const prepared = await a.prepareExecution(intent, await sign(intent))
-    assert.equal(prepared.ok, true, `the first intent passes: ${JSON.stringify(prepared, (_, v) => (typeof v === 'bigint' ? v.toString() : v))}`)
+    assert.equal(
+      prepared.ok,
+      true,
+      `the first intent passes: ${JSON.stringify(prepared, (_, v) => (typeof v === 'bigint' ? v.toString() : v))}`,
+    )
     if (!prepared.ok) throw new Error('unreachable')
     const sent = await prepared.send({ onSigned: () => {} })
     assert.equal(sent.accepted, true)
@@ -131,7 +170,11 @@ describe('execute simulated on latest after the gateway’s own unmined transact
       await clients.publicClient.call({
         account: relayer,
         to: devnet.contracts.executor,
-        data: encodeFunctionData({ abi: intentExecutorArtifact.abi, functionName: 'executeSigned', args: [toIntentTuple(intent), await sign(intent)] as never }),
+        data: encodeFunctionData({
+          abi: intentExecutorArtifact.abi,
+          functionName: 'executeSigned',
+          args: [toIntentTuple(intent), await sign(intent)] as never,
+        }),
         blockTag: 'latest',
         gas: 1_000_000n,
       })
@@ -152,7 +195,12 @@ describe('execute simulated on latest after the gateway’s own unmined transact
     gateAbi = artifact.abi
     const deployer = clients.walletFor(devnetAccounts.deployer)
     const deployed = await clients.publicClient.waitForTransactionReceipt({
-      hash: await deployer.deployContract({ abi: artifact.abi, bytecode: artifact.bytecode, account: deployer.account!, chain: deployer.chain } as never),
+      hash: await deployer.deployContract({
+        abi: artifact.abi,
+        bytecode: artifact.bytecode,
+        account: deployer.account!,
+        chain: deployer.chain,
+      } as never),
     })
     gate = deployed.contractAddress!
     const owner = clients.walletFor(devnetAccounts.sender)
@@ -209,7 +257,12 @@ describe('execute simulated on latest after the gateway’s own unmined transact
   })
 
   it('(b) an intent that would revert after the relayer’s earlier transaction in the pool (the sender’s deposit drained by it) is refused by simulation and not sent', async () => {
-    const deposit = (await clients.publicClient.readContract({ address: devnet.contracts.executor, abi: intentExecutorArtifact.abi, functionName: 'deposits', args: [sender] })) as bigint
+    const deposit = (await clients.publicClient.readContract({
+      address: devnet.contracts.executor,
+      abi: intentExecutorArtifact.abi,
+      functionName: 'deposits',
+      args: [sender],
+    })) as bigint
     assert.ok(deposit > parseEther('1'))
     const drain = await sendPending(adapter, intentTo(call('sink'), deposit))
     const nonceBefore = await clients.publicClient.getTransactionCount({ address: relayer, blockTag: 'pending' })

@@ -3,13 +3,13 @@
 // previous group), and a refused broadcast never leaves a nonce gap under later transactions.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { type Hex, type LocalAccount, createPublicClient, custom, parseEther, toHex } from 'viem'
+import { createPublicClient, custom, type Hex, type LocalAccount, parseEther, toHex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { createEndpointPool } from '../../src/chains/createEndpointPool.ts'
 import { type Anvil, startAnvil } from '../../src/chains/evm/devnet/startAnvil.ts'
+import { createRelayer } from '../../src/chains/evm/relayer/createRelayer.ts'
 import { RelayerError } from '../../src/errors/relayerError.ts'
 import { createLogger } from '../../src/logging/createLogger.ts'
-import { createRelayer } from '../../src/chains/evm/relayer/createRelayer.ts'
 import { eventually } from '../support/eventually.ts'
 import { rpc } from '../support/testGateway.ts'
 
@@ -20,7 +20,13 @@ describe('createRelayer', () => {
   const logger = createLogger({ level: 'info', destination: { write: (line: string) => void logs.push(line) } })
   before(async () => {
     anvil = await startAnvil()
-    endpoints = createEndpointPool({ chainId: `eip155:${anvil.chainId}`, reference: anvil.chainId, endpoints: [{ url: anvil.rpcUrl, source: 'config' }], timeoutMs: 5_000, logger })
+    endpoints = createEndpointPool({
+      chainId: `eip155:${anvil.chainId}`,
+      reference: anvil.chainId,
+      endpoints: [{ url: anvil.rpcUrl, source: 'config' }],
+      timeoutMs: 5_000,
+      logger,
+    })
   })
   after(async () => {
     await endpoints?.close()
@@ -52,7 +58,10 @@ describe('createRelayer', () => {
     const send = async (gas: bigint) => {
       let id: string | undefined
       try {
-        return await relayer.send({ to: account.address, data: '0x', gas }, { onSigned: (tx) => void journal.set((id = tx.id), Number(tx.details.txNonce)) })
+        return await relayer.send(
+          { to: account.address, data: '0x', gas },
+          { onSigned: (tx) => void journal.set((id = tx.id), Number(tx.details.txNonce)) },
+        )
       } catch (err) {
         if (id && releaseRefused) journal.delete(id) // as executeIntent releases a refused attempt
         throw err
@@ -90,7 +99,9 @@ describe('createRelayer', () => {
     const refused = results[3]!
     assert.equal(refused.status, 'rejected')
     assert.ok((refused as PromiseRejectedResult).reason instanceof RelayerError)
-    const accepted = results.filter((r): r is PromiseFulfilledResult<Awaited<ReturnType<typeof send>>> => r.status === 'fulfilled').map((r) => r.value)
+    const accepted = results
+      .filter((r): r is PromiseFulfilledResult<Awaited<ReturnType<typeof send>>> => r.status === 'fulfilled')
+      .map((r) => r.value)
     assert.equal(accepted.length, 9)
     for (const s of accepted) assert.equal((await mined(s.transactionHash)).status, 'success')
     // Nonce 3 was filled by the no-op transaction: nothing waits behind a gap.

@@ -11,19 +11,28 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import solc from 'solc'
-import { type Address, type Hex, encodeFunctionData, getAddress, parseEther, parseGwei } from 'viem'
+import { type Address, encodeFunctionData, getAddress, type Hex, parseEther, parseGwei } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { demoDollarArtifact } from '../../src/contracts/demoDollarArtifact.ts'
-import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
-import { policyRegistryArtifact } from '../../src/contracts/policyRegistryArtifact.ts'
 import { derivePolicyId, saltOf } from '../../src/chains/derivePolicyId.ts'
 import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import type { ExecutionGuardConfig } from '../../src/config/limitsConfig.ts'
 import { limitsConfig } from '../../src/config/limitsConfig.ts'
+import { demoDollarArtifact } from '../../src/contracts/demoDollarArtifact.ts'
+import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
+import { policyRegistryArtifact } from '../../src/contracts/policyRegistryArtifact.ts'
 import { assertCommonHeaders } from '../support/assertCommonHeaders.ts'
 import { payingClient } from '../support/paymentsWorld.ts'
 import { writePolicy } from '../support/policies.ts'
-import { type HttpResult, post, rpc, signIntent, startTestGateway, startWorld, type TestGateway, type World } from '../support/testGateway.ts'
+import {
+  type HttpResult,
+  post,
+  rpc,
+  signIntent,
+  startTestGateway,
+  startWorld,
+  type TestGateway,
+  type World,
+} from '../support/testGateway.ts'
 
 const contractsSource = `
 // SPDX-License-Identifier: MIT
@@ -75,12 +84,19 @@ function compile(): Compiled {
   const input = {
     language: 'Solidity',
     sources: { 'T.sol': { content: contractsSource } },
-    settings: { evmVersion: 'cancun', optimizer: { enabled: true, runs: 200 }, outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } },
+    settings: {
+      evmVersion: 'cancun',
+      optimizer: { enabled: true, runs: 200 },
+      outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } },
+    },
   }
   const out = JSON.parse(solc.compile(JSON.stringify(input)))
   const errors = (out.errors ?? []).filter((e: { severity: string }) => e.severity === 'error')
   if (errors.length > 0) throw new Error(errors.map((e: { formattedMessage: string }) => e.formattedMessage).join('\n'))
-  const pick = (name: string) => ({ abi: out.contracts['T.sol'][name].abi, bytecode: `0x${out.contracts['T.sol'][name].evm.bytecode.object}` as Hex })
+  const pick = (name: string) => ({
+    abi: out.contracts['T.sol'][name].abi,
+    bytecode: `0x${out.contracts['T.sol'][name].evm.bytecode.object}` as Hex,
+  })
   return { GasPriceTrap: pick('GasPriceTrap'), TimeBomb: pick('TimeBomb'), LazySigner: pick('LazySigner') }
 }
 
@@ -111,13 +127,30 @@ describe('the relayer cannot be made to pay for nothing (issue 27, item 1)', () 
   const publicClient = () => world.clients.publicClient
   const relayerNonce = () => publicClient().getTransactionCount({ address: relayer, blockTag: 'pending' })
   const relayerBalance = () => publicClient().getBalance({ address: relayer })
-  const dollars = (who: Address) => publicClient().readContract({ address: world.devnet.contracts.dollar, abi: demoDollarArtifact.abi, functionName: 'balanceOf', args: [who] })
+  const dollars = (who: Address) =>
+    publicClient().readContract({
+      address: world.devnet.contracts.dollar,
+      abi: demoDollarArtifact.abi,
+      functionName: 'balanceOf',
+      args: [who],
+    })
   const latestTimestamp = async () => (await publicClient().getBlock({ blockTag: 'latest' })).timestamp
   let nonce = 1_000
   /** A signed intent of the demo sender calling `target` with `data`, under a policy that allows any call. */
   const intent = (target: Address, data: Hex, overrides: Record<string, unknown> = {}) =>
-    signIntent(world.devnet, { sender: world.devnet.demo.sender, target, data, value: '0', nonce: String(nonce++), validAfter: '0', validBefore: '0', policyId: anyCall, ...overrides })
-  const poke = async (until: bigint) => encodeFunctionData({ abi: contracts.TimeBomb.abi, functionName: 'poke', args: [until] } as never)
+    signIntent(world.devnet, {
+      sender: world.devnet.demo.sender,
+      target,
+      data,
+      value: '0',
+      nonce: String(nonce++),
+      validAfter: '0',
+      validBefore: '0',
+      policyId: anyCall,
+      ...overrides,
+    })
+  const poke = async (until: bigint) =>
+    encodeFunctionData({ abi: contracts.TimeBomb.abi, functionName: 'poke', args: [until] } as never)
   /** What the relayer paid for these transactions (gas used × effective gas price), read from their receipts. */
   const paidFor = async (hashes: readonly string[]) => {
     let total = 0n
@@ -164,7 +197,13 @@ describe('the relayer cannot be made to pay for nothing (issue 27, item 1)', () 
 
   async function deploy(name: keyof Compiled, args: readonly unknown[] = []): Promise<Address> {
     const wallet = world.clients.walletFor(devnetAccounts.deployer)
-    const hash = await wallet.deployContract({ abi: contracts[name].abi, bytecode: contracts[name].bytecode, args, account: wallet.account!, chain: wallet.chain } as never)
+    const hash = await wallet.deployContract({
+      abi: contracts[name].abi,
+      bytecode: contracts[name].bytecode,
+      args,
+      account: wallet.account!,
+      chain: wallet.chain,
+    } as never)
     return getAddress((await publicClient().waitForTransactionReceipt({ hash })).contractAddress!)
   }
 
@@ -183,9 +222,16 @@ describe('the relayer cannot be made to pay for nothing (issue 27, item 1)', () 
   it('refuses a target that reverts only when tx.gasprice != 0 before payment: 422 (0x50), nothing settled or sent (was: paid, sent, reverted)', async () => {
     const gateway = await gatewayWith({ payments: world.devnet.payments })
     const before = { nonce: await relayerNonce(), balance: await relayerBalance(), payer: await dollars(payer) }
-    const body = await intent(trap, encodeFunctionData({ abi: contracts.GasPriceTrap.abi, functionName: 'poke' } as never))
+    const body = await intent(
+      trap,
+      encodeFunctionData({ abi: contracts.GasPriceTrap.abi, functionName: 'poke' } as never),
+    )
     // Validate reads at gas price 0 and says yes: only execute pays gas.
-    const paid = await payingClient(world.devnet).fetch(`${gateway.baseUrl}/intents/execute`, { method: 'POST', headers: { 'content-type': 'application/json', ...chain }, body: JSON.stringify(body) })
+    const paid = await payingClient(world.devnet).fetch(`${gateway.baseUrl}/intents/execute`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...chain },
+      body: JSON.stringify(body),
+    })
     const res = { status: paid.status, body: (await paid.json()) as Record<string, unknown> }
     assert.equal(res.status, 422, JSON.stringify(res.body))
     assert.equal(res.body.erc1066Status, '0x50')
@@ -202,12 +248,22 @@ describe('the relayer cannot be made to pay for nothing (issue 27, item 1)', () 
     const gateway = await gatewayWith({ payments: { ...world.devnet.payments, prices } })
     const payerBefore = await dollars(payer)
     const nonceBefore = await relayerNonce()
-    const body = await intent(trap, encodeFunctionData({ abi: contracts.GasPriceTrap.abi, functionName: 'burn', args: [400n] } as never))
-    const paid = await payingClient(world.devnet).fetch(`${gateway.baseUrl}/intents/execute`, { method: 'POST', headers: { 'content-type': 'application/json', ...chain }, body: JSON.stringify(body) })
+    const body = await intent(
+      trap,
+      encodeFunctionData({ abi: contracts.GasPriceTrap.abi, functionName: 'burn', args: [400n] } as never),
+    )
+    const paid = await payingClient(world.devnet).fetch(`${gateway.baseUrl}/intents/execute`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...chain },
+      body: JSON.stringify(body),
+    })
     const res = (await paid.json()) as Record<string, unknown>
     assert.equal(paid.status, 422, JSON.stringify(res))
     assert.equal(res.erc1066Status, '0x06')
-    assert.match(String(res.detail), /^the execution needs an estimated \d+ gas, above the 100000 gas its price covers \(maxGas in X402_PRICES\)$/)
+    assert.match(
+      String(res.detail),
+      /^the execution needs an estimated \d+ gas, above the 100000 gas its price covers \(maxGas in X402_PRICES\)$/,
+    )
     assert.equal(await dollars(payer), payerBefore, 'nothing was paid')
     assert.equal(await relayerNonce(), nonceBefore, 'nothing was sent')
     // The same intent with an API key (not priced) is within MAX_GAS_PER_EXECUTION: it runs.
@@ -219,7 +275,16 @@ describe('the relayer cannot be made to pay for nothing (issue 27, item 1)', () 
     const owner = privateKeyToAccount(devnetAccounts.deployer).address
     const lazy = await deploy('LazySigner', [owner])
     const salt = saltOf('lazy')
-    const policy = { owner: lazy, allowedTargets: [], allowedSelectors: [], maxValuePerTx: parseEther('1'), maxAggregateValue: parseEther('1'), validAfter: 0n, validBefore: 0n, allowedChains: [] }
+    const policy = {
+      owner: lazy,
+      allowedTargets: [],
+      allowedSelectors: [],
+      maxValuePerTx: parseEther('1'),
+      maxAggregateValue: parseEther('1'),
+      validAfter: 0n,
+      validBefore: 0n,
+      allowedChains: [],
+    }
     const wallet = world.clients.walletFor(devnetAccounts.deployer)
     const call = async (functionName: string, args: readonly unknown[], value = 0n) => {
       const hash = await wallet.writeContract({
@@ -228,7 +293,11 @@ describe('the relayer cannot be made to pay for nothing (issue 27, item 1)', () 
         functionName: 'call',
         args: [
           functionName === 'createPolicy' ? world.devnet.contracts.registry : world.devnet.contracts.executor,
-          encodeFunctionData({ abi: (functionName === 'createPolicy' ? policyRegistryArtifact.abi : intentExecutorArtifact.abi) as never, functionName, args } as never),
+          encodeFunctionData({
+            abi: (functionName === 'createPolicy' ? policyRegistryArtifact.abi : intentExecutorArtifact.abi) as never,
+            functionName,
+            args,
+          } as never),
         ],
         value,
         account: wallet.account!,
@@ -264,7 +333,11 @@ describe('the relayer cannot be made to pay for nothing (issue 27, item 1)', () 
     const nonceBefore = await relayerNonce()
     const pay = payingClient(world.devnet).fetch
     const send = async (b: unknown) => {
-      const r = await pay(`${gateway.baseUrl}/intents/execute`, { method: 'POST', headers: { 'content-type': 'application/json', ...chain }, body: JSON.stringify(b) })
+      const r = await pay(`${gateway.baseUrl}/intents/execute`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...chain },
+        body: JSON.stringify(b),
+      })
       const text = await r.text()
       return { status: r.status, headers: r.headers, body: JSON.parse(text), text }
     }
@@ -292,7 +365,10 @@ describe('the relayer cannot be made to pay for nothing (issue 27, item 1)', () 
     assert.equal(await dollars(payer), payerBefore - 10_000n, 'no retry was charged')
     const state = await post(gateway.baseUrl, '/intents/execute', body, chain)
     assert.equal(state.body.replayed, true)
-    const record = (await (await fetch(`${gateway.baseUrl}/intents/${first.headers.get('x-intent-hash')}`)).json()) as { state: string; payments: Array<{ state: string }> }
+    const record = (await (await fetch(`${gateway.baseUrl}/intents/${first.headers.get('x-intent-hash')}`)).json()) as {
+      state: string
+      payments: Array<{ state: string }>
+    }
     assert.equal(record.state, 'reverted')
     assert.deepEqual(
       record.payments.map((p) => p.state),
@@ -314,10 +390,16 @@ describe('the relayer cannot be made to pay for nothing (issue 27, item 1)', () 
     assert.equal(refused.status, 429, refused.text)
     assertCommonHeaders(refused, { status: '0xF6' })
     assert.equal(refused.body.type, 'urn:intent-gateway:problem:reverts-throttled')
-    assert.match(refused.body.detail, /^2 intents of this sender reverted on-chain after passing simulation in the last 3600 s/)
+    assert.match(
+      refused.body.detail,
+      /^2 intents of this sender reverted on-chain after passing simulation in the last 3600 s/,
+    )
     assert.ok(Number(refused.headers.get('retry-after')) > 0)
     // Even an intent that would run: the sender is throttled, not the intent.
-    assert.equal((await post(gateway.baseUrl, '/intents/execute', await intent(bomb, await poke(2n ** 64n)), chain)).status, 429)
+    assert.equal(
+      (await post(gateway.baseUrl, '/intents/execute', await intent(bomb, await poke(2n ** 64n)), chain)).status,
+      429,
+    )
     // What the relayer lost, in ETH: exactly the two reverted transactions, each within the cap.
     const lost = before.balance - (await relayerBalance())
     assert.equal(lost, await paidFor(hashes))
@@ -330,9 +412,14 @@ describe('the relayer cannot be made to pay for nothing (issue 27, item 1)', () 
 
   it('judges a target by the share of its attempts that revert, over a minimum count, except allowlisted ones', async () => {
     const gateway = await gatewayWith({ limits: limits({ targetMinAttempts: 2, targetMaxRevertShare: 0.5 }) })
-    const allowing = await gatewayWith({ limits: limits({ targetMinAttempts: 2, targetMaxRevertShare: 0.5, targetAllowlist: [bomb.toLowerCase()] }) })
+    const allowing = await gatewayWith({
+      limits: limits({ targetMinAttempts: 2, targetMaxRevertShare: 0.5, targetAllowlist: [bomb.toLowerCase()] }),
+    })
     // One run, one revert: below the minimum count, the target is not judged.
-    assert.equal((await post(gateway.baseUrl, '/intents/execute', await intent(bomb, await poke(2n ** 64n)), chain)).status, 200)
+    assert.equal(
+      (await post(gateway.baseUrl, '/intents/execute', await intent(bomb, await poke(2n ** 64n)), chain)).status,
+      200,
+    )
     assert.equal((await executeIntoTheFuture(gateway, await intent(bomb, await poke(await soon())))).status, 422)
     const nonceBefore = await relayerNonce()
     const refused = await post(gateway.baseUrl, '/intents/execute', await intent(bomb, await poke(2n ** 64n)), chain)
@@ -342,15 +429,31 @@ describe('the relayer cannot be made to pay for nothing (issue 27, item 1)', () 
     assert.equal(await relayerNonce(), nonceBefore)
     // Other targets are not affected, nor is the same target where an operator allowlisted it.
     assert.equal(
-      (await post(gateway.baseUrl, '/intents/execute', await intent(trap, encodeFunctionData({ abi: contracts.GasPriceTrap.abi, functionName: 'burn', args: [1n] } as never)), chain)).status,
+      (
+        await post(
+          gateway.baseUrl,
+          '/intents/execute',
+          await intent(
+            trap,
+            encodeFunctionData({ abi: contracts.GasPriceTrap.abi, functionName: 'burn', args: [1n] } as never),
+          ),
+          chain,
+        )
+      ).status,
       200,
     )
-    assert.equal((await post(allowing.baseUrl, '/intents/execute', await intent(bomb, await poke(2n ** 64n)), chain)).status, 200)
+    assert.equal(
+      (await post(allowing.baseUrl, '/intents/execute', await intent(bomb, await poke(2n ** 64n)), chain)).status,
+      200,
+    )
   })
 
   it("caps the gas a client makes the relayer spend (429, gas-budget-spent) and the relayer's spend per chain (503 0x40), shown in /metrics", async () => {
     const budgeted = await gatewayWith({ limits: limits({ gasBudgetPerClient: 1 }) })
-    assert.equal((await post(budgeted.baseUrl, '/intents/execute', await intent(bomb, await poke(2n ** 64n)), chain)).status, 200)
+    assert.equal(
+      (await post(budgeted.baseUrl, '/intents/execute', await intent(bomb, await poke(2n ** 64n)), chain)).status,
+      200,
+    )
     const nonceBefore = await relayerNonce()
     const spent = await post(budgeted.baseUrl, '/intents/execute', await intent(bomb, await poke(2n ** 64n)), chain)
     assert.equal(spent.status, 429, spent.text)
@@ -360,20 +463,30 @@ describe('the relayer cannot be made to pay for nothing (issue 27, item 1)', () 
     assert.equal(await relayerNonce(), nonceBefore)
 
     const breaker = await gatewayWith({ limits: limits({ relayerSpendBudget: 1 }) })
-    assert.equal((await post(breaker.baseUrl, '/intents/execute', await intent(bomb, await poke(2n ** 64n)), chain)).status, 200)
+    assert.equal(
+      (await post(breaker.baseUrl, '/intents/execute', await intent(bomb, await poke(2n ** 64n)), chain)).status,
+      200,
+    )
     const broken = await post(breaker.baseUrl, '/intents/execute', await intent(bomb, await poke(2n ** 64n)), chain)
     assert.equal(broken.status, 503, broken.text)
     assertCommonHeaders(broken, { status: '0x40' })
     assert.equal(broken.body.type, 'urn:intent-gateway:problem:relayer-budget-spent')
     assert.ok(Number(broken.headers.get('retry-after')) > 0)
     const metrics = await (await fetch(`${breaker.baseUrl}/metrics`)).text()
-    assert.match(metrics, /intent_gateway_execute_refusals_total\{chain="eip155:31337",reason="relayer_spend_budget"\} 1/)
+    assert.match(
+      metrics,
+      /intent_gateway_execute_refusals_total\{chain="eip155:31337",reason="relayer_spend_budget"\} 1/,
+    )
     assert.match(metrics, /intent_gateway_relayer_spend_total\{chain="eip155:31337",out_of_gas="false"\} [1-9]/)
   })
 
   it('does not hold a revert at a gas limit the gateway chose against the intent: out of gas is dropped, charged to nobody, and sent again with more gas', async () => {
     const gateway = await gatewayWith({ limits: limits({ maxRevertsPerSender: 1 }) })
-    const data = encodeFunctionData({ abi: contracts.TimeBomb.abi, functionName: 'heavy', args: [await soon(), 400n] } as never)
+    const data = encodeFunctionData({
+      abi: contracts.TimeBomb.abi,
+      functionName: 'heavy',
+      args: [await soon(), 400n],
+    } as never)
     const body = await intent(bomb, data)
     const nonceBefore = await relayerNonce()
     const first = await executeIntoTheFuture(gateway, body)

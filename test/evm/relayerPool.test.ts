@@ -6,8 +6,8 @@ import { after, before, describe, it } from 'node:test'
 import { createPublicClient, type Hex, http, parseEther, toHex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { type Anvil, startAnvil } from '../../src/chains/evm/devnet/startAnvil.ts'
-import { createLogger } from '../../src/logging/createLogger.ts'
 import { createRelayerPool } from '../../src/chains/evm/relayer/createRelayerPool.ts'
+import { createLogger } from '../../src/logging/createLogger.ts'
 import { createLocalRelayerLeases } from '../../src/ports/relayerLeases.ts'
 import { eventually } from '../support/eventually.ts'
 import { rpc } from '../support/testGateway.ts'
@@ -23,7 +23,8 @@ describe('createRelayerPool', () => {
 
   it('spreads sends over funded keys by the fewest in flight, sets an empty key aside with a warning while a funded one is there, and uses it again once funded', async () => {
     const accounts = [generatePrivateKey(), generatePrivateKey()].map((k) => privateKeyToAccount(k))
-    const setBalance = (address: Hex, ether: string) => rpc(anvil.rpcUrl, 'anvil_setBalance', [address, toHex(parseEther(ether))])
+    const setBalance = (address: Hex, ether: string) =>
+      rpc(anvil.rpcUrl, 'anvil_setBalance', [address, toHex(parseEther(ether))])
     await setBalance(accounts[0]!.address, '10')
     await setBalance(accounts[1]!.address, '0')
     const logs: string[] = []

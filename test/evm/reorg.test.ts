@@ -6,10 +6,10 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { Hex } from 'viem'
 import { createDevClients } from '../../src/chains/evm/devnet/deployContracts.ts'
-import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
 import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
-import { post, request, rpc, signedIntent, startTestGateway, type TestGateway } from '../support/testGateway.ts'
+import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
 import { eventually } from '../support/eventually.ts'
+import { post, request, rpc, signedIntent, startTestGateway, type TestGateway } from '../support/testGateway.ts'
 
 const chainHeader = { 'x-chain-id': '31337' }
 
@@ -26,7 +26,12 @@ describe('confirmations and reorgs', () => {
   })
 
   it('answers 202 while mined but not final, 200 once CONFIRMATIONS blocks deep', async () => {
-    const res = await post(gateway.baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: '10' }), chainHeader)
+    const res = await post(
+      gateway.baseUrl,
+      '/intents/execute',
+      await signedIntent(devnet, { nonce: '10' }),
+      chainHeader,
+    )
     assert.equal(res.status, 202, res.text)
     assert.equal(res.body.state, 'mined')
     assert.match(res.body.detail, /not final until 3 blocks deep/)
@@ -38,14 +43,22 @@ describe('confirmations and reorgs', () => {
       const r = await request(gateway.baseUrl, `/intents/${res.body.intentHash}`)
       return r.status === 200 ? r : undefined
     })
-    assert.deepEqual([final.body.status, final.body.state, final.body.transactionHash], ['0x11', 'mined', res.body.transactionHash])
+    assert.deepEqual(
+      [final.body.status, final.body.state, final.body.transactionHash],
+      ['0x11', 'mined', res.body.transactionHash],
+    )
   })
 
   it('reopens an execution whose block a reorg removed, delivers it again, and reports it final only on the chain that holds it', async () => {
     const { publicClient } = createDevClients(devnet.anvil.rpcUrl, devnet.anvil.chainId)
     const fromBlock = await publicClient.getBlockNumber()
     const snapshot = await rpc(devnet.anvil.rpcUrl, 'evm_snapshot', [])
-    const res = await post(gateway.baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: '11' }), chainHeader)
+    const res = await post(
+      gateway.baseUrl,
+      '/intents/execute',
+      await signedIntent(devnet, { nonce: '11' }),
+      chainHeader,
+    )
     assert.equal(res.status, 202, res.text)
     assert.equal(res.body.state, 'mined')
     const intentHash = res.body.intentHash as Hex
@@ -55,7 +68,9 @@ describe('confirmations and reorgs', () => {
     // The reorg: back to before the execution, and another chain of blocks mined on top.
     await rpc(devnet.anvil.rpcUrl, 'evm_revert', [snapshot])
     await rpc(devnet.anvil.rpcUrl, 'anvil_mine', ['0x3'])
-    const reopened = await eventually('the reorg to be noticed', 10_000, async () => (gateway.logs.some((l) => l.includes('a reorg removed a mined execution')) ? true : undefined))
+    const reopened = await eventually('the reorg to be noticed', 10_000, async () =>
+      gateway.logs.some((l) => l.includes('a reorg removed a mined execution')) ? true : undefined,
+    )
     assert.ok(reopened)
     // Delivered again (the node lost it with the reverted blocks), mined anew, then made final.
     await eventually('the execution to be mined again', 10_000, async () => {
@@ -77,7 +92,12 @@ describe('confirmations and reorgs', () => {
     )
     // Executed exactly once on the chain as it is now.
     const event = intentExecutorArtifact.abi.find((i) => i.type === 'event' && i.name === 'IntentExecuted')!
-    const logs = await publicClient.getLogs({ address: devnet.contracts.executor, event, args: { intentHash }, fromBlock })
+    const logs = await publicClient.getLogs({
+      address: devnet.contracts.executor,
+      event,
+      args: { intentHash },
+      fromBlock,
+    })
     assert.equal(logs.length, 1)
   })
 
@@ -104,7 +124,12 @@ describe('confirmations and reorgs', () => {
         return r?.state === 'mined' && r.final ? r : undefined
       })
       // The relayer's next execution goes through at once: nothing waits behind a gap.
-      const next = await post(quick.baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: '13' }), chainHeader)
+      const next = await post(
+        quick.baseUrl,
+        '/intents/execute',
+        await signedIntent(devnet, { nonce: '13' }),
+        chainHeader,
+      )
       assert.equal(next.status, 200, next.text)
       const [pending, latest] = await Promise.all([
         publicClient.getTransactionCount({ address: relayer, blockTag: 'pending' }),
@@ -112,7 +137,12 @@ describe('confirmations and reorgs', () => {
       ])
       assert.equal(pending, latest, 'no relayer transaction is stuck behind a nonce gap')
       const event = intentExecutorArtifact.abi.find((i) => i.type === 'event' && i.name === 'IntentExecuted')!
-      const logs = await publicClient.getLogs({ address: devnet.contracts.executor, event, args: { intentHash }, fromBlock })
+      const logs = await publicClient.getLogs({
+        address: devnet.contracts.executor,
+        event,
+        args: { intentHash },
+        fromBlock,
+      })
       assert.equal(logs.length, 1, 'executed once on the chain as it is now')
     } finally {
       await quick.close()

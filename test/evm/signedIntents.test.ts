@@ -4,17 +4,27 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import solc from 'solc'
-import { type Address, type Hex, encodeFunctionData, getAddress, parseEther, toFunctionSelector } from 'viem'
+import { type Address, encodeFunctionData, getAddress, type Hex, parseEther, toFunctionSelector } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
+import { derivePolicyId, saltOf } from '../../src/chains/derivePolicyId.ts'
+import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { demoCounterArtifact } from '../../src/contracts/demoCounterArtifact.ts'
 import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
 import { policyRegistryArtifact } from '../../src/contracts/policyRegistryArtifact.ts'
-import { derivePolicyId, saltOf } from '../../src/chains/derivePolicyId.ts'
-import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { assertCommonHeaders } from '../support/assertCommonHeaders.ts'
 import { expectedSigning } from '../support/expectedSigning.ts'
 import { writePolicy } from '../support/policies.ts'
-import { demoIntent, post, request, signIntent, signedIntent, startTestGateway, startWorld, type TestGateway, type World } from '../support/testGateway.ts'
+import {
+  demoIntent,
+  post,
+  request,
+  signedIntent,
+  signIntent,
+  startTestGateway,
+  startWorld,
+  type TestGateway,
+  type World,
+} from '../support/testGateway.ts'
 
 /** anvil #4 and #5: an agent key (a delegate) and a second relayer. Public devnet keys. */
 const agentKey = '0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a' as Hex
@@ -47,7 +57,11 @@ contract TestSmartAccount {
 }`
 
 function compileSmartAccount() {
-  const input = { language: 'Solidity', sources: { 'A.sol': { content: smartAccountSource } }, settings: { evmVersion: 'cancun', outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } } }
+  const input = {
+    language: 'Solidity',
+    sources: { 'A.sol': { content: smartAccountSource } },
+    settings: { evmVersion: 'cancun', outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } },
+  }
   const out = JSON.parse(solc.compile(JSON.stringify(input)))
   const c = out.contracts['A.sol'].TestSmartAccount
   return { abi: c.abi as readonly unknown[], bytecode: `0x${c.evm.bytecode.object}` as Hex }
@@ -58,22 +72,40 @@ describe('signed intents: only the sender (or its delegate) authorizes an execut
   let strict: TestGateway
   let capped: TestGateway
   const chain = { 'x-chain-id': '31337' }
-  const execute = async (body: unknown, baseUrl = world.gateway.baseUrl) => post(baseUrl, '/intents/execute', await body, chain)
-  const validate = async (body: unknown, baseUrl = world.gateway.baseUrl) => post(baseUrl, '/intents/validate', await body, chain)
-  const read = (functionName: string, args: readonly unknown[], address = world.devnet.contracts.executor, abi: readonly unknown[] = intentExecutorArtifact.abi) =>
-    world.clients.publicClient.readContract({ address, abi, functionName, args } as never) as Promise<any>
+  const execute = async (body: unknown, baseUrl = world.gateway.baseUrl) =>
+    post(baseUrl, '/intents/execute', await body, chain)
+  const validate = async (body: unknown, baseUrl = world.gateway.baseUrl) =>
+    post(baseUrl, '/intents/validate', await body, chain)
+  const read = (
+    functionName: string,
+    args: readonly unknown[],
+    address = world.devnet.contracts.executor,
+    abi: readonly unknown[] = intentExecutorArtifact.abi,
+  ) => world.clients.publicClient.readContract({ address, abi, functionName, args } as never) as Promise<any>
   const depositOf = (who: Address) => read('deposits', [who]) as Promise<bigint>
-  const nonceOf = (key: Hex) => world.clients.publicClient.getTransactionCount({ address: privateKeyToAccount(key).address, blockTag: 'pending' })
+  const nonceOf = (key: Hex) =>
+    world.clients.publicClient.getTransactionCount({ address: privateKeyToAccount(key).address, blockTag: 'pending' })
   const count = () => read('count', [], world.devnet.demo.counter, demoCounterArtifact.abi) as Promise<bigint>
-  async function write(key: Hex, call: { address: Address; abi: readonly unknown[]; functionName: string; args?: readonly unknown[]; value?: bigint }) {
+  async function write(
+    key: Hex,
+    call: {
+      address: Address
+      abi: readonly unknown[]
+      functionName: string
+      args?: readonly unknown[]
+      value?: bigint
+    },
+  ) {
     const wallet = world.clients.walletFor(key)
     const hash = await wallet.writeContract({ ...call, account: wallet.account!, chain: wallet.chain } as never)
     const receipt = await world.clients.publicClient.waitForTransactionReceipt({ hash })
     assert.equal(receipt.status, 'success', `${call.functionName} reverted`)
     return receipt
   }
-  const simulate = (key: Hex, call: { address: Address; abi: readonly unknown[]; functionName: string; args?: readonly unknown[] }) =>
-    world.clients.publicClient.simulateContract({ ...call, account: privateKeyToAccount(key).address } as never)
+  const simulate = (
+    key: Hex,
+    call: { address: Address; abi: readonly unknown[]; functionName: string; args?: readonly unknown[] },
+  ) => world.clients.publicClient.simulateContract({ ...call, account: privateKeyToAccount(key).address } as never)
   /** The intent tuple of a body, for direct contract calls. */
   const tuple = (body: Record<string, unknown>) => {
     const b = body as Record<string, string>
@@ -90,7 +122,11 @@ describe('signed intents: only the sender (or its delegate) authorizes an execut
   }
   /** What an attack must leave as it was: the victim's deposit, the relayer's nonce, the counter. */
   async function unchanged<T>(attack: () => Promise<T>): Promise<T> {
-    const before = { deposit: await depositOf(world.devnet.demo.sender), relayer: await nonceOf(devnetAccounts.relayer), count: await count() }
+    const before = {
+      deposit: await depositOf(world.devnet.demo.sender),
+      relayer: await nonceOf(devnetAccounts.relayer),
+      count: await count(),
+    }
     const result = await attack()
     assert.equal(await depositOf(world.devnet.demo.sender), before.deposit, "the sender's deposit did not move")
     assert.equal(await nonceOf(devnetAccounts.relayer), before.relayer, 'the relayer sent nothing')
@@ -100,7 +136,11 @@ describe('signed intents: only the sender (or its delegate) authorizes an execut
 
   before(async () => {
     world = await startWorld()
-    strict = await startTestGateway({ chains: [world.devnet.chain], requireSignedIntents: true, relayerPrivateKey: strictRelayerKey })
+    strict = await startTestGateway({
+      chains: [world.devnet.chain],
+      requireSignedIntents: true,
+      relayerPrivateKey: strictRelayerKey,
+    })
     capped = await startTestGateway({ chains: [world.devnet.chain], maxGasPerExecution: 30_000 })
   })
   after(async () => {
@@ -115,12 +155,24 @@ describe('signed intents: only the sender (or its delegate) authorizes an execut
     assert.equal(res.status, 401, res.text)
     assertCommonHeaders(res, { status: '0xE5' })
     assert.equal(res.body.statusName, 'SIGNATURE_REQUIRED')
-    assert.equal(res.body.detail, "the executor runs a relayed intent only with its sender's signature: sign the typed data in `signing` and send it as `signature`")
+    assert.equal(
+      res.body.detail,
+      "the executor runs a relayed intent only with its sender's signature: sign the typed data in `signing` and send it as `signature`",
+    )
     assert.deepEqual(res.body.signing, expectedSigning(world.devnet.contracts.executor, { ...body }))
     // What an agent does with it: sign the typed data as given (a wallet takes decimal strings) and retry.
     const { EIP712Domain: _, ...types } = res.body.signing.types
-    const message = Object.fromEntries(Object.entries(res.body.signing.message as Record<string, string>).map(([k, v]) => [k, /^\d+$/.test(v) ? BigInt(v) : v]))
-    const signature = await privateKeyToAccount(devnetAccounts.sender).signTypedData({ ...res.body.signing, types, message })
+    const message = Object.fromEntries(
+      Object.entries(res.body.signing.message as Record<string, string>).map(([k, v]) => [
+        k,
+        /^\d+$/.test(v) ? BigInt(v) : v,
+      ]),
+    )
+    const signature = await privateKeyToAccount(devnetAccounts.sender).signTypedData({
+      ...res.body.signing,
+      types,
+      message,
+    })
     const done = await execute({ ...body, signature })
     assert.equal(done.status, 200, done.text)
     assertCommonHeaders(done, { status: '0x11' })
@@ -130,12 +182,22 @@ describe('signed intents: only the sender (or its delegate) authorizes an execut
     const body = demoIntent(world.devnet, { nonce: '101' })
     await unchanged(async () => {
       await assert.rejects(
-        simulate(devnetAccounts.other, { address: world.devnet.contracts.executor, abi: intentExecutorArtifact.abi, functionName: 'execute', args: [tuple(body)] }),
+        simulate(devnetAccounts.other, {
+          address: world.devnet.contracts.executor,
+          abi: intentExecutorArtifact.abi,
+          functionName: 'execute',
+          args: [tuple(body)],
+        }),
         /ExecutionDenied[\s\S]*0xe5/i,
       )
       const forged = (await signIntent(world.devnet, body, devnetAccounts.other)).signature
       await assert.rejects(
-        simulate(devnetAccounts.other, { address: world.devnet.contracts.executor, abi: intentExecutorArtifact.abi, functionName: 'executeSigned', args: [tuple(body), forged] }),
+        simulate(devnetAccounts.other, {
+          address: world.devnet.contracts.executor,
+          abi: intentExecutorArtifact.abi,
+          functionName: 'executeSigned',
+          args: [tuple(body), forged],
+        }),
         /ExecutionDenied[\s\S]*0xe4/i,
       )
     })
@@ -146,9 +208,14 @@ describe('signed intents: only the sender (or its delegate) authorizes an execut
     const forgeries = {
       'wrong key': await signIntent(world.devnet, body, devnetAccounts.other),
       'another chain': await signIntent(world.devnet, body, devnetAccounts.sender, { chainId: 1 }),
-      'another executor': await signIntent(world.devnet, body, devnetAccounts.sender, { executor: world.devnet.contracts.registry }),
+      'another executor': await signIntent(world.devnet, body, devnetAccounts.sender, {
+        executor: world.devnet.contracts.registry,
+      }),
       'not a signature': { ...body, signature: `0x${'ab'.repeat(65)}` },
-      truncated: { ...body, signature: (await signedIntent(world.devnet, { nonce: '102' })).signature!.toString().slice(0, 100) },
+      truncated: {
+        ...body,
+        signature: (await signedIntent(world.devnet, { nonce: '102' })).signature!.toString().slice(0, 100),
+      },
     }
     for (const [what, forged] of Object.entries(forgeries)) {
       const res = await unchanged(() => execute(forged))
@@ -172,15 +239,34 @@ describe('signed intents: only the sender (or its delegate) authorizes an execut
     assertCommonHeaders(replay, { status: '0x11' })
     assert.equal(replay.body.replayed, true)
     await assert.rejects(
-      simulate(devnetAccounts.other, { address: world.devnet.contracts.executor, abi: intentExecutorArtifact.abi, functionName: 'executeSigned', args: [tuple(body), body.signature] }),
+      simulate(devnetAccounts.other, {
+        address: world.devnet.contracts.executor,
+        abi: intentExecutorArtifact.abi,
+        functionName: 'executeSigned',
+        args: [tuple(body), body.signature],
+      }),
       /ExecutionDenied[\s\S]*0x22/i,
     )
     assert.equal(await count(), before + 1n)
   })
 
   it('cannot drain a victim through a policy handed to it: the owner never changes and only the victim signs', async () => {
-    const unlimited = { owner: attacker, allowedTargets: [], allowedSelectors: [], maxValuePerTx: 2n ** 255n, maxAggregateValue: 2n ** 255n, validAfter: 0n, validBefore: 0n, allowedChains: [] }
-    const receipt = await write(devnetAccounts.other, { address: world.devnet.contracts.registry, abi: policyRegistryArtifact.abi, functionName: 'createPolicy', args: [saltOf('trap'), unlimited] })
+    const unlimited = {
+      owner: attacker,
+      allowedTargets: [],
+      allowedSelectors: [],
+      maxValuePerTx: 2n ** 255n,
+      maxAggregateValue: 2n ** 255n,
+      validAfter: 0n,
+      validBefore: 0n,
+      allowedChains: [],
+    }
+    const receipt = await write(devnetAccounts.other, {
+      address: world.devnet.contracts.registry,
+      abi: policyRegistryArtifact.abi,
+      functionName: 'createPolicy',
+      args: [saltOf('trap'), unlimited],
+    })
     assert.equal(receipt.status, 'success')
     const trap = derivePolicyId(attacker, saltOf('trap'))
     // The hand-over itself is refused.
@@ -194,9 +280,20 @@ describe('signed intents: only the sender (or its delegate) authorizes an execut
       /InvalidPolicyOwner/,
     )
     // The attacker names itself a delegate of its own policy: that signs nothing for the victim.
-    await write(devnetAccounts.other, { address: world.devnet.contracts.registry, abi: policyRegistryArtifact.abi, functionName: 'addDelegate', args: [trap, attacker] })
+    await write(devnetAccounts.other, {
+      address: world.devnet.contracts.registry,
+      abi: policyRegistryArtifact.abi,
+      functionName: 'addDelegate',
+      args: [trap, attacker],
+    })
     const attackerBalance = await world.clients.publicClient.getBalance({ address: attacker })
-    const drain = demoIntent(world.devnet, { nonce: '104', target: attacker, data: '0x', value: parseEther('10').toString(), policyId: trap })
+    const drain = demoIntent(world.devnet, {
+      nonce: '104',
+      target: attacker,
+      data: '0x',
+      value: parseEther('10').toString(),
+      policyId: trap,
+    })
     // Signed by the attacker: not the victim's signature, nor a delegate's of a victim's policy.
     const signed = await unchanged(() => execute(signIntent(world.devnet, drain, devnetAccounts.other)))
     assert.equal(signed.status, 401, signed.text)
@@ -211,11 +308,31 @@ describe('signed intents: only the sender (or its delegate) authorizes an execut
   it('cannot squat a policy id another owner will want: ids are derived from their owner', async () => {
     const salt = saltOf('wanted')
     const victimId = derivePolicyId(world.devnet.demo.sender, salt)
-    const policy = { owner: attacker, allowedTargets: [], allowedSelectors: [], maxValuePerTx: 0n, maxAggregateValue: 0n, validAfter: 0n, validBefore: 0n, allowedChains: [] }
-    await write(devnetAccounts.other, { address: world.devnet.contracts.registry, abi: policyRegistryArtifact.abi, functionName: 'createPolicy', args: [salt, policy] })
-    assert.equal(await read('policyExists', [victimId], world.devnet.contracts.registry, policyRegistryArtifact.abi), false)
+    const policy = {
+      owner: attacker,
+      allowedTargets: [],
+      allowedSelectors: [],
+      maxValuePerTx: 0n,
+      maxAggregateValue: 0n,
+      validAfter: 0n,
+      validBefore: 0n,
+      allowedChains: [],
+    }
+    await write(devnetAccounts.other, {
+      address: world.devnet.contracts.registry,
+      abi: policyRegistryArtifact.abi,
+      functionName: 'createPolicy',
+      args: [salt, policy],
+    })
+    assert.equal(
+      await read('policyExists', [victimId], world.devnet.contracts.registry, policyRegistryArtifact.abi),
+      false,
+    )
     assert.equal(await writePolicy(world, 'wanted', {}), victimId)
-    assert.equal((await read('getPolicy', [victimId], world.devnet.contracts.registry, policyRegistryArtifact.abi)).owner, world.devnet.demo.sender)
+    assert.equal(
+      (await read('getPolicy', [victimId], world.devnet.contracts.registry, policyRegistryArtifact.abi)).owner,
+      world.devnet.demo.sender,
+    )
   })
 
   it("executes for a smart-account sender (ERC-1271) through the gateway, and refuses another key's signature for it", async () => {
@@ -223,7 +340,13 @@ describe('signed intents: only the sender (or its delegate) authorizes an execut
     const owner = privateKeyToAccount(ownerKey).address
     const { abi, bytecode } = compileSmartAccount()
     const wallet = world.clients.walletFor(ownerKey)
-    const hash = await wallet.deployContract({ abi, bytecode, args: [owner], account: wallet.account!, chain: wallet.chain } as never)
+    const hash = await wallet.deployContract({
+      abi,
+      bytecode,
+      args: [owner],
+      account: wallet.account!,
+      chain: wallet.chain,
+    } as never)
     const account = getAddress((await world.clients.publicClient.waitForTransactionReceipt({ hash })).contractAddress!)
     const salt = saltOf('smart')
     const policy = {
@@ -236,11 +359,31 @@ describe('signed intents: only the sender (or its delegate) authorizes an execut
       validBefore: 0n,
       allowedChains: [],
     }
-    const create = encodeFunctionData({ abi: policyRegistryArtifact.abi, functionName: 'createPolicy', args: [salt, policy] })
-    await write(ownerKey, { address: account, abi, functionName: 'call', args: [world.devnet.contracts.registry, create] })
-    await write(ownerKey, { address: world.devnet.contracts.executor, abi: intentExecutorArtifact.abi, functionName: 'depositFor', args: [account], value: parseEther('1') })
+    const create = encodeFunctionData({
+      abi: policyRegistryArtifact.abi,
+      functionName: 'createPolicy',
+      args: [salt, policy],
+    })
+    await write(ownerKey, {
+      address: account,
+      abi,
+      functionName: 'call',
+      args: [world.devnet.contracts.registry, create],
+    })
+    await write(ownerKey, {
+      address: world.devnet.contracts.executor,
+      abi: intentExecutorArtifact.abi,
+      functionName: 'depositFor',
+      args: [account],
+      value: parseEther('1'),
+    })
 
-    const body = demoIntent(world.devnet, { sender: account, nonce: '1', value: parseEther('0.1').toString(), policyId: derivePolicyId(account, salt) })
+    const body = demoIntent(world.devnet, {
+      sender: account,
+      nonce: '1',
+      value: parseEther('0.1').toString(),
+      policyId: derivePolicyId(account, salt),
+    })
     const forged = await unchanged(() => execute(signIntent(world.devnet, body, devnetAccounts.other)))
     assert.equal(forged.status, 401)
     assertCommonHeaders(forged, { status: '0xE4' })
@@ -270,28 +413,55 @@ describe('signed intents: only the sender (or its delegate) authorizes an execut
 
   it('lets a delegate sign within its policy only, and not after its revocation', async () => {
     const open = world.devnet.demo.policies.open
-    await write(devnetAccounts.sender, { address: world.devnet.contracts.registry, abi: policyRegistryArtifact.abi, functionName: 'addDelegate', args: [open, agent] })
+    await write(devnetAccounts.sender, {
+      address: world.devnet.contracts.registry,
+      abi: policyRegistryArtifact.abi,
+      functionName: 'addDelegate',
+      args: [open, agent],
+    })
     const byAgent = await signIntent(world.devnet, demoIntent(world.devnet, { nonce: '106' }), agentKey)
     const res = await execute(byAgent)
     assert.equal(res.status, 200, res.text)
 
     // Another policy of the same sender: the agent is not its delegate.
     const other = await writePolicy(world, 'not for the agent', { allowedTargets: [world.devnet.demo.counter] })
-    const elsewhere = await unchanged(() => execute(signIntent(world.devnet, demoIntent(world.devnet, { nonce: '107', policyId: other }), agentKey)))
+    const elsewhere = await unchanged(() =>
+      execute(signIntent(world.devnet, demoIntent(world.devnet, { nonce: '107', policyId: other }), agentKey)),
+    )
     assert.equal(elsewhere.status, 401)
     assertCommonHeaders(elsewhere, { status: '0xE4' })
     // Within its policy's limits only: over the per-transaction cap is the chain's 402.
-    const over = await unchanged(() => execute(signIntent(world.devnet, demoIntent(world.devnet, { nonce: '108', value: parseEther('2').toString() }), agentKey)))
+    const over = await unchanged(() =>
+      execute(
+        signIntent(
+          world.devnet,
+          demoIntent(world.devnet, { nonce: '108', value: parseEther('2').toString() }),
+          agentKey,
+        ),
+      ),
+    )
     assert.equal(over.status, 402)
 
-    await write(devnetAccounts.sender, { address: world.devnet.contracts.registry, abi: policyRegistryArtifact.abi, functionName: 'revokeDelegate', args: [open, agent] })
-    const revoked = await unchanged(() => execute(signIntent(world.devnet, demoIntent(world.devnet, { nonce: '109' }), agentKey)))
+    await write(devnetAccounts.sender, {
+      address: world.devnet.contracts.registry,
+      abi: policyRegistryArtifact.abi,
+      functionName: 'revokeDelegate',
+      args: [open, agent],
+    })
+    const revoked = await unchanged(() =>
+      execute(signIntent(world.devnet, demoIntent(world.devnet, { nonce: '109' }), agentKey)),
+    )
     assert.equal(revoked.status, 401)
     assertCommonHeaders(revoked, { status: '0xE4' })
   })
 
   it('answers 403 (0x16) for a nonce its sender cancelled, to validate and execute, and sends nothing', async () => {
-    await write(devnetAccounts.sender, { address: world.devnet.contracts.executor, abi: intentExecutorArtifact.abi, functionName: 'cancelNonce', args: [110n] })
+    await write(devnetAccounts.sender, {
+      address: world.devnet.contracts.executor,
+      abi: intentExecutorArtifact.abi,
+      functionName: 'cancelNonce',
+      args: [110n],
+    })
     const body = await signedIntent(world.devnet, { nonce: '110' })
     for (const call of [validate, execute]) {
       const res = await unchanged(() => call(body))
@@ -300,7 +470,12 @@ describe('signed intents: only the sender (or its delegate) authorizes an execut
       assert.equal(res.body.statusName, 'REVOKED_OR_BANNED')
     }
     // Only the sender cancels its own nonces: a stranger's cancel touches the stranger's nonce.
-    await write(devnetAccounts.other, { address: world.devnet.contracts.executor, abi: intentExecutorArtifact.abi, functionName: 'cancelNonce', args: [111n] })
+    await write(devnetAccounts.other, {
+      address: world.devnet.contracts.executor,
+      abi: intentExecutorArtifact.abi,
+      functionName: 'cancelNonce',
+      args: [111n],
+    })
     assert.equal(await read('nonceCancelled', [world.devnet.demo.sender, 111n]), false)
   })
 
@@ -308,7 +483,10 @@ describe('signed intents: only the sender (or its delegate) authorizes an execut
     const res = await unchanged(() => execute(signedIntent(world.devnet, { nonce: '112' }), capped.baseUrl))
     assert.equal(res.status, 422, res.text)
     assertCommonHeaders(res, { status: '0x06' })
-    assert.match(res.body.detail, /^the execution needs an estimated \d+ gas, above this gateway's limit of 30000 per execution \(MAX_GAS_PER_EXECUTION\)$/)
+    assert.match(
+      res.body.detail,
+      /^the execution needs an estimated \d+ gas, above this gateway's limit of 30000 per execution \(MAX_GAS_PER_EXECUTION\)$/,
+    )
   })
 
   it('with signatures required (production), refuses an unsigned execute at once with the typed data, and executes a signed one', async () => {
@@ -327,7 +505,12 @@ describe('signed intents: only the sender (or its delegate) authorizes an execut
   it("shows each chain's EIP-712 domain at GET /chains/{chainId}", async () => {
     const res = await request(world.gateway.baseUrl, '/chains/31337')
     assert.equal(res.status, 200)
-    assert.deepEqual(res.body.signing.domain, { name: 'IntentExecutor', version: '1', chainId: 31337, verifyingContract: world.devnet.contracts.executor })
+    assert.deepEqual(res.body.signing.domain, {
+      name: 'IntentExecutor',
+      version: '1',
+      chainId: 31337,
+      verifyingContract: world.devnet.contracts.executor,
+    })
     assert.equal(res.body.signing.primaryType, 'Intent')
     assert.equal(res.body.signing.types.Intent.length, 8)
   })

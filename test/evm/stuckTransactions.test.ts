@@ -7,12 +7,12 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { type Hex, parseGwei } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
 import { createDevClients } from '../../src/chains/evm/devnet/deployContracts.ts'
 import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
-import { post, request, rpc, signedIntent, startTestGateway, type TestGateway } from '../support/testGateway.ts'
+import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
 import { eventually } from '../support/eventually.ts'
+import { post, request, rpc, signedIntent, startTestGateway, type TestGateway } from '../support/testGateway.ts'
 
 const chainHeader = { 'x-chain-id': '31337' }
 const relayer = privateKeyToAccount(devnetAccounts.relayer).address
@@ -36,12 +36,21 @@ describe('stuck transactions', () => {
     const maxFee = BigInt(sent.maxFeePerGas)
     await rpc(devnet.anvil.rpcUrl, 'anvil_setNextBlockBaseFeePerGas', [`0x${(maxFee * 20n).toString(16)}`])
     await rpc(devnet.anvil.rpcUrl, 'evm_mine', [])
-    assert.equal(await rpc(devnet.anvil.rpcUrl, 'eth_getTransactionReceipt', [res.body.transactionHash]), null, 'underpriced: the block was mined without it')
+    assert.equal(
+      await rpc(devnet.anvil.rpcUrl, 'eth_getTransactionReceipt', [res.body.transactionHash]),
+      null,
+      'underpriced: the block was mined without it',
+    )
     return { intentHash: res.body.intentHash as Hex, transactionHash: res.body.transactionHash as Hex, maxFee }
   }
 
   it('re-prices it at the same relayer nonce as a new attempt, journaled before the broadcast, and the replacement settles the intent', async () => {
-    const gateway = await startTestGateway({ chains: [devnet.chain], receiptTimeoutMs: 300, reconcileIntervalMs: 300, maxFeePerGas: Number(parseGwei('10000')) })
+    const gateway = await startTestGateway({
+      chains: [devnet.chain],
+      receiptTimeoutMs: 300,
+      reconcileIntervalMs: 300,
+      maxFeePerGas: Number(parseGwei('10000')),
+    })
     try {
       const { publicClient } = createDevClients(devnet.anvil.rpcUrl, devnet.anvil.chainId)
       const fromBlock = await publicClient.getBlockNumber()
@@ -53,13 +62,28 @@ describe('stuck transactions', () => {
       assert.equal(replacement.state, 'pending')
       assert.notEqual(replacement.transaction?.id, transactionHash)
       // Journaled before the broadcast: on a busy machine the node may get it a moment after.
-      const onNode = await eventually('the replacement broadcast', 15_000, async () => (await rpc(devnet.anvil.rpcUrl, 'eth_getTransactionByHash', [replacement.transaction!.id])) ?? undefined)
+      const onNode = await eventually(
+        'the replacement broadcast',
+        15_000,
+        async () =>
+          (await rpc(devnet.anvil.rpcUrl, 'eth_getTransactionByHash', [replacement.transaction!.id])) ?? undefined,
+      )
       // Logged between the journal write and the broadcast: there once the node has it.
       assert.ok(gateway.logs.some((l) => l.includes('stuck transaction re-priced as a new attempt')))
       const original = await rpc(devnet.anvil.rpcUrl, 'eth_getTransactionByHash', [transactionHash]).catch(() => null)
-      assert.equal(BigInt(onNode.nonce), original ? BigInt(original.nonce) : BigInt(onNode.nonce), 'the same relayer nonce')
-      assert.equal(replacement.transaction?.details.txNonce, (await gateway.journal.replaced(replacement))[0]?.details.txNonce)
-      assert.ok(BigInt(onNode.maxFeePerGas) >= (maxFee * 1125n) / 1000n, 'fees raised by at least the replacement minimum')
+      assert.equal(
+        BigInt(onNode.nonce),
+        original ? BigInt(original.nonce) : BigInt(onNode.nonce),
+        'the same relayer nonce',
+      )
+      assert.equal(
+        replacement.transaction?.details.txNonce,
+        (await gateway.journal.replaced(replacement))[0]?.details.txNonce,
+      )
+      assert.ok(
+        BigInt(onNode.maxFeePerGas) >= (maxFee * 1125n) / 1000n,
+        'fees raised by at least the replacement minimum',
+      )
       assert.ok(BigInt(onNode.maxFeePerGas) <= parseGwei('10000'), 'within the ceiling')
 
       await rpc(devnet.anvil.rpcUrl, 'evm_mine', [])
@@ -68,11 +92,22 @@ describe('stuck transactions', () => {
         return r.status === 200 ? r : undefined
       })
       assert.deepEqual([final.body.state, final.body.transactionHash], ['mined', replacement.transaction!.id])
-      assert.equal(await rpc(devnet.anvil.rpcUrl, 'eth_getTransactionReceipt', [transactionHash]), null, 'the first attempt never mined')
+      assert.equal(
+        await rpc(devnet.anvil.rpcUrl, 'eth_getTransactionReceipt', [transactionHash]),
+        null,
+        'the first attempt never mined',
+      )
       const event = intentExecutorArtifact.abi.find((i) => i.type === 'event' && i.name === 'IntentExecuted')!
-      assert.equal((await publicClient.getLogs({ address: devnet.contracts.executor, event, args: { intentHash }, fromBlock })).length, 1)
+      assert.equal(
+        (await publicClient.getLogs({ address: devnet.contracts.executor, event, args: { intentHash }, fromBlock }))
+          .length,
+        1,
+      )
       assert.equal(await gateway.journal.pendingCount(), 0)
-      assert.equal(await publicClient.getTransactionCount({ address: relayer, blockTag: 'pending' }), await publicClient.getTransactionCount({ address: relayer, blockTag: 'latest' }))
+      assert.equal(
+        await publicClient.getTransactionCount({ address: relayer, blockTag: 'pending' }),
+        await publicClient.getTransactionCount({ address: relayer, blockTag: 'latest' }),
+      )
     } finally {
       await gateway.close()
       await rpc(devnet.anvil.rpcUrl, 'evm_setAutomine', [true])
@@ -83,17 +118,28 @@ describe('stuck transactions', () => {
     // Let the base fee settle back first.
     await rpc(devnet.anvil.rpcUrl, 'anvil_setNextBlockBaseFeePerGas', ['0x3b9aca00'])
     await rpc(devnet.anvil.rpcUrl, 'evm_mine', [])
-    const gateway = await startTestGateway({ chains: [devnet.chain], receiptTimeoutMs: 300, reconcileIntervalMs: 300, maxFeePerGas: Number(parseGwei('3')) })
+    const gateway = await startTestGateway({
+      chains: [devnet.chain],
+      receiptTimeoutMs: 300,
+      reconcileIntervalMs: 300,
+      maxFeePerGas: Number(parseGwei('3')),
+    })
     try {
       const { intentHash, transactionHash } = await stuckExecute(gateway, '21')
-      await eventually('the ceiling to be logged', 15_000, async () => (gateway.logs.some((l) => l.includes('cannot be re-priced within the fee ceiling')) ? true : undefined))
+      await eventually('the ceiling to be logged', 15_000, async () =>
+        gateway.logs.some((l) => l.includes('cannot be re-priced within the fee ceiling')) ? true : undefined,
+      )
       const record = await gateway.journal.get(intentHash)
       assert.deepEqual([record?.attempt, record?.state, record?.transaction?.id], [1, 'pending', transactionHash])
       // Once the base fee falls back, the original (which the node had dropped) is delivered again,
       // mined, and settles the intent.
       await rpc(devnet.anvil.rpcUrl, 'anvil_setNextBlockBaseFeePerGas', ['0x1'])
       await rpc(devnet.anvil.rpcUrl, 'evm_mine', [])
-      await eventually('the original to be delivered again', 15_000, async () => (await rpc(devnet.anvil.rpcUrl, 'eth_getTransactionByHash', [transactionHash])) ?? undefined)
+      await eventually(
+        'the original to be delivered again',
+        15_000,
+        async () => (await rpc(devnet.anvil.rpcUrl, 'eth_getTransactionByHash', [transactionHash])) ?? undefined,
+      )
       await rpc(devnet.anvil.rpcUrl, 'evm_mine', [])
       const final = await eventually('the intent to be settled', 15_000, async () => {
         const r = await request(gateway.baseUrl, `/intents/${intentHash}`)

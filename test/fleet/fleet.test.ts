@@ -8,16 +8,16 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { type Hex, parseEther, toHex } from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
-import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
 import { createDevClients } from '../../src/chains/evm/devnet/deployContracts.ts'
+import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
+import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
 import { eventually } from '../support/eventually.ts'
 import { chainEnv, relayersHeld, startGatewayProcess } from '../support/gatewayProcess.ts'
+import { priceOf } from '../support/paymentsWorld.ts'
 import { createTestDatabase, type TestDatabase } from '../support/postgresDatabase.ts'
 import type { GatewayProcess } from '../support/runGateway.ts'
-import { priceOf } from '../support/paymentsWorld.ts'
 import { type HttpResult, post, request, rpc, signedIntent, startTestGateway } from '../support/testGateway.ts'
-import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 
 const mnemonic = 'test test test test test test test test test test test junk'
 /** Keys no other part of the devnet uses (anvil funds only the first ten accounts: these are funded by the test). */
@@ -28,7 +28,14 @@ const ttlMs = 3_000
 const noRelayerKey = 'urn:intent-gateway:problem:no-relayer-key'
 
 type Instance = { id: string; gw: GatewayProcess; baseUrl: string }
-type Answer = { instance: string; status: number; replayed: boolean; erc1066: string | null; type: string | undefined; text: string }
+type Answer = {
+  instance: string
+  status: number
+  replayed: boolean
+  erc1066: string | null
+  type: string | undefined
+  text: string
+}
 
 describe('a fleet of gateway instances sharing relayer keys by lease', () => {
   let devnet: Devnet
@@ -38,7 +45,8 @@ describe('a fleet of gateway instances sharing relayer keys by lease', () => {
 
   before(async () => {
     devnet = await startDevnet({ blockTime: 1 })
-    for (const account of pool) await rpc(devnet.anvil.rpcUrl, 'anvil_setBalance', [account.address, toHex(parseEther('100'))])
+    for (const account of pool)
+      await rpc(devnet.anvil.rpcUrl, 'anvil_setBalance', [account.address, toHex(parseEther('100'))])
   })
   after(async () => {
     for (const gw of running) gw.child.kill('SIGKILL')
@@ -73,7 +81,8 @@ describe('a fleet of gateway instances sharing relayer keys by lease', () => {
       running.delete(gw)
     }
   }
-  const heldCounts = async (instances: Instance[]) => Promise.all(instances.map(async (i) => (await relayersHeld(i.baseUrl)).length))
+  const heldCounts = async (instances: Instance[]) =>
+    Promise.all(instances.map(async (i) => (await relayersHeld(i.baseUrl)).length))
   const settled = (instances: Instance[], expected: number[], timeoutMs = 20_000) =>
     eventually(`shares ${expected.join('/')}`, timeoutMs, async () => {
       const held = await Promise.all(instances.map((i) => relayersHeld(i.baseUrl)))
@@ -88,17 +97,36 @@ describe('a fleet of gateway instances sharing relayer keys by lease', () => {
    * win most races on a loaded machine): every answer, by intent hash.
    */
   const sendPairs = async (instances: Instance[], count: number, alone: number[] = []) => {
-    const bodies = await Promise.all(Array.from({ length: count }, () => signedIntent(devnet, { nonce: String(nonceBase++) })))
-    const solo = await Promise.all(alone.flatMap((n, k) => Array.from({ length: n }, async () => [instances[k]!, await signedIntent(devnet, { nonce: String(nonceBase++) })] as const)))
+    const bodies = await Promise.all(
+      Array.from({ length: count }, () => signedIntent(devnet, { nonce: String(nonceBase++) })),
+    )
+    const solo = await Promise.all(
+      alone.flatMap((n, k) =>
+        Array.from(
+          { length: n },
+          async () => [instances[k]!, await signedIntent(devnet, { nonce: String(nonceBase++) })] as const,
+        ),
+      ),
+    )
     const ask = async (instance: Instance, body: unknown): Promise<[string, Answer]> => {
       const res: HttpResult = await post(instance.baseUrl, '/intents/execute', body)
       return [
         res.headers.get('x-intent-hash')!,
-        { instance: instance.id, status: res.status, replayed: res.body?.replayed === true, erc1066: res.headers.get('x-erc1066-status'), type: res.body?.type, text: res.text.slice(0, 300) },
+        {
+          instance: instance.id,
+          status: res.status,
+          replayed: res.body?.replayed === true,
+          erc1066: res.headers.get('x-erc1066-status'),
+          type: res.body?.type,
+          text: res.text.slice(0, 300),
+        },
       ]
     }
     const answers = await Promise.all([
-      ...bodies.flatMap((b, i) => [ask(instances[i % instances.length]!, b), ask(instances[(i + 1) % instances.length]!, b)]),
+      ...bodies.flatMap((b, i) => [
+        ask(instances[i % instances.length]!, b),
+        ask(instances[(i + 1) % instances.length]!, b),
+      ]),
       ...solo.map(([instance, b]) => ask(instance, b)),
     ])
     const byIntent = new Map<string, Answer[]>()
@@ -112,8 +140,13 @@ describe('a fleet of gateway instances sharing relayer keys by lease', () => {
     const { publicClient } = createDevClients(devnet.anvil.rpcUrl, devnet.anvil.chainId)
     const event = intentExecutorArtifact.abi.find((i) => i.type === 'event' && i.name === 'IntentExecuted')!
     const logs = await publicClient.getLogs({ address: devnet.contracts.executor, event, fromBlock })
-    for (const hash of hashes) assert.equal(logs.filter((l) => l.args.intentHash === hash).length, 1, `${hash} executed exactly once`)
-    const senders = new Set(await Promise.all(logs.map(async (l) => (await publicClient.getTransaction({ hash: l.transactionHash })).from.toLowerCase())))
+    for (const hash of hashes)
+      assert.equal(logs.filter((l) => l.args.intentHash === hash).length, 1, `${hash} executed exactly once`)
+    const senders = new Set(
+      await Promise.all(
+        logs.map(async (l) => (await publicClient.getTransaction({ hash: l.transactionHash })).from.toLowerCase()),
+      ),
+    )
     assert.equal(senders.size, keysUsed, 'every key at work')
     for (const account of pool) {
       const [pending, latest] = await Promise.all([
@@ -186,7 +219,9 @@ describe('a fleet of gateway instances sharing relayer keys by lease', () => {
 
   it(`three instances, four keys: 2, 1 and 1 (never 2, 2, 0); ${intentsPerRun} intents each sent to two instances at once run once, both answered with the outcome`, async () => {
     const { seconds } = await run(4, [2, 1, 1])
-    console.log(`# 4 keys, 3 instances: ${intentsPerRun} intents (${2 * intentsPerRun} requests) in ${seconds.toFixed(1)} s`)
+    console.log(
+      `# 4 keys, 3 instances: ${intentsPerRun} intents (${2 * intentsPerRun} requests) in ${seconds.toFixed(1)} s`,
+    )
   })
 
   it(`three instances, five keys: 2, 2 and 1`, async () => {
@@ -222,12 +257,20 @@ describe('a fleet of gateway instances sharing relayer keys by lease', () => {
       assertAnswered(new Map([...first, ...next]), new Set())
       // The instance that joined sends from the key it took (asked alone: no partner to be quicker).
       const mine = (await relayersHeld(third.baseUrl))[0]
-      const alone = await Promise.all(Array.from({ length: 3 }, async () => post(third.baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: String(nonceBase++) }))))
+      const alone = await Promise.all(
+        Array.from({ length: 3 }, async () =>
+          post(third.baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: String(nonceBase++) })),
+        ),
+      )
       for (const res of alone) {
         assert.equal(res.status, 200, res.text)
         assert.equal((await publicClient.getTransaction({ hash: res.body.transactionHash })).from.toLowerCase(), mine)
       }
-      await assertOnChain([...first.keys(), ...next.keys(), ...alone.map((r) => r.headers.get('x-intent-hash')!)], fromBlock, 4)
+      await assertOnChain(
+        [...first.keys(), ...next.keys(), ...alone.map((r) => r.headers.get('x-intent-hash')!)],
+        fromBlock,
+        4,
+      )
     } finally {
       await stop(instances)
     }
@@ -237,15 +280,29 @@ describe('a fleet of gateway instances sharing relayer keys by lease', () => {
     const database = await createTestDatabase('fleet_facilitator')
     databases.push(database)
     const chainId = `eip155:${devnet.anvil.chainId}`
-    const payments = { prices: { [chainId]: { execute: priceOf(devnet) } }, priceApiKeyClients: false, facilitator: { kind: 'local' as const, privateKey: devnetAccounts.facilitator } }
-    const start = (instanceId: string) => startTestGateway({ chains: [devnet.chain], payments, storage: { databaseUrl: database.url, redisUrl: undefined, instanceId, relayerLeaseTtlMs: 1_000 } })
+    const payments = {
+      prices: { [chainId]: { execute: priceOf(devnet) } },
+      priceApiKeyClients: false,
+      facilitator: { kind: 'local' as const, privateKey: devnetAccounts.facilitator },
+    }
+    const start = (instanceId: string) =>
+      startTestGateway({
+        chains: [devnet.chain],
+        payments,
+        storage: { databaseUrl: database.url, redisUrl: undefined, instanceId, relayerLeaseTtlMs: 1_000 },
+      })
     const first = await start('pay-a')
     try {
       const second = await start('pay-b')
       try {
-        const warned = second.logs.map((l) => JSON.parse(l) as { level: number; msg: string }).filter((l) => l.level === 40 && l.msg.startsWith('FACILITATOR_PRIVATE_KEY: its account'))
+        const warned = second.logs
+          .map((l) => JSON.parse(l) as { level: number; msg: string })
+          .filter((l) => l.level === 40 && l.msg.startsWith('FACILITATOR_PRIVATE_KEY: its account'))
         assert.equal(warned.length, 1, second.logs.join('\n'))
-        assert.match(warned[0]!.msg, /in use by another live instance \(pay-a\) sharing this database; two instances settling with one key collide on its nonce/)
+        assert.match(
+          warned[0]!.msg,
+          /in use by another live instance \(pay-a\) sharing this database; two instances settling with one key collide on its nonce/,
+        )
         assert.ok(!first.logs.some((l) => l.includes('FACILITATOR_PRIVATE_KEY: its account')))
       } finally {
         await second.close()

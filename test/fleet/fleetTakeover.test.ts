@@ -6,9 +6,9 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { type Hex, parseEther, toHex } from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
-import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
 import { createDevClients } from '../../src/chains/evm/devnet/deployContracts.ts'
 import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
+import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
 import { relayerShare } from '../../src/store/relayerShare.ts'
 import { eventually } from '../support/eventually.ts'
 import { chainEnv, relayersHeld, startGatewayProcess } from '../support/gatewayProcess.ts'
@@ -32,7 +32,8 @@ describe('a fleet of three instances on four keys, each killed with SIGKILL in t
   before(async () => {
     database = await createTestDatabase('fleet_kill')
     devnet = await startDevnet({ blockTime: 1 })
-    for (const account of pool) await rpc(devnet.anvil.rpcUrl, 'anvil_setBalance', [account.address, toHex(parseEther('100'))])
+    for (const account of pool)
+      await rpc(devnet.anvil.rpcUrl, 'anvil_setBalance', [account.address, toHex(parseEther('100'))])
   })
   after(async () => {
     for (const gw of running) gw.child.kill('SIGKILL')
@@ -62,11 +63,16 @@ describe('a fleet of three instances on four keys, each killed with SIGKILL in t
         const ids = instances.map((i) => i.id)
         const all = held.flat()
         if (new Set(all).size !== all.length) throw new Error(`one key held by two instances: ${JSON.stringify(held)}`)
-        return held.every((h, i) => h.length === relayerShare({ keys: poolKeys.length, instanceIds: ids, instanceId: ids[i]! })) ? held : undefined
+        return held.every(
+          (h, i) => h.length === relayerShare({ keys: poolKeys.length, instanceIds: ids, instanceId: ids[i]! }),
+        )
+          ? held
+          : undefined
       })
     const { publicClient } = createDevClients(devnet.anvil.rpcUrl, devnet.anvil.chainId)
     const unmined = async (address: string) =>
-      (await publicClient.getTransactionCount({ address: address as Hex, blockTag: 'pending' })) - (await publicClient.getTransactionCount({ address: address as Hex, blockTag: 'latest' }))
+      (await publicClient.getTransactionCount({ address: address as Hex, blockTag: 'pending' })) -
+      (await publicClient.getTransactionCount({ address: address as Hex, blockTag: 'latest' }))
     const fromBlock = await publicClient.getBlockNumber()
 
     let instances = await Promise.all(['k-0', 'k-1', 'k-2'].map(start))
@@ -78,7 +84,9 @@ describe('a fleet of three instances on four keys, each killed with SIGKILL in t
       const victim = instances[0]!
       const victimKeys = held[0]!
       const partners = instances.slice(1)
-      const batch = await Promise.all(Array.from({ length: 12 }, () => signedIntent(devnet, { nonce: String(nonce++) })))
+      const batch = await Promise.all(
+        Array.from({ length: 12 }, () => signedIntent(devnet, { nonce: String(nonce++) })),
+      )
       bodies.push(...batch)
       // No block until the victim is dead: its transactions are surely in flight when it dies.
       await rpc(devnet.anvil.rpcUrl, 'evm_setIntervalMining', [0])
@@ -86,7 +94,9 @@ describe('a fleet of three instances on four keys, each killed with SIGKILL in t
       // wins the claims of the rest; the rest goes to the victim and a partner at once.
       const asked = batch.flatMap((body, i) => [
         post(victim.baseUrl, '/intents/execute', body).catch(() => undefined),
-        ...(i % 3 === 0 ? [] : [post(partners[i % partners.length]!.baseUrl, '/intents/execute', body).catch(() => undefined)]),
+        ...(i % 3 === 0
+          ? []
+          : [post(partners[i % partners.length]!.baseUrl, '/intents/execute', body).catch(() => undefined)]),
       ])
       const logsOf = (i: Instance) =>
         i.gw
@@ -95,8 +105,12 @@ describe('a fleet of three instances on four keys, each killed with SIGKILL in t
           .filter((l) => /"level":(40|50)|execute sent|relayer/.test(l))
           .map((l) => `${i.id} ${l.slice(0, 400)}`)
           .join('\n')
-      await eventually(`${victim.id} with transactions in flight`, 60_000, async () => ((await Promise.all(victimKeys.map(unmined))).some((n) => n > 0) ? true : undefined)).catch((err: Error) => {
-        throw new Error(`${err.message}; it holds ${JSON.stringify(victimKeys)}\n${[victim, ...partners].map(logsOf).join('\n')}`)
+      await eventually(`${victim.id} with transactions in flight`, 60_000, async () =>
+        (await Promise.all(victimKeys.map(unmined))).some((n) => n > 0) ? true : undefined,
+      ).catch((err: Error) => {
+        throw new Error(
+          `${err.message}; it holds ${JSON.stringify(victimKeys)}\n${[victim, ...partners].map(logsOf).join('\n')}`,
+        )
       })
       victim.gw.child.kill('SIGKILL')
       await victim.gw.exit
@@ -113,7 +127,8 @@ describe('a fleet of three instances on four keys, each killed with SIGKILL in t
               .map((l) => `${i.id} ${l.slice(0, 600)}`),
           )
           .join('\n')
-      for (const res of answers.filter((r) => r !== undefined)) assert.ok([200, 202].includes(res!.status), `${res!.status} ${res!.text}\n${faults()}`)
+      for (const res of answers.filter((r) => r !== undefined))
+        assert.ok([200, 202].includes(res!.status), `${res!.status} ${res!.text}\n${faults()}`)
       // A new instance takes the dead one's place; the survivors took its keys when its leases ended.
       instances = [...partners, await start(`k-${next++}`)]
     }
@@ -123,17 +138,27 @@ describe('a fleet of three instances on four keys, each killed with SIGKILL in t
     for (const [i, body] of bodies.entries()) {
       const res = await post(instances[i % instances.length]!.baseUrl, '/intents/execute', body)
       // 409 0x22 only where reconciliation found the intent executed by a transaction it cannot name.
-      assert.ok(res.status === 200 || res.status === 202 || (res.status === 409 && res.body.erc1066Status === '0x22'), `${res.status} ${res.text}`)
+      assert.ok(
+        res.status === 200 || res.status === 202 || (res.status === 409 && res.body.erc1066Status === '0x22'),
+        `${res.status} ${res.text}`,
+      )
     }
-    const hashes = await Promise.all(bodies.map(async (body) => (await post(instances[0]!.baseUrl, '/intents/validate', body)).headers.get('x-intent-hash')!))
+    const hashes = await Promise.all(
+      bodies.map(
+        async (body) => (await post(instances[0]!.baseUrl, '/intents/validate', body)).headers.get('x-intent-hash')!,
+      ),
+    )
     const event = intentExecutorArtifact.abi.find((e) => e.type === 'event' && e.name === 'IntentExecuted')!
     const logs = await eventually('every intent on chain', 30_000, async () => {
       const found = await publicClient.getLogs({ address: devnet.contracts.executor, event, fromBlock })
       return hashes.every((h) => found.some((l) => l.args.intentHash === h)) ? found : undefined
     })
-    for (const hash of hashes) assert.equal(logs.filter((l) => l.args.intentHash === hash).length, 1, `${hash} executed exactly once`)
+    for (const hash of hashes)
+      assert.equal(logs.filter((l) => l.args.intentHash === hash).length, 1, `${hash} executed exactly once`)
     for (const account of pool) {
-      await eventually(`${account.address}: nothing stuck behind a nonce gap`, 20_000, async () => ((await unmined(account.address)) === 0 ? true : undefined))
+      await eventually(`${account.address}: nothing stuck behind a nonce gap`, 20_000, async () =>
+        (await unmined(account.address)) === 0 ? true : undefined,
+      )
     }
     for (const { gw } of instances) {
       gw.child.kill('SIGTERM')

@@ -6,14 +6,19 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { type Hex, toHex } from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
-import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
 import { createDevClients } from '../../src/chains/evm/devnet/deployContracts.ts'
 import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
+import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
 import { createTestDatabase, type TestDatabase } from '../support/postgresDatabase.ts'
 import { post, signedIntent, startTestGateway, type TestGateway } from '../support/testGateway.ts'
 
 /** anvil's accounts 7 and 8: funded, used by nothing else in the devnet. */
-const relayerKeys = [7, 8].map((addressIndex) => toHex(mnemonicToAccount('test test test test test test test test test test test junk', { addressIndex }).getHdKey().privateKey!))
+const relayerKeys = [7, 8].map((addressIndex) =>
+  toHex(
+    mnemonicToAccount('test test test test test test test test test test test junk', { addressIndex }).getHdKey()
+      .privateKey!,
+  ),
+)
 
 describe('Idempotency-Keys across two instances on one PostgreSQL journal', () => {
   let devnet: Devnet
@@ -26,14 +31,20 @@ describe('Idempotency-Keys across two instances on one PostgreSQL journal', () =
       functionName: 'nonceUsed',
       args: [devnet.demo.sender, BigInt(nonce)],
     })
-  const execute = (gateway: TestGateway, body: unknown, key: string) => post(gateway.baseUrl, '/intents/execute', body, { 'idempotency-key': key })
+  const execute = (gateway: TestGateway, body: unknown, key: string) =>
+    post(gateway.baseUrl, '/intents/execute', body, { 'idempotency-key': key })
 
   before(async () => {
     database = await createTestDatabase('idemfleet')
     devnet = await startDevnet({ blockTime: 1 })
     two = await Promise.all(
       relayerKeys.map((key, i) =>
-        startTestGateway({ chains: [devnet.chain], relayerPrivateKey: key as Hex, storage: { databaseUrl: database.url, redisUrl: undefined, instanceId: `idem-${i}` }, receiptTimeoutMs: 30_000 }),
+        startTestGateway({
+          chains: [devnet.chain],
+          relayerPrivateKey: key as Hex,
+          storage: { databaseUrl: database.url, redisUrl: undefined, instanceId: `idem-${i}` },
+          receiptTimeoutMs: 30_000,
+        }),
       ),
     )
   })
@@ -67,7 +78,10 @@ describe('Idempotency-Keys across two instances on one PostgreSQL journal', () =
       answers.every((a) => a.status === 200 || (a.status === 202 && a.body.replayed === true)),
       shown,
     )
-    assert.equal((await two[0]!.journal.attempts(devnet.chain.chainId, answers[0]!.headers.get('x-intent-hash') as Hex)).length, 1)
+    assert.equal(
+      (await two[0]!.journal.attempts(devnet.chain.chainId, answers[0]!.headers.get('x-intent-hash') as Hex)).length,
+      1,
+    )
   })
 
   it('runs one of two bodies sent under one key to the two instances at once, and refuses the other with 0xA8', async () => {

@@ -3,21 +3,26 @@
 // journal database that goes away (503, nothing sent without its record).
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
-import { createServer, type Server, type Socket, connect } from 'node:net'
 import type { AddressInfo } from 'node:net'
+import { connect, createServer, type Server, type Socket } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { Redis } from 'ioredis'
 import { type Hex, toHex } from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
-import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
 import { createDevClients } from '../../src/chains/evm/devnet/deployContracts.ts'
 import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
+import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
 import { createTestDatabase, type TestDatabase } from '../support/postgresDatabase.ts'
 import { post, request, signedIntent, startTestGateway, type TestGateway } from '../support/testGateway.ts'
 
 const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
 /** anvil's accounts 7, 8 and 9: funded, used by nothing else in the devnet. */
-const relayerKeys = [7, 8, 9].map((addressIndex) => toHex(mnemonicToAccount('test test test test test test test test test test test junk', { addressIndex }).getHdKey().privateKey!))
+const relayerKeys = [7, 8, 9].map((addressIndex) =>
+  toHex(
+    mnemonicToAccount('test test test test test test test test test test test junk', { addressIndex }).getHdKey()
+      .privateKey!,
+  ),
+)
 
 describe('several gateway instances on one PostgreSQL journal and one Redis', () => {
   let devnet: Devnet
@@ -45,15 +50,31 @@ describe('several gateway instances on one PostgreSQL journal and one Redis', ()
     // unread, is a connection reset. Two minutes, so that only a gateway that never reads fails.
     const three = await Promise.all(
       relayerKeys.map((key, i) =>
-        start({ relayerPrivateKey: key, storage: { databaseUrl: database.url, redisUrl: undefined, instanceId: `gw-${i}` }, receiptTimeoutMs: 60_000, requestTimeoutMs: 120_000 }),
+        start({
+          relayerPrivateKey: key,
+          storage: { databaseUrl: database.url, redisUrl: undefined, instanceId: `gw-${i}` },
+          receiptTimeoutMs: 60_000,
+          requestTimeoutMs: 120_000,
+        }),
       ),
     )
-    const bodies = await Promise.all(Array.from({ length: 300 }, (_, i) => signedIntent(devnet, { nonce: String(10_000 + i) })))
+    const bodies = await Promise.all(
+      Array.from({ length: 300 }, (_, i) => signedIntent(devnet, { nonce: String(10_000 + i) })),
+    )
     const fromBlock = await createDevClients(devnet.anvil.rpcUrl, devnet.anvil.chainId).publicClient.getBlockNumber()
     // Every intent is sent to two instances at once: the journal lets one of them run it.
-    const answers = await Promise.all(bodies.flatMap((b, i) => [post(three[i % 3]!.baseUrl, '/intents/execute', b), post(three[(i + 1) % 3]!.baseUrl, '/intents/execute', b)]))
+    const answers = await Promise.all(
+      bodies.flatMap((b, i) => [
+        post(three[i % 3]!.baseUrl, '/intents/execute', b),
+        post(three[(i + 1) % 3]!.baseUrl, '/intents/execute', b),
+      ]),
+    )
     const byIntent = new Map<string, Array<{ status: number; replayed: boolean }>>()
-    for (const a of answers) byIntent.set(a.headers.get('x-intent-hash')!, [...(byIntent.get(a.headers.get('x-intent-hash')!) ?? []), { status: a.status, replayed: a.body?.replayed === true }])
+    for (const a of answers)
+      byIntent.set(a.headers.get('x-intent-hash')!, [
+        ...(byIntent.get(a.headers.get('x-intent-hash')!) ?? []),
+        { status: a.status, replayed: a.body?.replayed === true },
+      ])
     assert.equal(byIntent.size, 300)
     for (const [hash, answered] of byIntent) {
       const statuses = JSON.stringify(answered)
@@ -68,14 +89,21 @@ describe('several gateway instances on one PostgreSQL journal and one Redis', ()
     const event = intentExecutorArtifact.abi.find((i) => i.type === 'event' && i.name === 'IntentExecuted')!
     const logs = await publicClient.getLogs({ address: devnet.contracts.executor, event, fromBlock })
     const executions = new Map<string, number>()
-    for (const log of logs) executions.set(log.args.intentHash as string, (executions.get(log.args.intentHash as string) ?? 0) + 1)
+    for (const log of logs)
+      executions.set(log.args.intentHash as string, (executions.get(log.args.intentHash as string) ?? 0) + 1)
     assert.equal(executions.size, 300)
     assert.ok(
       [...executions.values()].every((n) => n === 1),
       'each intent executed exactly once',
     )
     // Each instance sent with its own key: all three took part.
-    const senders = new Set(await Promise.all(logs.slice(0, 300).map(async (l) => (await publicClient.getTransaction({ hash: l.transactionHash })).from.toLowerCase())))
+    const senders = new Set(
+      await Promise.all(
+        logs
+          .slice(0, 300)
+          .map(async (l) => (await publicClient.getTransaction({ hash: l.transactionHash })).from.toLowerCase()),
+      ),
+    )
     assert.equal(senders.size, 3)
     const health = (await request(three[0]!.baseUrl, '/health')).body
     assert.deepEqual(health.instance, { id: 'gw-0', journal: 'postgres', rateLimits: 'off' })
@@ -86,7 +114,10 @@ describe('several gateway instances on one PostgreSQL journal and one Redis', ()
     // This run's own prefix: a live gateway's counts (or another run's) on the same Redis are never read or reset.
     const redisPrefix = `test:instances:${randomBytes(6).toString('hex')}:`
     const storage = { databaseUrl: database.url, redisUrl, redisPrefix, instanceId: 'limited' }
-    const two = [await start({ storage, rateLimit: { max: 5, windowMs: 60_000 } }), await start({ storage, rateLimit: { max: 5, windowMs: 60_000 } })]
+    const two = [
+      await start({ storage, rateLimit: { max: 5, windowMs: 60_000 } }),
+      await start({ storage, rateLimit: { max: 5, windowMs: 60_000 } }),
+    ]
     const body = await signedIntent(devnet, { nonce: '1' })
     const statuses: number[] = []
     for (let i = 0; i < 7; i++) statuses.push((await post(two[i % 2]!.baseUrl, '/intents/validate', body)).status)
@@ -104,9 +135,15 @@ describe('several gateway instances on one PostgreSQL journal and one Redis', ()
   })
 
   it('serves while Redis is unreachable (the limit is skipped, not every request refused)', async () => {
-    const gateway = await start({ storage: { databaseUrl: undefined, redisUrl: 'redis://127.0.0.1:9', instanceId: 'no-redis' }, rateLimit: { max: 1, windowMs: 60_000 } })
+    const gateway = await start({
+      storage: { databaseUrl: undefined, redisUrl: 'redis://127.0.0.1:9', instanceId: 'no-redis' },
+      rateLimit: { max: 1, windowMs: 60_000 },
+    })
     const body = await signedIntent(devnet, { nonce: '2' })
-    const statuses = [(await post(gateway.baseUrl, '/intents/validate', body)).status, (await post(gateway.baseUrl, '/intents/validate', body)).status]
+    const statuses = [
+      (await post(gateway.baseUrl, '/intents/validate', body)).status,
+      (await post(gateway.baseUrl, '/intents/validate', body)).status,
+    ]
     assert.deepEqual(statuses, [200, 200])
     assert.equal((await request(gateway.baseUrl, '/health')).body.instance.rateLimits, 'redis')
   })
@@ -115,9 +152,14 @@ describe('several gateway instances on one PostgreSQL journal and one Redis', ()
     const proxy = await startTcpProxy(new URL(database.url))
     const url = new URL(database.url)
     url.host = `127.0.0.1:${proxy.port}`
-    const gateway = await start({ relayerPrivateKey: relayerKeys[0] as Hex, storage: { databaseUrl: url.toString(), redisUrl: undefined, instanceId: 'cut' } })
+    const gateway = await start({
+      relayerPrivateKey: relayerKeys[0] as Hex,
+      storage: { databaseUrl: url.toString(), redisUrl: undefined, instanceId: 'cut' },
+    })
     const { publicClient } = createDevClients(devnet.anvil.rpcUrl, devnet.anvil.chainId)
-    const relayer = mnemonicToAccount('test test test test test test test test test test test junk', { addressIndex: 7 }).address
+    const relayer = mnemonicToAccount('test test test test test test test test test test test junk', {
+      addressIndex: 7,
+    }).address
     assert.equal((await request(gateway.baseUrl, '/health/ready')).status, 200)
     proxy.cut()
     const nonceBefore = await publicClient.getTransactionCount({ address: relayer, blockTag: 'pending' })
@@ -133,7 +175,11 @@ describe('several gateway instances on one PostgreSQL journal and one Redis', ()
     const health = await request(gateway.baseUrl, '/health')
     assert.equal(health.status, 200)
     assert.equal(health.body.journal.reachable, false)
-    assert.equal(await publicClient.getTransactionCount({ address: relayer, blockTag: 'pending' }), nonceBefore, 'nothing sent')
+    assert.equal(
+      await publicClient.getTransactionCount({ address: relayer, blockTag: 'pending' }),
+      nonceBefore,
+      'nothing sent',
+    )
     proxy.close()
   })
 })
@@ -143,7 +189,10 @@ async function startTcpProxy(target: URL): Promise<{ port: number; cut(): void; 
   const sockets = new Set<Socket>()
   let cut = false
   const server: Server = createServer((client) => {
-    if (cut) return client.destroy()
+    if (cut) {
+      client.destroy()
+      return
+    }
     const upstream = connect(Number(target.port || 5432), target.hostname)
     sockets.add(client).add(upstream)
     client.pipe(upstream).pipe(client)

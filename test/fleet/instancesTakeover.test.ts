@@ -6,9 +6,9 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { type Hex, toHex } from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
-import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
 import { createDevClients } from '../../src/chains/evm/devnet/deployContracts.ts'
 import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
+import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
 import { eventually } from '../support/eventually.ts'
 import { chainEnv, startGatewayProcess } from '../support/gatewayProcess.ts'
 import { createTestDatabase, type TestDatabase } from '../support/postgresDatabase.ts'
@@ -50,7 +50,10 @@ describe('a relayer key pool leased to two instances, one killed with SIGKILL', 
     running.add(a.gw)
     const b = await startGatewayProcess(env('b'))
     running.add(b.gw)
-    const heldBy = async (baseUrl: string) => ((await request(baseUrl, '/chains/31337')).body.relayers as Array<{ address: string; held: boolean }>).filter((r) => r.held).map((r) => r.address)
+    const heldBy = async (baseUrl: string) =>
+      ((await request(baseUrl, '/chains/31337')).body.relayers as Array<{ address: string; held: boolean }>)
+        .filter((r) => r.held)
+        .map((r) => r.address)
     // Fair shares: one key each, once both instances have seen each other.
     const split = await eventually('one key each', 20_000, async () => {
       const [ha, hb] = [await heldBy(a.baseUrl), await heldBy(b.baseUrl)]
@@ -59,14 +62,26 @@ describe('a relayer key pool leased to two instances, one killed with SIGKILL', 
 
     const { publicClient } = createDevClients(devnet.anvil.rpcUrl, devnet.anvil.chainId)
     const fromBlock = await publicClient.getBlockNumber()
-    const bodies = await Promise.all(Array.from({ length: 40 }, (_, i) => signedIntent(devnet, { nonce: String(30_000 + i) })))
-    const hashes = await Promise.all(bodies.map(async (body) => (await post(b.baseUrl, '/intents/validate', body)).headers.get('x-intent-hash') as Hex))
-    const unmined = async (address: Hex) => (await publicClient.getTransactionCount({ address, blockTag: 'pending' })) - (await publicClient.getTransactionCount({ address, blockTag: 'latest' }))
+    const bodies = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => signedIntent(devnet, { nonce: String(30_000 + i) })),
+    )
+    const hashes = await Promise.all(
+      bodies.map(
+        async (body) => (await post(b.baseUrl, '/intents/validate', body)).headers.get('x-intent-hash') as Hex,
+      ),
+    )
+    const unmined = async (address: Hex) =>
+      (await publicClient.getTransactionCount({ address, blockTag: 'pending' })) -
+      (await publicClient.getTransactionCount({ address, blockTag: 'latest' }))
     // No block is mined until instance a is dead, so its transactions are surely in flight when it
     // dies (with blocks coming, a whole group broadcast just before one could mine between polls).
     await rpc(devnet.anvil.rpcUrl, 'evm_setIntervalMining', [0])
-    const first = bodies.map((body, i) => post(i % 2 === 0 ? a.baseUrl : b.baseUrl, '/intents/execute', body).catch(() => undefined))
-    await eventually('instance a with transactions in flight', 20_000, async () => ((await unmined(split.a as Hex)) > 0 ? true : undefined))
+    const first = bodies.map((body, i) =>
+      post(i % 2 === 0 ? a.baseUrl : b.baseUrl, '/intents/execute', body).catch(() => undefined),
+    )
+    await eventually('instance a with transactions in flight', 20_000, async () =>
+      (await unmined(split.a as Hex)) > 0 ? true : undefined,
+    )
     a.gw.child.kill('SIGKILL')
     await a.gw.exit
     running.delete(a.gw)
@@ -74,28 +89,45 @@ describe('a relayer key pool leased to two instances, one killed with SIGKILL', 
     await Promise.all(first)
 
     // The survivor takes the dead instance's key when its lease ends.
-    await eventually('instance b holding both keys', 20_000, async () => ((await heldBy(b.baseUrl)).length === 2 ? true : undefined))
+    await eventually('instance b holding both keys', 20_000, async () =>
+      (await heldBy(b.baseUrl)).length === 2 ? true : undefined,
+    )
     // The agents retry every intent on the survivor: each is executed, or already was.
     for (const body of bodies) {
       const res = await post(b.baseUrl, '/intents/execute', body)
       // 409 0x22 only where reconciliation found the intent executed by a transaction it cannot
       // name (a record settled dropped, "executed by another transaction"): the chain answers.
-      assert.ok(res.status === 200 || res.status === 202 || (res.status === 409 && res.body.erc1066Status === '0x22'), `${res.status} ${res.text}`)
+      assert.ok(
+        res.status === 200 || res.status === 202 || (res.status === 409 && res.body.erc1066Status === '0x22'),
+        `${res.status} ${res.text}`,
+      )
     }
     for (const hash of hashes) {
       await eventually(`${hash} executed`, 30_000, async () => {
         const res = await request(b.baseUrl, `/intents/${hash}`)
         // Settled from its own receipt (mined), or, rarely after a takeover, found executed on chain
         // by a transaction reconciliation cannot name (dropped, 0x22): the events below count it once.
-        return (res.status === 200 && res.body.state === 'mined') || (res.body.state === 'dropped' && res.body.erc1066Status === '0x22') ? true : undefined
+        return (res.status === 200 && res.body.state === 'mined') ||
+          (res.body.state === 'dropped' && res.body.erc1066Status === '0x22')
+          ? true
+          : undefined
       })
     }
-    await eventually('no pending record left', 20_000, async () => ((await request(b.baseUrl, '/health')).body.journal.pendingExecutions === 0 ? true : undefined))
+    await eventually('no pending record left', 20_000, async () =>
+      (await request(b.baseUrl, '/health')).body.journal.pendingExecutions === 0 ? true : undefined,
+    )
     const event = intentExecutorArtifact.abi.find((i) => i.type === 'event' && i.name === 'IntentExecuted')!
     const logs = await publicClient.getLogs({ address: devnet.contracts.executor, event, fromBlock })
-    for (const hash of hashes) assert.equal(logs.filter((l) => l.args.intentHash === hash).length, 1, `${hash} executed exactly once`)
-    const senders = new Set(await Promise.all(logs.map(async (l) => (await publicClient.getTransaction({ hash: l.transactionHash })).from)))
-    assert.deepEqual([...senders].map((s) => s.toLowerCase()).sort(), [split.a, split.b].map((s) => s.toLowerCase()).sort(), 'both keys sent')
+    for (const hash of hashes)
+      assert.equal(logs.filter((l) => l.args.intentHash === hash).length, 1, `${hash} executed exactly once`)
+    const senders = new Set(
+      await Promise.all(logs.map(async (l) => (await publicClient.getTransaction({ hash: l.transactionHash })).from)),
+    )
+    assert.deepEqual(
+      [...senders].map((s) => s.toLowerCase()).sort(),
+      [split.a, split.b].map((s) => s.toLowerCase()).sort(),
+      'both keys sent',
+    )
     b.gw.child.kill('SIGTERM')
     assert.equal(await b.gw.exit, 0)
     running.delete(b.gw)

@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test'
 import { Redis } from 'ioredis'
 import { toHex } from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
-import { type TcpStall, startTcpStall } from '../../bench/chaos/tcpStall.ts'
+import { startTcpStall, type TcpStall } from '../../bench/chaos/tcpStall.ts'
 import { createDevClients } from '../../src/chains/evm/devnet/deployContracts.ts'
 import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
 import { limitsConfig } from '../../src/config/limitsConfig.ts'
@@ -20,7 +20,12 @@ import { post, signedIntent, startTestGateway, type TestGateway } from '../suppo
 
 const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
 /** anvil's accounts 7 and 8: funded, used by nothing else in the devnet. */
-const relayerKeys = [7, 8].map((addressIndex) => toHex(mnemonicToAccount('test test test test test test test test test test test junk', { addressIndex }).getHdKey().privateKey!))
+const relayerKeys = [7, 8].map((addressIndex) =>
+  toHex(
+    mnemonicToAccount('test test test test test test test test test test test junk', { addressIndex }).getHdKey()
+      .privateKey!,
+  ),
+)
 
 describe('a fleet that loses Redis: rate limits open, budgets held to each instance’s part', () => {
   let devnet: Devnet
@@ -47,21 +52,35 @@ describe('a fleet that loses Redis: rate limits open, budgets held to each insta
     await database?.drop()
   })
 
-  const execute = async (gateway: TestGateway) => post(gateway.baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: String(nonce++) }))
+  const execute = async (gateway: TestGateway) =>
+    post(gateway.baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: String(nonce++) }))
 
   it('refuses at about half the gas budget on one instance of two while Redis is cut, never 429 for the rate limit; healed, the outage counts in the shared budget', async () => {
     // One execute's fee, measured on a gateway without limits (the same intent shape).
-    const probe = await startTestGateway({ chains: [devnet.chain], relayerPrivateKey: relayerKeys[0], storage: { databaseUrl: database.url, redisUrl: undefined, instanceId: 'probe' } })
+    const probe = await startTestGateway({
+      chains: [devnet.chain],
+      relayerPrivateKey: relayerKeys[0],
+      storage: { databaseUrl: database.url, redisUrl: undefined, instanceId: 'probe' },
+    })
     // (the second: the first pays for storage the next ones find written)
     assert.equal((await execute(probe)).status, 200)
     const second = await execute(probe)
     assert.equal(second.status, 200, second.text)
-    const receipt = await createDevClients(devnet.anvil.rpcUrl, devnet.anvil.chainId).publicClient.getTransactionReceipt({ hash: second.body.transactionHash })
+    const receipt = await createDevClients(
+      devnet.anvil.rpcUrl,
+      devnet.anvil.chainId,
+    ).publicClient.getTransactionReceipt({ hash: second.body.transactionHash })
     const fee = Number(receipt.gasUsed * receipt.effectiveGasPrice)
     await probe.close()
 
     // A budget of ten executes per client; a rate limit far above what the test sends.
-    const limits = { ...limitsConfig({}).value, maxRevertsPerSender: 0, maxRevertsPerClient: 0, targetMaxRevertShare: 0, gasBudgetPerClient: fee * 10 - 1 }
+    const limits = {
+      ...limitsConfig({}).value,
+      maxRevertsPerSender: 0,
+      maxRevertsPerClient: 0,
+      targetMaxRevertShare: 0,
+      gasBudgetPerClient: fee * 10 - 1,
+    }
     for (const [i, key] of relayerKeys.entries()) {
       gateways.push(
         await startTestGateway({
@@ -69,7 +88,13 @@ describe('a fleet that loses Redis: rate limits open, budgets held to each insta
           relayerPrivateKey: key,
           limits,
           rateLimit: { max: 1_000, windowMs: 60_000 },
-          storage: { databaseUrl: database.url, redisUrl: `redis://127.0.0.1:${link.port}`, redisPrefix: prefix, instanceId: `redis-down-${i}`, relayerLeaseTtlMs: 3_000 },
+          storage: {
+            databaseUrl: database.url,
+            redisUrl: `redis://127.0.0.1:${link.port}`,
+            redisPrefix: prefix,
+            instanceId: `redis-down-${i}`,
+            relayerLeaseTtlMs: 3_000,
+          },
         }),
       )
     }
@@ -94,7 +119,11 @@ describe('a fleet that loses Redis: rate limits open, budgets held to each insta
     }
     // About five: the base fee falls on a quiet chain, so later executes cost a little less than the probe.
     const ran = answers.filter((s) => s === 200).length
-    assert.equal(answers.at(-1), 429, `refused once its half was spent (was: never refused while Redis was down): ${answers}`)
+    assert.equal(
+      answers.at(-1),
+      429,
+      `refused once its half was spent (was: never refused while Redis was down): ${answers}`,
+    )
     assert.ok(ran >= 4 && ran <= 7, `about half the budget's ten executes ran on this instance alone: ${ran}`)
     assert.ok(
       a.logs.some((l) => l.includes("standing and budgets are counted in this instance's memory")),

@@ -12,9 +12,9 @@ import { connect, type Socket } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { type Hex, parseEther, toHex } from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
-import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
 import { createDevClients } from '../../src/chains/evm/devnet/deployContracts.ts'
 import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
+import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
 import { eventually } from '../support/eventually.ts'
 import { chainEnv, startGatewayProcess } from '../support/gatewayProcess.ts'
 import { createTestDatabase, type TestDatabase } from '../support/postgresDatabase.ts'
@@ -48,7 +48,8 @@ describe('WORKERS=2: worker processes on one port', () => {
 
   before(async () => {
     devnet = await startDevnet({ blockTime: 1 })
-    for (const account of pool) await rpc(devnet.anvil.rpcUrl, 'anvil_setBalance', [account.address, toHex(parseEther('100'))])
+    for (const account of pool)
+      await rpc(devnet.anvil.rpcUrl, 'anvil_setBalance', [account.address, toHex(parseEther('100'))])
     database = await createTestDatabase('workers')
     const { RELAYER_PRIVATE_KEY: _, ...base } = chainEnv(devnet)
     ;({ gw, baseUrl } = await startGatewayProcess({
@@ -88,7 +89,11 @@ describe('WORKERS=2: worker processes on one port', () => {
     const { publicClient } = createDevClients(devnet.anvil.rpcUrl, devnet.anvil.chainId)
     const event = intentExecutorArtifact.abi.find((i) => i.type === 'event' && i.name === 'IntentExecuted')!
     const logs = await publicClient.getLogs({ address: devnet.contracts.executor, event, fromBlock })
-    const senders = new Set(await Promise.all(logs.map(async (l) => (await publicClient.getTransaction({ hash: l.transactionHash })).from.toLowerCase())))
+    const senders = new Set(
+      await Promise.all(
+        logs.map(async (l) => (await publicClient.getTransaction({ hash: l.transactionHash })).from.toLowerCase()),
+      ),
+    )
     return { hashes: logs.map((l) => l.args.intentHash as string), senders }
   }
   const blockNumber = () => createDevClients(devnet.anvil.rpcUrl, devnet.anvil.chainId).publicClient.getBlockNumber()
@@ -103,11 +108,17 @@ describe('WORKERS=2: worker processes on one port', () => {
   it('60 intents, each sent twice at once, execute exactly once; both workers executed', async () => {
     const from = await blockNumber()
     const bodies = await Promise.all(Array.from({ length: 60 }, () => signedIntent(devnet, { nonce: String(nonce++) })))
-    const answers = await Promise.all(bodies.flatMap((b) => [post(baseUrl, '/intents/execute', b), post(baseUrl, '/intents/execute', b)]))
+    const answers = await Promise.all(
+      bodies.flatMap((b) => [post(baseUrl, '/intents/execute', b), post(baseUrl, '/intents/execute', b)]),
+    )
     const sent = new Map<string, number>()
     for (const a of answers) {
-      assert.ok(a.status === 200 || (a.status === 202 && a.body?.replayed === true), `${a.status} ${a.text.slice(0, 300)}`)
-      if (a.status === 200 && a.body?.replayed !== true) sent.set(a.headers.get('x-intent-hash')!, (sent.get(a.headers.get('x-intent-hash')!) ?? 0) + 1)
+      assert.ok(
+        a.status === 200 || (a.status === 202 && a.body?.replayed === true),
+        `${a.status} ${a.text.slice(0, 300)}`,
+      )
+      if (a.status === 200 && a.body?.replayed !== true)
+        sent.set(a.headers.get('x-intent-hash')!, (sent.get(a.headers.get('x-intent-hash')!) ?? 0) + 1)
     }
     assert.equal(sent.size, 60)
     assert.ok(
@@ -117,11 +128,18 @@ describe('WORKERS=2: worker processes on one port', () => {
     const { hashes, senders } = await executedSince(from + 1n)
     assert.equal(hashes.length, 60, 'IntentExecuted: 60 events')
     assert.equal(new Set(hashes).size, 60, 'each intent once')
-    assert.deepEqual([...senders].sort(), pool.map((a) => a.address.toLowerCase()).sort(), 'both workers (each with its key) sent')
+    assert.deepEqual(
+      [...senders].sort(),
+      pool.map((a) => a.address.toLowerCase()).sort(),
+      'both workers (each with its key) sent',
+    )
   })
 
   it('kill -9 of a worker: the primary starts another; intents around the kill execute exactly once', async () => {
-    const pids = [...gw.stdout().matchAll(/"worker":(\d),"pid":(\d+)[^\n]*worker \d listening/g)].map((m) => ({ worker: Number(m[1]), pid: Number(m[2]) }))
+    const pids = [...gw.stdout().matchAll(/"worker":(\d),"pid":(\d+)[^\n]*worker \d listening/g)].map((m) => ({
+      worker: Number(m[1]),
+      pid: Number(m[2]),
+    }))
     const victim = pids.find((p) => p.worker === 1)!
     assert.ok(victim, gw.stdout().slice(-2000))
     const from = await blockNumber()
@@ -142,7 +160,12 @@ describe('WORKERS=2: worker processes on one port', () => {
     const all = Promise.all(bodies.map((b, i) => new Promise((r) => setTimeout(r, i * 20)).then(() => send(b))))
     await new Promise((r) => setTimeout(r, 200))
     process.kill(victim.pid, 'SIGKILL')
-    await eventually('another worker 1', 30_000, async () => (/worker 1 exited: starting another/.test(gw.stdout()) && [...gw.stdout().matchAll(/worker 1 listening/g)].length >= 2 ? true : undefined))
+    await eventually('another worker 1', 30_000, async () =>
+      /worker 1 exited: starting another/.test(gw.stdout()) &&
+      [...gw.stdout().matchAll(/worker 1 listening/g)].length >= 2
+        ? true
+        : undefined,
+    )
     const answers = await all
     for (const a of answers) assert.ok(a.status === 200 || a.status === 202, `${a.status} ${a.text.slice(0, 300)}`)
     const hashes = new Set(answers.map((a) => a.headers.get('x-intent-hash')))
@@ -161,12 +184,19 @@ describe('WORKERS=2: worker processes on one port', () => {
     const refused = runGateway({ env: { ...chainEnv(devnet), WORKERS: '2', DATABASE_URL: database.url } })
     try {
       // A gateway that starts instead (as before REDIS_URL was required) fails the test rather than hang it.
-      await waitFor(() => refused.child.exitCode !== null || /listening on/.test(refused.stdout()), 60_000, 'the gateway to exit or listen')
+      await waitFor(
+        () => refused.child.exitCode !== null || /listening on/.test(refused.stdout()),
+        60_000,
+        'the gateway to exit or listen',
+      )
     } finally {
       if (refused.child.exitCode === null) refused.child.kill('SIGKILL')
     }
     assert.equal(await refused.exit, 1, refused.stdout().slice(-500))
-    assert.match(refused.stderr(), /WORKERS: more than 1 worker needs REDIS_URL \(rate limits, standing and budgets shared by the workers\)/)
+    assert.match(
+      refused.stderr(),
+      /WORKERS: more than 1 worker needs REDIS_URL \(rate limits, standing and budgets shared by the workers\)/,
+    )
   })
 
   it("divides MAX_CONNECTIONS_PER_CLIENT among the workers: one client holds at most the setting's connections in all", async () => {
@@ -183,7 +213,11 @@ describe('WORKERS=2: worker processes on one port', () => {
     const sockets: Socket[] = []
     try {
       // Both workers take connections (the first one's listening line comes first).
-      await waitFor(() => /worker 1 listening/.test(capped.gw.stdout()) && /worker 2 listening/.test(capped.gw.stdout()), 60_000, 'both workers listening')
+      await waitFor(
+        () => /worker 1 listening/.test(capped.gw.stdout()) && /worker 2 listening/.test(capped.gw.stdout()),
+        60_000,
+        'both workers listening',
+      )
       // Connections that send nothing, handed to the workers in turn: 2 each are kept, the rest closed at accept.
       const closed = new Set<number>()
       for (let i = 0; i < 8; i++) {
@@ -219,7 +253,11 @@ describe('WORKERS=2: worker processes on one port', () => {
     const restartsBefore = [...gw.stdout().matchAll(/exited: starting another/g)].length
     gw.child.kill('SIGINT')
     assert.equal(await gw.exit, 0)
-    assert.equal([...gw.stdout().matchAll(/exited: starting another/g)].length, restartsBefore, 'no worker restarted while stopping')
+    assert.equal(
+      [...gw.stdout().matchAll(/exited: starting another/g)].length,
+      restartsBefore,
+      'no worker restarted while stopping',
+    )
     for (const pid of workerPids) assert.throws(() => process.kill(pid, 0), 'no worker left running')
   })
 })

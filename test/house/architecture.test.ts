@@ -16,7 +16,16 @@ const runtimes = readdirSync(join(src, 'chains')).filter((name) => statSync(join
  * (createGateway.ts and the steps it takes in order: openStores, startChains, startGatewayPayments,
  * buildGatewayApp).
  */
-const compositionRoot = new Set(['main.ts', 'createGateway.ts', 'openStores.ts', 'startChains.ts', 'startGatewayPayments.ts', 'buildGatewayApp.ts', 'runtimes.ts', 'storageEngines.ts'])
+const compositionRoot = new Set([
+  'main.ts',
+  'createGateway.ts',
+  'openStores.ts',
+  'startChains.ts',
+  'startGatewayPayments.ts',
+  'buildGatewayApp.ts',
+  'runtimes.ts',
+  'storageEngines.ts',
+])
 
 type Import = { from: string; to: string }
 
@@ -30,20 +39,24 @@ function sourceFiles(dir: string): string[] {
 
 const imports: Import[] = sourceFiles(src).flatMap((from) => {
   const text = readFileSync(join(src, from), 'utf8')
-  return [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+'(\.[^']+)'|import\('(\.[^']+)'\)/g)].map((m) => ({
-    from,
-    to: relative(src, resolve(dirname(join(src, from)), (m[1] ?? m[2])!)),
-  }))
+  return [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+'(\.[^']+)'|import\('(\.[^']+)'\)/g)].map(
+    (m) => ({
+      from,
+      to: relative(src, resolve(dirname(join(src, from)), (m[1] ?? m[2])!)),
+    }),
+  )
 })
 
 /** A room: a top folder, each runtime's folder and each storage engine's its own. */
 function roomOf(path: string): string {
   const parts = path.split('/')
   if (parts.length === 1) return '.'
-  if ((parts[0] === 'chains' && runtimes.includes(parts[1]!)) || (parts[0] === 'store' && parts.length > 2)) return `${parts[0]}/${parts[1]}`
+  if ((parts[0] === 'chains' && runtimes.includes(parts[1]!)) || (parts[0] === 'store' && parts.length > 2))
+    return `${parts[0]}/${parts[1]}`
   return parts[0]!
 }
-const runtimeOf = (path: string) => (path.startsWith('chains/') && runtimes.includes(path.split('/')[1]!) ? path.split('/')[1] : undefined)
+const runtimeOf = (path: string) =>
+  path.startsWith('chains/') && runtimes.includes(path.split('/')[1]!) ? path.split('/')[1] : undefined
 const show = (list: Import[]) => list.map((i) => `${i.from} -> ${i.to}`)
 
 describe('the house (import rules of src/)', () => {
@@ -62,20 +75,29 @@ describe('the house (import rules of src/)', () => {
   })
 
   it('names the runtimes and the storage engines only in the composition root: nothing else imports their lists', () => {
-    const wrong = imports.filter(({ from, to }) => (to === 'runtimes.ts' || to === 'storageEngines.ts') && !compositionRoot.has(from))
+    const wrong = imports.filter(
+      ({ from, to }) => (to === 'runtimes.ts' || to === 'storageEngines.ts') && !compositionRoot.has(from),
+    )
     assert.deepEqual(show(wrong), [])
-    for (const file of compositionRoot) assert.ok(sourceFiles(src).includes(file), `${file}, named as the composition root's, is in src/`)
+    for (const file of compositionRoot)
+      assert.ok(sourceFiles(src).includes(file), `${file}, named as the composition root's, is in src/`)
   })
 
   it('resolves the chain a request is for in one place, http/requestChain.ts: no other file reads X-Chain-Id (the route caller only forwards it to the routes it calls)', () => {
-    const readers = sourceFiles(src).filter((file) => /headers\[['"]x-chain-id['"]\]/i.test(readFileSync(join(src, file), 'utf8')))
+    const readers = sourceFiles(src).filter((file) =>
+      /headers\[['"]x-chain-id['"]\]/i.test(readFileSync(join(src, file), 'utf8')),
+    )
     assert.deepEqual(readers.sort(), ['http/createRouteCaller.ts', 'http/requestChain.ts'])
   })
 
   it('decodes the payment header in one place, inside payments (payments/claimedPayer.ts), and reads it in one (http/plugins/payments.ts, once per request)', () => {
-    const decoders = sourceFiles(src).filter((file) => /decodePaymentSignatureHeader\(/.test(readFileSync(join(src, file), 'utf8')))
+    const decoders = sourceFiles(src).filter((file) =>
+      /decodePaymentSignatureHeader\(/.test(readFileSync(join(src, file), 'utf8')),
+    )
     assert.deepEqual(decoders, ['payments/claimedPayer.ts'])
-    const readers = sourceFiles(src).filter((file) => /headers\[['"]payment-signature['"]\]/i.test(readFileSync(join(src, file), 'utf8')))
+    const readers = sourceFiles(src).filter((file) =>
+      /headers\[['"]payment-signature['"]\]/i.test(readFileSync(join(src, file), 'utf8')),
+    )
     assert.deepEqual(readers, ['http/plugins/payments.ts'])
   })
 
@@ -85,23 +107,34 @@ describe('the house (import rules of src/)', () => {
   })
 
   it('opens a store only in the composition root: the domain knows the Journal port, not SQLite or PostgreSQL', () => {
-    const wrong = imports.filter(({ from, to }) => to.startsWith('store/') && !from.startsWith('store/') && !compositionRoot.has(from))
+    const wrong = imports.filter(
+      ({ from, to }) => to.startsWith('store/') && !from.startsWith('store/') && !compositionRoot.has(from),
+    )
     assert.deepEqual(show(wrong), [])
   })
 
   it("names a storage engine's room in one place, src/storageEngines.ts: a new engine is its folder plus one line there", () => {
     const engines = readdirSync(join(src, 'store')).filter((name) => statSync(join(src, 'store', name)).isDirectory())
     assert.deepEqual([...engines].sort(), ['postgres', 'sqlite'])
-    const wrong = imports.filter(({ from, to }) => engines.some((e) => to.startsWith(`store/${e}/`)) && !from.startsWith('store/') && from !== 'storageEngines.ts')
+    const wrong = imports.filter(
+      ({ from, to }) =>
+        engines.some((e) => to.startsWith(`store/${e}/`)) && !from.startsWith('store/') && from !== 'storageEngines.ts',
+    )
     assert.deepEqual(show(wrong), [])
-    const listed = readFileSync(join(src, 'storageEngines.ts'), 'utf8').match(/export const storageEngines[^=]*=\s*\[([^\]]*)\]/)?.[1]
+    const listed = readFileSync(join(src, 'storageEngines.ts'), 'utf8').match(
+      /export const storageEngines[^=]*=\s*\[([^\]]*)\]/,
+    )?.[1]
     assert.equal(listed?.split(',').filter((e) => e.trim()).length, engines.length, 'one entry per engine folder')
   })
 
   it('lists the chain types in one place, ports/chainId.ts, that the runtime list agrees with: a new runtime is its folder, its line in src/runtimes.ts and its entry there', () => {
     for (const module of runtimeModules) {
       const parsed = parseChainId(`${module.namespace}:1`)
-      assert.equal(typeof parsed === 'string' ? parsed : parsed.chainType, module.chainType, `the port gives ${module.namespace} to ${module.name}'s chain type`)
+      assert.equal(
+        typeof parsed === 'string' ? parsed : parsed.chainType,
+        module.chainType,
+        `the port gives ${module.namespace} to ${module.name}'s chain type`,
+      )
     }
     assert.deepEqual([...chainTypes].sort(), runtimeModules.map((m) => m.chainType).sort())
     assert.deepEqual([...runtimes].sort(), [...chainTypes].sort(), 'one folder under chains/ per chain type')
@@ -117,26 +150,44 @@ describe('the house (import rules of src/)', () => {
   })
 
   it("opens a key held outside the process only through signers/'s openers: no file elsewhere reaches a KMS or PKCS#11 backend or their SDKs", () => {
-    const backends = ['signers/createKmsSigner.ts', 'signers/createPkcs11Signer.ts', 'signers/createKmsEd25519Signer.ts', 'signers/createPkcs11EdDsaSigner.ts', 'signers/openPkcs11Key.ts']
+    const backends = [
+      'signers/createKmsSigner.ts',
+      'signers/createPkcs11Signer.ts',
+      'signers/createKmsEd25519Signer.ts',
+      'signers/createPkcs11EdDsaSigner.ts',
+      'signers/openPkcs11Key.ts',
+    ]
     const wrong = imports.filter(({ from, to }) => backends.includes(to) && !from.startsWith('signers/'))
     assert.deepEqual(show(wrong), [])
     const sdks = sourceFiles(src).filter(
-      (file) => !file.startsWith('signers/') && /from '(pkcs11js|@aws-sdk\/client-kms)'|\('(pkcs11js|@aws-sdk\/client-kms)'\)/.test(readFileSync(join(src, file), 'utf8')),
+      (file) =>
+        !file.startsWith('signers/') &&
+        /from '(pkcs11js|@aws-sdk\/client-kms)'|\('(pkcs11js|@aws-sdk\/client-kms)'\)/.test(
+          readFileSync(join(src, file), 'utf8'),
+        ),
     )
     assert.deepEqual(sdks, [])
   })
 
   it('keeps a payment family in its room, payments/mechanisms/<family>/: a new family is its folder plus one line in mechanisms.ts', () => {
-    const families = readdirSync(join(src, 'payments/mechanisms')).filter((name) => statSync(join(src, 'payments/mechanisms', name)).isDirectory())
+    const families = readdirSync(join(src, 'payments/mechanisms')).filter((name) =>
+      statSync(join(src, 'payments/mechanisms', name)).isDirectory(),
+    )
     assert.deepEqual([...families].sort(), ['evm', 'svm'])
     const inFamily = (path: string) => families.some((f) => path.startsWith(`payments/mechanisms/${f}/`))
     // Shared payments code reaches a family only through the list (mechanisms.ts) and mechanismOf.
-    const wrong = imports.filter(({ from, to }) => inFamily(to) && !inFamily(from) && from !== 'payments/mechanisms/mechanisms.ts')
+    const wrong = imports.filter(
+      ({ from, to }) => inFamily(to) && !inFamily(from) && from !== 'payments/mechanisms/mechanisms.ts',
+    )
     assert.deepEqual(show(wrong), [])
     // Nor does it test a network's name for its family.
-    const named = sourceFiles(join(src, 'payments')).filter((path) => !inFamily(path) && /eip155:|solana:/.test(readFileSync(join(src, path), 'utf8')))
+    const named = sourceFiles(join(src, 'payments')).filter(
+      (path) => !inFamily(path) && /eip155:|solana:/.test(readFileSync(join(src, path), 'utf8')),
+    )
     assert.deepEqual(named, [])
-    const listed = readFileSync(join(src, 'payments/mechanisms/mechanisms.ts'), 'utf8').match(/export const paymentMechanisms[^=]*=\s*\[([^\]]*)\]/)?.[1]
+    const listed = readFileSync(join(src, 'payments/mechanisms/mechanisms.ts'), 'utf8').match(
+      /export const paymentMechanisms[^=]*=\s*\[([^\]]*)\]/,
+    )?.[1]
     assert.equal(listed?.split(',').filter((m) => m.trim()).length, families.length, 'one entry per family folder')
   })
 

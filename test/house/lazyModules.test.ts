@@ -63,7 +63,11 @@ await gateway.close()
 `,
     )
     const code = await new Promise<number | null>((resolve) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', '--import', hook, script], { cwd: root, env: { ...process.env, MODULE_LOG: log }, stdio: ['ignore', 'ignore', 'inherit'] })
+      const child = spawn(process.execPath, ['--import', 'tsx', '--import', hook, script], {
+        cwd: root,
+        env: { ...process.env, MODULE_LOG: log },
+        stdio: ['ignore', 'ignore', 'inherit'],
+      })
       child.once('exit', resolve)
     })
     assert.equal(code, 0, 'the gateway started and answered /health')

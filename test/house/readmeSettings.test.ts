@@ -78,7 +78,8 @@ function readInSource(): Map<string, string[]> {
     for (const m of text.matchAll(/\(\s*env\s*,\s*['"`]([A-Z][A-Z0-9_]*)['"`]/g)) add(m[1]!, file)
     // A file that reads env by a computed name (env[name], readInteger(env, name, …)): the names
     // it passes around are its literals.
-    if (/\benv\??\.?\[\s*[^'"`\s]|\(\s*env\s*,\s*[a-z]/.test(text)) for (const m of text.matchAll(/['"`]([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*)['"`]/g)) add(m[1]!, file)
+    if (/\benv\??\.?\[\s*[^'"`\s]|\(\s*env\s*,\s*[a-z]/.test(text))
+      for (const m of text.matchAll(/['"`]([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*)['"`]/g)) add(m[1]!, file)
   }
   return found
 }
@@ -144,16 +145,32 @@ describe("the README's settings tables", () => {
 
   it('finds the settings both ways (the scan and the run agree on what runs)', () => {
     // Sanity of the two collectors: each finds settings of every kind, so that an empty set can never pass.
-    for (const name of ['PORT', 'RPC_URLS', 'RELAYER_PKCS11_PIN', 'WEBHOOK_URLS_BY_KEY', 'OTEL_SERVICE_NAME', 'DEPLOYER_PRIVATE_KEY']) {
+    for (const name of [
+      'PORT',
+      'RPC_URLS',
+      'RELAYER_PKCS11_PIN',
+      'WEBHOOK_URLS_BY_KEY',
+      'OTEL_SERVICE_NAME',
+      'DEPLOYER_PRIVATE_KEY',
+    ]) {
       assert.ok(inSource.has(name), `${name} not found in the source`)
     }
-    for (const name of ['PORT', 'SOLANA_RELAYER_KMS_KEY_ID', 'SUI_RELAYER_PKCS11_KEY_LABEL', 'FACILITATOR_SOLANA_KMS_KEY_ID']) {
+    for (const name of [
+      'PORT',
+      'SOLANA_RELAYER_KMS_KEY_ID',
+      'SUI_RELAYER_PKCS11_KEY_LABEL',
+      'FACILITATOR_SOLANA_KMS_KEY_ID',
+    ]) {
       assert.ok(whenRun.has(name), `${name} not asked for when the readers run`)
     }
     // What only the run finds: names built from a prefix (signersConfig.ts). Any other would be a
     // reading pattern the scan misses: it is listed here, to be taught to the scan.
     const unscanned = [...whenRun].filter((name) => !inSource.has(name)).sort()
-    assert.deepEqual(unscanned, ['SUI_RELAYER_KMS_KEY_ID', 'SUI_RELAYER_PKCS11_KEY_LABEL'], `asked for at run time but not seen in the source: ${unscanned.join(', ')}`)
+    assert.deepEqual(
+      unscanned,
+      ['SUI_RELAYER_KMS_KEY_ID', 'SUI_RELAYER_PKCS11_KEY_LABEL'],
+      `asked for at run time but not seen in the source: ${unscanned.join(', ')}`,
+    )
   })
 
   it('has a row for every setting the code reads', () => {

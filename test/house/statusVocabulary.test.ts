@@ -14,7 +14,15 @@ const section = contract.slice(contract.indexOf('## §18 One status vocabulary')
 const relayerCodes = new Set(['100', '110', '200', '400', '500', '—'])
 const taskStates = ['working', 'input_required', 'completed', 'failed', 'cancelled']
 
-type Row = { code: number; statusName: string; httpStatus: number; problemTypes: string[]; taskState: string; x402: string; relayer: string }
+type Row = {
+  code: number
+  statusName: string
+  httpStatus: number
+  problemTypes: string[]
+  taskState: string
+  x402: string
+  relayer: string
+}
 
 const cells = (line: string) =>
   line
@@ -52,9 +60,20 @@ describe('the status vocabulary (docs/api-contract.md §18)', () => {
     assert.equal(byCode.size, rows.length, 'a code has two rows')
     for (const row of rows) {
       const served = getStatusCode(row.code)
-      assert.equal(row.statusName, served.statusName, `${served.hex}: the table names it ${row.statusName}, the gateway ${served.statusName}`)
-      assert.equal(row.httpStatus, served.httpStatus, `${served.hex}: the table says HTTP ${row.httpStatus}, the gateway answers ${served.httpStatus}`)
-      assert.ok(relayerCodes.has(row.relayer), `${served.hex}: relayer_* code ${row.relayer} is not one of 100, 110, 200, 400, 500`)
+      assert.equal(
+        row.statusName,
+        served.statusName,
+        `${served.hex}: the table names it ${row.statusName}, the gateway ${served.statusName}`,
+      )
+      assert.equal(
+        row.httpStatus,
+        served.httpStatus,
+        `${served.hex}: the table says HTTP ${row.httpStatus}, the gateway answers ${served.httpStatus}`,
+      )
+      assert.ok(
+        relayerCodes.has(row.relayer),
+        `${served.hex}: relayer_* code ${row.relayer} is not one of 100, 110, 200, 400, 500`,
+      )
       assert.ok(
         taskStates.some((state) => row.taskState.startsWith(state)),
         `${served.hex}: MCP task state "${row.taskState}" is not one of ${taskStates.join(', ')}`,
@@ -90,7 +109,11 @@ describe('the status vocabulary (docs/api-contract.md §18)', () => {
   it("writes each relayer_* code's meaning as statusVocabulary.ts does", () => {
     for (const [code, meaning] of Object.entries(statusVocabulary.relayerMeanings)) {
       const [word] = meaning.split(/[:,]| and /)
-      assert.match(section, new RegExp(`\`${code}\` ${word!.trim()}`), `§18 does not define relayer_* ${code} as ${word}`)
+      assert.match(
+        section,
+        new RegExp(`\`${code}\` ${word!.trim()}`),
+        `§18 does not define relayer_* ${code} as ${word}`,
+      )
     }
   })
 
@@ -98,7 +121,8 @@ describe('the status vocabulary (docs/api-contract.md §18)', () => {
     const named = new Set(rows.flatMap((row) => row.problemTypes))
     const written = new Set<string>()
     for (const file of sourceFiles(join(root, 'src'))) {
-      for (const m of readFileSync(file, 'utf8').matchAll(/urn:intent-gateway:problem:([a-z0-9-]+)/g)) written.add(m[1]!)
+      for (const m of readFileSync(file, 'utf8').matchAll(/urn:intent-gateway:problem:([a-z0-9-]+)/g))
+        written.add(m[1]!)
     }
     assert.ok(written.size >= 3, 'no problem types were found in src/: has their spelling changed?')
     const missing = [...written].filter((type) => !named.has(type))
@@ -109,7 +133,11 @@ describe('the status vocabulary (docs/api-contract.md §18)', () => {
     for (const row of rows) {
       const derived = row.statusName.toLowerCase().replace(/_/g, '-')
       const answersProblems = row.httpStatus >= 400
-      if (answersProblems) assert.ok(row.problemTypes.includes(derived), `${getStatusCode(row.code).hex}: its problem type \`${derived}\` is not in its row`)
+      if (answersProblems)
+        assert.ok(
+          row.problemTypes.includes(derived),
+          `${getStatusCode(row.code).hex}: its problem type \`${derived}\` is not in its row`,
+        )
     }
   })
 })

@@ -7,7 +7,15 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { hashApiKey } from '../../src/auth/createApiKeyCheck.ts'
 import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { assertCommonHeaders } from '../support/assertCommonHeaders.ts'
-import { demoIntent, post, startTestGateway, startWorld, type TestGateway, type World, signedIntent } from '../support/testGateway.ts'
+import {
+  demoIntent,
+  post,
+  signedIntent,
+  startTestGateway,
+  startWorld,
+  type TestGateway,
+  type World,
+} from '../support/testGateway.ts'
 
 const key = 'agent-key-0123456789abcdef'
 const otherKey = 'second-agent-key-fedcba9876543210'
@@ -21,8 +29,14 @@ describe('API keys', () => {
 
   before(async () => {
     world = await startWorld()
-    gateway = await startTestGateway({ chains: [world.devnet.chain], auth: { keyHashes: [hashApiKey(key), hashApiKey(otherKey)], requireForValidate: false } })
-    strict = await startTestGateway({ chains: [world.devnet.chain], auth: { keyHashes: [hashApiKey(key)], requireForValidate: true } })
+    gateway = await startTestGateway({
+      chains: [world.devnet.chain],
+      auth: { keyHashes: [hashApiKey(key), hashApiKey(otherKey)], requireForValidate: false },
+    })
+    strict = await startTestGateway({
+      chains: [world.devnet.chain],
+      auth: { keyHashes: [hashApiKey(key)], requireForValidate: true },
+    })
   })
   after(async () => {
     await strict?.close()
@@ -46,8 +60,15 @@ describe('API keys', () => {
   })
 
   it('refuses a wrong or malformed key with error="invalid_token", never echoing it', async () => {
-    for (const authorization of [`Bearer ${key}x`, `Basic ${Buffer.from(`u:${key}`).toString('base64')}`, 'Bearer', `bearer  ${otherKey}-`]) {
-      const res = await post(gateway.baseUrl, '/intents/execute', await signedIntent(world.devnet, { nonce: '2' }), { authorization })
+    for (const authorization of [
+      `Bearer ${key}x`,
+      `Basic ${Buffer.from(`u:${key}`).toString('base64')}`,
+      'Bearer',
+      `bearer  ${otherKey}-`,
+    ]) {
+      const res = await post(gateway.baseUrl, '/intents/execute', await signedIntent(world.devnet, { nonce: '2' }), {
+        authorization,
+      })
       assert.equal(res.status, 401, authorization)
       assertCommonHeaders(res, { status: '0xE4' })
       assert.equal(res.headers.get('www-authenticate'), 'Bearer realm="intent-gateway", error="invalid_token"')
@@ -56,7 +77,9 @@ describe('API keys', () => {
   })
 
   it('executes with a valid key (any configured one, scheme in any case) and logs the key id, not the key', async () => {
-    const res = await post(gateway.baseUrl, '/intents/execute', await signedIntent(world.devnet, { nonce: '3' }), { authorization: `bearer ${otherKey}` })
+    const res = await post(gateway.baseUrl, '/intents/execute', await signedIntent(world.devnet, { nonce: '3' }), {
+      authorization: `bearer ${otherKey}`,
+    })
     assert.equal(res.status, 200, res.text)
     assertCommonHeaders(res, { status: '0x11' })
     const logs = gateway.logs.join('\n')
@@ -66,13 +89,23 @@ describe('API keys', () => {
 
   it('leaves validate open unless REQUIRE_API_KEY_FOR_VALIDATE is set, but refuses a wrong key there too', async () => {
     assert.equal((await post(gateway.baseUrl, '/intents/validate', demoIntent(world.devnet))).status, 200)
-    assert.equal((await post(gateway.baseUrl, '/intents/validate', demoIntent(world.devnet), { authorization: `Bearer ${key}` })).status, 200)
-    const wrong = await post(gateway.baseUrl, '/intents/validate', demoIntent(world.devnet), { authorization: 'Bearer not-a-key-at-all-000000' })
+    assert.equal(
+      (await post(gateway.baseUrl, '/intents/validate', demoIntent(world.devnet), { authorization: `Bearer ${key}` }))
+        .status,
+      200,
+    )
+    const wrong = await post(gateway.baseUrl, '/intents/validate', demoIntent(world.devnet), {
+      authorization: 'Bearer not-a-key-at-all-000000',
+    })
     assert.equal(wrong.status, 401)
     assert.equal(wrong.headers.get('www-authenticate'), 'Bearer realm="intent-gateway", error="invalid_token"')
     const closed = await post(strict.baseUrl, '/intents/validate', demoIntent(world.devnet))
     assert.equal(closed.status, 401)
     assertCommonHeaders(closed, { status: '0xE4' })
-    assert.equal((await post(strict.baseUrl, '/intents/validate', demoIntent(world.devnet), { authorization: `Bearer ${key}` })).status, 200)
+    assert.equal(
+      (await post(strict.baseUrl, '/intents/validate', demoIntent(world.devnet), { authorization: `Bearer ${key}` }))
+        .status,
+      200,
+    )
   })
 })

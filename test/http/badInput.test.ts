@@ -6,8 +6,17 @@ import { keccak256, stringToHex, toHex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { assertCommonHeaders } from '../support/assertCommonHeaders.ts'
-import { demoIntent, post, request, startTestGateway, startWorld, type HttpResult, type TestGateway, type World } from '../support/testGateway.ts'
 import { rawRequest } from '../support/rawRequest.ts'
+import {
+  demoIntent,
+  type HttpResult,
+  post,
+  request,
+  startTestGateway,
+  startWorld,
+  type TestGateway,
+  type World,
+} from '../support/testGateway.ts'
 
 const relayer = privateKeyToAccount(devnetAccounts.relayer).address
 
@@ -19,16 +28,28 @@ describe('bad input', () => {
   before(async () => {
     world = await startWorld()
     small = await startTestGateway({ chains: [world.devnet.chain], bodyLimit: 2048 })
-    relayerNonceAtStart = await world.clients.publicClient.getTransactionCount({ address: relayer, blockTag: 'pending' })
+    relayerNonceAtStart = await world.clients.publicClient.getTransactionCount({
+      address: relayer,
+      blockTag: 'pending',
+    })
   })
   after(async () => {
     // Nothing any of these requests did reached the chain.
-    if (world) assert.equal(await world.clients.publicClient.getTransactionCount({ address: relayer, blockTag: 'pending' }), relayerNonceAtStart)
+    if (world)
+      assert.equal(
+        await world.clients.publicClient.getTransactionCount({ address: relayer, blockTag: 'pending' }),
+        relayerNonceAtStart,
+      )
     await small?.close()
     await world?.stop()
   })
 
-  function assertProblem(res: HttpResult, httpStatus: number, code: string, errors?: Array<{ field: string; message: string | RegExp }>) {
+  function assertProblem(
+    res: HttpResult,
+    httpStatus: number,
+    code: string,
+    errors?: Array<{ field: string; message: string | RegExp }>,
+  ) {
     assert.equal(res.status, httpStatus, res.text)
     assertCommonHeaders(res, { status: code })
     assert.equal(res.headers.get('content-type'), 'application/problem+json; charset=utf-8')
@@ -61,18 +82,29 @@ describe('bad input', () => {
       })
 
       it('refuses an empty body and a body that is not an object', async () => {
-        const empty = await fetch(`${world.gateway.baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' } })
+        const empty = await fetch(`${world.gateway.baseUrl}${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+        })
         const emptyRes = { status: empty.status, headers: empty.headers, text: await empty.text() } as HttpResult
         emptyRes.body = JSON.parse(emptyRes.text)
         assertProblem(emptyRes, 400, '0xA0', [{ field: 'body', message: 'must be a JSON object' }])
         assert.equal(emptyRes.headers.get('x-intent-hash'), keccak256('0x'))
-        for (const body of ['[]', '"intent"', '42', 'null']) assertProblem(await send(body), 400, '0xA0', [{ field: 'body', message: 'must be a JSON object' }])
+        for (const body of ['[]', '"intent"', '42', 'null'])
+          assertProblem(await send(body), 400, '0xA0', [{ field: 'body', message: 'must be a JSON object' }])
       })
 
       it('names every missing field at once', async () => {
         const res = await send({})
         assertProblem(res, 400, '0xA0')
-        assert.deepEqual(res.body.errors.map((e: { field: string }) => e.field).sort(), ['data', 'nonce', 'policyId', 'sender', 'target', 'value'])
+        assert.deepEqual(res.body.errors.map((e: { field: string }) => e.field).sort(), [
+          'data',
+          'nonce',
+          'policyId',
+          'sender',
+          'target',
+          'value',
+        ])
         assert.ok(res.body.errors.every((e: { message: string }) => e.message === 'is required'))
       })
 
@@ -83,7 +115,8 @@ describe('bad input', () => {
         assertProblem(res, 400, '0xA0', [
           {
             field: 'validBfore',
-            message: /^is not a known field \(the fields are: sender, target, data, value, calls, nonce, validAfter, validBefore, policyId, accounts, chainType, mode, authorization, signature\)$/,
+            message:
+              /^is not a known field \(the fields are: sender, target, data, value, calls, nonce, validAfter, validBefore, policyId, accounts, chainType, mode, authorization, signature\)$/,
           },
         ])
       })
@@ -91,56 +124,102 @@ describe('bad input', () => {
       it('refuses account metas on an EVM chain, and names a bad field inside one', async () => {
         const meta = { address: '0x00000000000000000000000000000000000000aa', signer: false, writable: true }
         assertProblem(await send(withField('accounts', [meta])), 400, '0xA0', [
-          { field: 'accounts', message: "must be absent or empty on EVM chains: only Solana intents carry the target instruction's account metas" },
+          {
+            field: 'accounts',
+            message:
+              "must be absent or empty on EVM chains: only Solana intents carry the target instruction's account metas",
+          },
         ])
         assertProblem(await send(withField('accounts', [{ ...meta, writeable: true }])), 400, '0xA0', [
-          { field: 'accounts[0].writeable', message: 'is not a known field (an account meta has: address, signer, writable)' },
+          {
+            field: 'accounts[0].writeable',
+            message: 'is not a known field (an account meta has: address, signer, writable)',
+          },
         ])
       })
 
       it('refuses wrong types without coercing them', async () => {
-        assertProblem(await send(withField('value', 5)), 400, '0xA0', [{ field: 'value', message: 'must be a string (integers are written as decimal strings, e.g. "1000")' }])
-        assertProblem(await send(withField('nonce', true)), 400, '0xA0', [{ field: 'nonce', message: /^must be a string/ }])
-        assertProblem(await send(withField('sender', { a: 1 })), 400, '0xA0', [{ field: 'sender', message: 'must be a string' }])
-        assertProblem(await send(withField('data', null)), 400, '0xA0', [{ field: 'data', message: 'must be a string' }])
+        assertProblem(await send(withField('value', 5)), 400, '0xA0', [
+          { field: 'value', message: 'must be a string (integers are written as decimal strings, e.g. "1000")' },
+        ])
+        assertProblem(await send(withField('nonce', true)), 400, '0xA0', [
+          { field: 'nonce', message: /^must be a string/ },
+        ])
+        assertProblem(await send(withField('sender', { a: 1 })), 400, '0xA0', [
+          { field: 'sender', message: 'must be a string' },
+        ])
+        assertProblem(await send(withField('data', null)), 400, '0xA0', [
+          { field: 'data', message: 'must be a string' },
+        ])
       })
 
       it('refuses numbers that are not plain decimal, or do not fit in 256 bits', async () => {
         for (const value of ['-1', '+1', '1.5', '1e18', '0x10', ' 1', '', '١']) {
           assertProblem(await send(withField('value', value)), 400, '0xA0', [
-            { field: 'value', message: /^must be native value to send with the call, in the smallest unit \(wei\): an integer from 0 to 2\^256-1 written in decimal/ },
+            {
+              field: 'value',
+              message:
+                /^must be native value to send with the call, in the smallest unit \(wei\): an integer from 0 to 2\^256-1 written in decimal/,
+            },
           ])
         }
-        assertProblem(await send(withField('nonce', (2n ** 256n).toString())), 400, '0xA0', [{ field: 'nonce', message: 'must be below 2^256' }])
-        assertProblem(await send(withField('validBefore', '9'.repeat(100))), 400, '0xA0', [{ field: 'validBefore', message: 'must be below 2^256' }])
+        assertProblem(await send(withField('nonce', (2n ** 256n).toString())), 400, '0xA0', [
+          { field: 'nonce', message: 'must be below 2^256' },
+        ])
+        assertProblem(await send(withField('validBefore', '9'.repeat(100))), 400, '0xA0', [
+          { field: 'validBefore', message: 'must be below 2^256' },
+        ])
       })
 
       it('refuses bad addresses, bad checksums, bad hex data and a bad policy id', async () => {
-        assertProblem(await send(withField('sender', '0x1234')), 400, '0xA0', [{ field: 'sender', message: 'must be an address: 0x followed by 40 hex digits' }])
-        assertProblem(await send(withField('target', 'cf7ed3acca5a467e9e704c703e8d87f634fb0fc9')), 400, '0xA0', [{ field: 'target', message: 'must be an address: 0x followed by 40 hex digits' }])
+        assertProblem(await send(withField('sender', '0x1234')), 400, '0xA0', [
+          { field: 'sender', message: 'must be an address: 0x followed by 40 hex digits' },
+        ])
+        assertProblem(await send(withField('target', 'cf7ed3acca5a467e9e704c703e8d87f634fb0fc9')), 400, '0xA0', [
+          { field: 'target', message: 'must be an address: 0x followed by 40 hex digits' },
+        ])
         const badChecksum = world.devnet.demo.sender.replace(/[a-f]/, (c) => c.toUpperCase())
         assert.notEqual(badChecksum, world.devnet.demo.sender)
-        assertProblem(await send(withField('sender', badChecksum)), 400, '0xA0', [{ field: 'sender', message: 'has mixed case but is not a valid EIP-55 checksum' }])
+        assertProblem(await send(withField('sender', badChecksum)), 400, '0xA0', [
+          { field: 'sender', message: 'has mixed case but is not a valid EIP-55 checksum' },
+        ])
         for (const data of ['0x123', '0xzz', '1234', 'nothex']) {
-          assertProblem(await send(withField('data', data)), 400, '0xA0', [{ field: 'data', message: 'must be call data: 0x followed by an even number of hex digits ("0x" is empty)' }])
+          assertProblem(await send(withField('data', data)), 400, '0xA0', [
+            {
+              field: 'data',
+              message: 'must be call data: 0x followed by an even number of hex digits ("0x" is empty)',
+            },
+          ])
         }
         for (const policyId of ['0x12', `0x${'g'.repeat(64)}`, `0x${'1'.repeat(66)}`]) {
-          assertProblem(await send(withField('policyId', policyId)), 400, '0xA0', [{ field: 'policyId', message: 'must be the policy the intent runs under: 0x + 64 hex digits (bytes32)' }])
+          assertProblem(await send(withField('policyId', policyId)), 400, '0xA0', [
+            { field: 'policyId', message: 'must be the policy the intent runs under: 0x + 64 hex digits (bytes32)' },
+          ])
         }
       })
 
       it('refuses a signature that is not hex bytes, or is too long', async () => {
         for (const signature of ['0x', '0x123', 'abcd', `0x${'zz'.repeat(65)}`, `0x${'ab'.repeat(4097)}`]) {
           assertProblem(await send(withField('signature', signature)), 400, '0xA0', [
-            { field: 'signature', message: /^must be the sender's \(or a delegate's\) signature of the intent|^must be at most 8194 characters/ },
+            {
+              field: 'signature',
+              message:
+                /^must be the sender's \(or a delegate's\) signature of the intent|^must be at most 8194 characters/,
+            },
           ])
         }
-        assertProblem(await send(withField('signature', 65)), 400, '0xA0', [{ field: 'signature', message: 'must be a string' }])
+        assertProblem(await send(withField('signature', 65)), 400, '0xA0', [
+          { field: 'signature', message: 'must be a string' },
+        ])
       })
 
       it('refuses a chainType that does not match the chain', async () => {
-        assertProblem(await send(withField('chainType', 'solana')), 400, '0xA0', [{ field: 'chainType', message: 'is solana but chain eip155:31337 is evm' }])
-        assertProblem(await send(withField('chainType', 'bitcoin')), 400, '0xA0', [{ field: 'chainType', message: 'must be one of evm, solana, sui' }])
+        assertProblem(await send(withField('chainType', 'solana')), 400, '0xA0', [
+          { field: 'chainType', message: 'is solana but chain eip155:31337 is evm' },
+        ])
+        assertProblem(await send(withField('chainType', 'bitcoin')), 400, '0xA0', [
+          { field: 'chainType', message: 'must be one of evm, solana, sui' },
+        ])
         if (path.endsWith('validate')) assert.equal((await send(withField('chainType', 'evm'))).status, 200)
       })
 
@@ -148,13 +227,28 @@ describe('bad input', () => {
         const res = await send(demoIntent(world.devnet), { 'x-chain-id': 'base sepolia' })
         assert.equal(res.status, 400)
         assertCommonHeaders(res, { status: '0xA0', chainId: 'basesepolia', chainType: '' })
-        assert.deepEqual(res.body.errors, [{ field: 'X-Chain-Id', message: '"base sepolia" is not a chain id: use an EVM chain id in decimal (84532) or CAIP-2 (eip155:84532)' }])
+        assert.deepEqual(res.body.errors, [
+          {
+            field: 'X-Chain-Id',
+            message:
+              '"base sepolia" is not a chain id: use an EVM chain id in decimal (84532) or CAIP-2 (eip155:84532)',
+          },
+        ])
       })
 
       it('refuses content types other than JSON with 415', async () => {
-        const res = await request(world.gateway.baseUrl, path, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: JSON.stringify(demoIntent(world.devnet)) })
-        assertProblem(res, 415, '0xA0', [{ field: 'Content-Type', message: 'text/plain is not supported; send application/json' }])
-        const none = await request(world.gateway.baseUrl, path, { method: 'POST', body: new Blob([JSON.stringify(demoIntent(world.devnet))]) })
+        const res = await request(world.gateway.baseUrl, path, {
+          method: 'POST',
+          headers: { 'content-type': 'text/plain' },
+          body: JSON.stringify(demoIntent(world.devnet)),
+        })
+        assertProblem(res, 415, '0xA0', [
+          { field: 'Content-Type', message: 'text/plain is not supported; send application/json' },
+        ])
+        const none = await request(world.gateway.baseUrl, path, {
+          method: 'POST',
+          body: new Blob([JSON.stringify(demoIntent(world.devnet))]),
+        })
         assertProblem(none, 415, '0xA0')
       })
 
@@ -185,10 +279,14 @@ describe('bad input', () => {
     assert.equal(missing.body.detail, 'GET /intent/validate is not a route of this gateway')
 
     const notAHash = await request(world.gateway.baseUrl, '/intents/validat')
-    assertProblem(notAHash, 400, '0xA0', [{ field: 'intentHash', message: 'must be the X-Intent-Hash of an execute request: 0x + 64 hex digits' }])
+    assertProblem(notAHash, 400, '0xA0', [
+      { field: 'intentHash', message: 'must be the X-Intent-Hash of an execute request: 0x + 64 hex digits' },
+    ])
 
     const wrong = await request(world.gateway.baseUrl, '/intents/validate')
-    assertProblem(wrong, 405, '0xA1', [{ field: 'method', message: 'GET is not supported on /intents/validate; use POST' }])
+    assertProblem(wrong, 405, '0xA1', [
+      { field: 'method', message: 'GET is not supported on /intents/validate; use POST' },
+    ])
     assert.equal(wrong.headers.get('allow'), 'POST')
 
     const del = await request(world.gateway.baseUrl, '/health', { method: 'DELETE' })
@@ -197,7 +295,11 @@ describe('bad input', () => {
 
     // The 405 table comes from the routes registered (app.ts): the account route, which the
     // hand-kept table of before left out (a 404), answers it too.
-    const account = await request(world.gateway.baseUrl, `/accounts/${'0x'.padEnd(42, '1')}`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })
+    const account = await request(world.gateway.baseUrl, `/accounts/${'0x'.padEnd(42, '1')}`, {
+      method: 'POST',
+      body: '{}',
+      headers: { 'content-type': 'application/json' },
+    })
     assertProblem(account, 405, '0xA1')
     assert.equal(account.headers.get('allow'), 'GET, HEAD')
   })
@@ -224,7 +326,9 @@ describe('bad input', () => {
   })
 
   it('never echoes header values that could break a response', async () => {
-    const res = await post(world.gateway.baseUrl, '/intents/validate', demoIntent(world.devnet), { 'x-chain-id': 'x'.repeat(500) })
+    const res = await post(world.gateway.baseUrl, '/intents/validate', demoIntent(world.devnet), {
+      'x-chain-id': 'x'.repeat(500),
+    })
     assert.equal(res.status, 400)
     assert.equal(res.headers.get('x-chain-id'), 'x'.repeat(64))
   })

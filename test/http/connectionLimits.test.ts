@@ -2,23 +2,30 @@
 // others answered during a flood of idle connections, X-Forwarded-For believed only from the
 // trusted proxies (whose connections are not capped per address). All traffic stays on 127.0.0.0/8:
 // 127.0.0.1 and 127.0.0.2 are two clients.
-import { testConfig } from '../support/testConfig.ts'
+
 import assert from 'node:assert/strict'
 import { get, type IncomingHttpHeaders } from 'node:http'
 import { connect, type Socket } from 'node:net'
 import { after, before, describe, it } from 'node:test'
-import { createGateway, type Gateway } from '../../src/createGateway.ts'
 import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
+import { createGateway, type Gateway } from '../../src/createGateway.ts'
 import { createLogger } from '../../src/logging/createLogger.ts'
 import { assertCommonHeaders } from '../support/assertCommonHeaders.ts'
+import { testConfig } from '../support/testConfig.ts'
 
 type Started = Gateway & { port: number; logs: string[] }
 
 /** A gateway with the connection settings under test (startTestGateway does not take them). */
 async function startGateway(
   devnet: Devnet,
-  settings: { maxConnections: number; maxConnectionsPerClient: number; idleTimeoutMs?: number; trustedProxies?: string[]; rateLimit?: { max: number; windowMs: number } },
+  settings: {
+    maxConnections: number
+    maxConnectionsPerClient: number
+    idleTimeoutMs?: number
+    trustedProxies?: string[]
+    rateLimit?: { max: number; windowMs: number }
+  },
 ): Promise<Started> {
   const logs: string[] = []
   const logger = createLogger({ level: 'info', destination: { write: (line: string) => void logs.push(line) } })
@@ -76,7 +83,10 @@ function idleFrom(localAddress: string, port: number, sockets?: Set<Socket>) {
   })
 }
 
-const toHeaders = (headers: IncomingHttpHeaders) => new Headers(Object.entries(headers).flatMap(([k, v]) => (v === undefined ? [] : [[k, String(v)] as [string, string]])))
+const toHeaders = (headers: IncomingHttpHeaders) =>
+  new Headers(
+    Object.entries(headers).flatMap(([k, v]) => (v === undefined ? [] : [[k, String(v)] as [string, string]])),
+  )
 const wait = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 describe('connection limits per client', () => {
@@ -109,11 +119,15 @@ describe('connection limits per client', () => {
     try {
       await wait(1_000)
       // The gateway holds no more than the flooder's cap (and the probe's connection).
-      const connections = () => new Promise<number>((resolve, reject) => gateway.app.server.getConnections((err, n) => (err ? reject(err) : resolve(n))))
+      const connections = () =>
+        new Promise<number>((resolve, reject) =>
+          gateway.app.server.getConnections((err, n) => (err ? reject(err) : resolve(n))),
+        )
       const held = await connections()
       const probes = []
       for (let i = 0; i < 6; i++) {
-        for (const path of ['/health', '/health/ready']) probes.push({ path, answer: await getFrom('127.0.0.2', gateway.port, path) })
+        for (const path of ['/health', '/health/ready'])
+          probes.push({ path, answer: await getFrom('127.0.0.2', gateway.port, path) })
         await wait(200)
       }
       const heldAfter = await connections()
@@ -121,16 +135,31 @@ describe('connection limits per client', () => {
       for (const { path, answer } of probes) {
         assert.ok('status' in answer, `${path} from another client: ${'error' in answer ? answer.error : ''}`)
         assert.equal(answer.status, 200, `${path}: ${answer.text.slice(0, 200)}`)
-        assertCommonHeaders({ status: answer.status, headers: toHeaders(answer.headers), body: JSON.parse(answer.text), text: answer.text }, { status: '0x01' })
+        assertCommonHeaders(
+          {
+            status: answer.status,
+            headers: toHeaders(answer.headers),
+            body: JSON.parse(answer.text),
+            text: answer.text,
+          },
+          { status: '0x01' },
+        )
       }
       assert.ok(opened >= 600, `the flood opened ${opened} connections`)
-      assert.ok(held <= maxConnectionsPerClient + 1 && heldAfter <= maxConnectionsPerClient + 1, `the gateway held ${held}, then ${heldAfter} connections (cap ${maxConnectionsPerClient})`)
+      assert.ok(
+        held <= maxConnectionsPerClient + 1 && heldAfter <= maxConnectionsPerClient + 1,
+        `the gateway held ${held}, then ${heldAfter} connections (cap ${maxConnectionsPerClient})`,
+      )
       assert.ok(closedAtOnce >= 500, `the flooder's excess connections are closed at once (${closedAtOnce})`)
       assert.ok(
         gateway.logs.some((l) => l.includes('connection limit per client reached')),
         'the refusals are logged',
       )
-      assert.equal(gateway.logs.filter((l) => l.includes('connection limit per client reached')).length, 1, 'at most once every 10 s')
+      assert.equal(
+        gateway.logs.filter((l) => l.includes('connection limit per client reached')).length,
+        1,
+        'at most once every 10 s',
+      )
     } finally {
       flooding = false
       for (const s of open) s.destroy()
@@ -140,7 +169,12 @@ describe('connection limits per client', () => {
   })
 
   it("believes X-Forwarded-For from a trusted proxy only, and does not cap a trusted proxy's connections", async () => {
-    const gateway = await startGateway(devnet, { maxConnections: 512, maxConnectionsPerClient: 4, trustedProxies: ['127.0.0.1/32'], rateLimit: { max: 1, windowMs: 60_000 } })
+    const gateway = await startGateway(devnet, {
+      maxConnections: 512,
+      maxConnectionsPerClient: 4,
+      trustedProxies: ['127.0.0.1/32'],
+      rateLimit: { max: 1, windowMs: 60_000 },
+    })
     // The rate limit counts per client key: a second request under the same key is 429.
     const path = `/intents/0x${'ab'.repeat(32)}`
     const status = async (from: string, forwardedFor: string) => {
@@ -151,11 +185,23 @@ describe('connection limits per client', () => {
     try {
       // From an untrusted peer, the forwarded address is ignored: both requests are 127.0.0.2's.
       assert.notEqual(await status('127.0.0.2', '198.51.100.1'), 429)
-      assert.equal(await status('127.0.0.2', '198.51.100.2'), 429, 'X-Forwarded-For from an untrusted peer does not make a new client')
+      assert.equal(
+        await status('127.0.0.2', '198.51.100.2'),
+        429,
+        'X-Forwarded-For from an untrusted peer does not make a new client',
+      )
       // From the trusted proxy, each forwarded address is its own client.
       assert.notEqual(await status('127.0.0.1', '198.51.100.1'), 429)
-      assert.notEqual(await status('127.0.0.1', '198.51.100.2'), 429, 'another forwarded client behind the trusted proxy')
-      assert.notEqual(await status('127.0.0.1', '203.0.113.9, 198.51.100.3'), 429, 'the address the proxy saw, not what the client claimed')
+      assert.notEqual(
+        await status('127.0.0.1', '198.51.100.2'),
+        429,
+        'another forwarded client behind the trusted proxy',
+      )
+      assert.notEqual(
+        await status('127.0.0.1', '203.0.113.9, 198.51.100.3'),
+        429,
+        'the address the proxy saw, not what the client claimed',
+      )
       assert.equal(await status('127.0.0.1', '203.0.113.9, 198.51.100.1'), 429, 'the same forwarded client again')
 
       // At the socket level: the proxy's connections are not capped per address, another peer's are.
@@ -165,8 +211,16 @@ describe('connection limits per client', () => {
       gateway.app.server.closeAllConnections()
       const proxyLived = (await Promise.all(proxy)).map((r) => r.ms)
       const otherLived = (await Promise.all(other)).map((r) => r.ms)
-      assert.equal(proxyLived.filter((ms) => ms < 300).length, 0, `the trusted proxy's connections stay open: ${proxyLived.map(Math.round)}`)
-      assert.equal(otherLived.filter((ms) => ms < 300).length, 6, `another peer's connections over 4 are closed at once: ${otherLived.map(Math.round)}`)
+      assert.equal(
+        proxyLived.filter((ms) => ms < 300).length,
+        0,
+        `the trusted proxy's connections stay open: ${proxyLived.map(Math.round)}`,
+      )
+      assert.equal(
+        otherLived.filter((ms) => ms < 300).length,
+        6,
+        `another peer's connections over 4 are closed at once: ${otherLived.map(Math.round)}`,
+      )
     } finally {
       await gateway.close()
     }

@@ -5,22 +5,42 @@ import assert from 'node:assert/strict'
 import { after, before, beforeEach, describe, it } from 'node:test'
 import { decodeEventLog, encodeFunctionData, type Hex, parseEther } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
+import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { demoCounterArtifact } from '../../src/contracts/demoCounterArtifact.ts'
 import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
-import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { assertCommonHeaders } from '../support/assertCommonHeaders.ts'
-import { demoIntent, post, request, rpc, signIntent, startTestGateway, startWorld, type World } from '../support/testGateway.ts'
+import {
+  demoIntent,
+  post,
+  request,
+  rpc,
+  signIntent,
+  startTestGateway,
+  startWorld,
+  type World,
+} from '../support/testGateway.ts'
 
 const relayer = privateKeyToAccount(devnetAccounts.relayer).address
 
 describe('POST /intents/execute', () => {
   let world: World
   // Every execute here is signed by the demo sender; test/evm/signedIntents.test.ts covers the rest.
-  const execute = async (body: Record<string, unknown>, baseUrl = world.gateway.baseUrl) => post(baseUrl, '/intents/execute', await signIntent(world.devnet, body), { 'x-chain-id': '31337' })
-  const readCount = () => world.clients.publicClient.readContract({ address: world.devnet.contracts.counter, abi: demoCounterArtifact.abi, functionName: 'count' })
+  const execute = async (body: Record<string, unknown>, baseUrl = world.gateway.baseUrl) =>
+    post(baseUrl, '/intents/execute', await signIntent(world.devnet, body), { 'x-chain-id': '31337' })
+  const readCount = () =>
+    world.clients.publicClient.readContract({
+      address: world.devnet.contracts.counter,
+      abi: demoCounterArtifact.abi,
+      functionName: 'count',
+    })
   const relayerNonce = () => world.clients.publicClient.getTransactionCount({ address: relayer, blockTag: 'pending' })
   const nonceUsed = (nonce: bigint) =>
-    world.clients.publicClient.readContract({ address: world.devnet.contracts.executor, abi: intentExecutorArtifact.abi, functionName: 'nonceUsed', args: [world.devnet.demo.sender, nonce] })
+    world.clients.publicClient.readContract({
+      address: world.devnet.contracts.executor,
+      abi: intentExecutorArtifact.abi,
+      functionName: 'nonceUsed',
+      args: [world.devnet.demo.sender, nonce],
+    })
 
   before(async () => {
     world = await startWorld()
@@ -63,7 +83,11 @@ describe('POST /intents/execute', () => {
     assert.equal(event.args.status, '0x11')
     assert.equal(event.args.returnData, res.body.returnData)
     assert.equal(await readCount(), countBefore + 1n)
-    const received = await world.clients.publicClient.readContract({ address: world.devnet.contracts.counter, abi: demoCounterArtifact.abi, functionName: 'received' })
+    const received = await world.clients.publicClient.readContract({
+      address: world.devnet.contracts.counter,
+      abi: demoCounterArtifact.abi,
+      functionName: 'received',
+    })
     assert.equal(received, parseEther('0.5'))
 
     const polled = await request(world.gateway.baseUrl, `/intents/${res.headers.get('x-intent-hash')}`)
@@ -110,7 +134,12 @@ describe('POST /intents/execute', () => {
     assert.equal(await relayerNonce(), nonceAfterFirst, 'the replay sent nothing')
 
     // Same (sender, nonce), different call: the contract and the gateway both refuse it.
-    const sameNonce = await execute(demoIntent(world.devnet, { nonce: '3', data: encodeFunctionData({ abi: demoCounterArtifact.abi, functionName: 'increment', args: [5n] }) }))
+    const sameNonce = await execute(
+      demoIntent(world.devnet, {
+        nonce: '3',
+        data: encodeFunctionData({ abi: demoCounterArtifact.abi, functionName: 'increment', args: [5n] }),
+      }),
+    )
     assert.equal(sameNonce.status, 409)
     assertCommonHeaders(sameNonce, { status: '0x22' })
     assert.equal(await relayerNonce(), nonceAfterFirst)
@@ -131,17 +160,26 @@ describe('POST /intents/execute', () => {
     assert.equal(await readCount(), countBefore + BigInt(n))
     assert.equal(await relayerNonce(), before + n)
     for (let i = 0; i < n; i++) assert.equal(await nonceUsed(BigInt(1000 + i)), true)
-    assert.ok(!world.gateway.logs.some((l) => /nonce/i.test(l) && /"level":(40|50)/.test(l)), 'no nonce warnings or errors were logged')
+    assert.ok(
+      !world.gateway.logs.some((l) => /nonce/i.test(l) && /"level":(40|50)/.test(l)),
+      'no nonce warnings or errors were logged',
+    )
   })
 
   it('lets one of many identical concurrent executes through; the rest replay it (202 0xF3 in flight, or 200 0x11 once mined)', async () => {
     const body = demoIntent(world.devnet, { nonce: '5' })
     const before = await relayerNonce()
     const results = await Promise.all(Array.from({ length: 8 }, () => execute(body)))
-    assert.equal(results.filter((r) => r.status === 200 && !r.body.replayed).length, 1, results.map((r) => r.text).join('\n'))
+    assert.equal(
+      results.filter((r) => r.status === 200 && !r.body.replayed).length,
+      1,
+      results.map((r) => r.text).join('\n'),
+    )
     for (const r of results.filter((r) => r.body.replayed)) {
       assert.ok(
-        (r.status === 202 && r.headers.get('x-erc1066-status') === '0xF3' && r.headers.get('location') === `/intents/${r.headers.get('x-intent-hash')}`) ||
+        (r.status === 202 &&
+          r.headers.get('x-erc1066-status') === '0xF3' &&
+          r.headers.get('location') === `/intents/${r.headers.get('x-intent-hash')}`) ||
           (r.status === 200 && r.headers.get('x-erc1066-status') === '0x11'),
         r.text,
       )
@@ -155,7 +193,13 @@ describe('POST /intents/execute', () => {
     const { writePolicy } = await import('../support/policies.ts')
     const id = await writePolicy(world, 'any call', {})
     const before = await relayerNonce()
-    const res = await execute(demoIntent(world.devnet, { nonce: '6', policyId: id, data: encodeFunctionData({ abi: demoCounterArtifact.abi, functionName: 'fail', args: ['nope'] }) }))
+    const res = await execute(
+      demoIntent(world.devnet, {
+        nonce: '6',
+        policyId: id,
+        data: encodeFunctionData({ abi: demoCounterArtifact.abi, functionName: 'fail', args: ['nope'] }),
+      }),
+    )
     assert.equal(res.status, 422)
     assertCommonHeaders(res, { status: '0x50' })
     assert.match(res.body.detail, /^the target call reverted with data 0x/)
@@ -211,13 +255,25 @@ describe('POST /intents/execute', () => {
     await rpc(world.devnet.anvil.rpcUrl, 'evm_setAutomine', [false])
     try {
       const a = execute(demoIntent(world.devnet, { nonce: '10' }), ours.baseUrl)
-      const b = execute(demoIntent(world.devnet, { nonce: '10', data: encodeFunctionData({ abi: demoCounterArtifact.abi, functionName: 'increment', args: [2n] }) }), rival.baseUrl)
+      const b = execute(
+        demoIntent(world.devnet, {
+          nonce: '10',
+          data: encodeFunctionData({ abi: demoCounterArtifact.abi, functionName: 'increment', args: [2n] }),
+        }),
+        rival.baseUrl,
+      )
       // Both passed simulation against the same state and sent; wait until both are in the pool.
-      for (let i = 0; i < 250 && Number((await rpc(world.devnet.anvil.rpcUrl, 'txpool_status', [])).pending) < 2; i++) await new Promise((r) => setTimeout(r, 20))
+      for (let i = 0; i < 250 && Number((await rpc(world.devnet.anvil.rpcUrl, 'txpool_status', [])).pending) < 2; i++)
+        await new Promise((r) => setTimeout(r, 20))
       await rpc(world.devnet.anvil.rpcUrl, 'evm_mine', [])
       const results = await Promise.all([a, b])
       const statuses = results.map((r) => r.status).sort()
-      assert.deepEqual(statuses, [200, 409], results.map((r) => r.text).join('\n') + [...rival.logs, ...ours.logs].filter((l) => /"level":(40|50)/.test(l)).join('\n'))
+      assert.deepEqual(
+        statuses,
+        [200, 409],
+        results.map((r) => r.text).join('\n') +
+          [...rival.logs, ...ours.logs].filter((l) => /"level":(40|50)/.test(l)).join('\n'),
+      )
       const loser = results.find((r) => r.status === 409)!
       assertCommonHeaders(loser, { status: '0x22' })
       assert.equal(loser.body.state, 'reverted')
@@ -267,7 +323,10 @@ describe('POST /intents/execute', () => {
       assertCommonHeaders(res, { status: '0xF0' })
       assert.ok(!res.text.includes(poorKey.slice(2)), 'the key never appears in a response')
       assert.equal(await readCount(), countBefore)
-      await rpc(world.devnet.anvil.rpcUrl, 'anvil_setBalance', [privateKeyToAccount(poorKey).address, '0xDE0B6B3A7640000'])
+      await rpc(world.devnet.anvil.rpcUrl, 'anvil_setBalance', [
+        privateKeyToAccount(poorKey).address,
+        '0xDE0B6B3A7640000',
+      ])
       const retry = await execute(demoIntent(world.devnet, { nonce: '9' }), poor.baseUrl)
       assert.equal(retry.status, 200, retry.text)
     } finally {
@@ -279,7 +338,9 @@ describe('POST /intents/execute', () => {
     const unknown = await request(world.gateway.baseUrl, `/intents/0x${'12'.repeat(32)}`)
     assert.equal(unknown.status, 404)
     assertCommonHeaders(unknown, { status: '0xA0', intentHash: `0x${'12'.repeat(32)}` })
-    assert.deepEqual(unknown.body.errors, [{ field: 'intentHash', message: 'no execution of this intent was sent by this gateway' }])
+    assert.deepEqual(unknown.body.errors, [
+      { field: 'intentHash', message: 'no execution of this intent was sent by this gateway' },
+    ])
     const malformed = await request(world.gateway.baseUrl, '/intents/0x1234')
     assert.equal(malformed.status, 400)
     assert.equal(malformed.body.errors[0].field, 'intentHash')

@@ -10,20 +10,33 @@ import { decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402
 import { type Address, type Hex, toHex } from 'viem'
 import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts'
 import { hashApiKey } from '../../src/auth/createApiKeyCheck.ts'
-import { demoDollarArtifact } from '../../src/contracts/demoDollarArtifact.ts'
-import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
 import { createDevClients } from '../../src/chains/evm/devnet/deployContracts.ts'
 import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
 import { evmRuntime } from '../../src/chains/evm/evmRuntime.ts'
-import { bodyFingerprint } from '../../src/idempotency/bodyFingerprint.ts'
-import { parseIntent } from '../../src/intents/parseIntent.ts'
 import { limitsConfig } from '../../src/config/limitsConfig.ts'
 import { readOAuthConfig } from '../../src/config/oauthConfig.ts'
-import { asAccessToken, type AuthorizationServer, requestToken, startAuthorizationServer } from '../support/authorizationServer.ts'
+import { demoDollarArtifact } from '../../src/contracts/demoDollarArtifact.ts'
+import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
+import { bodyFingerprint } from '../../src/idempotency/bodyFingerprint.ts'
+import { parseIntent } from '../../src/intents/parseIntent.ts'
+import {
+  type AuthorizationServer,
+  asAccessToken,
+  requestToken,
+  startAuthorizationServer,
+} from '../support/authorizationServer.ts'
 import { payingClient } from '../support/paymentsWorld.ts'
 import { rawRequest } from '../support/rawRequest.ts'
-import { demoIntent, type HttpResult, post, request, signedIntent, startTestGateway, type TestGateway } from '../support/testGateway.ts'
+import {
+  demoIntent,
+  type HttpResult,
+  post,
+  request,
+  signedIntent,
+  startTestGateway,
+  type TestGateway,
+} from '../support/testGateway.ts'
 
 const keyA = 'tenant-a-key-0123456789abcdef'
 const keyB = 'tenant-b-key-0123456789abcdef'
@@ -37,27 +50,54 @@ describe('Idempotency-Key on POST /intents/execute', () => {
   let clients: ReturnType<typeof createDevClients>
   let as: AuthorizationServer
   const payer = privateKeyToAccount(devnetAccounts.payer).address
-  const balanceOf = (who: Address) => clients.publicClient.readContract({ address: devnet.contracts.dollar, abi: demoDollarArtifact.abi, functionName: 'balanceOf', args: [who] })
+  const balanceOf = (who: Address) =>
+    clients.publicClient.readContract({
+      address: devnet.contracts.dollar,
+      abi: demoDollarArtifact.abi,
+      functionName: 'balanceOf',
+      args: [who],
+    })
   const nonceUsed = (nonce: string) =>
-    clients.publicClient.readContract({ address: devnet.contracts.executor, abi: intentExecutorArtifact.abi, functionName: 'nonceUsed', args: [devnet.demo.sender, BigInt(nonce)] })
+    clients.publicClient.readContract({
+      address: devnet.contracts.executor,
+      abi: intentExecutorArtifact.abi,
+      functionName: 'nonceUsed',
+      args: [devnet.demo.sender, BigInt(nonce)],
+    })
   const execute = (body: unknown, headers: Record<string, string> = {}, apiKey: string | null = keyA) =>
-    post(gateway.baseUrl, '/intents/execute', body, { ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}), ...headers })
+    post(gateway.baseUrl, '/intents/execute', body, {
+      ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
+      ...headers,
+    })
   /** Keyless, paid by @x402/fetch: it answers the 402 by itself, sending the request again with the same headers and its payment. */
   const paidExecute = async (body: unknown, headers: Record<string, string> = {}): Promise<HttpResult> => {
-    const res = await payingClient(devnet).fetch(`${gateway.baseUrl}/intents/execute`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })
+    const res = await payingClient(devnet).fetch(`${gateway.baseUrl}/intents/execute`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    })
     const text = await res.text()
     return { status: res.status, headers: res.headers, body: JSON.parse(text), text }
   }
   /** Transactions the journal holds for an intent: one execution is one attempt. */
-  const attemptsOf = async (res: HttpResult) => (await gateway.journal.attempts(devnet.chain.chainId, res.headers.get('x-intent-hash') as Hex)).length
+  const attemptsOf = async (res: HttpResult) =>
+    (await gateway.journal.attempts(devnet.chain.chainId, res.headers.get('x-intent-hash') as Hex)).length
   const hashOf = async (body: Record<string, unknown>) => evmRuntime.hashIntent(parseIntent(body as never, evmRuntime))
 
   before(async () => {
     devnet = await startDevnet()
     clients = createDevClients(devnet.anvil.rpcUrl, devnet.anvil.chainId)
     as = await startAuthorizationServer()
-    const oauth = readOAuthConfig({ OAUTH_ISSUER: as.url, OAUTH_AUDIENCE: audience }, { production: false, publicUrl: undefined }).value!
-    gateway = await startTestGateway({ chains: [devnet.chain], payments: devnet.payments, auth: { keyHashes: [hashApiKey(keyA), hashApiKey(keyB)], requireForValidate: false }, oauth })
+    const oauth = readOAuthConfig(
+      { OAUTH_ISSUER: as.url, OAUTH_AUDIENCE: audience },
+      { production: false, publicUrl: undefined },
+    ).value!
+    gateway = await startTestGateway({
+      chains: [devnet.chain],
+      payments: devnet.payments,
+      auth: { keyHashes: [hashApiKey(keyA), hashApiKey(keyB)], requireForValidate: false },
+      oauth,
+    })
   })
   after(async () => {
     await gateway?.close()
@@ -148,7 +188,8 @@ describe('Idempotency-Key on POST /intents/execute', () => {
   })
 
   it("keeps two OAuth subjects' keys apart (oauth:<iss>#<sub>), and apart from API keys", async () => {
-    const tokenOf = (sub: string) => requestToken(as, { aud: audience, scope: 'intents:execute' }, (t) => asAccessToken(t, sub))
+    const tokenOf = (sub: string) =>
+      requestToken(as, { aud: audience, scope: 'intents:execute' }, (t) => asAccessToken(t, sub))
     const [one, two] = [await tokenOf('agent-1'), await tokenOf('agent-2')]
     const [x, y] = await Promise.all(['9015', '9016'].map((nonce) => signedIntent(devnet, { nonce })))
     assert.equal((await execute(x, { 'idempotency-key': 'oauth-1' }, one)).status, 200)
@@ -156,7 +197,10 @@ describe('Idempotency-Key on POST /intents/execute', () => {
     assert.equal(other.status, 200, other.text)
     assert.equal(other.body.replayed, undefined)
     assert.equal((await execute(y, { 'idempotency-key': 'oauth-1' }, one)).status, 422)
-    assert.equal((await gateway.journal.idempotencyKey(`key:oauth:${as.url}#agent-2`, 'oauth-1'))?.intentHash, other.headers.get('x-intent-hash'))
+    assert.equal(
+      (await gateway.journal.idempotencyKey(`key:oauth:${as.url}#agent-2`, 'oauth-1'))?.intentHash,
+      other.headers.get('x-intent-hash'),
+    )
     assert.equal(await gateway.journal.idempotencyKey(scopeA, 'oauth-1'), undefined)
   })
 
@@ -172,7 +216,10 @@ describe('Idempotency-Key on POST /intents/execute', () => {
     const body = await signedIntent(devnet, { nonce: '9021' })
     const offer = await execute(body, { 'idempotency-key': 'pay-9021' }, null)
     assert.equal(offer.status, 402)
-    assert.equal(await gateway.journal.idempotencyKey(`sender:${devnet.demo.sender.toLowerCase()}`, 'pay-9021'), undefined)
+    assert.equal(
+      await gateway.journal.idempotencyKey(`sender:${devnet.demo.sender.toLowerCase()}`, 'pay-9021'),
+      undefined,
+    )
     const payerBefore = await balanceOf(payer)
     const paid = await paidExecute(body, { 'idempotency-key': 'pay-9021' })
     assert.equal(paid.status, 200, paid.text)
@@ -189,7 +236,12 @@ describe('Idempotency-Key on POST /intents/execute', () => {
       chainId: devnet.chain.chainId,
       intentHash,
       intent: parseIntent(body as never, evmRuntime),
-      idempotencyKey: { scope: scopeA, key: 'slow-9030', fingerprint: bodyFingerprint(body), expiresAt: new Date(Date.now() + 60_000) },
+      idempotencyKey: {
+        scope: scopeA,
+        key: 'slow-9030',
+        fingerprint: bodyFingerprint(body),
+        expiresAt: new Date(Date.now() + 60_000),
+      },
     })
     assert.ok(claim.ok)
     const running = await execute(body, { 'idempotency-key': 'slow-9030' })
@@ -197,8 +249,15 @@ describe('Idempotency-Key on POST /intents/execute', () => {
     assert.equal(running.headers.get('x-erc1066-status'), '0xF3')
     assert.equal(running.headers.get('location'), `/intents/${intentHash}`)
     assert.equal(running.body.replayed, true)
-    assert.equal((await request(gateway.baseUrl, running.headers.get('location')!)).status, 202, 'the Location answers while it runs')
-    assert.equal((await execute(await signedIntent(devnet, { nonce: '9031' }), { 'idempotency-key': 'slow-9030' })).status, 422)
+    assert.equal(
+      (await request(gateway.baseUrl, running.headers.get('location')!)).status,
+      202,
+      'the Location answers while it runs',
+    )
+    assert.equal(
+      (await execute(await signedIntent(devnet, { nonce: '9031' }), { 'idempotency-key': 'slow-9030' })).status,
+      422,
+    )
     // The first request gives its claim back (refused before signing): its key goes with it, and a retry runs.
     await gateway.journal.release(claim.record)
     assert.equal(await gateway.journal.idempotencyKey(scopeA, 'slow-9030'), undefined)
@@ -209,13 +268,22 @@ describe('Idempotency-Key on POST /intents/execute', () => {
 
   it('runs one of several concurrent requests with one key and body, and one of two with one key and two bodies', async () => {
     const body = await signedIntent(devnet, { nonce: '9040' })
-    const answers = await Promise.all(Array.from({ length: 6 }, () => execute(body, { 'idempotency-key': 'burst-9040' })))
-    assert.equal(answers.filter((a) => a.status === 200 && a.body.replayed === undefined).length, 1, JSON.stringify(answers.map((a) => [a.status, a.body.replayed])))
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () => execute(body, { 'idempotency-key': 'burst-9040' })),
+    )
+    assert.equal(
+      answers.filter((a) => a.status === 200 && a.body.replayed === undefined).length,
+      1,
+      JSON.stringify(answers.map((a) => [a.status, a.body.replayed])),
+    )
     assert.ok(answers.every((a) => [200, 202].includes(a.status)))
     assert.equal(await attemptsOf(answers[0]!), 1)
 
     const [x, y] = await Promise.all(['9041', '9042'].map((nonce) => signedIntent(devnet, { nonce })))
-    const pair = await Promise.all([execute(x, { 'idempotency-key': 'race-9041' }), execute(y, { 'idempotency-key': 'race-9041' })])
+    const pair = await Promise.all([
+      execute(x, { 'idempotency-key': 'race-9041' }),
+      execute(y, { 'idempotency-key': 'race-9041' }),
+    ])
     assert.deepEqual(pair.map((a) => a.status).sort(), [200, 422], JSON.stringify(pair.map((a) => a.body)))
     assert.deepEqual([await nonceUsed('9041'), await nonceUsed('9042')].filter(Boolean).length, 1)
   })
@@ -229,7 +297,10 @@ describe('Idempotency-Key on POST /intents/execute', () => {
     }
     const body = await signedIntent(devnet, { nonce: '9050' })
     const required = await offerFor(body)
-    const [p1, p2] = [encodePaymentSignatureHeader(await client.createPaymentPayload(required)), encodePaymentSignatureHeader(await client.createPaymentPayload(required))]
+    const [p1, p2] = [
+      encodePaymentSignatureHeader(await client.createPaymentPayload(required)),
+      encodePaymentSignatureHeader(await client.createPaymentPayload(required)),
+    ]
     const payerBefore = await balanceOf(payer)
     const first = await execute(body, { 'idempotency-key': 'three-9050', 'payment-signature': p1 }, null)
     assert.equal(first.status, 200, first.text)
@@ -253,15 +324,31 @@ describe('Idempotency-Key on POST /intents/execute', () => {
     assert.equal(await balanceOf(payer), payerBefore - price, 'charged once')
     assert.equal(await attemptsOf(first), 1, 'executed once')
     // A key that answered by replay claimed nothing, so it recorded nothing.
-    assert.equal(await gateway.journal.idempotencyKey(`sender:${devnet.demo.sender.toLowerCase()}`, 'three-9050-c'), undefined)
+    assert.equal(
+      await gateway.journal.idempotencyKey(`sender:${devnet.demo.sender.toLowerCase()}`, 'three-9050-c'),
+      undefined,
+    )
   })
 
   it('records nothing for 429 (a spent gas budget) or 503 (the relayer spend budget)', async () => {
     // A gateway of its own each time, with its own relayer (anvil's account 9, free in the devnet), whose budget the first execute spends.
-    const relayer = toHex(mnemonicToAccount('test test test test test test test test test test test junk', { addressIndex: 9 }).getHdKey().privateKey!)
+    const relayer = toHex(
+      mnemonicToAccount('test test test test test test test test test test test junk', { addressIndex: 9 }).getHdKey()
+        .privateKey!,
+    )
     const cases = [
-      { limits: { gasBudgetPerClient: 1, relayerSpendBudget: 0 }, status: 429, type: 'urn:intent-gateway:problem:gas-budget-spent', nonce: 9060 },
-      { limits: { gasBudgetPerClient: 0, relayerSpendBudget: 1 }, status: 503, type: 'urn:intent-gateway:problem:relayer-budget-spent', nonce: 9070 },
+      {
+        limits: { gasBudgetPerClient: 1, relayerSpendBudget: 0 },
+        status: 429,
+        type: 'urn:intent-gateway:problem:gas-budget-spent',
+        nonce: 9060,
+      },
+      {
+        limits: { gasBudgetPerClient: 0, relayerSpendBudget: 1 },
+        status: 503,
+        type: 'urn:intent-gateway:problem:relayer-budget-spent',
+        nonce: 9070,
+      },
     ]
     for (const { limits, status, type, nonce } of cases) {
       const limited = await startTestGateway({
@@ -272,7 +359,10 @@ describe('Idempotency-Key on POST /intents/execute', () => {
       })
       try {
         const run = async (n: number, key: string) =>
-          post(limited.baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: String(n) }), { authorization: `Bearer ${keyA}`, 'idempotency-key': key })
+          post(limited.baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: String(n) }), {
+            authorization: `Bearer ${keyA}`,
+            'idempotency-key': key,
+          })
         assert.equal((await run(nonce, `spend-${nonce}`)).status, 200)
         const refused = await run(nonce + 1, `budget-${nonce}`)
         assert.equal(refused.status, status, refused.text)

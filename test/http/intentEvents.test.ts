@@ -6,12 +6,25 @@ import { after, before, describe, it } from 'node:test'
 import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { assertCommonHeaders } from '../support/assertCommonHeaders.ts'
 import { createTestDatabase, type TestDatabase } from '../support/postgresDatabase.ts'
-import { post, request, rpc, signedIntent, startTestGateway, startWorld, type TestGateway, type World } from '../support/testGateway.ts'
+import {
+  post,
+  request,
+  rpc,
+  signedIntent,
+  startTestGateway,
+  startWorld,
+  type TestGateway,
+  type World,
+} from '../support/testGateway.ts'
 
 type Received = { id: string; event: string; data: Record<string, unknown> }
 
 /** Reads a server-sent event stream to its end (or until `stopAfter` events), parsing each event. */
-async function readEvents(url: string, headers: Record<string, string> = {}, onEvent?: (e: Received) => void | Promise<void>): Promise<{ status: number; headers: Headers; events: Received[] }> {
+async function readEvents(
+  url: string,
+  headers: Record<string, string> = {},
+  onEvent?: (e: Received) => void | Promise<void>,
+): Promise<{ status: number; headers: Headers; events: Received[] }> {
   const res = await fetch(url, { headers: { accept: 'text/event-stream', ...headers } })
   const events: Received[] = []
   if (res.status !== 200) return { status: res.status, headers: res.headers, events }
@@ -49,8 +62,16 @@ describe('execution events (server-sent events from the journal)', () => {
     world = await startWorld()
     database = await createTestDatabase('events')
     // Two instances on one journal, each with its own relayer key.
-    a = await startTestGateway({ chains: [world.devnet.chain], storage: { databaseUrl: database.url, redisUrl: undefined, instanceId: 'a' }, receiptTimeoutMs: 200 })
-    b = await startTestGateway({ chains: [world.devnet.chain], storage: { databaseUrl: database.url, redisUrl: undefined, instanceId: 'b' }, relayerPrivateKey: devnetAccounts.other })
+    a = await startTestGateway({
+      chains: [world.devnet.chain],
+      storage: { databaseUrl: database.url, redisUrl: undefined, instanceId: 'a' },
+      receiptTimeoutMs: 200,
+    })
+    b = await startTestGateway({
+      chains: [world.devnet.chain],
+      storage: { databaseUrl: database.url, redisUrl: undefined, instanceId: 'b' },
+      relayerPrivateKey: devnetAccounts.other,
+    })
   })
   after(async () => {
     await a?.close()
@@ -72,15 +93,32 @@ describe('execution events (server-sent events from the journal)', () => {
       })
       assert.equal(live.status, 200)
       assert.match(live.headers.get('content-type') ?? '', /^text\/event-stream/)
-      assertCommonHeaders({ status: live.status, headers: live.headers, body: undefined, text: '' }, { status: '0x01', intentHash })
+      assertCommonHeaders(
+        { status: live.status, headers: live.headers, body: undefined, text: '' },
+        { status: '0x01', intentHash },
+      )
       assert.deepEqual(
         live.events.map((e) => e.event),
         ['submitted', 'mined', 'final'],
       )
       const minedEvent = live.events[1]!.data
       assert.deepEqual(
-        { type: minedEvent.type, intentHash: minedEvent.intentHash, chainId: minedEvent.chainId, state: minedEvent.state, transactionHash: minedEvent.transactionHash, attempt: minedEvent.attempt },
-        { type: 'mined', intentHash, chainId: 'eip155:31337', state: 'mined', transactionHash: sent.body.transactionHash, attempt: 1 },
+        {
+          type: minedEvent.type,
+          intentHash: minedEvent.intentHash,
+          chainId: minedEvent.chainId,
+          state: minedEvent.state,
+          transactionHash: minedEvent.transactionHash,
+          attempt: minedEvent.attempt,
+        },
+        {
+          type: 'mined',
+          intentHash,
+          chainId: 'eip155:31337',
+          state: 'mined',
+          transactionHash: sent.body.transactionHash,
+          attempt: 1,
+        },
       )
       assert.match(String(minedEvent.blockNumber), /^[0-9]+$/)
       assert.ok(!Number.isNaN(Date.parse(String(minedEvent.at))))
@@ -93,7 +131,9 @@ describe('execution events (server-sent events from the journal)', () => {
         live.events.map((e) => e.id),
       )
       // Resumed after the first: the rest only.
-      const resumed = await readEvents(`${b.baseUrl}/intents/${intentHash}/events`, { 'last-event-id': live.events[0]!.id })
+      const resumed = await readEvents(`${b.baseUrl}/intents/${intentHash}/events`, {
+        'last-event-id': live.events[0]!.id,
+      })
       assert.deepEqual(
         resumed.events.map((e) => e.event),
         ['mined', 'final'],
@@ -107,6 +147,8 @@ describe('execution events (server-sent events from the journal)', () => {
     const res = await request(a.baseUrl, `/intents/0x${'ab'.repeat(32)}/events`)
     assert.equal(res.status, 404)
     assertCommonHeaders(res, { status: '0xA0' })
-    assert.deepEqual(res.body.errors, [{ field: 'intentHash', message: 'no execution of this intent was sent by this gateway' }])
+    assert.deepEqual(res.body.errors, [
+      { field: 'intentHash', message: 'no execution of this intent was sent by this gateway' },
+    ])
   })
 })

@@ -12,7 +12,12 @@ import { EventSource } from 'eventsource'
 import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
 import { post, rpc, signedIntent, startTestGateway, type TestGateway } from '../support/testGateway.ts'
 
-type Opened = { status: number; headers: Record<string, string | string[] | undefined>; body: any; request: ClientRequest }
+type Opened = {
+  status: number
+  headers: Record<string, string | string[] | undefined>
+  body: any
+  request: ClientRequest
+}
 
 /** GET a URL from a given local address; a 200 stays open (its request is returned to close it). */
 function getFrom(localAddress: string, url: string): Promise<Opened> {
@@ -21,7 +26,9 @@ function getFrom(localAddress: string, url: string): Promise<Opened> {
       if (res.statusCode === 200) return resolve({ status: 200, headers: res.headers, body: undefined, request })
       let text = ''
       res.on('data', (d) => (text += d))
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text ? JSON.parse(text) : undefined, request }))
+      res.on('end', () =>
+        resolve({ status: res.statusCode!, headers: res.headers, body: text ? JSON.parse(text) : undefined, request }),
+      )
     })
     request.on('error', (err) => reject(err))
     request.setTimeout(5_000, () => request.destroy(new Error('no answer')))
@@ -35,7 +42,12 @@ describe('event streams: bounded per client, per intent and in all; 204 when not
   before(async () => {
     devnet = await startDevnet()
     // 64 connections, as many per client (every test client is this host); streams: 4 per client, 16 per intent, 20 in all.
-    gateway = await startTestGateway({ chains: [devnet.chain], maxConnections: 64, receiptTimeoutMs: 200, eventStreams: { max: 20 } })
+    gateway = await startTestGateway({
+      chains: [devnet.chain],
+      maxConnections: 64,
+      receiptTimeoutMs: 200,
+      eventStreams: { max: 20 },
+    })
   })
   after(async () => {
     await gateway?.close()
@@ -76,16 +88,25 @@ describe('event streams: bounded per client, per intent and in all; 204 when not
       )
       assertRefused(await open('127.0.0.6', a), /^this intent has as many event streams open as one intent may/)
       for (let i = 0; i < 4; i++) assert.equal((await open('127.0.0.6', b)).status, 200)
-      assertRefused(await open('127.0.0.7', b), /^the gateway has as many event streams open as it serves \(SSE_MAX_STREAMS\)/)
+      assertRefused(
+        await open('127.0.0.7', b),
+        /^the gateway has as many event streams open as it serves \(SSE_MAX_STREAMS\)/,
+      )
       assert.equal(held.length, 20)
 
       // The flood of the report: 64 more from each of 9 more addresses, all refused at once.
-      const flood = await Promise.all(Array.from({ length: 9 * 8 }, (_, i) => open(`127.0.0.${10 + (i % 9)}`, i % 2 ? a : b)))
+      const flood = await Promise.all(
+        Array.from({ length: 9 * 8 }, (_, i) => open(`127.0.0.${10 + (i % 9)}`, i % 2 ? a : b)),
+      )
       assert.deepEqual(
         flood.map((r) => r.status),
         flood.map(() => 429),
       )
-      const probes = await Promise.all(Array.from({ length: 5 }, () => getFrom('127.0.0.50', `${gateway.baseUrl}/health`).catch((err: Error) => ({ status: err.message }))))
+      const probes = await Promise.all(
+        Array.from({ length: 5 }, () =>
+          getFrom('127.0.0.50', `${gateway.baseUrl}/health`).catch((err: Error) => ({ status: err.message })),
+        ),
+      )
       assert.deepEqual(
         probes.map((p) => p.status),
         [200, 200, 200, 200, 200],
@@ -120,7 +141,10 @@ describe('event streams: bounded per client, per intent and in all; 204 when not
         if (source.readyState === EventSource.CLOSED) resolve()
       }
     })
-    const outcome = await Promise.race([closed.then(() => 'closed'), new Promise((resolve) => setTimeout(() => resolve('still reconnecting'), 5_000))])
+    const outcome = await Promise.race([
+      closed.then(() => 'closed'),
+      new Promise((resolve) => setTimeout(() => resolve('still reconnecting'), 5_000)),
+    ])
     source.close()
     assert.equal(outcome, 'closed')
     assert.deepEqual(types, ['submitted', 'mined', 'final'])

@@ -17,7 +17,13 @@ const tasks = 'io.modelcontextprotocol/tasks'
 function tasksGet(baseUrl: string, taskId: string) {
   return request(baseUrl, '/mcp', {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': modern, 'mcp-method': 'tasks/get', 'mcp-name': taskId },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': modern,
+      'mcp-method': 'tasks/get',
+      'mcp-name': taskId,
+    },
     body: JSON.stringify({
       jsonrpc: '2.0',
       id: 1,
@@ -66,11 +72,24 @@ describe('the status words of an execution (§18)', () => {
     const claim = await claimed(gateway.journal, {
       chainId: validated.headers.get('x-chain-id')!,
       intentHash,
-      intent: { sender: b.sender!, target: b.target!, data: b.data as Hex, value: 0n, nonce: 9401n, validAfter: 0n, validBefore: 0n, policyId: b.policyId as Hex },
+      intent: {
+        sender: b.sender!,
+        target: b.target!,
+        data: b.data as Hex,
+        value: 0n,
+        nonce: 9401n,
+        validAfter: 0n,
+        validBefore: 0n,
+        policyId: b.policyId as Hex,
+      },
     })
     const asClaimed = await request(gateway.baseUrl, `/intents/${intentHash}`)
     assert.equal(asClaimed.status, 202, asClaimed.text)
-    assert.deepEqual(asClaimed.body.statusWords, { taskState: 'working', relayerStatus: 100, relayerMeaning: statusVocabulary.relayerMeanings[100] })
+    assert.deepEqual(asClaimed.body.statusWords, {
+      taskState: 'working',
+      relayerStatus: 100,
+      relayerMeaning: statusVocabulary.relayerMeanings[100],
+    })
     assert.equal((await tasksGet(gateway.baseUrl, intentHash)).body.result.status, 'working')
     await gateway.journal.release(claim)
 
@@ -79,7 +98,11 @@ describe('the status words of an execution (§18)', () => {
       const sent = await post(gateway.baseUrl, '/intents/execute', intent)
       assert.equal(sent.status, 202, sent.text)
       const pending = await request(gateway.baseUrl, `/intents/${intentHash}`)
-      assert.deepEqual(pending.body.statusWords, { taskState: 'working', relayerStatus: 110, relayerMeaning: statusVocabulary.relayerMeanings[110] })
+      assert.deepEqual(pending.body.statusWords, {
+        taskState: 'working',
+        relayerStatus: 110,
+        relayerMeaning: statusVocabulary.relayerMeanings[110],
+      })
       assert.equal((await tasksGet(gateway.baseUrl, intentHash)).body.result.status, pending.body.statusWords.taskState)
     } finally {
       await rpc(devnet.anvil.rpcUrl, 'evm_setAutomine', [true])
@@ -89,7 +112,11 @@ describe('the status words of an execution (§18)', () => {
       const res = await request(gateway.baseUrl, `/intents/${intentHash}`)
       return res.status === 200 ? res : undefined
     })
-    assert.deepEqual(done.body.statusWords, { taskState: 'completed', relayerStatus: 200, relayerMeaning: 'included and successful' })
+    assert.deepEqual(done.body.statusWords, {
+      taskState: 'completed',
+      relayerStatus: 200,
+      relayerMeaning: 'included and successful',
+    })
     assert.equal((await tasksGet(gateway.baseUrl, intentHash)).body.result.status, 'completed')
     const stream = await events(gateway.baseUrl, intentHash)
     assert.deepEqual(

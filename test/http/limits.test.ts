@@ -3,10 +3,20 @@ import assert from 'node:assert/strict'
 import { connect } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { privateKeyToAccount } from 'viem/accounts'
-import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { hashApiKey } from '../../src/auth/createApiKeyCheck.ts'
+import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { assertCommonHeaders } from '../support/assertCommonHeaders.ts'
-import { demoIntent, post, request, rpc, startTestGateway, startWorld, type TestGateway, type World, signedIntent } from '../support/testGateway.ts'
+import {
+  demoIntent,
+  post,
+  request,
+  rpc,
+  signedIntent,
+  startTestGateway,
+  startWorld,
+  type TestGateway,
+  type World,
+} from '../support/testGateway.ts'
 
 const keyA = 'agent-a-key-0123456789abcdef'
 const keyB = 'agent-b-key-0123456789abcdef'
@@ -30,7 +40,8 @@ describe('limits and security headers', () => {
 
   it('answers 429 (0xF6) with Retry-After past the limit, per client, and leaves health alone', async () => {
     const statuses = []
-    for (let i = 0; i < 5; i++) statuses.push((await post(limited.baseUrl, '/intents/validate', demoIntent(world.devnet))).status)
+    for (let i = 0; i < 5; i++)
+      statuses.push((await post(limited.baseUrl, '/intents/validate', demoIntent(world.devnet))).status)
     assert.deepEqual(statuses, [200, 200, 200, 429, 429])
     const res = await post(limited.baseUrl, '/intents/validate', demoIntent(world.devnet))
     assert.equal(res.status, 429)
@@ -40,9 +51,25 @@ describe('limits and security headers', () => {
     assert.match(res.body.detail, /^at most 3 requests per 60 s per client; retry after/)
 
     // Each API key is its own client, whatever address it comes from.
-    for (let i = 0; i < 3; i++) assert.equal((await post(limited.baseUrl, '/intents/validate', demoIntent(world.devnet), { authorization: `Bearer ${keyA}` })).status, 200)
-    assert.equal((await post(limited.baseUrl, '/intents/validate', demoIntent(world.devnet), { authorization: `Bearer ${keyA}` })).status, 429)
-    assert.equal((await post(limited.baseUrl, '/intents/validate', demoIntent(world.devnet), { authorization: `Bearer ${keyB}` })).status, 200)
+    for (let i = 0; i < 3; i++)
+      assert.equal(
+        (
+          await post(limited.baseUrl, '/intents/validate', demoIntent(world.devnet), {
+            authorization: `Bearer ${keyA}`,
+          })
+        ).status,
+        200,
+      )
+    assert.equal(
+      (await post(limited.baseUrl, '/intents/validate', demoIntent(world.devnet), { authorization: `Bearer ${keyA}` }))
+        .status,
+      429,
+    )
+    assert.equal(
+      (await post(limited.baseUrl, '/intents/validate', demoIntent(world.devnet), { authorization: `Bearer ${keyB}` }))
+        .status,
+      200,
+    )
 
     for (let i = 0; i < 5; i++) assert.equal((await request(limited.baseUrl, '/health')).status, 200)
   })
@@ -56,7 +83,13 @@ describe('limits and security headers', () => {
     try {
       const intent = demoIntent(world.devnet)
       const statuses = []
-      for (const path of ['/intents/validate', '/%69ntents/validate', '/intents/%76alidate', '/%69ntents/validate', '/intents/valid%61te']) {
+      for (const path of [
+        '/intents/validate',
+        '/%69ntents/validate',
+        '/intents/%76alidate',
+        '/%69ntents/validate',
+        '/intents/valid%61te',
+      ]) {
         statuses.push((await post(gateway.baseUrl, path, intent)).status)
       }
       assert.deepEqual(statuses, [200, 200, 200, 429, 429])
@@ -66,8 +99,12 @@ describe('limits and security headers', () => {
 
       // The same with a key, on execute (which needs one).
       const auth = { authorization: `Bearer ${keyA}`, 'x-chain-id': '31337' }
-      for (let i = 0; i < 3; i++) assert.equal((await post(gateway.baseUrl, '/intents/validate', intent, auth)).status, 200)
-      assert.equal((await post(gateway.baseUrl, '/%69ntents/execute', demoIntent(world.devnet, { nonce: '91' }), auth)).status, 429)
+      for (let i = 0; i < 3; i++)
+        assert.equal((await post(gateway.baseUrl, '/intents/validate', intent, auth)).status, 200)
+      assert.equal(
+        (await post(gateway.baseUrl, '/%69ntents/execute', demoIntent(world.devnet, { nonce: '91' }), auth)).status,
+        429,
+      )
     } finally {
       await gateway.close()
     }
@@ -82,7 +119,14 @@ describe('limits and security headers', () => {
     })
     try {
       const guesses = []
-      for (let i = 0; i < 5; i++) guesses.push((await post(guesser.baseUrl, '/intents/execute', intent, { authorization: `Bearer guess-${i}-0123456789abcdef` })).status)
+      for (let i = 0; i < 5; i++)
+        guesses.push(
+          (
+            await post(guesser.baseUrl, '/intents/execute', intent, {
+              authorization: `Bearer guess-${i}-0123456789abcdef`,
+            })
+          ).status,
+        )
       assert.deepEqual(guesses, [401, 401, 401, 429, 429])
       const right = await post(guesser.baseUrl, '/intents/validate', intent, { authorization: `Bearer ${keyA}` })
       assert.equal(right.status, 200, 'a valid key is its own client, not the guessing address')
@@ -92,13 +136,20 @@ describe('limits and security headers', () => {
   })
 
   it('sets security headers on every response and offers no CORS unless configured', async () => {
-    for (const res of [await request(limited.baseUrl, '/health'), await request(world.gateway.baseUrl, '/nope'), await post(world.gateway.baseUrl, '/intents/validate', demoIntent(world.devnet))]) {
+    for (const res of [
+      await request(limited.baseUrl, '/health'),
+      await request(world.gateway.baseUrl, '/nope'),
+      await post(world.gateway.baseUrl, '/intents/validate', demoIntent(world.devnet)),
+    ]) {
       assert.equal(res.headers.get('x-content-type-options'), 'nosniff')
       assert.equal(res.headers.get('x-frame-options'), 'SAMEORIGIN')
       assert.ok(res.headers.get('content-security-policy'))
       assert.equal(res.headers.get('access-control-allow-origin'), null)
     }
-    const preflight = await request(world.gateway.baseUrl, '/intents/validate', { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } })
+    const preflight = await request(world.gateway.baseUrl, '/intents/validate', {
+      method: 'OPTIONS',
+      headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },
+    })
     assert.equal(preflight.headers.get('access-control-allow-origin'), null)
   })
   it('answers CORS for the configured origins only, exposing the on-chain context headers', async () => {
@@ -108,7 +159,11 @@ describe('limits and security headers', () => {
       const preflight = (origin: string) =>
         request(gateway.baseUrl, '/intents/execute', {
           method: 'OPTIONS',
-          headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, authorization, x-chain-id' },
+          headers: {
+            origin,
+            'access-control-request-method': 'POST',
+            'access-control-request-headers': 'content-type, authorization, x-chain-id',
+          },
         })
       const allowed = await preflight(app)
       assert.equal(allowed.status, 204)
@@ -120,9 +175,12 @@ describe('limits and security headers', () => {
       const res = await post(gateway.baseUrl, '/intents/validate', demoIntent(world.devnet), { origin: app })
       assert.equal(res.status, 200)
       assert.equal(res.headers.get('access-control-allow-origin'), app)
-      for (const h of ['x-erc1066-status', 'x-intent-hash', 'x-chain-id', 'retry-after']) assert.match(res.headers.get('access-control-expose-headers') ?? '', new RegExp(h))
+      for (const h of ['x-erc1066-status', 'x-intent-hash', 'x-chain-id', 'retry-after'])
+        assert.match(res.headers.get('access-control-expose-headers') ?? '', new RegExp(h))
       assertCommonHeaders(res, { status: '0x01' })
-      const other = await post(gateway.baseUrl, '/intents/validate', demoIntent(world.devnet), { origin: 'https://evil.example' })
+      const other = await post(gateway.baseUrl, '/intents/validate', demoIntent(world.devnet), {
+        origin: 'https://evil.example',
+      })
       assert.equal(other.headers.get('access-control-allow-origin'), null)
     } finally {
       await gateway.close()
@@ -141,7 +199,9 @@ describe('limits and security headers', () => {
         const socket = connect(Number(port), '127.0.0.1')
         socket.on('error', () => undefined)
         socket.setTimeout(8000, () => socket.destroy()) // a gateway without the bound fails, not hangs
-        socket.on('close', () => resolve({ ms: performance.now() - started, closedByGateway: performance.now() - started < 7900 }))
+        socket.on('close', () =>
+          resolve({ ms: performance.now() - started, closedByGateway: performance.now() - started < 7900 }),
+        )
       })
     try {
       // Well under the cap: all are closed by the gateway once idle, and /health answers meanwhile.
@@ -150,7 +210,11 @@ describe('limits and security headers', () => {
       const health = await request(gateway.baseUrl, '/health')
       assert.equal(health.status, 200)
       assertCommonHeaders(health, { status: '0x01' })
-      for (const r of await Promise.all(first)) assert.ok(r.closedByGateway && r.ms < idleTimeoutMs + 2000, `idle connection closed after ${Math.round(r.ms)} ms`)
+      for (const r of await Promise.all(first))
+        assert.ok(
+          r.closedByGateway && r.ms < idleTimeoutMs + 2000,
+          `idle connection closed after ${Math.round(r.ms)} ms`,
+        )
 
       // Over the cap: the extra connections are refused at once, and the held ones still time out.
       const second = Array.from({ length: maxConnections + 10 }, idle)
@@ -159,8 +223,15 @@ describe('limits and security headers', () => {
         closed.every((r) => r.closedByGateway),
         'every connection was closed by the gateway',
       )
-      assert.ok(closed.filter((r) => r.ms < idleTimeoutMs / 2).length >= 10, 'connections over the cap are refused at once')
-      assert.equal((await request(gateway.baseUrl, '/health')).status, 200, 'the gateway serves again once the idle ones are gone')
+      assert.ok(
+        closed.filter((r) => r.ms < idleTimeoutMs / 2).length >= 10,
+        'connections over the cap are refused at once',
+      )
+      assert.equal(
+        (await request(gateway.baseUrl, '/health')).status,
+        200,
+        'the gateway serves again once the idle ones are gone',
+      )
       assert.ok(
         gateway.logs.some((l) => l.includes('connection limit reached')),
         'the refusals are logged',
@@ -180,11 +251,16 @@ describe('limits and security headers', () => {
         socket.on('close', () => resolve({ text, ms: performance.now() - answeredAt }))
       })
       assert.match(kept.text, /^HTTP\/1\.1 200 /)
-      assert.ok(kept.ms < idleTimeoutMs + 2000, `kept-alive connection closed ${Math.round(kept.ms)} ms after its answer`)
+      assert.ok(
+        kept.ms < idleTimeoutMs + 2000,
+        `kept-alive connection closed ${Math.round(kept.ms)} ms after its answer`,
+      )
 
       await rpc(world.devnet.anvil.rpcUrl, 'evm_setAutomine', [false])
       try {
-        const slow = post(gateway.baseUrl, '/intents/execute', await signedIntent(world.devnet, { nonce: '79' }), { 'x-chain-id': '31337' })
+        const slow = post(gateway.baseUrl, '/intents/execute', await signedIntent(world.devnet, { nonce: '79' }), {
+          'x-chain-id': '31337',
+        })
         await new Promise((r) => setTimeout(r, idleTimeoutMs * 4))
         await rpc(world.devnet.anvil.rpcUrl, 'evm_mine', [])
         assert.equal((await slow).status, 200, 'a request in progress is never idle')
@@ -208,7 +284,11 @@ describe('limits and security headers', () => {
       let socket: ReturnType<typeof connect> | undefined
       const answers = new Promise<string>((resolve) => {
         let text = ''
-        socket = connect(Number(port), '127.0.0.1', () => socket!.write(`POST /intents/execute HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`))
+        socket = connect(Number(port), '127.0.0.1', () =>
+          socket!.write(
+            `POST /intents/execute HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+          ),
+        )
         socket.on('data', (d) => (text += d.toString()))
         socket.on('error', () => undefined)
         socket.setTimeout(10_000, () => socket!.destroy())
@@ -254,7 +334,9 @@ describe('limits and security headers', () => {
     try {
       const before = await nonce()
       const body = JSON.stringify(demoIntent(world.devnet, { nonce: '77' }))
-      const stalledBody = await stall(`POST /intents/execute HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 40)}`)
+      const stalledBody = await stall(
+        `POST /intents/execute HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 40)}`,
+      )
       const stalledHeaders = await stall('POST /intents/validate HTTP/1.1\r\nHost: x\r\nContent-Ty')
       for (const [what, r] of Object.entries({ stalledBody, stalledHeaders })) {
         assert.match(r.text, /^HTTP\/1\.1 408 /, what)
@@ -266,7 +348,9 @@ describe('limits and security headers', () => {
       // An execute that waits longer than the request timeout for its receipt still gets its answer.
       await rpc(world.devnet.anvil.rpcUrl, 'evm_setAutomine', [false])
       try {
-        const slow = post(gateway.baseUrl, '/intents/execute', await signedIntent(world.devnet, { nonce: '78' }), { 'x-chain-id': '31337' })
+        const slow = post(gateway.baseUrl, '/intents/execute', await signedIntent(world.devnet, { nonce: '78' }), {
+          'x-chain-id': '31337',
+        })
         await new Promise((r) => setTimeout(r, requestTimeoutMs * 3))
         await rpc(world.devnet.anvil.rpcUrl, 'evm_mine', [])
         assert.equal((await slow).status, 200)

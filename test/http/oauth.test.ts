@@ -13,13 +13,18 @@ import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402
 import type { Address, Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { hashApiKey } from '../../src/auth/createApiKeyCheck.ts'
-import { type OAuthConfig, readOAuthConfig } from '../../src/config/oauthConfig.ts'
 import { createDevClients } from '../../src/chains/evm/devnet/deployContracts.ts'
 import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
+import { type OAuthConfig, readOAuthConfig } from '../../src/config/oauthConfig.ts'
 import { demoDollarArtifact } from '../../src/contracts/demoDollarArtifact.ts'
 import { assertCommonHeaders } from '../support/assertCommonHeaders.ts'
-import { asAccessToken, type AuthorizationServer, requestToken, startAuthorizationServer } from '../support/authorizationServer.ts'
+import {
+  type AuthorizationServer,
+  asAccessToken,
+  requestToken,
+  startAuthorizationServer,
+} from '../support/authorizationServer.ts'
 import { payingClient } from '../support/paymentsWorld.ts'
 import { demoIntent, post, request, signedIntent, startTestGateway, type TestGateway } from '../support/testGateway.ts'
 
@@ -29,7 +34,8 @@ const apiKey = 'operator-key-0123456789abcdef'
 const now = () => Math.floor(Date.now() / 1000)
 const challenge = (error: string, description: string, scope?: string) =>
   `Bearer realm="intent-gateway", error="${error}", error_description="${description}"${scope ? `, scope="${scope}"` : ''}, resource_metadata="${metadataUrl}"`
-const wrongAudience = "the token's audience is not this gateway (ask for it with resource set to this gateway's URL, RFC 8707)"
+const wrongAudience =
+  "the token's audience is not this gateway (ask for it with resource set to this gateway's URL, RFC 8707)"
 
 describe('OAuth access tokens on the gateway', () => {
   let devnet: Devnet
@@ -48,7 +54,13 @@ describe('OAuth access tokens on the gateway', () => {
   const relayer = privateKeyToAccount(devnetAccounts.relayer).address
   const payer = privateKeyToAccount(devnetAccounts.payer).address
   const relayerNonce = () => clients.publicClient.getTransactionCount({ address: relayer, blockTag: 'pending' })
-  const balanceOf = (who: Address) => clients.publicClient.readContract({ address: devnet.contracts.dollar, abi: demoDollarArtifact.abi, functionName: 'balanceOf', args: [who] })
+  const balanceOf = (who: Address) =>
+    clients.publicClient.readContract({
+      address: devnet.contracts.dollar,
+      abi: demoDollarArtifact.abi,
+      functionName: 'balanceOf',
+      args: [who],
+    })
   const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
 
   before(async () => {
@@ -56,11 +68,19 @@ describe('OAuth access tokens on the gateway', () => {
     clients = createDevClients(devnet.anvil.rpcUrl, devnet.anvil.chainId)
     as = await startAuthorizationServer()
     other = await startAuthorizationServer()
-    const read = readOAuthConfig({ OAUTH_ISSUER: as.url, OAUTH_AUDIENCE: audience }, { production: false, publicUrl: undefined })
+    const read = readOAuthConfig(
+      { OAUTH_ISSUER: as.url, OAUTH_AUDIENCE: audience },
+      { production: false, publicUrl: undefined },
+    )
     assert.deepEqual(read.problems, [])
     oauth = read.value!
     // Execute priced on the devnet chain: a keyless request is offered a payment (402), so a refused token that were let through would show.
-    gateway = await startTestGateway({ chains: [devnet.chain], payments: devnet.payments, auth: { keyHashes: [hashApiKey(apiKey)], requireForValidate: false }, oauth })
+    gateway = await startTestGateway({
+      chains: [devnet.chain],
+      payments: devnet.payments,
+      auth: { keyHashes: [hashApiKey(apiKey)], requireForValidate: false },
+      oauth,
+    })
     limited = await startTestGateway({ chains: [devnet.chain], oauth, rateLimit: { max: 2, windowMs: 60_000 } })
   })
   after(async () => {
@@ -73,7 +93,8 @@ describe('OAuth access tokens on the gateway', () => {
     const logs = [...(gateway?.logs ?? []), ...(limited?.logs ?? [])]
     assert.ok(logs.length > 0)
     for (const token of tokens) {
-      for (const part of [token, ...token.split('.').filter((p) => p.length > 16)]) assert.ok(!logs.some((line) => line.includes(part)), 'a token (or a part of one) was logged')
+      for (const part of [token, ...token.split('.').filter((p) => p.length > 16)])
+        assert.ok(!logs.some((line) => line.includes(part)), 'a token (or a part of one) was logged')
     }
   })
 
@@ -88,13 +109,21 @@ describe('OAuth access tokens on the gateway', () => {
       bearer_methods_supported: ['header'],
       resource_name: 'Intent Gateway',
     })
-    assert.equal((await request(gateway.baseUrl, '/.well-known/oauth-protected-resource', { method: 'POST' })).status, 405)
+    assert.equal(
+      (await request(gateway.baseUrl, '/.well-known/oauth-protected-resource', { method: 'POST' })).status,
+      405,
+    )
   })
 
   it('executes with a good token: 200, the journal owned by oauth:<iss>#<sub>, priced as an API key (no 402, no charge), the identity logged, not the token', async () => {
     const token = await issued(as, { aud: audience, scope: 'intents:execute' })
     const payerBefore = await balanceOf(payer)
-    const res = await post(gateway.baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: '500' }), bearer(token))
+    const res = await post(
+      gateway.baseUrl,
+      '/intents/execute',
+      await signedIntent(devnet, { nonce: '500' }),
+      bearer(token),
+    )
     assert.equal(res.status, 200, res.text)
     assertCommonHeaders(res, { status: '0x11' })
     assert.equal(res.headers.get('payment-response'), null)
@@ -113,7 +142,14 @@ describe('OAuth access tokens on the gateway', () => {
     const refused = await post(gateway.baseUrl, '/intents/validate', demoIntent(devnet), bearer(executeOnly))
     assert.equal(refused.status, 403)
     assertCommonHeaders(refused, { status: '0x15' })
-    assert.equal(refused.headers.get('www-authenticate'), challenge('insufficient_scope', 'the token does not grant the intents:validate scope this request needs', 'intents:validate'))
+    assert.equal(
+      refused.headers.get('www-authenticate'),
+      challenge(
+        'insufficient_scope',
+        'the token does not grant the intents:validate scope this request needs',
+        'intents:validate',
+      ),
+    )
     // Validate stays open without a credential (REQUIRE_API_KEY_FOR_VALIDATE unset).
     assert.equal((await post(gateway.baseUrl, '/intents/validate', demoIntent(devnet))).status, 200)
   })
@@ -123,14 +159,32 @@ describe('OAuth access tokens on the gateway', () => {
     const cases: Array<[string, string, number, string, string, string]> = [
       [
         'expired',
-        await issued(as, { aud: audience, scope: 'intents:execute' }, (t) => (asAccessToken(t), (t.payload.exp = now() - 61))),
+        await issued(
+          as,
+          { aud: audience, scope: 'intents:execute' },
+          (t) => (asAccessToken(t), (t.payload.exp = now() - 61)),
+        ),
         401,
         'invalid_token',
         'the token has expired',
         'intents:execute',
       ],
-      ['wrong audience (the client id)', await issued(as, { aud: 'agent-client', scope: 'intents:execute' }), 401, 'invalid_token', wrongAudience, 'intents:execute'],
-      ['another resource (RFC 8707)', await issued(as, { aud: 'https://another-resource.example/mcp', scope: 'intents:execute' }), 401, 'invalid_token', wrongAudience, 'intents:execute'],
+      [
+        'wrong audience (the client id)',
+        await issued(as, { aud: 'agent-client', scope: 'intents:execute' }),
+        401,
+        'invalid_token',
+        wrongAudience,
+        'intents:execute',
+      ],
+      [
+        'another resource (RFC 8707)',
+        await issued(as, { aud: 'https://another-resource.example/mcp', scope: 'intents:execute' }),
+        401,
+        'invalid_token',
+        wrongAudience,
+        'intents:execute',
+      ],
       [
         'wrong issuer (its own key)',
         await issued(other, { aud: audience, scope: 'intents:execute' }),
@@ -141,7 +195,11 @@ describe('OAuth access tokens on the gateway', () => {
       ],
       [
         'wrong issuer (our key, iss renamed)',
-        await issued(as, { aud: audience, scope: 'intents:execute' }, (t) => (asAccessToken(t), (t.payload.iss = other.url))),
+        await issued(
+          as,
+          { aud: audience, scope: 'intents:execute' },
+          (t) => (asAccessToken(t), (t.payload.iss = other.url)),
+        ),
         401,
         'invalid_token',
         'the token was not issued by the configured issuer',
@@ -149,7 +207,11 @@ describe('OAuth access tokens on the gateway', () => {
       ],
       [
         'an ID token (typ JWT)',
-        await issued(as, { aud: audience, scope: 'intents:execute' }, (t) => (asAccessToken(t), (t.header.typ = 'JWT'))),
+        await issued(
+          as,
+          { aud: audience, scope: 'intents:execute' },
+          (t) => (asAccessToken(t), (t.header.typ = 'JWT')),
+        ),
         401,
         'invalid_token',
         'not an access token: its typ header must be at+jwt (RFC 9068); ID tokens are refused',
@@ -171,15 +233,24 @@ describe('OAuth access tokens on the gateway', () => {
       // A payment good for this very intent: were the token ignored, it would run and be charged.
       const offer = await post(gateway.baseUrl, '/intents/execute', intent)
       assert.equal(offer.status, 402, name)
-      const payment = await payingClient(devnet).client.createPaymentPayload(decodePaymentRequiredHeader(offer.headers.get('payment-required')!))
-      const res = await post(gateway.baseUrl, '/intents/execute', intent, { ...bearer(token), 'payment-signature': encodePaymentSignatureHeader(payment) })
+      const payment = await payingClient(devnet).client.createPaymentPayload(
+        decodePaymentRequiredHeader(offer.headers.get('payment-required')!),
+      )
+      const res = await post(gateway.baseUrl, '/intents/execute', intent, {
+        ...bearer(token),
+        'payment-signature': encodePaymentSignatureHeader(payment),
+      })
       assert.equal(res.status, httpStatus, `${name}: ${res.text}`)
       assertCommonHeaders(res, { status: httpStatus === 401 ? '0xE4' : '0x15' })
       assert.equal(res.headers.get('www-authenticate'), challenge(error, description, scope), name)
       assert.equal(res.body.detail, description, name)
       assert.equal(res.headers.get('payment-required'), null, `${name}: no 402 offer`)
       assert.equal(res.headers.get('payment-response'), null, name)
-      assert.equal(await gateway.journal.get(res.headers.get('x-intent-hash') as Hex), undefined, `${name}: no journal claim`)
+      assert.equal(
+        await gateway.journal.get(res.headers.get('x-intent-hash') as Hex),
+        undefined,
+        `${name}: no journal claim`,
+      )
       assert.ok(!res.text.includes(token), name)
     }
     assert.equal(await relayerNonce(), nonceBefore, 'no transaction')
@@ -192,9 +263,14 @@ describe('OAuth access tokens on the gateway', () => {
     const limitedExecute = await post(limited.baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: '530' }))
     assert.equal(limitedExecute.status, 401)
     assertCommonHeaders(limitedExecute, { status: '0xE4' })
-    assert.equal(limitedExecute.headers.get('www-authenticate'), `Bearer realm="intent-gateway", scope="intents:execute", resource_metadata="${metadataUrl}"`)
+    assert.equal(
+      limitedExecute.headers.get('www-authenticate'),
+      `Bearer realm="intent-gateway", scope="intents:execute", resource_metadata="${metadataUrl}"`,
+    )
     assert.equal(limitedExecute.body.title, 'A credential is required')
-    const malformed = await post(gateway.baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: '531' }), { authorization: 'Bearer two tokens' })
+    const malformed = await post(gateway.baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: '531' }), {
+      authorization: 'Bearer two tokens',
+    })
     assert.equal(malformed.status, 400)
     assert.deepEqual(
       malformed.body.errors.map((e: { field: string }) => e.field),
@@ -205,14 +281,27 @@ describe('OAuth access tokens on the gateway', () => {
 
   it('still takes an API key beside OAuth (checked first, never sent to the issuer)', async () => {
     const jwksBefore = as.hits.get('/jwks')
-    const res = await post(gateway.baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: '540' }), bearer(apiKey))
+    const res = await post(
+      gateway.baseUrl,
+      '/intents/execute',
+      await signedIntent(devnet, { nonce: '540' }),
+      bearer(apiKey),
+    )
     assert.equal(res.status, 200, res.text)
     const record = await gateway.journal.get(res.headers.get('x-intent-hash') as Hex)
     assert.equal(record?.apiKeyId, hashApiKey(apiKey).toString('hex').slice(0, 8))
     assert.equal(as.hits.get('/jwks'), jwksBefore)
-    const wrong = await post(gateway.baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: '541' }), bearer('not-the-operator-key-000000'))
+    const wrong = await post(
+      gateway.baseUrl,
+      '/intents/execute',
+      await signedIntent(devnet, { nonce: '541' }),
+      bearer('not-the-operator-key-000000'),
+    )
     assert.equal(wrong.status, 401)
-    assert.equal(wrong.headers.get('www-authenticate'), challenge('invalid_token', 'not a signed JWT access token (three base64url parts)', 'intents:execute'))
+    assert.equal(
+      wrong.headers.get('www-authenticate'),
+      challenge('invalid_token', 'not a signed JWT access token (three base64url parts)', 'intents:execute'),
+    )
   })
 
   it('counts each OAuth identity as its own client in the rate limit, apart from its address', async () => {
@@ -220,7 +309,8 @@ describe('OAuth access tokens on the gateway', () => {
       await issued(as, { aud: audience, scope: 'intents:validate' }, (t) => asAccessToken(t, 'limited-a')),
       await issued(as, { aud: audience, scope: 'intents:validate' }, (t) => asAccessToken(t, 'limited-b')),
     ]
-    for (let i = 0; i < 2; i++) assert.equal((await post(limited.baseUrl, '/intents/validate', demoIntent(devnet), bearer(first))).status, 200)
+    for (let i = 0; i < 2; i++)
+      assert.equal((await post(limited.baseUrl, '/intents/validate', demoIntent(devnet), bearer(first))).status, 200)
     const over = await post(limited.baseUrl, '/intents/validate', demoIntent(devnet), bearer(first))
     assert.equal(over.status, 429)
     assertCommonHeaders(over, { status: '0xF6' })
@@ -233,15 +323,28 @@ describe('OAuth access tokens on the gateway', () => {
     const rawMcp = (headers: Record<string, string>) =>
       request(gateway.baseUrl, '/mcp', {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18', ...headers },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-06-18',
+          ...headers,
+        },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
       })
     const anonymous = await rawMcp({})
     assert.equal(anonymous.status, 401)
-    assert.equal(anonymous.headers.get('www-authenticate'), `Bearer realm="intent-gateway", scope="intents:validate intents:execute", resource_metadata="${metadataUrl}"`)
-    const expired = await rawMcp(bearer(await issued(as, { aud: audience }, (t) => (asAccessToken(t), (t.payload.exp = now() - 61)))))
+    assert.equal(
+      anonymous.headers.get('www-authenticate'),
+      `Bearer realm="intent-gateway", scope="intents:validate intents:execute", resource_metadata="${metadataUrl}"`,
+    )
+    const expired = await rawMcp(
+      bearer(await issued(as, { aud: audience }, (t) => (asAccessToken(t), (t.payload.exp = now() - 61)))),
+    )
     assert.equal(expired.status, 401)
-    assert.equal(expired.headers.get('www-authenticate'), challenge('invalid_token', 'the token has expired', 'intents:validate intents:execute'))
+    assert.equal(
+      expired.headers.get('www-authenticate'),
+      challenge('invalid_token', 'the token has expired', 'intents:validate intents:execute'),
+    )
     const served = await rawMcp(bearer(await issued(as, { aud: audience, scope: 'intents:validate' })))
     assert.equal(served.status, 200, served.text)
     assert.ok(served.body.result.tools.some((t: { name: string }) => t.name === 'execute_intent'))
@@ -255,20 +358,43 @@ describe('OAuth access tokens on the gateway', () => {
         server.close(() => resolve(port))
       })
     })
-    const down = readOAuthConfig({ OAUTH_ISSUER: `http://127.0.0.1:${port}`, OAUTH_AUDIENCE: audience }, { production: false, publicUrl: undefined }).value!
-    const unreachable = await startTestGateway({ chains: [devnet.chain], auth: { keyHashes: [hashApiKey(apiKey)], requireForValidate: false }, oauth: down })
+    const down = readOAuthConfig(
+      { OAUTH_ISSUER: `http://127.0.0.1:${port}`, OAUTH_AUDIENCE: audience },
+      { production: false, publicUrl: undefined },
+    ).value!
+    const unreachable = await startTestGateway({
+      chains: [devnet.chain],
+      auth: { keyHashes: [hashApiKey(apiKey)], requireForValidate: false },
+      oauth: down,
+    })
     try {
       const token = await issued(as, { aud: audience, scope: 'intents:execute' })
       const nonceBefore = await relayerNonce()
-      const res = await post(unreachable.baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: '550' }), bearer(token))
+      const res = await post(
+        unreachable.baseUrl,
+        '/intents/execute',
+        await signedIntent(devnet, { nonce: '550' }),
+        bearer(token),
+      )
       assert.equal(res.status, 503, res.text)
       assertCommonHeaders(res, { status: '0x40' })
       assert.equal(res.headers.get('retry-after'), '5')
       assert.equal(res.body.title, 'The OAuth authorization server is unreachable')
       assert.equal(await unreachable.journal.get(res.headers.get('x-intent-hash') as Hex), undefined)
       assert.equal(await relayerNonce(), nonceBefore)
-      assert.equal((await post(unreachable.baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: '551' }), bearer(apiKey))).status, 200)
-      for (const part of token.split('.').filter((p) => p.length > 16)) assert.ok(!unreachable.logs.some((line) => line.includes(part)), 'a token part was logged')
+      assert.equal(
+        (
+          await post(
+            unreachable.baseUrl,
+            '/intents/execute',
+            await signedIntent(devnet, { nonce: '551' }),
+            bearer(apiKey),
+          )
+        ).status,
+        200,
+      )
+      for (const part of token.split('.').filter((p) => p.length > 16))
+        assert.ok(!unreachable.logs.some((line) => line.includes(part)), 'a token part was logged')
     } finally {
       await unreachable.close()
     }

@@ -3,13 +3,12 @@
 // every field (whole bodies asserted); the docs page renders the operations in headless Chromium.
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { existsSync } from 'node:fs'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { promisify } from 'node:util'
-import { existsSync } from 'node:fs'
-import { writeFile } from 'node:fs/promises'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import { parseEther } from 'viem'
 import { hashApiKey } from '../../src/auth/createApiKeyCheck.ts'
@@ -18,21 +17,50 @@ import { getStatusCode, Status } from '../../src/status/statusCodes.ts'
 import { statusVocabulary } from '../../src/status/statusVocabulary.ts'
 import { assertCommonHeaders } from '../support/assertCommonHeaders.ts'
 import { expectedSigning } from '../support/expectedSigning.ts'
-import { demoIntent, post, request, signIntent, startTestGateway, startWorld, type World } from '../support/testGateway.ts'
+import {
+  demoIntent,
+  post,
+  request,
+  signIntent,
+  startTestGateway,
+  startWorld,
+  type World,
+} from '../support/testGateway.ts'
 
-const commonHeaders = ['X-Request-Id', 'X-ERC1066-Status', 'X-Status-Code', 'X-Intent-Hash', 'X-Chain-Type', 'X-Chain-Id', 'X-Payment-Required']
+const commonHeaders = [
+  'X-Request-Id',
+  'X-ERC1066-Status',
+  'X-Status-Code',
+  'X-Intent-Hash',
+  'X-Chain-Type',
+  'X-Chain-Id',
+  'X-Payment-Required',
+]
 const chainId = 'eip155:31337'
 
 /** The outcome fields every body carries for a code (docs/api-contract.md §5). */
 function outcome(code: number, intentHash: string | null) {
   const entry = getStatusCode(code)
-  return { erc1066Status: entry.hex, statusName: entry.statusName, description: entry.description, intentHash, chainType: 'evm', chainId }
+  return {
+    erc1066Status: entry.hex,
+    statusName: entry.statusName,
+    description: entry.description,
+    intentHash,
+    chainType: 'evm',
+    chainId,
+  }
 }
 
 /** A problem body: RFC 9457 members and the outcome fields. */
 function problem(code: number, intentHash: string | null, httpStatus: number, title: string, detail: string) {
   const entry = getStatusCode(code)
-  return { type: `urn:intent-gateway:problem:${entry.statusName.toLowerCase().replace(/_/g, '-')}`, title, status: httpStatus, detail, ...outcome(code, intentHash) }
+  return {
+    type: `urn:intent-gateway:problem:${entry.statusName.toLowerCase().replace(/_/g, '-')}`,
+    title,
+    status: httpStatus,
+    detail,
+    ...outcome(code, intentHash),
+  }
 }
 
 /**
@@ -57,8 +85,10 @@ function listRoutes(tree: string): string[] {
 describe('OpenAPI document and docs page', () => {
   let world: World
   let doc: any
-  const validate = (body: unknown, headers: Record<string, string> = {}) => post(world.gateway.baseUrl, '/intents/validate', body, headers)
-  const execute = (body: unknown, headers: Record<string, string> = {}) => post(world.gateway.baseUrl, '/intents/execute', body, headers)
+  const validate = (body: unknown, headers: Record<string, string> = {}) =>
+    post(world.gateway.baseUrl, '/intents/validate', body, headers)
+  const execute = (body: unknown, headers: Record<string, string> = {}) =>
+    post(world.gateway.baseUrl, '/intents/execute', body, headers)
 
   before(async () => {
     world = await startWorld()
@@ -105,11 +135,23 @@ describe('OpenAPI document and docs page', () => {
       assert.deepEqual(keyed.paths['/intents/validate'].post.security, [{ apiKey: [] }, {}])
       assert.deepEqual(keyed.paths['/mcp'].post.security, [{ apiKey: [] }, {}])
       // Public routes say so (security: []), rather than leaving readers and linters to guess.
-      for (const path of ['/health', '/health/ready', '/status-codes', '/chains', '/chains/{chainId}', '/openapi.json', '/intents/{intentHash}']) {
+      for (const path of [
+        '/health',
+        '/health/ready',
+        '/status-codes',
+        '/chains',
+        '/chains/{chainId}',
+        '/openapi.json',
+        '/intents/{intentHash}',
+      ]) {
         assert.deepEqual(keyed.paths[path].get.security, [], path)
       }
       assert.deepEqual(Object.keys(keyed.components.securitySchemes), ['apiKey'])
-      assert.deepEqual(keyed.components.securitySchemes.apiKey, { type: 'http', scheme: 'bearer', description: keyed.components.securitySchemes.apiKey.description })
+      assert.deepEqual(keyed.components.securitySchemes.apiKey, {
+        type: 'http',
+        scheme: 'bearer',
+        description: keyed.components.securitySchemes.apiKey.description,
+      })
     } finally {
       await gateway.close()
     }
@@ -121,8 +163,13 @@ describe('OpenAPI document and docs page', () => {
   it('carries the one status vocabulary (x-status-vocabulary): every code with its HTTP status, task state, x402 word and relayer_* code', () => {
     const vocabulary = doc['x-status-vocabulary']
     assert.ok(vocabulary, 'the document has x-status-vocabulary')
-    assert.deepEqual(vocabulary.relayerStatusCodes, Object.fromEntries(Object.entries(statusVocabulary.relayerMeanings)))
-    const byCode = new Map<string, Record<string, unknown>>(vocabulary.codes.map((row: Record<string, unknown>) => [row.code, row]))
+    assert.deepEqual(
+      vocabulary.relayerStatusCodes,
+      Object.fromEntries(Object.entries(statusVocabulary.relayerMeanings)),
+    )
+    const byCode = new Map<string, Record<string, unknown>>(
+      vocabulary.codes.map((row: Record<string, unknown>) => [row.code, row]),
+    )
     for (const code of Object.values(Status)) {
       const entry = getStatusCode(code)
       const row = byCode.get(entry.hex)
@@ -135,15 +182,25 @@ describe('OpenAPI document and docs page', () => {
       assert.equal(row.x402Settlement, words.x402, entry.hex)
     }
     assert.deepEqual(
-      vocabulary.executionStates.map((s: { state: string; taskState: string; relayerStatus: number }) => `${s.state}:${s.taskState}:${s.relayerStatus}`),
+      vocabulary.executionStates.map(
+        (s: { state: string; taskState: string; relayerStatus: number }) =>
+          `${s.state}:${s.taskState}:${s.relayerStatus}`,
+      ),
       statusVocabulary.executionStates.map((s) => `${s.state}:${s.taskState}:${s.relayer}`),
     )
   })
 
   it("with OAUTH_ISSUER: an oauth2 scheme naming the issuer's metadata, beside the API key on every operation that takes one, with its scope", async () => {
     const issuer = 'https://issuer.example/tenant-1'
-    const oauth = readOAuthConfig({ OAUTH_ISSUER: issuer, OAUTH_AUDIENCE: 'https://gateway.example' }, { production: false, publicUrl: undefined }).value!
-    const gateway = await startTestGateway({ chains: [world.devnet.chain], auth: { keyHashes: [hashApiKey('a-test-key-of-enough-length-0002')], requireForValidate: false }, oauth })
+    const oauth = readOAuthConfig(
+      { OAUTH_ISSUER: issuer, OAUTH_AUDIENCE: 'https://gateway.example' },
+      { production: false, publicUrl: undefined },
+    ).value!
+    const gateway = await startTestGateway({
+      chains: [world.devnet.chain],
+      auth: { keyHashes: [hashApiKey('a-test-key-of-enough-length-0002')], requireForValidate: false },
+      oauth,
+    })
     try {
       const document = (await request(gateway.baseUrl, '/openapi.json')).body
       const result = await new Validator().validate(document)
@@ -152,8 +209,15 @@ describe('OpenAPI document and docs page', () => {
       const scheme = document.components.securitySchemes.oauth2
       assert.equal(scheme.type, 'openIdConnect')
       assert.equal(scheme.openIdConnectUrl, 'https://issuer.example/.well-known/oauth-authorization-server/tenant-1')
-      assert.deepEqual(document.paths['/intents/execute'].post.security, [{ apiKey: [] }, { oauth2: ['intents:execute'] }])
-      assert.deepEqual(document.paths['/intents/validate'].post.security, [{ apiKey: [] }, { oauth2: ['intents:validate'] }, {}])
+      assert.deepEqual(document.paths['/intents/execute'].post.security, [
+        { apiKey: [] },
+        { oauth2: ['intents:execute'] },
+      ])
+      assert.deepEqual(document.paths['/intents/validate'].post.security, [
+        { apiKey: [] },
+        { oauth2: ['intents:validate'] },
+        {},
+      ])
       // With OAuth on, /mcp needs a credential (an MCP host starts its OAuth flow on its 401).
       assert.deepEqual(document.paths['/mcp'].post.security, [{ apiKey: [] }, { oauth2: [] }])
       assert.deepEqual(document.paths['/intents/{intentHash}'].get.security, [])
@@ -167,7 +231,9 @@ describe('OpenAPI document and docs page', () => {
     const routes = listRoutes(world.gateway.app.printRoutes({ commonPrefix: false }))
     assert.ok(routes.includes('POST /intents/execute') && routes.includes('GET /docs'), routes.join('\n'))
     const documented = new Set(
-      Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`)),
+      Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) =>
+        Object.keys(ops).map((m) => `${m.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`),
+      ),
     )
     const concrete = (path: string) => path.replace(':intentHash', `0x${'ab'.repeat(32)}`).replace(':chainId', chainId)
     let checked = 0
@@ -187,13 +253,25 @@ describe('OpenAPI document and docs page', () => {
     }
     assert.deepEqual([...documented], [], 'documented but not served')
     assert.ok(checked > 0)
-    for (const path of ['/intents/validate', '/intents/execute', '/intents/{intentHash}', '/health', '/health/ready', '/status-codes', '/chains', '/chains/{chainId}', '/openapi.json', '/mcp']) {
+    for (const path of [
+      '/intents/validate',
+      '/intents/execute',
+      '/intents/{intentHash}',
+      '/health',
+      '/health/ready',
+      '/status-codes',
+      '/chains',
+      '/chains/{chainId}',
+      '/openapi.json',
+      '/mcp',
+    ]) {
       assert.ok(doc.paths[path], path)
     }
   })
 
   /** A schema, or the components schema its $ref names. */
-  const resolve = (schema: any) => (schema.$ref ? doc.components.schemas[schema.$ref.replace('#/components/schemas/', '')] : schema)
+  const resolve = (schema: any) =>
+    schema.$ref ? doc.components.schemas[schema.$ref.replace('#/components/schemas/', '')] : schema
 
   it('documents execute: the intent body with signature, the request headers, every status with its body and headers', () => {
     const op = doc.paths['/intents/execute'].post
@@ -203,10 +281,25 @@ describe('OpenAPI document and docs page', () => {
     assert.deepEqual(body.then.required, ['target', 'data', 'value'])
     assert.deepEqual(body.if, { properties: { calls: false } })
     assert.equal(body.additionalProperties, false)
-    for (const field of ['sender', 'target', 'data', 'value', 'nonce', 'validAfter', 'validBefore', 'policyId', 'chainType', 'signature']) assert.ok(body.properties[field], field)
+    for (const field of [
+      'sender',
+      'target',
+      'data',
+      'value',
+      'nonce',
+      'validAfter',
+      'validBefore',
+      'policyId',
+      'chainType',
+      'signature',
+    ])
+      assert.ok(body.properties[field], field)
     const parameters = Object.fromEntries(op.parameters.map((p: any) => [p.name, p]))
     assert.equal(parameters['x-chain-id'].in, 'header')
-    assert.match(parameters['payment-signature'].description, /^x402 v2: the base64 JSON PaymentPayload that pays the gateway/)
+    assert.match(
+      parameters['payment-signature'].description,
+      /^x402 v2: the base64 JSON PaymentPayload that pays the gateway/,
+    )
     for (const status of ['200', '202', '400', '401', '402', '403', '409', '421', '422', '429', '503']) {
       const response = op.responses[status]
       assert.ok(response, status)
@@ -225,13 +318,18 @@ describe('OpenAPI document and docs page', () => {
     assert.equal(problemProps.errors.items.additionalProperties, true)
     assert.equal(op.responses['200'].content['application/json'].examples.example1.value.status, '0x01')
     assert.deepEqual(Object.keys(doc.components.schemas).sort(), ['Outcome', 'Problem'])
-    assert.equal(doc.paths['/intents/validate'].post.responses['402'].headers['X-Payment-Required'].schema.enum.join(), 'true,false')
+    assert.equal(
+      doc.paths['/intents/validate'].post.responses['402'].headers['X-Payment-Required'].schema.enum.join(),
+      'true,false',
+    )
   })
 
   it("documents 401 with `signing` and 402 in both shapes (the chain's 0x54, the gateway's 0x55 price) by examples", () => {
     for (const path of ['/intents/validate', '/intents/execute']) {
       const responses = doc.paths[path].post.responses
-      const unauthorized = Object.values(responses['401'].content['application/problem+json'].examples).map((e: any) => e.value)
+      const unauthorized = Object.values(responses['401'].content['application/problem+json'].examples).map(
+        (e: any) => e.value,
+      )
       assert.deepEqual(
         unauthorized.map((v: any) => v.erc1066Status),
         ['0xE5', '0xE4'],
@@ -243,7 +341,9 @@ describe('OpenAPI document and docs page', () => {
         ['sender', 'target', 'data', 'value', 'nonce', 'validAfter', 'validBefore', 'policyId'],
       )
       assert.deepEqual(signing, expectedSigning(signing.domain.verifyingContract, signing.message))
-      const payment = Object.values(responses['402'].content['application/problem+json'].examples).map((e: any) => e.value)
+      const payment = Object.values(responses['402'].content['application/problem+json'].examples).map(
+        (e: any) => e.value,
+      )
       assert.deepEqual(
         payment.map((v: any) => [v.erc1066Status, v.status]),
         [
@@ -256,7 +356,15 @@ describe('OpenAPI document and docs page', () => {
       assert.equal(deposit.paymentRequired.extensions.deposit.function, 'depositFor(address)')
       assert.equal(price.paymentRequired.x402Version, 2)
       assert.match(price.paymentRequired.resource.url, /^https:\/\//)
-      assert.deepEqual(Object.keys(price.paymentRequired.accepts[0]).sort(), ['amount', 'asset', 'extra', 'maxTimeoutSeconds', 'network', 'payTo', 'scheme'])
+      assert.deepEqual(Object.keys(price.paymentRequired.accepts[0]).sort(), [
+        'amount',
+        'asset',
+        'extra',
+        'maxTimeoutSeconds',
+        'network',
+        'payTo',
+        'scheme',
+      ])
       assert.equal(price.paymentRequired.accepts[0].scheme, 'exact')
       assert.match(price.paymentRequired.accepts[0].network, /^eip155:\d+$/)
     }
@@ -266,7 +374,8 @@ describe('OpenAPI document and docs page', () => {
     const op = doc.paths['/mcp'].post
     assert.equal(op.operationId, 'mcp')
     assert.deepEqual(op.tags, ['agents'])
-    for (const tool of ['validate_intent', 'execute_intent', 'get_intent', 'list_chains', 'explain_status']) assert.match(op.description, new RegExp(tool))
+    for (const tool of ['validate_intent', 'execute_intent', 'get_intent', 'list_chains', 'explain_status'])
+      assert.match(op.description, new RegExp(tool))
     assert.match(op.requestBody.content['application/json'].schema.description, /JSON-RPC 2\.0/)
     assert.deepEqual(Object.keys(op.responses).sort(), ['200', '202', '400', '401', '406', '413', '415', '429'])
     for (const header of commonHeaders) assert.ok(op.responses['200'].headers[header], header)
@@ -297,21 +406,35 @@ describe('OpenAPI document and docs page', () => {
 
     const readBack = await request(world.gateway.baseUrl, `/intents/${executed.headers.get('x-intent-hash')}`)
     // GET adds the same outcome in the other ecosystems' words (§18).
-    assert.deepEqual(readBack.body, { ...executed.body, statusWords: { taskState: 'completed', relayerStatus: 200, relayerMeaning: 'included and successful' } })
+    assert.deepEqual(readBack.body, {
+      ...executed.body,
+      statusWords: { taskState: 'completed', relayerStatus: 200, relayerMeaning: 'included and successful' },
+    })
 
     // The same intent again: the whole body of its outcome, replayed.
     const replay = await execute(await signIntent(world.devnet, demoIntent(world.devnet, { nonce: '7' })))
     assert.equal(replay.status, 200, replay.text)
-    assert.deepEqual(replay.body, { ...executed.body, detail: 'this intent was executed already (replayed: nothing was sent or charged again)', replayed: true })
+    assert.deepEqual(replay.body, {
+      ...executed.body,
+      detail: 'this intent was executed already (replayed: nothing was sent or charged again)',
+      replayed: true,
+    })
   })
 
   it('answers problems with whole bodies: errors on 400, signing on 401 (0xE5), paymentRequired on 402, 421', async () => {
-    const unknownField = 'is not a known field (the fields are: sender, target, data, value, calls, nonce, validAfter, validBefore, policyId, accounts, chainType, mode, authorization, signature)'
+    const unknownField =
+      'is not a known field (the fields are: sender, target, data, value, calls, nonce, validAfter, validBefore, policyId, accounts, chainType, mode, authorization, signature)'
     const typo = await validate({ ...demoIntent(world.devnet), validBfore: '1' })
     assert.equal(typo.status, 400)
     assert.match(typo.headers.get('content-type') ?? '', /^application\/problem\+json/)
     // A body the schema refuses has no intent hash yet: the header hashes the raw bytes, the body has none.
-    const { intentHash: _, ...typoProblem } = problem(0xa0, null, 400, 'The intent is not valid', `validBfore: ${unknownField}`)
+    const { intentHash: _, ...typoProblem } = problem(
+      0xa0,
+      null,
+      400,
+      'The intent is not valid',
+      `validBfore: ${unknownField}`,
+    )
     assert.deepEqual(typo.body, {
       ...typoProblem,
       errors: [{ field: 'validBfore', message: unknownField }],
@@ -342,7 +465,11 @@ describe('OpenAPI document and docs page', () => {
       paymentRequired: {
         x402Version: 2,
         error: overCap.body.detail,
-        resource: { url: '/intents/validate', description: `POST /intents/validate for intent ${intentHash}`, mimeType: 'application/json' },
+        resource: {
+          url: '/intents/validate',
+          description: `POST /intents/validate for intent ${intentHash}`,
+          mimeType: 'application/json',
+        },
         accepts: [],
         extensions: {
           deposit: {
@@ -361,7 +488,13 @@ describe('OpenAPI document and docs page', () => {
     const elsewhere = await validate(demoIntent(world.devnet), { 'x-chain-id': 'eip155:1' })
     assert.equal(elsewhere.status, 421)
     assert.deepEqual(elsewhere.body, {
-      ...problem(0xa2, elsewhere.headers.get('x-intent-hash'), 421, getStatusCode(0xa2).description, `chain eip155:1 is not served by this gateway (configured: ${chainId})`),
+      ...problem(
+        0xa2,
+        elsewhere.headers.get('x-intent-hash'),
+        421,
+        getStatusCode(0xa2).description,
+        `chain eip155:1 is not served by this gateway (configured: ${chainId})`,
+      ),
       chainId: 'eip155:1',
     })
   })
@@ -392,7 +525,10 @@ describe('OpenAPI document and docs page', () => {
     assert.deepEqual(doc.paths['/metrics'].get.security, [])
     assert.equal(doc.paths['/metrics'].get.operationId, 'getMetrics')
     assert.ok(doc.paths['/metrics'].get.responses['200'].content['text/plain'])
-    const tokened = await startTestGateway({ chains: [world.devnet.chain], metricsToken: 'a-metrics-token-of-enough-length' })
+    const tokened = await startTestGateway({
+      chains: [world.devnet.chain],
+      metricsToken: 'a-metrics-token-of-enough-length',
+    })
     try {
       const tokenedDoc = (await request(tokened.baseUrl, '/openapi.json')).body
       assert.deepEqual(tokenedDoc.paths['/metrics'].get.security, [{ metricsToken: [] }])
@@ -421,7 +557,9 @@ describe('OpenAPI document and docs page', () => {
     assert.deepEqual([...examples.keys()].sort(), ['POST /intents/execute', 'POST /intents/validate', 'POST /mcp'])
 
     // Sent as Swagger UI sends them: the body as it stands, the X-Chain-Id example.
-    const headers = { 'x-chain-id': doc.paths['/intents/validate'].post.parameters.find((p: any) => p.name === 'x-chain-id').example }
+    const headers = {
+      'x-chain-id': doc.paths['/intents/validate'].post.parameters.find((p: any) => p.name === 'x-chain-id').example,
+    }
     const validated = await validate(examples.get('POST /intents/validate'), headers)
     assert.equal(validated.status, 200, validated.text)
     const executed = await execute(examples.get('POST /intents/execute'), headers)
@@ -447,7 +585,9 @@ describe('OpenAPI document and docs page', () => {
     // @redocly/cli is not a dependency yet (see CHANGELOG/README); REDOCLY_CLI names a binary installed elsewhere.
     const cli = process.env.REDOCLY_CLI ?? join(import.meta.dirname, '..', '..', 'node_modules', '.bin', 'redocly')
     if (!existsSync(cli))
-      return t.skip(`@redocly/cli is not installed (${cli}); install it (npm i -D @redocly/cli@2.77.0, the last line of releases that runs on Node 20) or set REDOCLY_CLI to its binary`)
+      return t.skip(
+        `@redocly/cli is not installed (${cli}); install it (npm i -D @redocly/cli@2.77.0, the last line of releases that runs on Node 20) or set REDOCLY_CLI to its binary`,
+      )
     const dir = await mkdtemp(join(tmpdir(), 'openapi-lint-'))
     // Open, and with API keys and a metrics token: the two documents a gateway can serve.
     const keyed = await startTestGateway({
@@ -485,12 +625,29 @@ describe('OpenAPI document and docs page', () => {
     try {
       const { stdout } = await promisify(execFile)(
         'chromium',
-        ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', `--user-data-dir=${join(dir, 'profile')}`, '--virtual-time-budget=10000', '--dump-dom', `${world.gateway.baseUrl}/docs`],
+        [
+          '--headless',
+          '--no-sandbox',
+          '--disable-gpu',
+          '--no-first-run',
+          `--user-data-dir=${join(dir, 'profile')}`,
+          '--virtual-time-budget=10000',
+          '--dump-dom',
+          `${world.gateway.baseUrl}/docs`,
+        ],
         { timeout: 60_000, maxBuffer: 64 * 1024 * 1024 },
       )
       // The visible text: Swagger UI breaks paths with <wbr> between segments.
       const text = stdout.replace(/<wbr>/g, '').replace(/<[^>]*>/g, ' ')
-      const expectedTexts = ['Intent Gateway', '/intents/execute', '/intents/validate', '/intents/{intentHash}', '/chains/{chainId}', '/status-codes', doc.paths['/intents/execute'].post.summary]
+      const expectedTexts = [
+        'Intent Gateway',
+        '/intents/execute',
+        '/intents/validate',
+        '/intents/{intentHash}',
+        '/chains/{chainId}',
+        '/status-codes',
+        doc.paths['/intents/execute'].post.summary,
+      ]
       for (const expected of expectedTexts) {
         assert.ok(text.includes(expected), `${expected} in the rendered page`)
       }

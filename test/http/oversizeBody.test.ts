@@ -53,13 +53,20 @@ describe('oversized bodies', () => {
               dispatcher,
             })
             const body = await res.text()
-            return { status: res.status, headers: res.headers as unknown as Headers, text: body, body: JSON.parse(body) }
+            return {
+              status: res.status,
+              headers: res.headers as unknown as Headers,
+              text: body,
+              body: JSON.parse(body),
+            }
           } catch (err) {
             return { error: `${(err as Error).message}: ${((err as Error).cause as Error | undefined)?.message}` }
           }
         }),
       )
-      const failed = answers.flatMap((a, i) => ('error' in a ? [`post ${i} (${i % 2 === 0 ? 'declared' : 'streamed'}): ${a.error}`] : []))
+      const failed = answers.flatMap((a, i) =>
+        'error' in a ? [`post ${i} (${i % 2 === 0 ? 'declared' : 'streamed'}): ${a.error}`] : [],
+      )
       assert.deepEqual(failed, [], 'every post got its answer')
       for (const answer of answers) {
         if ('error' in answer) continue

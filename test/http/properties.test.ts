@@ -30,12 +30,40 @@ describe('properties of every answer', () => {
     fc.double(),
     fc.boolean(),
     fc.constant(null),
-    fc.constantFrom('0', '-1', '1e3', '0x', '0x0', '0xzz', (2n ** 256n).toString(), (2n ** 256n - 1n).toString(), '9'.repeat(90), ' 1', '١', '__proto__', '${x}', '\u0000', 'eip155:1'),
+    fc.constantFrom(
+      '0',
+      '-1',
+      '1e3',
+      '0x',
+      '0x0',
+      '0xzz',
+      (2n ** 256n).toString(),
+      (2n ** 256n - 1n).toString(),
+      '9'.repeat(90),
+      ' 1',
+      '١',
+      '__proto__',
+      '${x}',
+      '\u0000',
+      'eip155:1',
+    ),
     fc.stringMatching(/^0x[0-9a-fA-F]{0,80}$/),
     fc.array(fc.string(), { maxLength: 3 }),
     fc.dictionary(fc.string({ maxLength: 8 }), fc.string({ maxLength: 8 }), { maxKeys: 3 }),
   )
-  const fields = ['sender', 'target', 'data', 'value', 'nonce', 'validAfter', 'validBefore', 'policyId', 'chainType', 'validBfore', 'constructor']
+  const fields = [
+    'sender',
+    'target',
+    'data',
+    'value',
+    'nonce',
+    'validAfter',
+    'validBefore',
+    'policyId',
+    'chainType',
+    'validBfore',
+    'constructor',
+  ]
   // A valid intent with some fields replaced, removed or added; the validator then refuses it
   // (its selector is not allowed), so execute must never send anything.
   const mutatedIntent = fc
@@ -48,16 +76,40 @@ describe('properties of every answer', () => {
       for (const f of remove) delete intent[f]
       return JSON.stringify(intent)
     })
-  const body = fc.oneof(mutatedIntent, fc.string(), fc.json(), fc.constantFrom('', '{', '[]', 'null', '{"__proto__":{"a":1}}', '{"a":'.repeat(50)))
+  const body = fc.oneof(
+    mutatedIntent,
+    fc.string(),
+    fc.json(),
+    fc.constantFrom('', '{', '[]', 'null', '{"__proto__":{"a":1}}', '{"a":'.repeat(50)),
+  )
   const header = fc.option(
     fc.oneof(
-      fc.constantFrom('31337', 'eip155:31337', '1', 'eip155:1', 'sui:mainnet', 'solana:x', '0', '-1', 'eip155:', ':', 'a:b:c'),
+      fc.constantFrom(
+        '31337',
+        'eip155:31337',
+        '1',
+        'eip155:1',
+        'sui:mainnet',
+        'solana:x',
+        '0',
+        '-1',
+        'eip155:',
+        ':',
+        'a:b:c',
+      ),
       fc.string({ maxLength: 40 }).map((s) => s.replace(/[^\x20-\x7e]/g, '')),
     ),
     { nil: undefined },
   )
   const contentType = fc.option(
-    fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', 'application/problem+json', 'multipart/form-data; boundary=x'),
+    fc.constantFrom(
+      'application/json',
+      'application/json; charset=utf-8',
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'application/problem+json',
+      'multipart/form-data; boundary=x',
+    ),
     { nil: undefined },
   )
   const path = fc.constantFrom(
@@ -89,7 +141,11 @@ describe('properties of every answer', () => {
         if (chainId !== undefined) headers['x-chain-id'] = chainId
         if (type !== undefined) headers['content-type'] = type
         const withBody = m !== 'GET' && m !== 'HEAD'
-        const res = await fetch(`${world.gateway.baseUrl}${p}`, { method: m, headers, ...(withBody ? { body: b } : {}) })
+        const res = await fetch(`${world.gateway.baseUrl}${p}`, {
+          method: m,
+          headers,
+          ...(withBody ? { body: b } : {}),
+        })
         const text = await res.text()
         assert.ok(res.status < 500 || res.status === 503, `${m} ${p} -> ${res.status} ${text.slice(0, 300)}`)
         assert.match(res.headers.get('x-erc1066-status') ?? '', /^0x[0-9A-F]{2}$/, `${m} ${p}: X-ERC1066-Status`)

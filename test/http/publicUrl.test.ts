@@ -10,7 +10,13 @@ import { rawRequest } from '../support/rawRequest.ts'
 import { demoIntent, type HttpResult, startTestGateway, type TestGateway } from '../support/testGateway.ts'
 
 /** A request written byte for byte, naming a foreign Host. */
-function withHost(baseUrl: string, method: 'GET' | 'POST', path: string, host: string, body?: unknown): Promise<HttpResult> {
+function withHost(
+  baseUrl: string,
+  method: 'GET' | 'POST',
+  path: string,
+  host: string,
+  body?: unknown,
+): Promise<HttpResult> {
   const text = body === undefined ? '' : JSON.stringify(body)
   return rawRequest(
     baseUrl,
@@ -31,7 +37,11 @@ describe('PUBLIC_URL: the address the gateway gives for itself', () => {
   let unconfigured: TestGateway
   before(async () => {
     devnet = await startDevnet()
-    configured = await startTestGateway({ chains: [devnet.chain], payments: devnet.payments, publicUrl: 'https://gateway.example' })
+    configured = await startTestGateway({
+      chains: [devnet.chain],
+      payments: devnet.payments,
+      publicUrl: 'https://gateway.example',
+    })
     unconfigured = await startTestGateway({ chains: [devnet.chain], payments: devnet.payments })
   })
   after(async () => {
@@ -47,8 +57,17 @@ describe('PUBLIC_URL: the address the gateway gives for itself', () => {
     assert.equal(required.resource.url, 'https://gateway.example/intents/execute')
     assert.ok(!res.text.includes('attacker.example'))
 
-    const local = await withHost(unconfigured.baseUrl, 'POST', '/intents/execute', 'attacker.example', demoIntent(devnet))
-    assert.equal(decodePaymentRequiredHeader(local.headers.get('payment-required')!).resource.url, `${unconfigured.baseUrl}/intents/execute`)
+    const local = await withHost(
+      unconfigured.baseUrl,
+      'POST',
+      '/intents/execute',
+      'attacker.example',
+      demoIntent(devnet),
+    )
+    assert.equal(
+      decodePaymentRequiredHeader(local.headers.get('payment-required')!).resource.url,
+      `${unconfigured.baseUrl}/intents/execute`,
+    )
   })
 
   it("lists /discovery/resources on PUBLIC_URL, not the caller's Host", async () => {
@@ -57,6 +76,9 @@ describe('PUBLIC_URL: the address the gateway gives for itself', () => {
     const resources = res.body.items.map((i: { resource: string }) => i.resource).sort()
     assert.deepEqual(resources, ['https://gateway.example/intents/execute', 'https://gateway.example/mcp'])
     const local = await withHost(unconfigured.baseUrl, 'GET', '/discovery/resources', 'attacker.example')
-    assert.deepEqual(local.body.items.map((i: { resource: string }) => i.resource).sort(), [`${unconfigured.baseUrl}/intents/execute`, `${unconfigured.baseUrl}/mcp`])
+    assert.deepEqual(local.body.items.map((i: { resource: string }) => i.resource).sort(), [
+      `${unconfigured.baseUrl}/intents/execute`,
+      `${unconfigured.baseUrl}/mcp`,
+    ])
   })
 })

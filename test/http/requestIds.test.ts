@@ -3,8 +3,17 @@
 // errors (404, 405, 413, 415, the parser's 400, unreadable paths, unparsable HTTP) included.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { demoIntent, post, request, startTestGateway, startWorld, type HttpResult, type TestGateway, type World } from '../support/testGateway.ts'
 import { rawRequest } from '../support/rawRequest.ts'
+import {
+  demoIntent,
+  type HttpResult,
+  post,
+  request,
+  startTestGateway,
+  startWorld,
+  type TestGateway,
+  type World,
+} from '../support/testGateway.ts'
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 
@@ -22,7 +31,8 @@ describe('request ids', () => {
   })
 
   /** The lines the gateway logged with this reqId. */
-  const linesWith = (id: string) => gateway.logs.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.reqId === id)
+  const linesWith = (id: string) =>
+    gateway.logs.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.reqId === id)
 
   /** A request written byte for byte: what fetch refuses to send. */
   const raw = (head: string) => rawRequest(gateway.baseUrl, head)
@@ -40,7 +50,10 @@ describe('request ids', () => {
 
     // 128 visible characters is the longest taken.
     const longest = '~'.repeat(128)
-    assert.equal((await request(gateway.baseUrl, '/health', { headers: { 'x-request-id': longest } })).headers.get('x-request-id'), longest)
+    assert.equal(
+      (await request(gateway.baseUrl, '/health', { headers: { 'x-request-id': longest } })).headers.get('x-request-id'),
+      longest,
+    )
   })
 
   it('makes a fresh id for each request that sends none', async () => {
@@ -68,7 +81,9 @@ describe('request ids', () => {
     const del = await raw('GET /health HTTP/1.1\r\nHost: x\r\nX-Request-Id: a\x7fb\r\nConnection: close\r\n\r\n')
     assert.equal(del.status, 400)
     assert.match(del.headers.get('x-request-id') ?? '', uuid)
-    const twice = await raw('GET /health HTTP/1.1\r\nHost: x\r\nX-Request-Id: one\r\nX-Request-Id: two\r\nConnection: close\r\n\r\n')
+    const twice = await raw(
+      'GET /health HTTP/1.1\r\nHost: x\r\nX-Request-Id: one\r\nX-Request-Id: two\r\nConnection: close\r\n\r\n',
+    )
     assert.equal(twice.status, 200)
     assert.match(twice.headers.get('x-request-id') ?? '', uuid)
   })
@@ -77,11 +92,29 @@ describe('request ids', () => {
     const cases: Array<[string, number, () => Promise<HttpResult>]> = [
       ['404', 404, () => request(gateway.baseUrl, '/no-such-route', { headers: { 'x-request-id': 'r-404' } })],
       ['405', 405, () => request(gateway.baseUrl, '/intents/execute', { headers: { 'x-request-id': 'r-405' } })],
-      ['413', 413, () => post(gateway.baseUrl, '/intents/validate', { data: `0x${'00'.repeat(4096)}` }, { 'x-request-id': 'r-413' })],
-      ['415', 415, () => request(gateway.baseUrl, '/intents/validate', { method: 'POST', headers: { 'content-type': 'text/plain', 'x-request-id': 'r-415' }, body: 'hello' })],
+      [
+        '413',
+        413,
+        () =>
+          post(gateway.baseUrl, '/intents/validate', { data: `0x${'00'.repeat(4096)}` }, { 'x-request-id': 'r-413' }),
+      ],
+      [
+        '415',
+        415,
+        () =>
+          request(gateway.baseUrl, '/intents/validate', {
+            method: 'POST',
+            headers: { 'content-type': 'text/plain', 'x-request-id': 'r-415' },
+            body: 'hello',
+          }),
+      ],
       ['400', 400, () => post(gateway.baseUrl, '/intents/validate', '{"sender":', { 'x-request-id': 'r-400' })],
       ['bad-url', 400, () => request(gateway.baseUrl, '/chains/%zz', { headers: { 'x-request-id': 'r-bad-url' } })],
-      ['414', 414, () => request(gateway.baseUrl, `/chains/${'1'.repeat(120)}`, { headers: { 'x-request-id': 'r-414' } })],
+      [
+        '414',
+        414,
+        () => request(gateway.baseUrl, `/chains/${'1'.repeat(120)}`, { headers: { 'x-request-id': 'r-414' } }),
+      ],
     ]
     for (const [name, httpStatus, send] of cases) {
       const res = await send()
@@ -100,7 +133,9 @@ describe('request ids', () => {
   it('lets browser clients on an allowed origin read it (CORS)', async () => {
     const cors = await startTestGateway({ chains: [world.devnet.chain], corsOrigins: ['https://agent.example'] })
     try {
-      const res = await request(cors.baseUrl, '/health', { headers: { origin: 'https://agent.example', 'x-request-id': 'from-a-browser' } })
+      const res = await request(cors.baseUrl, '/health', {
+        headers: { origin: 'https://agent.example', 'x-request-id': 'from-a-browser' },
+      })
       assert.equal(res.headers.get('x-request-id'), 'from-a-browser')
       assert.ok(
         res.headers
@@ -112,7 +147,11 @@ describe('request ids', () => {
       )
       const preflight = await request(cors.baseUrl, '/intents/validate', {
         method: 'OPTIONS',
-        headers: { origin: 'https://agent.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,x-request-id' },
+        headers: {
+          origin: 'https://agent.example',
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'content-type,x-request-id',
+        },
       })
       assert.match(preflight.headers.get('access-control-allow-headers') ?? '', /x-request-id/)
     } finally {
@@ -125,7 +164,10 @@ describe('request ids', () => {
     for (const [path, item] of Object.entries<Record<string, any>>(doc.paths)) {
       for (const [method, operation] of Object.entries<any>(item)) {
         for (const [status, response] of Object.entries<any>(operation.responses ?? {})) {
-          assert.ok(response.headers?.['X-Request-Id'], `${method.toUpperCase()} ${path} ${status} declares X-Request-Id`)
+          assert.ok(
+            response.headers?.['X-Request-Id'],
+            `${method.toUpperCase()} ${path} ${status} declares X-Request-Id`,
+          )
         }
       }
     }

@@ -66,7 +66,8 @@ describe('secrets', () => {
       await call(request(baseUrl, `/intents/${done.body.intentHash}`), 200)
       await call(post(baseUrl, '/intents/execute', { ...intent, sender: 'not an address' }, auth), 400)
       await call(post(baseUrl, '/intents/validate', intent, { 'x-chain-id': '8453' }), 421)
-      for (const path of ['/chains', '/chains/31337', '/health', '/health/ready', '/status-codes']) await call(request(baseUrl, path), 200)
+      for (const path of ['/chains', '/chains/31337', '/health', '/health/ready', '/status-codes'])
+        await call(request(baseUrl, path), 200)
       // A relayer failure logs the node's error in full.
       await rpc(devnet.anvil.rpcUrl, 'anvil_setBalance', [relayer, '0x0'])
       await call(post(baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: '6' }), auth), 502)

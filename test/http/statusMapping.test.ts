@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import solc from 'solc'
-import { type Address, type Hex, getAddress, toHex } from 'viem'
+import { type Address, getAddress, type Hex, toHex } from 'viem'
 import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { statusCodes } from '../../src/status/statusCodes.ts'
 import { assertCommonHeaders } from '../support/assertCommonHeaders.ts'
@@ -20,7 +20,11 @@ contract ProgrammableValidator {
 }`
 
 function compile() {
-  const input = { language: 'Solidity', sources: { 'P.sol': { content: source } }, settings: { evmVersion: 'cancun', outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } } }
+  const input = {
+    language: 'Solidity',
+    sources: { 'P.sol': { content: source } },
+    settings: { evmVersion: 'cancun', outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } },
+  }
   const out = JSON.parse(solc.compile(JSON.stringify(input)))
   const c = out.contracts['P.sol'].ProgrammableValidator
   return { abi: c.abi, bytecode: `0x${c.evm.bytecode.object}` as Hex }
@@ -37,7 +41,12 @@ describe('every ERC-1066 code through a programmable validator', () => {
     const compiled = compile()
     abi = compiled.abi
     const wallet = world.clients.walletFor(devnetAccounts.relayer)
-    const hash = await wallet.deployContract({ abi: compiled.abi, bytecode: compiled.bytecode, account: wallet.account!, chain: wallet.chain })
+    const hash = await wallet.deployContract({
+      abi: compiled.abi,
+      bytecode: compiled.bytecode,
+      account: wallet.account!,
+      chain: wallet.chain,
+    })
     validator = getAddress((await world.clients.publicClient.waitForTransactionReceipt({ hash })).contractAddress!)
     gateway = await startTestGateway({ chains: [{ ...world.devnet.chain, validator }] })
   })
@@ -64,13 +73,19 @@ describe('every ERC-1066 code through a programmable validator', () => {
       assertCommonHeaders(res, { status: entry.hex })
       assert.equal(res.body.erc1066Status, entry.hex)
       assert.equal(res.body.statusName, entry.statusName)
-      assert.equal(res.headers.get('content-type')!.split(';')[0], entry.httpStatus >= 400 ? 'application/problem+json' : 'application/json')
+      assert.equal(
+        res.headers.get('content-type')!.split(';')[0],
+        entry.httpStatus >= 400 ? 'application/problem+json' : 'application/json',
+      )
       seen.push(res.status)
     }
     assert.equal(seen.length, 256)
     // The seed's rows, spelled out once more at the HTTP boundary.
     const at = (code: number) => seen[code]
-    assert.deepEqual([at(0x01), at(0x11), at(0x20), at(0x54), at(0x10), at(0x21), at(0xa2)], [200, 200, 202, 402, 403, 410, 421])
+    assert.deepEqual(
+      [at(0x01), at(0x11), at(0x20), at(0x54), at(0x10), at(0x21), at(0xa2)],
+      [200, 200, 202, 402, 403, 410, 421],
+    )
   })
 
   it('serves the same table at GET /status-codes', async () => {
@@ -83,6 +98,12 @@ describe('every ERC-1066 code through a programmable validator', () => {
       body.codes.map((c) => c.httpStatus),
       statusCodes.map((s) => s.httpStatus),
     )
-    assert.deepEqual(body.codes[0xa2], { code: '0xA2', statusName: 'UNSUPPORTED_CHAIN', description: 'Unsupported chain or network', httpStatus: 421, reserved: false })
+    assert.deepEqual(body.codes[0xa2], {
+      code: '0xA2',
+      statusName: 'UNSUPPORTED_CHAIN',
+      description: 'Unsupported chain or network',
+      httpStatus: 421,
+      reserved: false,
+    })
   })
 })

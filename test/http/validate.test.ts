@@ -3,18 +3,28 @@
 import assert from 'node:assert/strict'
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test'
 import { parseEther, toFunctionSelector } from 'viem'
-import { derivePolicyId, saltOf } from '../../src/chains/derivePolicyId.ts'
-import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { privateKeyToAccount } from 'viem/accounts'
+import { derivePolicyId, saltOf } from '../../src/chains/derivePolicyId.ts'
+import { createDevClients } from '../../src/chains/evm/devnet/deployContracts.ts'
+import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { assertCommonHeaders } from '../support/assertCommonHeaders.ts'
 import { deposit, writePolicy } from '../support/policies.ts'
-import { createDevClients } from '../../src/chains/evm/devnet/deployContracts.ts'
-import { demoIntent, post, rpc, signedIntent, snapshot, startTestGateway, startWorld, type World } from '../support/testGateway.ts'
+import {
+  demoIntent,
+  post,
+  rpc,
+  signedIntent,
+  snapshot,
+  startTestGateway,
+  startWorld,
+  type World,
+} from '../support/testGateway.ts'
 
 describe('POST /intents/validate', () => {
   let world: World
   let revert: () => Promise<void>
-  const validate = (body: unknown, headers: Record<string, string> = { 'x-chain-id': '31337' }) => post(world.gateway.baseUrl, '/intents/validate', body, headers)
+  const validate = (body: unknown, headers: Record<string, string> = { 'x-chain-id': '31337' }) =>
+    post(world.gateway.baseUrl, '/intents/validate', body, headers)
 
   before(async () => {
     world = await startWorld()
@@ -78,7 +88,11 @@ describe('POST /intents/validate', () => {
     const id = await writePolicy(world, 'later', { validAfter: BigInt(future) })
     const fromPolicy = await validate(demoIntent(world.devnet, { policyId: id }))
     assert.equal(fromPolicy.status, 202)
-    assert.equal(fromPolicy.headers.get('retry-after'), null, "the policy's bound is not the intent's: no promise of when")
+    assert.equal(
+      fromPolicy.headers.get('retry-after'),
+      null,
+      "the policy's bound is not the intent's: no promise of when",
+    )
   })
 
   it('answers 410 TOO_LATE (0x21) at or after validBefore, from the intent or the policy', async () => {
@@ -110,14 +124,25 @@ describe('POST /intents/validate', () => {
       cap: parseEther('1').toString(),
     })
 
-    const aggregate = await writePolicy(world, 'aggregate', { maxValuePerTx: parseEther('50'), maxAggregateValue: parseEther('3') })
-    const overAggregate = await validate(demoIntent(world.devnet, { policyId: aggregate, value: parseEther('4').toString() }))
+    const aggregate = await writePolicy(world, 'aggregate', {
+      maxValuePerTx: parseEther('50'),
+      maxAggregateValue: parseEther('3'),
+    })
+    const overAggregate = await validate(
+      demoIntent(world.devnet, { policyId: aggregate, value: parseEther('4').toString() }),
+    )
     assert.equal(overAggregate.status, 402)
     assert.equal(overAggregate.body.paymentRequired.extensions.deposit.limit, 'policy')
     assert.equal(overAggregate.body.paymentRequired.extensions.deposit.cap, parseEther('3').toString())
-    assert.equal((await validate(demoIntent(world.devnet, { policyId: aggregate, value: parseEther('2').toString() }))).status, 200)
+    assert.equal(
+      (await validate(demoIntent(world.devnet, { policyId: aggregate, value: parseEther('2').toString() }))).status,
+      200,
+    )
 
-    const rich = await writePolicy(world, 'rich', { maxValuePerTx: parseEther('1000'), maxAggregateValue: parseEther('1000') })
+    const rich = await writePolicy(world, 'rich', {
+      maxValuePerTx: parseEther('1000'),
+      maxAggregateValue: parseEther('1000'),
+    })
     const beyondDeposit = demoIntent(world.devnet, { policyId: rich, value: parseEther('11').toString() })
     const short = await validate(beyondDeposit)
     assert.equal(short.status, 402)
@@ -183,7 +208,10 @@ describe('POST /intents/validate', () => {
       assert.equal(used.status, 409)
       assertCommonHeaders(used, { status: '0x22' })
 
-      const latest = await createDevClients(world.devnet.anvil.rpcUrl, world.devnet.anvil.chainId).publicClient.getBlock()
+      const latest = await createDevClients(
+        world.devnet.anvil.rpcUrl,
+        world.devnet.anvil.chainId,
+      ).publicClient.getBlock()
       const early = demoIntent(world.devnet, { nonce: '79', validAfter: String(latest.timestamp + 100n) })
       for (let i = 0; i < 3; i++) assert.equal((await check(early)).status, 202)
       await rpc(world.devnet.anvil.rpcUrl, 'evm_increaseTime', [200])
@@ -210,7 +238,13 @@ describe('POST /intents/validate', () => {
       const res = await post(gateway.baseUrl, '/intents/validate', demoIntent(world.devnet))
       assert.equal(res.status, 400)
       assertCommonHeaders(res, { status: '0xA0', chainId: '', chainType: '' })
-      assert.deepEqual(res.body.errors, [{ field: 'X-Chain-Id', message: 'is required when several chains are configured and DEFAULT_CHAIN_ID is not set (configured: eip155:31337, eip155:1)' }])
+      assert.deepEqual(res.body.errors, [
+        {
+          field: 'X-Chain-Id',
+          message:
+            'is required when several chains are configured and DEFAULT_CHAIN_ID is not set (configured: eip155:31337, eip155:1)',
+        },
+      ])
     } finally {
       await gateway.close()
     }
@@ -249,7 +283,10 @@ describe('POST /intents/validate', () => {
       assert.equal(res.headers.get('retry-after'), '60')
       const health = (await fetch(`${gateway.baseUrl}/health`).then((r) => r.json())) as any
       assert.equal(health.chains[0].available, false)
-      assert.equal(health.chains[0].unavailableReason, `no contract code on eip155:31337 for: validator ${notAContract}`)
+      assert.equal(
+        health.chains[0].unavailableReason,
+        `no contract code on eip155:31337 for: validator ${notAContract}`,
+      )
     } finally {
       await gateway.close()
     }
@@ -258,7 +295,10 @@ describe('POST /intents/validate', () => {
   it("refuses to start in production when a chain's contracts are missing", async () => {
     const wrong = { ...world.devnet.chain, registry: privateKeyToAccount(devnetAccounts.other).address }
     await assert.rejects(startTestGateway({ chains: [wrong], production: true }), (err: Error) => {
-      assert.match(err.message, /eip155:31337: no contract code on eip155:31337 for: registry 0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC \(check the addresses and the chain\)/)
+      assert.match(
+        err.message,
+        /eip155:31337: no contract code on eip155:31337 for: registry 0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC \(check the addresses and the chain\)/,
+      )
       return true
     })
   })
@@ -289,17 +329,34 @@ describe('secrets', () => {
       registry: '0x5FbDB2315678afecb367f032d93F642f64180aa3' as const,
     }
     const secrets = ['hunter2', 'SuperSecretApiKey0123456789', 'querysecret']
-    const gateway = await startTestGateway({ chains: [{ ...devnet, rpcUrls: [`http://admin:${secrets[0]}@127.0.0.1:9/v1/${secrets[1]}?apikey=${secrets[2]}`] }], rpcTimeoutMs: 500 })
+    const gateway = await startTestGateway({
+      chains: [
+        { ...devnet, rpcUrls: [`http://admin:${secrets[0]}@127.0.0.1:9/v1/${secrets[1]}?apikey=${secrets[2]}`] },
+      ],
+      rpcTimeoutMs: 500,
+    })
     try {
-      const body = { sender: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', target: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', data: '0x', value: '0', nonce: '0', policyId: `0x${'00'.repeat(32)}` }
-      const responses = [await post(gateway.baseUrl, '/intents/validate', body), await post(gateway.baseUrl, '/intents/execute', body), await post(gateway.baseUrl, '/health', {})]
+      const body = {
+        sender: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+        target: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+        data: '0x',
+        value: '0',
+        nonce: '0',
+        policyId: `0x${'00'.repeat(32)}`,
+      }
+      const responses = [
+        await post(gateway.baseUrl, '/intents/validate', body),
+        await post(gateway.baseUrl, '/intents/execute', body),
+        await post(gateway.baseUrl, '/health', {}),
+      ]
       const health = await fetch(`${gateway.baseUrl}/health`).then((r) => r.text())
       assert.equal(responses[0]!.status, 503)
       assert.equal(responses[1]!.status, 503)
       const logs = gateway.logs.join('\n')
       assert.ok(logs.includes('127.0.0.1:9'), 'the endpoint is logged, redacted')
       for (const secret of secrets) {
-        for (const r of responses) assert.ok(!r.text.includes(secret) && ![...r.headers.values()].some((v) => v.includes(secret)))
+        for (const r of responses)
+          assert.ok(!r.text.includes(secret) && ![...r.headers.values()].some((v) => v.includes(secret)))
         assert.ok(!health.includes(secret))
         assert.ok(!logs.includes(secret), `${secret} leaked into the logs`)
       }

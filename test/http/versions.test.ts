@@ -4,10 +4,12 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { after, before, describe, it } from 'node:test'
 import type { FastifyInstance } from 'fastify'
-import { testApp } from '../support/testApp.ts'
 import { createChainRegistry } from '../../src/intents/createChainRegistry.ts'
+import { testApp } from '../support/testApp.ts'
 
-const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  version: string
+}
 
 describe("the gateway's version", () => {
   let app: FastifyInstance
@@ -37,7 +39,16 @@ describe("the gateway's version", () => {
       method: 'POST',
       url: '/mcp',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      payload: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'versions-test', version: '1.0.0' } } }),
+      payload: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-06-18',
+          capabilities: {},
+          clientInfo: { name: 'versions-test', version: '1.0.0' },
+        },
+      }),
     })
     assert.equal(res.statusCode, 200, res.body)
     assert.deepEqual(res.json().result.serverInfo, { name: 'intent-gateway', title: 'Intent Gateway', version })

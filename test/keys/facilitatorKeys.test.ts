@@ -12,15 +12,21 @@ import { wrapFetchWithPayment } from '@x402/fetch'
 import { type Address, type Hex, keccak256, parseEther, stringToHex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { hashApiKey } from '../../src/auth/createApiKeyCheck.ts'
-import type { PaymentsConfig } from '../../src/config/paymentsConfig.ts'
-import { demoDollarArtifact } from '../../src/contracts/demoDollarArtifact.ts'
 import { createDevClients } from '../../src/chains/evm/devnet/deployContracts.ts'
 import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
+import type { PaymentsConfig } from '../../src/config/paymentsConfig.ts'
+import { demoDollarArtifact } from '../../src/contracts/demoDollarArtifact.ts'
 import { createPkcs11Signer } from '../../src/signers/createPkcs11Signer.ts'
-import { startKmsStandIn, type KmsStandIn } from '../support/kmsStandIn.ts'
+import { type KmsStandIn, startKmsStandIn } from '../support/kmsStandIn.ts'
 import { payingClient } from '../support/paymentsWorld.ts'
-import { createSoftHsmToken, pkcs11Binding, readPrivateValue, softHsmModule, type SoftHsmToken } from '../support/softHsm.ts'
+import {
+  createSoftHsmToken,
+  pkcs11Binding,
+  readPrivateValue,
+  type SoftHsmToken,
+  softHsmModule,
+} from '../support/softHsm.ts'
 import { post, request, signedIntent, startTestGateway, type TestGateway } from '../support/testGateway.ts'
 
 const skip = !softHsmModule
@@ -43,7 +49,9 @@ let tokenDelayMs = 0
  * gateway loads the module, so every signature the gateway asks of SoftHSM2 waits first.
  */
 function slowDownTheToken(): void {
-  const lib = createRequire(import.meta.url)('pkcs11js') as { PKCS11: new () => Record<string, (...args: unknown[]) => Promise<unknown>> }
+  const lib = createRequire(import.meta.url)('pkcs11js') as {
+    PKCS11: new () => Record<string, (...args: unknown[]) => Promise<unknown>>
+  }
   const Original = lib.PKCS11
   lib.PKCS11 = class extends (Original as new () => object) {
     constructor() {
@@ -71,27 +79,43 @@ describe("the x402 facilitator's EVM key in a PKCS#11 token (SoftHSM2) or KMS", 
   let hsmRelayer: Address
   const payer = privateKeyToAccount(devnetAccounts.payer).address
   const treasury = () => devnet.demo.payment.payTo
-  const balanceOf = (who: Address) => clients.publicClient.readContract({ address: devnet.contracts.dollar, abi: demoDollarArtifact.abi, functionName: 'balanceOf', args: [who] })
+  const balanceOf = (who: Address) =>
+    clients.publicClient.readContract({
+      address: devnet.contracts.dollar,
+      abi: demoDollarArtifact.abi,
+      functionName: 'balanceOf',
+      args: [who],
+    })
   // The PAYMENT-SIGNATURE headers the x402 client sent, newest last.
   const sentSignatures: string[] = []
   const recordingFetch: typeof fetch = async (input, init) => {
-    const signature = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined)).get('payment-signature')
+    const signature = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined)).get(
+      'payment-signature',
+    )
     if (signature) sentSignatures.push(signature)
     return fetch(input, init)
   }
   const paidPost = async (gateway: TestGateway, body: unknown) => {
-    const res = await wrapFetchWithPayment(recordingFetch, payingClient(devnet).client)(`${gateway.baseUrl}/intents/execute`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    })
+    const res = await wrapFetchWithPayment(recordingFetch, payingClient(devnet).client)(
+      `${gateway.baseUrl}/intents/execute`,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      },
+    )
     return { status: res.status, headers: res.headers, body: (await res.json()) as any }
   }
   const fund = async (to: Address) => {
     const wallet = clients.walletFor(devnetAccounts.deployer)
-    await clients.publicClient.waitForTransactionReceipt({ hash: await wallet.sendTransaction({ to, value: parseEther('5'), account: wallet.account!, chain: wallet.chain }) })
+    await clients.publicClient.waitForTransactionReceipt({
+      hash: await wallet.sendTransaction({ to, value: parseEther('5'), account: wallet.account!, chain: wallet.chain }),
+    })
   }
-  const paymentsWith = (facilitator: PaymentsConfig['facilitator']): PaymentsConfig => ({ ...devnet.payments, facilitator })
+  const paymentsWith = (facilitator: PaymentsConfig['facilitator']): PaymentsConfig => ({
+    ...devnet.payments,
+    facilitator,
+  })
 
   before(async () => {
     slowDownTheToken()
@@ -110,12 +134,24 @@ describe("the x402 facilitator's EVM key in a PKCS#11 token (SoftHSM2) or KMS", 
       relayerPrivateKey: undefined,
       auth,
       signers: { kms: noKms, pkcs11: { ...token, keyLabels: ['relayer-1'] } },
-      payments: paymentsWith({ kind: 'local', evmKey: { backend: 'pkcs11', ...token, keyLabel: 'facilitator', setting: 'FACILITATOR_PKCS11_KEY_LABEL' } }),
+      payments: paymentsWith({
+        kind: 'local',
+        evmKey: { backend: 'pkcs11', ...token, keyLabel: 'facilitator', setting: 'FACILITATOR_PKCS11_KEY_LABEL' },
+      }),
     })
     kmsGateway = await startTestGateway({
       chains: [devnet.chain],
       auth,
-      payments: paymentsWith({ kind: 'local', evmKey: { backend: 'kms', keyId: 'alias/facilitator', region: 'us-east-1', endpoint: kms.endpoint, setting: 'FACILITATOR_KMS_KEY_ID' } }),
+      payments: paymentsWith({
+        kind: 'local',
+        evmKey: {
+          backend: 'kms',
+          keyId: 'alias/facilitator',
+          region: 'us-east-1',
+          endpoint: kms.endpoint,
+          setting: 'FACILITATOR_KMS_KEY_ID',
+        },
+      }),
     })
   })
   after(async () => {
@@ -164,7 +200,10 @@ describe("the x402 facilitator's EVM key in a PKCS#11 token (SoftHSM2) or KMS", 
   for (const mode of ['refuse', 'hang'] as const) {
     it(`answers 503 FACILITATOR_SIGNER_UNAVAILABLE with Retry-After when KMS ${mode === 'refuse' ? 'refuses to sign' : 'does not answer in time'}: nothing paid, the intent not run; a new payment settles once KMS is back`, async () => {
       const payerBefore = await balanceOf(payer)
-      const settlerNonce = await clients.publicClient.getTransactionCount({ address: kms.addressOf('alias/facilitator'), blockTag: 'pending' })
+      const settlerNonce = await clients.publicClient.getTransactionCount({
+        address: kms.addressOf('alias/facilitator'),
+        blockTag: 'pending',
+      })
       const body = await signedIntent(devnet, { nonce: mode === 'refuse' ? '9102' : '9103' })
       kms.mode = mode
       let res: Awaited<ReturnType<typeof paidPost>>
@@ -176,13 +215,23 @@ describe("the x402 facilitator's EVM key in a PKCS#11 token (SoftHSM2) or KMS", 
       assert.equal(res.status, 503, JSON.stringify(res.body))
       // The problem names the facilitator's key (its code, FACILITATOR_SIGNER_UNAVAILABLE, is logged), not a refused payment.
       assert.equal(res.body.title, "The payment facilitator's signer is unavailable")
-      assert.match(res.body.detail, /^x402 settle was not done: the facilitator's key could not sign \(KMS Sign failed: .+\); nothing was sent, retry later$/)
+      assert.match(
+        res.body.detail,
+        /^x402 settle was not done: the facilitator's key could not sign \(KMS Sign failed: .+\); nothing was sent, retry later$/,
+      )
       assert.ok(kmsGateway.logs.some((l) => l.includes('"code":"FACILITATOR_SIGNER_UNAVAILABLE"')))
       assert.equal(res.headers.get('retry-after'), '5')
       assert.equal(res.headers.get('x-erc1066-status'), '0x40')
       assert.equal(res.headers.get('payment-response'), null)
       assert.equal(await balanceOf(payer), payerBefore, 'nothing paid')
-      assert.equal(await clients.publicClient.getTransactionCount({ address: kms.addressOf('alias/facilitator'), blockTag: 'pending' }), settlerNonce, 'no settlement sent')
+      assert.equal(
+        await clients.publicClient.getTransactionCount({
+          address: kms.addressOf('alias/facilitator'),
+          blockTag: 'pending',
+        }),
+        settlerNonce,
+        'no settlement sent',
+      )
       const state = await request(kmsGateway.baseUrl, `/intents/${res.headers.get('x-intent-hash')}`)
       assert.notEqual(state.body.state, 'mined', JSON.stringify(state.body))
       assert.notEqual(state.body.state, 'submitted', JSON.stringify(state.body))
@@ -214,11 +263,22 @@ describe("the x402 facilitator's EVM key in a PKCS#11 token (SoftHSM2) or KMS", 
     assert.equal(res.headers.get('retry-after'), '5')
     assert.equal(res.headers.get('x-erc1066-status'), '0x40')
     assert.ok(Date.now() - started < 6_000, 'answered at the timeout, not when the token finished')
-    assert.equal((await request(hsmGateway.baseUrl, `/intents/${res.headers.get('x-intent-hash')}`)).status, 404, 'no journal record claims an unsigned transaction')
+    assert.equal(
+      (await request(hsmGateway.baseUrl, `/intents/${res.headers.get('x-intent-hash')}`)).status,
+      404,
+      'no journal record claims an unsigned transaction',
+    )
     assert.equal(await hsmGateway.journal.pendingCount(), 0)
-    assert.equal(await clients.publicClient.getTransactionCount({ address: hsmRelayer, blockTag: 'pending' }), nonceBefore, 'nothing sent')
+    assert.equal(
+      await clients.publicClient.getTransactionCount({ address: hsmRelayer, blockTag: 'pending' }),
+      nonceBefore,
+      'nothing sent',
+    )
     const next = await post(hsmGateway.baseUrl, '/intents/execute', body, { authorization: `Bearer ${apiKey}` })
     assert.equal(next.status, 200, next.text)
-    assert.equal((await clients.publicClient.getTransaction({ hash: next.body.transactionHash })).from.toLowerCase(), hsmRelayer.toLowerCase())
+    assert.equal(
+      (await clients.publicClient.getTransaction({ hash: next.body.transactionHash })).from.toLowerCase(),
+      hsmRelayer.toLowerCase(),
+    )
   })
 })

@@ -4,13 +4,20 @@
 // sign answers 503 with Retry-After before anything is reserved or paid, and the next payment
 // settles.
 import assert from 'node:assert/strict'
-import { after, before, describe, it } from 'node:test'
 import { createPublicKey, verify } from 'node:crypto'
+import { after, before, describe, it } from 'node:test'
 import { type Address, getBase58Decoder, getBase58Encoder, getBase64Encoder, getTransactionDecoder } from '@solana/kit'
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http'
 import type { SolanaDevnet } from '../../src/chains/solana/devnet/startSolanaDevnet.ts'
 import { createPkcs11EdDsaSigner } from '../../src/signers/createPkcs11EdDsaSigner.ts'
-import { createSoftHsmToken, logOutOfToken, pkcs11Binding, readPrivateValue, softHsmModule, type SoftHsmToken } from '../support/softHsm.ts'
+import {
+  createSoftHsmToken,
+  logOutOfToken,
+  pkcs11Binding,
+  readPrivateValue,
+  type SoftHsmToken,
+  softHsmModule,
+} from '../support/softHsm.ts'
 import { startSolanaDevnet } from '../support/solanaGateway.ts'
 import { signedSolanaIntent, solanaPayingClient, startSolanaPaidGateway } from '../support/solanaPayments.ts'
 import { post, type TestGateway } from '../support/testGateway.ts'
@@ -28,11 +35,16 @@ describe("the x402 facilitator's Solana key in a PKCS#11 token (SoftHSM2, LiteSV
   let feePayer: Address
   let publicKey: Uint8Array
   const price = 10_000n
-  const execute = (body: unknown, headers: Record<string, string> = {}) => post(gateway.baseUrl, '/intents/execute', body, { 'x-chain-id': devnet.chainId, ...headers })
+  const execute = (body: unknown, headers: Record<string, string> = {}) =>
+    post(gateway.baseUrl, '/intents/execute', body, { 'x-chain-id': devnet.chainId, ...headers })
   const lamportsOf = async (who: Address) => (await devnet.rpc.getBalance(who).send()).value
   const pay = async (body: unknown) => {
     const { fetch: paying } = await solanaPayingClient(devnet)
-    const res = await paying(`${gateway.baseUrl}/intents/execute`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-chain-id': devnet.chainId }, body: JSON.stringify(body) })
+    const res = await paying(`${gateway.baseUrl}/intents/execute`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-chain-id': devnet.chainId },
+      body: JSON.stringify(body),
+    })
     return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, any> }
   }
 
@@ -45,7 +57,15 @@ describe("the x402 facilitator's Solana key in a PKCS#11 token (SoftHSM2, LiteSV
     gateway = await startSolanaPaidGateway(devnet, {
       payments: {
         ...devnet.payments,
-        facilitator: { kind: 'local', solanaKey: { backend: 'pkcs11', ...token, keyLabel: 'facilitator-solana', setting: 'FACILITATOR_SOLANA_PKCS11_KEY_LABEL' } },
+        facilitator: {
+          kind: 'local',
+          solanaKey: {
+            backend: 'pkcs11',
+            ...token,
+            keyLabel: 'facilitator-solana',
+            setting: 'FACILITATOR_SOLANA_PKCS11_KEY_LABEL',
+          },
+        },
       },
     })
   })
@@ -63,11 +83,16 @@ describe("the x402 facilitator's Solana key in a PKCS#11 token (SoftHSM2, LiteSV
     const { body } = signedSolanaIntent(devnet)
     const unpaid = await execute(body)
     assert.equal(unpaid.status, 402)
-    assert.equal(decodePaymentRequiredHeader(unpaid.headers.get('payment-required')!).accepts[0]!.extra?.feePayer, feePayer)
+    assert.equal(
+      decodePaymentRequiredHeader(unpaid.headers.get('payment-required')!).accepts[0]!.extra?.feePayer,
+      feePayer,
+    )
 
     const [payerBefore, feesBefore] = [await devnet.payment.balanceOf(devnet.payment.payer), await lamportsOf(feePayer)]
     const { client } = await solanaPayingClient(devnet)
-    const payload = await client.createPaymentPayload(decodePaymentRequiredHeader(unpaid.headers.get('payment-required')!))
+    const payload = await client.createPaymentPayload(
+      decodePaymentRequiredHeader(unpaid.headers.get('payment-required')!),
+    )
     const res = await execute(body, { 'payment-signature': encodePaymentSignatureHeader(payload) })
     assert.equal(res.status, 200, res.text)
     const settlement = decodePaymentResponseHeader(res.headers.get('payment-response')!)
@@ -75,9 +100,18 @@ describe("the x402 facilitator's Solana key in a PKCS#11 token (SoftHSM2, LiteSV
     assert.equal(await devnet.payment.balanceOf(devnet.payment.payer), payerBefore - price)
     assert.ok((await lamportsOf(feePayer)) < feesBefore, "the settlement's fee came from the token's key")
     // The settlement's id is the fee payer's signature: made by the token's key over the payer's transaction message.
-    const wire = getTransactionDecoder().decode(getBase64Encoder().encode((payload.payload as { transaction: string }).transaction))
+    const wire = getTransactionDecoder().decode(
+      getBase64Encoder().encode((payload.payload as { transaction: string }).transaction),
+    )
     const spki = Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), publicKey])
-    assert.ok(verify(null, Uint8Array.from(wire.messageBytes), createPublicKey({ key: spki, format: 'der', type: 'spki' }), Uint8Array.from(getBase58Encoder().encode(settlement.transaction))))
+    assert.ok(
+      verify(
+        null,
+        Uint8Array.from(wire.messageBytes),
+        createPublicKey({ key: spki, format: 'der', type: 'spki' }),
+        Uint8Array.from(getBase58Encoder().encode(settlement.transaction)),
+      ),
+    )
     const line = gateway.logs.find((l) => l.includes('x402 facilitator keys'))
     assert.deepEqual(JSON.parse(line!).facilitator, [{ key: 'solana', address: feePayer, signer: 'pkcs11' }])
     assert.ok(!gateway.logs.join('').includes(`"${token.pin}"`), 'the PIN is never logged')
@@ -92,7 +126,10 @@ describe("the x402 facilitator's Solana key in a PKCS#11 token (SoftHSM2, LiteSV
     assert.equal(res.headers.get('retry-after'), '5')
     assert.equal(res.headers.get('x-erc1066-status'), '0x40')
     assert.equal(res.body.title, "The payment facilitator's signer is unavailable")
-    assert.match(res.body.detail, /could not sign \(the PKCS#11 token "relayers" did not sign with key "facilitator-solana": CKR_\w+\)/)
+    assert.match(
+      res.body.detail,
+      /could not sign \(the PKCS#11 token "relayers" did not sign with key "facilitator-solana": CKR_\w+\)/,
+    )
     assert.equal(await devnet.payment.balanceOf(devnet.payment.payer), payerBefore, 'nothing paid')
     // The token's session is opened and logged in again: the same intent, paid again, runs.
     const again = await pay(body)

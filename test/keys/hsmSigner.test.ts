@@ -7,10 +7,24 @@ import { parseEther } from 'viem'
 import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { createPkcs11Signer } from '../../src/signers/createPkcs11Signer.ts'
 import { assertCommonHeaders } from '../support/assertCommonHeaders.ts'
-import { createSoftHsmToken, pkcs11Binding, readPrivateValue, softHsmModule, type SoftHsmToken } from '../support/softHsm.ts'
 import { chainEnv } from '../support/gatewayProcess.ts'
 import { runGateway } from '../support/runGateway.ts'
-import { post, request, signedIntent, startTestGateway, startWorld, type TestGateway, type World } from '../support/testGateway.ts'
+import {
+  createSoftHsmToken,
+  pkcs11Binding,
+  readPrivateValue,
+  type SoftHsmToken,
+  softHsmModule,
+} from '../support/softHsm.ts'
+import {
+  post,
+  request,
+  signedIntent,
+  startTestGateway,
+  startWorld,
+  type TestGateway,
+  type World,
+} from '../support/testGateway.ts'
 
 describe('relayer keys in a PKCS#11 token (SoftHSM2)', {
   skip: !softHsmModule
@@ -29,12 +43,20 @@ describe('relayer keys in a PKCS#11 token (SoftHSM2)', {
     world = await startWorld()
     const account = createPkcs11Signer({ ...token, keyLabel: 'relayer-1' })
     const wallet = world.clients.walletFor(devnetAccounts.deployer)
-    const fund = await wallet.sendTransaction({ to: account.address, value: parseEther('5'), account: wallet.account!, chain: wallet.chain })
+    const fund = await wallet.sendTransaction({
+      to: account.address,
+      value: parseEther('5'),
+      account: wallet.account!,
+      chain: wallet.chain,
+    })
     await world.clients.publicClient.waitForTransactionReceipt({ hash: fund })
     gateway = await startTestGateway({
       chains: [world.devnet.chain],
       relayerPrivateKey: undefined,
-      signers: { kms: { keyIds: [], region: undefined, endpoint: undefined }, pkcs11: { ...token, keyLabels: ['relayer-1'] } },
+      signers: {
+        kms: { keyIds: [], region: undefined, endpoint: undefined },
+        pkcs11: { ...token, keyLabels: ['relayer-1'] },
+      },
     })
   })
   after(async () => {
@@ -51,9 +73,17 @@ describe('relayer keys in a PKCS#11 token (SoftHSM2)', {
     const account = createPkcs11Signer({ ...token, keyLabel: 'relayer-1' })
     const message = 'a relayer key that never leaves its token'
     const { verifyMessage } = await import('viem')
-    assert.equal(await verifyMessage({ address: account.address, message, signature: await account.signMessage({ message }) }), true)
+    assert.equal(
+      await verifyMessage({ address: account.address, message, signature: await account.signMessage({ message }) }),
+      true,
+    )
 
-    const res = await post(gateway.baseUrl, '/intents/execute', await signedIntent(world.devnet, { nonce: '850' }), chain)
+    const res = await post(
+      gateway.baseUrl,
+      '/intents/execute',
+      await signedIntent(world.devnet, { nonce: '850' }),
+      chain,
+    )
     assert.equal(res.status, 200, res.text)
     assertCommonHeaders(res, { status: '0x11' })
     const sent = await world.clients.publicClient.getTransaction({ hash: res.body.transactionHash })
@@ -70,9 +100,16 @@ describe('relayer keys in a PKCS#11 token (SoftHSM2)', {
   it('refuses to start with a label the token does not hold, or (in a process of its own) a wrong PIN, naming the setting', async () => {
     const pkcs11 = { modulePath: token.modulePath, tokenLabel: token.tokenLabel, pin: token.pin, keyLabels: ['nope'] }
     await assert.rejects(
-      startTestGateway({ chains: [world.devnet.chain], relayerPrivateKey: undefined, signers: { kms: { keyIds: [], region: undefined, endpoint: undefined }, pkcs11 } }),
+      startTestGateway({
+        chains: [world.devnet.chain],
+        relayerPrivateKey: undefined,
+        signers: { kms: { keyIds: [], region: undefined, endpoint: undefined }, pkcs11 },
+      }),
       (err: Error & { problems?: string[] }) => {
-        assert.match((err.problems ?? [err.message]).join('\n'), /RELAYER_PKCS11_KEY_LABELS: the token "relayers" holds 0 private keys labelled "nope" \(one is needed\)/)
+        assert.match(
+          (err.problems ?? [err.message]).join('\n'),
+          /RELAYER_PKCS11_KEY_LABELS: the token "relayers" holds 0 private keys labelled "nope" \(one is needed\)/,
+        )
         return true
       },
     )
@@ -89,7 +126,10 @@ describe('relayer keys in a PKCS#11 token (SoftHSM2)', {
       },
     })
     assert.equal(await gw.exit, 1)
-    assert.match(gw.stderr() + gw.stdout(), /RELAYER_PKCS11_KEY_LABELS: the token \\?"relayers\\?" refused the PIN \(CKR_PIN_INCORRECT\)/)
+    assert.match(
+      gw.stderr() + gw.stdout(),
+      /RELAYER_PKCS11_KEY_LABELS: the token \\?"relayers\\?" refused the PIN \(CKR_PIN_INCORRECT\)/,
+    )
     assert.ok(!(gw.stderr() + gw.stdout()).includes('0000'), 'the PIN is not shown')
   })
 })

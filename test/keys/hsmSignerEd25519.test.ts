@@ -4,7 +4,7 @@
 // deterministic), answer 503 0x40 when the backend refuses or hangs, and refuse at start a key of
 // another kind. Real AWS is not verified (IAM, SigV4 checked by the server, quotas).
 import assert from 'node:assert/strict'
-import { randomBytes } from 'node:crypto'
+import { createPublicKey, randomBytes, verify } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import { generatePrivateKey } from 'viem/accounts'
 import type { GatewayError } from '../../src/errors/gatewayError.ts'
@@ -12,13 +12,21 @@ import { createEd25519Signer } from '../../src/signers/createEd25519Signer.ts'
 import { createKmsEd25519Signer } from '../../src/signers/createKmsEd25519Signer.ts'
 import { createLocalEd25519Signer } from '../../src/signers/createLocalEd25519Signer.ts'
 import { createPkcs11EdDsaSigner } from '../../src/signers/createPkcs11EdDsaSigner.ts'
-import { startKmsStandIn, type KmsStandIn } from '../support/kmsStandIn.ts'
-import { createSoftHsmToken, pkcs11Binding, softHsmModule, type SoftHsmToken } from '../support/softHsm.ts'
-import { createPublicKey, verify } from 'node:crypto'
+import { type KmsStandIn, startKmsStandIn } from '../support/kmsStandIn.ts'
+import { createSoftHsmToken, pkcs11Binding, type SoftHsmToken, softHsmModule } from '../support/softHsm.ts'
 
 const credentials = { accessKeyId: 'AKIASTANDIN', secretAccessKey: 'stand-in-secret' }
 const verifies = (publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array) =>
-  verify(null, message, createPublicKey({ key: Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), publicKey]), format: 'der', type: 'spki' }), signature)
+  verify(
+    null,
+    message,
+    createPublicKey({
+      key: Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), publicKey]),
+      format: 'der',
+      type: 'spki',
+    }),
+    signature,
+  )
 
 describe('Ed25519 relayer keys in KMS (against the KMS stand-in)', () => {
   const seed = randomBytes(32)
@@ -32,7 +40,12 @@ describe('Ed25519 relayer keys in KMS (against the KMS stand-in)', () => {
   })
 
   it("has the key's public key and signs exactly what the key signs in the process", async () => {
-    const signer = await createKmsEd25519Signer({ keyId: 'alias/solana', region: 'us-east-1', endpoint: kms.endpoint, credentials })
+    const signer = await createKmsEd25519Signer({
+      keyId: 'alias/solana',
+      region: 'us-east-1',
+      endpoint: kms.endpoint,
+      credentials,
+    })
     const local = createLocalEd25519Signer(seed)
     assert.equal(signer.backend, 'kms')
     assert.deepEqual(signer.publicKey, local.publicKey)
@@ -41,7 +54,13 @@ describe('Ed25519 relayer keys in KMS (against the KMS stand-in)', () => {
   })
 
   it('answers 503 (0x40) with Retry-After when KMS refuses, and when it does not answer in time', async () => {
-    const signer = await createKmsEd25519Signer({ keyId: 'alias/solana', region: 'us-east-1', endpoint: kms.endpoint, credentials, timeoutMs: 300 })
+    const signer = await createKmsEd25519Signer({
+      keyId: 'alias/solana',
+      region: 'us-east-1',
+      endpoint: kms.endpoint,
+      credentials,
+      timeoutMs: 300,
+    })
     for (const mode of ['refuse', 'hang'] as const) {
       kms.mode = mode
       try {
@@ -49,7 +68,12 @@ describe('Ed25519 relayer keys in KMS (against the KMS stand-in)', () => {
           assert.equal(err.code, 'SIGNER_UNAVAILABLE')
           assert.equal(err.status, 0x40)
           assert.equal(err.headers['retry-after'], '5')
-          assert.match(err.details!, mode === 'refuse' ? /^KMS Sign failed: KMSInvalidStateException/ : /^KMS Sign failed: (TimeoutError|AbortError)/)
+          assert.match(
+            err.details!,
+            mode === 'refuse'
+              ? /^KMS Sign failed: KMSInvalidStateException/
+              : /^KMS Sign failed: (TimeoutError|AbortError)/,
+          )
           return true
         })
       } finally {
@@ -59,21 +83,42 @@ describe('Ed25519 relayer keys in KMS (against the KMS stand-in)', () => {
   })
 
   it('refuses at start a key that is not Ed25519, or that KMS does not have, naming the setting', async () => {
-    const source = { backend: 'kms' as const, region: 'us-east-1', endpoint: kms.endpoint, setting: 'SOLANA_RELAYER_KMS_KEY_ID' }
+    const source = {
+      backend: 'kms' as const,
+      region: 'us-east-1',
+      endpoint: kms.endpoint,
+      setting: 'SOLANA_RELAYER_KMS_KEY_ID',
+    }
     process.env.AWS_ACCESS_KEY_ID = credentials.accessKeyId
     process.env.AWS_SECRET_ACCESS_KEY = credentials.secretAccessKey
-    await assert.rejects(createEd25519Signer({ ...source, keyId: 'alias/evm' }), (err: Error & { problems?: string[] }) => {
-      assert.deepEqual(err.problems, ['SOLANA_RELAYER_KMS_KEY_ID: key spec ECC_SECG_P256K1 is not ECC_NIST_EDWARDS25519'])
-      return true
-    })
-    await assert.rejects(createEd25519Signer({ ...source, keyId: 'alias/missing' }), (err: Error & { problems?: string[] }) => {
-      assert.deepEqual(err.problems, ["SOLANA_RELAYER_KMS_KEY_ID: The relayer's signer is unavailable (KMS GetPublicKey for key alias/missing failed: NotFoundException)"])
-      return true
-    })
+    await assert.rejects(
+      createEd25519Signer({ ...source, keyId: 'alias/evm' }),
+      (err: Error & { problems?: string[] }) => {
+        assert.deepEqual(err.problems, [
+          'SOLANA_RELAYER_KMS_KEY_ID: key spec ECC_SECG_P256K1 is not ECC_NIST_EDWARDS25519',
+        ])
+        return true
+      },
+    )
+    await assert.rejects(
+      createEd25519Signer({ ...source, keyId: 'alias/missing' }),
+      (err: Error & { problems?: string[] }) => {
+        assert.deepEqual(err.problems, [
+          "SOLANA_RELAYER_KMS_KEY_ID: The relayer's signer is unavailable (KMS GetPublicKey for key alias/missing failed: NotFoundException)",
+        ])
+        return true
+      },
+    )
   })
 })
 
-describe('Ed25519 relayer keys in a PKCS#11 token (SoftHSM2)', { skip: !softHsmModule ? 'SoftHSM2 is not installed' : !pkcs11Binding ? 'the optional pkcs11js binding did not build' : false }, () => {
+describe('Ed25519 relayer keys in a PKCS#11 token (SoftHSM2)', {
+  skip: !softHsmModule
+    ? 'SoftHSM2 is not installed'
+    : !pkcs11Binding
+      ? 'the optional pkcs11js binding did not build'
+      : false,
+}, () => {
   let token: SoftHsmToken
   before(() => {
     token = createSoftHsmToken(['evm-relayer'], 'relayers', '1234', { ed25519Labels: ['ed-relayer'] })
@@ -90,9 +135,19 @@ describe('Ed25519 relayer keys in a PKCS#11 token (SoftHSM2)', { skip: !softHsmM
   })
 
   it('refuses at start a secp256k1 key where an Ed25519 key is needed, naming the setting', async () => {
-    await assert.rejects(createEd25519Signer({ backend: 'pkcs11', ...token, keyLabel: 'evm-relayer', setting: 'SUI_RELAYER_PKCS11_KEY_LABEL' }), (err: Error & { problems?: string[] }) => {
-      assert.deepEqual(err.problems, ['SUI_RELAYER_PKCS11_KEY_LABEL: the key "evm-relayer" is not an Ed25519 key (its CKA_EC_POINT holds 67 bytes)'])
-      return true
-    })
+    await assert.rejects(
+      createEd25519Signer({
+        backend: 'pkcs11',
+        ...token,
+        keyLabel: 'evm-relayer',
+        setting: 'SUI_RELAYER_PKCS11_KEY_LABEL',
+      }),
+      (err: Error & { problems?: string[] }) => {
+        assert.deepEqual(err.problems, [
+          'SUI_RELAYER_PKCS11_KEY_LABEL: the key "evm-relayer" is not an Ed25519 key (its CKA_EC_POINT holds 67 bytes)',
+        ])
+        return true
+      },
+    )
   })
 })

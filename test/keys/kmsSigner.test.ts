@@ -7,12 +7,20 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { parseEther } from 'viem'
-import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { createKmsSigner } from '../../src/signers/createKmsSigner.ts'
 import { assertCommonHeaders } from '../support/assertCommonHeaders.ts'
-import { startKmsStandIn, type KmsStandIn } from '../support/kmsStandIn.ts'
-import { post, request, signedIntent, startTestGateway, startWorld, type TestGateway, type World } from '../support/testGateway.ts'
+import { type KmsStandIn, startKmsStandIn } from '../support/kmsStandIn.ts'
+import {
+  post,
+  request,
+  signedIntent,
+  startTestGateway,
+  startWorld,
+  type TestGateway,
+  type World,
+} from '../support/testGateway.ts'
 
 // A key only the stand-in holds, made for this run: the gateway never sees it.
 const kmsKey = generatePrivateKey()
@@ -31,9 +39,18 @@ describe('relayer keys in KMS (against a KMS stand-in)', () => {
     world = await startWorld()
     kms = await startKmsStandIn({ 'alias/relayer': kmsKey })
     const wallet = world.clients.walletFor(devnetAccounts.deployer)
-    const fund = await wallet.sendTransaction({ to: kms.addressOf('alias/relayer'), value: parseEther('5'), account: wallet.account!, chain: wallet.chain })
+    const fund = await wallet.sendTransaction({
+      to: kms.addressOf('alias/relayer'),
+      value: parseEther('5'),
+      account: wallet.account!,
+      chain: wallet.chain,
+    })
     await world.clients.publicClient.waitForTransactionReceipt({ hash: fund })
-    gateway = await startTestGateway({ chains: [world.devnet.chain], relayerPrivateKey: undefined, signers: { kms: { keyIds: ['alias/relayer'], region: 'us-east-1', endpoint: kms.endpoint } } })
+    gateway = await startTestGateway({
+      chains: [world.devnet.chain],
+      relayerPrivateKey: undefined,
+      signers: { kms: { keyIds: ['alias/relayer'], region: 'us-east-1', endpoint: kms.endpoint } },
+    })
   })
   after(async () => {
     await gateway?.close()
@@ -42,15 +59,32 @@ describe('relayer keys in KMS (against a KMS stand-in)', () => {
   })
 
   it('signs exactly what the key would sign itself, and normalises a high-s answer to low s', async () => {
-    const account = await createKmsSigner({ keyId: 'alias/relayer', region: 'us-east-1', endpoint: kms.endpoint, credentials })
+    const account = await createKmsSigner({
+      keyId: 'alias/relayer',
+      region: 'us-east-1',
+      endpoint: kms.endpoint,
+      credentials,
+    })
     assert.equal(account.address, privateKeyToAccount(kmsKey).address)
-    const tx = { chainId: 31337, type: 'eip1559' as const, to: account.address, value: 1n, gas: 21_000n, nonce: 7, maxFeePerGas: 2n, maxPriorityFeePerGas: 1n }
+    const tx = {
+      chainId: 31337,
+      type: 'eip1559' as const,
+      to: account.address,
+      value: 1n,
+      gas: 21_000n,
+      nonce: 7,
+      maxFeePerGas: 2n,
+      maxPriorityFeePerGas: 1n,
+    }
     const local = await privateKeyToAccount(kmsKey).signTransaction(tx)
     assert.equal(await account.signTransaction(tx), local)
     kms.mode = 'high-s'
     try {
       assert.equal(await account.signTransaction(tx), local, 'the high-s form is flipped to the low-s one')
-      assert.equal(await account.signMessage({ message: 'hello' }), await privateKeyToAccount(kmsKey).signMessage({ message: 'hello' }))
+      assert.equal(
+        await account.signMessage({ message: 'hello' }),
+        await privateKeyToAccount(kmsKey).signMessage({ message: 'hello' }),
+      )
     } finally {
       kms.mode = 'normal'
     }
@@ -58,7 +92,12 @@ describe('relayer keys in KMS (against a KMS stand-in)', () => {
 
   it('executes through the gateway with the KMS key, which /chains shows as kms, never the key', async () => {
     const before = kms.signs
-    const res = await post(gateway.baseUrl, '/intents/execute', await signedIntent(world.devnet, { nonce: '800' }), chain)
+    const res = await post(
+      gateway.baseUrl,
+      '/intents/execute',
+      await signedIntent(world.devnet, { nonce: '800' }),
+      chain,
+    )
     assert.equal(res.status, 200, res.text)
     assertCommonHeaders(res, { status: '0x11' })
     const sent = await world.clients.publicClient.getTransaction({ hash: res.body.transactionHash })
@@ -92,19 +131,38 @@ describe('relayer keys in KMS (against a KMS stand-in)', () => {
       gateway.logs.some((l) => l.includes('KMS Sign for key alias/relayer failed: KMSInvalidStateException')),
       'the key id is in the log line',
     )
-    assert.equal((await request(gateway.baseUrl, `/intents/${res.headers.get('x-intent-hash')}`)).status, 404, 'no record claims an unsigned transaction')
+    assert.equal(
+      (await request(gateway.baseUrl, `/intents/${res.headers.get('x-intent-hash')}`)).status,
+      404,
+      'no record claims an unsigned transaction',
+    )
     assert.equal(await world.clients.publicClient.getTransactionCount({ address, blockTag: 'pending' }), nonceBefore)
     // The signer back: the same intent runs, with the nonce the refusal did not use.
-    const again = await post(gateway.baseUrl, '/intents/execute', await signedIntent(world.devnet, { nonce: '801' }), chain)
+    const again = await post(
+      gateway.baseUrl,
+      '/intents/execute',
+      await signedIntent(world.devnet, { nonce: '801' }),
+      chain,
+    )
     assert.equal(again.status, 200, again.text)
-    assert.equal((await world.clients.publicClient.getTransaction({ hash: again.body.transactionHash })).nonce, nonceBefore)
+    assert.equal(
+      (await world.clients.publicClient.getTransaction({ hash: again.body.transactionHash })).nonce,
+      nonceBefore,
+    )
   })
 
   it('refuses to start with a key KMS does not have, naming RELAYER_KMS_KEY_IDS', async () => {
     await assert.rejects(
-      startTestGateway({ chains: [world.devnet.chain], relayerPrivateKey: undefined, signers: { kms: { keyIds: ['alias/missing'], region: 'us-east-1', endpoint: kms.endpoint } } }),
+      startTestGateway({
+        chains: [world.devnet.chain],
+        relayerPrivateKey: undefined,
+        signers: { kms: { keyIds: ['alias/missing'], region: 'us-east-1', endpoint: kms.endpoint } },
+      }),
       (err: Error & { problems?: string[] }) => {
-        assert.match((err.problems ?? [err.message]).join('\n'), /RELAYER_KMS_KEY_IDS: The relayer's signer is unavailable \(KMS GetPublicKey for key alias\/missing failed: NotFoundException\)/)
+        assert.match(
+          (err.problems ?? [err.message]).join('\n'),
+          /RELAYER_KMS_KEY_IDS: The relayer's signer is unavailable \(KMS GetPublicKey for key alias\/missing failed: NotFoundException\)/,
+        )
         return true
       },
     )

@@ -5,20 +5,27 @@
 // to sign answers 503 0x40 with Retry-After and leaves no journal record and no fee paid, and the
 // next execute signs again; a wrong PIN stops the start-up naming the setting.
 import assert from 'node:assert/strict'
+import { createPublicKey, verify } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import { type Address, getBase58Decoder, getBase58Encoder, getBase64Encoder, getTransactionDecoder } from '@solana/kit'
-import { verify, createPublicKey } from 'node:crypto'
-import { loadConfig } from '../../src/runtimes.ts'
-import { createGateway, type Gateway } from '../../src/createGateway.ts'
+import type { SolanaDevnet } from '../../src/chains/solana/devnet/startSolanaDevnet.ts'
 import { ed25519Seed } from '../../src/chains/solana/ed25519Seed.ts'
 import { createSolanaRuntime } from '../../src/chains/solana/solanaRuntime.ts'
-import type { SolanaDevnet } from '../../src/chains/solana/devnet/startSolanaDevnet.ts'
+import { createGateway, type Gateway } from '../../src/createGateway.ts'
 import { createLogger } from '../../src/logging/createLogger.ts'
 import type { Intent } from '../../src/ports/intent.ts'
+import { loadConfig } from '../../src/runtimes.ts'
 import { createPkcs11EdDsaSigner } from '../../src/signers/createPkcs11EdDsaSigner.ts'
 import { assertCommonHeaders } from '../support/assertCommonHeaders.ts'
 import { runGateway } from '../support/runGateway.ts'
-import { createSoftHsmToken, logOutOfToken, pkcs11Binding, readPrivateValue, softHsmModule, type SoftHsmToken } from '../support/softHsm.ts'
+import {
+  createSoftHsmToken,
+  logOutOfToken,
+  pkcs11Binding,
+  readPrivateValue,
+  type SoftHsmToken,
+  softHsmModule,
+} from '../support/softHsm.ts'
 import { startSolanaDevnet } from '../support/solanaGateway.ts'
 import { post, request } from '../support/testGateway.ts'
 
@@ -54,7 +61,9 @@ describe('the Solana relayer key in a PKCS#11 token (SoftHSM2, LiteSVM)', { skip
   before(async () => {
     token = createSoftHsmToken([], 'relayers', '1234', { ed25519Labels: ['solana-relayer'] })
     devnet = await startSolanaDevnet()
-    relayer = getBase58Decoder().decode(createPkcs11EdDsaSigner({ ...token, keyLabel: 'solana-relayer' }).publicKey) as Address
+    relayer = getBase58Decoder().decode(
+      createPkcs11EdDsaSigner({ ...token, keyLabel: 'solana-relayer' }).publicKey,
+    ) as Address
     await devnet.rpc.requestAirdrop(relayer, 10_000_000_000n as never).send()
     const config = loadConfig(envFor(token, token.pin))
     assert.equal(config.keys.solanaRelayerPrivateKey, undefined, 'no key in the process')
@@ -83,8 +92,17 @@ describe('the Solana relayer key in a PKCS#11 token (SoftHSM2, LiteSVM)', { skip
   })
   const signedBody = (i: Intent) => {
     const hash = createSolanaRuntime({ programId: devnet.programId, config: devnet.config }).hashIntent(i)
-    const signature = Buffer.from(ed25519Seed.sign(devnet.demo.senderSecretKey, Buffer.from(hash.slice(2), 'hex'))).toString('hex')
-    return { ...i, value: i.value.toString(), nonce: i.nonce.toString(), validAfter: i.validAfter.toString(), validBefore: i.validBefore.toString(), signature: `0x${signature}` }
+    const signature = Buffer.from(
+      ed25519Seed.sign(devnet.demo.senderSecretKey, Buffer.from(hash.slice(2), 'hex')),
+    ).toString('hex')
+    return {
+      ...i,
+      value: i.value.toString(),
+      nonce: i.nonce.toString(),
+      validAfter: i.validAfter.toString(),
+      validBefore: i.validBefore.toString(),
+      signature: `0x${signature}`,
+    }
   }
   const execute = (body: unknown) => post(baseUrl, '/intents/execute', body, { 'x-chain-id': devnet.chainId })
   const balance = async (address: Address) => (await devnet.rpc.getBalance(address).send()).value
@@ -108,7 +126,14 @@ describe('the Solana relayer key in a PKCS#11 token (SoftHSM2, LiteSVM)', { skip
     const wire = getTransactionDecoder().decode(getBase64Encoder().encode(record!.transaction!.bytes))
     const [payer, signature] = Object.entries(wire.signatures)[0]!
     assert.equal(payer, relayer)
-    const publicKey = createPublicKey({ key: Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), Buffer.from(getBase58Encoder().encode(relayer))]), format: 'der', type: 'spki' })
+    const publicKey = createPublicKey({
+      key: Buffer.concat([
+        Buffer.from('302a300506032b6570032100', 'hex'),
+        Buffer.from(getBase58Encoder().encode(relayer)),
+      ]),
+      format: 'der',
+      type: 'spki',
+    })
     assert.equal(verify(null, Buffer.from(wire.messageBytes), publicKey, Buffer.from(signature!)), true)
     assert.equal(getBase58Decoder().decode(signature!), res.body.transactionHash)
     assert.ok((await balance(relayer)) < before, 'the relayer paid the fee')
@@ -128,8 +153,16 @@ describe('the Solana relayer key in a PKCS#11 token (SoftHSM2, LiteSVM)', { skip
     assert.equal(res.status, 503, res.text)
     assertCommonHeaders(res, { status: '0x40', chainId: devnet.chainId, chainType: 'solana' })
     assert.equal(res.headers.get('retry-after'), '5')
-    assert.match(res.body.detail, /^the PKCS#11 token "relayers" did not sign with key "solana-relayer": CKR_OBJECT_HANDLE_INVALID/, 'logged out, the private key is not visible')
-    assert.equal((await request(baseUrl, `/intents/${res.headers.get('x-intent-hash')}`)).status, 404, 'no record claims an unsigned transaction')
+    assert.match(
+      res.body.detail,
+      /^the PKCS#11 token "relayers" did not sign with key "solana-relayer": CKR_OBJECT_HANDLE_INVALID/,
+      'logged out, the private key is not visible',
+    )
+    assert.equal(
+      (await request(baseUrl, `/intents/${res.headers.get('x-intent-hash')}`)).status,
+      404,
+      'no record claims an unsigned transaction',
+    )
     assert.equal(await balance(relayer), before, 'nothing was sent')
     // The session the token dropped is opened and logged in again: the same intent runs.
     const again = await execute(body)
@@ -141,7 +174,10 @@ describe('the Solana relayer key in a PKCS#11 token (SoftHSM2, LiteSVM)', { skip
     const gw = runGateway({ env: { ...envFor(token, '0000'), SOFTHSM2_CONF: process.env.SOFTHSM2_CONF! } })
     assert.equal(await gw.exit, 1)
     const output = gw.stderr() + gw.stdout()
-    assert.match(output, /SOLANA_RELAYER_PKCS11_KEY_LABEL: the token \\?"relayers\\?" refused the PIN \(CKR_PIN_INCORRECT\)/)
+    assert.match(
+      output,
+      /SOLANA_RELAYER_PKCS11_KEY_LABEL: the token \\?"relayers\\?" refused the PIN \(CKR_PIN_INCORRECT\)/,
+    )
     assert.ok(!output.includes('0000'), 'the PIN is not shown')
   })
 })

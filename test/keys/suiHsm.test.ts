@@ -10,19 +10,26 @@ import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import { Ed25519PublicKey } from '@mysten/sui/keypairs/ed25519'
-import { loadConfig } from '../../src/runtimes.ts'
-import { createGateway, type Gateway } from '../../src/createGateway.ts'
 import { encodeSuiIntent } from '../../src/chains/sui/encodeSuiIntent.ts'
 import { suiRuntime } from '../../src/chains/sui/suiRuntime.ts'
+import { createGateway, type Gateway } from '../../src/createGateway.ts'
 import { parseIntent } from '../../src/intents/parseIntent.ts'
 import { createLogger } from '../../src/logging/createLogger.ts'
+import { loadConfig } from '../../src/runtimes.ts'
 import { createLocalEd25519Signer } from '../../src/signers/createLocalEd25519Signer.ts'
 import { createPkcs11EdDsaSigner } from '../../src/signers/createPkcs11EdDsaSigner.ts'
-import { startKmsStandIn, type KmsStandIn } from '../support/kmsStandIn.ts'
 import { assertCommonHeaders } from '../support/assertCommonHeaders.ts'
-import { createSoftHsmToken, logOutOfToken, pkcs11Binding, readPrivateValue, softHsmModule, type SoftHsmToken } from '../support/softHsm.ts'
+import { type KmsStandIn, startKmsStandIn } from '../support/kmsStandIn.ts'
+import {
+  createSoftHsmToken,
+  logOutOfToken,
+  pkcs11Binding,
+  readPrivateValue,
+  type SoftHsmToken,
+  softHsmModule,
+} from '../support/softHsm.ts'
 import { suiSender } from '../support/suiGateway.ts'
-import { startSuiStandIn, type SuiStandIn } from '../support/suiStandIn.ts'
+import { type SuiStandIn, startSuiStandIn } from '../support/suiStandIn.ts'
 import { post, request } from '../support/testGateway.ts'
 
 const skip = !softHsmModule
@@ -42,7 +49,9 @@ describe('the Sui relayer key in a PKCS#11 token (SoftHSM2, Sui stand-in)', { sk
 
   before(async () => {
     token = createSoftHsmToken([], 'sui-relayers', '4321', { ed25519Labels: ['sui-relayer'] })
-    relayer = new Ed25519PublicKey(createPkcs11EdDsaSigner({ ...token, keyLabel: 'sui-relayer' }).publicKey).toSuiAddress()
+    relayer = new Ed25519PublicKey(
+      createPkcs11EdDsaSigner({ ...token, keyLabel: 'sui-relayer' }).publicKey,
+    ).toSuiAddress()
     standIn = await startSuiStandIn({ relayer })
     const config = loadConfig({
       EXECUTOR_ADDRESSES: JSON.stringify({ 'sui:localnet': standIn.packageId }),
@@ -70,7 +79,14 @@ describe('the Sui relayer key in a PKCS#11 token (SoftHSM2, Sui stand-in)', { sk
   })
 
   const signedBody = async (nonce: number) => {
-    const body = { sender: suiSender.toSuiAddress(), target: `0x${'22'.repeat(32)}`, data: '0x', value: '1000', nonce: String(nonce), policyId: standIn.policyId }
+    const body = {
+      sender: suiSender.toSuiAddress(),
+      target: `0x${'22'.repeat(32)}`,
+      data: '0x',
+      value: '1000',
+      nonce: String(nonce),
+      policyId: standIn.policyId,
+    }
     const { signature } = await suiSender.signPersonalMessage(encodeSuiIntent(parseIntent(body as never, suiRuntime)))
     return { ...body, signature: `0x${Buffer.from(signature, 'base64').toString('hex')}` }
   }
@@ -103,9 +119,20 @@ describe('the Sui relayer key in a PKCS#11 token (SoftHSM2, Sui stand-in)', { sk
     assert.equal(res.status, 503, res.text)
     assertCommonHeaders(res, { status: '0x40', chainId: 'sui:localnet', chainType: 'sui' })
     assert.equal(res.headers.get('retry-after'), '5')
-    assert.match(res.body.detail, /^the PKCS#11 token "sui-relayers" did not sign with key "sui-relayer": CKR_OBJECT_HANDLE_INVALID/)
-    assert.equal((await request(baseUrl, `/intents/${res.headers.get('x-intent-hash')}`)).status, 404, 'no record claims an unsigned transaction')
-    assert.equal(standIn.calls.filter((c) => c.method === 'ExecuteTransaction').length, broadcasts, 'nothing was broadcast')
+    assert.match(
+      res.body.detail,
+      /^the PKCS#11 token "sui-relayers" did not sign with key "sui-relayer": CKR_OBJECT_HANDLE_INVALID/,
+    )
+    assert.equal(
+      (await request(baseUrl, `/intents/${res.headers.get('x-intent-hash')}`)).status,
+      404,
+      'no record claims an unsigned transaction',
+    )
+    assert.equal(
+      standIn.calls.filter((c) => c.method === 'ExecuteTransaction').length,
+      broadcasts,
+      'nothing was broadcast',
+    )
     const again = await post(baseUrl, '/intents/execute', body, sui)
     assert.equal(again.status, 200, again.text)
     assertCommonHeaders(again, { status: '0x11', chainId: 'sui:localnet', chainType: 'sui' })
@@ -150,10 +177,15 @@ describe('the Sui relayer key in a PKCS#11 token (SoftHSM2, Sui stand-in)', { sk
       PORT: '0',
       JOURNAL_PATH: ':memory:',
     })
-    await assert.rejects(createGateway({ config, logger: createLogger({ level: 'silent' }) }), (err: Error & { problems?: string[] }) => {
-      assert.deepEqual(err.problems, ['SUI_RELAYER_PKCS11_KEY_LABEL: the token "sui-relayers" holds 0 private keys labelled "nope" (one is needed)'])
-      return true
-    })
+    await assert.rejects(
+      createGateway({ config, logger: createLogger({ level: 'silent' }) }),
+      (err: Error & { problems?: string[] }) => {
+        assert.deepEqual(err.problems, [
+          'SUI_RELAYER_PKCS11_KEY_LABEL: the token "sui-relayers" holds 0 private keys labelled "nope" (one is needed)',
+        ])
+        return true
+      },
+    )
   })
 })
 
@@ -183,7 +215,10 @@ describe('the Sui relayer key in KMS (KMS stand-in, Sui stand-in)', () => {
       PORT: '0',
       JOURNAL_PATH: ':memory:',
     })
-    gateway = await createGateway({ config: { ...config, rpc: { ...config.rpc, timeoutMs: 2_000 } }, logger: createLogger({ level: 'silent' }) })
+    gateway = await createGateway({
+      config: { ...config, rpc: { ...config.rpc, timeoutMs: 2_000 } },
+      logger: createLogger({ level: 'silent' }),
+    })
     baseUrl = await gateway.app.listen({ host: '127.0.0.1', port: 0 })
   })
   after(async () => {
@@ -193,7 +228,14 @@ describe('the Sui relayer key in KMS (KMS stand-in, Sui stand-in)', () => {
   })
 
   const signedBody = async (nonce: number) => {
-    const body = { sender: suiSender.toSuiAddress(), target: `0x${'22'.repeat(32)}`, data: '0x', value: '1000', nonce: String(nonce), policyId: standIn.policyId }
+    const body = {
+      sender: suiSender.toSuiAddress(),
+      target: `0x${'22'.repeat(32)}`,
+      data: '0x',
+      value: '1000',
+      nonce: String(nonce),
+      policyId: standIn.policyId,
+    }
     const { signature } = await suiSender.signPersonalMessage(encodeSuiIntent(parseIntent(body as never, suiRuntime)))
     return { ...body, signature: `0x${Buffer.from(signature, 'base64').toString('hex')}` }
   }
@@ -221,7 +263,15 @@ describe('the Sui relayer key in KMS (KMS stand-in, Sui stand-in)', () => {
     assertCommonHeaders(refused, { status: '0x40', chainId: 'sui:localnet', chainType: 'sui' })
     assert.equal(refused.headers.get('retry-after'), '5')
     assert.match(refused.body.detail, /^KMS Sign failed: KMSInvalidStateException/)
-    assert.equal((await request(baseUrl, `/intents/${refused.headers.get('x-intent-hash')}`)).status, 404, 'no record claims an unsigned transaction')
-    assert.equal(standIn.calls.filter((c) => c.method === 'ExecuteTransaction').length, broadcasts, 'nothing was broadcast')
+    assert.equal(
+      (await request(baseUrl, `/intents/${refused.headers.get('x-intent-hash')}`)).status,
+      404,
+      'no record claims an unsigned transaction',
+    )
+    assert.equal(
+      standIn.calls.filter((c) => c.method === 'ExecuteTransaction').length,
+      broadcasts,
+      'nothing was broadcast',
+    )
   })
 })

@@ -5,20 +5,34 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { toFunctionSelector, parseEther } from 'viem'
-import { testApp } from '../support/testApp.ts'
+import { parseEther, toFunctionSelector } from 'viem'
 import { hashApiKey } from '../../src/auth/createApiKeyCheck.ts'
 import { createChainRegistry } from '../../src/intents/createChainRegistry.ts'
 import { intentSchema } from '../../src/intents/intentSchema.ts'
 import { getStatusCode } from '../../src/status/statusCodes.ts'
 import { assertCommonHeaders } from '../support/assertCommonHeaders.ts'
 import { expectedSigning } from '../support/expectedSigning.ts'
-import { demoIntent, post, request, signedIntent, startTestGateway, startWorld, type TestGateway, type World } from '../support/testGateway.ts'
+import { testApp } from '../support/testApp.ts'
+import {
+  demoIntent,
+  post,
+  request,
+  signedIntent,
+  startTestGateway,
+  startWorld,
+  type TestGateway,
+  type World,
+} from '../support/testGateway.ts'
 
 const chainId = 'eip155:31337'
 const apiKey = 'an-mcp-test-key-of-enough-length-01'
 
-type ToolResult = { isError?: boolean; structuredContent?: any; content: Array<{ type: string; text?: string }>; _meta?: Record<string, unknown> }
+type ToolResult = {
+  isError?: boolean
+  structuredContent?: any
+  content: Array<{ type: string; text?: string }>
+  _meta?: Record<string, unknown>
+}
 
 async function connect(baseUrl: string, headers: Record<string, string> = {}): Promise<Client> {
   const client = new Client({ name: 'intent-gateway-test', version: '1.0.0' })
@@ -26,7 +40,12 @@ async function connect(baseUrl: string, headers: Record<string, string> = {}): P
   return client
 }
 
-async function call(client: Client, name: string, args: Record<string, unknown>, meta?: Record<string, unknown>): Promise<ToolResult> {
+async function call(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+  meta?: Record<string, unknown>,
+): Promise<ToolResult> {
   const result = (await client.callTool({ name, arguments: args, ...(meta ? { _meta: meta } : {}) })) as ToolResult
   // The text is the structured content, for clients that read text only.
   if (result.structuredContent) assert.deepEqual(JSON.parse(result.content[0]!.text!), result.structuredContent)
@@ -55,7 +74,12 @@ function keptHeaders(headers: Headers): Record<string, string> {
 function rawMcp(baseUrl: string, message: unknown, headers: Record<string, string> = {}) {
   return request(baseUrl, '/mcp', {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18', ...headers },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-06-18',
+      ...headers,
+    },
     body: JSON.stringify(message),
   })
 }
@@ -96,7 +120,12 @@ describe('MCP server at /mcp', () => {
     assert.equal(http.status, 200)
     const ok = await call(client, 'validate_intent', { intent, chainId: '31337' })
     assert.equal(ok.isError, undefined)
-    assert.deepEqual(ok.structuredContent, { httpStatus: 200, erc1066Status: '0x01', headers: keptHeaders(http.headers), body: http.body })
+    assert.deepEqual(ok.structuredContent, {
+      httpStatus: 200,
+      erc1066Status: '0x01',
+      headers: keptHeaders(http.headers),
+      body: http.body,
+    })
     assert.equal(ok.structuredContent.body.status, '0x01')
     assert.equal(ok.structuredContent.headers['x-chain-id'], chainId)
 
@@ -109,7 +138,9 @@ describe('MCP server at /mcp', () => {
     assert.deepEqual(refused.structuredContent.body, httpRefused.body)
     assert.equal(refused.structuredContent.body.statusName, 'DISALLOWED')
 
-    const overCap = await call(client, 'validate_intent', { intent: demoIntent(world.devnet, { value: parseEther('5').toString() }) })
+    const overCap = await call(client, 'validate_intent', {
+      intent: demoIntent(world.devnet, { value: parseEther('5').toString() }),
+    })
     assert.equal(overCap.isError, true)
     const { httpStatus, erc1066Status, headers, body, ...paymentRequired } = overCap.structuredContent
     assert.equal(httpStatus, 402)
@@ -151,8 +182,15 @@ describe('MCP server at /mcp', () => {
       ['intentHash', 'extra'],
     )
 
-    const payment = await call(client, 'execute_intent', { intent: demoIntent(world.devnet) }, { 'x402/payment': 'not-an-object' })
-    assert.deepEqual(payment.structuredContent.body.errors, [{ field: '_meta.x402/payment', message: 'must be an x402 PaymentPayload object' }])
+    const payment = await call(
+      client,
+      'execute_intent',
+      { intent: demoIntent(world.devnet) },
+      { 'x402/payment': 'not-an-object' },
+    )
+    assert.deepEqual(payment.structuredContent.body.errors, [
+      { field: '_meta.x402/payment', message: 'must be an x402 PaymentPayload object' },
+    ])
   })
 
   it('execute_intent executes a signed intent once (200, 0x11), then replays it (200, replayed); get_intent reads it back; unsigned: 401 (0xE5) with signing', async () => {
@@ -181,7 +219,10 @@ describe('MCP server at /mcp', () => {
     const http = await request(world.gateway.baseUrl, `/intents/${intentHash}`)
     assert.deepEqual(readBack.structuredContent.body, http.body)
     // GET adds the outcome in the other ecosystems' words (§18): the same words tasks/get uses.
-    assert.deepEqual(readBack.structuredContent.body, { ...body, statusWords: { taskState: 'completed', relayerStatus: 200, relayerMeaning: 'included and successful' } })
+    assert.deepEqual(readBack.structuredContent.body, {
+      ...body,
+      statusWords: { taskState: 'completed', relayerStatus: 200, relayerMeaning: 'included and successful' },
+    })
 
     const unknown = await call(client, 'get_intent', { intentHash: `0x${'ab'.repeat(32)}` })
     assert.equal(unknown.structuredContent.httpStatus, 404)
@@ -191,7 +232,10 @@ describe('MCP server at /mcp', () => {
     const needsSignature = await call(client, 'execute_intent', { intent: unsigned })
     assert.equal(needsSignature.structuredContent.httpStatus, 401)
     assert.equal(needsSignature.structuredContent.erc1066Status, '0xE5')
-    assert.deepEqual(needsSignature.structuredContent.body.signing, expectedSigning(world.devnet.contracts.executor, { ...unsigned }))
+    assert.deepEqual(
+      needsSignature.structuredContent.body.signing,
+      expectedSigning(world.devnet.contracts.executor, { ...unsigned }),
+    )
   })
 
   it('list_chains answers as GET /chains and GET /chains/{chainId} (421 for a chain not served)', async () => {
@@ -238,7 +282,9 @@ describe('MCP server at /mcp', () => {
     assert.equal(bad.structuredContent, undefined)
     const problem = JSON.parse(bad.content[0]!.text!)
     assert.equal(problem.httpStatus, 400)
-    assert.deepEqual(problem.body.errors, [{ field: 'code', message: 'must be the code as X-ERC1066-Status writes it: 0x + two hex digits, e.g. 0x10' }])
+    assert.deepEqual(problem.body.errors, [
+      { field: 'code', message: 'must be the code as X-ERC1066-Status writes it: 0x + two hex digits, e.g. 0x10' },
+    ])
   })
 
   it('refuses an unknown tool with a JSON-RPC error', async () => {
@@ -246,7 +292,12 @@ describe('MCP server at /mcp', () => {
   })
 
   it('answers /mcp with the common headers, and GET and DELETE with 405 (stateless: no stream, no session)', async () => {
-    const res = await rawMcp(world.gateway.baseUrl, { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'explain_status', arguments: { code: '0x01' } } })
+    const res = await rawMcp(world.gateway.baseUrl, {
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: { name: 'explain_status', arguments: { code: '0x01' } },
+    })
     assert.equal(res.status, 200, res.text)
     assertCommonHeaders(res, { status: '0x01' })
     assert.equal(res.body.id, 7)
@@ -265,7 +316,11 @@ describe('MCP server at /mcp', () => {
     assert.equal(notRpc.status, 400)
     assert.equal(notRpc.body.error.code, -32600)
     assertCommonHeaders(notRpc, { status: '0xA0' })
-    const notJson = await request(world.gateway.baseUrl, '/mcp', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{' })
+    const notJson = await request(world.gateway.baseUrl, '/mcp', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: '{',
+    })
     assert.equal(notJson.status, 400)
     assert.equal(notJson.body.errors[0].field, 'body')
   })
@@ -285,7 +340,11 @@ describe('MCP server at /mcp', () => {
 
     it('refuses a wrong key on /mcp itself; without a key, execute_intent is refused as over HTTP; with the key it runs', async () => {
       await assert.rejects(connect(keyed.baseUrl, { authorization: 'Bearer not-the-key-at-all-0000000000' }), /401/)
-      const wrong = await rawMcp(keyed.baseUrl, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { authorization: 'Bearer not-the-key-at-all-0000000000' })
+      const wrong = await rawMcp(
+        keyed.baseUrl,
+        { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+        { authorization: 'Bearer not-the-key-at-all-0000000000' },
+      )
       assert.equal(wrong.status, 401)
       assert.match(wrong.headers.get('www-authenticate') ?? '', /Bearer/)
       assert.doesNotMatch(wrong.text, /tools|jsonrpc/)
@@ -294,7 +353,12 @@ describe('MCP server at /mcp', () => {
     it("counts an /mcp request of one tool call once against the client's limit (the tool's route call is not counted again), then 429 (0xF6)", async () => {
       const headers = { authorization: `Bearer ${apiKey}` }
       const signed = await signedIntent(world.devnet, { nonce: '21' })
-      const keyless = await rawMcp(keyed.baseUrl, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'execute_intent', arguments: { intent: signed } } })
+      const keyless = await rawMcp(keyed.baseUrl, {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'execute_intent', arguments: { intent: signed } },
+      })
       assert.equal(keyless.status, 200, keyless.text)
       const refused = keyless.body.result
       assert.equal(refused.isError, true)
@@ -305,13 +369,34 @@ describe('MCP server at /mcp', () => {
       for (const id of [1, 2]) {
         const res = await rawMcp(
           keyed.baseUrl,
-          { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'validate_intent', arguments: { intent: demoIntent(world.devnet, { nonce: String(30 + id) }) } } },
+          {
+            jsonrpc: '2.0',
+            id,
+            method: 'tools/call',
+            params: {
+              name: 'validate_intent',
+              arguments: { intent: demoIntent(world.devnet, { nonce: String(30 + id) }) },
+            },
+          },
           headers,
         )
         assert.equal(res.status, 200, res.text)
-        assert.equal(res.body.result.structuredContent.httpStatus, 200, 'the route call is not counted against the limit')
+        assert.equal(
+          res.body.result.structuredContent.httpStatus,
+          200,
+          'the route call is not counted against the limit',
+        )
       }
-      const executed = await rawMcp(keyed.baseUrl, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'execute_intent', arguments: { intent: signed } } }, headers)
+      const executed = await rawMcp(
+        keyed.baseUrl,
+        {
+          jsonrpc: '2.0',
+          id: 3,
+          method: 'tools/call',
+          params: { name: 'execute_intent', arguments: { intent: signed } },
+        },
+        headers,
+      )
       assert.equal(executed.body.result.structuredContent.httpStatus, 200, executed.text)
       assert.equal(executed.body.result.structuredContent.erc1066Status, '0x11')
       const limited = await rawMcp(keyed.baseUrl, { jsonrpc: '2.0', id: 4, method: 'tools/list' }, headers)
@@ -328,16 +413,26 @@ describe('MCP server at /mcp', () => {
     const pricedClient = await connect(priced.baseUrl)
     try {
       // Over HTTP the route says to send PAYMENT-SIGNATURE, as it should.
-      const overHttp = await post(priced.baseUrl, '/intents/execute', await signedIntent(world.devnet, { nonce: '900' }))
+      const overHttp = await post(
+        priced.baseUrl,
+        '/intents/execute',
+        await signedIntent(world.devnet, { nonce: '900' }),
+      )
       assert.equal(overHttp.status, 402, overHttp.text)
       assert.match(overHttp.body.detail, /PAYMENT-SIGNATURE/)
 
-      const result = await call(pricedClient, 'execute_intent', { intent: await signedIntent(world.devnet, { nonce: '900' }) })
+      const result = await call(pricedClient, 'execute_intent', {
+        intent: await signedIntent(world.devnet, { nonce: '900' }),
+      })
       assert.equal(result.structuredContent.httpStatus, 402)
       assert.equal(result.structuredContent.erc1066Status, '0x55')
       const { detail } = result.structuredContent.body
-      assert.equal(detail, 'pay with x402: call the tool again with the PaymentPayload for one of `accepts` in `_meta["x402/payment"]`')
-      for (const text of [detail, result.structuredContent.error, result.structuredContent.body.paymentRequired.error]) assert.doesNotMatch(text, /PAYMENT-SIGNATURE|header/i, text)
+      assert.equal(
+        detail,
+        'pay with x402: call the tool again with the PaymentPayload for one of `accepts` in `_meta["x402/payment"]`',
+      )
+      for (const text of [detail, result.structuredContent.error, result.structuredContent.body.paymentRequired.error])
+        assert.doesNotMatch(text, /PAYMENT-SIGNATURE|header/i, text)
       // What the agent pays with is unchanged: the same offer as the HTTP answer's.
       assert.deepEqual(result.structuredContent.accepts, overHttp.body.paymentRequired.accepts)
     } finally {
@@ -350,7 +445,10 @@ describe('MCP server at /mcp', () => {
 describe('MCP turned off (MCP_ENABLED=false)', () => {
   it('serves no /mcp: 404 as any unknown route', async () => {
     const registry = createChainRegistry({ adapters: [], defaultChainId: undefined })
-    const app = testApp({ server: { bodyLimit: 1024 }, execution: { receiptTimeoutMs: 1000 }, interfaces: { mcp: { enabled: false } } }, { registry })
+    const app = testApp(
+      { server: { bodyLimit: 1024 }, execution: { receiptTimeoutMs: 1000 }, interfaces: { mcp: { enabled: false } } },
+      { registry },
+    )
     try {
       const res = await app.inject({
         method: 'POST',

@@ -9,7 +9,13 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { type Address, concatHex, encodeFunctionData, getAddress, keccak256, parseUnits, toHex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { hashIntent, type IntentInput, signAccountAuthorization, signIntent, toIntentBody } from '../../client/src/index.ts'
+import {
+  hashIntent,
+  type IntentInput,
+  signAccountAuthorization,
+  signIntent,
+  toIntentBody,
+} from '../../client/src/index.ts'
 import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { demoDollarArtifact } from '../../src/contracts/demoDollarArtifact.ts'
 import { request, startWorld, type World } from '../support/testGateway.ts'
@@ -28,7 +34,13 @@ describe('MCP execute_intent in account mode (EIP-7702) against the devnet', () 
   let nonce = 9_000n
   const pc = () => world.clients.publicClient
   const ethOf = (who: Address) => pc().getBalance({ address: who })
-  const dollarsOf = (who: Address) => pc().readContract({ address: world.devnet.contracts.dollar, abi: demoDollarArtifact.abi, functionName: 'balanceOf', args: [who] }) as Promise<bigint>
+  const dollarsOf = (who: Address) =>
+    pc().readContract({
+      address: world.devnet.contracts.dollar,
+      abi: demoDollarArtifact.abi,
+      functionName: 'balanceOf',
+      args: [who],
+    }) as Promise<bigint>
   const relayerTxs = () => pc().getTransactionCount({ address: relayer, blockTag: 'pending' })
   const codeOf = async (who: Address) => ((await pc().getCode({ address: who })) ?? '0x').toLowerCase()
   const chain = async () => (await request(world.gateway.baseUrl, `/chains/${world.devnet.chain.chainId}`)).body
@@ -42,10 +54,20 @@ describe('MCP execute_intent in account mode (EIP-7702) against the devnet', () 
     mode: 'account',
   })
   /** The intent as the tool takes it: the wire body, signed by the agent. */
-  const signed = async (intent: IntentInput, extra: Partial<IntentInput> = {}) => toIntentBody({ ...intent, ...extra, signature: await signIntent({ intent, chain: await chain(), signer: agent }) })
+  const signed = async (intent: IntentInput, extra: Partial<IntentInput> = {}) =>
+    toIntentBody({ ...intent, ...extra, signature: await signIntent({ intent, chain: await chain(), signer: agent }) })
   const authorize = async (signer = agent) =>
-    signAccountAuthorization({ signer, chainId: world.devnet.anvil.chainId, delegate: world.devnet.contracts.accountDelegate, nonce: await pc().getTransactionCount({ address: agent.address }) })
-  const execute = (intent: unknown) => mcp.callTool({ name: 'execute_intent', arguments: { intent, chainId: world.devnet.chain.chainId } }) as Promise<ToolResult>
+    signAccountAuthorization({
+      signer,
+      chainId: world.devnet.anvil.chainId,
+      delegate: world.devnet.contracts.accountDelegate,
+      nonce: await pc().getTransactionCount({ address: agent.address }),
+    })
+  const execute = (intent: unknown) =>
+    mcp.callTool({
+      name: 'execute_intent',
+      arguments: { intent, chainId: world.devnet.chain.chainId },
+    }) as Promise<ToolResult>
 
   before(async () => {
     world = await startWorld({ receiptTimeoutMs: 15_000 })
@@ -62,13 +84,21 @@ describe('MCP execute_intent in account mode (EIP-7702) against the devnet', () 
     for (const name of ['execute_intent', 'validate_intent']) {
       const intent = (tools.find((t) => t.name === name)!.inputSchema.properties as any).intent
       assert.deepEqual(intent.properties.mode.enum, ['executor', 'account'], name)
-      assert.deepEqual([...intent.properties.authorization.required].sort(), ['address', 'chainId', 'nonce', 'r', 's', 'yParity'], name)
+      assert.deepEqual(
+        [...intent.properties.authorization.required].sort(),
+        ['address', 'chainId', 'nonce', 'r', 's', 'yParity'],
+        name,
+      )
     }
   })
 
   it('an undelegated agent without an authorization, or with one a stranger signed: refused naming the field, nothing sent', async () => {
     assert.equal(await codeOf(agent.address), '0x')
-    const before = { txs: await relayerTxs(), dollars: await dollarsOf(agent.address), relayerEth: await ethOf(relayer) }
+    const before = {
+      txs: await relayerTxs(),
+      dollars: await dollarsOf(agent.address),
+      relayerEth: await ethOf(relayer),
+    }
     const bare = await execute(await signed(transfer(1n)))
     assert.equal(bare.isError, true)
     assert.equal(bare.structuredContent.httpStatus, 403, JSON.stringify(bare.structuredContent))
@@ -92,13 +122,20 @@ describe('MCP execute_intent in account mode (EIP-7702) against the devnet', () 
     const amount = parseUnits('2', 6)
     const intent = transfer(amount)
     const body = await signed(intent, { authorization: await authorize() })
-    const before = { agentEth: await ethOf(agent.address), dollars: await dollarsOf(agent.address), relayerEth: await ethOf(relayer) }
+    const before = {
+      agentEth: await ethOf(agent.address),
+      dollars: await dollarsOf(agent.address),
+      relayerEth: await ethOf(relayer),
+    }
     const result = await execute(body)
     assert.equal(result.isError, undefined, JSON.stringify(result.structuredContent))
     assert.equal(result.structuredContent.httpStatus, 200)
     assert.equal(result.structuredContent.erc1066Status, '0x11')
     assert.equal(result.structuredContent.headers['x-intent-hash'], hashIntent(intent))
-    assert.equal(await codeOf(agent.address), concatHex(['0xef0100', world.devnet.contracts.accountDelegate]).toLowerCase())
+    assert.equal(
+      await codeOf(agent.address),
+      concatHex(['0xef0100', world.devnet.contracts.accountDelegate]).toLowerCase(),
+    )
     const receipt = await pc().getTransactionReceipt({ hash: result.structuredContent.body.transactionHash })
     assert.equal(receipt.type, 'eip7702')
     const log = receipt.logs.find((l) => l.topics[0] === transferTopic)!

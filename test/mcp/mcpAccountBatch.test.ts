@@ -33,11 +33,34 @@ describe('MCP execute_intent: a batch in account mode against the devnet', () =>
   const t = accountIntents(() => world, relayer)
   const contracts = () => world.devnet.contracts
   const call = (target: Address, data: `0x${string}`, value = 0n): TestCall => ({ target, data, value })
-  const approve = (amount: bigint) => call(contracts().dollar, encodeFunctionData({ abi: demoDollarArtifact.abi, functionName: 'approve', args: [contracts().swap, amount] }))
-  const sell = (amount: bigint) => call(contracts().swap, encodeFunctionData({ abi: demoSwapArtifact.abi, functionName: 'sellDollars', args: [amount] }))
-  const increment = () => call(contracts().counter, encodeFunctionData({ abi: demoCounterArtifact.abi, functionName: 'increment', args: [1n] }))
-  const batchOf = (calls: TestCall[]): TestBatch => ({ sender: agent.address, calls, nonce: nonce++, validAfter: 0n, validBefore: 0n, policyId: world.devnet.demo.account.policies.own })
-  const execute = (intent: unknown) => mcp.callTool({ name: 'execute_intent', arguments: { intent, chainId: world.devnet.chain.chainId } }) as Promise<ToolResult>
+  const approve = (amount: bigint) =>
+    call(
+      contracts().dollar,
+      encodeFunctionData({ abi: demoDollarArtifact.abi, functionName: 'approve', args: [contracts().swap, amount] }),
+    )
+  const sell = (amount: bigint) =>
+    call(
+      contracts().swap,
+      encodeFunctionData({ abi: demoSwapArtifact.abi, functionName: 'sellDollars', args: [amount] }),
+    )
+  const increment = () =>
+    call(
+      contracts().counter,
+      encodeFunctionData({ abi: demoCounterArtifact.abi, functionName: 'increment', args: [1n] }),
+    )
+  const batchOf = (calls: TestCall[]): TestBatch => ({
+    sender: agent.address,
+    calls,
+    nonce: nonce++,
+    validAfter: 0n,
+    validBefore: 0n,
+    policyId: world.devnet.demo.account.policies.own,
+  })
+  const execute = (intent: unknown) =>
+    mcp.callTool({
+      name: 'execute_intent',
+      arguments: { intent, chainId: world.devnet.chain.chainId },
+    }) as Promise<ToolResult>
 
   before(async () => {
     world = await startWorld({ receiptTimeoutMs: 15_000 })
@@ -63,13 +86,25 @@ describe('MCP execute_intent: a batch in account mode against the devnet', () =>
   it('approve + swap as one intent, delegating in the same call: executed, msg.sender at the token and the pool is the agent, the relayer pays the gas', async () => {
     const amount = parseUnits('5', 6)
     const batch = batchOf([approve(amount), sell(amount)])
-    const before = { agentEth: await t.ethOf(agent.address), agentDollars: await t.dollarsOf(agent.address), relayerEth: await t.ethOf(relayer) }
-    const result = await execute(t.batchBody(batch, await t.signBatch(batch, agent), { authorization: await t.authorize(agent) }))
+    const before = {
+      agentEth: await t.ethOf(agent.address),
+      agentDollars: await t.dollarsOf(agent.address),
+      relayerEth: await t.ethOf(relayer),
+    }
+    const result = await execute(
+      t.batchBody(batch, await t.signBatch(batch, agent), { authorization: await t.authorize(agent) }),
+    )
     assert.equal(result.isError, undefined, JSON.stringify(result.structuredContent))
     assert.equal(result.structuredContent.httpStatus, 200, JSON.stringify(result.structuredContent))
     assert.equal(result.structuredContent.erc1066Status, '0x11')
-    assert.equal(result.structuredContent.headers['x-intent-hash'], t.batchHash(batch), "the chain's keccak256(abi.encode(BatchIntent))")
-    const receipt = await world.clients.publicClient.getTransactionReceipt({ hash: result.structuredContent.body.transactionHash })
+    assert.equal(
+      result.structuredContent.headers['x-intent-hash'],
+      t.batchHash(batch),
+      "the chain's keccak256(abi.encode(BatchIntent))",
+    )
+    const receipt = await world.clients.publicClient.getTransactionReceipt({
+      hash: result.structuredContent.body.transactionHash,
+    })
     assert.equal(receipt.type, 'eip7702')
     assert.equal(getAddress(receipt.to!), agent.address, 'sent to the agent’s own address')
     const approval = receipt.logs.find((l) => l.topics[0] === approvalTopic)!
@@ -79,7 +114,11 @@ describe('MCP execute_intent: a batch in account mode against the devnet', () =>
     const transfer = receipt.logs.find((l) => l.topics[0] === transferTopic)!
     assert.equal(topicAddress(transfer.topics[1]), agent.address, 'the DemoDollar left the agent’s own balance')
     assert.equal(await t.dollarsOf(agent.address), before.agentDollars - amount)
-    assert.equal(await t.ethOf(agent.address), before.agentEth + amount * weiPerDollarUnit, 'the agent received the swap’s ETH and paid no gas')
+    assert.equal(
+      await t.ethOf(agent.address),
+      before.agentEth + amount * weiPerDollarUnit,
+      'the agent received the swap’s ETH and paid no gas',
+    )
     assert.equal(await t.ethOf(relayer), before.relayerEth - receipt.gasUsed * receipt.effectiveGasPrice)
   })
 })

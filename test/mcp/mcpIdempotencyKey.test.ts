@@ -34,7 +34,13 @@ describe('the MCP idempotency key', () => {
     app.inject({
       method: 'POST',
       url: '/mcp',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': modern, 'mcp-method': 'tools/call', 'mcp-name': name },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': modern,
+        'mcp-method': 'tools/call',
+        'mcp-name': name,
+      },
       payload: JSON.stringify({
         jsonrpc: '2.0',
         id: 1,

@@ -14,7 +14,12 @@ import { demoIntent, request, signedIntent, startTestGateway, type TestGateway }
 
 const modern = '2026-07-28'
 
-function call(baseUrl: string, id: number, params: Record<string, unknown>, capabilities: Record<string, unknown> = { elicitation: { form: {} } }) {
+function call(
+  baseUrl: string,
+  id: number,
+  params: Record<string, unknown>,
+  capabilities: Record<string, unknown> = { elicitation: { form: {} } },
+) {
   const envelope = {
     'io.modelcontextprotocol/protocolVersion': modern,
     'io.modelcontextprotocol/clientInfo': { name: 'input-test', version: '1.0.0' },
@@ -22,8 +27,19 @@ function call(baseUrl: string, id: number, params: Record<string, unknown>, capa
   }
   return request(baseUrl, '/mcp', {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': modern, 'mcp-method': 'tools/call', 'mcp-name': String(params.name) },
-    body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { ...params, _meta: { ...envelope, ...(params._meta as object) } } }),
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': modern,
+      'mcp-method': 'tools/call',
+      'mcp-name': String(params.name),
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { ...params, _meta: { ...envelope, ...(params._meta as object) } },
+    }),
   })
 }
 
@@ -64,7 +80,12 @@ describe('MCP input required (2026-07-28)', () => {
       domain: signing.domain,
       types,
       primaryType: signing.primaryType,
-      message: Object.fromEntries(Object.entries(signing.message as Record<string, unknown>).map(([k, v]) => [k, typeof v === 'string' && /^\d+$/.test(v) ? BigInt(v) : v])),
+      message: Object.fromEntries(
+        Object.entries(signing.message as Record<string, unknown>).map(([k, v]) => [
+          k,
+          typeof v === 'string' && /^\d+$/.test(v) ? BigInt(v) : v,
+        ]),
+      ),
     })
     const done = await call(signed.baseUrl, 2, {
       name: 'execute_intent',
@@ -79,17 +100,30 @@ describe('MCP input required (2026-07-28)', () => {
   it('refuses a signature from another key given that way, as over HTTP; and a malformed response naming it, nothing run', async () => {
     const intent = demoIntent(devnet, { nonce: '9502' })
     const stranger = await privateKeyToAccount(devnetAccounts.other).signMessage({ message: 'not the typed data' })
-    const wrong = await call(signed.baseUrl, 3, { name: 'execute_intent', arguments: { intent }, inputResponses: { signature: { action: 'accept', content: { signature: stranger } } } })
+    const wrong = await call(signed.baseUrl, 3, {
+      name: 'execute_intent',
+      arguments: { intent },
+      inputResponses: { signature: { action: 'accept', content: { signature: stranger } } },
+    })
     assert.equal(wrong.body.result.resultType, 'complete', wrong.text)
     assert.equal(wrong.body.result.isError, true)
     assert.equal(wrong.body.result.structuredContent.httpStatus, 401)
     assert.equal(wrong.body.result.structuredContent.erc1066Status, '0xE4')
     for (const [params, field] of [
-      [{ inputResponses: { signature: { action: 'accept', content: { signature: 7 } } } }, 'inputResponses.signature.content.signature'],
+      [
+        { inputResponses: { signature: { action: 'accept', content: { signature: 7 } } } },
+        'inputResponses.signature.content.signature',
+      ],
       [{ inputResponses: { wallet: { action: 'accept', content: {} } } }, 'inputResponses.wallet'],
-      [{ inputResponses: { signature: { method: 'elicitation/create', result: { action: 'accept' } } } }, 'inputResponses.signature'],
+      [
+        { inputResponses: { signature: { method: 'elicitation/create', result: { action: 'accept' } } } },
+        'inputResponses.signature',
+      ],
       [{ requestState: 'tampered' }, 'requestState'],
-      [{ inputResponses: { payment: { action: 'accept', content: { payment: 'not a payload' } } } }, 'inputResponses.payment.content.payment'],
+      [
+        { inputResponses: { payment: { action: 'accept', content: { payment: 'not a payload' } } } },
+        'inputResponses.payment.content.payment',
+      ],
     ] as const) {
       const res = await call(signed.baseUrl, 4, { name: 'execute_intent', arguments: { intent }, ...params })
       assert.equal(res.body.result.isError, true, res.text)
@@ -100,14 +134,23 @@ describe('MCP input required (2026-07-28)', () => {
       )
     }
     // Declined: nothing given, the same question again.
-    const declined = await call(signed.baseUrl, 5, { name: 'execute_intent', arguments: { intent }, inputResponses: { signature: { action: 'decline' } } })
+    const declined = await call(signed.baseUrl, 5, {
+      name: 'execute_intent',
+      arguments: { intent },
+      inputResponses: { signature: { action: 'decline' } },
+    })
     assert.equal(declined.body.result.resultType, 'input_required', declined.text)
     const hash = declined.body.result._meta['intent-gateway/result'].headers['x-intent-hash']
     assert.equal((await request(signed.baseUrl, `/intents/${hash}`)).status, 404, 'nothing ran')
   })
 
   it('answers a client without the elicitation capability with the tool result, as before', async () => {
-    const plain = await call(signed.baseUrl, 6, { name: 'execute_intent', arguments: { intent: demoIntent(devnet, { nonce: '9503' }) } }, {})
+    const plain = await call(
+      signed.baseUrl,
+      6,
+      { name: 'execute_intent', arguments: { intent: demoIntent(devnet, { nonce: '9503' }) } },
+      {},
+    )
     assert.equal(plain.body.result.resultType, 'complete', plain.text)
     assert.equal(plain.body.result.structuredContent.httpStatus, 401)
     assert.ok(plain.body.result.structuredContent.body.signing)

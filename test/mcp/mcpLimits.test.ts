@@ -7,9 +7,9 @@ import { after, before, describe, it } from 'node:test'
 import { Redis } from 'ioredis'
 import { privateKeyToAccount } from 'viem/accounts'
 import { hashApiKey } from '../../src/auth/createApiKeyCheck.ts'
+import { createDevClients } from '../../src/chains/evm/devnet/deployContracts.ts'
 import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
-import { createDevClients } from '../../src/chains/evm/devnet/deployContracts.ts'
 import { assertCommonHeaders } from '../support/assertCommonHeaders.ts'
 import { demoIntent, post, request, signedIntent, startTestGateway, type TestGateway } from '../support/testGateway.ts'
 
@@ -30,17 +30,29 @@ const bearer = (key: string) => ({ authorization: `Bearer ${key}` })
 function rawMcp(baseUrl: string, message: unknown, headers: Record<string, string> = {}) {
   return request(baseUrl, '/mcp', {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18', ...headers },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-06-18',
+      ...headers,
+    },
     body: typeof message === 'string' ? message : JSON.stringify(message),
   })
 }
 
-const toolCall = (id: number, name: string, args: Record<string, unknown>) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } })
+const toolCall = (id: number, name: string, args: Record<string, unknown>) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name, arguments: args },
+})
 
 /** How many times the gateway called the node's eth_call (the validator), from its own /metrics. */
 async function ethCalls(baseUrl: string): Promise<number> {
   const { text } = await request(baseUrl, '/metrics')
-  const line = text.split('\n').find((l) => l.startsWith('intent_gateway_chain_rpc_duration_seconds_count{') && l.includes('method="eth_call"'))
+  const line = text
+    .split('\n')
+    .find((l) => l.startsWith('intent_gateway_chain_rpc_duration_seconds_count{') && l.includes('method="eth_call"'))
   return line ? Number(line.split(' ').at(-1)) : 0
 }
 
@@ -69,7 +81,11 @@ describe('MCP tool calls and the rate limit', () => {
   it('answers at most RATE_LIMIT_MAX validator calls per window to batched validate_intent calls (8 batches of 30 and of 40)', async () => {
     // What one validation costs the node, measured by a client of its own.
     const before = await ethCalls(gateway.baseUrl)
-    const one = await rawMcp(gateway.baseUrl, toolCall(1, 'validate_intent', { intent: demoIntent(devnet, { nonce: '900' }) }), bearer(keys.other))
+    const one = await rawMcp(
+      gateway.baseUrl,
+      toolCall(1, 'validate_intent', { intent: demoIntent(devnet, { nonce: '900' }) }),
+      bearer(keys.other),
+    )
     assert.equal(one.body.result.structuredContent.httpStatus, 200, one.text)
     const perValidation = (await ethCalls(gateway.baseUrl)) - before
     assert.ok(perValidation >= 1)
@@ -77,7 +93,9 @@ describe('MCP tool calls and the rate limit', () => {
     const start = await ethCalls(gateway.baseUrl)
     const answers = []
     for (let batch = 0; batch < 8; batch++) {
-      const calls = Array.from({ length: 30 }, (_, i) => toolCall(i, 'validate_intent', { intent: demoIntent(devnet, { nonce: String(1000 + batch * 100 + i) }) }))
+      const calls = Array.from({ length: 30 }, (_, i) =>
+        toolCall(i, 'validate_intent', { intent: demoIntent(devnet, { nonce: String(1000 + batch * 100 + i) }) }),
+      )
       answers.push(await rawMcp(gateway.baseUrl, calls, bearer(keys.attacker)))
     }
     const tools = results(answers)
@@ -107,7 +125,9 @@ describe('MCP tool calls and the rate limit', () => {
     const beforeForty = await ethCalls(gateway.baseUrl)
     const forty = []
     for (let batch = 0; batch < 8; batch++) {
-      const calls = Array.from({ length: 40 }, (_, i) => toolCall(i, 'validate_intent', { intent: demoIntent(devnet, { nonce: String(5000 + batch * 100 + i) }) }))
+      const calls = Array.from({ length: 40 }, (_, i) =>
+        toolCall(i, 'validate_intent', { intent: demoIntent(devnet, { nonce: String(5000 + batch * 100 + i) }) }),
+      )
       forty.push(await rawMcp(gateway.baseUrl, calls, bearer(keys.batcher)))
     }
     assert.ok(results(forty).filter((r) => r.structuredContent.httpStatus !== 429).length <= max)
@@ -124,7 +144,9 @@ describe('MCP tool calls and the rate limit', () => {
     const balanceBefore = await publicClient.getBalance({ address: relayer })
     const answers = []
     for (let batch = 0; batch < 3; batch++) {
-      const intents = await Promise.all(Array.from({ length: 10 }, (_, i) => signedIntent(devnet, { nonce: String(20_000 + batch * 100 + i) })))
+      const intents = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => signedIntent(devnet, { nonce: String(20_000 + batch * 100 + i) })),
+      )
       answers.push(
         await rawMcp(
           gateway.baseUrl,
@@ -135,29 +157,48 @@ describe('MCP tool calls and the rate limit', () => {
     }
     const tools = results(answers)
     const executed = tools.filter((r) => r.structuredContent.httpStatus === 200)
-    assert.equal(executed.length, max, JSON.stringify(tools.filter((r) => ![200, 429].includes(r.structuredContent.httpStatus)).map((r) => r.structuredContent.body)))
+    assert.equal(
+      executed.length,
+      max,
+      JSON.stringify(
+        tools.filter((r) => ![200, 429].includes(r.structuredContent.httpStatus)).map((r) => r.structuredContent.body),
+      ),
+    )
     for (const result of executed) assert.equal(result.structuredContent.erc1066Status, '0x11')
     assert.equal(tools.filter((r) => r.structuredContent.httpStatus === 429).length, 10 - max)
     assert.deepEqual(
       answers.map((a) => a.status),
       [200, 429, 429],
     )
-    assert.equal((await publicClient.getTransactionCount({ address: relayer })) - nonceBefore, max, 'the relayer sent one transaction per admitted call')
+    assert.equal(
+      (await publicClient.getTransactionCount({ address: relayer })) - nonceBefore,
+      max,
+      'the relayer sent one transaction per admitted call',
+    )
     assert.ok((await publicClient.getBalance({ address: relayer })) < balanceBefore)
   })
 
   it("shares one budget between a client's HTTP requests and its MCP calls; the tool's 429 is the route's; another client is not affected", async () => {
-    for (const nonce of ['1', '2']) assert.equal((await post(gateway.baseUrl, '/intents/validate', demoIntent(devnet, { nonce }), bearer(keys.shared))).status, 200)
+    for (const nonce of ['1', '2'])
+      assert.equal(
+        (await post(gateway.baseUrl, '/intents/validate', demoIntent(devnet, { nonce }), bearer(keys.shared))).status,
+        200,
+      )
     // 2 spent over HTTP: this request (3) pays for its first call, then 4 and 5, then two over.
     const batch = await rawMcp(
       gateway.baseUrl,
-      Array.from({ length: 5 }, (_, i) => toolCall(i, 'validate_intent', { intent: demoIntent(devnet, { nonce: String(30 + i) }), chainId: '31337' })),
+      Array.from({ length: 5 }, (_, i) =>
+        toolCall(i, 'validate_intent', { intent: demoIntent(devnet, { nonce: String(30 + i) }), chainId: '31337' }),
+      ),
       bearer(keys.shared),
     )
     assert.equal(batch.status, 200, batch.text)
     const statuses = results([batch]).map((r) => r.structuredContent.httpStatus)
     assert.deepEqual(statuses.sort(), [200, 200, 200, 429, 429])
-    const http = await post(gateway.baseUrl, '/intents/validate', demoIntent(devnet, { nonce: '40' }), { ...bearer(keys.shared), 'x-chain-id': '31337' })
+    const http = await post(gateway.baseUrl, '/intents/validate', demoIntent(devnet, { nonce: '40' }), {
+      ...bearer(keys.shared),
+      'x-chain-id': '31337',
+    })
     assert.equal(http.status, 429)
     assertCommonHeaders(http, { status: '0xF6' })
 
@@ -176,10 +217,21 @@ describe('MCP tool calls and the rate limit', () => {
     assert.equal(refused.isError, true)
 
     // Another key, and a client without one (its address), have budgets of their own.
-    const other = await rawMcp(gateway.baseUrl, toolCall(1, 'validate_intent', { intent: demoIntent(devnet, { nonce: '41' }) }), bearer(keys.other))
+    const other = await rawMcp(
+      gateway.baseUrl,
+      toolCall(1, 'validate_intent', { intent: demoIntent(devnet, { nonce: '41' }) }),
+      bearer(keys.other),
+    )
     assert.equal(other.body.result.structuredContent.httpStatus, 200, other.text)
-    assert.equal((await post(gateway.baseUrl, '/intents/validate', demoIntent(devnet, { nonce: '42' }), bearer(keys.other))).status, 200)
-    const keyless = await rawMcp(gateway.baseUrl, [toolCall(1, 'validate_intent', { intent: demoIntent(devnet, { nonce: '43' }) }), toolCall(2, 'explain_status', { code: '0x01' })])
+    assert.equal(
+      (await post(gateway.baseUrl, '/intents/validate', demoIntent(devnet, { nonce: '42' }), bearer(keys.other)))
+        .status,
+      200,
+    )
+    const keyless = await rawMcp(gateway.baseUrl, [
+      toolCall(1, 'validate_intent', { intent: demoIntent(devnet, { nonce: '43' }) }),
+      toolCall(2, 'explain_status', { code: '0x01' }),
+    ])
     assert.deepEqual(
       keyless.body.map((m: any) => m.result.structuredContent.httpStatus),
       [200, 200],
@@ -188,11 +240,20 @@ describe('MCP tool calls and the rate limit', () => {
 
   it('counts every tools/call, whatever the tool: explain_status and list_chains too, and a refused call', async () => {
     const key = 'mcp-limits-every-tool-key-0000000006'
-    const counted = await startTestGateway({ chains: [devnet.chain], auth: { keyHashes: [hashApiKey(key)], requireForValidate: false }, rateLimit: { max: 3, windowMs: 60_000 } })
+    const counted = await startTestGateway({
+      chains: [devnet.chain],
+      auth: { keyHashes: [hashApiKey(key)], requireForValidate: false },
+      rateLimit: { max: 3, windowMs: 60_000 },
+    })
     try {
       const batch = await rawMcp(
         counted.baseUrl,
-        [toolCall(1, 'explain_status', { code: '0x01' }), toolCall(2, 'list_chains', {}), toolCall(3, 'get_intent', { intentHash: 'bad' }), toolCall(4, 'explain_status', { code: '0x10' })],
+        [
+          toolCall(1, 'explain_status', { code: '0x01' }),
+          toolCall(2, 'list_chains', {}),
+          toolCall(3, 'get_intent', { intentHash: 'bad' }),
+          toolCall(4, 'explain_status', { code: '0x10' }),
+        ],
         bearer(key),
       )
       assert.deepEqual(
@@ -217,8 +278,16 @@ describe('MCP tool calls and the rate limit in Redis, shared by two instances', 
 
   before(async () => {
     devnet = await startDevnet()
-    const storage = (instanceId: string) => ({ databaseUrl: undefined, redisUrl: `${redisUrl}?keyPrefix=${encodeURIComponent(prefix)}`, instanceId })
-    gateways = await Promise.all(['mcp-a', 'mcp-b'].map((id) => startTestGateway({ chains: [devnet.chain], rateLimit: { max, windowMs: 60_000 }, storage: storage(id) })))
+    const storage = (instanceId: string) => ({
+      databaseUrl: undefined,
+      redisUrl: `${redisUrl}?keyPrefix=${encodeURIComponent(prefix)}`,
+      instanceId,
+    })
+    gateways = await Promise.all(
+      ['mcp-a', 'mcp-b'].map((id) =>
+        startTestGateway({ chains: [devnet.chain], rateLimit: { max, windowMs: 60_000 }, storage: storage(id) }),
+      ),
+    )
   })
   after(async () => {
     await Promise.all(gateways.map((g) => g.close()))
@@ -236,7 +305,9 @@ describe('MCP tool calls and the rate limit in Redis, shared by two instances', 
     assert.equal((await request(gateways[0]!.baseUrl, '/health')).body.instance.rateLimits, 'redis')
     const first = await rawMcp(
       gateways[0]!.baseUrl,
-      Array.from({ length: 4 }, (_, i) => toolCall(i, 'validate_intent', { intent: demoIntent(devnet, { nonce: String(i) }) })),
+      Array.from({ length: 4 }, (_, i) =>
+        toolCall(i, 'validate_intent', { intent: demoIntent(devnet, { nonce: String(i) }) }),
+      ),
     )
     assert.deepEqual(
       results([first]).map((r) => r.structuredContent.httpStatus),
@@ -245,7 +316,9 @@ describe('MCP tool calls and the rate limit in Redis, shared by two instances', 
     // 4 spent on the first instance: on the second, the request (5) pays for one call, two are over.
     const second = await rawMcp(
       gateways[1]!.baseUrl,
-      Array.from({ length: 3 }, (_, i) => toolCall(i, 'validate_intent', { intent: demoIntent(devnet, { nonce: String(10 + i) }) })),
+      Array.from({ length: 3 }, (_, i) =>
+        toolCall(i, 'validate_intent', { intent: demoIntent(devnet, { nonce: String(10 + i) }) }),
+      ),
     )
     assert.deepEqual(
       results([second])
@@ -276,7 +349,9 @@ describe('MCP tool calls and the rate limit in Redis, shared by two instances', 
     try {
       const batch = await rawMcp(
         unreachable.baseUrl,
-        Array.from({ length: 3 }, (_, i) => toolCall(i, 'validate_intent', { intent: demoIntent(devnet, { nonce: String(50 + i) }) })),
+        Array.from({ length: 3 }, (_, i) =>
+          toolCall(i, 'validate_intent', { intent: demoIntent(devnet, { nonce: String(50 + i) }) }),
+        ),
       )
       assert.equal(batch.status, 200, batch.text)
       assert.deepEqual(
@@ -308,10 +383,22 @@ describe('MCP arguments nested thousands deep', () => {
   it('answers invalid params (-32602) naming the argument, for an argument, _meta and x402/payment 6,000 deep', async () => {
     const intent = JSON.stringify(demoIntent(devnet))
     const cases = [
-      [`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"validate_intent","arguments":{"intent":${deep}}}}`, 'intent'],
-      [`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"execute_intent","arguments":{"intent":${intent},"chainId":${deepArray}}}}`, 'chainId'],
-      [`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"execute_intent","arguments":{"intent":${intent}},"_meta":{"x402/payment":${deep}}}}`, '_meta.x402/payment'],
-      [`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"explain_status","arguments":{"code":"0x01"},"_meta":{"progressToken":1,"trace":${deep}}}}`, '_meta.trace'],
+      [
+        `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"validate_intent","arguments":{"intent":${deep}}}}`,
+        'intent',
+      ],
+      [
+        `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"execute_intent","arguments":{"intent":${intent},"chainId":${deepArray}}}}`,
+        'chainId',
+      ],
+      [
+        `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"execute_intent","arguments":{"intent":${intent}},"_meta":{"x402/payment":${deep}}}}`,
+        '_meta.x402/payment',
+      ],
+      [
+        `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"explain_status","arguments":{"code":"0x01"},"_meta":{"progressToken":1,"trace":${deep}}}}`,
+        '_meta.trace',
+      ],
     ] as const
     for (const [body, field] of cases) {
       const res = await rawMcp(gateway.baseUrl, body)
@@ -323,11 +410,17 @@ describe('MCP arguments nested thousands deep', () => {
       assert.deepEqual(res.body.error.data, { errors: [{ field, message: 'is nested more than 32 levels deep' }] })
     }
     // In a batch, the deep call alone is refused.
-    const batch = await rawMcp(gateway.baseUrl, `[${cases[0][0]},{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"explain_status","arguments":{"code":"0x10"}}}]`)
+    const batch = await rawMcp(
+      gateway.baseUrl,
+      `[${cases[0][0]},{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"explain_status","arguments":{"code":"0x10"}}}]`,
+    )
     assert.equal(batch.body[0].error.code, -32602)
     assert.equal(batch.body[1].result.structuredContent.statusName, 'DISALLOWED')
     // Nested as deep as an intent ever is: the route answers it as over HTTP.
-    const shallow = await rawMcp(gateway.baseUrl, toolCall(6, 'validate_intent', { intent: { ...demoIntent(devnet), accounts: [{ pubkey: [[[['x']]]] }] } }))
+    const shallow = await rawMcp(
+      gateway.baseUrl,
+      toolCall(6, 'validate_intent', { intent: { ...demoIntent(devnet), accounts: [{ pubkey: [[[['x']]]] }] } }),
+    )
     assert.equal(shallow.body.result.structuredContent.httpStatus, 400)
   })
 })

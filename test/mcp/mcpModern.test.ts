@@ -25,12 +25,27 @@ async function connect(baseUrl: string, mode: 'legacy' | { pin: string }): Promi
 }
 
 /** A raw 2026-07-28 request: its envelope in `_meta`, the standard headers naming method and tool. */
-function modernMcp(baseUrl: string, message: { id: number; method: string; params?: Record<string, unknown> }, headers: Record<string, string> = {}) {
+function modernMcp(
+  baseUrl: string,
+  message: { id: number; method: string; params?: Record<string, unknown> },
+  headers: Record<string, string> = {},
+) {
   const name = typeof message.params?.name === 'string' ? { 'mcp-name': message.params.name } : {}
   return request(baseUrl, '/mcp', {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': modern, 'mcp-method': message.method, ...name, ...headers },
-    body: JSON.stringify({ jsonrpc: '2.0', ...message, params: { ...message.params, _meta: { ...envelope, ...(message.params?._meta as object) } } }),
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': modern,
+      'mcp-method': message.method,
+      ...name,
+      ...headers,
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      ...message,
+      params: { ...message.params, _meta: { ...envelope, ...(message.params?._meta as object) } },
+    }),
   })
 }
 
@@ -70,7 +85,10 @@ describe('MCP 2026-07-28 and 2025-11-25 on /mcp (v2 SDK client)', () => {
     const intent = demoIntent(world.devnet, { nonce: '7001' })
     const http = await post(world.gateway.baseUrl, '/intents/validate', intent, { 'x-chain-id': '31337' })
     for (const client of [current, previous]) {
-      const result = (await client.callTool({ name: 'validate_intent', arguments: { intent, chainId: '31337' } })) as ToolResult
+      const result = (await client.callTool({
+        name: 'validate_intent',
+        arguments: { intent, chainId: '31337' },
+      })) as ToolResult
       assert.equal(result.structuredContent.httpStatus, 200)
       assert.equal(result.structuredContent.erc1066Status, '0x01')
       assert.deepEqual(result.structuredContent.body, http.body)
@@ -89,10 +107,17 @@ describe('MCP 2026-07-28 and 2025-11-25 on /mcp (v2 SDK client)', () => {
     const discover = await modernMcp(world.gateway.baseUrl, { id: 1, method: 'server/discover' })
     assert.equal(discover.status, 200, discover.text)
     assert.deepEqual(discover.body.result.supportedVersions, [modern])
-    assert.deepEqual(discover.body.result.capabilities, { tools: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } })
+    assert.deepEqual(discover.body.result.capabilities, {
+      tools: {},
+      extensions: { 'io.modelcontextprotocol/tasks': {} },
+    })
     assert.equal(discover.body.result.resultType, 'complete')
     assert.equal(discover.body.result._meta['io.modelcontextprotocol/serverInfo'].name, 'intent-gateway')
-    const call = await modernMcp(world.gateway.baseUrl, { id: 2, method: 'tools/call', params: { name: 'explain_status', arguments: { code: '0x10' } } })
+    const call = await modernMcp(world.gateway.baseUrl, {
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'explain_status', arguments: { code: '0x10' } },
+    })
     assert.equal(call.status, 200, call.text)
     assertCommonHeaders(call, { status: '0x01' })
     assert.equal(call.body.id, 2)
@@ -103,10 +128,18 @@ describe('MCP 2026-07-28 and 2025-11-25 on /mcp (v2 SDK client)', () => {
   it('refuses Mcp-Method or Mcp-Name headers that disagree with the body (-32020), before any tool runs', async () => {
     const signed = await signedIntent(world.devnet, { nonce: '7003' })
     const params = { name: 'execute_intent', arguments: { intent: signed } }
-    const wrongMethod = await modernMcp(world.gateway.baseUrl, { id: 3, method: 'tools/call', params }, { 'mcp-method': 'tools/list' })
+    const wrongMethod = await modernMcp(
+      world.gateway.baseUrl,
+      { id: 3, method: 'tools/call', params },
+      { 'mcp-method': 'tools/list' },
+    )
     assert.equal(wrongMethod.status, 400, wrongMethod.text)
     assert.equal(wrongMethod.body.error.code, -32020)
-    const wrongName = await modernMcp(world.gateway.baseUrl, { id: 4, method: 'tools/call', params }, { 'mcp-name': 'explain_status' })
+    const wrongName = await modernMcp(
+      world.gateway.baseUrl,
+      { id: 4, method: 'tools/call', params },
+      { 'mcp-name': 'explain_status' },
+    )
     assert.equal(wrongName.status, 400, wrongName.text)
     assert.equal(wrongName.body.error.code, -32020)
     // Nothing ran: the intent is unknown to the gateway.
@@ -117,7 +150,11 @@ describe('MCP 2026-07-28 and 2025-11-25 on /mcp (v2 SDK client)', () => {
   it("answers a protocol version it does not speak with the SDK's version error listing its own", async () => {
     const unknown = await modernMcp(
       world.gateway.baseUrl,
-      { id: 5, method: 'server/discover', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } } },
+      {
+        id: 5,
+        method: 'server/discover',
+        params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } },
+      },
       { 'mcp-protocol-version': '2099-01-01' },
     )
     assert.equal(unknown.status, 400, unknown.text)
@@ -126,7 +163,11 @@ describe('MCP 2026-07-28 and 2025-11-25 on /mcp (v2 SDK client)', () => {
     // A 2025-era request naming an unknown version in its header: the 2025 transport's refusal.
     const old = await request(world.gateway.baseUrl, '/mcp', {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '1999-01-01' },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '1999-01-01',
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 6, method: 'tools/list' }),
     })
     assert.equal(old.status, 400, old.text)
@@ -135,7 +176,11 @@ describe('MCP 2026-07-28 and 2025-11-25 on /mcp (v2 SDK client)', () => {
 
   it('refuses arguments nested too deep with -32602 naming them, in 2026-07-28 too', async () => {
     const deep = JSON.parse(`${'{"a":'.repeat(50)}1${'}'.repeat(50)}`)
-    const res = await modernMcp(world.gateway.baseUrl, { id: 7, method: 'tools/call', params: { name: 'validate_intent', arguments: { intent: deep } } })
+    const res = await modernMcp(world.gateway.baseUrl, {
+      id: 7,
+      method: 'tools/call',
+      params: { name: 'validate_intent', arguments: { intent: deep } },
+    })
     assert.equal(res.status, 200, res.text)
     assert.equal(res.body.error.code, -32602)
     assert.equal(res.body.error.message, 'intent is nested more than 32 levels deep')

@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { FastifyInstance } from 'fastify'
-import { testApp } from '../support/testApp.ts'
 import { createChainRegistry } from '../../src/intents/createChainRegistry.ts'
 import { rawRequest } from '../support/rawRequest.ts'
+import { testApp } from '../support/testApp.ts'
 import type { HttpResult } from '../support/testGateway.ts'
 
 const toolsList = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' })
@@ -40,7 +40,9 @@ function assertRefused(res: HttpResult, detail: RegExp) {
   assert.equal(res.body.result, undefined, 'nothing of MCP ran')
 }
 
-async function start(options: { publicUrl?: string; production?: boolean; corsOrigins?: string[] } = {}): Promise<{ app: FastifyInstance; baseUrl: string; port: number }> {
+async function start(
+  options: { publicUrl?: string; production?: boolean; corsOrigins?: string[] } = {},
+): Promise<{ app: FastifyInstance; baseUrl: string; port: number }> {
   const registry = createChainRegistry({ adapters: [], defaultChainId: undefined })
   const { production = false, ...server } = options
   const app = testApp({ production, server, execution: { receiptTimeoutMs: 1000 } }, { registry })
@@ -60,7 +62,9 @@ describe('DNS rebinding: /mcp serves its own hosts and origins only', () => {
   it('refuses a foreign Host on /mcp (outside production: only localhost, 127.0.0.1 and [::1] with the listening port)', async () => {
     assertRefused(
       await mcp(local.baseUrl, `evil.example:${local.port}`),
-      new RegExp(`^the Host "evil\\.example:${local.port}" is not this gateway's: call it at http://127\\.0\\.0\\.1:${local.port}$`),
+      new RegExp(
+        `^the Host "evil\\.example:${local.port}" is not this gateway's: call it at http://127\\.0\\.0\\.1:${local.port}$`,
+      ),
     )
     assertRefused(await mcp(local.baseUrl, 'evil.example'), /the Host "evil\.example"/)
     // A loopback name with another port is another site's (a rebinding page on another local port).
@@ -73,7 +77,11 @@ describe('DNS rebinding: /mcp serves its own hosts and origins only', () => {
       /^the Origin "http:\/\/evil\.example:\d+" is not this gateway's \(PUBLIC_URL\) nor one of CORS_ORIGINS$/,
     )
     assertRefused(await mcp(local.baseUrl, `127.0.0.1:${local.port}`, 'null'), /the Origin "null"/)
-    const validate = await fetch(`${local.baseUrl}/intents/validate`, { method: 'POST', headers: { 'content-type': 'application/json', origin: 'http://evil.example' }, body: '{}' })
+    const validate = await fetch(`${local.baseUrl}/intents/validate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: 'http://evil.example' },
+      body: '{}',
+    })
     assert.equal(validate.status, 403)
     assert.equal(((await validate.json()) as { type: string }).type, 'urn:intent-gateway:problem:foreign-host')
   })
@@ -88,12 +96,19 @@ describe('DNS rebinding: /mcp serves its own hosts and origins only', () => {
   })
 
   it("in production serves PUBLIC_URL's host and origin and CORS_ORIGINS only, not the loopback names", async () => {
-    const prod = await start({ publicUrl: 'https://gateway.example', production: true, corsOrigins: ['https://app.example'] })
+    const prod = await start({
+      publicUrl: 'https://gateway.example',
+      production: true,
+      corsOrigins: ['https://app.example'],
+    })
     try {
       assert.equal((await mcp(prod.baseUrl, 'gateway.example')).status, 200)
       assert.equal((await mcp(prod.baseUrl, 'gateway.example:443', 'https://gateway.example')).status, 200)
       assert.equal((await mcp(prod.baseUrl, 'gateway.example', 'https://app.example')).status, 200)
-      assertRefused(await mcp(prod.baseUrl, `127.0.0.1:${prod.port}`), /^the Host "127\.0\.0\.1:\d+" is not this gateway's: call it at https:\/\/gateway\.example$/)
+      assertRefused(
+        await mcp(prod.baseUrl, `127.0.0.1:${prod.port}`),
+        /^the Host "127\.0\.0\.1:\d+" is not this gateway's: call it at https:\/\/gateway\.example$/,
+      )
       assertRefused(await mcp(prod.baseUrl, 'gateway.example', `http://localhost:${prod.port}`), /the Origin/)
       // The Host check is /mcp's: a health probe names the pod's address.
       assert.equal((await fetch(`${prod.baseUrl}/health`)).status, 200)

@@ -8,11 +8,11 @@
 // executes (its nonce unused); a signed task is not cancellable.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
+import type { Hex } from 'viem'
 import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
 import { hashApiKey } from '../../src/crypto/hashApiKey.ts'
-import { cancelTask } from '../../src/http/mcp/cancelTask.ts'
 import { ClaimWithdrawnError } from '../../src/errors/claimWithdrawnError.ts'
-import type { Hex } from 'viem'
+import { cancelTask } from '../../src/http/mcp/cancelTask.ts'
 import type { Intent } from '../../src/ports/intent.ts'
 import type { Journal } from '../../src/ports/journal.ts'
 import { openPostgresJournal } from '../../src/store/postgres/openPostgresJournal.ts'
@@ -43,7 +43,12 @@ async function claimFor(gateway: TestGateway, body: Record<string, unknown>, api
   const validated = await post(gateway.baseUrl, '/intents/validate', body)
   const intentHash = validated.headers.get('x-intent-hash') as Hex
   const chainId = validated.headers.get('x-chain-id')!
-  const record = await claimed(gateway.journal, { chainId, intentHash, intent: asIntent(body), ...(apiKeyId ? { apiKeyId } : {}) })
+  const record = await claimed(gateway.journal, {
+    chainId,
+    intentHash,
+    intent: asIntent(body),
+    ...(apiKeyId ? { apiKeyId } : {}),
+  })
   return { intentHash, record }
 }
 const tasks = 'io.modelcontextprotocol/tasks'
@@ -54,7 +59,8 @@ function modernMcp(baseUrl: string, id: number, method: string, params: Record<s
     'io.modelcontextprotocol/clientInfo': { name: 'cancel-test', version: '1.0.0' },
     'io.modelcontextprotocol/clientCapabilities': { extensions: { [tasks]: {} } },
   }
-  const name = typeof params.name === 'string' ? params.name : typeof params.taskId === 'string' ? params.taskId : undefined
+  const name =
+    typeof params.name === 'string' ? params.name : typeof params.taskId === 'string' ? params.taskId : undefined
   return request(baseUrl, '/mcp', {
     method: 'POST',
     headers: {
@@ -124,7 +130,11 @@ for (const backend of backends) {
     it('refuses a keyless claim, whoever asks', async () => {
       const claim = claimOf(9002)
       await claimed(journal, claim)
-      for (const caller of [undefined, 'key-a']) assert.deepEqual(await cancelTask({ journal, intentHash: claim.intentHash, caller }), { ok: false, reason: 'keyless' })
+      for (const caller of [undefined, 'key-a'])
+        assert.deepEqual(await cancelTask({ journal, intentHash: claim.intentHash, caller }), {
+          ok: false,
+          reason: 'keyless',
+        })
       assert.equal((await journal.get(claim.intentHash))?.state, 'claimed')
     })
 
@@ -149,14 +159,21 @@ for (const backend of backends) {
       const kept = await journal.get(claim.intentHash)
       assert.equal(kept?.state, 'pending', 'the signed transaction is still journaled, to be settled')
       assert.equal(kept?.transaction?.id, signedTx(3).id)
-      assert.deepEqual(await cancelTask({ journal, intentHash: claim.intentHash, caller: 'key-a' }), { ok: false, reason: 'not-cancellable', state: 'pending' })
+      assert.deepEqual(await cancelTask({ journal, intentHash: claim.intentHash, caller: 'key-a' }), {
+        ok: false,
+        reason: 'not-cancellable',
+        state: 'pending',
+      })
     })
 
     it('side by side with recordSigned, exactly one wins, every time', async () => {
       for (let n = 0; n < 20; n++) {
         const claim = { ...claimOf(9100 + n), apiKeyId: 'key-a' }
         const record = await claimed(journal, claim)
-        const [cancelled, signed] = await Promise.allSettled([cancelTask({ journal, intentHash: claim.intentHash, caller: 'key-a' }), journal.recordSigned(record, signedTx(100 + n))])
+        const [cancelled, signed] = await Promise.allSettled([
+          cancelTask({ journal, intentHash: claim.intentHash, caller: 'key-a' }),
+          journal.recordSigned(record, signedTx(100 + n)),
+        ])
         const now = await journal.get(claim.intentHash)
         if (cancelled.status === 'fulfilled' && cancelled.value.ok) {
           assert.equal(signed.status, 'rejected', 'a cancelled claim is never signed')
@@ -205,7 +222,11 @@ describe('tasks/cancel over /mcp (API keys)', () => {
     assert.match(update.body.error.message, /only by the API key or OAuth identity that created it/)
     // The creator's input goes by calling execute_intent again, not through tasks/update.
     const own = await modernMcp(gateway.baseUrl, 3, 'tasks/update', { taskId: intentHash, inputResponses: {} }, keyA)
-    assert.match(own.body.error?.message ?? '', /tasks\/update is not accepted: give a signature or a payment by calling execute_intent again/, own.text)
+    assert.match(
+      own.body.error?.message ?? '',
+      /tasks\/update is not accepted: give a signature or a payment by calling execute_intent again/,
+      own.text,
+    )
     assert.equal((await gateway.journal.get(intentHash))?.state, 'claimed', 'nothing changed')
 
     const cancelled = await modernMcp(gateway.baseUrl, 4, 'tasks/cancel', { taskId: intentHash }, keyA)
@@ -225,7 +246,13 @@ describe('tasks/cancel over /mcp (API keys)', () => {
     await rpc(devnet.anvil.rpcUrl, 'evm_setAutomine', [false])
     let taskId: string
     try {
-      const created = await modernMcp(gateway.baseUrl, 5, 'tools/call', { name: 'execute_intent', arguments: { intent: await signedIntent(devnet, { nonce: '9302' }) } }, keyA)
+      const created = await modernMcp(
+        gateway.baseUrl,
+        5,
+        'tools/call',
+        { name: 'execute_intent', arguments: { intent: await signedIntent(devnet, { nonce: '9302' }) } },
+        keyA,
+      )
       assert.equal(created.body.result?.resultType, 'task', created.text)
       taskId = created.body.result.taskId
       const cancel = await modernMcp(gateway.baseUrl, 6, 'tasks/cancel', { taskId }, keyA)
@@ -240,7 +267,11 @@ describe('tasks/cancel over /mcp (API keys)', () => {
     const { intentHash, record } = await claimFor(gateway, await signedIntent(devnet, { nonce: '9303' }))
     for (const key of [keyA, undefined]) {
       const refused = await modernMcp(gateway.baseUrl, 8, 'tasks/cancel', { taskId: intentHash }, key)
-      assert.match(refused.body.error?.message ?? '', /cannot be cancelled: it was created without a credential/, refused.text)
+      assert.match(
+        refused.body.error?.message ?? '',
+        /cannot be cancelled: it was created without a credential/,
+        refused.text,
+      )
     }
     assert.equal((await gateway.journal.get(intentHash))?.state, 'claimed')
     await gateway.journal.release(record)

@@ -23,10 +23,21 @@ function modernMcp(baseUrl: string, id: number, method: string, params: Record<s
     'io.modelcontextprotocol/clientInfo': { name: 'tasks-test', version: '1.0.0' },
     'io.modelcontextprotocol/clientCapabilities': withTasks ? { extensions: { [tasks]: {} } } : {},
   }
-  const name = typeof params.name === 'string' ? { 'mcp-name': params.name } : typeof params.taskId === 'string' ? { 'mcp-name': params.taskId } : {}
+  const name =
+    typeof params.name === 'string'
+      ? { 'mcp-name': params.name }
+      : typeof params.taskId === 'string'
+        ? { 'mcp-name': params.taskId }
+        : {}
   return request(baseUrl, '/mcp', {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': modern, 'mcp-method': method, ...name },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': modern,
+      'mcp-method': method,
+      ...name,
+    },
     body: JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: envelope } }),
   })
 }
@@ -35,7 +46,13 @@ describe('MCP Tasks: execute_intent followed with tasks/get', () => {
   let devnet: Devnet
   let dir: string
   let gateway: TestGateway | undefined
-  const start = (journalPath: string) => startTestGateway({ chains: [devnet.chain], receiptTimeoutMs: 300, reconcileIntervalMs: 200, journal: { path: journalPath, synchronous: 'full' } })
+  const start = (journalPath: string) =>
+    startTestGateway({
+      chains: [devnet.chain],
+      receiptTimeoutMs: 300,
+      reconcileIntervalMs: 200,
+      journal: { path: journalPath, synchronous: 'full' },
+    })
 
   before(async () => {
     devnet = await startDevnet()
@@ -78,7 +95,10 @@ describe('MCP Tasks: execute_intent followed with tasks/get', () => {
     await rpc(devnet.anvil.rpcUrl, 'evm_setAutomine', [false])
     let taskId: string
     try {
-      const created = await modernMcp(gateway.baseUrl, 1, 'tools/call', { name: 'execute_intent', arguments: { intent } })
+      const created = await modernMcp(gateway.baseUrl, 1, 'tools/call', {
+        name: 'execute_intent',
+        arguments: { intent },
+      })
       assert.equal(created.status, 200, created.text)
       const task = created.body.result
       assert.equal(task.resultType, 'task', created.text)
@@ -98,14 +118,23 @@ describe('MCP Tasks: execute_intent followed with tasks/get', () => {
       // Made without a key: nobody can cancel or update it (mcpTaskCancel.test.ts has the keyed cases), and nothing changes.
       const cancel = await modernMcp(gateway.baseUrl, 5, 'tasks/cancel', { taskId })
       assert.equal(cancel.body.error.code, -32602, cancel.text)
-      assert.equal(cancel.body.error.message, `Task ${taskId} cannot be cancelled: it was created without a credential, so nobody can show they created it`)
+      assert.equal(
+        cancel.body.error.message,
+        `Task ${taskId} cannot be cancelled: it was created without a credential, so nobody can show they created it`,
+      )
       const update = await modernMcp(gateway.baseUrl, 6, 'tasks/update', { taskId, inputResponses: {} })
       assert.equal(update.body.error.code, -32602, update.text)
       assert.match(update.body.error.message, /cannot be updated: it was created without a credential/)
       assert.equal((await modernMcp(gateway.baseUrl, 7, 'tasks/get', { taskId })).body.result.status, 'working')
 
       // A client that did not declare the extension gets the tool result, as before (202, 0xF3).
-      const plain = await modernMcp(gateway.baseUrl, 3, 'tools/call', { name: 'execute_intent', arguments: { intent: await signedIntent(devnet, { nonce: '8102' }) } }, false)
+      const plain = await modernMcp(
+        gateway.baseUrl,
+        3,
+        'tools/call',
+        { name: 'execute_intent', arguments: { intent: await signedIntent(devnet, { nonce: '8102' }) } },
+        false,
+      )
       assert.equal(plain.body.result.resultType, 'complete', plain.text)
       assert.equal(plain.body.result.structuredContent.httpStatus, 202)
     } finally {
@@ -130,7 +159,12 @@ describe('MCP Tasks: execute_intent followed with tasks/get', () => {
   it('answers tasks/get on another instance sharing the PostgreSQL journal', async () => {
     const database = await createTestDatabase('mcp_tasks')
     const startOn = (instanceId: string) =>
-      startTestGateway({ chains: [devnet.chain], receiptTimeoutMs: 300, reconcileIntervalMs: 200, storage: { databaseUrl: database.url, redisUrl: undefined, instanceId, relayerLeaseTtlMs: 1_000 } })
+      startTestGateway({
+        chains: [devnet.chain],
+        receiptTimeoutMs: 300,
+        reconcileIntervalMs: 200,
+        storage: { databaseUrl: database.url, redisUrl: undefined, instanceId, relayerLeaseTtlMs: 1_000 },
+      })
     const a = await startOn('tasks-a')
     try {
       const b = await startOn('tasks-b')
@@ -138,7 +172,10 @@ describe('MCP Tasks: execute_intent followed with tasks/get', () => {
         await rpc(devnet.anvil.rpcUrl, 'evm_setAutomine', [false])
         let taskId: string
         try {
-          const created = await modernMcp(a.baseUrl, 1, 'tools/call', { name: 'execute_intent', arguments: { intent: await signedIntent(devnet, { nonce: '8201' }) } })
+          const created = await modernMcp(a.baseUrl, 1, 'tools/call', {
+            name: 'execute_intent',
+            arguments: { intent: await signedIntent(devnet, { nonce: '8201' }) },
+          })
           assert.equal(created.body.result.resultType, 'task', created.text)
           taskId = created.body.result.taskId
           const elsewhere = await modernMcp(b.baseUrl, 2, 'tasks/get', { taskId })

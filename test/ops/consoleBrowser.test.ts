@@ -12,7 +12,11 @@ import { post } from '../support/testGateway.ts'
 import { type ConsoleWorld, startConsoleWorld } from './consoleWorld.ts'
 
 const rpc = async (url: string, method: string, params: unknown[] = []) => {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  })
   return ((await res.json()) as { result: unknown }).result
 }
 
@@ -75,7 +79,10 @@ describe('operator console in a browser', () => {
     assert.equal((await answer)?.status, 200)
     await eventually('the balance shown falls', 10_000, async () => {
       const now = await balanceCell.textContent()
-      return now !== before && Number.parseFloat(String(now).replace(/,/g, '')) < Number.parseFloat(String(before).replace(/,/g, '')) ? now : undefined
+      return now !== before &&
+        Number.parseFloat(String(now).replace(/,/g, '')) < Number.parseFloat(String(before).replace(/,/g, ''))
+        ? now
+        : undefined
     })
     assert.equal(navigations, 0)
   })
@@ -84,7 +91,9 @@ describe('operator console in a browser', () => {
     const noisyId = hashApiKey(world.noisyKey).toString('hex').slice(0, 8)
     let limited = 0
     for (let i = 0; i < 45 && limited === 0; i++) {
-      const r = await post(world.base, '/intents/validate', await world.intent(), { authorization: `Bearer ${world.noisyKey}` })
+      const r = await post(world.base, '/intents/validate', await world.intent(), {
+        authorization: `Bearer ${world.noisyKey}`,
+      })
       if (r.status === 429) limited++
     }
     assert.equal(limited, 1)
@@ -111,12 +120,20 @@ describe('operator console in a browser', () => {
     const marker = '<img src=x onerror="window.__owned=1">'
     const chainId = world.devnet.chain.chainId
     // A reason is free text kept in the audit; the page shows it like any journal or chain value.
-    const paused = await post(world.base, `/ops/chains/${chainId}/pause`, { reason: marker }, { authorization: `Bearer ${world.opsKey}` })
+    const paused = await post(
+      world.base,
+      `/ops/chains/${chainId}/pause`,
+      { reason: marker },
+      { authorization: `Bearer ${world.opsKey}` },
+    )
     assert.equal(paused.status, 200)
     const cell = page.locator('#audit tbody tr', { hasText: marker }).first()
     await cell.waitFor()
     assert.equal(await page.locator('#audit img').count(), 0)
     assert.equal(await page.evaluate('window.__owned'), undefined)
-    assert.equal((await post(world.base, `/ops/chains/${chainId}/resume`, {}, { authorization: `Bearer ${world.opsKey}` })).status, 200)
+    assert.equal(
+      (await post(world.base, `/ops/chains/${chainId}/resume`, {}, { authorization: `Bearer ${world.opsKey}` })).status,
+      200,
+    )
   })
 })

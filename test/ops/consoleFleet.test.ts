@@ -25,7 +25,15 @@ describe('console switches in a fleet of two on PostgreSQL', () => {
   before(async () => {
     database = await createTestDatabase('ops_fleet')
     devnet = await startDevnet()
-    for (const instanceId of ['ops-a', 'ops-b']) gateways.push(await startConsoleGateway({ devnet, opsKey, agentKeys: [agentKey], storage: { databaseUrl: database.url, instanceId } }))
+    for (const instanceId of ['ops-a', 'ops-b'])
+      gateways.push(
+        await startConsoleGateway({
+          devnet,
+          opsKey,
+          agentKeys: [agentKey],
+          storage: { databaseUrl: database.url, instanceId },
+        }),
+      )
   })
   after(async () => {
     for (const { gateway } of gateways) await gateway.close()
@@ -46,7 +54,10 @@ describe('console switches in a fleet of two on PostgreSQL', () => {
       return r.status === 503 && r.headers.get('x-erc1066-status') === '0x42' ? true : undefined
     })
     assert.ok(Date.now() - at <= 2_000)
-    const state = (await request(b.base, '/ops/state', { headers: asOps })).body as { paused: Array<{ target: string }>; fleet: Array<{ instanceId: string }> }
+    const state = (await request(b.base, '/ops/state', { headers: asOps })).body as {
+      paused: Array<{ target: string }>
+      fleet: Array<{ instanceId: string }>
+    }
     assert.deepEqual(
       state.paused.map((p) => p.target),
       [chainId],
@@ -54,7 +65,9 @@ describe('console switches in a fleet of two on PostgreSQL', () => {
     assert.deepEqual(state.fleet.map((f) => f.instanceId).sort(), ['ops-a', 'ops-b'])
 
     assert.equal((await post(b.base, `/ops/chains/${chainId}/resume`, {}, asOps)).status, 200)
-    await eventually('the first instance runs executes again', 2_000, async () => ((await request(a.base, '/ops/state', { headers: asOps })).body.paused.length === 0 ? true : undefined))
+    await eventually('the first instance runs executes again', 2_000, async () =>
+      (await request(a.base, '/ops/state', { headers: asOps })).body.paused.length === 0 ? true : undefined,
+    )
     const runs = await post(a.base, '/intents/execute', body, asAgent)
     // Whichever instance holds the relayer key sends it; the other answers 503 (no key held) without claiming.
     assert.ok([200, 503].includes(runs.status))
@@ -64,18 +77,30 @@ describe('console switches in a fleet of two on PostgreSQL', () => {
   it('a drain of one instance, asked on the other, is seen by both within 2 s; its relayer key goes to the other, which then executes', async () => {
     const [a, b] = gateways as [(typeof gateways)[0], (typeof gateways)[0]]
     assert.equal((await post(a.base, '/ops/instances/ops-b/drain', {}, asOps)).status, 200)
-    await eventually('the drained instance knows', 2_000, async () => ((await request(b.base, '/ops/state', { headers: asOps })).body.draining === true ? true : undefined))
+    await eventually('the drained instance knows', 2_000, async () =>
+      (await request(b.base, '/ops/state', { headers: asOps })).body.draining === true ? true : undefined,
+    )
     // Whoever held the one relayer key, it ends up with ops-a (leases of 1 s here).
     await eventually('the key is held by the other instance', 10_000, async () => {
-      const fleet = (await request(a.base, '/ops/state', { headers: asOps })).body.fleet as Array<{ instanceId: string; keys: unknown[] }>
+      const fleet = (await request(a.base, '/ops/state', { headers: asOps })).body.fleet as Array<{
+        instanceId: string
+        keys: unknown[]
+      }>
       const held = Object.fromEntries(fleet.map((f) => [f.instanceId, f.keys.length]))
       return held['ops-a'] === 1 && !held['ops-b'] ? true : undefined
     })
-    const drained = await post(b.base, '/intents/execute', await signedIntent(devnet, { nonce: String(nonce++) }), asAgent)
+    const drained = await post(
+      b.base,
+      '/intents/execute',
+      await signedIntent(devnet, { nonce: String(nonce++) }),
+      asAgent,
+    )
     assert.equal(drained.status, 503)
     const runs = await post(a.base, '/intents/execute', await signedIntent(devnet, { nonce: String(nonce++) }), asAgent)
     assert.equal(runs.status, 200, JSON.stringify(runs.body))
     assert.equal((await post(b.base, '/ops/instances/ops-b/undrain', {}, asOps)).status, 200)
-    await eventually('both know it is undrained', 2_000, async () => ((await request(a.base, '/ops/state', { headers: asOps })).body.drained.length === 0 ? true : undefined))
+    await eventually('both know it is undrained', 2_000, async () =>
+      (await request(a.base, '/ops/state', { headers: asOps })).body.drained.length === 0 ? true : undefined,
+    )
   })
 })

@@ -9,7 +9,8 @@ import type { PaymentLedger, PendingRequest } from '../../src/ports/paymentLedge
 
 describe('pending settlements on a paused chain', () => {
   it('are held, still on their payments, until the chain resumes', async () => {
-    const request = (url: string): PendingRequest => ({ method: 'POST', url, headers: {}, body: {} }) as unknown as PendingRequest
+    const request = (url: string): PendingRequest =>
+      ({ method: 'POST', url, headers: {}, body: {} }) as unknown as PendingRequest
     const credits = [
       { id: 1, chainId: 'eip155:1', intentHash: '0x01', pendingRequest: request('/intents/execute?a') },
       { id: 2, chainId: 'eip155:2', intentHash: '0x02', pendingRequest: request('/intents/execute?b') },

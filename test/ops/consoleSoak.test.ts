@@ -31,7 +31,15 @@ describe(`operator console under load (${seconds} s)`, () => {
     assert.equal(stalled.status, 200)
 
     const warm = async (n: number) => {
-      for (let i = 0; i < n; i++) assert.equal((await post(world.base, '/intents/execute', await world.intent(), { authorization: `Bearer ${world.agentKey}` })).status, 200)
+      for (let i = 0; i < n; i++)
+        assert.equal(
+          (
+            await post(world.base, '/intents/execute', await world.intent(), {
+              authorization: `Bearer ${world.agentKey}`,
+            })
+          ).status,
+          200,
+        )
     }
     // Past the lists' bounds once before measuring, so the baseline holds full lists.
     await warm(30)
@@ -43,14 +51,19 @@ describe(`operator console under load (${seconds} s)`, () => {
     let most = { settled: 0, inflight: 0 }
     const sender = async () => {
       while (Date.now() < until) {
-        const r = await post(world.base, '/intents/execute', await world.intent(), { authorization: `Bearer ${world.agentKey}` })
+        const r = await post(world.base, '/intents/execute', await world.intent(), {
+          authorization: `Bearer ${world.agentKey}`,
+        })
         assert.equal(r.status, 200, JSON.stringify(r.body))
         sent++
       }
     }
     const sampler = async () => {
       while (Date.now() < until) {
-        const [settled, inflight] = await Promise.all([page.locator('#settled tbody tr').count(), page.locator('#inflight tbody tr[data-key]').count()])
+        const [settled, inflight] = await Promise.all([
+          page.locator('#settled tbody tr').count(),
+          page.locator('#inflight tbody tr[data-key]').count(),
+        ])
         most = { settled: Math.max(most.settled, settled), inflight: Math.max(most.inflight, inflight) }
         await new Promise((r) => setTimeout(r, 1000))
       }
@@ -63,6 +76,8 @@ describe(`operator console under load (${seconds} s)`, () => {
     assert.ok(most.inflight <= 500)
     // Flat: the lists are full at both ends; what the load left behind must be collectable.
     assert.ok(end < baseline * 1.5 + 2_000_000, `heap ${baseline} → ${end} bytes after ${sent} executions`)
-    console.log(`ops soak: ${seconds} s, ${sent} executions, page heap ${baseline} → ${end} bytes, settled rows ≤ ${most.settled}, in-flight rows ≤ ${most.inflight}`)
+    console.log(
+      `ops soak: ${seconds} s, ${sent} executions, page heap ${baseline} → ${end} bytes, settled rows ≤ ${most.settled}, in-flight rows ≤ ${most.inflight}`,
+    )
   })
 })

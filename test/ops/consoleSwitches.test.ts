@@ -13,9 +13,9 @@ import { opsConfig } from '../../src/config/opsConfig.ts'
 import { createGateway, type Gateway } from '../../src/createGateway.ts'
 import { hashApiKey } from '../../src/crypto/hashApiKey.ts'
 import { createLogger } from '../../src/logging/createLogger.ts'
-import { post, request, signedIntent } from '../support/testGateway.ts'
-import { testConfig } from '../support/testConfig.ts'
 import { rawRequest } from '../support/rawRequest.ts'
+import { testConfig } from '../support/testConfig.ts'
+import { post, request, signedIntent } from '../support/testGateway.ts'
 
 const opsKey = `ops-${randomBytes(12).toString('hex')}`
 const agentKey = `agent-${randomBytes(12).toString('hex')}`
@@ -58,7 +58,10 @@ describe('operator console switches', () => {
   it("refuses the state and every switch without a key (401) and with an agent's key (403), changing nothing", async () => {
     for (const headers of [{}, asAgent, { authorization: 'Bearer not-a-key-of-anyone-at-all' }]) {
       const state = await request(base, '/ops/state', { headers })
-      assert.equal(state.status, 'authorization' in headers && headers.authorization === asAgent.authorization ? 403 : 401)
+      assert.equal(
+        state.status,
+        'authorization' in headers && headers.authorization === asAgent.authorization ? 403 : 401,
+      )
       for (const path of [`/ops/chains/${chainId}/pause`, `/ops/instances/local/drain`]) {
         const r = await post(base, path, {}, headers)
         assert.equal(r.status, headers === asAgent ? 403 : 401, path)
@@ -68,7 +71,11 @@ describe('operator console switches', () => {
       assert.equal(events.status, headers === asAgent ? 403 : 401)
       await events.body?.cancel()
     }
-    const state = (await request(base, '/ops/state', { headers: asOps })).body as { paused: unknown[]; drained: unknown[]; audit: unknown[] }
+    const state = (await request(base, '/ops/state', { headers: asOps })).body as {
+      paused: unknown[]
+      drained: unknown[]
+      audit: unknown[]
+    }
     assert.deepEqual([state.paused, state.drained, state.audit], [[], [], []])
   })
 
@@ -87,7 +94,10 @@ describe('operator console switches', () => {
     const reason = await post(base, `/ops/chains/${chainId}/pause`, { reason: 'x'.repeat(500) }, asOps)
     assert.equal(reason.status, 400)
     assert.match(JSON.stringify(reason.body), /reason/)
-    const state = (await request(base, '/ops/state', { headers: asOps })).body as { paused: unknown[]; audit: unknown[] }
+    const state = (await request(base, '/ops/state', { headers: asOps })).body as {
+      paused: unknown[]
+      audit: unknown[]
+    }
     assert.deepEqual([state.paused, state.audit], [[], []])
   })
 
@@ -98,7 +108,10 @@ describe('operator console switches', () => {
 
     const paused = await post(base, `/ops/chains/${chainId}/pause`, { reason: 'incident 42' }, asOps)
     assert.equal(paused.status, 200)
-    assert.deepEqual({ ...(paused.body as object), since: undefined, auditId: undefined }, { chainId, paused: true, changed: true, since: undefined, by: `ops:${opsId}`, auditId: undefined })
+    assert.deepEqual(
+      { ...(paused.body as object), since: undefined, auditId: undefined },
+      { chainId, paused: true, changed: true, since: undefined, by: `ops:${opsId}`, auditId: undefined },
+    )
     const again = await post(base, `/ops/chains/${chainId}/pause`, {}, asOps)
     assert.equal(again.status, 200)
     assert.equal((again.body as { changed: boolean; paused: boolean }).changed, false)
@@ -134,7 +147,11 @@ describe('operator console switches', () => {
     assert.equal(runs.status, 200, JSON.stringify(runs.body))
     assert.doesNotMatch((await request(base, '/metrics')).text, /gateway_ops_chain_paused\{/)
 
-    const audit = ((await request(base, '/ops/state', { headers: asOps })).body as { audit: Array<{ actor: string; action: string; target: string; detail?: string }> }).audit
+    const audit = (
+      (await request(base, '/ops/state', { headers: asOps })).body as {
+        audit: Array<{ actor: string; action: string; target: string; detail?: string }>
+      }
+    ).audit
     assert.deepEqual(
       audit.map((a) => [a.action, a.target, a.actor, a.detail]),
       [
@@ -153,7 +170,10 @@ describe('operator console switches', () => {
     const refused = await post(base, '/intents/execute', body, asAgent)
     assert.equal(refused.status, 503, JSON.stringify(refused.body))
     assert.equal(await gateway.journal.get((refused.body as { intentHash: Hex }).intentHash, chainId), undefined)
-    const state = (await request(base, '/ops/state', { headers: asOps })).body as { draining: boolean; fleet: Array<{ instanceId: string; draining: boolean }> }
+    const state = (await request(base, '/ops/state', { headers: asOps })).body as {
+      draining: boolean
+      fleet: Array<{ instanceId: string; draining: boolean }>
+    }
     assert.equal(state.draining, true)
     assert.equal(state.fleet[0]!.draining, true)
     assert.match((await request(base, '/metrics')).text, /gateway_ops_instance_draining 1/)
@@ -165,11 +185,16 @@ describe('operator console switches', () => {
     // instance will send next and the one mined on chain (equal once the execute above is mined),
     // and the chain's head block.
     type KeyView = { address: string; held: boolean; balance?: string; nonce?: number; onChainNonce?: number }
-    const after = (await request(base, '/ops/state', { headers: asOps })).body as { chains: Array<{ chainId: string; headBlock?: string; relayers: KeyView[] }> }
+    const after = (await request(base, '/ops/state', { headers: asOps })).body as {
+      chains: Array<{ chainId: string; headBlock?: string; relayers: KeyView[] }>
+    }
     const chain = after.chains.find((c) => c.chainId === chainId)!
     const client = createPublicClient({ transport: http(devnet.chain.rpcUrls[0]) })
     const head = await client.getBlockNumber()
-    assert.ok(chain.headBlock !== undefined && BigInt(chain.headBlock) <= head && BigInt(chain.headBlock) > 0n, JSON.stringify(chain))
+    assert.ok(
+      chain.headBlock !== undefined && BigInt(chain.headBlock) <= head && BigInt(chain.headBlock) > 0n,
+      JSON.stringify(chain),
+    )
     const sender = chain.relayers.find((r) => r.nonce !== undefined)
     assert.ok(sender, JSON.stringify(chain.relayers))
     const mined = await client.getTransactionCount({ address: sender.address as Hex, blockTag: 'latest' })
@@ -181,11 +206,18 @@ describe('operator console switches', () => {
   it('retries a stuck transaction now with a fee bump (journaled first); 404 names an unknown one; an agent cannot', async () => {
     const rpcUrl = devnet.anvil.rpcUrl
     const rpc = (method: string, params: unknown[] = []) =>
-      fetch(rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) }).then((r) => r.json())
+      fetch(rpcUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+      }).then((r) => r.json())
     const unknown = `0x${'ab'.repeat(32)}`
     const missing = await post(base, `/ops/transactions/${unknown}/retry`, {}, asOps)
     assert.equal(missing.status, 404)
-    assert.equal((missing.body as { errors: Array<{ field: string; message: string }> }).errors[0]!.field, 'transactionId')
+    assert.equal(
+      (missing.body as { errors: Array<{ field: string; message: string }> }).errors[0]!.field,
+      'transactionId',
+    )
     assert.match(JSON.stringify(missing.body), new RegExp(unknown))
     await rpc('evm_setAutomine', [false])
     try {
@@ -211,8 +243,15 @@ describe('operator console switches', () => {
       assert.equal(body.attempt, stuck.attempt + 1)
       const [live] = await gateway.journal.pending({ chainId })
       assert.equal(live?.transaction?.id, body.replacement)
-      const audit = ((await request(base, '/ops/state', { headers: asOps })).body as { audit: Array<{ action: string; target: string; detail?: string }> }).audit
-      assert.deepEqual([audit[0]!.action, audit[0]!.target, audit[0]!.detail], ['retry', txId, 'stuck behind a fee spike'])
+      const audit = (
+        (await request(base, '/ops/state', { headers: asOps })).body as {
+          audit: Array<{ action: string; target: string; detail?: string }>
+        }
+      ).audit
+      assert.deepEqual(
+        [audit[0]!.action, audit[0]!.target, audit[0]!.detail],
+        ['retry', txId, 'stuck behind a fee spike'],
+      )
       await rpc('evm_mine')
       assert.ok([200, 202].includes((await answer).status))
     } finally {
@@ -223,15 +262,24 @@ describe('operator console switches', () => {
   it('serves the page with its CSP, behind the Host check, and documents the switches in OpenAPI', async () => {
     const page = await fetch(`${base}/ops`)
     assert.equal(page.status, 200)
-    assert.equal(page.headers.get('content-security-policy'), "default-src 'self'; script-src 'self'; frame-ancestors 'none'")
+    assert.equal(
+      page.headers.get('content-security-policy'),
+      "default-src 'self'; script-src 'self'; frame-ancestors 'none'",
+    )
     const html = await page.text()
     assert.doesNotMatch(html, /<script>|<style>| style=|https?:\/\//)
     // DNS rebinding: a page on another name pointed at this address.
-    const foreign = await rawRequest(base, `GET /ops/state HTTP/1.1\r\nHost: attacker.example\r\nAuthorization: Bearer ${opsKey}\r\nConnection: close\r\n\r\n`)
+    const foreign = await rawRequest(
+      base,
+      `GET /ops/state HTTP/1.1\r\nHost: attacker.example\r\nAuthorization: Bearer ${opsKey}\r\nConnection: close\r\n\r\n`,
+    )
     assert.equal(foreign.status, 403)
     const cross = await fetch(`${base}/ops/state`, { headers: { ...asOps, origin: 'https://attacker.example' } })
     assert.equal(cross.status, 403)
-    const doc = (await request(base, '/openapi.json')).body as { paths: Record<string, Record<string, { security?: unknown }>>; components: { securitySchemes: Record<string, unknown> } }
+    const doc = (await request(base, '/openapi.json')).body as {
+      paths: Record<string, Record<string, { security?: unknown }>>
+      components: { securitySchemes: Record<string, unknown> }
+    }
     assert.ok(doc.paths['/ops/chains/{chainId}/{action}']?.post?.security)
     assert.ok(doc.paths['/ops/instances/{instanceId}/{action}']?.post)
     assert.ok(doc.paths['/ops/state']?.get)

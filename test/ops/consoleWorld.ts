@@ -42,7 +42,14 @@ export type ConsoleGatewayOptions = {
 }
 
 /** A gateway in front of the devnet with the console on; listening on a free port. */
-export async function startConsoleGateway({ devnet, opsKey, agentKeys, rateLimitMax = 0, feedBuffer = 64, storage }: ConsoleGatewayOptions): Promise<{ gateway: Gateway; base: string }> {
+export async function startConsoleGateway({
+  devnet,
+  opsKey,
+  agentKeys,
+  rateLimitMax = 0,
+  feedBuffer = 64,
+  storage,
+}: ConsoleGatewayOptions): Promise<{ gateway: Gateway; base: string }> {
   const gateway = await createGateway({
     config: testConfig({
       production: false,
@@ -52,8 +59,20 @@ export async function startConsoleGateway({ devnet, opsKey, agentKeys, rateLimit
       rateLimit: { max: rateLimitMax, windowMs: 60_000 },
       execution: { receiptTimeoutMs: 20_000 },
       rpc: { timeoutMs: 2_000, pollMs: 20 },
-      ...(storage ? { storage: { databaseUrl: storage.databaseUrl, redisUrl: undefined, instanceId: storage.instanceId, relayerLeaseTtlMs: 1_000 } } : {}),
-      ops: opsConfig({ OPS_API_KEYS: opsKey, OPS_POLL_MS: '100', OPS_FEED_BUFFER: String(feedBuffer) }, { production: false }).value,
+      ...(storage
+        ? {
+            storage: {
+              databaseUrl: storage.databaseUrl,
+              redisUrl: undefined,
+              instanceId: storage.instanceId,
+              relayerLeaseTtlMs: 1_000,
+            },
+          }
+        : {}),
+      ops: opsConfig(
+        { OPS_API_KEYS: opsKey, OPS_POLL_MS: '100', OPS_FEED_BUFFER: String(feedBuffer) },
+        { production: false },
+      ).value,
     } as Parameters<typeof testConfig>[0]),
     logger: createLogger({ level: 'silent' }),
   })
@@ -65,14 +84,26 @@ export async function startConsoleGateway({ devnet, opsKey, agentKeys, rateLimit
   }
 }
 
-export async function startConsoleWorld({ rateLimitMax = 40, feedBuffer = 64 }: { rateLimitMax?: number; feedBuffer?: number } = {}): Promise<ConsoleWorld> {
+export async function startConsoleWorld({
+  rateLimitMax = 40,
+  feedBuffer = 64,
+}: {
+  rateLimitMax?: number
+  feedBuffer?: number
+} = {}): Promise<ConsoleWorld> {
   const opsKey = `ops-${randomBytes(12).toString('hex')}`
   const agentKey = `agent-${randomBytes(12).toString('hex')}`
   const noisyKey = `noisy-${randomBytes(12).toString('hex')}`
   const devnet = await startDevnet()
   let gateway: Gateway | undefined
   try {
-    const started = await startConsoleGateway({ devnet, opsKey, agentKeys: [agentKey, noisyKey], rateLimitMax, feedBuffer })
+    const started = await startConsoleGateway({
+      devnet,
+      opsKey,
+      agentKeys: [agentKey, noisyKey],
+      rateLimitMax,
+      feedBuffer,
+    })
     gateway = started.gateway
     const { base } = started
     const browser = await launchChromium()
@@ -111,5 +142,9 @@ export async function startConsoleWorld({ rateLimitMax = 40, feedBuffer = 64 }: 
 
 /** Headless, with --no-sandbox only when run as root (CI's containers). */
 export function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: chromiumPath, headless: true, args: process.getuid?.() === 0 ? ['--no-sandbox'] : [] })
+  return chromium.launch({
+    executablePath: chromiumPath,
+    headless: true,
+    args: process.getuid?.() === 0 ? ['--no-sandbox'] : [],
+  })
 }

@@ -8,9 +8,20 @@
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { after, before, describe, it } from 'node:test'
-import { type Address, type Hex, encodeFunctionData, getAddress, getContractAddress, keccak256, parseEther, stringToHex, toFunctionSelector } from 'viem'
+import {
+  type Address,
+  encodeFunctionData,
+  getAddress,
+  getContractAddress,
+  type Hex,
+  keccak256,
+  parseEther,
+  stringToHex,
+  toFunctionSelector,
+} from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { derivePolicyId, saltOf } from '../../src/chains/derivePolicyId.ts'
+import { runDeployCommand } from '../../src/chains/evm/deploy/runDeployCommand.ts'
 import { createDevClients } from '../../src/chains/evm/devnet/deployContracts.ts'
 import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { type Anvil, startAnvil } from '../../src/chains/evm/devnet/startAnvil.ts'
@@ -20,7 +31,6 @@ import { intentAccountArtifact } from '../../src/contracts/intentAccountArtifact
 import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
 import { intentLedgerArtifact } from '../../src/contracts/intentLedgerArtifact.ts'
 import { policyRegistryArtifact } from '../../src/contracts/policyRegistryArtifact.ts'
-import { runDeployCommand } from '../../src/chains/evm/deploy/runDeployCommand.ts'
 import { createPkcs11Signer } from '../../src/signers/createPkcs11Signer.ts'
 import { assertCommonHeaders } from '../support/assertCommonHeaders.ts'
 import { startGatewayProcess } from '../support/gatewayProcess.ts'
@@ -39,7 +49,10 @@ type Run = { code: number | null; stdout: string; stderr: string }
 /** The command in its own process, as `npm run deploy:contracts -- ...` runs it. */
 function deployProcess(args: string[], env: Record<string, string>): Promise<Run> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', tsx, script, ...args], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, ['--import', tsx, script, ...args], {
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()))
@@ -52,7 +65,12 @@ function deployProcess(args: string[], env: Record<string, string>): Promise<Run
 async function deployHere(args: string[], env: Record<string, string>): Promise<Run> {
   let stdout = ''
   let stderr = ''
-  const code = await runDeployCommand({ argv: args, env, stdout: { write: (t: string) => (stdout += t) }, stderr: { write: (t: string) => (stderr += t) } })
+  const code = await runDeployCommand({
+    argv: args,
+    env,
+    stdout: { write: (t: string) => (stdout += t) },
+    stderr: { write: (t: string) => (stderr += t) },
+  })
   return { code, stdout, stderr }
 }
 
@@ -84,7 +102,8 @@ describe('npm run deploy:contracts', {
   const chain = 'eip155:31337'
   const defaultSalt = keccak256(stringToHex('intent-gateway'))
   const localEnv = { DEPLOYER_PRIVATE_KEY: devnetAccounts.deployer }
-  const rpc = (method: string, params: unknown[]) => clients.publicClient.request({ method: method as never, params: params as never })
+  const rpc = (method: string, params: unknown[]) =>
+    clients.publicClient.request({ method: method as never, params: params as never })
 
   before(async () => {
     token = createSoftHsmToken(['deployer'], 'deployers', pin)
@@ -109,7 +128,9 @@ describe('npm run deploy:contracts', {
     assert.equal(run.code, 1, run.stderr)
     const { error } = JSON.parse(run.stdout)
     assert.equal(error.code, 'DEPLOY_UNFUNDED')
-    const match = new RegExp(`^The deployer ${hsmAddress} holds 0 ETH; deploying needs about ([0-9.]+) ETH$`).exec(error.message)
+    const match = new RegExp(`^The deployer ${hsmAddress} holds 0 ETH; deploying needs about ([0-9.]+) ETH$`).exec(
+      error.message,
+    )
     assert.ok(match, error.message)
     assert.match(
       error.details,
@@ -123,10 +144,23 @@ describe('npm run deploy:contracts', {
 
   it('deploys from the HSM key, funded with exactly what it asked for, through the CREATE2 proxy; verifies; prints the settings merged with the operator’s', async () => {
     const funder = clients.walletFor(devnetAccounts.other)
-    await clients.publicClient.waitForTransactionReceipt({ hash: await funder.sendTransaction({ to: hsmAddress, value: needed, account: funder.account!, chain: funder.chain }) })
+    await clients.publicClient.waitForTransactionReceipt({
+      hash: await funder.sendTransaction({
+        to: hsmAddress,
+        value: needed,
+        account: funder.account!,
+        chain: funder.chain,
+      }),
+    })
 
-    const existing = { 'eip155:8453': '0x00000000000000000000000000000000000000aa', '31337': '0x00000000000000000000000000000000000000bb' }
-    const run = await deployProcess(['--chain', chain, '--rpc', anvil.rpcUrl], { ...hsmEnv, EXECUTOR_ADDRESSES: JSON.stringify(existing) })
+    const existing = {
+      'eip155:8453': '0x00000000000000000000000000000000000000aa',
+      '31337': '0x00000000000000000000000000000000000000bb',
+    }
+    const run = await deployProcess(['--chain', chain, '--rpc', anvil.rpcUrl], {
+      ...hsmEnv,
+      EXECUTOR_ADDRESSES: JSON.stringify(existing),
+    })
     assert.equal(run.code, 0, run.stderr)
     assert.ok(!`${run.stdout}${run.stderr}`.includes(pin), 'the PIN is never printed')
 
@@ -138,11 +172,26 @@ describe('npm run deploy:contracts', {
       bytecode: `${intentExecutorArtifact.bytecode}${registry.slice(2).toLowerCase().padStart(64, '0')}`,
     })
     const read = clients.publicClient.readContract
-    const ledger = getAddress(await read({ address: executor, abi: intentExecutorArtifact.abi, functionName: 'ledger' }))
-    const validator = getAddress(await read({ address: executor, abi: intentExecutorArtifact.abi, functionName: 'validator' }))
-    const delegate = getContractAddress({ opcode: 'CREATE2', from: proxy, salt: defaultSalt, bytecode: `${intentAccountArtifact.bytecode}${ledger.slice(2).toLowerCase().padStart(64, '0')}` })
-    assert.equal(getAddress(await read({ address: delegate, abi: intentAccountArtifact.abi, functionName: 'ledger' })), ledger)
-    assert.equal(getAddress(await read({ address: ledger, abi: intentLedgerArtifact.abi, functionName: 'executor' })), executor)
+    const ledger = getAddress(
+      await read({ address: executor, abi: intentExecutorArtifact.abi, functionName: 'ledger' }),
+    )
+    const validator = getAddress(
+      await read({ address: executor, abi: intentExecutorArtifact.abi, functionName: 'validator' }),
+    )
+    const delegate = getContractAddress({
+      opcode: 'CREATE2',
+      from: proxy,
+      salt: defaultSalt,
+      bytecode: `${intentAccountArtifact.bytecode}${ledger.slice(2).toLowerCase().padStart(64, '0')}`,
+    })
+    assert.equal(
+      getAddress(await read({ address: delegate, abi: intentAccountArtifact.abi, functionName: 'ledger' })),
+      ledger,
+    )
+    assert.equal(
+      getAddress(await read({ address: ledger, abi: intentLedgerArtifact.abi, functionName: 'executor' })),
+      executor,
+    )
 
     settings = printedSettings(run.stdout)
     assert.deepEqual(settings, {
@@ -151,7 +200,13 @@ describe('npm run deploy:contracts', {
       REGISTRY_ADDRESSES: JSON.stringify({ [chain]: registry }),
       ACCOUNT_DELEGATE_ADDRESSES: JSON.stringify({ [chain]: delegate }),
     })
-    assert.match(run.stdout, new RegExp(`^Deployed \\(3 transactions\\) on eip155:31337 from ${hsmAddress} \\(pkcs11\\), salt ${defaultSalt}:$`, 'm'))
+    assert.match(
+      run.stdout,
+      new RegExp(
+        `^Deployed \\(3 transactions\\) on eip155:31337 from ${hsmAddress} \\(pkcs11\\), salt ${defaultSalt}:$`,
+        'm',
+      ),
+    )
     assert.match(run.stdout, new RegExp(`^  IntentLedger     ${ledger}  created by IntentExecutor$`, 'm'))
     // Three transactions, all from the token's key, all to the proxy; what they cost was within the estimate.
     assert.equal(await clients.publicClient.getTransactionCount({ address: hsmAddress }), 3)
@@ -191,7 +246,16 @@ describe('npm run deploy:contracts', {
     const registry = JSON.parse(settings.REGISTRY_ADDRESSES!)[chain] as Address
     const executor = JSON.parse(settings.EXECUTOR_ADDRESSES!)[chain] as Address
     const mined = async (hash: Promise<Hex>) => clients.publicClient.waitForTransactionReceipt({ hash: await hash })
-    const counter = (await mined(sender.deployContract({ abi: demoCounterArtifact.abi, bytecode: demoCounterArtifact.bytecode, account, chain: sender.chain }))).contractAddress as Address
+    const counter = (
+      await mined(
+        sender.deployContract({
+          abi: demoCounterArtifact.abi,
+          bytecode: demoCounterArtifact.bytecode,
+          account,
+          chain: sender.chain,
+        }),
+      )
+    ).contractAddress as Address
     const policy = {
       owner: account.address,
       allowedTargets: [counter],
@@ -202,8 +266,26 @@ describe('npm run deploy:contracts', {
       validBefore: 0n,
       allowedChains: [31337n],
     }
-    await mined(sender.writeContract({ address: registry, abi: policyRegistryArtifact.abi, functionName: 'createPolicy', args: [saltOf('deploy.test'), policy], account, chain: sender.chain }))
-    await mined(sender.writeContract({ address: executor, abi: intentExecutorArtifact.abi, functionName: 'deposit', value: parseEther('1'), account, chain: sender.chain }))
+    await mined(
+      sender.writeContract({
+        address: registry,
+        abi: policyRegistryArtifact.abi,
+        functionName: 'createPolicy',
+        args: [saltOf('deploy.test'), policy],
+        account,
+        chain: sender.chain,
+      }),
+    )
+    await mined(
+      sender.writeContract({
+        address: executor,
+        abi: intentExecutorArtifact.abi,
+        functionName: 'deposit',
+        value: parseEther('1'),
+        account,
+        chain: sender.chain,
+      }),
+    )
     const intent = {
       sender: account.address,
       target: counter,
@@ -214,7 +296,9 @@ describe('npm run deploy:contracts', {
       validBefore: 0n,
       policyId: derivePolicyId(account.address, saltOf('deploy.test')),
     }
-    const signature = await privateKeyToAccount(devnetAccounts.sender).signTypedData(intentTypedData({ chainId: 31337, executor, intent }))
+    const signature = await privateKeyToAccount(devnetAccounts.sender).signTypedData(
+      intentTypedData({ chainId: 31337, executor, intent }),
+    )
     const body = { ...intent, value: '0', nonce: '0', validAfter: '0', validBefore: '0', signature }
 
     const relayer = privateKeyToAccount(devnetAccounts.relayer).address
@@ -236,8 +320,18 @@ describe('npm run deploy:contracts', {
       assertCommonHeaders(executed, { status: '0x11' })
       const tx = await clients.publicClient.getTransaction({ hash: executed.body.transactionHash })
       assert.equal(tx.to, executor.toLowerCase())
-      assert.equal(await clients.publicClient.readContract({ address: counter, abi: demoCounterArtifact.abi, functionName: 'count' }), 1n)
-      assert.ok((await clients.publicClient.getBalance({ address: relayer })) < relayerBefore, 'the relayer paid the gas')
+      assert.equal(
+        await clients.publicClient.readContract({
+          address: counter,
+          abi: demoCounterArtifact.abi,
+          functionName: 'count',
+        }),
+        1n,
+      )
+      assert.ok(
+        (await clients.publicClient.getBalance({ address: relayer })) < relayerBefore,
+        'the relayer paid the gas',
+      )
     } finally {
       gw.child.kill('SIGTERM')
       await gw.exit
@@ -247,9 +341,18 @@ describe('npm run deploy:contracts', {
   it('deploys from a local key too (DEPLOYER_PRIVATE_KEY), with another salt at other addresses, never printing the key', async () => {
     const run = await deployProcess(['--chain', chain, '--rpc', anvil.rpcUrl, '--salt', 'local-run'], localEnv)
     assert.equal(run.code, 0, run.stderr)
-    assert.ok(!`${run.stdout}${run.stderr}`.toLowerCase().includes(devnetAccounts.deployer.slice(2).toLowerCase()), 'the key is never printed')
+    assert.ok(
+      !`${run.stdout}${run.stderr}`.toLowerCase().includes(devnetAccounts.deployer.slice(2).toLowerCase()),
+      'the key is never printed',
+    )
     const local = privateKeyToAccount(devnetAccounts.deployer).address
-    assert.match(run.stdout, new RegExp(`^Deployed \\(3 transactions\\) on eip155:31337 from ${local} \\(local\\), salt ${keccak256(stringToHex('local-run'))}:$`, 'm'))
+    assert.match(
+      run.stdout,
+      new RegExp(
+        `^Deployed \\(3 transactions\\) on eip155:31337 from ${local} \\(local\\), salt ${keccak256(stringToHex('local-run'))}:$`,
+        'm',
+      ),
+    )
     const registry = JSON.parse(printedSettings(run.stdout).REGISTRY_ADDRESSES!)[chain]
     assert.equal(registry, registryAt(keccak256(stringToHex('local-run'))))
     assert.notEqual(registry, JSON.parse(settings.REGISTRY_ADDRESSES!)[chain])
@@ -282,15 +385,23 @@ describe('npm run deploy:contracts', {
     const deployer = privateKeyToAccount(devnetAccounts.deployer).address
     const start = await clients.publicClient.getTransactionCount({ address: deployer })
     let done = false
-    const running = deployHere(['--chain', chain, '--rpc', anvil.rpcUrl, '--salt', 'confirmed', '--confirmations', '2'], localEnv).then((run) => {
+    const running = deployHere(
+      ['--chain', chain, '--rpc', anvil.rpcUrl, '--salt', 'confirmed', '--confirmations', '2'],
+      localEnv,
+    ).then((run) => {
       done = true
       return run
     })
     // anvil mines a block per transaction and no other: each deployment waits for a block mined here.
     for (let sent = 1; sent <= 3; sent++) {
-      while (!done && (await clients.publicClient.getTransactionCount({ address: deployer })) < start + sent) await new Promise((r) => setTimeout(r, 50))
+      while (!done && (await clients.publicClient.getTransactionCount({ address: deployer })) < start + sent)
+        await new Promise((r) => setTimeout(r, 50))
       await new Promise((r) => setTimeout(r, 300))
-      assert.equal(await clients.publicClient.getTransactionCount({ address: deployer }), start + sent, `deployment ${sent + 1} waits for deployment ${sent}'s second confirmation`)
+      assert.equal(
+        await clients.publicClient.getTransactionCount({ address: deployer }),
+        start + sent,
+        `deployment ${sent + 1} waits for deployment ${sent}'s second confirmation`,
+      )
       assert.equal(done, false)
       await rpc('evm_mine', [])
     }
@@ -302,22 +413,49 @@ describe('npm run deploy:contracts', {
   it('refuses code at an address that is not the build, naming the contract, and sends nothing', async () => {
     const salt = keccak256(stringToHex('tampered'))
     await rpc('anvil_setCode', [registryAt(salt), demoCounterArtifact.deployedBytecode])
-    const nonce = await clients.publicClient.getTransactionCount({ address: privateKeyToAccount(devnetAccounts.deployer).address })
+    const nonce = await clients.publicClient.getTransactionCount({
+      address: privateKeyToAccount(devnetAccounts.deployer).address,
+    })
     const run = await deployHere(['--chain', chain, '--rpc', anvil.rpcUrl, '--salt', 'tampered'], localEnv)
     assert.equal(run.code, 1)
-    assert.match(run.stderr, new RegExp(`^Refusing: PolicyRegistry at ${registryAt(salt)} differs from the build$`, 'm'))
-    assert.match(run.stderr, /its runtime code \(\d+ bytes\) is not this build's \(\d+ bytes, immutables masked\)\. Nothing was sent\./)
-    assert.equal(await clients.publicClient.getTransactionCount({ address: privateKeyToAccount(devnetAccounts.deployer).address }), nonce)
+    assert.match(
+      run.stderr,
+      new RegExp(`^Refusing: PolicyRegistry at ${registryAt(salt)} differs from the build$`, 'm'),
+    )
+    assert.match(
+      run.stderr,
+      /its runtime code \(\d+ bytes\) is not this build's \(\d+ bytes, immutables masked\)\. Nothing was sent\./,
+    )
+    assert.equal(
+      await clients.publicClient.getTransactionCount({ address: privateKeyToAccount(devnetAccounts.deployer).address }),
+      nonce,
+    )
   })
 
   it("refuses the build's code holding another deployment's immutables (a delegate bound to another ledger), before sending anything", async () => {
     // The delegate the HSM run deployed, copied to where salt "copied" puts its delegate: same code, another ledger.
     const delegate = JSON.parse(settings.ACCOUNT_DELEGATE_ADDRESSES!)[chain] as Address
-    const oldLedger = getAddress(await clients.publicClient.readContract({ address: delegate, abi: intentAccountArtifact.abi, functionName: 'ledger' }))
+    const oldLedger = getAddress(
+      await clients.publicClient.readContract({
+        address: delegate,
+        abi: intentAccountArtifact.abi,
+        functionName: 'ledger',
+      }),
+    )
     const salt = keccak256(stringToHex('copied'))
-    const executor = getContractAddress({ opcode: 'CREATE2', from: proxy, salt, bytecode: `${intentExecutorArtifact.bytecode}${registryAt(salt).slice(2).toLowerCase().padStart(64, '0')}` })
+    const executor = getContractAddress({
+      opcode: 'CREATE2',
+      from: proxy,
+      salt,
+      bytecode: `${intentExecutorArtifact.bytecode}${registryAt(salt).slice(2).toLowerCase().padStart(64, '0')}`,
+    })
     const ledger = getContractAddress({ opcode: 'CREATE', from: executor, nonce: 1n })
-    const target = getContractAddress({ opcode: 'CREATE2', from: proxy, salt, bytecode: `${intentAccountArtifact.bytecode}${ledger.slice(2).toLowerCase().padStart(64, '0')}` })
+    const target = getContractAddress({
+      opcode: 'CREATE2',
+      from: proxy,
+      salt,
+      bytecode: `${intentAccountArtifact.bytecode}${ledger.slice(2).toLowerCase().padStart(64, '0')}`,
+    })
     await rpc('anvil_setCode', [target, await clients.publicClient.getCode({ address: delegate })])
 
     const run = await deployHere(['--chain', chain, '--rpc', anvil.rpcUrl, '--salt', 'copied', '--json'], localEnv)
@@ -325,8 +463,17 @@ describe('npm run deploy:contracts', {
     const { error } = JSON.parse(run.stdout)
     assert.equal(error.code, 'DEPLOY_CODE_DIFFERS')
     assert.equal(error.message, `Refusing: IntentAccount at ${target} differs from the build`)
-    assert.match(error.details, new RegExp(`^its code is this build's but its immutables are not this deployment's: ledger\\(\\) is ${oldLedger}, not ${ledger}\\. Nothing was sent\\.`))
-    assert.equal(await clients.publicClient.getCode({ address: registryAt(salt) }), undefined, 'the registry of that salt was not deployed either')
+    assert.match(
+      error.details,
+      new RegExp(
+        `^its code is this build's but its immutables are not this deployment's: ledger\\(\\) is ${oldLedger}, not ${ledger}\\. Nothing was sent\\.`,
+      ),
+    )
+    assert.equal(
+      await clients.publicClient.getCode({ address: registryAt(salt) }),
+      undefined,
+      'the registry of that salt was not deployed either',
+    )
   })
 
   it('refuses an RPC that serves another chain, and says when the RPC cannot be reached (its URL redacted)', async () => {
@@ -336,7 +483,10 @@ describe('npm run deploy:contracts', {
       wrong.stderr,
       `The RPC at ${anvil.rpcUrl}/ serves eip155:31337, not eip155:8453\nRefusing to deploy: --chain says eip155:8453. Give the RPC of eip155:8453, or --chain eip155:31337 if that is the chain you mean.\n`,
     )
-    const down = await deployHere(['--chain', chain, '--rpc', 'http://127.0.0.1:9/v3/0123456789abcdef0123456789abcdef'], localEnv)
+    const down = await deployHere(
+      ['--chain', chain, '--rpc', 'http://127.0.0.1:9/v3/0123456789abcdef0123456789abcdef'],
+      localEnv,
+    )
     assert.equal(down.code, 1)
     assert.match(down.stderr, /^Cannot reach the RPC at http:\/\/127\.0\.0\.1:9\/v3\/\*\*\*\neth_chainId failed: /)
     assert.ok(!down.stderr.includes('0123456789abcdef'), 'the key in the URL is not printed')
@@ -358,7 +508,10 @@ describe('npm run deploy:contracts', {
   })
 
   it('refuses bad options, naming each: two keys without --key-source, a Solana chain, a short salt', async () => {
-    const run = await deployHere(['--chain', 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1', '--rpc', 'not a url', '--salt', '0x1234'], { ...localEnv, DEPLOYER_KMS_KEY_ID: 'alias/deployer' })
+    const run = await deployHere(
+      ['--chain', 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1', '--rpc', 'not a url', '--salt', '0x1234'],
+      { ...localEnv, DEPLOYER_KMS_KEY_ID: 'alias/deployer' },
+    )
     assert.equal(run.code, 2)
     assert.deepEqual(
       run.stderr
@@ -367,7 +520,13 @@ describe('npm run deploy:contracts', {
         .map((l) => l.split(':')[0]),
       ['  - --chain', '  - --rpc', '  - --salt', '  - --key-source'],
     )
-    assert.match(run.stderr, /solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1 is not an EVM chain: this command deploys the EVM contracts \(a Solana program is deployed with `solana program deploy`/)
-    assert.match(run.stderr, /--key-source: DEPLOYER_PRIVATE_KEY and DEPLOYER_KMS_KEY_ID are both set: say which key deploys \(--key-source local or kms\)/)
+    assert.match(
+      run.stderr,
+      /solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1 is not an EVM chain: this command deploys the EVM contracts \(a Solana program is deployed with `solana program deploy`/,
+    )
+    assert.match(
+      run.stderr,
+      /--key-source: DEPLOYER_PRIVATE_KEY and DEPLOYER_KMS_KEY_ID are both set: say which key deploys \(--key-source local or kms\)/,
+    )
   })
 })

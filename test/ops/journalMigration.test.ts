@@ -7,29 +7,29 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import { type Hex, encodeFunctionData, keccak256 } from 'viem'
+import Database from 'better-sqlite3'
+import pg from 'pg'
+import { encodeFunctionData, type Hex, keccak256 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import type { SignedExecution } from '../../src/ports/chainAdapter.ts'
-import { resolveChains } from '../../src/chains/evm/discovery/resolveChains.ts'
 import { createEvmAdapter } from '../../src/chains/evm/createEvmAdapter.ts'
-import { evmSignedExecution } from '../../src/chains/evm/evmSignedExecution.ts'
-import { evmRuntime, toIntentTuple } from '../../src/chains/evm/evmRuntime.ts'
-import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
 import { createDevClients } from '../../src/chains/evm/devnet/deployContracts.ts'
 import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
-import type { Intent } from '../../src/ports/intent.ts'
+import { resolveChains } from '../../src/chains/evm/discovery/resolveChains.ts'
+import { evmRuntime, toIntentTuple } from '../../src/chains/evm/evmRuntime.ts'
+import { evmSignedExecution } from '../../src/chains/evm/evmSignedExecution.ts'
+import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
 import { parseIntent } from '../../src/intents/parseIntent.ts'
 import { createLogger } from '../../src/logging/createLogger.ts'
-import { writeV1Journal } from '../support/v1Journal.ts'
-import Database from 'better-sqlite3'
-import pg from 'pg'
-import { journalSchemaVersion, openJournal } from '../../src/store/sqlite/openJournal.ts'
+import type { SignedExecution } from '../../src/ports/chainAdapter.ts'
+import type { Intent } from '../../src/ports/intent.ts'
 import { openPostgresJournal, postgresJournalSchemaVersion } from '../../src/store/postgres/openPostgresJournal.ts'
+import { journalSchemaVersion, openJournal } from '../../src/store/sqlite/openJournal.ts'
 import { claimOf, mined, signedTx } from '../support/journalContract.ts'
 import { createTestDatabase } from '../support/postgresDatabase.ts'
 import { request, rpc, signedIntent, startTestGateway } from '../support/testGateway.ts'
 import { undoLaterPostgresMigrations } from '../support/undoLaterPostgresMigrations.ts'
+import { writeV1Journal } from '../support/v1Journal.ts'
 
 const relayerAccount = privateKeyToAccount(devnetAccounts.relayer)
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -51,20 +51,41 @@ describe('journal upgrade and the EVM nonce floor, against anvil', () => {
   async function signedCall(nonce: string): Promise<{ intent: Intent; intentHash: Hex; data: Hex }> {
     const body = await signedIntent(devnet, { nonce })
     const intent = parseIntent(body as never, evmRuntime)
-    const data = encodeFunctionData({ abi: intentExecutorArtifact.abi, functionName: 'executeSigned', args: [toIntentTuple(intent), body.signature as Hex] })
+    const data = encodeFunctionData({
+      abi: intentExecutorArtifact.abi,
+      functionName: 'executeSigned',
+      args: [toIntentTuple(intent), body.signature as Hex],
+    })
     return { intent, intentHash: evmRuntime.hashIntent(intent), data }
   }
 
   it('a pending EVM record in a schema-1 journal is broadcast again at start-up and settles; the executed one reads back', async () => {
     const { intent, intentHash, data } = await signedCall('701')
-    const txNonce = await clients.publicClient.getTransactionCount({ address: relayerAccount.address, blockTag: 'pending' })
+    const txNonce = await clients.publicClient.getTransactionCount({
+      address: relayerAccount.address,
+      blockTag: 'pending',
+    })
     const fees = await clients.publicClient.estimateFeesPerGas()
     // Signed and journaled by the old gateway, which died before the broadcast reached the node.
-    const raw = await relayerAccount.signTransaction({ chainId: devnet.anvil.chainId, type: 'eip1559', to: devnet.contracts.executor, data, gas: 500_000n, nonce: txNonce, ...fees })
+    const raw = await relayerAccount.signTransaction({
+      chainId: devnet.anvil.chainId,
+      type: 'eip1559',
+      to: devnet.contracts.executor,
+      data,
+      gas: 500_000n,
+      nonce: txNonce,
+      ...fees,
+    })
     const transactionHash = keccak256(raw)
     const serialized = (i: Intent) => JSON.stringify(i, (_, v) => (typeof v === 'bigint' ? v.toString() : v))
     const executedHash = `0x${'ee'.repeat(32)}` as Hex
-    const row = { chain_id: devnet.chain.chainId, sender: intent.sender.toLowerCase(), relayer: relayerAccount.address, created_at: Date.now() - 60_000, updated_at: Date.now() - 60_000 }
+    const row = {
+      chain_id: devnet.chain.chainId,
+      sender: intent.sender.toLowerCase(),
+      relayer: relayerAccount.address,
+      created_at: Date.now() - 60_000,
+      updated_at: Date.now() - 60_000,
+    }
     const path = join(dir, 'journal.sqlite')
     writeV1Journal(path, [
       {
@@ -81,11 +102,29 @@ describe('journal upgrade and the EVM nonce floor, against anvil', () => {
         gas_used: '90000',
         return_data: '0x',
       },
-      { ...row, intent_hash: intentHash, intent_nonce: '701', intent: serialized(intent), state: 'pending', status: 0xf3, tx_nonce: txNonce, transaction_hash: transactionHash, raw_transaction: raw },
+      {
+        ...row,
+        intent_hash: intentHash,
+        intent_nonce: '701',
+        intent: serialized(intent),
+        state: 'pending',
+        status: 0xf3,
+        tx_nonce: txNonce,
+        transaction_hash: transactionHash,
+        raw_transaction: raw,
+      },
     ])
-    assert.equal(await rpc(devnet.anvil.rpcUrl, 'eth_getTransactionByHash', [transactionHash]), null, 'the node never had it')
+    assert.equal(
+      await rpc(devnet.anvil.rpcUrl, 'eth_getTransactionByHash', [transactionHash]),
+      null,
+      'the node never had it',
+    )
 
-    const gateway = await startTestGateway({ chains: [devnet.chain], journal: { path, synchronous: 'full' }, reconcileIntervalMs: 200 })
+    const gateway = await startTestGateway({
+      chains: [devnet.chain],
+      journal: { path, synchronous: 'full' },
+      reconcileIntervalMs: 200,
+    })
     try {
       assert.ok(
         gateway.logs.some((l) => l.includes('the node had lost a journaled transaction')),
@@ -110,7 +149,12 @@ describe('journal upgrade and the EVM nonce floor, against anvil', () => {
       const history = await request(gateway.baseUrl, `/intents/${executedHash}`)
       assert.equal(history.status, 200)
       assert.deepEqual(
-        { state: history.body.state, transactionHash: history.body.transactionHash, blockNumber: history.body.blockNumber, gasUsed: history.body.gasUsed },
+        {
+          state: history.body.state,
+          transactionHash: history.body.transactionHash,
+          blockNumber: history.body.blockNumber,
+          gasUsed: history.body.gasUsed,
+        },
         { state: 'mined', transactionHash: `0x${'ab'.repeat(32)}`, blockNumber: '3', gasUsed: '90000' },
       )
       const replay = await request(gateway.baseUrl, '/intents/execute', {
@@ -118,7 +162,10 @@ describe('journal upgrade and the EVM nonce floor, against anvil', () => {
         headers: { 'content-type': 'application/json', 'x-chain-id': '31337' },
         body: JSON.stringify(await signedIntent(devnet, { nonce: '701' })),
       })
-      assert.ok([200, 202].includes(replay.status) && replay.body.replayed === true, `the upgraded record still holds the intent: ${replay.text}`)
+      assert.ok(
+        [200, 202].includes(replay.status) && replay.body.replayed === true,
+        `the upgraded record still holds the intent: ${replay.text}`,
+      )
       // Schema 3: the upgraded 'executed' record of nonce 700 names a transaction the chain never
       // had, and the intent's nonce is unused there: not answered from the journal, it executes.
       const stale = await request(gateway.baseUrl, '/intents/execute', {
@@ -127,16 +174,29 @@ describe('journal upgrade and the EVM nonce floor, against anvil', () => {
         body: JSON.stringify(await signedIntent(devnet, { nonce: '700' })),
       })
       assert.equal(stale.status, 200, stale.text)
-      assert.equal((await gateway.journal.get(executedHash))?.state, 'dropped', 'the stale record is retired, with the reason')
+      assert.equal(
+        (await gateway.journal.get(executedHash))?.state,
+        'dropped',
+        'the stale record is retired, with the reason',
+      )
     } finally {
       await gateway.close()
     }
   })
 
   it('the EVM relayer signs above the highest relayer nonce among the journal unsettled transactions', async () => {
-    const [chain] = await resolveChains({ chains: [devnet.chain], chainList: undefined, production: false, logger: createLogger({ level: 'silent' }) })
-    const nodeNonce = await clients.publicClient.getTransactionCount({ address: relayerAccount.address, blockTag: 'pending' })
-    const held = (txNonce: number): SignedExecution => evmSignedExecution.from({ relayer: relayerAccount.address, txNonce, rawTransaction: '0x02c0' })
+    const [chain] = await resolveChains({
+      chains: [devnet.chain],
+      chainList: undefined,
+      production: false,
+      logger: createLogger({ level: 'silent' }),
+    })
+    const nodeNonce = await clients.publicClient.getTransactionCount({
+      address: relayerAccount.address,
+      blockTag: 'pending',
+    })
+    const held = (txNonce: number): SignedExecution =>
+      evmSignedExecution.from({ relayer: relayerAccount.address, txNonce, rawTransaction: '0x02c0' })
     const asked: string[] = []
     const adapter = createEvmAdapter({
       chain: chain!,
@@ -170,7 +230,14 @@ describe('journal upgrade and the EVM nonce floor, against anvil', () => {
         // Queued behind a gap: fill it with the relayer's own transfers, so that it mines and the
         // adapter's receipt watch ends.
         const wallet = clients.walletFor(devnetAccounts.relayer)
-        for (let n = nodeNonce; n < sent.txNonce; n++) await wallet.sendTransaction({ account: wallet.account!, chain: wallet.chain, to: relayerAccount.address, value: 0n, nonce: n })
+        for (let n = nodeNonce; n < sent.txNonce; n++)
+          await wallet.sendTransaction({
+            account: wallet.account!,
+            chain: wallet.chain,
+            to: relayerAccount.address,
+            value: 0n,
+            nonce: n,
+          })
         const receipt = (await sent.receipt) as { state: string; transactionHash: string }
         assert.equal(receipt.transactionHash, sent.transactionHash)
       }
@@ -186,7 +253,12 @@ describe('journal upgrade and the EVM nonce floor, against anvil', () => {
 describe('journal upgrade to Idempotency-Keys (SQLite 5 → 6, PostgreSQL 7 → 8)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'journal-idempotency-migration-'))
   after(() => rmSync(dir, { recursive: true, force: true }))
-  const key = (fingerprint: string) => ({ scope: 'key:tenant01', key: 'upgrade', fingerprint, expiresAt: new Date(Date.now() + 60_000) })
+  const key = (fingerprint: string) => ({
+    scope: 'key:tenant01',
+    key: 'upgrade',
+    fingerprint,
+    expiresAt: new Date(Date.now() + 60_000),
+  })
 
   it('SQLite: a schema-5 journal is copied, upgraded to 6 keeping its records, and records keys', async () => {
     const path = join(dir, 'v5.sqlite')

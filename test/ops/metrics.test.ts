@@ -3,33 +3,46 @@
 import assert from 'node:assert/strict'
 import { request as httpRequest } from 'node:http'
 import { after, before, describe, it } from 'node:test'
+import { Registry } from 'prom-client'
 import { toFunctionSelector } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { Registry } from 'prom-client'
-import { createSuiAdapter } from '../../src/chains/sui/createSuiAdapter.ts'
-import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
-import { createMetrics } from '../../src/metrics/createMetrics.ts'
 import type { AppParts } from '../../src/app.ts'
-import { testApp } from '../support/testApp.ts'
-import { type ConfigOverrides, testConfig } from '../support/testConfig.ts'
-import { createChainRegistry } from '../../src/intents/createChainRegistry.ts'
+import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
+import { createSuiAdapter } from '../../src/chains/sui/createSuiAdapter.ts'
 import { createMetricsServer } from '../../src/http/createMetricsServer.ts'
+import { createChainRegistry } from '../../src/intents/createChainRegistry.ts'
+import { createMetrics } from '../../src/metrics/createMetrics.ts'
+import { assertCommonHeaders } from '../support/assertCommonHeaders.ts'
+import { find, parseMetrics, type Sample, valueOf } from '../support/parseMetrics.ts'
 import { quietLogger } from '../support/solanaGateway.ts'
 import { suiRelayer } from '../support/suiGateway.ts'
 import { startSuiStandIn } from '../support/suiStandIn.ts'
-import { assertCommonHeaders } from '../support/assertCommonHeaders.ts'
-import { find, parseMetrics, type Sample, valueOf } from '../support/parseMetrics.ts'
-import { demoIntent, post, request, signedIntent, startTestGateway, startWorld, type TestGateway, type World } from '../support/testGateway.ts'
+import { testApp } from '../support/testApp.ts'
+import { type ConfigOverrides, testConfig } from '../support/testConfig.ts'
+import {
+  demoIntent,
+  post,
+  request,
+  signedIntent,
+  startTestGateway,
+  startWorld,
+  type TestGateway,
+  type World,
+} from '../support/testGateway.ts'
 
 const chain = 'eip155:31337'
 
 /** One POST, never repeated: its HTTP status. */
 function postOnce(url: string, body: unknown, headers: Record<string, string>): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers } }, (res) => {
-      res.resume()
-      res.on('end', () => resolve(res.statusCode!))
-    })
+    const req = httpRequest(
+      url,
+      { method: 'POST', headers: { 'content-type': 'application/json', ...headers } },
+      (res) => {
+        res.resume()
+        res.on('end', () => resolve(res.statusCode!))
+      },
+    )
     req.on('error', reject)
     req.end(JSON.stringify(body))
   })
@@ -55,7 +68,11 @@ describe('GET /metrics', () => {
 
   before(async () => {
     world = await startWorld()
-    guarded = await startTestGateway({ chains: [world.devnet.chain], metricsToken: token, rateLimit: { max: 1, windowMs: 60_000 } })
+    guarded = await startTestGateway({
+      chains: [world.devnet.chain],
+      metricsToken: token,
+      rateLimit: { max: 1, windowMs: 60_000 },
+    })
   })
   after(async () => {
     if (guarded) await closeGuarded()
@@ -66,17 +83,31 @@ describe('GET /metrics', () => {
     const h = { 'x-chain-id': '31337' }
     const ok = await post(world.gateway.baseUrl, '/intents/validate', demoIntent(world.devnet), h)
     assert.equal(ok.status, 200)
-    const disallowed = await post(world.gateway.baseUrl, '/intents/validate', demoIntent(world.devnet, { data: toFunctionSelector('fail(string)') }), h)
+    const disallowed = await post(
+      world.gateway.baseUrl,
+      '/intents/validate',
+      demoIntent(world.devnet, { data: toFunctionSelector('fail(string)') }),
+      h,
+    )
     assert.equal(disallowed.status, 403)
     // Through node:http: fetch (undici) sends a request again on its own when answered 421.
-    const misdirected = await postOnce(`${world.gateway.baseUrl}/intents/validate`, demoIntent(world.devnet, { policyId: world.devnet.demo.policies.mainnetOnly }), h)
+    const misdirected = await postOnce(
+      `${world.gateway.baseUrl}/intents/validate`,
+      demoIntent(world.devnet, { policyId: world.devnet.demo.policies.mainnetOnly }),
+      h,
+    )
     assert.equal(misdirected, 421)
     const bad = await post(world.gateway.baseUrl, '/intents/validate', { sender: 'nobody' }, h)
     assert.equal(bad.status, 400)
     const executed = await post(world.gateway.baseUrl, '/intents/execute', await signedIntent(world.devnet), h)
     assert.equal(executed.status, 200, executed.text)
     assert.equal(executed.body.state, 'mined')
-    const refused = await post(world.gateway.baseUrl, '/intents/execute', await signedIntent(world.devnet, { nonce: '1', data: toFunctionSelector('fail(string)') }), h)
+    const refused = await post(
+      world.gateway.baseUrl,
+      '/intents/execute',
+      await signedIntent(world.devnet, { nonce: '1', data: toFunctionSelector('fail(string)') }),
+      h,
+    )
     assert.equal(refused.status, 403)
 
     const samples = await scrape()
@@ -88,7 +119,15 @@ describe('GET /metrics', () => {
         .map((s) => [s.labels, s.value])
         .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
       [
-        [{ route: '/intents/execute', method: 'POST', http_status: '200', erc1066: executed.headers.get('x-erc1066-status') }, 1],
+        [
+          {
+            route: '/intents/execute',
+            method: 'POST',
+            http_status: '200',
+            erc1066: executed.headers.get('x-erc1066-status'),
+          },
+          1,
+        ],
         [{ route: '/intents/execute', method: 'POST', http_status: '403', erc1066: '0x10' }, 1],
         [{ route: '/intents/validate', method: 'POST', http_status: '200', erc1066: '0x01' }, 1],
         [{ route: '/intents/validate', method: 'POST', http_status: '400', erc1066: '0xA0' }, 1],
@@ -97,7 +136,15 @@ describe('GET /metrics', () => {
       ].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
     )
     assert.equal(executed.headers.get('x-erc1066-status'), '0x11')
-    assert.equal(valueOf(samples, 'intent_gateway_http_request_duration_seconds_count', { route: '/intents/validate', method: 'POST', http_status: '421', erc1066: '0xA2' }), 1)
+    assert.equal(
+      valueOf(samples, 'intent_gateway_http_request_duration_seconds_count', {
+        route: '/intents/validate',
+        method: 'POST',
+        http_status: '421',
+        erc1066: '0xA2',
+      }),
+      1,
+    )
 
     assert.deepEqual(
       samples.filter((s) => s.name === 'intent_gateway_executions_total').map((s) => [s.labels, s.value]),
@@ -110,10 +157,20 @@ describe('GET /metrics', () => {
     // simulation fails; the executed one is simulated (eth_simulateV1) with no separate read.
     const calls = valueOf(samples, 'intent_gateway_chain_rpc_duration_seconds_count', { chain, method: 'eth_call' })
     assert.ok(calls !== undefined && calls >= 3, `eth_call samples: ${calls}`)
-    assert.ok(valueOf(samples, 'intent_gateway_chain_rpc_duration_seconds_count', { chain, method: 'eth_simulateV1' })! >= 1)
-    assert.equal(valueOf(samples, 'intent_gateway_chain_rpc_duration_seconds_bucket', { chain, method: 'eth_call', le: '+Inf' }), calls)
+    assert.ok(
+      valueOf(samples, 'intent_gateway_chain_rpc_duration_seconds_count', { chain, method: 'eth_simulateV1' })! >= 1,
+    )
+    assert.equal(
+      valueOf(samples, 'intent_gateway_chain_rpc_duration_seconds_bucket', { chain, method: 'eth_call', le: '+Inf' }),
+      calls,
+    )
     assert.ok(valueOf(samples, 'intent_gateway_chain_rpc_duration_seconds_sum', { chain, method: 'eth_call' })! > 0)
-    assert.ok(valueOf(samples, 'intent_gateway_chain_rpc_duration_seconds_count', { chain, method: 'eth_sendRawTransaction' })! >= 1)
+    assert.ok(
+      valueOf(samples, 'intent_gateway_chain_rpc_duration_seconds_count', {
+        chain,
+        method: 'eth_sendRawTransaction',
+      })! >= 1,
+    )
     // The node answered every call.
     assert.deepEqual(
       samples.filter((s) => s.name === 'intent_gateway_chain_rpc_failures_total'),
@@ -129,7 +186,13 @@ describe('GET /metrics', () => {
     assert.equal(valueOf(samples, 'intent_gateway_relayer_balance', { chain }), Number(balance))
 
     // No label value anywhere is an address, a hash or an id.
-    const secrets = [relayer, world.devnet.demo.sender, world.devnet.contracts.executor, ok.headers.get('x-intent-hash')!, executed.body.transactionHash].map((v) => v.toLowerCase())
+    const secrets = [
+      relayer,
+      world.devnet.demo.sender,
+      world.devnet.contracts.executor,
+      ok.headers.get('x-intent-hash')!,
+      executed.body.transactionHash,
+    ].map((v) => v.toLowerCase())
     for (const s of ours(samples)) {
       for (const [key, value] of Object.entries(s.labels)) {
         assert.doesNotMatch(value, /0x[0-9a-fA-F]{6,}/, `${s.name} ${key}=${value}`)
@@ -143,7 +206,14 @@ describe('GET /metrics', () => {
     assert.equal(res.status, 200)
     assertCommonHeaders(res, { status: '0x01' })
     const samples = await scrape()
-    assert.ok(valueOf(samples, 'intent_gateway_http_requests_total', { route: '/metrics', method: 'GET', http_status: '200', erc1066: '0x01' })! >= 1)
+    assert.ok(
+      valueOf(samples, 'intent_gateway_http_requests_total', {
+        route: '/metrics',
+        method: 'GET',
+        http_status: '200',
+        erc1066: '0x01',
+      })! >= 1,
+    )
   })
 
   it('keeps the route label bounded: 50 different unknown URLs are one unmatched series', async () => {
@@ -155,7 +225,12 @@ describe('GET /metrics', () => {
     const samples = await scrape()
     const series = samples.filter((s) => s.name === 'intent_gateway_http_requests_total')
     assert.deepEqual(
-      find(samples, 'intent_gateway_http_requests_total', { route: 'unmatched', method: 'GET', http_status: '404', erc1066: '0xA1' }).map((s) => s.value),
+      find(samples, 'intent_gateway_http_requests_total', {
+        route: 'unmatched',
+        method: 'GET',
+        http_status: '404',
+        erc1066: '0xA1',
+      }).map((s) => s.value),
       [50],
     )
     // The one new series, plus the previous scrape's /metrics series at most.
@@ -179,27 +254,55 @@ describe('GET /metrics', () => {
       const res = await request(guarded.baseUrl, '/metrics', { headers: { authorization: `Bearer ${token}` } })
       assert.equal(res.status, 200)
       assert.match(res.text, /# TYPE intent_gateway_http_requests_total counter/)
-      assert.equal(valueOf(parseMetrics(res.text), 'intent_gateway_http_requests_total', { route: '/metrics', method: 'GET', http_status: '401', erc1066: '0xE4' }), 3)
+      assert.equal(
+        valueOf(parseMetrics(res.text), 'intent_gateway_http_requests_total', {
+          route: '/metrics',
+          method: 'GET',
+          http_status: '401',
+          erc1066: '0xE4',
+        }),
+        3,
+      )
     }
     const fresh = demoIntent(world.devnet, { nonce: '7' })
     assert.equal((await post(guarded.baseUrl, '/intents/validate', fresh, { 'x-chain-id': '31337' })).status, 200)
-    assert.equal((await post(guarded.baseUrl, '/intents/validate', fresh, { 'x-chain-id': '31337' })).status, 429, 'the rate limit is on')
+    assert.equal(
+      (await post(guarded.baseUrl, '/intents/validate', fresh, { 'x-chain-id': '31337' })).status,
+      429,
+      'the rate limit is on',
+    )
   })
 
   // Last: it stops the node.
   it('counts RPC failures by chain, method and kind when the node is stopped', async () => {
     await closeGuarded()
-    const failures = (samples: Sample[]) => valueOf(samples, 'intent_gateway_chain_rpc_failures_total', { chain, method: 'eth_call', kind: 'unreachable' }) ?? 0
+    const failures = (samples: Sample[]) =>
+      valueOf(samples, 'intent_gateway_chain_rpc_failures_total', { chain, method: 'eth_call', kind: 'unreachable' }) ??
+      0
     const before = failures(await scrape())
     await world.devnet.stop()
     for (let i = 0; i < 2; i++) {
-      const res = await post(world.gateway.baseUrl, '/intents/validate', demoIntent(world.devnet), { 'x-chain-id': '31337' })
+      const res = await post(world.gateway.baseUrl, '/intents/validate', demoIntent(world.devnet), {
+        'x-chain-id': '31337',
+      })
       assert.equal(res.status, 503)
     }
     const samples = await scrape()
     assert.equal(failures(samples), before + 2)
-    assert.equal(valueOf(samples, 'intent_gateway_chain_endpoint_up', { chain, endpoint: '0' }), 0, 'the stopped node is down')
-    assert.equal(valueOf(samples, 'intent_gateway_http_requests_total', { route: '/intents/validate', method: 'POST', http_status: '503', erc1066: '0xF4' }), 2)
+    assert.equal(
+      valueOf(samples, 'intent_gateway_chain_endpoint_up', { chain, endpoint: '0' }),
+      0,
+      'the stopped node is down',
+    )
+    assert.equal(
+      valueOf(samples, 'intent_gateway_http_requests_total', {
+        route: '/intents/validate',
+        method: 'POST',
+        http_status: '503',
+        erc1066: '0xF4',
+      }),
+      2,
+    )
   })
 })
 
@@ -219,7 +322,13 @@ describe('RPC metrics of the Sui adapter', () => {
       standIn.faults.set('*', { kind: 'hang' })
       assert.equal((await adapter.getHealth()).reachable, false)
       const samples = parseMetrics(await metrics.registry.metrics())
-      assert.equal(valueOf(samples, 'intent_gateway_chain_rpc_duration_seconds_count', { chain: 'sui:localnet', method: 'getServiceInfo' }), 2)
+      assert.equal(
+        valueOf(samples, 'intent_gateway_chain_rpc_duration_seconds_count', {
+          chain: 'sui:localnet',
+          method: 'getServiceInfo',
+        }),
+        2,
+      )
       assert.deepEqual(
         samples.filter((s) => s.name === 'intent_gateway_chain_rpc_failures_total').map((s) => [s.labels, s.value]),
         [[{ chain: 'sui:localnet', method: 'getServiceInfo', kind: 'timeout' }, 1]],
@@ -234,7 +343,11 @@ describe('RPC metrics of the Sui adapter', () => {
 
 describe('metrics off, or on a port of their own', () => {
   const registry = createChainRegistry({ adapters: [], defaultChainId: undefined })
-  const build = (overrides: ConfigOverrides, parts: Partial<AppParts> = {}) => testApp({ server: { bodyLimit: 1024 }, execution: { receiptTimeoutMs: 1000 }, ...overrides }, { registry, ...parts })
+  const build = (overrides: ConfigOverrides, parts: Partial<AppParts> = {}) =>
+    testApp(
+      { server: { bodyLimit: 1024 }, execution: { receiptTimeoutMs: 1000 }, ...overrides },
+      { registry, ...parts },
+    )
 
   it('without metrics (METRICS_ENABLED=false), GET /metrics is 404 like any unknown route', async () => {
     const app = build({})
@@ -270,10 +383,29 @@ describe('metrics off, or on a port of their own', () => {
       assert.equal(res.headers.get('x-erc1066-status'), '0x01')
       const samples = parseMetrics(res.text)
       // The API's traffic, including its 404 for /metrics, scraped from the other port.
-      assert.equal(valueOf(samples, 'intent_gateway_http_requests_total', { route: '/status-codes', method: 'GET', http_status: '200', erc1066: '0x01' }), 1)
-      assert.equal(valueOf(samples, 'intent_gateway_http_requests_total', { route: 'unmatched', method: 'GET', http_status: '404', erc1066: '0xA1' }), 1)
+      assert.equal(
+        valueOf(samples, 'intent_gateway_http_requests_total', {
+          route: '/status-codes',
+          method: 'GET',
+          http_status: '200',
+          erc1066: '0x01',
+        }),
+        1,
+      )
+      assert.equal(
+        valueOf(samples, 'intent_gateway_http_requests_total', {
+          route: 'unmatched',
+          method: 'GET',
+          http_status: '404',
+          erc1066: '0xA1',
+        }),
+        1,
+      )
 
-      const elsewhere = await request(base, '/intents/validate', { method: 'POST', headers: { authorization: `Bearer ${token}` } })
+      const elsewhere = await request(base, '/intents/validate', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}` },
+      })
       assert.equal(elsewhere.status, 404)
       assert.equal(elsewhere.body.title, 'No such route')
       const post = await request(base, '/metrics', { method: 'POST', headers: { authorization: `Bearer ${token}` } })

@@ -9,8 +9,8 @@ import { after, before, describe, it } from 'node:test'
 import { promisify } from 'node:util'
 import type { FastifyInstance } from 'fastify'
 import { Registry } from 'prom-client'
-import { testApp } from '../support/testApp.ts'
 import { createMetrics } from '../../src/metrics/createMetrics.ts'
+import { testApp } from '../support/testApp.ts'
 
 const ops = join(import.meta.dirname, '..', '..', 'docs', 'ops')
 const dashboardText = readFileSync(join(ops, 'grafana-dashboard.json'), 'utf8')
@@ -22,8 +22,14 @@ const scrapeLabels = ['job', 'instance']
 
 /** Every PromQL expression of the dashboard: panel targets and template variable queries. */
 function dashboardExpressions(): string[] {
-  const dashboard = JSON.parse(dashboardText) as { panels: Array<{ targets?: Array<{ expr: string }> }>; templating: { list: Array<{ definition?: string }> } }
-  return [...dashboard.panels.flatMap((p) => (p.targets ?? []).map((t) => t.expr)), ...dashboard.templating.list.flatMap((v) => (v.definition ? [v.definition] : []))]
+  const dashboard = JSON.parse(dashboardText) as {
+    panels: Array<{ targets?: Array<{ expr: string }> }>
+    templating: { list: Array<{ definition?: string }> }
+  }
+  return [
+    ...dashboard.panels.flatMap((p) => (p.targets ?? []).map((t) => t.expr)),
+    ...dashboard.templating.list.flatMap((v) => (v.definition ? [v.definition] : [])),
+  ]
 }
 
 /** The metric names (and the labels selected on each) in a PromQL expression. */
@@ -66,7 +72,11 @@ describe('operations dashboard and alert rules', () => {
     const res = await app.inject({ method: 'GET', url: '/metrics' })
     assert.equal(res.statusCode, 200)
     // The exposition names every registered metric in its TYPE line, samples or not.
-    const labelsOf = new Map(metrics.registry.getMetricsAsArray().map((m) => [m.name, (m as unknown as { labelNames: string[] }).labelNames ?? []]))
+    const labelsOf = new Map(
+      metrics.registry
+        .getMetricsAsArray()
+        .map((m) => [m.name, (m as unknown as { labelNames: string[] }).labelNames ?? []]),
+    )
     for (const [, name, type] of res.body.matchAll(/^# TYPE (\S+) (\S+)$/gm)) {
       const labels = new Set([...(labelsOf.get(name!) ?? []), ...scrapeLabels])
       if (type === 'histogram') {
@@ -75,13 +85,20 @@ describe('operations dashboard and alert rules', () => {
         exported.set(`${name}_count`, labels)
       } else exported.set(name!, labels)
     }
-    assert.ok(exported.has('intent_gateway_relayer_balance') && exported.has('intent_gateway_http_request_duration_seconds_bucket'), [...exported.keys()].join('\n'))
+    assert.ok(
+      exported.has('intent_gateway_relayer_balance') &&
+        exported.has('intent_gateway_http_request_duration_seconds_bucket'),
+      [...exported.keys()].join('\n'),
+    )
   })
   after(async () => {
     await app?.close()
   })
 
-  const rulesExpressions = () => [...rulesText.matchAll(/^\s+expr: (?:\|\n((?:\s{10,}.*\n)+)|(.*)\n)/gm)].map(([, block, line]) => (block ?? line)!.trim())
+  const rulesExpressions = () =>
+    [...rulesText.matchAll(/^\s+expr: (?:\|\n((?:\s{10,}.*\n)+)|(.*)\n)/gm)].map(([, block, line]) =>
+      (block ?? line)!.trim(),
+    )
 
   for (const [what, expressions, expected] of [
     ['the dashboard', dashboardExpressions, 19],
@@ -93,19 +110,25 @@ describe('operations dashboard and alert rules', () => {
       for (const expr of list) {
         const found = selectors(expr)
         assert.ok(found.length > 0, `no gateway metric in ${expr}`)
-        const allLabels = new Set(found.flatMap(({ name }) => [...(exported.get(name) ?? (prometheusOwn.has(name) ? scrapeLabels : []))]))
+        const allLabels = new Set(
+          found.flatMap(({ name }) => [...(exported.get(name) ?? (prometheusOwn.has(name) ? scrapeLabels : []))]),
+        )
         for (const { name, labels } of found) {
           if (prometheusOwn.has(name)) continue
           assert.ok(exported.has(name), `${name} (in ${expr}) is not in the gateway's /metrics`)
-          for (const label of labels) assert.ok(exported.get(name)!.has(label), `${name} has no label ${label} (in ${expr})`)
+          for (const label of labels)
+            assert.ok(exported.get(name)!.has(label), `${name} has no label ${label} (in ${expr})`)
         }
-        for (const label of groupingLabels(expr)) assert.ok(allLabels.has(label), `no metric of ${expr} has the label ${label}`)
+        for (const label of groupingLabels(expr))
+          assert.ok(allLabels.has(label), `no metric of ${expr} has the label ${label}`)
       }
     })
   }
 
   it('between them, watch the metrics operators asked for', () => {
-    const used = new Set([...dashboardExpressions(), ...rulesExpressions()].flatMap((e) => selectors(e).map((s) => s.name)))
+    const used = new Set(
+      [...dashboardExpressions(), ...rulesExpressions()].flatMap((e) => selectors(e).map((s) => s.name)),
+    )
     for (const name of [
       'intent_gateway_http_requests_total',
       'intent_gateway_chain_rpc_duration_seconds_bucket',
@@ -138,8 +161,13 @@ describe('operations dashboard and alert rules', () => {
       () => true,
       () => false,
     )
-    if (!found) return t.skip('promtool is not installed: apt-get install -y prometheus (scripts/ensureTestTools.sh installs it as root)')
-    const { stdout } = await promisify(execFile)('promtool', ['check', 'rules', join(ops, 'alerts.yml')]).catch((err) => assert.fail(`promtool check rules: ${err.stdout}${err.stderr}`))
+    if (!found)
+      return t.skip(
+        'promtool is not installed: apt-get install -y prometheus (scripts/ensureTestTools.sh installs it as root)',
+      )
+    const { stdout } = await promisify(execFile)('promtool', ['check', 'rules', join(ops, 'alerts.yml')]).catch((err) =>
+      assert.fail(`promtool check rules: ${err.stdout}${err.stderr}`),
+    )
     assert.match(stdout, /SUCCESS: 14 rules found/)
   })
 })

@@ -36,7 +36,12 @@ describe('the production bundle (npm run build, npm run start:prod)', () => {
     await fetch(devnet.anvil.rpcUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'anvil_setBalance', params: [privateKeyToAccount(relayerKey).address, toHex(parseEther('10'))] }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'anvil_setBalance',
+        params: [privateKeyToAccount(relayerKey).address, toHex(parseEther('10'))],
+      }),
     })
     const port = 10_000 + Math.floor(Math.random() * 20_000)
     url = `http://127.0.0.1:${port}`
@@ -89,7 +94,10 @@ describe('the production bundle (npm run build, npm run start:prod)', () => {
   })
 
   it('answers /health with package.json’s version, and serves the OpenAPI document and the docs page', async () => {
-    const health = (await (await fetch(`${url}/health`)).json()) as { version: string; chains: Array<{ reachable: boolean }> }
+    const health = (await (await fetch(`${url}/health`)).json()) as {
+      version: string
+      chains: Array<{ reachable: boolean }>
+    }
     assert.equal(health.version, version)
     assert.equal(health.chains[0]?.reachable, true)
     const openApi = await fetch(`${url}/openapi.json`)

@@ -20,14 +20,18 @@ for (let r = 0; r < 300; r++) {
 }
 process.stdout.write(String(peak))
 `
-const peakNewSpace = (flags: string[]) => Number(execFileSync(process.execPath, [...flags, '--input-type=module', '-e', churn], { encoding: 'utf8' }))
+const peakNewSpace = (flags: string[]) =>
+  Number(execFileSync(process.execPath, [...flags, '--input-type=module', '-e', churn], { encoding: 'utf8' }))
 
 describe('the production command (npm run start:prod)', () => {
   it('runs dist/main.js with a young generation far smaller than V8 grows on its own', () => {
     const flags = productionNodeFlags()
     const own = peakNewSpace([])
     const production = peakNewSpace(flags)
-    assert.ok(production <= own / 2, `new space peaked at ${production / 2 ** 20} MB with ${flags.join(' ')}, ${own / 2 ** 20} MB with V8's own size`)
+    assert.ok(
+      production <= own / 2,
+      `new space peaked at ${production / 2 ** 20} MB with ${flags.join(' ')}, ${own / 2 ** 20} MB with V8's own size`,
+    )
   })
 
   it('caps glibc at two malloc arenas: under load the gateway grew ~18 MB outside the JavaScript heap with one per thread', () => {
@@ -39,13 +43,22 @@ describe('the production command (npm run start:prod)', () => {
     try {
       const file = join(dir, 'package.json')
       writeFileSync(file, JSON.stringify({ scripts: { 'start:prod': 'tsx src/main.ts' } }))
-      assert.throws(() => productionNodeFlags(file), /start:prod is not "\[NAME=value \.\.\.\] node \[flags\] dist\/main.js"/)
+      assert.throws(
+        () => productionNodeFlags(file),
+        /start:prod is not "\[NAME=value \.\.\.\] node \[flags\] dist\/main.js"/,
+      )
       writeFileSync(file, JSON.stringify({ scripts: { 'start:prod': 'MALLOC_ARENA_MAX=2 tsx src/main.ts' } }))
       assert.throws(() => productionNodeFlags(file), /start:prod is not/)
       writeFileSync(file, JSON.stringify({ scripts: { 'start:prod': 'node --max-semi-space-size=4 dist/main.js' } }))
       assert.deepEqual(productionCommand(file), { env: {}, nodeFlags: ['--max-semi-space-size=4'] })
-      writeFileSync(file, JSON.stringify({ scripts: { 'start:prod': 'MALLOC_ARENA_MAX=2 A_B=x=y node --a --b=1 dist/main.js' } }))
-      assert.deepEqual(productionCommand(file), { env: { MALLOC_ARENA_MAX: '2', A_B: 'x=y' }, nodeFlags: ['--a', '--b=1'] })
+      writeFileSync(
+        file,
+        JSON.stringify({ scripts: { 'start:prod': 'MALLOC_ARENA_MAX=2 A_B=x=y node --a --b=1 dist/main.js' } }),
+      )
+      assert.deepEqual(productionCommand(file), {
+        env: { MALLOC_ARENA_MAX: '2', A_B: 'x=y' },
+        nodeFlags: ['--a', '--b=1'],
+      })
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }

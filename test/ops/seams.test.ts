@@ -7,11 +7,13 @@ import { connect } from 'node:net'
 import { networkInterfaces, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import { demoIntent, post, startWorld, type World } from '../support/testGateway.ts'
 import { runGateway, waitFor } from '../support/runGateway.ts'
+import { demoIntent, post, startWorld, type World } from '../support/testGateway.ts'
 
 const main = new URL('../../src/main.ts', import.meta.url).pathname
-const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  version: string
+}
 
 /** Whether a TCP connection to host:port is accepted. */
 const accepts = (host: string, port: number) =>
@@ -48,8 +50,16 @@ describe('the embedded devnet listens on loopback unless HOST says otherwise', (
       .find((a) => a && a.family === 'IPv4' && !a.internal)?.address
     const gw = runGateway({ env: { PORT: '0' } })
     try {
-      await waitFor(() => gw.stdout().includes('Press Ctrl-C') || gw.child.exitCode !== null, 90_000, 'the devnet banner')
-      const port = Number(/running on its embedded devnet at http:\/\/127\.0\.0\.1:(\d+) \(listening on 127\.0\.0\.1:\1\)/.exec(gw.stdout())?.[1])
+      await waitFor(
+        () => gw.stdout().includes('Press Ctrl-C') || gw.child.exitCode !== null,
+        90_000,
+        'the devnet banner',
+      )
+      const port = Number(
+        /running on its embedded devnet at http:\/\/127\.0\.0\.1:(\d+) \(listening on 127\.0\.0\.1:\1\)/.exec(
+          gw.stdout(),
+        )?.[1],
+      )
       assert.ok(port > 0, gw.stdout() + gw.stderr())
       assert.equal(await accepts('127.0.0.1', port), true)
       if (outside) assert.equal(await accepts(outside, port), false, `the devnet answers on ${outside}:${port}`)
@@ -70,7 +80,10 @@ describe('Retry-After of an intent valid only later (0x20)', () => {
   after(async () => {
     await world?.stop()
   })
-  const validate = (validAfter: number) => post(world.gateway.baseUrl, '/intents/validate', demoIntent(world.devnet, { validAfter: String(validAfter) }), { 'x-chain-id': '31337' })
+  const validate = (validAfter: number) =>
+    post(world.gateway.baseUrl, '/intents/validate', demoIntent(world.devnet, { validAfter: String(validAfter) }), {
+      'x-chain-id': '31337',
+    })
 
   it('is capped at one day when validAfter is years away', async () => {
     const now = Math.floor(Date.now() / 1000)

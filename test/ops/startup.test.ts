@@ -11,7 +11,9 @@ import { runGateway, waitFor } from '../support/runGateway.ts'
 
 describe('gateway process', () => {
   it('exits 1 listing every configuration problem in production', async () => {
-    const gw = runGateway({ env: { NODE_ENV: 'production', RPC_URLS: '{"1": "https://user:hunter2@rpc.example/key"}', BODY_LIMIT: '12' } })
+    const gw = runGateway({
+      env: { NODE_ENV: 'production', RPC_URLS: '{"1": "https://user:hunter2@rpc.example/key"}', BODY_LIMIT: '12' },
+    })
     assert.equal(await gw.exit, 1)
     const lines = gw.stderr().trim().split('\n')
     assert.deepEqual(lines, [
@@ -30,7 +32,10 @@ describe('gateway process', () => {
   })
 
   it('reads .env from the working directory, without overriding the environment', async () => {
-    const gw = runGateway({ env: { NODE_ENV: 'production', PORT: '8080' }, dotenv: 'PORT=not-a-port\nLOG_LEVEL=loud\n' })
+    const gw = runGateway({
+      env: { NODE_ENV: 'production', PORT: '8080' },
+      dotenv: 'PORT=not-a-port\nLOG_LEVEL=loud\n',
+    })
     assert.equal(await gw.exit, 1)
     assert.match(gw.stderr(), /LOG_LEVEL: "loud" is not one of/)
     assert.doesNotMatch(gw.stderr(), /PORT/)
@@ -41,19 +46,37 @@ describe('gateway process', () => {
     const stateBefore = existsSync(stateDir) ? readdirSync(stateDir) : []
     const gw = runGateway({ env: { PORT: '0', HOST: '127.0.0.1' } })
     try {
-      await waitFor(() => gw.stdout().includes('Press Ctrl-C') || gw.child.exitCode !== null, 60_000, 'the devnet banner')
+      await waitFor(
+        () => gw.stdout().includes('Press Ctrl-C') || gw.child.exitCode !== null,
+        60_000,
+        'the devnet banner',
+      )
       const out = gw.stdout()
-      assert.match(out, /^No chain is configured and NODE_ENV is not production: starting the embedded devnet \(anvil and a LiteSVM Solana chain\)\.\.\.$/m)
+      assert.match(
+        out,
+        /^No chain is configured and NODE_ENV is not production: starting the embedded devnet \(anvil and a LiteSVM Solana chain\)\.\.\.$/m,
+      )
       const baseUrl = /running on its embedded devnet at (http:\/\/127\.0\.0\.1:\d+)/.exec(out)![1]!
       const anvilUrl = /Devnet: anvil (http:\/\/127\.0\.0\.1:\d+)/.exec(out)![1]!
-      const solanaUrl = /Devnet: Solana \(LiteSVM behind a JSON-RPC front\) (http:\/\/127\.0\.0\.1:\d+), chain (solana:\S+)/.exec(out)![1]!
+      const solanaUrl =
+        /Devnet: Solana \(LiteSVM behind a JSON-RPC front\) (http:\/\/127\.0\.0\.1:\d+), chain (solana:\S+)/.exec(
+          out,
+        )![1]!
 
       // Each printed command: "# <status> ..." then a curl line; run it as curl would.
-      const blocks = [...out.matchAll(/^# (\d{3}) .*\ncurl -i -X POST (\S+) -H 'Content-Type: application\/json' -H 'X-Chain-Id: (\S+)'(?: -H 'Authorization: (Bearer \S+)')? -d '(.*)'$/gm)]
+      const blocks = [
+        ...out.matchAll(
+          /^# (\d{3}) .*\ncurl -i -X POST (\S+) -H 'Content-Type: application\/json' -H 'X-Chain-Id: (\S+)'(?: -H 'Authorization: (Bearer \S+)')? -d '(.*)'$/gm,
+        ),
+      ]
       assert.equal(blocks.length, 24, out)
       const results: number[] = []
       for (const [, expected, url, chainId, authorization, body] of blocks) {
-        const headers = { 'content-type': 'application/json', 'x-chain-id': chainId!, ...(authorization ? { authorization } : {}) }
+        const headers = {
+          'content-type': 'application/json',
+          'x-chain-id': chainId!,
+          ...(authorization ? { authorization } : {}),
+        }
         const res = await fetch(url!, { method: 'POST', headers, body: body! })
         results.push(res.status)
         assert.equal(res.status, Number(expected), `${url} ${body}`)
@@ -66,11 +89,23 @@ describe('gateway process', () => {
         }
       }
       // EVM (account mode's six after the signed execute; the last one keyless: the x402 price), then Solana: the chain ids say which.
-      assert.deepEqual(results, [200, 403, 402, 410, 202, 421, 421, 401, 200, 200, 200, 200, 200, 200, 402, 402, 200, 403, 402, 410, 202, 421, 200, 401])
+      assert.deepEqual(
+        results,
+        [
+          200, 403, 402, 410, 202, 421, 421, 401, 200, 200, 200, 200, 200, 200, 402, 402, 200, 403, 402, 410, 202, 421,
+          200, 401,
+        ],
+      )
       // The printed paid execute, run as printed: the unmodified @x402/fetch client pays and the intent runs.
       const paid = /^node scripts\/payForExecute\.mjs (\S+) (\S+) (\S+) '(.*)'$/m.exec(out)
       assert.ok(paid, out)
-      const script = execFileSync(process.execPath, ['scripts/payForExecute.mjs', paid[1]!, paid[2]!, paid[3]!, paid[4]!]).toString()
+      const script = execFileSync(process.execPath, [
+        'scripts/payForExecute.mjs',
+        paid[1]!,
+        paid[2]!,
+        paid[3]!,
+        paid[4]!,
+      ]).toString()
       assert.match(script, /^HTTP 200 0x11$/m)
       assert.match(script, /"success": true/)
       assert.deepEqual([...new Set(blocks.map((b) => b[3]!.split(':')[0]))], ['31337', '8453', 'solana'])
@@ -83,7 +118,10 @@ describe('gateway process', () => {
       await assert.rejects(fetch(solanaUrl, { method: 'POST', body: '{}' }), 'the Solana front is gone too')
       const port = new URL(anvilUrl).port
       const ps = execFileSync('ps', ['-eo', 'args']).toString()
-      assert.ok(!ps.split('\n').some((l) => l.includes('anvil') && l.includes(`--port ${port}`)), 'no anvil process left')
+      assert.ok(
+        !ps.split('\n').some((l) => l.includes('anvil') && l.includes(`--port ${port}`)),
+        'no anvil process left',
+      )
       const stateAfter = existsSync(stateDir) ? readdirSync(stateDir) : []
       assert.deepEqual(
         stateAfter.filter((d) => !stateBefore.includes(d)),

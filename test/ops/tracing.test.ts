@@ -3,20 +3,21 @@
 // intent hash and HTTP status, and under it spans for the RPC calls, the journal writes (the
 // signed transaction's among them) and, when paid, x402's verify and settle; the log lines of the
 // request carry its trace id; nothing secret reaches a span; without tracing, nothing is traced.
-import { testConfig } from '../support/testConfig.ts'
+
 import assert from 'node:assert/strict'
 import { after, before, beforeEach, describe, it } from 'node:test'
 import { SpanKind } from '@opentelemetry/api'
-import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base'
+import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base'
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node'
 import { decodePaymentResponseHeader } from '@x402/core/http'
-import { hashApiKey } from '../../src/crypto/hashApiKey.ts'
 import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
 import { createGateway, type Gateway } from '../../src/createGateway.ts'
+import { hashApiKey } from '../../src/crypto/hashApiKey.ts'
 import { createLogger } from '../../src/logging/createLogger.ts'
 import { createTracing } from '../../src/tracing/createTracing.ts'
 import { payingClient } from '../support/paymentsWorld.ts'
+import { testConfig } from '../support/testConfig.ts'
 import { demoIntent, post, signedIntent } from '../support/testGateway.ts'
 
 const apiKey = 'operator-key-tracing-0123456789'
@@ -33,7 +34,11 @@ describe('tracing (OpenTelemetry)', () => {
   let untraced: Gateway & { baseUrl: string }
 
   const start = async (withTracing: boolean) => {
-    const logger = createLogger({ level: 'info', destination: { write: (line: string) => void logs.push(line) }, mixin: withTracing ? tracing.logFields : undefined })
+    const logger = createLogger({
+      level: 'info',
+      destination: { write: (line: string) => void logs.push(line) },
+      mixin: withTracing ? tracing.logFields : undefined,
+    })
     const gateway = await createGateway({
       config: testConfig({
         chains: [devnet.chain],
@@ -75,11 +80,15 @@ describe('tracing (OpenTelemetry)', () => {
     return { spans, ancestors }
   }
   /** Every attribute value of every span, as text: what must never hold a secret. */
-  const allAttributeText = () => JSON.stringify(exporter.getFinishedSpans().map((s) => [s.name, s.attributes, s.events]))
+  const allAttributeText = () =>
+    JSON.stringify(exporter.getFinishedSpans().map((s) => [s.name, s.attributes, s.events]))
 
   it("traces a signed execute: a SERVER span continuing the caller's traceparent, with RPC calls and journal writes under it, and its trace id in the request's log lines", async () => {
     const body = await signedIntent(devnet, { nonce: '500' })
-    const res = await post(traced.baseUrl, '/intents/execute', body, { authorization: `Bearer ${apiKey}`, traceparent: `00-${callerTraceId}-${callerSpanId}-01` })
+    const res = await post(traced.baseUrl, '/intents/execute', body, {
+      authorization: `Bearer ${apiKey}`,
+      traceparent: `00-${callerTraceId}-${callerSpanId}-01`,
+    })
     assert.equal(res.status, 200, res.text)
     const intentHash = res.headers.get('x-intent-hash')!
 
@@ -100,7 +109,16 @@ describe('tracing (OpenTelemetry)', () => {
         intentHash: request.attributes['intent_gateway.intent_hash'],
         requestId: request.attributes['intent_gateway.request_id'],
       },
-      { route: '/intents/execute', method: 'POST', httpStatus: 200, chainId: devnet.chain.chainId, chainType: 'evm', status: '0x11', intentHash, requestId: res.headers.get('x-request-id') },
+      {
+        route: '/intents/execute',
+        method: 'POST',
+        httpStatus: 200,
+        chainId: devnet.chain.chainId,
+        chainType: 'evm',
+        status: '0x11',
+        intentHash,
+        requestId: res.headers.get('x-request-id'),
+      },
     )
 
     // Under the request span: every RPC call the execute made, and its journal writes in order.
@@ -108,13 +126,16 @@ describe('tracing (OpenTelemetry)', () => {
     const rpcs = under.filter((s) => s.name.startsWith('rpc '))
     const methods = new Set(rpcs.map((s) => s.attributes['rpc.method']))
     // A passing execute is simulated (eth_simulateV1), with no separate validator read (eth_call).
-    for (const m of ['eth_simulateV1', 'eth_sendRawTransaction', 'eth_getTransactionReceipt']) assert.ok(methods.has(m), `an ${m} span (saw ${[...methods].join(', ')})`)
+    for (const m of ['eth_simulateV1', 'eth_sendRawTransaction', 'eth_getTransactionReceipt'])
+      assert.ok(methods.has(m), `an ${m} span (saw ${[...methods].join(', ')})`)
     for (const r of rpcs) {
       assert.equal(r.kind, SpanKind.CLIENT)
       assert.equal(r.attributes['intent_gateway.chain_id'], devnet.chain.chainId)
       assert.ok(r.duration[0] > 0 || r.duration[1] > 0, "a span over the call's interval")
     }
-    const journal = under.filter((s) => s.name.startsWith('journal ')).sort((a, b) => a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1])
+    const journal = under
+      .filter((s) => s.name.startsWith('journal '))
+      .sort((a, b) => a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1])
     assert.deepEqual(
       journal.map((s) => s.name),
       ['journal claim', 'journal recordSigned', 'journal settle'],
@@ -128,7 +149,9 @@ describe('tracing (OpenTelemetry)', () => {
     assert.ok(hrMs(sent.startTime) >= hrMs(signed.endTime) - 1, 'the broadcast starts after the journal write')
 
     // The request's log lines carry its trace id: the request line and what the relayer logged.
-    const lines = logs.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.reqId === res.headers.get('x-request-id'))
+    const lines = logs
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l.reqId === res.headers.get('x-request-id'))
     const requestLine = lines.find((l) => l.msg === 'request')
     assert.ok(requestLine, logs.slice(-5).join(''))
     assert.equal(requestLine.trace_id, callerTraceId)
@@ -138,7 +161,8 @@ describe('tracing (OpenTelemetry)', () => {
     for (const s of spans) assert.ok(s.name.length <= 64, s.name.slice(0, 200))
     // Nothing secret in a span: no key, no API key, no intent signature.
     const text = allAttributeText()
-    for (const secret of [devnetAccounts.relayer.slice(2), apiKey, String(body.signature).slice(2)]) assert.ok(!text.includes(secret), 'a secret reached a span')
+    for (const secret of [devnetAccounts.relayer.slice(2), apiKey, String(body.signature).slice(2)])
+      assert.ok(!text.includes(secret), 'a secret reached a span')
   })
 
   it("traces a paid execute: x402 verify and settle are spans of its trace, and the payment's signature is in none", async () => {
@@ -176,11 +200,19 @@ describe('tracing (OpenTelemetry)', () => {
       assert.equal(s.attributes['intent_gateway.payment.amount'], '10000')
     }
     assert.equal(steps.find((s) => s.name === 'x402 verify')!.attributes['intent_gateway.payment.valid'], true)
-    assert.equal(steps.find((s) => s.name === 'x402 settle')!.attributes['intent_gateway.payment.transaction'], settlement.transaction)
+    assert.equal(
+      steps.find((s) => s.name === 'x402 settle')!.attributes['intent_gateway.payment.transaction'],
+      settlement.transaction,
+    )
 
     const text = allAttributeText()
-    const decoded = JSON.parse(Buffer.from(paymentSignature, 'base64').toString('utf8')) as { payload: { signature: string } }
-    assert.ok(!text.includes(paymentSignature) && !text.includes(decoded.payload.signature.slice(2)), "the payment authorization's signature is in no span")
+    const decoded = JSON.parse(Buffer.from(paymentSignature, 'base64').toString('utf8')) as {
+      payload: { signature: string }
+    }
+    assert.ok(
+      !text.includes(paymentSignature) && !text.includes(decoded.payload.signature.slice(2)),
+      "the payment authorization's signature is in no span",
+    )
   })
 
   it('starts a trace of its own for a request without traceparent, and traces nothing in a gateway built without tracing', async () => {
@@ -190,12 +222,30 @@ describe('tracing (OpenTelemetry)', () => {
     assert.equal(server.length, 1)
     assert.equal(server[0]!.parentSpanContext, undefined, 'a root span')
     assert.equal(server[0]!.attributes['intent_gateway.erc1066_status'], '0x01')
-    assert.ok(exporter.getFinishedSpans().some((s) => s.name === 'rpc eth_call' && s.spanContext().traceId === server[0]!.spanContext().traceId))
+    assert.ok(
+      exporter
+        .getFinishedSpans()
+        .some((s) => s.name === 'rpc eth_call' && s.spanContext().traceId === server[0]!.spanContext().traceId),
+    )
 
     exporter.reset()
     const before = logs.length
-    assert.equal((await post(untraced.baseUrl, '/intents/validate', demoIntent(devnet), { traceparent: `00-${callerTraceId}-${callerSpanId}-01` })).status, 200)
-    assert.equal((await post(untraced.baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: '502' }), { authorization: `Bearer ${apiKey}` })).status, 200)
+    assert.equal(
+      (
+        await post(untraced.baseUrl, '/intents/validate', demoIntent(devnet), {
+          traceparent: `00-${callerTraceId}-${callerSpanId}-01`,
+        })
+      ).status,
+      200,
+    )
+    assert.equal(
+      (
+        await post(untraced.baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: '502' }), {
+          authorization: `Bearer ${apiKey}`,
+        })
+      ).status,
+      200,
+    )
     assert.deepEqual(
       exporter.getFinishedSpans().map((s) => s.name),
       [],

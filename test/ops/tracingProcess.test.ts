@@ -5,7 +5,7 @@
 // at start-up with the variable named.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { startOtlpReceiver, type OtlpReceiver } from '../support/otlpReceiver.ts'
+import { type OtlpReceiver, startOtlpReceiver } from '../support/otlpReceiver.ts'
 import { runGateway, waitFor } from '../support/runGateway.ts'
 
 describe('tracing in the gateway process (OTLP/HTTP)', () => {
@@ -29,14 +29,29 @@ describe('tracing in the gateway process (OTLP/HTTP)', () => {
       },
     })
     try {
-      await waitFor(() => gw.stdout().includes('Press Ctrl-C') || gw.child.exitCode !== null, 60_000, 'the devnet banner')
+      await waitFor(
+        () => gw.stdout().includes('Press Ctrl-C') || gw.child.exitCode !== null,
+        60_000,
+        'the devnet banner',
+      )
       const out = gw.stdout()
       const baseUrl = /running on its embedded devnet at (http:\/\/127\.0\.0\.1:\d+)/.exec(out)![1]!
       assert.match(out, /"msg":"tracing on \(OpenTelemetry\)"/)
       // The first printed validate, with the caller's trace.
-      const [, url, chainId, body] = /^curl -i -X POST (\S+\/intents\/validate) -H 'Content-Type: application\/json' -H 'X-Chain-Id: (\S+)' -d '(.*)'$/m.exec(out)!
+      const [, url, chainId, body] =
+        /^curl -i -X POST (\S+\/intents\/validate) -H 'Content-Type: application\/json' -H 'X-Chain-Id: (\S+)' -d '(.*)'$/m.exec(
+          out,
+        )!
       const traceId = '0af7651916cd43dd8448eb211c80319c'
-      const res = await fetch(url!, { method: 'POST', headers: { 'content-type': 'application/json', 'x-chain-id': chainId!, traceparent: `00-${traceId}-b7ad6b7169203331-01` }, body: body! })
+      const res = await fetch(url!, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-chain-id': chainId!,
+          traceparent: `00-${traceId}-b7ad6b7169203331-01`,
+        },
+        body: body!,
+      })
       assert.equal(res.status, 200)
       assert.ok(baseUrl)
       assert.equal(receiver.spans.filter((s) => s.traceId === traceId).length, 0, 'still batched')
@@ -56,7 +71,9 @@ describe('tracing in the gateway process (OTLP/HTTP)', () => {
         spans.some((s) => s.name === 'rpc eth_call' && s.kind === 3),
         'the validator call, a CLIENT span',
       )
-      assert.ok(receiver.requests.every((r) => r.path === '/v1/traces' && r.contentType?.startsWith('application/json')))
+      assert.ok(
+        receiver.requests.every((r) => r.path === '/v1/traces' && r.contentType?.startsWith('application/json')),
+      )
       // The request's log line carries the same trace id.
       const line = gw
         .stdout()
@@ -69,7 +86,14 @@ describe('tracing in the gateway process (OTLP/HTTP)', () => {
   })
 
   it("stops at start-up on OTEL_* settings it cannot honour, naming them, without printing the endpoint's credentials", async () => {
-    const gw = runGateway({ env: { NODE_ENV: 'production', OTEL_EXPORTER_OTLP_ENDPOINT: 'ftp://user:s3cret@collector/', OTEL_TRACES_EXPORTER: 'zipkin', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' } })
+    const gw = runGateway({
+      env: {
+        NODE_ENV: 'production',
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'ftp://user:s3cret@collector/',
+        OTEL_TRACES_EXPORTER: 'zipkin',
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
+      },
+    })
     assert.equal(await gw.exit, 1)
     const err = gw.stderr()
     assert.match(err, /OTEL_TRACES_EXPORTER: "zipkin" is not supported \(otlp, console or none\)/)

@@ -5,9 +5,9 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import Fastify from 'fastify'
-import { readTracingConfig } from '../../src/tracing/tracingConfig.ts'
 import { startTracing } from '../../src/tracing/startTracing.ts'
-import { startOtlpReceiver, type OtlpReceiver } from '../support/otlpReceiver.ts'
+import { readTracingConfig } from '../../src/tracing/tracingConfig.ts'
+import { type OtlpReceiver, startOtlpReceiver } from '../support/otlpReceiver.ts'
 
 describe('tracing: what a caller decides', () => {
   let receiver: OtlpReceiver
@@ -36,7 +36,9 @@ describe('tracing: what a caller decides', () => {
   it('keeps the query string out of the request span (url.path is the path alone)', async () => {
     const { tracing, app, baseUrl } = await traced({})
     const traceId = '1'.repeat(32)
-    const res = await fetch(`${baseUrl}/chains?access_token=query-secret-0123456789`, { headers: { traceparent: `00-${traceId}-${'2'.repeat(16)}-01` } })
+    const res = await fetch(`${baseUrl}/chains?access_token=query-secret-0123456789`, {
+      headers: { traceparent: `00-${traceId}-${'2'.repeat(16)}-01` },
+    })
     assert.equal(res.status, 200)
     await app.close()
     await tracing.shutdown()
@@ -48,7 +50,10 @@ describe('tracing: what a caller decides', () => {
   })
 
   it("samples a caller's trace at the configured ratio: at 0, a traceparent flagged sampled is not traced", async () => {
-    const { tracing, app, baseUrl } = await traced({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0' })
+    const { tracing, app, baseUrl } = await traced({
+      OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+      OTEL_TRACES_SAMPLER_ARG: '0',
+    })
     const traceId = '3'.repeat(32)
     for (let i = 0; i < 3; i++) {
       const res = await fetch(`${baseUrl}/chains`, { headers: { traceparent: `00-${traceId}-${'4'.repeat(16)}-01` } })

@@ -8,22 +8,24 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
+import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import type { WebhooksConfig } from '../../src/config/webhooksConfig.ts'
 import { webhooksConfig } from '../../src/config/webhooksConfig.ts'
-import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { eventually } from '../support/eventually.ts'
-import { startWebhookReceiver, type WebhookDelivery } from '../support/webhookReceiver.ts'
 import { chainEnv, startGatewayProcess } from '../support/gatewayProcess.ts'
 import { createTestDatabase, type TestDatabase } from '../support/postgresDatabase.ts'
 import { post, signedIntent, startTestGateway, startWorld, type World } from '../support/testGateway.ts'
+import { startWebhookReceiver, type WebhookDelivery } from '../support/webhookReceiver.ts'
 
 const secret = `whsec_${randomBytes(32).toString('base64')}`
 
 /** The test's receiver: verifies with the gateway's secret, answers what `answer` says (200 by default). */
-const startReceiver = (answer: (id: string, tries: number) => number = () => 200) => startWebhookReceiver(secret, { answer })
+const startReceiver = (answer: (id: string, tries: number) => number = () => 200) =>
+  startWebhookReceiver(secret, { answer })
 
 const config = (urls: string[]): WebhooksConfig => ({ urls, secret, maxAttempts: 6, retryBaseMs: 20 })
-const ofIntent = (deliveries: WebhookDelivery[], intentHash: string) => deliveries.filter((d) => d.intentHash === intentHash)
+const ofIntent = (deliveries: WebhookDelivery[], intentHash: string) =>
+  deliveries.filter((d) => d.intentHash === intentHash)
 
 describe('signed webhooks of execution events', () => {
   let world: World
@@ -44,11 +46,19 @@ describe('signed webhooks of execution events', () => {
     cleanup.push(receiver.close)
     const gateway = await startTestGateway({ chains: [world.devnet.chain], webhooks: config([receiver.url]) })
     cleanup.push(() => gateway.close())
-    const res = await post(gateway.baseUrl, '/intents/execute', await signedIntent(world.devnet, { nonce: '700' }), chain)
+    const res = await post(
+      gateway.baseUrl,
+      '/intents/execute',
+      await signedIntent(world.devnet, { nonce: '700' }),
+      chain,
+    )
     assert.equal(res.status, 200, res.text)
     const intentHash = res.headers.get('x-intent-hash')!
     await eventually('the final event', 15_000, async () =>
-      ofIntent(receiver.deliveries, intentHash).some((d) => d.type === 'final') && ofIntent(receiver.deliveries, intentHash).some((d) => d.type === 'mined') ? true : undefined,
+      ofIntent(receiver.deliveries, intentHash).some((d) => d.type === 'final') &&
+      ofIntent(receiver.deliveries, intentHash).some((d) => d.type === 'mined')
+        ? true
+        : undefined,
     )
     const got = ofIntent(receiver.deliveries, intentHash)
     assert.deepEqual(got.map((d) => d.type).sort(), ['final', 'mined', 'submitted'])
@@ -56,7 +66,10 @@ describe('signed webhooks of execution events', () => {
     const minedId = [...receiver.triesOf.keys()].find((id) => id.includes(':mined:'))!
     assert.equal(receiver.triesOf.get(minedId), 4, 'three refusals, then delivered')
     assert.deepEqual(
-      (await gateway.journal.webhooks.entriesOf(minedId)).map((e) => ({ attempts: e.attempts, delivered: e.delivered })),
+      (await gateway.journal.webhooks.entriesOf(minedId)).map((e) => ({
+        attempts: e.attempts,
+        delivered: e.delivered,
+      })),
       [{ attempts: 4, delivered: true }],
     )
     assert.deepEqual(receiver.badSignatures, [])
@@ -71,17 +84,33 @@ describe('signed webhooks of execution events', () => {
     const receiver = await startReceiver()
     cleanup.push(receiver.close)
     const storage = (instanceId: string) => ({ databaseUrl: database.url, redisUrl: undefined, instanceId })
-    const a = await startTestGateway({ chains: [world.devnet.chain], storage: storage('a'), webhooks: config([receiver.url]) })
+    const a = await startTestGateway({
+      chains: [world.devnet.chain],
+      storage: storage('a'),
+      webhooks: config([receiver.url]),
+    })
     cleanup.push(() => a.close())
-    const b = await startTestGateway({ chains: [world.devnet.chain], storage: storage('b'), relayerPrivateKey: devnetAccounts.other, webhooks: config([receiver.url]) })
+    const b = await startTestGateway({
+      chains: [world.devnet.chain],
+      storage: storage('b'),
+      relayerPrivateKey: devnetAccounts.other,
+      webhooks: config([receiver.url]),
+    })
     cleanup.push(() => b.close())
     const hashes: string[] = []
     for (let i = 0; i < 6; i++) {
-      const res = await post((i % 2 === 0 ? a : b).baseUrl, '/intents/execute', await signedIntent(world.devnet, { nonce: String(710 + i) }), chain)
+      const res = await post(
+        (i % 2 === 0 ? a : b).baseUrl,
+        '/intents/execute',
+        await signedIntent(world.devnet, { nonce: String(710 + i) }),
+        chain,
+      )
       assert.equal(res.status, 200, res.text)
       hashes.push(res.headers.get('x-intent-hash')!)
     }
-    await eventually('every final event', 15_000, async () => (hashes.every((h) => ofIntent(receiver.deliveries, h).some((d) => d.type === 'final')) ? true : undefined))
+    await eventually('every final event', 15_000, async () =>
+      hashes.every((h) => ofIntent(receiver.deliveries, h).some((d) => d.type === 'final')) ? true : undefined,
+    )
     await new Promise((r) => setTimeout(r, 1_500))
     for (const h of hashes)
       assert.deepEqual(
@@ -112,11 +141,18 @@ describe('signed webhooks of execution events', () => {
     const first = await startGatewayProcess(env)
     let intentHash: string
     try {
-      const res = await post(first.baseUrl, '/intents/execute', await signedIntent(world.devnet, { nonce: '730' }), chain)
+      const res = await post(
+        first.baseUrl,
+        '/intents/execute',
+        await signedIntent(world.devnet, { nonce: '730' }),
+        chain,
+      )
       assert.equal(res.status, 200, res.text)
       intentHash = res.headers.get('x-intent-hash')!
       // Mined, and its events refused at least once: they wait in the outbox.
-      await eventually('a refused mined event', 10_000, async () => ([...receiver.triesOf.keys()].some((id) => id.includes(intentHash) && id.includes(':mined:')) ? true : undefined))
+      await eventually('a refused mined event', 10_000, async () =>
+        [...receiver.triesOf.keys()].some((id) => id.includes(intentHash) && id.includes(':mined:')) ? true : undefined,
+      )
     } finally {
       first.gw.child.kill('SIGKILL')
       await first.gw.exit
@@ -125,7 +161,9 @@ describe('signed webhooks of execution events', () => {
     up = true
     const second = await startGatewayProcess(env)
     try {
-      await eventually('the events after the restart', 15_000, async () => (ofIntent(receiver.deliveries, intentHash).length === 3 ? true : undefined))
+      await eventually('the events after the restart', 15_000, async () =>
+        ofIntent(receiver.deliveries, intentHash).length === 3 ? true : undefined,
+      )
       assert.deepEqual(
         ofIntent(receiver.deliveries, intentHash)
           .map((d) => d.type)
@@ -140,12 +178,33 @@ describe('signed webhooks of execution events', () => {
 
   it('refuses bad settings, naming them and never showing the secret', () => {
     assert.equal(webhooksConfig({}, { production: false }).value, undefined)
-    assert.deepEqual(webhooksConfig({ WEBHOOK_URLS: 'http://hooks.example/x', WEBHOOK_SECRET: 'whsec_c2hvcnQ=' }, { production: true }).problems, [
-      'WEBHOOK_URLS[0]: must be https in production',
-      'WEBHOOK_SECRET: must be whsec_ followed by the base64 of at least 32 random bytes (its value is not shown)',
+    assert.deepEqual(
+      webhooksConfig({ WEBHOOK_URLS: 'http://hooks.example/x', WEBHOOK_SECRET: 'whsec_c2hvcnQ=' }, { production: true })
+        .problems,
+      [
+        'WEBHOOK_URLS[0]: must be https in production',
+        'WEBHOOK_SECRET: must be whsec_ followed by the base64 of at least 32 random bytes (its value is not shown)',
+      ],
+    )
+    assert.deepEqual(webhooksConfig({ WEBHOOK_SECRET: secret }, { production: false }).problems, [
+      'WEBHOOK_SECRET: is set but WEBHOOK_URLS is not',
     ])
-    assert.deepEqual(webhooksConfig({ WEBHOOK_SECRET: secret }, { production: false }).problems, ['WEBHOOK_SECRET: is set but WEBHOOK_URLS is not'])
-    const ok = webhooksConfig({ WEBHOOK_URLS: 'https://hooks.example/a, https://hooks.example/b', WEBHOOK_SECRET: secret, WEBHOOK_MAX_ATTEMPTS: '5' }, { production: true })
-    assert.deepEqual(ok, { value: { urls: ['https://hooks.example/a', 'https://hooks.example/b'], secret, maxAttempts: 5, retryBaseMs: 1000 }, problems: [] })
+    const ok = webhooksConfig(
+      {
+        WEBHOOK_URLS: 'https://hooks.example/a, https://hooks.example/b',
+        WEBHOOK_SECRET: secret,
+        WEBHOOK_MAX_ATTEMPTS: '5',
+      },
+      { production: true },
+    )
+    assert.deepEqual(ok, {
+      value: {
+        urls: ['https://hooks.example/a', 'https://hooks.example/b'],
+        secret,
+        maxAttempts: 5,
+        retryBaseMs: 1000,
+      },
+      problems: [],
+    })
   })
 })

@@ -10,19 +10,19 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import pg from 'pg'
-import { hashApiKey } from '../../src/crypto/hashApiKey.ts'
-import type { WebhooksConfig } from '../../src/config/webhooksConfig.ts'
 import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
+import type { WebhooksConfig } from '../../src/config/webhooksConfig.ts'
+import { hashApiKey } from '../../src/crypto/hashApiKey.ts'
+import type { Journal } from '../../src/ports/journal.ts'
 import { openPostgresJournal } from '../../src/store/postgres/openPostgresJournal.ts'
 import { openJournal } from '../../src/store/sqlite/openJournal.ts'
-import type { Journal } from '../../src/ports/journal.ts'
 import { eventually } from '../support/eventually.ts'
-import { startWebhookReceiver, type WebhookReceiver } from '../support/webhookReceiver.ts'
 import { claimed, claimOf, hash, intentOf, relayer, signedTx } from '../support/journalContract.ts'
 import { createTestDatabase, type TestDatabase } from '../support/postgresDatabase.ts'
 import { post, signedIntent, startTestGateway, startWorld, type World } from '../support/testGateway.ts'
-import { writeV1Journal } from '../support/v1Journal.ts'
 import { undoLaterPostgresMigrations } from '../support/undoLaterPostgresMigrations.ts'
+import { writeV1Journal } from '../support/v1Journal.ts'
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhookReceiver.ts'
 
 const globalSecret = `whsec_${randomBytes(32).toString('base64')}`
 const secretB = `whsec_${randomBytes(32).toString('base64')}`
@@ -41,7 +41,8 @@ const typesOf = (r: Receiver, intentHash: string) =>
     .filter((d) => d.intentHash === intentHash)
     .map((d) => d.type)
     .sort()
-const finalIn = (r: Receiver, intentHash: string) => r.deliveries.some((d) => d.intentHash === intentHash && d.type === 'final')
+const finalIn = (r: Receiver, intentHash: string) =>
+  r.deliveries.some((d) => d.intentHash === intentHash && d.type === 'final')
 
 describe('webhook endpoints per API key', () => {
   let world: World
@@ -60,7 +61,13 @@ describe('webhook endpoints per API key', () => {
     // Key B's endpoint verifies with key B's own secret.
     b = await startReceiver(secretB)
     cleanup.push(everyone.close, a.close, b.close)
-    config = { urls: [everyone.url], secret: globalSecret, byKey: { [idA]: { urls: [a.url] }, [idB]: { urls: [b.url], secret: secretB } }, maxAttempts: 6, retryBaseMs: 20 }
+    config = {
+      urls: [everyone.url],
+      secret: globalSecret,
+      byKey: { [idA]: { urls: [a.url] }, [idB]: { urls: [b.url], secret: secretB } },
+      maxAttempts: 6,
+      retryBaseMs: 20,
+    }
   })
   after(async () => {
     for (const c of cleanup.reverse()) await c()
@@ -70,20 +77,37 @@ describe('webhook endpoints per API key', () => {
   it("sends each key its own executions' events only, the global endpoint all of them, each signed with its endpoint's secret; a replay by another key changes nothing", async () => {
     const gateway = await startTestGateway({ chains: [world.devnet.chain], auth, webhooks: config })
     try {
-      const byA = await post(gateway.baseUrl, '/intents/execute', await signedIntent(world.devnet, { nonce: '4100' }), bearer(keyA))
+      const byA = await post(
+        gateway.baseUrl,
+        '/intents/execute',
+        await signedIntent(world.devnet, { nonce: '4100' }),
+        bearer(keyA),
+      )
       assert.equal(byA.status, 200, byA.text)
-      const byB = await post(gateway.baseUrl, '/intents/execute', await signedIntent(world.devnet, { nonce: '4101' }), bearer(keyB))
+      const byB = await post(
+        gateway.baseUrl,
+        '/intents/execute',
+        await signedIntent(world.devnet, { nonce: '4101' }),
+        bearer(keyB),
+      )
       assert.equal(byB.status, 200, byB.text)
       const [x, y] = [byA.headers.get('x-intent-hash')!, byB.headers.get('x-intent-hash')!]
       // The journal remembers who asked.
       assert.equal((await gateway.journal.get(x as `0x${string}`))?.apiKeyId, idA)
       assert.equal((await gateway.journal.get(y as `0x${string}`))?.apiKeyId, idB)
       // Key B sends key A's intent again: its outcome is replayed, and the execution stays key A's.
-      const replay = await post(gateway.baseUrl, '/intents/execute', await signedIntent(world.devnet, { nonce: '4100' }), bearer(keyB))
+      const replay = await post(
+        gateway.baseUrl,
+        '/intents/execute',
+        await signedIntent(world.devnet, { nonce: '4100' }),
+        bearer(keyB),
+      )
       assert.equal(replay.status, 200, replay.text)
       assert.equal(replay.body.replayed, true)
 
-      await eventually('every final event', 15_000, async () => (finalIn(everyone, x) && finalIn(everyone, y) && finalIn(a, x) && finalIn(b, y) ? true : undefined))
+      await eventually('every final event', 15_000, async () =>
+        finalIn(everyone, x) && finalIn(everyone, y) && finalIn(a, x) && finalIn(b, y) ? true : undefined,
+      )
       // Time for anything misrouted to arrive.
       await new Promise((r) => setTimeout(r, 1_500))
       assert.deepEqual(intentsOf(a), new Set([x]), "key A's endpoint gets key A's execution only")
@@ -99,7 +123,10 @@ describe('webhook endpoints per API key', () => {
       assert.deepEqual([everyone.badSignatures, a.badSignatures, b.badSignatures], [[], [], []])
       // The outbox holds each event once per endpoint it was meant for.
       const minedX = a.deliveries.find((d) => d.intentHash === x && d.type === 'mined')!.id
-      assert.deepEqual((await gateway.journal.webhooks.entriesOf(minedX)).map((e) => e.endpoint).sort(), [a.url, everyone.url].sort())
+      assert.deepEqual(
+        (await gateway.journal.webhooks.entriesOf(minedX)).map((e) => e.endpoint).sort(),
+        [a.url, everyone.url].sort(),
+      )
     } finally {
       await gateway.close()
     }
@@ -111,16 +138,37 @@ describe('webhook endpoints per API key', () => {
     const storage = (instanceId: string) => ({ databaseUrl: database.url, redisUrl: undefined, instanceId })
     const before = { everyone: everyone.deliveries.length, a: a.deliveries.length, b: b.deliveries.length }
     // The instance with the settings delivers; the other, open (no API keys), sends an execution without a key.
-    const keyed = await startTestGateway({ chains: [world.devnet.chain], auth, storage: storage('keyed'), webhooks: config })
-    const open = await startTestGateway({ chains: [world.devnet.chain], storage: storage('open'), relayerPrivateKey: devnetAccounts.other })
+    const keyed = await startTestGateway({
+      chains: [world.devnet.chain],
+      auth,
+      storage: storage('keyed'),
+      webhooks: config,
+    })
+    const open = await startTestGateway({
+      chains: [world.devnet.chain],
+      storage: storage('open'),
+      relayerPrivateKey: devnetAccounts.other,
+    })
     try {
-      const keyless = await post(open.baseUrl, '/intents/execute', await signedIntent(world.devnet, { nonce: '4110' }), chain)
+      const keyless = await post(
+        open.baseUrl,
+        '/intents/execute',
+        await signedIntent(world.devnet, { nonce: '4110' }),
+        chain,
+      )
       assert.equal(keyless.status, 200, keyless.text)
-      const withA = await post(keyed.baseUrl, '/intents/execute', await signedIntent(world.devnet, { nonce: '4111' }), bearer(keyA))
+      const withA = await post(
+        keyed.baseUrl,
+        '/intents/execute',
+        await signedIntent(world.devnet, { nonce: '4111' }),
+        bearer(keyA),
+      )
       assert.equal(withA.status, 200, withA.text)
       const [z, w] = [keyless.headers.get('x-intent-hash')!, withA.headers.get('x-intent-hash')!]
       assert.equal((await keyed.journal.get(z as `0x${string}`))?.apiKeyId, undefined)
-      await eventually('the final events', 15_000, async () => (finalIn(everyone, z) && finalIn(everyone, w) && finalIn(a, w) ? true : undefined))
+      await eventually('the final events', 15_000, async () =>
+        finalIn(everyone, z) && finalIn(everyone, w) && finalIn(a, w) ? true : undefined,
+      )
       await new Promise((r) => setTimeout(r, 1_500))
       assert.deepEqual(typesOf(everyone, z), ['final', 'mined', 'submitted'])
       assert.deepEqual(typesOf(a, z), [], "no key's endpoint gets an execution without a key")
@@ -141,28 +189,51 @@ describe('webhook endpoints per API key', () => {
     const journal = { path: join(dir, 'journal.sqlite'), synchronous: 'normal' as const }
     const leaving = await startReceiver(globalSecret, { refuse: true })
     cleanup.push(leaving.close)
-    const first = await startTestGateway({ chains: [world.devnet.chain], auth, journal, webhooks: { ...config, urls: [], byKey: { [idA]: { urls: [leaving.url] } }, retryBaseMs: 300 } })
+    const first = await startTestGateway({
+      chains: [world.devnet.chain],
+      auth,
+      journal,
+      webhooks: { ...config, urls: [], byKey: { [idA]: { urls: [leaving.url] } }, retryBaseMs: 300 },
+    })
     let intentHash: string
     try {
-      const res = await post(first.baseUrl, '/intents/execute', await signedIntent(world.devnet, { nonce: '4120' }), bearer(keyA))
+      const res = await post(
+        first.baseUrl,
+        '/intents/execute',
+        await signedIntent(world.devnet, { nonce: '4120' }),
+        bearer(keyA),
+      )
       assert.equal(res.status, 200, res.text)
       intentHash = res.headers.get('x-intent-hash')!
-      await eventually('a refused delivery', 10_000, async () => (leaving.tries.some((id) => id.includes(intentHash)) ? true : undefined))
+      await eventually('a refused delivery', 10_000, async () =>
+        leaving.tries.some((id) => id.includes(intentHash)) ? true : undefined,
+      )
     } finally {
       await first.close()
     }
     // Restarted without key A's endpoint.
     const tried = leaving.tries.length
-    const second = await startTestGateway({ chains: [world.devnet.chain], auth, journal, webhooks: { ...config, byKey: { [idB]: { urls: [b.url], secret: secretB } } } })
+    const second = await startTestGateway({
+      chains: [world.devnet.chain],
+      auth,
+      journal,
+      webhooks: { ...config, byKey: { [idB]: { urls: [b.url], secret: secretB } } },
+    })
     try {
       const eventId = leaving.tries.find((id) => id.includes(intentHash))!
       await eventually('given up', 10_000, async () =>
-        (await second.journal.webhooks.entriesOf(eventId)).some((e) => e.endpoint === leaving.url && e.lastError === 'the endpoint is no longer configured') ? true : undefined,
+        (await second.journal.webhooks.entriesOf(eventId)).some(
+          (e) => e.endpoint === leaving.url && e.lastError === 'the endpoint is no longer configured',
+        )
+          ? true
+          : undefined,
       )
       await new Promise((r) => setTimeout(r, 1_000))
       assert.equal(leaving.tries.length, tried, 'nothing more was sent to the removed endpoint')
       assert.deepEqual(
-        (await second.journal.webhooks.entriesOf(eventId)).filter((e) => e.endpoint === leaving.url).map((e) => e.delivered),
+        (await second.journal.webhooks.entriesOf(eventId))
+          .filter((e) => e.endpoint === leaving.url)
+          .map((e) => e.delivered),
         [false],
       )
       assert.ok(second.logs.some((l) => l.includes('webhook given up: its endpoint is no longer configured')))
@@ -244,7 +315,9 @@ describe('the journal keeps the asking key (SQLite and PostgreSQL), and older jo
       await admin.connect()
       await admin.query('ALTER TABLE executions DROP COLUMN api_key_id')
       await admin.query('ALTER TABLE x402_payments DROP COLUMN pending_request')
-      await admin.query('DROP TRIGGER executions_change_xid ON executions; DROP FUNCTION executions_change_xid; ALTER TABLE executions DROP COLUMN change_xid')
+      await admin.query(
+        'DROP TRIGGER executions_change_xid ON executions; DROP FUNCTION executions_change_xid; ALTER TABLE executions DROP COLUMN change_xid',
+      )
       await admin.query('DROP TABLE webhook_feed; DROP INDEX webhook_outbox_endpoint_due')
       await undoLaterPostgresMigrations(admin)
       await admin.query('DELETE FROM journal_migrations WHERE version >= 5')

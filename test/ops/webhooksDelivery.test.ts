@@ -8,11 +8,11 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { Writable } from 'node:stream'
 import { after, describe, it } from 'node:test'
 import pg from 'pg'
-import { Registry } from 'prom-client'
 import pino from 'pino'
+import { Registry } from 'prom-client'
 import type { WebhooksConfig } from '../../src/config/webhooksConfig.ts'
-import { createMetrics } from '../../src/metrics/createMetrics.ts'
 import { toExecutionEvents } from '../../src/intents/toExecutionEvents.ts'
+import { createMetrics } from '../../src/metrics/createMetrics.ts'
 import type { Journal } from '../../src/ports/journal.ts'
 import { openPostgresJournal } from '../../src/store/postgres/openPostgresJournal.ts'
 import { openJournal } from '../../src/store/sqlite/openJournal.ts'
@@ -24,12 +24,21 @@ import { createTestDatabase } from '../support/postgresDatabase.ts'
 import { undoLaterPostgresMigrations } from '../support/undoLaterPostgresMigrations.ts'
 
 const secret = `whsec_${randomBytes(32).toString('base64')}`
-const config = (urls: string[], more: Partial<WebhooksConfig> = {}): WebhooksConfig => ({ urls, secret, maxAttempts: 6, retryBaseMs: 10, ...more })
+const config = (urls: string[], more: Partial<WebhooksConfig> = {}): WebhooksConfig => ({
+  urls,
+  secret,
+  maxAttempts: 6,
+  retryBaseMs: 10,
+  ...more,
+})
 
 type Receiver = { url: string; ids: string[]; requests: number; close(): Promise<void> }
 
 /** A receiver on loopback that records the webhook-id of each request and answers as `answer` says (or never, for a tarpit). */
-async function startReceiver(path = '/hooks', answer: (req: IncomingMessage, res: ServerResponse) => void = (_, res) => res.writeHead(200).end()): Promise<Receiver> {
+async function startReceiver(
+  path = '/hooks',
+  answer: (req: IncomingMessage, res: ServerResponse) => void = (_, res) => res.writeHead(200).end(),
+): Promise<Receiver> {
   const receiver = { url: '', ids: [] as string[], requests: 0, close: async () => {} }
   const server: Server = createServer((req, res) => {
     req.resume()
@@ -90,7 +99,13 @@ describe('webhook delivery: what the logs and the connections show', () => {
     const journal = openJournal({ path: ':memory:' })
     cleanup.push(() => journal.close())
     const { logger, lines } = capturedLogger()
-    const dispatcher = startWebhookDispatcher({ journal, config: config([receiver.url], { maxAttempts: 2 }), logger, publicOnly: false, intervalMs: 60_000 })
+    const dispatcher = startWebhookDispatcher({
+      journal,
+      config: config([receiver.url], { maxAttempts: 2 }),
+      logger,
+      publicOnly: false,
+      intervalMs: 60_000,
+    })
     cleanup.push(() => dispatcher.stop())
     await execution(journal, 1)
     await dispatcher.runOnce()
@@ -98,7 +113,11 @@ describe('webhook delivery: what the logs and the connections show', () => {
     await dispatcher.runOnce()
     assert.ok(receiver.requests >= 2, 'the endpoint was called and failed')
     const failures = lines.filter((l) => l.includes('webhook delivery failed') || l.includes('webhook given up'))
-    assert.ok(failures.some((l) => l.includes('webhook delivery failed')) && failures.some((l) => l.includes('webhook given up')), lines.join(''))
+    assert.ok(
+      failures.some((l) => l.includes('webhook delivery failed')) &&
+        failures.some((l) => l.includes('webhook given up')),
+      lines.join(''),
+    )
     const all = lines.join('')
     assert.ok(!all.includes('xoxbSeCrEtToKeN'), 'the token is in no log line')
     assert.ok(!all.includes('/services/'), 'nor is the path')
@@ -119,7 +138,13 @@ describe('webhook delivery: what the logs and the connections show', () => {
     cleanup.push(() => journal.close())
     const { logger } = capturedLogger()
     // The settings would refuse this URL at start-up; the connection refuses it too, whatever the settings let through.
-    const dispatcher = startWebhookDispatcher({ journal, config: config([receiver.url]), logger, publicOnly: true, intervalMs: 60_000 })
+    const dispatcher = startWebhookDispatcher({
+      journal,
+      config: config([receiver.url]),
+      logger,
+      publicOnly: true,
+      intervalMs: 60_000,
+    })
     cleanup.push(() => dispatcher.stop())
     const record = await execution(journal, 2)
     await dispatcher.runOnce()
@@ -128,14 +153,18 @@ describe('webhook delivery: what the logs and the connections show', () => {
     const entries = await journal.webhooks.entriesOf(submitted!.id)
     assert.equal(entries.length, 1)
     assert.equal(entries[0]!.delivered, false)
-    assert.match(entries[0]!.lastError ?? '', /127\.0\.0\.1 is a loopback, private, link-local or reserved address; refused in production/)
+    assert.match(
+      entries[0]!.lastError ?? '',
+      /127\.0\.0\.1 is a loopback, private, link-local or reserved address; refused in production/,
+    )
   })
 })
 
 /** The ids of every event the journal holds for these executions (three each: submitted, mined, final). */
 async function eventIds(journal: Journal, records: Array<{ chainId: string; intentHash: `0x${string}` }>) {
   const ids: string[] = []
-  for (const r of records) for (const e of toExecutionEvents(await journal.attempts(r.chainId, r.intentHash))) ids.push(e.id)
+  for (const r of records)
+    for (const e of toExecutionEvents(await journal.attempts(r.chainId, r.intentHash))) ids.push(e.id)
   return ids
 }
 
@@ -160,12 +189,23 @@ describe('webhooks after a burst: the change feed is read in commit order, page 
       const { journal } = await backend.open()
       cleanup.push(() => journal.close())
       const { logger } = capturedLogger()
-      const dispatcher = startWebhookDispatcher({ journal, config: config([receiver.url]), logger, publicOnly: false, intervalMs: 60_000 })
+      const dispatcher = startWebhookDispatcher({
+        journal,
+        config: config([receiver.url]),
+        logger,
+        publicOnly: false,
+        intervalMs: 60_000,
+      })
       cleanup.push(() => dispatcher.stop())
       await dispatcher.runOnce()
       // One busy block: 520 executions claimed and signed within a second or so (their events: 520 submitted).
       const burst = []
-      for (let i = 0; i < 520; i += 40) burst.push(...(await Promise.all(Array.from({ length: 40 }, (_, j) => execution(journal, 10_000 + i + j, { settle: false })))))
+      for (let i = 0; i < 520; i += 40)
+        burst.push(
+          ...(await Promise.all(
+            Array.from({ length: 40 }, (_, j) => execution(journal, 10_000 + i + j, { settle: false })),
+          )),
+        )
       await drain(dispatcher, receiver)
       const later = []
       for (let i = 0; i < 3; i++) later.push(await execution(journal, 20_000 + i))
@@ -189,7 +229,13 @@ describe('webhooks after a burst: the change feed is read in commit order, page 
     const { journal, url } = await backends[1]!.open()
     cleanup.push(() => journal.close())
     const { logger } = capturedLogger()
-    const dispatcher = startWebhookDispatcher({ journal, config: config([receiver.url]), logger, publicOnly: false, intervalMs: 60_000 })
+    const dispatcher = startWebhookDispatcher({
+      journal,
+      config: config([receiver.url]),
+      logger,
+      publicOnly: false,
+      intervalMs: 60_000,
+    })
     cleanup.push(() => dispatcher.stop())
     await dispatcher.runOnce()
     // Another instance signs an execution, then settles it in a transaction that commits late, with its own (late) clock.
@@ -199,7 +245,10 @@ describe('webhooks after a burst: the change feed is read in commit order, page 
     await other.connect()
     cleanup.push(() => other.end())
     await other.query('BEGIN')
-    await other.query(`UPDATE executions SET state = 'mined', status = 17, block_number = '7', final = 1, updated_at = $1 WHERE id = $2`, [Date.now() - 60_000, slow.id])
+    await other.query(
+      `UPDATE executions SET state = 'mined', status = 17, block_number = '7', final = 1, updated_at = $1 WHERE id = $2`,
+      [Date.now() - 60_000, slow.id],
+    )
     // Meanwhile this instance makes changes of its own (they wait for the open transaction to end: the feed never passes it).
     const meanwhile = await execution(journal, 30_001)
     await dispatcher.runOnce()
@@ -257,15 +306,26 @@ describe('webhooks per endpoint: one that never answers delays no one else', () 
     const ids = await eventIds(journal, records)
     assert.equal(ids.length, 30)
     const started = Date.now()
-    await eventually('every event at the healthy endpoint', timeoutMs, async () => (ids.every((id) => healthyIds.includes(id)) ? true : undefined))
+    await eventually('every event at the healthy endpoint', timeoutMs, async () =>
+      ids.every((id) => healthyIds.includes(id)) ? true : undefined,
+    )
     assert.ok(Date.now() - started < timeoutMs, 'before one delivery to the tarpit has timed out')
     assert.ok(tarpit.requests <= 4, `at most 4 deliveries in flight to the tarpit (${tarpit.requests})`)
     // It keeps not answering: its circuit opens, and nothing more is sent while it is open.
-    await eventually('the tarpit circuit open', 4 * timeoutMs, async () => (dispatcher.openCircuits() === 1 ? true : undefined))
+    await eventually('the tarpit circuit open', 4 * timeoutMs, async () =>
+      dispatcher.openCircuits() === 1 ? true : undefined,
+    )
     assert.ok(lines.some((l) => l.includes('its circuit is open')))
     const metrics = createMetrics({ registry: new Registry(), defaultMetrics: false })
-    metrics.observe({ journalBacklog: async () => 0, relayerBalances: [], webhookCircuitsOpen: () => dispatcher.openCircuits() })
-    assert.match(await metrics.registry.getSingleMetricAsString('intent_gateway_webhook_circuits_open'), /^intent_gateway_webhook_circuits_open 1$/m)
+    metrics.observe({
+      journalBacklog: async () => 0,
+      relayerBalances: [],
+      webhookCircuitsOpen: () => dispatcher.openCircuits(),
+    })
+    assert.match(
+      await metrics.registry.getSingleMetricAsString('intent_gateway_webhook_circuits_open'),
+      /^intent_gateway_webhook_circuits_open 1$/m,
+    )
     // (Deliveries started before it opened may still be arriving.)
     await new Promise((r) => setTimeout(r, 200))
     const whileOpen = tarpit.requests
@@ -273,7 +333,9 @@ describe('webhooks per endpoint: one that never answers delays no one else', () 
     assert.equal(tarpit.requests, whileOpen, 'nothing sent while the circuit is open')
     healed = true
     // Half-open: one trial, answered, closes it; then every event, none lost.
-    await eventually('every event at the healed tarpit', 6 * timeoutMs, async () => (ids.every((id) => tarpitIds.includes(id)) ? true : undefined))
+    await eventually('every event at the healed tarpit', 6 * timeoutMs, async () =>
+      ids.every((id) => tarpitIds.includes(id)) ? true : undefined,
+    )
     assert.equal(dispatcher.openCircuits(), 0)
     assert.equal(new Set(tarpitIds).size, tarpitIds.length, 'each answered delivery once')
     assert.equal(healthyIds.length, 30, 'the healthy endpoint got each event once')
@@ -295,9 +357,19 @@ describe('webhooks per endpoint: one that never answers delays no one else', () 
     const records = []
     for (let i = 0; i < 9; i++) records.push(await execution(journal, 50_000 + i))
     const ids = await eventIds(journal, records)
-    const dispatchers = [journal, second].map((j) => startWebhookDispatcher({ journal: j, config: config([slow.url]), logger: capturedLogger().logger, publicOnly: false, intervalMs: 100 }))
+    const dispatchers = [journal, second].map((j) =>
+      startWebhookDispatcher({
+        journal: j,
+        config: config([slow.url]),
+        logger: capturedLogger().logger,
+        publicOnly: false,
+        intervalMs: 100,
+      }),
+    )
     for (const d of dispatchers) cleanup.push(() => d.stop())
-    await eventually('every event delivered', 60_000, async () => (ids.every((id) => answered.includes(id)) ? true : undefined))
+    await eventually('every event delivered', 60_000, async () =>
+      ids.every((id) => answered.includes(id)) ? true : undefined,
+    )
     await new Promise((r) => setTimeout(r, 2_500))
     assert.equal(slow.requests, ids.length, 'one request per event, from either instance')
     assert.equal(answered.length, ids.length)
@@ -332,7 +404,12 @@ describe('the journal change feed (Journal.changesAfter)', () => {
       )
       // Paged: one at a time, the same records in the same order.
       const paged = []
-      for (let p = start, page = await journal.changesAfter(p, 1); page.records.length > 0; p = page.position, page = await journal.changesAfter(p, 1)) paged.push(page.records[0]!.id)
+      for (
+        let p = start, page = await journal.changesAfter(p, 1);
+        page.records.length > 0;
+        p = page.position, page = await journal.changesAfter(p, 1)
+      )
+        paged.push(page.records[0]!.id)
       assert.deepEqual(paged, [b.id, a.id])
       assert.deepEqual((await journal.changesAfter(second.position, 10)).records, [])
       // A start by time comes before every change made since.
@@ -359,15 +436,25 @@ describe('the change feed after an upgrade', () => {
     const admin = new pg.Client({ connectionString: database.url })
     await admin.connect()
     await admin.query('UPDATE executions SET updated_at = $1 WHERE id = $2', [Date.now() - 3_600_000, scanned.id])
-    await admin.query('DROP TRIGGER executions_change_xid ON executions; DROP FUNCTION executions_change_xid; ALTER TABLE executions DROP COLUMN change_xid')
+    await admin.query(
+      'DROP TRIGGER executions_change_xid ON executions; DROP FUNCTION executions_change_xid; ALTER TABLE executions DROP COLUMN change_xid',
+    )
     await undoLaterPostgresMigrations(admin)
-    await admin.query('DROP TABLE webhook_feed; DROP INDEX webhook_outbox_endpoint_due; DELETE FROM journal_migrations WHERE version >= 7')
+    await admin.query(
+      'DROP TABLE webhook_feed; DROP INDEX webhook_outbox_endpoint_due; DELETE FROM journal_migrations WHERE version >= 7',
+    )
     await admin.query('INSERT INTO webhook_cursor (id, scanned_to) VALUES (1, $1)', [Date.now() - 1_800_000])
     await admin.end()
 
     const journal = await openPostgresJournal({ url: database.url })
     cleanup.push(() => journal.close())
-    const dispatcher = startWebhookDispatcher({ journal, config: config([receiver.url]), logger: capturedLogger().logger, publicOnly: false, intervalMs: 60_000 })
+    const dispatcher = startWebhookDispatcher({
+      journal,
+      config: config([receiver.url]),
+      logger: capturedLogger().logger,
+      publicOnly: false,
+      intervalMs: 60_000,
+    })
     cleanup.push(() => dispatcher.stop())
     await drain(dispatcher, receiver)
     assert.deepEqual(receiver.ids.sort(), (await eventIds(journal, [unscanned])).sort())

@@ -5,13 +5,13 @@ import { after, before, describe, it } from 'node:test'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader, HTTPFacilitatorClient } from '@x402/core/http'
-import { extractDiscoveryInfo, validateAndExtract, withBazaar, type DiscoveryExtension } from '@x402/extensions/bazaar'
+import { type DiscoveryExtension, extractDiscoveryInfo, validateAndExtract, withBazaar } from '@x402/extensions/bazaar'
 import type { Address } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { demoDollarArtifact } from '../../src/contracts/demoDollarArtifact.ts'
 import { createDevClients } from '../../src/chains/evm/devnet/deployContracts.ts'
 import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
+import { demoDollarArtifact } from '../../src/contracts/demoDollarArtifact.ts'
 import { payingClient } from '../support/paymentsWorld.ts'
 import { post, request, signedIntent, startTestGateway, type TestGateway } from '../support/testGateway.ts'
 
@@ -23,7 +23,13 @@ describe('x402 bazaar discovery', () => {
   let clients: ReturnType<typeof createDevClients>
   const payer = privateKeyToAccount(devnetAccounts.payer).address
   const treasury = privateKeyToAccount(devnetAccounts.treasury).address
-  const balanceOf = (who: Address) => clients.publicClient.readContract({ address: devnet.contracts.dollar, abi: demoDollarArtifact.abi, functionName: 'balanceOf', args: [who] })
+  const balanceOf = (who: Address) =>
+    clients.publicClient.readContract({
+      address: devnet.contracts.dollar,
+      abi: demoDollarArtifact.abi,
+      functionName: 'balanceOf',
+      args: [who],
+    })
 
   before(async () => {
     devnet = await startDevnet()
@@ -42,8 +48,16 @@ describe('x402 bazaar discovery', () => {
     const offer = decodePaymentRequiredHeader(unpaid.headers.get('payment-required')!)
     const checked = validateAndExtract(offer.extensions!.bazaar as DiscoveryExtension)
     assert.equal(checked.valid, true, JSON.stringify(checked.errors))
-    const input = checked.info!.input as { type: string; method: string; bodyType: string; body: Record<string, unknown> }
-    assert.deepEqual({ type: input.type, method: input.method, bodyType: input.bodyType }, { type: 'http', method: 'POST', bodyType: 'json' })
+    const input = checked.info!.input as {
+      type: string
+      method: string
+      bodyType: string
+      body: Record<string, unknown>
+    }
+    assert.deepEqual(
+      { type: input.type, method: input.method, bodyType: input.bodyType },
+      { type: 'http', method: 'POST', bodyType: 'json' },
+    )
     assert.equal(typeof input.body.sender, 'string', 'the example body is an intent')
     assert.deepEqual(Object.keys(offer.extensions!).sort(), ['bazaar', 'payment-identifier'])
 
@@ -56,7 +70,9 @@ describe('x402 bazaar discovery', () => {
     assert.equal((discovered as { method?: string }).method, 'POST')
     assert.equal(discovered.x402Version, 2)
 
-    const paid = await post(gateway.baseUrl, '/intents/execute', intent, { 'payment-signature': encodePaymentSignatureHeader(payload) })
+    const paid = await post(gateway.baseUrl, '/intents/execute', intent, {
+      'payment-signature': encodePaymentSignatureHeader(payload),
+    })
     assert.equal(paid.status, 200, paid.text)
     assert.equal(paid.body.status, '0x11')
     assert.equal(await balanceOf(payer), payerBefore - price, 'the payer paid exactly the price')
@@ -69,7 +85,9 @@ describe('x402 bazaar discovery', () => {
     )
     assert.equal(state.body.attempts ?? 1, 1)
     // The intent ran once: the same payment again is refused, nothing more is charged.
-    const again = await post(gateway.baseUrl, '/intents/execute', intent, { 'payment-signature': encodePaymentSignatureHeader(payload) })
+    const again = await post(gateway.baseUrl, '/intents/execute', intent, {
+      'payment-signature': encodePaymentSignatureHeader(payload),
+    })
     assert.equal(again.body.replayed, true)
     assert.equal(await balanceOf(payer), payerBefore - price)
   })
@@ -82,11 +100,29 @@ describe('x402 bazaar discovery', () => {
     const execute = all.items.find((i) => i.type === 'http' && i.resource === `${gateway.baseUrl}/intents/execute`)
     assert.ok(execute, JSON.stringify(all.items.map((i) => [i.type, i.resource])))
     assert.deepEqual(
-      execute.accepts.map((a) => ({ scheme: a.scheme, network: a.network, asset: a.asset.toLowerCase(), amount: a.amount, payTo: a.payTo })),
-      [{ scheme: 'exact', network: chainId, asset: devnet.contracts.dollar.toLowerCase(), amount: price.toString(), payTo: treasury }],
+      execute.accepts.map((a) => ({
+        scheme: a.scheme,
+        network: a.network,
+        asset: a.asset.toLowerCase(),
+        amount: a.amount,
+        payTo: a.payTo,
+      })),
+      [
+        {
+          scheme: 'exact',
+          network: chainId,
+          asset: devnet.contracts.dollar.toLowerCase(),
+          amount: price.toString(),
+          payTo: treasury,
+        },
+      ],
     )
     assert.equal(validateAndExtract(execute.extensions!.bazaar as DiscoveryExtension).valid, true)
-    const tool = all.items.find((i) => i.type === 'mcp' && (i.extensions!.bazaar as { info: { input: { toolName: string } } }).info.input.toolName === 'execute_intent')
+    const tool = all.items.find(
+      (i) =>
+        i.type === 'mcp' &&
+        (i.extensions!.bazaar as { info: { input: { toolName: string } } }).info.input.toolName === 'execute_intent',
+    )
     assert.ok(tool, 'the MCP tool is listed too')
     assert.equal(tool.resource, `${gateway.baseUrl}/mcp`)
     const mcpInfo = validateAndExtract(tool.extensions!.bazaar as DiscoveryExtension)
@@ -107,13 +143,22 @@ describe('x402 bazaar discovery', () => {
     await mcp.connect(new StreamableHTTPClientTransport(new URL(`${gateway.baseUrl}/mcp`)))
     try {
       const intent = await signedIntent(devnet, { nonce: '701' })
-      const unpaid = (await mcp.callTool({ name: 'execute_intent', arguments: { intent, chainId: devnet.chain.chainId } })) as { structuredContent?: any }
+      const unpaid = (await mcp.callTool({
+        name: 'execute_intent',
+        arguments: { intent, chainId: devnet.chain.chainId },
+      })) as { structuredContent?: any }
       assert.equal(unpaid.structuredContent.httpStatus, 402)
       const checked = validateAndExtract(unpaid.structuredContent.extensions.bazaar)
       assert.equal(checked.valid, true, JSON.stringify(checked.errors))
-      assert.deepEqual({ type: checked.info!.input.type, toolName: (checked.info!.input as { toolName: string }).toolName }, { type: 'mcp', toolName: 'execute_intent' })
+      assert.deepEqual(
+        { type: checked.info!.input.type, toolName: (checked.info!.input as { toolName: string }).toolName },
+        { type: 'mcp', toolName: 'execute_intent' },
+      )
       // Nothing was charged or run for the unpaid call.
-      assert.equal((await request(gateway.baseUrl, `/intents/${unpaid.structuredContent.headers['x-intent-hash']}`)).status, 404)
+      assert.equal(
+        (await request(gateway.baseUrl, `/intents/${unpaid.structuredContent.headers['x-intent-hash']}`)).status,
+        404,
+      )
     } finally {
       await mcp.close()
     }

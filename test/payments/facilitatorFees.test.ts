@@ -7,13 +7,13 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import {
   type Address,
-  type Instruction,
-  type KeyPairSigner,
   appendTransactionMessageInstructions,
   createKeyPairSignerFromPrivateKeyBytes,
   createTransactionMessage,
   generateKeyPairSigner,
   getBase64EncodedWireTransaction,
+  type Instruction,
+  type KeyPairSigner,
   lamports,
   partiallySignTransactionMessageWithSigners,
   pipe,
@@ -22,18 +22,29 @@ import {
   setTransactionMessageLifetimeUsingBlockhash,
   signTransactionMessageWithSigners,
 } from '@solana/kit'
-import { TOKEN_PROGRAM_ADDRESS, findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstruction, getTransferCheckedInstruction } from '@solana-program/token'
+import {
+  findAssociatedTokenPda,
+  getCreateAssociatedTokenIdempotentInstruction,
+  getTransferCheckedInstruction,
+  TOKEN_PROGRAM_ADDRESS,
+} from '@solana-program/token'
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http'
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types'
+import { type SolanaDevnet, startSolanaDevnet } from '../../src/chains/solana/devnet/startSolanaDevnet.ts'
 import { solanaClusterNetworks } from '../../src/config/paymentsConfig.ts'
 import { createLogger } from '../../src/logging/createLogger.ts'
 import { createFacilitatorClient } from '../../src/payments/createFacilitatorClient.ts'
-import { startPayments } from '../../src/payments/startPayments.ts'
-import { openJournal } from '../../src/store/sqlite/openJournal.ts'
 import type { FacilitatorSpend } from '../../src/payments/createSettlementSpendWatch.ts'
+import { startPayments } from '../../src/payments/startPayments.ts'
+import {
+  defaultSolanaMaxPriorityFeeMicroLamports,
+  maxSvmFeeLamports,
+  svmFeeLimitsOf,
+  svmMaxComputeUnits,
+  svmPaymentComputeUnits,
+} from '../../src/payments/svmFeeLimits.ts'
 import { createLocalEd25519Signer } from '../../src/signers/createLocalEd25519Signer.ts'
-import { type SolanaDevnet, startSolanaDevnet } from '../../src/chains/solana/devnet/startSolanaDevnet.ts'
-import { defaultSolanaMaxPriorityFeeMicroLamports, maxSvmFeeLamports, svmFeeLimitsOf, svmMaxComputeUnits, svmPaymentComputeUnits } from '../../src/payments/svmFeeLimits.ts'
+import { openJournal } from '../../src/store/sqlite/openJournal.ts'
 import { startRpcHoldProxy } from '../support/rpcHoldProxy.ts'
 import { signedSolanaIntent, solanaPayingClient, startSolanaPaidGateway } from '../support/solanaPayments.ts'
 import { post, type TestGateway } from '../support/testGateway.ts'
@@ -65,7 +76,8 @@ after(async () => {
 
 describe('the Solana facilitator pays only the fee it chose', () => {
   let gateway: TestGateway
-  const execute = (body: unknown, headers: Record<string, string> = {}) => post(gateway.baseUrl, '/intents/execute', body, { 'x-chain-id': devnet.chainId, ...headers })
+  const execute = (body: unknown, headers: Record<string, string> = {}) =>
+    post(gateway.baseUrl, '/intents/execute', body, { 'x-chain-id': devnet.chainId, ...headers })
   const lamportsOf = async (address: string) => (await devnet.rpc.getBalance(address as Address).send()).value
   const balances = async () => ({
     payer: await devnet.payment.balanceOf(devnet.payment.payer),
@@ -87,13 +99,34 @@ describe('the Solana facilitator pays only the fee it chose', () => {
   }
 
   /** The payer's exact transfer for the offer, written by hand with the compute budget given (x402's client always writes 20,000 × 1). */
-  async function craftedPayment(required: PaymentRequired, { units, microLamports }: { units: number; microLamports: bigint }): Promise<PaymentPayload> {
+  async function craftedPayment(
+    required: PaymentRequired,
+    { units, microLamports }: { units: number; microLamports: bigint },
+  ): Promise<PaymentPayload> {
     const accepted = required.accepts[0]!
     const payer = await createKeyPairSignerFromPrivateKeyBytes(devnet.payment.payerSecretKey)
-    const [source] = await findAssociatedTokenPda({ mint: devnet.payment.mint, owner: payer.address, tokenProgram: TOKEN_PROGRAM_ADDRESS })
-    const [destination] = await findAssociatedTokenPda({ mint: devnet.payment.mint, owner: accepted.payTo as Address, tokenProgram: TOKEN_PROGRAM_ADDRESS })
-    const transfer = getTransferCheckedInstruction({ source, mint: devnet.payment.mint, destination, authority: payer, amount: BigInt(accepted.amount), decimals: devnet.payment.decimals })
-    const memo: Instruction = { programAddress: memoProgram, data: new TextEncoder().encode(crypto.randomUUID().replaceAll('-', '')) }
+    const [source] = await findAssociatedTokenPda({
+      mint: devnet.payment.mint,
+      owner: payer.address,
+      tokenProgram: TOKEN_PROGRAM_ADDRESS,
+    })
+    const [destination] = await findAssociatedTokenPda({
+      mint: devnet.payment.mint,
+      owner: accepted.payTo as Address,
+      tokenProgram: TOKEN_PROGRAM_ADDRESS,
+    })
+    const transfer = getTransferCheckedInstruction({
+      source,
+      mint: devnet.payment.mint,
+      destination,
+      authority: payer,
+      amount: BigInt(accepted.amount),
+      decimals: devnet.payment.decimals,
+    })
+    const memo: Instruction = {
+      programAddress: memoProgram,
+      data: new TextEncoder().encode(crypto.randomUUID().replaceAll('-', '')),
+    }
     const { value: blockhash } = await devnet.rpc.getLatestBlockhash().send()
     const message = pipe(
       createTransactionMessage({ version: 0 }),
@@ -102,14 +135,24 @@ describe('the Solana facilitator pays only the fee it chose', () => {
       (m) => appendTransactionMessageInstructions([...computeBudget(units, microLamports), transfer, memo], m),
     )
     const signed = await partiallySignTransactionMessageWithSigners(message)
-    return { x402Version: 2, resource: required.resource, accepted, payload: { transaction: getBase64EncodedWireTransaction(signed) } }
+    return {
+      x402Version: 2,
+      resource: required.resource,
+      accepted,
+      payload: { transaction: getBase64EncodedWireTransaction(signed) },
+    }
   }
 
   it(`measures x402's own payment at ${svmPaymentComputeUnits} compute units on the devnet; the unit ceiling is ${svmMaxComputeUnits}, x402's client's fixed request`, async () => {
     const required = await offerFor(signedSolanaIntent(devnet).body)
     const { client } = await solanaPayingClient(devnet)
     const payload = await client.createPaymentPayload(required)
-    const simulated = await devnet.rpc.simulateTransaction((payload.payload as { transaction: string }).transaction as never, { encoding: 'base64', sigVerify: false } as never).send()
+    const simulated = await devnet.rpc
+      .simulateTransaction(
+        (payload.payload as { transaction: string }).transaction as never,
+        { encoding: 'base64', sigVerify: false } as never,
+      )
+      .send()
     assert.equal(simulated.value.err, null)
     assert.equal(simulated.value.unitsConsumed, BigInt(svmPaymentComputeUnits))
     assert.equal(svmMaxComputeUnits, 20_000)
@@ -123,33 +166,55 @@ describe('the Solana facilitator pays only the fee it chose', () => {
     const before = await balances()
     const refused = await execute(body, { 'payment-signature': encodePaymentSignatureHeader(payment) })
     assert.equal(refused.status, 402, refused.text)
-    assert.equal(refused.body.paymentRequired.error, 'invalid_exact_svm_payload_transaction_instructions_compute_limit_instruction_too_high')
+    assert.equal(
+      refused.body.paymentRequired.error,
+      'invalid_exact_svm_payload_transaction_instructions_compute_limit_instruction_too_high',
+    )
     assert.deepEqual(await balances(), before, 'the fee payer paid nothing, the payer was charged nothing')
     assert.ok(!gateway.logs.some((line) => line.includes('x402 settlement')), 'nothing was settled')
   })
 
   it(`refuses a price above SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS (default ${defaultSolanaMaxPriorityFeeMicroLamports}) within the unit ceiling; at the ceilings the fee payer pays exactly 11,000 lamports`, async () => {
     const first = signedSolanaIntent(devnet)
-    const tooDear = await craftedPayment(await offerFor(first.body), { units: svmMaxComputeUnits, microLamports: BigInt(defaultSolanaMaxPriorityFeeMicroLamports) + 1n })
+    const tooDear = await craftedPayment(await offerFor(first.body), {
+      units: svmMaxComputeUnits,
+      microLamports: BigInt(defaultSolanaMaxPriorityFeeMicroLamports) + 1n,
+    })
     const before = await balances()
     const refused = await execute(first.body, { 'payment-signature': encodePaymentSignatureHeader(tooDear) })
     assert.equal(refused.status, 402, refused.text)
-    assert.equal(refused.body.paymentRequired.error, 'invalid_exact_svm_payload_transaction_instructions_compute_price_instruction_too_high')
+    assert.equal(
+      refused.body.paymentRequired.error,
+      'invalid_exact_svm_payload_transaction_instructions_compute_price_instruction_too_high',
+    )
     assert.deepEqual(await balances(), before)
 
-    const tooLong = await craftedPayment(await offerFor(first.body), { units: svmMaxComputeUnits + 1, microLamports: 1n })
+    const tooLong = await craftedPayment(await offerFor(first.body), {
+      units: svmMaxComputeUnits + 1,
+      microLamports: 1n,
+    })
     const refused2 = await execute(first.body, { 'payment-signature': encodePaymentSignatureHeader(tooLong) })
     assert.equal(refused2.status, 402, refused2.text)
-    assert.equal(refused2.body.paymentRequired.error, 'invalid_exact_svm_payload_transaction_instructions_compute_limit_instruction_too_high')
+    assert.equal(
+      refused2.body.paymentRequired.error,
+      'invalid_exact_svm_payload_transaction_instructions_compute_limit_instruction_too_high',
+    )
     assert.deepEqual(await balances(), before)
 
-    const atTheCeilings = await craftedPayment(await offerFor(first.body), { units: svmMaxComputeUnits, microLamports: BigInt(defaultSolanaMaxPriorityFeeMicroLamports) })
+    const atTheCeilings = await craftedPayment(await offerFor(first.body), {
+      units: svmMaxComputeUnits,
+      microLamports: BigInt(defaultSolanaMaxPriorityFeeMicroLamports),
+    })
     const paid = await execute(first.body, { 'payment-signature': encodePaymentSignatureHeader(atTheCeilings) })
     assert.equal(paid.status, 200, paid.text)
     const after = await balances()
     assert.equal(after.payer, before.payer - devnet.payment.amount)
     assert.equal(after.treasury, before.treasury + devnet.payment.amount)
-    assert.equal(before.feePayer - after.feePayer, 11_000n, 'two signatures (10,000) and 20,000 units × 50,000 micro-lamports (1,000)')
+    assert.equal(
+      before.feePayer - after.feePayer,
+      11_000n,
+      'two signatures (10,000) and 20,000 units × 50,000 micro-lamports (1,000)',
+    )
   })
 })
 
@@ -169,7 +234,11 @@ describe("the facilitator's spend: told after each settlement it sent, failed on
   })
   async function payment(requirements: PaymentRequirements): Promise<PaymentPayload> {
     const { client } = await solanaPayingClient(devnet)
-    return client.createPaymentPayload({ x402Version: 2, resource: { url: 'http://127.0.0.1/intents/execute', description: '', mimeType: '' }, accepts: [requirements] })
+    return client.createPaymentPayload({
+      x402Version: 2,
+      resource: { url: 'http://127.0.0.1/intents/execute', description: '', mimeType: '' },
+      accepts: [requirements],
+    })
   }
 
   /** Sends a transaction paid by a fresh funded account (not the facilitator), signed by `signers` too. */
@@ -190,11 +259,41 @@ describe("the facilitator's spend: told after each settlement it sent, failed on
     const helper = await generateKeyPairSigner()
     await devnet.rpc.requestAirdrop(helper.address, lamports(1_000_000_000n)).send()
     const payer = await createKeyPairSignerFromPrivateKeyBytes(devnet.payment.payerSecretKey)
-    const [payerAta] = await findAssociatedTokenPda({ mint: devnet.payment.mint, owner: payer.address, tokenProgram: TOKEN_PROGRAM_ADDRESS })
-    const [stash] = await findAssociatedTokenPda({ mint: devnet.payment.mint, owner: helper.address, tokenProgram: TOKEN_PROGRAM_ADDRESS })
-    await send([getCreateAssociatedTokenIdempotentInstruction({ payer: helper, ata: stash, owner: helper.address, mint: devnet.payment.mint })], helper)
+    const [payerAta] = await findAssociatedTokenPda({
+      mint: devnet.payment.mint,
+      owner: payer.address,
+      tokenProgram: TOKEN_PROGRAM_ADDRESS,
+    })
+    const [stash] = await findAssociatedTokenPda({
+      mint: devnet.payment.mint,
+      owner: helper.address,
+      tokenProgram: TOKEN_PROGRAM_ADDRESS,
+    })
+    await send(
+      [
+        getCreateAssociatedTokenIdempotentInstruction({
+          payer: helper,
+          ata: stash,
+          owner: helper.address,
+          mint: devnet.payment.mint,
+        }),
+      ],
+      helper,
+    )
     const transfer = async (from: Address, to: Address, authority: KeyPairSigner, amount: bigint) =>
-      send([getTransferCheckedInstruction({ source: from, mint: devnet.payment.mint, destination: to, authority, amount, decimals: devnet.payment.decimals })], helper)
+      send(
+        [
+          getTransferCheckedInstruction({
+            source: from,
+            mint: devnet.payment.mint,
+            destination: to,
+            authority,
+            amount,
+            decimals: devnet.payment.decimals,
+          }),
+        ],
+        helper,
+      )
     return {
       away: async () => transfer(payerAta, stash, payer, await devnet.payment.balanceOf(devnet.payment.payer)),
       back: async () => transfer(stash, payerAta, helper, await devnet.payment.balanceOf(helper.address)),
@@ -203,7 +302,12 @@ describe("the facilitator's spend: told after each settlement it sent, failed on
 
   it("tells the fee of a settlement read from the chain: the fee payer paid exactly it (10,001 lamports for x402's own payment)", async () => {
     const spends: FacilitatorSpend[] = []
-    const facilitator = createFacilitatorClient({ config: devnet.payments.facilitator, rpcUrls: { [network]: devnet.rpcUrl }, logger, onSpend: (spend) => void spends.push(spend) })
+    const facilitator = createFacilitatorClient({
+      config: devnet.payments.facilitator,
+      rpcUrls: { [network]: devnet.rpcUrl },
+      logger,
+      onSpend: (spend) => void spends.push(spend),
+    })
     const requirements = requirementsOf()
     const payload = await payment(requirements)
     const before = await lamportsOf(devnet.payment.facilitator)
@@ -213,7 +317,9 @@ describe("the facilitator's spend: told after each settlement it sent, failed on
     assert.equal(settled.success, true, JSON.stringify(settled))
     const paid = before - (await lamportsOf(devnet.payment.facilitator))
     assert.equal(paid, 10_001n)
-    assert.deepEqual(spends, [{ network, payer: devnet.payment.payer, fee: paid, failed: false, transaction: settled.transaction }])
+    assert.deepEqual(spends, [
+      { network, payer: devnet.payment.payer, fee: paid, failed: false, transaction: settled.transaction },
+    ])
   })
 
   it('a payer that moves its balance away between the last check and the send: the settlement fails, its fee is told as failed, and the payer is refused (unsigned) until the window ends', async () => {
@@ -259,7 +365,10 @@ describe("the facilitator's spend: told after each settlement it sent, failed on
     assert.equal(await devnet.payment.balanceOf(devnet.payment.payTo), before.treasury, 'nothing was paid to pay-to')
     assert.equal(await devnet.payment.balanceOf(devnet.payment.payer), before.payer, 'the payer kept its DemoDollar')
     assert.equal(spends.length, 1)
-    assert.deepEqual({ ...spends[0], transaction: undefined }, { network, payer: devnet.payment.payer, fee: paid, failed: true, transaction: undefined })
+    assert.deepEqual(
+      { ...spends[0], transaction: undefined },
+      { network, payer: devnet.payment.payer, fee: paid, failed: true, transaction: undefined },
+    )
 
     // Its next payment is refused before anything is signed or sent; the fee payer pays nothing more.
     const next = await payment(requirementsOf())
@@ -280,7 +389,13 @@ describe("the facilitator's spend: told after each settlement it sent, failed on
     const settledLater = await facilitator.settle(next, requirements)
     assert.equal(settledLater.success, true, JSON.stringify(settledLater))
     assert.equal(await devnet.payment.balanceOf(devnet.payment.payer), before.payer - devnet.payment.amount)
-    assert.deepEqual(spends[1], { network, payer: devnet.payment.payer, fee: 10_001n, failed: false, transaction: settledLater.transaction })
+    assert.deepEqual(spends[1], {
+      network,
+      payer: devnet.payment.payer,
+      fee: 10_001n,
+      failed: false,
+      transaction: settledLater.transaction,
+    })
   })
 
   it("holds at most 4 of one payer's settlements under way: a fifth is refused unsigned (what a payer could make fail at once is bounded)", async () => {
@@ -300,10 +415,19 @@ describe("the facilitator's spend: told after each settlement it sent, failed on
         return key.sign(message)
       },
     }
-    const facilitator = createFacilitatorClient({ config: devnet.payments.facilitator, signers: { solana: slow }, rpcUrls: { [network]: devnet.rpcUrl }, logger, onSpend: (s) => void spends.push(s) })
+    const facilitator = createFacilitatorClient({
+      config: devnet.payments.facilitator,
+      signers: { solana: slow },
+      rpcUrls: { [network]: devnet.rpcUrl },
+      logger,
+      onSpend: (s) => void spends.push(s),
+    })
     const requirements = requirementsOf()
     const payloads = await Promise.all([1, 2, 3, 4, 5].map(() => payment(requirements)))
-    const before = { feePayer: await lamportsOf(devnet.payment.facilitator), payer: await devnet.payment.balanceOf(devnet.payment.payer) }
+    const before = {
+      feePayer: await lamportsOf(devnet.payment.facilitator),
+      payer: await devnet.payment.balanceOf(devnet.payment.payer),
+    }
     const first = payloads.slice(0, 4).map((p) => facilitator.settle(p, requirements))
     while (signing < 4) await new Promise((resolve) => setTimeout(resolve, 20))
     assert.equal((await facilitator.verify(payloads[4]!, requirements)).invalidReason, 'payer_settlements_in_flight')
@@ -351,12 +475,23 @@ describe("the facilitator's spend: told after each settlement it sent, failed on
     try {
       const admit = async () => {
         const { intentHash } = signedSolanaIntent(devnet)
-        const request = { route: 'execute' as const, chainId: devnet.chainId, intentHash, resourceUrl: 'http://127.0.0.1/intents/execute', payment: undefined }
+        const request = {
+          route: 'execute' as const,
+          chainId: devnet.chainId,
+          intentHash,
+          resourceUrl: 'http://127.0.0.1/intents/execute',
+          payment: undefined,
+        }
         const unpaid = await payments.admit(request)
         assert.equal(unpaid.kind, 'payment-required')
         const { client } = await solanaPayingClient(devnet)
-        const payload = await client.createPaymentPayload((unpaid as { paymentRequired: PaymentRequired }).paymentRequired)
-        return payments.admit({ ...request, payment: payments.readPaymentHeader(encodePaymentSignatureHeader(payload)) })
+        const payload = await client.createPaymentPayload(
+          (unpaid as { paymentRequired: PaymentRequired }).paymentRequired,
+        )
+        return payments.admit({
+          ...request,
+          payment: payments.readPaymentHeader(encodePaymentSignatureHeader(payload)),
+        })
       }
       const feePayerBefore = await lamportsOf(devnet.payment.facilitator)
       const paid = await admit()
@@ -364,7 +499,17 @@ describe("the facilitator's spend: told after each settlement it sent, failed on
       if (paid.kind !== 'admitted') return
       assert.equal((await paid.ticket.settle()).ok, true)
       await paid.ticket.finish({ httpStatus: 200 })
-      assert.deepEqual({ ...spends[0], transaction: undefined }, { chainId: devnet.chainId, network, payer: devnet.payment.payer, fee: 10_001n, failed: false, transaction: undefined })
+      assert.deepEqual(
+        { ...spends[0], transaction: undefined },
+        {
+          chainId: devnet.chainId,
+          network,
+          payer: devnet.payment.payer,
+          fee: 10_001n,
+          failed: false,
+          transaction: undefined,
+        },
+      )
       assert.equal(feePayerBefore - (await lamportsOf(devnet.payment.facilitator)), 10_001n)
 
       const raced = await admit()
@@ -381,13 +526,26 @@ describe("the facilitator's spend: told after each settlement it sent, failed on
       assert.equal(failed.ok, false, JSON.stringify(failed))
       await raced.ticket.fail()
       assert.equal(spends.length, 2)
-      assert.deepEqual({ ...spends[1], transaction: undefined }, { chainId: devnet.chainId, network, payer: devnet.payment.payer, fee: 10_001n, failed: true, transaction: undefined })
+      assert.deepEqual(
+        { ...spends[1], transaction: undefined },
+        {
+          chainId: devnet.chainId,
+          network,
+          payer: devnet.payment.payer,
+          fee: 10_001n,
+          failed: true,
+          transaction: undefined,
+        },
+      )
       assert.equal(feePayerBefore - (await lamportsOf(devnet.payment.facilitator)), 20_002n)
 
       const signedBefore = signatures
       const refused = await admit()
       assert.equal(refused.kind, 'payment-required')
-      assert.equal((refused as { paymentRequired: PaymentRequired }).paymentRequired.error, 'payer_settlement_failed_recently')
+      assert.equal(
+        (refused as { paymentRequired: PaymentRequired }).paymentRequired.error,
+        'payer_settlement_failed_recently',
+      )
       assert.equal(signatures, signedBefore, 'nothing signed, not even the settlement id')
       assert.equal(feePayerBefore - (await lamportsOf(devnet.payment.facilitator)), 20_002n, 'nothing more paid')
     } finally {

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
-import { type Hex, createPublicClient, createWalletClient, http, parseSignature } from 'viem'
+import { createPublicClient, createWalletClient, type Hex, http, parseSignature } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
@@ -22,10 +22,21 @@ describe("the EVM facilitator's spend", () => {
   const logger = createLogger({ level: 'silent' })
   const facilitatorAccount = privateKeyToAccount(devnetAccounts.facilitator)
   const payer = privateKeyToAccount(devnetAccounts.payer).address
-  const chain = () => ({ id: devnet.anvil.chainId, name: 'anvil', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [devnet.anvil.rpcUrl] } } })
+  const chain = () => ({
+    id: devnet.anvil.chainId,
+    name: 'anvil',
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [devnet.anvil.rpcUrl] } },
+  })
   const publicClient = () => createPublicClient({ chain: chain(), transport: http(devnet.anvil.rpcUrl) })
   const weiOf = (address: Hex) => publicClient().getBalance({ address })
-  const dollarsOf = (address: Hex) => publicClient().readContract({ address: devnet.demo.payment.asset, abi: demoDollarArtifact.abi, functionName: 'balanceOf', args: [address] }) as Promise<bigint>
+  const dollarsOf = (address: Hex) =>
+    publicClient().readContract({
+      address: devnet.demo.payment.asset,
+      abi: demoDollarArtifact.abi,
+      functionName: 'balanceOf',
+      args: [address],
+    }) as Promise<bigint>
 
   before(async () => {
     devnet = await startDevnet()
@@ -45,7 +56,11 @@ describe("the EVM facilitator's spend", () => {
     extra: { name: devnet.demo.payment.name, version: devnet.demo.payment.version },
   })
   const paymentFor = (requirements: PaymentRequirements): Promise<PaymentPayload> =>
-    payingClient(devnet).client.createPaymentPayload({ x402Version: 2, resource: { url: 'http://127.0.0.1/intents/execute', description: '', mimeType: '' }, accepts: [requirements] })
+    payingClient(devnet).client.createPaymentPayload({
+      x402Version: 2,
+      resource: { url: 'http://127.0.0.1/intents/execute', description: '', mimeType: '' },
+      accepts: [requirements],
+    })
 
   it('tells the fee of a settlement from its receipt: the facilitator paid exactly gasUsed × effectiveGasPrice', async () => {
     const spends: FacilitatorSpend[] = []
@@ -67,25 +82,50 @@ describe("the EVM facilitator's spend", () => {
     assert.equal(paid, receipt.gasUsed * receipt.effectiveGasPrice)
     // The figure written down in evmSettlementGas.ts, give or take the calldata's zero bytes: the
     // authorization's random nonce and signature make each settlement's calldata cost differ by 12 gas a byte.
-    const off = receipt.gasUsed > evmSettlementGasMeasured ? receipt.gasUsed - evmSettlementGasMeasured : evmSettlementGasMeasured - receipt.gasUsed
-    assert.ok(off <= 12n * 96n, `the number written down in evmSettlementGas.ts (${evmSettlementGasMeasured}) is ${off} gas off ${receipt.gasUsed}`)
-    assert.deepEqual(spends, [{ network, payer: payer.toLowerCase(), fee: paid, failed: false, transaction: settled.transaction }])
+    const off =
+      receipt.gasUsed > evmSettlementGasMeasured
+        ? receipt.gasUsed - evmSettlementGasMeasured
+        : evmSettlementGasMeasured - receipt.gasUsed
+    assert.ok(
+      off <= 12n * 96n,
+      `the number written down in evmSettlementGas.ts (${evmSettlementGasMeasured}) is ${off} gas off ${receipt.gasUsed}`,
+    )
+    assert.deepEqual(spends, [
+      { network, payer: payer.toLowerCase(), fee: paid, failed: false, transaction: settled.transaction },
+    ])
   })
 
   it('a payer that uses its authorization itself before the settlement is mined: the settlement reverts, its gas is told as failed, and the payer is refused unsigned until the window ends', async () => {
     const spends: FacilitatorSpend[] = []
     const requirements = requirementsOf()
     const payload = await paymentFor(requirements)
-    const { authorization, signature } = payload.payload as { authorization: { from: Hex; to: Hex; value: string; validAfter: string; validBefore: string; nonce: Hex }; signature: Hex }
+    const { authorization, signature } = payload.payload as {
+      authorization: { from: Hex; to: Hex; value: string; validAfter: string; validBefore: string; nonce: Hex }
+      signature: Hex
+    }
     // The payer's own transfer with the same authorization, sent by someone else's account, lands first.
     const frontRun = async () => {
       const { v, r, s } = parseSignature(signature)
-      const wallet = createWalletClient({ account: privateKeyToAccount(devnetAccounts.deployer), chain: chain(), transport: http(devnet.anvil.rpcUrl) })
+      const wallet = createWalletClient({
+        account: privateKeyToAccount(devnetAccounts.deployer),
+        chain: chain(),
+        transport: http(devnet.anvil.rpcUrl),
+      })
       const hash = await wallet.writeContract({
         address: devnet.demo.payment.asset,
         abi: demoDollarArtifact.abi,
         functionName: 'transferWithAuthorization',
-        args: [authorization.from, authorization.to, BigInt(authorization.value), BigInt(authorization.validAfter), BigInt(authorization.validBefore), authorization.nonce, Number(v), r, s],
+        args: [
+          authorization.from,
+          authorization.to,
+          BigInt(authorization.value),
+          BigInt(authorization.validAfter),
+          BigInt(authorization.validBefore),
+          authorization.nonce,
+          Number(v),
+          r,
+          s,
+        ],
       } as never)
       await publicClient().waitForTransactionReceipt({ hash })
     }
@@ -112,7 +152,11 @@ describe("the EVM facilitator's spend", () => {
       onSpend: (s) => void spends.push(s),
       failedSettlementWindowMs: 1_500,
     })
-    const before = { wei: await weiOf(facilitatorAccount.address), payer: await dollarsOf(payer), payTo: await dollarsOf(devnet.demo.payment.payTo) }
+    const before = {
+      wei: await weiOf(facilitatorAccount.address),
+      payer: await dollarsOf(payer),
+      payTo: await dollarsOf(devnet.demo.payment.payTo),
+    }
     assert.equal((await facilitator.verify(payload, requirements)).isValid, true)
     race = true
     const settled = await facilitator.settle(payload, requirements)
@@ -121,7 +165,10 @@ describe("the EVM facilitator's spend", () => {
     assert.ok(paid > 0n, 'the facilitator paid gas for the reverted settlement')
     assert.equal(await dollarsOf(payer), before.payer - price, 'the payer paid once, by its own transfer')
     assert.equal(spends.length, 1)
-    assert.deepEqual({ ...spends[0], transaction: undefined }, { network, payer: payer.toLowerCase(), fee: paid, failed: true, transaction: undefined })
+    assert.deepEqual(
+      { ...spends[0], transaction: undefined },
+      { network, payer: payer.toLowerCase(), fee: paid, failed: true, transaction: undefined },
+    )
     const receipt = await publicClient().getTransactionReceipt({ hash: spends[0]!.transaction as Hex })
     assert.equal(receipt.status, 'reverted')
     assert.equal(receipt.from.toLowerCase(), facilitatorAccount.address.toLowerCase())
@@ -154,14 +201,22 @@ describe("the EVM facilitator's spend", () => {
     })
     const requirements = requirementsOf()
     const payload = await paymentFor(requirements)
-    const before = { wei: await weiOf(facilitatorAccount.address), payer: await dollarsOf(payer), nonce: await publicClient().getTransactionCount({ address: facilitatorAccount.address }) }
+    const before = {
+      wei: await weiOf(facilitatorAccount.address),
+      payer: await dollarsOf(payer),
+      nonce: await publicClient().getTransactionCount({ address: facilitatorAccount.address }),
+    }
     const settled = await facilitator.settle(payload, requirements)
     assert.equal(settled.success, false)
     assert.equal(settled.transaction, '')
     assert.match(settled.errorMessage ?? '', /more than the 30000 allowed; not sent/)
     assert.equal(await weiOf(facilitatorAccount.address), before.wei, 'no gas paid')
     assert.equal(await dollarsOf(payer), before.payer, 'nothing charged')
-    assert.equal(await publicClient().getTransactionCount({ address: facilitatorAccount.address }), before.nonce, 'nothing sent')
+    assert.equal(
+      await publicClient().getTransactionCount({ address: facilitatorAccount.address }),
+      before.nonce,
+      'nothing sent',
+    )
     assert.deepEqual(spends, [])
   })
 })

@@ -6,20 +6,28 @@
 import assert from 'node:assert/strict'
 import { createServer } from 'node:http'
 import { after, before, describe, it } from 'node:test'
-import solc from 'solc'
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http'
 import type { PaymentPayload } from '@x402/core/types'
+import solc from 'solc'
 import { type Address, encodeFunctionData, type Hex, parseSignature } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { hashApiKey } from '../../src/auth/createApiKeyCheck.ts'
+import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { limitsConfig } from '../../src/config/limitsConfig.ts'
 import { demoCounterArtifact } from '../../src/contracts/demoCounterArtifact.ts'
 import { demoDollarArtifact } from '../../src/contracts/demoDollarArtifact.ts'
-import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { assertCommonHeaders } from '../support/assertCommonHeaders.ts'
 import { payingClient } from '../support/paymentsWorld.ts'
 import { writePolicy } from '../support/policies.ts'
-import { post, rpc, signIntent, startTestGateway, startWorld, type TestGateway, type World } from '../support/testGateway.ts'
+import {
+  post,
+  rpc,
+  signIntent,
+  startTestGateway,
+  startWorld,
+  type TestGateway,
+  type World,
+} from '../support/testGateway.ts'
 
 const eip3009Abi = [
   {
@@ -66,12 +74,25 @@ const erc20Abi = [
 
 /** Runs until a time, then reverts: a target whose executions pass simulation and revert in a later block. */
 const timeBomb = (() => {
-  const source = 'pragma solidity ^0.8.24; contract TimeBomb { uint256 public calls; function poke(uint256 until) external { if (block.timestamp > until) revert("the time ran out"); calls++; } }'
-  const input = { language: 'Solidity', sources: { 'T.sol': { content: source } }, settings: { evmVersion: 'cancun', outputSelection: { '*': { '*': ['evm.bytecode.object'] } } } }
+  const source =
+    'pragma solidity ^0.8.24; contract TimeBomb { uint256 public calls; function poke(uint256 until) external { if (block.timestamp > until) revert("the time ran out"); calls++; } }'
+  const input = {
+    language: 'Solidity',
+    sources: { 'T.sol': { content: source } },
+    settings: { evmVersion: 'cancun', outputSelection: { '*': { '*': ['evm.bytecode.object'] } } },
+  }
   const out = JSON.parse(solc.compile(JSON.stringify(input)))
   return { bytecode: `0x${out.contracts['T.sol'].TimeBomb.evm.bytecode.object}` as Hex }
 })()
-const timeBombAbi = [{ type: 'function', name: 'poke', stateMutability: 'nonpayable', inputs: [{ name: 'until', type: 'uint256' }], outputs: [] }] as const
+const timeBombAbi = [
+  {
+    type: 'function',
+    name: 'poke',
+    stateMutability: 'nonpayable',
+    inputs: [{ name: 'until', type: 'uint256' }],
+    outputs: [],
+  },
+] as const
 
 const incrementOne = encodeFunctionData({ abi: demoCounterArtifact.abi, functionName: 'increment', args: [1n] })
 
@@ -85,7 +106,13 @@ describe('what a paying stranger cannot do (issue 40, items 1 and 6)', () => {
   const relayer = privateKeyToAccount(devnetAccounts.relayer).address
   const facilitator = privateKeyToAccount(devnetAccounts.facilitator).address
   const publicClient = () => world.clients.publicClient
-  const dollars = (who: Address) => publicClient().readContract({ address: world.devnet.contracts.dollar, abi: demoDollarArtifact.abi, functionName: 'balanceOf', args: [who] })
+  const dollars = (who: Address) =>
+    publicClient().readContract({
+      address: world.devnet.contracts.dollar,
+      abi: demoDollarArtifact.abi,
+      functionName: 'balanceOf',
+      args: [who],
+    })
   /** Everything the attack could have moved: the payer's and pay-to's dollars, the relayer's and facilitator's nonces and ETH, the block. */
   const snapshot = async () => ({
     payer: await dollars(payer),
@@ -99,19 +126,42 @@ describe('what a paying stranger cannot do (issue 40, items 1 and 6)', () => {
 
   /** A payment for execute on the devnet chain, made by the unmodified x402 client (its offer is the same for every intent). */
   async function payment(): Promise<PaymentPayload> {
-    const offered = await post(gateway.baseUrl, '/intents/execute', await signIntent(world.devnet, { ...plainIntent(), nonce: String(nonce++) }), chain)
+    const offered = await post(
+      gateway.baseUrl,
+      '/intents/execute',
+      await signIntent(world.devnet, { ...plainIntent(), nonce: String(nonce++) }),
+      chain,
+    )
     assert.equal(offered.status, 402, offered.text)
     const required = decodePaymentRequiredHeader(offered.headers.get('payment-required')!)
     return payingClient(world.devnet).client.createPaymentPayload(required)
   }
-  const plainIntent = () => ({ sender: world.devnet.demo.sender, target: world.devnet.contracts.dollar, data: '0x', value: '0', validAfter: '0', validBefore: '0', policyId: anyCall })
-  const intentFor = (target: Address, data: Hex) => signIntent(world.devnet, { ...plainIntent(), target, data, nonce: String(nonce++) })
+  const plainIntent = () => ({
+    sender: world.devnet.demo.sender,
+    target: world.devnet.contracts.dollar,
+    data: '0x',
+    value: '0',
+    validAfter: '0',
+    validBefore: '0',
+    policyId: anyCall,
+  })
+  const intentFor = (target: Address, data: Hex) =>
+    signIntent(world.devnet, { ...plainIntent(), target, data, nonce: String(nonce++) })
   async function deployTimeBomb(): Promise<Address> {
     const wallet = world.clients.walletFor(devnetAccounts.deployer)
-    const hash = await wallet.deployContract({ abi: timeBombAbi, bytecode: timeBomb.bytecode, account: wallet.account!, chain: wallet.chain })
+    const hash = await wallet.deployContract({
+      abi: timeBombAbi,
+      bytecode: timeBomb.bytecode,
+      account: wallet.account!,
+      chain: wallet.chain,
+    })
     return (await publicClient().waitForTransactionReceipt({ hash })).contractAddress!
   }
-  const execute = (body: unknown, paid: PaymentPayload) => post(gateway.baseUrl, '/intents/execute', body, { ...chain, 'payment-signature': encodePaymentSignatureHeader(paid) })
+  const execute = (body: unknown, paid: PaymentPayload) =>
+    post(gateway.baseUrl, '/intents/execute', body, {
+      ...chain,
+      'payment-signature': encodePaymentSignatureHeader(paid),
+    })
 
   before(async () => {
     world = await startWorld()
@@ -131,7 +181,17 @@ describe('what a paying stranger cannot do (issue 40, items 1 and 6)', () => {
     const data = encodeFunctionData({
       abi: eip3009Abi,
       functionName: 'transferWithAuthorization',
-      args: [a.from as Address, a.to as Address, BigInt(a.value!), BigInt(a.validAfter!), BigInt(a.validBefore!), a.nonce as Hex, Number(v), r, s],
+      args: [
+        a.from as Address,
+        a.to as Address,
+        BigInt(a.value!),
+        BigInt(a.validAfter!),
+        BigInt(a.validBefore!),
+        a.nonce as Hex,
+        Number(v),
+        r,
+        s,
+      ],
     })
     const body = await signIntent(world.devnet, { ...plainIntent(), data, nonce: String(nonce++) })
     const before = await snapshot()
@@ -143,7 +203,11 @@ describe('what a paying stranger cannot do (issue 40, items 1 and 6)', () => {
     assert.deepEqual(await snapshot(), before, 'the payer was not charged, nobody paid gas, nothing was mined')
     // The payment was released, not spent: the payer may pay an honest execute with it.
     const honest = await execute(
-      await signIntent(world.devnet, { ...plainIntent(), data: encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [relayer, 0n] }), nonce: String(nonce++) }),
+      await signIntent(world.devnet, {
+        ...plainIntent(),
+        data: encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [relayer, 0n] }),
+        nonce: String(nonce++),
+      }),
       paid,
     )
     assert.equal(honest.status, 200, honest.text)
@@ -164,7 +228,11 @@ describe('what a paying stranger cannot do (issue 40, items 1 and 6)', () => {
     })
     await publicClient().waitForTransactionReceipt({ hash: approved })
     const paid = await payment()
-    const data = encodeFunctionData({ abi: erc20Abi, functionName: 'transferFrom', args: [payer, world.devnet.demo.sender, all] })
+    const data = encodeFunctionData({
+      abi: erc20Abi,
+      functionName: 'transferFrom',
+      args: [payer, world.devnet.demo.sender, all],
+    })
     const body = await signIntent(world.devnet, { ...plainIntent(), data, nonce: String(nonce++) })
     const before = await snapshot()
     const res = await execute(body, paid)
@@ -183,8 +251,18 @@ describe('what a paying stranger cannot do (issue 40, items 1 and 6)', () => {
         const call = JSON.parse(text) as { id?: unknown; method?: string }
         const answer =
           call.method === 'eth_simulateV1'
-            ? JSON.stringify({ jsonrpc: '2.0', id: call.id, error: { code: -32601, message: 'the method eth_simulateV1 does not exist/is not available' } })
-            : await (await fetch(world.devnet.anvil.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: text })).text()
+            ? JSON.stringify({
+                jsonrpc: '2.0',
+                id: call.id,
+                error: { code: -32601, message: 'the method eth_simulateV1 does not exist/is not available' },
+              })
+            : await (
+                await fetch(world.devnet.anvil.rpcUrl, {
+                  method: 'POST',
+                  headers: { 'content-type': 'application/json' },
+                  body: text,
+                })
+              ).text()
         res.writeHead(200, { 'content-type': 'application/json' }).end(answer)
       })
     })
@@ -200,17 +278,34 @@ describe('what a paying stranger cannot do (issue 40, items 1 and 6)', () => {
       const data = encodeFunctionData({
         abi: eip3009Abi,
         functionName: 'transferWithAuthorization',
-        args: [a.from as Address, a.to as Address, BigInt(a.value!), BigInt(a.validAfter!), BigInt(a.validBefore!), a.nonce as Hex, Number(v), r, s],
+        args: [
+          a.from as Address,
+          a.to as Address,
+          BigInt(a.value!),
+          BigInt(a.validAfter!),
+          BigInt(a.validBefore!),
+          a.nonce as Hex,
+          Number(v),
+          r,
+          s,
+        ],
       })
       const body = await signIntent(world.devnet, { ...plainIntent(), data, nonce: String(nonce++) })
       const before = await snapshot()
-      const res = await post(proxied.baseUrl, '/intents/execute', body, { ...chain, 'payment-signature': encodePaymentSignatureHeader(paid) })
+      const res = await post(proxied.baseUrl, '/intents/execute', body, {
+        ...chain,
+        'payment-signature': encodePaymentSignatureHeader(paid),
+      })
       assert.equal(res.status, 422, res.text)
       assertCommonHeaders(res, { status: '0x50' })
       assert.equal(res.body.payment?.status, 'credited', res.text)
       assert.ok(res.headers.get('payment-response'), 'the payment was settled')
       assert.equal(await dollars(payer), before.payer - BigInt(a.value!), 'charged once, kept as the credit')
-      assert.equal(await publicClient().getTransactionCount({ address: relayer, blockTag: 'pending' }), before.relayerNonce, 'the relayer sent nothing')
+      assert.equal(
+        await publicClient().getTransactionCount({ address: relayer, blockTag: 'pending' }),
+        before.relayerNonce,
+        'the relayer sent nothing',
+      )
       assert.equal(await publicClient().getBalance({ address: relayer }), before.relayerEth)
     } finally {
       await proxied.close()
@@ -227,7 +322,13 @@ describe('what a paying stranger cannot do (issue 40, items 1 and 6)', () => {
         payments: world.devnet.payments,
         auth: { keyHashes: [hashApiKey(apiKey)], requireForValidate: false },
         // One wei: any execution's fee that counts trips the breaker.
-        limits: { ...limitsConfig({}).value, maxRevertsPerSender: 0, maxRevertsPerClient: 0, targetMaxRevertShare: 0, relayerSpendBudget: 1 },
+        limits: {
+          ...limitsConfig({}).value,
+          maxRevertsPerSender: 0,
+          maxRevertsPerClient: 0,
+          targetMaxRevertShare: 0,
+          relayerSpendBudget: 1,
+        },
       })
       try {
         // Three throwaway payers, each given a few DemoDollar by the devnet's payer.
@@ -256,17 +357,26 @@ describe('what a paying stranger cannot do (issue 40, items 1 and 6)', () => {
             policyId: anyCall,
           })
         for (let i = 0; i < 5; i++) {
-          const paid = await payingClient(world.devnet, throwaways[i % 3]!).fetch(`${gateway.baseUrl}/intents/execute`, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json', ...chain },
-            body: JSON.stringify(await intent()),
-          })
+          const paid = await payingClient(world.devnet, throwaways[i % 3]!).fetch(
+            `${gateway.baseUrl}/intents/execute`,
+            {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', ...chain },
+              body: JSON.stringify(await intent()),
+            },
+          )
           assert.equal(paid.status, 200, await paid.text())
         }
-        const keyed = await post(gateway.baseUrl, '/intents/execute', await intent(), { ...chain, authorization: `Bearer ${apiKey}` })
+        const keyed = await post(gateway.baseUrl, '/intents/execute', await intent(), {
+          ...chain,
+          authorization: `Bearer ${apiKey}`,
+        })
         assert.equal(keyed.status, 200, keyed.text)
         // That execute was unpaid (API-key clients are not priced): its spend counts, and the breaker trips for everyone.
-        const broken = await post(gateway.baseUrl, '/intents/execute', await intent(), { ...chain, authorization: `Bearer ${apiKey}` })
+        const broken = await post(gateway.baseUrl, '/intents/execute', await intent(), {
+          ...chain,
+          authorization: `Bearer ${apiKey}`,
+        })
         assert.equal(broken.status, 503, broken.text)
         assertCommonHeaders(broken, { status: '0x40' })
         assert.equal(broken.body.type, 'urn:intent-gateway:problem:relayer-budget-spent')
@@ -295,7 +405,12 @@ describe('what a paying stranger cannot do (issue 40, items 1 and 6)', () => {
         const deployer = world.clients.walletFor(devnetAccounts.deployer)
         for (let i = 0; i < 6; i++) {
           const key = generatePrivateKey()
-          const hash = await deployer.sendTransaction({ to: privateKeyToAccount(key).address, value: 10n ** 17n, account: deployer.account!, chain: deployer.chain })
+          const hash = await deployer.sendTransaction({
+            to: privateKeyToAccount(key).address,
+            value: 10n ** 17n,
+            account: deployer.account!,
+            chain: deployer.chain,
+          })
           await publicClient().waitForTransactionReceipt({ hash })
           senders.push({ key, policyId: await writePolicy(world, `crafted sender ${i}`, {}, key) })
         }
@@ -321,7 +436,16 @@ describe('what a paying stranger cannot do (issue 40, items 1 and 6)', () => {
           const until = (await publicClient().getBlock({ blockTag: 'latest' })).timestamp + 6n
           const body = await signIntent(
             world.devnet,
-            { sender: privateKeyToAccount(sender.key).address, target: bomb, data: poke(until), value: '0', nonce: String(nonce++), validAfter: '0', validBefore: '0', policyId: sender.policyId },
+            {
+              sender: privateKeyToAccount(sender.key).address,
+              target: bomb,
+              data: poke(until),
+              value: '0',
+              nonce: String(nonce++),
+              validAfter: '0',
+              validBefore: '0',
+              policyId: sender.policyId,
+            },
             sender.key,
           )
           // Passes simulation on the pending block; mined in a block stamped past `until`, where it reverts.
@@ -333,7 +457,9 @@ describe('what a paying stranger cannot do (issue 40, items 1 and 6)', () => {
               body: JSON.stringify(body),
             })
             for (let tries = 0; tries < 500; tries++) {
-              const pending = Object.keys((await rpc(url, 'txpool_content', [])).pending as Record<string, unknown>).map((a) => a.toLowerCase())
+              const pending = Object.keys(
+                (await rpc(url, 'txpool_content', [])).pending as Record<string, unknown>,
+              ).map((a) => a.toLowerCase())
               if (pending.includes(relayer.toLowerCase())) break
               if (pending.length > 0) await rpc(url, 'evm_mine', [])
               await new Promise((r) => setTimeout(r, 20))
@@ -346,11 +472,18 @@ describe('what a paying stranger cannot do (issue 40, items 1 and 6)', () => {
             await rpc(url, 'evm_setAutomine', [true])
           }
         }
-        assert.equal(await publicClient().getTransactionCount({ address: relayer }), relayerBefore + 18, '18 crafted reverts were mined')
+        assert.equal(
+          await publicClient().getTransactionCount({ address: relayer }),
+          relayerBefore + 18,
+          '18 crafted reverts were mined',
+        )
 
         // The honest client calls the same target three times: its 20th attempt is judged, and passes.
         for (let i = 0; i < 3; i++) {
-          const honest = await post(guarded.baseUrl, '/intents/execute', await intentFor(bomb, poke(2n ** 64n)), { ...chain, authorization: `Bearer ${honestKey}` })
+          const honest = await post(guarded.baseUrl, '/intents/execute', await intentFor(bomb, poke(2n ** 64n)), {
+            ...chain,
+            authorization: `Bearer ${honestKey}`,
+          })
           assert.equal(honest.status, 200, honest.text)
           assertCommonHeaders(honest, { status: '0x11' })
         }

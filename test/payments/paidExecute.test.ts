@@ -8,13 +8,21 @@ import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/
 import type { Address } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { hashApiKey } from '../../src/auth/createApiKeyCheck.ts'
-import { demoDollarArtifact } from '../../src/contracts/demoDollarArtifact.ts'
 import { createDevClients } from '../../src/chains/evm/devnet/deployContracts.ts'
 import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
-import { payingClient } from '../support/paymentsWorld.ts'
+import { demoDollarArtifact } from '../../src/contracts/demoDollarArtifact.ts'
 import { eventually } from '../support/eventually.ts'
-import { demoIntent, post, request, rpc, signedIntent, startTestGateway, type TestGateway } from '../support/testGateway.ts'
+import { payingClient } from '../support/paymentsWorld.ts'
+import {
+  demoIntent,
+  post,
+  request,
+  rpc,
+  signedIntent,
+  startTestGateway,
+  type TestGateway,
+} from '../support/testGateway.ts'
 
 const apiKey = 'operator-key-0123456789abcdef'
 const price = 10_000n // 0.01 DemoDollar, the devnet's price of execute
@@ -25,17 +33,31 @@ describe('x402 payments on execute, end to end', () => {
   let clients: ReturnType<typeof createDevClients>
   const payer = privateKeyToAccount(devnetAccounts.payer).address
   const treasury = privateKeyToAccount(devnetAccounts.treasury).address
-  const balanceOf = (who: Address) => clients.publicClient.readContract({ address: devnet.contracts.dollar, abi: demoDollarArtifact.abi, functionName: 'balanceOf', args: [who] })
+  const balanceOf = (who: Address) =>
+    clients.publicClient.readContract({
+      address: devnet.contracts.dollar,
+      abi: demoDollarArtifact.abi,
+      functionName: 'balanceOf',
+      args: [who],
+    })
   const payingFetch = () => payingClient(devnet).fetch
   const paidPost = async (body: unknown, headers: Record<string, string> = {}) => {
-    const res = await payingFetch()(`${gateway.baseUrl}/intents/execute`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })
+    const res = await payingFetch()(`${gateway.baseUrl}/intents/execute`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    })
     return { status: res.status, headers: res.headers, body: (await res.json()) as any }
   }
 
   before(async () => {
     devnet = await startDevnet()
     clients = createDevClients(devnet.anvil.rpcUrl, devnet.anvil.chainId)
-    gateway = await startTestGateway({ chains: [devnet.chain], payments: devnet.payments, auth: { keyHashes: [hashApiKey(apiKey)], requireForValidate: false } })
+    gateway = await startTestGateway({
+      chains: [devnet.chain],
+      payments: devnet.payments,
+      auth: { keyHashes: [hashApiKey(apiKey)], requireForValidate: false },
+    })
   })
   after(async () => {
     await gateway?.close()
@@ -55,8 +77,20 @@ describe('x402 payments on execute, end to end', () => {
     assert.equal(offer.resource.url, `${gateway.baseUrl}/intents/execute`)
     assert.equal(offer.accepts.length, 1)
     assert.deepEqual(
-      { scheme: offer.accepts[0]!.scheme, network: offer.accepts[0]!.network, asset: offer.accepts[0]!.asset.toLowerCase(), amount: offer.accepts[0]!.amount, payTo: offer.accepts[0]!.payTo },
-      { scheme: 'exact', network: devnet.chain.chainId, asset: devnet.contracts.dollar.toLowerCase(), amount: price.toString(), payTo: treasury },
+      {
+        scheme: offer.accepts[0]!.scheme,
+        network: offer.accepts[0]!.network,
+        asset: offer.accepts[0]!.asset.toLowerCase(),
+        amount: offer.accepts[0]!.amount,
+        payTo: offer.accepts[0]!.payTo,
+      },
+      {
+        scheme: 'exact',
+        network: devnet.chain.chainId,
+        asset: devnet.contracts.dollar.toLowerCase(),
+        amount: price.toString(),
+        payTo: treasury,
+      },
     )
     // Nothing ran: the intent is unknown to the journal.
     assert.equal((await request(gateway.baseUrl, `/intents/${res.headers.get('x-intent-hash')}`)).status, 404)
@@ -76,14 +110,21 @@ describe('x402 payments on execute, end to end', () => {
     const state = await request(gateway.baseUrl, `/intents/${res.headers.get('x-intent-hash')}`)
     assert.equal(state.body.state, 'mined')
     assert.deepEqual(
-      state.body.payments.map((p: Record<string, unknown>) => ({ state: p.state, amount: p.amount, transaction: p.transaction })),
+      state.body.payments.map((p: Record<string, unknown>) => ({
+        state: p.state,
+        amount: p.amount,
+        transaction: p.transaction,
+      })),
       [{ state: 'consumed', amount: price.toString(), transaction: settlement.transaction }],
     )
   })
 
   it('charges nothing for an intent the gateway or the chain refuses: unsigned (401), expired (410), too early (202 0x20), already executed (replayed, no 402)', async () => {
     const executed = await signedIntent(devnet, { nonce: '102' })
-    assert.equal((await post(gateway.baseUrl, '/intents/execute', executed, { authorization: `Bearer ${apiKey}` })).status, 200)
+    assert.equal(
+      (await post(gateway.baseUrl, '/intents/execute', executed, { authorization: `Bearer ${apiKey}` })).status,
+      200,
+    )
     const payerBefore = await balanceOf(payer)
     const cases: Array<[unknown, number, string]> = [
       [demoIntent(devnet, { nonce: '103' }), 401, '0xE5'],
@@ -102,16 +143,24 @@ describe('x402 payments on execute, end to end', () => {
 
   it('does not price a client with a valid API key (PRICE_API_KEY_CLIENTS unset), and still refuses a wrong key', async () => {
     const payerBefore = await balanceOf(payer)
-    const res = await post(gateway.baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: '106' }), { authorization: `Bearer ${apiKey}` })
+    const res = await post(gateway.baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: '106' }), {
+      authorization: `Bearer ${apiKey}`,
+    })
     assert.equal(res.status, 200)
     assert.equal(res.headers.get('payment-response'), null)
-    const wrong = await post(gateway.baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: '107' }), { authorization: 'Bearer not-the-key-0123456789' })
+    const wrong = await post(gateway.baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: '107' }), {
+      authorization: 'Bearer not-the-key-0123456789',
+    })
     assert.equal(wrong.status, 401)
     assert.equal(await balanceOf(payer), payerBefore)
   })
 
   it("leaves validate free and keeps the chain's own 402 0x54 apart: empty accepts, the deposit named", async () => {
-    const res = await post(gateway.baseUrl, '/intents/validate', demoIntent(devnet, { value: (5n * 10n ** 18n).toString() }))
+    const res = await post(
+      gateway.baseUrl,
+      '/intents/validate',
+      demoIntent(devnet, { value: (5n * 10n ** 18n).toString() }),
+    )
     assert.equal(res.status, 402)
     assert.equal(res.headers.get('x-erc1066-status'), '0x54')
     assert.deepEqual(res.body.paymentRequired.accepts, [])
@@ -120,7 +169,9 @@ describe('x402 payments on execute, end to end', () => {
 
   it('serves 50 concurrent paid executes once each and charges each once, with no nonce error between settlements and executions', async () => {
     const payerBefore = await balanceOf(payer)
-    const bodies = await Promise.all(Array.from({ length: 50 }, (_, i) => signedIntent(devnet, { nonce: String(200 + i) })))
+    const bodies = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => signedIntent(devnet, { nonce: String(200 + i) })),
+    )
     const results = await Promise.all(bodies.map((b) => paidPost(b)))
     assert.deepEqual(
       results.map((r) => r.status),
@@ -140,7 +191,12 @@ describe('x402 payments on execute, end to end', () => {
   })
 
   it('with CONFIRMATIONS above 1, keeps the payment of an execution answered before it is final as a credit, and uses it up once the execution is final', async () => {
-    const deep = await startTestGateway({ chains: [devnet.chain], payments: devnet.payments, confirmations: 3, reconcileIntervalMs: 100 })
+    const deep = await startTestGateway({
+      chains: [devnet.chain],
+      payments: devnet.payments,
+      confirmations: 3,
+      reconcileIntervalMs: 100,
+    })
     try {
       const payerBefore = await balanceOf(payer)
       const res = await payingFetch()(`${deep.baseUrl}/intents/execute`, {
@@ -176,7 +232,10 @@ describe('x402 payments on execute, end to end', () => {
     await mcp.connect(new StreamableHTTPClientTransport(new URL(`${gateway.baseUrl}/mcp`)))
     try {
       const intent = await signedIntent(devnet, { nonce: '300' })
-      const unpaid = (await mcp.callTool({ name: 'execute_intent', arguments: { intent, chainId: devnet.chain.chainId } })) as { isError?: boolean; structuredContent?: any }
+      const unpaid = (await mcp.callTool({
+        name: 'execute_intent',
+        arguments: { intent, chainId: devnet.chain.chainId },
+      })) as { isError?: boolean; structuredContent?: any }
       assert.equal(unpaid.isError, true)
       assert.equal(unpaid.structuredContent.httpStatus, 402)
       assert.equal(unpaid.structuredContent.erc1066Status, '0x55')
@@ -185,7 +244,11 @@ describe('x402 payments on execute, end to end', () => {
 
       const payerBefore = await balanceOf(payer)
       const payment = await payingClient(devnet).client.createPaymentPayload(unpaid.structuredContent)
-      const paid = (await mcp.callTool({ name: 'execute_intent', arguments: { intent, chainId: devnet.chain.chainId }, _meta: { 'x402/payment': payment } })) as {
+      const paid = (await mcp.callTool({
+        name: 'execute_intent',
+        arguments: { intent, chainId: devnet.chain.chainId },
+        _meta: { 'x402/payment': payment },
+      })) as {
         isError?: boolean
         structuredContent?: any
         _meta?: any

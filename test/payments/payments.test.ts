@@ -6,12 +6,25 @@ import { after, before, describe, it } from 'node:test'
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http'
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types'
 import { privateKeyToAccount } from 'viem/accounts'
-import { demoDollarArtifact } from '../../src/contracts/demoDollarArtifact.ts'
 import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
+import { demoDollarArtifact } from '../../src/contracts/demoDollarArtifact.ts'
 import { createLogger } from '../../src/logging/createLogger.ts'
 import { resolveUnresolvedPayments } from '../../src/payments/resolveUnresolvedPayments.ts'
-import { newAuthorization, signCancelAuthorization, signTransferAuthorization, tokenDomain } from '../support/paymentsAuthorization.ts'
-import { intentHashOf, payingClient, postJson, price, startPaidApp, startPaymentsWorld, type PaymentsWorld } from '../support/paymentsWorld.ts'
+import {
+  newAuthorization,
+  signCancelAuthorization,
+  signTransferAuthorization,
+  tokenDomain,
+} from '../support/paymentsAuthorization.ts'
+import {
+  intentHashOf,
+  type PaymentsWorld,
+  payingClient,
+  postJson,
+  price,
+  startPaidApp,
+  startPaymentsWorld,
+} from '../support/paymentsWorld.ts'
 
 describe('x402 payments with the unmodified @x402/fetch client', () => {
   let world: PaymentsWorld
@@ -26,7 +39,10 @@ describe('x402 payments with the unmodified @x402/fetch client', () => {
   const payTo = () => world.devnet.demo.payment.payTo
   const requiredOf = async (res: Response) => decodePaymentRequiredHeader(res.headers.get('payment-required')!)
   /** A signed payment for the route's 402, made by the unmodified client, as a PAYMENT-SIGNATURE header. */
-  async function paymentFor(id: string, key = devnetAccounts.payer): Promise<{ header: string; payload: PaymentPayload; required: PaymentRequired }> {
+  async function paymentFor(
+    id: string,
+    key = devnetAccounts.payer,
+  ): Promise<{ header: string; payload: PaymentPayload; required: PaymentRequired }> {
     const unpaid = await fetch(world.paid.url, postJson({ id }))
     assert.equal(unpaid.status, 402)
     const { client, http } = payingClient(world.devnet, key)
@@ -43,7 +59,12 @@ describe('x402 payments with the unmodified @x402/fetch client', () => {
     assert.equal(res.headers.get('cache-control'), 'no-store')
     assert.match(res.headers.get('content-type')!, /^application\/problem\+json/)
     const header = await requiredOf(res)
-    const body = (await res.json()) as { paymentRequired: PaymentRequired; status: number; erc1066Status: string; intentHash: string }
+    const body = (await res.json()) as {
+      paymentRequired: PaymentRequired
+      status: number
+      erc1066Status: string
+      intentHash: string
+    }
     assert.deepEqual(body.paymentRequired, header)
     assert.equal(body.erc1066Status, '0x55')
     assert.equal(body.intentHash, intentHashOf('unpaid'))
@@ -77,9 +98,15 @@ describe('x402 payments with the unmodified @x402/fetch client', () => {
     assert.equal(settlement.success, true)
     assert.equal(settlement.network, 'eip155:31337')
     assert.equal(settlement.payer?.toLowerCase(), payer.toLowerCase())
-    const receipt = await world.clients.publicClient.getTransactionReceipt({ hash: settlement.transaction as `0x${string}` })
+    const receipt = await world.clients.publicClient.getTransactionReceipt({
+      hash: settlement.transaction as `0x${string}`,
+    })
     assert.equal(receipt.status, 'success')
-    assert.equal(receipt.from.toLowerCase(), privateKeyToAccount(devnetAccounts.facilitator).address.toLowerCase(), 'settled by the facilitator key, not the relayer')
+    assert.equal(
+      receipt.from.toLowerCase(),
+      privateKeyToAccount(devnetAccounts.facilitator).address.toLowerCase(),
+      'settled by the facilitator key, not the relayer',
+    )
     assert.equal(await world.balanceOf(payer), payerBefore - price)
     assert.equal(await world.balanceOf(payTo()), payToBefore + price)
     assert.deepEqual(world.paid.effects, ['paid-1'])
@@ -103,7 +130,14 @@ describe('x402 payments with the unmodified @x402/fetch client', () => {
   }
   async function write(key: `0x${string}`, functionName: string, args: readonly unknown[]) {
     const wallet = world.clients.walletFor(key)
-    const hash = await wallet.writeContract({ address: world.devnet.contracts.dollar, abi: demoDollarArtifact.abi, functionName, args, account: wallet.account!, chain: wallet.chain } as never)
+    const hash = await wallet.writeContract({
+      address: world.devnet.contracts.dollar,
+      abi: demoDollarArtifact.abi,
+      functionName,
+      args,
+      account: wallet.account!,
+      chain: wallet.chain,
+    } as never)
     assert.equal((await world.clients.publicClient.waitForTransactionReceipt({ hash })).status, 'success')
     return hash
   }
@@ -151,18 +185,45 @@ describe('x402 payments with the unmodified @x402/fetch client', () => {
       return { ...payload, accepted }
     }
     const cheap = await client.createPaymentPayload({ ...required, accepts: [{ ...accepted, amount: '1' }] })
-    await refusedWith(await send('wrong-amount', encodePaymentSignatureHeader(cheap)), 'No matching payment requirements')
-    await refusedWith(await send('wrong-amount', encodePaymentSignatureHeader(await signedFor({ amount: '1' }))), 'invalid_exact_evm_payload_authorization_value_mismatch')
+    await refusedWith(
+      await send('wrong-amount', encodePaymentSignatureHeader(cheap)),
+      'No matching payment requirements',
+    )
+    await refusedWith(
+      await send('wrong-amount', encodePaymentSignatureHeader(await signedFor({ amount: '1' }))),
+      'invalid_exact_evm_payload_authorization_value_mismatch',
+    )
     // The client's spend controls refuse an asset it was not allowed; one without them signs for the wrong token.
     await assert.rejects(signedFor({ asset: world.devnet.contracts.counter }), /rejected by spendControls/)
     const careless = payingClient(world.devnet).client.setSpendControls(false)
-    const wrongAsset = { ...(await careless.createPaymentPayload({ ...required, accepts: [{ ...accepted, asset: world.devnet.contracts.counter }] })), accepted }
-    await refusedWith(await send('wrong-asset', encodePaymentSignatureHeader(wrongAsset)), 'invalid_exact_evm_signature')
-    await refusedWith(await send('expired', encodePaymentSignatureHeader(await signedFor({ maxTimeoutSeconds: 1 }))), 'invalid_exact_evm_payload_authorization_valid_before')
+    const wrongAsset = {
+      ...(await careless.createPaymentPayload({
+        ...required,
+        accepts: [{ ...accepted, asset: world.devnet.contracts.counter }],
+      })),
+      accepted,
+    }
+    await refusedWith(
+      await send('wrong-asset', encodePaymentSignatureHeader(wrongAsset)),
+      'invalid_exact_evm_signature',
+    )
+    await refusedWith(
+      await send('expired', encodePaymentSignatureHeader(await signedFor({ maxTimeoutSeconds: 1 }))),
+      'invalid_exact_evm_payload_authorization_valid_before',
+    )
     const good = await client.createPaymentPayload(required)
     const signature = (good.payload as { signature: string }).signature
-    const forged = { ...good, payload: { ...good.payload, signature: `${signature.slice(0, 10)}${signature[10] === '0' ? '1' : '0'}${signature.slice(11)}` } }
-    await refusedWith(await send('bad-signature', encodePaymentSignatureHeader(forged)), /^invalid_exact_evm_(signature|failed_to_parse_signature)$/)
+    const forged = {
+      ...good,
+      payload: {
+        ...good.payload,
+        signature: `${signature.slice(0, 10)}${signature[10] === '0' ? '1' : '0'}${signature.slice(11)}`,
+      },
+    }
+    await refusedWith(
+      await send('bad-signature', encodePaymentSignatureHeader(forged)),
+      /^invalid_exact_evm_(signature|failed_to_parse_signature)$/,
+    )
     assert.equal(await world.balanceOf(payer), before)
     assert.deepEqual(
       world.paid.effects.filter((e) => ['wrong-amount', 'wrong-asset', 'expired', 'bad-signature'].includes(e)),
@@ -175,10 +236,17 @@ describe('x402 payments with the unmodified @x402/fetch client', () => {
     const { header, payload } = await paymentFor('cancelled')
     const nonce = (payload.payload as { authorization: { nonce: `0x${string}` } }).authorization.nonce
     const domain = tokenDomain(world.devnet.demo.payment, world.devnet.anvil.chainId)
-    await write(devnetAccounts.payer, 'cancelAuthorization', [payer, nonce, await signCancelAuthorization(devnetAccounts.payer, domain, nonce)])
+    await write(devnetAccounts.payer, 'cancelAuthorization', [
+      payer,
+      nonce,
+      await signCancelAuthorization(devnetAccounts.payer, domain, nonce),
+    ])
     const reason = await refusedWith(await send('cancelled', header), /^invalid_exact_evm_/)
     // x402 names the used nonce only where Multicall3 exists; a bare anvil has none, so the simulation failure is what it reports.
-    assert.ok(['invalid_exact_evm_nonce_already_used', 'invalid_exact_evm_transaction_simulation_failed'].includes(reason!), reason)
+    assert.ok(
+      ['invalid_exact_evm_nonce_already_used', 'invalid_exact_evm_transaction_simulation_failed'].includes(reason!),
+      reason,
+    )
     assert.equal(await world.balanceOf(payer), before)
     assert.ok(!world.paid.effects.includes('cancelled'))
   })
@@ -205,7 +273,11 @@ describe('x402 payments with the unmodified @x402/fetch client', () => {
   })
 
   it("answers a request it cannot price (bad input) with the handler's 4xx, not 402", async () => {
-    const res = await fetch(world.paid.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+    const res = await fetch(world.paid.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    })
     assert.equal(res.status, 400)
     assert.equal(res.headers.get('payment-required'), null)
   })
@@ -219,7 +291,10 @@ describe('x402 payments with the unmodified @x402/fetch client', () => {
 
   it('honours payment-identifier: the same id and payment get the first answer again; the same id with another payment is 409', async () => {
     const before = await world.balanceOf(payer)
-    const withId = (p: PaymentPayload, id: string) => ({ ...p, extensions: { ...p.extensions, 'payment-identifier': { info: { required: false, id } } } })
+    const withId = (p: PaymentPayload, id: string) => ({
+      ...p,
+      extensions: { ...p.extensions, 'payment-identifier': { info: { required: false, id } } },
+    })
     const { payload } = await paymentFor('identified')
     const header = encodePaymentSignatureHeader(withId(payload, 'pay_identified_000000001'))
     const first = await send('identified', header)
@@ -229,7 +304,10 @@ describe('x402 payments with the unmodified @x402/fetch client', () => {
     assert.deepEqual(await again.json(), await first.json())
     assert.equal(again.headers.get('payment-response'), first.headers.get('payment-response'))
     const { payload: another } = await paymentFor('identified-2')
-    const conflict = await send('identified-2', encodePaymentSignatureHeader(withId(another, 'pay_identified_000000001')))
+    const conflict = await send(
+      'identified-2',
+      encodePaymentSignatureHeader(withId(another, 'pay_identified_000000001')),
+    )
     assert.equal(conflict.status, 409)
     assert.equal(await world.balanceOf(payer), before - price)
     assert.deepEqual(
@@ -250,7 +328,9 @@ describe('x402 payments with the unmodified @x402/fetch client', () => {
       ids.map(() => 200),
       JSON.stringify(await Promise.all(responses.filter((r) => r.status !== 200).map((r) => r.text()))),
     )
-    const transactions = new Set(responses.map((r) => decodePaymentResponseHeader(r.headers.get('payment-response')!).transaction))
+    const transactions = new Set(
+      responses.map((r) => decodePaymentResponseHeader(r.headers.get('payment-response')!).transaction),
+    )
     assert.equal(transactions.size, 50)
     assert.equal(await world.balanceOf(payer), before - 50n * price)
     assert.equal(await world.balanceOf(payTo()), payTo0 + 50n * price)
@@ -259,7 +339,11 @@ describe('x402 payments with the unmodified @x402/fetch client', () => {
   })
 
   it('answers 503 0xF4 with Retry-After, and runs nothing, when a remote facilitator is unreachable', async () => {
-    const down = await startPaidApp({ devnet: world.devnet, ledger: world.ledger, config: { facilitator: { kind: 'remote', url: 'http://127.0.0.1:9' } } })
+    const down = await startPaidApp({
+      devnet: world.devnet,
+      ledger: world.ledger,
+      config: { facilitator: { kind: 'remote', url: 'http://127.0.0.1:9' } },
+    })
     try {
       const unpaid = await fetch(down.url, postJson({ id: 'down' }))
       assert.equal(unpaid.status, 503)
@@ -313,11 +397,20 @@ describe('x402 payments with the unmodified @x402/fetch client', () => {
     await reserve('crash-unused', unused)
     const cancelled = newAuthorization({ from: payer, to: payTo(), value: price })
     await reserve('crash-cancelled', cancelled)
-    await write(devnetAccounts.payer, 'cancelAuthorization', [payer, cancelled.nonce, await signCancelAuthorization(devnetAccounts.payer, domain, cancelled.nonce)])
+    await write(devnetAccounts.payer, 'cancelAuthorization', [
+      payer,
+      cancelled.nonce,
+      await signCancelAuthorization(devnetAccounts.payer, domain, cancelled.nonce),
+    ])
 
     const clientFor = (network: string) => (network === 'eip155:31337' ? world.clients.publicClient : undefined)
     // While a settlement may still be pending in the node, an unused authorization is not released.
-    const waiting = await resolveUnresolvedPayments({ ledger: world.ledger, clientFor, logger: createLogger({ level: 'silent' }), settlementMayBePending: async () => true })
+    const waiting = await resolveUnresolvedPayments({
+      ledger: world.ledger,
+      clientFor,
+      logger: createLogger({ level: 'silent' }),
+      settlementMayBePending: async () => true,
+    })
     assert.deepEqual(
       waiting.map((r) => [r.payment.intentHash, r.outcome]),
       [
@@ -329,7 +422,12 @@ describe('x402 payments with the unmodified @x402/fetch client', () => {
       (await world.ledger.unresolved()).map((p) => p.intentHash),
       [intentHashOf('crash-unused')],
     )
-    const rest = await resolveUnresolvedPayments({ ledger: world.ledger, clientFor, logger: createLogger({ level: 'silent' }), settlementMayBePending: async () => false })
+    const rest = await resolveUnresolvedPayments({
+      ledger: world.ledger,
+      clientFor,
+      logger: createLogger({ level: 'silent' }),
+      settlementMayBePending: async () => false,
+    })
     const resolved = [...waiting, ...rest]
     assert.deepEqual(
       resolved.map((r) => [r.payment.intentHash, r.outcome, r.transaction, r.reason]),
@@ -348,7 +446,11 @@ describe('x402 payments with the unmodified @x402/fetch client', () => {
     assert.equal(decodePaymentResponseHeader(res.headers.get('payment-response')!).transaction, tx)
     assert.equal(await world.balanceOf(payer), before)
     assert.equal((await world.ledger.forIntent('eip155:31337', intentHashOf('crash-settled')))[0]?.state, 'consumed')
-    assert.equal((await fetch(world.paid.url, postJson({ id: 'crash-settled' }))).status, 402, 'a consumed credit pays for nothing more')
+    assert.equal(
+      (await fetch(world.paid.url, postJson({ id: 'crash-settled' }))).status,
+      402,
+      'a consumed credit pays for nothing more',
+    )
   })
 
   it('keeps a settled payment as a credit when the work fails after settlement, so the same intent is not charged again', async () => {

@@ -11,11 +11,11 @@ import { after, before, describe, it } from 'node:test'
 import { decodePaymentResponseHeader } from '@x402/core/http'
 import type { Address, Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { demoDollarArtifact } from '../../src/contracts/demoDollarArtifact.ts'
-import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
 import { createDevClients } from '../../src/chains/evm/devnet/deployContracts.ts'
 import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
+import { demoDollarArtifact } from '../../src/contracts/demoDollarArtifact.ts'
+import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
 import { eventually } from '../support/eventually.ts'
 import { type FacilitatorStandIn, type SettleMode, startFacilitatorStandIn } from '../support/facilitatorStandIn.ts'
 import { chainEnv, startGatewayProcess } from '../support/gatewayProcess.ts'
@@ -35,13 +35,31 @@ describe('x402 payments across a SIGKILL of the gateway (remote facilitator)', (
   const running = new Set<GatewayProcess>()
   const payer = privateKeyToAccount(devnetAccounts.payer).address
   const treasury = privateKeyToAccount(devnetAccounts.treasury).address
-  const balanceOf = (who: Address) => clients.publicClient.readContract({ address: devnet.contracts.dollar, abi: demoDollarArtifact.abi, functionName: 'balanceOf', args: [who] })
+  const balanceOf = (who: Address) =>
+    clients.publicClient.readContract({
+      address: devnet.contracts.dollar,
+      abi: demoDollarArtifact.abi,
+      functionName: 'balanceOf',
+      args: [who],
+    })
   const executed = async (intentHash: Hex) => {
     const event = intentExecutorArtifact.abi.find((i) => i.type === 'event' && i.name === 'IntentExecuted')!
-    return (await clients.publicClient.getLogs({ address: devnet.contracts.executor, event, args: { intentHash }, fromBlock: 0n })).length
+    return (
+      await clients.publicClient.getLogs({
+        address: devnet.contracts.executor,
+        event,
+        args: { intentHash },
+        fromBlock: 0n,
+      })
+    ).length
   }
   const start = async (journal: string, overrides: Record<string, string> = {}) => {
-    const started = await startGatewayProcess({ ...env, JOURNAL_PATH: join(dir, journal), RECONCILE_INTERVAL_MS: '200', ...overrides })
+    const started = await startGatewayProcess({
+      ...env,
+      JOURNAL_PATH: join(dir, journal),
+      RECONCILE_INTERVAL_MS: '200',
+      ...overrides,
+    })
     running.add(started.gw)
     return started
   }
@@ -58,7 +76,11 @@ describe('x402 payments across a SIGKILL of the gateway (remote facilitator)', (
   /** A paid execute through the unmodified @x402/fetch client; undefined when the gateway died under it. */
   const paidExecute = (baseUrl: string, body: unknown) =>
     payingClient(devnet)
-      .fetch(`${baseUrl}/intents/execute`, { method: 'POST', headers: { 'content-type': 'application/json', ...chainHeader }, body: JSON.stringify(body) })
+      .fetch(`${baseUrl}/intents/execute`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...chainHeader },
+        body: JSON.stringify(body),
+      })
       .catch(() => undefined)
   /** A paid execute whose settlement the facilitator takes in `mode`; the gateway is killed with SIGKILL at that moment. */
   const killAtSettlement = async (gw: GatewayProcess, baseUrl: string, body: unknown, mode: SettleMode) => {
@@ -72,7 +94,11 @@ describe('x402 payments across a SIGKILL of the gateway (remote facilitator)', (
     return seen
   }
   const paymentsOf = async (baseUrl: string, intentHash: Hex) =>
-    (await request(baseUrl, `/intents/${intentHash}`, { headers: chainHeader })).body.payments as Array<{ state: string; reason?: string; transaction?: string }>
+    (await request(baseUrl, `/intents/${intentHash}`, { headers: chainHeader })).body.payments as Array<{
+      state: string
+      reason?: string
+      transaction?: string
+    }>
   /** The intent, and its hash as the gateway computes it (validate is free). */
   const newIntent = async (baseUrl: string, nonce: string) => {
     const body = await signedIntent(devnet, { nonce })
@@ -85,7 +111,13 @@ describe('x402 payments across a SIGKILL of the gateway (remote facilitator)', (
     const { payment } = devnet.demo
     return JSON.stringify({
       [`eip155:${devnet.anvil.chainId}`]: {
-        execute: { asset: payment.asset, amount: price.toString(), payTo: payment.payTo, extra: { name: payment.name, version: payment.version }, maxTimeoutSeconds: seconds },
+        execute: {
+          asset: payment.asset,
+          amount: price.toString(),
+          payTo: payment.payTo,
+          extra: { name: payment.name, version: payment.version },
+          maxTimeoutSeconds: seconds,
+        },
       },
     })
   }
@@ -93,7 +125,11 @@ describe('x402 payments across a SIGKILL of the gateway (remote facilitator)', (
   before(async () => {
     devnet = await startDevnet()
     clients = createDevClients(devnet.anvil.rpcUrl, devnet.anvil.chainId)
-    standIn = await startFacilitatorStandIn({ rpcUrl: devnet.anvil.rpcUrl, network: `eip155:${devnet.anvil.chainId}`, privateKey: devnetAccounts.facilitator })
+    standIn = await startFacilitatorStandIn({
+      rpcUrl: devnet.anvil.rpcUrl,
+      network: `eip155:${devnet.anvil.chainId}`,
+      privateKey: devnetAccounts.facilitator,
+    })
     env = { ...chainEnv(devnet), X402_PRICES: prices(60), FACILITATOR_URL: standIn.url }
   })
   after(async () => {

@@ -8,11 +8,11 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { Address, Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { demoDollarArtifact } from '../../src/contracts/demoDollarArtifact.ts'
-import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
 import { createDevClients } from '../../src/chains/evm/devnet/deployContracts.ts'
 import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
+import { demoDollarArtifact } from '../../src/contracts/demoDollarArtifact.ts'
+import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
 import { payingClient } from '../support/paymentsWorld.ts'
 import { type RpcResetProxy, startRpcResetProxy } from '../support/rpcResetProxy.ts'
 import { post, request, rpc, signedIntent, startTestGateway, type TestGateway } from '../support/testGateway.ts'
@@ -24,17 +24,35 @@ describe('x402 settlement whose answer is lost (EVM, in-process facilitator)', (
   let clients: ReturnType<typeof createDevClients>
   const price = 10_000n
   const payer = privateKeyToAccount(devnetAccounts.payer).address
-  const balanceOf = (who: Address) => clients.publicClient.readContract({ address: devnet.contracts.dollar, abi: demoDollarArtifact.abi, functionName: 'balanceOf', args: [who] })
+  const balanceOf = (who: Address) =>
+    clients.publicClient.readContract({
+      address: devnet.contracts.dollar,
+      abi: demoDollarArtifact.abi,
+      functionName: 'balanceOf',
+      args: [who],
+    })
   const executions = async (intentHash: Hex) => {
     const event = intentExecutorArtifact.abi.find((i) => i.type === 'event' && i.name === 'IntentExecuted')!
-    return (await clients.publicClient.getLogs({ address: devnet.contracts.executor, event, args: { intentHash }, fromBlock: 0n })).length
+    return (
+      await clients.publicClient.getLogs({
+        address: devnet.contracts.executor,
+        event,
+        args: { intentHash },
+        fromBlock: 0n,
+      })
+    ).length
   }
 
   before(async () => {
     devnet = await startDevnet()
     clients = createDevClients(devnet.anvil.rpcUrl, devnet.anvil.chainId)
     proxy = await startRpcResetProxy(devnet.anvil.rpcUrl)
-    gateway = await startTestGateway({ chains: [{ ...devnet.chain, rpcUrls: [proxy.url] }], payments: devnet.payments, receiptTimeoutMs: 3_000, reconcileIntervalMs: 200 })
+    gateway = await startTestGateway({
+      chains: [{ ...devnet.chain, rpcUrls: [proxy.url] }],
+      payments: devnet.payments,
+      receiptTimeoutMs: 3_000,
+      reconcileIntervalMs: 200,
+    })
   })
   after(async () => {
     await gateway?.close()
@@ -47,7 +65,11 @@ describe('x402 settlement whose answer is lost (EVM, in-process facilitator)', (
     const { fetch: paidFetch } = payingClient(devnet)
     const answers: number[] = []
     for (let i = 0; i < 3; i++) {
-      const res = await paidFetch(`${gateway.baseUrl}/intents/execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(intent) })
+      const res = await paidFetch(`${gateway.baseUrl}/intents/execute`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(intent),
+      })
       answers.push(res.status)
       await res.text()
       if (res.status !== 402) break
@@ -86,7 +108,11 @@ describe('x402 settlement whose answer is lost (EVM, in-process facilitator)', (
       })()
       assert.ok(done, `the intent ran (answers ${answers.join(', ')})`)
       assert.equal(await executions(intentHash), 1, 'the intent ran once')
-      assert.equal(await balanceOf(payer), payerBefore - price, `the payer paid exactly the price, once (answers ${answers.join(', ')})`)
+      assert.equal(
+        await balanceOf(payer),
+        payerBefore - price,
+        `the payer paid exactly the price, once (answers ${answers.join(', ')})`,
+      )
     })
   }
 
@@ -102,7 +128,11 @@ describe('x402 settlement whose answer is lost (EVM, in-process facilitator)', (
     try {
       proxy.resetAfterForward('eth_sendRawTransaction', 1)
       const { fetch: paidFetch } = payingClient(devnet)
-      first = await paidFetch(`${gateway.baseUrl}/intents/execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(intent) })
+      first = await paidFetch(`${gateway.baseUrl}/intents/execute`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(intent),
+      })
       proxy.resetAfterForward('eth_sendRawTransaction', 0)
       const body = (await first.json()) as { payment?: { status?: string } }
       assert.equal(first.status, 202, JSON.stringify(body).slice(0, 500))

@@ -19,20 +19,28 @@ describe('x402 settlement_pending (Solana, in-process facilitator)', () => {
   const price = 10_000n
   const payerBalance = () => devnet.payment.balanceOf(devnet.payment.payer)
   const recipientLamports = async () => (await devnet.rpc.getBalance(devnet.demo.recipient).send()).value
-  const execute = (body: unknown, headers: Record<string, string> = {}) => post(gateway.baseUrl, '/intents/execute', body, { 'x-chain-id': devnet.chainId, ...headers })
-  const state = (intentHash: string) => request(gateway.baseUrl, `/intents/${intentHash}`, { headers: { 'x-chain-id': devnet.chainId } })
+  const execute = (body: unknown, headers: Record<string, string> = {}) =>
+    post(gateway.baseUrl, '/intents/execute', body, { 'x-chain-id': devnet.chainId, ...headers })
+  const state = (intentHash: string) =>
+    request(gateway.baseUrl, `/intents/${intentHash}`, { headers: { 'x-chain-id': devnet.chainId } })
   async function paymentHeader(body: unknown): Promise<string> {
     const unpaid = await execute(body)
     assert.equal(unpaid.status, 402, unpaid.text)
     const { client } = await solanaPayingClient(devnet)
-    return encodePaymentSignatureHeader(await client.createPaymentPayload(decodePaymentRequiredHeader(unpaid.headers.get('payment-required')!)))
+    return encodePaymentSignatureHeader(
+      await client.createPaymentPayload(decodePaymentRequiredHeader(unpaid.headers.get('payment-required')!)),
+    )
   }
 
   before(async () => {
     devnet = await startSolanaDevnet()
     proxy = await startRpcHoldProxy(devnet.rpcUrl)
     // The gateway (its facilitator and its relayer) reaches the chain through the proxy; settlements wait 1.5 s for their confirmation.
-    gateway = await startSolanaPaidGateway(devnet, { rpcUrl: proxy.url, receiptTimeoutMs: 1_500, reconcileIntervalMs: 200 })
+    gateway = await startSolanaPaidGateway(devnet, {
+      rpcUrl: proxy.url,
+      receiptTimeoutMs: 1_500,
+      reconcileIntervalMs: 200,
+    })
   })
   after(async () => {
     await gateway?.close()
@@ -53,7 +61,11 @@ describe('x402 settlement_pending (Solana, in-process facilitator)', () => {
     assert.equal(pending.headers.get('location'), `/intents/${intentHash}`)
     const settlementTx = proxy.sentSignatures().at(-1)!
     assert.deepEqual(
-      { status: pending.body.payment.status, transaction: pending.body.payment.transaction, payer: pending.body.payment.payer },
+      {
+        status: pending.body.payment.status,
+        transaction: pending.body.payment.transaction,
+        payer: pending.body.payment.payer,
+      },
       { status: 'settlement_pending', transaction: settlementTx, payer: devnet.payment.payer },
     )
     assert.equal(pending.body.transactionHash, undefined, 'no execution was sent')
@@ -75,7 +87,10 @@ describe('x402 settlement_pending (Solana, in-process facilitator)', () => {
     )
     // Its events stream waits for the execution (not a 404: the intent will be sent).
     const events = new AbortController()
-    const stream = await fetch(`${gateway.baseUrl}/intents/${intentHash}/events`, { headers: { 'x-chain-id': devnet.chainId }, signal: events.signal })
+    const stream = await fetch(`${gateway.baseUrl}/intents/${intentHash}/events`, {
+      headers: { 'x-chain-id': devnet.chainId },
+      signal: events.signal,
+    })
     assert.equal(stream.status, 200)
     assert.match(stream.headers.get('content-type') ?? '', /^text\/event-stream/)
     events.abort()

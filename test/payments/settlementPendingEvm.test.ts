@@ -7,11 +7,11 @@ import { after, before, describe, it } from 'node:test'
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http'
 import type { Address, Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { demoDollarArtifact } from '../../src/contracts/demoDollarArtifact.ts'
-import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
 import { createDevClients } from '../../src/chains/evm/devnet/deployContracts.ts'
 import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
+import { demoDollarArtifact } from '../../src/contracts/demoDollarArtifact.ts'
+import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
 import { eventually } from '../support/eventually.ts'
 import { payingClient } from '../support/paymentsWorld.ts'
 import { type RpcHoldProxy, startRpcHoldProxy } from '../support/rpcHoldProxy.ts'
@@ -24,17 +24,35 @@ describe('x402 settlement_pending (EVM, in-process facilitator)', () => {
   let clients: ReturnType<typeof createDevClients>
   const price = 10_000n
   const payer = privateKeyToAccount(devnetAccounts.payer).address
-  const balanceOf = (who: Address) => clients.publicClient.readContract({ address: devnet.contracts.dollar, abi: demoDollarArtifact.abi, functionName: 'balanceOf', args: [who] })
+  const balanceOf = (who: Address) =>
+    clients.publicClient.readContract({
+      address: devnet.contracts.dollar,
+      abi: demoDollarArtifact.abi,
+      functionName: 'balanceOf',
+      args: [who],
+    })
   const executions = async (intentHash: Hex) => {
     const event = intentExecutorArtifact.abi.find((i) => i.type === 'event' && i.name === 'IntentExecuted')!
-    return (await clients.publicClient.getLogs({ address: devnet.contracts.executor, event, args: { intentHash }, fromBlock: 0n })).length
+    return (
+      await clients.publicClient.getLogs({
+        address: devnet.contracts.executor,
+        event,
+        args: { intentHash },
+        fromBlock: 0n,
+      })
+    ).length
   }
 
   before(async () => {
     devnet = await startDevnet()
     clients = createDevClients(devnet.anvil.rpcUrl, devnet.anvil.chainId)
     proxy = await startRpcHoldProxy(devnet.anvil.rpcUrl)
-    gateway = await startTestGateway({ chains: [{ ...devnet.chain, rpcUrls: [proxy.url] }], payments: devnet.payments, receiptTimeoutMs: 1_500, reconcileIntervalMs: 200 })
+    gateway = await startTestGateway({
+      chains: [{ ...devnet.chain, rpcUrls: [proxy.url] }],
+      payments: devnet.payments,
+      receiptTimeoutMs: 1_500,
+      reconcileIntervalMs: 200,
+    })
   })
   after(async () => {
     await gateway?.close()
@@ -46,19 +64,26 @@ describe('x402 settlement_pending (EVM, in-process facilitator)', () => {
     const intent = await signedIntent(devnet, { nonce: '900' })
     const unpaid = await post(gateway.baseUrl, '/intents/execute', intent)
     assert.equal(unpaid.status, 402)
-    const payload = await payingClient(devnet).client.createPaymentPayload(decodePaymentRequiredHeader(unpaid.headers.get('payment-required')!))
+    const payload = await payingClient(devnet).client.createPaymentPayload(
+      decodePaymentRequiredHeader(unpaid.headers.get('payment-required')!),
+    )
     const intentHash = unpaid.headers.get('x-intent-hash') as Hex
     const payerBefore = await balanceOf(payer)
 
     proxy.holdStatuses(true)
-    const pending = await post(gateway.baseUrl, '/intents/execute', intent, { 'payment-signature': encodePaymentSignatureHeader(payload) })
+    const pending = await post(gateway.baseUrl, '/intents/execute', intent, {
+      'payment-signature': encodePaymentSignatureHeader(payload),
+    })
     proxy.holdStatuses(false)
     assert.equal(pending.status, 202, pending.text)
     assert.equal(pending.headers.get('x-erc1066-status'), '0xF3')
     assert.equal(pending.headers.get('location'), `/intents/${intentHash}`)
     assert.equal(pending.body.payment.status, 'settlement_pending')
     assert.match(pending.body.payment.transaction, /^0x[0-9a-f]{64}$/)
-    assert.equal(decodePaymentResponseHeader(pending.headers.get('payment-response')!).errorReason, 'settlement_pending')
+    assert.equal(
+      decodePaymentResponseHeader(pending.headers.get('payment-response')!).errorReason,
+      'settlement_pending',
+    )
     assert.equal(await executions(intentHash), 0, 'nothing sent while the settlement is unconfirmed')
     const retry = await post(gateway.baseUrl, '/intents/execute', intent)
     assert.equal(retry.status, 202, 'a retry waits: never a 402')

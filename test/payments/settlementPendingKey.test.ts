@@ -23,14 +23,26 @@ describe('Idempotency-Key through a pending x402 settlement (EVM)', () => {
   let clients: ReturnType<typeof createDevClients>
   const executions = async (intentHash: Hex) => {
     const event = intentExecutorArtifact.abi.find((i) => i.type === 'event' && i.name === 'IntentExecuted')!
-    return (await clients.publicClient.getLogs({ address: devnet.contracts.executor, event, args: { intentHash }, fromBlock: 0n })).length
+    return (
+      await clients.publicClient.getLogs({
+        address: devnet.contracts.executor,
+        event,
+        args: { intentHash },
+        fromBlock: 0n,
+      })
+    ).length
   }
 
   before(async () => {
     devnet = await startDevnet()
     clients = createDevClients(devnet.anvil.rpcUrl, devnet.anvil.chainId)
     proxy = await startRpcHoldProxy(devnet.anvil.rpcUrl)
-    gateway = await startTestGateway({ chains: [{ ...devnet.chain, rpcUrls: [proxy.url] }], payments: devnet.payments, receiptTimeoutMs: 1_500, reconcileIntervalMs: 200 })
+    gateway = await startTestGateway({
+      chains: [{ ...devnet.chain, rpcUrls: [proxy.url] }],
+      payments: devnet.payments,
+      receiptTimeoutMs: 1_500,
+      reconcileIntervalMs: 200,
+    })
   })
   after(async () => {
     await gateway?.close()
@@ -44,10 +56,15 @@ describe('Idempotency-Key through a pending x402 settlement (EVM)', () => {
     const unpaid = await post(gateway.baseUrl, '/intents/execute', intent, { 'idempotency-key': key })
     assert.equal(unpaid.status, 402, unpaid.text)
     const intentHash = unpaid.headers.get('x-intent-hash') as Hex
-    const payload = await payingClient(devnet).client.createPaymentPayload(decodePaymentRequiredHeader(unpaid.headers.get('payment-required')!))
+    const payload = await payingClient(devnet).client.createPaymentPayload(
+      decodePaymentRequiredHeader(unpaid.headers.get('payment-required')!),
+    )
 
     proxy.holdStatuses(true)
-    const pending = await post(gateway.baseUrl, '/intents/execute', intent, { 'payment-signature': encodePaymentSignatureHeader(payload), 'idempotency-key': key })
+    const pending = await post(gateway.baseUrl, '/intents/execute', intent, {
+      'payment-signature': encodePaymentSignatureHeader(payload),
+      'idempotency-key': key,
+    })
     proxy.holdStatuses(false)
     assert.equal(pending.status, 202, pending.text)
     assert.equal(pending.body.payment.status, 'settlement_pending', pending.text)

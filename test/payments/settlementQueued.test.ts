@@ -14,11 +14,11 @@ import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { type Address, type Hex, parseTransaction } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { demoDollarArtifact } from '../../src/contracts/demoDollarArtifact.ts'
-import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
 import { createDevClients } from '../../src/chains/evm/devnet/deployContracts.ts'
 import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
+import { demoDollarArtifact } from '../../src/contracts/demoDollarArtifact.ts'
+import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
 import { eventually } from '../support/eventually.ts'
 import { chainEnv, startGatewayProcess } from '../support/gatewayProcess.ts'
 import { payingClient } from '../support/paymentsWorld.ts'
@@ -36,17 +36,36 @@ describe('x402 on EVM: a settlement queued in the node behind a lost one when th
   const running = new Set<GatewayProcess>()
   const payer = privateKeyToAccount(devnetAccounts.payer).address
   const facilitator = privateKeyToAccount(devnetAccounts.facilitator).address
-  const balanceOf = (who: Address) => clients.publicClient.readContract({ address: devnet.contracts.dollar, abi: demoDollarArtifact.abi, functionName: 'balanceOf', args: [who] })
+  const balanceOf = (who: Address) =>
+    clients.publicClient.readContract({
+      address: devnet.contracts.dollar,
+      abi: demoDollarArtifact.abi,
+      functionName: 'balanceOf',
+      args: [who],
+    })
   const executions = async (intentHash: Hex) => {
     const event = intentExecutorArtifact.abi.find((i) => i.type === 'event' && i.name === 'IntentExecuted')!
-    return (await clients.publicClient.getLogs({ address: devnet.contracts.executor, event, args: { intentHash }, fromBlock: 0n })).length
+    return (
+      await clients.publicClient.getLogs({
+        address: devnet.contracts.executor,
+        event,
+        args: { intentHash },
+        fromBlock: 0n,
+      })
+    ).length
   }
   const start = async () => {
     const { payment } = devnet.demo
     const prices = JSON.stringify({
       [`eip155:${devnet.anvil.chainId}`]: {
         // Short-lived authorizations: the lost settlement's payment is released once its validBefore passes.
-        execute: { asset: payment.asset, amount: price.toString(), payTo: payment.payTo, extra: { name: payment.name, version: payment.version }, maxTimeoutSeconds: 12 },
+        execute: {
+          asset: payment.asset,
+          amount: price.toString(),
+          payTo: payment.payTo,
+          extra: { name: payment.name, version: payment.version },
+          maxTimeoutSeconds: 12,
+        },
       },
     })
     const started = await startGatewayProcess({
@@ -62,7 +81,11 @@ describe('x402 on EVM: a settlement queued in the node behind a lost one when th
   }
   const paidExecute = (baseUrl: string, body: unknown) =>
     payingClient(devnet)
-      .fetch(`${baseUrl}/intents/execute`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-chain-id': '31337' }, body: JSON.stringify(body) })
+      .fetch(`${baseUrl}/intents/execute`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-chain-id': '31337' },
+        body: JSON.stringify(body),
+      })
       .then(async (r) => ({ status: r.status, hash: r.headers.get('x-intent-hash') as Hex, text: await r.text() }))
       .catch((err: unknown) => ({ status: 0, hash: undefined as unknown as Hex, text: String((err as Error).message) }))
 
@@ -91,15 +114,25 @@ describe('x402 on EVM: a settlement queued in the node behind a lost one when th
     proxy.holdSends(true)
     for (const intent of intents) void paidExecute(first.baseUrl, intent)
     await eventually('both settlements broadcast', 20_000, async () => (proxy.heldSends() === 2 ? true : undefined))
-    const nonces = proxy.heldBodies().map((body) => parseTransaction((JSON.parse(body) as { params: [Hex] }).params[0]).nonce!)
+    const nonces = proxy
+      .heldBodies()
+      .map((body) => parseTransaction((JSON.parse(body) as { params: [Hex] }).params[0]).nonce!)
     await proxy.flushSend(nonces[0]! > nonces[1]! ? 0 : 1)
     first.gw.child.kill('SIGKILL')
     await first.gw.exit
     running.delete(first.gw)
     proxy.dropSends()
     proxy.holdSends(false)
-    const pool = (await rpc(devnet.anvil.rpcUrl, 'txpool_content', [])) as { queued: Record<string, Record<string, unknown>> }
-    assert.equal(Object.keys(Object.entries(pool.queued).find(([from]) => from.toLowerCase() === facilitator.toLowerCase())?.[1] ?? {}).length, 1, 'the later settlement waits queued in the node')
+    const pool = (await rpc(devnet.anvil.rpcUrl, 'txpool_content', [])) as {
+      queued: Record<string, Record<string, unknown>>
+    }
+    assert.equal(
+      Object.keys(
+        Object.entries(pool.queued).find(([from]) => from.toLowerCase() === facilitator.toLowerCase())?.[1] ?? {},
+      ).length,
+      1,
+      'the later settlement waits queued in the node',
+    )
 
     // Restarted: the agents send their intents again, as the x402 client does, until served.
     const second = await start()
@@ -118,7 +151,9 @@ describe('x402 on EVM: a settlement queued in the node behind a lost one when th
       `both served: ${JSON.stringify(served)}`,
     )
     const hashes = served.map((s) => s!.hash)
-    await eventually('both executed', 10_000, async () => ((await Promise.all(hashes.map(executions))).every((n) => n === 1) ? true : undefined))
+    await eventually('both executed', 10_000, async () =>
+      (await Promise.all(hashes.map(executions))).every((n) => n === 1) ? true : undefined,
+    )
     assert.equal(await balanceOf(payer), payerBefore - 2n * price, 'charged exactly once per intent')
   })
 })

@@ -36,23 +36,44 @@ for (const engine of ['sqlite', 'postgres'] as const) {
     let clients: ReturnType<typeof createDevClients>
     let nextNonce = 700
     const chainId = () => `eip155:${devnet.anvil.chainId}`
-    const balanceOf = (who: Address) => clients.publicClient.readContract({ address: devnet.contracts.dollar, abi: demoDollarArtifact.abi, functionName: 'balanceOf', args: [who] })
+    const balanceOf = (who: Address) =>
+      clients.publicClient.readContract({
+        address: devnet.contracts.dollar,
+        abi: demoDollarArtifact.abi,
+        functionName: 'balanceOf',
+        args: [who],
+      })
     const executions = async (intentHash: Hex) => {
       const event = intentExecutorArtifact.abi.find((i) => i.type === 'event' && i.name === 'IntentExecuted')!
-      return (await clients.publicClient.getLogs({ address: devnet.contracts.executor, event, args: { intentHash }, fromBlock: 0n })).length
+      return (
+        await clients.publicClient.getLogs({
+          address: devnet.contracts.executor,
+          event,
+          args: { intentHash },
+          fromBlock: 0n,
+        })
+      ).length
     }
     const paymentOf = async (intentHash: Hex) => (await gateway.journal.payments.forIntent(chainId(), intentHash))[0]!
     const metric = async (outcome: string) =>
-      valueOf(parseMetrics(await gateway.metrics.registry.getSingleMetricAsString('intent_gateway_payments_total')), 'intent_gateway_payments_total', { chain: chainId(), outcome }) ?? 0
+      valueOf(
+        parseMetrics(await gateway.metrics.registry.getSingleMetricAsString('intent_gateway_payments_total')),
+        'intent_gateway_payments_total',
+        { chain: chainId(), outcome },
+      ) ?? 0
 
     /** A paid execute, answered 202 (mined, not final); its payment settled on a recorded block. */
     async function paidExecute() {
       const intent = await signedIntent(devnet, { nonce: String(nextNonce++) })
       const unpaid = await post(gateway.baseUrl, '/intents/execute', intent)
       assert.equal(unpaid.status, 402, unpaid.text)
-      const payload: PaymentPayload = await payingClient(devnet).client.createPaymentPayload(decodePaymentRequiredHeader(unpaid.headers.get('payment-required')!))
+      const payload: PaymentPayload = await payingClient(devnet).client.createPaymentPayload(
+        decodePaymentRequiredHeader(unpaid.headers.get('payment-required')!),
+      )
       const payerBefore = await balanceOf(payerAccount.address)
-      const paid = await post(gateway.baseUrl, '/intents/execute', intent, { 'payment-signature': encodePaymentSignatureHeader(payload) })
+      const paid = await post(gateway.baseUrl, '/intents/execute', intent, {
+        'payment-signature': encodePaymentSignatureHeader(payload),
+      })
       assert.equal(paid.status, 202, paid.text)
       assert.equal(paid.body.state, 'mined', paid.text)
       const intentHash = paid.body.intentHash as Hex
@@ -82,11 +103,14 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         payments: devnet.payments,
         confirmations: 3,
         reconcileIntervalMs: 200,
-        ...(database ? { storage: { databaseUrl: database.url, redisUrl: undefined, instanceId: 'settlement-reorg' } } : {}),
+        ...(database
+          ? { storage: { databaseUrl: database.url, redisUrl: undefined, instanceId: 'settlement-reorg' } }
+          : {}),
       })
     })
     after(async () => {
-      if (process.env.SETTLEMENT_REORG_LOGS) (await import('node:fs')).writeFileSync(`${process.env.SETTLEMENT_REORG_LOGS}.${engine}`, gateway.logs.join(''))
+      if (process.env.SETTLEMENT_REORG_LOGS)
+        (await import('node:fs')).writeFileSync(`${process.env.SETTLEMENT_REORG_LOGS}.${engine}`, gateway.logs.join(''))
       await gateway?.close()
       await proxy?.close()
       await devnet?.stop()
@@ -105,7 +129,9 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       assert.equal(resent.state, 'settled')
       assert.ok(gateway.logs.some((l) => l.includes('the same signed authorization sent again')))
       // The execution the reorg took too is sent again by the reconciler; then both are made deep.
-      await eventually('the execution mined again', 20_000, async () => ((await executions(intentHash)) === 1 ? true : undefined))
+      await eventually('the execution mined again', 20_000, async () =>
+        (await executions(intentHash)) === 1 ? true : undefined,
+      )
       await rpc(devnet.anvil.rpcUrl, 'anvil_mine', ['0x3'])
       const final = await eventually('the settlement final at depth and its execution delivered', 20_000, async () => {
         const p = await paymentOf(intentHash)
@@ -135,14 +161,19 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       })
       assert.equal(moved.transaction, settled.transaction, 'the same transaction, not another')
       assert.ok(gateway.logs.some((l) => l.includes('mined again in another block')))
-      await eventually('the execution mined again', 20_000, async () => ((await executions(intentHash)) === 1 ? true : undefined))
+      await eventually('the execution mined again', 20_000, async () =>
+        (await executions(intentHash)) === 1 ? true : undefined,
+      )
       await rpc(devnet.anvil.rpcUrl, 'anvil_mine', ['0x3'])
       const final = await eventually('the settlement final at depth and its execution delivered', 20_000, async () => {
         const p = await paymentOf(intentHash)
         return p.settlementFinal && p.state === 'consumed' ? p : undefined
       })
       assert.equal(final.transaction, settled.transaction)
-      assert.equal((await clients.publicClient.getBlock({ blockNumber: final.settlementBlock!.number })).hash, final.settlementBlock!.hash)
+      assert.equal(
+        (await clients.publicClient.getBlock({ blockNumber: final.settlementBlock!.number })).hash,
+        final.settlementBlock!.hash,
+      )
       assert.equal(await balanceOf(payerAccount.address), payerBefore - price, 'the payer paid exactly the price, once')
       assert.equal(await executions(intentHash), 1, 'the intent ran once')
       assert.equal(await metric('resent'), resentBefore, 'nothing was sent again')
@@ -159,7 +190,10 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         type: 'eip1559',
         to: original.to!,
         data: original.input,
-        nonce: await clients.publicClient.getTransactionCount({ address: stranger.address, blockNumber: settled.settlementBlock!.number - 1n }),
+        nonce: await clients.publicClient.getTransactionCount({
+          address: stranger.address,
+          blockNumber: settled.settlementBlock!.number - 1n,
+        }),
         gas: 200_000n,
         maxFeePerGas: parseGwei('100'),
         maxPriorityFeePerGas: parseGwei('1'),
@@ -171,9 +205,13 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       })
       assert.equal(moved.transaction, keccak256(usedByStranger))
       assert.ok(gateway.logs.some((l) => l.includes('its authorization was used by another transaction')))
-      await eventually('the execution mined again', 20_000, async () => ((await executions(intentHash)) === 1 ? true : undefined))
+      await eventually('the execution mined again', 20_000, async () =>
+        (await executions(intentHash)) === 1 ? true : undefined,
+      )
       await rpc(devnet.anvil.rpcUrl, 'anvil_mine', ['0x3'])
-      await eventually('the settlement final at depth', 20_000, async () => ((await paymentOf(intentHash)).settlementFinal ? true : undefined))
+      await eventually('the settlement final at depth', 20_000, async () =>
+        (await paymentOf(intentHash)).settlementFinal ? true : undefined,
+      )
       assert.equal(await balanceOf(payerAccount.address), payerBefore - price, 'the payer paid exactly the price, once')
       assert.equal(await executions(intentHash), 1, 'the intent ran once')
       assert.equal(await metric('resent'), resentBefore, 'nothing was sent again')
@@ -184,7 +222,12 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       // The payer's cancelAuthorization, mined in the first block of the chain that replaces the settlement's.
       const forkParent = settled.settlementBlock!.number - 1n
       const signature = await payerAccount.signTypedData({
-        domain: { name: devnet.demo.payment.name, version: devnet.demo.payment.version, chainId: devnet.anvil.chainId, verifyingContract: devnet.contracts.dollar },
+        domain: {
+          name: devnet.demo.payment.name,
+          version: devnet.demo.payment.version,
+          chainId: devnet.anvil.chainId,
+          verifyingContract: devnet.contracts.dollar,
+        },
         types: {
           CancelAuthorization: [
             { name: 'authorizer', type: 'address' },
@@ -198,8 +241,15 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         chainId: devnet.anvil.chainId,
         type: 'eip1559',
         to: devnet.contracts.dollar,
-        data: encodeFunctionData({ abi: cancelAbi, functionName: 'cancelAuthorization', args: [payerAccount.address, authorization.nonce, signature] }),
-        nonce: await clients.publicClient.getTransactionCount({ address: payerAccount.address, blockNumber: forkParent }),
+        data: encodeFunctionData({
+          abi: cancelAbi,
+          functionName: 'cancelAuthorization',
+          args: [payerAccount.address, authorization.nonce, signature],
+        }),
+        nonce: await clients.publicClient.getTransactionCount({
+          address: payerAccount.address,
+          blockNumber: forkParent,
+        }),
         gas: 100_000n,
         maxFeePerGas: parseGwei('100'),
         maxPriorityFeePerGas: parseGwei('1'),
@@ -226,7 +276,9 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       proxy.holdSends(true)
       await reorgFrom(settled.settlementBlock!.number)
       const head = await clients.publicClient.getBlock()
-      await rpc(devnet.anvil.rpcUrl, 'evm_increaseTime', [Number(BigInt(authorization.validBefore) - head.timestamp) + 1])
+      await rpc(devnet.anvil.rpcUrl, 'evm_increaseTime', [
+        Number(BigInt(authorization.validBefore) - head.timestamp) + 1,
+      ])
       await rpc(devnet.anvil.rpcUrl, 'anvil_mine', ['0x1'])
       proxy.dropSends()
       proxy.holdSends(false)
@@ -234,8 +286,15 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         const p = await paymentOf(intentHash)
         return p.state === 'reorged' ? p : undefined
       })
-      assert.match(reorged.reason!, /^reorged: the settlement 0x[0-9a-f]{64} was orphaned by a reorg and cannot be sent again: its authorization expired/)
-      assert.ok(gateway.logs.some((l) => l.includes('x402 settlement reorged: orphaned and cannot be sent again; nothing charged')))
+      assert.match(
+        reorged.reason!,
+        /^reorged: the settlement 0x[0-9a-f]{64} was orphaned by a reorg and cannot be sent again: its authorization expired/,
+      )
+      assert.ok(
+        gateway.logs.some((l) =>
+          l.includes('x402 settlement reorged: orphaned and cannot be sent again; nothing charged'),
+        ),
+      )
       await rpc(devnet.anvil.rpcUrl, 'anvil_mine', ['0x3'])
       await new Promise((resolve) => setTimeout(resolve, 1_000))
       assert.equal(await balanceOf(payerAccount.address), payerBefore, 'the payer was not charged')

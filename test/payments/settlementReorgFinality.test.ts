@@ -11,8 +11,13 @@ import type { SolanaDevnet } from '../../src/chains/solana/devnet/startSolanaDev
 import { opsConfig } from '../../src/config/opsConfig.ts'
 import { createGateway, type Gateway } from '../../src/createGateway.ts'
 import { createLogger } from '../../src/logging/createLogger.ts'
-import { type SolanaGateway, solanaAdapterFor, startSolanaDevnet, startSolanaGateway } from '../support/solanaGateway.ts'
-import { startSuiWorld, type SuiWorld } from '../support/suiGateway.ts'
+import {
+  type SolanaGateway,
+  solanaAdapterFor,
+  startSolanaDevnet,
+  startSolanaGateway,
+} from '../support/solanaGateway.ts'
+import { type SuiWorld, startSuiWorld } from '../support/suiGateway.ts'
 import { testConfig } from '../support/testConfig.ts'
 import { request } from '../support/testGateway.ts'
 

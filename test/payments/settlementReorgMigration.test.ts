@@ -57,8 +57,16 @@ async function checkUpgraded(ledger: PaymentLedger, oldIds: number[]) {
   assert.equal(await ledger.markReorged(id, 'reorged: again'), false, 'compare-and-set: once')
   const [reorged] = await ledger.forIntent('eip155:31337', reservation(3).intentHash)
   assert.deepEqual([reorged?.state, reorged?.reason], ['reorged', 'reorged: test'])
-  assert.equal((await ledger.creditFor({ route: 'execute', chainId: 'eip155:31337', intentHash: reservation(3).intentHash }))?.id, undefined, 'a reorged payment is no credit')
-  assert.equal((await ledger.reserve(reservation(3))).kind, 'authorization-used', 'its authorization pays for nothing else')
+  assert.equal(
+    (await ledger.creditFor({ route: 'execute', chainId: 'eip155:31337', intentHash: reservation(3).intentHash }))?.id,
+    undefined,
+    'a reorged payment is no credit',
+  )
+  assert.equal(
+    (await ledger.reserve(reservation(3))).kind,
+    'authorization-used',
+    'its authorization pays for nothing else',
+  )
 }
 
 describe('payments table upgrade: settlement blocks and `reorged`', () => {
@@ -86,7 +94,11 @@ CREATE TABLE x402_payments (
     ] as const) {
       insert.run({ ...reservation(n), state, tx: tx(n) })
     }
-    assert.throws(() => db.exec(`UPDATE x402_payments SET state = 'reorged' WHERE id = 2`), /CHECK constraint failed/, 'schema 7 has no reorged state')
+    assert.throws(
+      () => db.exec(`UPDATE x402_payments SET state = 'reorged' WHERE id = 2`),
+      /CHECK constraint failed/,
+      'schema 7 has no reorged state',
+    )
     db.pragma('user_version = 7')
     db.close()
 
@@ -116,7 +128,11 @@ CREATE TABLE x402_payments (
       await admin.connect()
       await undoLaterPostgresMigrations(admin, 11)
       await admin.query('DELETE FROM journal_migrations WHERE version >= 11')
-      await assert.rejects(admin.query(`UPDATE x402_payments SET state = 'reorged' WHERE id = 2`), /x402_payments_state_check/, 'schema 10 has no reorged state')
+      await assert.rejects(
+        admin.query(`UPDATE x402_payments SET state = 'reorged' WHERE id = 2`),
+        /x402_payments_state_check/,
+        'schema 10 has no reorged state',
+      )
       await admin.end()
 
       const journal = await openPostgresJournal({ url: database.url })

@@ -22,19 +22,27 @@ describe('a Solana settlement whose broadcast answer is lost (in-process facilit
   const price = 10_000n
   const payerBalance = () => devnet.payment.balanceOf(devnet.payment.payer)
   const recipientLamports = async () => (await devnet.rpc.getBalance(devnet.demo.recipient).send()).value
-  const execute = (body: unknown, headers: Record<string, string> = {}) => post(gateway.baseUrl, '/intents/execute', body, { 'x-chain-id': devnet.chainId, ...headers })
-  const state = (intentHash: string) => request(gateway.baseUrl, `/intents/${intentHash}`, { headers: { 'x-chain-id': devnet.chainId } })
+  const execute = (body: unknown, headers: Record<string, string> = {}) =>
+    post(gateway.baseUrl, '/intents/execute', body, { 'x-chain-id': devnet.chainId, ...headers })
+  const state = (intentHash: string) =>
+    request(gateway.baseUrl, `/intents/${intentHash}`, { headers: { 'x-chain-id': devnet.chainId } })
   async function paymentHeader(body: unknown): Promise<string> {
     const unpaid = await execute(body)
     assert.equal(unpaid.status, 402, unpaid.text)
     const { client } = await solanaPayingClient(devnet)
-    return encodePaymentSignatureHeader(await client.createPaymentPayload(decodePaymentRequiredHeader(unpaid.headers.get('payment-required')!)))
+    return encodePaymentSignatureHeader(
+      await client.createPaymentPayload(decodePaymentRequiredHeader(unpaid.headers.get('payment-required')!)),
+    )
   }
 
   before(async () => {
     devnet = await startSolanaDevnet()
     proxy = await startRpcHoldProxy(devnet.rpcUrl)
-    gateway = await startSolanaPaidGateway(devnet, { rpcUrl: proxy.url, receiptTimeoutMs: 3_000, reconcileIntervalMs: 200 })
+    gateway = await startSolanaPaidGateway(devnet, {
+      rpcUrl: proxy.url,
+      receiptTimeoutMs: 3_000,
+      reconcileIntervalMs: 200,
+    })
   })
   after(async () => {
     await gateway?.close()
@@ -54,7 +62,10 @@ describe('a Solana settlement whose broadcast answer is lost (in-process facilit
     assert.equal(paid.status, 200, paid.text)
     assert.equal(paid.headers.get('x-erc1066-status'), '0x11')
     const response = decodePaymentResponseHeader(paid.headers.get('payment-response')!)
-    assert.deepEqual({ success: response.success, transaction: response.transaction }, { success: true, transaction: settlementTx })
+    assert.deepEqual(
+      { success: response.success, transaction: response.transaction },
+      { success: true, transaction: settlementTx },
+    )
     assert.equal(await payerBalance(), payerBefore - price, 'charged once')
     assert.equal(await recipientLamports(), lamportsBefore + 1_000n, 'the intent ran once')
 

@@ -8,10 +8,16 @@
 import assert from 'node:assert/strict'
 import { createServer, type Server } from 'node:http'
 import { after, before, describe, it } from 'node:test'
-import { type Address, createKeyPairSignerFromPrivateKeyBytes, getBase64Encoder, getCompiledTransactionMessageDecoder, getTransactionDecoder } from '@solana/kit'
+import {
+  type Address,
+  createKeyPairSignerFromPrivateKeyBytes,
+  getBase64Encoder,
+  getCompiledTransactionMessageDecoder,
+  getTransactionDecoder,
+} from '@solana/kit'
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http'
-import { accountSizes } from '../../src/chains/solana/intentGatewayProgram.ts'
 import { type SolanaDevnet, startSolanaDevnet } from '../../src/chains/solana/devnet/startSolanaDevnet.ts'
+import { accountSizes } from '../../src/chains/solana/intentGatewayProgram.ts'
 import { assertCommonHeaders } from '../support/assertCommonHeaders.ts'
 import { signedSolanaIntent, solanaPayingClient, startSolanaPaidGateway } from '../support/solanaPayments.ts'
 import { post, request, type TestGateway } from '../support/testGateway.ts'
@@ -23,7 +29,9 @@ async function startSettlementProxy(target: string, settler: Address) {
     let body = ''
     req.on('data', (d) => (body += d))
     req.on('end', async () => {
-      const answer = await (await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).text()
+      const answer = await (
+        await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+      ).text()
       const call = JSON.parse(body) as { method?: string; params?: unknown[] }
       if (call.method === 'sendTransaction' && afterSettlement) {
         const tx = getTransactionDecoder().decode(getBase64Encoder().encode(call.params![0] as string))
@@ -67,21 +75,31 @@ describe('a paid Solana execute refused after its settlement (issue 40, item 1b)
 
   it('simulates again once the settlement is confirmed: refused with its code and payment.status "credited", nothing sent; a repeat runs on the credit (was: sent after the settlement)', async () => {
     const { body, intentHash } = signedSolanaIntent(devnet)
-    const execute = (headers: Record<string, string> = {}) => post(gateway.baseUrl, '/intents/execute', body, { 'x-chain-id': devnet.chainId, ...headers })
+    const execute = (headers: Record<string, string> = {}) =>
+      post(gateway.baseUrl, '/intents/execute', body, { 'x-chain-id': devnet.chainId, ...headers })
     const unpaid = await execute()
     assert.equal(unpaid.status, 402, unpaid.text)
     const { client } = await solanaPayingClient(devnet)
-    const payload = await client.createPaymentPayload(decodePaymentRequiredHeader(unpaid.headers.get('payment-required')!))
+    const payload = await client.createPaymentPayload(
+      decodePaymentRequiredHeader(unpaid.headers.get('payment-required')!),
+    )
 
     // The sender's vault, emptied down to its rent the moment the settlement is sent.
     const vault = await devnet.program.vaultAddress(devnet.demo.sender as Address)
     const account = (await devnet.rpc.getAccountInfo(vault, { encoding: 'base64' }).send()).value!
-    const asAccount = (lamports: bigint) => [vault, { lamports: lamports.toString(), data: account.data[0], owner: account.owner, executable: account.executable }]
+    const asAccount = (lamports: bigint) => [
+      vault,
+      { lamports: lamports.toString(), data: account.data[0], owner: account.owner, executable: account.executable },
+    ]
     const rent = await devnet.rpc.getMinimumBalanceForRentExemption(BigInt(accountSizes.vault)).send()
     proxy.onSettlement(() => devnet.control('litesvm_setAccount', asAccount(rent)).then(() => undefined))
 
     const relayer = (await createKeyPairSignerFromPrivateKeyBytes(devnet.relayerSecretKey)).address
-    const before = { payer: await devnet.payment.balanceOf(devnet.payment.payer), relayer: await lamportsOf(relayer), recipient: await lamportsOf(devnet.demo.recipient) }
+    const before = {
+      payer: await devnet.payment.balanceOf(devnet.payment.payer),
+      relayer: await lamportsOf(relayer),
+      recipient: await lamportsOf(devnet.demo.recipient),
+    }
     const res = await execute({ 'payment-signature': encodePaymentSignatureHeader(payload) })
     assert.equal(res.body.erc1066Status, '0x54', res.text)
     assertCommonHeaders(res, { status: '0x54', chainId: devnet.chainId, chainType: 'solana', intentHash })
@@ -89,10 +107,16 @@ describe('a paid Solana execute refused after its settlement (issue 40, item 1b)
     assert.match(res.body.payment.detail, /stays this intent's credit/)
     const settlement = decodePaymentResponseHeader(res.headers.get('payment-response')!)
     assert.equal(settlement.success, true, 'the payment was settled')
-    assert.equal(await devnet.payment.balanceOf(devnet.payment.payer), before.payer - devnet.payment.amount, 'charged once')
+    assert.equal(
+      await devnet.payment.balanceOf(devnet.payment.payer),
+      before.payer - devnet.payment.amount,
+      'charged once',
+    )
     assert.equal(await lamportsOf(relayer), before.relayer, 'the relayer sent and paid nothing')
     assert.equal(await lamportsOf(devnet.demo.recipient), before.recipient, 'the intent did not run')
-    const state = await request(gateway.baseUrl, `/intents/${intentHash}`, { headers: { 'x-chain-id': devnet.chainId } })
+    const state = await request(gateway.baseUrl, `/intents/${intentHash}`, {
+      headers: { 'x-chain-id': devnet.chainId },
+    })
     assert.deepEqual(
       state.body.payments.map((p: { state: string }) => p.state),
       ['settled'],
@@ -104,7 +128,11 @@ describe('a paid Solana execute refused after its settlement (issue 40, item 1b)
     const again = await execute()
     assert.equal(again.status, 200, again.text)
     assertCommonHeaders(again, { status: '0x11', chainId: devnet.chainId, chainType: 'solana', intentHash })
-    assert.equal(await devnet.payment.balanceOf(devnet.payment.payer), before.payer - devnet.payment.amount, 'not charged again')
+    assert.equal(
+      await devnet.payment.balanceOf(devnet.payment.payer),
+      before.payer - devnet.payment.amount,
+      'not charged again',
+    )
     assert.equal(await lamportsOf(devnet.demo.recipient), before.recipient + 1_000n)
   })
 })

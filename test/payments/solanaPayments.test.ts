@@ -3,18 +3,18 @@
 // TransferChecked with the facilitator as fee payer), verified, co-signed and settled by the
 // in-process facilitator. The payer pays exactly the price, once; the intent runs once.
 import assert from 'node:assert/strict'
-import { after, before, describe, it } from 'node:test'
-import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http'
-import type { PaymentPayload, PaymentRequired } from '@x402/core/types'
 import { execFile } from 'node:child_process'
+import { after, before, describe, it } from 'node:test'
 import { promisify } from 'node:util'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http'
+import type { PaymentPayload, PaymentRequired } from '@x402/core/types'
 import { x402Client } from '@x402/fetch'
-import { solanaDemoCommands } from '../../src/chains/solana/devnet/solanaDemoCommands.ts'
 import { ExactSvmScheme } from '@x402/svm/exact/client'
-import { solanaClusterNetworks } from '../../src/config/paymentsConfig.ts'
+import { solanaDemoCommands } from '../../src/chains/solana/devnet/solanaDemoCommands.ts'
 import { type SolanaDevnet, startSolanaDevnet } from '../../src/chains/solana/devnet/startSolanaDevnet.ts'
+import { solanaClusterNetworks } from '../../src/config/paymentsConfig.ts'
 import { signedSolanaIntent, solanaPayingClient, startSolanaPaidGateway } from '../support/solanaPayments.ts'
 import { post, request, type TestGateway } from '../support/testGateway.ts'
 
@@ -22,8 +22,12 @@ describe('x402 payments for Solana executes, end to end', () => {
   let devnet: SolanaDevnet
   let gateway: TestGateway
   const price = 10_000n
-  const balances = async () => ({ payer: await devnet.payment.balanceOf(devnet.payment.payer), treasury: await devnet.payment.balanceOf(devnet.payment.payTo) })
-  const execute = (body: unknown, headers: Record<string, string> = {}) => post(gateway.baseUrl, '/intents/execute', body, { 'x-chain-id': devnet.chainId, ...headers })
+  const balances = async () => ({
+    payer: await devnet.payment.balanceOf(devnet.payment.payer),
+    treasury: await devnet.payment.balanceOf(devnet.payment.payTo),
+  })
+  const execute = (body: unknown, headers: Record<string, string> = {}) =>
+    post(gateway.baseUrl, '/intents/execute', body, { 'x-chain-id': devnet.chainId, ...headers })
   /** How many times the intent's transaction ran on the chain: the recipient got 1000 lamports per run. */
   const recipientLamports = async () => (await devnet.rpc.getBalance(devnet.demo.recipient).send()).value
 
@@ -37,7 +41,9 @@ describe('x402 payments for Solana executes, end to end', () => {
   })
 
   /** The 402's offer, and a payment for it made by the unmodified client. */
-  async function paymentFor(body: unknown): Promise<{ required: PaymentRequired; payload: PaymentPayload; header: string }> {
+  async function paymentFor(
+    body: unknown,
+  ): Promise<{ required: PaymentRequired; payload: PaymentPayload; header: string }> {
     const unpaid = await execute(body)
     assert.equal(unpaid.status, 402, unpaid.text)
     const required = decodePaymentRequiredHeader(unpaid.headers.get('payment-required')!)
@@ -63,7 +69,10 @@ describe('x402 payments for Solana executes, end to end', () => {
       maxTimeoutSeconds: 300,
       extra: { feePayer: devnet.payment.facilitator },
     })
-    assert.equal((await request(gateway.baseUrl, `/intents/${intentHash}`, { headers: { 'x-chain-id': devnet.chainId } })).status, 404)
+    assert.equal(
+      (await request(gateway.baseUrl, `/intents/${intentHash}`, { headers: { 'x-chain-id': devnet.chainId } })).status,
+      404,
+    )
   })
 
   it('runs a paid execute once: the unmodified @x402/fetch pays exactly the price to pay-to, PAYMENT-RESPONSE names the settlement, GET /intents shows it consumed', async () => {
@@ -71,7 +80,11 @@ describe('x402 payments for Solana executes, end to end', () => {
     const lamportsBefore = await recipientLamports()
     const { body, intentHash } = signedSolanaIntent(devnet)
     const { fetch: pay } = await solanaPayingClient(devnet)
-    const res = await pay(`${gateway.baseUrl}/intents/execute`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-chain-id': devnet.chainId }, body: JSON.stringify(body) })
+    const res = await pay(`${gateway.baseUrl}/intents/execute`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-chain-id': devnet.chainId },
+      body: JSON.stringify(body),
+    })
     const answer = (await res.json()) as Record<string, any>
     assert.equal(res.status, 200, JSON.stringify(answer))
     assert.equal(answer.status, '0x11')
@@ -84,10 +97,24 @@ describe('x402 payments for Solana executes, end to end', () => {
     assert.equal(after.payer, before.payer - price, 'the payer paid exactly the price')
     assert.equal(after.treasury, before.treasury + price)
     assert.equal(await recipientLamports(), lamportsBefore + 1_000n, 'the intent ran once')
-    const state = await request(gateway.baseUrl, `/intents/${intentHash}`, { headers: { 'x-chain-id': devnet.chainId } })
+    const state = await request(gateway.baseUrl, `/intents/${intentHash}`, {
+      headers: { 'x-chain-id': devnet.chainId },
+    })
     assert.deepEqual(
-      state.body.payments.map((p: Record<string, unknown>) => ({ state: p.state, amount: p.amount, transaction: p.transaction, payer: p.payer })),
-      [{ state: 'consumed', amount: price.toString(), transaction: settlement.transaction, payer: devnet.payment.payer }],
+      state.body.payments.map((p: Record<string, unknown>) => ({
+        state: p.state,
+        amount: p.amount,
+        transaction: p.transaction,
+        payer: p.payer,
+      })),
+      [
+        {
+          state: 'consumed',
+          amount: price.toString(),
+          transaction: settlement.transaction,
+          payer: devnet.payment.payer,
+        },
+      ],
     )
   })
 
@@ -116,9 +143,17 @@ describe('x402 payments for Solana executes, end to end', () => {
     const before = await balances()
     const lamportsBefore = await recipientLamports()
     // The same transaction for two intents at once: one reservation wins.
-    const answers = await Promise.all([execute(body, { 'payment-signature': header }), execute(other.body, { 'payment-signature': header }), execute(other.body, { 'payment-signature': header })])
+    const answers = await Promise.all([
+      execute(body, { 'payment-signature': header }),
+      execute(other.body, { 'payment-signature': header }),
+      execute(other.body, { 'payment-signature': header }),
+    ])
     const statuses = answers.map((a) => a.status).sort()
-    assert.equal(statuses.filter((s) => s === 200).length, 1, JSON.stringify(answers.map((a) => [a.status, a.body.paymentRequired?.error])))
+    assert.equal(
+      statuses.filter((s) => s === 200).length,
+      1,
+      JSON.stringify(answers.map((a) => [a.status, a.body.paymentRequired?.error])),
+    )
     assert.equal((await balances()).payer, before.payer - price, 'charged once')
     assert.equal(await recipientLamports(), lamportsBefore + 1_000n, 'one execution')
   })
@@ -137,23 +172,39 @@ describe('x402 payments for Solana executes, end to end', () => {
     assert.equal(refused1.body.paymentRequired.error, 'No matching payment requirements')
     // A transfer of less than the price, signed by the payer, under the offer's terms.
     const { client } = await solanaPayingClient(devnet)
-    const cheap = await client.createPaymentPayload({ ...required, accepts: [{ ...required.accepts[0]!, amount: '1' }] })
-    const refused2 = await execute(body, { 'payment-signature': encodePaymentSignatureHeader({ ...cheap, accepted: required.accepts[0]! }) })
+    const cheap = await client.createPaymentPayload({
+      ...required,
+      accepts: [{ ...required.accepts[0]!, amount: '1' }],
+    })
+    const refused2 = await execute(body, {
+      'payment-signature': encodePaymentSignatureHeader({ ...cheap, accepted: required.accepts[0]! }),
+    })
     assert.equal(refused2.status, 402)
     assert.equal(refused2.body.paymentRequired.error, 'invalid_exact_svm_payload_amount_mismatch')
     // Garbage where the transaction goes.
-    const refused3 = await execute(body, { 'payment-signature': encodePaymentSignatureHeader({ ...payload, payload: { transaction: 'AAAA' } }) })
+    const refused3 = await execute(body, {
+      'payment-signature': encodePaymentSignatureHeader({ ...payload, payload: { transaction: 'AAAA' } }),
+    })
     assert.equal(refused3.status, 402)
     assert.match(refused3.body.paymentRequired.error, /^invalid_exact_svm_payload_transaction/)
     // A stranger's transfer whose authority is the facilitator itself: its co-signature as fee payer would move its own funds.
-    const facilitatorAsPayer = { address: devnet.payment.facilitator, signTransactions: async (txs: readonly unknown[]) => txs.map(() => ({})) }
+    const facilitatorAsPayer = {
+      address: devnet.payment.facilitator,
+      signTransactions: async (txs: readonly unknown[]) => txs.map(() => ({})),
+    }
     const stranger = new x402Client()
-    stranger.register(required.accepts[0]!.network, new ExactSvmScheme(facilitatorAsPayer as never, { rpcUrl: devnet.rpcUrl }))
+    stranger.register(
+      required.accepts[0]!.network,
+      new ExactSvmScheme(facilitatorAsPayer as never, { rpcUrl: devnet.rpcUrl }),
+    )
     stranger.setSpendControls(false)
     const theft = await stranger.createPaymentPayload(required)
     const refused4 = await execute(body, { 'payment-signature': encodePaymentSignatureHeader(theft) })
     assert.equal(refused4.status, 402, refused4.text)
-    assert.equal(refused4.body.paymentRequired.error, 'invalid_exact_svm_payload_transaction_fee_payer_transferring_funds')
+    assert.equal(
+      refused4.body.paymentRequired.error,
+      'invalid_exact_svm_payload_transaction_fee_payer_transferring_funds',
+    )
     assert.deepEqual(await balances(), before)
     assert.equal(await recipientLamports(), lamportsBefore)
     assert.equal(await facilitatorLamports(), facilitatorBefore, 'the facilitator paid no fee for any of them')
@@ -166,7 +217,12 @@ describe('x402 payments for Solana executes, end to end', () => {
     const before = await balances()
     const lamportsBefore = await recipientLamports()
     // Not execFileSync: the gateway answering it runs in this process.
-    const { stdout: out } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/payForSolanaExecute.ts', ...command.slice(1, 7)])
+    const { stdout: out } = await promisify(execFile)(process.execPath, [
+      '--import',
+      'tsx',
+      'scripts/payForSolanaExecute.ts',
+      ...command.slice(1, 7),
+    ])
     assert.match(out, /^HTTP 200 0x11$/m)
     assert.match(out, /"success": true/)
     assert.equal((await balances()).payer, before.payer - price)
@@ -178,7 +234,10 @@ describe('x402 payments for Solana executes, end to end', () => {
     await mcp.connect(new StreamableHTTPClientTransport(new URL(`${gateway.baseUrl}/mcp`)))
     try {
       const { body } = signedSolanaIntent(devnet)
-      const unpaid = (await mcp.callTool({ name: 'execute_intent', arguments: { intent: body, chainId: devnet.chainId } })) as { isError?: boolean; structuredContent?: any }
+      const unpaid = (await mcp.callTool({
+        name: 'execute_intent',
+        arguments: { intent: body, chainId: devnet.chainId },
+      })) as { isError?: boolean; structuredContent?: any }
       assert.equal(unpaid.structuredContent.httpStatus, 402)
       assert.equal(unpaid.structuredContent.accepts[0].network, solanaClusterNetworks.devnet)
       assert.equal(unpaid.structuredContent.extensions.bazaar.info.input.toolName, 'execute_intent')
@@ -186,7 +245,11 @@ describe('x402 payments for Solana executes, end to end', () => {
       const lamportsBefore = await recipientLamports()
       const { client } = await solanaPayingClient(devnet)
       const payment = await client.createPaymentPayload(unpaid.structuredContent)
-      const paid = (await mcp.callTool({ name: 'execute_intent', arguments: { intent: body, chainId: devnet.chainId }, _meta: { 'x402/payment': payment } })) as {
+      const paid = (await mcp.callTool({
+        name: 'execute_intent',
+        arguments: { intent: body, chainId: devnet.chainId },
+        _meta: { 'x402/payment': payment },
+      })) as {
         isError?: boolean
         structuredContent?: any
         _meta?: any

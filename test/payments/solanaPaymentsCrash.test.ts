@@ -26,7 +26,12 @@ describe('x402 on Solana across a SIGKILL of the gateway', () => {
   const payerBalance = () => devnet.payment.balanceOf(devnet.payment.payer)
   const recipientLamports = async () => (await devnet.rpc.getBalance(devnet.demo.recipient).send()).value
   const start = async (journal: string) => {
-    const started = await startGatewayProcess({ ...solanaChainEnv(devnet, { rpcUrl: proxy.url }), JOURNAL_PATH: join(dir, journal), RECONCILE_INTERVAL_MS: '200', RECEIPT_TIMEOUT_MS: '1500' })
+    const started = await startGatewayProcess({
+      ...solanaChainEnv(devnet, { rpcUrl: proxy.url }),
+      JOURNAL_PATH: join(dir, journal),
+      RECONCILE_INTERVAL_MS: '200',
+      RECEIPT_TIMEOUT_MS: '1500',
+    })
     running.add(started.gw)
     return started
   }
@@ -35,13 +40,17 @@ describe('x402 on Solana across a SIGKILL of the gateway', () => {
     await gw.exit
     running.delete(gw)
   }
-  const execute = (baseUrl: string, body: unknown, headers: Record<string, string> = {}) => post(baseUrl, '/intents/execute', body, { 'x-chain-id': devnet.chainId, ...headers })
-  const state = (baseUrl: string, intentHash: string) => request(baseUrl, `/intents/${intentHash}`, { headers: { 'x-chain-id': devnet.chainId } })
+  const execute = (baseUrl: string, body: unknown, headers: Record<string, string> = {}) =>
+    post(baseUrl, '/intents/execute', body, { 'x-chain-id': devnet.chainId, ...headers })
+  const state = (baseUrl: string, intentHash: string) =>
+    request(baseUrl, `/intents/${intentHash}`, { headers: { 'x-chain-id': devnet.chainId } })
   async function paymentHeader(baseUrl: string, body: unknown): Promise<string> {
     const unpaid = await execute(baseUrl, body)
     assert.equal(unpaid.status, 402, unpaid.text)
     const { client } = await solanaPayingClient(devnet)
-    return encodePaymentSignatureHeader(await client.createPaymentPayload(decodePaymentRequiredHeader(unpaid.headers.get('payment-required')!)))
+    return encodePaymentSignatureHeader(
+      await client.createPaymentPayload(decodePaymentRequiredHeader(unpaid.headers.get('payment-required')!)),
+    )
   }
 
   /**
@@ -105,12 +114,16 @@ describe('x402 on Solana across a SIGKILL of the gateway', () => {
     assert.equal(again.body.status, '0x11')
     assert.equal(await payerBalance(), payerBefore - price, 'charged exactly once')
     assert.equal(await recipientLamports(), lamportsBefore + 1_000n, 'the intent ran once')
-    await eventually('the credit used up', 10_000, async () => ((await state(second.baseUrl, intentHash)).body.payments[0].state === 'consumed' ? true : undefined))
+    await eventually('the credit used up', 10_000, async () =>
+      (await state(second.baseUrl, intentHash)).body.payments[0].state === 'consumed' ? true : undefined,
+    )
     await kill(second.gw)
   })
 
   it('killed between reservation and settlement, the settlement never sent: reserved (usable for nothing else) until it can no longer land, then released; nothing charged', async () => {
-    const { second, intentHash, header, payerBefore, lamportsBefore } = await killedWithSettlementHeld('lost.sqlite', { lost: true })
+    const { second, intentHash, header, payerBefore, lamportsBefore } = await killedWithSettlementHeld('lost.sqlite', {
+      lost: true,
+    })
     const reserved = await state(second.baseUrl, intentHash)
     assert.equal(reserved.status, 404)
     assert.equal(reserved.body.payments[0].state, 'reserved')
@@ -121,7 +134,9 @@ describe('x402 on Solana across a SIGKILL of the gateway', () => {
 
     await devnet.control('litesvm_setClock', [Math.floor(Date.now() / 1000) + 1_000])
     try {
-      await eventually('the reservation released', 10_000, async () => ((await state(second.baseUrl, intentHash)).body.payments[0]?.state === 'released' ? true : undefined))
+      await eventually('the reservation released', 10_000, async () =>
+        (await state(second.baseUrl, intentHash)).body.payments[0]?.state === 'released' ? true : undefined,
+      )
     } finally {
       await devnet.control('litesvm_setClock', [Math.floor(Date.now() / 1000)])
     }
@@ -131,7 +146,9 @@ describe('x402 on Solana across a SIGKILL of the gateway', () => {
   })
 
   it('killed between reservation and settlement, the settlement never sent: released as soon as its blockhash expired (not at its 180 s bound), and the agent then pays once', async () => {
-    const { second, body, intentHash, payerBefore, lamportsBefore } = await killedWithSettlementHeld('expired.sqlite', { lost: true })
+    const { second, body, intentHash, payerBefore, lamportsBefore } = await killedWithSettlementHeld('expired.sqlite', {
+      lost: true,
+    })
     // Its blockhash still valid: it could land, so it stays reserved and the intent waits (202, never 402).
     await new Promise((resolve) => setTimeout(resolve, 1_500))
     assert.equal((await state(second.baseUrl, intentHash)).body.payments[0].state, 'reserved')
@@ -183,7 +200,9 @@ describe('x402 on Solana across a SIGKILL of the gateway', () => {
   // intents. A crash left a reservation whose settlement the node still held; the client's retry was
   // asked to pay (402), paid again, and both settlements landed.
   it('killed between reservation and settlement, the settlement still queued in the node: a retry is told to wait (202), never asked to pay again; charged once', async () => {
-    const { second, body, intentHash, payerBefore, lamportsBefore } = await killedWithSettlementHeld('queued.sqlite', { lost: false })
+    const { second, body, intentHash, payerBefore, lamportsBefore } = await killedWithSettlementHeld('queued.sqlite', {
+      lost: false,
+    })
     try {
       // The agent retries as an x402 client does: without a payment, and pays if asked to.
       const retry = await execute(second.baseUrl, body)
@@ -195,7 +214,9 @@ describe('x402 on Solana across a SIGKILL of the gateway', () => {
       proxy.holdSends(false)
     }
     await proxy.flushSends() // the node sends what it had queued: the first transfer lands
-    await eventually('the settlement found', 10_000, async () => ((await state(second.baseUrl, intentHash)).body.payments[0]?.state === 'settled' ? true : undefined))
+    await eventually('the settlement found', 10_000, async () =>
+      (await state(second.baseUrl, intentHash)).body.payments[0]?.state === 'settled' ? true : undefined,
+    )
     const again = await execute(second.baseUrl, body)
     assert.equal(again.status, 200, again.text)
     assert.equal(await payerBalance(), payerBefore - price, 'charged exactly once')

@@ -7,12 +7,12 @@ import { after, before, describe, it } from 'node:test'
 import { decodePaymentResponseHeader } from '@x402/core/http'
 import type { Address } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { demoDollarArtifact } from '../../src/contracts/demoDollarArtifact.ts'
 import { createDevClients } from '../../src/chains/evm/devnet/deployContracts.ts'
 import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
 import { type SolanaDevnet, startSolanaDevnet } from '../../src/chains/solana/devnet/startSolanaDevnet.ts'
 import type { PaymentsConfig } from '../../src/config/paymentsConfig.ts'
+import { demoDollarArtifact } from '../../src/contracts/demoDollarArtifact.ts'
 import { payingClient } from '../support/paymentsWorld.ts'
 import { signedSolanaIntent, startSolanaPaidGateway } from '../support/solanaPayments.ts'
 import { request, type TestGateway } from '../support/testGateway.ts'
@@ -25,14 +25,28 @@ describe('x402: a Solana execute paid on an EVM network', () => {
   const price = 10_000n
   const payer = privateKeyToAccount(devnetAccounts.payer).address
   const treasury = privateKeyToAccount(devnetAccounts.treasury).address
-  const balanceOf = (who: Address) => clients.publicClient.readContract({ address: evm.contracts.dollar, abi: demoDollarArtifact.abi, functionName: 'balanceOf', args: [who] })
+  const balanceOf = (who: Address) =>
+    clients.publicClient.readContract({
+      address: evm.contracts.dollar,
+      abi: demoDollarArtifact.abi,
+      functionName: 'balanceOf',
+      args: [who],
+    })
 
   before(async () => {
     ;[evm, solana] = await Promise.all([startDevnet(), startSolanaDevnet()])
     clients = createDevClients(evm.anvil.rpcUrl, evm.anvil.chainId)
     const evmPrice = evm.payments.prices[evm.chain.chainId]!.execute!
-    const payments: PaymentsConfig = { prices: { [solana.chainId]: { execute: evmPrice } }, priceApiKeyClients: false, facilitator: { kind: 'local', privateKey: devnetAccounts.facilitator } }
-    gateway = await startSolanaPaidGateway(solana, { payments, otherChains: [evm.chain], relayerPrivateKey: devnetAccounts.relayer })
+    const payments: PaymentsConfig = {
+      prices: { [solana.chainId]: { execute: evmPrice } },
+      priceApiKeyClients: false,
+      facilitator: { kind: 'local', privateKey: devnetAccounts.facilitator },
+    }
+    gateway = await startSolanaPaidGateway(solana, {
+      payments,
+      otherChains: [evm.chain],
+      relayerPrivateKey: devnetAccounts.relayer,
+    })
   })
   after(async () => {
     await gateway?.close()
@@ -55,8 +69,14 @@ describe('x402: a Solana execute paid on an EVM network', () => {
     assert.equal(settlement.network, evm.chain.chainId)
     assert.equal(await balanceOf(payer), payerBefore - price)
     assert.equal(await balanceOf(treasury), treasuryBefore + price)
-    assert.equal((await solana.rpc.getBalance(solana.demo.recipient).send()).value, lamportsBefore + 1_000n, 'the Solana intent ran once')
-    const state = await request(gateway.baseUrl, `/intents/${intentHash}`, { headers: { 'x-chain-id': solana.chainId } })
+    assert.equal(
+      (await solana.rpc.getBalance(solana.demo.recipient).send()).value,
+      lamportsBefore + 1_000n,
+      'the Solana intent ran once',
+    )
+    const state = await request(gateway.baseUrl, `/intents/${intentHash}`, {
+      headers: { 'x-chain-id': solana.chainId },
+    })
     assert.deepEqual(
       state.body.payments.map((p: Record<string, unknown>) => [p.state, p.network]),
       [['consumed', evm.chain.chainId]],

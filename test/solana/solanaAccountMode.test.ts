@@ -7,28 +7,28 @@ import { readFileSync } from 'node:fs'
 import { before, describe, it } from 'node:test'
 import {
   type Address,
-  type Instruction,
-  type KeyPairSigner,
-  type Transaction,
   appendTransactionMessageInstructions,
   blockhash,
   compileTransaction,
   createTransactionMessage,
   generateKeyPairSigner,
   getAddressDecoder,
+  type Instruction,
+  type KeyPairSigner,
   pipe,
   setTransactionMessageFeePayer,
   setTransactionMessageLifetimeUsingBlockhash,
   signBytes,
+  type Transaction,
 } from '@solana/kit'
 import { getCreateAccountInstruction } from '@solana-program/system'
 import {
-  TOKEN_PROGRAM_ADDRESS,
   findAssociatedTokenPda,
   getCreateAssociatedTokenIdempotentInstructionAsync,
   getInitializeMint2Instruction,
   getMintSize,
   getMintToCheckedInstruction,
+  TOKEN_PROGRAM_ADDRESS,
 } from '@solana-program/token'
 import { FailedTransactionMetadata } from 'litesvm'
 import { sbpfVersions, solanaProgramFile } from '../../scripts/buildSolanaProgram.ts'
@@ -80,20 +80,48 @@ for (const version of sbpfVersions) {
       ok(
         await s.send(
           [
-            getCreateAccountInstruction({ payer: s.authority, newAccount: mint, lamports: s.svm.minimumBalanceForRentExemption(space), space, programAddress: TOKEN_PROGRAM_ADDRESS }),
+            getCreateAccountInstruction({
+              payer: s.authority,
+              newAccount: mint,
+              lamports: s.svm.minimumBalanceForRentExemption(space),
+              space,
+              programAddress: TOKEN_PROGRAM_ADDRESS,
+            }),
             getInitializeMint2Instruction({ mint: mint.address, decimals: 6, mintAuthority: s.authority.address }),
           ],
           s.authority,
         ),
       )
-      ;[agentTokens] = await findAssociatedTokenPda({ mint: mint.address, owner: agent.address, tokenProgram: TOKEN_PROGRAM_ADDRESS })
-      ;[friendTokens] = await findAssociatedTokenPda({ mint: mint.address, owner: friend.address, tokenProgram: TOKEN_PROGRAM_ADDRESS })
+      ;[agentTokens] = await findAssociatedTokenPda({
+        mint: mint.address,
+        owner: agent.address,
+        tokenProgram: TOKEN_PROGRAM_ADDRESS,
+      })
+      ;[friendTokens] = await findAssociatedTokenPda({
+        mint: mint.address,
+        owner: friend.address,
+        tokenProgram: TOKEN_PROGRAM_ADDRESS,
+      })
       ok(
         await s.send(
           [
-            await getCreateAssociatedTokenIdempotentInstructionAsync({ payer: s.authority, mint: mint.address, owner: agent.address }),
-            await getCreateAssociatedTokenIdempotentInstructionAsync({ payer: s.authority, mint: mint.address, owner: friend.address }),
-            getMintToCheckedInstruction({ mint: mint.address, token: agentTokens, mintAuthority: s.authority, amount: 1_000_000_000n, decimals: 6 }),
+            await getCreateAssociatedTokenIdempotentInstructionAsync({
+              payer: s.authority,
+              mint: mint.address,
+              owner: agent.address,
+            }),
+            await getCreateAssociatedTokenIdempotentInstructionAsync({
+              payer: s.authority,
+              mint: mint.address,
+              owner: friend.address,
+            }),
+            getMintToCheckedInstruction({
+              mint: mint.address,
+              token: agentTokens,
+              mintAuthority: s.authority,
+              amount: 1_000_000_000n,
+              decimals: 6,
+            }),
           ],
           s.authority,
         ),
@@ -101,11 +129,30 @@ for (const version of sbpfVersions) {
       // The agent's policies: SPL Token transfers only (1); anything (2), for the attack cases.
       ok(
         await s.send(
-          [await s.program.setPolicy(agent, { policyId: policyId(1), maxValuePerTx: 0n, maxAggregateValue: 0n, allowedTargets: [TOKEN_PROGRAM_ADDRESS], allowedPrefixes: ['0x03'] })],
+          [
+            await s.program.setPolicy(agent, {
+              policyId: policyId(1),
+              maxValuePerTx: 0n,
+              maxAggregateValue: 0n,
+              allowedTargets: [TOKEN_PROGRAM_ADDRESS],
+              allowedPrefixes: ['0x03'],
+            }),
+          ],
           agent,
         ),
       )
-      ok(await s.send([await s.program.setPolicy(agent, { policyId: policyId(2), maxValuePerTx: 100_000_000n, maxAggregateValue: 1_000_000_000n })], agent))
+      ok(
+        await s.send(
+          [
+            await s.program.setPolicy(agent, {
+              policyId: policyId(2),
+              maxValuePerTx: 100_000_000n,
+              maxAggregateValue: 1_000_000_000n,
+            }),
+          ],
+          agent,
+        ),
+      )
     })
 
     const transferIntent = (amount: bigint, overrides: Partial<Intent> = {}): Intent => ({
@@ -124,10 +171,15 @@ for (const version of sbpfVersions) {
       ],
       ...overrides,
     })
-    const tokens = (account: Address) => Buffer.from((s.svm.getAccount(account) as { data: Uint8Array }).data).readBigUInt64LE(64)
+    const tokens = (account: Address) =>
+      Buffer.from((s.svm.getAccount(account) as { data: Uint8Array }).data).readBigUInt64LE(64)
 
     /** The transaction as the gateway builds it: the relayer pays, the agent signs, nothing else in it. */
-    async function message(instructions: Instruction[], feePayer: Address = relayer.address, life = lifetime()): Promise<Transaction> {
+    async function message(
+      instructions: Instruction[],
+      feePayer: Address = relayer.address,
+      life = lifetime(),
+    ): Promise<Transaction> {
       return compileTransaction(
         pipe(
           createTransactionMessage({ version: 0 }),
@@ -139,22 +191,38 @@ for (const version of sbpfVersions) {
     }
     async function signedBy(tx: Transaction, ...signers: KeyPairSigner[]): Promise<Transaction> {
       const signatures = { ...tx.signatures }
-      for (const signer of signers) signatures[signer.address] = (await signBytes(signer.keyPair.privateKey, tx.messageBytes as unknown as Uint8Array)) as never
+      for (const signer of signers)
+        signatures[signer.address] = (await signBytes(
+          signer.keyPair.privateKey,
+          tx.messageBytes as unknown as Uint8Array,
+        )) as never
       return { ...tx, signatures }
     }
     function outcome(result: ReturnType<SolanaSvm['svm']['sendTransaction']>): SvmOutcome {
       if (result instanceof FailedTransactionMetadata) {
         const err = result.err() as unknown
-        const custom = typeof err === 'object' && err !== null && 'err' in err ? ((err as { err(): unknown }).err() as { code?: number }).code : undefined
+        const custom =
+          typeof err === 'object' && err !== null && 'err' in err
+            ? ((err as { err(): unknown }).err() as { code?: number }).code
+            : undefined
         return { ok: false, logs: result.meta().logs(), custom, error: String(result.toString()) }
       }
-      return { ok: true, logs: result.logs(), returnData: result.returnData().data(), computeUnits: result.computeUnitsConsumed() }
+      return {
+        ok: true,
+        logs: result.logs(),
+        returnData: result.returnData().data(),
+        computeUnits: result.computeUnitsConsumed(),
+      }
     }
     const submit = (tx: Transaction) => outcome(s.svm.sendTransaction(tx as never))
     /** Builds, has the agent and the relayer sign, and sends an execute_as_signer of `i`. */
     async function execute(i: Intent, options: { accounts?: Address[]; extra?: Instruction[]; cfg?: Address } = {}) {
       s.svm.expireBlockhash()
-      const ix = await s.program.executeAsSigner(i, options.cfg ?? config, options.accounts ? { accounts: options.accounts } : {})
+      const ix = await s.program.executeAsSigner(
+        i,
+        options.cfg ?? config,
+        options.accounts ? { accounts: options.accounts } : {},
+      )
       return submit(await signedBy(await message([ix, ...(options.extra ?? [])]), agent, relayer))
     }
 
@@ -170,7 +238,12 @@ for (const version of sbpfVersions) {
         spent: policy.exists ? s.program.decodePolicy(Uint8Array.from(policy.data))?.spent : undefined,
       }
     }
-    async function assertRefused(i: Intent, attempt: () => Promise<SvmOutcome>, custom: number | undefined | 'not-run', logIncludes?: string) {
+    async function assertRefused(
+      i: Intent,
+      attempt: () => Promise<SvmOutcome>,
+      custom: number | undefined | 'not-run',
+      logIncludes?: string,
+    ) {
       const before = await snapshot(i)
       const r = await attempt()
       assert.equal(r.ok, false, `expected a refusal: ${show(r)}`)
@@ -185,7 +258,10 @@ for (const version of sbpfVersions) {
       // A transaction that ran and failed costs the fee payer its fee (5000 lamports a signature), and nothing else; nobody else loses anything.
       const after = await snapshot(i)
       assert.deepEqual({ ...after, relayer: 0n }, { ...before, relayer: 0n })
-      assert.ok(before.relayer - after.relayer <= 10_000n, `the fee payer lost ${before.relayer - after.relayer}, more than the fee`)
+      assert.ok(
+        before.relayer - after.relayer <= 10_000n,
+        `the fee payer lost ${before.relayer - after.relayer}, more than the fee`,
+      )
     }
 
     it("transfers the agent's own SPL tokens, the agent as the token account's authority; the relayer pays the fee and nothing else, the agent the nonce record's rent", async () => {
@@ -203,7 +279,10 @@ for (const version of sbpfVersions) {
       assert.equal(after.friendTokens - before.friendTokens, 25_000_000n)
       assert.equal(before.relayer - after.relayer, 10_000n, "the fee payer pays two signatures' fee and nothing else")
       assert.equal(before.agent - after.agent, rent, 'the agent pays the nonce record, nothing else')
-      const record = s.svm.getAccount(await s.program.nonceAddress(agent.address, i.nonce)) as { programAddress: Address; data: Uint8Array }
+      const record = s.svm.getAccount(await s.program.nonceAddress(agent.address, i.nonce)) as {
+        programAddress: Address
+        data: Uint8Array
+      }
       assert.equal(record.programAddress, s.programId)
       assert.equal(s.program.decodeNonceRecord(Uint8Array.from(record.data))?.state, 'executed')
       // validate_as_signer now says the nonce is used.
@@ -212,7 +291,13 @@ for (const version of sbpfVersions) {
     })
 
     it("moves a value from the agent's own lamports to the first meta, within the policy's caps (0x54 above them)", async () => {
-      const i = transferIntent(0n, { policyId: policyId(2), target: s.probeId, data: '0x00', value: 1_000_000n, accounts: [{ address: friend.address, signer: false, writable: true }] })
+      const i = transferIntent(0n, {
+        policyId: policyId(2),
+        target: s.probeId,
+        data: '0x00',
+        value: 1_000_000n,
+        accounts: [{ address: friend.address, signer: false, writable: true }],
+      })
       const before = await snapshot(i)
       const r = await execute(i)
       assert.ok(r.ok, show(r))
@@ -221,13 +306,26 @@ for (const version of sbpfVersions) {
       assert.equal(before.agent - after.agent, 1_000_000n + s.svm.minimumBalanceForRentExemption(48n))
       assert.equal(before.relayer - after.relayer, 10_000n)
       assert.equal(after.spent! - before.spent!, 1_000_000n)
-      const much = transferIntent(0n, { policyId: policyId(2), target: s.probeId, data: '0x00', value: 200_000_000n, accounts: [{ address: friend.address, signer: false, writable: true }] })
+      const much = transferIntent(0n, {
+        policyId: policyId(2),
+        target: s.probeId,
+        data: '0x00',
+        value: 200_000_000n,
+        accounts: [{ address: friend.address, signer: false, writable: true }],
+      })
       await assertRefused(much, () => execute(much), 0x54)
     })
 
     it("refuses, with the agent's and the relayer's balances unchanged, an agent short of the nonce record's rent (0x54), also in validate", async () => {
       const poor = await s.funded(1n)
-      assert.ok((await s.send([await s.program.setPolicy(poor, { policyId: policyId(3), maxValuePerTx: 0n, maxAggregateValue: 0n })], poor)).ok)
+      assert.ok(
+        (
+          await s.send(
+            [await s.program.setPolicy(poor, { policyId: policyId(3), maxValuePerTx: 0n, maxAggregateValue: 0n })],
+            poor,
+          )
+        ).ok,
+      )
       const rent = s.svm.minimumBalanceForRentExemption(48n)
       // Leave it less than the record's rent.
       const left = s.balance(poor.address)
@@ -243,7 +341,17 @@ for (const version of sbpfVersions) {
         poor,
       )
       assert.ok(drain.ok, show(drain))
-      const i: Intent = { sender: poor.address, target: s.probeId, data: '0x00', value: 0n, nonce: 1n, validAfter: 0n, validBefore: 0n, policyId: policyId(3), accounts: [] }
+      const i: Intent = {
+        sender: poor.address,
+        target: s.probeId,
+        data: '0x00',
+        value: 0n,
+        nonce: 1n,
+        validAfter: 0n,
+        validBefore: 0n,
+        policyId: policyId(3),
+        accounts: [],
+      }
       const v = await s.simulate([await s.program.validateAsSigner(i, config)], relayer)
       assert.ok(v.ok && v.returnData[0] === 0x54, show(v))
       const before = [s.balance(poor.address), s.balance(relayer.address)]
@@ -265,7 +373,10 @@ for (const version of sbpfVersions) {
           const at = Buffer.from(altered).indexOf(Buffer.from(u64(10_000_000n), 'hex'))
           assert.ok(at > 0)
           altered.set(Buffer.from(u64(900_000_000n), 'hex'), at)
-          const signatures = { [relayer.address]: await signBytes(relayer.keyPair.privateKey, altered), [agent.address]: agentSignature }
+          const signatures = {
+            [relayer.address]: await signBytes(relayer.keyPair.privateKey, altered),
+            [agent.address]: agentSignature,
+          }
           return submit({ messageBytes: altered, signatures } as never)
         },
         'not-run',
@@ -275,7 +386,14 @@ for (const version of sbpfVersions) {
     it('runs no transaction without the agent: the sender must sign (Custom(3)), and cannot be swapped for another signer (Custom(4))', async () => {
       const i = transferIntent(0n, { policyId: policyId(2), target: s.probeId, data: '0x00', accounts: [] })
       // The sender passed as a plain account (the fee payer alone signs): refused before anything moves.
-      await assertRefused(i, async () => submit(await signedBy(await message([await s.program.executeAsSigner(i, config, { senderRole: 1 })]), relayer)), 3)
+      await assertRefused(
+        i,
+        async () =>
+          submit(
+            await signedBy(await message([await s.program.executeAsSigner(i, config, { senderRole: 1 })]), relayer),
+          ),
+        3,
+      )
       // The relayer in the sender's place.
       const ix = await s.program.executeAsSigner(i, config)
       const accounts = [...ix.accounts!]
@@ -291,10 +409,20 @@ for (const version of sbpfVersions) {
         { address: relayer.address, signer: true, writable: true },
         { address: agent.address, signer: false, writable: true },
       ]
-      const steal = transferIntent(0n, { ...anything, target: system, data: `0x02000000${u64(1_000_000_000n)}`, accounts: transfer })
+      const steal = transferIntent(0n, {
+        ...anything,
+        target: system,
+        data: `0x02000000${u64(1_000_000_000n)}`,
+        accounts: transfer,
+      })
       await assertRefused(steal, () => execute(steal), 13)
       // An account created with the fee payer's lamports.
-      const create = Buffer.concat([Buffer.from('00000000', 'hex'), Buffer.from(u64(1_000_000_000n), 'hex'), Buffer.from(u64(0n), 'hex'), Buffer.alloc(32)])
+      const create = Buffer.concat([
+        Buffer.from('00000000', 'hex'),
+        Buffer.from(u64(1_000_000_000n), 'hex'),
+        Buffer.from(u64(0n), 'hex'),
+        Buffer.alloc(32),
+      ])
       const creation = transferIntent(0n, {
         ...anything,
         target: system,
@@ -322,7 +450,11 @@ for (const version of sbpfVersions) {
 
     it("refuses an account slipped in where the signed meta names another (Custom(4)); the gateway's message holds only its own instructions", async () => {
       const thief = await s.funded(1n)
-      const [thiefTokens] = await findAssociatedTokenPda({ mint: tokenMint(), owner: thief.address, tokenProgram: TOKEN_PROGRAM_ADDRESS })
+      const [thiefTokens] = await findAssociatedTokenPda({
+        mint: tokenMint(),
+        owner: thief.address,
+        tokenProgram: TOKEN_PROGRAM_ADDRESS,
+      })
       const i = transferIntent(10_000_000n)
       await assertRefused(i, () => execute(i, { accounts: [agentTokens, thiefTokens, agent.address] }), 4)
       // An extra instruction in the same transaction spending the fee payer: it runs only if the
@@ -340,7 +472,10 @@ for (const version of sbpfVersions) {
         i,
         async () => {
           const signed = await signedBy(tx, agent)
-          return submit({ ...signed, signatures: { ...signed.signatures, [relayer.address]: new Uint8Array(64) } } as never)
+          return submit({
+            ...signed,
+            signatures: { ...signed.signatures, [relayer.address]: new Uint8Array(64) },
+          } as never)
         },
         'not-run',
       )
@@ -367,7 +502,11 @@ for (const version of sbpfVersions) {
       // Our program's bytes, sent to the impostor with the impostor's accounts.
       const ours = await s.program.executeAsSigner(i, config)
       const theirs = await impostor.executeAsSigner(i, await impostor.configAddress(cluster))
-      await assertRefused(i, async () => submit(await signedBy(await message([{ ...theirs, data: ours.data! }]), agent, relayer)), 7)
+      await assertRefused(
+        i,
+        async () => submit(await signedBy(await message([{ ...theirs, data: ours.data! }]), agent, relayer)),
+        7,
+      )
       await assertRefused(i, () => execute(i, { cfg: otherConfig }), 7)
     })
 
@@ -385,6 +524,9 @@ for (const version of sbpfVersions) {
       assert.deepEqual([other.balance(agent.address), other.balance(relayer.address)], before)
     })
 
-    const tokenMint = () => getAddressDecoder().decode(Uint8Array.from((s.svm.getAccount(agentTokens) as { data: Uint8Array }).data).subarray(0, 32))
+    const tokenMint = () =>
+      getAddressDecoder().decode(
+        Uint8Array.from((s.svm.getAccount(agentTokens) as { data: Uint8Array }).data).subarray(0, 32),
+      )
   })
 }

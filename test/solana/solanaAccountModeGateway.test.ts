@@ -4,29 +4,37 @@
 // gateway co-signs as fee payer: the relayer pays the fee and the priority fee, nothing else. Then
 // what a stranger or a dishonest agent tries, each with the relayer's and the agent's balances.
 import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
 import { after, before, describe, it } from 'node:test'
+import { promisify } from 'node:util'
 import {
   type Address,
-  type KeyPairSigner,
   decompileTransactionMessage,
   generateKeyPairSigner,
   getBase58Decoder,
   getCompiledTransactionMessageDecoder,
   getCompiledTransactionMessageEncoder,
+  type KeyPairSigner,
   lamports,
   signBytes,
 } from '@solana/kit'
 import { getTransferSolInstruction } from '@solana-program/system'
-import { execFile } from 'node:child_process'
-import { promisify } from 'node:util'
 import { accountModeCommands } from '../../src/chains/solana/devnet/solanaDemoCommands.ts'
-import { ed25519Seed } from '../../src/chains/solana/ed25519Seed.ts'
 import type { SolanaDevnet } from '../../src/chains/solana/devnet/startSolanaDevnet.ts'
+import { ed25519Seed } from '../../src/chains/solana/ed25519Seed.ts'
 import { createReconciler } from '../../src/intents/createReconciler.ts'
 import type { ChainAdapter } from '../../src/ports/chainAdapter.ts'
 import type { Intent } from '../../src/ports/intent.ts'
 import { assertCommonHeaders } from '../support/assertCommonHeaders.ts'
-import { type SolanaGateway, accountModeFeeOf, demoIntents, quietLogger, solanaAdapterFor, startSolanaDevnet, startSolanaGateway } from '../support/solanaGateway.ts'
+import {
+  accountModeFeeOf,
+  demoIntents,
+  quietLogger,
+  type SolanaGateway,
+  solanaAdapterFor,
+  startSolanaDevnet,
+  startSolanaGateway,
+} from '../support/solanaGateway.ts'
 import { post } from '../support/testGateway.ts'
 
 describe('Solana account mode (agent as signer, relayer as fee payer) through the gateway', () => {
@@ -58,9 +66,15 @@ describe('Solana account mode (agent as signer, relayer as fee payer) through th
   })
   const execute = (b: unknown) => post(gateway.baseUrl, '/intents/execute', b, { 'x-chain-id': devnet.chainId })
   const balance = async (address: Address) => (await devnet.rpc.getBalance(address).send()).value
-  const sign = (message: string, seed = devnet.demo.senderSecretKey) => `0x${Buffer.from(ed25519Seed.sign(seed, Buffer.from(message, 'base64'))).toString('hex')}`
-  const balances = async () => ({ relayer: await balance(relayer), sender: await balance(devnet.demo.sender), recipient: await balance(devnet.demo.recipient) })
-  const noFunds = (before: Awaited<ReturnType<typeof balances>>, after: Awaited<ReturnType<typeof balances>>) => assert.deepEqual(after, before, 'nothing was sent: no balance moved')
+  const sign = (message: string, seed = devnet.demo.senderSecretKey) =>
+    `0x${Buffer.from(ed25519Seed.sign(seed, Buffer.from(message, 'base64'))).toString('hex')}`
+  const balances = async () => ({
+    relayer: await balance(relayer),
+    sender: await balance(devnet.demo.sender),
+    recipient: await balance(devnet.demo.recipient),
+  })
+  const noFunds = (before: Awaited<ReturnType<typeof balances>>, after: Awaited<ReturnType<typeof balances>>) =>
+    assert.deepEqual(after, before, 'nothing was sent: no balance moved')
 
   it('answers an unsigned execute 401 0xE5 with the transaction message (fee payer the relayer, nothing but the compute budget and execute_as_signer) and its last valid block height; the same message while it lives', async () => {
     const i = intent()
@@ -101,10 +115,16 @@ describe('Solana account mode (agent as signer, relayer as fee payer) through th
     const rent = await devnet.rpc.getMinimumBalanceForRentExemption(48n).send()
     const row = await gateway.journal.get(hashOf(i), devnet.chainId)
     assert.equal(row?.state, 'mined')
-    assert.equal(before.relayer - after.relayer, await accountModeFeeOf(gateway.journal, hashOf(i), devnet.chainId), 'the relayer pays two signatures and the priority fee it chose')
+    assert.equal(
+      before.relayer - after.relayer,
+      await accountModeFeeOf(gateway.journal, hashOf(i), devnet.chainId),
+      'the relayer pays two signatures and the priority fee it chose',
+    )
     assert.equal(before.sender - after.sender, rent + 2_000n, "the agent pays the nonce record's rent and the value")
     assert.equal(after.recipient - before.recipient, 2_000n)
-    const record = await devnet.rpc.getAccountInfo(await devnet.program.nonceAddress(devnet.demo.sender as Address, i.nonce), { encoding: 'base64' }).send()
+    const record = await devnet.rpc
+      .getAccountInfo(await devnet.program.nonceAddress(devnet.demo.sender as Address, i.nonce), { encoding: 'base64' })
+      .send()
     assert.equal(devnet.program.decodeNonceRecord(Buffer.from(record.value!.data[0], 'base64'))?.intentHash, hashOf(i))
 
     const again = await execute(body(i, { signature: sign(asked.body.signing.message) }))
@@ -116,7 +136,9 @@ describe('Solana account mode (agent as signer, relayer as fee payer) through th
   it("refuses the agent's signature of a message it altered (an extra instruction paying the agent from the fee payer, another fee payer, a lower fee): 401 0xE4, nothing signed or sent", async () => {
     const i = intent()
     const asked = await execute(body(i))
-    const issued = getCompiledTransactionMessageDecoder().decode(Buffer.from(asked.body.signing.message, 'base64')) as unknown as {
+    const issued = getCompiledTransactionMessageDecoder().decode(
+      Buffer.from(asked.body.signing.message, 'base64'),
+    ) as unknown as {
       staticAccounts: Address[]
       instructions: { programAddressIndex: number; accountIndices?: number[]; data?: Uint8Array }[]
       lifetimeToken: string
@@ -131,7 +153,13 @@ describe('Solana account mode (agent as signer, relayer as fee payer) through th
         {
           programAddressIndex: issued.staticAccounts.indexOf('11111111111111111111111111111111' as Address),
           accountIndices: [0, 1],
-          data: Uint8Array.from(getTransferSolInstruction({ source: { address: relayer } as never, destination: devnet.demo.sender as Address, amount: lamports(1_000_000_000n) }).data),
+          data: Uint8Array.from(
+            getTransferSolInstruction({
+              source: { address: relayer } as never,
+              destination: devnet.demo.sender as Address,
+              amount: lamports(1_000_000_000n),
+            }).data,
+          ),
         },
       ],
     }
@@ -144,7 +172,11 @@ describe('Solana account mode (agent as signer, relayer as fee payer) through th
       const res = await execute(body(i, { signature: sign(tampered.toString('base64')) }))
       assert.equal(res.status, 401, res.text)
       assertCommonHeaders(res, { status: '0xE4', chainId: devnet.chainId, chainType: 'solana' })
-      assert.equal(res.body.signing.message, asked.body.signing.message, 'the answer carries the message the gateway issued')
+      assert.equal(
+        res.body.signing.message,
+        asked.body.signing.message,
+        'the answer carries the message the gateway issued',
+      )
     }
     noFunds(before, await balances())
     assert.equal(await gateway.journal.get(hashOf(i), devnet.chainId).then((r) => r?.transaction), undefined)
@@ -162,7 +194,14 @@ describe('Solana account mode (agent as signer, relayer as fee payer) through th
     const short = await execute(body(i, { signature: `0x${'ab'.repeat(32)}` }))
     assert.equal(short.status, 400, short.text)
     assert.ok(JSON.stringify(short.body).includes('signature'), short.text)
-    const authorization = { chainId: 1, address: `0x${'11'.repeat(20)}`, nonce: 0, yParity: 0, r: `0x${'22'.repeat(32)}`, s: `0x${'33'.repeat(32)}` }
+    const authorization = {
+      chainId: 1,
+      address: `0x${'11'.repeat(20)}`,
+      nonce: 0,
+      yParity: 0,
+      r: `0x${'22'.repeat(32)}`,
+      s: `0x${'33'.repeat(32)}`,
+    }
     const withAuthorization = await execute(body(i, { authorization }))
     assert.equal(withAuthorization.status, 400, withAuthorization.text)
     assert.ok(withAuthorization.text.includes('authorization'), withAuthorization.text)
@@ -187,7 +226,9 @@ describe('Solana account mode (agent as signer, relayer as fee payer) through th
   it('reports an account-mode transaction whose blockhash expired unmined as dropped, never re-signed: the agent signs a fresh message for the next attempt', async () => {
     const i = intent()
     const asked = await execute(body(i))
-    const preflight = await adapter.prepareExecution(i, sign(asked.body.signing.message) as `0x${string}`, { account: {} })
+    const preflight = await adapter.prepareExecution(i, sign(asked.body.signing.message) as `0x${string}`, {
+      account: {},
+    })
     assert.ok(preflight.ok)
     // Journaled, never broadcast (as if the process died between the two).
     const claim = await gateway.journal.claim({ chainId: devnet.chainId, intentHash: hashOf(i), intent: i })
@@ -203,10 +244,19 @@ describe('Solana account mode (agent as signer, relayer as fee payer) through th
       }),
     )
     await devnet.control('litesvm_expireBlockhash', [])
-    assert.equal(await adapter.replacement?.({ ...signed!, intent: i }, 60_000), undefined, 'no replacement: only the agent signs')
+    assert.equal(
+      await adapter.replacement?.({ ...signed!, intent: i }, 60_000),
+      undefined,
+      'no replacement: only the agent signs',
+    )
     const reconciled = await adapter.reconcile({ ...signed!, intent: i })
     assert.equal(reconciled.kind, 'dropped', JSON.stringify(reconciled))
-    const reconciler = createReconciler({ journal: gateway.journal, adapters: [adapter], intervalMs: 60_000, logger: quietLogger })
+    const reconciler = createReconciler({
+      journal: gateway.journal,
+      adapters: [adapter],
+      intervalMs: 60_000,
+      logger: quietLogger,
+    })
     await reconciler.runOnce()
     const row = await gateway.journal.get(hashOf(i), devnet.chainId)
     assert.notEqual(row?.state, 'mined')
@@ -217,21 +267,39 @@ describe('Solana account mode (agent as signer, relayer as fee payer) through th
 
   it("runs the printed devnet commands: the demo agent, with no vault, transfers its own DemoDollar; the relayer pays the fee only, the agent the record's rent only", async () => {
     const agent = devnet.demo.agent
-    const tokens = async (account: Address) => Buffer.from((await devnet.rpc.getAccountInfo(account, { encoding: 'base64' }).send()).value!.data[0], 'base64').readBigUInt64LE(64)
-    const vault = await devnet.rpc.getAccountInfo(await devnet.program.vaultAddress(agent.address), { encoding: 'base64' }).send()
+    const tokens = async (account: Address) =>
+      Buffer.from(
+        (await devnet.rpc.getAccountInfo(account, { encoding: 'base64' }).send()).value!.data[0],
+        'base64',
+      ).readBigUInt64LE(64)
+    const vault = await devnet.rpc
+      .getAccountInfo(await devnet.program.vaultAddress(agent.address), { encoding: 'base64' })
+      .send()
     assert.equal(vault.value, null, 'the agent has no vault')
-    const before = { relayer: await balance(relayer), agent: await balance(agent.address), from: await tokens(agent.tokenAccount), to: await tokens(agent.recipientTokenAccount) }
+    const before = {
+      relayer: await balance(relayer),
+      agent: await balance(agent.address),
+      from: await tokens(agent.tokenAccount),
+      to: await tokens(agent.recipientTokenAccount),
+    }
     const script = accountModeCommands({ baseUrl: gateway.baseUrl, chainId: devnet.chainId, agent })
     const asked = await execute(JSON.parse(/^BODY='(.*)'$/m.exec(script)![1]!))
     assert.equal(asked.status, 401, asked.text)
     // Asynchronously: the gateway answering it runs in this process.
-    const { stdout: out } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script], { encoding: 'utf8', timeout: 60_000 })
+    const { stdout: out } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    })
     assert.match(out, /^HTTP\/1\.1 200/m, out)
     assert.match(out, /^x-status-code: 0x11/im, out)
     const rent = await devnet.rpc.getMinimumBalanceForRentExemption(48n).send()
     assert.equal(before.from - (await tokens(agent.tokenAccount)), 1_000_000n)
     assert.equal((await tokens(agent.recipientTokenAccount)) - before.to, 1_000_000n)
-    assert.equal(before.agent - (await balance(agent.address)), rent, "the agent pays the nonce record's rent and nothing else")
+    assert.equal(
+      before.agent - (await balance(agent.address)),
+      rent,
+      "the agent pays the nonce record's rent and nothing else",
+    )
     const paid = before.relayer - (await balance(relayer))
     assert.ok(paid >= 10_000n && paid < 20_000n, `the relayer pays the fee and a small priority fee only: ${paid}`)
     // Printed with the gateway's start-up commands.
@@ -264,12 +332,34 @@ describe('Solana account mode (agent as signer, relayer as fee payer) through th
     const poor: KeyPairSigner = await generateKeyPairSigner()
     await devnet.rpc.requestAirdrop(poor.address, lamports(20_000_000n)).send()
     const policyId = `0x${'77'.repeat(32)}` as const
-    await devnet.send([await devnet.program.setPolicy(poor, { policyId, maxValuePerTx: 1_000_000n, maxAggregateValue: 1_000_000n })], poor)
+    await devnet.send(
+      [await devnet.program.setPolicy(poor, { policyId, maxValuePerTx: 1_000_000n, maxAggregateValue: 1_000_000n })],
+      poor,
+    )
     const rent = await devnet.rpc.getMinimumBalanceForRentExemption(48n).send()
     const left = await balance(poor.address)
     // Drain it to less than the record's rent plus its own minimum.
-    await devnet.send([getTransferSolInstruction({ source: poor, destination: devnet.demo.recipient as Address, amount: lamports(left - rent - 10_000n) })], poor)
-    const i: Intent = { sender: poor.address, target: devnet.demo.target, data: '0x00', value: 0n, nonce: 1n, validAfter: 0n, validBefore: 0n, policyId, accounts: [] }
+    await devnet.send(
+      [
+        getTransferSolInstruction({
+          source: poor,
+          destination: devnet.demo.recipient as Address,
+          amount: lamports(left - rent - 10_000n),
+        }),
+      ],
+      poor,
+    )
+    const i: Intent = {
+      sender: poor.address,
+      target: devnet.demo.target,
+      data: '0x00',
+      value: 0n,
+      nonce: 1n,
+      validAfter: 0n,
+      validBefore: 0n,
+      policyId,
+      accounts: [],
+    }
     const before = await balance(relayer)
     const res = await execute(body(i))
     assert.equal(res.status, 402, res.text)

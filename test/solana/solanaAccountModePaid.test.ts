@@ -9,9 +9,9 @@ import { randomBytes } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import { type Address, getBase58Decoder } from '@solana/kit'
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http'
-import { limitsConfig } from '../../src/config/limitsConfig.ts'
-import { ed25519Seed } from '../../src/chains/solana/ed25519Seed.ts'
 import type { SolanaDevnet } from '../../src/chains/solana/devnet/startSolanaDevnet.ts'
+import { ed25519Seed } from '../../src/chains/solana/ed25519Seed.ts'
+import { limitsConfig } from '../../src/config/limitsConfig.ts'
 import type { Intent } from '../../src/ports/intent.ts'
 import { assertCommonHeaders } from '../support/assertCommonHeaders.ts'
 import { eventually } from '../support/eventually.ts'
@@ -33,7 +33,9 @@ describe('Solana account mode, paid, budgeted, with webhooks and events', () => 
     devnet = await startSolanaDevnet()
     receiver = await startWebhookReceiver(secret)
     cleanup.push(() => receiver.close())
-    gateway = await startSolanaPaidGateway(devnet, { webhooks: { urls: [receiver.url], secret, maxAttempts: 6, retryBaseMs: 20 } })
+    gateway = await startSolanaPaidGateway(devnet, {
+      webhooks: { urls: [receiver.url], secret, maxAttempts: 6, retryBaseMs: 20 },
+    })
     cleanup.push(() => gateway.close())
     relayer = getBase58Decoder().decode(ed25519Seed.publicKey(devnet.relayerSecretKey)) as Address
   })
@@ -52,8 +54,10 @@ describe('Solana account mode, paid, budgeted, with webhooks and events', () => 
     mode: 'account',
     ...extra,
   })
-  const execute = (on: TestGateway, b: unknown, headers: Record<string, string> = {}) => post(on.baseUrl, '/intents/execute', b, { 'x-chain-id': devnet.chainId, ...headers })
-  const sign = (message: string, seed = devnet.demo.senderSecretKey) => `0x${Buffer.from(ed25519Seed.sign(seed, Buffer.from(message, 'base64'))).toString('hex')}`
+  const execute = (on: TestGateway, b: unknown, headers: Record<string, string> = {}) =>
+    post(on.baseUrl, '/intents/execute', b, { 'x-chain-id': devnet.chainId, ...headers })
+  const sign = (message: string, seed = devnet.demo.senderSecretKey) =>
+    `0x${Buffer.from(ed25519Seed.sign(seed, Buffer.from(message, 'base64'))).toString('hex')}`
   const lamportsOf = async (address: Address) => (await devnet.rpc.getBalance(address).send()).value
   const balances = async () => ({
     relayer: await lamportsOf(relayer),
@@ -67,7 +71,9 @@ describe('Solana account mode, paid, budgeted, with webhooks and events', () => 
     const unpaid = await execute(on, b)
     assert.equal(unpaid.status, 402, unpaid.text)
     const { client } = await solanaPayingClient(devnet)
-    return encodePaymentSignatureHeader(await client.createPaymentPayload(decodePaymentRequiredHeader(unpaid.headers.get('payment-required')!)))
+    return encodePaymentSignatureHeader(
+      await client.createPaymentPayload(decodePaymentRequiredHeader(unpaid.headers.get('payment-required')!)),
+    )
   }
 
   /**
@@ -108,7 +114,11 @@ describe('Solana account mode, paid, budgeted, with webhooks and events', () => 
     const rent = await devnet.rpc.getMinimumBalanceForRentExemption(48n).send()
     const row = await gateway.journal.get(hashOf(i), devnet.chainId)
     assert.equal(row?.state, 'mined')
-    assert.equal(before.relayer - after.relayer, await accountModeFeeOf(gateway.journal, hashOf(i), devnet.chainId), 'the relayer paid two signatures and its priority fee, nothing else')
+    assert.equal(
+      before.relayer - after.relayer,
+      await accountModeFeeOf(gateway.journal, hashOf(i), devnet.chainId),
+      'the relayer paid two signatures and its priority fee, nothing else',
+    )
     assert.equal(before.agent - after.agent, rent + 2_000n, "the agent paid the nonce record's rent and the value")
     assert.equal(after.recipient - before.recipient, 2_000n, 'the intent ran once')
     assert.equal(before.payer - after.payer, devnet.payment.amount, 'the payer paid exactly the price')
@@ -116,14 +126,22 @@ describe('Solana account mode, paid, budgeted, with webhooks and events', () => 
 
     // The same signed intent again, through the unmodified @x402/fetch: the outcome, replayed; nothing charged, nothing sent.
     const { fetch: pay } = await solanaPayingClient(devnet)
-    const again = await pay(`${gateway.baseUrl}/intents/execute`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-chain-id': devnet.chainId }, body: JSON.stringify(signed) })
+    const again = await pay(`${gateway.baseUrl}/intents/execute`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-chain-id': devnet.chainId },
+      body: JSON.stringify(signed),
+    })
     const replay = (await again.json()) as Record<string, any>
     assert.equal(again.status, 200, JSON.stringify(replay))
     assert.equal(replay.replayed, true)
     assert.deepEqual(await balances(), after)
     const state = await request(gateway.baseUrl, `/intents/${hashOf(i)}`, { headers: { 'x-chain-id': devnet.chainId } })
     assert.deepEqual(
-      state.body.payments.map((p: Record<string, unknown>) => ({ state: p.state, amount: p.amount, transaction: p.transaction })),
+      state.body.payments.map((p: Record<string, unknown>) => ({
+        state: p.state,
+        amount: p.amount,
+        transaction: p.transaction,
+      })),
       [{ state: 'consumed', amount: devnet.payment.amount.toString(), transaction: settlement.transaction }],
     )
   })
@@ -147,11 +165,15 @@ describe('Solana account mode, paid, budgeted, with webhooks and events', () => 
     const res = await execute(gateway, body(i, { signature: sign(message) }), { 'payment-signature': header })
     assert.equal(res.status, 200, res.text)
     const intentHash = hashOf(i)
-    await eventually('the final webhook', 15_000, async () => (receiver.deliveries.some((d) => d.intentHash === intentHash && d.type === 'final') ? true : undefined))
+    await eventually('the final webhook', 15_000, async () =>
+      receiver.deliveries.some((d) => d.intentHash === intentHash && d.type === 'final') ? true : undefined,
+    )
     const delivered = receiver.deliveries.filter((d) => d.intentHash === intentHash)
     assert.deepEqual(delivered.map((d) => d.type).sort(), ['final', 'mined', 'submitted'])
     assert.deepEqual(receiver.badSignatures, [])
-    const stream = await fetch(`${gateway.baseUrl}/intents/${intentHash}/events`, { headers: { accept: 'text/event-stream', 'x-chain-id': devnet.chainId } })
+    const stream = await fetch(`${gateway.baseUrl}/intents/${intentHash}/events`, {
+      headers: { accept: 'text/event-stream', 'x-chain-id': devnet.chainId },
+    })
     assert.equal(stream.status, 200)
     const events = (await stream.text())
       .split('\n')
@@ -168,7 +190,13 @@ describe('Solana account mode, paid, budgeted, with webhooks and events', () => 
   it("counts account-mode fees in the relayer's spend budget: once spent, an unpaid account-mode execute is refused 503 0x40 before anything is signed or sent", async () => {
     const breaker = await startSolanaPaidGateway(devnet, {
       payments: { ...devnet.payments, prices: {} },
-      limits: { ...limitsConfig({}).value, maxRevertsPerSender: 0, maxRevertsPerClient: 0, targetMaxRevertShare: 0, relayerSpendBudget: 1 },
+      limits: {
+        ...limitsConfig({}).value,
+        maxRevertsPerSender: 0,
+        maxRevertsPerClient: 0,
+        targetMaxRevertShare: 0,
+        relayerSpendBudget: 1,
+      },
     })
     cleanup.push(() => breaker.close())
     const first = intent()
@@ -188,7 +216,13 @@ describe('Solana account mode, paid, budgeted, with webhooks and events', () => 
   it("counts account-mode fees in the client's gas budget: once spent, an unpaid account-mode execute is refused 429 0xF6 before any message is issued", async () => {
     const budgeted = await startSolanaPaidGateway(devnet, {
       payments: { ...devnet.payments, prices: {} },
-      limits: { ...limitsConfig({}).value, maxRevertsPerSender: 0, maxRevertsPerClient: 0, targetMaxRevertShare: 0, gasBudgetPerClient: 1 },
+      limits: {
+        ...limitsConfig({}).value,
+        maxRevertsPerSender: 0,
+        maxRevertsPerClient: 0,
+        targetMaxRevertShare: 0,
+        gasBudgetPerClient: 1,
+      },
     })
     cleanup.push(() => budgeted.close())
     const first = intent()
@@ -211,10 +245,18 @@ describe('Solana account mode, paid, budgeted, with webhooks and events', () => 
     assert.equal(res.status, 200, res.text)
     const op = res.body.paths['/intents/execute'].post
     const properties = op.requestBody.content['application/json'].schema.properties
-    assert.match(properties.mode.description, /Solana: `account` has the agent's own wallet sign the transaction and the relayer only pay its fee/)
-    assert.match(properties.mode.description, /401 0xE5 with `signing\.message` \(the base64 transaction message, fee payer the relayer\) and `signing\.lastValidBlockHeight`/)
+    assert.match(
+      properties.mode.description,
+      /Solana: `account` has the agent's own wallet sign the transaction and the relayer only pay its fee/,
+    )
+    assert.match(
+      properties.mode.description,
+      /401 0xE5 with `signing\.message` \(the base64 transaction message, fee payer the relayer\) and `signing\.lastValidBlockHeight`/,
+    )
     const problem = op.responses['401'].content['application/problem+json'].schema
-    const problemSchema = problem.$ref ? res.body.components.schemas[problem.$ref.replace('#/components/schemas/', '')] : problem
+    const problemSchema = problem.$ref
+      ? res.body.components.schemas[problem.$ref.replace('#/components/schemas/', '')]
+      : problem
     const documented = /Solana account mode: `\{ ([^}]*) \}`/.exec(problemSchema.properties.signing.description)?.[1]
     assert.ok(documented, 'the signing description names the Solana account-mode fields')
     const fields = documented.split(', ').map((f) => f.split(/[: ]/)[0]!)

@@ -7,11 +7,11 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { type Address, createKeyPairSignerFromPrivateKeyBytes } from '@solana/kit'
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http'
+import type { SolanaDevnet } from '../../src/chains/solana/devnet/startSolanaDevnet.ts'
 import type { ExecutionGuardConfig } from '../../src/config/limitsConfig.ts'
 import { limitsConfig } from '../../src/config/limitsConfig.ts'
 import type { PaymentsConfig } from '../../src/config/paymentsConfig.ts'
 import { createGateway } from '../../src/createGateway.ts'
-import type { SolanaDevnet } from '../../src/chains/solana/devnet/startSolanaDevnet.ts'
 import { createLogger } from '../../src/logging/createLogger.ts'
 import type { SignedExecution } from '../../src/ports/chainAdapter.ts'
 import { openJournal } from '../../src/store/sqlite/openJournal.ts'
@@ -42,7 +42,11 @@ describe('Solana executions count toward the budgets (issue 40, item 5)', () => 
     const gateway = await createGateway({
       config: testConfig({
         chains: [solanaChainOf(devnet)],
-        keys: { relayerPrivateKeys: [], solanaRelayerPrivateKey: devnet.relayerSecretKey, solanaSimulationFeePayer: devnet.simulationFeePayer },
+        keys: {
+          relayerPrivateKeys: [],
+          solanaRelayerPrivateKey: devnet.relayerSecretKey,
+          solanaSimulationFeePayer: devnet.simulationFeePayer,
+        },
         payments,
         limits: guard,
         execution: { reconcileIntervalMs: 200, receiptTimeoutMs: 5_000 },
@@ -56,7 +60,8 @@ describe('Solana executions count toward the budgets (issue 40, item 5)', () => 
     gateways.push(started)
     return started
   }
-  const execute = (gateway: TestGateway, body: unknown, headers: Record<string, string> = {}) => post(gateway.baseUrl, '/intents/execute', body, { 'x-chain-id': devnet.chainId, ...headers })
+  const execute = (gateway: TestGateway, body: unknown, headers: Record<string, string> = {}) =>
+    post(gateway.baseUrl, '/intents/execute', body, { 'x-chain-id': devnet.chainId, ...headers })
 
   before(async () => {
     devnet = await startSolanaDevnet()
@@ -103,7 +108,10 @@ describe('Solana executions count toward the budgets (issue 40, item 5)', () => 
     assert.equal(spent.status, 429, spent.text)
     assertCommonHeaders(spent, { status: '0xF6', chainId: devnet.chainId, chainType: 'solana' })
     assert.equal(spent.body.type, 'urn:intent-gateway:problem:gas-budget-spent')
-    assert.match(spent.body.detail, new RegExp(`^the relayer spent this client's gas budget on ${devnet.chainId} \\(1[0-9]{4,} of 1 `))
+    assert.match(
+      spent.body.detail,
+      new RegExp(`^the relayer spent this client's gas budget on ${devnet.chainId} \\(1[0-9]{4,} of 1 `),
+    )
     assert.equal(await balance(relayer), before, 'nothing sent')
 
     const breaker = await gatewayWith(limits({ relayerSpendBudget: 1 }))
@@ -122,7 +130,9 @@ describe('Solana executions count toward the budgets (issue 40, item 5)', () => 
       const unpaid = await execute(gateway, body)
       assert.equal(unpaid.status, 402, unpaid.text)
       const { client } = await solanaPayingClient(devnet)
-      const payload = await client.createPaymentPayload(decodePaymentRequiredHeader(unpaid.headers.get('payment-required')!))
+      const payload = await client.createPaymentPayload(
+        decodePaymentRequiredHeader(unpaid.headers.get('payment-required')!),
+      )
       return execute(gateway, body, { 'payment-signature': encodePaymentSignatureHeader(payload) })
     }
     const payerBefore = await devnet.payment.balanceOf(devnet.payment.payer)

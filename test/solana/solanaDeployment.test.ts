@@ -3,10 +3,16 @@
 // upgrade authority may initialise the deployment config, since deploying and initialising are
 // two transactions.
 import assert from 'node:assert/strict'
+import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { describe, it } from 'node:test'
-import { createHash } from 'node:crypto'
-import { AccountRole, type Address, createKeyPairSignerFromPrivateKeyBytes, getAddressEncoder, getProgramDerivedAddress } from '@solana/kit'
+import {
+  AccountRole,
+  type Address,
+  createKeyPairSignerFromPrivateKeyBytes,
+  getAddressEncoder,
+  getProgramDerivedAddress,
+} from '@solana/kit'
 import { solanaProgramFile } from '../../scripts/buildSolanaProgram.ts'
 import { loaderV3 } from '../../src/chains/solana/devnet/deployWithLoaderV3.ts'
 import { startSolanaDevnet } from '../../src/chains/solana/devnet/startSolanaDevnet.ts'
@@ -15,7 +21,8 @@ import { startSolanaSvm } from '../support/solanaSvm.ts'
 
 const show = (v: unknown) => JSON.stringify(v, (_, x) => (typeof x === 'bigint' ? x.toString() : x))
 const cluster = new Uint8Array(32).fill(9)
-const programDataOf = async (programId: Address) => (await getProgramDerivedAddress({ programAddress: loaderV3, seeds: [getAddressEncoder().encode(programId)] }))[0]
+const programDataOf = async (programId: Address) =>
+  (await getProgramDerivedAddress({ programAddress: loaderV3, seeds: [getAddressEncoder().encode(programId)] }))[0]
 
 describe('init_config after a Loader V3 deployment', () => {
   it("is refused to anyone but the program's upgrade authority (Custom(17)) and given another program's data (Custom(4)); the authority initialises", async () => {
@@ -31,12 +38,21 @@ describe('init_config after a Loader V3 deployment', () => {
     const strangersProgram = await s.deploy(readFileSync(solanaProgramFile('probe_target')), stranger)
     const init = await s.program.initConfig(stranger, cluster)
     const strangersData = await programDataOf(strangersProgram)
-    const withOtherData = { ...init, accounts: init.accounts!.map((a, i) => (i === 5 ? { address: strangersData, role: AccountRole.READONLY } : a)) }
+    const withOtherData = {
+      ...init,
+      accounts: init.accounts!.map((a, i) => (i === 5 ? { address: strangersData, role: AccountRole.READONLY } : a)),
+    }
     const forged = await s.send([withOtherData], stranger)
     assert.ok(!forged.ok && forged.custom === 4, show(forged))
     const withOtherProgram = {
       ...init,
-      accounts: init.accounts!.map((a, i) => (i === 4 ? { address: strangersProgram, role: AccountRole.READONLY } : i === 5 ? { address: strangersData, role: AccountRole.READONLY } : a)),
+      accounts: init.accounts!.map((a, i) =>
+        i === 4
+          ? { address: strangersProgram, role: AccountRole.READONLY }
+          : i === 5
+            ? { address: strangersData, role: AccountRole.READONLY }
+            : a,
+      ),
     }
     const forged2 = await s.send([withOtherProgram], stranger)
     assert.ok(!forged2.ok && forged2.custom === 4, show(forged2))
@@ -70,11 +86,14 @@ describe('Loader V3 under SIMD-0500', () => {
   it('refuses the v0 build (InvalidAccountData: the SBPF version is not enabled) and deploys the v3 build, which runs', async () => {
     const s = await startSolanaSvm({ version: 'v3' })
     assert.equal(s.svm.getAccount(s.programId).exists, true)
-    await assert.rejects(s.deploy(readFileSync(solanaProgramFile('intent_gateway', 'v0')), s.authority), (err: Error) => {
-      assert.match(err.message, /InvalidAccountData/)
-      assert.match(err.message, /Detected sbpf_version required by the executable which are not enabled/)
-      return true
-    })
+    await assert.rejects(
+      s.deploy(readFileSync(solanaProgramFile('intent_gateway', 'v0')), s.authority),
+      (err: Error) => {
+        assert.match(err.message, /InvalidAccountData/)
+        assert.match(err.message, /Detected sbpf_version required by the executable which are not enabled/)
+        return true
+      },
+    )
     const v3 = await s.deploy(readFileSync(solanaProgramFile('intent_gateway', 'v3')), s.authority)
     const answered = await s.simulate(
       [await s.program.initConfig(s.authority, cluster)].map((ix) => ({ ...ix, programAddress: v3 })),
@@ -97,7 +116,9 @@ describe('Loader V3 under SIMD-0500', () => {
       const { value: account } = await devnet.rpc.getAccountInfo(devnet.programId, { encoding: 'base64' }).send()
       assert.equal(account?.owner, loaderV3)
       assert.equal(account?.executable, true)
-      const { value: data } = await devnet.rpc.getAccountInfo(await programDataOf(devnet.programId), { encoding: 'base64' }).send()
+      const { value: data } = await devnet.rpc
+        .getAccountInfo(await programDataOf(devnet.programId), { encoding: 'base64' })
+        .send()
       const bytes = Buffer.from(data!.data[0], 'base64')
       assert.equal(bytes.readUInt32LE(0), 3, 'ProgramData')
       assert.equal(bytes[12], 1, 'an upgrade authority')
@@ -117,7 +138,10 @@ describe('Loader V3 under SIMD-0500', () => {
 describe('v3 and v0 builds side by side', () => {
   it('answer the same statuses with the same logs and compute units at the same program id and keys', async () => {
     // Fixed keys: the compute units depend on how many bumps each PDA search tries.
-    const key = (label: string) => createKeyPairSignerFromPrivateKeyBytes(Uint8Array.from(createHash('sha256').update(`solana differential ${label}`).digest()))
+    const key = (label: string) =>
+      createKeyPairSignerFromPrivateKeyBytes(
+        Uint8Array.from(createHash('sha256').update(`solana differential ${label}`).digest()),
+      )
     const runs = []
     for (const version of ['v3', 'v0'] as const) {
       const s = await startSolanaSvm({ version, programKey: await key('program') })
@@ -127,10 +151,41 @@ describe('v3 and v0 builds side by side', () => {
       assert.ok((await s.send([await s.program.initConfig(s.authority, cluster)], s.authority)).ok)
       const config = await s.program.configAddress(cluster)
       const policyId = `0x${'11'.repeat(32)}` as const
-      assert.ok((await s.send([await s.program.setPolicy(sender, { policyId, maxValuePerTx: 100n, maxAggregateValue: 150n, allowedTargets: [target], allowedPrefixes: ['0xa1b2'] })], sender)).ok)
+      assert.ok(
+        (
+          await s.send(
+            [
+              await s.program.setPolicy(sender, {
+                policyId,
+                maxValuePerTx: 100n,
+                maxAggregateValue: 150n,
+                allowedTargets: [target],
+                allowedPrefixes: ['0xa1b2'],
+              }),
+            ],
+            sender,
+          )
+        ).ok,
+      )
       assert.ok((await s.send([await s.program.deposit(sender, 1_000n)], sender)).ok)
-      const base: Intent = { sender: sender.address, target, data: '0xa1b2ff', value: 5n, nonce: 1n, validAfter: 0n, validBefore: 0n, policyId }
-      const cases: Partial<Intent>[] = [{}, { value: 101n }, { data: '0xffff' }, { target: sender.address }, { validAfter: 1_800_000_000n }, { validBefore: 1n }]
+      const base: Intent = {
+        sender: sender.address,
+        target,
+        data: '0xa1b2ff',
+        value: 5n,
+        nonce: 1n,
+        validAfter: 0n,
+        validBefore: 0n,
+        policyId,
+      }
+      const cases: Partial<Intent>[] = [
+        {},
+        { value: 101n },
+        { data: '0xffff' },
+        { target: sender.address },
+        { validAfter: 1_800_000_000n },
+        { validBefore: 1n },
+      ]
       const outcomes = []
       for (const c of cases) {
         const r = await s.simulate([await s.program.validate({ ...base, ...c }, config)], sender)

@@ -4,7 +4,15 @@
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { before, describe, it } from 'node:test'
-import { type Address, type Instruction, type KeyPairSigner, generateKeyPairSigner, getAddressEncoder, lamports, signBytes } from '@solana/kit'
+import {
+  type Address,
+  generateKeyPairSigner,
+  getAddressEncoder,
+  type Instruction,
+  type KeyPairSigner,
+  lamports,
+  signBytes,
+} from '@solana/kit'
 import { buildSolanaProgram, sbpfVersions, solanaProgramFile } from '../../scripts/buildSolanaProgram.ts'
 import { ed25519Instruction, ed25519Program } from '../../src/chains/solana/intentGatewayProgram.ts'
 import { createSolanaRuntime } from '../../src/chains/solana/solanaRuntime.ts'
@@ -44,7 +52,11 @@ function instructionsSysvarData(instructions: { programId: Address; data: Uint8A
 describe('probe target artifacts', () => {
   for (const version of sbpfVersions) {
     it(`are exactly what programs/solana/probe_target.c builds to as SBPF ${version}`, () => {
-      assert.ok(Buffer.from(buildSolanaProgram({ name: 'probe_target', version })).equals(readFileSync(solanaProgramFile('probe_target', version))))
+      assert.ok(
+        Buffer.from(buildSolanaProgram({ name: 'probe_target', version })).equals(
+          readFileSync(solanaProgramFile('probe_target', version)),
+        ),
+      )
     })
   }
 })
@@ -81,8 +93,19 @@ for (const version of sbpfVersions) {
       assert.ok(!second.ok && second.custom === 8, show(second))
       otherConfig = await s.program.configAddress(otherCluster)
       const policies = [
-        { policyId: policyId(1), maxValuePerTx: 1_000_000_000n, maxAggregateValue: 5_000_000_000n, delegates: [delegate.address] },
-        { policyId: policyId(2), maxValuePerTx: 1_000n, maxAggregateValue: 1_500n, allowedTargets: [s.probeId], allowedPrefixes: ['0x00' as const] },
+        {
+          policyId: policyId(1),
+          maxValuePerTx: 1_000_000_000n,
+          maxAggregateValue: 5_000_000_000n,
+          delegates: [delegate.address],
+        },
+        {
+          policyId: policyId(2),
+          maxValuePerTx: 1_000n,
+          maxAggregateValue: 1_500n,
+          allowedTargets: [s.probeId],
+          allowedPrefixes: ['0x00' as const],
+        },
       ]
       for (const p of policies) assert.ok((await s.send([await s.program.setPolicy(sender, p)], sender)).ok)
       assert.ok((await s.send([await s.program.deposit(sender, 2_000_000_000n)], sender)).ok)
@@ -101,12 +124,27 @@ for (const version of sbpfVersions) {
       accounts: [{ address: recipient, signer: false, writable: true }],
       ...overrides,
     })
-    const hashOf = (i: Intent, cfg = config, programId = s.programId) => createSolanaRuntime({ programId, config: cfg }).hashIntent(i)
-    async function signed(i: Intent, by: KeyPairSigner = sender, cfg = config, programId = s.programId): Promise<Instruction> {
+    const hashOf = (i: Intent, cfg = config, programId = s.programId) =>
+      createSolanaRuntime({ programId, config: cfg }).hashIntent(i)
+    async function signed(
+      i: Intent,
+      by: KeyPairSigner = sender,
+      cfg = config,
+      programId = s.programId,
+    ): Promise<Instruction> {
       const message = hashBytes(hashOf(i, cfg, programId))
       return ed25519Instruction(keyBytes(by.address), await signBytes(by.keyPair.privateKey, message), message)
     }
-    async function execute(i: Intent, options: { by?: KeyPairSigner; signature?: Instruction; sysvar?: Address; accounts?: Address[]; extra?: Instruction[] } = {}) {
+    async function execute(
+      i: Intent,
+      options: {
+        by?: KeyPairSigner
+        signature?: Instruction
+        sysvar?: Address
+        accounts?: Address[]
+        extra?: Instruction[]
+      } = {},
+    ) {
       const ed = options.signature ?? (await signed(i, options.by))
       return s.send([ed, await s.program.execute(i, config, options), ...(options.extra ?? [])], relayer)
     }
@@ -124,7 +162,12 @@ for (const version of sbpfVersions) {
         relayer: s.balance(relayer.address),
       }
     }
-    async function assertRefused(i: Intent, attempt: () => Promise<SvmOutcome>, custom: number | undefined, logIncludes?: string) {
+    async function assertRefused(
+      i: Intent,
+      attempt: () => Promise<SvmOutcome>,
+      custom: number | undefined,
+      logIncludes?: string,
+    ) {
       const before = await snapshot(i)
       const r = await attempt()
       assert.equal(r.ok, false, `expected a refusal: ${show(r)}`)
@@ -173,7 +216,12 @@ for (const version of sbpfVersions) {
       assert.ok((await execute(intent(), { by: delegate })).ok)
       const i = intent()
       const message = hashBytes(hashOf(i))
-      const ed = ed25519Instruction(keyBytes(sender.address), await signBytes(sender.keyPair.privateKey, message), message, { instructionIndex: 0 })
+      const ed = ed25519Instruction(
+        keyBytes(sender.address),
+        await signBytes(sender.keyPair.privateKey, message),
+        message,
+        { instructionIndex: 0 },
+      )
       assert.ok((await execute(i, { signature: ed })).ok)
     })
 
@@ -192,9 +240,17 @@ for (const version of sbpfVersions) {
     it("refuses a signature made for another deployment (another cluster's config, another program)", async () => {
       const i = intent({ value: 10n })
       await assertRefused(i, async () => execute(i, { signature: await signed(i, sender, otherConfig) }), 0xe4)
-      await assertRefused(i, async () => execute(i, { signature: await signed(i, sender, config, (await generateKeyPairSigner()).address) }), 0xe4)
+      await assertRefused(
+        i,
+        async () => execute(i, { signature: await signed(i, sender, config, (await generateKeyPairSigner()).address) }),
+        0xe4,
+      )
       // The other cluster's bytes with their own signature name a config this cluster does not have: Custom(7).
-      await assertRefused(i, async () => s.send([await signed(i, sender, otherConfig), await s.program.execute(i, otherConfig)], relayer), 7)
+      await assertRefused(
+        i,
+        async () => s.send([await signed(i, sender, otherConfig), await s.program.execute(i, otherConfig)], relayer),
+        7,
+      )
     })
 
     it('refuses a swapped account meta: in the signed bytes (0xE4) or only in the accounts passed (Custom(4))', async () => {
@@ -280,9 +336,20 @@ for (const version of sbpfVersions) {
         ],
         1,
       )
-      s.svm.setAccount({ address: fake, programAddress: '11111111111111111111111111111111' as Address, executable: false, lamports: lamports(10_000_000n), data, space: BigInt(data.length) } as never)
+      s.svm.setAccount({
+        address: fake,
+        programAddress: '11111111111111111111111111111111' as Address,
+        executable: false,
+        lamports: lamports(10_000_000n),
+        data,
+        space: BigInt(data.length),
+      } as never)
       const echo: Instruction = { programAddress: s.probeId, accounts: [], data: Uint8Array.of(0) }
-      await assertRefused(i, async () => s.send([echo, await s.program.execute(i, config, { sysvar: fake })], relayer), 4)
+      await assertRefused(
+        i,
+        async () => s.send([echo, await s.program.execute(i, config, { sysvar: fake })], relayer),
+        4,
+      )
     })
 
     it('refuses an Ed25519 instruction whose offsets point into another instruction, or that is missing (0xE4)', async () => {
@@ -290,12 +357,26 @@ for (const version of sbpfVersions) {
       const message = hashBytes(hashOf(i))
       // Instruction 2 carries a stranger's valid signature of the hash; the Ed25519 instruction's
       // own bytes hold the sender's key and the hash, with no valid signature over them.
-      const elsewhere = ed25519Instruction(keyBytes(stranger.address), await signBytes(stranger.keyPair.privateKey, message), message)
+      const elsewhere = ed25519Instruction(
+        keyBytes(stranger.address),
+        await signBytes(stranger.keyPair.privateKey, message),
+        message,
+      )
       const carrier: Instruction = { programAddress: s.probeId, accounts: [], data: elsewhere.data! }
-      const pointing = ed25519Instruction(keyBytes(sender.address), new Uint8Array(64), message, { instructionIndex: 2 })
+      const pointing = ed25519Instruction(keyBytes(sender.address), new Uint8Array(64), message, {
+        instructionIndex: 2,
+      })
       await assertRefused(i, async () => s.send([pointing, await s.program.execute(i, config), carrier], relayer), 0xe4)
       // No Ed25519 instruction at all, or ours first in the transaction.
-      await assertRefused(i, async () => s.send([{ programAddress: s.probeId, accounts: [], data: Uint8Array.of(0) }, await s.program.execute(i, config)], relayer), 0xe4)
+      await assertRefused(
+        i,
+        async () =>
+          s.send(
+            [{ programAddress: s.probeId, accounts: [], data: Uint8Array.of(0) }, await s.program.execute(i, config)],
+            relayer,
+          ),
+        0xe4,
+      )
       await assertRefused(i, async () => s.send([await s.program.execute(i, config)], relayer), 0xe4)
     })
 

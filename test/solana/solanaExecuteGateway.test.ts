@@ -6,14 +6,21 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { type Address, getBase58Decoder } from '@solana/kit'
-import type { ChainAdapter, SignedExecution } from '../../src/ports/chainAdapter.ts'
-import { ed25519Seed } from '../../src/chains/solana/ed25519Seed.ts'
 import { solanaDemoCommands } from '../../src/chains/solana/devnet/solanaDemoCommands.ts'
 import type { SolanaDevnet } from '../../src/chains/solana/devnet/startSolanaDevnet.ts'
-import type { Intent } from '../../src/ports/intent.ts'
+import { ed25519Seed } from '../../src/chains/solana/ed25519Seed.ts'
 import { createReconciler } from '../../src/intents/createReconciler.ts'
+import type { ChainAdapter, SignedExecution } from '../../src/ports/chainAdapter.ts'
+import type { Intent } from '../../src/ports/intent.ts'
 import { assertCommonHeaders } from '../support/assertCommonHeaders.ts'
-import { type SolanaGateway, quietLogger, solanaAdapterFor, startSolanaDevnet, startSolanaGateway, demoIntents } from '../support/solanaGateway.ts'
+import {
+  demoIntents,
+  quietLogger,
+  type SolanaGateway,
+  solanaAdapterFor,
+  startSolanaDevnet,
+  startSolanaGateway,
+} from '../support/solanaGateway.ts'
 import { post, request } from '../support/testGateway.ts'
 
 describe('Solana signed execution through the gateway', () => {
@@ -93,7 +100,11 @@ describe('Solana signed execution through the gateway', () => {
     const i = intent()
     const vaultBefore = await balance(await vault())
     const stranger = new Uint8Array(32).fill(42)
-    for (const b of [body(i, sign(i, stranger)), body(i, sign(intent())), body({ ...i, accounts: [{ address: devnet.demo.otherTarget, signer: false, writable: true }] }, sign(i))]) {
+    for (const b of [
+      body(i, sign(i, stranger)),
+      body(i, sign(intent())),
+      body({ ...i, accounts: [{ address: devnet.demo.otherTarget, signer: false, writable: true }] }, sign(i)),
+    ]) {
       const res = await execute(b)
       assert.equal(res.status, 401, res.text)
       assertCommonHeaders(res, { status: '0xE4', chainId: devnet.chainId, chainType: 'solana' })
@@ -114,7 +125,10 @@ describe('Solana signed execution through the gateway', () => {
   })
 
   it('answers 400 naming `accounts` when the transaction would not fit in 1,232 bytes; nothing journaled', async () => {
-    const i = intent({ accounts: Array.from({ length: 16 }, () => ({ address: devnet.demo.recipient, signer: false, writable: true })), data: `0x00${'ab'.repeat(300)}` })
+    const i = intent({
+      accounts: Array.from({ length: 16 }, () => ({ address: devnet.demo.recipient, signer: false, writable: true })),
+      data: `0x00${'ab'.repeat(300)}`,
+    })
     const res = await execute(body(i, sign(i)))
     assert.equal(res.status, 400, res.text)
     assert.deepEqual(
@@ -135,7 +149,9 @@ describe('Solana signed execution through the gateway', () => {
 
   it('answers 403 REVOKED (0x16) for a nonce its sender cancelled', async () => {
     const i = intent()
-    const sender = await (await import('@solana/kit')).createKeyPairSignerFromPrivateKeyBytes(devnet.demo.senderSecretKey)
+    const sender = await (await import('@solana/kit')).createKeyPairSignerFromPrivateKeyBytes(
+      devnet.demo.senderSecretKey,
+    )
     await devnet.send([await devnet.program.cancel(sender, i.nonce)], sender)
     const res = await execute(body(i, sign(i)))
     assert.equal(res.status, 403, res.text)
@@ -144,7 +160,11 @@ describe('Solana signed execution through the gateway', () => {
 
   it('prints a signed execute that runs once (200, then replayed) and an unsigned one (401 0xE5)', async () => {
     const text = solanaDemoCommands({ baseUrl: gateway.baseUrl, devnet })
-    const commands = [...text.matchAll(/# (\d{3}) [^\n]*\n\s*curl -i -X POST (\S+\/intents\/execute) .*?-H 'X-Chain-Id: (\S+)' -d '([^']+)'/g)]
+    const commands = [
+      ...text.matchAll(
+        /# (\d{3}) [^\n]*\n\s*curl -i -X POST (\S+\/intents\/execute) .*?-H 'X-Chain-Id: (\S+)' -d '([^']+)'/g,
+      ),
+    ]
     assert.deepEqual(
       commands.map((c) => c[1]),
       ['200', '401'],
@@ -178,7 +198,8 @@ describe('Solana signed execution through the gateway', () => {
       )
       return signed!
     }
-    const reconciler = () => createReconciler({ journal: gateway.journal, adapters: [adapter], intervalMs: 60_000, logger: quietLogger })
+    const reconciler = () =>
+      createReconciler({ journal: gateway.journal, adapters: [adapter], intervalMs: 60_000, logger: quietLogger })
 
     it('delivers a journaled transaction the gateway never broadcast, then settles it from the chain', async () => {
       const i = intent()

@@ -8,12 +8,12 @@ import assert from 'node:assert/strict'
 import { after, before, beforeEach, describe, it } from 'node:test'
 import {
   type Address,
-  type Instruction,
   createKeyPairSignerFromPrivateKeyBytes,
   decompileTransactionMessage,
   getBase64Encoder,
   getCompiledTransactionMessageDecoder,
   getTransactionDecoder,
+  type Instruction,
 } from '@solana/kit'
 import { computeBudgetProgram, readComputeBudget } from '../../src/chains/solana/computeBudget.ts'
 import type { SolanaDevnet } from '../../src/chains/solana/devnet/startSolanaDevnet.ts'
@@ -22,13 +22,17 @@ import { createReconciler } from '../../src/intents/createReconciler.ts'
 import type { ChainAdapter, SignedExecution } from '../../src/ports/chainAdapter.ts'
 import type { Intent } from '../../src/ports/intent.ts'
 import { openJournal } from '../../src/store/sqlite/openJournal.ts'
-import { quietLogger, solanaAdapterFor, startSolanaDevnet, demoIntents } from '../support/solanaGateway.ts'
+import { demoIntents, quietLogger, solanaAdapterFor, startSolanaDevnet } from '../support/solanaGateway.ts'
 
 /** The compute budget and program order of a signed transaction (base64). */
 function inspect(bytes: string) {
   const tx = getTransactionDecoder().decode(getBase64Encoder().encode(bytes))
-  const instructions = decompileTransactionMessage(getCompiledTransactionMessageDecoder().decode(tx.messageBytes)).instructions as readonly Instruction[]
-  const budget = Object.assign({}, ...instructions.map((ix) => readComputeBudget(ix) ?? {})) as { computeUnitLimit?: number; computeUnitPrice?: bigint }
+  const instructions = decompileTransactionMessage(getCompiledTransactionMessageDecoder().decode(tx.messageBytes))
+    .instructions as readonly Instruction[]
+  const budget = Object.assign({}, ...instructions.map((ix) => readComputeBudget(ix) ?? {})) as {
+    computeUnitLimit?: number
+    computeUnitPrice?: bigint
+  }
   return { programs: instructions.map((ix) => ix.programAddress), ...budget }
 }
 
@@ -92,7 +96,10 @@ describe('Solana priority fees and compute budget', () => {
     assert.equal(seen.computeUnitPrice, 20_000n)
     // Measured, not the maximum: what the execute used plus the margin; and it was enough (it landed).
     assert.ok(seen.computeUnitLimit! > 1_000 && seen.computeUnitLimit! < 200_000, String(seen.computeUnitLimit))
-    assert.deepEqual([signed.details.computeUnitLimit, signed.details.computeUnitPrice], [String(seen.computeUnitLimit), '20000'])
+    assert.deepEqual(
+      [signed.details.computeUnitLimit, signed.details.computeUnitPrice],
+      [String(seen.computeUnitLimit), '20000'],
+    )
     // The relayer paid the base fee (5,000 per signature: its own and the one the Ed25519 instruction
     // verifies) and the priority fee: price × limit, in micro-lamports, rounded up.
     const priority = (20_000n * BigInt(seen.computeUnitLimit!) + 999_999n) / 1_000_000n
@@ -101,7 +108,10 @@ describe('Solana priority fees and compute budget', () => {
 
   it('bids the 75th percentile of the recent fees of the accounts it writes, not of accounts it does not touch', async () => {
     // 20 recent slots at 0, 1,000, …, 19,000 for transactions writing the sender's vault.
-    await devnet.control('litesvm_setPrioritizationFees', [Array.from({ length: 20 }, (_, i) => i * 1_000), [await vault()]])
+    await devnet.control('litesvm_setPrioritizationFees', [
+      Array.from({ length: 20 }, (_, i) => i * 1_000),
+      [await vault()],
+    ])
     const unrelated = (await createKeyPairSignerFromPrivateKeyBytes(new Uint8Array(32).fill(9))).address
     await devnet.control('litesvm_setPrioritizationFees', [[90_000], [unrelated]])
     const { signed } = await execute(intent())
@@ -117,7 +127,10 @@ describe('Solana priority fees and compute budget', () => {
 
   it('bids nothing with a ceiling of 0', async () => {
     await devnet.control('litesvm_setPrioritizationFees', [[50_000]])
-    const { signed } = await execute(intent(), solanaAdapterFor(devnet, { relayer: true, options: { maxPriorityFeeMicroLamports: 0 } }))
+    const { signed } = await execute(
+      intent(),
+      solanaAdapterFor(devnet, { relayer: true, options: { maxPriorityFeeMicroLamports: 0 } }),
+    )
     assert.equal(inspect(signed.bytes).computeUnitPrice, 0n)
   })
 
@@ -144,7 +157,11 @@ describe('Solana priority fees and compute budget', () => {
       await reprice()
       assert.deepEqual(await priceOf(first), [2, 15_000n], 'the market did not move: half as much again')
       const renewed = inspect((await journal.get(hashOf(first), devnet.chainId))!.transaction!.bytes)
-      assert.deepEqual([renewed.computeUnitLimit, renewed.programs], [inspect(stuck.bytes).computeUnitLimit, inspect(stuck.bytes).programs], 'the same limit and instructions')
+      assert.deepEqual(
+        [renewed.computeUnitLimit, renewed.programs],
+        [inspect(stuck.bytes).computeUnitLimit, inspect(stuck.bytes).programs],
+        'the same limit and instructions',
+      )
       const settled = await reconciler.runOnce()
       assert.equal(settled.settled, 1, JSON.stringify(settled))
       assert.equal((await journal.get(hashOf(first), devnet.chainId))?.state, 'mined')

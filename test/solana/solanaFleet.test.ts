@@ -6,7 +6,7 @@
 // twice is the journal's conditional replace (one re-signed attempt per expired one, whichever
 // instance gets there first). No lease, so no instance is ever without the key (never 503
 // no-relayer-key on Solana).
-import { testConfig } from '../support/testConfig.ts'
+
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { Address } from '@solana/kit'
@@ -17,7 +17,8 @@ import { createLogger } from '../../src/logging/createLogger.ts'
 import type { SignedExecution } from '../../src/ports/chainAdapter.ts'
 import type { Intent } from '../../src/ports/intent.ts'
 import { createTestDatabase, type TestDatabase } from '../support/postgresDatabase.ts'
-import { quietLogger, solanaAdapterFor, startSolanaDevnet, demoIntents } from '../support/solanaGateway.ts'
+import { demoIntents, quietLogger, solanaAdapterFor, startSolanaDevnet } from '../support/solanaGateway.ts'
+import { testConfig } from '../support/testConfig.ts'
 import { post } from '../support/testGateway.ts'
 
 describe('two gateway instances, one PostgreSQL journal, one Solana relayer key', () => {
@@ -32,9 +33,20 @@ describe('two gateway instances, one PostgreSQL journal, one Solana relayer key'
       const gateway = await createGateway({
         config: testConfig({
           chains: [
-            { chainId: devnet.chainId, chainType: 'solana', reference: devnet.reference, rpcUrls: [devnet.rpcUrl], executor: devnet.programId, validator: devnet.programId, registry: devnet.config },
+            {
+              chainId: devnet.chainId,
+              chainType: 'solana',
+              reference: devnet.reference,
+              rpcUrls: [devnet.rpcUrl],
+              executor: devnet.programId,
+              validator: devnet.programId,
+              registry: devnet.config,
+            },
           ],
-          keys: { solanaRelayerPrivateKey: devnet.relayerSecretKey, solanaSimulationFeePayer: devnet.simulationFeePayer },
+          keys: {
+            solanaRelayerPrivateKey: devnet.relayerSecretKey,
+            solanaSimulationFeePayer: devnet.simulationFeePayer,
+          },
           storage: { databaseUrl: database.url, redisUrl: undefined, instanceId },
           execution: { receiptTimeoutMs: 20_000, reconcileIntervalMs: 60_000 },
           rpc: { timeoutMs: 5_000, pollMs: 20 },
@@ -51,11 +63,21 @@ describe('two gateway instances, one PostgreSQL journal, one Solana relayer key'
   })
 
   const { intent, hashOf, sign } = demoIntents(() => devnet, 70_000n)
-  const body = (i: Intent) => ({ ...i, value: i.value.toString(), nonce: i.nonce.toString(), validAfter: '0', validBefore: '0', signature: sign(i) })
+  const body = (i: Intent) => ({
+    ...i,
+    value: i.value.toString(),
+    nonce: i.nonce.toString(),
+    validAfter: '0',
+    validBefore: '0',
+    signature: sign(i),
+  })
   const balance = async (address: Address) => (await devnet.rpc.getBalance(address).send()).value
   const vault = () => devnet.program.vaultAddress(devnet.demo.sender as Address)
   /** Transactions that landed writing the sender's vault since `since` (a signature), newest first. */
-  const landedSince = async (since: string | undefined) => (await devnet.rpc.getSignaturesForAddress(await vault(), since ? { until: since as never } : {}).send()).map((s) => s.signature)
+  const landedSince = async (since: string | undefined) =>
+    (await devnet.rpc.getSignaturesForAddress(await vault(), since ? { until: since as never } : {}).send()).map(
+      (s) => s.signature,
+    )
 
   it('executes each of 40 signed intents, each sent to both instances at once, exactly once, both instances signing with the one key', async () => {
     const [since] = await landedSince(undefined)
@@ -65,7 +87,14 @@ describe('two gateway instances, one PostgreSQL journal, one Solana relayer key'
       intents.flatMap((i) =>
         gateways.map(async (g, at) => {
           const res = await post(g.baseUrl, '/intents/execute', body(i), { 'x-chain-id': devnet.chainId })
-          return { hash: hashOf(i), at, status: res.status, replayed: res.body?.replayed === true, erc1066: res.headers.get('x-erc1066-status'), tx: res.body?.transactionHash as string | undefined }
+          return {
+            hash: hashOf(i),
+            at,
+            status: res.status,
+            replayed: res.body?.replayed === true,
+            erc1066: res.headers.get('x-erc1066-status'),
+            tx: res.body?.transactionHash as string | undefined,
+          }
         }),
       ),
     )
@@ -114,7 +143,15 @@ describe('two gateway instances, one PostgreSQL journal, one Solana relayer key'
     )
     await devnet.control('litesvm_expireBlockhash', [])
     // Both instances hold the key, so both take the record as theirs (createGateway's rule).
-    const reconcilers = [a, b].map((g, at) => createReconciler({ journal: g.journal, adapters: [adapters[at]!], intervalMs: 60_000, logger: quietLogger, holds: () => true }))
+    const reconcilers = [a, b].map((g, at) =>
+      createReconciler({
+        journal: g.journal,
+        adapters: [adapters[at]!],
+        intervalMs: 60_000,
+        logger: quietLogger,
+        holds: () => true,
+      }),
+    )
     // Both find it expired and sign a replacement; the journal takes one (the other's replace is
     // refused: the record is no longer pending) and only the one it took is broadcast.
     const passes = await Promise.all(reconcilers.map((r) => r.runOnce()))

@@ -12,20 +12,25 @@ import {
   blockhash,
   compileTransaction,
   createTransactionMessage,
+  getAddressEncoder,
   getBase58Decoder,
   getBase64EncodedWireTransaction,
   getProgramDerivedAddress,
-  getAddressEncoder,
   pipe,
   setTransactionMessageFeePayer,
   setTransactionMessageLifetimeUsingBlockhash,
 } from '@solana/kit'
-import type { Intent } from '../../src/ports/intent.ts'
 import { solanaDemoCommands } from '../../src/chains/solana/devnet/solanaDemoCommands.ts'
 import type { SolanaDevnet } from '../../src/chains/solana/devnet/startSolanaDevnet.ts'
+import type { Intent } from '../../src/ports/intent.ts'
 import { assertCommonHeaders } from '../support/assertCommonHeaders.ts'
-import { type SolanaGateway, solanaAdapterFor, startSolanaDevnet, startSolanaGateway } from '../support/solanaGateway.ts'
-import { post, request, type HttpResult } from '../support/testGateway.ts'
+import {
+  type SolanaGateway,
+  solanaAdapterFor,
+  startSolanaDevnet,
+  startSolanaGateway,
+} from '../support/solanaGateway.ts'
+import { type HttpResult, post, request } from '../support/testGateway.ts'
 
 describe('Solana through the gateway', () => {
   let devnet: SolanaDevnet
@@ -53,7 +58,8 @@ describe('Solana through the gateway', () => {
     policyId: devnet.demo.policies.narrow,
     ...overrides,
   })
-  const validate = (b: unknown, chainId = devnet.chainId) => post(gateway.baseUrl, '/intents/validate', b, { 'x-chain-id': chainId })
+  const validate = (b: unknown, chainId = devnet.chainId) =>
+    post(gateway.baseUrl, '/intents/validate', b, { 'x-chain-id': chainId })
 
   function assertOutcome(res: HttpResult, httpStatus: number, code: string, statusName?: string) {
     assert.equal(res.status, httpStatus, res.text)
@@ -80,10 +86,20 @@ describe('Solana through the gateway', () => {
     const tx = pipe(
       createTransactionMessage({ version: 0 }),
       (m) => setTransactionMessageFeePayer(devnet.demo.sender, m),
-      (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: blockhash('11111111111111111111111111111111'), lastValidBlockHeight: 0n }, m),
+      (m) =>
+        setTransactionMessageLifetimeUsingBlockhash(
+          { blockhash: blockhash('11111111111111111111111111111111'), lastValidBlockHeight: 0n },
+          m,
+        ),
       (m) => appendTransactionMessageInstruction(ix, m),
     )
-    const { value } = await devnet.rpc.simulateTransaction(getBase64EncodedWireTransaction(compileTransaction(tx)), { encoding: 'base64', sigVerify: false, replaceRecentBlockhash: true }).send()
+    const { value } = await devnet.rpc
+      .simulateTransaction(getBase64EncodedWireTransaction(compileTransaction(tx)), {
+        encoding: 'base64',
+        sigVerify: false,
+        replaceRecentBlockhash: true,
+      })
+      .send()
     const line = value.logs?.find((l) => l.startsWith('Program log: intent hash '))
     assert.ok(line, JSON.stringify(value.logs))
     return line.slice('Program log: intent hash '.length)
@@ -113,10 +129,29 @@ describe('Solana through the gateway', () => {
     assertOutcome(res, 402, '0x54', 'INSUFFICIENT_FUNDS')
     assert.equal(res.headers.get('x-payment-required'), 'true')
     // The open policy allows 1 SOL a time; a fresh sender with a policy but no vault cannot pay 1 lamport.
-    assertOutcome(await validate(body({ policyId: devnet.demo.policies.open, target: devnet.demo.otherTarget, value: '1000000000' })), 200, '0x01')
+    assertOutcome(
+      await validate(
+        body({ policyId: devnet.demo.policies.open, target: devnet.demo.otherTarget, value: '1000000000' }),
+      ),
+      200,
+      '0x01',
+    )
     const other = devnet.accounts.other
-    await devnet.send([await devnet.program.setPolicy(other, { policyId: devnet.demo.policies.open, maxValuePerTx: 10n, maxAggregateValue: 10n })], other)
-    assertOutcome(await validate(body({ sender: other.address, policyId: devnet.demo.policies.open, value: '1' })), 402, '0x54')
+    await devnet.send(
+      [
+        await devnet.program.setPolicy(other, {
+          policyId: devnet.demo.policies.open,
+          maxValuePerTx: 10n,
+          maxAggregateValue: 10n,
+        }),
+      ],
+      other,
+    )
+    assertOutcome(
+      await validate(body({ sender: other.address, policyId: devnet.demo.policies.open, value: '1' })),
+      402,
+      '0x54',
+    )
   })
 
   it("answers 410 TOO_LATE (0x21) and 202 TOO_EARLY (0x20) from the intent or the policy, following the chain's clock", async () => {
@@ -137,11 +172,18 @@ describe('Solana through the gateway', () => {
   it('answers 409 NONCE_USED (0x22) once the nonce record exists', async () => {
     const nonce = new Uint8Array(8)
     new DataView(nonce.buffer).setBigUint64(0, 42n, true)
-    const [address, bump] = await getProgramDerivedAddress({ programAddress: devnet.programId, seeds: ['nonce', getAddressEncoder().encode(devnet.demo.sender), nonce] })
+    const [address, bump] = await getProgramDerivedAddress({
+      programAddress: devnet.programId,
+      seeds: ['nonce', getAddressEncoder().encode(devnet.demo.sender), nonce],
+    })
     assertOutcome(await validate(body({ nonce: '42' })), 200, '0x01')
     await devnet.control('litesvm_setAccount', [
       address,
-      { lamports: 1_000_000, owner: devnet.programId, data: Buffer.from(devnet.program.nonceRecord(bump, new Uint8Array(32), 1n)).toString('base64') },
+      {
+        lamports: 1_000_000,
+        owner: devnet.programId,
+        data: Buffer.from(devnet.program.nonceRecord(bump, new Uint8Array(32), 1n)).toString('base64'),
+      },
     ])
     assertOutcome(await validate(body({ nonce: '42' })), 409, '0x22', 'NONCE_USED')
   })
@@ -149,7 +191,11 @@ describe('Solana through the gateway', () => {
   it('answers 421 UNSUPPORTED_CHAIN (0xA2) for a Solana chain it does not serve', async () => {
     const res = await validate(body(), 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp')
     assert.equal(res.status, 421, res.text)
-    assertCommonHeaders(res, { status: '0xA2', chainId: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp', chainType: 'solana' })
+    assertCommonHeaders(res, {
+      status: '0xA2',
+      chainId: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
+      chainType: 'solana',
+    })
   })
 
   it('answers 501 UNSUPPORTED_ACTION (0xA1) to execute without a relayer key', async () => {
@@ -176,7 +222,11 @@ describe('Solana through the gateway', () => {
       await assertBad({ target: `0x${'ab'.repeat(20)}` }, 'target', /base58/)
     })
     it('refuses a key that is not 32 bytes', async () => {
-      await assertBad({ target: getBase58Decoder().decode(new Uint8Array(31).fill(7)) }, 'target', /32 bytes \(it decodes to 31\)/)
+      await assertBad(
+        { target: getBase58Decoder().decode(new Uint8Array(31).fill(7)) },
+        'target',
+        /32 bytes \(it decodes to 31\)/,
+      )
       await assertBad({ sender: devnet.demo.sender + devnet.demo.sender }, 'sender', /32 bytes/)
     })
     it('refuses numbers outside u64 and i64', async () => {
@@ -191,7 +241,11 @@ describe('Solana through the gateway', () => {
     const chains = await request(gateway.baseUrl, '/chains')
     const chain = chains.body.chains.find((c: { chainId: string }) => c.chainId === devnet.chainId)
     assert.equal(chain.chainType, 'solana')
-    assert.deepEqual(chain.contracts, { validator: devnet.programId, executor: devnet.programId, registry: devnet.config })
+    assert.deepEqual(chain.contracts, {
+      validator: devnet.programId,
+      executor: devnet.programId,
+      registry: devnet.config,
+    })
     assert.deepEqual(chain.nativeCurrency, { name: 'Solana', symbol: 'SOL', decimals: 9 })
     const health = await request(gateway.baseUrl, '/health')
     assert.equal(health.status, 200, health.text)
@@ -204,13 +258,19 @@ describe('Solana through the gateway', () => {
   it('prints a demo command for every status, each answering it', async () => {
     const text = solanaDemoCommands({ baseUrl: gateway.baseUrl, devnet })
     // The validate commands; the execute ones need a relayer (test/solana/solanaExecuteGateway.test.ts).
-    const commands = [...text.matchAll(/# (\d{3}) [^\n]*\n\s*curl -i -X POST (\S+\/intents\/validate) .*?-H 'X-Chain-Id: (\S+)' -d '([^']+)'/g)]
+    const commands = [
+      ...text.matchAll(
+        /# (\d{3}) [^\n]*\n\s*curl -i -X POST (\S+\/intents\/validate) .*?-H 'X-Chain-Id: (\S+)' -d '([^']+)'/g,
+      ),
+    ]
     assert.deepEqual(
       commands.map((c) => c[1]),
       ['200', '403', '402', '410', '202', '421'],
     )
     for (const [, httpStatus, url, chainId, json] of commands) {
-      const res = await post(url!.replace('/intents/validate', ''), '/intents/validate', json, { 'x-chain-id': chainId! })
+      const res = await post(url!.replace('/intents/validate', ''), '/intents/validate', json, {
+        'x-chain-id': chainId!,
+      })
       assert.equal(String(res.status), httpStatus, `${httpStatus}: ${res.text}`)
     }
   })
@@ -221,7 +281,10 @@ describe('Solana through the gateway', () => {
       const result = await solanaAdapterFor(devnet, { programId: stranger, config: stranger }).preflight()
       assert.equal(result.ok, false)
       assert.ok(
-        !result.ok && 'missing' in result && result.missing.some((m) => m.startsWith(`validator ${stranger}`)) && result.missing.some((m) => m.startsWith(`registry ${stranger}`)),
+        !result.ok &&
+          'missing' in result &&
+          result.missing.some((m) => m.startsWith(`validator ${stranger}`)) &&
+          result.missing.some((m) => m.startsWith(`registry ${stranger}`)),
         JSON.stringify(result),
       )
     })
@@ -234,7 +297,9 @@ describe('Solana through the gateway', () => {
       await new Promise<void>((r) => closed.listen(0, '127.0.0.1', () => r()))
       const closedUrl = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`
       await new Promise<void>((r) => closed.close(() => r()))
-      const down = await startSolanaGateway([solanaAdapterFor(devnet, { rpcUrls: [closedUrl, silentUrl], rpcTimeoutMs: 300 })])
+      const down = await startSolanaGateway([
+        solanaAdapterFor(devnet, { rpcUrls: [closedUrl, silentUrl], rpcTimeoutMs: 300 }),
+      ])
       try {
         const res = await post(down.baseUrl, '/intents/validate', body(), { 'x-chain-id': devnet.chainId })
         assert.equal(res.status, 503, res.text)
@@ -257,7 +322,9 @@ describe('Solana through the gateway', () => {
       try {
         const funded = await post(noPayer.baseUrl, '/intents/validate', body(), { 'x-chain-id': devnet.chainId })
         assert.equal(funded.status, 200, funded.text)
-        const res = await post(noPayer.baseUrl, '/intents/validate', body({ sender: penniless }), { 'x-chain-id': devnet.chainId })
+        const res = await post(noPayer.baseUrl, '/intents/validate', body({ sender: penniless }), {
+          'x-chain-id': devnet.chainId,
+        })
         assert.equal(res.status, 502, res.text)
         assertCommonHeaders(res, { status: '0xF0', chainId: devnet.chainId, chainType: 'solana' })
         assert.match(res.text, /the sender holds no SOL to name as the simulation fee payer/)

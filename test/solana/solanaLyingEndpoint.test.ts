@@ -19,7 +19,11 @@ describe('Solana behind an endpoint that calls transactions confirmed before the
   before(async () => {
     devnet = await startSolanaDevnet()
     liar = await startConfirmationLiar({ target: devnet.rpcUrl, random: () => 0, delayMs: 3_000 })
-    gateway = await startSolanaPaidGateway(devnet, { rpcUrl: liar.url, payments: { ...devnet.payments, prices: {} }, receiptTimeoutMs: 20_000 })
+    gateway = await startSolanaPaidGateway(devnet, {
+      rpcUrl: liar.url,
+      payments: { ...devnet.payments, prices: {} },
+      receiptTimeoutMs: 20_000,
+    })
   })
   after(async () => {
     await gateway?.close()

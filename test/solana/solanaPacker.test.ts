@@ -27,7 +27,12 @@ function sections(elf: Uint8Array) {
     let end = strtab + v.getUint32(at, true)
     const start = end
     while (elf[end] !== 0) end++
-    return { name: Buffer.from(elf.subarray(start, end)).toString(), addr: v.getBigUint64(at + 16, true), offset: v.getBigUint64(at + 24, true), size: v.getBigUint64(at + 32, true) }
+    return {
+      name: Buffer.from(elf.subarray(start, end)).toString(),
+      addr: v.getBigUint64(at + 16, true),
+      offset: v.getBigUint64(at + 24, true),
+      size: v.getBigUint64(at + 32, true),
+    }
   })
 }
 
@@ -83,7 +88,10 @@ describe('packSbf', () => {
     const relDyn = list.find((s) => s.name === '.rel.dyn')!
     assert.equal(relDyn.size, 32n, 'two calls to sol_log_')
     const dynstr = list.find((s) => s.name === '.dynstr')!
-    assert.match(Buffer.from(elf.subarray(Number(dynstr.offset), Number(dynstr.offset + dynstr.size))).toString('latin1'), /\0entrypoint\0sol_log_\0/)
+    assert.match(
+      Buffer.from(elf.subarray(Number(dynstr.offset), Number(dynstr.offset + dynstr.size))).toString('latin1'),
+      /\0entrypoint\0sol_log_\0/,
+    )
     // Each relocated call keeps imm -1 for the loader.
     for (let at = Number(relDyn.offset); at < Number(relDyn.offset + relDyn.size); at += 16) {
       const insn = Number(v.getBigUint64(at, true))
@@ -103,8 +111,22 @@ describe('packSbf', () => {
     assert.equal(v.getBigUint64(32, true), 64n, 'program headers right after the ELF header')
     const [rodata, text, ...rest] = programHeaders(elf)
     assert.equal(rest.length, 0)
-    assert.deepEqual({ ...rodata, filesz: undefined, memsz: undefined }, { type: 1, flags: 4, offset: 176n, vaddr: 0n, paddr: 0n, filesz: undefined, memsz: undefined })
-    assert.deepEqual({ ...text, filesz: undefined, memsz: undefined }, { type: 1, flags: 1, offset: 176n + rodata!.filesz, vaddr: 1n << 32n, paddr: 1n << 32n, filesz: undefined, memsz: undefined })
+    assert.deepEqual(
+      { ...rodata, filesz: undefined, memsz: undefined },
+      { type: 1, flags: 4, offset: 176n, vaddr: 0n, paddr: 0n, filesz: undefined, memsz: undefined },
+    )
+    assert.deepEqual(
+      { ...text, filesz: undefined, memsz: undefined },
+      {
+        type: 1,
+        flags: 1,
+        offset: 176n + rodata!.filesz,
+        vaddr: 1n << 32n,
+        paddr: 1n << 32n,
+        filesz: undefined,
+        memsz: undefined,
+      },
+    )
     assert.equal(rodata!.filesz % 8n, 0n)
     assert.equal(text!.filesz % 8n, 0n)
     const entry = v.getBigUint64(24, true)
@@ -119,18 +141,23 @@ describe('packSbf', () => {
     const code = elf.subarray(Number(text!.offset), Number(text!.offset + text!.filesz))
     const cv = new DataView(code.buffer, code.byteOffset, code.byteLength)
     const calls = []
-    for (let at = 0; at < code.length; at += code[at] === 0x18 ? 16 : 8) if (code[at] === 0x85) calls.push({ at, src: code[at + 1]! >> 4, imm: cv.getInt32(at + 4, true) })
+    for (let at = 0; at < code.length; at += code[at] === 0x18 ? 16 : 8)
+      if (code[at] === 0x85) calls.push({ at, src: code[at + 1]! >> 4, imm: cv.getInt32(at + 4, true) })
     const syscalls = calls.filter((c) => c.src === 0)
     assert.equal(syscalls.length, 2)
     for (const c of syscalls) assert.equal(c.imm >>> 0, 0x207559bd, 'sol_log_ by its hash')
     const internal = calls.filter((c) => c.src === 1)
     assert.equal(internal.length, 1, 'entrypoint calls twice')
     const target = internal[0]!.at / 8 + 1 + internal[0]!.imm
-    assert.ok(target >= 0 && target < code.length / 8 && target !== Number(entry - (1n << 32n)) / 8, 'a relative call to another function of ours')
+    assert.ok(
+      target >= 0 && target < code.length / 8 && target !== Number(entry - (1n << 32n)) / 8,
+      'a relative call to another function of ours',
+    )
     // The lddw pointers are addresses in the read-only segment: A at 8 (clang adds 1 for A + 1).
     const pointers = []
     for (let at = 0; at < code.length; at += code[at] === 0x18 ? 16 : 8) {
-      if (code[at] === 0x18) pointers.push(BigInt(cv.getUint32(at + 4, true)) | (BigInt(cv.getUint32(at + 12, true)) << 32n))
+      if (code[at] === 0x18)
+        pointers.push(BigInt(cv.getUint32(at + 4, true)) | (BigInt(cv.getUint32(at + 12, true)) << 32n))
     }
     assert.ok(pointers.length > 0)
     for (const p of pointers) assert.equal(p, 8n)
@@ -155,19 +182,45 @@ describe('packSbf', () => {
   })
 
   it('stops the build naming an instruction it does not translate exactly (atomics, callx)', () => {
-    const atomic = compile('static const char A[] = "hi"; unsigned long long entrypoint(unsigned long long *in) { __sync_fetch_and_add(in, 3); return A[in[1] & 1]; }')
+    const atomic = compile(
+      'static const char A[] = "hi"; unsigned long long entrypoint(unsigned long long *in) { __sync_fetch_and_add(in, 3); return A[in[1] & 1]; }',
+    )
     for (const version of ['v0', 'v3'] as const)
-      assert.throws(() => packSbf(atomic, { version }), new RegExp(`instruction atomic dw \\(opcode 0xdb\\) at \\.text\\+8 is not supported in SBPF ${version}`))
-    const callx = compile('static const char A[] = "hi"; unsigned long long entrypoint(unsigned long long (*f)(void), unsigned long long x) { return f() + A[x & 1]; }')
-    assert.throws(() => packSbf(callx, { version: 'v3' }), /instruction callx \(opcode 0x8d\) at \.text\+\d+ is not supported in SBPF v3/)
+      assert.throws(
+        () => packSbf(atomic, { version }),
+        new RegExp(`instruction atomic dw \\(opcode 0xdb\\) at \\.text\\+8 is not supported in SBPF ${version}`),
+      )
+    const callx = compile(
+      'static const char A[] = "hi"; unsigned long long entrypoint(unsigned long long (*f)(void), unsigned long long x) { return f() + A[x & 1]; }',
+    )
+    assert.throws(
+      () => packSbf(callx, { version: 'v3' }),
+      /instruction callx \(opcode 0x8d\) at \.text\+\d+ is not supported in SBPF v3/,
+    )
   })
 
   it('refuses writable globals and objects without read-only data', () => {
     assert.throws(
-      () => packSbf(compile('unsigned long long counter = 1; unsigned long long entrypoint(const unsigned char *in) { counter += in[0]; return counter; }')),
+      () =>
+        packSbf(
+          compile(
+            'unsigned long long counter = 1; unsigned long long entrypoint(const unsigned char *in) { counter += in[0]; return counter; }',
+          ),
+        ),
       /writable: sBPF programs have no writable globals/,
     )
-    assert.throws(() => packSbf(compile('unsigned long long entrypoint(const unsigned char *in) { return in[0]; }')), /no read-only data/)
-    assert.throws(() => packSbf(compile('unsigned long long start(const unsigned char *in) { static const char s[] = "xy"; return s[in[0] & 1]; }')), /no function named entrypoint/)
+    assert.throws(
+      () => packSbf(compile('unsigned long long entrypoint(const unsigned char *in) { return in[0]; }')),
+      /no read-only data/,
+    )
+    assert.throws(
+      () =>
+        packSbf(
+          compile(
+            'unsigned long long start(const unsigned char *in) { static const char s[] = "xy"; return s[in[0] & 1]; }',
+          ),
+        ),
+      /no function named entrypoint/,
+    )
   })
 })

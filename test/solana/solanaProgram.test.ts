@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { before, describe, it } from 'node:test'
-import { AccountRole, type Address, type KeyPairSigner, generateKeyPairSigner, lamports } from '@solana/kit'
+import { AccountRole, type Address, generateKeyPairSigner, type KeyPairSigner, lamports } from '@solana/kit'
 import { buildSolanaProgram, sbpfVersions, solanaProgramFile } from '../../scripts/buildSolanaProgram.ts'
 import { canonicalIntentBytes } from '../../src/chains/solana/canonicalIntentBytes.ts'
 import { createSolanaRuntime } from '../../src/chains/solana/solanaRuntime.ts'
@@ -52,7 +52,13 @@ for (const version of sbpfVersions) {
       // open: anything up to 1 SOL a time; narrow: one target, one prefix, tight caps.
       const policies = [
         { policyId: policyId(1), maxValuePerTx: 1_000_000_000n, maxAggregateValue: 5_000_000_000n },
-        { policyId: policyId(2), maxValuePerTx: 100n, maxAggregateValue: 150n, allowedTargets: [target], allowedPrefixes: ['0xa1b2c3d4' as const] },
+        {
+          policyId: policyId(2),
+          maxValuePerTx: 100n,
+          maxAggregateValue: 150n,
+          allowedTargets: [target],
+          allowedPrefixes: ['0xa1b2c3d4' as const],
+        },
         { policyId: policyId(3), maxValuePerTx: 100n, maxAggregateValue: 100n, validAfter: now + 3600n },
         { policyId: policyId(4), maxValuePerTx: 100n, maxAggregateValue: 100n, validBefore: now - 1n },
       ]
@@ -98,10 +104,20 @@ for (const version of sbpfVersions) {
         const { getProgramDerivedAddress, getAddressEncoder } = await import('@solana/kit')
         const nonce = new Uint8Array(8)
         new DataView(nonce.buffer).setBigUint64(0, 77n, true)
-        return getProgramDerivedAddress({ programAddress: s.programId, seeds: ['nonce', getAddressEncoder().encode(sender.address), nonce] })
+        return getProgramDerivedAddress({
+          programAddress: s.programId,
+          seeds: ['nonce', getAddressEncoder().encode(sender.address), nonce],
+        })
       })()
       assert.equal(address, await s.program.nonceAddress(sender.address, 77n))
-      s.svm.setAccount({ address, programAddress: s.programId, executable: false, lamports: lamports(1_000_000n), data: s.program.nonceRecord(bump, new Uint8Array(32), 1n), space: 48n } as never)
+      s.svm.setAccount({
+        address,
+        programAddress: s.programId,
+        executable: false,
+        lamports: lamports(1_000_000n),
+        data: s.program.nonceRecord(bump, new Uint8Array(32), 1n),
+        space: 48n,
+      } as never)
       assert.equal(await validate(intent({ nonce: 77n })), 0x22)
       assert.equal(await validate(intent({ nonce: 77n, policyId: policyId(999) })), 0x22)
       // A record the program does not own means nothing.
@@ -146,7 +162,12 @@ for (const version of sbpfVersions) {
       assert.equal(await validate(intent({ validAfter: now - 1n })), 0x01)
       assert.equal(await validate(intent({ policyId: policyId(3) })), 0x20)
       // Too early wins over too late, a disallowed target and an unpayable value.
-      assert.equal(await validate(intent({ validAfter: now + 10n, validBefore: now - 10n, target: otherTarget, value: 10n ** 18n })), 0x20)
+      assert.equal(
+        await validate(
+          intent({ validAfter: now + 10n, validBefore: now - 10n, target: otherTarget, value: 10n ** 18n }),
+        ),
+        0x20,
+      )
     })
 
     it('answers 0x21 at and after validBefore (intent or policy), ahead of target and value checks', async () => {
@@ -185,7 +206,16 @@ for (const version of sbpfVersions) {
       // The vault holds 2 SOL above its rent; the open policy allows 1 SOL a time.
       assert.equal(await validate(intent({ value: 1_000_000_000n })), 0x01)
       const poor = await s.funded()
-      const poorPolicy = await s.send([await s.program.setPolicy(poor, { policyId: policyId(1), maxValuePerTx: 10n ** 12n, maxAggregateValue: 10n ** 12n })], poor)
+      const poorPolicy = await s.send(
+        [
+          await s.program.setPolicy(poor, {
+            policyId: policyId(1),
+            maxValuePerTx: 10n ** 12n,
+            maxAggregateValue: 10n ** 12n,
+          }),
+        ],
+        poor,
+      )
       assert.ok(poorPolicy.ok)
       assert.equal(await validate(intent({ sender: poor.address, value: 1n })), 0x54, 'no vault at all')
       assert.equal(await validate(intent({ sender: poor.address, value: 0n })), 0x01, 'nothing to pay')
@@ -209,24 +239,72 @@ for (const version of sbpfVersions) {
       // Someone else cannot sign for the owner's PDA...
       const ix = await s.program.setPolicy(other, { policyId: policyId(50), maxValuePerTx: 1n, maxAggregateValue: 1n })
       const victimPolicy = await s.program.policyAddress(sender.address, policyId(50))
-      const theft = await s.send([{ ...ix, accounts: [ix.accounts![0]!, { address: victimPolicy, role: AccountRole.WRITABLE }, ix.accounts![2]!] }], other)
+      const theft = await s.send(
+        [
+          {
+            ...ix,
+            accounts: [ix.accounts![0]!, { address: victimPolicy, role: AccountRole.WRITABLE }, ix.accounts![2]!],
+          },
+        ],
+        other,
+      )
       assert.equal(!theft.ok && theft.custom, 4)
       // ...nor name the owner without the owner's signature.
-      const unsigned = await s.send([{ ...ix, accounts: [{ address: sender.address, role: AccountRole.WRITABLE }, { address: victimPolicy, role: AccountRole.WRITABLE }, ix.accounts![2]!] }], other)
+      const unsigned = await s.send(
+        [
+          {
+            ...ix,
+            accounts: [
+              { address: sender.address, role: AccountRole.WRITABLE },
+              { address: victimPolicy, role: AccountRole.WRITABLE },
+              ix.accounts![2]!,
+            ],
+          },
+        ],
+        other,
+      )
       assert.equal(!unsigned.ok && unsigned.custom, 3)
       assert.equal(s.svm.getAccount(victimPolicy).exists, false)
       // The owner can, and the account is the program's.
-      const ok = await s.send([await s.program.setPolicy(sender, { policyId: policyId(50), maxValuePerTx: 7n, maxAggregateValue: 9n, allowedTargets: [target], delegates: [other.address] })], sender)
+      const ok = await s.send(
+        [
+          await s.program.setPolicy(sender, {
+            policyId: policyId(50),
+            maxValuePerTx: 7n,
+            maxAggregateValue: 9n,
+            allowedTargets: [target],
+            delegates: [other.address],
+          }),
+        ],
+        sender,
+      )
       assert.ok(ok.ok)
       const stored = s.svm.getAccount(victimPolicy)
       assert.ok(stored.exists)
       assert.equal(stored.programAddress, s.programId)
       const policy = s.program.decodePolicy(stored.data)!
       assert.equal(policy.owner, sender.address)
-      assert.deepEqual([policy.maxValuePerTx, policy.maxAggregateValue, policy.allowedTargets, policy.delegates], [7n, 9n, [target], [other.address]])
+      assert.deepEqual(
+        [policy.maxValuePerTx, policy.maxAggregateValue, policy.allowedTargets, policy.delegates],
+        [7n, 9n, [target], [other.address]],
+      )
       // An update keeps the owner and rewrites the rules.
-      assert.ok((await s.send([await s.program.setPolicy(sender, { policyId: policyId(50), maxValuePerTx: 8n, maxAggregateValue: 9n })], sender)).ok)
-      assert.deepEqual(s.program.decodePolicy(s.svm.getAccount(victimPolicy).exists ? (s.svm.getAccount(victimPolicy) as { data: Uint8Array }).data : new Uint8Array())?.allowedTargets, [])
+      assert.ok(
+        (
+          await s.send(
+            [await s.program.setPolicy(sender, { policyId: policyId(50), maxValuePerTx: 8n, maxAggregateValue: 9n })],
+            sender,
+          )
+        ).ok,
+      )
+      assert.deepEqual(
+        s.program.decodePolicy(
+          s.svm.getAccount(victimPolicy).exists
+            ? (s.svm.getAccount(victimPolicy) as { data: Uint8Array }).data
+            : new Uint8Array(),
+        )?.allowedTargets,
+        [],
+      )
     })
 
     it('creates a policy or a vault even where someone sent lamports first to block it', async () => {
@@ -234,8 +312,19 @@ for (const version of sbpfVersions) {
       const system = '11111111111111111111111111111111' as Address
       const policy = await s.program.policyAddress(victim.address, policyId(60))
       const vault = await s.program.vaultAddress(victim.address)
-      for (const address of [policy, vault]) s.svm.setAccount({ address, programAddress: system, executable: false, lamports: lamports(2_000_000n), data: new Uint8Array(), space: 0n } as never)
-      const created = await s.send([await s.program.setPolicy(victim, { policyId: policyId(60), maxValuePerTx: 1n, maxAggregateValue: 1n })], victim)
+      for (const address of [policy, vault])
+        s.svm.setAccount({
+          address,
+          programAddress: system,
+          executable: false,
+          lamports: lamports(2_000_000n),
+          data: new Uint8Array(),
+          space: 0n,
+        } as never)
+      const created = await s.send(
+        [await s.program.setPolicy(victim, { policyId: policyId(60), maxValuePerTx: 1n, maxAggregateValue: 1n })],
+        victim,
+      )
       assert.ok(created.ok, show(created))
       const stored = s.svm.getAccount(policy)
       assert.ok(stored.exists)
@@ -260,7 +349,10 @@ for (const version of sbpfVersions) {
       assert.equal(!theft.ok && theft.custom, 4)
       // The right PDA but a signer who is not its owner: the same refusal.
       const ix = await s.program.withdraw(sender, 1_000n)
-      const unsigned = await s.send([{ ...ix, accounts: [{ address: sender.address, role: AccountRole.WRITABLE }, ix.accounts![1]!] }], other)
+      const unsigned = await s.send(
+        [{ ...ix, accounts: [{ address: sender.address, role: AccountRole.WRITABLE }, ix.accounts![1]!] }],
+        other,
+      )
       assert.equal(!unsigned.ok && unsigned.custom, 3)
       assert.equal(s.balance(vault), before)
       const tooMuch = await s.send([await s.program.withdraw(sender, 2_000_000_001n)], sender)

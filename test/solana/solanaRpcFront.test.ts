@@ -10,16 +10,16 @@ import { type Address, type Base58EncodedBytes, type Base64EncodedBytes, getAddr
 import { Registry } from 'prom-client'
 import { callSolanaRpc } from '../../src/chains/solana/actions/callSolanaRpc.ts'
 import { createSolanaContext } from '../../src/chains/solana/createSolanaContext.ts'
-import { accountSizes } from '../../src/chains/solana/intentGatewayProgram.ts'
 import type { SolanaDevnet } from '../../src/chains/solana/devnet/startSolanaDevnet.ts'
 import { ed25519Seed } from '../../src/chains/solana/ed25519Seed.ts'
+import { accountSizes } from '../../src/chains/solana/intentGatewayProgram.ts'
 import { createSolanaRuntime } from '../../src/chains/solana/solanaRuntime.ts'
-import { testApp } from '../support/testApp.ts'
 import { createChainRegistry } from '../../src/intents/createChainRegistry.ts'
 import { createMetrics } from '../../src/metrics/createMetrics.ts'
 import type { Intent } from '../../src/ports/intent.ts'
 import { parseMetrics, valueOf } from '../support/parseMetrics.ts'
 import { quietLogger, solanaAdapterFor, startSolanaDevnet } from '../support/solanaGateway.ts'
+import { testApp } from '../support/testApp.ts'
 
 /** The byte offset of a policy's owner (the sender) in its account data. */
 const policyOwnerOffset = 8n
@@ -34,7 +34,8 @@ describe('the Solana devnet front, read with @solana/kit', () => {
     await devnet?.stop()
   })
 
-  const hashOf = (i: Intent) => createSolanaRuntime({ programId: devnet.programId, config: devnet.config }).hashIntent(i)
+  const hashOf = (i: Intent) =>
+    createSolanaRuntime({ programId: devnet.programId, config: devnet.config }).hashIntent(i)
   async function execute(nonce: bigint): Promise<string> {
     const adapter = solanaAdapterFor(devnet, { relayer: true })
     const i: Intent = {
@@ -48,7 +49,8 @@ describe('the Solana devnet front, read with @solana/kit', () => {
       policyId: devnet.demo.policies.open,
       accounts: [{ address: devnet.demo.recipient, signer: false, writable: true }],
     }
-    const signature = `0x${Buffer.from(ed25519Seed.sign(devnet.demo.senderSecretKey, Buffer.from(hashOf(i).slice(2), 'hex'))).toString('hex')}` as const
+    const signature =
+      `0x${Buffer.from(ed25519Seed.sign(devnet.demo.senderSecretKey, Buffer.from(hashOf(i).slice(2), 'hex'))).toString('hex')}` as const
     const preflight = await adapter.prepareExecution(i, signature)
     assert.ok(preflight.ok, JSON.stringify(preflight))
     const submission = await preflight.send({ onSigned: () => undefined })
@@ -61,10 +63,17 @@ describe('the Solana devnet front, read with @solana/kit', () => {
     const byOwner = await devnet.rpc
       .getProgramAccounts(devnet.programId, {
         encoding: 'base64',
-        filters: [{ dataSize: BigInt(accountSizes.policy) }, { memcmp: { offset: policyOwnerOffset, bytes: sender as string as Base58EncodedBytes, encoding: 'base58' } }],
+        filters: [
+          { dataSize: BigInt(accountSizes.policy) },
+          { memcmp: { offset: policyOwnerOffset, bytes: sender as string as Base58EncodedBytes, encoding: 'base58' } },
+        ],
       })
       .send()
-    const policies = byOwner.map(({ pubkey, account }) => ({ pubkey, owner: account.owner, policy: devnet.program.decodePolicy(Buffer.from(account.data[0], 'base64')) }))
+    const policies = byOwner.map(({ pubkey, account }) => ({
+      pubkey,
+      owner: account.owner,
+      policy: devnet.program.decodePolicy(Buffer.from(account.data[0], 'base64')),
+    }))
     assert.deepEqual(policies.map((p) => p.policy?.policyId).sort(), Object.values(devnet.demo.policies).sort())
     for (const p of policies) {
       assert.equal(p.owner, devnet.programId)
@@ -74,24 +83,47 @@ describe('the Solana devnet front, read with @solana/kit', () => {
     // The same with base64 bytes; nobody else's; withContext; a data slice.
     const base64 = Buffer.from(getAddressEncoder().encode(sender)).toString('base64') as Base64EncodedBytes
     const ownedBySender = { memcmp: { offset: policyOwnerOffset, bytes: base64, encoding: 'base64' } } as const
-    const same = await devnet.rpc.getProgramAccounts(devnet.programId, { encoding: 'base64', filters: [{ dataSize: BigInt(accountSizes.policy) }, ownedBySender] }).send()
+    const same = await devnet.rpc
+      .getProgramAccounts(devnet.programId, {
+        encoding: 'base64',
+        filters: [{ dataSize: BigInt(accountSizes.policy) }, ownedBySender],
+      })
+      .send()
     // Without the size filter the sender's vault matches too: it keeps its owner at the same offset.
     const vault = await devnet.program.vaultAddress(sender)
-    const owned = await devnet.rpc.getProgramAccounts(devnet.programId, { encoding: 'base64', filters: [ownedBySender] }).send()
+    const owned = await devnet.rpc
+      .getProgramAccounts(devnet.programId, { encoding: 'base64', filters: [ownedBySender] })
+      .send()
     assert.deepEqual(owned.map((a) => a.pubkey).sort(), [...byOwner.map((a) => a.pubkey), vault].sort())
     assert.deepEqual(same.map((a) => a.pubkey).sort(), byOwner.map((a) => a.pubkey).sort())
     const nobody = await devnet.rpc
       .getProgramAccounts(devnet.programId, {
         encoding: 'base64',
-        filters: [{ memcmp: { offset: policyOwnerOffset, bytes: devnet.demo.recipient as string as Base58EncodedBytes, encoding: 'base58' } }],
+        filters: [
+          {
+            memcmp: {
+              offset: policyOwnerOffset,
+              bytes: devnet.demo.recipient as string as Base58EncodedBytes,
+              encoding: 'base58',
+            },
+          },
+        ],
       })
       .send()
     assert.deepEqual(nobody, [])
     const wrapped = await devnet.rpc
-      .getProgramAccounts(devnet.programId, { encoding: 'base64', withContext: true, dataSlice: { offset: 0, length: 1 }, filters: [{ dataSize: BigInt(accountSizes.config) }] })
+      .getProgramAccounts(devnet.programId, {
+        encoding: 'base64',
+        withContext: true,
+        dataSlice: { offset: 0, length: 1 },
+        filters: [{ dataSize: BigInt(accountSizes.config) }],
+      })
       .send()
     assert.equal(wrapped.value.length, 1, 'one deployment config')
-    assert.deepEqual([wrapped.value[0]!.pubkey, wrapped.value[0]!.account.data[0], wrapped.value[0]!.account.space], [devnet.config, Buffer.from([1]).toString('base64'), BigInt(accountSizes.config)])
+    assert.deepEqual(
+      [wrapped.value[0]!.pubkey, wrapped.value[0]!.account.data[0], wrapped.value[0]!.account.space],
+      [devnet.config, Buffer.from([1]).toString('base64'), BigInt(accountSizes.config)],
+    )
     assert.ok(wrapped.context.slot > 0n)
   })
 
@@ -106,7 +138,10 @@ describe('the Solana devnet front, read with @solana/kit', () => {
     )
     assert.ok(all.length >= 3, 'the deposit that created the vault is there too')
     for (const s of all) {
-      assert.deepEqual([s.err, s.memo, s.confirmationStatus, typeof s.slot, typeof s.blockTime], [null, null, 'finalized', 'bigint', 'bigint'])
+      assert.deepEqual(
+        [s.err, s.memo, s.confirmationStatus, typeof s.slot, typeof s.blockTime],
+        [null, null, 'finalized', 'bigint', 'bigint'],
+      )
     }
     assert.ok(all[0]!.slot > all[1]!.slot)
     assert.deepEqual(
@@ -114,7 +149,9 @@ describe('the Solana devnet front, read with @solana/kit', () => {
       [second],
     )
     assert.deepEqual(
-      (await devnet.rpc.getSignaturesForAddress(vault, { before: second as never, limit: 1 }).send()).map((s) => s.signature),
+      (await devnet.rpc.getSignaturesForAddress(vault, { before: second as never, limit: 1 }).send()).map(
+        (s) => s.signature,
+      ),
       [first],
     )
     assert.deepEqual(
@@ -134,7 +171,10 @@ describe('the Solana devnet front, read with @solana/kit', () => {
     const metrics = createMetrics({ registry: new Registry(), defaultMetrics: false })
     const adapter = solanaAdapterFor(devnet, { rpcUrls: [deadUrl, devnet.rpcUrl], rpcRecorder: metrics.rpc })
     assert.equal((await adapter.getHealth()).reachable, true)
-    const app = testApp({ server: { bodyLimit: 1024 }, execution: { receiptTimeoutMs: 1_000 } }, { registry: createChainRegistry({ adapters: [adapter], defaultChainId: undefined }), metrics })
+    const app = testApp(
+      { server: { bodyLimit: 1024 }, execution: { receiptTimeoutMs: 1_000 } },
+      { registry: createChainRegistry({ adapters: [adapter], defaultChainId: undefined }), metrics },
+    )
     const scrape = async () => {
       const res = await app.inject({ method: 'GET', url: '/metrics' })
       assert.equal(res.statusCode, 200)
@@ -144,23 +184,45 @@ describe('the Solana devnet front, read with @solana/kit', () => {
     const samples = parseMetrics(text)
     assert.equal(valueOf(samples, 'intent_gateway_chain_endpoint_up', { chain: devnet.chainId, endpoint: '0' }), 0)
     assert.equal(valueOf(samples, 'intent_gateway_chain_endpoint_up', { chain: devnet.chainId, endpoint: '1' }), 1)
-    assert.equal(valueOf(samples, 'intent_gateway_chain_rpc_failures_total', { chain: devnet.chainId, method: 'getSlot', kind: 'unreachable' }), 1)
+    assert.equal(
+      valueOf(samples, 'intent_gateway_chain_rpc_failures_total', {
+        chain: devnet.chainId,
+        method: 'getSlot',
+        kind: 'unreachable',
+      }),
+      1,
+    )
     assert.ok(!text.includes('127.0.0.1'), 'no URL in a label')
     // A node that answers with an error is up: it answered (this devnet speaks no jsonParsed).
     const ctx = createSolanaContext({
-      chain: { chainId: devnet.chainId, reference: devnet.reference, rpcUrls: [deadUrl, devnet.rpcUrl], programId: devnet.programId, config: devnet.config },
+      chain: {
+        chainId: devnet.chainId,
+        reference: devnet.reference,
+        rpcUrls: [deadUrl, devnet.rpcUrl],
+        programId: devnet.programId,
+        config: devnet.config,
+      },
       rpcTimeoutMs: 2_000,
       logger: quietLogger,
       rpcRecorder: metrics.rpc,
     })
     await assert.rejects(
-      callSolanaRpc(ctx, 'getAccountInfo', 'account lookup', (rpc, abortSignal) => rpc.getAccountInfo(devnet.config, { encoding: 'jsonParsed' }).send({ abortSignal })),
+      callSolanaRpc(ctx, 'getAccountInfo', 'account lookup', (rpc, abortSignal) =>
+        rpc.getAccountInfo(devnet.config, { encoding: 'jsonParsed' }).send({ abortSignal }),
+      ),
       /unsupported encoding jsonParsed/,
     )
     const after = parseMetrics(await scrape())
     assert.equal(valueOf(after, 'intent_gateway_chain_endpoint_up', { chain: devnet.chainId, endpoint: '0' }), 0)
     assert.equal(valueOf(after, 'intent_gateway_chain_endpoint_up', { chain: devnet.chainId, endpoint: '1' }), 1)
-    assert.equal(valueOf(after, 'intent_gateway_chain_rpc_failures_total', { chain: devnet.chainId, method: 'getAccountInfo', kind: 'node_error' }), 1)
+    assert.equal(
+      valueOf(after, 'intent_gateway_chain_rpc_failures_total', {
+        chain: devnet.chainId,
+        method: 'getAccountInfo',
+        kind: 'node_error',
+      }),
+      1,
+    )
     await app.close()
   })
 })

@@ -3,13 +3,13 @@
 // what it answers is scripted, so these tests verify the gateway up to the transactions it sends
 // and how it reads the node's answers, not the Move code.
 import assert from 'node:assert/strict'
-import { GrpcTypes } from '@mysten/sui/grpc'
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test'
-import { parseIntent } from '../../src/intents/parseIntent.ts'
+import { GrpcTypes } from '@mysten/sui/grpc'
 import { suiRuntime } from '../../src/chains/sui/suiRuntime.ts'
+import { parseIntent } from '../../src/intents/parseIntent.ts'
 import { getStatusCode } from '../../src/status/statusCodes.ts'
 import { assertCommonHeaders } from '../support/assertCommonHeaders.ts'
-import { startSuiWorld, suiRelayer, suiSender, type SuiWorld } from '../support/suiGateway.ts'
+import { type SuiWorld, startSuiWorld, suiRelayer, suiSender } from '../support/suiGateway.ts'
 
 const sui = { chainId: 'sui:localnet', chainType: 'sui' }
 
@@ -52,7 +52,14 @@ describe('Sui gateway against the gRPC stand-in (Move not compiled or executed h
       const res = await world.post('/intents/validate', body)
       assert.equal(res.status, 200)
       assertCommonHeaders(res, { status: '0x01', ...sui, intentHash: hashOf(body) })
-      assert.deepEqual(res.body, { status: '0x01', erc1066Status: '0x01', statusName: 'SUCCESS', description: 'Intent validated', intentHash: hashOf(body), ...sui })
+      assert.deepEqual(res.body, {
+        status: '0x01',
+        erc1066Status: '0x01',
+        statusName: 'SUCCESS',
+        description: 'Intent validated',
+        intentHash: hashOf(body),
+        ...sui,
+      })
       const simulate = world.standIn.calls.find((c) => c.method === 'SimulateTransaction')!
       assert.equal(simulate.transaction?.commands[0]?.MoveCall?.function, 'validate')
       // Checks off (a read, like devInspect); no gas selection.
@@ -63,7 +70,23 @@ describe('Sui gateway against the gRPC stand-in (Move not compiled or executed h
     it('maps a code from every category and reason the module could return to its HTTP status and headers', async () => {
       const body = intent()
       // Every 7th code (each category and each reason nibble is hit) plus the rows with names of their own.
-      const codes = new Set([...Array.from({ length: 256 }, (_, i) => i).filter((i) => i % 7 === 0), 0x01, 0x10, 0x11, 0x16, 0x20, 0x21, 0x22, 0x50, 0x51, 0x54, 0xa2, 0xe4, 0xe5, 0xf4])
+      const codes = new Set([
+        ...Array.from({ length: 256 }, (_, i) => i).filter((i) => i % 7 === 0),
+        0x01,
+        0x10,
+        0x11,
+        0x16,
+        0x20,
+        0x21,
+        0x22,
+        0x50,
+        0x51,
+        0x54,
+        0xa2,
+        0xe4,
+        0xe5,
+        0xf4,
+      ])
       for (const code of codes) {
         world.standIn.answers.validate = { status: code }
         const res = await world.post('/intents/validate', body)
@@ -106,15 +129,30 @@ describe('Sui gateway against the gRPC stand-in (Move not compiled or executed h
     })
 
     it('refuses data other than 0x, short addresses and numbers above u64 with 400 naming the fields', async () => {
-      const res = await world.post('/intents/validate', intent({ data: '0xdeadbeef', target: '0x2', value: (2n ** 64n).toString() }))
+      const res = await world.post(
+        '/intents/validate',
+        intent({ data: '0xdeadbeef', target: '0x2', value: (2n ** 64n).toString() }),
+      )
       assert.equal(res.status, 400)
       assertCommonHeaders(res, { status: '0xA0', ...sui })
-      assert.deepEqual(res.body.errors, [{ field: 'target', message: 'must be a Sui address: 0x followed by 64 hex digits (short forms such as 0x2 are not accepted: write all 64 digits)' }])
+      assert.deepEqual(res.body.errors, [
+        {
+          field: 'target',
+          message:
+            'must be a Sui address: 0x followed by 64 hex digits (short forms such as 0x2 are not accepted: write all 64 digits)',
+        },
+      ])
       // Addresses are checked first; the runtime's own rules run once the addresses are right.
-      const second = await world.post('/intents/validate', intent({ data: '0xdeadbeef', value: (2n ** 64n).toString() }))
+      const second = await world.post(
+        '/intents/validate',
+        intent({ data: '0xdeadbeef', value: (2n ** 64n).toString() }),
+      )
       assert.equal(second.status, 400)
       assert.deepEqual(second.body.errors, [
-        { field: 'data', message: 'must be "0x" on Sui: a Sui intent moves value only, the Move module cannot call a target with data' },
+        {
+          field: 'data',
+          message: 'must be "0x" on Sui: a Sui intent moves value only, the Move module cannot call a target with data',
+        },
         { field: 'value', message: 'must be below 2^64 on Sui (a Move u64)' },
       ])
       assert.equal(world.standIn.calls.length, 0, 'nothing reached the node')
@@ -131,7 +169,10 @@ describe('Sui gateway against the gRPC stand-in (Move not compiled or executed h
     for (const [name, fault] of faults) {
       it(`validate: ${name}`, async () => {
         world.standIn.faults.set('*', fault)
-        const res = await world.post('/intents/validate', intent({ policyId: `0x${((nonce % 200) + 16).toString(16)}${'ab'.repeat(31)}` }))
+        const res = await world.post(
+          '/intents/validate',
+          intent({ policyId: `0x${((nonce % 200) + 16).toString(16)}${'ab'.repeat(31)}` }),
+        )
         assert.equal(res.status, 503, res.text)
         assertCommonHeaders(res, { status: '0xF4', ...sui })
         assert.equal(res.headers.get('retry-after'), '2')
@@ -166,7 +207,11 @@ describe('Sui gateway against the gRPC stand-in (Move not compiled or executed h
     assert.equal(res.body.chainType, 'sui')
     assert.equal(res.body.reference, 'localnet')
     assert.deepEqual(res.body.nativeCurrency, { name: 'Sui', symbol: 'SUI', decimals: 9 })
-    assert.deepEqual(res.body.contracts, { validator: world.standIn.packageId, executor: world.standIn.packageId, registry: world.standIn.hubId })
+    assert.deepEqual(res.body.contracts, {
+      validator: world.standIn.packageId,
+      executor: world.standIn.packageId,
+      registry: world.standIn.hubId,
+    })
     assert.equal(res.body.relayer, suiRelayer.toSuiAddress())
     assert.equal(res.body.endpoints[0].url, `${world.standIn.url}/`)
   })
@@ -210,7 +255,9 @@ describe('Sui gateway against the gRPC stand-in (Move not compiled or executed h
       const res = await world.post('/intents/execute', intent())
       assert.equal(res.status, 200, res.text)
       assert.equal(res.body.blockNumber, '1042')
-      assert.ok(world.standIn.calls.some((c) => c.method === 'GetTransaction' && c.request.digest === res.body.transactionHash))
+      assert.ok(
+        world.standIn.calls.some((c) => c.method === 'GetTransaction' && c.request.digest === res.body.transactionHash),
+      )
     })
 
     it('answers a refusal of validate as validate would, and sends nothing', async () => {
@@ -271,7 +318,14 @@ describe('Sui gateway against the gRPC stand-in (Move not compiled or executed h
       const outcome = await world.adapter.reconcile({ ...record!.transaction!, intent: record!.intent })
       assert.equal(outcome.kind, 'settled')
       assert.ok(world.standIn.executed.has(record!.transaction!.id))
-      await world.journal.settle(record!, { state: 'mined', status: 0x11, blockNumber: 1042n, gasUsed: 0n, returnData: undefined, detail: undefined })
+      await world.journal.settle(record!, {
+        state: 'mined',
+        status: 0x11,
+        blockNumber: 1042n,
+        gasUsed: 0n,
+        returnData: undefined,
+        detail: undefined,
+      })
     })
   })
 })

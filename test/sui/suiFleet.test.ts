@@ -15,7 +15,7 @@ import { startGatewayProcess } from '../support/gatewayProcess.ts'
 import { createTestDatabase, type TestDatabase } from '../support/postgresDatabase.ts'
 import type { GatewayProcess } from '../support/runGateway.ts'
 import { suiRelayer, suiSender } from '../support/suiGateway.ts'
-import { startSuiStandIn, type SuiStandIn } from '../support/suiStandIn.ts'
+import { type SuiStandIn, startSuiStandIn } from '../support/suiStandIn.ts'
 import { type HttpResult, post } from '../support/testGateway.ts'
 
 const ttlMs = 3_000
@@ -67,20 +67,38 @@ describe('a fleet sharing one Sui relayer key: one instance at a time sends with
     running.delete(gw)
   }
   const signed = async () => {
-    const body = { sender: suiSender.toSuiAddress(), target: `0x${'22'.repeat(32)}`, data: '0x', value: '1000', nonce: String(nonce++), policyId: standIn.policyId }
+    const body = {
+      sender: suiSender.toSuiAddress(),
+      target: `0x${'22'.repeat(32)}`,
+      data: '0x',
+      value: '1000',
+      nonce: String(nonce++),
+      policyId: standIn.policyId,
+    }
     const intent = parseIntent(body as never, suiRuntime)
     const { signature } = await suiSender.signPersonalMessage(encodeSuiIntent(intent))
-    return { body: { ...body, signature: `0x${Buffer.from(signature, 'base64').toString('hex')}` }, hash: suiRuntime.hashIntent(intent) }
+    return {
+      body: { ...body, signature: `0x${Buffer.from(signature, 'base64').toString('hex')}` },
+      hash: suiRuntime.hashIntent(intent),
+    }
   }
   const rows = async (hash: string) =>
-    (await db.query<{ state: string; tx_id: string | null; instance_id: string | null }>('SELECT state, tx_id, instance_id FROM executions WHERE intent_hash = $1', [hash])).rows
+    (
+      await db.query<{ state: string; tx_id: string | null; instance_id: string | null }>(
+        'SELECT state, tx_id, instance_id FROM executions WHERE intent_hash = $1',
+        [hash],
+      )
+    ).rows
   const executeCalls = () => standIn.calls.filter((c) => c.method === 'ExecuteTransaction')
   const assertNoRelayerKey = (res: HttpResult) => {
     assert.equal(res.status, 503, res.text)
     assert.equal(res.headers.get('x-erc1066-status'), '0x40')
     assert.equal(res.headers.get('retry-after'), '2')
     assert.equal(res.body.type, noRelayerKey)
-    assert.match(res.body.detail, /this instance holds no relayer key for sui:localnet now .*nothing was claimed or sent/)
+    assert.match(
+      res.body.detail,
+      /this instance holds no relayer key for sui:localnet now .*nothing was claimed or sent/,
+    )
   }
 
   let a: Awaited<ReturnType<typeof start>>
@@ -107,14 +125,21 @@ describe('a fleet sharing one Sui relayer key: one instance at a time sends with
     const replayed = await post(b.baseUrl, '/intents/execute', first.body, sui)
     assert.equal(replayed.status, 200, replayed.text)
     assert.equal(replayed.body.replayed, true)
-    const lease = (await db.query('SELECT chain_id, relayer, instance_id FROM relayer_leases WHERE chain_id = $1', ['sui:localnet'])).rows
+    const lease = (
+      await db.query('SELECT chain_id, relayer, instance_id FROM relayer_leases WHERE chain_id = $1', ['sui:localnet'])
+    ).rows
     assert.deepEqual(lease, [{ chain_id: 'sui:localnet', relayer: suiRelayer.toSuiAddress(), instance_id: 'sui-a' }])
   })
 
   it('each intent sent to both instances at once runs in one transaction, with no gas coin version spent twice', async () => {
     const before = executeCalls().length
     const intents = await Promise.all(Array.from({ length: 12 }, () => signed()))
-    const answers = await Promise.all(intents.flatMap(({ body }) => [post(a.baseUrl, '/intents/execute', body, sui), post(b.baseUrl, '/intents/execute', body, sui)]))
+    const answers = await Promise.all(
+      intents.flatMap(({ body }) => [
+        post(a.baseUrl, '/intents/execute', body, sui),
+        post(b.baseUrl, '/intents/execute', body, sui),
+      ]),
+    )
     for (let i = 0; i < intents.length; i++) {
       const [fromA, fromB] = [answers[2 * i]!, answers[2 * i + 1]!]
       assert.equal(fromA.status, 200, fromA.text)
@@ -138,7 +163,9 @@ describe('a fleet sharing one Sui relayer key: one instance at a time sends with
     standIn.faults.set('ExecuteTransaction', { kind: 'hang' })
     const inFlight = await signed()
     const pending = post(a.baseUrl, '/intents/execute', inFlight.body, sui).catch(() => undefined)
-    const [record] = await eventually('the transaction journaled', 10_000, async () => ((await rows(inFlight.hash))[0]?.tx_id ? rows(inFlight.hash) : undefined))
+    const [record] = await eventually('the transaction journaled', 10_000, async () =>
+      (await rows(inFlight.hash))[0]?.tx_id ? rows(inFlight.hash) : undefined,
+    )
     assert.equal(record!.state, 'pending')
     await kill(a.gw)
     const killedAt = Date.now()
@@ -162,8 +189,13 @@ describe('a fleet sharing one Sui relayer key: one instance at a time sends with
     })
     assert.equal(taken.res.headers.get('x-erc1066-status'), '0x11')
     assert.ok(refused > 0, "refused while the dead holder's lease lived")
-    t.diagnostic(`taken over ${taken.afterMs} ms after the kill (TTL ${ttlMs} ms); ${refused} executes refused with no-relayer-key before`)
-    assert.ok(taken.afterMs <= ttlMs + ttlMs / 6 + 1_500, `taken over ${taken.afterMs} ms after the kill (TTL ${ttlMs} ms)`)
+    t.diagnostic(
+      `taken over ${taken.afterMs} ms after the kill (TTL ${ttlMs} ms); ${refused} executes refused with no-relayer-key before`,
+    )
+    assert.ok(
+      taken.afterMs <= ttlMs + ttlMs / 6 + 1_500,
+      `taken over ${taken.afterMs} ms after the kill (TTL ${ttlMs} ms)`,
+    )
 
     // The dead holder's journaled transaction is broadcast again by the new holder before it signs
     // anything on the key's gas coin (the same bytes, not a second spend of that coin version).
@@ -171,7 +203,9 @@ describe('a fleet sharing one Sui relayer key: one instance at a time sends with
     const firstNew = (await rows(taken.hash))[0]!.tx_id!
     assert.ok(digests.includes(record!.tx_id!), "the dead holder's transaction ran")
     assert.ok(digests.indexOf(record!.tx_id!) < digests.indexOf(firstNew), "before the new holder's first transaction")
-    await eventually("the dead holder's transaction settled", 10_000, async () => ((await rows(inFlight.hash))[0]?.state === 'mined' ? true : undefined))
+    await eventually("the dead holder's transaction settled", 10_000, async () =>
+      (await rows(inFlight.hash))[0]?.state === 'mined' ? true : undefined,
+    )
     const replayed = await post(b.baseUrl, '/intents/execute', inFlight.body, sui)
     assert.equal(replayed.status, 200, replayed.text)
     assert.equal(replayed.body.replayed, true)

@@ -4,12 +4,12 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { createSuiAdapter } from '../../src/chains/sui/createSuiAdapter.ts'
-import { holdSuiRelayerKey, type SuiKeyHold } from '../../src/chains/sui/holdSuiRelayerKey.ts'
 import { encodeSuiIntent } from '../../src/chains/sui/encodeSuiIntent.ts'
+import { holdSuiRelayerKey, type SuiKeyHold } from '../../src/chains/sui/holdSuiRelayerKey.ts'
 import { suiRuntime } from '../../src/chains/sui/suiRuntime.ts'
 import { parseIntent } from '../../src/intents/parseIntent.ts'
-import type { RelayerLeases } from '../../src/ports/relayerLeases.ts'
 import { createLogger } from '../../src/logging/createLogger.ts'
+import type { RelayerLeases } from '../../src/ports/relayerLeases.ts'
 import { createLocalRelayerLeases } from '../../src/ports/relayerLeases.ts'
 import { createPostgresRelayerLeases } from '../../src/store/postgres/createPostgresRelayerLeases.ts'
 import { openPostgresJournal } from '../../src/store/postgres/openPostgresJournal.ts'
@@ -43,7 +43,12 @@ describe('the Sui relayer key held by one instance at a time (PostgreSQL leases)
     return { leases, hold }
   }
   /** Samples both holds every 10 ms until `b` may sign; with `exclusive`, never both at once (`a` died but its clock runs on). */
-  const watchHandover = async (a: SuiKeyHold, b: SuiKeyHold, timeoutMs: number, { exclusive }: { exclusive: boolean }) => {
+  const watchHandover = async (
+    a: SuiKeyHold,
+    b: SuiKeyHold,
+    timeoutMs: number,
+    { exclusive }: { exclusive: boolean },
+  ) => {
     const started = Date.now()
     while (Date.now() - started < timeoutMs) {
       if (exclusive) assert.ok(!(a.holdsNow() && b.holdsNow()), 'both instances may sign with the key at once')
@@ -57,7 +62,10 @@ describe('the Sui relayer key held by one instance at a time (PostgreSQL leases)
   }
 
   it('one instance alone (no shared leases) needs no hold', () => {
-    assert.equal(holdSuiRelayerKey({ leases: createLocalRelayerLeases(), chainId: 'sui:localnet', relayer, logger }), undefined)
+    assert.equal(
+      holdSuiRelayerKey({ leases: createLocalRelayerLeases(), chainId: 'sui:localnet', relayer, logger }),
+      undefined,
+    )
   })
 
   it('the first instance holds the key, the second may not sign, and takes the key over only after the holder stops renewing and its lease ends', async (t) => {
@@ -114,7 +122,8 @@ describe('the Sui relayer key held by one instance at a time (PostgreSQL leases)
       ...real,
       instanceId: real.instanceId,
       ttlMs: real.ttlMs,
-      holdExclusive: (scope, key) => (cut ? Promise.reject(new Error('connect ECONNREFUSED')) : real.holdExclusive!(scope, key)),
+      holdExclusive: (scope, key) =>
+        cut ? Promise.reject(new Error('connect ECONNREFUSED')) : real.holdExclusive!(scope, key),
     }
     const adapter = createSuiAdapter({
       chain: { chainId: 'sui:localnet', rpcUrl: standIn.url, packageId: standIn.packageId, hubId: standIn.hubId },
@@ -126,7 +135,14 @@ describe('the Sui relayer key held by one instance at a time (PostgreSQL leases)
     closers.push(() => adapter.close())
     assert.equal(await adapter.canSendNow!(), true)
     assert.equal(adapter.holdsRelayer!(suiRelayer.toSuiAddress()), true)
-    const body = { sender: suiSender.toSuiAddress(), target: `0x${'22'.repeat(32)}`, data: '0x', value: '1000', nonce: '7', policyId: standIn.policyId }
+    const body = {
+      sender: suiSender.toSuiAddress(),
+      target: `0x${'22'.repeat(32)}`,
+      data: '0x',
+      value: '1000',
+      nonce: '7',
+      policyId: standIn.policyId,
+    }
     const intent = parseIntent(body as never, suiRuntime)
     const { signature } = await suiSender.signPersonalMessage(encodeSuiIntent(intent))
     const preflight = await adapter.prepareExecution(intent, `0x${Buffer.from(signature, 'base64').toString('hex')}`)
@@ -136,13 +152,19 @@ describe('the Sui relayer key held by one instance at a time (PostgreSQL leases)
     await sleep((ttlMs * 2) / 3 + 50)
     assert.equal(await adapter.canSendNow!(), false)
     let signed = false
-    await assert.rejects(preflight.send({ onSigned: () => void (signed = true) }), (err: Error & { code?: string; status?: number; headers?: Record<string, string> }) => {
-      assert.equal(err.code, 'RELAYER_UNAVAILABLE')
-      assert.equal(err.status, 0x40)
-      assert.equal(err.headers?.['retry-after'], '2')
-      assert.match(err.message, /no longer holds the Sui relayer key of sui:localnet \(its lease lapsed\): nothing was signed/)
-      return true
-    })
+    await assert.rejects(
+      preflight.send({ onSigned: () => void (signed = true) }),
+      (err: Error & { code?: string; status?: number; headers?: Record<string, string> }) => {
+        assert.equal(err.code, 'RELAYER_UNAVAILABLE')
+        assert.equal(err.status, 0x40)
+        assert.equal(err.headers?.['retry-after'], '2')
+        assert.match(
+          err.message,
+          /no longer holds the Sui relayer key of sui:localnet \(its lease lapsed\): nothing was signed/,
+        )
+        return true
+      },
+    )
     assert.equal(signed, false)
     assert.equal(standIn.calls.filter((c) => c.method === 'ExecuteTransaction').length, 0)
     // Its records are still its own to reconcile until the lease could end in the database.

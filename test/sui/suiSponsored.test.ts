@@ -9,7 +9,6 @@ import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519'
 import { Transaction } from '@mysten/sui/transactions'
 import { verifyTransactionSignature } from '@mysten/sui/verify'
 import type { Hex } from 'viem'
-import { parseIntent } from '../../src/intents/parseIntent.ts'
 import { buildSuiSponsoredTransaction } from '../../src/chains/sui/buildSuiTransaction.ts'
 import { checkSponsorable } from '../../src/chains/sui/checkSponsorable.ts'
 import { createSuiContext } from '../../src/chains/sui/createSuiContext.ts'
@@ -21,10 +20,11 @@ import { suiDeploymentOf } from '../../src/chains/sui/suiDeploymentOf.ts'
 import { suiPolicyOf } from '../../src/chains/sui/suiPolicyOf.ts'
 import { suiRuntime } from '../../src/chains/sui/suiRuntime.ts'
 import { suiSponsoredTransaction } from '../../src/chains/sui/suiSponsoredTransaction.ts'
+import { parseIntent } from '../../src/intents/parseIntent.ts'
 import { createLogger } from '../../src/logging/createLogger.ts'
-import type { Intent } from '../../src/ports/intent.ts'
 import type { SignedExecution } from '../../src/ports/chainAdapter.ts'
-import { startSuiWorld, suiRelayer, suiSender, type SuiWorld } from '../support/suiGateway.ts'
+import type { Intent } from '../../src/ports/intent.ts'
+import { type SuiWorld, startSuiWorld, suiRelayer, suiSender } from '../support/suiGateway.ts'
 
 const sui = { 'x-chain-id': 'sui:localnet' }
 const stranger = Ed25519Keypair.fromSecretKey(new Uint8Array(32).fill(42))
@@ -52,7 +52,12 @@ describe('Sui account mode: sponsored transactions against the stand-in (Move no
   /** A context of its own on the same stand-in, for the adapter's functions with other settings. */
   const contextWith = (settings: { maxSponsoredGasBudget?: bigint; sponsorshipCapacity?: number } = {}): SuiContext =>
     createSuiContext({
-      chain: { chainId: 'sui:localnet', rpcUrl: world.standIn.url, packageId: world.standIn.packageId, hubId: world.standIn.hubId },
+      chain: {
+        chainId: 'sui:localnet',
+        rpcUrl: world.standIn.url,
+        packageId: world.standIn.packageId,
+        hubId: world.standIn.hubId,
+      },
       relayerSecretKey: suiRelayer.getSecretKey(),
       rpcTimeoutMs: 1_000,
       logger: createLogger({ level: 'silent' }),
@@ -116,7 +121,11 @@ describe('Sui account mode: sponsored transactions against the stand-in (Move no
     const [sent] = sponsoredExecutes()
     assert.ok(sent)
     assert.deepEqual(new Uint8Array(sent.bytes!), txBytes, 'sent exactly the bytes issued')
-    const signers = await Promise.all(sent.request.signatures.map((s: { bcs: { value: Uint8Array } }) => verifyTransactionSignature(txBytes, Buffer.from(s.bcs.value).toString('base64'))))
+    const signers = await Promise.all(
+      sent.request.signatures.map((s: { bcs: { value: Uint8Array } }) =>
+        verifyTransactionSignature(txBytes, Buffer.from(s.bcs.value).toString('base64')),
+      ),
+    )
     assert.deepEqual(
       signers.map((k) => k.toSuiAddress()),
       [agent, relayer],
@@ -165,7 +174,11 @@ describe('Sui account mode: sponsored transactions against the stand-in (Move no
       policy: (await suiPolicyOf(contextWith(), intentOf(b))) as never,
       intent: intentOf(b),
       sponsor: relayer,
-      gas: { price: 750n, budget: 2_385_600n, payment: [{ objectId: `0x${'ce'.repeat(32)}`, version: '1', digest: '11111111111111111111111111111111' }] },
+      gas: {
+        price: 750n,
+        budget: 2_385_600n,
+        payment: [{ objectId: `0x${'ce'.repeat(32)}`, version: '1', digest: '11111111111111111111111111111111' }],
+      },
     })
     const res = await world.post('/intents/execute', { ...b, signature: await signBytes(suiSender, guess) }, sui)
     assert.equal(res.status, 401, res.text)
@@ -176,7 +189,14 @@ describe('Sui account mode: sponsored transactions against the stand-in (Move no
 
   it('an EIP-7702 authorization in Sui account mode is bad input: 400 naming `authorization`, nothing split or signed', async () => {
     const splitsBefore = world.standIn.splits.length
-    const authorization = { chainId: 1, address: `0x${'11'.repeat(20)}`, nonce: 0, yParity: 0, r: `0x${'22'.repeat(32)}`, s: `0x${'33'.repeat(32)}` }
+    const authorization = {
+      chainId: 1,
+      address: `0x${'11'.repeat(20)}`,
+      nonce: 0,
+      yParity: 0,
+      r: `0x${'22'.repeat(32)}`,
+      s: `0x${'33'.repeat(32)}`,
+    }
     const res = await world.post('/intents/execute', body({ authorization }), sui)
     assert.equal(res.status, 400, res.text)
     assert.ok(
@@ -202,10 +222,13 @@ describe('Sui account mode: sponsored transactions against the stand-in (Move no
     const craftedBytes = await crafted.build()
     assert.equal(findGasCoinUse(craftedBytes), 1)
     ctx.sponsorships.put(intentHash, { ...issued, txBytes: craftedBytes })
-    await assert.rejects(prepareSuiSponsoredExecution(ctx, intent, await signBytes(suiSender, craftedBytes), {}), (err: Error & { details?: string }) => {
-      assert.match(err.details ?? '', /GasCoin/)
-      return true
-    })
+    await assert.rejects(
+      prepareSuiSponsoredExecution(ctx, intent, await signBytes(suiSender, craftedBytes), {}),
+      (err: Error & { details?: string }) => {
+        assert.match(err.details ?? '', /GasCoin/)
+        return true
+      },
+    )
     assert.equal(sponsoredExecutes().length, 0)
     assert.equal(ctx.sponsorships.get(intentHash), undefined, 'the bad sponsorship is dropped')
     // The check on its own: GasCoin anywhere in a command's arguments (here a Move call's).
@@ -216,7 +239,15 @@ describe('Sui account mode: sponsored transactions against the stand-in (Move no
     direct.setGasPrice(750n)
     direct.setGasBudget(1_000n)
     direct.setGasPayment([issued.gasCoin])
-    assert.match(checkSponsorable(ctx, await direct.build(), { sender: agent, sponsor: relayer, gasCoin: issued.gasCoin, maxBudget: 50_000_000n }) ?? '', /GasCoin/)
+    assert.match(
+      checkSponsorable(ctx, await direct.build(), {
+        sender: agent,
+        sponsor: relayer,
+        gasCoin: issued.gasCoin,
+        maxBudget: 50_000_000n,
+      }) ?? '',
+      /GasCoin/,
+    )
   })
 
   it('a gas budget above the cap: 0x06 before any coin is split or anything signed; bytes over the cap are never sponsored', async () => {
@@ -236,7 +267,10 @@ describe('Sui account mode: sponsored transactions against the stand-in (Move no
     const intentHash = suiRuntime.hashIntent(intent)
     const issued = wide.sponsorships.get(intentHash)!
     wide.maxSponsoredGasBudget = 2_000_000n
-    await assert.rejects(prepareSuiSponsoredExecution(wide, intent, await signBytes(suiSender, issued.txBytes), {}), /refused to sponsor/)
+    await assert.rejects(
+      prepareSuiSponsoredExecution(wide, intent, await signBytes(suiSender, issued.txBytes), {}),
+      /refused to sponsor/,
+    )
     assert.equal(sponsoredExecutes().length, 0)
   })
 
@@ -251,7 +285,10 @@ describe('Sui account mode: sponsored transactions against the stand-in (Move no
     let journaled: SignedExecution | undefined
     const receipt = await (await ready.send({ onSigned: (tx) => void (journaled = tx) })).receipt
     assert.equal(receipt.status, 0x11)
-    assert.deepEqual(journaled!.details, { mode: 'account', gasCoin: { objectId: issued.gasCoin.objectId, version: issued.gasCoin.version } })
+    assert.deepEqual(journaled!.details, {
+      mode: 'account',
+      gasCoin: { objectId: issued.gasCoin.objectId, version: issued.gasCoin.version },
+    })
     const { signatures } = suiSponsoredTransaction.parse(Buffer.from(journaled!.bytes, 'base64'))
     assert.equal(signatures.length, 2)
 

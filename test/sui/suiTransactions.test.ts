@@ -3,15 +3,15 @@
 // sender for validate and execute. This is as far as execute is verified here: the Move module
 // that would run them is not compiled or executed on this machine.
 import assert from 'node:assert/strict'
-import { GrpcTypes } from '@mysten/sui/grpc'
 import { after, before, beforeEach, describe, it } from 'node:test'
+import { GrpcTypes } from '@mysten/sui/grpc'
 import { TransactionDataBuilder } from '@mysten/sui/transactions'
 import { verifyTransactionSignature } from '@mysten/sui/verify'
-import type { Intent } from '../../src/ports/intent.ts'
-import type { SignedExecution } from '../../src/ports/chainAdapter.ts'
 import { encodeSuiIntent } from '../../src/chains/sui/encodeSuiIntent.ts'
 import { suiSignedTransaction } from '../../src/chains/sui/suiSignedTransaction.ts'
-import { startSuiWorld, suiRelayer, suiSender, type SuiWorld } from '../support/suiGateway.ts'
+import type { SignedExecution } from '../../src/ports/chainAdapter.ts'
+import type { Intent } from '../../src/ports/intent.ts'
+import { type SuiWorld, startSuiWorld, suiRelayer, suiSender } from '../support/suiGateway.ts'
 
 const b64 = (bytes: Uint8Array | number[]) => Buffer.from(bytes).toString('base64')
 const u64 = (n: bigint) => {
@@ -53,7 +53,14 @@ describe('Sui transactions as sent, decoded back (Move not compiled or executed 
     $kind: 'Object',
   })
   const pure = (bytes: string) => ({ Pure: { bytes }, $kind: 'Pure' })
-  const intentInputs = (i: Intent) => [pure(address(i.sender)), pure(address(i.target)), pure(u64(i.value)), pure(u64(i.nonce)), pure(u64(i.validAfter)), pure(u64(i.validBefore))]
+  const intentInputs = (i: Intent) => [
+    pure(address(i.sender)),
+    pure(address(i.target)),
+    pure(u64(i.value)),
+    pure(u64(i.nonce)),
+    pure(u64(i.validAfter)),
+    pure(u64(i.validBefore)),
+  ]
   const clock = () => shared('0x0000000000000000000000000000000000000000000000000000000000000006', '1', false)
   const call = (fn: string, count: number) => [
     {
@@ -78,7 +85,12 @@ describe('Sui transactions as sent, decoded back (Move not compiled or executed 
       sender: relayer,
       expiration: { None: true, $kind: 'None' },
       gasData: { budget: '50000000', price: '1000', owner: relayer, payment: [] },
-      inputs: [shared(world.standIn.hubId, world.standIn.hubInitialVersion, false), shared(world.standIn.policyId, world.standIn.policyInitialVersion, false), clock(), ...intentInputs(i)],
+      inputs: [
+        shared(world.standIn.hubId, world.standIn.hubInitialVersion, false),
+        shared(world.standIn.policyId, world.standIn.policyInitialVersion, false),
+        clock(),
+        ...intentInputs(i),
+      ],
       commands: call('validate', 9),
     })
   })
@@ -97,8 +109,15 @@ describe('Sui transactions as sent, decoded back (Move not compiled or executed 
     // What the relayer paid, for the budgets (issue 40, item 5): the stand-in's computation + storage - rebate, in MIST.
     assert.equal(receipt.fee, 1_000_000n + 2_964_000n - 1_956_240n)
 
-    const [trial, sent] = [world.standIn.calls.filter((c) => c.method === 'SimulateTransaction')[1]!, world.standIn.calls.find((c) => c.method === 'ExecuteTransaction')!]
-    assert.equal(trial.request.checks, GrpcTypes.SimulateTransactionRequest_TransactionChecks.ENABLED, 'the execute simulation runs with checks enabled')
+    const [trial, sent] = [
+      world.standIn.calls.filter((c) => c.method === 'SimulateTransaction')[1]!,
+      world.standIn.calls.find((c) => c.method === 'ExecuteTransaction')!,
+    ]
+    assert.equal(
+      trial.request.checks,
+      GrpcTypes.SimulateTransactionRequest_TransactionChecks.ENABLED,
+      'the execute simulation runs with checks enabled',
+    )
     const inputs = [
       shared(world.standIn.hubId, world.standIn.hubInitialVersion, true),
       shared(world.standIn.policyId, world.standIn.policyInitialVersion, true),

@@ -2,7 +2,7 @@
 // account's own EIP-712 domain, EIP-7702 authorizations, request bodies, and a guard that nothing
 // moved (the relayer's nonce and balance, the agent's ETH and DemoDollar) when nothing was sent.
 import assert from 'node:assert/strict'
-import { type Address, type Hex, encodeAbiParameters, keccak256 } from 'viem'
+import { type Address, encodeAbiParameters, type Hex, keccak256 } from 'viem'
 import type { PrivateKeyAccount } from 'viem/accounts'
 import { batchIntentAbiParameter } from '../../src/chains/evm/encodeBatchIntent.ts'
 import { batchIntentTypes, intentTypes } from '../../src/chains/evm/intentTypedData.ts'
@@ -10,15 +10,38 @@ import { demoDollarArtifact } from '../../src/contracts/demoDollarArtifact.ts'
 import type { World } from './testGateway.ts'
 
 export type TestCall = { target: Address; value: bigint; data: Hex }
-export type TestBatch = { sender: Address; calls: TestCall[]; nonce: bigint; validAfter: bigint; validBefore: bigint; policyId: Hex }
-export type TestIntent = { sender: Address; target: Address; data: Hex; value: bigint; nonce: bigint; validAfter: bigint; validBefore: bigint; policyId: Hex }
+export type TestBatch = {
+  sender: Address
+  calls: TestCall[]
+  nonce: bigint
+  validAfter: bigint
+  validBefore: bigint
+  policyId: Hex
+}
+export type TestIntent = {
+  sender: Address
+  target: Address
+  data: Hex
+  value: bigint
+  nonce: bigint
+  validAfter: bigint
+  validBefore: bigint
+  policyId: Hex
+}
 
 export function accountIntents(world: () => World, relayer: Address) {
   const pc = () => world().clients.publicClient
   const chainId = () => world().devnet.anvil.chainId
-  const domain = (sender: Address, onChain = chainId()) => ({ name: 'IntentAccount', version: '1', chainId: onChain, verifyingContract: sender }) as const
+  const domain = (sender: Address, onChain = chainId()) =>
+    ({ name: 'IntentAccount', version: '1', chainId: onChain, verifyingContract: sender }) as const
   const ethOf = (who: Address) => pc().getBalance({ address: who })
-  const dollarsOf = (who: Address) => pc().readContract({ address: world().devnet.contracts.dollar, abi: demoDollarArtifact.abi, functionName: 'balanceOf', args: [who] })
+  const dollarsOf = (who: Address) =>
+    pc().readContract({
+      address: world().devnet.contracts.dollar,
+      abi: demoDollarArtifact.abi,
+      functionName: 'balanceOf',
+      args: [who],
+    })
   const relayerNonce = () => pc().getTransactionCount({ address: relayer, blockTag: 'pending' })
   return {
     ethOf,
@@ -27,9 +50,19 @@ export function accountIntents(world: () => World, relayer: Address) {
     headers: () => ({ 'x-chain-id': world().devnet.chain.chainId }),
     codeOf: async (who: Address) => ((await pc().getCode({ address: who })) ?? '0x').toLowerCase(),
     signBatch: (batch: TestBatch, signer: PrivateKeyAccount, onChain?: number) =>
-      signer.signTypedData({ domain: domain(batch.sender, onChain), types: batchIntentTypes, primaryType: 'BatchIntent', message: batch }),
+      signer.signTypedData({
+        domain: domain(batch.sender, onChain),
+        types: batchIntentTypes,
+        primaryType: 'BatchIntent',
+        message: batch,
+      }),
     signIntent: (intent: TestIntent, signer: PrivateKeyAccount, onChain?: number) =>
-      signer.signTypedData({ domain: domain(intent.sender, onChain), types: intentTypes, primaryType: 'Intent', message: intent }),
+      signer.signTypedData({
+        domain: domain(intent.sender, onChain),
+        types: intentTypes,
+        primaryType: 'Intent',
+        message: intent,
+      }),
     /** keccak256(abi.encode(BatchIntent)), as the contract computes it. */
     batchHash: (batch: TestBatch) => keccak256(encodeAbiParameters([batchIntentAbiParameter], [batch])),
     batchBody: (batch: TestBatch, signature: Hex | undefined, extra: Record<string, unknown> = {}) => ({

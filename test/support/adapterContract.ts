@@ -5,10 +5,16 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it, type TestContext } from 'node:test'
 import type { Hex } from 'viem'
-import type { ChainAdapter, ExecutionReceipt, Preflight, SignedExecution, SigningRequest } from '../../src/ports/chainAdapter.ts'
+import { ChainUnavailableError } from '../../src/errors/chainUnavailableError.ts'
+import type {
+  ChainAdapter,
+  ExecutionReceipt,
+  Preflight,
+  SignedExecution,
+  SigningRequest,
+} from '../../src/ports/chainAdapter.ts'
 import type { ChainType } from '../../src/ports/chainId.ts'
 import type { Intent } from '../../src/ports/intent.ts'
-import { ChainUnavailableError } from '../../src/errors/chainUnavailableError.ts'
 import { Status } from '../../src/status/statusCodes.ts'
 
 /**
@@ -16,7 +22,10 @@ import { Status } from '../../src/status/statusCodes.ts'
  * divergence from the port that the runtime has today (`todo`: the case runs and its failure is
  * reported as TODO, so it stays visible without failing the run).
  */
-export type Capability<T> = { ok: true; value: T } | { ok: false; skip: string } | { ok: 'todo'; todo: string; value: T }
+export type Capability<T> =
+  | { ok: true; value: T }
+  | { ok: false; skip: string }
+  | { ok: 'todo'; todo: string; value: T }
 
 export type AdapterWorld = {
   /** The adapter under test, over the world's chain, with the relayer key. */
@@ -109,7 +118,8 @@ export function adapterContract(name: string, makeWorld: () => Promise<AdapterWo
       assert.equal(adapter.canExecute, true)
       const text = JSON.stringify(d).toLowerCase()
       assert.ok(world.secrets.length > 0)
-      for (const secret of world.secrets) assert.ok(!text.includes(secret.toLowerCase()), `describe() carries the relayer key (${secret.slice(0, 4)}…)`)
+      for (const secret of world.secrets)
+        assert.ok(!text.includes(secret.toLowerCase()), `describe() carries the relayer key (${secret.slice(0, 4)}…)`)
     })
 
     it('getHealth() is reachable with a block number', async () => {
@@ -206,7 +216,10 @@ export function adapterContract(name: string, makeWorld: () => Promise<AdapterWo
       if (skipped(t, world.stranger)) return
       const before = await world.relayerState()
       const intent = world.intent()
-      const preflight = await adapter.prepareExecution(intent, await world.stranger.value(adapter.signingRequest(intent)))
+      const preflight = await adapter.prepareExecution(
+        intent,
+        await world.stranger.value(adapter.signingRequest(intent)),
+      )
       release(preflight)
       assert.ok(!preflight.ok && preflight.status === Status.UNAUTHORIZED, JSON.stringify(preflight))
       assert.deepEqual(await world.relayerState(), before)
@@ -240,7 +253,9 @@ export function adapterContract(name: string, makeWorld: () => Promise<AdapterWo
       assert.equal(preflight.ok, true, JSON.stringify(preflight))
     })
 
-    it('a prepared execution that is cancelled sends nothing, and the next execution lands', { timeout: receiptTimeoutMs }, async () => {
+    it('a prepared execution that is cancelled sends nothing, and the next execution lands', {
+      timeout: receiptTimeoutMs,
+    }, async () => {
       const intent = world.intent()
       const before = await world.relayerState()
       const preflight = await adapter.prepareExecution(intent, await signedBy(intent))
@@ -254,11 +269,15 @@ export function adapterContract(name: string, makeWorld: () => Promise<AdapterWo
       assert.equal(receipt.status, Status.EXECUTED)
     })
 
-    it('two executions sent at once both settle mined with 0x11, each its own transaction', { timeout: receiptTimeoutMs }, async () => {
+    it('two executions sent at once both settle mined with 0x11, each its own transaction', {
+      timeout: receiptTimeoutMs,
+    }, async () => {
       const intents = [world.intent(), world.intent()]
       const preflights = await Promise.all(intents.map(async (i) => adapter.prepareExecution(i, await signedBy(i))))
       for (const p of preflights) assert.ok(p.ok, JSON.stringify(p))
-      const submissions = await Promise.all(preflights.map((p) => (p.ok ? p.send({ onSigned: () => {} }) : Promise.reject(new Error('refused')))))
+      const submissions = await Promise.all(
+        preflights.map((p) => (p.ok ? p.send({ onSigned: () => {} }) : Promise.reject(new Error('refused')))),
+      )
       assert.notEqual(submissions[0]!.transactionHash, submissions[1]!.transactionHash)
       for (const s of submissions) {
         const receipt = await s.receipt
@@ -268,7 +287,9 @@ export function adapterContract(name: string, makeWorld: () => Promise<AdapterWo
       }
     })
 
-    it('when onSigned throws, send() rejects with its error and nothing is broadcast; the next execution lands', { timeout: receiptTimeoutMs }, async () => {
+    it('when onSigned throws, send() rejects with its error and nothing is broadcast; the next execution lands', {
+      timeout: receiptTimeoutMs,
+    }, async () => {
       const intent = world.intent()
       const preflight = await adapter.prepareExecution(intent, await signedBy(intent))
       assert.ok(preflight.ok, JSON.stringify(preflight))
@@ -297,7 +318,9 @@ export function adapterContract(name: string, makeWorld: () => Promise<AdapterWo
       assert.equal(receipt.status, Status.EXECUTED)
     })
 
-    it('send() calls onSigned before the broadcast with the SignedExecution, and the receipt settles mined with 0x11', { timeout: receiptTimeoutMs }, async () => {
+    it('send() calls onSigned before the broadcast with the SignedExecution, and the receipt settles mined with 0x11', {
+      timeout: receiptTimeoutMs,
+    }, async () => {
       const intent = world.intent()
       const preflight = await adapter.prepareExecution(intent, await signedBy(intent))
       assert.ok(preflight.ok, JSON.stringify(preflight))
@@ -352,7 +375,8 @@ export function adapterContract(name: string, makeWorld: () => Promise<AdapterWo
       try {
         assert.equal(await other.validate(world.intent()), Status.SUCCESS)
         other.markUnavailable('contracts missing at start-up')
-        const unavailable = (err: unknown) => err instanceof ChainUnavailableError && err.details === 'contracts missing at start-up'
+        const unavailable = (err: unknown) =>
+          err instanceof ChainUnavailableError && err.details === 'contracts missing at start-up'
         await assert.rejects(other.validate(world.intent()), unavailable)
         const intent = world.intent()
         await assert.rejects(other.prepareExecution(intent, await signedBy(intent)), unavailable)

@@ -1,13 +1,13 @@
 // The adapter contract's EVM world: anvil with the reference contracts and demo data
 // (startDevnet), the real EVM adapter with anvil #0 as its relayer key.
-import { type Address, type Hex, encodeFunctionData } from 'viem'
+import { type Address, encodeFunctionData, type Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
+import { saltOf } from '../../src/chains/derivePolicyId.ts'
 import { createEvmAdapter } from '../../src/chains/evm/createEvmAdapter.ts'
 import { createDevClients } from '../../src/chains/evm/devnet/deployContracts.ts'
 import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
 import { resolveChains } from '../../src/chains/evm/discovery/resolveChains.ts'
-import { saltOf } from '../../src/chains/derivePolicyId.ts'
 import { demoCounterArtifact } from '../../src/contracts/demoCounterArtifact.ts'
 import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
 import { createLogger } from '../../src/logging/createLogger.ts'
@@ -26,15 +26,30 @@ async function signTypedJson(key: Hex, request: SigningRequest): Promise<Hex> {
   }
   const { EIP712Domain: _, ...intentTypes } = types
   // uint fields arrive as decimal strings; viem signs them as bigints.
-  const typed = Object.fromEntries(Object.entries(message).map(([k, v]) => [k, intentTypes[primaryType]!.find((f) => f.name === k)?.type.startsWith('uint') ? BigInt(v as string) : v]))
-  return privateKeyToAccount(key).signTypedData({ domain: domain as never, types: intentTypes, primaryType, message: typed })
+  const typed = Object.fromEntries(
+    Object.entries(message).map(([k, v]) => [
+      k,
+      intentTypes[primaryType]!.find((f) => f.name === k)?.type.startsWith('uint') ? BigInt(v as string) : v,
+    ]),
+  )
+  return privateKeyToAccount(key).signTypedData({
+    domain: domain as never,
+    types: intentTypes,
+    primaryType,
+    message: typed,
+  })
 }
 
 export async function makeEvmWorld(): Promise<AdapterWorld> {
   const devnet = await startDevnet()
   try {
     const { publicClient, walletFor } = createDevClients(devnet.anvil.rpcUrl, devnet.anvil.chainId)
-    const [resolved] = await resolveChains({ chains: [devnet.chain], chainList: undefined, production: false, logger: createLogger({ level: 'silent' }) })
+    const [resolved] = await resolveChains({
+      chains: [devnet.chain],
+      chainList: undefined,
+      production: false,
+      logger: createLogger({ level: 'silent' }),
+    })
     const relayer = privateKeyToAccount(devnetAccounts.relayer).address
     const make = (missing = false) => {
       // An address with no code: anvil #9, never deployed to.
@@ -74,20 +89,41 @@ export async function makeEvmWorld(): Promise<AdapterWorld> {
       expected: {
         chainId: devnet.chain.chainId,
         chainType: 'evm',
-        contracts: { validator: devnet.contracts.validator, executor, registry: devnet.contracts.registry, accountDelegate: devnet.contracts.accountDelegate },
+        contracts: {
+          validator: devnet.contracts.validator,
+          executor,
+          registry: devnet.contracts.registry,
+          accountDelegate: devnet.contracts.accountDelegate,
+        },
         relayer,
       },
-      secrets: [devnetAccounts.relayer.slice(2), Buffer.from(devnetAccounts.relayer.slice(2), 'hex').toString('base64')],
+      secrets: [
+        devnetAccounts.relayer.slice(2),
+        Buffer.from(devnetAccounts.relayer.slice(2), 'hex').toString('base64'),
+      ],
       intent,
       // A policy id nobody created: the validator finds no owner.
-      refused: { intent: () => intent({ policyId: saltOf('adapter contract: no such policy') }), status: Status.DISALLOWED },
+      refused: {
+        intent: () => intent({ policyId: saltOf('adapter contract: no such policy') }),
+        status: Status.DISALLOWED,
+      },
       foreignAddress: '4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T',
       sign: (request) => signTypedJson(devnetAccounts.sender, request),
       checkSigning(request, i) {
-        const r = request as { domain: { chainId: number; verifyingContract: string }; primaryType: string; message: Record<string, string> }
+        const r = request as {
+          domain: { chainId: number; verifyingContract: string }
+          primaryType: string
+          message: Record<string, string>
+        }
         if (r.primaryType !== 'Intent') throw new Error(`primaryType ${r.primaryType}`)
-        if (r.domain.chainId !== devnet.anvil.chainId || r.domain.verifyingContract !== executor) throw new Error(`domain ${JSON.stringify(r.domain)}`)
-        if (r.message.sender !== i.sender || r.message.nonce !== i.nonce.toString() || r.message.policyId !== i.policyId) throw new Error(`message ${JSON.stringify(r.message)}`)
+        if (r.domain.chainId !== devnet.anvil.chainId || r.domain.verifyingContract !== executor)
+          throw new Error(`domain ${JSON.stringify(r.domain)}`)
+        if (
+          r.message.sender !== i.sender ||
+          r.message.nonce !== i.nonce.toString() ||
+          r.message.policyId !== i.policyId
+        )
+          throw new Error(`message ${JSON.stringify(r.message)}`)
       },
       stranger: { ok: true, value: (request) => signTypedJson(devnetAccounts.other, request) },
       relayerBalance: { ok: true, value: true },
@@ -98,11 +134,35 @@ export async function makeEvmWorld(): Promise<AdapterWorld> {
         ok: true,
         async value() {
           const account = sender.account!
-          const deposit = await publicClient.readContract({ address: executor, abi: intentExecutorArtifact.abi, functionName: 'deposits', args: [account.address] })
-          await mined(sender.writeContract({ address: executor, abi: intentExecutorArtifact.abi, functionName: 'withdraw', args: [deposit], account, chain: sender.chain }))
+          const deposit = await publicClient.readContract({
+            address: executor,
+            abi: intentExecutorArtifact.abi,
+            functionName: 'deposits',
+            args: [account.address],
+          })
+          await mined(
+            sender.writeContract({
+              address: executor,
+              abi: intentExecutorArtifact.abi,
+              functionName: 'withdraw',
+              args: [deposit],
+              account,
+              chain: sender.chain,
+            }),
+          )
           return {
             intent: intent({ value: 1n }),
-            restore: () => mined(sender.writeContract({ address: executor, abi: intentExecutorArtifact.abi, functionName: 'deposit', value: deposit, account, chain: sender.chain })),
+            restore: () =>
+              mined(
+                sender.writeContract({
+                  address: executor,
+                  abi: intentExecutorArtifact.abi,
+                  functionName: 'deposit',
+                  value: deposit,
+                  account,
+                  chain: sender.chain,
+                }),
+              ),
           }
         },
       },

@@ -3,12 +3,12 @@
 // Solana adapter with the devnet's relayer key.
 import { type Address, getBase58Decoder, signature as toSignature } from '@solana/kit'
 import type { Hex } from 'viem'
-import { ed25519Seed } from '../../src/chains/solana/ed25519Seed.ts'
 import { saltOf } from '../../src/chains/derivePolicyId.ts'
+import { ed25519Seed } from '../../src/chains/solana/ed25519Seed.ts'
 import type { SigningRequest } from '../../src/ports/chainAdapter.ts'
 import { Status } from '../../src/status/statusCodes.ts'
 import type { AdapterWorld } from './adapterContract.ts'
-import { solanaAdapterFor, startSolanaDevnet, demoIntents } from './solanaGateway.ts'
+import { demoIntents, solanaAdapterFor, startSolanaDevnet } from './solanaGateway.ts'
 
 const signRequest = (seed: Uint8Array, request: SigningRequest): Hex => {
   const message = Buffer.from(String(request.message).slice(2), 'hex')
@@ -23,7 +23,8 @@ export async function makeSolanaWorld(): Promise<AdapterWorld> {
     const nothing = getBase58Decoder().decode(ed25519Seed.publicKey(new Uint8Array(32).fill(77))) as Address
     const { intent } = demoIntents(() => devnet, 5_000n)
     const seed = devnet.relayerSecretKey
-    const balance = async (address: Address) => (await devnet.rpc.getBalance(address, { commitment: 'confirmed' }).send()).value
+    const balance = async (address: Address) =>
+      (await devnet.rpc.getBalance(address, { commitment: 'confirmed' }).send()).value
     return {
       adapter: solanaAdapterFor(devnet, { relayer: true }),
       expected: {
@@ -41,13 +42,17 @@ export async function makeSolanaWorld(): Promise<AdapterWorld> {
       ],
       intent,
       // A policy id the sender never set: the program finds no policy account.
-      refused: { intent: () => intent({ policyId: saltOf('adapter contract: no such policy') }), status: Status.DISALLOWED },
+      refused: {
+        intent: () => intent({ policyId: saltOf('adapter contract: no such policy') }),
+        status: Status.DISALLOWED,
+      },
       foreignAddress: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
       sign: async (request) => signRequest(devnet.demo.senderSecretKey, request),
       checkSigning(request, i) {
         if (request.scheme !== 'ed25519') throw new Error(`scheme ${String(request.scheme)}`)
         // The message is the intent hash, bound to this program and config account.
-        if (request.message !== solanaAdapterFor(devnet).runtime.hashIntent(i)) throw new Error(`message ${String(request.message)}`)
+        if (request.message !== solanaAdapterFor(devnet).runtime.hashIntent(i))
+          throw new Error(`message ${String(request.message)}`)
       },
       stranger: { ok: true, value: async (request) => signRequest(new Uint8Array(32).fill(42), request) },
       relayerBalance: { ok: true, value: true },
@@ -74,11 +79,15 @@ export async function makeSolanaWorld(): Promise<AdapterWorld> {
       // Every transaction the relayer signs pays a fee from its balance.
       relayerState: async () => ({ balance: await balance(relayer) }),
       async hasTransaction(id) {
-        const { value } = await devnet.rpc.getSignatureStatuses([toSignature(id)], { searchTransactionHistory: true }).send()
+        const { value } = await devnet.rpc
+          .getSignatureStatuses([toSignature(id)], { searchTransactionHistory: true })
+          .send()
         return value[0] !== null
       },
       makeAdapter: async ({ missing = false } = {}) =>
-        missing ? { adapter: solanaAdapterFor(devnet, { relayer: true, programId: nothing }), address: nothing } : { adapter: solanaAdapterFor(devnet, { relayer: true }) },
+        missing
+          ? { adapter: solanaAdapterFor(devnet, { relayer: true, programId: nothing }), address: nothing }
+          : { adapter: solanaAdapterFor(devnet, { relayer: true }) },
       stop: () => devnet.stop(),
     }
   } catch (err) {

@@ -25,7 +25,12 @@ export async function makeSuiWorld(): Promise<AdapterWorld> {
   const nothing = `0x${'ab'.repeat(32)}`
   const make = (missing = false) =>
     createSuiAdapter({
-      chain: { chainId: 'sui:localnet', rpcUrl: standIn.url, packageId: missing ? nothing : standIn.packageId, hubId: standIn.hubId },
+      chain: {
+        chainId: 'sui:localnet',
+        rpcUrl: standIn.url,
+        packageId: missing ? nothing : standIn.packageId,
+        hubId: standIn.hubId,
+      },
       relayerSecretKey: relayerKey.getSecretKey(),
       rpcTimeoutMs: 2_000,
       logger: createLogger({ level: 'silent' }),
@@ -50,7 +55,11 @@ export async function makeSuiWorld(): Promise<AdapterWorld> {
       contracts: { validator: standIn.packageId, executor: standIn.packageId, registry: standIn.hubId },
       relayer,
     },
-    secrets: [relayerKey.getSecretKey(), Buffer.from(relayerSeed).toString('hex'), Buffer.from(relayerSeed).toString('base64')],
+    secrets: [
+      relayerKey.getSecretKey(),
+      Buffer.from(relayerSeed).toString('hex'),
+      Buffer.from(relayerSeed).toString('base64'),
+    ],
     intent,
     // No object at this policy id: the adapter answers DISALLOWED itself, as EVM's validator answers an unknown policy.
     refused: { intent: () => intent({ policyId: `0x${'77'.repeat(32)}` }), status: Status.DISALLOWED },
@@ -61,7 +70,8 @@ export async function makeSuiWorld(): Promise<AdapterWorld> {
     },
     checkSigning(request, i) {
       if (request.scheme !== 'sui-personal-message') throw new Error(`scheme ${String(request.scheme)}`)
-      if (request.message !== Buffer.from(encodeSuiIntent(i)).toString('base64')) throw new Error(`message ${String(request.message)}`)
+      if (request.message !== Buffer.from(encodeSuiIntent(i)).toString('base64'))
+        throw new Error(`message ${String(request.message)}`)
     },
     // The Move module checks the sender's signature (aborting 0xE4 or 0xE5); the stand-in does not run it.
     stranger: { ok: false, skip: noMove },
@@ -74,7 +84,8 @@ export async function makeSuiWorld(): Promise<AdapterWorld> {
     // What the node was asked to execute: a Sui relayer has no account nonce to read.
     relayerState: async () => ({ executions: standIn.calls.filter((c) => c.method === 'ExecuteTransaction').length }),
     hasTransaction: async (id) => standIn.executed.has(id),
-    makeAdapter: async ({ missing = false } = {}) => (missing ? { adapter: make(true), address: nothing } : { adapter: make() }),
+    makeAdapter: async ({ missing = false } = {}) =>
+      missing ? { adapter: make(true), address: nothing } : { adapter: make() },
     stop: () => standIn.close(),
   }
 }

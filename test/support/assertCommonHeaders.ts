@@ -2,7 +2,10 @@
 import assert from 'node:assert/strict'
 import type { HttpResult } from './testGateway.ts'
 
-export function assertCommonHeaders(res: HttpResult, expected: { status: string; chainId?: string; chainType?: string; intentHash?: string }) {
+export function assertCommonHeaders(
+  res: HttpResult,
+  expected: { status: string; chainId?: string; chainType?: string; intentHash?: string },
+) {
   const h = res.headers
   assert.equal(h.get('x-erc1066-status'), expected.status, `X-ERC1066-Status (body: ${res.text.slice(0, 300)})`)
   assert.equal(h.get('x-status-code'), expected.status, 'X-Status-Code')

@@ -6,10 +6,21 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { type MutableToken, OAuth2Issuer, OAuth2Service } from 'oauth2-mock-server'
 
-export type AuthorizationServer = { issuer: OAuth2Issuer; service: OAuth2Service; url: string; hits: Map<string, number>; server: Server; close(): Promise<void> }
+export type AuthorizationServer = {
+  issuer: OAuth2Issuer
+  service: OAuth2Service
+  url: string
+  hits: Map<string, number>
+  server: Server
+  close(): Promise<void>
+}
 
 /** `withKey: false` starts it with an empty key set (a test that publishes its own keys, or rotates them). */
-export async function startAuthorizationServer({ withKey = true }: { withKey?: boolean } = {}): Promise<AuthorizationServer> {
+export async function startAuthorizationServer({
+  withKey = true,
+}: {
+  withKey?: boolean
+} = {}): Promise<AuthorizationServer> {
   const issuer = new OAuth2Issuer()
   const service = new OAuth2Service(issuer)
   const hits = new Map<string, number>()
@@ -22,7 +33,14 @@ export async function startAuthorizationServer({ withKey = true }: { withKey?: b
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   issuer.url = url
   if (withKey) await issuer.keys.generate('RS256')
-  return { issuer, service, url, hits, server, close: () => new Promise<void>((resolve) => server.close(() => resolve())) }
+  return {
+    issuer,
+    service,
+    url,
+    hits,
+    server,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  }
 }
 
 /** RFC 9068: what a conforming authorization server puts in an access token's header and claims. */
@@ -32,7 +50,11 @@ export function asAccessToken(token: MutableToken, sub = 'agent-7'): void {
 }
 
 /** Asks the token endpoint (client credentials) for an access token; `tweak` edits it before it is signed. */
-export async function requestToken(as: AuthorizationServer, body: Record<string, string>, tweak: (token: MutableToken) => void = (t) => asAccessToken(t)): Promise<string> {
+export async function requestToken(
+  as: AuthorizationServer,
+  body: Record<string, string>,
+  tweak: (token: MutableToken) => void = (t) => asAccessToken(t),
+): Promise<string> {
   as.service.once('beforeTokenSigning', tweak)
   const response = await fetch(`${as.url}/token`, {
     method: 'POST',

@@ -1,10 +1,11 @@
 // fast-check arbitraries for the EVM property tests: random bytes as hex, and intents whose call
 // data may run up to `maxData` bytes.
 import fc from 'fast-check'
-import { type Hex, getAddress } from 'viem'
+import { getAddress, type Hex } from 'viem'
 import type { Intent } from '../../src/ports/intent.ts'
 
-export const hexBytes = (min: number, max: number) => fc.uint8Array({ minLength: min, maxLength: max }).map((b) => `0x${Buffer.from(b).toString('hex')}` as Hex)
+export const hexBytes = (min: number, max: number) =>
+  fc.uint8Array({ minLength: min, maxLength: max }).map((b) => `0x${Buffer.from(b).toString('hex')}` as Hex)
 
 const uint256 = fc.bigInt({ min: 0n, max: 2n ** 256n - 1n })
 

@@ -27,8 +27,21 @@ export type FacilitatorStandIn = {
   close(): Promise<void>
 }
 
-export async function startFacilitatorStandIn({ rpcUrl, network, privateKey }: { rpcUrl: string; network: string; privateKey: Hex }): Promise<FacilitatorStandIn> {
-  const facilitator = createFacilitatorClient({ config: { kind: 'local', privateKey }, rpcUrls: { [network]: rpcUrl }, logger: createLogger({ level: 'silent' }), timeoutMs: 10_000 })
+export async function startFacilitatorStandIn({
+  rpcUrl,
+  network,
+  privateKey,
+}: {
+  rpcUrl: string
+  network: string
+  privateKey: Hex
+}): Promise<FacilitatorStandIn> {
+  const facilitator = createFacilitatorClient({
+    config: { kind: 'local', privateKey },
+    rpcUrls: { [network]: rpcUrl },
+    logger: createLogger({ level: 'silent' }),
+    timeoutMs: 10_000,
+  })
   let held: Body[] = []
   let heldWaiters: Array<() => void> = []
   const wakeWaiters = () => {
@@ -44,13 +57,15 @@ export async function startFacilitatorStandIn({ rpcUrl, network, privateKey }: {
     return result
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse) {
-    const reply = (status: number, value: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value))
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<unknown> {
+    const reply = (status: number, value: unknown) =>
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value))
     if (req.method === 'GET' && req.url === '/supported') return reply(200, await facilitator.getSupported())
     let raw = ''
     for await (const chunk of req) raw += chunk
     const body = JSON.parse(raw) as Body
-    if (req.method === 'POST' && req.url === '/verify') return reply(200, await facilitator.verify(body.paymentPayload, body.paymentRequirements))
+    if (req.method === 'POST' && req.url === '/verify')
+      return reply(200, await facilitator.verify(body.paymentPayload, body.paymentRequirements))
     if (req.method === 'POST' && req.url === '/settle') {
       state.settleRequests++
       if (standIn.mode === 'pass') return reply(200, await settle(body))
@@ -60,12 +75,13 @@ export async function startFacilitatorStandIn({ rpcUrl, network, privateKey }: {
       wakeWaiters()
       return // never answered
     }
-    reply(404, { error: 'not found' })
+    return reply(404, { error: 'not found' })
   }
 
   const server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: String(err) }))
+      if (!res.headersSent)
+        res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: String(err) }))
     })
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))

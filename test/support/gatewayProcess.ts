@@ -19,7 +19,9 @@ export function chainEnv(devnet: Devnet): Record<string, string> {
   }
 }
 
-export async function startGatewayProcess(env: Record<string, string>): Promise<{ gw: GatewayProcess; baseUrl: string }> {
+export async function startGatewayProcess(
+  env: Record<string, string>,
+): Promise<{ gw: GatewayProcess; baseUrl: string }> {
   const gw = runGateway({ env })
   const listening = /listening on 127\.0\.0\.1:(\d+)/
   // A gateway that does not start is killed here: the caller never gets it to stop, and a process

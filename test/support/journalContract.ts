@@ -19,7 +19,11 @@ export const intentOf = (nonce: bigint, sender = '0xAbC0000000000000000000000000
   validBefore: 2n ** 255n,
   policyId: hash(9),
 })
-export const claimOf = (n: number, nonce = BigInt(n), chainId = 'eip155:1') => ({ chainId, intentHash: hash(n), intent: intentOf(nonce) })
+export const claimOf = (n: number, nonce = BigInt(n), chainId = 'eip155:1') => ({
+  chainId,
+  intentHash: hash(n),
+  intent: intentOf(nonce),
+})
 /** An EVM-shaped signed execution (the journal does not look inside bytes or details). */
 export const signedTx = (txNonce: number, from: string = relayer): SignedExecution => ({
   id: hash(1000 + txNonce),
@@ -27,7 +31,14 @@ export const signedTx = (txNonce: number, from: string = relayer): SignedExecuti
   relayer: from,
   details: { txNonce },
 })
-export const mined = { state: 'mined' as const, status: 0x11, blockNumber: 7n, gasUsed: 21_000n, returnData: '0x' as Hex, detail: undefined }
+export const mined = {
+  state: 'mined' as const,
+  status: 0x11,
+  blockNumber: 7n,
+  gasUsed: 21_000n,
+  returnData: '0x' as Hex,
+  detail: undefined,
+}
 export const claimed = async (journal: Journal, params: Parameters<Journal['claim']>[0]) => {
   const c = await journal.claim(params)
   assert.ok(c.ok, 'claimed')
@@ -38,13 +49,20 @@ export const claimed = async (journal: Journal, params: Parameters<Journal['clai
 export function journalContract(open: () => Promise<Journal>) {
   it('keys (sender, nonce) by the address as written for base58 senders, case-insensitively for hex ones', async () => {
     const journal = await open()
-    const solana = (sender: string, n: number) => ({ chainId: 'solana:x', intentHash: hash(n), intent: { ...intentOf(1n), sender } })
+    const solana = (sender: string, n: number) => ({
+      chainId: 'solana:x',
+      intentHash: hash(n),
+      intent: { ...intentOf(1n), sender },
+    })
     // Two Solana keys that differ only in case are two senders.
     await claimed(journal, solana('4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T', 80))
     await claimed(journal, solana('4nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T', 81))
     // One EVM address written in two cases is one sender.
     await claimed(journal, { ...claimOf(82, 5n), intent: intentOf(5n, '0xAbC0000000000000000000000000000000000009') })
-    const again = await journal.claim({ ...claimOf(83, 5n), intent: intentOf(5n, '0xabc0000000000000000000000000000000000009') })
+    const again = await journal.claim({
+      ...claimOf(83, 5n),
+      intent: intentOf(5n, '0xabc0000000000000000000000000000000000009'),
+    })
     assert.equal(again.ok, false)
     await journal.close()
   })
@@ -63,7 +81,10 @@ export function journalContract(open: () => Promise<Journal>) {
     assert.ok(first.ok)
     const again = await journal.claim(claimOf(1))
     assert.ok(!again.ok && again.holder.id === first.record.id)
-    const sameNonce = await journal.claim({ ...claimOf(2, 1n), intent: intentOf(1n, '0xabc0000000000000000000000000000000000001') })
+    const sameNonce = await journal.claim({
+      ...claimOf(2, 1n),
+      intent: intentOf(1n, '0xabc0000000000000000000000000000000000001'),
+    })
     assert.ok(!sameNonce.ok && sameNonce.holder.id === first.record.id, 'sender compared without case')
     await journal.recordSigned(first.record, signedTx(0))
     assert.ok(!(await journal.claim(claimOf(1))).ok, 'pending holds')
@@ -78,7 +99,14 @@ export function journalContract(open: () => Promise<Journal>) {
     const a = await claimed(journal, claimOf(1))
     assert.equal(a.attempt, 1)
     await journal.recordSigned(a, signedTx(0))
-    await journal.settle(a, { state: 'dropped', status: 0xf0, detail: 'replaced', blockNumber: undefined, gasUsed: undefined, returnData: undefined })
+    await journal.settle(a, {
+      state: 'dropped',
+      status: 0xf0,
+      detail: 'replaced',
+      blockNumber: undefined,
+      gasUsed: undefined,
+      returnData: undefined,
+    })
     const b = await claimed(journal, claimOf(1))
     assert.ok(b.id !== a.id)
     assert.equal(b.attempt, 2)
@@ -92,7 +120,10 @@ export function journalContract(open: () => Promise<Journal>) {
     await journal.settle(c, { ...mined, state: 'reverted', status: 0x50 })
     // An intent hash has one outcome: a revert is final.
     const again = await journal.claim(claimOf(1))
-    assert.ok(!again.ok && again.holder.id === c.id && again.holder.state === 'reverted', 'a reverted intent holds its hash')
+    assert.ok(
+      !again.ok && again.holder.id === c.id && again.holder.state === 'reverted',
+      'a reverted intent holds its hash',
+    )
     // A revert uses no nonce: another intent with the same sender and nonce may run.
     assert.ok((await journal.claim({ ...claimOf(2, 1n) })).ok, 'a revert does not hold the (sender, nonce)')
     assert.equal((await claimed(journal, claimOf(1, 1n, 'eip155:10'))).attempt, 1, 'attempts are counted per chain')
@@ -111,7 +142,14 @@ export function journalContract(open: () => Promise<Journal>) {
     await settle(42, 1, { ...mined, state: 'reverted', status: 0x50 })
     await settle(43, 2, { ...mined, final: false })
     // Intent 44: a dropped attempt, then an open one that may still be settled by the dropped one's transaction.
-    await settle(44, 3, { state: 'dropped', status: 0xf0, detail: 'replaced', blockNumber: undefined, gasUsed: undefined, returnData: undefined })
+    await settle(44, 3, {
+      state: 'dropped',
+      status: 0xf0,
+      detail: 'replaced',
+      blockNumber: undefined,
+      gasUsed: undefined,
+      returnData: undefined,
+    })
     const open44 = await claimed(journal, claimOf(44))
     await journal.recordSigned(open44, signedTx(4))
     const payment = await journal.payments.reserve({
@@ -132,12 +170,20 @@ export function journalContract(open: () => Promise<Journal>) {
     await journal.payments.markSettled(payment.payment.id, hash(92))
     await journal.payments.markConsumed(payment.payment.id)
 
-    assert.deepEqual(await journal.prune(new Date(Date.now() - 60_000)), { executions: 0, payments: 0, webhooks: 0 }, 'nothing is that old')
+    assert.deepEqual(
+      await journal.prune(new Date(Date.now() - 60_000)),
+      { executions: 0, payments: 0, webhooks: 0 },
+      'nothing is that old',
+    )
     assert.deepEqual(await journal.prune(new Date(Date.now() + 1_000)), { executions: 2, payments: 1, webhooks: 0 })
     assert.equal(await journal.get(hash(41)), undefined, 'executed and final: pruned')
     assert.equal(await journal.get(hash(42)), undefined, 'reverted and final: pruned')
     assert.equal((await journal.get(hash(43)))?.state, 'mined', 'not final: kept')
-    assert.equal((await journal.attempt('eip155:1', hash(44), 1))?.state, 'dropped', 'the attempt an open one replaced: kept')
+    assert.equal(
+      (await journal.attempt('eip155:1', hash(44), 1))?.state,
+      'dropped',
+      'the attempt an open one replaced: kept',
+    )
     assert.equal((await journal.get(hash(44)))?.state, 'pending')
     assert.deepEqual(await journal.payments.forIntent('eip155:1', hash(41)), [])
     // A pruned reverted intent is no longer held: its outcome is forgotten.
@@ -169,23 +215,49 @@ export function journalContract(open: () => Promise<Journal>) {
       settlementPayload: kept,
     })
     assert.equal(first.kind, 'reserved')
-    assert.equal(await journal.payments.settlementPayloadOf(first.payment.id), kept, 'what finds the settlement after a crash is written with the reservation itself')
+    assert.equal(
+      await journal.payments.settlementPayloadOf(first.payment.id),
+      kept,
+      'what finds the settlement after a crash is written with the reservation itself',
+    )
     assert.equal(first.payment.payer, payer, 'base58 kept as spelt')
-    assert.equal(first.payment.transaction, 'NsGZa9o5ze7QCDb2r6i1Uo2UWRd21bRQUeSCo8T4exzuAn6eTVad9AyUBFYQFeWmTpYx1Pop3xdL3tfPiLrrv8h')
+    assert.equal(
+      first.payment.transaction,
+      'NsGZa9o5ze7QCDb2r6i1Uo2UWRd21bRQUeSCo8T4exzuAn6eTVad9AyUBFYQFeWmTpYx1Pop3xdL3tfPiLrrv8h',
+    )
     assert.equal(first.payment.state, 'reserved')
-    assert.equal((await journal.payments.reserve({ ...solana, payer, intentHash: hash(52) })).kind, 'authorization-used', 'the same transaction pays once')
-    const other = await journal.payments.reserve({ ...solana, payer: payer.toLowerCase(), intentHash: hash(53), settlementPayload: 'first' })
+    assert.equal(
+      (await journal.payments.reserve({ ...solana, payer, intentHash: hash(52) })).kind,
+      'authorization-used',
+      'the same transaction pays once',
+    )
+    const other = await journal.payments.reserve({
+      ...solana,
+      payer: payer.toLowerCase(),
+      intentHash: hash(53),
+      settlementPayload: 'first',
+    })
     assert.equal(other.kind, 'reserved', 'another base58 key is another payer')
     // Released and reserved again: the payload is the new reservation's, not the released one's.
     await journal.payments.markReleased(other.payment.id, 'unused')
     const again = await journal.payments.reserve({ ...solana, payer: payer.toLowerCase(), intentHash: hash(54) })
     assert.equal(again.kind, 'reserved')
     assert.equal(await journal.payments.settlementPayloadOf(again.payment.id), undefined)
-    const request = { method: 'POST' as const, url: '/intents/execute', headers: { 'x-chain-id': 'solana:x' }, body: { nonce: '1' } }
+    const request = {
+      method: 'POST' as const,
+      url: '/intents/execute',
+      headers: { 'x-chain-id': 'solana:x' },
+      body: { nonce: '1' },
+    }
     await journal.payments.markSettlementPending(first.payment.id, 'pendingTx', 'settlement_pending: waiting', request)
     const pending = (await journal.payments.forIntent(solana.chainId, hash(51)))[0]!
     assert.deepEqual(
-      { state: pending.state, transaction: pending.transaction, reason: pending.reason, pendingRequest: pending.pendingRequest },
+      {
+        state: pending.state,
+        transaction: pending.transaction,
+        reason: pending.reason,
+        pendingRequest: pending.pendingRequest,
+      },
       { state: 'reserved', transaction: 'pendingTx', reason: 'settlement_pending: waiting', pendingRequest: request },
     )
     await journal.payments.markSettled(first.payment.id, 'pendingTx')
@@ -194,7 +266,10 @@ export function journalContract(open: () => Promise<Journal>) {
       [request],
     )
     assert.deepEqual(
-      await Promise.all([journal.payments.takePendingRequest(first.payment.id), journal.payments.takePendingRequest(first.payment.id)]).then((r) => r.sort()),
+      await Promise.all([
+        journal.payments.takePendingRequest(first.payment.id),
+        journal.payments.takePendingRequest(first.payment.id),
+      ]).then((r) => r.sort()),
       [false, true],
       'taken once',
     )
@@ -226,13 +301,19 @@ export function journalContract(open: () => Promise<Journal>) {
   it('lists the unsettled transactions of one relayer on one chain, in the order they were signed', async () => {
     const journal = await open()
     const other = '0x00000000000000000000000000000000000000bB'
-    const [r1, r2, r3, r4] = [await claimed(journal, claimOf(1)), await claimed(journal, claimOf(2)), await claimed(journal, claimOf(3)), await claimed(journal, claimOf(4))]
+    const [r1, r2, r3, r4] = [
+      await claimed(journal, claimOf(1)),
+      await claimed(journal, claimOf(2)),
+      await claimed(journal, claimOf(3)),
+      await claimed(journal, claimOf(4)),
+    ]
     // Signed in another order than claimed: the relayer hands out nonces in signing order.
     await journal.recordSigned(r3!, signedTx(10))
     await journal.recordSigned(r1!, signedTx(11))
     await journal.recordSigned(r4!, signedTx(0, other))
     await journal.recordSigned(r2!, signedTx(12))
-    const of = async (chainId: string, who: string) => (await journal.pending({ chainId, relayer: who })).map((r) => r.transaction!.details.txNonce)
+    const of = async (chainId: string, who: string) =>
+      (await journal.pending({ chainId, relayer: who })).map((r) => r.transaction!.details.txNonce)
     assert.deepEqual(await of('eip155:1', relayer), [10, 11, 12])
     assert.deepEqual(await of('eip155:1', other), [0])
     assert.deepEqual(await of('eip155:10', relayer), [])
@@ -255,7 +336,10 @@ export function journalContract(open: () => Promise<Journal>) {
     await journal.recordSigned(first, signedTx(8))
     const repriced = { ...signedTx(8), id: hash(2008) }
     const second = await journal.replace(first, repriced, 'replaced by attempt 2: fees raised')
-    assert.deepEqual([first.state, first.status, second.state, second.attempt, second.transaction?.id], ['dropped', 0xf0, 'pending', 2, hash(2008)])
+    assert.deepEqual(
+      [first.state, first.status, second.state, second.attempt, second.transaction?.id],
+      ['dropped', 0xf0, 'pending', 2, hash(2008)],
+    )
     assert.deepEqual(
       (await journal.pending()).map((r) => r.id),
       [second.id],
@@ -274,7 +358,10 @@ export function journalContract(open: () => Promise<Journal>) {
     await journal.recordSigned(a, signedTx(9))
     const b = await journal.replace(a, { ...signedTx(9), id: hash(2009) }, 'fees raised')
     assert.equal(await journal.settle(b, { ...mined, transactionId: hash(2009) }), true)
-    assert.deepEqual([(await journal.get(hash(41)))?.id, (await journal.get(hash(41)))?.state, a.state], [b.id, 'mined', 'dropped'])
+    assert.deepEqual(
+      [(await journal.get(hash(41)))?.id, (await journal.get(hash(41)))?.state, a.state],
+      [b.id, 'mined', 'dropped'],
+    )
     await journal.close()
   })
 
@@ -304,7 +391,14 @@ export function journalContract(open: () => Promise<Journal>) {
     assert.equal(await journal.confirm(r), true)
     const dropped = await claimed(journal, { ...claimOf(51), chainInstance: 'genesis-a' })
     await journal.recordSigned(dropped, signedTx(11))
-    await journal.settle(dropped, { state: 'dropped', status: 0xf0, blockNumber: undefined, gasUsed: undefined, returnData: undefined, detail: 'replaced' })
+    await journal.settle(dropped, {
+      state: 'dropped',
+      status: 0xf0,
+      blockNumber: undefined,
+      gasUsed: undefined,
+      returnData: undefined,
+      detail: 'replaced',
+    })
     assert.equal(await journal.reopen(dropped, 'not settled by a block'), false, 'a dropped record is not reopened')
     // Another instance of the chain: the mined record is listed, and retired frees the intent.
     assert.deepEqual(

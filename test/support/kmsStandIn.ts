@@ -7,7 +7,12 @@
 // authenticate the request's SigV4 signature, or anything but these two operations.
 import { createPrivateKey, createPublicKey, sign as signEd25519 } from 'node:crypto'
 import { createServer, type Server } from 'node:http'
-import type { GetPublicKeyCommandInput, GetPublicKeyCommandOutput, SignCommandInput, SignCommandOutput } from '@aws-sdk/client-kms'
+import type {
+  GetPublicKeyCommandInput,
+  GetPublicKeyCommandOutput,
+  SignCommandInput,
+  SignCommandOutput,
+} from '@aws-sdk/client-kms'
 import secp256k1 from 'secp256k1'
 import { type Address, type Hex, hexToBytes } from 'viem'
 import { publicKeyToAddress } from 'viem/accounts'
@@ -30,12 +35,19 @@ export type KmsStandIn = {
 /** An Ed25519 key the stand-in holds: its 32-byte seed. */
 export type KmsEd25519Key = { ed25519: Uint8Array }
 
-export async function startKmsStandIn(keys: Record<string, Hex>, ed25519Keys: Record<string, KmsEd25519Key> = {}): Promise<KmsStandIn> {
+export async function startKmsStandIn(
+  keys: Record<string, Hex>,
+  ed25519Keys: Record<string, KmsEd25519Key> = {},
+): Promise<KmsStandIn> {
   const held = new Map(Object.entries(keys).map(([id, key]) => [id, hexToBytes(key)]))
   const edHeld = new Map(
     Object.entries(ed25519Keys).map(([id, { ed25519 }]) => [
       id,
-      createPrivateKey({ key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), ed25519]), format: 'der', type: 'pkcs8' }),
+      createPrivateKey({
+        key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), ed25519]),
+        format: 'der',
+        type: 'pkcs8',
+      }),
     ]),
   )
   const state: KmsStandIn = { endpoint: '', addressOf, mode: 'normal', signs: 0, close }
@@ -48,7 +60,8 @@ export async function startKmsStandIn(keys: Record<string, Hex>, ed25519Keys: Re
     req.on('data', (c) => (body += c))
     req.on('end', () => {
       const target = String(req.headers['x-amz-target'] ?? '')
-      const answer = (status: number, json: unknown) => res.writeHead(status, { 'content-type': 'application/x-amz-json-1.1' }).end(JSON.stringify(json))
+      const answer = (status: number, json: unknown) =>
+        res.writeHead(status, { 'content-type': 'application/x-amz-json-1.1' }).end(JSON.stringify(json))
       const input = JSON.parse(body || '{}') as { KeyId?: string }
       const edKey = input.KeyId ? edHeld.get(input.KeyId) : undefined
       if (edKey) return answerEd25519(target, input, edKey, answer, res)
@@ -71,23 +84,38 @@ export async function startKmsStandIn(keys: Record<string, Hex>, ed25519Keys: Re
           hanging.add(res)
           return
         }
-        if (state.mode === 'refuse') return answer(400, { __type: 'KMSInvalidStateException', message: 'the key is disabled' })
-        if (sign.MessageType !== 'DIGEST' || sign.SigningAlgorithm !== 'ECDSA_SHA_256') return answer(400, { __type: 'ValidationException', message: 'expected a DIGEST and ECDSA_SHA_256' })
+        if (state.mode === 'refuse')
+          return answer(400, { __type: 'KMSInvalidStateException', message: 'the key is disabled' })
+        if (sign.MessageType !== 'DIGEST' || sign.SigningAlgorithm !== 'ECDSA_SHA_256')
+          return answer(400, { __type: 'ValidationException', message: 'expected a DIGEST and ECDSA_SHA_256' })
         const digest = Buffer.from(sign.Message ?? '', 'base64')
         if (digest.length !== 32) return answer(400, { __type: 'ValidationException', message: 'a digest is 32 bytes' })
         let { signature } = secp256k1.ecdsaSign(digest, key)
         if (state.mode === 'high-s') {
           const s = n - BigInt(`0x${Buffer.from(signature.subarray(32)).toString('hex')}`)
-          signature = Uint8Array.from([...signature.subarray(0, 32), ...Buffer.from(s.toString(16).padStart(64, '0'), 'hex')])
+          signature = Uint8Array.from([
+            ...signature.subarray(0, 32),
+            ...Buffer.from(s.toString(16).padStart(64, '0'), 'hex'),
+          ])
         }
         state.signs++
-        const out: Wire<Omit<SignCommandOutput, '$metadata'>> = { KeyId: input.KeyId, Signature: Buffer.from(toDer(signature)).toString('base64'), SigningAlgorithm: 'ECDSA_SHA_256' }
+        const out: Wire<Omit<SignCommandOutput, '$metadata'>> = {
+          KeyId: input.KeyId,
+          Signature: Buffer.from(toDer(signature)).toString('base64'),
+          SigningAlgorithm: 'ECDSA_SHA_256',
+        }
         return answer(200, out)
       }
       answer(400, { __type: 'UnknownOperationException', message: target })
     })
   })
-  function answerEd25519(target: string, input: { KeyId?: string }, key: import('node:crypto').KeyObject, answer: (status: number, json: unknown) => void, res: import('node:http').ServerResponse) {
+  function answerEd25519(
+    target: string,
+    input: { KeyId?: string },
+    key: import('node:crypto').KeyObject,
+    answer: (status: number, json: unknown) => void,
+    res: import('node:http').ServerResponse,
+  ) {
     if (target === 'TrentService.GetPublicKey') {
       const out: Wire<Omit<GetPublicKeyCommandOutput, '$metadata'>> = {
         KeyId: input.KeyId,
@@ -104,12 +132,19 @@ export async function startKmsStandIn(keys: Record<string, Hex>, ed25519Keys: Re
         hanging.add(res)
         return
       }
-      if (state.mode === 'refuse') return answer(400, { __type: 'KMSInvalidStateException', message: 'the key is disabled' })
-      if (sign.MessageType !== 'RAW' || sign.SigningAlgorithm !== 'ED25519_SHA_512') return answer(400, { __type: 'ValidationException', message: 'expected a RAW message and ED25519_SHA_512' })
+      if (state.mode === 'refuse')
+        return answer(400, { __type: 'KMSInvalidStateException', message: 'the key is disabled' })
+      if (sign.MessageType !== 'RAW' || sign.SigningAlgorithm !== 'ED25519_SHA_512')
+        return answer(400, { __type: 'ValidationException', message: 'expected a RAW message and ED25519_SHA_512' })
       const message = Buffer.from(sign.Message ?? '', 'base64')
-      if (message.length === 0 || message.length > 4096) return answer(400, { __type: 'ValidationException', message: 'a RAW message is 1 to 4096 bytes' })
+      if (message.length === 0 || message.length > 4096)
+        return answer(400, { __type: 'ValidationException', message: 'a RAW message is 1 to 4096 bytes' })
       state.signs++
-      const out: Wire<Omit<SignCommandOutput, '$metadata'>> = { KeyId: input.KeyId, Signature: signEd25519(null, message, key).toString('base64'), SigningAlgorithm: 'ED25519_SHA_512' }
+      const out: Wire<Omit<SignCommandOutput, '$metadata'>> = {
+        KeyId: input.KeyId,
+        Signature: signEd25519(null, message, key).toString('base64'),
+        SigningAlgorithm: 'ED25519_SHA_512',
+      }
       return answer(200, out)
     }
     answer(400, { __type: 'UnknownOperationException', message: target })

@@ -18,7 +18,12 @@ export type ReceivedSpan = {
   resource: Record<string, string | number | boolean>
 }
 
-export type OtlpReceiver = { url: string; spans: ReceivedSpan[]; requests: { path: string; contentType: string | undefined }[]; close(): Promise<void> }
+export type OtlpReceiver = {
+  url: string
+  spans: ReceivedSpan[]
+  requests: { path: string; contentType: string | undefined }[]
+  close(): Promise<void>
+}
 
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = []
@@ -36,14 +41,31 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       const body = JSON.parse(raw.toString('utf8')) as {
         resourceSpans?: {
           resource?: { attributes?: KeyValue[] }
-          scopeSpans?: { spans?: { traceId: string; spanId: string; parentSpanId?: string; name: string; kind: number; attributes?: KeyValue[] }[] }[]
+          scopeSpans?: {
+            spans?: {
+              traceId: string
+              spanId: string
+              parentSpanId?: string
+              name: string
+              kind: number
+              attributes?: KeyValue[]
+            }[]
+          }[]
         }[]
       }
       for (const rs of body.resourceSpans ?? []) {
         const resource = toRecord(rs.resource?.attributes)
         for (const ss of rs.scopeSpans ?? []) {
           for (const s of ss.spans ?? []) {
-            spans.push({ traceId: s.traceId, spanId: s.spanId, parentSpanId: s.parentSpanId || undefined, name: s.name, kind: s.kind, attributes: toRecord(s.attributes), resource })
+            spans.push({
+              traceId: s.traceId,
+              spanId: s.spanId,
+              parentSpanId: s.parentSpanId || undefined,
+              name: s.name,
+              kind: s.kind,
+              attributes: toRecord(s.attributes),
+              resource,
+            })
           }
         }
       }
@@ -63,7 +85,11 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
 function toRecord(attributes: KeyValue[] | undefined): Record<string, string | number | boolean> {
   const out: Record<string, string | number | boolean> = {}
   for (const { key, value } of attributes ?? []) {
-    const v = value.stringValue ?? value.boolValue ?? value.doubleValue ?? (value.intValue !== undefined ? Number(value.intValue) : undefined)
+    const v =
+      value.stringValue ??
+      value.boolValue ??
+      value.doubleValue ??
+      (value.intValue !== undefined ? Number(value.intValue) : undefined)
     if (v !== undefined) out[key] = v
   }
   return out

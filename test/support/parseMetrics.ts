@@ -8,7 +8,8 @@ export function parseMetrics(text: string): Sample[] {
     const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line)
     if (!match) throw new Error(`not an exposition line: ${line}`)
     const labels: Record<string, string> = {}
-    for (const [, key, value] of (match[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[key!] = value!.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c))
+    for (const [, key, value] of (match[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g))
+      labels[key!] = value!.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c))
     samples.push({ name: match[1]!, labels, value: Number(match[3]) })
   }
   return samples
@@ -16,7 +17,12 @@ export function parseMetrics(text: string): Sample[] {
 
 /** The samples of one metric, each with exactly the labels given (extra labels on the sample do not match). */
 export function find(samples: Sample[], name: string, labels: Record<string, string> = {}): Sample[] {
-  return samples.filter((s) => s.name === name && Object.keys(s.labels).length === Object.keys(labels).length && Object.entries(labels).every(([k, v]) => s.labels[k] === v))
+  return samples.filter(
+    (s) =>
+      s.name === name &&
+      Object.keys(s.labels).length === Object.keys(labels).length &&
+      Object.entries(labels).every(([k, v]) => s.labels[k] === v),
+  )
 }
 
 /** The value of the one sample with exactly these labels; undefined when there is none. */

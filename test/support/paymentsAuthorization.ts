@@ -1,10 +1,18 @@
 // Signs EIP-3009 authorizations for DemoDollar directly, for tests that need one the x402 client
 // would not make (expired, wrong signer, cancelled).
+
+import { randomBytes } from 'node:crypto'
 import { type Address, type Hex, toHex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { randomBytes } from 'node:crypto'
 
-export type Authorization = { from: Address; to: Address; value: bigint; validAfter: bigint; validBefore: bigint; nonce: Hex }
+export type Authorization = {
+  from: Address
+  to: Address
+  value: bigint
+  validAfter: bigint
+  validBefore: bigint
+  nonce: Hex
+}
 
 const transferTypes = {
   TransferWithAuthorization: [
@@ -21,7 +29,13 @@ export function tokenDomain(token: { asset: Address; name: string; version: stri
   return { name: token.name, version: token.version, chainId, verifyingContract: token.asset } as const
 }
 
-export function newAuthorization(params: { from: Address; to: Address; value: bigint; validBefore?: bigint; validAfter?: bigint }): Authorization {
+export function newAuthorization(params: {
+  from: Address
+  to: Address
+  value: bigint
+  validBefore?: bigint
+  validAfter?: bigint
+}): Authorization {
   return {
     from: params.from,
     to: params.to,
@@ -38,7 +52,10 @@ export function signTransferAuthorization(
   authorization: Authorization,
   primaryType: 'TransferWithAuthorization' | 'ReceiveWithAuthorization' = 'TransferWithAuthorization',
 ): Promise<Hex> {
-  const types = primaryType === 'TransferWithAuthorization' ? transferTypes : { ReceiveWithAuthorization: transferTypes.TransferWithAuthorization }
+  const types =
+    primaryType === 'TransferWithAuthorization'
+      ? transferTypes
+      : { ReceiveWithAuthorization: transferTypes.TransferWithAuthorization }
   return privateKeyToAccount(key).signTypedData({ domain, types, primaryType, message: authorization } as never)
 }
 

@@ -1,25 +1,26 @@
 // A real anvil with DemoDollar, the payments core with the in-process facilitator (or a remote
 // URL), and a minimal Fastify app whose one priced route succeeds or refuses on demand: the
 // x402 flow tested on its own, before the gateway's execute path is wired to it.
+
+import { registerExactEvmScheme } from '@x402/evm/exact/client'
+import { wrapFetchWithPayment, x402Client, x402HTTPClient } from '@x402/fetch'
 import Database from 'better-sqlite3'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { x402Client, x402HTTPClient, wrapFetchWithPayment } from '@x402/fetch'
-import { registerExactEvmScheme } from '@x402/evm/exact/client'
 import { type Address, type Hex, keccak256, stringToHex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import type { PaymentsConfig, PriceConfig } from '../../src/config/paymentsConfig.ts'
-import { demoDollarArtifact } from '../../src/contracts/demoDollarArtifact.ts'
 import { createDevClients } from '../../src/chains/evm/devnet/deployContracts.ts'
 import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
+import type { PaymentsConfig, PriceConfig } from '../../src/config/paymentsConfig.ts'
+import { demoDollarArtifact } from '../../src/contracts/demoDollarArtifact.ts'
 import { registerCommonHeaders } from '../../src/http/plugins/commonHeaders.ts'
 import { registerErrorHandler } from '../../src/http/plugins/errorHandler.ts'
 import { servePaid } from '../../src/http/plugins/payments.ts'
 import { createLogger } from '../../src/logging/createLogger.ts'
 import { createFacilitatorClient } from '../../src/payments/createFacilitatorClient.ts'
 import { createPayments, type Payments } from '../../src/payments/createPayments.ts'
-import { createSqlitePaymentLedger } from '../../src/store/sqlite/createSqlitePaymentLedger.ts'
 import type { PaymentLedger } from '../../src/ports/paymentLedger.ts'
+import { createSqlitePaymentLedger } from '../../src/store/sqlite/createSqlitePaymentLedger.ts'
 
 /** What the test route is asked to do: succeed, or refuse with an HTTP status before settling. */
 export type WorkBody = { id: string; refuse?: number }
@@ -45,7 +46,11 @@ export function priceOf(devnet: Devnet, overrides: Partial<{ amount: string; ass
   return {
     network: `eip155:${devnet.anvil.chainId}`,
     payTo: payment.payTo,
-    price: { asset: overrides.asset ?? payment.asset, amount: overrides.amount ?? String(price), extra: { name: payment.name, version: payment.version } },
+    price: {
+      asset: overrides.asset ?? payment.asset,
+      amount: overrides.amount ?? String(price),
+      extra: { name: payment.name, version: payment.version },
+    },
     maxTimeoutSeconds: 300,
   }
 }
@@ -54,23 +59,43 @@ export function intentHashOf(id: string): Hex {
   return keccak256(stringToHex(id))
 }
 
-export async function startPaidApp(params: { devnet: Devnet; ledger: PaymentLedger; config?: Partial<PaymentsConfig> & { price?: PriceConfig } }): Promise<PaidApp> {
+export async function startPaidApp(params: {
+  devnet: Devnet
+  ledger: PaymentLedger
+  config?: Partial<PaymentsConfig> & { price?: PriceConfig }
+}): Promise<PaidApp> {
   const { devnet, ledger } = params
   const chainId = `eip155:${devnet.anvil.chainId}`
   const logs: string[] = []
   const logger = createLogger({ level: 'info', destination: { write: (line: string) => void logs.push(line) } })
   const config: PaymentsConfig = {
-    prices: { [chainId]: { execute: params.config?.price ?? priceOf(devnet), validate: priceOf(devnet, { amount: '1000' }) } },
+    prices: {
+      [chainId]: { execute: params.config?.price ?? priceOf(devnet), validate: priceOf(devnet, { amount: '1000' }) },
+    },
     priceApiKeyClients: params.config?.priceApiKeyClients ?? false,
     facilitator: params.config?.facilitator ?? { kind: 'local', privateKey: devnetAccounts.facilitator },
   }
-  const facilitator = createFacilitatorClient({ config: config.facilitator, rpcUrls: { [chainId]: devnet.anvil.rpcUrl }, logger, timeoutMs: 5_000 })
+  const facilitator = createFacilitatorClient({
+    config: config.facilitator,
+    rpcUrls: { [chainId]: devnet.anvil.rpcUrl },
+    logger,
+    timeoutMs: 5_000,
+  })
   const payments = createPayments({ config, facilitator, ledger, logger })
 
   const app = Fastify({ logger: false })
   registerCommonHeaders(app, { describe: () => ({ chainId, chainType: 'evm' }) } as never)
   registerErrorHandler(app)
-  const state: PaidApp = { app, url: '', payments, effects: [], beforeSettle: undefined, failAfterSettle: false, logs, close: () => app.close() }
+  const state: PaidApp = {
+    app,
+    url: '',
+    payments,
+    effects: [],
+    beforeSettle: undefined,
+    failAfterSettle: false,
+    logs,
+    close: () => app.close(),
+  }
   // A body without an id cannot be priced: the route answers it 400 itself, never 402.
   app.post<{ Body: WorkBody }>('/work', async (request, reply) => {
     const body = request.body
@@ -147,7 +172,13 @@ export async function startPaymentsWorld(): Promise<PaymentsWorld> {
       ledger,
       db,
       paid,
-      balanceOf: (who) => clients.publicClient.readContract({ address: devnet.contracts.dollar, abi: demoDollarArtifact.abi, functionName: 'balanceOf', args: [who] }),
+      balanceOf: (who) =>
+        clients.publicClient.readContract({
+          address: devnet.contracts.dollar,
+          abi: demoDollarArtifact.abi,
+          functionName: 'balanceOf',
+          args: [who],
+        }),
       async stop() {
         await paid.close()
         db.close()
@@ -164,7 +195,9 @@ export async function startPaymentsWorld(): Promise<PaymentsWorld> {
 export function payingClient(devnet: Devnet, key: Hex = devnetAccounts.payer) {
   const client = new x402Client()
   registerExactEvmScheme(client, { signer: privateKeyToAccount(key) })
-  client.setSpendControls({ allowedAssets: [{ network: `eip155:${devnet.anvil.chainId}`, asset: devnet.demo.payment.asset }] })
+  client.setSpendControls({
+    allowedAssets: [{ network: `eip155:${devnet.anvil.chainId}`, asset: devnet.demo.payment.asset }],
+  })
   return { client, http: new x402HTTPClient(client), fetch: wrapFetchWithPayment(fetch, client) }
 }
 

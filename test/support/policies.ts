@@ -1,10 +1,10 @@
 // Creates policies and deposits on the test chain, as the demo sender (or another owner).
 import type { Address, Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
-import { policyRegistryArtifact } from '../../src/contracts/policyRegistryArtifact.ts'
 import { derivePolicyId, saltOf } from '../../src/chains/derivePolicyId.ts'
 import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
+import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
+import { policyRegistryArtifact } from '../../src/contracts/policyRegistryArtifact.ts'
 import type { World } from './testGateway.ts'
 
 export type PolicyFields = {
@@ -18,7 +18,12 @@ export type PolicyFields = {
 }
 
 /** Creates the owner's policy with the salt of `name` and returns its id. */
-export async function writePolicy(world: World, name: string, fields: Partial<PolicyFields>, ownerKey: Hex = devnetAccounts.sender): Promise<Hex> {
+export async function writePolicy(
+  world: World,
+  name: string,
+  fields: Partial<PolicyFields>,
+  ownerKey: Hex = devnetAccounts.sender,
+): Promise<Hex> {
   const wallet = world.clients.walletFor(ownerKey)
   const owner = privateKeyToAccount(ownerKey).address
   const policy = {
@@ -47,6 +52,13 @@ export async function writePolicy(world: World, name: string, fields: Partial<Po
 
 export async function deposit(world: World, value: bigint, senderKey: Hex = devnetAccounts.sender) {
   const wallet = world.clients.walletFor(senderKey)
-  const hash = await wallet.writeContract({ address: world.devnet.contracts.executor, abi: intentExecutorArtifact.abi, functionName: 'deposit', value, account: wallet.account!, chain: wallet.chain })
+  const hash = await wallet.writeContract({
+    address: world.devnet.contracts.executor,
+    abi: intentExecutorArtifact.abi,
+    functionName: 'deposit',
+    value,
+    account: wallet.account!,
+    chain: wallet.chain,
+  })
   await world.clients.publicClient.waitForTransactionReceipt({ hash })
 }

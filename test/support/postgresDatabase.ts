@@ -13,7 +13,9 @@ export async function createTestDatabase(prefix = 'gateway'): Promise<TestDataba
   try {
     await admin.connect()
   } catch (err) {
-    throw new Error(`the tests need PostgreSQL at ${testDatabaseUrl.replace(/\/\/[^@]*@/, '//')} (set TEST_DATABASE_URL): ${(err as Error).message}`)
+    throw new Error(
+      `the tests need PostgreSQL at ${testDatabaseUrl.replace(/\/\/[^@]*@/, '//')} (set TEST_DATABASE_URL): ${(err as Error).message}`,
+    )
   }
   try {
     await admin.query(`CREATE DATABASE ${name}`)

@@ -16,7 +16,9 @@ export function rawRequest(baseUrl: string, head: string): Promise<HttpResult> {
       const [statusLine = '', ...lines] = headBlock.split('\r\n')
       const status = Number(/^HTTP\/1\.1 (\d{3}) /.exec(statusLine)?.[1])
       if (!status) return reject(new Error(`not an HTTP answer: ${JSON.stringify(text.slice(0, 200))}`))
-      const headers = new Headers(lines.map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trim()] as [string, string]))
+      const headers = new Headers(
+        lines.map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trim()] as [string, string]),
+      )
       let parsed: unknown
       try {
         parsed = JSON.parse(body)

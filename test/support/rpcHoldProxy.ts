@@ -38,7 +38,8 @@ export async function startRpcHoldProxy(target: string): Promise<RpcHoldProxy> {
   const sent: string[] = []
   const queued: Array<{ body: string; answer: (text: string) => void }> = []
   const lost: boolean[] = []
-  const forward = async (body: string) => (await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).text()
+  const forward = async (body: string) =>
+    (await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).text()
 
   async function handle(body: string, answer: (text: string) => void, drop: () => void) {
     let request: RpcRequest
@@ -66,7 +67,8 @@ export async function startRpcHoldProxy(target: string): Promise<RpcHoldProxy> {
     if (request.method === 'getSignatureStatuses' && heldSignatures.size > 0) {
       const asked = (request.params?.[0] ?? []) as string[]
       const parsed = JSON.parse(text) as { result?: { value: unknown[] } }
-      if (parsed.result) parsed.result.value = parsed.result.value.map((v, i) => (heldSignatures.has(asked[i]!) ? null : v))
+      if (parsed.result)
+        parsed.result.value = parsed.result.value.map((v, i) => (heldSignatures.has(asked[i]!) ? null : v))
       return answer(JSON.stringify(parsed))
     }
     // EVM: a held transaction has no receipt yet.
@@ -117,7 +119,8 @@ export async function startRpcHoldProxy(target: string): Promise<RpcHoldProxy> {
       one.answer(text)
     },
     heldSends: () => queued.length,
-    loseSendAnswers: (count, reached) => void lost.splice(0, lost.length, ...Array.from({ length: count }, () => reached)),
+    loseSendAnswers: (count, reached) =>
+      void lost.splice(0, lost.length, ...Array.from({ length: count }, () => reached)),
     sentSignatures: () => [...sent],
     close: () =>
       new Promise<void>((resolve) => {

@@ -25,7 +25,9 @@ export async function startRpcResetProxy(target: string): Promise<RpcResetProxy>
         method = (JSON.parse(body) as { method?: string }).method
       } catch {}
       void (async () => {
-        const text = await (await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).text()
+        const text = await (
+          await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+        ).text()
         const left = method ? (armed.get(method) ?? 0) : 0
         if (left > 0) {
           armed.set(method!, left - 1)

@@ -8,7 +8,13 @@ import { join } from 'node:path'
 const main = new URL('../../src/main.ts', import.meta.url).pathname
 const tsx = import.meta.resolve('tsx')
 
-export type GatewayProcess = { child: ChildProcess; stdout: () => string; stderr: () => string; exit: Promise<number | null>; cwd: string }
+export type GatewayProcess = {
+  child: ChildProcess
+  stdout: () => string
+  stderr: () => string
+  exit: Promise<number | null>
+  cwd: string
+}
 
 export function runGateway({ env, dotenv }: { env: Record<string, string>; dotenv?: string }): GatewayProcess {
   const cwd = mkdtempSync(join(tmpdir(), 'intent-gateway-'))

@@ -8,7 +8,10 @@ import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
-export const softHsmModule = ['/usr/lib/softhsm/libsofthsm2.so', '/usr/lib/x86_64-linux-gnu/softhsm/libsofthsm2.so'].find((p) => existsSync(p))
+export const softHsmModule = [
+  '/usr/lib/softhsm/libsofthsm2.so',
+  '/usr/lib/x86_64-linux-gnu/softhsm/libsofthsm2.so',
+].find((p) => existsSync(p))
 
 /** Whether the optional native binding built at install (it needs a C++ compiler). */
 export const pkcs11Binding = (() => {
@@ -33,13 +36,25 @@ export type SoftHsmToken = { modulePath: string; tokenLabel: string; pin: string
  * A fresh token with these key pairs (secp256k1; `ed25519Labels`: Ed25519); SOFTHSM2_CONF points
  * this process (and its children) at it.
  */
-export function createSoftHsmToken(keyLabels: string[], tokenLabel = 'relayers', pin = '1234', { ed25519Labels = [] }: { ed25519Labels?: string[] } = {}): SoftHsmToken {
+export function createSoftHsmToken(
+  keyLabels: string[],
+  tokenLabel = 'relayers',
+  pin = '1234',
+  { ed25519Labels = [] }: { ed25519Labels?: string[] } = {},
+): SoftHsmToken {
   if (!softHsmModule) throw new Error('SoftHSM2 is not installed (apt-get install softhsm2)')
   const dir = mkdtempSync(join(tmpdir(), 'softhsm-'))
   mkdirSync(join(dir, 'tokens'))
-  writeFileSync(join(dir, 'softhsm2.conf'), `directories.tokendir = ${join(dir, 'tokens')}\nobjectstore.backend = file\nlog.level = ERROR\n`)
+  writeFileSync(
+    join(dir, 'softhsm2.conf'),
+    `directories.tokendir = ${join(dir, 'tokens')}\nobjectstore.backend = file\nlog.level = ERROR\n`,
+  )
   process.env.SOFTHSM2_CONF = join(dir, 'softhsm2.conf')
-  execFileSync('softhsm2-util', ['--init-token', '--free', '--label', tokenLabel, '--pin', pin, '--so-pin', '87654321'], { stdio: 'pipe' })
+  execFileSync(
+    'softhsm2-util',
+    ['--init-token', '--free', '--label', tokenLabel, '--pin', pin, '--so-pin', '87654321'],
+    { stdio: 'pipe' },
+  )
   const lib = createRequire(import.meta.url)('pkcs11js') as typeof import('pkcs11js')
   const pkcs11 = new lib.PKCS11()
   pkcs11.load(softHsmModule)
@@ -92,7 +107,13 @@ export function createSoftHsmToken(keyLabels: string[], tokenLabel = 'relayers',
     )
   }
   pkcs11.C_CloseSession(session)
-  return { modulePath: softHsmModule, tokenLabel, pin, dir, remove: () => rmSync(dir, { recursive: true, force: true }) }
+  return {
+    modulePath: softHsmModule,
+    tokenLabel,
+    pin,
+    dir,
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  }
 }
 
 /** Tries to read a private key's value out of the token: what a sensitive key must refuse. */

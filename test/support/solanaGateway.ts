@@ -2,24 +2,33 @@
 // front of it, built the way production builds it: buildApp over a registry of real adapters.
 import type { Address } from '@solana/kit'
 import { buildApp } from '../../src/app.ts'
-import { testConfig } from './testConfig.ts'
-import type { ChainAdapter } from '../../src/ports/chainAdapter.ts'
-import { createChainRegistry } from '../../src/intents/createChainRegistry.ts'
 import { createSolanaAdapter } from '../../src/chains/solana/createSolanaAdapter.ts'
-import type { SolanaOptions } from '../../src/chains/solana/solanaOptions.ts'
-import type { RpcRecorder } from '../../src/metrics/createMetrics.ts'
 import { type SolanaDevnet, startSolanaDevnet } from '../../src/chains/solana/devnet/startSolanaDevnet.ts'
-import { openJournal } from '../../src/store/sqlite/openJournal.ts'
-import type { Journal } from '../../src/ports/journal.ts'
-import { createLogger } from '../../src/logging/createLogger.ts'
-import type { Intent } from '../../src/ports/intent.ts'
-import { createSolanaRuntime } from '../../src/chains/solana/solanaRuntime.ts'
 import { ed25519Seed } from '../../src/chains/solana/ed25519Seed.ts'
+import type { SolanaOptions } from '../../src/chains/solana/solanaOptions.ts'
+import { createSolanaRuntime } from '../../src/chains/solana/solanaRuntime.ts'
+import { createChainRegistry } from '../../src/intents/createChainRegistry.ts'
+import { createLogger } from '../../src/logging/createLogger.ts'
+import type { RpcRecorder } from '../../src/metrics/createMetrics.ts'
+import type { ChainAdapter } from '../../src/ports/chainAdapter.ts'
+import type { Intent } from '../../src/ports/intent.ts'
+import type { Journal } from '../../src/ports/journal.ts'
+import { openJournal } from '../../src/store/sqlite/openJournal.ts'
+import { testConfig } from './testConfig.ts'
 
-export type SolanaGateway = { baseUrl: string; logs: string[]; adapters: ChainAdapter[]; journal: Journal; close(): Promise<void> }
+export type SolanaGateway = {
+  baseUrl: string
+  logs: string[]
+  adapters: ChainAdapter[]
+  journal: Journal
+  close(): Promise<void>
+}
 
 const logs: string[] = []
-export const quietLogger = createLogger({ level: 'info', destination: { write: (line: string) => void logs.push(line) } })
+export const quietLogger = createLogger({
+  level: 'info',
+  destination: { write: (line: string) => void logs.push(line) },
+})
 
 export function solanaAdapterFor(
   devnet: SolanaDevnet,
@@ -44,7 +53,8 @@ export function solanaAdapterFor(
     },
     rpcTimeoutMs: overrides.rpcTimeoutMs ?? 2_000,
     logger: quietLogger,
-    simulationFeePayer: overrides.simulationFeePayer === null ? undefined : (overrides.simulationFeePayer ?? devnet.simulationFeePayer),
+    simulationFeePayer:
+      overrides.simulationFeePayer === null ? undefined : (overrides.simulationFeePayer ?? devnet.simulationFeePayer),
     relayerSecretKey: overrides.relayer ? devnet.relayerSecretKey : undefined,
     confirmationPollMs: 20,
     options: overrides.options,
@@ -54,10 +64,17 @@ export function solanaAdapterFor(
 
 export async function startSolanaGateway(
   adapters: ChainAdapter[],
-  { journal = openJournal({ path: ':memory:' }), requireSignature }: { journal?: Journal; requireSignature?: boolean } = {},
+  {
+    journal = openJournal({ path: ':memory:' }),
+    requireSignature,
+  }: { journal?: Journal; requireSignature?: boolean } = {},
 ): Promise<SolanaGateway> {
   const config = testConfig({ execution: { receiptTimeoutMs: 5_000, requireSignedIntents: requireSignature ?? false } })
-  const app = buildApp(config, { registry: createChainRegistry({ adapters, defaultChainId: undefined }), journal, logger: quietLogger })
+  const app = buildApp(config, {
+    registry: createChainRegistry({ adapters, defaultChainId: undefined }),
+    journal,
+    logger: quietLogger,
+  })
   const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 })
   return {
     baseUrl,
@@ -94,8 +111,10 @@ export function demoIntents(devnetOf: () => SolanaDevnet, firstNonce: bigint) {
       ...overrides,
     }
   }
-  const hashOf = (i: Intent) => createSolanaRuntime({ programId: devnetOf().programId, config: devnetOf().config }).hashIntent(i)
-  const sign = (i: Intent, seed = devnetOf().demo.senderSecretKey) => `0x${Buffer.from(ed25519Seed.sign(seed, Buffer.from(hashOf(i).slice(2), 'hex'))).toString('hex')}` as const
+  const hashOf = (i: Intent) =>
+    createSolanaRuntime({ programId: devnetOf().programId, config: devnetOf().config }).hashIntent(i)
+  const sign = (i: Intent, seed = devnetOf().demo.senderSecretKey) =>
+    `0x${Buffer.from(ed25519Seed.sign(seed, Buffer.from(hashOf(i).slice(2), 'hex'))).toString('hex')}` as const
   return { intent, hashOf, sign }
 }
 
@@ -105,8 +124,14 @@ export function demoIntents(devnetOf: () => SolanaDevnet, firstNonce: bigint) {
  * (compute-unit limit × price in micro-lamports, rounded up). Undefined when the record is not an
  * account-mode transaction.
  */
-export async function accountModeFeeOf(journal: Journal, intentHash: `0x${string}`, chainId: string): Promise<bigint | undefined> {
-  const details = (await journal.get(intentHash, chainId))?.transaction?.details as { mode?: string; computeUnitLimit: string; computeUnitPrice: string } | undefined
+export async function accountModeFeeOf(
+  journal: Journal,
+  intentHash: `0x${string}`,
+  chainId: string,
+): Promise<bigint | undefined> {
+  const details = (await journal.get(intentHash, chainId))?.transaction?.details as
+    | { mode?: string; computeUnitLimit: string; computeUnitPrice: string }
+    | undefined
   if (details?.mode !== 'account') return undefined
   return 10_000n + (BigInt(details.computeUnitLimit) * BigInt(details.computeUnitPrice) + 999_999n) / 1_000_000n
 }

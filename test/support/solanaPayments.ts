@@ -1,21 +1,22 @@
 // x402 on the Solana devnet for the tests: the whole gateway (createGateway, as production builds
 // it) serving the LiteSVM chain with execute priced in DemoDollar, the unmodified x402 client
 // paying with @x402/svm's exact scheme, and signed Solana intents.
-import { testConfig } from './testConfig.ts'
+
 import { createKeyPairSignerFromPrivateKeyBytes } from '@solana/kit'
-import { x402Client, x402HTTPClient, wrapFetchWithPayment } from '@x402/fetch'
+import { wrapFetchWithPayment, x402Client, x402HTTPClient } from '@x402/fetch'
 import { ExactSvmScheme } from '@x402/svm/exact/client'
-import type { ChainConfig } from '../../src/config/gatewayConfig.ts'
-import type { ExecutionGuardConfig } from '../../src/config/limitsConfig.ts'
-import type { WebhooksConfig } from '../../src/config/webhooksConfig.ts'
-import type { PaymentsConfig } from '../../src/config/paymentsConfig.ts'
-import type { StorageConfig } from '../../src/config/storageConfig.ts'
-import { createGateway } from '../../src/createGateway.ts'
+import type { SolanaDevnet } from '../../src/chains/solana/devnet/startSolanaDevnet.ts'
 import { ed25519Seed } from '../../src/chains/solana/ed25519Seed.ts'
 import { createSolanaRuntime } from '../../src/chains/solana/solanaRuntime.ts'
-import type { SolanaDevnet } from '../../src/chains/solana/devnet/startSolanaDevnet.ts'
-import type { Intent } from '../../src/ports/intent.ts'
+import type { ChainConfig } from '../../src/config/gatewayConfig.ts'
+import type { ExecutionGuardConfig } from '../../src/config/limitsConfig.ts'
+import type { PaymentsConfig } from '../../src/config/paymentsConfig.ts'
+import type { StorageConfig } from '../../src/config/storageConfig.ts'
+import type { WebhooksConfig } from '../../src/config/webhooksConfig.ts'
+import { createGateway } from '../../src/createGateway.ts'
 import { createLogger } from '../../src/logging/createLogger.ts'
+import type { Intent } from '../../src/ports/intent.ts'
+import { testConfig } from './testConfig.ts'
 import type { TestGateway } from './testGateway.ts'
 
 export function solanaChainOf(devnet: SolanaDevnet, rpcUrl = devnet.rpcUrl): ChainConfig {
@@ -31,7 +32,10 @@ export function solanaChainOf(devnet: SolanaDevnet, rpcUrl = devnet.rpcUrl): Cha
 }
 
 /** The chain's environment for a gateway process (`npm start` pointed at the devnet), with its prices. */
-export function solanaChainEnv(devnet: SolanaDevnet, { rpcUrl = devnet.rpcUrl }: { rpcUrl?: string } = {}): Record<string, string> {
+export function solanaChainEnv(
+  devnet: SolanaDevnet,
+  { rpcUrl = devnet.rpcUrl }: { rpcUrl?: string } = {},
+): Record<string, string> {
   const on = (value: string) => JSON.stringify({ [devnet.chainId]: value })
   const price = devnet.payments.prices[devnet.chainId]!.execute!
   return {
@@ -41,7 +45,16 @@ export function solanaChainEnv(devnet: SolanaDevnet, { rpcUrl = devnet.rpcUrl }:
     REGISTRY_ADDRESSES: on(devnet.config),
     SOLANA_RELAYER_PRIVATE_KEY: JSON.stringify([...devnet.relayerSecretKey]),
     SOLANA_SIMULATION_FEE_PAYER: devnet.simulationFeePayer,
-    X402_PRICES: JSON.stringify({ [devnet.chainId]: { execute: { network: price.network, asset: devnet.payment.mint, amount: devnet.payment.amount.toString(), payTo: devnet.payment.payTo } } }),
+    X402_PRICES: JSON.stringify({
+      [devnet.chainId]: {
+        execute: {
+          network: price.network,
+          asset: devnet.payment.mint,
+          amount: devnet.payment.amount.toString(),
+          payTo: devnet.payment.payTo,
+        },
+      },
+    }),
     FACILITATOR_SOLANA_PRIVATE_KEY: JSON.stringify([...devnet.payment.facilitatorSecretKey]),
     HOST: '127.0.0.1',
     PORT: '0',
@@ -117,7 +130,10 @@ export async function solanaPayingClient(devnet: SolanaDevnet, secretKey = devne
 let nextNonce = BigInt(Date.now()) * 1000n
 
 /** A Solana intent signed by the demo sender (the probe target echoes; 1000 lamports go to the recipient). */
-export function signedSolanaIntent(devnet: SolanaDevnet, overrides: Partial<Intent> = {}): { body: Record<string, unknown>; intentHash: `0x${string}` } {
+export function signedSolanaIntent(
+  devnet: SolanaDevnet,
+  overrides: Partial<Intent> = {},
+): { body: Record<string, unknown>; intentHash: `0x${string}` } {
   const intent: Intent = {
     sender: devnet.demo.sender,
     target: devnet.demo.target,
@@ -134,6 +150,13 @@ export function signedSolanaIntent(devnet: SolanaDevnet, overrides: Partial<Inte
   const signature = `0x${Buffer.from(ed25519Seed.sign(devnet.demo.senderSecretKey, Buffer.from(intentHash.slice(2), 'hex'))).toString('hex')}`
   return {
     intentHash,
-    body: { ...intent, value: intent.value.toString(), nonce: intent.nonce.toString(), validAfter: intent.validAfter.toString(), validBefore: intent.validBefore.toString(), signature },
+    body: {
+      ...intent,
+      value: intent.value.toString(),
+      nonce: intent.nonce.toString(),
+      validAfter: intent.validAfter.toString(),
+      validBefore: intent.validBefore.toString(),
+      signature,
+    },
   }
 }

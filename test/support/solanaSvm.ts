@@ -5,12 +5,12 @@
 import { readFileSync } from 'node:fs'
 import {
   type Address,
-  type Instruction,
-  type KeyPairSigner,
   appendTransactionMessageInstructions,
   blockhash,
   createTransactionMessage,
   generateKeyPairSigner,
+  type Instruction,
+  type KeyPairSigner,
   lamports,
   pipe,
   setTransactionMessageFeePayerSigner,
@@ -20,11 +20,13 @@ import {
 import { Clock, FailedTransactionMetadata, TransactionMetadata } from 'litesvm'
 import { solanaProgramFile } from '../../scripts/buildSolanaProgram.ts'
 import type { SbpfVersion } from '../../scripts/sbpfProgram.ts'
-import { createIntentGatewayProgram } from '../../src/chains/solana/intentGatewayProgram.ts'
 import { createClusterSvm } from '../../src/chains/solana/devnet/createClusterSvm.ts'
 import { deployWithLoaderV3 } from '../../src/chains/solana/devnet/deployWithLoaderV3.ts'
+import { createIntentGatewayProgram } from '../../src/chains/solana/intentGatewayProgram.ts'
 
-export type SvmOutcome = { ok: true; logs: string[]; returnData: Uint8Array; computeUnits: bigint } | { ok: false; logs: string[]; custom: number | undefined; error: string }
+export type SvmOutcome =
+  | { ok: true; logs: string[]; returnData: Uint8Array; computeUnits: bigint }
+  | { ok: false; logs: string[]; custom: number | undefined; error: string }
 
 export type StartSolanaSvmParameters = {
   /**
@@ -40,7 +42,12 @@ export type StartSolanaSvmParameters = {
   programKey?: KeyPairSigner
 }
 
-export async function startSolanaSvm({ version = 'v3', program: elf, allowSbpfV0Deployment = version === 'v0', programKey }: StartSolanaSvmParameters = {}) {
+export async function startSolanaSvm({
+  version = 'v3',
+  program: elf,
+  allowSbpfV0Deployment = version === 'v0',
+  programKey,
+}: StartSolanaSvmParameters = {}) {
   const svm = createClusterSvm({ allowSbpfV0Deployment })
 
   async function funded(sol = 10n, key?: KeyPairSigner): Promise<KeyPairSigner> {
@@ -54,20 +61,34 @@ export async function startSolanaSvm({ version = 'v3', program: elf, allowSbpfV0
     const message = pipe(
       createTransactionMessage({ version: 0 }),
       (m) => setTransactionMessageFeePayerSigner(payer, m),
-      (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: blockhash(svm.latestBlockhash()), lastValidBlockHeight: 1_000_000n }, m),
+      (m) =>
+        setTransactionMessageLifetimeUsingBlockhash(
+          { blockhash: blockhash(svm.latestBlockhash()), lastValidBlockHeight: 1_000_000n },
+          m,
+        ),
       (m) => appendTransactionMessageInstructions(instructions, m),
     )
     return signTransactionMessageWithSigners(message)
   }
 
-  function toOutcome(result: TransactionMetadata | FailedTransactionMetadata | { meta(): TransactionMetadata }): SvmOutcome {
+  function toOutcome(
+    result: TransactionMetadata | FailedTransactionMetadata | { meta(): TransactionMetadata },
+  ): SvmOutcome {
     if (result instanceof FailedTransactionMetadata) {
       const err = result.err() as unknown
-      const custom = typeof err === 'object' && err !== null && 'err' in err ? ((err as { err(): unknown }).err() as { code?: number }).code : undefined
+      const custom =
+        typeof err === 'object' && err !== null && 'err' in err
+          ? ((err as { err(): unknown }).err() as { code?: number }).code
+          : undefined
       return { ok: false, logs: result.meta().logs(), custom, error: String(result.toString()) }
     }
     const meta = result instanceof TransactionMetadata ? result : result.meta()
-    return { ok: true, logs: meta.logs(), returnData: meta.returnData().data(), computeUnits: meta.computeUnitsConsumed() }
+    return {
+      ok: true,
+      logs: meta.logs(),
+      returnData: meta.returnData().data(),
+      computeUnits: meta.computeUnitsConsumed(),
+    }
   }
 
   async function sendOrThrow(instructions: Instruction[], payer: KeyPairSigner) {
@@ -88,7 +109,11 @@ export async function startSolanaSvm({ version = 'v3', program: elf, allowSbpfV0
 
   /** Deployed the programs; the only key init_config accepts. */
   const authority = await funded(100n)
-  const programId = await deploy(elf ?? readFileSync(solanaProgramFile('intent_gateway', version)), authority, programKey)
+  const programId = await deploy(
+    elf ?? readFileSync(solanaProgramFile('intent_gateway', version)),
+    authority,
+    programKey,
+  )
   const program = createIntentGatewayProgram(programId)
   /** The probe target program (programs/solana/probe_target.c). */
   const probeId = await deploy(readFileSync(solanaProgramFile('probe_target', version)), authority)

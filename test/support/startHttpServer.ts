@@ -1,7 +1,12 @@
 // A local HTTP server whose answer the test sets: the stand-in for the public chain-list registry.
-import { type IncomingMessage, type ServerResponse, createServer } from 'node:http'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 
-export type TestServer = { url: string; requests: number; handle: (req: IncomingMessage, res: ServerResponse) => void; close(): Promise<void> }
+export type TestServer = {
+  url: string
+  requests: number
+  handle: (req: IncomingMessage, res: ServerResponse) => void
+  close(): Promise<void>
+}
 
 export async function startHttpServer(): Promise<TestServer> {
   const state: TestServer = {

@@ -3,14 +3,14 @@
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../src/app.ts'
-import { testConfig } from './testConfig.ts'
-import type { ChainAdapter } from '../../src/ports/chainAdapter.ts'
-import { createChainRegistry } from '../../src/intents/createChainRegistry.ts'
 import { createSuiAdapter } from '../../src/chains/sui/createSuiAdapter.ts'
-import { openJournal } from '../../src/store/sqlite/openJournal.ts'
-import type { Journal } from '../../src/ports/journal.ts'
+import { createChainRegistry } from '../../src/intents/createChainRegistry.ts'
 import { createLogger } from '../../src/logging/createLogger.ts'
-import { startSuiStandIn, type SuiStandIn } from './suiStandIn.ts'
+import type { ChainAdapter } from '../../src/ports/chainAdapter.ts'
+import type { Journal } from '../../src/ports/journal.ts'
+import { openJournal } from '../../src/store/sqlite/openJournal.ts'
+import { type SuiStandIn, startSuiStandIn } from './suiStandIn.ts'
+import { testConfig } from './testConfig.ts'
 import type { HttpResult } from './testGateway.ts'
 
 export const suiRelayer = Ed25519Keypair.fromSecretKey(new Uint8Array(32).fill(3))
@@ -27,7 +27,13 @@ export type SuiWorld = {
   stop(): Promise<void>
 }
 
-export async function startSuiWorld({ rpcTimeoutMs = 300, receiptTimeoutMs = 1_000 }: { rpcTimeoutMs?: number; receiptTimeoutMs?: number } = {}): Promise<SuiWorld> {
+export async function startSuiWorld({
+  rpcTimeoutMs = 300,
+  receiptTimeoutMs = 1_000,
+}: {
+  rpcTimeoutMs?: number
+  receiptTimeoutMs?: number
+} = {}): Promise<SuiWorld> {
   const standIn = await startSuiStandIn({ relayer: suiRelayer.toSuiAddress() })
   const logs: string[] = []
   const logger = createLogger({ level: 'info', destination: { write: (line: string) => void logs.push(line) } })
@@ -38,7 +44,11 @@ export async function startSuiWorld({ rpcTimeoutMs = 300, receiptTimeoutMs = 1_0
     logger,
   })
   const journal = openJournal({ path: ':memory:' })
-  const app = buildApp(testConfig({ execution: { receiptTimeoutMs } }), { registry: createChainRegistry({ adapters: [adapter], defaultChainId: undefined }), journal, logger })
+  const app = buildApp(testConfig({ execution: { receiptTimeoutMs } }), {
+    registry: createChainRegistry({ adapters: [adapter], defaultChainId: undefined }),
+    journal,
+    logger,
+  })
   await app.ready()
   const toResult = (res: { statusCode: number; headers: Record<string, unknown>; body: string }): HttpResult => {
     const headers = new Headers()
@@ -58,7 +68,14 @@ export async function startSuiWorld({ rpcTimeoutMs = 300, receiptTimeoutMs = 1_0
     app,
     logs,
     async post(path, body, headers = { 'x-chain-id': 'sui:localnet' }) {
-      return toResult(await app.inject({ method: 'POST', url: path, headers: { 'content-type': 'application/json', ...headers }, payload: JSON.stringify(body) }))
+      return toResult(
+        await app.inject({
+          method: 'POST',
+          url: path,
+          headers: { 'content-type': 'application/json', ...headers },
+          payload: JSON.stringify(body),
+        }),
+      )
     },
     async get(path) {
       return toResult(await app.inject({ method: 'GET', url: path }))

@@ -14,7 +14,8 @@ import { verifyTransactionSignature } from '@mysten/sui/verify'
 
 type Json = any
 
-const fixture = (name: string): Json => JSON.parse(readFileSync(new URL(`../fixtures/sui/${name}.json`, import.meta.url), 'utf8'))
+const fixture = (name: string): Json =>
+  JSON.parse(readFileSync(new URL(`../fixtures/sui/${name}.json`, import.meta.url), 'utf8'))
 const clone = <T>(value: T): T => structuredClone(value)
 
 /** What the Move module (or the node) answers to one call. */
@@ -27,9 +28,18 @@ export type SuiAnswer =
   | { abort: number; form?: 'structured' | 'debug' | 'runtime'; module?: string }
 
 /** A fault at the transport level, for one method or all. */
-export type SuiFault = { kind: 'hang' } | { kind: 'drop' } | { kind: 'grpc'; code: number; message: string } | { kind: 'http'; status: number }
+export type SuiFault =
+  | { kind: 'hang' }
+  | { kind: 'drop' }
+  | { kind: 'grpc'; code: number; message: string }
+  | { kind: 'http'; status: number }
 
-export type SuiCall = { method: string; request: Json; transaction?: ReturnType<Transaction['getData']>; bytes?: Uint8Array }
+export type SuiCall = {
+  method: string
+  request: Json
+  transaction?: ReturnType<Transaction['getData']>
+  bytes?: Uint8Array
+}
 
 export type SuiStandIn = {
   url: string
@@ -90,10 +100,33 @@ export async function startSuiStandIn({ relayer }: { relayer: string }): Promise
   function objectResult(id: string): Json {
     const t = objects.templates
     if (id === packageId) return { ...clone(t.package), object: { ...t.package.object, objectId: id } }
-    if (id === standIn.hubId) return { object: { ...clone(t.shared.object), objectId: id, objectType: `${packageId}::intents::Hub`, owner: { kind: 'SHARED', version: standIn.hubInitialVersion } } }
+    if (id === standIn.hubId)
+      return {
+        object: {
+          ...clone(t.shared.object),
+          objectId: id,
+          objectType: `${packageId}::intents::Hub`,
+          owner: { kind: 'SHARED', version: standIn.hubInitialVersion },
+        },
+      }
     if (id === standIn.policyId)
-      return { object: { ...clone(t.shared.object), objectId: id, objectType: `${packageId}::intents::Policy`, owner: { kind: 'SHARED', version: standIn.policyInitialVersion } } }
-    if (id === standIn.otherObjectId) return { object: { ...clone(t.shared.object), objectId: id, objectType: '0x2::coin::Coin<0x2::sui::SUI>', owner: { kind: 'SHARED', version: '5' } } }
+      return {
+        object: {
+          ...clone(t.shared.object),
+          objectId: id,
+          objectType: `${packageId}::intents::Policy`,
+          owner: { kind: 'SHARED', version: standIn.policyInitialVersion },
+        },
+      }
+    if (id === standIn.otherObjectId)
+      return {
+        object: {
+          ...clone(t.shared.object),
+          objectId: id,
+          objectType: '0x2::coin::Coin<0x2::sui::SUI>',
+          owner: { kind: 'SHARED', version: '5' },
+        },
+      }
     return clone(t.missing)
   }
 
@@ -110,7 +143,8 @@ export async function startSuiStandIn({ relayer }: { relayer: string }): Promise
       // A node or proxy that passes only the text on: no structured detail.
       delete error.abort
       delete error.kind
-      if (answer.form === 'runtime') error.description = `Move Runtime Abort. Location: ${packageId}::${module}::${fn} (function index 2) at offset 14, Abort Code: ${answer.abort} in command 0`
+      if (answer.form === 'runtime')
+        error.description = `Move Runtime Abort. Location: ${packageId}::${module}::${fn} (function index 2) at offset 14, Abort Code: ${answer.abort} in command 0`
     }
     return response
   }
@@ -124,7 +158,8 @@ export async function startSuiStandIn({ relayer }: { relayer: string }): Promise
     const answer = fn === 'validate' ? standIn.answers.validate : standIn.answers.simulateExecute
     if ('abort' in answer) return failedEffects(answer, fn ?? '?')
     const response = fixture('simulateValidate').response
-    if ('status' in answer) response.commandOutputs[0].returnValues[0].value.value = Buffer.from([answer.status]).toString('base64')
+    if ('status' in answer)
+      response.commandOutputs[0].returnValues[0].value.value = Buffer.from([answer.status]).toString('base64')
     else response.commandOutputs = [{ returnValues: [] }]
     return response
   }
@@ -138,17 +173,30 @@ export async function startSuiStandIn({ relayer }: { relayer: string }): Promise
     const required = new Set([call.transaction.sender, call.transaction.gasData.owner ?? call.transaction.sender])
     const signers: string[] = []
     for (const s of request.signatures as Json[]) {
-      const signer = await verifyTransactionSignature(bytes, Buffer.from(s.bcs.value).toString('base64')).catch(() => undefined)
+      const signer = await verifyTransactionSignature(bytes, Buffer.from(s.bcs.value).toString('base64')).catch(
+        () => undefined,
+      )
       if (!signer) throw Object.assign(new Error('Invalid user signature'), { grpcCode: grpcInvalidArgument })
       signers.push(signer.toSuiAddress())
     }
-    if (signers.length !== required.size || !signers.every((a) => required.has(a)) || new Set(signers).size !== signers.length)
-      throw Object.assign(new Error('Invalid user signature: the signers are not the sender and the gas owner'), { grpcCode: grpcInvalidArgument })
+    if (
+      signers.length !== required.size ||
+      !signers.every((a) => required.has(a)) ||
+      new Set(signers).size !== signers.length
+    )
+      throw Object.assign(new Error('Invalid user signature: the signers are not the sender and the gas owner'), {
+        grpcCode: grpcInvalidArgument,
+      })
     const digest = TransactionDataBuilder.getDigestFromBytes(bytes)
     const gasCoin = call.transaction.gasData.payment?.[0]
     const current = gasCoin && (gasCoin.objectId === coinId ? coinVersion : standIn.coins.get(gasCoin.objectId))
     if (!gasCoin || current === undefined || BigInt(gasCoin.version) !== current)
-      throw Object.assign(new Error(`Object ${gasCoin?.objectId ?? coinId} is not available for consumption, its current version: ${current ?? 'none'}`), { grpcCode: grpcInvalidArgument })
+      throw Object.assign(
+        new Error(
+          `Object ${gasCoin?.objectId ?? coinId} is not available for consumption, its current version: ${current ?? 'none'}`,
+        ),
+        { grpcCode: grpcInvalidArgument },
+      )
     if (gasCoin.objectId === coinId) coinVersion++
     else standIn.coins.set(gasCoin.objectId, current! + 1n)
     // The relayer splitting a coin off its gas coin (SplitCoins(GasCoin, [amount]) then TransferObjects to itself): the new coin is created.
@@ -157,7 +205,15 @@ export async function startSuiStandIn({ relayer }: { relayer: string }): Promise
       const created = `0x${Buffer.from(fromBase58(digest)).toString('hex')}`
       const version = coinVersion
       standIn.coins.set(created, version)
-      standIn.splits.push({ objectId: created, amount: BigInt(Buffer.from(call.transaction.inputs[(split.amounts[0] as { Input: number }).Input]!.Pure!.bytes, 'base64').readBigUInt64LE()) })
+      standIn.splits.push({
+        objectId: created,
+        amount: BigInt(
+          Buffer.from(
+            call.transaction.inputs[(split.amounts[0] as { Input: number }).Input]!.Pure!.bytes,
+            'base64',
+          ).readBigUInt64LE(),
+        ),
+      })
       const response = fixture('executeTransaction').response
       response.transaction.digest = digest
       delete response.transaction.events
@@ -193,17 +249,24 @@ export async function startSuiStandIn({ relayer }: { relayer: string }): Promise
   const handlers: Record<string, (request: Json, call: SuiCall) => Json | Promise<Json>> = {
     'sui.rpc.v2.TransactionExecutionService/SimulateTransaction': simulate,
     'sui.rpc.v2.TransactionExecutionService/ExecuteTransaction': execute,
-    'sui.rpc.v2.LedgerService/BatchGetObjects': (request) => ({ objects: request.requests.map((r: Json) => objectResult(r.objectId)) }),
+    'sui.rpc.v2.LedgerService/BatchGetObjects': (request) => ({
+      objects: request.requests.map((r: Json) => objectResult(r.objectId)),
+    }),
     'sui.rpc.v2.LedgerService/GetEpoch': () => fixture('getEpoch').response,
     'sui.rpc.v2.LedgerService/GetServiceInfo': () => fixture('getServiceInfo').response,
     'sui.rpc.v2.LedgerService/GetTransaction': (request) => {
       const transaction = standIn.executed.get(request.digest)
-      if (!transaction) throw Object.assign(new Error(`Transaction ${request.digest} not found`), { grpcCode: grpcNotFound })
+      if (!transaction)
+        throw Object.assign(new Error(`Transaction ${request.digest} not found`), { grpcCode: grpcNotFound })
       return { transaction }
     },
     'sui.rpc.v2.StateService/ListOwnedObjects': (request) => {
       const response = fixture('listOwnedObjects').response
-      Object.assign(response.objects[0], { objectId: coinId, version: String(coinVersion), digest: toBase58(new Uint8Array(32).fill(Number(coinVersion % 256n))) })
+      Object.assign(response.objects[0], {
+        objectId: coinId,
+        version: String(coinVersion),
+        digest: toBase58(new Uint8Array(32).fill(Number(coinVersion % 256n))),
+      })
       response.objects[0].owner.address = request.owner
       return request.owner === relayer ? response : { objects: [] }
     },
@@ -225,13 +288,15 @@ export async function startSuiStandIn({ relayer }: { relayer: string }): Promise
       return
     }
     if (fault?.kind === 'drop') return void req.socket.destroy()
-    if (fault?.kind === 'http') return void res.writeHead(fault.status, { 'content-type': 'text/plain' }).end('upstream unavailable')
+    if (fault?.kind === 'http')
+      return void res.writeHead(fault.status, { 'content-type': 'text/plain' }).end('upstream unavailable')
     if (fault?.kind === 'grpc') return trailersOnly(res, fault.code, fault.message, text)
 
     const service = services.find((s) => s.typeName === serviceName)
     const method = service?.methods.find((m) => m.name === methodName)
     const handler = handlers[`${serviceName}/${methodName}`]
-    if (!method || !handler || !(text || contentType === 'application/grpc-web+proto')) return trailersOnly(res, 12, `unimplemented: ${req.url}`, text)
+    if (!method || !handler || !(text || contentType === 'application/grpc-web+proto'))
+      return trailersOnly(res, 12, `unimplemented: ${req.url}`, text)
     // One data frame: flag 0, big-endian length, the message.
     const request = method.I.fromBinary(body.subarray(5, 5 + body.readUInt32BE(1))) as Json
     const call: SuiCall = { method: methodName, request }
@@ -276,6 +341,10 @@ function frame(flag: number, payload: Uint8Array): Buffer {
 }
 
 function trailersOnly(res: ServerResponse, code: number, message: string, text = true) {
-  res.writeHead(200, { 'content-type': text ? 'application/grpc-web-text' : 'application/grpc-web+proto', 'grpc-status': String(code), 'grpc-message': encodeURIComponent(message) })
+  res.writeHead(200, {
+    'content-type': text ? 'application/grpc-web-text' : 'application/grpc-web+proto',
+    'grpc-status': String(code),
+    'grpc-message': encodeURIComponent(message),
+  })
   res.end()
 }

@@ -4,18 +4,46 @@
 import type { GatewayConfig } from '../../src/config/gatewayConfig.ts'
 import { loadConfig } from '../../src/runtimes.ts'
 
-type Group = 'process' | 'server' | 'rpc' | 'keys' | 'execution' | 'storage' | 'auth' | 'rateLimit' | 'limits' | 'journal' | 'interfaces'
+type Group =
+  | 'process'
+  | 'server'
+  | 'rpc'
+  | 'keys'
+  | 'execution'
+  | 'storage'
+  | 'auth'
+  | 'rateLimit'
+  | 'limits'
+  | 'journal'
+  | 'interfaces'
 
 /** A test's settings: whole values, or part of a group. */
-export type ConfigOverrides = { [K in keyof GatewayConfig]?: K extends Group ? Partial<GatewayConfig[K]> : GatewayConfig[K] }
+export type ConfigOverrides = {
+  [K in keyof GatewayConfig]?: K extends Group ? Partial<GatewayConfig[K]> : GatewayConfig[K]
+}
 
-const groups: readonly Group[] = ['process', 'server', 'rpc', 'keys', 'execution', 'storage', 'auth', 'rateLimit', 'limits', 'journal', 'interfaces']
+const groups: readonly Group[] = [
+  'process',
+  'server',
+  'rpc',
+  'keys',
+  'execution',
+  'storage',
+  'auth',
+  'rateLimit',
+  'limits',
+  'journal',
+  'interfaces',
+]
 
 export function testConfig(overrides: ConfigOverrides): GatewayConfig {
   const config: GatewayConfig = loadConfig({})
   const merged: Record<string, unknown> = { ...config }
   for (const [name, value] of Object.entries(overrides)) {
-    merged[name] = groups.includes(name as Group) && value !== undefined ? { ...(config[name as Group] as object), ...(value as object) } : value
+    merged[name] =
+      groups.includes(name as Group) && value !== undefined
+        ? { ...(config[name as Group] as object), ...(value as object) }
+        : value
   }
   return merged as GatewayConfig
 }

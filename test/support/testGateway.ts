@@ -1,23 +1,23 @@
 // Starts a real anvil with the reference contracts and demo data, and gateways listening on real
 // ports in front of it. Every e2e test file builds its world through these.
-import { type Address, type Hex, encodeFunctionData, parseEther } from 'viem'
+import { type Address, encodeFunctionData, type Hex, parseEther } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import type { EvmOptions } from '../../src/chains/evm/evmOptions.ts'
-import { intentTypedData } from '../../src/chains/evm/intentTypedData.ts'
-import type { InterfacesConfig } from '../../src/config/interfacesConfig.ts'
-import type { ChainConfig } from '../../src/config/gatewayConfig.ts'
-import type { StorageConfig } from '../../src/config/storageConfig.ts'
-import type { PaymentsConfig } from '../../src/config/paymentsConfig.ts'
-import type { ExecutionGuardConfig } from '../../src/config/limitsConfig.ts'
-import type { WebhooksConfig } from '../../src/config/webhooksConfig.ts'
-import type { SignersConfig } from '../../src/config/signersConfig.ts'
-import type { EventStreamsConfig } from '../../src/config/eventStreamsConfig.ts'
-import type { OAuthConfig } from '../../src/config/oauthConfig.ts'
-import { demoCounterArtifact } from '../../src/contracts/demoCounterArtifact.ts'
-import { createGateway, type Gateway } from '../../src/createGateway.ts'
 import { createDevClients } from '../../src/chains/evm/devnet/deployContracts.ts'
 import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
+import type { EvmOptions } from '../../src/chains/evm/evmOptions.ts'
+import { intentTypedData } from '../../src/chains/evm/intentTypedData.ts'
+import type { EventStreamsConfig } from '../../src/config/eventStreamsConfig.ts'
+import type { ChainConfig } from '../../src/config/gatewayConfig.ts'
+import type { InterfacesConfig } from '../../src/config/interfacesConfig.ts'
+import type { ExecutionGuardConfig } from '../../src/config/limitsConfig.ts'
+import type { OAuthConfig } from '../../src/config/oauthConfig.ts'
+import type { PaymentsConfig } from '../../src/config/paymentsConfig.ts'
+import type { SignersConfig } from '../../src/config/signersConfig.ts'
+import type { StorageConfig } from '../../src/config/storageConfig.ts'
+import type { WebhooksConfig } from '../../src/config/webhooksConfig.ts'
+import { demoCounterArtifact } from '../../src/contracts/demoCounterArtifact.ts'
+import { createGateway, type Gateway } from '../../src/createGateway.ts'
 import { createLogger } from '../../src/logging/createLogger.ts'
 import { testConfig } from './testConfig.ts'
 
@@ -73,8 +73,18 @@ export async function startTestGateway(params: {
         // Every test client is 127.0.0.1: one client may hold every connection.
         maxConnections: params.maxConnections ?? 512,
         maxConnectionsPerClient: params.maxConnections ?? 512,
-        eventStreams: { maxPerClient: 4, maxPerIntent: 16, max: Math.floor((params.maxConnections ?? 512) / 4), ...params.eventStreams },
-        ...defined({ requestTimeoutMs: params.requestTimeoutMs, idleTimeoutMs: params.idleTimeoutMs, corsOrigins: params.corsOrigins, publicUrl: params.publicUrl }),
+        eventStreams: {
+          maxPerClient: 4,
+          maxPerIntent: 16,
+          max: Math.floor((params.maxConnections ?? 512) / 4),
+          ...params.eventStreams,
+        },
+        ...defined({
+          requestTimeoutMs: params.requestTimeoutMs,
+          idleTimeoutMs: params.idleTimeoutMs,
+          corsOrigins: params.corsOrigins,
+          publicUrl: params.publicUrl,
+        }),
       },
       rpc: { timeoutMs: params.rpcTimeoutMs ?? 2_000, pollMs: 20 },
       runtimeOptions: {
@@ -104,7 +114,14 @@ export async function startTestGateway(params: {
         interfaces:
           params.metricsToken === undefined
             ? params.interfaces
-            : { ...params.interfaces, metrics: { ...testConfig({}).interfaces.metrics, ...params.interfaces?.metrics, token: params.metricsToken } },
+            : {
+                ...params.interfaces,
+                metrics: {
+                  ...testConfig({}).interfaces.metrics,
+                  ...params.interfaces?.metrics,
+                  token: params.metricsToken,
+                },
+              },
         storage: params.storage,
         limits: params.limits,
         webhooks: params.webhooks,
@@ -117,9 +134,16 @@ export async function startTestGateway(params: {
   return { ...gateway, baseUrl: address, logs }
 }
 
-export type World = { devnet: Devnet; gateway: TestGateway; clients: ReturnType<typeof createDevClients>; stop(): Promise<void> }
+export type World = {
+  devnet: Devnet
+  gateway: TestGateway
+  clients: ReturnType<typeof createDevClients>
+  stop(): Promise<void>
+}
 
-export async function startWorld(options: { receiptTimeoutMs?: number; reconcileIntervalMs?: number; rpcTimeoutMs?: number; statePath?: string } = {}): Promise<World> {
+export async function startWorld(
+  options: { receiptTimeoutMs?: number; reconcileIntervalMs?: number; rpcTimeoutMs?: number; statePath?: string } = {},
+): Promise<World> {
   const { statePath, ...gatewayOptions } = options
   const devnet = await startDevnet(statePath ? { statePath } : {})
   try {
@@ -177,13 +201,20 @@ export async function signIntent(
     validBefore: BigInt(b.validBefore ?? '0'),
     policyId: b.policyId as Hex,
   }
-  const typedData = intentTypedData({ chainId: domain.chainId ?? devnet.anvil.chainId, executor: domain.executor ?? devnet.contracts.executor, intent })
+  const typedData = intentTypedData({
+    chainId: domain.chainId ?? devnet.anvil.chainId,
+    executor: domain.executor ?? devnet.contracts.executor,
+    intent,
+  })
   const signature = await privateKeyToAccount(key).signTypedData(typedData)
   return { ...body, signature }
 }
 
 /** demoIntent, signed by the demo sender. */
-export function signedIntent(devnet: Devnet, overrides: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
+export function signedIntent(
+  devnet: Devnet,
+  overrides: Record<string, unknown> = {},
+): Promise<Record<string, unknown>> {
   return signIntent(devnet, demoIntent(devnet, overrides))
 }
 
@@ -191,7 +222,12 @@ export const oneEther = parseEther('1')
 
 export type HttpResult = { status: number; headers: Headers; body: any; text: string }
 
-export async function post(baseUrl: string, path: string, body: unknown, headers: Record<string, string> = {}): Promise<HttpResult> {
+export async function post(
+  baseUrl: string,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<HttpResult> {
   return request(baseUrl, path, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
@@ -220,7 +256,11 @@ export async function snapshot(rpcUrl: string): Promise<() => Promise<void>> {
 }
 
 export async function rpc(rpcUrl: string, method: string, params: unknown[]): Promise<any> {
-  const res = await fetch(rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
+  const res = await fetch(rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  })
   const body = (await res.json()) as { result?: unknown; error?: { message: string } }
   if (body.error) throw new Error(`${method}: ${body.error.message}`)
   return body.result
@@ -228,5 +268,7 @@ export async function rpc(rpcUrl: string, method: string, params: unknown[]): Pr
 
 /** The entries whose value is set (a test that leaves a setting out gets the default). */
 function defined<T extends Record<string, unknown>>(values: T): Partial<{ [K in keyof T]: Exclude<T[K], undefined> }> {
-  return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as Partial<{ [K in keyof T]: Exclude<T[K], undefined> }>
+  return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as Partial<{
+    [K in keyof T]: Exclude<T[K], undefined>
+  }>
 }

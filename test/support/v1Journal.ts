@@ -78,8 +78,11 @@ export function writeV1Journal(path: string, rows: V1Row[], { deleteIds = [] }: 
   try {
     db.pragma('journal_mode = WAL')
     db.exec(v1Schema)
-    const insert = db.prepare(`INSERT INTO executions (${columns.join(', ')}) VALUES (${columns.map((c) => `@${c}`).join(', ')})`)
-    for (const row of rows) insert.run(Object.fromEntries(columns.map((c) => [c, (row as Record<string, unknown>)[c] ?? null])))
+    const insert = db.prepare(
+      `INSERT INTO executions (${columns.join(', ')}) VALUES (${columns.map((c) => `@${c}`).join(', ')})`,
+    )
+    for (const row of rows)
+      insert.run(Object.fromEntries(columns.map((c) => [c, (row as Record<string, unknown>)[c] ?? null])))
     for (const id of deleteIds) db.prepare('DELETE FROM executions WHERE id = ?').run(id)
   } finally {
     db.close()

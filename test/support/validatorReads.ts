@@ -1,12 +1,12 @@
 // Validator reads for the tests of the read path (folding, the answer cache) against a real anvil:
 // canExecute calls with two different verdicts, a call that reverts, and the plain eth_call each
 // is compared with. `devnet` and `rpc` are read when called (a test file starts them in `before`).
-import { type Address, type Hex, encodeFunctionData } from 'viem'
-import { toIntentTuple } from '../../src/chains/evm/evmRuntime.ts'
+import { type Address, encodeFunctionData, type Hex } from 'viem'
 import type { JsonRpcClient } from '../../src/chains/createJsonRpcClient.ts'
+import type { Devnet } from '../../src/chains/evm/devnet/startDevnet.ts'
+import { toIntentTuple } from '../../src/chains/evm/evmRuntime.ts'
 import { demoCounterArtifact } from '../../src/contracts/demoCounterArtifact.ts'
 import { intentValidatorArtifact } from '../../src/contracts/intentValidatorArtifact.ts'
-import type { Devnet } from '../../src/chains/evm/devnet/startDevnet.ts'
 
 export type Read = { to: Address; data: Hex }
 export type Settled = { ok: unknown } | { err: string }

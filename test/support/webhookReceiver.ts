@@ -40,7 +40,11 @@ export async function startWebhookReceiver(
         return
       }
       try {
-        verifier.verify(body, { 'webhook-id': id, 'webhook-timestamp': String(req.headers['webhook-timestamp']), 'webhook-signature': String(req.headers['webhook-signature']) })
+        verifier.verify(body, {
+          'webhook-id': id,
+          'webhook-timestamp': String(req.headers['webhook-timestamp']),
+          'webhook-signature': String(req.headers['webhook-signature']),
+        })
       } catch {
         badSignatures.push(body)
         res.writeHead(400).end()
@@ -55,5 +59,12 @@ export async function startWebhookReceiver(
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/hooks`
-  return { url, deliveries, tries, triesOf, badSignatures, close: () => new Promise<void>((resolve) => server.close(() => resolve())) }
+  return {
+    url,
+    deliveries,
+    tries,
+    triesOf,
+    badSignatures,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  }
 }

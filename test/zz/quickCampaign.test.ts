@@ -13,7 +13,7 @@
 import assert from 'node:assert/strict'
 import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { Socket, createServer } from 'node:net'
+import { createServer, Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
@@ -57,7 +57,9 @@ describe('the quick fault campaign (a partition from PostgreSQL longer than a le
   const results = mkdtempSync(join(tmpdir(), 'chaos-results-'))
   before(async () => {
     const port = await freePort()
-    redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' })
+    redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+      stdio: 'ignore',
+    })
     redisUrl = `redis://127.0.0.1:${port}`
     // Stopped with this process, even when `after` does not run (the run interrupted).
     process.once('exit', () => redis?.kill('SIGTERM'))
@@ -88,13 +90,20 @@ describe('the quick fault campaign (a partition from PostgreSQL longer than a le
   ] as const) {
     it(`holds its verdict with ${which} (CHAOS_SEED=${seed})`, async () => {
       process.stdout.write(`quick fault campaign, ${which}: CHAOS_SEED=${seed}\n`)
-      const { code, output } = await runCampaign(seed, { CHAOS_REDIS_URL: redisUrl, CHAOS_DATABASE_URL: testDatabaseUrl, CHAOS_RESULTS_DIR: results })
+      const { code, output } = await runCampaign(seed, {
+        CHAOS_REDIS_URL: redisUrl,
+        CHAOS_DATABASE_URL: testDatabaseUrl,
+        CHAOS_RESULTS_DIR: results,
+      })
       const line = /^(\d+) of (\d+) intents executed exactly once\b.*$/m.exec(output)
       assert.ok(line, `no verdict line (CHAOS_SEED=${seed}):\n${output.slice(-4000)}`)
       assert.equal(line[1], line[2], `not every intent exactly once (CHAOS_SEED=${seed}):\n${output.slice(-4000)}`)
       assert.match(output, /fencing: the partitioned gateway never broadcast from a key it no longer held/)
       assert.match(output, /Redis cut: budgets divided among the live instances, never unbounded/)
-      assert.ok(code === 0 && /^verdict: PASS$/m.test(output), `the verdict failed (CHAOS_SEED=${seed}, exit ${code}):\n${output.slice(-4000)}`)
+      assert.ok(
+        code === 0 && /^verdict: PASS$/m.test(output),
+        `the verdict failed (CHAOS_SEED=${seed}, exit ${code}):\n${output.slice(-4000)}`,
+      )
     })
   }
 })

@@ -43,7 +43,9 @@ export async function clockPhase(campaign: Campaign, fleet: Fleet): Promise<void
     ...fleet.webhookSettings,
   })
   const nodes = [...fleet.nodes, node]
-  campaign.log(`\nclock steps: gateway d joins the fleet under libfaketime; its wall clock steps -30 s, then +30 s, mid-run`)
+  campaign.log(
+    `\nclock steps: gateway d joins the fleet under libfaketime; its wall clock steps -30 s, then +30 s, mid-run`,
+  )
   // The lease table, sampled: relayer -> epoch -> the instances seen holding it.
   const leases = new pg.Client({ connectionString: fleet.databaseUrl })
   await leases.connect()
@@ -79,7 +81,10 @@ export async function clockPhase(campaign: Campaign, fleet: Fleet): Promise<void
   const streamed = batch.slice(0, campaign.quick ? 5 : 20)
   const following = Promise.all(streamed.map((s) => followEvents(node.instance.url, s.hash)))
   // Intents whose validBefore falls while the clock is stepped: the chain's time decides, not d's.
-  const timeBound = await startTimeBoundRound(campaign, nodes, { count: campaign.quick ? 10 : 40, windowS: Math.ceil((2_000 + fleet.leaseTtlMs * 2) / 1000) + 2 })
+  const timeBound = await startTimeBoundRound(campaign, nodes, {
+    count: campaign.quick ? 10 : 40,
+    windowS: Math.ceil((2_000 + fleet.leaseTtlMs * 2) / 1000) + 2,
+  })
   await sleep(2_000)
   writeFileSync(offsetFile, '-30s\n')
   campaign.otherFaults['clock steps'] = (campaign.otherFaults['clock steps'] ?? 0) + 1
@@ -94,7 +99,11 @@ export async function clockPhase(campaign: Campaign, fleet: Fleet): Promise<void
   sampling = false
   await sampler
   await leases.end()
-  const twice = [...holders].flatMap(([relayer, byEpoch]) => [...byEpoch].filter(([, set]) => set.size > 1).map(([epoch, set]) => `${relayer} epoch ${epoch}: ${[...set].join(', ')}`))
+  const twice = [...holders].flatMap(([relayer, byEpoch]) =>
+    [...byEpoch]
+      .filter(([, set]) => set.size > 1)
+      .map(([epoch, set]) => `${relayer} epoch ${epoch}: ${[...set].join(', ')}`),
+  )
   campaign.checks.push({
     phase,
     name: 'no relayer key held twice across clock steps',
@@ -104,11 +113,19 @@ export async function clockPhase(campaign: Campaign, fleet: Fleet): Promise<void
 }
 
 /** Every event the journal now tells of the batch (read from a, whose clock is right) reached the webhook receiver verified, and d's live streams skipped none. */
-async function eventsChecks(campaign: Campaign, fleet: Fleet, batch: Sent[], streamed: Sent[], live: Followed[]): Promise<void> {
+async function eventsChecks(
+  campaign: Campaign,
+  fleet: Fleet,
+  batch: Sent[],
+  streamed: Sent[],
+  live: Followed[],
+): Promise<void> {
   const phase = 'clock'
   const truth = new Map<string, string[]>()
   for (let i = 0; i < batch.length; i += 4) {
-    const read = await Promise.all(batch.slice(i, i + 4).map((s) => followEvents(fleet.nodes[0]!.instance.url, s.hash, { timeoutMs: 30_000 })))
+    const read = await Promise.all(
+      batch.slice(i, i + 4).map((s) => followEvents(fleet.nodes[0]!.instance.url, s.hash, { timeoutMs: 30_000 })),
+    )
     read.forEach((r, j) => truth.set(batch[i + j]!.hash, r.ids))
   }
   const skipped = streamed.flatMap((s, i) => {
@@ -118,7 +135,9 @@ async function eventsChecks(campaign: Campaign, fleet: Fleet, batch: Sent[], str
     const order = seen.filter((id) => want.includes(id))
     const outOfOrder = order.some((id, k) => k > 0 && want.indexOf(id) < want.indexOf(order[k - 1]!))
     return missing.length > 0 || outOfOrder || want.length === 0
-      ? [`${s.hash.slice(0, 10)}: ${missing.length} of ${want.length} missing${outOfOrder ? ', out of order' : ''}${live[i]!.error ? ` (${live[i]!.error})` : ''}`]
+      ? [
+          `${s.hash.slice(0, 10)}: ${missing.length} of ${want.length} missing${outOfOrder ? ', out of order' : ''}${live[i]!.error ? ` (${live[i]!.error})` : ''}`,
+        ]
       : []
   })
   const connections = live.reduce((n, f) => n + f.connections, 0)

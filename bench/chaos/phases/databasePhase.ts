@@ -20,7 +20,11 @@ const simulation = ['eth_estimateGas', 'eth_createAccessList', 'eth_simulateV1']
 /** The parts, each selectable on its own (run.ts --phases=): all by default. */
 export type DatabaseFault = 'pgcut' | 'partition' | 'redis'
 
-export async function databasePhase(campaign: Campaign, fleet: Fleet, parts: readonly DatabaseFault[] = ['pgcut', 'partition', 'redis']): Promise<void> {
+export async function databasePhase(
+  campaign: Campaign,
+  fleet: Fleet,
+  parts: readonly DatabaseFault[] = ['pgcut', 'partition', 'redis'],
+): Promise<void> {
   campaign.log(`\nthe databases, through the campaign's own relays: ${parts.join(', ')}`)
   const leases = new pg.Client({ connectionString: fleet.databaseUrl })
   await leases.connect()
@@ -49,7 +53,10 @@ const count = (campaign: Campaign, fault: string) => {
 
 /** Every gateway loses PostgreSQL (connections reset, new ones refused) once executions are under way, and gets it back. */
 async function postgresCut(campaign: Campaign, { nodes, leaseTtlMs }: Fleet) {
-  const batch = await campaign.makeIntents(campaign.quick ? 6 : 20, 'database: PostgreSQL cut and healed mid-claim and settlement')
+  const batch = await campaign.makeIntents(
+    campaign.quick ? 6 : 20,
+    'database: PostgreSQL cut and healed mid-claim and settlement',
+  )
   const t = performance.now()
   const delivering = Promise.all(batch.map((s) => deliver(campaign, s, nodes)))
   // Cut once a broadcast went out somewhere: claims, journal writes and settlements are under way.
@@ -63,7 +70,9 @@ async function postgresCut(campaign: Campaign, { nodes, leaseTtlMs }: Fleet) {
     n.proxy.clear()
   }
   await delivering
-  campaign.log(`  PostgreSQL cut from every gateway for ${(outage / 1000).toFixed(1)} s mid-execution: ${batch.length} intents answered in ${((performance.now() - t) / 1000).toFixed(1)} s`)
+  campaign.log(
+    `  PostgreSQL cut from every gateway for ${(outage / 1000).toFixed(1)} s mid-execution: ${batch.length} intents answered in ${((performance.now() - t) / 1000).toFixed(1)} s`,
+  )
 }
 
 /**
@@ -84,10 +93,18 @@ async function partition(campaign: Campaign, fleet: Fleet, leases: pg.Client) {
       )
     ).rows
   const before = (await rows()).filter((r) => r.live && r.instance_id === idOf(target))
-  const batch = await campaign.makeIntents(campaign.quick ? 3 : 6, `database: ${target.instance.name} partitioned from PostgreSQL longer than a lease`)
+  const batch = await campaign.makeIntents(
+    campaign.quick ? 3 : 6,
+    `database: ${target.instance.name} partitioned from PostgreSQL longer than a lease`,
+  )
   const held = target.proxy.hold(simulation)
   const first = batch.map((s) =>
-    fetch(`${target.instance.url}/intents/execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: s.body, signal: AbortSignal.timeout(60_000) })
+    fetch(`${target.instance.url}/intents/execute`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: s.body,
+      signal: AbortSignal.timeout(60_000),
+    })
       .then((r) => r.text())
       .catch(() => undefined),
   )
@@ -111,7 +128,9 @@ async function partition(campaign: Campaign, fleet: Fleet, leases: pg.Client) {
         const from = await recoverTransactionAddress({ serializedTransaction: raw as never })
         const row = (await rows()).find((r) => r.relayer.toLowerCase() === from.toLowerCase())
         if (!row?.live || row.instance_id !== idOf(target))
-          violations.push(`${target.instance.name} broadcast from ${from} while ${row ? `${row.instance_id} held it (epoch ${row.epoch}, ${row.live ? 'live' : 'expired'})` : 'nobody held it'}`)
+          violations.push(
+            `${target.instance.name} broadcast from ${from} while ${row ? `${row.instance_id} held it (epoch ${row.epoch}, ${row.live ? 'live' : 'expired'})` : 'nobody held it'}`,
+          )
       }
     },
   }
@@ -123,7 +142,9 @@ async function partition(campaign: Campaign, fleet: Fleet, leases: pg.Client) {
     const now = await rows()
     moved = before.flatMap((b) => {
       const r = now.find((x) => x.relayer === b.relayer)
-      return r?.live && r.instance_id !== idOf(target) ? [{ relayer: r.relayer, to: r.instance_id, epoch: r.epoch }] : []
+      return r?.live && r.instance_id !== idOf(target)
+        ? [{ relayer: r.relayer, to: r.instance_id, epoch: r.epoch }]
+        : []
     })
     if (before.length > 0 && moved.length === before.length) break
   }
@@ -144,7 +165,10 @@ async function partition(campaign: Campaign, fleet: Fleet, leases: pg.Client) {
     phase: 'database',
     name: 'fencing: the partitioned gateway never broadcast from a key it no longer held',
     ok: violations.length === 0,
-    detail: violations.length === 0 ? `${checked} of its broadcasts checked against the lease table as they reached the node` : violations.join('; '),
+    detail:
+      violations.length === 0
+        ? `${checked} of its broadcasts checked against the lease table as they reached the node`
+        : violations.join('; '),
   })
   campaign.log(
     `  ${target.instance.name} partitioned from PostgreSQL for ${(partitionMs / 1000).toFixed(1)} s (lease ${leaseTtlMs / 1000} s), healed; ${batch.length} intents answered; ${checked} of its broadcasts checked, ${violations.length} from a key not its own`,
@@ -178,8 +202,12 @@ async function redisCut(campaign: Campaign, { nodes, redisLink }: Fleet) {
 /** The signed transactions of a JSON-RPC request or batch calling eth_sendRawTransaction. */
 function rawTransactions(body: Buffer): Hex[] {
   try {
-    const parsed = JSON.parse(body.toString()) as { method?: string; params?: unknown[] } | Array<{ method?: string; params?: unknown[] }>
-    return (Array.isArray(parsed) ? parsed : [parsed]).filter((r) => r.method === 'eth_sendRawTransaction').map((r) => r.params?.[0] as Hex)
+    const parsed = JSON.parse(body.toString()) as
+      | { method?: string; params?: unknown[] }
+      | Array<{ method?: string; params?: unknown[] }>
+    return (Array.isArray(parsed) ? parsed : [parsed])
+      .filter((r) => r.method === 'eth_sendRawTransaction')
+      .map((r) => r.params?.[0] as Hex)
   } catch {
     return []
   }

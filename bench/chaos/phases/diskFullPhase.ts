@@ -22,7 +22,8 @@ export async function diskFullPhase(campaign: Campaign): Promise<void> {
       phase,
       name: 'SQLite on a full file system',
       ok: false,
-      detail: 'not run: a private tmpfs needs root (unshare -m); run the campaign as root or leave out --phases=diskfull',
+      detail:
+        'not run: a private tmpfs needs root (unshare -m); run the campaign as root or leave out --phases=diskfull',
     })
     return
   }
@@ -31,12 +32,20 @@ export async function diskFullPhase(campaign: Campaign): Promise<void> {
   const key = mnemonicToAccount('test test test test test test test test test test test junk', { addressIndex: 33 })
   await rpc(campaign.devnet.anvil.rpcUrl, 'anvil_setBalance', [key.address, toHex(parseEther('100'))])
   campaign.relayers.push(key.address)
-  const node = await campaign.startNode('diskfull', { JOURNAL_PATH: join(dir, 'journal.sqlite'), RELAYER_PRIVATE_KEY: toHex(key.getHdKey().privateKey!) }, undefined, {
-    command: 'unshare',
-    args: ['-m', '--propagation', 'private', 'sh', '-c', 'mount -t tmpfs -o size=4m tmpfs "$0" && exec "$@"', dir],
-  })
-  campaign.log(`\nSQLite on a full file system: one gateway, its journal on a 4 MiB tmpfs in its own mount namespace, relayer ${key.address}`)
-  const inside = (script: string) => execFileSync('nsenter', ['-t', String(node.instance.pid()), '-m', 'sh', '-c', script], { encoding: 'utf8' })
+  const node = await campaign.startNode(
+    'diskfull',
+    { JOURNAL_PATH: join(dir, 'journal.sqlite'), RELAYER_PRIVATE_KEY: toHex(key.getHdKey().privateKey!) },
+    undefined,
+    {
+      command: 'unshare',
+      args: ['-m', '--propagation', 'private', 'sh', '-c', 'mount -t tmpfs -o size=4m tmpfs "$0" && exec "$@"', dir],
+    },
+  )
+  campaign.log(
+    `\nSQLite on a full file system: one gateway, its journal on a 4 MiB tmpfs in its own mount namespace, relayer ${key.address}`,
+  )
+  const inside = (script: string) =>
+    execFileSync('nsenter', ['-t', String(node.instance.pid()), '-m', 'sh', '-c', script], { encoding: 'utf8' })
   const size = campaign.quick ? 4 : 10
   const before = await campaign.makeIntents(size, `${phase}: executed before the disk filled`)
   await Promise.all(before.map((s) => deliver(campaign, s, [node])))
@@ -51,8 +60,14 @@ export async function diskFullPhase(campaign: Campaign): Promise<void> {
     if (status >= 500 && status !== 503) wrong.push(`${status} for ${s.hash.slice(0, 10)}: ${body.slice(0, 200)}`)
   }
   // Each intent a few times with the disk full (not to the end: nothing frees the space but us).
-  await Promise.all(during.map((s) => deliver(campaign, s, [node], { timeoutMs: 4_000, onAnswer: watch(s) }).then(() => void delete s.unanswered)))
-  const readBack = await Promise.all(before.map(async (s) => (await fetch(`${node.instance.url}/intents/${s.hash}`)).status))
+  await Promise.all(
+    during.map((s) =>
+      deliver(campaign, s, [node], { timeoutMs: 4_000, onAnswer: watch(s) }).then(() => void delete s.unanswered),
+    ),
+  )
+  const readBack = await Promise.all(
+    before.map(async (s) => (await fetch(`${node.instance.url}/intents/${s.hash}`)).status),
+  )
   inside(`rm -f "${dir}/filler"`)
   await Promise.all(during.map((s) => deliver(campaign, s, [node])))
   await settled(campaign, [node])
@@ -67,5 +82,7 @@ export async function diskFullPhase(campaign: Campaign): Promise<void> {
         .join(', ') || 'none'
     }; ${wrong.length > 0 ? `${wrong.slice(0, 3).join('; ')}; ` : ''}${before.length - lost} of ${before.length} intents executed before read back while full`,
   })
-  campaign.log(`  disk filled (${free}); answers while full: ${JSON.stringify(answers)}; space freed, ${during.length} intents delivered`)
+  campaign.log(
+    `  disk filled (${free}); answers while full: ${JSON.stringify(answers)}; space freed, ${during.length} intents delivered`,
+  )
 }

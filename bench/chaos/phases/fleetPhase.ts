@@ -9,7 +9,8 @@ import type { Fleet } from './startFleet.ts'
 
 export async function fleetPhase(campaign: Campaign, fleet: Fleet): Promise<void> {
   const phases: Phase[] = ['claim', 'signed', 'journaled', 'broadcast', 'receipt']
-  for (const [i, phase] of phases.entries()) await killRound(campaign, 'postgres', phase, fleet.nodes[i % fleet.nodes.length]!, fleet.nodes)
+  for (const [i, phase] of phases.entries())
+    await killRound(campaign, 'postgres', phase, fleet.nodes[i % fleet.nodes.length]!, fleet.nodes)
   await faultPhase(campaign, 'postgres', fleet.nodes)
   await loadRound(campaign, 'postgres', fleet.nodes, { count: campaign.quick ? 30 : 1_200 })
   await settled(campaign, fleet.nodes)

@@ -10,9 +10,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type Address, parseEther, toHex } from 'viem'
 import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts'
+import { demoDollarArtifact } from '../../../src/contracts/demoDollarArtifact.ts'
 import { payingClient } from '../../../test/support/paymentsWorld.ts'
 import { createDevClients, devnetAccounts, intentExecutorArtifact } from '../../gatewayParts.ts'
-import { demoDollarArtifact } from '../../../src/contracts/demoDollarArtifact.ts'
 import type { Campaign, Sent } from '../campaign.ts'
 import { faultKinds } from '../faultPhase.ts'
 import { rpc } from '../rpc.ts'
@@ -32,7 +32,13 @@ export async function paidPhase(campaign: Campaign): Promise<void> {
   const { payment } = devnet.demo
   const prices = JSON.stringify({
     [`eip155:${devnet.anvil.chainId}`]: {
-      execute: { asset: payment.asset, amount: price.toString(), payTo: payment.payTo, extra: { name: payment.name, version: payment.version }, maxTimeoutSeconds: 60 },
+      execute: {
+        asset: payment.asset,
+        amount: price.toString(),
+        payTo: payment.payTo,
+        extra: { name: payment.name, version: payment.version },
+        maxTimeoutSeconds: 60,
+      },
     },
   })
   const node = await campaign.startNode('paid', {
@@ -43,10 +49,18 @@ export async function paidPhase(campaign: Campaign): Promise<void> {
   })
   const { publicClient } = createDevClients(devnet.anvil.rpcUrl, devnet.anvil.chainId)
   const payer = privateKeyToAccount(devnetAccounts.payer).address
-  const balanceOf = (who: Address) => publicClient.readContract({ address: payment.asset, abi: demoDollarArtifact.abi, functionName: 'balanceOf', args: [who] })
+  const balanceOf = (who: Address) =>
+    publicClient.readContract({
+      address: payment.asset,
+      abi: demoDollarArtifact.abi,
+      functionName: 'balanceOf',
+      args: [who],
+    })
   const before = await balanceOf(payer)
   const fromBlock = await publicClient.getBlockNumber()
-  campaign.log(`\npaid executes (x402 on DemoDollar, ${price} a execute, in-process facilitator): one gateway on SQLite, relayer ${key.address}, payer ${payer}`)
+  campaign.log(
+    `\npaid executes (x402 on DemoDollar, ${price} a execute, in-process facilitator): one gateway on SQLite, relayer ${key.address}, payer ${payer}`,
+  )
   const paying = payingClient(devnet)
   const sent: Sent[] = []
   const deliverPaid = async (s: Sent, timeoutMs = 150_000) => {
@@ -79,10 +93,17 @@ export async function paidPhase(campaign: Campaign): Promise<void> {
   for (const when of ['settlement held', 'settlement sent'] as const) {
     const batch = await campaign.makeIntents(quick ? 2 : 5, `${phase}: kill with the ${when}`)
     sent.push(...batch)
-    const reached = when === 'settlement held' ? node.proxy.hold(['eth_sendRawTransaction']).then(() => true) : node.proxy.afterAnswer(['eth_sendRawTransaction']).then(() => true)
+    const reached =
+      when === 'settlement held'
+        ? node.proxy.hold(['eth_sendRawTransaction']).then(() => true)
+        : node.proxy.afterAnswer(['eth_sendRawTransaction']).then(() => true)
     const first = batch.map((s) =>
       paying
-        .fetch(`${node.instance.url}/intents/execute`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-chain-id': String(devnet.anvil.chainId) }, body: s.body })
+        .fetch(`${node.instance.url}/intents/execute`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-chain-id': String(devnet.anvil.chainId) },
+          body: s.body,
+        })
         .then((r) => r.text())
         .catch(() => undefined),
     )
@@ -93,7 +114,9 @@ export async function paidPhase(campaign: Campaign): Promise<void> {
     await Promise.all(first)
     await node.instance.start()
     await Promise.all(batch.map((s) => deliverPaid(s)))
-    campaign.log(`  ${hit ? 'killed' : 'killed (moment not seen in 20 s)'} with the ${when}; restarted; ${batch.length} paid intents answered`)
+    campaign.log(
+      `  ${hit ? 'killed' : 'killed (moment not seen in 20 s)'} with the ${when}; restarted; ${batch.length} paid intents answered`,
+    )
   }
   // RPC faults under paid executes.
   const faulted = await campaign.makeIntents(quick ? 6 : 20, `${phase}: RPC faults`)

@@ -14,11 +14,11 @@ import { join } from 'node:path'
 import { startSolanaDevnet } from '../../../src/chains/solana/devnet/startSolanaDevnet.ts'
 import { demoIntents } from '../../../test/support/solanaGateway.ts'
 import { solanaPayingClient } from '../../../test/support/solanaPayments.ts'
+import { blockhashRound } from '../blockhashRound.ts'
 import type { Campaign } from '../campaign.ts'
 import { deliverToChain } from '../deliverToChain.ts'
-import { settled } from '../settled.ts'
-import { blockhashRound } from '../blockhashRound.ts'
 import { lyingRound } from '../lyingRound.ts'
+import { settled } from '../settled.ts'
 import { solanaFaultRound } from '../solanaFaultRound.ts'
 import type { SolanaRounds } from '../solanaRounds.ts'
 import { type SolanaSent, solanaTally } from '../solanaTally.ts'
@@ -35,17 +35,26 @@ export async function solanaPaidPhase(campaign: Campaign): Promise<void> {
   campaign.cleanups.push(() => devnet.stop())
   const dir = mkdtempSync(join(tmpdir(), 'chaos-solanapaid-'))
   campaign.cleanups.push(async () => rmSync(dir, { recursive: true, force: true }))
-  const node = await startSolanaNode(campaign, devnet, 'solanapaid', { journalPath: join(dir, 'journal.sqlite'), paid: true })
+  const node = await startSolanaNode(campaign, devnet, 'solanapaid', {
+    journalPath: join(dir, 'journal.sqlite'),
+    paid: true,
+  })
   const price = devnet.payment.amount
   const paying = await solanaPayingClient(devnet)
   const payerBalance = () => devnet.payment.balanceOf(devnet.payment.payer)
   const before = await payerBalance()
-  campaign.log(`\npaid Solana executes (x402 SVM, ${price} DemoDollar units a execute, in-process facilitator): one gateway on SQLite, payer ${devnet.payment.payer}`)
+  campaign.log(
+    `\npaid Solana executes (x402 SVM, ${price} DemoDollar units a execute, in-process facilitator): one gateway on SQLite, payer ${devnet.payment.payer}`,
+  )
   const { intent, hashOf, sign } = demoIntents(() => devnet, 1n)
   const sent: SolanaSent[] = []
   const execute = (s: SolanaSent) =>
     paying
-      .fetch(`${node.instance.url}/intents/execute`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-chain-id': devnet.chainId }, body: s.body })
+      .fetch(`${node.instance.url}/intents/execute`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-chain-id': devnet.chainId },
+        body: s.body,
+      })
       .then((r) => r.text())
       .catch(() => undefined)
   const rounds: SolanaRounds = {
@@ -55,7 +64,14 @@ export async function solanaPaidPhase(campaign: Campaign): Promise<void> {
     make(count, label) {
       const made = Array.from({ length: count }, () => {
         const i = intent({ value })
-        const body = JSON.stringify({ ...i, value: i.value.toString(), nonce: i.nonce.toString(), validAfter: '0', validBefore: '0', signature: sign(i) })
+        const body = JSON.stringify({
+          ...i,
+          value: i.value.toString(),
+          nonce: i.nonce.toString(),
+          validAfter: '0',
+          validBefore: '0',
+          signature: sign(i),
+        })
         return { hash: hashOf(i), body, label, nonce: i.nonce }
       })
       sent.push(...made)
@@ -63,7 +79,8 @@ export async function solanaPaidPhase(campaign: Campaign): Promise<void> {
     },
     // A settlement that never landed keeps its intent waiting (202 0xF3) until the payment's bound
     // (180 s, longer than any blockhash lives) has passed and it is released: the client waits that long.
-    deliver: (s) => deliverToChain(campaign, s, node, { chainId: devnet.chainId, pay: paying.fetch, timeoutMs: 240_000 }),
+    deliver: (s) =>
+      deliverToChain(campaign, s, node, { chainId: devnet.chainId, pay: paying.fetch, timeoutMs: 240_000 }),
     first: execute,
     // Blockhash expiry under the executions' broadcasts (the relayer pays), not the settlements'
     // (a settlement's blockhash is the payer's; see SolanaRounds.spared). RPC faults hit both.
@@ -105,7 +122,10 @@ export async function solanaPaidPhase(campaign: Campaign): Promise<void> {
       .then((r) => r.json() as Promise<{ payments?: Array<{ state: string; transaction?: string; reason?: string }> }>)
       .catch(() => undefined)
     const settledPayments = (record?.payments ?? []).filter((p) => p.state === 'settled' || p.state === 'consumed')
-    if (settledPayments.length > 1) charged.push(`${s.hash} (${s.label}): ${settledPayments.map((p) => `${p.state} ${p.transaction} (${p.reason ?? ''})`).join(' + ')}`)
+    if (settledPayments.length > 1)
+      charged.push(
+        `${s.hash} (${s.label}): ${settledPayments.map((p) => `${p.state} ${p.transaction} (${p.reason ?? ''})`).join(' + ')}`,
+      )
   }
   campaign.otherRuntimes.push({ runtime: 'Solana (paid)', sent: sent.length, exactlyOnce: executed.length })
   campaign.checks.push({
@@ -120,5 +140,7 @@ export async function solanaPaidPhase(campaign: Campaign): Promise<void> {
     ok: paid === price * BigInt(executed.length),
     detail: `${executed.length} of ${sent.length} paid intents ran; the payer paid ${paid} (${paid === price * BigInt(executed.length) ? '=' : '≠'} ${price} × ${executed.length})${charged.length > 0 ? `; paid more than once: ${charged.join('; ')}` : ''}`,
   })
-  campaign.log(`  ${sent.length} paid Solana intents, ${executed.length} ran; payer paid ${paid} (${price} each), in ${((performance.now() - t) / 1000).toFixed(0)} s`)
+  campaign.log(
+    `  ${sent.length} paid Solana intents, ${executed.length} ran; payer paid ${paid} (${price} each), in ${((performance.now() - t) / 1000).toFixed(0)} s`,
+  )
 }

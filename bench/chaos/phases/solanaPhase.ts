@@ -10,11 +10,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startSolanaDevnet } from '../../../src/chains/solana/devnet/startSolanaDevnet.ts'
 import { demoIntents } from '../../../test/support/solanaGateway.ts'
+import { blockhashRound } from '../blockhashRound.ts'
 import type { Campaign } from '../campaign.ts'
 import { deliverToChain } from '../deliverToChain.ts'
-import { settled } from '../settled.ts'
-import { blockhashRound } from '../blockhashRound.ts'
 import { lyingRound } from '../lyingRound.ts'
+import { settled } from '../settled.ts'
 import { solanaFaultRound } from '../solanaFaultRound.ts'
 import { solanaKillRounds } from '../solanaKillRounds.ts'
 import type { SolanaRounds } from '../solanaRounds.ts'
@@ -32,8 +32,13 @@ export async function solanaPhase(campaign: Campaign): Promise<void> {
   campaign.cleanups.push(() => devnet.stop())
   const dir = mkdtempSync(join(tmpdir(), 'chaos-solana-'))
   campaign.cleanups.push(async () => rmSync(dir, { recursive: true, force: true }))
-  const node = await startSolanaNode(campaign, devnet, 'solana', { journalPath: join(dir, 'journal.sqlite'), paid: false })
-  campaign.log(`\nsolana executes: one gateway on SQLite, the campaign's Solana devnet ${devnet.chainId} (started in ${((performance.now() - t) / 1000).toFixed(1)} s)`)
+  const node = await startSolanaNode(campaign, devnet, 'solana', {
+    journalPath: join(dir, 'journal.sqlite'),
+    paid: false,
+  })
+  campaign.log(
+    `\nsolana executes: one gateway on SQLite, the campaign's Solana devnet ${devnet.chainId} (started in ${((performance.now() - t) / 1000).toFixed(1)} s)`,
+  )
   const { intent, hashOf, sign } = demoIntents(() => devnet, 1n)
   const sent: SolanaSent[] = []
   const recipient = async () => (await devnet.rpc.getBalance(devnet.demo.recipient).send()).value
@@ -45,7 +50,14 @@ export async function solanaPhase(campaign: Campaign): Promise<void> {
     make(count, label) {
       const made = Array.from({ length: count }, () => {
         const i = intent({ value })
-        const body = JSON.stringify({ ...i, value: i.value.toString(), nonce: i.nonce.toString(), validAfter: '0', validBefore: '0', signature: sign(i) })
+        const body = JSON.stringify({
+          ...i,
+          value: i.value.toString(),
+          nonce: i.nonce.toString(),
+          validAfter: '0',
+          validBefore: '0',
+          signature: sign(i),
+        })
         return { hash: hashOf(i), body, label, nonce: i.nonce }
       })
       sent.push(...made)
@@ -53,7 +65,11 @@ export async function solanaPhase(campaign: Campaign): Promise<void> {
     },
     deliver: (s) => deliverToChain(campaign, s, node, { chainId: devnet.chainId }),
     first: (s) =>
-      fetch(`${node.instance.url}/intents/execute`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-chain-id': devnet.chainId }, body: s.body })
+      fetch(`${node.instance.url}/intents/execute`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-chain-id': devnet.chainId },
+        body: s.body,
+      })
         .then((r) => r.text())
         .catch(() => undefined),
   }
@@ -66,12 +82,18 @@ export async function solanaPhase(campaign: Campaign): Promise<void> {
   const received = (await recipient()) - recipientBefore
   const unanswered = sent.filter((s) => s.unanswered)
   const ok = missing.length === 0 && unanswered.length === 0 && received === value * BigInt(sent.length)
-  campaign.otherRuntimes.push({ runtime: 'Solana', sent: sent.length, exactlyOnce: received === value * BigInt(sent.length) ? executed.length : 0 })
+  campaign.otherRuntimes.push({
+    runtime: 'Solana',
+    sent: sent.length,
+    exactlyOnce: received === value * BigInt(sent.length) ? executed.length : 0,
+  })
   campaign.checks.push({
     phase: scenario,
     name: 'every Solana intent executed exactly once on chain (its nonce record, the recipient’s lamports)',
     ok,
     detail: `${executed.length} of ${sent.length} nonce records written with their intent's hash; the recipient received ${received} (${received === value * BigInt(sent.length) ? '=' : '≠'} ${value} × ${sent.length}); ${unanswered.length} never answered${missing.length > 0 ? `; missing: ${missing.map((m) => `${m.hash} (${m.label}; ${m.answer})`).join(', ')}` : ''}`,
   })
-  campaign.log(`  ${sent.length} Solana intents, ${executed.length} executed on chain, in ${((performance.now() - t) / 1000).toFixed(0)} s`)
+  campaign.log(
+    `  ${sent.length} Solana intents, ${executed.length} executed on chain, in ${((performance.now() - t) / 1000).toFixed(0)} s`,
+  )
 }

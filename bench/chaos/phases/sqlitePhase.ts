@@ -15,9 +15,13 @@ export async function sqlitePhase(campaign: Campaign): Promise<void> {
   campaign.cleanups.push(async () => rmSync(journalDir, { recursive: true, force: true }))
   const relayer = privateKeyToAccount(devnetAccounts.relayer).address
   campaign.relayers.push(relayer)
-  const solo = await campaign.startNode('sqlite', { JOURNAL_PATH: join(journalDir, 'journal.sqlite'), RELAYER_PRIVATE_KEY: devnetAccounts.relayer })
+  const solo = await campaign.startNode('sqlite', {
+    JOURNAL_PATH: join(journalDir, 'journal.sqlite'),
+    RELAYER_PRIVATE_KEY: devnetAccounts.relayer,
+  })
   campaign.log(`\nSQLite, one gateway (${solo.instance.url}), relayer ${relayer}`)
-  for (const phase of ['claim', 'journaled', 'broadcast', 'receipt'] as Phase[]) await killRound(campaign, 'sqlite', phase, solo, [solo])
+  for (const phase of ['claim', 'journaled', 'broadcast', 'receipt'] as Phase[])
+    await killRound(campaign, 'sqlite', phase, solo, [solo])
   await faultPhase(campaign, 'sqlite', [solo])
   await settled(campaign, [solo])
   // Left running: it keeps its key's nonces whole until the verdict (a later reorg may reach them).

@@ -8,11 +8,11 @@ import { Redis } from 'ioredis'
 import pg from 'pg'
 import { type HDAccount, parseEther, toHex } from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
+import { startWebhookReceiver, type WebhookReceiver } from '../../../test/support/webhookReceiver.ts'
 import type { Campaign, CampaignNode } from '../campaign.ts'
 import { rpc } from '../rpc.ts'
 import { sharesSettled } from '../sharesSettled.ts'
-import { type TcpStall, startTcpStall } from '../tcpStall.ts'
-import { type WebhookReceiver, startWebhookReceiver } from '../../../test/support/webhookReceiver.ts'
+import { startTcpStall, type TcpStall } from '../tcpStall.ts'
 
 export type Fleet = {
   nodes: CampaignNode[]
@@ -51,7 +51,8 @@ export async function startFleet(campaign: Campaign): Promise<Fleet> {
   })
   const mnemonic = 'test test test test test test test test test test test junk'
   const keys = [30, 31, 32].map((addressIndex) => mnemonicToAccount(mnemonic, { addressIndex }))
-  for (const a of keys) await rpc(campaign.devnet.anvil.rpcUrl, 'anvil_setBalance', [a.address, toHex(parseEther('100'))])
+  for (const a of keys)
+    await rpc(campaign.devnet.anvil.rpcUrl, 'anvil_setBalance', [a.address, toHex(parseEther('100'))])
   campaign.relayers.push(...keys.map((a) => a.address))
   const pgUrl = new URL(campaign.databaseUrl)
   const databaseUrl = new URL(campaign.databaseUrl)
@@ -89,7 +90,18 @@ export async function startFleet(campaign: Campaign): Promise<Fleet> {
       ),
     )
   }
-  campaign.log(`\nPostgreSQL (database ${database}), three gateways sharing keys ${keys.map((a) => a.address).join(', ')} by lease; Redis prefix ${redisPrefix}`)
+  campaign.log(
+    `\nPostgreSQL (database ${database}), three gateways sharing keys ${keys.map((a) => a.address).join(', ')} by lease; Redis prefix ${redisPrefix}`,
+  )
   await sharesSettled(nodes, campaign.devnet.anvil.chainId)
-  return { nodes, databaseUrl: databaseUrl.toString(), redisPrefix, keys, leaseTtlMs, redisLink, webhooks, webhookSettings }
+  return {
+    nodes,
+    databaseUrl: databaseUrl.toString(),
+    redisPrefix,
+    keys,
+    leaseTtlMs,
+    redisLink,
+    webhooks,
+    webhookSettings,
+  }
 }

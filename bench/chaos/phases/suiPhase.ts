@@ -10,18 +10,18 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { TransactionDataBuilder } from '@mysten/sui/transactions'
 import { encodeSuiIntent } from '../../../src/chains/sui/encodeSuiIntent.ts'
 import { suiRuntime } from '../../../src/chains/sui/suiRuntime.ts'
 import { parseIntent } from '../../../src/intents/parseIntent.ts'
-import { TransactionDataBuilder } from '@mysten/sui/transactions'
 import { suiRelayer, suiSender } from '../../../test/support/suiGateway.ts'
 import { startSuiStandIn } from '../../../test/support/suiStandIn.ts'
 import type { Campaign, Phase, Sent } from '../campaign.ts'
 import { phaseNames } from '../campaign.ts'
-import { gatewayInstance } from '../gatewayInstance.ts'
 import { deliverToChain } from '../deliverToChain.ts'
-import { settled } from '../settled.ts'
 import { startFaultProxy } from '../faultProxy.ts'
+import { gatewayInstance } from '../gatewayInstance.ts'
+import { settled } from '../settled.ts'
 import { startSuiFaultRelay } from '../suiFaultRelay.ts'
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -65,17 +65,31 @@ export async function suiPhase(campaign: Campaign): Promise<void> {
   const idle = await startFaultProxy({ target: standIn.url })
   campaign.cleanups.push(() => idle.close())
   const node = { instance, proxy: idle, restarts: 0 }
-  campaign.log(`\nsui executes: one gateway on SQLite against the Sui stand-in (in the campaign's process; Move not run), through a fault relay`)
+  campaign.log(
+    `\nsui executes: one gateway on SQLite against the Sui stand-in (in the campaign's process; Move not run), through a fault relay`,
+  )
   const sent: Array<Sent & { nonce: bigint }> = []
   let nonce = 1n
   const make = async (count: number, label: string) => {
     const made = await Promise.all(
       Array.from({ length: count }, async () => {
         const n = nonce++
-        const body = { sender: suiSender.toSuiAddress(), target: `0x${'22'.repeat(32)}`, data: '0x', value: '1000', nonce: String(n), policyId: standIn.policyId }
+        const body = {
+          sender: suiSender.toSuiAddress(),
+          target: `0x${'22'.repeat(32)}`,
+          data: '0x',
+          value: '1000',
+          nonce: String(n),
+          policyId: standIn.policyId,
+        }
         const parsed = parseIntent(body as never, suiRuntime)
         const { signature } = await suiSender.signPersonalMessage(encodeSuiIntent(parsed))
-        return { hash: suiRuntime.hashIntent(parsed), body: JSON.stringify({ ...body, signature: `0x${Buffer.from(signature, 'base64').toString('hex')}` }), label, nonce: n }
+        return {
+          hash: suiRuntime.hashIntent(parsed),
+          body: JSON.stringify({ ...body, signature: `0x${Buffer.from(signature, 'base64').toString('hex')}` }),
+          label,
+          nonce: n,
+        }
       }),
     )
     sent.push(...made)
@@ -94,14 +108,19 @@ export async function suiPhase(campaign: Campaign): Promise<void> {
       standIn.faults.set('GetTransaction', { kind: 'hang' })
     }
     const first = batch.map((s) =>
-      fetch(`${instance.url}/intents/execute`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-chain-id': chainId }, body: s.body })
+      fetch(`${instance.url}/intents/execute`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-chain-id': chainId },
+        body: s.body,
+      })
         .then((r) => r.text())
         .catch(() => undefined),
     )
     // The moment: a held call arrived (seen as no new execute yet, then a pause), or the node executed one.
     const reached = (async () => {
       for (let i = 0; i < 2000; i++) {
-        if (phase === 'broadcast' || phase === 'receipt' ? executes() > before : standIn.calls.length > 0 && i > 10) return true
+        if (phase === 'broadcast' || phase === 'receipt' ? executes() > before : standIn.calls.length > 0 && i > 10)
+          return true
         await sleep(10)
       }
       return false
@@ -116,7 +135,9 @@ export async function suiPhase(campaign: Campaign): Promise<void> {
     await instance.start()
     const started = performance.now()
     await Promise.all(batch.map(deliver))
-    campaign.log(`  ${hit ? 'killed' : 'killed (moment not seen)'} sui ${phaseNames[phase]}; restarted; ${batch.length} intents answered in ${((performance.now() - started) / 1000).toFixed(1)} s`)
+    campaign.log(
+      `  ${hit ? 'killed' : 'killed (moment not seen)'} sui ${phaseNames[phase]}; restarted; ${batch.length} intents answered in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    )
   }
   // RPC faults.
   const faulted = await make(quick ? 10 : 100, `${scenario}: RPC faults`)
@@ -148,5 +169,7 @@ export async function suiPhase(campaign: Campaign): Promise<void> {
     ok: wrong.length === 0 && unanswered.length === 0,
     detail: `${sent.length - wrong.length} of ${sent.length} executed by exactly one transaction; ${faults} RPC faults; ${unanswered.length} never answered${wrong.length > 0 ? `; wrong: ${wrong.map((w) => `${w.nonce} ×${ran.get(w.nonce)?.size ?? 0} (${w.label}; ${w.answer})`).join(', ')}` : ''}`,
   })
-  campaign.log(`  ${sent.length} Sui intents through ${faults} RPC faults, in ${((performance.now() - t) / 1000).toFixed(0)} s`)
+  campaign.log(
+    `  ${sent.length} Sui intents through ${faults} RPC faults, in ${((performance.now() - t) / 1000).toFixed(0)} s`,
+  )
 }

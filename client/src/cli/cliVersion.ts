@@ -2,4 +2,6 @@
 // from src/cli/ and from dist/cli/.
 import { readFileSync } from 'node:fs'
 
-export const cliVersion: string = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version
+export const cliVersion: string = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version

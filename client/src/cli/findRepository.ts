@@ -15,7 +15,10 @@ export function findRepository(cwd: string): string | undefined {
 
 function isGatewayCheckout(dir: string): boolean {
   try {
-    return existsSync(join(dir, 'src/main.ts')) && JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).name === 'intent-gateway'
+    return (
+      existsSync(join(dir, 'src/main.ts')) &&
+      JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).name === 'intent-gateway'
+    )
   } catch {
     return false
   }

@@ -41,7 +41,14 @@ function depthOf(result: GatewayResult): { required: number | undefined; confirm
   }
 }
 
-export function followConfirmations({ url, fetch, headers = {}, requiredFor, onDepth, intervalMs = 1_000 }: FollowConfirmationsParameters): ConfirmationsFollower {
+export function followConfirmations({
+  url,
+  fetch,
+  headers = {},
+  requiredFor,
+  onDepth,
+  intervalMs = 1_000,
+}: FollowConfirmationsParameters): ConfirmationsFollower {
   let timer: ReturnType<typeof setTimeout> | undefined
   let following: { chainId: string; blockNumber: bigint } | undefined
   let stopped = false
@@ -60,7 +67,12 @@ export function followConfirmations({ url, fetch, headers = {}, requiredFor, onD
     seen(result) {
       const { required, confirmations } = depthOf(result)
       if (required !== undefined) follower.required = required
-      if (confirmations !== undefined && follower.required !== undefined && result.blockNumber !== undefined && confirmations !== follower.last) {
+      if (
+        confirmations !== undefined &&
+        follower.required !== undefined &&
+        result.blockNumber !== undefined &&
+        confirmations !== follower.last
+      ) {
         follower.last = confirmations
         onDepth({ blockNumber: result.blockNumber, confirmations, required: follower.required })
       }

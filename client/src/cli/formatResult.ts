@@ -20,15 +20,19 @@ export function nextStep(result: GatewayResult, { paying = false }: FormatContex
   switch (result.action) {
     case 'retry':
       // Too early: nothing was sent, so there is no execution to ask about; the same request works later.
-      if (result.status === '0x20') return `not valid yet: send the same request again once its validAfter has passed${after}`
-      if (result.status === '0xF3' || result.status === '0xF8') return `not settled yet: wait for it with intent-gateway status ${result.intentHash ?? '<intentHash>'} --wait`
+      if (result.status === '0x20')
+        return `not valid yet: send the same request again once its validAfter has passed${after}`
+      if (result.status === '0xF3' || result.status === '0xF8')
+        return `not settled yet: wait for it with intent-gateway status ${result.intentHash ?? '<intentHash>'} --wait`
       return `not now: send the same request again later${after}`
     case 'pay': {
       if (!paying) return 'the gateway asks a price: set INTENT_PAYER_PRIVATE_KEY and pass --pay'
       // --pay was given and did not pay: the price is beyond the spend controls (an asset x402
       // does not know, or above --max-usd); name what to allow.
       const offer = firstOffer(result.paymentRequired)
-      const allow = offer ? `--allow-asset ${offer.network}/${offer.asset}=${offer.amount}` : '--allow-asset <network>/<asset>[=<max atomic units>]'
+      const allow = offer
+        ? `--allow-asset ${offer.network}/${offer.asset}=${offer.amount}`
+        : '--allow-asset <network>/<asset>[=<max atomic units>]'
       return `--pay did not pay this price (see payment error): allow its asset with ${allow}, or raise --max-usd`
     }
     case 'sign':
@@ -44,18 +48,25 @@ export function nextStep(result: GatewayResult, { paying = false }: FormatContex
   }
 }
 
-function firstOffer(paymentRequired: Record<string, unknown> | undefined): { network: string; asset: string; amount: string } | undefined {
+function firstOffer(
+  paymentRequired: Record<string, unknown> | undefined,
+): { network: string; asset: string; amount: string } | undefined {
   const accepts = paymentRequired?.accepts
   const first: unknown = Array.isArray(accepts) ? accepts[0] : undefined
   if (typeof first !== 'object' || first === null) return undefined
   const { network, asset, amount } = first as Record<string, unknown>
-  return typeof network === 'string' && typeof asset === 'string' && typeof amount === 'string' ? { network, asset, amount } : undefined
+  return typeof network === 'string' && typeof asset === 'string' && typeof amount === 'string'
+    ? { network, asset, amount }
+    : undefined
 }
 
 export function formatResult(result: GatewayResult, context: FormatContext = {}): string {
   const { action } = result
   return table([
-    ['outcome', `${action.toUpperCase()}  HTTP ${result.httpStatus}  ${result.status} ${result.statusName ?? ''}`.trim()],
+    [
+      'outcome',
+      `${action.toUpperCase()}  HTTP ${result.httpStatus}  ${result.status} ${result.statusName ?? ''}`.trim(),
+    ],
     ['description', result.description],
     ['detail', result.detail],
     ['intent hash', result.intentHash],

@@ -49,14 +49,17 @@ export function readIntent(values: Record<string, unknown>, stdin: () => string)
     try {
       text = source === '-' ? stdin() : readFileSync(source, 'utf8')
     } catch (err) {
-      throw new UsageError(`cannot read the intent file ${source}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`)
+      throw new UsageError(
+        `cannot read the intent file ${source}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      )
     }
     try {
       intent = JSON.parse(text)
     } catch (err) {
       throw new UsageError(`the intent file ${source} is not JSON: ${(err as Error).message}`)
     }
-    if (typeof intent !== 'object' || intent === null || Array.isArray(intent)) throw new UsageError(`the intent file ${source} must hold one JSON object`)
+    if (typeof intent !== 'object' || intent === null || Array.isArray(intent))
+      throw new UsageError(`the intent file ${source} must hold one JSON object`)
   }
   for (const [flag, field] of Object.entries(fieldOf)) {
     if (typeof values[flag] === 'string') intent[field] = values[flag]
@@ -69,20 +72,38 @@ export function readIntent(values: Record<string, unknown>, stdin: () => string)
     }
   }
   if (typeof values.calls === 'string') {
-    const calls = jsonOrFile(values.calls, '--calls', 'a JSON list of { "target", "data", "value" }, or a file holding one', stdin)
-    if (!Array.isArray(calls)) throw new UsageError('--calls must be a JSON list of { "target", "data", "value" } (1 to 16 calls), or a file holding one')
+    const calls = jsonOrFile(
+      values.calls,
+      '--calls',
+      'a JSON list of { "target", "data", "value" }, or a file holding one',
+      stdin,
+    )
+    if (!Array.isArray(calls))
+      throw new UsageError(
+        '--calls must be a JSON list of { "target", "data", "value" } (1 to 16 calls), or a file holding one',
+      )
     intent.calls = calls
     // A batch has no target/data/value of its own: those of --intent's file give way to --calls.
     for (const field of ['target', 'data', 'value']) if (typeof values[field] !== 'string') delete intent[field]
   }
   if (typeof values.authorization === 'string') {
-    const authorization = jsonOrFile(values.authorization, '--authorization', 'a JSON object { "chainId", "address", "nonce", "yParity", "r", "s" }, or a file holding one', stdin)
+    const authorization = jsonOrFile(
+      values.authorization,
+      '--authorization',
+      'a JSON object { "chainId", "address", "nonce", "yParity", "r", "s" }, or a file holding one',
+      stdin,
+    )
     if (typeof authorization !== 'object' || authorization === null || Array.isArray(authorization)) {
-      throw new UsageError('--authorization must be a JSON object { "chainId", "address", "nonce", "yParity", "r", "s" }, or a file holding one')
+      throw new UsageError(
+        '--authorization must be a JSON object { "chainId", "address", "nonce", "yParity", "r", "s" }, or a file holding one',
+      )
     }
     intent.authorization = authorization
   }
-  if (Object.keys(intent).length === 0) throw new UsageError('no intent given: use --intent <file.json> (or - for stdin) and/or --sender, --target, --data, --value, --nonce, --policy-id ...')
+  if (Object.keys(intent).length === 0)
+    throw new UsageError(
+      'no intent given: use --intent <file.json> (or - for stdin) and/or --sender, --target, --data, --value, --nonce, --policy-id ...',
+    )
   return intent as AnyIntentInput
 }
 
@@ -94,7 +115,9 @@ function jsonOrFile(value: string, flag: string, what: string, stdin: () => stri
     try {
       text = value === '-' ? stdin() : readFileSync(value, 'utf8')
     } catch (err) {
-      throw new UsageError(`${flag} ${value}: not JSON, and no file can be read there (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); give ${what}`)
+      throw new UsageError(
+        `${flag} ${value}: not JSON, and no file can be read there (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); give ${what}`,
+      )
     }
   }
   try {

@@ -20,7 +20,7 @@ import { toIntentBody } from '../toIntentBody.ts'
 import { cliVersion } from './cliVersion.ts'
 import { exitCodeFor, exitCodes } from './exitCodes.ts'
 import { findRepository } from './findRepository.ts'
-import { followConfirmations, type ConfirmationsFollower } from './followConfirmations.ts'
+import { type ConfirmationsFollower, followConfirmations } from './followConfirmations.ts'
 import { formatResult, table, toJson } from './formatResult.ts'
 import { flagOf, intentFlags, readIntent } from './readIntent.ts'
 import { usage } from './usage.ts'
@@ -72,18 +72,26 @@ export async function runCli(params: RunCliParameters): Promise<number> {
     const { values, positionals } = parseArgs({ args: params.argv, options, allowPositionals: true, strict: true })
     const [command, ...rest] = positionals
     if (values.version) {
-      stdout.write(json ? `${toJson({ name: '@intent-gateway/client', version: cliVersion })}\n` : `intent-gateway ${cliVersion}\n`)
+      stdout.write(
+        json
+          ? `${toJson({ name: '@intent-gateway/client', version: cliVersion })}\n`
+          : `intent-gateway ${cliVersion}\n`,
+      )
       return exitCodes.success
     }
     if (values.help || command === undefined || command === 'help') {
       stdout.write(usage)
       return command === undefined && !values.help ? exitCodes.usage : exitCodes.success
     }
-    if (!commands.has(command)) throw new UsageError(`unknown command ${JSON.stringify(command)} (commands: ${[...commands].join(', ')}; see --help)`)
+    if (!commands.has(command))
+      throw new UsageError(
+        `unknown command ${JSON.stringify(command)} (commands: ${[...commands].join(', ')}; see --help)`,
+      )
     if (command === 'start') return await start(params, values.port)
 
     const timeoutMs = values.timeout === undefined ? 60_000 : Number(values.timeout)
-    if (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0) throw new UsageError('--timeout must be a positive number of milliseconds')
+    if (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0)
+      throw new UsageError('--timeout must be a positive number of milliseconds')
     const url = values.url ?? env.INTENT_GATEWAY_URL ?? 'http://127.0.0.1:3000'
     const chainId = values.chain ?? (env.INTENT_GATEWAY_CHAIN_ID || undefined)
     const clientOptions = {
@@ -115,8 +123,10 @@ export async function runCli(params: RunCliParameters): Promise<number> {
         url,
         fetch: globalThis.fetch,
         headers: env.INTENT_GATEWAY_API_KEY ? { authorization: `Bearer ${env.INTENT_GATEWAY_API_KEY}` } : {},
-        requiredFor: async (chain) => (intentHash ? depthFrom(await client.getIntent(intentHash, { chainId: chain })) : undefined),
-        onDepth: ({ blockNumber, confirmations, required }) => stderr.write(`mined in block ${blockNumber}: ${confirmations} of ${required} confirmations\n`),
+        requiredFor: async (chain) =>
+          intentHash ? depthFrom(await client.getIntent(intentHash, { chainId: chain })) : undefined,
+        onDepth: ({ blockNumber, confirmations, required }) =>
+          stderr.write(`mined in block ${blockNumber}: ${confirmations} of ${required} confirmations\n`),
       })
       if (typeof result !== 'string') depth.seen(result)
       try {
@@ -124,12 +134,23 @@ export async function runCli(params: RunCliParameters): Promise<number> {
           timeoutMs,
           onProgress: ({ attempt, elapsedMs, result: r }) => {
             depth.seen(r)
-            stderr.write(`${progressOf(r, depth)}: ${(elapsedMs / 1000).toFixed(1)} s, poll ${attempt}, ${r.status} ${r.statusName ?? ''}\n`)
-            if (r.chainId && r.blockNumber !== undefined && (r.state === 'mined' || r.state === 'reverted') && r.body.final === false) depth.mined({ chainId: r.chainId, blockNumber: r.blockNumber })
+            stderr.write(
+              `${progressOf(r, depth)}: ${(elapsedMs / 1000).toFixed(1)} s, poll ${attempt}, ${r.status} ${r.statusName ?? ''}\n`,
+            )
+            if (
+              r.chainId &&
+              r.blockNumber !== undefined &&
+              (r.state === 'mined' || r.state === 'reverted') &&
+              r.body.final === false
+            )
+              depth.mined({ chainId: r.chainId, blockNumber: r.blockNumber })
           },
           onEvent: (e) => {
-            stderr.write(`event: ${e.type}${e.blockNumber ? ` in block ${e.blockNumber}` : ''}${e.transactionHash ? ` (${e.transactionHash})` : ''}, attempt ${e.attempt}\n`)
-            if ((e.type === 'mined' || e.type === 'reverted') && e.blockNumber) depth.mined({ chainId: e.chainId, blockNumber: BigInt(e.blockNumber) })
+            stderr.write(
+              `event: ${e.type}${e.blockNumber ? ` in block ${e.blockNumber}` : ''}${e.transactionHash ? ` (${e.transactionHash})` : ''}, attempt ${e.attempt}\n`,
+            )
+            if ((e.type === 'mined' || e.type === 'reverted') && e.blockNumber)
+              depth.mined({ chainId: e.chainId, blockNumber: BigInt(e.blockNumber) })
             if (e.type === 'final' && e.blockNumber) depth.final(BigInt(e.blockNumber))
             else if (e.type === 'final' || e.type === 'dropped') depth.stop()
           },
@@ -146,14 +167,17 @@ export async function runCli(params: RunCliParameters): Promise<number> {
       case 'validate': {
         noArguments(rest)
         const intent = readIntent(values, stdin)
-        return print(intent.mode === 'account' ? await sendAccountIntent('validate', intent) : await client.validate(intent))
+        return print(
+          intent.mode === 'account' ? await sendAccountIntent('validate', intent) : await client.validate(intent),
+        )
       }
       case 'execute': {
         noArguments(rest)
         let intent: AnyIntentInput = readIntent(values, stdin)
         if (intent.mode === 'account') {
           let result = await sendAccountIntent('execute', intent)
-          if (values.wait && result.action === 'retry' && (result.status === '0xF3' || result.status === '0xF8')) result = await wait(result)
+          if (values.wait && result.action === 'retry' && (result.status === '0xF3' || result.status === '0xF8'))
+            result = await wait(result)
           return print(result)
         }
         const hasKey = Boolean(env.INTENT_SIGNER_PRIVATE_KEY?.trim() || env.INTENT_SIGNER_SOLANA_KEY?.trim())
@@ -167,7 +191,8 @@ export async function runCli(params: RunCliParameters): Promise<number> {
           if (chain && signer) intent = { ...intent, signature: await signIntent({ intent, chain, signer }) }
         }
         let result = await client.execute(intent)
-        if (values.wait && result.action === 'retry' && (result.status === '0xF3' || result.status === '0xF8')) result = await wait(result)
+        if (values.wait && result.action === 'retry' && (result.status === '0xF3' || result.status === '0xF8'))
+          result = await wait(result)
         return print(result)
       }
       case 'sign': {
@@ -175,10 +200,17 @@ export async function runCli(params: RunCliParameters): Promise<number> {
         const intent = readIntent(values, stdin)
         const chain = await client.getChain()
         const signer = signerFor(chain)
-        if (!signer) throw new UsageError(`no key to sign with: set ${chain.chainType === 'solana' ? 'INTENT_SIGNER_SOLANA_KEY' : 'INTENT_SIGNER_PRIVATE_KEY'}`)
+        if (!signer)
+          throw new UsageError(
+            `no key to sign with: set ${chain.chainType === 'solana' ? 'INTENT_SIGNER_SOLANA_KEY' : 'INTENT_SIGNER_PRIVATE_KEY'}`,
+          )
         const signature = await signIntent({ intent, chain, signer })
         const body = { ...toIntentBody(intent), signature }
-        stdout.write(json ? `${toJson({ chainId: chain.chainId, signer: signer.address, intentHash: hashIntent(intent, chain), signature, intent: body })}\n` : `${signature}\n`)
+        stdout.write(
+          json
+            ? `${toJson({ chainId: chain.chainId, signer: signer.address, intentHash: hashIntent(intent, chain), signature, intent: body })}\n`
+            : `${signature}\n`,
+        )
         return exitCodes.success
       }
       case 'hash': {
@@ -191,14 +223,18 @@ export async function runCli(params: RunCliParameters): Promise<number> {
       }
       case 'status': {
         const [intentHash, ...extra] = rest
-        if (!intentHash || extra.length > 0) throw new UsageError('status takes one argument: the intent hash (0x + 64 hex digits)')
-        if (!/^0x[0-9a-fA-F]{64}$/.test(intentHash)) throw new UsageError('the intent hash must be 0x followed by 64 hex digits')
+        if (!intentHash || extra.length > 0)
+          throw new UsageError('status takes one argument: the intent hash (0x + 64 hex digits)')
+        if (!/^0x[0-9a-fA-F]{64}$/.test(intentHash))
+          throw new UsageError('the intent hash must be 0x followed by 64 hex digits')
         return print(values.wait ? await wait(intentHash) : await client.getIntent(intentHash))
       }
       case 'account': {
         const [address, ...extra] = rest
-        if (!address || extra.length > 0) throw new UsageError('account takes one argument: the EVM address (0x + 40 hex digits)')
-        if (!/^0x[0-9a-fA-F]{40}$/.test(address)) throw new UsageError('the account must be an EVM address: 0x followed by 40 hex digits')
+        if (!address || extra.length > 0)
+          throw new UsageError('account takes one argument: the EVM address (0x + 40 hex digits)')
+        if (!/^0x[0-9a-fA-F]{40}$/.test(address))
+          throw new UsageError('the account must be an EVM address: 0x followed by 40 hex digits')
         const state = await client.account(address)
         if (json) stdout.write(`${toJson(state)}\n`)
         else {
@@ -224,10 +260,16 @@ export async function runCli(params: RunCliParameters): Promise<number> {
       case 'codes': {
         if (rest.length > 1) throw new UsageError('codes takes at most one argument: a code such as 0x54')
         const wanted = rest[0]
-        if (wanted !== undefined && !/^0x[0-9a-fA-F]{2}$/.test(wanted)) throw new UsageError('a code is 0x followed by two hex digits, e.g. 0x54')
-        const codes = (await client.statusCodes()).filter((c) => wanted === undefined || c.code === wanted.toUpperCase().replace('0X', '0x'))
+        if (wanted !== undefined && !/^0x[0-9a-fA-F]{2}$/.test(wanted))
+          throw new UsageError('a code is 0x followed by two hex digits, e.g. 0x54')
+        const codes = (await client.statusCodes()).filter(
+          (c) => wanted === undefined || c.code === wanted.toUpperCase().replace('0X', '0x'),
+        )
         if (json) stdout.write(`${toJson(wanted === undefined ? codes : codes[0])}\n`)
-        else stdout.write(`${codes.map((c) => `${c.code}  ${c.httpStatus}  ${c.statusName.padEnd(28)}  ${c.description}`).join('\n')}\n`)
+        else
+          stdout.write(
+            `${codes.map((c) => `${c.code}  ${c.httpStatus}  ${c.statusName.padEnd(28)}  ${c.description}`).join('\n')}\n`,
+          )
         return exitCodes.success
       }
       case 'chains': {
@@ -259,7 +301,8 @@ export async function runCli(params: RunCliParameters): Promise<number> {
     throw new UsageError(`unknown command ${command}`)
   } catch (err) {
     if (err instanceof UsageError) return fail(exitCodes.usage, 'USAGE', err.message)
-    if ((err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) return fail(exitCodes.usage, 'USAGE', `${(err as Error).message} (see --help)`)
+    if ((err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS'))
+      return fail(exitCodes.usage, 'USAGE', `${(err as Error).message} (see --help)`)
     if (err instanceof GatewayClientError) {
       const usageFault = err.code === 'INVALID_INTENT' || err.code === 'INVALID_ARGUMENT'
       // Name the flag that sets the field, for people who gave the intent as flags.
@@ -281,11 +324,17 @@ function depthFrom(result: GatewayResult): number | undefined {
 /** What --wait is waiting for, as a poll's answer says it: the receipt, then the confirmations. */
 function progressOf(result: GatewayResult, depth: Pick<ConfirmationsFollower, 'required' | 'last'>): string {
   const settled = result.state === 'mined' || result.state === 'reverted'
-  if (!settled || result.blockNumber === undefined) return result.state === 'dropped' ? 'dropped' : 'waiting for the receipt'
+  if (!settled || result.blockNumber === undefined)
+    return result.state === 'dropped' ? 'dropped' : 'waiting for the receipt'
   const where = `${result.state} in block ${result.blockNumber}`
-  if (result.body.final !== false) return depth.required === undefined ? `${where}, final` : `${where}, final: ${depth.required} of ${depth.required} confirmations`
+  if (result.body.final !== false)
+    return depth.required === undefined
+      ? `${where}, final`
+      : `${where}, final: ${depth.required} of ${depth.required} confirmations`
   if (depth.required === undefined) return `${where}, waiting for confirmations`
-  return depth.last === undefined ? `${where}, waiting for ${depth.required} confirmations` : `${where}: ${depth.last} of ${depth.required} confirmations`
+  return depth.last === undefined
+    ? `${where}, waiting for ${depth.required} confirmations`
+    : `${where}: ${depth.last} of ${depth.required} confirmations`
 }
 
 function noArguments(rest: string[]) {
@@ -297,7 +346,8 @@ function evmKey(env: Record<string, string | undefined>, name: string): Hex | un
   const value = env[name]?.trim()
   if (!value) return undefined
   const key = (value.startsWith('0x') ? value : `0x${value}`) as Hex
-  if (!isHex(key) || key.length !== 66) throw new UsageError(`${name} must be a 32-byte key: 0x followed by 64 hex digits (its value is not shown)`)
+  if (!isHex(key) || key.length !== 66)
+    throw new UsageError(`${name} must be a 32-byte key: 0x followed by 64 hex digits (its value is not shown)`)
   return key
 }
 
@@ -312,7 +362,9 @@ function signerFrom(chainType: ChainType, env: Record<string, string | undefined
     try {
       return createSolanaSigner(key)
     } catch {
-      throw new UsageError("INTENT_SIGNER_SOLANA_KEY must be a Solana secret key: a keypair file's JSON array of 64 bytes, or 0x hex (its value is not shown)")
+      throw new UsageError(
+        "INTENT_SIGNER_SOLANA_KEY must be a Solana secret key: a keypair file's JSON array of 64 bytes, or 0x hex (its value is not shown)",
+      )
     }
   }
   return undefined
@@ -323,15 +375,28 @@ function paymentFrom(values: Record<string, unknown>, env: Record<string, string
   if (!key) throw new UsageError('--pay needs INTENT_PAYER_PRIVATE_KEY: the EVM key that pays x402 prices')
   const allowedAssets: SpendControlAsset[] = ((values['allow-asset'] as string[] | undefined) ?? []).map((spec) => {
     const match = /^([a-z0-9-]+:[A-Za-z0-9-]+)\/([^=]+)(?:=(\d+))?$/.exec(spec)
-    if (!match) throw new UsageError(`--allow-asset ${spec}: write <network>/<asset>[=<max atomic units>], e.g. eip155:84532/0x036C...=100000`)
-    return { network: match[1] as `${string}:${string}`, asset: match[2]!, ...(match[3] ? { maxAmountPerPayment: match[3] } : {}) }
+    if (!match)
+      throw new UsageError(
+        `--allow-asset ${spec}: write <network>/<asset>[=<max atomic units>], e.g. eip155:84532/0x036C...=100000`,
+      )
+    return {
+      network: match[1] as `${string}:${string}`,
+      asset: match[2]!,
+      ...(match[3] ? { maxAmountPerPayment: match[3] } : {}),
+    }
   })
   const maxUsd = values['max-usd'] as string | undefined
-  if (maxUsd !== undefined && !/^\d+(\.\d+)?$/.test(maxUsd)) throw new UsageError('--max-usd must be an amount of dollars, e.g. 0.10')
+  if (maxUsd !== undefined && !/^\d+(\.\d+)?$/.test(maxUsd))
+    throw new UsageError('--max-usd must be an amount of dollars, e.g. 0.10')
   return {
     signer: privateKeyToAccount(key),
     ...(maxUsd !== undefined || allowedAssets.length > 0
-      ? { spendControls: { ...(maxUsd !== undefined ? { maxAmountPerPayment: `$${maxUsd}` } : {}), ...(allowedAssets.length > 0 ? { allowedAssets } : {}) } }
+      ? {
+          spendControls: {
+            ...(maxUsd !== undefined ? { maxAmountPerPayment: `$${maxUsd}` } : {}),
+            ...(allowedAssets.length > 0 ? { allowedAssets } : {}),
+          },
+        }
       : {}),
   }
 }
@@ -340,7 +405,8 @@ function offlineChain(values: Record<string, unknown>) {
   const chainType = values['chain-type'] as string
   if (chainType === 'evm' || chainType === 'sui') return { chainType } as const
   if (chainType === 'solana') {
-    if (typeof values.program !== 'string' || typeof values.config !== 'string') throw new UsageError('--chain-type solana needs --program <program id> and --config <config account>')
+    if (typeof values.program !== 'string' || typeof values.config !== 'string')
+      throw new UsageError('--chain-type solana needs --program <program id> and --config <config account>')
     return { chainType, contracts: { executor: values.program, registry: values.config } } as const
   }
   throw new UsageError('--chain-type must be evm, solana or sui')
@@ -349,7 +415,10 @@ function offlineChain(values: Record<string, unknown>) {
 /** Runs the gateway (tsx src/main.ts) in the foreground; Ctrl-C and SIGTERM reach it and it cleans up. */
 async function start(params: RunCliParameters, port: string | undefined): Promise<number> {
   const root = findRepository(params.cwd ?? process.cwd())
-  if (!root) throw new UsageError('start runs the gateway from its repository: run it inside an Intent Gateway checkout (where src/main.ts is)')
+  if (!root)
+    throw new UsageError(
+      'start runs the gateway from its repository: run it inside an Intent Gateway checkout (where src/main.ts is)',
+    )
   if (port !== undefined && !/^\d+$/.test(port)) throw new UsageError('--port must be a number')
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: root,

@@ -3,7 +3,14 @@ import type { Address, Hex } from 'viem'
 import type { BatchIntentBody } from '../intentInput.ts'
 
 export type EvmCall = { target: Address; value: bigint; data: Hex }
-export type EvmBatchIntent = { sender: Address; calls: EvmCall[]; nonce: bigint; validAfter: bigint; validBefore: bigint; policyId: Hex }
+export type EvmBatchIntent = {
+  sender: Address
+  calls: EvmCall[]
+  nonce: bigint
+  validAfter: bigint
+  validBefore: bigint
+  policyId: Hex
+}
 
 export function toEvmBatch(body: BatchIntentBody): EvmBatchIntent {
   return {

@@ -2,7 +2,16 @@
 import type { Address, Hex } from 'viem'
 import type { IntentBody } from '../intentInput.ts'
 
-export type EvmIntent = { sender: Address; target: Address; data: Hex; value: bigint; nonce: bigint; validAfter: bigint; validBefore: bigint; policyId: Hex }
+export type EvmIntent = {
+  sender: Address
+  target: Address
+  data: Hex
+  value: bigint
+  nonce: bigint
+  validAfter: bigint
+  validBefore: bigint
+  policyId: Hex
+}
 
 export function toEvmIntent(body: IntentBody): EvmIntent {
   return {

@@ -16,13 +16,21 @@ export function createSolanaSigner(secretKey: Uint8Array | readonly number[] | s
           : hexToBytes(secretKey.trim() as `0x${string}`)
         : Uint8Array.from(secretKey)
   } catch (err) {
-    throw new GatewayClientError('The Solana secret key is not a JSON byte array or 0x hex', { code: 'INVALID_ARGUMENT', cause: err })
+    throw new GatewayClientError('The Solana secret key is not a JSON byte array or 0x hex', {
+      code: 'INVALID_ARGUMENT',
+      cause: err,
+    })
   }
-  if (bytes.length !== 64 && bytes.length !== 32) throw new GatewayClientError('A Solana secret key has 64 bytes (keypair) or 32 (seed)', { code: 'INVALID_ARGUMENT' })
+  if (bytes.length !== 64 && bytes.length !== 32)
+    throw new GatewayClientError('A Solana secret key has 64 bytes (keypair) or 32 (seed)', {
+      code: 'INVALID_ARGUMENT',
+    })
   const seed = bytes.slice(0, 32)
   const publicKey = ed25519.getPublicKey(seed)
   if (bytes.length === 64 && !bytes.slice(32).every((b, i) => b === publicKey[i])) {
-    throw new GatewayClientError("The Solana keypair's second half is not the public key of its seed", { code: 'INVALID_ARGUMENT' })
+    throw new GatewayClientError("The Solana keypair's second half is not the public key of its seed", {
+      code: 'INVALID_ARGUMENT',
+    })
   }
   return {
     chainType: 'solana',

@@ -8,8 +8,8 @@
 import { base58, base64 } from '@scure/base'
 import { bytesToHex } from 'viem'
 import { GatewayClientError } from '../gatewayClientError.ts'
-import type { SolanaIntentSigner } from '../intentSigner.ts'
 import type { IntentBody } from '../intentInput.ts'
+import type { SolanaIntentSigner } from '../intentSigner.ts'
 import { solanaIntentBytes } from './solanaIntentBytes.ts'
 
 const computeBudgetProgram = 'ComputeBudget111111111111111111111111111111'
@@ -29,7 +29,8 @@ export async function signAccountMessage({
   deployment: { programId: string; config: string }
   signer: SolanaIntentSigner
 }): Promise<`0x${string}`> {
-  if (signer.address !== intent.sender) refuse(`the signer ${signer.address} is not the intent's sender ${intent.sender}`)
+  if (signer.address !== intent.sender)
+    refuse(`the signer ${signer.address} is not the intent's sender ${intent.sender}`)
   let bytes: Uint8Array
   try {
     bytes = base64.decode(message)
@@ -84,7 +85,8 @@ function parseMessage(m: Uint8Array): ParsedMessage {
   })
   if (compact() !== 0) refuse('it uses address lookup tables')
   if (at !== m.length) refuse('it has trailing bytes')
-  for (const ix of instructions) if (ix.program >= keys.length) refuse('an instruction names an account it does not list')
+  for (const ix of instructions)
+    if (ix.program >= keys.length) refuse('an instruction names an account it does not list')
   return { keys, instructions }
 }
 
@@ -93,5 +95,8 @@ function equal(a: Uint8Array, b: Uint8Array) {
 }
 
 function refuse(why: string): never {
-  throw new GatewayClientError(`Refusing to sign the account-mode transaction message: ${why}`, { code: 'INVALID_ARGUMENT', field: 'signing.message' })
+  throw new GatewayClientError(`Refusing to sign the account-mode transaction message: ${why}`, {
+    code: 'INVALID_ARGUMENT',
+    field: 'signing.message',
+  })
 }

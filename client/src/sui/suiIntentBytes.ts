@@ -21,7 +21,8 @@ export function suiIntentBytes(body: IntentBody): Uint8Array {
   }
   for (const field of ['value', 'nonce', 'validAfter', 'validBefore'] as const) {
     const n = BigInt(body[field])
-    if (n >= 2n ** 64n) throw new GatewayClientError(`The intent's ${field} must be below 2^64 on Sui`, { code: 'INVALID_INTENT', field })
+    if (n >= 2n ** 64n)
+      throw new GatewayClientError(`The intent's ${field} must be below 2^64 on Sui`, { code: 'INVALID_INTENT', field })
     view.setBigUint64(at, n, true)
     at += 8
   }
@@ -30,6 +31,10 @@ export function suiIntentBytes(body: IntentBody): Uint8Array {
 }
 
 function bytes32(hex: string, field: string): Uint8Array {
-  if (!/^0x[0-9a-fA-F]{64}$/.test(hex)) throw new GatewayClientError(`The intent's ${field} must be 0x followed by 64 hex digits on Sui`, { code: 'INVALID_INTENT', field })
+  if (!/^0x[0-9a-fA-F]{64}$/.test(hex))
+    throw new GatewayClientError(`The intent's ${field} must be 0x followed by 64 hex digits on Sui`, {
+      code: 'INVALID_INTENT',
+      field,
+    })
   return hexToBytes(hex as `0x${string}`)
 }

@@ -1,18 +1,32 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import fc from 'fast-check'
-import { type Hex, decodeFunctionResult, encodeFunctionData, encodeFunctionResult, getAddress, multicall3Abi } from 'viem'
+import {
+  decodeFunctionResult,
+  encodeFunctionData,
+  encodeFunctionResult,
+  getAddress,
+  type Hex,
+  multicall3Abi,
+} from 'viem'
 import { decodeAggregate3Result, encodeAggregate3 } from './aggregate3Codec.ts'
 
-const hex = (min: number, max: number) => fc.uint8Array({ minLength: min, maxLength: max }).map((b) => `0x${Buffer.from(b).toString('hex')}` as Hex)
-const calls = fc.array(fc.record({ target: hex(20, 20).map((a) => getAddress(a)), callData: hex(0, 300) }), { maxLength: 70 })
+const hex = (min: number, max: number) =>
+  fc.uint8Array({ minLength: min, maxLength: max }).map((b) => `0x${Buffer.from(b).toString('hex')}` as Hex)
+const calls = fc.array(fc.record({ target: hex(20, 20).map((a) => getAddress(a)), callData: hex(0, 300) }), {
+  maxLength: 70,
+})
 const results = fc.array(fc.record({ success: fc.boolean(), returnData: hex(0, 200) }), { maxLength: 70 })
 
 describe('aggregate3 codec', () => {
   it('encodes aggregate3 exactly as viem does, for any calls', () => {
     fc.assert(
       fc.property(calls, (cs) => {
-        const expected = encodeFunctionData({ abi: multicall3Abi, functionName: 'aggregate3', args: [cs.map((c) => ({ ...c, allowFailure: true }))] })
+        const expected = encodeFunctionData({
+          abi: multicall3Abi,
+          functionName: 'aggregate3',
+          args: [cs.map((c) => ({ ...c, allowFailure: true }))],
+        })
         assert.equal(encodeAggregate3(cs), expected)
       }),
       { numRuns: 300 },
@@ -23,7 +37,10 @@ describe('aggregate3 codec', () => {
     fc.assert(
       fc.property(results, (rs) => {
         const encoded = encodeFunctionResult({ abi: multicall3Abi, functionName: 'aggregate3', result: rs })
-        assert.deepEqual(decodeAggregate3Result(encoded), decodeFunctionResult({ abi: multicall3Abi, functionName: 'aggregate3', data: encoded }))
+        assert.deepEqual(
+          decodeAggregate3Result(encoded),
+          decodeFunctionResult({ abi: multicall3Abi, functionName: 'aggregate3', data: encoded }),
+        )
       }),
       { numRuns: 300 },
     )

@@ -19,7 +19,9 @@ export function encodeAggregate3(calls: readonly { target: Address; callData: He
     offsets.push(word(offset))
     const data = callData.slice(2)
     const padded = data.padEnd(Math.ceil(data.length / 64) * 64, '0')
-    tuples.push(target.slice(2).toLowerCase().padStart(64, '0') + allowFailureAndOffset + word(data.length / 2) + padded)
+    tuples.push(
+      target.slice(2).toLowerCase().padStart(64, '0') + allowFailureAndOffset + word(data.length / 2) + padded,
+    )
     offset += 128 + padded.length / 2
   }
   return `0x${aggregate3Selector}${word(32)}${word(calls.length)}${offsets.join('')}${tuples.join('')}`
@@ -29,7 +31,8 @@ export function encodeAggregate3(calls: readonly { target: Address; callData: He
 export function decodeAggregate3Result(data: Hex): { success: boolean; returnData: Hex }[] {
   const hex = data.slice(2)
   const wordAt = (byte: number) => {
-    if (!Number.isSafeInteger(byte) || byte < 0 || byte * 2 + 64 > hex.length) throw new Error('aggregate3 result: an offset or length points past its end')
+    if (!Number.isSafeInteger(byte) || byte < 0 || byte * 2 + 64 > hex.length)
+      throw new Error('aggregate3 result: an offset or length points past its end')
     return hex.slice(byte * 2, byte * 2 + 64)
   }
   // Offsets and lengths fit well within 2^53 in any real answer; a larger one is malformed.

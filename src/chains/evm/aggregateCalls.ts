@@ -16,9 +16,14 @@ export async function aggregateCalls(ctx: CallBatcherContext, group: Pending[]):
   const data = encodeAggregate3(group.map((c) => ({ target: c.to, callData: c.data })))
   let results: readonly { success: boolean; returnData: Hex }[]
   try {
-    const returned = (await ctx.request({ method: 'eth_call', params: [{ to: multicall3Address, data }, blockParameter(group[0]!.at)], alone: true })) as Hex
+    const returned = (await ctx.request({
+      method: 'eth_call',
+      params: [{ to: multicall3Address, data }, blockParameter(group[0]!.at)],
+      alone: true,
+    })) as Hex
     results = decodeAggregate3Result(returned)
-    if (results.length !== group.length) throw new Error(`aggregate3 answered ${results.length} results for ${group.length} calls`)
+    if (results.length !== group.length)
+      throw new Error(`aggregate3 answered ${results.length} results for ${group.length} calls`)
   } catch (err) {
     // An unreachable node fails every call the same way, at once: no second wait for each.
     if (isTransportError(err)) {

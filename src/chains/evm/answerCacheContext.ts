@@ -20,6 +20,10 @@ export type AnswerCacheContext = Required<CreateAnswerCacheParameters> & {
   reading: boolean
 }
 
-export function createAnswerCacheContext({ reads, request, maxEntries = 10_000 }: CreateAnswerCacheParameters): AnswerCacheContext {
+export function createAnswerCacheContext({
+  reads,
+  request,
+  maxEntries = 10_000,
+}: CreateAnswerCacheParameters): AnswerCacheContext {
   return { reads, request, maxEntries, block: undefined, waiting: undefined, reading: false }
 }

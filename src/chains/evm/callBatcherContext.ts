@@ -25,7 +25,9 @@ export type CreateCallBatcherParameters = {
 /** A read waiting for its answer. */
 export type Pending = { to: Address; data: Hex; at: Hex | undefined; resolve(v: Hex): void; reject(e: unknown): void }
 
-export type CallBatcherContext = Required<Pick<CreateCallBatcherParameters, 'request' | 'logger' | 'enabled' | 'maxCalls' | 'spread' | 'foldAt'>> & {
+export type CallBatcherContext = Required<
+  Pick<CreateCallBatcherParameters, 'request' | 'logger' | 'enabled' | 'maxCalls' | 'spread' | 'foldAt'>
+> & {
   /** Whether the chain has Multicall3 (undefined: not known yet). */
   present: boolean | undefined
   checkedAt: number
@@ -36,8 +38,27 @@ export type CallBatcherContext = Required<Pick<CreateCallBatcherParameters, 'req
   scheduled: boolean
 }
 
-export function createCallBatcherContext({ request, logger, enabled = true, maxCalls = 64, spread = 4, foldAt = 8 }: CreateCallBatcherParameters): CallBatcherContext {
-  return { request, logger, enabled, maxCalls, spread, foldAt, present: enabled ? undefined : false, checkedAt: 0, checking: undefined, queue: [], scheduled: false }
+export function createCallBatcherContext({
+  request,
+  logger,
+  enabled = true,
+  maxCalls = 64,
+  spread = 4,
+  foldAt = 8,
+}: CreateCallBatcherParameters): CallBatcherContext {
+  return {
+    request,
+    logger,
+    enabled,
+    maxCalls,
+    spread,
+    foldAt,
+    present: enabled ? undefined : false,
+    checkedAt: 0,
+    checking: undefined,
+    queue: [],
+    scheduled: false,
+  }
 }
 
 /** The block a call reads: the latest, or the one whose hash is `at` (EIP-1898). */

@@ -8,13 +8,16 @@ import { Status } from '../../status/statusCodes.ts'
 export function classifyRpcError(err: unknown, chainId: string, what: string): GatewayError {
   // The endpoint pool's own verdicts reach us wrapped by viem's transport layer.
   for (let e: unknown = err; e; e = (e as { cause?: unknown }).cause) if (e instanceof GatewayError) return e
-  const unreachable = err instanceof BaseError && err.walk((e) => e instanceof HttpRequestError || e instanceof TimeoutError || e instanceof WebSocketRequestError)
+  const unreachable =
+    err instanceof BaseError &&
+    err.walk((e) => e instanceof HttpRequestError || e instanceof TimeoutError || e instanceof WebSocketRequestError)
   if (unreachable) return new ChainUnavailableError(chainId, { cause: err })
   const rpcError = err instanceof BaseError && err.walk((e) => e instanceof RpcRequestError)
   return new GatewayError(`The chain rejected the ${what}`, {
     code: 'CHAIN_CALL_FAILED',
     status: Status.GATEWAY_FAILURE,
     cause: err,
-    details: err instanceof BaseError ? (rpcError ? (rpcError as BaseError).shortMessage : err.shortMessage) : undefined,
+    details:
+      err instanceof BaseError ? (rpcError ? (rpcError as BaseError).shortMessage : err.shortMessage) : undefined,
   })
 }

@@ -5,12 +5,12 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import pino from 'pino'
 import { type Address, type Hex, HttpRequestError } from 'viem'
-import { type Devnet, startDevnet } from './devnet/startDevnet.ts'
+import { validatorReads } from '../../../test/support/validatorReads.ts'
 import { Status } from '../../status/statusCodes.ts'
+import { createJsonRpcClient } from '../createJsonRpcClient.ts'
 import { createAnswerCache } from './createAnswerCache.ts'
 import { createCallBatcher, multicall3Address } from './createCallBatcher.ts'
-import { createJsonRpcClient } from '../createJsonRpcClient.ts'
-import { validatorReads } from '../../../test/support/validatorReads.ts'
+import { type Devnet, startDevnet } from './devnet/startDevnet.ts'
 
 const logger = pino({ level: 'silent' })
 
@@ -22,7 +22,9 @@ describe('createAnswerCache', () => {
   const request = (args: { method: string; params?: unknown }) => {
     if (args.method === 'eth_call') {
       const [call, block] = args.params as [{ to: Address }, unknown]
-      sent.push(`eth_call:${call.to.toLowerCase() === multicall3Address.toLowerCase() ? 'multicall3' : 'single'}@${typeof block === 'string' ? block : 'hash'}`)
+      sent.push(
+        `eth_call:${call.to.toLowerCase() === multicall3Address.toLowerCase() ? 'multicall3' : 'single'}@${typeof block === 'string' ? block : 'hash'}`,
+      )
     } else sent.push(args.method)
     return rpc.request(args)
   }
@@ -31,7 +33,12 @@ describe('createAnswerCache', () => {
     () => rpc,
   )
   const status = (answer: Hex) => Number.parseInt(answer.slice(2, 4), 16)
-  const latest = async () => (await rpc.request({ method: 'eth_getBlockByNumber', params: ['latest', false] })) as { hash: Hex; number: Hex; timestamp: Hex }
+  const latest = async () =>
+    (await rpc.request({ method: 'eth_getBlockByNumber', params: ['latest', false] })) as {
+      hash: Hex
+      number: Hex
+      timestamp: Hex
+    }
   const cached = (maxEntries?: number) => {
     const batcher = createCallBatcher({ request, logger, spread: 1, foldAt: 1000 })
     return { batcher, cache: createAnswerCache({ reads: batcher, request, ...(maxEntries ? { maxEntries } : {}) }) }
@@ -53,8 +60,16 @@ describe('createAnswerCache', () => {
     sent = []
     const first = await Promise.all([...calls, ...calls].map((c) => settled(cache.call(c))))
     assert.deepEqual(first, await Promise.all([...calls, ...calls].map(direct)))
-    assert.equal(new Set(first.map((r) => (r as { ok: Hex }).ok)).size, 2, 'two verdicts among them: not one answer copied')
-    assert.deepEqual(sent, ['eth_getBlockByNumber', 'eth_call:multicall3@hash'], 'one head read, the ten distinct calls folded once at that block')
+    assert.equal(
+      new Set(first.map((r) => (r as { ok: Hex }).ok)).size,
+      2,
+      'two verdicts among them: not one answer copied',
+    )
+    assert.deepEqual(
+      sent,
+      ['eth_getBlockByNumber', 'eth_call:multicall3@hash'],
+      'one head read, the ten distinct calls folded once at that block',
+    )
     sent = []
     const again = await Promise.all(calls.map((c) => settled(cache.call(c))))
     assert.deepEqual(again, first.slice(0, 10))
@@ -134,7 +149,11 @@ describe('createAnswerCache', () => {
     const batcher = createCallBatcher({ request, logger, spread: 1, foldAt: 1000 })
     await batcher.call(canExecute(1))
     const asked: Hex[] = []
-    const cache = createAnswerCache({ reads: { call: (c) => (asked.push(c.data), batcher.call(c)) }, request, maxEntries: 2 })
+    const cache = createAnswerCache({
+      reads: { call: (c) => (asked.push(c.data), batcher.call(c)) },
+      request,
+      maxEntries: 2,
+    })
     const [a, b, c] = [canExecute(301), canExecute(302), canExecute(303)]
     await cache.call(a)
     await cache.call(b)
@@ -150,7 +169,9 @@ describe('createAnswerCache', () => {
     let attempts = 0
     const down = (args: { method: string; params?: unknown }) => {
       attempts++
-      return Promise.reject(new HttpRequestError({ url: 'http://127.0.0.1:1', details: `connect ECONNREFUSED (${args.method})` }))
+      return Promise.reject(
+        new HttpRequestError({ url: 'http://127.0.0.1:1', details: `connect ECONNREFUSED (${args.method})` }),
+      )
     }
     const cache = createAnswerCache({ reads: createCallBatcher({ request: down, logger }), request: down })
     const results = await Promise.all([settled(cache.call(canExecute(1))), settled(cache.call(canExecute(3)))])

@@ -4,12 +4,12 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import pino from 'pino'
 import { type Address, type Hex, HttpRequestError } from 'viem'
+import { validatorReads } from '../../../test/support/validatorReads.ts'
+import { createJsonRpcClient } from '../createJsonRpcClient.ts'
+import { createCallBatcher, multicall3Address } from './createCallBatcher.ts'
 import { createDevClients } from './devnet/deployContracts.ts'
 import { deployMulticall3 } from './devnet/deployMulticall3.ts'
 import { type Devnet, startDevnet } from './devnet/startDevnet.ts'
-import { createCallBatcher, multicall3Address } from './createCallBatcher.ts'
-import { createJsonRpcClient } from '../createJsonRpcClient.ts'
-import { validatorReads } from '../../../test/support/validatorReads.ts'
 
 const logger = pino({ level: 'silent' })
 
@@ -19,7 +19,12 @@ describe('createCallBatcher', () => {
   /** Every request the batcher made, by method (eth_call split by target). */
   let sent: string[]
   const request = (args: { method: string; params?: unknown }) => {
-    const to = args.method === 'eth_call' ? ((args.params as [{ to: Address }])[0].to.toLowerCase() === multicall3Address.toLowerCase() ? ':multicall3' : ':single') : ''
+    const to =
+      args.method === 'eth_call'
+        ? (args.params as [{ to: Address }])[0].to.toLowerCase() === multicall3Address.toLowerCase()
+          ? ':multicall3'
+          : ':single'
+        : ''
     sent.push(`${args.method}${to}`)
     return rpc.request(args)
   }
@@ -46,7 +51,10 @@ describe('createCallBatcher', () => {
     const calls = [...Array.from({ length: 20 }, (_, i) => canExecute(100 + i)), reverting(), canExecute(7)]
     const folded = await Promise.all(calls.map((c) => settled(batcher.call(c))))
     assert.deepEqual(folded, await Promise.all(calls.map(direct)))
-    assert.ok('err' in folded[20]! && /revert/i.test(folded[20].err), `the reverted call fails alone: ${JSON.stringify(folded[20])}`)
+    assert.ok(
+      'err' in folded[20]! && /revert/i.test(folded[20].err),
+      `the reverted call fails alone: ${JSON.stringify(folded[20])}`,
+    )
     assert.ok(folded.filter((r) => 'ok' in r).length === 21)
     // Two different verdicts among them (an open policy and an unknown one): not one answer copied.
     assert.equal(new Set(folded.filter((r) => 'ok' in r).map((r) => (r as { ok: Hex }).ok)).size, 2)
@@ -82,7 +90,10 @@ describe('createCallBatcher', () => {
   it('folds the reads of one turn per block: those pinned to a block hash read that block, the others the latest', async () => {
     const batcher = createCallBatcher({ request, logger, spread: 1, foldAt: 1000 })
     await batcher.call(canExecute(1))
-    const head = (await rpc.request({ method: 'eth_getBlockByNumber', params: ['latest', false] })) as { hash: Hex; timestamp: Hex }
+    const head = (await rpc.request({ method: 'eth_getBlockByNumber', params: ['latest', false] })) as {
+      hash: Hex
+      timestamp: Hex
+    }
     // Executable from 100 s after this block: too early here, executable in the next block, 200 s later.
     const later = canExecute(801, BigInt(head.timestamp) + 100n)
     await rpc.request({ method: 'evm_increaseTime', params: [200] })
@@ -94,7 +105,8 @@ describe('createCallBatcher', () => {
       batcher.call(later),
       batcher.call(canExecute(803)),
     ])
-    const at = (block: unknown) => (c: { to: Address; data: Hex }) => rpc.request({ method: 'eth_call', params: [c, block] })
+    const at = (block: unknown) => (c: { to: Address; data: Hex }) =>
+      rpc.request({ method: 'eth_call', params: [c, block] })
     assert.deepEqual([old1, old2], await Promise.all([later, canExecute(803)].map(at({ blockHash: head.hash }))))
     assert.deepEqual([now1, now2], await Promise.all([later, canExecute(803)].map(at('latest'))))
     assert.notEqual(old1, now1, 'too early at the pinned block, executable at the latest')
@@ -112,7 +124,10 @@ describe('createCallBatcher', () => {
       assert.equal(batcher.folding(), false)
       sent = []
       const calls = Array.from({ length: 5 }, (_, i) => canExecute(400 + i))
-      assert.deepEqual(await Promise.all(calls.map((c) => settled(batcher.call(c)))), await Promise.all(calls.map(direct)))
+      assert.deepEqual(
+        await Promise.all(calls.map((c) => settled(batcher.call(c)))),
+        await Promise.all(calls.map(direct)),
+      )
       assert.deepEqual(sent, Array(5).fill('eth_call:single'))
     } finally {
       await publicClient.request({ method: 'evm_revert' as never, params: [snapshot] as never })
@@ -132,7 +147,10 @@ describe('createCallBatcher', () => {
     await publicClient.request({ method: 'anvil_setCode' as never, params: [multicall3Address, '0x'] as never })
     try {
       const calls = Array.from({ length: 6 }, (_, i) => canExecute(500 + i))
-      assert.deepEqual(await Promise.all(calls.map((c) => settled(batcher.call(c)))), await Promise.all(calls.map(direct)))
+      assert.deepEqual(
+        await Promise.all(calls.map((c) => settled(batcher.call(c)))),
+        await Promise.all(calls.map(direct)),
+      )
       await new Promise((r) => setTimeout(r, 200))
       assert.equal(batcher.folding(), false)
     } finally {

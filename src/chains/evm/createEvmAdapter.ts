@@ -33,11 +33,18 @@ export function createEvmAdapter(parameters: CreateEvmAdapterParameters): ChainA
     executorAddress: chain.executor,
     ...(relayers
       ? {
-          relayerBalance: async () => (await Promise.all(relayers.addresses.map((address) => client.getBalance({ address })))).reduce((a, b) => a + b, 0n),
+          relayerBalance: async () =>
+            (await Promise.all(relayers.addresses.map((address) => client.getBalance({ address })))).reduce(
+              (a, b) => a + b,
+              0n,
+            ),
           relayerAccounts: () =>
             Promise.all(
               relayers.addresses.map(async (address) => {
-                const [balance, nonce] = await Promise.all([client.getBalance({ address }), client.getTransactionCount({ address, blockTag: 'latest' })])
+                const [balance, nonce] = await Promise.all([
+                  client.getBalance({ address }),
+                  client.getTransactionCount({ address, blockTag: 'latest' }),
+                ])
                 return { address, balance, nonce }
               }),
             ),
@@ -56,7 +63,8 @@ export function createEvmAdapter(parameters: CreateEvmAdapterParameters): ChainA
     confirmExecuted: (tx) => confirmExecuted(ctx, tx),
     checkMined: (tx) => checkMined(ctx, tx),
     replacement: (tx) => replacement(ctx, tx),
-    fundingShortfall: (intent, account) => readFundingShortfall({ client, executor: chain.executor, registry: chain.registry, intent, account }),
+    fundingShortfall: (intent, account) =>
+      readFundingShortfall({ client, executor: chain.executor, registry: chain.registry, intent, account }),
     signingRequest: (intent, account) => signingRequest(ctx, intent, account),
     getHealth: () =>
       probeHealth({

@@ -4,18 +4,25 @@ import type { ChainConfig } from '../../config/gatewayConfig.ts'
 import type { RuntimeChains, RuntimeContext } from '../../config/runtimeModule.ts'
 import { openEvmRelayerKeys } from '../../signers/openEvmRelayerKeys.ts'
 import { createEvmAdapter } from './createEvmAdapter.ts'
-import { type EvmOptions, readEvmOptions } from './evmOptions.ts'
 import { createChainList } from './discovery/createChainList.ts'
 import { resolveChains } from './discovery/resolveChains.ts'
+import { type EvmOptions, readEvmOptions } from './evmOptions.ts'
 
-export async function createEvmChains(configs: ChainConfig[], { settings, logger, rpcRecorder, journal, leases }: RuntimeContext): Promise<RuntimeChains> {
+export async function createEvmChains(
+  configs: ChainConfig[],
+  { settings, logger, rpcRecorder, journal, leases }: RuntimeContext,
+): Promise<RuntimeChains> {
   // Its own settings, as its module read them (the defaults where a configuration carries none).
   const options = (settings.runtimeOptions?.evm as EvmOptions | undefined) ?? readEvmOptions({}, [])
   const needsDiscovery = configs.some((c) => c.rpcUrls.length === 0)
   const chainList = needsDiscovery ? createChainList({ ...options.chainList, logger }) : undefined
   const chains = await resolveChains({ chains: configs, chainList, production: settings.production, logger })
   const relayerKeys =
-    settings.keys.relayerPrivateKeys && settings.keys.relayerPrivateKeys.length > 0 ? settings.keys.relayerPrivateKeys : settings.keys.relayerPrivateKey ? [settings.keys.relayerPrivateKey] : []
+    settings.keys.relayerPrivateKeys && settings.keys.relayerPrivateKeys.length > 0
+      ? settings.keys.relayerPrivateKeys
+      : settings.keys.relayerPrivateKey
+        ? [settings.keys.relayerPrivateKey]
+        : []
   for (const chain of chains) {
     if (chain.readOnly && relayerKeys.length > 0) {
       logger.warn(
@@ -26,7 +33,11 @@ export async function createEvmChains(configs: ChainConfig[], { settings, logger
   }
   // Keys that never enter the process (KMS, a PKCS#11 token), opened through signers/: their addresses are read at start-up.
   const remoteAccounts = await openEvmRelayerKeys(settings.signers)
-  if (remoteAccounts.length > 0) logger.info({ relayers: remoteAccounts.map((a) => ({ address: a.address, signer: a.backend })) }, 'relayer keys held outside the process')
+  if (remoteAccounts.length > 0)
+    logger.info(
+      { relayers: remoteAccounts.map((a) => ({ address: a.address, signer: a.backend })) },
+      'relayer keys held outside the process',
+    )
   const adapters = chains.map((chain) =>
     createEvmAdapter({
       chain,
@@ -38,7 +49,8 @@ export async function createEvmChains(configs: ChainConfig[], { settings, logger
       rpcTimeoutMs: settings.rpc.timeoutMs,
       pollingIntervalMs: settings.rpc.pollMs,
       logger,
-      maxGasPerExecution: settings.execution.maxGasPerExecution === undefined ? undefined : BigInt(settings.execution.maxGasPerExecution),
+      maxGasPerExecution:
+        settings.execution.maxGasPerExecution === undefined ? undefined : BigInt(settings.execution.maxGasPerExecution),
       rpcRecorder,
       confirmations: settings.execution.confirmations,
       maxFeePerGas: options.maxFeePerGas === undefined ? undefined : BigInt(options.maxFeePerGas),
@@ -48,11 +60,15 @@ export async function createEvmChains(configs: ChainConfig[], { settings, logger
       // Transactions of another instance of the chain (reset) hold no nonce on this one.
       unsettledTransactions: async (relayer, chainInstance) =>
         (await journal.pending({ chainId: chain.chainId, relayer }))
-          .filter((r) => chainInstance === undefined || r.chainInstance === undefined || r.chainInstance === chainInstance)
+          .filter(
+            (r) => chainInstance === undefined || r.chainInstance === undefined || r.chainInstance === chainInstance,
+          )
           .flatMap((r) => r.transaction ?? []),
     }),
   )
   // The in-process x402 facilitator settles a price's network through that chain's first endpoint.
-  const settlementRpcUrls = new Map(chains.flatMap((c) => (c.endpoints[0] ? [[c.chainId, c.endpoints[0].url] as const] : [])))
+  const settlementRpcUrls = new Map(
+    chains.flatMap((c) => (c.endpoints[0] ? [[c.chainId, c.endpoints[0].url] as const] : [])),
+  )
   return { adapters, settlementRpcUrls }
 }

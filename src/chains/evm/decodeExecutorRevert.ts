@@ -22,19 +22,31 @@ export function decodeExecutorRevert(err: unknown): DecodedRevert | undefined {
 export function decodeRevertData(data: Hex): DecodedRevert | undefined {
   if (data.length < 10) return undefined
   try {
-    const { errorName, args } = decodeErrorResult({ abi: intentExecutorArtifact.abi, data }) as { errorName: string; args: readonly unknown[] | undefined }
-    const reason = errorName === 'Error' ? String(args?.[0]) : errorName === 'Panic' ? `panic ${String(args?.[0])}` : errorName
+    const { errorName, args } = decodeErrorResult({ abi: intentExecutorArtifact.abi, data }) as {
+      errorName: string
+      args: readonly unknown[] | undefined
+    }
+    const reason =
+      errorName === 'Error' ? String(args?.[0]) : errorName === 'Panic' ? `panic ${String(args?.[0])}` : errorName
     return toDecoded(errorName, args, reason)
   } catch {
     return { status: 0x00, detail: `the executor reverted with data it does not declare: ${data.slice(0, 202)}` }
   }
 }
 
-function toDecoded(errorName: string | undefined, args: readonly unknown[] | undefined, reason: string | undefined): DecodedRevert {
-  if (errorName === 'ExecutionDenied') return { status: hexToNumber(args![0] as Hex), detail: 'the executor refused the intent' }
+function toDecoded(
+  errorName: string | undefined,
+  args: readonly unknown[] | undefined,
+  reason: string | undefined,
+): DecodedRevert {
+  if (errorName === 'ExecutionDenied')
+    return { status: hexToNumber(args![0] as Hex), detail: 'the executor refused the intent' }
   if (errorName === 'ExecutionFailed') {
     const data = args![1] as Hex
-    return { status: hexToNumber(args![0] as Hex), detail: `the target call reverted${data !== '0x' ? ` with data ${data.slice(0, 202)}` : ''}` }
+    return {
+      status: hexToNumber(args![0] as Hex),
+      detail: `the target call reverted${data !== '0x' ? ` with data ${data.slice(0, 202)}` : ''}`,
+    }
   }
   return { status: 0x00, detail: `the executor reverted: ${reason ?? 'no reason given'}` }
 }
@@ -44,7 +56,12 @@ function revertDataOf(err: BaseError): Hex | undefined {
   let found: Hex | undefined
   err.walk((e) => {
     const data = (e as { data?: unknown }).data
-    const hex = typeof data === 'string' ? data : typeof (data as { data?: unknown } | undefined)?.data === 'string' ? (data as { data: string }).data : undefined
+    const hex =
+      typeof data === 'string'
+        ? data
+        : typeof (data as { data?: unknown } | undefined)?.data === 'string'
+          ? (data as { data: string }).data
+          : undefined
     if (hex && /^0x[0-9a-fA-F]*$/.test(hex) && hex.length >= 10) found = hex as Hex
     return found !== undefined
   })

@@ -17,7 +17,9 @@ export function detectMulticall3(ctx: CallBatcherContext): void {
       if (now !== ctx.present)
         ctx.logger.info(
           { multicall3: multicall3Address, folding: now },
-          now ? 'Multicall3 found: concurrent validator reads are folded into one call' : 'no Multicall3 on this chain: each validator read is its own call',
+          now
+            ? 'Multicall3 found: concurrent validator reads are folded into one call'
+            : 'no Multicall3 on this chain: each validator read is its own call',
         )
       ctx.present = now
     } catch {

@@ -2,7 +2,7 @@
 // carries keccak256 of it) and, after a selector and beside the signature, the arguments of
 // checkBatch and executeBatch. The tuple's ABI comes from the compiled IntentAccount, so the
 // gateway and the contract cannot drift apart.
-import { type Address, type Hex, encodeAbiParameters } from 'viem'
+import { type Address, encodeAbiParameters, type Hex } from 'viem'
 import { intentAccountArtifact } from '../../contracts/intentAccountArtifact.ts'
 import type { Intent } from '../../ports/intent.ts'
 

@@ -32,20 +32,38 @@ export function readEvmOptions(env: Env, problems: string[]): EvmOptions {
   const timeoutMs = readInteger(env, 'CHAINLIST_TIMEOUT_MS', { min: 100, max: 60_000, fallback: 5_000 }, problems)
   const ttlMs = readInteger(env, 'CHAINLIST_TTL_MS', { min: 0, max: 7 * 24 * 3_600_000, fallback: 3_600_000 }, problems)
   const cacheFile = env.CHAINLIST_CACHE_FILE?.trim() || join(homedir(), '.cache', 'intent-gateway', 'chainlist.json')
-  const simulationGatherMs = readInteger(env, 'EVM_SIMULATION_GATHER_MS', { min: 0, max: 10_000, fallback: 200 }, problems)
+  const simulationGatherMs = readInteger(
+    env,
+    'EVM_SIMULATION_GATHER_MS',
+    { min: 0, max: 10_000, fallback: 200 },
+    problems,
+  )
   const maxFeePerGas = readGwei(env, 'MAX_FEE_PER_GAS_GWEI', { max: 100_000, fallback: '100' }, problems)
   const multicall = readBoolean(env, 'MULTICALL', problems, true)
   const validateCache = readBoolean(env, 'VALIDATE_CACHE', problems, false)
   // A value left undefined was reported: the caller throws before these options are used.
-  return { chainList: { url, timeoutMs: timeoutMs!, ttlMs: ttlMs!, cacheFile }, multicall, validateCache, simulationGatherMs: simulationGatherMs!, maxFeePerGas }
+  return {
+    chainList: { url, timeoutMs: timeoutMs!, ttlMs: ttlMs!, cacheFile },
+    multicall,
+    validateCache,
+    simulationGatherMs: simulationGatherMs!,
+    maxFeePerGas,
+  }
 }
 
 /** An amount of gwei with up to 9 decimals, as wei; 0 turns the feature off (undefined). */
-function readGwei(env: Env, name: string, bounds: { max: number; fallback: string }, problems: string[]): number | undefined {
+function readGwei(
+  env: Env,
+  name: string,
+  bounds: { max: number; fallback: string },
+  problems: string[],
+): number | undefined {
   const raw = env[name]?.trim() || bounds.fallback
   const match = /^(\d{1,9})(?:\.(\d{1,9}))?$/.exec(raw)
   if (!match || Number(raw) > bounds.max) {
-    problems.push(`${name}: "${raw.slice(0, 20)}" is not an amount of gwei between 0 and ${bounds.max} (up to 9 decimals; 0 turns re-pricing off)`)
+    problems.push(
+      `${name}: "${raw.slice(0, 20)}" is not an amount of gwei between 0 and ${bounds.max} (up to 9 decimals; 0 turns re-pricing off)`,
+    )
     return undefined
   }
   const wei = BigInt(match[1]!) * 1_000_000_000n + BigInt((match[2] ?? '').padEnd(9, '0'))

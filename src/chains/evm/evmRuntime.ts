@@ -3,9 +3,9 @@
 // match X-Intent-Hash against the event.
 import { type Address, type Hex, isAddress } from 'viem'
 import { keccak256 } from '../../crypto/keccak256.ts'
+import type { ChainRuntime } from '../../ports/chainRuntime.ts'
 import type { Intent } from '../../ports/intent.ts'
 import { refuseAccountMetas } from '../refuseAccountMetas.ts'
-import type { ChainRuntime } from '../../ports/chainRuntime.ts'
 import { encodeBatchIntent } from './encodeBatchIntent.ts'
 import { intentAbiParameter } from './intentAbi.ts'
 
@@ -44,9 +44,21 @@ export function encodeIntent(intent: Intent): Hex {
 // The tuple's layout, written out: viem's general encoder walks the ABI for every request and cost
 // ~9% of a validate's CPU. The field list is checked against the compiled ABI when this loads, and
 // a property test compares the two encoders.
-const layout = ['sender:address', 'target:address', 'data:bytes', 'value:uint256', 'nonce:uint256', 'validAfter:uint256', 'validBefore:uint256', 'policyId:bytes32']
-const compiled = (intentAbiParameter as { components?: readonly { name?: string; type: string }[] }).components?.map((c) => `${c.name}:${c.type}`)
-if (compiled?.join() !== layout.join()) throw new Error(`the Intent ABI changed (${compiled?.join()}): update encodeIntentWords`)
+const layout = [
+  'sender:address',
+  'target:address',
+  'data:bytes',
+  'value:uint256',
+  'nonce:uint256',
+  'validAfter:uint256',
+  'validBefore:uint256',
+  'policyId:bytes32',
+]
+const compiled = (intentAbiParameter as { components?: readonly { name?: string; type: string }[] }).components?.map(
+  (c) => `${c.name}:${c.type}`,
+)
+if (compiled?.join() !== layout.join())
+  throw new Error(`the Intent ABI changed (${compiled?.join()}): update encodeIntentWords`)
 
 const zeros = '0'.repeat(64)
 const word = (hex: string) => zeros.slice(hex.length) + hex

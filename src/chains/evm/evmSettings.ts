@@ -1,8 +1,8 @@
 // The EVM runtime's own settings: RELAYER_PRIVATE_KEY and RELAYER_PRIVATE_KEYS, the relayer keys
 // held in the process (keys in KMS or a PKCS#11 token are config/signersConfig.ts's).
 import { type Address, type Hex, isHex } from 'viem'
-import type { Env } from '../../config/gatewayConfig.ts'
 import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts'
+import type { Env } from '../../config/gatewayConfig.ts'
 
 /** The mnemonic behind anvil's funded accounts: public, so never a production relayer. */
 const devnetMnemonic = 'test test test test test test test test test test test junk'
@@ -19,7 +19,10 @@ export function readRelayerKeys(env: Env, production: boolean, problems: string[
     .split(',')
     .map((k) => k.trim())
     .filter(Boolean)
-  for (const [name, raw, position] of [...(one ? [['RELAYER_PRIVATE_KEY', one, ''] as const] : []), ...many.map((raw, i) => ['RELAYER_PRIVATE_KEYS', raw, ` (key ${i + 1})`] as const)]) {
+  for (const [name, raw, position] of [
+    ...(one ? [['RELAYER_PRIVATE_KEY', one, ''] as const] : []),
+    ...many.map((raw, i) => ['RELAYER_PRIVATE_KEYS', raw, ` (key ${i + 1})`] as const),
+  ]) {
     const key = readRelayerKey(raw, `${name}${position}`, production, problems)
     if (!key) continue
     const address = privateKeyToAccount(key).address

@@ -6,8 +6,21 @@ import { keccak256 } from '../../crypto/keccak256.ts'
 import type { SignedExecution } from '../../ports/chainAdapter.ts'
 
 export const evmSignedExecution = {
-  from({ relayer, txNonce, rawTransaction }: { relayer: string; txNonce: number; rawTransaction: Hex }): SignedExecution {
-    return { id: keccak256(rawTransaction), bytes: Buffer.from(rawTransaction.slice(2), 'hex').toString('base64'), relayer, details: { txNonce } }
+  from({
+    relayer,
+    txNonce,
+    rawTransaction,
+  }: {
+    relayer: string
+    txNonce: number
+    rawTransaction: Hex
+  }): SignedExecution {
+    return {
+      id: keccak256(rawTransaction),
+      bytes: Buffer.from(rawTransaction.slice(2), 'hex').toString('base64'),
+      relayer,
+      details: { txNonce },
+    }
   },
   rawTransaction(tx: SignedExecution): Hex {
     return `0x${Buffer.from(tx.bytes, 'base64').toString('hex')}`

@@ -4,8 +4,8 @@
 // gathering, the re-pricing ceiling), and anvil as the devnet.
 import { isAddress } from 'viem'
 import type { RuntimeModule } from '../../config/runtimeModule.ts'
-import { evmRuntime } from './evmRuntime.ts'
 import { readEvmOptions } from './evmOptions.ts'
+import { evmRuntime } from './evmRuntime.ts'
 import { readRelayerKeys } from './evmSettings.ts'
 
 export const evmModule: RuntimeModule = {
@@ -14,7 +14,8 @@ export const evmModule: RuntimeModule = {
   namespace: 'eip155',
   runtime: evmRuntime,
   checkContractAddress(value) {
-    if (!/^0x[0-9a-fA-F]{40}$/.test(value)) return `"${value.slice(0, 50)}" is not an address (0x followed by 40 hex digits)`
+    if (!/^0x[0-9a-fA-F]{40}$/.test(value))
+      return `"${value.slice(0, 50)}" is not an address (0x followed by 40 hex digits)`
     if (!isAddress(value, { strict: true })) return `"${value}" has mixed case but is not a valid EIP-55 checksum`
     return undefined
   },
@@ -24,7 +25,10 @@ export const evmModule: RuntimeModule = {
     return { relayerPrivateKey: relayerPrivateKeys[0], relayerPrivateKeys, options: readEvmOptions(env, problems) }
   },
   hasRelayer: (config) =>
-    (config.keys.relayerPrivateKeys?.length ?? 0) > 0 || config.keys.relayerPrivateKey !== undefined || config.signers.kms.keyIds.length > 0 || config.signers.pkcs11 !== undefined,
+    (config.keys.relayerPrivateKeys?.length ?? 0) > 0 ||
+    config.keys.relayerPrivateKey !== undefined ||
+    config.signers.kms.keyIds.length > 0 ||
+    config.signers.pkcs11 !== undefined,
   async createChains(chains, context) {
     // viem's clients, discovery and the signers are loaded only when an EVM chain is configured.
     const { createEvmChains } = await import('./createEvmChains.ts')

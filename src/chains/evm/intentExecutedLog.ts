@@ -17,7 +17,10 @@ const word = 64
  * The status byte and return data of an IntentExecuted log; undefined when the log is another
  * event or its data is not a well-formed abi.encode(bytes1, bytes) (as viem would refuse it).
  */
-export function readIntentExecuted(log: { topics: readonly Hex[]; data: Hex }): { status: Hex; returnData: Hex } | undefined {
+export function readIntentExecuted(log: {
+  topics: readonly Hex[]
+  data: Hex
+}): { status: Hex; returnData: Hex } | undefined {
   // Two indexed fields (intentHash, executor) after the event's topic.
   if (log.topics.length !== 3 || log.topics[0]?.toLowerCase() !== intentExecutedTopic) return undefined
   const data = log.data.slice(2)

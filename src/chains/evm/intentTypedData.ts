@@ -1,6 +1,6 @@
 // The EIP-712 typed data a sender (or a delegate of its policy) signs to authorize an intent on the
 // reference executor: the same domain and struct the contract hashes in `signingHash`.
-import { type Address, type TypedDataDomain, getAddress } from 'viem'
+import { type Address, getAddress, type TypedDataDomain } from 'viem'
 import type { Intent } from '../../ports/intent.ts'
 import { toBatchTuple } from './encodeBatchIntent.ts'
 import { toIntentTuple } from './evmRuntime.ts'
@@ -19,7 +19,12 @@ export const intentTypes = {
 } as const
 
 export function intentDomain({ chainId, executor }: { chainId: number; executor: Address }) {
-  return { name: 'IntentExecutor', version: '1', chainId, verifyingContract: executor } as const satisfies TypedDataDomain
+  return {
+    name: 'IntentExecutor',
+    version: '1',
+    chainId,
+    verifyingContract: executor,
+  } as const satisfies TypedDataDomain
 }
 
 /** What viem's `signTypedData` takes: `account.signTypedData(intentTypedData({ chainId, executor, intent }))`. */
@@ -57,6 +62,7 @@ export function accountDomain({ chainId, account }: { chainId: number; account: 
 /** What viem's `signTypedData` takes for an account-mode intent: a batch's BatchIntent, or a single call's Intent, under the account's domain. */
 export function accountTypedData({ chainId, intent }: { chainId: number; intent: Intent }) {
   const domain = accountDomain({ chainId, account: getAddress(intent.sender) })
-  if (!intent.calls) return { domain, types: intentTypes, primaryType: 'Intent', message: toIntentTuple(intent) } as const
+  if (!intent.calls)
+    return { domain, types: intentTypes, primaryType: 'Intent', message: toIntentTuple(intent) } as const
   return { domain, types: batchIntentTypes, primaryType: 'BatchIntent', message: toBatchTuple(intent) } as const
 }

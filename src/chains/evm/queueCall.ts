@@ -5,7 +5,10 @@ import type { CallBatcherContext } from './callBatcherContext.ts'
 import { detectMulticall3 } from './detectMulticall3.ts'
 import { byBlock, flushCalls, foldCalls } from './foldCalls.ts'
 
-export function queueCall(ctx: CallBatcherContext, { to, data, at }: { to: Address; data: Hex; at?: Hex | undefined }): Promise<Hex> {
+export function queueCall(
+  ctx: CallBatcherContext,
+  { to, data, at }: { to: Address; data: Hex; at?: Hex | undefined },
+): Promise<Hex> {
   detectMulticall3(ctx)
   return new Promise<Hex>((resolve, reject) => {
     ctx.queue.push({ to, data, at, resolve, reject })

@@ -6,8 +6,8 @@
 import type { Address, PublicClient } from 'viem'
 import { intentExecutorArtifact } from '../../contracts/intentExecutorArtifact.ts'
 import { policyRegistryArtifact } from '../../contracts/policyRegistryArtifact.ts'
-import type { AccountMode, Intent } from '../../ports/intent.ts'
 import type { FundingShortfall } from '../../ports/fundingShortfall.ts'
+import type { AccountMode, Intent } from '../../ports/intent.ts'
 
 export async function readFundingShortfall({
   client,
@@ -25,19 +25,42 @@ export async function readFundingShortfall({
 }): Promise<FundingShortfall | undefined> {
   const accountMode = account !== undefined || intent.calls !== undefined
   const [policy, spent, funds] = await Promise.all([
-    client.readContract({ address: registry, abi: policyRegistryArtifact.abi, functionName: 'getPolicy', args: [intent.policyId] }),
+    client.readContract({
+      address: registry,
+      abi: policyRegistryArtifact.abi,
+      functionName: 'getPolicy',
+      args: [intent.policyId],
+    }),
     // The executor reads the shared ledger's spend: one figure for both modes.
-    client.readContract({ address: executor, abi: intentExecutorArtifact.abi, functionName: 'policySpent', args: [intent.policyId] }),
+    client.readContract({
+      address: executor,
+      abi: intentExecutorArtifact.abi,
+      functionName: 'policySpent',
+      args: [intent.policyId],
+    }),
     accountMode
       ? client.getBalance({ address: intent.sender as Address })
-      : client.readContract({ address: executor, abi: intentExecutorArtifact.abi, functionName: 'deposits', args: [intent.sender as Address] }),
+      : client.readContract({
+          address: executor,
+          abi: intentExecutorArtifact.abi,
+          functionName: 'deposits',
+          args: [intent.sender as Address],
+        }),
   ])
   if (intent.value > policy.maxValuePerTx) {
-    return { limit: 'policy', detail: `the policy allows at most ${policy.maxValuePerTx} wei per intent; no deposit raises that cap`, cap: policy.maxValuePerTx.toString() }
+    return {
+      limit: 'policy',
+      detail: `the policy allows at most ${policy.maxValuePerTx} wei per intent; no deposit raises that cap`,
+      cap: policy.maxValuePerTx.toString(),
+    }
   }
   const remaining = policy.maxAggregateValue > spent ? policy.maxAggregateValue - spent : 0n
   if (intent.value > remaining) {
-    return { limit: 'policy', detail: `the policy has ${remaining} wei left of its ${policy.maxAggregateValue} wei total; no deposit raises that cap`, cap: remaining.toString() }
+    return {
+      limit: 'policy',
+      detail: `the policy has ${remaining} wei left of its ${policy.maxAggregateValue} wei total; no deposit raises that cap`,
+      cap: remaining.toString(),
+    }
   }
   if (intent.value <= funds) return undefined
   const amount = (intent.value - funds).toString()
@@ -49,5 +72,10 @@ export async function readFundingShortfall({
       balance: funds.toString(),
     }
   }
-  return { limit: 'deposit', detail: `the sender's deposit is ${funds} wei, ${amount} wei short of the intent's value`, amount, deposit: funds.toString() }
+  return {
+    limit: 'deposit',
+    detail: `the sender's deposit is ${funds} wei, ${amount} wei short of the intent's value`,
+    amount,
+    deposit: funds.toString(),
+  }
 }

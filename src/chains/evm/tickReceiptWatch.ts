@@ -44,7 +44,9 @@ export function scheduleTick<R>(ctx: ReceiptWatcherContext<R>, delayMs = ctx.int
 function expireWaits<R>({ waiting, limitMs }: ReceiptWatcherContext<R>, now: number) {
   for (const [hash, waiters] of waiting) {
     const live = waiters.filter((w) => w.deadline > now)
-    for (const w of waiters) if (w.deadline <= now) w.reject(new Error(`no receipt for ${hash} within ${limitMs / 60_000} minutes; reconciliation settles it`))
+    for (const w of waiters)
+      if (w.deadline <= now)
+        w.reject(new Error(`no receipt for ${hash} within ${limitMs / 60_000} minutes; reconciliation settles it`))
     if (live.length === 0) waiting.delete(hash)
     else waiting.set(hash, live)
   }

@@ -8,7 +8,8 @@ import { askAlone } from './settleReceipts.ts'
 import { forgetBlocks, scheduleTick } from './tickReceiptWatch.ts'
 
 export function waitForReceipt<R>(ctx: ReceiptWatcherContext<R>, hash: Hex): Promise<R> {
-  if (ctx.closed) return Promise.reject(new Error(`the gateway closed while watching ${hash}; reconciliation settles it`))
+  if (ctx.closed)
+    return Promise.reject(new Error(`the gateway closed while watching ${hash}; reconciliation settles it`))
   const { waiting } = ctx
   // A watch starting from nothing steps now, from the head or from where it stopped a moment ago.
   const fresh = waiting.size === 0 && !ctx.ticking
@@ -39,6 +40,7 @@ export function closeReceiptWatch<R>(ctx: ReceiptWatcherContext<R>): void {
   ctx.closed = true
   if (ctx.timer) clearTimeout(ctx.timer)
   ctx.timer = undefined
-  for (const [hash, waiters] of ctx.waiting) for (const w of waiters) w.reject(new Error(`the gateway closed while watching ${hash}; reconciliation settles it`))
+  for (const [hash, waiters] of ctx.waiting)
+    for (const w of waiters) w.reject(new Error(`the gateway closed while watching ${hash}; reconciliation settles it`))
   ctx.waiting.clear()
 }

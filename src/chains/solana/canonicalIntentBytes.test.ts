@@ -22,7 +22,9 @@ describe('canonicalIntentBytes', () => {
   }
 
   it('lays the fields out little-endian at fixed offsets, then the account metas and the data', () => {
-    const bytes = canonicalIntentBytes(intent, { programId, config }, [{ address: target, signer: false, writable: true }])
+    const bytes = canonicalIntentBytes(intent, { programId, config }, [
+      { address: target, signer: false, writable: true },
+    ])
     const hex = Buffer.from(bytes).toString('hex')
     const at = (offset: number, length: number) => hex.slice(offset * 2, (offset + length) * 2)
     assert.equal(Buffer.from(bytes.subarray(0, 24)).toString('ascii'), intentDomain)

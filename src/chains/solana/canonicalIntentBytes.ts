@@ -23,7 +23,11 @@ const key = (address: string) => {
  * validAfter i64 | validBefore i64 | policyId[32] | accountCount u32 | accounts (key[32],
  * signer u8, writable u8)* | dataLength u32 | data
  */
-export function canonicalIntentBytes(intent: Intent, deployment: SolanaDeployment, accounts: readonly IntentAccountMeta[] = intent.accounts ?? []): Uint8Array {
+export function canonicalIntentBytes(
+  intent: Intent,
+  deployment: SolanaDeployment,
+  accounts: readonly IntentAccountMeta[] = intent.accounts ?? [],
+): Uint8Array {
   const data = hexToBytes(intent.data)
   const out = new Uint8Array(220 + accounts.length * 34 + 4 + data.length)
   const view = new DataView(out.buffer)

@@ -1,7 +1,7 @@
 // The Compute Budget program's two instructions the execute transaction carries in front of its
 // own (the program reads only the instruction right before execute, so instructions ahead of the
 // Ed25519 one change nothing it checks): the compute-unit limit and the compute-unit price.
-import { type Address, type Instruction, address } from '@solana/kit'
+import { type Address, address, type Instruction } from '@solana/kit'
 
 export const computeBudgetProgram: Address = address('ComputeBudget111111111111111111111111111111')
 
@@ -27,7 +27,9 @@ export function setComputeUnitPrice(microLamports: bigint): Instruction {
 }
 
 /** What a Compute Budget instruction sets, if it is one of the two above. */
-export function readComputeBudget(instruction: Pick<Instruction, 'programAddress' | 'data'>): { computeUnitLimit: number } | { computeUnitPrice: bigint } | undefined {
+export function readComputeBudget(
+  instruction: Pick<Instruction, 'programAddress' | 'data'>,
+): { computeUnitLimit: number } | { computeUnitPrice: bigint } | undefined {
   const data = instruction.data
   if (instruction.programAddress !== computeBudgetProgram || !data) return undefined
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength)

@@ -8,13 +8,13 @@
 // pays its fee (prepareAccountExecution.ts); such an attempt is never re-signed.
 import type { ChainAdapter } from '../../ports/chainAdapter.ts'
 import { probeHealth } from '../probeHealth.ts'
+import { accountSigningRequest } from './actions/accountSigningRequest.ts'
 import { callSolanaRpc } from './actions/callSolanaRpc.ts'
 import { checkDeployment } from './actions/checkDeployment.ts'
 import { describeChain } from './actions/describeChain.ts'
 import { prepareExecution } from './actions/prepareExecution.ts'
 import { reconcile } from './actions/reconcile.ts'
 import { replacement } from './actions/replacement.ts'
-import { accountSigningRequest } from './actions/accountSigningRequest.ts'
 import { validateAsSigner } from './actions/validateAsSigner.ts'
 import { validateSigned } from './actions/validateIntent.ts'
 import { classifySolanaRpcError } from './classifySolanaRpcError.ts'
@@ -25,7 +25,9 @@ import type { createSolanaRuntime } from './solanaRuntime.ts'
 export type { CreateSolanaAdapterParameters } from './createSolanaContext.ts'
 export type { SolanaChainConfig } from './solanaContext.ts'
 
-export function createSolanaAdapter(parameters: CreateSolanaAdapterParameters): ChainAdapter & { runtime: ReturnType<typeof createSolanaRuntime> } {
+export function createSolanaAdapter(
+  parameters: CreateSolanaAdapterParameters,
+): ChainAdapter & { runtime: ReturnType<typeof createSolanaRuntime> } {
   const ctx: SolanaContext = createSolanaContext(parameters)
   const { chain, relayer, runtime } = ctx
   return {
@@ -36,21 +38,23 @@ export function createSolanaAdapter(parameters: CreateSolanaAdapterParameters): 
     ...(relayer
       ? {
           relayerBalance: () =>
-            callSolanaRpc(ctx, 'getBalance', 'relayer balance request', (rpc, abortSignal) => rpc.getBalance(relayer.address, { commitment: 'confirmed' }).send({ abortSignal })).then((r) =>
-              BigInt(r.value),
-            ),
+            callSolanaRpc(ctx, 'getBalance', 'relayer balance request', (rpc, abortSignal) =>
+              rpc.getBalance(relayer.address, { commitment: 'confirmed' }).send({ abortSignal }),
+            ).then((r) => BigInt(r.value)),
         }
       : {}),
     runtime,
     // Account mode (agent as signer, relayer as fee payer): every Solana chain offers it.
     accountMode: true,
-    validate: (intent, signature, account) => (account ? validateAsSigner(ctx, intent, signature) : validateSigned(ctx, intent, signature)),
+    validate: (intent, signature, account) =>
+      account ? validateAsSigner(ctx, intent, signature) : validateSigned(ctx, intent, signature),
     signingRequest(intent, account) {
       if (account) return accountSigningRequest(ctx, intent)
       return {
         scheme: 'ed25519',
         message: runtime.hashIntent(intent),
-        instructions: 'an Ed25519 signature by the sender (or a delegate of the policy) of the 32-byte message, the keccak256 of the canonical intent bytes (programs/solana/README.md)',
+        instructions:
+          'an Ed25519 signature by the sender (or a delegate of the policy) of the 32-byte message, the keccak256 of the canonical intent bytes (programs/solana/README.md)',
       }
     },
     prepareExecution: (intent, signature, options) => prepareExecution(ctx, intent, signature, options),
@@ -61,7 +65,10 @@ export function createSolanaAdapter(parameters: CreateSolanaAdapterParameters): 
         chainId: chain.chainId,
         chainType: 'solana',
         unavailableReason: ctx.state.unavailableReason,
-        latest: () => callSolanaRpc(ctx, 'getSlot', 'slot request', (rpc, abortSignal) => rpc.getSlot({ commitment: 'confirmed' }).send({ abortSignal })),
+        latest: () =>
+          callSolanaRpc(ctx, 'getSlot', 'slot request', (rpc, abortSignal) =>
+            rpc.getSlot({ commitment: 'confirmed' }).send({ abortSignal }),
+          ),
         classify: (err) => classifySolanaRpcError(err, chain.chainId, 'slot request'),
       }),
     preflight: () => checkDeployment(ctx),

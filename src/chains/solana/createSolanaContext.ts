@@ -1,6 +1,13 @@
 // Builds the SolanaContext of one chain from the adapter's parameters: one @solana/kit RPC client
 // per endpoint, the program codec and runtime bound to the deployment, the relayer's signer.
-import { type Address, type Rpc, type SolanaRpcApi, createKeyPairSignerFromPrivateKeyBytes, createSolanaRpc, getBase58Decoder } from '@solana/kit'
+import {
+  type Address,
+  createKeyPairSignerFromPrivateKeyBytes,
+  createSolanaRpc,
+  getBase58Decoder,
+  type Rpc,
+  type SolanaRpcApi,
+} from '@solana/kit'
 import type { Logger } from 'pino'
 import type { RpcRecorder } from '../../metrics/createMetrics.ts'
 import type { EndpointView } from '../../ports/endpoint.ts'
@@ -9,7 +16,7 @@ import { createIssuedMessages } from './createIssuedMessages.ts'
 import { ed25519Seed } from './ed25519Seed.ts'
 import { createIntentGatewayProgram } from './intentGatewayProgram.ts'
 import type { SolanaChainConfig, SolanaContext } from './solanaContext.ts'
-import { type SolanaOptions, defaultSolanaOptions } from './solanaOptions.ts'
+import { defaultSolanaOptions, type SolanaOptions } from './solanaOptions.ts'
 import { createSolanaRuntime } from './solanaRuntime.ts'
 import { toSolanaSigner } from './toSolanaSigner.ts'
 
@@ -50,19 +57,46 @@ export function createSolanaContext({
 }: CreateSolanaAdapterParameters): SolanaContext {
   const log = logger.child({ module: 'solana', chainId: chain.chainId })
   if (chain.rpcUrls.length === 0) throw new Error(`chain ${chain.chainId} has no RPC URL`)
-  if (relayerSecretKey && relayerSecretKey.length !== 32) throw new Error('the Solana relayer key must be the 32-byte Ed25519 seed')
-  if (relayerSecretKey && relayerSigner) throw new Error('the Solana relayer is one key: give its seed or its signer, not both')
+  if (relayerSecretKey && relayerSecretKey.length !== 32)
+    throw new Error('the Solana relayer key must be the 32-byte Ed25519 seed')
+  if (relayerSecretKey && relayerSigner)
+    throw new Error('the Solana relayer is one key: give its seed or its signer, not both')
   const endpoints = chain.rpcUrls.map((url) => ({
     url,
     rpc: createSolanaRpc(url) as Rpc<SolanaRpcApi>,
-    view: { url: redact(url), source: 'config', status: 'unverified', latencyMs: undefined, requests: 0, failures: 0, lastError: undefined } satisfies EndpointView as EndpointView,
+    view: {
+      url: redact(url),
+      source: 'config',
+      status: 'unverified',
+      latencyMs: undefined,
+      requests: 0,
+      failures: 0,
+      lastError: undefined,
+    } satisfies EndpointView as EndpointView,
   }))
   const relayer = relayerSigner
-    ? { address: getBase58Decoder().decode(relayerSigner.publicKey) as Address, signer: Promise.resolve(toSolanaSigner(relayerSigner)), backend: relayerSigner.backend }
+    ? {
+        address: getBase58Decoder().decode(relayerSigner.publicKey) as Address,
+        signer: Promise.resolve(toSolanaSigner(relayerSigner)),
+        backend: relayerSigner.backend,
+      }
     : relayerSecretKey
-      ? { address: getBase58Decoder().decode(ed25519Seed.publicKey(relayerSecretKey)) as Address, signer: createKeyPairSignerFromPrivateKeyBytes(relayerSecretKey), backend: 'local' }
+      ? {
+          address: getBase58Decoder().decode(ed25519Seed.publicKey(relayerSecretKey)) as Address,
+          signer: createKeyPairSignerFromPrivateKeyBytes(relayerSecretKey),
+          backend: 'local',
+        }
       : undefined
-  log.info({ programId: chain.programId, config: chain.config, endpoints: endpoints.length, relayer: relayer?.address, signer: relayer?.backend }, 'chain configured')
+  log.info(
+    {
+      programId: chain.programId,
+      config: chain.config,
+      endpoints: endpoints.length,
+      relayer: relayer?.address,
+      signer: relayer?.backend,
+    },
+    'chain configured',
+  )
   return {
     chain,
     program: createIntentGatewayProgram(chain.programId),

@@ -16,19 +16,35 @@ export type SolanaFailure =
 const failedLine = /^Program (\w+) failed: (.*)$/
 
 /** `signatureInstruction`: the position of the Ed25519 instruction in the transaction (see signatureInstructionOf). */
-export function decodeSolanaFailure(err: unknown, logs: readonly string[] | null | undefined, programId: string, signatureInstruction = 0): SolanaFailure {
+export function decodeSolanaFailure(
+  err: unknown,
+  logs: readonly string[] | null | undefined,
+  programId: string,
+  signatureInstruction = 0,
+): SolanaFailure {
   const shape = err as string | { InstructionError?: [number | bigint, unknown] }
   if (typeof shape !== 'object' || !shape || !Array.isArray(shape.InstructionError)) {
-    return { kind: 'error', detail: typeof shape === 'string' ? shape : JSON.stringify(shape, (_, v) => (typeof v === 'bigint' ? Number(v) : v)) }
+    return {
+      kind: 'error',
+      detail:
+        typeof shape === 'string' ? shape : JSON.stringify(shape, (_, v) => (typeof v === 'bigint' ? Number(v) : v)),
+    }
   }
   const [index, inner] = shape.InstructionError
-  const custom = typeof inner === 'object' && inner !== null && 'Custom' in inner ? Number((inner as { Custom: number | bigint }).Custom) : undefined
-  const described = custom !== undefined ? `custom program error ${custom}` : typeof inner === 'string' ? inner : JSON.stringify(inner)
+  const custom =
+    typeof inner === 'object' && inner !== null && 'Custom' in inner
+      ? Number((inner as { Custom: number | bigint }).Custom)
+      : undefined
+  const described =
+    custom !== undefined ? `custom program error ${custom}` : typeof inner === 'string' ? inner : JSON.stringify(inner)
   // The transaction is [compute budget…, Ed25519 signature check, execute]: a refusal of the Ed25519 one is the signature's.
-  if (Number(index) === signatureInstruction) return { kind: 'status', status: 0xe4, detail: `the Ed25519 program refused the signature (${described})` }
+  if (Number(index) === signatureInstruction)
+    return { kind: 'status', status: 0xe4, detail: `the Ed25519 program refused the signature (${described})` }
   const first = (logs ?? []).map((line) => failedLine.exec(line)).find(Boolean)
-  if (first && first[1] !== programId) return { kind: 'target', detail: `the target instruction failed: program ${first[1]}: ${first[2]}` }
+  if (first && first[1] !== programId)
+    return { kind: 'target', detail: `the target instruction failed: program ${first[1]}: ${first[2]}` }
   if (custom !== undefined && programStatuses.has(custom)) return { kind: 'status', status: custom, detail: undefined }
-  if (custom !== undefined) return { kind: 'error', detail: `program error ${custom}: ${programErrors[custom] ?? 'unknown'}` }
+  if (custom !== undefined)
+    return { kind: 'error', detail: `program error ${custom}: ${programErrors[custom] ?? 'unknown'}` }
   return { kind: 'error', detail: `instruction error ${described}` }
 }

@@ -2,7 +2,7 @@
 // node:crypto: its public key, and a signature. The adapter names its relayer with it, the config
 // checks a keypair with it, the devnet signs its demo intents with it. No @solana/kit here: the
 // config loads it.
-import { createPrivateKey, createPublicKey, sign, type KeyObject } from 'node:crypto'
+import { createPrivateKey, createPublicKey, type KeyObject, sign } from 'node:crypto'
 
 /** PKCS#8 DER of an Ed25519 private key, up to the 32-byte seed. */
 const pkcs8Prefix = Buffer.from('302e020100300506032b657004220420', 'hex')

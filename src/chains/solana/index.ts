@@ -3,7 +3,7 @@
 // config/signersConfig.ts), the priority-fee ceiling
 // SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS (solanaOptions.ts), and LiteSVM as the devnet.
 import type { RuntimeModule } from '../../config/runtimeModule.ts'
-import { type SolanaOptions, readSolanaOptions } from './solanaOptions.ts'
+import { readSolanaOptions, type SolanaOptions } from './solanaOptions.ts'
 import { solanaRelayerKey } from './solanaRelayerKey.ts'
 import { solanaRuntime } from './solanaRuntime.ts'
 
@@ -26,17 +26,28 @@ export const solanaModule: RuntimeModule = {
     const options = readSolanaOptions(env, problems)
     return { solanaRelayerPrivateKey: relayer.ok ? relayer.key : undefined, solanaSimulationFeePayer, options }
   },
-  hasRelayer: (config) => config.keys.solanaRelayerPrivateKey !== undefined || config.signers.ed25519?.solana !== undefined,
+  hasRelayer: (config) =>
+    config.keys.solanaRelayerPrivateKey !== undefined || config.signers.ed25519?.solana !== undefined,
   async createChains(chains, { settings, logger, rpcRecorder }) {
     // Solana's SDK is loaded only when a Solana chain is configured.
     const { createSolanaAdapter } = await import('./createSolanaAdapter.ts')
     // A relayer key outside the process (SOLANA_RELAYER_PKCS11_KEY_LABEL, SOLANA_RELAYER_KMS_KEY_ID): its public key read once, shared by every chain.
     const source = settings.signers?.ed25519?.solana
-    const relayerSigner = source && chains.length > 0 ? await (await import('../../signers/createEd25519Signer.ts')).createEd25519Signer(source) : undefined
-    if (relayerSigner) logger.info({ signer: relayerSigner.backend }, 'the Solana relayer key is held outside the process')
+    const relayerSigner =
+      source && chains.length > 0
+        ? await (await import('../../signers/createEd25519Signer.ts')).createEd25519Signer(source)
+        : undefined
+    if (relayerSigner)
+      logger.info({ signer: relayerSigner.backend }, 'the Solana relayer key is held outside the process')
     const adapters = chains.map((chain) =>
       createSolanaAdapter({
-        chain: { chainId: chain.chainId, reference: chain.reference, rpcUrls: chain.rpcUrls, programId: chain.validator as never, config: chain.registry as never },
+        chain: {
+          chainId: chain.chainId,
+          reference: chain.reference,
+          rpcUrls: chain.rpcUrls,
+          programId: chain.validator as never,
+          config: chain.registry as never,
+        },
         rpcTimeoutMs: settings.rpc.timeoutMs,
         logger,
         simulationFeePayer: settings.keys.solanaSimulationFeePayer as never,

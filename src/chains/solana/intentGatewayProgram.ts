@@ -2,15 +2,15 @@
 // programs/solana/README.md): PDAs, instruction builders, account decoders and error names.
 // Shared by the adapter, the devnet seeding and the tests.
 import {
-  AccountRole,
-  getAddressDecoder,
-  type Address,
   type AccountMeta,
-  type Instruction,
-  type TransactionSigner,
+  AccountRole,
+  type Address,
+  getAddressDecoder,
   getAddressEncoder,
-  type ReadonlyUint8Array,
   getProgramDerivedAddress,
+  type Instruction,
+  type ReadonlyUint8Array,
+  type TransactionSigner,
 } from '@solana/kit'
 import type { Intent } from '../../ports/intent.ts'
 import { canonicalIntentBytes, type SolanaDeployment } from './canonicalIntentBytes.ts'
@@ -111,13 +111,29 @@ export type Ed25519Layout = { publicKeyAt: number; signatureAt: number; messageA
  * inside the instruction itself (what the program's execute accepts): header (count u8, padding
  * u8, seven u16 offsets) at 0, key at 16, signature at 48, message at 112.
  */
-export function ed25519Instruction(publicKey: Uint8Array, signature: Uint8Array, message: Uint8Array, layout: Partial<Ed25519Layout> = {}): Instruction {
-  if (publicKey.length !== 32 || signature.length !== 64) throw new Error('an Ed25519 key is 32 bytes and a signature 64')
+export function ed25519Instruction(
+  publicKey: Uint8Array,
+  signature: Uint8Array,
+  message: Uint8Array,
+  layout: Partial<Ed25519Layout> = {},
+): Instruction {
+  if (publicKey.length !== 32 || signature.length !== 64)
+    throw new Error('an Ed25519 key is 32 bytes and a signature 64')
   const { publicKeyAt = 16, signatureAt = 48, messageAt = 112, instructionIndex = currentInstruction } = layout
-  const data = new Uint8Array(Math.max(16 + 32 + 64 + message.length, publicKeyAt + 32, signatureAt + 64, messageAt + message.length))
+  const data = new Uint8Array(
+    Math.max(16 + 32 + 64 + message.length, publicKeyAt + 32, signatureAt + 64, messageAt + message.length),
+  )
   const view = new DataView(data.buffer)
   data[0] = 1
-  const header = [signatureAt, instructionIndex, publicKeyAt, instructionIndex, messageAt, message.length, instructionIndex]
+  const header = [
+    signatureAt,
+    instructionIndex,
+    publicKeyAt,
+    instructionIndex,
+    messageAt,
+    message.length,
+    instructionIndex,
+  ]
   header.forEach((n, i) => view.setUint16(2 + i * 2, n, true))
   data.set(publicKey, publicKeyAt)
   data.set(signature, signatureAt)
@@ -129,8 +145,13 @@ export const accountSizes = { config: 104, policy: 576, vault: 48, nonce: 48, de
 export const accountTags = { config: 1, policy: 2, vault: 3, nonce: 4, deployment: 5 } as const
 
 export function createIntentGatewayProgram(programId: Address) {
-  const pda = async (seeds: (Uint8Array | ReadonlyUint8Array)[]) => (await getProgramDerivedAddress({ programAddress: programId, seeds }))[0]
-  const signerMeta = (signer: TransactionSigner, writable = true) => ({ address: signer.address, role: writable ? AccountRole.WRITABLE_SIGNER : AccountRole.READONLY_SIGNER, signer })
+  const pda = async (seeds: (Uint8Array | ReadonlyUint8Array)[]) =>
+    (await getProgramDerivedAddress({ programAddress: programId, seeds }))[0]
+  const signerMeta = (signer: TransactionSigner, writable = true) => ({
+    address: signer.address,
+    role: writable ? AccountRole.WRITABLE_SIGNER : AccountRole.READONLY_SIGNER,
+    signer,
+  })
   const meta = (address: Address, role: AccountRole): AccountMeta => ({ address, role })
 
   const program = {
@@ -138,14 +159,18 @@ export function createIntentGatewayProgram(programId: Address) {
     configAddress: (cluster: Uint8Array) => pda([utf8('config'), cluster]),
     /** Created with the config: one config per program and cluster. */
     deploymentAddress: () => pda([utf8('deployment')]),
-    policyAddress: (owner: Address, policyId: `0x${string}`) => pda([utf8('policy'), encoder.encode(owner), bytes32(policyId)]),
+    policyAddress: (owner: Address, policyId: `0x${string}`) =>
+      pda([utf8('policy'), encoder.encode(owner), bytes32(policyId)]),
     vaultAddress: (owner: Address) => pda([utf8('vault'), encoder.encode(owner)]),
     nonceAddress: (sender: Address, nonce: bigint) => pda([utf8('nonce'), encoder.encode(sender), u64(nonce)]),
 
     /** Signed by the program's upgrade authority (it pays too): the program refuses anyone else (Custom(17)). */
     async initConfig(authority: TransactionSigner, cluster: Uint8Array): Promise<Instruction> {
       if (cluster.length !== 32) throw new Error('cluster must be 32 bytes (the genesis hash)')
-      const [programData] = await getProgramDerivedAddress({ programAddress: loaderV3, seeds: [encoder.encode(programId)] })
+      const [programData] = await getProgramDerivedAddress({
+        programAddress: loaderV3,
+        seeds: [encoder.encode(programId)],
+      })
       return {
         programAddress: programId,
         accounts: [
@@ -173,7 +198,11 @@ export function createIntentGatewayProgram(programId: Address) {
       })
       return {
         programAddress: programId,
-        accounts: [signerMeta(owner), meta(await program.policyAddress(owner.address, p.policyId), AccountRole.WRITABLE), meta(systemProgram, AccountRole.READONLY)],
+        accounts: [
+          signerMeta(owner),
+          meta(await program.policyAddress(owner.address, p.policyId), AccountRole.WRITABLE),
+          meta(systemProgram, AccountRole.READONLY),
+        ],
         data: concat(
           Uint8Array.of(1),
           bytes32(p.policyId),
@@ -192,13 +221,21 @@ export function createIntentGatewayProgram(programId: Address) {
     async deposit(sender: TransactionSigner, lamports: bigint): Promise<Instruction> {
       return {
         programAddress: programId,
-        accounts: [signerMeta(sender), meta(await program.vaultAddress(sender.address), AccountRole.WRITABLE), meta(systemProgram, AccountRole.READONLY)],
+        accounts: [
+          signerMeta(sender),
+          meta(await program.vaultAddress(sender.address), AccountRole.WRITABLE),
+          meta(systemProgram, AccountRole.READONLY),
+        ],
         data: concat(Uint8Array.of(2), u64(lamports)),
       }
     },
 
     /** `vaultOwner` defaults to the signer: a different one is how tests try to take another's funds. */
-    async withdraw(sender: TransactionSigner, lamports: bigint, vaultOwner: Address = sender.address): Promise<Instruction> {
+    async withdraw(
+      sender: TransactionSigner,
+      lamports: bigint,
+      vaultOwner: Address = sender.address,
+    ): Promise<Instruction> {
       return {
         programAddress: programId,
         accounts: [signerMeta(sender), meta(await program.vaultAddress(vaultOwner), AccountRole.WRITABLE)],
@@ -229,7 +266,11 @@ export function createIntentGatewayProgram(programId: Address) {
      * It must come right after the Ed25519 instruction carrying the signature. `sysvar` and
      * `accounts` replace what is passed (not what is signed): tests use them to lie.
      */
-    async execute(intent: Intent, config: Address, options: { sysvar?: Address; accounts?: Address[] } = {}): Promise<Instruction> {
+    async execute(
+      intent: Intent,
+      config: Address,
+      options: { sysvar?: Address; accounts?: Address[] } = {},
+    ): Promise<Instruction> {
       const sender = intent.sender as Address
       const metas = intent.accounts ?? []
       return {
@@ -242,7 +283,12 @@ export function createIntentGatewayProgram(programId: Address) {
           meta(options.sysvar ?? instructionsSysvar, AccountRole.READONLY),
           meta(systemProgram, AccountRole.READONLY),
           meta(intent.target as Address, AccountRole.READONLY),
-          ...metas.map((m, i) => meta((options.accounts?.[i] ?? m.address) as Address, m.writable ? AccountRole.WRITABLE : AccountRole.READONLY)),
+          ...metas.map((m, i) =>
+            meta(
+              (options.accounts?.[i] ?? m.address) as Address,
+              m.writable ? AccountRole.WRITABLE : AccountRole.READONLY,
+            ),
+          ),
         ],
         data: concat(Uint8Array.of(5), canonicalIntentBytes(intent, { programId, config })),
       }
@@ -274,13 +320,27 @@ export function createIntentGatewayProgram(programId: Address) {
      * signature of the transaction is the authorization. `accounts` replaces what is passed (not
      * what is signed), `senderSigner` the sender's signer: tests use them to lie.
      */
-    async executeAsSigner(intent: Intent, config: Address, options: { accounts?: Address[]; senderSigner?: TransactionSigner; senderRole?: AccountRole } = {}): Promise<Instruction> {
+    async executeAsSigner(
+      intent: Intent,
+      config: Address,
+      options: { accounts?: Address[]; senderSigner?: TransactionSigner; senderRole?: AccountRole } = {},
+    ): Promise<Instruction> {
       const sender = intent.sender as Address
       const metas = intent.accounts ?? []
       const roleOf = (m: { address: string; signer: boolean; writable: boolean }) =>
-        m.signer ? (m.writable ? AccountRole.WRITABLE_SIGNER : AccountRole.READONLY_SIGNER) : m.writable ? AccountRole.WRITABLE : AccountRole.READONLY
+        m.signer
+          ? m.writable
+            ? AccountRole.WRITABLE_SIGNER
+            : AccountRole.READONLY_SIGNER
+          : m.writable
+            ? AccountRole.WRITABLE
+            : AccountRole.READONLY
       const senderMeta: AccountMeta = options.senderSigner
-        ? ({ address: sender, role: options.senderRole ?? AccountRole.WRITABLE_SIGNER, signer: options.senderSigner } as AccountMeta)
+        ? ({
+            address: sender,
+            role: options.senderRole ?? AccountRole.WRITABLE_SIGNER,
+            signer: options.senderSigner,
+          } as AccountMeta)
         : meta(sender, options.senderRole ?? AccountRole.WRITABLE_SIGNER)
       return {
         programAddress: programId,
@@ -294,7 +354,8 @@ export function createIntentGatewayProgram(programId: Address) {
           ...metas.map((m, i) => {
             const address = (options.accounts?.[i] ?? m.address) as Address
             // The sender's signature reaches the target where a meta asks for it; the sender signs the whole transaction anyway.
-            if (m.signer && address === sender && options.senderSigner) return { address, role: roleOf(m), signer: options.senderSigner } as AccountMeta
+            if (m.signer && address === sender && options.senderSigner)
+              return { address, role: roleOf(m), signer: options.senderSigner } as AccountMeta
             return meta(address, roleOf(m))
           }),
         ],
@@ -306,13 +367,19 @@ export function createIntentGatewayProgram(programId: Address) {
     async cancel(sender: TransactionSigner, nonce: bigint): Promise<Instruction> {
       return {
         programAddress: programId,
-        accounts: [signerMeta(sender), meta(await program.nonceAddress(sender.address, nonce), AccountRole.WRITABLE), meta(systemProgram, AccountRole.READONLY)],
+        accounts: [
+          signerMeta(sender),
+          meta(await program.nonceAddress(sender.address, nonce), AccountRole.WRITABLE),
+          meta(systemProgram, AccountRole.READONLY),
+        ],
         data: concat(Uint8Array.of(6), u64(nonce)),
       }
     },
 
     /** A nonce record as the program writes it, or undefined for anything else. */
-    decodeNonceRecord(data: Uint8Array): { state: 'executed' | 'cancelled'; intentHash: `0x${string}`; slot: bigint } | undefined {
+    decodeNonceRecord(
+      data: Uint8Array,
+    ): { state: 'executed' | 'cancelled'; intentHash: `0x${string}`; slot: bigint } | undefined {
       if (data.length !== accountSizes.nonce || data[0] !== accountTags.nonce) return undefined
       return {
         state: data[3] === 2 ? 'cancelled' : 'executed',
@@ -343,7 +410,12 @@ export function createIntentGatewayProgram(programId: Address) {
     },
 
     /** A spent-nonce record as execute writes it (tests plant one). */
-    nonceRecord(bump: number, intentHash: Uint8Array, slot: bigint, state: 'executed' | 'cancelled' = 'executed'): Uint8Array {
+    nonceRecord(
+      bump: number,
+      intentHash: Uint8Array,
+      slot: bigint,
+      state: 'executed' | 'cancelled' = 'executed',
+    ): Uint8Array {
       const out = new Uint8Array(accountSizes.nonce)
       out[0] = accountTags.nonce
       out[1] = 1

@@ -1,6 +1,11 @@
 // Where the Ed25519 instruction sits in a signed execute transaction (base64): after the compute
 // budget instructions today, first in transactions journaled before the gateway set a budget.
-import { decompileTransactionMessage, getBase64Encoder, getCompiledTransactionMessageDecoder, getTransactionDecoder } from '@solana/kit'
+import {
+  decompileTransactionMessage,
+  getBase64Encoder,
+  getCompiledTransactionMessageDecoder,
+  getTransactionDecoder,
+} from '@solana/kit'
 import { ed25519Program } from './intentGatewayProgram.ts'
 
 export function signatureInstructionOf(wire: string): number {

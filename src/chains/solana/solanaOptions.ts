@@ -22,7 +22,9 @@ export function readSolanaOptions(env: Env, problems: string[]): SolanaOptions {
   if (!raw) return defaultSolanaOptions
   const value = /^\d+$/.test(raw) ? Number(raw) : Number.NaN
   if (!Number.isSafeInteger(value) || value > maxCeiling) {
-    problems.push(`SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS: must be a whole number of micro-lamports per compute unit from 0 to ${maxCeiling} (it is "${raw.slice(0, 30)}")`)
+    problems.push(
+      `SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS: must be a whole number of micro-lamports per compute unit from 0 to ${maxCeiling} (it is "${raw.slice(0, 30)}")`,
+    )
     return defaultSolanaOptions
   }
   return { maxPriorityFeeMicroLamports: value }

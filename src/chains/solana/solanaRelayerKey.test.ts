@@ -21,7 +21,12 @@ describe('solanaRelayerKey', () => {
   })
 
   it('reads the Solana CLI keypair file, a 64-byte base58 keypair and a 32-byte base58 seed as the same seed', () => {
-    for (const raw of [JSON.stringify([...keypair]), `  ${JSON.stringify([...keypair])}\n`, base58(keypair), base58(seed)]) {
+    for (const raw of [
+      JSON.stringify([...keypair]),
+      `  ${JSON.stringify([...keypair])}\n`,
+      base58(keypair),
+      base58(seed),
+    ]) {
       const r = solanaRelayerKey(raw, { production: true })
       assert.ok(r.ok && r.key, raw)
       assert.deepEqual([...r.key], [...seed])

@@ -3,8 +3,8 @@
 // of 64 numbers: the seed, then the public key) or as base58 (64 bytes, as wallets export it, or
 // the 32-byte seed). Returns the 32-byte seed, or a problem that never repeats the key.
 import { createHash } from 'node:crypto'
-import { ed25519Seed } from './ed25519Seed.ts'
 import { decodeBase58 } from './decodeBase58.ts'
+import { ed25519Seed } from './ed25519Seed.ts'
 
 export type SolanaRelayerKey = { ok: true; key: Uint8Array | undefined } | { ok: false; problem: string }
 
@@ -19,21 +19,38 @@ export function solanaRelayerKey(raw: string | undefined, { production }: { prod
   if (text.startsWith('[')) {
     try {
       const list = JSON.parse(text) as unknown
-      if (Array.isArray(list) && list.every((n) => Number.isInteger(n) && n >= 0 && n <= 255)) bytes = Uint8Array.from(list as number[])
+      if (Array.isArray(list) && list.every((n) => Number.isInteger(n) && n >= 0 && n <= 255))
+        bytes = Uint8Array.from(list as number[])
     } catch {
       bytes = undefined
     }
-    if (!bytes) return { ok: false, problem: `${name}: not a JSON array of byte values (the Solana CLI's keypair file holds 64 numbers)` }
+    if (!bytes)
+      return {
+        ok: false,
+        problem: `${name}: not a JSON array of byte values (the Solana CLI's keypair file holds 64 numbers)`,
+      }
   } else {
     bytes = decodeBase58(text)
-    if (!bytes) return { ok: false, problem: `${name}: must be the Solana CLI's keypair (a JSON array of 64 numbers) or base58 (characters 1-9, A-Z, a-z without 0, O, I, l)` }
+    if (!bytes)
+      return {
+        ok: false,
+        problem: `${name}: must be the Solana CLI's keypair (a JSON array of 64 numbers) or base58 (characters 1-9, A-Z, a-z without 0, O, I, l)`,
+      }
   }
-  if (bytes.length !== 64 && bytes.length !== 32) return { ok: false, problem: `${name}: must hold 64 bytes (seed and public key) or the 32-byte seed; it holds ${bytes.length}` }
+  if (bytes.length !== 64 && bytes.length !== 32)
+    return {
+      ok: false,
+      problem: `${name}: must hold 64 bytes (seed and public key) or the 32-byte seed; it holds ${bytes.length}`,
+    }
   const seed = bytes.slice(0, 32)
   if (bytes.length === 64) {
     if (!Buffer.from(ed25519Seed.publicKey(seed)).equals(Buffer.from(bytes.subarray(32))))
-      return { ok: false, problem: `${name}: its last 32 bytes are not the public key of its first 32 (a damaged keypair?)` }
+      return {
+        ok: false,
+        problem: `${name}: its last 32 bytes are not the public key of its first 32 (a damaged keypair?)`,
+      }
   }
-  if (production && Buffer.from(seed).equals(devnetSeed)) return { ok: false, problem: `${name}: is the public devnet relayer key and is refused when NODE_ENV=production` }
+  if (production && Buffer.from(seed).equals(devnetSeed))
+    return { ok: false, problem: `${name}: is the public devnet relayer key and is refused when NODE_ENV=production` }
   return { ok: true, key: seed }
 }

@@ -15,13 +15,17 @@ const minI64 = -(2n ** 63n)
 const maxI64 = 2n ** 63n - 1n
 const base58Alphabet = /^[1-9A-HJ-NP-Za-km-z]+$/
 
-const noDeployment: SolanaDeployment = { programId: '11111111111111111111111111111111' as Address, config: '11111111111111111111111111111111' as Address }
+const noDeployment: SolanaDeployment = {
+  programId: '11111111111111111111111111111111' as Address,
+  config: '11111111111111111111111111111111' as Address,
+}
 
 export function createSolanaRuntime(deployment: SolanaDeployment = noDeployment): ChainRuntime {
   return {
     chainType: 'solana',
     checkAddress(value) {
-      if (!base58Alphabet.test(value)) return 'must be a base58 public key (characters 1-9, A-Z, a-z without 0, O, I, l)'
+      if (!base58Alphabet.test(value))
+        return 'must be a base58 public key (characters 1-9, A-Z, a-z without 0, O, I, l)'
       if (value.length > 44) return 'must be a base58 public key of 32 bytes (it is too long)'
       const length = decodeBase58(value)!.length
       if (length !== 32) return `must be a base58 public key of 32 bytes (it decodes to ${length})`
@@ -29,11 +33,14 @@ export function createSolanaRuntime(deployment: SolanaDeployment = noDeployment)
     },
     checkIntent(intent) {
       const errors: FieldError[] = []
-      if (intent.value > maxU64) errors.push({ field: 'value', message: 'must fit in a u64 (at most 18446744073709551615 lamports)' })
-      if (intent.nonce > maxU64) errors.push({ field: 'nonce', message: 'must fit in a u64 (at most 18446744073709551615)' })
+      if (intent.value > maxU64)
+        errors.push({ field: 'value', message: 'must fit in a u64 (at most 18446744073709551615 lamports)' })
+      if (intent.nonce > maxU64)
+        errors.push({ field: 'nonce', message: 'must fit in a u64 (at most 18446744073709551615)' })
       for (const field of ['validAfter', 'validBefore'] as const) {
         const n = intent[field]
-        if (n < minI64 || n > maxI64) errors.push({ field, message: 'must fit in an i64 of unix seconds (at most 9223372036854775807)' })
+        if (n < minI64 || n > maxI64)
+          errors.push({ field, message: 'must fit in an i64 of unix seconds (at most 9223372036854775807)' })
       }
       return errors
     },

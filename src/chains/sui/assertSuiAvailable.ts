@@ -3,5 +3,6 @@ import { ChainUnavailableError } from '../../errors/chainUnavailableError.ts'
 import type { SuiContext } from './suiContext.ts'
 
 export function assertSuiAvailable(ctx: SuiContext): void {
-  if (ctx.unavailableReason) throw new ChainUnavailableError(ctx.chainId, { details: ctx.unavailableReason, retryAfterSeconds: 60 })
+  if (ctx.unavailableReason)
+    throw new ChainUnavailableError(ctx.chainId, { details: ctx.unavailableReason, retryAfterSeconds: 60 })
 }

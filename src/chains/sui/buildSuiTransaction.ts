@@ -12,7 +12,12 @@ export type SuiGas = { price: bigint; budget: bigint; payment: SuiObjectRef[] }
 /** Validate is simulated with checks off: nothing is charged, so no gas coin is needed. */
 export const validateGas = { price: 1000n, budget: 50_000_000n } as const
 
-export type BuildSuiValidateParameters = { deployment: SuiDeployment; policy: SharedObject; intent: Intent; sender: string }
+export type BuildSuiValidateParameters = {
+  deployment: SuiDeployment
+  policy: SharedObject
+  intent: Intent
+  sender: string
+}
 
 export type BuildSuiExecuteParameters = BuildSuiValidateParameters & {
   /** The sender's serialized signature (flag || signature || public key), empty when the sender sends itself. */
@@ -21,7 +26,12 @@ export type BuildSuiExecuteParameters = BuildSuiValidateParameters & {
 }
 
 /** validate(hub, policy, clock, sender, target, value, nonce, valid_after, valid_before): u8 */
-export function buildSuiValidateTransaction({ deployment, policy, intent, sender }: BuildSuiValidateParameters): Promise<Uint8Array> {
+export function buildSuiValidateTransaction({
+  deployment,
+  policy,
+  intent,
+  sender,
+}: BuildSuiValidateParameters): Promise<Uint8Array> {
   const tx = intentCall(suiIntentModule.validate, { deployment, policy, intent, mutable: false })
   tx.setSender(sender)
   tx.setGasPrice(validateGas.price)
@@ -32,7 +42,14 @@ export function buildSuiValidateTransaction({ deployment, policy, intent, sender
 }
 
 /** execute(hub, policy, clock, sender, target, value, nonce, valid_after, valid_before, signature, ctx) */
-export function buildSuiExecuteTransaction({ deployment, policy, intent, sender, signature, gas }: BuildSuiExecuteParameters): Promise<Uint8Array> {
+export function buildSuiExecuteTransaction({
+  deployment,
+  policy,
+  intent,
+  sender,
+  signature,
+  gas,
+}: BuildSuiExecuteParameters): Promise<Uint8Array> {
   const tx = intentCall(suiIntentModule.execute, { deployment, policy, intent, mutable: true, signature })
   tx.setSender(sender)
   tx.setGasOwner(sender)
@@ -50,8 +67,20 @@ export type BuildSuiSponsoredParameters = BuildSuiValidateParameters & { sponsor
  * transaction's sender, so the module takes the transaction's own signer for the sender and the
  * signature argument is empty; the relayer owns and pays the gas. One Move call, no GasCoin.
  */
-export function buildSuiSponsoredTransaction({ deployment, policy, intent, sponsor, gas }: Omit<BuildSuiSponsoredParameters, 'sender'>): Promise<Uint8Array> {
-  const tx = intentCall(suiIntentModule.execute, { deployment, policy, intent, mutable: true, signature: new Uint8Array() })
+export function buildSuiSponsoredTransaction({
+  deployment,
+  policy,
+  intent,
+  sponsor,
+  gas,
+}: Omit<BuildSuiSponsoredParameters, 'sender'>): Promise<Uint8Array> {
+  const tx = intentCall(suiIntentModule.execute, {
+    deployment,
+    policy,
+    intent,
+    mutable: true,
+    signature: new Uint8Array(),
+  })
   tx.setSender(intent.sender)
   tx.setGasOwner(sponsor)
   tx.setGasPrice(gas.price)
@@ -63,10 +92,23 @@ export function buildSuiSponsoredTransaction({ deployment, policy, intent, spons
 
 function intentCall(
   fn: string,
-  { deployment, policy, intent, mutable, signature }: { deployment: SuiDeployment; policy: SharedObject; intent: Intent; mutable: boolean; signature?: Uint8Array },
+  {
+    deployment,
+    policy,
+    intent,
+    mutable,
+    signature,
+  }: { deployment: SuiDeployment; policy: SharedObject; intent: Intent; mutable: boolean; signature?: Uint8Array },
 ): Transaction {
   const tx = new Transaction()
-  const shared = (o: SharedObject, isMutable: boolean) => tx.object(Inputs.SharedObjectRef({ objectId: o.objectId, initialSharedVersion: o.initialSharedVersion, mutable: isMutable }))
+  const shared = (o: SharedObject, isMutable: boolean) =>
+    tx.object(
+      Inputs.SharedObjectRef({
+        objectId: o.objectId,
+        initialSharedVersion: o.initialSharedVersion,
+        mutable: isMutable,
+      }),
+    )
   const args = [
     shared(deployment.hub, mutable),
     shared(policy, mutable),

@@ -4,7 +4,12 @@ import { failureKind } from '../../metrics/createMetrics.ts'
 import { classifySuiError } from './classifySuiError.ts'
 import type { SuiContext } from './suiContext.ts'
 
-export async function callSui<T>(ctx: SuiContext, method: string, what: string, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+export async function callSui<T>(
+  ctx: SuiContext,
+  method: string,
+  what: string,
+  fn: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
   const started = performance.now()
   const seconds = () => (performance.now() - started) / 1000
   ctx.endpoint.requests++
@@ -17,7 +22,12 @@ export async function callSui<T>(ctx: SuiContext, method: string, what: string, 
   } catch (err) {
     ctx.endpoint.failures++
     const classified = classifySuiError(err, ctx.chainId, what)
-    ctx.rpcRecorder?.observeRpc({ chain: ctx.chainId, method, seconds: seconds(), failure: failureKind(classified, signal.aborted) })
+    ctx.rpcRecorder?.observeRpc({
+      chain: ctx.chainId,
+      method,
+      seconds: seconds(),
+      failure: failureKind(classified, signal.aborted),
+    })
     ctx.endpoint.lastError = classified.details ?? classified.shortMessage
     throw classified
   }

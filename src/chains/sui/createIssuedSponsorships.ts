@@ -26,7 +26,11 @@ export type IssuedSponsorships = {
   readonly size: number
 }
 
-export function createIssuedSponsorships({ capacity = 1_000 }: { capacity?: number | undefined } = {}): IssuedSponsorships {
+export function createIssuedSponsorships({
+  capacity = 1_000,
+}: {
+  capacity?: number | undefined
+} = {}): IssuedSponsorships {
   const issued = new Map<string, IssuedSponsorship>()
   const free: SuiObjectRef[] = []
   return {

@@ -12,7 +12,13 @@ describe('createSuiAdapter configuration', () => {
   it('refuses an unknown Sui network, short object ids and a key that is not Ed25519, in one error', () => {
     const secret = 'suiprivkey1notakeyatall'
     assert.throws(
-      () => createSuiAdapter({ chain: { chainId: 'sui:moonnet', rpcUrl: 'http://127.0.0.1:1', packageId: '0x2', hubId: id }, relayerSecretKey: secret, rpcTimeoutMs: 100, logger }),
+      () =>
+        createSuiAdapter({
+          chain: { chainId: 'sui:moonnet', rpcUrl: 'http://127.0.0.1:1', packageId: '0x2', hubId: id },
+          relayerSecretKey: secret,
+          rpcTimeoutMs: 100,
+          logger,
+        }),
       (err: unknown) => {
         assert.ok(err instanceof ConfigError)
         assert.deepEqual(err.problems, [
@@ -27,7 +33,12 @@ describe('createSuiAdapter configuration', () => {
   })
 
   it('builds a chain without a relayer that cannot execute', () => {
-    const adapter = createSuiAdapter({ chain: { chainId: 'sui:testnet', rpcUrl: 'http://127.0.0.1:1', packageId: id, hubId: id }, relayerSecretKey: undefined, rpcTimeoutMs: 100, logger })
+    const adapter = createSuiAdapter({
+      chain: { chainId: 'sui:testnet', rpcUrl: 'http://127.0.0.1:1', packageId: id, hubId: id },
+      relayerSecretKey: undefined,
+      rpcTimeoutMs: 100,
+      logger,
+    })
     assert.equal(adapter.canExecute, false)
     assert.equal(adapter.describe().relayer, undefined)
     assert.equal(adapter.describe().name, 'Sui testnet')

@@ -17,9 +17,9 @@ import { callSui } from './callSui.ts'
 import { createSuiContext } from './createSuiContext.ts'
 import { describeSuiChain } from './describeSuiChain.ts'
 import { encodeSuiIntent } from './encodeSuiIntent.ts'
+import { preflightSui } from './preflightSui.ts'
 import { prepareSuiExecution } from './prepareSuiExecution.ts'
 import { prepareSuiSponsoredExecution } from './prepareSuiSponsoredExecution.ts'
-import { preflightSui } from './preflightSui.ts'
 import { reconcileSuiTransaction } from './reconcileSuiTransaction.ts'
 import type { SuiChainConfig } from './suiChainConfig.ts'
 import { suiRuntime } from './suiRuntime.ts'
@@ -50,10 +50,16 @@ export type CreateSuiAdapterParameters = {
   journal?: Journal | undefined
 }
 
-export function createSuiAdapter({ maxGasBudget = 500_000_000n, ...parameters }: CreateSuiAdapterParameters): ChainAdapter {
+export function createSuiAdapter({
+  maxGasBudget = 500_000_000n,
+  ...parameters
+}: CreateSuiAdapterParameters): ChainAdapter {
   const ctx = createSuiContext({ ...parameters, maxGasBudget })
   const { relayer, keyHold } = ctx
-  ctx.log.info({ relayer: relayer ?? null, signer: ctx.relayerSigner ?? null, endpoint: redactUrl(ctx.rpcUrl) }, 'chain configured')
+  ctx.log.info(
+    { relayer: relayer ?? null, signer: ctx.relayerSigner ?? null, endpoint: redactUrl(ctx.rpcUrl) },
+    'chain configured',
+  )
   return {
     chainId: ctx.chainId,
     chainType: 'sui',
@@ -61,10 +67,24 @@ export function createSuiAdapter({ maxGasBudget = 500_000_000n, ...parameters }:
     canExecute: ctx.keypair !== undefined,
     executorAddress: ctx.packageId,
     ...(relayer
-      ? { relayerBalance: async () => BigInt((await callSui(ctx, 'getBalance', 'relayer balance request', (signal) => ctx.client.core.getBalance({ owner: relayer, signal }))).balance.balance) }
+      ? {
+          relayerBalance: async () =>
+            BigInt(
+              (
+                await callSui(ctx, 'getBalance', 'relayer balance request', (signal) =>
+                  ctx.client.core.getBalance({ owner: relayer, signal }),
+                )
+              ).balance.balance,
+            ),
+        }
       : {}),
     // In a fleet only the key's holder sends, and reconciles what was sent from it.
-    ...(keyHold ? { canSendNow: () => keyHold.canSendNow(), holdsRelayer: (address: string) => address.toLowerCase() === relayer?.toLowerCase() && keyHold.holdsLease() } : {}),
+    ...(keyHold
+      ? {
+          canSendNow: () => keyHold.canSendNow(),
+          holdsRelayer: (address: string) => address.toLowerCase() === relayer?.toLowerCase() && keyHold.holdsLease(),
+        }
+      : {}),
     // Account mode: a sponsored transaction, the agent as sender, the relayer as gas owner.
     accountMode: ctx.keypair !== undefined,
     // The Move validate does not look at signatures; execute checks them (and aborts 0xE4).
@@ -75,9 +95,13 @@ export function createSuiAdapter({ maxGasBudget = 500_000_000n, ...parameters }:
         : {
             scheme: 'sui-personal-message',
             message: Buffer.from(encodeSuiIntent(intent)).toString('base64'),
-            instructions: "sign `message` (base64 of the intent's BCS bytes) with the sender's key through signPersonalMessage, and send the serialized signature's bytes as 0x hex in `signature`",
+            instructions:
+              "sign `message` (base64 of the intent's BCS bytes) with the sender's key through signPersonalMessage, and send the serialized signature's bytes as 0x hex in `signature`",
           },
-    prepareExecution: (intent, signature, options) => (options?.account ? prepareSuiSponsoredExecution(ctx, intent, signature, options.account) : prepareSuiExecution(ctx, intent, signature)),
+    prepareExecution: (intent, signature, options) =>
+      options?.account
+        ? prepareSuiSponsoredExecution(ctx, intent, signature, options.account)
+        : prepareSuiExecution(ctx, intent, signature),
     reconcile: (tx) => reconcileSuiTransaction(ctx, tx),
     getHealth: () =>
       probeHealth({
@@ -85,7 +109,14 @@ export function createSuiAdapter({ maxGasBudget = 500_000_000n, ...parameters }:
         chainType: 'sui',
         unavailableReason: ctx.unavailableReason,
         latest: async () =>
-          (await callSui(ctx, 'getServiceInfo', 'service info request', async (signal) => (await ctx.client.ledgerService.getServiceInfo({}, { abort: signal })).response)).checkpointHeight,
+          (
+            await callSui(
+              ctx,
+              'getServiceInfo',
+              'service info request',
+              async (signal) => (await ctx.client.ledgerService.getServiceInfo({}, { abort: signal })).response,
+            )
+          ).checkpointHeight,
         // callSui already turned every failure into the gateway's error.
         classify: (err) => err as GatewayError,
       }),

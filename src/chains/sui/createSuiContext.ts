@@ -13,7 +13,7 @@ import type { Ed25519Signer } from '../../signers/ed25519Signer.ts'
 import { createMutex } from '../createMutex.ts'
 import { createIssuedSponsorships } from './createIssuedSponsorships.ts'
 import { holdSuiRelayerKey } from './holdSuiRelayerKey.ts'
-import { type SuiChainConfig, suiChainIds, type SuiNetwork } from './suiChainConfig.ts'
+import { type SuiChainConfig, type SuiNetwork, suiChainIds } from './suiChainConfig.ts'
 import type { SuiContext } from './suiContext.ts'
 import { suiIntentModule } from './suiIntentModule.ts'
 import { toSuiSigner } from './toSuiSigner.ts'
@@ -57,14 +57,23 @@ export function createSuiContext({
   journal,
 }: CreateSuiContextParameters): SuiContext {
   const problems = [
-    ...(suiChainIds.includes(chain.chainId as never) ? [] : [`${chain.chainId}: a Sui chain id is one of ${suiChainIds.join(', ')}`]),
-    ...(objectId.test(chain.packageId) ? [] : [`${chain.chainId}: the package id must be 0x followed by 64 hex digits`]),
+    ...(suiChainIds.includes(chain.chainId as never)
+      ? []
+      : [`${chain.chainId}: a Sui chain id is one of ${suiChainIds.join(', ')}`]),
+    ...(objectId.test(chain.packageId)
+      ? []
+      : [`${chain.chainId}: the package id must be 0x followed by 64 hex digits`]),
     ...(objectId.test(chain.hubId) ? [] : [`${chain.chainId}: the Hub object id must be 0x followed by 64 hex digits`]),
   ]
   let keypair: Signer | undefined
-  if (relayerSigner && relayerSecretKey !== undefined) problems.push(`${chain.chainId}: the Sui relayer is one key: give its secret key or its signer, not both`)
+  if (relayerSigner && relayerSecretKey !== undefined)
+    problems.push(`${chain.chainId}: the Sui relayer is one key: give its secret key or its signer, not both`)
   try {
-    keypair = relayerSigner ? toSuiSigner(relayerSigner) : relayerSecretKey === undefined ? undefined : Ed25519Keypair.fromSecretKey(relayerSecretKey)
+    keypair = relayerSigner
+      ? toSuiSigner(relayerSigner)
+      : relayerSecretKey === undefined
+        ? undefined
+        : Ed25519Keypair.fromSecretKey(relayerSecretKey)
   } catch {
     // The key itself never reaches a message.
     problems.push(`${chain.chainId}: the Sui relayer key is not an Ed25519 key (expected suiprivkey1… or 32 bytes)`)
@@ -100,6 +109,13 @@ export function createSuiContext({
     unavailableReason: undefined,
     endpoint: { requests: 0, failures: 0, lastLatencyMs: undefined, lastError: undefined },
   }
-  if (relayer && leases) ctx.keyHold = holdSuiRelayerKey({ leases, chainId: chain.chainId, relayer, logger: log, onAcquired: () => void (ctx.catchUp = true) })
+  if (relayer && leases)
+    ctx.keyHold = holdSuiRelayerKey({
+      leases,
+      chainId: chain.chainId,
+      relayer,
+      logger: log,
+      onAcquired: () => void (ctx.catchUp = true),
+    })
   return ctx
 }

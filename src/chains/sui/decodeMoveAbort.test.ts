@@ -10,7 +10,8 @@ describe('decodeMoveAbort', () => {
     assert.deepEqual(
       decodeMoveAbort({
         $kind: 'MoveAbort',
-        message: 'Move Runtime Abort. Location: 0x2::balance::split (function index 1) at offset 3, Abort Code: 2 in command 0',
+        message:
+          'Move Runtime Abort. Location: 0x2::balance::split (function index 1) at offset 3, Abort Code: 2 in command 0',
         MoveAbort: { abortCode: '84', location: { package: pkg.slice(2), module: 'intents' } },
       }),
       { code: 84n, package: pkg, module: 'intents', source: 'structured' },
@@ -19,7 +20,12 @@ describe('decodeMoveAbort', () => {
 
   it('reads the MoveAbort(MoveLocation …) debug form', () => {
     const message = `MoveAbort(MoveLocation { module: ModuleId { address: ${pkg.slice(2)}, name: Identifier("intents") }, function: 2, instruction: 14, function_name: Some("execute") }, 84) in command 1`
-    assert.deepEqual(decodeMoveAbort({ $kind: 'Unknown', message }), { code: 84n, package: pkg, module: 'intents', source: 'message' })
+    assert.deepEqual(decodeMoveAbort({ $kind: 'Unknown', message }), {
+      code: 84n,
+      package: pkg,
+      module: 'intents',
+      source: 'message',
+    })
   })
 
   it('reads the "Move Runtime Abort. Location: … Abort Code:" form', () => {

@@ -18,9 +18,11 @@ export type ExecutionErrorLike = {
 }
 
 // MoveAbort(MoveLocation { module: ModuleId { address: <hex>, name: Identifier("m") }, function: 2, instruction: 14, function_name: Some("f") }, 84) in command 1
-const debugForm = /MoveAbort\(MoveLocation \{ module: ModuleId \{ address: (?:0x)?([0-9a-fA-F]{1,64}), name: Identifier\("([A-Za-z_][A-Za-z0-9_]*)"\) \}.*?\}, (\d+)\)/s
+const debugForm =
+  /MoveAbort\(MoveLocation \{ module: ModuleId \{ address: (?:0x)?([0-9a-fA-F]{1,64}), name: Identifier\("([A-Za-z_][A-Za-z0-9_]*)"\) \}.*?\}, (\d+)\)/s
 // Move Runtime Abort. Location: <hex>::m::f (function index 2) at offset 14, Abort Code: 84 in command 0
-const runtimeForm = /Move Runtime Abort\. Location: (?:0x)?([0-9a-fA-F]{1,64})::([A-Za-z_][A-Za-z0-9_]*)::.*?Abort Code: (\d+)/s
+const runtimeForm =
+  /Move Runtime Abort\. Location: (?:0x)?([0-9a-fA-F]{1,64})::([A-Za-z_][A-Za-z0-9_]*)::.*?Abort Code: (\d+)/s
 
 export function decodeMoveAbort(error: ExecutionErrorLike | undefined | null): MoveAbort | undefined {
   if (!error) return undefined

@@ -12,7 +12,10 @@ export async function deliverSuiPending(ctx: SuiContext, relayer: string): Promi
   for (const record of pending) {
     if (!record.transaction) continue
     const outcome = await reconcileSuiTransaction(ctx, { ...record.transaction, intent: record.intent })
-    ctx.log.info({ transactionHash: record.transaction.id, outcome: outcome.kind }, 'a pending transaction of the key taken over was delivered before signing again')
+    ctx.log.info(
+      { transactionHash: record.transaction.id, outcome: outcome.kind },
+      'a pending transaction of the key taken over was delivered before signing again',
+    )
   }
   // Under the send lock: nothing new was signed meanwhile.
   ctx.catchUp = false

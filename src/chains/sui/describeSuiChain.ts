@@ -12,10 +12,17 @@ export function describeSuiChain(ctx: SuiContext): ChainDescription {
     name: `Sui ${ctx.network}`,
     nativeCurrency: { name: 'Sui', symbol: 'SUI', decimals: 9 },
     contracts: { validator: ctx.packageId, executor: ctx.packageId, registry: ctx.hubId },
-    signing: { scheme: 'sui-personal-message', message: "the intent's BCS bytes (see move/README.md), signed with signPersonalMessage" },
+    signing: {
+      scheme: 'sui-personal-message',
+      message: "the intent's BCS bytes (see move/README.md), signed with signPersonalMessage",
+    },
     relayer: ctx.relayer,
     relayerSigner: ctx.relayerSigner,
-    finality: { rule: 'effects', description: "final once the validators' effects are certified (Sui does not reorganise); the checkpoint that includes them follows" },
+    finality: {
+      rule: 'effects',
+      description:
+        "final once the validators' effects are certified (Sui does not reorganise); the checkpoint that includes them follows",
+    },
     available: !ctx.unavailableReason,
     unavailableReason: ctx.unavailableReason,
     endpoints: [

@@ -5,11 +5,11 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { bcs } from '@mysten/bcs'
-import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519'
 import { parseSerializedSignature } from '@mysten/sui/cryptography'
+import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519'
 import { verifyPersonalMessageSignature } from '@mysten/sui/verify'
-import { blake2b } from '@noble/hashes/blake2b'
 import { ed25519 } from '@noble/curves/ed25519'
+import { blake2b } from '@noble/hashes/blake2b'
 import { keccak256 as keccakHex } from 'viem'
 import type { Intent } from '../../ports/intent.ts'
 import { encodeSuiIntent } from './encodeSuiIntent.ts'
@@ -97,7 +97,10 @@ describe('Sui intent bytes (BCS of the Move struct Intent)', () => {
 
   it('X-Intent-Hash is keccak256 of those bytes (known vector)', () => {
     // keccak256 of the first vector's bytes, computed with viem's independent keccak.
-    assert.equal(suiRuntime.hashIntent(vectors[0]!.intent), `0x${Buffer.from(viemKeccak(vectors[0]!.hex)).toString('hex')}`)
+    assert.equal(
+      suiRuntime.hashIntent(vectors[0]!.intent),
+      `0x${Buffer.from(viemKeccak(vectors[0]!.hex)).toString('hex')}`,
+    )
     const other = { ...vectors[0]!.intent, nonce: 8n }
     assert.notEqual(suiRuntime.hashIntent(other), suiRuntime.hashIntent(vectors[0]!.intent))
   })
@@ -134,7 +137,10 @@ describe('Sui personal-message signature over the intent bytes (Move verificatio
     // What the Move module does: sui::ed25519::ed25519_verify(sig, pk, digest) ...
     assert.equal(ed25519.verify(sig, personalMessageDigest(message), publicKey), true)
     // ... and blake2b256(0x00 || pk) == intent.sender.
-    assert.equal(`0x${Buffer.from(blake2b(new Uint8Array([0, ...publicKey]), { dkLen: 32 })).toString('hex')}`, intent.sender)
+    assert.equal(
+      `0x${Buffer.from(blake2b(new Uint8Array([0, ...publicKey]), { dkLen: 32 })).toString('hex')}`,
+      intent.sender,
+    )
     // The SDK agrees.
     const verified = await verifyPersonalMessageSignature(message, signature)
     assert.equal(verified.toSuiAddress(), intent.sender)
@@ -142,14 +148,21 @@ describe('Sui personal-message signature over the intent bytes (Move verificatio
 
   it('gives the vector the Move unit tests use (move/tests/intents_tests.move): bytes, hash and signature', async () => {
     const sender = Ed25519Keypair.fromSecretKey(new Uint8Array(32).fill(9))
-    const moveVector: Intent = { ...vectors[0]!.intent, sender: sender.toSuiAddress(), policyId: `0x${'9e'.repeat(32)}` }
+    const moveVector: Intent = {
+      ...vectors[0]!.intent,
+      sender: sender.toSuiAddress(),
+      policyId: `0x${'9e'.repeat(32)}`,
+    }
     assert.equal(moveVector.sender, '0x6c889013fb165a3a991a62d706af2435d3145a2655347074db6fc94b0eb97ad3')
     const bytes = encodeSuiIntent(moveVector)
     assert.equal(
       Buffer.from(bytes).toString('hex'),
       '15696e74656e742d676174657761792f7375692f76316c889013fb165a3a991a62d706af2435d3145a2655347074db6fc94b0eb97ad32222222222222222222222222222222222222222222222222222222222222222e8030000000000000700000000000000000000000000000000f15365000000009e9e9e9e9e9e9e9e9e9e9e9e9e9e9e9e9e9e9e9e9e9e9e9e9e9e9e9e9e9e9e9e',
     )
-    assert.equal(suiRuntime.hashIntent(moveVector), '0x7a2767fc47701c2eb337593a6d551dda59e18a0326f796e5d03757a0000da970')
+    assert.equal(
+      suiRuntime.hashIntent(moveVector),
+      '0x7a2767fc47701c2eb337593a6d551dda59e18a0326f796e5d03757a0000da970',
+    )
     // Ed25519 signatures are deterministic: the wallet's signature is this exact vector.
     const { signature } = await sender.signPersonalMessage(bytes)
     assert.equal(

@@ -29,7 +29,13 @@ export type HoldSuiRelayerKeyParameters = {
 }
 
 /** Undefined when nothing needs holding: one instance alone (no shared leases) holds its key for good. */
-export function holdSuiRelayerKey({ leases, chainId, relayer, logger, onAcquired }: HoldSuiRelayerKeyParameters): SuiKeyHold | undefined {
+export function holdSuiRelayerKey({
+  leases,
+  chainId,
+  relayer,
+  logger,
+  onAcquired,
+}: HoldSuiRelayerKeyParameters): SuiKeyHold | undefined {
   if (!leases.holdExclusive || !Number.isFinite(leases.ttlMs)) return undefined
   const hold = leases.holdExclusive.bind(leases)
   const ttlMs = leases.ttlMs
@@ -50,19 +56,31 @@ export function holdSuiRelayerKey({ leases, chainId, relayer, logger, onAcquired
           const had = leaseUntil > 0
           if (answer.held) {
             if (!had) {
-              log.info({ instanceId: leases.instanceId, previousHolder: holder ?? null }, 'this instance holds the Sui relayer key: it sends from it')
+              log.info(
+                { instanceId: leases.instanceId, previousHolder: holder ?? null },
+                'this instance holds the Sui relayer key: it sends from it',
+              )
               onAcquired?.()
             }
             leaseUntil = asked + ttlMs
             holder = leases.instanceId
           } else {
-            if (had) log.error({ holder: answer.holder }, 'the Sui relayer key was taken by another instance (this one renewed too late): it stops sending')
-            else if (holder !== answer.holder) log.info({ holder: answer.holder }, 'the Sui relayer key is held by another instance: this one validates only until the key is free')
+            if (had)
+              log.error(
+                { holder: answer.holder },
+                'the Sui relayer key was taken by another instance (this one renewed too late): it stops sending',
+              )
+            else if (holder !== answer.holder)
+              log.info(
+                { holder: answer.holder },
+                'the Sui relayer key is held by another instance: this one validates only until the key is free',
+              )
             leaseUntil = 0
             holder = answer.holder
           }
         },
-        (err: unknown) => log.warn({ err }, 'the lease of the Sui relayer key could not be renewed; sending stops when it ends'),
+        (err: unknown) =>
+          log.warn({ err }, 'the lease of the Sui relayer key could not be renewed; sending stops when it ends'),
       )
       .finally(() => {
         pending = undefined

@@ -17,7 +17,10 @@ export const suiModule: RuntimeModule = {
     const problem = suiRuntime.checkAddress(value)
     return problem && `"${value.slice(0, 70)}" ${problem}`
   },
-  checkReference: (reference) => (suiNetworks.includes(reference) ? undefined : `a Sui chain id is one of ${suiNetworks.map((n) => `sui:${n}`).join(', ')}`),
+  checkReference: (reference) =>
+    suiNetworks.includes(reference)
+      ? undefined
+      : `a Sui chain id is one of ${suiNetworks.map((n) => `sui:${n}`).join(', ')}`,
   discoversEndpoints: false,
   readSettings: (env, { problems }) => ({ suiRelayerPrivateKey: readSuiRelayerKey(env, problems) }),
   hasRelayer: (config) => config.keys.suiRelayerPrivateKey !== undefined || config.signers.ed25519?.sui !== undefined,
@@ -26,7 +29,10 @@ export const suiModule: RuntimeModule = {
     const { createSuiAdapter } = await import('./createSuiAdapter.ts')
     // A relayer key outside the process (SUI_RELAYER_PKCS11_KEY_LABEL, SUI_RELAYER_KMS_KEY_ID): its public key read once, shared by every chain.
     const source = settings.signers?.ed25519?.sui
-    const relayerSigner = source && chains.length > 0 ? await (await import('../../signers/createEd25519Signer.ts')).createEd25519Signer(source) : undefined
+    const relayerSigner =
+      source && chains.length > 0
+        ? await (await import('../../signers/createEd25519Signer.ts')).createEd25519Signer(source)
+        : undefined
     const adapters = chains.map((chain) =>
       createSuiAdapter({
         chain: { chainId: chain.chainId, rpcUrl: chain.rpcUrls[0]!, packageId: chain.executor, hubId: chain.registry },

@@ -8,7 +8,9 @@ import type { SuiContext } from './suiContext.ts'
 export async function preflightSui(ctx: SuiContext): Promise<PreflightResult> {
   const { packageId, hubId } = ctx
   try {
-    const { objects } = await callSui(ctx, 'getObjects', 'package lookup', (signal) => ctx.client.core.getObjects({ objectIds: [packageId, hubId], signal }))
+    const { objects } = await callSui(ctx, 'getObjects', 'package lookup', (signal) =>
+      ctx.client.core.getObjects({ objectIds: [packageId, hubId], signal }),
+    )
     const missing: string[] = []
     if (!objects[0] || objects[0] instanceof Error) missing.push(`package ${packageId}`)
     const hub = objects[1]

@@ -29,17 +29,30 @@ export async function prepareSuiExecution(ctx: SuiContext, intent: Intent, signa
   const policy = await suiPolicyOf(ctx, intent)
   if (typeof policy === 'string') return { ok: false, status: Status.DISALLOWED, detail: policy }
   // The sender's serialized signPersonalMessage signature, as 0x hex (empty: unsigned, which the module refuses).
-  const call = { deployment: await suiDeploymentOf(ctx), policy, intent, sender: relayer, signature: signature ? Buffer.from(signature.slice(2), 'hex') : new Uint8Array() }
+  const call = {
+    deployment: await suiDeploymentOf(ctx),
+    policy,
+    intent,
+    sender: relayer,
+    signature: signature ? Buffer.from(signature.slice(2), 'hex') : new Uint8Array(),
+  }
 
   const trial = await buildSuiExecuteTransaction({ ...call, gas: await selectSuiGas(ctx, relayer, ctx.maxGasBudget) })
-  const simulated = await callSui(ctx, 'simulateTransaction', 'simulation of execute', (signal) => ctx.client.core.simulateTransaction({ transaction: trial, include: { effects: true }, signal }))
+  const simulated = await callSui(ctx, 'simulateTransaction', 'simulation of execute', (signal) =>
+    ctx.client.core.simulateTransaction({ transaction: trial, include: { effects: true }, signal }),
+  )
   if (simulated.$kind === 'FailedTransaction') {
     const error = simulated.FailedTransaction.status.error as ExecutionErrorLike | null
     const aborted = statusOfSuiAbort(ctx, error)
     if (aborted) return { ok: false, ...aborted }
-    throw new GatewayError('The chain rejected the simulation of execute', { code: 'CHAIN_CALL_FAILED', details: error?.message ?? 'no error message' })
+    throw new GatewayError('The chain rejected the simulation of execute', {
+      code: 'CHAIN_CALL_FAILED',
+      details: error?.message ?? 'no error message',
+    })
   }
   const used = simulated.Transaction.effects?.gasUsed
-  const budget = used ? ((BigInt(used.computationCost) + BigInt(used.storageCost)) * gasMarginPercent) / 100n : ctx.maxGasBudget
+  const budget = used
+    ? ((BigInt(used.computationCost) + BigInt(used.storageCost)) * gasMarginPercent) / 100n
+    : ctx.maxGasBudget
   return { ok: true, send: ({ onSigned }) => sendSuiExecution(ctx, { keypair, relayer, call, budget, onSigned }) }
 }

@@ -6,8 +6,9 @@
 // signingRequest reads them). With a signature: the sender's signature of exactly those bytes,
 // never bytes from the agent; the relayer checks them once more (checkSponsorable), simulates
 // them as they will be sent and co-signs.
-import { isValidTransactionSignature } from '@mysten/sui/verify'
+
 import { TransactionDataBuilder } from '@mysten/sui/transactions'
+import { isValidTransactionSignature } from '@mysten/sui/verify'
 import type { Hex } from 'viem'
 import { GatewayError } from '../../errors/gatewayError.ts'
 import { InputError } from '../../errors/inputError.ts'
@@ -36,11 +37,23 @@ export const suiSponsoredSignHere =
 
 type Refusal = Extract<Preflight, { ok: false }>
 
-export async function prepareSuiSponsoredExecution(ctx: SuiContext, intent: Intent, signature: Hex | undefined, account: AccountMode): Promise<Preflight> {
+export async function prepareSuiSponsoredExecution(
+  ctx: SuiContext,
+  intent: Intent,
+  signature: Hex | undefined,
+  account: AccountMode,
+): Promise<Preflight> {
   assertSuiAvailable(ctx)
   if (!ctx.keypair || !ctx.relayer) throw new Error('prepareSuiSponsoredExecution called on a chain without a relayer')
   if (account.authorization) {
-    throw new InputError('The intent is not valid', { errors: [{ field: 'authorization', message: 'is an EIP-7702 authorization (EVM): on Sui the agent signs the sponsored transaction itself' }] })
+    throw new InputError('The intent is not valid', {
+      errors: [
+        {
+          field: 'authorization',
+          message: 'is an EIP-7702 authorization (EVM): on Sui the agent signs the sponsored transaction itself',
+        },
+      ],
+    })
   }
   const agentSignature = signature === undefined ? undefined : Buffer.from(signature.slice(2), 'hex').toString('base64')
   const checked = await validateSuiIntent(ctx, intent)
@@ -58,19 +71,36 @@ export async function prepareSuiSponsoredExecution(ctx: SuiContext, intent: Inte
   }
   if (!agentSignature) return { ok: false, status: Status.SIGNATURE_REQUIRED, detail: suiSponsoredSignHere }
   // Offline only (no client): a scheme that needs the chain to verify (zkLogin) is refused, never a 500.
-  const valid = await isValidTransactionSignature(issued.txBytes, agentSignature, { address: intent.sender }).catch(() => false)
+  const valid = await isValidTransactionSignature(issued.txBytes, agentSignature, { address: intent.sender }).catch(
+    () => false,
+  )
   if (!valid) {
-    return { ok: false, status: Status.UNAUTHORIZED, detail: "the signature is not the sender's signature of the sponsored transaction in `signing.txBytes`" }
+    return {
+      ok: false,
+      status: Status.UNAUTHORIZED,
+      detail: "the signature is not the sender's signature of the sponsored transaction in `signing.txBytes`",
+    }
   }
-  const problem = checkSponsorable(ctx, issued.txBytes, { sender: intent.sender, sponsor: ctx.relayer, gasCoin: issued.gasCoin, maxBudget: ctx.maxSponsoredGasBudget })
+  const problem = checkSponsorable(ctx, issued.txBytes, {
+    sender: intent.sender,
+    sponsor: ctx.relayer,
+    gasCoin: issued.gasCoin,
+    maxBudget: ctx.maxSponsoredGasBudget,
+  })
   if (problem) {
     ctx.sponsorships.consume(intentHash)
-    throw new GatewayError('The gateway refused to sponsor a transaction it issued', { code: 'SPONSORSHIP_REFUSED', details: problem })
+    throw new GatewayError('The gateway refused to sponsor a transaction it issued', {
+      code: 'SPONSORSHIP_REFUSED',
+      details: problem,
+    })
   }
   // As it will be sent: the chain may have moved since the bytes were issued.
   const simulated = await simulate(ctx, issued.txBytes)
   if (simulated.refused) return simulated.refused
-  return { ok: true, send: ({ onSigned }) => sendSuiSponsoredExecution(ctx, { intentHash, issued, agentSignature, onSigned }) }
+  return {
+    ok: true,
+    send: ({ onSigned }) => sendSuiSponsoredExecution(ctx, { intentHash, issued, agentSignature, onSigned }),
+  }
 }
 
 /** Builds and keeps the sponsored transaction the agent is to sign; a refusal is the answer instead. */
@@ -82,7 +112,13 @@ async function issue(ctx: SuiContext, intent: Intent, intentHash: string): Promi
   const cap = ctx.maxSponsoredGasBudget
   // A trial at the cap, paid from the relayer's main coin (a simulation spends nothing): no coin is split for a refused intent.
   const main = await selectSuiGas(ctx, relayer, cap)
-  const trial = await buildSuiSponsoredTransaction({ deployment, policy, intent, sponsor: relayer, gas: { ...main, budget: cap } })
+  const trial = await buildSuiSponsoredTransaction({
+    deployment,
+    policy,
+    intent,
+    sponsor: relayer,
+    gas: { ...main, budget: cap },
+  })
   const simulated = await simulate(ctx, trial)
   if (simulated.refused) return simulated.refused
   const budget = simulated.cost === undefined ? cap : (simulated.cost * gasMarginPercent) / 100n
@@ -94,11 +130,29 @@ async function issue(ctx: SuiContext, intent: Intent, intentHash: string): Promi
     }
   }
   const gasCoin = await splitSponsorCoin(ctx, cap)
-  const txBytes = await buildSuiSponsoredTransaction({ deployment, policy, intent, sponsor: relayer, gas: { price: main.price, budget, payment: [gasCoin] } })
+  const txBytes = await buildSuiSponsoredTransaction({
+    deployment,
+    policy,
+    intent,
+    sponsor: relayer,
+    gas: { price: main.price, budget, payment: [gasCoin] },
+  })
   const problem = checkSponsorable(ctx, txBytes, { sender: intent.sender, sponsor: relayer, gasCoin, maxBudget: cap })
-  if (problem) throw new GatewayError('The gateway built a transaction it would not sponsor', { code: 'SPONSORSHIP_REFUSED', details: problem })
-  ctx.sponsorships.put(intentHash, { txBytes, digest: TransactionDataBuilder.getDigestFromBytes(txBytes), gasCoin, budget })
-  ctx.log.info({ intentHash, gasCoin: gasCoin.objectId, budget: budget.toString() }, 'issued a sponsored transaction to sign')
+  if (problem)
+    throw new GatewayError('The gateway built a transaction it would not sponsor', {
+      code: 'SPONSORSHIP_REFUSED',
+      details: problem,
+    })
+  ctx.sponsorships.put(intentHash, {
+    txBytes,
+    digest: TransactionDataBuilder.getDigestFromBytes(txBytes),
+    gasCoin,
+    budget,
+  })
+  ctx.log.info(
+    { intentHash, gasCoin: gasCoin.objectId, budget: budget.toString() },
+    'issued a sponsored transaction to sign',
+  )
   return undefined
 }
 
@@ -110,7 +164,10 @@ async function simulate(ctx: SuiContext, transaction: Uint8Array): Promise<{ ref
     const error = simulated.FailedTransaction.status.error as ExecutionErrorLike | null
     const aborted = statusOfSuiAbort(ctx, error)
     if (aborted) return { refused: { ok: false, ...aborted } }
-    throw new GatewayError('The chain rejected the simulation of the sponsored execute', { code: 'CHAIN_CALL_FAILED', details: error?.message ?? 'no error message' })
+    throw new GatewayError('The chain rejected the simulation of the sponsored execute', {
+      code: 'CHAIN_CALL_FAILED',
+      details: error?.message ?? 'no error message',
+    })
   }
   const used = simulated.Transaction.effects?.gasUsed
   return used ? { cost: BigInt(used.computationCost) + BigInt(used.storageCost) } : {}

@@ -17,14 +17,18 @@ export async function reconcileSuiTransaction(ctx: SuiContext, tx: ReconcileRequ
   assertSuiAvailable(ctx)
   const digest = tx.id
   try {
-    const found = await callSui(ctx, 'getTransaction', 'transaction lookup', (signal) => ctx.client.core.getTransaction({ digest, include: { effects: true }, signal }))
+    const found = await callSui(ctx, 'getTransaction', 'transaction lookup', (signal) =>
+      ctx.client.core.getTransaction({ digest, include: { effects: true }, signal }),
+    )
     return { kind: 'settled', receipt: toSuiReceipt(ctx, digest, found) }
   } catch (err) {
     if (!(err instanceof GatewayError && /NOT_FOUND/.test(err.details ?? ''))) throw err
   }
   const { transaction, signatures } = journaledSignatures(tx)
   try {
-    const result = await callSui(ctx, 'executeTransaction', 'rebroadcast of execute', (signal) => ctx.client.core.executeTransaction({ transaction, signatures, include: { effects: true }, signal }))
+    const result = await callSui(ctx, 'executeTransaction', 'rebroadcast of execute', (signal) =>
+      ctx.client.core.executeTransaction({ transaction, signatures, include: { effects: true }, signal }),
+    )
     ctx.log.warn({ transactionHash: digest }, 'the node had lost a journaled transaction; broadcast it again')
     return { kind: 'settled', receipt: toSuiReceipt(ctx, digest, result) }
   } catch (err) {
@@ -44,7 +48,10 @@ function journaledSignatures(tx: ReconcileRequest): { transaction: Uint8Array; s
   const raw = Buffer.from(tx.bytes, 'base64')
   if (tx.details?.mode === 'account') {
     const { transaction, signatures } = suiSponsoredTransaction.parse(raw)
-    return { transaction: new Uint8Array(transaction), signatures: signatures.map((s) => Buffer.from(s).toString('base64')) }
+    return {
+      transaction: new Uint8Array(transaction),
+      signatures: signatures.map((s) => Buffer.from(s).toString('base64')),
+    }
   }
   const { transaction, signature } = suiSignedTransaction.parse(raw)
   return { transaction: new Uint8Array(transaction), signatures: [Buffer.from(signature).toString('base64')] }

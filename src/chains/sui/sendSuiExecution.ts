@@ -11,9 +11,9 @@ import { Status } from '../../status/statusCodes.ts'
 import { type BuildSuiValidateParameters, buildSuiExecuteTransaction } from './buildSuiTransaction.ts'
 import { callSui } from './callSui.ts'
 import { deliverSuiPending } from './deliverSuiPending.ts'
+import { selectSuiGas } from './selectSuiGas.ts'
 import type { SuiContext } from './suiContext.ts'
 import { suiSignedTransaction } from './suiSignedTransaction.ts'
-import { selectSuiGas } from './selectSuiGas.ts'
 import { toSuiReceipt } from './toSuiReceipt.ts'
 import { watchSuiTransaction } from './watchSuiTransaction.ts'
 
@@ -26,7 +26,10 @@ export type SendSuiExecutionParameters = {
   onSigned(tx: SignedExecution): void | Promise<void>
 }
 
-export function sendSuiExecution(ctx: SuiContext, { keypair, relayer, call, budget, onSigned }: SendSuiExecutionParameters): Promise<Submission> {
+export function sendSuiExecution(
+  ctx: SuiContext,
+  { keypair, relayer, call, budget, onSigned }: SendSuiExecutionParameters,
+): Promise<Submission> {
   return ctx.sending.run(async () => {
     await deliverSuiPending(ctx, relayer)
     const gas = await selectSuiGas(ctx, relayer, budget)
@@ -42,18 +45,31 @@ export function sendSuiExecution(ctx: SuiContext, { keypair, relayer, call, budg
     }
     const { signature } = await keypair.signTransaction(bytes)
     const digest = TransactionDataBuilder.getDigestFromBytes(bytes)
-    const signed = suiSignedTransaction.serialize({ transaction: bytes, signature: Buffer.from(signature, 'base64') }).toBytes()
+    const signed = suiSignedTransaction
+      .serialize({ transaction: bytes, signature: Buffer.from(signature, 'base64') })
+      .toBytes()
     // A Sui relayer has no account nonce: the gas coin's version orders its transactions.
     const { objectId, version } = gas.payment[0]!
-    await onSigned({ id: digest, bytes: Buffer.from(signed).toString('base64'), relayer, details: { gasCoin: { objectId, version } } })
+    await onSigned({
+      id: digest,
+      bytes: Buffer.from(signed).toString('base64'),
+      relayer,
+      details: { gasCoin: { objectId, version } },
+    })
     try {
       const result = await callSui(ctx, 'executeTransaction', 'execution of execute', (signal) =>
-        ctx.client.core.executeTransaction({ transaction: bytes, signatures: [signature], include: { effects: true, events: true }, signal }),
+        ctx.client.core.executeTransaction({
+          transaction: bytes,
+          signatures: [signature],
+          include: { effects: true, events: true },
+          signal,
+        }),
       )
       ctx.log.info({ transactionHash: digest, success: result.$kind === 'Transaction' }, 'execute sent')
       const executed = toSuiReceipt(ctx, digest, result)
       // The effects are final; the checkpoint that includes them may come a moment later.
-      const receipt = executed.blockNumber > 0n ? Promise.resolve(executed) : watchSuiTransaction(ctx, digest).catch(() => executed)
+      const receipt =
+        executed.blockNumber > 0n ? Promise.resolve(executed) : watchSuiTransaction(ctx, digest).catch(() => executed)
       return { transactionHash: digest, accepted: true, receipt }
     } catch (err) {
       // The answer was lost, not refused: the record stays pending and reconciliation finds out.
@@ -61,7 +77,10 @@ export function sendSuiExecution(ctx: SuiContext, { keypair, relayer, call, budg
         ctx.log.warn({ transactionHash: digest }, 'no answer to the execute broadcast; reconciliation takes over')
         return { transactionHash: digest, accepted: false, receipt: watchSuiTransaction(ctx, digest) }
       }
-      throw new RelayerError('The Sui node refused the execute transaction', { cause: err, details: err instanceof GatewayError ? err.details : undefined })
+      throw new RelayerError('The Sui node refused the execute transaction', {
+        cause: err,
+        details: err instanceof GatewayError ? err.details : undefined,
+      })
     }
   })
 }

@@ -23,7 +23,10 @@ export type SendSuiSponsoredParameters = {
   onSigned(tx: SignedExecution): void | Promise<void>
 }
 
-export async function sendSuiSponsoredExecution(ctx: SuiContext, { intentHash, issued, agentSignature, onSigned }: SendSuiSponsoredParameters): Promise<Submission> {
+export async function sendSuiSponsoredExecution(
+  ctx: SuiContext,
+  { intentHash, issued, agentSignature, onSigned }: SendSuiSponsoredParameters,
+): Promise<Submission> {
   const { keypair, relayer } = ctx
   if (!keypair || !relayer) throw new Error('sendSuiSponsoredExecution called on a chain without a relayer')
   if (ctx.keyHold && !ctx.keyHold.holdsNow()) {
@@ -40,22 +43,44 @@ export async function sendSuiSponsoredExecution(ctx: SuiContext, { intentHash, i
   const { signature: sponsorSignature } = await keypair.signTransaction(bytes)
   const digest = TransactionDataBuilder.getDigestFromBytes(bytes)
   const signatures = [agentSignature, sponsorSignature]
-  const signed = suiSponsoredTransaction.serialize({ transaction: bytes, signatures: signatures.map((s) => Buffer.from(s, 'base64')) }).toBytes()
+  const signed = suiSponsoredTransaction
+    .serialize({ transaction: bytes, signatures: signatures.map((s) => Buffer.from(s, 'base64')) })
+    .toBytes()
   const { objectId, version } = issued.gasCoin
-  await onSigned({ id: digest, bytes: Buffer.from(signed).toString('base64'), relayer, details: { mode: 'account', gasCoin: { objectId, version } } })
+  await onSigned({
+    id: digest,
+    bytes: Buffer.from(signed).toString('base64'),
+    relayer,
+    details: { mode: 'account', gasCoin: { objectId, version } },
+  })
   try {
     const result = await callSui(ctx, 'executeTransaction', 'execution of the sponsored execute', (signal) =>
-      ctx.client.core.executeTransaction({ transaction: bytes, signatures, include: { effects: true, events: true }, signal }),
+      ctx.client.core.executeTransaction({
+        transaction: bytes,
+        signatures,
+        include: { effects: true, events: true },
+        signal,
+      }),
     )
-    ctx.log.info({ transactionHash: digest, success: result.$kind === 'Transaction', gasCoin: objectId }, 'sponsored execute sent')
+    ctx.log.info(
+      { transactionHash: digest, success: result.$kind === 'Transaction', gasCoin: objectId },
+      'sponsored execute sent',
+    )
     const executed = toSuiReceipt(ctx, digest, result)
-    const receipt = executed.blockNumber > 0n ? Promise.resolve(executed) : watchSuiTransaction(ctx, digest).catch(() => executed)
+    const receipt =
+      executed.blockNumber > 0n ? Promise.resolve(executed) : watchSuiTransaction(ctx, digest).catch(() => executed)
     return { transactionHash: digest, accepted: true, receipt }
   } catch (err) {
     if (err instanceof ChainUnavailableError) {
-      ctx.log.warn({ transactionHash: digest }, 'no answer to the sponsored execute broadcast; reconciliation takes over')
+      ctx.log.warn(
+        { transactionHash: digest },
+        'no answer to the sponsored execute broadcast; reconciliation takes over',
+      )
       return { transactionHash: digest, accepted: false, receipt: watchSuiTransaction(ctx, digest) }
     }
-    throw new RelayerError('The Sui node refused the sponsored execute transaction', { cause: err, details: err instanceof GatewayError ? err.details : undefined })
+    throw new RelayerError('The Sui node refused the sponsored execute transaction', {
+      cause: err,
+      details: err instanceof GatewayError ? err.details : undefined,
+    })
   }
 }

@@ -47,17 +47,34 @@ export async function splitSponsorCoin(ctx: SuiContext, amount: bigint): Promise
     }
     const { signature } = await keypair.signTransaction(bytes)
     const result = await callSui(ctx, 'executeTransaction', 'split of a sponsorship gas coin', (signal) =>
-      ctx.client.core.executeTransaction({ transaction: bytes, signatures: [signature], include: { effects: true }, signal }),
+      ctx.client.core.executeTransaction({
+        transaction: bytes,
+        signatures: [signature],
+        include: { effects: true },
+        signal,
+      }),
     ).catch((err: unknown) => {
       if (err instanceof ChainUnavailableError) throw err
       throw new RelayerError('The Sui node refused the split of a sponsorship gas coin', { cause: err })
     })
     const executed = result.$kind === 'Transaction' ? result.Transaction : result.FailedTransaction
     const created = executed.effects?.changedObjects.find(
-      (o) => o.idOperation === 'Created' && o.outputState === 'ObjectWrite' && o.outputVersion && o.outputDigest && o.outputOwner?.$kind === 'AddressOwner' && o.outputOwner.AddressOwner === relayer,
+      (o) =>
+        o.idOperation === 'Created' &&
+        o.outputState === 'ObjectWrite' &&
+        o.outputVersion &&
+        o.outputDigest &&
+        o.outputOwner?.$kind === 'AddressOwner' &&
+        o.outputOwner.AddressOwner === relayer,
     )
-    if (result.$kind !== 'Transaction' || !created) throw new RelayerError(`The split of a sponsorship gas coin of ${amount} MIST did not create a coin of the relayer ${relayer}`)
-    ctx.log.info({ transactionHash: executed.digest, gasCoin: created.objectId, amount: amount.toString() }, 'split a sponsorship gas coin')
+    if (result.$kind !== 'Transaction' || !created)
+      throw new RelayerError(
+        `The split of a sponsorship gas coin of ${amount} MIST did not create a coin of the relayer ${relayer}`,
+      )
+    ctx.log.info(
+      { transactionHash: executed.digest, gasCoin: created.objectId, amount: amount.toString() },
+      'split a sponsorship gas coin',
+    )
     return { objectId: created.objectId, version: created.outputVersion!, digest: created.outputDigest! }
   })
 }

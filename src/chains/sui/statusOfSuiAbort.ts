@@ -5,10 +5,19 @@ import { decodeMoveAbort, type ExecutionErrorLike } from './decodeMoveAbort.ts'
 import type { SuiContext } from './suiContext.ts'
 import { suiIntentModule } from './suiIntentModule.ts'
 
-export function statusOfSuiAbort(ctx: SuiContext, error: ExecutionErrorLike | null | undefined): { status: number; detail: string } | undefined {
+export function statusOfSuiAbort(
+  ctx: SuiContext,
+  error: ExecutionErrorLike | null | undefined,
+): { status: number; detail: string } | undefined {
   const abort = decodeMoveAbort(error)
   if (!abort) return undefined
-  const ours = (abort.package === undefined || abort.package === ctx.packageId) && (abort.module === undefined || abort.module === suiIntentModule.module)
-  if (ours && abort.code <= 0xffn) return { status: Number(abort.code), detail: `the Move module aborted with ${abort.code}` }
-  return { status: Status.TRANSFER_FAILED, detail: `aborted in ${abort.package ?? '?'}::${abort.module ?? '?'} with code ${abort.code}` }
+  const ours =
+    (abort.package === undefined || abort.package === ctx.packageId) &&
+    (abort.module === undefined || abort.module === suiIntentModule.module)
+  if (ours && abort.code <= 0xffn)
+    return { status: Number(abort.code), detail: `the Move module aborted with ${abort.code}` }
+  return {
+    status: Status.TRANSFER_FAILED,
+    detail: `aborted in ${abort.package ?? '?'}::${abort.module ?? '?'} with code ${abort.code}`,
+  }
 }

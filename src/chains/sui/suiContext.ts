@@ -1,8 +1,9 @@
 // What every operation of the Sui adapter works on (viem's `action(client, params)` shape): the
 // client, the relayer's key, the deployment, the logger and the send lock, with the little state
 // the adapter keeps (object lookups cached for good, the endpoint's counters, unavailability).
-import type { SuiGrpcClient } from '@mysten/sui/grpc'
+
 import type { Signer } from '@mysten/sui/cryptography'
+import type { SuiGrpcClient } from '@mysten/sui/grpc'
 import type { Logger } from 'pino'
 import type { RpcRecorder } from '../../metrics/createMetrics.ts'
 import type { Journal } from '../../ports/journal.ts'

@@ -8,7 +8,8 @@ import type { SuiDeployment } from './suiIntentModule.ts'
 export async function suiDeploymentOf(ctx: SuiContext): Promise<SuiDeployment> {
   if (!ctx.objects.hub) {
     const found = await readSharedObject(ctx, ctx.hubId, 'the Hub object')
-    if (!found.ok) throw new GatewayError('The Sui deployment is incomplete', { code: 'CHAIN_CALL_FAILED', details: found.reason })
+    if (!found.ok)
+      throw new GatewayError('The Sui deployment is incomplete', { code: 'CHAIN_CALL_FAILED', details: found.reason })
     ctx.objects.hub = found.object
   }
   return { packageId: ctx.packageId, hub: ctx.objects.hub }

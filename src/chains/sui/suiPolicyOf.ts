@@ -12,7 +12,8 @@ export async function suiPolicyOf(ctx: SuiContext, intent: Intent): Promise<Shar
   if (cached) return cached
   const found = await readSharedObject(ctx, id, 'the policy')
   if (!found.ok) return found.reason
-  if (found.type !== ctx.policyType) return `object ${id} is a ${found.type ?? 'non-Move object'}, not a ${ctx.policyType}`
+  if (found.type !== ctx.policyType)
+    return `object ${id} is a ${found.type ?? 'non-Move object'}, not a ${ctx.policyType}`
   ctx.objects.policies.set(id, found.object)
   return found.object
 }

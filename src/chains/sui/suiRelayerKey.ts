@@ -16,6 +16,8 @@ export function readSuiRelayerKey(env: Env, problems: string[]): string | undefi
     if (prefix === 'suiprivkey' && bytes.length === 33 && bytes[0] === ed25519Flag) return raw
   } catch {}
   // Never echo the value, not even part of it.
-  problems.push('SUI_RELAYER_PRIVATE_KEY: must be an Ed25519 key in the form `sui keytool export` prints (suiprivkey1...)')
+  problems.push(
+    'SUI_RELAYER_PRIVATE_KEY: must be an Ed25519 key in the form `sui keytool export` prints (suiprivkey1...)',
+  )
   return undefined
 }

@@ -1,9 +1,9 @@
 // Sui's address form, u64 ranges and value-only rule, as field errors.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import type { Intent } from '../../ports/intent.ts'
-import { parseIntent } from '../../intents/parseIntent.ts'
 import { InputError } from '../../errors/inputError.ts'
+import { parseIntent } from '../../intents/parseIntent.ts'
+import type { Intent } from '../../ports/intent.ts'
 import { suiRuntime } from './suiRuntime.ts'
 
 const body = {
@@ -31,8 +31,18 @@ describe('suiRuntime', () => {
   })
 
   it('refuses short forms, EVM addresses and non-hex, saying that short forms are not accepted', () => {
-    for (const bad of ['0x2', `0x${'11'.repeat(20)}`, `0x${'zz'.repeat(32)}`, `${'11'.repeat(32)}`, `0x${'11'.repeat(33)}`]) {
-      assert.equal(suiRuntime.checkAddress(bad), 'must be a Sui address: 0x followed by 64 hex digits (short forms such as 0x2 are not accepted: write all 64 digits)', bad)
+    for (const bad of [
+      '0x2',
+      `0x${'11'.repeat(20)}`,
+      `0x${'zz'.repeat(32)}`,
+      `${'11'.repeat(32)}`,
+      `0x${'11'.repeat(33)}`,
+    ]) {
+      assert.equal(
+        suiRuntime.checkAddress(bad),
+        'must be a Sui address: 0x followed by 64 hex digits (short forms such as 0x2 are not accepted: write all 64 digits)',
+        bad,
+      )
     }
     assert.deepEqual(
       errorsOf({ sender: '0x2' }).map((e) => e.field),
@@ -41,7 +51,12 @@ describe('suiRuntime', () => {
   })
 
   it('answers data other than 0x with an error naming data', () => {
-    assert.deepEqual(errorsOf({ data: '0x12345678' }), [{ field: 'data', message: 'must be "0x" on Sui: a Sui intent moves value only, the Move module cannot call a target with data' }])
+    assert.deepEqual(errorsOf({ data: '0x12345678' }), [
+      {
+        field: 'data',
+        message: 'must be "0x" on Sui: a Sui intent moves value only, the Move module cannot call a target with data',
+      },
+    ])
   })
 
   it('keeps value, nonce and the time bounds within u64', () => {

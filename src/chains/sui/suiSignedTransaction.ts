@@ -2,4 +2,7 @@
 // and the relayer's signature, what reconciliation broadcasts again.
 import { bcs } from '@mysten/bcs'
 
-export const suiSignedTransaction = bcs.struct('SuiSignedTransaction', { transaction: bcs.byteVector(), signature: bcs.byteVector() })
+export const suiSignedTransaction = bcs.struct('SuiSignedTransaction', {
+  transaction: bcs.byteVector(),
+  signature: bcs.byteVector(),
+})

@@ -14,7 +14,8 @@ export function suiSponsoredSigningRequest(ctx: SuiContext, intent: Intent): Sig
   if (!issued) {
     return {
       ...base,
-      instructions: 'account mode: POST the intent to /intents/execute with `mode: "account"` and no signature; the 401 answer carries the sponsored transaction to sign in `signing.txBytes`',
+      instructions:
+        'account mode: POST the intent to /intents/execute with `mode: "account"` and no signature; the 401 answer carries the sponsored transaction to sign in `signing.txBytes`',
     }
   }
   const { gasData } = Transaction.from(issued.txBytes).getData()

@@ -4,4 +4,7 @@
 // record's details (`mode: "account"`).
 import { bcs } from '@mysten/bcs'
 
-export const suiSponsoredTransaction = bcs.struct('SuiSponsoredTransaction', { transaction: bcs.byteVector(), signatures: bcs.vector(bcs.byteVector()) })
+export const suiSponsoredTransaction = bcs.struct('SuiSponsoredTransaction', {
+  transaction: bcs.byteVector(),
+  signatures: bcs.vector(bcs.byteVector()),
+})

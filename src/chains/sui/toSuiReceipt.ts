@@ -27,5 +27,10 @@ export function toSuiReceipt(ctx: SuiContext, digest: string, result: SuiTransac
   }
   if (tx.status.success) return { ...base, state: 'mined', status: Status.EXECUTED, detail: undefined }
   const aborted = statusOfSuiAbort(ctx, tx.status.error)
-  return { ...base, state: 'reverted', status: aborted?.status ?? Status.FAILURE, detail: aborted?.detail ?? tx.status.error?.message ?? 'the transaction failed on-chain' }
+  return {
+    ...base,
+    state: 'reverted',
+    status: aborted?.status ?? Status.FAILURE,
+    detail: aborted?.detail ?? tx.status.error?.message ?? 'the transaction failed on-chain',
+  }
 }

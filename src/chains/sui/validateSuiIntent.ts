@@ -23,22 +23,38 @@ export async function validateSuiIntent(ctx: SuiContext, intent: Intent): Promis
   assertSuiAvailable(ctx)
   const policy = await suiPolicyOf(ctx, intent)
   if (typeof policy === 'string') return { status: Status.DISALLOWED, detail: policy }
-  const bytes = await buildSuiValidateTransaction({ deployment: await suiDeploymentOf(ctx), policy, intent, sender: ctx.relayer ?? zeroAddress })
+  const bytes = await buildSuiValidateTransaction({
+    deployment: await suiDeploymentOf(ctx),
+    policy,
+    intent,
+    sender: ctx.relayer ?? zeroAddress,
+  })
   const what = `simulated validate call of ${ctx.packageId}::${suiIntentModule.module}`
   const result = await callSui(ctx, 'simulateTransaction', what, (signal) =>
-    ctx.client.core.simulateTransaction({ transaction: bytes, include: { commandResults: true, effects: true }, checksEnabled: false, doGasSelection: false, signal }),
+    ctx.client.core.simulateTransaction({
+      transaction: bytes,
+      include: { commandResults: true, effects: true },
+      checksEnabled: false,
+      doGasSelection: false,
+      signal,
+    }),
   )
   if (result.$kind === 'FailedTransaction') {
     const error = result.FailedTransaction.status.error as ExecutionErrorLike | null
     const aborted = statusOfSuiAbort(ctx, error)
     if (aborted) return aborted
-    throw new GatewayError(`The chain rejected the ${what}`, { code: 'CHAIN_CALL_FAILED', details: error?.message ?? 'the simulation failed without an error message' })
+    throw new GatewayError(`The chain rejected the ${what}`, {
+      code: 'CHAIN_CALL_FAILED',
+      details: error?.message ?? 'the simulation failed without an error message',
+    })
   }
   const value = result.commandResults?.[0]?.returnValues?.[0]?.bcs
   if (value?.length !== 1) {
     throw new GatewayError(`The chain rejected the ${what}`, {
       code: 'CHAIN_CALL_FAILED',
-      details: value ? `it returned ${value.length} bytes, not a u8` : 'it returned no value: is the package deployed on this network?',
+      details: value
+        ? `it returned ${value.length} bytes, not a u8`
+        : 'it returned no value: is the package deployed on this network?',
     })
   }
   return { status: value[0]!, detail: undefined }

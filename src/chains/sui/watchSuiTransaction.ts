@@ -7,6 +7,11 @@ import { toSuiReceipt } from './toSuiReceipt.ts'
 const receiptWatchLimitMs = 15 * 60_000
 
 export async function watchSuiTransaction(ctx: SuiContext, digest: string): Promise<ExecutionReceipt> {
-  const found = await ctx.client.core.waitForTransaction({ digest, include: { effects: true }, timeout: receiptWatchLimitMs, signal: ctx.watches.signal })
+  const found = await ctx.client.core.waitForTransaction({
+    digest,
+    include: { effects: true },
+    timeout: receiptWatchLimitMs,
+    signal: ctx.watches.signal,
+  })
   return toSuiReceipt(ctx, digest, found)
 }

@@ -16,7 +16,9 @@ export type CancelTaskParameters = {
   caller: string | undefined
 }
 
-export type CancelTaskResult = { ok: true; record: ExecutionRecord } | { ok: false; reason: 'unknown' | 'keyless' | 'not-creator' | 'not-cancellable'; state?: JournalState | undefined }
+export type CancelTaskResult =
+  | { ok: true; record: ExecutionRecord }
+  | { ok: false; reason: 'unknown' | 'keyless' | 'not-creator' | 'not-cancellable'; state?: JournalState | undefined }
 
 export async function cancelTask({ journal, intentHash, caller }: CancelTaskParameters): Promise<CancelTaskResult> {
   const record = await journal.get(intentHash)

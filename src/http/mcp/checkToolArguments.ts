@@ -8,7 +8,8 @@ type PropertySchema = { type?: string; pattern?: string; maxLength?: number; des
 
 export function checkToolArguments(schema: McpTool['inputSchema'], args: unknown): FieldError[] {
   if (args === undefined) args = {}
-  if (typeof args !== 'object' || args === null || Array.isArray(args)) return [{ field: 'arguments', message: 'must be a JSON object' }]
+  if (typeof args !== 'object' || args === null || Array.isArray(args))
+    return [{ field: 'arguments', message: 'must be a JSON object' }]
   const given = args as Record<string, unknown>
   const errors: FieldError[] = []
   const names = Object.keys(schema.properties)
@@ -23,13 +24,19 @@ export function checkToolArguments(schema: McpTool['inputSchema'], args: unknown
     }
     if (value === undefined) continue
     if (property.type === 'object') {
-      if (typeof value !== 'object' || value === null || Array.isArray(value)) errors.push({ field: name, message: 'must be a JSON object' })
+      if (typeof value !== 'object' || value === null || Array.isArray(value))
+        errors.push({ field: name, message: 'must be a JSON object' })
       continue
     }
     if (property.type === 'string') {
       if (typeof value !== 'string') errors.push({ field: name, message: 'must be a string' })
-      else if (property.maxLength !== undefined && value.length > property.maxLength) errors.push({ field: name, message: `must be at most ${property.maxLength} characters` })
-      else if (property.pattern && !new RegExp(property.pattern).test(value)) errors.push({ field: name, message: `must be ${property.description ?? `a string matching ${property.pattern}`}` })
+      else if (property.maxLength !== undefined && value.length > property.maxLength)
+        errors.push({ field: name, message: `must be at most ${property.maxLength} characters` })
+      else if (property.pattern && !new RegExp(property.pattern).test(value))
+        errors.push({
+          field: name,
+          message: `must be ${property.description ?? `a string matching ${property.pattern}`}`,
+        })
     }
   }
   return errors

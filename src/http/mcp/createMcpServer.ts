@@ -4,7 +4,7 @@
 // client's rate limit first (admitToolCall), however it arrived, alone or in a batch. Low-level
 // Server with JSON Schemas: the tools' schemas are the routes' own, which the SDK's zod-based
 // registerTool would not take as they are.
-import { idempotencyKeyProblem } from '../../idempotency/idempotencyKeyProblem.ts'
+
 import {
   type CallToolResult,
   fromJsonSchema,
@@ -18,10 +18,11 @@ import {
 import { encodePaymentSignatureHeader } from '@x402/core/http'
 import type { Hex } from 'viem'
 import type { FieldError } from '../../errors/inputError.ts'
+import { idempotencyKeyProblem } from '../../idempotency/idempotencyKeyProblem.ts'
 import type { Journal } from '../../ports/journal.ts'
-import { httpMeanings } from '../schemas/httpSchemas.ts'
-import { toProblemDetails } from '../problemDetails.ts'
 import { getStatusCode, Status } from '../../status/statusCodes.ts'
+import { toProblemDetails } from '../problemDetails.ts'
+import { httpMeanings } from '../schemas/httpSchemas.ts'
 import { cancelTask } from './cancelTask.ts'
 import { checkToolArguments } from './checkToolArguments.ts'
 import { findTooDeep } from './findTooDeep.ts'
@@ -71,7 +72,14 @@ export type CreateMcpServerParameters = {
 
 const byName = new Map<string, McpTool>(mcpTools.map((t) => [t.name, t]))
 
-export function createMcpServer({ callRoute, admitToolCall, version, era = 'legacy', journal, caller }: CreateMcpServerParameters): Server {
+export function createMcpServer({
+  callRoute,
+  admitToolCall,
+  version,
+  era = 'legacy',
+  journal,
+  caller,
+}: CreateMcpServerParameters): Server {
   const server = new Server(
     { name: 'intent-gateway', title: 'Intent Gateway', version },
     {
@@ -101,11 +109,20 @@ export function createMcpServer({ callRoute, admitToolCall, version, era = 'lega
     // Before anything serializes them: a value nested thousands deep would overflow the stack.
     const tooDeep = findTooDeep({
       ...args,
-      ...Object.fromEntries(Object.entries(request.params._meta ?? {}).map(([name, value]) => [`_meta.${name}`, value])),
+      ...Object.fromEntries(
+        Object.entries(request.params._meta ?? {}).map(([name, value]) => [`_meta.${name}`, value]),
+      ),
     })
-    if (tooDeep) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${tooDeep.field} ${tooDeep.message}`, { errors: [tooDeep] })
+    if (tooDeep)
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${tooDeep.field} ${tooDeep.message}`, {
+        errors: [tooDeep],
+      })
     const tool = byName.get(request.params.name)
-    if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name} (the tools are: ${mcpTools.map((t) => t.name).join(', ')})`)
+    if (!tool)
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Unknown tool: ${request.params.name} (the tools are: ${mcpTools.map((t) => t.name).join(', ')})`,
+      )
     const errors = checkToolArguments(tool.inputSchema, args)
     const payment = request.params._meta?.['x402/payment']
     if (payment !== undefined && (typeof payment !== 'object' || payment === null || Array.isArray(payment))) {
@@ -114,20 +131,26 @@ export function createMcpServer({ callRoute, admitToolCall, version, era = 'lega
     const idempotencyKey = request.params._meta?.[idempotencyKeyMeta]
     if (idempotencyKey !== undefined) {
       // The same words as the HTTP header's (one rule for both: idempotencyKeyProblem).
-      const problem = tool.name === 'execute_intent' ? idempotencyKeyProblem(idempotencyKey) : 'is taken by execute_intent only'
+      const problem =
+        tool.name === 'execute_intent' ? idempotencyKeyProblem(idempotencyKey) : 'is taken by execute_intent only'
       if (problem) errors.push({ field: `_meta.${idempotencyKeyMeta}`, message: problem })
     }
     // 2026-07-28's input required pattern: the same call again, answering what it asked for.
     const asksInput = era === 'modern' && (tool.name === 'execute_intent' || tool.name === 'validate_intent')
     // The SDK lifts the retry fields off the params: read them where it puts them.
-    const retry = { inputResponses: ctx.mcpReq.inputResponses, requestState: ctx.mcpReq.requestState?.(), dropped: ctx.mcpReq.droppedInputResponseKeys }
+    const retry = {
+      inputResponses: ctx.mcpReq.inputResponses,
+      requestState: ctx.mcpReq.requestState?.(),
+      dropped: ctx.mcpReq.droppedInputResponseKeys,
+    }
     const retried = asksInput ? toRetriedCall(tool.name, args, retry) : { args, errors: [] }
     errors.push(...retried.errors)
     if (errors.length > 0) return withoutRow(tool.name, badArguments(tool.name, errors))
 
     if (tool.name === 'explain_status') return explainStatus(String(args.code))
     const route = toRouteRequest(tool.name, retried.args)
-    const paymentSignature = retried.paymentSignature ?? (payment ? encodePaymentSignatureHeader(payment as never) : undefined)
+    const paymentSignature =
+      retried.paymentSignature ?? (payment ? encodePaymentSignatureHeader(payment as never) : undefined)
     const answer = await callRoute({
       ...route,
       ...(paymentSignature ? { paymentSignature } : {}),
@@ -139,7 +162,13 @@ export function createMcpServer({ callRoute, admitToolCall, version, era = 'lega
     }
     // Not final yet (202, 0xF3): a task to follow, for a client that takes tasks.
     const intentHash = answer.headers['x-intent-hash']
-    if (era === 'modern' && tool.name === 'execute_intent' && toTaskState(answer) === 'working' && typeof intentHash === 'string' && declaresTasks(ctx)) {
+    if (
+      era === 'modern' &&
+      tool.name === 'execute_intent' &&
+      toTaskState(answer) === 'working' &&
+      typeof intentHash === 'string' &&
+      declaresTasks(ctx)
+    ) {
       return { resultType: 'task', ...toTask(intentHash, answer, tool) } as unknown as CallToolResult
     }
     return toToolResult(answer, tool)
@@ -169,21 +198,33 @@ export function createMcpServer({ callRoute, admitToolCall, version, era = 'lega
       const record = await journal?.get(params.taskId.toLowerCase() as Hex)
       if (record?.apiKeyId === undefined) throw refusal(params.taskId, 'updated', { reason: 'keyless' })
       if (caller !== record.apiKeyId) throw refusal(params.taskId, 'updated', { reason: 'not-creator' })
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `tasks/update is not accepted: give a signature or a payment by calling execute_intent again (the payment in _meta["x402/payment"])`, {
-        taskId: params.taskId,
-      })
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `tasks/update is not accepted: give a signature or a payment by calling execute_intent again (the payment in _meta["x402/payment"])`,
+        {
+          taskId: params.taskId,
+        },
+      )
     })
   }
 
   /** The route's answer for a task, after the checks every task method makes, in the extension's order. */
   async function readTask(params: { taskId: unknown }, ctx: ServerContext): Promise<RouteAnswer> {
     // The capability first: a client that did not declare the extension learns that, whatever it sent.
-    if (!declaresTasks(ctx)) throw new MissingRequiredClientCapabilityError({ requiredCapabilities: { extensions: { [tasksExtension]: {} } } })
+    if (!declaresTasks(ctx))
+      throw new MissingRequiredClientCapabilityError({ requiredCapabilities: { extensions: { [tasksExtension]: {} } } })
     const { taskId } = params
     if (typeof taskId !== 'string' || !/^0x[0-9a-fA-F]{64}$/.test(taskId))
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'taskId must be an intent hash: 0x and 64 hex digits', { field: 'taskId' })
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'taskId must be an intent hash: 0x and 64 hex digits', {
+        field: 'taskId',
+      })
     const answer = await callRoute({ method: 'GET', url: `/intents/${taskId}` })
-    if (answer.httpStatus === 404) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown task: ${taskId} (no execution of this intent was sent by this gateway)`, { field: 'taskId' })
+    if (answer.httpStatus === 404)
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Unknown task: ${taskId} (no execution of this intent was sent by this gateway)`,
+        { field: 'taskId' },
+      )
     return answer
   }
 
@@ -199,7 +240,8 @@ function cancelledTask(taskId: string): Record<string, unknown> {
   return {
     taskId,
     status: 'cancelled',
-    statusMessage: 'cancelled before anything was signed: no outcome is recorded, the intent (its nonce unused) may be executed later, and a payment settled for it stays its credit',
+    statusMessage:
+      'cancelled before anything was signed: no outcome is recorded, the intent (its nonce unused) may be executed later, and a payment settled for it stays its credit',
     createdAt: at,
     lastUpdatedAt: at,
     ttlMs: 0,
@@ -207,22 +249,47 @@ function cancelledTask(taskId: string): Record<string, unknown> {
 }
 
 function notCancellable(taskId: string, why: string, status: string): ProtocolError {
-  return new ProtocolError(ProtocolErrorCode.InvalidParams, `Task ${taskId} is not cancellable: ${why}`, { taskId, status })
+  return new ProtocolError(ProtocolErrorCode.InvalidParams, `Task ${taskId} is not cancellable: ${why}`, {
+    taskId,
+    status,
+  })
 }
 
 /** Why a task is not cancelled (or updated), as a JSON-RPC error; nothing was changed. */
-function refusal(taskId: string, what: 'cancelled' | 'updated', { reason, state }: { reason: string; state?: string | undefined }): ProtocolError {
+function refusal(
+  taskId: string,
+  what: 'cancelled' | 'updated',
+  { reason, state }: { reason: string; state?: string | undefined },
+): ProtocolError {
   switch (reason) {
     case 'keyless':
-      return new ProtocolError(ProtocolErrorCode.InvalidParams, `Task ${taskId} cannot be ${what}: it was created without a credential, so nobody can show they created it`, { taskId, reason })
+      return new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Task ${taskId} cannot be ${what}: it was created without a credential, so nobody can show they created it`,
+        { taskId, reason },
+      )
     case 'not-creator':
-      return new ProtocolError(ProtocolErrorCode.InvalidParams, `Task ${taskId} can be ${what} only by the API key or OAuth identity that created it`, { taskId, reason })
+      return new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Task ${taskId} can be ${what} only by the API key or OAuth identity that created it`,
+        { taskId, reason },
+      )
     case 'unknown':
-      return new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown task: ${taskId} (no execution of this intent was sent by this gateway)`, { taskId, reason })
+      return new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Unknown task: ${taskId} (no execution of this intent was sent by this gateway)`,
+        { taskId, reason },
+      )
     default:
       return notCancellable(
         taskId,
-        state === 'pending' || state === 'mined' ? 'its transaction is signed and sent' : state === 'reverted' ? 'it reverted' : state === 'dropped' ? 'it was dropped' : `it is ${state}`,
+        state === 'pending' || state === 'mined'
+          ? 'its transaction is signed and sent'
+          : state === 'reverted'
+            ? 'it reverted'
+            : state === 'dropped'
+              ? 'it was dropped'
+              : `it is ${state}`,
         state === 'claimed' || state === 'pending' ? 'working' : state === 'mined' ? 'completed' : 'failed',
       )
   }
@@ -230,13 +297,21 @@ function refusal(taskId: string, what: 'cancelled' | 'updated', { reason, state 
 
 /** A client that can answer a form elicitation (2026-07-28: declared in the request's envelope; empty means form). */
 function declaresElicitation(ctx: ServerContext): boolean {
-  const capabilities = ctx.mcpReq.envelope?.['io.modelcontextprotocol/clientCapabilities' as never] as { elicitation?: Record<string, unknown> } | undefined
+  const capabilities = ctx.mcpReq.envelope?.['io.modelcontextprotocol/clientCapabilities' as never] as
+    | { elicitation?: Record<string, unknown> }
+    | undefined
   const elicitation = capabilities?.elicitation
-  return typeof elicitation === 'object' && elicitation !== null && (Object.keys(elicitation).length === 0 || elicitation.form !== undefined)
+  return (
+    typeof elicitation === 'object' &&
+    elicitation !== null &&
+    (Object.keys(elicitation).length === 0 || elicitation.form !== undefined)
+  )
 }
 
 function declaresTasks(ctx: ServerContext): boolean {
-  const capabilities = ctx.mcpReq.envelope?.['io.modelcontextprotocol/clientCapabilities' as never] as { extensions?: Record<string, unknown> } | undefined
+  const capabilities = ctx.mcpReq.envelope?.['io.modelcontextprotocol/clientCapabilities' as never] as
+    | { extensions?: Record<string, unknown> }
+    | undefined
   return capabilities?.extensions?.[tasksExtension] !== undefined
 }
 
@@ -250,7 +325,9 @@ function toRouteRequest(name: Exclude<McpToolName, 'explain_status'>, args: Reco
     case 'get_intent':
       return { method: 'GET', url: `/intents/${args.intentHash as string}`, chainId }
     case 'list_chains':
-      return chainId === undefined ? { method: 'GET', url: '/chains' } : { method: 'GET', url: `/chains/${encodeURIComponent(chainId)}` }
+      return chainId === undefined
+        ? { method: 'GET', url: '/chains' }
+        : { method: 'GET', url: `/chains/${encodeURIComponent(chainId)}` }
   }
 }
 
@@ -262,7 +339,9 @@ function explainStatus(code: string): CallToolResult {
     description: entry.description,
     httpStatus: entry.httpStatus,
     reserved: entry.reserved,
-    httpMeaning: httpMeanings[entry.httpStatus] ?? (entry.reserved ? 'a reserved code: the contract that returned it is at fault' : 'see GET /status-codes'),
+    httpMeaning:
+      httpMeanings[entry.httpStatus] ??
+      (entry.reserved ? 'a reserved code: the contract that returned it is at fault' : 'see GET /status-codes'),
   }
   return { content: [{ type: 'text', text: JSON.stringify(structuredContent) }], structuredContent }
 }
@@ -287,5 +366,9 @@ function badArguments(tool: string, errors: FieldError[]): CallToolResult {
     context: { chainId: '', chainType: '', intentHash: undefined, status: Status.INVALID_FORMAT },
     errors,
   })
-  return toToolResult({ httpStatus: 400, headers: { 'x-erc1066-status': status.hex }, body: JSON.parse(JSON.stringify(body)) })
+  return toToolResult({
+    httpStatus: 400,
+    headers: { 'x-erc1066-status': status.hex },
+    body: JSON.parse(JSON.stringify(body)),
+  })
 }

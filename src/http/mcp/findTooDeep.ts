@@ -14,7 +14,8 @@ export function findTooDeep(values: Record<string, unknown>, maxDepth = maxToolV
       const [next, depth] = pending.pop()!
       if (typeof next !== 'object' || next === null) continue
       if (depth > maxDepth) return { field, message: `is nested more than ${maxDepth} levels deep` }
-      for (const child of Object.values(next)) if (typeof child === 'object' && child !== null) pending.push([child, depth + 1])
+      for (const child of Object.values(next))
+        if (typeof child === 'object' && child !== null) pending.push([child, depth + 1])
     }
   }
   return undefined

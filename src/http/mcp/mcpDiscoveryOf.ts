@@ -5,7 +5,12 @@ import { intentExamples, requestExamples } from '../schemas/httpSchemas.ts'
 import type { McpTool } from './mcpTools.ts'
 
 export function mcpDiscoveryOf(tool: McpTool): Record<string, unknown> {
-  const example = tool.name === 'execute_intent' ? requestExamples.bodies.executeIntent : tool.name === 'validate_intent' ? requestExamples.bodies.validateIntent : undefined
+  const example =
+    tool.name === 'execute_intent'
+      ? requestExamples.bodies.executeIntent
+      : tool.name === 'validate_intent'
+        ? requestExamples.bodies.validateIntent
+        : undefined
   return declareMcpDiscovery({
     toolName: tool.name,
     description: tool.description,

@@ -2,7 +2,15 @@
 // taken from the definitions the HTTP routes use (the intent, the intent-hash parameter, the
 // chain header, the outcome and problem bodies, the status table): never a second description.
 import { intentHashParamsSchema, intentSchema } from '../../intents/intentSchema.ts'
-import { chainSchema, chainsSchema, commonResponseHeaders, outcomeSchema, problemSchema, requestHeadersSchema, statusCodesSchema } from '../schemas/httpSchemas.ts'
+import {
+  chainSchema,
+  chainsSchema,
+  commonResponseHeaders,
+  outcomeSchema,
+  problemSchema,
+  requestHeadersSchema,
+  statusCodesSchema,
+} from '../schemas/httpSchemas.ts'
 
 export type McpToolName = 'validate_intent' | 'execute_intent' | 'get_intent' | 'list_chains' | 'explain_status'
 
@@ -10,7 +18,12 @@ export type McpTool = {
   name: McpToolName
   title: string
   description: string
-  inputSchema: { type: 'object'; properties: Record<string, object>; required?: readonly string[]; additionalProperties: false }
+  inputSchema: {
+    type: 'object'
+    properties: Record<string, object>
+    required?: readonly string[]
+    additionalProperties: false
+  }
   outputSchema: { type: 'object'; properties: Record<string, object>; required?: readonly string[] }
   annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean }
 }
@@ -29,7 +42,9 @@ const headers = {
   additionalProperties: true,
   description:
     'the headers of the HTTP answer that matter to an agent, lower-case: the common headers (x-erc1066-status, x-intent-hash, x-chain-id, …) and, when present, location, retry-after, www-authenticate, payment-required, payment-response',
-  properties: Object.fromEntries(Object.entries(commonResponseHeaders).map(([name, schema]) => [name.toLowerCase(), schema])),
+  properties: Object.fromEntries(
+    Object.entries(commonResponseHeaders).map(([name, schema]) => [name.toLowerCase(), schema]),
+  ),
 } as const
 
 /**
@@ -47,7 +62,10 @@ function httpAnswer(body: object) {
       erc1066Status: problemSchema.properties.erc1066Status,
       headers,
       body,
-      x402Version: { type: 'integer', description: 'on 402 only: the x402 PaymentRequired, as in `body.paymentRequired`' },
+      x402Version: {
+        type: 'integer',
+        description: 'on 402 only: the x402 PaymentRequired, as in `body.paymentRequired`',
+      },
     },
   } as const
 }
@@ -84,7 +102,12 @@ export const mcpTools: readonly McpTool[] = [
     title: 'Follow an execution',
     description:
       "The state of an execution this gateway sent, by its intent hash (GET /intents/{intentHash}, the X-Intent-Hash of execute): 202 (0xF3) while unconfirmed, 200 (0x11) once executed, the revert's code otherwise, 404 for an intent this gateway never sent.",
-    inputSchema: { type: 'object', properties: { intentHash, chainId }, required: ['intentHash'], additionalProperties: false },
+    inputSchema: {
+      type: 'object',
+      properties: { intentHash, chainId },
+      required: ['intentHash'],
+      additionalProperties: false,
+    },
     outputSchema: intentAnswer,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   },
@@ -95,7 +118,13 @@ export const mcpTools: readonly McpTool[] = [
       'The chains this gateway serves (GET /chains): runtime, CAIP-2 id, name, currency, contracts, relayer, availability, endpoints (redacted) and how intents are signed (the EIP-712 domain). With `chainId`, that one chain (GET /chains/{chainId}; 421 when not served).',
     inputSchema: {
       type: 'object',
-      properties: { chainId: { type: 'string', maxLength: 100, description: 'one chain only: an EVM chain id in decimal or a CAIP-2 id' } },
+      properties: {
+        chainId: {
+          type: 'string',
+          maxLength: 100,
+          description: 'one chain only: an EVM chain id in decimal or a CAIP-2 id',
+        },
+      },
       additionalProperties: false,
     },
     outputSchema: httpAnswer({ anyOf: [chainsSchema, chainSchema, problemSchema] }),
@@ -104,10 +133,17 @@ export const mcpTools: readonly McpTool[] = [
   {
     name: 'explain_status',
     title: 'Explain an ERC-1066 code',
-    description: 'What an ERC-1066 status code means here and which HTTP status the gateway answers it with (one row of GET /status-codes), and what that HTTP status means here.',
+    description:
+      'What an ERC-1066 status code means here and which HTTP status the gateway answers it with (one row of GET /status-codes), and what that HTTP status means here.',
     inputSchema: {
       type: 'object',
-      properties: { code: { type: 'string', pattern: '^0x[0-9a-fA-F]{2}$', description: 'the code as X-ERC1066-Status writes it: 0x + two hex digits, e.g. 0x10' } },
+      properties: {
+        code: {
+          type: 'string',
+          pattern: '^0x[0-9a-fA-F]{2}$',
+          description: 'the code as X-ERC1066-Status writes it: 0x + two hex digits, e.g. 0x10',
+        },
+      },
       required: ['code'],
       additionalProperties: false,
     },

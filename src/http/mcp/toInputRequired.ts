@@ -18,7 +18,11 @@ type InputNeed = 'signature' | 'payment'
 const signingMeta = 'intent-gateway/signing'
 const paymentRequiredMeta = 'x402/payment-required'
 
-export function toInputRequired(answer: RouteAnswer, result: CallToolResult, tool: string): Record<string, unknown> | undefined {
+export function toInputRequired(
+  answer: RouteAnswer,
+  result: CallToolResult,
+  tool: string,
+): Record<string, unknown> | undefined {
   const code = String(answer.headers['x-erc1066-status'] ?? '').toLowerCase()
   const body = (answer.body ?? {}) as { signing?: unknown; paymentRequired?: unknown; detail?: unknown }
   const detail = typeof body.detail === 'string' ? body.detail : ''
@@ -28,11 +32,18 @@ export function toInputRequired(answer: RouteAnswer, result: CallToolResult, too
     need = 'signature'
     params = {
       mode: 'form',
-      message: `${tool} needs the sender's signature: sign the typed data in _meta["${signingMeta}"] with the sender's key (or a delegate of the policy) and give the signature. ${detail}`.trim(),
+      message:
+        `${tool} needs the sender's signature: sign the typed data in _meta["${signingMeta}"] with the sender's key (or a delegate of the policy) and give the signature. ${detail}`.trim(),
       requestedSchema: {
         type: 'object',
         properties: {
-          signature: { type: 'string', title: 'Signature', description: "the sender's signature of the typed data (EVM: 0x and 130 hex digits; Solana: base58)", minLength: 1, maxLength: 1024 },
+          signature: {
+            type: 'string',
+            title: 'Signature',
+            description: "the sender's signature of the typed data (EVM: 0x and 130 hex digits; Solana: base58)",
+            minLength: 1,
+            maxLength: 1024,
+          },
         },
         required: ['signature'],
       },
@@ -45,7 +56,15 @@ export function toInputRequired(answer: RouteAnswer, result: CallToolResult, too
       message: `${tool} has a price: pay one of the offers in _meta["${paymentRequiredMeta}"].accepts and give the x402 PaymentPayload, as JSON or as the base64 a PAYMENT-SIGNATURE header carries (or call the tool again with it in _meta["x402/payment"]).`,
       requestedSchema: {
         type: 'object',
-        properties: { payment: { type: 'string', title: 'x402 payment', description: 'the x402 PaymentPayload, JSON or base64', minLength: 1, maxLength: 16384 } },
+        properties: {
+          payment: {
+            type: 'string',
+            title: 'x402 payment',
+            description: 'the x402 PaymentPayload, JSON or base64',
+            minLength: 1,
+            maxLength: 16384,
+          },
+        },
         required: ['payment'],
       },
       _meta: { [paymentRequiredMeta]: body.paymentRequired },

@@ -4,7 +4,10 @@
 // what works over MCP.
 
 const rewrites: Array<[RegExp, string]> = [
-  [/repeat the request with a PAYMENT-SIGNATURE header for one of (?:paymentRequired\.)?accepts/g, 'call the tool again with the PaymentPayload for one of `accepts` in `_meta["x402/payment"]`'],
+  [
+    /repeat the request with a PAYMENT-SIGNATURE header for one of (?:paymentRequired\.)?accepts/g,
+    'call the tool again with the PaymentPayload for one of `accepts` in `_meta["x402/payment"]`',
+  ],
   [/PAYMENT-SIGNATURE header is required/g, 'a PaymentPayload in the tool call\'s `_meta["x402/payment"]` is required'],
   [/(?:the |a )?PAYMENT-SIGNATURE(?: header)?/g, '`_meta["x402/payment"]`'],
 ]

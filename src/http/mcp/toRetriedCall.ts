@@ -16,15 +16,24 @@ export type RetryFields = {
   dropped?: readonly string[] | undefined
 }
 
-export function toRetriedCall(tool: string, args: Record<string, unknown>, { inputResponses, requestState, dropped = [] }: RetryFields): RetriedCall {
-  const errors: FieldError[] = dropped.map((key) => ({ field: `inputResponses.${key}`, message: 'must be an elicitation result: { action, content } (not wrapped in { method, result })' }))
+export function toRetriedCall(
+  tool: string,
+  args: Record<string, unknown>,
+  { inputResponses, requestState, dropped = [] }: RetryFields,
+): RetriedCall {
+  const errors: FieldError[] = dropped.map((key) => ({
+    field: `inputResponses.${key}`,
+    message: 'must be an elicitation result: { action, content } (not wrapped in { method, result })',
+  }))
   if (inputResponses === undefined && requestState === undefined) return { args, errors }
   if (requestState !== undefined) {
     const state = readState(requestState)
-    if (!state || state.tool !== tool) errors.push({ field: 'requestState', message: `is not a state this gateway gave for ${tool}` })
+    if (!state || state.tool !== tool)
+      errors.push({ field: 'requestState', message: `is not a state this gateway gave for ${tool}` })
   }
   if (inputResponses === undefined) return { args, errors }
-  if (!isObject(inputResponses)) return { args, errors: [...errors, { field: 'inputResponses', message: 'must be an object' }] }
+  if (!isObject(inputResponses))
+    return { args, errors: [...errors, { field: 'inputResponses', message: 'must be an object' }] }
   let retried = args
   let paymentSignature: string | undefined
   for (const [key, response] of Object.entries(inputResponses)) {
@@ -48,7 +57,11 @@ export function toRetriedCall(tool: string, args: Record<string, unknown>, { inp
       retried = { ...args, intent: { ...args.intent, signature: value } }
     } else {
       paymentSignature = toPaymentSignature(value)
-      if (!paymentSignature) errors.push({ field: `${field}.content.payment`, message: 'must be an x402 PaymentPayload object, as JSON or base64 JSON' })
+      if (!paymentSignature)
+        errors.push({
+          field: `${field}.content.payment`,
+          message: 'must be an x402 PaymentPayload object, as JSON or base64 JSON',
+        })
     }
   }
   return { args: retried, ...(paymentSignature ? { paymentSignature } : {}), errors }

@@ -20,7 +20,8 @@ const ttlMs = 24 * 60 * 60 * 1000
 export function toTaskState(answer: RouteAnswer): TaskState {
   const code = Number.parseInt(String(answer.headers['x-erc1066-status'] ?? '').slice(2), 16)
   // An answer without a code (a framework's own error): by its HTTP status alone.
-  if (Number.isNaN(code)) return answer.httpStatus === 202 ? 'working' : answer.httpStatus === 200 ? 'completed' : 'failed'
+  if (Number.isNaN(code))
+    return answer.httpStatus === 202 ? 'working' : answer.httpStatus === 200 ? 'completed' : 'failed'
   // 0x20 (too early) is a 202 too, but nothing runs: a retry once the window opens is a new execute (its row says failed).
   return statusVocabulary.taskStateOf(code, answer.httpStatus)
 }
@@ -30,7 +31,12 @@ export function toTaskState(answer: RouteAnswer): TaskState {
  * at the top; once finished, the tool result inlined under `result` (a failure's too: the route's
  * problem, `isError: true`, says what went wrong, as the tool would have answered).
  */
-export function toTask(intentHash: string, answer: RouteAnswer, tool: McpTool | undefined, now = new Date()): Record<string, unknown> {
+export function toTask(
+  intentHash: string,
+  answer: RouteAnswer,
+  tool: McpTool | undefined,
+  now = new Date(),
+): Record<string, unknown> {
   const status = toTaskState(answer)
   const result: CallToolResult = toToolResult(answer, tool)
   const body = (answer.body ?? {}) as { detail?: unknown }

@@ -2,15 +2,20 @@
 // ERC-1066 code, the headers that matter and the body as structuredContent (the same JSON as text
 // for clients that read text only), isError from 400 on. A 402 follows x402's MCP transport: the
 // PaymentRequired at the top of structuredContent; a settled payment in _meta["x402/payment-response"].
-import { decodePaymentResponseHeader } from '@x402/core/http'
+
 import type { CallToolResult } from '@modelcontextprotocol/server'
+import { decodePaymentResponseHeader } from '@x402/core/http'
 import { commonResponseHeaders } from '../schemas/httpSchemas.ts'
-import { toMcpPaymentWording } from './toMcpPaymentWording.ts'
 import { mcpDiscoveryOf } from './mcpDiscoveryOf.ts'
 import type { McpTool } from './mcpTools.ts'
+import { toMcpPaymentWording } from './toMcpPaymentWording.ts'
 
 /** What a tool needs of an HTTP answer. */
-export type RouteAnswer = { httpStatus: number; headers: Record<string, string | string[] | number | undefined>; body: unknown }
+export type RouteAnswer = {
+  httpStatus: number
+  headers: Record<string, string | string[] | number | undefined>
+  body: unknown
+}
 
 /** The headers a tool result repeats from the HTTP answer (lower-case names). */
 const resultHeaderNames = [
@@ -33,7 +38,8 @@ export function toToolResult({ httpStatus, headers, body: answered }: RouteAnswe
     const value = headers[name]
     if (value !== undefined) kept[name] = Array.isArray(value) ? value.join(', ') : String(value)
   }
-  const paymentRequired = httpStatus === 402 && isObject(body) && isObject(body.paymentRequired) ? body.paymentRequired : {}
+  const paymentRequired =
+    httpStatus === 402 && isObject(body) && isObject(body.paymentRequired) ? body.paymentRequired : {}
   const structuredContent = {
     ...paymentRequired,
     httpStatus,
@@ -65,7 +71,8 @@ function toMcpPayment(body: unknown, tool: McpTool | undefined): unknown {
   if (isObject(body.paymentRequired)) {
     const paymentRequired: Record<string, unknown> = { ...body.paymentRequired }
     if (typeof paymentRequired.error === 'string') paymentRequired.error = toMcpPaymentWording(paymentRequired.error)
-    if (tool && isObject(paymentRequired.extensions) && 'bazaar' in paymentRequired.extensions) paymentRequired.extensions = { ...paymentRequired.extensions, ...mcpDiscoveryOf(tool) }
+    if (tool && isObject(paymentRequired.extensions) && 'bazaar' in paymentRequired.extensions)
+      paymentRequired.extensions = { ...paymentRequired.extensions, ...mcpDiscoveryOf(tool) }
     reworded.paymentRequired = paymentRequired
   }
   return reworded

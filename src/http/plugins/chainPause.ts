@@ -6,7 +6,6 @@
 // payments), which is the point.
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { ChainRegistry } from '../../intents/createChainRegistry.ts'
-import { requestChain } from '../requestChain.ts'
 import { parseIntent } from '../../intents/parseIntent.ts'
 import { replayExecution } from '../../intents/replayExecution.ts'
 import type { OpsSwitches } from '../../ops/createOpsSwitches.ts'
@@ -14,6 +13,7 @@ import type { ChainRuntime } from '../../ports/chainRuntime.ts'
 import type { IntentBody } from '../../ports/intent.ts'
 import type { Journal } from '../../ports/journal.ts'
 import { toProblemDetails } from '../problemDetails.ts'
+import { requestChain } from '../requestChain.ts'
 
 /** ERC-1066 0x42: Paused (not among Status's names: no other route answers it). */
 const paused = 0x42
@@ -30,7 +30,10 @@ export type ChainPauseOptions = {
   url?: string | undefined
 }
 
-export function registerChainPause(app: FastifyInstance, { registry, journal, switches, retryAfterSeconds = 30, url = '/intents/execute' }: ChainPauseOptions) {
+export function registerChainPause(
+  app: FastifyInstance,
+  { registry, journal, switches, retryAfterSeconds = 30, url = '/intents/execute' }: ChainPauseOptions,
+) {
   app.addHook('preValidation', async (request: FastifyRequest, reply) => {
     if (request.method !== 'POST' || request.routeOptions.url !== url) return
     let selection
@@ -45,7 +48,11 @@ export function registerChainPause(app: FastifyInstance, { registry, journal, sw
     if (!pause) return
     // A repeat of an intent already sent: the route replays its outcome (nothing sent, nothing charged).
     const hash = intentHashOf(selection.runtime, request.body)
-    if (hash && (await replayExecution({ adapter: selection.adapter, journal, intentHash: hash }).catch(() => undefined))) return
+    if (
+      hash &&
+      (await replayExecution({ adapter: selection.adapter, journal, intentHash: hash }).catch(() => undefined))
+    )
+      return
     request.gateway.chainId = selection.chainId
     request.gateway.chainType = selection.chainType
     if (hash) request.gateway.intentHash = hash

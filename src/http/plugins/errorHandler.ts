@@ -25,21 +25,58 @@ const transportErrors: Record<string, { httpStatus: number; title: string }> = {
 export function registerErrorHandler(app: FastifyInstance) {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const input = toInputError(error, request)
-    if (input) return sendProblem(request, reply, input.httpStatus ?? getStatusCode(input.status).httpStatus, input.status, input.shortMessage, input.details, input.errors, input.headers)
+    if (input)
+      return sendProblem(
+        request,
+        reply,
+        input.httpStatus ?? getStatusCode(input.status).httpStatus,
+        input.status,
+        input.shortMessage,
+        input.details,
+        input.errors,
+        input.headers,
+      )
 
     if (error instanceof GatewayError) {
       const entry = getStatusCode(error.status)
       request.log.warn({ err: error, code: error.code }, error.shortMessage)
-      return sendProblem(request, reply, entry.httpStatus, error.status, error.shortMessage, error.details, undefined, error.headers)
+      return sendProblem(
+        request,
+        reply,
+        entry.httpStatus,
+        error.status,
+        error.shortMessage,
+        error.details,
+        undefined,
+        error.headers,
+      )
     }
 
     // A bug: log it whole, answer without any of it.
     request.log.error({ err: error }, 'unexpected error')
-    return sendProblem(request, reply, 500, Status.GATEWAY_FAILURE, 'Internal gateway error', 'the gateway failed unexpectedly; the incident was logged', undefined, {})
+    return sendProblem(
+      request,
+      reply,
+      500,
+      Status.GATEWAY_FAILURE,
+      'Internal gateway error',
+      'the gateway failed unexpectedly; the incident was logged',
+      undefined,
+      {},
+    )
   })
 
   app.setNotFoundHandler((request, reply) =>
-    sendProblem(request, reply, 404, Status.UNSUPPORTED_ACTION, 'No such route', `${request.method} ${request.url.split('?')[0]} is not a route of this gateway`, undefined, {}),
+    sendProblem(
+      request,
+      reply,
+      404,
+      Status.UNSUPPORTED_ACTION,
+      'No such route',
+      `${request.method} ${request.url.split('?')[0]} is not a route of this gateway`,
+      undefined,
+      {},
+    ),
   )
 }
 
@@ -54,7 +91,14 @@ export function sendProblem(
   headers: Record<string, string>,
 ) {
   request.gateway.status = status
-  const problem = toProblemDetails({ httpStatus, status, title, detail, context: request.gateway, ...(errors ? { errors } : {}) })
+  const problem = toProblemDetails({
+    httpStatus,
+    status,
+    title,
+    detail,
+    context: request.gateway,
+    ...(errors ? { errors } : {}),
+  })
   return reply.code(httpStatus).headers(headers).type('application/problem+json').send(problem)
 }
 
@@ -62,7 +106,9 @@ function toInputError(error: FastifyError, request: FastifyRequest): InputError 
   if (error instanceof InputError) return error
   if (error.validation) {
     // An `if` names no field: the `then` it failed (the intent's target/data/value unless `calls`) reports its own errors.
-    const errors = (error.validation as AjvError[]).filter((e) => e.keyword !== 'if').map((e) => toFieldError(e, error.validationContext))
+    const errors = (error.validation as AjvError[])
+      .filter((e) => e.keyword !== 'if')
+      .map((e) => toFieldError(e, error.validationContext))
     const where = error.validationContext === 'params' ? 'path' : (error.validationContext ?? 'request')
     return new InputError(`The ${where === 'body' ? 'intent' : where} is not valid`, { errors })
   }
@@ -70,7 +116,12 @@ function toInputError(error: FastifyError, request: FastifyRequest): InputError 
   if (transport) {
     const errors =
       transport.httpStatus === 415
-        ? [{ field: 'Content-Type', message: `${headerSafe(request.headers['content-type']) || 'a missing Content-Type'} is not supported; send application/json` }]
+        ? [
+            {
+              field: 'Content-Type',
+              message: `${headerSafe(request.headers['content-type']) || 'a missing Content-Type'} is not supported; send application/json`,
+            },
+          ]
         : [{ field: 'body', message: error.message }]
     return new InputError(transport.title, { httpStatus: transport.httpStatus, errors })
   }
@@ -86,17 +137,26 @@ function toFieldError(e: AjvError, context: string | undefined): FieldError {
   if (e.keyword === 'additionalProperties') {
     const name = String(e.params.additionalProperty)
     // accounts/0 → accounts[0].name: the one nested object of the intent is an account meta.
-    if (/^accounts\.\d+$/.test(path)) return { field: `${path.replace(/\.(\d+)$/, '[$1]')}.${name}`, message: `is not a known field (an account meta has: ${accountMetaFields.join(', ')})` }
+    if (/^accounts\.\d+$/.test(path))
+      return {
+        field: `${path.replace(/\.(\d+)$/, '[$1]')}.${name}`,
+        message: `is not a known field (an account meta has: ${accountMetaFields.join(', ')})`,
+      }
     return { field: name, message: `is not a known field (the fields are: ${intentFields.join(', ')})` }
   }
-  if (!path) return { field: context ?? 'body', message: e.keyword === 'type' ? `must be a JSON ${e.params.type}` : (e.message ?? 'is not valid') }
+  if (!path)
+    return {
+      field: context ?? 'body',
+      message: e.keyword === 'type' ? `must be a JSON ${e.params.type}` : (e.message ?? 'is not valid'),
+    }
   const property = describedFields[context ?? '']?.[path]
   if (property) {
     if (e.keyword === 'type') {
       const hint = property.pattern === '^[0-9]+$' ? ' (integers are written as decimal strings, e.g. "1000")' : ''
       return { field: path, message: `must be a ${e.params.type}${hint}` }
     }
-    if (e.keyword === 'enum') return { field: path, message: `must be one of ${(e.params.allowedValues as string[]).join(', ')}` }
+    if (e.keyword === 'enum')
+      return { field: path, message: `must be one of ${(e.params.allowedValues as string[]).join(', ')}` }
     return { field: path, message: `must be ${property.description}` }
   }
   return { field: path, message: e.message ?? 'is not valid' }

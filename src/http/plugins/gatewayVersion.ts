@@ -3,4 +3,6 @@
 import { readFileSync } from 'node:fs'
 import { projectFile } from '../../config/projectFile.ts'
 
-export const gatewayVersion: string = (JSON.parse(readFileSync(projectFile('package.json'), 'utf8')) as { version: string }).version
+export const gatewayVersion: string = (
+  JSON.parse(readFileSync(projectFile('package.json'), 'utf8')) as { version: string }
+).version

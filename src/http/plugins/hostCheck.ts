@@ -30,10 +30,18 @@ export type HostCheckOptions = {
 
 const localHosts = ['localhost', '127.0.0.1', '[::1]']
 
-export function registerHostCheck(app: FastifyInstance, { publicUrl, production, corsOrigins, hostRoutes = ['/mcp'] }: HostCheckOptions) {
+export function registerHostCheck(
+  app: FastifyInstance,
+  { publicUrl, production, corsOrigins, hostRoutes = ['/mcp'] }: HostCheckOptions,
+) {
   const publicOrigin = publicUrl ? new URL(publicUrl) : undefined
   // Host as a client may write it: with or without the scheme's default port.
-  const publicHosts = publicOrigin ? [publicOrigin.host, `${publicOrigin.hostname}:${publicOrigin.port || (publicOrigin.protocol === 'https:' ? '443' : '80')}`] : []
+  const publicHosts = publicOrigin
+    ? [
+        publicOrigin.host,
+        `${publicOrigin.hostname}:${publicOrigin.port || (publicOrigin.protocol === 'https:' ? '443' : '80')}`,
+      ]
+    : []
   const anyOrigin = corsOrigins.includes('*')
   const listed = new Set([...corsOrigins, ...(publicOrigin ? [publicOrigin.origin] : [])].map((o) => o.toLowerCase()))
   const checked = new Set(hostRoutes)
@@ -53,9 +61,18 @@ export function registerHostCheck(app: FastifyInstance, { publicUrl, production,
 
   app.addHook('onRequest', (request, reply, done) => {
     const origin = request.headers.origin
-    if (origin !== undefined && !originAllowed(origin)) return void refuse(request, reply, `the Origin ${quote(origin)} is not this gateway's (PUBLIC_URL) nor one of CORS_ORIGINS`)
+    if (origin !== undefined && !originAllowed(origin))
+      return void refuse(
+        request,
+        reply,
+        `the Origin ${quote(origin)} is not this gateway's (PUBLIC_URL) nor one of CORS_ORIGINS`,
+      )
     if (checked.has(request.routeOptions.url ?? '') && !hostAllowed(request.host)) {
-      return void refuse(request, reply, `the Host ${quote(request.host)} is not this gateway's: call it at ${publicOrigin ? publicOrigin.origin : `http://127.0.0.1:${port()}`}`)
+      return void refuse(
+        request,
+        reply,
+        `the Host ${quote(request.host)} is not this gateway's: call it at ${publicOrigin ? publicOrigin.origin : `http://127.0.0.1:${port()}`}`,
+      )
     }
     done()
   })
@@ -63,7 +80,13 @@ export function registerHostCheck(app: FastifyInstance, { publicUrl, production,
 
 function refuse(request: FastifyRequest, reply: FastifyReply, detail: string) {
   request.gateway.status = Status.DISALLOWED
-  const problem = toProblemDetails({ httpStatus: 403, status: Status.DISALLOWED, title: 'Not a host or origin of this gateway', detail, context: request.gateway })
+  const problem = toProblemDetails({
+    httpStatus: 403,
+    status: Status.DISALLOWED,
+    title: 'Not a host or origin of this gateway',
+    detail,
+    context: request.gateway,
+  })
   reply
     .code(403)
     .type('application/problem+json')

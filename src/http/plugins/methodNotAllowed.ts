@@ -20,7 +20,9 @@ export function createMethodNotAllowed(): MethodNotAllowed {
   return {
     watch(context) {
       context.addHook('onRoute', (route) => {
-        const added = (Array.isArray(route.method) ? route.method : [route.method]).map((m) => m.toUpperCase() as HTTPMethods).filter((m) => m !== 'HEAD')
+        const added = (Array.isArray(route.method) ? route.method : [route.method])
+          .map((m) => m.toUpperCase() as HTTPMethods)
+          .filter((m) => m !== 'HEAD')
         const known = served.get(route.url) ?? []
         served.set(route.url, [...known, ...added.filter((m) => !known.includes(m))])
       })
@@ -47,7 +49,9 @@ export function registerMethodNotAllowed(app: FastifyInstance, routes: Record<st
           httpStatus: 405,
           status: Status.UNSUPPORTED_ACTION,
           headers: { allow: served.join(', ') },
-          errors: [{ field: 'method', message: `${request.method} is not supported on ${url}; use ${served.join(' or ')}` }],
+          errors: [
+            { field: 'method', message: `${request.method} is not supported on ${url}; use ${served.join(' or ')}` },
+          ],
         })
       },
     })

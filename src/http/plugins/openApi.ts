@@ -7,9 +7,18 @@
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
-import { apiKeyScheme, commonResponseHeaders, jsonResponse, metricsTokenScheme, openApiDocumentSchema, outcomeResponses, registerSharedSchemas, requestExamples } from '../schemas/httpSchemas.ts'
 import { getStatusCode } from '../../status/statusCodes.ts'
 import { statusVocabulary } from '../../status/statusVocabulary.ts'
+import {
+  apiKeyScheme,
+  commonResponseHeaders,
+  jsonResponse,
+  metricsTokenScheme,
+  openApiDocumentSchema,
+  outcomeResponses,
+  registerSharedSchemas,
+  requestExamples,
+} from '../schemas/httpSchemas.ts'
 import { gatewayVersion } from './gatewayVersion.ts'
 
 // biome-ignore lint/suspicious/noExplicitAny: route schemas are JSON Schema objects read and rewritten key by key
@@ -28,13 +37,21 @@ export function registerOpenApi(app: FastifyInstance, { oauth }: RegisterOpenApi
   registerSharedSchemas(app)
   app.register(swagger, {
     // Shared schemas are named by their $id under components.schemas.
-    transform: ({ schema, url }) => ({ schema: schema && !(schema as RouteSchema).hide ? toDocumented(schema as RouteSchema, oauth !== undefined) : schema, url }),
+    transform: ({ schema, url }) => ({
+      schema:
+        schema && !(schema as RouteSchema).hide ? toDocumented(schema as RouteSchema, oauth !== undefined) : schema,
+      url,
+    }),
     transformObject: (document) =>
       ({
-        ...withoutUnusedSchemes(('openapiObject' in document ? document.openapiObject : document.swaggerObject) as RouteSchema),
+        ...withoutUnusedSchemes(
+          ('openapiObject' in document ? document.openapiObject : document.swaggerObject) as RouteSchema,
+        ),
         'x-status-vocabulary': toStatusVocabularyDocument(),
       }) as RouteSchema,
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
+    },
     openapi: {
       openapi: '3.1.0',
       info: {
@@ -53,24 +70,31 @@ export function registerOpenApi(app: FastifyInstance, { oauth }: RegisterOpenApi
         { name: 'chains', description: 'the chains this gateway serves' },
         { name: 'operations', description: 'health, readiness, the status code table, this document' },
         { name: 'agents', description: 'the Model Context Protocol server: the same operations as MCP tools' },
-        { name: 'ops', description: "the operator's console: its snapshot, live feed and switches (OPS_API_KEYS or ops:read / ops:write)" },
+        {
+          name: 'ops',
+          description:
+            "the operator's console: its snapshot, live feed and switches (OPS_API_KEYS or ops:read / ops:write)",
+        },
       ],
       components: {
         securitySchemes: {
           [apiKeyScheme]: {
             type: 'http',
             scheme: 'bearer',
-            description: 'an API key, when the gateway is configured with API_KEYS: Authorization: Bearer <key>. Without keys configured every route is open.',
+            description:
+              'an API key, when the gateway is configured with API_KEYS: Authorization: Bearer <key>. Without keys configured every route is open.',
           },
           opsKey: {
             type: 'http',
             scheme: 'bearer',
-            description: "an operator's key (OPS_API_KEYS), or an OAuth access token granting ops:read (reading) or ops:write (switches); never an agent's API key",
+            description:
+              "an operator's key (OPS_API_KEYS), or an OAuth access token granting ops:read (reading) or ops:write (switches); never an agent's API key",
           },
           [metricsTokenScheme]: {
             type: 'http',
             scheme: 'bearer',
-            description: 'METRICS_TOKEN, when configured: Authorization: Bearer <token> on GET /metrics (not an API key)',
+            description:
+              'METRICS_TOKEN, when configured: Authorization: Bearer <token> on GET /metrics (not an API key)',
           },
           ...(oauth
             ? {
@@ -114,18 +138,29 @@ export function registerOpenApi(app: FastifyInstance, { oauth }: RegisterOpenApi
  * and real parameters.
  */
 function toDocumented(schema: RouteSchema, oauth: boolean): RouteSchema {
-  const documented: RouteSchema = { ...schema, security: oauth ? withOAuth(schema.security ?? [], schema.operationId) : (schema.security ?? []) }
+  const documented: RouteSchema = {
+    ...schema,
+    security: oauth ? withOAuth(schema.security ?? [], schema.operationId) : (schema.security ?? []),
+  }
   // Every answer carries the common headers (X-Request-Id among them), also where a route's
   // schema names only its body.
   const responses: RouteSchema = Object.fromEntries(
-    Object.entries<RouteSchema>(schema.response ?? {}).map(([status, response]) => [status, response.content && !response.headers ? { ...response, headers: commonResponseHeaders } : response]),
+    Object.entries<RouteSchema>(schema.response ?? {}).map(([status, response]) => [
+      status,
+      response.content && !response.headers ? { ...response, headers: commonResponseHeaders } : response,
+    ]),
   )
-  documented.response = Object.keys(responses).some((status) => status.startsWith('4')) ? responses : { ...responses, ...outcomeResponses([431]) }
+  documented.response = Object.keys(responses).some((status) => status.startsWith('4'))
+    ? responses
+    : { ...responses, ...outcomeResponses([431]) }
   const body = requestExamples.bodies[schema.operationId]
   if (body !== undefined && schema.body) documented.body = { ...schema.body, examples: [body] }
   if (schema.params?.properties) {
     const properties = Object.fromEntries(
-      Object.entries<RouteSchema>(schema.params.properties).map(([name, property]) => [name, name in requestExamples.params ? { ...property, examples: [requestExamples.params[name]] } : property]),
+      Object.entries<RouteSchema>(schema.params.properties).map(([name, property]) => [
+        name,
+        name in requestExamples.params ? { ...property, examples: [requestExamples.params[name]] } : property,
+      ]),
     )
     documented.params = { ...schema.params, properties }
   }
@@ -137,7 +172,9 @@ const scopeOf: Record<string, string[]> = { validateIntent: ['intents:validate']
 
 /** An access token beside each API-key requirement: either credential does. */
 function withOAuth(security: Array<Record<string, string[]>>, operationId: string): Array<Record<string, string[]>> {
-  return security.flatMap((requirement) => (apiKeyScheme in requirement ? [requirement, { [oauthScheme]: scopeOf[operationId] ?? [] }] : [requirement]))
+  return security.flatMap((requirement) =>
+    apiKeyScheme in requirement ? [requirement, { [oauthScheme]: scopeOf[operationId] ?? [] }] : [requirement],
+  )
 }
 
 /** RFC 8414 §3.1: the well-known path between the issuer's host and its path. */
@@ -182,9 +219,20 @@ function toStatusVocabularyDocument() {
 
 /** The document without the security schemes no operation asks for (no API keys configured: none). */
 function withoutUnusedSchemes(document: RouteSchema): RouteSchema {
-  const operations = Object.values<RouteSchema>(document.paths ?? {}).flatMap((item) => Object.values<RouteSchema>(item))
-  const used = new Set(operations.flatMap((operation) => (operation.security ?? []).flatMap((requirement: Record<string, unknown>) => Object.keys(requirement))))
-  const schemes = Object.fromEntries(Object.entries(document.components?.securitySchemes ?? {}).filter(([name]) => used.has(name)))
+  const operations = Object.values<RouteSchema>(document.paths ?? {}).flatMap((item) =>
+    Object.values<RouteSchema>(item),
+  )
+  const used = new Set(
+    operations.flatMap((operation) =>
+      (operation.security ?? []).flatMap((requirement: Record<string, unknown>) => Object.keys(requirement)),
+    ),
+  )
+  const schemes = Object.fromEntries(
+    Object.entries(document.components?.securitySchemes ?? {}).filter(([name]) => used.has(name)),
+  )
   const { securitySchemes: _all, ...components } = document.components ?? {}
-  return { ...document, components: Object.keys(schemes).length > 0 ? { ...components, securitySchemes: schemes } : components }
+  return {
+    ...document,
+    components: Object.keys(schemes).length > 0 ? { ...components, securitySchemes: schemes } : components,
+  }
 }

@@ -7,11 +7,11 @@ import { encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Hex } from 'viem'
 import type { PricedRoute } from '../../config/paymentsConfig.ts'
+import type { PaymentOutcomeLabel } from '../../metrics/createMetrics.ts'
 import type { PaymentHeader } from '../../payments/claimedPayer.ts'
 import type { Admission, Finished, PaidAnswer, Payments, PaymentTicket } from '../../payments/createPayments.ts'
 import { freeTicket } from '../../payments/freeTicket.ts'
 import { Status } from '../../status/statusCodes.ts'
-import type { PaymentOutcomeLabel } from '../../metrics/createMetrics.ts'
 import type { GatewayContext } from '../gatewayContext.ts'
 import { toProblemDetails } from '../problemDetails.ts'
 import { publicBaseUrl } from '../publicBaseUrl.ts'
@@ -52,7 +52,12 @@ export function paymentHeaderOf(request: FastifyRequest, payments: Payments | un
 }
 
 /** Runs a request that `priced` pays for, in the paid order, and answers it. */
-export async function servePaid<T>(request: FastifyRequest, reply: FastifyReply, priced: Priced, options: PaidRequestOptions<T>): Promise<FastifyReply> {
+export async function servePaid<T>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  priced: Priced,
+  options: PaidRequestOptions<T>,
+): Promise<FastifyReply> {
   const { payments } = options
   const note = (label: PaymentOutcomeLabel) => options.onPayment?.(priced.chainId, label)
   // 1. Admit: verify and reserve the payment, or answer without running anything.
@@ -64,7 +69,12 @@ export async function servePaid<T>(request: FastifyRequest, reply: FastifyReply,
         apiKeyClient: options.apiKeyClient ?? false,
         extensions: options.extensions,
         // Sent again by the resolver if its settlement is pending: the same route, chain, body and Idempotency-Key.
-        replay: { method: 'POST', url: request.url, headers: replayHeaders(request, priced.chainId), body: request.body },
+        replay: {
+          method: 'POST',
+          url: request.url,
+          headers: replayHeaders(request, priced.chainId),
+          body: request.body,
+        },
       })
     : { kind: 'admitted', ticket: freeTicket }
   if (admission.kind !== 'admitted') return sendRefusal(request, reply, priced, admission, note)
@@ -96,34 +106,67 @@ async function sendServed<T>(
     const settlement = paymentResponse!
     reply.header('payment-response', encodePaymentResponseHeader(settlement))
     return options.send(done.value, {
-      payment: { status: settlement.errorReason, transaction: settlement.transaction, network: settlement.network, payer: settlement.payer, detail: settlement.errorMessage },
+      payment: {
+        status: settlement.errorReason,
+        transaction: settlement.transaction,
+        network: settlement.network,
+        payer: settlement.payer,
+        detail: settlement.errorMessage,
+      },
     })
   }
   if (charged !== 'free') note(charged)
   if (paymentResponse) reply.header('payment-response', encodePaymentResponseHeader(paymentResponse))
   const sent = options.send(done.value)
   if (payment?.paymentId && paymentResponse) {
-    await options.payments?.remember(payment, { httpStatus: done.answer.httpStatus, headers: { 'payment-response': encodePaymentResponseHeader(paymentResponse) }, body: done.value })
+    await options.payments?.remember(payment, {
+      httpStatus: done.answer.httpStatus,
+      headers: { 'payment-response': encodePaymentResponseHeader(paymentResponse) },
+      body: done.value,
+    })
   }
   return sent
 }
 
 /** The answers of a payment that lets nothing run: 402, a payment-identifier replay, 409. */
-function sendRefusal(request: FastifyRequest, reply: FastifyReply, priced: Priced, refusal: Exclude<Admission, { kind: 'admitted' }>, note: (label: PaymentOutcomeLabel) => void) {
+function sendRefusal(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  priced: Priced,
+  refusal: Exclude<Admission, { kind: 'admitted' }>,
+  note: (label: PaymentOutcomeLabel) => void,
+) {
   switch (refusal.kind) {
     case 'replay':
       note('replayed')
       return reply.code(refusal.answer.httpStatus).headers(refusal.answer.headers).send(refusal.answer.body)
     case 'conflict':
       note('conflict')
-      return problem(request, reply, priced, 409, Status.IN_FLIGHT, 'The payment identifier is already in use', refusal.detail, {})
+      return problem(
+        request,
+        reply,
+        priced,
+        409,
+        Status.IN_FLIGHT,
+        'The payment identifier is already in use',
+        refusal.detail,
+        {},
+      )
     case 'payment-required': {
       const { paymentRequired } = refusal
       const refused = paymentRequired.error && paymentRequired.error !== 'Payment required'
       note(refused ? 'refused' : 'required')
-      const detail = refused ? `the payment was refused: ${paymentRequired.error}` : 'pay with x402: repeat the request with a PAYMENT-SIGNATURE header for one of paymentRequired.accepts'
-      const headers = { 'payment-required': encodePaymentRequiredHeader(paymentRequired), 'x-payment-required': 'true', 'cache-control': 'no-store' }
-      return problem(request, reply, priced, 402, Status.FUNDS_REQUESTED, 'Payment required', detail, headers, { paymentRequired })
+      const detail = refused
+        ? `the payment was refused: ${paymentRequired.error}`
+        : 'pay with x402: repeat the request with a PAYMENT-SIGNATURE header for one of paymentRequired.accepts'
+      const headers = {
+        'payment-required': encodePaymentRequiredHeader(paymentRequired),
+        'x-payment-required': 'true',
+        'cache-control': 'no-store',
+      }
+      return problem(request, reply, priced, 402, Status.FUNDS_REQUESTED, 'Payment required', detail, headers, {
+        paymentRequired,
+      })
     }
   }
 }
@@ -139,7 +182,12 @@ function problem(
   headers: Record<string, string>,
   extra: Record<string, unknown> = {},
 ) {
-  const context: GatewayContext = request.gateway ?? { chainId: priced.chainId, chainType: '', intentHash: priced.intentHash, status: undefined }
+  const context: GatewayContext = request.gateway ?? {
+    chainId: priced.chainId,
+    chainType: '',
+    intentHash: priced.intentHash,
+    status: undefined,
+  }
   context.status = status
   context.intentHash ??= priced.intentHash
   const body = { ...toProblemDetails({ httpStatus, status, title, detail, context }), ...extra }

@@ -5,9 +5,9 @@ import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Redis } from 'ioredis'
 import type { RequestAuthenticator } from '../../auth/createRequestAuthenticator.ts'
-import { toClientAddressKey } from '../toClientAddressKey.ts'
 import { GatewayError } from '../../errors/gatewayError.ts'
 import { Status } from '../../status/statusCodes.ts'
+import { toClientAddressKey } from '../toClientAddressKey.ts'
 
 export type RateLimitOptions = {
   max: number
@@ -32,7 +32,10 @@ export type CountRequest = (request: FastifyRequest) => Promise<GatewayError | u
 /** The routes the limit covers: the intent routes, and /mcp, which reaches them. */
 const limited = (url: string | undefined) => url !== undefined && (url.startsWith('/intents/') || url === '/mcp')
 
-export function registerRateLimit(app: FastifyInstance, { max, windowMs, authenticate, isInProcess, redis, redisPrefix = 'intent-gateway:' }: RateLimitOptions): CountRequest {
+export function registerRateLimit(
+  app: FastifyInstance,
+  { max, windowMs, authenticate, isInProcess, redis, redisPrefix = 'intent-gateway:' }: RateLimitOptions,
+): CountRequest {
   const tooMany = (ttlMs: number) => {
     const seconds = Math.max(1, Math.ceil(ttlMs / 1000))
     return new GatewayError('Too many requests', {
@@ -63,7 +66,13 @@ export function registerRateLimit(app: FastifyInstance, { max, windowMs, authent
     keyGenerator: async (request) => {
       const address = `ip:${toClientAddressKey(request.ip)}`
       // Unlimited routes and in-process calls (counted as their tool call) are let through below: no token checked for them here.
-      if (!authenticate || request.headers.authorization === undefined || !limited(request.routeOptions.url) || isInProcess?.(request)) return address
+      if (
+        !authenticate ||
+        request.headers.authorization === undefined ||
+        !limited(request.routeOptions.url) ||
+        isInProcess?.(request)
+      )
+        return address
       const result = await authenticate(request).catch(() => undefined)
       return result?.ok ? `key:${result.caller.id}` : address
     },

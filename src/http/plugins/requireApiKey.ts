@@ -38,7 +38,14 @@ export type RequireApiKeyOptions = {
  * come without one, but a credential it does present must be valid (it then counts as that
  * caller) and, for an OAuth token, grant the route's scope.
  */
-export function requireApiKey({ authenticate, resourceMetadataUrl, required, unlessPaying, scope, challengeScope }: RequireApiKeyOptions): preValidationAsyncHookHandler {
+export function requireApiKey({
+  authenticate,
+  resourceMetadataUrl,
+  required,
+  unlessPaying,
+  scope,
+  challengeScope,
+}: RequireApiKeyOptions): preValidationAsyncHookHandler {
   return async (request: FastifyRequest) => {
     const header = request.headers.authorization
     if (header === undefined && (!required || unlessPaying?.(request))) return

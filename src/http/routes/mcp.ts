@@ -11,12 +11,12 @@
 import type { Server } from '@modelcontextprotocol/server'
 import type { FastifyInstance, FastifyRequest, preValidationAsyncHookHandler } from 'fastify'
 import type { ChainRegistry } from '../../intents/createChainRegistry.ts'
-import { describedChain } from '../requestChain.ts'
 import type { Journal } from '../../ports/journal.ts'
 import type { RouteCaller } from '../createRouteCaller.ts'
-import type { CountRequest } from '../plugins/rateLimit.ts'
-import { apiKeyOptional, apiKeyRequired, jsonResponse, outcomeResponses } from '../schemas/httpSchemas.ts'
 import { toProblemAnswer } from '../mcp/toProblemAnswer.ts'
+import type { CountRequest } from '../plugins/rateLimit.ts'
+import { describedChain } from '../requestChain.ts'
+import { apiKeyOptional, apiKeyRequired, jsonResponse, outcomeResponses } from '../schemas/httpSchemas.ts'
 
 export type McpRouteOptions = {
   caller: RouteCaller
@@ -38,22 +38,41 @@ export type McpRouteOptions = {
 const jsonRpcMessage = {
   type: ['object', 'array'],
   additionalProperties: true,
-  description: 'a JSON-RPC 2.0 message of the Model Context Protocol (server/discover, tools/list, tools/call, tasks/get, or in 2025-11-25 initialize and notifications), or a 2025-era batch of them',
-  examples: [{ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'explain_status', arguments: { code: '0x10' } } }],
+  description:
+    'a JSON-RPC 2.0 message of the Model Context Protocol (server/discover, tools/list, tools/call, tasks/get, or in 2025-11-25 initialize and notifications), or a 2025-era batch of them',
+  examples: [
+    { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'explain_status', arguments: { code: '0x10' } } },
+  ],
 } as const
 
 /** Headers the transport reads; the others (framing, host) belong to this HTTP request only. */
 const hopByHop = new Set(['host', 'content-length', 'connection', 'transfer-encoding', 'keep-alive', 'upgrade'])
 
 /** The MCP SDK (with zod), loaded by the first /mcp request rather than by every gateway. */
-let mcpModules: Promise<[typeof import('../mcp/createMcpServer.ts'), typeof import('@modelcontextprotocol/server')]> | undefined
-const loadMcp = () => (mcpModules ??= Promise.all([import('../mcp/createMcpServer.ts'), import('@modelcontextprotocol/server')]))
+let mcpModules:
+  | Promise<[typeof import('../mcp/createMcpServer.ts'), typeof import('@modelcontextprotocol/server')]>
+  | undefined
+const loadMcp = () =>
+  (mcpModules ??= Promise.all([import('../mcp/createMcpServer.ts'), import('@modelcontextprotocol/server')]))
 
-export function registerMcpRoute(app: FastifyInstance, { caller, version, preValidation, countRequest, registry, maxBatchSize = 32, journal, credentialRequired = false }: McpRouteOptions) {
+export function registerMcpRoute(
+  app: FastifyInstance,
+  {
+    caller,
+    version,
+    preValidation,
+    countRequest,
+    registry,
+    maxBatchSize = 32,
+    journal,
+    credentialRequired = false,
+  }: McpRouteOptions,
+) {
   const schema = {
     operationId: 'mcp',
     tags: ['agents'],
-    summary: "Model Context Protocol server (Streamable HTTP, stateless; MCP 2026-07-28 and 2025-11-25): the gateway's operations as MCP tools",
+    summary:
+      "Model Context Protocol server (Streamable HTTP, stateless; MCP 2026-07-28 and 2025-11-25): the gateway's operations as MCP tools",
     description:
       "MCP 2026-07-28 (server/discover, the `_meta` envelope, Mcp-Method/Mcp-Name headers, `resultType`; the Tasks extension: an execute_intent not final yet is a task whose id is the intent hash, followed with tasks/get) and 2025-11-25 and older (initialize), one endpoint: a request without the 2026 envelope is served as 2025. A protocol version not spoken: 400 with the SDK's version error listing ours. " +
       'Tools: validate_intent, execute_intent, get_intent, list_chains, explain_status. Each tool sends the same request to the matching route (with this request\'s Authorization and X-Chain-Id) and returns its answer: `httpStatus`, `erc1066Status`, `headers` and `body` as structuredContent, `isError` from 400 on; a 402 carries the x402 PaymentRequired, paid with `_meta["x402/payment"]`. Send `Accept: application/json, text/event-stream`. Answers are JSON (no stream); there are no sessions, so GET and DELETE answer 405. With API keys configured, a key is optional here, a key that is sent must be valid, and execute_intent needs one; with OAUTH_ISSUER set, /mcp needs an API key or an access token (401 with resource_metadata otherwise). ' +
@@ -62,11 +81,17 @@ export function registerMcpRoute(app: FastifyInstance, { caller, version, preVal
       `A batch holds at most ${maxBatchSize} messages (more: 400, JSON-RPC -32600). Arguments nested deeper than 32 levels answer JSON-RPC -32602 naming the argument.`,
     body: jsonRpcMessage,
     response: {
-      200: jsonResponse('the JSON-RPC response (a tool result, a task, the tool list, the discover or initialize result), or a JSON-RPC error', {
-        type: ['object', 'array'],
-        additionalProperties: true,
-      }),
-      202: { description: 'accepted: the request carried notifications or responses only', headers: jsonResponse('', {}).headers },
+      200: jsonResponse(
+        'the JSON-RPC response (a tool result, a task, the tool list, the discover or initialize result), or a JSON-RPC error',
+        {
+          type: ['object', 'array'],
+          additionalProperties: true,
+        },
+      ),
+      202: {
+        description: 'accepted: the request carried notifications or responses only',
+        headers: jsonResponse('', {}).headers,
+      },
       ...outcomeResponses([400, 401, 406, 413, 415, 429]),
     },
     ...(preValidation ? { security: credentialRequired ? apiKeyRequired : apiKeyOptional } : {}),
@@ -81,7 +106,10 @@ export function registerMcpRoute(app: FastifyInstance, { caller, version, preVal
     },
     async (request, reply) => {
       if (Array.isArray(request.body) && request.body.length > maxBatchSize) {
-        const error = { code: -32600, message: `Invalid Request: a batch holds at most ${maxBatchSize} messages; this one holds ${request.body.length}` }
+        const error = {
+          code: -32600,
+          message: `Invalid Request: a batch holds at most ${maxBatchSize} messages; this one holds ${request.body.length}`,
+        }
         // As text, like the transport's own JSON-RPC errors: the 400 problem schema would drop its fields.
         return reply
           .code(400 as 200)
@@ -130,7 +158,10 @@ function admitter(request: FastifyRequest, countRequest: CountRequest, registry:
     previous = counted.catch(() => undefined)
     const refusal = await counted
     // The tool's own chain, else the /mcp request's.
-    return refusal && toProblemAnswer(refusal, chainId !== undefined ? registry.describe(chainId) : describedChain(registry, request))
+    return (
+      refusal &&
+      toProblemAnswer(refusal, chainId !== undefined ? registry.describe(chainId) : describedChain(registry, request))
+    )
   }
 }
 
@@ -159,7 +190,12 @@ async function serveLegacy(sdk: Sdk, server: Server, webRequest: Request, parsed
  * unsupported-version error listing ours), the Mcp-Method/Mcp-Name headers, and answers with
  * `resultType`. Strict: 2025-era requests never reach it (serveLegacy answers them).
  */
-async function serveModern(sdk: Sdk, newServer: (era: 'modern') => Server, webRequest: Request, parsedBody: unknown): Promise<Answer> {
+async function serveModern(
+  sdk: Sdk,
+  newServer: (era: 'modern') => Server,
+  webRequest: Request,
+  parsedBody: unknown,
+): Promise<Answer> {
   const handler = sdk.createMcpHandler(() => newServer('modern'), { legacy: 'reject' })
   try {
     const response = await handler.fetch(webRequest, { parsedBody })

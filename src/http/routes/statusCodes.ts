@@ -4,7 +4,13 @@ import { statusCodes } from '../../status/statusCodes.ts'
 import { jsonResponse, statusCodesSchema } from '../schemas/httpSchemas.ts'
 
 const body = JSON.stringify({
-  codes: statusCodes.map((s) => ({ code: s.hex, statusName: s.statusName, description: s.description, httpStatus: s.httpStatus, reserved: s.reserved })),
+  codes: statusCodes.map((s) => ({
+    code: s.hex,
+    statusName: s.statusName,
+    description: s.description,
+    httpStatus: s.httpStatus,
+    reserved: s.reserved,
+  })),
 })
 
 export function registerStatusCodesRoute(app: FastifyInstance) {

@@ -6,25 +6,41 @@
 import { chainTypes } from '../../ports/chainId.ts'
 import { statusCodes } from '../../status/statusCodes.ts'
 
-const hex = (what: string, pattern?: string) => ({ type: 'string', description: what, ...(pattern ? { pattern } : {}) }) as const
+const hex = (what: string, pattern?: string) =>
+  ({ type: 'string', description: what, ...(pattern ? { pattern } : {}) }) as const
 const ercCode = hex('the ERC-1066 code: 0x + two upper-case hex digits', '^0x[0-9A-F]{2}$')
 /** `evm, solana or sui`: the chain types, from the runtime list (ports/chainId.ts). */
 const chainTypeList = `${chainTypes.slice(0, -1).join(', ')} or ${chainTypes.at(-1)}`
-const intentHash = hex("keccak256 of the ABI-encoded intent (EVM), of the runtime's canonical intent bytes (Solana, Sui), or of the raw body when it is not an intent", '^0x[0-9a-f]{64}$')
+const intentHash = hex(
+  "keccak256 of the ABI-encoded intent (EVM), of the runtime's canonical intent bytes (Solana, Sui), or of the raw body when it is not an intent",
+  '^0x[0-9a-f]{64}$',
+)
 
 /** The headers every answer carries (docs/api-contract.md §3). */
 export const commonResponseHeaders = {
   'X-Request-Id': {
     type: 'string',
-    description: "the request's id in the gateway's logs: the X-Request-Id sent, when it is 1–128 visible ASCII characters, else a fresh UUID",
+    description:
+      "the request's id in the gateway's logs: the X-Request-Id sent, when it is 1–128 visible ASCII characters, else a fresh UUID",
     pattern: '^[\\x21-\\x7e]{1,128}$',
   },
   'X-ERC1066-Status': { ...ercCode, description: 'the ERC-1066 code of the outcome: 0x + two upper-case hex digits' },
   'X-Status-Code': { ...ercCode, description: 'the same value as X-ERC1066-Status' },
   'X-Intent-Hash': intentHash,
-  'X-Chain-Type': { type: 'string', enum: [...chainTypes, ''], description: `the runtime of the chain: ${chainTypeList} (empty when no chain could be chosen)` },
-  'X-Chain-Id': { type: 'string', description: 'the CAIP-2 id of the chain (eip155:84532), or the requested value when no chain could be chosen' },
-  'X-Payment-Required': { type: 'string', enum: ['true', 'false'], description: '"true" exactly when the HTTP status is 402' },
+  'X-Chain-Type': {
+    type: 'string',
+    enum: [...chainTypes, ''],
+    description: `the runtime of the chain: ${chainTypeList} (empty when no chain could be chosen)`,
+  },
+  'X-Chain-Id': {
+    type: 'string',
+    description: 'the CAIP-2 id of the chain (eip155:84532), or the requested value when no chain could be chosen',
+  },
+  'X-Payment-Required': {
+    type: 'string',
+    enum: ['true', 'false'],
+    description: '"true" exactly when the HTTP status is 402',
+  },
 } as const
 
 const retryAfter = { 'Retry-After': { type: 'string', description: 'seconds to wait before retrying' } } as const
@@ -33,11 +49,23 @@ const retryAfter = { 'Retry-After': { type: 'string', description: 'seconds to w
 const statusHeaders: Record<number, Record<string, { type: string; description: string }>> = {
   202: {
     Location: { type: 'string', description: 'where to poll the execution (0xF3): /intents/{intentHash}' },
-    'Retry-After': { type: 'string', description: "0x20 TOO_EARLY because of the intent's own validAfter: the seconds until it is valid" },
+    'Retry-After': {
+      type: 'string',
+      description: "0x20 TOO_EARLY because of the intent's own validAfter: the seconds until it is valid",
+    },
   },
-  401: { 'WWW-Authenticate': { type: 'string', description: 'Bearer realm="intent-gateway" when an API key is missing or wrong (absent on signature refusals, 0xE4 and 0xE5)' } },
+  401: {
+    'WWW-Authenticate': {
+      type: 'string',
+      description:
+        'Bearer realm="intent-gateway" when an API key is missing or wrong (absent on signature refusals, 0xE4 and 0xE5)',
+    },
+  },
   402: {
-    'PAYMENT-REQUIRED': { type: 'string', description: 'x402 v2: the base64 JSON PaymentRequired (the same object as `paymentRequired` in the body)' },
+    'PAYMENT-REQUIRED': {
+      type: 'string',
+      description: 'x402 v2: the base64 JSON PaymentRequired (the same object as `paymentRequired` in the body)',
+    },
     'Cache-Control': { type: 'string', description: "no-store on the gateway's own price (0x55)" },
   },
   429: retryAfter,
@@ -63,7 +91,10 @@ export const requestHeadersSchema = {
 } as const
 
 /** The chain choice alone, for routes that take no payment. */
-export const chainHeaderSchema = { type: 'object', properties: { 'x-chain-id': requestHeadersSchema.properties['x-chain-id'] } } as const
+export const chainHeaderSchema = {
+  type: 'object',
+  properties: { 'x-chain-id': requestHeadersSchema.properties['x-chain-id'] },
+} as const
 
 const fieldError = {
   type: 'object',
@@ -76,10 +107,18 @@ const executionFields = {
   state: {
     type: 'string',
     enum: ['pending', 'mined', 'reverted', 'dropped'],
-    description: 'pending: sent, not confirmed; mined: executed; reverted: mined without effect; dropped: the transaction left the pool or was replaced',
+    description:
+      'pending: sent, not confirmed; mined: executed; reverted: mined without effect; dropped: the transaction left the pool or was replaced',
   },
-  transactionHash: { type: 'string', description: "the chain's transaction id (EVM: 0x hash; Sui: base58 digest; Solana: base58 signature)" },
-  blockNumber: { type: 'string', pattern: '^[0-9]+$', description: 'the block (slot, checkpoint) it was included in, decimal' },
+  transactionHash: {
+    type: 'string',
+    description: "the chain's transaction id (EVM: 0x hash; Sui: base58 digest; Solana: base58 signature)",
+  },
+  blockNumber: {
+    type: 'string',
+    pattern: '^[0-9]+$',
+    description: 'the block (slot, checkpoint) it was included in, decimal',
+  },
   gasUsed: { type: 'string', pattern: '^[0-9]+$', description: 'gas used, decimal' },
   returnData: { type: 'string', description: 'what the target call returned, 0x hex' },
 } as const
@@ -100,7 +139,11 @@ const outcomeFields = {
   chainId: { type: 'string', description: 'the CAIP-2 id of the chain' },
   ...executionFields,
   signing,
-  replayed: { type: 'boolean', description: 'true on a repeat of an intent this gateway sent: its one outcome answered again; nothing was sent, simulated or charged' },
+  replayed: {
+    type: 'boolean',
+    description:
+      'true on a repeat of an intent this gateway sent: its one outcome answered again; nothing was sent, simulated or charged',
+  },
 } as const
 
 /** A 2xx answer of validate, execute and GET /intents/{intentHash}. */
@@ -128,12 +171,17 @@ export const problemSchema = {
     paymentRequired: {
       type: 'object',
       additionalProperties: true,
-      description: 'on 402: the x402 v2 PaymentRequired (x402Version, error, resource, accepts, extensions), the same object as the PAYMENT-REQUIRED header',
+      description:
+        'on 402: the x402 v2 PaymentRequired (x402Version, error, resource, accepts, extensions), the same object as the PAYMENT-REQUIRED header',
     },
   },
 } as const
 
-const example = (code: number) => ({ erc1066Status: statusCodes[code]!.hex, statusName: statusCodes[code]!.statusName, description: statusCodes[code]!.description })
+const example = (code: number) => ({
+  erc1066Status: statusCodes[code]!.hex,
+  statusName: statusCodes[code]!.statusName,
+  description: statusCodes[code]!.description,
+})
 const okExample = {
   status: '0x01',
   ...example(0x01),
@@ -143,7 +191,9 @@ const okExample = {
 }
 
 const describeStatus = (httpStatus: number) => {
-  const codes = statusCodes.filter((s) => s.httpStatus === httpStatus && !s.reserved).map((s) => `${s.hex} ${s.statusName}`)
+  const codes = statusCodes
+    .filter((s) => s.httpStatus === httpStatus && !s.reserved)
+    .map((s) => `${s.hex} ${s.statusName}`)
   return codes.length > 0 ? codes.slice(0, 12).join(', ') + (codes.length > 12 ? ', …' : '') : undefined
 }
 
@@ -178,8 +228,19 @@ export const httpMeanings: Record<number, string> = {
  * the document then names them once under components.schemas instead of repeating them.
  */
 export const sharedSchemas = [
-  { $id: 'Outcome', title: 'Outcome', description: 'an answer below 400: the ERC-1066 code and what it means, the intent and chain, the execution when one exists', ...outcomeSchema },
-  { $id: 'Problem', title: 'Problem', description: 'RFC 9457 problem details with the outcome fields: every 4xx and 5xx body', ...problemSchema },
+  {
+    $id: 'Outcome',
+    title: 'Outcome',
+    description:
+      'an answer below 400: the ERC-1066 code and what it means, the intent and chain, the execution when one exists',
+    ...outcomeSchema,
+  },
+  {
+    $id: 'Problem',
+    title: 'Problem',
+    description: 'RFC 9457 problem details with the outcome fields: every 4xx and 5xx body',
+    ...problemSchema,
+  },
 ] as const
 
 export function registerSharedSchemas(app: { addSchema(schema: unknown): unknown }) {
@@ -194,13 +255,27 @@ function response(httpStatus: number, schema: object, mediaType: string, example
   return {
     description: `${httpMeanings[httpStatus] ?? 'see the status code table'}${codes ? `. ERC-1066: ${codes}` : ''}`,
     headers: { ...commonResponseHeaders, ...statusHeaders[httpStatus] },
-    content: { [mediaType]: { schema, ...(examples ? { examples: Object.fromEntries(examples.map((value, i) => [`example${i + 1}`, { value }])) } : {}) } },
+    content: {
+      [mediaType]: {
+        schema,
+        ...(examples
+          ? { examples: Object.fromEntries(examples.map((value, i) => [`example${i + 1}`, { value }])) }
+          : {}),
+      },
+    },
   }
 }
 
 /** Response schemas for these HTTP statuses: outcome bodies below 400, problems from 400 on. */
 export function outcomeResponses(statuses: number[], examples: Record<number, unknown[]> = {}) {
-  return Object.fromEntries(statuses.map((s) => [s, s < 400 ? response(s, outcomeRef, 'application/json', examples[s]) : response(s, problemRef, 'application/problem+json', examples[s])]))
+  return Object.fromEntries(
+    statuses.map((s) => [
+      s,
+      s < 400
+        ? response(s, outcomeRef, 'application/json', examples[s])
+        : response(s, problemRef, 'application/problem+json', examples[s]),
+    ]),
+  )
 }
 
 /** A JSON answer that is not an outcome (health, chains, status codes). */
@@ -226,7 +301,15 @@ const exampleExecutor = '0x5FbDB2315678afecb367f032d93F642f64180aa3'
 
 export const intentExamples: Record<number, unknown[]> = {
   200: [okExample],
-  202: [{ ...okExample, status: '0xF3', ...example(0xf3), state: 'pending', transactionHash: '0x3f9a0c5e7b1d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d8f0a2c4e6b8d0f2a' }],
+  202: [
+    {
+      ...okExample,
+      status: '0xF3',
+      ...example(0xf3),
+      state: 'pending',
+      transactionHash: '0x3f9a0c5e7b1d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d8f0a2c4e6b8d0f2a',
+    },
+  ],
   400: [
     {
       type: `urn:intent-gateway:problem:${statusCodes[0xa0]!.statusName.toLowerCase().replace(/_/g, '-')}`,
@@ -243,7 +326,11 @@ export const intentExamples: Record<number, unknown[]> = {
   401: [
     // No signature: the typed data the sender signs, sent back as `signature`.
     {
-      ...problemExample(0xe5, 401, "the executor runs a relayed intent only with its sender's signature: sign the typed data in `signing` and send it as `signature`"),
+      ...problemExample(
+        0xe5,
+        401,
+        "the executor runs a relayed intent only with its sender's signature: sign the typed data in `signing` and send it as `signature`",
+      ),
       signing: {
         domain: { name: 'IntentExecutor', version: '1', chainId: 31337, verifyingContract: exampleExecutor },
         types: {
@@ -287,18 +374,37 @@ export const intentExamples: Record<number, unknown[]> = {
       paymentRequired: {
         x402Version: 2,
         error: "the sender's deposit at the executor does not cover the intent's value",
-        resource: { url: '/intents/execute', description: `POST /intents/execute for intent ${okExample.intentHash}`, mimeType: 'application/json' },
+        resource: {
+          url: '/intents/execute',
+          description: `POST /intents/execute for intent ${okExample.intentHash}`,
+          mimeType: 'application/json',
+        },
         accepts: [],
-        extensions: { deposit: { chainId: 'eip155:31337', executor: exampleExecutor, function: 'depositFor(address)', sender: exampleSender } },
+        extensions: {
+          deposit: {
+            chainId: 'eip155:31337',
+            executor: exampleExecutor,
+            function: 'depositFor(address)',
+            sender: exampleSender,
+          },
+        },
       },
     },
     // The gateway's price (0x55, funds requested): pay with the x402 `exact` scheme and repeat the request with PAYMENT-SIGNATURE.
     {
-      ...problemExample(0x55, 402, 'this gateway charges for executions: pay one of `accepts` and repeat the request with PAYMENT-SIGNATURE'),
+      ...problemExample(
+        0x55,
+        402,
+        'this gateway charges for executions: pay one of `accepts` and repeat the request with PAYMENT-SIGNATURE',
+      ),
       paymentRequired: {
         x402Version: 2,
         error: 'PAYMENT-SIGNATURE header is required',
-        resource: { url: 'https://gateway.example/intents/execute', description: 'Execute one intent on eip155:84532', mimeType: 'application/json' },
+        resource: {
+          url: 'https://gateway.example/intents/execute',
+          description: 'Execute one intent on eip155:84532',
+          mimeType: 'application/json',
+        },
         accepts: [
           {
             scheme: 'exact',
@@ -332,7 +438,14 @@ export const healthSchema = {
     status: { type: 'string', enum: ['ok'] },
     version: { type: 'string', description: "the gateway's version (its package.json), semver" },
     uptimeSeconds: { type: 'integer' },
-    chains: { type: 'array', items: { type: 'object', additionalProperties: true, description: 'one chain: chainId, chainType, available, reachable, blockNumber, latencyMs, error' } },
+    chains: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: true,
+        description: 'one chain: chainId, chainType, available, reachable, blockNumber, latencyMs, error',
+      },
+    },
     journal: { type: 'object', additionalProperties: true, properties: { pendingExecutions: { type: 'integer' } } },
   },
 } as const
@@ -355,11 +468,25 @@ const chainFinality = {
     "when this gateway holds a transaction (an execution or an x402 settlement) final: `depth` (EVM: `confirmations` blocks deep, CONFIRMATIONS), `commitment` (Solana: the commitment a signature status must reach) or `effects` (Sui: once the validators' effects are certified; Sui does not reorganise)",
   properties: {
     rule: { type: 'string', enum: ['depth', 'commitment', 'effects'] },
-    confirmations: { type: 'integer', minimum: 1, description: 'rule `depth`: how many blocks deep (1 = in the latest block)' },
-    commitment: { type: 'string', enum: ['confirmed', 'finalized'], description: 'rule `commitment`: the Solana commitment level' },
+    confirmations: {
+      type: 'integer',
+      minimum: 1,
+      description: 'rule `depth`: how many blocks deep (1 = in the latest block)',
+    },
+    commitment: {
+      type: 'string',
+      enum: ['confirmed', 'finalized'],
+      description: 'rule `commitment`: the Solana commitment level',
+    },
     description: { type: 'string', description: 'the rule in words' },
   },
-  examples: [{ rule: 'depth', confirmations: 3, description: 'final 3 blocks deep (CONFIRMATIONS): until then an execution answers 202 and a reorg reopens it' }],
+  examples: [
+    {
+      rule: 'depth',
+      confirmations: 3,
+      description: 'final 3 blocks deep (CONFIRMATIONS): until then an execution answers 202 and a reorg reopens it',
+    },
+  ],
 } as const
 
 const chainDescription = {
@@ -404,7 +531,11 @@ export const statusCodesSchema = {
 } as const
 
 /** The OpenAPI document itself: open-ended, it is whatever @fastify/swagger builds. */
-export const openApiDocumentSchema = { type: 'object', additionalProperties: true, description: 'this OpenAPI 3.1 document' } as const
+export const openApiDocumentSchema = {
+  type: 'object',
+  additionalProperties: true,
+  description: 'this OpenAPI 3.1 document',
+} as const
 
 /**
  * Requests that work against the devnet `npm start` runs (the same deterministic deployment the
@@ -427,7 +558,8 @@ export const requestExamples = {
     validateIntent: demoIntentExample,
     executeIntent: {
       ...demoIntentExample,
-      signature: '0x8c9f4cb54d2faccd9e4fee8ebd991e2c71c40791bf86f2f6e313619d0a3ebfef72de3218d23223bd7a08f31868275410e79b3c622d790910ff0ce07ea630292e1b',
+      signature:
+        '0x8c9f4cb54d2faccd9e4fee8ebd991e2c71c40791bf86f2f6e313619d0a3ebfef72de3218d23223bd7a08f31868275410e79b3c622d790910ff0ce07ea630292e1b',
     },
     mcp: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
   } as Record<string, unknown>,

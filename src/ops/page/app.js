@@ -71,7 +71,10 @@
       credentials: 'omit',
     })
     const json = await response.json().catch(() => ({}))
-    if (!response.ok) throw Object.assign(new Error(json.title ? `${json.title}: ${json.detail || ''}` : `HTTP ${response.status}`), { status: response.status })
+    if (!response.ok)
+      throw Object.assign(new Error(json.title ? `${json.title}: ${json.detail || ''}` : `HTTP ${response.status}`), {
+        status: response.status,
+      })
     return json
   }
 
@@ -125,18 +128,39 @@
       'Every chain served, its endpoints and its pause switch',
       [
         ['Chain', (c) => cell(`${c.name} (${c.chainId})`)],
-        ['State', (c) => (c.paused ? cell(`PAUSED by ${c.paused.actor}`, 'bad') : c.available ? cell('up', 'ok') : cell(`down: ${c.unavailableReason || ''}`, 'bad'))],
+        [
+          'State',
+          (c) =>
+            c.paused
+              ? cell(`PAUSED by ${c.paused.actor}`, 'bad')
+              : c.available
+                ? cell('up', 'ok')
+                : cell(`down: ${c.unavailableReason || ''}`, 'bad'),
+        ],
         [
           'Finality',
           (c) =>
             cell(
-              c.finality.rule === 'depth' ? `${c.finality.confirmations} block(s) deep` : c.finality.rule === 'commitment' ? `${c.finality.commitment} commitment` : 'certified effects',
+              c.finality.rule === 'depth'
+                ? `${c.finality.confirmations} block(s) deep`
+                : c.finality.rule === 'commitment'
+                  ? `${c.finality.commitment} commitment`
+                  : 'certified effects',
               undefined,
               c.finality.description,
             ),
         ],
         ['Head', (c) => cell(c.headBlock === undefined ? 'unknown' : c.headBlock, 'mono')],
-        ['Endpoints', (c) => cell(c.endpoints.map((e) => `${e.url} ${e.status}${e.latencyMs !== undefined ? ` ${e.latencyMs} ms` : ''}`).join(' · '), 'wrap mono')],
+        [
+          'Endpoints',
+          (c) =>
+            cell(
+              c.endpoints
+                .map((e) => `${e.url} ${e.status}${e.latencyMs !== undefined ? ` ${e.latencyMs} ms` : ''}`)
+                .join(' · '),
+              'wrap mono',
+            ),
+        ],
         [
           'Switch',
           (c) =>
@@ -149,7 +173,9 @@
       ],
       s.chains.map((c) => ({ ...c, __key: c.chainId })),
     )
-    const keys = s.chains.flatMap((c) => c.relayers.map((r) => ({ ...r, chain: c, __key: `${c.chainId} ${r.address}` })))
+    const keys = s.chains.flatMap((c) =>
+      c.relayers.map((r) => ({ ...r, chain: c, __key: `${c.chainId} ${r.address}` })),
+    )
     table(
       'relayers',
       'Relayer keys: balance, runway at the chain’s current spend, nonce (this instance’s next / mined on chain), sends in flight, lease',
@@ -160,10 +186,19 @@
           'Balance',
           (r) => {
             const wei = r.balance ?? r.chain.relayerBalance
-            return cell(wei === undefined ? undefined : `${formatUnits(wei, r.chain.decimals)} ${r.chain.currency}`, 'balance')
+            return cell(
+              wei === undefined ? undefined : `${formatUnits(wei, r.chain.decimals)} ${r.chain.currency}`,
+              'balance',
+            )
           },
         ],
-        ['Runway', (r) => (r.chain.runwayHours === undefined ? cell('no spend seen') : cell(`${r.chain.runwayHours} h`, r.chain.runwayHours < 24 ? 'bad' : undefined))],
+        [
+          'Runway',
+          (r) =>
+            r.chain.runwayHours === undefined
+              ? cell('no spend seen')
+              : cell(`${r.chain.runwayHours} h`, r.chain.runwayHours < 24 ? 'bad' : undefined),
+        ],
         ['Funded', (r) => cell(r.funded ? 'yes' : 'NO', r.funded ? 'ok' : 'bad')],
         [
           'Budget',
@@ -180,7 +215,9 @@
           (r) =>
             cell(
               `${r.nonce === undefined ? '–' : r.nonce} / ${r.onChainNonce === undefined ? '–' : r.onChainNonce}`,
-              r.nonce !== undefined && r.onChainNonce !== undefined && r.nonce - r.onChainNonce > 16 ? 'bad mono' : 'mono',
+              r.nonce !== undefined && r.onChainNonce !== undefined && r.nonce - r.onChainNonce > 16
+                ? 'bad mono'
+                : 'mono',
             ),
         ],
         ['In flight', (r) => cell(r.inFlight)],
@@ -200,7 +237,19 @@
         ['Key', (i) => cell(short(i.relayer), 'mono', i.relayer)],
         ['Nonce', (i) => cell(i.nonce)],
         ['Transaction', (i) => cell(short(i.transaction), 'mono', i.transaction)],
-        ['Fee bump', (i) => (i.transaction ? withButton(switchButton('Retry now', `/ops/transactions/${encodeURIComponent(i.transaction)}/retry`, i.transaction)) : cell())],
+        [
+          'Fee bump',
+          (i) =>
+            i.transaction
+              ? withButton(
+                  switchButton(
+                    'Retry now',
+                    `/ops/transactions/${encodeURIComponent(i.transaction)}/retry`,
+                    i.transaction,
+                  ),
+                )
+              : cell(),
+        ],
       ],
       flights.map((i) => ({ ...i, __key: i.intentHash })),
       'nothing in flight',
@@ -332,7 +381,11 @@
     let delay = 1000
     while (mine === generation) {
       try {
-        const response = await fetch('/ops/events', { headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' }, cache: 'no-store', credentials: 'omit' })
+        const response = await fetch('/ops/events', {
+          headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' },
+          cache: 'no-store',
+          credentials: 'omit',
+        })
         if (response.status === 401 || response.status === 403) {
           const json = await response.json().catch(() => ({}))
           return stop(`Refused: ${json.title || response.status}`)

@@ -9,9 +9,23 @@ import { exactSvm } from './svm/exactSvm.ts'
 
 const from = '0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65'
 const nonce = `0x${'ab'.repeat(32)}`
-const evmPayload = { x402Version: 2, payload: { signature: '0x', authorization: { from, to: from, value: '1', validAfter: '0', validBefore: '1900000000', nonce } } } as unknown as PaymentPayload
+const evmPayload = {
+  x402Version: 2,
+  payload: {
+    signature: '0x',
+    authorization: { from, to: from, value: '1', validAfter: '0', validBefore: '1900000000', nonce },
+  },
+} as unknown as PaymentPayload
 const requirements = (network: string) =>
-  ({ scheme: 'exact', network, asset: '0x0000000000000000000000000000000000000001', amount: '1', payTo: from, maxTimeoutSeconds: 60, extra: {} }) as unknown as PaymentRequirements
+  ({
+    scheme: 'exact',
+    network,
+    asset: '0x0000000000000000000000000000000000000001',
+    amount: '1',
+    payTo: from,
+    maxTimeoutSeconds: 60,
+    extra: {},
+  }) as unknown as PaymentRequirements
 const header = (payload: unknown) => Buffer.from(JSON.stringify(payload)).toString('base64')
 
 describe('payment mechanisms (payments/mechanisms/<family>)', () => {
@@ -26,14 +40,25 @@ describe('payment mechanisms (payments/mechanisms/<family>)', () => {
   it("keys an EIP-3009 payment by (token, payer, nonce), its bound the authorization's validBefore", () => {
     const key = paymentKeyOf(evmPayload, requirements('eip155:31337'))
     assert.ok(key.ok)
-    assert.deepEqual(key.key, { network: 'eip155:31337', asset: '0x0000000000000000000000000000000000000001', payer: from, nonce })
+    assert.deepEqual(key.key, {
+      network: 'eip155:31337',
+      asset: '0x0000000000000000000000000000000000000001',
+      payer: from,
+      nonce,
+    })
     assert.equal(key.validBefore, 1_900_000_000n)
   })
 
   it('refuses a payment on a network no mechanism pays on, naming it, and an EVM payload without an authorization', () => {
-    assert.deepEqual(paymentKeyOf(evmPayload, requirements('sui:mainnet')), { ok: false, reason: 'invalid_payment_payload: no payment scheme is taken on sui:mainnet' })
+    assert.deepEqual(paymentKeyOf(evmPayload, requirements('sui:mainnet')), {
+      ok: false,
+      reason: 'invalid_payment_payload: no payment scheme is taken on sui:mainnet',
+    })
     const bare = { x402Version: 2, payload: { transaction: 'AAAA' } } as unknown as PaymentPayload
-    assert.deepEqual(paymentKeyOf(bare, requirements('eip155:1')), { ok: false, reason: 'invalid_payment_payload: only EIP-3009 authorizations are accepted' })
+    assert.deepEqual(paymentKeyOf(bare, requirements('eip155:1')), {
+      ok: false,
+      reason: 'invalid_payment_payload: only EIP-3009 authorizations are accepted',
+    })
     const notSolana = paymentKeyOf(bare, requirements('solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp'))
     assert.equal(notSolana.ok, false)
   })

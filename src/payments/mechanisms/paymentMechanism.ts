@@ -7,12 +7,12 @@ import type { FacilitatorClient, x402ResourceServer } from '@x402/core/server'
 import type { Network, PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types'
 import type { Logger } from 'pino'
 import type { Block, Hex, LocalAccount, PublicClient } from 'viem'
+import type { PrecedingTransaction } from '../../ports/chainAdapter.ts'
+import type { AuthorizationKey, PaymentLedger, PaymentRecord } from '../../ports/paymentLedger.ts'
 import type { FacilitatorSigners } from '../../signers/createFacilitatorSigners.ts'
 import type { Ed25519Signer } from '../../signers/ed25519Signer.ts'
 import type { OnFacilitatorSpend, SentSettlement, SettlementSpendWatch } from '../createSettlementSpendWatch.ts'
 import type { SvmFeeLimits } from '../svmFeeLimits.ts'
-import type { PrecedingTransaction } from '../../ports/chainAdapter.ts'
-import type { AuthorizationKey, PaymentLedger, PaymentRecord } from '../../ports/paymentLedger.ts'
 
 export type PaymentKey =
   | {
@@ -40,10 +40,18 @@ export type PaymentKey =
     }
   | { ok: false; reason: string }
 
-export type ResolvedPayment = { payment: PaymentRecord; outcome: 'settled' | 'released'; transaction: string | undefined; reason: 'used' | 'cancelled' | 'unused' | 'expired' | 'failed' }
+export type ResolvedPayment = {
+  payment: PaymentRecord
+  outcome: 'settled' | 'released'
+  transaction: string | undefined
+  reason: 'used' | 'cancelled' | 'unused' | 'expired' | 'failed'
+}
 
 /** What became of a Solana transaction: confirmed, failed on-chain, or not seen (yet). */
-export type SolanaSettlementStatus = { state: 'confirmed' } | { state: 'failed'; error: string } | { state: 'unknown'; seen?: boolean }
+export type SolanaSettlementStatus =
+  | { state: 'confirmed' }
+  | { state: 'failed'; error: string }
+  | { state: 'unknown'; seen?: boolean }
 
 /**
  * What recovery (resolveUnresolvedPayments.ts) lends a mechanism for one pass: the ledger, and the
@@ -94,12 +102,24 @@ export type FacilitatorScheme = {
   /** The fee a sent settlement paid and whether it failed; undefined while it has not landed. */
   spendOf(network: string, sent: SentSettlement): Promise<{ fee: bigint; failed: boolean } | undefined>
   /** Why a payment is refused before x402's scheme is asked at all (a fee above the ceilings), or undefined. */
-  feeProblemOf?(payload: PaymentPayload, requirements: PaymentRequirements): { reason: string; message: string } | undefined
+  feeProblemOf?(
+    payload: PaymentPayload,
+    requirements: PaymentRequirements,
+  ): { reason: string; message: string } | undefined
   /**
    * What became of a settlement whose transactions the facilitator signed, when x402 answered it
    * failed (the chain is asked); undefined when the family cannot tell on this network.
    */
-  signedOutcomeOf?(network: string): ((args: { payload: PaymentPayload; requirements: PaymentRequirements; signed: readonly Hex[]; answer: SettleResponse }) => Promise<SettleResponse>) | undefined
+  signedOutcomeOf?(
+    network: string,
+  ):
+    | ((args: {
+        payload: PaymentPayload
+        requirements: PaymentRequirements
+        signed: readonly Hex[]
+        answer: SettleResponse
+      }) => Promise<SettleResponse>)
+    | undefined
   /** The facilitator's account on the family's networks (EVM). */
   address?: `0x${string}`
   /** The id a payment's settlement transaction will have, known before it is sent (Solana). */
@@ -162,7 +182,11 @@ export type PaymentMechanism = {
    * The transaction its settlement will be, for the route's simulation to run after it (EVM: the
    * EIP-3009 call from the facilitator's account); undefined when it cannot be known beforehand.
    */
-  settlementCallOf?(payload: PaymentPayload, requirements: PaymentRequirements, facilitatorAddress: `0x${string}` | undefined): PrecedingTransaction | undefined
+  settlementCallOf?(
+    payload: PaymentPayload,
+    requirements: PaymentRequirements,
+    facilitatorAddress: `0x${string}` | undefined,
+  ): PrecedingTransaction | undefined
   /**
    * Whether one payer's settlements under way at once are capped (Solana: x402 sends them
    * unsimulated, so concurrent ones against the same balance fail at the fee payer's cost).

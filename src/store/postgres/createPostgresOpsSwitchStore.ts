@@ -11,7 +11,10 @@ export function createPostgresOpsSwitchStore({ query }: { query: PostgresQuery }
   const rows = async (text: string, values?: unknown[]) => ((await query(text, values)).rows as Row[]).map(fromRow)
   return {
     async append({ actor, action, target, detail }) {
-      const [entry] = await rows('INSERT INTO ops_audit (actor, action, target, detail) VALUES ($1, $2, $3, $4) RETURNING *', [actor, action, target, detail ?? null])
+      const [entry] = await rows(
+        'INSERT INTO ops_audit (actor, action, target, detail) VALUES ($1, $2, $3, $4) RETURNING *',
+        [actor, action, target, detail ?? null],
+      )
       return entry!
     },
     switches: () =>
@@ -28,7 +31,15 @@ export function createPostgresOpsSwitchStore({ query }: { query: PostgresQuery }
          FROM webhook_outbox WHERE delivered_at IS NULL GROUP BY endpoint ORDER BY endpoint`,
         [never],
       )
-      return (found as Array<{ endpoint: string; pending: string | number; given_up: string | number; oldest: string | number | null; last_error: string | null }>).map((r) => ({
+      return (
+        found as Array<{
+          endpoint: string
+          pending: string | number
+          given_up: string | number
+          oldest: string | number | null
+          last_error: string | null
+        }>
+      ).map((r) => ({
         endpoint: r.endpoint,
         pending: Number(r.pending),
         givenUp: Number(r.given_up),
@@ -45,7 +56,14 @@ export function createPostgresOpsSwitchStore({ query }: { query: PostgresQuery }
          LEFT JOIN relayer_leases l ON l.instance_id = i.instance_id AND l.expires_at > now() AND NOT starts_with(l.relayer, 'seat ')
          GROUP BY i.instance_id, i.expires_at ORDER BY i.instance_id`,
       )
-      return (found as Array<{ instance_id: string; expires_at: Date; live: boolean; keys: Array<{ chainId: string; relayer: string }> }>).map((r) => ({
+      return (
+        found as Array<{
+          instance_id: string
+          expires_at: Date
+          live: boolean
+          keys: Array<{ chainId: string; relayer: string }>
+        }>
+      ).map((r) => ({
         instanceId: r.instance_id,
         heartbeatExpiresAt: new Date(r.expires_at),
         live: r.live,
@@ -57,5 +75,12 @@ export function createPostgresOpsSwitchStore({ query }: { query: PostgresQuery }
 }
 
 function fromRow(row: Row): OpsAuditEntry {
-  return { id: Number(row.id), at: new Date(row.at), actor: row.actor, action: row.action, target: row.target, detail: row.detail ?? undefined }
+  return {
+    id: Number(row.id),
+    at: new Date(row.at),
+    actor: row.actor,
+    action: row.action,
+    target: row.target,
+    detail: row.detail ?? undefined,
+  }
 }

@@ -2,9 +2,15 @@
 // payment id) decide between requests and between gateway instances: of two reservations of one
 // authorization, however close and wherever they run, exactly one inserts its row.
 import type pg from 'pg'
-import type { NewReservation, PaymentLedger, PaymentState, Reservation, StoredAnswer } from '../../ports/paymentLedger.ts'
-import { type PaymentRow, toPaymentRecord } from '../paymentRow.ts'
+import type {
+  NewReservation,
+  PaymentLedger,
+  PaymentState,
+  Reservation,
+  StoredAnswer,
+} from '../../ports/paymentLedger.ts'
 import { normalizeKey } from '../normalizeKey.ts'
+import { type PaymentRow, toPaymentRecord } from '../paymentRow.ts'
 
 type Row = PaymentRow
 
@@ -14,31 +20,42 @@ export type CreatePostgresPaymentLedgerParameters = {
   now?: () => number
 }
 
-export function createPostgresPaymentLedger({ query, now = () => Date.now() }: CreatePostgresPaymentLedgerParameters): PaymentLedger {
+export function createPostgresPaymentLedger({
+  query,
+  now = () => Date.now(),
+}: CreatePostgresPaymentLedgerParameters): PaymentLedger {
   const norm = normalizeKey
   const one = async (text: string, values: unknown[]) => (await query(text, values)).rows[0] as Row | undefined
-  const many = async (text: string, values: unknown[] = []) => ((await query(text, values)).rows as Row[]).map(toPaymentRecord)
-  const byAuthorization = (k: ReturnType<typeof norm>) => one('SELECT * FROM x402_payments WHERE network = $1 AND asset = $2 AND payer = $3 AND nonce = $4', [k.network, k.asset, k.payer, k.nonce])
+  const many = async (text: string, values: unknown[] = []) =>
+    ((await query(text, values)).rows as Row[]).map(toPaymentRecord)
+  const byAuthorization = (k: ReturnType<typeof norm>) =>
+    one('SELECT * FROM x402_payments WHERE network = $1 AND asset = $2 AND payer = $3 AND nonce = $4', [
+      k.network,
+      k.asset,
+      k.payer,
+      k.nonce,
+    ])
   const byPaymentId = (id: string) => one('SELECT * FROM x402_payments WHERE payment_id = $1', [id])
   const update = (id: number, state: PaymentState, transaction: string | null, reason: string | null) =>
     // Only forward: reserved → settled or released, settled → consumed (a late resolver never undoes a request's own step).
-    query('UPDATE x402_payments SET state = $1, transaction_hash = COALESCE($2, transaction_hash), reason = COALESCE($3, reason), updated_at = $4 WHERE id = $5 AND state = $6', [
-      state,
-      transaction,
-      reason,
-      now(),
-      id,
-      state === 'consumed' ? 'settled' : 'reserved',
-    ])
+    query(
+      'UPDATE x402_payments SET state = $1, transaction_hash = COALESCE($2, transaction_hash), reason = COALESCE($3, reason), updated_at = $4 WHERE id = $5 AND state = $6',
+      [state, transaction, reason, now(), id, state === 'consumed' ? 'settled' : 'reserved'],
+    )
 
   async function reserve(r: NewReservation): Promise<Reservation> {
     const key = norm(r)
-    const sameAuthorization = (row: Row) => row.network === key.network && row.asset === key.asset && row.payer === key.payer && row.nonce === key.nonce
+    const sameAuthorization = (row: Row) =>
+      row.network === key.network && row.asset === key.asset && row.payer === key.payer && row.nonce === key.nonce
     const idTaken = async (): Promise<Reservation | undefined> => {
       if (r.paymentId === undefined) return undefined
       const holder = await byPaymentId(r.paymentId)
       if (holder && !(holder.state === 'released' && sameAuthorization(holder)))
-        return { kind: 'payment-id-taken', payment: toPaymentRecord(holder), samePayload: holder.payload_hash === r.payloadHash }
+        return {
+          kind: 'payment-id-taken',
+          payment: toPaymentRecord(holder),
+          samePayload: holder.payload_hash === r.payloadHash,
+        }
       return undefined
     }
     const taken = await idTaken()
@@ -68,7 +85,9 @@ export function createPostgresPaymentLedger({ query, now = () => Date.now() }: C
                 [...fields, existing.id],
               )
             : undefined
-        return reclaimed ? { kind: 'reserved', payment: toPaymentRecord(reclaimed) } : { kind: 'authorization-used', payment: toPaymentRecord((await byAuthorization(key)) ?? existing) }
+        return reclaimed
+          ? { kind: 'reserved', payment: toPaymentRecord(reclaimed) }
+          : { kind: 'authorization-used', payment: toPaymentRecord((await byAuthorization(key)) ?? existing) }
       }
       const inserted = await one(
         `INSERT INTO x402_payments (amount, pay_to, payment_id, valid_before, payload_hash, route, chain_id, intent_hash, created_at, updated_at, transaction_hash, settlement_payload, network, asset, payer, nonce, state)
@@ -98,11 +117,10 @@ export function createPostgresPaymentLedger({ query, now = () => Date.now() }: C
       return row && toPaymentRecord(row)
     },
     async creditFor(binding) {
-      const row = await one("SELECT * FROM x402_payments WHERE chain_id = $1 AND intent_hash = $2 AND route = $3 AND state = 'settled' ORDER BY id LIMIT 1", [
-        binding.chainId,
-        binding.intentHash.toLowerCase(),
-        binding.route,
-      ])
+      const row = await one(
+        "SELECT * FROM x402_payments WHERE chain_id = $1 AND intent_hash = $2 AND route = $3 AND state = 'settled' ORDER BY id LIMIT 1",
+        [binding.chainId, binding.intentHash.toLowerCase(), binding.route],
+      )
       return row && toPaymentRecord(row)
     },
     async markSettled(id, transaction, reason) {
@@ -112,31 +130,49 @@ export function createPostgresPaymentLedger({ query, now = () => Date.now() }: C
       await update(id, 'released', null, reason)
     },
     async markSettlementPending(id, transaction, reason, request) {
-      await query("UPDATE x402_payments SET transaction_hash = $1, reason = $2, pending_request = $3, updated_at = $4 WHERE id = $5 AND state = 'reserved'", [
-        transaction,
-        reason,
-        request ? JSON.stringify(request) : null,
-        now(),
-        id,
-      ])
+      await query(
+        "UPDATE x402_payments SET transaction_hash = $1, reason = $2, pending_request = $3, updated_at = $4 WHERE id = $5 AND state = 'reserved'",
+        [transaction, reason, request ? JSON.stringify(request) : null, now(), id],
+      )
     },
     async takePendingRequest(id) {
-      return ((await query('UPDATE x402_payments SET pending_request = NULL, updated_at = $1 WHERE id = $2 AND pending_request IS NOT NULL', [now(), id])).rowCount ?? 0) === 1
+      return (
+        ((
+          await query(
+            'UPDATE x402_payments SET pending_request = NULL, updated_at = $1 WHERE id = $2 AND pending_request IS NOT NULL',
+            [now(), id],
+          )
+        ).rowCount ?? 0) === 1
+      )
     },
     async markConsumed(id) {
       await update(id, 'consumed', null, null)
     },
     async saveAnswer(id, answer: StoredAnswer) {
-      await query('UPDATE x402_payments SET answer = $1, updated_at = $2 WHERE id = $3', [JSON.stringify(answer), now(), id])
+      await query('UPDATE x402_payments SET answer = $1, updated_at = $2 WHERE id = $3', [
+        JSON.stringify(answer),
+        now(),
+        id,
+      ])
     },
     unresolved: () => many("SELECT * FROM x402_payments WHERE state = 'reserved' ORDER BY id"),
     credits: () => many("SELECT * FROM x402_payments WHERE state = 'settled' ORDER BY id"),
-    forIntent: (chainId, intentHash) => many('SELECT * FROM x402_payments WHERE chain_id = $1 AND intent_hash = $2 ORDER BY id', [chainId, intentHash.toLowerCase()]),
+    forIntent: (chainId, intentHash) =>
+      many('SELECT * FROM x402_payments WHERE chain_id = $1 AND intent_hash = $2 ORDER BY id', [
+        chainId,
+        intentHash.toLowerCase(),
+      ]),
     async keepSettlementPayload(id, payload) {
-      await query('UPDATE x402_payments SET settlement_payload = $1, updated_at = $2 WHERE id = $3', [payload, now(), id])
+      await query('UPDATE x402_payments SET settlement_payload = $1, updated_at = $2 WHERE id = $3', [
+        payload,
+        now(),
+        id,
+      ])
     },
     async settlementPayloadOf(id) {
-      const row = (await query('SELECT settlement_payload FROM x402_payments WHERE id = $1', [id])).rows[0] as { settlement_payload: string | null } | undefined
+      const row = (await query('SELECT settlement_payload FROM x402_payments WHERE id = $1', [id])).rows[0] as
+        | { settlement_payload: string | null }
+        | undefined
       return row?.settlement_payload ?? undefined
     },
     async recordSettlementBlock(id, transaction, block) {
@@ -145,16 +181,22 @@ export function createPostgresPaymentLedger({ query, now = () => Date.now() }: C
         [transaction, block ? block.number.toString() : null, block ? block.hash : null, now(), id],
       )
     },
-    unfinalSettlements: (namespace) => many("SELECT * FROM x402_payments WHERE state IN ('settled', 'consumed') AND settlement_final = 0 AND network LIKE $1 ORDER BY id", [`${namespace}:%`]),
+    unfinalSettlements: (namespace) =>
+      many(
+        "SELECT * FROM x402_payments WHERE state IN ('settled', 'consumed') AND settlement_final = 0 AND network LIKE $1 ORDER BY id",
+        [`${namespace}:%`],
+      ),
     async markSettlementFinal(id, reason) {
-      await query("UPDATE x402_payments SET settlement_final = 1, reason = COALESCE($1, reason), updated_at = $2 WHERE id = $3 AND state IN ('settled', 'consumed')", [reason ?? null, now(), id])
+      await query(
+        "UPDATE x402_payments SET settlement_final = 1, reason = COALESCE($1, reason), updated_at = $2 WHERE id = $3 AND state IN ('settled', 'consumed')",
+        [reason ?? null, now(), id],
+      )
     },
     async markReorged(id, reason) {
-      const result = await query("UPDATE x402_payments SET state = 'reorged', reason = $1, pending_request = NULL, updated_at = $2 WHERE id = $3 AND state IN ('settled', 'consumed')", [
-        reason,
-        now(),
-        id,
-      ])
+      const result = await query(
+        "UPDATE x402_payments SET state = 'reorged', reason = $1, pending_request = NULL, updated_at = $2 WHERE id = $3 AND state IN ('settled', 'consumed')",
+        [reason, now(), id],
+      )
       return (result.rowCount ?? 0) === 1
     },
   }

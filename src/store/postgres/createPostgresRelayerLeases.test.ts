@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { createTestDatabase, type TestDatabase } from '../../../test/support/postgresDatabase.ts'
-import { openPostgresJournal } from './openPostgresJournal.ts'
 import { createPostgresRelayerLeases } from './createPostgresRelayerLeases.ts'
+import { openPostgresJournal } from './openPostgresJournal.ts'
 
 const keys = ['0xA1', '0xB2', '0xC3', '0xD4'].map((k) => k.padEnd(42, '0'))
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -47,7 +47,11 @@ describe('createPostgresRelayerLeases', () => {
     // Four keys, three instances (another key list on the same chain: its own seats).
     const chain4 = 'eip155:4'
     const all = async () => {
-      const held = { a: relayers(await a.claim(chain4, keys)), b: relayers(await b.claim(chain4, keys)), c: relayers(await c.claim(chain4, keys)) }
+      const held = {
+        a: relayers(await a.claim(chain4, keys)),
+        b: relayers(await b.claim(chain4, keys)),
+        c: relayers(await c.claim(chain4, keys)),
+      }
       const flat = [...held.a, ...held.b, ...held.c]
       assert.equal(new Set(flat).size, flat.length, `never one key to two instances: ${JSON.stringify(held)}`)
       return held
@@ -56,7 +60,8 @@ describe('createPostgresRelayerLeases', () => {
     // Each gives back what is above its share at its next claim, as its pool does.
     let held = await all()
     for (let i = 0; i < 3; i++) {
-      const release = (mine: string[], s: typeof a) => s.claim(chain4, keys, { release: keys.filter((k) => !mine.includes(k)) })
+      const release = (mine: string[], s: typeof a) =>
+        s.claim(chain4, keys, { release: keys.filter((k) => !mine.includes(k)) })
       await release(held.a, a)
       await release(held.b, b)
       await release(held.c, c)
@@ -91,7 +96,10 @@ describe('createPostgresRelayerLeases', () => {
     const taken = await f.claim('eip155:7', [keys[3]!])
     assert.deepEqual(relayers(taken), [keys[3]])
     assert.equal(taken[0]!.acquired, true)
-    assert.ok(taken[0]!.epoch > held.find((l) => l.relayer === keys[3])!.epoch, 'the epoch moved: what e signed under its lease is never broadcast')
+    assert.ok(
+      taken[0]!.epoch > held.find((l) => l.relayer === keys[3])!.epoch,
+      'the epoch moved: what e signed under its lease is never broadcast',
+    )
     // e's other keys are still its own.
     assert.deepEqual(relayers(await e.claim('eip155:7', keys.slice(0, 3))), keys.slice(0, 3))
   })
@@ -102,7 +110,9 @@ describe('createPostgresRelayerLeases', () => {
     let before: string[][] = []
     for (let round = 0; round < 8; round++) {
       // As the pool does: what it held before and no longer holds is given back.
-      const held = await Promise.all(many.map((s, i) => s.claim('eip155:3', keys, { release: keys.filter((k) => !(before[i] ?? []).includes(k)) })))
+      const held = await Promise.all(
+        many.map((s, i) => s.claim('eip155:3', keys, { release: keys.filter((k) => !(before[i] ?? []).includes(k)) })),
+      )
       const flat = held.flatMap(relayers)
       assert.equal(new Set(flat).size, flat.length, `round ${round}: ${flat.join(', ')}`)
       before = held.map(relayers)

@@ -22,7 +22,11 @@ export type CreatePostgresRelayerLeasesParameters = {
   ttlMs?: number | undefined
 }
 
-export function createPostgresRelayerLeases({ url, instanceId, ttlMs = 15_000 }: CreatePostgresRelayerLeasesParameters): RelayerLeases & { close(): Promise<void> } {
+export function createPostgresRelayerLeases({
+  url,
+  instanceId,
+  ttlMs = 15_000,
+}: CreatePostgresRelayerLeasesParameters): RelayerLeases & { close(): Promise<void> } {
   const pool = new pg.Pool({ connectionString: url, max: 2, connectionTimeoutMillis: 5_000 })
   pool.on('error', () => {})
   const ttl = `${ttlMs} milliseconds`
@@ -116,7 +120,10 @@ export function createPostgresRelayerLeases({ url, instanceId, ttlMs = 15_000 }:
       // names them in `release` at its next claim, once no send from them is under way.
       const giveBack = release.filter((r) => mine.has(r) && !held.includes(r))
       if (giveBack.length > 0) {
-        await pool.query('UPDATE relayer_leases SET expires_at = now() WHERE chain_id = $1 AND relayer = ANY($2) AND instance_id = $3', [chainId, giveBack, instanceId])
+        await pool.query(
+          'UPDATE relayer_leases SET expires_at = now() WHERE chain_id = $1 AND relayer = ANY($2) AND instance_id = $3',
+          [chainId, giveBack, instanceId],
+        )
       }
       const ordered = relayers.filter((r) => held.includes(r))
       const before = heldBefore.get(chainId) ?? new Map<string, number>()
@@ -138,15 +145,26 @@ export function createPostgresRelayerLeases({ url, instanceId, ttlMs = 15_000 }:
         [instanceId, ttl],
       )
       if ((await takeIfFree(scope, key)) !== undefined) return { held: true }
-      const holder = (await pool.query<{ instance_id: string }>('SELECT instance_id FROM relayer_leases WHERE chain_id = $1 AND relayer = $2', [scope, key])).rows[0]?.instance_id ?? 'unknown'
+      const holder =
+        (
+          await pool.query<{ instance_id: string }>(
+            'SELECT instance_id FROM relayer_leases WHERE chain_id = $1 AND relayer = $2',
+            [scope, key],
+          )
+        ).rows[0]?.instance_id ?? 'unknown'
       return { held: false, holder }
     },
     async giveBack(chainId, relayers) {
       if (relayers.length === 0) return
-      await pool.query('UPDATE relayer_leases SET expires_at = now() WHERE chain_id = $1 AND relayer = ANY($2) AND instance_id = $3', [chainId, relayers, instanceId])
+      await pool.query(
+        'UPDATE relayer_leases SET expires_at = now() WHERE chain_id = $1 AND relayer = ANY($2) AND instance_id = $3',
+        [chainId, relayers, instanceId],
+      )
     },
     async releaseAll() {
-      await pool.query('UPDATE relayer_leases SET expires_at = now() WHERE instance_id = $1', [instanceId]).catch(() => {})
+      await pool
+        .query('UPDATE relayer_leases SET expires_at = now() WHERE instance_id = $1', [instanceId])
+        .catch(() => {})
       await pool.query('DELETE FROM gateway_instances WHERE instance_id = $1', [instanceId]).catch(() => {})
       heldBefore.clear()
     },

@@ -46,12 +46,17 @@ describe('openPostgresJournal', () => {
   })
 
   it('lets exactly one of several gateways claim an intent, or a (sender, nonce), at the same moment', async () => {
-    const journals = [await openEmpty(), ...(await Promise.all([1, 2].map(() => openPostgresJournal({ url: database.url }))))]
+    const journals = [
+      await openEmpty(),
+      ...(await Promise.all([1, 2].map(() => openPostgresJournal({ url: database.url })))),
+    ]
     opened.push(...journals.slice(1))
     const claims = await Promise.all(Array.from({ length: 30 }, (_, i) => journals[i % 3]!.claim(claimOf(1))))
     assert.equal(claims.filter((c) => c.ok).length, 1)
     // Other intents, one (sender, nonce): still one holder.
-    const sameNonce = await Promise.all(Array.from({ length: 30 }, (_, i) => journals[i % 3]!.claim(claimOf(100 + i, 7n))))
+    const sameNonce = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => journals[i % 3]!.claim(claimOf(100 + i, 7n))),
+    )
     assert.equal(sameNonce.filter((c) => c.ok).length, 1)
   })
 
@@ -83,7 +88,11 @@ describe('openPostgresJournal', () => {
 
   it('answers StorageUnavailableError (503) when the database cannot be reached, and names DATABASE_URL (without its password) when it cannot open', async () => {
     const url = 'postgres://postgres:s3cret@127.0.0.1:9/none'
-    await assert.rejects(openPostgresJournal({ url, connectTimeoutMs: 500 }), (err: unknown) => err instanceof ConfigError && /DATABASE_URL/.test(err.message) && !err.message.includes('s3cret'))
+    await assert.rejects(
+      openPostgresJournal({ url, connectTimeoutMs: 500 }),
+      (err: unknown) =>
+        err instanceof ConfigError && /DATABASE_URL/.test(err.message) && !err.message.includes('s3cret'),
+    )
     const journal = await openPostgresJournal({ url: database.url })
     await journal.close()
     await assert.rejects(journal.claim(claimOf(5)), (err: unknown) => err instanceof StorageUnavailableError)

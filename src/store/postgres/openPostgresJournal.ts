@@ -3,24 +3,25 @@
 // signed transaction committed before the broadcast, one live attempt per (chain, intent) and
 // per (chain, sender, nonce)), enforced by the database's unique indexes so that they hold
 // across processes. Versioned migrations run at start-up under an advisory lock.
-import { ClaimWithdrawnError } from '../../errors/claimWithdrawnError.ts'
+
 import pg from 'pg'
 import type { Hex } from 'viem'
 import { redactUrl } from '../../config/redactUrl.ts'
+import { ClaimWithdrawnError } from '../../errors/claimWithdrawnError.ts'
 import { ConfigError } from '../../errors/configError.ts'
-import type { Intent } from '../../ports/intent.ts'
-import { createPostgresPaymentLedger } from './createPostgresPaymentLedger.ts'
-import { Status } from '../../status/statusCodes.ts'
-import { fromRow, type Row, serializeIntent } from '../journalRow.ts'
-import type { Claim, ExecutionRecord, IdempotencyKeyClaim, Journal, Settlement } from '../../ports/journal.ts'
-import { fromIdempotencyKeyRow, type IdempotencyKeyRow, isSameRequest } from '../idempotencyKeyRow.ts'
-import { IdempotencyKeyReusedError } from '../idempotencyKeyReusedError.ts'
-import { prunable, prunableWebhooks } from '../prunable.ts'
-import { createPostgresWebhookOutbox } from './createPostgresWebhookOutbox.ts'
-import { createPostgresOpsSwitchStore } from './createPostgresOpsSwitchStore.ts'
-import { opsAuditDdl } from './opsAuditDdl.ts'
-import { outboxDdl } from '../webhookOutboxDdl.ts'
 import { StorageUnavailableError } from '../../errors/storageUnavailableError.ts'
+import type { Intent } from '../../ports/intent.ts'
+import type { Claim, ExecutionRecord, IdempotencyKeyClaim, Journal, Settlement } from '../../ports/journal.ts'
+import { Status } from '../../status/statusCodes.ts'
+import { IdempotencyKeyReusedError } from '../idempotencyKeyReusedError.ts'
+import { fromIdempotencyKeyRow, type IdempotencyKeyRow, isSameRequest } from '../idempotencyKeyRow.ts'
+import { fromRow, type Row, serializeIntent } from '../journalRow.ts'
+import { prunable, prunableWebhooks } from '../prunable.ts'
+import { outboxDdl } from '../webhookOutboxDdl.ts'
+import { createPostgresOpsSwitchStore } from './createPostgresOpsSwitchStore.ts'
+import { createPostgresPaymentLedger } from './createPostgresPaymentLedger.ts'
+import { createPostgresWebhookOutbox } from './createPostgresWebhookOutbox.ts'
+import { opsAuditDdl } from './opsAuditDdl.ts'
 
 const holding = `state IN ('claimed', 'pending', 'mined')`
 
@@ -178,7 +179,10 @@ const migrationLock = 0x1066_0001
 
 /** int8 (ids, timestamps, sequences) as numbers: they stay far below 2^53. */
 const types = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text'))) as typeof pg.types.getTypeParser,
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === 20
+      ? (v: string) => Number(v)
+      : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
 }
 
 export type OpenPostgresJournalParameters = {
@@ -204,8 +208,19 @@ export type OpenPostgresJournalParameters = {
 type Queryable = Pick<pg.PoolClient, 'query'>
 
 /** Opens (and migrates) the journal; a database that cannot be reached or migrated is a ConfigError. */
-export async function openPostgresJournal({ url, maxConnections = 10, connectTimeoutMs = 5_000, staleClaimMs = 120_000, instanceId }: OpenPostgresJournalParameters): Promise<Journal> {
-  const pool = new pg.Pool({ connectionString: url, max: maxConnections, connectionTimeoutMillis: connectTimeoutMs, types })
+export async function openPostgresJournal({
+  url,
+  maxConnections = 10,
+  connectTimeoutMs = 5_000,
+  staleClaimMs = 120_000,
+  instanceId,
+}: OpenPostgresJournalParameters): Promise<Journal> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: maxConnections,
+    connectionTimeoutMillis: connectTimeoutMs,
+    types,
+  })
   // An idle connection the server drops is an event, not a crash.
   pool.on('error', () => {})
   let closed = false
@@ -213,11 +228,17 @@ export async function openPostgresJournal({ url, maxConnections = 10, connectTim
     await migrate(pool)
   } catch (err) {
     await pool.end().catch(() => {})
-    throw new ConfigError([`DATABASE_URL: cannot open the execution journal at ${redactUrl(url)}: ${err instanceof Error ? err.message : String(err)}`])
+    throw new ConfigError([
+      `DATABASE_URL: cannot open the execution journal at ${redactUrl(url)}: ${err instanceof Error ? err.message : String(err)}`,
+    ])
   }
 
   /** Runs a query; a database that cannot be reached becomes StorageUnavailableError (503), nothing else changes. */
-  const run = async <R extends pg.QueryResultRow = Row>(text: string, values: unknown[] = [], on: Queryable = pool): Promise<pg.QueryResult<R>> => {
+  const run = async <R extends pg.QueryResultRow = Row>(
+    text: string,
+    values: unknown[] = [],
+    on: Queryable = pool,
+  ): Promise<pg.QueryResult<R>> => {
     try {
       return await on.query<R>(text, values)
     } catch (err) {
@@ -244,10 +265,19 @@ export async function openPostgresJournal({ url, maxConnections = 10, connectTim
     }
   }
   const one = async (text: string, values: unknown[], on?: Queryable) => (await run(text, values, on)).rows[0]
-  const byId = async (id: number, on?: Queryable) => fromRow(toRow((await one('SELECT * FROM executions WHERE id = $1', [id], on))!))
-  const all = async (text: string, values: unknown[] = []) => (await run(text, values)).rows.map((r) => fromRow(toRow(r)))
+  const byId = async (id: number, on?: Queryable) =>
+    fromRow(toRow((await one('SELECT * FROM executions WHERE id = $1', [id], on))!))
+  const all = async (text: string, values: unknown[] = []) =>
+    (await run(text, values)).rows.map((r) => fromRow(toRow(r)))
 
-  async function claim(chainId: string, intentHash: Hex, intent: Intent, chainInstance: string | null, apiKeyId: string | null, on: Queryable = pool): Promise<Claim> {
+  async function claim(
+    chainId: string,
+    intentHash: Hex,
+    intent: Intent,
+    chainInstance: string | null,
+    apiKeyId: string | null,
+    on: Queryable = pool,
+  ): Promise<Claim> {
     // Hex addresses (EVM, Sui) are case-insensitive; base58 keys (Solana) are not.
     const sender = intent.sender.startsWith('0x') ? intent.sender.toLowerCase() : intent.sender
     const nonce = intent.nonce.toString()
@@ -258,14 +288,29 @@ export async function openPostgresJournal({ url, maxConnections = 10, connectTim
         `INSERT INTO executions (chain_id, intent_hash, attempt, sender, intent_nonce, intent, state, status, chain_instance, created_at, updated_at, instance_id, api_key_id)
          VALUES ($1, $2, (SELECT COALESCE(MAX(attempt), 0) + 1 FROM executions WHERE chain_id = $1 AND intent_hash = $2), $3, $4, $5, 'claimed', $6, $7, $8, $8, $9, $10)
          ON CONFLICT DO NOTHING RETURNING *`,
-        [chainId, intentHash, sender, nonce, serializeIntent(intent), Status.SUBMITTED, chainInstance, now, instanceId ?? null, apiKeyId],
+        [
+          chainId,
+          intentHash,
+          sender,
+          nonce,
+          serializeIntent(intent),
+          Status.SUBMITTED,
+          chainInstance,
+          now,
+          instanceId ?? null,
+          apiKeyId,
+        ],
         on,
       )
       if (inserted) {
         // A reverted attempt holds the hash (one outcome per intent) without holding the unique
         // index (a revert uses no nonce). Read after the insert, so that an attempt that turned
         // reverted after the insert's snapshot and before its index check is seen too.
-        const reverted = await one(`SELECT * FROM executions WHERE intent_hash = $1 AND chain_id = $2 AND state = 'reverted' ORDER BY id DESC LIMIT 1`, [intentHash, chainId], on)
+        const reverted = await one(
+          `SELECT * FROM executions WHERE intent_hash = $1 AND chain_id = $2 AND state = 'reverted' ORDER BY id DESC LIMIT 1`,
+          [intentHash, chainId],
+          on,
+        )
         if (!reverted) return { ok: true, record: fromRow(toRow(inserted)) }
         await run(`DELETE FROM executions WHERE id = $1 AND state = 'claimed'`, [inserted.id], on)
         return { ok: false, holder: fromRow(toRow(reverted)) }
@@ -279,7 +324,10 @@ export async function openPostgresJournal({ url, maxConnections = 10, connectTim
       )
       // A claim lives through preflight only (seconds, a minute with a settlement); one this old,
       // or of an instance known dead, was left by a gateway that died before signing.
-      if (held?.state === 'claimed' && ((held as { orphaned?: boolean }).orphaned === true || Number(held.updated_at) < now - staleClaimMs)) {
+      if (
+        held?.state === 'claimed' &&
+        ((held as { orphaned?: boolean }).orphaned === true || Number(held.updated_at) < now - staleClaimMs)
+      ) {
         // Its Idempotency-Key goes with it (a keyed claim taking it over records the key again).
         await run(
           `WITH gone AS (DELETE FROM executions WHERE id = $1 AND state = 'claimed' AND updated_at = $2 RETURNING id) DELETE FROM idempotency_keys WHERE execution_id IN (SELECT id FROM gone)`,
@@ -309,7 +357,10 @@ export async function openPostgresJournal({ url, maxConnections = 10, connectTim
     for (const id of [...unreleased]) {
       if (closed) return
       try {
-        await run(`WITH gone AS (DELETE FROM executions WHERE id = $1 AND state = 'claimed' RETURNING id) DELETE FROM idempotency_keys WHERE execution_id IN (SELECT id FROM gone)`, [id])
+        await run(
+          `WITH gone AS (DELETE FROM executions WHERE id = $1 AND state = 'claimed' RETURNING id) DELETE FROM idempotency_keys WHERE execution_id IN (SELECT id FROM gone)`,
+          [id],
+        )
         unreleased.delete(id)
       } catch {
         break // still unreachable: try again in a second
@@ -325,7 +376,14 @@ export async function openPostgresJournal({ url, maxConnections = 10, connectTim
    * was ever visible. An expired key is free again; a key recorded by an earlier attempt of the
    * same intent stays with that attempt.
    */
-  async function claimWithKey(chainId: string, intentHash: Hex, intent: Intent, chainInstance: string | null, apiKeyId: string | null, key: IdempotencyKeyClaim): Promise<Claim> {
+  async function claimWithKey(
+    chainId: string,
+    intentHash: Hex,
+    intent: Intent,
+    chainInstance: string | null,
+    apiKeyId: string | null,
+    key: IdempotencyKeyClaim,
+  ): Promise<Claim> {
     return transaction(async (client) => {
       const claimed = await claim(chainId, intentHash, intent, chainInstance, apiKeyId, client)
       if (!claimed.ok) return claimed
@@ -340,14 +398,25 @@ export async function openPostgresJournal({ url, maxConnections = 10, connectTim
         client,
       )
       if (recordedNow) return claimed
-      const row = await one(`SELECT * FROM idempotency_keys WHERE scope = $1 AND idem_key = $2`, [key.scope, key.key], client)
+      const row = await one(
+        `SELECT * FROM idempotency_keys WHERE scope = $1 AND idem_key = $2`,
+        [key.scope, key.key],
+        client,
+      )
       const recorded = fromIdempotencyKeyRow(row as unknown as IdempotencyKeyRow)
       if (!isSameRequest(recorded, key, chainId, intentHash)) throw new IdempotencyKeyReusedError(recorded)
       return claimed
     })
   }
 
-  const settleRow = async (id: number, fromState: string, txId: string | null, s: Settlement, now: number, on?: Queryable) =>
+  const settleRow = async (
+    id: number,
+    fromState: string,
+    txId: string | null,
+    s: Settlement,
+    now: number,
+    on?: Queryable,
+  ) =>
     (
       await run(
         `UPDATE executions SET state = $1, status = $2, block_number = $3, block_hash = $4, final = $5, gas_used = $6, return_data = $7, detail = $8, updated_at = $9
@@ -370,8 +439,13 @@ export async function openPostgresJournal({ url, maxConnections = 10, connectTim
       )
     ).rowCount === 1
   const markReplaced = async (id: number, detail: string, now: number, on: Queryable) =>
-    (await run(`UPDATE executions SET state = 'dropped', status = $1, detail = $2, final = 1, updated_at = $3 WHERE id = $4 AND state = 'pending'`, [Status.GATEWAY_FAILURE, detail, now, id], on))
-      .rowCount === 1
+    (
+      await run(
+        `UPDATE executions SET state = 'dropped', status = $1, detail = $2, final = 1, updated_at = $3 WHERE id = $4 AND state = 'pending'`,
+        [Status.GATEWAY_FAILURE, detail, now, id],
+        on,
+      )
+    ).rowCount === 1
 
   const payments = createPostgresPaymentLedger({ query: (text, values) => run(text, values) })
   const webhooks = createPostgresWebhookOutbox({ query: (text, values) => run(text, values) })
@@ -383,17 +457,24 @@ export async function openPostgresJournal({ url, maxConnections = 10, connectTim
     webhooks,
     ops: createPostgresOpsSwitchStore({ query: (text, values) => run(text, values) }),
     claim: ({ chainId, intentHash, intent, chainInstance, apiKeyId, idempotencyKey }) =>
-      idempotencyKey ? claimWithKey(chainId, intentHash, intent, chainInstance ?? null, apiKeyId ?? null, idempotencyKey) : claim(chainId, intentHash, intent, chainInstance ?? null, apiKeyId ?? null),
+      idempotencyKey
+        ? claimWithKey(chainId, intentHash, intent, chainInstance ?? null, apiKeyId ?? null, idempotencyKey)
+        : claim(chainId, intentHash, intent, chainInstance ?? null, apiKeyId ?? null),
     async idempotencyKey(scope, key) {
-      const row = await one(`SELECT * FROM idempotency_keys WHERE scope = $1 AND idem_key = $2 AND expires_at > $3`, [scope, key, Date.now()])
+      const row = await one(`SELECT * FROM idempotency_keys WHERE scope = $1 AND idem_key = $2 AND expires_at > $3`, [
+        scope,
+        key,
+        Date.now(),
+      ])
       return row && fromIdempotencyKeyRow(row as unknown as IdempotencyKeyRow)
     },
     async release(record) {
       // The claim and the Idempotency-Key it recorded, in one statement.
       try {
-        await run(`WITH gone AS (DELETE FROM executions WHERE id = $1 AND state IN ('claimed', 'pending') RETURNING id) DELETE FROM idempotency_keys WHERE execution_id IN (SELECT id FROM gone)`, [
-          record.id,
-        ])
+        await run(
+          `WITH gone AS (DELETE FROM executions WHERE id = $1 AND state IN ('claimed', 'pending') RETURNING id) DELETE FROM idempotency_keys WHERE execution_id IN (SELECT id FROM gone)`,
+          [record.id],
+        )
       } catch (err) {
         // The database did not answer (a cut, a restart): the claim would hold its intent until it
         // is stale (staleClaimMs) while this instance lives. Given back as soon as it answers again.
@@ -431,9 +512,21 @@ export async function openPostgresJournal({ url, maxConnections = 10, connectTim
       if (s.transactionId !== undefined && s.transactionId !== record.transaction?.id) {
         // An earlier attempt's transaction was mined: that attempt takes the outcome, the record is replaced.
         const settled = await transaction(async (client) => {
-          const earlier = await one('SELECT * FROM executions WHERE chain_id = $1 AND intent_hash = $2 AND tx_id = $3 FOR UPDATE', [record.chainId, record.intentHash, s.transactionId], client)
+          const earlier = await one(
+            'SELECT * FROM executions WHERE chain_id = $1 AND intent_hash = $2 AND tx_id = $3 FOR UPDATE',
+            [record.chainId, record.intentHash, s.transactionId],
+            client,
+          )
           if (!earlier || Number(earlier.id) >= record.id || earlier.state !== 'dropped') return false
-          if (!(await markReplaced(record.id, `replaced: the transaction of attempt ${earlier.attempt} (${earlier.tx_id}) was mined instead`, now, client))) return false
+          if (
+            !(await markReplaced(
+              record.id,
+              `replaced: the transaction of attempt ${earlier.attempt} (${earlier.tx_id}) was mined instead`,
+              now,
+              client,
+            ))
+          )
+            return false
           return settleRow(Number(earlier.id), 'dropped', earlier.tx_id as string, s, now, client)
         })
         if (settled) Object.assign(record, await byId(record.id))
@@ -447,7 +540,8 @@ export async function openPostgresJournal({ url, maxConnections = 10, connectTim
     async replace(record, tx, detail) {
       const now = Date.now()
       const id = await transaction(async (client) => {
-        if (!(await markReplaced(record.id, detail, now, client))) throw new Error(`journal record ${record.id} is no longer pending: it cannot be replaced`)
+        if (!(await markReplaced(record.id, detail, now, client)))
+          throw new Error(`journal record ${record.id} is no longer pending: it cannot be replaced`)
         const row = await one(
           `INSERT INTO executions (chain_id, intent_hash, attempt, sender, intent_nonce, intent, state, status, chain_instance, api_key_id, relayer, tx_id, tx_bytes, tx_details,
                                    signed_seq, replaces, created_at, updated_at)
@@ -472,12 +566,23 @@ export async function openPostgresJournal({ url, maxConnections = 10, connectTim
     },
     unconfirmed: (filter) =>
       filter
-        ? all(`SELECT * FROM executions WHERE state IN ('mined', 'reverted') AND final = 0 AND chain_id = $1 ORDER BY id`, [filter.chainId])
+        ? all(
+            `SELECT * FROM executions WHERE state IN ('mined', 'reverted') AND final = 0 AND chain_id = $1 ORDER BY id`,
+            [filter.chainId],
+          )
         : all(`SELECT * FROM executions WHERE state IN ('mined', 'reverted') AND final = 0 ORDER BY id`),
     async confirm(record) {
       if (closed) return false
       const now = Date.now()
-      if ((await run(`UPDATE executions SET final = 1, updated_at = $1 WHERE id = $2 AND state IN ('mined', 'reverted') AND final = 0`, [now, record.id])).rowCount !== 1) return false
+      if (
+        (
+          await run(
+            `UPDATE executions SET final = 1, updated_at = $1 WHERE id = $2 AND state IN ('mined', 'reverted') AND final = 0`,
+            [now, record.id],
+          )
+        ).rowCount !== 1
+      )
+        return false
       Object.assign(record, { final: true, updatedAt: new Date(now) })
       return true
     },
@@ -494,12 +599,10 @@ export async function openPostgresJournal({ url, maxConnections = 10, connectTim
     },
     async retire(record, detail) {
       if (closed) return false
-      const { rowCount } = await run(`UPDATE executions SET state = 'dropped', status = $1, detail = $2, final = 1, updated_at = $3 WHERE id = $4 AND state IN ('pending', 'mined')`, [
-        Status.GATEWAY_FAILURE,
-        detail,
-        Date.now(),
-        record.id,
-      ])
+      const { rowCount } = await run(
+        `UPDATE executions SET state = 'dropped', status = $1, detail = $2, final = 1, updated_at = $3 WHERE id = $4 AND state IN ('pending', 'mined')`,
+        [Status.GATEWAY_FAILURE, detail, Date.now(), record.id],
+      )
       if (rowCount !== 1) return false
       Object.assign(record, await byId(record.id))
       return true
@@ -509,44 +612,71 @@ export async function openPostgresJournal({ url, maxConnections = 10, connectTim
       record.chainInstance = chainInstance
     },
     otherInstances: (chainId, chainInstance) =>
-      all(`SELECT * FROM executions WHERE chain_id = $1 AND state IN ('pending', 'mined') AND chain_instance IS NOT NULL AND chain_instance <> $2 ORDER BY signed_seq, id`, [chainId, chainInstance]),
+      all(
+        `SELECT * FROM executions WHERE chain_id = $1 AND state IN ('pending', 'mined') AND chain_instance IS NOT NULL AND chain_instance <> $2 ORDER BY signed_seq, id`,
+        [chainId, chainInstance],
+      ),
     async attempts(chainId, intentHash) {
-      return all('SELECT * FROM executions WHERE chain_id = $1 AND intent_hash = $2 ORDER BY attempt', [chainId, intentHash])
+      return all('SELECT * FROM executions WHERE chain_id = $1 AND intent_hash = $2 ORDER BY attempt', [
+        chainId,
+        intentHash,
+      ])
     },
     async attempt(chainId, intentHash, attempt) {
-      const row = await one('SELECT * FROM executions WHERE chain_id = $1 AND intent_hash = $2 AND attempt = $3', [chainId, intentHash, attempt])
+      const row = await one('SELECT * FROM executions WHERE chain_id = $1 AND intent_hash = $2 AND attempt = $3', [
+        chainId,
+        intentHash,
+        attempt,
+      ])
       return row && fromRow(toRow(row))
     },
     async get(intentHash, chainId): Promise<ExecutionRecord | undefined> {
       // The live attempt first: an attempt that replaced another may be dropped while the one it replaced was mined.
       const row = chainId
-        ? await one(`SELECT * FROM executions WHERE intent_hash = $1 AND chain_id = $2 ORDER BY (${holding}) DESC, id DESC LIMIT 1`, [intentHash, chainId])
-        : await one(`SELECT * FROM executions WHERE intent_hash = $1 ORDER BY (${holding}) DESC, updated_at DESC, id DESC LIMIT 1`, [intentHash])
+        ? await one(
+            `SELECT * FROM executions WHERE intent_hash = $1 AND chain_id = $2 ORDER BY (${holding}) DESC, id DESC LIMIT 1`,
+            [intentHash, chainId],
+          )
+        : await one(
+            `SELECT * FROM executions WHERE intent_hash = $1 ORDER BY (${holding}) DESC, updated_at DESC, id DESC LIMIT 1`,
+            [intentHash],
+          )
       return row && fromRow(toRow(row))
     },
     pending: (filter) =>
       !filter
         ? all(`SELECT * FROM executions WHERE state = 'pending' ORDER BY signed_seq`)
         : filter.relayer === undefined
-          ? all(`SELECT * FROM executions WHERE state = 'pending' AND chain_id = $1 ORDER BY signed_seq`, [filter.chainId])
-          : all(`SELECT * FROM executions WHERE state = 'pending' AND chain_id = $1 AND relayer = $2 ORDER BY signed_seq`, [filter.chainId, filter.relayer]),
+          ? all(`SELECT * FROM executions WHERE state = 'pending' AND chain_id = $1 ORDER BY signed_seq`, [
+              filter.chainId,
+            ])
+          : all(
+              `SELECT * FROM executions WHERE state = 'pending' AND chain_id = $1 AND relayer = $2 ORDER BY signed_seq`,
+              [filter.chainId, filter.relayer],
+            ),
     async prune(before) {
       const cutoff = before.getTime()
-      const executions = (await run(`DELETE FROM executions WHERE ${prunable('executions', '$1')}`, [cutoff])).rowCount ?? 0
-      const payments = (await run(`DELETE FROM x402_payments WHERE state IN ('consumed', 'released') AND updated_at < $1`, [cutoff])).rowCount ?? 0
-      const webhooks = (await run(`DELETE FROM webhook_outbox WHERE ${prunableWebhooks('$1', '$1')}`, [cutoff])).rowCount ?? 0
+      const executions =
+        (await run(`DELETE FROM executions WHERE ${prunable('executions', '$1')}`, [cutoff])).rowCount ?? 0
+      const payments =
+        (await run(`DELETE FROM x402_payments WHERE state IN ('consumed', 'released') AND updated_at < $1`, [cutoff]))
+          .rowCount ?? 0
+      const webhooks =
+        (await run(`DELETE FROM webhook_outbox WHERE ${prunableWebhooks('$1', '$1')}`, [cutoff])).rowCount ?? 0
       await run(`DELETE FROM idempotency_keys WHERE expires_at <= $1`, [Date.now()])
       return { executions, payments, webhooks }
     },
     async changesAfter(position, limit) {
       // Below the horizon (the oldest transaction still running, server-wide) every transaction has ended: nothing commits there later.
-      const { rows } = await run(`SELECT * FROM executions WHERE (change_xid, id) > ($1, $2) AND change_xid < pg_snapshot_xmin(pg_current_snapshot())::text::bigint ORDER BY change_xid, id LIMIT $3`, [
-        position.change,
-        position.id,
-        limit,
-      ])
+      const { rows } = await run(
+        `SELECT * FROM executions WHERE (change_xid, id) > ($1, $2) AND change_xid < pg_snapshot_xmin(pg_current_snapshot())::text::bigint ORDER BY change_xid, id LIMIT $3`,
+        [position.change, position.id, limit],
+      )
       const last = rows.at(-1) as { change_xid: number; id: number } | undefined
-      return { records: rows.map((r) => fromRow(toRow(r))), position: last ? { change: Number(last.change_xid), id: Number(last.id) } : position }
+      return {
+        records: rows.map((r) => fromRow(toRow(r))),
+        position: last ? { change: Number(last.change_xid), id: Number(last.id) } : position,
+      }
     },
     async changePositionAt(since) {
       const { rows } = await run<{ change_xid: number; id: number; horizon: number }>(
@@ -559,9 +689,12 @@ export async function openPostgresJournal({ url, maxConnections = 10, connectTim
       if (change_xid === null || Number(change_xid) >= Number(horizon)) return { change: Number(horizon), id: 0 }
       return { change: Number(change_xid), id: Number(id) - 1 }
     },
-    pendingCount: async () => Number((await run<{ n: number }>(`SELECT COUNT(*) AS n FROM executions WHERE state = 'pending'`)).rows[0]!.n),
+    pendingCount: async () =>
+      Number((await run<{ n: number }>(`SELECT COUNT(*) AS n FROM executions WHERE state = 'pending'`)).rows[0]!.n),
     async backup() {
-      throw new Error("a PostgreSQL journal is backed up with the database (pg_dump, or the server's own backups), not by the gateway")
+      throw new Error(
+        "a PostgreSQL journal is backed up with the database (pg_dump, or the server's own backups), not by the gateway",
+      )
     },
     async ping() {
       await run('SELECT 1')
@@ -577,18 +710,26 @@ export async function openPostgresJournal({ url, maxConnections = 10, connectTim
 
 /** The row as the SQLite shape fromRow reads (JSONB details come back parsed). */
 function toRow(row: pg.QueryResultRow): Row {
-  return { ...(row as Row), tx_details: row.tx_details === null || typeof row.tx_details === 'string' ? row.tx_details : JSON.stringify(row.tx_details) }
+  return {
+    ...(row as Row),
+    tx_details:
+      row.tx_details === null || typeof row.tx_details === 'string' ? row.tx_details : JSON.stringify(row.tx_details),
+  }
 }
 
 async function migrate(pool: pg.Pool): Promise<void> {
   const client = await pool.connect()
   try {
     await client.query('SELECT pg_advisory_lock($1)', [migrationLock])
-    await client.query('CREATE TABLE IF NOT EXISTS journal_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())')
+    await client.query(
+      'CREATE TABLE IF NOT EXISTS journal_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())',
+    )
     const { rows } = await client.query<{ v: number | null }>('SELECT MAX(version) AS v FROM journal_migrations')
     const version = rows[0]?.v ?? 0
     if (version > migrations.length) {
-      throw new Error(`it has journal schema version ${version}, newer than this gateway's ${migrations.length}: run a gateway at least as new as the one that wrote it`)
+      throw new Error(
+        `it has journal schema version ${version}, newer than this gateway's ${migrations.length}: run a gateway at least as new as the one that wrote it`,
+      )
     }
     for (let v = version; v < migrations.length; v++) {
       await client.query('BEGIN')
@@ -611,12 +752,17 @@ async function migrate(pool: pg.Pool): Promise<void> {
 function toStorageError(err: unknown): unknown {
   const code = (err as { code?: unknown }).code
   // SQLSTATE classes 08 (connection), 57P (shutdown), 53 (resources); Node's socket errors.
-  if (typeof code === 'string' && (/^(08|57P|53)/.test(code) || /^E(CONNREFUSED|CONNRESET|PIPE|TIMEDOUT|HOSTUNREACH|NOTFOUND)$/.test(code))) {
+  if (
+    typeof code === 'string' &&
+    (/^(08|57P|53)/.test(code) || /^E(CONNREFUSED|CONNRESET|PIPE|TIMEDOUT|HOSTUNREACH|NOTFOUND)$/.test(code))
+  ) {
     return new StorageUnavailableError('The journal database is unreachable', { cause: err })
   }
   if (
     err instanceof Error &&
-    /timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED|Client has encountered a connection error|Cannot use a pool after calling end/i.test(err.message)
+    /timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED|Client has encountered a connection error|Cannot use a pool after calling end/i.test(
+      err.message,
+    )
   ) {
     return new StorageUnavailableError('The journal database is unreachable', { cause: err })
   }

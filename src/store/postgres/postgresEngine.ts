@@ -10,7 +10,11 @@ export const postgresEngine: StorageEngine = {
     const journal = await openPostgresJournal({ url, instanceId: config.storage.instanceId })
     try {
       const { createPostgresRelayerLeases } = await import('./createPostgresRelayerLeases.ts')
-      const leases = createPostgresRelayerLeases({ url, instanceId: config.storage.instanceId, ttlMs: config.storage.relayerLeaseTtlMs })
+      const leases = createPostgresRelayerLeases({
+        url,
+        instanceId: config.storage.instanceId,
+        ttlMs: config.storage.relayerLeaseTtlMs,
+      })
       return { journal, leases }
     } catch (err) {
       await journal.close()

@@ -6,8 +6,16 @@ import { never } from '../webhookOutboxDdl.ts'
 
 type Row = { id: number; at: number; actor: string; action: OpsAction; target: string; detail: string | null }
 
-export function createSqliteOpsSwitchStore({ db, now = () => Date.now() }: { db: Database.Database; now?: () => number }): OpsSwitchStore {
-  const insert = db.prepare<[number, string, string, string, string | null], Row>('INSERT INTO ops_audit (at, actor, action, target, detail) VALUES (?, ?, ?, ?, ?) RETURNING *')
+export function createSqliteOpsSwitchStore({
+  db,
+  now = () => Date.now(),
+}: {
+  db: Database.Database
+  now?: () => number
+}): OpsSwitchStore {
+  const insert = db.prepare<[number, string, string, string, string | null], Row>(
+    'INSERT INTO ops_audit (at, actor, action, target, detail) VALUES (?, ?, ?, ?, ?) RETURNING *',
+  )
   const recent = db.prepare<[number], Row>('SELECT * FROM ops_audit ORDER BY id DESC LIMIT ?')
   const switches = db.prepare<[], Row>(
     `SELECT a.* FROM ops_audit a JOIN (
@@ -15,16 +23,23 @@ export function createSqliteOpsSwitchStore({ db, now = () => Date.now() }: { db:
        GROUP BY CASE WHEN action IN ('pause', 'resume') THEN 'chain' ELSE 'instance' END, target
      ) latest ON latest.id = a.id ORDER BY a.id`,
   )
-  const backlog = db.prepare<[number, number], { endpoint: string; pending: number; given_up: number; oldest: number | null; last_error: string | null }>(
+  const backlog = db.prepare<
+    [number, number],
+    { endpoint: string; pending: number; given_up: number; oldest: number | null; last_error: string | null }
+  >(
     `SELECT endpoint, SUM(CASE WHEN next_at < ? THEN 1 ELSE 0 END) AS pending, SUM(CASE WHEN next_at >= ? THEN 1 ELSE 0 END) AS given_up, MIN(created_at) AS oldest,
             MAX(last_error) AS last_error
      FROM webhook_outbox WHERE delivered_at IS NULL GROUP BY endpoint ORDER BY endpoint`,
   )
   return {
     async webhookBacklog() {
-      return backlog
-        .all(never, never)
-        .map((r) => ({ endpoint: r.endpoint, pending: r.pending, givenUp: r.given_up, oldestAt: r.oldest === null ? undefined : new Date(r.oldest), lastError: r.last_error ?? undefined }))
+      return backlog.all(never, never).map((r) => ({
+        endpoint: r.endpoint,
+        pending: r.pending,
+        givenUp: r.given_up,
+        oldestAt: r.oldest === null ? undefined : new Date(r.oldest),
+        lastError: r.last_error ?? undefined,
+      }))
     },
     // One gateway per file: no fleet to list.
     fleet: async () => [],
@@ -41,5 +56,12 @@ export function createSqliteOpsSwitchStore({ db, now = () => Date.now() }: { db:
 }
 
 function fromRow(row: Row): OpsAuditEntry {
-  return { id: row.id, at: new Date(row.at), actor: row.actor, action: row.action, target: row.target, detail: row.detail ?? undefined }
+  return {
+    id: row.id,
+    at: new Date(row.at),
+    actor: row.actor,
+    action: row.action,
+    target: row.target,
+    detail: row.detail ?? undefined,
+  }
 }

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
 import Database from 'better-sqlite3'
-import { createSqlitePaymentLedger } from './createSqlitePaymentLedger.ts'
 import type { NewReservation } from '../../ports/paymentLedger.ts'
+import { createSqlitePaymentLedger } from './createSqlitePaymentLedger.ts'
 
 const payer = '0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65'
 const reservation = (overrides: Partial<NewReservation> = {}): NewReservation => ({
@@ -27,7 +27,10 @@ const reservation = (overrides: Partial<NewReservation> = {}): NewReservation =>
 describe('createSqlitePaymentLedger', () => {
   it('lets one authorization be reserved once, whatever its spelling, even by calls started together', async () => {
     const ledger = createSqlitePaymentLedger({ db: new Database(':memory:') })
-    const results = await Promise.all([ledger.reserve(reservation()), ledger.reserve(reservation({ payer: payer.toLowerCase() as never, intentHash: `0x${'02'.repeat(32)}` }))])
+    const results = await Promise.all([
+      ledger.reserve(reservation()),
+      ledger.reserve(reservation({ payer: payer.toLowerCase() as never, intentHash: `0x${'02'.repeat(32)}` })),
+    ])
     assert.deepEqual(
       results.map((r) => r.kind),
       ['reserved', 'authorization-used'],
@@ -47,7 +50,11 @@ describe('createSqlitePaymentLedger', () => {
     assert.equal((await ledger.creditFor(binding))?.transaction, '0xfeed')
     assert.equal(await ledger.creditFor({ ...binding, route: 'validate' }), undefined)
     assert.equal(await ledger.creditFor({ ...binding, intentHash: `0x${'02'.repeat(32)}` }), undefined)
-    assert.equal((await ledger.reserve(reservation())).kind, 'authorization-used', 'a settled authorization never pays twice')
+    assert.equal(
+      (await ledger.reserve(reservation())).kind,
+      'authorization-used',
+      'a settled authorization never pays twice',
+    )
     await ledger.markConsumed(id)
     assert.equal(await ledger.creditFor(binding), undefined)
     assert.deepEqual(
@@ -57,7 +64,9 @@ describe('createSqlitePaymentLedger', () => {
 
     const other = await ledger.reserve(reservation({ nonce: `0x${'22'.repeat(32)}` }))
     await ledger.markReleased(other.payment.id, 'handler refused: 403')
-    const again = await ledger.reserve(reservation({ nonce: `0x${'22'.repeat(32)}`, intentHash: `0x${'03'.repeat(32)}` }))
+    const again = await ledger.reserve(
+      reservation({ nonce: `0x${'22'.repeat(32)}`, intentHash: `0x${'03'.repeat(32)}` }),
+    )
     assert.equal(again.kind, 'reserved')
     assert.equal(again.payment.id, other.payment.id)
     assert.equal(again.payment.intentHash, `0x${'03'.repeat(32)}`)
@@ -66,12 +75,26 @@ describe('createSqlitePaymentLedger', () => {
   it('holds a payment-identifier id for one payload: a retry is told apart from a conflicting reuse', async () => {
     const ledger = createSqlitePaymentLedger({ db: new Database(':memory:') })
     const first = await ledger.reserve(reservation({ paymentId: 'pay_0123456789abcdef' }))
-    await ledger.saveAnswer(first.payment.id, { httpStatus: 200, headers: { 'payment-response': 'x' }, body: { ok: true } })
+    await ledger.saveAnswer(first.payment.id, {
+      httpStatus: 200,
+      headers: { 'payment-response': 'x' },
+      body: { ok: true },
+    })
     const retry = await ledger.reserve(reservation({ paymentId: 'pay_0123456789abcdef' }))
     assert.equal(retry.kind, 'payment-id-taken')
     assert.equal(retry.kind === 'payment-id-taken' && retry.samePayload, true)
-    assert.deepEqual(retry.payment.answer, { httpStatus: 200, headers: { 'payment-response': 'x' }, body: { ok: true } })
-    const reuse = await ledger.reserve(reservation({ paymentId: 'pay_0123456789abcdef', nonce: `0x${'33'.repeat(32)}`, payloadHash: `0x${'bb'.repeat(32)}` }))
+    assert.deepEqual(retry.payment.answer, {
+      httpStatus: 200,
+      headers: { 'payment-response': 'x' },
+      body: { ok: true },
+    })
+    const reuse = await ledger.reserve(
+      reservation({
+        paymentId: 'pay_0123456789abcdef',
+        nonce: `0x${'33'.repeat(32)}`,
+        payloadHash: `0x${'bb'.repeat(32)}`,
+      }),
+    )
     assert.equal(reuse.kind === 'payment-id-taken' && reuse.samePayload, false)
   })
 

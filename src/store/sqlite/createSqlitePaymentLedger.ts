@@ -2,8 +2,15 @@
 // gateway). Every claim is one synchronous transaction: it runs to the end before any other
 // request's code does, and the unique keys refuse a second holder across processes too.
 import type Database from 'better-sqlite3'
+import type {
+  NewReservation,
+  PaymentBinding,
+  PaymentLedger,
+  PaymentState,
+  Reservation,
+  StoredAnswer,
+} from '../../ports/paymentLedger.ts'
 import { normalizeKey } from '../normalizeKey.ts'
-import type { NewReservation, PaymentBinding, PaymentLedger, PaymentState, Reservation, StoredAnswer } from '../../ports/paymentLedger.ts'
 import { type PaymentRow, toPaymentRecord } from '../paymentRow.ts'
 
 type Row = PaymentRow
@@ -47,20 +54,31 @@ CREATE INDEX IF NOT EXISTS x402_payments_state ON x402_payments (state);
 CREATE INDEX IF NOT EXISTS x402_payments_unfinal ON x402_payments (id) WHERE state IN ('settled', 'consumed') AND settlement_final = 0;
 `
 
-export function createSqlitePaymentLedger({ db, now = () => Date.now() }: { db: Database.Database; now?: () => number }): PaymentLedger {
+export function createSqlitePaymentLedger({
+  db,
+  now = () => Date.now(),
+}: {
+  db: Database.Database
+  now?: () => number
+}): PaymentLedger {
   db.exec(paymentsTableDdl())
   // Ledgers written before valid_before was kept get the column (their rows have none).
-  if (!(db.pragma('table_info(x402_payments)') as Array<{ name: string }>).some((c) => c.name === 'valid_before')) db.exec('ALTER TABLE x402_payments ADD COLUMN valid_before TEXT')
+  if (!(db.pragma('table_info(x402_payments)') as Array<{ name: string }>).some((c) => c.name === 'valid_before'))
+    db.exec('ALTER TABLE x402_payments ADD COLUMN valid_before TEXT')
   // And before a pending settlement's request was kept.
-  if (!(db.pragma('table_info(x402_payments)') as Array<{ name: string }>).some((c) => c.name === 'pending_request')) db.exec('ALTER TABLE x402_payments ADD COLUMN pending_request TEXT')
+  if (!(db.pragma('table_info(x402_payments)') as Array<{ name: string }>).some((c) => c.name === 'pending_request'))
+    db.exec('ALTER TABLE x402_payments ADD COLUMN pending_request TEXT')
   // A journal's older table was rebuilt by its migration 8; a bare database's is rebuilt here.
-  if (!(db.pragma('table_info(x402_payments)') as Array<{ name: string }>).some((c) => c.name === 'settlement_final')) db.transaction(() => rebuildPaymentsTable(db)).immediate()
+  if (!(db.pragma('table_info(x402_payments)') as Array<{ name: string }>).some((c) => c.name === 'settlement_final'))
+    db.transaction(() => rebuildPaymentsTable(db)).immediate()
   db.exec(paymentsIndexDdl)
 
   const norm = normalizeKey
 
   const byId = db.prepare<[number], Row>('SELECT * FROM x402_payments WHERE id = ?')
-  const byAuthorization = db.prepare<[string, string, string, string], Row>('SELECT * FROM x402_payments WHERE network = ? AND asset = ? AND payer = ? AND nonce = ?')
+  const byAuthorization = db.prepare<[string, string, string, string], Row>(
+    'SELECT * FROM x402_payments WHERE network = ? AND asset = ? AND payer = ? AND nonce = ?',
+  )
   const byPaymentId = db.prepare<[string], Row>('SELECT * FROM x402_payments WHERE payment_id = ?')
   const insert = db.prepare(
     `INSERT INTO x402_payments (network, asset, payer, nonce, amount, pay_to, payment_id, valid_before, payload_hash, route, chain_id, intent_hash, state, transaction_hash, settlement_payload, created_at, updated_at)
@@ -72,7 +90,9 @@ export function createSqlitePaymentLedger({ db, now = () => Date.now() }: { db: 
        route = @route, chain_id = @chainId, intent_hash = @intentHash, transaction_hash = @transaction, settlement_payload = @settlementPayload, reason = NULL, answer = NULL, pending_request = NULL, updated_at = @now
      WHERE id = @id AND state = 'released'`,
   )
-  const credit = db.prepare<[string, string, string], Row>("SELECT * FROM x402_payments WHERE chain_id = ? AND intent_hash = ? AND route = ? AND state = 'settled' ORDER BY id LIMIT 1")
+  const credit = db.prepare<[string, string, string], Row>(
+    "SELECT * FROM x402_payments WHERE chain_id = ? AND intent_hash = ? AND route = ? AND state = 'settled' ORDER BY id LIMIT 1",
+  )
   // Only forward: reserved → settled or released, settled → consumed (a late resolver never undoes a request's own step).
   const setState = db.prepare<[PaymentState, string | null, string | null, number, number, PaymentState]>(
     'UPDATE x402_payments SET state = ?, transaction_hash = COALESCE(?, transaction_hash), reason = COALESCE(?, reason), updated_at = ? WHERE id = ? AND state = ?',
@@ -80,17 +100,29 @@ export function createSqlitePaymentLedger({ db, now = () => Date.now() }: { db: 
   const setPending = db.prepare<[string, string, string | null, number, number]>(
     "UPDATE x402_payments SET transaction_hash = ?, reason = ?, pending_request = ?, updated_at = ? WHERE id = ? AND state = 'reserved'",
   )
-  const takePending = db.prepare<[number, number]>('UPDATE x402_payments SET pending_request = NULL, updated_at = ? WHERE id = ? AND pending_request IS NOT NULL')
-  const setAnswer = db.prepare<[string, number, number]>('UPDATE x402_payments SET answer = ?, updated_at = ? WHERE id = ?')
+  const takePending = db.prepare<[number, number]>(
+    'UPDATE x402_payments SET pending_request = NULL, updated_at = ? WHERE id = ? AND pending_request IS NOT NULL',
+  )
+  const setAnswer = db.prepare<[string, number, number]>(
+    'UPDATE x402_payments SET answer = ?, updated_at = ? WHERE id = ?',
+  )
   const reserved = db.prepare<[], Row>("SELECT * FROM x402_payments WHERE state = 'reserved' ORDER BY id")
   const settled = db.prepare<[], Row>("SELECT * FROM x402_payments WHERE state = 'settled' ORDER BY id")
-  const forIntent = db.prepare<[string, string], Row>('SELECT * FROM x402_payments WHERE chain_id = ? AND intent_hash = ? ORDER BY id')
-  const setPayload = db.prepare<[string, number, number]>('UPDATE x402_payments SET settlement_payload = ?, updated_at = ? WHERE id = ?')
-  const payloadOf = db.prepare<[number], { settlement_payload: string | null }>('SELECT settlement_payload FROM x402_payments WHERE id = ?')
+  const forIntent = db.prepare<[string, string], Row>(
+    'SELECT * FROM x402_payments WHERE chain_id = ? AND intent_hash = ? ORDER BY id',
+  )
+  const setPayload = db.prepare<[string, number, number]>(
+    'UPDATE x402_payments SET settlement_payload = ?, updated_at = ? WHERE id = ?',
+  )
+  const payloadOf = db.prepare<[number], { settlement_payload: string | null }>(
+    'SELECT settlement_payload FROM x402_payments WHERE id = ?',
+  )
   const setBlock = db.prepare<[string, string | null, string | null, number, number]>(
     "UPDATE x402_payments SET transaction_hash = ?, settlement_block_number = ?, settlement_block_hash = ?, settlement_final = 0, updated_at = ? WHERE id = ? AND state IN ('reserved', 'settled', 'consumed')",
   )
-  const unfinal = db.prepare<[string], Row>("SELECT * FROM x402_payments WHERE state IN ('settled', 'consumed') AND settlement_final = 0 AND network LIKE ? ORDER BY id")
+  const unfinal = db.prepare<[string], Row>(
+    "SELECT * FROM x402_payments WHERE state IN ('settled', 'consumed') AND settlement_final = 0 AND network LIKE ? ORDER BY id",
+  )
   const setFinal = db.prepare<[string | null, number, number]>(
     "UPDATE x402_payments SET settlement_final = 1, reason = COALESCE(?, reason), updated_at = ? WHERE id = ? AND state IN ('settled', 'consumed')",
   )
@@ -114,11 +146,16 @@ export function createSqlitePaymentLedger({ db, now = () => Date.now() }: { db: 
       settlementPayload: r.settlementPayload ?? null,
       now: now(),
     }
-    const sameAuthorization = (row: Row) => row.network === key.network && row.asset === key.asset && row.payer === key.payer && row.nonce === key.nonce
+    const sameAuthorization = (row: Row) =>
+      row.network === key.network && row.asset === key.asset && row.payer === key.payer && row.nonce === key.nonce
     if (r.paymentId !== undefined) {
       const holder = byPaymentId.get(r.paymentId)
       if (holder && !(holder.state === 'released' && sameAuthorization(holder))) {
-        return { kind: 'payment-id-taken', payment: toPaymentRecord(holder), samePayload: holder.payload_hash === r.payloadHash }
+        return {
+          kind: 'payment-id-taken',
+          payment: toPaymentRecord(holder),
+          samePayload: holder.payload_hash === r.payloadHash,
+        }
       }
     }
     const existing = byAuthorization.get(key.network, key.asset, key.payer, key.nonce)

@@ -4,21 +4,42 @@ import type Database from 'better-sqlite3'
 import type { WebhookOutbox } from '../../ports/webhookOutbox.ts'
 import { never } from '../webhookOutboxDdl.ts'
 
-type Row = { event_id: string; endpoint: string; payload: string; attempts: number; delivered_at: number | null; last_error: string | null }
+type Row = {
+  event_id: string
+  endpoint: string
+  payload: string
+  attempts: number
+  delivered_at: number | null
+  last_error: string | null
+}
 
-export function createSqliteWebhookOutbox({ db, now = () => Date.now() }: { db: Database.Database; now?: () => number }): WebhookOutbox {
+export function createSqliteWebhookOutbox({
+  db,
+  now = () => Date.now(),
+}: {
+  db: Database.Database
+  now?: () => number
+}): WebhookOutbox {
   // One gateway per file: a lease left by a process that died is nobody's (as claims are given back at open).
   db.prepare('UPDATE webhook_outbox SET locked_until = 0 WHERE locked_until > 0').run()
-  const insert = db.prepare('INSERT INTO webhook_outbox (event_id, endpoint, payload, next_at, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING')
+  const insert = db.prepare(
+    'INSERT INTO webhook_outbox (event_id, endpoint, payload, next_at, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
+  )
   const due = db.prepare<[string, number, number, number], Row>(
     'SELECT * FROM webhook_outbox WHERE endpoint = ? AND delivered_at IS NULL AND next_at <= ? AND locked_until <= ? ORDER BY next_at LIMIT ?',
   )
   const lock = db.prepare('UPDATE webhook_outbox SET locked_until = ? WHERE event_id = ? AND endpoint = ?')
   const unlock = db.prepare('UPDATE webhook_outbox SET locked_until = 0 WHERE event_id = ? AND endpoint = ?')
-  const done = db.prepare('UPDATE webhook_outbox SET delivered_at = ?, attempts = attempts + 1, locked_until = 0, last_error = NULL WHERE event_id = ? AND endpoint = ?')
-  const retry = db.prepare('UPDATE webhook_outbox SET attempts = attempts + 1, next_at = ?, locked_until = 0, last_error = ? WHERE event_id = ? AND endpoint = ?')
+  const done = db.prepare(
+    'UPDATE webhook_outbox SET delivered_at = ?, attempts = attempts + 1, locked_until = 0, last_error = NULL WHERE event_id = ? AND endpoint = ?',
+  )
+  const retry = db.prepare(
+    'UPDATE webhook_outbox SET attempts = attempts + 1, next_at = ?, locked_until = 0, last_error = ? WHERE event_id = ? AND endpoint = ?',
+  )
   const getCursor = db.prepare<[], { scanned_to: number }>('SELECT scanned_to FROM webhook_cursor WHERE id = 1')
-  const getPosition = db.prepare<[], { change: number; row_id: number }>('SELECT change, row_id FROM webhook_feed WHERE id = 1')
+  const getPosition = db.prepare<[], { change: number; row_id: number }>(
+    'SELECT change, row_id FROM webhook_feed WHERE id = 1',
+  )
   const setPosition = db.prepare(
     'INSERT INTO webhook_feed (id, change, row_id) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET change = excluded.change, row_id = excluded.row_id WHERE (change, row_id) < (excluded.change, excluded.row_id)',
   )
@@ -71,6 +92,12 @@ export function createSqliteWebhookOutbox({ db, now = () => Date.now() }: { db: 
     async advance(to) {
       setPosition.run(to.change, to.id)
     },
-    entriesOf: async (eventId) => ofEvent.all(eventId).map((r) => ({ endpoint: r.endpoint, attempts: r.attempts, delivered: r.delivered_at !== null, lastError: r.last_error ?? undefined })),
+    entriesOf: async (eventId) =>
+      ofEvent.all(eventId).map((r) => ({
+        endpoint: r.endpoint,
+        attempts: r.attempts,
+        delivered: r.delivered_at !== null,
+        lastError: r.last_error ?? undefined,
+      })),
   }
 }

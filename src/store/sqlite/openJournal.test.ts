@@ -4,11 +4,20 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
 import Database from 'better-sqlite3'
+import {
+  claimed,
+  claimOf,
+  hash,
+  intentOf,
+  journalContract,
+  mined,
+  relayer,
+  signedTx,
+} from '../../../test/support/journalContract.ts'
 import { writeV1Journal } from '../../../test/support/v1Journal.ts'
-import type { SignedExecution } from '../../ports/chainAdapter.ts'
 import { ConfigError } from '../../errors/configError.ts'
+import type { SignedExecution } from '../../ports/chainAdapter.ts'
 import { journalSchemaVersion, openJournal } from './openJournal.ts'
-import { claimed, claimOf, hash, intentOf, journalContract, mined, relayer, signedTx } from '../../../test/support/journalContract.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'journal-test-'))
 after(() => rmSync(dir, { recursive: true, force: true }))
@@ -33,7 +42,11 @@ describe('openJournal', () => {
     assert.equal(await second.get(hash(2)), undefined, 'the unsigned claim was released')
     assert.ok((await second.claim(claimOf(2))).ok)
     second.close()
-    assert.equal(readdirSync(join(dir, 'reopen')).filter((f) => f.endsWith('.bak')).length, 0, 'a current file is not copied')
+    assert.equal(
+      readdirSync(join(dir, 'reopen')).filter((f) => f.endsWith('.bak')).length,
+      0,
+      'a current file is not copied',
+    )
   })
 
   it('writes concurrent signed transactions with shared fsyncs (group commit): each resolves, and all are there after a reopen', async () => {
@@ -80,7 +93,13 @@ describe('openJournal', () => {
     const path = join(dir, 'v1', 'journal.sqlite')
     mkdirSync(join(dir, 'v1'))
     const v1Intent = (n: bigint) => JSON.stringify(intentOf(n), (_, v) => (typeof v === 'bigint' ? v.toString() : v))
-    const row = { chain_id: 'eip155:1', sender: '0xabc0000000000000000000000000000000000001', relayer, created_at: 1_700_000_000_000, updated_at: 1_700_000_000_500 }
+    const row = {
+      chain_id: 'eip155:1',
+      sender: '0xabc0000000000000000000000000000000000001',
+      relayer,
+      created_at: 1_700_000_000_000,
+      updated_at: 1_700_000_000_500,
+    }
     const raw = (n: number) => `0x02f8${n.toString(16).padStart(4, '0')}`
     writeV1Journal(
       path,
@@ -117,17 +136,62 @@ describe('openJournal', () => {
           return_data: '0x',
         },
         // Two pending ones, claimed in the other order than their nonces.
-        { ...row, id: 4, intent_hash: hash(2), intent_nonce: '2', intent: v1Intent(2n), state: 'pending', status: 0xf3, tx_nonce: 6, transaction_hash: hash(1006), raw_transaction: raw(6) },
-        { ...row, id: 5, intent_hash: hash(3), intent_nonce: '3', intent: v1Intent(3n), state: 'pending', status: 0xf3, tx_nonce: 5, transaction_hash: hash(1005), raw_transaction: raw(5) },
+        {
+          ...row,
+          id: 4,
+          intent_hash: hash(2),
+          intent_nonce: '2',
+          intent: v1Intent(2n),
+          state: 'pending',
+          status: 0xf3,
+          tx_nonce: 6,
+          transaction_hash: hash(1006),
+          raw_transaction: raw(6),
+        },
+        {
+          ...row,
+          id: 5,
+          intent_hash: hash(3),
+          intent_nonce: '3',
+          intent: v1Intent(3n),
+          state: 'pending',
+          status: 0xf3,
+          tx_nonce: 5,
+          transaction_hash: hash(1005),
+          raw_transaction: raw(5),
+        },
         // A claim a crash left behind, and a released one (id 7, deleted) above every kept id.
-        { ...row, id: 6, intent_hash: hash(4), intent_nonce: '4', intent: v1Intent(4n), state: 'claimed', status: 0xf3, relayer: null },
-        { ...row, id: 7, intent_hash: hash(5), intent_nonce: '5', intent: v1Intent(5n), state: 'claimed', status: 0xf3, relayer: null },
+        {
+          ...row,
+          id: 6,
+          intent_hash: hash(4),
+          intent_nonce: '4',
+          intent: v1Intent(4n),
+          state: 'claimed',
+          status: 0xf3,
+          relayer: null,
+        },
+        {
+          ...row,
+          id: 7,
+          intent_hash: hash(5),
+          intent_nonce: '5',
+          intent: v1Intent(5n),
+          state: 'claimed',
+          status: 0xf3,
+          relayer: null,
+        },
       ],
       { deleteIds: [7] },
     )
 
     const journal = openJournal({ path })
-    const evm = (n: number) => ({ id: hash(1000 + n), bytes: Buffer.from(raw(n).slice(2), 'hex').toString('base64'), relayer, details: { txNonce: n } })
+    const evm = (n: number) => ({
+      id: hash(1000 + n),
+      bytes: Buffer.from(raw(n).slice(2), 'hex').toString('base64'),
+      relayer,
+      details: { txNonce: n },
+    })
     const mined = await journal.get(hash(1), 'eip155:1')
     assert.deepEqual(
       { ...mined, createdAt: mined?.createdAt.getTime(), updatedAt: mined?.updatedAt.getTime() },
@@ -182,7 +246,10 @@ describe('openJournal', () => {
     const copies = readdirSync(join(dir, 'v1')).filter((f) => /^journal\.sqlite\.v0-\d+\.bak$/.test(f))
     assert.equal(copies.length, 1)
     const copy = new Database(join(dir, 'v1', copies[0]!), { readonly: true })
-    assert.equal((copy.prepare('SELECT COUNT(*) AS n FROM executions WHERE raw_transaction IS NOT NULL').get() as { n: number }).n, 4)
+    assert.equal(
+      (copy.prepare('SELECT COUNT(*) AS n FROM executions WHERE raw_transaction IS NOT NULL').get() as { n: number }).n,
+      4,
+    )
     copy.close()
     const again = openJournal({ path })
     assert.equal((await again.pending()).length, 3)
@@ -236,11 +303,24 @@ END;`)
       )
       journal.close()
       const file = new Database(path, { readonly: true })
-      const rows = file.prepare('SELECT id, change_seq FROM executions ORDER BY change_seq').all() as { id: number; change_seq: number }[]
-      assert.ok(rows.at(-2)!.change_seq > counted, "no number the counter gave (the given-back claim's included) is given again")
+      const rows = file.prepare('SELECT id, change_seq FROM executions ORDER BY change_seq').all() as {
+        id: number
+        change_seq: number
+      }[]
+      assert.ok(
+        rows.at(-2)!.change_seq > counted,
+        "no number the counter gave (the given-back claim's included) is given again",
+      )
       assert.deepEqual(rows.at(-1), { id: third.id, change_seq: rows.at(-2)!.change_seq + 1 })
-      assert.equal((file.prepare('SELECT seq FROM journal_changes WHERE id = 1').get() as { seq: number }).seq, rows.at(-1)!.change_seq, 'the counter is saved with the writes')
-      assert.equal((file.prepare(`SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'trigger'`).get() as { n: number }).n, 0)
+      assert.equal(
+        (file.prepare('SELECT seq FROM journal_changes WHERE id = 1').get() as { seq: number }).seq,
+        rows.at(-1)!.change_seq,
+        'the counter is saved with the writes',
+      )
+      assert.equal(
+        (file.prepare(`SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'trigger'`).get() as { n: number }).n,
+        0,
+      )
       file.close()
     } finally {
       journal.close()

@@ -2,26 +2,27 @@
 // process, on every runtime alike (a signed transaction is an id, bytes and the runtime's details). A record is claimed before preflight (one holder per intent and per (sender, nonce)),
 // written durably with its signed transaction before that transaction is broadcast, and settled
 // from the chain. After a crash, the records still `pending` are what the reconciler finishes.
-import { ClaimWithdrawnError } from '../../errors/claimWithdrawnError.ts'
-import { createSqlitePaymentLedger, rebuildPaymentsTable } from './createSqlitePaymentLedger.ts'
-import Database from 'better-sqlite3'
+
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
+import Database from 'better-sqlite3'
 import type { Hex } from 'viem'
-import type { SignedExecution } from '../../ports/chainAdapter.ts'
+import { ClaimWithdrawnError } from '../../errors/claimWithdrawnError.ts'
 import { ConfigError } from '../../errors/configError.ts'
+import type { SignedExecution } from '../../ports/chainAdapter.ts'
 import type { Intent } from '../../ports/intent.ts'
 import type { Claim, ExecutionRecord, IdempotencyKeyClaim, Journal, Settlement } from '../../ports/journal.ts'
-import { fromIdempotencyKeyRow, type IdempotencyKeyRow, isSameRequest } from '../idempotencyKeyRow.ts'
-import { IdempotencyKeyReusedError } from '../idempotencyKeyReusedError.ts'
 import { Status } from '../../status/statusCodes.ts'
+import { IdempotencyKeyReusedError } from '../idempotencyKeyReusedError.ts'
+import { fromIdempotencyKeyRow, type IdempotencyKeyRow, isSameRequest } from '../idempotencyKeyRow.ts'
 import { fromRow, type Row, serializeIntent } from '../journalRow.ts'
 import { prunable, prunableWebhooks } from '../prunable.ts'
-import { createSqliteWebhookOutbox } from './createSqliteWebhookOutbox.ts'
-import { createSqliteOpsSwitchStore } from './createSqliteOpsSwitchStore.ts'
-import { opsAuditDdl } from './opsAuditDdl.ts'
 import { outboxDdl } from '../webhookOutboxDdl.ts'
+import { createSqliteOpsSwitchStore } from './createSqliteOpsSwitchStore.ts'
+import { createSqlitePaymentLedger, rebuildPaymentsTable } from './createSqlitePaymentLedger.ts'
+import { createSqliteWebhookOutbox } from './createSqliteWebhookOutbox.ts'
 import { createWalSync } from './createWalSync.ts'
+import { opsAuditDdl } from './opsAuditDdl.ts'
 import { createWriteQueue } from './writeQueue.ts'
 
 export type OpenJournalParameters = {
@@ -70,8 +71,12 @@ CREATE INDEX IF NOT EXISTS executions_pending ON executions (chain_id, relayer, 
   // details (the old relayer nonce becomes EVM's { txNonce }); attempts are numbered per intent;
   // signed_seq orders transactions as they were signed (for EVM, nonce order per relayer).
   (db) => {
-    db.function('journal_hex_to_base64', { deterministic: true }, (hex: unknown) => (typeof hex === 'string' ? Buffer.from(hex.replace(/^0x/, ''), 'hex').toString('base64') : null))
-    const sequence = db.prepare<[], { seq: number }>(`SELECT seq FROM sqlite_sequence WHERE name = 'executions'`).get()?.seq
+    db.function('journal_hex_to_base64', { deterministic: true }, (hex: unknown) =>
+      typeof hex === 'string' ? Buffer.from(hex.replace(/^0x/, ''), 'hex').toString('base64') : null,
+    )
+    const sequence = db
+      .prepare<[], { seq: number }>(`SELECT seq FROM sqlite_sequence WHERE name = 'executions'`)
+      .get()?.seq
     db.exec(`
 CREATE TABLE executions_v2 (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -112,7 +117,10 @@ CREATE INDEX executions_pending ON executions (chain_id, relayer, signed_seq) WH
 CREATE INDEX executions_signed ON executions (signed_seq);
 `)
     // Ids of released claims are never handed out again.
-    const top = Math.max(sequence ?? 0, db.prepare<[], { n: number | null }>('SELECT MAX(id) AS n FROM executions').get()?.n ?? 0)
+    const top = Math.max(
+      sequence ?? 0,
+      db.prepare<[], { n: number | null }>('SELECT MAX(id) AS n FROM executions').get()?.n ?? 0,
+    )
     db.prepare(`DELETE FROM sqlite_sequence WHERE name = 'executions'`).run()
     if (top > 0) db.prepare(`INSERT INTO sqlite_sequence (name, seq) VALUES ('executions', ?)`).run(top)
   },
@@ -186,7 +194,8 @@ CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_at);
   // triggers, which wrote every changed row a second time and the counter once per row: ~40% of
   // the journal's CPU per execute (docs/performance.md). The numbers stay in commit order and are
   // never given twice.
-  (db) => db.exec(`DROP TRIGGER IF EXISTS executions_changed_insert; DROP TRIGGER IF EXISTS executions_changed_update;`),
+  (db) =>
+    db.exec(`DROP TRIGGER IF EXISTS executions_changed_insert; DROP TRIGGER IF EXISTS executions_changed_update;`),
 ]
 
 /** The schema version this code writes (SQLite's `user_version`). */
@@ -196,12 +205,16 @@ export const journalSchemaVersion = migrations.length
 function migrate(db: Database.Database, path: string): void {
   const version = db.pragma('user_version', { simple: true }) as number
   if (version > journalSchemaVersion) {
-    throw new Error(`it has journal schema version ${version}, newer than this gateway's ${journalSchemaVersion}: run a gateway at least as new as the one that wrote it`)
+    throw new Error(
+      `it has journal schema version ${version}, newer than this gateway's ${journalSchemaVersion}: run a gateway at least as new as the one that wrote it`,
+    )
   }
   if (version === journalSchemaVersion) return
-  const hasRecords = version > 0 || Boolean(db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'executions'`).get())
+  const hasRecords =
+    version > 0 || Boolean(db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'executions'`).get())
   // The operator's data: a copy of the file as it was, before its first upgrade by this code.
-  if (hasRecords && path !== ':memory:') db.exec(`VACUUM INTO '${`${path}.v${version}-${Date.now()}.bak`.replaceAll("'", "''")}'`)
+  if (hasRecords && path !== ':memory:')
+    db.exec(`VACUUM INTO '${`${path}.v${version}-${Date.now()}.bak`.replaceAll("'", "''")}'`)
   db.transaction(() => {
     for (let v = version; v < journalSchemaVersion; v++) migrations[v]!(db)
     db.pragma(`user_version = ${journalSchemaVersion}`)
@@ -220,7 +233,9 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
     db.pragma('synchronous = NORMAL')
     migrate(db, path)
     // A claim that never got as far as a signed transaction sent nothing: give it back, with its Idempotency-Key.
-    const claimedKeys = db.prepare(`DELETE FROM idempotency_keys WHERE execution_id IN (SELECT id FROM executions WHERE state = 'claimed')`)
+    const claimedKeys = db.prepare(
+      `DELETE FROM idempotency_keys WHERE execution_id IN (SELECT id FROM executions WHERE state = 'claimed')`,
+    )
     const claims = db.prepare(`DELETE FROM executions WHERE state = 'claimed'`)
     db.transaction(() => {
       claimedKeys.run()
@@ -231,7 +246,9 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
     if (db?.open) db.close()
     const message = err instanceof Error ? err.message : String(err)
     throw new ConfigError([
-      /locked|busy/i.test(message) ? `JOURNAL_PATH: ${path} is in use by another gateway process (one journal per gateway)` : `JOURNAL_PATH: cannot open the execution journal at ${path}: ${message}`,
+      /locked|busy/i.test(message)
+        ? `JOURNAL_PATH: ${path} is in use by another gateway process (one journal per gateway)`
+        : `JOURNAL_PATH: cannot open the execution journal at ${path}: ${message}`,
     ])
   }
 
@@ -255,34 +272,58 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
             'pending', status, chain_instance, api_key_id, ?, ?, ?, ?, (SELECT COALESCE(MAX(signed_seq), 0) + 1 FROM executions), id, ?, ?, ?
      FROM executions o WHERE id = ?`,
   )
-  const markReplaced = db.prepare(`UPDATE executions SET change_seq = ?, state = 'dropped', status = ?, detail = ?, final = 1, updated_at = ? WHERE id = ? AND state = 'pending'`)
+  const markReplaced = db.prepare(
+    `UPDATE executions SET change_seq = ?, state = 'dropped', status = ?, detail = ?, final = 1, updated_at = ? WHERE id = ? AND state = 'pending'`,
+  )
   const replacedChain = db.prepare<[number], Row>(
     `WITH RECURSIVE chain(id) AS (SELECT replaces FROM executions WHERE id = ? UNION ALL SELECT e.replaces FROM executions e JOIN chain c ON e.id = c.id WHERE e.replaces IS NOT NULL)
      SELECT executions.* FROM executions JOIN chain ON executions.id = chain.id ORDER BY executions.id`,
   )
-  const unconfirmedAll = db.prepare<[], Row>(`SELECT * FROM executions WHERE state IN ('mined', 'reverted') AND final = 0 ORDER BY id`)
-  const unconfirmedOn = db.prepare<[string], Row>(`SELECT * FROM executions WHERE state IN ('mined', 'reverted') AND final = 0 AND chain_id = ? ORDER BY id`)
-  const confirm = db.prepare(`UPDATE executions SET change_seq = ?, final = 1, updated_at = ? WHERE id = ? AND state IN ('mined', 'reverted') AND final = 0`)
+  const unconfirmedAll = db.prepare<[], Row>(
+    `SELECT * FROM executions WHERE state IN ('mined', 'reverted') AND final = 0 ORDER BY id`,
+  )
+  const unconfirmedOn = db.prepare<[string], Row>(
+    `SELECT * FROM executions WHERE state IN ('mined', 'reverted') AND final = 0 AND chain_id = ? ORDER BY id`,
+  )
+  const confirm = db.prepare(
+    `UPDATE executions SET change_seq = ?, final = 1, updated_at = ? WHERE id = ? AND state IN ('mined', 'reverted') AND final = 0`,
+  )
   const reopen = db.prepare(
     `UPDATE executions SET change_seq = ?, state = 'pending', status = ?, block_number = NULL, block_hash = NULL, gas_used = NULL, return_data = NULL, final = 0, detail = ?, updated_at = ?
      WHERE id = ? AND state IN ('mined', 'reverted')`,
   )
-  const retire = db.prepare(`UPDATE executions SET change_seq = ?, state = 'dropped', status = ?, detail = ?, final = 1, updated_at = ? WHERE id = ? AND state IN ('pending', 'mined')`)
+  const retire = db.prepare(
+    `UPDATE executions SET change_seq = ?, state = 'dropped', status = ?, detail = ?, final = 1, updated_at = ? WHERE id = ? AND state IN ('pending', 'mined')`,
+  )
   const rebind = db.prepare(`UPDATE executions SET change_seq = ?, chain_instance = ? WHERE id = ?`)
   const otherInstances = db.prepare<[string, string], Row>(
     `SELECT * FROM executions WHERE chain_id = ? AND state IN ('pending', 'mined') AND chain_instance IS NOT NULL AND chain_instance <> ? ORDER BY signed_seq, id`,
   )
-  const byTxId = db.prepare<[string, string, string], Row>(`SELECT * FROM executions WHERE chain_id = ? AND intent_hash = ? AND tx_id = ?`)
+  const byTxId = db.prepare<[string, string, string], Row>(
+    `SELECT * FROM executions WHERE chain_id = ? AND intent_hash = ? AND tx_id = ?`,
+  )
   const byId = db.prepare<[number], Row>('SELECT * FROM executions WHERE id = ?')
-  const byAttempt = db.prepare<[string, string, number], Row>('SELECT * FROM executions WHERE chain_id = ? AND intent_hash = ? AND attempt = ?')
-  const allAttempts = db.prepare<[string, string], Row>('SELECT * FROM executions WHERE chain_id = ? AND intent_hash = ? ORDER BY attempt')
-  const intentHolder = db.prepare<[string, string], Row>(`SELECT * FROM executions WHERE chain_id = ? AND intent_hash = ? AND ${holding}`)
-  const nonceHolder = db.prepare<[string, string, string], Row>(`SELECT * FROM executions WHERE chain_id = ? AND sender = ? AND intent_nonce = ? AND ${holding}`)
+  const byAttempt = db.prepare<[string, string, number], Row>(
+    'SELECT * FROM executions WHERE chain_id = ? AND intent_hash = ? AND attempt = ?',
+  )
+  const allAttempts = db.prepare<[string, string], Row>(
+    'SELECT * FROM executions WHERE chain_id = ? AND intent_hash = ? ORDER BY attempt',
+  )
+  const intentHolder = db.prepare<[string, string], Row>(
+    `SELECT * FROM executions WHERE chain_id = ? AND intent_hash = ? AND ${holding}`,
+  )
+  const nonceHolder = db.prepare<[string, string, string], Row>(
+    `SELECT * FROM executions WHERE chain_id = ? AND sender = ? AND intent_nonce = ? AND ${holding}`,
+  )
   // A reverted intent is final: its hash has that one outcome (no nonce is used by a revert, so it holds the hash only).
-  const revertedIntent = db.prepare<[string, string], Row>(`SELECT * FROM executions WHERE intent_hash = ? AND chain_id = ? AND state = 'reverted' ORDER BY id DESC LIMIT 1`)
+  const revertedIntent = db.prepare<[string, string], Row>(
+    `SELECT * FROM executions WHERE intent_hash = ? AND chain_id = ? AND state = 'reverted' ORDER BY id DESC LIMIT 1`,
+  )
   const remove = db.prepare(`DELETE FROM executions WHERE id = ? AND state IN ('claimed', 'pending')`)
   const withdrawClaim = db.prepare(`DELETE FROM executions WHERE id = ? AND state = 'claimed'`)
-  const keyOf = db.prepare<[string, string, number], IdempotencyKeyRow>(`SELECT * FROM idempotency_keys WHERE scope = ? AND idem_key = ? AND expires_at > ?`)
+  const keyOf = db.prepare<[string, string, number], IdempotencyKeyRow>(
+    `SELECT * FROM idempotency_keys WHERE scope = ? AND idem_key = ? AND expires_at > ?`,
+  )
   // An expired key is free again: the new claim takes its row.
   const recordKey = db.prepare(
     `INSERT INTO idempotency_keys (scope, idem_key, fingerprint, chain_id, intent_hash, execution_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
@@ -302,45 +343,108 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
      WHERE id = ? AND state = ? AND tx_id = ?`,
   )
   // The live attempt first: an attempt that replaced another may be dropped while the one it replaced was mined.
-  const latestOnChain = db.prepare<[string, string], Row>(`SELECT * FROM executions WHERE intent_hash = ? AND chain_id = ? ORDER BY ${holding} DESC, id DESC LIMIT 1`)
-  const latest = db.prepare<[string], Row>(`SELECT * FROM executions WHERE intent_hash = ? ORDER BY ${holding} DESC, updated_at DESC, id DESC LIMIT 1`)
+  const latestOnChain = db.prepare<[string, string], Row>(
+    `SELECT * FROM executions WHERE intent_hash = ? AND chain_id = ? ORDER BY ${holding} DESC, id DESC LIMIT 1`,
+  )
+  const latest = db.prepare<[string], Row>(
+    `SELECT * FROM executions WHERE intent_hash = ? ORDER BY ${holding} DESC, updated_at DESC, id DESC LIMIT 1`,
+  )
   const pendingAll = db.prepare<[], Row>(`SELECT * FROM executions WHERE state = 'pending' ORDER BY signed_seq`)
-  const pendingOn = db.prepare<[string], Row>(`SELECT * FROM executions WHERE state = 'pending' AND chain_id = ? ORDER BY signed_seq`)
-  const pendingOf = db.prepare<[string, string], Row>(`SELECT * FROM executions WHERE state = 'pending' AND chain_id = ? AND relayer = ? ORDER BY signed_seq`)
+  const pendingOn = db.prepare<[string], Row>(
+    `SELECT * FROM executions WHERE state = 'pending' AND chain_id = ? ORDER BY signed_seq`,
+  )
+  const pendingOf = db.prepare<[string, string], Row>(
+    `SELECT * FROM executions WHERE state = 'pending' AND chain_id = ? AND relayer = ? ORDER BY signed_seq`,
+  )
   const pendingCount = db.prepare<[], { n: number }>(`SELECT COUNT(*) AS n FROM executions WHERE state = 'pending'`)
   const pruneExecutions = db.prepare<[number]>(`DELETE FROM executions WHERE ${prunable('executions')}`)
 
   // Run in the write queue's IMMEDIATE group transaction (the check and the insert under one write
   // lock); its one write is the insert, last: it needs no savepoint of its own.
-  const claim = (chainId: string, intentHash: Hex, intent: Intent, chainInstance: string | null, apiKeyId: string | null): Claim => {
+  const claim = (
+    chainId: string,
+    intentHash: Hex,
+    intent: Intent,
+    chainInstance: string | null,
+    apiKeyId: string | null,
+  ): Claim => {
     // Hex addresses (EVM, Sui) are case-insensitive; base58 keys (Solana) are not.
     const sender = intent.sender.startsWith('0x') ? intent.sender.toLowerCase() : intent.sender
-    const held = intentHolder.get(chainId, intentHash) ?? revertedIntent.get(intentHash, chainId) ?? nonceHolder.get(chainId, sender, intent.nonce.toString())
+    const held =
+      intentHolder.get(chainId, intentHash) ??
+      revertedIntent.get(intentHash, chainId) ??
+      nonceHolder.get(chainId, sender, intent.nonce.toString())
     if (held) return { ok: false, holder: fromRow(held) }
     const now = Date.now()
-    const row = insert.get(chainId, intentHash, chainId, intentHash, sender, intent.nonce.toString(), serializeIntent(intent), Status.SUBMITTED, chainInstance, apiKeyId, now, now, nextChange())!
+    const row = insert.get(
+      chainId,
+      intentHash,
+      chainId,
+      intentHash,
+      sender,
+      intent.nonce.toString(),
+      serializeIntent(intent),
+      Status.SUBMITTED,
+      chainInstance,
+      apiKeyId,
+      now,
+      now,
+      nextChange(),
+    )!
     return { ok: true, record: fromRow(row) }
   }
   // The key is checked before anything is written (SQLite has one writer: nobody records it meanwhile),
   // and recorded with a claim that succeeded, in its transaction.
-  const claimWithKey = db.transaction((chainId: string, intentHash: Hex, intent: Intent, chainInstance: string | null, apiKeyId: string | null, key: IdempotencyKeyClaim): Claim => {
-    const now = Date.now()
-    const row = keyOf.get(key.scope, key.key, now)
-    const recorded = row && fromIdempotencyKeyRow(row)
-    if (recorded && !isSameRequest(recorded, key, chainId, intentHash)) throw new IdempotencyKeyReusedError(recorded)
-    const claimed = claim(chainId, intentHash, intent, chainInstance, apiKeyId)
-    // A key already recorded (an earlier attempt of this intent, dropped since) stays with the attempt that recorded it.
-    if (claimed.ok && !recorded) recordKey.run(key.scope, key.key, key.fingerprint, chainId, intentHash, claimed.record.id, now, key.expiresAt.getTime())
-    return claimed
-  })
+  const claimWithKey = db.transaction(
+    (
+      chainId: string,
+      intentHash: Hex,
+      intent: Intent,
+      chainInstance: string | null,
+      apiKeyId: string | null,
+      key: IdempotencyKeyClaim,
+    ): Claim => {
+      const now = Date.now()
+      const row = keyOf.get(key.scope, key.key, now)
+      const recorded = row && fromIdempotencyKeyRow(row)
+      if (recorded && !isSameRequest(recorded, key, chainId, intentHash)) throw new IdempotencyKeyReusedError(recorded)
+      const claimed = claim(chainId, intentHash, intent, chainInstance, apiKeyId)
+      // A key already recorded (an earlier attempt of this intent, dropped since) stays with the attempt that recorded it.
+      if (claimed.ok && !recorded)
+        recordKey.run(
+          key.scope,
+          key.key,
+          key.fingerprint,
+          chainId,
+          intentHash,
+          claimed.record.id,
+          now,
+          key.expiresAt.getTime(),
+        )
+      return claimed
+    },
+  )
   const release = db.transaction((id: number) => {
     if (remove.run(id).changes === 1) releaseKeys.run(id)
   })
-  const replace = db.transaction((record: ExecutionRecord, tx: SignedExecution, detail: string, now: number): number => {
-    const { changes } = markReplaced.run(nextChange(), Status.GATEWAY_FAILURE, detail, now, record.id)
-    if (changes !== 1) throw new Error(`journal record ${record.id} is no longer pending: it cannot be replaced`)
-    return Number(insertReplacement.run(tx.relayer, tx.id, tx.bytes, JSON.stringify(tx.details), now, now, nextChange(), record.id).lastInsertRowid)
-  })
+  const replace = db.transaction(
+    (record: ExecutionRecord, tx: SignedExecution, detail: string, now: number): number => {
+      const { changes } = markReplaced.run(nextChange(), Status.GATEWAY_FAILURE, detail, now, record.id)
+      if (changes !== 1) throw new Error(`journal record ${record.id} is no longer pending: it cannot be replaced`)
+      return Number(
+        insertReplacement.run(
+          tx.relayer,
+          tx.id,
+          tx.bytes,
+          JSON.stringify(tx.details),
+          now,
+          now,
+          nextChange(),
+          record.id,
+        ).lastInsertRowid,
+      )
+    },
+  )
   type SettleArgs = { record: ExecutionRecord; s: Settlement; now: number }
   const settleRow = (id: number, fromState: string, txId: string | null, { s, now }: SettleArgs) =>
     settle.run(
@@ -363,14 +467,23 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
     const { record, s, now } = args
     const earlier = byTxId.get(record.chainId, record.intentHash, s.transactionId!)
     if (!earlier || earlier.id >= record.id || earlier.state !== 'dropped') return false
-    if (markReplaced.run(nextChange(), Status.GATEWAY_FAILURE, `replaced: the transaction of attempt ${earlier.attempt} (${earlier.tx_id}) was mined instead`, now, record.id).changes !== 1)
+    if (
+      markReplaced.run(
+        nextChange(),
+        Status.GATEWAY_FAILURE,
+        `replaced: the transaction of attempt ${earlier.attempt} (${earlier.tx_id}) was mined instead`,
+        now,
+        record.id,
+      ).changes !== 1
+    )
       return false
     return settleRow(earlier.id, 'dropped', earlier.tx_id, args)
   })
 
   // Group commit: the signed-transaction writes wait for an fsync of the WAL off the event loop.
   const walSync = createWalSync({ db, path })
-  const durable = (): Promise<void> => (synchronous !== 'full' || path === ':memory:' ? Promise.resolve() : walSync.durable())
+  const durable = (): Promise<void> =>
+    synchronous !== 'full' || path === ':memory:' ? Promise.resolve() : walSync.durable()
 
   // Every write of the journal goes through the group commit, in the order asked (reads do not wait).
   const { write, flush } = createWriteQueue(db, {
@@ -385,10 +498,16 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
   const payments = createSqlitePaymentLedger({ db })
   const webhooks = createSqliteWebhookOutbox({ db })
   // After the ledger and the outbox made their tables.
-  const prunePayments = db.prepare<[number]>(`DELETE FROM x402_payments WHERE state IN ('consumed', 'released') AND updated_at < ?`)
+  const prunePayments = db.prepare<[number]>(
+    `DELETE FROM x402_payments WHERE state IN ('consumed', 'released') AND updated_at < ?`,
+  )
   const pruneWebhooks = db.prepare<[number, number]>(`DELETE FROM webhook_outbox WHERE ${prunableWebhooks('?', '?')}`)
-  const changedAfter = db.prepare<[number, number], Row & { change_seq: number }>('SELECT * FROM executions WHERE change_seq > ? ORDER BY change_seq LIMIT ?')
-  const firstChangeAt = db.prepare<[number], { n: number | null }>('SELECT MIN(change_seq) AS n FROM executions WHERE updated_at >= ?')
+  const changedAfter = db.prepare<[number, number], Row & { change_seq: number }>(
+    'SELECT * FROM executions WHERE change_seq > ? ORDER BY change_seq LIMIT ?',
+  )
+  const firstChangeAt = db.prepare<[number], { n: number | null }>(
+    'SELECT MIN(change_seq) AS n FROM executions WHERE updated_at >= ?',
+  )
   const lastChange = db.prepare<[], { seq: number }>('SELECT seq FROM journal_changes WHERE id = 1')
   return {
     path,
@@ -400,7 +519,10 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
     // The group transaction is IMMEDIATE: the check and the insert happen under one write lock.
     claim: ({ chainId, intentHash, intent, chainInstance, apiKeyId, idempotencyKey }) =>
       idempotencyKey
-        ? write(() => claimWithKey(chainId, intentHash, intent, chainInstance ?? null, apiKeyId ?? null, idempotencyKey), atomic)
+        ? write(
+            () => claimWithKey(chainId, intentHash, intent, chainInstance ?? null, apiKeyId ?? null, idempotencyKey),
+            atomic,
+          )
         : write(() => claim(chainId, intentHash, intent, chainInstance ?? null, apiKeyId ?? null), atomic),
     async idempotencyKey(scope, key) {
       const row = keyOf.get(scope, key, Date.now())
@@ -468,14 +590,19 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
     async reopen(record, detail) {
       if (!db.open) return false
       const now = Date.now()
-      if ((await write(() => reopen.run(nextChange(), Status.SUBMITTED, detail, now, record.id), atomic)).changes !== 1) return false
+      if ((await write(() => reopen.run(nextChange(), Status.SUBMITTED, detail, now, record.id), atomic)).changes !== 1)
+        return false
       Object.assign(record, fromRow(byId.get(record.id)!))
       return true
     },
     async retire(record, detail) {
       if (!db.open) return false
       const now = Date.now()
-      if ((await write(() => retire.run(nextChange(), Status.GATEWAY_FAILURE, detail, now, record.id), atomic)).changes !== 1) return false
+      if (
+        (await write(() => retire.run(nextChange(), Status.GATEWAY_FAILURE, detail, now, record.id), atomic))
+          .changes !== 1
+      )
+        return false
       Object.assign(record, fromRow(byId.get(record.id)!))
       return true
     },
@@ -498,7 +625,11 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
       return row && fromRow(row)
     },
     async pending(filter) {
-      const rows = !filter ? pendingAll.all() : filter.relayer === undefined ? pendingOn.all(filter.chainId) : pendingOf.all(filter.chainId, filter.relayer)
+      const rows = !filter
+        ? pendingAll.all()
+        : filter.relayer === undefined
+          ? pendingOn.all(filter.chainId)
+          : pendingOf.all(filter.chainId, filter.relayer)
       return rows.map(fromRow)
     },
     pendingCount: async () => pendingCount.get()!.n,
@@ -507,13 +638,20 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
       const now = Date.now()
       return write(() => {
         pruneKeys.run(now)
-        return { executions: pruneExecutions.run(cutoff).changes, payments: prunePayments.run(cutoff).changes, webhooks: pruneWebhooks.run(cutoff, cutoff).changes }
+        return {
+          executions: pruneExecutions.run(cutoff).changes,
+          payments: prunePayments.run(cutoff).changes,
+          webhooks: pruneWebhooks.run(cutoff, cutoff).changes,
+        }
       })
     },
     async changesAfter(position, limit) {
       // Writes are serialized and each takes its number in its own transaction: a number read is committed, and none below it comes later.
       const rows = changedAfter.all(position.change, limit)
-      return { records: rows.map(fromRow), position: rows.length === 0 ? position : { change: rows.at(-1)!.change_seq, id: 0 } }
+      return {
+        records: rows.map(fromRow),
+        position: rows.length === 0 ? position : { change: rows.at(-1)!.change_seq, id: 0 },
+      }
     },
     async changePositionAt(since) {
       const first = firstChangeAt.get(since)?.n

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import Database from 'better-sqlite3'
-import { createWriteQueue } from './writeQueue.ts'
 import { StorageUnavailableError } from '../../errors/storageUnavailableError.ts'
+import { createWriteQueue } from './writeQueue.ts'
 
 function world() {
   const db = new Database(':memory:')
@@ -49,7 +49,10 @@ test('a full database file answers StorageUnavailableError (503 with Retry-After
   db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`)
   const big = 'x'.repeat(64 * 1024)
   const bigPut = db.prepare<[string, string]>('INSERT INTO t (k, v) VALUES (?, ?)')
-  const results = await Promise.allSettled([queue.write(() => bigPut.run('big', big), { atomic: true }), queue.write(() => bigPut.run('big2', big))])
+  const results = await Promise.allSettled([
+    queue.write(() => bigPut.run('big', big), { atomic: true }),
+    queue.write(() => bigPut.run('big2', big)),
+  ])
   for (const r of results) {
     assert.equal(r.status, 'rejected')
     const reason = (r as PromiseRejectedResult).reason

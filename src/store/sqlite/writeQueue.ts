@@ -36,7 +36,10 @@ export type WriteQueue = {
 }
 
 /** `beforeCommit`: run last in every group transaction (the journal saves its change counter there). */
-export function createWriteQueue(db: Database.Database, { beforeCommit }: { beforeCommit?: () => void } = {}): WriteQueue {
+export function createWriteQueue(
+  db: Database.Database,
+  { beforeCommit }: { beforeCommit?: () => void } = {},
+): WriteQueue {
   let queue: Write[] = []
   let scheduled: NodeJS.Immediate | undefined
   // Each write in a savepoint of its own: one that fails is rolled back alone and rejects only its caller.
@@ -74,7 +77,9 @@ export function createWriteQueue(db: Database.Database, { beforeCommit }: { befo
       for (const w of batch) w.reject(reason)
       return
     }
-    results.forEach((r, i) => (r.status === 'fulfilled' ? batch[i]!.resolve(r.value as never) : batch[i]!.reject(r.reason)))
+    results.forEach((r, i) =>
+      r.status === 'fulfilled' ? batch[i]!.resolve(r.value as never) : batch[i]!.reject(r.reason),
+    )
   }
   return {
     write: <T>(run: () => T, { atomic = false }: { atomic?: boolean } = {}) =>

@@ -36,7 +36,10 @@ async function readAndCompare(ctx: EvmContext): Promise<string> {
   if (state.instance && state.instance.value !== value) {
     // A chain reset on the same id: nonces start again, whatever the relayer remembered.
     state.genesisHash = undefined
-    log.warn({ before: state.instance.value, now: value }, 'the chain was reset (another chain instance answers on this chain id); the relayer reads its nonce again')
+    log.warn(
+      { before: state.instance.value, now: value },
+      'the chain was reset (another chain instance answers on this chain id); the relayer reads its nonce again',
+    )
     relayers?.resync()
   }
   state.instance = { value, at: Date.now() }
@@ -48,7 +51,8 @@ async function readInstance({ client, pool, state }: EvmContext): Promise<string
   let id: string | undefined
   if (state.devNode) {
     try {
-      id = ((await pool.request({ method: 'anvil_metadata', params: [] })) as { instanceId?: string } | null)?.instanceId
+      id = ((await pool.request({ method: 'anvil_metadata', params: [] })) as { instanceId?: string } | null)
+        ?.instanceId
     } catch (err) {
       if (!isUnknownMethod(err)) throw err
       state.devNode = false

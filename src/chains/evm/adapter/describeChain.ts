@@ -6,20 +6,37 @@ import { classifyRpcError } from '../classifyRpcError.ts'
 import { accountTypedData, intentDomain, intentTypedData, intentTypes } from '../intentTypedData.ts'
 import type { EvmContext } from './evmContext.ts'
 
-export function describeChain({ chain, relayers, signerOf, state, pool, viemChain, confirmations }: EvmContext): ChainDescription {
+export function describeChain({
+  chain,
+  relayers,
+  signerOf,
+  state,
+  pool,
+  viemChain,
+  confirmations,
+}: EvmContext): ChainDescription {
   return {
     chainId: chain.chainId,
     chainType: 'evm',
     reference: chain.reference,
     name: chain.name,
     nativeCurrency: chain.nativeCurrency,
-    contracts: { validator: chain.validator, executor: chain.executor, registry: chain.registry, ...(chain.accountDelegate ? { accountDelegate: chain.accountDelegate } : {}) },
+    contracts: {
+      validator: chain.validator,
+      executor: chain.executor,
+      registry: chain.registry,
+      ...(chain.accountDelegate ? { accountDelegate: chain.accountDelegate } : {}),
+    },
     relayer: relayers?.addresses[0],
     relayers: relayers?.view().map((r) => ({ ...r, signer: signerOf.get(r.address.toLowerCase()) ?? 'local' })),
     available: !state.unavailableReason,
     unavailableReason: state.unavailableReason,
     endpoints: pool.endpoints(),
-    signing: { domain: intentDomain({ chainId: viemChain.id, executor: chain.executor }), types: intentTypes, primaryType: 'Intent' },
+    signing: {
+      domain: intentDomain({ chainId: viemChain.id, executor: chain.executor }),
+      types: intentTypes,
+      primaryType: 'Intent',
+    },
     finality: {
       rule: 'depth',
       confirmations,
@@ -33,7 +50,11 @@ export function describeChain({ chain, relayers, signerOf, state, pool, viemChai
 
 /** Starts the relayer pool, then checks that the validator, executor and registry have code. */
 export async function preflight({ relayers, log, chain, client }: EvmContext): Promise<PreflightResult> {
-  await relayers?.start().catch((err: unknown) => log.warn({ err }, 'relayer leases or balances could not be read at start-up; tried again in the background'))
+  await relayers
+    ?.start()
+    .catch((err: unknown) =>
+      log.warn({ err }, 'relayer leases or balances could not be read at start-up; tried again in the background'),
+    )
   const contracts = { validator: chain.validator, executor: chain.executor, registry: chain.registry }
   try {
     const codes = await Promise.all(Object.values(contracts).map((address) => client.getCode({ address })))
@@ -47,18 +68,29 @@ export async function preflight({ relayers, log, chain, client }: EvmContext): P
 }
 
 /** The EIP-712 typed data of an intent as JSON: integers as decimal strings, with the EIP712Domain type wallets' eth_signTypedData_v4 wants. */
-export function signingRequest({ viemChain, chain }: EvmContext, intent: Intent, account?: AccountMode): SigningRequest {
+export function signingRequest(
+  { viemChain, chain }: EvmContext,
+  intent: Intent,
+  account?: AccountMode,
+): SigningRequest {
   const decimal = (v: bigint) => v.toString()
   // Account mode: the account's own domain, { name: "IntentAccount", version: "1", chainId, verifyingContract: sender }; a batch signs its BatchIntent.
   if (account || intent.calls) {
     const typed = accountTypedData({ chainId: viemChain.id, intent })
     const { message } = typed
-    const header = { nonce: decimal(message.nonce), validAfter: decimal(message.validAfter), validBefore: decimal(message.validBefore) }
+    const header = {
+      nonce: decimal(message.nonce),
+      validAfter: decimal(message.validAfter),
+      validBefore: decimal(message.validBefore),
+    }
     return {
       domain: typed.domain,
       types: { EIP712Domain: eip712DomainType, ...typed.types },
       primaryType: typed.primaryType,
-      message: 'calls' in message ? { ...message, ...header, calls: message.calls.map((c) => ({ ...c, value: decimal(c.value) })) } : { ...message, ...header, value: decimal(message.value) },
+      message:
+        'calls' in message
+          ? { ...message, ...header, calls: message.calls.map((c) => ({ ...c, value: decimal(c.value) })) }
+          : { ...message, ...header, value: decimal(message.value) },
     }
   }
   const typedData = intentTypedData({ chainId: viemChain.id, executor: chain.executor, intent })
@@ -67,7 +99,13 @@ export function signingRequest({ viemChain, chain }: EvmContext, intent: Intent,
     domain: typedData.domain,
     types: { EIP712Domain: eip712DomainType, ...typedData.types },
     primaryType: typedData.primaryType,
-    message: { ...message, value: message.value.toString(), nonce: message.nonce.toString(), validAfter: message.validAfter.toString(), validBefore: message.validBefore.toString() },
+    message: {
+      ...message,
+      value: message.value.toString(),
+      nonce: message.nonce.toString(),
+      validAfter: message.validAfter.toString(),
+      validBefore: message.validBefore.toString(),
+    },
   }
 }
 

@@ -2,7 +2,16 @@
 // client over them, the validator-read folding, the block watch for receipts, the relayer pool,
 // and the little state the chain keeps (availability, the chain instance, whether the node traces).
 import type { Logger } from 'pino'
-import { type Address, type Chain, type Hex, type PublicClient, type TransactionReceipt, createPublicClient, custom, defineChain } from 'viem'
+import {
+  type Address,
+  type Chain,
+  createPublicClient,
+  custom,
+  defineChain,
+  type Hex,
+  type PublicClient,
+  type TransactionReceipt,
+} from 'viem'
 import { ChainUnavailableError } from '../../../errors/chainUnavailableError.ts'
 import { createLocalRelayerLeases } from '../../../ports/relayerLeases.ts'
 import { createEndpointPool, type EndpointPool } from '../../createEndpointPool.ts'
@@ -13,9 +22,9 @@ import type { ResolvedChain } from '../discovery/resolveChains.ts'
 import { evmSignedExecution } from '../evmSignedExecution.ts'
 import { createRelayerPool, type RelayerPool } from '../relayer/createRelayerPool.ts'
 import { toRelayerAccount } from '../relayer/toRelayerAccount.ts'
+import type { CreateEvmAdapterParameters } from './evmAdapterParameters.ts'
 import { createSimulationBatcher, type SimulationBatcher } from './simulationBatcher.ts'
 import { watchReceipts } from './watchReceipts.ts'
-import type { CreateEvmAdapterParameters } from './evmAdapterParameters.ts'
 
 export type EvmContext = {
   /** The chain, its contract addresses as EVM addresses (the configuration checked them). */
@@ -78,11 +87,33 @@ export function createEvmContext({
   cacheAnswers = false,
   simulationGatherMs,
 }: CreateEvmAdapterParameters): EvmContext {
-  const chain = { ...resolved, executor: resolved.executor as Address, validator: resolved.validator as Address, registry: resolved.registry as Address }
+  const chain = {
+    ...resolved,
+    executor: resolved.executor as Address,
+    validator: resolved.validator as Address,
+    registry: resolved.registry as Address,
+  }
   const log = logger.child({ module: 'evm', chainId: chain.chainId })
-  const pool = createEndpointPool({ chainId: chain.chainId, reference: Number(chain.reference), endpoints: chain.endpoints, timeoutMs: rpcTimeoutMs, logger, rpcRecorder })
-  const viemChain: Chain = defineChain({ id: Number(chain.reference), name: chain.name, nativeCurrency: chain.nativeCurrency, rpcUrls: { default: { http: [] } } })
-  const client: PublicClient = createPublicClient({ chain: viemChain, transport: custom({ request: pool.request }, { retryCount: 0 }), pollingInterval: pollingIntervalMs, cacheTime: 0 })
+  const pool = createEndpointPool({
+    chainId: chain.chainId,
+    reference: Number(chain.reference),
+    endpoints: chain.endpoints,
+    timeoutMs: rpcTimeoutMs,
+    logger,
+    rpcRecorder,
+  })
+  const viemChain: Chain = defineChain({
+    id: Number(chain.reference),
+    name: chain.name,
+    nativeCurrency: chain.nativeCurrency,
+    rpcUrls: { default: { http: [] } },
+  })
+  const client: PublicClient = createPublicClient({
+    chain: viemChain,
+    transport: custom({ request: pool.request }, { retryCount: 0 }),
+    pollingInterval: pollingIntervalMs,
+    cacheTime: 0,
+  })
   // A new block: the simulations gathered under load go now, while the node's pool holds little.
   const watched = watchReceipts({ client, pool, log, pollingIntervalMs, onBlock: () => simulations.blockSeen() })
   // A relayer's transaction mined: it (and what its key sent below it) is no longer replayed before simulations.
@@ -119,11 +150,19 @@ export function createEvmContext({
     own,
     onMinedBelow: (address, count) => relayers?.minedBelow(address, count),
     onLacking: (address) => relayers?.unminedLacking(address),
-    onReplayRefused: (err) => log.debug({ err }, 'the node refused a simulation with the unmined relayer transactions replayed; simulated at its pending block'),
+    onReplayRefused: (err) =>
+      log.debug(
+        { err },
+        'the node refused a simulation with the unmined relayer transactions replayed; simulated at its pending block',
+      ),
   })
   // A relayer's broadcasts, in nonce order in one request.
-  const broadcastMany = (rawTransactions: readonly Hex[]) => pool.sequence(rawTransactions.map((raw) => ({ method: 'eth_sendRawTransaction', params: [raw] })))
-  const accounts = [...(relayerPrivateKeys ?? (relayerPrivateKey ? [relayerPrivateKey] : [])).map((key) => toRelayerAccount(key)), ...relayerAccounts]
+  const broadcastMany = (rawTransactions: readonly Hex[]) =>
+    pool.sequence(rawTransactions.map((raw) => ({ method: 'eth_sendRawTransaction', params: [raw] })))
+  const accounts = [
+    ...(relayerPrivateKeys ?? (relayerPrivateKey ? [relayerPrivateKey] : [])).map((key) => toRelayerAccount(key)),
+    ...relayerAccounts,
+  ]
   const state: EvmContext['state'] = {
     unavailableReason: undefined,
     instance: undefined,
@@ -140,7 +179,9 @@ export function createEvmContext({
   // moment before the reconciler settles their records.
   const nonceFloor = unsettledTransactions
     ? async (address: Address, ignore: ReadonlySet<string>) => {
-        const nonces = (await unsettledTransactions(address, state.instance?.value)).filter((t) => !unmineable.has(t.id) && !ignore.has(t.id)).map(evmSignedExecution.txNonce)
+        const nonces = (await unsettledTransactions(address, state.instance?.value))
+          .filter((t) => !unmineable.has(t.id) && !ignore.has(t.id))
+          .map(evmSignedExecution.txNonce)
         return nonces.length === 0 ? undefined : Math.max(...nonces) + 1
       }
     : undefined
@@ -161,11 +202,31 @@ export function createEvmContext({
           onGapFilled: (filler) => rpcRecorder?.observeNonceGapFilled?.({ chain: chain.chainId, filler }),
         })
       : undefined
-  const signerOf = new Map(accounts.map((a) => [a.address.toLowerCase(), (a as { backend?: string }).backend ?? 'local']))
-  return { chain, viemChain, log, pool, client, reads, simulations, gasByShape: new Map(), receipts, relayers, signerOf, maxGasPerExecution, maxFeePerGas, confirmations, unmineable, state }
+  const signerOf = new Map(
+    accounts.map((a) => [a.address.toLowerCase(), (a as { backend?: string }).backend ?? 'local']),
+  )
+  return {
+    chain,
+    viemChain,
+    log,
+    pool,
+    client,
+    reads,
+    simulations,
+    gasByShape: new Map(),
+    receipts,
+    relayers,
+    signerOf,
+    maxGasPerExecution,
+    maxFeePerGas,
+    confirmations,
+    unmineable,
+    state,
+  }
 }
 
 /** Every request fails with 503 (0xF4) once preflight found the chain's contracts missing. */
 export function assertAvailable({ chain, state }: EvmContext): void {
-  if (state.unavailableReason) throw new ChainUnavailableError(chain.chainId, { details: state.unavailableReason, retryAfterSeconds: 60 })
+  if (state.unavailableReason)
+    throw new ChainUnavailableError(chain.chainId, { details: state.unavailableReason, retryAfterSeconds: 60 })
 }

@@ -17,7 +17,9 @@ export type GasCap = { gas: bigint; by: 'chain' | 'price' }
  * `gasLimit`: the limit to send with, confirmed (or estimated) to run the execution; `afterPreceding`:
  * it was simulated after the request's `precededBy` (eth_estimateGas cannot be).
  */
-export type Simulation = { ok: true; gasLimit: bigint; afterPreceding?: boolean } | { ok: false; status: number; detail: string | undefined }
+export type Simulation =
+  | { ok: true; gasLimit: bigint; afterPreceding?: boolean }
+  | { ok: false; status: number; detail: string | undefined }
 
 export type SimulationRequest = {
   from: Address
@@ -43,7 +45,8 @@ export type PrecedingCall = { from: Address; to: Address; data: Hex }
 const gasMarginPercent = 120n
 /** The limit a simulation runs at when no cap bounds it: what a block of most chains can hold. */
 export const uncappedSimulationGas = 30_000_000n
-export const signatureRequiredDetail = "the executor runs a relayed intent only with its sender's signature: sign the typed data in `signing` and send it as `signature`"
+export const signatureRequiredDetail =
+  "the executor runs a relayed intent only with its sender's signature: sign the typed data in `signing` and send it as `signature`"
 
 /** The gas a call that used `gasUsed` needs as its limit: a CALL forwards at most 63/64 of the gas left (EIP-150). */
 export const neededFor = (gasUsed: bigint): bigint => (gasUsed * 64n + 62n) / 63n
@@ -56,7 +59,10 @@ export function limitFor(needed: bigint, { cap, atLeast }: SimulationRequest): b
 }
 
 /** eth_estimateGas of the execution as `from` will send it: the cap as an explicit gas limit, its fees, the pending state. */
-export async function estimateExecution({ client, chain, pool }: EvmContext, request: SimulationRequest): Promise<Simulation> {
+export async function estimateExecution(
+  { client, chain, pool }: EvmContext,
+  request: SimulationRequest,
+): Promise<Simulation> {
   const { from, data, fees, cap, to = chain.executor, toCode } = request
   try {
     const gas = await client.estimateGas({
@@ -73,7 +79,8 @@ export async function estimateExecution({ client, chain, pool }: EvmContext, req
     return { ok: true, gasLimit: limitFor(gas, request) }
   } catch (err) {
     const decoded = decodeExecutorRevert(err)
-    if (decoded?.status === Status.SIGNATURE_REQUIRED) return { ok: false, status: decoded.status, detail: signatureRequiredDetail }
+    if (decoded?.status === Status.SIGNATURE_REQUIRED)
+      return { ok: false, status: decoded.status, detail: signatureRequiredDetail }
     if (decoded) return { ok: false, ...decoded }
     if (isGasAboveAllowance(err)) {
       // A node bounds the search by what the sender can pay at these fees: a short relayer looks
@@ -86,7 +93,14 @@ export async function estimateExecution({ client, chain, pool }: EvmContext, req
 }
 
 /** Throws RelayerError when the relayer holds less than `gas` costs at these fees (`onlyIfShort`: else returns). */
-export async function throwShortOfFunds({ pool }: Pick<EvmContext, 'pool'>, from: Address, gas: bigint, fees: Fees, cause: unknown, onlyIfShort = false): Promise<void> {
+export async function throwShortOfFunds(
+  { pool }: Pick<EvmContext, 'pool'>,
+  from: Address,
+  gas: bigint,
+  fees: Fees,
+  cause: unknown,
+  onlyIfShort = false,
+): Promise<void> {
   const balance = await pool.request({ method: 'eth_getBalance', params: [from, 'pending'] }).then(
     (b) => BigInt(b as Hex),
     () => undefined,

@@ -1,7 +1,15 @@
 // An execution's outcome from its receipt. A revert is decoded from the transaction as it ran: its
 // trace where the node has one, else its call replayed on its parent block with its own sender,
 // fees and gas limit.
-import { type Hex, type TransactionReceipt, TransactionReceiptNotFoundError, decodeFunctionData, encodeAbiParameters, hexToNumber, keccak256 } from 'viem'
+import {
+  decodeFunctionData,
+  encodeAbiParameters,
+  type Hex,
+  hexToNumber,
+  keccak256,
+  type TransactionReceipt,
+  TransactionReceiptNotFoundError,
+} from 'viem'
 import { intentAccountArtifact } from '../../../contracts/intentAccountArtifact.ts'
 import type { ExecutionReceipt } from '../../../ports/chainAdapter.ts'
 import { Status } from '../../../status/statusCodes.ts'
@@ -14,17 +22,38 @@ import { isUnknownMethod } from './nodeErrors.ts'
  * `gas` (when this gateway chose the limit): a revert that used up a limit below the cap ran out of
  * the gas *we* gave it, which is not the intent's outcome.
  */
-export async function toExecutionReceipt(ctx: EvmContext, calldata: Hex, receipt: TransactionReceipt, gas?: { gasLimit: bigint; cap: bigint | undefined }): Promise<ExecutionReceipt> {
-  const base = { transactionHash: receipt.transactionHash, blockNumber: receipt.blockNumber, blockHash: receipt.blockHash, gasUsed: receipt.gasUsed, fee: receipt.gasUsed * receipt.effectiveGasPrice }
-  const account = receipt.to && receipt.to.toLowerCase() !== ctx.chain.executor.toLowerCase() ? receipt.to.toLowerCase() : undefined
+export async function toExecutionReceipt(
+  ctx: EvmContext,
+  calldata: Hex,
+  receipt: TransactionReceipt,
+  gas?: { gasLimit: bigint; cap: bigint | undefined },
+): Promise<ExecutionReceipt> {
+  const base = {
+    transactionHash: receipt.transactionHash,
+    blockNumber: receipt.blockNumber,
+    blockHash: receipt.blockHash,
+    gasUsed: receipt.gasUsed,
+    fee: receipt.gasUsed * receipt.effectiveGasPrice,
+  }
+  const account =
+    receipt.to && receipt.to.toLowerCase() !== ctx.chain.executor.toLowerCase() ? receipt.to.toLowerCase() : undefined
   if (receipt.status === 'success' && account) {
     // Account mode: EIP-7702 skips an invalid authorization and still runs the call, which then
     // hits a code-less EOA and "succeeds". Executed only with IntentExecuted for this intent's hash
     // emitted by the sender's own address.
     const intentHash = accountIntentHash(calldata)
-    const log = receipt.logs.find((l) => l.address.toLowerCase() === account && l.topics[1]?.toLowerCase() === intentHash)
+    const log = receipt.logs.find(
+      (l) => l.address.toLowerCase() === account && l.topics[1]?.toLowerCase() === intentHash,
+    )
     const executed = log && readIntentExecuted(log)
-    if (executed) return { ...base, state: 'mined', status: hexToNumber(executed.status), returnData: executed.returnData, detail: undefined }
+    if (executed)
+      return {
+        ...base,
+        state: 'mined',
+        status: hexToNumber(executed.status),
+        returnData: executed.returnData,
+        detail: undefined,
+      }
     return {
       ...base,
       state: 'mined',
@@ -36,10 +65,22 @@ export async function toExecutionReceipt(ctx: EvmContext, calldata: Hex, receipt
   }
   if (receipt.status === 'success') {
     const executor = ctx.chain.executor.toLowerCase()
-    const executed = receipt.logs.reduce<ReturnType<typeof readIntentExecuted>>((found, l) => found ?? (l.address.toLowerCase() === executor ? readIntentExecuted(l) : undefined), undefined)
-    return { ...base, state: 'mined', status: executed ? hexToNumber(executed.status) : Status.EXECUTED, returnData: executed?.returnData, detail: undefined }
+    const executed = receipt.logs.reduce<ReturnType<typeof readIntentExecuted>>(
+      (found, l) => found ?? (l.address.toLowerCase() === executor ? readIntentExecuted(l) : undefined),
+      undefined,
+    )
+    return {
+      ...base,
+      state: 'mined',
+      status: executed ? hexToNumber(executed.status) : Status.EXECUTED,
+      returnData: executed?.returnData,
+      detail: undefined,
+    }
   }
-  const outOfGas = gas !== undefined && (gas.cap === undefined || gas.gasLimit < gas.cap) && receipt.gasUsed * 64n >= gas.gasLimit * 63n
+  const outOfGas =
+    gas !== undefined &&
+    (gas.cap === undefined || gas.gasLimit < gas.cap) &&
+    receipt.gasUsed * 64n >= gas.gasLimit * 63n
   const decoded = (await revertReason(ctx, calldata, receipt)) ?? {
     status: Status.FAILURE as number,
     detail: 'the transaction reverted on-chain without revert data (out of gas, or a revert without a reason)',
@@ -58,10 +99,17 @@ export async function toExecutionReceipt(ctx: EvmContext, calldata: Hex, receipt
 }
 
 /** Why a mined transaction reverted, read from the state it met. */
-async function revertReason({ pool, client, chain, log, state }: EvmContext, calldata: Hex, receipt: TransactionReceipt): Promise<DecodedRevert | undefined> {
+async function revertReason(
+  { pool, client, chain, log, state }: EvmContext,
+  calldata: Hex,
+  receipt: TransactionReceipt,
+): Promise<DecodedRevert | undefined> {
   if (state.traces !== false) {
     try {
-      const frame = (await pool.request({ method: 'debug_traceTransaction', params: [receipt.transactionHash, { tracer: 'callTracer', tracerConfig: { onlyTopCall: true } }] })) as {
+      const frame = (await pool.request({
+        method: 'debug_traceTransaction',
+        params: [receipt.transactionHash, { tracer: 'callTracer', tracerConfig: { onlyTopCall: true } }],
+      })) as {
         output?: Hex
         error?: string
       } | null
@@ -71,7 +119,11 @@ async function revertReason({ pool, client, chain, log, state }: EvmContext, cal
       return undefined
     } catch (err) {
       if (isUnknownMethod(err)) state.traces = false
-      else log.debug({ err, transactionHash: receipt.transactionHash }, 'trace of a reverted transaction failed; replaying its call instead')
+      else
+        log.debug(
+          { err, transactionHash: receipt.transactionHash },
+          'trace of a reverted transaction failed; replaying its call instead',
+        )
     }
   }
   try {
@@ -81,7 +133,9 @@ async function revertReason({ pool, client, chain, log, state }: EvmContext, cal
       to: receipt.to ?? chain.executor,
       data: calldata,
       gas: tx.gas,
-      ...(tx.maxFeePerGas !== undefined ? { maxFeePerGas: tx.maxFeePerGas, maxPriorityFeePerGas: tx.maxPriorityFeePerGas } : { gasPrice: tx.gasPrice }),
+      ...(tx.maxFeePerGas !== undefined
+        ? { maxFeePerGas: tx.maxFeePerGas, maxPriorityFeePerGas: tx.maxPriorityFeePerGas }
+        : { gasPrice: tx.gasPrice }),
       blockNumber: receipt.blockNumber - 1n,
     } as never)
     return undefined
@@ -100,7 +154,9 @@ export async function receiptOf({ client }: EvmContext, transactionHash: Hex): P
   }
 }
 
-const inputOf = (name: string) => (intentAccountArtifact.abi.find((i) => i.type === 'function' && i.name === name) as { inputs: readonly unknown[] }).inputs[0]
+const inputOf = (name: string) =>
+  (intentAccountArtifact.abi.find((i) => i.type === 'function' && i.name === name) as { inputs: readonly unknown[] })
+    .inputs[0]
 const executeIntentInput = inputOf('executeIntent')
 const executeBatchInput = inputOf('executeBatch')
 

@@ -14,7 +14,11 @@ import type { EvmContext } from './evmContext.ts'
 export type ForbiddenTarget = { ok: false; status: number; detail: string; errors: FieldError[] }
 
 /** The first call that targets one of the forbidden addresses, as a refusal naming it (`target`, or `calls[i]`); undefined when none does. */
-export async function forbiddenTarget(ctx: EvmContext, intent: Intent, delegate: Address): Promise<ForbiddenTarget | undefined> {
+export async function forbiddenTarget(
+  ctx: EvmContext,
+  intent: Intent,
+  delegate: Address,
+): Promise<ForbiddenTarget | undefined> {
   const { chain } = ctx
   const ledger = await ledgerOf(ctx, delegate)
   const forbidden: [Address, string][] = [
@@ -30,7 +34,12 @@ export async function forbiddenTarget(ctx: EvmContext, intent: Intent, delegate:
     if (!hit) continue
     const field = intent.calls ? `calls[${i}]` : 'target'
     const message = `targets ${hit[1]} (${hit[0]}): no account-mode intent may call the account, the policy registry, the ledger, the executor or the delegate, whoever signed it`
-    return { ok: false, status: Status.DISALLOWED, detail: `${field} ${message}; nothing was sent`, errors: [{ field, message }] }
+    return {
+      ok: false,
+      status: Status.DISALLOWED,
+      detail: `${field} ${message}; nothing was sent`,
+      errors: [{ field, message }],
+    }
   }
   return undefined
 }
@@ -39,10 +48,12 @@ export async function forbiddenTarget(ctx: EvmContext, intent: Intent, delegate:
 function ledgerOf(ctx: EvmContext, delegate: Address): Promise<Address> {
   const { state, client, chain } = ctx
   if (!state.accountLedger) {
-    state.accountLedger = client.readContract({ address: delegate, abi: intentAccountArtifact.abi, functionName: 'ledger' }).then(getAddress, (err: unknown) => {
-      state.accountLedger = undefined
-      throw classifyRpcError(err, chain.chainId, `ledger() read of the account delegate ${delegate}`)
-    })
+    state.accountLedger = client
+      .readContract({ address: delegate, abi: intentAccountArtifact.abi, functionName: 'ledger' })
+      .then(getAddress, (err: unknown) => {
+        state.accountLedger = undefined
+        throw classifyRpcError(err, chain.chainId, `ledger() read of the account delegate ${delegate}`)
+      })
   }
   return state.accountLedger
 }

@@ -5,7 +5,12 @@
 export function isGasAboveAllowance(err: unknown): boolean {
   for (let e: unknown = err; e; e = (e as { cause?: unknown }).cause) {
     const { message, details } = e as { message?: unknown; details?: unknown }
-    if (/gas required exceeds|exceeds allowance|out of gas|intrinsic gas too low/i.test(`${String(message ?? '')} ${String(details ?? '')}`)) return true
+    if (
+      /gas required exceeds|exceeds allowance|out of gas|intrinsic gas too low/i.test(
+        `${String(message ?? '')} ${String(details ?? '')}`,
+      )
+    )
+      return true
   }
   return false
 }
@@ -15,7 +20,12 @@ export function isUnknownMethod(err: unknown): boolean {
   for (let e: unknown = err; e; e = (e as { cause?: unknown }).cause) {
     const { code, message, details } = e as { code?: unknown; message?: unknown; details?: unknown }
     if (code === -32601 || code === -32600) return true
-    if (/method not found|not supported|does not exist|unknown method|not available/i.test(`${String(message ?? '')} ${String(details ?? '')}`)) return true
+    if (
+      /method not found|not supported|does not exist|unknown method|not available/i.test(
+        `${String(message ?? '')} ${String(details ?? '')}`,
+      )
+    )
+      return true
   }
   return false
 }
@@ -24,7 +34,12 @@ export function isUnknownMethod(err: unknown): boolean {
 export function isBelowGasFloor(err: unknown): boolean {
   for (let e: unknown = err; e; e = (e as { cause?: unknown }).cause) {
     const { message, details } = e as { message?: unknown; details?: unknown }
-    if (/GasFloorMoreThanGasLimit|floor data gas|intrinsic gas too high/i.test(`${String(message ?? '')} ${String(details ?? '')}`)) return true
+    if (
+      /GasFloorMoreThanGasLimit|floor data gas|intrinsic gas too high/i.test(
+        `${String(message ?? '')} ${String(details ?? '')}`,
+      )
+    )
+      return true
   }
   return false
 }

@@ -7,42 +7,63 @@ import type { AccountMode, Intent } from '../../../ports/intent.ts'
 import { isSuccessStatus, Status } from '../../../status/statusCodes.ts'
 import { classifyRpcError } from '../classifyRpcError.ts'
 import { evmSignedExecution } from '../evmSignedExecution.ts'
-import { assertAvailable, type EvmContext } from './evmContext.ts'
-import { executeBatchCalldata, executeCalldata, executeIntentCalldata } from './executorCalls.ts'
 import { planAccount } from './accountMode.ts'
-import { toExecutionReceipt } from './executionReceipt.ts'
+import { assertAvailable, type EvmContext } from './evmContext.ts'
 import type { PrecedingCall } from './executionGas.ts'
+import { toExecutionReceipt } from './executionReceipt.ts'
+import { executeBatchCalldata, executeCalldata, executeIntentCalldata } from './executorCalls.ts'
 import { type GasCap, simulateExecution } from './simulateExecution.ts'
 import { validate, validateAccount } from './validate.ts'
 
-export async function prepareExecution(ctx: EvmContext, intent: Intent, signature?: Hex, options: ExecutionOptions = {}): Promise<Preflight> {
+export async function prepareExecution(
+  ctx: EvmContext,
+  intent: Intent,
+  signature?: Hex,
+  options: ExecutionOptions = {},
+): Promise<Preflight> {
   assertAvailable(ctx)
   const { relayers, maxGasPerExecution, chain, log, receipts } = ctx
   if (!relayers) throw new Error('prepareExecution called on a chain without a relayer')
   // The lower of the chain's cap and what a paid execute's price covers.
-  const priced = options.gasCap !== undefined && (maxGasPerExecution === undefined || options.gasCap < maxGasPerExecution)
-  const cap: GasCap | undefined = priced ? { gas: options.gasCap!, by: 'price' } : maxGasPerExecution !== undefined ? { gas: maxGasPerExecution, by: 'chain' } : undefined
+  const priced =
+    options.gasCap !== undefined && (maxGasPerExecution === undefined || options.gasCap < maxGasPerExecution)
+  const cap: GasCap | undefined = priced
+    ? { gas: options.gasCap!, by: 'price' }
+    : maxGasPerExecution !== undefined
+      ? { gas: maxGasPerExecution, by: 'chain' }
+      : undefined
   // Account mode: to the sender's own address (its delegate's executeIntent), simulated with the
   // code its authorization will give it, the authorization carried in a type-4 transaction.
   // A batch runs only from the sender's own account (the route refuses it in executor mode first).
   if (intent.calls && !options.account)
-    return { ok: false, status: Status.DISALLOWED, detail: 'a batch (`calls`) runs only in account mode', errors: [{ field: 'mode', message: 'a batch needs `mode: "account"`' }] }
+    return {
+      ok: false,
+      status: Status.DISALLOWED,
+      detail: 'a batch (`calls`) runs only in account mode',
+      errors: [{ field: 'mode', message: 'a batch needs `mode: "account"`' }],
+    }
   const account = options.account ? await planAccount(ctx, intent, options.account) : undefined
   if (account && !account.ok) return account
   if (account && !signature) {
     return {
       ok: false,
       status: Status.SIGNATURE_REQUIRED,
-      detail: "account mode runs only intents signed by the account's key (or a session key of its policy): sign the typed data in `signing` and send it as `signature`",
+      detail:
+        "account mode runs only intents signed by the account's key (or a session key of its policy): sign the typed data in `signing` and send it as `signature`",
     }
   }
-  const data = account ? (intent.calls ? executeBatchCalldata(intent, signature!) : executeIntentCalldata(intent, signature!)) : executeCalldata(intent, signature)
+  const data = account
+    ? intent.calls
+      ? executeBatchCalldata(intent, signature!)
+      : executeIntentCalldata(intent, signature!)
+    : executeCalldata(intent, signature)
   const to = account ? account.account : chain.executor
   const target = account ? { to, toCode: account.delegated ? undefined : account.code } : {}
   // An authorization costs its transaction 25,000 gas more (EIP-7702 PER_EMPTY_ACCOUNT_COST), which no simulated call includes.
   const authorizationGas = account?.authorization ? 25_000n : 0n
   const authorizationList = account?.authorization ? [account.authorization] : undefined
-  const refusal = (ctx: EvmContext, intent: Intent, signature: Hex | undefined) => (account ? accountRefusal(ctx, intent, signature, options.account!) : executorRefusal(ctx, intent, signature))
+  const refusal = (ctx: EvmContext, intent: Intent, signature: Hex | undefined) =>
+    account ? accountRefusal(ctx, intent, signature, options.account!) : executorRefusal(ctx, intent, signature)
   // The simulation comes first and the validator's read only when it does not pass: an execution
   // that runs at the pending state has passed executeSigned's own checks (the signature, then
   // canExecute), so the read would say success and cost the node a call. When the simulation
@@ -50,7 +71,14 @@ export async function prepareExecution(ctx: EvmContext, intent: Intent, signatur
   // intent it refuses answers that code, whatever the relayer or the node said.
   let simulated: Awaited<ReturnType<typeof simulateAsRelayer>>
   try {
-    simulated = await simulateAsRelayer(ctx, data, cap, options, `${account ? 'account:' : ''}${shapeOf(intent, signature)}`, target)
+    simulated = await simulateAsRelayer(
+      ctx,
+      data,
+      cap,
+      options,
+      `${account ? 'account:' : ''}${shapeOf(intent, signature)}`,
+      target,
+    )
   } catch (err) {
     // A validator that cannot be read either: the first error is the one to answer.
     const refused = await refusal(ctx, intent, signature).catch(() => undefined)
@@ -80,24 +108,49 @@ export async function prepareExecution(ctx: EvmContext, intent: Intent, signatur
       ? {}
       : {
           recheck: async () => {
-            const again = await simulateExecution(ctx, { from: relayer.address, ...target, data, fees, cap, shape: shapeOf(intent, signature) })
+            const again = await simulateExecution(ctx, {
+              from: relayer.address,
+              ...target,
+              data,
+              fees,
+              cap,
+              shape: shapeOf(intent, signature),
+            })
             return again.ok ? undefined : { ok: false as const, status: again.status, detail: again.detail }
           },
         }),
     async send({ onSigned }) {
-      const sent = await relayer.send({ to, data, gas: limit, fees, ...(authorizationList ? { authorizationList } : {}) }, { onSigned }).finally(done)
+      const sent = await relayer
+        .send({ to, data, gas: limit, fees, ...(authorizationList ? { authorizationList } : {}) }, { onSigned })
+        .finally(done)
       const { transactionHash } = sent
-      log.info({ transactionHash, relayer: relayer.address, txNonce: sent.txNonce, accepted: sent.accepted, gas: limit.toString() }, 'execute sent')
+      log.info(
+        {
+          transactionHash,
+          relayer: relayer.address,
+          txNonce: sent.txNonce,
+          accepted: sent.accepted,
+          gas: limit.toString(),
+        },
+        'execute sent',
+      )
       // A replacement's receipt never shows under this hash: the record stays pending and
       // reconciliation settles it (dropped, or executed through the replacement).
-      const receipt = receipts.wait(transactionHash).then((r) => toExecutionReceipt(ctx, data, r, { gasLimit: limit, cap: cap?.gas }))
+      const receipt = receipts
+        .wait(transactionHash)
+        .then((r) => toExecutionReceipt(ctx, data, r, { gasLimit: limit, cap: cap?.gas }))
       return { transactionHash, accepted: sent.accepted, receipt }
     },
   }
 }
 
 /** Account mode: the account's own refusal (checkIntent at the sender's address); undefined when it accepts it. */
-async function accountRefusal(ctx: EvmContext, intent: Intent, signature: Hex | undefined, mode: AccountMode): Promise<Preflight | undefined> {
+async function accountRefusal(
+  ctx: EvmContext,
+  intent: Intent,
+  signature: Hex | undefined,
+  mode: AccountMode,
+): Promise<Preflight | undefined> {
   const answer = await validateAccount(ctx, intent, signature, mode)
   if (typeof answer !== 'number') return { ok: false, ...answer }
   if (isSuccessStatus(answer)) return undefined
@@ -112,7 +165,11 @@ async function accountRefusal(ctx: EvmContext, intent: Intent, signature: Hex | 
 }
 
 /** The validator's refusal of the intent (the executor's checkSigned with a signature); undefined when it accepts it. */
-async function executorRefusal(ctx: EvmContext, intent: Intent, signature: Hex | undefined): Promise<Preflight | undefined> {
+async function executorRefusal(
+  ctx: EvmContext,
+  intent: Intent,
+  signature: Hex | undefined,
+): Promise<Preflight | undefined> {
   const status = (await validate(ctx, intent, signature)) as number
   if (isSuccessStatus(status)) return undefined
   return {
@@ -132,7 +189,14 @@ async function executorRefusal(ctx: EvmContext, intent: Intent, signature: Hex |
  * against its block gas cap) and the pending state. On success the key stays taken (`done` gives
  * it back); otherwise it is given back here.
  */
-async function simulateAsRelayer(ctx: EvmContext, data: Hex, cap: GasCap | undefined, options: ExecutionOptions, shape: string, target: { to?: Address; toCode?: Hex | undefined }) {
+async function simulateAsRelayer(
+  ctx: EvmContext,
+  data: Hex,
+  cap: GasCap | undefined,
+  options: ExecutionOptions,
+  shape: string,
+  target: { to?: Address; toCode?: Hex | undefined },
+) {
   const { relayer, done } = await ctx.relayers!.acquire()
   let handedOver = false
   try {
@@ -140,7 +204,9 @@ async function simulateAsRelayer(ctx: EvmContext, data: Hex, cap: GasCap | undef
       throw classifyRpcError(err, ctx.chain.chainId, 'fee estimate')
     })
     // An earlier attempt that ran out of the gas we gave it is sent with at least twice its limit.
-    const previousGas = options.previous ? parseTransaction(evmSignedExecution.rawTransaction(options.previous)).gas : undefined
+    const previousGas = options.previous
+      ? parseTransaction(evmSignedExecution.rawTransaction(options.previous)).gas
+      : undefined
     const simulated = await simulateExecution(ctx, {
       from: relayer.address,
       ...target,
@@ -153,7 +219,14 @@ async function simulateAsRelayer(ctx: EvmContext, data: Hex, cap: GasCap | undef
     })
     if (!simulated.ok) return simulated
     handedOver = true
-    return { ok: true as const, relayer, done, fees, gasLimit: simulated.gasLimit, afterPreceding: simulated.afterPreceding === true }
+    return {
+      ok: true as const,
+      relayer,
+      done,
+      fees,
+      gasLimit: simulated.gasLimit,
+      afterPreceding: simulated.afterPreceding === true,
+    }
   } finally {
     if (!handedOver) done()
   }
@@ -163,7 +236,14 @@ async function simulateAsRelayer(ctx: EvmContext, data: Hex, cap: GasCap | undef
 function precedingCallOf(precededBy: ExecutionOptions['precededBy']): PrecedingCall | undefined {
   if (!precededBy) return undefined
   const { from, to, data } = precededBy
-  if (typeof from !== 'string' || !isAddress(from) || typeof to !== 'string' || !isAddress(to) || typeof data !== 'string' || !isHex(data)) {
+  if (
+    typeof from !== 'string' ||
+    !isAddress(from) ||
+    typeof to !== 'string' ||
+    !isAddress(to) ||
+    typeof data !== 'string' ||
+    !isHex(data)
+  ) {
     throw new Error('an EVM execution can only be preceded by a call { from, to, data }')
   }
   return { from, to, data }

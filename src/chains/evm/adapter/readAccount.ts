@@ -1,7 +1,7 @@
 // GET /accounts/{address} on EVM: the account's code and nonce, read together, as account mode
 // judges them: delegated when its code is exactly 0xef0100 ‖ this chain's account delegate. The
 // nonce is the pending one, the one the gateway checks an authorization against.
-import { type Address, type Hex, getAddress } from 'viem'
+import { type Address, getAddress, type Hex } from 'viem'
 import type { AccountView } from '../../../ports/chainAdapter.ts'
 import { classifyRpcError } from '../classifyRpcError.ts'
 import { delegationCode } from './accountMode.ts'
@@ -14,13 +14,17 @@ export async function readAccount(ctx: EvmContext, address: string): Promise<Acc
   let code: Hex
   let nonce: number
   try {
-    ;[code, nonce] = await Promise.all([client.getCode({ address: account }).then((c) => (c ?? '0x').toLowerCase() as Hex), client.getTransactionCount({ address: account, blockTag: 'pending' })])
+    ;[code, nonce] = await Promise.all([
+      client.getCode({ address: account }).then((c) => (c ?? '0x').toLowerCase() as Hex),
+      client.getTransactionCount({ address: account, blockTag: 'pending' }),
+    ])
   } catch (err) {
     throw classifyRpcError(err, chain.chainId, `code and nonce read of ${account}`)
   }
   const delegate = chain.accountDelegate ? getAddress(chain.accountDelegate) : null
   // EIP-7702: a delegation is exactly 23 bytes, 0xef0100 then the address.
-  const delegatedTo = code.length === 2 + 46 && code.startsWith('0xef0100') ? getAddress(`0x${code.slice(8)}` as Address) : null
+  const delegatedTo =
+    code.length === 2 + 46 && code.startsWith('0xef0100') ? getAddress(`0x${code.slice(8)}` as Address) : null
   return {
     address: account,
     chainId: chain.chainId,

@@ -1,7 +1,7 @@
 // What became of a journaled transaction (or one it replaced at the same relayer nonce): mined,
 // pending, lost by the node (broadcast again), refused as it is, or dropped (its nonce taken, or
 // above a gap nothing fills).
-import { type Address, BaseError, type Hex, TransactionNotFoundError, parseTransaction } from 'viem'
+import { type Address, BaseError, type Hex, parseTransaction, TransactionNotFoundError } from 'viem'
 import { intentExecutorArtifact } from '../../../contracts/intentExecutorArtifact.ts'
 import type { ReconcileRequest, Reconciliation } from '../../../ports/chainAdapter.ts'
 import { classifyRpcError } from '../classifyRpcError.ts'
@@ -17,11 +17,18 @@ export async function reconcile(ctx: EvmContext, tx: ReconcileRequest): Promise<
   const txNonce = evmSignedExecution.txNonce(tx)
   const transactionHash = tx.id as Hex
   // The journaled transaction and those it replaced (same relayer nonce): whichever was mined.
-  const candidates = [{ id: transactionHash, raw: rawTransaction }, ...(tx.replaced ?? []).map((t) => ({ id: t.id as Hex, raw: evmSignedExecution.rawTransaction(t) }))]
+  const candidates = [
+    { id: transactionHash, raw: rawTransaction },
+    ...(tx.replaced ?? []).map((t) => ({ id: t.id as Hex, raw: evmSignedExecution.rawTransaction(t) })),
+  ]
   const minedOne = async () => {
     for (const c of candidates) {
       const r = await receiptOf(ctx, c.id)
-      if (r) return { kind: 'settled' as const, receipt: await toExecutionReceipt(ctx, parseTransaction(c.raw).data ?? '0x', r) }
+      if (r)
+        return {
+          kind: 'settled' as const,
+          receipt: await toExecutionReceipt(ctx, parseTransaction(c.raw).data ?? '0x', r),
+        }
     }
     return undefined
   }
@@ -43,7 +50,12 @@ export async function reconcile(ctx: EvmContext, tx: ReconcileRequest): Promise<
       // The nonce is taken; ours may have been mined between the two reads, so look once more.
       const late = await minedOne()
       if (late) return late
-      const executed = await client.readContract({ address: chain.executor, abi: intentExecutorArtifact.abi, functionName: 'nonceUsed', args: [tx.intent.sender as Address, tx.intent.nonce] })
+      const executed = await client.readContract({
+        address: chain.executor,
+        abi: intentExecutorArtifact.abi,
+        functionName: 'nonceUsed',
+        args: [tx.intent.sender as Address, tx.intent.nonce],
+      })
       return {
         kind: 'dropped',
         executed,
@@ -55,7 +67,12 @@ export async function reconcile(ctx: EvmContext, tx: ReconcileRequest): Promise<
     // The reconciler goes in signing order, so every journaled transaction below this nonce was
     // delivered already: a node whose next nonce is still below ours has a gap under it.
     const nextNonce = await client.getTransactionCount({ address: tx.relayer as Address, blockTag: 'pending' })
-    if (nextNonce < txNonce) return await aboveGap(ctx, { transactionHash, rawTransaction, txNonce, relayer: tx.relayer, nextNonce }, cannotMine)
+    if (nextNonce < txNonce)
+      return await aboveGap(
+        ctx,
+        { transactionHash, rawTransaction, txNonce, relayer: tx.relayer, nextNonce },
+        cannotMine,
+      )
     if (await nodeHolds(ctx, transactionHash)) return { kind: 'pending' }
     try {
       await broadcastRaw(client, rawTransaction)
@@ -63,7 +80,10 @@ export async function reconcile(ctx: EvmContext, tx: ReconcileRequest): Promise<
       if (isTransportError(err)) throw err
       // The node answered no: underpriced now, most often (a node drops what the base fee priced out).
       const detail = `the node refuses transaction ${transactionHash} at relayer nonce ${txNonce} as it is: ${err instanceof BaseError ? err.details || err.shortMessage : String(err)}`
-      log.warn({ transactionHash, txNonce, detail }, 'the node lost a journaled transaction and refuses it again as it is')
+      log.warn(
+        { transactionHash, txNonce, detail },
+        'the node lost a journaled transaction and refuses it again as it is',
+      )
       return { kind: 'refused', detail }
     }
     log.warn({ transactionHash, txNonce }, 'the node had lost a journaled transaction; broadcast it again')
@@ -90,12 +110,21 @@ const nodeHolds = ({ client }: EvmContext, hash: Hex) =>
  */
 async function aboveGap(
   ctx: EvmContext,
-  { transactionHash, rawTransaction, txNonce, relayer, nextNonce }: { transactionHash: Hex; rawTransaction: Hex; txNonce: number; relayer: string; nextNonce: number },
+  {
+    transactionHash,
+    rawTransaction,
+    txNonce,
+    relayer,
+    nextNonce,
+  }: { transactionHash: Hex; rawTransaction: Hex; txNonce: number; relayer: string; nextNonce: number },
   cannotMine: (detail: string) => Reconciliation,
 ): Promise<Reconciliation> {
   const { client, log, relayers } = ctx
   const dropped = () => {
-    log.warn({ transactionHash, txNonce, nodeNextNonce: nextNonce }, 'a journaled transaction sits above a nonce gap that nothing fills; settling it as dropped and reading the relayer nonce again')
+    log.warn(
+      { transactionHash, txNonce, nodeNextNonce: nextNonce },
+      'a journaled transaction sits above a nonce gap that nothing fills; settling it as dropped and reading the relayer nonce again',
+    )
     return cannotMine(
       `transaction ${transactionHash} holds relayer nonce ${txNonce} but the chain's next nonce is ${nextNonce} and nothing fills the gap: it can never mine; the intent was not executed and may be sent again`,
     )
@@ -113,7 +142,9 @@ async function aboveGap(
       return dropped() // the node will not queue it: nothing would wait behind the gap
     }
   }
-  const check = await relayers.fillGap(relayer, { queued: { nonce: txNonce, hash: transactionHash, raw: rawTransaction } })
+  const check = await relayers.fillGap(relayer, {
+    queued: { nonce: txNonce, hash: transactionHash, raw: rawTransaction },
+  })
   if (check?.kind === 'failed') return dropped()
   log.warn(
     { transactionHash, txNonce, nodeNextNonce: nextNonce, gap: check?.kind ?? 'key not usable now', rebroadcast },

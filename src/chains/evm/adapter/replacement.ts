@@ -14,14 +14,22 @@ const bump = (v: bigint) => (v * replacementBumpPerMille + 999n) / 1000n
 // biome-ignore lint/complexity/useMathMinMax: bigints (Math.max takes numbers)
 const max = (...values: bigint[]) => values.reduce((a, b) => (a > b ? a : b))
 
-export async function replacement({ relayers, maxFeePerGas, client, chain, log, viemChain }: EvmContext, tx: ReconcileRequest): Promise<Replacement | undefined> {
+export async function replacement(
+  { relayers, maxFeePerGas, client, chain, log, viemChain }: EvmContext,
+  tx: ReconcileRequest,
+): Promise<Replacement | undefined> {
   // Re-signed with the key that signed it (same relayer nonce), while this instance holds that key.
   const account = relayers?.holds(tx.relayer) ? relayers.accountOf(tx.relayer) : undefined
   if (!account || maxFeePerGas === undefined) return undefined
   const original = parseTransaction(evmSignedExecution.rawTransaction(tx))
   // A type-4 (account mode's first execute) is re-priced as itself: the same one authorization,
   // already checked when it was first signed; without it the call would reach a code-less EOA.
-  if ((original.type !== 'eip1559' && original.type !== 'eip7702') || original.maxFeePerGas === undefined || original.maxPriorityFeePerGas === undefined) return undefined
+  if (
+    (original.type !== 'eip1559' && original.type !== 'eip7702') ||
+    original.maxFeePerGas === undefined ||
+    original.maxPriorityFeePerGas === undefined
+  )
+    return undefined
   let baseFee: bigint
   let market: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }
   try {
@@ -38,7 +46,12 @@ export async function replacement({ relayers, maxFeePerGas, client, chain, log, 
   const fee = wanted > maxFeePerGas ? maxFeePerGas : wanted
   if (fee < bump(original.maxFeePerGas) || fee < baseFee) {
     log.warn(
-      { transactionHash: tx.id, maxFeePerGas: original.maxFeePerGas.toString(), baseFee: baseFee.toString(), ceiling: maxFeePerGas.toString() },
+      {
+        transactionHash: tx.id,
+        maxFeePerGas: original.maxFeePerGas.toString(),
+        baseFee: baseFee.toString(),
+        ceiling: maxFeePerGas.toString(),
+      },
       'a stuck transaction cannot be re-priced within the fee ceiling (MAX_FEE_PER_GAS_GWEI); it waits',
     )
     return undefined
@@ -62,7 +75,11 @@ export async function replacement({ relayers, maxFeePerGas, client, chain, log, 
     detail: `re-priced at relayer nonce ${original.nonce}: max fee ${original.maxFeePerGas} → ${fee} wei per gas (base fee ${baseFee})`,
     async broadcast() {
       // Replayed before simulations in place of the transaction it re-prices (the same call at that nonce).
-      relayers?.sentElsewhere(account.address, { nonce: original.nonce!, hash: keccak256(rawTransaction), raw: rawTransaction })
+      relayers?.sentElsewhere(account.address, {
+        nonce: original.nonce!,
+        hash: keccak256(rawTransaction),
+        raw: rawTransaction,
+      })
       try {
         await broadcastRaw(client, rawTransaction)
       } catch (err) {

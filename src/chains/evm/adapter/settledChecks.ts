@@ -8,12 +8,20 @@ import { chainInstance } from './chainInstance.ts'
 import type { EvmContext } from './evmContext.ts'
 import { receiptOf } from './executionReceipt.ts'
 
-export async function confirmExecuted(ctx: EvmContext, tx: Parameters<NonNullable<ChainAdapter['confirmExecuted']>>[0]): Promise<boolean> {
+export async function confirmExecuted(
+  ctx: EvmContext,
+  tx: Parameters<NonNullable<ChainAdapter['confirmExecuted']>>[0],
+): Promise<boolean> {
   const { client, chain, log, relayers } = ctx
   try {
     const receipt = await receiptOf(ctx, tx.id as Hex)
     if (receipt && (tx.blockHash === undefined || receipt.blockHash === tx.blockHash)) return true
-    const used = await client.readContract({ address: chain.executor, abi: intentExecutorArtifact.abi, functionName: 'nonceUsed', args: [tx.intent.sender as Address, tx.intent.nonce] })
+    const used = await client.readContract({
+      address: chain.executor,
+      abi: intentExecutorArtifact.abi,
+      functionName: 'nonceUsed',
+      args: [tx.intent.sender as Address, tx.intent.nonce],
+    })
     if (!used) {
       log.warn(
         { transactionHash: tx.id, blockNumber: tx.blockNumber?.toString(), blockHash: tx.blockHash },
@@ -29,12 +37,22 @@ export async function confirmExecuted(ctx: EvmContext, tx: Parameters<NonNullabl
   }
 }
 
-export async function checkMined(ctx: EvmContext, tx: Parameters<NonNullable<ChainAdapter['checkMined']>>[0]): Promise<MinedCheck> {
+export async function checkMined(
+  ctx: EvmContext,
+  tx: Parameters<NonNullable<ChainAdapter['checkMined']>>[0],
+): Promise<MinedCheck> {
   try {
     const receipt = await receiptOf(ctx, tx.id as Hex)
-    if (!receipt) return { kind: 'gone', detail: `transaction ${tx.id} is no longer in the chain (its block ${tx.blockNumber ?? '?'} was reorganized away)` }
+    if (!receipt)
+      return {
+        kind: 'gone',
+        detail: `transaction ${tx.id} is no longer in the chain (its block ${tx.blockNumber ?? '?'} was reorganized away)`,
+      }
     if (tx.blockHash !== undefined && receipt.blockHash !== tx.blockHash) {
-      return { kind: 'gone', detail: `block ${tx.blockNumber ?? '?'} (${tx.blockHash}) that held transaction ${tx.id} was reorganized away` }
+      return {
+        kind: 'gone',
+        detail: `block ${tx.blockNumber ?? '?'} (${tx.blockHash}) that held transaction ${tx.id} was reorganized away`,
+      }
     }
     const latest = await ctx.client.getBlockNumber({ cacheTime: 0 })
     return { kind: 'present', confirmations: Number(latest - receipt.blockNumber + 1n) }

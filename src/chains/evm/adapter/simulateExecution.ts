@@ -66,13 +66,19 @@ const settlementSimulationGas = 300_000n
 async function estimateAfterSettlement(ctx: EvmContext, request: SimulationRequest): Promise<Simulation> {
   const estimated = await estimateExecution(ctx, request)
   if (!estimated.ok || request.precededBy === undefined) return estimated
-  return { ok: false, status: Status.TRANSFER_FAILED, detail: 'the execution reverts when it runs after its payment is settled (simulated together): nothing was charged or sent' }
+  return {
+    ok: false,
+    status: Status.TRANSFER_FAILED,
+    detail:
+      'the execution reverts when it runs after its payment is settled (simulated together): nothing was charged or sent',
+  }
 }
 
 const settlementFails: Simulation = {
   ok: false,
   status: Status.FUNDS_REQUESTED,
-  detail: "the payment's settlement fails at the pending state (simulated before settling): nothing was charged or sent",
+  detail:
+    "the payment's settlement fails at the pending state (simulated before settling): nothing was charged or sent",
 }
 
 /** Most gas an execution's limit may have over the one it needs before it is simulated again for a tighter one: a quarter. */
@@ -85,7 +91,10 @@ const maxShapes = 1024
  * shape, a revert, which may be for want of gas, a limit too tight or too loose): simulate at the
  * cap. Undefined: the node lacks eth_simulateV1.
  */
-async function simulateAtRemembered(ctx: EvmContext, request: SimulationRequest): Promise<Simulation | 'again' | undefined> {
+async function simulateAtRemembered(
+  ctx: EvmContext,
+  request: SimulationRequest,
+): Promise<Simulation | 'again' | undefined> {
   const used = request.shape === undefined ? undefined : ctx.gasByShape.get(request.shape)
   if (used === undefined) return 'again'
   const limit = limitFor((neededFor(used) * 11n) / 10n, request)
@@ -116,7 +125,9 @@ async function simulateTwice(ctx: EvmContext, request: SimulationRequest): Promi
   if (!first.success) {
     const decoded = decodeRevertData(first.returnData)
     if (!decoded) return undefined
-    return decoded.status === Status.SIGNATURE_REQUIRED ? { ok: false, status: decoded.status, detail: signatureRequiredDetail } : { ok: false, ...decoded }
+    return decoded.status === Status.SIGNATURE_REQUIRED
+      ? { ok: false, status: decoded.status, detail: signatureRequiredDetail }
+      : { ok: false, ...decoded }
   }
   // A CALL forwards at most 63/64 of the gas left (EIP-150): the limit must exceed what was used.
   const needed = neededFor(first.gasUsed)
@@ -137,9 +148,23 @@ type CallResult = { success: boolean; gasUsed: bigint; returnData: Hex; settleme
  * fees), after the call that runs before it when there is one (the payment's settlement, with the
  * same fees); undefined when the node lacks the method.
  */
-async function simulateAt({ pool, chain, state, simulations }: EvmContext, { from, to, toCode, data, fees, precededBy }: SimulationRequest, gas: bigint): Promise<CallResult | undefined> {
-  const feeFields = { maxFeePerGas: numberToHex(fees.maxFeePerGas), maxPriorityFeePerGas: numberToHex(fees.maxPriorityFeePerGas) }
-  const call = { from, to: to ?? chain.executor, data, gas: numberToHex(gas), ...feeFields, ...(toCode ? { toCode } : {}) }
+async function simulateAt(
+  { pool, chain, state, simulations }: EvmContext,
+  { from, to, toCode, data, fees, precededBy }: SimulationRequest,
+  gas: bigint,
+): Promise<CallResult | undefined> {
+  const feeFields = {
+    maxFeePerGas: numberToHex(fees.maxFeePerGas),
+    maxPriorityFeePerGas: numberToHex(fees.maxPriorityFeePerGas),
+  }
+  const call = {
+    from,
+    to: to ?? chain.executor,
+    data,
+    gas: numberToHex(gas),
+    ...feeFields,
+    ...(toCode ? { toCode } : {}),
+  }
   const before = precededBy && { ...precededBy, gas: numberToHex(settlementSimulationGas), ...feeFields }
   let results: SimulatedResults
   try {
@@ -159,6 +184,12 @@ async function simulateAt({ pool, chain, state, simulations }: EvmContext, { fro
   const { result } = results
   if (!result?.status || !result.gasUsed) return undefined
   state.simulates = true
-  const settlementFailed = before !== undefined && (!results.precededBy?.status || BigInt(results.precededBy.status) !== 1n)
-  return { success: BigInt(result.status) === 1n, gasUsed: BigInt(result.gasUsed), returnData: result.returnData ?? '0x', ...(settlementFailed ? { settlementFailed } : {}) }
+  const settlementFailed =
+    before !== undefined && (!results.precededBy?.status || BigInt(results.precededBy.status) !== 1n)
+  return {
+    success: BigInt(result.status) === 1n,
+    gasUsed: BigInt(result.gasUsed),
+    returnData: result.returnData ?? '0x',
+    ...(settlementFailed ? { settlementFailed } : {}),
+  }
 }

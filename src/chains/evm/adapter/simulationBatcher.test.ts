@@ -32,7 +32,11 @@ test('simulations asked together go to the node as one eth_simulateV1 at pending
     asked.push(blocks)
     return [{ calls: blocks[0]!.calls.map((c) => ({ status: '0x1', gasUsed: c.gas, returnData: c.from })) }]
   })
-  const results = await Promise.all([batcher.simulate(call('0xa1')), batcher.simulate(call('0xa2', 200_000)), batcher.simulate(call('0xa3'))])
+  const results = await Promise.all([
+    batcher.simulate(call('0xa1')),
+    batcher.simulate(call('0xa2', 200_000)),
+    batcher.simulate(call('0xa3')),
+  ])
   assert.equal(asked.length, 1)
   assert.deepEqual(
     results.map((r) => r.result?.returnData),
@@ -46,9 +50,21 @@ test('a call with the transaction that runs before it (a settlement) goes right 
   const batcher = createSimulationBatcher(async ({ params }) => {
     const blocks = (params[0] as { blockStateCalls: Asked }).blockStateCalls
     asked.push(blocks)
-    return [{ calls: blocks[0]!.calls.map((c) => ({ status: c.from === '0xbad' ? '0x0' : '0x1', gasUsed: c.gas, returnData: c.from })) }]
+    return [
+      {
+        calls: blocks[0]!.calls.map((c) => ({
+          status: c.from === '0xbad' ? '0x0' : '0x1',
+          gasUsed: c.gas,
+          returnData: c.from,
+        })),
+      },
+    ]
   })
-  const results = await Promise.all([batcher.simulate(call('0xa1')), batcher.simulate(call('0xa2'), call('0xf1', 60_000)), batcher.simulate(call('0xa3'), call('0xbad'))])
+  const results = await Promise.all([
+    batcher.simulate(call('0xa1')),
+    batcher.simulate(call('0xa2'), call('0xf1', 60_000)),
+    batcher.simulate(call('0xa3'), call('0xbad')),
+  ])
   assert.equal(asked.length, 1)
   assert.deepEqual(
     asked[0]![0]!.calls.map((c) => c.from),
@@ -122,7 +138,10 @@ test('executes arriving together go in one batch once they stop coming; a lone c
   await Promise.all(asked)
   assert.equal(sent.length, 3, `one batch for the six: ${sent.map((b) => b.size).join(', ')}`)
   assert.equal(sent[2]!.size, 6)
-  assert.ok(sent[2]!.at - last < 200, `it went ${(sent[2]!.at - last).toFixed(0)} ms after the last call, not a 1 s window later`)
+  assert.ok(
+    sent[2]!.at - last < 200,
+    `it went ${(sent[2]!.at - last).toFixed(0)} ms after the last call, not a 1 s window later`,
+  )
   // A full batch (here: calls whose limits fill the gas budget) goes at once.
   const fullAsked = performance.now()
   await Promise.all(Array.from({ length: 25 }, (_, i) => batcher.simulate(call(`0x2${i}`, 4_000_000))))
@@ -143,7 +162,10 @@ test('while many of the gateway transactions wait in the pool, calls wait for a 
   await late
   assert.equal(sent.length, 2)
   const waited = sent[1]!.at - asked
-  assert.ok(waited >= 140 && waited < 400, `no block seen: they went when the window ended, ${waited.toFixed(0)} ms after they were asked`)
+  assert.ok(
+    waited >= 140 && waited < 400,
+    `no block seen: they went when the window ended, ${waited.toFixed(0)} ms after they were asked`,
+  )
 })
 
 test('while many of the gateway transactions wait in the pool, a block that takes them sends what waits at once; one that leaves them does not', async () => {
@@ -179,7 +201,10 @@ test('a crowded pool that no batch of the window filled (stuck transactions, a s
   const asked = performance.now()
   await batcher.simulate(call('0x11'))
   assert.equal(batches.length, 2)
-  assert.ok(batches[1]!.at - asked < 100, `it went ${(batches[1]!.at - asked).toFixed(0)} ms after it was asked, not a window later`)
+  assert.ok(
+    batches[1]!.at - asked < 100,
+    `it went ${(batches[1]!.at - asked).toFixed(0)} ms after it was asked, not a window later`,
+  )
 })
 
 test('without load (a lone client, few of the gateway transactions waiting), nothing waits', async () => {
@@ -259,13 +284,20 @@ test('with every unmined transaction of the gateway known, a batch runs on the l
   )
   const [simulation] = node.simulations()
   assert.equal(simulation!.params[1], '0x64', 'on the block read as latest, never pending')
-  const block = (simulation!.params[0] as { blockStateCalls: { calls: { from: string; nonce?: string }[]; blockOverrides: { number: string; time: string } }[] }).blockStateCalls[0]!
+  const block = (
+    simulation!.params[0] as {
+      blockStateCalls: { calls: { from: string; nonce?: string }[]; blockOverrides: { number: string; time: string } }[]
+    }
+  ).blockStateCalls[0]!
   assert.deepEqual(
     block.calls.map((c) => `${c.from}${c.nonce ? `@${c.nonce}` : ''}`),
     ['0xr1@0x7', '0xr1@0x8', '0xr2@0x3', '0xa1', '0xf1', '0xa2'],
   )
   assert.equal(block.blockOverrides.number, '0x65')
-  assert.ok(Number(block.blockOverrides.time) >= Math.floor(Date.now() / 1000) - 1, 'not before now (the latest block was long ago)')
+  assert.ok(
+    Number(block.blockOverrides.time) >= Math.floor(Date.now() / 1000) - 1,
+    'not before now (the latest block was long ago)',
+  )
   assert.equal(results[0]!.result?.returnData, '0xa1')
   assert.equal(results[1]!.precededBy?.returnData, '0xf1')
   assert.equal(results[1]!.result?.returnData, '0xa2')
@@ -283,7 +315,10 @@ test('with the pool replayed on latest, a crowded pool is no reason to wait for 
   await Promise.all([batcher.simulate(call('0x11')), batcher.simulate(call('0x12'))])
   const simulations = node.simulations()
   assert.equal(simulations.length, 2)
-  assert.ok(simulations[1]!.at - asked < 200, `it went ${(simulations[1]!.at - asked).toFixed(0)} ms after it was asked, not when a block came or the 1 s window ended`)
+  assert.ok(
+    simulations[1]!.at - asked < 200,
+    `it went ${(simulations[1]!.at - asked).toFixed(0)} ms after it was asked, not when a block came or the 1 s window ended`,
+  )
 })
 
 test('while some unmined transaction of the gateway is not known, the batch runs at the pending block, and a crowded pool still waits for a block', async () => {
@@ -307,7 +342,10 @@ test('while some unmined transaction of the gateway is not known, the batch runs
 test('a batch the node refuses with the replay runs at the pending block instead, where each caller gets its own answer', async () => {
   const node = latestNode({ refuse: true })
   const refused: unknown[] = []
-  const batcher = createSimulationBatcher(node.request, { own: () => [{ address: '0xr1' as never, calls: [unmined('0xr1', 0)] }], onReplayRefused: (err) => refused.push(err) })
+  const batcher = createSimulationBatcher(node.request, {
+    own: () => [{ address: '0xr1' as never, calls: [unmined('0xr1', 0)] }],
+    onReplayRefused: (err) => refused.push(err),
+  })
   const results = await Promise.all([batcher.simulate(call('0xa1')), batcher.simulate(call('0xa2'))])
   assert.deepEqual(
     node.simulations().map((s) => s.params[1]),
@@ -341,7 +379,9 @@ test("what a key's count on the block simulated on says was mined is not replaye
   await batcher.simulate(call('0xa1'))
   const [first] = node.simulations()
   assert.deepEqual(
-    (first!.params[0] as { blockStateCalls: { calls: { from: string; nonce?: string }[] }[] }).blockStateCalls[0]!.calls.map((c) => `${c.from}${c.nonce ? `@${c.nonce}` : ''}`),
+    (
+      first!.params[0] as { blockStateCalls: { calls: { from: string; nonce?: string }[] }[] }
+    ).blockStateCalls[0]!.calls.map((c) => `${c.from}${c.nonce ? `@${c.nonce}` : ''}`),
     ['0xr1@0x8', '0xr2@0x1', '0xa1'],
   )
   assert.deepEqual(told, ['0xr1 mined below 8', '0xr2 mined below 1'])
@@ -382,7 +422,9 @@ test('a key whose next nonce is above its count and what is kept (a transaction 
   )
   assert.deepEqual(lacking, ['0xr1'])
   const fine = latestNode({ counts: { '0xr2': 9 } })
-  await createSimulationBatcher(fine.request, { own: () => [{ address: '0xr2' as never, calls: [], next: 9 }] }).simulate(call('0xa1'))
+  await createSimulationBatcher(fine.request, {
+    own: () => [{ address: '0xr2' as never, calls: [], next: 9 }],
+  }).simulate(call('0xa1'))
   assert.deepEqual(
     fine.simulations().map((s) => s.params[1]),
     ['0x64'],

@@ -75,7 +75,12 @@ export type SimulationBatcher = {
 }
 
 /** `calls`: the call asked for, last, after what must run before it. */
-type Waiting = { calls: SimulatedCall[]; at: number; resolve(results: SimulatedResult[]): void; reject(err: unknown): void }
+type Waiting = {
+  calls: SimulatedCall[]
+  at: number
+  resolve(results: SimulatedResult[]): void
+  reject(err: unknown): void
+}
 const gasOf = (calls: SimulatedCall[]) => calls.reduce((sum, c) => sum + BigInt(c.gas), 0n)
 type Block = { calls?: SimulatedResult[] }
 type Header = { number: Hex; timestamp: Hex }
@@ -119,7 +124,14 @@ export type SimulationBatcherOptions = {
 
 export function createSimulationBatcher(
   request: (args: { method: string; params: unknown[] }) => Promise<unknown>,
-  { gatherMs = 0, pending = () => 0, own = () => undefined, onMinedBelow, onLacking, onReplayRefused }: SimulationBatcherOptions = {},
+  {
+    gatherMs = 0,
+    pending = () => 0,
+    own = () => undefined,
+    onMinedBelow,
+    onLacking,
+    onReplayRefused,
+  }: SimulationBatcherOptions = {},
 ): SimulationBatcher {
   const queue: Waiting[] = []
   let busy = false
@@ -155,10 +167,13 @@ export function createSimulationBatcher(
     // balance to pay for it: what is judged is the execution after the settlement, not who pays the settlement's gas.
     const funded = batch.flatMap((w) => (w.calls.length > 1 ? [w.calls[0]!.from] : []))
     // Account mode, not delegated yet: the sender runs with the code its authorization will give it.
-    const overrides: Record<string, { balance?: string; code?: Hex }> = Object.fromEntries(batch.flatMap((w) => w.calls.flatMap((c) => (c.toCode ? [[c.to, { code: c.toCode }]] : []))))
+    const overrides: Record<string, { balance?: string; code?: Hex }> = Object.fromEntries(
+      batch.flatMap((w) => w.calls.flatMap((c) => (c.toCode ? [[c.to, { code: c.toCode }]] : []))),
+    )
     for (const from of funded) overrides[from] = { ...overrides[from], balance: settlerBalance }
     const stateOverrides = Object.keys(overrides).length > 0 ? overrides : undefined
-    const blockOverrides: { gasLimit?: Hex; number?: Hex; time?: Hex } = gas > blockGas ? { gasLimit: numberToHex(gas) } : {}
+    const blockOverrides: { gasLimit?: Hex; number?: Hex; time?: Hex } =
+      gas > blockGas ? { gasLimit: numberToHex(gas) } : {}
     let base: Hex | 'pending' = 'pending'
     if (head) {
       // The block the chain builds next: after `latest` (anvil 1.7 runs a simulation on `latest` in
@@ -167,8 +182,15 @@ export function createSimulationBatcher(
       blockOverrides.number = numberToHex(BigInt(head.number) + 1n)
       blockOverrides.time = numberToHex(Math.max(Number(BigInt(head.timestamp)) + 1, Math.floor(Date.now() / 1000)))
     }
-    const block = { calls, ...(Object.keys(blockOverrides).length > 0 ? { blockOverrides } : {}), ...(stateOverrides ? { stateOverrides } : {}) }
-    const blocks = (await request({ method: 'eth_simulateV1', params: [{ blockStateCalls: [block], validation: true }, base] })) as Block[] | undefined
+    const block = {
+      calls,
+      ...(Object.keys(blockOverrides).length > 0 ? { blockOverrides } : {}),
+      ...(stateOverrides ? { stateOverrides } : {}),
+    }
+    const blocks = (await request({
+      method: 'eth_simulateV1',
+      params: [{ blockStateCalls: [block], validation: true }, base],
+    })) as Block[] | undefined
     const results = blocks?.[0]?.calls
     if (!replay || results === undefined) return results
     return results.length === calls.length ? results.slice(replay.length) : undefined
@@ -181,13 +203,18 @@ export function createSimulationBatcher(
    */
   async function unminedAt({ address, calls, next }: OwnUnmined, block: Hex): Promise<readonly ReplayedCall[]> {
     if (calls.length === 0 && next === undefined) return calls
-    const count = Number(BigInt((await request({ method: 'eth_getTransactionCount', params: [address, block] })) as Hex))
+    const count = Number(
+      BigInt((await request({ method: 'eth_getTransactionCount', params: [address, block] })) as Hex),
+    )
     onMinedBelow?.(address, count)
     const left = calls.filter((c) => Number(BigInt(c.nonce)) >= count)
-    const gap = left.some((c, i) => Number(BigInt(c.nonce)) !== count + i) || (next !== undefined && count + left.length < next)
+    const gap =
+      left.some((c, i) => Number(BigInt(c.nonce)) !== count + i) || (next !== undefined && count + left.length < next)
     if (gap) {
       onLacking?.(address)
-      throw new Error(`relayer ${address}: the node's count of mined nonces (${count}) leaves a nonce of its pool this instance has no bytes of`)
+      throw new Error(
+        `relayer ${address}: the node's count of mined nonces (${count}) leaves a nonce of its pool this instance has no bytes of`,
+      )
     }
     return left
   }
@@ -303,7 +330,8 @@ export function createSimulationBatcher(
       new Promise<SimulatedResults>((resolve, reject) => {
         lastAsked = performance.now()
         const calls = precededBy ? [precededBy, call] : [call]
-        const answer = (results: SimulatedResult[]) => resolve(precededBy ? { result: results[1], precededBy: results[0] } : { result: results[0] })
+        const answer = (results: SimulatedResult[]) =>
+          resolve(precededBy ? { result: results[1], precededBy: results[0] } : { result: results[0] })
         queue.push({ calls, at: lastAsked, resolve: answer, reject })
         queuedGas += gasOf(calls)
         schedule()

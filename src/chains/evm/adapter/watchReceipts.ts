@@ -1,7 +1,15 @@
 // One block watch per chain answers every execution's receipt wait: a new block's receipts read
 // once (eth_getBlockReceipts, one receipt read per waiting transaction where the node lacks it).
 import type { Logger } from 'pino'
-import { BaseError, formatTransactionReceipt, numberToHex, type PublicClient, type RpcTransactionReceipt, type TransactionReceipt, TransactionReceiptNotFoundError } from 'viem'
+import {
+  BaseError,
+  formatTransactionReceipt,
+  numberToHex,
+  type PublicClient,
+  type RpcTransactionReceipt,
+  type TransactionReceipt,
+  TransactionReceiptNotFoundError,
+} from 'viem'
 import type { EndpointPool } from '../../createEndpointPool.ts'
 import { createReceiptWatcher, type ReceiptWatcher } from '../createReceiptWatcher.ts'
 import { isUnknownMethod } from './nodeErrors.ts'
@@ -27,7 +35,9 @@ export function watchReceipts({
     blockNumber: () => client.getBlockNumber({ cacheTime: 0 }),
     async blockReceipts(blockNumber) {
       try {
-        const raw = (await pool.request({ method: 'eth_getBlockReceipts', params: [numberToHex(blockNumber)] })) as RpcTransactionReceipt[] | null
+        const raw = (await pool.request({ method: 'eth_getBlockReceipts', params: [numberToHex(blockNumber)] })) as
+          | RpcTransactionReceipt[]
+          | null
         return (raw ?? []).map((r) => formatTransactionReceipt(r))
       } catch (err) {
         if (isUnknownMethod(err)) return undefined

@@ -4,7 +4,18 @@
 // sends only what is missing (one transaction each, waiting for the confirmations asked), and
 // verifies every contract's runtime code and immutables afterwards. Run it twice: the second
 // sends nothing.
-import { type Address, type Hash, type LocalAccount, type PublicClient, createPublicClient, createWalletClient, defineChain, formatEther, formatGwei, http } from 'viem'
+import {
+  type Address,
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  formatEther,
+  formatGwei,
+  type Hash,
+  http,
+  type LocalAccount,
+  type PublicClient,
+} from 'viem'
 import { redactUrl } from '../../../config/redactUrl.ts'
 import { checkImmutables } from './checkImmutables.ts'
 import { DeployError } from './deployError.ts'
@@ -45,14 +56,35 @@ export type DeployToChainParameters = {
   onProgress?: (line: string) => void
 }
 
-export async function deployToChain({ chainId, chainNumber, rpcUrl, salt, confirmations, openAccount, onProgress = () => {} }: DeployToChainParameters): Promise<DeployResult> {
+export async function deployToChain({
+  chainId,
+  chainNumber,
+  rpcUrl,
+  salt,
+  confirmations,
+  openAccount,
+  onProgress = () => {},
+}: DeployToChainParameters): Promise<DeployResult> {
   const shownUrl = redactUrl(rpcUrl)
-  const chain = defineChain({ id: chainNumber, name: chainId, nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } })
+  const chain = defineChain({
+    id: chainNumber,
+    name: chainId,
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [rpcUrl] } },
+  })
   const transport = http(rpcUrl, { retryCount: 1, timeout: 15_000 })
-  const client = createPublicClient({ chain, transport, pollingInterval: chainNumber === 31337 || chainNumber === 31338 ? 50 : 2_000, cacheTime: 0 }) as PublicClient
+  const client = createPublicClient({
+    chain,
+    transport,
+    pollingInterval: chainNumber === 31337 || chainNumber === 31338 ? 50 : 2_000,
+    cacheTime: 0,
+  }) as PublicClient
 
   const served = await client.getChainId().catch((err: unknown) => {
-    throw new DeployError(`Cannot reach the RPC at ${shownUrl}`, { code: 'DEPLOY_RPC_UNREACHABLE', details: `eth_chainId failed: ${reason(err, rpcUrl)}. Check --rpc and that the node is up.` })
+    throw new DeployError(`Cannot reach the RPC at ${shownUrl}`, {
+      code: 'DEPLOY_RPC_UNREACHABLE',
+      details: `eth_chainId failed: ${reason(err, rpcUrl)}. Check --rpc and that the node is up.`,
+    })
   })
   if (served !== chainNumber) {
     throw new DeployError(`The RPC at ${shownUrl} serves eip155:${served}, not ${chainId}`, {
@@ -61,7 +93,10 @@ export async function deployToChain({ chainId, chainNumber, rpcUrl, salt, confir
     })
   }
   if (!(await read(client.getCode({ address: deterministicDeployer.address }), rpcUrl))) {
-    throw new DeployError(`${chainId} has no CREATE2 deployer at ${deterministicDeployer.address}`, { code: 'DEPLOY_NO_CREATE2_DEPLOYER', details: deterministicDeployer.howToDeploy })
+    throw new DeployError(`${chainId} has no CREATE2 deployer at ${deterministicDeployer.address}`, {
+      code: 'DEPLOY_NO_CREATE2_DEPLOYER',
+      details: deterministicDeployer.howToDeploy,
+    })
   }
 
   const account = await openAccount()
@@ -76,18 +111,32 @@ export async function deployToChain({ chainId, chainNumber, rpcUrl, salt, confir
   }
   for (const contract of plan.contracts) {
     if (contract.createdBy && present.has(contract.name) && !present.has(contract.createdBy)) {
-      throw differs(contract, `it has code, but ${contract.createdBy}, whose constructor creates it there, is not deployed`)
+      throw differs(
+        contract,
+        `it has code, but ${contract.createdBy}, whose constructor creates it there, is not deployed`,
+      )
     }
   }
   const missing = plan.contracts.filter((c) => c.deployData && !present.has(c.name))
   const sent = new Map<ContractName, { transactionHash: Hash; blockNumber: bigint; gasUsed: bigint }>()
   if (missing.length > 0) {
-    const wallet = createWalletClient({ chain, transport, account, pollingInterval: client.pollingInterval, cacheTime: 0 })
+    const wallet = createWalletClient({
+      chain,
+      transport,
+      account,
+      pollingInterval: client.pollingInterval,
+      cacheTime: 0,
+    })
     const gas = new Map<ContractName, bigint>()
     for (const contract of missing) {
-      const estimate = await client.estimateGas({ account: account.address, to: deterministicDeployer.address, data: contract.deployData! }).catch((err: unknown) => {
-        throw new DeployError(`Deploying ${contract.name} would fail`, { code: 'DEPLOY_FAILED', details: `estimating its gas failed: ${reason(err, rpcUrl)}` })
-      })
+      const estimate = await client
+        .estimateGas({ account: account.address, to: deterministicDeployer.address, data: contract.deployData! })
+        .catch((err: unknown) => {
+          throw new DeployError(`Deploying ${contract.name} would fail`, {
+            code: 'DEPLOY_FAILED',
+            details: `estimating its gas failed: ${reason(err, rpcUrl)}`,
+          })
+        })
       // A margin over the estimate: CREATE2 inside a call passes on only 63/64 of the gas left.
       gas.set(contract.name, (estimate * 6n) / 5n)
     }
@@ -103,16 +152,30 @@ export async function deployToChain({ chainId, chainNumber, rpcUrl, salt, confir
     const needed = totalGas * price
     const balance = await read(client.getBalance({ address: account.address }), rpcUrl)
     if (balance < needed) {
-      throw new DeployError(`The deployer ${account.address} holds ${formatEther(balance)} ETH; deploying needs about ${formatEther(needed)} ETH`, {
-        code: 'DEPLOY_UNFUNDED',
-        details: `${missing.map((c) => c.name).join(', ')}: about ${totalGas} gas at up to ${formatGwei(price)} gwei. Send it at least ${formatEther(needed - balance)} ETH more on ${chainId} and run again (nothing was sent).`,
-      })
+      throw new DeployError(
+        `The deployer ${account.address} holds ${formatEther(balance)} ETH; deploying needs about ${formatEther(needed)} ETH`,
+        {
+          code: 'DEPLOY_UNFUNDED',
+          details: `${missing.map((c) => c.name).join(', ')}: about ${totalGas} gas at up to ${formatGwei(price)} gwei. Send it at least ${formatEther(needed - balance)} ETH more on ${chainId} and run again (nothing was sent).`,
+        },
+      )
     }
     for (const contract of missing) {
       onProgress(`sending ${contract.name} (about ${gas.get(contract.name)} gas)`)
-      const hash = await wallet.sendTransaction({ account, chain, to: deterministicDeployer.address, data: contract.deployData!, gas: gas.get(contract.name)! }).catch((err: unknown) => {
-        throw new DeployError(`Sending ${contract.name}'s deployment failed`, { code: 'DEPLOY_FAILED', details: reason(err, rpcUrl) })
-      })
+      const hash = await wallet
+        .sendTransaction({
+          account,
+          chain,
+          to: deterministicDeployer.address,
+          data: contract.deployData!,
+          gas: gas.get(contract.name)!,
+        })
+        .catch((err: unknown) => {
+          throw new DeployError(`Sending ${contract.name}'s deployment failed`, {
+            code: 'DEPLOY_FAILED',
+            details: reason(err, rpcUrl),
+          })
+        })
       onProgress(`  ${hash}: waiting for ${confirmations} confirmation${confirmations === 1 ? '' : 's'}`)
       const receipt = await read(client.waitForTransactionReceipt({ hash, confirmations, timeout: 600_000 }), rpcUrl)
       if (receipt.status !== 'success') {
@@ -128,7 +191,10 @@ export async function deployToChain({ chainId, chainNumber, rpcUrl, salt, confir
   // After the deployments, everything again: the receipts say a call succeeded, the code says what is there.
   for (const contract of plan.contracts) {
     if (!(await inspect({ client, plan, contract, chainNumber, rpcUrl }))) {
-      throw new DeployError(`${contract.name} is not at ${contract.address} after its deployment`, { code: 'DEPLOY_FAILED', details: 'the transaction succeeded but left no code there' })
+      throw new DeployError(`${contract.name} is not at ${contract.address} after its deployment`, {
+        code: 'DEPLOY_FAILED',
+        details: 'the transaction succeeded but left no code there',
+      })
     }
   }
   onProgress('runtime code verified against the build (immutables masked, and read back)')
@@ -139,7 +205,15 @@ export async function deployToChain({ chainId, chainNumber, rpcUrl, salt, confir
     if (c.createdBy && sent.has(c.createdBy)) return { name: c.name, address: c.address, outcome: 'created' }
     return { name: c.name, address: c.address, outcome: 'present' }
   })
-  return { chainId, deployer: { address: account.address, backend: account.backend }, salt, confirmations, addresses: plan.addresses, contracts, transactions: sent.size }
+  return {
+    chainId,
+    deployer: { address: account.address, backend: account.backend },
+    salt,
+    confirmations,
+    addresses: plan.addresses,
+    contracts,
+    transactions: sent.size,
+  }
 }
 
 /** Whether the contract is there as built (true), absent (false); refuses anything else. */
@@ -159,10 +233,17 @@ async function inspect({
   const code = await read(client.getCode({ address: contract.address }), rpcUrl)
   if (!code || code === '0x') return false
   if (!matchesRuntimeCode(code, contract.artifact)) {
-    throw differs(contract, `its runtime code (${(code.length - 2) / 2} bytes) is not this build's (${(contract.artifact.deployedBytecode.length - 2) / 2} bytes, immutables masked)`)
+    throw differs(
+      contract,
+      `its runtime code (${(code.length - 2) / 2} bytes) is not this build's (${(contract.artifact.deployedBytecode.length - 2) / 2} bytes, immutables masked)`,
+    )
   }
   const problems = await checkImmutables({ client, plan, name: contract.name, chainId: chainNumber })
-  if (problems.length > 0) throw differs(contract, `its code is this build's but its immutables are not this deployment's: ${problems.join('; ')}`)
+  if (problems.length > 0)
+    throw differs(
+      contract,
+      `its code is this build's but its immutables are not this deployment's: ${problems.join('; ')}`,
+    )
   return true
 }
 
@@ -179,7 +260,10 @@ async function read<T>(promise: Promise<T>, rpcUrl: string): Promise<T> {
     return await promise
   } catch (err) {
     if (err instanceof DeployError) throw err
-    throw new DeployError(`The RPC at ${redactUrl(rpcUrl)} failed`, { code: 'DEPLOY_RPC_UNREACHABLE', details: reason(err, rpcUrl) })
+    throw new DeployError(`The RPC at ${redactUrl(rpcUrl)} failed`, {
+      code: 'DEPLOY_RPC_UNREACHABLE',
+      details: reason(err, rpcUrl),
+    })
   }
 }
 

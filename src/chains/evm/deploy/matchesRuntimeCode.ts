@@ -3,7 +3,10 @@
 // deployment's own values (addresses, the EIP-712 domain) and which are checked by reading them.
 import type { Hex } from 'viem'
 
-export type RuntimeArtifact = { deployedBytecode: Hex; immutableReferences: readonly { start: number; length: number }[] }
+export type RuntimeArtifact = {
+  deployedBytecode: Hex
+  immutableReferences: readonly { start: number; length: number }[]
+}
 
 export function matchesRuntimeCode(code: Hex | undefined, artifact: RuntimeArtifact): boolean {
   if (!code) return false

@@ -3,7 +3,7 @@
 // IntentValidator with CREATE, at its nonces 1 and 2) and the EIP-7702 account delegate
 // IntentAccount (constructor: the executor's ledger), each CREATE2'd by the deterministic
 // deployment proxy with one salt. No demo contract.
-import { type Address, type Hex, concat, encodeDeployData, getContractAddress } from 'viem'
+import { type Address, concat, encodeDeployData, getContractAddress, type Hex } from 'viem'
 import { intentAccountArtifact } from '../../../contracts/intentAccountArtifact.ts'
 import { intentExecutorArtifact } from '../../../contracts/intentExecutorArtifact.ts'
 import { intentLedgerArtifact } from '../../../contracts/intentLedgerArtifact.ts'
@@ -32,16 +32,33 @@ export type DeploymentPlan = {
 }
 
 export function planDeployment({ salt }: { salt: Hex }): DeploymentPlan {
-  const create2 = (initCode: Hex) => ({ address: getContractAddress({ opcode: 'CREATE2', from: deterministicDeployer.address, salt, bytecode: initCode }), deployData: concat([salt, initCode]) })
+  const create2 = (initCode: Hex) => ({
+    address: getContractAddress({ opcode: 'CREATE2', from: deterministicDeployer.address, salt, bytecode: initCode }),
+    deployData: concat([salt, initCode]),
+  })
   const registry = create2(policyRegistryArtifact.bytecode)
-  const executor = create2(encodeDeployData({ abi: intentExecutorArtifact.abi, bytecode: intentExecutorArtifact.bytecode, args: [registry.address] }))
+  const executor = create2(
+    encodeDeployData({
+      abi: intentExecutorArtifact.abi,
+      bytecode: intentExecutorArtifact.bytecode,
+      args: [registry.address],
+    }),
+  )
   // A contract's nonce starts at 1 (EIP-161): the ledger is its first creation, the validator its second.
   const ledger = getContractAddress({ opcode: 'CREATE', from: executor.address, nonce: 1n })
   const validator = getContractAddress({ opcode: 'CREATE', from: executor.address, nonce: 2n })
-  const accountDelegate = create2(encodeDeployData({ abi: intentAccountArtifact.abi, bytecode: intentAccountArtifact.bytecode, args: [ledger] }))
+  const accountDelegate = create2(
+    encodeDeployData({ abi: intentAccountArtifact.abi, bytecode: intentAccountArtifact.bytecode, args: [ledger] }),
+  )
   return {
     salt,
-    addresses: { registry: registry.address, executor: executor.address, ledger, validator, accountDelegate: accountDelegate.address },
+    addresses: {
+      registry: registry.address,
+      executor: executor.address,
+      ledger,
+      validator,
+      accountDelegate: accountDelegate.address,
+    },
     contracts: [
       { name: 'PolicyRegistry', artifact: policyRegistryArtifact, ...registry },
       { name: 'IntentExecutor', artifact: intentExecutorArtifact, ...executor },

@@ -53,7 +53,13 @@ The deployer's key (environment):
   kms     DEPLOYER_KMS_KEY_ID, KMS_REGION (or AWS_REGION), KMS_ENDPOINT (optional)
 `
 
-export function readDeployOptions({ argv, env }: { argv: string[]; env: Record<string, string | undefined> }): DeployOptionsResult {
+export function readDeployOptions({
+  argv,
+  env,
+}: {
+  argv: string[]
+  env: Record<string, string | undefined>
+}): DeployOptionsResult {
   const problems: string[] = []
   let values: Record<string, string | boolean | undefined>
   try {
@@ -81,9 +87,19 @@ export function readDeployOptions({ argv, env }: { argv: string[]; env: Record<s
   const confirmations = readConfirmations(values.confirmations as string | undefined, chain?.chainNumber, problems)
   const salt = readSalt(values.salt as string | undefined, problems)
   const key = readKeySource(values['key-source'] as string | undefined, env, problems)
-  const current = Object.fromEntries(['EXECUTOR_ADDRESSES', 'VALIDATOR_ADDRESSES', 'REGISTRY_ADDRESSES', 'ACCOUNT_DELEGATE_ADDRESSES'].map((name) => [name, env[name]?.trim() || undefined]))
-  if (problems.length > 0 || !chain || !rpcUrl || confirmations === undefined || !salt || !key) return { value: undefined, problems, help: false }
-  return { value: { ...chain, rpcUrl, confirmations, salt, json: values.json === true, key, current }, problems, help: false }
+  const current = Object.fromEntries(
+    ['EXECUTOR_ADDRESSES', 'VALIDATOR_ADDRESSES', 'REGISTRY_ADDRESSES', 'ACCOUNT_DELEGATE_ADDRESSES'].map((name) => [
+      name,
+      env[name]?.trim() || undefined,
+    ]),
+  )
+  if (problems.length > 0 || !chain || !rpcUrl || confirmations === undefined || !salt || !key)
+    return { value: undefined, problems, help: false }
+  return {
+    value: { ...chain, rpcUrl, confirmations, salt, json: values.json === true, key, current },
+    problems,
+    help: false,
+  }
 }
 
 function readChain(raw: string | undefined, problems: string[]): { chainId: string; chainNumber: number } | undefined {
@@ -97,7 +113,9 @@ function readChain(raw: string | undefined, problems: string[]): { chainId: stri
     return undefined
   }
   if (parsed.namespace !== 'eip155') {
-    problems.push(`--chain: ${parsed.caip2} is not an EVM chain: this command deploys the EVM contracts (a Solana program is deployed with \`solana program deploy\`, see the README)`)
+    problems.push(
+      `--chain: ${parsed.caip2} is not an EVM chain: this command deploys the EVM contracts (a Solana program is deployed with \`solana program deploy\`, see the README)`,
+    )
     return undefined
   }
   return { chainId: parsed.caip2, chainNumber: Number(parsed.reference) }
@@ -117,7 +135,11 @@ function readRpc(raw: string | undefined, problems: string[]): string | undefine
   return undefined
 }
 
-function readConfirmations(raw: string | undefined, chainNumber: number | undefined, problems: string[]): number | undefined {
+function readConfirmations(
+  raw: string | undefined,
+  chainNumber: number | undefined,
+  problems: string[],
+): number | undefined {
   if (raw === undefined) return chainNumber !== undefined && devChains.has(chainNumber) ? 1 : 2
   if (!/^[0-9]{1,4}$/.test(raw) || Number(raw) < 1 || Number(raw) > 1000) {
     problems.push(`--confirmations: "${raw.slice(0, 20)}" is not a whole number of blocks between 1 and 1000`)
@@ -140,7 +162,11 @@ function readSalt(raw: string | undefined, problems: string[]): Hex | undefined 
   return keccak256(stringToHex(raw))
 }
 
-function readKeySource(requested: string | undefined, env: Record<string, string | undefined>, problems: string[]): DeployerKeySource | undefined {
+function readKeySource(
+  requested: string | undefined,
+  env: Record<string, string | undefined>,
+  problems: string[],
+): DeployerKeySource | undefined {
   const get = (name: string) => env[name]?.trim() || undefined
   const given = {
     local: get('DEPLOYER_PRIVATE_KEY') ? 'DEPLOYER_PRIVATE_KEY' : undefined,
@@ -157,11 +183,15 @@ function readKeySource(requested: string | undefined, env: Record<string, string
   } else {
     const set = backends.filter((b) => given[b])
     if (set.length === 0) {
-      problems.push('DEPLOYER_PRIVATE_KEY: no deployer key: set DEPLOYER_PRIVATE_KEY, DEPLOYER_PKCS11_KEY_LABEL (with DEPLOYER_PKCS11_MODULE, _TOKEN, _PIN) or DEPLOYER_KMS_KEY_ID')
+      problems.push(
+        'DEPLOYER_PRIVATE_KEY: no deployer key: set DEPLOYER_PRIVATE_KEY, DEPLOYER_PKCS11_KEY_LABEL (with DEPLOYER_PKCS11_MODULE, _TOKEN, _PIN) or DEPLOYER_KMS_KEY_ID',
+      )
       return undefined
     }
     if (set.length > 1) {
-      problems.push(`--key-source: ${set.map((b) => given[b]).join(' and ')} are both set: say which key deploys (--key-source ${set.join(' or ')})`)
+      problems.push(
+        `--key-source: ${set.map((b) => given[b]).join(' and ')} are both set: say which key deploys (--key-source ${set.join(' or ')})`,
+      )
       return undefined
     }
     backend = set[0]
@@ -169,7 +199,8 @@ function readKeySource(requested: string | undefined, env: Record<string, string
   if (backend === 'local') {
     const privateKey = get('DEPLOYER_PRIVATE_KEY')
     if (!privateKey) problems.push('DEPLOYER_PRIVATE_KEY: required with --key-source local')
-    else if (!/^0x[0-9a-fA-F]{64}$/.test(privateKey)) problems.push('DEPLOYER_PRIVATE_KEY: not a 32-byte hex private key (0x and 64 hex digits)')
+    else if (!/^0x[0-9a-fA-F]{64}$/.test(privateKey))
+      problems.push('DEPLOYER_PRIVATE_KEY: not a 32-byte hex private key (0x and 64 hex digits)')
     else return { backend, privateKey: privateKey as Hex, setting: 'DEPLOYER_PRIVATE_KEY' }
     return undefined
   }
@@ -178,20 +209,31 @@ function readKeySource(requested: string | undefined, env: Record<string, string
     const tokenLabel = get('DEPLOYER_PKCS11_TOKEN')
     const pin = env.DEPLOYER_PKCS11_PIN
     const keyLabel = get('DEPLOYER_PKCS11_KEY_LABEL')
-    if (!modulePath) problems.push("DEPLOYER_PKCS11_MODULE: required with --key-source pkcs11: the path of the token's PKCS#11 library")
+    if (!modulePath)
+      problems.push(
+        "DEPLOYER_PKCS11_MODULE: required with --key-source pkcs11: the path of the token's PKCS#11 library",
+      )
     if (!tokenLabel) problems.push("DEPLOYER_PKCS11_TOKEN: required with --key-source pkcs11: the token's label")
     if (!pin) problems.push("DEPLOYER_PKCS11_PIN: required with --key-source pkcs11: the token's user PIN")
-    if (!keyLabel) problems.push("DEPLOYER_PKCS11_KEY_LABEL: required with --key-source pkcs11: the label of the deployer's secp256k1 key pair")
-    if (modulePath && tokenLabel && pin && keyLabel) return { backend, modulePath, tokenLabel, pin, keyLabel, setting: 'DEPLOYER_PKCS11_KEY_LABEL' }
+    if (!keyLabel)
+      problems.push(
+        "DEPLOYER_PKCS11_KEY_LABEL: required with --key-source pkcs11: the label of the deployer's secp256k1 key pair",
+      )
+    if (modulePath && tokenLabel && pin && keyLabel)
+      return { backend, modulePath, tokenLabel, pin, keyLabel, setting: 'DEPLOYER_PKCS11_KEY_LABEL' }
     return undefined
   }
   const keyId = get('DEPLOYER_KMS_KEY_ID')
   const region = get('KMS_REGION') ?? get('AWS_REGION')
   const endpoint = get('KMS_ENDPOINT')
-  if (!keyId) problems.push('DEPLOYER_KMS_KEY_ID: required with --key-source kms: the key id, alias or ARN of an ECC_SECG_P256K1 key')
+  if (!keyId)
+    problems.push(
+      'DEPLOYER_KMS_KEY_ID: required with --key-source kms: the key id, alias or ARN of an ECC_SECG_P256K1 key',
+    )
   else if (!/^[\w:/+=.@-]{1,2048}$/.test(keyId)) problems.push('DEPLOYER_KMS_KEY_ID: not a KMS key id, alias or ARN')
   if (!region) problems.push('KMS_REGION: required with DEPLOYER_KMS_KEY_ID (or set AWS_REGION)')
   if (endpoint !== undefined && !/^https?:\/\//.test(endpoint)) problems.push('KMS_ENDPOINT: must be an http(s) URL')
-  if (keyId && region && problems.length === 0) return { backend: 'kms', keyId, region, endpoint, setting: 'DEPLOYER_KMS_KEY_ID' }
+  if (keyId && region && problems.length === 0)
+    return { backend: 'kms', keyId, region, endpoint, setting: 'DEPLOYER_KMS_KEY_ID' }
   return undefined
 }

@@ -2,8 +2,9 @@
 // was done and the gateway's settings, as text for people or with --json for machines. Progress
 // goes to stderr so that stdout is only the result. Answers the exit code: 0 done, 1 refused or
 // failed, 2 bad options. No key, PIN or RPC URL is ever printed.
-import { GatewayError } from '../../../errors/gatewayError.ts'
+
 import { ConfigError } from '../../../errors/configError.ts'
+import { GatewayError } from '../../../errors/gatewayError.ts'
 import { createDeployerAccount } from './createDeployerAccount.ts'
 import { type DeployResult, deployToChain } from './deployToChain.ts'
 import { deployUsage, readDeployOptions } from './readDeployOptions.ts'
@@ -24,8 +25,13 @@ export async function runDeployCommand({ argv, env, stdout, stderr }: RunDeployC
   }
   if (!options.value) {
     const problems = options.problems
-    if (argv.includes('--json')) stdout.write(`${JSON.stringify({ error: { code: 'DEPLOY_OPTIONS', message: 'Invalid options', problems } }, null, 2)}\n`)
-    stderr.write(`Invalid options (${problems.length}):\n${problems.map((p) => `  - ${p}`).join('\n')}\n\n${deployUsage}`)
+    if (argv.includes('--json'))
+      stdout.write(
+        `${JSON.stringify({ error: { code: 'DEPLOY_OPTIONS', message: 'Invalid options', problems } }, null, 2)}\n`,
+      )
+    stderr.write(
+      `Invalid options (${problems.length}):\n${problems.map((p) => `  - ${p}`).join('\n')}\n\n${deployUsage}`,
+    )
     return 2
   }
   const { chainId, chainNumber, rpcUrl, confirmations, salt, json, key, current } = options.value
@@ -45,8 +51,13 @@ export async function runDeployCommand({ argv, env, stdout, stderr }: RunDeployC
   } catch (err) {
     if (!(err instanceof GatewayError)) throw err
     const problems = err instanceof ConfigError ? err.problems : undefined
-    if (json) stdout.write(`${JSON.stringify({ error: { code: err.code, message: err.shortMessage, details: err.details, problems } }, null, 2)}\n`)
-    stderr.write(`${err.shortMessage}\n${problems ? problems.map((p) => `  - ${p}\n`).join('') : ''}${err.details && !problems ? `${err.details}\n` : ''}`)
+    if (json)
+      stdout.write(
+        `${JSON.stringify({ error: { code: err.code, message: err.shortMessage, details: err.details, problems } }, null, 2)}\n`,
+      )
+    stderr.write(
+      `${err.shortMessage}\n${problems ? problems.map((p) => `  - ${p}\n`).join('') : ''}${err.details && !problems ? `${err.details}\n` : ''}`,
+    )
     return 1
   }
 }
@@ -64,7 +75,9 @@ function toJson(result: DeployResult, settings: GatewaySettings) {
         {
           address: c.address,
           outcome: c.outcome,
-          ...(c.transactionHash ? { transactionHash: c.transactionHash, blockNumber: String(c.blockNumber), gasUsed: String(c.gasUsed) } : {}),
+          ...(c.transactionHash
+            ? { transactionHash: c.transactionHash, blockNumber: String(c.blockNumber), gasUsed: String(c.gasUsed) }
+            : {}),
         },
       ]),
     ),

@@ -13,7 +13,15 @@ export type GatewaySettings = {
   notes: string[]
 }
 
-export function toGatewaySettings({ chainId, addresses, current }: { chainId: string; addresses: DeploymentPlan['addresses']; current: Record<string, string | undefined> }): GatewaySettings {
+export function toGatewaySettings({
+  chainId,
+  addresses,
+  current,
+}: {
+  chainId: string
+  addresses: DeploymentPlan['addresses']
+  current: Record<string, string | undefined>
+}): GatewaySettings {
   const reference = chainId.slice('eip155:'.length)
   const notes: string[] = []
   const mergedNames: string[] = []
@@ -31,7 +39,9 @@ export function toGatewaySettings({ chainId, addresses, current }: { chainId: st
       try {
         const parsed: unknown = JSON.parse(raw)
         if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not an object')
-        merged = Object.fromEntries(Object.entries(parsed).filter(([key]) => key.trim() !== chainId && key.trim() !== reference))
+        merged = Object.fromEntries(
+          Object.entries(parsed).filter(([key]) => key.trim() !== chainId && key.trim() !== reference),
+        )
         mergedNames.push(name)
       } catch {
         notes.push(`${name} in this environment is not a JSON object: printed for ${chainId} only`)

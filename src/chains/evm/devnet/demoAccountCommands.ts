@@ -4,7 +4,7 @@
 // whichever runs first delegates the account (a type-4 transaction), and once it is delegated
 // the gateway ignores the authorization, so the commands work in any order. The session key's
 // three are printed in the order that spends its policy's 0.02 ETH and then is refused.
-import { type Address, type Hex, encodeFunctionData, parseEther, parseUnits } from 'viem'
+import { type Address, encodeFunctionData, type Hex, parseEther, parseUnits } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { demoCounterArtifact } from '../../../contracts/demoCounterArtifact.ts'
 import { demoDollarArtifact } from '../../../contracts/demoDollarArtifact.ts'
@@ -28,21 +28,60 @@ export type DemoAccountCommandsParameters = {
 }
 
 /** [what it answers, the command] pairs, in the order to run them. */
-export async function demoAccountCommands({ chainId, demo, agentKey, sessionKey, agentNonce, recipient, execute }: DemoAccountCommandsParameters): Promise<Array<[string, string]>> {
+export async function demoAccountCommands({
+  chainId,
+  demo,
+  agentKey,
+  sessionKey,
+  agentNonce,
+  recipient,
+  execute,
+}: DemoAccountCommandsParameters): Promise<Array<[string, string]>> {
   const { account, counter, payment } = demo
   const agent = privateKeyToAccount(agentKey)
   const signed = await agent.signAuthorization({ chainId, address: account.delegate, nonce: agentNonce })
-  const authorization = { chainId, address: account.delegate, nonce: agentNonce, yParity: signed.yParity, r: signed.r, s: signed.s }
-  const increment = (value: bigint): IntentCall => ({ target: counter, value, data: encodeFunctionData({ abi: demoCounterArtifact.abi, functionName: 'increment', args: [1n] }) })
+  const authorization = {
+    chainId,
+    address: account.delegate,
+    nonce: agentNonce,
+    yParity: signed.yParity,
+    r: signed.r,
+    s: signed.s,
+  }
+  const increment = (value: bigint): IntentCall => ({
+    target: counter,
+    value,
+    data: encodeFunctionData({ abi: demoCounterArtifact.abi, functionName: 'increment', args: [1n] }),
+  })
   const dollars = parseUnits('10', 6)
   // Nonces of their own, far from the printed executor-mode ones (one nonce space per sender).
   let nonce = 7_000n
   const body = async (calls: IntentCall[], policyId: Hex, key: Hex) => {
-    const intent: Intent = { sender: account.agent, target: calls[0]!.target, data: '0x', value: 0n, nonce: nonce++, validAfter: 0n, validBefore: 0n, policyId, calls }
+    const intent: Intent = {
+      sender: account.agent,
+      target: calls[0]!.target,
+      data: '0x',
+      value: 0n,
+      nonce: nonce++,
+      validAfter: 0n,
+      validBefore: 0n,
+      policyId,
+      calls,
+    }
     const single = calls.length === 1 ? calls[0]! : undefined
-    const asSigned: Intent = single ? { ...intent, target: single.target, data: single.data, value: single.value, calls: undefined } : intent
-    const signature = await privateKeyToAccount(key).signTypedData(accountTypedData({ chainId, intent: asSigned }) as never)
-    const header = { sender: account.agent, nonce: intent.nonce.toString(), validAfter: '0', validBefore: '0', policyId }
+    const asSigned: Intent = single
+      ? { ...intent, target: single.target, data: single.data, value: single.value, calls: undefined }
+      : intent
+    const signature = await privateKeyToAccount(key).signTypedData(
+      accountTypedData({ chainId, intent: asSigned }) as never,
+    )
+    const header = {
+      sender: account.agent,
+      nonce: intent.nonce.toString(),
+      validAfter: '0',
+      validBefore: '0',
+      policyId,
+    }
     const shape = single
       ? { ...header, target: single.target, data: single.data, value: single.value.toString() }
       : { ...header, calls: calls.map((c) => ({ target: c.target, data: c.data, value: c.value.toString() })) }
@@ -55,7 +94,11 @@ export async function demoAccountCommands({ chainId, demo, agentKey, sessionKey,
     value: 0n,
     data: encodeFunctionData({ abi: demoDollarArtifact.abi, functionName, args: [to, amount] }),
   })
-  const sell: IntentCall = { target: account.swap, value: 0n, data: encodeFunctionData({ abi: demoSwapArtifact.abi, functionName: 'sellDollars', args: [dollars] }) }
+  const sell: IntentCall = {
+    target: account.swap,
+    value: 0n,
+    data: encodeFunctionData({ abi: demoSwapArtifact.abi, functionName: 'sellDollars', args: [dollars] }),
+  }
   return [
     [
       "200 EXECUTED (0x11): account mode, delegate and execute in one: the agent's first intent (the counter) carries its EIP-7702 authorization; the relayer sends a type-4 transaction to the agent's own address",
@@ -73,7 +116,13 @@ export async function demoAccountCommands({ chainId, demo, agentKey, sessionKey,
       "200 EXECUTED (0x11): the session key's intent (0.01 ETH to the counter from the agent's ETH, under its policy of 0.01 a transaction, 0.02 in all)",
       execute(await session([increment(parseEther('0.01'))])),
     ],
-    ["200 EXECUTED (0x11): the session key's second (its policy's 0.02 ETH now spent)", execute(await session([increment(parseEther('0.01'))]))],
-    ["402 INSUFFICIENT_FUNDS (0x54): the session key's third, refused after its policy's limit (errors[].field calls[0]); nothing sent", execute(await session([increment(1n), increment(0n)]))],
+    [
+      "200 EXECUTED (0x11): the session key's second (its policy's 0.02 ETH now spent)",
+      execute(await session([increment(parseEther('0.01'))])),
+    ],
+    [
+      "402 INSUFFICIENT_FUNDS (0x54): the session key's third, refused after its policy's limit (errors[].field calls[0]); nothing sent",
+      execute(await session([increment(1n), increment(0n)])),
+    ],
   ]
 }

@@ -2,7 +2,17 @@
 // execution modes share and its validator: neither can ever be swapped), the demo counter, the
 // DemoDollar that x402 payments are made in and, after them so the others keep their addresses,
 // the EIP-7702 account delegate and the demo pool. Shared by the devnet, the tests and the benchmarks.
-import { type Address, type Hex, type PublicClient, type WalletClient, createPublicClient, createWalletClient, defineChain, getAddress, http } from 'viem'
+import {
+  type Address,
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  getAddress,
+  type Hex,
+  http,
+  type PublicClient,
+  type WalletClient,
+} from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { demoCounterArtifact } from '../../../contracts/demoCounterArtifact.ts'
 import { demoDollarArtifact } from '../../../contracts/demoDollarArtifact.ts'
@@ -29,19 +39,50 @@ export type DeployedContracts = {
 export const demoDollarDomain = { name: 'Demo Dollar', version: '1' } as const
 
 export function createDevClients(rpcUrl: string, chainId: number) {
-  const chain = defineChain({ id: chainId, name: `devnet-${chainId}`, nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } })
-  const publicClient: PublicClient = createPublicClient({ chain, transport: http(rpcUrl), pollingInterval: 50, cacheTime: 0 })
-  const walletFor = (privateKey: Hex): WalletClient => createWalletClient({ chain, account: privateKeyToAccount(privateKey), transport: http(rpcUrl), pollingInterval: 50, cacheTime: 0 })
+  const chain = defineChain({
+    id: chainId,
+    name: `devnet-${chainId}`,
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [rpcUrl] } },
+  })
+  const publicClient: PublicClient = createPublicClient({
+    chain,
+    transport: http(rpcUrl),
+    pollingInterval: 50,
+    cacheTime: 0,
+  })
+  const walletFor = (privateKey: Hex): WalletClient =>
+    createWalletClient({
+      chain,
+      account: privateKeyToAccount(privateKey),
+      transport: http(rpcUrl),
+      pollingInterval: 50,
+      cacheTime: 0,
+    })
   return { chain, publicClient, walletFor }
 }
 
-export async function deployContracts({ rpcUrl, chainId, deployerKey }: { rpcUrl: string; chainId: number; deployerKey: Hex }): Promise<DeployedContracts> {
+export async function deployContracts({
+  rpcUrl,
+  chainId,
+  deployerKey,
+}: {
+  rpcUrl: string
+  chainId: number
+  deployerKey: Hex
+}): Promise<DeployedContracts> {
   const { publicClient, walletFor } = createDevClients(rpcUrl, chainId)
   const wallet = walletFor(deployerKey)
   const account = wallet.account!
 
   const deploy = async (artifact: { abi: readonly unknown[]; bytecode: Hex }, args: readonly unknown[]) => {
-    const hash = await wallet.deployContract({ abi: artifact.abi, bytecode: artifact.bytecode, args, account, chain: wallet.chain } as never)
+    const hash = await wallet.deployContract({
+      abi: artifact.abi,
+      bytecode: artifact.bytecode,
+      args,
+      account,
+      chain: wallet.chain,
+    } as never)
     const receipt = await publicClient.waitForTransactionReceipt({ hash })
     if (receipt.status !== 'success' || !receipt.contractAddress) throw new Error(`deployment failed: ${hash}`)
     return getAddress(receipt.contractAddress)
@@ -49,11 +90,28 @@ export async function deployContracts({ rpcUrl, chainId, deployerKey }: { rpcUrl
 
   const registry = await deploy(policyRegistryArtifact, [])
   const executor = await deploy(intentExecutorArtifact, [registry])
-  const validator = await publicClient.readContract({ address: executor, abi: intentExecutorArtifact.abi, functionName: 'validator' })
-  const ledger = await publicClient.readContract({ address: executor, abi: intentExecutorArtifact.abi, functionName: 'ledger' })
+  const validator = await publicClient.readContract({
+    address: executor,
+    abi: intentExecutorArtifact.abi,
+    functionName: 'validator',
+  })
+  const ledger = await publicClient.readContract({
+    address: executor,
+    abi: intentExecutorArtifact.abi,
+    functionName: 'ledger',
+  })
   const counter = await deploy(demoCounterArtifact, [])
   const dollar = await deploy(demoDollarArtifact, [demoDollarDomain.name, demoDollarDomain.version])
   const accountDelegate = await deploy(intentAccountArtifact, [ledger])
   const swap = await deploy(demoSwapArtifact, [dollar])
-  return { registry, executor, validator: getAddress(validator), ledger: getAddress(ledger), counter, dollar, accountDelegate, swap }
+  return {
+    registry,
+    executor,
+    validator: getAddress(validator),
+    ledger: getAddress(ledger),
+    counter,
+    dollar,
+    accountDelegate,
+    swap,
+  }
 }

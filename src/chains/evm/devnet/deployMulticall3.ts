@@ -18,7 +18,12 @@ export async function deployMulticall3({ rpcUrl, chainId }: { rpcUrl: string; ch
 /** The creation code viem ships for its deployless multicall (a module viem does not export by name). */
 async function multicall3CreationCode(): Promise<Hex> {
   const viemRoot = dirname(createRequire(import.meta.url).resolve('viem/package.json'))
-  const { multicall3Bytecode } = (await import(pathToFileURL(join(viemRoot, '_esm', 'constants', 'contracts.js')).href)) as { multicall3Bytecode?: Hex }
-  if (!multicall3Bytecode) throw new Error("viem no longer ships Multicall3's creation code where the devnet looks for it (viem/_esm/constants/contracts.js)")
+  const { multicall3Bytecode } = (await import(
+    pathToFileURL(join(viemRoot, '_esm', 'constants', 'contracts.js')).href
+  )) as { multicall3Bytecode?: Hex }
+  if (!multicall3Bytecode)
+    throw new Error(
+      "viem no longer ships Multicall3's creation code where the devnet looks for it (viem/_esm/constants/contracts.js)",
+    )
   return multicall3Bytecode
 }

@@ -8,9 +8,9 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { demoDollarArtifact } from '../../../contracts/demoDollarArtifact.ts'
 import { intentExecutorArtifact } from '../../../contracts/intentExecutorArtifact.ts'
 import { policyRegistryArtifact } from '../../../contracts/policyRegistryArtifact.ts'
+import { derivePolicyId, saltOf } from '../../derivePolicyId.ts'
 import { createDevClients, type DeployedContracts, demoDollarDomain } from './deployContracts.ts'
 import { devnetAccounts } from './devnetAccounts.ts'
-import { derivePolicyId, saltOf } from '../../derivePolicyId.ts'
 
 export type Demo = {
   sender: Address
@@ -19,7 +19,15 @@ export type Demo = {
   incrementSelector: Hex
   deposit: bigint
   /** What x402 payments are made in, who pays in the demo and who is paid. */
-  payment: { asset: Address; name: string; version: string; decimals: 6; payer: Address; payTo: Address; payerBalance: bigint }
+  payment: {
+    asset: Address
+    name: string
+    version: string
+    decimals: 6
+    payer: Address
+    payTo: Address
+    payerBalance: bigint
+  }
   /** Account mode: the agent's EOA (not delegated yet: its first execute carries the authorization), its policies and the pool. */
   account: DemoAccount
 }
@@ -79,7 +87,10 @@ export async function seedDemo({
     validBefore: 0n,
   }
   const salts = { open: saltOf('demo.open'), mainnetOnly: saltOf('demo.mainnet-only') }
-  const policies = { open: derivePolicyId(account.address, salts.open), mainnetOnly: derivePolicyId(account.address, salts.mainnetOnly) }
+  const policies = {
+    open: derivePolicyId(account.address, salts.open),
+    mainnetOnly: derivePolicyId(account.address, salts.mainnetOnly),
+  }
   const deposit = parseEther('10')
 
   const send = async (hash: Promise<Hex>) => {
@@ -106,11 +117,29 @@ export async function seedDemo({
       chain: wallet.chain,
     }),
   )
-  await send(wallet.writeContract({ address: contracts.executor, abi: intentExecutorArtifact.abi, functionName: 'deposit', value: deposit, account, chain: wallet.chain }))
+  await send(
+    wallet.writeContract({
+      address: contracts.executor,
+      abi: intentExecutorArtifact.abi,
+      functionName: 'deposit',
+      value: deposit,
+      account,
+      chain: wallet.chain,
+    }),
+  )
 
   const payerBalance = parseUnits('1000', 6)
   const minter = walletFor(minterKey)
-  await send(minter.writeContract({ address: contracts.dollar, abi: demoDollarArtifact.abi, functionName: 'mint', args: [payer, payerBalance], account: minter.account!, chain: minter.chain }))
+  await send(
+    minter.writeContract({
+      address: contracts.dollar,
+      abi: demoDollarArtifact.abi,
+      functionName: 'mint',
+      args: [payer, payerBalance],
+      account: minter.account!,
+      chain: minter.chain,
+    }),
+  )
 
   const accountDemo = await seedAccountDemo({ contracts, chainId, agentKey, sessionKey, minterKey, walletFor, send })
 
@@ -150,16 +179,37 @@ async function seedAccountDemo({
   const own = {
     owner: agent.account!.address,
     allowedTargets: [contracts.counter, contracts.dollar, contracts.swap],
-    allowedSelectors: [selector('increment(uint256)'), selector('transfer(address,uint256)'), selector('approve(address,uint256)'), selector('sellDollars(uint256)'), selector('buyDollars()')],
+    allowedSelectors: [
+      selector('increment(uint256)'),
+      selector('transfer(address,uint256)'),
+      selector('approve(address,uint256)'),
+      selector('sellDollars(uint256)'),
+      selector('buyDollars()'),
+    ],
     maxValuePerTx: parseEther('1'),
     maxAggregateValue: parseEther('100'),
     validAfter: 0n,
     validBefore: 0n,
     allowedChains: [BigInt(chainId)],
   }
-  const session = { ...own, allowedTargets: [contracts.counter], allowedSelectors: [selector('increment(uint256)')], maxValuePerTx: parseEther('0.01'), maxAggregateValue: parseEther('0.02') }
+  const session = {
+    ...own,
+    allowedTargets: [contracts.counter],
+    allowedSelectors: [selector('increment(uint256)')],
+    maxValuePerTx: parseEther('0.01'),
+    maxAggregateValue: parseEther('0.02'),
+  }
   const write = (functionName: 'createPolicy' | 'addDelegate', args: readonly unknown[]) =>
-    send(agent.writeContract({ address: contracts.registry, abi: policyRegistryArtifact.abi, functionName, args, account: agent.account!, chain: agent.chain } as never))
+    send(
+      agent.writeContract({
+        address: contracts.registry,
+        abi: policyRegistryArtifact.abi,
+        functionName,
+        args,
+        account: agent.account!,
+        chain: agent.chain,
+      } as never),
+    )
   await write('createPolicy', [salts.own, own])
   await write('createPolicy', [salts.session, session])
   const policies = { own: derivePolicyId(own.owner, salts.own), session: derivePolicyId(own.owner, salts.session) }
@@ -168,9 +218,28 @@ async function seedAccountDemo({
   const dollarBalance = parseUnits('1000', 6)
   const pool = { wei: parseEther('50'), dollars: parseUnits('100000', 6) }
   const mint = (to: Address, amount: bigint) =>
-    send(minter.writeContract({ address: contracts.dollar, abi: demoDollarArtifact.abi, functionName: 'mint', args: [to, amount], account: minter.account!, chain: minter.chain }))
+    send(
+      minter.writeContract({
+        address: contracts.dollar,
+        abi: demoDollarArtifact.abi,
+        functionName: 'mint',
+        args: [to, amount],
+        account: minter.account!,
+        chain: minter.chain,
+      }),
+    )
   await mint(own.owner, dollarBalance)
   await mint(contracts.swap, pool.dollars)
-  await send(minter.sendTransaction({ to: contracts.swap, value: pool.wei, account: minter.account!, chain: minter.chain }))
-  return { agent: own.owner, delegate: contracts.accountDelegate, policies, sessionKey, swap: contracts.swap, dollarBalance, pool }
+  await send(
+    minter.sendTransaction({ to: contracts.swap, value: pool.wei, account: minter.account!, chain: minter.chain }),
+  )
+  return {
+    agent: own.owner,
+    delegate: contracts.accountDelegate,
+    policies,
+    sessionKey,
+    swap: contracts.swap,
+    dollarBalance,
+    pool,
+  }
 }

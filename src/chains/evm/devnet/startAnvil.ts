@@ -24,9 +24,25 @@ export function anvilBinary(): string {
   return require.resolve('@foundry-rs/anvil-linux-amd64/bin/anvil')
 }
 
-export async function startAnvil({ blockTime, port, chainId: requestedChainId, statePath, readyTimeoutMs = 20_000 }: StartAnvilParameters = {}): Promise<Anvil> {
+export async function startAnvil({
+  blockTime,
+  port,
+  chainId: requestedChainId,
+  statePath,
+  readyTimeoutMs = 20_000,
+}: StartAnvilParameters = {}): Promise<Anvil> {
   const chosenPort = port ?? (await freePort())
-  const args = ['--host', '127.0.0.1', '--port', String(chosenPort), '--silent', '--hardfork', 'prague', '--prune-history', '100']
+  const args = [
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(chosenPort),
+    '--silent',
+    '--hardfork',
+    'prague',
+    '--prune-history',
+    '100',
+  ]
   if (blockTime) args.push('--block-time', String(blockTime))
   if (requestedChainId) args.push('--chain-id', String(requestedChainId))
   if (statePath) args.push('--state', statePath)
@@ -41,7 +57,8 @@ export async function startAnvil({ blockTime, port, chainId: requestedChainId, s
   const deadline = Date.now() + readyTimeoutMs
   let chainId: number | undefined
   while (chainId === undefined) {
-    if (child.exitCode !== null) throw new Error(`anvil exited with code ${child.exitCode} before it was ready: ${stderr.trim()}`)
+    if (child.exitCode !== null)
+      throw new Error(`anvil exited with code ${child.exitCode} before it was ready: ${stderr.trim()}`)
     if (Date.now() > deadline) {
       await stopProcess(child, exited)
       throw new Error(`anvil did not answer on ${rpcUrl} within ${readyTimeoutMs} ms: ${stderr.trim()}`)

@@ -2,7 +2,7 @@
 // payer's DemoDollar, and the chain and payments configuration that point the gateway at them.
 import type { ChainConfig } from '../../../config/gatewayConfig.ts'
 import type { PaymentsConfig } from '../../../config/paymentsConfig.ts'
-import { deployContracts, type DeployedContracts } from './deployContracts.ts'
+import { type DeployedContracts, deployContracts } from './deployContracts.ts'
 import { deployMulticall3 } from './deployMulticall3.ts'
 import { devnetAccounts } from './devnetAccounts.ts'
 import { type Demo, seedDemo } from './seedDemo.ts'
@@ -18,12 +18,36 @@ export type Devnet = {
   stop(): Promise<void>
 }
 
-export async function startDevnet({ blockTime, port, chainId, statePath }: { blockTime?: number; port?: number; chainId?: number; statePath?: string } = {}): Promise<Devnet> {
-  const anvil = await startAnvil({ ...(blockTime ? { blockTime } : {}), ...(port ? { port } : {}), ...(chainId ? { chainId } : {}), ...(statePath ? { statePath } : {}) })
+export async function startDevnet({
+  blockTime,
+  port,
+  chainId,
+  statePath,
+}: {
+  blockTime?: number
+  port?: number
+  chainId?: number
+  statePath?: string
+} = {}): Promise<Devnet> {
+  const anvil = await startAnvil({
+    ...(blockTime ? { blockTime } : {}),
+    ...(port ? { port } : {}),
+    ...(chainId ? { chainId } : {}),
+    ...(statePath ? { statePath } : {}),
+  })
   try {
     await deployMulticall3({ rpcUrl: anvil.rpcUrl, chainId: anvil.chainId })
-    const contracts = await deployContracts({ rpcUrl: anvil.rpcUrl, chainId: anvil.chainId, deployerKey: devnetAccounts.deployer })
-    const demo = await seedDemo({ rpcUrl: anvil.rpcUrl, chainId: anvil.chainId, contracts, senderKey: devnetAccounts.sender })
+    const contracts = await deployContracts({
+      rpcUrl: anvil.rpcUrl,
+      chainId: anvil.chainId,
+      deployerKey: devnetAccounts.deployer,
+    })
+    const demo = await seedDemo({
+      rpcUrl: anvil.rpcUrl,
+      chainId: anvil.chainId,
+      contracts,
+      senderKey: devnetAccounts.sender,
+    })
     return {
       anvil,
       contracts,
@@ -34,7 +58,11 @@ export async function startDevnet({ blockTime, port, chainId, statePath }: { blo
             execute: {
               network: `eip155:${anvil.chainId}`,
               payTo: demo.payment.payTo,
-              price: { asset: demo.payment.asset, amount: '10000', extra: { name: demo.payment.name, version: demo.payment.version } },
+              price: {
+                asset: demo.payment.asset,
+                amount: '10000',
+                extra: { name: demo.payment.name, version: demo.payment.version },
+              },
               maxTimeoutSeconds: 300,
               // What 0.01 DemoDollar buys: a few calls' worth, not MAX_GAS_PER_EXECUTION's 5M.
               maxGas: 1_000_000n,

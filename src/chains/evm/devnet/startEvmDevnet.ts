@@ -14,7 +14,10 @@ export async function startEvmDevnet(): Promise<RuntimeDevnet> {
     chain: devnet.chain,
     isDefault: true,
     // Execute is priced in DemoDollar; the printed commands carry the devnet's API key, which is not charged.
-    settings: { keys: { relayerPrivateKey: devnetAccounts.relayer, relayerPrivateKeys: [devnetAccounts.relayer] }, payments: devnet.payments },
+    settings: {
+      keys: { relayerPrivateKey: devnetAccounts.relayer, relayerPrivateKeys: [devnetAccounts.relayer] },
+      payments: devnet.payments,
+    },
     async describe({ baseUrl, apiKey }) {
       return [
         `Devnet: anvil ${devnet.anvil.rpcUrl}, chain ${devnet.chain.chainId}`,
@@ -37,7 +40,10 @@ export async function startEvmDevnet(): Promise<RuntimeDevnet> {
             agentKey: devnetAccounts.agent,
             sessionKey: devnetAccounts.sessionKey,
             // What the agent's authorization must carry: its nonce now (it is read when the banner is written).
-            agentNonce: await createDevClients(devnet.anvil.rpcUrl, devnet.anvil.chainId).publicClient.getTransactionCount({ address: devnet.demo.account.agent }),
+            agentNonce: await createDevClients(
+              devnet.anvil.rpcUrl,
+              devnet.anvil.chainId,
+            ).publicClient.getTransactionCount({ address: devnet.demo.account.agent }),
             recipient: devnet.demo.payment.payTo,
           },
         }),

@@ -22,7 +22,14 @@ export type CreateChainListParameters = {
   logger: Logger
 }
 
-export function createChainList({ url, timeoutMs, ttlMs, cacheFile, maxBytes = 32 * 1024 * 1024, logger }: CreateChainListParameters): ChainList {
+export function createChainList({
+  url,
+  timeoutMs,
+  ttlMs,
+  cacheFile,
+  maxBytes = 32 * 1024 * 1024,
+  logger,
+}: CreateChainListParameters): ChainList {
   const log = logger.child({ module: 'chainlist' })
   let loaded: { entries: Map<number, ChainListEntry>; source: ChainListSource; at: number } | undefined
   let loading: Promise<typeof loaded> | undefined
@@ -58,7 +65,10 @@ export function createChainList({ url, timeoutMs, ttlMs, cacheFile, maxBytes = 3
       await saveCache(text).catch((err) => log.warn({ err, cacheFile }, 'could not write the chain-list cache'))
       return { entries, source: 'chainlist', at: Date.now() }
     } catch (err) {
-      log.warn({ registry: redactUrl(url), reason: (err as Error).message }, 'chain-list registry unavailable; trying the disk cache')
+      log.warn(
+        { registry: redactUrl(url), reason: (err as Error).message },
+        'chain-list registry unavailable; trying the disk cache',
+      )
     }
     try {
       const { entries, skipped } = parseChainList(JSON.parse(await readFile(cacheFile, 'utf8')))

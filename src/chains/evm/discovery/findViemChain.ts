@@ -28,6 +28,7 @@ export function findViemChainName(chainId: number): ChainName | undefined {
 export async function collectViemChainNames(): Promise<Record<number, [string, string, string, number]>> {
   await findViemChain(0)
   const names: Record<number, [string, string, string, number]> = {}
-  for (const [id, chain] of [...(await byId!)].sort((a, b) => a[0] - b[0])) names[id] = [chain.name, chain.nativeCurrency.name, chain.nativeCurrency.symbol, chain.nativeCurrency.decimals]
+  for (const [id, chain] of [...(await byId!)].sort((a, b) => a[0] - b[0]))
+    names[id] = [chain.name, chain.nativeCurrency.name, chain.nativeCurrency.symbol, chain.nativeCurrency.decimals]
   return names
 }

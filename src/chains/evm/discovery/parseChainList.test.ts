@@ -10,7 +10,11 @@ describe('parseChainList', () => {
         name: 'Base Sepolia',
         chainId: 84532,
         nativeCurrency: { name: 'Sepolia Ether', symbol: 'ETH', decimals: 18 },
-        rpc: ['https://a.example', { url: 'https://b.example', tracking: 'none', isOpenSource: true }, { url: 'https://c.example' }],
+        rpc: [
+          'https://a.example',
+          { url: 'https://b.example', tracking: 'none', isOpenSource: true },
+          { url: 'https://c.example' },
+        ],
       },
     ])
     assert.equal(skipped, 0)
@@ -55,7 +59,12 @@ describe('selectEndpoints', () => {
       { url: 'https://private.example', tracking: 'none' },
       { url: 'http://plain.example', tracking: 'unspecified' },
     ])
-    assert.deepEqual(urls, ['https://private.example', 'https://limited.example', 'http://plain.example', 'https://tracks.example'])
+    assert.deepEqual(urls, [
+      'https://private.example',
+      'https://limited.example',
+      'http://plain.example',
+      'https://tracks.example',
+    ])
     assert.equal(
       selectEndpoints(
         Array.from({ length: 9 }, (_, i) => ({ url: `https://n${i}.example`, tracking: 'none' as const })),

@@ -16,7 +16,8 @@ export type ChainListEntry = {
 export type ParsedChainList = { entries: Map<number, ChainListEntry>; skipped: number }
 
 export function parseChainList(doc: unknown): ParsedChainList {
-  if (!Array.isArray(doc)) throw new Error(`the registry is not a JSON array of chains (got ${doc === null ? 'null' : typeof doc})`)
+  if (!Array.isArray(doc))
+    throw new Error(`the registry is not a JSON array of chains (got ${doc === null ? 'null' : typeof doc})`)
   const entries = new Map<number, ChainListEntry>()
   let skipped = 0
   for (const item of doc) {
@@ -31,13 +32,20 @@ export function parseChainList(doc: unknown): ParsedChainList {
       if (typeof r === 'string') rpcs.push({ url: r, tracking: 'unspecified' })
       else if (r && typeof r === 'object' && typeof (r as { url?: unknown }).url === 'string') {
         const tracking = (r as { tracking?: unknown }).tracking
-        rpcs.push({ url: (r as { url: string }).url, tracking: tracking === 'none' || tracking === 'limited' || tracking === 'yes' ? tracking : 'unspecified' })
+        rpcs.push({
+          url: (r as { url: string }).url,
+          tracking: tracking === 'none' || tracking === 'limited' || tracking === 'yes' ? tracking : 'unspecified',
+        })
       }
     }
     const name = (item as { name?: unknown }).name
-    const currency = (item as { nativeCurrency?: { name?: unknown; symbol?: unknown; decimals?: unknown } }).nativeCurrency
+    const currency = (item as { nativeCurrency?: { name?: unknown; symbol?: unknown; decimals?: unknown } })
+      .nativeCurrency
     const nativeCurrency =
-      currency && typeof currency.name === 'string' && typeof currency.symbol === 'string' && typeof currency.decimals === 'number'
+      currency &&
+      typeof currency.name === 'string' &&
+      typeof currency.symbol === 'string' &&
+      typeof currency.decimals === 'number'
         ? { name: currency.name, symbol: currency.symbol, decimals: currency.decimals }
         : undefined
     entries.set(chainId, { chainId, name: typeof name === 'string' ? name : undefined, nativeCurrency, rpcs })

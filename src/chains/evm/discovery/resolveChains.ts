@@ -5,10 +5,10 @@
 import type { Logger } from 'pino'
 import type { ChainConfig } from '../../../config/gatewayConfig.ts'
 import { redactUrl } from '../../../config/redactUrl.ts'
+import type { ResolvedEndpoint } from '../../../ports/endpoint.ts'
 import type { ChainList } from './createChainList.ts'
 import { findViemChain, findViemChainName } from './findViemChain.ts'
 import { selectEndpoints } from './selectEndpoints.ts'
-import type { ResolvedEndpoint } from '../../../ports/endpoint.ts'
 
 export type ResolvedChain = ChainConfig & {
   endpoints: ResolvedEndpoint[]
@@ -62,11 +62,22 @@ export async function resolveChains({
         nativeCurrency ??= viemName?.nativeCurrency
       }
 
-      if (endpoints.length === 0) log.error({ chainId: chain.chainId }, 'no RPC endpoint found for this chain: set RPC_URLS')
-      else log.info({ chainId: chain.chainId, source: endpoints[0]!.source, endpoints: endpoints.map((e) => redactUrl(e.url)) }, `endpoints for ${chain.chainId} from ${endpoints[0]!.source}`)
+      if (endpoints.length === 0)
+        log.error({ chainId: chain.chainId }, 'no RPC endpoint found for this chain: set RPC_URLS')
+      else
+        log.info(
+          { chainId: chain.chainId, source: endpoints[0]!.source, endpoints: endpoints.map((e) => redactUrl(e.url)) },
+          `endpoints for ${chain.chainId} from ${endpoints[0]!.source}`,
+        )
       const readOnly = production && chain.rpcUrls.length === 0
       if (readOnly) endpoints = endpoints.map((e) => ({ ...e, publicOnly: true }))
-      return { ...chain, endpoints, name: name ?? chain.chainId, nativeCurrency: nativeCurrency ?? defaultCurrency, readOnly }
+      return {
+        ...chain,
+        endpoints,
+        name: name ?? chain.chainId,
+        nativeCurrency: nativeCurrency ?? defaultCurrency,
+        readOnly,
+      }
     }),
   )
 }

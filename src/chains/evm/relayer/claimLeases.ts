@@ -2,7 +2,8 @@
 // over keys resynced, keys above this instance's share given back once idle.
 import type { RelayerPoolContext } from './relayerPoolContext.ts'
 
-export const claimLeases = (ctx: RelayerPoolContext): Promise<void> => (ctx.claiming ??= claimOnce(ctx).finally(() => (ctx.claiming = undefined)))
+export const claimLeases = (ctx: RelayerPoolContext): Promise<void> =>
+  (ctx.claiming ??= claimOnce(ctx).finally(() => (ctx.claiming = undefined)))
 
 /** Renews first when the leases held lapsed locally only because their renewal is late (a busy process). */
 export async function renewIfLapsed(ctx: RelayerPoolContext): Promise<void> {
@@ -24,7 +25,11 @@ async function claimOnce(ctx: RelayerPoolContext) {
     { release },
   )
   const now = Date.now()
-  if (Number.isFinite(leases.ttlMs) && now - asked > margin) log.warn({ ms: now - asked }, 'renewing the relayer leases took longer than their safety margin: keys pause until it answers')
+  if (Number.isFinite(leases.ttlMs) && now - asked > margin)
+    log.warn(
+      { ms: now - asked },
+      'renewing the relayer leases took longer than their safety margin: keys pause until it answers',
+    )
   const heldNow = new Set<string>()
   for (const lease of held) {
     const member = byAddress.get(lease.relayer.toLowerCase())
@@ -34,7 +39,8 @@ async function claimOnce(ctx: RelayerPoolContext) {
     if (lease.acquired) {
       // Taken over (or new): its nonce is read again from the node and the journal before it sends.
       member.relayer.resync()
-      if (member.usableUntil <= now) log.info({ relayer: member.account.address }, 'relayer key leased to this instance')
+      if (member.usableUntil <= now)
+        log.info({ relayer: member.account.address }, 'relayer key leased to this instance')
     }
     member.usableUntil = lease.expiresAt - margin
     member.epoch = lease.epoch
@@ -43,7 +49,10 @@ async function claimOnce(ctx: RelayerPoolContext) {
     if (heldNow.has(member.account.address.toLowerCase())) continue
     if (release.includes(member.account.address)) member.leaving = false
     if (member.usableUntil > now) {
-      log.info({ relayer: member.account.address }, 'relayer key no longer leased to this instance: it stops sending from it')
+      log.info(
+        { relayer: member.account.address },
+        'relayer key no longer leased to this instance: it stops sending from it',
+      )
       member.usableUntil = 0
       member.leaving = true
     }
@@ -67,11 +76,19 @@ async function drainOnce({ members, leases, chain, client, margin, log }: Relaye
       member.usableUntil = 0
       member.leaving = false
       idle.push(member.account.address)
-      log.info({ relayer: member.account.address }, 'instance drained: relayer key idle, given back (the other instances take it)')
+      log.info(
+        { relayer: member.account.address },
+        'instance drained: relayer key idle, given back (the other instances take it)',
+      )
     }
   }
   // Nothing is sent from them here any more (usableUntil 0): their leases end now, not when they lapse.
-  if (idle.length > 0) await leases.giveBack?.(chain, idle).catch((err: unknown) => log.warn({ err }, 'idle relayer keys could not be given back; they go when their leases lapse'))
+  if (idle.length > 0)
+    await leases
+      .giveBack?.(chain, idle)
+      .catch((err: unknown) =>
+        log.warn({ err }, 'idle relayer keys could not be given back; they go when their leases lapse'),
+      )
   if (busy.length === 0 || !Number.isFinite(leases.ttlMs)) return
   const asked = Date.now()
   const renewed = new Set(
@@ -82,11 +99,15 @@ async function drainOnce({ members, leases, chain, client, margin, log }: Relaye
       )
     ).map((l) => l.relayer.toLowerCase()),
   )
-  for (const member of busy) member.usableUntil = renewed.has(member.account.address.toLowerCase()) ? asked + leases.ttlMs - margin : 0
+  for (const member of busy)
+    member.usableUntil = renewed.has(member.account.address.toLowerCase()) ? asked + leases.ttlMs - margin : 0
 }
 
 /** Whether the node holds transactions of this key not mined yet (a dropped one is not held: its key is free). */
 async function unmined(client: RelayerPoolContext['client'], address: `0x${string}`): Promise<boolean> {
-  const [mined, pending] = await Promise.all([client.getTransactionCount({ address, blockTag: 'latest' }), client.getTransactionCount({ address, blockTag: 'pending' })])
+  const [mined, pending] = await Promise.all([
+    client.getTransactionCount({ address, blockTag: 'latest' }),
+    client.getTransactionCount({ address, blockTag: 'pending' }),
+  ])
   return pending > mined
 }

@@ -1,6 +1,6 @@
 // A transaction that will never be sent (refused by the node, or its journal write failed): its
 // nonce is closed, under the lock, so that no later transaction waits above a gap.
-import { type Hex, NonceTooLowError, keccak256 } from 'viem'
+import { type Hex, keccak256, NonceTooLowError } from 'viem'
 import { currentFees } from './currentFees.ts'
 import { isAlreadyKnown, isNodeError } from './nodeRefusals.ts'
 import { post } from './outbox.ts'
@@ -35,7 +35,10 @@ async function afterRefusal(ctx: RelayerContext, nonce: number, err: unknown) {
   }
   const filler = await sendFiller(ctx, nonce)
   if (filler.status === 'fulfilled' || isAlreadyKnown(filler.reason)) {
-    logger.warn({ nonce, later: nextNonce - nonce - 1 }, 'a refused broadcast left a nonce gap under later transactions; filled it with a no-op transaction')
+    logger.warn(
+      { nonce, later: nextNonce - nonce - 1 },
+      'a refused broadcast left a nonce gap under later transactions; filled it with a no-op transaction',
+    )
     return
   }
   logger.error(
@@ -52,7 +55,17 @@ async function afterRefusal(ctx: RelayerContext, nonce: number, err: unknown) {
 export function sendFiller(ctx: RelayerContext, nonce: number): Promise<PromiseSettledResult<unknown>> {
   const { account, chainId } = ctx
   return currentFees(ctx)
-    .then((fees) => account.signTransaction({ chainId, type: 'eip1559', to: account.address, value: 0n, gas: fillerGas, nonce, ...fees }))
+    .then((fees) =>
+      account.signTransaction({
+        chainId,
+        type: 'eip1559',
+        to: account.address,
+        value: 0n,
+        gas: fillerGas,
+        nonce,
+        ...fees,
+      }),
+    )
     .then((raw) => post(ctx, raw, nonce, keccak256(raw)))
     .catch((reason: unknown): PromiseSettledResult<unknown> => ({ status: 'rejected', reason }))
 }

@@ -12,18 +12,18 @@ import type { Address, Hex } from 'viem'
 import type { SignedExecution } from '../../../ports/chainAdapter.ts'
 import { broadcastOneByOne } from './broadcastRaw.ts'
 import { currentFees } from './currentFees.ts'
-import { type GapCheck, fillGap } from './fillGap.ts'
+import { fillGap, type GapCheck } from './fillGap.ts'
 import { forgetMinedBelow, forgetMinedHash, noteUnmined, unminedCalls } from './outbox.ts'
 import type { Fees, RelayedTransaction, SendResult } from './relayedTransaction.ts'
 import { type CreateRelayerParameters, createRelayerContext, type UnminedCall } from './relayerContext.ts'
 import { sendRelayed } from './sendRelayed.ts'
 import { readNonce } from './signRelayed.ts'
 
-export type { Fees, RelayedTransaction, SendResult } from './relayedTransaction.ts'
-export type { GapCheck } from './fillGap.ts'
-export type { BroadcastMany, CreateRelayerParameters, UnminedCall } from './relayerContext.ts'
 export { broadcastRaw } from './broadcastRaw.ts'
+export type { GapCheck } from './fillGap.ts'
 export { isTransportError } from './isTransportError.ts'
+export type { Fees, RelayedTransaction, SendResult } from './relayedTransaction.ts'
+export type { BroadcastMany, CreateRelayerParameters, UnminedCall } from './relayerContext.ts'
 
 export type Relayer = {
   address: Address
@@ -33,7 +33,10 @@ export type Relayer = {
    * Signs, calls `onSigned` (which may throw to stop the send), and broadcasts. Resolves once the
    * node has accepted the transaction or its answer was lost; rejects when the node refused it.
    */
-  send(tx: RelayedTransaction, options?: { onSigned?: (tx: SignedExecution) => void | Promise<void> }): Promise<SendResult>
+  send(
+    tx: RelayedTransaction,
+    options?: { onSigned?: (tx: SignedExecution) => void | Promise<void> },
+  ): Promise<SendResult>
   /**
    * Forgets the next nonce it would hand out, so the next send reads it again from the node and
    * the journal (after a chain reset, or once a journaled transaction was found unable to mine):
@@ -47,7 +50,10 @@ export type Relayer = {
    * checks), fills that nonce (with what it had sent there, else a no-op) so they mine (fillGap.ts). `queued`: one of
    * its transactions the caller knows of above the gap.
    */
-  fillGap(options?: { queued?: { nonce: number; hash: Hex; raw: Hex } | undefined; confirmAfterMs?: number }): Promise<GapCheck>
+  fillGap(options?: {
+    queued?: { nonce: number; hash: Hex; raw: Hex } | undefined
+    confirmAfterMs?: number
+  }): Promise<GapCheck>
   /**
    * This key's transactions the node may still mine, in nonce order, as eth_simulateV1 calls;
    * undefined while this instance may not hold the bytes of every one (outbox.ts).
@@ -66,7 +72,10 @@ export type Relayer = {
 }
 
 export function createRelayer({ broadcastMany, ...parameters }: CreateRelayerParameters): Relayer {
-  const ctx = createRelayerContext({ ...parameters, broadcastMany: broadcastMany ?? broadcastOneByOne(parameters.client) })
+  const ctx = createRelayerContext({
+    ...parameters,
+    broadcastMany: broadcastMany ?? broadcastOneByOne(parameters.client),
+  })
   return {
     address: ctx.address,
     fees: () => currentFees(ctx),

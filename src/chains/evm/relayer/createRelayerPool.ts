@@ -6,13 +6,13 @@
 // node inside a send's nonce lock.
 // Each operation is a function of the pool's context (relayerPoolContext.ts).
 import type { Address, Hex, LocalAccount } from 'viem'
+import { GatewayError } from '../../../errors/gatewayError.ts'
+import { Status } from '../../../status/statusCodes.ts'
 import { renewIfLapsed } from './claimLeases.ts'
 import type { GapCheck, Relayer, UnminedCall } from './createRelayer.ts'
 import { type CreateRelayerPoolParameters, createRelayerPoolContext } from './relayerPoolContext.ts'
 import { closeRelayerPool, startRelayerPool } from './startRelayerPool.ts'
 import { takeRelayer } from './takeRelayer.ts'
-import { GatewayError } from '../../../errors/gatewayError.ts'
-import { Status } from '../../../status/statusCodes.ts'
 
 export type { CreateRelayerPoolParameters } from './relayerPoolContext.ts'
 
@@ -37,7 +37,10 @@ export type RelayerPool = {
    */
   fillGaps(options?: { confirmAfterMs?: number }): Promise<Array<{ address: Address; check: GapCheck }>>
   /** `fillGaps` for one key, with one of its transactions known above the gap; undefined when this instance does not hold the key. */
-  fillGap(address: string, options?: { queued?: { nonce: number; hash: Hex; raw: Hex }; confirmAfterMs?: number }): Promise<GapCheck | undefined>
+  fillGap(
+    address: string,
+    options?: { queued?: { nonce: number; hash: Hex; raw: Hex }; confirmAfterMs?: number },
+  ): Promise<GapCheck | undefined>
   /** Every relayer reads its nonce again before its next send (after a chain reset). */
   resync(): void
   /**
@@ -58,7 +61,14 @@ export type RelayerPool = {
   /** Each held key whose unmined transactions are not known looks again at the node's counts. */
   anchor(): Promise<void>
   /** What /chains shows: each key, whether it is held and funded, its sends in flight. */
-  view(): Array<{ address: Address; held: boolean; funded: boolean; inFlight: number; nonce?: number | undefined; draining?: boolean }>
+  view(): Array<{
+    address: Address
+    held: boolean
+    funded: boolean
+    inFlight: number
+    nonce?: number | undefined
+    draining?: boolean
+  }>
   /** Claims the leases and reads the balances once, then keeps doing so in the background. */
   start(): Promise<void>
   close(): Promise<void>
@@ -98,7 +108,9 @@ export function createRelayerPool(parameters: CreateRelayerPoolParameters): Rela
     async fillGaps(options = {}) {
       const now = Date.now()
       const held = members.filter((m) => m.usableUntil > now)
-      return Promise.all(held.map(async (m) => ({ address: m.account.address, check: told(await m.relayer.fillGap(options)) })))
+      return Promise.all(
+        held.map(async (m) => ({ address: m.account.address, check: told(await m.relayer.fillGap(options)) })),
+      )
     },
     async fillGap(address, options = {}) {
       const member = byAddress.get(address.toLowerCase())

@@ -31,7 +31,13 @@ const keptMined = 64
  * journaled one). `confirmAfterMs`: a gap is filled only when an earlier check, at least this long
  * before, found the same one: a node behind a load balancer may answer a stale count once.
  */
-export function fillGap(ctx: RelayerContext, { queued, confirmAfterMs = 1000 }: { queued?: { nonce: number; hash: Hex; raw: Hex } | undefined; confirmAfterMs?: number } = {}): Promise<GapCheck> {
+export function fillGap(
+  ctx: RelayerContext,
+  {
+    queued,
+    confirmAfterMs = 1000,
+  }: { queued?: { nonce: number; hash: Hex; raw: Hex } | undefined; confirmAfterMs?: number } = {},
+): Promise<GapCheck> {
   // Under the lock: no send of this instance takes a nonce meanwhile.
   return ctx.lock.run(async () => {
     // A send under way may be what fills the gap; the next check looks again.
@@ -80,7 +86,14 @@ export function fillGap(ctx: RelayerContext, { queued, confirmAfterMs = 1000 }: 
     const transactionHash = sent.get(next)?.hash
     const queuedAbove = above.length
     logger.warn(
-      { relayer: address, nonce: next, queuedAbove, lowestQueued: held, transactionHash, with: delivered ? 'its own transaction again' : 'a no-op transaction' },
+      {
+        relayer: address,
+        nonce: next,
+        queuedAbove,
+        lowestQueued: held,
+        transactionHash,
+        with: delivered ? 'its own transaction again' : 'a no-op transaction',
+      },
       'relayer transactions were waiting behind an empty nonce: filled it',
     )
     return { kind: 'filled', nonce: next, queuedAbove, transactionHash, again: delivered }
@@ -88,7 +101,10 @@ export function fillGap(ctx: RelayerContext, { queued, confirmAfterMs = 1000 }: 
 }
 
 /** The lowest nonce of these whose transaction the node holds; those it does not are forgotten. */
-async function firstHeld({ client, sent }: RelayerContext, candidates: Array<[number, Hex]>): Promise<number | undefined> {
+async function firstHeld(
+  { client, sent }: RelayerContext,
+  candidates: Array<[number, Hex]>,
+): Promise<number | undefined> {
   for (const [nonce, hash] of candidates) {
     const known = await client.getTransaction({ hash }).catch((err: unknown) => {
       if (err instanceof TransactionNotFoundError) return undefined

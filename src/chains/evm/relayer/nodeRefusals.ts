@@ -5,9 +5,17 @@ import { BaseError } from 'viem'
  * viem classifies node errors only on some paths (not for eth_sendRawTransaction), so match its
  * class where it did, and the node's own message where it did not.
  */
-export function isNodeError(err: unknown, kind: (new (...args: never[]) => Error) | undefined, message: RegExp): boolean {
+export function isNodeError(
+  err: unknown,
+  kind: (new (...args: never[]) => Error) | undefined,
+  message: RegExp,
+): boolean {
   if (!(err instanceof BaseError)) return false
-  return Boolean(err.walk((e) => (kind !== undefined && e instanceof kind) || (e instanceof BaseError && message.test(e.details ?? ''))))
+  return Boolean(
+    err.walk(
+      (e) => (kind !== undefined && e instanceof kind) || (e instanceof BaseError && message.test(e.details ?? '')),
+    ),
+  )
 }
 
 /** The node has the transaction already: as good as accepted. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { type Hex, createPublicClient, custom, keccak256, parseTransaction } from 'viem'
+import { createPublicClient, custom, type Hex, keccak256, parseTransaction } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { createLogger } from '../../../logging/createLogger.ts'
 import { evmSignedExecution } from '../evmSignedExecution.ts'
@@ -17,7 +17,8 @@ function world() {
     transport: custom(
       {
         async request({ method, params }: { method: string; params: unknown[] }) {
-          if (method === 'eth_getTransactionCount') return `0x${(params[1] === 'latest' ? node.latest : node.pending).toString(16)}`
+          if (method === 'eth_getTransactionCount')
+            return `0x${(params[1] === 'latest' ? node.latest : node.pending).toString(16)}`
           throw new Error(`unexpected ${method}`)
         },
       },
@@ -69,7 +70,17 @@ describe('the outbox keeps what the node may still mine', () => {
     node.refuse = true
     await assert.rejects(send('0x02'))
     assert.deepEqual(nonces(), [0])
-    const raw = await privateKeyToAccount(key).signTransaction({ chainId: 31337, type: 'eip1559', to, data: '0x', value: 0n, gas: 50_000n, nonce: 0, maxFeePerGas: 3n, maxPriorityFeePerGas: 2n })
+    const raw = await privateKeyToAccount(key).signTransaction({
+      chainId: 31337,
+      type: 'eip1559',
+      to,
+      data: '0x',
+      value: 0n,
+      gas: 50_000n,
+      nonce: 0,
+      maxFeePerGas: 3n,
+      maxPriorityFeePerGas: 2n,
+    })
     relayer.sentElsewhere({ nonce: 0, hash: keccak256(raw), raw })
     assert.equal(relayer.unmined()![0]!.data, '0x')
     assert.deepEqual(nonces(), [0])

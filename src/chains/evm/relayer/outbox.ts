@@ -24,7 +24,9 @@ const unminedKept = 1024
  * epoch it was signed under: nothing reached the node; the transaction's record, if journaled, is
  * the key's holder's to reconcile.
  */
-export const fencedOff: unique symbol = Symbol('the relayer key is no longer leased to this instance under the epoch the transaction was signed under')
+export const fencedOff: unique symbol = Symbol(
+  'the relayer key is no longer leased to this instance under the epoch the transaction was signed under',
+)
 
 /** `hash`: the transaction's, remembered once broadcast (a gap check asks the node for it). Called under the lock, where the epoch is read. */
 export function reserveSlot(ctx: RelayerContext, rawTransaction: Hex, nonce: number, hash?: Hex): Slot {
@@ -50,7 +52,12 @@ export function releaseSlot(ctx: RelayerContext, slot: Slot, send: boolean): voi
 }
 
 /** A transaction broadcast as soon as those before it went; its answer. */
-export function post(ctx: RelayerContext, rawTransaction: Hex, nonce: number, hash?: Hex): Promise<PromiseSettledResult<unknown>> {
+export function post(
+  ctx: RelayerContext,
+  rawTransaction: Hex,
+  nonce: number,
+  hash?: Hex,
+): Promise<PromiseSettledResult<unknown>> {
   const slot = reserveSlot(ctx, rawTransaction, nonce, hash)
   releaseSlot(ctx, slot, true)
   return slot.answer
@@ -71,11 +78,16 @@ async function drain(ctx: RelayerContext) {
         forgetUnsent(ctx, g)
         g.settle({ status: 'rejected', reason: fencedOff })
       }
-      ctx.logger.warn({ relayer: ctx.address, epoch }, 'relayer key no longer leased to this instance under the epoch its transactions were signed under: not broadcast')
+      ctx.logger.warn(
+        { relayer: ctx.address, epoch },
+        'relayer key no longer leased to this instance under the epoch its transactions were signed under: not broadcast',
+      )
       break
     }
     const group = outbox.splice(0, n)
-    const answers = await ctx.broadcastMany(group.map((g) => g.rawTransaction)).catch((reason: unknown) => group.map((): PromiseSettledResult<unknown> => ({ status: 'rejected', reason })))
+    const answers = await ctx
+      .broadcastMany(group.map((g) => g.rawTransaction))
+      .catch((reason: unknown) => group.map((): PromiseSettledResult<unknown> => ({ status: 'rejected', reason })))
     group.forEach((g, i) => {
       const answer = answers[i] ?? { status: 'rejected', reason: new Error('no answer to this broadcast') }
       remember(ctx, g, answer)

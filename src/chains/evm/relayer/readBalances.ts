@@ -9,8 +9,16 @@ export async function readBalances({ members, client, minBalance, log }: Relayer
       const balance = await client.getBalance({ address: member.account.address })
       const funded = balance >= least
       if (funded !== member.funded) {
-        if (funded) log.info({ relayer: member.account.address, balance: balance.toString() }, 'relayer key funded again: back in use')
-        else log.warn({ relayer: member.account.address, balance: balance.toString(), needed: least.toString() }, 'relayer key cannot pay for one execution: set aside until it is funded')
+        if (funded)
+          log.info(
+            { relayer: member.account.address, balance: balance.toString() },
+            'relayer key funded again: back in use',
+          )
+        else
+          log.warn(
+            { relayer: member.account.address, balance: balance.toString(), needed: least.toString() },
+            'relayer key cannot pay for one execution: set aside until it is funded',
+          )
       }
       member.funded = funded
     }),

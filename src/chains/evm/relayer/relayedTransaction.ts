@@ -12,7 +12,9 @@ export type RelayedTransaction = {
   gas: bigint
   value?: bigint
   fees?: Fees | undefined
-  authorizationList?: readonly { chainId: number; address: Address; nonce: number; yParity: number; r: Hex; s: Hex }[] | undefined
+  authorizationList?:
+    | readonly { chainId: number; address: Address; nonce: number; yParity: number; r: Hex; s: Hex }[]
+    | undefined
 }
 
 export type SendResult = {

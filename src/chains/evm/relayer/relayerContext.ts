@@ -3,7 +3,7 @@
 // transactions waiting to be broadcast in nonce order.
 import type { Logger } from 'pino'
 import type { Address, Hex, LocalAccount, PublicClient } from 'viem'
-import { type Mutex, createMutex } from '../../createMutex.ts'
+import { createMutex, type Mutex } from '../../createMutex.ts'
 import type { Fees } from './relayedTransaction.ts'
 
 export type CreateRelayerParameters = {
@@ -100,7 +100,15 @@ export type UnminedCall = {
   authorizationList?: { chainId: Hex; address: Address; nonce: Hex; yParity: Hex; r: Hex; s: Hex }[]
 }
 
-export function createRelayerContext({ account, client, chainId, logger, nonceFloor, broadcastMany, leaseEpoch }: CreateRelayerParameters & { broadcastMany: BroadcastMany }): RelayerContext {
+export function createRelayerContext({
+  account,
+  client,
+  chainId,
+  logger,
+  nonceFloor,
+  broadcastMany,
+  leaseEpoch,
+}: CreateRelayerParameters & { broadcastMany: BroadcastMany }): RelayerContext {
   return {
     account,
     address: account.address,

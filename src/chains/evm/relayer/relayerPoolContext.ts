@@ -84,7 +84,15 @@ export function createRelayerPoolContext({
     }
     // Read at signing and again right before the broadcast: a key's transactions go out only while its lease lives under the same epoch.
     const leaseEpoch = leased ? () => (member.usableUntil > Date.now() ? member.epoch : undefined) : undefined
-    member.relayer = createRelayer({ account, client, chainId, logger: log, nonceFloor: nonceFloor && ((ignore) => nonceFloor(account.address, ignore)), broadcastMany, leaseEpoch })
+    member.relayer = createRelayer({
+      account,
+      client,
+      chainId,
+      logger: log,
+      nonceFloor: nonceFloor && ((ignore) => nonceFloor(account.address, ignore)),
+      broadcastMany,
+      leaseEpoch,
+    })
     return member
   })
   return {

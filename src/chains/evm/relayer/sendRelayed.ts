@@ -2,8 +2,8 @@
 // for outside it, then the broadcast in nonce order; a refusal closes the nonce, a nonce found too
 // low is tried once more, a lost answer keeps the nonce for the journal to deliver.
 import { InsufficientFundsError, NonceTooLowError } from 'viem'
-import type { SignedExecution } from '../../../ports/chainAdapter.ts'
 import { RelayerError } from '../../../errors/relayerError.ts'
+import type { SignedExecution } from '../../../ports/chainAdapter.ts'
 import { gaveUp } from './closeNonce.ts'
 import { currentFees } from './currentFees.ts'
 import { isTransportError } from './isTransportError.ts'
@@ -13,7 +13,11 @@ import type { RelayedTransaction, SendResult } from './relayedTransaction.ts'
 import type { RelayerContext } from './relayerContext.ts'
 import { readNonce, signRelayed } from './signRelayed.ts'
 
-export async function sendRelayed(ctx: RelayerContext, tx: RelayedTransaction, { onSigned }: { onSigned?: (tx: SignedExecution) => void | Promise<void> } = {}): Promise<SendResult> {
+export async function sendRelayed(
+  ctx: RelayerContext,
+  tx: RelayedTransaction,
+  { onSigned }: { onSigned?: (tx: SignedExecution) => void | Promise<void> } = {},
+): Promise<SendResult> {
   const { logger } = ctx
   const txFees =
     tx.fees ??
@@ -54,13 +58,19 @@ export async function sendRelayed(ctx: RelayerContext, tx: RelayedTransaction, {
       // stalled journal write): nothing was sent; its nonce is not closed here (the key is not this
       // instance's), and the journaled record is settled by the key's holder, so this answers as a lost broadcast.
       ctx.nextNonce = undefined
-      logger.warn({ nonce, transactionHash: signed.transactionHash }, 'not broadcast: the relayer key was leased to another instance meanwhile; its holder reconciles the record')
+      logger.warn(
+        { nonce, transactionHash: signed.transactionHash },
+        'not broadcast: the relayer key was leased to another instance meanwhile; its holder reconciles the record',
+      )
       return { ...signed, accepted: false }
     }
     if (isTransportError(err)) {
       // The node may have it: keep the nonce for this transaction, which the journal's
       // reconciler will broadcast again if the node turns out not to have it.
-      logger.warn({ nonce, transactionHash: signed.transactionHash }, 'no answer to the broadcast; the transaction stays in the journal and will be delivered by reconciliation')
+      logger.warn(
+        { nonce, transactionHash: signed.transactionHash },
+        'no answer to the broadcast; the transaction stays in the journal and will be delivered by reconciliation',
+      )
       return { ...signed, accepted: false }
     }
     await gaveUp(ctx, signed.transactionHash, nonce, err)

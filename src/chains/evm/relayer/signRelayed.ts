@@ -1,11 +1,22 @@
 // A relayed transaction signed at its nonce, and the nonce the next one takes.
-import { type Hex, type Signature, type TransactionSerializable, type TransactionSerializableEIP1559, serializeTransaction } from 'viem'
+import {
+  type Hex,
+  type Signature,
+  serializeTransaction,
+  type TransactionSerializable,
+  type TransactionSerializableEIP1559,
+} from 'viem'
 import { evmSignedExecution } from '../evmSignedExecution.ts'
 import { anchorUnmined } from './outbox.ts'
 import type { Fees, RelayedTransaction, SendResult } from './relayedTransaction.ts'
 import type { RelayerContext } from './relayerContext.ts'
 
-export async function signRelayed({ account, chainId }: RelayerContext, tx: RelayedTransaction, fees: Fees, nonce: number): Promise<Omit<SendResult, 'accepted'> & { rawTransaction: Hex }> {
+export async function signRelayed(
+  { account, chainId }: RelayerContext,
+  tx: RelayedTransaction,
+  fees: Fees,
+  nonce: number,
+): Promise<Omit<SendResult, 'accepted'> & { rawTransaction: Hex }> {
   const transaction: TransactionSerializableEIP1559 = {
     chainId,
     type: 'eip1559',
@@ -20,7 +31,10 @@ export async function signRelayed({ account, chainId }: RelayerContext, tx: Rela
   // Every relayer account (local key, PKCS#11, KMS) serializes through the serializer it is given.
   // Account mode's first execute carries the sender's authorization: a type-4 transaction, viem's serializer.
   const signed = tx.authorizationList?.length
-    ? await account.signTransaction({ ...transaction, type: 'eip7702', authorizationList: tx.authorizationList.map((a) => ({ ...a })) } as never, { serializer: serializeTransaction })
+    ? await account.signTransaction(
+        { ...transaction, type: 'eip7702', authorizationList: tx.authorizationList.map((a) => ({ ...a })) } as never,
+        { serializer: serializeTransaction },
+      )
     : await account.signTransaction(transaction, { serializer: serializeRelayed })
   const sent = evmSignedExecution.from({ relayer: account.address, txNonce: nonce, rawTransaction: signed })
   return { transaction: sent, transactionHash: sent.id as Hex, txNonce: nonce, rawTransaction: signed }
@@ -48,7 +62,11 @@ export function serializeRelayed(tx: TransactionSerializable, signature?: Signat
     rlpBytes((tx.data ?? '0x').slice(2).toLowerCase()) +
     // The empty access list.
     'c0' +
-    (signature ? rlpInteger(BigInt(signature.yParity ?? Number(signature.v! - 27n))) + rlpInteger(BigInt(signature.r)) + rlpInteger(BigInt(signature.s)) : '')
+    (signature
+      ? rlpInteger(BigInt(signature.yParity ?? Number(signature.v! - 27n))) +
+        rlpInteger(BigInt(signature.r)) +
+        rlpInteger(BigInt(signature.s))
+      : '')
   return `0x02${rlpLength(fields.length / 2, 0xc0)}${fields}`
 }
 

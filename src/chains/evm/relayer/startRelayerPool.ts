@@ -6,11 +6,16 @@ import type { RelayerPoolContext } from './relayerPoolContext.ts'
 export async function startRelayerPool(ctx: RelayerPoolContext): Promise<void> {
   const { leases, log, timers } = ctx
   await claimLeases(ctx)
-  await readBalances(ctx).catch((err: unknown) => log.warn({ err }, 'relayer balances could not be read; keys count as funded until they are'))
+  await readBalances(ctx).catch((err: unknown) =>
+    log.warn({ err }, 'relayer balances could not be read; keys count as funded until they are'),
+  )
   if (Number.isFinite(leases.ttlMs)) {
     // Several times a lease's life: shares settle within a fraction of it when an instance joins or leaves.
     const renew = setInterval(() => {
-      if (!ctx.closed) claimLeases(ctx).catch((err: unknown) => log.warn({ err }, 'relayer leases could not be renewed; keys stop sending when their leases end'))
+      if (!ctx.closed)
+        claimLeases(ctx).catch((err: unknown) =>
+          log.warn({ err }, 'relayer leases could not be renewed; keys stop sending when their leases end'),
+        )
     }, leases.ttlMs / 6)
     renew.unref()
     timers.push(renew)

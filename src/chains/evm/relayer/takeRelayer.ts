@@ -10,7 +10,8 @@ export function takeRelayer({ members }: RelayerPoolContext): { relayer: Relayer
   const now = Date.now()
   // Funded keys first; when every held key is short, one is tried anyway: the node's refusal
   // names the problem (502), and a key funded since is used at once, not at the next balance read.
-  const best = fewest(members.filter((m) => m.funded && m.usableUntil > now)) ?? fewest(members.filter((m) => m.usableUntil > now))
+  const best =
+    fewest(members.filter((m) => m.funded && m.usableUntil > now)) ?? fewest(members.filter((m) => m.usableUntil > now))
   if (!best) {
     throw new GatewayError('No relayer key is available to send the execution', {
       code: 'RELAYER_UNAVAILABLE',
@@ -36,4 +37,8 @@ export function takeRelayer({ members }: RelayerPoolContext): { relayer: Relayer
 let taken = 0
 
 const fewest = (candidates: Member[]) =>
-  candidates.reduce<Member | undefined>((best, m) => (!best || m.inFlight < best.inFlight || (m.inFlight === best.inFlight && m.lastTaken < best.lastTaken) ? m : best), undefined)
+  candidates.reduce<Member | undefined>(
+    (best, m) =>
+      !best || m.inFlight < best.inFlight || (m.inFlight === best.inFlight && m.lastTaken < best.lastTaken) ? m : best,
+    undefined,
+  )

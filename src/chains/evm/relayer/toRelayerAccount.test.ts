@@ -1,14 +1,17 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import fc from 'fast-check'
-import { type Hex, getAddress, parseTransaction, recoverTransactionAddress } from 'viem'
+import { getAddress, type Hex, parseTransaction, recoverTransactionAddress } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { toRelayerAccount } from './toRelayerAccount.ts'
 
-const hex = (min: number, max: number) => fc.uint8Array({ minLength: min, maxLength: max }).map((b) => `0x${Buffer.from(b).toString('hex')}` as Hex)
+const hex = (min: number, max: number) =>
+  fc.uint8Array({ minLength: min, maxLength: max }).map((b) => `0x${Buffer.from(b).toString('hex')}` as Hex)
 // A valid secp256k1 private key: 1 .. n-1, n the curve's order (2^256 - 0x14551231950b75fc4402da1732fc9bebf).
 const curveOrder = 2n ** 256n - 0x14551231950b75fc4402da1732fc9bebfn
-const privateKeys = fc.bigInt({ min: 1n, max: curveOrder - 1n }).map((k) => `0x${k.toString(16).padStart(64, '0')}` as Hex)
+const privateKeys = fc
+  .bigInt({ min: 1n, max: curveOrder - 1n })
+  .map((k) => `0x${k.toString(16).padStart(64, '0')}` as Hex)
 const transactions = fc.record({
   chainId: fc.integer({ min: 1, max: 2 ** 32 }),
   to: hex(20, 20).map((a) => getAddress(a)),
@@ -26,7 +29,10 @@ describe('toRelayerAccount', () => {
         const transaction = { ...tx, type: 'eip1559' as const, maxPriorityFeePerGas: tx.maxFeePerGas / 2n }
         const ours = await toRelayerAccount(key).signTransaction(transaction)
         assert.equal(ours, await privateKeyToAccount(key).signTransaction(transaction))
-        assert.equal(await recoverTransactionAddress({ serializedTransaction: ours as never }), privateKeyToAccount(key).address)
+        assert.equal(
+          await recoverTransactionAddress({ serializedTransaction: ours as never }),
+          privateKeyToAccount(key).address,
+        )
         assert.equal(parseTransaction(ours).nonce, tx.nonce)
       }),
       { numRuns: 300 },

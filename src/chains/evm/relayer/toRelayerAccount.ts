@@ -5,7 +5,7 @@
 // against viem's own account. Without the binding (no prebuilt one for this platform), the package
 // falls back to JavaScript; nothing else changes.
 import secp256k1 from 'secp256k1'
-import { type Hex, type LocalAccount, bytesToHex, hexToBytes, serializeTransaction } from 'viem'
+import { bytesToHex, type Hex, hexToBytes, type LocalAccount, serializeTransaction } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { keccak256 } from '../../../crypto/keccak256.ts'
 

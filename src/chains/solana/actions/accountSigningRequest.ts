@@ -13,7 +13,8 @@ export function accountSigningRequest(ctx: SolanaContext, intent: Intent): Signi
   if (!issued) {
     return {
       ...base,
-      instructions: 'account mode: POST the intent to /intents/execute with `mode: "account"` and no signature; the 401 answer carries the transaction message to sign in `signing.message`',
+      instructions:
+        'account mode: POST the intent to /intents/execute with `mode: "account"` and no signature; the 401 answer carries the transaction message to sign in `signing.message`',
     }
   }
   return {

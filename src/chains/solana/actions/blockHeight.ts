@@ -3,5 +3,9 @@ import type { SolanaContext } from '../solanaContext.ts'
 import { callSolanaRpc } from './callSolanaRpc.ts'
 
 export async function blockHeight(ctx: SolanaContext): Promise<bigint> {
-  return BigInt(await callSolanaRpc(ctx, 'getBlockHeight', 'block height request', (rpc, abortSignal) => rpc.getBlockHeight({ commitment: 'confirmed' }).send({ abortSignal })))
+  return BigInt(
+    await callSolanaRpc(ctx, 'getBlockHeight', 'block height request', (rpc, abortSignal) =>
+      rpc.getBlockHeight({ commitment: 'confirmed' }).send({ abortSignal }),
+    ),
+  )
 }

@@ -2,10 +2,10 @@
 // preflight) is thrown as a GatewayError carrying the intent's status where the program gave one.
 import {
   type Base64EncodedWireTransaction,
+  isSolanaError,
   SOLANA_ERROR__INSTRUCTION_ERROR__CUSTOM,
   SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE,
   SOLANA_ERROR__TRANSACTION_ERROR__ALREADY_PROCESSED,
-  isSolanaError,
 } from '@solana/kit'
 import { GatewayError } from '../../../errors/gatewayError.ts'
 import { Status } from '../../../status/statusCodes.ts'
@@ -18,7 +18,9 @@ import { callSolanaRpc } from './callSolanaRpc.ts'
 export async function broadcastTransaction(ctx: SolanaContext, wire: string): Promise<void> {
   try {
     await callSolanaRpc(ctx, 'sendTransaction', 'broadcast of the execute transaction', (rpc, abortSignal) =>
-      rpc.sendTransaction(wire as Base64EncodedWireTransaction, { encoding: 'base64', preflightCommitment: 'confirmed' }).send({ abortSignal }),
+      rpc
+        .sendTransaction(wire as Base64EncodedWireTransaction, { encoding: 'base64', preflightCommitment: 'confirmed' })
+        .send({ abortSignal }),
     )
   } catch (err) {
     const cause = (err as GatewayError).cause
@@ -35,7 +37,12 @@ export async function broadcastTransaction(ctx: SolanaContext, wire: string): Pr
     const failure = decodeSolanaFailure(rpcErr, cause.context.logs, ctx.chain.programId, signatureInstructionOf(wire))
     throw new GatewayError('The chain refused the execute transaction', {
       code: 'CHAIN_CALL_FAILED',
-      status: failure.kind === 'status' ? failure.status : failure.kind === 'target' ? Status.TRANSFER_FAILED : Status.GATEWAY_FAILURE,
+      status:
+        failure.kind === 'status'
+          ? failure.status
+          : failure.kind === 'target'
+            ? Status.TRANSFER_FAILED
+            : Status.GATEWAY_FAILURE,
       details: failure.detail ?? programErrors[failure.kind === 'status' ? failure.status : -1],
       cause,
     })

@@ -8,7 +8,12 @@ import { failureKind } from '../../../metrics/createMetrics.ts'
 import { classifySolanaRpcError } from '../classifySolanaRpcError.ts'
 import type { SolanaContext } from '../solanaContext.ts'
 
-export async function callSolanaRpc<T>(ctx: SolanaContext, method: string, what: string, fn: (rpc: Rpc<SolanaRpcApi>, abortSignal: AbortSignal) => Promise<T>): Promise<T> {
+export async function callSolanaRpc<T>(
+  ctx: SolanaContext,
+  method: string,
+  what: string,
+  fn: (rpc: Rpc<SolanaRpcApi>, abortSignal: AbortSignal) => Promise<T>,
+): Promise<T> {
   const { chain, rpcRecorder } = ctx
   let last: GatewayError | undefined
   for (const [position, endpoint] of ctx.endpoints.entries()) {
@@ -24,7 +29,12 @@ export async function callSolanaRpc<T>(ctx: SolanaContext, method: string, what:
       return result
     } catch (err) {
       const failure = classifySolanaRpcError(err, chain.chainId, what)
-      rpcRecorder?.observeRpc({ chain: chain.chainId, method, seconds: (performance.now() - started) / 1000, failure: failureKind(failure, abortSignal.aborted) })
+      rpcRecorder?.observeRpc({
+        chain: chain.chainId,
+        method,
+        seconds: (performance.now() - started) / 1000,
+        failure: failureKind(failure, abortSignal.aborted),
+      })
       endpoint.view.failures++
       endpoint.view.lastError = failure.details ?? failure.shortMessage
       const down = failure instanceof ChainUnavailableError

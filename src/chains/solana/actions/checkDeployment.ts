@@ -11,16 +11,28 @@ export async function checkDeployment(ctx: SolanaContext): Promise<PreflightResu
   const { chain } = ctx
   try {
     const [genesisHash, programAccount, configAccount] = await Promise.all([
-      callSolanaRpc(ctx, 'getGenesisHash', 'genesis hash request', (rpc, abortSignal) => rpc.getGenesisHash().send({ abortSignal })),
-      callSolanaRpc(ctx, 'getAccountInfo', 'program account lookup', (rpc, abortSignal) => rpc.getAccountInfo(chain.programId, { encoding: 'base64' }).send({ abortSignal })),
-      callSolanaRpc(ctx, 'getAccountInfo', 'config account lookup', (rpc, abortSignal) => rpc.getAccountInfo(chain.config, { encoding: 'base64' }).send({ abortSignal })),
+      callSolanaRpc(ctx, 'getGenesisHash', 'genesis hash request', (rpc, abortSignal) =>
+        rpc.getGenesisHash().send({ abortSignal }),
+      ),
+      callSolanaRpc(ctx, 'getAccountInfo', 'program account lookup', (rpc, abortSignal) =>
+        rpc.getAccountInfo(chain.programId, { encoding: 'base64' }).send({ abortSignal }),
+      ),
+      callSolanaRpc(ctx, 'getAccountInfo', 'config account lookup', (rpc, abortSignal) =>
+        rpc.getAccountInfo(chain.config, { encoding: 'base64' }).send({ abortSignal }),
+      ),
     ])
     const missing: string[] = []
-    if (!genesisHash.startsWith(chain.reference)) missing.push(`chain id ${chain.chainId} (the endpoint's genesis hash is ${genesisHash})`)
+    if (!genesisHash.startsWith(chain.reference))
+      missing.push(`chain id ${chain.chainId} (the endpoint's genesis hash is ${genesisHash})`)
     if (!programAccount.value?.executable) missing.push(`validator ${chain.programId} (no executable program)`)
     const configData = configAccount.value ? Buffer.from(configAccount.value.data[0], 'base64') : undefined
     const genesisBytes = Buffer.from(getBase58Encoder().encode(genesisHash))
-    if (!configAccount.value || configAccount.value.owner !== chain.programId || configData?.length !== accountSizes.config || configData[0] !== accountTags.config) {
+    if (
+      !configAccount.value ||
+      configAccount.value.owner !== chain.programId ||
+      configData?.length !== accountSizes.config ||
+      configData[0] !== accountTags.config
+    ) {
       missing.push(`registry ${chain.config} (no deployment config account of the program)`)
     } else if (!configData.subarray(8, 40).equals(genesisBytes)) {
       missing.push(`registry ${chain.config} (its deployment config is bound to another cluster)`)

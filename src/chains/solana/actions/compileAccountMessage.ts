@@ -3,17 +3,21 @@
 // what the relayer co-signs, unchanged.
 import {
   type Address,
-  type Instruction,
   appendTransactionMessageInstructions,
   compileTransaction,
   createTransactionMessage,
+  type Instruction,
   pipe,
   setTransactionMessageFeePayer,
   setTransactionMessageLifetimeUsingBlockhash,
 } from '@solana/kit'
 import type { latestBlockhash } from './latestBlockhash.ts'
 
-export function compileAccountMessage(feePayer: Address, instructions: readonly Instruction[], lifetime: Awaited<ReturnType<typeof latestBlockhash>>): Uint8Array {
+export function compileAccountMessage(
+  feePayer: Address,
+  instructions: readonly Instruction[],
+  lifetime: Awaited<ReturnType<typeof latestBlockhash>>,
+): Uint8Array {
   const message = pipe(
     createTransactionMessage({ version: 0 }),
     (m) => setTransactionMessageFeePayer(feePayer, m),

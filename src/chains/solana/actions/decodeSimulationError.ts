@@ -24,7 +24,12 @@ export function decodeSimulationError(ctx: SolanaContext, err: unknown, what: st
   } else if (shape === 'ProgramAccountNotFound' || shape === 'InvalidProgramForExecution') {
     details = `${String(shape)}: is the program deployed at ${chain.programId} on this chain?`
   } else {
-    details = typeof shape === 'string' ? shape : JSON.stringify(shape, (_, v) => (typeof v === 'bigint' ? Number(v) : v))
+    details =
+      typeof shape === 'string' ? shape : JSON.stringify(shape, (_, v) => (typeof v === 'bigint' ? Number(v) : v))
   }
-  return new GatewayError(`The chain rejected the ${what}`, { code: 'CHAIN_CALL_FAILED', status: Status.GATEWAY_FAILURE, details })
+  return new GatewayError(`The chain rejected the ${what}`, {
+    code: 'CHAIN_CALL_FAILED',
+    status: Status.GATEWAY_FAILURE,
+    details,
+  })
 }

@@ -16,7 +16,15 @@ export function describeChain(ctx: SolanaContext): ChainDescription {
     available: !ctx.state.unavailableReason,
     unavailableReason: ctx.state.unavailableReason,
     endpoints: ctx.endpoints.map((e) => ({ ...e.view })),
-    signing: { scheme: 'ed25519', message: 'keccak256 of the canonical intent bytes, bound to this program and config account (programs/solana/README.md)' },
-    finality: { rule: 'commitment', commitment: 'confirmed', description: "final at the `confirmed` commitment (a supermajority of the cluster's stake voted on the slot)" },
+    signing: {
+      scheme: 'ed25519',
+      message:
+        'keccak256 of the canonical intent bytes, bound to this program and config account (programs/solana/README.md)',
+    },
+    finality: {
+      rule: 'commitment',
+      commitment: 'confirmed',
+      description: "final at the `confirmed` commitment (a supermajority of the cluster's stake voted on the slot)",
+    },
   }
 }

@@ -2,12 +2,12 @@
 // what validate simulates, and the draft that measures an execute's compute units.
 import {
   type Address,
-  type Instruction,
   appendTransactionMessageInstructions,
   blockhash,
   compileTransaction,
   createTransactionMessage,
   getBase64EncodedWireTransaction,
+  type Instruction,
   pipe,
   setTransactionMessageFeePayer,
   setTransactionMessageLifetimeUsingBlockhash,

@@ -6,7 +6,11 @@ import { landedStatus } from './landedStatus.ts'
 import { toReceipt } from './toReceipt.ts'
 
 /** A success is believed once the intent's nonce record bears it out (landedStatus.ts). */
-export async function findLanded(ctx: SolanaContext, txs: readonly SignedExecution[], intent: Intent): Promise<Reconciliation | undefined> {
+export async function findLanded(
+  ctx: SolanaContext,
+  txs: readonly SignedExecution[],
+  intent: Intent,
+): Promise<Reconciliation | undefined> {
   for (const candidate of txs) {
     const status = await landedStatus(ctx, candidate.id, intent)
     if (status) return { kind: 'settled', receipt: toReceipt(ctx, candidate, status) }

@@ -10,11 +10,18 @@ import type { SolanaContext } from '../solanaContext.ts'
 import { nonceRecordOf } from './nonceRecordOf.ts'
 import { signatureStatus } from './signatureStatus.ts'
 
-export async function landedStatus(ctx: SolanaContext, id: string, intent: Intent): Promise<{ slot: bigint; err: unknown } | undefined> {
+export async function landedStatus(
+  ctx: SolanaContext,
+  id: string,
+  intent: Intent,
+): Promise<{ slot: bigint; err: unknown } | undefined> {
   const status = await signatureStatus(ctx, id)
   if (!status || status.err) return status
   const record = await nonceRecordOf(ctx, intent)
   if (record?.state === 'executed' && record.intentHash === ctx.runtime.hashIntent(intent)) return status
-  ctx.log.warn({ transactionHash: id }, "the endpoint says the transaction confirmed, but the intent's nonce record is not on chain: not believed yet")
+  ctx.log.warn(
+    { transactionHash: id },
+    "the endpoint says the transaction confirmed, but the intent's nonce record is not on chain: not believed yet",
+  )
   return undefined
 }

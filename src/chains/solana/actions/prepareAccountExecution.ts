@@ -7,12 +7,20 @@
 // co-signs the same bytes, the transaction is simulated as it will be sent, then journaled and
 // sent. The agent pays the nonce record's rent and the value: short of them, 0x54 before anything
 // is signed.
-import { type Address, type SignatureBytes, type Transaction, getBase64EncodedWireTransaction, getPublicKeyFromAddress, getSignatureFromTransaction, verifySignature } from '@solana/kit'
+import {
+  type Address,
+  getBase64EncodedWireTransaction,
+  getPublicKeyFromAddress,
+  getSignatureFromTransaction,
+  type SignatureBytes,
+  type Transaction,
+  verifySignature,
+} from '@solana/kit'
 import type { Hex } from 'viem'
 import { InputError } from '../../../errors/inputError.ts'
-import type { AccountMode, Intent } from '../../../ports/intent.ts'
 import type { Preflight, SignedExecution } from '../../../ports/chainAdapter.ts'
-import { Status, isSuccessStatus } from '../../../status/statusCodes.ts'
+import type { AccountMode, Intent } from '../../../ports/intent.ts'
+import { isSuccessStatus, Status } from '../../../status/statusCodes.ts'
 import { maxComputeUnitLimit, setComputeUnitLimit, setComputeUnitPrice } from '../computeBudget.ts'
 import { computeUnitLimitFor, computeUnitPriceFor } from '../priceComputeUnits.ts'
 import type { SolanaContext, SolanaTransactionDetails } from '../solanaContext.ts'
@@ -32,17 +40,34 @@ import { writableAccounts } from './writableAccounts.ts'
 const signHere =
   'in account mode the agent signs the transaction itself: sign the bytes of `signing.message` (base64, the transaction message, fee payer the relayer) with the sender key (Ed25519) and send the 64-byte signature as `signature`, before block height `signing.lastValidBlockHeight`'
 
-export async function prepareAccountExecution(ctx: SolanaContext, intent: Intent, signature: Hex | undefined, account: AccountMode): Promise<Preflight> {
+export async function prepareAccountExecution(
+  ctx: SolanaContext,
+  intent: Intent,
+  signature: Hex | undefined,
+  account: AccountMode,
+): Promise<Preflight> {
   assertAvailable(ctx)
   const { relayer } = ctx
   if (!relayer) throw new Error('prepareAccountExecution called on a chain without a relayer')
   if (account.authorization) {
-    throw new InputError('The intent is not valid', { errors: [{ field: 'authorization', message: 'is an EIP-7702 authorization (EVM): on Solana the agent signs the transaction message itself' }] })
+    throw new InputError('The intent is not valid', {
+      errors: [
+        {
+          field: 'authorization',
+          message: 'is an EIP-7702 authorization (EVM): on Solana the agent signs the transaction message itself',
+        },
+      ],
+    })
   }
   const signatureBytes = signature === undefined ? undefined : Uint8Array.from(Buffer.from(signature.slice(2), 'hex'))
   if (signatureBytes && signatureBytes.length !== 64) {
     throw new InputError('Invalid signature', {
-      errors: [{ field: 'signature', message: `must be the sender's 64-byte Ed25519 signature of the transaction message (0x + 128 hex digits); it has ${signatureBytes.length} bytes` }],
+      errors: [
+        {
+          field: 'signature',
+          message: `must be the sender's 64-byte Ed25519 signature of the transaction message (0x + 128 hex digits); it has ${signatureBytes.length} bytes`,
+        },
+      ],
     })
   }
   const status = await validateIntent(ctx, intent, { asSigner: true })
@@ -57,17 +82,32 @@ export async function prepareAccountExecution(ctx: SolanaContext, intent: Intent
   if (!issued) {
     const refused = await issue(ctx, intent, intentHash)
     if (refused) return refused
-    const detail = signatureBytes ? `no message to sign is current for this intent (its blockhash expired, or it was never issued here): ${signHere}` : signHere
+    const detail = signatureBytes
+      ? `no message to sign is current for this intent (its blockhash expired, or it was never issued here): ${signHere}`
+      : signHere
     return { ok: false, status: Status.SIGNATURE_REQUIRED, detail }
   }
   if (!signatureBytes) return { ok: false, status: Status.SIGNATURE_REQUIRED, detail: signHere }
   const sender = intent.sender as Address
-  if (!(await verifySignature(await getPublicKeyFromAddress(sender), signatureBytes as SignatureBytes, issued.messageBytes))) {
-    return { ok: false, status: Status.UNAUTHORIZED, detail: "the signature is not the sender's Ed25519 signature of the transaction message in `signing.message`" }
+  if (
+    !(await verifySignature(
+      await getPublicKeyFromAddress(sender),
+      signatureBytes as SignatureBytes,
+      issued.messageBytes,
+    ))
+  ) {
+    return {
+      ok: false,
+      status: Status.UNAUTHORIZED,
+      detail: "the signature is not the sender's Ed25519 signature of the transaction message in `signing.message`",
+    }
   }
 
   // The relayer co-signs the very bytes it issued, next to the agent's signature.
-  const unsigned = { messageBytes: issued.messageBytes as unknown as Transaction['messageBytes'], signatures: { [relayer.address]: null, [sender]: signatureBytes as SignatureBytes } }
+  const unsigned = {
+    messageBytes: issued.messageBytes as unknown as Transaction['messageBytes'],
+    signatures: { [relayer.address]: null, [sender]: signatureBytes as SignatureBytes },
+  }
   const [relayerSignature] = await (await relayer.signer).signTransactions([unsigned as never])
   const transaction = { ...unsigned, signatures: { ...unsigned.signatures, ...relayerSignature } }
   const details: SolanaTransactionDetails = {
@@ -78,7 +118,12 @@ export async function prepareAccountExecution(ctx: SolanaContext, intent: Intent
     mode: 'account',
   }
   const wire = getBase64EncodedWireTransaction(transaction as never)
-  const signed: SignedExecution = { id: getSignatureFromTransaction(transaction as never), bytes: wire, relayer: relayer.address, details }
+  const signed: SignedExecution = {
+    id: getSignatureFromTransaction(transaction as never),
+    bytes: wire,
+    relayer: relayer.address,
+    details,
+  }
   const simulated = await simulateExecution(ctx, intent, wire, { asSigner: true })
   if (simulated.refused) return simulated.refused
   return {
@@ -93,18 +138,34 @@ export async function prepareAccountExecution(ctx: SolanaContext, intent: Intent
  * draft, the price from the market within the ceiling, the latest blockhash. A refusal of the
  * draft's simulation is the answer instead.
  */
-async function issue(ctx: SolanaContext, intent: Intent, intentHash: string): Promise<Extract<Preflight, { ok: false }> | undefined> {
+async function issue(
+  ctx: SolanaContext,
+  intent: Intent,
+  intentHash: string,
+): Promise<Extract<Preflight, { ok: false }> | undefined> {
   const relayer = ctx.relayer!
   const execute = await ctx.program.executeAsSigner(intent, ctx.chain.config)
-  const price = computeUnitPriceFor(await recentPriorityFee(ctx, writableAccounts(relayer.address, [execute])), ctx.maxPriorityFee)
-  const draft = await simulateExecution(ctx, intent, draftTransaction(relayer.address, [setComputeUnitLimit(maxComputeUnitLimit), setComputeUnitPrice(price), execute]), {
-    estimate: true,
-    asSigner: true,
-  })
+  const price = computeUnitPriceFor(
+    await recentPriorityFee(ctx, writableAccounts(relayer.address, [execute])),
+    ctx.maxPriorityFee,
+  )
+  const draft = await simulateExecution(
+    ctx,
+    intent,
+    draftTransaction(relayer.address, [setComputeUnitLimit(maxComputeUnitLimit), setComputeUnitPrice(price), execute]),
+    {
+      estimate: true,
+      asSigner: true,
+    },
+  )
   if (draft.refused) return draft.refused
   const limit = computeUnitLimitFor(draft.unitsConsumed)
   const lifetime = await latestBlockhash(ctx)
-  const messageBytes = compileAccountMessage(relayer.address, [setComputeUnitLimit(limit), setComputeUnitPrice(price), execute], lifetime)
+  const messageBytes = compileAccountMessage(
+    relayer.address,
+    [setComputeUnitLimit(limit), setComputeUnitPrice(price), execute],
+    lifetime,
+  )
   ctx.issuedMessages.put(intentHash, {
     messageBytes,
     lastValidBlockHeight: lifetime.lastValidBlockHeight,
@@ -122,9 +183,15 @@ async function issue(ctx: SolanaContext, intent: Intent, intentHash: string): Pr
 async function shortfall(ctx: SolanaContext, intent: Intent): Promise<string | undefined> {
   const sender = intent.sender as Address
   const [balance, recordRent, ownRent] = await Promise.all([
-    callSolanaRpc(ctx, 'getBalance', 'sender balance request', (rpc, abortSignal) => rpc.getBalance(sender, { commitment: 'confirmed' }).send({ abortSignal })).then((r) => BigInt(r.value)),
-    callSolanaRpc(ctx, 'getMinimumBalanceForRentExemption', 'rent request', (rpc, abortSignal) => rpc.getMinimumBalanceForRentExemption(48n).send({ abortSignal })).then(BigInt),
-    callSolanaRpc(ctx, 'getMinimumBalanceForRentExemption', 'rent request', (rpc, abortSignal) => rpc.getMinimumBalanceForRentExemption(0n).send({ abortSignal })).then(BigInt),
+    callSolanaRpc(ctx, 'getBalance', 'sender balance request', (rpc, abortSignal) =>
+      rpc.getBalance(sender, { commitment: 'confirmed' }).send({ abortSignal }),
+    ).then((r) => BigInt(r.value)),
+    callSolanaRpc(ctx, 'getMinimumBalanceForRentExemption', 'rent request', (rpc, abortSignal) =>
+      rpc.getMinimumBalanceForRentExemption(48n).send({ abortSignal }),
+    ).then(BigInt),
+    callSolanaRpc(ctx, 'getMinimumBalanceForRentExemption', 'rent request', (rpc, abortSignal) =>
+      rpc.getMinimumBalanceForRentExemption(0n).send({ abortSignal }),
+    ).then(BigInt),
   ])
   const needed = intent.value + recordRent
   const after = balance - needed

@@ -7,7 +7,7 @@ import type { Hex } from 'viem'
 import { InputError } from '../../../errors/inputError.ts'
 import type { ExecutionOptions, Preflight } from '../../../ports/chainAdapter.ts'
 import type { Intent } from '../../../ports/intent.ts'
-import { Status, isSuccessStatus } from '../../../status/statusCodes.ts'
+import { isSuccessStatus, Status } from '../../../status/statusCodes.ts'
 import { maxComputeUnitLimit, setComputeUnitLimit, setComputeUnitPrice } from '../computeBudget.ts'
 import { ed25519Instruction } from '../intentGatewayProgram.ts'
 import { computeUnitLimitFor, computeUnitPriceFor } from '../priceComputeUnits.ts'
@@ -25,7 +25,12 @@ import { simulateExecution } from './simulateExecution.ts'
 import { validateIntent } from './validateIntent.ts'
 import { writableAccounts } from './writableAccounts.ts'
 
-export async function prepareExecution(ctx: SolanaContext, intent: Intent, signature?: Hex, options: ExecutionOptions = {}): Promise<Preflight> {
+export async function prepareExecution(
+  ctx: SolanaContext,
+  intent: Intent,
+  signature?: Hex,
+  options: ExecutionOptions = {},
+): Promise<Preflight> {
   // Account mode: the agent's own wallet signs the transaction (prepareAccountExecution.ts).
   if (options.account) return prepareAccountExecution(ctx, intent, signature, options.account)
   assertAvailable(ctx)
@@ -42,7 +47,12 @@ export async function prepareExecution(ctx: SolanaContext, intent: Intent, signa
   const signatureBytes = Uint8Array.from(Buffer.from(signature.slice(2), 'hex'))
   if (signatureBytes.length !== 64) {
     throw new InputError('Invalid signature', {
-      errors: [{ field: 'signature', message: `must be a 64-byte Ed25519 signature on Solana (0x + 128 hex digits); it has ${signatureBytes.length} bytes` }],
+      errors: [
+        {
+          field: 'signature',
+          message: `must be a 64-byte Ed25519 signature on Solana (0x + 128 hex digits); it has ${signatureBytes.length} bytes`,
+        },
+      ],
     })
   }
   const status = await validateIntent(ctx, intent)
@@ -51,12 +61,32 @@ export async function prepareExecution(ctx: SolanaContext, intent: Intent, signa
   const message = Uint8Array.from(Buffer.from(ctx.runtime.hashIntent(intent).slice(2), 'hex'))
   const signer = await signerOf(ctx, intent, message, signatureBytes)
   if (!signer) {
-    return { ok: false, status: Status.UNAUTHORIZED, detail: "the signature is neither the sender's nor a delegate's (of the policy) Ed25519 signature of `signing.message`" }
+    return {
+      ok: false,
+      status: Status.UNAUTHORIZED,
+      detail:
+        "the signature is neither the sender's nor a delegate's (of the policy) Ed25519 signature of `signing.message`",
+    }
   }
-  const instructions = [ed25519Instruction(Uint8Array.from(getBase58Encoder().encode(signer)), signatureBytes, message), await ctx.program.execute(intent, ctx.chain.config)]
-  const price = computeUnitPriceFor(await recentPriorityFee(ctx, writableAccounts(relayer.address, instructions)), ctx.maxPriorityFee)
+  const instructions = [
+    ed25519Instruction(Uint8Array.from(getBase58Encoder().encode(signer)), signatureBytes, message),
+    await ctx.program.execute(intent, ctx.chain.config),
+  ]
+  const price = computeUnitPriceFor(
+    await recentPriorityFee(ctx, writableAccounts(relayer.address, instructions)),
+    ctx.maxPriorityFee,
+  )
   // The compute units it uses, measured on an unsigned draft with the most it could be given.
-  const draft = await simulateExecution(ctx, intent, draftTransaction(relayer.address, [setComputeUnitLimit(maxComputeUnitLimit), setComputeUnitPrice(price), ...instructions]), { estimate: true })
+  const draft = await simulateExecution(
+    ctx,
+    intent,
+    draftTransaction(relayer.address, [
+      setComputeUnitLimit(maxComputeUnitLimit),
+      setComputeUnitPrice(price),
+      ...instructions,
+    ]),
+    { estimate: true },
+  )
   if (draft.refused) return draft.refused
   const budget = [setComputeUnitLimit(computeUnitLimitFor(draft.unitsConsumed)), setComputeUnitPrice(price)]
   const signed = await signExecuteTransaction(relayer, [...budget, ...instructions], await latestBlockhash(ctx))

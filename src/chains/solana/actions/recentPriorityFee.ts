@@ -10,7 +10,9 @@ const maxAddresses = 128
 
 export async function recentPriorityFee(ctx: SolanaContext, writable: readonly Address[]): Promise<bigint> {
   const addresses = [...new Set(writable)].slice(0, maxAddresses)
-  const recent = await callSolanaRpc(ctx, 'getRecentPrioritizationFees', 'priority fee request', (rpc, abortSignal) => rpc.getRecentPrioritizationFees(addresses).send({ abortSignal }))
+  const recent = await callSolanaRpc(ctx, 'getRecentPrioritizationFees', 'priority fee request', (rpc, abortSignal) =>
+    rpc.getRecentPrioritizationFees(addresses).send({ abortSignal }),
+  )
   const fees = recent.map((r) => BigInt(r.prioritizationFee)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
   if (fees.length === 0) return 0n
   return fees[Math.ceil(fees.length * 0.75) - 1]!

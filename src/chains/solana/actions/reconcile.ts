@@ -28,8 +28,17 @@ export async function reconcile(ctx: SolanaContext, tx: ReconcileRequest): Promi
     // the relayer signs it again with a fresh one, as a new attempt (see replacement.ts). Not in
     // account mode: the agent signed that very transaction, and only the agent signs another.
     const accountMode = (tx.details as SolanaTransactionDetails).mode === 'account'
-    if (!executed && !accountMode && ctx.relayer && !tx.otherInstance && isSuccessStatus(await validateIntent(ctx, tx.intent))) {
-      return { kind: 'refused', detail: `transaction ${tx.id} expired unmined (its blockhash was valid up to block height ${lastValid}); to be re-signed with a fresh blockhash` }
+    if (
+      !executed &&
+      !accountMode &&
+      ctx.relayer &&
+      !tx.otherInstance &&
+      isSuccessStatus(await validateIntent(ctx, tx.intent))
+    ) {
+      return {
+        kind: 'refused',
+        detail: `transaction ${tx.id} expired unmined (its blockhash was valid up to block height ${lastValid}); to be re-signed with a fresh blockhash`,
+      }
     }
     return {
       kind: 'dropped',

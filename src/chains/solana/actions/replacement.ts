@@ -2,7 +2,13 @@
 // the sender's signature of the intent hash), a fresh blockhash, the compute-unit price raised
 // (it did not land at the old one: see raisedComputeUnitPrice), the relayer's new signature.
 // Nothing before the blockhash expired: the old one may still land. Never in account mode.
-import { type Instruction, decompileTransactionMessage, getBase64Encoder, getCompiledTransactionMessageDecoder, getTransactionDecoder } from '@solana/kit'
+import {
+  decompileTransactionMessage,
+  getBase64Encoder,
+  getCompiledTransactionMessageDecoder,
+  getTransactionDecoder,
+  type Instruction,
+} from '@solana/kit'
 import type { ReconcileRequest, Replacement } from '../../../ports/chainAdapter.ts'
 import { readComputeBudget, setComputeUnitPrice } from '../computeBudget.ts'
 import { raisedComputeUnitPrice } from '../priceComputeUnits.ts'
@@ -22,9 +28,13 @@ export async function replacement(ctx: SolanaContext, tx: ReconcileRequest): Pro
   const lastValid = BigInt((tx.details as SolanaTransactionDetails).lastValidBlockHeight)
   if ((await blockHeight(ctx)) <= lastValid) return undefined
   const old = getTransactionDecoder().decode(getBase64Encoder().encode(tx.bytes))
-  const instructions: Instruction[] = [...decompileTransactionMessage(getCompiledTransactionMessageDecoder().decode(old.messageBytes)).instructions]
+  const instructions: Instruction[] = [
+    ...decompileTransactionMessage(getCompiledTransactionMessageDecoder().decode(old.messageBytes)).instructions,
+  ]
   // Records journaled before the gateway set a compute budget have no price to raise: re-signed as they were.
-  const at = instructions.findIndex((ix) => readComputeBudget(ix) !== undefined && 'computeUnitPrice' in readComputeBudget(ix)!)
+  const at = instructions.findIndex(
+    (ix) => readComputeBudget(ix) !== undefined && 'computeUnitPrice' in readComputeBudget(ix)!,
+  )
   let priced = ''
   if (at >= 0) {
     const previous = (readComputeBudget(instructions[at]!) as { computeUnitPrice: bigint }).computeUnitPrice

@@ -10,7 +10,11 @@ import { watchSignature } from './watchSignature.ts'
 export async function sendExecution(
   ctx: SolanaContext,
   signed: SignedExecution,
-  { onSigned, signer, intent }: { onSigned: (tx: SignedExecution) => void | Promise<void>; signer: string; intent: Intent },
+  {
+    onSigned,
+    signer,
+    intent,
+  }: { onSigned: (tx: SignedExecution) => void | Promise<void>; signer: string; intent: Intent },
 ): Promise<Submission> {
   await onSigned(signed)
   let accepted = true
@@ -19,7 +23,10 @@ export async function sendExecution(
   } catch (err) {
     if (!(err instanceof ChainUnavailableError)) throw err
     accepted = false
-    ctx.log.warn({ transactionHash: signed.id }, 'no answer to the broadcast; the transaction stays in the journal and will be delivered by reconciliation')
+    ctx.log.warn(
+      { transactionHash: signed.id },
+      'no answer to the broadcast; the transaction stays in the journal and will be delivered by reconciliation',
+    )
   }
   ctx.log.info({ transactionHash: signed.id, accepted, signer }, 'execute sent')
   return { transactionHash: signed.id, accepted, receipt: watchSignature(ctx, signed, intent) }

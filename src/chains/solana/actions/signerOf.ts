@@ -5,14 +5,23 @@ import type { Intent } from '../../../ports/intent.ts'
 import type { SolanaContext } from '../solanaContext.ts'
 import { callSolanaRpc } from './callSolanaRpc.ts'
 
-export async function signerOf(ctx: SolanaContext, intent: Intent, message: Uint8Array, signature: Uint8Array): Promise<Address | undefined> {
-  const verifies = async (key: Address) => verifySignature(await getPublicKeyFromAddress(key), signature as never, message)
+export async function signerOf(
+  ctx: SolanaContext,
+  intent: Intent,
+  message: Uint8Array,
+  signature: Uint8Array,
+): Promise<Address | undefined> {
+  const verifies = async (key: Address) =>
+    verifySignature(await getPublicKeyFromAddress(key), signature as never, message)
   if (await verifies(intent.sender as Address)) return intent.sender as Address
   const policyAddress = await ctx.program.policyAddress(intent.sender as Address, intent.policyId)
   const { value } = await callSolanaRpc(ctx, 'getAccountInfo', 'policy lookup', (rpc, abortSignal) =>
     rpc.getAccountInfo(policyAddress, { encoding: 'base64', commitment: 'confirmed' }).send({ abortSignal }),
   )
-  const policy = value && value.owner === ctx.chain.programId ? ctx.program.decodePolicy(Buffer.from(value.data[0], 'base64')) : undefined
+  const policy =
+    value && value.owner === ctx.chain.programId
+      ? ctx.program.decodePolicy(Buffer.from(value.data[0], 'base64'))
+      : undefined
   for (const delegate of policy?.delegates ?? []) {
     if (await verifies(delegate)) return delegate
   }

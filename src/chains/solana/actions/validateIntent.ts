@@ -4,8 +4,8 @@ import type { Address } from '@solana/kit'
 import type { Hex } from 'viem'
 import { GatewayError } from '../../../errors/gatewayError.ts'
 import { InputError } from '../../../errors/inputError.ts'
-import { isSuccessStatus, Status } from '../../../status/statusCodes.ts'
 import type { Intent } from '../../../ports/intent.ts'
+import { isSuccessStatus, Status } from '../../../status/statusCodes.ts'
 import type { SolanaContext } from '../solanaContext.ts'
 import { assertAvailable } from './assertAvailable.ts'
 import { callSolanaRpc } from './callSolanaRpc.ts'
@@ -18,18 +18,34 @@ export async function validateIntent(ctx: SolanaContext, intent: Intent, { asSig
   assertAvailable(ctx)
   const { chain } = ctx
   const what = `simulation of the ${asSigner ? 'validate_as_signer' : 'validate'} instruction of program ${chain.programId}`
-  const instruction = asSigner ? await ctx.program.validateAsSigner(intent, chain.config) : await ctx.program.validate(intent, chain.config)
+  const instruction = asSigner
+    ? await ctx.program.validateAsSigner(intent, chain.config)
+    : await ctx.program.validate(intent, chain.config)
   const wire = draftTransaction(ctx.simulationFeePayer ?? (intent.sender as Address), [instruction])
   const { value } = await callSolanaRpc(ctx, 'simulateTransaction', what, (rpc, abortSignal) =>
-    rpc.simulateTransaction(wire, { encoding: 'base64', sigVerify: false, replaceRecentBlockhash: true, commitment: 'confirmed' }).send({ abortSignal }),
+    rpc
+      .simulateTransaction(wire, {
+        encoding: 'base64',
+        sigVerify: false,
+        replaceRecentBlockhash: true,
+        commitment: 'confirmed',
+      })
+      .send({ abortSignal }),
   )
   if (value.err) throw decodeSimulationError(ctx, value.err, what)
   const data = value.returnData
   if (!data || data.programId !== chain.programId) {
-    throw new GatewayError(`The chain rejected the ${what}`, { code: 'CHAIN_CALL_FAILED', details: 'it returned no status: is this the Intent Gateway program?' })
+    throw new GatewayError(`The chain rejected the ${what}`, {
+      code: 'CHAIN_CALL_FAILED',
+      details: 'it returned no status: is this the Intent Gateway program?',
+    })
   }
   const bytes = Buffer.from(data.data[0], 'base64')
-  if (bytes.length !== 1) throw new GatewayError(`The chain rejected the ${what}`, { code: 'CHAIN_CALL_FAILED', details: `it returned ${bytes.length} bytes instead of a one-byte status` })
+  if (bytes.length !== 1)
+    throw new GatewayError(`The chain rejected the ${what}`, {
+      code: 'CHAIN_CALL_FAILED',
+      details: `it returned ${bytes.length} bytes instead of a one-byte status`,
+    })
   return bytes[0]!
 }
 
@@ -43,7 +59,12 @@ export async function validateSigned(ctx: SolanaContext, intent: Intent, signatu
   const signatureBytes = Uint8Array.from(Buffer.from(signature.slice(2), 'hex'))
   if (signatureBytes.length !== 64) {
     throw new InputError('Invalid signature', {
-      errors: [{ field: 'signature', message: `must be a 64-byte Ed25519 signature on Solana (0x + 128 hex digits); it has ${signatureBytes.length} bytes` }],
+      errors: [
+        {
+          field: 'signature',
+          message: `must be a 64-byte Ed25519 signature on Solana (0x + 128 hex digits); it has ${signatureBytes.length} bytes`,
+        },
+      ],
     })
   }
   const status = await validateIntent(ctx, intent)

@@ -11,7 +11,11 @@ import { toReceipt } from './toReceipt.ts'
 const receiptWatchLimitMs = 15 * 60_000
 
 /** A success is believed once the intent's nonce record bears it out (landedStatus.ts). */
-export async function watchSignature(ctx: SolanaContext, tx: SignedExecution, intent: Intent): Promise<ExecutionReceipt> {
+export async function watchSignature(
+  ctx: SolanaContext,
+  tx: SignedExecution,
+  intent: Intent,
+): Promise<ExecutionReceipt> {
   const id = tx.id
   const lastValidBlockHeight = BigInt((tx.details as SolanaTransactionDetails).lastValidBlockHeight)
   const started = Date.now()
@@ -22,9 +26,12 @@ export async function watchSignature(ctx: SolanaContext, tx: SignedExecution, in
     if (height !== undefined && height > lastValidBlockHeight) {
       const late = await landedStatus(ctx, id, intent)
       if (late) return toReceipt(ctx, tx, late)
-      throw new Error(`transaction ${id} expired unmined: its blockhash was valid up to block height ${lastValidBlockHeight}`)
+      throw new Error(
+        `transaction ${id} expired unmined: its blockhash was valid up to block height ${lastValidBlockHeight}`,
+      )
     }
-    if (Date.now() - started > receiptWatchLimitMs) throw new Error(`transaction ${id} was not confirmed within ${receiptWatchLimitMs} ms`)
+    if (Date.now() - started > receiptWatchLimitMs)
+      throw new Error(`transaction ${id} was not confirmed within ${receiptWatchLimitMs} ms`)
     await new Promise((resolve) => setTimeout(resolve, ctx.confirmationPollMs))
   }
 }

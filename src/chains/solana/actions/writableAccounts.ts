@@ -3,6 +3,8 @@
 import { type Address, type Instruction, isWritableRole } from '@solana/kit'
 
 export function writableAccounts(feePayer: Address, instructions: readonly Instruction[]): Address[] {
-  const writable = instructions.flatMap((ix) => (ix.accounts ?? []).filter((meta) => isWritableRole(meta.role)).map((meta) => meta.address))
+  const writable = instructions.flatMap((ix) =>
+    (ix.accounts ?? []).filter((meta) => isWritableRole(meta.role)).map((meta) => meta.address),
+  )
   return [...new Set([feePayer, ...writable])]
 }

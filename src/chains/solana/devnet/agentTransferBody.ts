@@ -4,7 +4,10 @@
 import { TOKEN_PROGRAM_ADDRESS } from '@solana-program/token'
 import type { SolanaDemoAgent } from './seedDemoAgent.ts'
 
-export function agentTransferBody(agent: SolanaDemoAgent, { nonce, amount = 1_000_000n }: { nonce: bigint | number; amount?: bigint }) {
+export function agentTransferBody(
+  agent: SolanaDemoAgent,
+  { nonce, amount = 1_000_000n }: { nonce: bigint | number; amount?: bigint },
+) {
   const data = Buffer.alloc(9)
   data.writeUInt8(3)
   data.writeBigUInt64LE(amount, 1)

@@ -2,7 +2,7 @@
 // feature LiteSVM knows active, among them SBPF v3 (SIMD-0178, 0189, 0377) and SIMD-0500, under
 // which Loader V3 refuses to deploy any ELF that is not SBPF v3. Shared by the devnet's RPC front
 // and the program tests, so both deploy under the same rules.
-import { getAddressEncoder, type Address } from '@solana/kit'
+import { type Address, getAddressEncoder } from '@solana/kit'
 import { FeatureSet, LiteSVM } from 'litesvm'
 
 /** `disable_sbpf_v0_v1_v2_deployment` (SIMD-0500). */

@@ -4,7 +4,7 @@
 // recent slot, oldest first, each the highest fee set for any of the asked accounts (or for all).
 // A test can also make the devnet congested: a transaction bidding less than a minimum price is
 // accepted and never lands (litesvm_setMinimumPriorityFee), as when no leader takes it.
-import { type Transaction, getCompiledTransactionMessageDecoder } from '@solana/kit'
+import { getCompiledTransactionMessageDecoder, type Transaction } from '@solana/kit'
 
 /** A node's prioritization-fee cache holds up to 150 blocks. */
 const cachedSlots = 150
@@ -63,7 +63,13 @@ function priceOf(transaction: Transaction): bigint {
   if (!('instructions' in message)) return 0n
   for (const ix of message.instructions) {
     const data = ix.data
-    if (message.staticAccounts[ix.programAddressIndex] !== 'ComputeBudget111111111111111111111111111111' || !data || data[0] !== 3 || data.length !== 9) continue
+    if (
+      message.staticAccounts[ix.programAddressIndex] !== 'ComputeBudget111111111111111111111111111111' ||
+      !data ||
+      data[0] !== 3 ||
+      data.length !== 9
+    )
+      continue
     return new DataView(data.buffer, data.byteOffset, data.byteLength).getBigUint64(1, true)
   }
   return 0n

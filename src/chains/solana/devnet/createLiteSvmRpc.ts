@@ -25,10 +25,19 @@ const transactionDecoder = getTransactionDecoder()
 
 /** A JSON text where bigints are written as integers, as Solana nodes write u64s. */
 function toJson(value: unknown): string {
-  return JSON.stringify(value, (_, v) => (typeof v === 'bigint' ? `@@bigint:${v}@@` : v)).replace(/"@@bigint:(-?\d+)@@"/g, '$1')
+  return JSON.stringify(value, (_, v) => (typeof v === 'bigint' ? `@@bigint:${v}@@` : v)).replace(
+    /"@@bigint:(-?\d+)@@"/g,
+    '$1',
+  )
 }
 
-export function createLiteSvmRpc({ genesisSeed = 'intent-gateway solana devnet', allowSbpfV0Deployment = false }: { genesisSeed?: string; allowSbpfV0Deployment?: boolean } = {}): LiteSvmRpc {
+export function createLiteSvmRpc({
+  genesisSeed = 'intent-gateway solana devnet',
+  allowSbpfV0Deployment = false,
+}: {
+  genesisSeed?: string
+  allowSbpfV0Deployment?: boolean
+} = {}): LiteSvmRpc {
   // Every feature LiteSVM knows, SIMD-0500 among them: deployments follow the loader's newest rules.
   const svm = createClusterSvm({ allowSbpfV0Deployment })
   const genesisHash = base58.decode(createHash('sha256').update(genesisSeed).digest())
@@ -87,7 +96,10 @@ export function createLiteSvmRpc({ genesisSeed = 'intent-gateway solana devnet',
     getBalance: ([address]) => ({ context: context(), value: svm.getBalance(address as Address) ?? 0n }),
     getLatestBlockhash: () => {
       expireIfDue()
-      return { context: context(), value: { blockhash: svm.latestBlockhash(), lastValidBlockHeight: blockhashValidUntil } }
+      return {
+        context: context(),
+        value: { blockhash: svm.latestBlockhash(), lastValidBlockHeight: blockhashValidUntil },
+      }
     },
     // A transaction may still land with this blockhash: it is LiteSVM's current one (an expired one is refused).
     isBlockhashValid: ([blockhash]) => {
@@ -102,7 +114,8 @@ export function createLiteSvmRpc({ genesisSeed = 'intent-gateway solana devnet',
     getProgramAccounts: (params) => getProgramAccounts(svm, params, context),
     getSignaturesForAddress: (params) => history.forAddress(params),
     getRecentPrioritizationFees: ([addresses]) => {
-      if (addresses !== undefined && (!Array.isArray(addresses) || addresses.length > 128)) throw new RpcError(-32602, 'Invalid params: at most 128 addresses')
+      if (addresses !== undefined && (!Array.isArray(addresses) || addresses.length > 128))
+        throw new RpcError(-32602, 'Invalid params: at most 128 addresses')
       return feeMarket.recent((addresses ?? []) as string[], slot)
     },
     requestAirdrop: ([address, amount]) => {
@@ -117,7 +130,8 @@ export function createLiteSvmRpc({ genesisSeed = 'intent-gateway solana devnet',
     },
     simulateTransaction: ([wire, config]) => {
       const options = (config ?? {}) as { encoding?: string; sigVerify?: boolean; replaceRecentBlockhash?: boolean }
-      if (options.sigVerify && options.replaceRecentBlockhash) throw new RpcError(-32602, 'sigVerify may not be used with replaceRecentBlockhash')
+      if (options.sigVerify && options.replaceRecentBlockhash)
+        throw new RpcError(-32602, 'sigVerify may not be used with replaceRecentBlockhash')
       const tx = decodeTransaction(wire, options.encoding ?? 'base58')
       syncClock()
       svm.withSigverify(options.sigVerify === true)
@@ -135,7 +149,9 @@ export function createLiteSvmRpc({ genesisSeed = 'intent-gateway solana devnet',
             unitsConsumed: meta.computeUnitsConsumed(),
             returnData: returnDataOf(meta),
             innerInstructions: null,
-            replacementBlockhash: options.replaceRecentBlockhash ? { blockhash: svm.latestBlockhash(), lastValidBlockHeight: slot + 150n } : null,
+            replacementBlockhash: options.replaceRecentBlockhash
+              ? { blockhash: svm.latestBlockhash(), lastValidBlockHeight: slot + 150n }
+              : null,
           },
         }
       } finally {
@@ -153,14 +169,18 @@ export function createLiteSvmRpc({ genesisSeed = 'intent-gateway solana devnet',
       if (result instanceof FailedTransactionMetadata) {
         const meta = result.meta()
         const err = toRpcTransactionError(result.err())
-        throw new RpcError(-32002, `Transaction simulation failed: ${typeof err === 'string' ? err : JSON.stringify(err)}`, {
-          err,
-          logs: meta.logs(),
-          accounts: null,
-          unitsConsumed: meta.computeUnitsConsumed(),
-          returnData: returnDataOf(meta),
-          innerInstructions: null,
-        })
+        throw new RpcError(
+          -32002,
+          `Transaction simulation failed: ${typeof err === 'string' ? err : JSON.stringify(err)}`,
+          {
+            err,
+            logs: meta.logs(),
+            accounts: null,
+            unitsConsumed: meta.computeUnitsConsumed(),
+            returnData: returnDataOf(meta),
+            innerInstructions: null,
+          },
+        )
       }
       const signature = base58.decode(result.signature())
       signatures.set(signature, slot)
@@ -206,7 +226,8 @@ export function createLiteSvmRpc({ genesisSeed = 'intent-gateway solana devnet',
      * one value: every recent slot), for transactions writing `accounts`, or every one without.
      */
     litesvm_setPrioritizationFees: ([fees, accounts]) => {
-      if (!Array.isArray(fees) || (accounts !== undefined && !Array.isArray(accounts))) throw new RpcError(-32602, 'Invalid params: expected [fees[], accounts[]?]')
+      if (!Array.isArray(fees) || (accounts !== undefined && !Array.isArray(accounts)))
+        throw new RpcError(-32602, 'Invalid params: expected [fees[], accounts[]?]')
       feeMarket.set(
         fees.map((f) => BigInt(f as number)),
         accounts as string[] | undefined,
@@ -234,7 +255,12 @@ export function createLiteSvmRpc({ genesisSeed = 'intent-gateway solana devnet',
       if (!fn) throw new RpcError(-32601, 'Method not found')
       return { jsonrpc: '2.0', id, result: fn(Array.isArray(params) ? params : []) }
     } catch (err) {
-      if (err instanceof RpcError) return { jsonrpc: '2.0', id, error: { code: err.code, message: err.message, ...(err.data === undefined ? {} : { data: err.data }) } }
+      if (err instanceof RpcError)
+        return {
+          jsonrpc: '2.0',
+          id,
+          error: { code: err.code, message: err.message, ...(err.data === undefined ? {} : { data: err.data }) },
+        }
       return { jsonrpc: '2.0', id, error: { code: -32603, message: `Internal error: ${(err as Error).message}` } }
     }
   }
@@ -251,7 +277,9 @@ export function createLiteSvmRpc({ genesisSeed = 'intent-gateway solana devnet',
       try {
         body = JSON.parse(Buffer.concat(chunks).toString('utf8'))
       } catch {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(toJson({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } }))
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(toJson({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } }))
         return
       }
       const answer = Array.isArray(body) ? body.map(handle) : handle(body)

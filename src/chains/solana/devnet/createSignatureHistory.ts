@@ -31,7 +31,15 @@ export function createSignatureHistory() {
           started = e.signature === before
           continue
         }
-        if (e.accounts.has(address)) found.push({ signature: e.signature, slot: e.slot, err: null, memo: null, blockTime: e.blockTime, confirmationStatus: 'finalized' })
+        if (e.accounts.has(address))
+          found.push({
+            signature: e.signature,
+            slot: e.slot,
+            err: null,
+            memo: null,
+            blockTime: e.blockTime,
+            confirmationStatus: 'finalized',
+          })
       }
       return found
     },

@@ -3,7 +3,16 @@
 // `DeployWithMaxDataLen`, which runs the loader's deployment checks (ELF version, verifier) that
 // LiteSVM's `addProgram` skips. Instructions are built from their bincode layout (u32 enum tag,
 // then the fields), so nothing beyond @solana/kit is needed.
-import { AccountRole, type Address, type Instruction, type KeyPairSigner, type TransactionSigner, generateKeyPairSigner, getAddressEncoder, getProgramDerivedAddress } from '@solana/kit'
+import {
+  AccountRole,
+  type Address,
+  generateKeyPairSigner,
+  getAddressEncoder,
+  getProgramDerivedAddress,
+  type Instruction,
+  type KeyPairSigner,
+  type TransactionSigner,
+} from '@solana/kit'
 
 export const loaderV3 = 'BPFLoaderUpgradeab1e11111111111111111111111' as Address
 const systemProgram = '11111111111111111111111111111111' as Address
@@ -41,9 +50,16 @@ export async function deployWithLoaderV3({
   chunkSize = defaultChunk,
 }: DeployWithLoaderV3Parameters): Promise<{ programId: Address; programData: Address }> {
   const buffer = await generateKeyPairSigner()
-  const [programData] = await getProgramDerivedAddress({ programAddress: loaderV3, seeds: [getAddressEncoder().encode(program.address)] })
+  const [programData] = await getProgramDerivedAddress({
+    programAddress: loaderV3,
+    seeds: [getAddressEncoder().encode(program.address)],
+  })
   const signer = (s: TransactionSigner) => ({ address: s.address, role: AccountRole.WRITABLE_SIGNER, signer: s })
-  const readonlySigner = (s: TransactionSigner) => ({ address: s.address, role: AccountRole.READONLY_SIGNER, signer: s })
+  const readonlySigner = (s: TransactionSigner) => ({
+    address: s.address,
+    role: AccountRole.READONLY_SIGNER,
+    signer: s,
+  })
 
   const createAccount = async (account: KeyPairSigner, space: number): Promise<Instruction> => {
     const data = new Uint8Array(52)
@@ -84,7 +100,16 @@ export async function deployWithLoaderV3({
     view.setUint32(0, offset, true)
     view.setBigUint64(4, BigInt(chunk.length), true)
     body.set(chunk, 12)
-    await send([{ programAddress: loaderV3, accounts: [{ address: buffer.address, role: AccountRole.WRITABLE }, readonlySigner(authority)], data: tagged(1, body) }], payer)
+    await send(
+      [
+        {
+          programAddress: loaderV3,
+          accounts: [{ address: buffer.address, role: AccountRole.WRITABLE }, readonlySigner(authority)],
+          data: tagged(1, body),
+        },
+      ],
+      payer,
+    )
   }
   // DeployWithMaxDataLen (2) { max_data_len: u64 }: payer, program data, program, buffer, rent, clock, system program, authority.
   const maxDataLen = new Uint8Array(8)

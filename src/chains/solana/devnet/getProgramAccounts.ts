@@ -1,7 +1,7 @@
 // getProgramAccounts as a Solana node answers it: the accounts a program owns, narrowed by
 // `dataSize` and `memcmp` filters (bytes in base58, or base64 when said), each as
 // `{ pubkey, account }`; `withContext` wraps the list in `{ context, value }`.
-import { type Address, type ReadonlyUint8Array, getBase58Encoder } from '@solana/kit'
+import { type Address, getBase58Encoder, type ReadonlyUint8Array } from '@solana/kit'
 import type { LiteSVM } from 'litesvm'
 import { RpcError } from './rpcError.ts'
 import { type AccountEncodingConfig, toRpcAccount } from './toRpcAccount.ts'
@@ -15,7 +15,8 @@ function matches(data: ReadonlyUint8Array, filter: Filter): boolean {
   if (filter.dataSize !== undefined) return data.length === filter.dataSize
   if (filter.memcmp) {
     const { offset, bytes, encoding = 'base58' } = filter.memcmp
-    if (typeof offset !== 'number' || typeof bytes !== 'string') throw new RpcError(-32602, 'Invalid params: memcmp needs an offset and bytes')
+    if (typeof offset !== 'number' || typeof bytes !== 'string')
+      throw new RpcError(-32602, 'Invalid params: memcmp needs an offset and bytes')
     const wanted = encoding === 'base64' ? Buffer.from(bytes, 'base64') : Buffer.from(fromBase58.encode(bytes))
     return Buffer.from(data.subarray(offset, offset + wanted.length)).equals(wanted)
   }

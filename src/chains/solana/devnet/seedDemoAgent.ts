@@ -2,8 +2,13 @@
 // DemoDollar in its own associated token account and a little SOL (the nonce records' rent: the
 // relayer pays only fees), with a policy that allows SPL Token transfers only (tag 3, `Transfer`);
 // the recipient's DemoDollar account exists. Its key is derived from a public label: devnet only.
-import { type Address, type Instruction, type KeyPairSigner, type Rpc, type SolanaRpcApi, lamports } from '@solana/kit'
-import { TOKEN_PROGRAM_ADDRESS, findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstructionAsync, getMintToCheckedInstruction } from '@solana-program/token'
+import { type Address, type Instruction, type KeyPairSigner, lamports, type Rpc, type SolanaRpcApi } from '@solana/kit'
+import {
+  findAssociatedTokenPda,
+  getCreateAssociatedTokenIdempotentInstructionAsync,
+  getMintToCheckedInstruction,
+  TOKEN_PROGRAM_ADDRESS,
+} from '@solana-program/token'
 import { saltOf } from '../../derivePolicyId.ts'
 import type { IntentGatewayProgram } from '../intentGatewayProgram.ts'
 
@@ -43,8 +48,16 @@ export async function seedDemoAgent({
   const [agent, mintAuthority] = await Promise.all([devKey('agent'), devKey('demo dollar authority')])
   // 0.05 SOL: its policy's rent and the nonce records' (about 0.0012 SOL each), nothing for fees.
   await rpc.requestAirdrop(agent.address, lamports(50_000_000n)).send()
-  const [tokenAccount] = await findAssociatedTokenPda({ mint, owner: agent.address, tokenProgram: TOKEN_PROGRAM_ADDRESS })
-  const [recipientTokenAccount] = await findAssociatedTokenPda({ mint, owner: recipient, tokenProgram: TOKEN_PROGRAM_ADDRESS })
+  const [tokenAccount] = await findAssociatedTokenPda({
+    mint,
+    owner: agent.address,
+    tokenProgram: TOKEN_PROGRAM_ADDRESS,
+  })
+  const [recipientTokenAccount] = await findAssociatedTokenPda({
+    mint,
+    owner: recipient,
+    tokenProgram: TOKEN_PROGRAM_ADDRESS,
+  })
   await send(
     [
       await getCreateAssociatedTokenIdempotentInstructionAsync({ payer: funder, mint, owner: agent.address }),
@@ -55,6 +68,24 @@ export async function seedDemoAgent({
   )
   const policyId = saltOf('solana-agent-tokens')
   // The funder pays the policy's fee; the agent signs (and pays its rent) as its owner.
-  await send([await program.setPolicy(agent, { policyId, maxValuePerTx: 0n, maxAggregateValue: 0n, allowedTargets: [TOKEN_PROGRAM_ADDRESS], allowedPrefixes: ['0x03'] })], funder)
-  return { address: agent.address, secretKey: devSeed('agent'), tokenAccount, recipient, recipientTokenAccount, policyId }
+  await send(
+    [
+      await program.setPolicy(agent, {
+        policyId,
+        maxValuePerTx: 0n,
+        maxAggregateValue: 0n,
+        allowedTargets: [TOKEN_PROGRAM_ADDRESS],
+        allowedPrefixes: ['0x03'],
+      }),
+    ],
+    funder,
+  )
+  return {
+    address: agent.address,
+    secretKey: devSeed('agent'),
+    tokenAccount,
+    recipient,
+    recipientTokenAccount,
+    policyId,
+  }
 }

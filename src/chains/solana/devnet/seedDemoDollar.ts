@@ -3,15 +3,15 @@
 // pays the fees of the transfers it co-signs); the treasury's token account, which x402's client
 // pays into and does not create; and the facilitator's key, funded with SOL for those fees.
 // Every key is derived from a public label: devnet only.
-import { type Address, type Instruction, type KeyPairSigner, type Rpc, type SolanaRpcApi, lamports } from '@solana/kit'
+import { type Address, type Instruction, type KeyPairSigner, lamports, type Rpc, type SolanaRpcApi } from '@solana/kit'
 import { getCreateAccountInstruction } from '@solana-program/system'
 import {
-  TOKEN_PROGRAM_ADDRESS,
   findAssociatedTokenPda,
   getCreateAssociatedTokenIdempotentInstructionAsync,
   getInitializeMint2Instruction,
   getMintSize,
   getMintToCheckedInstruction,
+  TOKEN_PROGRAM_ADDRESS,
 } from '@solana-program/token'
 
 export type SolanaDemoDollar = {
@@ -58,17 +58,41 @@ export async function seedDemoDollar({
   const decimals = 6
   await send(
     [
-      getCreateAccountInstruction({ payer: funder, newAccount: mint, lamports: rent, space, programAddress: TOKEN_PROGRAM_ADDRESS }),
+      getCreateAccountInstruction({
+        payer: funder,
+        newAccount: mint,
+        lamports: rent,
+        space,
+        programAddress: TOKEN_PROGRAM_ADDRESS,
+      }),
       getInitializeMint2Instruction({ mint: mint.address, decimals, mintAuthority: mintAuthority.address }),
     ],
     funder,
   )
-  const [payerAccount] = await findAssociatedTokenPda({ mint: mint.address, owner: payer.address, tokenProgram: TOKEN_PROGRAM_ADDRESS })
+  const [payerAccount] = await findAssociatedTokenPda({
+    mint: mint.address,
+    owner: payer.address,
+    tokenProgram: TOKEN_PROGRAM_ADDRESS,
+  })
   await send(
     [
-      await getCreateAssociatedTokenIdempotentInstructionAsync({ payer: funder, mint: mint.address, owner: payer.address }),
-      await getCreateAssociatedTokenIdempotentInstructionAsync({ payer: funder, mint: mint.address, owner: treasury.address }),
-      getMintToCheckedInstruction({ mint: mint.address, token: payerAccount, mintAuthority, amount: 1000n * 10n ** BigInt(decimals), decimals }),
+      await getCreateAssociatedTokenIdempotentInstructionAsync({
+        payer: funder,
+        mint: mint.address,
+        owner: payer.address,
+      }),
+      await getCreateAssociatedTokenIdempotentInstructionAsync({
+        payer: funder,
+        mint: mint.address,
+        owner: treasury.address,
+      }),
+      getMintToCheckedInstruction({
+        mint: mint.address,
+        token: payerAccount,
+        mintAuthority,
+        amount: 1000n * 10n ** BigInt(decimals),
+        decimals,
+      }),
     ],
     funder,
   )

@@ -2,11 +2,11 @@
 // signed (the demo sender's key is a public devnet key, so the signature is computed here) and
 // unsigned, with the chain's CAIP-2 id.
 import type { Address } from '@solana/kit'
+import type { Intent } from '../../../ports/intent.ts'
 import { ed25519Seed } from '../ed25519Seed.ts'
 import { createSolanaRuntime } from '../solanaRuntime.ts'
-import type { Intent } from '../../../ports/intent.ts'
-import type { SolanaDemoAgent } from './seedDemoAgent.ts'
 import { agentTransferBody } from './agentTransferBody.ts'
+import type { SolanaDemoAgent } from './seedDemoAgent.ts'
 import type { SolanaDevnet } from './startSolanaDevnet.ts'
 
 /** A PKCS#8 DER prefix for a raw 32-byte Ed25519 seed (RFC 8410), so that node:crypto can sign with it. */
@@ -53,7 +53,8 @@ export function solanaDemoCommands({
   apiKey,
 }: {
   baseUrl: string
-  devnet: Pick<SolanaDevnet, 'chainId' | 'demo' | 'programId' | 'config'> & Partial<Pick<SolanaDevnet, 'payment' | 'payments' | 'rpcUrl'>>
+  devnet: Pick<SolanaDevnet, 'chainId' | 'demo' | 'programId' | 'config'> &
+    Partial<Pick<SolanaDevnet, 'payment' | 'payments' | 'rpcUrl'>>
   /** Sent with the execute commands when the gateway has API keys. */
   apiKey?: string | undefined
 }): string {
@@ -86,31 +87,55 @@ export function solanaDemoCommands({
     accounts: [{ address: demo.recipient, signer: false, writable: true }],
   })
   const toBody = (i: Intent, signature?: string) =>
-    JSON.stringify({ ...i, value: i.value.toString(), nonce: i.nonce.toString(), validAfter: i.validAfter.toString(), validBefore: i.validBefore.toString(), ...(signature ? { signature } : {}) })
+    JSON.stringify({
+      ...i,
+      value: i.value.toString(),
+      nonce: i.nonce.toString(),
+      validAfter: i.validAfter.toString(),
+      validBefore: i.validBefore.toString(),
+      ...(signature ? { signature } : {}),
+    })
   const signed = executed(1n)
-  const hash = createSolanaRuntime({ programId: devnet.programId as Address, config: devnet.config as Address }).hashIntent(signed)
+  const hash = createSolanaRuntime({
+    programId: devnet.programId as Address,
+    config: devnet.config as Address,
+  }).hashIntent(signed)
   const signature = `0x${Buffer.from(ed25519Seed.sign(demo.senderSecretKey, Buffer.from(hash.slice(2), 'hex'))).toString('hex')}`
 
   const lines: Array<[string, string]> = [
     ['200 SUCCESS (0x01): a valid intent', curl(intent({}))],
     ['403 DISALLOWED (0x10): a target the policy does not allow', curl(intent({ target: demo.otherTarget }))],
-    ["402 INSUFFICIENT_FUNDS (0x54): value above the policy's per-transaction cap", curl(intent({ value: '200000000' }))],
+    [
+      "402 INSUFFICIENT_FUNDS (0x54): value above the policy's per-transaction cap",
+      curl(intent({ value: '200000000' })),
+    ],
     ['410 TOO_LATE (0x21): validBefore in the past', curl(intent({ validBefore: '1' }))],
     ['202 TOO_EARLY (0x20): validAfter in the future', curl(intent({ validAfter: '4102444800' }))],
-    ['421 UNSUPPORTED_CHAIN (0xA2): a Solana chain this gateway does not serve', curl(intent({}), 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp')],
+    [
+      '421 UNSUPPORTED_CHAIN (0xA2): a Solana chain this gateway does not serve',
+      curl(intent({}), 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp'),
+    ],
     [
       '200 EXECUTED (0x11): an intent signed by its sender (Ed25519 over the 32-byte intent hash); run it again: the same answer, replayed (nothing sent)',
       curl(toBody(signed, signature), chainId, 'execute'),
     ],
-    ['401 SIGNATURE_REQUIRED (0xE5): the same intent unsigned (nonce 2); the answer carries `signing`, what to sign', curl(toBody(executed(2n)), chainId, 'execute')],
+    [
+      '401 SIGNATURE_REQUIRED (0xE5): the same intent unsigned (nonce 2); the answer carries `signing`, what to sign',
+      curl(toBody(executed(2n)), chainId, 'execute'),
+    ],
   ]
   // The same layout as the EVM commands (demoCommands), so one reader (and the start-up test) takes both.
-  const printed = lines.map(([title, command]) => `# ${title}\n${command}\n`).join('\n') + (demo.agent ? `\n${accountModeCommands({ baseUrl, chainId, agent: demo.agent, apiKey })}` : '')
+  const printed =
+    lines.map(([title, command]) => `# ${title}\n${command}\n`).join('\n') +
+    (demo.agent ? `\n${accountModeCommands({ baseUrl, chainId, agent: demo.agent, apiKey })}` : '')
   const price = devnet.payments?.prices[chainId]?.execute
   if (!price || !devnet.payment || !devnet.rpcUrl || typeof price.price === 'string') return printed
   // Keyless and paid: the unmodified @x402/fetch with @x402/svm's client pays 0.01 DemoDollar (nonce 3).
   const paid = executed(3n)
-  const paidHash = createSolanaRuntime({ programId: devnet.programId as Address, config: devnet.config as Address }).hashIntent(paid)
+  const paidHash = createSolanaRuntime({
+    programId: devnet.programId as Address,
+    config: devnet.config as Address,
+  }).hashIntent(paid)
   const paidSignature = `0x${Buffer.from(ed25519Seed.sign(demo.senderSecretKey, Buffer.from(paidHash.slice(2), 'hex'))).toString('hex')}`
   return [
     printed,

@@ -10,10 +10,6 @@ import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import {
   type Address,
-  type Instruction,
-  type KeyPairSigner,
-  type Rpc,
-  type SolanaRpcApi,
   appendTransactionMessageInstructions,
   createKeyPairSignerFromPrivateKeyBytes,
   createSolanaRpc,
@@ -21,21 +17,25 @@ import {
   getBase58Encoder,
   getBase64EncodedWireTransaction,
   getSignatureFromTransaction,
+  type Instruction,
+  type KeyPairSigner,
   lamports,
   pipe,
+  type Rpc,
+  type SolanaRpcApi,
   setTransactionMessageFeePayerSigner,
   setTransactionMessageLifetimeUsingBlockhash,
   signTransactionMessageWithSigners,
 } from '@solana/kit'
-import { devnetSeed } from './devnetSeed.ts'
-import { createIntentGatewayProgram, type IntentGatewayProgram } from '../intentGatewayProgram.ts'
+import { type PaymentsConfig, solanaClusterNetworks } from '../../../config/paymentsConfig.ts'
+import { projectFile } from '../../../config/projectFile.ts'
 import { saltOf } from '../../derivePolicyId.ts'
+import { createIntentGatewayProgram, type IntentGatewayProgram } from '../intentGatewayProgram.ts'
 import { deployWithLoaderV3 } from './deployWithLoaderV3.ts'
+import { devnetSeed } from './devnetSeed.ts'
 import { type SolanaDemoAgent, seedDemoAgent } from './seedDemoAgent.ts'
 import { type SolanaDemoDollar, seedDemoDollar } from './seedDemoDollar.ts'
-import { type PaymentsConfig, solanaClusterNetworks } from '../../../config/paymentsConfig.ts'
 import { type LiteSvmRpcProcess, startLiteSvmRpc } from './startLiteSvmRpc.ts'
-import { projectFile } from '../../../config/projectFile.ts'
 
 export const solanaProgramFile = fileURLToPath(projectFile('programs/solana/intent_gateway.so'))
 const probeProgramFile = fileURLToPath(projectFile('programs/solana/probe_target.so'))
@@ -89,7 +89,13 @@ export type SolanaDevnet = {
   accounts: { sender: KeyPairSigner; other: KeyPairSigner }
   /** Calls one of the front's `litesvm_*` controls. */
   control(
-    method: 'litesvm_setAccount' | 'litesvm_setClock' | 'litesvm_expireBlockhash' | 'litesvm_addProgram' | 'litesvm_setPrioritizationFees' | 'litesvm_setMinimumPriorityFee',
+    method:
+      | 'litesvm_setAccount'
+      | 'litesvm_setClock'
+      | 'litesvm_expireBlockhash'
+      | 'litesvm_addProgram'
+      | 'litesvm_setPrioritizationFees'
+      | 'litesvm_setMinimumPriorityFee',
     params: unknown[],
   ): Promise<unknown>
   /** Sends and confirms a transaction paid by `payer`. */
@@ -105,12 +111,20 @@ export type StartSolanaDevnetParameters = {
   program?: Uint8Array
 }
 
-export async function startSolanaDevnet({ port = 0, allowSbpfV0Deployment = false, program: elf = readFileSync(solanaProgramFile) }: StartSolanaDevnetParameters = {}): Promise<SolanaDevnet> {
+export async function startSolanaDevnet({
+  port = 0,
+  allowSbpfV0Deployment = false,
+  program: elf = readFileSync(solanaProgramFile),
+}: StartSolanaDevnetParameters = {}): Promise<SolanaDevnet> {
   const front: LiteSvmRpcProcess = await startLiteSvmRpc({ port, allowSbpfV0Deployment })
   try {
     const rpc = createSolanaRpc(front.url)
     const control = async (method: string, params: unknown[]) => {
-      const response = await fetch(front.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
+      const response = await fetch(front.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+      })
       const body = (await response.json()) as { result?: unknown; error?: { message: string } }
       if (body.error) throw new Error(`${method}: ${body.error.message}`)
       return body.result
@@ -148,24 +162,56 @@ export async function startSolanaDevnet({ port = 0, allowSbpfV0Deployment = fals
       throw new Error(`transaction ${signature} was not confirmed`)
     }
 
-    for (const who of [sender, other, feePayer, relayer, upgradeAuthority]) await rpc.requestAirdrop(who.address, lamports(100_000_000_000n)).send()
+    for (const who of [sender, other, feePayer, relayer, upgradeAuthority])
+      await rpc.requestAirdrop(who.address, lamports(100_000_000_000n)).send()
     const minimumBalance = async (space: bigint) => await rpc.getMinimumBalanceForRentExemption(space).send()
     await deployWithLoaderV3({ elf, payer: upgradeAuthority, program: programSigner, minimumBalance, send })
-    await deployWithLoaderV3({ elf: readFileSync(probeProgramFile), payer: upgradeAuthority, program: target, minimumBalance, send })
+    await deployWithLoaderV3({
+      elf: readFileSync(probeProgramFile),
+      payer: upgradeAuthority,
+      program: target,
+      minimumBalance,
+      send,
+    })
     const genesis = Uint8Array.from(getBase58Encoder().encode(front.genesisHash))
     // A separate transaction from the deployment: the program accepts it from its upgrade authority only.
     await send([await program.initConfig(upgradeAuthority, genesis)], upgradeAuthority)
     const config = await program.configAddress(genesis)
 
     const allowedPrefix = '0x02000000' as const // a system-program transfer's discriminator
-    const policies = { open: saltOf('solana-open'), narrow: saltOf('solana-narrow'), expired: saltOf('solana-expired'), future: saltOf('solana-future') }
+    const policies = {
+      open: saltOf('solana-open'),
+      narrow: saltOf('solana-narrow'),
+      expired: saltOf('solana-expired'),
+      future: saltOf('solana-future'),
+    }
     const sol = 1_000_000_000n
     await send(
       [
-        await program.setPolicy(sender, { policyId: policies.open, maxValuePerTx: 1n * sol, maxAggregateValue: 10n * sol }),
-        await program.setPolicy(sender, { policyId: policies.narrow, maxValuePerTx: sol / 10n, maxAggregateValue: sol, allowedTargets: [target.address], allowedPrefixes: [allowedPrefix] }),
-        await program.setPolicy(sender, { policyId: policies.expired, maxValuePerTx: sol, maxAggregateValue: sol, validBefore: 1n }),
-        await program.setPolicy(sender, { policyId: policies.future, maxValuePerTx: sol, maxAggregateValue: sol, validAfter: 4_102_444_800n }),
+        await program.setPolicy(sender, {
+          policyId: policies.open,
+          maxValuePerTx: 1n * sol,
+          maxAggregateValue: 10n * sol,
+        }),
+        await program.setPolicy(sender, {
+          policyId: policies.narrow,
+          maxValuePerTx: sol / 10n,
+          maxAggregateValue: sol,
+          allowedTargets: [target.address],
+          allowedPrefixes: [allowedPrefix],
+        }),
+        await program.setPolicy(sender, {
+          policyId: policies.expired,
+          maxValuePerTx: sol,
+          maxAggregateValue: sol,
+          validBefore: 1n,
+        }),
+        await program.setPolicy(sender, {
+          policyId: policies.future,
+          maxValuePerTx: sol,
+          maxAggregateValue: sol,
+          validAfter: 4_102_444_800n,
+        }),
       ],
       sender,
     )
@@ -173,14 +219,29 @@ export async function startSolanaDevnet({ port = 0, allowSbpfV0Deployment = fals
     await send([await program.deposit(sender, vaultLamports)], sender)
 
     const payment = await seedDemoDollar({ rpc, send, devKey, devSeed, funder: upgradeAuthority })
-    const agent = await seedDemoAgent({ rpc, send, devKey, devSeed, funder: upgradeAuthority, program, mint: payment.mint, recipient: other.address })
+    const agent = await seedDemoAgent({
+      rpc,
+      send,
+      devKey,
+      devSeed,
+      funder: upgradeAuthority,
+      program,
+      mint: payment.mint,
+      recipient: other.address,
+    })
 
     const reference = front.genesisHash.slice(0, 32)
     const chainId = `solana:${reference}`
     const payments: PaymentsConfig = {
       prices: {
         [chainId]: {
-          execute: { network: solanaClusterNetworks.devnet, payTo: payment.payTo, price: { asset: payment.mint, amount: payment.amount.toString() }, maxTimeoutSeconds: 300, settleOn: chainId },
+          execute: {
+            network: solanaClusterNetworks.devnet,
+            payTo: payment.payTo,
+            price: { asset: payment.mint, amount: payment.amount.toString() },
+            maxTimeoutSeconds: 300,
+            settleOn: chainId,
+          },
         },
       },
       priceApiKeyClients: false,

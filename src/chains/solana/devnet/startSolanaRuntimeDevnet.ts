@@ -9,9 +9,20 @@ import { startSolanaDevnet } from './startSolanaDevnet.ts'
 export async function startSolanaRuntimeDevnet(): Promise<RuntimeDevnet> {
   const solana = await startSolanaDevnet()
   return {
-    chain: { chainId: solana.chainId, chainType: 'solana', reference: solana.reference, rpcUrls: [solana.rpcUrl], executor: solana.programId, validator: solana.programId, registry: solana.config },
+    chain: {
+      chainId: solana.chainId,
+      chainType: 'solana',
+      reference: solana.reference,
+      rpcUrls: [solana.rpcUrl],
+      executor: solana.programId,
+      validator: solana.programId,
+      registry: solana.config,
+    },
     isDefault: false,
-    settings: { keys: { solanaRelayerPrivateKey: solana.relayerSecretKey, solanaSimulationFeePayer: solana.simulationFeePayer }, payments: solana.payments },
+    settings: {
+      keys: { solanaRelayerPrivateKey: solana.relayerSecretKey, solanaSimulationFeePayer: solana.simulationFeePayer },
+      payments: solana.payments,
+    },
     async describe({ baseUrl, apiKey }) {
       return [
         `Devnet: Solana (LiteSVM behind a JSON-RPC front) ${solana.rpcUrl}, chain ${solana.chainId}`,

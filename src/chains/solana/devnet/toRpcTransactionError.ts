@@ -21,8 +21,10 @@ export function toRpcTransactionError(err: unknown): RpcTransactionError {
     if (typeof e.index === 'number' && typeof e.err === 'function') {
       const inner = e.err()
       if (typeof inner === 'number') return { InstructionError: [e.index, instructionErrors[inner] ?? 'GenericError'] }
-      if (inner && typeof inner === 'object' && 'code' in inner) return { InstructionError: [e.index, { Custom: Number((inner as { code: number }).code) }] }
-      if (inner && typeof inner === 'object' && 'msg' in inner) return { InstructionError: [e.index, { BorshIoError: String((inner as { msg: string }).msg) }] }
+      if (inner && typeof inner === 'object' && 'code' in inner)
+        return { InstructionError: [e.index, { Custom: Number((inner as { code: number }).code) }] }
+      if (inner && typeof inner === 'object' && 'msg' in inner)
+        return { InstructionError: [e.index, { BorshIoError: String((inner as { msg: string }).msg) }] }
     }
     if (typeof e.index === 'number') return { DuplicateInstruction: e.index }
     if (typeof e.accountIndex === 'number') return { InsufficientFundsForRent: { account_index: e.accountIndex } }

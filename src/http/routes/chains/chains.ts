@@ -2,19 +2,20 @@
 // contracts, relayer, availability, and every endpoint with where it came from and how it fares.
 // URLs are shown redacted: a key in a URL never leaves the process.
 import type { FastifyInstance } from 'fastify'
-import type { ChainRegistry } from '../../../intents/createChainRegistry.ts'
-import { InputError } from '../../../errors/inputError.ts'
-import { Status } from '../../../status/statusCodes.ts'
-import { sendOutcome } from '../../sendOutcome.ts'
 import { keccak256 } from '../../../crypto/keccak256.ts'
+import { InputError } from '../../../errors/inputError.ts'
+import type { ChainRegistry } from '../../../intents/createChainRegistry.ts'
+import { Status } from '../../../status/statusCodes.ts'
 import { chainSchema, chainsSchema, jsonResponse, outcomeResponses } from '../../schemas/httpSchemas.ts'
+import { sendOutcome } from '../../sendOutcome.ts'
 
 export function registerChainsRoutes(app: FastifyInstance, { registry }: { registry: ChainRegistry }) {
   const listRoute = {
     schema: {
       operationId: 'listChains',
       tags: ['chains'],
-      summary: 'Every served chain: runtime, id, name, currency, contracts, relayer, availability, endpoints (redacted) and how intents are signed',
+      summary:
+        'Every served chain: runtime, id, name, currency, contracts, relayer, availability, endpoints (redacted) and how intents are signed',
       response: { 200: jsonResponse('the served chains', chainsSchema) },
     },
   }
@@ -23,12 +24,18 @@ export function registerChainsRoutes(app: FastifyInstance, { registry }: { regis
       operationId: 'getChain',
       tags: ['chains'],
       summary: 'One chain, by EVM chain id (84532) or CAIP-2 id (eip155:84532); its EIP-712 domain is in `signing`',
-      params: { type: 'object', properties: { chainId: { type: 'string', description: 'an EVM chain id in decimal or a CAIP-2 id' } } },
+      params: {
+        type: 'object',
+        properties: { chainId: { type: 'string', description: 'an EVM chain id in decimal or a CAIP-2 id' } },
+      },
       response: { 200: jsonResponse('the chain', chainSchema), ...outcomeResponses([400, 421]) },
     },
   }
 
-  app.get('/chains', listRoute, async () => ({ defaultChainId: registry.defaultChainId ?? null, chains: registry.adapters.map((a) => a.describe()) }))
+  app.get('/chains', listRoute, async () => ({
+    defaultChainId: registry.defaultChainId ?? null,
+    chains: registry.adapters.map((a) => a.describe()),
+  }))
 
   app.get<{ Params: { chainId: string } }>('/chains/:chainId', oneRoute, async (request, reply) => {
     let selection

@@ -2,14 +2,15 @@
 // (`DiscoveryResourcesResponse`), so that @x402/extensions' `withBazaar(...).extensions.bazaar.listResources()`
 // pointed at the gateway lists it: each priced route and MCP tool on each chain, its `accepts`
 // (price, asset, network, pay-to) and its `bazaar` declaration (how to call it).
-import type { FastifyInstance } from 'fastify'
+
 import type { PaymentRequirements } from '@x402/core/types'
+import type { FastifyInstance } from 'fastify'
 import { intentSchema } from '../../../intents/intentSchema.ts'
 import type { Payments } from '../../../payments/createPayments.ts'
 import { mcpDiscoveryOf } from '../../mcp/mcpDiscoveryOf.ts'
 import { mcpTools } from '../../mcp/mcpTools.ts'
-import { httpDiscoveryOf } from '../intents/intentRoute.ts'
 import { publicBaseUrl } from '../../publicBaseUrl.ts'
+import { httpDiscoveryOf } from '../intents/intentRoute.ts'
 
 type Item = {
   resource: string
@@ -38,11 +39,25 @@ const query = {
   },
 } as const
 
-type Query = { type?: 'http' | 'mcp'; network?: string; scheme?: string; payTo?: string; extensions?: string; limit?: string; offset?: string }
+type Query = {
+  type?: 'http' | 'mcp'
+  network?: string
+  scheme?: string
+  payTo?: string
+  extensions?: string
+  limit?: string
+  offset?: string
+}
 
-export function registerDiscoveryResourcesRoute(app: FastifyInstance, { payments, mcp }: { payments: Payments; mcp: boolean }) {
+export function registerDiscoveryResourcesRoute(
+  app: FastifyInstance,
+  { payments, mcp }: { payments: Payments; mcp: boolean },
+) {
   const started = new Date().toISOString()
-  const routeOf = { execute: { url: '/intents/execute', tool: 'execute_intent' }, validate: { url: '/intents/validate', tool: 'validate_intent' } } as const
+  const routeOf = {
+    execute: { url: '/intents/execute', tool: 'execute_intent' },
+    validate: { url: '/intents/validate', tool: 'validate_intent' },
+  } as const
   app.get<{ Querystring: Query }>(
     '/discovery/resources',
     {
@@ -74,7 +89,10 @@ export function registerDiscoveryResourcesRoute(app: FastifyInstance, { payments
       for (const offer of await payments.offers()) {
         const { url, tool } = routeOf[offer.route]
         const schema = { body: intentSchema }
-        const what = offer.route === 'execute' ? 'Execute an intent on-chain through the relayer' : "Validate an intent against the chain's policy"
+        const what =
+          offer.route === 'execute'
+            ? 'Execute an intent on-chain through the relayer'
+            : "Validate an intent against the chain's policy"
         const common = {
           x402Version: 2 as const,
           accepts: offer.accepts,
@@ -92,18 +110,33 @@ export function registerDiscoveryResourcesRoute(app: FastifyInstance, { payments
         })
         const mcpTool = mcp ? mcpTools.find((t) => t.name === tool) : undefined
         if (mcpTool)
-          items.push({ ...common, resource: `${base}/mcp`, type: 'mcp', description: `${what} on ${offer.chainId} (MCP tool ${tool}, chainId ${offer.chainId})`, extensions: mcpDiscoveryOf(mcpTool) })
+          items.push({
+            ...common,
+            resource: `${base}/mcp`,
+            type: 'mcp',
+            description: `${what} on ${offer.chainId} (MCP tool ${tool}, chainId ${offer.chainId})`,
+            extensions: mcpDiscoveryOf(mcpTool),
+          })
       }
       const q = request.query
       const matching = items.filter(
         (item) =>
           (!q.type || item.type === q.type) &&
           (!q.extensions || q.extensions in item.extensions) &&
-          item.accepts.some((a) => (!q.network || a.network === q.network) && (!q.scheme || a.scheme === q.scheme) && (!q.payTo || a.payTo === q.payTo)),
+          item.accepts.some(
+            (a) =>
+              (!q.network || a.network === q.network) &&
+              (!q.scheme || a.scheme === q.scheme) &&
+              (!q.payTo || a.payTo === q.payTo),
+          ),
       )
       const limit = q.limit ? Number(q.limit) : 100
       const offset = q.offset ? Number(q.offset) : 0
-      return reply.header('cache-control', 'no-store').send({ x402Version: 2, items: matching.slice(offset, offset + limit), pagination: { limit, offset, total: matching.length } })
+      return reply.header('cache-control', 'no-store').send({
+        x402Version: 2,
+        items: matching.slice(offset, offset + limit),
+        pagination: { limit, offset, total: matching.length },
+      })
     },
   )
 }

@@ -13,7 +13,11 @@ export type InstanceDescription = { id: string; rateLimits: 'off' | 'memory' | '
 
 export function registerHealthRoutes(
   app: FastifyInstance,
-  { registry, journal, instance = { id: 'local', rateLimits: 'off' } }: { registry: ChainRegistry; journal: Journal; instance?: InstanceDescription | undefined },
+  {
+    registry,
+    journal,
+    instance = { id: 'local', rateLimits: 'off' },
+  }: { registry: ChainRegistry; journal: Journal; instance?: InstanceDescription | undefined },
 ) {
   const startedAt = Date.now()
   // The journal's own state: its backend, and whether it answers (a shared database can be down while the process serves).
@@ -21,7 +25,11 @@ export function registerHealthRoutes(
     try {
       return { backend: journal.backend, reachable: true, pendingExecutions: await journal.pendingCount() }
     } catch (err) {
-      return { backend: journal.backend, reachable: false, error: err instanceof Error ? err.message.split('\n')[0] : String(err) }
+      return {
+        backend: journal.backend,
+        reachable: false,
+        error: err instanceof Error ? err.message.split('\n')[0] : String(err),
+      }
     }
   }
   const probe = () => Promise.all(registry.adapters.map((a) => a.getHealth()))
@@ -30,7 +38,8 @@ export function registerHealthRoutes(
     schema: {
       operationId: 'getHealth',
       tags: ['operations'],
-      summary: "Liveness: 200 whenever the process serves, with each chain's reachability and the journal's unsettled executions",
+      summary:
+        "Liveness: 200 whenever the process serves, with each chain's reachability and the journal's unsettled executions",
       response: { 200: jsonResponse('the process serves', healthSchema) },
     },
   }
@@ -59,7 +68,16 @@ export function registerHealthRoutes(
     const [chains, journalState] = await Promise.all([probe(), journalHealth()])
     if (!journalState.reachable) {
       reply.header('retry-after', '5')
-      return sendProblem(request, reply, 503, Status.UNAVAILABLE, 'The journal database is unreachable', `${journal.path}: ${journalState.error}; no execution can be journaled`, undefined, {})
+      return sendProblem(
+        request,
+        reply,
+        503,
+        Status.UNAVAILABLE,
+        'The journal database is unreachable',
+        `${journal.path}: ${journalState.error}; no execution can be journaled`,
+        undefined,
+        {},
+      )
     }
     if (chains.some((c) => c.reachable)) return { ready: true, chains }
     reply.header('retry-after', '5')

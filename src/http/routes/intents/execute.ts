@@ -1,30 +1,33 @@
 // POST /intents/execute: validate, then execute on-chain through the relayer.
-import type { FastifyInstance, preValidationAsyncHookHandler } from 'fastify'
-import type { ChainRegistry } from '../../../intents/createChainRegistry.ts'
-import type { Journal } from '../../../ports/journal.ts'
-import type { Metrics } from '../../../metrics/createMetrics.ts'
-import { type PreparedIntent, prepareIntent } from '../../../intents/executeIntent.ts'
-import type { PaymentTicket } from '../../../payments/createPayments.ts'
-import { Status } from '../../../status/statusCodes.ts'
-import type { Payments } from '../../../payments/createPayments.ts'
-import { paymentHeaderOf } from '../../plugins/payments.ts'
-import { intentSchema } from '../../../intents/intentSchema.ts'
-import { apiKeyRequired, intentExamples, intentStatuses, outcomeResponses, requestHeadersSchema } from '../../schemas/httpSchemas.ts'
-import { registerIntentRoute } from './intentRoute.ts'
-import { toClientAddressKey } from '../../toClientAddressKey.ts'
-import type { FastifyRequest } from 'fastify'
-import type { IntentRequest } from './intentRequest.ts'
-import type { IntentOutcome } from '../../../ports/intentOutcome.ts'
-import { replayExecution } from '../../../intents/replayExecution.ts'
-import type { ExecutionGuard, GuardSubject } from '../../../intents/createExecutionGuard.ts'
+import type { FastifyInstance, FastifyRequest, preValidationAsyncHookHandler } from 'fastify'
+import { defaultIdempotencyKeyTtlMs } from '../../../config/idempotencyConfig.ts'
+import { GatewayError } from '../../../errors/gatewayError.ts'
 import { answerIdempotencyKey, idempotencyKeyReused } from '../../../idempotency/answerIdempotencyKey.ts'
 import { bodyFingerprint } from '../../../idempotency/bodyFingerprint.ts'
 import { idempotencyScope } from '../../../idempotency/idempotencyScope.ts'
 import { readIdempotencyKey } from '../../../idempotency/readIdempotencyKey.ts'
 import { withIdempotencyKey } from '../../../idempotency/withIdempotencyKey.ts'
-import { defaultIdempotencyKeyTtlMs } from '../../../config/idempotencyConfig.ts'
-import type { IdempotencyKeyClaim } from '../../../ports/journal.ts'
-import { GatewayError } from '../../../errors/gatewayError.ts'
+import type { ChainRegistry } from '../../../intents/createChainRegistry.ts'
+import type { ExecutionGuard, GuardSubject } from '../../../intents/createExecutionGuard.ts'
+import { type PreparedIntent, prepareIntent } from '../../../intents/executeIntent.ts'
+import { intentSchema } from '../../../intents/intentSchema.ts'
+import { replayExecution } from '../../../intents/replayExecution.ts'
+import type { Metrics } from '../../../metrics/createMetrics.ts'
+import type { Payments, PaymentTicket } from '../../../payments/createPayments.ts'
+import type { IntentOutcome } from '../../../ports/intentOutcome.ts'
+import type { IdempotencyKeyClaim, Journal } from '../../../ports/journal.ts'
+import { Status } from '../../../status/statusCodes.ts'
+import { paymentHeaderOf } from '../../plugins/payments.ts'
+import {
+  apiKeyRequired,
+  intentExamples,
+  intentStatuses,
+  outcomeResponses,
+  requestHeadersSchema,
+} from '../../schemas/httpSchemas.ts'
+import { toClientAddressKey } from '../../toClientAddressKey.ts'
+import type { IntentRequest } from './intentRequest.ts'
+import { registerIntentRoute } from './intentRoute.ts'
 
 export type ExecuteRouteOptions = {
   registry: ChainRegistry
@@ -44,7 +47,17 @@ export type ExecuteRouteOptions = {
 
 export function registerExecuteRoute(
   app: FastifyInstance,
-  { registry, journal, receiptTimeoutMs, requireSignedIntents, metrics, preValidation, payments, guard, idempotencyKeyTtlMs = defaultIdempotencyKeyTtlMs }: ExecuteRouteOptions,
+  {
+    registry,
+    journal,
+    receiptTimeoutMs,
+    requireSignedIntents,
+    metrics,
+    preValidation,
+    payments,
+    guard,
+    idempotencyKeyTtlMs = defaultIdempotencyKeyTtlMs,
+  }: ExecuteRouteOptions,
 ) {
   /** The request's Idempotency-Key as its claim records it; undefined without one (a malformed one is refused, 400). */
   const keyOf = (req: IntentRequest, request: FastifyRequest): IdempotencyKeyClaim | undefined => {
@@ -116,8 +129,14 @@ export function registerExecuteRoute(
             // Checked and recorded under the same client; a paid execute's spend is covered by its payment (never the chain's breaker).
             const subject = { ...subjectOf(req, clientOf(request, ticket.payer)), payer: ticket.payer }
             const paid = ticket.payment === 'paid' || ticket.payment === 'credit'
-            void guard.record(subject, receipt, { paid }).catch((err: unknown) => app.log.warn({ err }, 'standing and budgets could not count an execution'))
-            metrics?.recordRelayerSpend({ chain: req.adapter.chainId, amount: Number(receipt.fee ?? 0n), outOfGas: receipt.outOfGas === true })
+            void guard
+              .record(subject, receipt, { paid })
+              .catch((err: unknown) => app.log.warn({ err }, 'standing and budgets could not count an execution'))
+            metrics?.recordRelayerSpend({
+              chain: req.adapter.chainId,
+              amount: Number(receipt.fee ?? 0n),
+              outOfGas: receipt.outOfGas === true,
+            })
           }),
         requireSignature: requireSignedIntents,
         // Its webhook endpoints get this execution's events.
@@ -127,13 +146,20 @@ export function registerExecuteRoute(
         receiptTimeoutMs,
         onEnded: metrics && ((outcome) => metrics.recordExecution({ chain: req.adapter.chainId, outcome })),
         onReceipt: metrics && ((seconds) => metrics.recordReceiptWait({ chain: req.adapter.chainId, seconds })),
-        onBackgroundError: (err, record) => app.log.warn({ err, intentHash: record.intentHash, chainId: record.chainId }, 'could not watch a sent execution; the reconciler will settle it'),
+        onBackgroundError: (err, record) =>
+          app.log.warn(
+            { err, intentHash: record.intentHash, chainId: record.chainId },
+            'could not watch a sent execution; the reconciler will settle it',
+          ),
       }).catch((err: unknown) => {
         // Another request with the same key claimed first, for another body: nothing was claimed.
         if (key && err instanceof GatewayError && err.status === Status.IDEMPOTENCY_KEY_REUSED) {
           return {
             kind: 'reused' as const,
-            outcome: idempotencyKeyReused({ intentHash: req.intentHash, chainId: req.adapter.chainId, chainType: req.adapter.chainType }, (err as { recorded?: { expiresAt: Date } }).recorded ?? key),
+            outcome: idempotencyKeyReused(
+              { intentHash: req.intentHash, chainId: req.adapter.chainId, chainType: req.adapter.chainType },
+              (err as { recorded?: { expiresAt: Date } }).recorded ?? key,
+            ),
           }
         }
         throw err
@@ -148,7 +174,10 @@ export function registerExecuteRoute(
       if (ticket.payment === 'paid') {
         const refused = await prepared.recheck()
         if (refused) {
-          app.log.info({ intentHash: req.intentHash, chainId: req.adapter.chainId, status: refused.status }, "execute refused after its payment settled: the payment stays the intent's credit")
+          app.log.info(
+            { intentHash: req.intentHash, chainId: req.adapter.chainId, status: refused.status },
+            "execute refused after its payment settled: the payment stays the intent's credit",
+          )
           const detail =
             "the payment was settled, then the execution was refused at the state the settlement left: nothing was sent, and the payment stays this intent's credit (a repeat of the intent uses it; nothing is paid again)"
           return { ...refused, payment: { status: 'credited', detail } }
@@ -174,19 +203,41 @@ function clientOf(request: FastifyRequest, payer: string | undefined): string {
 }
 
 function subjectOf(req: IntentRequest, client: string): GuardSubject {
-  return { chainId: req.adapter.chainId, sender: req.intent.sender, target: req.intent.target, targets: req.intent.calls?.map((call) => call.target), client }
+  return {
+    chainId: req.adapter.chainId,
+    sender: req.intent.sender,
+    target: req.intent.target,
+    targets: req.intent.calls?.map((call) => call.target),
+    client,
+  }
 }
 
-async function refusal(guard: ExecutionGuard, req: IntentRequest, client: string, metrics: Metrics | undefined): Promise<IntentOutcome | undefined> {
+async function refusal(
+  guard: ExecutionGuard,
+  req: IntentRequest,
+  client: string,
+  metrics: Metrics | undefined,
+): Promise<IntentOutcome | undefined> {
   const refused = await guard.check(subjectOf(req, client))
   if (!refused) return undefined
   metrics?.recordGuardRefusal({ chain: req.adapter.chainId, reason: refused.reason })
   const { status, detail, problemType, retryAfterSeconds } = refused
-  return { status, intentHash: req.intentHash, chainId: req.adapter.chainId, chainType: req.adapter.chainType, detail, problemType, retryAfterSeconds }
+  return {
+    status,
+    intentHash: req.intentHash,
+    chainId: req.adapter.chainId,
+    chainType: req.adapter.chainType,
+    detail,
+    problemType,
+    retryAfterSeconds,
+  }
 }
 
 /** Settles the payment of a prepared execute; when it does not settle, nothing is sent and the claim goes back: its answer. Undefined: send. */
-async function settleOrAbandon(ticket: PaymentTicket, prepared: PreparedIntent & { kind: 'ready' }): Promise<IntentOutcome | undefined> {
+async function settleOrAbandon(
+  ticket: PaymentTicket,
+  prepared: PreparedIntent & { kind: 'ready' },
+): Promise<IntentOutcome | undefined> {
   let settled: Awaited<ReturnType<PaymentTicket['settle']>>
   try {
     settled = await ticket.settle()

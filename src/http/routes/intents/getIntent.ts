@@ -1,22 +1,26 @@
 // GET /intents/{intentHash}: the state of an execution this gateway sent, from the journal, with
 // the status execute would give now (202 while unconfirmed, 200 once executed, the revert's code).
-import { isSettlementPending } from '../../../payments/settlementPending.ts'
+
 import type { FastifyInstance } from 'fastify'
 import type { Hex } from 'viem'
-import type { ChainRegistry } from '../../../intents/createChainRegistry.ts'
-import { namedChain } from '../../requestChain.ts'
-import type { Journal } from '../../../ports/journal.ts'
-import { toReport } from '../../../intents/toReport.ts'
 import { InputError } from '../../../errors/inputError.ts'
+import type { ChainRegistry } from '../../../intents/createChainRegistry.ts'
 import { intentHashParamsSchema } from '../../../intents/intentSchema.ts'
+import { toReport } from '../../../intents/toReport.ts'
+import { isSettlementPending } from '../../../payments/settlementPending.ts'
+import type { Journal } from '../../../ports/journal.ts'
+import type { PaymentRecord } from '../../../ports/paymentLedger.ts'
 import { Status } from '../../../status/statusCodes.ts'
 import { statusVocabulary, type X402Settlement } from '../../../status/statusVocabulary.ts'
-import { sendOutcome } from '../../sendOutcome.ts'
 import { toProblemDetails } from '../../problemDetails.ts'
-import type { PaymentRecord } from '../../../ports/paymentLedger.ts'
+import { namedChain } from '../../requestChain.ts'
 import { chainHeaderSchema, intentStatuses, outcomeResponses } from '../../schemas/httpSchemas.ts'
+import { sendOutcome } from '../../sendOutcome.ts'
 
-export function registerGetIntentRoute(app: FastifyInstance, { registry, journal }: { registry: ChainRegistry; journal: Journal }) {
+export function registerGetIntentRoute(
+  app: FastifyInstance,
+  { registry, journal }: { registry: ChainRegistry; journal: Journal },
+) {
   app.get<{ Params: { intentHash: string } }>(
     '/intents/:intentHash',
     {
@@ -28,7 +32,9 @@ export function registerGetIntentRoute(app: FastifyInstance, { registry, journal
           "From the journal, with the status execute would give now: 202 (0xF3) while unconfirmed (pending, or mined but not yet CONFIRMATIONS blocks deep), 200 (0x11) once executed, the revert's code otherwise; 404 for an intent this gateway never sent. X-Chain-Id narrows the search to one chain. `statusWords` says the same in the other ecosystems' words (docs/api-contract.md §18): `taskState` (the MCP task's), `relayerStatus` and `relayerMeaning` (the `relayer_*` code a Gelato-style client reads: 100 pending, 110 submitted, 200 included, 400 rejected, 500 reverted) and, when the intent was paid for with x402, `x402Settlement` (settled, settlement_pending, credited, not charged).",
         headers: chainHeaderSchema,
         params: intentHashParamsSchema,
-        response: outcomeResponses([...intentStatuses.filter((s) => s !== 413 && s !== 415), 404].sort((a, b) => a - b)),
+        response: outcomeResponses(
+          [...intentStatuses.filter((s) => s !== 413 && s !== 415), 404].sort((a, b) => a - b),
+        ),
       },
     },
     async (request, reply) => {
@@ -37,9 +43,15 @@ export function registerGetIntentRoute(app: FastifyInstance, { registry, journal
       const chainId = namedChain(registry, request)?.chainId
       const record = await journal.get(intentHash, chainId)
       // What was paid for this intent with x402 (every authorization, whatever became of it).
-      const paymentsOn = async (chains: string[]) => (await Promise.all(chains.map((c) => journal.payments.forIntent(c, intentHash)))).flat().map(toPaymentReport)
+      const paymentsOn = async (chains: string[]) =>
+        (await Promise.all(chains.map((c) => journal.payments.forIntent(c, intentHash)))).flat().map(toPaymentReport)
       if (!record) {
-        const errors = [{ field: 'intentHash', message: `no execution of this intent was sent by this gateway${chainId ? ` on ${chainId}` : ''}` }]
+        const errors = [
+          {
+            field: 'intentHash',
+            message: `no execution of this intent was sent by this gateway${chainId ? ` on ${chainId}` : ''}`,
+          },
+        ]
         // Paid for, never sent (refused, or the gateway stopped before the broadcast): still 404, with what became of the payments.
         const payments = await paymentsOn(chainId ? [chainId] : registry.adapters.map((a) => a.chainId))
         if (payments.length === 0) throw new InputError('Unknown intent', { httpStatus: 404, errors })
@@ -64,7 +76,11 @@ export function registerGetIntentRoute(app: FastifyInstance, { registry, journal
             {
               payments: payments.map(({ chainId: _c, awaitingDelivery: _a, ...p }) => p),
               // Nothing broadcast yet: pending (100), paid or being paid for.
-              statusWords: statusVocabulary.ofExecution('claimed', false, waiting.state === 'settlement_pending' ? 'settlement_pending' : 'settled'),
+              statusWords: statusVocabulary.ofExecution(
+                'claimed',
+                false,
+                waiting.state === 'settlement_pending' ? 'settlement_pending' : 'settled',
+              ),
             },
           )
         }
@@ -90,7 +106,8 @@ export function registerGetIntentRoute(app: FastifyInstance, { registry, journal
         request,
         reply,
         {
-          status: record.state === 'pending' || record.state === 'claimed' || unconfirmed ? Status.SUBMITTED : record.status,
+          status:
+            record.state === 'pending' || record.state === 'claimed' || unconfirmed ? Status.SUBMITTED : record.status,
           intentHash,
           chainId: record.chainId,
           chainType: adapter?.chainType,
@@ -102,7 +119,9 @@ export function registerGetIntentRoute(app: FastifyInstance, { registry, journal
         undefined,
         {
           // A batch (account mode): its calls as signed, in order.
-          ...(record.intent.calls ? { calls: record.intent.calls.map((c) => ({ target: c.target, data: c.data, value: c.value.toString() })) } : {}),
+          ...(record.intent.calls
+            ? { calls: record.intent.calls.map((c) => ({ target: c.target, data: c.data, value: c.value.toString() })) }
+            : {}),
           ...(payments.length > 0 ? { payments } : {}),
           statusWords: statusVocabulary.ofExecution(record.state, record.final, settlementOf(payments)),
         },

@@ -8,20 +8,20 @@
 import { Readable } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
 import type { Hex } from 'viem'
-import type { ChainRegistry } from '../../../intents/createChainRegistry.ts'
-import { namedChain } from '../../requestChain.ts'
+import type { RequestAuthenticator } from '../../../auth/createRequestAuthenticator.ts'
 import { InputError } from '../../../errors/inputError.ts'
+import type { ChainRegistry } from '../../../intents/createChainRegistry.ts'
 import { intentHashParamsSchema } from '../../../intents/intentSchema.ts'
 import { type ExecutionEvent, isFinished, toExecutionEvents } from '../../../intents/toExecutionEvents.ts'
 import { isSettlementPending } from '../../../payments/settlementPending.ts'
 import type { ExecutionRecord, Journal } from '../../../ports/journal.ts'
 import { Status } from '../../../status/statusCodes.ts'
-import { chainHeaderSchema, commonResponseHeaders, outcomeResponses } from '../../schemas/httpSchemas.ts'
-import type { RequestAuthenticator } from '../../../auth/createRequestAuthenticator.ts'
-import type { StreamRefusal, StreamSlots } from '../../createStreamSlots.ts'
-import { toClientAddressKey } from '../../toClientAddressKey.ts'
-import { toProblemDetails } from '../../problemDetails.ts'
 import { statusVocabulary } from '../../../status/statusVocabulary.ts'
+import type { StreamRefusal, StreamSlots } from '../../createStreamSlots.ts'
+import { toProblemDetails } from '../../problemDetails.ts'
+import { namedChain } from '../../requestChain.ts'
+import { chainHeaderSchema, commonResponseHeaders, outcomeResponses } from '../../schemas/httpSchemas.ts'
+import { toClientAddressKey } from '../../toClientAddressKey.ts'
 
 export const tooManyStreamsType = 'urn:intent-gateway:problem:too-many-event-streams'
 
@@ -41,12 +41,24 @@ export type IntentEventsOptions = {
 }
 
 const refusals: Record<StreamRefusal, string> = {
-  client: 'this client (its API key, else its address) holds as many event streams as one client may (SSE_MAX_STREAMS_PER_CLIENT)',
+  client:
+    'this client (its API key, else its address) holds as many event streams as one client may (SSE_MAX_STREAMS_PER_CLIENT)',
   intent: 'this intent has as many event streams open as one intent may',
   total: 'the gateway has as many event streams open as it serves (SSE_MAX_STREAMS)',
 }
 
-export function registerIntentEventsRoute(app: FastifyInstance, { registry, journal, pollMs = 250, streamLimitMs = 600_000, heartbeatMs = 15_000, slots, authenticate }: IntentEventsOptions) {
+export function registerIntentEventsRoute(
+  app: FastifyInstance,
+  {
+    registry,
+    journal,
+    pollMs = 250,
+    streamLimitMs = 600_000,
+    heartbeatMs = 15_000,
+    slots,
+    authenticate,
+  }: IntentEventsOptions,
+) {
   app.get<{ Params: { intentHash: string } }>(
     '/intents/:intentHash/events',
     {
@@ -59,8 +71,15 @@ export function registerIntentEventsRoute(app: FastifyInstance, { registry, jour
         headers: chainHeaderSchema,
         params: intentHashParamsSchema,
         response: {
-          200: { description: 'the event stream (text/event-stream)', content: { 'text/event-stream': { schema: { type: 'string' } } } },
-          204: { description: 'the intent is finished and Last-Event-ID is its last event: nothing can follow (an EventSource stops reconnecting)', headers: commonResponseHeaders },
+          200: {
+            description: 'the event stream (text/event-stream)',
+            content: { 'text/event-stream': { schema: { type: 'string' } } },
+          },
+          204: {
+            description:
+              'the intent is finished and Last-Event-ID is its last event: nothing can follow (an EventSource stops reconnecting)',
+            headers: commonResponseHeaders,
+          },
           ...outcomeResponses([400, 404, 421, 429]),
         },
       },
@@ -76,11 +95,18 @@ export function registerIntentEventsRoute(app: FastifyInstance, { registry, jour
       const awaitingSettlement =
         first.length === 0 &&
         chainId !== undefined &&
-        (await journal.payments.forIntent(chainId, intentHash)).some((p) => isSettlementPending(p) || (p.state === 'settled' && p.pendingRequest !== undefined))
+        (await journal.payments.forIntent(chainId, intentHash)).some(
+          (p) => isSettlementPending(p) || (p.state === 'settled' && p.pendingRequest !== undefined),
+        )
       if (first.length === 0 && !awaitingSettlement) {
         throw new InputError('Unknown intent', {
           httpStatus: 404,
-          errors: [{ field: 'intentHash', message: `no execution of this intent was sent by this gateway${chainId && named ? ` on ${chainId}` : ''}` }],
+          errors: [
+            {
+              field: 'intentHash',
+              message: `no execution of this intent was sent by this gateway${chainId && named ? ` on ${chainId}` : ''}`,
+            },
+          ],
         })
       }
       request.gateway.chainId = chainId!
@@ -89,9 +115,13 @@ export function registerIntentEventsRoute(app: FastifyInstance, { registry, jour
       const lastEventId = request.headers['last-event-id']
       const resumeAfter = typeof lastEventId === 'string' ? lastEventId.slice(0, 200) : undefined
       // Finished, and the client has its last event: nothing can follow. 204 ends an EventSource for good.
-      if (resumeAfter !== undefined && isFinished(first) && toExecutionEvents(first).at(-1)?.id === resumeAfter) return reply.code(204).header('cache-control', 'no-store').send()
+      if (resumeAfter !== undefined && isFinished(first) && toExecutionEvents(first).at(-1)?.id === resumeAfter)
+        return reply.code(204).header('cache-control', 'no-store').send()
 
-      const authenticated = authenticate && request.headers.authorization !== undefined ? await authenticate(request).catch(() => undefined) : undefined
+      const authenticated =
+        authenticate && request.headers.authorization !== undefined
+          ? await authenticate(request).catch(() => undefined)
+          : undefined
       const client = authenticated?.ok ? `key:${authenticated.caller.id}` : toClientAddressKey(request.ip)
       const slot = slots?.acquire(client, `${chainId}/${intentHash}`)
       if (slot && 'refused' in slot) {
@@ -166,7 +196,10 @@ export function registerIntentEventsRoute(app: FastifyInstance, { registry, jour
           records = await journal.attempts(chainId!, intentHash)
         }
       }
-      return reply.header('cache-control', 'no-store').type('text/event-stream; charset=utf-8').send(Readable.from(stream()))
+      return reply
+        .header('cache-control', 'no-store')
+        .type('text/event-stream; charset=utf-8')
+        .send(Readable.from(stream()))
     },
   )
 }

@@ -7,16 +7,22 @@ import type { Hex } from 'viem'
 import { keccak256 } from '../../../crypto/keccak256.ts'
 import { InputError } from '../../../errors/inputError.ts'
 import type { ChainRegistry } from '../../../intents/createChainRegistry.ts'
-import { requestChain } from '../../requestChain.ts'
 import { parseIntent } from '../../../intents/parseIntent.ts'
 import type { ChainAdapter } from '../../../ports/chainAdapter.ts'
 import type { ChainType } from '../../../ports/chainId.ts'
 import type { AccountMode, Intent, IntentBody } from '../../../ports/intent.ts'
 import { Status } from '../../../status/statusCodes.ts'
+import { requestChain } from '../../requestChain.ts'
 import { sendOutcome } from '../../sendOutcome.ts'
 
 /** `account`: account mode (`mode: "account"`), with the sender's authorization when it brought one. */
-export type IntentRequest = { adapter: ChainAdapter; intent: Intent; intentHash: Hex; signature: Hex | undefined; account?: AccountMode | undefined }
+export type IntentRequest = {
+  adapter: ChainAdapter
+  intent: Intent
+  intentHash: Hex
+  signature: Hex | undefined
+  account?: AccountMode | undefined
+}
 
 /** A request's chain and intent as resolved once: ready, for a chain not served here (421), or not an intent (4xx). */
 export type ResolvedIntent =
@@ -32,7 +38,10 @@ declare module 'fastify' {
 }
 
 /** Resolves the request's chain and intent once; never throws (a refusal is kept and thrown by readIntentRequest). */
-export function resolveIntentRequest(registry: ChainRegistry, request: FastifyRequest<{ Body: IntentBody }>): ResolvedIntent {
+export function resolveIntentRequest(
+  registry: ChainRegistry,
+  request: FastifyRequest<{ Body: IntentBody }>,
+): ResolvedIntent {
   if (request.intentRequest) return request.intentRequest
   let resolved: ResolvedIntent
   try {
@@ -64,18 +73,33 @@ function resolve(registry: ChainRegistry, request: FastifyRequest<{ Body: Intent
   request.gateway.chainType = selection.chainType
   if (body.chainType && body.chainType !== selection.chainType) {
     throw new InputError('The intent is not valid', {
-      errors: [{ field: 'chainType', message: `is ${body.chainType} but chain ${selection.chainId} is ${selection.chainType}` }],
+      errors: [
+        {
+          field: 'chainType',
+          message: `is ${body.chainType} but chain ${selection.chainId} is ${selection.chainType}`,
+        },
+      ],
     })
   }
   const intent = parseIntent(body, selection.runtime)
   const intentHash = selection.runtime.hashIntent(intent)
   request.gateway.intentHash = intentHash
-  const req = { adapter: selection.adapter, intent, intentHash, signature: body.signature?.toLowerCase() as Hex | undefined, account: accountModeOf(body, selection.adapter) }
+  const req = {
+    adapter: selection.adapter,
+    intent,
+    intentHash,
+    signature: body.signature?.toLowerCase() as Hex | undefined,
+    account: accountModeOf(body, selection.adapter),
+  }
   return { kind: 'ready', chainId: selection.chainId, chainType: selection.chainType, req }
 }
 
 /** The request's chain and intent, or undefined once it has answered the request itself (421); throws a refusal (4xx). */
-export function readIntentRequest(registry: ChainRegistry, request: FastifyRequest<{ Body: IntentBody }>, reply: FastifyReply): IntentRequest | undefined {
+export function readIntentRequest(
+  registry: ChainRegistry,
+  request: FastifyRequest<{ Body: IntentBody }>,
+  reply: FastifyReply,
+): IntentRequest | undefined {
   const resolved = resolveIntentRequest(registry, request)
   switch (resolved.kind) {
     case 'ready':
@@ -83,7 +107,13 @@ export function readIntentRequest(registry: ChainRegistry, request: FastifyReque
     case 'refused':
       throw resolved.error
     case 'unserved':
-      sendOutcome(request, reply, { status: Status.UNSUPPORTED_CHAIN, intentHash: resolved.intentHash, chainId: resolved.chainId, chainType: resolved.chainType, detail: resolved.detail })
+      sendOutcome(request, reply, {
+        status: Status.UNSUPPORTED_CHAIN,
+        intentHash: resolved.intentHash,
+        chainId: resolved.chainId,
+        chainType: resolved.chainType,
+        detail: resolved.detail,
+      })
       return undefined
   }
 }
@@ -92,11 +122,22 @@ export function readIntentRequest(registry: ChainRegistry, request: FastifyReque
 function accountModeOf(body: IntentBody, adapter: ChainAdapter): AccountMode | undefined {
   if (body.mode !== 'account') {
     const errors = [
-      ...(body.authorization ? [{ field: 'authorization', message: 'is sent only with `mode: "account"` (an EIP-7702 authorization to the account delegate)' }] : []),
+      ...(body.authorization
+        ? [
+            {
+              field: 'authorization',
+              message: 'is sent only with `mode: "account"` (an EIP-7702 authorization to the account delegate)',
+            },
+          ]
+        : []),
       // The executor calls its target as itself: a batch runs only from the sender's own account.
       ...(body.calls
         ? [
-            { field: 'calls', message: 'a batch runs only in account mode: send `mode: "account"` (EVM, the sender delegated to this chain\'s IntentAccount), or one call as target/data/value' },
+            {
+              field: 'calls',
+              message:
+                'a batch runs only in account mode: send `mode: "account"` (EVM, the sender delegated to this chain\'s IntentAccount), or one call as target/data/value',
+            },
             { field: 'mode', message: `is ${body.mode ?? 'absent (executor)'}; \`calls\` needs "account"` },
           ]
         : []),
@@ -118,5 +159,16 @@ function accountModeOf(body: IntentBody, adapter: ChainAdapter): AccountMode | u
     })
   }
   const a = body.authorization
-  return a ? { authorization: { chainId: a.chainId, address: a.address, nonce: a.nonce, yParity: a.yParity, r: a.r.toLowerCase() as Hex, s: a.s.toLowerCase() as Hex } } : {}
+  return a
+    ? {
+        authorization: {
+          chainId: a.chainId,
+          address: a.address,
+          nonce: a.nonce,
+          yParity: a.yParity,
+          r: a.r.toLowerCase() as Hex,
+          s: a.s.toLowerCase() as Hex,
+        },
+      }
+    : {}
 }

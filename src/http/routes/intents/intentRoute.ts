@@ -2,17 +2,23 @@
 // then the paid order of http/plugins/payments.ts (admit the payment, the route's work, finish
 // the payment; the route's price is looked up per chain, and a free chain or a gateway without
 // prices runs the same steps with a free ticket). The route's work settles before it broadcasts.
-import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, preValidationAsyncHookHandler } from 'fastify'
-import type { ChainRegistry } from '../../../intents/createChainRegistry.ts'
-import type { FundingShortfall } from '../../../ports/fundingShortfall.ts'
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  FastifySchema,
+  preValidationAsyncHookHandler,
+} from 'fastify'
 import type { PricedRoute } from '../../../config/paymentsConfig.ts'
-import type { IntentBody } from '../../../ports/intent.ts'
-import type { IntentOutcome } from '../../../ports/intentOutcome.ts'
+import type { ChainRegistry } from '../../../intents/createChainRegistry.ts'
 import type { Metrics } from '../../../metrics/createMetrics.ts'
 import type { Payments, PaymentTicket } from '../../../payments/createPayments.ts'
+import { declareHttpDiscovery } from '../../../payments/declareBazaarDiscovery.ts'
+import type { FundingShortfall } from '../../../ports/fundingShortfall.ts'
+import type { IntentBody } from '../../../ports/intent.ts'
+import type { IntentOutcome } from '../../../ports/intentOutcome.ts'
 import { getStatusCode, Status } from '../../../status/statusCodes.ts'
 import { servePaid } from '../../plugins/payments.ts'
-import { declareHttpDiscovery } from '../../../payments/declareBazaarDiscovery.ts'
 import { intentExamples, requestExamples } from '../../schemas/httpSchemas.ts'
 import { sendOutcome } from '../../sendOutcome.ts'
 import { type IntentRequest, readIntentRequest, resolveIntentRequest } from './intentRequest.ts'
@@ -37,14 +43,31 @@ export type IntentRouteOptions = {
 /** What the route answered. */
 type Answer = { req: IntentRequest; outcome: IntentOutcome; funding?: FundingShortfall | undefined }
 
-export function registerIntentRoute(app: FastifyInstance, { url, route, schema, registry, payments, metrics, preValidation, early, run }: IntentRouteOptions) {
+export function registerIntentRoute(
+  app: FastifyInstance,
+  { url, route, schema, registry, payments, metrics, preValidation, early, run }: IntentRouteOptions,
+) {
   const send = (request: FastifyRequest, reply: FastifyReply, a: Answer, extra?: Record<string, unknown>) =>
-    sendOutcome(request, reply, a.outcome, { sender: a.req.intent.sender, executor: a.req.adapter.executorAddress, validAfter: a.req.intent.validAfter, funding: a.funding }, extra)
+    sendOutcome(
+      request,
+      reply,
+      a.outcome,
+      {
+        sender: a.req.intent.sender,
+        executor: a.req.adapter.executorAddress,
+        validAfter: a.req.intent.validAfter,
+        funding: a.funding,
+      },
+      extra,
+    )
   // The chain's 0x54: say what is short (a failed read only makes the answer less precise).
   const answerOf = async (req: IntentRequest, outcome: IntentOutcome): Promise<Answer> => ({
     req,
     outcome,
-    funding: outcome.status === Status.INSUFFICIENT_FUNDS ? await req.adapter.fundingShortfall?.(req.intent, req.account).catch(() => undefined) : undefined,
+    funding:
+      outcome.status === Status.INSUFFICIENT_FUNDS
+        ? await req.adapter.fundingShortfall?.(req.intent, req.account).catch(() => undefined)
+        : undefined,
   })
   const discovery = payments && httpDiscoveryOf(route, schema)
   app.post<{ Body: IntentBody }>(url, {
@@ -74,7 +97,10 @@ export function registerIntentRoute(app: FastifyInstance, { url, route, schema, 
             // ran or reverted (a revert is the intent's outcome). Anything else that settled (not sent,
             // dropped, out of the gas we gave it, not final yet) stays a credit for the same intent.
             const execution = a.outcome.execution
-            const delivered = execution !== undefined && execution.final === true && (execution.state === 'mined' || execution.state === 'reverted')
+            const delivered =
+              execution !== undefined &&
+              execution.final === true &&
+              (execution.state === 'mined' || execution.state === 'reverted')
             const httpStatus = getStatusCode(a.outcome.status).httpStatus
             return { value: a, answer: route === 'execute' ? { httpStatus, charge: false, delivered } : { httpStatus } }
           },
@@ -88,6 +114,8 @@ export function registerIntentRoute(app: FastifyInstance, { url, route, schema, 
 /** The route's x402 `bazaar` declaration, from its own body schema and the OpenAPI examples. */
 export function httpDiscoveryOf(route: PricedRoute, schema: FastifySchema): Record<string, unknown> {
   const { $id: _id, ...body } = (schema.body ?? {}) as Record<string, unknown>
-  const example = requestExamples.bodies[route === 'execute' ? 'executeIntent' : 'validateIntent'] as Record<string, unknown> | undefined
+  const example = requestExamples.bodies[route === 'execute' ? 'executeIntent' : 'validateIntent'] as
+    | Record<string, unknown>
+    | undefined
   return declareHttpDiscovery({ method: 'POST', bodySchema: body, example, outputExample: intentExamples[200]?.[0] })
 }

@@ -5,12 +5,26 @@ import { intentSchema } from '../../../intents/intentSchema.ts'
 import { validateIntent } from '../../../intents/validateIntent.ts'
 import type { Metrics } from '../../../metrics/createMetrics.ts'
 import type { Payments } from '../../../payments/createPayments.ts'
-import { apiKeyOptional, intentExamples, intentStatuses, outcomeResponses, requestHeadersSchema } from '../../schemas/httpSchemas.ts'
+import {
+  apiKeyOptional,
+  intentExamples,
+  intentStatuses,
+  outcomeResponses,
+  requestHeadersSchema,
+} from '../../schemas/httpSchemas.ts'
 import { registerIntentRoute } from './intentRoute.ts'
 
-export type ValidateRouteOptions = { registry: ChainRegistry; preValidation?: preValidationAsyncHookHandler | undefined; payments?: Payments | undefined; metrics?: Metrics | undefined }
+export type ValidateRouteOptions = {
+  registry: ChainRegistry
+  preValidation?: preValidationAsyncHookHandler | undefined
+  payments?: Payments | undefined
+  metrics?: Metrics | undefined
+}
 
-export function registerValidateRoute(app: FastifyInstance, { registry, preValidation, payments, metrics }: ValidateRouteOptions) {
+export function registerValidateRoute(
+  app: FastifyInstance,
+  { registry, preValidation, payments, metrics }: ValidateRouteOptions,
+) {
   const schema = {
     operationId: 'validateIntent',
     tags: ['intents'],
@@ -22,5 +36,14 @@ export function registerValidateRoute(app: FastifyInstance, { registry, preValid
     response: outcomeResponses(intentStatuses, intentExamples),
     ...(preValidation ? { security: apiKeyOptional } : {}),
   }
-  registerIntentRoute(app, { url: '/intents/validate', route: 'validate', schema, registry, payments, metrics, preValidation, run: (req) => validateIntent(req) })
+  registerIntentRoute(app, {
+    url: '/intents/validate',
+    route: 'validate',
+    schema,
+    registry,
+    payments,
+    metrics,
+    preValidation,
+    run: (req) => validateIntent(req),
+  })
 }

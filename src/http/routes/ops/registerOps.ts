@@ -9,7 +9,11 @@ import type { Journal } from '../../../ports/journal.ts'
 import { registerChainPause } from '../../plugins/chainPause.ts'
 import { registerOpsRoutes } from './opsRoutes.ts'
 
-export function registerOps(app: FastifyInstance, ops: Ops, { registry, journal, agentKeys }: { registry: ChainRegistry; journal: Journal; agentKeys?: ApiKeyCheck | undefined }) {
+export function registerOps(
+  app: FastifyInstance,
+  ops: Ops,
+  { registry, journal, agentKeys }: { registry: ChainRegistry; journal: Journal; agentKeys?: ApiKeyCheck | undefined },
+) {
   const { store, feed, snapshot, check, onSwitch } = ops.attach({ registry, journal, agentKeys })
   registerChainPause(app, { registry, journal, switches: ops.switches })
   // Every 429 of the gateway (rate limit, standing, spent budgets, stream limits): a throttled client.
@@ -26,7 +30,9 @@ export function registerOps(app: FastifyInstance, ops: Ops, { registry, journal,
   })
   app.addHook('onReady', () => feed.start())
   app.addHook('preClose', () => feed.stop())
-  app.register(async (scope) => registerOpsRoutes(scope, { check, switches: ops.switches, store, feed, snapshot, registry, journal, onSwitch }))
+  app.register(async (scope) =>
+    registerOpsRoutes(scope, { check, switches: ops.switches, store, feed, snapshot, registry, journal, onSwitch }),
+  )
 }
 
 /** Who a 429 went to: its key (a rate limit answers before the route's credential check names it), else its address. */

@@ -17,7 +17,10 @@ const metadataSchema = {
   additionalProperties: true,
   required: ['resource', 'authorization_servers', 'scopes_supported', 'bearer_methods_supported'],
   properties: {
-    resource: { type: 'string', description: 'the audience tokens must be issued for (ask for it as `resource`, RFC 8707)' },
+    resource: {
+      type: 'string',
+      description: 'the audience tokens must be issued for (ask for it as `resource`, RFC 8707)',
+    },
     authorization_servers: { type: 'array', items: { type: 'string' } },
     scopes_supported: { type: 'array', items: { type: 'string' } },
     bearer_methods_supported: { type: 'array', items: { type: 'string', enum: ['header'] } },
@@ -31,7 +34,10 @@ export function oauthProtectedResourcePath(config: Pick<OAuthConfig, 'resourceMe
   return new URL(config.resourceMetadataUrl).pathname
 }
 
-export function registerOAuthProtectedResourceRoute(app: FastifyInstance, { config, documentationUrl }: OAuthProtectedResourceRouteOptions) {
+export function registerOAuthProtectedResourceRoute(
+  app: FastifyInstance,
+  { config, documentationUrl }: OAuthProtectedResourceRouteOptions,
+) {
   // The same document for every request: written once.
   const body = JSON.stringify(protectedResourceMetadata({ config, documentationUrl }))
   app.get(
@@ -40,7 +46,8 @@ export function registerOAuthProtectedResourceRoute(app: FastifyInstance, { conf
       schema: {
         operationId: 'getOAuthProtectedResource',
         tags: ['operations'],
-        summary: 'OAuth 2.0 protected resource metadata (RFC 9728): the authorization server and scopes for access tokens',
+        summary:
+          'OAuth 2.0 protected resource metadata (RFC 9728): the authorization server and scopes for access tokens',
         response: { 200: jsonResponse('the metadata document', metadataSchema) },
       },
     },

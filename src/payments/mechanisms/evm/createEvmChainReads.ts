@@ -2,7 +2,7 @@
 // client per network, whether the facilitator may still have a settlement in the node, and
 // forgetting its counted nonces after a reorg. Built from the networks' RPC URLs (the runtime's
 // endpoint pool is not lent to payments yet: issue 47).
-import { type PublicClient, createPublicClient, http, nonceManager } from 'viem'
+import { createPublicClient, http, nonceManager, type PublicClient } from 'viem'
 import type { ChainReads, ChainReadsParameters } from '../paymentMechanism.ts'
 
 export function createEvmChainReads({ rpcUrlOf, rpcTimeoutMs }: ChainReadsParameters): Partial<ChainReads> {
@@ -11,7 +11,8 @@ export function createEvmChainReads({ rpcUrlOf, rpcTimeoutMs }: ChainReadsParame
     const url = rpcUrlOf(network)
     if (!url || !network.startsWith('eip155:')) return undefined
     let client = clients.get(network)
-    if (!client) clients.set(network, (client = createPublicClient({ transport: http(url, { timeout: rpcTimeoutMs }) })))
+    if (!client)
+      clients.set(network, (client = createPublicClient({ transport: http(url, { timeout: rpcTimeoutMs }) })))
     return client
   }
   return {
@@ -24,7 +25,10 @@ export function createEvmChainReads({ rpcUrlOf, rpcTimeoutMs }: ChainReadsParame
     async settlementMayBePending(network, settler) {
       const client = clientFor(network)
       if (!client) return true
-      const [pending, latest] = await Promise.all([client.getTransactionCount({ address: settler, blockTag: 'pending' }), client.getTransactionCount({ address: settler, blockTag: 'latest' })])
+      const [pending, latest] = await Promise.all([
+        client.getTransactionCount({ address: settler, blockTag: 'pending' }),
+        client.getTransactionCount({ address: settler, blockTag: 'latest' }),
+      ])
       if (pending > latest) return true
       return (await inNodePool(client, settler)) !== false
     },
@@ -46,10 +50,17 @@ type PoolContent = { pending?: Record<string, unknown>; queued?: Record<string, 
  */
 export async function inNodePool(client: PublicClient, address: string): Promise<boolean | undefined> {
   const holds = (pool: PoolContent, only: boolean) =>
-    [pool.pending, pool.queued].some((group) => Object.entries(group ?? {}).some(([from, txs]) => (only || from.toLowerCase() === address.toLowerCase()) && Object.keys(txs ?? {}).length > 0))
+    [pool.pending, pool.queued].some((group) =>
+      Object.entries(group ?? {}).some(
+        ([from, txs]) => (only || from.toLowerCase() === address.toLowerCase()) && Object.keys(txs ?? {}).length > 0,
+      ),
+    )
   // `as never`: viem's request types know no txpool methods.
   try {
-    return holds((await client.request({ method: 'txpool_contentFrom', params: [address] } as never)) as PoolContent, true)
+    return holds(
+      (await client.request({ method: 'txpool_contentFrom', params: [address] } as never)) as PoolContent,
+      true,
+    )
   } catch {}
   try {
     return holds((await client.request({ method: 'txpool_content' } as never)) as PoolContent, false)

@@ -4,9 +4,9 @@
 import type { Network } from '@x402/core/types'
 import { toFacilitatorEvmSigner } from '@x402/evm'
 import { registerExactEvmScheme } from '@x402/evm/exact/facilitator'
-import { type LocalAccount, createWalletClient, defineChain, http, nonceManager, publicActions } from 'viem'
-import { defaultEvmMaxSettlementGas } from './evmSettlementGas.ts'
+import { createWalletClient, defineChain, http, type LocalAccount, nonceManager, publicActions } from 'viem'
 import type { FacilitatorScheme, FacilitatorSchemeParameters } from '../paymentMechanism.ts'
+import { defaultEvmMaxSettlementGas } from './evmSettlementGas.ts'
 import { type EvmSettlementReader, outcomeOfSignedSettlement } from './outcomeOfSignedSettlement.ts'
 
 export function createEvmFacilitatorScheme({
@@ -27,8 +27,19 @@ export function createEvmFacilitatorScheme({
   const clients = new Map<string, EvmSettlementReader>()
   for (const [network, rpcUrl] of rpcUrls) {
     const id = Number(network.split(':')[1])
-    const chain = defineChain({ id, name: network, nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } })
-    const client = createWalletClient({ account, chain, transport: http(rpcUrl, { timeout: timeoutMs }), pollingInterval: 100, cacheTime: 0 }).extend(publicActions)
+    const chain = defineChain({
+      id,
+      name: network,
+      nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+      rpcUrls: { default: { http: [rpcUrl] } },
+    })
+    const client = createWalletClient({
+      account,
+      chain,
+      transport: http(rpcUrl, { timeout: timeoutMs }),
+      pollingInterval: 100,
+      cacheTime: 0,
+    }).extend(publicActions)
     const signer = toFacilitatorEvmSigner(
       {
         address: account.address,
@@ -38,17 +49,24 @@ export function createEvmFacilitatorScheme({
         writeContract: (args) =>
           watch.sent(async () => {
             const gas = await client.estimateContractGas(args as never)
-            if (gas > evmMaxSettlementGas) throw new Error(`the settlement would take ${gas} gas, more than the ${evmMaxSettlementGas} allowed; not sent`)
+            if (gas > evmMaxSettlementGas)
+              throw new Error(
+                `the settlement would take ${gas} gas, more than the ${evmMaxSettlementGas} allowed; not sent`,
+              )
             return client.writeContract({ ...(args as object), gas } as never)
           }),
         sendTransaction: (args) =>
           watch.sent(async () => {
             const gas = await client.estimateGas(args as never)
-            if (gas > evmMaxSettlementGas) throw new Error(`the transaction would take ${gas} gas, more than the ${evmMaxSettlementGas} allowed; not sent`)
+            if (gas > evmMaxSettlementGas)
+              throw new Error(
+                `the transaction would take ${gas} gas, more than the ${evmMaxSettlementGas} allowed; not sent`,
+              )
             return client.sendTransaction({ ...(args as object), gas } as never)
           }),
         // Past it, x402 answers settlement_pending (the transaction was sent): the resolver finishes it.
-        waitForTransactionReceipt: (args) => client.waitForTransactionReceipt({ ...args, timeout: args.timeout ?? settlementTimeoutMs }),
+        waitForTransactionReceipt: (args) =>
+          client.waitForTransactionReceipt({ ...args, timeout: args.timeout ?? settlementTimeoutMs }),
         getCode: (args) => client.getCode(args),
       },
       { confirmationTimeoutMs: settlementTimeoutMs },
@@ -60,11 +78,15 @@ export function createEvmFacilitatorScheme({
     async spendOf(network, sent) {
       const client = clients.get(network)
       if (!client) return undefined
-      const receipt = await client.getTransactionReceipt({ hash: sent.transaction as `0x${string}` }).catch((err: unknown) => {
-        if ((err as Error).name === 'TransactionReceiptNotFoundError') return undefined
-        throw err
-      })
-      return receipt ? { fee: receipt.gasUsed * receipt.effectiveGasPrice, failed: receipt.status !== 'success' } : undefined
+      const receipt = await client
+        .getTransactionReceipt({ hash: sent.transaction as `0x${string}` })
+        .catch((err: unknown) => {
+          if ((err as Error).name === 'TransactionReceiptNotFoundError') return undefined
+          throw err
+        })
+      return receipt
+        ? { fee: receipt.gasUsed * receipt.effectiveGasPrice, failed: receipt.status !== 'success' }
+        : undefined
     },
     signedOutcomeOf(network) {
       const client = clients.get(network)

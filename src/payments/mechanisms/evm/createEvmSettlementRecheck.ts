@@ -7,11 +7,21 @@ import { createSettlementResender } from './createSettlementResender.ts'
 import { keepEvmSettlements } from './keepEvmSettlements.ts'
 import { recheckSettlements } from './recheckSettlements.ts'
 
-export function createEvmSettlementRecheck({ facilitator, ledger, reads, signers, rpcUrlOf, timeoutMs, onSpend, logger }: SettlementRecheckParameters): SettlementRecheck {
+export function createEvmSettlementRecheck({
+  facilitator,
+  ledger,
+  reads,
+  signers,
+  rpcUrlOf,
+  timeoutMs,
+  onSpend,
+  logger,
+}: SettlementRecheckParameters): SettlementRecheck {
   const clientFor = reads.clientFor ?? (() => undefined)
   const resend = createSettlementResender({ account: signers?.evm, facilitator, rpcUrlOf, timeoutMs, onSpend, logger })
   return {
     keep: (settling) => keepEvmSettlements({ facilitator: settling, ledger, clientFor, logger }),
-    recheck: ({ confirmations, isInFlight, onOutcome, onOrphaned }) => recheckSettlements({ ledger, clientFor, confirmations, resend, logger, isInFlight, onOutcome, onOrphaned }),
+    recheck: ({ confirmations, isInFlight, onOutcome, onOrphaned }) =>
+      recheckSettlements({ ledger, clientFor, confirmations, resend, logger, isInFlight, onOutcome, onOrphaned }),
   }
 }

@@ -5,14 +5,14 @@
 // gap), estimated under the same gas ceiling; otherwise through the facilitator's own settle.
 import type { FacilitatorClient } from '@x402/core/server'
 import type { Logger } from 'pino'
-import { type Address, type Hex, type LocalAccount, createWalletClient, defineChain, http, publicActions } from 'viem'
+import { type Address, createWalletClient, defineChain, type Hex, http, type LocalAccount, publicActions } from 'viem'
 import type { PaymentRecord } from '../../../ports/paymentLedger.ts'
 import type { FacilitatorSpend } from '../../createSettlementSpendWatch.ts'
+import { settlementPendingReason } from '../../settlementPending.ts'
 import { defaultEvmMaxSettlementGas } from './evmSettlementGas.ts'
 import type { KeptSettlement } from './keepEvmSettlements.ts'
 import type { ResendOutcome } from './recheckSettlements.ts'
 import { settlementCallOf } from './settlementCallOf.ts'
-import { settlementPendingReason } from '../../settlementPending.ts'
 
 export type CreateSettlementResenderParameters = {
   /** The in-process facilitator's EVM account; undefined with a remote facilitator. */
@@ -28,19 +28,43 @@ export type CreateSettlementResenderParameters = {
   logger: Logger
 }
 
-export function createSettlementResender({ account, facilitator, rpcUrlOf, timeoutMs, maxGas = defaultEvmMaxSettlementGas, onSpend, logger }: CreateSettlementResenderParameters) {
+export function createSettlementResender({
+  account,
+  facilitator,
+  rpcUrlOf,
+  timeoutMs,
+  maxGas = defaultEvmMaxSettlementGas,
+  onSpend,
+  logger,
+}: CreateSettlementResenderParameters) {
   const log = logger.child({ module: 'x402-settlement-resend' })
   const clients = new Map<string, ReturnType<typeof walletFor>>()
   const walletFor = (network: string, url: string, from: LocalAccount) => {
-    const chain = defineChain({ id: Number(network.split(':')[1]), name: network, nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [url] } } })
-    return createWalletClient({ account: from, chain, transport: http(url, { timeout: timeoutMs }), pollingInterval: 100, cacheTime: 0 }).extend(publicActions)
+    const chain = defineChain({
+      id: Number(network.split(':')[1]),
+      name: network,
+      nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+      rpcUrls: { default: { http: [url] } },
+    })
+    return createWalletClient({
+      account: from,
+      chain,
+      transport: http(url, { timeout: timeoutMs }),
+      pollingInterval: 100,
+      cacheTime: 0,
+    }).extend(publicActions)
   }
 
   async function throughFacilitator({ payload, requirements }: KeptSettlement): Promise<ResendOutcome> {
     const answer = await facilitator.settle(payload, requirements)
-    if (answer.success && answer.transaction) return { kind: 'sent', transaction: answer.transaction as Hex, block: undefined }
-    if (answer.errorReason === settlementPendingReason && answer.transaction) return { kind: 'sent', transaction: answer.transaction as Hex, block: undefined }
-    return { kind: 'not-sent', reason: `the facilitator did not settle it: ${answer.errorReason ?? 'settlement_failed'}${answer.errorMessage ? ` (${answer.errorMessage})` : ''}` }
+    if (answer.success && answer.transaction)
+      return { kind: 'sent', transaction: answer.transaction as Hex, block: undefined }
+    if (answer.errorReason === settlementPendingReason && answer.transaction)
+      return { kind: 'sent', transaction: answer.transaction as Hex, block: undefined }
+    return {
+      kind: 'not-sent',
+      reason: `the facilitator did not settle it: ${answer.errorReason ?? 'settlement_failed'}${answer.errorMessage ? ` (${answer.errorMessage})` : ''}`,
+    }
   }
 
   return async function resend(payment: PaymentRecord, kept: KeptSettlement): Promise<ResendOutcome> {
@@ -55,12 +79,21 @@ export function createSettlementResender({ account, facilitator, rpcUrlOf, timeo
       if (gas > maxGas) return { kind: 'not-sent', reason: `it would take ${gas} gas, more than the ${maxGas} allowed` }
       const nonce = await client.getTransactionCount({ address: account.address, blockTag: 'pending' })
       const transaction = await client.sendTransaction({ ...request, gas, nonce })
-      const receipt = await client.waitForTransactionReceipt({ hash: transaction, timeout: timeoutMs }).catch(() => undefined)
+      const receipt = await client
+        .waitForTransactionReceipt({ hash: transaction, timeout: timeoutMs })
+        .catch(() => undefined)
       if (!receipt) return { kind: 'sent', transaction, block: undefined }
       // The fee counts toward the payer's budget as any settlement's; a revert here is not the payer's
       // doing (another instance of a fleet may have sent it first), so it never counts against its standing.
-      await onSpend?.({ network: payment.network, payer: payment.payer.toLowerCase(), fee: receipt.gasUsed * receipt.effectiveGasPrice, failed: false, transaction })
-      if (receipt.status !== 'success') return { kind: 'not-sent', reason: `the settlement sent again (${transaction}) reverted` }
+      await onSpend?.({
+        network: payment.network,
+        payer: payment.payer.toLowerCase(),
+        fee: receipt.gasUsed * receipt.effectiveGasPrice,
+        failed: false,
+        transaction,
+      })
+      if (receipt.status !== 'success')
+        return { kind: 'not-sent', reason: `the settlement sent again (${transaction}) reverted` }
       return { kind: 'sent', transaction, block: { number: receipt.blockNumber, hash: receipt.blockHash } }
     } catch (err) {
       log.warn({ err, paymentId: payment.id }, 'an orphaned settlement could not be sent again now')

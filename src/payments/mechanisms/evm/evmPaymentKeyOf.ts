@@ -6,7 +6,14 @@ import type { PaymentKey } from '../paymentMechanism.ts'
 
 export function evmPaymentKeyOf(payload: PaymentPayload, requirements: PaymentRequirements): PaymentKey {
   const a = (payload.payload as { authorization?: Record<string, unknown> }).authorization
-  if (!a || typeof a.from !== 'string' || typeof a.nonce !== 'string' || !/^0x[0-9a-fA-F]{64}$/.test(a.nonce) || typeof a.validBefore !== 'string' || !/^[0-9]{1,20}$/.test(a.validBefore)) {
+  if (
+    !a ||
+    typeof a.from !== 'string' ||
+    typeof a.nonce !== 'string' ||
+    !/^0x[0-9a-fA-F]{64}$/.test(a.nonce) ||
+    typeof a.validBefore !== 'string' ||
+    !/^[0-9]{1,20}$/.test(a.validBefore)
+  ) {
     return { ok: false, reason: 'invalid_payment_payload: only EIP-3009 authorizations are accepted' }
   }
   return {

@@ -3,10 +3,10 @@
 import { registerExactEvmScheme } from '@x402/evm/exact/server'
 import type { PaymentMechanism } from '../paymentMechanism.ts'
 import { createEvmChainReads } from './createEvmChainReads.ts'
+import { createEvmFacilitatorScheme } from './createEvmFacilitatorScheme.ts'
 import { createEvmSettlementRecheck } from './createEvmSettlementRecheck.ts'
 import { evmNamespace } from './evmNamespace.ts'
 import { evmPaymentKeyOf } from './evmPaymentKeyOf.ts'
-import { createEvmFacilitatorScheme } from './createEvmFacilitatorScheme.ts'
 import { resolveEvmPayment } from './resolveEvmPayment.ts'
 import { settlementCallOf } from './settlementCallOf.ts'
 

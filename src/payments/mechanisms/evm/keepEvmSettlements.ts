@@ -22,7 +22,12 @@ export type KeepEvmSettlementsParameters<F extends FacilitatorClient> = {
   logger: Logger
 }
 
-export function keepEvmSettlements<F extends FacilitatorClient>({ facilitator, ledger, clientFor, logger }: KeepEvmSettlementsParameters<F>): F {
+export function keepEvmSettlements<F extends FacilitatorClient>({
+  facilitator,
+  ledger,
+  clientFor,
+  logger,
+}: KeepEvmSettlementsParameters<F>): F {
   const log = logger.child({ module: 'x402-settlement-blocks' })
   const paymentOf = async (payload: PaymentPayload, requirements: PaymentRequirements) => {
     const key = evmPaymentKeyOf(payload, requirements)
@@ -31,20 +36,34 @@ export function keepEvmSettlements<F extends FacilitatorClient>({ facilitator, l
   const settle: FacilitatorClient['settle'] = async (payload, requirements) => {
     if (!requirements.network.startsWith('eip155:')) return facilitator.settle(payload, requirements)
     const payment = await paymentOf(payload, requirements).catch((err: unknown) => {
-      log.warn({ err }, 'the payment of an EVM settlement could not be read; its settlement is not re-checked after a reorg')
+      log.warn(
+        { err },
+        'the payment of an EVM settlement could not be read; its settlement is not re-checked after a reorg',
+      )
       return undefined
     })
     if (payment) {
       const kept: KeptSettlement = { payload, requirements }
-      await ledger.keepSettlementPayload(payment.id, JSON.stringify(kept)).catch((err: unknown) => log.warn({ err, paymentId: payment.id }, 'the signed payment could not be kept'))
+      await ledger
+        .keepSettlementPayload(payment.id, JSON.stringify(kept))
+        .catch((err: unknown) => log.warn({ err, paymentId: payment.id }, 'the signed payment could not be kept'))
     }
     const answer = await facilitator.settle(payload, requirements)
     if (payment && answer.success && answer.transaction) {
       try {
-        const receipt = await clientFor(requirements.network)?.getTransactionReceipt({ hash: answer.transaction as Hex })
-        if (receipt) await ledger.recordSettlementBlock(payment.id, answer.transaction, { number: receipt.blockNumber, hash: receipt.blockHash })
+        const receipt = await clientFor(requirements.network)?.getTransactionReceipt({
+          hash: answer.transaction as Hex,
+        })
+        if (receipt)
+          await ledger.recordSettlementBlock(payment.id, answer.transaction, {
+            number: receipt.blockNumber,
+            hash: receipt.blockHash,
+          })
       } catch (err) {
-        log.warn({ err, paymentId: payment.id, transaction: answer.transaction }, "the settlement's block could not be read now; the re-check reads it")
+        log.warn(
+          { err, paymentId: payment.id, transaction: answer.transaction },
+          "the settlement's block could not be read now; the re-check reads it",
+        )
       }
     }
     return answer

@@ -19,7 +19,9 @@ const eip3009Abi = parseAbi(['function authorizationState(address authorizer, by
 
 /** The reads it needs from the network's client (viem's public actions). */
 export type EvmSettlementReader = {
-  getTransactionReceipt(args: { hash: Hex }): Promise<{ gasUsed: bigint; effectiveGasPrice: bigint; status: string; transactionHash: Hex }>
+  getTransactionReceipt(args: {
+    hash: Hex
+  }): Promise<{ gasUsed: bigint; effectiveGasPrice: bigint; status: string; transactionHash: Hex }>
   getTransaction(args: { hash: Hex }): Promise<{ blockNumber: bigint | null }>
   readContract(args: never): Promise<unknown>
 }
@@ -35,13 +37,24 @@ export type OutcomeOfSignedSettlementParameters = {
   logger: Logger
 }
 
-export async function outcomeOfSignedSettlement({ client, payload, requirements, signed, answer, logger }: OutcomeOfSignedSettlementParameters): Promise<SettleResponse> {
-  const authorization = (payload.payload as { authorization?: { from?: unknown; nonce?: unknown } } | undefined)?.authorization
+export async function outcomeOfSignedSettlement({
+  client,
+  payload,
+  requirements,
+  signed,
+  answer,
+  logger,
+}: OutcomeOfSignedSettlementParameters): Promise<SettleResponse> {
+  const authorization = (payload.payload as { authorization?: { from?: unknown; nonce?: unknown } } | undefined)
+    ?.authorization
   if (typeof authorization?.from !== 'string' || typeof authorization.nonce !== 'string') return answer
   const payer = authorization.from as Address
   const last = signed[signed.length - 1]!
   const pending = (transaction: Hex, why: string): SettleResponse => {
-    logger.warn({ transaction, payer, failure: answer.errorReason }, `x402 settlement answered as failed, ${why}: settlement_pending, not released`)
+    logger.warn(
+      { transaction, payer, failure: answer.errorReason },
+      `x402 settlement answered as failed, ${why}: settlement_pending, not released`,
+    )
     return {
       success: false,
       errorReason: settlementPendingReason,
@@ -66,7 +79,13 @@ export async function outcomeOfSignedSettlement({ client, payload, requirements,
         { transaction: landed.transactionHash, payer, failure: answer.errorReason },
         'x402 settlement answered as failed, yet it is mined and its authorization used: settled (its answer was lost)',
       )
-      return { success: true, transaction: landed.transactionHash, network: requirements.network, payer, amount: requirements.amount }
+      return {
+        success: true,
+        transaction: landed.transactionHash,
+        network: requirements.network,
+        payer,
+        amount: requirements.amount,
+      }
     }
     // Mined and reverted (the payer used or cancelled its authorization first, its balance went): a failure, with its transaction.
     const reverted = receipts.find((r) => r !== undefined)

@@ -8,11 +8,12 @@
 // authorization sent again (EIP-3009's nonce makes a second use impossible: nobody pays twice);
 // expired, cancelled by its payer, or the balance gone → `reorged`, with its reason. The intent is
 // never run again for it, and the payer is never asked for anything.
-import { evmNamespace } from './evmNamespace.ts'
+
 import type { Logger } from 'pino'
 import { type Address, type Block, type Hex, type PublicClient, parseAbi } from 'viem'
 import type { PaymentLedger, PaymentRecord, SettlementBlock } from '../../../ports/paymentLedger.ts'
 import type { SettlementRecheckOutcome } from '../paymentMechanism.ts'
+import { evmNamespace } from './evmNamespace.ts'
 import type { KeptSettlement } from './keepEvmSettlements.ts'
 
 const tokenAbi = parseAbi([
@@ -23,7 +24,9 @@ const tokenAbi = parseAbi([
 ])
 
 /** What sending a kept settlement again did: sent (mined when `block` is given), or not sent now (tried again next pass). */
-export type ResendOutcome = { kind: 'sent'; transaction: Hex; block: SettlementBlock | undefined } | { kind: 'not-sent'; reason: string }
+export type ResendOutcome =
+  | { kind: 'sent'; transaction: Hex; block: SettlementBlock | undefined }
+  | { kind: 'not-sent'; reason: string }
 
 export type { SettlementRecheckOutcome }
 
@@ -65,13 +68,24 @@ export async function recheckSettlements({
     let head = heads.get(payment.network)
     if (!head) heads.set(payment.network, (head = client.getBlock({ blockTag: 'latest' })))
     // One settlement the node cannot answer on now is re-checked next pass; the others go on.
-    await recheck(payment, client, await head).catch((err: unknown) => log.warn({ err, paymentId: payment.id }, 'x402 settlement not re-checked in this pass; tried again in the next'))
+    await recheck(payment, client, await head).catch((err: unknown) =>
+      log.warn({ err, paymentId: payment.id }, 'x402 settlement not re-checked in this pass; tried again in the next'),
+    )
   }
 
-  async function recheck(payment: PaymentRecord, client: PublicClient, head: Block<bigint, false, 'latest'>): Promise<void> {
+  async function recheck(
+    payment: PaymentRecord,
+    client: PublicClient,
+    head: Block<bigint, false, 'latest'>,
+  ): Promise<void> {
     const at = { paymentId: payment.id, network: payment.network, transaction: payment.transaction }
     const authorization = { address: payment.asset as Address, abi: tokenAbi, blockNumber: head.number } as const
-    const used = () => client.readContract({ ...authorization, functionName: 'authorizationState', args: [payment.payer as Address, payment.nonce] })
+    const used = () =>
+      client.readContract({
+        ...authorization,
+        functionName: 'authorizationState',
+        args: [payment.payer as Address, payment.nonce],
+      })
     let block = payment.settlementBlock
     if (!block && payment.transaction) {
       const receipt = await receiptOf(client, payment.transaction)
@@ -93,7 +107,10 @@ export async function recheckSettlements({
           return
         }
         // The block stands and the authorization reads unused: a node that lags; asked again next pass.
-        log.warn({ ...at, blockNumber: block.number.toString() }, 'settlement block on the chain but its authorization reads unused; checked again next pass')
+        log.warn(
+          { ...at, blockNumber: block.number.toString() },
+          'settlement block on the chain but its authorization reads unused; checked again next pass',
+        )
         return
       }
     }
@@ -102,8 +119,14 @@ export async function recheckSettlements({
     if (payment.transaction) {
       const receipt = await receiptOf(client, payment.transaction)
       if (receipt?.status === 'success') {
-        await ledger.recordSettlementBlock(payment.id, payment.transaction, { number: receipt.blockNumber, hash: receipt.blockHash })
-        log.info({ ...at, blockNumber: receipt.blockNumber.toString() }, 'x402 settlement orphaned by a reorg and mined again in another block; re-checked until final')
+        await ledger.recordSettlementBlock(payment.id, payment.transaction, {
+          number: receipt.blockNumber,
+          hash: receipt.blockHash,
+        })
+        log.info(
+          { ...at, blockNumber: receipt.blockNumber.toString() },
+          'x402 settlement orphaned by a reorg and mined again in another block; re-checked until final',
+        )
         onOutcome?.(payment, 'reincluded')
         return
       }
@@ -113,42 +136,86 @@ export async function recheckSettlements({
       // Used or cancelled on the chain as it is: by whom the events say.
       const args = { authorizer: payment.payer as Address, nonce: payment.nonce }
       const [usedLogs, cancelledLogs] = await Promise.all([
-        client.getLogs({ address: payment.asset as Address, event: tokenAbi[2], args, fromBlock, toBlock: head.number }),
-        client.getLogs({ address: payment.asset as Address, event: tokenAbi[3], args, fromBlock, toBlock: head.number }),
+        client.getLogs({
+          address: payment.asset as Address,
+          event: tokenAbi[2],
+          args,
+          fromBlock,
+          toBlock: head.number,
+        }),
+        client.getLogs({
+          address: payment.asset as Address,
+          event: tokenAbi[3],
+          args,
+          fromBlock,
+          toBlock: head.number,
+        }),
       ])
       const use = usedLogs[0]
       if (use?.transactionHash && use.blockHash && use.blockNumber !== null) {
-        await ledger.recordSettlementBlock(payment.id, use.transactionHash, { number: use.blockNumber, hash: use.blockHash })
-        log.info({ ...at, usedBy: use.transactionHash }, 'x402 settlement orphaned by a reorg; its authorization was used by another transaction (the payer paid once); re-checked until final')
+        await ledger.recordSettlementBlock(payment.id, use.transactionHash, {
+          number: use.blockNumber,
+          hash: use.blockHash,
+        })
+        log.info(
+          { ...at, usedBy: use.transactionHash },
+          'x402 settlement orphaned by a reorg; its authorization was used by another transaction (the payer paid once); re-checked until final',
+        )
         onOutcome?.(payment, 'reincluded')
         return
       }
-      if (cancelledLogs.length > 0) return reorged(payment, 'the payer cancelled the authorization on the chain that replaced it')
-      log.warn(at, 'settlement orphaned; its authorization reads used but no event was found in range; checked again next pass')
+      if (cancelledLogs.length > 0)
+        return reorged(payment, 'the payer cancelled the authorization on the chain that replaced it')
+      log.warn(
+        at,
+        'settlement orphaned; its authorization reads used but no event was found in range; checked again next pass',
+      )
       return
     }
     // Unused. A transaction still waiting in the node (mined soon) is left to it, unless it can no longer succeed.
     const expired = payment.validBefore !== undefined && head.timestamp >= payment.validBefore
-    if (expired) return reorged(payment, `its authorization expired (validBefore ${payment.validBefore}) before it could be sent again`)
-    if (payment.transaction && (await client.getTransaction({ hash: payment.transaction as Hex }).catch(() => undefined))?.blockNumber === null) return
-    const balance = await client.readContract({ ...authorization, functionName: 'balanceOf', args: [payment.payer as Address] })
-    if (balance < BigInt(payment.amount)) return reorged(payment, `the payer's balance (${balance}) no longer covers it (${payment.amount})`)
+    if (expired)
+      return reorged(
+        payment,
+        `its authorization expired (validBefore ${payment.validBefore}) before it could be sent again`,
+      )
+    if (
+      payment.transaction &&
+      (await client.getTransaction({ hash: payment.transaction as Hex }).catch(() => undefined))?.blockNumber === null
+    )
+      return
+    const balance = await client.readContract({
+      ...authorization,
+      functionName: 'balanceOf',
+      args: [payment.payer as Address],
+    })
+    if (balance < BigInt(payment.amount))
+      return reorged(payment, `the payer's balance (${balance}) no longer covers it (${payment.amount})`)
     const kept = await ledger.settlementPayloadOf(payment.id)
     if (!kept) return reorged(payment, 'the signed payment was not kept, so it cannot be sent again')
     const outcome = await resend(payment, JSON.parse(kept) as KeptSettlement)
     if (outcome.kind === 'not-sent') {
-      log.warn({ ...at, reason: outcome.reason }, 'x402 settlement orphaned by a reorg could not be sent again now; tried again next pass (reorged once its authorization expires)')
+      log.warn(
+        { ...at, reason: outcome.reason },
+        'x402 settlement orphaned by a reorg could not be sent again now; tried again next pass (reorged once its authorization expires)',
+      )
       return
     }
     await ledger.recordSettlementBlock(payment.id, outcome.transaction, outcome.block)
-    log.warn({ ...at, resent: outcome.transaction }, 'x402 settlement orphaned by a reorg: the same signed authorization sent again (the payer pays once); re-checked until final')
+    log.warn(
+      { ...at, resent: outcome.transaction },
+      'x402 settlement orphaned by a reorg: the same signed authorization sent again (the payer pays once); re-checked until final',
+    )
     onOutcome?.(payment, 'resent')
   }
 
   async function reorged(payment: PaymentRecord, why: string): Promise<void> {
     const reason = `reorged: the settlement ${payment.transaction ?? ''} was orphaned by a reorg and cannot be sent again: ${why}; the payer was not charged, and what it paid for is not run again`
     if (!(await ledger.markReorged(payment.id, reason))) return
-    log.warn({ paymentId: payment.id, network: payment.network, transaction: payment.transaction, why }, 'x402 settlement reorged: orphaned and cannot be sent again; nothing charged')
+    log.warn(
+      { paymentId: payment.id, network: payment.network, transaction: payment.transaction, why },
+      'x402 settlement reorged: orphaned and cannot be sent again; nothing charged',
+    )
     onOutcome?.(payment, 'reorged')
   }
 }

@@ -19,7 +19,10 @@ export async function resolveEvmPayment(
 ): Promise<ResolvedPayment | undefined> {
   const client = clientFor(payment.network)
   if (!client) {
-    log.warn({ paymentId: payment.id, network: payment.network }, 'reserved payment left unresolved: no client for its network')
+    log.warn(
+      { paymentId: payment.id, network: payment.network },
+      'reserved payment left unresolved: no client for its network',
+    )
     return undefined
   }
   // One block per network and pass: the authorization's state and the chain's time are read at the same block.
@@ -40,7 +43,10 @@ export async function resolveEvmPayment(
       return { payment, outcome: 'released', transaction: undefined, reason: 'expired' }
     }
     if (settlementMayBePending && !(await settlementMayBePending(payment.network))) {
-      await ledger.markReleased(payment.id, `resolved (${when}): the authorization was never used and no settlement is pending, nothing was charged`)
+      await ledger.markReleased(
+        payment.id,
+        `resolved (${when}): the authorization was never used and no settlement is pending, nothing was charged`,
+      )
       return { payment, outcome: 'released', transaction: undefined, reason: 'unused' }
     }
     log.info(
@@ -56,7 +62,10 @@ export async function resolveEvmPayment(
     client.getLogs({ address: payment.asset as Address, event: eip3009Abi[2], args, fromBlock, toBlock: block.number }),
   ])
   if (cancelledLogs.length > 0 && usedLogs.length === 0) {
-    await ledger.markReleased(payment.id, `resolved (${when}): the payer cancelled the authorization, nothing was charged`)
+    await ledger.markReleased(
+      payment.id,
+      `resolved (${when}): the payer cancelled the authorization, nothing was charged`,
+    )
     return { payment, outcome: 'released', transaction: undefined, reason: 'cancelled' }
   }
   // Used: the funds moved. Without its event in range, still settled: charging nobody twice matters more.
@@ -64,7 +73,9 @@ export async function resolveEvmPayment(
   await ledger.markSettled(
     payment.id,
     transaction,
-    transaction ? `resolved (${when}): settled, its answer never reached the request` : `resolved (${when}): used on-chain, settlement transaction not found`,
+    transaction
+      ? `resolved (${when}): settled, its answer never reached the request`
+      : `resolved (${when}): used on-chain, settlement transaction not found`,
   )
   return { payment, outcome: 'settled', transaction, reason: 'used' }
 }

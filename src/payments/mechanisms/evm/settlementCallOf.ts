@@ -1,7 +1,17 @@
 // The transaction an EIP-3009 settlement is: the payer's signed authorization as a call to the
 // token, whoever sends it (the route's simulation, and the re-check sending it again after a reorg).
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
-import { type Address, encodeFunctionData, getAddress, type Hex, isAddress, isHex, parseErc6492Signature, parseSignature, zeroAddress } from 'viem'
+import {
+  type Address,
+  encodeFunctionData,
+  getAddress,
+  type Hex,
+  isAddress,
+  isHex,
+  parseErc6492Signature,
+  parseSignature,
+  zeroAddress,
+} from 'viem'
 import type { PrecedingTransaction } from '../../../ports/chainAdapter.ts'
 
 /**
@@ -12,17 +22,42 @@ import type { PrecedingTransaction } from '../../../ports/chainAdapter.ts'
  * Undefined for an EIP-6492 signature that deploys the payer's wallet
  * first (the settlement is then two transactions).
  */
-export function settlementCallOf(payload: PaymentPayload, requirements: PaymentRequirements, facilitatorAddress: Address | undefined): PrecedingTransaction | undefined {
-  const { authorization: a, signature } = payload.payload as { authorization?: Record<string, string>; signature?: unknown }
-  if (!a || typeof signature !== 'string' || !isHex(signature) || !isAddress(requirements.asset) || !isAddress(requirements.payTo)) return undefined
+export function settlementCallOf(
+  payload: PaymentPayload,
+  requirements: PaymentRequirements,
+  facilitatorAddress: Address | undefined,
+): PrecedingTransaction | undefined {
+  const { authorization: a, signature } = payload.payload as {
+    authorization?: Record<string, string>
+    signature?: unknown
+  }
+  if (
+    !a ||
+    typeof signature !== 'string' ||
+    !isHex(signature) ||
+    !isAddress(requirements.asset) ||
+    !isAddress(requirements.payTo)
+  )
+    return undefined
   const parsed = parseErc6492Signature(signature)
   if (parsed.address !== undefined && parsed.address !== zeroAddress) return undefined
-  const args = [getAddress(a.from!), getAddress(a.to!), BigInt(a.value!), BigInt(a.validAfter!), BigInt(a.validBefore!), a.nonce as Hex] as const
+  const args = [
+    getAddress(a.from!),
+    getAddress(a.to!),
+    BigInt(a.value!),
+    BigInt(a.validAfter!),
+    BigInt(a.validBefore!),
+    a.nonce as Hex,
+  ] as const
   const inner = parsed.signature
   let data: Hex
   if (inner.length === 132) {
     const { r, s, v, yParity } = parseSignature(inner)
-    data = encodeFunctionData({ abi: eip3009Abi, functionName: 'transferWithAuthorization', args: [...args, Number(v ?? BigInt(yParity)), r, s] })
+    data = encodeFunctionData({
+      abi: eip3009Abi,
+      functionName: 'transferWithAuthorization',
+      args: [...args, Number(v ?? BigInt(yParity)), r, s],
+    })
   } else {
     data = encodeFunctionData({ abi: eip3009Abi, functionName: 'transferWithAuthorization', args: [...args, inner] })
   }
@@ -42,8 +77,19 @@ const eip3009Abi = [
     type: 'function',
     name: 'transferWithAuthorization',
     stateMutability: 'nonpayable',
-    inputs: [...authorizationInputs, { name: 'v', type: 'uint8' }, { name: 'r', type: 'bytes32' }, { name: 's', type: 'bytes32' }],
+    inputs: [
+      ...authorizationInputs,
+      { name: 'v', type: 'uint8' },
+      { name: 'r', type: 'bytes32' },
+      { name: 's', type: 'bytes32' },
+    ],
     outputs: [],
   },
-  { type: 'function', name: 'transferWithAuthorization', stateMutability: 'nonpayable', inputs: [...authorizationInputs, { name: 'signature', type: 'bytes' }], outputs: [] },
+  {
+    type: 'function',
+    name: 'transferWithAuthorization',
+    stateMutability: 'nonpayable',
+    inputs: [...authorizationInputs, { name: 'signature', type: 'bytes' }],
+    outputs: [],
+  },
 ] as const

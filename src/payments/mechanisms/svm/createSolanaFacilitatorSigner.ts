@@ -18,18 +18,23 @@
 // Every RPC call has a timeout: an endpoint that never answers holds nothing past it.
 import {
   type Address,
-  type MessagePartialSigner,
-  SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE,
-  SOLANA_ERROR__TRANSACTION_ERROR__ALREADY_PROCESSED,
-  type SignatureBytes,
   createDefaultRpcTransport,
   createSolanaRpcFromTransport,
   getBase58Decoder,
   isSolanaError,
+  type MessagePartialSigner,
   type Signature,
+  type SignatureBytes,
+  SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE,
+  SOLANA_ERROR__TRANSACTION_ERROR__ALREADY_PROCESSED,
 } from '@solana/kit'
+import {
+  decodeTransactionFromPayload,
+  type FacilitatorSvmSigner,
+  TransactionOnchainFailureError,
+  toFacilitatorSvmSigner,
+} from '@x402/svm'
 import type { Logger } from 'pino'
-import { decodeTransactionFromPayload, toFacilitatorSvmSigner, TransactionOnchainFailureError, type FacilitatorSvmSigner } from '@x402/svm'
 import type { Ed25519Signer } from '../../../signers/ed25519Signer.ts'
 import { facilitatorSignerUnavailable } from '../../../signers/facilitatorSignerUnavailable.ts'
 import { type SvmFeeLimits, svmFeeOf, svmFeeProblem } from '../../svmFeeLimits.ts'
@@ -46,7 +51,10 @@ export function refusedByNode(err: unknown): boolean {
 
 /** A node that already has the transaction says so in its preflight: it was sent. */
 function alreadyProcessed(err: unknown): boolean {
-  return isSolanaError(err, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE) && isSolanaError(err.cause, SOLANA_ERROR__TRANSACTION_ERROR__ALREADY_PROCESSED)
+  return (
+    isSolanaError(err, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE) &&
+    isSolanaError(err.cause, SOLANA_ERROR__TRANSACTION_ERROR__ALREADY_PROCESSED)
+  )
 }
 
 export type SolanaFacilitatorSigner = {
@@ -61,7 +69,12 @@ export type SolanaFacilitatorSigner = {
    * which is what Solana charges; there a settlement whose sending threw counts as landed and
    * failed (the devnet runs it on send and charges its fee; it keeps no failed signature).
    */
-  spendOf(settlement: { signature: string; transaction: string; network: string; sendFailed: boolean }): Promise<{ fee: bigint; failed: boolean } | undefined>
+  spendOf(settlement: {
+    signature: string
+    transaction: string
+    network: string
+    sendFailed: boolean
+  }): Promise<{ fee: bigint; failed: boolean } | undefined>
 }
 
 /** How many recent signatures are kept: the settlement id signed before a reservation is the settlement's own signature. */
@@ -95,7 +108,12 @@ export function createSolanaFacilitatorSigner({
   const rpcOf = (url: string) => {
     const transport = createDefaultRpcTransport({ url })
     const timed: typeof transport = (config) =>
-      transport({ ...config, signal: config.signal ? AbortSignal.any([config.signal, AbortSignal.timeout(rpcTimeoutMs)]) : AbortSignal.timeout(rpcTimeoutMs) })
+      transport({
+        ...config,
+        signal: config.signal
+          ? AbortSignal.any([config.signal, AbortSignal.timeout(rpcTimeoutMs)])
+          : AbortSignal.timeout(rpcTimeoutMs),
+      })
     return createSolanaRpcFromTransport(timed)
   }
   const rpcs = Object.fromEntries(Object.entries(rpcUrls).map(([network, url]) => [network, rpcOf(url)]))
@@ -117,7 +135,12 @@ export function createSolanaFacilitatorSigner({
   }
   const kitSigner: MessagePartialSigner = Object.freeze({
     address,
-    signMessages: (messages) => Promise.all(messages.map(async (m) => Object.freeze({ [address]: (await sign(Uint8Array.from(m.content))) as SignatureBytes }))),
+    signMessages: (messages) =>
+      Promise.all(
+        messages.map(async (m) =>
+          Object.freeze({ [address]: (await sign(Uint8Array.from(m.content))) as SignatureBytes }),
+        ),
+      ),
   })
   const inner = toFacilitatorSvmSigner(kitSigner as never, rpcs as never)
 
@@ -135,7 +158,10 @@ export function createSolanaFacilitatorSigner({
       } catch (err) {
         const id = svmFeeOf(transaction)?.signature
         if (!id || (refusedByNode(err) && !alreadyProcessed(err))) throw err
-        logger?.warn({ err, transaction: id, network }, 'x402 settlement broadcast got no answer: the node may have it, so its confirmation decides (not a failure)')
+        logger?.warn(
+          { err, transaction: id, network },
+          'x402 settlement broadcast got no answer: the node may have it, so its confirmation decides (not a failure)',
+        )
         unanswered.set(id, transaction)
         if (unanswered.size > keptSignatures) unanswered.delete(unanswered.keys().next().value!)
         return id
@@ -151,10 +177,14 @@ export function createSolanaFacilitatorSigner({
           const { value } = await rpc.getSignatureStatuses([signature as Signature]).send()
           const status = value[0]
           if (status?.confirmationStatus === 'confirmed' || status?.confirmationStatus === 'finalized') {
-            if (status.err) throw new TransactionOnchainFailureError(`Transaction failed onchain: ${JSON.stringify(status.err, (_, v) => (typeof v === 'bigint' ? v.toString() : v))}`)
+            if (status.err)
+              throw new TransactionOnchainFailureError(
+                `Transaction failed onchain: ${JSON.stringify(status.err, (_, v) => (typeof v === 'bigint' ? v.toString() : v))}`,
+              )
             return
           }
-          if (Date.now() >= deadline) throw new Error(`settlement ${signature} not confirmed within ${confirmTimeoutMs} ms`)
+          if (Date.now() >= deadline)
+            throw new Error(`settlement ${signature} not confirmed within ${confirmTimeoutMs} ms`)
           const wire = unanswered.get(signature)
           if (wire && !status && Date.now() >= resendAt) {
             resendAt = Date.now() + rebroadcastMs
@@ -200,17 +230,30 @@ export function createSolanaFacilitatorSigner({
       if (!rpc) throw new Error(`no RPC for ${network}`)
       const byMessage = svmFeeOf(transaction)?.lamports
       try {
-        const found = await rpc.getTransaction(signature as Signature, { commitment: 'confirmed', encoding: 'base64', maxSupportedTransactionVersion: 0 }).send()
+        const found = await rpc
+          .getTransaction(signature as Signature, {
+            commitment: 'confirmed',
+            encoding: 'base64',
+            maxSupportedTransactionVersion: 0,
+          })
+          .send()
         // Not there (yet): looked for again until it lands or the wait ends, a send that threw included.
         return found?.meta ? { fee: BigInt(found.meta.fee), failed: found.meta.err !== null } : undefined
       } catch (err) {
         // Only a node without the method (the devnet's) falls back to the message's fee.
-        if ((err as { context?: { __code?: number } }).context?.__code !== -32601 && !/method not found/i.test(String((err as Error).message))) throw err
+        if (
+          (err as { context?: { __code?: number } }).context?.__code !== -32601 &&
+          !/method not found/i.test(String((err as Error).message))
+        )
+          throw err
       }
-      const { value } = await rpc.getSignatureStatuses([signature as Signature], { searchTransactionHistory: true }).send()
+      const { value } = await rpc
+        .getSignatureStatuses([signature as Signature], { searchTransactionHistory: true })
+        .send()
       const status = value[0]
       if (byMessage === undefined) return undefined
-      if (status && (status.confirmationStatus === 'confirmed' || status.confirmationStatus === 'finalized')) return { fee: byMessage, failed: status.err !== null }
+      if (status && (status.confirmationStatus === 'confirmed' || status.confirmationStatus === 'finalized'))
+        return { fee: byMessage, failed: status.err !== null }
       return sendFailed ? { fee: byMessage, failed: true } : undefined
     },
     async settlementIdOf(transaction) {

@@ -22,10 +22,15 @@ export function createSvmChainReads({ rpcUrlOf }: ChainReadsParameters): Partial
     },
     async solanaStatusOf(network, signature): Promise<SolanaSettlementStatus> {
       const rpc = rpcOf(network)
-      const { value } = await rpc.getSignatureStatuses([signature as Signature], { searchTransactionHistory: true }).send()
+      const { value } = await rpc
+        .getSignatureStatuses([signature as Signature], { searchTransactionHistory: true })
+        .send()
       const status = value[0]
-      if (!status || (status.confirmationStatus !== 'confirmed' && status.confirmationStatus !== 'finalized')) return { state: 'unknown', seen: status !== null && status !== undefined }
-      return status.err ? { state: 'failed', error: JSON.stringify(status.err, (_, v) => (typeof v === 'bigint' ? v.toString() : v)) } : { state: 'confirmed' }
+      if (!status || (status.confirmationStatus !== 'confirmed' && status.confirmationStatus !== 'finalized'))
+        return { state: 'unknown', seen: status !== null && status !== undefined }
+      return status.err
+        ? { state: 'failed', error: JSON.stringify(status.err, (_, v) => (typeof v === 'bigint' ? v.toString() : v)) }
+        : { state: 'confirmed' }
     },
     // Expired by the finalized bank: every block from now on, on any fork, is past its last valid height.
     async solanaBlockhashExpiredOf(network, blockhash) {

@@ -5,7 +5,17 @@ import { svmFeeOf, svmFeeProblem } from '../../svmFeeLimits.ts'
 import type { FacilitatorScheme, FacilitatorSchemeParameters } from '../paymentMechanism.ts'
 import { createSolanaFacilitatorSigner } from './createSolanaFacilitatorSigner.ts'
 
-export function createSvmFacilitatorScheme({ facilitator, rpcUrls, keys, watch, watchEd25519, log, rpcTimeoutMs, settlementTimeoutMs, svmFeeLimits }: FacilitatorSchemeParameters): FacilitatorScheme {
+export function createSvmFacilitatorScheme({
+  facilitator,
+  rpcUrls,
+  keys,
+  watch,
+  watchEd25519,
+  log,
+  rpcTimeoutMs,
+  settlementTimeoutMs,
+  svmFeeLimits,
+}: FacilitatorSchemeParameters): FacilitatorScheme {
   // The fee ceilings checked before x402's scheme is asked at all: whatever path it takes (a
   // smart wallet's, a later version's), a payment asking more is refused unsigned.
   const feeProblemOf: FacilitatorScheme['feeProblemOf'] = (payload) => {
@@ -26,7 +36,11 @@ export function createSvmFacilitatorScheme({ facilitator, rpcUrls, keys, watch, 
   // x402 v1's scheme, which has none at all; the gateway takes v2 payments only.
   const signer = {
     ...solana.signer,
-    sendTransaction: (transaction: string, network: string) => watch.sent(() => solana.signer.sendTransaction(transaction, network), { id: svmFeeOf(transaction)?.signature, wire: transaction }),
+    sendTransaction: (transaction: string, network: string) =>
+      watch.sent(() => solana.signer.sendTransaction(transaction, network), {
+        id: svmFeeOf(transaction)?.signature,
+        wire: transaction,
+      }),
   }
   facilitator.register(
     rpcUrls.map(([network]) => network),
@@ -35,7 +49,12 @@ export function createSvmFacilitatorScheme({ facilitator, rpcUrls, keys, watch, 
   return {
     async spendOf(network, sent) {
       if (!sent.wire) return undefined
-      return solana.spendOf({ signature: sent.transaction, transaction: sent.wire, network, sendFailed: sent.error !== undefined })
+      return solana.spendOf({
+        signature: sent.transaction,
+        transaction: sent.wire,
+        network,
+        sendFailed: sent.error !== undefined,
+      })
     },
     feeProblemOf,
     settlementIdOf: solana.settlementIdOf,

@@ -18,7 +18,8 @@ export const exactSvm: PaymentMechanism = {
   namespace: 'solana',
   keyOf(payload, requirements, now) {
     const transaction = (payload.payload as { transaction?: unknown }).transaction
-    if (typeof transaction !== 'string' || transaction.length > 4096) return { ok: false, reason: 'invalid_exact_svm_payload_transaction: not a base64 Solana transaction' }
+    if (typeof transaction !== 'string' || transaction.length > 4096)
+      return { ok: false, reason: 'invalid_exact_svm_payload_transaction: not a base64 Solana transaction' }
     try {
       const decoded = decodeTransactionFromPayload({ transaction })
       const payer = getTokenPayerFromTransaction(decoded)

@@ -3,28 +3,44 @@
 // once its blockhash can no longer land: expired by the node's finalized bank (the blockhash is
 // kept with the reservation), or at the latest past its validBefore.
 import type { PaymentRecord } from '../../../ports/paymentLedger.ts'
-import type { RecoveryContext, ResolvedPayment } from '../paymentMechanism.ts'
 import { isSettlementPending } from '../../settlementPending.ts'
+import type { RecoveryContext, ResolvedPayment } from '../paymentMechanism.ts'
 
-export async function resolveSvmPayment(payment: PaymentRecord, context: RecoveryContext): Promise<ResolvedPayment | undefined> {
+export async function resolveSvmPayment(
+  payment: PaymentRecord,
+  context: RecoveryContext,
+): Promise<ResolvedPayment | undefined> {
   const { ledger, log, when, solanaStatusOf, solanaNowOf } = context
   const pending = isSettlementPending(payment) ? 'its settlement was pending; ' : ''
   if (!payment.transaction) {
     // A remote facilitator's settlement has no id known here: nothing on the chain tells this reservation's fate.
-    log.warn({ paymentId: payment.id, network: payment.network }, 'Solana reservation left reserved: its settlement transaction is not known (remote facilitator); it pays for nothing else')
+    log.warn(
+      { paymentId: payment.id, network: payment.network },
+      'Solana reservation left reserved: its settlement transaction is not known (remote facilitator); it pays for nothing else',
+    )
     return undefined
   }
   if (!solanaStatusOf) {
-    log.warn({ paymentId: payment.id, network: payment.network }, 'reserved payment left unresolved: no client for its network')
+    log.warn(
+      { paymentId: payment.id, network: payment.network },
+      'reserved payment left unresolved: no client for its network',
+    )
     return undefined
   }
   const status = await solanaStatusOf(payment.network, payment.transaction)
   if (status.state === 'confirmed') {
-    await ledger.markSettled(payment.id, payment.transaction, `resolved (${when}): ${pending}the settlement transaction is confirmed`)
+    await ledger.markSettled(
+      payment.id,
+      payment.transaction,
+      `resolved (${when}): ${pending}the settlement transaction is confirmed`,
+    )
     return { payment, outcome: 'settled', transaction: payment.transaction, reason: 'used' }
   }
   if (status.state === 'failed') {
-    await ledger.markReleased(payment.id, `resolved (${when}): ${pending}the settlement transaction failed on-chain (${status.error.slice(0, 200)}), nothing was charged`)
+    await ledger.markReleased(
+      payment.id,
+      `resolved (${when}): ${pending}the settlement transaction failed on-chain (${status.error.slice(0, 200)}), nothing was charged`,
+    )
     return { payment, outcome: 'released', transaction: undefined, reason: 'failed' }
   }
   // Not seen at all, and its blockhash expired by the finalized bank: no block can take it any more.
@@ -32,14 +48,20 @@ export async function resolveSvmPayment(payment: PaymentRecord, context: Recover
   if (!status.seen && (await blockhashExpired(payment, context))) {
     const last = await solanaStatusOf(payment.network, payment.transaction)
     if (last.state === 'unknown' && !last.seen) {
-      await ledger.markReleased(payment.id, `resolved (${when}): ${pending}the settlement never landed and can no longer (its blockhash expired), nothing was charged`)
+      await ledger.markReleased(
+        payment.id,
+        `resolved (${when}): ${pending}the settlement never landed and can no longer (its blockhash expired), nothing was charged`,
+      )
       return { payment, outcome: 'released', transaction: undefined, reason: 'expired' }
     }
     return undefined // seen meanwhile: the next pass decides
   }
   // Unseen: its blockhash may still let it land until validBefore (set past any blockhash's life).
   if (payment.validBefore !== undefined && (await solanaNowOf(payment.network)) >= payment.validBefore) {
-    await ledger.markReleased(payment.id, `resolved (${when}): ${pending}the settlement never landed and can no longer (its blockhash expired), nothing was charged`)
+    await ledger.markReleased(
+      payment.id,
+      `resolved (${when}): ${pending}the settlement never landed and can no longer (its blockhash expired), nothing was charged`,
+    )
     return { payment, outcome: 'released', transaction: undefined, reason: 'expired' }
   }
   log.info(
@@ -50,7 +72,10 @@ export async function resolveSvmPayment(payment: PaymentRecord, context: Recover
 }
 
 /** Whether the blockhash kept with a Solana reservation has expired (false when none was kept or the node cannot say). */
-async function blockhashExpired(payment: PaymentRecord, { ledger, log, solanaBlockhashExpiredOf }: RecoveryContext): Promise<boolean> {
+async function blockhashExpired(
+  payment: PaymentRecord,
+  { ledger, log, solanaBlockhashExpiredOf }: RecoveryContext,
+): Promise<boolean> {
   if (!solanaBlockhashExpiredOf) return false
   const kept = await ledger.settlementPayloadOf(payment.id)
   let blockhash: unknown
@@ -61,7 +86,10 @@ async function blockhashExpired(payment: PaymentRecord, { ledger, log, solanaBlo
   }
   if (typeof blockhash !== 'string') return false
   return solanaBlockhashExpiredOf(payment.network, blockhash).catch((err: unknown) => {
-    log.warn({ err, paymentId: payment.id, network: payment.network }, "a Solana reservation's blockhash could not be checked: it is released at its bound")
+    log.warn(
+      { err, paymentId: payment.id, network: payment.network },
+      "a Solana reservation's blockhash could not be checked: it is released at its bound",
+    )
     return false
   })
 }
