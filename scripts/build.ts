@@ -8,10 +8,15 @@
 // Types are checked by `npm test` (`tsc --noEmit`), not here. Stack traces name minified functions
 // with positions in the bundle; `node --enable-source-maps dist/main.js` maps them to src/ through
 // the .map files written beside each chunk (never loaded without that flag).
+//
+//   tsx scripts/build.ts [--outdir <dir>]     dist/ unless told (the test runner builds its own copy)
 import { rmSync, writeFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { parseArgs } from 'node:util'
 import { build } from 'esbuild'
 
-const outdir = new URL('../dist/', import.meta.url).pathname
+const { values } = parseArgs({ options: { outdir: { type: 'string' } } })
+const outdir = values.outdir ? `${resolve(values.outdir)}/` : new URL('../dist/', import.meta.url).pathname
 
 /**
  * Packages loaded from node_modules, not bundled: native addons, packages that find their own

@@ -14,7 +14,8 @@
 //   tsx scripts/runTests.ts [--check '<command>' …] [file …]      all test files when none is given
 //   TEST_CONCURRENCY=3                    files at a time in the parallel pass (default 3)
 //   TEST_FILE_TIMEOUT_S=1200              a file still running then is ended and fails
-import { spawn } from 'node:child_process'
+//   TEST_GATEWAY_BUNDLE=none              gateway processes from src/main.ts (tsx), not the bundle
+import { execFileSync, spawn } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative, resolve } from 'node:path'
@@ -155,6 +156,16 @@ const parallel = all
   .sort((a, b) => (times[b] ?? Number.POSITIVE_INFINITY) - (times[a] ?? Number.POSITIVE_INFINITY) || a.localeCompare(b))
 // The serial pass in file order, the campaign (test/zz) last.
 const serial = all.filter((f) => f in serialFiles)
+
+// The gateway processes the tests start run from one bundle built here, as production's is
+// (test/support/runGateway.ts): a start through tsx costs ~3 s more CPU, its loader hooks seeing
+// each of the gateway's modules. TEST_GATEWAY_BUNDLE=none starts src/main.ts through tsx instead.
+if (process.env.TEST_GATEWAY_BUNDLE === 'none') delete process.env.TEST_GATEWAY_BUNDLE
+else if (process.env.TEST_GATEWAY_BUNDLE === undefined) {
+  const outdir = join(root, '.cache/test-bundle')
+  execFileSync(process.execPath, ['--import', 'tsx', 'scripts/build.ts', '--outdir', outdir], { stdio: 'inherit' })
+  process.env.TEST_GATEWAY_BUNDLE = join(outdir, 'main.js')
+}
 
 const scratch = mkdtempSync(join(tmpdir(), 'run-tests-'))
 const started = performance.now()

@@ -155,11 +155,12 @@ describe('connection limits per client', () => {
         gateway.logs.some((l) => l.includes('connection limit per client reached')),
         'the refusals are logged',
       )
-      assert.equal(
-        gateway.logs.filter((l) => l.includes('connection limit per client reached')).length,
-        1,
-        'at most once every 10 s',
-      )
+      // At most once every 10 s: on a loaded machine the flood can outlast 10 s and log again.
+      const loggedAt = gateway.logs
+        .filter((l) => l.includes('connection limit per client reached'))
+        .map((l) => (JSON.parse(l) as { time: number }).time)
+      for (let i = 1; i < loggedAt.length; i++)
+        assert.ok(loggedAt[i]! - loggedAt[i - 1]! >= 10_000, `logged again after ${loggedAt[i]! - loggedAt[i - 1]!} ms`)
     } finally {
       flooding = false
       for (const s of open) s.destroy()
