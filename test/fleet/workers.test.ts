@@ -19,7 +19,7 @@ import { eventually } from '../support/eventually.ts'
 import { chainEnv, startGatewayProcess } from '../support/gatewayProcess.ts'
 import { createTestDatabase, type TestDatabase } from '../support/postgresDatabase.ts'
 import { type GatewayProcess, runGateway, waitFor } from '../support/runGateway.ts'
-import { post, rpc, signedIntent } from '../support/testGateway.ts'
+import { post, request, rpc, signedIntent } from '../support/testGateway.ts'
 
 const mnemonic = 'test test test test test test test test test test test junk'
 const pool = [40, 41].map((addressIndex) => mnemonicToAccount(mnemonic, { addressIndex }))
@@ -144,11 +144,19 @@ describe('WORKERS=2: worker processes on one port', () => {
     assert.ok(victim, gw.stdout().slice(-2000))
     const from = await blockNumber()
     const bodies = await Promise.all(Array.from({ length: 30 }, () => signedIntent(devnet, { nonce: String(nonce++) })))
-    // Sent while the worker dies: a request whose connection died is retried, as a client would.
+    // Sent while the worker dies: a request whose connection died, or that the dead worker never
+    // answered, is retried, as a client would. A connection the primary had handed to the worker as
+    // it died gets no answer at all: without a timeout of its own the request waited for fetch's
+    // (300 s), and this test took five minutes.
     const send = async (body: unknown) => {
       for (let attempt = 0; ; attempt++) {
         try {
-          const res = await post(baseUrl, '/intents/execute', body)
+          const res = await request(baseUrl, '/intents/execute', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify(body),
+            signal: AbortSignal.timeout(20_000),
+          })
           if (res.status === 200 || res.status === 202) return res
           if (attempt > 40) return res
         } catch (err) {
