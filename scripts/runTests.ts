@@ -31,6 +31,12 @@ export const serialFiles: Record<string, string> = {
   'test/keys/facilitatorKeys.test.ts': 'a slow PKCS#11 token answered at the timeout, within 6 s',
   'test/chaos/leaseFencing.test.ts': 'sleeps of the 1.2 s relayer lease + 300 ms across a cut PostgreSQL link',
   'test/chaos/releaseAfterCut.test.ts': 'a 500 ms connect timeout across a cut PostgreSQL link',
+  'test/sui/sui.test.ts': 'the stand-in answered within a 300 ms RPC deadline',
+  'test/sui/suiFleet.test.ts':
+    'gas coin reads within a 1 s RPC deadline while a key is taken over within its lease TTL',
+  'test/sui/suiKeyHold.test.ts': "a holder's local deadline, two thirds of the lease TTL, against the database's",
+  'test/sui/suiSponsored.test.ts': 'sponsored transactions within a 1 s RPC deadline',
+  'test/sui/suiTransactions.test.ts': 'gRPC calls within a short RPC deadline (DEADLINE_EXCEEDED beside other files)',
   'test/zz/quickCampaign.test.ts': 'the fault campaign: its own redis-server, gateways and clock steps; runs last',
 }
 

@@ -1,5 +1,6 @@
 // A gateway app serving one Sui chain through the real SDK client against the local stand-in, with
 // an in-memory journal: what the Sui e2e tests build. No Move code runs (none can here).
+
 import { Ed25519Keypair } from '@mysten/sui/keypairs/ed25519'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../src/app.ts'
@@ -9,6 +10,7 @@ import { createLogger } from '../../src/logging/createLogger.ts'
 import type { ChainAdapter } from '../../src/ports/chainAdapter.ts'
 import type { Journal } from '../../src/ports/journal.ts'
 import { openJournal } from '../../src/store/sqlite/openJournal.ts'
+import { eventually } from './eventually.ts'
 import { type SuiStandIn, startSuiStandIn } from './suiStandIn.ts'
 import { testConfig } from './testConfig.ts'
 import type { HttpResult } from './testGateway.ts'
@@ -50,6 +52,13 @@ export async function startSuiWorld({
     logger,
   })
   await app.ready()
+  // The first call opens the gRPC connection and loads the SDK's code paths, which can take longer
+  // than the short RPC deadline the tests use when the machine is busy (other test files beside
+  // this one): made here, retried until the stand-in answers, and left out of its call log.
+  await eventually('the Sui stand-in to answer', 20_000, async () =>
+    (await adapter.getHealth()).reachable ? true : undefined,
+  )
+  standIn.calls.length = 0
   const toResult = (res: { statusCode: number; headers: Record<string, unknown>; body: string }): HttpResult => {
     const headers = new Headers()
     for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers.set(k, String(v))
