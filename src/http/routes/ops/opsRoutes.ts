@@ -14,6 +14,7 @@ import type { OpsCredentialCheck } from '../../../ops/createOpsCredentialCheck.t
 import type { OpsFeed } from '../../../ops/createOpsFeed.ts'
 import type { OpsSwitches } from '../../../ops/createOpsSwitches.ts'
 import type { OpsState } from '../../../ops/gatherOpsState.ts'
+import { parseChainId } from '../../../ports/chainId.ts'
 import type { Journal } from '../../../ports/journal.ts'
 import type { OpsAction, OpsAuditEntry, OpsSwitchStore } from '../../../ports/opsSwitchStore.ts'
 import { Status } from '../../../status/statusCodes.ts'
@@ -358,7 +359,8 @@ declare module 'fastify' {
 }
 
 function servedChain(registry: ChainRegistry, raw: string): string {
-  const served = registry.adapters.find((a) => a.chainId === raw || a.chainId === `eip155:${raw}`)
+  const parsed = parseChainId(raw)
+  const served = registry.adapters.find((a) => a.chainId === (typeof parsed === 'string' ? raw : parsed.caip2))
   if (!served) throw notFound('chain', raw, `served: ${registry.adapters.map((a) => a.chainId).join(', ') || 'none'}`)
   return served.chainId
 }
