@@ -4,19 +4,19 @@
 import type { Network } from '@x402/core/types'
 import { toFacilitatorEvmSigner } from '@x402/evm'
 import { registerExactEvmScheme } from '@x402/evm/exact/facilitator'
-import { createWalletClient, defineChain, http, type LocalAccount, nonceManager, publicActions } from 'viem'
+import { createWalletClient, defineChain, type LocalAccount, nonceManager, publicActions } from 'viem'
 import type { FacilitatorScheme, FacilitatorSchemeParameters } from '../paymentMechanism.ts'
 import { defaultEvmMaxSettlementGas } from './evmSettlementGas.ts'
 import { type EvmSettlementReader, outcomeOfSignedSettlement } from './outcomeOfSignedSettlement.ts'
+import { toEvmTransport } from './toEvmTransport.ts'
 
 export function createEvmFacilitatorScheme({
   facilitator,
-  rpcUrls,
+  endpoints,
   keys,
   watch,
   watchAccount,
   log,
-  timeoutMs,
   settlementTimeoutMs,
   evmMaxSettlementGas = defaultEvmMaxSettlementGas,
 }: FacilitatorSchemeParameters): FacilitatorScheme {
@@ -25,18 +25,18 @@ export function createEvmFacilitatorScheme({
   // otherwise collide on the account nonce (viem gives a nonce back when its signing fails).
   const account: LocalAccount = { ...watchAccount(keys.evm), nonceManager }
   const clients = new Map<string, EvmSettlementReader>()
-  for (const [network, rpcUrl] of rpcUrls) {
+  for (const [network, lent] of endpoints) {
     const id = Number(network.split(':')[1])
     const chain = defineChain({
       id,
       name: network,
       nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-      rpcUrls: { default: { http: [rpcUrl] } },
+      rpcUrls: { default: { http: [] } },
     })
     const client = createWalletClient({
       account,
       chain,
-      transport: http(rpcUrl, { timeout: timeoutMs }),
+      transport: toEvmTransport(lent),
       pollingInterval: 100,
       cacheTime: 0,
     }).extend(publicActions)
