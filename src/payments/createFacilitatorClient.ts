@@ -256,7 +256,7 @@ function watchAccount<A extends LocalAccount>(account: A): A {
       settling.getStore()?.push(keccak256(serialized))
       return serialized
     },
-    signTypedData: (parameters) => noteFailure(() => account.signTypedData(parameters as never)),
+    signTypedData: (parameters) => noteFailure(() => account.signTypedData(parameters)),
   }
 }
 
@@ -332,5 +332,7 @@ function guard(client: FacilitatorClient, log: Logger): FacilitatorClient {
 export function withoutUndefined<T extends Record<string, unknown>>(
   value: T,
 ): { [K in keyof T]: Exclude<T[K], undefined> } {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as never
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as {
+    [K in keyof T]: Exclude<T[K], undefined>
+  }
 }

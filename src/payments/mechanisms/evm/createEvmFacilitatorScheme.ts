@@ -43,26 +43,30 @@ export function createEvmFacilitatorScheme({
     const signer = toFacilitatorEvmSigner(
       {
         address: account.address,
-        readContract: (args) => client.readContract(args as never),
+        readContract: (args) => client.readContract(args),
+        // `as never`: x402's signer passes typed data loosely (Record<string, unknown> domain and types), which
+        // viem's VerifyTypedDataParameters, generic in the types, does not take.
         verifyTypedData: (args) => client.verifyTypedData(args as never),
         // Estimated first: above the ceiling nothing is sent (x402 answers a failed settlement, no fee paid).
         writeContract: (args) =>
           watch.sent(async () => {
-            const gas = await client.estimateContractGas(args as never)
+            const gas = await client.estimateContractGas(args)
             if (gas > evmMaxSettlementGas)
               throw new Error(
                 `the settlement would take ${gas} gas, more than the ${evmMaxSettlementGas} allowed; not sent`,
               )
+            // `as never`: x402's writeContract arguments (abi: readonly unknown[], functionName: string) are looser
+            // than viem's WriteContractParameters, generic in the ABI and function.
             return client.writeContract({ ...(args as object), gas } as never)
           }),
         sendTransaction: (args) =>
           watch.sent(async () => {
-            const gas = await client.estimateGas(args as never)
+            const gas = await client.estimateGas(args)
             if (gas > evmMaxSettlementGas)
               throw new Error(
                 `the transaction would take ${gas} gas, more than the ${evmMaxSettlementGas} allowed; not sent`,
               )
-            return client.sendTransaction({ ...(args as object), gas } as never)
+            return client.sendTransaction({ ...(args as object), gas })
           }),
         // Past it, x402 answers settlement_pending (the transaction was sent): the resolver finishes it.
         waitForTransactionReceipt: (args) =>

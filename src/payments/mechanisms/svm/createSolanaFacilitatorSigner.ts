@@ -134,6 +134,8 @@ export function createSolanaFacilitatorSigner({
         ),
       ),
   })
+  // `as never`: @x402/svm's toFacilitatorSvmSigner types its signer as @solana/kit's TransactionSigner
+  // union and its RPCs as its own RpcClient map; x402 calls only signMessages and the RPC methods.
   const inner = toFacilitatorSvmSigner(kitSigner as never, rpcs as never)
 
   const signer: FacilitatorSvmSigner = {
