@@ -156,7 +156,7 @@ export async function createGateway({ config, logger, tracing }: CreateGatewayPa
   const payments = await startGatewayPayments({
     config,
     facilitatorSigners,
-    settlementRpcUrls: chains.settlementRpcUrls,
+    chainEndpoints: chains.endpoints,
     journal,
     logger,
     guard,

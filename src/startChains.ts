@@ -4,13 +4,14 @@
 import type { GatewayConfig } from './config/gatewayConfig.ts'
 import type { RuntimeContext } from './config/runtimeModule.ts'
 import type { ChainAdapter } from './ports/chainAdapter.ts'
+import { type ChainEndpoints, type LentEndpoints, lendsEndpoints } from './ports/chainEndpoints.ts'
 import { runtimes } from './runtimes.ts'
 
 export type StartedChains = {
   /** In the configured order. */
   adapters: ChainAdapter[]
-  /** A trusted RPC URL per chain id, for the in-process x402 facilitator to settle through. */
-  settlementRpcUrls: Map<string, string>
+  /** The endpoints each chain's runtime lends (its pool: failover, standing, metrics), for x402 settlement and recovery. */
+  endpoints: ChainEndpoints
   /** Production: the chains whose contracts are missing (the start-up fails naming them). */
   problems: string[]
 }
@@ -21,14 +22,16 @@ export async function startChains(
   context: Omit<RuntimeContext, 'settings'>,
 ): Promise<StartedChains> {
   const byId = new Map<string, ChainAdapter>()
-  const settlementRpcUrls = new Map<string, string>()
+  const lent = new Map<string, LentEndpoints>()
   try {
     for (const module of runtimes) {
       const chains = config.chains.filter((c) => c.chainType === module.chainType)
       if (chains.length === 0) continue
       const built = await module.createChains(chains, { ...context, settings: config })
-      for (const adapter of built.adapters) byId.set(adapter.chainId, adapter)
-      for (const [chainId, url] of built.settlementRpcUrls ?? []) settlementRpcUrls.set(chainId, url)
+      for (const adapter of built.adapters) {
+        byId.set(adapter.chainId, adapter)
+        if (lendsEndpoints(adapter)) lent.set(adapter.chainId, adapter.lendEndpoints())
+      }
     }
   } catch (err) {
     await Promise.all([...byId.values()].map((a) => a.close()))
@@ -53,5 +56,5 @@ export async function startChains(
       }
     }),
   )
-  return { adapters, settlementRpcUrls, problems }
+  return { adapters, endpoints: (chainId) => lent.get(chainId), problems }
 }

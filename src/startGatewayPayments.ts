@@ -1,6 +1,6 @@
 // The composition root's payments: with something priced, x402's flow (payments/startPayments.ts,
-// its packages loaded only then) wired to the gateway's parts: settlement through the chains'
-// trusted endpoints, the facilitator's spend counted as its payer's, a paused chain's sends held,
+// its packages loaded only then) wired to the gateway's parts: settlement through the endpoints
+// the chains' runtimes lend (their pools: failover, standing, metrics), the facilitator's spend counted as its payer's, a paused chain's sends held,
 // and a request whose settlement was pending sent, once it confirms, through the app itself.
 import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
@@ -9,6 +9,7 @@ import type { ExecutionGuard } from './intents/createExecutionGuard.ts'
 import type { Metrics } from './metrics/createMetrics.ts'
 import type { Ops } from './ops/createOps.ts'
 import type { Payments } from './payments/createPayments.ts'
+import type { ChainEndpoints } from './ports/chainEndpoints.ts'
 import type { Journal } from './ports/journal.ts'
 import type { FacilitatorSigners } from './signers/createFacilitatorSigners.ts'
 import type { Tracing } from './tracing/createTracing.ts'
@@ -16,7 +17,8 @@ import type { Tracing } from './tracing/createTracing.ts'
 export type StartGatewayPaymentsParameters = {
   config: GatewayConfig
   facilitatorSigners: FacilitatorSigners | undefined
-  settlementRpcUrls: ReadonlyMap<string, string>
+  /** The endpoints the started chains' runtimes lend, by chain id. */
+  chainEndpoints: ChainEndpoints
   journal: Journal
   logger: Logger
   guard: ExecutionGuard
@@ -31,7 +33,7 @@ export type StartGatewayPaymentsParameters = {
 export async function startGatewayPayments({
   config,
   facilitatorSigners,
-  settlementRpcUrls,
+  chainEndpoints,
   journal,
   logger,
   guard,
@@ -45,7 +47,7 @@ export async function startGatewayPayments({
   return startPayments({
     config: config.payments,
     facilitatorSigners,
-    rpcUrls: settlementRpcUrls,
+    endpoints: chainEndpoints,
     journal,
     rpcTimeoutMs: config.rpc.timeoutMs,
     logger,

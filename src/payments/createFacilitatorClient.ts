@@ -12,6 +12,7 @@ import type { Logger } from 'pino'
 import { type Hex, keccak256, type LocalAccount } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import type { FacilitatorConfig } from '../config/paymentsConfig.ts'
+import type { LentEndpoints } from '../ports/chainEndpoints.ts'
 import type { FacilitatorSigners } from '../signers/createFacilitatorSigners.ts'
 import { createLocalEd25519Signer } from '../signers/createLocalEd25519Signer.ts'
 import type { Ed25519Signer } from '../signers/ed25519Signer.ts'
@@ -32,8 +33,8 @@ export type CreateFacilitatorClientParameters = {
    * Default: the keys in `config` (privateKey, solanaSecretKey).
    */
   signers?: Pick<FacilitatorSigners, 'evm' | 'solana'> | undefined
-  /** The RPC endpoint of each network the in-process facilitator settles on. */
-  rpcUrls: Record<Network, string>
+  /** The endpoints of each network the in-process facilitator settles on, as its chain's runtime lends them. */
+  endpoints: Record<Network, LentEndpoints>
   logger: Logger
   /** How long one verify or settle may take before the facilitator counts as unavailable. */
   timeoutMs?: number
@@ -78,7 +79,7 @@ export type GatewayFacilitator = FacilitatorClient & {
 export function createFacilitatorClient({
   config,
   signers,
-  rpcUrls,
+  endpoints,
   logger,
   timeoutMs = 30_000,
   rpcTimeoutMs = Math.ceil(timeoutMs / 3),
@@ -111,17 +112,16 @@ export function createFacilitatorClient({
     capsInFlight: (network) => mechanismOf(network)?.capsSettlementsInFlight === true,
     logger: log,
   })
-  const urls = Object.entries(rpcUrls) as [Network, string][]
+  const lent = Object.entries(endpoints) as [Network, LentEndpoints][]
   for (const mechanism of paymentMechanisms) {
     const scheme = mechanism.createFacilitatorScheme({
       facilitator,
-      rpcUrls: urls.filter(([network]) => mechanismOf(network) === mechanism),
+      endpoints: lent.filter(([network]) => mechanismOf(network) === mechanism),
       keys,
       watch,
       watchAccount,
       watchEd25519,
       log,
-      timeoutMs,
       rpcTimeoutMs,
       settlementTimeoutMs,
       svmFeeLimits,
@@ -256,7 +256,7 @@ function watchAccount<A extends LocalAccount>(account: A): A {
       settling.getStore()?.push(keccak256(serialized))
       return serialized
     },
-    signTypedData: (parameters) => noteFailure(() => account.signTypedData(parameters as never)),
+    signTypedData: (parameters) => noteFailure(() => account.signTypedData(parameters)),
   }
 }
 
@@ -332,5 +332,7 @@ function guard(client: FacilitatorClient, log: Logger): FacilitatorClient {
 export function withoutUndefined<T extends Record<string, unknown>>(
   value: T,
 ): { [K in keyof T]: Exclude<T[K], undefined> } {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as never
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as {
+    [K in keyof T]: Exclude<T[K], undefined>
+  }
 }

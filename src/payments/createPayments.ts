@@ -122,6 +122,8 @@ export function createPayments({
             scheme: 'exact',
             network: price.network,
             payTo: price.payTo,
+            // `as never`: x402's Price (AssetAmount) declares `extra` without `| undefined`, which
+            // exactOptionalPropertyTypes refuses for the configuration's optional field.
             price: price.price as never,
             maxTimeoutSeconds: price.maxTimeoutSeconds,
           })

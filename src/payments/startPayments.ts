@@ -1,5 +1,5 @@
-// Puts the x402 parts together at start-up: the facilitator (in-process on the priced chains'
-// own endpoints, or remote), the ledger in the journal's store, the reservations a crash left
+// Puts the x402 parts together at start-up: the facilitator (in-process on the endpoints the
+// priced chains' runtimes lend, or remote), the ledger in the journal's store, the reservations a crash left
 // resolved from the token's authorizationState before any request, the resource server, and a
 // periodic pass that resolves reservations no request holds, re-checks EVM settlements until they
 // are final (sent again, or `reorged`, when a reorg orphans their block), and uses up the credits
@@ -10,6 +10,7 @@ import type { Network } from '@x402/core/types'
 import type { Logger } from 'pino'
 import type { PaymentsConfig } from '../config/paymentsConfig.ts'
 import { ConfigError } from '../errors/configError.ts'
+import type { ChainEndpoints, LentEndpoints } from '../ports/chainEndpoints.ts'
 import type { Journal } from '../ports/journal.ts'
 import type { PendingRequest } from '../ports/paymentLedger.ts'
 import type { FacilitatorSigners } from '../signers/createFacilitatorSigners.ts'
@@ -28,8 +29,11 @@ export type StartPaymentsParameters = {
   config: PaymentsConfig
   /** The in-process facilitator's keys, opened at start-up (a key in a token or KMS needs them). */
   facilitatorSigners?: FacilitatorSigners | undefined
-  /** A trusted RPC URL per chain id the gateway serves: a price's network is settled through it. */
-  rpcUrls: ReadonlyMap<string, string>
+  /**
+   * The endpoints each chain's runtime lends, by chain id (its pool: failover, standing, metrics):
+   * a price's network is settled and read through its chain's; one no chain here serves, through none.
+   */
+  endpoints: ChainEndpoints
   journal: Journal
   rpcTimeoutMs: number
   logger: Logger
@@ -67,7 +71,7 @@ export type StartPaymentsParameters = {
 export async function startPayments({
   config,
   facilitatorSigners,
-  rpcUrls: chainUrls,
+  endpoints: chainEndpoints,
   journal,
   rpcTimeoutMs,
   logger,
@@ -83,13 +87,13 @@ export async function startPayments({
 }: StartPaymentsParameters): Promise<Payments> {
   const problems = dollarPriceProblems(config.prices)
   if (problems.length > 0) throw new ConfigError(problems)
-  const rpcUrls: Record<Network, string> = {}
+  const endpoints: Record<Network, LentEndpoints> = {}
   const settledOn = new Map<string, string>()
   for (const routes of Object.values(config.prices)) {
     for (const price of Object.values(routes)) {
       // A public cluster's id standing for the devnet chain is settled on that chain.
-      const url = chainUrls.get(price.settleOn ?? price.network)
-      if (url) rpcUrls[price.network] = url
+      const lent = chainEndpoints(price.settleOn ?? price.network)
+      if (lent) endpoints[price.network] = lent
       settledOn.set(price.network, price.settleOn ?? price.network)
     }
   }
@@ -97,7 +101,7 @@ export async function startPayments({
   const reads: Partial<ChainReads> = Object.assign(
     {},
     ...paymentMechanisms.map((m) =>
-      m.createChainReads({ rpcUrlOf: (network) => rpcUrls[network as Network], rpcTimeoutMs }),
+      m.createChainReads({ endpointsOf: (network) => endpoints[network as Network], rpcTimeoutMs }),
     ),
   )
   const clientFor = reads.clientFor ?? (() => undefined)
@@ -106,7 +110,7 @@ export async function startPayments({
   const client = createFacilitatorClient({
     config: config.facilitator,
     signers: facilitatorSigners,
-    rpcUrls,
+    endpoints,
     logger,
     timeoutMs: rpcTimeoutMs * 3,
     settlementTimeoutMs: settlementTimeoutMs ?? rpcTimeoutMs * 3,
@@ -125,7 +129,7 @@ export async function startPayments({
         ledger,
         reads,
         signers: facilitatorSigners,
-        rpcUrlOf: (network) => rpcUrls[network as Network],
+        endpointsOf: (network) => endpoints[network as Network],
         timeoutMs: settlementTimeoutMs ?? rpcTimeoutMs * 3,
         onSpend:
           onFacilitatorSpend &&

@@ -45,6 +45,7 @@ import {
 } from '../../src/payments/svmFeeLimits.ts'
 import { createLocalEd25519Signer } from '../../src/signers/createLocalEd25519Signer.ts'
 import { openJournal } from '../../src/store/sqlite/openJournal.ts'
+import { chainEndpointsOf, lendEndpointsOf } from '../support/lentEndpoints.ts'
 import { startRpcHoldProxy } from '../support/rpcHoldProxy.ts'
 import { signedSolanaIntent, solanaPayingClient, startSolanaPaidGateway } from '../support/solanaPayments.ts'
 import { post, type TestGateway } from '../support/testGateway.ts'
@@ -304,7 +305,7 @@ describe("the facilitator's spend: told after each settlement it sent, failed on
     const spends: FacilitatorSpend[] = []
     const facilitator = createFacilitatorClient({
       config: devnet.payments.facilitator,
-      rpcUrls: { [network]: devnet.rpcUrl },
+      endpoints: lendEndpointsOf({ [network]: devnet.rpcUrl }),
       logger,
       onSpend: (spend) => void spends.push(spend),
     })
@@ -343,7 +344,7 @@ describe("the facilitator's spend: told after each settlement it sent, failed on
     const facilitator = createFacilitatorClient({
       config: devnet.payments.facilitator,
       signers: { solana: racing },
-      rpcUrls: { [network]: devnet.rpcUrl },
+      endpoints: lendEndpointsOf({ [network]: devnet.rpcUrl }),
       logger,
       onSpend: (spend) => void spends.push(spend),
       failedSettlementWindowMs: 1_500,
@@ -418,7 +419,7 @@ describe("the facilitator's spend: told after each settlement it sent, failed on
     const facilitator = createFacilitatorClient({
       config: devnet.payments.facilitator,
       signers: { solana: slow },
-      rpcUrls: { [network]: devnet.rpcUrl },
+      endpoints: lendEndpointsOf({ [network]: devnet.rpcUrl }),
       logger,
       onSpend: (s) => void spends.push(s),
     })
@@ -466,7 +467,7 @@ describe("the facilitator's spend: told after each settlement it sent, failed on
     const payments = await startPayments({
       config: devnet.payments,
       facilitatorSigners: { solana: counting, keys: [] },
-      rpcUrls: new Map([[devnet.chainId, proxy.url]]),
+      endpoints: chainEndpointsOf(new Map([[devnet.chainId, proxy.url]])),
       journal,
       rpcTimeoutMs: 2_000,
       logger,

@@ -14,6 +14,7 @@ import { createLogger } from '../../src/logging/createLogger.ts'
 import { createFacilitatorClient } from '../../src/payments/createFacilitatorClient.ts'
 import type { FacilitatorSpend } from '../../src/payments/createSettlementSpendWatch.ts'
 import { evmSettlementGasMeasured } from '../../src/payments/mechanisms/evm/evmSettlementGas.ts'
+import { lendEndpointsOf } from '../support/lentEndpoints.ts'
 import { payingClient, price } from '../support/paymentsWorld.ts'
 
 describe("the EVM facilitator's spend", () => {
@@ -66,7 +67,7 @@ describe("the EVM facilitator's spend", () => {
     const spends: FacilitatorSpend[] = []
     const facilitator = createFacilitatorClient({
       config: { kind: 'local', privateKey: devnetAccounts.facilitator },
-      rpcUrls: { [network]: devnet.anvil.rpcUrl },
+      endpoints: lendEndpointsOf({ [network]: devnet.anvil.rpcUrl }),
       logger,
       onSpend: (s) => void spends.push(s),
     })
@@ -147,7 +148,7 @@ describe("the EVM facilitator's spend", () => {
     const facilitator = createFacilitatorClient({
       config: { kind: 'local', privateKey: devnetAccounts.facilitator },
       signers: { evm: racing },
-      rpcUrls: { [network]: devnet.anvil.rpcUrl },
+      endpoints: lendEndpointsOf({ [network]: devnet.anvil.rpcUrl }),
       logger,
       onSpend: (s) => void spends.push(s),
       failedSettlementWindowMs: 1_500,
@@ -194,7 +195,7 @@ describe("the EVM facilitator's spend", () => {
     const spends: FacilitatorSpend[] = []
     const facilitator = createFacilitatorClient({
       config: { kind: 'local', privateKey: devnetAccounts.facilitator },
-      rpcUrls: { [network]: devnet.anvil.rpcUrl },
+      endpoints: lendEndpointsOf({ [network]: devnet.anvil.rpcUrl }),
       logger,
       onSpend: (s) => void spends.push(s),
       evmMaxSettlementGas: 30_000n,

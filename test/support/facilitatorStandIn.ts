@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net'
 import type { Hex } from 'viem'
 import { createLogger } from '../../src/logging/createLogger.ts'
 import { createFacilitatorClient } from '../../src/payments/createFacilitatorClient.ts'
+import { lendEndpointsOf } from './lentEndpoints.ts'
 
 /** `pass`: settle and answer; `hold`: keep the request, send nothing until the test says; `settle-then-hold`: settle on-chain, never answer. */
 export type SettleMode = 'pass' | 'hold' | 'settle-then-hold'
@@ -38,7 +39,7 @@ export async function startFacilitatorStandIn({
 }): Promise<FacilitatorStandIn> {
   const facilitator = createFacilitatorClient({
     config: { kind: 'local', privateKey },
-    rpcUrls: { [network]: rpcUrl },
+    endpoints: lendEndpointsOf({ [network]: rpcUrl }),
     logger: createLogger({ level: 'silent' }),
     timeoutMs: 10_000,
   })

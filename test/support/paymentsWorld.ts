@@ -21,6 +21,7 @@ import { createFacilitatorClient } from '../../src/payments/createFacilitatorCli
 import { createPayments, type Payments } from '../../src/payments/createPayments.ts'
 import type { PaymentLedger } from '../../src/ports/paymentLedger.ts'
 import { createSqlitePaymentLedger } from '../../src/store/sqlite/createSqlitePaymentLedger.ts'
+import { lendEndpointsOf } from './lentEndpoints.ts'
 
 /** What the test route is asked to do: succeed, or refuse with an HTTP status before settling. */
 export type WorkBody = { id: string; refuse?: number }
@@ -77,7 +78,7 @@ export async function startPaidApp(params: {
   }
   const facilitator = createFacilitatorClient({
     config: config.facilitator,
-    rpcUrls: { [chainId]: devnet.anvil.rpcUrl },
+    endpoints: lendEndpointsOf({ [chainId]: devnet.anvil.rpcUrl }),
     logger,
     timeoutMs: 5_000,
   })

@@ -2,6 +2,7 @@
 // execution through the relayer pool, over one viem client per chain. Each operation is a function
 // of the chain's context (adapter/evmContext.ts), in adapter/.
 import type { ChainAdapter } from '../../ports/chainAdapter.ts'
+import type { LendsEndpoints } from '../../ports/chainEndpoints.ts'
 import { probeHealth } from '../probeHealth.ts'
 import { chainInstance } from './adapter/chainInstance.ts'
 import { describeChain, preflight, signingRequest } from './adapter/describeChain.ts'
@@ -20,7 +21,7 @@ import { readFundingShortfall } from './readFundingShortfall.ts'
 
 export type { CreateEvmAdapterParameters } from './adapter/evmAdapterParameters.ts'
 
-export function createEvmAdapter(parameters: CreateEvmAdapterParameters): ChainAdapter {
+export function createEvmAdapter(parameters: CreateEvmAdapterParameters): ChainAdapter & LendsEndpoints {
   const ctx = createEvmContext(parameters)
   const { chain, client, relayers, log, state } = ctx
   log.info({ relayers: relayers?.addresses ?? [], endpoints: chain.endpoints.length }, 'chain configured')
@@ -80,6 +81,8 @@ export function createEvmAdapter(parameters: CreateEvmAdapterParameters): ChainA
       log.error({ reason }, `chain ${chain.chainId} is unavailable`)
     },
     describe: () => describeChain(ctx),
+    // x402 settlement and recovery reach the chain through its pool (failover, standing, metrics).
+    lendEndpoints: () => ({ request: (call) => ctx.pool.request(call) }),
     async close() {
       // Receipt waits end (the reconciler of the next start finishes them).
       ctx.receipts.close()

@@ -7,11 +7,13 @@
 // (`mode: "account"`): the agent's wallet signs the transaction the gateway built, the relayer
 // pays its fee (prepareAccountExecution.ts); such an attempt is never re-signed.
 import type { ChainAdapter } from '../../ports/chainAdapter.ts'
+import type { LendsEndpoints } from '../../ports/chainEndpoints.ts'
 import { probeHealth } from '../probeHealth.ts'
 import { accountSigningRequest } from './actions/accountSigningRequest.ts'
 import { callSolanaRpc } from './actions/callSolanaRpc.ts'
 import { checkDeployment } from './actions/checkDeployment.ts'
 import { describeChain } from './actions/describeChain.ts'
+import { lentRequest } from './actions/lentRequest.ts'
 import { prepareExecution } from './actions/prepareExecution.ts'
 import { reconcile } from './actions/reconcile.ts'
 import { replacement } from './actions/replacement.ts'
@@ -27,7 +29,7 @@ export type { SolanaChainConfig } from './solanaContext.ts'
 
 export function createSolanaAdapter(
   parameters: CreateSolanaAdapterParameters,
-): ChainAdapter & { runtime: ReturnType<typeof createSolanaRuntime> } {
+): ChainAdapter & LendsEndpoints & { runtime: ReturnType<typeof createSolanaRuntime> } {
   const ctx: SolanaContext = createSolanaContext(parameters)
   const { chain, relayer, runtime } = ctx
   return {
@@ -77,6 +79,8 @@ export function createSolanaAdapter(
       ctx.log.error({ reason }, `chain ${chain.chainId} is unavailable`)
     },
     describe: () => describeChain(ctx),
+    // x402 settlement and recovery reach the chain through its endpoints (failover, standing, metrics).
+    lendEndpoints: () => ({ request: (call, options) => lentRequest(ctx, call, options) }),
     async close() {},
   }
 }

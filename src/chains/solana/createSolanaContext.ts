@@ -2,8 +2,9 @@
 // per endpoint, the program codec and runtime bound to the deployment, the relayer's signer.
 import {
   type Address,
+  createDefaultRpcTransport,
   createKeyPairSignerFromPrivateKeyBytes,
-  createSolanaRpc,
+  createSolanaRpcFromTransport,
   getBase58Decoder,
   type Rpc,
   type SolanaRpcApi,
@@ -61,19 +62,24 @@ export function createSolanaContext({
     throw new Error('the Solana relayer key must be the 32-byte Ed25519 seed')
   if (relayerSecretKey && relayerSigner)
     throw new Error('the Solana relayer is one key: give its seed or its signer, not both')
-  const endpoints = chain.rpcUrls.map((url) => ({
-    url,
-    rpc: createSolanaRpc(url) as Rpc<SolanaRpcApi>,
-    view: {
-      url: redact(url),
-      source: 'config',
-      status: 'unverified',
-      latencyMs: undefined,
-      requests: 0,
-      failures: 0,
-      lastError: undefined,
-    } satisfies EndpointView as EndpointView,
-  }))
+  const endpoints = chain.rpcUrls.map((url) => {
+    // One transport per endpoint: the adapter's RPC over it, and the calls lent to payments.
+    const transport = createDefaultRpcTransport({ url })
+    return {
+      url,
+      transport,
+      rpc: createSolanaRpcFromTransport(transport) as Rpc<SolanaRpcApi>,
+      view: {
+        url: redact(url),
+        source: 'config',
+        status: 'unverified',
+        latencyMs: undefined,
+        requests: 0,
+        failures: 0,
+        lastError: undefined,
+      } satisfies EndpointView as EndpointView,
+    }
+  })
   const relayer = relayerSigner
     ? {
         address: getBase58Decoder().decode(relayerSigner.publicKey) as Address,

@@ -2,7 +2,7 @@
 // createSolanaContext: the chain's deployment, its RPC endpoints, the program's codec, the relayer
 // key (if any), the logger and metrics. The operations in actions/ are functions of it (viem's
 // `action(client, params)` shape), so each can be read, and tested, on its own.
-import type { Address, Rpc, SolanaRpcApi, TransactionPartialSigner } from '@solana/kit'
+import type { Address, Rpc, RpcTransport, SolanaRpcApi, TransactionPartialSigner } from '@solana/kit'
 import type { Logger } from 'pino'
 import type { RpcRecorder } from '../../metrics/createMetrics.ts'
 import type { EndpointView } from '../../ports/endpoint.ts'
@@ -22,7 +22,7 @@ export type SolanaChainConfig = {
   config: Address
 }
 
-export type SolanaEndpoint = { url: string; rpc: Rpc<SolanaRpcApi>; view: EndpointView }
+export type SolanaEndpoint = { url: string; transport: RpcTransport; rpc: Rpc<SolanaRpcApi>; view: EndpointView }
 
 /**
  * The relayer: its address, the signer of its key (a promise: WebCrypto imports a key held in the

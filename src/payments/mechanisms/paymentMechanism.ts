@@ -8,6 +8,7 @@ import type { Network, PaymentPayload, PaymentRequirements, SettleResponse } fro
 import type { Logger } from 'pino'
 import type { Block, Hex, LocalAccount, PublicClient } from 'viem'
 import type { PrecedingTransaction } from '../../ports/chainAdapter.ts'
+import type { LentEndpoints } from '../../ports/chainEndpoints.ts'
 import type { AuthorizationKey, PaymentLedger, PaymentRecord } from '../../ports/paymentLedger.ts'
 import type { FacilitatorSigners } from '../../signers/createFacilitatorSigners.ts'
 import type { Ed25519Signer } from '../../signers/ed25519Signer.ts'
@@ -81,8 +82,8 @@ export type RecoveryContext = {
 /** What the in-process facilitator (createFacilitatorClient.ts) lends a family to register its scheme with. */
 export type FacilitatorSchemeParameters = {
   facilitator: x402Facilitator
-  /** The family's networks the facilitator settles on, each with its RPC endpoint. */
-  rpcUrls: [Network, string][]
+  /** The family's networks the facilitator settles on, each with the endpoints its chain's runtime lends. */
+  endpoints: [Network, LentEndpoints][]
   keys: Pick<FacilitatorSigners, 'evm' | 'solana'>
   /** Every settlement the family's signer sends goes through `watch.sent`, for its spend. */
   watch: SettlementSpendWatch
@@ -90,7 +91,6 @@ export type FacilitatorSchemeParameters = {
   watchAccount<A extends LocalAccount>(account: A): A
   watchEd25519(signer: Ed25519Signer): Ed25519Signer
   log: Logger
-  timeoutMs: number
   rpcTimeoutMs: number
   settlementTimeoutMs: number
   svmFeeLimits: SvmFeeLimits
@@ -126,8 +126,8 @@ export type FacilitatorScheme = {
   settlementIdOf?(transaction: string): Promise<string | undefined>
 }
 
-/** What a family builds its chain reads from: its networks' RPC endpoints. */
-export type ChainReadsParameters = { rpcUrlOf(network: string): string | undefined; rpcTimeoutMs: number }
+/** What a family builds its chain reads from: the endpoints its networks' runtimes lend (ports/chainEndpoints.ts). */
+export type ChainReadsParameters = { endpointsOf(network: string): LentEndpoints | undefined; rpcTimeoutMs: number }
 
 /** The reads of a family's networks that recovery and the re-check need; each family fills its own. */
 export type ChainReads = Pick<RecoveryContext, 'clientFor' | 'solanaNowOf'> &
@@ -147,7 +147,8 @@ export type SettlementRecheckParameters = {
   ledger: PaymentLedger
   reads: Partial<ChainReads>
   signers: FacilitatorSigners | undefined
-  rpcUrlOf(network: string): string | undefined
+  /** The endpoints a network's runtime lends; undefined where no runtime chain here serves it. */
+  endpointsOf(network: string): LentEndpoints | undefined
   /** How long the receipt of a settlement sent again is awaited. */
   timeoutMs: number
   onSpend?: OnFacilitatorSpend | undefined
@@ -196,7 +197,7 @@ export type PaymentMechanism = {
   resolve(payment: PaymentRecord, context: RecoveryContext): Promise<ResolvedPayment | undefined>
   /** Registers the family's scheme with the in-process facilitator (nothing registered without its key). */
   createFacilitatorScheme(parameters: FacilitatorSchemeParameters): FacilitatorScheme
-  /** Builds the reads of its networks from their RPC endpoints (until the runtimes lend theirs: issue 47). */
+  /** Builds the reads of its networks over the endpoints their runtimes lend. */
   createChainReads(parameters: ChainReadsParameters): Partial<ChainReads>
   /** Its settlements' re-check after a reorg, when its chains can orphan a settled block (EVM). */
   createSettlementRecheck?(parameters: SettlementRecheckParameters): SettlementRecheck

@@ -6,13 +6,13 @@ import { ChainUnavailableError } from '../../../errors/chainUnavailableError.ts'
 import type { GatewayError } from '../../../errors/gatewayError.ts'
 import { failureKind } from '../../../metrics/createMetrics.ts'
 import { classifySolanaRpcError } from '../classifySolanaRpcError.ts'
-import type { SolanaContext } from '../solanaContext.ts'
+import type { SolanaContext, SolanaEndpoint } from '../solanaContext.ts'
 
 export async function callSolanaRpc<T>(
   ctx: SolanaContext,
   method: string,
   what: string,
-  fn: (rpc: Rpc<SolanaRpcApi>, abortSignal: AbortSignal) => Promise<T>,
+  fn: (rpc: Rpc<SolanaRpcApi>, abortSignal: AbortSignal, endpoint: SolanaEndpoint) => Promise<T>,
 ): Promise<T> {
   const { chain, rpcRecorder } = ctx
   let last: GatewayError | undefined
@@ -21,7 +21,7 @@ export async function callSolanaRpc<T>(
     endpoint.view.requests++
     const abortSignal = AbortSignal.timeout(ctx.rpcTimeoutMs)
     try {
-      const result = await fn(endpoint.rpc, abortSignal)
+      const result = await fn(endpoint.rpc, abortSignal, endpoint)
       endpoint.view.latencyMs = Math.round(performance.now() - started)
       endpoint.view.status = 'healthy'
       rpcRecorder?.observeRpc({ chain: chain.chainId, method, seconds: (performance.now() - started) / 1000 })

@@ -1,18 +1,18 @@
 // The reads of the EVM networks payments settle on that recovery and the re-check need: a public
 // client per network, whether the facilitator may still have a settlement in the node, and
-// forgetting its counted nonces after a reorg. Built from the networks' RPC URLs (the runtime's
-// endpoint pool is not lent to payments yet: issue 47).
-import { createPublicClient, http, nonceManager, type PublicClient } from 'viem'
+// forgetting its counted nonces after a reorg. Built over the endpoints the networks' runtime lends
+// (its pool: failover, standing, metrics).
+import { createPublicClient, nonceManager, type PublicClient } from 'viem'
 import type { ChainReads, ChainReadsParameters } from '../paymentMechanism.ts'
+import { toEvmTransport } from './toEvmTransport.ts'
 
-export function createEvmChainReads({ rpcUrlOf, rpcTimeoutMs }: ChainReadsParameters): Partial<ChainReads> {
+export function createEvmChainReads({ endpointsOf }: ChainReadsParameters): Partial<ChainReads> {
   const clients = new Map<string, PublicClient>()
   const clientFor = (network: string) => {
-    const url = rpcUrlOf(network)
-    if (!url || !network.startsWith('eip155:')) return undefined
+    const lent = endpointsOf(network)
+    if (!lent || !network.startsWith('eip155:')) return undefined
     let client = clients.get(network)
-    if (!client)
-      clients.set(network, (client = createPublicClient({ transport: http(url, { timeout: rpcTimeoutMs }) })))
+    if (!client) clients.set(network, (client = createPublicClient({ transport: toEvmTransport(lent) })))
     return client
   }
   return {

@@ -4,19 +4,19 @@
 import type { Network } from '@x402/core/types'
 import { toFacilitatorEvmSigner } from '@x402/evm'
 import { registerExactEvmScheme } from '@x402/evm/exact/facilitator'
-import { createWalletClient, defineChain, http, type LocalAccount, nonceManager, publicActions } from 'viem'
+import { createWalletClient, defineChain, type LocalAccount, nonceManager, publicActions } from 'viem'
 import type { FacilitatorScheme, FacilitatorSchemeParameters } from '../paymentMechanism.ts'
 import { defaultEvmMaxSettlementGas } from './evmSettlementGas.ts'
 import { type EvmSettlementReader, outcomeOfSignedSettlement } from './outcomeOfSignedSettlement.ts'
+import { toEvmTransport } from './toEvmTransport.ts'
 
 export function createEvmFacilitatorScheme({
   facilitator,
-  rpcUrls,
+  endpoints,
   keys,
   watch,
   watchAccount,
   log,
-  timeoutMs,
   settlementTimeoutMs,
   evmMaxSettlementGas = defaultEvmMaxSettlementGas,
 }: FacilitatorSchemeParameters): FacilitatorScheme {
@@ -25,44 +25,48 @@ export function createEvmFacilitatorScheme({
   // otherwise collide on the account nonce (viem gives a nonce back when its signing fails).
   const account: LocalAccount = { ...watchAccount(keys.evm), nonceManager }
   const clients = new Map<string, EvmSettlementReader>()
-  for (const [network, rpcUrl] of rpcUrls) {
+  for (const [network, lent] of endpoints) {
     const id = Number(network.split(':')[1])
     const chain = defineChain({
       id,
       name: network,
       nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-      rpcUrls: { default: { http: [rpcUrl] } },
+      rpcUrls: { default: { http: [] } },
     })
     const client = createWalletClient({
       account,
       chain,
-      transport: http(rpcUrl, { timeout: timeoutMs }),
+      transport: toEvmTransport(lent),
       pollingInterval: 100,
       cacheTime: 0,
     }).extend(publicActions)
     const signer = toFacilitatorEvmSigner(
       {
         address: account.address,
-        readContract: (args) => client.readContract(args as never),
+        readContract: (args) => client.readContract(args),
+        // `as never`: x402's signer passes typed data loosely (Record<string, unknown> domain and types), which
+        // viem's VerifyTypedDataParameters, generic in the types, does not take.
         verifyTypedData: (args) => client.verifyTypedData(args as never),
         // Estimated first: above the ceiling nothing is sent (x402 answers a failed settlement, no fee paid).
         writeContract: (args) =>
           watch.sent(async () => {
-            const gas = await client.estimateContractGas(args as never)
+            const gas = await client.estimateContractGas(args)
             if (gas > evmMaxSettlementGas)
               throw new Error(
                 `the settlement would take ${gas} gas, more than the ${evmMaxSettlementGas} allowed; not sent`,
               )
+            // `as never`: x402's writeContract arguments (abi: readonly unknown[], functionName: string) are looser
+            // than viem's WriteContractParameters, generic in the ABI and function.
             return client.writeContract({ ...(args as object), gas } as never)
           }),
         sendTransaction: (args) =>
           watch.sent(async () => {
-            const gas = await client.estimateGas(args as never)
+            const gas = await client.estimateGas(args)
             if (gas > evmMaxSettlementGas)
               throw new Error(
                 `the transaction would take ${gas} gas, more than the ${evmMaxSettlementGas} allowed; not sent`,
               )
-            return client.sendTransaction({ ...(args as object), gas } as never)
+            return client.sendTransaction({ ...(args as object), gas })
           }),
         // Past it, x402 answers settlement_pending (the transaction was sent): the resolver finishes it.
         waitForTransactionReceipt: (args) =>

@@ -12,13 +12,20 @@ export function createEvmSettlementRecheck({
   ledger,
   reads,
   signers,
-  rpcUrlOf,
+  endpointsOf,
   timeoutMs,
   onSpend,
   logger,
 }: SettlementRecheckParameters): SettlementRecheck {
   const clientFor = reads.clientFor ?? (() => undefined)
-  const resend = createSettlementResender({ account: signers?.evm, facilitator, rpcUrlOf, timeoutMs, onSpend, logger })
+  const resend = createSettlementResender({
+    account: signers?.evm,
+    facilitator,
+    endpointsOf,
+    timeoutMs,
+    onSpend,
+    logger,
+  })
   return {
     keep: (settling) => keepEvmSettlements({ facilitator: settling, ledger, clientFor, logger }),
     recheck: ({ confirmations, isInFlight, onOutcome, onOrphaned }) =>

@@ -5,7 +5,8 @@
 // gap), estimated under the same gas ceiling; otherwise through the facilitator's own settle.
 import type { FacilitatorClient } from '@x402/core/server'
 import type { Logger } from 'pino'
-import { type Address, createWalletClient, defineChain, type Hex, http, type LocalAccount, publicActions } from 'viem'
+import { type Address, createWalletClient, defineChain, type Hex, type LocalAccount, publicActions } from 'viem'
+import type { LentEndpoints } from '../../../ports/chainEndpoints.ts'
 import type { PaymentRecord } from '../../../ports/paymentLedger.ts'
 import type { FacilitatorSpend } from '../../createSettlementSpendWatch.ts'
 import { settlementPendingReason } from '../../settlementPending.ts'
@@ -13,13 +14,14 @@ import { defaultEvmMaxSettlementGas } from './evmSettlementGas.ts'
 import type { KeptSettlement } from './keepEvmSettlements.ts'
 import type { ResendOutcome } from './recheckSettlements.ts'
 import { settlementCallOf } from './settlementCallOf.ts'
+import { toEvmTransport } from './toEvmTransport.ts'
 
 export type CreateSettlementResenderParameters = {
   /** The in-process facilitator's EVM account; undefined with a remote facilitator. */
   account: LocalAccount | undefined
   facilitator: FacilitatorClient
-  /** The RPC endpoint of each network settled on. */
-  rpcUrlOf(network: string): string | undefined
+  /** The endpoints of each network settled on, as its chain's runtime lends them. */
+  endpointsOf(network: string): LentEndpoints | undefined
   /** How long the receipt of a settlement sent again is awaited (past it, the re-check reads it next pass). */
   timeoutMs: number
   maxGas?: bigint
@@ -31,7 +33,7 @@ export type CreateSettlementResenderParameters = {
 export function createSettlementResender({
   account,
   facilitator,
-  rpcUrlOf,
+  endpointsOf,
   timeoutMs,
   maxGas = defaultEvmMaxSettlementGas,
   onSpend,
@@ -39,17 +41,17 @@ export function createSettlementResender({
 }: CreateSettlementResenderParameters) {
   const log = logger.child({ module: 'x402-settlement-resend' })
   const clients = new Map<string, ReturnType<typeof walletFor>>()
-  const walletFor = (network: string, url: string, from: LocalAccount) => {
+  const walletFor = (network: string, lent: LentEndpoints, from: LocalAccount) => {
     const chain = defineChain({
       id: Number(network.split(':')[1]),
       name: network,
       nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-      rpcUrls: { default: { http: [url] } },
+      rpcUrls: { default: { http: [] } },
     })
     return createWalletClient({
       account: from,
       chain,
-      transport: http(url, { timeout: timeoutMs }),
+      transport: toEvmTransport(lent),
       pollingInterval: 100,
       cacheTime: 0,
     }).extend(publicActions)
@@ -69,11 +71,11 @@ export function createSettlementResender({
 
   return async function resend(payment: PaymentRecord, kept: KeptSettlement): Promise<ResendOutcome> {
     try {
-      const url = rpcUrlOf(payment.network)
+      const lent = endpointsOf(payment.network)
       const call = account && settlementCallOf(kept.payload, kept.requirements, account.address)
-      if (!account || !url || !call) return await throughFacilitator(kept)
+      if (!account || !lent || !call) return await throughFacilitator(kept)
       let client = clients.get(payment.network)
-      if (!client) clients.set(payment.network, (client = walletFor(payment.network, url, account)))
+      if (!client) clients.set(payment.network, (client = walletFor(payment.network, lent, account)))
       const request = { account, to: call.to as Address, data: call.data as Hex }
       const gas = await client.estimateGas(request)
       if (gas > maxGas) return { kind: 'not-sent', reason: `it would take ${gas} gas, more than the ${maxGas} allowed` }

@@ -23,7 +23,12 @@ export type EvmSettlementReader = {
     hash: Hex
   }): Promise<{ gasUsed: bigint; effectiveGasPrice: bigint; status: string; transactionHash: Hex }>
   getTransaction(args: { hash: Hex }): Promise<{ blockNumber: bigint | null }>
-  readContract(args: never): Promise<unknown>
+  readContract(args: {
+    address: Address
+    abi: typeof eip3009Abi
+    functionName: 'authorizationState'
+    args: readonly [Address, Hex]
+  }): Promise<boolean>
 }
 
 export type OutcomeOfSignedSettlementParameters = {
@@ -69,8 +74,8 @@ export async function outcomeOfSignedSettlement({
       address: requirements.asset as Address,
       abi: eip3009Abi,
       functionName: 'authorizationState',
-      args: [payer, authorization.nonce as Hex],
-    } as never)) as boolean
+      args: [payer as Address, authorization.nonce as Hex],
+    })) as boolean
     const receipts = await Promise.all(signed.map((hash) => client.getTransactionReceipt({ hash }).catch(notFound)))
     const landed = receipts.find((r) => r?.status === 'success')
     // The money moved by this settlement: this request's payment.

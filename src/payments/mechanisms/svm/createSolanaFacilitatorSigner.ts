@@ -1,5 +1,5 @@
-// The in-process facilitator's Solana side: x402's own SVM facilitator signer on the gateway's
-// trusted RPC of each Solana network, with two changes of ours. Its confirmation wait is bounded
+// The in-process facilitator's Solana side: x402's own SVM facilitator signer on the endpoints
+// each Solana network's runtime lends (ports/chainEndpoints.ts), with two changes of ours. Its confirmation wait is bounded
 // by the gateway's settlement timeout (x402 answers `settlement_pending` past it, never a failure),
 // and it can tell beforehand which transaction id a payment's settlement will have: Ed25519 is
 // deterministic, so the fee payer's signature of the payer's message is the settlement's id. The
@@ -18,8 +18,6 @@
 // Every RPC call has a timeout: an endpoint that never answers holds nothing past it.
 import {
   type Address,
-  createDefaultRpcTransport,
-  createSolanaRpcFromTransport,
   getBase58Decoder,
   isSolanaError,
   type MessagePartialSigner,
@@ -35,9 +33,11 @@ import {
   toFacilitatorSvmSigner,
 } from '@x402/svm'
 import type { Logger } from 'pino'
+import type { LentEndpoints } from '../../../ports/chainEndpoints.ts'
 import type { Ed25519Signer } from '../../../signers/ed25519Signer.ts'
 import { facilitatorSignerUnavailable } from '../../../signers/facilitatorSignerUnavailable.ts'
 import { type SvmFeeLimits, svmFeeOf, svmFeeProblem } from '../../svmFeeLimits.ts'
+import { toSolanaRpc } from './toSolanaRpc.ts'
 
 /**
  * Whether a failed sendTransaction is the node's own answer (a JSON-RPC error: it refused the
@@ -86,7 +86,7 @@ const rebroadcastForMs = 120_000
 
 export function createSolanaFacilitatorSigner({
   key,
-  rpcUrls,
+  endpoints,
   confirmTimeoutMs,
   pollMs = 200,
   feeLimits,
@@ -95,7 +95,8 @@ export function createSolanaFacilitatorSigner({
 }: {
   /** The fee payer's key: in the process, a PKCS#11 token or KMS (signers/createEd25519Signer.ts). */
   key: Ed25519Signer
-  rpcUrls: Record<string, string>
+  /** Each network's endpoints, as its chain's runtime lends them. */
+  endpoints: Record<string, LentEndpoints>
   confirmTimeoutMs: number
   pollMs?: number
   /** The fee a transaction may make the key pay: one asking more is never signed, whoever asks. */
@@ -105,18 +106,9 @@ export function createSolanaFacilitatorSigner({
   /** How long one RPC call may take before it counts as unanswered. */
   rpcTimeoutMs?: number
 }): SolanaFacilitatorSigner {
-  const rpcOf = (url: string) => {
-    const transport = createDefaultRpcTransport({ url })
-    const timed: typeof transport = (config) =>
-      transport({
-        ...config,
-        signal: config.signal
-          ? AbortSignal.any([config.signal, AbortSignal.timeout(rpcTimeoutMs)])
-          : AbortSignal.timeout(rpcTimeoutMs),
-      })
-    return createSolanaRpcFromTransport(timed)
-  }
-  const rpcs = Object.fromEntries(Object.entries(rpcUrls).map(([network, url]) => [network, rpcOf(url)]))
+  const rpcs = Object.fromEntries(
+    Object.entries(endpoints).map(([network, lent]) => [network, toSolanaRpc(lent, { timeoutMs: rpcTimeoutMs })]),
+  )
   const base58 = getBase58Decoder()
   const address = base58.decode(key.publicKey) as Address
   // Ed25519 is deterministic: the signature made for the settlement id is the one the settlement
@@ -142,6 +134,8 @@ export function createSolanaFacilitatorSigner({
         ),
       ),
   })
+  // `as never`: @x402/svm's toFacilitatorSvmSigner types its signer as @solana/kit's TransactionSigner
+  // union and its RPCs as its own RpcClient map; x402 calls only signMessages and the RPC methods.
   const inner = toFacilitatorSvmSigner(kitSigner as never, rpcs as never)
 
   const signer: FacilitatorSvmSigner = {

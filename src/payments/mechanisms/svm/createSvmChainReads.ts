@@ -1,16 +1,17 @@
 // The reads of the Solana networks payments settle on that recovery needs: a settlement's status
-// by its transaction id, the chain's time, and whether a blockhash has expired. Built from the
-// networks' RPC URLs (the runtime's endpoints are not lent to payments yet: issue 47).
-import { type Blockhash, createSolanaRpc, type Signature } from '@solana/kit'
+// by its transaction id, the chain's time, and whether a blockhash has expired. Built over
+// the endpoints the networks' runtime lends (ports/chainEndpoints.ts).
+import type { Blockhash, Signature } from '@solana/kit'
 import type { ChainReads, ChainReadsParameters, SolanaSettlementStatus } from '../paymentMechanism.ts'
+import { toSolanaRpc } from './toSolanaRpc.ts'
 
-export function createSvmChainReads({ rpcUrlOf }: ChainReadsParameters): Partial<ChainReads> {
-  const rpcs = new Map<string, ReturnType<typeof createSolanaRpc>>()
+export function createSvmChainReads({ endpointsOf, rpcTimeoutMs }: ChainReadsParameters): Partial<ChainReads> {
+  const rpcs = new Map<string, ReturnType<typeof toSolanaRpc>>()
   const rpcOf = (network: string) => {
-    const url = rpcUrlOf(network)
-    if (!url) throw new Error(`no RPC for ${network}`)
+    const lent = endpointsOf(network)
+    if (!lent) throw new Error(`no RPC for ${network}`)
     let rpc = rpcs.get(network)
-    if (!rpc) rpcs.set(network, (rpc = createSolanaRpc(url)))
+    if (!rpc) rpcs.set(network, (rpc = toSolanaRpc(lent, { timeoutMs: rpcTimeoutMs })))
     return rpc
   }
   return {

@@ -7,7 +7,7 @@ import { createSolanaFacilitatorSigner } from './createSolanaFacilitatorSigner.t
 
 export function createSvmFacilitatorScheme({
   facilitator,
-  rpcUrls,
+  endpoints,
   keys,
   watch,
   watchEd25519,
@@ -22,10 +22,10 @@ export function createSvmFacilitatorScheme({
     const transaction = (payload.payload as { transaction?: unknown } | undefined)?.transaction
     return typeof transaction === 'string' ? svmFeeProblem(transaction, svmFeeLimits) : undefined
   }
-  if (!keys.solana || rpcUrls.length === 0) return { spendOf: async () => undefined, feeProblemOf }
+  if (!keys.solana || endpoints.length === 0) return { spendOf: async () => undefined, feeProblemOf }
   const solana = createSolanaFacilitatorSigner({
     key: watchEd25519(keys.solana),
-    rpcUrls: Object.fromEntries(rpcUrls),
+    endpoints: Object.fromEntries(endpoints),
     confirmTimeoutMs: settlementTimeoutMs,
     feeLimits: svmFeeLimits,
     logger: log,
@@ -43,7 +43,7 @@ export function createSvmFacilitatorScheme({
       }),
   }
   facilitator.register(
-    rpcUrls.map(([network]) => network),
+    endpoints.map(([network]) => network),
     new ExactSvmScheme(signer, undefined, svmFeeLimits),
   )
   return {
