@@ -19,7 +19,7 @@ export function createPublicOnlyConnector({
   timeoutMs,
   lookup = publicOnlyLookup,
 }: CreatePublicOnlyConnectorParameters): buildConnector.connector {
-  const connect = buildConnector({ timeout: timeoutMs, lookup: lookup as never })
+  const connect = buildConnector({ timeout: timeoutMs, lookup })
   return (options, callback) => {
     const literal = options.hostname.replace(/^\[|\]$/g, '')
     if (isIP(literal) !== 0 && !isPublicAddress(literal)) return callback(refusal(`${options.hostname} is`), null)

@@ -57,7 +57,7 @@ export function createSuiContext({
   journal,
 }: CreateSuiContextParameters): SuiContext {
   const problems = [
-    ...(suiChainIds.includes(chain.chainId as never)
+    ...((suiChainIds as readonly string[]).includes(chain.chainId)
       ? []
       : [`${chain.chainId}: a Sui chain id is one of ${suiChainIds.join(', ')}`]),
     ...(objectId.test(chain.packageId)

@@ -16,6 +16,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server'
 import { encodePaymentSignatureHeader } from '@x402/core/http'
+import type { PaymentPayload } from '@x402/core/types'
 import type { Hex } from 'viem'
 import type { FieldError } from '../../errors/inputError.ts'
 import { idempotencyKeyProblem } from '../../idempotency/idempotencyKeyProblem.ts'
@@ -149,8 +150,9 @@ export function createMcpServer({
 
     if (tool.name === 'explain_status') return explainStatus(String(args.code))
     const route = toRouteRequest(tool.name, retried.args)
+    // An object (checked above); the route verifies it as a PaymentPayload, as it would a header's.
     const paymentSignature =
-      retried.paymentSignature ?? (payment ? encodePaymentSignatureHeader(payment as never) : undefined)
+      retried.paymentSignature ?? (payment ? encodePaymentSignatureHeader(payment as PaymentPayload) : undefined)
     const answer = await callRoute({
       ...route,
       ...(paymentSignature ? { paymentSignature } : {}),
@@ -295,9 +297,14 @@ function refusal(
   }
 }
 
+/** The request's envelope as the record it is on the wire: the SDK types it `Partial<{}>`, with no keys to read. */
+function envelopeOf(ctx: ServerContext): Record<string, unknown> | undefined {
+  return ctx.mcpReq.envelope
+}
+
 /** A client that can answer a form elicitation (2026-07-28: declared in the request's envelope; empty means form). */
 function declaresElicitation(ctx: ServerContext): boolean {
-  const capabilities = ctx.mcpReq.envelope?.['io.modelcontextprotocol/clientCapabilities' as never] as
+  const capabilities = envelopeOf(ctx)?.['io.modelcontextprotocol/clientCapabilities'] as
     | { elicitation?: Record<string, unknown> }
     | undefined
   const elicitation = capabilities?.elicitation
@@ -309,7 +316,7 @@ function declaresElicitation(ctx: ServerContext): boolean {
 }
 
 function declaresTasks(ctx: ServerContext): boolean {
-  const capabilities = ctx.mcpReq.envelope?.['io.modelcontextprotocol/clientCapabilities' as never] as
+  const capabilities = envelopeOf(ctx)?.['io.modelcontextprotocol/clientCapabilities'] as
     | { extensions?: Record<string, unknown> }
     | undefined
   return capabilities?.extensions?.[tasksExtension] !== undefined

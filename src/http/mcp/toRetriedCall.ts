@@ -5,6 +5,7 @@
 // over HTTP; here only its shape. A declined or cancelled elicitation gives nothing: the call runs
 // as it was (and answers what it needs again).
 import { encodePaymentSignatureHeader } from '@x402/core/http'
+import type { PaymentPayload } from '@x402/core/types'
 import type { FieldError } from '../../errors/inputError.ts'
 
 export type RetriedCall = { args: Record<string, unknown>; paymentSignature?: string | undefined; errors: FieldError[] }
@@ -82,7 +83,8 @@ function toPaymentSignature(value: string): string | undefined {
   for (const text of [value, Buffer.from(value, 'base64').toString('utf8')]) {
     try {
       const parsed = JSON.parse(text) as unknown
-      if (isObject(parsed)) return encodePaymentSignatureHeader(parsed as never)
+      // Only its shape is checked here; the route verifies the payload as it would a header's.
+      if (isObject(parsed)) return encodePaymentSignatureHeader(parsed as PaymentPayload)
     } catch {
       // not this encoding
     }

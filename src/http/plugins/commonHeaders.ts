@@ -8,6 +8,8 @@ import { toCommonHeaders } from '../toCommonHeaders.ts'
 import { securityHeaders } from './securityHeaders.ts'
 
 export function registerCommonHeaders(app: FastifyInstance, registry: ChainRegistry) {
+  // Fastify types a decorator's initial value as the declared type (GatewayContext, gatewayContext.ts): null is
+  // the placeholder its docs recommend (a request's shape fixed once), replaced in onRequest.
   app.decorateRequest('gateway', null as never)
   app.decorateRequest('rawBody', undefined)
   const security = securityHeaders()

@@ -74,7 +74,7 @@ export async function estimateExecution(
       maxFeePerGas: fees.maxFeePerGas,
       maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
       blockTag: 'pending',
-    } as never)
+    })
     if (cap !== undefined && gas > cap.gas) return overCap(gas, cap)
     return { ok: true, gasLimit: limitFor(gas, request) }
   } catch (err) {

@@ -2,6 +2,9 @@
 // trace where the node has one, else its call replayed on its parent block with its own sender,
 // fees and gas limit.
 import {
+  type Abi,
+  type AbiFunction,
+  type AbiParameter,
   decodeFunctionData,
   encodeAbiParameters,
   type Hex,
@@ -137,7 +140,7 @@ async function revertReason(
         ? { maxFeePerGas: tx.maxFeePerGas, maxPriorityFeePerGas: tx.maxPriorityFeePerGas }
         : { gasPrice: tx.gasPrice }),
       blockNumber: receipt.blockNumber - 1n,
-    } as never)
+    })
     return undefined
   } catch (err) {
     return decodeExecutorRevert(err)
@@ -154,9 +157,9 @@ export async function receiptOf({ client }: EvmContext, transactionHash: Hex): P
   }
 }
 
-const inputOf = (name: string) =>
-  (intentAccountArtifact.abi.find((i) => i.type === 'function' && i.name === name) as { inputs: readonly unknown[] })
-    .inputs[0]
+const accountAbi: Abi = intentAccountArtifact.abi
+const inputOf = (name: string): AbiParameter =>
+  accountAbi.find((i): i is AbiFunction => i.type === 'function' && i.name === name)!.inputs[0]!
 const executeIntentInput = inputOf('executeIntent')
 const executeBatchInput = inputOf('executeBatch')
 
@@ -169,7 +172,7 @@ function accountIntentHash(calldata: Hex): string | undefined {
     const { functionName, args } = decodeFunctionData({ abi: intentAccountArtifact.abi, data: calldata })
     if (functionName !== 'executeIntent' && functionName !== 'executeBatch') return undefined
     const input = functionName === 'executeIntent' ? executeIntentInput : executeBatchInput
-    return keccak256(encodeAbiParameters([input] as never, [args[0]] as never)).toLowerCase()
+    return keccak256(encodeAbiParameters([input], [args[0]])).toLowerCase()
   } catch {
     return undefined
   }

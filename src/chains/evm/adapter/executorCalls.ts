@@ -1,6 +1,6 @@
 // The executor's and validator's calls as this adapter sends them: selectors and encodings, on the
 // intent's shared ABI encoding (evmRuntime.encodeIntent).
-import { concatHex, encodeFunctionData, type Hex, toFunctionSelector } from 'viem'
+import { type Abi, type AbiFunction, concatHex, encodeFunctionData, type Hex, toFunctionSelector } from 'viem'
 import { intentAccountArtifact } from '../../../contracts/intentAccountArtifact.ts'
 import { intentExecutorArtifact } from '../../../contracts/intentExecutorArtifact.ts'
 import { intentValidatorArtifact } from '../../../contracts/intentValidatorArtifact.ts'
@@ -9,8 +9,8 @@ import { toBatchTuple } from '../encodeBatchIntent.ts'
 import { encodeIntent } from '../evmRuntime.ts'
 import { encodeSignedIntent as encodeSignedArguments } from '../intentAbi.ts'
 
-const selectorOf = <const abi extends readonly { type: string; name?: string }[]>(abi: abi, name: string) =>
-  toFunctionSelector(abi.find((i) => i.type === 'function' && i.name === name) as never)
+const selectorOf = (abi: Abi, name: string) =>
+  toFunctionSelector(abi.find((i): i is AbiFunction => i.type === 'function' && i.name === name)!)
 const canExecuteSelector = selectorOf(intentValidatorArtifact.abi, 'canExecute')
 const checkSignedSelector = selectorOf(intentExecutorArtifact.abi, 'checkSigned')
 const executeSelector = selectorOf(intentExecutorArtifact.abi, 'execute')

@@ -72,9 +72,11 @@ export async function demoAccountCommands({
     const asSigned: Intent = single
       ? { ...intent, target: single.target, data: single.data, value: single.value, calls: undefined }
       : intent
-    const signature = await privateKeyToAccount(key).signTypedData(
-      accountTypedData({ chainId, intent: asSigned }) as never,
-    )
+    const signer = privateKeyToAccount(key)
+    const typed = accountTypedData({ chainId, intent: asSigned })
+    // viem's signTypedData infers one definition, not a union of two: narrowed to each, the same call.
+    const signature =
+      typed.primaryType === 'Intent' ? await signer.signTypedData(typed) : await signer.signTypedData(typed)
     const header = {
       sender: account.agent,
       nonce: intent.nonce.toString(),

@@ -3,6 +3,7 @@
 // DemoDollar that x402 payments are made in and, after them so the others keep their addresses,
 // the EIP-7702 account delegate and the demo pool. Shared by the devnet, the tests and the benchmarks.
 import {
+  type Abi,
   type Address,
   createPublicClient,
   createWalletClient,
@@ -75,14 +76,14 @@ export async function deployContracts({
   const wallet = walletFor(deployerKey)
   const account = wallet.account!
 
-  const deploy = async (artifact: { abi: readonly unknown[]; bytecode: Hex }, args: readonly unknown[]) => {
+  const deploy = async (artifact: { abi: Abi; bytecode: Hex }, args: readonly unknown[]) => {
     const hash = await wallet.deployContract({
       abi: artifact.abi,
       bytecode: artifact.bytecode,
       args,
       account,
       chain: wallet.chain,
-    } as never)
+    })
     const receipt = await publicClient.waitForTransactionReceipt({ hash })
     if (receipt.status !== 'success' || !receipt.contractAddress) throw new Error(`deployment failed: ${hash}`)
     return getAddress(receipt.contractAddress)

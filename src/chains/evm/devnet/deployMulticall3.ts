@@ -3,7 +3,7 @@
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import type { Hex } from 'viem'
+import type { Address, Hex } from 'viem'
 import { multicall3Address } from '../createCallBatcher.ts'
 import { createDevClients } from './deployContracts.ts'
 
@@ -12,7 +12,11 @@ export async function deployMulticall3({ rpcUrl, chainId }: { rpcUrl: string; ch
   // Running the creation code in a call returns the runtime code it would deploy.
   const { data: runtime } = await publicClient.call({ data: await multicall3CreationCode() })
   if (!runtime || runtime.length < 100) throw new Error('Multicall3 creation code returned no runtime code')
-  await publicClient.request({ method: 'anvil_setCode' as never, params: [multicall3Address, runtime] as never })
+  // anvil_setCode is not in a public client's RPC schema: viem's override names its parameters and result.
+  await publicClient.request<{ Parameters: [Address, Hex]; ReturnType: null }>({
+    method: 'anvil_setCode',
+    params: [multicall3Address, runtime],
+  })
 }
 
 /** The creation code viem ships for its deployless multicall (a module viem does not export by name). */

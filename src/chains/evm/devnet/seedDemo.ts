@@ -3,7 +3,7 @@
 // for the demo agent that pays for requests with x402, and for account mode (EIP-7702) an agent
 // holding DemoDollar in its own EOA with its policies (one for its own key, a narrow one for a
 // session key) and a funded DemoDollar ↔ ETH pool.
-import { type Address, type Hex, parseEther, parseUnits, toFunctionSelector } from 'viem'
+import { type Abi, type Address, type Hex, parseEther, parseUnits, toFunctionSelector } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { demoDollarArtifact } from '../../../contracts/demoDollarArtifact.ts'
 import { intentExecutorArtifact } from '../../../contracts/intentExecutorArtifact.ts'
@@ -199,16 +199,18 @@ async function seedAccountDemo({
     maxValuePerTx: parseEther('0.01'),
     maxAggregateValue: parseEther('0.02'),
   }
+  // The general Abi: both functions' arguments come as one list, which viem then checks at run time.
+  const policyRegistryAbi: Abi = policyRegistryArtifact.abi
   const write = (functionName: 'createPolicy' | 'addDelegate', args: readonly unknown[]) =>
     send(
       agent.writeContract({
         address: contracts.registry,
-        abi: policyRegistryArtifact.abi,
+        abi: policyRegistryAbi,
         functionName,
         args,
         account: agent.account!,
         chain: agent.chain,
-      } as never),
+      }),
     )
   await write('createPolicy', [salts.own, own])
   await write('createPolicy', [salts.session, session])

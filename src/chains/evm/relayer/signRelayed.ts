@@ -5,6 +5,7 @@ import {
   serializeTransaction,
   type TransactionSerializable,
   type TransactionSerializableEIP1559,
+  type TransactionSerializableEIP7702,
 } from 'viem'
 import { evmSignedExecution } from '../evmSignedExecution.ts'
 import { anchorUnmined } from './outbox.ts'
@@ -30,11 +31,11 @@ export async function signRelayed(
   }
   // Every relayer account (local key, PKCS#11, KMS) serializes through the serializer it is given.
   // Account mode's first execute carries the sender's authorization: a type-4 transaction, viem's serializer.
-  const signed = tx.authorizationList?.length
-    ? await account.signTransaction(
-        { ...transaction, type: 'eip7702', authorizationList: tx.authorizationList.map((a) => ({ ...a })) } as never,
-        { serializer: serializeTransaction },
-      )
+  const authorized: TransactionSerializableEIP7702 | undefined = tx.authorizationList?.length
+    ? { ...transaction, type: 'eip7702', authorizationList: tx.authorizationList.map((a) => ({ ...a })) }
+    : undefined
+  const signed = authorized
+    ? await account.signTransaction(authorized, { serializer: serializeTransaction })
     : await account.signTransaction(transaction, { serializer: serializeRelayed })
   const sent = evmSignedExecution.from({ relayer: account.address, txNonce: nonce, rawTransaction: signed })
   return { transaction: sent, transactionHash: sent.id as Hex, txNonce: nonce, rawTransaction: signed }

@@ -19,7 +19,7 @@ export function toRelayerAccount(privateKey: Hex): LocalAccount {
       const { signature, recid } = secp256k1.ecdsaSign(hexToBytes(hash), key)
       const r = bytesToHex(signature.subarray(0, 32))
       const s = bytesToHex(signature.subarray(32, 64))
-      return (await serializer(transaction, { r, s, yParity: recid, v: BigInt(27 + recid) })) as never
+      return await serializer(transaction, { r, s, yParity: recid, v: BigInt(27 + recid) })
     },
   }
 }

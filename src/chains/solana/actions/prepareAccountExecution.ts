@@ -14,6 +14,8 @@ import {
   getSignatureFromTransaction,
   type SignatureBytes,
   type Transaction,
+  type TransactionWithinSizeLimit,
+  type TransactionWithLifetime,
   verifySignature,
 } from '@solana/kit'
 import type { Hex } from 'viem'
@@ -104,12 +106,16 @@ export async function prepareAccountExecution(
   }
 
   // The relayer co-signs the very bytes it issued, next to the agent's signature.
-  const unsigned = {
+  const unsigned: Transaction = {
     messageBytes: issued.messageBytes as unknown as Transaction['messageBytes'],
     signatures: { [relayer.address]: null, [sender]: signatureBytes as SignatureBytes },
   }
-  const [relayerSignature] = await (await relayer.signer).signTransactions([unsigned as never])
-  const transaction = { ...unsigned, signatures: { ...unsigned.signatures, ...relayerSignature } }
+  // kit's signer asks for a transaction branded as within the size limit and with a lifetime, which
+  // only its compile step gives; these are the bytes that step made when the message was issued.
+  const [relayerSignature] = await (await relayer.signer).signTransactions([
+    unsigned as Transaction & TransactionWithinSizeLimit & TransactionWithLifetime,
+  ])
+  const transaction: Transaction = { ...unsigned, signatures: { ...unsigned.signatures, ...relayerSignature } }
   const details: SolanaTransactionDetails = {
     blockhash: issued.blockhash,
     lastValidBlockHeight: issued.lastValidBlockHeight.toString(),
@@ -117,9 +123,9 @@ export async function prepareAccountExecution(
     computeUnitPrice: issued.computeUnitPrice,
     mode: 'account',
   }
-  const wire = getBase64EncodedWireTransaction(transaction as never)
+  const wire = getBase64EncodedWireTransaction(transaction)
   const signed: SignedExecution = {
-    id: getSignatureFromTransaction(transaction as never),
+    id: getSignatureFromTransaction(transaction),
     bytes: wire,
     relayer: relayer.address,
     details,

@@ -1,6 +1,6 @@
 // Which key made an intent's signature: the sender's, or one of the policy's delegates (read from
 // the policy account); undefined if neither.
-import { type Address, getPublicKeyFromAddress, verifySignature } from '@solana/kit'
+import { type Address, getPublicKeyFromAddress, type SignatureBytes, verifySignature } from '@solana/kit'
 import type { Intent } from '../../../ports/intent.ts'
 import type { SolanaContext } from '../solanaContext.ts'
 import { callSolanaRpc } from './callSolanaRpc.ts'
@@ -12,7 +12,8 @@ export async function signerOf(
   signature: Uint8Array,
 ): Promise<Address | undefined> {
   const verifies = async (key: Address) =>
-    verifySignature(await getPublicKeyFromAddress(key), signature as never, message)
+    // SignatureBytes is only kit's brand on a Uint8Array: these are the intent's signature bytes as given.
+    verifySignature(await getPublicKeyFromAddress(key), signature as SignatureBytes, message)
   if (await verifies(intent.sender as Address)) return intent.sender as Address
   const policyAddress = await ctx.program.policyAddress(intent.sender as Address, intent.policyId)
   const { value } = await callSolanaRpc(ctx, 'getAccountInfo', 'policy lookup', (rpc, abortSignal) =>

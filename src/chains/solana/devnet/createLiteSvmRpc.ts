@@ -14,7 +14,7 @@ import { createFeeMarket } from './createFeeMarket.ts'
 import { createSignatureHistory } from './createSignatureHistory.ts'
 import { getProgramAccounts } from './getProgramAccounts.ts'
 import { RpcError } from './rpcError.ts'
-import { toRpcAccount } from './toRpcAccount.ts'
+import { type AccountEncodingConfig, toRpcAccount } from './toRpcAccount.ts'
 import { toRpcTransactionError } from './toRpcTransactionError.ts'
 
 export type LiteSvmRpc = { server: Server; genesisHash: string; svm: LiteSVM }
@@ -109,7 +109,10 @@ export function createLiteSvmRpc({
     getMinimumBalanceForRentExemption: ([size]) => svm.minimumBalanceForRentExemption(BigInt(size as number)),
     getAccountInfo: ([address, config]) => {
       const account = svm.getAccount(address as Address)
-      return { context: context(), value: account.exists ? toRpcAccount(account, config as never) : null }
+      return {
+        context: context(),
+        value: account.exists ? toRpcAccount(account, config as AccountEncodingConfig | undefined) : null,
+      }
     },
     getProgramAccounts: (params) => getProgramAccounts(svm, params, context),
     getSignaturesForAddress: (params) => history.forAddress(params),
@@ -212,7 +215,7 @@ export function createLiteSvmRpc({
         programAddress: a.owner as Address,
         executable: a.executable ?? false,
         space: BigInt(data.length),
-      } as never)
+      })
       return null
     },
     /** Moves the devnet's clock to this unix time (it keeps ticking from there). */
