@@ -55,15 +55,21 @@ export async function inNodePool(client: PublicClient, address: string): Promise
         ([from, txs]) => (only || from.toLowerCase() === address.toLowerCase()) && Object.keys(txs ?? {}).length > 0,
       ),
     )
-  // `as never`: viem's request types know no txpool methods.
+  // The txpool methods are not in a public client's RPC schema: viem's override names their parameters and result.
   try {
     return holds(
-      (await client.request({ method: 'txpool_contentFrom', params: [address] } as never)) as PoolContent,
+      await client.request<{ Parameters: [string]; ReturnType: PoolContent }>({
+        method: 'txpool_contentFrom',
+        params: [address],
+      }),
       true,
     )
   } catch {}
   try {
-    return holds((await client.request({ method: 'txpool_content' } as never)) as PoolContent, false)
+    return holds(
+      await client.request<{ Parameters?: undefined; ReturnType: PoolContent }>({ method: 'txpool_content' }),
+      false,
+    )
   } catch {
     return undefined
   }
