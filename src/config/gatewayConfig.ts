@@ -63,10 +63,15 @@ export type GatewayConfig = {
   rateLimit: { max: number; windowMs: number }
   /** Standing after on-chain reverts and the spend budgets: config/limitsConfig.ts. */
   limits: ExecutionGuardConfig
-  /** The execution journal: an SQLite file, or `:memory:` (the devnet's default: its chain dies with it). */
-  journal: { path: string; synchronous: 'full' | 'normal' }
-  /** The shared journal (PostgreSQL), shared rate limits (Redis), the instance's name, retention: config/storageConfig.ts. */
+  /** Shared rate limits (Redis), the instance's name, retention, the leases' term: config/storageConfig.ts. */
   storage: StorageConfig
+  /**
+   * Each storage engine's own settings, by its name, in the shape it reads (`StorageEngine.readSettings`
+   * writes them, its `open` reads them back; config/storageEngine.ts): the SQLite journal's file
+   * (store/sqlite/sqliteSettings.ts), the PostgreSQL URL when set (store/postgres/postgresSettings.ts).
+   * The first engine of src/storageEngines.ts with settings here opens.
+   */
+  storageOptions: Record<string, unknown>
   /** x402 prices, facilitator and who pays (config/paymentsConfig.ts); undefined: nothing is priced. */
   payments: PaymentsConfig | undefined
   /** Signed webhooks of execution events (config/webhooksConfig.ts); undefined: none. */

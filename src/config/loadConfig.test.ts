@@ -170,7 +170,10 @@ describe('loadConfig', () => {
 
   it('reads the journal and shutdown settings: a file outside the devnet, in memory on it', () => {
     const config = loadConfig(complete)
-    assert.deepEqual(config.journal, { path: join(process.cwd(), 'data', 'journal.sqlite'), synchronous: 'full' })
+    assert.deepEqual(config.storageOptions.sqlite, {
+      path: join(process.cwd(), 'data', 'journal.sqlite'),
+      synchronous: 'full',
+    })
     assert.equal(config.execution.reconcileIntervalMs, 5000)
     assert.equal(config.server.shutdownTimeoutMs, 40_000)
     assert.equal(config.server.requestTimeoutMs, 30_000)
@@ -188,7 +191,7 @@ describe('loadConfig', () => {
       'CORS_ORIGINS: "app.example" is not an origin like https://app.example (scheme, host and port only)',
       'CORS_ORIGINS: "ftp://x.example" is not an origin like https://app.example (scheme, host and port only)',
     ])
-    assert.equal(loadConfig({}).journal.path, ':memory:')
+    assert.deepEqual(loadConfig({}).storageOptions, { sqlite: { path: ':memory:', synchronous: 'full' } })
     const set = loadConfig({
       ...complete,
       JOURNAL_PATH: 'var/j.sqlite',
@@ -196,7 +199,7 @@ describe('loadConfig', () => {
       RECONCILE_INTERVAL_MS: '250',
       SHUTDOWN_TIMEOUT_MS: '0',
     })
-    assert.deepEqual(set.journal, { path: join(process.cwd(), 'var', 'j.sqlite'), synchronous: 'normal' })
+    assert.deepEqual(set.storageOptions.sqlite, { path: join(process.cwd(), 'var', 'j.sqlite'), synchronous: 'normal' })
     assert.equal(set.execution.reconcileIntervalMs, 250)
     assert.equal(set.server.shutdownTimeoutMs, 0)
     assert.deepEqual(

@@ -1,7 +1,6 @@
 // The gateway's configuration: one schema, read once at start-up from an environment-like object.
 // Every problem is collected and reported together; nothing else in the code reads process.env.
 
-import { resolve } from 'node:path'
 import { privateKeyToAccount } from 'viem/accounts'
 import { hashApiKey } from '../crypto/hashApiKey.ts'
 import { ConfigError } from '../errors/configError.ts'
@@ -24,6 +23,7 @@ import type { RuntimeModule } from './runtimeModule.ts'
 import { serverDefaults } from './serverDefaults.ts'
 import { signersConfig } from './signersConfig.ts'
 import { storageConfig } from './storageConfig.ts'
+import type { StorageEngine } from './storageEngine.ts'
 import { webhooksConfig } from './webhooksConfig.ts'
 import { workersConfig } from './workersConfig.ts'
 
@@ -33,9 +33,14 @@ const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
 
 /**
  * `runtimes`: the runtime modules (src/runtimes.ts); each reads its own settings and judges its own
- * chain ids and contract addresses.
+ * chain ids and contract addresses. `engines`: the storage engines (src/storageEngines.ts); each
+ * reads its own settings.
  */
-export function loadConfig(env: Env, runtimes: readonly RuntimeModule[]): GatewayConfig {
+export function loadConfig(
+  env: Env,
+  runtimes: readonly RuntimeModule[],
+  engines: readonly StorageEngine[],
+): GatewayConfig {
   const problems: string[] = []
   const nodeEnv = env.NODE_ENV?.trim() || 'development'
   const production = nodeEnv === 'production'
@@ -104,6 +109,12 @@ export function loadConfig(env: Env, runtimes: readonly RuntimeModule[]): Gatewa
   problems.push(...oauth.problems)
   const storage = storageConfig(env)
   problems.push(...storage.problems)
+  const storageOptions = Object.fromEntries(
+    engines.flatMap((e) => {
+      const options = e.readSettings(env, { production, devnet, problems })
+      return options === undefined ? [] : [[e.name, options]]
+    }),
+  )
   const limits = limitsConfig(env)
   problems.push(...limits.problems)
   const webhooks = webhooksConfig(env, { production })
@@ -130,10 +141,6 @@ export function loadConfig(env: Env, runtimes: readonly RuntimeModule[]): Gatewa
   const ops = opsConfig(env, { production, agentKeyHashes: auth.keyHashes })
   problems.push(...ops.problems)
 
-  const journalPath = env.JOURNAL_PATH?.trim() || (devnet ? ':memory:' : resolve('data', 'journal.sqlite'))
-  const journalSync = env.JOURNAL_SYNCHRONOUS?.trim().toLowerCase() || 'full'
-  if (journalSync !== 'full' && journalSync !== 'normal')
-    problems.push(`JOURNAL_SYNCHRONOUS: "${journalSync.slice(0, 20)}" is not full or normal`)
   const reconcileIntervalMs = readInteger(
     env,
     'RECONCILE_INTERVAL_MS',
@@ -186,7 +193,9 @@ export function loadConfig(env: Env, runtimes: readonly RuntimeModule[]): Gatewa
 
   const confirmations = readInteger(env, 'CONFIRMATIONS', { min: 1, max: 1_000, fallback: 1 }, problems)
   const heapGrowingPercent = readInteger(env, 'HEAP_GROWING_PERCENT', { min: 0, max: 1000, fallback: 50 }, problems)
-  const workers = workersConfig(env)
+  const workers = workersConfig(env, {
+    sharedJournal: engines.find((e) => storageOptions[e.name] !== undefined)?.shared ?? false,
+  })
   problems.push(...workers.problems)
 
   if (problems.length > 0) throw new ConfigError(problems)
@@ -227,11 +236,8 @@ export function loadConfig(env: Env, runtimes: readonly RuntimeModule[]): Gatewa
     oauth: oauth.value,
     rateLimit: { max: rateLimitMax!, windowMs: rateLimitWindowMs! },
     limits: limits.value,
-    journal: {
-      path: journalPath === ':memory:' ? journalPath : resolve(journalPath),
-      synchronous: journalSync as 'full' | 'normal',
-    },
     storage: storage.value,
+    storageOptions,
     payments,
     webhooks: webhooks.value,
     // The console: on with an operator key, or with OAuth (tokens granting ops:read / ops:write).

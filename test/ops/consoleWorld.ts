@@ -61,8 +61,8 @@ export async function startConsoleGateway({
       rpc: { timeoutMs: 2_000, pollMs: 20 },
       ...(storage
         ? {
+            storageOptions: { postgres: { url: storage.databaseUrl } },
             storage: {
-              databaseUrl: storage.databaseUrl,
               redisUrl: undefined,
               instanceId: storage.instanceId,
               relayerLeaseTtlMs: 1_000,

@@ -105,7 +105,7 @@ export async function startSolanaPaidGateway(
       ...(limits ? { limits } : {}),
       ...(webhooks ? { webhooks } : {}),
       ...(storage ? { storage } : {}),
-      ...(journalPath ? { journal: { path: journalPath, synchronous: 'full' } } : {}),
+      ...(journalPath ? { storageOptions: { sqlite: { path: journalPath, synchronous: 'full' } } } : {}),
       execution: { reconcileIntervalMs, receiptTimeoutMs },
       rpc: { timeoutMs: rpcTimeoutMs, pollMs: 20 },
       // Every test client is 127.0.0.1: one client may hold every connection.

@@ -14,7 +14,7 @@ type Group =
   | 'auth'
   | 'rateLimit'
   | 'limits'
-  | 'journal'
+  | 'storageOptions'
   | 'interfaces'
 
 /** A test's settings: whole values, or part of a group. */
@@ -32,7 +32,7 @@ const groups: readonly Group[] = [
   'auth',
   'rateLimit',
   'limits',
-  'journal',
+  'storageOptions',
   'interfaces',
 ]
 

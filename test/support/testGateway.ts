@@ -19,6 +19,8 @@ import type { WebhooksConfig } from '../../src/config/webhooksConfig.ts'
 import { demoCounterArtifact } from '../../src/contracts/demoCounterArtifact.ts'
 import { createGateway, type Gateway } from '../../src/createGateway.ts'
 import { createLogger } from '../../src/logging/createLogger.ts'
+import type { PostgresSettings } from '../../src/store/postgres/postgresSettings.ts'
+import type { SqliteSettings } from '../../src/store/sqlite/sqliteSettings.ts'
 import { testConfig } from './testConfig.ts'
 
 export type TestGateway = Gateway & { baseUrl: string; logs: string[] }
@@ -44,7 +46,8 @@ export async function startTestGateway(params: {
   /** OAuth access tokens beside the API keys (config/oauthConfig.ts: readOAuthConfig). */
   oauth?: OAuthConfig
   rateLimit?: { max: number; windowMs: number }
-  journal?: { path: string; synchronous: 'full' | 'normal' }
+  /** The storage engines' own settings, over the defaults: `{ sqlite: { path, synchronous } }`, `{ postgres: { url } }`. */
+  storageOptions?: { sqlite?: SqliteSettings; postgres?: PostgresSettings }
   reconcileIntervalMs?: number
   requireSignedIntents?: boolean
   maxGasPerExecution?: number
@@ -109,7 +112,7 @@ export async function startTestGateway(params: {
         auth: params.auth,
         oauth: params.oauth,
         rateLimit: params.rateLimit,
-        journal: params.journal,
+        storageOptions: params.storageOptions && { ...defaults.storageOptions, ...params.storageOptions },
         payments: params.payments,
         interfaces:
           params.metricsToken === undefined
