@@ -56,8 +56,10 @@ describe('loadConfig', () => {
     const k1 = `0x${'11'.repeat(32)}`
     const k2 = `0x${'22'.repeat(32)}`
     const config = loadConfig({ ...complete, RELAYER_PRIVATE_KEY: k1, RELAYER_PRIVATE_KEYS: ` ${k2}, ${k1.slice(2)} ` })
-    assert.deepEqual(config.keys.relayerPrivateKeys, [k1, k2])
-    assert.equal(config.keys.relayerPrivateKey, k1)
+    assert.deepEqual(config.keys.evm, [
+      { backend: 'local', secret: k1, setting: 'RELAYER_PRIVATE_KEY' },
+      { backend: 'local', secret: k2, setting: 'RELAYER_PRIVATE_KEYS' },
+    ])
     const found = problems({ ...complete, RELAYER_PRIVATE_KEYS: `${k2},0x1234abcd` })
     assert.deepEqual(found, [
       'RELAYER_PRIVATE_KEYS (key 2): must be 32 bytes written as 64 hex digits (optionally 0x-prefixed)',
@@ -289,7 +291,7 @@ describe('loadConfig', () => {
         ['sui:localnet', 'sui', pkg, hub],
       ],
     )
-    assert.equal(config.keys.solanaSimulationFeePayer, configAccount)
+    assert.equal((config.runtimeOptions.solana as { simulationFeePayer?: string }).simulationFeePayer, configAccount)
 
     assert.deepEqual(
       problems({
@@ -330,18 +332,22 @@ describe('loadConfig', () => {
     assert.ok(!found.join().includes(secret))
 
     const anvilKey = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80'
-    assert.equal(loadConfig({ ...complete, RELAYER_PRIVATE_KEY: anvilKey }).keys.relayerPrivateKey, anvilKey)
+    assert.deepEqual(loadConfig({ ...complete, RELAYER_PRIVATE_KEY: anvilKey }).keys.evm?.[0], {
+      backend: 'local',
+      secret: anvilKey,
+      setting: 'RELAYER_PRIVATE_KEY',
+    })
     assert.deepEqual(problems({ ...complete, NODE_ENV: 'production', RELAYER_PRIVATE_KEY: anvilKey }), [
       'RELAYER_PRIVATE_KEY: is one of the public devnet keys and is refused when NODE_ENV=production',
     ])
-    assert.equal(
+    assert.deepEqual(
       loadConfig({
         ...complete,
         NODE_ENV: 'production',
         RELAYER_PRIVATE_KEY: '11'.repeat(32),
         API_KEYS: 'agent-key-0123456789abcdef',
-      }).keys.relayerPrivateKey,
-      `0x${'11'.repeat(32)}`,
+      }).keys.evm?.map((k) => k.backend === 'local' && k.secret),
+      [`0x${'11'.repeat(32)}`],
     )
   })
 

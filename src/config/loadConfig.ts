@@ -1,9 +1,11 @@
 // The gateway's configuration: one schema, read once at start-up from an environment-like object.
 // Every problem is collected and reported together; nothing else in the code reads process.env.
 
+import type { Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { hashApiKey } from '../crypto/hashApiKey.ts'
 import { ConfigError } from '../errors/configError.ts'
+import type { ChainType } from '../ports/chainId.ts'
 import { parseChainId } from '../ports/chainId.ts'
 import { checkRpcUrl } from './checkRpcUrl.ts'
 import { devnetApiKey } from './devnetApiKey.ts'
@@ -68,18 +70,21 @@ export function loadConfig(
   const runtimeOptions = Object.fromEntries(
     settingsByRuntime.flatMap(([chainType, { options }]) => (options === undefined ? [] : [[chainType, options]])),
   )
-  // Each runtime's keys, under the names it reads them into (KeysConfig), copied as they come.
-  const keys: KeysConfig = Object.assign(
-    {},
-    ...settingsByRuntime.map(([, { options: _, ...runtimeKeys }]) => runtimeKeys),
-  )
-  const relayerPrivateKeys = keys.relayerPrivateKeys ?? []
-  const signers = signersConfig(env)
+  const signers = signersConfig(env, runtimes)
   problems.push(...signers.problems)
+  // Each runtime's keys by chain type: its own (in the process), then those held in a token or KMS.
+  const keys: KeysConfig = Object.fromEntries(
+    settingsByRuntime.flatMap(([chainType, settings]) => {
+      const sources = [...(settings.keys ?? []), ...(signers.relayers[chainType] ?? [])]
+      return sources.length > 0 ? [[chainType, sources]] : []
+    }),
+  )
+  // paymentsConfig compares the facilitator's keys in the environment with its families' relayers'.
+  const relayerPrivateKeys = localSecrets(keys, 'evm') as Hex[]
   const payments = parsePaymentsConfig(env, {
     facilitatorKeys: signers.value.facilitator,
-    relayerPrivateKey: keys.relayerPrivateKey,
-    solanaRelayerPrivateKey: keys.solanaRelayerPrivateKey,
+    relayerPrivateKey: relayerPrivateKeys[0],
+    solanaRelayerPrivateKey: localSecrets(keys, 'solana')[0] as Uint8Array | undefined,
     chainIds: devnet ? undefined : chains.map((c) => c.chainId),
     problems,
     production,
@@ -133,7 +138,7 @@ export function loadConfig(
   )
   const auth = readAuth(env, {
     production,
-    hasRelayer: runtimes.some((r) => r.hasRelayer({ keys, signers: signers.value })),
+    hasRelayer: Object.values(keys).some((sources) => sources.length > 0),
     // OAUTH_ISSUER set (even if its other settings are wrong, reported above): callers are authenticated.
     oauth: Boolean(env.OAUTH_ISSUER?.trim()),
     problems,
@@ -399,6 +404,11 @@ function readChainMap(
     map.set(id.caip2, problem ? null : (value as string))
   }
   return map
+}
+
+/** The secrets of a runtime's keys held in the process, in its own form. */
+function localSecrets(keys: KeysConfig, chainType: ChainType): unknown[] {
+  return (keys[chainType] ?? []).flatMap((k) => (k.backend === 'local' ? [k.secret] : []))
 }
 
 /** `a, b or c`. */

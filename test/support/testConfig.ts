@@ -15,6 +15,7 @@ type Group =
   | 'rateLimit'
   | 'limits'
   | 'storageOptions'
+  | 'runtimeOptions'
   | 'interfaces'
 
 /** A test's settings: whole values, or part of a group. */
@@ -33,6 +34,7 @@ const groups: readonly Group[] = [
   'rateLimit',
   'limits',
   'storageOptions',
+  'runtimeOptions',
   'interfaces',
 ]
 
