@@ -80,10 +80,10 @@ export function loadConfig(
     }),
   )
   // paymentsConfig compares the facilitator's keys in the environment with its families' relayers'.
-  const relayerPrivateKeys = localSecrets(keys, 'evm') as Hex[]
+  const evmSecrets = localSecrets(keys, 'evm') as Hex[]
   const payments = parsePaymentsConfig(env, {
     facilitatorKeys: signers.value.facilitator,
-    relayerPrivateKey: relayerPrivateKeys[0],
+    relayerPrivateKey: evmSecrets[0],
     solanaRelayerPrivateKey: localSecrets(keys, 'solana')[0] as Uint8Array | undefined,
     chainIds: devnet ? undefined : chains.map((c) => c.chainId),
     problems,
@@ -93,9 +93,7 @@ export function loadConfig(
   const facilitatorKey = facilitator?.kind === 'local' ? facilitator.privateKey : undefined
   if (
     facilitatorKey &&
-    relayerPrivateKeys
-      .slice(1)
-      .some((k) => privateKeyToAccount(k).address === privateKeyToAccount(facilitatorKey).address)
+    evmSecrets.slice(1).some((k) => privateKeyToAccount(k).address === privateKeyToAccount(facilitatorKey).address)
   ) {
     problems.push(
       "FACILITATOR_PRIVATE_KEY: must not be one of RELAYER_PRIVATE_KEYS (a relayer's nonces belong to the journal); give the facilitator its own funded account",
