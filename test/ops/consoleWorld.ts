@@ -10,6 +10,7 @@ import { opsConfig } from '../../src/config/opsConfig.ts'
 import { createGateway, type Gateway } from '../../src/createGateway.ts'
 import { hashApiKey } from '../../src/crypto/hashApiKey.ts'
 import { createLogger } from '../../src/logging/createLogger.ts'
+import { localKey } from '../support/relayerKeys.ts'
 import { testConfig } from '../support/testConfig.ts'
 import { signedIntent } from '../support/testGateway.ts'
 
@@ -54,7 +55,7 @@ export async function startConsoleGateway({
     config: testConfig({
       production: false,
       chains: [devnet.chain],
-      keys: { relayerPrivateKey: devnetAccounts.relayer },
+      keys: { evm: [localKey(devnetAccounts.relayer, 'RELAYER_PRIVATE_KEY')] },
       auth: { keyHashes: agentKeys.map(hashApiKey), requireForValidate: false },
       rateLimit: { max: rateLimitMax, windowMs: 60_000 },
       execution: { receiptTimeoutMs: 20_000 },
