@@ -111,8 +111,13 @@ if (config.process.devnet && !worker) {
     auth: config.auth.keyHashes.length > 0 ? config.auth : { ...config.auth, keyHashes: [hashApiKey(devnetApiKey)] },
     server: { ...config.server, host: devnetListenHost({ env: process.env, host: config.server.host }) },
   }
-  // What the devnets supply (their relayer keys, their chains' prices) fills only what the operator left unset.
-  config = { ...config, keys: devnetKeys(config.keys, devnets), payments: config.payments ?? devnetPayments(devnets) }
+  // What the devnets supply (their relayer keys and options, their chains' prices) fills only what the operator left unset.
+  config = {
+    ...config,
+    keys: devnetKeys(config.keys, devnets),
+    runtimeOptions: devnetOptions(config.runtimeOptions, devnets),
+    payments: config.payments ?? devnetPayments(devnets),
+  }
 }
 
 const onDevnet = worker ? worker.onDevnet : devnets.length > 0
@@ -250,14 +255,31 @@ async function serve() {
   }
 }
 
-/** The operator's keys, each one left unset filled by the devnets' (a devnet supplies its runtime's relayer key). */
+/**
+ * The operator's keys, a devnet's runtime's filled by the devnet's relayer key where the operator
+ * put none in the process (keys the operator holds in a token or KMS come after it).
+ */
 function devnetKeys(keys: GatewayConfig['keys'], started: RuntimeDevnet[]): GatewayConfig['keys'] {
   let joined = keys
-  for (const { settings } of started) {
-    for (const [name, value] of Object.entries(settings.keys) as [keyof GatewayConfig['keys'], unknown][]) {
-      const mine = joined[name]
-      if (mine === undefined || (Array.isArray(mine) && mine.length === 0)) joined = { ...joined, [name]: value }
-    }
+  for (const { chain, settings } of started) {
+    const mine = joined[chain.chainType] ?? []
+    if (settings.keys.length > 0 && !mine.some((k) => k.backend === 'local'))
+      joined = { ...joined, [chain.chainType]: [...settings.keys, ...mine] }
+  }
+  return joined
+}
+
+/** The operator's runtime options, each one left unset filled by the devnet's of that runtime. */
+function devnetOptions(
+  options: GatewayConfig['runtimeOptions'],
+  started: RuntimeDevnet[],
+): GatewayConfig['runtimeOptions'] {
+  let joined = options
+  for (const { chain, settings } of started) {
+    if (!settings.options) continue
+    const mine = (joined[chain.chainType] ?? {}) as Record<string, unknown>
+    const filled = Object.fromEntries(Object.entries(settings.options).filter(([name]) => mine[name] === undefined))
+    joined = { ...joined, [chain.chainType]: { ...mine, ...filled } }
   }
   return joined
 }

@@ -8,10 +8,11 @@ import { suiModule } from './chains/sui/index.ts'
 import type { Env, GatewayConfig } from './config/gatewayConfig.ts'
 import { loadConfig as readConfig } from './config/loadConfig.ts'
 import type { RuntimeModule } from './config/runtimeModule.ts'
+import { storageEngines } from './storageEngines.ts'
 
 export const runtimes: readonly RuntimeModule[] = [evmModule, solanaModule, suiModule]
 
-/** The gateway's configuration, read with every runtime's own settings. */
+/** The gateway's configuration, read with every runtime's and every storage engine's own settings. */
 export function loadConfig(env: Env): GatewayConfig {
-  return readConfig(env, runtimes)
+  return readConfig(env, runtimes, storageEngines)
 }

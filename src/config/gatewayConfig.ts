@@ -1,6 +1,5 @@
 // The gateway's configuration as loadConfig returns it (config/loadConfig.ts reads it from the
 // environment; main.ts passes it to createGateway).
-import type { Hex } from 'viem'
 import type { ChainType } from '../ports/chainId.ts'
 import type { EventStreamsConfig } from './eventStreamsConfig.ts'
 import type { InterfacesConfig } from './interfacesConfig.ts'
@@ -8,7 +7,7 @@ import type { ExecutionGuardConfig } from './limitsConfig.ts'
 import type { OAuthConfig } from './oauthConfig.ts'
 import type { OpsConfig } from './opsConfig.ts'
 import type { PaymentsConfig } from './paymentsConfig.ts'
-import type { SignersConfig } from './signersConfig.ts'
+import type { KeySource, SignersConfig } from './signersConfig.ts'
 import type { StorageConfig } from './storageConfig.ts'
 import type { WebhooksConfig } from './webhooksConfig.ts'
 
@@ -49,9 +48,9 @@ export type GatewayConfig = {
   defaultChainId: string | undefined
   /** How the chains' nodes are read. */
   rpc: RpcConfig
-  /** The relayers' keys given in the environment (the ones held in a token or KMS: `signers`). */
+  /** Each runtime's relayer keys by chain type, wherever they live (in the process, a token, KMS). */
   keys: KeysConfig
-  /** Relayer keys held outside the process (config/signersConfig.ts). */
+  /** The x402 facilitator's keys held outside the process (config/signersConfig.ts). */
   signers: SignersConfig
   /** How executions are sent and followed. */
   execution: ExecutionConfig
@@ -63,10 +62,15 @@ export type GatewayConfig = {
   rateLimit: { max: number; windowMs: number }
   /** Standing after on-chain reverts and the spend budgets: config/limitsConfig.ts. */
   limits: ExecutionGuardConfig
-  /** The execution journal: an SQLite file, or `:memory:` (the devnet's default: its chain dies with it). */
-  journal: { path: string; synchronous: 'full' | 'normal' }
-  /** The shared journal (PostgreSQL), shared rate limits (Redis), the instance's name, retention: config/storageConfig.ts. */
+  /** Shared rate limits (Redis), the instance's name, retention, the leases' term: config/storageConfig.ts. */
   storage: StorageConfig
+  /**
+   * Each storage engine's own settings, by its name, in the shape it reads (`StorageEngine.readSettings`
+   * writes them, its `open` reads them back; config/storageEngine.ts): the SQLite journal's file
+   * (store/sqlite/sqliteSettings.ts), the PostgreSQL URL when set (store/postgres/postgresSettings.ts).
+   * The first engine of src/storageEngines.ts with settings here opens.
+   */
+  storageOptions: Record<string, unknown>
   /** x402 prices, facilitator and who pays (config/paymentsConfig.ts); undefined: nothing is priced. */
   payments: PaymentsConfig | undefined
   /** Signed webhooks of execution events (config/webhooksConfig.ts); undefined: none. */
@@ -76,10 +80,10 @@ export type GatewayConfig = {
   /** Metrics (on or off, their own port, the token) and the MCP server: config/interfacesConfig.ts. */
   interfaces: InterfacesConfig
   /**
-   * Each runtime's own settings beyond its relayer key, by chain type, in the shape its module
+   * Each runtime's own settings beyond its relayer keys, by chain type, in the shape its module
    * reads (`RuntimeModule.readSettings` writes them, its `createChains` reads them back): EVM's
    * chain list, Multicall3, validate cache, simulation gathering and re-pricing ceiling
-   * (chains/evm/evmOptions.ts), Solana's priority-fee ceiling (chains/solana/solanaOptions.ts).
+   * (chains/evm/evmOptions.ts), Solana's priority-fee ceiling and simulation fee payer (chains/solana/solanaOptions.ts).
    */
   runtimeOptions: Record<string, unknown>
 }
@@ -133,21 +137,12 @@ export type RpcConfig = {
 }
 
 /**
- * The relayer keys held in the process, each written by its runtime's `readSettings` under its
- * own name and copied as it comes (loadConfig names none); absent: that runtime has none here.
+ * The relayer keys, by chain type: where each lives (a KeySource: in the process, read by the
+ * runtime's `readSettings`, whose `secret` is in the runtime's own form; in a token or KMS, read
+ * by config/signersConfig.ts), in the order the runtime uses them. Its `createChains` opens them;
+ * absent or empty: that runtime has none, and its chains validate only.
  */
-export type KeysConfig = {
-  /** The first EVM relayer key. */
-  relayerPrivateKey?: Hex | undefined
-  /** Every EVM relayer key (RELAYER_PRIVATE_KEY, then RELAYER_PRIVATE_KEYS): a pool, each key its own nonce sequence. */
-  relayerPrivateKeys?: Hex[] | undefined
-  /** The Sui relayer's key (`suiprivkey1…`); without it, Sui chains validate only. */
-  suiRelayerPrivateKey?: string | undefined
-  /** The Solana relayer's 32-byte seed (SOLANA_RELAYER_PRIVATE_KEY); without it, Solana chains validate only. */
-  solanaRelayerPrivateKey?: Uint8Array | undefined
-  /** A funded Solana account named as fee payer of validate simulations (nothing is signed or paid). */
-  solanaSimulationFeePayer?: string | undefined
-}
+export type KeysConfig = Partial<Record<ChainType, readonly KeySource<unknown>[]>>
 
 export type ExecutionConfig = {
   /** How long an execute waits for its receipt before 202. */

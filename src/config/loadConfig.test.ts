@@ -56,8 +56,10 @@ describe('loadConfig', () => {
     const k1 = `0x${'11'.repeat(32)}`
     const k2 = `0x${'22'.repeat(32)}`
     const config = loadConfig({ ...complete, RELAYER_PRIVATE_KEY: k1, RELAYER_PRIVATE_KEYS: ` ${k2}, ${k1.slice(2)} ` })
-    assert.deepEqual(config.keys.relayerPrivateKeys, [k1, k2])
-    assert.equal(config.keys.relayerPrivateKey, k1)
+    assert.deepEqual(config.keys.evm, [
+      { backend: 'local', secret: k1, setting: 'RELAYER_PRIVATE_KEY' },
+      { backend: 'local', secret: k2, setting: 'RELAYER_PRIVATE_KEYS' },
+    ])
     const found = problems({ ...complete, RELAYER_PRIVATE_KEYS: `${k2},0x1234abcd` })
     assert.deepEqual(found, [
       'RELAYER_PRIVATE_KEYS (key 2): must be 32 bytes written as 64 hex digits (optionally 0x-prefixed)',
@@ -170,7 +172,10 @@ describe('loadConfig', () => {
 
   it('reads the journal and shutdown settings: a file outside the devnet, in memory on it', () => {
     const config = loadConfig(complete)
-    assert.deepEqual(config.journal, { path: join(process.cwd(), 'data', 'journal.sqlite'), synchronous: 'full' })
+    assert.deepEqual(config.storageOptions.sqlite, {
+      path: join(process.cwd(), 'data', 'journal.sqlite'),
+      synchronous: 'full',
+    })
     assert.equal(config.execution.reconcileIntervalMs, 5000)
     assert.equal(config.server.shutdownTimeoutMs, 40_000)
     assert.equal(config.server.requestTimeoutMs, 30_000)
@@ -188,7 +193,7 @@ describe('loadConfig', () => {
       'CORS_ORIGINS: "app.example" is not an origin like https://app.example (scheme, host and port only)',
       'CORS_ORIGINS: "ftp://x.example" is not an origin like https://app.example (scheme, host and port only)',
     ])
-    assert.equal(loadConfig({}).journal.path, ':memory:')
+    assert.deepEqual(loadConfig({}).storageOptions, { sqlite: { path: ':memory:', synchronous: 'full' } })
     const set = loadConfig({
       ...complete,
       JOURNAL_PATH: 'var/j.sqlite',
@@ -196,7 +201,7 @@ describe('loadConfig', () => {
       RECONCILE_INTERVAL_MS: '250',
       SHUTDOWN_TIMEOUT_MS: '0',
     })
-    assert.deepEqual(set.journal, { path: join(process.cwd(), 'var', 'j.sqlite'), synchronous: 'normal' })
+    assert.deepEqual(set.storageOptions.sqlite, { path: join(process.cwd(), 'var', 'j.sqlite'), synchronous: 'normal' })
     assert.equal(set.execution.reconcileIntervalMs, 250)
     assert.equal(set.server.shutdownTimeoutMs, 0)
     assert.deepEqual(
@@ -286,7 +291,7 @@ describe('loadConfig', () => {
         ['sui:localnet', 'sui', pkg, hub],
       ],
     )
-    assert.equal(config.keys.solanaSimulationFeePayer, configAccount)
+    assert.equal((config.runtimeOptions.solana as { simulationFeePayer?: string }).simulationFeePayer, configAccount)
 
     assert.deepEqual(
       problems({
@@ -327,18 +332,22 @@ describe('loadConfig', () => {
     assert.ok(!found.join().includes(secret))
 
     const anvilKey = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80'
-    assert.equal(loadConfig({ ...complete, RELAYER_PRIVATE_KEY: anvilKey }).keys.relayerPrivateKey, anvilKey)
+    assert.deepEqual(loadConfig({ ...complete, RELAYER_PRIVATE_KEY: anvilKey }).keys.evm?.[0], {
+      backend: 'local',
+      secret: anvilKey,
+      setting: 'RELAYER_PRIVATE_KEY',
+    })
     assert.deepEqual(problems({ ...complete, NODE_ENV: 'production', RELAYER_PRIVATE_KEY: anvilKey }), [
       'RELAYER_PRIVATE_KEY: is one of the public devnet keys and is refused when NODE_ENV=production',
     ])
-    assert.equal(
+    assert.deepEqual(
       loadConfig({
         ...complete,
         NODE_ENV: 'production',
         RELAYER_PRIVATE_KEY: '11'.repeat(32),
         API_KEYS: 'agent-key-0123456789abcdef',
-      }).keys.relayerPrivateKey,
-      `0x${'11'.repeat(32)}`,
+      }).keys.evm?.map((k) => k.backend === 'local' && k.secret),
+      [`0x${'11'.repeat(32)}`],
     )
   })
 

@@ -1,10 +1,11 @@
 // The gateway's configuration: one schema, read once at start-up from an environment-like object.
 // Every problem is collected and reported together; nothing else in the code reads process.env.
 
-import { resolve } from 'node:path'
+import type { Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { hashApiKey } from '../crypto/hashApiKey.ts'
 import { ConfigError } from '../errors/configError.ts'
+import type { ChainType } from '../ports/chainId.ts'
 import { parseChainId } from '../ports/chainId.ts'
 import { checkRpcUrl } from './checkRpcUrl.ts'
 import { devnetApiKey } from './devnetApiKey.ts'
@@ -24,6 +25,7 @@ import type { RuntimeModule } from './runtimeModule.ts'
 import { serverDefaults } from './serverDefaults.ts'
 import { signersConfig } from './signersConfig.ts'
 import { storageConfig } from './storageConfig.ts'
+import type { StorageEngine } from './storageEngine.ts'
 import { webhooksConfig } from './webhooksConfig.ts'
 import { workersConfig } from './workersConfig.ts'
 
@@ -33,9 +35,14 @@ const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
 
 /**
  * `runtimes`: the runtime modules (src/runtimes.ts); each reads its own settings and judges its own
- * chain ids and contract addresses.
+ * chain ids and contract addresses. `engines`: the storage engines (src/storageEngines.ts); each
+ * reads its own settings.
  */
-export function loadConfig(env: Env, runtimes: readonly RuntimeModule[]): GatewayConfig {
+export function loadConfig(
+  env: Env,
+  runtimes: readonly RuntimeModule[],
+  engines: readonly StorageEngine[],
+): GatewayConfig {
   const problems: string[] = []
   const nodeEnv = env.NODE_ENV?.trim() || 'development'
   const production = nodeEnv === 'production'
@@ -63,18 +70,21 @@ export function loadConfig(env: Env, runtimes: readonly RuntimeModule[]): Gatewa
   const runtimeOptions = Object.fromEntries(
     settingsByRuntime.flatMap(([chainType, { options }]) => (options === undefined ? [] : [[chainType, options]])),
   )
-  // Each runtime's keys, under the names it reads them into (KeysConfig), copied as they come.
-  const keys: KeysConfig = Object.assign(
-    {},
-    ...settingsByRuntime.map(([, { options: _, ...runtimeKeys }]) => runtimeKeys),
-  )
-  const relayerPrivateKeys = keys.relayerPrivateKeys ?? []
-  const signers = signersConfig(env)
+  const signers = signersConfig(env, runtimes)
   problems.push(...signers.problems)
+  // Each runtime's keys by chain type: its own (in the process), then those held in a token or KMS.
+  const keys: KeysConfig = Object.fromEntries(
+    settingsByRuntime.flatMap(([chainType, settings]) => {
+      const sources = [...(settings.keys ?? []), ...(signers.relayers[chainType] ?? [])]
+      return sources.length > 0 ? [[chainType, sources]] : []
+    }),
+  )
+  // paymentsConfig compares the facilitator's keys in the environment with its families' relayers'.
+  const evmSecrets = localSecrets(keys, 'evm') as Hex[]
   const payments = parsePaymentsConfig(env, {
     facilitatorKeys: signers.value.facilitator,
-    relayerPrivateKey: keys.relayerPrivateKey,
-    solanaRelayerPrivateKey: keys.solanaRelayerPrivateKey,
+    relayerPrivateKey: evmSecrets[0],
+    solanaRelayerPrivateKey: localSecrets(keys, 'solana')[0] as Uint8Array | undefined,
     chainIds: devnet ? undefined : chains.map((c) => c.chainId),
     problems,
     production,
@@ -83,9 +93,7 @@ export function loadConfig(env: Env, runtimes: readonly RuntimeModule[]): Gatewa
   const facilitatorKey = facilitator?.kind === 'local' ? facilitator.privateKey : undefined
   if (
     facilitatorKey &&
-    relayerPrivateKeys
-      .slice(1)
-      .some((k) => privateKeyToAccount(k).address === privateKeyToAccount(facilitatorKey).address)
+    evmSecrets.slice(1).some((k) => privateKeyToAccount(k).address === privateKeyToAccount(facilitatorKey).address)
   ) {
     problems.push(
       "FACILITATOR_PRIVATE_KEY: must not be one of RELAYER_PRIVATE_KEYS (a relayer's nonces belong to the journal); give the facilitator its own funded account",
@@ -104,6 +112,12 @@ export function loadConfig(env: Env, runtimes: readonly RuntimeModule[]): Gatewa
   problems.push(...oauth.problems)
   const storage = storageConfig(env)
   problems.push(...storage.problems)
+  const storageOptions = Object.fromEntries(
+    engines.flatMap((e) => {
+      const options = e.readSettings(env, { production, devnet, problems })
+      return options === undefined ? [] : [[e.name, options]]
+    }),
+  )
   const limits = limitsConfig(env)
   problems.push(...limits.problems)
   const webhooks = webhooksConfig(env, { production })
@@ -122,7 +136,7 @@ export function loadConfig(env: Env, runtimes: readonly RuntimeModule[]): Gatewa
   )
   const auth = readAuth(env, {
     production,
-    hasRelayer: runtimes.some((r) => r.hasRelayer({ keys, signers: signers.value })),
+    hasRelayer: Object.values(keys).some((sources) => sources.length > 0),
     // OAUTH_ISSUER set (even if its other settings are wrong, reported above): callers are authenticated.
     oauth: Boolean(env.OAUTH_ISSUER?.trim()),
     problems,
@@ -130,10 +144,6 @@ export function loadConfig(env: Env, runtimes: readonly RuntimeModule[]): Gatewa
   const ops = opsConfig(env, { production, agentKeyHashes: auth.keyHashes })
   problems.push(...ops.problems)
 
-  const journalPath = env.JOURNAL_PATH?.trim() || (devnet ? ':memory:' : resolve('data', 'journal.sqlite'))
-  const journalSync = env.JOURNAL_SYNCHRONOUS?.trim().toLowerCase() || 'full'
-  if (journalSync !== 'full' && journalSync !== 'normal')
-    problems.push(`JOURNAL_SYNCHRONOUS: "${journalSync.slice(0, 20)}" is not full or normal`)
   const reconcileIntervalMs = readInteger(
     env,
     'RECONCILE_INTERVAL_MS',
@@ -186,7 +196,9 @@ export function loadConfig(env: Env, runtimes: readonly RuntimeModule[]): Gatewa
 
   const confirmations = readInteger(env, 'CONFIRMATIONS', { min: 1, max: 1_000, fallback: 1 }, problems)
   const heapGrowingPercent = readInteger(env, 'HEAP_GROWING_PERCENT', { min: 0, max: 1000, fallback: 50 }, problems)
-  const workers = workersConfig(env)
+  const workers = workersConfig(env, {
+    sharedJournal: engines.find((e) => storageOptions[e.name] !== undefined)?.shared ?? false,
+  })
   problems.push(...workers.problems)
 
   if (problems.length > 0) throw new ConfigError(problems)
@@ -227,11 +239,8 @@ export function loadConfig(env: Env, runtimes: readonly RuntimeModule[]): Gatewa
     oauth: oauth.value,
     rateLimit: { max: rateLimitMax!, windowMs: rateLimitWindowMs! },
     limits: limits.value,
-    journal: {
-      path: journalPath === ':memory:' ? journalPath : resolve(journalPath),
-      synchronous: journalSync as 'full' | 'normal',
-    },
     storage: storage.value,
+    storageOptions,
     payments,
     webhooks: webhooks.value,
     // The console: on with an operator key, or with OAuth (tokens granting ops:read / ops:write).
@@ -393,6 +402,11 @@ function readChainMap(
     map.set(id.caip2, problem ? null : (value as string))
   }
   return map
+}
+
+/** The secrets of a runtime's keys held in the process, in its own form. */
+function localSecrets(keys: KeysConfig, chainType: ChainType): unknown[] {
+  return (keys[chainType] ?? []).flatMap((k) => (k.backend === 'local' ? [k.secret] : []))
 }
 
 /** `a, b or c`. */

@@ -10,13 +10,16 @@ import type { ChainRuntime } from '../ports/chainRuntime.ts'
 import type { Journal } from '../ports/journal.ts'
 import type { RelayerLeases } from '../ports/relayerLeases.ts'
 import type { ChainConfig, Env, GatewayConfig } from './gatewayConfig.ts'
+import type { HeldKeys, KeySource } from './signersConfig.ts'
 
 /**
- * The settings a runtime reads for itself from the environment: its relayer key in GatewayConfig's
- * `keys`, and anything else as `options`, a shape of the runtime's own
- * (kept in GatewayConfig.runtimeOptions under its chain type, handed back to its createChains).
+ * The settings a runtime reads for itself from the environment: its relayer keys held in the
+ * process (`local` KeySources, kept in GatewayConfig.keys under its chain type, before the ones
+ * held in a token or KMS), and anything else as `options`, a shape of the runtime's own (kept in
+ * GatewayConfig.runtimeOptions under its chain type). Both are handed back to its createChains.
  */
-export type RuntimeSettings = Partial<GatewayConfig['keys']> & {
+export type RuntimeSettings = {
+  keys?: readonly KeySource<unknown>[] | undefined
   options?: unknown
 }
 
@@ -40,7 +43,13 @@ export type RuntimeChains = {
 export type RuntimeDevnet = {
   chain: ChainConfig
   /** What the devnet supplies where the operator set nothing: its relayer key, and the prices of its chain (joined with the other devnets'). */
-  settings: { keys: Partial<GatewayConfig['keys']>; payments?: GatewayConfig['payments'] }
+  settings: {
+    /** Its relayer keys (the operator's, when set, are kept). */
+    keys: readonly KeySource<unknown>[]
+    /** Options of its runtime it supplies; each one the operator left unset is taken. */
+    options?: Record<string, unknown> | undefined
+    payments?: GatewayConfig['payments']
+  }
   /** Whether its chain is the default one (X-Chain-Id absent). */
   isDefault: boolean
   /** What the start-up banner prints about it: the chain, its contracts, and commands to try. */
@@ -64,8 +73,12 @@ export type RuntimeModule = {
   discoversEndpoints: boolean
   /** Reads the runtime's own settings; each problem is pushed onto `problems` (a key is never echoed). */
   readSettings(env: Env, context: { production: boolean; problems: string[] }): RuntimeSettings
-  /** Whether the configuration gives this runtime a key to send with (then production requires API keys). */
-  hasRelayer(config: Pick<GatewayConfig, 'keys' | 'signers'>): boolean
+  /**
+   * Where its relayer keys may be held outside the process: the prefix of the settings naming them
+   * in a PKCS#11 token or KMS, and whether it holds a pool (config/signersConfig.ts reads them into
+   * GatewayConfig.keys under its chain type).
+   */
+  heldKeys: HeldKeys
   /** The adapters of its configured chains (its client loaded only now, when one is configured). */
   createChains(chains: ChainConfig[], context: RuntimeContext): Promise<RuntimeChains>
   /** Its devnet chain, as the start-up line names it (`anvil`), and how to start it; absent where the runtime has none (Sui). */

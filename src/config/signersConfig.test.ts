@@ -1,43 +1,53 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { signersConfig } from './signersConfig.ts'
+import { runtimes } from '../runtimes.ts'
+import { signersConfig as readSigners } from './signersConfig.ts'
+
+/** As loadConfig reads them: every runtime's held keys. */
+const signersConfig = (env: Record<string, string | undefined>) => readSigners(env, runtimes)
 
 describe('signersConfig', () => {
   it('has no KMS keys by default, and reads key ids, the region and an endpoint', () => {
-    assert.deepEqual(signersConfig({}), {
-      value: { kms: { keyIds: [], region: undefined, endpoint: undefined }, pkcs11: undefined, ed25519: {} },
-      problems: [],
-    })
+    assert.deepEqual(signersConfig({}), { value: {}, relayers: {}, problems: [] })
     assert.deepEqual(
       signersConfig({
         RELAYER_PKCS11_MODULE: '/usr/lib/softhsm/libsofthsm2.so',
         RELAYER_PKCS11_TOKEN: 'relayers',
         RELAYER_PKCS11_KEY_LABELS: 'relayer-1,relayer-2',
         RELAYER_PKCS11_PIN: '1234',
-      }).value.pkcs11,
-      {
+      }).relayers.evm,
+      ['relayer-1', 'relayer-2'].map((keyLabel) => ({
+        backend: 'pkcs11',
         modulePath: '/usr/lib/softhsm/libsofthsm2.so',
         tokenLabel: 'relayers',
-        keyLabels: ['relayer-1', 'relayer-2'],
         pin: '1234',
-      },
+        keyLabel,
+        setting: 'RELAYER_PKCS11_KEY_LABELS',
+      })),
     )
     assert.deepEqual(
       signersConfig({ RELAYER_PKCS11_KEY_LABELS: 'relayer-1' }).problems.map((p) => p.split(':')[0]),
       ['RELAYER_PKCS11_MODULE', 'RELAYER_PKCS11_TOKEN', 'RELAYER_PKCS11_PIN'],
     )
-    const { value, problems } = signersConfig({
+    const { relayers, problems } = signersConfig({
       RELAYER_KMS_KEY_IDS:
         'alias/relayer-1, arn:aws:kms:eu-west-1:111122223333:key/1234abcd-12ab-34cd-56ef-1234567890ab',
       AWS_REGION: 'eu-west-1',
       KMS_ENDPOINT: 'https://vpce-1.kms.eu-west-1.vpce.amazonaws.com',
     })
     assert.deepEqual(problems, [])
-    assert.deepEqual(value.kms, {
-      keyIds: ['alias/relayer-1', 'arn:aws:kms:eu-west-1:111122223333:key/1234abcd-12ab-34cd-56ef-1234567890ab'],
-      region: 'eu-west-1',
-      endpoint: 'https://vpce-1.kms.eu-west-1.vpce.amazonaws.com',
-    })
+    assert.deepEqual(
+      relayers.evm,
+      ['alias/relayer-1', 'arn:aws:kms:eu-west-1:111122223333:key/1234abcd-12ab-34cd-56ef-1234567890ab'].map(
+        (keyId) => ({
+          backend: 'kms',
+          keyId,
+          region: 'eu-west-1',
+          endpoint: 'https://vpce-1.kms.eu-west-1.vpce.amazonaws.com',
+          setting: 'RELAYER_KMS_KEY_IDS',
+        }),
+      ),
+    )
   })
 
   it('names every problem at once', () => {
@@ -55,30 +65,34 @@ describe('signersConfig', () => {
       RELAYER_PKCS11_TOKEN: 'relayers',
       RELAYER_PKCS11_PIN: '1234',
     }
-    const { value, problems } = signersConfig({
+    const { relayers, problems } = signersConfig({
       ...token,
       SOLANA_RELAYER_PKCS11_KEY_LABEL: 'solana-relayer',
       SUI_RELAYER_KMS_KEY_ID: 'alias/sui-relayer',
       KMS_REGION: 'eu-west-1',
     })
     assert.deepEqual(problems, [])
-    assert.equal(value.pkcs11, undefined, 'no EVM key in the token')
-    assert.deepEqual(value.ed25519, {
-      solana: {
-        backend: 'pkcs11',
-        modulePath: '/usr/lib/softhsm/libsofthsm2.so',
-        tokenLabel: 'relayers',
-        pin: '1234',
-        keyLabel: 'solana-relayer',
-        setting: 'SOLANA_RELAYER_PKCS11_KEY_LABEL',
-      },
-      sui: {
-        backend: 'kms',
-        keyId: 'alias/sui-relayer',
-        region: 'eu-west-1',
-        endpoint: undefined,
-        setting: 'SUI_RELAYER_KMS_KEY_ID',
-      },
+    assert.equal(relayers.evm, undefined, 'no EVM key in the token')
+    assert.deepEqual(relayers, {
+      solana: [
+        {
+          backend: 'pkcs11',
+          modulePath: '/usr/lib/softhsm/libsofthsm2.so',
+          tokenLabel: 'relayers',
+          pin: '1234',
+          keyLabel: 'solana-relayer',
+          setting: 'SOLANA_RELAYER_PKCS11_KEY_LABEL',
+        },
+      ],
+      sui: [
+        {
+          backend: 'kms',
+          keyId: 'alias/sui-relayer',
+          region: 'eu-west-1',
+          endpoint: undefined,
+          setting: 'SUI_RELAYER_KMS_KEY_ID',
+        },
+      ],
     })
   })
 
@@ -137,7 +151,7 @@ describe('signersConfig', () => {
       },
     })
     // The facilitator's label alone is enough for the token to be opened: no relayer key has to live there.
-    assert.equal(inToken.value.pkcs11, undefined)
+    assert.deepEqual(inToken.relayers, {})
     const inKms = signersConfig({
       FACILITATOR_KMS_KEY_ID: 'alias/facilitator',
       FACILITATOR_SOLANA_KMS_KEY_ID: 'alias/facilitator-solana',

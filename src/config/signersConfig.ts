@@ -1,9 +1,10 @@
-// Where relayer keys live besides the environment: EVM relayer keys held in AWS KMS (each an
-// ECC_SECG_P256K1 key) or in a PKCS#11 token (an HSM), joined to the relayer pool with the local
-// keys; the Solana and the Sui relayer key (Ed25519) in the same token or in KMS; and the x402
+// Where relayer keys live besides the environment: each runtime's relayer keys held in AWS KMS or
+// in a PKCS#11 token (an HSM), named by settings after the prefix its module declares
+// (RuntimeModule.heldKeys: a pool joined to the keys in the environment, or one key); and the x402
 // facilitator's own two keys (EVM, Solana) there too. Reads its own variables and reports its own
 // problems, for loadConfig to compose. The PIN is never echoed.
 import type { Hex } from 'viem'
+import type { ChainType } from '../ports/chainId.ts'
 
 /**
  * Where one key lives, for every role (a runtime's relayer, the facilitator of a payment family):
@@ -50,45 +51,78 @@ const facilitatorKeys = [
   ],
 ] as const
 
-/** The runtimes whose relayer is one Ed25519 key, and the prefix of their settings. */
-const ed25519Runtimes = { solana: 'SOLANA', sui: 'SUI' } as const
+/**
+ * Where a runtime's relayer keys may be named besides its own settings (RuntimeModule.heldKeys):
+ * the prefix of its settings and whether it holds a pool of keys. A pool (`many`) is named by
+ * `<prefix>_KMS_KEY_IDS` and `<prefix>_PKCS11_KEY_LABELS` and joins the keys in the environment;
+ * one key by `<prefix>_KMS_KEY_ID` or `<prefix>_PKCS11_KEY_LABEL`, and never also by `<prefix>_PRIVATE_KEY`.
+ */
+export type HeldKeys = { prefix: string; many: boolean }
+
+/** A runtime as signersConfig reads its keys: its chain type, its name in messages, where its keys may be held. */
+export type KeyHolder = { chainType: ChainType; name: string; heldKeys: HeldKeys }
 
 export type SignersConfig = {
-  kms: {
-    /** RELAYER_KMS_KEY_IDS: key ids, aliases or ARNs of EVM relayer keys in KMS. */
-    keyIds: string[]
-    /** KMS_REGION, else AWS_REGION. */
-    region: string | undefined
-    /** KMS_ENDPOINT: another endpoint than AWS's (a VPC endpoint; a local stand-in in tests). */
-    endpoint: string | undefined
-  }
-  /** EVM relayer keys in a PKCS#11 token (an HSM); undefined: none. */
-  pkcs11?: { modulePath: string; tokenLabel: string; keyLabels: string[]; pin: string } | undefined
-  /**
-   * The Solana and Sui relayer keys held outside the process (SOLANA_RELAYER_PKCS11_KEY_LABEL,
-   * SUI_RELAYER_PKCS11_KEY_LABEL in the RELAYER_PKCS11_* token; SOLANA_RELAYER_KMS_KEY_ID,
-   * SUI_RELAYER_KMS_KEY_ID in KMS); absent: from the environment, or none.
-   */
-  ed25519?: { solana?: Ed25519KeySource | undefined; sui?: Ed25519KeySource | undefined } | undefined
   /** The x402 facilitator's keys in the RELAYER_PKCS11_* token or in KMS (loadConfig hands them to paymentsConfig). */
   facilitator?: FacilitatorKeySources | undefined
 }
 
-export type SignersConfigResult = { value: SignersConfig; problems: string[] }
+export type SignersConfigResult = {
+  value: SignersConfig
+  /** The relayer keys held in the token or in KMS, by chain type (loadConfig joins them to each runtime's own). */
+  relayers: Partial<Record<ChainType, KeySource[]>>
+  problems: string[]
+}
 
-export function signersConfig(env: Record<string, string | undefined>): SignersConfigResult {
+/** `runtimes`: whose relayer keys may be held in the token or KMS (src/runtimes.ts), pools first in their order. */
+export function signersConfig(
+  env: Record<string, string | undefined>,
+  runtimes: readonly KeyHolder[],
+): SignersConfigResult {
   const problems: string[] = []
-  const keyIds = (env.RELAYER_KMS_KEY_IDS ?? '')
-    .split(',')
-    .map((k) => k.trim())
-    .filter(Boolean)
-  keyIds.forEach((id, i) => {
-    if (!/^[\w:/+=.@-]{1,2048}$/.test(id)) problems.push(`RELAYER_KMS_KEY_IDS[${i}]: not a KMS key id, alias or ARN`)
-  })
-  if (new Set(keyIds).size !== keyIds.length) problems.push('RELAYER_KMS_KEY_IDS: a key is named twice')
   const region = env.KMS_REGION?.trim() || env.AWS_REGION?.trim() || undefined
   const endpoint = env.KMS_ENDPOINT?.trim() || undefined
-  if (keyIds.length > 0 && !region) problems.push('KMS_REGION: required with RELAYER_KMS_KEY_IDS (or set AWS_REGION)')
+  const modulePath = env.RELAYER_PKCS11_MODULE?.trim()
+  const tokenLabel = env.RELAYER_PKCS11_TOKEN?.trim()
+  const pin = env.RELAYER_PKCS11_PIN
+  const relayers: SignersConfigResult['relayers'] = {}
+  // The label settings given (the token's settings are required with any), and the pools' labels and key ids.
+  const labelSettings: string[] = []
+  const poolLabels: string[] = []
+  const poolKeyIds: string[] = []
+  const pools = runtimes.filter((r) => r.heldKeys.many)
+  const single = runtimes.filter((r) => !r.heldKeys.many)
+  for (const { chainType, heldKeys } of pools) {
+    const kmsSetting = `${heldKeys.prefix}_KMS_KEY_IDS`
+    const labelSetting = `${heldKeys.prefix}_PKCS11_KEY_LABELS`
+    const keyIds = list(env[kmsSetting])
+    keyIds.forEach((id, i) => {
+      if (!/^[\w:/+=.@-]{1,2048}$/.test(id)) problems.push(`${kmsSetting}[${i}]: not a KMS key id, alias or ARN`)
+    })
+    if (new Set(keyIds).size !== keyIds.length) problems.push(`${kmsSetting}: a key is named twice`)
+    if (keyIds.length > 0 && !region) problems.push(`KMS_REGION: required with ${kmsSetting} (or set AWS_REGION)`)
+    const labels = list(env[labelSetting])
+    if (labels.length > 0) labelSettings.push(labelSetting)
+    poolLabels.push(...labels)
+    poolKeyIds.push(...keyIds)
+    // KMS's keys first (opened together), then the token's (one after another).
+    const sources: KeySource[] = [
+      ...(region
+        ? keyIds.map((keyId) => ({ backend: 'kms' as const, keyId, region, endpoint, setting: kmsSetting }))
+        : []),
+      ...(modulePath && tokenLabel && pin
+        ? labels.map((keyLabel) => ({
+            backend: 'pkcs11' as const,
+            modulePath,
+            tokenLabel,
+            pin,
+            keyLabel,
+            setting: labelSetting,
+          }))
+        : []),
+    ]
+    if (sources.length > 0) relayers[chainType] = sources
+  }
   if (endpoint !== undefined) {
     try {
       const url = new URL(endpoint)
@@ -97,41 +131,31 @@ export function signersConfig(env: Record<string, string | undefined>): SignersC
       problems.push('KMS_ENDPOINT: not a URL')
     }
   }
-  const pkcs11Labels = (env.RELAYER_PKCS11_KEY_LABELS ?? '')
-    .split(',')
-    .map((k) => k.trim())
-    .filter(Boolean)
-  const modulePath = env.RELAYER_PKCS11_MODULE?.trim()
-  const tokenLabel = env.RELAYER_PKCS11_TOKEN?.trim()
-  const pin = env.RELAYER_PKCS11_PIN
-  // The Ed25519 relayers: at most one source each (a key in the environment, in the token, in KMS).
-  const ed25519: NonNullable<SignersConfig['ed25519']> = {}
-  const edLabels: string[] = []
-  for (const [runtime, prefix] of Object.entries(ed25519Runtimes) as [keyof typeof ed25519Runtimes, string][]) {
-    const labelSetting = `${prefix}_RELAYER_PKCS11_KEY_LABEL`
-    const kmsSetting = `${prefix}_RELAYER_KMS_KEY_ID`
+  // The runtimes whose relayer is one key: at most one source each (a key in the environment, in the token, in KMS).
+  for (const { chainType, name, heldKeys } of single) {
+    const { prefix } = heldKeys
+    const labelSetting = `${prefix}_PKCS11_KEY_LABEL`
+    const kmsSetting = `${prefix}_KMS_KEY_ID`
     const keyLabel = env[labelSetting]?.trim()
     const keyId = env[kmsSetting]?.trim()
     const given = [
-      env[`${prefix}_RELAYER_PRIVATE_KEY`]?.trim() ? `${prefix}_RELAYER_PRIVATE_KEY` : undefined,
+      env[`${prefix}_PRIVATE_KEY`]?.trim() ? `${prefix}_PRIVATE_KEY` : undefined,
       keyLabel ? labelSetting : undefined,
       keyId ? kmsSetting : undefined,
     ].filter(Boolean)
     if (given.length > 1) {
-      problems.push(
-        `${given[1]}: the ${runtime === 'solana' ? 'Solana' : 'Sui'} relayer is one key: set only one of ${given.join(', ')}`,
-      )
+      problems.push(`${given[1]}: the ${name} relayer is one key: set only one of ${given.join(', ')}`)
       continue
     }
     if (keyLabel) {
-      edLabels.push(labelSetting)
+      labelSettings.push(labelSetting)
       if (modulePath && tokenLabel && pin)
-        ed25519[runtime] = { backend: 'pkcs11', modulePath, tokenLabel, pin, keyLabel, setting: labelSetting }
+        relayers[chainType] = [{ backend: 'pkcs11', modulePath, tokenLabel, pin, keyLabel, setting: labelSetting }]
     }
     if (keyId) {
       if (!/^[\w:/+=.@-]{1,2048}$/.test(keyId)) problems.push(`${kmsSetting}: not a KMS key id, alias or ARN`)
       else if (!region) problems.push(`KMS_REGION: required with ${kmsSetting} (or set AWS_REGION)`)
-      else ed25519[runtime] = { backend: 'kms', keyId, region, endpoint, setting: kmsSetting }
+      else relayers[chainType] = [{ backend: 'kms', keyId, region, endpoint, setting: kmsSetting }]
     }
   }
   const facilitator = readFacilitatorKeys(env, {
@@ -140,35 +164,37 @@ export function signersConfig(env: Record<string, string | undefined>): SignersC
     pin,
     region,
     endpoint,
-    relayerLabels: pkcs11Labels,
-    relayerKeyIds: keyIds,
-    labelSettings: edLabels,
+    relayerLabels: poolLabels,
+    relayerKeyIds: poolKeyIds,
+    labelSettings,
     problems,
   })
-  let pkcs11: SignersConfig['pkcs11']
-  const labelSettings = [...(pkcs11Labels.length > 0 ? ['RELAYER_PKCS11_KEY_LABELS'] : []), ...edLabels]
   if (labelSettings.length > 0 || modulePath || tokenLabel) {
-    const withLabels = labelSettings.join(' or ') || 'RELAYER_PKCS11_KEY_LABELS'
+    // Every label setting there is, for the message when none is given.
+    const everyLabel = [
+      ...pools.map((r) => `${r.heldKeys.prefix}_PKCS11_KEY_LABELS`),
+      ...single.map((r) => `${r.heldKeys.prefix}_PKCS11_KEY_LABEL`),
+      ...facilitatorKeys.map(([, prefix]) => `${prefix}_PKCS11_KEY_LABEL`),
+    ]
+    const withLabels = labelSettings.join(' or ') || everyLabel[0]
     if (labelSettings.length === 0)
       problems.push(
-        'RELAYER_PKCS11_KEY_LABELS: required with RELAYER_PKCS11_MODULE: the labels of the relayer keys in the token (or SOLANA_RELAYER_PKCS11_KEY_LABEL, SUI_RELAYER_PKCS11_KEY_LABEL, FACILITATOR_PKCS11_KEY_LABEL, FACILITATOR_SOLANA_PKCS11_KEY_LABEL)',
+        `${everyLabel[0]}: required with RELAYER_PKCS11_MODULE: the labels of the relayer keys in the token (or ${everyLabel.slice(1).join(', ')})`,
       )
     if (!modulePath)
       problems.push(`RELAYER_PKCS11_MODULE: required with ${withLabels}: the path of the token's PKCS#11 library`)
     if (!tokenLabel) problems.push(`RELAYER_PKCS11_TOKEN: required with ${withLabels}: the token's label`)
     if (!pin) problems.push(`RELAYER_PKCS11_PIN: required with ${withLabels}: the token's user PIN`)
-    if (pkcs11Labels.length > 0 && modulePath && tokenLabel && pin)
-      pkcs11 = { modulePath, tokenLabel, keyLabels: pkcs11Labels, pin }
   }
-  return {
-    value: {
-      kms: { keyIds, region, endpoint },
-      pkcs11,
-      ed25519,
-      ...(facilitator.evm || facilitator.solana ? { facilitator } : {}),
-    },
-    problems,
-  }
+  return { value: facilitator.evm || facilitator.solana ? { facilitator } : {}, relayers, problems }
+}
+
+/** A comma-separated list, each entry trimmed, the empty ones left out. */
+function list(raw: string | undefined): string[] {
+  return (raw ?? '')
+    .split(',')
+    .map((k) => k.trim())
+    .filter(Boolean)
 }
 
 /**

@@ -1,12 +1,10 @@
-// What several gateway instances share: the journal in PostgreSQL (DATABASE_URL) instead of the
-// embedded SQLite file, the rate limits in Redis (REDIS_URL) instead of each process's memory,
-// and the name each instance goes by (INSTANCE_ID). Reads its own variables and reports its own
-// problems, for loadConfig to compose.
+// What several gateway instances share besides the journal (whose engine reads its own settings:
+// src/storageEngines.ts): the rate limits in Redis (REDIS_URL) instead of each process's memory,
+// the name each instance goes by (INSTANCE_ID), retention and the relayer leases' term. Reads its
+// own variables and reports its own problems, for loadConfig to compose.
 import { hostname } from 'node:os'
 
 export type StorageConfig = {
-  /** DATABASE_URL: the journal (and x402 payments) in PostgreSQL; undefined: the SQLite journal. */
-  databaseUrl: string | undefined
   /** REDIS_URL: rate limits counted in Redis, shared by every instance; undefined: in memory. */
   redisUrl: string | undefined
   /**
@@ -21,7 +19,7 @@ export type StorageConfig = {
   retentionDays: number
   /** INSTANCE_ID: how /health names this instance (default: host name and process id). */
   instanceId: string
-  /** RELAYER_LEASE_TTL_MS: with DATABASE_URL, how long an instance's hold on a relayer key lasts unless renewed (default 15 s). */
+  /** RELAYER_LEASE_TTL_MS: with a shared journal (DATABASE_URL), how long an instance's hold on a relayer key lasts unless renewed (default 15 s). */
   relayerLeaseTtlMs: number
 }
 
@@ -29,12 +27,6 @@ export type StorageConfigResult = { value: StorageConfig; problems: string[] }
 
 export function storageConfig(env: Record<string, string | undefined>): StorageConfigResult {
   const problems: string[] = []
-  const databaseUrl = env.DATABASE_URL?.trim() || undefined
-  if (databaseUrl !== undefined && !hasScheme(databaseUrl, ['postgres:', 'postgresql:'])) {
-    problems.push('DATABASE_URL: must be a PostgreSQL URL, postgres://user:password@host:5432/database')
-  }
-  if (databaseUrl !== undefined && env.JOURNAL_PATH?.trim())
-    problems.push('JOURNAL_PATH: not used with DATABASE_URL (the journal is in PostgreSQL); set one of them')
   const redisUrl = env.REDIS_URL?.trim() || undefined
   if (redisUrl !== undefined && !hasScheme(redisUrl, ['redis:', 'rediss:']))
     problems.push('REDIS_URL: must be a Redis URL, redis://host:6379 (or rediss:// for TLS)')
@@ -50,7 +42,7 @@ export function storageConfig(env: Record<string, string | undefined>): StorageC
   const relayerLeaseTtlMs = ttlRaw ? Number(ttlRaw) : 15_000
   if (!Number.isInteger(relayerLeaseTtlMs) || relayerLeaseTtlMs < 1_000 || relayerLeaseTtlMs > 600_000)
     problems.push('RELAYER_LEASE_TTL_MS: an integer number of milliseconds from 1000 to 600000')
-  return { value: { databaseUrl, redisUrl, redisPrefix, retentionDays, instanceId, relayerLeaseTtlMs }, problems }
+  return { value: { redisUrl, redisPrefix, retentionDays, instanceId, relayerLeaseTtlMs }, problems }
 }
 
 function hasScheme(url: string, schemes: string[]): boolean {

@@ -32,7 +32,7 @@ describe('a chain reset under the journal', () => {
     // Slow reconciliation: the request path alone must get this right.
     const gateway = await startTestGateway({
       chains: [devnet.chain],
-      journal: { path: join(dir, 'a.sqlite'), synchronous: 'normal' },
+      storageOptions: { sqlite: { path: join(dir, 'a.sqlite'), synchronous: 'normal' } },
       reconcileIntervalMs: 60_000,
     })
     try {
@@ -81,7 +81,7 @@ describe('a chain reset under the journal', () => {
     let devnet = await startDevnet()
     const path = join(dir, 'b.sqlite')
     const options = {
-      journal: { path, synchronous: 'normal' as const },
+      storageOptions: { sqlite: { path, synchronous: 'normal' as const } },
       reconcileIntervalMs: 200,
       receiptTimeoutMs: 300,
     }

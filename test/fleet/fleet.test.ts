@@ -289,7 +289,8 @@ describe('a fleet of gateway instances sharing relayer keys by lease', () => {
       startTestGateway({
         chains: [devnet.chain],
         payments,
-        storage: { databaseUrl: database.url, redisUrl: undefined, instanceId, relayerLeaseTtlMs: 1_000 },
+        storageOptions: { postgres: { url: database.url } },
+        storage: { redisUrl: undefined, instanceId, relayerLeaseTtlMs: 1_000 },
       })
     const first = await start('pay-a')
     try {

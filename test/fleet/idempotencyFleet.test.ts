@@ -42,7 +42,8 @@ describe('Idempotency-Keys across two instances on one PostgreSQL journal', () =
         startTestGateway({
           chains: [devnet.chain],
           relayerPrivateKey: key as Hex,
-          storage: { databaseUrl: database.url, redisUrl: undefined, instanceId: `idem-${i}` },
+          storageOptions: { postgres: { url: database.url } },
+          storage: { redisUrl: undefined, instanceId: `idem-${i}` },
           receiptTimeoutMs: 30_000,
         }),
       ),

@@ -52,7 +52,8 @@ describe('several gateway instances on one PostgreSQL journal and one Redis', ()
       relayerKeys.map((key, i) =>
         start({
           relayerPrivateKey: key,
-          storage: { databaseUrl: database.url, redisUrl: undefined, instanceId: `gw-${i}` },
+          storageOptions: { postgres: { url: database.url } },
+          storage: { redisUrl: undefined, instanceId: `gw-${i}` },
           receiptTimeoutMs: 60_000,
           requestTimeoutMs: 120_000,
         }),
@@ -113,10 +114,11 @@ describe('several gateway instances on one PostgreSQL journal and one Redis', ()
   it('counts the rate limit in Redis, across instances: the request over the limit is refused whichever instance gets it', async () => {
     // This run's own prefix: a live gateway's counts (or another run's) on the same Redis are never read or reset.
     const redisPrefix = `test:instances:${randomBytes(6).toString('hex')}:`
-    const storage = { databaseUrl: database.url, redisUrl, redisPrefix, instanceId: 'limited' }
+    const storage = { redisUrl, redisPrefix, instanceId: 'limited' }
+    const storageOptions = { postgres: { url: database.url } }
     const two = [
-      await start({ storage, rateLimit: { max: 5, windowMs: 60_000 } }),
-      await start({ storage, rateLimit: { max: 5, windowMs: 60_000 } }),
+      await start({ storageOptions, storage, rateLimit: { max: 5, windowMs: 60_000 } }),
+      await start({ storageOptions, storage, rateLimit: { max: 5, windowMs: 60_000 } }),
     ]
     const body = await signedIntent(devnet, { nonce: '1' })
     const statuses: number[] = []
@@ -136,7 +138,7 @@ describe('several gateway instances on one PostgreSQL journal and one Redis', ()
 
   it('serves while Redis is unreachable (the limit is skipped, not every request refused)', async () => {
     const gateway = await start({
-      storage: { databaseUrl: undefined, redisUrl: 'redis://127.0.0.1:9', instanceId: 'no-redis' },
+      storage: { redisUrl: 'redis://127.0.0.1:9', instanceId: 'no-redis' },
       rateLimit: { max: 1, windowMs: 60_000 },
     })
     const body = await signedIntent(devnet, { nonce: '2' })
@@ -154,7 +156,8 @@ describe('several gateway instances on one PostgreSQL journal and one Redis', ()
     url.host = `127.0.0.1:${proxy.port}`
     const gateway = await start({
       relayerPrivateKey: relayerKeys[0] as Hex,
-      storage: { databaseUrl: url.toString(), redisUrl: undefined, instanceId: 'cut' },
+      storageOptions: { postgres: { url: url.toString() } },
+      storage: { redisUrl: undefined, instanceId: 'cut' },
     })
     const { publicClient } = createDevClients(devnet.anvil.rpcUrl, devnet.anvil.chainId)
     const relayer = mnemonicToAccount('test test test test test test test test test test test junk', {

@@ -60,7 +60,8 @@ describe('a fleet that loses Redis: rate limits open, budgets held to each insta
     const probe = await startTestGateway({
       chains: [devnet.chain],
       relayerPrivateKey: relayerKeys[0],
-      storage: { databaseUrl: database.url, redisUrl: undefined, instanceId: 'probe' },
+      storageOptions: { postgres: { url: database.url } },
+      storage: { redisUrl: undefined, instanceId: 'probe' },
     })
     // (the second: the first pays for storage the next ones find written)
     assert.equal((await execute(probe)).status, 200)
@@ -88,8 +89,8 @@ describe('a fleet that loses Redis: rate limits open, budgets held to each insta
           relayerPrivateKey: key,
           limits,
           rateLimit: { max: 1_000, windowMs: 60_000 },
+          storageOptions: { postgres: { url: database.url } },
           storage: {
-            databaseUrl: database.url,
             redisUrl: `redis://127.0.0.1:${link.port}`,
             redisPrefix: prefix,
             instanceId: `redis-down-${i}`,

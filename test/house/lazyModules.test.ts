@@ -53,7 +53,7 @@ describe('a gateway loads only what its configuration uses', () => {
 import { createLogger } from ${JSON.stringify(join(root, 'src/logging/createLogger.ts'))}
 import { testConfig } from ${JSON.stringify(join(root, 'test/support/testConfig.ts'))}
 const gateway = await createGateway({
-  config: testConfig({ chains: [${JSON.stringify(devnet.chain)}], keys: { relayerPrivateKey: ${JSON.stringify(devnetAccounts.relayer)} } }),
+  config: testConfig({ chains: [${JSON.stringify(devnet.chain)}], keys: { evm: [{ backend: 'local', secret: ${JSON.stringify(devnetAccounts.relayer)}, setting: 'RELAYER_PRIVATE_KEY' }] } }),
   logger: createLogger({ level: 'silent' }),
 })
 await gateway.app.listen({ host: '127.0.0.1', port: 0 })

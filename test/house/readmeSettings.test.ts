@@ -45,10 +45,14 @@ const notSettings = new Set([
   'SIGINT',
   'SIGTERM',
   'SIGUSR2',
-  // Prefixes that signersConfig.ts joins to a suffix (SOLANA_RELAYER_KMS_KEY_ID, FACILITATOR_KMS_KEY_ID, …).
+  // Prefixes that signersConfig.ts joins to a suffix (SOLANA_RELAYER_KMS_KEY_ID, FACILITATOR_KMS_KEY_ID, …):
+  // the runtimes' (RuntimeModule.heldKeys) and the facilitator's.
   'EVM',
   'SOLANA',
   'SUI',
+  'RELAYER',
+  'SOLANA_RELAYER',
+  'SUI_RELAYER',
   'FACILITATOR',
   'FACILITATOR_SOLANA',
   // The error code of the deploy command's invalid options (runDeployCommand.ts).

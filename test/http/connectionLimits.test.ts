@@ -12,6 +12,7 @@ import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevne
 import { createGateway, type Gateway } from '../../src/createGateway.ts'
 import { createLogger } from '../../src/logging/createLogger.ts'
 import { assertCommonHeaders } from '../support/assertCommonHeaders.ts'
+import { localKey } from '../support/relayerKeys.ts'
 import { testConfig } from '../support/testConfig.ts'
 
 type Started = Gateway & { port: number; logs: string[] }
@@ -32,7 +33,7 @@ async function startGateway(
   const gateway = await createGateway({
     config: testConfig({
       chains: [devnet.chain],
-      keys: { relayerPrivateKey: devnetAccounts.relayer },
+      keys: { evm: [localKey(devnetAccounts.relayer, 'RELAYER_PRIVATE_KEY')] },
       server: {
         maxConnections: settings.maxConnections,
         maxConnectionsPerClient: settings.maxConnectionsPerClient,

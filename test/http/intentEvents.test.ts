@@ -64,12 +64,14 @@ describe('execution events (server-sent events from the journal)', () => {
     // Two instances on one journal, each with its own relayer key.
     a = await startTestGateway({
       chains: [world.devnet.chain],
-      storage: { databaseUrl: database.url, redisUrl: undefined, instanceId: 'a' },
+      storageOptions: { postgres: { url: database.url } },
+      storage: { redisUrl: undefined, instanceId: 'a' },
       receiptTimeoutMs: 200,
     })
     b = await startTestGateway({
       chains: [world.devnet.chain],
-      storage: { databaseUrl: database.url, redisUrl: undefined, instanceId: 'b' },
+      storageOptions: { postgres: { url: database.url } },
+      storage: { redisUrl: undefined, instanceId: 'b' },
       relayerPrivateKey: devnetAccounts.other,
     })
   })

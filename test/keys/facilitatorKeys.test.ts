@@ -20,6 +20,7 @@ import { demoDollarArtifact } from '../../src/contracts/demoDollarArtifact.ts'
 import { createPkcs11Signer } from '../../src/signers/createPkcs11Signer.ts'
 import { type KmsStandIn, startKmsStandIn } from '../support/kmsStandIn.ts'
 import { payingClient } from '../support/paymentsWorld.ts'
+import { tokenKeys } from '../support/relayerKeys.ts'
 import {
   createSoftHsmToken,
   pkcs11Binding,
@@ -37,7 +38,6 @@ const skip = !softHsmModule
 
 const apiKey = 'operator-key-0123456789abcdef'
 const price = 10_000n
-const noKms = { keyIds: [], region: undefined, endpoint: undefined }
 /** The KMS stand-in's facilitator key: made from a label (not a devnet account, funded only on this test's anvil). */
 const kmsFacilitatorKey: Hex = keccak256(stringToHex('intent-gateway test: the KMS stand-in facilitator key'))
 
@@ -133,7 +133,7 @@ describe("the x402 facilitator's EVM key in a PKCS#11 token (SoftHSM2) or KMS", 
       chains: [devnet.chain],
       relayerPrivateKey: undefined,
       auth,
-      signers: { kms: noKms, pkcs11: { ...token, keyLabels: ['relayer-1'] } },
+      heldRelayerKeys: tokenKeys(token, ['relayer-1']),
       payments: paymentsWith({
         kind: 'local',
         evmKey: { backend: 'pkcs11', ...token, keyLabel: 'facilitator', setting: 'FACILITATOR_PKCS11_KEY_LABEL' },

@@ -8,6 +8,7 @@ import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { createPkcs11Signer } from '../../src/signers/createPkcs11Signer.ts'
 import { assertCommonHeaders } from '../support/assertCommonHeaders.ts'
 import { chainEnv } from '../support/gatewayProcess.ts'
+import { tokenKeys } from '../support/relayerKeys.ts'
 import { runGateway } from '../support/runGateway.ts'
 import {
   createSoftHsmToken,
@@ -53,10 +54,7 @@ describe('relayer keys in a PKCS#11 token (SoftHSM2)', {
     gateway = await startTestGateway({
       chains: [world.devnet.chain],
       relayerPrivateKey: undefined,
-      signers: {
-        kms: { keyIds: [], region: undefined, endpoint: undefined },
-        pkcs11: { ...token, keyLabels: ['relayer-1'] },
-      },
+      heldRelayerKeys: tokenKeys(token, ['relayer-1']),
     })
   })
   after(async () => {
@@ -98,12 +96,12 @@ describe('relayer keys in a PKCS#11 token (SoftHSM2)', {
   })
 
   it('refuses to start with a label the token does not hold, or (in a process of its own) a wrong PIN, naming the setting', async () => {
-    const pkcs11 = { modulePath: token.modulePath, tokenLabel: token.tokenLabel, pin: token.pin, keyLabels: ['nope'] }
+    const heldRelayerKeys = tokenKeys(token, ['nope'])
     await assert.rejects(
       startTestGateway({
         chains: [world.devnet.chain],
         relayerPrivateKey: undefined,
-        signers: { kms: { keyIds: [], region: undefined, endpoint: undefined }, pkcs11 },
+        heldRelayerKeys,
       }),
       (err: Error & { problems?: string[] }) => {
         assert.match(

@@ -12,6 +12,7 @@ import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { createKmsSigner } from '../../src/signers/createKmsSigner.ts'
 import { assertCommonHeaders } from '../support/assertCommonHeaders.ts'
 import { type KmsStandIn, startKmsStandIn } from '../support/kmsStandIn.ts'
+import { kmsKeys } from '../support/relayerKeys.ts'
 import {
   post,
   request,
@@ -49,7 +50,7 @@ describe('relayer keys in KMS (against a KMS stand-in)', () => {
     gateway = await startTestGateway({
       chains: [world.devnet.chain],
       relayerPrivateKey: undefined,
-      signers: { kms: { keyIds: ['alias/relayer'], region: 'us-east-1', endpoint: kms.endpoint } },
+      heldRelayerKeys: kmsKeys(['alias/relayer'], 'us-east-1', kms.endpoint),
     })
   })
   after(async () => {
@@ -156,7 +157,7 @@ describe('relayer keys in KMS (against a KMS stand-in)', () => {
       startTestGateway({
         chains: [world.devnet.chain],
         relayerPrivateKey: undefined,
-        signers: { kms: { keyIds: ['alias/missing'], region: 'us-east-1', endpoint: kms.endpoint } },
+        heldRelayerKeys: kmsKeys(['alias/missing'], 'us-east-1', kms.endpoint),
       }),
       (err: Error & { problems?: string[] }) => {
         assert.match(

@@ -66,7 +66,11 @@ describe('the Solana relayer key in a PKCS#11 token (SoftHSM2, LiteSVM)', { skip
     ) as Address
     await devnet.rpc.requestAirdrop(relayer, 10_000_000_000n as never).send()
     const config = loadConfig(envFor(token, token.pin))
-    assert.equal(config.keys.solanaRelayerPrivateKey, undefined, 'no key in the process')
+    assert.deepEqual(
+      config.keys.solana?.map((k) => k.backend),
+      ['pkcs11'],
+      'no key in the process',
+    )
     gateway = await createGateway({
       config: { ...config, rpc: { ...config.rpc, timeoutMs: 5_000 } },
       logger: createLogger({ level: 'info', destination: { write: (line: string) => void logs.push(line) } }),

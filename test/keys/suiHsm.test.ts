@@ -65,7 +65,11 @@ describe('the Sui relayer key in a PKCS#11 token (SoftHSM2, Sui stand-in)', { sk
       PORT: '0',
       JOURNAL_PATH: ':memory:',
     })
-    assert.equal(config.keys.suiRelayerPrivateKey, undefined, 'no key in the process')
+    assert.deepEqual(
+      config.keys.sui?.map((k) => k.backend),
+      ['pkcs11'],
+      'no key in the process',
+    )
     gateway = await createGateway({
       config: { ...config, rpc: { ...config.rpc, timeoutMs: 2_000 } },
       logger: createLogger({ level: 'info', destination: { write: (line: string) => void logs.push(line) } }),

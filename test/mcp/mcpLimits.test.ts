@@ -279,7 +279,6 @@ describe('MCP tool calls and the rate limit in Redis, shared by two instances', 
   before(async () => {
     devnet = await startDevnet()
     const storage = (instanceId: string) => ({
-      databaseUrl: undefined,
       redisUrl: `${redisUrl}?keyPrefix=${encodeURIComponent(prefix)}`,
       instanceId,
     })
@@ -344,7 +343,7 @@ describe('MCP tool calls and the rate limit in Redis, shared by two instances', 
     const unreachable = await startTestGateway({
       chains: [devnet.chain],
       rateLimit: { max: 1, windowMs: 60_000 },
-      storage: { databaseUrl: undefined, redisUrl: 'redis://127.0.0.1:9', instanceId: 'mcp-no-redis' },
+      storage: { redisUrl: 'redis://127.0.0.1:9', instanceId: 'mcp-no-redis' },
     })
     try {
       const batch = await rawMcp(

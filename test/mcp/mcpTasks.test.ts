@@ -51,7 +51,7 @@ describe('MCP Tasks: execute_intent followed with tasks/get', () => {
       chains: [devnet.chain],
       receiptTimeoutMs: 300,
       reconcileIntervalMs: 200,
-      journal: { path: journalPath, synchronous: 'full' },
+      storageOptions: { sqlite: { path: journalPath, synchronous: 'full' } },
     })
 
   before(async () => {
@@ -163,7 +163,8 @@ describe('MCP Tasks: execute_intent followed with tasks/get', () => {
         chains: [devnet.chain],
         receiptTimeoutMs: 300,
         reconcileIntervalMs: 200,
-        storage: { databaseUrl: database.url, redisUrl: undefined, instanceId, relayerLeaseTtlMs: 1_000 },
+        storageOptions: { postgres: { url: database.url } },
+        storage: { redisUrl: undefined, instanceId, relayerLeaseTtlMs: 1_000 },
       })
     const a = await startOn('tasks-a')
     try {

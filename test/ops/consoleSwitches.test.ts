@@ -14,6 +14,7 @@ import { createGateway, type Gateway } from '../../src/createGateway.ts'
 import { hashApiKey } from '../../src/crypto/hashApiKey.ts'
 import { createLogger } from '../../src/logging/createLogger.ts'
 import { rawRequest } from '../support/rawRequest.ts'
+import { localKey } from '../support/relayerKeys.ts'
 import { testConfig } from '../support/testConfig.ts'
 import { post, request, signedIntent } from '../support/testGateway.ts'
 
@@ -40,7 +41,7 @@ describe('operator console switches', () => {
       config: testConfig({
         production: false,
         chains: [devnet.chain],
-        keys: { relayerPrivateKey: devnetAccounts.relayer },
+        keys: { evm: [localKey(devnetAccounts.relayer, 'RELAYER_PRIVATE_KEY')] },
         auth: { keyHashes: [hashApiKey(agentKey)], requireForValidate: false },
         execution: { receiptTimeoutMs: 10_000 },
         rpc: { timeoutMs: 2_000, pollMs: 20 },

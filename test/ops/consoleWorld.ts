@@ -10,6 +10,7 @@ import { opsConfig } from '../../src/config/opsConfig.ts'
 import { createGateway, type Gateway } from '../../src/createGateway.ts'
 import { hashApiKey } from '../../src/crypto/hashApiKey.ts'
 import { createLogger } from '../../src/logging/createLogger.ts'
+import { localKey } from '../support/relayerKeys.ts'
 import { testConfig } from '../support/testConfig.ts'
 import { signedIntent } from '../support/testGateway.ts'
 
@@ -54,15 +55,15 @@ export async function startConsoleGateway({
     config: testConfig({
       production: false,
       chains: [devnet.chain],
-      keys: { relayerPrivateKey: devnetAccounts.relayer },
+      keys: { evm: [localKey(devnetAccounts.relayer, 'RELAYER_PRIVATE_KEY')] },
       auth: { keyHashes: agentKeys.map(hashApiKey), requireForValidate: false },
       rateLimit: { max: rateLimitMax, windowMs: 60_000 },
       execution: { receiptTimeoutMs: 20_000 },
       rpc: { timeoutMs: 2_000, pollMs: 20 },
       ...(storage
         ? {
+            storageOptions: { postgres: { url: storage.databaseUrl } },
             storage: {
-              databaseUrl: storage.databaseUrl,
               redisUrl: undefined,
               instanceId: storage.instanceId,
               relayerLeaseTtlMs: 1_000,

@@ -122,7 +122,7 @@ describe('journal upgrade and the EVM nonce floor, against anvil', () => {
 
     const gateway = await startTestGateway({
       chains: [devnet.chain],
-      journal: { path, synchronous: 'full' },
+      storageOptions: { sqlite: { path, synchronous: 'full' } },
       reconcileIntervalMs: 200,
     })
     try {

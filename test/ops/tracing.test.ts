@@ -17,6 +17,7 @@ import { hashApiKey } from '../../src/crypto/hashApiKey.ts'
 import { createLogger } from '../../src/logging/createLogger.ts'
 import { createTracing } from '../../src/tracing/createTracing.ts'
 import { payingClient } from '../support/paymentsWorld.ts'
+import { localKey } from '../support/relayerKeys.ts'
 import { testConfig } from '../support/testConfig.ts'
 import { demoIntent, post, signedIntent } from '../support/testGateway.ts'
 
@@ -42,7 +43,7 @@ describe('tracing (OpenTelemetry)', () => {
     const gateway = await createGateway({
       config: testConfig({
         chains: [devnet.chain],
-        keys: { relayerPrivateKey: devnetAccounts.relayer },
+        keys: { evm: [localKey(devnetAccounts.relayer, 'RELAYER_PRIVATE_KEY')] },
         auth: { keyHashes: [hashApiKey(apiKey)], requireForValidate: false },
         payments: devnet.payments,
         execution: { receiptTimeoutMs: 10_000 },

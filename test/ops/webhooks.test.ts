@@ -81,15 +81,18 @@ describe('signed webhooks of execution events', () => {
     cleanup.push(() => database.drop())
     const receiver = await startReceiver()
     cleanup.push(receiver.close)
-    const storage = (instanceId: string) => ({ databaseUrl: database.url, redisUrl: undefined, instanceId })
+    const storage = (instanceId: string) => ({ redisUrl: undefined, instanceId })
+    const storageOptions = { postgres: { url: database.url } }
     const a = await startTestGateway({
       chains: [world.devnet.chain],
+      storageOptions,
       storage: storage('a'),
       webhooks: config([receiver.url]),
     })
     cleanup.push(() => a.close())
     const b = await startTestGateway({
       chains: [world.devnet.chain],
+      storageOptions,
       storage: storage('b'),
       relayerPrivateKey: devnetAccounts.other,
       webhooks: config([receiver.url]),

@@ -135,17 +135,20 @@ describe('webhook endpoints per API key', () => {
   it('sends an execution without a key to the global endpoints only, from whichever instance of a fleet sent it', async () => {
     const database: TestDatabase = await createTestDatabase('webhooks_by_key')
     cleanup.push(() => database.drop())
-    const storage = (instanceId: string) => ({ databaseUrl: database.url, redisUrl: undefined, instanceId })
+    const storage = (instanceId: string) => ({ redisUrl: undefined, instanceId })
+    const storageOptions = { postgres: { url: database.url } }
     const before = { everyone: everyone.deliveries.length, a: a.deliveries.length, b: b.deliveries.length }
     // The instance with the settings delivers; the other, open (no API keys), sends an execution without a key.
     const keyed = await startTestGateway({
       chains: [world.devnet.chain],
       auth,
+      storageOptions,
       storage: storage('keyed'),
       webhooks: config,
     })
     const open = await startTestGateway({
       chains: [world.devnet.chain],
+      storageOptions,
       storage: storage('open'),
       relayerPrivateKey: devnetAccounts.other,
     })
@@ -192,7 +195,7 @@ describe('webhook endpoints per API key', () => {
     const first = await startTestGateway({
       chains: [world.devnet.chain],
       auth,
-      journal,
+      storageOptions: { sqlite: journal },
       webhooks: { ...config, urls: [], byKey: { [idA]: { urls: [leaving.url] } }, retryBaseMs: 300 },
     })
     let intentHash: string
@@ -216,7 +219,7 @@ describe('webhook endpoints per API key', () => {
     const second = await startTestGateway({
       chains: [world.devnet.chain],
       auth,
-      journal,
+      storageOptions: { sqlite: journal },
       webhooks: { ...config, byKey: { [idB]: { urls: [b.url], secret: secretB } } },
     })
     try {

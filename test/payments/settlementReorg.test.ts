@@ -104,7 +104,10 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         confirmations: 3,
         reconcileIntervalMs: 200,
         ...(database
-          ? { storage: { databaseUrl: database.url, redisUrl: undefined, instanceId: 'settlement-reorg' } }
+          ? {
+              storageOptions: { postgres: { url: database.url } },
+              storage: { redisUrl: undefined, instanceId: 'settlement-reorg' },
+            }
           : {}),
       })
     })

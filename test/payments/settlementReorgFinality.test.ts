@@ -11,6 +11,7 @@ import type { SolanaDevnet } from '../../src/chains/solana/devnet/startSolanaDev
 import { opsConfig } from '../../src/config/opsConfig.ts'
 import { createGateway, type Gateway } from '../../src/createGateway.ts'
 import { createLogger } from '../../src/logging/createLogger.ts'
+import { localKey } from '../support/relayerKeys.ts'
 import {
   type SolanaGateway,
   solanaAdapterFor,
@@ -35,7 +36,7 @@ describe('finality rules in GET /chains', () => {
         config: testConfig({
           production: false,
           chains: [devnet.chain],
-          keys: { relayerPrivateKey: devnetAccounts.relayer },
+          keys: { evm: [localKey(devnetAccounts.relayer, 'RELAYER_PRIVATE_KEY')] },
           execution: { receiptTimeoutMs: 10_000, confirmations: 3 },
           rpc: { timeoutMs: 2_000, pollMs: 20 },
           ops,

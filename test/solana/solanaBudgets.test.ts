@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test'
 import { type Address, createKeyPairSignerFromPrivateKeyBytes } from '@solana/kit'
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http'
 import type { SolanaDevnet } from '../../src/chains/solana/devnet/startSolanaDevnet.ts'
+import { defaultSolanaOptions } from '../../src/chains/solana/solanaOptions.ts'
 import type { ExecutionGuardConfig } from '../../src/config/limitsConfig.ts'
 import { limitsConfig } from '../../src/config/limitsConfig.ts'
 import type { PaymentsConfig } from '../../src/config/paymentsConfig.ts'
@@ -16,6 +17,7 @@ import { createLogger } from '../../src/logging/createLogger.ts'
 import type { SignedExecution } from '../../src/ports/chainAdapter.ts'
 import { openJournal } from '../../src/store/sqlite/openJournal.ts'
 import { assertCommonHeaders } from '../support/assertCommonHeaders.ts'
+import { localKey } from '../support/relayerKeys.ts'
 import { demoIntents, solanaAdapterFor, startSolanaDevnet } from '../support/solanaGateway.ts'
 import { signedSolanaIntent, solanaChainOf, solanaPayingClient } from '../support/solanaPayments.ts'
 import { testConfig } from '../support/testConfig.ts'
@@ -42,11 +44,8 @@ describe('Solana executions count toward the budgets (issue 40, item 5)', () => 
     const gateway = await createGateway({
       config: testConfig({
         chains: [solanaChainOf(devnet)],
-        keys: {
-          relayerPrivateKeys: [],
-          solanaRelayerPrivateKey: devnet.relayerSecretKey,
-          solanaSimulationFeePayer: devnet.simulationFeePayer,
-        },
+        keys: { evm: [], solana: [localKey(devnet.relayerSecretKey, 'SOLANA_RELAYER_PRIVATE_KEY')] },
+        runtimeOptions: { solana: { ...defaultSolanaOptions, simulationFeePayer: devnet.simulationFeePayer } },
         payments,
         limits: guard,
         execution: { reconcileIntervalMs: 200, receiptTimeoutMs: 5_000 },

@@ -11,12 +11,14 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { Address } from '@solana/kit'
 import type { SolanaDevnet } from '../../src/chains/solana/devnet/startSolanaDevnet.ts'
+import { defaultSolanaOptions } from '../../src/chains/solana/solanaOptions.ts'
 import { createGateway, type Gateway } from '../../src/createGateway.ts'
 import { createReconciler } from '../../src/intents/createReconciler.ts'
 import { createLogger } from '../../src/logging/createLogger.ts'
 import type { SignedExecution } from '../../src/ports/chainAdapter.ts'
 import type { Intent } from '../../src/ports/intent.ts'
 import { createTestDatabase, type TestDatabase } from '../support/postgresDatabase.ts'
+import { localKey } from '../support/relayerKeys.ts'
 import { demoIntents, quietLogger, solanaAdapterFor, startSolanaDevnet } from '../support/solanaGateway.ts'
 import { testConfig } from '../support/testConfig.ts'
 import { post } from '../support/testGateway.ts'
@@ -43,11 +45,10 @@ describe('two gateway instances, one PostgreSQL journal, one Solana relayer key'
               registry: devnet.config,
             },
           ],
-          keys: {
-            solanaRelayerPrivateKey: devnet.relayerSecretKey,
-            solanaSimulationFeePayer: devnet.simulationFeePayer,
-          },
-          storage: { databaseUrl: database.url, redisUrl: undefined, instanceId },
+          keys: { solana: [localKey(devnet.relayerSecretKey, 'SOLANA_RELAYER_PRIVATE_KEY')] },
+          runtimeOptions: { solana: { ...defaultSolanaOptions, simulationFeePayer: devnet.simulationFeePayer } },
+          storageOptions: { postgres: { url: database.url } },
+          storage: { redisUrl: undefined, instanceId },
           execution: { receiptTimeoutMs: 20_000, reconcileIntervalMs: 60_000 },
           rpc: { timeoutMs: 5_000, pollMs: 20 },
         }),

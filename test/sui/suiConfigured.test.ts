@@ -11,6 +11,7 @@ import { parseIntent } from '../../src/intents/parseIntent.ts'
 import { createLogger } from '../../src/logging/createLogger.ts'
 import { loadConfig } from '../../src/runtimes.ts'
 import { assertCommonHeaders } from '../support/assertCommonHeaders.ts'
+import { localKey } from '../support/relayerKeys.ts'
 import { suiRelayer, suiSender } from '../support/suiGateway.ts'
 import { type SuiStandIn, startSuiStandIn } from '../support/suiStandIn.ts'
 import { post, request } from '../support/testGateway.ts'
@@ -32,7 +33,7 @@ describe('a Sui chain from the configuration (stand-in node; Move not compiled o
       PORT: '0',
       JOURNAL_PATH: ':memory:',
     })
-    assert.equal(config.keys.suiRelayerPrivateKey, suiRelayer.getSecretKey())
+    assert.deepEqual(config.keys.sui, [localKey(suiRelayer.getSecretKey(), 'SUI_RELAYER_PRIVATE_KEY')])
     gateway = await createGateway({
       config: { ...config, rpc: { ...config.rpc, timeoutMs: 2_000 } },
       logger: createLogger({ level: 'silent' }),

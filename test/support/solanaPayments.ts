@@ -7,6 +7,7 @@ import { wrapFetchWithPayment, x402Client, x402HTTPClient } from '@x402/fetch'
 import { ExactSvmScheme } from '@x402/svm/exact/client'
 import type { SolanaDevnet } from '../../src/chains/solana/devnet/startSolanaDevnet.ts'
 import { ed25519Seed } from '../../src/chains/solana/ed25519Seed.ts'
+import { defaultSolanaOptions } from '../../src/chains/solana/solanaOptions.ts'
 import { createSolanaRuntime } from '../../src/chains/solana/solanaRuntime.ts'
 import type { ChainConfig } from '../../src/config/gatewayConfig.ts'
 import type { ExecutionGuardConfig } from '../../src/config/limitsConfig.ts'
@@ -16,6 +17,7 @@ import type { WebhooksConfig } from '../../src/config/webhooksConfig.ts'
 import { createGateway } from '../../src/createGateway.ts'
 import { createLogger } from '../../src/logging/createLogger.ts'
 import type { Intent } from '../../src/ports/intent.ts'
+import { localKey } from './relayerKeys.ts'
 import { testConfig } from './testConfig.ts'
 import type { TestGateway } from './testGateway.ts'
 
@@ -96,16 +98,15 @@ export async function startSolanaPaidGateway(
     config: testConfig({
       chains: [solanaChainOf(devnet, rpcUrl), ...otherChains],
       keys: {
-        relayerPrivateKey,
-        relayerPrivateKeys: relayerPrivateKey ? [relayerPrivateKey] : [],
-        solanaRelayerPrivateKey: devnet.relayerSecretKey,
-        solanaSimulationFeePayer: devnet.simulationFeePayer,
+        evm: relayerPrivateKey ? [localKey(relayerPrivateKey, 'RELAYER_PRIVATE_KEY')] : [],
+        solana: [localKey(devnet.relayerSecretKey, 'SOLANA_RELAYER_PRIVATE_KEY')],
       },
+      runtimeOptions: { solana: { ...defaultSolanaOptions, simulationFeePayer: devnet.simulationFeePayer } },
       payments,
       ...(limits ? { limits } : {}),
       ...(webhooks ? { webhooks } : {}),
       ...(storage ? { storage } : {}),
-      ...(journalPath ? { journal: { path: journalPath, synchronous: 'full' } } : {}),
+      ...(journalPath ? { storageOptions: { sqlite: { path: journalPath, synchronous: 'full' } } } : {}),
       execution: { reconcileIntervalMs, receiptTimeoutMs },
       rpc: { timeoutMs: rpcTimeoutMs, pollMs: 20 },
       // Every test client is 127.0.0.1: one client may hold every connection.

@@ -14,7 +14,8 @@ type Group =
   | 'auth'
   | 'rateLimit'
   | 'limits'
-  | 'journal'
+  | 'storageOptions'
+  | 'runtimeOptions'
   | 'interfaces'
 
 /** A test's settings: whole values, or part of a group. */
@@ -32,7 +33,8 @@ const groups: readonly Group[] = [
   'auth',
   'rateLimit',
   'limits',
-  'journal',
+  'storageOptions',
+  'runtimeOptions',
   'interfaces',
 ]
 

@@ -13,12 +13,15 @@ import type { InterfacesConfig } from '../../src/config/interfacesConfig.ts'
 import type { ExecutionGuardConfig } from '../../src/config/limitsConfig.ts'
 import type { OAuthConfig } from '../../src/config/oauthConfig.ts'
 import type { PaymentsConfig } from '../../src/config/paymentsConfig.ts'
-import type { SignersConfig } from '../../src/config/signersConfig.ts'
+import type { EvmKeySource, SignersConfig } from '../../src/config/signersConfig.ts'
 import type { StorageConfig } from '../../src/config/storageConfig.ts'
 import type { WebhooksConfig } from '../../src/config/webhooksConfig.ts'
 import { demoCounterArtifact } from '../../src/contracts/demoCounterArtifact.ts'
 import { createGateway, type Gateway } from '../../src/createGateway.ts'
 import { createLogger } from '../../src/logging/createLogger.ts'
+import type { PostgresSettings } from '../../src/store/postgres/postgresSettings.ts'
+import type { SqliteSettings } from '../../src/store/sqlite/sqliteSettings.ts'
+import { localKey } from './relayerKeys.ts'
 import { testConfig } from './testConfig.ts'
 
 export type TestGateway = Gateway & { baseUrl: string; logs: string[] }
@@ -44,7 +47,8 @@ export async function startTestGateway(params: {
   /** OAuth access tokens beside the API keys (config/oauthConfig.ts: readOAuthConfig). */
   oauth?: OAuthConfig
   rateLimit?: { max: number; windowMs: number }
-  journal?: { path: string; synchronous: 'full' | 'normal' }
+  /** The storage engines' own settings, over the defaults: `{ sqlite: { path, synchronous } }`, `{ postgres: { url } }`. */
+  storageOptions?: { sqlite?: SqliteSettings; postgres?: PostgresSettings }
   reconcileIntervalMs?: number
   requireSignedIntents?: boolean
   maxGasPerExecution?: number
@@ -58,16 +62,20 @@ export async function startTestGateway(params: {
   limits?: ExecutionGuardConfig
   webhooks?: WebhooksConfig
   signers?: SignersConfig
+  /** EVM relayer keys held in a token or KMS (relayerKeys.ts), joined to the pool after `relayerPrivateKey`. */
+  heldRelayerKeys?: EvmKeySource[]
 }): Promise<TestGateway> {
   const logs: string[] = []
   const logger = createLogger({ level: 'info', destination: { write: (line: string) => void logs.push(line) } })
   const defaults = testConfig({})
+  const relayerKey = 'relayerPrivateKey' in params ? params.relayerPrivateKey : devnetAccounts.relayer
+  const evmLocal = relayerKey ? [localKey(relayerKey, 'RELAYER_PRIVATE_KEY')] : []
   const gateway = await createGateway({
     config: testConfig({
       production: params.production ?? false,
       chains: params.chains,
       defaultChainId: params.defaultChainId,
-      keys: { relayerPrivateKey: 'relayerPrivateKey' in params ? params.relayerPrivateKey : devnetAccounts.relayer },
+      keys: { evm: [...evmLocal, ...(params.heldRelayerKeys ?? [])] },
       server: {
         bodyLimit: params.bodyLimit ?? 64 * 1024,
         // Every test client is 127.0.0.1: one client may hold every connection.
@@ -109,7 +117,7 @@ export async function startTestGateway(params: {
         auth: params.auth,
         oauth: params.oauth,
         rateLimit: params.rateLimit,
-        journal: params.journal,
+        storageOptions: params.storageOptions && { ...defaults.storageOptions, ...params.storageOptions },
         payments: params.payments,
         interfaces:
           params.metricsToken === undefined

@@ -2,6 +2,7 @@
 // (in the process, in KMS, in a PKCS#11 token) shared by every chain, one adapter per chain.
 import type { ChainConfig } from '../../config/gatewayConfig.ts'
 import type { RuntimeChains, RuntimeContext } from '../../config/runtimeModule.ts'
+import type { EvmKeySource } from '../../config/signersConfig.ts'
 import { openEvmRelayerKeys } from '../../signers/openEvmRelayerKeys.ts'
 import { createEvmAdapter } from './createEvmAdapter.ts'
 import { createChainList } from './discovery/createChainList.ts'
@@ -17,12 +18,9 @@ export async function createEvmChains(
   const needsDiscovery = configs.some((c) => c.rpcUrls.length === 0)
   const chainList = needsDiscovery ? createChainList({ ...options.chainList, logger }) : undefined
   const chains = await resolveChains({ chains: configs, chainList, production: settings.production, logger })
-  const relayerKeys =
-    settings.keys.relayerPrivateKeys && settings.keys.relayerPrivateKeys.length > 0
-      ? settings.keys.relayerPrivateKeys
-      : settings.keys.relayerPrivateKey
-        ? [settings.keys.relayerPrivateKey]
-        : []
+  // Its keys (config: GatewayConfig.keys.evm): those in the process first, then those held outside it.
+  const sources = (settings.keys.evm ?? []) as readonly EvmKeySource[]
+  const relayerKeys = sources.flatMap((k) => (k.backend === 'local' ? [k.secret] : []))
   for (const chain of chains) {
     if (chain.readOnly && relayerKeys.length > 0) {
       logger.warn(
@@ -32,7 +30,7 @@ export async function createEvmChains(
     }
   }
   // Keys that never enter the process (KMS, a PKCS#11 token), opened through signers/: their addresses are read at start-up.
-  const remoteAccounts = await openEvmRelayerKeys(settings.signers)
+  const remoteAccounts = await openEvmRelayerKeys(sources.filter((k) => k.backend !== 'local'))
   if (remoteAccounts.length > 0)
     logger.info(
       { relayers: remoteAccounts.map((a) => ({ address: a.address, signer: a.backend })) },

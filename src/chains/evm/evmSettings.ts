@@ -3,16 +3,17 @@
 import { type Address, type Hex, isHex } from 'viem'
 import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts'
 import type { Env } from '../../config/gatewayConfig.ts'
+import type { EvmKeySource } from '../../config/signersConfig.ts'
 
 /** The mnemonic behind anvil's funded accounts: public, so never a production relayer. */
 const devnetMnemonic = 'test test test test test test test test test test test junk'
 
 /**
  * RELAYER_PRIVATE_KEY and RELAYER_PRIVATE_KEYS (comma-separated: a pool of keys, each its own
- * nonce sequence): the EVM relayer keys, in that order, each key once.
+ * nonce sequence): the EVM relayer keys held in the process, in that order, each key once.
  */
-export function readRelayerKeys(env: Env, production: boolean, problems: string[]): Hex[] {
-  const keys: Hex[] = []
+export function readRelayerKeys(env: Env, production: boolean, problems: string[]): EvmKeySource[] {
+  const keys: EvmKeySource[] = []
   const seen = new Set<string>()
   const one = env.RELAYER_PRIVATE_KEY?.trim()
   const many = (env.RELAYER_PRIVATE_KEYS ?? '')
@@ -28,7 +29,7 @@ export function readRelayerKeys(env: Env, production: boolean, problems: string[
     const address = privateKeyToAccount(key).address
     if (seen.has(address)) continue
     seen.add(address)
-    keys.push(key)
+    keys.push({ backend: 'local', secret: key, setting: name })
   }
   return keys
 }

@@ -20,15 +20,12 @@ export const evmModule: RuntimeModule = {
     return undefined
   },
   discoversEndpoints: true,
-  readSettings(env, { production, problems }) {
-    const relayerPrivateKeys = readRelayerKeys(env, production, problems)
-    return { relayerPrivateKey: relayerPrivateKeys[0], relayerPrivateKeys, options: readEvmOptions(env, problems) }
-  },
-  hasRelayer: (config) =>
-    (config.keys.relayerPrivateKeys?.length ?? 0) > 0 ||
-    config.keys.relayerPrivateKey !== undefined ||
-    config.signers.kms.keyIds.length > 0 ||
-    config.signers.pkcs11 !== undefined,
+  readSettings: (env, { production, problems }) => ({
+    keys: readRelayerKeys(env, production, problems),
+    options: readEvmOptions(env, problems),
+  }),
+  // RELAYER_KMS_KEY_IDS, RELAYER_PKCS11_KEY_LABELS: joined to the pool after the keys in the process.
+  heldKeys: { prefix: 'RELAYER', many: true },
   async createChains(chains, context) {
     // viem's clients, discovery and the signers are loaded only when an EVM chain is configured.
     const { createEvmChains } = await import('./createEvmChains.ts')

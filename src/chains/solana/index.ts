@@ -1,8 +1,10 @@
 // The Solana runtime as the gateway composes it (config/runtimeModule.ts): solana chains (CAIP-2
 // by genesis hash), the relayer key SOLANA_RELAYER_PRIVATE_KEY (or one held outside the process:
-// config/signersConfig.ts), the priority-fee ceiling
-// SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS (solanaOptions.ts), and LiteSVM as the devnet.
+// config/signersConfig.ts), the priority-fee ceiling SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS and the
+// simulation fee payer SOLANA_SIMULATION_FEE_PAYER (solanaOptions.ts), and LiteSVM as the devnet.
 import type { RuntimeModule } from '../../config/runtimeModule.ts'
+import type { Ed25519KeySource } from '../../config/signersConfig.ts'
+import { heldFirst } from '../heldFirst.ts'
 import { readSolanaOptions, type SolanaOptions } from './solanaOptions.ts'
 import { solanaRelayerKey } from './solanaRelayerKey.ts'
 import { solanaRuntime } from './solanaRuntime.ts'
@@ -20,21 +22,23 @@ export const solanaModule: RuntimeModule = {
   readSettings(env, { production, problems }) {
     const relayer = solanaRelayerKey(env.SOLANA_RELAYER_PRIVATE_KEY, { production })
     if (!relayer.ok) problems.push(relayer.problem)
-    const solanaSimulationFeePayer = env.SOLANA_SIMULATION_FEE_PAYER?.trim() || undefined
-    const payerProblem = solanaSimulationFeePayer && solanaRuntime.checkAddress(solanaSimulationFeePayer)
-    if (payerProblem) problems.push(`SOLANA_SIMULATION_FEE_PAYER: ${payerProblem}`)
     const options = readSolanaOptions(env, problems)
-    return { solanaRelayerPrivateKey: relayer.ok ? relayer.key : undefined, solanaSimulationFeePayer, options }
+    const keys: Ed25519KeySource[] =
+      relayer.ok && relayer.key
+        ? [{ backend: 'local', secret: relayer.key, setting: 'SOLANA_RELAYER_PRIVATE_KEY' }]
+        : []
+    return { keys, options }
   },
-  hasRelayer: (config) =>
-    config.keys.solanaRelayerPrivateKey !== undefined || config.signers.ed25519?.solana !== undefined,
+  // SOLANA_RELAYER_PKCS11_KEY_LABEL or SOLANA_RELAYER_KMS_KEY_ID: one key, instead of SOLANA_RELAYER_PRIVATE_KEY.
+  heldKeys: { prefix: 'SOLANA_RELAYER', many: false },
   async createChains(chains, { settings, logger, rpcRecorder }) {
     // Solana's SDK is loaded only when a Solana chain is configured.
     const { createSolanaAdapter } = await import('./createSolanaAdapter.ts')
+    const source = heldFirst(settings.keys.solana) as Ed25519KeySource | undefined
+    const options = settings.runtimeOptions?.solana as SolanaOptions | undefined
     // A relayer key outside the process (SOLANA_RELAYER_PKCS11_KEY_LABEL, SOLANA_RELAYER_KMS_KEY_ID): its public key read once, shared by every chain.
-    const source = settings.signers?.ed25519?.solana
     const relayerSigner =
-      source && chains.length > 0
+      source && source.backend !== 'local' && chains.length > 0
         ? await (await import('../../signers/createEd25519Signer.ts')).createEd25519Signer(source)
         : undefined
     if (relayerSigner)
@@ -50,11 +54,11 @@ export const solanaModule: RuntimeModule = {
         },
         rpcTimeoutMs: settings.rpc.timeoutMs,
         logger,
-        simulationFeePayer: settings.keys.solanaSimulationFeePayer as never,
-        relayerSecretKey: relayerSigner ? undefined : settings.keys.solanaRelayerPrivateKey,
+        simulationFeePayer: options?.simulationFeePayer as never,
+        relayerSecretKey: source?.backend === 'local' ? source.secret : undefined,
         relayerSigner,
         rpcRecorder,
-        options: settings.runtimeOptions?.solana as SolanaOptions | undefined,
+        options,
       }),
     )
     // The in-process x402 facilitator settles Solana payments through each chain's first (trusted) endpoint.

@@ -1,6 +1,8 @@
 // The Solana runtime's own settings beyond its keys (GatewayConfig.runtimeOptions.solana): the
-// priority-fee ceiling. Read from the environment by readSolanaOptions, at start-up only.
+// priority-fee ceiling and the simulation fee payer. Read from the environment by
+// readSolanaOptions, at start-up only.
 import type { Env } from '../../config/gatewayConfig.ts'
+import { solanaRuntime } from './solanaRuntime.ts'
 
 export type SolanaOptions = {
   /**
@@ -9,6 +11,11 @@ export type SolanaOptions = {
    * priority fee at all.
    */
   maxPriorityFeeMicroLamports: number
+  /**
+   * SOLANA_SIMULATION_FEE_PAYER: a funded account named as fee payer of validate simulations
+   * (nothing is signed or paid; not a key). Absent: the relayer's, when there is one.
+   */
+  simulationFeePayer?: string | undefined
 }
 
 /** 1 lamport per compute unit: 0.0002 SOL for a 200,000-unit execute at the most. */
@@ -18,14 +25,18 @@ export const defaultSolanaOptions: SolanaOptions = { maxPriorityFeeMicroLamports
 const maxCeiling = 1_000_000_000_000
 
 export function readSolanaOptions(env: Env, problems: string[]): SolanaOptions {
+  const simulationFeePayer = env.SOLANA_SIMULATION_FEE_PAYER?.trim() || undefined
+  const payerProblem = simulationFeePayer && solanaRuntime.checkAddress(simulationFeePayer)
+  if (payerProblem) problems.push(`SOLANA_SIMULATION_FEE_PAYER: ${payerProblem}`)
+  const payer = simulationFeePayer ? { simulationFeePayer } : {}
   const raw = env.SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS?.trim()
-  if (!raw) return defaultSolanaOptions
+  if (!raw) return { ...defaultSolanaOptions, ...payer }
   const value = /^\d+$/.test(raw) ? Number(raw) : Number.NaN
   if (!Number.isSafeInteger(value) || value > maxCeiling) {
     problems.push(
       `SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS: must be a whole number of micro-lamports per compute unit from 0 to ${maxCeiling} (it is "${raw.slice(0, 30)}")`,
     )
-    return defaultSolanaOptions
+    return { ...defaultSolanaOptions, ...payer }
   }
-  return { maxPriorityFeeMicroLamports: value }
+  return { maxPriorityFeeMicroLamports: value, ...payer }
 }

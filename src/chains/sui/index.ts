@@ -3,6 +3,8 @@
 // (config/signersConfig.ts) (in a fleet, held by one instance at a time through
 // the relayer leases). No devnet: Sui is tested against a stand-in (docs/sui.md).
 import type { RuntimeModule } from '../../config/runtimeModule.ts'
+import type { KeySource } from '../../config/signersConfig.ts'
+import { heldFirst } from '../heldFirst.ts'
 import { readSuiRelayerKey } from './suiRelayerKey.ts'
 import { suiRuntime } from './suiRuntime.ts'
 
@@ -22,21 +24,26 @@ export const suiModule: RuntimeModule = {
       ? undefined
       : `a Sui chain id is one of ${suiNetworks.map((n) => `sui:${n}`).join(', ')}`,
   discoversEndpoints: false,
-  readSettings: (env, { problems }) => ({ suiRelayerPrivateKey: readSuiRelayerKey(env, problems) }),
-  hasRelayer: (config) => config.keys.suiRelayerPrivateKey !== undefined || config.signers.ed25519?.sui !== undefined,
+  readSettings(env, { problems }) {
+    const key = readSuiRelayerKey(env, problems)
+    return { keys: key ? [{ backend: 'local', secret: key, setting: 'SUI_RELAYER_PRIVATE_KEY' }] : [] }
+  },
+  // SUI_RELAYER_PKCS11_KEY_LABEL or SUI_RELAYER_KMS_KEY_ID: one key, instead of SUI_RELAYER_PRIVATE_KEY.
+  heldKeys: { prefix: 'SUI_RELAYER', many: false },
   async createChains(chains, { settings, logger, rpcRecorder, leases, journal }) {
     // Sui's SDK (~20 MB) is loaded only when a Sui chain is configured.
     const { createSuiAdapter } = await import('./createSuiAdapter.ts')
     // A relayer key outside the process (SUI_RELAYER_PKCS11_KEY_LABEL, SUI_RELAYER_KMS_KEY_ID): its public key read once, shared by every chain.
-    const source = settings.signers?.ed25519?.sui
+    // The key in the process is the `suiprivkey1…` string; one held outside it an Ed25519KeySource.
+    const source = heldFirst(settings.keys.sui) as KeySource<string> | undefined
     const relayerSigner =
-      source && chains.length > 0
+      source && source.backend !== 'local' && chains.length > 0
         ? await (await import('../../signers/createEd25519Signer.ts')).createEd25519Signer(source)
         : undefined
     const adapters = chains.map((chain) =>
       createSuiAdapter({
         chain: { chainId: chain.chainId, rpcUrl: chain.rpcUrls[0]!, packageId: chain.executor, hubId: chain.registry },
-        relayerSecretKey: relayerSigner ? undefined : settings.keys.suiRelayerPrivateKey,
+        relayerSecretKey: source?.backend === 'local' ? source.secret : undefined,
         relayerSigner,
         rpcTimeoutMs: settings.rpc.timeoutMs,
         logger,

@@ -15,7 +15,7 @@ export async function startEvmDevnet(): Promise<RuntimeDevnet> {
     isDefault: true,
     // Execute is priced in DemoDollar; the printed commands carry the devnet's API key, which is not charged.
     settings: {
-      keys: { relayerPrivateKey: devnetAccounts.relayer, relayerPrivateKeys: [devnetAccounts.relayer] },
+      keys: [{ backend: 'local', secret: devnetAccounts.relayer, setting: 'RELAYER_PRIVATE_KEY' }],
       payments: devnet.payments,
     },
     async describe({ baseUrl, apiKey }) {

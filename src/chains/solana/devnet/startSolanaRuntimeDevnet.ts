@@ -20,7 +20,8 @@ export async function startSolanaRuntimeDevnet(): Promise<RuntimeDevnet> {
     },
     isDefault: false,
     settings: {
-      keys: { solanaRelayerPrivateKey: solana.relayerSecretKey, solanaSimulationFeePayer: solana.simulationFeePayer },
+      keys: [{ backend: 'local', secret: solana.relayerSecretKey, setting: 'SOLANA_RELAYER_PRIVATE_KEY' }],
+      options: { simulationFeePayer: solana.simulationFeePayer },
       payments: solana.payments,
     },
     async describe({ baseUrl, apiKey }) {
