@@ -35,8 +35,6 @@ export type RuntimeContext = {
 
 export type RuntimeChains = {
   adapters: ChainAdapter[]
-  /** A trusted RPC URL per chain id, for the in-process x402 facilitator to settle through. */
-  settlementRpcUrls?: ReadonlyMap<string, string> | undefined
 }
 
 /** A runtime's embedded devnet chain (`npm start` with nothing configured). */

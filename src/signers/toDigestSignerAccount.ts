@@ -57,11 +57,11 @@ export function toDigestSignerAccount(signer: DigestSigner): LocalAccount & { ba
       return toHexSignature(await sign(hashMessage(message)))
     },
     async signTypedData(typedData) {
-      return toHexSignature(await sign(hashTypedData(typedData as never)))
+      return toHexSignature(await sign(hashTypedData(typedData)))
     },
     async signTransaction(transaction, { serializer = serializeTransaction } = {}) {
       const { r, s, yParity } = await sign(keccak256(await serializer(transaction)))
-      return (await serializer(transaction, { r, s, yParity, v: BigInt(27 + yParity) })) as never
+      return await serializer(transaction, { r, s, yParity, v: BigInt(27 + yParity) })
     },
   })
   return { ...account, publicKey: signer.publicKey, backend: signer.backend }

@@ -64,9 +64,5 @@ export async function createEvmChains(
           .flatMap((r) => r.transaction ?? []),
     }),
   )
-  // The in-process x402 facilitator settles a price's network through that chain's first endpoint.
-  const settlementRpcUrls = new Map(
-    chains.flatMap((c) => (c.endpoints[0] ? [[c.chainId, c.endpoints[0].url] as const] : [])),
-  )
-  return { adapters, settlementRpcUrls }
+  return { adapters }
 }

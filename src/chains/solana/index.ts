@@ -2,6 +2,7 @@
 // by genesis hash), the relayer key SOLANA_RELAYER_PRIVATE_KEY (or one held outside the process:
 // config/signersConfig.ts), the priority-fee ceiling SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS and the
 // simulation fee payer SOLANA_SIMULATION_FEE_PAYER (solanaOptions.ts), and LiteSVM as the devnet.
+import type { Address } from '@solana/kit'
 import type { RuntimeModule } from '../../config/runtimeModule.ts'
 import type { Ed25519KeySource } from '../../config/signersConfig.ts'
 import { heldFirst } from '../heldFirst.ts'
@@ -49,21 +50,21 @@ export const solanaModule: RuntimeModule = {
           chainId: chain.chainId,
           reference: chain.reference,
           rpcUrls: chain.rpcUrls,
-          programId: chain.validator as never,
-          config: chain.registry as never,
+          // Checked as Solana addresses at start-up (checkContractAddress); kit's Address is a brand on a string.
+          programId: chain.validator as Address,
+          config: chain.registry as Address,
         },
         rpcTimeoutMs: settings.rpc.timeoutMs,
         logger,
-        simulationFeePayer: options?.simulationFeePayer as never,
+        // Checked as a Solana address by readSolanaOptions.
+        simulationFeePayer: options?.simulationFeePayer as Address | undefined,
         relayerSecretKey: source?.backend === 'local' ? source.secret : undefined,
         relayerSigner,
         rpcRecorder,
         options,
       }),
     )
-    // The in-process x402 facilitator settles Solana payments through each chain's first (trusted) endpoint.
-    const settlementRpcUrls = new Map(chains.flatMap((c) => (c.rpcUrls[0] ? [[c.chainId, c.rpcUrls[0]] as const] : [])))
-    return { adapters, settlementRpcUrls }
+    return { adapters }
   },
   devnet: {
     name: 'a LiteSVM Solana chain',

@@ -22,7 +22,7 @@ function toWriteError(err: unknown): unknown {
   return err
 }
 
-type Write = { run: () => unknown; atomic: boolean; resolve: (value: never) => void; reject: (err: unknown) => void }
+type Write = { run: () => unknown; atomic: boolean; resolve: (value: unknown) => void; reject: (err: unknown) => void }
 
 export type WriteQueue = {
   /**
@@ -77,14 +77,13 @@ export function createWriteQueue(
       for (const w of batch) w.reject(reason)
       return
     }
-    results.forEach((r, i) =>
-      r.status === 'fulfilled' ? batch[i]!.resolve(r.value as never) : batch[i]!.reject(r.reason),
-    )
+    results.forEach((r, i) => (r.status === 'fulfilled' ? batch[i]!.resolve(r.value) : batch[i]!.reject(r.reason)))
   }
   return {
     write: <T>(run: () => T, { atomic = false }: { atomic?: boolean } = {}) =>
       new Promise<T>((resolve, reject) => {
-        queue.push({ run, atomic, resolve: resolve as (value: never) => void, reject })
+        // The queue holds writes of every result type; each resolve gets what its own run returned.
+        queue.push({ run, atomic, resolve: resolve as (value: unknown) => void, reject })
         scheduled ??= setImmediate(flush)
       }),
     flush,
