@@ -8,24 +8,11 @@ import { dirname, join, relative, resolve } from 'node:path'
 import { describe, it } from 'node:test'
 import { chainTypes, parseChainId } from '../../src/ports/chainId.ts'
 import { runtimes as runtimeModules } from '../../src/runtimes.ts'
+import { compositionRoot as compositionRootFiles } from '../support/compositionRoot.ts'
 
 const src = resolve(import.meta.dirname, '../../src')
 const runtimes = readdirSync(join(src, 'chains')).filter((name) => statSync(join(src, 'chains', name)).isDirectory())
-/**
- * The composition root: the files that name the runtimes and stores to put the gateway together
- * (createGateway.ts and the steps it takes in order: openStores, startChains, startGatewayPayments,
- * buildGatewayApp).
- */
-const compositionRoot = new Set([
-  'main.ts',
-  'createGateway.ts',
-  'openStores.ts',
-  'startChains.ts',
-  'startGatewayPayments.ts',
-  'buildGatewayApp.ts',
-  'runtimes.ts',
-  'storageEngines.ts',
-])
+const compositionRoot = new Set(compositionRootFiles)
 
 type Import = { from: string; to: string }
 

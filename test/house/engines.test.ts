@@ -9,6 +9,7 @@ import { describe, it } from 'node:test'
 import { runtimes } from '../../src/runtimes.ts'
 import { keyBackends } from '../../src/signers/keyBackends.ts'
 import { storageEngines } from '../../src/storageEngines.ts'
+import { compositionRoot } from '../support/compositionRoot.ts'
 
 const src = resolve(import.meta.dirname, '../../src')
 
@@ -26,17 +27,7 @@ const read = (file: string) => readFileSync(join(src, file), 'utf8')
  * Shared code: the configuration and the composition root. paymentsConfig.ts is payments' own
  * (its facilitator's keys are compared with the relayers' of its families, by its own parameters).
  */
-const shared = [
-  ...sourceFiles(join(src, 'config')),
-  'main.ts',
-  'createGateway.ts',
-  'openStores.ts',
-  'startChains.ts',
-  'startGatewayPayments.ts',
-  'buildGatewayApp.ts',
-  'runtimes.ts',
-  'storageEngines.ts',
-].filter((f) => f !== 'config/paymentsConfig.ts')
+const shared = [...sourceFiles(join(src, 'config')), ...compositionRoot].filter((f) => f !== 'config/paymentsConfig.ts')
 
 /** Names an `env` object is read by in a file's text: `env.NAME`, `env?.NAME`, `env['NAME']`. */
 function envReads(text: string): string[] {
