@@ -15,11 +15,13 @@
 //   TEST_CONCURRENCY=3                    files at a time in the parallel pass (default 3)
 //   TEST_FILE_TIMEOUT_S=1200              a file still running then is ended and fails
 //   TEST_GATEWAY_BUNDLE=none              gateway processes from src/main.ts (tsx), not the bundle
+//   TEST_COMPILED=none                    test files through tsx, not compiled into .cache/test-js
 import { execFileSync, spawn } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative, resolve } from 'node:path'
 import { stripVTControlCharacters } from 'node:util'
+import { compileTests } from './compileTests.ts'
 
 // Files that must run with no other test file beside them, each with the reason. Everything else
 // owns its chain (anvil on a free port), its ports (0), its PostgreSQL database and its Redis prefix.
@@ -82,7 +84,9 @@ function runFile(file: string, scratch: string): Promise<FileResult> {
   const started = performance.now()
   const command = checks.includes(file)
     ? ['sh', '-c', file]
-    : [process.execPath, '--import', 'tsx', '--test-reporter=spec', file]
+    : compiled
+      ? [process.execPath, '--test-reporter=spec', join(compiled, `${file.slice(0, -3)}.js`)]
+      : [process.execPath, '--import', 'tsx', '--test-reporter=spec', file]
   return new Promise((resolve) => {
     // Its own process group, so that a file that hangs (a child it never stopped keeps it alive) is
     // ended with everything it started once it has run longer than any file should.
@@ -172,6 +176,12 @@ else if (process.env.TEST_GATEWAY_BUNDLE === undefined) {
   execFileSync(process.execPath, ['--import', 'tsx', 'scripts/build.ts', '--outdir', outdir], { stdio: 'inherit' })
   process.env.TEST_GATEWAY_BUNDLE = join(outdir, 'main.js')
 }
+
+// The test files run as JavaScript compiled here (scripts/compileTests.ts), not through tsx's
+// loader hooks: ~2-3 s less CPU for each file that loads the gateway. TEST_COMPILED=none runs them
+// through tsx.
+const compiled = process.env.TEST_COMPILED === 'none' ? undefined : join(root, '.cache/test-js')
+if (compiled) process.stdout.write(`compiled ${await compileTests(compiled)} TypeScript files into .cache/test-js/\n`)
 
 const scratch = mkdtempSync(join(tmpdir(), 'run-tests-'))
 const started = performance.now()
