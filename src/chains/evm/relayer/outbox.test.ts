@@ -113,3 +113,43 @@ describe('the outbox keeps what the node may still mine', () => {
     assert.equal(relayer.unmined(), undefined)
   })
 })
+
+describe('the outbox sends in groups, several at the node at once', () => {
+  it('up to 4 requests in flight, issued in nonce order, each transaction once; the rest goes as requests are answered', async () => {
+    const issued: number[][] = []
+    const answers: Array<() => void> = []
+    const relayer = createRelayer({
+      account: privateKeyToAccount(key),
+      client: createPublicClient({
+        transport: custom({ request: async () => '0x0' }, { retryCount: 0 }),
+      }),
+      chainId: 31337,
+      logger: createLogger({ level: 'silent' }),
+      broadcastMany: (raws) =>
+        new Promise((resolve) => {
+          issued.push(raws.map((raw) => parseTransaction(raw).nonce!))
+          answers.push(() =>
+            resolve(raws.map((): PromiseSettledResult<unknown> => ({ status: 'fulfilled', value: undefined }))),
+          )
+        }),
+    })
+    const sends = Array.from({ length: 250 }, (_, i) =>
+      relayer.send({ to, data: `0x${i.toString(16).padStart(4, '0')}`, gas: 50_000n, fees }),
+    )
+    for (let i = 0; i < 50 && issued.length < 4; i++) await new Promise((r) => setImmediate(r))
+    await new Promise((r) => setTimeout(r, 20))
+    assert.equal(issued.length, 4, 'four requests at the node, none answered yet')
+    while (answers.length > 0) {
+      answers.shift()!()
+      await new Promise((r) => setTimeout(r, 5))
+    }
+    await Promise.all(sends)
+    const nonces = issued.flat()
+    assert.deepEqual(
+      nonces,
+      Array.from({ length: 250 }, (_, i) => i),
+      'every nonce once, in order',
+    )
+    assert.ok(issued.every((g) => g.length <= 50))
+  })
+})
