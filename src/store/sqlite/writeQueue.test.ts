@@ -63,14 +63,3 @@ test('a full database file answers StorageUnavailableError (503 with Retry-After
   }
   assert.deepEqual(keys(), ['kept'])
 })
-
-test('a burst commits in groups of 32 as it comes: the first 32 are written before the turn ends, the rest at its end', async () => {
-  const { put, keys, queue } = world()
-  const pending: Promise<unknown>[] = []
-  for (let i = 0; i < 40; i++)
-    pending.push(queue.write(() => put.run(`k${String(i).padStart(2, '0')}`, i), { atomic: true }))
-  // Still in the same turn of the event loop: the first group is committed, the last 8 wait.
-  assert.equal(keys().length, 32)
-  await Promise.all(pending)
-  assert.equal(keys().length, 40)
-})

@@ -1,6 +1,5 @@
 // Group commit of the journal's writes on the event loop: every write asked for during one turn
-// of the loop runs in one SQLite transaction, committed once at the next `setImmediate`, or at
-// once when 32 are waiting. Each
+// of the loop runs in one SQLite transaction, committed once at the next `setImmediate`. Each
 // commit appends every page it changed to the WAL (the table's leaf and one leaf per index, 4 KiB
 // each), so 100 executes' claims or settlements committed together write a few pages where
 // one commit each wrote hundreds, and the checkpoints that copy them back come that much less
@@ -23,9 +22,6 @@ function toWriteError(err: unknown): unknown {
   return err
 }
 
-/** The most writes one group commit holds: a burst is committed in groups of this many as it comes. */
-const maxGroup = 32
-
 type Write = { run: () => unknown; atomic: boolean; resolve: (value: unknown) => void; reject: (err: unknown) => void }
 
 export type WriteQueue = {
@@ -46,8 +42,6 @@ export function createWriteQueue(
 ): WriteQueue {
   let queue: Write[] = []
   let scheduled: NodeJS.Immediate | undefined
-  /** A group transaction is open: a write asked from inside one waits for the next. */
-  let committing = false
   // Each write in a savepoint of its own: one that fails is rolled back alone and rejects only its caller.
   const alone = db.transaction((run: () => unknown) => run())
   let unwritable: StorageUnavailableError | undefined
@@ -76,15 +70,12 @@ export function createWriteQueue(
     unwritable = undefined
     try {
       // IMMEDIATE: the checks and the writes of every claim happen under one write lock.
-      committing = true
       results = all.immediate(batch)
     } catch (err) {
       // The commit itself failed (disk full, I/O error): nothing of the batch was written.
       const reason = unwritable ?? toWriteError(err)
       for (const w of batch) w.reject(reason)
       return
-    } finally {
-      committing = false
     }
     results.forEach((r, i) => (r.status === 'fulfilled' ? batch[i]!.resolve(r.value) : batch[i]!.reject(r.reason)))
   }
@@ -93,10 +84,7 @@ export function createWriteQueue(
       new Promise<T>((resolve, reject) => {
         // The queue holds writes of every result type; each resolve gets what its own run returned.
         queue.push({ run, atomic, resolve: resolve as (value: unknown) => void, reject })
-        // A full group commits now: the first of a burst of writes (a wave of executes signed one
-        // after another under their key's lock) is not held until the whole burst is asked.
-        if (queue.length >= maxGroup && !committing) flush()
-        else scheduled ??= setImmediate(flush)
+        scheduled ??= setImmediate(flush)
       }),
     flush,
   }

@@ -14,8 +14,6 @@ import type { RelayerContext, Slot, UnminedCall } from './relayerContext.ts'
 
 /** The most broadcasts in one request. */
 const maxGroup = 50
-/** The most requests of broadcasts at the node at once. */
-const maxGroupsInFlight = 4
 /** The most nonces `sent` remembers (the oldest are forgotten first). */
 const sentKept = 1024
 /** The most unmined transactions kept per key; past it the key's pool is no longer known (the simulation falls back to the node's pending block). */
@@ -50,7 +48,7 @@ export function releaseSlot(ctx: RelayerContext, slot: Slot, send: boolean): voi
     ctx.outbox.splice(at, 1)
     forgetUnsent(ctx, slot)
   }
-  drain(ctx)
+  if (!ctx.draining) void drain(ctx)
 }
 
 /** A transaction broadcast as soon as those before it went; its answer. */
@@ -65,30 +63,13 @@ export function post(
   return slot.answer
 }
 
-/**
- * Sends what is ready (the prefix of the outbox whose journal writes are durable), a group per
- * request, with up to `maxGroupsInFlight` groups at the node at once: the node takes one group
- * while the next is on its way, as a pipelining sender's batches do, instead of one round trip per
- * group. Groups leave in nonce order; a later group may be answered first, and a refusal in an
- * earlier one leaves a gap under it, closed as a refusal inside one group always was (closeNonce.ts).
- * Run once everything released in the same turn is ready: what a journal commit released goes
- * together, not the first transaction alone.
- */
-function drain(ctx: RelayerContext): void {
-  if (ctx.draining) return
-  ctx.draining = true
-  queueMicrotask(() => {
-    ctx.draining = false
-    pump(ctx)
-  })
-}
-
-function pump(ctx: RelayerContext): void {
+async function drain(ctx: RelayerContext) {
   const { outbox } = ctx
-  while (ctx.groupsInFlight < maxGroupsInFlight) {
+  ctx.draining = true
+  for (;;) {
     let n = 0
     while (n < outbox.length && n < maxGroup && outbox[n]!.ready) n++
-    if (n === 0) return
+    if (n === 0) break
     // Fencing, the last moment before the node: a slot signed under another epoch (or none: the key
     // was not held) is answered fencedOff, as is every one after it (they would wait above its nonce).
     const epoch = ctx.leaseEpoch?.()
@@ -101,23 +82,19 @@ function pump(ctx: RelayerContext): void {
         { relayer: ctx.address, epoch },
         'relayer key no longer leased to this instance under the epoch its transactions were signed under: not broadcast',
       )
-      return
+      break
     }
     const group = outbox.splice(0, n)
-    ctx.groupsInFlight++
-    void ctx
+    const answers = await ctx
       .broadcastMany(group.map((g) => g.rawTransaction))
       .catch((reason: unknown) => group.map((): PromiseSettledResult<unknown> => ({ status: 'rejected', reason })))
-      .then((answers) => {
-        group.forEach((g, i) => {
-          const answer = answers[i] ?? { status: 'rejected', reason: new Error('no answer to this broadcast') }
-          remember(ctx, g, answer)
-          g.settle(answer)
-        })
-        ctx.groupsInFlight--
-        pump(ctx)
-      })
+    group.forEach((g, i) => {
+      const answer = answers[i] ?? { status: 'rejected', reason: new Error('no answer to this broadcast') }
+      remember(ctx, g, answer)
+      g.settle(answer)
+    })
   }
+  ctx.draining = false
 }
 
 /** A transaction the node may hold now (taken, known, or its answer lost): remembered by nonce. */

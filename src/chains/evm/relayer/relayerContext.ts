@@ -61,10 +61,7 @@ export type RelayerContext = {
   fees: { value: Promise<Fees>; at: number } | undefined
   /** Signed transactions in nonce order, not broadcast yet. */
   outbox: Slot[]
-  /** A send of what is ready is scheduled (outbox.ts). */
   draining: boolean
-  /** Requests of broadcasts at the node now. */
-  groupsInFlight: number
   /**
    * Nonce to the last transaction broadcast at it (the node took it or its answer was lost), kept
    * until the node's count is well past the nonce: how a gap with this relayer's own transactions queued
@@ -127,7 +124,6 @@ export function createRelayerContext({
     fees: undefined,
     outbox: [],
     draining: false,
-    groupsInFlight: 0,
     sent: new Map(),
     gapSeen: undefined,
     unmined: new Map(),
