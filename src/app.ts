@@ -47,6 +47,7 @@ import { opsRoutePatterns } from './http/routes/ops/opsRoutes.ts'
 import { registerOps } from './http/routes/ops/registerOps.ts'
 import { registerStatusCodesRoute } from './http/routes/statusCodes.ts'
 import { registerOAuthProtectedResourceRoute } from './http/routes/wellKnown/oauthProtectedResource.ts'
+import { createApiDocs, type DocumentedRuntime } from './http/schemas/createApiDocs.ts'
 import type { ExecutionGuard } from './intents/createExecutionGuard.ts'
 import type { Metrics } from './metrics/createMetrics.ts'
 import type { Ops } from './ops/createOps.ts'
@@ -70,6 +71,11 @@ export type AppParts = {
   registry: ChainRegistry
   journal: Journal
   logger: Logger
+  /**
+   * The runtimes (the composition root's list): the OpenAPI document, the MCP tools and x402
+   * discovery show their chain ids and worked examples, in their own terms.
+   */
+  runtimes: readonly DocumentedRuntime[]
   /**
    * OAuth 2.1 access tokens beside the API keys (an API key is checked first), when `config.oauth`
    * is set: the token check (auth/createOAuthVerifier.ts). Without it, a bearer token is an API key or nothing.
@@ -102,6 +108,7 @@ export function buildApp(
     registry,
     journal,
     logger,
+    runtimes,
     oauthVerifier,
     redis,
     instance,
@@ -268,7 +275,8 @@ export function buildApp(
       ? registerRateLimit(app, { ...rateLimit, authenticate, isInProcess: caller?.isInProcess })
       : undefined
   // GET /openapi.json and GET /docs; before the routes, which it documents.
-  registerOpenApi(app, { oauth: oauth && { issuer: oauth.config.issuer } })
+  const docs = createApiDocs(runtimes)
+  registerOpenApi(app, { oauth: oauth && { issuer: oauth.config.issuer }, docs })
   // The console: its execute pause hook (app-level, before the intent routes' own hooks) and its routes.
   if (ops) registerOps(app, ops, { registry, journal, agentKeys: keys })
   // Registered as a plugin so that they load after the plugins above (rate limit), whose
@@ -282,6 +290,7 @@ export function buildApp(
     // Validate: open unless REQUIRE_API_KEY_FOR_VALIDATE; execute: a credential or a payment.
     registerValidateRoute(intents, {
       registry,
+      docs,
       payments,
       metrics,
       preValidation: credential({
@@ -292,6 +301,7 @@ export function buildApp(
     })
     registerExecuteRoute(intents, {
       registry,
+      docs,
       journal,
       receiptTimeoutMs,
       requireSignedIntents,
@@ -321,6 +331,7 @@ export function buildApp(
       registerMcpRoute(intents, {
         caller,
         version,
+        docs,
         preValidation: credential({
           required: oauth !== undefined,
           challengeScope: 'intents:validate intents:execute',
@@ -338,7 +349,7 @@ export function buildApp(
     registerStatusCodesRoute(operations)
     registerChainsRoutes(operations, { registry })
     if (metrics && serveMetrics) registerMetricsRoute(operations, { metrics, token: metricsToken })
-    if (payments) registerDiscoveryResourcesRoute(operations, { payments, mcp: caller !== undefined })
+    if (payments) registerDiscoveryResourcesRoute(operations, { payments, mcp: caller !== undefined, docs })
     if (oauth)
       registerOAuthProtectedResourceRoute(operations, {
         config: oauth.config,

@@ -1,17 +1,24 @@
-// The composition root's last step: the HTTP app (app.ts) from the configuration and the parts
-// started before it, and, with METRICS_PORT, the server of GET /metrics alone (not listening yet).
+// The composition root's last step: the HTTP app (app.ts) from the configuration, the runtimes
+// (whose examples the API's documentation shows) and the parts started before it, and, with
+// METRICS_PORT, the server of GET /metrics alone (not listening yet).
 import type { FastifyInstance } from 'fastify'
 import { type AppParts, buildApp } from './app.ts'
 import type { GatewayConfig } from './config/gatewayConfig.ts'
 import { createMetricsServer } from './http/createMetricsServer.ts'
 import type { Metrics } from './metrics/createMetrics.ts'
+import { runtimes } from './runtimes.ts'
 
 export type GatewayApp = { app: FastifyInstance; metricsServer: FastifyInstance | undefined }
 
-export function buildGatewayApp(config: GatewayConfig, parts: AppParts & { metrics: Metrics }): GatewayApp {
+export function buildGatewayApp(
+  config: GatewayConfig,
+  parts: Omit<AppParts, 'runtimes'> & { metrics: Metrics },
+): GatewayApp {
   const { ops, guard, redis } = parts
   const app = buildApp(config, {
     ...parts,
+    // The document and the MCP tools show the runtimes' examples.
+    runtimes,
     guard: ops && guard ? ops.observe(guard) : guard,
     instance: {
       id: config.storage.instanceId,

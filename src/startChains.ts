@@ -4,7 +4,7 @@
 import type { GatewayConfig } from './config/gatewayConfig.ts'
 import type { RuntimeContext } from './config/runtimeModule.ts'
 import type { ChainAdapter } from './ports/chainAdapter.ts'
-import { type ChainEndpoints, type LentEndpoints, lendsEndpoints } from './ports/chainEndpoints.ts'
+import type { ChainEndpoints, LentEndpoints } from './ports/chainEndpoints.ts'
 import { runtimes } from './runtimes.ts'
 
 export type StartedChains = {
@@ -30,7 +30,8 @@ export async function startChains(
       const built = await module.createChains(chains, { ...context, settings: config })
       for (const adapter of built.adapters) {
         byId.set(adapter.chainId, adapter)
-        if (lendsEndpoints(adapter)) lent.set(adapter.chainId, adapter.lendEndpoints())
+        const endpoints = adapter.lendEndpoints?.()
+        if (endpoints) lent.set(adapter.chainId, endpoints)
       }
     }
   } catch (err) {

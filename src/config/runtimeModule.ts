@@ -55,6 +55,41 @@ export type RuntimeDevnet = {
   stop(): Promise<void>
 }
 
+/**
+ * What the API's documentation (the OpenAPI document, the MCP tools, x402 discovery) shows of a
+ * runtime: values in its own terms, handed to the HTTP app by the composition root, so that the
+ * shared schemas name no chain family.
+ */
+export type RuntimeExamples = {
+  /** A chain id of this runtime as the descriptions name one (`eip155:84532`, `sui:mainnet`). */
+  chainId: string
+  /**
+   * Requests and answers that work against its devnet ("Try it out" on /docs sends them); absent
+   * where the runtime has none. The document shows those of the first runtime in the list that has them.
+   */
+  devnet?: DevnetExamples | undefined
+}
+
+/** Worked examples against a runtime's devnet (the deterministic deployment `npm start` and the tests run). */
+export type DevnetExamples = {
+  /** The devnet chain's id: X-Chain-Id, the answers' chainId, the chainId path parameter. */
+  chainId: string
+  /** An intent the devnet allows (validate's body). */
+  intent: Record<string, unknown>
+  /** The same kind of intent with its sender's signature (execute's body), and its intent hash (GET /intents/{intentHash}). */
+  signedIntent: Record<string, unknown>
+  signedIntentHash: string
+  /** An answer's intent hash and transaction id. */
+  intentHash: string
+  transactionHash: string
+  /** What the sender is asked to sign (a 401 with 0xE5 carries it as `signing`). */
+  signing: Record<string, unknown>
+  /** A 402 with 0x54: how the sender adds funds (the PaymentRequired's `extensions`). */
+  fundingExtensions: Record<string, unknown>
+  /** A 402 with 0x55: the gateway's price on the chain `chainId` above names (an x402 `accepts` entry, less its network). */
+  price: { scheme: string; amount: string; asset: string; payTo: string; maxTimeoutSeconds: number; extra?: unknown }
+}
+
 export type RuntimeModule = {
   chainType: ChainType
   /** Its name in messages (`EVM`, `Solana`, `Sui`). */
@@ -79,6 +114,8 @@ export type RuntimeModule = {
   heldKeys: HeldKeys
   /** The adapters of its configured chains (its client loaded only now, when one is configured). */
   createChains(chains: ChainConfig[], context: RuntimeContext): Promise<RuntimeChains>
+  /** What the API's documentation shows of it (config/runtimeModule.ts' RuntimeExamples). */
+  examples: RuntimeExamples
   /** Its devnet chain, as the start-up line names it (`anvil`), and how to start it; absent where the runtime has none (Sui). */
   devnet?: { name: string; start(): Promise<RuntimeDevnet> } | undefined
 }

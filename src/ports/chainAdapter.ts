@@ -2,6 +2,7 @@
 // this interface; the registry picks the adapter by CAIP-2 namespace.
 import type { Hex } from 'viem'
 import type { FieldError } from '../errors/inputError.ts'
+import type { LentEndpoints } from './chainEndpoints.ts'
 import type { ChainType } from './chainId.ts'
 import type { ChainRuntime } from './chainRuntime.ts'
 import type { EndpointView } from './endpoint.ts'
@@ -315,6 +316,12 @@ export type ChainAdapter = {
   /** Answers every request with 503 (0xF4) and this reason from now on. */
   markUnavailable(reason: string): void
   describe(): ChainDescription
+  /**
+   * The chain's endpoints lent to payments (x402 settlement and recovery reach the node through
+   * the runtime's pool: failover, standing, metrics; ports/chainEndpoints.ts). Absent where the
+   * runtime lends none (Sui); the composition root collects them.
+   */
+  lendEndpoints?(): LentEndpoints
   close(): Promise<void>
 }
 

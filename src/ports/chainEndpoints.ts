@@ -18,9 +18,8 @@ export type LentEndpoints = {
 /** The lent endpoints by CAIP-2 chain id: undefined where no runtime chain here serves it. */
 export type ChainEndpoints = (chainId: string) => LentEndpoints | undefined
 
-/** An adapter whose runtime lends its chain's endpoints (the composition root collects them). */
+/**
+ * An adapter whose runtime always lends its chain's endpoints: what `ChainAdapter.lendEndpoints`
+ * is where a runtime's own code builds it (EVM, Solana).
+ */
 export type LendsEndpoints = { lendEndpoints(): LentEndpoints }
-
-export function lendsEndpoints<A extends object>(adapter: A): adapter is A & LendsEndpoints {
-  return typeof (adapter as Partial<LendsEndpoints>).lendEndpoints === 'function'
-}

@@ -6,8 +6,10 @@ import { after, before, describe, it } from 'node:test'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { createRouteCaller } from '../../src/http/createRouteCaller.ts'
 import { registerMcpRoute } from '../../src/http/routes/mcp.ts'
+import { createApiDocs } from '../../src/http/schemas/createApiDocs.ts'
 import { registerSharedSchemas } from '../../src/http/schemas/httpSchemas.ts'
 import type { ChainRegistry } from '../../src/intents/createChainRegistry.ts'
+import { runtimes } from '../../src/runtimes.ts'
 
 const modern = '2026-07-28'
 const meta = 'intent-gateway/idempotency-key'
@@ -25,7 +27,12 @@ describe('the MCP idempotency key', () => {
         seen.push({ url, key: request.headers['idempotency-key'] })
         return reply.code(200).header('x-erc1066-status', '0x01').send({ status: '0x01' })
       })
-    registerMcpRoute(app, { caller: createRouteCaller(app), version: 'test', registry: {} as ChainRegistry })
+    registerMcpRoute(app, {
+      caller: createRouteCaller(app),
+      version: 'test',
+      docs: createApiDocs(runtimes),
+      registry: {} as ChainRegistry,
+    })
     await app.ready()
   })
   after(() => app.close())

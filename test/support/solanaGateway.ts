@@ -13,6 +13,7 @@ import type { RpcRecorder } from '../../src/metrics/createMetrics.ts'
 import type { ChainAdapter } from '../../src/ports/chainAdapter.ts'
 import type { Intent } from '../../src/ports/intent.ts'
 import type { Journal } from '../../src/ports/journal.ts'
+import { runtimes } from '../../src/runtimes.ts'
 import { openJournal } from '../../src/store/sqlite/openJournal.ts'
 import { testConfig } from './testConfig.ts'
 
@@ -74,6 +75,7 @@ export async function startSolanaGateway(
     registry: createChainRegistry({ adapters, defaultChainId: undefined }),
     journal,
     logger: quietLogger,
+    runtimes,
   })
   const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 })
   return {

@@ -9,6 +9,7 @@ import { createChainRegistry } from '../../src/intents/createChainRegistry.ts'
 import { createLogger } from '../../src/logging/createLogger.ts'
 import type { ChainAdapter } from '../../src/ports/chainAdapter.ts'
 import type { Journal } from '../../src/ports/journal.ts'
+import { runtimes } from '../../src/runtimes.ts'
 import { openJournal } from '../../src/store/sqlite/openJournal.ts'
 import { eventually } from './eventually.ts'
 import { type SuiStandIn, startSuiStandIn } from './suiStandIn.ts'
@@ -50,6 +51,7 @@ export async function startSuiWorld({
     registry: createChainRegistry({ adapters: [adapter], defaultChainId: undefined }),
     journal,
     logger,
+    runtimes,
   })
   await app.ready()
   // The first call opens the gRPC connection and loads the SDK's code paths, which can take longer

@@ -4,6 +4,7 @@
 import type { FastifyInstance } from 'fastify'
 import { type AppParts, buildApp } from '../../src/app.ts'
 import { createChainRegistry } from '../../src/intents/createChainRegistry.ts'
+import { runtimes } from '../../src/runtimes.ts'
 import { openJournal } from '../../src/store/sqlite/openJournal.ts'
 import { quietLogger } from './solanaGateway.ts'
 import { type ConfigOverrides, testConfig } from './testConfig.ts'
@@ -13,6 +14,7 @@ export function testApp(overrides: ConfigOverrides = {}, parts: Partial<AppParts
     registry: parts.registry ?? createChainRegistry({ adapters: [], defaultChainId: undefined }),
     journal: parts.journal ?? openJournal({ path: ':memory:' }),
     logger: parts.logger ?? quietLogger,
+    runtimes: parts.runtimes ?? runtimes,
     ...parts,
   })
 }

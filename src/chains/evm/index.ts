@@ -4,6 +4,7 @@
 // gathering, the re-pricing ceiling), and anvil as the devnet.
 import { isAddress } from 'viem'
 import type { RuntimeModule } from '../../config/runtimeModule.ts'
+import { evmExamples } from './evmExamples.ts'
 import { readEvmOptions } from './evmOptions.ts'
 import { evmRuntime } from './evmRuntime.ts'
 import { readRelayerKeys } from './evmSettings.ts'
@@ -31,6 +32,7 @@ export const evmModule: RuntimeModule = {
     const { createEvmChains } = await import('./createEvmChains.ts')
     return createEvmChains(chains, context)
   },
+  examples: evmExamples,
   devnet: {
     name: 'anvil',
     async start() {

@@ -20,6 +20,8 @@ export const solanaModule: RuntimeModule = {
     return problem && `"${value.slice(0, 50)}" ${problem}`
   },
   discoversEndpoints: false,
+  // A cluster is named by the prefix of its genesis hash. No worked examples against LiteSVM yet.
+  examples: { chainId: 'solana:<genesis-hash-prefix>' },
   readSettings(env, { production, problems }) {
     const relayer = solanaRelayerKey(env.SOLANA_RELAYER_PRIVATE_KEY, { production })
     if (!relayer.ok) problems.push(relayer.problem)

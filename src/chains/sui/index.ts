@@ -24,6 +24,7 @@ export const suiModule: RuntimeModule = {
       ? undefined
       : `a Sui chain id is one of ${suiNetworks.map((n) => `sui:${n}`).join(', ')}`,
   discoversEndpoints: false,
+  examples: { chainId: 'sui:mainnet' },
   readSettings(env, { problems }) {
     const key = readSuiRelayerKey(env, problems)
     return { keys: key ? [{ backend: 'local', secret: key, setting: 'SUI_RELAYER_PRIVATE_KEY' }] : [] }

@@ -27,7 +27,7 @@ import { httpMeanings } from '../schemas/httpSchemas.ts'
 import { cancelTask } from './cancelTask.ts'
 import { checkToolArguments } from './checkToolArguments.ts'
 import { findTooDeep } from './findTooDeep.ts'
-import { type McpTool, type McpToolName, mcpTools } from './mcpTools.ts'
+import type { McpTool, McpToolName } from './mcpTools.ts'
 import { toInputRequired } from './toInputRequired.ts'
 import { toRetriedCall } from './toRetriedCall.ts'
 import { tasksExtension, toTask, toTaskState } from './toTask.ts'
@@ -57,6 +57,8 @@ export type CreateMcpServerParameters = {
    */
   admitToolCall?: ((chainId: string | undefined) => Promise<RouteAnswer | undefined>) | undefined
   version: string
+  /** The tools (mcpTools.ts' createMcpTools), built once per app. */
+  tools: readonly McpTool[]
   /**
    * 'modern' (2026-07-28): the Tasks extension is offered; an execute_intent not final yet, from a
    * client declaring the extension, answers a task (its id the intent hash) that tasks/get follows.
@@ -71,12 +73,11 @@ export type CreateMcpServerParameters = {
   caller?: string | undefined
 }
 
-const byName = new Map<string, McpTool>(mcpTools.map((t) => [t.name, t]))
-
 export function createMcpServer({
   callRoute,
   admitToolCall,
   version,
+  tools: mcpTools,
   era = 'legacy',
   journal,
   caller,
@@ -92,6 +93,7 @@ export function createMcpServer({
   )
 
   // The schemas are plain JSON Schema objects, which the SDK's JSON value type does not see as such.
+  const byName = new Map<string, McpTool>(mcpTools.map((t) => [t.name, t]))
   const tools = mcpTools.map(({ name, title, description, inputSchema, outputSchema, annotations }) => ({
     name,
     title,

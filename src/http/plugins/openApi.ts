@@ -3,21 +3,21 @@
 // Register it before the routes: @fastify/swagger only sees routes added after it has loaded.
 // The document carries the one status vocabulary (`x-status-vocabulary`, docs/api-contract.md
 // §18) from src/status/statusVocabulary.ts, and with OAuth on, an `oauth2` scheme beside the API
-// key's on every operation that takes a credential.
+// key's on every operation that takes a credential. What it shows in a runtime's terms (X-Chain-Id's
+// chain ids, worked requests and answers) comes from the runtime modules (schemas/createApiDocs.ts).
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
 import { getStatusCode } from '../../status/statusCodes.ts'
 import { statusVocabulary } from '../../status/statusVocabulary.ts'
+import type { ApiDocs } from '../schemas/createApiDocs.ts'
 import {
   apiKeyScheme,
-  commonResponseHeaders,
   jsonResponse,
   metricsTokenScheme,
   openApiDocumentSchema,
   outcomeResponses,
   registerSharedSchemas,
-  requestExamples,
 } from '../schemas/httpSchemas.ts'
 import { gatewayVersion } from './gatewayVersion.ts'
 
@@ -27,19 +27,23 @@ type RouteSchema = Record<string, any>
 export type RegisterOpenApiOptions = {
   /** With OAUTH_ISSUER set: the issuer, whose RFC 8414 metadata the `oauth2` scheme names. */
   oauth?: { issuer: string } | undefined
+  /** The runtimes' chain ids and worked examples the document shows. */
+  docs: ApiDocs
 }
 
 /** The scheme of OAuth access tokens (OAUTH_ISSUER), beside the API key's. */
 const oauthScheme = 'oauth2'
 
-export function registerOpenApi(app: FastifyInstance, { oauth }: RegisterOpenApiOptions = {}) {
+export function registerOpenApi(app: FastifyInstance, { oauth, docs }: RegisterOpenApiOptions) {
   // The shared bodies (Outcome, Problem) the route schemas refer to by $id.
   registerSharedSchemas(app)
   app.register(swagger, {
     // Shared schemas are named by their $id under components.schemas.
     transform: ({ schema, url }) => ({
       schema:
-        schema && !(schema as RouteSchema).hide ? toDocumented(schema as RouteSchema, oauth !== undefined) : schema,
+        schema && !(schema as RouteSchema).hide
+          ? toDocumented(schema as RouteSchema, oauth !== undefined, docs)
+          : schema,
       url,
     }),
     transformObject: (document) =>
@@ -134,25 +138,39 @@ export function registerOpenApi(app: FastifyInstance, { oauth }: RegisterOpenApi
  * What the document says of a route beyond its schema: an operation that declares no security
  * needs none (`security: []`, rather than leaving readers and linters to guess); every answer
  * names the common headers; every operation lists a 4xx (any request can have headers over the
- * limit: 431); and a working request example, so that "Try it out" on /docs sends a real body
- * and real parameters.
+ * limit: 431); the chain header described with the runtimes' chain ids; and working examples in
+ * a runtime's terms, so that "Try it out" on /docs sends a real body and real parameters.
  */
-function toDocumented(schema: RouteSchema, oauth: boolean): RouteSchema {
+function toDocumented(schema: RouteSchema, oauth: boolean, docs: ApiDocs): RouteSchema {
   const documented: RouteSchema = {
     ...schema,
     security: oauth ? withOAuth(schema.security ?? [], schema.operationId) : (schema.security ?? []),
   }
+  const { requestExamples } = docs
+  const examples = docs.responseExamples[schema.operationId] ?? {}
+  const withDefault4xx: RouteSchema = Object.keys(schema.response ?? {}).some((status) => status.startsWith('4'))
+    ? (schema.response ?? {})
+    : { ...schema.response, ...outcomeResponses([431]) }
   // Every answer carries the common headers (X-Request-Id among them), also where a route's
-  // schema names only its body.
-  const responses: RouteSchema = Object.fromEntries(
-    Object.entries<RouteSchema>(schema.response ?? {}).map(([status, response]) => [
+  // schema names only its body; X-Chain-Id is described with a runtime's chain.
+  documented.response = Object.fromEntries(
+    Object.entries<RouteSchema>(withDefault4xx).map(([status, response]) => [
       status,
-      response.content && !response.headers ? { ...response, headers: commonResponseHeaders } : response,
+      withExamples(
+        response.content && !response.headers
+          ? { ...response, headers: docs.responseHeaders }
+          : response.headers && 'X-Chain-Id' in response.headers
+            ? { ...response, headers: { ...response.headers, 'X-Chain-Id': docs.chainIdAnswerHeader } }
+            : response,
+        examples[Number(status)],
+      ),
     ]),
   )
-  documented.response = Object.keys(responses).some((status) => status.startsWith('4'))
-    ? responses
-    : { ...responses, ...outcomeResponses([431]) }
+  if (schema.headers?.properties?.['x-chain-id'])
+    documented.headers = {
+      ...schema.headers,
+      properties: { ...schema.headers.properties, 'x-chain-id': docs.chainIdHeader },
+    }
   const body = requestExamples.bodies[schema.operationId]
   if (body !== undefined && schema.body) documented.body = { ...schema.body, examples: [body] }
   if (schema.params?.properties) {
@@ -165,6 +183,18 @@ function toDocumented(schema: RouteSchema, oauth: boolean): RouteSchema {
     documented.params = { ...schema.params, properties }
   }
   return documented
+}
+
+/** A response with examples of its body (`example1`, `example2`, … under its one media type). */
+function withExamples(response: RouteSchema, values: unknown[] | undefined): RouteSchema {
+  if (!values || !response.content) return response
+  const content = Object.fromEntries(
+    Object.entries<RouteSchema>(response.content).map(([mediaType, media]) => [
+      mediaType,
+      { ...media, examples: Object.fromEntries(values.map((value, i) => [`example${i + 1}`, { value }])) },
+    ]),
+  )
+  return { ...response, content }
 }
 
 /** The scope a token needs per operation (the route's own check, src/app.ts); any valid token elsewhere. */

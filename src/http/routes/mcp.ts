@@ -13,15 +13,19 @@ import type { FastifyInstance, FastifyRequest, preValidationAsyncHookHandler } f
 import type { ChainRegistry } from '../../intents/createChainRegistry.ts'
 import type { Journal } from '../../ports/journal.ts'
 import type { RouteCaller } from '../createRouteCaller.ts'
+import { createMcpTools } from '../mcp/mcpTools.ts'
 import { toProblemAnswer } from '../mcp/toProblemAnswer.ts'
 import type { CountRequest } from '../plugins/rateLimit.ts'
 import { describedChain } from '../requestChain.ts'
+import type { ApiDocs } from '../schemas/createApiDocs.ts'
 import { apiKeyOptional, apiKeyRequired, jsonResponse, outcomeResponses } from '../schemas/httpSchemas.ts'
 
 export type McpRouteOptions = {
   caller: RouteCaller
   /** The server version the MCP handshake names. */
   version: string
+  /** The runtimes' examples the tools' schemas show (createApiDocs.ts). */
+  docs: ApiDocs
   preValidation?: preValidationAsyncHookHandler | undefined
   /** The rate limit's counter, when there is a limit: each tool call is counted with it. */
   countRequest?: CountRequest | undefined
@@ -60,6 +64,7 @@ export function registerMcpRoute(
   {
     caller,
     version,
+    docs,
     preValidation,
     countRequest,
     registry,
@@ -68,6 +73,7 @@ export function registerMcpRoute(
     credentialRequired = false,
   }: McpRouteOptions,
 ) {
+  const tools = createMcpTools(docs)
   const schema = {
     operationId: 'mcp',
     tags: ['agents'],
@@ -122,6 +128,7 @@ export function registerMcpRoute(
           callRoute: (route) => caller.call(request, route),
           admitToolCall: countRequest && admitter(request, countRequest, registry),
           version,
+          tools,
           era,
           journal,
           // Who asks, as the credential hook identified the /mcp request: the tasks' creator check.

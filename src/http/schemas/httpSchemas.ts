@@ -3,6 +3,8 @@
 // Fastify's serializer drops fields a schema does not declare: every object whose fields are open
 // (the problem extensions, `signing`, `paymentRequired`, chain descriptions) says so with
 // `additionalProperties: true`. No `required` on answers: the serializer throws on a missing one.
+// They name no chain family: what the document shows in a runtime's terms (chain ids, worked
+// examples) comes from the runtime modules, through createApiDocs.ts.
 import { chainTypes } from '../../ports/chainId.ts'
 import { statusCodes } from '../../status/statusCodes.ts'
 
@@ -32,9 +34,10 @@ export const commonResponseHeaders = {
     enum: [...chainTypes, ''],
     description: `the runtime of the chain: ${chainTypeList} (empty when no chain could be chosen)`,
   },
+  // Documented with an example chain of the runtimes' (createApiDocs.ts).
   'X-Chain-Id': {
     type: 'string',
-    description: 'the CAIP-2 id of the chain (eip155:84532), or the requested value when no chain could be chosen',
+    description: 'the CAIP-2 id of the chain, or the requested value when no chain could be chosen',
   },
   'X-Payment-Required': {
     type: 'string',
@@ -72,15 +75,17 @@ const statusHeaders: Record<number, Record<string, { type: string; description: 
   503: retryAfter,
 }
 
-/** Request headers: documented only; loose on purpose, since the routes answer a bad value themselves (400, 421). */
+/**
+ * Request headers: documented only; loose on purpose, since the routes answer a bad value themselves
+ * (400, 421). X-Chain-Id is described with the runtimes' chain ids in the document (createApiDocs.ts).
+ */
 export const requestHeadersSchema = {
   type: 'object',
   properties: {
     'x-chain-id': {
       type: 'string',
       description:
-        'the chain: an EVM chain id in decimal (84532) or a CAIP-2 id (eip155:84532, solana:<genesis-hash-prefix>, sui:mainnet). Absent: DEFAULT_CHAIN_ID, else the only configured chain. Not served: 421 (0xA2).',
-      examples: ['eip155:31337'],
+        'the chain: a chain id in decimal or a CAIP-2 id. Absent: DEFAULT_CHAIN_ID, else the only configured chain. Not served: 421 (0xA2).',
     },
     'payment-signature': {
       type: 'string',
@@ -177,19 +182,6 @@ export const problemSchema = {
   },
 } as const
 
-const example = (code: number) => ({
-  erc1066Status: statusCodes[code]!.hex,
-  statusName: statusCodes[code]!.statusName,
-  description: statusCodes[code]!.description,
-})
-const okExample = {
-  status: '0x01',
-  ...example(0x01),
-  intentHash: '0x5e0b8d4a2e6e3a5c1b8f0d6a7c2e9b4f1a3d5c7e9b0f2a4c6e8d0b2f4a6c8e0d',
-  chainType: 'evm',
-  chainId: 'eip155:31337',
-}
-
 const describeStatus = (httpStatus: number) => {
   const codes = statusCodes
     .filter((s) => s.httpStatus === httpStatus && !s.reserved)
@@ -283,143 +275,8 @@ export function jsonResponse(description: string, schema: object) {
   return { description, headers: commonResponseHeaders, content: { 'application/json': { schema } } }
 }
 
-/** Every status validate and execute can answer with (docs/api-contract.md §4), examples included. */
+/** Every status validate and execute can answer with (docs/api-contract.md §4); their examples come from createApiDocs.ts. */
 export const intentStatuses = [200, 202, 400, 401, 402, 403, 409, 410, 413, 415, 421, 422, 428, 429, 500, 501, 502, 503]
-
-const problemExample = (code: number, httpStatus: number, detail: string) => ({
-  type: `urn:intent-gateway:problem:${statusCodes[code]!.statusName.toLowerCase().replace(/_/g, '-')}`,
-  title: statusCodes[code]!.description,
-  status: httpStatus,
-  detail,
-  ...example(code),
-  intentHash: okExample.intentHash,
-  chainType: 'evm',
-  chainId: 'eip155:31337',
-})
-const exampleSender = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8'
-const exampleExecutor = '0x5FbDB2315678afecb367f032d93F642f64180aa3'
-
-export const intentExamples: Record<number, unknown[]> = {
-  200: [okExample],
-  202: [
-    {
-      ...okExample,
-      status: '0xF3',
-      ...example(0xf3),
-      state: 'pending',
-      transactionHash: '0x3f9a0c5e7b1d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d8f0a2c4e6b8d0f2a',
-    },
-  ],
-  400: [
-    {
-      type: `urn:intent-gateway:problem:${statusCodes[0xa0]!.statusName.toLowerCase().replace(/_/g, '-')}`,
-      title: 'The intent is not valid',
-      status: 400,
-      detail: 'validBfore: is not a known field (the fields are: sender, target, …)',
-      ...example(0xa0),
-      intentHash: okExample.intentHash,
-      chainType: 'evm',
-      chainId: 'eip155:31337',
-      errors: [{ field: 'validBfore', message: 'is not a known field (the fields are: sender, target, …)' }],
-    },
-  ],
-  401: [
-    // No signature: the typed data the sender signs, sent back as `signature`.
-    {
-      ...problemExample(
-        0xe5,
-        401,
-        "the executor runs a relayed intent only with its sender's signature: sign the typed data in `signing` and send it as `signature`",
-      ),
-      signing: {
-        domain: { name: 'IntentExecutor', version: '1', chainId: 31337, verifyingContract: exampleExecutor },
-        types: {
-          EIP712Domain: [
-            { name: 'name', type: 'string' },
-            { name: 'version', type: 'string' },
-            { name: 'chainId', type: 'uint256' },
-            { name: 'verifyingContract', type: 'address' },
-          ],
-          Intent: [
-            { name: 'sender', type: 'address' },
-            { name: 'target', type: 'address' },
-            { name: 'data', type: 'bytes' },
-            { name: 'value', type: 'uint256' },
-            { name: 'nonce', type: 'uint256' },
-            { name: 'validAfter', type: 'uint256' },
-            { name: 'validBefore', type: 'uint256' },
-            { name: 'policyId', type: 'bytes32' },
-          ],
-        },
-        primaryType: 'Intent',
-        message: {
-          sender: exampleSender,
-          target: '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512',
-          data: '0xd09de08a',
-          value: '0',
-          nonce: '0',
-          validAfter: '0',
-          validBefore: '0',
-          policyId: '0x8f2a5c1e9b3d7f6a0c4e2b8d1f5a3c7e9b0d2f4a6c8e1b3d5f7a9c0e2b4d6f8a',
-        },
-      },
-    },
-    // An API key missing (WWW-Authenticate: Bearer realm="intent-gateway").
-    { ...problemExample(0xe4, 401, 'send it as Authorization: Bearer <key>'), title: 'An API key is required' },
-  ],
-  402: [
-    // The chain's 0x54: the sender's deposit or policy cap is short; no x402 payment can fix it.
-    {
-      ...problemExample(0x54, 402, "the sender's deposit at the executor does not cover the intent's value"),
-      paymentRequired: {
-        x402Version: 2,
-        error: "the sender's deposit at the executor does not cover the intent's value",
-        resource: {
-          url: '/intents/execute',
-          description: `POST /intents/execute for intent ${okExample.intentHash}`,
-          mimeType: 'application/json',
-        },
-        accepts: [],
-        extensions: {
-          deposit: {
-            chainId: 'eip155:31337',
-            executor: exampleExecutor,
-            function: 'depositFor(address)',
-            sender: exampleSender,
-          },
-        },
-      },
-    },
-    // The gateway's price (0x55, funds requested): pay with the x402 `exact` scheme and repeat the request with PAYMENT-SIGNATURE.
-    {
-      ...problemExample(
-        0x55,
-        402,
-        'this gateway charges for executions: pay one of `accepts` and repeat the request with PAYMENT-SIGNATURE',
-      ),
-      paymentRequired: {
-        x402Version: 2,
-        error: 'PAYMENT-SIGNATURE header is required',
-        resource: {
-          url: 'https://gateway.example/intents/execute',
-          description: 'Execute one intent on eip155:84532',
-          mimeType: 'application/json',
-        },
-        accepts: [
-          {
-            scheme: 'exact',
-            network: 'eip155:84532',
-            amount: '10000',
-            asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
-            payTo: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C',
-            maxTimeoutSeconds: 60,
-            extra: { name: 'USDC', version: '2' },
-          },
-        ],
-      },
-    },
-  ],
-}
 
 /** The security scheme name of the API keys (Authorization: Bearer <key>). */
 export const apiKeyScheme = 'apiKey'
@@ -536,36 +393,3 @@ export const openApiDocumentSchema = {
   additionalProperties: true,
   description: 'this OpenAPI 3.1 document',
 } as const
-
-/**
- * Requests that work against the devnet `npm start` runs (the same deterministic deployment the
- * tests start), so that "Try it out" on /docs sends a real body. The execute example is signed by
- * the demo sender (anvil's public account #1); a second send of it replays its outcome.
- */
-const demoIntentExample = {
-  sender: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
-  target: '0xCE3478A9E0167a6Bc5716DC39DbbbfAc38F27623',
-  data: '0x7cf5dab00000000000000000000000000000000000000000000000000000000000000001',
-  value: '0',
-  nonce: '20',
-  validAfter: '0',
-  validBefore: '0',
-  policyId: '0x534d0a7530c885628b4cbb5636d9425be9af4779f4d91cd499797596c0cb0583',
-}
-export const requestExamples = {
-  /** Request bodies by operationId. */
-  bodies: {
-    validateIntent: demoIntentExample,
-    executeIntent: {
-      ...demoIntentExample,
-      signature:
-        '0x8c9f4cb54d2faccd9e4fee8ebd991e2c71c40791bf86f2f6e313619d0a3ebfef72de3218d23223bd7a08f31868275410e79b3c622d790910ff0ce07ea630292e1b',
-    },
-    mcp: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
-  } as Record<string, unknown>,
-  /** Path parameters by name: the execute example's intent hash, the devnet's chain. */
-  params: {
-    intentHash: '0x85f28f3e02cc07a2dd03d6f4999047554fd78e19c865a10f3e00bce334197b47',
-    chainId: 'eip155:31337',
-  } as Record<string, string>,
-}

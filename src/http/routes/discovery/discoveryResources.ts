@@ -8,8 +8,9 @@ import type { FastifyInstance } from 'fastify'
 import { intentSchema } from '../../../intents/intentSchema.ts'
 import type { Payments } from '../../../payments/createPayments.ts'
 import { mcpDiscoveryOf } from '../../mcp/mcpDiscoveryOf.ts'
-import { mcpTools } from '../../mcp/mcpTools.ts'
+import { createMcpTools } from '../../mcp/mcpTools.ts'
 import { publicBaseUrl } from '../../publicBaseUrl.ts'
+import type { ApiDocs } from '../../schemas/createApiDocs.ts'
 import { httpDiscoveryOf } from '../intents/intentRoute.ts'
 
 type Item = {
@@ -51,8 +52,9 @@ type Query = {
 
 export function registerDiscoveryResourcesRoute(
   app: FastifyInstance,
-  { payments, mcp }: { payments: Payments; mcp: boolean },
+  { payments, mcp, docs }: { payments: Payments; mcp: boolean; docs: ApiDocs },
 ) {
+  const mcpTools = createMcpTools(docs)
   const started = new Date().toISOString()
   const routeOf = {
     execute: { url: '/intents/execute', tool: 'execute_intent' },
@@ -106,7 +108,7 @@ export function registerDiscoveryResourcesRoute(
           resource: `${base}${url}`,
           type: 'http',
           description: `${what} on ${offer.chainId} (send X-Chain-Id: ${offer.chainId})`,
-          extensions: httpDiscoveryOf(offer.route, schema),
+          extensions: httpDiscoveryOf(offer.route, schema, docs),
         })
         const mcpTool = mcp ? mcpTools.find((t) => t.name === tool) : undefined
         if (mcpTool)

@@ -18,19 +18,16 @@ import type { IntentOutcome } from '../../../ports/intentOutcome.ts'
 import type { IdempotencyKeyClaim, Journal } from '../../../ports/journal.ts'
 import { Status } from '../../../status/statusCodes.ts'
 import { paymentHeaderOf } from '../../plugins/payments.ts'
-import {
-  apiKeyRequired,
-  intentExamples,
-  intentStatuses,
-  outcomeResponses,
-  requestHeadersSchema,
-} from '../../schemas/httpSchemas.ts'
+import type { ApiDocs } from '../../schemas/createApiDocs.ts'
+import { apiKeyRequired, intentStatuses, outcomeResponses, requestHeadersSchema } from '../../schemas/httpSchemas.ts'
 import { toClientAddressKey } from '../../toClientAddressKey.ts'
 import type { IntentRequest } from './intentRequest.ts'
 import { registerIntentRoute } from './intentRoute.ts'
 
 export type ExecuteRouteOptions = {
   registry: ChainRegistry
+  /** The runtimes' examples, for the route's x402 discovery (createApiDocs.ts). */
+  docs: ApiDocs
   journal: Journal
   receiptTimeoutMs: number
   /** Refuse unsigned intents at once with 401 (0xE5) instead of asking the chain. */
@@ -49,6 +46,7 @@ export function registerExecuteRoute(
   app: FastifyInstance,
   {
     registry,
+    docs,
     journal,
     receiptTimeoutMs,
     requireSignedIntents,
@@ -91,13 +89,14 @@ export function registerExecuteRoute(
       },
     },
     body: intentSchema,
-    response: outcomeResponses(intentStatuses, intentExamples),
+    response: outcomeResponses(intentStatuses),
     ...(preValidation ? { security: apiKeyRequired } : {}),
   }
   registerIntentRoute(app, {
     url: '/intents/execute',
     route: 'execute',
     schema,
+    docs,
     registry,
     payments,
     metrics,

@@ -19,7 +19,7 @@ import type { IntentBody } from '../../../ports/intent.ts'
 import type { IntentOutcome } from '../../../ports/intentOutcome.ts'
 import { getStatusCode, Status } from '../../../status/statusCodes.ts'
 import { servePaid } from '../../plugins/payments.ts'
-import { intentExamples, requestExamples } from '../../schemas/httpSchemas.ts'
+import type { ApiDocs } from '../../schemas/createApiDocs.ts'
 import { sendOutcome } from '../../sendOutcome.ts'
 import { type IntentRequest, readIntentRequest, resolveIntentRequest } from './intentRequest.ts'
 
@@ -27,6 +27,8 @@ export type IntentRouteOptions = {
   url: string
   route: PricedRoute
   schema: FastifySchema
+  /** The runtimes' examples, for the route's x402 discovery (createApiDocs.ts). */
+  docs: ApiDocs
   registry: ChainRegistry
   payments?: Payments | undefined
   metrics?: Metrics | undefined
@@ -45,7 +47,7 @@ type Answer = { req: IntentRequest; outcome: IntentOutcome; funding?: FundingSho
 
 export function registerIntentRoute(
   app: FastifyInstance,
-  { url, route, schema, registry, payments, metrics, preValidation, early, run }: IntentRouteOptions,
+  { url, route, schema, docs, registry, payments, metrics, preValidation, early, run }: IntentRouteOptions,
 ) {
   const send = (request: FastifyRequest, reply: FastifyReply, a: Answer, extra?: Record<string, unknown>) =>
     sendOutcome(
@@ -69,7 +71,7 @@ export function registerIntentRoute(
         ? await req.adapter.fundingShortfall?.(req.intent, req.account).catch(() => undefined)
         : undefined,
   })
-  const discovery = payments && httpDiscoveryOf(route, schema)
+  const discovery = payments && httpDiscoveryOf(route, schema, docs)
   app.post<{ Body: IntentBody }>(url, {
     schema,
     ...(preValidation ? { preValidation } : {}),
@@ -112,10 +114,8 @@ export function registerIntentRoute(
 }
 
 /** The route's x402 `bazaar` declaration, from its own body schema and the OpenAPI examples. */
-export function httpDiscoveryOf(route: PricedRoute, schema: FastifySchema): Record<string, unknown> {
+export function httpDiscoveryOf(route: PricedRoute, schema: FastifySchema, docs: ApiDocs): Record<string, unknown> {
   const { $id: _id, ...body } = (schema.body ?? {}) as Record<string, unknown>
-  const example = requestExamples.bodies[route === 'execute' ? 'executeIntent' : 'validateIntent'] as
-    | Record<string, unknown>
-    | undefined
-  return declareHttpDiscovery({ method: 'POST', bodySchema: body, example, outputExample: intentExamples[200]?.[0] })
+  const example = docs.intentExamples[route] as Record<string, unknown> | undefined
+  return declareHttpDiscovery({ method: 'POST', bodySchema: body, example, outputExample: docs.intentExamples.answer })
 }

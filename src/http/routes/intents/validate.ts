@@ -5,17 +5,14 @@ import { intentSchema } from '../../../intents/intentSchema.ts'
 import { validateIntent } from '../../../intents/validateIntent.ts'
 import type { Metrics } from '../../../metrics/createMetrics.ts'
 import type { Payments } from '../../../payments/createPayments.ts'
-import {
-  apiKeyOptional,
-  intentExamples,
-  intentStatuses,
-  outcomeResponses,
-  requestHeadersSchema,
-} from '../../schemas/httpSchemas.ts'
+import type { ApiDocs } from '../../schemas/createApiDocs.ts'
+import { apiKeyOptional, intentStatuses, outcomeResponses, requestHeadersSchema } from '../../schemas/httpSchemas.ts'
 import { registerIntentRoute } from './intentRoute.ts'
 
 export type ValidateRouteOptions = {
   registry: ChainRegistry
+  /** The runtimes' examples, for the route's x402 discovery (createApiDocs.ts). */
+  docs: ApiDocs
   preValidation?: preValidationAsyncHookHandler | undefined
   payments?: Payments | undefined
   metrics?: Metrics | undefined
@@ -23,7 +20,7 @@ export type ValidateRouteOptions = {
 
 export function registerValidateRoute(
   app: FastifyInstance,
-  { registry, preValidation, payments, metrics }: ValidateRouteOptions,
+  { registry, docs, preValidation, payments, metrics }: ValidateRouteOptions,
 ) {
   const schema = {
     operationId: 'validateIntent',
@@ -33,13 +30,14 @@ export function registerValidateRoute(
       'One read of the validator contract (and of the signature, when the body carries one); the ERC-1066 code it returns decides the HTTP status. With API keys configured, a key is optional or required here as the gateway is configured (a key that is sent must be valid).',
     headers: requestHeadersSchema,
     body: intentSchema,
-    response: outcomeResponses(intentStatuses, intentExamples),
+    response: outcomeResponses(intentStatuses),
     ...(preValidation ? { security: apiKeyOptional } : {}),
   }
   registerIntentRoute(app, {
     url: '/intents/validate',
     route: 'validate',
     schema,
+    docs,
     registry,
     payments,
     metrics,
