@@ -7,6 +7,7 @@ import type { FacilitatorClient, x402ResourceServer } from '@x402/core/server'
 import type { Network, PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types'
 import type { Logger } from 'pino'
 import type { Hex, LocalAccount } from 'viem'
+import type { PaymentFamilySettings } from '../../config/paymentsConfig.ts'
 import type { PrecedingTransaction } from '../../ports/chainAdapter.ts'
 import type { LentEndpoints } from '../../ports/chainEndpoints.ts'
 import type { AuthorizationKey, PaymentLedger, PaymentRecord } from '../../ports/paymentLedger.ts'
@@ -157,6 +158,8 @@ export type SettlementRecheck = {
 export type PaymentMechanism<Reads = unknown> = {
   /** The CAIP-2 namespace of the networks this family pays on (`eip155`, `solana`). */
   namespace: string
+  /** What it reads of the x402 settings itself: a price on its networks, the facilitator's key for them (handed to loadConfig by src/runtimes.ts). */
+  settings: PaymentFamilySettings
   /** What identifies one payment on its network, so that the ledger lets it pay for one request only. */
   keyOf(payload: PaymentPayload, requirements: PaymentRequirements, now: () => bigint): PaymentKey
   /** The payer a payment's inner payload names, before the facilitator verified it (undefined: not this family's, or unreadable). */
