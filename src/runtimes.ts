@@ -8,11 +8,12 @@ import { suiModule } from './chains/sui/index.ts'
 import type { Env, GatewayConfig } from './config/gatewayConfig.ts'
 import { loadConfig as readConfig } from './config/loadConfig.ts'
 import type { RuntimeModule } from './config/runtimeModule.ts'
+import { paymentFamilies } from './payments/mechanisms/paymentFamilies.ts'
 import { storageEngines } from './storageEngines.ts'
 
 export const runtimes: readonly RuntimeModule[] = [evmModule, solanaModule, suiModule]
 
-/** The gateway's configuration, read with every runtime's and every storage engine's own settings. */
+/** The gateway's configuration, read with every runtime's, storage engine's and payment family's own settings. */
 export function loadConfig(env: Env): GatewayConfig {
-  return readConfig(env, runtimes, storageEngines)
+  return readConfig(env, runtimes, storageEngines, paymentFamilies)
 }

@@ -16,7 +16,7 @@ import { interfacesConfig } from './interfacesConfig.ts'
 import { limitsConfig } from './limitsConfig.ts'
 import { readOAuthConfig } from './oauthConfig.ts'
 import { opsConfig } from './opsConfig.ts'
-import { parsePaymentsConfig } from './paymentsConfig.ts'
+import { type PaymentFamilySettings, parsePaymentsConfig } from './paymentsConfig.ts'
 import { publicUrlConfig } from './publicUrlConfig.ts'
 import { readBoolean } from './readBoolean.ts'
 import { readInteger } from './readInteger.ts'
@@ -36,12 +36,14 @@ const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
 /**
  * `runtimes`: the runtime modules (src/runtimes.ts); each reads its own settings and judges its own
  * chain ids and contract addresses. `engines`: the storage engines (src/storageEngines.ts); each
- * reads its own settings.
+ * reads its own settings. `paymentFamilies`: the payment families' settings (payments/mechanisms/
+ * paymentFamilies.ts, handed in by src/runtimes.ts); each reads its own prices and facilitator key.
  */
 export function loadConfig(
   env: Env,
   runtimes: readonly RuntimeModule[],
   engines: readonly StorageEngine[],
+  paymentFamilies: readonly PaymentFamilySettings[],
 ): GatewayConfig {
   const problems: string[] = []
   const nodeEnv = env.NODE_ENV?.trim() || 'development'
@@ -82,9 +84,9 @@ export function loadConfig(
   // paymentsConfig compares the facilitator's keys in the environment with its families' relayers'.
   const evmSecrets = localSecrets(keys, 'evm') as Hex[]
   const payments = parsePaymentsConfig(env, {
+    families: paymentFamilies,
     facilitatorKeys: signers.value.facilitator,
-    relayerPrivateKey: evmSecrets[0],
-    solanaRelayerPrivateKey: localSecrets(keys, 'solana')[0] as Uint8Array | undefined,
+    relayerKeyOf: (chainType) => localSecrets(keys, chainType)[0],
     chainIds: devnet ? undefined : chains.map((c) => c.chainId),
     problems,
     production,

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { dollarPriceProblems } from '../payments/dollarPriceProblems.ts'
+import { paymentFamilies as families } from '../payments/mechanisms/paymentFamilies.ts'
 import { parsePaymentsConfig } from './paymentsConfig.ts'
 import type { FacilitatorKeySources } from './signersConfig.ts'
 
@@ -16,7 +17,13 @@ function parse(
   facilitatorKeys?: FacilitatorKeySources,
 ) {
   const problems: string[] = []
-  const config = parsePaymentsConfig(env, { relayerPrivateKey: relayer, chainIds, problems, facilitatorKeys })
+  const config = parsePaymentsConfig(env, {
+    families,
+    relayerKeyOf: (chainType) => (chainType === 'evm' ? relayer : undefined),
+    chainIds,
+    problems,
+    facilitatorKeys,
+  })
   return { config, problems }
 }
 
@@ -194,8 +201,8 @@ describe('parsePaymentsConfig on Solana', () => {
   const solanaParse = (env: Record<string, string>, production = false) => {
     const problems: string[] = []
     const config = parsePaymentsConfig(env, {
-      relayerPrivateKey: relayer,
-      solanaRelayerPrivateKey: solanaRelayer,
+      families,
+      relayerKeyOf: (chainType) => ({ evm: relayer, solana: solanaRelayer, sui: undefined })[chainType],
       chainIds: [local, 'eip155:31337'],
       problems,
       production,
@@ -286,7 +293,7 @@ describe('parsePaymentsConfig on Solana', () => {
         }),
         FACILITATOR_SOLANA_PRIVATE_KEY: JSON.stringify(seed),
       },
-      { relayerPrivateKey: undefined, chainIds: [local, other], problems, production: false },
+      { families, chainIds: [local, other], problems, production: false },
     )
     assert.deepEqual(problems, [
       `X402_PRICES: ${devnetId} stands for both ${local} and ${other}; a public cluster's id may stand for one chain only`,

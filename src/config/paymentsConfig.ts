@@ -1,16 +1,20 @@
 // The x402 payment settings: what execute and validate cost per chain, who settles, and whether
 // API-key clients pay too. Parsed once at start-up; every problem names its variable. A price is
-// paid on an EVM network (x402's exact EVM scheme, an EIP-3009 token) or a Solana one (the exact
+// paid on a network of one payment family (x402's exact EVM scheme, an EIP-3009 token; the exact
 // SVM scheme, an SPL token): the network's family decides, whatever runtime the priced chain is.
+// Each family reads its own prices and facilitator key (PaymentFamilySettings, in its room
+// payments/mechanisms/<family>/); the composition root hands the list in, so config/ names none.
 
-import { createHash } from 'node:crypto'
-import { base58 } from '@scure/base'
-import { getAddress, type Hex, isAddress, isHex } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
+import type { Hex } from 'viem'
+import type { ChainType } from '../ports/chainId.ts'
 import { readBoolean } from './readBoolean.ts'
 import type { FacilitatorKeySources, KeySource } from './signersConfig.ts'
 
-/** The public Solana clusters' CAIP-2 ids: the only Solana networks x402's published SVM client pays on. */
+/**
+ * The public Solana clusters' CAIP-2 ids: the only Solana networks x402's published SVM client pays
+ * on. Read by the Solana family's prices (payments/mechanisms/svm/); still here because the Solana
+ * devnet (chains/solana/devnet/) imports it from here.
+ */
 export const solanaClusterNetworks = {
   mainnet: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
   devnet: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1',
@@ -60,11 +64,53 @@ export type FacilitatorConfig =
     }
   | { kind: 'remote'; url: string }
 
-/** The settings that put a facilitator key in the token or KMS, by key. */
-const heldKeySettings = {
-  evm: ['FACILITATOR_PKCS11_KEY_LABEL', 'FACILITATOR_KMS_KEY_ID'],
-  solana: ['FACILITATOR_SOLANA_PKCS11_KEY_LABEL', 'FACILITATOR_SOLANA_KMS_KEY_ID'],
-} as const
+export type LocalFacilitatorConfig = Extract<FacilitatorConfig, { kind: 'local' }>
+
+/** Where a price is read: its network, the priced chain, the setting's path for messages. */
+export type PriceAt = { network: string; chainId: string; where: string; production: boolean; problems: string[] }
+
+/**
+ * What a payment family reads of the x402 settings itself, as a runtime reads its own
+ * (config/runtimeModule.ts): a price on one of its networks and the in-process facilitator's key
+ * for them. Each family's room (payments/mechanisms/<family>/) gives one with its mechanism; the
+ * composition root (src/runtimes.ts) hands the list to loadConfig.
+ */
+export type PaymentFamilySettings = {
+  /** How messages name its networks (`EVM (eip155:<chain id>)`) and x402's scheme for them (`EVM`). */
+  networkForm: string
+  schemeName: string
+  /** How the message on a price that is not an object names its price's forms. */
+  priceForms: string
+  /** An example of X402_PRICES for messages (the first family's that gives one is shown). */
+  pricesExample?: string | undefined
+  /** Whether a CAIP-2 network is one of the family's. */
+  isNetwork(network: string): boolean
+  /** Reads a price on one of its networks, pushing every problem onto `at.problems`. */
+  readPrice(value: Record<string, unknown>, at: PriceAt): PriceConfig | undefined
+  facilitatorKey: FacilitatorKeySettings
+}
+
+/** The in-process facilitator's key for a family's networks. */
+export type FacilitatorKeySettings = {
+  /** Its key among the facilitator's keys held in a token or KMS (signersConfig). */
+  role: keyof FacilitatorKeySources
+  /** The setting that gives it in the process, and those that put it in a token or KMS (for messages). */
+  setting: string
+  heldSettings: readonly string[]
+  /** Reads its settings: the key given in the process, and the first setting naming it in a token or KMS. */
+  given(env: Env): { raw: string | undefined; held: string | undefined }
+  /** The runtime whose relayer key (in the process) it must not be. */
+  relayerChainType: ChainType
+  /** Reads it as given in its setting: the local facilitator's fields it sets, or the problem. */
+  read(
+    raw: string,
+    at: { relayerKey: unknown; production: boolean },
+  ): Partial<LocalFacilitatorConfig> | { problem: string }
+  /** Its key held in a token or KMS, as the local facilitator's field. */
+  held(source: KeySource): Partial<LocalFacilitatorConfig>
+  /** The problem when one of its networks is priced and the in-process facilitator has no key for it. */
+  missing: string
+}
 
 export type PaymentsConfig = {
   /** By the gateway's CAIP-2 chain id; a chain or route missing here is free. */
@@ -86,8 +132,8 @@ const routes: readonly PricedRoute[] = ['execute', 'validate']
 const defaultMaxTimeoutSeconds = 300
 
 /**
- * Reads X402_PRICES, PRICE_API_KEY_CLIENTS, FACILITATOR_PRIVATE_KEY, FACILITATOR_SOLANA_PRIVATE_KEY,
- * SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS and FACILITATOR_URL; `facilitatorKeys` are the facilitator's keys held in a token or KMS
+ * Reads X402_PRICES, PRICE_API_KEY_CLIENTS, each family's facilitator key (`families`: FACILITATOR_PRIVATE_KEY,
+ * FACILITATOR_SOLANA_PRIVATE_KEY), SOLANA_MAX_PRIORITY_FEE_MICROLAMPORTS and FACILITATOR_URL; `facilitatorKeys` are the facilitator's keys held in a token or KMS
  * (signersConfig, which reads and checks their settings). Returns
  * undefined when no price is configured (payments off); pushes every problem onto `problems`.
  *
@@ -98,15 +144,17 @@ const defaultMaxTimeoutSeconds = 300
 export function parsePaymentsConfig(
   env: Env,
   {
-    relayerPrivateKey,
-    solanaRelayerPrivateKey,
+    families,
+    relayerKeyOf = () => undefined,
     chainIds,
     problems,
     production = env.NODE_ENV?.trim() === 'production',
     facilitatorKeys,
   }: {
-    relayerPrivateKey: Hex | undefined
-    solanaRelayerPrivateKey?: Uint8Array | undefined
+    /** The payment families' settings (src/runtimes.ts passes payments/mechanisms/paymentFamilies.ts), each reading its own. */
+    families: readonly PaymentFamilySettings[]
+    /** A runtime's first relayer key held in the process, in its own form: a family's facilitator key must not be it. */
+    relayerKeyOf?: ((chainType: ChainType) => unknown) | undefined
     chainIds: readonly string[] | undefined
     problems: string[]
     production?: boolean
@@ -114,14 +162,14 @@ export function parsePaymentsConfig(
   },
 ): PaymentsConfig | undefined {
   const priceApiKeyClients = readBoolean(env, 'PRICE_API_KEY_CLIENTS', problems)
-  const facilitatorKey = env.FACILITATOR_PRIVATE_KEY?.trim() || undefined
-  const facilitatorSolanaKey = env.FACILITATOR_SOLANA_PRIVATE_KEY?.trim() || undefined
+  const keys = families.map(({ facilitatorKey }) => facilitatorKey)
+  const settings = keys.map((key) => key.given(env))
+  const given = settings.map((s) => s.raw)
   const facilitatorUrl = env.FACILITATOR_URL?.trim() || undefined
   // A key named in the token or KMS counts as given even when its source has a problem of its own (signersConfig reports it).
-  const heldEvm = heldKeySettings.evm.find((name) => env[name]?.trim())
-  const heldSolana = heldKeySettings.solana.find((name) => env[name]?.trim())
-  const local = facilitatorKey || facilitatorSolanaKey || heldEvm || heldSolana
-  const prices = readPrices(env.X402_PRICES, chainIds, production, problems)
+  const held = settings.map((s) => s.held)
+  const local = given.some(Boolean) || held.some(Boolean)
+  const prices = readPrices(env.X402_PRICES, chainIds, families, production, problems)
   // A public cluster's id standing for a local chain must stand for one chain only, and not also be served as itself.
   const standsFor = new Map<string, string>()
   for (const routes of Object.values(prices ?? {})) {
@@ -137,84 +185,51 @@ export function parsePaymentsConfig(
       standsFor.set(price.network, price.settleOn)
     }
   }
-  const families = new Set(
-    Object.values(prices ?? {}).flatMap((routes) => Object.values(routes).map((p) => p.network.split(':')[0])),
+  const priced = families.map((family) =>
+    Object.values(prices ?? {}).some((routes) => Object.values(routes).some((p) => family.isNetwork(p.network))),
   )
 
   let facilitator: FacilitatorConfig | undefined
   if (local && facilitatorUrl) {
     problems.push(
-      `FACILITATOR_URL: set either FACILITATOR_URL (a remote facilitator) or the in-process facilitator's keys (FACILITATOR_PRIVATE_KEY / FACILITATOR_SOLANA_PRIVATE_KEY, or in a token or KMS: ${[...heldKeySettings.evm, ...heldKeySettings.solana].join(', ')}), not both`,
+      `FACILITATOR_URL: set either FACILITATOR_URL (a remote facilitator) or the in-process facilitator's keys (${keys.map((k) => k.setting).join(' / ')}, or in a token or KMS: ${keys.flatMap((k) => k.heldSettings).join(', ')}), not both`,
     )
   } else if (facilitatorUrl) {
     const problem = urlProblem(facilitatorUrl)
     if (problem) problems.push(`FACILITATOR_URL: ${problem}`)
     else facilitator = { kind: 'remote', url: facilitatorUrl.replace(/\/+$/, '') }
   } else if (local) {
-    let privateKey: Hex | undefined
-    let solanaSecretKey: Uint8Array | undefined
+    // Each family's key given in the process, read by the family: the fields it sets, or undefined.
     let ok = true
-    if (facilitatorKey) {
-      if (!isHex(facilitatorKey) || facilitatorKey.length !== 66) {
-        problems.push('FACILITATOR_PRIVATE_KEY: not a 32-byte hex private key (0x + 64 hex digits)')
+    const read = keys.map((key, i) => {
+      const raw = given[i]
+      if (!raw) return undefined
+      const fields = key.read(raw, { relayerKey: relayerKeyOf(key.relayerChainType), production })
+      if ('problem' in fields) {
+        problems.push(fields.problem)
         ok = false
-      } else if (
-        relayerPrivateKey &&
-        privateKeyToAccount(facilitatorKey).address === privateKeyToAccount(relayerPrivateKey).address
-      ) {
-        // The relayer's nonces belong to the journal: a settlement sent from the same account would collide with executions.
-        problems.push(
-          "FACILITATOR_PRIVATE_KEY: must not be the relayer's key (RELAYER_PRIVATE_KEY); give the facilitator its own funded account",
-        )
-        ok = false
-      } else privateKey = facilitatorKey
-    }
-    if (facilitatorSolanaKey) {
-      const seed = readSolanaSeed(facilitatorSolanaKey)
-      if (typeof seed === 'string') {
-        problems.push(`FACILITATOR_SOLANA_PRIVATE_KEY: ${seed}`)
-        ok = false
-      } else if (
-        solanaRelayerPrivateKey &&
-        Buffer.from(seed).equals(Buffer.from(solanaRelayerPrivateKey.subarray(0, 32)))
-      ) {
-        // The relayer's transactions belong to the journal; a facilitator paying fees from the same account would spend its SOL unseen.
-        problems.push(
-          "FACILITATOR_SOLANA_PRIVATE_KEY: must not be the Solana relayer's key (SOLANA_RELAYER_PRIVATE_KEY); give the facilitator its own funded account",
-        )
-        ok = false
-      } else if (production && Buffer.from(seed).equals(devnetFacilitatorSeed)) {
-        problems.push(
-          'FACILITATOR_SOLANA_PRIVATE_KEY: is the public devnet facilitator key and is refused when NODE_ENV=production',
-        )
-        ok = false
-      } else solanaSecretKey = seed
-    }
-    const evmKey = facilitatorKeys?.evm
-    const solanaKey = facilitatorKeys?.solana
+        return undefined
+      }
+      return fields
+    })
     if (ok) {
-      if (families.has('eip155') && !privateKey && !heldEvm)
-        problems.push(
-          'FACILITATOR_PRIVATE_KEY: an EVM network is priced in X402_PRICES: the in-process facilitator needs an EVM key to settle there (or FACILITATOR_PKCS11_KEY_LABEL, FACILITATOR_KMS_KEY_ID)',
-        )
-      else if (families.has('solana') && !solanaSecretKey && !heldSolana)
-        problems.push(
-          'FACILITATOR_SOLANA_PRIVATE_KEY: a Solana network is priced in X402_PRICES: the in-process facilitator needs a Solana key (it pays the settlement fees) (or FACILITATOR_SOLANA_PKCS11_KEY_LABEL, FACILITATOR_SOLANA_KMS_KEY_ID)',
-        )
+      const missing = keys.find((_, i) => priced[i] && !read[i] && !held[i])
+      if (missing) problems.push(missing.missing)
       else
-        facilitator = {
-          kind: 'local',
-          ...(privateKey ? { privateKey } : {}),
-          ...(solanaSecretKey ? { solanaSecretKey } : {}),
-          ...(evmKey && !privateKey ? { evmKey } : {}),
-          ...(solanaKey && !solanaSecretKey ? { solanaKey } : {}),
-        }
+        facilitator = Object.assign(
+          { kind: 'local' as const },
+          ...read.map((fields) => fields ?? {}),
+          ...keys.map((key, i) => {
+            const source = facilitatorKeys?.[key.role]
+            return source && !read[i] ? key.held(source) : {}
+          }),
+        )
     }
   }
 
   if (env.X402_PRICES?.trim() && !local && !facilitatorUrl) {
     problems.push(
-      'X402_PRICES: prices need a facilitator: set FACILITATOR_PRIVATE_KEY and/or FACILITATOR_SOLANA_PRIVATE_KEY (in-process; or their keys in a token or KMS: FACILITATOR_PKCS11_KEY_LABEL, FACILITATOR_KMS_KEY_ID, FACILITATOR_SOLANA_PKCS11_KEY_LABEL, FACILITATOR_SOLANA_KMS_KEY_ID) or FACILITATOR_URL (remote)',
+      `X402_PRICES: prices need a facilitator: set ${keys.map((k) => k.setting).join(' and/or ')} (in-process; or their keys in a token or KMS: ${keys.flatMap((k) => k.heldSettings).join(', ')}) or FACILITATOR_URL (remote)`,
     )
   }
   const solanaMaxPriorityFeeMicroLamports = readFacilitatorPriorityFeeCeiling(env)
@@ -225,6 +240,7 @@ export function parsePaymentsConfig(
 function readPrices(
   raw: string | undefined,
   chainIds: readonly string[] | undefined,
+  families: readonly PaymentFamilySettings[],
   production: boolean,
   problems: string[],
 ): PaymentsConfig['prices'] | undefined {
@@ -237,9 +253,8 @@ function readPrices(
     return undefined
   }
   if (!isObject(parsed)) {
-    problems.push(
-      'X402_PRICES: must be a JSON object keyed by CAIP-2 chain id, e.g. {"eip155:8453":{"execute":{"price":"$0.01","payTo":"0x…"}}}',
-    )
+    const example = families.find((f) => f.pricesExample)?.pricesExample
+    problems.push(`X402_PRICES: must be a JSON object keyed by CAIP-2 chain id${example ? `, e.g. ${example}` : ''}`)
     return undefined
   }
   const prices: PaymentsConfig['prices'] = {}
@@ -263,7 +278,7 @@ function readPrices(
         problems.push(`${where}.${route.slice(0, 20)}: not a priced route (execute, validate)`)
         continue
       }
-      const price = readPrice(value, chainId, `${where}.${route}`, production, problems)
+      const price = readPrice(value, chainId, `${where}.${route}`, families, production, problems)
       if (price) entry[route as PricedRoute] = price
     }
     if (Object.keys(entry).length > 0) prices[chainId] = entry
@@ -271,88 +286,31 @@ function readPrices(
   return prices
 }
 
+/** A price on the network of the family whose network it is, read by that family. */
 function readPrice(
   value: unknown,
   chainId: string,
   where: string,
+  families: readonly PaymentFamilySettings[],
   production: boolean,
   problems: string[],
 ): PriceConfig | undefined {
   if (!isObject(value)) {
-    problems.push(
-      `${where}: must be an object: {"asset","amount","payTo","extra":{"name","version"}} or {"price":"$0.01","payTo"} (EVM), {"asset","amount","payTo"} (Solana)`,
-    )
+    problems.push(`${where}: must be an object: ${families.map((f) => f.priceForms).join(', ')}`)
     return undefined
   }
   const network = value.network === undefined ? chainId : value.network
-  if (typeof network === 'string' && /^eip155:[0-9]{1,20}$/.test(network))
-    return readEvmPrice(value, network, where, problems)
-  if (typeof network === 'string' && /^solana:[1-9A-HJ-NP-Za-km-z]{32}$/.test(network))
-    return readSolanaPrice(value, network, chainId, where, production, problems)
+  const family = typeof network === 'string' ? families.find((f) => f.isNetwork(network)) : undefined
+  if (family && typeof network === 'string')
+    return family.readPrice(value, { network, chainId, where, production, problems })
   problems.push(
-    `${where}.network: "${String(network).slice(0, 40)}" is not an EVM (eip155:<chain id>) or Solana (solana:<genesis hash prefix>) CAIP-2 network; x402's exact EVM and SVM schemes are supported`,
+    `${where}.network: "${String(network).slice(0, 40)}" is not an ${families.map((f) => f.networkForm).join(' or ')} CAIP-2 network; x402's exact ${families.map((f) => f.schemeName).join(' and ')} schemes are supported`,
   )
   return undefined
 }
 
-/**
- * A price paid with an SPL token (x402's exact SVM scheme). Its network is the priced chain's own
- * id, another Solana chain the gateway serves, or — outside production — a public cluster's id
- * standing for a priced Solana chain that is not that cluster (the devnet: x402's published client
- * pays only on the public clusters): settled on the priced chain.
- */
-function readSolanaPrice(
-  value: Record<string, unknown>,
-  network: string,
-  chainId: string,
-  where: string,
-  production: boolean,
-  problems: string[],
-): PriceConfig | undefined {
-  const before = problems.length
-  const publicCluster = (Object.values(solanaClusterNetworks) as string[]).includes(network)
-  let settleOn: string | undefined
-  if (publicCluster && network !== chainId) {
-    if (production)
-      problems.push(
-        `${where}.network: ${network} is a public Solana cluster and not the priced chain ${chainId}: a chain answering as a public cluster for payments is for the devnet only (refused when NODE_ENV=production)`,
-      )
-    else if (!chainId.startsWith('solana:'))
-      problems.push(`${where}.network: ${network} may stand for a Solana chain only, and ${chainId} is not one`)
-    else settleOn = chainId
-  }
-  for (const field of ['price', 'extra']) {
-    if (value[field] !== undefined)
-      problems.push(`${where}.${field}: not taken on a Solana network: give "asset" (the SPL mint) and "amount"`)
-  }
-  const isSolanaAddress = (a: unknown) =>
-    typeof a === 'string' && /^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(a) && base58DecodedLength(a) === 32
-  if (!isSolanaAddress(value.payTo)) problems.push(`${where}.payTo: not a Solana address (base58, 32 bytes)`)
-  if (!isSolanaAddress(value.asset)) problems.push(`${where}.asset: not an SPL mint address (base58, 32 bytes)`)
-  if (
-    typeof value.amount !== 'string' ||
-    !/^[1-9][0-9]{0,19}$/.test(value.amount) ||
-    BigInt(value.amount) > 0xffffffffffffffffn
-  )
-    problems.push(
-      `${where}.amount: must be a positive integer string in the mint's smallest unit, at most a u64 (e.g. "10000" for 0.01 of a 6-decimal token)`,
-    )
-  const maxTimeoutSeconds = readMaxTimeout(value, where, problems)
-  if (value.maxGas !== undefined)
-    problems.push(
-      `${where}.maxGas: EVM only; a Solana execution's compute is bounded by the transaction the gateway builds`,
-    )
-  if (problems.length !== before) return undefined
-  return {
-    network: network as PriceConfig['network'],
-    payTo: value.payTo as string,
-    price: { asset: value.asset as string, amount: value.amount as string },
-    maxTimeoutSeconds,
-    ...(settleOn ? { settleOn } : {}),
-  }
-}
-
-function readMaxTimeout(value: Record<string, unknown>, where: string, problems: string[]): number {
+/** A price's maxTimeoutSeconds (default 300), read the same for every family. */
+export function readMaxTimeout(value: Record<string, unknown>, where: string, problems: string[]): number {
   if (value.maxTimeoutSeconds === undefined) return defaultMaxTimeoutSeconds
   if (
     !Number.isInteger(value.maxTimeoutSeconds) ||
@@ -365,112 +323,6 @@ function readMaxTimeout(value: Record<string, unknown>, where: string, problems:
   return value.maxTimeoutSeconds as number
 }
 
-/** FACILITATOR_SOLANA_PRIVATE_KEY: the Solana CLI's keypair (a JSON array of 64 numbers), or base58 of the 64-byte keypair or 32-byte seed. */
-function readSolanaSeed(text: string): Uint8Array | string {
-  let bytes: Uint8Array | undefined
-  if (text.startsWith('[')) {
-    try {
-      const list = JSON.parse(text) as unknown
-      if (Array.isArray(list) && list.every((n) => Number.isInteger(n) && n >= 0 && n <= 255))
-        bytes = Uint8Array.from(list as number[])
-    } catch {
-      bytes = undefined
-    }
-    if (!bytes) return "not a JSON array of byte values (the Solana CLI's keypair file holds 64 numbers)"
-  } else {
-    if (!/^[1-9A-HJ-NP-Za-km-z]+$/.test(text))
-      return "must be the Solana CLI's keypair (a JSON array of 64 numbers) or base58"
-    bytes = base58.decode(text)
-  }
-  if (bytes.length !== 64 && bytes.length !== 32)
-    return `must hold 64 bytes (seed and public key) or the 32-byte seed; it holds ${bytes.length}`
-  return bytes.slice(0, 32)
-}
-
-/** The devnet's facilitator seed (public, derived from a label as every devnet key): refused in production. */
-const devnetFacilitatorSeed = createHash('sha256').update('intent-gateway solana devnet facilitator').digest()
-
-function readEvmPrice(
-  value: Record<string, unknown>,
-  network: string,
-  where: string,
-  problems: string[],
-): PriceConfig | undefined {
-  const before = problems.length
-  const payTo = value.payTo
-  if (typeof payTo !== 'string' || !isAddress(payTo, { strict: false }))
-    problems.push(`${where}.payTo: not an address (0x + 40 hex digits)`)
-  const maxTimeoutSeconds = readMaxTimeout(value, where, problems)
-
-  let maxGas: bigint | undefined
-  if (value.maxGas !== undefined) {
-    if (typeof value.maxGas !== 'number' || !Number.isSafeInteger(value.maxGas) || value.maxGas < 21_000) {
-      problems.push(`${where}.maxGas: must be an integer of at least 21000: the most gas one payment buys`)
-    } else maxGas = BigInt(value.maxGas)
-  }
-
-  let price: PriceConfig['price'] | undefined
-  if (value.price !== undefined) {
-    for (const field of ['asset', 'amount', 'extra']) {
-      if (value[field] !== undefined)
-        problems.push(
-          `${where}.${field}: give either "price" (a dollar amount) or "asset", "amount" and "extra", not both`,
-        )
-    }
-    if (
-      typeof value.price !== 'string' ||
-      !/^\$(0|[1-9][0-9]*)(\.[0-9]{1,6})?$/.test(value.price) ||
-      /^\$0(\.0*)?$/.test(value.price)
-    ) {
-      problems.push(
-        `${where}.price: "${String(value.price).slice(0, 20)}" is not a positive dollar amount like "$0.01"`,
-      )
-    } else price = value.price as `$${string}` // paid in x402's USDC on the network: checked when payments start (payments/dollarPriceProblems.ts)
-  } else {
-    const { asset, amount, extra } = value
-    if (typeof asset !== 'string' || !isAddress(asset, { strict: false }))
-      problems.push(`${where}.asset: not a token address (0x + 40 hex digits)`)
-    if (typeof amount !== 'string' || !/^[1-9][0-9]{0,77}$/.test(amount))
-      problems.push(
-        `${where}.amount: must be a positive integer string in the token's smallest unit (e.g. "10000" for 0.01 of a 6-decimal token)`,
-      )
-    if (
-      !isObject(extra) ||
-      typeof extra.name !== 'string' ||
-      !extra.name ||
-      typeof extra.version !== 'string' ||
-      !extra.version
-    ) {
-      problems.push(`${where}.extra: must be {"name","version"}: the token's EIP-712 domain name and version`)
-    }
-    if (problems.length === before) {
-      const e = extra as { name: string; version: string }
-      price = {
-        asset: getAddress(asset as string),
-        amount: amount as string,
-        extra: { name: e.name, version: e.version },
-      }
-    }
-  }
-  if (problems.length !== before || !price) return undefined
-  return {
-    network: network as PriceConfig['network'],
-    payTo: getAddress(payTo as string),
-    price,
-    maxTimeoutSeconds,
-    ...(maxGas !== undefined ? { maxGas } : {}),
-  }
-}
-
-/** How many bytes a base58 string decodes to (0 when it is not base58). */
-function base58DecodedLength(text: string): number {
-  try {
-    return base58.decode(text).length
-  } catch {
-    return 0
-  }
-}
-
 function urlProblem(raw: string): string | undefined {
   try {
     const url = new URL(raw)
@@ -481,7 +333,7 @@ function urlProblem(raw: string): string | undefined {
   }
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
+export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 

@@ -1,79 +1,64 @@
 // Resolves reservations that no request of this process holds (a crash left them, a settlement's
 // answer was lost, or its confirmation did not come in time: `settlement_pending`), each as its
-// family's mechanism says (mechanisms/<family>: EVM asks the token's authorization, Solana the
-// settlement's transaction id).
+// family's mechanism says (mechanisms/<family>), over the reads that mechanism built of its networks.
 import type { Logger } from 'pino'
-import type { Block, PublicClient } from 'viem'
 import type { PaymentLedger } from '../ports/paymentLedger.ts'
 import { mechanismOf } from './mechanisms/mechanisms.ts'
-import type { ResolvedPayment, SolanaSettlementStatus } from './mechanisms/paymentMechanism.ts'
+import type { PaymentMechanism, ResolvedPayment } from './mechanisms/paymentMechanism.ts'
 
-export type { ResolvedPayment, SolanaSettlementStatus }
+export type { ResolvedPayment }
 
 export type ResolveUnresolvedPaymentsParameters = {
   ledger: PaymentLedger
-  /** A public client for a payment's CAIP-2 network; undefined when the network is not reachable from here. */
-  clientFor(network: string): PublicClient | undefined
+  /** Each mechanism's reads of its networks, as its `createChainReads` built them; a family without any is left unresolved. */
+  reads: ReadonlyMap<PaymentMechanism, unknown>
   logger: Logger
-  /** How far back to look for the event that used an authorization. */
-  lookbackBlocks?: bigint
   /**
-   * Start-up only, in-process facilitator only: whether a settlement sent before the crash may
-   * still be waiting in the node (the facilitator's account has unmined transactions). When it
-   * answers false, an unused authorization is released at once: nothing else could settle it.
-   * Without it, an unused authorization stays reserved until the chain passes its validBefore.
+   * The in-process facilitator's account, when it settles here. At start-up, its family's mechanism
+   * asks whether a settlement it sent before the crash may still be in the node; when not, an unused
+   * payment is released at once: nothing else could settle it. Without it, an unused payment stays
+   * reserved until it can no longer land.
    */
-  settlementMayBePending?: ((network: string) => Promise<boolean>) | undefined
+  settler?: string | undefined
   /** Reservations a request of this process holds right now: left alone. */
   isInFlight?: ((paymentId: number) => boolean) | undefined
   /** Says when it runs: 'start-up' or 'periodic' (for the records' reasons). */
   when?: 'start-up' | 'periodic'
-  /** A Solana network's answer on a transaction id; undefined when the network is not reachable from here. */
-  solanaStatusOf?: ((network: string, signature: string) => Promise<SolanaSettlementStatus>) | undefined
-  /** A Solana network's time, unix seconds (past a reservation's validBefore, its settlement can no longer land). */
-  solanaNowOf?: ((network: string) => Promise<bigint>) | undefined
-  /** Whether a blockhash has expired on a Solana network by its finalized bank: no transaction with it can land from then on. */
-  solanaBlockhashExpiredOf?: ((network: string, blockhash: string) => Promise<boolean>) | undefined
 }
 
 export async function resolveUnresolvedPayments({
   ledger,
-  clientFor,
+  reads,
   logger,
-  lookbackBlocks = 100_000n,
-  settlementMayBePending,
+  settler,
   isInFlight,
   when = 'start-up',
-  solanaStatusOf,
-  solanaNowOf = async () => BigInt(Math.floor(Date.now() / 1000)),
-  solanaBlockhashExpiredOf,
 }: ResolveUnresolvedPaymentsParameters): Promise<ResolvedPayment[]> {
   const log = logger.child({ module: 'payments-recovery' })
   const resolved: ResolvedPayment[] = []
-  const heads = new Map<string, Promise<Block<bigint, false, 'latest'>>>()
-  const context = {
-    ledger,
-    log,
-    when,
-    clientFor,
-    heads,
-    lookbackBlocks,
-    settlementMayBePending,
-    solanaStatusOf,
-    solanaNowOf,
-    solanaBlockhashExpiredOf,
+  const memo = new Map<string, unknown>()
+  const once = <T>(key: string, read: () => T): T => {
+    if (!memo.has(key)) memo.set(key, read())
+    return memo.get(key) as T
   }
   for (const payment of await ledger.unresolved()) {
     if (isInFlight?.(payment.id)) continue
     const mechanism = mechanismOf(payment.network)
-    if (!mechanism) {
+    if (!mechanism || !reads.has(mechanism)) {
       log.warn(
         { paymentId: payment.id, network: payment.network },
         'reserved payment left unresolved: no client for its network',
       )
       continue
     }
-    const outcome = await mechanism.resolve(payment, context)
+    const outcome = await mechanism.resolve(payment, {
+      ledger,
+      log,
+      when,
+      reads: reads.get(mechanism),
+      settler,
+      once,
+    })
     if (outcome) resolved.push(outcome)
   }
   if (resolved.length > 0)

@@ -21,7 +21,7 @@ import type { FacilitatorSpend } from './createSettlementSpendWatch.ts'
 import { deliverPendingRequests } from './deliverPendingRequests.ts'
 import { dollarPriceProblems } from './dollarPriceProblems.ts'
 import { paymentMechanisms } from './mechanisms/mechanisms.ts'
-import type { ChainReads, SettlementRecheckOutcome } from './mechanisms/paymentMechanism.ts'
+import type { PaymentMechanism, SettlementRecheckOutcome } from './mechanisms/paymentMechanism.ts'
 import { resolveUnresolvedPayments } from './resolveUnresolvedPayments.ts'
 import { svmFeeLimitsOf } from './svmFeeLimits.ts'
 
@@ -97,15 +97,14 @@ export async function startPayments({
       settledOn.set(price.network, price.settleOn ?? price.network)
     }
   }
-  // Each family's reads of its networks (recovery, the re-check), built by its mechanism.
-  const reads: Partial<ChainReads> = Object.assign(
-    {},
-    ...paymentMechanisms.map((m) =>
+  // Each family's reads of its networks (recovery, the re-check), built by its mechanism and handed
+  // back to it as they are: what they hold is the family's own.
+  const reads = new Map<PaymentMechanism, unknown>(
+    paymentMechanisms.map((m) => [
+      m,
       m.createChainReads({ endpointsOf: (network) => endpoints[network as Network], rpcTimeoutMs }),
-    ),
+    ]),
   )
-  const clientFor = reads.clientFor ?? (() => undefined)
-  const { solanaStatusOf, solanaNowOf, solanaBlockhashExpiredOf } = reads
   const ledger = journal.payments
   const client = createFacilitatorClient({
     config: config.facilitator,
@@ -121,13 +120,16 @@ export async function startPayments({
     failedSettlementWindowMs,
   })
   const traced = traceFacilitator ? traceFacilitator(client) : client
+  // The in-process facilitator's account (none with a remote facilitator).
+  const settler = client.address
   // Each family's re-check of its settlements after a reorg (EVM): what each settlement sent and the block that mined it kept in the ledger.
   const rechecks = paymentMechanisms.flatMap(
     (m) =>
       m.createSettlementRecheck?.({
         facilitator: traced,
         ledger,
-        reads,
+        reads: reads.get(m),
+        settler,
         signers: facilitatorSigners,
         endpointsOf: (network) => endpoints[network as Network],
         timeoutMs: settlementTimeoutMs ?? rpcTimeoutMs * 3,
@@ -138,22 +140,10 @@ export async function startPayments({
       }) ?? [],
   )
   const facilitator = rechecks.reduce((settling, recheck) => recheck.keep(settling), traced)
-  const settler = facilitator.address
-  // A settlement the crash may have left in the node (the in-process facilitator's account), as its family tells.
-  const mayBePending = reads.settlementMayBePending
-  const settlementMayBePending =
-    settler && mayBePending ? (network: string) => mayBePending(network, settler) : undefined
   // A node that cannot be asked now leaves the reservations for the next start; they stay
   // reserved meanwhile, so the authorizations they hold pay for nothing else.
-  const resolved = await resolveUnresolvedPayments({
-    ledger,
-    clientFor,
-    logger,
-    settlementMayBePending,
-    solanaStatusOf,
-    solanaNowOf,
-    solanaBlockhashExpiredOf,
-  }).catch((err: unknown) => {
+  // A settlement the crash may have left in the node (the in-process facilitator's account), as its family tells.
+  const resolved = await resolveUnresolvedPayments({ ledger, reads, logger, settler }).catch((err: unknown) => {
     logger.warn(
       { err },
       'x402 reservations left by the last run could not be resolved now (the chain did not answer); they stay reserved until the next start',
@@ -189,16 +179,7 @@ export async function startPayments({
   let stopped = false
   const resolvePass = async () => {
     try {
-      await resolveUnresolvedPayments({
-        ledger,
-        clientFor,
-        logger,
-        isInFlight: payments.isInFlight,
-        when: 'periodic',
-        solanaStatusOf,
-        solanaNowOf,
-        solanaBlockhashExpiredOf,
-      })
+      await resolveUnresolvedPayments({ ledger, reads, logger, isInFlight: payments.isInFlight, when: 'periodic' })
       for (const recheck of rechecks)
         await recheck.recheck({
           confirmations,
@@ -206,10 +187,6 @@ export async function startPayments({
           onOutcome: (payment, outcome) => {
             if (outcome === 'resent' || outcome === 'reorged')
               onSettlementReorg?.({ chainId: settledOn.get(payment.network) ?? payment.network, outcome })
-          },
-          // The settler's counted nonces, forgotten after a reorg took one back (read from the node again).
-          onOrphaned: (payment) => {
-            if (settler) reads.forgetSettlerNonces?.(payment.network, settler)
           },
         })
       await consumeDeliveredCredits({ ledger, isDelivered, logger })

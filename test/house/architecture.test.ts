@@ -156,16 +156,16 @@ describe('the house (import rules of src/)', () => {
     assert.deepEqual(sdks, [])
   })
 
-  it('keeps a payment family in its room, payments/mechanisms/<family>/: a new family is its folder plus one line in mechanisms.ts', () => {
+  it("keeps a payment family in its room, payments/mechanisms/<family>/: a new family is its folder plus one line in mechanisms.ts (and its settings' in paymentFamilies.ts)", () => {
     const families = readdirSync(join(src, 'payments/mechanisms')).filter((name) =>
       statSync(join(src, 'payments/mechanisms', name)).isDirectory(),
     )
     assert.deepEqual([...families].sort(), ['evm', 'svm'])
     const inFamily = (path: string) => families.some((f) => path.startsWith(`payments/mechanisms/${f}/`))
-    // Shared payments code reaches a family only through the list (mechanisms.ts) and mechanismOf.
-    const wrong = imports.filter(
-      ({ from, to }) => inFamily(to) && !inFamily(from) && from !== 'payments/mechanisms/mechanisms.ts',
-    )
+    // Shared code reaches a family only through the lists: its mechanism (mechanisms.ts, and
+    // mechanismOf) and its own settings (paymentFamilies.ts, handed to loadConfig by src/runtimes.ts).
+    const lists = ['payments/mechanisms/mechanisms.ts', 'payments/mechanisms/paymentFamilies.ts']
+    const wrong = imports.filter(({ from, to }) => inFamily(to) && !inFamily(from) && !lists.includes(from))
     assert.deepEqual(show(wrong), [])
     // Nor does it test a network's name for its family.
     const named = sourceFiles(join(src, 'payments')).filter(
@@ -176,6 +176,15 @@ describe('the house (import rules of src/)', () => {
       /export const paymentMechanisms[^=]*=\s*\[([^\]]*)\]/,
     )?.[1]
     assert.equal(listed?.split(',').filter((m) => m.trim()).length, families.length, 'one entry per family folder')
+    const settings = readFileSync(join(src, 'payments/mechanisms/paymentFamilies.ts'), 'utf8').match(
+      /export const paymentFamilies[^=]*=\s*\[([^\]]*)\]/,
+    )?.[1]
+    assert.equal(settings?.split(',').filter((m) => m.trim()).length, families.length, 'one settings entry per family')
+    // config/ reads a family's settings only through the list it is handed: it imports no payments code.
+    assert.deepEqual(
+      show(imports.filter(({ from, to }) => from.startsWith('config/') && to.startsWith('payments/'))),
+      [],
+    )
   })
 
   it('names a chain family (an `eip155:`, `solana:` or `sui:` id in code) only in its rooms: chains/<runtime>/ and payments/mechanisms/<family>/', () => {
@@ -196,7 +205,7 @@ describe('the house (import rules of src/)', () => {
     const known: Record<string, string> = {
       'ports/chainId.ts': "the one table of the runtimes' namespaces, and the decimal X-Chain-Id the spec reads as EVM",
       'config/paymentsConfig.ts':
-        'x402 prices and facilitator keys are read in config/, not yet by each payment family (as each runtime reads its own)',
+        "the public Solana clusters' ids (solanaClusterNetworks), still here because chains/solana/devnet imports them from here; each family reads its own prices and keys",
       'http/schemas/httpSchemas.ts': "the OpenAPI document's examples, not yet taken from the runtime modules",
     }
     assert.deepEqual(naming.sort(), Object.keys(known).sort())

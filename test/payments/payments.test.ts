@@ -9,6 +9,8 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { demoDollarArtifact } from '../../src/contracts/demoDollarArtifact.ts'
 import { createLogger } from '../../src/logging/createLogger.ts'
+import type { EvmChainReads } from '../../src/payments/mechanisms/evm/createEvmChainReads.ts'
+import { exactEvm } from '../../src/payments/mechanisms/evm/exactEvm.ts'
 import { resolveUnresolvedPayments } from '../../src/payments/resolveUnresolvedPayments.ts'
 import {
   newAuthorization,
@@ -403,13 +405,25 @@ describe('x402 payments with the unmodified @x402/fetch client', () => {
       await signCancelAuthorization(devnetAccounts.payer, domain, cancelled.nonce),
     ])
 
-    const clientFor = (network: string) => (network === 'eip155:31337' ? world.clients.publicClient : undefined)
+    // The EVM mechanism's reads over the test's anvil, the node's answer on a pending settlement told by the test.
+    const evmReads = (mayBePending: boolean) =>
+      new Map([
+        [
+          exactEvm,
+          {
+            clientFor: (network) => (network === 'eip155:31337' ? world.clients.publicClient : undefined),
+            settlementMayBePending: async () => mayBePending,
+            forgetSettlerNonces: () => {},
+          } satisfies EvmChainReads,
+        ],
+      ])
+    const settler = privateKeyToAccount(devnetAccounts.facilitator).address
     // While a settlement may still be pending in the node, an unused authorization is not released.
     const waiting = await resolveUnresolvedPayments({
       ledger: world.ledger,
-      clientFor,
+      reads: evmReads(true),
+      settler,
       logger: createLogger({ level: 'silent' }),
-      settlementMayBePending: async () => true,
     })
     assert.deepEqual(
       waiting.map((r) => [r.payment.intentHash, r.outcome]),
@@ -424,9 +438,9 @@ describe('x402 payments with the unmodified @x402/fetch client', () => {
     )
     const rest = await resolveUnresolvedPayments({
       ledger: world.ledger,
-      clientFor,
+      reads: evmReads(false),
+      settler,
       logger: createLogger({ level: 'silent' }),
-      settlementMayBePending: async () => false,
     })
     const resolved = [...waiting, ...rest]
     assert.deepEqual(

@@ -4,7 +4,8 @@ import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
 import { claimedPayer, readPaymentHeader } from '../claimedPayer.ts'
 import { paymentKeyOf } from '../paymentKeyOf.ts'
 import { exactEvm } from './evm/exactEvm.ts'
-import { mechanismOf } from './mechanisms.ts'
+import { mechanismOf, paymentMechanisms } from './mechanisms.ts'
+import { paymentFamilies } from './paymentFamilies.ts'
 import { exactSvm } from './svm/exactSvm.ts'
 
 const from = '0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65'
@@ -78,5 +79,19 @@ describe('payment mechanisms (payments/mechanisms/<family>)', () => {
     assert.equal(exactEvm.mayStillLand(payment), true)
     assert.equal(exactSvm.mayStillLand(payment), false)
     assert.equal(exactSvm.mayStillLand({ network: 'solana:x', transaction: '5ig' } as never), true)
+  })
+
+  it("lists each family's settings (paymentFamilies.ts, what loadConfig reads) in step with its mechanism (mechanisms.ts)", () => {
+    assert.deepEqual(
+      paymentFamilies,
+      paymentMechanisms.map((m) => m.settings),
+    )
+    // Each family knows its own networks only: a network is one family's.
+    assert.deepEqual(
+      ['eip155:8453', 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1', 'sui:mainnet'].map((network) =>
+        paymentMechanisms.filter((m) => m.settings.isNetwork(network)).map((m) => m.namespace),
+      ),
+      [['eip155'], ['solana'], []],
+    )
   })
 })

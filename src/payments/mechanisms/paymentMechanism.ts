@@ -6,7 +6,8 @@ import type { x402Facilitator } from '@x402/core/facilitator'
 import type { FacilitatorClient, x402ResourceServer } from '@x402/core/server'
 import type { Network, PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types'
 import type { Logger } from 'pino'
-import type { Block, Hex, LocalAccount, PublicClient } from 'viem'
+import type { Hex, LocalAccount } from 'viem'
+import type { PaymentFamilySettings } from '../../config/paymentsConfig.ts'
 import type { PrecedingTransaction } from '../../ports/chainAdapter.ts'
 import type { LentEndpoints } from '../../ports/chainEndpoints.ts'
 import type { AuthorizationKey, PaymentLedger, PaymentRecord } from '../../ports/paymentLedger.ts'
@@ -48,35 +49,23 @@ export type ResolvedPayment = {
   reason: 'used' | 'cancelled' | 'unused' | 'expired' | 'failed'
 }
 
-/** What became of a Solana transaction: confirmed, failed on-chain, or not seen (yet). */
-export type SolanaSettlementStatus =
-  | { state: 'confirmed' }
-  | { state: 'failed'; error: string }
-  | { state: 'unknown'; seen?: boolean }
-
 /**
  * What recovery (resolveUnresolvedPayments.ts) lends a mechanism for one pass: the ledger, and the
- * reads of each family's networks (still one field per family: the runtimes do not lend their
- * endpoints to payments yet).
+ * reads the mechanism built of its own networks (`createChainReads`), handed back as they were.
  */
-export type RecoveryContext = {
+export type RecoveryContext<Reads = unknown> = {
   ledger: PaymentLedger
   log: Logger
   when: 'start-up' | 'periodic'
-  /** EVM: a public client for a payment's network; undefined when it is not reachable from here. */
-  clientFor(network: string): PublicClient | undefined
-  /** EVM: the pass's head block per network (the authorization's state and the chain's time read at one block). */
-  heads: Map<string, Promise<Block<bigint, false, 'latest'>>>
-  /** EVM: how far back to look for the event that used an authorization. */
-  lookbackBlocks: bigint
-  /** EVM, start-up, in-process facilitator: whether a settlement sent before the crash may still be in the node. */
-  settlementMayBePending?: ((network: string) => Promise<boolean>) | undefined
-  /** Solana: a network's answer on a transaction id. */
-  solanaStatusOf?: ((network: string, signature: string) => Promise<SolanaSettlementStatus>) | undefined
-  /** Solana: a network's time, unix seconds. */
-  solanaNowOf(network: string): Promise<bigint>
-  /** Solana: whether a blockhash has expired by the network's finalized bank. */
-  solanaBlockhashExpiredOf?: ((network: string, blockhash: string) => Promise<boolean>) | undefined
+  /** The reads of the mechanism's networks, as its `createChainReads` built them. */
+  reads: Reads
+  /**
+   * The in-process facilitator's account, when it settles here (undefined with a remote one): at
+   * start-up, whether a settlement it sent before the crash may still be in the node.
+   */
+  settler?: string | undefined
+  /** A value read once per pass and shared by its payments (one network's head, so all are judged at one block). */
+  once<T>(key: string, read: () => T): T
 }
 
 /** What the in-process facilitator (createFacilitatorClient.ts) lends a family to register its scheme with. */
@@ -129,23 +118,17 @@ export type FacilitatorScheme = {
 /** What a family builds its chain reads from: the endpoints its networks' runtimes lend (ports/chainEndpoints.ts). */
 export type ChainReadsParameters = { endpointsOf(network: string): LentEndpoints | undefined; rpcTimeoutMs: number }
 
-/** The reads of a family's networks that recovery and the re-check need; each family fills its own. */
-export type ChainReads = Pick<RecoveryContext, 'clientFor' | 'solanaNowOf'> &
-  Required<Pick<RecoveryContext, 'solanaStatusOf' | 'solanaBlockhashExpiredOf'>> & {
-    /** EVM: whether the in-process facilitator (`settler`) may still have a settlement in the node. */
-    settlementMayBePending(network: string, settler: `0x${string}`): Promise<boolean>
-    /** EVM: forgets the settler's counted nonces after a reorg took one back (read from the node again). */
-    forgetSettlerNonces(network: string, settler: `0x${string}`): void
-  }
-
 export type SettlementRecheckOutcome = 'final' | 'reincluded' | 'resent' | 'reorged'
 
 /** What startPayments lends a family's re-check of its settlements after a reorg. */
-export type SettlementRecheckParameters = {
+export type SettlementRecheckParameters<Reads = unknown> = {
   /** The facilitator that settles (traced): what a settlement is sent again through without the in-process key. */
   facilitator: FacilitatorClient
   ledger: PaymentLedger
-  reads: Partial<ChainReads>
+  /** The reads of the family's networks, as its `createChainReads` built them. */
+  reads: Reads
+  /** The in-process facilitator's account (undefined with a remote facilitator). */
+  settler: string | undefined
   signers: FacilitatorSigners | undefined
   /** The endpoints a network's runtime lends; undefined where no runtime chain here serves it. */
   endpointsOf(network: string): LentEndpoints | undefined
@@ -164,13 +147,19 @@ export type SettlementRecheck = {
     confirmations: number
     isInFlight?: ((paymentId: number) => boolean) | undefined
     onOutcome?: ((payment: PaymentRecord, outcome: SettlementRecheckOutcome) => void) | undefined
-    onOrphaned?: ((payment: PaymentRecord) => void) | undefined
   }): Promise<void>
 }
 
-export type PaymentMechanism = {
+/**
+ * A family's mechanism. `Reads` is its own reads of its networks (`createChainReads`): opaque to the
+ * shared code, which hands them back to the same mechanism's `resolve` and re-check. The methods'
+ * parameters are bivariant, so the registry lists every family as `PaymentMechanism` (unknown reads).
+ */
+export type PaymentMechanism<Reads = unknown> = {
   /** The CAIP-2 namespace of the networks this family pays on (`eip155`, `solana`). */
   namespace: string
+  /** What it reads of the x402 settings itself: a price on its networks, the facilitator's key for them (handed to loadConfig by src/runtimes.ts). */
+  settings: PaymentFamilySettings
   /** What identifies one payment on its network, so that the ledger lets it pay for one request only. */
   keyOf(payload: PaymentPayload, requirements: PaymentRequirements, now: () => bigint): PaymentKey
   /** The payer a payment's inner payload names, before the facilitator verified it (undefined: not this family's, or unreadable). */
@@ -194,11 +183,11 @@ export type PaymentMechanism = {
    */
   capsSettlementsInFlight: boolean
   /** Recovery of a reserved payment no request holds: settled or released as its chain says, or left (undefined). */
-  resolve(payment: PaymentRecord, context: RecoveryContext): Promise<ResolvedPayment | undefined>
+  resolve(payment: PaymentRecord, context: RecoveryContext<Reads>): Promise<ResolvedPayment | undefined>
   /** Registers the family's scheme with the in-process facilitator (nothing registered without its key). */
   createFacilitatorScheme(parameters: FacilitatorSchemeParameters): FacilitatorScheme
-  /** Builds the reads of its networks over the endpoints their runtimes lend. */
-  createChainReads(parameters: ChainReadsParameters): Partial<ChainReads>
+  /** Builds the reads of its networks over the endpoints their runtimes lend (its own shape, opaque to the shared code). */
+  createChainReads(parameters: ChainReadsParameters): Reads
   /** Its settlements' re-check after a reorg, when its chains can orphan a settled block (EVM). */
-  createSettlementRecheck?(parameters: SettlementRecheckParameters): SettlementRecheck
+  createSettlementRecheck?(parameters: SettlementRecheckParameters<Reads>): SettlementRecheck
 }

@@ -2,11 +2,21 @@
 // client per network, whether the facilitator may still have a settlement in the node, and
 // forgetting its counted nonces after a reorg. Built over the endpoints the networks' runtime lends
 // (its pool: failover, standing, metrics).
-import { createPublicClient, nonceManager, type PublicClient } from 'viem'
-import type { ChainReads, ChainReadsParameters } from '../paymentMechanism.ts'
+import { type Address, createPublicClient, nonceManager, type PublicClient } from 'viem'
+import type { ChainReadsParameters } from '../paymentMechanism.ts'
 import { toEvmTransport } from './toEvmTransport.ts'
 
-export function createEvmChainReads({ endpointsOf }: ChainReadsParameters): Partial<ChainReads> {
+/** The EVM mechanism's reads of its networks, handed back to its recovery and re-check. */
+export type EvmChainReads = {
+  /** A public client for a payment's network; undefined when it is not reachable from here. */
+  clientFor(network: string): PublicClient | undefined
+  /** Whether the in-process facilitator (`settler`) may still have a settlement in the node. */
+  settlementMayBePending(network: string, settler: Address): Promise<boolean>
+  /** Forgets the settler's counted nonces after a reorg took one back (read from the node again). */
+  forgetSettlerNonces(network: string, settler: Address): void
+}
+
+export function createEvmChainReads({ endpointsOf }: ChainReadsParameters): EvmChainReads {
   const clients = new Map<string, PublicClient>()
   const clientFor = (network: string) => {
     const lent = endpointsOf(network)

@@ -2,7 +2,9 @@
 // signed payment and block kept in the ledger as it is settled (keepEvmSettlements.ts), and each
 // pass following those blocks until they are final, sending the same authorization again from the
 // facilitator's account when a reorg orphaned one (recheckSettlements.ts, createSettlementResender.ts).
+import type { Address } from 'viem'
 import type { SettlementRecheck, SettlementRecheckParameters } from '../paymentMechanism.ts'
+import type { EvmChainReads } from './createEvmChainReads.ts'
 import { createSettlementResender } from './createSettlementResender.ts'
 import { keepEvmSettlements } from './keepEvmSettlements.ts'
 import { recheckSettlements } from './recheckSettlements.ts'
@@ -11,13 +13,14 @@ export function createEvmSettlementRecheck({
   facilitator,
   ledger,
   reads,
+  settler,
   signers,
   endpointsOf,
   timeoutMs,
   onSpend,
   logger,
-}: SettlementRecheckParameters): SettlementRecheck {
-  const clientFor = reads.clientFor ?? (() => undefined)
+}: SettlementRecheckParameters<EvmChainReads>): SettlementRecheck {
+  const { clientFor } = reads
   const resend = createSettlementResender({
     account: signers?.evm,
     facilitator,
@@ -28,7 +31,19 @@ export function createEvmSettlementRecheck({
   })
   return {
     keep: (settling) => keepEvmSettlements({ facilitator: settling, ledger, clientFor, logger }),
-    recheck: ({ confirmations, isInFlight, onOutcome, onOrphaned }) =>
-      recheckSettlements({ ledger, clientFor, confirmations, resend, logger, isInFlight, onOutcome, onOrphaned }),
+    recheck: ({ confirmations, isInFlight, onOutcome }) =>
+      recheckSettlements({
+        ledger,
+        clientFor,
+        confirmations,
+        resend,
+        logger,
+        isInFlight,
+        onOutcome,
+        // The settler's counted nonces, forgotten after a reorg took one back (read from the node again).
+        onOrphaned: (payment) => {
+          if (settler) reads.forgetSettlerNonces(payment.network, settler as Address)
+        },
+      }),
   }
 }

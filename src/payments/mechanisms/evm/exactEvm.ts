@@ -2,16 +2,18 @@
 // payer, nonce); its validBefore bounds when anyone can settle it.
 import { registerExactEvmScheme } from '@x402/evm/exact/server'
 import type { PaymentMechanism } from '../paymentMechanism.ts'
-import { createEvmChainReads } from './createEvmChainReads.ts'
+import { createEvmChainReads, type EvmChainReads } from './createEvmChainReads.ts'
 import { createEvmFacilitatorScheme } from './createEvmFacilitatorScheme.ts'
 import { createEvmSettlementRecheck } from './createEvmSettlementRecheck.ts'
 import { evmNamespace } from './evmNamespace.ts'
 import { evmPaymentKeyOf } from './evmPaymentKeyOf.ts'
+import { evmPaymentSettings } from './evmPaymentSettings.ts'
 import { resolveEvmPayment } from './resolveEvmPayment.ts'
 import { settlementCallOf } from './settlementCallOf.ts'
 
-export const exactEvm: PaymentMechanism = {
+export const exactEvm: PaymentMechanism<EvmChainReads> = {
   namespace: evmNamespace,
+  settings: evmPaymentSettings,
   keyOf: evmPaymentKeyOf,
   claimedPayer(inner) {
     const from = (inner as { authorization?: { from?: unknown } } | undefined)?.authorization?.from

@@ -6,6 +6,10 @@
 import { type Address, parseAbi } from 'viem'
 import type { PaymentRecord } from '../../../ports/paymentLedger.ts'
 import type { RecoveryContext, ResolvedPayment } from '../paymentMechanism.ts'
+import type { EvmChainReads } from './createEvmChainReads.ts'
+
+/** How far back to look for the event that used an authorization. */
+const lookbackBlocks = 100_000n
 
 const eip3009Abi = parseAbi([
   'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
@@ -15,9 +19,9 @@ const eip3009Abi = parseAbi([
 
 export async function resolveEvmPayment(
   payment: PaymentRecord,
-  { ledger, log, when, clientFor, heads, lookbackBlocks, settlementMayBePending }: RecoveryContext,
+  { ledger, log, when, reads, settler, once }: RecoveryContext<EvmChainReads>,
 ): Promise<ResolvedPayment | undefined> {
-  const client = clientFor(payment.network)
+  const client = reads.clientFor(payment.network)
   if (!client) {
     log.warn(
       { paymentId: payment.id, network: payment.network },
@@ -26,9 +30,7 @@ export async function resolveEvmPayment(
     return undefined
   }
   // One block per network and pass: the authorization's state and the chain's time are read at the same block.
-  let head = heads.get(payment.network)
-  if (!head) heads.set(payment.network, (head = client.getBlock({ blockTag: 'latest' })))
-  const block = await head
+  const block = await once(`evm head ${payment.network}`, () => client.getBlock({ blockTag: 'latest' }))
   const used = await client.readContract({
     address: payment.asset as Address,
     abi: eip3009Abi,
@@ -42,7 +44,9 @@ export async function resolveEvmPayment(
       await ledger.markReleased(payment.id, `resolved (${when}): the authorization expired unused, nothing was charged`)
       return { payment, outcome: 'released', transaction: undefined, reason: 'expired' }
     }
-    if (settlementMayBePending && !(await settlementMayBePending(payment.network))) {
+    // Start-up, in-process facilitator: unless a settlement it sent before the crash may still be in
+    // the node, nothing else could settle it.
+    if (when === 'start-up' && settler && !(await reads.settlementMayBePending(payment.network, settler as Address))) {
       await ledger.markReleased(
         payment.id,
         `resolved (${when}): the authorization was never used and no settlement is pending, nothing was charged`,

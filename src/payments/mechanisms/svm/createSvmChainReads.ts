@@ -2,10 +2,26 @@
 // by its transaction id, the chain's time, and whether a blockhash has expired. Built over
 // the endpoints the networks' runtime lends (ports/chainEndpoints.ts).
 import type { Blockhash, Signature } from '@solana/kit'
-import type { ChainReads, ChainReadsParameters, SolanaSettlementStatus } from '../paymentMechanism.ts'
+import type { ChainReadsParameters } from '../paymentMechanism.ts'
 import { toSolanaRpc } from './toSolanaRpc.ts'
 
-export function createSvmChainReads({ endpointsOf, rpcTimeoutMs }: ChainReadsParameters): Partial<ChainReads> {
+/** What became of a Solana transaction: confirmed, failed on-chain, or not seen (yet). */
+export type SolanaSettlementStatus =
+  | { state: 'confirmed' }
+  | { state: 'failed'; error: string }
+  | { state: 'unknown'; seen?: boolean }
+
+/** The Solana mechanism's reads of its networks, handed back to its recovery. */
+export type SvmChainReads = {
+  /** A network's answer on a transaction id. */
+  solanaStatusOf(network: string, signature: string): Promise<SolanaSettlementStatus>
+  /** A network's time, unix seconds (past a reservation's validBefore, its settlement can no longer land). */
+  solanaNowOf(network: string): Promise<bigint>
+  /** Whether a blockhash has expired by the network's finalized bank: no transaction with it can land from then on. */
+  solanaBlockhashExpiredOf(network: string, blockhash: string): Promise<boolean>
+}
+
+export function createSvmChainReads({ endpointsOf, rpcTimeoutMs }: ChainReadsParameters): SvmChainReads {
   const rpcs = new Map<string, ReturnType<typeof toSolanaRpc>>()
   const rpcOf = (network: string) => {
     const lent = endpointsOf(network)

@@ -7,15 +7,17 @@ import { decodeTransactionFromPayload, getTokenPayerFromTransaction } from '@x40
 import { registerExactSvmScheme } from '@x402/svm/exact/server'
 import { type Hex, keccak256 } from 'viem'
 import type { PaymentMechanism } from '../paymentMechanism.ts'
-import { createSvmChainReads } from './createSvmChainReads.ts'
+import { createSvmChainReads, type SvmChainReads } from './createSvmChainReads.ts'
 import { createSvmFacilitatorScheme } from './createSvmFacilitatorScheme.ts'
 import { resolveSvmPayment } from './resolveSvmPayment.ts'
+import { svmPaymentSettings } from './svmPaymentSettings.ts'
 
 /** At least this long (seconds) a Solana payment transaction is taken to be able to land (a blockhash's life, with margin). */
 export const solanaLandingBoundSeconds = 180
 
-export const exactSvm: PaymentMechanism = {
+export const exactSvm: PaymentMechanism<SvmChainReads> = {
   namespace: 'solana',
+  settings: svmPaymentSettings,
   keyOf(payload, requirements, now) {
     const transaction = (payload.payload as { transaction?: unknown }).transaction
     if (typeof transaction !== 'string' || transaction.length > 4096)

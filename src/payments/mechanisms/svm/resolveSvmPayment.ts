@@ -5,25 +5,20 @@
 import type { PaymentRecord } from '../../../ports/paymentLedger.ts'
 import { isSettlementPending } from '../../settlementPending.ts'
 import type { RecoveryContext, ResolvedPayment } from '../paymentMechanism.ts'
+import type { SvmChainReads } from './createSvmChainReads.ts'
 
 export async function resolveSvmPayment(
   payment: PaymentRecord,
-  context: RecoveryContext,
+  context: RecoveryContext<SvmChainReads>,
 ): Promise<ResolvedPayment | undefined> {
-  const { ledger, log, when, solanaStatusOf, solanaNowOf } = context
+  const { ledger, log, when, reads } = context
+  const { solanaStatusOf, solanaNowOf } = reads
   const pending = isSettlementPending(payment) ? 'its settlement was pending; ' : ''
   if (!payment.transaction) {
     // A remote facilitator's settlement has no id known here: nothing on the chain tells this reservation's fate.
     log.warn(
       { paymentId: payment.id, network: payment.network },
       'Solana reservation left reserved: its settlement transaction is not known (remote facilitator); it pays for nothing else',
-    )
-    return undefined
-  }
-  if (!solanaStatusOf) {
-    log.warn(
-      { paymentId: payment.id, network: payment.network },
-      'reserved payment left unresolved: no client for its network',
     )
     return undefined
   }
@@ -74,9 +69,8 @@ export async function resolveSvmPayment(
 /** Whether the blockhash kept with a Solana reservation has expired (false when none was kept or the node cannot say). */
 async function blockhashExpired(
   payment: PaymentRecord,
-  { ledger, log, solanaBlockhashExpiredOf }: RecoveryContext,
+  { ledger, log, reads: { solanaBlockhashExpiredOf } }: RecoveryContext<SvmChainReads>,
 ): Promise<boolean> {
-  if (!solanaBlockhashExpiredOf) return false
   const kept = await ledger.settlementPayloadOf(payment.id)
   let blockhash: unknown
   try {
