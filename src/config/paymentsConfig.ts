@@ -10,17 +10,6 @@ import type { ChainType } from '../ports/chainId.ts'
 import { readBoolean } from './readBoolean.ts'
 import type { FacilitatorKeySources, KeySource } from './signersConfig.ts'
 
-/**
- * The public Solana clusters' CAIP-2 ids: the only Solana networks x402's published SVM client pays
- * on. Read by the Solana family's prices (payments/mechanisms/svm/); still here because the Solana
- * devnet (chains/solana/devnet/) imports it from here.
- */
-export const solanaClusterNetworks = {
-  mainnet: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
-  devnet: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1',
-  testnet: 'solana:4uhcVJyU9pJkvQyS88uRDiswHXSCkY3z',
-} as const
-
 /** A price in one EIP-3009 token or SPL token, in its smallest unit, or a dollar amount x402 resolves to USDC. */
 export type PriceConfig = {
   /** CAIP-2 network the payment is made on (the chain's own id unless given). */

@@ -31,7 +31,7 @@ import {
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http'
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types'
 import { type SolanaDevnet, startSolanaDevnet } from '../../src/chains/solana/devnet/startSolanaDevnet.ts'
-import { solanaClusterNetworks } from '../../src/config/paymentsConfig.ts'
+import { solanaClusterNetworks } from '../../src/chains/solana/solanaClusters.ts'
 import { createLogger } from '../../src/logging/createLogger.ts'
 import { createFacilitatorClient } from '../../src/payments/createFacilitatorClient.ts'
 import type { FacilitatorSpend } from '../../src/payments/createSettlementSpendWatch.ts'

@@ -14,7 +14,7 @@ import { x402Client } from '@x402/fetch'
 import { ExactSvmScheme } from '@x402/svm/exact/client'
 import { solanaDemoCommands } from '../../src/chains/solana/devnet/solanaDemoCommands.ts'
 import { type SolanaDevnet, startSolanaDevnet } from '../../src/chains/solana/devnet/startSolanaDevnet.ts'
-import { solanaClusterNetworks } from '../../src/config/paymentsConfig.ts'
+import { solanaClusterNetworks } from '../../src/chains/solana/solanaClusters.ts'
 import { signedSolanaIntent, solanaPayingClient, startSolanaPaidGateway } from '../support/solanaPayments.ts'
 import { post, request, type TestGateway } from '../support/testGateway.ts'
 

@@ -27,10 +27,11 @@ import {
   setTransactionMessageLifetimeUsingBlockhash,
   signTransactionMessageWithSigners,
 } from '@solana/kit'
-import { type PaymentsConfig, solanaClusterNetworks } from '../../../config/paymentsConfig.ts'
+import type { PaymentsConfig } from '../../../config/paymentsConfig.ts'
 import { projectFile } from '../../../config/projectFile.ts'
 import { saltOf } from '../../derivePolicyId.ts'
 import { createIntentGatewayProgram, type IntentGatewayProgram } from '../intentGatewayProgram.ts'
+import { solanaClusterNetworks } from '../solanaClusters.ts'
 import { deployWithLoaderV3 } from './deployWithLoaderV3.ts'
 import { devnetSeed } from './devnetSeed.ts'
 import { type SolanaDemoAgent, seedDemoAgent } from './seedDemoAgent.ts'

@@ -4,12 +4,8 @@
 // as a runtime reads its own settings.
 import { createHash } from 'node:crypto'
 import { base58 } from '@scure/base'
-import {
-  type PaymentFamilySettings,
-  type PriceConfig,
-  readMaxTimeout,
-  solanaClusterNetworks,
-} from '../../../config/paymentsConfig.ts'
+import { type PaymentFamilySettings, type PriceConfig, readMaxTimeout } from '../../../config/paymentsConfig.ts'
+import { svmClusterNetworks } from './svmClusterNetworks.ts'
 
 /** The settings that put the facilitator's Solana key in the token or KMS (config/signersConfig.ts reads their values). */
 const svmHeldSettings = ['FACILITATOR_SOLANA_PKCS11_KEY_LABEL', 'FACILITATOR_SOLANA_KMS_KEY_ID']
@@ -74,7 +70,7 @@ function readSolanaPrice(
   }: { network: string; chainId: string; where: string; production: boolean; problems: string[] },
 ): PriceConfig | undefined {
   const before = problems.length
-  const publicCluster = (Object.values(solanaClusterNetworks) as string[]).includes(network)
+  const publicCluster = (svmClusterNetworks as readonly string[]).includes(network)
   let settleOn: string | undefined
   if (publicCluster && network !== chainId) {
     if (production)
