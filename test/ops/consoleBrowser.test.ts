@@ -66,7 +66,9 @@ describe('operator console in a browser', () => {
       await row.first().waitFor({ timeout: 10_000 })
       const hash = await row.first().getAttribute('data-key')
       assert.match(String(hash), /^0x[0-9a-f]{64}$/)
-      assert.match(String(await row.first().textContent()), /pending/)
+      // The row comes once the intent is claimed, and says pending once its transaction is signed
+      // and sent (held in the mempool: automine is off).
+      await page.locator(`#inflight tbody tr[data-key="${hash}"]`, { hasText: 'pending' }).waitFor({ timeout: 10_000 })
       await rpc(world.devnet.anvil.rpcUrl, 'evm_mine')
       const settledRow = page.locator(`#settled tbody tr[data-key="${hash}"]`)
       await settledRow.waitFor({ timeout: 10_000 })
