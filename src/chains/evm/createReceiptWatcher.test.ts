@@ -71,6 +71,35 @@ describe('createReceiptWatcher', () => {
     watcher.close()
   })
 
+  it('asks at once for a transaction whose block was read and let go before its wait began (a broadcast answered late)', async () => {
+    const chain = fakeChain()
+    // A recheck far away: only the ask at the wait's start can find it in time.
+    const watcher = createReceiptWatcher({ ...chain.parameters, recheckEvery: 10_000, recentBlocks: 4 })
+    const other = watcher.wait(hash(99)) // keeps the watch running
+    await tick()
+    const sent = watcher.mark()
+    chain.mine(hash(1)) // mined on broadcast...
+    for (let i = 0; i < 6; i++) chain.mine() // ...then more blocks than the watch keeps
+    await tick() // read, and the first let go, before the broadcast's answer came back
+    const asked = chain.calls.receipt
+    const late = await Promise.race([
+      watcher.wait(hash(1), sent),
+      new Promise<undefined>((r) => setTimeout(() => r(undefined), 500)),
+    ])
+    assert.equal(late?.blockNumber, 1n, 'answered at once, not at a recheck')
+    assert.equal(chain.calls.receipt, asked + 1, 'asked alone once')
+    // A wait whose blocks since the mark are all kept asks nothing.
+    const kept = watcher.mark()
+    chain.mine(hash(2))
+    await tick()
+    const before = chain.calls.receipt
+    assert.equal((await watcher.wait(hash(2), kept)).blockNumber, 8n)
+    assert.equal(chain.calls.receipt, before, 'answered from the blocks kept')
+    chain.mine(hash(99))
+    await other
+    watcher.close()
+  })
+
   it('finds a transaction mined before its wait began, and reads every block after a short gap', async () => {
     const chain = fakeChain()
     chain.mine(hash(1))

@@ -5,14 +5,24 @@
 // block and loaded the node with one call per transaction per interval.
 // Each operation is a function of the watcher's context (receiptWatcherContext.ts).
 import type { Hex } from 'viem'
-import { type CreateReceiptWatcherParameters, createReceiptWatcherContext } from './receiptWatcherContext.ts'
-import { closeReceiptWatch, waitForReceipt } from './waitForReceipt.ts'
+import {
+  type CreateReceiptWatcherParameters,
+  createReceiptWatcherContext,
+  type WatchMark,
+} from './receiptWatcherContext.ts'
+import { closeReceiptWatch, markReceiptWatch, waitForReceipt } from './waitForReceipt.ts'
 
-export type { CreateReceiptWatcherParameters } from './receiptWatcherContext.ts'
+export type { CreateReceiptWatcherParameters, WatchMark } from './receiptWatcherContext.ts'
 
 export type ReceiptWatcher<R> = {
-  /** The transaction's receipt once it is mined; rejects when the limit passes or the watcher closes. */
-  wait(hash: Hex): Promise<R>
+  /** Where the watch stands, taken before a transaction is sent and handed to its wait. */
+  mark(): WatchMark
+  /**
+   * The transaction's receipt once it is mined; rejects when the limit passes or the watcher
+   * closes. `sent`: the mark taken before it was sent, so that a wait beginning after its block
+   * was read and let go asks for it at once.
+   */
+  wait(hash: Hex, sent?: WatchMark): Promise<R>
   /** How many transactions are waited for now. */
   waiting(): number
   /** Rejects every wait (the gateway is closing: the reconciler of the next start takes over). */
@@ -22,7 +32,8 @@ export type ReceiptWatcher<R> = {
 export function createReceiptWatcher<R>(parameters: CreateReceiptWatcherParameters<R>): ReceiptWatcher<R> {
   const ctx = createReceiptWatcherContext(parameters)
   return {
-    wait: (hash) => waitForReceipt(ctx, hash),
+    mark: () => markReceiptWatch(ctx),
+    wait: (hash, sent) => waitForReceipt(ctx, hash, sent),
     waiting: () => ctx.waiting.size,
     close: () => closeReceiptWatch(ctx),
   }

@@ -120,6 +120,7 @@ export async function prepareExecution(
           },
         }),
     async send({ onSigned }) {
+      const mark = receipts.mark()
       const sent = await relayer
         .send({ to, data, gas: limit, fees, ...(authorizationList ? { authorizationList } : {}) }, { onSigned })
         .finally(done)
@@ -137,7 +138,7 @@ export async function prepareExecution(
       // A replacement's receipt never shows under this hash: the record stays pending and
       // reconciliation settles it (dropped, or executed through the replacement).
       const receipt = receipts
-        .wait(transactionHash)
+        .wait(transactionHash, mark)
         .then((r) => toExecutionReceipt(ctx, data, r, { gasLimit: limit, cap: cap?.gas }))
       return { transactionHash, accepted: sent.accepted, receipt }
     },
