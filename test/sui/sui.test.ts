@@ -327,5 +327,32 @@ describe('Sui gateway against the gRPC stand-in (Move not compiled or executed h
         detail: undefined,
       })
     })
+
+    it('two deliveries of one lost transaction at once (a new key holder and its reconciler) both settle it: the refused one finds it ran', async () => {
+      world.standIn.faults.set('ExecuteTransaction', { kind: 'hang' })
+      const res = await world.post('/intents/execute', intent())
+      assert.equal(res.status, 202, res.text)
+      world.standIn.faults.clear()
+      const [record] = await world.journal.pending({ chainId: 'sui:localnet' })
+      const request = { ...record!.transaction!, intent: record!.intent }
+      const callsBefore = world.standIn.calls.length
+      const outcomes = await Promise.all([world.adapter.reconcile(request), world.adapter.reconcile(request)])
+      assert.deepEqual(
+        outcomes.map((o) => o.kind),
+        ['settled', 'settled'],
+        JSON.stringify(outcomes, (_, v) => (typeof v === 'bigint' ? v.toString() : v)),
+      )
+      const broadcasts = world.standIn.calls.slice(callsBefore).filter((c) => c.method === 'ExecuteTransaction')
+      assert.equal(broadcasts.length, 2, 'both broadcast it: the stand-in refused the second (its gas coin version was spent)')
+      assert.ok(world.standIn.executed.has(record!.transaction!.id))
+      await world.journal.settle(record!, {
+        state: 'mined',
+        status: 0x11,
+        blockNumber: 1043n,
+        gasUsed: 0n,
+        returnData: undefined,
+        detail: undefined,
+      })
+    })
   })
 })

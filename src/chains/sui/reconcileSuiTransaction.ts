@@ -1,6 +1,6 @@
 // Reconcile a journaled transaction: the node's record of it if it has one; else broadcast the
-// journaled bytes again; refused now (its gas coin moved on), it never ran, and whether the
-// intent ran anyway the module's nonce says.
+// journaled bytes again; refused now (its gas coin moved on) and still unknown to the node, it
+// never ran, and whether the intent ran anyway the module's nonce says.
 import { ChainUnavailableError } from '../../errors/chainUnavailableError.ts'
 import { GatewayError } from '../../errors/gatewayError.ts'
 import type { ReconcileRequest, Reconciliation } from '../../ports/chainAdapter.ts'
@@ -16,14 +16,8 @@ import { validateSuiIntent } from './validateSuiIntent.ts'
 export async function reconcileSuiTransaction(ctx: SuiContext, tx: ReconcileRequest): Promise<Reconciliation> {
   assertSuiAvailable(ctx)
   const digest = tx.id
-  try {
-    const found = await callSui(ctx, 'getTransaction', 'transaction lookup', (signal) =>
-      ctx.client.core.getTransaction({ digest, include: { effects: true }, signal }),
-    )
-    return { kind: 'settled', receipt: toSuiReceipt(ctx, digest, found) }
-  } catch (err) {
-    if (!(err instanceof GatewayError && /NOT_FOUND/.test(err.details ?? ''))) throw err
-  }
+  const known = await lookUp(ctx, digest)
+  if (known) return known
   const { transaction, signatures } = journaledSignatures(tx)
   try {
     const result = await callSui(ctx, 'executeTransaction', 'rebroadcast of execute', (signal) =>
@@ -33,6 +27,10 @@ export async function reconcileSuiTransaction(ctx: SuiContext, tx: ReconcileRequ
     return { kind: 'settled', receipt: toSuiReceipt(ctx, digest, result) }
   } catch (err) {
     if (err instanceof ChainUnavailableError) throw err
+    // Refused because the same bytes ran meanwhile (a key's new holder delivering what the last
+    // holder left, beside its own reconciler): the node has it now, and it is this intent's.
+    const ranMeanwhile = await lookUp(ctx, digest)
+    if (ranMeanwhile) return ranMeanwhile
     const { status } = await validateSuiIntent(ctx, tx.intent)
     const executed = status === Status.NONCE_USED
     return {
@@ -40,6 +38,19 @@ export async function reconcileSuiTransaction(ctx: SuiContext, tx: ReconcileRequ
       executed,
       detail: `transaction ${digest} was refused when sent again; the intent ${executed ? 'was executed by another transaction' : 'was not executed and may be sent again'}`,
     }
+  }
+}
+
+/** The node's record of the transaction, settled; undefined when it has none (NOT_FOUND). */
+async function lookUp(ctx: SuiContext, digest: string): Promise<Reconciliation | undefined> {
+  try {
+    const found = await callSui(ctx, 'getTransaction', 'transaction lookup', (signal) =>
+      ctx.client.core.getTransaction({ digest, include: { effects: true }, signal }),
+    )
+    return { kind: 'settled', receipt: toSuiReceipt(ctx, digest, found) }
+  } catch (err) {
+    if (err instanceof GatewayError && /NOT_FOUND/.test(err.details ?? '')) return undefined
+    throw err
   }
 }
 
