@@ -156,30 +156,31 @@ describe('the house (import rules of src/)', () => {
     assert.deepEqual(sdks, [])
   })
 
-  it("keeps a payment family in its room, payments/mechanisms/<family>/: a new family is its folder plus one line in mechanisms.ts (and its settings' in paymentFamilies.ts)", () => {
+  it('keeps a payment family in its room, payments/mechanisms/<family>/: a new family is its folder plus one line in paymentFamilies.ts', () => {
     const families = readdirSync(join(src, 'payments/mechanisms')).filter((name) =>
       statSync(join(src, 'payments/mechanisms', name)).isDirectory(),
     )
     assert.deepEqual([...families].sort(), ['evm', 'svm'])
     const inFamily = (path: string) => families.some((f) => path.startsWith(`payments/mechanisms/${f}/`))
-    // Shared code reaches a family only through the lists: its mechanism (mechanisms.ts, and
-    // mechanismOf) and its own settings (paymentFamilies.ts, handed to loadConfig by src/runtimes.ts).
-    const lists = ['payments/mechanisms/mechanisms.ts', 'payments/mechanisms/paymentFamilies.ts']
-    const wrong = imports.filter(({ from, to }) => inFamily(to) && !inFamily(from) && !lists.includes(from))
+    // Shared code reaches a family only through its one list (paymentFamilies.ts: the family's
+    // settings, handed to loadConfig by src/runtimes.ts, and its mechanism, which mechanisms.ts
+    // loads), and the list only through each family's index.ts.
+    const wrong = imports.filter(
+      ({ from, to }) =>
+        inFamily(to) &&
+        !inFamily(from) &&
+        !(from === 'payments/mechanisms/paymentFamilies.ts' && /^payments\/mechanisms\/[^/]+\/index\.ts$/.test(to)),
+    )
     assert.deepEqual(show(wrong), [])
     // Nor does it test a network's name for its family.
     const named = sourceFiles(join(src, 'payments')).filter(
       (path) => !inFamily(path) && /eip155:|solana:/.test(readFileSync(join(src, path), 'utf8')),
     )
     assert.deepEqual(named, [])
-    const listed = readFileSync(join(src, 'payments/mechanisms/mechanisms.ts'), 'utf8').match(
-      /export const paymentMechanisms[^=]*=\s*\[([^\]]*)\]/,
-    )?.[1]
-    assert.equal(listed?.split(',').filter((m) => m.trim()).length, families.length, 'one entry per family folder')
-    const settings = readFileSync(join(src, 'payments/mechanisms/paymentFamilies.ts'), 'utf8').match(
+    const listed = readFileSync(join(src, 'payments/mechanisms/paymentFamilies.ts'), 'utf8').match(
       /export const paymentFamilies[^=]*=\s*\[([^\]]*)\]/,
     )?.[1]
-    assert.equal(settings?.split(',').filter((m) => m.trim()).length, families.length, 'one settings entry per family')
+    assert.equal(listed?.split(',').filter((m) => m.trim()).length, families.length, 'one entry per family folder')
     // config/ reads a family's settings only through the list it is handed: it imports no payments code.
     assert.deepEqual(
       show(imports.filter(({ from, to }) => from.startsWith('config/') && to.startsWith('payments/'))),

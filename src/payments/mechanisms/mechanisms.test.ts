@@ -81,15 +81,16 @@ describe('payment mechanisms (payments/mechanisms/<family>)', () => {
     assert.equal(exactSvm.mayStillLand({ network: 'solana:x', transaction: '5ig' } as never), true)
   })
 
-  it("lists each family's settings (paymentFamilies.ts, what loadConfig reads) in step with its mechanism (mechanisms.ts)", () => {
+  it('loads one mechanism per family of paymentFamilies.ts, in its order, each knowing its own networks only', async () => {
     assert.deepEqual(
-      paymentFamilies,
-      paymentMechanisms.map((m) => m.settings),
+      paymentMechanisms.map((m) => m.namespace),
+      ['eip155', 'solana'],
     )
-    // Each family knows its own networks only: a network is one family's.
+    assert.deepEqual(await Promise.all(paymentFamilies.map((f) => f.loadMechanism())), paymentMechanisms)
+    // A network is one family's, and that family's mechanism pays on its namespace.
     assert.deepEqual(
       ['eip155:8453', 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1', 'sui:mainnet'].map((network) =>
-        paymentMechanisms.filter((m) => m.settings.isNetwork(network)).map((m) => m.namespace),
+        paymentFamilies.flatMap((f, i) => (f.isNetwork(network) ? [paymentMechanisms[i]!.namespace] : [])),
       ),
       [['eip155'], ['solana'], []],
     )

@@ -1,10 +1,9 @@
-// The payment families' own settings (PaymentFamilySettings: prices on their networks, the
-// facilitator's key for them), listed in the order of mechanisms.ts and handed to loadConfig by
-// src/runtimes.ts. Kept apart from the mechanisms so that reading the configuration loads no x402
-// or Solana package (a gateway without prices never does); mechanisms.test.ts holds the two lists
-// in step.
-import type { PaymentFamilySettings } from '../../config/paymentsConfig.ts'
-import { evmPaymentSettings } from './evm/evmPaymentSettings.ts'
-import { svmPaymentSettings } from './svm/svmPaymentSettings.ts'
+// The payment families, named once: a new family is a room of payments/mechanisms/ whose index.ts
+// exports a PaymentFamily (paymentMechanism.ts), and a line here. Their settings are read with the
+// configuration (src/runtimes.ts hands this list to loadConfig); their mechanisms, and x402's
+// packages with them, load only when the gateway takes payments (mechanisms.ts).
+import { evmPaymentFamily } from './evm/index.ts'
+import type { PaymentFamily } from './paymentMechanism.ts'
+import { svmPaymentFamily } from './svm/index.ts'
 
-export const paymentFamilies: readonly PaymentFamilySettings[] = [evmPaymentSettings, svmPaymentSettings]
+export const paymentFamilies: readonly PaymentFamily[] = [evmPaymentFamily, svmPaymentFamily]

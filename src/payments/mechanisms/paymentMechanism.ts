@@ -151,6 +151,14 @@ export type SettlementRecheck = {
 }
 
 /**
+ * A payment family as paymentFamilies.ts lists it: what it reads of the x402 settings itself (a
+ * price on its networks, the facilitator's key for them: read with the configuration, handed to
+ * loadConfig by src/runtimes.ts), and its mechanism, loaded with x402's packages only when the
+ * gateway takes payments (mechanisms.ts).
+ */
+export type PaymentFamily = PaymentFamilySettings & { loadMechanism(): Promise<PaymentMechanism> }
+
+/**
  * A family's mechanism. `Reads` is its own reads of its networks (`createChainReads`): opaque to the
  * shared code, which hands them back to the same mechanism's `resolve` and re-check. The methods'
  * parameters are bivariant, so the registry lists every family as `PaymentMechanism` (unknown reads).
@@ -158,8 +166,6 @@ export type SettlementRecheck = {
 export type PaymentMechanism<Reads = unknown> = {
   /** The CAIP-2 namespace of the networks this family pays on (`eip155`, `solana`). */
   namespace: string
-  /** What it reads of the x402 settings itself: a price on its networks, the facilitator's key for them (handed to loadConfig by src/runtimes.ts). */
-  settings: PaymentFamilySettings
   /** What identifies one payment on its network, so that the ledger lets it pay for one request only. */
   keyOf(payload: PaymentPayload, requirements: PaymentRequirements, now: () => bigint): PaymentKey
   /** The payer a payment's inner payload names, before the facilitator verified it (undefined: not this family's, or unreadable). */

@@ -7,13 +7,11 @@ import { createEvmFacilitatorScheme } from './createEvmFacilitatorScheme.ts'
 import { createEvmSettlementRecheck } from './createEvmSettlementRecheck.ts'
 import { evmNamespace } from './evmNamespace.ts'
 import { evmPaymentKeyOf } from './evmPaymentKeyOf.ts'
-import { evmPaymentSettings } from './evmPaymentSettings.ts'
 import { resolveEvmPayment } from './resolveEvmPayment.ts'
 import { settlementCallOf } from './settlementCallOf.ts'
 
 export const exactEvm: PaymentMechanism<EvmChainReads> = {
   namespace: evmNamespace,
-  settings: evmPaymentSettings,
   keyOf: evmPaymentKeyOf,
   claimedPayer(inner) {
     const from = (inner as { authorization?: { from?: unknown } } | undefined)?.authorization?.from

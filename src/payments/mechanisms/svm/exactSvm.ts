@@ -10,14 +10,12 @@ import type { PaymentMechanism } from '../paymentMechanism.ts'
 import { createSvmChainReads, type SvmChainReads } from './createSvmChainReads.ts'
 import { createSvmFacilitatorScheme } from './createSvmFacilitatorScheme.ts'
 import { resolveSvmPayment } from './resolveSvmPayment.ts'
-import { svmPaymentSettings } from './svmPaymentSettings.ts'
 
 /** At least this long (seconds) a Solana payment transaction is taken to be able to land (a blockhash's life, with margin). */
 export const solanaLandingBoundSeconds = 180
 
 export const exactSvm: PaymentMechanism<SvmChainReads> = {
   namespace: 'solana',
-  settings: svmPaymentSettings,
   keyOf(payload, requirements, now) {
     const transaction = (payload.payload as { transaction?: unknown }).transaction
     if (typeof transaction !== 'string' || transaction.length > 4096)
