@@ -106,7 +106,8 @@ export async function createGateway({ config, logger, tracing }: CreateGatewayPa
   })
   // The in-process facilitator's account has one user among the instances (its nonce).
   const facilitatorEvm = facilitatorSigners?.evm
-  const facilitatorSetting = facilitatorSigners?.keys.find((k) => k.key === 'evm')?.setting ?? 'FACILITATOR_PRIVATE_KEY'
+  const facilitatorSetting =
+    facilitatorSigners?.keys.find((k) => k.address === facilitatorEvm?.address)?.setting ?? 'FACILITATOR_PRIVATE_KEY'
   const facilitatorHold =
     leases && facilitatorEvm
       ? await holdSoleKey({
@@ -231,14 +232,17 @@ function facilitatorKeyProblems(signers: FacilitatorSigners | undefined, adapter
     const { relayer, relayers } = adapter.describe()
     const held = [relayer, ...(relayers ?? []).map((r) => r.address)].filter((a): a is string => a !== undefined)
     return (signers?.keys ?? [])
-      .filter((k) =>
-        held.some((a) => (k.key === 'evm' ? a.toLowerCase() === k.address.toLowerCase() : a === k.address)),
-      )
+      .filter((k) => held.some((a) => sameAddress(a, k.address)))
       .map(
         (k) =>
           `${k.setting}: its key ${k.address} is a relayer's key on ${adapter.chainId}; give the facilitator its own funded account`,
       )
   })
+}
+
+/** One account's address in two spellings: hex (`0x…`, EVM's checksummed or not) compares without case; base58 exactly. */
+function sameAddress(a: string, b: string): boolean {
+  return /^0x[0-9a-f]+$/i.test(a) && /^0x[0-9a-f]+$/i.test(b) ? a.toLowerCase() === b.toLowerCase() : a === b
 }
 
 /**
