@@ -343,7 +343,11 @@ describe('Sui gateway against the gRPC stand-in (Move not compiled or executed h
         JSON.stringify(outcomes, (_, v) => (typeof v === 'bigint' ? v.toString() : v)),
       )
       const broadcasts = world.standIn.calls.slice(callsBefore).filter((c) => c.method === 'ExecuteTransaction')
-      assert.equal(broadcasts.length, 2, 'both broadcast it: the stand-in refused the second (its gas coin version was spent)')
+      assert.equal(
+        broadcasts.length,
+        2,
+        'both broadcast it: the stand-in refused the second (its gas coin version was spent)',
+      )
       assert.ok(world.standIn.executed.has(record!.transaction!.id))
       await world.journal.settle(record!, {
         state: 'mined',
