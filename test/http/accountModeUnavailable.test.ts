@@ -4,7 +4,6 @@
 // from a node: the refusal comes while the request is read.
 import assert from 'node:assert/strict'
 import { after, describe, it } from 'node:test'
-import type { FastifyInstance } from 'fastify'
 import { createEvmAdapter } from '../../src/chains/evm/createEvmAdapter.ts'
 import { createSuiAdapter } from '../../src/chains/sui/createSuiAdapter.ts'
 import { createChainRegistry } from '../../src/intents/createChainRegistry.ts'
@@ -42,75 +41,59 @@ const sui = createSuiAdapter({
 // A runtime that says nothing of why (EVM's adapter, less its words): the shared words.
 const silent: ChainAdapter = { ...evm, chainId: 'eip155:1', accountModeUnavailable: undefined }
 
+// An intent of each runtime's form, asking for account mode.
+const intent = { data: '0x', nonce: '1', policyId: `0x${'11'.repeat(32)}`, mode: 'account' }
 const evmBody = {
+  ...intent,
   sender: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
   target: '0xCE3478A9E0167a6Bc5716DC39DbbbfAc38F27623',
-  data: '0x',
   value: '0',
-  nonce: '1',
   validAfter: '0',
   validBefore: '0',
-  policyId: `0x${'11'.repeat(32)}`,
-  mode: 'account',
 }
-const suiBody = {
-  sender: `0x${'33'.repeat(32)}`,
-  target: `0x${'22'.repeat(32)}`,
-  data: '0x',
-  value: '1000',
-  nonce: '1',
-  policyId: `0x${'44'.repeat(32)}`,
-  mode: 'account',
-}
+const suiBody = { ...intent, sender: `0x${'33'.repeat(32)}`, target: `0x${'22'.repeat(32)}`, value: '1000' }
+
+const cases: Array<[string, ChainAdapter, Record<string, string>, string]> = [
+  [
+    'EVM: no account delegate configured (ACCOUNT_DELEGATE_ADDRESSES)',
+    evm,
+    evmBody,
+    'chain eip155:31337 has no account delegate configured here (ACCOUNT_DELEGATE_ADDRESSES): only executor mode',
+  ],
+  [
+    'Sui: no relayer key to sponsor it (SUI_RELAYER_PRIVATE_KEY)',
+    sui,
+    suiBody,
+    'chain sui:localnet has no relayer key here (SUI_RELAYER_PRIVATE_KEY): account mode is sponsored by the relayer',
+  ],
+  [
+    'a runtime that gives no words: the shared ones',
+    silent,
+    evmBody,
+    'chain eip155:1 has no account delegate configured here (ACCOUNT_DELEGATE_ADDRESSES): only executor mode',
+  ],
+]
 
 describe('a chain without account mode here refuses `mode: "account"` in its runtime\'s words', () => {
-  let app: FastifyInstance
+  const app = testApp(
+    {},
+    { registry: createChainRegistry({ adapters: [evm, sui, silent], defaultChainId: undefined }) },
+  )
   after(async () => {
-    await app?.close()
+    await app.close()
     await Promise.all([evm.close(), sui.close()])
   })
 
-  const refusal = async (chainId: string, body: Record<string, string>) => {
-    app ??= testApp({}, { registry: createChainRegistry({ adapters: [evm, sui, silent], defaultChainId: undefined }) })
-    const res = await app.inject({
-      method: 'POST',
-      url: '/intents/validate',
-      headers: { 'x-chain-id': chainId },
-      payload: body,
+  for (const [name, adapter, body, message] of cases)
+    it(name, async () => {
+      assert.equal(adapter.accountMode, false)
+      const res = await app.inject({
+        method: 'POST',
+        url: '/intents/validate',
+        headers: { 'x-chain-id': adapter.chainId },
+        payload: body,
+      })
+      assert.equal(res.statusCode, 400, res.body)
+      assert.deepEqual((res.json() as { errors: unknown }).errors, [{ field: 'mode', message }])
     })
-    assert.equal(res.statusCode, 400, res.body)
-    return (res.json() as { errors: { field: string; message: string }[] }).errors
-  }
-
-  it('EVM: no account delegate configured (ACCOUNT_DELEGATE_ADDRESSES)', async () => {
-    assert.equal(evm.accountMode, false)
-    assert.deepEqual(await refusal('eip155:31337', evmBody), [
-      {
-        field: 'mode',
-        message:
-          'chain eip155:31337 has no account delegate configured here (ACCOUNT_DELEGATE_ADDRESSES): only executor mode',
-      },
-    ])
-  })
-
-  it('Sui: no relayer key to sponsor it (SUI_RELAYER_PRIVATE_KEY)', async () => {
-    assert.equal(sui.accountMode, false)
-    assert.deepEqual(await refusal('sui:localnet', suiBody), [
-      {
-        field: 'mode',
-        message:
-          'chain sui:localnet has no relayer key here (SUI_RELAYER_PRIVATE_KEY): account mode is sponsored by the relayer',
-      },
-    ])
-  })
-
-  it('a runtime that gives no words: the shared ones', async () => {
-    assert.deepEqual(await refusal('eip155:1', evmBody), [
-      {
-        field: 'mode',
-        message:
-          'chain eip155:1 has no account delegate configured here (ACCOUNT_DELEGATE_ADDRESSES): only executor mode',
-      },
-    ])
-  })
 })
