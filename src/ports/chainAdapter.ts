@@ -266,6 +266,12 @@ export type ChainAdapter = {
   signingRequest(intent: Intent, account?: AccountMode): SigningRequest
   /** Whether this chain runs intents in account mode (EVM with an ACCOUNT_DELEGATE_ADDRESSES entry). */
   accountMode?: boolean | undefined
+  /**
+   * Why this chain has no account mode here, in the runtime's words (the 400 on `mode` a request
+   * asking for it gets): set where `accountMode` is false. Absent, the shared words say that no
+   * account delegate is configured (ACCOUNT_DELEGATE_ADDRESSES).
+   */
+  accountModeUnavailable?: string | undefined
   /** GET /accounts/{address}: whether an account is delegated to this chain's account delegate, and its nonce (EVM only). */
   readAccount?(address: string): Promise<AccountView>
   /**

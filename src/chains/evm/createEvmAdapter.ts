@@ -54,6 +54,10 @@ export function createEvmAdapter(parameters: CreateEvmAdapterParameters): ChainA
         }
       : {}),
     accountMode: chain.accountDelegate !== undefined,
+    accountModeUnavailable:
+      chain.accountDelegate === undefined
+        ? `chain ${chain.chainId} has no account delegate configured here (ACCOUNT_DELEGATE_ADDRESSES): only executor mode`
+        : undefined,
     readAccount: (address) => readAccount(ctx, address),
     validate: (intent, signature, account) => validate(ctx, intent, signature, account),
     prepareExecution: (intent, signature, options) => prepareExecution(ctx, intent, signature, options),

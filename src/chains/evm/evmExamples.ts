@@ -2,6 +2,7 @@
 // requests that work against the anvil devnet `npm start` runs (the same deterministic deployment
 // the tests start), so that "Try it out" on /docs sends a real body, and answers in its terms.
 import type { RuntimeExamples } from '../../config/runtimeModule.ts'
+import { eip712DomainTypes, intentDomain, intentTypes } from './intentTypedData.ts'
 
 /** The devnet's chain (anvil's default id). */
 const devnetChainId = 'eip155:31337'
@@ -38,25 +39,8 @@ export const evmExamples: RuntimeExamples = {
     transactionHash: '0x3f9a0c5e7b1d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d8f0a2c4e6b8d0f2a',
     // The EIP-712 typed data the sender signs, sent back as `signature`.
     signing: {
-      domain: { name: 'IntentExecutor', version: '1', chainId: 31337, verifyingContract: executor },
-      types: {
-        EIP712Domain: [
-          { name: 'name', type: 'string' },
-          { name: 'version', type: 'string' },
-          { name: 'chainId', type: 'uint256' },
-          { name: 'verifyingContract', type: 'address' },
-        ],
-        Intent: [
-          { name: 'sender', type: 'address' },
-          { name: 'target', type: 'address' },
-          { name: 'data', type: 'bytes' },
-          { name: 'value', type: 'uint256' },
-          { name: 'nonce', type: 'uint256' },
-          { name: 'validAfter', type: 'uint256' },
-          { name: 'validBefore', type: 'uint256' },
-          { name: 'policyId', type: 'bytes32' },
-        ],
-      },
+      domain: intentDomain({ chainId: 31337, executor }),
+      types: { EIP712Domain: eip712DomainTypes, ...intentTypes },
       primaryType: 'Intent',
       message: {
         sender,

@@ -18,6 +18,14 @@ export const intentTypes = {
   ],
 } as const
 
+/** The EIP712Domain type of the domains below, as wallets' eth_signTypedData_v4 wants it listed in `types`. */
+export const eip712DomainTypes = [
+  { name: 'name', type: 'string' },
+  { name: 'version', type: 'string' },
+  { name: 'chainId', type: 'uint256' },
+  { name: 'verifyingContract', type: 'address' },
+]
+
 export function intentDomain({ chainId, executor }: { chainId: number; executor: Address }) {
   return {
     name: 'IntentExecutor',

@@ -3,7 +3,7 @@
 // of 64 numbers: the seed, then the public key) or as base58 (64 bytes, as wallets export it, or
 // the 32-byte seed). Returns the 32-byte seed, or a problem that never repeats the key.
 import { createHash } from 'node:crypto'
-import { decodeBase58 } from './decodeBase58.ts'
+import { readSolanaKeyBytes } from '../../signers/readSolanaKeyBytes.ts'
 import { ed25519Seed } from './ed25519Seed.ts'
 
 export type SolanaRelayerKey = { ok: true; key: Uint8Array | undefined } | { ok: false; problem: string }
@@ -15,33 +15,11 @@ const devnetSeed = createHash('sha256').update('intent-gateway solana devnet rel
 export function solanaRelayerKey(raw: string | undefined, { production }: { production: boolean }): SolanaRelayerKey {
   const text = raw?.trim()
   if (!text) return { ok: true, key: undefined }
-  let bytes: Uint8Array | undefined
-  if (text.startsWith('[')) {
-    try {
-      const list = JSON.parse(text) as unknown
-      if (Array.isArray(list) && list.every((n) => Number.isInteger(n) && n >= 0 && n <= 255))
-        bytes = Uint8Array.from(list as number[])
-    } catch {
-      bytes = undefined
-    }
-    if (!bytes)
-      return {
-        ok: false,
-        problem: `${name}: not a JSON array of byte values (the Solana CLI's keypair file holds 64 numbers)`,
-      }
-  } else {
-    bytes = decodeBase58(text)
-    if (!bytes)
-      return {
-        ok: false,
-        problem: `${name}: must be the Solana CLI's keypair (a JSON array of 64 numbers) or base58 (characters 1-9, A-Z, a-z without 0, O, I, l)`,
-      }
-  }
-  if (bytes.length !== 64 && bytes.length !== 32)
-    return {
-      ok: false,
-      problem: `${name}: must hold 64 bytes (seed and public key) or the 32-byte seed; it holds ${bytes.length}`,
-    }
+  const bytes = readSolanaKeyBytes(
+    text,
+    "must be the Solana CLI's keypair (a JSON array of 64 numbers) or base58 (characters 1-9, A-Z, a-z without 0, O, I, l)",
+  )
+  if (typeof bytes === 'string') return { ok: false, problem: `${name}: ${bytes}` }
   const seed = bytes.slice(0, 32)
   if (bytes.length === 64) {
     if (!Buffer.from(ed25519Seed.publicKey(seed)).equals(Buffer.from(bytes.subarray(32))))

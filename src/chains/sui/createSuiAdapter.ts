@@ -87,6 +87,10 @@ export function createSuiAdapter({
       : {}),
     // Account mode: a sponsored transaction, the agent as sender, the relayer as gas owner.
     accountMode: ctx.keypair !== undefined,
+    accountModeUnavailable:
+      ctx.keypair === undefined
+        ? `chain ${ctx.chainId} has no relayer key here (SUI_RELAYER_PRIVATE_KEY): account mode is sponsored by the relayer`
+        : undefined,
     // The Move validate does not look at signatures; execute checks them (and aborts 0xE4).
     validate: async (intent) => (await validateSuiIntent(ctx, intent)).status,
     signingRequest: (intent, account) =>

@@ -3,7 +3,7 @@
 import type { ChainDescription, PreflightResult, SigningRequest } from '../../../ports/chainAdapter.ts'
 import type { AccountMode, Intent } from '../../../ports/intent.ts'
 import { classifyRpcError } from '../classifyRpcError.ts'
-import { accountTypedData, intentDomain, intentTypedData, intentTypes } from '../intentTypedData.ts'
+import { accountTypedData, eip712DomainTypes, intentDomain, intentTypedData, intentTypes } from '../intentTypedData.ts'
 import type { EvmContext } from './evmContext.ts'
 
 export function describeChain({
@@ -85,7 +85,7 @@ export function signingRequest(
     }
     return {
       domain: typed.domain,
-      types: { EIP712Domain: eip712DomainType, ...typed.types },
+      types: { EIP712Domain: eip712DomainTypes, ...typed.types },
       primaryType: typed.primaryType,
       message:
         'calls' in message
@@ -97,7 +97,7 @@ export function signingRequest(
   const { message } = typedData
   return {
     domain: typedData.domain,
-    types: { EIP712Domain: eip712DomainType, ...typedData.types },
+    types: { EIP712Domain: eip712DomainTypes, ...typedData.types },
     primaryType: typedData.primaryType,
     message: {
       ...message,
@@ -108,10 +108,3 @@ export function signingRequest(
     },
   }
 }
-
-const eip712DomainType = [
-  { name: 'name', type: 'string' },
-  { name: 'version', type: 'string' },
-  { name: 'chainId', type: 'uint256' },
-  { name: 'verifyingContract', type: 'address' },
-]

@@ -150,10 +150,10 @@ function accountModeOf(body: IntentBody, adapter: ChainAdapter): AccountMode | u
       errors: [
         {
           field: 'mode',
+          // The runtime says why (Sui: no relayer key to sponsor it); else no account delegate configured.
           message:
-            adapter.chainType === 'sui'
-              ? `chain ${adapter.chainId} has no relayer key here (SUI_RELAYER_PRIVATE_KEY): account mode is sponsored by the relayer`
-              : `chain ${adapter.chainId} has no account delegate configured here (ACCOUNT_DELEGATE_ADDRESSES): only executor mode`,
+            adapter.accountModeUnavailable ??
+            `chain ${adapter.chainId} has no account delegate configured here (ACCOUNT_DELEGATE_ADDRESSES): only executor mode`,
         },
       ],
     })

@@ -31,15 +31,14 @@ export function createEvmSettlementRecheck({
   })
   return {
     keep: (settling) => keepEvmSettlements({ facilitator: settling, ledger, clientFor, logger }),
-    recheck: ({ confirmations, isInFlight, onOutcome }) =>
+    // The pass's own (confirmations, isInFlight, onOutcome) handed on as they come.
+    recheck: (pass) =>
       recheckSettlements({
+        ...pass,
         ledger,
         clientFor,
-        confirmations,
         resend,
         logger,
-        isInFlight,
-        onOutcome,
         // The settler's counted nonces, forgotten after a reorg took one back (read from the node again).
         onOrphaned: (payment) => {
           if (settler) reads.forgetSettlerNonces(payment.network, settler as Address)

@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto'
 import { base58 } from '@scure/base'
 import { type PaymentFamilySettings, type PriceConfig, readMaxTimeout } from '../../../config/paymentsConfig.ts'
+import { readSolanaKeyBytes } from '../../../signers/readSolanaKeyBytes.ts'
 import { svmClusterNetworks } from './svmClusterNetworks.ts'
 
 /** The settings that put the facilitator's Solana key in the token or KMS (config/signersConfig.ts reads their values). */
@@ -114,24 +115,8 @@ function readSolanaPrice(
 
 /** FACILITATOR_SOLANA_PRIVATE_KEY: the Solana CLI's keypair (a JSON array of 64 numbers), or base58 of the 64-byte keypair or 32-byte seed. */
 function readSolanaSeed(text: string): Uint8Array | string {
-  let bytes: Uint8Array | undefined
-  if (text.startsWith('[')) {
-    try {
-      const list = JSON.parse(text) as unknown
-      if (Array.isArray(list) && list.every((n) => Number.isInteger(n) && n >= 0 && n <= 255))
-        bytes = Uint8Array.from(list as number[])
-    } catch {
-      bytes = undefined
-    }
-    if (!bytes) return "not a JSON array of byte values (the Solana CLI's keypair file holds 64 numbers)"
-  } else {
-    if (!/^[1-9A-HJ-NP-Za-km-z]+$/.test(text))
-      return "must be the Solana CLI's keypair (a JSON array of 64 numbers) or base58"
-    bytes = base58.decode(text)
-  }
-  if (bytes.length !== 64 && bytes.length !== 32)
-    return `must hold 64 bytes (seed and public key) or the 32-byte seed; it holds ${bytes.length}`
-  return bytes.slice(0, 32)
+  const bytes = readSolanaKeyBytes(text, "must be the Solana CLI's keypair (a JSON array of 64 numbers) or base58")
+  return typeof bytes === 'string' ? bytes : bytes.slice(0, 32)
 }
 
 /** The devnet's facilitator seed (public, derived from a label as every devnet key): refused in production. */
