@@ -3,29 +3,8 @@
 // (RuntimeModule.heldKeys: a pool joined to the keys in the environment, or one key); and the x402
 // facilitator's own two keys (EVM, Solana) there too. Reads its own variables and reports its own
 // problems, for loadConfig to compose. The PIN is never echoed.
-import type { Hex } from 'viem'
 import type { ChainType } from '../ports/chainId.ts'
-
-/**
- * Where one key lives, for every role (a runtime's relayer, the facilitator of a payment family):
- * in the process (`local`, read from the environment: `Secret` is its form, absent where the role
- * has none), an object in the RELAYER_PKCS11_* token, or a KMS key. Opened by src/signers/
- * (createEvmSigner, createEd25519Signer), and nowhere else.
- */
-export type KeySource<Secret = never> = (
-  | ([Secret] extends [never] ? never : { backend: 'local'; secret: Secret })
-  | { backend: 'pkcs11'; modulePath: string; tokenLabel: string; pin: string; keyLabel: string }
-  | { backend: 'kms'; keyId: string; region: string; endpoint: string | undefined }
-) & {
-  /** The setting that named the key, for start-up problems. */
-  setting: string
-}
-
-/** Where a secp256k1 key lives: in the process, its private key. */
-export type EvmKeySource = KeySource<Hex>
-
-/** Where a Solana or Sui relayer key, or the facilitator's Solana key (Ed25519), lives: in the process, its 32-byte seed. */
-export type Ed25519KeySource = KeySource<Uint8Array>
+import type { KeySource } from '../ports/keySource.ts'
 
 /** The in-process x402 facilitator's keys held outside the process (absent: from the environment, or none). */
 export type FacilitatorKeySources = {

@@ -1,9 +1,9 @@
 // What a place a key can live is to signers/ (keyBackends.ts lists them): how it opens a
 // secp256k1 key as a viem account and an Ed25519 key as a signer, from its KeySource
-// (config/signersConfig.ts). Every role's keys (relayers, the facilitator, the deployer) are opened
-// through the list.
+// (ports/keySource.ts, where its file adds the shape of its keys). Every role's keys (relayers,
+// the facilitator, the deployer) are opened through the list.
 import type { LocalAccount } from 'viem'
-import type { Ed25519KeySource, EvmKeySource } from '../config/signersConfig.ts'
+import type { Ed25519KeySource, EvmKeySource } from '../ports/keySource.ts'
 import type { Ed25519Signer } from './ed25519Signer.ts'
 
 export type KeyBackend = {

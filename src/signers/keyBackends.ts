@@ -1,6 +1,7 @@
 // The places a key can live, named once: createEvmSigner and createEd25519Signer open every role's
-// keys through this list. A new backend is a file exporting a KeyBackend (keyBackend.ts) and a
-// line here (and its shape in config/signersConfig.ts's KeySource).
+// keys through this list. A new backend is a file exporting a KeyBackend (keyBackend.ts), its
+// keys' shape added to ports/keySource.ts' HeldKeyFields there, and a line here (and its settings
+// read in config/signersConfig.ts).
 import type { KeyBackend } from './keyBackend.ts'
 import { kmsKeyBackend } from './kmsKeyBackend.ts'
 import { localKeyBackend } from './localKeyBackend.ts'

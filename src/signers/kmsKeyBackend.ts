@@ -2,6 +2,13 @@
 // to sign over the network. KMS's SDK is loaded only when a key lives there.
 import type { KeyBackend } from './keyBackend.ts'
 
+declare module '../ports/keySource.ts' {
+  interface HeldKeyFields {
+    /** A KMS key by its id, alias or ARN; `endpoint` a VPC endpoint or a stand-in, else KMS's own. */
+    kms: { keyId: string; region: string; endpoint: string | undefined }
+  }
+}
+
 export const kmsKeyBackend: KeyBackend = {
   backend: 'kms',
   opensTogether: true,

@@ -2,6 +2,13 @@
 // token's native binding is loaded only when a key lives there.
 import type { KeyBackend } from './keyBackend.ts'
 
+declare module '../ports/keySource.ts' {
+  interface HeldKeyFields {
+    /** An object in the RELAYER_PKCS11_* token, by its label. */
+    pkcs11: { modulePath: string; tokenLabel: string; pin: string; keyLabel: string }
+  }
+}
+
 export const pkcs11KeyBackend: KeyBackend = {
   backend: 'pkcs11',
   opensTogether: false,
