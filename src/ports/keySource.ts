@@ -1,9 +1,10 @@
 // Where one key lives, for every role (a runtime's relayer, the facilitator of a payment family, the
 // deployer): in the process (`local`), or in a signer backend (src/signers/: a PKCS#11 token, KMS).
 // The port names no backend: each backend's file adds the shape of its keys to HeldKeyFields, so
-// that a backend's shape lives with the backend, and KeySource stays a union its users narrow by
-// `backend`. Named in config/ (signersConfig) and opened by signers/ (createEvmSigner,
-// createEd25519Signer), nowhere else.
+// that a backend's shape lives with the backend (a new backend is its file and a line in
+// signers/keyBackends.ts), and KeySource stays a union its users narrow by `backend`. Read by
+// config/ (signersConfig, through the backends it is handed) and opened by signers/
+// (createEvmSigner, createEd25519Signer), nowhere else.
 import type { Hex } from 'viem'
 
 /**
