@@ -1,13 +1,14 @@
 // The gateway's configuration as loadConfig returns it (config/loadConfig.ts reads it from the
 // environment; main.ts passes it to createGateway).
 import type { ChainType } from '../ports/chainId.ts'
+import type { KeySource } from '../ports/keySource.ts'
 import type { EventStreamsConfig } from './eventStreamsConfig.ts'
 import type { InterfacesConfig } from './interfacesConfig.ts'
 import type { ExecutionGuardConfig } from './limitsConfig.ts'
 import type { OAuthConfig } from './oauthConfig.ts'
 import type { OpsConfig } from './opsConfig.ts'
 import type { PaymentsConfig } from './paymentsConfig.ts'
-import type { KeySource, SignersConfig } from './signersConfig.ts'
+import type { SignersConfig } from './signersConfig.ts'
 import type { StorageConfig } from './storageConfig.ts'
 import type { WebhooksConfig } from './webhooksConfig.ts'
 

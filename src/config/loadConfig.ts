@@ -23,7 +23,7 @@ import { readInteger } from './readInteger.ts'
 import { readTrustedProxies } from './readTrustedProxies.ts'
 import type { RuntimeModule } from './runtimeModule.ts'
 import { serverDefaults } from './serverDefaults.ts'
-import { signersConfig } from './signersConfig.ts'
+import { type KeyBackendSettings, signersConfig } from './signersConfig.ts'
 import { storageConfig } from './storageConfig.ts'
 import type { StorageEngine } from './storageEngine.ts'
 import { webhooksConfig } from './webhooksConfig.ts'
@@ -38,12 +38,15 @@ const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
  * chain ids and contract addresses. `engines`: the storage engines (src/storageEngines.ts); each
  * reads its own settings. `paymentFamilies`: the payment families' settings (payments/mechanisms/
  * paymentFamilies.ts, handed in by src/runtimes.ts); each reads its own prices and facilitator key.
+ * `keyBackends`: the signer backends (signers/keyBackends.ts, handed in by src/runtimes.ts); each
+ * reads the settings naming keys held there.
  */
 export function loadConfig(
   env: Env,
   runtimes: readonly RuntimeModule[],
   engines: readonly StorageEngine[],
   paymentFamilies: readonly PaymentFamilySettings[],
+  keyBackends: readonly KeyBackendSettings[],
 ): GatewayConfig {
   const problems: string[] = []
   const nodeEnv = env.NODE_ENV?.trim() || 'development'
@@ -72,9 +75,9 @@ export function loadConfig(
   const runtimeOptions = Object.fromEntries(
     settingsByRuntime.flatMap(([chainType, { options }]) => (options === undefined ? [] : [[chainType, options]])),
   )
-  const signers = signersConfig(env, runtimes)
+  const signers = signersConfig(env, runtimes, keyBackends)
   problems.push(...signers.problems)
-  // Each runtime's keys by chain type: its own (in the process), then those held in a token or KMS.
+  // Each runtime's keys by chain type: its own (in the process), then those held in a backend (a token, KMS).
   const keys: KeysConfig = Object.fromEntries(
     settingsByRuntime.flatMap(([chainType, settings]) => {
       const sources = [...(settings.keys ?? []), ...(signers.relayers[chainType] ?? [])]

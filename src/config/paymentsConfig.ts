@@ -7,8 +7,9 @@
 
 import type { Hex } from 'viem'
 import type { ChainType } from '../ports/chainId.ts'
+import type { KeySource } from '../ports/keySource.ts'
 import { readBoolean } from './readBoolean.ts'
-import type { FacilitatorKeySources, KeySource } from './signersConfig.ts'
+import type { FacilitatorKeySources } from './signersConfig.ts'
 
 /** A price in one EIP-3009 token or SPL token, in its smallest unit, or a dollar amount x402 resolves to USDC. */
 export type PriceConfig = {

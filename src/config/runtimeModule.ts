@@ -8,9 +8,10 @@ import type { ChainAdapter } from '../ports/chainAdapter.ts'
 import type { ChainType } from '../ports/chainId.ts'
 import type { ChainRuntime } from '../ports/chainRuntime.ts'
 import type { Journal } from '../ports/journal.ts'
+import type { KeySource } from '../ports/keySource.ts'
 import type { RelayerLeases } from '../ports/relayerLeases.ts'
 import type { ChainConfig, Env, GatewayConfig } from './gatewayConfig.ts'
-import type { HeldKeys, KeySource } from './signersConfig.ts'
+import type { HeldKeys } from './signersConfig.ts'
 
 /**
  * The settings a runtime reads for itself from the environment: its relayer keys held in the

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { runtimes } from '../runtimes.ts'
+import { keyBackends } from '../signers/keyBackends.ts'
 import { signersConfig as readSigners } from './signersConfig.ts'
 
-/** As loadConfig reads them: every runtime's held keys. */
-const signersConfig = (env: Record<string, string | undefined>) => readSigners(env, runtimes)
+/** As loadConfig reads them: every runtime's held keys, in every backend. */
+const signersConfig = (env: Record<string, string | undefined>) => readSigners(env, runtimes, keyBackends)
 
 describe('signersConfig', () => {
   it('has no KMS keys by default, and reads key ids, the region and an endpoint', () => {

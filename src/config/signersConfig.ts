@@ -1,31 +1,14 @@
-// Where relayer keys live besides the environment: each runtime's relayer keys held in AWS KMS or
-// in a PKCS#11 token (an HSM), named by settings after the prefix its module declares
-// (RuntimeModule.heldKeys: a pool joined to the keys in the environment, or one key); and the x402
-// facilitator's own two keys (EVM, Solana) there too. Reads its own variables and reports its own
-// problems, for loadConfig to compose. The PIN is never echoed.
-import type { Hex } from 'viem'
+// Where keys are held outside the process: each runtime's relayer keys, named by settings after the
+// prefix its module declares (RuntimeModule.heldKeys: a pool joined to the keys in the environment,
+// or one key), and the x402 facilitator's own two keys (EVM, Solana), in any of the signer backends
+// the composition root hands in (signers/keyBackends.ts: a PKCS#11 token, KMS). Each backend reads
+// its own settings and reports its own problems (KeyBackendSettings); the rules that are no one
+// backend's are written here once, over the list: a key named in one place only, a facilitator key
+// that is not a relayer's, a pool's keys opened together listed first. Nothing here names a backend.
 import type { ChainType } from '../ports/chainId.ts'
+import type { KeySource } from '../ports/keySource.ts'
 
-/**
- * Where one key lives, for every role (a runtime's relayer, the facilitator of a payment family):
- * in the process (`local`, read from the environment: `Secret` is its form, absent where the role
- * has none), an object in the RELAYER_PKCS11_* token, or a KMS key. Opened by src/signers/
- * (createEvmSigner, createEd25519Signer), and nowhere else.
- */
-export type KeySource<Secret = never> = (
-  | ([Secret] extends [never] ? never : { backend: 'local'; secret: Secret })
-  | { backend: 'pkcs11'; modulePath: string; tokenLabel: string; pin: string; keyLabel: string }
-  | { backend: 'kms'; keyId: string; region: string; endpoint: string | undefined }
-) & {
-  /** The setting that named the key, for start-up problems. */
-  setting: string
-}
-
-/** Where a secp256k1 key lives: in the process, its private key. */
-export type EvmKeySource = KeySource<Hex>
-
-/** Where a Solana or Sui relayer key, or the facilitator's Solana key (Ed25519), lives: in the process, its 32-byte seed. */
-export type Ed25519KeySource = KeySource<Uint8Array>
+type Env = Record<string, string | undefined>
 
 /** The in-process x402 facilitator's keys held outside the process (absent: from the environment, or none). */
 export type FacilitatorKeySources = {
@@ -35,157 +18,198 @@ export type FacilitatorKeySources = {
   solana?: KeySource | undefined
 }
 
-/** The facilitator's keys and their settings: [which key, its settings' prefix, its raw key's setting, the relayer settings it must not repeat]. */
+/**
+ * The facilitator's keys and their settings: which key, how messages name it, its settings' prefix,
+ * its key in the process' setting, and the runtime whose relayer keys it must not be.
+ */
 const facilitatorKeys = [
-  [
-    'evm',
-    'FACILITATOR',
-    'FACILITATOR_PRIVATE_KEY',
-    { pkcs11: 'RELAYER_PKCS11_KEY_LABELS', kms: 'RELAYER_KMS_KEY_IDS' },
-  ],
-  [
-    'solana',
-    'FACILITATOR_SOLANA',
-    'FACILITATOR_SOLANA_PRIVATE_KEY',
-    { pkcs11: 'SOLANA_RELAYER_PKCS11_KEY_LABEL', kms: 'SOLANA_RELAYER_KMS_KEY_ID' },
-  ],
-] as const
+  { key: 'evm', name: 'EVM', prefix: 'FACILITATOR', rawSetting: 'FACILITATOR_PRIVATE_KEY', relayer: 'evm' },
+  {
+    key: 'solana',
+    name: 'Solana',
+    prefix: 'FACILITATOR_SOLANA',
+    rawSetting: 'FACILITATOR_SOLANA_PRIVATE_KEY',
+    relayer: 'solana',
+  },
+] as const satisfies readonly {
+  key: keyof FacilitatorKeySources
+  name: string
+  prefix: string
+  rawSetting: string
+  relayer: ChainType
+}[]
 
 /**
  * Where a runtime's relayer keys may be named besides its own settings (RuntimeModule.heldKeys):
- * the prefix of its settings and whether it holds a pool of keys. A pool (`many`) is named by
- * `<prefix>_KMS_KEY_IDS` and `<prefix>_PKCS11_KEY_LABELS` and joins the keys in the environment;
- * one key by `<prefix>_KMS_KEY_ID` or `<prefix>_PKCS11_KEY_LABEL`, and never also by `<prefix>_PRIVATE_KEY`.
+ * the prefix of its settings and whether it holds a pool of keys. A pool (`many`) is named by one
+ * list per backend (`<prefix>_KMS_KEY_IDS`, `<prefix>_PKCS11_KEY_LABELS`) and joins the keys in the
+ * environment; one key by one setting (`<prefix>_KMS_KEY_ID`, `<prefix>_PKCS11_KEY_LABEL`), and
+ * never also by `<prefix>_PRIVATE_KEY`.
  */
 export type HeldKeys = { prefix: string; many: boolean }
 
 /** A runtime as signersConfig reads its keys: its chain type, its name in messages, where its keys may be held. */
 export type KeyHolder = { chainType: ChainType; name: string; heldKeys: HeldKeys }
 
+/**
+ * A signer backend as the configuration reads it. Each backend's file (src/signers/) gives its own
+ * with its openers (signers/keyBackend.ts' KeyBackend); the composition root hands the list in, so
+ * config/ names none. Reading its settings loads nothing of its SDK.
+ */
+export type KeyBackendSettings = {
+  /** The `backend` of its KeySources (`local`, `pkcs11`, `kms`). */
+  backend: string
+  /** Whether several of its keys may be opened at once (KMS, over the network): a pool lists them first. */
+  opensTogether: boolean
+  /** How a role's settings name its keys there; absent for the process (`local`), whose keys each runtime and payment family reads itself. */
+  settings?: HeldKeySettings | undefined
+}
+
+export type HeldKeySettings = {
+  /** The setting naming a role's keys there, after the role's prefix: a list for a pool (`many`), else one key. */
+  setting(prefix: string, many: boolean): string
+  /** Reads what every role's keys there share (a token and its PIN, a region), for the names to be judged with. */
+  read(env: Env): HeldKeyReading
+}
+
+export type HeldKeyReading = {
+  /** What is wrong with the names a setting gives (key ids, labels), judged first; each problem names the setting. */
+  check(names: readonly string[], at: { setting: string; many: boolean }): string[]
+  /**
+   * The keys named, or the problem that keeps them (a shared setting the backend requires at once).
+   * None and no problem: what is missing is `finish`'s to say.
+   */
+  keys(names: readonly string[], setting: string): KeySource[] | { problem: string }
+  /** The problems of its shared settings once every role is read: `named`, the settings that named a key there; `every`, all that could have. */
+  finish(named: readonly string[], every: readonly string[]): string[]
+}
+
 export type SignersConfig = {
-  /** The x402 facilitator's keys in the RELAYER_PKCS11_* token or in KMS (loadConfig hands them to paymentsConfig). */
+  /** The x402 facilitator's keys held in a backend (loadConfig hands them to paymentsConfig). */
   facilitator?: FacilitatorKeySources | undefined
 }
 
 export type SignersConfigResult = {
   value: SignersConfig
-  /** The relayer keys held in the token or in KMS, by chain type (loadConfig joins them to each runtime's own). */
+  /** The relayer keys held in a backend, by chain type (loadConfig joins them to each runtime's own). */
   relayers: Partial<Record<ChainType, KeySource[]>>
   problems: string[]
 }
 
-/** `runtimes`: whose relayer keys may be held in the token or KMS (src/runtimes.ts), pools first in their order. */
+/**
+ * `runtimes`: whose relayer keys may be held outside the process (src/runtimes.ts), pools first in
+ * their order. `backends`: where they may be held (signers/keyBackends.ts, handed in by
+ * src/runtimes.ts), in the order messages list their settings.
+ */
 export function signersConfig(
-  env: Record<string, string | undefined>,
+  env: Env,
   runtimes: readonly KeyHolder[],
+  backends: readonly KeyBackendSettings[],
 ): SignersConfigResult {
   const problems: string[] = []
-  const region = env.KMS_REGION?.trim() || env.AWS_REGION?.trim() || undefined
-  const endpoint = env.KMS_ENDPOINT?.trim() || undefined
-  const modulePath = env.RELAYER_PKCS11_MODULE?.trim()
-  const tokenLabel = env.RELAYER_PKCS11_TOKEN?.trim()
-  const pin = env.RELAYER_PKCS11_PIN
+  // Each backend that holds keys, with its shared settings read, the settings that named a key
+  // there and all that could have (for its closing problems).
+  const held = backends.flatMap(({ opensTogether, settings }) =>
+    settings
+      ? [{ opensTogether, settings, reading: settings.read(env), named: [] as string[], every: [] as string[] }]
+      : [],
+  )
+  type Held = (typeof held)[number]
+  // The names each setting gave: a facilitator key is compared with its relayer's.
+  const given = new Map<string, string[]>()
+  const namesIn = (backend: Held, prefix: string, many: boolean) => {
+    const setting = backend.settings.setting(prefix, many)
+    backend.every.push(setting)
+    const raw = env[setting]?.trim()
+    const names = many ? list(raw) : raw ? [raw] : []
+    given.set(setting, names)
+    return { setting, names }
+  }
+
   const relayers: SignersConfigResult['relayers'] = {}
-  // The label settings given (the token's settings are required with any), and the pools' labels and key ids.
-  const labelSettings: string[] = []
-  const poolLabels: string[] = []
-  const poolKeyIds: string[] = []
   const pools = runtimes.filter((r) => r.heldKeys.many)
   const single = runtimes.filter((r) => !r.heldKeys.many)
+  // A pool: every name judged at once (a list may hold several problems); the keys opened together
+  // first (KMS's, asked at once), then the others (a token's, one after another).
   for (const { chainType, heldKeys } of pools) {
-    const kmsSetting = `${heldKeys.prefix}_KMS_KEY_IDS`
-    const labelSetting = `${heldKeys.prefix}_PKCS11_KEY_LABELS`
-    const keyIds = list(env[kmsSetting])
-    keyIds.forEach((id, i) => {
-      if (!/^[\w:/+=.@-]{1,2048}$/.test(id)) problems.push(`${kmsSetting}[${i}]: not a KMS key id, alias or ARN`)
-    })
-    if (new Set(keyIds).size !== keyIds.length) problems.push(`${kmsSetting}: a key is named twice`)
-    if (keyIds.length > 0 && !region) problems.push(`KMS_REGION: required with ${kmsSetting} (or set AWS_REGION)`)
-    const labels = list(env[labelSetting])
-    if (labels.length > 0) labelSettings.push(labelSetting)
-    poolLabels.push(...labels)
-    poolKeyIds.push(...keyIds)
-    // KMS's keys first (opened together), then the token's (one after another).
-    const sources: KeySource[] = [
-      ...(region
-        ? keyIds.map((keyId) => ({ backend: 'kms' as const, keyId, region, endpoint, setting: kmsSetting }))
-        : []),
-      ...(modulePath && tokenLabel && pin
-        ? labels.map((keyLabel) => ({
-            backend: 'pkcs11' as const,
-            modulePath,
-            tokenLabel,
-            pin,
-            keyLabel,
-            setting: labelSetting,
-          }))
-        : []),
-    ]
-    if (sources.length > 0) relayers[chainType] = sources
-  }
-  if (endpoint !== undefined) {
-    try {
-      const url = new URL(endpoint)
-      if (url.protocol !== 'https:' && url.protocol !== 'http:') problems.push('KMS_ENDPOINT: must be an http(s) URL')
-    } catch {
-      problems.push('KMS_ENDPOINT: not a URL')
+    const together: KeySource[] = []
+    const inTurn: KeySource[] = []
+    for (const backend of held) {
+      const { setting, names } = namesIn(backend, heldKeys.prefix, true)
+      if (names.length === 0) continue
+      backend.named.push(setting)
+      problems.push(...backend.reading.check(names, { setting, many: true }))
+      const keys = backend.reading.keys(names, setting)
+      if (!Array.isArray(keys)) problems.push(keys.problem)
+      else (backend.opensTogether ? together : inTurn).push(...keys)
     }
+    if (together.length + inTurn.length > 0) relayers[chainType] = [...together, ...inTurn]
   }
-  // The runtimes whose relayer is one key: at most one source each (a key in the environment, in the token, in KMS).
+
+  /**
+   * A role whose key is one: named in one place only (its raw key, or one backend); the first thing
+   * wrong stops it. `notTheRelayers` is what else may (the facilitator's: a relayer's key).
+   */
+  const oneKey = (
+    role: { prefix: string; rawSetting: string; what: string },
+    notTheRelayers?: (backend: Held, setting: string, name: string) => string | undefined,
+  ): KeySource | undefined => {
+    const named = held.map((backend) => ({ backend, ...namesIn(backend, role.prefix, false) }))
+    const settings = [
+      ...(env[role.rawSetting]?.trim() ? [role.rawSetting] : []),
+      ...named.flatMap(({ setting, names }) => (names.length > 0 ? [setting] : [])),
+    ]
+    if (settings.length > 1) {
+      problems.push(`${settings[1]}: ${role.what} is one key: set only one of ${settings.join(', ')}`)
+      return undefined
+    }
+    const found = named.find(({ names }) => names.length > 0)
+    if (!found) return undefined
+    const { backend, setting, names } = found
+    backend.named.push(setting)
+    // The backend judges the name first; only a name it takes is asked whether it may be this role's.
+    const wrong = backend.reading.check(names, { setting, many: false })
+    const refused = wrong.length === 0 ? notTheRelayers?.(backend, setting, names[0]!) : undefined
+    if (wrong.length > 0 || refused) {
+      problems.push(...wrong, ...(refused ? [refused] : []))
+      return undefined
+    }
+    const keys = backend.reading.keys(names, setting)
+    if (Array.isArray(keys)) return keys[0]
+    problems.push(keys.problem)
+    return undefined
+  }
+
+  // The runtimes whose relayer is one key: at most one source each (a key in the environment, or in one backend).
   for (const { chainType, name, heldKeys } of single) {
-    const { prefix } = heldKeys
-    const labelSetting = `${prefix}_PKCS11_KEY_LABEL`
-    const kmsSetting = `${prefix}_KMS_KEY_ID`
-    const keyLabel = env[labelSetting]?.trim()
-    const keyId = env[kmsSetting]?.trim()
-    const given = [
-      env[`${prefix}_PRIVATE_KEY`]?.trim() ? `${prefix}_PRIVATE_KEY` : undefined,
-      keyLabel ? labelSetting : undefined,
-      keyId ? kmsSetting : undefined,
-    ].filter(Boolean)
-    if (given.length > 1) {
-      problems.push(`${given[1]}: the ${name} relayer is one key: set only one of ${given.join(', ')}`)
-      continue
-    }
-    if (keyLabel) {
-      labelSettings.push(labelSetting)
-      if (modulePath && tokenLabel && pin)
-        relayers[chainType] = [{ backend: 'pkcs11', modulePath, tokenLabel, pin, keyLabel, setting: labelSetting }]
-    }
-    if (keyId) {
-      if (!/^[\w:/+=.@-]{1,2048}$/.test(keyId)) problems.push(`${kmsSetting}: not a KMS key id, alias or ARN`)
-      else if (!region) problems.push(`KMS_REGION: required with ${kmsSetting} (or set AWS_REGION)`)
-      else relayers[chainType] = [{ backend: 'kms', keyId, region, endpoint, setting: kmsSetting }]
-    }
+    const source = oneKey({
+      prefix: heldKeys.prefix,
+      rawSetting: `${heldKeys.prefix}_PRIVATE_KEY`,
+      what: `the ${name} relayer`,
+    })
+    if (source) relayers[chainType] = [source]
   }
-  const facilitator = readFacilitatorKeys(env, {
-    modulePath,
-    tokenLabel,
-    pin,
-    region,
-    endpoint,
-    relayerLabels: poolLabels,
-    relayerKeyIds: poolKeyIds,
-    labelSettings,
-    problems,
-  })
-  if (labelSettings.length > 0 || modulePath || tokenLabel) {
-    // Every label setting there is, for the message when none is given.
-    const everyLabel = [
-      ...pools.map((r) => `${r.heldKeys.prefix}_PKCS11_KEY_LABELS`),
-      ...single.map((r) => `${r.heldKeys.prefix}_PKCS11_KEY_LABEL`),
-      ...facilitatorKeys.map(([, prefix]) => `${prefix}_PKCS11_KEY_LABEL`),
-    ]
-    const withLabels = labelSettings.join(' or ') || everyLabel[0]
-    if (labelSettings.length === 0)
-      problems.push(
-        `${everyLabel[0]}: required with RELAYER_PKCS11_MODULE: the labels of the relayer keys in the token (or ${everyLabel.slice(1).join(', ')})`,
-      )
-    if (!modulePath)
-      problems.push(`RELAYER_PKCS11_MODULE: required with ${withLabels}: the path of the token's PKCS#11 library`)
-    if (!tokenLabel) problems.push(`RELAYER_PKCS11_TOKEN: required with ${withLabels}: the token's label`)
-    if (!pin) problems.push(`RELAYER_PKCS11_PIN: required with ${withLabels}: the token's user PIN`)
+
+  // The facilitator's keys: each from one source only, and never a relayer's key by name (the
+  // addresses are compared again at start-up, when known). The relayer's transactions belong to
+  // the journal: a facilitator sending from the same key would collide with them.
+  const facilitator: FacilitatorKeySources = {}
+  for (const { key, name, prefix, rawSetting, relayer } of facilitatorKeys) {
+    const relayerKeys = runtimes.find((r) => r.chainType === relayer)?.heldKeys
+    const source = oneKey(
+      { prefix, rawSetting, what: `the facilitator's ${name} key` },
+      (backend, setting, keyName) => {
+        if (!relayerKeys) return undefined
+        const relayerSetting = backend.settings.setting(relayerKeys.prefix, relayerKeys.many)
+        return given.get(relayerSetting)?.includes(keyName)
+          ? `${setting}: "${keyName}" is a relayer's key (${relayerSetting}); give the facilitator its own key`
+          : undefined
+      },
+    )
+    if (source) facilitator[key] = source
   }
+
+  for (const backend of held) problems.push(...backend.reading.finish(backend.named, backend.every))
   return { value: facilitator.evm || facilitator.solana ? { facilitator } : {}, relayers, problems }
 }
 
@@ -195,66 +219,4 @@ function list(raw: string | undefined): string[] {
     .split(',')
     .map((k) => k.trim())
     .filter(Boolean)
-}
-
-/**
- * The facilitator's keys: each from one source only (its raw key, a token label, a KMS key id),
- * and never a relayer's key by name (the addresses are compared again at start-up, when known).
- * A label pushes its setting onto `labelSettings`, for the token's own settings to be required.
- */
-function readFacilitatorKeys(
-  env: Record<string, string | undefined>,
-  context: {
-    modulePath: string | undefined
-    tokenLabel: string | undefined
-    pin: string | undefined
-    region: string | undefined
-    endpoint: string | undefined
-    relayerLabels: string[]
-    relayerKeyIds: string[]
-    labelSettings: string[]
-    problems: string[]
-  },
-): FacilitatorKeySources {
-  const { modulePath, tokenLabel, pin, region, endpoint, problems } = context
-  const sources: FacilitatorKeySources = {}
-  for (const [key, prefix, rawSetting, relayerSettings] of facilitatorKeys) {
-    const labelSetting = `${prefix}_PKCS11_KEY_LABEL`
-    const kmsSetting = `${prefix}_KMS_KEY_ID`
-    const keyLabel = env[labelSetting]?.trim()
-    const keyId = env[kmsSetting]?.trim()
-    const given = [
-      env[rawSetting]?.trim() ? rawSetting : undefined,
-      keyLabel ? labelSetting : undefined,
-      keyId ? kmsSetting : undefined,
-    ].filter(Boolean)
-    if (given.length > 1) {
-      problems.push(
-        `${given[1]}: the facilitator's ${key === 'evm' ? 'EVM' : 'Solana'} key is one key: set only one of ${given.join(', ')}`,
-      )
-      continue
-    }
-    // The relayer's transactions belong to the journal: a facilitator sending from the same key would collide with them.
-    const relayerLabels = key === 'evm' ? context.relayerLabels : [env[relayerSettings.pkcs11]?.trim()].filter(Boolean)
-    const relayerKeyIds = key === 'evm' ? context.relayerKeyIds : [env[relayerSettings.kms]?.trim()].filter(Boolean)
-    if (keyLabel) {
-      context.labelSettings.push(labelSetting)
-      if (relayerLabels.includes(keyLabel))
-        problems.push(
-          `${labelSetting}: "${keyLabel}" is a relayer's key (${relayerSettings.pkcs11}); give the facilitator its own key`,
-        )
-      else if (modulePath && tokenLabel && pin)
-        sources[key] = { backend: 'pkcs11', modulePath, tokenLabel, pin, keyLabel, setting: labelSetting }
-    }
-    if (keyId) {
-      if (!/^[\w:/+=.@-]{1,2048}$/.test(keyId)) problems.push(`${kmsSetting}: not a KMS key id, alias or ARN`)
-      else if (relayerKeyIds.includes(keyId))
-        problems.push(
-          `${kmsSetting}: "${keyId}" is a relayer's key (${relayerSettings.kms}); give the facilitator its own key`,
-        )
-      else if (!region) problems.push(`KMS_REGION: required with ${kmsSetting} (or set AWS_REGION)`)
-      else sources[key] = { backend: 'kms', keyId, region, endpoint, setting: kmsSetting }
-    }
-  }
-  return sources
 }

@@ -2,9 +2,10 @@
 // configuration says it lives (config/signersConfig.ts), opened by its backend (keyBackends.ts: the
 // process, a PKCS#11 token, KMS). Start-up problems (no such key, a wrong PIN, a key of another
 // kind) are thrown naming the setting.
-import type { Ed25519KeySource } from '../config/signersConfig.ts'
+
 import { ConfigError } from '../errors/configError.ts'
 import { GatewayError } from '../errors/gatewayError.ts'
+import type { Ed25519KeySource } from '../ports/keySource.ts'
 import type { Ed25519Signer } from './ed25519Signer.ts'
 import { keyBackendOf } from './keyBackends.ts'
 

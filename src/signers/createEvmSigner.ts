@@ -3,9 +3,9 @@
 // problems (no such key, a wrong PIN, a key of another kind, KMS not answering) are thrown naming
 // the setting.
 import type { LocalAccount } from 'viem'
-import type { EvmKeySource } from '../config/signersConfig.ts'
 import { ConfigError } from '../errors/configError.ts'
 import { GatewayError } from '../errors/gatewayError.ts'
+import type { EvmKeySource } from '../ports/keySource.ts'
 import { keyBackendOf } from './keyBackends.ts'
 
 export async function createEvmSigner(

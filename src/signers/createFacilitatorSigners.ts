@@ -5,7 +5,7 @@
 import { base58 } from '@scure/base'
 import type { LocalAccount } from 'viem'
 import type { FacilitatorConfig } from '../config/paymentsConfig.ts'
-import type { Ed25519KeySource, EvmKeySource } from '../config/signersConfig.ts'
+import type { Ed25519KeySource, EvmKeySource } from '../ports/keySource.ts'
 import { createEd25519Signer } from './createEd25519Signer.ts'
 import { createEvmSigner } from './createEvmSigner.ts'
 import type { Ed25519Signer } from './ed25519Signer.ts'

@@ -1,5 +1,6 @@
 // Keys held in the process, read from the environment (the devnet's way): the baseline the other
-// backends are measured against.
+// backends are measured against. It has no settings of its own here: each runtime reads its keys
+// in the process itself (RuntimeModule.readSettings), and each payment family its facilitator's.
 import { privateKeyToAccount } from 'viem/accounts'
 import { createLocalEd25519Signer } from './createLocalEd25519Signer.ts'
 import type { KeyBackend } from './keyBackend.ts'

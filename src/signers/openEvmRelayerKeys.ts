@@ -3,7 +3,7 @@
 // (keyBackends.ts), as viem accounts joined to the relayer pool. A key that cannot be opened stops
 // the start-up naming its setting.
 import type { LocalAccount } from 'viem'
-import type { EvmKeySource } from '../config/signersConfig.ts'
+import type { EvmKeySource } from '../ports/keySource.ts'
 import { createEvmSigner } from './createEvmSigner.ts'
 import { keyBackendOf } from './keyBackends.ts'
 

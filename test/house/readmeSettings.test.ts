@@ -167,12 +167,20 @@ describe("the README's settings tables", () => {
     ]) {
       assert.ok(whenRun.has(name), `${name} not asked for when the readers run`)
     }
-    // What only the run finds: names built from a prefix (signersConfig.ts). Any other would be a
-    // reading pattern the scan misses: it is listed here, to be taught to the scan.
+    // What only the run finds: the relayer keys' names, built from a runtime's prefix by each signer
+    // backend (signersConfig.ts). Any other would be a reading pattern the scan misses: it is listed
+    // here, to be taught to the scan.
     const unscanned = [...whenRun].filter((name) => !inSource.has(name)).sort()
     assert.deepEqual(
       unscanned,
-      ['SUI_RELAYER_KMS_KEY_ID', 'SUI_RELAYER_PKCS11_KEY_LABEL'],
+      [
+        'RELAYER_KMS_KEY_IDS',
+        'RELAYER_PKCS11_KEY_LABELS',
+        'SOLANA_RELAYER_KMS_KEY_ID',
+        'SOLANA_RELAYER_PKCS11_KEY_LABEL',
+        'SUI_RELAYER_KMS_KEY_ID',
+        'SUI_RELAYER_PKCS11_KEY_LABEL',
+      ],
       `asked for at run time but not seen in the source: ${unscanned.join(', ')}`,
     )
   })

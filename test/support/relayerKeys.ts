@@ -1,6 +1,6 @@
 // Relayer keys as the configuration carries them (GatewayConfig.keys: KeySources by chain type),
 // for tests that build a configuration without reading an environment.
-import type { EvmKeySource, KeySource } from '../../src/config/signersConfig.ts'
+import type { EvmKeySource, KeySource } from '../../src/ports/keySource.ts'
 
 /** A key held in the process, in its runtime's own form, as its setting named it. */
 export function localKey<Secret>(secret: Secret, setting: string): KeySource<Secret> {

@@ -2,7 +2,7 @@
 // (in the process, in KMS, in a PKCS#11 token) shared by every chain, one adapter per chain.
 import type { ChainConfig } from '../../config/gatewayConfig.ts'
 import type { RuntimeChains, RuntimeContext } from '../../config/runtimeModule.ts'
-import type { EvmKeySource } from '../../config/signersConfig.ts'
+import type { EvmKeySource } from '../../ports/keySource.ts'
 import { openEvmRelayerKeys } from '../../signers/openEvmRelayerKeys.ts'
 import { createEvmAdapter } from './createEvmAdapter.ts'
 import { createChainList } from './discovery/createChainList.ts'

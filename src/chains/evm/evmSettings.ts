@@ -3,7 +3,7 @@
 import { type Address, type Hex, isHex } from 'viem'
 import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts'
 import type { Env } from '../../config/gatewayConfig.ts'
-import type { EvmKeySource } from '../../config/signersConfig.ts'
+import type { EvmKeySource } from '../../ports/keySource.ts'
 
 /** The mnemonic behind anvil's funded accounts: public, so never a production relayer. */
 const devnetMnemonic = 'test test test test test test test test test test test junk'

@@ -4,7 +4,7 @@
 // simulation fee payer SOLANA_SIMULATION_FEE_PAYER (solanaOptions.ts), and LiteSVM as the devnet.
 import type { Address } from '@solana/kit'
 import type { RuntimeModule } from '../../config/runtimeModule.ts'
-import type { Ed25519KeySource } from '../../config/signersConfig.ts'
+import type { Ed25519KeySource } from '../../ports/keySource.ts'
 import { heldFirst } from '../heldFirst.ts'
 import { readSolanaOptions, type SolanaOptions } from './solanaOptions.ts'
 import { solanaRelayerKey } from './solanaRelayerKey.ts'

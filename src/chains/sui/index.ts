@@ -3,7 +3,7 @@
 // (config/signersConfig.ts) (in a fleet, held by one instance at a time through
 // the relayer leases). No devnet: Sui is tested against a stand-in (docs/sui.md).
 import type { RuntimeModule } from '../../config/runtimeModule.ts'
-import type { KeySource } from '../../config/signersConfig.ts'
+import type { KeySource } from '../../ports/keySource.ts'
 import { heldFirst } from '../heldFirst.ts'
 import { readSuiRelayerKey } from './suiRelayerKey.ts'
 import { suiRuntime } from './suiRuntime.ts'

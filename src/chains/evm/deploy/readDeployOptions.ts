@@ -5,8 +5,8 @@
 // every problem at once; the PIN and the key are never echoed.
 import { parseArgs } from 'node:util'
 import { type Hex, isHex, keccak256, stringToHex } from 'viem'
-import type { KeySource } from '../../../config/signersConfig.ts'
 import { parseChainId } from '../../../ports/chainId.ts'
+import type { KeySource } from '../../../ports/keySource.ts'
 
 export type DeployerKeySource = { backend: 'local'; privateKey: Hex; setting: string } | KeySource
 
