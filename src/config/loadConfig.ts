@@ -23,7 +23,7 @@ import { readInteger } from './readInteger.ts'
 import { readTrustedProxies } from './readTrustedProxies.ts'
 import type { RuntimeModule } from './runtimeModule.ts'
 import { serverDefaults } from './serverDefaults.ts'
-import { type KeyBackendSettings, signersConfig } from './signersConfig.ts'
+import { heldKeySettings, type KeyBackendSettings, signersConfig } from './signersConfig.ts'
 import { storageConfig } from './storageConfig.ts'
 import type { StorageEngine } from './storageEngine.ts'
 import { webhooksConfig } from './webhooksConfig.ts'
@@ -75,7 +75,12 @@ export function loadConfig(
   const runtimeOptions = Object.fromEntries(
     settingsByRuntime.flatMap(([chainType, { options }]) => (options === undefined ? [] : [[chainType, options]])),
   )
-  const signers = signersConfig(env, runtimes, keyBackends)
+  const signers = signersConfig(
+    env,
+    runtimes,
+    keyBackends,
+    paymentFamilies.map((family) => family.facilitatorKey),
+  )
   problems.push(...signers.problems)
   // Each runtime's keys by chain type: its own (in the process), then those held in a backend (a token, KMS).
   const keys: KeysConfig = Object.fromEntries(
@@ -89,6 +94,7 @@ export function loadConfig(
   const payments = parsePaymentsConfig(env, {
     families: paymentFamilies,
     facilitatorKeys: signers.value.facilitator,
+    heldSettingsOf: (prefix) => heldKeySettings(keyBackends, prefix),
     relayerKeyOf: (chainType) => localSecrets(keys, chainType)[0],
     chainIds: devnet ? undefined : chains.map((c) => c.chainId),
     problems,

@@ -2,8 +2,12 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { dollarPriceProblems } from '../payments/dollarPriceProblems.ts'
 import { paymentFamilies as families } from '../payments/mechanisms/paymentFamilies.ts'
+import { keyBackends } from '../signers/keyBackends.ts'
 import { parsePaymentsConfig } from './paymentsConfig.ts'
-import type { FacilitatorKeySources } from './signersConfig.ts'
+import { type FacilitatorKeySources, heldKeySettings } from './signersConfig.ts'
+
+/** As loadConfig hands them: the settings naming a facilitator key in each signer backend. */
+const heldSettingsOf = (prefix: string) => heldKeySettings(keyBackends, prefix)
 
 const relayer = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80'
 const facilitator = '0x8b3a350cf5c34c9194ca85829a2df0ec3153be0318b5e2d3348e872092edffba'
@@ -23,6 +27,7 @@ function parse(
     chainIds,
     problems,
     facilitatorKeys,
+    heldSettingsOf,
   })
   return { config, problems }
 }
@@ -206,6 +211,7 @@ describe('parsePaymentsConfig on Solana', () => {
       chainIds: [local, 'eip155:31337'],
       problems,
       production,
+      heldSettingsOf,
     })
     return { config, problems }
   }
@@ -293,7 +299,7 @@ describe('parsePaymentsConfig on Solana', () => {
         }),
         FACILITATOR_SOLANA_PRIVATE_KEY: JSON.stringify(seed),
       },
-      { families, chainIds: [local, other], problems, production: false },
+      { families, chainIds: [local, other], problems, production: false, heldSettingsOf },
     )
     assert.deepEqual(problems, [
       `X402_PRICES: ${devnetId} stands for both ${local} and ${other}; a public cluster's id may stand for one chain only`,

@@ -9,7 +9,7 @@ import type { Hex } from 'viem'
 import type { ChainType } from '../ports/chainId.ts'
 import type { KeySource } from '../ports/keySource.ts'
 import { readBoolean } from './readBoolean.ts'
-import type { FacilitatorKeySources } from './signersConfig.ts'
+import type { FacilitatorKeyRole, FacilitatorKeySources } from './signersConfig.ts'
 
 /** A price in one EIP-3009 token or SPL token, in its smallest unit, or a dollar amount x402 resolves to USDC. */
 export type PriceConfig = {
@@ -81,25 +81,16 @@ export type PaymentFamilySettings = {
 }
 
 /** The in-process facilitator's key for a family's networks. */
-export type FacilitatorKeySettings = {
-  /** Its key among the facilitator's keys held in a token or KMS (signersConfig). */
-  role: keyof FacilitatorKeySources
-  /** The setting that gives it in the process, and those that put it in a token or KMS (for messages). */
-  setting: string
-  heldSettings: readonly string[]
-  /** Reads its settings: the key given in the process, and the first setting naming it in a token or KMS. */
-  given(env: Env): { raw: string | undefined; held: string | undefined }
-  /** The runtime whose relayer key (in the process) it must not be. */
-  relayerChainType: ChainType
-  /** Reads it as given in its setting: the local facilitator's fields it sets, or the problem. */
+export type FacilitatorKeySettings = FacilitatorKeyRole & {
+  /** Reads it as given in its setting (`<prefix>_PRIVATE_KEY`): the local facilitator's fields it sets, or the problem. */
   read(
     raw: string,
     at: { relayerKey: unknown; production: boolean },
   ): Partial<LocalFacilitatorConfig> | { problem: string }
-  /** Its key held in a token or KMS, as the local facilitator's field. */
+  /** Its key held in a signer backend, as the local facilitator's field. */
   held(source: KeySource): Partial<LocalFacilitatorConfig>
-  /** The problem when one of its networks is priced and the in-process facilitator has no key for it. */
-  missing: string
+  /** The problem when one of its networks is priced and the in-process facilitator has no key for it; `held`: the settings that could name it in a backend. */
+  missing(held: readonly string[]): string
 }
 
 export type PaymentsConfig = {
@@ -140,6 +131,7 @@ export function parsePaymentsConfig(
     problems,
     production = env.NODE_ENV?.trim() === 'production',
     facilitatorKeys,
+    heldSettingsOf,
   }: {
     /** The payment families' settings (src/runtimes.ts passes payments/mechanisms/paymentFamilies.ts), each reading its own. */
     families: readonly PaymentFamilySettings[]
@@ -149,15 +141,18 @@ export function parsePaymentsConfig(
     problems: string[]
     production?: boolean
     facilitatorKeys?: FacilitatorKeySources | undefined
+    /** The settings that name a key of this prefix in the signer backends (signersConfig's heldKeySettings over the backends loadConfig is handed). */
+    heldSettingsOf: (prefix: string) => readonly string[]
   },
 ): PaymentsConfig | undefined {
   const priceApiKeyClients = readBoolean(env, 'PRICE_API_KEY_CLIENTS', problems)
   const keys = families.map(({ facilitatorKey }) => facilitatorKey)
-  const settings = keys.map((key) => key.given(env))
-  const given = settings.map((s) => s.raw)
+  const rawSettings = keys.map((key) => `${key.prefix}_PRIVATE_KEY`)
+  const heldSettings = keys.map((key) => heldSettingsOf(key.prefix))
+  const given = rawSettings.map((setting) => env[setting]?.trim() || undefined)
   const facilitatorUrl = env.FACILITATOR_URL?.trim() || undefined
-  // A key named in the token or KMS counts as given even when its source has a problem of its own (signersConfig reports it).
-  const held = settings.map((s) => s.held)
+  // A key named in a backend counts as given even when its source has a problem of its own (signersConfig reports it).
+  const held = heldSettings.map((settings) => settings.find((setting) => env[setting]?.trim()))
   const local = given.some(Boolean) || held.some(Boolean)
   const prices = readPrices(env.X402_PRICES, chainIds, families, production, problems)
   // A public cluster's id standing for a local chain must stand for one chain only, and not also be served as itself.
@@ -182,7 +177,7 @@ export function parsePaymentsConfig(
   let facilitator: FacilitatorConfig | undefined
   if (local && facilitatorUrl) {
     problems.push(
-      `FACILITATOR_URL: set either FACILITATOR_URL (a remote facilitator) or the in-process facilitator's keys (${keys.map((k) => k.setting).join(' / ')}, or in a token or KMS: ${keys.flatMap((k) => k.heldSettings).join(', ')}), not both`,
+      `FACILITATOR_URL: set either FACILITATOR_URL (a remote facilitator) or the in-process facilitator's keys (${rawSettings.join(' / ')}, or in a token or KMS: ${heldSettings.flat().join(', ')}), not both`,
     )
   } else if (facilitatorUrl) {
     const problem = urlProblem(facilitatorUrl)
@@ -203,8 +198,8 @@ export function parsePaymentsConfig(
       return fields
     })
     if (ok) {
-      const missing = keys.find((_, i) => priced[i] && !read[i] && !held[i])
-      if (missing) problems.push(missing.missing)
+      const missing = keys.findIndex((_, i) => priced[i] && !read[i] && !held[i])
+      if (missing >= 0) problems.push(keys[missing]!.missing(heldSettings[missing]!))
       else
         facilitator = Object.assign(
           { kind: 'local' as const },
@@ -219,7 +214,7 @@ export function parsePaymentsConfig(
 
   if (env.X402_PRICES?.trim() && !local && !facilitatorUrl) {
     problems.push(
-      `X402_PRICES: prices need a facilitator: set ${keys.map((k) => k.setting).join(' and/or ')} (in-process; or their keys in a token or KMS: ${keys.flatMap((k) => k.heldSettings).join(', ')}) or FACILITATOR_URL (remote)`,
+      `X402_PRICES: prices need a facilitator: set ${rawSettings.join(' and/or ')} (in-process; or their keys in a token or KMS: ${heldSettings.flat().join(', ')}) or FACILITATOR_URL (remote)`,
     )
   }
   const solanaMaxPriorityFeeMicroLamports = readFacilitatorPriorityFeeCeiling(env)

@@ -1,11 +1,18 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
+import { paymentFamilies } from '../payments/mechanisms/paymentFamilies.ts'
 import { runtimes } from '../runtimes.ts'
 import { keyBackends } from '../signers/keyBackends.ts'
 import { signersConfig as readSigners } from './signersConfig.ts'
 
-/** As loadConfig reads them: every runtime's held keys, in every backend. */
-const signersConfig = (env: Record<string, string | undefined>) => readSigners(env, runtimes, keyBackends)
+/** As loadConfig reads them: every runtime's held keys and every payment family's facilitator key, in every backend. */
+const signersConfig = (env: Record<string, string | undefined>) =>
+  readSigners(
+    env,
+    runtimes,
+    keyBackends,
+    paymentFamilies.map((f) => f.facilitatorKey),
+  )
 
 describe('signersConfig', () => {
   it('has no KMS keys by default, and reads key ids, the region and an endpoint', () => {

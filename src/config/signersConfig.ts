@@ -1,6 +1,6 @@
 // Where keys are held outside the process: each runtime's relayer keys, named by settings after the
 // prefix its module declares (RuntimeModule.heldKeys: a pool joined to the keys in the environment,
-// or one key), and the x402 facilitator's own two keys (EVM, Solana), in any of the signer backends
+// or one key), and the x402 facilitator's keys (one per payment family, as each declares it), in any of the signer backends
 // the composition root hands in (signers/keyBackends.ts: a PKCS#11 token, KMS). Each backend reads
 // its own settings and reports its own problems (KeyBackendSettings); the rules that are no one
 // backend's are written here once, over the list: a key named in one place only, a facilitator key
@@ -10,34 +10,19 @@ import type { KeySource } from '../ports/keySource.ts'
 
 type Env = Record<string, string | undefined>
 
-/** The in-process x402 facilitator's keys held outside the process (absent: from the environment, or none). */
-export type FacilitatorKeySources = {
-  /** FACILITATOR_PKCS11_KEY_LABEL or FACILITATOR_KMS_KEY_ID: a secp256k1 key that settles on EVM networks. */
-  evm?: KeySource | undefined
-  /** FACILITATOR_SOLANA_PKCS11_KEY_LABEL or FACILITATOR_SOLANA_KMS_KEY_ID: an Ed25519 key that pays Solana settlements' fees. */
-  solana?: KeySource | undefined
-}
+/**
+ * The in-process x402 facilitator's keys held outside the process, by each payment family's role
+ * (`evm`, `solana`: FacilitatorKeyRole.role); absent: from the environment, or none.
+ */
+export type FacilitatorKeySources = Partial<Record<string, KeySource>>
 
 /**
- * The facilitator's keys and their settings: which key, how messages name it, its settings' prefix,
- * its key in the process' setting, and the runtime whose relayer keys it must not be.
+ * One of the facilitator's keys as a payment family declares it (its `facilitatorKey`, handed in
+ * through src/runtimes.ts): its role, how messages name it, its settings' prefix
+ * (`<prefix>_PRIVATE_KEY` in the process, and the setting each backend names one key by), and the
+ * runtime whose relayer keys it must not be.
  */
-const facilitatorKeys = [
-  { key: 'evm', name: 'EVM', prefix: 'FACILITATOR', rawSetting: 'FACILITATOR_PRIVATE_KEY', relayer: 'evm' },
-  {
-    key: 'solana',
-    name: 'Solana',
-    prefix: 'FACILITATOR_SOLANA',
-    rawSetting: 'FACILITATOR_SOLANA_PRIVATE_KEY',
-    relayer: 'solana',
-  },
-] as const satisfies readonly {
-  key: keyof FacilitatorKeySources
-  name: string
-  prefix: string
-  rawSetting: string
-  relayer: ChainType
-}[]
+export type FacilitatorKeyRole = { role: string; name: string; prefix: string; relayerChainType: ChainType }
 
 /**
  * Where a runtime's relayer keys may be named besides its own settings (RuntimeModule.heldKeys):
@@ -105,6 +90,7 @@ export function signersConfig(
   env: Env,
   runtimes: readonly KeyHolder[],
   backends: readonly KeyBackendSettings[],
+  facilitatorKeys: readonly FacilitatorKeyRole[],
 ): SignersConfigResult {
   const problems: string[] = []
   // Each backend that holds keys, with its shared settings read, the settings that named a key
@@ -194,10 +180,10 @@ export function signersConfig(
   // addresses are compared again at start-up, when known). The relayer's transactions belong to
   // the journal: a facilitator sending from the same key would collide with them.
   const facilitator: FacilitatorKeySources = {}
-  for (const { key, name, prefix, rawSetting, relayer } of facilitatorKeys) {
-    const relayerKeys = runtimes.find((r) => r.chainType === relayer)?.heldKeys
+  for (const { role, name, prefix, relayerChainType } of facilitatorKeys) {
+    const relayerKeys = runtimes.find((r) => r.chainType === relayerChainType)?.heldKeys
     const source = oneKey(
-      { prefix, rawSetting, what: `the facilitator's ${name} key` },
+      { prefix, rawSetting: `${prefix}_PRIVATE_KEY`, what: `the facilitator's ${name} key` },
       (backend, setting, keyName) => {
         if (!relayerKeys) return undefined
         const relayerSetting = backend.settings.setting(relayerKeys.prefix, relayerKeys.many)
@@ -206,11 +192,11 @@ export function signersConfig(
           : undefined
       },
     )
-    if (source) facilitator[key] = source
+    if (source) facilitator[role] = source
   }
 
   for (const backend of held) problems.push(...backend.reading.finish(backend.named, backend.every))
-  return { value: facilitator.evm || facilitator.solana ? { facilitator } : {}, relayers, problems }
+  return { value: Object.keys(facilitator).length > 0 ? { facilitator } : {}, relayers, problems }
 }
 
 /** A comma-separated list, each entry trimmed, the empty ones left out. */
@@ -219,4 +205,9 @@ function list(raw: string | undefined): string[] {
     .split(',')
     .map((k) => k.trim())
     .filter(Boolean)
+}
+
+/** The setting each backend names one key of a role by (`<prefix>_PKCS11_KEY_LABEL`, `<prefix>_KMS_KEY_ID`), in the backends' order. */
+export function heldKeySettings(backends: readonly KeyBackendSettings[], prefix: string): string[] {
+  return backends.flatMap(({ settings }) => (settings ? [settings.setting(prefix, false)] : []))
 }

@@ -62,7 +62,13 @@ const vaultKeyBackend: KeyBackend = {
 
 /** The list as src/signers/keyBackends.ts would have it with the vault's line. */
 const withVault = [...keyBackends, vaultKeyBackend]
-const readSigners = (env: Record<string, string | undefined>) => signersConfig(env, runtimes, withVault)
+const readSigners = (env: Record<string, string | undefined>) =>
+  signersConfig(
+    env,
+    runtimes,
+    withVault,
+    paymentFamilies.map((f) => f.facilitatorKey),
+  )
 
 const vault = (path: string, setting: string) => ({ backend: 'vault', address: 'https://vault.test', path, setting })
 
@@ -129,6 +135,32 @@ describe('a signer backend is one file and one line', () => {
       [
         'RELAYER_PKCS11_KEY_LABELS: required with RELAYER_PKCS11_MODULE: the labels of the relayer keys in the token (or SOLANA_RELAYER_PKCS11_KEY_LABEL, SUI_RELAYER_PKCS11_KEY_LABEL, FACILITATOR_PKCS11_KEY_LABEL, FACILITATOR_SOLANA_PKCS11_KEY_LABEL)',
       ],
+    )
+  })
+
+  it("holds the facilitator's key for payments: prices are taken with it alone, and the messages name its setting", () => {
+    const prices = JSON.stringify({
+      'eip155:31337': { execute: { price: '$0.01', payTo: '0x976EA74026E726554dB657fA54763abd0C3a0aa9' } },
+    })
+    const read = (env: Record<string, string>) =>
+      loadConfig(
+        { RELAYER_PRIVATE_KEY: `0x${'11'.repeat(32)}`, X402_PRICES: prices, ...env },
+        runtimes,
+        storageEngines,
+        paymentFamilies,
+        withVault,
+      )
+    const config = read({ VAULT_ADDR: 'https://vault.test', FACILITATOR_VAULT_KEY_PATH: 'facilitator' })
+    assert.deepEqual(config.payments?.facilitator, {
+      kind: 'local',
+      evmKey: vault('facilitator', 'FACILITATOR_VAULT_KEY_PATH'),
+    })
+    assert.throws(
+      () => read({}),
+      (err: Error) =>
+        err.message.includes(
+          'or their keys in a token or KMS: FACILITATOR_PKCS11_KEY_LABEL, FACILITATOR_KMS_KEY_ID, FACILITATOR_VAULT_KEY_PATH, FACILITATOR_SOLANA_PKCS11_KEY_LABEL',
+        ),
     )
   })
 

@@ -174,6 +174,12 @@ describe("the README's settings tables", () => {
     assert.deepEqual(
       unscanned,
       [
+        'FACILITATOR_KMS_KEY_ID',
+        'FACILITATOR_PKCS11_KEY_LABEL',
+        'FACILITATOR_PRIVATE_KEY',
+        'FACILITATOR_SOLANA_KMS_KEY_ID',
+        'FACILITATOR_SOLANA_PKCS11_KEY_LABEL',
+        'FACILITATOR_SOLANA_PRIVATE_KEY',
         'RELAYER_KMS_KEY_IDS',
         'RELAYER_PKCS11_KEY_LABELS',
         'SOLANA_RELAYER_KMS_KEY_ID',

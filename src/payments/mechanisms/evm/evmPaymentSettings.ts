@@ -10,9 +10,6 @@ import {
   readMaxTimeout,
 } from '../../../config/paymentsConfig.ts'
 
-/** The settings that put the facilitator's EVM key in the token or KMS (config/signersConfig.ts reads their values). */
-const evmHeldSettings = ['FACILITATOR_PKCS11_KEY_LABEL', 'FACILITATOR_KMS_KEY_ID']
-
 export const evmPaymentSettings: PaymentFamilySettings = {
   networkForm: 'EVM (eip155:<chain id>)',
   schemeName: 'EVM',
@@ -22,18 +19,10 @@ export const evmPaymentSettings: PaymentFamilySettings = {
   readPrice: readEvmPrice,
   facilitatorKey: {
     role: 'evm',
-    setting: 'FACILITATOR_PRIVATE_KEY',
-    heldSettings: evmHeldSettings,
+    name: 'EVM',
+    // FACILITATOR_PRIVATE_KEY in the process; in a signer backend, the setting it names one key by (FACILITATOR_PKCS11_KEY_LABEL, …).
+    prefix: 'FACILITATOR',
     relayerChainType: 'evm',
-    given: (env) => ({
-      raw: env.FACILITATOR_PRIVATE_KEY?.trim() || undefined,
-      // The first setting naming it in the token or KMS (both set is signersConfig's problem).
-      held: env.FACILITATOR_PKCS11_KEY_LABEL?.trim()
-        ? 'FACILITATOR_PKCS11_KEY_LABEL'
-        : env.FACILITATOR_KMS_KEY_ID?.trim()
-          ? 'FACILITATOR_KMS_KEY_ID'
-          : undefined,
-    }),
     read(raw, { relayerKey }) {
       if (!isHex(raw) || raw.length !== 66)
         return { problem: 'FACILITATOR_PRIVATE_KEY: not a 32-byte hex private key (0x + 64 hex digits)' }
@@ -47,8 +36,8 @@ export const evmPaymentSettings: PaymentFamilySettings = {
       return { privateKey: raw }
     },
     held: (evmKey) => ({ evmKey }),
-    missing:
-      'FACILITATOR_PRIVATE_KEY: an EVM network is priced in X402_PRICES: the in-process facilitator needs an EVM key to settle there (or FACILITATOR_PKCS11_KEY_LABEL, FACILITATOR_KMS_KEY_ID)',
+    missing: (held) =>
+      `FACILITATOR_PRIVATE_KEY: an EVM network is priced in X402_PRICES: the in-process facilitator needs an EVM key to settle there (or ${held.join(', ')})`,
   },
 }
 

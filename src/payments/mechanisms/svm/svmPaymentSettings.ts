@@ -8,9 +8,6 @@ import { type PaymentFamilySettings, type PriceConfig, readMaxTimeout } from '..
 import { readSolanaKeyBytes } from '../../../signers/readSolanaKeyBytes.ts'
 import { svmClusterNetworks } from './svmClusterNetworks.ts'
 
-/** The settings that put the facilitator's Solana key in the token or KMS (config/signersConfig.ts reads their values). */
-const svmHeldSettings = ['FACILITATOR_SOLANA_PKCS11_KEY_LABEL', 'FACILITATOR_SOLANA_KMS_KEY_ID']
-
 export const svmPaymentSettings: PaymentFamilySettings = {
   networkForm: 'Solana (solana:<genesis hash prefix>)',
   schemeName: 'SVM',
@@ -19,18 +16,10 @@ export const svmPaymentSettings: PaymentFamilySettings = {
   readPrice: readSolanaPrice,
   facilitatorKey: {
     role: 'solana',
-    setting: 'FACILITATOR_SOLANA_PRIVATE_KEY',
-    heldSettings: svmHeldSettings,
+    name: 'Solana',
+    // FACILITATOR_SOLANA_PRIVATE_KEY in the process; in a signer backend, the setting it names one key by (FACILITATOR_SOLANA_PKCS11_KEY_LABEL, …).
+    prefix: 'FACILITATOR_SOLANA',
     relayerChainType: 'solana',
-    given: (env) => ({
-      raw: env.FACILITATOR_SOLANA_PRIVATE_KEY?.trim() || undefined,
-      // The first setting naming it in the token or KMS (both set is signersConfig's problem).
-      held: env.FACILITATOR_SOLANA_PKCS11_KEY_LABEL?.trim()
-        ? 'FACILITATOR_SOLANA_PKCS11_KEY_LABEL'
-        : env.FACILITATOR_SOLANA_KMS_KEY_ID?.trim()
-          ? 'FACILITATOR_SOLANA_KMS_KEY_ID'
-          : undefined,
-    }),
     read(raw, { relayerKey, production }) {
       const seed = readSolanaSeed(raw)
       if (typeof seed === 'string') return { problem: `FACILITATOR_SOLANA_PRIVATE_KEY: ${seed}` }
@@ -49,8 +38,8 @@ export const svmPaymentSettings: PaymentFamilySettings = {
       return { solanaSecretKey: seed }
     },
     held: (solanaKey) => ({ solanaKey }),
-    missing:
-      'FACILITATOR_SOLANA_PRIVATE_KEY: a Solana network is priced in X402_PRICES: the in-process facilitator needs a Solana key (it pays the settlement fees) (or FACILITATOR_SOLANA_PKCS11_KEY_LABEL, FACILITATOR_SOLANA_KMS_KEY_ID)',
+    missing: (held) =>
+      `FACILITATOR_SOLANA_PRIVATE_KEY: a Solana network is priced in X402_PRICES: the in-process facilitator needs a Solana key (it pays the settlement fees) (or ${held.join(', ')})`,
   },
 }
 
