@@ -105,12 +105,25 @@ describe('WORKERS=2: worker processes on one port', () => {
     assert.equal(res.headers.get('x-erc1066-status'), '0x01')
   })
 
-  it('60 intents, each sent twice at once, execute exactly once; both workers executed', async () => {
+  it('60 intents, each sent twice at once, execute exactly once; both workers executed', async (t) => {
     const from = await blockNumber()
     const bodies = await Promise.all(Array.from({ length: 60 }, () => signedIntent(devnet, { nonce: String(nonce++) })))
-    const answers = await Promise.all(
-      bodies.flatMap((b) => [post(baseUrl, '/intents/execute', b), post(baseUrl, '/intents/execute', b)]),
-    )
+    // A worker whose 3 s key lease lapsed under the burst (its renewal late on a loaded machine)
+    // answers 503 no-relayer-key, having claimed and sent nothing: a client sends it again after
+    // Retry-After, as here. Exactly once is what this test holds, whichever worker sends.
+    let unheld = 0
+    const execute = async (body: unknown) => {
+      for (let attempt = 0; ; attempt++) {
+        const res = await post(baseUrl, '/intents/execute', body)
+        if (res.status !== 503 || res.body?.type !== 'urn:intent-gateway:problem:no-relayer-key' || attempt >= 10)
+          return res
+        unheld++
+        assert.equal(res.headers.get('retry-after'), '2')
+        await new Promise((r) => setTimeout(r, 2_000))
+      }
+    }
+    const answers = await Promise.all(bodies.flatMap((b) => [execute(b), execute(b)]))
+    if (unheld > 0) t.diagnostic(`${unheld} answers 503 no-relayer-key (a lease lapsed under the burst), sent again`)
     const sent = new Map<string, number>()
     for (const a of answers) {
       assert.ok(
