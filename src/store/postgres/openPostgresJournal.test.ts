@@ -86,6 +86,31 @@ describe('openPostgresJournal', () => {
     assert.notEqual(taken.record.id, left.record.id)
   })
 
+  it("gives back at open the claims its own INSTANCE_ID left (a process of that id died before signing), and no other instance's", async () => {
+    await openEmpty()
+    const dead = await openPostgresJournal({ url: database.url, instanceId: 'gw-1' })
+    const mine = await dead.claim(claimOf(3))
+    assert.ok(mine.ok)
+    await dead.close() // as a kill -9 leaves it: the claim stays
+    const other = await openPostgresJournal({ url: database.url, instanceId: 'gw-2', staleClaimMs: 60_000 })
+    opened.push(other)
+    assert.equal((await other.claim(claimOf(3))).ok, false, "another instance's open leaves the claim alone")
+    const again = await openPostgresJournal({ url: database.url, instanceId: 'gw-1', staleClaimMs: 60_000 })
+    opened.push(again)
+    const taken = await other.claim(claimOf(3))
+    assert.ok(taken.ok, 'claimed again at once, not after staleClaimMs')
+    const signed = await again.claim(claimOf(4))
+    assert.ok(signed.ok)
+    await again.recordSigned(signed.record, signedTx(5))
+    const restarted = await openPostgresJournal({ url: database.url, instanceId: 'gw-1', staleClaimMs: 60_000 })
+    opened.push(restarted)
+    assert.deepEqual(
+      (await restarted.pending()).map((r) => r.transaction),
+      [signedTx(5)],
+      'a signed record is kept for reconciliation',
+    )
+  })
+
   it('answers StorageUnavailableError (503) when the database cannot be reached, and names DATABASE_URL (without its password) when it cannot open', async () => {
     const url = 'postgres://postgres:s3cret@127.0.0.1:9/none'
     await assert.rejects(

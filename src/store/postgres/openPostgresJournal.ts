@@ -195,7 +195,8 @@ export type OpenPostgresJournalParameters = {
   /**
    * A claim (held while preflight runs, nothing signed) older than this was left by a gateway
    * that died: the next claim of its intent takes it over. SQLite gives claims back at open; a
-   * shared database cannot, other gateways' claims are live. Default 2 minutes.
+   * shared database gives back at open only those of this INSTANCE_ID (other gateways' claims are
+   * live). Default 2 minutes.
    */
   staleClaimMs?: number
   /**
@@ -232,6 +233,19 @@ export async function openPostgresJournal({
       `DATABASE_URL: cannot open the execution journal at ${redactUrl(url)}: ${err instanceof Error ? err.message : String(err)}`,
     ])
   }
+
+  // Claims written under this INSTANCE_ID before this process opened the journal were left by a
+  // process of the same id that died before signing (a worker its primary started again, a gateway
+  // restarted under its id): this one has claimed nothing yet. Given back now, their intents are
+  // claimed again at once (a request waiting on one takes it over); left, they held their intents
+  // for staleClaimMs, since the instance's heartbeat, renewed by this process, never lapses.
+  if (instanceId)
+    await pool
+      .query(
+        `WITH gone AS (DELETE FROM executions WHERE instance_id = $1 AND state = 'claimed' RETURNING id) DELETE FROM idempotency_keys WHERE execution_id IN (SELECT id FROM gone)`,
+        [instanceId],
+      )
+      .catch(() => {}) // unreachable now: staleClaimMs still gives them back
 
   /** Runs a query; a database that cannot be reached becomes StorageUnavailableError (503), nothing else changes. */
   const run = async <R extends pg.QueryResultRow = Row>(
