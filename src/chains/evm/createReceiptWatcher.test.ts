@@ -71,32 +71,31 @@ describe('createReceiptWatcher', () => {
     watcher.close()
   })
 
-  it('asks at once for a transaction whose block was read and let go before its wait began (a broadcast answered late)', async () => {
+  it('answers a wait begun before the broadcast from a block read after it, however many blocks came before the answer, without asking the node', async () => {
     const chain = fakeChain()
-    // A recheck far away: only the ask at the wait's start can find it in time.
+    // A recheck far away: the blocks read must find it.
     const watcher = createReceiptWatcher({ ...chain.parameters, recheckEvery: 10_000, recentBlocks: 4 })
     const other = watcher.wait(hash(99)) // keeps the watch running
     await tick()
-    const sent = watcher.mark()
-    chain.mine(hash(1)) // mined on broadcast...
-    for (let i = 0; i < 6; i++) chain.mine() // ...then more blocks than the watch keeps
-    await tick() // read, and the first let go, before the broadcast's answer came back
     const asked = chain.calls.receipt
-    const late = await Promise.race([
-      watcher.wait(hash(1), sent),
-      new Promise<undefined>((r) => setTimeout(() => r(undefined), 500)),
-    ])
-    assert.equal(late?.blockNumber, 1n, 'answered at once, not at a recheck')
-    assert.equal(chain.calls.receipt, asked + 1, 'asked alone once')
-    // A wait whose blocks since the mark are all kept asks nothing.
-    const kept = watcher.mark()
-    chain.mine(hash(2))
-    await tick()
-    const before = chain.calls.receipt
-    assert.equal((await watcher.wait(hash(2), kept)).blockNumber, 8n)
-    assert.equal(chain.calls.receipt, before, 'answered from the blocks kept')
+    const wait = watcher.wait(hash(1)) // signed and journaled: waited for before its broadcast
+    chain.mine(hash(1)) // mined on broadcast...
+    for (let i = 0; i < 6; i++) chain.mine() // ...and more blocks than the watch keeps before the broadcast is answered
+    const receipt = await Promise.race([wait, new Promise<undefined>((r) => setTimeout(() => r(undefined), 500))])
+    assert.equal(receipt?.blockNumber, 1n, 'answered by the block read, not at a recheck')
+    assert.equal(chain.calls.receipt, asked, 'nothing asked alone')
     chain.mine(hash(99))
     await other
+    watcher.close()
+  })
+
+  it('forgets a transaction the node refused: it is no longer waited for', async () => {
+    const chain = fakeChain()
+    const watcher = createReceiptWatcher(chain.parameters)
+    void watcher.wait(hash(5))
+    assert.equal(watcher.waiting(), 1)
+    watcher.forget(hash(5))
+    assert.equal(watcher.waiting(), 0)
     watcher.close()
   })
 

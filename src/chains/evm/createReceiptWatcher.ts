@@ -5,24 +5,21 @@
 // block and loaded the node with one call per transaction per interval.
 // Each operation is a function of the watcher's context (receiptWatcherContext.ts).
 import type { Hex } from 'viem'
-import {
-  type CreateReceiptWatcherParameters,
-  createReceiptWatcherContext,
-  type WatchMark,
-} from './receiptWatcherContext.ts'
-import { closeReceiptWatch, markReceiptWatch, waitForReceipt } from './waitForReceipt.ts'
+import { type CreateReceiptWatcherParameters, createReceiptWatcherContext } from './receiptWatcherContext.ts'
+import { closeReceiptWatch, forgetReceipt, waitForReceipt } from './waitForReceipt.ts'
 
-export type { CreateReceiptWatcherParameters, WatchMark } from './receiptWatcherContext.ts'
+export type { CreateReceiptWatcherParameters } from './receiptWatcherContext.ts'
 
 export type ReceiptWatcher<R> = {
-  /** Where the watch stands, taken before a transaction is sent and handed to its wait. */
-  mark(): WatchMark
   /**
    * The transaction's receipt once it is mined; rejects when the limit passes or the watcher
-   * closes. `sent`: the mark taken before it was sent, so that a wait beginning after its block
-   * was read and let go asks for it at once.
+   * closes. Asked before the transaction is broadcast (once it is signed), every block that can
+   * hold it is read after the wait began: however late the broadcast's answer comes, no block is
+   * read before its wait exists.
    */
-  wait(hash: Hex, sent?: WatchMark): Promise<R>
+  wait(hash: Hex): Promise<R>
+  /** Stops waiting for a transaction that was never broadcast (the node refused it); its wait never settles. */
+  forget(hash: Hex): void
   /** How many transactions are waited for now. */
   waiting(): number
   /** Rejects every wait (the gateway is closing: the reconciler of the next start takes over). */
@@ -32,8 +29,8 @@ export type ReceiptWatcher<R> = {
 export function createReceiptWatcher<R>(parameters: CreateReceiptWatcherParameters<R>): ReceiptWatcher<R> {
   const ctx = createReceiptWatcherContext(parameters)
   return {
-    mark: () => markReceiptWatch(ctx),
-    wait: (hash, sent) => waitForReceipt(ctx, hash, sent),
+    wait: (hash) => waitForReceipt(ctx, hash),
+    forget: (hash) => forgetReceipt(ctx, hash),
     waiting: () => ctx.waiting.size,
     close: () => closeReceiptWatch(ctx),
   }

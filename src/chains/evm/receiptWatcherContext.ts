@@ -44,17 +44,8 @@ export type ReceiptWatcherContext<R> = Required<Omit<CreateReceiptWatcherParamet
    * The receipts of the last blocks read, by transaction hash: a wait that begins after its
    * transaction's block was read (an automining node mines on broadcast) is answered from here.
    */
-  recent: RecentBlock<R>[]
+  recent: Array<Map<string, R>>
 }
-
-/** A block the watch read: its number and its receipts by transaction hash. */
-export type RecentBlock<R> = { number: bigint; receipts: Map<string, R> }
-
-/**
- * Where the watch stood before a transaction was sent (ReceiptWatcher.mark): its last block read,
- * undefined when it had none. The transaction is mined in a later block.
- */
-export type WatchMark = { block: bigint | undefined }
 
 export function createReceiptWatcherContext<R>({
   recheckEvery = 25,

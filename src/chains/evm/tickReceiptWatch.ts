@@ -69,7 +69,7 @@ async function readBlocks<R>(ctx: ReceiptWatcherContext<R>, from: bigint, head: 
       byHash.set(receiptKey(ctx.hashOf(r)), r)
       settleReceipt(ctx, ctx.hashOf(r), r)
     }
-    ctx.recent.push({ number: b, receipts: byHash })
+    ctx.recent.push(byHash)
     if (ctx.recent.length > ctx.recentBlocks) ctx.recent.shift()
   }
 }

@@ -1,7 +1,7 @@
 // Chooses the relayer key that will send, simulates as that key will send (the validator's read
 // only when that does not pass), and hands back a `send` bound to that key, its fees and the gas
 // limit (the caller decides whether to send).
-import { type Address, type Hex, isAddress, isHex, parseTransaction } from 'viem'
+import { type Address, type Hex, isAddress, isHex, parseTransaction, type TransactionReceipt } from 'viem'
 import type { ExecutionOptions, Preflight } from '../../../ports/chainAdapter.ts'
 import type { AccountMode, Intent } from '../../../ports/intent.ts'
 import { isSuccessStatus, Status } from '../../../status/statusCodes.ts'
@@ -93,9 +93,12 @@ export async function prepareExecution(
   // Counted until it waits for its receipt or is given up: the simulations batcher's view of the pool.
   ctx.state.handedOver++
   let handed = true
-  const done = () => {
+  const unhand = () => {
     if (handed) ctx.state.handedOver--
     handed = false
+  }
+  const done = () => {
+    unhand()
     simulated.done()
   }
   return {
@@ -120,9 +123,30 @@ export async function prepareExecution(
           },
         }),
     async send({ onSigned }) {
-      const mark = receipts.mark()
+      // The receipt is waited for from the moment the transaction is signed and journaled, before
+      // its broadcast: a block read after the broadcast (the node may mine it at once, and answer
+      // after many more blocks under load) always finds the wait.
+      let mined: Promise<TransactionReceipt> | undefined
+      let signedHash: Hex | undefined
       const sent = await relayer
-        .send({ to, data, gas: limit, fees, ...(authorizationList ? { authorizationList } : {}) }, { onSigned })
+        .send(
+          { to, data, gas: limit, fees, ...(authorizationList ? { authorizationList } : {}) },
+          {
+            onSigned: async (tx) => {
+              await onSigned(tx)
+              signedHash = tx.id as Hex
+              mined = receipts.wait(signedHash)
+              // Its outcome is taken below once the broadcast is answered; a watch closed meanwhile (a shutdown) is not unhandled.
+              mined.catch(() => {})
+              unhand() // counted among the waits from here on
+            },
+          },
+        )
+        .catch((err: unknown) => {
+          // Refused by the node (or stopped before the broadcast): nothing of it can be mined.
+          if (signedHash) receipts.forget(signedHash)
+          throw err
+        })
         .finally(done)
       const { transactionHash } = sent
       log.info(
@@ -137,9 +161,9 @@ export async function prepareExecution(
       )
       // A replacement's receipt never shows under this hash: the record stays pending and
       // reconciliation settles it (dropped, or executed through the replacement).
-      const receipt = receipts
-        .wait(transactionHash, mark)
-        .then((r) => toExecutionReceipt(ctx, data, r, { gasLimit: limit, cap: cap?.gas }))
+      const receipt = (mined ?? receipts.wait(transactionHash)).then((r) =>
+        toExecutionReceipt(ctx, data, r, { gasLimit: limit, cap: cap?.gas }),
+      )
       return { transactionHash, accepted: sent.accepted, receipt }
     },
   }
