@@ -78,7 +78,7 @@ describe('createReceiptWatcher', () => {
     const other = watcher.wait(hash(99)) // keeps the watch running
     await tick()
     const asked = chain.calls.receipt
-    const wait = watcher.wait(hash(1)) // signed and journaled: waited for before its broadcast
+    const wait = watcher.wait(hash(1), { unsent: true }) // signed and journaled: waited for before its broadcast
     chain.mine(hash(1)) // mined on broadcast...
     for (let i = 0; i < 6; i++) chain.mine() // ...and more blocks than the watch keeps before the broadcast is answered
     const receipt = await Promise.race([wait, new Promise<undefined>((r) => setTimeout(() => r(undefined), 500))])
@@ -89,10 +89,32 @@ describe('createReceiptWatcher', () => {
     watcher.close()
   })
 
+  it('counts a wait begun before its broadcast from the broadcast at the recheck: not asked alone for the time the broadcast took', async () => {
+    const chain = fakeChain()
+    const asked = new Map<Hex, number>()
+    const watcher = createReceiptWatcher({
+      ...chain.parameters,
+      intervalMs: 20,
+      recheckEvery: 5, // every fifth step, for waits of 100 ms or more
+      receipt: async (h: Hex) => void asked.set(h, (asked.get(h) ?? 0) + 1),
+    })
+    void watcher.wait(hash(1)).catch(() => {}) // starts the watch
+    await new Promise((r) => setTimeout(r, 50))
+    void watcher.wait(hash(2), { unsent: true }).catch(() => {}) // signed: waited for before its broadcast
+    await new Promise((r) => setTimeout(r, 150)) // a slow broadcast, longer than a recheck period
+    assert.equal(asked.get(hash(2)), undefined, 'not asked before its broadcast either')
+    watcher.broadcast(hash(2))
+    // Until the next recheck step (every fifth; one head read each), within a period of the broadcast.
+    const recheck = Math.floor(chain.calls.blockNumber / 5) * 5 + 5
+    while (chain.calls.blockNumber < recheck + 1) await new Promise((r) => setTimeout(r, 2))
+    assert.equal(asked.get(hash(2)), undefined, 'its period counts from the broadcast')
+    watcher.close()
+  })
+
   it('forgets a transaction the node refused: it is no longer waited for', async () => {
     const chain = fakeChain()
     const watcher = createReceiptWatcher(chain.parameters)
-    void watcher.wait(hash(5))
+    void watcher.wait(hash(5), { unsent: true })
     assert.equal(watcher.waiting(), 1)
     watcher.forget(hash(5))
     assert.equal(watcher.waiting(), 0)

@@ -6,18 +6,20 @@
 // Each operation is a function of the watcher's context (receiptWatcherContext.ts).
 import type { Hex } from 'viem'
 import { type CreateReceiptWatcherParameters, createReceiptWatcherContext } from './receiptWatcherContext.ts'
-import { closeReceiptWatch, forgetReceipt, waitForReceipt } from './waitForReceipt.ts'
+import { closeReceiptWatch, forgetReceipt, noteBroadcast, waitForReceipt } from './waitForReceipt.ts'
 
 export type { CreateReceiptWatcherParameters } from './receiptWatcherContext.ts'
 
 export type ReceiptWatcher<R> = {
   /**
    * The transaction's receipt once it is mined; rejects when the limit passes or the watcher
-   * closes. Asked before the transaction is broadcast (once it is signed), every block that can
-   * hold it is read after the wait began: however late the broadcast's answer comes, no block is
-   * read before its wait exists.
+   * closes. Asked before the transaction is broadcast (`unsent`: signed and journaled), every block
+   * that can hold it is read after its wait began, however late the broadcast's answer comes; its
+   * recheck period and limit count from `broadcast`.
    */
-  wait(hash: Hex): Promise<R>
+  wait(hash: Hex, options?: { unsent?: boolean }): Promise<R>
+  /** Tells that a transaction waited for was broadcast: its recheck period counts from now. */
+  broadcast(hash: Hex): void
   /** Stops waiting for a transaction that was never broadcast (the node refused it); its wait never settles. */
   forget(hash: Hex): void
   /** How many transactions are waited for now. */
@@ -29,7 +31,8 @@ export type ReceiptWatcher<R> = {
 export function createReceiptWatcher<R>(parameters: CreateReceiptWatcherParameters<R>): ReceiptWatcher<R> {
   const ctx = createReceiptWatcherContext(parameters)
   return {
-    wait: (hash) => waitForReceipt(ctx, hash),
+    wait: (hash, options) => waitForReceipt(ctx, hash, options?.unsent),
+    broadcast: (hash) => noteBroadcast(ctx, hash),
     forget: (hash) => forgetReceipt(ctx, hash),
     waiting: () => ctx.waiting.size,
     close: () => closeReceiptWatch(ctx),

@@ -7,7 +7,11 @@ import { type ReceiptWatcherContext, receiptKey } from './receiptWatcherContext.
 import { askAlone } from './settleReceipts.ts'
 import { forgetBlocks, scheduleTick } from './tickReceiptWatch.ts'
 
-export function waitForReceipt<R>(ctx: ReceiptWatcherContext<R>, hash: Hex): Promise<R> {
+/**
+ * `unsent`: the transaction is not broadcast yet (signed and journaled): its wait is neither asked
+ * for alone at a recheck nor ended by the limit until `noteBroadcast` says it went.
+ */
+export function waitForReceipt<R>(ctx: ReceiptWatcherContext<R>, hash: Hex, unsent = false): Promise<R> {
   if (ctx.closed)
     return Promise.reject(new Error(`the gateway closed while watching ${hash}; reconciliation settles it`))
   const { waiting } = ctx
@@ -20,7 +24,7 @@ export function waitForReceipt<R>(ctx: ReceiptWatcherContext<R>, hash: Hex): Pro
   }
   const promise = new Promise<R>((resolve, reject) => {
     const waiters = waiting.get(receiptKey(hash)) ?? []
-    waiters.push({ resolve, reject, deadline: Date.now() + ctx.limitMs })
+    waiters.push({ resolve, reject, deadline: unsent ? Number.POSITIVE_INFINITY : Date.now() + ctx.limitMs })
     waiting.set(receiptKey(hash), waiters)
   })
   // A transaction mined before the watch's last block read is in its recent blocks (above) or
@@ -33,6 +37,15 @@ export function waitForReceipt<R>(ctx: ReceiptWatcherContext<R>, hash: Hex): Pro
   }
   scheduleTick(ctx, fresh ? 0 : ctx.intervalMs)
   return promise
+}
+
+/**
+ * The transaction waited for since its signature was broadcast now: its waits' recheck period and
+ * limit count from here (a wait begun before a slow broadcast is not asked for alone at once).
+ */
+export function noteBroadcast<R>(ctx: ReceiptWatcherContext<R>, hash: Hex): void {
+  const deadline = Date.now() + ctx.limitMs
+  for (const w of ctx.waiting.get(receiptKey(hash)) ?? []) w.deadline = deadline
 }
 
 /** Stops waiting for a transaction that was never broadcast; its waits never settle (nobody awaits them). */

@@ -119,8 +119,8 @@ export function createEvmContext({
   // A relayer's transaction mined: it (and what its key sent below it) is no longer replayed before simulations.
   const receipts: ReceiptWatcher<TransactionReceipt> = {
     ...watched,
-    wait: (hash) =>
-      watched.wait(hash).then((r) => {
+    wait: (hash, options) =>
+      watched.wait(hash, options).then((r) => {
         relayers?.mined(r.from, r.transactionHash)
         return r
       }),

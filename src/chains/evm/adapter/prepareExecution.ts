@@ -135,7 +135,7 @@ export async function prepareExecution(
             onSigned: async (tx) => {
               await onSigned(tx)
               signedHash = tx.id as Hex
-              mined = receipts.wait(signedHash)
+              mined = receipts.wait(signedHash, { unsent: true })
               // Its outcome is taken below once the broadcast is answered; a watch closed meanwhile (a shutdown) is not unhandled.
               mined.catch(() => {})
               unhand() // counted among the waits from here on
@@ -149,6 +149,7 @@ export async function prepareExecution(
         })
         .finally(done)
       const { transactionHash } = sent
+      receipts.broadcast(transactionHash)
       log.info(
         {
           transactionHash,
