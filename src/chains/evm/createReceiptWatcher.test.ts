@@ -12,6 +12,7 @@ function fakeChain({ blockReceipts = true } = {}) {
   const calls = { blockNumber: 0, blockReceipts: 0, receipt: 0 }
   return {
     calls,
+    blocksMined: () => blocks.length - 1,
     mine(...hashes: Hex[]) {
       blocks.push(hashes.map((h) => ({ transactionHash: h, blockNumber: BigInt(blocks.length) })))
     },
@@ -109,6 +110,47 @@ describe('createReceiptWatcher', () => {
     while (chain.calls.blockNumber < recheck + 1) await new Promise((r) => setTimeout(r, 2))
     assert.equal(asked.get(hash(2)), undefined, 'its period counts from the broadcast')
     watcher.close()
+  })
+
+  it('places a watch that starts from nothing before a wait begun unsent goes: the blocks read find it, nothing is asked alone (a new watch, after a long lull, after a failed step)', async () => {
+    const chain = fakeChain()
+    let failNext = false
+    const watcher = createReceiptWatcher({
+      ...chain.parameters,
+      intervalMs: 10,
+      recheckEvery: 10_000, // no recheck: the blocks read must find each one
+      blockNumber: async () => {
+        chain.calls.blockNumber++
+        if (failNext) {
+          failNext = false
+          throw new Error('the node did not answer')
+        }
+        return BigInt(chain.blocksMined())
+      },
+    })
+    const broadcastOnce = async (h: Hex) => {
+      const mined = watcher.wait(h, { unsent: true }) // signed and journaled
+      await watcher.placed() // the broadcast goes once the watch has its place...
+      chain.mine(h) // ...and the node mines it at once,
+      for (let i = 0; i < 2; i++) chain.mine() // with blocks after it before the watch steps again
+      watcher.broadcast(h)
+      return mined
+    }
+    assert.equal((await broadcastOnce(hash(1))).blockNumber, 1n, 'a new watch')
+    await new Promise((r) => setTimeout(r, 50)) // a lull: nothing waited for
+    assert.equal((await broadcastOnce(hash(2))).blockNumber, 4n, 'after a short lull')
+    await new Promise((r) => setTimeout(r, 150)) // longer than a recheck period: the watch starts from the head
+    assert.equal((await broadcastOnce(hash(3))).blockNumber, 7n, 'after a long lull')
+    const keep = watcher.wait(hash(99)) // keeps the watch stepping
+    keep.catch(() => {})
+    failNext = true
+    while (failNext) await new Promise((r) => setTimeout(r, 2)) // a step failed: the watch has no place
+    assert.equal((await broadcastOnce(hash(4))).blockNumber, 10n, 'after a failed step')
+    assert.equal(chain.calls.receipt, 0, 'nothing asked alone: each was in a block read after the watch had its place')
+    chain.mine(hash(99))
+    await keep
+    watcher.close()
+    await watcher.placed() // a closed watch holds no broadcast
   })
 
   it('forgets a transaction the node refused: it is no longer waited for', async () => {

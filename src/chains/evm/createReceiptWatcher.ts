@@ -6,7 +6,7 @@
 // Each operation is a function of the watcher's context (receiptWatcherContext.ts).
 import type { Hex } from 'viem'
 import { type CreateReceiptWatcherParameters, createReceiptWatcherContext } from './receiptWatcherContext.ts'
-import { closeReceiptWatch, forgetReceipt, noteBroadcast, waitForReceipt } from './waitForReceipt.ts'
+import { closeReceiptWatch, forgetReceipt, noteBroadcast, waitForReceipt, whenPlaced } from './waitForReceipt.ts'
 
 export type { CreateReceiptWatcherParameters } from './receiptWatcherContext.ts'
 
@@ -18,6 +18,13 @@ export type ReceiptWatcher<R> = {
    * recheck period and limit count from `broadcast`.
    */
   wait(hash: Hex, options?: { unsent?: boolean }): Promise<R>
+  /**
+   * Resolves once the watch has a place (a block number it read; every block after it is read):
+   * a transaction waited for `unsent` and broadcast from then on is answered by the blocks it reads,
+   * with no read of its own. Resolves now while the watch runs; after a lull, once its first step
+   * read the head (or failed: then the recheck finds it).
+   */
+  placed(): Promise<void>
   /** Tells that a transaction waited for was broadcast: its recheck period counts from now. */
   broadcast(hash: Hex): void
   /** Stops waiting for a transaction that was never broadcast (the node refused it); its wait never settles. */
@@ -32,6 +39,7 @@ export function createReceiptWatcher<R>(parameters: CreateReceiptWatcherParamete
   const ctx = createReceiptWatcherContext(parameters)
   return {
     wait: (hash, options) => waitForReceipt(ctx, hash, options?.unsent),
+    placed: () => whenPlaced(ctx),
     broadcast: (hash) => noteBroadcast(ctx, hash),
     forget: (hash) => forgetReceipt(ctx, hash),
     waiting: () => ctx.waiting.size,

@@ -34,6 +34,8 @@ export type ReceiptWatcherContext<R> = Required<Omit<CreateReceiptWatcherParamet
   lastBlock: bigint | undefined
   /** When a step last read the head (Date.now()). */
   lastStepAt: number
+  /** Told when the watch has a place again (a head read answered) or its step failed: see `whenPlaced`. */
+  placing: Array<() => void>
   timer: NodeJS.Timeout | undefined
   ticking: boolean
   ticks: number
@@ -65,6 +67,7 @@ export function createReceiptWatcherContext<R>({
     waiting: new Map(),
     lastBlock: undefined,
     lastStepAt: 0,
+    placing: [],
     timer: undefined,
     ticking: false,
     ticks: 0,

@@ -12,11 +12,12 @@ export async function tickReceiptWatch<R>(ctx: ReceiptWatcherContext<R>): Promis
     ctx.ticks++
     const now = Date.now()
     expireWaits(ctx, now)
-    if (ctx.waiting.size === 0) return
+    if (ctx.waiting.size === 0) return placed(ctx)
     const head = await ctx.blockNumber()
     const from = ctx.lastBlock === undefined ? head : ctx.lastBlock + 1n
     ctx.lastBlock = head
     ctx.lastStepAt = now
+    placed(ctx)
     if (head >= from) {
       await readBlocks(ctx, from, head)
       ctx.onBlock?.()
@@ -25,6 +26,8 @@ export async function tickReceiptWatch<R>(ctx: ReceiptWatcherContext<R>): Promis
   } catch (err) {
     // The next tick tries again; a transaction mined meanwhile is found by the recheck.
     forgetBlocks(ctx)
+    // A broadcast held for the watch's place goes: the recheck finds what a failed step missed.
+    placed(ctx)
     ctx.onError?.(err)
   } finally {
     ctx.ticking = false
@@ -81,6 +84,11 @@ async function readBlocks<R>(ctx: ReceiptWatcherContext<R>, from: bigint, head: 
 function overdue<R>({ waiting, limitMs, recheckEvery, intervalMs }: ReceiptWatcherContext<R>, now: number): string[] {
   const since = now - recheckEvery * intervalMs
   return [...waiting].filter(([, waiters]) => waiters.some((w) => w.deadline - limitMs <= since)).map(([hash]) => hash)
+}
+
+/** What waited for the watch to have a place goes on. */
+export function placed<R>(ctx: ReceiptWatcherContext<R>) {
+  for (const go of ctx.placing.splice(0)) go()
 }
 
 /** The watch starts again from the head at its next step. */

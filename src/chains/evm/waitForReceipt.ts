@@ -5,7 +5,7 @@
 import type { Hex } from 'viem'
 import { type ReceiptWatcherContext, receiptKey } from './receiptWatcherContext.ts'
 import { askAlone } from './settleReceipts.ts'
-import { forgetBlocks, scheduleTick } from './tickReceiptWatch.ts'
+import { forgetBlocks, placed, scheduleTick } from './tickReceiptWatch.ts'
 
 /**
  * `unsent`: the transaction is not broadcast yet (signed and journaled): its wait is neither asked
@@ -29,13 +29,33 @@ export function waitForReceipt<R>(ctx: ReceiptWatcherContext<R>, hash: Hex, unse
   })
   // A transaction mined before the watch's last block read is in its recent blocks (above) or
   // older, where the recheck finds it; one mined before a watch began (from the head) is in no
-  // block the watch will read: it is asked for alone once, at once, after registering.
-  if (ctx.recent.length === 0 || ctx.lastBlock === undefined) void askAlone(ctx, [hash])
+  // block the watch will read: it is asked for alone once, at once, after registering. One not
+  // broadcast yet is in no block yet: it is in a block after the watch's place, once the watch has
+  // one when it goes (whenPlaced), and needs no read of its own.
+  if (!unsent && (ctx.recent.length === 0 || ctx.lastBlock === undefined)) void askAlone(ctx, [hash])
   if (fresh && ctx.timer) {
     clearTimeout(ctx.timer)
     ctx.timer = undefined
   }
   scheduleTick(ctx, fresh ? 0 : ctx.intervalMs)
+  return promise
+}
+
+/**
+ * Resolves once the watch has a place (a block number it read, every block after which it reads):
+ * a transaction broadcast from then on is in a block it reads. Now when it has one; after the next
+ * step's head read when it starts from nothing (after a lull, a failed step); also when that step
+ * fails or the watch closes (the recheck finds a transaction whose block no read showed).
+ */
+export function whenPlaced<R>(ctx: ReceiptWatcherContext<R>): Promise<void> {
+  if (ctx.lastBlock !== undefined || ctx.closed) return Promise.resolve()
+  const promise = new Promise<void>((resolve) => ctx.placing.push(resolve))
+  // A step under way places the watch when its head read is answered; else one goes now.
+  if (!ctx.ticking) {
+    clearTimeout(ctx.timer)
+    ctx.timer = undefined
+    scheduleTick(ctx, 0)
+  }
   return promise
 }
 
@@ -58,6 +78,7 @@ export function closeReceiptWatch<R>(ctx: ReceiptWatcherContext<R>): void {
   ctx.closed = true
   if (ctx.timer) clearTimeout(ctx.timer)
   ctx.timer = undefined
+  placed(ctx)
   for (const [hash, waiters] of ctx.waiting)
     for (const w of waiters) w.reject(new Error(`the gateway closed while watching ${hash}; reconciliation settles it`))
   ctx.waiting.clear()

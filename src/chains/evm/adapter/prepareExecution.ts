@@ -125,7 +125,8 @@ export async function prepareExecution(
     async send({ onSigned }) {
       // The receipt is waited for from the moment the transaction is signed and journaled, before
       // its broadcast: a block read after the broadcast (the node may mine it at once, and answer
-      // after many more blocks under load) always finds the wait.
+      // after many more blocks under load) always finds the wait, and the broadcast waits for the
+      // watch to have its place, so no block that can hold it goes unread.
       let mined: Promise<TransactionReceipt> | undefined
       let signedHash: Hex | undefined
       const sent = await relayer
@@ -139,6 +140,9 @@ export async function prepareExecution(
               // Its outcome is taken below once the broadcast is answered; a watch closed meanwhile (a shutdown) is not unhandled.
               mined.catch(() => {})
               unhand() // counted among the waits from here on
+              // Broadcast once the watch has its place (at once while it runs; a head read after a lull):
+              // the block that mines it is one the watch reads, so it is never asked for alone.
+              await receipts.placed()
             },
           },
         )
