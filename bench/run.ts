@@ -2,7 +2,7 @@
 // alternating rounds, it measures the gateway against the same work sent straight to anvil, and
 // prints ratios (these machines are noisy: only same-run ratios mean anything).
 import { execFileSync, spawn } from 'node:child_process'
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
 import { Pool } from 'undici'
@@ -322,7 +322,10 @@ async function startGateway(devnet: Devnet, relayerKey: Hex, extraEnv: Record<st
   /** Listeners to the gateway's log lines (the execute latency phase reads its 'execute sent' lines). */
   const logListeners = new Set<(line: string) => void>()
   let partial = ''
+  // BENCH_GATEWAY_LOG=path: the gateway's output kept (its log lines, and what V8 prints with BENCH_NODE_FLAGS='--trace-gc').
+  const keptLog = process.env.BENCH_GATEWAY_LOG ? createWriteStream(process.env.BENCH_GATEWAY_LOG, { flags: 'a' }) : undefined
   child.stdout!.on('data', (c: Buffer) => {
+    keptLog?.write(c)
     const text = c.toString()
     logLines += text.split('\n').length - 1
     if (logListeners.size === 0) return

@@ -303,7 +303,7 @@ describe('journal upgrade to Idempotency-Keys (SQLite 5 → 6, PostgreSQL 7 → 
       await before.close()
       const client = new pg.Client({ connectionString: database.url })
       await client.connect()
-      // Back to schema 7: without the Idempotency-Keys (8), the console's audit (9), the leases' epoch (10) and the settlements' blocks (11).
+      // Back to schema 7: without the Idempotency-Keys (8), the console's audit (9), the leases' epoch (10), the settlements' blocks (11) and the chain-instance index (12).
       await undoLaterPostgresMigrations(client)
       await client.query('DELETE FROM journal_migrations WHERE version >= 8')
       await client.end()
@@ -324,9 +324,9 @@ describe('journal upgrade to Idempotency-Keys (SQLite 5 → 6, PostgreSQL 7 → 
       await check.end()
       assert.deepEqual(
         rows.map((r) => r.version),
-        [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11],
+        [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12],
       )
-      assert.equal(postgresJournalSchemaVersion, 11)
+      assert.equal(postgresJournalSchemaVersion, 12)
     } finally {
       await database.drop()
     }

@@ -409,6 +409,25 @@ export function journalContract(open: () => Promise<Journal>) {
       (await journal.otherInstances('eip155:1', 'genesis-b')).map((x) => x.id),
       [r.id],
     )
+    // Instances on both sides of this one (the index is read in two ranges), in the order signed;
+    // a record bound to no instance is in neither.
+    const later = await claimed(journal, { ...claimOf(52), chainInstance: 'genesis-c' })
+    await journal.recordSigned(later, signedTx(12))
+    const unbound = await claimed(journal, claimOf(53))
+    await journal.recordSigned(unbound, signedTx(13))
+    assert.deepEqual(
+      (await journal.otherInstances('eip155:1', 'genesis-b')).map((x) => x.id),
+      [r.id, later.id],
+    )
+    assert.deepEqual(
+      (await journal.otherInstances('eip155:1', 'genesis-0')).map((x) => x.id),
+      [r.id, later.id],
+    )
+    assert.deepEqual(
+      (await journal.otherInstances('eip155:1', 'genesis-c')).map((x) => x.id),
+      [r.id],
+    )
+    assert.deepEqual(await journal.otherInstances('eip155:2', 'genesis-b'), [], 'another chain')
     assert.equal(await journal.retire(r, 'the chain was reset'), true)
     assert.deepEqual([r.state, r.status, r.detail], ['dropped', 0xf0, 'the chain was reset'])
     assert.ok((await journal.claim(claimOf(50))).ok)

@@ -12,6 +12,7 @@ const undo: Record<number, string> = {
 ALTER TABLE IF EXISTS x402_payments DROP COLUMN IF EXISTS settlement_block_number, DROP COLUMN IF EXISTS settlement_block_hash,
   DROP COLUMN IF EXISTS settlement_final, DROP COLUMN IF EXISTS settlement_payload, DROP CONSTRAINT IF EXISTS x402_payments_state_check;
 ALTER TABLE IF EXISTS x402_payments ADD CONSTRAINT x402_payments_state_check CHECK (state IN ('reserved', 'settled', 'consumed', 'released'))`,
+  12: 'DROP INDEX IF EXISTS executions_instance',
 }
 
 /** Undoes migrations 8 and later (down to `from`), newest first. */

@@ -169,6 +169,12 @@ ALTER TABLE x402_payments ADD COLUMN settlement_block_number TEXT, ADD COLUMN se
 ALTER TABLE x402_payments ALTER COLUMN settlement_final SET DEFAULT 0;
 CREATE INDEX x402_payments_unfinal ON x402_payments (id) WHERE state IN ('settled', 'consumed') AND settlement_final = 0;
 `,
+  // 12: the records bound to a chain instance, by chain and instance: the reconciler's look for
+  // records of another instance (every pass, every chain) reads two ranges of this index, not every
+  // pending and mined record of the history.
+  `
+CREATE INDEX IF NOT EXISTS executions_instance ON executions (chain_id, chain_instance) WHERE state IN ('pending', 'mined');
+`,
 ]
 
 /** The schema version this code writes. */
@@ -627,7 +633,8 @@ export async function openPostgresJournal({
     },
     otherInstances: (chainId, chainInstance) =>
       all(
-        `SELECT * FROM executions WHERE chain_id = $1 AND state IN ('pending', 'mined') AND chain_instance IS NOT NULL AND chain_instance <> $2 ORDER BY signed_seq, id`,
+        // Two ranges of executions_instance, below and above this instance (NULL, no instance, is in neither).
+        `SELECT * FROM executions WHERE chain_id = $1 AND state IN ('pending', 'mined') AND (chain_instance < $2 OR chain_instance > $2) ORDER BY signed_seq, id`,
         [chainId, chainInstance],
       ),
     async attempts(chainId, intentHash) {

@@ -17,7 +17,7 @@ import {
 import { writeV1Journal } from '../../../test/support/v1Journal.ts'
 import { ConfigError } from '../../errors/configError.ts'
 import type { SignedExecution } from '../../ports/chainAdapter.ts'
-import { journalSchemaVersion, openJournal } from './openJournal.ts'
+import { journalSchemaVersion, openJournal, otherInstancesSql } from './openJournal.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'journal-test-'))
 after(() => rmSync(dir, { recursive: true, force: true }))
@@ -325,6 +325,23 @@ END;`)
     } finally {
       journal.close()
     }
+  })
+
+  it('looks for records of another chain instance in two ranges of an index, not through the history (schema 10)', async () => {
+    const path = join(dir, 'instances', 'journal.sqlite')
+    await openJournal({ path }).close()
+    const db = new Database(path, { readonly: true })
+    const plan = db
+      .prepare<[{ 1: string; 2: string }], { detail: string }>(`EXPLAIN QUERY PLAN ${otherInstancesSql}`)
+      .all({ 1: 'eip155:1', 2: 'genesis-a' })
+      .map((r) => r.detail)
+    db.close()
+    assert.ok(
+      plan.some((d) => d.includes('executions_instance (chain_id=? AND chain_instance<?)')) &&
+        plan.some((d) => d.includes('executions_instance (chain_id=? AND chain_instance>?)')),
+      plan.join('\n'),
+    )
+    assert.ok(!plan.some((d) => d.startsWith('SCAN executions')), plan.join('\n'))
   })
 
   it('refuses a journal written by a newer gateway, leaving it untouched', () => {

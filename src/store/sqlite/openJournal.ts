@@ -196,7 +196,23 @@ CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_at);
   // never given twice.
   (db) =>
     db.exec(`DROP TRIGGER IF EXISTS executions_changed_insert; DROP TRIGGER IF EXISTS executions_changed_update;`),
+  // 10: the records bound to a chain instance, by chain and instance: the reconciler's look for
+  // records of another instance (every pass, every chain) reads two ranges of this index (below and
+  // above this instance's), not every pending and mined record the journal holds (a full pass over
+  // the history: 38 ms at 200,000 records, growing with it, on the event loop every 5 s).
+  (db) =>
+    db.exec(
+      `CREATE INDEX IF NOT EXISTS executions_instance ON executions (chain_id, chain_instance) WHERE state IN ('pending', 'mined');`,
+    ),
 ]
+
+/**
+ * The records of a chain bound to another instance of it (?1: the chain, ?2: this instance): two
+ * ranges of executions_instance, below and above this instance (NULL, no instance, is in neither).
+ */
+export const otherInstancesSql = `SELECT * FROM (SELECT * FROM executions WHERE chain_id = ?1 AND state IN ('pending', 'mined') AND chain_instance < ?2
+                UNION ALL SELECT * FROM executions WHERE chain_id = ?1 AND state IN ('pending', 'mined') AND chain_instance > ?2)
+ ORDER BY signed_seq, id`
 
 /** The schema version this code writes (SQLite's `user_version`). */
 export const journalSchemaVersion = migrations.length
@@ -296,9 +312,7 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
     `UPDATE executions SET change_seq = ?, state = 'dropped', status = ?, detail = ?, final = 1, updated_at = ? WHERE id = ? AND state IN ('pending', 'mined')`,
   )
   const rebind = db.prepare(`UPDATE executions SET change_seq = ?, chain_instance = ? WHERE id = ?`)
-  const otherInstances = db.prepare<[string, string], Row>(
-    `SELECT * FROM executions WHERE chain_id = ? AND state IN ('pending', 'mined') AND chain_instance IS NOT NULL AND chain_instance <> ? ORDER BY signed_seq, id`,
-  )
+  const otherInstances = db.prepare<[{ 1: string; 2: string }], Row>(otherInstancesSql)
   const byTxId = db.prepare<[string, string, string], Row>(
     `SELECT * FROM executions WHERE chain_id = ? AND intent_hash = ? AND tx_id = ?`,
   )
@@ -611,7 +625,7 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
       record.chainInstance = chainInstance
     },
     async otherInstances(chainId, chainInstance) {
-      return otherInstances.all(chainId, chainInstance).map(fromRow)
+      return otherInstances.all({ 1: chainId, 2: chainInstance }).map(fromRow)
     },
     async attempts(chainId, intentHash) {
       return allAttempts.all(chainId, intentHash).map(fromRow)
