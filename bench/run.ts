@@ -323,7 +323,9 @@ async function startGateway(devnet: Devnet, relayerKey: Hex, extraEnv: Record<st
   const logListeners = new Set<(line: string) => void>()
   let partial = ''
   // BENCH_GATEWAY_LOG=path: the gateway's output kept (its log lines, and what V8 prints with BENCH_NODE_FLAGS='--trace-gc').
-  const keptLog = process.env.BENCH_GATEWAY_LOG ? createWriteStream(process.env.BENCH_GATEWAY_LOG, { flags: 'a' }) : undefined
+  const keptLog = process.env.BENCH_GATEWAY_LOG
+    ? createWriteStream(process.env.BENCH_GATEWAY_LOG, { flags: 'a' })
+    : undefined
   child.stdout!.on('data', (c: Buffer) => {
     keptLog?.write(c)
     const text = c.toString()
@@ -508,7 +510,9 @@ async function benchValidate(report: Record<string, unknown>) {
     await rawLoad(bodies.raw, 10)
 
     const validate: Record<string, unknown> = {}
-    for (const connections of [1, 10, 50]) {
+    // BENCH_VALIDATE_CONNECTIONS=10: those connection counts alone (comma-separated), and nothing after them: one lever, quickly.
+    const only = process.env.BENCH_VALIDATE_CONNECTIONS?.split(',').map(Number)
+    for (const connections of only ?? [1, 10, 50]) {
       const [direct, viaGateway] = await compare(
         () => rawLoad(bodies.raw, connections),
         () => gatewayLoad(bodies.gateway, connections),
@@ -527,6 +531,7 @@ async function benchValidate(report: Record<string, unknown>) {
         })
         .join('\n')}\n`,
     )
+    if (only) return
     const [direct, viaGateway] = await compare(
       () => rawLoad(bodies.repeated.raw, 50),
       () => gatewayLoad(bodies.repeated.gateway, 50),
