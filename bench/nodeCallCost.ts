@@ -165,6 +165,21 @@ const kinds: [string, number, (i: number) => Promise<unknown>][] = [
         block,
       ]),
   ],
+  // The gateway's batch under the execute bench: 200 calls in one block on `latest`, with and without validation.
+  ...[true, false].map((validation): [string, number, (i: number) => Promise<unknown>] => [
+    `eth_simulateV1, 200 calls in one block (latest, ${validation ? '' : 'no '}validation, per call)`,
+    Math.max(2, Math.ceil(calls / 200)),
+    (i) =>
+      rpc('eth_simulateV1', [
+        {
+          blockStateCalls: [
+            { calls: Array.from({ length: 200 }, (_, k) => tx(intents[(i * 200 + k) % calls]!.execute, cap)) },
+          ],
+          validation,
+        },
+        'latest',
+      ]),
+  ]),
   [
     `eth_simulateV1, ${n} blockStateCalls of 1 call (per call)`,
     Math.ceil(calls / n),
@@ -183,6 +198,7 @@ const kinds: [string, number, (i: number) => Promise<unknown>][] = [
 for (const [name, count, make] of kinds) {
   let perCall = await measure(count, make)
   if (name.includes('(per call)')) perCall /= n
+  else if (name.includes('200 calls')) perCall /= 200
   rows.push([name, perCall])
   process.stdout.write(`${name.padEnd(62)} ${perCall.toFixed(0).padStart(7)} µs\n`)
 }

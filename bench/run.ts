@@ -647,6 +647,8 @@ type ExecuteRound = {
   cpuSeconds: number
   /** The node's CPU per second over the idle second before the round, µs. */
   nodeIdleUsPerSecond: number
+  /** The middle of the round's CPU measure (performance.now(), ms): where the node's fitted idle rate is read for it. */
+  midAt: number
   /** JSON-RPC calls to the node per execute, by method (raw: counted by the sender; gateway: its /metrics). */
   nodeCallsPerExecute: Record<string, number>
   statuses?: Record<string, number>
@@ -693,10 +695,14 @@ async function benchExecute(report: Record<string, unknown>) {
      * round that lasts longer pays more of those blocks without making them. Each round's node
      * CPU is also given beyond this rate over its duration: what its transactions cost.
      */
+    const idleSeconds: Array<{ at: number; rate: number }> = []
     const nodeIdleRate = async () => {
       const [cpu, at] = [cpuUs(devnet.anvil.pid), performance.now()]
       await new Promise((r) => setTimeout(r, 1000))
-      return (cpuUs(devnet.anvil.pid) - cpu) / ((performance.now() - at) / 1000)
+      const now = performance.now()
+      const rate = (cpuUs(devnet.anvil.pid) - cpu) / ((now - at) / 1000)
+      idleSeconds.push({ at: (at + now) / 2, rate })
+      return rate
     }
 
     /** `closed`: sent as the gateway's clients send, `executeInFlight` at a time, each waiting until mined (rawSender.ts's sendClosedLoop). */
@@ -745,6 +751,7 @@ async function benchExecute(report: Record<string, unknown>) {
           })
       const cpuUsPerExecute = cpuPerExecute(before, count, ['anvil', 'client'])
       const cpuSeconds = (performance.now() - from) / 1000
+      const midAt = from + (cpuSeconds * 1000) / 2
       if (sent.sendErrors.length > 0)
         throw new Error(`the raw sender's transactions were refused: ${sent.sendErrors.join('; ')}`)
       rawSucceeded += sent.succeeded
@@ -755,6 +762,7 @@ async function benchExecute(report: Record<string, unknown>) {
         cpuUsPerExecute,
         cpuSeconds,
         nodeIdleUsPerSecond: idle,
+        midAt,
         nodeCallsPerExecute: Object.fromEntries(Object.entries(sent.calls).map(([m, n]) => [m, n / count])),
         loadAverage: loadAverage(),
       }
@@ -806,6 +814,7 @@ async function benchExecute(report: Record<string, unknown>) {
         cpuUsPerExecute,
         cpuSeconds: seconds,
         nodeIdleUsPerSecond: idle,
+        midAt: t + (seconds * 1000) / 2,
         nodeCallsPerExecute,
         statuses,
         loadAverage: loadAverage(),
@@ -827,10 +836,23 @@ async function benchExecute(report: Record<string, unknown>) {
       closedRaws.push(await rawRound(executeCount, { closed: true }))
       gateways.push(await gatewayRound(executeCount))
     }
-    // Each idle second is a few 10 ms ticks of /proc: the run's median rate is taken off every round.
+    // The node's idle rate grows through the run (each block's state root is computed over a state
+    // that every round makes larger), and a gateway round lasts twice a raw one: each round's idle
+    // is read off a line fitted through every idle second of the run (the one after the last
+    // round too), at the round's middle. One idle second is a few 10 ms ticks of /proc; the line
+    // is fitted over ~20. The run's median rate, taken off every round before, is kept beside it.
+    await nodeIdleRate()
+    const idleAt = fitLine(idleSeconds.map(({ at, rate }) => [at, rate]))
     const idleRate = medianOf([...raws, ...gateways].map((r) => r.nodeIdleUsPerSecond))
-    for (const r of [...raws, ...closedRaws, ...gateways])
-      r.cpuUsPerExecute.anvilBeyondIdle = r.cpuUsPerExecute.anvil! - (idleRate * r.cpuSeconds) / executeCount
+    for (const r of [...raws, ...closedRaws, ...gateways]) {
+      r.cpuUsPerExecute.anvilBeyondIdle = r.cpuUsPerExecute.anvil! - (idleAt(r.midAt) * r.cpuSeconds) / executeCount
+      r.cpuUsPerExecute.anvilBeyondMedianIdle = r.cpuUsPerExecute.anvil! - (idleRate * r.cpuSeconds) / executeCount
+    }
+    const idleTrend = {
+      first: idleAt(raws[0]!.midAt),
+      last: idleAt(gateways.at(-1)!.midAt),
+      seconds: idleSeconds.length,
+    }
     const raw = medianBy(raws, (r) => r.perSecond)
     const viaGateway = medianBy(gateways, (r) => r.perSecond)
     const closedRaw = medianBy(closedRaws, (r) => r.perSecond)
@@ -868,14 +890,19 @@ async function benchExecute(report: Record<string, unknown>) {
       rawClosedLoopRounds: closedRaws.map((r) => r.perSecond),
       closedLoopRatio: closedRaw.perSecond / raw.perSecond,
       ratioToClosedLoop: viaGateway.perSecond / closedRaw.perSecond,
-      // The node's CPU per execute beyond its idle rate, gateway's side against the raw side's, in
-      // medians over the rounds (the verdict's); and as measured, idle blocks included.
+      // The node's CPU per execute beyond its idle rate at the time of each round, gateway's side
+      // against the raw side's, in medians over the rounds (the verdict's); beyond the run's median
+      // idle rate (the verdict's until 2026-11-29); and as measured, idle blocks included.
       nodeCpuRatio:
         medianOf(gateways.map((r) => r.cpuUsPerExecute.anvilBeyondIdle!)) /
         medianOf(raws.map((r) => r.cpuUsPerExecute.anvilBeyondIdle!)),
+      nodeCpuRatioMedianIdle:
+        medianOf(gateways.map((r) => r.cpuUsPerExecute.anvilBeyondMedianIdle!)) /
+        medianOf(raws.map((r) => r.cpuUsPerExecute.anvilBeyondMedianIdle!)),
       nodeCpuRatioGross:
         medianOf(gateways.map((r) => r.cpuUsPerExecute.anvil!)) / medianOf(raws.map((r) => r.cpuUsPerExecute.anvil!)),
       nodeIdleUsPerSecond: idleRate,
+      nodeIdleTrend: idleTrend,
       gatewayCpuUsPerExecute: medianOf(gateways.map((r) => r.cpuUsPerExecute.gateway!)),
       nonceErrors: gateways.reduce((a, r) => a + (executeCount - r.succeeded), 0),
       executedOnChain: used.filter(Boolean).length,
@@ -898,12 +925,12 @@ async function benchExecute(report: Record<string, unknown>) {
     process.stdout.write(
       `\nexecute ${executeCount} intents a round, ${executeRounds} alternating rounds, medians (anvil --block-time ${blockTime})\n` +
         `  rounds   raw ${raws.map((r) => r.perSecond.toFixed(0)).join(' / ')} tx/s, gateway ${gateways.map((r) => r.perSecond.toFixed(0)).join(' / ')} exec/s\n` +
-        `           node CPU per execute beyond idle, raw ${raws.map((r) => r.cpuUsPerExecute.anvilBeyondIdle!.toFixed(0)).join(' / ')} µs, gateway's ${gateways.map((r) => r.cpuUsPerExecute.anvilBeyondIdle!.toFixed(0)).join(' / ')} µs (node idle ${result.nodeIdleUsPerSecond.toFixed(0)} µs/s); gateway CPU ${gateways.map((r) => r.cpuUsPerExecute.gateway!.toFixed(0)).join(' / ')} µs\n` +
+        `           node CPU per execute beyond idle, raw ${raws.map((r) => r.cpuUsPerExecute.anvilBeyondIdle!.toFixed(0)).join(' / ')} µs, gateway's ${gateways.map((r) => r.cpuUsPerExecute.anvilBeyondIdle!.toFixed(0)).join(' / ')} µs (node idle, fitted over ${idleTrend.seconds} idle seconds, ${idleTrend.first.toFixed(0)} µs/s at the first round to ${idleTrend.last.toFixed(0)} at the last; median ${result.nodeIdleUsPerSecond.toFixed(0)}); gateway CPU ${gateways.map((r) => r.cpuUsPerExecute.gateway!.toFixed(0)).join(' / ')} µs\n` +
         line('raw', raw) +
         line(`raw @${executeInFlight}`, closedRaw) +
         line('gateway', viaGateway) +
         `  ceiling  the raw client with ${executeInFlight} in flight, each waiting until mined (rounds ${closedRaws.map((r) => r.perSecond.toFixed(0)).join(' / ')} tx/s): ${result.closedLoopRatio.toFixed(2)}x the pipelined sender; the gateway ${result.ratioToClosedLoop.toFixed(2)}x of it\n` +
-        `  ratio    ${result.ratio.toFixed(2)}x   node CPU per execute, gateway/raw ${result.nodeCpuRatio.toFixed(2)}x beyond idle, ${result.nodeCpuRatioGross.toFixed(2)}x as measured   non-200: ${result.nonceErrors} (statuses of the median round ${JSON.stringify(viaGateway.statuses)})\n` +
+        `  ratio    ${result.ratio.toFixed(2)}x   node CPU per execute, gateway/raw ${result.nodeCpuRatio.toFixed(2)}x beyond idle (${result.nodeCpuRatioMedianIdle.toFixed(2)}x beyond the median idle), ${result.nodeCpuRatioGross.toFixed(2)}x as measured   non-200: ${result.nonceErrors} (statuses of the median round ${JSON.stringify(viaGateway.statuses)})\n` +
         `  on chain ${result.executedOnChain}/${gatewayNonces.length} gateway intents executed; counter +${result.counterDelta} (raw + gateway = ${result.expectedCounterDelta})\n`,
     )
   } finally {
@@ -1008,12 +1035,21 @@ function medianBy<T>(xs: T[], key: (x: T) => number): T {
 function medianOf(xs: number[]): number {
   return medianBy(xs, (x) => x)
 }
+/** The least-squares line through the points [x, y]: y at any x (their mean where all x are one). */
+function fitLine(points: Array<[number, number]>): (x: number) => number {
+  const n = points.length
+  const mx = points.reduce((a, [x]) => a + x, 0) / n
+  const my = points.reduce((a, [, y]) => a + y, 0) / n
+  const sxx = points.reduce((a, [x]) => a + (x - mx) ** 2, 0)
+  const slope = sxx === 0 ? 0 : points.reduce((a, [x, y]) => a + (x - mx) * (y - my), 0) / sxx
+  return (x) => my + slope * (x - mx)
+}
 
 const us = (n: number) => `${(n / 1000).toFixed(2).padStart(6)} ms`
 /** What share of the machine's cores each measured process used: CPU per request × requests per second. */
 const coreShares = (cpuUsPer: Record<string, number>, perSecond: number) =>
   `share of ${cpus().length} cores ${Object.entries(cpuUsPer)
-    .filter(([k]) => k !== 'anvilBeyondIdle')
+    .filter(([k]) => !k.startsWith('anvilBeyond'))
     .map(
       ([k, v]) =>
         `${k === 'anvil' ? 'node' : k === 'wrk' || k === 'client' ? `load generator (${k})` : k} ${((v * perSecond * 100) / (1e6 * cpus().length)).toFixed(0)}%`,
@@ -1056,8 +1092,8 @@ function targets(report: any) {
   // Issue 34's targets first (must: node CPU, gateway CPU, exactly once; aims: the rest), then the earlier rounds'.
   const rows: Array<[string, string, boolean | undefined]> = [
     [
-      "node CPU per execute <= 1.3x the raw sender's (beyond the node's idle)",
-      `${e.nodeCpuRatio.toFixed(2)}x (as measured, idle blocks included: ${e.nodeCpuRatioGross.toFixed(2)}x)`,
+      "node CPU per execute <= 1.3x the raw sender's (beyond the node's idle at each round)",
+      `${e.nodeCpuRatio.toFixed(2)}x (beyond the run's median idle: ${e.nodeCpuRatioMedianIdle.toFixed(2)}x; as measured, idle blocks included: ${e.nodeCpuRatioGross.toFixed(2)}x)`,
       e.nodeCpuRatio <= 1.3,
     ],
     [
