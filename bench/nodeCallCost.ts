@@ -243,6 +243,32 @@ process.stdout.write(
   `${'eth_sendRawTransaction and mining (per tx)'.padEnd(62)} ${sendCost.toFixed(0).padStart(7)} µs\n`,
 )
 
+// Reading those transactions back: one receipt at a time (the raw sender's way) against a whole
+// block's (the gateway's receipt watch reads eth_getBlockReceipts once per block), per receipt.
+{
+  const blockOf = new Map<string, number>()
+  for (const hash of hashes) {
+    const r = (await rpc('eth_getTransactionReceipt', [hash])) as { blockNumber: Hex }
+    blockOf.set(r.blockNumber, (blockOf.get(r.blockNumber) ?? 0) + 1)
+  }
+  const [fullest, inIt] = [...blockOf].sort((a, b) => b[1] - a[1])[0]!
+  const perReceipt: Array<[string, number]> = [
+    [
+      'eth_getTransactionReceipt (a mined transaction)',
+      await measure(calls, (i) => rpc('eth_getTransactionReceipt', [hashes[i % calls]])),
+    ],
+    [
+      `eth_getBlockReceipts of a block of ${inIt} (per receipt)`,
+      (await measure(Math.max(4, Math.ceil(calls / inIt)), () => rpc('eth_getBlockReceipts', [fullest]))) / inIt,
+    ],
+  ]
+  for (const [name, cost] of perReceipt) {
+    rows.push([name, cost])
+    process.stdout.write(`${name.padEnd(62)} ${cost.toFixed(0).padStart(7)} µs
+`)
+  }
+}
+
 // 'pending' with transactions waiting in the pool: anvil runs them all before the call (its pending
 // block), so a simulation at the pending state costs more the fuller the pool is. Mining stops
 // while K pre-signed transactions of another key wait.
