@@ -2,35 +2,12 @@
 // sampling heap profiler, counting objects the young and old collections took too, over N
 // validates @10 after a warm-up. `node --import tsx bench/allocValidate.ts` (BYTES=0, N=3000).
 import { Session } from 'node:inspector/promises'
-import { Pool } from 'undici'
-import { demoIntent, startWorld } from '../test/support/testGateway.ts'
+import { startValidateLoad } from './validateLoad.ts'
 
 type Node = { callFrame: { functionName: string; url: string; lineNumber: number }; selfSize: number; children: Node[] }
 
-const world = await startWorld()
 const bytes = Number(process.env.BYTES ?? 0)
-const base = demoIntent(world.devnet) as { data: string }
-const pool = new Pool(world.gateway.baseUrl, { connections: 10 })
-let nonce = 1
-const one = async () => {
-  const body = JSON.stringify({ ...base, data: base.data + '00'.repeat(bytes), nonce: String(nonce++) })
-  const r = await pool.request({
-    path: '/intents/validate',
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body,
-  })
-  await r.body.text()
-  if (r.statusCode !== 200) throw new Error(String(r.statusCode))
-}
-const run = async (n: number) => {
-  let i = 0
-  await Promise.all(
-    Array.from({ length: 10 }, async () => {
-      while (i++ < n) await one()
-    }),
-  )
-}
+const { run, stop } = await startValidateLoad(bytes)
 await run(1000)
 const s = new Session()
 s.connect()
@@ -69,6 +46,5 @@ for (const [p, b] of [...byPlace].sort((a, b) => b[1] - a[1]).slice(0, 20)) cons
 console.log('by function:')
 for (const [f, b] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, 35))
   console.log(`  ${kb(b).padStart(10)}  ${f}`)
-await pool.close()
-await world.stop()
+await stop()
 process.exit(0)

@@ -47,6 +47,39 @@ describe('createEndpointPool with one endpoint', () => {
     await p.close()
   })
 
+  it('does not ask a read again when its only endpoint timed out: one deadline, not two', async () => {
+    // Answers eth_chainId (the endpoint is verified), never anything else: a hung node.
+    const asked: string[] = []
+    const hung = createServer((req, res) => {
+      let body = ''
+      req.on('data', (c) => (body += c))
+      req.on('end', () => {
+        const { id, method } = JSON.parse(body) as { id: number; method: string }
+        asked.push(method)
+        if (method === 'eth_chainId')
+          res
+            .writeHead(200, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ jsonrpc: '2.0', id, result: '0x7a69' }))
+      })
+    })
+    await new Promise<void>((listening) => hung.listen(0, '127.0.0.1', () => listening()))
+    const p = createEndpointPool({
+      chainId: 'eip155:31337',
+      reference: 31337,
+      endpoints: [{ url: `http://127.0.0.1:${(hung.address() as { port: number }).port}`, source: 'config' }],
+      timeoutMs: 300,
+      logger: pino({ level: 'silent' }),
+    })
+    try {
+      await assert.rejects(p.request({ method: 'eth_blockNumber' }))
+      assert.equal(asked.filter((m) => m === 'eth_blockNumber').length, 1, `asked: ${asked.join(', ')}`)
+    } finally {
+      await p.close()
+      hung.closeAllConnections()
+      hung.close()
+    }
+  })
+
   it('fails a read that fails twice, and never asks a write twice', async () => {
     const p = pool()
     failNext = 2

@@ -32,8 +32,11 @@ async function requestWithFailover(ctx: EndpointPoolContext, args: RpcCall): Pro
   const ordered = orderEndpoints(ctx, Date.now())
   // With one endpoint there is nowhere to fail over to: a read that met a dropped connection or a
   // 5xx is asked once more before the request fails (a write never is: the relayer decides that).
-  if (ordered.length === 1 && !writes.has(args.method)) ordered.push(ordered[0]!)
-  for (const e of ordered) {
+  // One that timed out is not: a node that did not answer within RPC_TIMEOUT_MS is not waited for
+  // twice (a hung node held every request for two deadlines).
+  const once = ordered.length === 1 && !writes.has(args.method)
+  if (once) ordered.push(ordered[0]!)
+  for (const [i, e] of ordered.entries()) {
     try {
       if (!e.verified && !(await verifyChainId(ctx, e))) continue
       const started = performance.now()
@@ -48,6 +51,7 @@ async function requestWithFailover(ctx: EndpointPoolContext, args: RpcCall): Pro
       }
       recordFailure(ctx, e, err)
       lastError = err
+      if (once && i === 0 && failureKind(err) === 'timeout') break
     }
   }
   throw lastError ?? noEndpointError(ctx)
