@@ -48,7 +48,8 @@ export function waitForReceipt<R>(ctx: ReceiptWatcherContext<R>, hash: Hex, unse
  * fails or the watch closes (the recheck finds a transaction whose block no read showed).
  */
 export function whenPlaced<R>(ctx: ReceiptWatcherContext<R>): Promise<void> {
-  if (ctx.lastBlock !== undefined || ctx.closed) return Promise.resolve()
+  // Nothing waited for: no step would come to place it (and nothing of ours can be missed).
+  if (ctx.lastBlock !== undefined || ctx.closed || ctx.waiting.size === 0) return Promise.resolve()
   const promise = new Promise<void>((resolve) => ctx.placing.push(resolve))
   // A step under way places the watch when its head read is answered; else one goes now.
   if (!ctx.ticking) {
