@@ -28,14 +28,24 @@ export const fencedOff: unique symbol = Symbol(
   'the relayer key is no longer leased to this instance under the epoch the transaction was signed under',
 )
 
-/** `hash`: the transaction's, remembered once broadcast (a gap check asks the node for it). Called under the lock, where the epoch is read. */
-export function reserveSlot(ctx: RelayerContext, rawTransaction: Hex, nonce: number, hash?: Hex): Slot {
+/**
+ * `hash`: the transaction's, remembered once broadcast (a gap check asks the node for it); `call`:
+ * what a simulation replays of it, when the signer has it (else read from the bytes when needed).
+ * Called under the lock, where the epoch is read.
+ */
+export function reserveSlot(
+  ctx: RelayerContext,
+  rawTransaction: Hex,
+  nonce: number,
+  hash?: Hex,
+  call?: UnminedCall,
+): Slot {
   const { outbox, leaseEpoch } = ctx
   let settle!: Slot['settle']
   const answer = new Promise<PromiseSettledResult<unknown>>((resolve) => (settle = resolve))
   const slot = { rawTransaction, nonce, hash, ready: false, epoch: leaseEpoch?.(), settle, answer }
   outbox.push(slot)
-  noteUnmined(ctx, nonce, rawTransaction, hash)
+  noteUnmined(ctx, nonce, rawTransaction, hash, call)
   return slot
 }
 
@@ -111,9 +121,15 @@ function remember(ctx: RelayerContext, slot: Slot, answer: PromiseSettledResult<
 }
 
 /** A signed transaction of this key the node may mine: kept (by nonce, in place of what was there) until a receipt says its nonce was used. */
-export function noteUnmined(ctx: RelayerContext, nonce: number, raw: Hex, hash: Hex | undefined): void {
+export function noteUnmined(
+  ctx: RelayerContext,
+  nonce: number,
+  raw: Hex,
+  hash: Hex | undefined,
+  call?: UnminedCall,
+): void {
   const { unmined } = ctx
-  unmined.set(nonce, { hash, raw })
+  unmined.set(nonce, call ? { hash, raw, call } : { hash, raw })
   if (unmined.size > unminedKept) {
     unmined.delete(Math.min(...unmined.keys()))
     ctx.unminedKnown = false
@@ -170,7 +186,8 @@ export function unminedCalls(ctx: RelayerContext): UnminedCall[] | undefined {
   })
 }
 
-function toUnminedCall(from: Address, raw: Hex): UnminedCall {
+/** A signed transaction read back from its bytes as what a simulation replays of it. */
+export function toUnminedCall(from: Address, raw: Hex): UnminedCall {
   const tx = parseTransaction(raw)
   const hex = (v: bigint | number | undefined) => numberToHex(v ?? 0)
   return {

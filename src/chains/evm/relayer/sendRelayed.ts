@@ -28,7 +28,7 @@ export async function sendRelayed(
     const { signed, nonce, slot, journaled } = await ctx.lock.run(async () => {
       ctx.nextNonce ??= await readNonce(ctx)
       const nonce = ctx.nextNonce
-      const { rawTransaction, ...signed } = await signRelayed(ctx, tx, txFees, nonce)
+      const { rawTransaction, call, ...signed } = await signRelayed(ctx, tx, txFees, nonce)
       ctx.nextNonce = nonce + 1
       // The journal write starts under the lock, so the journal records transactions in nonce
       // order; it is waited for outside it (several writes share one fsync).
@@ -39,7 +39,7 @@ export async function sendRelayed(
         journaled = Promise.reject(err)
       }
       journaled.catch(() => {}) // handled below, after the lock
-      return { signed, nonce, slot: reserveSlot(ctx, rawTransaction, nonce, signed.transactionHash), journaled }
+      return { signed, nonce, slot: reserveSlot(ctx, rawTransaction, nonce, signed.transactionHash, call), journaled }
     })
     // Broadcast once journaled, in nonce order.
     try {

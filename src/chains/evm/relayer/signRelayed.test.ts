@@ -2,7 +2,10 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import fc from 'fast-check'
 import { getAddress, type Hex, serializeTransaction } from 'viem'
-import { serializeRelayed } from './signRelayed.ts'
+import { privateKeyToAccount } from 'viem/accounts'
+import { toUnminedCall } from './outbox.ts'
+import type { RelayerContext } from './relayerContext.ts'
+import { serializeRelayed, signRelayed } from './signRelayed.ts'
 
 const hex = (min: number, max: number) =>
   fc.uint8Array({ minLength: min, maxLength: max }).map((b) => `0x${Buffer.from(b).toString('hex')}` as Hex)
@@ -69,5 +72,26 @@ describe('serializeRelayed', () => {
       serializeRelayed({ ...base, type: 'eip1559', accessList: [{ address: base.to, storageKeys: [] }] }),
     )
     assert.throws(() => serializeRelayed({ ...base, type: 'eip1559', to: null }))
+  })
+})
+
+describe('signRelayed', () => {
+  it('gives the call a simulation replays from the fields it signed: the same as read back from the signed bytes', async () => {
+    const account = privateKeyToAccount(`0x${'42'.repeat(32)}`)
+    const lower = (c: Record<string, unknown>) =>
+      Object.fromEntries(Object.entries(c).map(([k, v]) => [k, typeof v === 'string' ? v.toLowerCase() : v]))
+    await fc.assert(
+      fc.asyncProperty(transactions, async ({ chainId, nonce, maxFeePerGas, maxPriorityFeePerGas, ...tx }) => {
+        const ctx = { account, chainId } as unknown as RelayerContext
+        const fees = {
+          maxFeePerGas,
+          maxPriorityFeePerGas: maxPriorityFeePerGas > maxFeePerGas ? maxFeePerGas : maxPriorityFeePerGas,
+        }
+        const signed = await signRelayed(ctx, tx, fees, nonce)
+        assert.ok(signed.call, 'an EIP-1559 transaction comes with its call')
+        assert.deepEqual(lower(signed.call), lower(toUnminedCall(account.address, signed.rawTransaction)))
+      }),
+      { numRuns: 200 },
+    )
   })
 })

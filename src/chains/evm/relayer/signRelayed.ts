@@ -1,6 +1,7 @@
 // A relayed transaction signed at its nonce, and the nonce the next one takes.
 import {
   type Hex,
+  numberToHex,
   type Signature,
   serializeTransaction,
   type TransactionSerializable,
@@ -10,14 +11,14 @@ import {
 import { evmSignedExecution } from '../evmSignedExecution.ts'
 import { anchorUnmined } from './outbox.ts'
 import type { Fees, RelayedTransaction, SendResult } from './relayedTransaction.ts'
-import type { RelayerContext } from './relayerContext.ts'
+import type { RelayerContext, UnminedCall } from './relayerContext.ts'
 
 export async function signRelayed(
   { account, chainId }: RelayerContext,
   tx: RelayedTransaction,
   fees: Fees,
   nonce: number,
-): Promise<Omit<SendResult, 'accepted'> & { rawTransaction: Hex }> {
+): Promise<Omit<SendResult, 'accepted'> & { rawTransaction: Hex; call?: UnminedCall }> {
   const transaction: TransactionSerializableEIP1559 = {
     chainId,
     type: 'eip1559',
@@ -38,7 +39,21 @@ export async function signRelayed(
     ? await account.signTransaction(authorized, { serializer: serializeTransaction })
     : await account.signTransaction(transaction, { serializer: serializeRelayed })
   const sent = evmSignedExecution.from({ relayer: account.address, txNonce: nonce, rawTransaction: signed })
-  return { transaction: sent, transactionHash: sent.id as Hex, txNonce: nonce, rawTransaction: signed }
+  // What a simulation replays of it while it may still be mined, from the fields just signed (a
+  // type-4 transaction's is read back from its bytes when first replayed: outbox.ts).
+  const call: UnminedCall | undefined = authorized
+    ? undefined
+    : {
+        from: account.address,
+        to: transaction.to!,
+        data: transaction.data ?? '0x',
+        value: numberToHex(transaction.value ?? 0n),
+        gas: numberToHex(transaction.gas ?? 0n),
+        nonce: numberToHex(nonce),
+        maxFeePerGas: numberToHex(transaction.maxFeePerGas ?? 0n),
+        maxPriorityFeePerGas: numberToHex(transaction.maxPriorityFeePerGas ?? 0n),
+      }
+  return { transaction: sent, transactionHash: sent.id as Hex, txNonce: nonce, rawTransaction: signed, call }
 }
 
 /**
