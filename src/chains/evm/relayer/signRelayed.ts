@@ -18,7 +18,7 @@ export async function signRelayed(
   tx: RelayedTransaction,
   fees: Fees,
   nonce: number,
-): Promise<Omit<SendResult, 'accepted'> & { rawTransaction: Hex; call?: UnminedCall }> {
+): Promise<Omit<SendResult, 'accepted'> & { rawTransaction: Hex; call: UnminedCall | undefined }> {
   const transaction: TransactionSerializableEIP1559 = {
     chainId,
     type: 'eip1559',
