@@ -269,6 +269,63 @@ process.stdout.write(
   }
 }
 
+// A wave of the execute bench at the node, alone: 200 executes simulated in one eth_simulateV1 on
+// `latest`, then the same 200 transactions sent in groups of 50, one group after the other, as the
+// gateway's outbox sends them. The node's wall time here is spent in series with the gateway's own
+// work on the same wave, before the block that mines it (docs/performance.md).
+{
+  const wave = 200
+  const group = 50
+  for (let round = 0; round < 3; round++) {
+    const waveIntents = await Promise.all(Array.from({ length: wave }, signedIntent))
+    const waveRaws: Hex[] = []
+    for (const intent of waveIntents)
+      waveRaws.push(
+        await relayer.signTransaction({
+          chainId,
+          type: 'eip1559',
+          to: executor,
+          data: intent.execute,
+          gas: 300_000n,
+          nonce: txNonce++,
+          maxFeePerGas: 20_000_000_000n,
+          maxPriorityFeePerGas: 1_000_000_000n,
+        }),
+      )
+    const head = await rpc('eth_blockNumber', [])
+    while ((await rpc('eth_blockNumber', [])) === head) await new Promise((r) => setTimeout(r, 5))
+    const cpu0 = cpuUs()
+    const t0 = performance.now()
+    await rpc('eth_simulateV1', [
+      { blockStateCalls: [{ calls: waveIntents.map((i) => tx(i.execute, cap)) }], validation: true },
+      'latest',
+    ])
+    const t1 = performance.now()
+    const cpu1 = cpuUs()
+    for (let i = 0; i < wave; i += group) {
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(
+          waveRaws
+            .slice(i, i + group)
+            .map((raw) => ({ jsonrpc: '2.0', id: ++id, method: 'eth_sendRawTransaction', params: [raw] })),
+        ),
+      })
+      const answers = (await res.json()) as { error?: { message: string } }[]
+      const refused = answers.find((a) => a.error)
+      if (refused) throw new Error(`eth_sendRawTransaction: ${refused.error!.message}`)
+    }
+    const t2 = performance.now()
+    const cpu2 = cpuUs()
+    const line = `a wave of ${wave} at the node: simulated in ${(t1 - t0).toFixed(0)} ms (${((cpu1 - cpu0) / 1000).toFixed(0)} ms CPU), taken in ${(t2 - t1).toFixed(0)} ms (${((cpu2 - cpu1) / 1000).toFixed(0)} ms CPU), groups of ${group}`
+    rows.push([`${line} (wall ms, simulation + sends)`, t2 - t0])
+    process.stdout.write(`${line}\n`)
+    const last = await rpc('eth_blockNumber', [])
+    while ((await rpc('eth_blockNumber', [])) === last) await new Promise((r) => setTimeout(r, 5))
+  }
+}
+
 // 'pending' with transactions waiting in the pool: anvil runs them all before the call (its pending
 // block), so a simulation at the pending state costs more the fuller the pool is. Mining stops
 // while K pre-signed transactions of another key wait.
