@@ -18,6 +18,8 @@ import {PolicyRegistry} from "./PolicyRegistry.sol";
 /// executor creates, which EIP-7702 accounts (IntentAccount) share, so a nonce spent or cancelled
 /// in either mode is spent or cancelled in both. The ETH of deposits stays here. There is no
 /// owner: the ledger and the validator are created with the executor and can never be replaced.
+/// Version 3: the ledger keeps 128 nonces to a storage word (same ABI, ~17,000 gas less per intent
+/// whose nonce follows one already spent in its word); a new build deploys at new addresses.
 contract IntentExecutor is EIP712, ReentrancyGuard, IIntentLedger {
     bytes32 public constant INTENT_TYPEHASH = keccak256(
         "Intent(address sender,address target,bytes data,uint256 value,uint256 nonce,uint256 validAfter,uint256 validBefore,bytes32 policyId)"

@@ -188,6 +188,92 @@ describe('reference contracts on anvil', () => {
     )
   })
 
+  it('keeps every nonce its own state, 128 to a storage word: used, cancelled and unused side by side, at a word boundary and at the largest nonce', async () => {
+    const executor = world.devnet.contracts.executor
+    const read = (functionName: 'nonceUsed' | 'nonceCancelled', nonce: bigint) =>
+      world.clients.publicClient.readContract({
+        address: executor,
+        abi: intentExecutorArtifact.abi,
+        functionName,
+        args: [sender, nonce],
+      })
+    const code = async (nonce: bigint) =>
+      world.clients.publicClient.readContract({
+        address: world.devnet.contracts.validator,
+        abi: intentValidatorArtifact.abi,
+        functionName: 'canExecute',
+        args: [intent(nonce)],
+      })
+    const execute = (nonce: bigint) =>
+      write(devnetAccounts.sender, {
+        address: executor,
+        abi: intentExecutorArtifact.abi,
+        functionName: 'execute',
+        args: [intent(nonce)],
+      })
+    const cancel = (nonce: bigint) =>
+      write(devnetAccounts.sender, {
+        address: executor,
+        abi: intentExecutorArtifact.abi,
+        functionName: 'cancelNonce',
+        args: [nonce],
+      })
+    // The last nonce of word 10 and the first of word 11.
+    const [last, first] = [128n * 11n - 1n, 128n * 11n]
+    assert.equal((await execute(last)).status, 'success')
+    assert.equal(await read('nonceUsed', last), true)
+    assert.equal(await read('nonceCancelled', last), false)
+    assert.equal(await read('nonceUsed', last - 1n), false, 'its neighbour in the word')
+    assert.equal(await read('nonceUsed', first), false, 'the next word')
+    assert.equal((await cancel(last - 1n)).status, 'success')
+    assert.equal(await read('nonceCancelled', last - 1n), true)
+    assert.equal(await read('nonceUsed', last - 1n), false)
+    assert.equal(await read('nonceUsed', last), true, 'a cancel leaves its neighbour used')
+    assert.equal(await code(last - 1n), '0x16', 'a cancelled nonce is revoked')
+    assert.equal(await code(last), '0x22', 'a used nonce is used')
+    assert.equal(await code(first), '0x01', 'the next word is untouched')
+    await assert.rejects(
+      simulate(devnetAccounts.sender, {
+        address: executor,
+        abi: intentExecutorArtifact.abi,
+        functionName: 'cancelNonce',
+        args: [last],
+      }),
+      /ExecutionDenied.*0x22/s,
+      'a used nonce cannot be cancelled',
+    )
+    assert.equal((await cancel(last - 1n)).status, 'success', 'cancelling twice changes nothing')
+    assert.equal(await read('nonceCancelled', last - 1n), true)
+    await assert.rejects(
+      simulate(devnetAccounts.sender, {
+        address: executor,
+        abi: intentExecutorArtifact.abi,
+        functionName: 'execute',
+        args: [intent(last - 1n)],
+      }),
+      /ExecutionDenied.*0x16/s,
+    )
+    const max = 2n ** 256n - 1n
+    assert.equal((await execute(max)).status, 'success')
+    assert.equal(await read('nonceUsed', max), true)
+    assert.equal(await read('nonceUsed', max - 1n), false)
+    assert.equal(await code(max - 1n), '0x01')
+  })
+
+  it('spends a fresh storage slot once per 128 nonces counted up: the next nonce in a word costs ~17,000 gas less', async () => {
+    const executor = world.devnet.contracts.executor
+    const execute = (nonce: bigint) =>
+      write(devnetAccounts.sender, {
+        address: executor,
+        abi: intentExecutorArtifact.abi,
+        functionName: 'execute',
+        args: [intent(nonce)],
+      })
+    const fresh = (await execute(128n * 40n)).gasUsed
+    const next = (await execute(128n * 40n + 1n)).gasUsed
+    assert.ok(fresh - next >= 15_000n, `the first nonce of a word used ${fresh} gas, the next ${next}`)
+  })
+
   it("emits IntentExecuted with keccak256(abi.encode(intent)), the gateway's hash", async () => {
     const i = intent(501n)
     const receipt = await write(devnetAccounts.relayer, {
