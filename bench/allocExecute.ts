@@ -4,8 +4,8 @@
 // intents after a warm-up of as many. The garbage collector took ~21% of the gateway's CPU in the
 // execute bench (docs/performance.md); this says what it collects.
 // `node --import tsx bench/allocExecute.ts` (N=2000, IN_FLIGHT=200).
-import { Session } from 'node:inspector/promises'
 import { mkdtempSync, rmSync } from 'node:fs'
+import { Session } from 'node:inspector/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Pool } from 'undici'
