@@ -26,6 +26,9 @@ import type { CreateEvmAdapterParameters } from './evmAdapterParameters.ts'
 import { createSimulationBatcher, type SimulationBatcher } from './simulationBatcher.ts'
 import { watchReceipts } from './watchReceipts.ts'
 
+/** What a shape's executions use; `missed`: the last one did not fit the limit this gives (one more moves it). */
+export type ShapeGas = { gas: bigint; missed: boolean }
+
 export type EvmContext = {
   /** The chain, its contract addresses as EVM addresses (the configuration checked them). */
   chain: ResolvedChain & { executor: Address; validator: Address; registry: Address }
@@ -45,8 +48,8 @@ export type EvmContext = {
   maxGasPerExecution: bigint | undefined
   maxFeePerGas: bigint | undefined
   confirmations: number
-  /** The gas the last execution of each shape used (SimulationRequest.shape): the next one is simulated once, at a limit from it. */
-  gasByShape: Map<string, bigint>
+  /** The gas executions of each shape use (SimulationRequest.shape): the next one is simulated once, at a limit from it (simulateExecution.ts). */
+  gasByShape: Map<string, ShapeGas>
   /** Journaled transactions found unable to ever mine: they hold no relayer nonce. */
   unmineable: Set<string>
   state: {

@@ -4,10 +4,15 @@
 // problem (502), not the intent's.
 //
 // Where the node offers eth_simulateV1 (anvil, geth, reth), usually one node execution: at a limit
-// from the gas the last execution of the same shape used (plus 10%). When it succeeds there and
-// that limit has the head-room (64/63 for EIP-150, then 20%) and no more than a quarter over it, the
-// limit is confirmed as it will be sent. Otherwise two: one at the cap, which gives the gas used
-// (or the revert), then one at the limit that will be sent, which confirms it. Simulations of
+// from the gas executions of the same shape use (plus 10%). When it succeeds there and that limit
+// has the head-room (64/63 for EIP-150, then 20%) and no more than a quarter over it, the limit is
+// confirmed as it will be sent. When it succeeds outside that band, the gas it used gives the limit,
+// and one more execution at that limit confirms it. Otherwise (a new shape, a revert, which may be
+// for want of gas) two: one at the cap, which gives the gas used (or the revert), then one at the
+// limit that will be sent. One execution of a shape outside the band does not move what the shape
+// is remembered at, two in a row do: a shape whose gas is mostly one value and now and then another
+// (a nonce that opens a fresh storage word, a first transfer to a new holder) is not simulated again
+// at every turn, as it was when each execution replaced the last one's gas. Simulations of
 // concurrent executes go to the node together (simulationBatcher.ts). eth_estimateGas (a search of
 // ~15–20 executions) is the fallback: for a node without eth_simulateV1, a revert without data to
 // decode, or a limit the confirmation refuses.
@@ -86,16 +91,16 @@ const spareAtMost = (limit: bigint) => (limit * 5n) / 4n
 const maxShapes = 1024
 
 /**
- * One eth_simulateV1 at a limit from the gas this shape used last: the Simulation when it succeeds
- * there with the head-room it needs and not much more; 'again' when that is not known (a new
- * shape, a revert, which may be for want of gas, a limit too tight or too loose): simulate at the
- * cap. Undefined: the node lacks eth_simulateV1.
+ * One eth_simulateV1 at a limit from the gas this shape uses: the Simulation when it succeeds there
+ * with the head-room it needs and not much more, or, when it succeeds outside that band, once it is
+ * confirmed at the limit its gas gives; 'again' when that is not known (a new shape, a revert, which
+ * may be for want of gas): simulate at the cap. Undefined: the node lacks eth_simulateV1.
  */
 async function simulateAtRemembered(
   ctx: EvmContext,
   request: SimulationRequest,
 ): Promise<Simulation | 'again' | undefined> {
-  const used = request.shape === undefined ? undefined : ctx.gasByShape.get(request.shape)
+  const used = request.shape === undefined ? undefined : ctx.gasByShape.get(request.shape)?.gas
   if (used === undefined) return 'again'
   const limit = limitFor((neededFor(used) * 11n) / 10n, request)
   const result = await simulateAt(ctx, request, limit)
@@ -105,15 +110,32 @@ async function simulateAtRemembered(
   const needed = neededFor(result.gasUsed)
   if (request.cap !== undefined && needed > request.cap.gas) return 'again'
   const wanted = limitFor(needed, request)
-  if (limit < wanted || limit > spareAtMost(wanted)) return 'again'
-  remember(ctx, request, result.gasUsed)
-  return { ok: true, gasLimit: limit, afterPreceding: request.precededBy !== undefined }
+  if (limit >= wanted && limit <= spareAtMost(wanted)) {
+    remember(ctx, request, result.gasUsed, true)
+    return { ok: true, gasLimit: limit, afterPreceding: request.precededBy !== undefined }
+  }
+  // It ran to the end at another limit: the gas it used gives the limit, confirmed as it will be sent.
+  const confirmed = await simulateAt(ctx, request, wanted)
+  if (confirmed?.settlementFailed) return settlementFails
+  if (!confirmed?.success) return 'again'
+  remember(ctx, request, result.gasUsed, false)
+  return { ok: true, gasLimit: wanted, afterPreceding: request.precededBy !== undefined }
 }
 
-function remember({ gasByShape }: EvmContext, { shape }: SimulationRequest, gasUsed: bigint): void {
+/**
+ * What a shape is remembered at. `inBand`: the execution's gas fitted the remembered limit, which
+ * follows it. Outside the band the remembered gas moves only on the second execution in a row that
+ * did not fit (a new shape's first is remembered at once).
+ */
+function remember({ gasByShape }: EvmContext, { shape }: SimulationRequest, gasUsed: bigint, inBand: boolean): void {
   if (shape === undefined) return
-  if (gasByShape.size >= maxShapes && !gasByShape.has(shape)) gasByShape.clear()
-  gasByShape.set(shape, gasUsed)
+  const known = gasByShape.get(shape)
+  if (known && !inBand && !known.missed) {
+    known.missed = true
+    return
+  }
+  if (gasByShape.size >= maxShapes && !known) gasByShape.clear()
+  gasByShape.set(shape, { gas: gasUsed, missed: false })
 }
 
 /** eth_simulateV1 at the cap, then at the limit; undefined: ask eth_estimateGas instead. */
@@ -136,7 +158,7 @@ async function simulateTwice(ctx: EvmContext, request: SimulationRequest): Promi
   const confirmed = await simulateAt(ctx, request, gasLimit)
   if (confirmed?.settlementFailed) return settlementFails
   if (!confirmed?.success) return undefined
-  remember(ctx, request, first.gasUsed)
+  remember(ctx, request, first.gasUsed, false)
   return { ok: true, gasLimit, afterPreceding: request.precededBy !== undefined }
 }
 

@@ -1,0 +1,73 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { type Hex, numberToHex } from 'viem'
+import type { EvmContext } from './evmContext.ts'
+import { neededFor } from './executionGas.ts'
+import { simulateExecution } from './simulateExecution.ts'
+import type { SimulatedCall } from './simulationBatcher.ts'
+
+/** A node whose executions use `gasOf(data)` gas and run out of it below what that needs (EIP-150). */
+function world(gasOf: (data: Hex) => bigint) {
+  const asked: bigint[] = []
+  const ctx = {
+    chain: { executor: '0x00000000000000000000000000000000000000e1', chainId: 'eip155:31337' },
+    state: {},
+    gasByShape: new Map(),
+    simulations: {
+      async simulate(call: SimulatedCall) {
+        const limit = BigInt(call.gas)
+        asked.push(limit)
+        const used = gasOf(call.data)
+        const ok = limit >= neededFor(used)
+        return { result: { status: ok ? '0x1' : '0x0', gasUsed: numberToHex(ok ? used : limit), returnData: '0x' } }
+      },
+    },
+  } as unknown as EvmContext
+  const execute = (data: Hex) =>
+    simulateExecution(ctx, {
+      from: '0x00000000000000000000000000000000000000a1',
+      data,
+      fees: { maxFeePerGas: 2n, maxPriorityFeePerGas: 1n },
+      cap: undefined,
+      shape: 'counter.increment',
+    })
+  return { asked, execute }
+}
+
+/** The limit the gateway sends for an execution that used `used`: its need, then 20% head-room. */
+const band = (used: bigint) => [(neededFor(used) * 120n) / 100n, (neededFor(used) * 150n) / 100n] as const
+
+test('a shape mostly at one gas and now and then at another is simulated once per execution, twice for the odd one; its limits fit each its own gas', async () => {
+  const usual = 93_392n
+  const odd = 110_684n // a nonce that opens a fresh storage word
+  const { asked, execute } = world((data) => (data === '0x02' ? odd : usual))
+  const order: Hex[] = ['0x01', '0x01', '0x01', '0x02', '0x01', '0x01', '0x01', '0x02', '0x01']
+  const counts: number[] = []
+  for (const data of order) {
+    const before = asked.length
+    const s = await execute(data)
+    assert.ok(s.ok)
+    const [low, high] = band(data === '0x02' ? odd : usual)
+    assert.ok(s.gasLimit >= low && s.gasLimit <= high, `limit ${s.gasLimit} for ${data} outside [${low}, ${high}]`)
+    counts.push(asked.length - before)
+  }
+  // The first: at the cap, then confirmed. The odd ones: at the usual limit, then confirmed at theirs.
+  assert.deepEqual(counts, [2, 1, 1, 2, 1, 1, 1, 2, 1])
+})
+
+test("two executions in a row outside the band move the shape's remembered gas: the third is simulated once", async () => {
+  let gas = 93_392n
+  const { asked, execute } = world(() => gas)
+  await execute('0x01')
+  await execute('0x01')
+  gas = 150_000n // the target's state changed: every execution now needs more
+  const counts: number[] = []
+  for (let i = 0; i < 4; i++) {
+    const before = asked.length
+    const s = await execute('0x01')
+    assert.ok(s.ok)
+    counts.push(asked.length - before)
+  }
+  // Each of the first two runs out of gas at the old limit: then at the cap, then confirmed.
+  assert.deepEqual(counts, [3, 3, 1, 1])
+})
