@@ -26,8 +26,8 @@ import type { CreateEvmAdapterParameters } from './evmAdapterParameters.ts'
 import { createSimulationBatcher, type SimulationBatcher } from './simulationBatcher.ts'
 import { watchReceipts } from './watchReceipts.ts'
 
-/** What a shape's executions use; `missed`: the last one did not fit the limit this gives (one more moves it). */
-export type ShapeGas = { gas: bigint; missed: boolean }
+/** The gas a shape's recent executions used (the last 256: `next` is where the next one goes), the last, the least and the most of them. */
+export type ShapeGas = { recent: number[]; next: number; last: number; least: number; most: number }
 
 export type EvmContext = {
   /** The chain, its contract addresses as EVM addresses (the configuration checked them). */

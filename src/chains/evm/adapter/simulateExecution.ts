@@ -4,15 +4,16 @@
 // problem (502), not the intent's.
 //
 // Where the node offers eth_simulateV1 (anvil, geth, reth), usually one node execution: at a limit
-// from the gas executions of the same shape use (plus 10%). When it succeeds there and that limit
-// has the head-room (64/63 for EIP-150, then 20%) and no more than a quarter over it, the limit is
-// confirmed as it will be sent. When it succeeds outside that band, the gas it used gives the limit,
-// and one more execution at that limit confirms it. Otherwise (a new shape, a revert, which may be
-// for want of gas) two: one at the cap, which gives the gas used (or the revert), then one at the
-// limit that will be sent. One execution of a shape outside the band does not move what the shape
-// is remembered at, two in a row do: a shape whose gas is mostly one value and now and then another
-// (a nonce that opens a fresh storage word, a first transfer to a new holder) is not simulated again
-// at every turn, as it was when each execution replaced the last one's gas. Simulations of
+// from the gas the shape's recent executions used (the last 256), which fits all of them when they
+// are near enough (a shape whose gas is mostly one value and now and then ~18% more: a nonce that
+// opens a fresh storage word, a first transfer to a new holder), else from the last one's, plus
+// 10%. When it succeeds there and that limit has the head-room (64/63 for EIP-150, then 20%) and no
+// more than a quarter over it, the limit is confirmed as it will be sent. When it succeeds outside
+// that band, the gas it used gives the limit, and one more execution at that limit confirms it: a
+// second simulation, which replays the gateway's transactions sent meanwhile (simulationBatcher.ts),
+// so the window keeps it rare. Otherwise (a new shape, a revert, which may be for want of gas) two:
+// one at the cap, which gives the gas used (or the revert), then one at the limit that will be
+// sent. Simulations of
 // concurrent executes go to the node together (simulationBatcher.ts). eth_estimateGas (a search of
 // ~15–20 executions) is the fallback: for a node without eth_simulateV1, a revert without data to
 // decode, or a limit the confirmation refuses.
@@ -26,7 +27,7 @@ import { type Hex, numberToHex } from 'viem'
 import { Status } from '../../../status/statusCodes.ts'
 import { classifyRpcError } from '../classifyRpcError.ts'
 import { decodeRevertData } from '../decodeExecutorRevert.ts'
-import type { EvmContext } from './evmContext.ts'
+import type { EvmContext, ShapeGas } from './evmContext.ts'
 import {
   estimateExecution,
   isShortOfFunds,
@@ -91,18 +92,19 @@ const spareAtMost = (limit: bigint) => (limit * 5n) / 4n
 const maxShapes = 1024
 
 /**
- * One eth_simulateV1 at a limit from the gas this shape uses: the Simulation when it succeeds there
- * with the head-room it needs and not much more, or, when it succeeds outside that band, once it is
- * confirmed at the limit its gas gives; 'again' when that is not known (a new shape, a revert, which
- * may be for want of gas): simulate at the cap. Undefined: the node lacks eth_simulateV1.
+ * One eth_simulateV1 at a limit from the gas this shape's executions use: the Simulation when it
+ * succeeds there with the head-room it needs and not much more, or, when it succeeds outside that
+ * band, once it is confirmed at the limit its own gas gives; 'again' when that is not known (a new
+ * shape, a revert, which may be for want of gas): simulate at the cap. Undefined: the node lacks
+ * eth_simulateV1.
  */
 async function simulateAtRemembered(
   ctx: EvmContext,
   request: SimulationRequest,
 ): Promise<Simulation | 'again' | undefined> {
-  const used = request.shape === undefined ? undefined : ctx.gasByShape.get(request.shape)?.gas
-  if (used === undefined) return 'again'
-  const limit = limitFor((neededFor(used) * 11n) / 10n, request)
+  const known = request.shape === undefined ? undefined : ctx.gasByShape.get(request.shape)
+  if (known === undefined) return 'again'
+  const limit = rememberedLimit(known, request)
   const result = await simulateAt(ctx, request, limit)
   if (result === undefined) return undefined
   if (result.settlementFailed) return settlementFails
@@ -111,31 +113,52 @@ async function simulateAtRemembered(
   if (request.cap !== undefined && needed > request.cap.gas) return 'again'
   const wanted = limitFor(needed, request)
   if (limit >= wanted && limit <= spareAtMost(wanted)) {
-    remember(ctx, request, result.gasUsed, true)
+    remember(ctx, request, result.gasUsed)
     return { ok: true, gasLimit: limit, afterPreceding: request.precededBy !== undefined }
   }
   // It ran to the end at another limit: the gas it used gives the limit, confirmed as it will be sent.
   const confirmed = await simulateAt(ctx, request, wanted)
   if (confirmed?.settlementFailed) return settlementFails
   if (!confirmed?.success) return 'again'
-  remember(ctx, request, result.gasUsed, false)
+  remember(ctx, request, result.gasUsed)
   return { ok: true, gasLimit: wanted, afterPreceding: request.precededBy !== undefined }
 }
 
 /**
- * What a shape is remembered at. `inBand`: the execution's gas fitted the remembered limit, which
- * follows it. Outside the band the remembered gas moves only on the second execution in a row that
- * did not fit (a new shape's first is remembered at once).
+ * The limit a shape's next execution is simulated at. When the most gas its recent executions used
+ * and the least are near enough (the limit the most needs is at most a quarter over the least's),
+ * one limit fits every one of them: the most's with 10% more for a rise, but never over a quarter
+ * above the least's. Else the last one's, with the 10%.
  */
-function remember({ gasByShape }: EvmContext, { shape }: SimulationRequest, gasUsed: bigint, inBand: boolean): void {
-  if (shape === undefined) return
-  const known = gasByShape.get(shape)
-  if (known && !inBand && !known.missed) {
-    known.missed = true
-    return
+function rememberedLimit(known: ShapeGas, request: SimulationRequest): bigint {
+  const high = limitFor(neededFor(BigInt(known.most)), request)
+  const low = limitFor(neededFor(BigInt(known.least)), request)
+  if (high <= spareAtMost(low)) {
+    const raised = (high * 11n) / 10n
+    return raised < spareAtMost(low) ? raised : spareAtMost(low)
   }
-  if (gasByShape.size >= maxShapes && !known) gasByShape.clear()
-  gasByShape.set(shape, { gas: gasUsed, missed: false })
+  return limitFor((neededFor(BigInt(known.last)) * 11n) / 10n, request)
+}
+
+/** How many of a shape's executions its remembered gas spans. */
+const shapeWindow = 256
+
+/** A shape's execution used `gasUsed`: it joins the shape's window (a new shape starts one). */
+function remember({ gasByShape }: EvmContext, { shape }: SimulationRequest, gasUsed: bigint): void {
+  if (shape === undefined) return
+  const used = Number(gasUsed)
+  let known = gasByShape.get(shape)
+  if (!known) {
+    if (gasByShape.size >= maxShapes) gasByShape.clear()
+    known = { recent: [], next: 0, last: used, least: used, most: used }
+    gasByShape.set(shape, known)
+  }
+  if (known.recent.length < shapeWindow) known.recent.push(used)
+  else known.recent[known.next] = used
+  known.next = (known.next + 1) % shapeWindow
+  known.last = used
+  known.least = Math.min(...known.recent)
+  known.most = Math.max(...known.recent)
 }
 
 /** eth_simulateV1 at the cap, then at the limit; undefined: ask eth_estimateGas instead. */
@@ -158,7 +181,7 @@ async function simulateTwice(ctx: EvmContext, request: SimulationRequest): Promi
   const confirmed = await simulateAt(ctx, request, gasLimit)
   if (confirmed?.settlementFailed) return settlementFails
   if (!confirmed?.success) return undefined
-  remember(ctx, request, first.gasUsed, false)
+  remember(ctx, request, first.gasUsed)
   return { ok: true, gasLimit, afterPreceding: request.precededBy !== undefined }
 }
 
