@@ -1,0 +1,59 @@
+// V8's sampling heap profiler over a piece of work, in-process, counting what the young and old
+// collections took too; and its profile told by place (a package, the gateway's own folder, Node's
+// internals) and by function, per unit of work. Shared by allocValidate.ts and allocExecute.ts.
+import { Session } from 'node:inspector/promises'
+
+type Node = { callFrame: { functionName: string; url: string; lineNumber: number }; selfSize: number; children: Node[] }
+
+/** Runs `work` under the sampling heap profiler (a sample every `intervalBytes`); its allocation profile's root. */
+export async function sampleAllocations(work: () => Promise<void>, intervalBytes: number): Promise<Node> {
+  const s = new Session()
+  s.connect()
+  await s.post('HeapProfiler.enable')
+  await s.post('HeapProfiler.startSampling', {
+    samplingInterval: intervalBytes,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  } as never)
+  await work()
+  const { profile } = (await s.post('HeapProfiler.stopSampling')) as { profile: { head: Node } }
+  s.disconnect()
+  return profile.head
+}
+
+/** Where a frame is: a package, or the gateway's own folder, or Node's internals. */
+function placeOf(url: string): string {
+  const m = url.match(/node_modules\/((?:@[^/]+\/)?[^/]+)/)
+  if (m) return m[1]!
+  const src = url.match(/\/src\/([^/]+)\//)
+  if (src) return `gateway ${src[1]}/`
+  if (url.includes('/bench/') || url.includes('/test/')) return 'bench client'
+  return url.startsWith('node:') ? url : url || '(vm)'
+}
+
+/** The profile as lines: the total per unit (`what`: "per validate"), then the top places and functions. */
+export function describeAllocations(head: Node, units: number, what: string, top = { places: 20, functions: 35 }) {
+  const byPlace = new Map<string, number>()
+  const byFunction = new Map<string, number>()
+  const walk = (n: Node) => {
+    const place = placeOf(n.callFrame.url)
+    byPlace.set(place, (byPlace.get(place) ?? 0) + n.selfSize)
+    const f = `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url.replace(/.*node_modules\//, '').replace(/.*\/src\//, 'src/')}:${n.callFrame.lineNumber + 1}`
+    byFunction.set(f, (byFunction.get(f) ?? 0) + n.selfSize)
+    for (const c of n.children) walk(c)
+  }
+  walk(head)
+  const total = [...byPlace.values()].reduce((a, b) => a + b, 0)
+  const kb = (b: number) => `${(b / units / 1024).toFixed(2)} KiB`
+  const rows = (m: Map<string, number>, n: number) =>
+    [...m]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([k, b]) => `  ${kb(b).padStart(10)}  ${k}`)
+  return [
+    `allocated ${what} (client included): ${kb(total)}`,
+    ...rows(byPlace, top.places),
+    'by function:',
+    ...rows(byFunction, top.functions),
+  ].join('\n')
+}
