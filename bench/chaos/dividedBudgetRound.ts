@@ -83,22 +83,26 @@ export async function dividedBudgetRound(campaign: Campaign, fleet: Fleet): Prom
   const each = await Promise.all(
     nodes.map(async (node) => {
       let admitted = 0
+      // Each admitted execute's own fee, read from its receipt: executes differ in gas (a nonce that
+      // opens a fresh word of the ledger costs ~17,000 more), so none is assumed to cost the probe's.
+      const fees: bigint[] = []
       for (let i = 0; i < 12; i++) {
         const [sent] = await campaign.makeIntents(1, label, { counted: false })
         const answer = await executeOn(node, sent!)
         if (answer.status === 200) {
           campaign.intents.push(sent!)
           admitted++
+          fees.push(await feeOf(campaign, node, sent!.hash))
           await sleep(200)
           continue
         }
-        return { node, admitted, answer }
+        return { node, admitted, fees, answer }
       }
-      return { node, admitted, answer: undefined }
+      return { node, admitted, fees, answer: undefined }
     }),
   )
   // The refusal names this instance's own total and its part: "(T of B …) (Redis unreachable: … held to 1/N of the limit …)".
-  const parsed = each.map(({ node, admitted, answer }) => {
+  const parsed = each.map(({ node, admitted, fees, answer }) => {
     const total = answer?.detail?.match(/\((\d+) of (\d+) in the chain's smallest unit/)
     const share = answer?.detail?.match(/held to 1\/(\d+) of the limit/)
     return {
@@ -106,12 +110,13 @@ export async function dividedBudgetRound(campaign: Campaign, fleet: Fleet): Prom
       admitted,
       refused: answer?.status === 429 && answer.type === budgetSpentType && share !== null,
       total: total ? BigInt(total[1]!) : 0n,
+      beforeLast: fees.slice(0, -1).reduce((a, b) => a + b, 0n),
       parts: share ? Number(share[1]) : 0,
       answer,
     }
   })
   // Divided: before its last admitted execute each instance was under its part, so together they spent less than the budget before their last ones.
-  const beforeLast = parsed.reduce((sum, p) => sum + (p.admitted > 0 ? p.total - p.total / BigInt(p.admitted) : 0n), 0n)
+  const beforeLast = parsed.reduce((sum, p) => sum + p.beforeLast, 0n)
   const spent = parsed.reduce((sum, p) => sum + p.total, 0n)
   const allRefused = parsed.every((p) => p.refused && p.parts >= 1)
   campaign.checks.push({
