@@ -206,20 +206,23 @@ async function load(opts: {
   }
 }
 
-/** The JSON-RPC calls the gateway made so far, by method (its own /metrics). */
-async function nodeCalls(metricsUrl: string): Promise<Record<string, number>> {
+/** The gateway's own /metrics now. */
+async function scrapeGateway(metricsUrl: string): Promise<string> {
   // Asked again (up to 5 times, a second apart) when it fails: right after a round the gateway may
   // still count the round's connections against MAX_CONNECTIONS_PER_CLIENT and close a new one
   // at once, or the kept-alive connection may be one it just closed as idle ("other side closed").
-  let text: string | undefined
-  for (let attempt = 1; text === undefined; attempt++) {
+  for (let attempt = 1; ; attempt++) {
     try {
-      text = await (await fetch(metricsUrl)).text()
+      return await (await fetch(metricsUrl)).text()
     } catch (err) {
       if (attempt >= 5) throw err
       await new Promise((r) => setTimeout(r, 1000))
     }
   }
+}
+
+/** The JSON-RPC calls the gateway made so far, by method, from its /metrics. */
+function callsIn(text: string): Record<string, number> {
   const calls: Record<string, number> = {}
   for (const m of text.matchAll(
     /^intent_gateway_chain_rpc_duration_seconds_count\{[^}]*method="([^"]+)"[^}]*\} (\d+)/gm,
@@ -227,6 +230,17 @@ async function nodeCalls(metricsUrl: string): Promise<Record<string, number>> {
     calls[m[1]!] = (calls[m[1]!] ?? 0) + Number(m[2])
   return calls
 }
+
+/** The calls the gateway's simulations ran so far (asked, and its unmined transactions replayed), from its /metrics. */
+function simulatedIn(text: string): { asked: number; replayed: number } {
+  const n = { asked: 0, replayed: 0 }
+  for (const m of text.matchAll(/^intent_gateway_simulated_calls_total\{[^}]*kind="(asked|replayed)"[^}]*\} (\d+)/gm))
+    n[m[1] as 'asked' | 'replayed'] += Number(m[2])
+  return n
+}
+
+/** The JSON-RPC calls the gateway made so far, by method (its own /metrics). */
+const nodeCalls = async (metricsUrl: string) => callsIn(await scrapeGateway(metricsUrl))
 
 /** The gateway's JSON-RPC time so far by method: [calls, seconds] (its own /metrics). */
 async function nodeCallTimes(metricsUrl: string): Promise<Record<string, [number, number]>> {
@@ -651,6 +665,8 @@ type ExecuteRound = {
   midAt: number
   /** JSON-RPC calls to the node per execute, by method (raw: counted by the sender; gateway: its /metrics). */
   nodeCallsPerExecute: Record<string, number>
+  /** Gateway: the calls its simulations ran per execute, asked and replayed (its unmined transactions run again first). */
+  simulatedPerExecute?: { asked: number; replayed: number }
   statuses?: Record<string, number>
   loadAverage: number
 }
@@ -778,7 +794,8 @@ async function benchExecute(report: Record<string, unknown>) {
       // ~1 ms of CPU per execute (web streams, abort signals), taken from the two cores the
       // gateway and the node share with it.
       const client = new Pool(gateway.url, { connections: executeInFlight, pipelining: 1 })
-      const callsBefore = await nodeCalls(`${gateway.url}/metrics`)
+      const scrapedBefore = await scrapeGateway(`${gateway.url}/metrics`)
+      const callsBefore = callsIn(scrapedBefore)
       const idle = await nodeIdleRate()
       const before = cpuNow()
       const t = performance.now()
@@ -801,7 +818,13 @@ async function benchExecute(report: Record<string, unknown>) {
       const seconds = (performance.now() - t) / 1000
       const cpuUsPerExecute = cpuPerExecute(before, count, ['gateway', 'anvil', 'client'])
       await client.close()
-      const callsAfter = await nodeCalls(`${gateway.url}/metrics`)
+      const scrapedAfter = await scrapeGateway(`${gateway.url}/metrics`)
+      const callsAfter = callsIn(scrapedAfter)
+      const [simulatedBefore, simulatedAfter] = [simulatedIn(scrapedBefore), simulatedIn(scrapedAfter)]
+      const simulatedPerExecute = {
+        asked: (simulatedAfter.asked - simulatedBefore.asked) / count,
+        replayed: (simulatedAfter.replayed - simulatedBefore.replayed) / count,
+      }
       const nodeCallsPerExecute = Object.fromEntries(
         Object.entries(callsAfter)
           .map(([m, n]) => [m, (n - (callsBefore[m] ?? 0)) / count])
@@ -816,6 +839,7 @@ async function benchExecute(report: Record<string, unknown>) {
         nodeIdleUsPerSecond: idle,
         midAt: t + (seconds * 1000) / 2,
         nodeCallsPerExecute,
+        simulatedPerExecute,
         statuses,
         loadAverage: loadAverage(),
       }
@@ -920,12 +944,16 @@ async function benchExecute(report: Record<string, unknown>) {
       `${sumCalls(r.nodeCallsPerExecute).toFixed(2)} (${Object.entries(r.nodeCallsPerExecute)
         .map(([k, v]) => `${k} ${v.toFixed(2)}`)
         .join(', ')})`
+    const simulated = (r: ExecuteRound) =>
+      r.simulatedPerExecute
+        ? `\n           simulated calls per execute: asked ${r.simulatedPerExecute.asked.toFixed(2)}, replayed ${r.simulatedPerExecute.replayed.toFixed(2)}`
+        : ''
     const line = (name: string, r: ExecuteRound) =>
-      `  ${name.padEnd(8)} ${r.perSecond.toFixed(0).padStart(6)} /s   CPU per execute: ${cpu(r)}\n           ${coreShares(r.cpuUsPerExecute, executeCount / r.cpuSeconds)}\n           node calls per execute: ${calls(r)}   load average ${r.loadAverage.toFixed(2)}\n`
+      `  ${name.padEnd(8)} ${r.perSecond.toFixed(0).padStart(6)} /s   CPU per execute: ${cpu(r)}\n           ${coreShares(r.cpuUsPerExecute, executeCount / r.cpuSeconds)}\n           node calls per execute: ${calls(r)}   load average ${r.loadAverage.toFixed(2)}${simulated(r)}\n`
     process.stdout.write(
       `\nexecute ${executeCount} intents a round, ${executeRounds} alternating rounds, medians (anvil --block-time ${blockTime})\n` +
         `  rounds   raw ${raws.map((r) => r.perSecond.toFixed(0)).join(' / ')} tx/s, gateway ${gateways.map((r) => r.perSecond.toFixed(0)).join(' / ')} exec/s\n` +
-        `           node CPU per execute beyond idle, raw ${raws.map((r) => r.cpuUsPerExecute.anvilBeyondIdle!.toFixed(0)).join(' / ')} µs, gateway's ${gateways.map((r) => r.cpuUsPerExecute.anvilBeyondIdle!.toFixed(0)).join(' / ')} µs (node idle, fitted over ${idleTrend.seconds} idle seconds, ${idleTrend.first.toFixed(0)} µs/s at the first round to ${idleTrend.last.toFixed(0)} at the last; median ${result.nodeIdleUsPerSecond.toFixed(0)}); gateway CPU ${gateways.map((r) => r.cpuUsPerExecute.gateway!.toFixed(0)).join(' / ')} µs\n` +
+        `           node CPU per execute beyond idle, raw ${raws.map((r) => r.cpuUsPerExecute.anvilBeyondIdle!.toFixed(0)).join(' / ')} µs, gateway's ${gateways.map((r) => r.cpuUsPerExecute.anvilBeyondIdle!.toFixed(0)).join(' / ')} µs (node idle, fitted over ${idleTrend.seconds} idle seconds, ${idleTrend.first.toFixed(0)} µs/s at the first round to ${idleTrend.last.toFixed(0)} at the last; median ${result.nodeIdleUsPerSecond.toFixed(0)}); gateway CPU ${gateways.map((r) => r.cpuUsPerExecute.gateway!.toFixed(0)).join(' / ')} µs; replayed per execute ${gateways.map((r) => r.simulatedPerExecute?.replayed.toFixed(2) ?? '?').join(' / ')}\n` +
         line('raw', raw) +
         line(`raw @${executeInFlight}`, closedRaw) +
         line('gateway', viaGateway) +

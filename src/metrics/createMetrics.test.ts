@@ -181,6 +181,23 @@ describe('createMetrics: receipts and endpoint health', () => {
     )
   })
 
+  it("counts the simulations' calls by chain: asked, and the gateway's unmined transactions replayed", async () => {
+    const metrics = createMetrics({ registry: new Registry(), defaultMetrics: false })
+    metrics.rpc.observeSimulation({ chain: 'eip155:1', asked: 3, replayed: 0 })
+    metrics.rpc.observeSimulation({ chain: 'eip155:1', asked: 1, replayed: 199 })
+    metrics.rpc.observeSimulation({ chain: 'eip155:10', asked: 2, replayed: 5 })
+    const samples = await scrape(metrics.registry)
+    assert.deepEqual(
+      samples.filter((s) => s.name === 'intent_gateway_simulated_calls_total').map((s) => [s.labels, s.value]),
+      [
+        [{ chain: 'eip155:1', kind: 'asked' }, 4],
+        [{ chain: 'eip155:1', kind: 'replayed' }, 199],
+        [{ chain: 'eip155:10', kind: 'asked' }, 2],
+        [{ chain: 'eip155:10', kind: 'replayed' }, 5],
+      ],
+    )
+  })
+
   it('keeps each endpoint up or down by chain and position, bounded, never a URL', async () => {
     const metrics = createMetrics({ registry: new Registry(), defaultMetrics: false })
     metrics.rpc.observeEndpoint({ chain: 'eip155:1', endpoint: 0, up: true })

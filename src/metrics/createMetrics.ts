@@ -18,6 +18,11 @@ export type RpcRecorder = {
   observeEndpoint?(endpoint: { chain: string; endpoint: number; up: boolean }): void
   /** A relayer nonce that transactions waited behind was filled: with the relayer's own transaction sent again, or a no-op. */
   observeNonceGapFilled?(gap: { chain: string; filler: 'resent' | 'noop' }): void
+  /**
+   * One EVM simulation (eth_simulateV1) answered: `asked` calls of executes, after `replayed` of the
+   * gateway's own unmined transactions run again before them (§14).
+   */
+  observeSimulation?(simulation: { chain: string; asked: number; replayed: number }): void
 }
 
 /** Endpoint positions at or above this share the label `other`: a discovered list can be long. */
@@ -54,7 +59,7 @@ export type Metrics = {
     erc1066: unknown
     seconds: number
   }): void
-  rpc: RpcRecorder & Required<Pick<RpcRecorder, 'observeEndpoint' | 'observeNonceGapFilled'>>
+  rpc: RpcRecorder & Required<Pick<RpcRecorder, 'observeEndpoint' | 'observeNonceGapFilled' | 'observeSimulation'>>
   recordExecution(execution: { chain: string; outcome: ExecutionOutcomeLabel }): void
   /** One priced request, by what became of its payment. */
   recordPayment(payment: { chain: string; outcome: PaymentOutcomeLabel }): void
@@ -208,6 +213,12 @@ export function createMetrics({
     labelNames: ['chain', 'filler'] as const,
     registers: [registry],
   })
+  const simulatedCalls = new Counter({
+    name: 'intent_gateway_simulated_calls_total',
+    help: "Calls the gateway's EVM simulations (eth_simulateV1) ran at the node, by chain and kind: asked (an execute's own call, or the settlement run before it) or replayed (the gateway's own unmined transactions, run again before them so that each execute is judged after them)",
+    labelNames: ['chain', 'kind'] as const,
+    registers: [registry],
+  })
   const guardRefusals = new Counter({
     name: 'intent_gateway_execute_refusals_total',
     help: "Executes refused before anything was simulated, signed or paid, by chain and reason: sender_reverts, client_reverts, target_reverts (standing after on-chain reverts; 429), client_gas_budget (an API key's or payer's gas budget spent; 429), relayer_spend_budget (the chain's relayer spend budget spent; 503)",
@@ -306,6 +317,10 @@ export function createMetrics({
       },
       observeNonceGapFilled({ chain, filler }) {
         nonceGapsFilled.inc({ chain, filler: filler === 'resent' ? 'resent' : 'noop' })
+      },
+      observeSimulation({ chain, asked, replayed }) {
+        if (asked > 0) simulatedCalls.inc({ chain, kind: 'asked' }, asked)
+        if (replayed > 0) simulatedCalls.inc({ chain, kind: 'replayed' }, replayed)
       },
     },
     recordReceiptWait({ chain, seconds }) {

@@ -160,6 +160,9 @@ describe('GET /metrics', () => {
     assert.ok(
       valueOf(samples, 'intent_gateway_chain_rpc_duration_seconds_count', { chain, method: 'eth_simulateV1' })! >= 1,
     )
+    // Its call was asked of the simulation; nothing of the gateway's was unmined then to replay.
+    assert.ok(valueOf(samples, 'intent_gateway_simulated_calls_total', { chain, kind: 'asked' })! >= 1)
+    assert.equal(valueOf(samples, 'intent_gateway_simulated_calls_total', { chain, kind: 'replayed' }), undefined)
     assert.equal(
       valueOf(samples, 'intent_gateway_chain_rpc_duration_seconds_bucket', { chain, method: 'eth_call', le: '+Inf' }),
       calls,

@@ -153,6 +153,7 @@ export function createEvmContext({
     own,
     onMinedBelow: (address, count) => relayers?.minedBelow(address, count),
     onLacking: (address) => relayers?.unminedLacking(address),
+    onSimulated: (asked, replayed) => rpcRecorder?.observeSimulation?.({ chain: chain.chainId, asked, replayed }),
     onReplayRefused: (err) =>
       log.debug(
         { err },

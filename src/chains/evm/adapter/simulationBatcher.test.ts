@@ -321,6 +321,65 @@ test('with the pool replayed on latest, a crowded pool is no reason to wait for 
   )
 })
 
+test('a straggler behind a wave just sent (its replay 64 or more, and over 4 times the calls waiting) waits for the block that mines the wave, at most the window; a larger batch, a small replay or an old one goes at once', async () => {
+  const node = latestNode()
+  let kept: ReplayedCall[] = []
+  const counted: [number, number][] = []
+  const batcher = createSimulationBatcher(node.request, {
+    gatherMs: 150,
+    own: () => [{ address: '0xr1' as never, calls: kept }],
+    onSimulated: (asked, replayed) => counted.push([asked, replayed]),
+  })
+  const simulations = () => node.simulations().length
+  const wave = (from: number, n: number) =>
+    Promise.all(Array.from({ length: n }, (_, i) => batcher.simulate(call(`0x${(from + i).toString(16)}`))))
+  await wave(0x100, 4)
+  // The wave's 64 transactions are in the pool; one execute arrives just after.
+  kept = Array.from({ length: 64 }, (_, i) => unmined('0xr1', i))
+  const straggler = batcher.simulate(call('0xa1'))
+  await sleep(40)
+  assert.equal(simulations(), 1, 'the straggler waits: its replay would be 64 calls for 1')
+  const blockAt = performance.now()
+  kept = [] // the block mined the wave
+  batcher.blockSeen()
+  await straggler
+  assert.equal(simulations(), 2)
+  assert.ok(node.simulations()[1]!.at - blockAt < 40, 'it went when the block came')
+  assert.deepEqual(counted.at(-1), [1, 0], 'with nothing replayed')
+
+  // No block comes: it goes when the window from its ask ends, replay and all.
+  await wave(0x200, 4)
+  kept = Array.from({ length: 64 }, (_, i) => unmined('0xr1', i))
+  const asked = performance.now()
+  await batcher.simulate(call('0xa2'))
+  const waited = node.simulations()[3]!.at - asked
+  assert.ok(waited >= 140 && waited < 400, `it waited for the window: ${waited.toFixed(0)} ms`)
+  assert.deepEqual(counted.at(-1), [1, 64])
+
+  // 63 replayed, or 64 replayed for 16 calls (not over 4 times): at once.
+  for (const [replay, calls] of [
+    [63, 1],
+    [64, 16],
+  ] as const) {
+    await wave(0x300, 4)
+    kept = Array.from({ length: replay }, (_, i) => unmined('0xr1', i))
+    const at = performance.now()
+    const before = simulations()
+    await wave(0x400, calls)
+    assert.equal(simulations(), before + 1)
+    assert.ok(node.simulations().at(-1)!.at - at < 100, `${replay} replayed for ${calls}: it went at once`)
+    assert.deepEqual(counted.at(-1), [calls, replay])
+  }
+
+  // A replay left from a batch sent longer ago than the window (stuck transactions): not waited out.
+  await wave(0x500, 4)
+  kept = Array.from({ length: 100 }, (_, i) => unmined('0xr1', i))
+  await sleep(200)
+  const late = performance.now()
+  await batcher.simulate(call('0xa3'))
+  assert.ok(node.simulations().at(-1)!.at - late < 100, 'an old replay is not waited out')
+})
+
 test('while some unmined transaction of the gateway is not known, the batch runs at the pending block, and a crowded pool still waits for a block', async () => {
   const node = latestNode()
   const batcher = createSimulationBatcher(node.request, { gatherMs: 150, pending: () => 20, own: () => undefined })

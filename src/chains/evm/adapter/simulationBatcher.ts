@@ -33,7 +33,10 @@
 // - at the pending block only: while many of the gateway's own transactions wait in the pool (each
 //   pending build runs them all again) and a batch went within the window, the batch waits for a
 //   new block to take them (`blockSeen` looks again). With the pool replayed on `latest` there is
-//   no build to spare, so nothing waits for a block;
+//   no build to spare, so nothing waits for a block, but for the next case;
+// - with the pool replayed on `latest`: while a batch went within the window and the replay of the
+//   gateway's unmined transactions would be large and many times the calls waiting (the stragglers
+//   of a wave), they wait for the block that mines it, as above;
 // - otherwise it goes when the calls stop coming for `pauseMs`: executes that arrive together (the
 //   answers to one block, each followed by the client's next) go in one batch, before any of
 //   them sends.
@@ -94,6 +97,20 @@ const crowdedPool = 8
  * CPU bringing one from its request to its simulation): a pause this long means they have all come.
  */
 const pauseMs = 5
+/**
+ * A replay of at least this many of the gateway's unmined transactions, and more than `replayShare`
+ * times the calls waiting, is worth a wait for the block that mines them (within the window from
+ * when the first call was asked): the stragglers of a wave (a call or a few, asked just after their
+ * wave's batch went) would each run ~200 transactions again at the node, ~30 ms of its time for
+ * one execute (docs/performance.md). A replay of a few transactions, or of fewer than the calls
+ * asked times `replayShare`, is run: waiting would delay many executes by a block.
+ */
+const replayWorthWaiting = 64
+const replayShare = 4
+const replayOutweighs = (kept: readonly OwnUnmined[], calls: number) => {
+  const replay = kept.reduce((n, key) => n + key.calls.length, 0)
+  return replay >= replayWorthWaiting && replay > replayShare * calls
+}
 /** At most this many calls in one simulated block. */
 const maxCalls = 256
 /** Up to this much gas of limits, a batch's block keeps the pending block's own gas limit (under most chains' 30 M). */
@@ -120,6 +137,8 @@ export type SimulationBatcherOptions = {
   onLacking?: (address: Address) => void
   /** The node refused a batch with the replay (the batch ran at the pending block instead). */
   onReplayRefused?: (err: unknown) => void
+  /** A simulation answered: the calls asked for, and the gateway's unmined transactions replayed before them. */
+  onSimulated?: (asked: number, replayed: number) => void
 }
 
 export function createSimulationBatcher(
@@ -131,6 +150,7 @@ export function createSimulationBatcher(
     onMinedBelow,
     onLacking,
     onReplayRefused,
+    onSimulated,
   }: SimulationBatcherOptions = {},
 ): SimulationBatcher {
   const queue: Waiting[] = []
@@ -192,6 +212,7 @@ export function createSimulationBatcher(
       params: [{ blockStateCalls: [block], validation: true }, base],
     })) as Block[] | undefined
     const results = blocks?.[0]?.calls
+    if (results !== undefined) onSimulated?.(asked.length, replay?.length ?? 0)
     if (!replay || results === undefined) return results
     return results.length === calls.length ? results.slice(replay.length) : undefined
   }
@@ -222,10 +243,14 @@ export function createSimulationBatcher(
   /** How long the calls waiting may still gather, in ms (0 or less: the batch goes now). */
   function waitMs(now: number): number {
     if (queue.length >= maxCalls || queuedGas >= gasBudget) return 0
-    // With the pool replayed on `latest` nothing is built per call: no block to wait for.
-    const crowded = pending() >= crowdedPool && own() === undefined
-    if (lastSize < concurrentCalls && !crowded) return 0
+    const kept = own()
     const latest = queue[0]!.at + gatherMs - now
+    // A few calls behind a batch just sent: its replay would cost the node many times their own
+    // work, and the block that mines it is near (after it, nothing of it is replayed).
+    if (kept !== undefined && now - lastSent < gatherMs && replayOutweighs(kept, queue.length)) return latest
+    // With the pool replayed on `latest` nothing is built per call: no block to wait for.
+    const crowded = kept === undefined && pending() >= crowdedPool
+    if (lastSize < concurrentCalls && !crowded) return 0
     // The last batch's transactions crowd the pool: the next block takes them. Transactions older
     // than the window (stuck, or a slow chain's) are not waited out.
     if (crowded && now - lastSent < gatherMs) return latest
