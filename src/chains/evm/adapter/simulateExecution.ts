@@ -13,10 +13,9 @@
 // second simulation, which replays the gateway's transactions sent meanwhile (simulationBatcher.ts),
 // so the window keeps it rare. Otherwise (a new shape, a revert, which may be for want of gas) two:
 // one at the cap, which gives the gas used (or the revert), then one at the limit that will be
-// sent. Simulations of
-// concurrent executes go to the node together (simulationBatcher.ts). eth_estimateGas (a search of
-// ~15–20 executions) is the fallback: for a node without eth_simulateV1, a revert without data to
-// decode, or a limit the confirmation refuses.
+// sent. Simulations of concurrent executes go to the node together (simulationBatcher.ts).
+// eth_estimateGas (a search of ~15–20 executions) is the fallback: for a node without
+// eth_simulateV1, a revert without data to decode, or a limit the confirmation refuses.
 //
 // A paid execute's settlement (the facilitator's transferWithAuthorization, exactly as it will be
 // sent) runs first in the same simulated block: an intent that only reverts once the payment is
