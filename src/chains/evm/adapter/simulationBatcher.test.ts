@@ -327,6 +327,7 @@ test('a straggler behind a wave just sent (its replay 64 or more, and over 4 tim
   const counted: [number, number][] = []
   const batcher = createSimulationBatcher(node.request, {
     gatherMs: 150,
+    pending: () => kept.length,
     own: () => [{ address: '0xr1' as never, calls: kept }],
     onSimulated: (asked, replayed) => counted.push([asked, replayed]),
   })

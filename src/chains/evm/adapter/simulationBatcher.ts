@@ -107,7 +107,8 @@ const pauseMs = 5
  */
 const replayWorthWaiting = 64
 const replayShare = 4
-const replayOutweighs = (kept: readonly OwnUnmined[], calls: number) => {
+const replayOutweighs = (kept: readonly OwnUnmined[] | undefined, calls: number) => {
+  if (kept === undefined) return false
   const replay = kept.reduce((n, key) => n + key.calls.length, 0)
   return replay >= replayWorthWaiting && replay > replayShare * calls
 }
@@ -243,17 +244,19 @@ export function createSimulationBatcher(
   /** How long the calls waiting may still gather, in ms (0 or less: the batch goes now). */
   function waitMs(now: number): number {
     if (queue.length >= maxCalls || queuedGas >= gasBudget) return 0
-    const kept = own()
     const latest = queue[0]!.at + gatherMs - now
+    const inPool = pending()
+    const recent = now - lastSent < gatherMs
     // A few calls behind a batch just sent: its replay would cost the node many times their own
-    // work, and the block that mines it is near (after it, nothing of it is replayed).
-    if (kept !== undefined && now - lastSent < gatherMs && replayOutweighs(kept, queue.length)) return latest
+    // work, and the block that mines it is near (after it, nothing of it is replayed). The
+    // transactions are listed (`own()`) only when enough of them wait in the pool.
+    if (recent && inPool >= replayWorthWaiting && replayOutweighs(own(), queue.length)) return latest
     // With the pool replayed on `latest` nothing is built per call: no block to wait for.
-    const crowded = kept === undefined && pending() >= crowdedPool
+    const crowded = inPool >= crowdedPool && own() === undefined
     if (lastSize < concurrentCalls && !crowded) return 0
     // The last batch's transactions crowd the pool: the next block takes them. Transactions older
     // than the window (stuck, or a slow chain's) are not waited out.
-    if (crowded && now - lastSent < gatherMs) return latest
+    if (crowded && recent) return latest
     return Math.min(latest, lastAsked + pauseMs - now)
   }
 
