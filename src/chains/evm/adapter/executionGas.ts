@@ -43,6 +43,16 @@ export type PrecedingCall = { from: Address; to: Address; data: Hex }
 
 /** Head-room over what the execution needs: state can move between the simulation and inclusion. */
 const gasMarginPercent = 120n
+/**
+ * The least head-room, whatever the execution's size: what a storage write to an empty slot costs
+ * over one to a set slot (22,100 gas against 5,000: EIP-2200, EIP-2929), with room for the refunds
+ * an execution's reported gas is net of. The state an execution meets on chain can differ from the
+ * simulated one by such a write: the ledger keeps 128 nonces to a storage word, so of two intents
+ * of one sender in one word, the one mined first pays for the empty word, and another relayer's
+ * transaction that the node's pending block ran first may be mined after (a fleet, several keys).
+ * 20% of a ~95,000-gas execution (19,000) did not cover it: a fleet test saw one run out of gas.
+ */
+export const gasMarginAtLeast = 25_000n
 /** The limit a simulation runs at when no cap bounds it: what a block of most chains can hold. */
 export const uncappedSimulationGas = 30_000_000n
 export const signatureRequiredDetail =
@@ -53,7 +63,8 @@ export const neededFor = (gasUsed: bigint): bigint => (gasUsed * 64n + 62n) / 63
 
 /** The limit to send for an execution that needs `needed` gas: with head-room and the earlier attempt's floor, never past the cap. */
 export function limitFor(needed: bigint, { cap, atLeast }: SimulationRequest): bigint {
-  let limit = (needed * gasMarginPercent) / 100n
+  const share = (needed * gasMarginPercent) / 100n
+  let limit = share > needed + gasMarginAtLeast ? share : needed + gasMarginAtLeast
   if (atLeast !== undefined && limit < atLeast) limit = atLeast
   return cap !== undefined && limit > cap.gas ? cap.gas : limit
 }

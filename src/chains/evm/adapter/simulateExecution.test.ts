@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { type Hex, numberToHex } from 'viem'
 import type { EvmContext } from './evmContext.ts'
-import { neededFor } from './executionGas.ts'
+import { gasMarginAtLeast, limitFor, neededFor } from './executionGas.ts'
 import { simulateExecution } from './simulateExecution.ts'
 import type { SimulatedCall } from './simulationBatcher.ts'
 
@@ -34,8 +34,23 @@ function world(gasOf: (data: Hex) => bigint) {
   return { asked, execute }
 }
 
-/** The limit the gateway sends for an execution that used `used`: its need, then 20% head-room. */
-const band = (used: bigint) => [(neededFor(used) * 120n) / 100n, (neededFor(used) * 150n) / 100n] as const
+/** The limit the gateway sends for an execution that used `used`: its need, then 20% head-room (at least 25,000 gas). */
+const band = (used: bigint) => {
+  const needed = neededFor(used)
+  const share = (needed * 120n) / 100n
+  const least = share > needed + gasMarginAtLeast ? share : needed + gasMarginAtLeast
+  return [least, (least * 5n) / 4n] as const
+}
+
+test('the head-room is 20% of what an execution needs, and never less than an empty storage slot costs over a set one (25,000 gas)', () => {
+  const request = { cap: undefined } as never
+  // ~95,000 gas: 20% (19,000) would not cover one more write to an empty slot (+17,100) and refunds.
+  assert.equal(limitFor(95_000n, request), 120_000n)
+  assert.equal(limitFor(500_000n, request), 600_000n)
+  assert.equal(limitFor(125_000n, request), 150_000n)
+  // The cap still bounds it.
+  assert.equal(limitFor(95_000n, { cap: { gas: 110_000n, by: 'price' } } as never), 110_000n)
+})
 
 test('a shape mostly at one gas and now and then ~18% more is simulated once per execution once it has seen both; each limit fits its own gas', async () => {
   const usual = 93_392n
