@@ -247,12 +247,13 @@ export function createSimulationBatcher(
     const latest = queue[0]!.at + gatherMs - now
     const inPool = pending()
     const recent = now - lastSent < gatherMs
+    // The gateway's unmined transactions are listed (a copy of each key's) only when several wait in the pool.
+    const kept = inPool >= crowdedPool ? own() : undefined
     // A few calls behind a batch just sent: its replay would cost the node many times their own
-    // work, and the block that mines it is near (after it, nothing of it is replayed). The
-    // transactions are listed (`own()`) only when enough of them wait in the pool.
-    if (recent && inPool >= replayWorthWaiting && replayOutweighs(own(), queue.length)) return latest
+    // work, and the block that mines it is near (after it, nothing of it is replayed).
+    if (recent && inPool >= replayWorthWaiting && replayOutweighs(kept, queue.length)) return latest
     // With the pool replayed on `latest` nothing is built per call: no block to wait for.
-    const crowded = inPool >= crowdedPool && own() === undefined
+    const crowded = inPool >= crowdedPool && kept === undefined
     if (lastSize < concurrentCalls && !crowded) return 0
     // The last batch's transactions crowd the pool: the next block takes them. Transactions older
     // than the window (stuck, or a slow chain's) are not waited out.
