@@ -50,7 +50,7 @@ const gasMarginPercent = 120n
  * simulated one by such a write: the ledger keeps 128 nonces to a storage word, so of two intents
  * of one sender in one word, the one mined first pays for the empty word, and another relayer's
  * transaction that the node's pending block ran first may be mined after (a fleet, several keys).
- * 20% of a ~95,000-gas execution (19,000) did not cover it: a fleet test saw one run out of gas.
+ * 20% of a ~95,000-gas execution (19,000) leaves almost nothing over that write for the refunds.
  */
 export const gasMarginAtLeast = 25_000n
 /** The limit a simulation runs at when no cap bounds it: what a block of most chains can hold. */
