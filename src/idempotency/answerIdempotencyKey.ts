@@ -2,15 +2,16 @@
 // replay, standing, budgets and any price): nothing when the caller has not recorded the key (the
 // request goes on, and its claim records it); 422 0xA8 when the key answers for another request
 // (another body, or the same body for another chain); and for the same request, its first answer:
-// the intent's outcome (the intent-hash rule, contract §15), or 202 0xF3 with Location while the
-// first request still runs (claimed, nothing signed yet). Sent free: nothing is reserved, charged
-// or sent, and an x402 client's retry is never offered a price again for a request that ran.
+// the intent's outcome (the intent-hash rule, contract §15), waiting up to claimWaitMs for a first
+// request that still runs (claimed, nothing signed yet) to send or give its claim back, and 503
+// claim-held to retry if it has done neither. Sent free: nothing is reserved, charged or sent, and
+// an x402 client's retry is never offered a price again for a request that ran.
 
 import type { Hex } from 'viem'
-import { replayExecution } from '../intents/replayExecution.ts'
+import { afterClaim, claimHeld, replayExecution } from '../intents/replayExecution.ts'
 import type { ChainAdapter } from '../ports/chainAdapter.ts'
 import type { IntentOutcome } from '../ports/intentOutcome.ts'
-import type { IdempotencyKeyClaim, Journal } from '../ports/journal.ts'
+import type { ExecutionRecord, IdempotencyKeyClaim, Journal } from '../ports/journal.ts'
 import { Status } from '../status/statusCodes.ts'
 
 export const idempotencyKeyReusedType = 'urn:intent-gateway:problem:idempotency-key-reused'
@@ -27,6 +28,8 @@ export type AnswerIdempotencyKeyParameters = {
   adapter: ChainAdapter
   intentHash: Hex
   key: IdempotencyKeyClaim
+  /** The execute's receipt timeout: a wait for the first request's claim is never longer. */
+  receiptTimeoutMs: number
 }
 
 export async function answerIdempotencyKey({
@@ -34,6 +37,7 @@ export async function answerIdempotencyKey({
   adapter,
   intentHash,
   key,
+  receiptTimeoutMs,
 }: AnswerIdempotencyKeyParameters): Promise<IntentOutcome | undefined> {
   const recorded = await journal.idempotencyKey(key.scope, key.key)
   if (!recorded) return undefined
@@ -45,22 +49,14 @@ export async function answerIdempotencyKey({
   ) {
     return idempotencyKeyReused({ intentHash, chainId, chainType }, recorded)
   }
-  const replayed = await replayExecution({ adapter, journal, intentHash })
-  if (replayed) return replayed
-  const record = await journal.get(intentHash, chainId)
-  if (record?.state === 'claimed' && record.updatedAt.getTime() > Date.now() - runningClaimMs) {
-    return {
-      status: Status.SUBMITTED,
-      intentHash,
-      chainId,
-      chainType,
-      detail:
-        'the first request with this Idempotency-Key is still running (replayed: nothing was sent or charged again); poll the Location for its state',
-      replayed: true,
-    }
-  }
-  // Its attempt sent nothing that holds (given back, or dropped): the request goes on, under the same key.
-  return undefined
+  // The first request still runs (claimed, nothing signed): its outcome once it sends, the request
+  // itself once it gives the claim back (refused, say), or 503 claim-held to retry after the wait.
+  const running = (record: ExecutionRecord) => record.updatedAt.getTime() > Date.now() - runningClaimMs
+  const record = await afterClaim(journal, intentHash, chainId, receiptTimeoutMs, running)
+  if (record?.state === 'claimed' && running(record)) return claimHeld(intentHash, adapter)
+  // Its attempt sent something that holds: its outcome. Sent nothing that holds (given back, or
+  // dropped): the request goes on, under the same key.
+  return replayExecution({ adapter, journal, intentHash })
 }
 
 /** 422 0xA8: the key answers for another request; nothing is done. */

@@ -15,16 +15,21 @@ import type { ExecutionReport, IntentOutcome } from '../ports/intentOutcome.ts'
 import type { ExecutionRecord, Journal } from '../ports/journal.ts'
 import { Status } from '../status/statusCodes.ts'
 import { fromReceipt } from './fromReceipt.ts'
-import { holdsOutcome, replayOf, stillHolds } from './replayExecution.ts'
+import {
+  afterClaim,
+  claimHeld,
+  claimPollMs,
+  claimWaitMs,
+  holdsOutcome,
+  replayOf,
+  stillHolds,
+} from './replayExecution.ts'
 import { signingFor } from './signingFor.ts'
 import { toReport } from './toReport.ts'
 
 const noRelayerKeyType = 'urn:intent-gateway:problem:no-relayer-key'
 const noRelayerKeyRetrySeconds = 2
 const accountNotDelegatedType = 'urn:intent-gateway:problem:account-not-delegated'
-/** How long a repeat waits for a claim that has signed nothing yet to send or be given back, and how often it looks. */
-const claimWaitMs = 10_000
-const claimPollMs = 50
 
 export type ExecuteIntentParameters = {
   adapter: ChainAdapter
@@ -198,7 +203,9 @@ async function prepare({
   // A gateway instance holding no relayer key now (the keys are leased to the other instances)
   // claims nothing: a claim it cannot send would hold the intent while nobody sends it.
   if (adapter.canSendNow && !(await adapter.canSendNow())) {
-    const holder = await journal.get(intentHash, adapter.chainId)
+    // Another instance's claim that has signed nothing: wait for its outcome, as below (never a 202 for a claim).
+    const holder = await afterClaim(journal, intentHash, adapter.chainId, receiptTimeoutMs)
+    if (holder?.state === 'claimed') return claimHeld(intentHash, adapter)
     if (holder && holdsOutcome(holder) && (await stillHolds(adapter, journal, holder))) return replayOf(holder, adapter)
     return noRelayerKey()
   }
@@ -212,6 +219,7 @@ async function prepare({
   // The same intent claimed by a request that has signed nothing yet (it validates, simulates or
   // settles a payment): wait for it to send or to give the intent back, rather than answer 202 for
   // an intent that request may yet release (another instance losing its relayer key, a refusal).
+  // Still unsigned after the wait: 503 claim-held, to retry (its holder may be dead).
   for (
     const deadline = Date.now() + Math.min(receiptTimeoutMs, claimWaitMs);
     !claim.ok && claim.holder.intentHash === intentHash && claim.holder.state === 'claimed' && Date.now() < deadline;
@@ -222,7 +230,8 @@ async function prepare({
   if (!claim.ok) {
     const { holder } = claim
     // The same intent: its one outcome, replayed. Another intent with the same sender and nonce: refused.
-    if (holder.intentHash === intentHash) return replayOf(holder, adapter)
+    if (holder.intentHash === intentHash)
+      return holder.state === 'claimed' ? claimHeld(intentHash, adapter) : replayOf(holder, adapter)
     const what = `an intent with the same sender and nonce (${holder.intentHash})`
     return holder.state === 'mined'
       ? outcome(Status.NONCE_USED, `${what} was already executed`, toReport(holder, adapter))

@@ -12,6 +12,36 @@ import { toReport } from './toReport.ts'
 export const holdsOutcome = (record: ExecutionRecord) =>
   record.state === 'claimed' || record.state === 'pending' || record.state === 'mined' || record.state === 'reverted'
 
+/**
+ * How long a repeat waits for a claim that has signed nothing yet (its request validates, simulates
+ * or settles a payment) to send or be given back, bounded by the receipt timeout, and how often it looks.
+ */
+export const claimWaitMs = 10_000
+export const claimPollMs = 50
+/**
+ * The intent's record once no request holds it claimed with nothing signed (it sent, or gave the
+ * claim back), or as it is when the wait ends: read every claimPollMs for up to `waitMs` (never
+ * more than claimWaitMs). `running` says which claims to wait for (default: every claim).
+ */
+export async function afterClaim(
+  journal: Journal,
+  intentHash: Hex,
+  chainId: string,
+  waitMs: number,
+  running: (record: ExecutionRecord) => boolean = () => true,
+): Promise<ExecutionRecord | undefined> {
+  const deadline = Date.now() + Math.min(waitMs, claimWaitMs)
+  let record = await journal.get(intentHash, chainId)
+  while (record?.state === 'claimed' && running(record) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, claimPollMs))
+    record = await journal.get(intentHash, chainId)
+  }
+  return record
+}
+
+export const claimHeldType = 'urn:intent-gateway:problem:claim-held'
+const claimHeldRetrySeconds = 2
+
 export type ReplayExecutionParameters = { adapter: ChainAdapter; journal: Journal; intentHash: Hex }
 
 /** The replayed answer of an intent this gateway sent; undefined when it has none to replay (never sent, released, dropped). */
@@ -88,5 +118,25 @@ export function replayOf(
     detail,
     execution: toReport(record, adapter),
     replayed: true,
+  }
+}
+
+/**
+ * The answer a repeat gets when the intent's claim has still signed nothing after claimWaitMs: 503,
+ * retryable, never 202. Nothing was sent, so there is no transaction to report, and the claim may be
+ * one a dead instance left (given back when that instance starts again, when its heartbeat ends or
+ * after the stale-claim time): a client that took 202 for "sent" would wait for an execution nobody
+ * makes, while a retry answers the outcome once the holder sends, or claims and runs the intent once
+ * the claim is given back.
+ */
+export function claimHeld(intentHash: Hex, adapter: Pick<ChainAdapter, 'chainId' | 'chainType'>): IntentOutcome {
+  return {
+    status: Status.UNAVAILABLE,
+    intentHash,
+    chainId: adapter.chainId,
+    chainType: adapter.chainType,
+    detail: `another request holds this intent's claim and has sent nothing yet (it validates, simulates or settles its payment, or its gateway stopped before signing): this request sent and charged nothing; retry after ${claimHeldRetrySeconds} s: the retry answers the intent's outcome once it is sent, or runs it once the claim is given back`,
+    problemType: claimHeldType,
+    retryAfterSeconds: claimHeldRetrySeconds,
   }
 }

@@ -6,8 +6,10 @@ import { after, before, beforeEach, describe, it } from 'node:test'
 import { decodeEventLog, encodeFunctionData, type Hex, parseEther } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
+import { evmRuntime } from '../../src/chains/evm/evmRuntime.ts'
 import { demoCounterArtifact } from '../../src/contracts/demoCounterArtifact.ts'
 import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
+import { parseIntent } from '../../src/intents/parseIntent.ts'
 import { assertCommonHeaders } from '../support/assertCommonHeaders.ts'
 import {
   demoIntent,
@@ -187,6 +189,49 @@ describe('POST /intents/execute', () => {
     assert.equal(results.filter((r) => r.body.replayed).length, 7)
     assert.equal(await relayerNonce(), before + 1, 'one transaction')
     assert.equal(await readCount(), countBefore + 1n)
+  })
+
+  it('answers a repeat 503 0x40 claim-held with Retry-After, never 202, when the claim it meets still sent nothing after the wait; the retry runs once the claim is given back', async () => {
+    // The wait is never longer than the receipt timeout: 1.5 s here, 10 s by default.
+    const held = await startTestGateway({ chains: [world.devnet.chain], receiptTimeoutMs: 1_500 })
+    try {
+      const body = await signIntent(world.devnet, demoIntent(world.devnet, { nonce: '11' }))
+      const intentHash = evmRuntime.hashIntent(parseIntent(body as never, evmRuntime))
+      // A request caught between its claim and its signature (its payment settles), or one whose
+      // gateway died there: no transaction exists, whatever a 202 would say.
+      const claim = await held.journal.claim({
+        chainId: world.devnet.chain.chainId,
+        intentHash,
+        intent: parseIntent(body as never, evmRuntime),
+      })
+      assert.ok(claim.ok)
+      const before = await relayerNonce()
+      const started = performance.now()
+      const repeat = await post(held.baseUrl, '/intents/execute', body, { 'x-chain-id': '31337' })
+      assert.equal(repeat.status, 503, repeat.text)
+      assertCommonHeaders(repeat, { status: '0x40' })
+      assert.equal(repeat.headers.get('retry-after'), '2')
+      assert.equal(repeat.headers.get('location'), null)
+      assert.equal(repeat.body.type, 'urn:intent-gateway:problem:claim-held')
+      assert.equal(repeat.body.replayed, undefined)
+      assert.match(repeat.body.detail, /has sent nothing yet.*retry after 2 s/)
+      assert.ok(performance.now() - started >= 1_400, 'it waited for the claim first')
+      assert.equal((await held.journal.get(intentHash, world.devnet.chain.chainId))?.state, 'claimed')
+      assert.equal(await relayerNonce(), before, 'nothing sent')
+      assert.equal(await nonceUsed(11n), false)
+
+      // A claim given back during the wait (its request was refused): the repeat runs it itself.
+      const waiting = post(held.baseUrl, '/intents/execute', body, { 'x-chain-id': '31337' })
+      await new Promise((r) => setTimeout(r, 300))
+      await held.journal.release(claim.record)
+      const ran = await waiting
+      assert.equal(ran.status, 200, ran.text)
+      assert.equal(ran.body.replayed, undefined)
+      assert.equal(await nonceUsed(11n), true)
+      assert.equal(await relayerNonce(), before + 1)
+    } finally {
+      await held.close()
+    }
   })
 
   it('answers 422 (0x50) when the target call reverts on-chain, and spends nothing', async () => {

@@ -228,42 +228,63 @@ describe('Idempotency-Key on POST /intents/execute', () => {
     assert.ok(await gateway.journal.idempotencyKey(`sender:${devnet.demo.sender.toLowerCase()}`, 'pay-9021'))
   })
 
-  it('answers 202 0xF3 with Location and replayed while the first request still runs, and nothing else under its key', async () => {
-    const body = await signedIntent(devnet, { nonce: '9030' })
-    const intentHash = await hashOf(body)
-    // The first request, caught between its claim and its transaction (as while its payment settles).
-    const claim = await gateway.journal.claim({
-      chainId: devnet.chain.chainId,
-      intentHash,
-      intent: parseIntent(body as never, evmRuntime),
-      idempotencyKey: {
-        scope: scopeA,
-        key: 'slow-9030',
-        fingerprint: bodyFingerprint(body),
-        expiresAt: new Date(Date.now() + 60_000),
-      },
+  it('waits while the first request still runs and has sent nothing, then answers 503 claim-held (never 202: nothing was sent), and nothing else under its key; runs once its claim is given back', async () => {
+    // The wait is never longer than the receipt timeout: 1.5 s on this gateway, 10 s by default.
+    const quick = await startTestGateway({
+      chains: [devnet.chain],
+      auth: { keyHashes: [hashApiKey(keyA)], requireForValidate: false },
+      receiptTimeoutMs: 1_500,
     })
-    assert.ok(claim.ok)
-    const running = await execute(body, { 'idempotency-key': 'slow-9030' })
-    assert.equal(running.status, 202, running.text)
-    assert.equal(running.headers.get('x-erc1066-status'), '0xF3')
-    assert.equal(running.headers.get('location'), `/intents/${intentHash}`)
-    assert.equal(running.body.replayed, true)
-    assert.equal(
-      (await request(gateway.baseUrl, running.headers.get('location')!)).status,
-      202,
-      'the Location answers while it runs',
-    )
-    assert.equal(
-      (await execute(await signedIntent(devnet, { nonce: '9031' }), { 'idempotency-key': 'slow-9030' })).status,
-      422,
-    )
-    // The first request gives its claim back (refused before signing): its key goes with it, and a retry runs.
-    await gateway.journal.release(claim.record)
-    assert.equal(await gateway.journal.idempotencyKey(scopeA, 'slow-9030'), undefined)
-    const retried = await execute(body, { 'idempotency-key': 'slow-9030' })
-    assert.equal(retried.status, 200, retried.text)
-    assert.equal(retried.body.replayed, undefined)
+    const executeOn = (body: unknown, key: string) =>
+      post(quick.baseUrl, '/intents/execute', body, { authorization: `Bearer ${keyA}`, 'idempotency-key': key })
+    /** The first request, caught between its claim and its transaction (as while its payment settles, or its gateway died there). */
+    const claimFirst = async (body: Record<string, unknown>, key: string) => {
+      const claim = await quick.journal.claim({
+        chainId: devnet.chain.chainId,
+        intentHash: await hashOf(body),
+        intent: parseIntent(body as never, evmRuntime),
+        idempotencyKey: {
+          scope: scopeA,
+          key,
+          fingerprint: bodyFingerprint(body),
+          expiresAt: new Date(Date.now() + 60_000),
+        },
+      })
+      assert.ok(claim.ok)
+      return claim.record
+    }
+    try {
+      const body = await signedIntent(devnet, { nonce: '9030' })
+      const claim = await claimFirst(body, 'slow-9030')
+      const running = await executeOn(body, 'slow-9030')
+      assert.equal(running.status, 503, running.text)
+      assert.equal(running.headers.get('x-erc1066-status'), '0x40')
+      assert.equal(running.headers.get('retry-after'), '2')
+      assert.equal(running.body.type, 'urn:intent-gateway:problem:claim-held')
+      assert.equal(running.body.replayed, undefined)
+      assert.equal(await nonceUsed('9030'), false)
+      assert.equal((await executeOn(await signedIntent(devnet, { nonce: '9031' }), 'slow-9030')).status, 422)
+      // The first request gives its claim back (refused before signing): its key goes with it, and a retry runs.
+      await quick.journal.release(claim)
+      assert.equal(await quick.journal.idempotencyKey(scopeA, 'slow-9030'), undefined)
+      const retried = await executeOn(body, 'slow-9030')
+      assert.equal(retried.status, 200, retried.text)
+      assert.equal(retried.body.replayed, undefined)
+
+      // Given back during the wait: the waiting request goes on and runs, under the key.
+      const other = await signedIntent(devnet, { nonce: '9032' })
+      const held = await claimFirst(other, 'slow-9032')
+      const waiting = executeOn(other, 'slow-9032')
+      await new Promise((r) => setTimeout(r, 300))
+      await quick.journal.release(held)
+      const ran = await waiting
+      assert.equal(ran.status, 200, ran.text)
+      assert.equal(ran.body.replayed, undefined)
+      assert.equal(await nonceUsed('9032'), true)
+      assert.ok(await quick.journal.idempotencyKey(scopeA, 'slow-9032'), 'recorded by the claim that ran')
+    } finally {
+      await quick.close()
+    }
   })
 
   it('runs one of several concurrent requests with one key and body, and one of two with one key and two bodies', async () => {

@@ -10,6 +10,7 @@ import pg from 'pg'
 import { encodeSuiIntent } from '../../src/chains/sui/encodeSuiIntent.ts'
 import { suiRuntime } from '../../src/chains/sui/suiRuntime.ts'
 import { parseIntent } from '../../src/intents/parseIntent.ts'
+import { openPostgresJournal } from '../../src/store/postgres/openPostgresJournal.ts'
 import { eventually } from '../support/eventually.ts'
 import { startGatewayProcess } from '../support/gatewayProcess.ts'
 import { createTestDatabase, type TestDatabase } from '../support/postgresDatabase.ts'
@@ -125,6 +126,28 @@ describe('a fleet sharing one Sui relayer key: one instance at a time sends with
     const replayed = await post(b.baseUrl, '/intents/execute', first.body, sui)
     assert.equal(replayed.status, 200, replayed.text)
     assert.equal(replayed.body.replayed, true)
+    // A claim another instance made and has sent nothing for (its request settles a payment, or the
+    // instance died before signing): b has no outcome to replay, so 503 claim-held to retry, never
+    // a 202 for a transaction nobody sent. Nothing claimed, sent or changed by b.
+    const holder = await openPostgresJournal({ url: database.url, instanceId: 'sui-holder' })
+    try {
+      const held = await signed()
+      const intent = parseIntent(held.body as never, suiRuntime)
+      assert.ok((await holder.claim({ chainId: 'sui:localnet', intentHash: held.hash, intent })).ok)
+      const res = await post(b.baseUrl, '/intents/execute', held.body, sui)
+      assert.equal(res.status, 503, res.text)
+      assert.equal(res.headers.get('x-erc1066-status'), '0x40')
+      assert.equal(res.headers.get('retry-after'), '2')
+      assert.equal(res.body.type, 'urn:intent-gateway:problem:claim-held')
+      assert.equal(res.body.replayed, undefined)
+      assert.deepEqual(
+        (await rows(held.hash)).map((r) => [r.state, r.instance_id]),
+        [['claimed', 'sui-holder']],
+      )
+      assert.equal(executeCalls().length, before, 'nothing sent')
+    } finally {
+      await holder.close()
+    }
     const lease = (
       await db.query('SELECT chain_id, relayer, instance_id FROM relayer_leases WHERE chain_id = $1', ['sui:localnet'])
     ).rows

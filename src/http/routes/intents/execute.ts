@@ -74,7 +74,7 @@ export function registerExecuteRoute(
     tags: ['intents'],
     summary: 'Validate an intent, then execute it on-chain through the relayer',
     description:
-      "A non-success validation is answered as validate would answer it, and nothing is sent. Then the relayer sends the intent (with `signature`, the signed entry point), simulated first as the chain will run it (the sending key, its fees and gas limit, the pending state), and waits for the receipt: 200 (0x11) when mined, the decoded code on a revert, 202 (0xF3) with Location when not mined in time. An intent hash has one outcome: a repeat of an intent this gateway sent answers that outcome with `replayed: true` (200 0x11 once mined, the revert's answer once reverted, 202 0xF3 while in flight), sending and charging nothing; 409 (0x22) is for another intent reusing a used sender and nonce. A paid execute is simulated after its payment's settlement (EVM: the two together, in that order, before settling; an execution that would revert after it is refused and nothing is charged); on Solana it is simulated again once the settlement is confirmed, and a refusal there answers its code with `payment.status: \"credited\"` (the settled payment stays this intent's credit). Too many on-chain reverts of a sender, client or target (a target's share counts one revert per sender, payer or client), or a spent gas budget: 429 (0xF6, problem types reverts-throttled and gas-budget-spent) with Retry-After; the relayer's spend budget (spend no payment covered) spent: 503 (0x40). Without a signature, a 401 (0xE5) body carries `signing`, the typed data to sign.",
+      "A non-success validation is answered as validate would answer it, and nothing is sent. Then the relayer sends the intent (with `signature`, the signed entry point), simulated first as the chain will run it (the sending key, its fees and gas limit, the pending state), and waits for the receipt: 200 (0x11) when mined, the decoded code on a revert, 202 (0xF3) with Location when not mined in time. An intent hash has one outcome: a repeat of an intent this gateway sent answers that outcome with `replayed: true` (200 0x11 once mined, the revert's answer once reverted, 202 0xF3 while in flight; 503 0x40 claim-held with Retry-After when another request's claim has still sent nothing after up to 10 s), sending and charging nothing; 409 (0x22) is for another intent reusing a used sender and nonce. A paid execute is simulated after its payment's settlement (EVM: the two together, in that order, before settling; an execution that would revert after it is refused and nothing is charged); on Solana it is simulated again once the settlement is confirmed, and a refusal there answers its code with `payment.status: \"credited\"` (the settled payment stays this intent's credit). Too many on-chain reverts of a sender, client or target (a target's share counts one revert per sender, payer or client), or a spent gas budget: 429 (0xF6, problem types reverts-throttled and gas-budget-spent) with Retry-After; the relayer's spend budget (spend no payment covered) spent: 503 (0x40). Without a signature, a 401 (0xE5) body carries `signing`, the typed data to sign.",
     headers: {
       ...requestHeadersSchema,
       properties: {
@@ -83,7 +83,7 @@ export function registerExecuteRoute(
         'idempotency-key': {
           type: 'string',
           description:
-            "1 to 255 printable ASCII characters (or the IETF draft's quoted form), kept IDEMPOTENCY_KEY_TTL_HOURS (24 h) per caller (API key, OAuth identity, else the intent's sender), recorded only by a request that claims the intent. A retry with the same key and body answers the first answer with `replayed: true` (202 0xF3 with Location while the first still runs); another body under the key: 422 (0xA8). Malformed: 400 naming the header.",
+            "1 to 255 printable ASCII characters (or the IETF draft's quoted form), kept IDEMPOTENCY_KEY_TTL_HOURS (24 h) per caller (API key, OAuth identity, else the intent's sender), recorded only by a request that claims the intent. A retry with the same key and body answers the first answer with `replayed: true` (while the first still runs and has sent nothing: up to 10 s of wait, then 503 0x40 claim-held with Retry-After); another body under the key: 422 (0xA8). Malformed: 400 naming the header.",
           examples: ['8e03978e-40d5-43e8-bc93-6894a57f9324'],
         },
       },
@@ -107,7 +107,14 @@ export function registerExecuteRoute(
       const key = keyOf(req, request)
       if (key) keys.set(request, key)
       return (
-        (key && (await answerIdempotencyKey({ journal, adapter: req.adapter, intentHash: req.intentHash, key }))) ??
+        (key &&
+          (await answerIdempotencyKey({
+            journal,
+            adapter: req.adapter,
+            intentHash: req.intentHash,
+            key,
+            receiptTimeoutMs,
+          }))) ??
         (await replayExecution({ adapter: req.adapter, journal, intentHash: req.intentHash })) ??
         (guard && (await refusal(guard, req, clientOf(request, claimedPayerOf(request, payments)), metrics)))
       )
