@@ -53,6 +53,15 @@ const executeInFlight = 200
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length)
 /** `--workers`: also validate with WORKERS=1 and 2 (needs PostgreSQL; `--only=workers` for that phase alone). */
 const benchWorkers = process.argv.includes('--workers')
+/**
+ * BENCH_EXECUTE_WORKERS=N: the execute phase's gateway with WORKERS=N on a PostgreSQL journal of
+ * its own (TEST_DATABASE_URL's server, dropped after) and Redis (a prefix of its own), one relayer
+ * key per worker; 1 measures the PostgreSQL journal in one process. Unset: one process on SQLite,
+ * as the targets are measured. With N > 1 the gateway's /metrics is one worker's (the node calls
+ * and simulations per execute it prints are that worker's share), and PostgreSQL's own CPU is
+ * counted nowhere but in the rate.
+ */
+const executeWorkers = Number(process.env.BENCH_EXECUTE_WORKERS ?? 0)
 /** `--profile`: the gateway runs with V8's CPU profiler; its hottest places are printed at the end. */
 const profileDir = process.argv.includes('--profile') ? mkdtempSync(join(tmpdir(), 'bench-profile-')) : undefined
 
@@ -678,7 +687,9 @@ async function benchExecute(report: Record<string, unknown>) {
   // Interval mining: concurrent submissions stall anvil's automine (toolchain notes).
   const devnet = await started(startDevnet({ blockTime }))
   const { publicClient } = createDevClients(devnet.anvil.rpcUrl, devnet.anvil.chainId)
-  const gateway = await started(startGateway(devnet, await fundedKey(devnet)))
+  const relayerKey = await fundedKey(devnet)
+  const fleet = executeWorkers > 0 ? await workersEnv(devnet, relayerKey, executeWorkers) : undefined
+  const gateway = await started(startGateway(devnet, relayerKey, fleet?.env))
   try {
     const countBefore = await publicClient.readContract({
       address: devnet.contracts.counter,
@@ -935,7 +946,7 @@ async function benchExecute(report: Record<string, unknown>) {
       expectedCounterDelta: rawSucceeded + gatewayNonces.length,
       peakRssMb: gateway.peakRssMb(),
     }
-    report.execute = result
+    report.execute = fleet ? { ...result, workers: executeWorkers, journal: 'postgres' } : result
     const cpu = (r: ExecuteRound) =>
       Object.entries(r.cpuUsPerExecute)
         .map(([k, v]) => `${k} ${v.toFixed(0)} µs`)
@@ -951,7 +962,7 @@ async function benchExecute(report: Record<string, unknown>) {
     const line = (name: string, r: ExecuteRound) =>
       `  ${name.padEnd(8)} ${r.perSecond.toFixed(0).padStart(6)} /s   CPU per execute: ${cpu(r)}\n           ${coreShares(r.cpuUsPerExecute, executeCount / r.cpuSeconds)}\n           node calls per execute: ${calls(r)}   load average ${r.loadAverage.toFixed(2)}${simulated(r)}\n`
     process.stdout.write(
-      `\nexecute ${executeCount} intents a round, ${executeRounds} alternating rounds, medians (anvil --block-time ${blockTime})\n` +
+      `\nexecute ${executeCount} intents a round, ${executeRounds} alternating rounds, medians (anvil --block-time ${blockTime}${fleet ? `; the gateway: WORKERS=${executeWorkers}, PostgreSQL journal, Redis` : ''})\n` +
         `  rounds   raw ${raws.map((r) => r.perSecond.toFixed(0)).join(' / ')} tx/s, gateway ${gateways.map((r) => r.perSecond.toFixed(0)).join(' / ')} exec/s\n` +
         `           node CPU per execute beyond idle, raw ${raws.map((r) => r.cpuUsPerExecute.anvilBeyondIdle!.toFixed(0)).join(' / ')} µs, gateway's ${gateways.map((r) => r.cpuUsPerExecute.anvilBeyondIdle!.toFixed(0)).join(' / ')} µs (node idle, fitted over ${idleTrend.seconds} idle seconds, ${idleTrend.first.toFixed(0)} µs/s at the first round to ${idleTrend.last.toFixed(0)} at the last; median ${result.nodeIdleUsPerSecond.toFixed(0)}); gateway CPU ${gateways.map((r) => r.cpuUsPerExecute.gateway!.toFixed(0)).join(' / ')} µs; replayed per execute ${gateways.map((r) => r.simulatedPerExecute?.replayed.toFixed(2) ?? '?').join(' / ')}\n` +
         line('raw', raw) +
@@ -964,6 +975,41 @@ async function benchExecute(report: Record<string, unknown>) {
   } finally {
     await stopped(gateway)
     await stopped(devnet)
+    await fleet?.drop()
+  }
+}
+
+/** BENCH_EXECUTE_WORKERS's settings: WORKERS=N, a PostgreSQL journal of its own, Redis, one funded relayer key per worker. */
+async function workersEnv(devnet: Devnet, relayerKey: Hex, workers: number) {
+  const { createTestDatabase } = await import('../test/support/postgresDatabase.ts')
+  const database = await createTestDatabase('bench_execute')
+  const keys = [relayerKey, ...(await Promise.all(Array.from({ length: workers - 1 }, () => fundedKey(devnet))))]
+  const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
+  const redisPrefix = `bench-execute-${process.pid}:`
+  return {
+    env: {
+      WORKERS: String(workers),
+      DATABASE_URL: database.url,
+      INSTANCE_ID: 'bench-execute',
+      RELAYER_PRIVATE_KEYS: keys.join(','),
+      REDIS_URL: redisUrl,
+      REDIS_PREFIX: redisPrefix,
+    },
+    /** The database dropped, and the keys the gateway wrote under its prefix deleted. */
+    drop: async () => {
+      await database.drop().catch(() => {})
+      const { Redis } = await import('ioredis')
+      const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 })
+      try {
+        await redis.connect()
+        for await (const found of redis.scanStream({ match: `${redisPrefix}*`, count: 500 }))
+          if ((found as string[]).length > 0) await redis.del(...(found as string[]))
+      } catch {
+      } finally {
+        // Redis gone: its keys expire with their windows
+        redis.disconnect()
+      }
+    },
   }
 }
 
