@@ -1,19 +1,26 @@
-// The CPU of an execute's three journal writes (claim, the signed record, settle) on the SQLite
-// journal, in-process: a journal file in a scratch directory, `BATCH` intents at a time (the group
-// commit takes what one turn of the event loop asks for), `ROUNDS` rounds, the median per write.
+// The CPU of an execute's three journal writes (claim, the signed record, settle), in-process: on
+// the SQLite journal, a journal file in a scratch directory; with JOURNAL=postgres, the PostgreSQL
+// journal on a database of its own (TEST_DATABASE_URL's server, dropped after; this process's CPU
+// only, not the server's). `BATCH` intents at a time (the group commit takes what one turn of the
+// event loop asks for), `ROUNDS` rounds, the median per write.
 //
-//   npx tsx bench/journalWrites.ts            BATCH=50 ROUNDS=20
+//   npx tsx bench/journalWrites.ts            BATCH=50 ROUNDS=20 JOURNAL=sqlite|postgres
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Hex } from 'viem'
-import type { ExecutionRecord } from '../src/ports/journal.ts'
+import type { ExecutionRecord, Journal } from '../src/ports/journal.ts'
+import { openPostgresJournal } from '../src/store/postgres/openPostgresJournal.ts'
 import { openJournal } from '../src/store/sqlite/openJournal.ts'
+import { createTestDatabase } from '../test/support/postgresDatabase.ts'
 
 const batch = Number(process.env.BATCH ?? 50)
 const rounds = Number(process.env.ROUNDS ?? 20)
 const dir = mkdtempSync(join(tmpdir(), 'journal-writes-'))
-const journal = openJournal({ path: join(dir, 'journal.sqlite') })
+const database = process.env.JOURNAL === 'postgres' ? await createTestDatabase('bench_journal') : undefined
+const journal: Journal = database
+  ? await openPostgresJournal({ url: database.url })
+  : openJournal({ path: join(dir, 'journal.sqlite') })
 const chainId = 'eip155:31337'
 const hex = (n: number, bytes: number) => `0x${n.toString(16).padStart(bytes * 2, '0')}` as Hex
 const cpu: Record<'claim' | 'recordSigned' | 'settle', number[]> = { claim: [], recordSigned: [], settle: [] }
@@ -78,12 +85,13 @@ try {
     )
   }
 } finally {
-  journal.close()
+  await journal.close()
+  await database?.drop()
   rmSync(dir, { recursive: true, force: true })
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 const line = Object.entries(cpu).map(([name, xs]) => `${name} ${median(xs).toFixed(0)} µs`)
 const total = Object.values(cpu).reduce((sum, xs) => sum + median(xs), 0)
 process.stdout.write(
-  `journal writes, CPU per execute (median of ${rounds} rounds of ${batch}): ${line.join(', ')}; the three ${total.toFixed(0)} µs\n`,
+  `${database ? 'PostgreSQL' : 'SQLite'} journal writes, CPU per execute (median of ${rounds} rounds of ${batch}): ${line.join(', ')}; the three ${total.toFixed(0)} µs\n`,
 )

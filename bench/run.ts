@@ -56,7 +56,8 @@ const benchWorkers = process.argv.includes('--workers')
 /**
  * BENCH_EXECUTE_WORKERS=N: the execute phase's gateway with WORKERS=N on a PostgreSQL journal of
  * its own (TEST_DATABASE_URL's server, dropped after) and Redis (a prefix of its own), one relayer
- * key per worker; 1 measures the PostgreSQL journal in one process. Unset: one process on SQLite,
+ * key per worker; 1 measures the PostgreSQL journal in one process (BENCH_EXECUTE_REDIS=0: without
+ * Redis, which only WORKERS > 1 needs). Unset: one process on SQLite,
  * as the targets are measured. With N > 1 the gateway's /metrics is one worker's (the node calls
  * and simulations per execute it prints are that worker's share), and PostgreSQL's own CPU is
  * counted nowhere but in the rate.
@@ -992,8 +993,9 @@ async function workersEnv(devnet: Devnet, relayerKey: Hex, workers: number) {
       DATABASE_URL: database.url,
       INSTANCE_ID: 'bench-execute',
       RELAYER_PRIVATE_KEYS: keys.join(','),
-      REDIS_URL: redisUrl,
-      REDIS_PREFIX: redisPrefix,
+      ...(workers === 1 && process.env.BENCH_EXECUTE_REDIS === '0'
+        ? {}
+        : { REDIS_URL: redisUrl, REDIS_PREFIX: redisPrefix }),
     },
     /** The database dropped, and the keys the gateway wrote under its prefix deleted. */
     drop: async () => {
