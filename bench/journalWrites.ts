@@ -1,11 +1,13 @@
 // The CPU of an execute's three journal writes (claim, the signed record, settle), in-process: on
 // the SQLite journal, a journal file in a scratch directory; with JOURNAL=postgres, the PostgreSQL
-// journal on a database of its own (TEST_DATABASE_URL's server, dropped after; this process's CPU
-// only, not the server's). `BATCH` intents at a time (the group commit takes what one turn of the
-// event loop asks for), `ROUNDS` rounds, the median per write.
+// journal on a database of its own (TEST_DATABASE_URL's server, dropped after; the CPU
+// per write is this process's; the server's is printed beside it, as the machine's CPU outside this
+// process over the writes, so run it on a quiet machine). `BATCH` intents at a time (the group
+// commit takes what one turn of the event loop asks for), `ROUNDS` rounds, the median per write.
 //
 //   npx tsx bench/journalWrites.ts            BATCH=50 ROUNDS=20 JOURNAL=sqlite|postgres
-import { mkdtempSync, rmSync } from 'node:fs'
+//   DATABASE_PREPARED_STATEMENTS=false JOURNAL=postgres npx tsx bench/journalWrites.ts
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Hex } from 'viem'
@@ -19,7 +21,10 @@ const rounds = Number(process.env.ROUNDS ?? 20)
 const dir = mkdtempSync(join(tmpdir(), 'journal-writes-'))
 const database = process.env.JOURNAL === 'postgres' ? await createTestDatabase('bench_journal') : undefined
 const journal: Journal = database
-  ? await openPostgresJournal({ url: database.url })
+  ? await openPostgresJournal({
+      url: database.url,
+      preparedStatements: process.env.DATABASE_PREPARED_STATEMENTS !== 'false',
+    })
   : openJournal({ path: join(dir, 'journal.sqlite') })
 const chainId = 'eip155:31337'
 const hex = (n: number, bytes: number) => `0x${n.toString(16).padStart(bytes * 2, '0')}` as Hex
@@ -31,6 +36,17 @@ const timed = async (name: keyof typeof cpu, run: () => Promise<unknown>) => {
   cpu[name].push((used.user + used.system) / batch)
 }
 
+/** The machine's busy CPU time, µs (every core, from /proc/stat). */
+const machineUs = () => {
+  const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/)
+  const [user, nice, system, , , irq, softirq] = ticks.map(Number)
+  return ((user! + nice! + system! + irq! + softirq!) * 1_000_000) / 100
+}
+const ownUs = () => {
+  const { user, system } = process.cpuUsage()
+  return user + system
+}
+const [machineBefore, ownBefore] = [machineUs(), ownUs()]
 let next = 0
 try {
   for (let r = 0; r < rounds; r++) {
@@ -85,6 +101,11 @@ try {
     )
   }
 } finally {
+  const elsewhere = machineUs() - machineBefore - (ownUs() - ownBefore)
+  if (database)
+    process.stdout.write(
+      `the machine's CPU outside this process over the writes (the server's, on a quiet machine): ${(elsewhere / next).toFixed(0)} µs per execute\n`,
+    )
   await journal.close()
   await database?.drop()
   rmSync(dir, { recursive: true, force: true })

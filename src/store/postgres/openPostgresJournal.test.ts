@@ -19,8 +19,8 @@ after(async () => {
 })
 
 /** An empty journal: the tables emptied, the schema kept. */
-async function openEmpty(): Promise<Journal> {
-  const journal = await openPostgresJournal({ url: database.url })
+async function openEmpty(options: { preparedStatements?: boolean } = {}): Promise<Journal> {
+  const journal = await openPostgresJournal({ url: database.url, ...options })
   opened.push(journal)
   const client = new pg.Client({ connectionString: database.url })
   await client.connect()
@@ -30,6 +30,8 @@ async function openEmpty(): Promise<Journal> {
 }
 
 describe('journal contract: PostgreSQL', () => journalContract(openEmpty))
+describe('journal contract: PostgreSQL without prepared statements (DATABASE_PREPARED_STATEMENTS=false)', () =>
+  journalContract(() => openEmpty({ preparedStatements: false })))
 
 describe('openPostgresJournal', () => {
   it('migrates once, with several gateways starting at once, and records the version', async () => {
@@ -109,6 +111,40 @@ describe('openPostgresJournal', () => {
       [signedTx(5)],
       'a signed record is kept for reconciliation',
     )
+  })
+
+  it("asks a prepared statement again under a new name when another instance's migration changed the columns it returns (a rolling upgrade)", async () => {
+    const own = await createTestDatabase('journal_upgrade')
+    // One connection: every statement asked twice is prepared on it.
+    const journal = await openPostgresJournal({ url: own.url, maxConnections: 1 })
+    const other = new pg.Client({ connectionString: own.url })
+    try {
+      const key = (k: string) => ({
+        scope: 'key:tenant01',
+        key: k,
+        fingerprint: k,
+        expiresAt: new Date(Date.now() + 60_000),
+      })
+      for (const n of [1, 2]) {
+        assert.ok((await journal.claim(claimOf(n))).ok)
+        assert.ok((await journal.claim({ ...claimOf(10 + n), idempotencyKey: key(`k${n}`) })).ok)
+        assert.equal((await journal.get(claimOf(n).intentHash, 'eip155:1'))?.state, 'claimed')
+      }
+      // Another instance, newer, adds a column: `SELECT *` and `RETURNING *` now return one more.
+      // Inside a transaction first (a claim with its Idempotency-Key, asked again whole)...
+      await other.connect()
+      await other.query('ALTER TABLE executions ADD COLUMN added_by_a_later_version TEXT')
+      assert.ok((await journal.claim({ ...claimOf(13), idempotencyKey: key('k3') })).ok)
+      // ...then outside one (the statement asked again alone), after one more column.
+      await other.query('ALTER TABLE executions ADD COLUMN added_by_the_next_version TEXT')
+      assert.equal((await journal.get(claimOf(1).intentHash, 'eip155:1'))?.state, 'claimed')
+      assert.ok((await journal.claim(claimOf(3))).ok)
+      assert.equal((await journal.get(claimOf(13).intentHash, 'eip155:1'))?.state, 'claimed')
+    } finally {
+      await other.end().catch(() => {})
+      await journal.close()
+      await own.drop()
+    }
   })
 
   it('answers StorageUnavailableError (503) when the database cannot be reached, and names DATABASE_URL (without its password) when it cannot open', async () => {

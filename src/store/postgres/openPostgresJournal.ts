@@ -4,6 +4,7 @@
 // per (chain, sender, nonce)), enforced by the database's unique indexes so that they hold
 // across processes. Versioned migrations run at start-up under an advisory lock.
 
+import { createHash } from 'node:crypto'
 import pg from 'pg'
 import type { Hex } from 'viem'
 import { redactUrl } from '../../config/redactUrl.ts'
@@ -210,6 +211,12 @@ export type OpenPostgresJournalParameters = {
    * relayer lease store's) has expired is taken over at once, without waiting `staleClaimMs`.
    */
   instanceId?: string | undefined
+  /**
+   * DATABASE_PREPARED_STATEMENTS: statements asked again are prepared, so the server parses and
+   * plans each once per connection (default true). False for a pooler that cannot keep them
+   * between transactions (PgBouncer in transaction mode before 1.21).
+   */
+  preparedStatements?: boolean | undefined
 }
 
 type Queryable = Pick<pg.PoolClient, 'query'>
@@ -221,6 +228,7 @@ export async function openPostgresJournal({
   connectTimeoutMs = 5_000,
   staleClaimMs = 120_000,
   instanceId,
+  preparedStatements = true,
 }: OpenPostgresJournalParameters): Promise<Journal> {
   const pool = new pg.Pool({
     connectionString: url,
@@ -253,35 +261,52 @@ export async function openPostgresJournal({
       )
       .catch(() => {}) // unreachable now: staleClaimMs still gives them back
 
+  const statements = preparedStatements ? createStatementNames() : undefined
   /** Runs a query; a database that cannot be reached becomes StorageUnavailableError (503), nothing else changes. */
   const run = async <R extends pg.QueryResultRow = Row>(
     text: string,
     values: unknown[] = [],
     on: Queryable = pool,
   ): Promise<pg.QueryResult<R>> => {
+    const ask = () => {
+      const name = values.length > 0 ? statements?.nameOf(text) : undefined
+      return name ? on.query<R>({ name, text, values }) : on.query<R>(text, values)
+    }
     try {
-      return await on.query<R>(text, values)
+      return await ask()
     } catch (err) {
+      // Outside a transaction, once more under new names (inside one, transaction() does it).
+      if (on === pool && statements?.renewedFor(err)) {
+        try {
+          return await ask()
+        } catch (again) {
+          throw toStorageError(again)
+        }
+      }
       throw toStorageError(err)
     }
   }
   const transaction = async <T>(work: (client: Queryable) => Promise<T>): Promise<T> => {
-    let client: pg.PoolClient
-    try {
-      client = await pool.connect()
-    } catch (err) {
-      throw toStorageError(err)
-    }
-    try {
-      await run('BEGIN', [], client)
-      const result = await work(client)
-      await run('COMMIT', [], client)
-      return result
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => {})
-      throw err
-    } finally {
-      client.release()
+    for (let tries = 0; ; tries++) {
+      let client: pg.PoolClient
+      try {
+        client = await pool.connect()
+      } catch (err) {
+        throw toStorageError(err)
+      }
+      try {
+        await run('BEGIN', [], client)
+        const result = await work(client)
+        await run('COMMIT', [], client)
+        return result
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => {})
+        // Rolled back whole: asked again under new names, once.
+        if (tries === 0 && statements?.renewedFor(err)) continue
+        throw err
+      } finally {
+        client.release()
+      }
     }
   }
   const one = async (text: string, values: unknown[], on?: Queryable) => (await run(text, values, on)).rows[0]
@@ -788,4 +813,43 @@ function toStorageError(err: unknown): unknown {
     return new StorageUnavailableError('The journal database is unreachable', { cause: err })
   }
   return err
+}
+
+/**
+ * Names for prepared statements: a text asked a second time gets a name (its hash), and the server
+ * then parses and plans it once per connection instead of at every call (the bench: ~0.9 ms less
+ * of the server's CPU per execute, about half). At most 256 names, so a text that varies by call
+ * (a literal in it) cannot fill every connection with statements. A statement prepared before a
+ * migration (another instance's, in a rolling upgrade) changed the columns it returns fails once
+ * with "cached plan must not change result type": renewedFor gives every text a new name, and the
+ * caller asks again.
+ */
+function createStatementNames() {
+  const maxNames = 256
+  let generation = 0
+  const names = new Map<string, string | null>()
+  return {
+    nameOf(text: string): string | undefined {
+      const known = names.get(text)
+      if (typeof known === 'string') return known
+      if (known === null) {
+        const name = `ig${generation}_${createHash('sha256').update(text).digest('hex').slice(0, 32)}`
+        names.set(text, name)
+        return name
+      }
+      // Seen for the first time: unnamed now, named from the next time.
+      if (names.size < maxNames) names.set(text, null)
+      return undefined
+    },
+    renewedFor(err: unknown): boolean {
+      if (
+        (err as { code?: unknown }).code !== '0A000' ||
+        !/cached plan must not change result type/.test(String((err as Error).message))
+      )
+        return false
+      generation++
+      names.clear()
+      return true
+    },
+  }
 }

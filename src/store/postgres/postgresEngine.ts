@@ -8,9 +8,9 @@ export const postgresEngine: StorageEngine = {
   shared: true,
   readSettings: (env, { problems }) => readPostgresSettings(env, { problems }),
   async open(config) {
-    const { url } = config.storageOptions.postgres as PostgresSettings
+    const { url, preparedStatements } = config.storageOptions.postgres as PostgresSettings
     const { openPostgresJournal } = await import('./openPostgresJournal.ts')
-    const journal = await openPostgresJournal({ url, instanceId: config.storage.instanceId })
+    const journal = await openPostgresJournal({ url, instanceId: config.storage.instanceId, preparedStatements })
     try {
       const { createPostgresRelayerLeases } = await import('./createPostgresRelayerLeases.ts')
       const leases = createPostgresRelayerLeases({
