@@ -44,6 +44,45 @@ describe('createWindowCounters', () => {
     })
   }
 
+  it('writes what is added in one turn of the event loop as one MULTI, summed per key and bucket; the next turn in another', async () => {
+    let now = 2_000_000
+    const transactions: number[] = []
+    // The same connection, its MULTIs counted (each with how many commands it queued).
+    const counted = new Proxy(redis, {
+      get(target, name, receiver) {
+        if (name !== 'multi') return Reflect.get(target, name, receiver)
+        return () => {
+          const multi = target.multi()
+          const exec = multi.exec.bind(multi)
+          multi.exec = () => {
+            transactions.push(multi.length - 1) // its commands, MULTI itself left out
+            return exec()
+          }
+          return multi
+        }
+      },
+    })
+    const counters = createWindowCounters({ windowMs: 60_000, logger, now: () => now, redis: counted, prefix })
+    // A block's receipts: 100 executes settled at once, each counted for its sender, client and target.
+    await Promise.all(
+      Array.from({ length: 100 }, (_, i) => [
+        counters.add(`sender:${i % 2}`, 1),
+        counters.add('client:bench', 0.5),
+        counters.add('target:counter', 2),
+      ]).flat(),
+    )
+    // One MULTI: four keys, each one HINCRBYFLOAT (one bucket) and one PEXPIRE.
+    assert.deepEqual(transactions, [8])
+    assert.equal((await counters.total('sender:0')).total, 50)
+    assert.equal((await counters.total('client:bench')).total, 50)
+    assert.equal((await counters.total('target:counter')).total, 200)
+    // The next turn, and another bucket: its own MULTI.
+    now += 10_000
+    await counters.add('client:bench', 1)
+    assert.deepEqual(transactions, [8, 2])
+    assert.equal((await counters.total('client:bench')).total, 51)
+  })
+
   it('shares counts between two gateways on one Redis; unreachable, counts in memory held to 1/N of each limit (was: counted nothing, every limit open)', async () => {
     const one = createWindowCounters({ windowMs: 60_000, logger, redis, prefix })
     const two = createWindowCounters({ windowMs: 60_000, logger, redis, prefix })
