@@ -104,6 +104,15 @@ export function createWindowCounters({
       "Redis unreachable: standing and budgets are counted in this instance's memory, each limit divided by the live instances",
     )
   }
+  /** One MULTI adding each key's amounts to their buckets and renewing the key's expiry. */
+  const counted = (entries: Iterable<readonly [string, Iterable<readonly [number, number]>]>) => {
+    const multi = redis.multi()
+    for (const [key, entry] of entries) {
+      for (const [bucket, amount] of entry) multi.hincrbyfloat(prefix + key, String(bucket), amount)
+      multi.pexpire(prefix + key, windowMs + bucketMs)
+    }
+    return multi
+  }
   /** Redis answered: what was counted during the outage goes to it, in its own buckets; then the shared totals apply. */
   let flushing: Promise<void> | undefined
   const cameBack = () => {
@@ -116,12 +125,7 @@ export function createWindowCounters({
       const pending = [...memory.entries()].map(
         ([key, entry]) => [key, [...entry].filter(([bucket, amount]) => bucket >= oldestKept && amount !== 0)] as const,
       )
-      const multi = redis.multi()
-      for (const [key, entry] of pending) {
-        for (const [bucket, amount] of entry) multi.hincrbyfloat(prefix + key, String(bucket), amount)
-        multi.pexpire(prefix + key, windowMs + bucketMs)
-      }
-      await multi.exec()
+      await counted(pending).exec()
       for (const [key, entry] of pending) {
         const kept = memory.get(key)
         if (!kept) continue
@@ -156,13 +160,8 @@ export function createWindowCounters({
    */
   let pending: { amounts: Map<string, Map<number, number>>; written: Promise<void> } | undefined
   const write = async (amounts: Map<string, Map<number, number>>) => {
-    const multi = redis.multi()
-    for (const [key, entry] of amounts) {
-      for (const [bucket, amount] of entry) multi.hincrbyfloat(prefix + key, String(bucket), amount)
-      multi.pexpire(prefix + key, windowMs + bucketMs)
-    }
     try {
-      await multi.exec()
+      await counted(amounts).exec()
     } catch (err) {
       wentDown(err)
       for (const [key, entry] of amounts) for (const [bucket, amount] of entry) addLocal(key, amount, bucket * bucketMs)
