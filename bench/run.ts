@@ -120,6 +120,14 @@ function childrenOf(pid: number): number[] {
   }
 }
 const clockTicks = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim())
+/**
+ * The CPU time of a process's main thread alone (its event loop; V8's and libuv's helper threads
+ * apart), in microseconds: what one gateway process can give its requests is bounded by it.
+ */
+function loopCpuUs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / clockTicks
+}
 
 async function load(opts: {
   url: string
@@ -710,6 +718,7 @@ async function benchExecute(report: Record<string, unknown>) {
     const cpuOf = { gateway: gateway.pid, anvil: devnet.anvil.pid }
     const cpuNow = () => ({
       ...Object.fromEntries(Object.entries(cpuOf).map(([name, pid]) => [name, cpuUs(pid)])),
+      gatewayLoop: loopCpuUs(gateway.pid),
       client: clientCpuUs(),
     })
     const cpuPerExecute = (before: Record<string, number>, count: number, names: string[]) => {
@@ -828,7 +837,7 @@ async function benchExecute(report: Record<string, unknown>) {
         }),
       )
       const seconds = (performance.now() - t) / 1000
-      const cpuUsPerExecute = cpuPerExecute(before, count, ['gateway', 'anvil', 'client'])
+      const cpuUsPerExecute = cpuPerExecute(before, count, ['gateway', 'gatewayLoop', 'anvil', 'client'])
       await client.close()
       const scrapedAfter = await scrapeGateway(`${gateway.url}/metrics`)
       const callsAfter = callsIn(scrapedAfter)
@@ -940,6 +949,7 @@ async function benchExecute(report: Record<string, unknown>) {
       nodeIdleUsPerSecond: idleRate,
       nodeIdleTrend: idleTrend,
       gatewayCpuUsPerExecute: medianOf(gateways.map((r) => r.cpuUsPerExecute.gateway!)),
+      gatewayLoopCpuUsPerExecute: medianOf(gateways.map((r) => r.cpuUsPerExecute.gatewayLoop!)),
       nonceErrors: gateways.reduce((a, r) => a + (executeCount - r.succeeded), 0),
       executedOnChain: used.filter(Boolean).length,
       gatewayIntents: gatewayNonces.length,
@@ -965,7 +975,7 @@ async function benchExecute(report: Record<string, unknown>) {
     process.stdout.write(
       `\nexecute ${executeCount} intents a round, ${executeRounds} alternating rounds, medians (anvil --block-time ${blockTime}${fleet ? `; the gateway: WORKERS=${executeWorkers}, PostgreSQL journal, Redis` : ''})\n` +
         `  rounds   raw ${raws.map((r) => r.perSecond.toFixed(0)).join(' / ')} tx/s, gateway ${gateways.map((r) => r.perSecond.toFixed(0)).join(' / ')} exec/s\n` +
-        `           node CPU per execute beyond idle, raw ${raws.map((r) => r.cpuUsPerExecute.anvilBeyondIdle!.toFixed(0)).join(' / ')} µs, gateway's ${gateways.map((r) => r.cpuUsPerExecute.anvilBeyondIdle!.toFixed(0)).join(' / ')} µs (node idle, fitted over ${idleTrend.seconds} idle seconds, ${idleTrend.first.toFixed(0)} µs/s at the first round to ${idleTrend.last.toFixed(0)} at the last; median ${result.nodeIdleUsPerSecond.toFixed(0)}); gateway CPU ${gateways.map((r) => r.cpuUsPerExecute.gateway!.toFixed(0)).join(' / ')} µs; replayed per execute ${gateways.map((r) => r.simulatedPerExecute?.replayed.toFixed(2) ?? '?').join(' / ')}\n` +
+        `           node CPU per execute beyond idle, raw ${raws.map((r) => r.cpuUsPerExecute.anvilBeyondIdle!.toFixed(0)).join(' / ')} µs, gateway's ${gateways.map((r) => r.cpuUsPerExecute.anvilBeyondIdle!.toFixed(0)).join(' / ')} µs (node idle, fitted over ${idleTrend.seconds} idle seconds, ${idleTrend.first.toFixed(0)} µs/s at the first round to ${idleTrend.last.toFixed(0)} at the last; median ${result.nodeIdleUsPerSecond.toFixed(0)}); gateway CPU ${gateways.map((r) => r.cpuUsPerExecute.gateway!.toFixed(0)).join(' / ')} µs (its event loop's thread ${gateways.map((r) => r.cpuUsPerExecute.gatewayLoop?.toFixed(0) ?? '?').join(' / ')}); replayed per execute ${gateways.map((r) => r.simulatedPerExecute?.replayed.toFixed(2) ?? '?').join(' / ')}\n` +
         line('raw', raw) +
         line(`raw @${executeInFlight}`, closedRaw) +
         line('gateway', viaGateway) +
@@ -1123,14 +1133,22 @@ function fitLine(points: Array<[number, number]>): (x: number) => number {
 
 const us = (n: number) => `${(n / 1000).toFixed(2).padStart(6)} ms`
 /** What share of the machine's cores each measured process used: CPU per request × requests per second. */
-const coreShares = (cpuUsPer: Record<string, number>, perSecond: number) =>
-  `share of ${cpus().length} cores ${Object.entries(cpuUsPer)
-    .filter(([k]) => !k.startsWith('anvilBeyond'))
+const coreShares = (cpuUsPer: Record<string, number>, perSecond: number) => {
+  const share = (v: number) => `${((v * perSecond * 100) / (1e6 * cpus().length)).toFixed(0)}%`
+  // The gateway's event loop is one thread: its share of one core, beside the process's of all.
+  const loop = cpuUsPer.gatewayLoop
+  return `share of ${cpus().length} cores ${Object.entries(cpuUsPer)
+    .filter(([k]) => !k.startsWith('anvilBeyond') && k !== 'gatewayLoop')
     .map(
       ([k, v]) =>
-        `${k === 'anvil' ? 'node' : k === 'wrk' || k === 'client' ? `load generator (${k})` : k} ${((v * perSecond * 100) / (1e6 * cpus().length)).toFixed(0)}%`,
+        `${k === 'anvil' ? 'node' : k === 'wrk' || k === 'client' ? `load generator (${k})` : k} ${share(v)}${
+          k === 'gateway' && loop !== undefined
+            ? ` (its event loop's thread ${((loop * perSecond * 100) / 1e6).toFixed(0)}% of one core)`
+            : ''
+        }`,
     )
     .join(', ')}`
+}
 const fmt = (l: Load) =>
   `${l.rps.toFixed(0).padStart(7)} req/s  p50 ${us(l.p50Us)}  p99 ${us(l.p99Us)}  errors ${l.errors}  non-2xx ${l.non2xx}  CPU/request ${Object.entries(
     l.cpuUsPerRequest,
