@@ -83,6 +83,46 @@ describe('createWindowCounters', () => {
     assert.equal((await counters.total('client:bench')).total, 51)
   })
 
+  it('reads a key once for every total asked of it in one turn of the event loop; a total asked after a write sees what it added', async () => {
+    let now = 3_000_000
+    const reads: string[] = []
+    const counted = new Proxy(redis, {
+      get(target, name, receiver) {
+        if (name !== 'hgetall') return Reflect.get(target, name, receiver)
+        return (key: string) => {
+          reads.push(key.slice(prefix.length))
+          return target.hgetall(key)
+        }
+      },
+    })
+    const counters = createWindowCounters({ windowMs: 60_000, logger, now: () => now, redis: counted, prefix })
+    await counters.add('client:reads', 2)
+    // A turn's executes: each reads its sender's and its client's counts.
+    const totals = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => [counters.total(`sender:reads:${i % 2}`), counters.total('client:reads')]).flat(),
+    )
+    assert.deepEqual(reads.sort(), ['client:reads', 'sender:reads:0', 'sender:reads:1'])
+    assert.ok(totals.filter((_, i) => i % 2 === 1).every((t) => t.total === 2))
+    // The next turn reads again; and a total asked in the turn of an add, once the add is written, sees it.
+    now += 1_000
+    assert.equal((await counters.total('client:reads')).total, 2)
+    const added = counters.add('client:reads', 3)
+    const before = counters.total('client:reads')
+    await added
+    assert.equal((await before).total, 2, 'asked before the write went: read before it')
+    assert.equal((await counters.total('client:reads')).total, 5, 'asked after the write went: it sees the add')
+    // In the same turn: one total asked before the write goes, one just after it (both before the turn ends).
+    const write = counters.add('client:reads', 4)
+    const justAfter = new Promise<number>((resolve) =>
+      setImmediate(() => void counters.total('client:reads').then((t) => resolve(t.total))),
+    )
+    const justBefore = counters.total('client:reads')
+    await write
+    assert.equal((await justBefore).total, 5)
+    assert.equal(await justAfter, 9, 'a write sent ends the sharing: the read after it is its own')
+    assert.equal(reads.filter((k) => k === 'client:reads').length, 6)
+  })
+
   it('shares counts between two gateways on one Redis; unreachable, counts in memory held to 1/N of each limit (was: counted nothing, every limit open)', async () => {
     const one = createWindowCounters({ windowMs: 60_000, logger, redis, prefix })
     const two = createWindowCounters({ windowMs: 60_000, logger, redis, prefix })

@@ -159,7 +159,26 @@ export function createWindowCounters({
    * amount in its own bucket, as an add alone was.
    */
   let pending: { amounts: Map<string, Map<number, number>>; written: Promise<void> } | undefined
+  /**
+   * Reads of one key asked in one turn of the event loop share one HGETALL: an execute reads its
+   * sender's and its client's counts before it runs, and the executes of one turn are mostly one
+   * client's. A write sent ends the sharing, so a read asked after it sees what it added.
+   */
+  let reads: Map<string, Promise<Record<string, string>>> | undefined
+  const read = (key: string) => {
+    if (!reads) {
+      const turn = new Map<string, Promise<Record<string, string>>>()
+      reads = turn
+      setImmediate(() => {
+        if (reads === turn) reads = undefined
+      })
+    }
+    let fields = reads.get(key)
+    if (!fields) reads.set(key, (fields = redis.hgetall(prefix + key)))
+    return fields
+  }
   const write = async (amounts: Map<string, Map<number, number>>) => {
+    reads = undefined
     try {
       await counted(amounts).exec()
     } catch (err) {
@@ -193,7 +212,7 @@ export function createWindowCounters({
     async total(key) {
       let fields: Record<string, string>
       try {
-        fields = await redis.hgetall(prefix + key)
+        fields = await read(key)
       } catch (err) {
         wentDown(err)
         return { ...totalLocal(key, now()), share: 1 / Math.max(1, liveInstances()) }
