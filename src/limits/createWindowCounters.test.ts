@@ -99,7 +99,10 @@ describe('createWindowCounters', () => {
     await counters.add('client:reads', 2)
     // A turn's executes: each reads its sender's and its client's counts.
     const totals = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => [counters.total(`sender:reads:${i % 2}`), counters.total('client:reads')]).flat(),
+      Array.from({ length: 50 }, (_, i) => [
+        counters.total(`sender:reads:${i % 2}`),
+        counters.total('client:reads'),
+      ]).flat(),
     )
     assert.deepEqual(reads.sort(), ['client:reads', 'sender:reads:0', 'sender:reads:1'])
     assert.ok(totals.filter((_, i) => i % 2 === 1).every((t) => t.total === 2))
