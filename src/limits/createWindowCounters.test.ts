@@ -14,6 +14,11 @@ describe('createWindowCounters', () => {
   const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 })
   // This run's own keys only: nothing another run or a live gateway counts is touched.
   const prefix = `test:window-counters:${randomBytes(6).toString('hex')}:`
+  /** The same connection, with one of its methods replaced (to count what the counters send). */
+  const watching = (method: 'multi' | 'hgetall', replacement: (...args: never[]) => unknown) =>
+    new Proxy(redis, {
+      get: (target, name, receiver) => (name === method ? replacement : Reflect.get(target, name, receiver)),
+    })
   after(async () => {
     const keys = await redis.keys(`${prefix}*`)
     if (keys.length > 0) await redis.del(...keys)
@@ -48,19 +53,14 @@ describe('createWindowCounters', () => {
     let now = 2_000_000
     const transactions: number[] = []
     // The same connection, its MULTIs counted (each with how many commands it queued).
-    const counted = new Proxy(redis, {
-      get(target, name, receiver) {
-        if (name !== 'multi') return Reflect.get(target, name, receiver)
-        return () => {
-          const multi = target.multi()
-          const exec = multi.exec.bind(multi)
-          multi.exec = () => {
-            transactions.push(multi.length - 1) // its commands, MULTI itself left out
-            return exec()
-          }
-          return multi
-        }
-      },
+    const counted = watching('multi', () => {
+      const multi = redis.multi()
+      const exec = multi.exec.bind(multi)
+      multi.exec = () => {
+        transactions.push(multi.length - 1) // its commands, MULTI itself left out
+        return exec()
+      }
+      return multi
     })
     const counters = createWindowCounters({ windowMs: 60_000, logger, now: () => now, redis: counted, prefix })
     // A block's receipts: 100 executes settled at once, each counted for its sender, client and target.
@@ -86,14 +86,9 @@ describe('createWindowCounters', () => {
   it('reads a key once for every total asked of it in one turn of the event loop; a total asked after a write sees what it added', async () => {
     let now = 3_000_000
     const reads: string[] = []
-    const counted = new Proxy(redis, {
-      get(target, name, receiver) {
-        if (name !== 'hgetall') return Reflect.get(target, name, receiver)
-        return (key: string) => {
-          reads.push(key.slice(prefix.length))
-          return target.hgetall(key)
-        }
-      },
+    const counted = watching('hgetall', (key: string) => {
+      reads.push(key.slice(prefix.length))
+      return redis.hgetall(key)
     })
     const counters = createWindowCounters({ windowMs: 60_000, logger, now: () => now, redis: counted, prefix })
     await counters.add('client:reads', 2)
