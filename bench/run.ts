@@ -141,6 +141,9 @@ async function load(opts: {
   const cpuOf = opts.cpuOf ?? {}
   const callsBefore = opts.metricsUrl ? await nodeCalls(opts.metricsUrl) : undefined
   const before = Object.fromEntries(Object.entries(cpuOf).map(([name, pid]) => [name, cpuUs(pid)]))
+  // The gateway's event loop apart, as in the execute rounds (not a WORKERS primary's: its workers serve).
+  const loopBefore =
+    cpuOf.gateway === undefined || childrenOf(cpuOf.gateway).length > 0 ? undefined : loopCpuUs(cpuOf.gateway)
   // Each run counts its nonces up from a fresh base, so no two requests of the bench repeat an intent.
   const base = nonceBase
   nonceBase += 5_000_000
@@ -202,6 +205,8 @@ async function load(opts: {
   const cpuUsPerRequest = Object.fromEntries(
     Object.entries(cpuOf).map(([name, pid]) => [name, (cpuUs(pid) - before[name]!) / Math.max(1, r.requests)]),
   )
+  if (loopBefore !== undefined && cpuOf.gateway !== undefined)
+    cpuUsPerRequest.gatewayLoop = (loopCpuUs(cpuOf.gateway) - loopBefore) / Math.max(1, r.requests)
   if (wrkCpuUs !== undefined) cpuUsPerRequest.wrk = wrkCpuUs / Math.max(1, r.requests)
   const calls = callsBefore && opts.metricsUrl ? await nodeCalls(opts.metricsUrl) : undefined
   const nodeCallsPerRequest =
@@ -718,12 +723,15 @@ async function benchExecute(report: Record<string, unknown>) {
     const cpuOf = { gateway: gateway.pid, anvil: devnet.anvil.pid }
     const cpuNow = () => ({
       ...Object.fromEntries(Object.entries(cpuOf).map(([name, pid]) => [name, cpuUs(pid)])),
-      gatewayLoop: loopCpuUs(gateway.pid),
+      // The event loop apart, of a gateway in one process (a WORKERS primary's workers serve, not its loop).
+      ...(childrenOf(gateway.pid).length === 0 ? { gatewayLoop: loopCpuUs(gateway.pid) } : {}),
       client: clientCpuUs(),
     })
     const cpuPerExecute = (before: Record<string, number>, count: number, names: string[]) => {
       const now = cpuNow() as Record<string, number>
-      return Object.fromEntries(names.map((name) => [name, (now[name]! - before[name]!) / count]))
+      return Object.fromEntries(
+        names.filter((name) => name in before).map((name) => [name, (now[name]! - before[name]!) / count]),
+      )
     }
     /**
      * The node's CPU per second with nothing sent (µs/s), over the second before a round. anvil
@@ -949,7 +957,9 @@ async function benchExecute(report: Record<string, unknown>) {
       nodeIdleUsPerSecond: idleRate,
       nodeIdleTrend: idleTrend,
       gatewayCpuUsPerExecute: medianOf(gateways.map((r) => r.cpuUsPerExecute.gateway!)),
-      gatewayLoopCpuUsPerExecute: medianOf(gateways.map((r) => r.cpuUsPerExecute.gatewayLoop!)),
+      ...(gateways.every((r) => r.cpuUsPerExecute.gatewayLoop !== undefined)
+        ? { gatewayLoopCpuUsPerExecute: medianOf(gateways.map((r) => r.cpuUsPerExecute.gatewayLoop!)) }
+        : {}),
       nonceErrors: gateways.reduce((a, r) => a + (executeCount - r.succeeded), 0),
       executedOnChain: used.filter(Boolean).length,
       gatewayIntents: gatewayNonces.length,
