@@ -101,8 +101,7 @@ let nonceBase = 100_000_000
 /** CPU time (user + system) a process has used so far, in microseconds. */
 /** A process's CPU time and its live children's (a gateway with WORKERS > 1 is a primary and its workers). */
 function cpuUs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-  let total = ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / clockTicks
+  let total = statCpuUs(`/proc/${pid}/stat`)
   for (const child of childrenOf(pid)) {
     try {
       total += cpuUs(child)
@@ -124,8 +123,10 @@ const clockTicks = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()
  * The CPU time of a process's main thread alone (its event loop; V8's and libuv's helper threads
  * apart), in microseconds: what one gateway process can give its requests is bounded by it.
  */
-function loopCpuUs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+const loopCpuUs = (pid: number) => statCpuUs(`/proc/${pid}/task/${pid}/stat`)
+/** User + system time from a process's or a thread's `stat` file, in microseconds. */
+function statCpuUs(path: string): number {
+  const fields = readFileSync(path, 'utf8').split(') ')[1]!.split(' ')
   return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / clockTicks
 }
 
