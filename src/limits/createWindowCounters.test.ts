@@ -15,7 +15,7 @@ describe('createWindowCounters', () => {
   // This run's own keys only: nothing another run or a live gateway counts is touched.
   const prefix = `test:window-counters:${randomBytes(6).toString('hex')}:`
   /** The same connection, with one of its methods replaced (to count what the counters send). */
-  const watching = (method: 'multi' | 'hgetall', replacement: (...args: never[]) => unknown) =>
+  const watching = (method: 'multi' | 'hgetall' | 'hdel', replacement: (...args: never[]) => unknown) =>
     new Proxy(redis, {
       get: (target, name, receiver) => (name === method ? replacement : Reflect.get(target, name, receiver)),
     })
@@ -119,6 +119,23 @@ describe('createWindowCounters', () => {
     assert.equal((await justBefore).total, 5)
     assert.equal(await justAfter, 9, 'a write sent ends the sharing: the read after it is its own')
     assert.equal(reads.filter((k) => k === 'client:reads').length, 6)
+  })
+
+  it('deletes the buckets that left the window once per read, not once per total that shares it', async () => {
+    let now = 4_000_000
+    const deletes: string[][] = []
+    const counted = watching('hdel', (key: string, ...fields: string[]) => {
+      deletes.push(fields)
+      return redis.hdel(key, ...fields)
+    })
+    const counters = createWindowCounters({ windowMs: 60_000, logger, now: () => now, redis: counted, prefix })
+    await counters.add('client:stale', 1)
+    now += 70_000
+    await counters.add('client:stale', 2)
+    const totals = await Promise.all(Array.from({ length: 10 }, () => counters.total('client:stale')))
+    assert.ok(totals.every((t) => t.total === 2))
+    // Asked as the read is answered, before any total is.
+    assert.deepEqual(deletes, [[String(Math.floor(4_000_000 / 5_000))]])
   })
 
   it('shares counts between two gateways on one Redis; unreachable, counts in memory held to 1/N of each limit (was: counted nothing, every limit open)', async () => {

@@ -159,10 +159,20 @@ export function createWindowCounters({
    * amount in its own bucket, as an add alone was.
    */
   let pending: { amounts: Map<string, Map<number, number>>; written: Promise<void> } | undefined
+  const write = async (amounts: Map<string, Map<number, number>>) => {
+    reads = undefined
+    try {
+      await counted(amounts).exec()
+    } catch (err) {
+      wentDown(err)
+      for (const [key, entry] of amounts) for (const [bucket, amount] of entry) addLocal(key, amount, bucket * bucketMs)
+    }
+  }
   /**
    * Reads of one key asked in one turn of the event loop share one HGETALL: an execute reads its
    * sender's and its client's counts before it runs, and the executes of one turn are mostly one
-   * client's. A write sent ends the sharing, so a read asked after it sees what it added.
+   * client's. A write sent ends the sharing, so a read asked after it sees what it added. The
+   * buckets a read finds out of the window are deleted once per read, not once per caller.
    */
   let reads: Map<string, Promise<Record<string, string>>> | undefined
   const read = (key: string) => {
@@ -174,17 +184,16 @@ export function createWindowCounters({
       })
     }
     let fields = reads.get(key)
-    if (!fields) reads.set(key, (fields = redis.hgetall(prefix + key)))
-    return fields
-  }
-  const write = async (amounts: Map<string, Map<number, number>>) => {
-    reads = undefined
-    try {
-      await counted(amounts).exec()
-    } catch (err) {
-      wentDown(err)
-      for (const [key, entry] of amounts) for (const [bucket, amount] of entry) addLocal(key, amount, bucket * bucketMs)
+    if (!fields) {
+      fields = redis.hgetall(prefix + key).then((got) => {
+        const oldestKept = bucketOf(now()) - buckets + 1
+        const stale = Object.keys(got).filter((b) => Number(b) < oldestKept)
+        if (stale.length > 0) redis.hdel(prefix + key, ...stale).catch(wentDown)
+        return got
+      })
+      reads.set(key, fields)
     }
+    return fields
   }
   return {
     async add(key, amount) {
@@ -224,9 +233,7 @@ export function createWindowCounters({
       }
       const t = now()
       const entries = Object.entries(fields).map(([b, v]): [number, number] => [Number(b), Number(v)])
-      const { total, retryAfterSeconds, oldestKept } = sum(entries, t)
-      const stale = entries.filter(([b]) => b < oldestKept).map(([b]) => String(b))
-      if (stale.length > 0) redis.hdel(prefix + key, ...stale).catch(wentDown)
+      const { total, retryAfterSeconds } = sum(entries, t)
       return { total, retryAfterSeconds, share: 1 }
     },
   }
