@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import pg from 'pg'
-import { claimOf, journalContract, signedTx } from '../../../test/support/journalContract.ts'
+import { claimOf, journalContract, mined, signedTx } from '../../../test/support/journalContract.ts'
 import { createTestDatabase, type TestDatabase } from '../../../test/support/postgresDatabase.ts'
 import { ConfigError } from '../../errors/configError.ts'
 import { StorageUnavailableError } from '../../errors/storageUnavailableError.ts'
-import type { Journal } from '../../ports/journal.ts'
+import type { ExecutionRecord, Journal } from '../../ports/journal.ts'
 import { openPostgresJournal, postgresJournalSchemaVersion } from './openPostgresJournal.ts'
 
 let database: TestDatabase
@@ -32,6 +32,101 @@ async function openEmpty(options: { preparedStatements?: boolean } = {}): Promis
 describe('journal contract: PostgreSQL', () => journalContract(openEmpty))
 describe('journal contract: PostgreSQL without prepared statements (DATABASE_PREPARED_STATEMENTS=false)', () =>
   journalContract(() => openEmpty({ preparedStatements: false })))
+
+/** The texts of the statements every journal's pool sends while `work` runs. */
+async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
+  const texts: string[] = []
+  const query = pg.Pool.prototype.query
+  pg.Pool.prototype.query = function (this: pg.Pool, ...args: unknown[]) {
+    const first = args[0] as string | { text: string }
+    texts.push(typeof first === 'string' ? first : first.text)
+    return (query as (...a: unknown[]) => unknown).apply(this, args)
+  } as typeof query
+  try {
+    await work()
+  } finally {
+    pg.Pool.prototype.query = query
+  }
+  return texts
+}
+
+describe('openPostgresJournal: the writes of one turn', () => {
+  it("claims, signs, settles and reads a turn's executes in one statement each, each call answered as alone", async () => {
+    const journal = await openEmpty()
+    const n = 20
+    let records: ExecutionRecord[] = []
+    const claims = await statementsOf(async () => {
+      const answers = await Promise.all(Array.from({ length: n }, (_, i) => journal.claim(claimOf(500 + i))))
+      records = answers.map((a) => (assert.ok(a.ok), a.record))
+    })
+    assert.equal(claims.length, 2, `the insert, then the read of reverted attempts: ${claims.join('; ')}`)
+    assert.equal(new Set(records.map((r) => r.id)).size, n)
+
+    // Signed in the reverse order of their ids: the order they were signed in is kept.
+    const signs = await statementsOf(() =>
+      Promise.all(records.toReversed().map((r, i) => journal.recordSigned(r, signedTx(i)))),
+    )
+    assert.equal(signs.length, 1)
+    const pending = await journal.pending()
+    assert.deepEqual(
+      pending.map((r) => r.transaction?.details),
+      Array.from({ length: n }, (_, txNonce) => ({ txNonce })),
+    )
+    assert.deepEqual(
+      pending.map((r) => r.id),
+      records.map((r) => r.id).toReversed(),
+    )
+
+    const settles = await statementsOf(async () => {
+      assert.deepEqual(await Promise.all(records.map((r) => journal.settle(r, mined))), Array(n).fill(true))
+    })
+    assert.equal(settles.length, 1)
+    const reads = await statementsOf(async () => {
+      const got = await Promise.all(records.map((r) => journal.get(r.intentHash, r.chainId)))
+      assert.deepEqual(
+        got.map((r) => [r?.id, r?.state]),
+        records.map((r) => [r.id, 'mined']),
+      )
+    })
+    assert.equal(reads.length, 1)
+  })
+
+  it('answers a conflict within one turn as two turns would: one claim, one settlement, a reverted intent held', async () => {
+    const journal = await openEmpty()
+    // One intent twice, and another intent with its (sender, nonce): one holder.
+    const [first, again, sameNonce] = await Promise.all([
+      journal.claim(claimOf(600)),
+      journal.claim(claimOf(600)),
+      journal.claim(claimOf(601, 600n)),
+    ])
+    assert.ok(first.ok)
+    assert.ok(!again.ok && again.holder.id === first.record.id)
+    assert.ok(!sameNonce.ok && sameNonce.holder.id === first.record.id)
+
+    await journal.recordSigned(first.record, signedTx(1))
+    // Settled twice in one turn: the second finds it settled already.
+    assert.deepEqual(
+      await Promise.all([
+        journal.settle(first.record, { ...mined, state: 'reverted', status: 0x50 }),
+        journal.settle(first.record, mined),
+      ]),
+      [true, false],
+    )
+    assert.equal((await journal.get(first.record.intentHash, first.record.chainId))?.state, 'reverted')
+
+    // A reverted intent holds its hash, whatever else its turn claims; its claim is not left behind.
+    const [held, other] = await Promise.all([journal.claim(claimOf(600)), journal.claim(claimOf(602))])
+    assert.ok(!held.ok && held.holder.id === first.record.id && held.holder.state === 'reverted')
+    assert.ok(other.ok)
+    const client = new pg.Client({ connectionString: database.url })
+    await client.connect()
+    const { rows } = await client.query(`SELECT id FROM executions WHERE intent_hash = $1 AND state = 'claimed'`, [
+      first.record.intentHash,
+    ])
+    await client.end()
+    assert.deepEqual(rows, [])
+  })
+})
 
 describe('openPostgresJournal', () => {
   it('migrates once, with several gateways starting at once, and records the version', async () => {

@@ -11,6 +11,7 @@ import { redactUrl } from '../../config/redactUrl.ts'
 import { ClaimWithdrawnError } from '../../errors/claimWithdrawnError.ts'
 import { ConfigError } from '../../errors/configError.ts'
 import { StorageUnavailableError } from '../../errors/storageUnavailableError.ts'
+import type { SignedExecution } from '../../ports/chainAdapter.ts'
 import type { Intent } from '../../ports/intent.ts'
 import type { Claim, ExecutionRecord, IdempotencyKeyClaim, Journal, Settlement } from '../../ports/journal.ts'
 import { Status } from '../../status/statusCodes.ts'
@@ -22,6 +23,7 @@ import { outboxDdl } from '../webhookOutboxDdl.ts'
 import { createPostgresOpsSwitchStore } from './createPostgresOpsSwitchStore.ts'
 import { createPostgresPaymentLedger } from './createPostgresPaymentLedger.ts'
 import { createPostgresWebhookOutbox } from './createPostgresWebhookOutbox.ts'
+import { createJournalBatches } from './journalBatches.ts'
 import { opsAuditDdl } from './opsAuditDdl.ts'
 
 const holding = `state IN ('claimed', 'pending', 'mined')`
@@ -492,6 +494,31 @@ export async function openPostgresJournal({
       )
     ).rowCount === 1
 
+  // The one-call statement of a signed transaction (a batch's call that it could not answer).
+  const signRow = async (id: number, tx: SignedExecution, now: number) =>
+    (
+      await run(
+        `UPDATE executions SET state = 'pending', relayer = $1, tx_id = $2, tx_bytes = $3, tx_details = $4, signed_seq = nextval('executions_signed_seq'), updated_at = $5
+         WHERE id = $6 AND state IN ('claimed', 'pending')`,
+        [tx.relayer, tx.id, tx.bytes, JSON.stringify(tx.details), now, id],
+      )
+    ).rowCount === 1
+  const latestRow = async (chainId: string, intentHash: string) =>
+    (await one(
+      `SELECT * FROM executions WHERE intent_hash = $1 AND chain_id = $2 ORDER BY (${holding}) DESC, id DESC LIMIT 1`,
+      [intentHash, chainId],
+    )) as Row | undefined
+  // An execute's claim, signed transaction, settlement and first read: one statement for a turn's calls.
+  const batches = createJournalBatches({
+    run: (text, values) => run<Row>(text, values),
+    record: (row) => fromRow(toRow(row)),
+    instanceId: instanceId ?? null,
+    claimOne: (c) => claim(c.chainId, c.intentHash, c.intent, c.chainInstance, c.apiKeyId),
+    signOne: (c) => signRow(c.id, c.tx, c.now),
+    settleOne: (c) => settleRow(c.id, 'pending', c.txId, c.s, c.now),
+    latestOne: latestRow,
+  })
+
   const payments = createPostgresPaymentLedger({ query: (text, values) => run(text, values) })
   const webhooks = createPostgresWebhookOutbox({ query: (text, values) => run(text, values) })
   return {
@@ -504,7 +531,13 @@ export async function openPostgresJournal({
     claim: ({ chainId, intentHash, intent, chainInstance, apiKeyId, idempotencyKey }) =>
       idempotencyKey
         ? claimWithKey(chainId, intentHash, intent, chainInstance ?? null, apiKeyId ?? null, idempotencyKey)
-        : claim(chainId, intentHash, intent, chainInstance ?? null, apiKeyId ?? null),
+        : batches.claim({
+            chainId,
+            intentHash,
+            intent,
+            chainInstance: chainInstance ?? null,
+            apiKeyId: apiKeyId ?? null,
+          }),
     async idempotencyKey(scope, key) {
       const row = await one(`SELECT * FROM idempotency_keys WHERE scope = $1 AND idem_key = $2 AND expires_at > $3`, [
         scope,
@@ -538,12 +571,7 @@ export async function openPostgresJournal({
     async recordSigned(record, tx) {
       const now = Date.now()
       // Committed (synchronous_commit) before it resolves: the broadcast comes after.
-      const { rowCount } = await run(
-        `UPDATE executions SET state = 'pending', relayer = $1, tx_id = $2, tx_bytes = $3, tx_details = $4, signed_seq = nextval('executions_signed_seq'), updated_at = $5
-         WHERE id = $6 AND state IN ('claimed', 'pending')`,
-        [tx.relayer, tx.id, tx.bytes, JSON.stringify(tx.details), now, record.id],
-      )
-      if (rowCount !== 1) {
+      if (!(await batches.sign({ id: record.id, tx, now }))) {
         // Withdrawn by its creator (MCP tasks/cancel) between the claim and the signature.
         const still = await run(`SELECT 1 FROM executions WHERE id = $1`, [record.id])
         if (still.rowCount === 0) throw new ClaimWithdrawnError(record.id)
@@ -577,7 +605,7 @@ export async function openPostgresJournal({
         if (settled) Object.assign(record, await byId(record.id))
         return settled
       }
-      if (!(await settleRow(record.id, 'pending', record.transaction?.id ?? null, s, now))) return false
+      if (!(await batches.settle({ id: record.id, txId: record.transaction?.id ?? null, s, now }))) return false
       const { transactionId: _, ...fields } = s
       Object.assign(record, fields, { blockHash: s.blockHash, final: s.final !== false, updatedAt: new Date(now) })
       return true
@@ -679,10 +707,7 @@ export async function openPostgresJournal({
     async get(intentHash, chainId): Promise<ExecutionRecord | undefined> {
       // The live attempt first: an attempt that replaced another may be dropped while the one it replaced was mined.
       const row = chainId
-        ? await one(
-            `SELECT * FROM executions WHERE intent_hash = $1 AND chain_id = $2 ORDER BY (${holding}) DESC, id DESC LIMIT 1`,
-            [intentHash, chainId],
-          )
+        ? await batches.latest({ chainId, intentHash })
         : await one(
             `SELECT * FROM executions WHERE intent_hash = $1 ORDER BY (${holding}) DESC, updated_at DESC, id DESC LIMIT 1`,
             [intentHash],

@@ -1,0 +1,219 @@
+// The PostgreSQL journal's writes on an execute's path, one statement for a turn's calls: the
+// claims of a wave of executes, their signed transactions, a block's settlements, and the reads
+// that look for an earlier attempt before each claim. One by one they were five statements an
+// execute, each a round trip, a commit and a plan at the server (docs/performance.md); a turn's
+// calls now share each statement (createTurnBatch). Each call gets the answer its own statement
+// gave, by the same rules: a row changes only from the states it did, a claim conflicts on the
+// same unique indexes, a reverted attempt is read after the insert's index check.
+// What a batch cannot answer for a call (a conflict, a record asked twice in one turn) goes to the
+// one-call statement it had before.
+import type { Hex } from 'viem'
+import type { SignedExecution } from '../../ports/chainAdapter.ts'
+import type { Intent } from '../../ports/intent.ts'
+import type { Claim, ExecutionRecord, Settlement } from '../../ports/journal.ts'
+import { Status } from '../../status/statusCodes.ts'
+import { type Row, serializeIntent } from '../journalRow.ts'
+import { createTurnBatch } from './createTurnBatch.ts'
+
+type Run = (text: string, values: unknown[]) => Promise<{ rows: Row[] }>
+
+const holding = `state IN ('claimed', 'pending', 'mined')`
+
+const claimMany = `INSERT INTO executions (chain_id, intent_hash, attempt, sender, intent_nonce, intent, state, status, chain_instance, created_at, updated_at, instance_id, api_key_id)
+SELECT v.chain_id, v.intent_hash, (SELECT COALESCE(MAX(x.attempt), 0) + 1 FROM executions x WHERE x.chain_id = v.chain_id AND x.intent_hash = v.intent_hash),
+       v.sender, v.intent_nonce, v.intent, 'claimed', $9, v.chain_instance, v.at, v.at, $10, v.api_key_id
+FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::text[]) WITH ORDINALITY
+     AS v(chain_id, intent_hash, sender, intent_nonce, intent, chain_instance, at, api_key_id, ord)
+ORDER BY v.ord
+ON CONFLICT DO NOTHING RETURNING *`
+// The latest reverted attempt of each intent: it holds the hash (one outcome per intent) without holding the unique index.
+const revertedOf = `SELECT DISTINCT ON (e.chain_id, e.intent_hash) e.* FROM executions e
+JOIN unnest($1::text[], $2::text[]) AS v(chain_id, intent_hash) ON e.chain_id = v.chain_id AND e.intent_hash = v.intent_hash
+WHERE e.state = 'reverted' ORDER BY e.chain_id, e.intent_hash, e.id DESC`
+const dropClaims = `DELETE FROM executions WHERE id = ANY($1::bigint[]) AND state = 'claimed'`
+// signed_seq in the order the calls came (a key's nonce order): the numbers are taken in the
+// unnest's order before the join, in a subquery the planner cannot fold into it (nextval is volatile).
+const signMany = `UPDATE executions AS e SET state = 'pending', relayer = v.relayer, tx_id = v.tx_id, tx_bytes = v.tx_bytes, tx_details = v.tx_details::jsonb,
+       signed_seq = v.seq, updated_at = v.updated_at
+FROM (SELECT u.*, nextval('executions_signed_seq') AS seq
+      FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[]) WITH ORDINALITY AS u(id, relayer, tx_id, tx_bytes, tx_details, updated_at, ord)
+      ORDER BY u.ord) AS v
+WHERE e.id = v.id AND e.state IN ('claimed', 'pending')
+RETURNING e.id`
+const settleMany = `UPDATE executions AS e SET state = v.state, status = v.status, block_number = v.block_number, block_hash = v.block_hash, final = v.final,
+       gas_used = v.gas_used, return_data = v.return_data, detail = v.detail, updated_at = v.updated_at
+FROM unnest($1::bigint[], $2::text[], $3::int[], $4::text[], $5::text[], $6::int[], $7::text[], $8::text[], $9::text[], $10::bigint[], $11::text[])
+     AS v(id, state, status, block_number, block_hash, final, gas_used, return_data, detail, updated_at, tx_id)
+WHERE e.id = v.id AND e.state = 'pending' AND e.tx_id IS NOT DISTINCT FROM v.tx_id
+RETURNING e.id`
+// The live attempt first: an attempt that replaced another may be dropped while the one it replaced was mined.
+const latestOf = `SELECT DISTINCT ON (v.ord) e.* FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS v(chain_id, intent_hash, ord)
+JOIN executions e ON e.chain_id = v.chain_id AND e.intent_hash = v.intent_hash
+ORDER BY v.ord, (e.${holding}) DESC, e.id DESC`
+
+export type ClaimCall = {
+  chainId: string
+  intentHash: Hex
+  intent: Intent
+  chainInstance: string | null
+  apiKeyId: string | null
+}
+export type SignCall = { id: number; tx: SignedExecution; now: number }
+export type SettleCall = { id: number; txId: string | null; s: Settlement; now: number }
+
+/** Serialization failures and deadlocks: the batch's calls are asked again one by one. */
+const isConflictAbort = (err: unknown) => ['40001', '40P01'].includes((err as { code?: unknown })?.code as string)
+
+/** Indexes of the calls whose key came earlier in the same batch: they go after it, alone. */
+function repeats<T>(calls: T[], key: (call: T) => string | number): Set<number> {
+  const seen = new Set<string | number>()
+  const again = new Set<number>()
+  calls.forEach((call, i) => {
+    const k = key(call)
+    if (seen.has(k)) again.add(i)
+    else seen.add(k)
+  })
+  return again
+}
+
+export function createJournalBatches({
+  run,
+  record,
+  instanceId,
+  claimOne,
+  signOne,
+  settleOne,
+  latestOne,
+  max,
+}: {
+  run: Run
+  /** A row as the record it is. */
+  record: (row: Row) => ExecutionRecord
+  instanceId: string | null
+  /** The one-call claim, with its conflict handling (the holder read, a stale claim taken over). */
+  claimOne: (call: ClaimCall) => Promise<Claim>
+  signOne: (call: SignCall) => Promise<boolean>
+  settleOne: (call: SettleCall) => Promise<boolean>
+  latestOne: (chainId: string, intentHash: Hex) => Promise<Row | undefined>
+  max?: number
+}) {
+  const options = max === undefined ? {} : { max }
+  const claim = createTurnBatch<ClaimCall, Claim>(async (calls) => {
+    const senders = calls.map(({ intent }) =>
+      // Hex addresses (EVM, Sui) are case-insensitive; base58 keys (Solana) are not.
+      intent.sender.startsWith('0x') ? intent.sender.toLowerCase() : intent.sender,
+    )
+    const now = Date.now()
+    const { rows } = await run(claimMany, [
+      calls.map((c) => c.chainId),
+      calls.map((c) => c.intentHash),
+      senders,
+      calls.map((c) => c.intent.nonce.toString()),
+      calls.map((c) => serializeIntent(c.intent)),
+      calls.map((c) => c.chainInstance),
+      calls.map(() => now),
+      calls.map((c) => c.apiKeyId),
+      Status.SUBMITTED,
+      instanceId,
+    ])
+    // The unique indexes let one row in per intent: the first call of that intent gets it.
+    const inserted = new Map(rows.map((row) => [`${row.chain_id} ${row.intent_hash}`, row]))
+    const won = calls.map((c) => {
+      const key = `${c.chainId} ${c.intentHash}`
+      const row = inserted.get(key)
+      inserted.delete(key)
+      return row
+    })
+    // Read after the insert, so that an attempt that turned reverted after the insert's snapshot
+    // and before its index check is seen too.
+    const claimed = calls.filter((_, i) => won[i])
+    const reverted =
+      claimed.length === 0
+        ? []
+        : (await run(revertedOf, [claimed.map((c) => c.chainId), claimed.map((c) => c.intentHash)])).rows
+    const revertedBy = new Map(reverted.map((row) => [`${row.chain_id} ${row.intent_hash}`, row]))
+    const withdrawn = won.flatMap((row) =>
+      row && revertedBy.has(`${row.chain_id} ${row.intent_hash}`) ? [row.id] : [],
+    )
+    if (withdrawn.length > 0) await run(dropClaims, [withdrawn])
+    return Promise.all(
+      calls.map((c, i): Claim | Promise<Claim> => {
+        const row = won[i]
+        if (!row) return claimOne(c) // a conflict: the holder is read, or a stale claim taken over, as one call does
+        const holder = revertedBy.get(`${row.chain_id} ${row.intent_hash}`)
+        return holder ? { ok: false, holder: record(holder) } : { ok: true, record: record(row) }
+      }),
+    )
+  }, options)
+
+  const sign = createTurnBatch<SignCall, boolean>(async (calls) => {
+    const again = repeats(calls, (c) => c.id)
+    const first = calls.filter((_, i) => !again.has(i))
+    let done: Set<number>
+    try {
+      const { rows } = await run(signMany, [
+        first.map((c) => c.id),
+        first.map((c) => c.tx.relayer),
+        first.map((c) => c.tx.id),
+        first.map((c) => c.tx.bytes),
+        first.map((c) => JSON.stringify(c.tx.details)),
+        first.map((c) => c.now),
+      ])
+      done = new Set(rows.map((r) => Number(r.id)))
+    } catch (err) {
+      if (!isConflictAbort(err)) throw err
+      return inTurns(calls, signOne)
+    }
+    const results = calls.map((c, i) => !again.has(i) && done.has(c.id))
+    for (const i of again) results[i] = await signOne(calls[i]!)
+    return results
+  }, options)
+
+  const settle = createTurnBatch<SettleCall, boolean>(async (calls) => {
+    const again = repeats(calls, (c) => c.id)
+    const first = calls.filter((_, i) => !again.has(i))
+    let done: Set<number>
+    try {
+      const { rows } = await run(settleMany, [
+        first.map((c) => c.id),
+        first.map((c) => c.s.state),
+        first.map((c) => c.s.status),
+        first.map((c) => c.s.blockNumber?.toString() ?? null),
+        first.map((c) => c.s.blockHash ?? null),
+        first.map((c) => (c.s.final === false ? 0 : 1)),
+        first.map((c) => c.s.gasUsed?.toString() ?? null),
+        first.map((c) => c.s.returnData ?? null),
+        first.map((c) => c.s.detail ?? null),
+        first.map((c) => c.now),
+        first.map((c) => c.txId),
+      ])
+      done = new Set(rows.map((r) => Number(r.id)))
+    } catch (err) {
+      if (!isConflictAbort(err)) throw err
+      return inTurns(calls, settleOne)
+    }
+    const results = calls.map((c, i) => !again.has(i) && done.has(c.id))
+    for (const i of again) results[i] = await settleOne(calls[i]!)
+    return results
+  }, options)
+
+  const latest = createTurnBatch<{ chainId: string; intentHash: Hex }, Row | undefined>(async (calls) => {
+    try {
+      const { rows } = await run(latestOf, [calls.map((c) => c.chainId), calls.map((c) => c.intentHash)])
+      const byKey = new Map(rows.map((row) => [`${row.chain_id} ${row.intent_hash}`, row]))
+      return calls.map((c) => byKey.get(`${c.chainId} ${c.intentHash}`))
+    } catch (err) {
+      if (!isConflictAbort(err)) throw err
+      return Promise.all(calls.map((c) => latestOne(c.chainId, c.intentHash)))
+    }
+  }, options)
+
+  return { claim, sign, settle, latest }
+}
+
+/** One call after another, each its own statement. */
+async function inTurns<T>(calls: T[], one: (call: T) => Promise<boolean>): Promise<boolean[]> {
+  const results: boolean[] = []
+  for (const call of calls) results.push(await one(call))
+  return results
+}
