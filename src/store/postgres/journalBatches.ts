@@ -146,35 +146,22 @@ export function createJournalBatches({
     )
   }, options)
 
-  const sign = createTurnBatch<SignCall, boolean>(async (calls) => {
-    const again = repeats(calls, (c) => c.id)
-    const first = calls.filter((_, i) => !again.has(i))
-    let done: Set<number>
-    try {
-      const { rows } = await run(signMany, [
+  const sign = createTurnBatch<SignCall, boolean>(
+    (calls) =>
+      updateEach(run, signMany, calls, signOne, (first) => [
         first.map((c) => c.id),
         first.map((c) => c.tx.relayer),
         first.map((c) => c.tx.id),
         first.map((c) => c.tx.bytes),
         first.map((c) => JSON.stringify(c.tx.details)),
         first.map((c) => c.now),
-      ])
-      done = new Set(rows.map((r) => Number(r.id)))
-    } catch (err) {
-      if (!isConflictAbort(err)) throw err
-      return inTurns(calls, signOne)
-    }
-    const results = calls.map((c, i) => !again.has(i) && done.has(c.id))
-    for (const i of again) results[i] = await signOne(calls[i]!)
-    return results
-  }, options)
+      ]),
+    options,
+  )
 
-  const settle = createTurnBatch<SettleCall, boolean>(async (calls) => {
-    const again = repeats(calls, (c) => c.id)
-    const first = calls.filter((_, i) => !again.has(i))
-    let done: Set<number>
-    try {
-      const { rows } = await run(settleMany, [
+  const settle = createTurnBatch<SettleCall, boolean>(
+    (calls) =>
+      updateEach(run, settleMany, calls, settleOne, (first) => [
         first.map((c) => c.id),
         first.map((c) => c.s.state),
         first.map((c) => c.s.status),
@@ -186,16 +173,9 @@ export function createJournalBatches({
         first.map((c) => c.s.detail ?? null),
         first.map((c) => c.now),
         first.map((c) => c.txId),
-      ])
-      done = new Set(rows.map((r) => Number(r.id)))
-    } catch (err) {
-      if (!isConflictAbort(err)) throw err
-      return inTurns(calls, settleOne)
-    }
-    const results = calls.map((c, i) => !again.has(i) && done.has(c.id))
-    for (const i of again) results[i] = await settleOne(calls[i]!)
-    return results
-  }, options)
+      ]),
+    options,
+  )
 
   const latest = createTurnBatch<{ chainId: string; intentHash: Hex }, Row | undefined>(async (calls) => {
     try {
@@ -209,6 +189,31 @@ export function createJournalBatches({
   }, options)
 
   return { claim, sign, settle, latest }
+}
+
+/**
+ * One `UPDATE … RETURNING e.id` for the calls of a batch (a record asked twice in it goes after,
+ * alone, and finds what the first left): whether each call changed its record.
+ */
+async function updateEach<T extends { id: number }>(
+  run: Run,
+  text: string,
+  calls: T[],
+  one: (call: T) => Promise<boolean>,
+  values: (first: T[]) => unknown[],
+): Promise<boolean[]> {
+  const again = repeats(calls, (c) => c.id)
+  const first = calls.filter((_, i) => !again.has(i))
+  let done: Set<number>
+  try {
+    done = new Set((await run(text, values(first))).rows.map((r) => Number(r.id)))
+  } catch (err) {
+    if (!isConflictAbort(err)) throw err
+    return inTurns(calls, one)
+  }
+  const results = calls.map((c, i) => !again.has(i) && done.has(c.id))
+  for (const i of again) results[i] = await one(calls[i]!)
+  return results
 }
 
 /** One call after another, each its own statement. */
