@@ -83,7 +83,6 @@ export function createJournalBatches({
   claimOne,
   signOne,
   settleOne,
-  latestOne,
   max,
 }: {
   run: Run
@@ -94,7 +93,6 @@ export function createJournalBatches({
   claimOne: (call: ClaimCall) => Promise<Claim>
   signOne: (call: SignCall) => Promise<boolean>
   settleOne: (call: SettleCall) => Promise<boolean>
-  latestOne: (chainId: string, intentHash: Hex) => Promise<Row | undefined>
   max?: number
 }) {
   const options = max === undefined ? {} : { max }
@@ -104,7 +102,7 @@ export function createJournalBatches({
       intent.sender.startsWith('0x') ? intent.sender.toLowerCase() : intent.sender,
     )
     const now = Date.now()
-    const { rows } = await run(claimMany, [
+    const batch = await run(claimMany, [
       calls.map((c) => c.chainId),
       calls.map((c) => c.intentHash),
       senders,
@@ -115,9 +113,15 @@ export function createJournalBatches({
       calls.map((c) => c.apiKeyId),
       Status.SUBMITTED,
       instanceId,
-    ])
+    ]).catch((err: unknown) => {
+      if (!isConflictAbort(err)) throw err
+      return undefined
+    })
+    // Two instances' batches of claims can wait on each other's index entries: the server aborts
+    // one, nothing of it written, and its calls are claimed one by one.
+    if (!batch) return inTurns(calls, claimOne)
     // The unique indexes let one row in per intent: the first call of that intent gets it.
-    const inserted = new Map(rows.map((row) => [`${row.chain_id} ${row.intent_hash}`, row]))
+    const inserted = new Map(batch.rows.map((row) => [`${row.chain_id} ${row.intent_hash}`, row]))
     const won = calls.map((c) => {
       const key = `${c.chainId} ${c.intentHash}`
       const row = inserted.get(key)
@@ -178,14 +182,9 @@ export function createJournalBatches({
   )
 
   const latest = createTurnBatch<{ chainId: string; intentHash: Hex }, Row | undefined>(async (calls) => {
-    try {
-      const { rows } = await run(latestOf, [calls.map((c) => c.chainId), calls.map((c) => c.intentHash)])
-      const byKey = new Map(rows.map((row) => [`${row.chain_id} ${row.intent_hash}`, row]))
-      return calls.map((c) => byKey.get(`${c.chainId} ${c.intentHash}`))
-    } catch (err) {
-      if (!isConflictAbort(err)) throw err
-      return Promise.all(calls.map((c) => latestOne(c.chainId, c.intentHash)))
-    }
+    const { rows } = await run(latestOf, [calls.map((c) => c.chainId), calls.map((c) => c.intentHash)])
+    const byKey = new Map(rows.map((row) => [`${row.chain_id} ${row.intent_hash}`, row]))
+    return calls.map((c) => byKey.get(`${c.chainId} ${c.intentHash}`))
   }, options)
 
   return { claim, sign, settle, latest }
@@ -217,8 +216,8 @@ async function updateEach<T extends { id: number }>(
 }
 
 /** One call after another, each its own statement. */
-async function inTurns<T>(calls: T[], one: (call: T) => Promise<boolean>): Promise<boolean[]> {
-  const results: boolean[] = []
+async function inTurns<T, R>(calls: T[], one: (call: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = []
   for (const call of calls) results.push(await one(call))
   return results
 }

@@ -91,6 +91,49 @@ describe('openPostgresJournal: the writes of one turn', () => {
     assert.equal(reads.length, 1)
   })
 
+  it('asks the calls of a batch the server aborted for a deadlock one by one, each answered as alone', async () => {
+    const journal = await openEmpty()
+    // The first batched statement of each kind fails as a deadlock would (nothing of it written).
+    const query = pg.Pool.prototype.query
+    const aborted = new Set<string>()
+    pg.Pool.prototype.query = function (this: pg.Pool, ...args: unknown[]) {
+      const text = (args[0] as { text?: string }).text ?? String(args[0])
+      const kind = /unnest/.test(text) && /^(INSERT|UPDATE)/.test(text) ? text.slice(0, 60) : undefined
+      if (kind && !aborted.has(kind)) {
+        aborted.add(kind)
+        return Promise.reject(Object.assign(new Error('deadlock detected'), { code: '40P01' }))
+      }
+      return (query as (...a: unknown[]) => unknown).apply(this, args)
+    } as typeof query
+    try {
+      const claims = await Promise.all([
+        journal.claim(claimOf(700)),
+        journal.claim(claimOf(701)),
+        journal.claim(claimOf(700)),
+      ])
+      assert.deepEqual(
+        claims.map((c) => c.ok),
+        [true, true, false],
+      )
+      const records = claims.flatMap((c) => (c.ok ? [c.record] : []))
+      await Promise.all(records.map((r, i) => journal.recordSigned(r, signedTx(i))))
+      assert.deepEqual(await Promise.all(records.map((r) => journal.settle(r, mined))), [true, true])
+    } finally {
+      pg.Pool.prototype.query = query
+    }
+    assert.deepEqual(
+      [...aborted].length,
+      3,
+      'the claims, the signed records and the settlements were each aborted once',
+    )
+    assert.deepEqual(
+      (await Promise.all([claimOf(700), claimOf(701)].map((c) => journal.get(c.intentHash, c.chainId)))).map(
+        (r) => r?.state,
+      ),
+      ['mined', 'mined'],
+    )
+  })
+
   it('answers a conflict within one turn as two turns would: one claim, one settlement, a reverted intent held', async () => {
     const journal = await openEmpty()
     // One intent twice, and another intent with its (sender, nonce): one holder.

@@ -503,11 +503,6 @@ export async function openPostgresJournal({
         [tx.relayer, tx.id, tx.bytes, JSON.stringify(tx.details), now, id],
       )
     ).rowCount === 1
-  const latestRow = async (chainId: string, intentHash: string) =>
-    (await one(
-      `SELECT * FROM executions WHERE intent_hash = $1 AND chain_id = $2 ORDER BY (${holding}) DESC, id DESC LIMIT 1`,
-      [intentHash, chainId],
-    )) as Row | undefined
   // An execute's claim, signed transaction, settlement and first read: one statement for a turn's calls.
   const batches = createJournalBatches({
     run: (text, values) => run<Row>(text, values),
@@ -516,7 +511,6 @@ export async function openPostgresJournal({
     claimOne: (c) => claim(c.chainId, c.intentHash, c.intent, c.chainInstance, c.apiKeyId),
     signOne: (c) => signRow(c.id, c.tx, c.now),
     settleOne: (c) => settleRow(c.id, 'pending', c.txId, c.s, c.now),
-    latestOne: latestRow,
   })
 
   const payments = createPostgresPaymentLedger({ query: (text, values) => run(text, values) })
