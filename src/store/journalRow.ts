@@ -5,6 +5,13 @@ import type { SignedExecution } from '../ports/chainAdapter.ts'
 import type { Intent } from '../ports/intent.ts'
 import type { ExecutionRecord, JournalState } from '../ports/journal.ts'
 
+/** The states that hold an intent and its (sender, nonce): at most one attempt of an intent in them (both backends' unique indexes). */
+export const holding = `state IN ('claimed', 'pending', 'mined')`
+
+/** The sender as a claim keys its (sender, nonce): hex addresses (EVM, Sui) are case-insensitive; base58 keys (Solana) are not. */
+export const senderKey = (intent: Intent): string =>
+  intent.sender.startsWith('0x') ? intent.sender.toLowerCase() : intent.sender
+
 export type Row = {
   id: number
   chain_id: string

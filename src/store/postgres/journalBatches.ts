@@ -12,12 +12,10 @@ import type { SignedExecution } from '../../ports/chainAdapter.ts'
 import type { Intent } from '../../ports/intent.ts'
 import type { Claim, ExecutionRecord, Settlement } from '../../ports/journal.ts'
 import { Status } from '../../status/statusCodes.ts'
-import { type Row, serializeIntent } from '../journalRow.ts'
+import { holding, type Row, senderKey, serializeIntent } from '../journalRow.ts'
 import { createTurnBatch } from './createTurnBatch.ts'
 
 type Run = (text: string, values: unknown[]) => Promise<{ rows: Row[] }>
-
-const holding = `state IN ('claimed', 'pending', 'mined')`
 
 const claimMany = `INSERT INTO executions (chain_id, intent_hash, attempt, sender, intent_nonce, intent, state, status, chain_instance, created_at, updated_at, instance_id, api_key_id)
 SELECT v.chain_id, v.intent_hash, (SELECT COALESCE(MAX(x.attempt), 0) + 1 FROM executions x WHERE x.chain_id = v.chain_id AND x.intent_hash = v.intent_hash),
@@ -83,7 +81,6 @@ export function createJournalBatches({
   claimOne,
   signOne,
   settleOne,
-  max,
 }: {
   run: Run
   /** A row as the record it is. */
@@ -93,19 +90,13 @@ export function createJournalBatches({
   claimOne: (call: ClaimCall) => Promise<Claim>
   signOne: (call: SignCall) => Promise<boolean>
   settleOne: (call: SettleCall) => Promise<boolean>
-  max?: number
 }) {
-  const options = max === undefined ? {} : { max }
   const claim = createTurnBatch<ClaimCall, Claim>(async (calls) => {
-    const senders = calls.map(({ intent }) =>
-      // Hex addresses (EVM, Sui) are case-insensitive; base58 keys (Solana) are not.
-      intent.sender.startsWith('0x') ? intent.sender.toLowerCase() : intent.sender,
-    )
     const now = Date.now()
     const batch = await run(claimMany, [
       calls.map((c) => c.chainId),
       calls.map((c) => c.intentHash),
-      senders,
+      calls.map((c) => senderKey(c.intent)),
       calls.map((c) => c.intent.nonce.toString()),
       calls.map((c) => serializeIntent(c.intent)),
       calls.map((c) => c.chainInstance),
@@ -148,44 +139,40 @@ export function createJournalBatches({
         return holder ? { ok: false, holder: record(holder) } : { ok: true, record: record(row) }
       }),
     )
-  }, options)
+  })
 
-  const sign = createTurnBatch<SignCall, boolean>(
-    (calls) =>
-      updateEach(run, signMany, calls, signOne, (first) => [
-        first.map((c) => c.id),
-        first.map((c) => c.tx.relayer),
-        first.map((c) => c.tx.id),
-        first.map((c) => c.tx.bytes),
-        first.map((c) => JSON.stringify(c.tx.details)),
-        first.map((c) => c.now),
-      ]),
-    options,
+  const sign = createTurnBatch<SignCall, boolean>((calls) =>
+    updateEach(run, signMany, calls, signOne, (first) => [
+      first.map((c) => c.id),
+      first.map((c) => c.tx.relayer),
+      first.map((c) => c.tx.id),
+      first.map((c) => c.tx.bytes),
+      first.map((c) => JSON.stringify(c.tx.details)),
+      first.map((c) => c.now),
+    ]),
   )
 
-  const settle = createTurnBatch<SettleCall, boolean>(
-    (calls) =>
-      updateEach(run, settleMany, calls, settleOne, (first) => [
-        first.map((c) => c.id),
-        first.map((c) => c.s.state),
-        first.map((c) => c.s.status),
-        first.map((c) => c.s.blockNumber?.toString() ?? null),
-        first.map((c) => c.s.blockHash ?? null),
-        first.map((c) => (c.s.final === false ? 0 : 1)),
-        first.map((c) => c.s.gasUsed?.toString() ?? null),
-        first.map((c) => c.s.returnData ?? null),
-        first.map((c) => c.s.detail ?? null),
-        first.map((c) => c.now),
-        first.map((c) => c.txId),
-      ]),
-    options,
+  const settle = createTurnBatch<SettleCall, boolean>((calls) =>
+    updateEach(run, settleMany, calls, settleOne, (first) => [
+      first.map((c) => c.id),
+      first.map((c) => c.s.state),
+      first.map((c) => c.s.status),
+      first.map((c) => c.s.blockNumber?.toString() ?? null),
+      first.map((c) => c.s.blockHash ?? null),
+      first.map((c) => (c.s.final === false ? 0 : 1)),
+      first.map((c) => c.s.gasUsed?.toString() ?? null),
+      first.map((c) => c.s.returnData ?? null),
+      first.map((c) => c.s.detail ?? null),
+      first.map((c) => c.now),
+      first.map((c) => c.txId),
+    ]),
   )
 
   const latest = createTurnBatch<{ chainId: string; intentHash: Hex }, Row | undefined>(async (calls) => {
     const { rows } = await run(latestOf, [calls.map((c) => c.chainId), calls.map((c) => c.intentHash)])
     const byKey = new Map(rows.map((row) => [`${row.chain_id} ${row.intent_hash}`, row]))
     return calls.map((c) => byKey.get(`${c.chainId} ${c.intentHash}`))
-  }, options)
+  })
 
   return { claim, sign, settle, latest }
 }

@@ -17,7 +17,7 @@ import type { Claim, ExecutionRecord, IdempotencyKeyClaim, Journal, Settlement }
 import { Status } from '../../status/statusCodes.ts'
 import { IdempotencyKeyReusedError } from '../idempotencyKeyReusedError.ts'
 import { fromIdempotencyKeyRow, type IdempotencyKeyRow, isSameRequest } from '../idempotencyKeyRow.ts'
-import { fromRow, type Row, serializeIntent } from '../journalRow.ts'
+import { fromRow, holding, type Row, senderKey, serializeIntent } from '../journalRow.ts'
 import { prunable, prunableWebhooks } from '../prunable.ts'
 import { outboxDdl } from '../webhookOutboxDdl.ts'
 import { createPostgresOpsSwitchStore } from './createPostgresOpsSwitchStore.ts'
@@ -25,8 +25,6 @@ import { createPostgresPaymentLedger } from './createPostgresPaymentLedger.ts'
 import { createPostgresWebhookOutbox } from './createPostgresWebhookOutbox.ts'
 import { createJournalBatches } from './journalBatches.ts'
 import { opsAuditDdl } from './opsAuditDdl.ts'
-
-const holding = `state IN ('claimed', 'pending', 'mined')`
 
 /** The schema's history, applied in order; each entry is one version. */
 const migrations: string[] = [
@@ -325,8 +323,7 @@ export async function openPostgresJournal({
     apiKeyId: string | null,
     on: Queryable = pool,
   ): Promise<Claim> {
-    // Hex addresses (EVM, Sui) are case-insensitive; base58 keys (Solana) are not.
-    const sender = intent.sender.startsWith('0x') ? intent.sender.toLowerCase() : intent.sender
+    const sender = senderKey(intent)
     const nonce = intent.nonce.toString()
     // The unique indexes decide between instances: a conflicting insert does nothing, and the holder is read.
     for (let tries = 0; tries < 5; tries++) {

@@ -15,7 +15,7 @@ import type { Claim, ExecutionRecord, IdempotencyKeyClaim, Journal, Settlement }
 import { Status } from '../../status/statusCodes.ts'
 import { IdempotencyKeyReusedError } from '../idempotencyKeyReusedError.ts'
 import { fromIdempotencyKeyRow, type IdempotencyKeyRow, isSameRequest } from '../idempotencyKeyRow.ts'
-import { fromRow, type Row, serializeIntent } from '../journalRow.ts'
+import { fromRow, holding, type Row, senderKey, serializeIntent } from '../journalRow.ts'
 import { prunable, prunableWebhooks } from '../prunable.ts'
 import { outboxDdl } from '../webhookOutboxDdl.ts'
 import { createSqliteOpsSwitchStore } from './createSqliteOpsSwitchStore.ts'
@@ -31,8 +31,6 @@ export type OpenJournalParameters = {
   /** `full` fsyncs the signed-transaction write (survives power loss); `normal` survives a process crash only. */
   synchronous?: 'full' | 'normal'
 }
-
-const holding = `state IN ('claimed', 'pending', 'mined')`
 
 /**
  * The schema's history, applied in order from the file's `user_version`: a journal written by an
@@ -382,8 +380,7 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
     chainInstance: string | null,
     apiKeyId: string | null,
   ): Claim => {
-    // Hex addresses (EVM, Sui) are case-insensitive; base58 keys (Solana) are not.
-    const sender = intent.sender.startsWith('0x') ? intent.sender.toLowerCase() : intent.sender
+    const sender = senderKey(intent)
     const held =
       intentHolder.get(chainId, intentHash) ??
       revertedIntent.get(intentHash, chainId) ??
