@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { describe, it } from 'node:test'
+import { describe, it, mock } from 'node:test'
 import type { Hex } from 'viem'
 import { createReceiptWatcher } from './createReceiptWatcher.ts'
 
@@ -296,5 +296,42 @@ describe('createReceiptWatcher', () => {
     await waits[1]
     assert.equal(watcher.waiting(), 0)
     watcher.close()
+  })
+
+  it('once it has seen the chain keep its pace, reads the head finely around each due block: a block is seen within 10 ms, not within the interval', async () => {
+    // Time is mocked: blocks every 200 ms, the head read at most every 100 ms.
+    mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 0 })
+    try {
+      const chain = fakeChain()
+      const watcher = createReceiptWatcher({ ...chain.parameters, intervalMs: 100, recheckEvery: 10_000 })
+      const hashes = Array.from({ length: 15 }, (_, i) => hash(i + 1))
+      const answeredAt: number[] = []
+      hashes.forEach((h, i) => void watcher.wait(h, { unsent: true }).then(() => (answeredAt[i] = Date.now())))
+      const settle = async () => {
+        for (let i = 0; i < 20; i++) await Promise.resolve()
+      }
+      await settle()
+      // Block i + 1 at 200 i + 250: half an interval after a read at the interval.
+      const minedAt = (i: number) => 200 * i + 250
+      for (let t = 1; t <= minedAt(hashes.length); t++) {
+        mock.timers.tick(1)
+        const i = (t - 250) / 200
+        if (Number.isInteger(i) && i >= 0 && i < hashes.length) chain.mine(hashes[i]!)
+        await settle()
+      }
+      const lags = answeredAt.map((at, i) => at - minedAt(i))
+      assert.ok(
+        lags.slice(0, 3).some((lag) => lag > 10),
+        `before the pace is known a block waits for the next read: ${lags}`,
+      )
+      assert.ok(
+        lags.slice(6).every((lag) => lag >= 0 && lag <= 10),
+        `after it, each block is seen within 10 ms: ${lags}`,
+      )
+      assert.ok(chain.calls.blockNumber < 15 * 8, `a few head reads a block: ${chain.calls.blockNumber}`)
+      watcher.close()
+    } finally {
+      mock.timers.reset()
+    }
   })
 })

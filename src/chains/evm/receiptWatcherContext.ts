@@ -1,6 +1,7 @@
 // What the receipt watcher (createReceiptWatcher.ts) works with: how it reads the chain, the
 // transactions waited for, and where its watch over the blocks stands.
 import type { Hex } from 'viem'
+import { type BlockPace, createBlockPace } from './blockPace.ts'
 
 export type CreateReceiptWatcherParameters<R> = {
   blockNumber(): Promise<bigint>
@@ -12,7 +13,7 @@ export type CreateReceiptWatcherParameters<R> = {
   intervalMs: number
   /** How long one wait lasts. */
   limitMs: number
-  /** Every this many intervals each transaction waited for that long is also asked for alone (a reorg, a missed block). */
+  /** Every this many intervals (of time) each transaction waited for that long is also asked for alone (a reorg, a missed block). */
   recheckEvery?: number
   /** Most blocks read one by one after a gap; beyond it, each waiting transaction is asked for alone. */
   maxBlocksPerTick?: number
@@ -38,7 +39,10 @@ export type ReceiptWatcherContext<R> = Required<Omit<CreateReceiptWatcherParamet
   placing: Array<() => void>
   timer: NodeJS.Timeout | undefined
   ticking: boolean
-  ticks: number
+  /** When the last recheck was (Date.now()): the next is a recheck period after it. */
+  recheckedAt: number
+  /** When the chain's blocks were seen: the head is read more often around the next one's due time (blockPace.ts). */
+  pace: BlockPace
   /** False once the node turned out to have no eth_getBlockReceipts: each transaction is asked for alone. */
   byBlock: boolean
   closed: boolean
@@ -70,7 +74,8 @@ export function createReceiptWatcherContext<R>({
     placing: [],
     timer: undefined,
     ticking: false,
-    ticks: 0,
+    recheckedAt: Date.now(),
+    pace: createBlockPace(),
     byBlock: true,
     closed: false,
     recent: [],

@@ -1,7 +1,9 @@
-// One step of the watch, each interval while anything is waited for: waits past their limit end,
-// the blocks since the last step are read (their receipts answering their waits), and now and
-// then every transaction waited for longer than that period is asked for alone. When nothing is
-// waited for the steps stop, and the watch keeps its place for the next wait (waitForReceipt.ts).
+// One step of the watch, each interval while anything is waited for (more often around the next
+// block's due time: blockPace.ts): waits past their limit end, the blocks since the last step are
+// read (their receipts answering their waits), and every recheck period each transaction waited
+// for longer than that is asked for alone. When nothing is waited for the steps stop, and the
+// watch keeps its place for the next wait (waitForReceipt.ts).
+import { nextReadDelay, noteHead } from './blockPace.ts'
 import { type ReceiptWatcherContext, receiptKey } from './receiptWatcherContext.ts'
 import { askAlone, settleReceipt } from './settleReceipts.ts'
 
@@ -9,11 +11,11 @@ export async function tickReceiptWatch<R>(ctx: ReceiptWatcherContext<R>): Promis
   if (ctx.ticking) return
   ctx.ticking = true
   try {
-    ctx.ticks++
     const now = Date.now()
     expireWaits(ctx, now)
     if (ctx.waiting.size === 0) return placed(ctx)
     const head = await ctx.blockNumber()
+    noteHead(ctx.pace, head, Date.now())
     const from = ctx.lastBlock === undefined ? head : ctx.lastBlock + 1n
     ctx.lastBlock = head
     ctx.lastStepAt = now
@@ -22,7 +24,10 @@ export async function tickReceiptWatch<R>(ctx: ReceiptWatcherContext<R>): Promis
       await readBlocks(ctx, from, head)
       ctx.onBlock?.()
     }
-    if (ctx.ticks % ctx.recheckEvery === 0 && ctx.waiting.size > 0) await askAlone(ctx, overdue(ctx, now))
+    if (now - ctx.recheckedAt >= ctx.recheckEvery * ctx.intervalMs && ctx.waiting.size > 0) {
+      ctx.recheckedAt = now
+      await askAlone(ctx, overdue(ctx, now))
+    }
   } catch (err) {
     // The next tick tries again; a transaction mined meanwhile is found by the recheck.
     forgetBlocks(ctx)
@@ -35,13 +40,14 @@ export async function tickReceiptWatch<R>(ctx: ReceiptWatcherContext<R>): Promis
   }
 }
 
-/** The next step after `delayMs`, unless one is due already or nothing is waited for. */
-export function scheduleTick<R>(ctx: ReceiptWatcherContext<R>, delayMs = ctx.intervalMs): void {
+/** The next step after `delayMs` (else the chain's pace says when), unless one is due already or nothing is waited for. */
+export function scheduleTick<R>(ctx: ReceiptWatcherContext<R>, delayMs?: number): void {
   if (ctx.closed || ctx.waiting.size === 0 || ctx.timer) return
+  const delay = delayMs ?? nextReadDelay(ctx.pace, Date.now(), ctx.intervalMs)
   ctx.timer = setTimeout(() => {
     ctx.timer = undefined
     void tickReceiptWatch(ctx)
-  }, delayMs)
+  }, delay)
 }
 
 function expireWaits<R>({ waiting, limitMs }: ReceiptWatcherContext<R>, now: number) {

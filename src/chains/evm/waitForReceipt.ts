@@ -37,7 +37,7 @@ export function waitForReceipt<R>(ctx: ReceiptWatcherContext<R>, hash: Hex, unse
     clearTimeout(ctx.timer)
     ctx.timer = undefined
   }
-  scheduleTick(ctx, fresh ? 0 : ctx.intervalMs)
+  scheduleTick(ctx, fresh ? 0 : undefined)
   return promise
 }
 
