@@ -81,7 +81,7 @@ describe('blockPace', () => {
     assert.equal(nextReadDelay(seen(0, 120, 240, 360), 460, 50), 10, '120 ms blocks: reads from 460')
   })
 
-  it('never reads more often than the interval an operator set below the fine step', () => {
+  it('reads at the interval where an operator set it below the fine step', () => {
     assert.equal(nextReadDelay(seen(0, 2000, 4000, 6000), 7900, 20), 20)
   })
 })

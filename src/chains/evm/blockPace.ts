@@ -16,7 +16,7 @@ const keptSteps = 9
 const minSteps = 3
 /** A step is taken from two head reads at most this many blocks apart (more: a lull, or a chain that stalled and caught up). */
 const maxJump = 4n
-/** Head reads come this often around a block's due time: a twentieth of the spacing, and no less than 10 ms. */
+/** Head reads come this often around a block's due time: a twentieth of the spacing, no less than 10 ms and no longer than the interval. */
 const fineShare = 20
 const fineFloorMs = 10
 /** Reads at `fine` begin this many `fine` before the block is due, and end this many after it when it does not come. */
