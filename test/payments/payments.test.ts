@@ -328,7 +328,11 @@ describe('x402 payments with the unmodified @x402/fetch client', () => {
     assert.deepEqual(
       statuses,
       ids.map(() => 200),
-      JSON.stringify(await Promise.all(responses.filter((r) => r.status !== 200).map((r) => r.text()))),
+      // What the route answered and what payments logged: a failure here says its cause.
+      JSON.stringify({
+        bodies: await Promise.all(responses.filter((r) => r.status !== 200).map((r) => r.text())),
+        logs: world.paid.logs,
+      }),
     )
     const transactions = new Set(
       responses.map((r) => decodePaymentResponseHeader(r.headers.get('payment-response')!).transaction),
@@ -337,7 +341,7 @@ describe('x402 payments with the unmodified @x402/fetch client', () => {
     assert.equal(await world.balanceOf(payer), before - 50n * price)
     assert.equal(await world.balanceOf(payTo()), payTo0 + 50n * price)
     assert.deepEqual(world.paid.effects.filter((e) => e.startsWith('bulk-')).sort(), [...ids].sort())
-    assert.ok(!world.paid.logs.some((l) => /nonce/i.test(l)), 'no nonce errors logged')
+    assert.ok(!world.paid.logs.some((l) => /nonce/i.test(l)), `no nonce errors logged: ${world.paid.logs.join('')}`)
   })
 
   it('answers 503 0xF4 with Retry-After, and runs nothing, when a remote facilitator is unreachable', async () => {

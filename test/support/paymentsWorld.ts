@@ -64,6 +64,8 @@ export async function startPaidApp(params: {
   devnet: Devnet
   ledger: PaymentLedger
   config?: Partial<PaymentsConfig> & { price?: PriceConfig }
+  /** The node's URL as the facilitator reaches it (default: the devnet's own; a proxy in front of it). */
+  rpcUrl?: string
 }): Promise<PaidApp> {
   const { devnet, ledger } = params
   const chainId = `eip155:${devnet.anvil.chainId}`
@@ -78,7 +80,7 @@ export async function startPaidApp(params: {
   }
   const facilitator = createFacilitatorClient({
     config: config.facilitator,
-    endpoints: lendEndpointsOf({ [chainId]: devnet.anvil.rpcUrl }),
+    endpoints: lendEndpointsOf({ [chainId]: params.rpcUrl ?? devnet.anvil.rpcUrl }),
     logger,
     timeoutMs: 5_000,
   })

@@ -2,8 +2,10 @@
 // client per network, whether the facilitator may still have a settlement in the node, and
 // forgetting its counted nonces after a reorg. Built over the endpoints the networks' runtime lends
 // (its pool: failover, standing, metrics).
-import { type Address, createPublicClient, nonceManager, type PublicClient } from 'viem'
+import { type Address, createPublicClient, type PublicClient } from 'viem'
 import type { ChainReadsParameters } from '../paymentMechanism.ts'
+import { nodePoolNonces } from './nodePoolNonces.ts'
+import { settlerNonces } from './settlerNonces.ts'
 import { toEvmTransport } from './toEvmTransport.ts'
 
 /** The EVM mechanism's reads of its networks, handed back to its recovery and re-check. */
@@ -42,45 +44,20 @@ export function createEvmChainReads({ endpointsOf }: ChainReadsParameters): EvmC
       if (pending > latest) return true
       return (await inNodePool(client, settler)) !== false
     },
-    // The in-process facilitator counts its nonces with viem's shared nonce manager, which never
-    // goes below the last nonce it gave: after a reorg took a settlement's nonce back, every later
-    // settlement would wait behind a gap. Forgotten here, it is read from the node again.
+    // The in-process facilitator's nonce counter never goes below the last nonce it gave: after a
+    // reorg took a settlement's nonce back, every later settlement would wait behind a gap.
+    // Forgotten here, it is read from the node again.
     forgetSettlerNonces(network, settler) {
-      nonceManager.reset({ address: settler, chainId: Number(network.split(':')[1]) })
+      settlerNonces.forget({ address: settler, chainId: Number(network.split(':')[1]) })
     },
   }
 }
 
-type PoolContent = { pending?: Record<string, unknown>; queued?: Record<string, unknown> }
-
 /**
- * Whether the node's transaction pool holds a transaction of `address`, pending or queued (geth's
- * and anvil's txpool namespace: txpool_contentFrom, else txpool_content); undefined when the node
- * cannot say (the namespace off, as at most hosted endpoints).
+ * Whether the node's transaction pool holds a transaction of `address`, pending or queued;
+ * undefined when the node cannot say.
  */
 export async function inNodePool(client: PublicClient, address: string): Promise<boolean | undefined> {
-  const holds = (pool: PoolContent, only: boolean) =>
-    [pool.pending, pool.queued].some((group) =>
-      Object.entries(group ?? {}).some(
-        ([from, txs]) => (only || from.toLowerCase() === address.toLowerCase()) && Object.keys(txs ?? {}).length > 0,
-      ),
-    )
-  // The txpool methods are not in a public client's RPC schema: viem's override names their parameters and result.
-  try {
-    return holds(
-      await client.request<{ Parameters: [string]; ReturnType: PoolContent }>({
-        method: 'txpool_contentFrom',
-        params: [address],
-      }),
-      true,
-    )
-  } catch {}
-  try {
-    return holds(
-      await client.request<{ Parameters?: undefined; ReturnType: PoolContent }>({ method: 'txpool_content' }),
-      false,
-    )
-  } catch {
-    return undefined
-  }
+  const nonces = await nodePoolNonces(client, address)
+  return nonces && nonces.size > 0
 }

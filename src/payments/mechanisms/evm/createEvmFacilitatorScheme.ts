@@ -1,13 +1,16 @@
 // The exact EVM scheme of the in-process facilitator: one account for every EVM network, sending
 // each settlement (an EIP-3009 transferWithAuthorization) from its own key, estimated first under
-// a gas ceiling, through the spend watch.
+// a gas ceiling, with a nonce from the settler's counter (createSettlerNonces.ts), through the spend
+// watch.
 import type { Network } from '@x402/core/types'
 import { toFacilitatorEvmSigner } from '@x402/evm'
 import { registerExactEvmScheme } from '@x402/evm/exact/facilitator'
-import { createWalletClient, defineChain, type LocalAccount, nonceManager, publicActions } from 'viem'
+import { createPublicClient, createWalletClient, defineChain, type LocalAccount, publicActions } from 'viem'
 import type { FacilitatorScheme, FacilitatorSchemeParameters } from '../paymentMechanism.ts'
 import { defaultEvmMaxSettlementGas } from './evmSettlementGas.ts'
+import { nodePoolNonces } from './nodePoolNonces.ts'
 import { type EvmSettlementReader, outcomeOfSignedSettlement } from './outcomeOfSignedSettlement.ts'
+import { settlerNonces } from './settlerNonces.ts'
 import { toEvmTransport } from './toEvmTransport.ts'
 
 export function createEvmFacilitatorScheme({
@@ -21,9 +24,9 @@ export function createEvmFacilitatorScheme({
   evmMaxSettlementGas = defaultEvmMaxSettlementGas,
 }: FacilitatorSchemeParameters): FacilitatorScheme {
   if (!keys.evm) return { spendOf: async () => undefined }
-  // One account for every network, with a nonce manager: concurrent settlements from one key
-  // otherwise collide on the account nonce (viem gives a nonce back when its signing fails).
-  const account: LocalAccount = { ...watchAccount(keys.evm), nonceManager }
+  // One account for every network. Its nonces come from the settler's counter, handed out after the
+  // estimate and given back when a send fails: concurrent settlements from one key otherwise collide.
+  const account: LocalAccount = watchAccount(keys.evm)
   const clients = new Map<string, EvmSettlementReader>()
   for (const [network, lent] of endpoints) {
     const id = Number(network.split(':')[1])
@@ -40,6 +43,18 @@ export function createEvmFacilitatorScheme({
       pollingInterval: 100,
       cacheTime: 0,
     }).extend(publicActions)
+    const reader = createPublicClient({ transport: toEvmTransport(lent) })
+    const node = {
+      pendingCount: () => client.getTransactionCount({ address: account.address, blockTag: 'pending' }),
+      poolNonces: () => nodePoolNonces(reader, account.address),
+      // A transfer of nothing to itself: the cheapest transaction, to let the ones queued above it land.
+      fillGap: async (nonce: number) => {
+        log.warn({ network, nonce }, 'x402 facilitator: a nonce no settlement took is filled, so those above it land')
+        return client.sendTransaction({ to: account.address, value: 0n, gas: 21_000n, nonce })
+      },
+    }
+    const withNonce = <T>(send: (nonce: number) => Promise<T>) =>
+      settlerNonces.send({ address: account.address, chainId: id }, node, send)
     const signer = toFacilitatorEvmSigner(
       {
         address: account.address,
@@ -57,7 +72,7 @@ export function createEvmFacilitatorScheme({
               )
             // `as never`: x402's writeContract arguments (abi: readonly unknown[], functionName: string) are looser
             // than viem's WriteContractParameters, generic in the ABI and function.
-            return client.writeContract({ ...(args as object), gas } as never)
+            return withNonce((nonce) => client.writeContract({ ...(args as object), gas, nonce } as never))
           }),
         sendTransaction: (args) =>
           watch.sent(async () => {
@@ -66,7 +81,7 @@ export function createEvmFacilitatorScheme({
               throw new Error(
                 `the transaction would take ${gas} gas, more than the ${evmMaxSettlementGas} allowed; not sent`,
               )
-            return client.sendTransaction({ ...(args as object), gas })
+            return withNonce((nonce) => client.sendTransaction({ ...(args as object), gas, nonce }))
           }),
         // Past it, x402 answers settlement_pending (the transaction was sent): the resolver finishes it.
         waitForTransactionReceipt: (args) =>

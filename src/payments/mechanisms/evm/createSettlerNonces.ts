@@ -1,0 +1,151 @@
+// The in-process facilitator's EVM nonces: one counter per (settler, chain), the nonce of each
+// settlement handed out just before it is signed and taken back when its sending fails.
+//
+// viem's shared nonce manager, used before, forgot everything when one send failed and read the
+// node's pending count again: under concurrent settlements that count does not yet hold the nonces
+// handed out and still on their way, so the next settlements were given those again ("nonce too
+// low", "replacement transaction underpriced"), failed, and reset it once more. Here a failed
+// send's nonce alone is taken back, and handed to the next settlement unless the node holds it: a
+// send can fail after the node took the transaction (its answer lost), and then the nonce is used.
+// The node holds it when it is below its pending count, or when its pool has it (queued behind an
+// earlier gap: txpool_contentFrom; a node without the txpool namespace is judged by the count
+// alone). Otherwise the next nonce never handed out. The counter never goes below what it handed
+// out, so a node that answers the pending count late (another endpoint of the pool) does not make
+// it hand one out twice; it goes up when the node counts more (the key used elsewhere). `forget`
+// (after a reorg took a settlement's nonce back) reads it from the node again.
+//
+// A nonce taken back that no settlement takes within `fillAfterMs` (the failure known after every
+// nonce above it was handed out, and none asked since) would hold the settlements above it queued
+// in the node: it is filled with a transaction of no effect (the node's `fillGap`), or, when it is
+// the highest handed out, the counter goes back to it.
+export type SettlerKey = { address: string; chainId: number }
+
+/** What the counter reads of the node, for one settler. */
+export type SettlerNode = {
+  /** The settler's pending transaction count. */
+  pendingCount(): Promise<number>
+  /** The settler's nonces in the node's pool (pending or queued); undefined when it cannot say. */
+  poolNonces(): Promise<Set<number> | undefined>
+  /** Sends a transaction of no effect with this nonce (a gap no settlement took). */
+  fillGap(nonce: number): Promise<unknown>
+}
+
+export type SettlerNonces = {
+  /**
+   * Sends one transaction with the settler's next nonce: `send` signs and sends with the nonce
+   * given; one that throws gives it back. One read of the pending count serves the sends asked
+   * while it is under way.
+   */
+  send<T>(key: SettlerKey, node: SettlerNode, send: (nonce: number) => Promise<T>): Promise<T>
+  /** Forgets what was counted for the settler on this chain: the next send reads it from the node. */
+  forget(key: SettlerKey): void
+}
+
+type Counter = {
+  /** The next nonce never handed out; undefined until the node was read. */
+  next: number | undefined
+  /** Nonces handed out whose sending failed, lowest first. */
+  takenBack: number[]
+  /** The node's pending count being read for the sends asked meanwhile. */
+  reading: Promise<number> | undefined
+  /** Counts the forgets: a read or a failure from before the last one counts for nothing. */
+  epoch: number
+  /** The gaps' fill, when one is due. */
+  fill: ReturnType<typeof setTimeout> | undefined
+}
+
+export function createSettlerNonces({ fillAfterMs = 1_000 }: { fillAfterMs?: number } = {}): SettlerNonces {
+  const counters = new Map<string, Counter>()
+  const counterOf = ({ address, chainId }: SettlerKey) => {
+    const id = `${address.toLowerCase()}.${chainId}`
+    let counter = counters.get(id)
+    if (!counter)
+      counters.set(id, (counter = { next: undefined, takenBack: [], reading: undefined, epoch: 0, fill: undefined }))
+    return counter
+  }
+
+  /** Reads the node; leaves in `takenBack` only the nonces it does not hold. False after a forget. */
+  async function judge(counter: Counter, node: SettlerNode): Promise<boolean> {
+    const { epoch } = counter
+    const reading = (counter.reading ??= node.pendingCount().finally(() => {
+      if (counter.reading === reading) counter.reading = undefined
+    }))
+    const pending = await reading
+    if (counter.epoch !== epoch) return false
+    if (counter.next === undefined || pending > counter.next) counter.next = pending
+    counter.takenBack = counter.takenBack.filter((nonce) => nonce >= pending)
+    if (counter.takenBack.length > 0) {
+      const held = await node.poolNonces().catch(() => undefined)
+      if (counter.epoch !== epoch) return false
+      if (held) counter.takenBack = counter.takenBack.filter((nonce) => !held.has(nonce))
+    }
+    return true
+  }
+
+  async function take(counter: Counter, node: SettlerNode): Promise<number> {
+    if (!(await judge(counter, node))) return take(counter, node)
+    return counter.takenBack.shift() ?? (counter.next as number)++
+  }
+
+  /** Fills the gaps no settlement took; a failed fill is tried again later. */
+  function fillLater(counter: Counter, node: SettlerNode) {
+    if (counter.fill) return
+    counter.fill = setTimeout(async () => {
+      counter.fill = undefined
+      if (counter.takenBack.length === 0 || !(await judge(counter, node).catch(() => false))) {
+        if (counter.takenBack.length > 0) fillLater(counter, node)
+        return
+      }
+      // The highest handed out, nothing above it: the counter goes back instead.
+      while (counter.next !== undefined && counter.takenBack.at(-1) === counter.next - 1) {
+        counter.takenBack.pop()
+        counter.next--
+      }
+      const gaps = counter.takenBack.splice(0)
+      const { epoch } = counter
+      await Promise.all(
+        gaps.map((nonce) =>
+          node.fillGap(nonce).catch(() => {
+            if (counter.epoch !== epoch) return
+            giveBack(counter, nonce)
+            fillLater(counter, node)
+          }),
+        ),
+      )
+    }, fillAfterMs)
+    counter.fill.unref?.()
+  }
+
+  function giveBack(counter: Counter, nonce: number) {
+    if (counter.takenBack.includes(nonce)) return
+    counter.takenBack.push(nonce)
+    counter.takenBack.sort((a, b) => a - b)
+  }
+
+  return {
+    async send(key, node, send) {
+      const counter = counterOf(key)
+      const nonce = await take(counter, node)
+      const { epoch } = counter
+      try {
+        return await send(nonce)
+      } catch (err) {
+        // Not after a forget: what was counted then is read from the node again.
+        if (counter.epoch === epoch) {
+          giveBack(counter, nonce)
+          fillLater(counter, node)
+        }
+        throw err
+      }
+    },
+    forget(key) {
+      const counter = counterOf(key)
+      counter.epoch++
+      clearTimeout(counter.fill)
+      counter.fill = undefined
+      counter.next = undefined
+      counter.takenBack = []
+      counter.reading = undefined
+    },
+  }
+}
