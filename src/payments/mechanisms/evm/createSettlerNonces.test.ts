@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { AsyncLocalStorage } from 'node:async_hooks'
 import { describe, it } from 'node:test'
 import { createSettlerNonces, type SettlerNode } from './createSettlerNonces.ts'
 
@@ -119,6 +120,20 @@ describe('the settler nonce counter', () => {
     assert.deepEqual(state.filled, [])
     assert.equal(await nonces.send(key, reader, sent), 1)
     assert.equal(await nonces.send(key, reader, sent), 2)
+  })
+
+  it("fills outside the failed settlement's context: what the fill signs is never noted as that settlement's", async () => {
+    const nonces = createSettlerNonces({ fillAfterMs: 10 })
+    const { reader } = node(0)
+    const settling = new AsyncLocalStorage<string>()
+    const seen: (string | undefined)[] = []
+    const filling: SettlerNode = { ...reader, fillGap: async () => void seen.push(settling.getStore()) }
+    await Promise.allSettled([
+      settling.run('settlement 1', () => nonces.send(key, filling, lost)),
+      nonces.send(key, filling, sent),
+    ])
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    assert.deepEqual(seen, [undefined])
   })
 
   it('tries a failed fill again', async () => {

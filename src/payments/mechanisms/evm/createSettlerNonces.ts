@@ -18,6 +18,8 @@
 // nonce above it was handed out, and none asked since) would hold the settlements above it queued
 // in the node: it is filled with a transaction of no effect (the node's `fillGap`), or, when it is
 // the highest handed out, the counter goes back to it.
+import { AsyncResource } from 'node:async_hooks'
+
 export type SettlerKey = { address: string; chainId: number }
 
 /** What the counter reads of the node, for one settler. */
@@ -55,6 +57,9 @@ type Counter = {
 }
 
 export function createSettlerNonces({ fillAfterMs = 1_000 }: { fillAfterMs?: number } = {}): SettlerNonces {
+  // A fill runs in the context the counter was made in, not in the failed settlement's (a timer
+  // inherits its creator's AsyncLocalStorage): what it signs is never taken for that settlement's.
+  const outside = new AsyncResource('SettlerNoncesFill')
   const counters = new Map<string, Counter>()
   const counterOf = ({ address, chainId }: SettlerKey) => {
     const id = `${address.toLowerCase()}.${chainId}`
@@ -90,30 +95,32 @@ export function createSettlerNonces({ fillAfterMs = 1_000 }: { fillAfterMs?: num
   /** Fills the gaps no settlement took; a failed fill is tried again later. */
   function fillLater(counter: Counter, node: SettlerNode) {
     if (counter.fill) return
-    counter.fill = setTimeout(async () => {
-      counter.fill = undefined
-      if (counter.takenBack.length === 0 || !(await judge(counter, node).catch(() => false))) {
-        if (counter.takenBack.length > 0) fillLater(counter, node)
-        return
-      }
-      // The highest handed out, nothing above it: the counter goes back instead.
-      while (counter.next !== undefined && counter.takenBack.at(-1) === counter.next - 1) {
-        counter.takenBack.pop()
-        counter.next--
-      }
-      const gaps = counter.takenBack.splice(0)
-      const { epoch } = counter
-      await Promise.all(
-        gaps.map((nonce) =>
-          node.fillGap(nonce).catch(() => {
-            if (counter.epoch !== epoch) return
-            giveBack(counter, nonce)
-            fillLater(counter, node)
-          }),
-        ),
-      )
-    }, fillAfterMs)
+    counter.fill = outside.runInAsyncScope(() => setTimeout(fill, fillAfterMs, counter, node))
     counter.fill.unref?.()
+  }
+
+  async function fill(counter: Counter, node: SettlerNode) {
+    counter.fill = undefined
+    if (counter.takenBack.length === 0 || !(await judge(counter, node).catch(() => false))) {
+      if (counter.takenBack.length > 0) fillLater(counter, node)
+      return
+    }
+    // The highest handed out, nothing above it: the counter goes back instead.
+    while (counter.next !== undefined && counter.takenBack.at(-1) === counter.next - 1) {
+      counter.takenBack.pop()
+      counter.next--
+    }
+    const gaps = counter.takenBack.splice(0)
+    const { epoch } = counter
+    await Promise.all(
+      gaps.map((nonce) =>
+        node.fillGap(nonce).catch(() => {
+          if (counter.epoch !== epoch) return
+          giveBack(counter, nonce)
+          fillLater(counter, node)
+        }),
+      ),
+    )
   }
 
   function giveBack(counter: Counter, nonce: number) {
