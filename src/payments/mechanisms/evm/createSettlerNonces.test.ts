@@ -152,6 +152,15 @@ describe('the settler nonce counter', () => {
     assert.deepEqual(state.filled, [0])
   })
 
+  it('on its first read hands out around the nonces the pool holds queued above the pending count (left by an earlier process)', async () => {
+    const nonces = createSettlerNonces()
+    const { state, reader } = node(4, new Set([5, 7]))
+    const given = await Promise.all(Array.from({ length: 4 }, () => nonces.send(key, reader, sent)))
+    assert.deepEqual(given, [4, 6, 8, 9])
+    state.pool = new Set([10])
+    assert.equal(await nonces.send(key, reader, sent), 10, 'the pool is asked on the first read only')
+  })
+
   it('counts each settler and chain apart', async () => {
     const nonces = createSettlerNonces()
     const { reader } = node(3)

@@ -12,7 +12,9 @@
 // alone). Otherwise the next nonce never handed out. The counter never goes below what it handed
 // out, so a node that answers the pending count late (another endpoint of the pool) does not make
 // it hand one out twice; it goes up when the node counts more (the key used elsewhere). `forget`
-// (after a reorg took a settlement's nonce back) reads it from the node again.
+// (after a reorg took a settlement's nonce back) reads it from the node again. On its first read
+// the counter also asks the pool: a settlement an earlier process left queued there behind a gap
+// keeps its nonce, and the counter hands out the ones around it.
 //
 // A nonce taken back that no settlement takes within `fillAfterMs` (the failure known after every
 // nonce above it was handed out, and none asked since) would hold the settlements above it queued
@@ -50,6 +52,11 @@ type Counter = {
   takenBack: number[]
   /** The node's pending count being read for the sends asked meanwhile. */
   reading: Promise<number> | undefined
+  /**
+   * Nonces above the pending count the node's pool held queued when the counter was first read (a
+   * settlement an earlier process sent behind a gap): not handed out, so none collides with them.
+   */
+  occupied: Set<number>
   /** Counts the forgets: a read or a failure from before the last one counts for nothing. */
   epoch: number
   /** The gaps' fill, when one is due. */
@@ -65,14 +72,24 @@ export function createSettlerNonces({ fillAfterMs = 1_000 }: { fillAfterMs?: num
     const id = `${address.toLowerCase()}.${chainId}`
     let counter = counters.get(id)
     if (!counter)
-      counters.set(id, (counter = { next: undefined, takenBack: [], reading: undefined, epoch: 0, fill: undefined }))
+      counters.set(
+        id,
+        (counter = {
+          next: undefined,
+          takenBack: [],
+          reading: undefined,
+          occupied: new Set(),
+          epoch: 0,
+          fill: undefined,
+        }),
+      )
     return counter
   }
 
   /** Reads the node; leaves in `takenBack` only the nonces it does not hold. False after a forget. */
   async function judge(counter: Counter, node: SettlerNode): Promise<boolean> {
     const { epoch } = counter
-    const reading = (counter.reading ??= node.pendingCount().finally(() => {
+    const reading = (counter.reading ??= read(counter, node).finally(() => {
       if (counter.reading === reading) counter.reading = undefined
     }))
     const pending = await reading
@@ -87,9 +104,26 @@ export function createSettlerNonces({ fillAfterMs = 1_000 }: { fillAfterMs?: num
     return true
   }
 
+  /** The pending count; on the counter's first read, also what the pool holds queued above it. */
+  async function read(counter: Counter, node: SettlerNode): Promise<number> {
+    const { epoch } = counter
+    const first = counter.next === undefined
+    const pending = await node.pendingCount()
+    if (first) {
+      const held = await node.poolNonces().catch(() => undefined)
+      if (counter.epoch === epoch) counter.occupied = new Set([...(held ?? [])].filter((nonce) => nonce >= pending))
+    }
+    return pending
+  }
+
   async function take(counter: Counter, node: SettlerNode): Promise<number> {
     if (!(await judge(counter, node))) return take(counter, node)
-    return counter.takenBack.shift() ?? (counter.next as number)++
+    const back = counter.takenBack.shift()
+    if (back !== undefined) return back
+    let next = counter.next as number
+    while (counter.occupied.delete(next)) next++
+    counter.next = next + 1
+    return next
   }
 
   /** Fills the gaps no settlement took; a failed fill is tried again later. */
@@ -152,6 +186,7 @@ export function createSettlerNonces({ fillAfterMs = 1_000 }: { fillAfterMs?: num
       counter.fill = undefined
       counter.next = undefined
       counter.takenBack = []
+      counter.occupied = new Set()
       counter.reading = undefined
     },
   }
