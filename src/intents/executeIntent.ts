@@ -6,6 +6,7 @@
 
 import type { Hex } from 'viem'
 import { ClaimWithdrawnError } from '../errors/claimWithdrawnError.ts'
+import { ExecutionRefusedError } from '../errors/executionRefusedError.ts'
 import { GatewayError } from '../errors/gatewayError.ts'
 import type { FieldError } from '../errors/inputError.ts'
 import type { ExecutionOutcomeLabel } from '../metrics/createMetrics.ts'
@@ -57,7 +58,16 @@ export type ExecuteIntentParameters = {
   precededBy?: PrecedingTransaction | undefined
   /** Account mode: the intent runs from the sender's own address through its EIP-7702 delegate. */
   account?: AccountMode | undefined
+  /** Its payment is settled before it is sent (x402): a refusal after that says the payment stays the intent's credit. */
+  paid?: boolean | undefined
 }
+
+/** What a paid execute refused after its payment settled says of the payment. */
+export const paymentCredited = {
+  status: 'credited',
+  detail:
+    "the payment was settled, then the execution was refused at the state the settlement left: nothing was sent, and the payment stays this intent's credit (a repeat of the intent uses it; nothing is paid again)",
+} as const
 
 /**
  * What prepareIntent leaves: an answer already (refused, replayed, another intent's nonce; nothing
@@ -157,6 +167,7 @@ async function prepare({
   apiKeyId,
   precededBy,
   account,
+  paid,
 }: ExecuteIntentParameters): Promise<IntentOutcome | Steps> {
   const outcome = (
     status: number,
@@ -250,6 +261,9 @@ async function prepare({
     if (err instanceof GatewayError && err.code === 'RELAYER_UNAVAILABLE') return noRelayerKey(true)
     // Cancelled by its creator (MCP tasks/cancel) before the signature: nothing was sent.
     if (err instanceof ClaimWithdrawnError) return outcome(err.status, err.shortMessage)
+    // Simulated again before its signature (the simulation it was prepared on no longer held), refused there.
+    if (err instanceof ExecutionRefusedError)
+      return { ...outcome(err.status, err.details), ...(paid ? { payment: paymentCredited } : {}) }
     throw err
   }
   let preflight: Awaited<ReturnType<ChainAdapter['prepareExecution']>>

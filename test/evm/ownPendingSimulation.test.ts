@@ -22,6 +22,7 @@ import { toIntentTuple } from '../../src/chains/evm/evmRuntime.ts'
 import { intentTypedData } from '../../src/chains/evm/intentTypedData.ts'
 import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
 import { policyRegistryArtifact } from '../../src/contracts/policyRegistryArtifact.ts'
+import { ExecutionRefusedError } from '../../src/errors/executionRefusedError.ts'
 import { createLogger } from '../../src/logging/createLogger.ts'
 import type { ChainAdapter, Submission } from '../../src/ports/chainAdapter.ts'
 import type { Intent } from '../../src/ports/intent.ts'
@@ -55,11 +56,14 @@ function compileGate(): { abi: readonly unknown[]; bytecode: Hex } {
 
 type Recorded = { method: string; params: unknown[] }
 
-/** A JSON-RPC proxy in front of anvil that writes down every call (batches included). */
+type Held = { arrived: Promise<void>; release(): void }
+
+/** A JSON-RPC proxy in front of anvil that writes down every call (batches included); `hold` keeps the next request with a method until released. */
 async function startRecordingProxy(
   target: string,
-): Promise<{ url: string; calls: Recorded[]; close(): Promise<void> }> {
+): Promise<{ url: string; calls: Recorded[]; hold(method: string): Held; close(): Promise<void> }> {
   const calls: Recorded[] = []
+  let held: { method: string; arrive(): void; released: Promise<void> } | undefined
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = []
     req.on('data', (c: Buffer) => chunks.push(c))
@@ -67,8 +71,14 @@ async function startRecordingProxy(
       const body = Buffer.concat(chunks).toString()
       try {
         const parsed = JSON.parse(body) as Recorded | Recorded[]
-        for (const r of Array.isArray(parsed) ? parsed : [parsed])
-          calls.push({ method: r.method, params: r.params ?? [] })
+        const requests = Array.isArray(parsed) ? parsed : [parsed]
+        for (const r of requests) calls.push({ method: r.method, params: r.params ?? [] })
+        const hold = held
+        if (hold && requests.some((r) => r.method === hold.method)) {
+          held = undefined
+          hold.arrive()
+          await hold.released
+        }
       } catch {}
       const answer = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
       res.writeHead(answer.status, { 'content-type': 'application/json' })
@@ -79,6 +89,18 @@ async function startRecordingProxy(
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     calls,
+    hold(method) {
+      let arrive!: () => void
+      let release!: () => void
+      const arrived = new Promise<void>((r) => {
+        arrive = r
+      })
+      const released = new Promise<void>((r) => {
+        release = r
+      })
+      held = { method, arrive, released }
+      return { arrived, release }
+    },
     close: () => new Promise<void>((r) => server.close(() => r())),
   }
 }
@@ -186,6 +208,25 @@ describe('execute simulated on latest after the gateway’s own unmined transact
   const mine = async (sent: Submission) => {
     await rpc('evm_mine')
     await sent.receipt
+  }
+  const counter = async () =>
+    (await clients.publicClient.readContract({ address: gate, abi: gateAbi as never, functionName: 'n' })) as bigint
+  const relayerNonce = () => clients.publicClient.getTransactionCount({ address: relayer, blockTag: 'pending' })
+  const prepareOk = async (a: ChainAdapter, intent: Intent, why: string) => {
+    const prepared = await a.prepareExecution(intent, await sign(intent))
+    assert.equal(
+      prepared.ok,
+      true,
+      `${why}: ${JSON.stringify(prepared, (_, v) => (typeof v === 'bigint' ? v.toString() : v))}`,
+    )
+    if (!prepared.ok) throw new Error('unreachable')
+    return prepared
+  }
+  /** What a send refused before its signature throws: the refusal's status, not a success. */
+  const refusedBeforeSigning = (err: unknown) => {
+    assert.ok(err instanceof ExecutionRefusedError, `refused when simulated again, not ${String(err)}`)
+    assert.notEqual(err.status, 0x01)
+    return true
   }
 
   before(async () => {
@@ -323,5 +364,75 @@ describe('execute simulated on latest after the gateway’s own unmined transact
     const at = simulatedAt(proxy.calls, mark2)
     assert.ok(at.length > 0)
     for (const tag of at) assert.match(tag, /^0x[0-9a-f]+$/)
+  })
+
+  it('(d) an execution simulated while another was handed over but not signed, which that one then changes, is simulated again before its signature: refused, nothing sent (it would have reverted at the relayer’s cost)', async () => {
+    const n = await counter()
+    const bump = await prepareOk(adapter, intentTo(call('bump')), 'the bump passes')
+    // Simulated after what is signed: the bump is not yet, so the counter still stands at n.
+    const expectN = await prepareOk(adapter, intentTo(call('expect', [n])), 'at n before the bump is signed')
+    const sent = await bump.send({ onSigned: () => {} })
+    const nonce = await relayerNonce()
+    await assert.rejects(expectN.send({ onSigned: () => {} }), refusedBeforeSigning)
+    assert.equal(await relayerNonce(), nonce, 'nothing signed or sent for it')
+    await mine(sent)
+    assert.equal(await counter(), n + 1n)
+  })
+
+  it('(e) an execution simulated after a batch-mate that is then not sent (its settlement failed, a cancel) is simulated again before its signature: refused where it needed that one, nothing sent', async () => {
+    // The shapes' gas is known (each simulated once at its remembered limit).
+    await mine(await (await prepareOk(adapter, intentTo(call('bump')), 'warm-up')).send({ onSigned: () => {} }))
+    const n = await counter()
+    ;(await prepareOk(adapter, intentTo(call('expect', [n])), 'warm-up')).cancel?.()
+    // One simulation held at the node: the two asked meanwhile go together in the next, the bump first.
+    const held = proxy.hold('eth_simulateV1')
+    const first = prepareOk(adapter, intentTo(call('expect', [n])), 'the held one')
+    await held.arrived
+    const bumping = prepareOk(adapter, intentTo(call('bump')), 'the bump passes')
+    await new Promise((r) => setTimeout(r, 150))
+    const after = prepareOk(adapter, intentTo(call('expect', [n + 1n])), 'simulated in one batch after the bump')
+    await new Promise((r) => setTimeout(r, 150))
+    held.release()
+    const [one, bump, expectAfter] = await Promise.all([first, bumping, after])
+    one.cancel?.()
+    const nonce = await relayerNonce()
+    // The bump is not sent: what was simulated after it no longer holds.
+    bump.cancel?.()
+    await assert.rejects(expectAfter.send({ onSigned: () => {} }), refusedBeforeSigning)
+    assert.equal(await relayerNonce(), nonce, 'nothing signed or sent for it')
+    assert.equal(await counter(), n)
+  })
+
+  it('(f) batch-mates sent in their order are sent on their one simulation; one simulated before an execution signed since is simulated again and sent when it still passes', async () => {
+    const n = await counter()
+    const held = proxy.hold('eth_simulateV1')
+    const first = prepareOk(adapter, intentTo(call('expect', [n])), 'the held one')
+    await held.arrived
+    const bumping = prepareOk(adapter, intentTo(call('bump')), 'the bump passes')
+    await new Promise((r) => setTimeout(r, 150))
+    const after = prepareOk(adapter, intentTo(call('expect', [n + 1n])), 'simulated in one batch after the bump')
+    await new Promise((r) => setTimeout(r, 150))
+    held.release()
+    const [one, bump, expectAfter] = await Promise.all([first, bumping, after])
+    const mark = proxy.calls.length
+    const sentBump = await bump.send({ onSigned: () => {} })
+    const sentAfter = await expectAfter.send({ onSigned: () => {} })
+    assert.equal(simulatedAt(proxy.calls, mark).length, 0, 'no simulation again: sent in the order simulated')
+    // The held one was simulated before both were signed: simulated again, it now reverts (the counter moved).
+    await assert.rejects(one.send({ onSigned: () => {} }), refusedBeforeSigning)
+    assert.ok(simulatedAt(proxy.calls, mark).length > 0)
+    await rpc('evm_mine')
+    assert.equal((await sentBump.receipt).state, 'mined')
+    assert.equal((await sentAfter.receipt).state, 'mined')
+    // One simulated before the bump was signed, that passes after it too: simulated again and sent.
+    const independent = await prepareOk(adapter, intentTo(call('sink')), 'a sink passes')
+    const bumpAgain = await prepareOk(adapter, intentTo(call('bump')), 'the bump passes')
+    const sentAgain = await bumpAgain.send({ onSigned: () => {} })
+    const mark2 = proxy.calls.length
+    const sentIndependent = await independent.send({ onSigned: () => {} })
+    assert.ok(simulatedAt(proxy.calls, mark2).length > 0, 'simulated again after the bump signed since')
+    await rpc('evm_mine')
+    assert.equal((await sentAgain.receipt).state, 'mined')
+    assert.equal((await sentIndependent.receipt).state, 'mined')
   })
 })

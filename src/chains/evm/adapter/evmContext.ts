@@ -23,6 +23,7 @@ import { evmSignedExecution } from '../evmSignedExecution.ts'
 import { createRelayerPool, type RelayerPool } from '../relayer/createRelayerPool.ts'
 import { toRelayerAccount } from '../relayer/toRelayerAccount.ts'
 import type { CreateEvmAdapterParameters } from './evmAdapterParameters.ts'
+import { createExecutionOrder, type ExecutionOrder } from './executionOrder.ts'
 import { createSimulationBatcher, type SimulationBatcher } from './simulationBatcher.ts'
 import { watchReceipts } from './watchReceipts.ts'
 
@@ -40,6 +41,8 @@ export type EvmContext = {
   reads: AnswerCache
   /** Concurrent executes' simulations, folded into one eth_simulateV1 after the gateway's own unmined transactions. */
   simulations: SimulationBatcher
+  /** The order this instance's executions are signed in, against what each simulation assumed (executionOrder.ts). */
+  order: ExecutionOrder
   receipts: ReceiptWatcher<TransactionReceipt>
   /** Undefined on a chain without a relayer key: validate only. */
   relayers: RelayerPool | undefined
@@ -147,7 +150,9 @@ export function createEvmContext({
     }
     return calls
   }
+  const order = createExecutionOrder()
   const simulations = createSimulationBatcher(pool.request, {
+    order,
     gatherMs: simulationGatherMs,
     pending: () => receipts.waiting() + state.handedOver,
     own,
@@ -217,6 +222,7 @@ export function createEvmContext({
     client,
     reads,
     simulations,
+    order,
     gasByShape: new Map(),
     receipts,
     relayers,

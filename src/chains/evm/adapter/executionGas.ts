@@ -8,6 +8,7 @@ import { classifyRpcError } from '../classifyRpcError.ts'
 import { decodeExecutorRevert } from '../decodeExecutorRevert.ts'
 import type { Fees } from '../relayer/createRelayer.ts'
 import type { EvmContext } from './evmContext.ts'
+import type { SimulationTurn } from './executionOrder.ts'
 import { isGasAboveAllowance } from './nodeErrors.ts'
 
 /** The most gas an execution may use, and who set it: the chain's MAX_GAS_PER_EXECUTION, or what a paid execute's price covers. */
@@ -18,7 +19,13 @@ export type GasCap = { gas: bigint; by: 'chain' | 'price' }
  * it was simulated after the request's `precededBy` (eth_estimateGas cannot be).
  */
 export type Simulation =
-  | { ok: true; gasLimit: bigint; afterPreceding?: boolean }
+  | {
+      ok: true
+      gasLimit: bigint
+      afterPreceding?: boolean
+      /** Its place among what was simulated before it (executionOrder.ts); none from eth_estimateGas. */
+      turn?: SimulationTurn | undefined
+    }
   | { ok: false; status: number; detail: string | undefined }
 
 export type SimulationRequest = {

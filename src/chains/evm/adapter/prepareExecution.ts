@@ -2,11 +2,14 @@
 // only when that does not pass), and hands back a `send` bound to that key, its fees and the gas
 // limit (the caller decides whether to send).
 import { type Address, type Hex, isAddress, isHex, parseTransaction, type TransactionReceipt } from 'viem'
-import type { ExecutionOptions, Preflight } from '../../../ports/chainAdapter.ts'
+import { ExecutionRefusedError } from '../../../errors/executionRefusedError.ts'
+import { GatewayError } from '../../../errors/gatewayError.ts'
+import type { ExecutionOptions, Preflight, SignedExecution, Submission } from '../../../ports/chainAdapter.ts'
 import type { AccountMode, Intent } from '../../../ports/intent.ts'
 import { isSuccessStatus, Status } from '../../../status/statusCodes.ts'
 import { classifyRpcError } from '../classifyRpcError.ts'
 import { evmSignedExecution } from '../evmSignedExecution.ts'
+import { NotClaimedError } from '../relayer/createRelayer.ts'
 import { planAccount } from './accountMode.ts'
 import { assertAvailable, type EvmContext } from './evmContext.ts'
 import type { PrecedingCall } from './executionGas.ts'
@@ -70,15 +73,14 @@ export async function prepareExecution(
   // refuses, or cannot be made, the validator's code still comes first, as it always has: an
   // intent it refuses answers that code, whatever the relayer or the node said.
   let simulated: Awaited<ReturnType<typeof simulateAsRelayer>>
+  const shape = `${account ? 'account:' : ''}${shapeOf(intent, signature)}`
+  // An earlier attempt that ran out of the gas we gave it is sent with at least twice its limit.
+  const previousGas = options.previous
+    ? parseTransaction(evmSignedExecution.rawTransaction(options.previous)).gas
+    : undefined
+  const atLeast = previousGas === undefined ? undefined : previousGas * 2n
   try {
-    simulated = await simulateAsRelayer(
-      ctx,
-      data,
-      cap,
-      options,
-      `${account ? 'account:' : ''}${shapeOf(intent, signature)}`,
-      target,
-    )
+    simulated = await simulateAsRelayer(ctx, data, cap, options, { shape, atLeast, ...target })
   } catch (err) {
     // A validator that cannot be read either: the first error is the one to answer.
     const refused = await refusal(ctx, intent, signature).catch(() => undefined)
@@ -89,7 +91,9 @@ export async function prepareExecution(
     return (await refusal(ctx, intent, signature)) ?? simulated
   }
   const { relayer, fees, afterPreceding } = simulated
-  const limit = simulated.gasLimit + authorizationGas
+  let limit = simulated.gasLimit + authorizationGas
+  // Sent on this simulation's result only if it still holds when signed (executionOrder.ts).
+  let turn = simulated.turn
   // Counted until it waits for its receipt or is given up: the simulations batcher's view of the pool.
   ctx.state.handedOver++
   let handed = true
@@ -99,80 +103,157 @@ export async function prepareExecution(
   }
   const done = () => {
     unhand()
+    turn?.drop()
     simulated.done()
+  }
+  /**
+   * Simulated again as the same key will send it, at the chain's state now after the gateway's
+   * executions signed since (a paid execute: once its settlement is mined, so without it): the
+   * refusal, or undefined with the new limit and turn.
+   */
+  const simulateAgain = async () => {
+    turn?.drop()
+    const again = await simulateExecution(ctx, { from: relayer.address, ...target, data, fees, cap, atLeast, shape })
+    if (!again.ok) return { ok: false as const, status: again.status, detail: again.detail }
+    limit = again.gasLimit + authorizationGas
+    turn = again.turn
+    return undefined
   }
   return {
     ok: true,
     cancel: done,
-    // Where the payment's settlement was not simulated with the execution (a node without
-    // eth_simulateV1, a settlement that is not one call, another chain's): simulated again as the
-    // same key will send it, once the caller's settlement is confirmed.
-    ...(afterPreceding
-      ? {}
-      : {
-          recheck: async () => {
-            const again = await simulateExecution(ctx, {
-              from: relayer.address,
-              ...target,
-              data,
-              fees,
-              cap,
-              shape: shapeOf(intent, signature),
-            })
-            return again.ok ? undefined : { ok: false as const, status: again.status, detail: again.detail }
-          },
-        }),
+    // Once the caller's settlement is confirmed. Where it was not simulated with the execution (a
+    // node without eth_simulateV1, a settlement that is not one call, another chain's), simulated
+    // again; where it was, again only if that simulation no longer holds (a call simulated before
+    // it was not sent, or another execution was signed meanwhile: the paid one goes after them).
+    recheck: async () => {
+      if (afterPreceding && turn) {
+        await turn.settled(settledWaitMs)
+        if (turn.fresh()) return undefined
+      }
+      return simulateAgain()
+    },
     async send({ onSigned }) {
-      // The receipt is waited for from the moment the transaction is signed and journaled, before
-      // its broadcast: a block read after the broadcast (the node may mine it at once, and answer
-      // after many more blocks under load) always finds the wait, and the broadcast waits for the
-      // watch to have its place, so no block that can hold it goes unread.
-      let mined: Promise<TransactionReceipt> | undefined
-      let signedHash: Hex | undefined
-      const sent = await relayer
-        .send(
-          { to, data, gas: limit, fees, ...(authorizationList ? { authorizationList } : {}) },
-          {
-            onSigned: async (tx) => {
-              await onSigned(tx)
-              signedHash = tx.id as Hex
-              mined = receipts.wait(signedHash, { unsent: true })
-              // Its outcome is taken below once the broadcast is answered; a watch closed meanwhile (a shutdown) is not unhandled.
-              mined.catch(() => {})
-              unhand() // counted among the waits from here on
-              // Broadcast once the watch has its place (at once while it runs; a head read after a lull):
-              // the block that mines it is one the watch reads, so it is never asked for alone.
-              await receipts.placed()
-            },
-          },
-        )
-        .catch((err: unknown) => {
-          // Refused by the node (or stopped before the broadcast): nothing of it can be mined.
-          if (signedHash) receipts.forget(signedHash)
-          throw err
-        })
-        .finally(done)
-      const { transactionHash } = sent
-      receipts.broadcast(transactionHash)
-      log.info(
-        {
-          transactionHash,
-          relayer: relayer.address,
-          txNonce: sent.txNonce,
-          accepted: sent.accepted,
-          gas: limit.toString(),
-        },
-        'execute sent',
-      )
-      // A replacement's receipt never shows under this hash: the record stays pending and
-      // reconciliation settles it (dropped, or executed through the replacement).
-      const receipt = (mined ?? receipts.wait(transactionHash)).then((r) =>
-        toExecutionReceipt(ctx, data, r, { gasLimit: limit, cap: cap?.gas }),
-      )
-      return { transactionHash, accepted: sent.accepted, receipt }
+      try {
+        return await sendOnce(onSigned)
+      } finally {
+        done()
+      }
     },
   }
+
+  /**
+   * Claims its turn right before the signature (simulated again, up to `resimulationsAtMost` times,
+   * while it cannot), then sends.
+   */
+  async function sendOnce(onSigned: (tx: SignedExecution) => void | Promise<void>): Promise<Submission> {
+    for (let tries = 0; ; tries++) {
+      if (turn) await turn.settled(settledWaitMs)
+      try {
+        return await signAndSend(onSigned)
+      } catch (err) {
+        if (!(err instanceof NotClaimedError)) throw err
+        if (tries >= resimulationsAtMost) {
+          throw new GatewayError(
+            'The execution could not be simulated in the order it would be sent; nothing was sent',
+            {
+              code: 'SIMULATION_OVERTAKEN',
+              status: Status.UNAVAILABLE,
+              cause: err,
+              details: `simulated ${tries + 1} times, each time overtaken by other executions signed first`,
+              headers: { 'retry-after': '1' },
+            },
+          )
+        }
+        ctx.log.debug({ relayer: relayer.address }, 'simulated again before signing: its simulation no longer holds')
+        const refused = await simulateAgain()
+        if (refused) throw new ExecutionRefusedError(refused.status, refused.detail)
+      }
+    }
+  }
+
+  async function signAndSend(onSigned: (tx: SignedExecution) => void | Promise<void>): Promise<Submission> {
+    // The receipt is waited for from the moment the transaction is signed and journaled, before
+    // its broadcast: a block read after the broadcast (the node may mine it at once, and answer
+    // after many more blocks under load) always finds the wait, and the broadcast waits for the
+    // watch to have its place, so no block that can hold it goes unread.
+    let mined: Promise<TransactionReceipt> | undefined
+    let signedHash: Hex | undefined
+    // The execution counts in the order from its claim: once signed, then once its broadcast is answered; else it is taken back.
+    let claimed = false
+    let signedOnce = false
+    const gas = limit
+    const sent = await relayer
+      .send(
+        { to, data, gas, fees, ...(authorizationList ? { authorizationList } : {}) },
+        {
+          claim: {
+            take: () => {
+              if (claimed) return true
+              if (turn) claimed = turn.claim()
+              else {
+                ctx.order.claimUnordered()
+                claimed = true
+              }
+              return claimed
+            },
+            failed: () => {
+              if (!claimed || signedOnce) return
+              claimed = false
+              if (turn) turn.unclaim()
+              else ctx.order.unclaim()
+            },
+          },
+          onSigned: async (tx) => {
+            if (!signedOnce) {
+              signedOnce = true
+              ctx.order.noteSigned()
+            }
+            await onSigned(tx)
+            signedHash = tx.id as Hex
+            mined = receipts.wait(signedHash, { unsent: true })
+            // Its outcome is taken below once the broadcast is answered; a watch closed meanwhile (a shutdown) is not unhandled.
+            mined.catch(() => {})
+            unhand() // counted among the waits from here on
+            // Broadcast once the watch has its place (at once while it runs; a head read after a lull):
+            // the block that mines it is one the watch reads, so it is never asked for alone.
+            await receipts.placed()
+          },
+        },
+      )
+      .catch((err: unknown) => {
+        // Refused by the node (or stopped before the broadcast): nothing of it can be mined.
+        if (signedHash) receipts.forget(signedHash)
+        throw err
+      })
+      .finally(() => {
+        if (signedOnce) ctx.order.noteAnswered()
+      })
+    const { transactionHash } = sent
+    receipts.broadcast(transactionHash)
+    log.info(
+      {
+        transactionHash,
+        relayer: relayer.address,
+        txNonce: sent.txNonce,
+        accepted: sent.accepted,
+        gas: gas.toString(),
+      },
+      'execute sent',
+    )
+    // A replacement's receipt never shows under this hash: the record stays pending and
+    // reconciliation settles it (dropped, or executed through the replacement).
+    const receipt = (mined ?? receipts.wait(transactionHash)).then((r) =>
+      toExecutionReceipt(ctx, data, r, { gasLimit: gas, cap: cap?.gas }),
+    )
+    return { transactionHash, accepted: sent.accepted, receipt }
+  }
 }
+
+/** How long a call waits for the calls simulated before it in its batch to be sent or given up, before it is simulated again instead. */
+const settledWaitMs = 2_000
+/** A call simulated again this many times, each time overtaken by another execution's signature, is not sent (503, to retry). */
+const resimulationsAtMost = 4
 
 /** Account mode: the account's own refusal (checkIntent at the sender's address); undefined when it accepts it. */
 async function accountRefusal(
@@ -224,8 +305,7 @@ async function simulateAsRelayer(
   data: Hex,
   cap: GasCap | undefined,
   options: ExecutionOptions,
-  shape: string,
-  target: { to?: Address; toCode?: Hex | undefined },
+  { shape, atLeast, ...target }: { shape: string; atLeast: bigint | undefined; to?: Address; toCode?: Hex | undefined },
 ) {
   const { relayer, done } = await ctx.relayers!.acquire()
   let handedOver = false
@@ -233,17 +313,13 @@ async function simulateAsRelayer(
     const fees = await relayer.fees().catch((err: unknown) => {
       throw classifyRpcError(err, ctx.chain.chainId, 'fee estimate')
     })
-    // An earlier attempt that ran out of the gas we gave it is sent with at least twice its limit.
-    const previousGas = options.previous
-      ? parseTransaction(evmSignedExecution.rawTransaction(options.previous)).gas
-      : undefined
     const simulated = await simulateExecution(ctx, {
       from: relayer.address,
       ...target,
       data,
       fees,
       cap,
-      atLeast: previousGas === undefined ? undefined : previousGas * 2n,
+      atLeast,
       shape,
       precededBy: precedingCallOf(options.precededBy),
     })
@@ -256,6 +332,7 @@ async function simulateAsRelayer(
       fees,
       gasLimit: simulated.gasLimit,
       afterPreceding: simulated.afterPreceding === true,
+      turn: simulated.turn,
     }
   } finally {
     if (!handedOver) done()

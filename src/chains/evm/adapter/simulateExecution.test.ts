@@ -3,6 +3,7 @@ import { test } from 'node:test'
 import { type Hex, numberToHex } from 'viem'
 import type { EvmContext } from './evmContext.ts'
 import { gasMarginAtLeast, limitFor, neededFor } from './executionGas.ts'
+import { createExecutionOrder } from './executionOrder.ts'
 import { simulateExecution } from './simulateExecution.ts'
 import type { SimulatedCall } from './simulationBatcher.ts'
 
@@ -19,7 +20,11 @@ function world(gasOf: (data: Hex) => bigint) {
         asked.push(limit)
         const used = gasOf(call.data)
         const ok = limit >= neededFor(used)
-        return { result: { status: ok ? '0x1' : '0x0', gasUsed: numberToHex(ok ? used : limit), returnData: '0x' } }
+        const turn = createExecutionOrder().batch(0, 1)[0]
+        return {
+          result: { status: ok ? '0x1' : '0x0', gasUsed: numberToHex(ok ? used : limit), returnData: '0x' },
+          turn,
+        }
       },
     },
   } as unknown as EvmContext

@@ -39,6 +39,7 @@ import {
   throwShortOfFunds,
   uncappedSimulationGas,
 } from './executionGas.ts'
+import type { SimulationTurn } from './executionOrder.ts'
 import { isBelowGasFloor, isUnknownMethod } from './nodeErrors.ts'
 import type { SimulatedResults } from './simulationBatcher.ts'
 
@@ -106,21 +107,28 @@ async function simulateAtRemembered(
   const limit = rememberedLimit(known, request)
   const result = await simulateAt(ctx, request, limit)
   if (result === undefined) return undefined
-  if (result.settlementFailed) return settlementFails
-  if (!result.success) return 'again'
-  const needed = neededFor(result.gasUsed)
-  if (request.cap !== undefined && needed > request.cap.gas) return 'again'
-  const wanted = limitFor(needed, request)
-  if (limit >= wanted && limit <= spareAtMost(wanted)) {
+  const sentAt = (gasLimit: bigint, { turn }: CallResult): Simulation => {
     remember(ctx, request, result.gasUsed)
-    return { ok: true, gasLimit: limit, afterPreceding: request.precededBy !== undefined }
+    return { ok: true, gasLimit, afterPreceding: request.precededBy !== undefined, turn }
   }
+  if (result.settlementFailed) return dropped(result, settlementFails)
+  if (!result.success) return dropped(result, 'again')
+  const needed = neededFor(result.gasUsed)
+  if (request.cap !== undefined && needed > request.cap.gas) return dropped(result, 'again')
+  const wanted = limitFor(needed, request)
+  if (limit >= wanted && limit <= spareAtMost(wanted)) return sentAt(limit, result)
   // It ran to the end at another limit: the gas it used gives the limit, confirmed as it will be sent.
+  dropped(result)
   const confirmed = await simulateAt(ctx, request, wanted)
-  if (confirmed?.settlementFailed) return settlementFails
-  if (!confirmed?.success) return 'again'
-  remember(ctx, request, result.gasUsed)
-  return { ok: true, gasLimit: wanted, afterPreceding: request.precededBy !== undefined }
+  if (confirmed?.settlementFailed) return dropped(confirmed, settlementFails)
+  if (!confirmed?.success) return dropped(confirmed, 'again')
+  return sentAt(wanted, confirmed)
+}
+
+/** A simulation whose result is not sent on: its turn is given up (the calls after it in its batch are simulated again). */
+function dropped<T>(result: CallResult | undefined, answer?: T): T {
+  result?.turn.drop()
+  return answer as T
 }
 
 /**
@@ -165,6 +173,8 @@ async function simulateTwice(ctx: EvmContext, request: SimulationRequest): Promi
   const { cap } = request
   const first = await simulateAt(ctx, request, cap?.gas ?? uncappedSimulationGas)
   if (first === undefined) return undefined
+  // At the cap: never sent on (the limit sent is confirmed below).
+  first.turn.drop()
   if (first.settlementFailed) return settlementFails
   if (!first.success) {
     const decoded = decodeRevertData(first.returnData)
@@ -178,14 +188,23 @@ async function simulateTwice(ctx: EvmContext, request: SimulationRequest): Promi
   if (cap !== undefined && needed > cap.gas) return overCap(needed, cap)
   const gasLimit = limitFor(needed, request)
   const confirmed = await simulateAt(ctx, request, gasLimit)
-  if (confirmed?.settlementFailed) return settlementFails
-  if (!confirmed?.success) return undefined
+  if (confirmed?.settlementFailed) return dropped(confirmed, settlementFails)
+  if (!confirmed?.success) return dropped(confirmed, undefined)
   remember(ctx, request, first.gasUsed)
-  return { ok: true, gasLimit, afterPreceding: request.precededBy !== undefined }
+  return { ok: true, gasLimit, afterPreceding: request.precededBy !== undefined, turn: confirmed.turn }
 }
 
-/** `settlementFailed`: the preceding call (the settlement) failed, so the execution's result says nothing. */
-type CallResult = { success: boolean; gasUsed: bigint; returnData: Hex; settlementFailed?: boolean }
+/**
+ * `settlementFailed`: the preceding call (the settlement) failed, so the execution's result says
+ * nothing; `turn`: its place among what was simulated before it (dropped unless it is sent on).
+ */
+type CallResult = {
+  success: boolean
+  gasUsed: bigint
+  returnData: Hex
+  settlementFailed?: boolean
+  turn: SimulationTurn
+}
 
 /**
  * One eth_simulateV1 of the execution at this gas limit, validated as a transaction (balance,
@@ -225,8 +244,11 @@ async function simulateAt(
     if (isShortOfFunds(err)) await throwShortOfFunds({ pool }, from, gas, fees, err)
     throw classifyRpcError(err, chain.chainId, 'simulation of execute')
   }
-  const { result } = results
-  if (!result?.status || !result.gasUsed) return undefined
+  const { result, turn } = results
+  if (!result?.status || !result.gasUsed) {
+    turn.drop()
+    return undefined
+  }
   state.simulates = true
   const settlementFailed =
     before !== undefined && (!results.precededBy?.status || BigInt(results.precededBy.status) !== 1n)
@@ -235,5 +257,6 @@ async function simulateAt(
     gasUsed: BigInt(result.gasUsed),
     returnData: result.returnData ?? '0x',
     ...(settlementFailed ? { settlementFailed } : {}),
+    turn,
   }
 }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { createExecutionOrder } from './executionOrder.ts'
 import { createSimulationBatcher, type ReplayedCall, type SimulatedCall } from './simulationBatcher.ts'
 
 const call = (from: string, gas = 100_000): SimulatedCall => ({
@@ -70,7 +71,8 @@ test('a call with the transaction that runs before it (a settlement) goes right 
     asked[0]![0]!.calls.map((c) => c.from),
     ['0xa1', '0xf1', '0xa2', '0xbad', '0xa3'],
   )
-  assert.deepEqual(results[0], { result: { status: '0x1', gasUsed: '0x186a0', returnData: '0xa1' } })
+  assert.deepEqual(results[0]!.result, { status: '0x1', gasUsed: '0x186a0', returnData: '0xa1' })
+  assert.equal(results[0]!.precededBy, undefined)
   assert.equal(results[1]!.result?.returnData, '0xa2')
   assert.equal(results[1]!.precededBy?.returnData, '0xf1')
   assert.equal(results[2]!.precededBy?.status, '0x0')
@@ -489,4 +491,32 @@ test('a key whose next nonce is above its count and what is kept (a transaction 
     fine.simulations().map((s) => s.params[1]),
     ['0x64'],
   )
+})
+
+test('a batch is simulated once every execution that claimed its signature is in its view; each caller gets its turn, and the paid calls go after the rest', async () => {
+  const node = latestNode()
+  const order = createExecutionOrder()
+  const batcher = createSimulationBatcher(node.request, { own: () => [], order })
+  // An execution past its claim, its signature not made yet: the next batch waits for it.
+  const [earlier] = order.batch(0, 1)
+  assert.equal(earlier!.claim(), true)
+  setTimeout(() => order.noteSigned(), 40)
+  const started = performance.now()
+  const [paid, plain] = await Promise.all([
+    batcher.simulate(call('0xa1'), call('0xf1')),
+    batcher.simulate(call('0xa2')),
+  ])
+  assert.ok(performance.now() - started >= 35, 'simulated once the claimed execution was signed')
+  const [simulation] = node.simulations()
+  assert.deepEqual(
+    (simulation!.params[0] as { blockStateCalls: Asked }).blockStateCalls[0]!.calls.map((c) => c.from),
+    ['0xa2', '0xf1', '0xa1'],
+    'the paid call (sent once its settlement is mined) after the unpaid one',
+  )
+  assert.equal(paid.result?.returnData, '0xa1')
+  assert.equal(plain.result?.returnData, '0xa2')
+  // The view holds the signed one: the unpaid call claims first, then the paid one.
+  assert.equal(paid.turn.claim(), false)
+  assert.equal(plain.turn.claim(), true)
+  assert.equal(paid.turn.claim(), true)
 })

@@ -17,9 +17,14 @@
 // A node like anvil builds that pending block (every transaction waiting in its pool, run again)
 // for each call at `pending` (docs/performance.md).
 //
-// The calls of one batch run in one simulated block, in the order they were asked for, so each
+// The calls of one batch run in one simulated block, in the order they were asked for (the paid
+// ones after the rest: their executions are sent only once their settlements are mined), so each
 // sees the state the earlier ones left: as the pool's transactions before them, and as they will
-// be mined (each caller sends after its result, in the same order). A call may come with the
+// be mined. Each caller gets its call's turn (executionOrder.ts): it is sent on this result only if
+// every call before it was sent and nothing else of the gateway's was signed since the view was
+// taken; else it is simulated again. The view is taken once every execution that claimed its
+// signature is in it (signed, for the replay; its broadcast answered, for the pending block), or
+// after `viewWaitMs`. A call may come with the
 // transaction that the chain will run just before it (a paid execute's x402 settlement): the two
 // go together, in that order, in the same block. One simulation is in flight at a time; what is
 // asked meanwhile waits for the next. A batch that the node refuses as a whole (one relayer short
@@ -45,6 +50,7 @@
 import { type Address, type Hex, numberToHex } from 'viem'
 import type { UnminedCall } from '../relayer/createRelayer.ts'
 import { isTransportError } from '../relayer/isTransportError.ts'
+import { createExecutionOrder, type ExecutionOrder, type SimulationTurn } from './executionOrder.ts'
 
 /** One transaction as eth_simulateV1 takes it: the sender, an explicit gas limit, its fees. */
 export type SimulatedCall = {
@@ -63,8 +69,11 @@ export type ReplayedCall = UnminedCall
 export type OwnUnmined = { address: Address; calls: readonly ReplayedCall[]; next?: number | undefined }
 /** The node's result for one call (undefined: it gave none). */
 export type SimulatedResult = { status?: Hex; gasUsed?: Hex; returnData?: Hex } | undefined
-/** The node's result for a call and, when one was given, for the call run just before it. */
-export type SimulatedResults = { result: SimulatedResult; precededBy?: SimulatedResult }
+/**
+ * The node's result for a call and, when one was given, for the call run just before it; `turn`:
+ * the call's place among what was simulated before it (sent on this result only if it claims).
+ */
+export type SimulatedResults = { result: SimulatedResult; precededBy?: SimulatedResult; turn: SimulationTurn }
 
 export type SimulationBatcher = {
   /**
@@ -81,7 +90,7 @@ export type SimulationBatcher = {
 type Waiting = {
   calls: SimulatedCall[]
   at: number
-  resolve(results: SimulatedResult[]): void
+  resolve(results: SimulatedResult[], turn: SimulationTurn): void
   reject(err: unknown): void
 }
 const gasOf = (calls: SimulatedCall[]) => calls.reduce((sum, c) => sum + BigInt(c.gas), 0n)
@@ -125,6 +134,13 @@ const blockGas = 25_000_000n
 const gasBudget = 100_000_000n
 /** The balance a preceding call's sender is simulated with (about 7.9e28 wei): enough for any gas at any fee. */
 const settlerBalance = '0xffffffffffffffffffffffff'
+/**
+ * How long a batch waits, at most, for the executions that claimed their signature to be in its
+ * view (signed; answered by the node for the pending block): a local key signs within the turn,
+ * a broadcast is one round trip. Past it the view leaves them out, and the batch's calls are
+ * simulated again before they are sent.
+ */
+const viewWaitMs = 250
 
 export type SimulationBatcherOptions = {
   gatherMs?: number | undefined
@@ -140,6 +156,8 @@ export type SimulationBatcherOptions = {
   onReplayRefused?: (err: unknown) => void
   /** A simulation answered: the calls asked for, and the gateway's unmined transactions replayed before them. */
   onSimulated?: (asked: number, replayed: number) => void
+  /** The order the chain's executions are signed in (one per chain: every execution claims there). */
+  order?: ExecutionOrder
 }
 
 export function createSimulationBatcher(
@@ -152,6 +170,7 @@ export function createSimulationBatcher(
     onLacking,
     onReplayRefused,
     onSimulated,
+    order = createExecutionOrder(),
   }: SimulationBatcherOptions = {},
 ): SimulationBatcher {
   const queue: Waiting[] = []
@@ -303,12 +322,16 @@ export function createSimulationBatcher(
       batch.push(queue.shift()!)
       queuedGas -= next
     }
-    return batch
+    // A paid execute is sent once its settlement is mined, after the rest of its batch: simulated after them.
+    return [...batch.filter((w) => w.calls.length === 1), ...batch.filter((w) => w.calls.length > 1)]
   }
 
   async function run(batch: Waiting[]): Promise<void> {
+    // The view: every execution that claimed its signature is in what is replayed (or, below, in the node's pool).
+    if (own() !== undefined) await order.view('signed', viewWaitMs)
     const replay = own()
     if (replay !== undefined) {
+      const seen = order.seen('signed')
       // Refused with the replay (a node that takes none of it, a replayed transaction it finds
       // invalid): the pending block, which answers each caller's own error too.
       let unreachable: unknown
@@ -322,32 +345,39 @@ export function createSimulationBatcher(
         for (const w of batch) w.reject(unreachable)
         return
       }
-      if (results && answer(batch, results)) return
+      if (results && answer(batch, results, seen)) return
     }
-    if (batch.length === 1) return alone(batch[0]!)
+    const seen = await order.view('answered', viewWaitMs)
+    if (batch.length === 1) return alone(batch[0]!, seen)
     let results: SimulatedResult[] | undefined
     try {
       results = await ask(batch)
     } catch {
       results = undefined
     }
-    if (!results || !answer(batch, results)) await Promise.all(batch.map(alone))
+    if (!results || !answer(batch, results, seen)) await Promise.all(batch.map((w) => alone(w, seen)))
   }
 
-  /** Each caller its own results; false when the node gave a different number of results than calls. */
-  function answer(batch: Waiting[], results: SimulatedResult[]): boolean {
+  /**
+   * Each caller its own results and turn (on a view of `seen` executions); false when the node gave
+   * a different number of results than calls.
+   */
+  function answer(batch: Waiting[], results: SimulatedResult[], seen: number): boolean {
     if (results.length !== batch.reduce((n, w) => n + w.calls.length, 0)) return false
+    const turns = order.batch(seen, batch.length)
     let at = 0
-    for (const w of batch) {
-      w.resolve(results.slice(at, at + w.calls.length))
+    batch.forEach((w, i) => {
+      w.resolve(results.slice(at, at + w.calls.length), turns[i]!)
       at += w.calls.length
-    }
+    })
     return true
   }
 
-  async function alone(w: Waiting): Promise<void> {
+  /** One call asked alone at the pending block (callers asked alone together: the first to claim holds, the rest are simulated again). */
+  async function alone(w: Waiting, seen: number): Promise<void> {
     try {
-      w.resolve((await ask([w])) ?? [])
+      const [turn] = order.batch(seen, 1)
+      w.resolve((await ask([w])) ?? [], turn!)
     } catch (err) {
       w.reject(err)
     }
@@ -359,8 +389,8 @@ export function createSimulationBatcher(
       new Promise<SimulatedResults>((resolve, reject) => {
         lastAsked = performance.now()
         const calls = precededBy ? [precededBy, call] : [call]
-        const answer = (results: SimulatedResult[]) =>
-          resolve(precededBy ? { result: results[1], precededBy: results[0] } : { result: results[0] })
+        const answer = (results: SimulatedResult[], turn: SimulationTurn) =>
+          resolve(precededBy ? { result: results[1], precededBy: results[0], turn } : { result: results[0], turn })
         queue.push({ calls, at: lastAsked, resolve: answer, reject })
         queuedGas += gasOf(calls)
         schedule()

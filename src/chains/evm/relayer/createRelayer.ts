@@ -16,7 +16,7 @@ import { fillGap, type GapCheck } from './fillGap.ts'
 import { forgetMinedBelow, forgetMinedHash, noteUnmined, unminedCalls } from './outbox.ts'
 import type { Fees, RelayedTransaction, SendResult } from './relayedTransaction.ts'
 import { type CreateRelayerParameters, createRelayerContext, type UnminedCall } from './relayerContext.ts'
-import { sendRelayed } from './sendRelayed.ts'
+import { type SendClaim, sendRelayed } from './sendRelayed.ts'
 import { readNonce } from './signRelayed.ts'
 
 export { broadcastRaw } from './broadcastRaw.ts'
@@ -24,6 +24,7 @@ export type { GapCheck } from './fillGap.ts'
 export { isTransportError } from './isTransportError.ts'
 export type { Fees, RelayedTransaction, SendResult } from './relayedTransaction.ts'
 export type { BroadcastMany, CreateRelayerParameters, UnminedCall } from './relayerContext.ts'
+export { NotClaimedError, type SendClaim } from './sendRelayed.ts'
 
 export type Relayer = {
   address: Address
@@ -35,7 +36,7 @@ export type Relayer = {
    */
   send(
     tx: RelayedTransaction,
-    options?: { onSigned?: (tx: SignedExecution) => void | Promise<void> },
+    options?: { onSigned?: (tx: SignedExecution) => void | Promise<void>; claim?: SendClaim | undefined },
   ): Promise<SendResult>
   /**
    * Forgets the next nonce it would hand out, so the next send reads it again from the node and

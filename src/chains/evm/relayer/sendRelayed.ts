@@ -13,10 +13,25 @@ import type { RelayedTransaction, SendResult } from './relayedTransaction.ts'
 import type { RelayerContext } from './relayerContext.ts'
 import { readNonce, signRelayed } from './signRelayed.ts'
 
+/** The send's claim said no: nothing was signed, and no nonce was taken. */
+export class NotClaimedError extends Error {
+  override name = 'NotClaimedError'
+  constructor() {
+    super('not signed: its claim was refused')
+  }
+}
+
+/**
+ * `claim.take`: asked under the lock right before the signature (synchronously, after the nonce is
+ * known); false stops the send (NotClaimedError) with nothing signed. `claim.failed`: the signature
+ * failed after a claim.
+ */
+export type SendClaim = { take(): boolean; failed(): void }
+
 export async function sendRelayed(
   ctx: RelayerContext,
   tx: RelayedTransaction,
-  { onSigned }: { onSigned?: (tx: SignedExecution) => void | Promise<void> } = {},
+  { onSigned, claim }: { onSigned?: (tx: SignedExecution) => void | Promise<void>; claim?: SendClaim | undefined } = {},
 ): Promise<SendResult> {
   const { logger } = ctx
   const txFees =
@@ -28,7 +43,11 @@ export async function sendRelayed(
     const { signed, nonce, slot, journaled } = await ctx.lock.run(async () => {
       ctx.nextNonce ??= await readNonce(ctx)
       const nonce = ctx.nextNonce
-      const { rawTransaction, call, ...signed } = await signRelayed(ctx, tx, txFees, nonce)
+      if (claim && !claim.take()) throw new NotClaimedError()
+      const { rawTransaction, call, ...signed } = await signRelayed(ctx, tx, txFees, nonce).catch((err: unknown) => {
+        claim?.failed()
+        throw err
+      })
       ctx.nextNonce = nonce + 1
       // The journal write starts under the lock, so the journal records transactions in nonce
       // order; it is waited for outside it (several writes share one fsync).

@@ -9,7 +9,7 @@ import { readIdempotencyKey } from '../../../idempotency/readIdempotencyKey.ts'
 import { withIdempotencyKey } from '../../../idempotency/withIdempotencyKey.ts'
 import type { ChainRegistry } from '../../../intents/createChainRegistry.ts'
 import type { ExecutionGuard, GuardSubject } from '../../../intents/createExecutionGuard.ts'
-import { type PreparedIntent, prepareIntent } from '../../../intents/executeIntent.ts'
+import { type PreparedIntent, paymentCredited, prepareIntent } from '../../../intents/executeIntent.ts'
 import { intentSchema } from '../../../intents/intentSchema.ts'
 import { replayExecution } from '../../../intents/replayExecution.ts'
 import type { Metrics } from '../../../metrics/createMetrics.ts'
@@ -145,6 +145,8 @@ export function registerExecuteRoute(
             })
           }),
         requireSignature: requireSignedIntents,
+        // Sent only once its payment settled: a refusal then keeps the payment as the intent's credit.
+        paid: ticket.payment === 'paid',
         // Its webhook endpoints get this execution's events.
         apiKeyId: request.apiKeyId,
         // The key is recorded by the claim, in its transaction, and only when the claim succeeds.
@@ -175,8 +177,10 @@ export function registerExecuteRoute(
       // x402: the payment is settled after the simulation and before the broadcast.
       const settled = await settleOrAbandon(ticket, prepared)
       if (settled) return settled
-      // A runtime that could not simulate the settlement with the execution (Solana) simulates again
-      // now that it is confirmed: a refusal keeps the settled payment as this intent's credit.
+      // Simulated again now that the settlement is confirmed, where the runtime could not simulate it
+      // with the execution (Solana), or where that simulation no longer holds (EVM: a call simulated
+      // before it was not sent, or other executions were signed meanwhile): a refusal keeps the
+      // settled payment as this intent's credit.
       if (ticket.payment === 'paid') {
         const refused = await prepared.recheck()
         if (refused) {
@@ -184,9 +188,7 @@ export function registerExecuteRoute(
             { intentHash: req.intentHash, chainId: req.adapter.chainId, status: refused.status },
             "execute refused after its payment settled: the payment stays the intent's credit",
           )
-          const detail =
-            "the payment was settled, then the execution was refused at the state the settlement left: nothing was sent, and the payment stays this intent's credit (a repeat of the intent uses it; nothing is paid again)"
-          return { ...refused, payment: { status: 'credited', detail } }
+          return { ...refused, payment: paymentCredited }
         }
       }
       return prepared.send()
