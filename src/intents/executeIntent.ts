@@ -83,9 +83,10 @@ export type PreparedIntent =
       /** Sends nothing and gives the claim back: answered `status` with `detail` (the payment did not settle, or its settlement is pending). */
       abandon(status: number, detail: string): Promise<IntentOutcome>
       /**
-       * Where the runtime could not simulate the payment's settlement with the execution: simulates
-       * it again now (call it once the settlement is confirmed). A refusal sends nothing, gives the
-       * claim back and is the answer; undefined: go on and send.
+       * Where the runtime could not simulate the payment's settlement with the execution, or that
+       * simulation no longer holds: simulates it again now (call it once the settlement is
+       * confirmed). A refusal sends nothing, gives the claim back and is the answer; undefined: go
+       * on and send.
        */
       recheck(): Promise<IntentOutcome | undefined>
     }

@@ -102,10 +102,13 @@ export type Preflight =
       /** Gives back what preflight held for the send (the relayer key chosen first) when nothing is sent. */
       cancel?: (() => void) | undefined
       /**
-       * Simulates the execution again at the chain's state now, before `send`: a runtime that
-       * cannot simulate `precededBy` together with the execution (Solana: no RPC simulates two
-       * transactions in order) offers it, for the caller to run once that transaction is
-       * confirmed. A refusal answers as prepareExecution's would; undefined: still good to send.
+       * Simulates the execution again at the chain's state now, before `send`, for the caller to
+       * run once `precededBy` is confirmed: a runtime that cannot simulate it together with the
+       * execution (Solana: no RPC simulates two transactions in order) always does; EVM does when
+       * the simulation made with it no longer holds (executions signed meanwhile, a batch-mate not
+       * sent). A refusal answers as prepareExecution's would; undefined: still good to send.
+       * (`send` itself simulates again, and throws ExecutionRefusedError on a refusal, where the
+       * simulation no longer holds at the signature.)
        */
       recheck?:
         | (() => Promise<
