@@ -253,7 +253,7 @@ export async function prepareExecution(
 /** How long a call waits for the calls simulated before it in its batch to be sent or given up, before it is simulated again instead. */
 const settledWaitMs = 2_000
 /** A call simulated again this many times, each time overtaken by another execution's signature, is not sent (503, to retry). */
-const resimulationsAtMost = 4
+const resimulationsAtMost = 8
 
 /** Account mode: the account's own refusal (checkIntent at the sender's address); undefined when it accepts it. */
 async function accountRefusal(

@@ -3,24 +3,26 @@ import { test } from 'node:test'
 import { type Hex, numberToHex } from 'viem'
 import type { EvmContext } from './evmContext.ts'
 import { gasMarginAtLeast, limitFor, neededFor } from './executionGas.ts'
-import { createExecutionOrder } from './executionOrder.ts'
+import { createExecutionOrder, type SimulationTurn } from './executionOrder.ts'
 import { simulateExecution } from './simulateExecution.ts'
 import type { SimulatedCall } from './simulationBatcher.ts'
 
 /** A node whose executions use `gasOf(data)` gas and run out of it below what that needs (EIP-150). */
 function world(gasOf: (data: Hex) => bigint) {
   const asked: bigint[] = []
+  const turns: { turn: SimulationTurn; confirming: boolean }[] = []
   const ctx = {
     chain: { executor: '0x00000000000000000000000000000000000000e1', chainId: 'eip155:31337' },
     state: {},
     gasByShape: new Map(),
     simulations: {
-      async simulate(call: SimulatedCall) {
+      async simulate(call: SimulatedCall, _before?: SimulatedCall, options?: { confirming?: boolean }) {
         const limit = BigInt(call.gas)
         asked.push(limit)
         const used = gasOf(call.data)
         const ok = limit >= neededFor(used)
-        const turn = createExecutionOrder().batch(0, 1)[0]
+        const turn = createExecutionOrder().batch(0, 1)[0]!
+        turns.push({ turn, confirming: options?.confirming === true })
         return {
           result: { status: ok ? '0x1' : '0x0', gasUsed: numberToHex(ok ? used : limit), returnData: '0x' },
           turn,
@@ -36,7 +38,7 @@ function world(gasOf: (data: Hex) => bigint) {
       cap: undefined,
       shape: 'counter.increment',
     })
-  return { asked, execute }
+  return { asked, turns, execute }
 }
 
 /** The limit the gateway sends for an execution that used `used`: its need, then 20% head-room (at least 25,000 gas). */
@@ -91,4 +93,23 @@ test('a shape whose gas rose for good is simulated once per execution again from
   }
   // The first runs out of gas at the old limit: then at the cap, then confirmed.
   assert.deepEqual(counts, [3, 1, 1, 1])
+})
+
+test('an execution keeps the place of the simulation its limit came from: a confirmation goes last and its own turn is given up', async () => {
+  const { turns, execute } = world(() => 93_392n)
+  // A new shape: at the cap, then confirmed at the limit.
+  const first = await execute('0x01')
+  assert.ok(first.ok)
+  assert.deepEqual(
+    turns.map((t) => t.confirming),
+    [false, true],
+  )
+  assert.equal(first.turn, turns[0]!.turn, 'the run at the cap holds its place')
+  assert.equal(turns[1]!.turn.fresh(), false, "the confirmation's own turn is given up")
+  assert.equal(first.turn!.fresh(), true)
+  // Known: once, at the remembered limit, in band: that run's place.
+  const second = await execute('0x01')
+  assert.ok(second.ok)
+  assert.equal(second.turn, turns[2]!.turn)
+  assert.equal(turns.length, 3)
 })

@@ -13,7 +13,10 @@
 // second simulation, which replays the gateway's transactions sent meanwhile (simulationBatcher.ts),
 // so the window keeps it rare. Otherwise (a new shape, a revert, which may be for want of gas) two:
 // one at the cap, which gives the gas used (or the revert), then one at the limit that will be
-// sent. Simulations of concurrent executes go to the node together (simulationBatcher.ts).
+// sent. Simulations of concurrent executes go to the node together (simulationBatcher.ts). An
+// execution is sent in the order of the simulation whose gas gave its limit (its turn,
+// executionOrder.ts): a confirmation runs after the rest of its batch and keeps no place of its
+// own, so no other call's result depends on it.
 // eth_estimateGas (a search of ~15–20 executions) is the fallback: for a node without
 // eth_simulateV1, a revert without data to decode, or a limit the confirmation refuses.
 //
@@ -117,12 +120,22 @@ async function simulateAtRemembered(
   if (request.cap !== undefined && needed > request.cap.gas) return dropped(result, 'again')
   const wanted = limitFor(needed, request)
   if (limit >= wanted && limit <= spareAtMost(wanted)) return sentAt(limit, result)
-  // It ran to the end at another limit: the gas it used gives the limit, confirmed as it will be sent.
-  dropped(result)
-  const confirmed = await simulateAt(ctx, request, wanted)
-  if (confirmed?.settlementFailed) return dropped(confirmed, settlementFails)
-  if (!confirmed?.success) return dropped(confirmed, 'again')
-  return sentAt(wanted, confirmed)
+  // It ran to the end at another limit: the gas it used gives the limit, confirmed as it will be
+  // sent. It ran to the end either way, so what the calls after it saw holds: it keeps its place.
+  const confirmed = await confirm(ctx, request, wanted)
+  if (confirmed?.settlementFailed) return dropped(result, settlementFails)
+  if (!confirmed?.success) return dropped(result, 'again')
+  return sentAt(wanted, result)
+}
+
+/**
+ * The execution again at the limit it will be sent with (last in its batch, its own turn given up
+ * at once): it is sent in the place of the simulation that gave that limit.
+ */
+async function confirm(ctx: EvmContext, request: SimulationRequest, gas: bigint): Promise<CallResult | undefined> {
+  const confirmed = await simulateAt(ctx, request, gas, { confirming: true })
+  confirmed?.turn.drop()
+  return confirmed
 }
 
 /** A simulation whose result is not sent on: its turn is given up (the calls after it in its batch are simulated again). */
@@ -173,10 +186,9 @@ async function simulateTwice(ctx: EvmContext, request: SimulationRequest): Promi
   const { cap } = request
   const first = await simulateAt(ctx, request, cap?.gas ?? uncappedSimulationGas)
   if (first === undefined) return undefined
-  // At the cap: never sent on (the limit sent is confirmed below).
-  first.turn.drop()
-  if (first.settlementFailed) return settlementFails
+  if (first.settlementFailed) return dropped(first, settlementFails)
   if (!first.success) {
+    first.turn.drop()
     const decoded = decodeRevertData(first.returnData)
     if (!decoded) return undefined
     return decoded.status === Status.SIGNATURE_REQUIRED
@@ -185,13 +197,14 @@ async function simulateTwice(ctx: EvmContext, request: SimulationRequest): Promi
   }
   // A CALL forwards at most 63/64 of the gas left (EIP-150): the limit must exceed what was used.
   const needed = neededFor(first.gasUsed)
-  if (cap !== undefined && needed > cap.gas) return overCap(needed, cap)
+  if (cap !== undefined && needed > cap.gas) return dropped(first, overCap(needed, cap))
   const gasLimit = limitFor(needed, request)
-  const confirmed = await simulateAt(ctx, request, gasLimit)
-  if (confirmed?.settlementFailed) return dropped(confirmed, settlementFails)
-  if (!confirmed?.success) return dropped(confirmed, undefined)
+  // It ran to the end at the cap: sent at the limit confirmed, in the place of the run at the cap.
+  const confirmed = await confirm(ctx, request, gasLimit)
+  if (confirmed?.settlementFailed) return dropped(first, settlementFails)
+  if (!confirmed?.success) return dropped(first, undefined)
   remember(ctx, request, first.gasUsed)
-  return { ok: true, gasLimit, afterPreceding: request.precededBy !== undefined, turn: confirmed.turn }
+  return { ok: true, gasLimit, afterPreceding: request.precededBy !== undefined, turn: first.turn }
 }
 
 /**
@@ -215,6 +228,7 @@ async function simulateAt(
   { pool, chain, state, simulations }: EvmContext,
   { from, to, toCode, data, fees, precededBy }: SimulationRequest,
   gas: bigint,
+  options: { confirming?: boolean } = {},
 ): Promise<CallResult | undefined> {
   const feeFields = {
     maxFeePerGas: numberToHex(fees.maxFeePerGas),
@@ -232,7 +246,7 @@ async function simulateAt(
   let results: SimulatedResults
   try {
     // Folded with concurrent executes' simulations into one eth_simulateV1 (simulationBatcher.ts).
-    results = await simulations.simulate(call, before)
+    results = await simulations.simulate(call, before, options)
   } catch (err) {
     if (isUnknownMethod(err)) {
       state.simulates = false

@@ -520,3 +520,18 @@ test('a batch is simulated once every execution that claimed its signature is in
   assert.equal(plain.turn.claim(), true)
   assert.equal(paid.turn.claim(), true)
 })
+
+test('a confirmation (the same call again at another limit) goes after the rest of its batch, paid calls included', async () => {
+  const node = latestNode()
+  const batcher = createSimulationBatcher(node.request, { own: () => [] })
+  await Promise.all([
+    batcher.simulate(call('0xc1'), undefined, { confirming: true }),
+    batcher.simulate(call('0xa1'), call('0xf1')),
+    batcher.simulate(call('0xa2')),
+  ])
+  const [simulation] = node.simulations()
+  assert.deepEqual(
+    (simulation!.params[0] as { blockStateCalls: Asked }).blockStateCalls[0]!.calls.map((c) => c.from),
+    ['0xa2', '0xf1', '0xa1', '0xc1'],
+  )
+})

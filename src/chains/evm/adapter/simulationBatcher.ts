@@ -20,7 +20,8 @@
 // The calls of one batch run in one simulated block, in the order they were asked for (the paid
 // ones after the rest: their executions are sent only once their settlements are mined), so each
 // sees the state the earlier ones left: as the pool's transactions before them, and as they will
-// be mined. Each caller gets its call's turn (executionOrder.ts): it is sent on this result only if
+// be mined; a confirmation (the same call again at the limit it will be sent with) after all of
+// them. Each caller gets its call's turn (executionOrder.ts): it is sent on this result only if
 // every call before it was sent and nothing else of the gateway's was signed since the view was
 // taken; else it is simulated again. The view is taken once every execution that claimed its
 // signature is in it (signed, for the replay; its broadcast answered, for the pending block), or
@@ -80,8 +81,14 @@ export type SimulationBatcher = {
    * eth_simulateV1 of `call` with validation (balance, fees) after the gateway's transactions the
    * node may still mine (on `latest` after `own()`, else at the pending block), after `precededBy`
    * when given (in the same block, in that order); the node's own error when it refuses.
+   * `confirming`: the call again at another gas limit, its place in the order kept from its first
+   * simulation: it runs after the rest of its batch, and its own turn is not sent on.
    */
-  simulate(call: SimulatedCall, precededBy?: SimulatedCall): Promise<SimulatedResults>
+  simulate(
+    call: SimulatedCall,
+    precededBy?: SimulatedCall,
+    options?: { confirming?: boolean | undefined },
+  ): Promise<SimulatedResults>
   /** A new block was seen: what waits for the window goes now. */
   blockSeen(): void
 }
@@ -89,6 +96,8 @@ export type SimulationBatcher = {
 /** `calls`: the call asked for, last, after what must run before it. */
 type Waiting = {
   calls: SimulatedCall[]
+  /** A confirmation of a call simulated before (simulate's `confirming`). */
+  confirming: boolean
   at: number
   resolve(results: SimulatedResult[], turn: SimulationTurn): void
   reject(err: unknown): void
@@ -322,8 +331,14 @@ export function createSimulationBatcher(
       batch.push(queue.shift()!)
       queuedGas -= next
     }
-    // A paid execute is sent once its settlement is mined, after the rest of its batch: simulated after them.
-    return [...batch.filter((w) => w.calls.length === 1), ...batch.filter((w) => w.calls.length > 1)]
+    // A paid execute is sent once its settlement is mined, after the rest of its batch: simulated
+    // after them. A confirmation goes last: no call's result may depend on it.
+    const placed = batch.filter((w) => !w.confirming)
+    return [
+      ...placed.filter((w) => w.calls.length === 1),
+      ...placed.filter((w) => w.calls.length > 1),
+      ...batch.filter((w) => w.confirming),
+    ]
   }
 
   async function run(batch: Waiting[]): Promise<void> {
@@ -385,13 +400,13 @@ export function createSimulationBatcher(
 
   return {
     blockSeen: schedule,
-    simulate: (call, precededBy) =>
+    simulate: (call, precededBy, { confirming = false } = {}) =>
       new Promise<SimulatedResults>((resolve, reject) => {
         lastAsked = performance.now()
         const calls = precededBy ? [precededBy, call] : [call]
         const answer = (results: SimulatedResult[], turn: SimulationTurn) =>
           resolve(precededBy ? { result: results[1], precededBy: results[0], turn } : { result: results[0], turn })
-        queue.push({ calls, at: lastAsked, resolve: answer, reject })
+        queue.push({ calls, confirming, at: lastAsked, resolve: answer, reject })
         queuedGas += gasOf(calls)
         schedule()
       }),
