@@ -104,49 +104,56 @@ export function createExecutionOrder(): ExecutionOrder {
     },
     batch(view, size) {
       const fates: Fate[] = Array.from({ length: size }, () => 'open')
-      const listeners = new Set<() => void>()
-      const decided = () => {
-        for (const listener of [...listeners]) listener()
+      // The calls before `sent` were all sent, those before `decided` all sent or dropped; the
+      // waits of `settled`, by call.
+      let sent = 0
+      let decided = 0
+      const wakes: Array<Array<() => void> | undefined> = []
+      const advance = () => {
+        while (sent < size && fates[sent] === 'sent') sent++
+        while (decided < size && fates[decided] !== 'open') decided++
+        for (let k = 0; k <= decided && k < size; k++) {
+          const waiting = wakes[k]
+          if (!waiting) continue
+          wakes[k] = undefined
+          for (const wake of waiting) wake()
+        }
       }
-      const sentBefore = (k: number) => fates.slice(0, k).every((f) => f === 'sent')
-      const settledBefore = (k: number) => fates.slice(0, k).every((f) => f !== 'open')
       return fates.map((_, k): SimulationTurn => {
-        const fresh = () => fates[k] === 'open' && sentBefore(k) && claimed === view + k
+        const fresh = () => fates[k] === 'open' && sent >= k && claimed === view + k
         return {
           fresh,
           claim() {
             if (!fresh()) return false
             claimed++
             fates[k] = 'sent'
-            decided()
+            advance()
             return true
           },
           unclaim() {
             if (fates[k] !== 'sent') return
             claimed--
             fates[k] = 'dropped'
-            decided()
+            sent = Math.min(sent, k)
+            advance()
             changed()
           },
           drop() {
             if (fates[k] !== 'open') return
             fates[k] = 'dropped'
-            decided()
+            advance()
           },
           settled: (ms) =>
-            settledBefore(k)
+            decided >= k
               ? Promise.resolve()
               : new Promise<void>((resolve) => {
-                  const done = () => {
+                  const timer = setTimeout(resolve, ms)
+                  const waiting = wakes[k] ?? []
+                  waiting.push(() => {
                     clearTimeout(timer)
-                    listeners.delete(check)
                     resolve()
-                  }
-                  const check = () => {
-                    if (settledBefore(k)) done()
-                  }
-                  const timer = setTimeout(done, ms)
-                  listeners.add(check)
+                  })
+                  wakes[k] = waiting
                 }),
         }
       })
