@@ -222,6 +222,21 @@ describe('execute simulated on latest after the gateway’s own unmined transact
     if (!prepared.ok) throw new Error('unreachable')
     return prepared
   }
+  /**
+   * One simulation (expect n) held at the node while a bump and then an expect of n + 1 are asked:
+   * those two go together in the next batch, the bump first, so the expect passes only after it.
+   */
+  const bumpThenExpectInOneBatch = async (n: bigint) => {
+    const held = proxy.hold('eth_simulateV1')
+    const first = prepareOk(adapter, intentTo(call('expect', [n])), 'the held one')
+    await held.arrived
+    const bumping = prepareOk(adapter, intentTo(call('bump')), 'the bump passes')
+    await new Promise((r) => setTimeout(r, 150))
+    const after = prepareOk(adapter, intentTo(call('expect', [n + 1n])), 'simulated in one batch after the bump')
+    await new Promise((r) => setTimeout(r, 150))
+    held.release()
+    return Promise.all([first, bumping, after])
+  }
   /** What a send refused before its signature throws: the refusal's status, not a success. */
   const refusedBeforeSigning = (err: unknown) => {
     assert.ok(err instanceof ExecutionRefusedError, `refused when simulated again, not ${String(err)}`)
@@ -384,16 +399,7 @@ describe('execute simulated on latest after the gateway’s own unmined transact
     await mine(await (await prepareOk(adapter, intentTo(call('bump')), 'warm-up')).send({ onSigned: () => {} }))
     const n = await counter()
     ;(await prepareOk(adapter, intentTo(call('expect', [n])), 'warm-up')).cancel?.()
-    // One simulation held at the node: the two asked meanwhile go together in the next, the bump first.
-    const held = proxy.hold('eth_simulateV1')
-    const first = prepareOk(adapter, intentTo(call('expect', [n])), 'the held one')
-    await held.arrived
-    const bumping = prepareOk(adapter, intentTo(call('bump')), 'the bump passes')
-    await new Promise((r) => setTimeout(r, 150))
-    const after = prepareOk(adapter, intentTo(call('expect', [n + 1n])), 'simulated in one batch after the bump')
-    await new Promise((r) => setTimeout(r, 150))
-    held.release()
-    const [one, bump, expectAfter] = await Promise.all([first, bumping, after])
+    const [one, bump, expectAfter] = await bumpThenExpectInOneBatch(n)
     one.cancel?.()
     const nonce = await relayerNonce()
     // The bump is not sent: what was simulated after it no longer holds.
@@ -405,15 +411,7 @@ describe('execute simulated on latest after the gateway’s own unmined transact
 
   it('(f) batch-mates sent in their order are sent on their one simulation; one simulated before an execution signed since is simulated again and sent when it still passes', async () => {
     const n = await counter()
-    const held = proxy.hold('eth_simulateV1')
-    const first = prepareOk(adapter, intentTo(call('expect', [n])), 'the held one')
-    await held.arrived
-    const bumping = prepareOk(adapter, intentTo(call('bump')), 'the bump passes')
-    await new Promise((r) => setTimeout(r, 150))
-    const after = prepareOk(adapter, intentTo(call('expect', [n + 1n])), 'simulated in one batch after the bump')
-    await new Promise((r) => setTimeout(r, 150))
-    held.release()
-    const [one, bump, expectAfter] = await Promise.all([first, bumping, after])
+    const [one, bump, expectAfter] = await bumpThenExpectInOneBatch(n)
     const mark = proxy.calls.length
     const sentBump = await bump.send({ onSigned: () => {} })
     const sentAfter = await expectAfter.send({ onSigned: () => {} })

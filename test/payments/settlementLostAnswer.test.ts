@@ -64,6 +64,7 @@ describe('x402 settlement whose answer is lost (EVM, in-process facilitator)', (
   async function payUntilServed(intent: Record<string, unknown>) {
     const { fetch: paidFetch } = payingClient(devnet)
     const answers: number[] = []
+    const bodies: string[] = []
     for (let i = 0; i < 3; i++) {
       const res = await paidFetch(`${gateway.baseUrl}/intents/execute`, {
         method: 'POST',
@@ -71,11 +72,17 @@ describe('x402 settlement whose answer is lost (EVM, in-process facilitator)', (
         body: JSON.stringify(intent),
       })
       answers.push(res.status)
-      await res.text()
+      bodies.push(`${res.status} ${await res.text()}`)
       if (res.status !== 402) break
     }
-    return answers
+    return { answers, bodies }
   }
+  /** What to read when a payer paid twice: each answer's body, and what the gateway logged of payments and executions since `from`. */
+  const whatHappened = (bodies: string[], from: number) =>
+    `\n${bodies.join('\n')}\n${gateway.logs
+      .slice(from)
+      .filter((l) => /x402|settle|payment|execut/i.test(l))
+      .join('')}`
 
   // The broadcast: one answer lost (viem's own retry then meets "already known / nonce too low" and
   // throws). The receipt read: every read within the settlement's wait lost (x402 then answers
@@ -91,9 +98,10 @@ describe('x402 settlement whose answer is lost (EVM, in-process facilitator)', (
       const intentHash = unpaid.headers.get('x-intent-hash') as Hex
       const payerBefore = await balanceOf(payer)
       const resetsBefore = proxy.resets()
+      const logsBefore = gateway.logs.length
 
       proxy.resetAfterForward(method, losses)
-      const answers = await payUntilServed(intent)
+      const { answers, bodies } = await payUntilServed(intent)
       proxy.resetAfterForward(method, 0)
       assert.ok(proxy.resets() > resetsBefore, 'an answer was lost')
 
@@ -111,7 +119,7 @@ describe('x402 settlement whose answer is lost (EVM, in-process facilitator)', (
       assert.equal(
         await balanceOf(payer),
         payerBefore - price,
-        `the payer paid exactly the price, once (answers ${answers.join(', ')})`,
+        `the payer paid exactly the price, once (answers ${answers.join(', ')})${whatHappened(bodies, logsBefore)}`,
       )
     })
   }
