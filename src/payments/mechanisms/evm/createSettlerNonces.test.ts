@@ -59,6 +59,39 @@ describe('the settler nonce counter', () => {
     assert.deepEqual(await Promise.all([nonces.send(key, reader, sent), nonces.send(key, reader, sent)]), [4, 6])
   })
 
+  it('judges a failed nonce by what the node holds after the failure, not by a read answered before the node took it (CI runs 48, 49)', async () => {
+    const nonces = createSettlerNonces()
+    const { state, reader } = node(0)
+    // Reads answer what the node held when they reached it, and come back when the test lets them.
+    let answerReads: () => void = () => {}
+    let held = Promise.resolve()
+    const slow: SettlerNode = {
+      ...reader,
+      pendingCount: () => {
+        const pending = state.pending
+        return held.then(() => pending)
+      },
+    }
+    assert.equal(await nonces.send(key, slow, sent), 0)
+    let loseAnswer: () => void = () => {}
+    const a = nonces.send(
+      key,
+      slow,
+      () => new Promise<number>((_, reject) => (loseAnswer = () => reject(new Error('reset')))),
+    )
+    await new Promise((resolve) => setImmediate(resolve)) // a holds 1 and is being sent
+    held = new Promise((resolve) => (answerReads = resolve))
+    const b = nonces.send(key, slow, sent) // its read reaches the node before a's transaction
+    await new Promise((resolve) => setImmediate(resolve))
+    state.pending = 2 // the node took a's transaction and mined it; its answer is lost
+    loseAnswer()
+    await assert.rejects(a, /reset/)
+    const c = nonces.send(key, slow, sent) // asked while b's read is still on its way
+    held = Promise.resolve()
+    answerReads()
+    assert.deepEqual((await Promise.all([b, c])).sort(), [2, 3], 'the mined nonce 1 is handed out to no one')
+  })
+
   it('where the node cannot say what its pool holds, judges a failed nonce by the pending count alone', async () => {
     const nonces = createSettlerNonces()
     const { reader } = node(0, undefined)

@@ -97,9 +97,14 @@ export function createSettlerNonces({ fillAfterMs = 1_000 }: { fillAfterMs?: num
     if (counter.next === undefined || pending > counter.next) counter.next = pending
     counter.takenBack = counter.takenBack.filter((nonce) => nonce >= pending)
     if (counter.takenBack.length > 0) {
+      // The shared read may have reached the node before a failed send's transaction did, and come
+      // back after that send failed: the nonces taken back are judged by reads made after their
+      // failure. The pool first, then the count: a transaction mined between the two is in one.
       const held = await node.poolNonces().catch(() => undefined)
+      const now = await node.pendingCount()
       if (counter.epoch !== epoch) return false
-      if (held) counter.takenBack = counter.takenBack.filter((nonce) => !held.has(nonce))
+      if (now > (counter.next as number)) counter.next = now
+      counter.takenBack = counter.takenBack.filter((nonce) => nonce >= now && !held?.has(nonce))
     }
     return true
   }
