@@ -198,6 +198,25 @@ describe('createMetrics: receipts and endpoint health', () => {
     )
   })
 
+  it('counts the executions simulated again before their signature, by chain and outcome', async () => {
+    const metrics = createMetrics({ registry: new Registry(), defaultMetrics: false })
+    metrics.rpc.observeResimulation({ chain: 'eip155:1', outcome: 'passed' })
+    metrics.rpc.observeResimulation({ chain: 'eip155:1', outcome: 'passed' })
+    metrics.rpc.observeResimulation({ chain: 'eip155:1', outcome: 'refused' })
+    metrics.rpc.observeResimulation({ chain: 'eip155:10', outcome: 'overtaken' })
+    metrics.rpc.observeResimulation({ chain: 'eip155:10', outcome: 'other' as never })
+    const samples = await scrape(metrics.registry)
+    assert.deepEqual(
+      samples.filter((s) => s.name === 'intent_gateway_execution_resimulations_total').map((s) => [s.labels, s.value]),
+      [
+        [{ chain: 'eip155:1', outcome: 'passed' }, 2],
+        [{ chain: 'eip155:1', outcome: 'refused' }, 1],
+        [{ chain: 'eip155:10', outcome: 'overtaken' }, 1],
+        [{ chain: 'eip155:10', outcome: 'refused' }, 1],
+      ],
+    )
+  })
+
   it('keeps each endpoint up or down by chain and position, bounded, never a URL', async () => {
     const metrics = createMetrics({ registry: new Registry(), defaultMetrics: false })
     metrics.rpc.observeEndpoint({ chain: 'eip155:1', endpoint: 0, up: true })

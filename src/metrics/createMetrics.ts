@@ -23,6 +23,11 @@ export type RpcRecorder = {
    * gateway's own unmined transactions run again before them (§14).
    */
   observeSimulation?(simulation: { chain: string; asked: number; replayed: number }): void
+  /**
+   * An EVM execution simulated again before its signature, because the simulation it was to be
+   * sent on no longer held (§14): it passed again, was refused, or was overtaken too often.
+   */
+  observeResimulation?(resimulation: { chain: string; outcome: 'passed' | 'refused' | 'overtaken' }): void
 }
 
 /** Endpoint positions at or above this share the label `other`: a discovered list can be long. */
@@ -59,7 +64,10 @@ export type Metrics = {
     erc1066: unknown
     seconds: number
   }): void
-  rpc: RpcRecorder & Required<Pick<RpcRecorder, 'observeEndpoint' | 'observeNonceGapFilled' | 'observeSimulation'>>
+  rpc: RpcRecorder &
+    Required<
+      Pick<RpcRecorder, 'observeEndpoint' | 'observeNonceGapFilled' | 'observeSimulation' | 'observeResimulation'>
+    >
   recordExecution(execution: { chain: string; outcome: ExecutionOutcomeLabel }): void
   /** One priced request, by what became of its payment. */
   recordPayment(payment: { chain: string; outcome: PaymentOutcomeLabel }): void
@@ -131,6 +139,7 @@ export const rpcMethods: ReadonlySet<string> = new Set([
 const httpMethods = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'])
 const executionOutcomes = new Set<string>(['mined', 'reverted', 'submitted', 'refused', 'failed'])
 const failureKinds = new Set<string>(['timeout', 'unreachable', 'node_error'])
+const resimulationOutcomes = new Set<string>(['passed', 'refused', 'overtaken'])
 export type PaymentOutcomeLabel =
   | 'required'
   | 'refused'
@@ -217,6 +226,12 @@ export function createMetrics({
     name: 'intent_gateway_simulated_calls_total',
     help: "Calls the gateway's EVM simulations (eth_simulateV1) ran at the node, by chain and kind: asked (an execute's own call, or the settlement run before it) or replayed (the gateway's own unmined transactions, run again before them so that each execute is judged after them)",
     labelNames: ['chain', 'kind'] as const,
+    registers: [registry],
+  })
+  const resimulations = new Counter({
+    name: 'intent_gateway_execution_resimulations_total',
+    help: "EVM executions simulated again right before their signature, because the simulation they were to be sent on no longer held (a call simulated before them in their batch was not sent, another execution was signed since, or their x402 settlement came between), by chain and outcome: passed (sent on the new simulation), refused (the chain's state now refuses it: nothing sent) or overtaken (simulated again too often: 503, nothing sent)",
+    labelNames: ['chain', 'outcome'] as const,
     registers: [registry],
   })
   const guardRefusals = new Counter({
@@ -321,6 +336,9 @@ export function createMetrics({
       observeSimulation({ chain, asked, replayed }) {
         if (asked > 0) simulatedCalls.inc({ chain, kind: 'asked' }, asked)
         if (replayed > 0) simulatedCalls.inc({ chain, kind: 'replayed' }, replayed)
+      },
+      observeResimulation({ chain, outcome }) {
+        resimulations.inc({ chain, outcome: resimulationOutcomes.has(outcome) ? outcome : 'refused' })
       },
     },
     recordReceiptWait({ chain, seconds }) {

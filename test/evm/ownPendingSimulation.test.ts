@@ -132,6 +132,8 @@ describe('execute simulated on latest after the gateway’s own unmined transact
   const relayer = privateKeyToAccount(devnetAccounts.relayer).address
   const sender = privateKeyToAccount(devnetAccounts.sender).address
   let nonce = 44_000n
+  /** What the adapters' metrics were told of executions simulated again before their signature. */
+  const resimulated: string[] = []
 
   const rpc = (method: string, params: unknown[] = []) => clients.publicClient.request({ method, params } as never)
   const makeAdapter = async () => {
@@ -148,6 +150,7 @@ describe('execute simulated on latest after the gateway’s own unmined transact
       rpcTimeoutMs: 5_000,
       pollingIntervalMs: 20,
       logger: createLogger({ level: 'silent' }),
+      rpcRecorder: { observeRpc: () => {}, observeResimulation: ({ outcome }) => void resimulated.push(outcome) },
     })
     adapters.push(a)
     return a
@@ -388,8 +391,10 @@ describe('execute simulated on latest after the gateway’s own unmined transact
     const expectN = await prepareOk(adapter, intentTo(call('expect', [n])), 'at n before the bump is signed')
     const sent = await bump.send({ onSigned: () => {} })
     const nonce = await relayerNonce()
+    resimulated.length = 0
     await assert.rejects(expectN.send({ onSigned: () => {} }), refusedBeforeSigning)
     assert.equal(await relayerNonce(), nonce, 'nothing signed or sent for it')
+    assert.deepEqual(resimulated, ['refused'], 'counted for the metrics')
     await mine(sent)
     assert.equal(await counter(), n + 1n)
   })
@@ -427,7 +432,9 @@ describe('execute simulated on latest after the gateway’s own unmined transact
     const bumpAgain = await prepareOk(adapter, intentTo(call('bump')), 'the bump passes')
     const sentAgain = await bumpAgain.send({ onSigned: () => {} })
     const mark2 = proxy.calls.length
+    resimulated.length = 0
     const sentIndependent = await independent.send({ onSigned: () => {} })
+    assert.deepEqual(resimulated, ['passed'], 'counted for the metrics')
     assert.ok(simulatedAt(proxy.calls, mark2).length > 0, 'simulated again after the bump signed since')
     await rpc('evm_mine')
     assert.equal((await sentAgain.receipt).state, 'mined')

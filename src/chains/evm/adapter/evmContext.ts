@@ -30,6 +30,9 @@ import { watchReceipts } from './watchReceipts.ts'
 /** The gas a shape's recent executions used (the last 256: `next` is where the next one goes), the last, the least and the most of them. */
 export type ShapeGas = { recent: number[]; next: number; last: number; least: number; most: number }
 
+/** What became of an execution simulated again before its signature. */
+export type ResimulationOutcome = 'passed' | 'refused' | 'overtaken'
+
 export type EvmContext = {
   /** The chain, its contract addresses as EVM addresses (the configuration checked them). */
   chain: ResolvedChain & { executor: Address; validator: Address; registry: Address }
@@ -43,6 +46,12 @@ export type EvmContext = {
   simulations: SimulationBatcher
   /** The order this instance's executions are signed in, against what each simulation assumed (executionOrder.ts). */
   order: ExecutionOrder
+  /**
+   * An execution simulated again before its signature (its simulation no longer held, or its
+   * settlement came between): it still passed, was refused (nothing sent), or was overtaken too
+   * often (503, nothing sent). For the metrics.
+   */
+  onResimulated: (outcome: ResimulationOutcome) => void
   receipts: ReceiptWatcher<TransactionReceipt>
   /** Undefined on a chain without a relayer key: validate only. */
   relayers: RelayerPool | undefined
@@ -223,6 +232,7 @@ export function createEvmContext({
     reads,
     simulations,
     order,
+    onResimulated: (outcome) => rpcRecorder?.observeResimulation?.({ chain: chain.chainId, outcome }),
     gasByShape: new Map(),
     receipts,
     relayers,

@@ -114,6 +114,7 @@ export async function prepareExecution(
   const simulateAgain = async () => {
     turn?.drop()
     const again = await simulateExecution(ctx, { from: relayer.address, ...target, data, fees, cap, atLeast, shape })
+    ctx.onResimulated(again.ok ? 'passed' : 'refused')
     if (!again.ok) return { ok: false as const, status: again.status, detail: again.detail }
     limit = again.gasLimit + authorizationGas
     turn = again.turn
@@ -154,6 +155,7 @@ export async function prepareExecution(
       } catch (err) {
         if (!(err instanceof NotClaimedError)) throw err
         if (tries >= resimulationsAtMost) {
+          ctx.onResimulated('overtaken')
           throw new GatewayError(
             'The execution could not be simulated in the order it would be sent; nothing was sent',
             {
