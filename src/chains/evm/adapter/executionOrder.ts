@@ -108,15 +108,16 @@ export function createExecutionOrder(): ExecutionOrder {
       // waits of `settled`, by call.
       let sent = 0
       let decided = 0
+      // The waits of the calls before `woken` were woken (none waits there again: `settled` answers at once).
+      let woken = 0
       const wakes: Array<Array<() => void> | undefined> = []
       const advance = () => {
         while (sent < size && fates[sent] === 'sent') sent++
         while (decided < size && fates[decided] !== 'open') decided++
-        for (let k = 0; k <= decided && k < size; k++) {
-          const waiting = wakes[k]
-          if (!waiting) continue
-          wakes[k] = undefined
-          for (const wake of waiting) wake()
+        for (; woken <= decided && woken < size; woken++) {
+          const waiting = wakes[woken]
+          wakes[woken] = undefined
+          for (const wake of waiting ?? []) wake()
         }
       }
       return fates.map((_, k): SimulationTurn => {
