@@ -92,6 +92,47 @@ describe('the settler nonce counter', () => {
     assert.deepEqual((await Promise.all([b, c])).sort(), [2, 3], 'the mined nonce 1 is handed out to no one')
   })
 
+  it('judges only the nonces given back before its reads: one given back while two sends read the node is handed to neither (queued behind a gap, its answer lost)', async () => {
+    const nonces = createSettlerNonces()
+    const { state, reader } = node(0)
+    // The pool answers what the node held when the read reached it, and comes back when the test lets it.
+    let answerPool: () => void = () => {}
+    let poolHeld = Promise.resolve()
+    const slow: SettlerNode = {
+      ...reader,
+      poolNonces: () => {
+        const held = new Set(state.pool)
+        return poolHeld.then(() => held)
+      },
+    }
+    const controlled = () => {
+      let fail: () => void = () => {}
+      const sending = nonces.send(
+        key,
+        slow,
+        () => new Promise<number>((_, reject) => (fail = () => reject(new Error('reset')))),
+      )
+      return { sending, fail: () => fail() }
+    }
+    const c = controlled() // 0: lost on the way
+    const a = controlled() // 1: the node takes it, queued behind the gap 0 leaves
+    await new Promise((resolve) => setImmediate(resolve))
+    c.fail()
+    await assert.rejects(c.sending)
+    poolHeld = new Promise((resolve) => (answerPool = resolve))
+    const d = nonces.send(key, slow, sent) // both read the pool before a's transaction is in it
+    const f = nonces.send(key, slow, sent)
+    await new Promise((resolve) => setTimeout(resolve, 10))
+    state.pool = new Set([1])
+    a.fail()
+    await assert.rejects(a.sending)
+    answerPool()
+    const given = await Promise.all([d, f])
+    assert.ok(!given.includes(1), `the queued nonce 1 is handed to neither: ${given}`)
+    assert.deepEqual(given.sort(), [0, 2])
+    assert.equal(await nonces.send(key, slow, sent), 3, 'judged by the next reads: held in the pool')
+  })
+
   it('where the node cannot say what its pool holds, judges a failed nonce by the pending count alone', async () => {
     const nonces = createSettlerNonces()
     const { reader } = node(0, undefined)

@@ -9,7 +9,8 @@
 // send can fail after the node took the transaction (its answer lost), and then the nonce is used.
 // The node holds it when it is below its pending count, or when its pool has it (queued behind an
 // earlier gap: txpool_contentFrom; a node without the txpool namespace is judged by the count
-// alone). Otherwise the next nonce never handed out. The counter never goes below what it handed
+// alone). Each failed nonce is judged by reads made after its failure, and no send is given it
+// before: a read that reached the node before the failed transaction did would call it free. Otherwise the next nonce never handed out. The counter never goes below what it handed
 // out, so a node that answers the pending count late (another endpoint of the pool) does not make
 // it hand one out twice; it goes up when the node counts more (the key used elsewhere). `forget`
 // (after a reorg took a settlement's nonce back) reads it from the node again. On its first read
@@ -48,8 +49,13 @@ export type SettlerNonces = {
 type Counter = {
   /** The next nonce never handed out; undefined until the node was read. */
   next: number | undefined
-  /** Nonces handed out whose sending failed, lowest first. */
+  /** Nonces handed out whose sending failed, judged free since (the node holds none of them), lowest first. */
   takenBack: number[]
+  /**
+   * Nonces handed out whose sending failed, not judged yet: each is judged by reads of the node made
+   * after its failure, and handed out by no send meanwhile (the node may have taken it).
+   */
+  unjudged: number[]
   /** The node's pending count being read for the sends asked meanwhile. */
   reading: Promise<number> | undefined
   /**
@@ -77,6 +83,7 @@ export function createSettlerNonces({ fillAfterMs = 1_000 }: { fillAfterMs?: num
         (counter = {
           next: undefined,
           takenBack: [],
+          unjudged: [],
           reading: undefined,
           occupied: new Set(),
           epoch: 0,
@@ -86,7 +93,10 @@ export function createSettlerNonces({ fillAfterMs = 1_000 }: { fillAfterMs?: num
     return counter
   }
 
-  /** Reads the node; leaves in `takenBack` only the nonces it does not hold. False after a forget. */
+  /**
+   * Reads the node; leaves in `takenBack` only the nonces it does not hold, and moves there those
+   * failed since the last judgement that it does not hold either. False after a forget.
+   */
   async function judge(counter: Counter, node: SettlerNode): Promise<boolean> {
     const { epoch } = counter
     const reading = (counter.reading ??= read(counter, node).finally(() => {
@@ -96,16 +106,26 @@ export function createSettlerNonces({ fillAfterMs = 1_000 }: { fillAfterMs?: num
     if (counter.epoch !== epoch) return false
     if (counter.next === undefined || pending > counter.next) counter.next = pending
     counter.takenBack = counter.takenBack.filter((nonce) => nonce >= pending)
-    if (counter.takenBack.length > 0) {
-      // The shared read may have reached the node before a failed send's transaction did, and come
-      // back after that send failed: the nonces taken back are judged by reads made after their
-      // failure. The pool first, then the count: a transaction mined between the two is in one.
-      const held = await node.poolNonces().catch(() => undefined)
-      const now = await node.pendingCount()
-      if (counter.epoch !== epoch) return false
-      if (now > (counter.next as number)) counter.next = now
-      counter.takenBack = counter.takenBack.filter((nonce) => nonce >= now && !held?.has(nonce))
+    if (counter.unjudged.length === 0) return true
+    // The shared read may have reached the node before a failed send's transaction did, and a
+    // nonce given back while these reads are on their way is judged by the next ones: these judge
+    // only the nonces failed before they start, and no send is handed one of those meanwhile. The
+    // pool first, then the count: a transaction mined between the two is in one of them.
+    const judging = counter.unjudged.splice(0)
+    let held: Set<number> | undefined
+    let now: number
+    try {
+      held = await node.poolNonces().catch(() => undefined)
+      now = await node.pendingCount()
+    } catch (err) {
+      if (counter.epoch === epoch) counter.unjudged.push(...judging)
+      throw err
     }
+    if (counter.epoch !== epoch) return false
+    if (now > (counter.next as number)) counter.next = now
+    for (const nonce of judging) if (nonce >= now && !held?.has(nonce)) free(counter, nonce)
+    counter.takenBack = counter.takenBack.filter((nonce) => nonce >= now)
+    if (counter.takenBack.length > 0) fillLater(counter, node)
     return true
   }
 
@@ -140,8 +160,9 @@ export function createSettlerNonces({ fillAfterMs = 1_000 }: { fillAfterMs?: num
 
   async function fill(counter: Counter, node: SettlerNode) {
     counter.fill = undefined
-    if (counter.takenBack.length === 0 || !(await judge(counter, node).catch(() => false))) {
-      if (counter.takenBack.length > 0) fillLater(counter, node)
+    const due = () => counter.takenBack.length > 0 || counter.unjudged.length > 0
+    if (!due() || !(await judge(counter, node).catch(() => false))) {
+      if (due()) fillLater(counter, node)
       return
     }
     // The highest handed out, nothing above it: the counter goes back instead.
@@ -162,7 +183,14 @@ export function createSettlerNonces({ fillAfterMs = 1_000 }: { fillAfterMs?: num
     )
   }
 
+  /** A failed send's nonce: judged before any send is given it. */
   function giveBack(counter: Counter, nonce: number) {
+    if (counter.takenBack.includes(nonce) || counter.unjudged.includes(nonce)) return
+    counter.unjudged.push(nonce)
+  }
+
+  /** A nonce judged free: the next send takes it. */
+  function free(counter: Counter, nonce: number) {
     if (counter.takenBack.includes(nonce)) return
     counter.takenBack.push(nonce)
     counter.takenBack.sort((a, b) => a - b)
@@ -191,6 +219,7 @@ export function createSettlerNonces({ fillAfterMs = 1_000 }: { fillAfterMs?: num
       counter.fill = undefined
       counter.next = undefined
       counter.takenBack = []
+      counter.unjudged = []
       counter.occupied = new Set()
       counter.reading = undefined
     },
