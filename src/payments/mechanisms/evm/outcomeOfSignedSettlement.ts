@@ -5,11 +5,14 @@
 // and the first one, mined all the same, has moved the payer's money for nothing (issue 43: 11
 // payments for 10 intents). So the chain is asked first. A signed transaction mined and successful
 // with the authorization used (its nonce's `authorizationState`): the payment landed, it is this
-// request's settlement. Mined and reverted: the failure stands, naming it. Used by a transaction not
-// found: `settlement_pending` (the resolver tells a transfer from a cancel). Unused while one of
-// the signed transactions is still in the node: `settlement_pending` (the resolver finishes it).
-// Unused and unknown to the node: the failure stands (nothing was taken). The chain cannot be
-// read: `settlement_pending` too, never "nothing sent" (the resolver reads the authorization later).
+// request's settlement (the receipts are read before the authorization's state, so that one mined
+// in between is seen used). Mined and successful but its authorization not seen used (a lagging
+// endpoint): `settlement_pending`. Mined and reverted: the failure stands, naming it. Used by a
+// transaction not found: `settlement_pending` (the resolver tells a transfer from a cancel). Unused
+// while one of the signed transactions is still in the node: `settlement_pending` (the resolver
+// finishes it). Unused and unknown to the node: the failure stands (nothing was taken). The chain
+// cannot be read: `settlement_pending` too, never "nothing sent" (the resolver reads the
+// authorization later).
 import type { PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types'
 import type { Logger } from 'pino'
 import { type Address, type Hex, parseAbi } from 'viem'
@@ -70,13 +73,16 @@ export async function outcomeOfSignedSettlement({
     }
   }
   try {
+    // The receipts first, then the authorization's state: a transaction mined between the two reads
+    // is then seen used (read the other way round, it was found mined and successful with its
+    // authorization unused, and taken for a revert: CI run 47, the payer charged twice).
+    const receipts = await Promise.all(signed.map((hash) => client.getTransactionReceipt({ hash }).catch(notFound)))
     const used = (await client.readContract({
       address: requirements.asset as Address,
       abi: eip3009Abi,
       functionName: 'authorizationState',
       args: [payer as Address, authorization.nonce as Hex],
     })) as boolean
-    const receipts = await Promise.all(signed.map((hash) => client.getTransactionReceipt({ hash }).catch(notFound)))
     const landed = receipts.find((r) => r?.status === 'success')
     // The money moved by this settlement: this request's payment.
     if (used && landed) {
@@ -92,6 +98,9 @@ export async function outcomeOfSignedSettlement({
         amount: requirements.amount,
       }
     }
+    // Mined and successful, its authorization not seen used (an endpoint behind the one that answered
+    // the receipt): never a failure; the resolver reads it again.
+    if (landed) return pending(landed.transactionHash, 'is mined, its authorization not yet seen used')
     // Mined and reverted (the payer used or cancelled its authorization first, its balance went): a failure, with its transaction.
     const reverted = receipts.find((r) => r !== undefined)
     if (reverted) return { ...answer, transaction: answer.transaction || reverted.transactionHash }
