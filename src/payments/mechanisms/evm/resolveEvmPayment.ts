@@ -46,7 +46,19 @@ export async function resolveEvmPayment(
     }
     // Start-up, in-process facilitator: unless a settlement it sent before the crash may still be in
     // the node, nothing else could settle it.
-    if (when === 'start-up' && settler && !(await reads.settlementMayBePending(payment.network, settler as Address))) {
+    // The authorization is read again after the pool: a settlement mined between this pass's block
+    // and the pool's read is in neither, and would be released as never used.
+    if (
+      when === 'start-up' &&
+      settler &&
+      !(await reads.settlementMayBePending(payment.network, settler as Address)) &&
+      !(await client.readContract({
+        address: payment.asset as Address,
+        abi: eip3009Abi,
+        functionName: 'authorizationState',
+        args: [payment.payer as Address, payment.nonce],
+      }))
+    ) {
       await ledger.markReleased(
         payment.id,
         `resolved (${when}): the authorization was never used and no settlement is pending, nothing was charged`,
