@@ -10,9 +10,10 @@
 // The node holds it when it is below its pending count, or when its pool has it (queued behind an
 // earlier gap: txpool_contentFrom; a node without the txpool namespace is judged by the count
 // alone). Each failed nonce is judged by reads made after its failure, and no send is given it
-// before: a read that reached the node before the failed transaction did would call it free. Otherwise the next nonce never handed out. The counter never goes below what it handed
-// out, so a node that answers the pending count late (another endpoint of the pool) does not make
-// it hand one out twice; it goes up when the node counts more (the key used elsewhere). `forget`
+// before: a read that reached the node before the failed transaction did would call it free.
+// Otherwise the next nonce never handed out. The counter never goes below what it handed out, so
+// a node that answers the pending count late (another endpoint of the pool) does not make it hand
+// one out twice; it goes up when the node counts more (the key used elsewhere). `forget`
 // (after a reorg took a settlement's nonce back) reads it from the node again. On its first read
 // the counter also asks the pool: a settlement an earlier process left queued there behind a gap
 // keeps its nonce, and the counter hands out the ones around it.

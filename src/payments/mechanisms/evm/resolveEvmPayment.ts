@@ -31,13 +31,15 @@ export async function resolveEvmPayment(
   }
   // One block per network and pass: the authorization's state and the chain's time are read at the same block.
   const block = await once(`evm head ${payment.network}`, () => client.getBlock({ blockTag: 'latest' }))
-  const used = await client.readContract({
-    address: payment.asset as Address,
-    abi: eip3009Abi,
-    functionName: 'authorizationState',
-    args: [payment.payer as Address, payment.nonce],
-    blockNumber: block.number,
-  })
+  const usedAt = (blockNumber: bigint | undefined) =>
+    client.readContract({
+      address: payment.asset as Address,
+      abi: eip3009Abi,
+      functionName: 'authorizationState',
+      args: [payment.payer as Address, payment.nonce],
+      blockNumber,
+    })
+  const used = await usedAt(block.number)
   if (!used) {
     // transferWithAuthorization needs block.timestamp < validBefore: from this block on, nobody can settle it.
     if (payment.validBefore !== undefined && block.timestamp >= payment.validBefore) {
@@ -52,12 +54,7 @@ export async function resolveEvmPayment(
       when === 'start-up' &&
       settler &&
       !(await reads.settlementMayBePending(payment.network, settler as Address)) &&
-      !(await client.readContract({
-        address: payment.asset as Address,
-        abi: eip3009Abi,
-        functionName: 'authorizationState',
-        args: [payment.payer as Address, payment.nonce],
-      }))
+      !(await usedAt(undefined))
     ) {
       await ledger.markReleased(
         payment.id,
