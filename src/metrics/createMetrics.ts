@@ -27,8 +27,11 @@ export type RpcRecorder = {
    * An EVM execution simulated again before its signature, because the simulation it was to be
    * sent on no longer held (§14): it passed again, was refused, or was overtaken too often.
    */
-  observeResimulation?(resimulation: { chain: string; outcome: 'passed' | 'refused' | 'overtaken' }): void
+  observeResimulation?(resimulation: { chain: string; outcome: ResimulationOutcome }): void
 }
+
+/** What became of an EVM execution simulated again before its signature. */
+export type ResimulationOutcome = 'passed' | 'refused' | 'overtaken'
 
 /** Endpoint positions at or above this share the label `other`: a discovered list can be long. */
 export const maxEndpointLabels = 16

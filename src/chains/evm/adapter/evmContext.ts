@@ -13,6 +13,7 @@ import {
   type TransactionReceipt,
 } from 'viem'
 import { ChainUnavailableError } from '../../../errors/chainUnavailableError.ts'
+import type { ResimulationOutcome } from '../../../metrics/createMetrics.ts'
 import { createLocalRelayerLeases } from '../../../ports/relayerLeases.ts'
 import { createEndpointPool, type EndpointPool } from '../../createEndpointPool.ts'
 import { type AnswerCache, createAnswerCache } from '../createAnswerCache.ts'
@@ -29,9 +30,6 @@ import { watchReceipts } from './watchReceipts.ts'
 
 /** The gas a shape's recent executions used (the last 256: `next` is where the next one goes), the last, the least and the most of them. */
 export type ShapeGas = { recent: number[]; next: number; last: number; least: number; most: number }
-
-/** What became of an execution simulated again before its signature. */
-export type ResimulationOutcome = 'passed' | 'refused' | 'overtaken'
 
 export type EvmContext = {
   /** The chain, its contract addresses as EVM addresses (the configuration checked them). */
