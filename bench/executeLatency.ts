@@ -6,6 +6,10 @@
 // watcher here (eth_blockNumber every `watchMs`): request → sent (queueing, simulation and its
 // gather window, signing, the send), sent → its block seen (the blocks it waited: the one already
 // being built when it was sent, then its own), block seen → answer (the receipt poll and the reply).
+// Request → sent is split again by the line's own `steps` (adapter/executionSteps.ts): intake
+// (the body, the hooks, the journal's claim), batching (the gather window, the wait for executions
+// claimed before it), simulation (the node's answer), turn (its batch-mates sent before it, the
+// key's lock), signing, broadcast (the journal's fsync, the nonces before it, the node's answer).
 // The raw side: the same executeSigned() transactions pre-signed by a funded key, sent one per
 // connection (eth_sendRawTransaction), mined when the same watcher sees the block that holds them.
 // "Added" is the gateway's percentile minus the raw side's: time to answer against the raw side's
@@ -24,6 +28,8 @@ export type ExecuteLatencyReturnType = {
     toSent: LatencyPercentiles
     sentToBlock: LatencyPercentiles
     blockToAnswer: LatencyPercentiles
+    /** request → sent split by the gateway's own marks (the 'execute sent' line's `steps`: intake, batching, simulation, turn, signing, broadcast). */
+    steps: Record<string, LatencyPercentiles>
     /** How many blocks an execute waited after being sent, beyond its own (by share of executes). */
     blocksWaited: Record<string, number>
     /** Mean JSON-RPC time per call while the round ran, by method, ms (the gateway's /metrics). */
@@ -125,11 +131,17 @@ export async function executeLatency(params: ExecuteLatencyParameters): Promise<
     // The gateway: the same executions as signed intents.
     const bodies = await Promise.all(Array.from({ length: count }, () => params.gatewayBody()))
     const sentAt = new Map<string, number>()
+    const stepsOf = new Map<string, Record<string, number>>()
     const stop = params.onGatewayLog((line) => {
       if (!line.includes('"execute sent"')) return
       try {
-        const { transactionHash, time } = JSON.parse(line) as { transactionHash?: string; time?: number }
+        const { transactionHash, time, steps } = JSON.parse(line) as {
+          transactionHash?: string
+          time?: number
+          steps?: Record<string, number>
+        }
         if (transactionHash && time) sentAt.set(transactionHash, time)
+        if (transactionHash && steps) stepsOf.set(transactionHash, steps)
       } catch {} // not one whole JSON line
     })
     const rpcBefore = await params.rpcTimes()
@@ -192,6 +204,12 @@ export async function executeLatency(params: ExecuteLatencyParameters): Promise<
       toSent: percentiles(timed.map((a) => sentAt.get(a.hash!)! - a.start)),
       sentToBlock: percentiles(timed.map((a) => seenAt.get(a.block!)! - sentAt.get(a.hash!)!)),
       blockToAnswer: percentiles(timed.map((a) => a.end - seenAt.get(a.block!)!)),
+      steps: Object.fromEntries(
+        ['intake', 'batching', 'simulation', 'turn', 'signing', 'broadcast'].map((name) => [
+          name,
+          percentiles(timed.flatMap((a) => stepsOf.get(a.hash!)?.[name] ?? [])),
+        ]),
+      ),
       blocksWaited: waited,
       rpcMeanMs,
       non200,

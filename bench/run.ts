@@ -1110,6 +1110,9 @@ async function benchExecuteLatency(report: Record<string, unknown>) {
             `  @${String(l.connections).padEnd(3)} raw: sent ${ms(l.raw.sent)}, mined ${ms(l.raw.mined)}\n` +
             `       gateway: answer ${ms(l.gateway.answer)}, mined ${ms(l.gateway.mined)}   added: answer ${ms(l.added.answer)}, mined ${ms(l.added.mined)}   non-200 ${l.gateway.non200}\n` +
             `       where it goes: request→sent ${ms(l.gateway.toSent)}, sent→its block seen ${ms(l.gateway.sentToBlock)}, block→answer ${ms(l.gateway.blockToAnswer)}\n` +
+            `       request→sent by the gateway's steps: ${Object.entries(l.gateway.steps ?? {})
+              .map(([name, p]) => `${name} ${ms(p)}`)
+              .join(', ')}\n` +
             `       blocks waited beyond its own after sending: ${Object.entries(l.gateway.blocksWaited)
               .sort(([a], [b]) => Number(a) - Number(b))
               .map(([k, v]) => `${k}: ${(v * 100).toFixed(0)}%`)

@@ -42,6 +42,8 @@ export type ExecuteIntentParameters = {
   requireSignature?: boolean | undefined
   journal: Journal
   receiptTimeoutMs: number
+  /** When its request came (performance.now()): the runtime's log line of the send says how long each step took from there. */
+  receivedAt?: number | undefined
   /** Told about faults that happen after the transaction was sent (receipt polling failures). */
   onBackgroundError?: (err: unknown, record: ExecutionRecord) => void
   /** Told how the request ended (metrics): refused when nothing was sent, failed when it threw. */
@@ -169,6 +171,7 @@ async function prepare({
   precededBy,
   account,
   paid,
+  receivedAt,
 }: ExecuteIntentParameters): Promise<IntentOutcome | Steps> {
   const outcome = (
     status: number,
@@ -274,6 +277,7 @@ async function prepare({
       previous,
       ...(precededBy ? { precededBy } : {}),
       ...(account ? { account } : {}),
+      ...(receivedAt !== undefined ? { receivedAt } : {}),
     })
   } catch (err) {
     return givenBack(err)

@@ -53,6 +53,8 @@ export type ExecutionOptions = {
   precededBy?: PrecedingTransaction | undefined
   /** Account mode (EVM): run from the sender's own address through its delegate, with its authorization when it brought one. */
   account?: AccountMode | undefined
+  /** When its request came (performance.now()): a runtime's log line of the send may say how long each step took from there. */
+  receivedAt?: number | undefined
 }
 
 /** A transaction another part of the gateway will have mined before an execution: its runtime's own JSON. */

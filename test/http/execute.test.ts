@@ -168,6 +168,31 @@ describe('POST /intents/execute', () => {
     )
   })
 
+  it("logs each execute's steps, from its request to the node's answer to its broadcast, within the request's own time", async () => {
+    const n = 8
+    const timed = await Promise.all(
+      Array.from({ length: n }, async (_, i) => {
+        const body = await signIntent(world.devnet, demoIntent(world.devnet, { nonce: String(2000 + i) }))
+        const start = performance.now()
+        const res = await post(world.gateway.baseUrl, '/intents/execute', body, { 'x-chain-id': '31337' })
+        return { res, ms: performance.now() - start }
+      }),
+    )
+    for (const { res, ms } of timed) {
+      assert.equal(res.status, 200, res.text)
+      const line = world.gateway.logs.find(
+        (l) => l.includes('"execute sent"') && l.includes(res.body.transactionHash as string),
+      )
+      assert.ok(line, `an 'execute sent' line for ${res.body.transactionHash}`)
+      const steps = (JSON.parse(line) as { steps: Record<string, number> }).steps
+      assert.deepEqual(Object.keys(steps), ['intake', 'batching', 'simulation', 'turn', 'signing', 'broadcast'])
+      for (const [name, value] of Object.entries(steps)) assert.ok(value >= 0, `${name}: ${value}`)
+      const sum = Object.values(steps).reduce((a, b) => a + b, 0)
+      // Each step rounds to 0.1 ms; the request took longer than its way to the broadcast.
+      assert.ok(sum <= ms + 0.6, `the steps (${sum} ms) within the request (${ms.toFixed(1)} ms)`)
+    }
+  })
+
   it('lets one of many identical concurrent executes through; the rest replay it (202 0xF3 in flight, or 200 0x11 once mined)', async () => {
     const body = demoIntent(world.devnet, { nonce: '5' })
     const before = await relayerNonce()

@@ -37,6 +37,8 @@ export type SimulationTurn = {
   drop(): void
   /** Resolves once every earlier call of its batch was sent or dropped, or after `ms`. */
   settled(ms: number): Promise<void>
+  /** When its batch was asked of the node (performance.now()), set by the batcher: the execute's log line splits its time there. */
+  askedAt?: number
 }
 
 export type ExecutionOrder = {

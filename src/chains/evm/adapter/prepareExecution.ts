@@ -14,6 +14,7 @@ import { planAccount } from './accountMode.ts'
 import { assertAvailable, type EvmContext } from './evmContext.ts'
 import type { PrecedingCall } from './executionGas.ts'
 import { toExecutionReceipt } from './executionReceipt.ts'
+import { type ExecutionStepMarks, executionSteps } from './executionSteps.ts'
 import { executeBatchCalldata, executeCalldata, executeIntentCalldata } from './executorCalls.ts'
 import { type GasCap, simulateExecution } from './simulateExecution.ts'
 import { validate, validateAccount } from './validate.ts'
@@ -25,6 +26,7 @@ export async function prepareExecution(
   options: ExecutionOptions = {},
 ): Promise<Preflight> {
   assertAvailable(ctx)
+  const preparedAt = performance.now()
   const { relayers, maxGasPerExecution, chain, log, receipts } = ctx
   if (!relayers) throw new Error('prepareExecution called on a chain without a relayer')
   // The lower of the chain's cap and what a paid execute's price covers.
@@ -94,6 +96,13 @@ export async function prepareExecution(
   let limit = simulated.gasLimit + authorizationGas
   // Sent on this simulation's result only if it still holds when signed (executionOrder.ts).
   let turn = simulated.turn
+  // When each step ended, for the log line of the send (performance.now()).
+  const marks: ExecutionStepMarks = {
+    receivedAt: options.receivedAt,
+    preparedAt,
+    askedAt: turn?.askedAt,
+    simulatedAt: performance.now(),
+  }
   // Counted until it waits for its receipt or is given up: the simulations batcher's view of the pool.
   ctx.state.handedOver++
   let handed = true
@@ -118,6 +127,7 @@ export async function prepareExecution(
     if (!again.ok) return { ok: false as const, status: again.status, detail: again.detail }
     limit = again.gasLimit + authorizationGas
     turn = again.turn
+    marks.simulatedAt = performance.now()
     return undefined
   }
   return {
@@ -197,6 +207,7 @@ export async function prepareExecution(
                 ctx.order.claimUnordered()
                 claimed = true
               }
+              if (claimed) marks.claimedAt = performance.now()
               return claimed
             },
             failed: () => {
@@ -208,6 +219,7 @@ export async function prepareExecution(
           },
           onSigned: async (tx) => {
             if (!signedOnce) {
+              marks.signedAt = performance.now()
               signedOnce = true
               ctx.order.noteSigned()
             }
@@ -240,6 +252,7 @@ export async function prepareExecution(
         txNonce: sent.txNonce,
         accepted: sent.accepted,
         gas: gas.toString(),
+        steps: executionSteps(marks, performance.now()),
       },
       'execute sent',
     )

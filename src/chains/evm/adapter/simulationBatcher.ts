@@ -350,6 +350,7 @@ export function createSimulationBatcher(
       // Refused with the replay (a node that takes none of it, a replayed transaction it finds
       // invalid): the pending block, which answers each caller's own error too.
       let unreachable: unknown
+      const askedAt = performance.now()
       const results = await ask(batch, replay).catch((err: unknown) => {
         // No answer at all (a hung or stopped node): the pending block would only wait as long again.
         if (isTransportError(err)) unreachable = err
@@ -360,28 +361,30 @@ export function createSimulationBatcher(
         for (const w of batch) w.reject(unreachable)
         return
       }
-      if (results && answer(batch, results, seen)) return
+      if (results && answer(batch, results, seen, askedAt)) return
     }
     const seen = await order.view('answered', viewWaitMs)
     if (batch.length === 1) return alone(batch[0]!, seen)
     let results: SimulatedResult[] | undefined
+    const askedAt = performance.now()
     try {
       results = await ask(batch)
     } catch {
       results = undefined
     }
-    if (!results || !answer(batch, results, seen)) await Promise.all(batch.map((w) => alone(w, seen)))
+    if (!results || !answer(batch, results, seen, askedAt)) await Promise.all(batch.map((w) => alone(w, seen)))
   }
 
   /**
-   * Each caller its own results and turn (on a view of `seen` executions); false when the node gave
-   * a different number of results than calls.
+   * Each caller its own results and turn (on a view of `seen` executions, asked of the node at
+   * `askedAt`); false when the node gave a different number of results than calls.
    */
-  function answer(batch: Waiting[], results: SimulatedResult[], seen: number): boolean {
+  function answer(batch: Waiting[], results: SimulatedResult[], seen: number, askedAt: number): boolean {
     if (results.length !== batch.reduce((n, w) => n + w.calls.length, 0)) return false
     const turns = order.batch(seen, batch.length)
     let at = 0
     batch.forEach((w, i) => {
+      turns[i]!.askedAt = askedAt
       w.resolve(results.slice(at, at + w.calls.length), turns[i]!)
       at += w.calls.length
     })
@@ -392,6 +395,7 @@ export function createSimulationBatcher(
   async function alone(w: Waiting, seen: number): Promise<void> {
     try {
       const [turn] = order.batch(seen, 1)
+      turn!.askedAt = performance.now()
       w.resolve((await ask([w])) ?? [], turn!)
     } catch (err) {
       w.reject(err)

@@ -120,10 +120,11 @@ export function registerExecuteRoute(
       )
     },
     // The execute itself, straight: claim, validate and simulate; settle the payment; then send, or give the claim back.
-    run: async (req, ticket, request) => {
+    run: async (req, ticket, request, receivedAt) => {
       const key = keys.get(request)
       const prepared = await prepareIntent({
         ...req,
+        receivedAt,
         // A paid execute uses at most the gas its price covers.
         gasCap: ticket.payment === 'none' ? undefined : ticket.price?.maxGas,
         // Simulated after the payment's settlement, as the chain will run them, when it settles on this

@@ -38,8 +38,11 @@ export type IntentRouteOptions = {
    * outcome, a refusal of standing or budgets); undefined: go on.
    */
   early?(req: IntentRequest, request: FastifyRequest): Promise<IntentOutcome | undefined>
-  /** The route's work on a parsed request; it calls `ticket.settle()` before it broadcasts anything (free: always ok). */
-  run(req: IntentRequest, ticket: PaymentTicket, request: FastifyRequest): Promise<IntentOutcome>
+  /**
+   * The route's work on a parsed request; it calls `ticket.settle()` before it broadcasts anything
+   * (free: always ok). `receivedAt`: when the request came (performance.now()).
+   */
+  run(req: IntentRequest, ticket: PaymentTicket, request: FastifyRequest, receivedAt: number): Promise<IntentOutcome>
 }
 
 /** What the route answered. */
@@ -78,6 +81,7 @@ export function registerIntentRoute(
     // The chain, intent and hash, resolved once, right after the body's schema (before pricing).
     preHandler: async (request) => void resolveIntentRequest(registry, request),
     handler: async (request, reply) => {
+      const receivedAt = performance.now() - reply.elapsedTime
       // A request that is not an intent, or for a chain not served here, is answered 4xx (never 402).
       const req = readIntentRequest(registry, request, reply)
       if (!req) return reply
@@ -94,7 +98,7 @@ export function registerIntentRoute(
           extensions: discovery,
           onPayment: metrics && ((chain, outcome) => metrics.recordPayment({ chain, outcome })),
           work: async (ticket) => {
-            const a = await answerOf(req, await run(req, ticket, request))
+            const a = await answerOf(req, await run(req, ticket, request, receivedAt))
             // A payment buys one attempt: a transaction that was mined uses it up, whether the intent
             // ran or reverted (a revert is the intent's outcome). Anything else that settled (not sent,
             // dropped, out of the gas we gave it, not final yet) stays a credit for the same intent.
