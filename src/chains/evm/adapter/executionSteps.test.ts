@@ -13,7 +13,7 @@ describe('executionSteps', () => {
     )
   })
 
-  it('leaves out a step whose start is not known: no request time, no batch (an estimate), not signed yet', () => {
+  it('leaves out a step whose start is not known: no request time, no batch (an estimate), no claim or signature marked', () => {
     assert.deepEqual(
       executionSteps({ receivedAt: undefined, preparedAt: 10, askedAt: undefined, simulatedAt: 30 }, 45),
       {

@@ -13,13 +13,14 @@ export type ExecutionStepMarks = {
 
 /**
  * How long each step of an execute took, in ms, for its 'execute sent' line (the bench's latency
- * phase reads them): `intake`, from its request to here (the body, the hooks, the journal's claim, a
- * payment's check); `batching`, to its simulation's batch asked of the node (the relayer key, the
- * fees, the gather window, the wait for the executions claimed before it to be signed); `simulation`,
- * to the node's answer (to the last, when simulated again); `turn`, to its claim (its batch-mates
- * sent before it, a paid execute's settlement, the relayer key's lock); `signing`, to its
- * signature; `broadcast`, to the node's answer to it (the journal's fsync, the broadcasts of the nonces before
- * its own). A step whose start is not known is left out, and the next one counts from the step before.
+ * phase reads them): `intake`, from its request to here (the body, the hooks, the journal's claim,
+ * a payment's check); `batching`, to its simulation's batch asked of the node (the relayer key, the
+ * fees, the gather window, the wait for the executions claimed before it to be signed);
+ * `simulation`, to the node's answer (to the last, when simulated again); `turn`, to its claim (its
+ * batch-mates sent before it, a paid execute's settlement, the relayer key's lock); `signing`, to
+ * its signature; `broadcast`, to the node's answer to it (the journal's fsync, the broadcasts of the
+ * nonces before its own). A step whose start is not known is left out, and the next one counts
+ * from the step before.
  */
 export function executionSteps(marks: ExecutionStepMarks, sentAt: number): Record<string, number> {
   const steps: Record<string, number> = {}
