@@ -20,15 +20,18 @@ export type CreateReceiptWatcherParameters<R> = {
   /** How many of the last blocks read keep their transactions' receipts, for waits that begin after their block was read. */
   recentBlocks?: number
   onError?(err: unknown): void
-  /** Told when a new block's receipts were read (the node's pool just lost what it mined). */
-  onBlock?(): void
+  /**
+   * Told when a new block's receipts were read (the node's pool just lost what it mined), with the
+   * chain's spacing between blocks as seen (ms; undefined until known).
+   */
+  onBlock?(spacingMs: number | undefined): void
 }
 
 export type Waiter<R> = { resolve(r: R): void; reject(e: unknown): void; deadline: number }
 
 export type ReceiptWatcherContext<R> = Required<Omit<CreateReceiptWatcherParameters<R>, 'onError' | 'onBlock'>> & {
   onError: ((err: unknown) => void) | undefined
-  onBlock: (() => void) | undefined
+  onBlock: ((spacingMs: number | undefined) => void) | undefined
   /** The waits, by lower-case transaction hash. */
   waiting: Map<string, Waiter<R>[]>
   /** The last block read; undefined before the first step, or after a lull or a failed step. */

@@ -3,7 +3,7 @@
 // read (their receipts answering their waits), and every recheck period each transaction waited
 // for longer than that is asked for alone. When nothing is waited for the steps stop, and the
 // watch keeps its place for the next wait (waitForReceipt.ts).
-import { nextReadDelay, noteHead } from './blockPace.ts'
+import { nextReadDelay, noteHead, spacingOf } from './blockPace.ts'
 import { type ReceiptWatcherContext, receiptKey } from './receiptWatcherContext.ts'
 import { askAlone, settleReceipt } from './settleReceipts.ts'
 
@@ -22,7 +22,7 @@ export async function tickReceiptWatch<R>(ctx: ReceiptWatcherContext<R>): Promis
     placed(ctx)
     if (head >= from) {
       await readBlocks(ctx, from, head)
-      ctx.onBlock?.()
+      ctx.onBlock?.(spacingOf(ctx.pace))
     }
     if (now - ctx.recheckedAt >= ctx.recheckEvery * ctx.intervalMs && ctx.waiting.size > 0) {
       ctx.recheckedAt = now

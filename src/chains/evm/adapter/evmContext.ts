@@ -127,8 +127,15 @@ export function createEvmContext({
     pollingInterval: pollingIntervalMs,
     cacheTime: 0,
   })
-  // A new block: the simulations gathered under load go now, while the node's pool holds little.
-  const watched = watchReceipts({ client, pool, log, pollingIntervalMs, onBlock: () => simulations.blockSeen() })
+  // A new block: the simulations gathered under load go now, while the node's pool holds little,
+  // and the head and each key's count are read for the next batch (simulationBatcher.ts).
+  const watched = watchReceipts({
+    client,
+    pool,
+    log,
+    pollingIntervalMs,
+    onBlock: (spacingMs) => simulations.blockSeen(spacingMs),
+  })
   // A relayer's transaction mined: it (and what its key sent below it) is no longer replayed before simulations.
   const receipts: ReceiptWatcher<TransactionReceipt> = {
     ...watched,

@@ -535,3 +535,140 @@ test('a confirmation (the same call again at another limit) goes after the rest 
     ['0xa2', '0xf1', '0xa1', '0xc1'],
   )
 })
+
+/** A batch of executes that arrived together (four calls): the load under which a block's head is read as it is seen. */
+async function underLoad(batcher: ReturnType<typeof createSimulationBatcher>, node: ReturnType<typeof latestNode>) {
+  await Promise.all(['0xb1', '0xb2', '0xb3', '0xb4'].map((from) => batcher.simulate(call(from))))
+  node.asked.length = 0
+}
+
+test("a block seen under load on a chain whose pace is known: its head and each key's count are read then, and a batch within most of the spacing asks the node for the simulation alone", async () => {
+  const node = latestNode({ counts: { '0xr1': 7 } })
+  const batcher = createSimulationBatcher(node.request, {
+    own: () => [
+      { address: '0xr1' as never, calls: [unmined('0xr1', 7), unmined('0xr1', 8)] },
+      { address: '0xr2' as never, calls: [] },
+    ],
+  })
+  await underLoad(batcher, node)
+  batcher.blockSeen(200)
+  await new Promise((resolve) => setTimeout(resolve, 5))
+  assert.deepEqual(
+    node.asked.map((a) => a.method),
+    ['eth_getBlockByNumber', 'eth_getTransactionCount'],
+    'read at the block; a key with nothing kept and no next nonce is not asked',
+  )
+  const result = await batcher.simulate(call('0xa1'))
+  assert.equal(result.result?.returnData, '0xa1')
+  assert.deepEqual(
+    node.asked.map((a) => a.method),
+    ['eth_getBlockByNumber', 'eth_getTransactionCount', 'eth_simulateV1'],
+  )
+  const [simulation] = node.simulations()
+  assert.equal(simulation!.params[1], '0x64')
+  assert.deepEqual(
+    (
+      simulation!.params[0] as { blockStateCalls: { calls: { from: string; nonce?: string }[] }[] }
+    ).blockStateCalls[0]!.calls.map((c) => `${c.from}${c.nonce ? `@${c.nonce}` : ''}`),
+    ['0xr1@0x7', '0xr1@0x8', '0xa1'],
+  )
+})
+
+test('a head read at a block stands only for most of the spacing, and none is read without load, when the pace is unknown, or stands when the read failed: the batch reads its own', async () => {
+  const keys = () => [{ address: '0xr1' as never, calls: [unmined('0xr1', 7)] }]
+  const methods = (node: ReturnType<typeof latestNode>) => node.asked.map((a) => a.method)
+  const own = ['eth_getBlockByNumber', 'eth_getTransactionCount', 'eth_simulateV1']
+
+  // Past three quarters of a 20 ms spacing.
+  const late = latestNode({ counts: { '0xr1': 7 } })
+  const lateBatcher = createSimulationBatcher(late.request, { own: keys })
+  await underLoad(lateBatcher, late)
+  lateBatcher.blockSeen(20)
+  await new Promise((resolve) => setTimeout(resolve, 25))
+  await lateBatcher.simulate(call('0xa1'))
+  assert.deepEqual(methods(late), ['eth_getBlockByNumber', 'eth_getTransactionCount', ...own])
+
+  // A chain whose spacing is not known yet.
+  const unknown = latestNode({ counts: { '0xr1': 7 } })
+  const unknownBatcher = createSimulationBatcher(unknown.request, { own: keys })
+  await underLoad(unknownBatcher, unknown)
+  unknownBatcher.blockSeen(undefined)
+  await unknownBatcher.simulate(call('0xa1'))
+  assert.deepEqual(methods(unknown), own)
+
+  // The head read at the block failed.
+  const flaky = latestNode({ counts: { '0xr1': 7 } })
+  let failed = false
+  let loaded = false
+  const flakyBatcher = createSimulationBatcher(
+    async (args) => {
+      if (args.method === 'eth_getBlockByNumber' && loaded && !failed) {
+        failed = true
+        throw new Error('node busy')
+      }
+      return flaky.request(args)
+    },
+    { own: keys },
+  )
+  await underLoad(flakyBatcher, flaky)
+  loaded = true
+  flakyBatcher.blockSeen(200)
+  await new Promise((resolve) => setTimeout(resolve, 5))
+  const answered = await flakyBatcher.simulate(call('0xa1'))
+  assert.equal(answered.result?.returnData, '0xa1')
+  assert.deepEqual(methods(flaky), own)
+
+  // A lone client (its last batch one call): nothing is read at the block.
+  const lone = latestNode({ counts: { '0xr1': 7 } })
+  const loneBatcher = createSimulationBatcher(lone.request, { own: keys })
+  await loneBatcher.simulate(call('0xa1'))
+  lone.asked.length = 0
+  loneBatcher.blockSeen(200)
+  await new Promise((resolve) => setTimeout(resolve, 5))
+  assert.deepEqual(methods(lone), [])
+
+  // While some unmined transaction is not known (the batch runs at the pending block), nothing is read at the block.
+  const blind = latestNode()
+  const blindBatcher = createSimulationBatcher(blind.request, { own: () => undefined })
+  await underLoad(blindBatcher, blind)
+  blindBatcher.blockSeen(200)
+  await new Promise((resolve) => setTimeout(resolve, 5))
+  assert.deepEqual(methods(blind), [])
+})
+
+test("a head read at a block that a kept transaction's receipt has since overtaken (its nonce no longer kept, the count read below it) is read again, with no key found lacking", async () => {
+  const counts: Record<string, number> = { '0xr1': 7 }
+  const node = latestNode({ counts })
+  let kept = [unmined('0xr1', 7), unmined('0xr1', 8)]
+  const lacking: string[] = []
+  const batcher = createSimulationBatcher(node.request, {
+    own: () => [{ address: '0xr1' as never, calls: kept }],
+    onLacking: (address) => lacking.push(address),
+  })
+  await underLoad(batcher, node)
+  batcher.blockSeen(200)
+  await new Promise((resolve) => setTimeout(resolve, 5))
+  // Nonce 7's receipt came in the next block, before the watch told the batcher of it.
+  kept = [unmined('0xr1', 8)]
+  counts['0xr1'] = 8
+  const answered = await batcher.simulate(call('0xa1'))
+  assert.equal(answered.result?.returnData, '0xa1')
+  assert.deepEqual(lacking, [])
+  assert.deepEqual(
+    node.asked.map((a) => a.method),
+    [
+      'eth_getBlockByNumber',
+      'eth_getTransactionCount',
+      'eth_getBlockByNumber',
+      'eth_getTransactionCount',
+      'eth_simulateV1',
+    ],
+  )
+  const [simulation] = node.simulations()
+  assert.deepEqual(
+    (
+      simulation!.params[0] as { blockStateCalls: { calls: { from: string; nonce?: string }[] }[] }
+    ).blockStateCalls[0]!.calls.map((c) => `${c.from}${c.nonce ? `@${c.nonce}` : ''}`),
+    ['0xr1@0x8', '0xa1'],
+  )
+})

@@ -4,11 +4,13 @@
 // Where a transaction waits in the node's pool, the chain runs it before an execution sent now.
 // `own()` gives every such transaction of the gateway's relayer keys (their signed bytes, kept by
 // each key's outbox until a receipt at their nonce: relayer/outbox.ts), each key's in nonce
-// order. The latest block is read, and each key's count of mined nonces on it: what is below the
-// count is not replayed (mined, or the nonce used by another transaction: anvil does not check a
-// simulated call's nonce), and the rest must start at the count and leave no nonce out. They run
-// first, in the simulated block that follows that block (its number and a time no earlier than
-// now, as the next block will have), then the calls asked for, whose results alone are answered.
+// order. The latest block is read, and each key's count of mined nonces on it (under load, as each
+// new block is seen: they stand for the batches of most of the chain's spacing after; else by the
+// batch itself): what is below the count is not replayed (mined, or the nonce used by another
+// transaction: anvil does not check a simulated call's nonce), and the rest must start at the
+// count and leave no nonce out. They run first, in the simulated block that follows that block
+// (its number and a time no earlier than now, as the next block will have), then the calls asked
+// for, whose results alone are answered.
 // A simulation never leaves out a pending transaction of the gateway's: while `own()` cannot say
 // them all (after a start, a resync, a lease taken over, before a nonce read finds none it lacks;
 // or while another instance holds one of the keys), when a key's count leaves a nonce below the
@@ -89,8 +91,11 @@ export type SimulationBatcher = {
     precededBy?: SimulatedCall,
     options?: { confirming?: boolean | undefined },
   ): Promise<SimulatedResults>
-  /** A new block was seen: what waits for the window goes now. */
-  blockSeen(): void
+  /**
+   * A new block was seen (`spacingMs`: the chain's spacing between blocks, when known): what waits
+   * for the window goes now, and the head and each key's count on it are read for the next batch.
+   */
+  blockSeen(spacingMs?: number): void
 }
 
 /** `calls`: the call asked for, last, after what must run before it. */
@@ -150,6 +155,14 @@ const settlerBalance = '0xffffffffffffffffffffffff'
  * simulated again before they are sent.
  */
 const viewWaitMs = 250
+/**
+ * The head read as a block was seen stands for `latest` this share of the chain's spacing after
+ * the read began: the next block is not due before. A batch of a wave (its requests taken up over the
+ * ~100 ms after their answers, docs/performance.md) then asks the node for the simulation alone.
+ */
+const headStandsShare = 0.75
+/** The head, and each key's count of mined nonces on it (by lower-case address), read when a block was seen. */
+type HeadView = { head: Header; counts: Map<string, number> }
 
 export type SimulationBatcherOptions = {
   gatherMs?: number | undefined
@@ -196,6 +209,35 @@ export function createSimulationBatcher(
   let queuedGas = 0n
   /** The wait for the next look, while one is set. */
   let timer: NodeJS.Timeout | undefined
+  /** The head read when the last block was seen, and until when it stands for `latest` (performance.now()). */
+  let atBlock: { view: Promise<HeadView | undefined>; until: number } | undefined
+
+  /**
+   * The head and each key's count on it, read now (a block was just seen) under load: the last
+   * batch held executes that arrived together, and the answers to this block bring the next. None on
+   * a chain whose pace is not known yet, nor while the pool is not.
+   */
+  function readAtBlock(spacingMs: number | undefined): void {
+    atBlock = undefined
+    if (spacingMs === undefined || !(spacingMs > 0) || lastSize < concurrentCalls) return
+    const keys = own()
+    if (keys === undefined) return
+    const until = performance.now() + headStandsShare * spacingMs
+    const view = (async (): Promise<HeadView> => {
+      const head = (await request({ method: 'eth_getBlockByNumber', params: ['latest', false] })) as Header
+      const counts = new Map<string, number>()
+      await Promise.all(
+        keys
+          .filter((key) => key.calls.length > 0 || key.next !== undefined)
+          .map(async ({ address }) => {
+            const count = await request({ method: 'eth_getTransactionCount', params: [address, head.number] })
+            counts.set(address.toLowerCase(), Number(BigInt(count as Hex)))
+          }),
+      )
+      return { head, counts }
+    })().catch(() => undefined) // the batch reads them itself
+    atBlock = { view, until }
+  }
 
   /**
    * One eth_simulateV1 of the batch's calls; with `keys`, on the latest block after those keys'
@@ -206,8 +248,27 @@ export function createSimulationBatcher(
     let head: Header | undefined
     let replay: ReplayedCall[] | undefined
     if (keys) {
-      head = (await request({ method: 'eth_getBlockByNumber', params: ['latest', false] })) as Header
-      replay = (await Promise.all(keys.map((key) => unminedAt(key, head!.number)))).flat()
+      const read = atBlock && performance.now() < atBlock.until ? await atBlock.view : undefined
+      const replayOn = async (view?: HeadView) => {
+        head = view?.head ?? ((await request({ method: 'eth_getBlockByNumber', params: ['latest', false] })) as Header)
+        return Promise.all(keys.map((key) => unminedAt(key, head!.number, view?.counts)))
+      }
+      let left = await replayOn(read)
+      // What the block read at its sight said is no longer so (its receipts took a kept transaction
+      // since, before the next block's read): the head and counts are read again.
+      if (read && left.some((l) => typeof l === 'number')) left = await replayOn()
+      replay = []
+      for (const [i, { address }] of keys.entries()) {
+        const kept = left[i]!
+        if (typeof kept !== 'number') {
+          replay.push(...kept)
+          continue
+        }
+        onLacking?.(address)
+        throw new Error(
+          `relayer ${address}: the node's count of mined nonces (${kept}) leaves a nonce of its pool this instance has no bytes of`,
+        )
+      }
     }
     const asked = batch.flatMap((w) => w.calls).map(({ toCode: _code, ...call }) => call)
     const calls = replay ? [...replay, ...asked] : asked
@@ -247,26 +308,25 @@ export function createSimulationBatcher(
   }
 
   /**
-   * A key's transactions not mined on `block` (its count of mined nonces there): they must be every
-   * nonce from the count up to the key's next one; else (a reorg put one back, a nonce no one here
-   * has the bytes of) this throws. A key with nothing kept and no next nonce known is not asked.
+   * A key's transactions not mined on `block` (its count of mined nonces there, asked unless
+   * `counts` has it): they must be every nonce from the count up to the key's next one; else (a
+   * reorg put one back, a nonce no one here has the bytes of) the count is answered instead. A key
+   * with nothing kept and no next nonce known is not asked.
    */
-  async function unminedAt({ address, calls, next }: OwnUnmined, block: Hex): Promise<readonly ReplayedCall[]> {
+  async function unminedAt(
+    { address, calls, next }: OwnUnmined,
+    block: Hex,
+    counts?: ReadonlyMap<string, number>,
+  ): Promise<readonly ReplayedCall[] | number> {
     if (calls.length === 0 && next === undefined) return calls
-    const count = Number(
-      BigInt((await request({ method: 'eth_getTransactionCount', params: [address, block] })) as Hex),
-    )
+    const count =
+      counts?.get(address.toLowerCase()) ??
+      Number(BigInt((await request({ method: 'eth_getTransactionCount', params: [address, block] })) as Hex))
     onMinedBelow?.(address, count)
     const left = calls.filter((c) => Number(BigInt(c.nonce)) >= count)
     const gap =
       left.some((c, i) => Number(BigInt(c.nonce)) !== count + i) || (next !== undefined && count + left.length < next)
-    if (gap) {
-      onLacking?.(address)
-      throw new Error(
-        `relayer ${address}: the node's count of mined nonces (${count}) leaves a nonce of its pool this instance has no bytes of`,
-      )
-    }
-    return left
+    return gap ? count : left
   }
 
   /** How long the calls waiting may still gather, in ms (0 or less: the batch goes now). */
@@ -403,7 +463,10 @@ export function createSimulationBatcher(
   }
 
   return {
-    blockSeen: schedule,
+    blockSeen: (spacingMs) => {
+      readAtBlock(spacingMs)
+      schedule()
+    },
     simulate: (call, precededBy, { confirming = false } = {}) =>
       new Promise<SimulatedResults>((resolve, reject) => {
         lastAsked = performance.now()

@@ -28,7 +28,7 @@ export function watchReceipts({
   pool: EndpointPool
   log: Logger
   pollingIntervalMs: number
-  onBlock?: () => void
+  onBlock?: (spacingMs: number | undefined) => void
 }): ReceiptWatcher<TransactionReceipt> {
   // One block watch answers every execution's receipt wait (reconciliation takes over after the limit).
   return createReceiptWatcher<TransactionReceipt>({
