@@ -209,6 +209,11 @@ export function createSimulationBatcher(
   let queuedGas = 0n
   /** The wait for the next look, while one is set. */
   let timer: NodeJS.Timeout | undefined
+  /** The latest block's number and time. */
+  const readHead = async () => (await request({ method: 'eth_getBlockByNumber', params: ['latest', false] })) as Header
+  /** A key's count of mined nonces on `block`. */
+  const readCount = async (address: Address, block: Hex) =>
+    Number(BigInt((await request({ method: 'eth_getTransactionCount', params: [address, block] })) as Hex))
   /** The head read when the last block was seen, and until when it stands for `latest` (performance.now()). */
   let atBlock: { view: Promise<HeadView | undefined>; until: number } | undefined
 
@@ -224,15 +229,12 @@ export function createSimulationBatcher(
     if (keys === undefined) return
     const until = performance.now() + headStandsShare * spacingMs
     const view = (async (): Promise<HeadView> => {
-      const head = (await request({ method: 'eth_getBlockByNumber', params: ['latest', false] })) as Header
+      const head = await readHead()
       const counts = new Map<string, number>()
       await Promise.all(
         keys
           .filter((key) => key.calls.length > 0 || key.next !== undefined)
-          .map(async ({ address }) => {
-            const count = await request({ method: 'eth_getTransactionCount', params: [address, head.number] })
-            counts.set(address.toLowerCase(), Number(BigInt(count as Hex)))
-          }),
+          .map(async ({ address }) => counts.set(address.toLowerCase(), await readCount(address, head.number))),
       )
       return { head, counts }
     })().catch(() => undefined) // the batch reads them itself
@@ -250,7 +252,7 @@ export function createSimulationBatcher(
     if (keys) {
       const read = atBlock && performance.now() < atBlock.until ? await atBlock.view : undefined
       const replayOn = async (view?: HeadView) => {
-        head = view?.head ?? ((await request({ method: 'eth_getBlockByNumber', params: ['latest', false] })) as Header)
+        head = view?.head ?? (await readHead())
         return Promise.all(keys.map((key) => unminedAt(key, head!.number, view?.counts)))
       }
       let left = await replayOn(read)
@@ -319,9 +321,7 @@ export function createSimulationBatcher(
     counts?: ReadonlyMap<string, number>,
   ): Promise<readonly ReplayedCall[] | number> {
     if (calls.length === 0 && next === undefined) return calls
-    const count =
-      counts?.get(address.toLowerCase()) ??
-      Number(BigInt((await request({ method: 'eth_getTransactionCount', params: [address, block] })) as Hex))
+    const count = counts?.get(address.toLowerCase()) ?? (await readCount(address, block))
     onMinedBelow?.(address, count)
     const left = calls.filter((c) => Number(BigInt(c.nonce)) >= count)
     const gap =
