@@ -1,70 +1,27 @@
 // What each kind of JSON-RPC call costs anvil, alone: its CPU time (user + system from
 // /proc/<pid>/stat) over a run of identical-shape calls, divided by the calls. The execute path's
 // levers are chosen from these numbers (docs/performance.md). Run: node --import tsx bench/nodeCallCost.ts [calls]
-import { readFileSync } from 'node:fs'
-import { encodeFunctionData, type Hex, numberToHex, parseEther, toHex } from 'viem'
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import {
-  createDevClients,
-  demoCounterArtifact,
-  devnetAccounts,
-  type Intent,
-  intentExecutorArtifact,
-  intentTypedData,
-  intentValidatorArtifact,
-  startDevnet,
-  toIntentTuple,
-} from './gatewayParts.ts'
+import { encodeFunctionData, type Hex, numberToHex } from 'viem'
+import { cpuUsOf, createRpc, fundedRelayer, signedIncrement } from './anvilProbe.ts'
+import { createDevClients, intentExecutorArtifact, intentValidatorArtifact, startDevnet } from './gatewayParts.ts'
 
 const calls = Number(process.argv[2] ?? 500)
 /** Concurrent requests in flight, as the gateway has them under load. */
 const inFlight = Number(process.env.IN_FLIGHT ?? 8)
 const blockTime = Number(process.env.BENCH_BLOCK_TIME ?? 0.2)
-const ticks = 100 // USER_HZ on Linux
 
 const devnet = await startDevnet({ blockTime })
 const url = devnet.anvil.rpcUrl
-const cpuUs = () => {
-  const fields = readFileSync(`/proc/${devnet.anvil.pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / ticks
-}
-let id = 0
-async function rpc(method: string, params: unknown[]): Promise<unknown> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }),
-  })
-  const body = (await res.json()) as { result?: unknown; error?: { message: string } }
-  if (body.error) throw new Error(`${method}: ${body.error.message}`)
-  return body.result
-}
-
-const relayerKey = generatePrivateKey()
-const relayer = privateKeyToAccount(relayerKey)
-await rpc('anvil_setBalance', [relayer.address, toHex(parseEther('1000'))])
-const sender = privateKeyToAccount(devnetAccounts.sender)
+const cpuUs = () => cpuUsOf(devnet.anvil.pid)
+const rpc = createRpc(url)
+const relayer = await fundedRelayer(rpc)
 const chainId = devnet.anvil.chainId
 const fees = { maxFeePerGas: numberToHex(20_000_000_000n), maxPriorityFeePerGas: numberToHex(1_000_000_000n) }
 
 /** A distinct signed intent (the demo counter's increment), its executeSigned and checkSigned calldata, and canExecute's. */
 let nextNonce = 1_000_000
 async function signedIntent() {
-  const nonce = BigInt(nextNonce++)
-  const intent: Intent = {
-    sender: devnet.demo.sender,
-    target: devnet.demo.counter,
-    data: encodeFunctionData({ abi: demoCounterArtifact.abi, functionName: 'increment', args: [1n] }),
-    value: 0n,
-    nonce,
-    validAfter: 0n,
-    validBefore: 0n,
-    policyId: devnet.demo.policies.open,
-  }
-  const signature = await sender.signTypedData(
-    intentTypedData({ chainId, executor: devnet.contracts.executor, intent }),
-  )
-  const tuple = toIntentTuple(intent)
+  const { tuple, signature } = await signedIncrement(devnet, BigInt(nextNonce++))
   return {
     execute: encodeFunctionData({
       abi: intentExecutorArtifact.abi,
@@ -309,7 +266,7 @@ process.stdout.write(
         body: JSON.stringify(
           waveRaws
             .slice(i, i + group)
-            .map((raw) => ({ jsonrpc: '2.0', id: ++id, method: 'eth_sendRawTransaction', params: [raw] })),
+            .map((raw, k) => ({ jsonrpc: '2.0', id: i + k + 1, method: 'eth_sendRawTransaction', params: [raw] })),
         ),
       })
       const answers = (await res.json()) as { error?: { message: string } }[]
@@ -329,8 +286,7 @@ process.stdout.write(
 // 'pending' with transactions waiting in the pool: anvil runs them all before the call (its pending
 // block), so a simulation at the pending state costs more the fuller the pool is. Mining stops
 // while K pre-signed transactions of another key wait.
-const other = privateKeyToAccount(generatePrivateKey())
-await rpc('anvil_setBalance', [other.address, toHex(parseEther('1000'))])
+const other = await fundedRelayer(rpc)
 let otherNonce = 0
 await rpc('evm_setIntervalMining', [0])
 for (const waiting of [1, 20, 100]) {
