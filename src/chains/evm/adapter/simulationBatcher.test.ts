@@ -383,6 +383,53 @@ test('a straggler behind a wave just sent (its replay 64 or more, and over 4 tim
   assert.ok(node.simulations().at(-1)!.at - late < 100, 'an old replay is not waited out')
 })
 
+test('a batch behind a replay of 64 or more, asked with the next block due within half the spacing, waits for that block, at most the window; with the block due later it goes once the calls stop coming', async () => {
+  const node = latestNode()
+  let kept: ReplayedCall[] = []
+  const counted: [number, number][] = []
+  const batcher = createSimulationBatcher(node.request, {
+    gatherMs: 300,
+    pending: () => kept.length,
+    own: () => [{ address: '0xr1' as never, calls: kept }],
+    onSimulated: (asked, replayed) => counted.push([asked, replayed]),
+  })
+  const simulations = () => node.simulations().length
+  const wave = (from: number, n: number) =>
+    Promise.all(Array.from({ length: n }, (_, i) => batcher.simulate(call(`0x${(from + i).toString(16)}`))))
+  // A block seen on a chain of 200 ms blocks; a wave goes, and 100 of the gateway's transactions wait.
+  batcher.blockSeen(200)
+  await wave(0x100, 4)
+  kept = Array.from({ length: 100 }, (_, i) => unmined('0xr1', i))
+  await sleep(120)
+  // The next block is due in ~80 ms: 100 calls replaying 100 (not a straggler: not over 4 times) wait for it.
+  const part = wave(0x200, 100)
+  await sleep(40)
+  assert.equal(simulations(), 1, 'the batch waits for the block due within half the spacing')
+  kept = [] // the block mined them
+  const blockAt = performance.now()
+  batcher.blockSeen(200)
+  await part
+  assert.equal(simulations(), 2)
+  assert.ok(node.simulations()[1]!.at - blockAt < 40, 'it went when the block came')
+  assert.deepEqual(counted.at(-1), [100, 0], 'with nothing replayed')
+
+  // The next block due in ~200 ms: the same batch goes once its calls stop coming, replay and all.
+  batcher.blockSeen(200)
+  kept = Array.from({ length: 100 }, (_, i) => unmined('0xr1', i))
+  const at = performance.now()
+  await wave(0x300, 100)
+  assert.ok(node.simulations().at(-1)!.at - at < 60, 'it went at once')
+  assert.deepEqual(counted.at(-1), [100, 100])
+
+  // No block comes: it goes when the window from its ask ends.
+  await sleep(120)
+  const asked = performance.now()
+  await wave(0x400, 100)
+  const waited = node.simulations().at(-1)!.at - asked
+  assert.ok(waited >= 280 && waited < 600, `it waited for the window: ${waited.toFixed(0)} ms`)
+  assert.deepEqual(counted.at(-1), [100, 100])
+})
+
 test('while some unmined transaction of the gateway is not known, the batch runs at the pending block, and a crowded pool still waits for a block', async () => {
   const node = latestNode()
   const batcher = createSimulationBatcher(node.request, { gatherMs: 150, pending: () => 20, own: () => undefined })

@@ -44,7 +44,9 @@
 //   no build to spare, so nothing waits for a block, but for the next case;
 // - with the pool replayed on `latest`: while a batch went within the window and the replay of the
 //   gateway's unmined transactions would be large and many times the calls waiting (the stragglers
-//   of a wave), they wait for the block that mines it, as above;
+//   of a wave), they wait for the block that mines it, as above; so do calls behind a large replay
+//   when the next block is due within half the chain's spacing (they could not reach the pool
+//   before it: it mines what they would replay);
 // - otherwise it goes when the calls stop coming for `pauseMs`: executes that arrive together (the
 //   answers to one block, each followed by the client's next) go in one batch, before any of
 //   them sends.
@@ -130,11 +132,19 @@ const pauseMs = 5
  */
 const replayWorthWaiting = 64
 const replayShare = 4
+const replayOf = (kept: readonly OwnUnmined[]) => kept.reduce((n, key) => n + key.calls.length, 0)
 const replayOutweighs = (kept: readonly OwnUnmined[] | undefined, calls: number) => {
   if (kept === undefined) return false
-  const replay = kept.reduce((n, key) => n + key.calls.length, 0)
+  const replay = replayOf(kept)
   return replay >= replayWorthWaiting && replay > replayShare * calls
 }
+/**
+ * A batch asked with the next block due within this share of the chain's spacing cannot reach the
+ * node's pool before that block: its simulation, signatures and broadcast take ~70–120 ms of the
+ * execute bench's 200 ms (docs/performance.md, sixteenth session). Behind a replay of 64 or more it
+ * waits for that block, which mines what it would replay, instead of running them all again.
+ */
+const dueShare = 0.5
 /** At most this many calls in one simulated block. */
 const maxCalls = 256
 /** Up to this much gas of limits, a batch's block keeps the pending block's own gas limit (under most chains' 30 M). */
@@ -216,6 +226,8 @@ export function createSimulationBatcher(
     Number(BigInt((await request({ method: 'eth_getTransactionCount', params: [address, block] })) as Hex))
   /** The head read when the last block was seen, and until when it stands for `latest` (performance.now()). */
   let atBlock: { view: Promise<HeadView | undefined>; until: number } | undefined
+  /** When the next block is due (performance.now()), and the chain's spacing, once a block was seen on a chain whose pace is known. */
+  let nextBlock: { due: number; spacingMs: number } | undefined
 
   /**
    * The head and each key's count on it, read now (a block was just seen) under load: the last
@@ -329,6 +341,13 @@ export function createSimulationBatcher(
     return gap ? count : left
   }
 
+  /** Whether the next block is due within `dueShare` of the spacing (not overdue). */
+  function dueSoon(now: number): boolean {
+    if (nextBlock === undefined) return false
+    const dueIn = nextBlock.due - now
+    return dueIn > 0 && dueIn < dueShare * nextBlock.spacingMs
+  }
+
   /** How long the calls waiting may still gather, in ms (0 or less: the batch goes now). */
   function waitMs(now: number): number {
     if (queue.length >= maxCalls || queuedGas >= gasBudget) return 0
@@ -340,6 +359,9 @@ export function createSimulationBatcher(
     // A few calls behind a batch just sent: its replay would cost the node many times their own
     // work, and the block that mines it is near (after it, nothing of it is replayed).
     if (recent && inPool >= replayWorthWaiting && replayOutweighs(kept, queue.length)) return latest
+    // A batch behind a wave just sent, with the next block due before it could reach the pool: that
+    // block mines the wave, and the batch replays none of it.
+    if (recent && kept !== undefined && dueSoon(now) && replayOf(kept) >= replayWorthWaiting) return latest
     // With the pool replayed on `latest` nothing is built per call: no block to wait for.
     const crowded = inPool >= crowdedPool && kept === undefined
     if (lastSize < concurrentCalls && !crowded) return 0
@@ -464,6 +486,8 @@ export function createSimulationBatcher(
 
   return {
     blockSeen: (spacingMs) => {
+      nextBlock =
+        spacingMs !== undefined && spacingMs > 0 ? { due: performance.now() + spacingMs, spacingMs } : undefined
       readAtBlock(spacingMs)
       schedule()
     },
