@@ -323,27 +323,38 @@ test('with the pool replayed on latest, a crowded pool is no reason to wait for 
   )
 })
 
-test('a straggler behind a wave just sent (its replay 64 or more, and over 4 times the calls waiting) waits for the block that mines the wave, at most the window; a larger batch, a small replay or an old one goes at once', async () => {
+/**
+ * A batcher on `latestNode` whose one key's unmined transactions are `keep(n)`'s (nonces 0..n-1),
+ * counting each simulation's asked and replayed calls; `wave(from, n)` asks n calls together.
+ */
+function replayingBatcher(gatherMs: number) {
   const node = latestNode()
   let kept: ReplayedCall[] = []
   const counted: [number, number][] = []
   const batcher = createSimulationBatcher(node.request, {
-    gatherMs: 150,
+    gatherMs,
     pending: () => kept.length,
     own: () => [{ address: '0xr1' as never, calls: kept }],
     onSimulated: (asked, replayed) => counted.push([asked, replayed]),
   })
-  const simulations = () => node.simulations().length
+  const keep = (n: number) => {
+    kept = Array.from({ length: n }, (_, i) => unmined('0xr1', i))
+  }
   const wave = (from: number, n: number) =>
     Promise.all(Array.from({ length: n }, (_, i) => batcher.simulate(call(`0x${(from + i).toString(16)}`))))
+  return { node, batcher, counted, keep, wave, simulations: () => node.simulations().length }
+}
+
+test('a straggler behind a wave just sent (its replay 64 or more, and over 4 times the calls waiting) waits for the block that mines the wave, at most the window; a larger batch, a small replay or an old one goes at once', async () => {
+  const { node, batcher, counted, keep, wave, simulations } = replayingBatcher(150)
   await wave(0x100, 4)
   // The wave's 64 transactions are in the pool; one execute arrives just after.
-  kept = Array.from({ length: 64 }, (_, i) => unmined('0xr1', i))
+  keep(64)
   const straggler = batcher.simulate(call('0xa1'))
   await sleep(40)
   assert.equal(simulations(), 1, 'the straggler waits: its replay would be 64 calls for 1')
   const blockAt = performance.now()
-  kept = [] // the block mined the wave
+  keep(0) // the block mined the wave
   batcher.blockSeen()
   await straggler
   assert.equal(simulations(), 2)
@@ -352,7 +363,7 @@ test('a straggler behind a wave just sent (its replay 64 or more, and over 4 tim
 
   // No block comes: it goes when the window from its ask ends, replay and all.
   await wave(0x200, 4)
-  kept = Array.from({ length: 64 }, (_, i) => unmined('0xr1', i))
+  keep(64)
   const asked = performance.now()
   await batcher.simulate(call('0xa2'))
   const waited = node.simulations()[3]!.at - asked
@@ -365,7 +376,7 @@ test('a straggler behind a wave just sent (its replay 64 or more, and over 4 tim
     [64, 16],
   ] as const) {
     await wave(0x300, 4)
-    kept = Array.from({ length: replay }, (_, i) => unmined('0xr1', i))
+    keep(replay)
     const at = performance.now()
     const before = simulations()
     await wave(0x400, calls)
@@ -376,7 +387,7 @@ test('a straggler behind a wave just sent (its replay 64 or more, and over 4 tim
 
   // A replay left from a batch sent longer ago than the window (stuck transactions): not waited out.
   await wave(0x500, 4)
-  kept = Array.from({ length: 100 }, (_, i) => unmined('0xr1', i))
+  keep(100)
   await sleep(200)
   const late = performance.now()
   await batcher.simulate(call('0xa3'))
@@ -384,28 +395,17 @@ test('a straggler behind a wave just sent (its replay 64 or more, and over 4 tim
 })
 
 test('a batch behind a replay of 64 or more, asked with the next block due within half the spacing, waits for that block, at most the window; with the block due later it goes once the calls stop coming', async () => {
-  const node = latestNode()
-  let kept: ReplayedCall[] = []
-  const counted: [number, number][] = []
-  const batcher = createSimulationBatcher(node.request, {
-    gatherMs: 300,
-    pending: () => kept.length,
-    own: () => [{ address: '0xr1' as never, calls: kept }],
-    onSimulated: (asked, replayed) => counted.push([asked, replayed]),
-  })
-  const simulations = () => node.simulations().length
-  const wave = (from: number, n: number) =>
-    Promise.all(Array.from({ length: n }, (_, i) => batcher.simulate(call(`0x${(from + i).toString(16)}`))))
+  const { node, batcher, counted, keep, wave, simulations } = replayingBatcher(300)
   // A block seen on a chain of 200 ms blocks; a wave goes, and 100 of the gateway's transactions wait.
   batcher.blockSeen(200)
   await wave(0x100, 4)
-  kept = Array.from({ length: 100 }, (_, i) => unmined('0xr1', i))
+  keep(100)
   await sleep(120)
   // The next block is due in ~80 ms: 100 calls replaying 100 (not a straggler: not over 4 times) wait for it.
   const part = wave(0x200, 100)
   await sleep(40)
   assert.equal(simulations(), 1, 'the batch waits for the block due within half the spacing')
-  kept = [] // the block mined them
+  keep(0) // the block mined them
   const blockAt = performance.now()
   batcher.blockSeen(200)
   await part
@@ -415,7 +415,7 @@ test('a batch behind a replay of 64 or more, asked with the next block due withi
 
   // The next block due in ~200 ms: the same batch goes once its calls stop coming, replay and all.
   batcher.blockSeen(200)
-  kept = Array.from({ length: 100 }, (_, i) => unmined('0xr1', i))
+  keep(100)
   const at = performance.now()
   await wave(0x300, 100)
   assert.ok(node.simulations().at(-1)!.at - at < 60, 'it went at once')
