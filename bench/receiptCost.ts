@@ -38,23 +38,27 @@ async function cpuOf(count: number, make: (i: number) => Promise<unknown>): Prom
   )
   return cpuUsOf(devnet.anvil.pid) - before
 }
-await rpc('evm_setAutomine', [false])
-process.stdout.write('block size   eth_getBlockReceipts per receipt   eth_getTransactionReceipt per receipt\n')
-for (const k of sizes) {
-  const raws: Hex[] = []
-  for (let i = 0; i < k; i++) raws.push(await signedExecute())
-  const hashes: Hex[] = []
-  for (const raw of raws) hashes.push((await rpc('eth_sendRawTransaction', [raw])) as Hex)
-  await rpc('evm_mine', [])
-  const block = ((await rpc('eth_getTransactionReceipt', [hashes[0]])) as { blockNumber: Hex }).blockNumber
-  const inBlock = ((await rpc('eth_getBlockReceipts', [block])) as unknown[]).length
-  if (inBlock !== k) throw new Error(`block ${block} holds ${inBlock} transactions, not ${k}`)
-  const wholes = Math.max(2, Math.ceil(reads / k))
-  const whole = (await cpuOf(wholes, () => rpc('eth_getBlockReceipts', [block]))) / (wholes * k)
-  const single = (await cpuOf(reads, (i) => rpc('eth_getTransactionReceipt', [hashes[i % k]]))) / reads
-  process.stdout.write(
-    `${String(k).padStart(10)}   ${whole.toFixed(0).padStart(30)} µs   ${single.toFixed(0).padStart(34)} µs\n`,
-  )
+// The devnet is stopped however the measure ends (an error included): no node is left behind.
+try {
+  await rpc('evm_setAutomine', [false])
+  process.stdout.write('block size   eth_getBlockReceipts per receipt   eth_getTransactionReceipt per receipt\n')
+  for (const k of sizes) {
+    const raws: Hex[] = []
+    for (let i = 0; i < k; i++) raws.push(await signedExecute())
+    const hashes: Hex[] = []
+    for (const raw of raws) hashes.push((await rpc('eth_sendRawTransaction', [raw])) as Hex)
+    await rpc('evm_mine', [])
+    const block = ((await rpc('eth_getTransactionReceipt', [hashes[0]])) as { blockNumber: Hex }).blockNumber
+    const inBlock = ((await rpc('eth_getBlockReceipts', [block])) as unknown[]).length
+    if (inBlock !== k) throw new Error(`block ${block} holds ${inBlock} transactions, not ${k}`)
+    const wholes = Math.max(2, Math.ceil(reads / k))
+    const whole = (await cpuOf(wholes, () => rpc('eth_getBlockReceipts', [block]))) / (wholes * k)
+    const single = (await cpuOf(reads, (i) => rpc('eth_getTransactionReceipt', [hashes[i % k]]))) / reads
+    process.stdout.write(
+      `${String(k).padStart(10)}   ${whole.toFixed(0).padStart(30)} µs   ${single.toFixed(0).padStart(34)} µs\n`,
+    )
+  }
+} finally {
+  await devnet.stop()
 }
-await devnet.stop()
 process.exit(0)
