@@ -217,6 +217,9 @@ writeFileSync(join(root, '.cache/testFileTimes.json'), `${JSON.stringify(byFile,
 
 const failed = ran.filter((r) => r.code !== 0 || (r.counts.fail ?? 0) > 0)
 const sum = (pick: (r: FileResult) => number) => results.reduce((total, r) => total + pick(r), 0)
+// Why each failed file failed, again just above the summary: a log read from its end (CI keeps
+// the tail) shows the failing tests' messages, not only their names.
+for (const r of failed) process.stdout.write(`\n✖ ${r.file}, why:\n${failureOf(r.output)}\n`)
 process.stdout.write(`\n${'═'.repeat(100)}\n`)
 for (const name of countNames) process.stdout.write(`ℹ ${name} ${sum((r) => r.counts[name] ?? 0)}\n`)
 process.stdout.write(`ℹ duration_ms ${Math.round(wallS * 1000)}\n`)
@@ -232,4 +235,14 @@ if (failed.length > 0) {
     `✖ ${failed.length} failing file(s):\n${failed.map((r) => `  ${r.file} (exit ${r.code}, ${r.counts.fail ?? 0} failed)`).join('\n')}\n`,
   )
   process.exitCode = 1
+}
+
+/** node:test's "failing tests" section of a file's output, without stack frames, at most ~3,000 characters. */
+function failureOf(output: string): string {
+  const plain = stripVTControlCharacters(output)
+  const at = plain.lastIndexOf('✖ failing tests:')
+  const section = at >= 0 ? plain.slice(at + '✖ failing tests:'.length) : plain.slice(-3000)
+  const lines = section.split('\n').filter((line) => !/^\s+at /.test(line) && line.trim() !== '')
+  const text = lines.join('\n')
+  return text.length > 3000 ? `${text.slice(0, 3000)}\n…` : text
 }
