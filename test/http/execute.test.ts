@@ -11,6 +11,7 @@ import { demoCounterArtifact } from '../../src/contracts/demoCounterArtifact.ts'
 import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
 import { parseIntent } from '../../src/intents/parseIntent.ts'
 import { assertCommonHeaders } from '../support/assertCommonHeaders.ts'
+import { parseMetrics, valueOf } from '../support/parseMetrics.ts'
 import {
   demoIntent,
   post,
@@ -369,6 +370,21 @@ describe('POST /intents/execute', () => {
     assert.equal(res.status, 200, res.text)
     assert.equal(await relayerNonce(), before + 1)
     assert.ok(world.gateway.logs.some((l) => l.includes('relayer nonce was behind the node')))
+    // The refused first signature is not waited for: with nothing in flight the receipt watch stops
+    // reading the head (a wait left behind kept it polling the node for ever).
+    const headReads = async () =>
+      valueOf(
+        parseMetrics((await request(world.gateway.baseUrl, '/metrics')).text),
+        'intent_gateway_chain_rpc_duration_seconds_count',
+        {
+          chain: 'eip155:31337',
+          method: 'eth_blockNumber',
+        },
+      ) ?? 0
+    await new Promise((r) => setTimeout(r, 500))
+    const idle = await headReads()
+    await new Promise((r) => setTimeout(r, 1_500))
+    assert.equal(await headReads(), idle, 'no head reads while nothing is waited for')
   })
 
   it('answers 501 (0xA1) when no relayer is configured, after sending nothing', async () => {

@@ -224,6 +224,9 @@ export async function prepareExecution(
               ctx.order.noteSigned()
             }
             await onSigned(tx)
+            // Signed again (the node had the nonce used: sendRelayed tries once more): the refused
+            // signature can never be mined, and a wait left for it would keep the watch reading for ever.
+            if (signedHash && signedHash !== tx.id) receipts.forget(signedHash)
             signedHash = tx.id as Hex
             mined = receipts.wait(signedHash, { unsent: true })
             // Its outcome is taken below once the broadcast is answered; a watch closed meanwhile (a shutdown) is not unhandled.
