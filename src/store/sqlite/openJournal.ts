@@ -273,11 +273,12 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
   let savedChange = changeSeq
   const nextChange = () => ++changeSeq
 
-  // RETURNING: the claimed row comes back from the insert itself, not from a second statement.
-  const insert = db.prepare<unknown[], Row>(
+  // The claimed row is read back by its id, not returned by the insert: SQLite keeps a RETURNING
+  // row in a temporary table, a file by default (temp_store), and that cost a claim 84-89 µs of CPU
+  // against 34 µs this way (bench/journalWrites.ts, 2026-12-01; docs/performance.md).
+  const insert = db.prepare<unknown[]>(
     `INSERT INTO executions (chain_id, intent_hash, attempt, sender, intent_nonce, intent, state, status, chain_instance, api_key_id, created_at, updated_at, change_seq)
-     VALUES (?, ?, (SELECT COALESCE(MAX(attempt), 0) + 1 FROM executions WHERE chain_id = ? AND intent_hash = ?), ?, ?, ?, 'claimed', ?, ?, ?, ?, ?, ?)
-     RETURNING *`,
+     VALUES (?, ?, (SELECT COALESCE(MAX(attempt), 0) + 1 FROM executions WHERE chain_id = ? AND intent_hash = ?), ?, ?, ?, 'claimed', ?, ?, ?, ?, ?, ?)`,
   )
   const insertReplacement = db.prepare(
     `INSERT INTO executions (chain_id, intent_hash, attempt, sender, intent_nonce, intent, state, status, chain_instance, api_key_id, relayer, tx_id, tx_bytes, tx_details,
@@ -387,7 +388,7 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
       nonceHolder.get(chainId, sender, intent.nonce.toString())
     if (held) return { ok: false, holder: fromRow(held) }
     const now = Date.now()
-    const row = insert.get(
+    const { lastInsertRowid } = insert.run(
       chainId,
       intentHash,
       chainId,
@@ -401,8 +402,8 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
       now,
       now,
       nextChange(),
-    )!
-    return { ok: true, record: fromRow(row) }
+    )
+    return { ok: true, record: fromRow(byId.get(Number(lastInsertRowid))!) }
   }
   // The key is checked before anything is written (SQLite has one writer: nobody records it meanwhile),
   // and recorded with a claim that succeeded, in its transaction.
