@@ -99,6 +99,11 @@ describe("the facilitator's nonces when one of many concurrent settlements fails
     const { ids, statuses, served, report } = await burst('end', 18)
     const lostSends = proxy.lostCalls('eth_sendRawTransaction', 'before') - lostBefore
     assert.ok(lostSends >= 3, report)
+    // Each fill says whether it was sent (a fill that never lands would hold every settlement above it).
+    assert.ok(
+      paid.logs.some((l) => l.includes('x402 facilitator: the fill was sent')),
+      report,
+    )
     assert.equal(served.length, ids.length - lostSends, report)
     assert.equal(statuses.filter((s) => s === 402).length, lostSends, report)
     assert.equal(await balanceOf(payer), payerBefore - BigInt(served.length) * price, report)

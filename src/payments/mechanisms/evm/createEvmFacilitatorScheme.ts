@@ -48,9 +48,17 @@ export function createEvmFacilitatorScheme({
       pendingCount: () => client.getTransactionCount({ address: account.address, blockTag: 'pending' }),
       poolNonces: () => nodePoolNonces(reader, account.address),
       // A transfer of nothing to itself: the cheapest transaction, to let the ones queued above it land.
+      // Its outcome is logged too: a fill that fails is tried again, and one that never lands holds every settlement above it.
       fillGap: async (nonce: number) => {
         log.warn({ network, nonce }, 'x402 facilitator: a nonce no settlement took is filled, so those above it land')
-        return client.sendTransaction({ to: account.address, value: 0n, gas: 21_000n, nonce })
+        try {
+          const transaction = await client.sendTransaction({ to: account.address, value: 0n, gas: 21_000n, nonce })
+          log.info({ network, nonce, transaction }, 'x402 facilitator: the fill was sent')
+          return transaction
+        } catch (err) {
+          log.warn({ network, nonce, err }, 'x402 facilitator: the fill was not sent; the nonce is judged again')
+          throw err
+        }
       },
     }
     const withNonce = <T>(send: (nonce: number) => Promise<T>) =>
