@@ -1,18 +1,41 @@
 // The devnet's JSON-RPC front as a newcomer's tools read it, through @solana/kit's own RPC client:
 // the program's policies (getProgramAccounts with dataSize and memcmp filters) and a sender's
-// executions (getSignaturesForAddress on its vault, newest first, with limit and before); and
+// executions (getSignaturesForAddress on its vault, newest first, with limit and before); a landed
+// transaction handed back by getTransaction; and
 // GET /metrics showing the Solana endpoints' up/down series, as for EVM.
 import assert from 'node:assert/strict'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
-import { type Address, type Base58EncodedBytes, type Base64EncodedBytes, getAddressEncoder } from '@solana/kit'
+import {
+  type Address,
+  appendTransactionMessageInstruction,
+  type Base58EncodedBytes,
+  type Base64EncodedBytes,
+  createTransactionMessage,
+  generateKeyPairSigner,
+  getAddressEncoder,
+  getBase58Decoder,
+  getBase64EncodedWireTransaction,
+  getBase64Encoder,
+  getCompiledTransactionMessageDecoder,
+  getSignatureFromTransaction,
+  getTransactionDecoder,
+  lamports,
+  pipe,
+  type Signature,
+  setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
+  signTransactionMessageWithSigners,
+} from '@solana/kit'
+import { getTransferSolInstruction } from '@solana-program/system'
 import { Registry } from 'prom-client'
 import { callSolanaRpc } from '../../src/chains/solana/actions/callSolanaRpc.ts'
 import { createSolanaContext } from '../../src/chains/solana/createSolanaContext.ts'
 import type { SolanaDevnet } from '../../src/chains/solana/devnet/startSolanaDevnet.ts'
 import { ed25519Seed } from '../../src/chains/solana/ed25519Seed.ts'
 import { accountSizes } from '../../src/chains/solana/intentGatewayProgram.ts'
+import { solanaFeeOf } from '../../src/chains/solana/solanaFeeOf.ts'
 import { createSolanaRuntime } from '../../src/chains/solana/solanaRuntime.ts'
 import { createChainRegistry } from '../../src/intents/createChainRegistry.ts'
 import { createMetrics } from '../../src/metrics/createMetrics.ts'
@@ -160,6 +183,84 @@ describe('the Solana devnet front, read with @solana/kit', () => {
     )
     const stranger = await devnet.rpc.getSignaturesForAddress(devnet.demo.otherTarget as Address).send()
     assert.deepEqual(stranger, [])
+  })
+
+  it('hands a landed transaction back with getTransaction (base64, its fee and lamports), a failed one with its error, none for one never run', async () => {
+    const executed = await execute(9_003n)
+    const found = await devnet.rpc
+      .getTransaction(executed as Signature, { encoding: 'base64', maxSupportedTransactionVersion: 0 })
+      .send()
+    assert.ok(found?.meta, 'the execution is in the ledger')
+    const wire = found.transaction[0]
+    const tx = getTransactionDecoder().decode(getBase64Encoder().encode(wire))
+    assert.equal(getBase58Decoder().decode(Object.values(tx.signatures)[0]!), executed)
+    assert.equal(found.meta.err, null)
+    assert.equal(found.meta.fee, solanaFeeOf(wire))
+    const keys = getCompiledTransactionMessageDecoder().decode(tx.messageBytes).staticAccounts
+    const recipient = keys.indexOf(devnet.demo.recipient as Address)
+    assert.equal(found.meta.postBalances[recipient]! - found.meta.preBalances[recipient]!, 1_000n)
+    assert.equal(found.version, 0)
+    await assert.rejects(
+      devnet.rpc.getTransaction(executed as Signature, { encoding: 'base64' }).send(),
+      /maxSupportedTransactionVersion/,
+      'a v0 transaction is not handed to a client that does not say it reads v0',
+    )
+
+    // More lamports than the payer has: it fails in execution, and LiteSVM takes its fee.
+    const payer = await generateKeyPairSigner()
+    await devnet.rpc.requestAirdrop(payer.address, lamports(1_000_000n)).send()
+    const { value: latest } = await devnet.rpc.getLatestBlockhash().send()
+    const failing = await signTransactionMessageWithSigners(
+      pipe(
+        createTransactionMessage({ version: 0 }),
+        (m) => setTransactionMessageFeePayerSigner(payer, m),
+        (m) => setTransactionMessageLifetimeUsingBlockhash(latest, m),
+        (m) =>
+          appendTransactionMessageInstruction(
+            getTransferSolInstruction({
+              source: payer,
+              destination: devnet.demo.recipient as Address,
+              amount: 5_000_000n,
+            }),
+            m,
+          ),
+      ),
+    )
+    const failedId = getSignatureFromTransaction(failing)
+    await assert.rejects(
+      devnet.rpc.sendTransaction(getBase64EncodedWireTransaction(failing), { encoding: 'base64' }).send(),
+    )
+    const failed = await devnet.rpc
+      .getTransaction(failedId, { encoding: 'base64', maxSupportedTransactionVersion: 0 })
+      .send()
+    assert.ok(failed?.meta, 'the failed transaction took its fee: it is in the ledger')
+    assert.notEqual(failed.meta.err, null)
+    assert.equal(failed.meta.fee, 5_000n)
+    assert.equal(failed.meta.preBalances[0]! - failed.meta.postBalances[0]!, 5_000n)
+
+    // Refused before it ran (its blockhash gone): no fee, not in the ledger.
+    const stale = await signTransactionMessageWithSigners(
+      pipe(
+        createTransactionMessage({ version: 0 }),
+        (m) => setTransactionMessageFeePayerSigner(payer, m),
+        (m) => setTransactionMessageLifetimeUsingBlockhash(latest, m),
+        (m) =>
+          appendTransactionMessageInstruction(
+            getTransferSolInstruction({ source: payer, destination: devnet.demo.recipient as Address, amount: 1n }),
+            m,
+          ),
+      ),
+    )
+    await devnet.control('litesvm_expireBlockhash', [])
+    await assert.rejects(
+      devnet.rpc.sendTransaction(getBase64EncodedWireTransaction(stale), { encoding: 'base64' }).send(),
+    )
+    assert.equal(
+      await devnet.rpc
+        .getTransaction(getSignatureFromTransaction(stale), { encoding: 'base64', maxSupportedTransactionVersion: 0 })
+        .send(),
+      null,
+    )
   })
 
   it('shows each Solana endpoint up or down in /metrics by its position, never its URL', async () => {

@@ -2,7 +2,7 @@
 // lamports per signature (the transaction's own and those its Ed25519 and Secp256k1 instructions
 // check, as the clusters and LiteSVM charge them) plus the priority fee, the compute-unit limit
 // times its price in micro-lamports, rounded up. The fee is the same whether the transaction ran
-// or failed, and is known before it lands: no RPC gives it on the devnet (no getTransaction).
+// or failed, and is known before it lands (the devnet's getTransaction reports it from here).
 import {
   decompileTransactionMessage,
   getBase64Encoder,

@@ -11,6 +11,7 @@ import { type Address, getBase58Decoder, getBase58Encoder, getTransactionDecoder
 import { Clock, FailedTransactionMetadata, type LiteSVM, type TransactionMetadata } from 'litesvm'
 import { createClusterSvm } from './createClusterSvm.ts'
 import { createFeeMarket } from './createFeeMarket.ts'
+import { createLandedTransactions } from './createLandedTransactions.ts'
 import { createSignatureHistory } from './createSignatureHistory.ts'
 import { getProgramAccounts } from './getProgramAccounts.ts'
 import { RpcError } from './rpcError.ts'
@@ -46,6 +47,7 @@ export function createLiteSvmRpc({
   let slot = 1n
   const signatures = new Map<string, bigint>()
   const history = createSignatureHistory()
+  const ledger = createLandedTransactions()
   const feeMarket = createFeeMarket()
   const now = () => BigInt(Math.floor(Date.now() / 1000)) + clockOffset
   /**
@@ -168,10 +170,23 @@ export function createLiteSvmRpc({
       expireIfDue()
       // Congested (a test said so): accepted, never landed; its status stays unknown.
       if (!feeMarket.lands(tx)) return base58.decode(Object.values(tx.signatures)[0]!)
+      const accounts = ledger.accountsOf(tx)
+      const lamportsOf = () => accounts.map((a) => svm.getBalance(a as Address) ?? 0n)
+      const preBalances = lamportsOf()
       const result = svm.sendTransaction(tx)
+      const at = { slot, blockTime: now() }
+      const landed = (err: unknown, meta: TransactionMetadata) =>
+        ledger.record(base58.decode(Object.values(tx.signatures)[0]!), tx, at, {
+          err,
+          preBalances,
+          postBalances: lamportsOf(),
+          computeUnitsConsumed: meta.computeUnitsConsumed(),
+        })
       if (result instanceof FailedTransactionMetadata) {
         const meta = result.meta()
         const err = toRpcTransactionError(result.err())
+        // LiteSVM took its fee (it failed in execution): in the ledger with its error, as a cluster keeps it.
+        if (lamportsOf()[0]! < preBalances[0]!) landed(err, meta)
         throw new RpcError(
           -32002,
           `Transaction simulation failed: ${typeof err === 'string' ? err : JSON.stringify(err)}`,
@@ -186,11 +201,13 @@ export function createLiteSvmRpc({
         )
       }
       const signature = base58.decode(result.signature())
+      landed(null, result)
       signatures.set(signature, slot)
       history.record(signature, slot, now(), history.accountsOf(tx))
       slot += 1n
       return signature
     },
+    getTransaction: (params) => ledger.getTransaction(params),
     getSignatureStatuses: ([list]) => ({
       context: context(),
       value: (list as string[]).map((signature) => {
