@@ -79,10 +79,17 @@ export async function startConfirmationLiar({
       pending.add(signature)
       liar.lies.earlyConfirmed++
       answer(res, 200, JSON.stringify({ jsonrpc: '2.0', id: request.id, result: signature }))
+      // The node's own answer, when it comes, says whether the lie held: a refusal is recorded.
       setTimeout(
         () =>
           void post(text)
-            .catch(() => {})
+            .then(async (r) => {
+              const { error } = (await r.json()) as { error?: { message?: string } }
+              if (error) liar.refusedLate.push(`${signature}: ${error.message ?? JSON.stringify(error)}`)
+            })
+            .catch((err: unknown) =>
+              liar.refusedLate.push(`${signature}: never reached the node (${(err as Error).message})`),
+            )
             .finally(() => pending.delete(signature)),
         delayMs,
       ).unref()

@@ -14,9 +14,9 @@ export type SolanaRounds = {
   deliver(s: SolanaSent): Promise<void>
   /**
    * A fee payer whose sendTransactions are never held while their blockhash expires (the paid
-   * phase's facilitator: on the devnet, which has no getTransaction, a settlement the node refused
-   * is taken as failed on chain and its payer refused for the window). The RPC fault round faults
-   * its sends too: a settlement whose answer is lost waits for its confirmation.
+   * phase's facilitator: the round aims at the relayer's broadcasts; a settlement's blockhash is the
+   * payer's). Settlements still meet an expiry under the lying endpoint's late sends, and the RPC
+   * fault round faults their sends too: a settlement whose answer is lost waits for its confirmation.
    */
   spared?: string
   /** The first request of an intent, whose answer may never come (the gateway is killed under it). */

@@ -37,6 +37,7 @@ import type { LentEndpoints } from '../../../ports/chainEndpoints.ts'
 import type { Ed25519Signer } from '../../../signers/ed25519Signer.ts'
 import { facilitatorSignerUnavailable } from '../../../signers/facilitatorSignerUnavailable.ts'
 import { type SvmFeeLimits, svmFeeOf, svmFeeProblem } from '../../svmFeeLimits.ts'
+import { settlementInLedger } from './settlementInLedger.ts'
 import { toSolanaRpc } from './toSolanaRpc.ts'
 
 /**
@@ -64,10 +65,10 @@ export type SolanaFacilitatorSigner = {
   settlementIdOf(transaction: string): Promise<string | undefined>
   /**
    * What the fee payer paid for a settlement it signed and sent, and whether it failed: the
-   * chain's `meta.fee` (undefined while the transaction is not found). A node without
-   * `getTransaction` (the devnet's) is asked its status and the fee is the one the message sets,
-   * which is what Solana charges; there a settlement whose sending threw counts as landed and
-   * failed (the devnet runs it on send and charges its fee; it keeps no failed signature).
+   * chain's `meta.fee` (undefined while the transaction is not found). A node without transaction
+   * history is asked its status and the fee is the one the message sets, which is what Solana
+   * charges; there a settlement whose sending threw counts as landed and failed (as a settlement
+   * sent with skipPreflight that fails in execution lands and pays its fee).
    */
   spendOf(settlement: {
     signature: string
@@ -76,6 +77,12 @@ export type SolanaFacilitatorSigner = {
     sendFailed: boolean
   }): Promise<{ fee: bigint; failed: boolean } | undefined>
 }
+
+/** x402's error for a settlement that ran and failed on chain. */
+const onchainFailure = (err: unknown) =>
+  new TransactionOnchainFailureError(
+    `Transaction failed onchain: ${JSON.stringify(err, (_, v) => (typeof v === 'bigint' ? v.toString() : v))}`,
+  )
 
 /** How many recent signatures are kept: the settlement id signed before a reservation is the settlement's own signature. */
 const keptSignatures = 64
@@ -166,16 +173,24 @@ export function createSolanaFacilitatorSigner({
       if (!rpc) throw new Error(`no RPC for ${network}`)
       const deadline = Date.now() + confirmTimeoutMs
       let resendAt = Date.now() + rebroadcastMs
+      let doubted = false
       try {
         for (;;) {
           const { value } = await rpc.getSignatureStatuses([signature as Signature]).send()
           const status = value[0]
           if (status?.confirmationStatus === 'confirmed' || status?.confirmationStatus === 'finalized') {
-            if (status.err)
-              throw new TransactionOnchainFailureError(
-                `Transaction failed onchain: ${JSON.stringify(status.err, (_, v) => (typeof v === 'bigint' ? v.toString() : v))}`,
+            if (status.err) throw onchainFailure(status.err)
+            // The status alone is not believed: the node must hand the transaction back (settlementInLedger.ts).
+            const inLedger = await settlementInLedger(rpc, signature)
+            if (inLedger.found === true && inLedger.err !== null) throw onchainFailure(inLedger.err)
+            if (inLedger.found !== false) return
+            if (!doubted) {
+              doubted = true
+              logger?.warn(
+                { transaction: signature, network },
+                'the endpoint says the x402 settlement confirmed, but the node does not hold the transaction: not believed yet',
               )
-            return
+            }
           }
           if (Date.now() >= deadline)
             throw new Error(`settlement ${signature} not confirmed within ${confirmTimeoutMs} ms`)
@@ -223,24 +238,11 @@ export function createSolanaFacilitatorSigner({
       const rpc = rpcs[network]
       if (!rpc) throw new Error(`no RPC for ${network}`)
       const byMessage = svmFeeOf(transaction)?.lamports
-      try {
-        const found = await rpc
-          .getTransaction(signature as Signature, {
-            commitment: 'confirmed',
-            encoding: 'base64',
-            maxSupportedTransactionVersion: 0,
-          })
-          .send()
-        // Not there (yet): looked for again until it lands or the wait ends, a send that threw included.
-        return found?.meta ? { fee: BigInt(found.meta.fee), failed: found.meta.err !== null } : undefined
-      } catch (err) {
-        // Only a node without the method (the devnet's) falls back to the message's fee.
-        if (
-          (err as { context?: { __code?: number } }).context?.__code !== -32601 &&
-          !/method not found/i.test(String((err as Error).message))
-        )
-          throw err
-      }
+      const inLedger = await settlementInLedger(rpc, signature)
+      // Not there (yet): looked for again until it lands or the wait ends, a send that threw included.
+      if (inLedger.found === true) return { fee: inLedger.fee, failed: inLedger.err !== null }
+      if (inLedger.found === false) return undefined
+      // A node without transaction history: its status, and the fee the message sets.
       const { value } = await rpc
         .getSignatureStatuses([signature as Signature], { searchTransactionHistory: true })
         .send()

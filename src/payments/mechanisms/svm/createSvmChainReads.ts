@@ -3,7 +3,10 @@
 // the endpoints the networks' runtime lends (ports/chainEndpoints.ts).
 import type { Blockhash, Signature } from '@solana/kit'
 import type { ChainReadsParameters } from '../paymentMechanism.ts'
+import { settlementInLedger } from './settlementInLedger.ts'
 import { toSolanaRpc } from './toSolanaRpc.ts'
+
+const errorText = (err: unknown) => JSON.stringify(err, (_, v) => (typeof v === 'bigint' ? v.toString() : v))
 
 /** What became of a Solana transaction: confirmed, failed on-chain, or not seen (yet). */
 export type SolanaSettlementStatus =
@@ -45,9 +48,13 @@ export function createSvmChainReads({ endpointsOf, rpcTimeoutMs }: ChainReadsPar
       const status = value[0]
       if (!status || (status.confirmationStatus !== 'confirmed' && status.confirmationStatus !== 'finalized'))
         return { state: 'unknown', seen: status !== null && status !== undefined }
-      return status.err
-        ? { state: 'failed', error: JSON.stringify(status.err, (_, v) => (typeof v === 'bigint' ? v.toString() : v)) }
-        : { state: 'confirmed' }
+      if (status.err) return { state: 'failed', error: errorText(status.err) }
+      // A confirmed status is believed once the node hands the transaction back (settlementInLedger.ts);
+      // until then it is seen, not settled, and a later pass decides.
+      const inLedger = await settlementInLedger(rpc, signature)
+      if (inLedger.found === false) return { state: 'unknown', seen: true }
+      if (inLedger.found === true && inLedger.err !== null) return { state: 'failed', error: errorText(inLedger.err) }
+      return { state: 'confirmed' }
     },
     // Expired by the finalized bank: every block from now on, on any fork, is past its last valid height.
     async solanaBlockhashExpiredOf(network, blockhash) {
