@@ -273,9 +273,10 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
   let savedChange = changeSeq
   const nextChange = () => ++changeSeq
 
-  // The claimed row is read back by its id, not returned by the insert: SQLite keeps a RETURNING
-  // row in a temporary table, a file by default (temp_store), and that cost a claim 84-89 µs of CPU
-  // against 34 µs this way (bench/journalWrites.ts, 2026-12-01; docs/performance.md).
+  // The claimed row is read back by its id, not returned by the insert: with RETURNING a claim cost
+  // 84-89 µs of CPU against 34 µs this way (bench/journalWrites.ts, 2026-12-01). temp_store = MEMORY
+  // brought it to 41 µs and strace counted 801 unlink calls in a run, so the returned row seems to go
+  // through temporary storage; that much was measured, not more (docs/performance.md).
   const insert = db.prepare<unknown[]>(
     `INSERT INTO executions (chain_id, intent_hash, attempt, sender, intent_nonce, intent, state, status, chain_instance, api_key_id, created_at, updated_at, change_seq)
      VALUES (?, ?, (SELECT COALESCE(MAX(attempt), 0) + 1 FROM executions WHERE chain_id = ? AND intent_hash = ?), ?, ?, ?, 'claimed', ?, ?, ?, ?, ?, ?)`,
