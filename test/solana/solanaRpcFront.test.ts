@@ -210,22 +210,21 @@ describe('the Solana devnet front, read with @solana/kit', () => {
     const payer = await generateKeyPairSigner()
     await devnet.rpc.requestAirdrop(payer.address, lamports(1_000_000n)).send()
     const { value: latest } = await devnet.rpc.getLatestBlockhash().send()
-    const failing = await signTransactionMessageWithSigners(
-      pipe(
-        createTransactionMessage({ version: 0 }),
-        (m) => setTransactionMessageFeePayerSigner(payer, m),
-        (m) => setTransactionMessageLifetimeUsingBlockhash(latest, m),
-        (m) =>
-          appendTransactionMessageInstruction(
-            getTransferSolInstruction({
-              source: payer,
-              destination: devnet.demo.recipient as Address,
-              amount: 5_000_000n,
-            }),
-            m,
-          ),
-      ),
-    )
+    /** A transfer of `amount` lamports from the payer to the demo recipient, on the blockhash read above. */
+    const transfer = (amount: bigint) =>
+      signTransactionMessageWithSigners(
+        pipe(
+          createTransactionMessage({ version: 0 }),
+          (m) => setTransactionMessageFeePayerSigner(payer, m),
+          (m) => setTransactionMessageLifetimeUsingBlockhash(latest, m),
+          (m) =>
+            appendTransactionMessageInstruction(
+              getTransferSolInstruction({ source: payer, destination: devnet.demo.recipient as Address, amount }),
+              m,
+            ),
+        ),
+      )
+    const failing = await transfer(5_000_000n)
     const failedId = getSignatureFromTransaction(failing)
     await assert.rejects(
       devnet.rpc.sendTransaction(getBase64EncodedWireTransaction(failing), { encoding: 'base64' }).send(),
@@ -239,18 +238,7 @@ describe('the Solana devnet front, read with @solana/kit', () => {
     assert.equal(failed.meta.preBalances[0]! - failed.meta.postBalances[0]!, 5_000n)
 
     // Refused before it ran (its blockhash gone): no fee, not in the ledger.
-    const stale = await signTransactionMessageWithSigners(
-      pipe(
-        createTransactionMessage({ version: 0 }),
-        (m) => setTransactionMessageFeePayerSigner(payer, m),
-        (m) => setTransactionMessageLifetimeUsingBlockhash(latest, m),
-        (m) =>
-          appendTransactionMessageInstruction(
-            getTransferSolInstruction({ source: payer, destination: devnet.demo.recipient as Address, amount: 1n }),
-            m,
-          ),
-      ),
-    )
+    const stale = await transfer(1n)
     await devnet.control('litesvm_expireBlockhash', [])
     await assert.rejects(
       devnet.rpc.sendTransaction(getBase64EncodedWireTransaction(stale), { encoding: 'base64' }).send(),
