@@ -22,6 +22,11 @@ export type ConfirmationLiar = {
   clear(): void
   /** Transactions called confirmed early that the node then refused (or never got), with why. */
   refusedLate: string[]
+  /**
+   * Run when a send has been answered early, before it goes on to the node (its fee payer, base58):
+   * how a round makes the world change under a transaction the endpoint called confirmed.
+   */
+  onEarlyAnswer: ((feePayer: string | undefined) => Promise<void>) | undefined
   /** Lies told so far, by kind. */
   lies: { notFound: number; earlyConfirmed: number }
   close(): Promise<void>
@@ -79,6 +84,7 @@ export async function startConfirmationLiar({
       pending.add(signature)
       liar.lies.earlyConfirmed++
       answer(res, 200, JSON.stringify({ jsonrpc: '2.0', id: request.id, result: signature }))
+      await liar.onEarlyAnswer?.(feePayerOf(wire)).catch(() => {})
       // The node's own answer, when it comes, says whether the lie held: a refusal is recorded.
       setTimeout(
         () =>
@@ -134,6 +140,7 @@ export async function startConfirmationLiar({
     early: 0,
     lies: { notFound: 0, earlyConfirmed: 0 },
     refusedLate: [],
+    onEarlyAnswer: undefined,
     holdNextSend: (accept) => new Promise((resolve) => holds.push({ accept, resolve })),
     clear() {
       holds.length = 0
