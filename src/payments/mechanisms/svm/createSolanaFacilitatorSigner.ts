@@ -38,6 +38,7 @@ import type { Ed25519Signer } from '../../../signers/ed25519Signer.ts'
 import { facilitatorSignerUnavailable } from '../../../signers/facilitatorSignerUnavailable.ts'
 import { type SvmFeeLimits, svmFeeOf, svmFeeProblem } from '../../svmFeeLimits.ts'
 import { settlementInLedger } from './settlementInLedger.ts'
+import { solanaErrorText } from './solanaErrorText.ts'
 import { toSolanaRpc } from './toSolanaRpc.ts'
 
 /**
@@ -80,9 +81,7 @@ export type SolanaFacilitatorSigner = {
 
 /** x402's error for a settlement that ran and failed on chain. */
 const onchainFailure = (err: unknown) =>
-  new TransactionOnchainFailureError(
-    `Transaction failed onchain: ${JSON.stringify(err, (_, v) => (typeof v === 'bigint' ? v.toString() : v))}`,
-  )
+  new TransactionOnchainFailureError(`Transaction failed onchain: ${solanaErrorText(err)}`)
 
 /** How many recent signatures are kept: the settlement id signed before a reservation is the settlement's own signature. */
 const keptSignatures = 64

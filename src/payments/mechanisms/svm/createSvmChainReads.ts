@@ -4,9 +4,8 @@
 import type { Blockhash, Signature } from '@solana/kit'
 import type { ChainReadsParameters } from '../paymentMechanism.ts'
 import { settlementInLedger } from './settlementInLedger.ts'
+import { solanaErrorText } from './solanaErrorText.ts'
 import { toSolanaRpc } from './toSolanaRpc.ts'
-
-const errorText = (err: unknown) => JSON.stringify(err, (_, v) => (typeof v === 'bigint' ? v.toString() : v))
 
 /** What became of a Solana transaction: confirmed, failed on-chain, or not seen (yet). */
 export type SolanaSettlementStatus =
@@ -48,12 +47,13 @@ export function createSvmChainReads({ endpointsOf, rpcTimeoutMs }: ChainReadsPar
       const status = value[0]
       if (!status || (status.confirmationStatus !== 'confirmed' && status.confirmationStatus !== 'finalized'))
         return { state: 'unknown', seen: status !== null && status !== undefined }
-      if (status.err) return { state: 'failed', error: errorText(status.err) }
+      if (status.err) return { state: 'failed', error: solanaErrorText(status.err) }
       // A confirmed status is believed once the node hands the transaction back (settlementInLedger.ts);
       // until then it is seen, not settled, and a later pass decides.
       const inLedger = await settlementInLedger(rpc, signature)
       if (inLedger.found === false) return { state: 'unknown', seen: true }
-      if (inLedger.found === true && inLedger.err !== null) return { state: 'failed', error: errorText(inLedger.err) }
+      if (inLedger.found === true && inLedger.err !== null)
+        return { state: 'failed', error: solanaErrorText(inLedger.err) }
       return { state: 'confirmed' }
     },
     // Expired by the finalized bank: every block from now on, on any fork, is past its last valid height.
