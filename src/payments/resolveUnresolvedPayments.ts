@@ -24,6 +24,12 @@ export type ResolveUnresolvedPaymentsParameters = {
   isInFlight?: ((paymentId: number) => boolean) | undefined
   /** Says when it runs: 'start-up' or 'periodic' (for the records' reasons). */
   when?: 'start-up' | 'periodic'
+  /**
+   * The payments this process has said it leaves reserved, kept by the caller from pass to pass:
+   * each is said once at its level, then at debug (RecoveryContext.leftReserved). Those no longer
+   * reserved are dropped from it.
+   */
+  told?: Set<number> | undefined
 }
 
 export async function resolveUnresolvedPayments({
@@ -33,6 +39,7 @@ export async function resolveUnresolvedPayments({
   settler,
   isInFlight,
   when = 'start-up',
+  told = new Set(),
 }: ResolveUnresolvedPaymentsParameters): Promise<ResolvedPayment[]> {
   const log = logger.child({ module: 'payments-recovery' })
   const resolved: ResolvedPayment[] = []
@@ -41,11 +48,19 @@ export async function resolveUnresolvedPayments({
     if (!memo.has(key)) memo.set(key, read())
     return memo.get(key) as T
   }
+  const reserved = new Set<number>()
   for (const payment of await ledger.unresolved()) {
+    reserved.add(payment.id)
     if (isInFlight?.(payment.id)) continue
+    const leftReserved = (level: 'info' | 'warn', fields: Record<string, unknown>, message: string) => {
+      if (told.has(payment.id)) return log.debug(fields, message)
+      told.add(payment.id)
+      log[level](fields, message)
+    }
     const mechanism = mechanismOf(payment.network)
     if (!mechanism || !reads.has(mechanism)) {
-      log.warn(
+      leftReserved(
+        'warn',
         { paymentId: payment.id, network: payment.network },
         'reserved payment left unresolved: no client for its network',
       )
@@ -58,9 +73,11 @@ export async function resolveUnresolvedPayments({
       reads: reads.get(mechanism),
       settler,
       once,
+      leftReserved,
     })
     if (outcome) resolved.push(outcome)
   }
+  for (const id of told) if (!reserved.has(id) || resolved.some((r) => r.payment.id === id)) told.delete(id)
   if (resolved.length > 0)
     log.info(
       {

@@ -143,7 +143,9 @@ export async function startPayments({
   // A node that cannot be asked now leaves the reservations for the next start; they stay
   // reserved meanwhile, so the authorizations they hold pay for nothing else.
   // A settlement the crash may have left in the node (the in-process facilitator's account), as its family tells.
-  const resolved = await resolveUnresolvedPayments({ ledger, reads, logger, settler }).catch((err: unknown) => {
+  // The reservations this process has said it leaves reserved: said once, then at debug at each pass.
+  const told = new Set<number>()
+  const resolved = await resolveUnresolvedPayments({ ledger, reads, logger, settler, told }).catch((err: unknown) => {
     logger.warn(
       { err },
       'x402 reservations left by the last run could not be resolved now (the chain did not answer); they stay reserved until the next start',
@@ -179,7 +181,14 @@ export async function startPayments({
   let stopped = false
   const resolvePass = async () => {
     try {
-      await resolveUnresolvedPayments({ ledger, reads, logger, isInFlight: payments.isInFlight, when: 'periodic' })
+      await resolveUnresolvedPayments({
+        ledger,
+        reads,
+        logger,
+        isInFlight: payments.isInFlight,
+        when: 'periodic',
+        told,
+      })
       for (const recheck of rechecks)
         await recheck.recheck({
           confirmations,

@@ -66,6 +66,12 @@ export type RecoveryContext<Reads = unknown> = {
   settler?: string | undefined
   /** A value read once per pass and shared by its payments (one network's head, so all are judged at one block). */
   once<T>(key: string, read: () => T): T
+  /**
+   * Says that the payment stays reserved, and why: at `level` the first time this process says it
+   * of the payment, at debug at the passes after (a reservation can wait minutes for its blockhash,
+   * or hours for its authorization's validBefore, and the recovery passes every few seconds).
+   */
+  leftReserved(level: 'info' | 'warn', fields: Record<string, unknown>, message: string): void
 }
 
 /** What the in-process facilitator (createFacilitatorClient.ts) lends a family to register its scheme with. */

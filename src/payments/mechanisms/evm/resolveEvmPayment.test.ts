@@ -48,6 +48,7 @@ function world({ minedBeforePoolRead }: { minedBeforePoolRead: boolean }) {
     reads,
     settler: '0x0000000000000000000000000000000000000F00',
     once: <T>(_key: string, read: () => T) => read(),
+    leftReserved: () => {},
   }
   return { ended, resolve: () => resolveEvmPayment(payment, context) }
 }

@@ -19,11 +19,12 @@ const eip3009Abi = parseAbi([
 
 export async function resolveEvmPayment(
   payment: PaymentRecord,
-  { ledger, log, when, reads, settler, once }: RecoveryContext<EvmChainReads>,
+  { ledger, when, reads, settler, once, leftReserved }: RecoveryContext<EvmChainReads>,
 ): Promise<ResolvedPayment | undefined> {
   const client = reads.clientFor(payment.network)
   if (!client) {
-    log.warn(
+    leftReserved(
+      'warn',
       { paymentId: payment.id, network: payment.network },
       'reserved payment left unresolved: no client for its network',
     )
@@ -62,7 +63,8 @@ export async function resolveEvmPayment(
       )
       return { payment, outcome: 'released', transaction: undefined, reason: 'unused' }
     }
-    log.info(
+    leftReserved(
+      'info',
       { paymentId: payment.id, network: payment.network, validBefore: payment.validBefore?.toString() },
       'reserved payment left reserved: its authorization could still be settled; resolved once used or expired',
     )

@@ -11,12 +11,13 @@ export async function resolveSvmPayment(
   payment: PaymentRecord,
   context: RecoveryContext<SvmChainReads>,
 ): Promise<ResolvedPayment | undefined> {
-  const { ledger, log, when, reads } = context
+  const { ledger, when, reads, leftReserved } = context
   const { solanaStatusOf, solanaNowOf } = reads
   const pending = isSettlementPending(payment) ? 'its settlement was pending; ' : ''
   if (!payment.transaction) {
     // A remote facilitator's settlement has no id known here: nothing on the chain tells this reservation's fate.
-    log.warn(
+    leftReserved(
+      'warn',
       { paymentId: payment.id, network: payment.network },
       'Solana reservation left reserved: its settlement transaction is not known (remote facilitator); it pays for nothing else',
     )
@@ -59,7 +60,8 @@ export async function resolveSvmPayment(
     )
     return { payment, outcome: 'released', transaction: undefined, reason: 'expired' }
   }
-  log.info(
+  leftReserved(
+    'info',
     { paymentId: payment.id, network: payment.network, validBefore: payment.validBefore?.toString() },
     'Solana reservation left reserved: its settlement could still land; resolved once confirmed or expired',
   )
