@@ -13,9 +13,9 @@ export type SolanaRounds = {
   /** Sends one intent until it is answered (the phase's client: free or paying). */
   deliver(s: SolanaSent): Promise<void>
   /**
-   * A fee payer whose sendTransactions are never held while their blockhash expires (the paid
-   * phase's facilitator: the round aims at the relayer's broadcasts; a settlement's blockhash is the
-   * payer's). Settlements still meet an expiry under the lying endpoint's late sends, and the RPC
+   * The paid phase's facilitator: its sendTransactions (the settlements) are held by the blockhash
+   * round only when it is run on the settlements, whose blockhash is the payer's (the gateway cannot
+   * re-sign them). Settlements also meet an expiry under the lying endpoint's late sends, and the RPC
    * fault round faults their sends too: a settlement whose answer is lost waits for its confirmation.
    */
   spared?: string

@@ -82,8 +82,8 @@ export async function solanaPaidPhase(campaign: Campaign): Promise<void> {
     deliver: (s) =>
       deliverToChain(campaign, s, node, { chainId: devnet.chainId, pay: paying.fetch, timeoutMs: 240_000 }),
     first: execute,
-    // Blockhash expiry under the executions' broadcasts (the relayer pays), not the settlements'
-    // (a settlement's blockhash is the payer's; see SolanaRounds.spared). RPC faults hit both.
+    // Blockhash expiry under the executions' broadcasts (the relayer pays) in one round, under the
+    // settlements' (whose blockhash is the payer's; see SolanaRounds.spared) in another. RPC faults hit both.
     spared: devnet.payment.facilitator,
   }
   // Kills: the first sendTransaction of a paid execute is its settlement, the second its execution.
@@ -108,6 +108,7 @@ export async function solanaPaidPhase(campaign: Campaign): Promise<void> {
     )
   }
   await blockhashRound(campaign, rounds, quick ? 2 : 10)
+  await blockhashRound(campaign, rounds, quick ? 2 : 10, { settlements: true })
   await lyingRound(campaign, rounds, quick ? 4 : 30)
   await solanaFaultRound(campaign, rounds, quick ? 6 : 40, quick ? 20_000 : 45_000)
   await settled(campaign, [node])
