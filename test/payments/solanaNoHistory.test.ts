@@ -8,7 +8,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { SolanaDevnet } from '../../src/chains/solana/devnet/startSolanaDevnet.ts'
 import { startSolanaDevnet } from '../support/solanaGateway.ts'
-import { signedSolanaIntent, solanaPayingClient, startSolanaPaidGateway } from '../support/solanaPayments.ts'
+import { paidSolanaIntent, startSolanaPaidGateway } from '../support/solanaPayments.ts'
 import { startHttpServer, type TestServer } from '../support/startHttpServer.ts'
 import type { TestGateway } from '../support/testGateway.ts'
 
@@ -52,17 +52,9 @@ describe('x402 on Solana through a node without transaction history', () => {
   })
 
   it('believes the confirmed status there: the agent pays once and the intent runs once', async () => {
-    const price = devnet.payment.amount
-    const payerBalance = () => devnet.payment.balanceOf(devnet.payment.payer)
-    const recipient = async () => (await devnet.rpc.getBalance(devnet.demo.recipient).send()).value
+    const { price, payerBalance, recipient, execute } = await paidSolanaIntent(devnet, gateway.baseUrl)
     const [payerBefore, recipientBefore] = [await payerBalance(), await recipient()]
-    const paying = await solanaPayingClient(devnet)
-    const { body } = signedSolanaIntent(devnet)
-    const res = await paying.fetch(`${gateway.baseUrl}/intents/execute`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-chain-id': devnet.chainId },
-      body: JSON.stringify(body),
-    })
+    const res = await execute()
     const text = await res.text()
     assert.equal(res.status, 200, text)
     assert.equal(res.headers.get('x-erc1066-status'), '0x11', text)

@@ -11,7 +11,7 @@ import { type ConfirmationLiar, startConfirmationLiar } from '../../bench/chaos/
 import type { SolanaDevnet } from '../../src/chains/solana/devnet/startSolanaDevnet.ts'
 import { eventually } from '../support/eventually.ts'
 import { startSolanaDevnet } from '../support/solanaGateway.ts'
-import { signedSolanaIntent, solanaPayingClient, startSolanaPaidGateway } from '../support/solanaPayments.ts'
+import { paidSolanaIntent, startSolanaPaidGateway } from '../support/solanaPayments.ts'
 import type { TestGateway } from '../support/testGateway.ts'
 
 describe('x402 on Solana behind an endpoint that calls a settlement confirmed before the node has it', () => {
@@ -31,18 +31,8 @@ describe('x402 on Solana behind an endpoint that calls a settlement confirmed be
   })
 
   it('runs the intent only on a settlement the node holds: none for the refused one, once for the paid retry (was: ran unpaid)', async () => {
-    const price = devnet.payment.amount
-    const payerBalance = () => devnet.payment.balanceOf(devnet.payment.payer)
-    const recipient = async () => (await devnet.rpc.getBalance(devnet.demo.recipient).send()).value
+    const { price, payerBalance, recipient, execute } = await paidSolanaIntent(devnet, gateway.baseUrl)
     const [payerBefore, recipientBefore] = [await payerBalance(), await recipient()]
-    const paying = await solanaPayingClient(devnet)
-    const { body } = signedSolanaIntent(devnet)
-    const execute = () =>
-      paying.fetch(`${gateway.baseUrl}/intents/execute`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-chain-id': devnet.chainId },
-        body: JSON.stringify(body),
-      })
 
     // The settlement is the gateway's first send: answered at once, called confirmed, and sent on
     // to the node only after the devnet's blockhash (the one the payer's transaction names) expired.

@@ -161,3 +161,24 @@ export function signedSolanaIntent(
     },
   }
 }
+
+/**
+ * One new demo intent paid for through `gatewayUrl` with the unmodified x402 client (`execute` sends
+ * it, and pays when asked), and what the chain says of it: the price, the payer's balance and the
+ * demo recipient's (the intent moves 1000 lamports to it).
+ */
+export async function paidSolanaIntent(devnet: SolanaDevnet, gatewayUrl: string) {
+  const paying = await solanaPayingClient(devnet)
+  const { body } = signedSolanaIntent(devnet)
+  return {
+    price: devnet.payment.amount,
+    payerBalance: () => devnet.payment.balanceOf(devnet.payment.payer),
+    recipient: async () => (await devnet.rpc.getBalance(devnet.demo.recipient).send()).value,
+    execute: () =>
+      paying.fetch(`${gatewayUrl}/intents/execute`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-chain-id': devnet.chainId },
+        body: JSON.stringify(body),
+      }),
+  }
+}
