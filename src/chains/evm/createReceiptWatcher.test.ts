@@ -279,6 +279,20 @@ describe('createReceiptWatcher', () => {
     await assert.rejects(watcher.wait(hash(3)), /the gateway closed while watching/)
   })
 
+  it('ends only the waits past their limit: a later wait for the same transaction, and other transactions, go on', async () => {
+    const chain = fakeChain()
+    const watcher = createReceiptWatcher({ ...chain.parameters, limitMs: 150 })
+    const early = watcher.wait(hash(1))
+    await new Promise((r) => setTimeout(r, 100))
+    const late = watcher.wait(hash(1))
+    const other = watcher.wait(hash(2))
+    await assert.rejects(early, /no receipt for 0x0+1 within/)
+    chain.mine(hash(1), hash(2))
+    assert.equal((await late).blockNumber, 1n, 'the later wait, within its limit, got the receipt')
+    assert.equal((await other).blockNumber, 1n)
+    watcher.close()
+  })
+
   it('counts the transactions waited for, and tells of each new block once its receipts were read', async () => {
     const chain = fakeChain()
     let blocks = 0
