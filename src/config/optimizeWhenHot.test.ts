@@ -16,11 +16,17 @@ for (let i = 0; i < 3e6; i++) sum = add(sum, i & 7)
 process.stdout.write('\\nSET ' + set + ' ' + (sum > 0) + '\\n')
 `
 const run = (set: boolean, flags: string[] = []) =>
-  execFileSync(process.execPath, ['--trace-opt', ...flags, '--import', 'tsx', '--input-type=module', '-e', hot], {
-    env: { ...process.env, SET: set ? '1' : '0' },
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
+  // No on-stack replacement: the loop stays interpreted and calls `add` until V8 decides on it (with
+  // it, the loop's own optimized code may take `add` inlined before `add` reaches a tick).
+  execFileSync(
+    process.execPath,
+    ['--trace-opt', '--no-use-osr', ...flags, '--import', 'tsx', '--input-type=module', '-e', hot],
+    {
+      env: { ...process.env, SET: set ? '1' : '0' },
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  )
 /** V8's reasons to mark `add` for optimization, as --trace-opt prints them. */
 const reasons = (out: string) =>
   [...out.matchAll(/<JSFunction add [^>]*> for optimization[^\]]*reason: ([^\]]+)\]/g)].map((m) => m[1])
