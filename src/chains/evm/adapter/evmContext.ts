@@ -28,8 +28,8 @@ import { createExecutionOrder, type ExecutionOrder } from './executionOrder.ts'
 import { createSimulationBatcher, type SimulationBatcher } from './simulationBatcher.ts'
 import { watchReceipts } from './watchReceipts.ts'
 
-/** The gas a shape's recent executions used (the last 256: `next` is where the next one goes), the last, the least and the most of them. */
-export type ShapeGas = { recent: number[]; next: number; last: number; least: number; most: number }
+/** The gas a shape's recent executions used (the last 256: `next` is where the next one goes), the least and the most of them. */
+export type ShapeGas = { recent: number[]; next: number; least: number; most: number }
 
 export type EvmContext = {
   /** The chain, its contract addresses as EVM addresses (the configuration checked them). */

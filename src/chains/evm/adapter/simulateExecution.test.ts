@@ -113,3 +113,27 @@ test('an execution keeps the place of the simulation its limit came from: a conf
   assert.equal(second.turn, turns[2]!.turn)
   assert.equal(turns.length, 3)
 })
+
+test('executions of one shape in flight together are each sent with what the most of them needs: the chain may mine the one simulated after the other first, and it then pays for the storage the other met empty', async () => {
+  const usual = 93_392n
+  // Simulated first on a fresh counter and a fresh nonce word: two writes to empty slots (2 × 17,100).
+  const first = usual + 34_200n
+  const { execute } = world((data) => (data === '0x0f' ? first : usual))
+  const covers = limitFor(neededFor(first), { cap: undefined } as never)
+  // A new shape: both at the cap in one batch, the first-writer ahead.
+  const [a, b] = await Promise.all([execute('0x0f'), execute('0x01')])
+  assert.ok(a.ok && b.ok)
+  assert.ok(
+    neededFor(first) > limitFor(neededFor(usual), { cap: undefined } as never),
+    'its own limit would not cover it',
+  )
+  assert.equal(a.gasLimit, covers)
+  assert.equal(b.gasLimit, covers, 'the one simulated after it is sent with enough to run first')
+  // A shape known at the usual gas, then a first-writer in a batch: the later one gets its limit too.
+  const again = world((data) => (data === '0x0f' ? first : usual))
+  await again.execute('0x01')
+  await again.execute('0x01')
+  const [c, d] = await Promise.all([again.execute('0x0f'), again.execute('0x01')])
+  assert.ok(c.ok && d.ok)
+  assert.ok(c.gasLimit >= covers && d.gasLimit >= covers, `${c.gasLimit} and ${d.gasLimit} against ${covers}`)
+})

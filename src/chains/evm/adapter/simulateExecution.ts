@@ -4,11 +4,16 @@
 // problem (502), not the intent's.
 //
 // Where the node offers eth_simulateV1 (anvil, geth, reth), usually one node execution: at a limit
-// from the gas the shape's recent executions used (the last 256), which fits all of them when they
-// are near enough (a shape whose gas is mostly one value and now and then ~18% more: a nonce that
-// opens a fresh storage word, a first transfer to a new holder), else from the last one's, plus
-// 10%. When it succeeds there and that limit has the head-room (64/63 for EIP-150, then 20%) and no
-// more than a quarter over it, the limit is confirmed as it will be sent. When it succeeds outside
+// from the gas the shape's recent executions used (the last 256), which fits all of them: the most
+// any of them used, with 10% more for a rise when the least is near enough (a shape whose gas is
+// mostly one value and now and then ~18% more: a nonce that opens a fresh storage word, a first
+// transfer to a new holder). No execution of a shape is sent with less than what the most of those
+// needs: of several executions of one shape in flight, the one the chain mines first pays for the
+// storage they meet empty, whichever the simulation ran first, and the chain keeps no order
+// between the gateway's keys (a fleet's first wave on a fresh counter: two empty slots, 34,200 gas
+// over the one simulated after the other, past the head-room). When it succeeds there and that
+// limit has the head-room (64/63 for EIP-150, then 20%) and no more than a quarter over it, the
+// limit is confirmed as it will be sent. When it succeeds outside
 // that band, the gas it used gives the limit, and one more execution at that limit confirms it: a
 // second simulation, which replays the gateway's transactions sent meanwhile (simulationBatcher.ts),
 // so the window keeps it rare. Otherwise (a new shape, a revert, which may be for want of gas) two:
@@ -110,15 +115,19 @@ async function simulateAtRemembered(
   const limit = rememberedLimit(known, request)
   const result = await simulateAt(ctx, request, limit)
   if (result === undefined) return undefined
-  const sentAt = (gasLimit: bigint, { turn }: CallResult): Simulation => {
-    remember(ctx, request, result.gasUsed)
-    return { ok: true, gasLimit, afterPreceding: request.precededBy !== undefined, turn }
-  }
+  const sentAt = (gasLimit: bigint, { turn }: CallResult): Simulation => ({
+    ok: true,
+    gasLimit,
+    afterPreceding: request.precededBy !== undefined,
+    turn,
+  })
   if (result.settlementFailed) return dropped(result, settlementFails)
   if (!result.success) return dropped(result, 'again')
   const needed = neededFor(result.gasUsed)
   if (request.cap !== undefined && needed > request.cap.gas) return dropped(result, 'again')
-  const wanted = limitFor(needed, request)
+  // Known before the calls decided after it (its batch-mates simulated after it met what it wrote).
+  remember(ctx, request, result.gasUsed)
+  const wanted = wantedFor(ctx, needed, request)
   if (limit >= wanted && limit <= spareAtMost(wanted)) return sentAt(limit, result)
   // It ran to the end at another limit: the gas it used gives the limit, confirmed as it will be
   // sent. It ran to the end either way, so what the calls after it saw holds: it keeps its place.
@@ -145,19 +154,30 @@ function dropped<T>(result: CallResult | undefined, answer?: T): T {
 }
 
 /**
- * The limit a shape's next execution is simulated at. When the most gas its recent executions used
- * and the least are near enough (the limit the most needs is at most a quarter over the least's),
- * one limit fits every one of them: the most's with 10% more for a rise, but never over a quarter
- * above the least's. Else the last one's, with the 10%.
+ * The limit a shape's next execution is simulated at: at least what the most gas its recent
+ * executions used needs (`wantedFor`). When the least is near enough (the limit the most needs is
+ * at most a quarter over the least's), the most's with 10% more for a rise, but never over a
+ * quarter above the least's.
  */
 function rememberedLimit(known: ShapeGas, request: SimulationRequest): bigint {
   const high = limitFor(neededFor(BigInt(known.most)), request)
   const low = limitFor(neededFor(BigInt(known.least)), request)
-  if (high <= spareAtMost(low)) {
-    const raised = (high * 11n) / 10n
-    return raised < spareAtMost(low) ? raised : spareAtMost(low)
-  }
-  return limitFor((neededFor(BigInt(known.last)) * 11n) / 10n, request)
+  if (high > spareAtMost(low)) return high
+  const raised = (high * 11n) / 10n
+  return raised < spareAtMost(low) ? raised : spareAtMost(low)
+}
+
+/**
+ * The limit an execution of a shape that needs `needed` is sent with: its own (limitFor), and no
+ * less than what the most gas the shape's recent executions used needs, with the same head-room.
+ */
+function wantedFor({ gasByShape }: EvmContext, needed: bigint, request: SimulationRequest): bigint {
+  const own = limitFor(needed, request)
+  const known = request.shape === undefined ? undefined : gasByShape.get(request.shape)
+  if (known === undefined) return own
+  const most = limitFor(neededFor(BigInt(known.most)), request)
+  if (most <= own) return own
+  return most
 }
 
 /** How many of a shape's executions its remembered gas spans. */
@@ -170,13 +190,12 @@ function remember({ gasByShape }: EvmContext, { shape }: SimulationRequest, gasU
   let known = gasByShape.get(shape)
   if (!known) {
     if (gasByShape.size >= maxShapes) gasByShape.clear()
-    known = { recent: [], next: 0, last: used, least: used, most: used }
+    known = { recent: [], next: 0, least: used, most: used }
     gasByShape.set(shape, known)
   }
   if (known.recent.length < shapeWindow) known.recent.push(used)
   else known.recent[known.next] = used
   known.next = (known.next + 1) % shapeWindow
-  known.last = used
   known.least = Math.min(...known.recent)
   known.most = Math.max(...known.recent)
 }
@@ -198,12 +217,12 @@ async function simulateTwice(ctx: EvmContext, request: SimulationRequest): Promi
   // A CALL forwards at most 63/64 of the gas left (EIP-150): the limit must exceed what was used.
   const needed = neededFor(first.gasUsed)
   if (cap !== undefined && needed > cap.gas) return dropped(first, overCap(needed, cap))
-  const gasLimit = limitFor(needed, request)
+  remember(ctx, request, first.gasUsed)
+  const gasLimit = wantedFor(ctx, needed, request)
   // It ran to the end at the cap: sent at the limit confirmed, in the place of the run at the cap.
   const confirmed = await confirm(ctx, request, gasLimit)
   if (confirmed?.settlementFailed) return dropped(first, settlementFails)
   if (!confirmed?.success) return dropped(first, undefined)
-  remember(ctx, request, first.gasUsed)
   return { ok: true, gasLimit, afterPreceding: request.precededBy !== undefined, turn: first.turn }
 }
 
