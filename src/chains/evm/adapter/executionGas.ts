@@ -76,10 +76,15 @@ export function limitFor(needed: bigint, { cap, atLeast }: SimulationRequest): b
   return cap !== undefined && limit > cap.gas ? cap.gas : limit
 }
 
-/** eth_estimateGas of the execution as `from` will send it: the cap as an explicit gas limit, its fees, the pending state. */
+/**
+ * eth_estimateGas of the execution as `from` will send it: the cap as an explicit gas limit, its
+ * fees, the pending state. `wanted` turns the estimate (the least limit it runs at) into the limit
+ * sent: limitFor unless told.
+ */
 export async function estimateExecution(
   { client, chain, pool }: EvmContext,
   request: SimulationRequest,
+  wanted: (estimate: bigint) => bigint = (estimate) => limitFor(estimate, request),
 ): Promise<Simulation> {
   const { from, data, fees, cap, to = chain.executor, toCode } = request
   try {
@@ -94,7 +99,7 @@ export async function estimateExecution(
       blockTag: 'pending',
     })
     if (cap !== undefined && gas > cap.gas) return overCap(gas, cap)
-    return { ok: true, gasLimit: limitFor(gas, request) }
+    return { ok: true, gasLimit: wanted(gas) }
   } catch (err) {
     const decoded = decodeExecutorRevert(err)
     if (decoded?.status === Status.SIGNATURE_REQUIRED)

@@ -137,3 +137,37 @@ test('executions of one shape in flight together are each sent with what the mos
   assert.ok(c.ok && d.ok)
   assert.ok(c.gasLimit >= covers && d.gasLimit >= covers, `${c.gasLimit} and ${d.gasLimit} against ${covers}`)
 })
+
+test('on a node without eth_simulateV1, eth_estimateGas answers under the same floor: the later of two executions of a shape is sent with what the first needed', async () => {
+  const usual = 93_392n
+  const first = usual + 34_200n
+  const gasOf = (data: Hex) => (data === '0x0f' ? first : usual)
+  const ctx = {
+    chain: { executor: '0x00000000000000000000000000000000000000e1', chainId: 'eip155:31337' },
+    state: {},
+    gasByShape: new Map(),
+    simulations: {
+      async simulate() {
+        throw Object.assign(new Error('the method eth_simulateV1 does not exist'), { code: -32601 })
+      },
+    },
+    // The least limit each runs at, as eth_estimateGas searches for it.
+    client: { estimateGas: async ({ data }: { data: Hex }) => neededFor(gasOf(data)) },
+  } as unknown as EvmContext
+  const execute = (data: Hex) =>
+    simulateExecution(ctx, {
+      from: '0x00000000000000000000000000000000000000a1',
+      data,
+      fees: { maxFeePerGas: 2n, maxPriorityFeePerGas: 1n },
+      cap: undefined,
+      shape: 'counter.increment',
+    })
+  const a = await execute('0x0f')
+  const b = await execute('0x01')
+  assert.ok(a.ok && b.ok)
+  assert.ok(b.gasLimit >= neededFor(first) + gasMarginAtLeast, `${b.gasLimit}: room to run first`)
+  assert.ok(
+    neededFor(first) > limitFor(neededFor(usual), { cap: undefined } as never),
+    'its own estimate would not cover it',
+  )
+})

@@ -56,7 +56,7 @@ export type { GasCap, Simulation, SimulationRequest } from './executionGas.ts'
 export async function simulateExecution(ctx: EvmContext, request: SimulationRequest): Promise<Simulation> {
   if (ctx.state.simulates !== false) {
     const once = await simulateAtRemembered(ctx, request)
-    if (once === undefined) return estimateExecution(ctx, request)
+    if (once === undefined) return estimate(ctx, request)
     if (once !== 'again') return once
     const fast = await simulateTwice(ctx, request)
     if (fast !== undefined) return fast
@@ -65,8 +65,20 @@ export async function simulateExecution(ctx: EvmContext, request: SimulationRequ
   }
   // A node without eth_simulateV1 cannot run the settlement first: the execution is judged alone
   // (afterPreceding unset: the caller simulates it again once the settlement is mined).
-  return estimateExecution(ctx, request)
+  return estimate(ctx, request)
 }
+
+/**
+ * eth_estimateGas under the shape's floor, as a simulation's gas is: its estimate (the least limit
+ * it runs at, a little over the gas it uses) joins the shape's window, and the limit sent covers
+ * the most of that window. Its pending state shows the gateway's transactions that the chain may
+ * mine after this one as well.
+ */
+const estimate = (ctx: EvmContext, request: SimulationRequest) =>
+  estimateExecution(ctx, request, (gas) => {
+    remember(ctx, request, gas)
+    return wantedFor(ctx, gas, request)
+  })
 
 const lacksSimulate = (ctx: EvmContext): boolean => ctx.state.simulates === false
 
@@ -78,7 +90,7 @@ const settlementSimulationGas = 300_000n
  * not count where the same execution after the settlement reverted (without data to decode).
  */
 async function estimateAfterSettlement(ctx: EvmContext, request: SimulationRequest): Promise<Simulation> {
-  const estimated = await estimateExecution(ctx, request)
+  const estimated = await estimate(ctx, request)
   if (!estimated.ok || request.precededBy === undefined) return estimated
   return {
     ok: false,
