@@ -46,7 +46,7 @@ export async function fundedRelayer(rpc: Rpc): Promise<PrivateKeyAccount> {
   return relayer
 }
 
-/** The demo sender's intent to increment the demo counter with `nonce`, signed, and its tuple and signature. */
+/** The demo sender's intent to increment the demo counter with `nonce`, signed: the intent, its tuple and its signature. */
 export async function signedIncrement(devnet: Devnet, nonce: bigint) {
   const intent: Intent = {
     sender: devnet.demo.sender,
@@ -61,7 +61,7 @@ export async function signedIncrement(devnet: Devnet, nonce: bigint) {
   const signature = await privateKeyToAccount(devnetAccounts.sender).signTypedData(
     intentTypedData({ chainId: devnet.anvil.chainId, executor: devnet.contracts.executor, intent }),
   )
-  return { tuple: toIntentTuple(intent), signature }
+  return { intent, tuple: toIntentTuple(intent), signature }
 }
 
 /** executeSigned's calldata for a distinct signed increment (see signedIncrement). */

@@ -8,19 +8,17 @@
 // transaction that did nothing. Real anvil with the reference contracts, automine off.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { encodeFunctionData, type Hex } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
+import type { Hex } from 'viem'
+import { signedIncrement } from '../../bench/anvilProbe.ts'
 import { limitFor, neededFor } from '../../src/chains/evm/adapter/executionGas.ts'
 import { createEvmAdapter } from '../../src/chains/evm/createEvmAdapter.ts'
 import { createDevClients } from '../../src/chains/evm/devnet/deployContracts.ts'
 import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
 import { resolveChains } from '../../src/chains/evm/discovery/resolveChains.ts'
-import { intentTypedData } from '../../src/chains/evm/intentTypedData.ts'
 import { demoCounterArtifact } from '../../src/contracts/demoCounterArtifact.ts'
 import { createLogger } from '../../src/logging/createLogger.ts'
 import type { ChainAdapter } from '../../src/ports/chainAdapter.ts'
-import type { Intent } from '../../src/ports/intent.ts'
 
 /** anvil's tenth funded account: a second relayer key no other part of the devnet uses. */
 const secondKey: Hex = '0x2a871d0798f97d79848a013d4936a73bf4cc922c825d33c1cf7073dff6d409c6'
@@ -64,20 +62,8 @@ describe('an execution’s gas limit holds when the chain mines it before a tran
       }) as Promise<bigint>
     assert.equal(await count(), 0n, 'a fresh counter: its first increment writes an empty slot')
     // 128 nonces to a ledger word: 512,000 opens a word nothing has used.
-    const intentAt = (nonce: bigint): Intent => ({
-      sender: devnet.demo.sender,
-      target: devnet.demo.counter,
-      data: encodeFunctionData({ abi: demoCounterArtifact.abi, functionName: 'increment', args: [1n] }),
-      value: 0n,
-      nonce,
-      validAfter: 0n,
-      validBefore: 0n,
-      policyId: devnet.demo.policies.open,
-    })
-    const send = async (intent: Intent) => {
-      const signature = await privateKeyToAccount(devnetAccounts.sender).signTypedData(
-        intentTypedData({ chainId: devnet.anvil.chainId, executor: devnet.contracts.executor, intent }),
-      )
+    const send = async (nonce: bigint) => {
+      const { intent, signature } = await signedIncrement(devnet, nonce)
       const prepared = await adapter.prepareExecution(intent, signature)
       assert.ok(
         prepared.ok,
@@ -88,8 +74,8 @@ describe('an execution’s gas limit holds when the chain mines it before a tran
       return { sent, tx: await clients.publicClient.getTransaction({ hash: sent.transactionHash as Hex }) }
     }
 
-    const first = await send(intentAt(512_000n))
-    const second = await send(intentAt(512_001n))
+    const first = await send(512_000n)
+    const second = await send(512_001n)
     assert.notEqual(first.tx.from, second.tx.from, 'sent by the two keys')
     // The chain mines the second first: the first leaves the pool.
     const firstRaw = (await rpc('eth_getRawTransactionByHash', [first.sent.transactionHash])) as Hex

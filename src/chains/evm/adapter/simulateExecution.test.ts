@@ -30,16 +30,18 @@ function world(gasOf: (data: Hex) => bigint) {
       },
     },
   } as unknown as EvmContext
-  const execute = (data: Hex) =>
-    simulateExecution(ctx, {
-      from: '0x00000000000000000000000000000000000000a1',
-      data,
-      fees: { maxFeePerGas: 2n, maxPriorityFeePerGas: 1n },
-      cap: undefined,
-      shape: 'counter.increment',
-    })
-  return { asked, turns, execute }
+  return { asked, turns, execute: executeIn(ctx) }
 }
+
+/** An execution of one shape (the counter's increment) with this call data, simulated in `ctx`. */
+const executeIn = (ctx: EvmContext) => (data: Hex) =>
+  simulateExecution(ctx, {
+    from: '0x00000000000000000000000000000000000000a1',
+    data,
+    fees: { maxFeePerGas: 2n, maxPriorityFeePerGas: 1n },
+    cap: undefined,
+    shape: 'counter.increment',
+  })
 
 /** The limit the gateway sends for an execution that used `used`: its need, then 20% head-room (at least 25,000 gas). */
 const band = (used: bigint) => {
@@ -154,14 +156,7 @@ test('on a node without eth_simulateV1, eth_estimateGas answers under the same f
     // The least limit each runs at, as eth_estimateGas searches for it.
     client: { estimateGas: async ({ data }: { data: Hex }) => neededFor(gasOf(data)) },
   } as unknown as EvmContext
-  const execute = (data: Hex) =>
-    simulateExecution(ctx, {
-      from: '0x00000000000000000000000000000000000000a1',
-      data,
-      fees: { maxFeePerGas: 2n, maxPriorityFeePerGas: 1n },
-      cap: undefined,
-      shape: 'counter.increment',
-    })
+  const execute = executeIn(ctx)
   const a = await execute('0x0f')
   const b = await execute('0x01')
   assert.ok(a.ok && b.ok)
