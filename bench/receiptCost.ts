@@ -2,7 +2,9 @@
 // executeSigned transactions mined at once (automine off, one evm_mine), then its receipts read
 // whole (eth_getBlockReceipts, the gateway's receipt watch) and one request each
 // (eth_getTransactionReceipt), anvil's CPU (user + system from /proc) per receipt
-// (docs/performance.md, sixteenth session). Run: node --import tsx bench/receiptCost.ts [sizes, comma-separated]
+// (docs/performance.md, sixteenth session); and the block's logs read whole (eth_getLogs by its
+// hash: what reading a block's outcome costs without its receipts' gas, twenty-fourth session).
+// Run: node --import tsx bench/receiptCost.ts [sizes, comma-separated]
 import type { Hex } from 'viem'
 import { cpuUsOf, createRpc, executeSignedData, fundedRelayer } from './anvilProbe.ts'
 import { startDevnet } from './gatewayParts.ts'
@@ -41,7 +43,9 @@ async function cpuOf(count: number, make: (i: number) => Promise<unknown>): Prom
 // The devnet is stopped however the measure ends (an error included): no node is left behind.
 try {
   await rpc('evm_setAutomine', [false])
-  process.stdout.write('block size   eth_getBlockReceipts per receipt   eth_getTransactionReceipt per receipt\n')
+  process.stdout.write(
+    'block size   eth_getBlockReceipts per receipt   eth_getTransactionReceipt per receipt   eth_getLogs per transaction\n',
+  )
   for (const k of sizes) {
     const raws: Hex[] = []
     for (let i = 0; i < k; i++) raws.push(await signedExecute())
@@ -54,8 +58,13 @@ try {
     const wholes = Math.max(2, Math.ceil(reads / k))
     const whole = (await cpuOf(wholes, () => rpc('eth_getBlockReceipts', [block]))) / (wholes * k)
     const single = (await cpuOf(reads, (i) => rpc('eth_getTransactionReceipt', [hashes[i % k]]))) / reads
+    const blockHash = ((await rpc('eth_getBlockByNumber', [block, false])) as { hash: Hex }).hash
+    const logCount = ((await rpc('eth_getLogs', [{ blockHash }])) as unknown[]).length
+    if (logCount < k)
+      throw new Error(`block ${block}'s ${k} transactions logged ${logCount} events, fewer than one each`)
+    const logs = (await cpuOf(wholes, () => rpc('eth_getLogs', [{ blockHash }]))) / (wholes * k)
     process.stdout.write(
-      `${String(k).padStart(10)}   ${whole.toFixed(0).padStart(30)} µs   ${single.toFixed(0).padStart(34)} µs\n`,
+      `${String(k).padStart(10)}   ${whole.toFixed(0).padStart(30)} µs   ${single.toFixed(0).padStart(34)} µs   ${logs.toFixed(0).padStart(24)} µs\n`,
     )
   }
 } finally {
