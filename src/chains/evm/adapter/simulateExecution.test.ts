@@ -166,3 +166,38 @@ test('on a node without eth_simulateV1, eth_estimateGas answers under the same f
     'its own estimate would not cover it',
   )
 })
+
+test("one execution of a shape that used far more raises the shape's later limits by half at most: a stranger's call of a shared target and policy does not set everyone's", async () => {
+  const usual = 93_392n
+  // A loop its input drives, or a crafted call: 5 M gas, sent at its own limit.
+  const costly = 5_000_000n
+  const { asked, execute } = world((data) => (data === '0xff' ? costly : usual))
+  await execute('0x01')
+  await execute('0x01')
+  const spent = await execute('0xff')
+  assert.ok(spent.ok)
+  const [, costlyHigh] = band(costly)
+  assert.ok(spent.gasLimit <= costlyHigh, 'the costly one is sent at its own limit')
+  const own = limitFor(neededFor(usual), { cap: undefined } as never)
+  const bound = (own * 3n) / 2n
+  const counts: number[] = []
+  for (let i = 0; i < 3; i++) {
+    const before = asked.length
+    const s = await execute('0x01')
+    assert.ok(s.ok)
+    assert.ok(s.gasLimit >= own && s.gasLimit <= bound, `limit ${s.gasLimit}: within [${own}, ${bound}]`)
+    counts.push(asked.length - before)
+    // Only the one right after it is simulated at the costly one's limit (never sent with it).
+    if (i > 0)
+      for (const limit of asked.slice(before)) assert.ok(limit <= bound, `simulated at ${limit}, over ${bound}`)
+  }
+  // The one right after it: at the costly one's limit, then confirmed at its own; then once each.
+  assert.deepEqual(counts, [2, 1, 1])
+  // Two empty slots over an execution (the fleet's first wave) are still covered within the bound.
+  const twoSlots = usual + 34_200n
+  const fleet = world((data) => (data === '0x0f' ? twoSlots : usual))
+  await fleet.execute('0x01')
+  const [a, b] = await Promise.all([fleet.execute('0x0f'), fleet.execute('0x01')])
+  assert.ok(a.ok && b.ok)
+  assert.ok(b.gasLimit >= neededFor(twoSlots), `${b.gasLimit}: room to run first`)
+})

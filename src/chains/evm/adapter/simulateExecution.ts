@@ -8,10 +8,11 @@
 // any of them used, with 10% more for a rise when the least is near enough (a shape whose gas is
 // mostly one value and now and then ~18% more: a nonce that opens a fresh storage word, a first
 // transfer to a new holder). No execution of a shape is sent with less than what the most of those
-// needs: of several executions of one shape in flight, the one the chain mines first pays for the
-// storage they meet empty, whichever the simulation ran first, and the chain keeps no order
-// between the gateway's keys (a fleet's first wave on a fresh counter: two empty slots, 34,200 gas
-// over the one simulated after the other, past the head-room). When it succeeds there and that
+// needs, up to half again its own limit: of several executions of one shape in flight, the one the
+// chain mines first pays for the storage they meet empty, whichever the simulation ran first, and
+// the chain keeps no order between the gateway's keys (a fleet's first wave on a fresh counter: two
+// empty slots, 34,200 gas over the one simulated after the other, past the head-room); no single
+// execution that used far more raises everyone's limits past that. When it succeeds there and that
 // limit has the head-room (64/63 for EIP-150, then 20%) and no more than a quarter over it, the
 // limit is confirmed as it will be sent. When it succeeds outside
 // that band, the gas it used gives the limit, and one more execution at that limit confirms it: a
@@ -169,19 +170,27 @@ function dropped<T>(result: CallResult | undefined, answer?: T): T {
  * The limit a shape's next execution is simulated at: at least what the most gas its recent
  * executions used needs (`wantedFor`). When the least is near enough (the limit the most needs is
  * at most a quarter over the least's), the most's with 10% more for a rise, but never over a
- * quarter above the least's.
+ * quarter above the least's; else the most's, but never over half again the last one's
+ * (raisedAtMost).
  */
 function rememberedLimit(known: ShapeGas, request: SimulationRequest): bigint {
   const high = limitFor(neededFor(BigInt(known.most)), request)
   const low = limitFor(neededFor(BigInt(known.least)), request)
-  if (high > spareAtMost(low)) return high
+  if (high > spareAtMost(low)) {
+    // Spread wide: the most's, but not past half again the last one's (a rise for good is met at
+    // once; one execution that used far more is simulated over only by the one after it).
+    const last = known.recent[(known.next + known.recent.length - 1) % known.recent.length]!
+    const lastRaised = raisedAtMost(limitFor(neededFor(BigInt(last)), request))
+    return lesser(high, lastRaised)
+  }
   const raised = (high * 11n) / 10n
   return raised < spareAtMost(low) ? raised : spareAtMost(low)
 }
 
 /**
  * The limit an execution of a shape that needs `needed` is sent with: its own (limitFor), and no
- * less than what the most gas the shape's recent executions used needs, with the same head-room.
+ * less than what the most gas the shape's recent executions used needs, with the same head-room,
+ * up to half as much again as its own (raisedAtMost).
  */
 function wantedFor({ gasByShape }: EvmContext, needed: bigint, request: SimulationRequest): bigint {
   const own = limitFor(needed, request)
@@ -189,8 +198,22 @@ function wantedFor({ gasByShape }: EvmContext, needed: bigint, request: Simulati
   if (known === undefined) return own
   const most = limitFor(neededFor(BigInt(known.most)), request)
   if (most <= own) return own
-  return most
+  return lesser(most, raisedAtMost(own))
 }
+
+/**
+ * The most a shape's window raises a limit over the execution's own: half as much again. That
+ * covers the storage a batch-mate met empty (17,100 gas a slot: three slots over any execution of
+ * 30,000 gas or more, with limitFor's head-room). Past it, one execution of the shape that used far
+ * more (a loop its input drives; a stranger's call of a shared target and policy) would set the
+ * limits of the next 256 executions of everyone's: the balance the relayer must hold for each at its
+ * fees, and the room a block must have left for it (a limit over the chain's cap per transaction is
+ * refused). So it raises them half again at most; an execution that does need more runs out of gas
+ * in its simulation and is simulated again at the cap, as a new shape is.
+ */
+const raisedAtMost = (limit: bigint) => (limit * 3n) / 2n
+/** The smaller of two limits. */
+const lesser = (a: bigint, b: bigint) => (a < b ? a : b)
 
 /** How many of a shape's executions its remembered gas spans. */
 const shapeWindow = 256
