@@ -154,11 +154,27 @@ describe('POST /intents/execute', () => {
     const bodies = Array.from({ length: n }, (_, i) => demoIntent(world.devnet, { nonce: String(1000 + i) }))
     const before = await relayerNonce()
     const results = await Promise.all(bodies.map((b) => execute(b)))
-    assert.deepEqual(
-      results.map((r) => r.status),
-      Array(n).fill(200),
-      results.map((r) => r.text).find((t) => !t.includes('"0x11"')),
-    )
+    const statuses = results.map((r) => r.status)
+    if (statuses.some((s) => s !== 200)) {
+      // CI runs 63 and 89 saw one answer 202 here, not reproduced since: whether the chain mined
+      // it (the watch missed its block) or not (it was never in the pool), and what was logged.
+      const { publicClient } = world.clients
+      const onChain = await Promise.all(
+        results
+          .filter((r) => r.status !== 200)
+          .map(async (r) => {
+            const hash = r.body.transactionHash as Hex | undefined
+            const receipt = hash && (await publicClient.getTransactionReceipt({ hash }).catch(() => undefined))
+            return {
+              answer: r.text,
+              onChain: receipt ? `block ${receipt.blockNumber}, ${receipt.status}` : 'no receipt',
+            }
+          }),
+      )
+      const head = await publicClient.getBlockNumber()
+      const logged = world.gateway.logs.filter((l) => /"level":(40|50|60)/.test(l))
+      assert.fail(JSON.stringify({ statuses, onChain, head: String(head), logged }, null, 1))
+    }
     assert.equal(new Set(results.map((r) => r.body.transactionHash)).size, n)
     assert.equal(await readCount(), countBefore + BigInt(n))
     assert.equal(await relayerNonce(), before + n)
