@@ -162,6 +162,50 @@ describe('createReceiptWatcher', () => {
     await createReceiptWatcher(chain.parameters).placed() // nor one that waits for nothing
   })
 
+  it('reads on from the last block read whole after a failed step: a block whose read failed, or mined while the head read failed, is read at the next step (CI runs 63, 89)', async () => {
+    for (const failing of ['head', 'block'] as const) {
+      const chain = fakeChain()
+      let failAt: bigint | 'head' | undefined
+      const failed: string[] = []
+      const watcher = createReceiptWatcher({
+        ...chain.parameters,
+        intervalMs: 5,
+        recheckEvery: 10_000, // no recheck: the blocks read must find it
+        blockNumber: async () => {
+          if (failAt === 'head') {
+            failAt = undefined
+            throw new Error('the node did not answer')
+          }
+          return chain.parameters.blockNumber()
+        },
+        blockReceipts: async (n: bigint) => {
+          if (failAt === n) {
+            failAt = undefined
+            throw new Error(`the node has no block ${n} yet`)
+          }
+          return chain.parameters.blockReceipts(n)
+        },
+        onError: (err) => failed.push((err as Error).message),
+      })
+      const mined = watcher.wait(hash(7), { unsent: true })
+      await watcher.placed()
+      // Its block and one after it come at once; the step that meets them fails (at the head read,
+      // or at its block's receipts), and the next one sees a head past its block.
+      failAt = failing === 'head' ? 'head' : BigInt(chain.blocksMined() + 1)
+      chain.mine(hash(7))
+      chain.mine()
+      watcher.broadcast(hash(7))
+      while (failAt !== undefined) await new Promise((r) => setTimeout(r, 2))
+      chain.mine()
+      const answer = await Promise.race([mined, new Promise((r) => setTimeout(r, 1_000, 'not found'))])
+      assert.notEqual(answer, 'not found', `${failing}: the block that mined it was skipped (${failed})`)
+      assert.equal((answer as Receipt).blockNumber, 1n, failing)
+      assert.equal(failed.length, 1, failing)
+      assert.equal(chain.calls.receipt, 0, `${failing}: found by reading its block, not by asking it alone`)
+      watcher.close()
+    }
+  })
+
   it('forgets a transaction the node refused: it is no longer waited for', async () => {
     const chain = fakeChain()
     const watcher = createReceiptWatcher(chain.parameters)

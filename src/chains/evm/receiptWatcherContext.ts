@@ -34,7 +34,7 @@ export type ReceiptWatcherContext<R> = Required<Omit<CreateReceiptWatcherParamet
   onBlock: ((spacingMs: number | undefined) => void) | undefined
   /** The waits, by lower-case transaction hash. */
   waiting: Map<string, Waiter<R>[]>
-  /** The last block read; undefined before the first step, or after a lull or a failed step. */
+  /** The last block read whole (every block after it is still to read); undefined before the first step and after a long lull. */
   lastBlock: bigint | undefined
   /** When a step last read the head (Date.now()). */
   lastStepAt: number

@@ -2,7 +2,10 @@
 // block's due time: blockPace.ts): waits past their limit end, the blocks since the last step are
 // read (their receipts answering their waits), and every recheck period each transaction waited
 // for longer than that is asked for alone. When nothing is waited for the steps stop, and the
-// watch keeps its place for the next wait (waitForReceipt.ts).
+// watch keeps its place for the next wait (waitForReceipt.ts). A step that fails keeps the watch's
+// place at the last block it read whole: the next step reads on from there, so a failed read of
+// the node skips no block (it used to start again from the head, leaving what the skipped blocks
+// mined to the recheck, 5 s and more later).
 import { nextReadDelay, noteHead, spacingOf } from './blockPace.ts'
 import { type ReceiptWatcherContext, receiptKey } from './receiptWatcherContext.ts'
 import { askAlone, settleReceipt } from './settleReceipts.ts'
@@ -17,7 +20,9 @@ export async function tickReceiptWatch<R>(ctx: ReceiptWatcherContext<R>): Promis
     const head = await ctx.blockNumber()
     noteHead(ctx.pace, head, Date.now())
     const from = ctx.lastBlock === undefined ? head : ctx.lastBlock + 1n
-    ctx.lastBlock = head
+    // The watch's place: every block after it is read, by this step or (where it fails) the next.
+    // A head behind it (the chain went back: a reorg, a devnet reset) moves it back.
+    ctx.lastBlock = head >= from ? from - 1n : head
     ctx.lastStepAt = now
     placed(ctx)
     if (head >= from) {
@@ -29,9 +34,10 @@ export async function tickReceiptWatch<R>(ctx: ReceiptWatcherContext<R>): Promis
       await askAlone(ctx, overdue(ctx, now))
     }
   } catch (err) {
-    // The next tick tries again; a transaction mined meanwhile is found by the recheck.
-    forgetBlocks(ctx)
-    // A broadcast held for the watch's place goes: the recheck finds what a failed step missed.
+    // The next step reads on from the watch's place (the last block read whole); a block the node
+    // keeps failing is left behind once the gap passes `maxBlocksPerTick` (each transaction is then
+    // asked for alone), and the recheck finds what no read showed. A broadcast held for a place the
+    // watch never had (its first head read failed) goes: the recheck finds it.
     placed(ctx)
     ctx.onError?.(err)
   } finally {
@@ -74,6 +80,7 @@ function anyExpired(waiters: readonly { deadline: number }[], now: number): bool
 async function readBlocks<R>(ctx: ReceiptWatcherContext<R>, from: bigint, head: bigint) {
   if (!ctx.byBlock || head - from >= BigInt(ctx.maxBlocksPerTick)) {
     await askAlone(ctx, [...ctx.waiting.keys()])
+    ctx.lastBlock = head
     return
   }
   for (let b = from; b <= head; b++) {
@@ -81,6 +88,7 @@ async function readBlocks<R>(ctx: ReceiptWatcherContext<R>, from: bigint, head: 
     if (!receipts) {
       ctx.byBlock = false
       await askAlone(ctx, [...ctx.waiting.keys()])
+      ctx.lastBlock = head
       return
     }
     const byHash = new Map<string, R>()
@@ -90,6 +98,7 @@ async function readBlocks<R>(ctx: ReceiptWatcherContext<R>, from: bigint, head: 
     }
     ctx.recent.push(byHash)
     if (ctx.recent.length > ctx.recentBlocks) ctx.recent.shift()
+    ctx.lastBlock = b
   }
 }
 

@@ -43,9 +43,10 @@ export function waitForReceipt<R>(ctx: ReceiptWatcherContext<R>, hash: Hex, unse
 
 /**
  * Resolves once the watch has a place (a block number it read, every block after which it reads):
- * a transaction broadcast from then on is in a block it reads. Now when it has one; after the next
- * step's head read when it starts from nothing (after a lull, a failed step); also when that step
- * fails or the watch closes (the recheck finds a transaction whose block no read showed).
+ * a transaction broadcast from then on is in a block it reads. Now when it has one (a failed step
+ * keeps it); after the next step's head read when it starts from nothing (a new watch, a long lull);
+ * also when that step fails or the watch closes (the recheck finds a transaction whose block no
+ * read showed).
  */
 export function whenPlaced<R>(ctx: ReceiptWatcherContext<R>): Promise<void> {
   // Nothing waited for: no step would come to place it (and nothing of ours can be missed).

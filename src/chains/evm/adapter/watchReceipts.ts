@@ -16,6 +16,7 @@ import { isUnknownMethod } from './nodeErrors.ts'
 
 /** How long a request's own watch on its transaction lasts; reconciliation takes over after it. */
 const receiptWatchLimitMs = 15 * 60_000
+const receiptWatchWarnEveryMs = 60_000
 
 export function watchReceipts({
   client,
@@ -30,6 +31,7 @@ export function watchReceipts({
   pollingIntervalMs: number
   onBlock?: (spacingMs: number | undefined) => void
 }): ReceiptWatcher<TransactionReceipt> {
+  let warnedAt = Number.NEGATIVE_INFINITY
   // One block watch answers every execution's receipt wait (reconciliation takes over after the limit).
   return createReceiptWatcher<TransactionReceipt>({
     blockNumber: () => client.getBlockNumber({ cacheTime: 0 }),
@@ -38,7 +40,10 @@ export function watchReceipts({
         const raw = (await pool.request({ method: 'eth_getBlockReceipts', params: [numberToHex(blockNumber)] })) as
           | RpcTransactionReceipt[]
           | null
-        return (raw ?? []).map((r) => formatTransactionReceipt(r))
+        // null: this endpoint does not have the block yet (one behind another of the pool): the
+        // watch reads it again at its next step rather than take it for a block that mined nothing.
+        if (raw === null) throw new Error(`the node has no block ${blockNumber} yet`)
+        return raw.map((r) => formatTransactionReceipt(r))
       } catch (err) {
         if (isUnknownMethod(err)) return undefined
         throw err
@@ -52,7 +57,14 @@ export function watchReceipts({
     hashOf: (r) => r.transactionHash,
     intervalMs: pollingIntervalMs,
     limitMs: receiptWatchLimitMs,
-    onError: (err) => log.debug({ err }, 'receipt watch: a read failed; trying again'),
+    onError: (err) => {
+      // At warn once a minute (a node that fails every step would otherwise fill the log), else at debug.
+      const now = Date.now()
+      if (now - warnedAt < receiptWatchWarnEveryMs)
+        return log.debug({ err }, 'receipt watch: a read failed; trying again')
+      warnedAt = now
+      log.warn({ err }, 'receipt watch: a read failed; trying again from the last block read')
+    },
     ...(onBlock ? { onBlock } : {}),
   })
 }
