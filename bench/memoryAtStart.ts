@@ -1,7 +1,8 @@
 // What the gateway loads and holds at start, in the bench's configuration (bench/run.ts: EVM only,
 // production's Node flags, dist/main.js, MCP on, no payments): its RSS and heap once ready, and the
 // modules it loaded, counted by package (a resolve hook records every file it imports). Medians of
-// three starts. `npx tsx bench/memoryAtStart.ts [--modules]` (`npm run build` first).
+// three starts (MEMORY_STARTS=N for more), and each start's resident memory by kind of mapping.
+// `npx tsx bench/memoryAtStart.ts [--modules]` (`npm run build` first).
 import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -73,6 +74,12 @@ try {
     await new Promise((r) => setTimeout(r, 2_000))
     const status = readFileSync(`/proc/${child.pid}/status`, 'utf8')
     rss.push(Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024)
+    const parts = residentByKind(child.pid!)
+    process.stdout.write(
+      `start ${i + 1}: RSS ${rss.at(-1)!.toFixed(1)} MB: ${Object.entries(parts)
+        .map(([kind, mb]) => `${kind} ${mb.toFixed(1)}`)
+        .join(', ')}\n`,
+    )
     const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text().catch(() => '')
     const used = /^nodejs_heap_size_used_bytes (\S+)/m.exec(metrics)
     if (used) heap.push(Number(used[1]) / 1024 / 1024)
@@ -113,3 +120,28 @@ if (showModules) {
     process.stdout.write(`  ${String(n).padStart(5)}  ${name}\n`)
 }
 rmSync(dir, { recursive: true, force: true })
+
+/**
+ * The process's resident memory by kind of mapping (/proc/<pid>/smaps): files (node's binary, its
+ * libraries, the bundle), `[heap]` (the C allocator's main heap: native allocations under its mmap
+ * threshold) and other anonymous mappings (V8's heap, threads' stacks, larger native allocations).
+ */
+function residentByKind(pid: number): Record<'file' | 'malloc heap' | 'other anonymous', number> {
+  const kb = { file: 0, 'malloc heap': 0, 'other anonymous': 0 }
+  let kind: keyof typeof kb = 'other anonymous'
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const mapping = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line)
+    if (mapping) {
+      const name = mapping[1] ?? ''
+      kind = name.startsWith('/') ? 'file' : name === '[heap]' ? 'malloc heap' : 'other anonymous'
+      continue
+    }
+    const resident = /^Rss:\s+(\d+) kB/.exec(line)
+    if (resident) kb[kind] += Number(resident[1])
+  }
+  return {
+    file: kb.file / 1024,
+    'malloc heap': kb['malloc heap'] / 1024,
+    'other anonymous': kb['other anonymous'] / 1024,
+  }
+}

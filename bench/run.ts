@@ -409,6 +409,18 @@ async function startGateway(devnet: Devnet, relayerKey: Hex, extraEnv: Record<st
     url,
     pid: child.pid!,
     peakRssMb,
+    /**
+     * Sets the process's peak (VmHWM) back to its resident set now (Linux's clear_refs 5), so the
+     * next read is the peak of what ran since; false where it may not (then peaks count from start).
+     */
+    resetPeakRss(): boolean {
+      try {
+        writeFileSync(`/proc/${child.pid}/clear_refs`, '5')
+        return true
+      } catch {
+        return false
+      }
+    },
     logLines: () => logLines,
     onLog(listener: (line: string) => void) {
       partial = ''
@@ -551,13 +563,28 @@ async function benchValidate(report: Record<string, unknown>) {
     await gatewayLoad(bodies.gateway, 10)
     await rawLoad(bodies.raw, 10)
 
+    // The peak of each stage below apart (the whole phase's is the most of them), to see where it comes.
+    const stagePeaks: Record<string, number> = {}
+    let phasePeak = 0
+    const inStage = async <T>(name: string, run: () => Promise<T>): Promise<T> => {
+      phasePeak = Math.max(phasePeak, gateway.peakRssMb())
+      gateway.resetPeakRss()
+      try {
+        return await run()
+      } finally {
+        stagePeaks[name] = Math.max(stagePeaks[name] ?? 0, gateway.peakRssMb())
+        phasePeak = Math.max(phasePeak, stagePeaks[name])
+      }
+    }
     const validate: Record<string, unknown> = {}
     // BENCH_VALIDATE_CONNECTIONS=10: those connection counts alone (comma-separated), and nothing after them: one lever, quickly.
     const only = process.env.BENCH_VALIDATE_CONNECTIONS?.split(',').map(Number)
     for (const connections of only ?? [1, 10, 50]) {
-      const [direct, viaGateway] = await compare(
-        () => rawLoad(bodies.raw, connections),
-        () => gatewayLoad(bodies.gateway, connections),
+      const [direct, viaGateway] = await inStage(`@${connections}`, () =>
+        compare(
+          () => rawLoad(bodies.raw, connections),
+          () => gatewayLoad(bodies.gateway, connections),
+        ),
       )
       validate[connections] = comparison(direct, viaGateway)
       print(`validate @${connections} connections, a different intent in every request`, direct, viaGateway)
@@ -574,9 +601,11 @@ async function benchValidate(report: Record<string, unknown>) {
         .join('\n')}\n`,
     )
     if (only) return
-    const [direct, viaGateway] = await compare(
-      () => rawLoad(bodies.repeated.raw, 50),
-      () => gatewayLoad(bodies.repeated.gateway, 50),
+    const [direct, viaGateway] = await inStage('repeated @50', () =>
+      compare(
+        () => rawLoad(bodies.repeated.raw, 50),
+        () => gatewayLoad(bodies.repeated.gateway, 50),
+      ),
     )
     report.validateRepeated = comparison(direct, viaGateway)
     print('validate @50 connections, the same intent in every request (reported apart)', direct, viaGateway)
@@ -606,16 +635,26 @@ async function benchValidate(report: Record<string, unknown>) {
 
     const growth: Record<string, Load> = {}
     for (const connections of [1, 10, 50, 200])
-      growth[`connections=${connections}`] = await gatewayLoad(bodies.gateway, connections)
+      growth[`connections=${connections}`] = await inStage(`growth @${connections}`, () =>
+        gatewayLoad(bodies.gateway, connections),
+      )
     for (const bytes of [0, 1024, 16 * 1024])
-      growth[`data=${bytes}B`] = await gatewayLoad(validateBodies(devnet, bytes).gateway, 10)
+      growth[`data=${bytes}B`] = await inStage(`growth ${bytes} B`, () =>
+        gatewayLoad(validateBodies(devnet, bytes).gateway, 10),
+      )
     report.growth = growth
     process.stdout.write(
       `\ngrowth (gateway validate, a different intent in every request)\n${Object.entries(growth)
         .map(([k, v]) => `  ${k.padEnd(18)} ${fmt(v)}`)
         .join('\n')}\n`,
     )
-    report.validatePeakRssMb = gateway.peakRssMb()
+    report.validatePeakRssMb = Math.max(phasePeak, gateway.peakRssMb())
+    report.validatePeakRssByStage = stagePeaks
+    process.stdout.write(
+      `\nvalidate's peak RSS by stage: ${Object.entries(stagePeaks)
+        .map(([k, v]) => `${k} ${v.toFixed(1)} MB`)
+        .join(', ')}\n`,
+    )
     report.gatewayLogLines = gateway.logLines()
   } finally {
     await stopped(gateway)
