@@ -1,7 +1,8 @@
 // What the gateway loads and holds at start, in the bench's configuration (bench/run.ts: EVM only,
 // production's Node flags, dist/main.js, MCP on, no payments): its RSS and heap once ready, and the
 // modules it loaded, counted by package (a resolve hook records every file it imports). Medians of
-// three starts (MEMORY_STARTS=N for more), and each start's resident memory by kind of mapping.
+// three starts (MEMORY_STARTS=N for more), and each start's resident memory by kind of mapping,
+// 6 s after it answered /health (MEMORY_SETTLE_MS; NATIVE_HEAP_TRIM_MS=0 to start without the trim).
 // `npx tsx bench/memoryAtStart.ts [--modules]` (`npm run build` first).
 import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -15,6 +16,8 @@ import { writeModuleLogHook } from './moduleLogHook.ts'
 
 const starts = Number(process.env.MEMORY_STARTS ?? 3)
 const showModules = process.argv.includes('--modules')
+/** How long after /health answers a start is measured: past the native heap's first trim (5 s after listening). */
+const settleMs = Number(process.env.MEMORY_SETTLE_MS ?? 6_000)
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
 const dir = mkdtempSync(join(tmpdir(), 'memory-at-start-'))
@@ -56,6 +59,8 @@ try {
           API_KEYS: `bench-${generatePrivateKey().slice(2, 34)}`,
           JOURNAL_PATH: join(dir, `journal-${i}.sqlite`),
           MODULE_LOG: moduleLog,
+          // The gateway's trim of freed native memory, 5 s after listening (0: off, to compare).
+          ...(process.env.NATIVE_HEAP_TRIM_MS ? { NATIVE_HEAP_TRIM_MS: process.env.NATIVE_HEAP_TRIM_MS } : {}),
         },
         stdio: ['ignore', 'ignore', 'inherit'],
       },
@@ -70,8 +75,8 @@ try {
       if (Date.now() > deadline) throw new Error('the gateway did not start')
       await new Promise((r) => setTimeout(r, 100))
     }
-    // Settled: what start-up left behind, after a moment.
-    await new Promise((r) => setTimeout(r, 2_000))
+    // Settled: what start-up left behind, after the gateway's first trim of freed native memory.
+    await new Promise((r) => setTimeout(r, settleMs))
     const status = readFileSync(`/proc/${child.pid}/status`, 'utf8')
     rss.push(Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024)
     const parts = residentByKind(child.pid!)

@@ -31,6 +31,7 @@ export const unbundled = [
   'pkcs11js',
   'pg-native',
   'litesvm',
+  'koffi',
   // Their own files, through __dirname or createRequire.
   'hash-wasm',
   'ioredis',

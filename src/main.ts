@@ -10,6 +10,7 @@ import type { GatewayConfig } from './config/gatewayConfig.ts'
 import { limitHeapGrowth } from './config/limitHeapGrowth.ts'
 import { optimizeWhenHot } from './config/optimizeWhenHot.ts'
 import type { RuntimeDevnet } from './config/runtimeModule.ts'
+import { startNativeHeapTrim } from './config/trimNativeHeap.ts'
 import { workerInstanceId } from './config/workersConfig.ts'
 import { createGateway } from './createGateway.ts'
 import { hashApiKey } from './crypto/hashApiKey.ts'
@@ -249,6 +250,8 @@ async function serve() {
     }
     await flushLogs()
     if (devnets.length > 0) await printDevnetWelcome(port)
+    // Start-up's compiles leave freed native memory resident: given back once they are over, then every so often.
+    startNativeHeapTrim({ everyMs: config.process.nativeHeapTrimMs, logger })
   } catch (err) {
     logger.error({ err }, 'could not start listening')
     await gateway.close().catch(() => undefined)

@@ -99,6 +99,11 @@ export type ProcessConfig = {
    * before the next one (HEAP_GROWING_PERCENT, default 50; 0: V8's own, which lets it grow several times over).
    */
   heapGrowingPercent: number
+  /**
+   * How often native memory freed but still resident is given back (glibc's malloc_trim; NATIVE_HEAP_TRIM_MS,
+   * default 10000, the first 5 s after listening; 0: never). config/trimNativeHeap.ts.
+   */
+  nativeHeapTrimMs: number
   /** WORKERS: worker processes serving the one port (config/workersConfig.ts); 1 is one process. */
   workers: number
 }

@@ -448,4 +448,12 @@ describe('loadConfig', () => {
     assert.equal(problems({ ...complete, HEAP_GROWING_PERCENT: '-5' }).length, 1)
     assert.match(problems({ ...complete, HEAP_GROWING_PERCENT: 'lots' })[0]!, /^HEAP_GROWING_PERCENT/)
   })
+
+  it('gives freed native memory back every 10 s unless NATIVE_HEAP_TRIM_MS says otherwise (0: never)', () => {
+    assert.equal(loadConfig(complete).process.nativeHeapTrimMs, 10_000)
+    assert.equal(loadConfig({ ...complete, NATIVE_HEAP_TRIM_MS: '0' }).process.nativeHeapTrimMs, 0)
+    assert.equal(loadConfig({ ...complete, NATIVE_HEAP_TRIM_MS: '60000' }).process.nativeHeapTrimMs, 60_000)
+    assert.match(problems({ ...complete, NATIVE_HEAP_TRIM_MS: '-1' })[0]!, /^NATIVE_HEAP_TRIM_MS/)
+    assert.match(problems({ ...complete, NATIVE_HEAP_TRIM_MS: 'often' })[0]!, /^NATIVE_HEAP_TRIM_MS/)
+  })
 })

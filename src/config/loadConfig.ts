@@ -207,6 +207,12 @@ export function loadConfig(
 
   const confirmations = readInteger(env, 'CONFIRMATIONS', { min: 1, max: 1_000, fallback: 1 }, problems)
   const heapGrowingPercent = readInteger(env, 'HEAP_GROWING_PERCENT', { min: 0, max: 1000, fallback: 50 }, problems)
+  const nativeHeapTrimMs = readInteger(
+    env,
+    'NATIVE_HEAP_TRIM_MS',
+    { min: 0, max: 86_400_000, fallback: 10_000 },
+    problems,
+  )
   const workers = workersConfig(env, {
     sharedJournal: engines.find((e) => storageOptions[e.name] !== undefined)?.shared ?? false,
   })
@@ -215,7 +221,14 @@ export function loadConfig(
   if (problems.length > 0) throw new ConfigError(problems)
   return {
     production,
-    process: { nodeEnv, logLevel, devnet, heapGrowingPercent: heapGrowingPercent!, workers: workers.value },
+    process: {
+      nodeEnv,
+      logLevel,
+      devnet,
+      heapGrowingPercent: heapGrowingPercent!,
+      nativeHeapTrimMs: nativeHeapTrimMs!,
+      workers: workers.value,
+    },
     server: {
       host,
       port: port!,
