@@ -77,4 +77,24 @@ describe('trimNativeHeap', () => {
     assert.equal(lines.length, 1, 'said once, at debug, that there is nothing to trim with')
     assert.match(lines[0]!, /no glibc malloc_trim/)
   })
+
+  it('stops trimming, with a warning, if a trim throws', async () => {
+    let calls = 0
+    const lines: string[] = []
+    const logger = pino({ level: 'warn' }, { write: (line: string) => void lines.push(line) })
+    const trimmer = startNativeHeapTrim({
+      everyMs: 10,
+      firstAfterMs: 1,
+      logger,
+      load: async () => () => {
+        calls++
+        throw new Error('no')
+      },
+    })
+    await sleep(60)
+    trimmer.stop()
+    assert.equal(calls, 1)
+    assert.equal(lines.length, 1)
+    assert.match(lines[0]!, /native heap trim failed/)
+  })
 })
