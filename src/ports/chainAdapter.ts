@@ -86,6 +86,13 @@ export type SignedExecution = {
   relayer: string
   /** Small, JSON, the runtime's own (EVM: `{ txNonce }`; Sui: `{ gasCoin: { objectId, version } }`). */
   details: { [key: string]: JsonValue }
+  /**
+   * The epoch of the relayer key's lease it was signed under (EVM keys leased among instances;
+   * not stored). The journal records it only while this instance still holds the key under that
+   * epoch, else throws RelayerLeaseMovedError: a write that lands after another instance took the
+   * key (and may have used the nonce) never becomes a transaction for that instance to find.
+   */
+  leaseEpoch?: number | undefined
 }
 
 export type Preflight =

@@ -11,10 +11,13 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { startTcpStall, type TcpStall } from '../../bench/chaos/tcpStall.ts'
 import { type Anvil, startAnvil } from '../../src/chains/evm/devnet/startAnvil.ts'
 import { createRelayerPool, type RelayerPool } from '../../src/chains/evm/relayer/createRelayerPool.ts'
+import { RelayerLeaseMovedError } from '../../src/errors/relayerLeaseMovedError.ts'
 import { createLogger } from '../../src/logging/createLogger.ts'
+import type { SignedExecution } from '../../src/ports/chainAdapter.ts'
 import { createPostgresRelayerLeases } from '../../src/store/postgres/createPostgresRelayerLeases.ts'
 import { openPostgresJournal } from '../../src/store/postgres/openPostgresJournal.ts'
 import { eventually } from '../support/eventually.ts'
+import { claimOf } from '../support/journalContract.ts'
 import { createTestDatabase, type TestDatabase } from '../support/postgresDatabase.ts'
 import { rpc } from '../support/testGateway.ts'
 
@@ -66,8 +69,8 @@ describe('relayer lease fencing (a partition from PostgreSQL longer than a lease
     return { account, link, pool, other, logs }
   }
 
-  /** One send from `pool` whose journal write waits for `land`; resolves once signed. */
-  async function sendHeld(pool: RelayerPool) {
+  /** One send from `pool` whose journal write waits for `land` (then `record`, if given); resolves once signed. */
+  async function sendHeld(pool: RelayerPool, record?: (tx: SignedExecution) => Promise<void>) {
     let land!: () => void
     const landed = new Promise<void>((r) => (land = r))
     let signedHash: Hex | undefined
@@ -79,6 +82,7 @@ describe('relayer lease fencing (a partition from PostgreSQL longer than a lease
           onSigned: async (tx) => {
             signedHash = tx.id as Hex
             await landed
+            await record?.(tx)
           },
         },
       )
@@ -141,5 +145,67 @@ describe('relayer lease fencing (a partition from PostgreSQL longer than a lease
       .finally(done)
     assert.equal(next.accepted, true)
     assert.notEqual(await onChain(next.transactionHash), null)
+  })
+
+  it('refuses a journal write that lands after the key passed to another instance: the new holder finds no transaction it did not count', async () => {
+    const chain = `eip155:${anvil.chainId}-late-record`
+    const { account, link, pool, other } = await partitionedInstance(chain)
+    // a's journal, on the database directly: only its write's timing is held, by the test.
+    const journal = await openPostgresJournal({ url: database.url, instanceId: `a-${chain}` })
+    closing.push(async () => journal.close())
+    const claim = async (n: number) => {
+      const c = await journal.claim(claimOf(n, BigInt(n), chain))
+      assert.ok(c.ok)
+      return c.record
+    }
+    // Landing while the key is a's under the epoch it was signed under: journaled and sent.
+    const inTime = await claim(1)
+    const first = await sendHeld(pool, (tx) => journal.recordSigned(inTime, tx))
+    first.land()
+    assert.equal((await first.result).accepted, true)
+    assert.deepEqual(
+      (await journal.pending({ chainId: chain, relayer: account.address })).map((r) => r.transaction?.id),
+      [first.hash],
+    )
+    // Landing after b took the key: refused, so b's nonce floor and reconciler never meet it.
+    const late = await claim(2)
+    const send = await sendHeld(pool, (tx) => journal.recordSigned(late, tx))
+    link.cut()
+    await sleep(ttlMs + 300)
+    assert.deepEqual(
+      (await other.claim(chain, [account.address])).map((l) => l.epoch),
+      [2],
+    )
+    link.heal()
+    send.land()
+    await assert.rejects(send.result, RelayerLeaseMovedError)
+    assert.deepEqual(
+      (await journal.pending({ chainId: chain, relayer: account.address })).map((r) => r.transaction?.id),
+      [first.hash],
+      'the late transaction is not journaled',
+    )
+    assert.equal(await onChain(send.hash), null, 'the node never saw it')
+  })
+
+  it('signs nothing from a key taken before its lease ended and sent after', async () => {
+    const chain = `eip155:${anvil.chainId}-lapsed`
+    const { account, link, pool } = await partitionedInstance(chain)
+    const nonceBefore = Number(await rpc(anvil.rpcUrl, 'eth_getTransactionCount', [account.address, 'pending']))
+    const { relayer, done } = pool.take()
+    link.cut()
+    await sleep(ttlMs + 300)
+    let signed = false
+    await assert.rejects(
+      relayer
+        .send(
+          { to: '0x000000000000000000000000000000000000dEaD', data: '0x', gas: 30_000n },
+          { onSigned: () => void (signed = true) },
+        )
+        .finally(done),
+      RelayerLeaseMovedError,
+    )
+    link.heal()
+    assert.equal(signed, false, 'nothing signed')
+    assert.equal(Number(await rpc(anvil.rpcUrl, 'eth_getTransactionCount', [account.address, 'pending'])), nonceBefore)
   })
 })

@@ -17,6 +17,14 @@ import { createTurnBatch } from './createTurnBatch.ts'
 
 type Run = (text: string, values: unknown[]) => Promise<{ rows: Row[] }>
 
+/**
+ * SQL: no epoch given, or the relayer's lease is the instance's under that epoch. The lease row is
+ * locked (FOR SHARE) until the write commits, so a takeover of the key (a write of that row) comes
+ * either after the record, and its holder's nonce floor reads it, or before, and the record is refused.
+ */
+export const leaseHeld = (epoch: string, chainId: string, relayer: string, instanceId: string) =>
+  `(${epoch} IS NULL OR EXISTS (SELECT 1 FROM relayer_leases l WHERE l.chain_id = ${chainId} AND l.relayer = ${relayer} AND l.instance_id = ${instanceId} AND l.epoch = ${epoch} FOR SHARE))`
+
 const claimMany = `INSERT INTO executions (chain_id, intent_hash, attempt, sender, intent_nonce, intent, state, status, chain_instance, created_at, updated_at, instance_id, api_key_id)
 SELECT v.chain_id, v.intent_hash, (SELECT COALESCE(MAX(x.attempt), 0) + 1 FROM executions x WHERE x.chain_id = v.chain_id AND x.intent_hash = v.intent_hash),
        v.sender, v.intent_nonce, v.intent, 'claimed', $9, v.chain_instance, v.at, v.at, $10, v.api_key_id
@@ -31,12 +39,14 @@ WHERE e.state = 'reverted' ORDER BY e.chain_id, e.intent_hash, e.id DESC`
 const dropClaims = `DELETE FROM executions WHERE id = ANY($1::bigint[]) AND state = 'claimed'`
 // signed_seq in the order the calls came (a key's nonce order): the numbers are taken in the
 // unnest's order before the join, in a subquery the planner cannot fold into it (nextval is volatile).
+// A transaction signed under a lease epoch is recorded only while the key is this instance's under
+// it (leaseHeld, $7 the epochs, $8 the instance).
 const signMany = `UPDATE executions AS e SET state = 'pending', relayer = v.relayer, tx_id = v.tx_id, tx_bytes = v.tx_bytes, tx_details = v.tx_details::jsonb,
        signed_seq = v.seq, updated_at = v.updated_at
 FROM (SELECT u.*, nextval('executions_signed_seq') AS seq
-      FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[]) WITH ORDINALITY AS u(id, relayer, tx_id, tx_bytes, tx_details, updated_at, ord)
+      FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[]) WITH ORDINALITY AS u(id, relayer, tx_id, tx_bytes, tx_details, updated_at, lease_epoch, ord)
       ORDER BY u.ord) AS v
-WHERE e.id = v.id AND e.state IN ('claimed', 'pending')
+WHERE e.id = v.id AND e.state IN ('claimed', 'pending') AND ${leaseHeld('v.lease_epoch', 'e.chain_id', 'v.relayer', '$8')}
 RETURNING e.id`
 const settleMany = `UPDATE executions AS e SET state = v.state, status = v.status, block_number = v.block_number, block_hash = v.block_hash, final = v.final,
        gas_used = v.gas_used, return_data = v.return_data, detail = v.detail, updated_at = v.updated_at
@@ -149,6 +159,8 @@ export function createJournalBatches({
       first.map((c) => c.tx.bytes),
       first.map((c) => JSON.stringify(c.tx.details)),
       first.map((c) => c.now),
+      first.map((c) => c.tx.leaseEpoch ?? null),
+      instanceId,
     ]),
   )
 

@@ -10,6 +10,7 @@ import type { Hex } from 'viem'
 import { redactUrl } from '../../config/redactUrl.ts'
 import { ClaimWithdrawnError } from '../../errors/claimWithdrawnError.ts'
 import { ConfigError } from '../../errors/configError.ts'
+import { RelayerLeaseMovedError } from '../../errors/relayerLeaseMovedError.ts'
 import { StorageUnavailableError } from '../../errors/storageUnavailableError.ts'
 import type { SignedExecution } from '../../ports/chainAdapter.ts'
 import type { Intent } from '../../ports/intent.ts'
@@ -23,7 +24,7 @@ import { outboxDdl } from '../webhookOutboxDdl.ts'
 import { createPostgresOpsSwitchStore } from './createPostgresOpsSwitchStore.ts'
 import { createPostgresPaymentLedger } from './createPostgresPaymentLedger.ts'
 import { createPostgresWebhookOutbox } from './createPostgresWebhookOutbox.ts'
-import { createJournalBatches } from './journalBatches.ts'
+import { createJournalBatches, leaseHeld } from './journalBatches.ts'
 import { opsAuditDdl } from './opsAuditDdl.ts'
 
 /** The schema's history, applied in order; each entry is one version. */
@@ -495,9 +496,9 @@ export async function openPostgresJournal({
   const signRow = async (id: number, tx: SignedExecution, now: number) =>
     (
       await run(
-        `UPDATE executions SET state = 'pending', relayer = $1, tx_id = $2, tx_bytes = $3, tx_details = $4, signed_seq = nextval('executions_signed_seq'), updated_at = $5
-         WHERE id = $6 AND state IN ('claimed', 'pending')`,
-        [tx.relayer, tx.id, tx.bytes, JSON.stringify(tx.details), now, id],
+        `UPDATE executions AS e SET state = 'pending', relayer = $1, tx_id = $2, tx_bytes = $3, tx_details = $4, signed_seq = nextval('executions_signed_seq'), updated_at = $5
+         WHERE id = $6 AND state IN ('claimed', 'pending') AND ${leaseHeld('$7::bigint', 'e.chain_id', '$1', '$8')}`,
+        [tx.relayer, tx.id, tx.bytes, JSON.stringify(tx.details), now, id, tx.leaseEpoch ?? null, instanceId ?? null],
       )
     ).rowCount === 1
   // An execute's claim, signed transaction, settlement and first read: one statement for a turn's calls.
@@ -566,9 +567,18 @@ export async function openPostgresJournal({
         // Withdrawn by its creator (MCP tasks/cancel) between the claim and the signature.
         const still = await run(`SELECT 1 FROM executions WHERE id = $1`, [record.id])
         if (still.rowCount === 0) throw new ClaimWithdrawnError(record.id)
+        if (tx.leaseEpoch !== undefined) {
+          const lease = await run(
+            `SELECT 1 FROM relayer_leases WHERE chain_id = $1 AND relayer = $2 AND instance_id = $3 AND epoch = $4`,
+            [record.chainId, tx.relayer, instanceId ?? null, tx.leaseEpoch],
+          )
+          if (lease.rowCount === 0) throw new RelayerLeaseMovedError(record.chainId, tx.relayer, tx.leaseEpoch)
+        }
         throw new Error(`journal record ${record.id} is no longer open for a transaction`)
       }
-      Object.assign(record, { state: 'pending', transaction: structuredClone(tx), updatedAt: new Date(now) })
+      // As it is read back: the epoch it was recorded under is not stored.
+      const { leaseEpoch: _, ...stored } = tx
+      Object.assign(record, { state: 'pending', transaction: structuredClone(stored), updatedAt: new Date(now) })
     },
     async settle(record, s) {
       if (closed) return false // a watch that outlived shutdown: reconciliation settles it

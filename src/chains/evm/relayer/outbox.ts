@@ -31,7 +31,7 @@ export const fencedOff: unique symbol = Symbol(
 /**
  * `hash`: the transaction's, remembered once broadcast (a gap check asks the node for it); `call`:
  * what a simulation replays of it, when the signer has it (else read from the bytes when needed).
- * Called under the lock, where the epoch is read.
+ * `epoch`: the lease epoch it was signed under (read now when not given). Called under the lock.
  */
 export function reserveSlot(
   ctx: RelayerContext,
@@ -39,11 +39,12 @@ export function reserveSlot(
   nonce: number,
   hash?: Hex,
   call?: UnminedCall,
+  epoch: number | undefined = ctx.leaseEpoch?.(),
 ): Slot {
-  const { outbox, leaseEpoch } = ctx
+  const { outbox } = ctx
   let settle!: Slot['settle']
   const answer = new Promise<PromiseSettledResult<unknown>>((resolve) => (settle = resolve))
-  const slot = { rawTransaction, nonce, hash, ready: false, epoch: leaseEpoch?.(), settle, answer }
+  const slot = { rawTransaction, nonce, hash, ready: false, epoch, settle, answer }
   outbox.push(slot)
   noteUnmined(ctx, nonce, rawTransaction, hash, call)
   return slot

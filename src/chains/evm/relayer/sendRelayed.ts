@@ -3,6 +3,7 @@
 // low is tried once more, a lost answer keeps the nonce for the journal to deliver.
 import { InsufficientFundsError, NonceTooLowError } from 'viem'
 import { RelayerError } from '../../../errors/relayerError.ts'
+import { RelayerLeaseMovedError } from '../../../errors/relayerLeaseMovedError.ts'
 import type { SignedExecution } from '../../../ports/chainAdapter.ts'
 import { gaveUp } from './closeNonce.ts'
 import { currentFees } from './currentFees.ts'
@@ -41,6 +42,11 @@ export async function sendRelayed(
     }))
   for (let attempt = 0; ; attempt++) {
     const { signed, nonce, slot, journaled } = await ctx.lock.run(async () => {
+      // The lease it is signed under, read once: the journal records it and the outbox sends it
+      // only while the key is still held under it. A key no longer held signs nothing.
+      const epoch = ctx.leaseEpoch?.()
+      if (ctx.leaseEpoch && epoch === undefined)
+        throw new RelayerLeaseMovedError(`eip155:${ctx.chainId}`, ctx.address, undefined)
       ctx.nextNonce ??= await readNonce(ctx)
       const nonce = ctx.nextNonce
       if (claim && !claim.take()) throw new NotClaimedError()
@@ -48,6 +54,7 @@ export async function sendRelayed(
         claim?.failed()
         throw err
       })
+      if (ctx.leaseEpoch) signed.transaction.leaseEpoch = epoch
       ctx.nextNonce = nonce + 1
       // The journal write starts under the lock, so the journal records transactions in nonce
       // order; it is waited for outside it (several writes share one fsync).
@@ -58,13 +65,23 @@ export async function sendRelayed(
         journaled = Promise.reject(err)
       }
       journaled.catch(() => {}) // handled below, after the lock
-      return { signed, nonce, slot: reserveSlot(ctx, rawTransaction, nonce, signed.transactionHash, call), journaled }
+      const slot = reserveSlot(ctx, rawTransaction, nonce, signed.transactionHash, call, epoch)
+      return { signed, nonce, slot, journaled }
     })
     // Broadcast once journaled, in nonce order.
     try {
       await journaled
     } catch (err) {
       releaseSlot(ctx, slot, false)
+      if (err instanceof RelayerLeaseMovedError) {
+        // Not recorded: the key is another instance's now, and so is its nonce (not closed here).
+        ctx.nextNonce = undefined
+        logger.warn(
+          { nonce, transactionHash: signed.transactionHash },
+          'not journaled or broadcast: the relayer key was leased to another instance meanwhile',
+        )
+        throw err
+      }
       await gaveUp(ctx, signed.transactionHash, nonce, err)
       throw err
     }
