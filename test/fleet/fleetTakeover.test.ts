@@ -21,6 +21,7 @@ const mnemonic = 'test test test test test test test test test test test junk'
 const pool = [30, 31, 32, 33].map((addressIndex) => mnemonicToAccount(mnemonic, { addressIndex }))
 const poolKeys = pool.map((a) => toHex(a.getHdKey().privateKey!))
 const ttlMs = 3_000
+const noRelayerKey = 'urn:intent-gateway:problem:no-relayer-key'
 
 type Instance = { id: string; gw: GatewayProcess; baseUrl: string }
 
@@ -41,7 +42,7 @@ describe('a fleet of three instances on four keys, each killed with SIGKILL in t
     await database?.drop()
   })
 
-  it("loses and doubles nothing: every intent runs once, the dead instance's keys are taken over, the shares settle again", async () => {
+  it("loses and doubles nothing: every intent runs once, the dead instance's keys are taken over, the shares settle again", async (t) => {
     const { RELAYER_PRIVATE_KEY: _, ...base } = chainEnv(devnet)
     const start = async (id: string): Promise<Instance> => {
       const { gw, baseUrl } = await startGatewayProcess({
@@ -79,6 +80,7 @@ describe('a fleet of three instances on four keys, each killed with SIGKILL in t
     let nonce = 70_000
     const bodies: Array<Record<string, unknown>> = []
     let next = 3
+    let unheld = 0
     for (let round = 0; round < 3; round++) {
       const held = await settled(instances)
       const victim = instances[0]!
@@ -128,12 +130,20 @@ describe('a fleet of three instances on four keys, each killed with SIGKILL in t
               .map((l) => `${i.id} ${l.replace(/Request body: \{.*?\}\\n/g, 'Request body: …\\n').slice(0, 1200)}`),
           )
           .join('\n')
-      for (const res of answers.filter((r) => r !== undefined))
+      for (const res of answers.filter((r) => r !== undefined)) {
+        // A survivor whose lease lapsed under load (or passed on while it signed) claims and sends
+        // nothing: 503 no-relayer-key, and the agents' retries below execute the intent.
+        if (res!.status === 503 && res!.body?.type === noRelayerKey) {
+          unheld++
+          continue
+        }
         assert.ok([200, 202].includes(res!.status), `${res!.status} ${res!.text}\n${faults()}`)
+      }
       // A new instance takes the dead one's place; the survivors took its keys when its leases ended.
       instances = [...partners, await start(`k-${next++}`)]
     }
     await settled(instances)
+    if (unheld > 0) t.diagnostic(`${unheld} answers 503 no-relayer-key (a lease lapsed or passed on), sent again below`)
 
     // The agents retry every intent on a live instance: each is executed, or already was.
     for (const [i, body] of bodies.entries()) {
