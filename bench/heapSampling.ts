@@ -5,15 +5,23 @@ import { Session } from 'node:inspector/promises'
 
 type Node = { callFrame: { functionName: string; url: string; lineNumber: number }; selfSize: number; children: Node[] }
 
-/** Runs `work` under the sampling heap profiler (a sample every `intervalBytes`); its allocation profile's root. */
-export async function sampleAllocations(work: () => Promise<void>, intervalBytes: number): Promise<Node> {
+/**
+ * Runs `work` under the sampling heap profiler (a sample every `intervalBytes`); its allocation profile's root.
+ * `survivors`: leave out what the young generation's collections took, so that the profile counts what
+ * outlived them (promoted to the old generation, or still young when the work ended).
+ */
+export async function sampleAllocations(
+  work: () => Promise<void>,
+  intervalBytes: number,
+  { survivors = false }: { survivors?: boolean } = {},
+): Promise<Node> {
   const s = new Session()
   s.connect()
   await s.post('HeapProfiler.enable')
   await s.post('HeapProfiler.startSampling', {
     samplingInterval: intervalBytes,
     includeObjectsCollectedByMajorGC: true,
-    includeObjectsCollectedByMinorGC: true,
+    includeObjectsCollectedByMinorGC: !survivors,
   } as never)
   await work()
   const { profile } = (await s.post('HeapProfiler.stopSampling')) as { profile: { head: Node } }
@@ -32,7 +40,13 @@ function placeOf(url: string): string {
 }
 
 /** The profile as lines: the total per unit (`what`: "per validate"), then the top places and functions. */
-export function describeAllocations(head: Node, units: number, what: string, top = { places: 20, functions: 35 }) {
+export function describeAllocations(
+  head: Node,
+  units: number,
+  what: string,
+  top = { places: 20, functions: 35 },
+  label = 'allocated',
+) {
   const byPlace = new Map<string, number>()
   const byFunction = new Map<string, number>()
   const walk = (n: Node) => {
@@ -51,7 +65,7 @@ export function describeAllocations(head: Node, units: number, what: string, top
       .slice(0, n)
       .map(([k, b]) => `  ${kb(b).padStart(10)}  ${k}`)
   return [
-    `allocated ${what} (client included): ${kb(total)}`,
+    `${label} ${what} (client included): ${kb(total)}`,
     ...rows(byPlace, top.places),
     'by function:',
     ...rows(byFunction, top.functions),
