@@ -2,8 +2,10 @@
 // collections took too; and its profile told by place (a package, the gateway's own folder, Node's
 // internals) and by function, per unit of work. Shared by allocValidate.ts and allocExecute.ts.
 import { Session } from 'node:inspector/promises'
+import { findSourceMap } from 'node:module'
 
-type Node = { callFrame: { functionName: string; url: string; lineNumber: number }; selfSize: number; children: Node[] }
+type CallFrame = { functionName: string; url: string; lineNumber: number; columnNumber: number }
+type Node = { callFrame: CallFrame; selfSize: number; children: Node[] }
 
 /**
  * Runs `work` under the sampling heap profiler (a sample every `intervalBytes`); its allocation profile's root.
@@ -39,6 +41,14 @@ function placeOf(url: string): string {
   return url.startsWith('node:') ? url : url || '(vm)'
 }
 
+/** A frame's line in its source file (1-based): tsx runs each file compiled to one line, with its source map. */
+function lineOf({ url, lineNumber, columnNumber }: CallFrame): number {
+  const entry: { originalLine?: number } | undefined = url.startsWith('file:')
+    ? findSourceMap(url)?.findEntry(lineNumber, columnNumber)
+    : undefined
+  return (entry?.originalLine ?? lineNumber) + 1
+}
+
 /** The profile as lines: the total per unit (`what`: "per validate"), then the top places and functions. */
 export function describeAllocations(
   head: Node,
@@ -52,7 +62,7 @@ export function describeAllocations(
   const walk = (n: Node) => {
     const place = placeOf(n.callFrame.url)
     byPlace.set(place, (byPlace.get(place) ?? 0) + n.selfSize)
-    const f = `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url.replace(/.*node_modules\//, '').replace(/.*\/src\//, 'src/')}:${n.callFrame.lineNumber + 1}`
+    const f = `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url.replace(/.*node_modules\//, '').replace(/.*\/src\//, 'src/')}:${lineOf(n.callFrame)}`
     byFunction.set(f, (byFunction.get(f) ?? 0) + n.selfSize)
     for (const c of n.children) walk(c)
   }
