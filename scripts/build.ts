@@ -5,7 +5,7 @@
 // 33 to 21 MB of heap once started). The code paths loaded only by some configurations stay in
 // their own chunks (`splitting`), loaded on first use as before.
 //
-// Types are checked by `npm test` (`tsc --noEmit`), not here. Stack traces name minified functions
+// Types are checked by `npm test` (`tsc --noEmit`), not here. Stack traces name functions as written,
 // with positions in the bundle; `node --enable-source-maps dist/main.js` maps them to src/ through
 // the .map files written beside each chunk (never loaded without that flag).
 //
@@ -56,9 +56,13 @@ const result = await build({
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  minify: true,
-  // Class and function names as written: error types in logs, `constructor.name` checks.
-  keepNames: true,
+  // Whitespace and syntax minified, identifiers kept: functions and classes are named as written
+  // (error types in logs, stack traces) without esbuild's keepNames, which wraps every named
+  // function in a call that defines its name again, closures made on every request included
+  // (issue 44: ~4 MB lower peak in the execute bench, docs/performance.md). A name that collides
+  // inside a chunk gets a number (13 classes of dependencies, none of the gateway's own).
+  minifyWhitespace: true,
+  minifySyntax: true,
   sourcemap: 'linked',
   external: unbundled,
   // CommonJS packages inside the bundle still call require() (Node's own modules, JSON).

@@ -7,7 +7,7 @@
 // chain, and /metrics.
 import assert from 'node:assert/strict'
 import { execFileSync, spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
@@ -137,5 +137,21 @@ describe('the production bundle (npm run build, npm run start:prod)', () => {
     assert.match(res.headers.get('x-erc1066-status') ?? '', /^0x[0-9a-f]{2}$/)
     const metrics = await (await fetch(`${url}/metrics`)).text()
     assert.match(metrics, /route="\/intents\/validate"/)
+  })
+
+  it('names classes and functions as written, without a call that names them again (scripts/build.ts)', () => {
+    const dist = join(root, 'dist')
+    const bundle = readdirSync(dist)
+      .filter((file) => file.endsWith('.js'))
+      .map((file) => readFileSync(join(dist, file), 'utf8'))
+      .join('\n')
+    // esbuild's keepNames, which would wrap every named class (`static{__name(this,"Name")}`) and
+    // function, closures made on every request included, in a call that names it again.
+    const wrapped = bundle.match(/static\{[\w$]+\(this,"[\w$]+"\)\}/g) ?? []
+    assert.equal(wrapped.length, 0, `classes named again: ${wrapped.slice(0, 3).join(' ')}`)
+    // Identifiers are kept: a class is named by its declaration (error types in logs).
+    for (const name of ['GatewayError', 'RelayerLeaseMovedError']) {
+      assert.ok(new RegExp(`\\b${name}=class extends `).test(bundle), `${name} is declared under its own name`)
+    }
   })
 })
