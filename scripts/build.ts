@@ -59,8 +59,9 @@ const result = await build({
   // Whitespace and syntax minified, identifiers kept: functions and classes are named as written
   // (error types in logs, stack traces) without esbuild's keepNames, which wraps every named
   // function in a call that defines its name again, closures made on every request included
-  // (issue 44: ~4 MB lower peak in the execute bench, docs/performance.md). A name that collides
-  // inside a chunk gets a number (13 classes of dependencies, none of the gateway's own).
+  // (issue 44: ~4 MB lower peak in the execute bench, docs/performance.md). Where esbuild renames a
+  // binding (a collision, a class that names itself), the renamed name shows: 125 classes of
+  // dependencies, none of the gateway's own (docs/performance.md).
   minifyWhitespace: true,
   minifySyntax: true,
   sourcemap: 'linked',
