@@ -63,6 +63,12 @@ describe('a relayer nonce left empty under queued transactions', () => {
       )
     return line === undefined ? 0 : Number(line.split(' ').at(-1))
   }
+  /**
+   * A few reconciliation passes (every 200 ms here). A relayer transaction a pass found missing
+   * from the node is still remembered when a peer gossips it back later (CI run 101 failed on this
+   * interleaving, when it was forgotten at once and what came back waited unseen).
+   */
+  const reconciliationPasses = () => new Promise((r) => setTimeout(r, 1000))
   /** The relayer's transactions in anvil's pool (pending or queued). */
   const inPool = async (address: Address) => {
     const pool = (await rpc(devnet.anvil.rpcUrl, 'txpool_content', [])) as Record<
@@ -106,8 +112,10 @@ describe('a relayer nonce left empty under queued transactions', () => {
     assert.equal(Number(b.transaction!.details.txNonce), gapNonce + 1)
 
     // The reorg takes both away (the execution final: nothing watches it any more); the execution
-    // comes back to the node alone (a peer gossips it again) and waits above the empty nonce.
+    // comes back to the node alone (a peer gossips it again, a few reconciliation passes later:
+    // passes that found it missing) and waits above the empty nonce.
     await rpc(devnet.anvil.rpcUrl, 'evm_revert', [snapshot])
+    await reconciliationPasses()
     await rpc(devnet.anvil.rpcUrl, 'eth_sendRawTransaction', [evmSignedExecution.rawTransaction(b.transaction!)])
     assert.deepEqual(await counts(relayer.address), { latest: gapNonce, pending: gapNonce })
     assert.deepEqual(await inPool(relayer.address), [gapNonce + 1])
@@ -162,6 +170,8 @@ describe('a relayer nonce left empty under queued transactions', () => {
     const gapNonce = Number(a!.transaction!.details.txNonce)
     assert.equal(Number(b!.transaction!.details.txNonce), gapNonce + 1)
     await rpc(devnet.anvil.rpcUrl, 'evm_revert', [snapshot])
+    // The second comes back (a peer gossips it again) only after passes that found both missing.
+    await reconciliationPasses()
     await rpc(devnet.anvil.rpcUrl, 'eth_sendRawTransaction', [evmSignedExecution.rawTransaction(b!.transaction!)])
     assert.deepEqual(await inPool(relayer), [gapNonce + 1])
 

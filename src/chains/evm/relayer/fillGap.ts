@@ -25,6 +25,12 @@ export type GapCheck =
 const probes = 8
 /** Nonces below the node's count whose transactions stay remembered, to be delivered again if a reorg empties them. */
 const keptMined = 64
+/**
+ * How long a transaction above the node's count that the node no longer holds stays remembered: a
+ * reorg drops it from the node's pool, and a peer may gossip it back minutes later, queued above
+ * the gap. Forgotten at once, it would wait there unseen for as long as the relayer is idle.
+ */
+const keptMissingMs = 10 * 60_000
 
 /**
  * `queued`: a transaction of this relayer the caller knows of above the node's next nonce (a
@@ -49,14 +55,22 @@ export function fillGap(
     // A journaled transaction the reconciler knows above the gap joins what this relayer sent, so
     // that the checks of later passes (with or without it) agree on the gap.
     if (queued && queued.nonce > next) sent.set(queued.nonce, { hash: queued.hash, raw: queued.raw })
-    const above: Array<[number, Hex]> = [...sent].filter(([n]) => n > next).map(([n, { hash }]) => [n, hash])
-    above.sort(([a], [b]) => a - b)
-    const held = await firstHeld(ctx, above.slice(0, probes))
+    const above = [...sent].filter(([n]) => n > next).sort(([a], [b]) => a - b)
+    // Those not yet found missing are asked after first, the lowest first; then the missing ones.
+    const candidates = [
+      ...above.filter(([, t]) => t.missingSince === undefined),
+      ...above.filter(([, t]) => t.missingSince !== undefined),
+    ]
+    const held = await firstHeld(
+      ctx,
+      candidates.slice(0, probes).map(([n, { hash }]) => [n, hash]),
+    )
     if (held === undefined) {
       ctx.gapSeen = undefined
-      // Nothing of ours waits above `next` (what was sent there is gone): a send then reads its
-      // nonce again rather than going above the empty one.
-      if (above.length <= probes && ctx.nextNonce !== undefined && ctx.nextNonce > next) ctx.nextNonce = undefined
+      // Nothing of ours waits above `next` (what was sent there is gone, each one found missing): a
+      // send then reads its nonce again rather than going above the empty one.
+      const gone = above.every(([n]) => !sent.has(n) || sent.get(n)!.missingSince !== undefined)
+      if (gone && ctx.nextNonce !== undefined && ctx.nextNonce > next) ctx.nextNonce = undefined
       return { kind: 'none' }
     }
     const seen = ctx.gapSeen
@@ -100,7 +114,10 @@ export function fillGap(
   })
 }
 
-/** The lowest nonce of these whose transaction the node holds; those it does not are forgotten. */
+/**
+ * The lowest nonce of these whose transaction the node holds. Those it does not hold are
+ * remembered as missing, and forgotten once missing for `keptMissingMs`.
+ */
 async function firstHeld(
   { client, sent }: RelayerContext,
   candidates: Array<[number, Hex]>,
@@ -110,8 +127,14 @@ async function firstHeld(
       if (err instanceof TransactionNotFoundError) return undefined
       throw err
     })
-    if (known) return nonce
-    if (sent.get(nonce)?.hash === hash) sent.delete(nonce)
+    const entry = sent.get(nonce)?.hash === hash ? sent.get(nonce) : undefined
+    if (known) {
+      if (entry) entry.missingSince = undefined
+      return nonce
+    }
+    if (!entry) continue
+    entry.missingSince ??= Date.now()
+    if (Date.now() - entry.missingSince >= keptMissingMs) sent.delete(nonce)
   }
   return undefined
 }

@@ -66,9 +66,10 @@ export type RelayerContext = {
    * Nonce to the last transaction broadcast at it (the node took it or its answer was lost), kept
    * until the node's count is well past the nonce: how a gap with this relayer's own transactions queued
    * behind it is told from one with nothing behind it, and what is delivered again into the gap
-   * when the node lost it (fillGap.ts).
+   * when the node lost it (fillGap.ts). `missingSince`: when a gap check first found the node
+   * without it (a reorg took it out; a peer may gossip it back), remembered a while all the same.
    */
-  sent: Map<number, { hash: Hex; raw: Hex }>
+  sent: Map<number, { hash: Hex; raw: Hex; missingSince?: number | undefined }>
   /** The empty nonce the last gap check found with transactions queued above it, and when. */
   gapSeen: { nonce: number; at: number } | undefined
   /**
