@@ -49,7 +49,10 @@
 //   before it: it mines what they would replay);
 // - otherwise it goes when the calls stop coming for `pauseMs`: executes that arrive together (the
 //   answers to one block, each followed by the client's next) go in one batch, before any of
-//   them sends.
+//   them sends; but when they stop coming with the next block due before the first of their
+//   transactions could reach the pool (`toPoolMs` and `toPoolPerCallMs` a call), at either block,
+//   they wait for that block (until it is `dueLateMs` late): what it mines of the gateway's is not
+//   replayed, and they lose no block.
 // A lone execute (the last batch held fewer than 4 calls, and few of the gateway's transactions
 // are in the pool) goes at once.
 import { type Address, type Hex, numberToHex } from 'viem'
@@ -145,6 +148,19 @@ const replayOutweighs = (kept: readonly OwnUnmined[] | undefined, calls: number)
  * waits for that block, which mines what it would replay, instead of running them all again.
  */
 const dueShare = 0.5
+/**
+ * A batch's time from when it goes to its first transaction in the node's pool (its simulation,
+ * the signatures, the journal's write and fsync) is about this much, and this much more a call, on
+ * the execute bench's machine (docs/performance.md, thirtieth session: ~120 ms for a wave of 200,
+ * its last broadcast ~110 ms later). Executes arriving together, asked with the next block due
+ * within it, could put none of their transactions in before that block: waiting for it costs them
+ * no block, and what it mines of the gateway's (the other part of a wave split over two blocks) is
+ * then not replayed before them.
+ */
+const toPoolMs = 10
+const toPoolPerCallMs = 0.5
+/** A block due and not seen this long after: the batch waiting for it goes. */
+const dueLateMs = 5
 /** At most this many calls in one simulated block. */
 const maxCalls = 256
 /** Up to this much gas of limits, a batch's block keeps the pending block's own gas limit (under most chains' 30 M). */
@@ -341,17 +357,27 @@ export function createSimulationBatcher(
     return gap ? count : left
   }
 
-  /** Whether the next block is due within `dueShare` of the spacing (not overdue). */
-  function dueSoon(now: number): boolean {
-    if (nextBlock === undefined) return false
+  /** In how many ms the next block is due, when that is within `withinMs` (not overdue). */
+  function dueWithin(now: number, withinMs: number): number | undefined {
+    if (nextBlock === undefined) return undefined
     const dueIn = nextBlock.due - now
-    return dueIn > 0 && dueIn < dueShare * nextBlock.spacingMs
+    return dueIn > 0 && dueIn < withinMs ? dueIn : undefined
   }
+
+  /** Whether the next block is due within `dueShare` of the spacing (not overdue). */
+  const dueSoon = (now: number) =>
+    nextBlock !== undefined && dueWithin(now, dueShare * nextBlock.spacingMs) !== undefined
 
   /** How long the calls waiting may still gather, in ms (0 or less: the batch goes now). */
   function waitMs(now: number): number {
     if (queue.length >= maxCalls || queuedGas >= gasBudget) return 0
     const latest = queue[0]!.at + gatherMs - now
+    // Executes that arrived together and stopped coming, with the next block due before the first of
+    // them could reach the pool: they go when that block is seen (blockSeen looks again), within the window.
+    if (queue.length >= concurrentCalls && now - lastAsked >= pauseMs) {
+      const dueIn = dueWithin(now, toPoolMs + toPoolPerCallMs * queue.length)
+      if (dueIn !== undefined) return Math.min(latest, dueIn + dueLateMs)
+    }
     const inPool = pending()
     const recent = now - lastSent < gatherMs
     // The gateway's unmined transactions are listed (a copy of each key's) only when several wait in the pool.
