@@ -433,40 +433,40 @@ test('a batch behind a replay of 64 or more, asked with the next block due withi
 test('executes arriving together, asked with the next block due before the first of them could reach the pool (10 ms and 0.5 ms a call), wait for that block, at most until it is 5 ms late; with the block due later, or a smaller batch, they go once the calls stop coming', async () => {
   const { node, batcher, counted, wave, simulations } = replayingBatcher(300)
   await wave(0x100, 4) // executes arrive together: the next batch gathers
-  const sinceAsked = () => performance.now() - node.simulations().at(-1)!.at
-  // A block seen on a chain of 200 ms blocks; ~40 ms before the next, 100 calls (60 ms to the pool) wait for it.
-  batcher.blockSeen(200)
-  await sleep(160)
-  const part = wave(0x200, 100)
-  await sleep(20)
+  const lastAt = () => node.simulations().at(-1)!.at
+  // A block seen on a chain of 400 ms blocks; ~100 ms before the next, 200 calls (110 ms to the pool) wait for it.
+  batcher.blockSeen(400)
+  await sleep(300)
+  const part = wave(0x200, 200)
+  await sleep(30)
   assert.equal(simulations(), 1, 'the batch waits for the block')
   const blockAt = performance.now()
-  batcher.blockSeen(200)
+  batcher.blockSeen(400)
   await part
   assert.equal(simulations(), 2)
-  assert.ok(node.simulations()[1]!.at - blockAt < 20, 'it went when the block came')
-  assert.deepEqual(counted.at(-1), [100, 0])
+  assert.ok(lastAt() - blockAt < 40, 'it went when the block came')
+  assert.deepEqual(counted.at(-1), [200, 0])
 
-  // The next block due in ~200 ms: the same batch goes once its calls stop coming.
-  batcher.blockSeen(200)
+  // The next block due in ~400 ms: the same batch goes once its calls stop coming.
+  batcher.blockSeen(400)
   let at = performance.now()
-  await wave(0x300, 100)
-  assert.ok(node.simulations().at(-1)!.at - at < 40, `it went at once: ${sinceAsked().toFixed(0)} ms ago`)
+  await wave(0x300, 200)
+  assert.ok(lastAt() - at < 60, `it went at once: ${(lastAt() - at).toFixed(0)} ms`)
 
-  // ~40 ms before the next block, which does not come: the batch goes once it is 5 ms late, not at the window's end.
-  batcher.blockSeen(200)
-  await sleep(160)
+  // ~100 ms before the next block, which does not come: the batch goes once it is 5 ms late, not at the window's end.
+  batcher.blockSeen(400)
+  await sleep(300)
   at = performance.now()
-  await wave(0x400, 100)
-  const waited = node.simulations().at(-1)!.at - at
-  assert.ok(waited >= 25 && waited < 150, `it waited for the block's due time: ${waited.toFixed(0)} ms`)
+  await wave(0x400, 200)
+  const waited = lastAt() - at
+  assert.ok(waited >= 60 && waited < 250, `it waited for the block's due time: ${waited.toFixed(0)} ms`)
 
-  // 8 calls, 14 ms to the pool, ~40 ms before the next block: they can reach it first, and go once they stop coming.
-  batcher.blockSeen(200)
-  await sleep(160)
+  // 8 calls, 14 ms to the pool, ~100 ms before the next block: they can reach it first, and go once they stop coming.
+  batcher.blockSeen(400)
+  await sleep(300)
   at = performance.now()
   await wave(0x500, 8)
-  assert.ok(node.simulations().at(-1)!.at - at < 25, 'the smaller batch went at once')
+  assert.ok(lastAt() - at < 60, `the smaller batch went at once: ${(lastAt() - at).toFixed(0)} ms`)
   assert.equal(simulations(), 5)
 })
 

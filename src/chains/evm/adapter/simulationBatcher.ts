@@ -50,8 +50,8 @@
 // - otherwise it goes when the calls stop coming for `pauseMs`: executes that arrive together (the
 //   answers to one block, each followed by the client's next) go in one batch, before any of
 //   them sends; but when they stop coming with the next block due before the first of their
-//   transactions could reach the pool (`toPoolMs` and `toPoolPerCallMs` a call), at either block,
-//   they wait for that block (until it is `dueLateMs` late): what it mines of the gateway's is not
+//   transactions could reach the pool (`toPoolMs` and `toPoolPerCallMs` a call), on `latest` or
+//   at the pending block, they wait for that block (until it is `dueLateMs` late): what it mines of the gateway's is not
 //   replayed, and they lose no block.
 // A lone execute (the last batch held fewer than 4 calls, and few of the gateway's transactions
 // are in the pool) goes at once.
