@@ -248,6 +248,8 @@ export async function prepareExecution(
       })
     const { transactionHash } = sent
     receipts.broadcast(transactionHash)
+    // In the node's pool: the first of its batch tells the simulations how long a batch takes to get there.
+    if (turn?.askedAt !== undefined) ctx.simulations.pooled(turn.askedAt)
     log.info(
       {
         transactionHash,

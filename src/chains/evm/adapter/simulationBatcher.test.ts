@@ -470,6 +470,41 @@ test('executes arriving together, asked with the next block due before the first
   assert.equal(simulations(), 5)
 })
 
+test('the time to the pool is what the batches measured: a wave whose batches reached the pool quickly goes before a block due within the model; one whose batches were slow waits for a block due beyond it', async () => {
+  const { node, batcher, wave } = replayingBatcher(300)
+  await wave(0x100, 4)
+  const lastAt = () => node.simulations().at(-1)!.at
+  /** `n` waves of 200, the first transaction of each in the pool `after` ms after its batch was asked. */
+  const measured = async (n: number, after: number) => {
+    for (let i = 0; i < n; i++) {
+      const results = await wave(0x1000 * (i + 2), 200)
+      await sleep(after)
+      // Every transaction of the batch tells it; only the first counts.
+      for (const r of results) batcher.pooled(r.turn.askedAt!)
+    }
+  }
+  // Quick: ~20 ms against the model's 110 for 200 calls.
+  await measured(8, 5)
+  batcher.blockSeen(400)
+  await sleep(300) // the next block due in ~100 ms: within the model's 110 ms, beyond the measured ~40
+  let at = performance.now()
+  await wave(0x20000, 200)
+  assert.ok(lastAt() - at < 60, `it went once its calls stopped coming: ${(lastAt() - at).toFixed(0)} ms`)
+
+  // Slow: ~4 times the model.
+  await measured(8, 450)
+  batcher.blockSeen(400)
+  await sleep(150) // the next block due in ~250 ms: beyond the model, within what was measured
+  at = performance.now()
+  const going = wave(0x30000, 200)
+  await sleep(120)
+  assert.equal(node.simulations().at(-1)!.at < at, true, 'the batch waits for the block')
+  const blockAt = performance.now()
+  batcher.blockSeen(400)
+  await going
+  assert.ok(lastAt() - blockAt < 40, 'it went when the block came')
+})
+
 test('while some unmined transaction of the gateway is not known, the batch runs at the pending block, and a crowded pool still waits for a block', async () => {
   const node = latestNode()
   const batcher = createSimulationBatcher(node.request, { gatherMs: 150, pending: () => 20, own: () => undefined })

@@ -50,8 +50,8 @@
 // - otherwise it goes when the calls stop coming for `pauseMs`: executes that arrive together (the
 //   answers to one block, each followed by the client's next) go in one batch, before any of
 //   them sends; but when they stop coming with the next block due before the first of their
-//   transactions could reach the pool (`toPoolMs` and `toPoolPerCallMs` a call), on `latest` or
-//   at the pending block, they wait for that block (until it is `dueLateMs` late): what it mines of the gateway's is not
+//   transactions could reach the pool (`toPoolMs` and `toPoolPerCallMs` a call, scaled by what the
+//   batches measured: `pooled`), on `latest` or at the pending block, they wait for that block (until it is `dueLateMs` late): what it mines of the gateway's is not
 //   replayed, and they lose no block.
 // A lone execute (the last batch held fewer than 4 calls, and few of the gateway's transactions
 // are in the pool) goes at once.
@@ -101,6 +101,12 @@ export type SimulationBatcher = {
    * for the window goes now, and the head and each key's count on it are read for the next batch.
    */
   blockSeen(spacingMs?: number): void
+  /**
+   * A transaction simulated in the batch asked of the node at `askedAt` (its turn's `askedAt`) was
+   * taken by the node's pool (its broadcast answered): the first of each batch measures how long a
+   * batch takes from when it goes to the pool, which scales the model of that time.
+   */
+  pooled(askedAt: number): void
 }
 
 /** `calls`: the call asked for, last, after what must run before it. */
@@ -150,15 +156,23 @@ const replayOutweighs = (kept: readonly OwnUnmined[] | undefined, calls: number)
 const dueShare = 0.5
 /**
  * A batch's time from when it goes to its first transaction in the node's pool (its simulation,
- * the signatures, the journal's write and fsync) is about this much, and this much more a call, on
- * the execute bench's machine (docs/performance.md, thirtieth session: ~120 ms for a wave of 200,
- * its last broadcast ~110 ms later). Executes arriving together, asked with the next block due
- * within it, could put none of their transactions in before that block: waiting for it costs them
- * no block, and what it mines of the gateway's (the other part of a wave split over two blocks) is
- * then not replayed before them.
+ * the signatures, the journal's write and fsync) is modelled as this much, and this much more a
+ * call: ~110 ms for a wave of 200, as measured on a slow day of the execute bench's machine
+ * (docs/performance.md, thirtieth session: ~120 ms). Executes arriving together, asked with the
+ * next block due within it, could put none of their transactions in before that block: waiting for
+ * it costs them no block, and what it mines of the gateway's (the other part of a wave split over
+ * two blocks) is then not replayed before them. The model is scaled by what the batches measure
+ * (`pooled`): on a faster day the same wave took ~65 ms, and waits the model alone set lost the
+ * block they were meant to keep (thirty-first session).
  */
 const toPoolMs = 10
 const toPoolPerCallMs = 0.5
+/** Each batch's measured time to the pool moves the model's scale this share of the way (the rest is the batches before). */
+const toPoolLearning = 0.25
+/** A measure is taken as at most this many times the model, and at least its inverse (a stall, a node that answered a lone call at once). */
+const toPoolScaleBound = 4
+/** How many of the last batches are remembered until their first transaction reaches the pool. */
+const batchesRemembered = 8
 /** A block due and not seen this long after: the batch waiting for it goes. */
 const dueLateMs = 5
 /** At most this many calls in one simulated block. */
@@ -244,6 +258,12 @@ export function createSimulationBatcher(
   let atBlock: { view: Promise<HeadView | undefined>; until: number } | undefined
   /** When the next block is due (performance.now()), and the chain's spacing, once a block was seen on a chain whose pace is known. */
   let nextBlock: { due: number; spacingMs: number } | undefined
+  /** The measured time to the pool against the model (`toPoolMs`, `toPoolPerCallMs`): 1 until a batch measured it. */
+  let toPoolScale = 1
+  /** The last batches asked of the node (`askedAt`), when they went and how many calls they held, until their first transaction reached the pool. */
+  const unpooled: { askedAt: number; wentAt: number; calls: number }[] = []
+  /** How long a batch of `calls` takes from when it goes to its first transaction in the node's pool, in ms. */
+  const toPool = (calls: number) => toPoolScale * (toPoolMs + toPoolPerCallMs * calls)
 
   /**
    * The head and each key's count on it, read now (a block was just seen) under load: the last
@@ -375,7 +395,7 @@ export function createSimulationBatcher(
     // Executes that arrived together and stopped coming, with the next block due before the first of
     // them could reach the pool: they go when that block is seen (blockSeen looks again), within the window.
     if (queue.length >= concurrentCalls && now - lastAsked >= pauseMs) {
-      const dueIn = dueWithin(now, toPoolMs + toPoolPerCallMs * queue.length)
+      const dueIn = dueWithin(now, toPool(queue.length))
       if (dueIn !== undefined) return Math.min(latest, dueIn + dueLateMs)
     }
     const inPool = pending()
@@ -450,6 +470,7 @@ export function createSimulationBatcher(
   }
 
   async function run(batch: Waiting[]): Promise<void> {
+    const wentAt = lastSent
     // The view: every execution that claimed its signature is in what is replayed (or, below, in the node's pool).
     if (own() !== undefined) await order.view('signed', viewWaitMs)
     const replay = own()
@@ -458,7 +479,7 @@ export function createSimulationBatcher(
       // Refused with the replay (a node that takes none of it, a replayed transaction it finds
       // invalid): the pending block, which answers each caller's own error too.
       let unreachable: unknown
-      const askedAt = performance.now()
+      const askedAt = asking(wentAt, batch.length)
       const results = await ask(batch, replay).catch((err: unknown) => {
         // No answer at all (a hung or stopped node): the pending block would only wait as long again.
         if (isTransportError(err)) unreachable = err
@@ -474,13 +495,21 @@ export function createSimulationBatcher(
     const seen = await order.view('answered', viewWaitMs)
     if (batch.length === 1) return alone(batch[0]!, seen)
     let results: SimulatedResult[] | undefined
-    const askedAt = performance.now()
+    const askedAt = asking(wentAt, batch.length)
     try {
       results = await ask(batch)
     } catch {
       results = undefined
     }
     if (!results || !answer(batch, results, seen, askedAt)) await Promise.all(batch.map((w) => alone(w, seen)))
+  }
+
+  /** A batch that went at `wentAt` asked of the node now: remembered until its first transaction reaches the pool. */
+  function asking(wentAt: number, calls: number): number {
+    const askedAt = performance.now()
+    unpooled.push({ askedAt, wentAt, calls })
+    if (unpooled.length > batchesRemembered) unpooled.shift()
+    return askedAt
   }
 
   /**
@@ -516,6 +545,14 @@ export function createSimulationBatcher(
         spacingMs !== undefined && spacingMs > 0 ? { due: performance.now() + spacingMs, spacingMs } : undefined
       readAtBlock(spacingMs)
       schedule()
+    },
+    pooled: (askedAt) => {
+      const i = unpooled.findIndex((b) => b.askedAt === askedAt)
+      if (i === -1) return
+      const [{ wentAt, calls }] = unpooled.splice(i, 1) as [(typeof unpooled)[number]]
+      const measured = (performance.now() - wentAt) / (toPoolMs + toPoolPerCallMs * calls)
+      const bounded = Math.min(toPoolScaleBound, Math.max(1 / toPoolScaleBound, measured))
+      toPoolScale += (bounded - toPoolScale) * toPoolLearning
     },
     simulate: (call, precededBy, { confirming = false } = {}) =>
       new Promise<SimulatedResults>((resolve, reject) => {
