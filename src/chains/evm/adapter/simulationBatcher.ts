@@ -51,8 +51,9 @@
 //   answers to one block, each followed by the client's next) go in one batch, before any of
 //   them sends; but when they stop coming with the next block due before the first of their
 //   transactions could reach the pool (`toPoolMs` and `toPoolPerCallMs` a call, scaled by what the
-//   batches measured: `pooled`), on `latest` or at the pending block, they wait for that block (until it is `dueLateMs` late): what it mines of the gateway's is not
-//   replayed, and they lose no block.
+//   batches measured: `pooled`), on `latest` or at the pending block, they wait for that block
+//   (until it is `dueLateMs` late): what it mines of the gateway's is not replayed, and they lose
+//   no block.
 // A lone execute (the last batch held fewer than 4 calls, and few of the gateway's transactions
 // are in the pool) goes at once.
 import { type Address, type Hex, numberToHex } from 'viem'
@@ -549,7 +550,7 @@ export function createSimulationBatcher(
     pooled: (askedAt) => {
       const i = unpooled.findIndex((b) => b.askedAt === askedAt)
       if (i === -1) return
-      const [{ wentAt, calls }] = unpooled.splice(i, 1) as [(typeof unpooled)[number]]
+      const { wentAt, calls } = unpooled.splice(i, 1)[0]!
       const measured = (performance.now() - wentAt) / (toPoolMs + toPoolPerCallMs * calls)
       const bounded = Math.min(toPoolScaleBound, Math.max(1 / toPoolScaleBound, measured))
       toPoolScale += (bounded - toPoolScale) * toPoolLearning
