@@ -430,26 +430,38 @@ test('a batch behind a replay of 64 or more, asked with the next block due withi
   assert.deepEqual(counted.at(-1), [100, 100])
 })
 
-test('executes arriving together, asked with the next block due before the first of them could reach the pool (10 ms and 0.5 ms a call), wait for that block, at most until it is 5 ms late; with the block due later, or a smaller batch, they go once the calls stop coming', async () => {
-  const { node, batcher, counted, wave, simulations } = replayingBatcher(300)
+test('executes arriving together, asked with the next block due before the first of them could reach the pool (10 ms and 0.5 ms a call) and some of the gateway transactions unmined, wait for that block, at most until it is 5 ms late; with the block due later, a smaller batch or nothing unmined, they go once the calls stop coming', async () => {
+  const { node, batcher, counted, keep, wave, simulations } = replayingBatcher(300)
   await wave(0x100, 4) // executes arrive together: the next batch gathers
   const lastAt = () => node.simulations().at(-1)!.at
-  // A block seen on a chain of 400 ms blocks; ~100 ms before the next, 200 calls (110 ms to the pool) wait for it.
+  // A block seen on a chain of 400 ms blocks, 36 of the gateway's transactions left for the next (a
+  // wave mined over two blocks); ~100 ms before it, 200 calls (110 ms to the pool) wait for it.
+  keep(36)
   batcher.blockSeen(400)
   await sleep(300)
   const part = wave(0x200, 200)
   await sleep(30)
   assert.equal(simulations(), 1, 'the batch waits for the block')
   const blockAt = performance.now()
+  keep(0) // the block mined them
   batcher.blockSeen(400)
   await part
   assert.equal(simulations(), 2)
   assert.ok(lastAt() - blockAt < 40, 'it went when the block came')
-  assert.deepEqual(counted.at(-1), [200, 0])
+  assert.deepEqual(counted.at(-1), [200, 0], 'with nothing replayed')
+
+  // The same, with nothing of the gateway's unmined: the block would spare no replay, and the batch
+  // goes once its calls stop coming.
+  batcher.blockSeen(400)
+  await sleep(300)
+  let at = performance.now()
+  await wave(0x250, 200)
+  assert.ok(lastAt() - at < 60, `it went at once: ${(lastAt() - at).toFixed(0)} ms`)
+  keep(36)
 
   // The next block due in ~400 ms: the same batch goes once its calls stop coming.
   batcher.blockSeen(400)
-  let at = performance.now()
+  at = performance.now()
   await wave(0x300, 200)
   assert.ok(lastAt() - at < 60, `it went at once: ${(lastAt() - at).toFixed(0)} ms`)
 
@@ -467,12 +479,13 @@ test('executes arriving together, asked with the next block due before the first
   at = performance.now()
   await wave(0x500, 8)
   assert.ok(lastAt() - at < 60, `the smaller batch went at once: ${(lastAt() - at).toFixed(0)} ms`)
-  assert.equal(simulations(), 5)
+  assert.equal(simulations(), 6)
 })
 
 test('the time to the pool is what the batches measured: a wave whose batches reached the pool quickly goes before a block due within the model; one whose batches were slow waits for a block due beyond it', async () => {
-  const { node, batcher, wave } = replayingBatcher(300)
+  const { node, batcher, keep, wave } = replayingBatcher(300)
   await wave(0x100, 4)
+  keep(36) // some of the gateway's transactions unmined: a block due soon is worth a wait
   const lastAt = () => node.simulations().at(-1)!.at
   /** `n` waves of 200, the first transaction of each in the pool `after` ms after its batch was asked. */
   const measured = async (n: number, after: number) => {

@@ -51,9 +51,9 @@
 //   answers to one block, each followed by the client's next) go in one batch, before any of
 //   them sends; but when they stop coming with the next block due before the first of their
 //   transactions could reach the pool (`toPoolMs` and `toPoolPerCallMs` a call, scaled by what the
-//   batches measured: `pooled`), on `latest` or at the pending block, they wait for that block
-//   (until it is `dueLateMs` late): what it mines of the gateway's is not replayed, and they lose
-//   no block.
+//   batches measured: `pooled`), on `latest` or at the pending block, while some of the gateway's
+//   transactions are unmined, they wait for that block (until it is `dueLateMs` late): what it mines
+//   of the gateway's is not replayed, and they lose no block.
 // A lone execute (the last batch held fewer than 4 calls, and few of the gateway's transactions
 // are in the pool) goes at once.
 import { type Address, type Hex, numberToHex } from 'viem'
@@ -393,13 +393,16 @@ export function createSimulationBatcher(
   function waitMs(now: number): number {
     if (queue.length >= maxCalls || queuedGas >= gasBudget) return 0
     const latest = queue[0]!.at + gatherMs - now
+    const inPool = pending()
     // Executes that arrived together and stopped coming, with the next block due before the first of
-    // them could reach the pool: they go when that block is seen (blockSeen looks again), within the window.
-    if (queue.length >= concurrentCalls && now - lastAsked >= pauseMs) {
+    // them could reach the pool and something of the gateway's for it to mine: they go when that block
+    // is seen (blockSeen looks again), within the window. With nothing of the gateway's unmined the
+    // block spares them no replay, and nothing reads the head for it (no receipt is waited for): the
+    // wait ran to its due time, past the block (thirty-second session).
+    if (inPool > 0 && queue.length >= concurrentCalls && now - lastAsked >= pauseMs) {
       const dueIn = dueWithin(now, toPool(queue.length))
       if (dueIn !== undefined) return Math.min(latest, dueIn + dueLateMs)
     }
-    const inPool = pending()
     const recent = now - lastSent < gatherMs
     // The gateway's unmined transactions are listed (a copy of each key's) only when several wait in the pool.
     const kept = inPool >= crowdedPool ? own() : undefined
