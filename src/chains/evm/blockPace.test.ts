@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { type BlockPace, createBlockPace, nextReadDelay, noteHead, spacingOf } from './blockPace.ts'
+import { type BlockPace, createBlockPace, nextDueIn, nextReadDelay, noteHead, spacingOf } from './blockPace.ts'
 
 /** A pace that saw blocks 1… at `at` (ms). */
 function seen(...at: number[]): BlockPace {
@@ -83,5 +83,36 @@ describe('blockPace', () => {
 
   it('reads at the interval where an operator set it below the fine step', () => {
     assert.equal(nextReadDelay(seen(0, 2000, 4000, 6000), 7900, 20), 20)
+  })
+
+  it("reads the spacing off the earliest of the last sightings (eight or more): late reads among prompt ones do not pull it off the chain's", () => {
+    // 200 ms blocks, read 0, 50, 10 or 60 ms after each was made: steps 250, 160, 250, 140, ...
+    const late = [0, 50, 10, 60, 0, 50, 10, 60, 0, 50]
+    const pace = seen(...late.map((l, i) => i * 200 + l))
+    assert.equal(
+      [...pace.spacings].sort((a, b) => a - b)[4],
+      250,
+      "the median of the steps alone: a quarter over the chain's",
+    )
+    assert.equal(spacingOf(pace), 200)
+  })
+
+  it('has the next block due a spacing after the earliest the last sightings put the last head: one seen late does not move it', () => {
+    const pace = seen(0, 200, 400, 600, 800, 1000, 1200, 1400, 1600)
+    noteHead(pace, 10n, 1870) // made at 1800, read 70 ms late
+    assert.equal(spacingOf(pace), 200)
+    assert.equal(nextDueIn(pace, 1870), 130, 'due at 2000, not 2070')
+    assert.equal(nextReadDelay(pace, 1900, 50), 50)
+    assert.equal(nextReadDelay(pace, 1960, 50), 20, 'reads from 1980: two fine steps before 2000')
+    noteHead(pace, 11n, 1990) // seen before the sightings put it: it is the anchor
+    assert.ok(Math.abs(nextDueIn(pace, 1990)! - 200) < 2, `due ~200 ms after it: ${nextDueIn(pace, 1990)}`)
+    assert.equal(nextDueIn(createBlockPace(), 0), undefined, 'no spacing, no due time')
+  })
+
+  it('forgets the sightings before a lull: the next due time comes from the heads after it', () => {
+    const pace = seen(0, 200, 400, 600, 800, 1000)
+    noteHead(pace, 20n, 10_050) // 14 blocks later: a lull
+    assert.deepEqual(pace.sightings, [{ head: 20n, at: 10_050 }])
+    assert.equal(nextDueIn(pace, 10_050), 200, 'a spacing after its own sighting')
   })
 })

@@ -22,16 +22,16 @@ export type CreateReceiptWatcherParameters<R> = {
   onError?(err: unknown): void
   /**
    * Told when a new block's receipts were read (the node's pool just lost what it mined), with the
-   * chain's spacing between blocks as seen (ms; undefined until known).
+   * chain's spacing between blocks as seen and in how long the next is due (ms; undefined until known).
    */
-  onBlock?(spacingMs: number | undefined): void
+  onBlock?(spacingMs: number | undefined, dueInMs?: number): void
 }
 
 export type Waiter<R> = { resolve(r: R): void; reject(e: unknown): void; deadline: number }
 
 export type ReceiptWatcherContext<R> = Required<Omit<CreateReceiptWatcherParameters<R>, 'onError' | 'onBlock'>> & {
   onError: ((err: unknown) => void) | undefined
-  onBlock: ((spacingMs: number | undefined) => void) | undefined
+  onBlock: ((spacingMs: number | undefined, dueInMs?: number) => void) | undefined
   /** The waits, by lower-case transaction hash. */
   waiting: Map<string, Waiter<R>[]>
   /** The last block read whole (every block after it is still to read); undefined before the first step and after a long lull. */

@@ -6,7 +6,7 @@
 // place at the last block it read whole: the next step reads on from there, so a failed read of
 // the node skips no block (it used to start again from the head, leaving what the skipped blocks
 // mined to the recheck, 5 s and more later).
-import { nextReadDelay, noteHead, spacingOf } from './blockPace.ts'
+import { nextDueIn, nextReadDelay, noteHead, spacingOf } from './blockPace.ts'
 import { type ReceiptWatcherContext, receiptKey } from './receiptWatcherContext.ts'
 import { askAlone, settleReceipt } from './settleReceipts.ts'
 
@@ -27,7 +27,7 @@ export async function tickReceiptWatch<R>(ctx: ReceiptWatcherContext<R>): Promis
     placed(ctx)
     if (head >= from) {
       await readBlocks(ctx, from, head)
-      ctx.onBlock?.(spacingOf(ctx.pace))
+      ctx.onBlock?.(spacingOf(ctx.pace), nextDueIn(ctx.pace, Date.now()))
     }
     if (now - ctx.recheckedAt >= ctx.recheckEvery * ctx.intervalMs && ctx.waiting.size > 0) {
       ctx.recheckedAt = now

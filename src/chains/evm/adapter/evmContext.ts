@@ -134,7 +134,7 @@ export function createEvmContext({
     pool,
     log,
     pollingIntervalMs,
-    onBlock: (spacingMs) => simulations.blockSeen(spacingMs),
+    onBlock: (spacingMs, dueInMs) => simulations.blockSeen(spacingMs, dueInMs),
   })
   // A relayer's transaction mined: it (and what its key sent below it) is no longer replayed before simulations.
   const receipts: ReceiptWatcher<TransactionReceipt> = {

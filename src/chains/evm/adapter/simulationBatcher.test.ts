@@ -482,6 +482,29 @@ test('executes arriving together, asked with the next block due before the first
   assert.equal(simulations(), 6)
 })
 
+test('the next block is due when the watch says it is (`dueInMs`), not a spacing after it was seen', async () => {
+  const { node, batcher, keep, wave } = replayingBatcher(300)
+  await wave(0x100, 4)
+  keep(36)
+  const lastAt = () => node.simulations().at(-1)!.at
+  // Seen late: the next block is due in ~100 ms, within the 110 ms 200 calls take to the pool.
+  batcher.blockSeen(400, 100)
+  const at = performance.now()
+  const going = wave(0x200, 200)
+  await sleep(40)
+  assert.ok(node.simulations().at(-1)!.at < at, 'the batch waits for the block')
+  await going
+  assert.ok(
+    lastAt() - at >= 90 && lastAt() - at < 200,
+    `it went once that block was 5 ms late: ${(lastAt() - at).toFixed(0)} ms`,
+  )
+  // Told nothing of when: a spacing after the sight (~400 ms), beyond the time to the pool.
+  batcher.blockSeen(400)
+  const next = performance.now()
+  await wave(0x300, 200)
+  assert.ok(lastAt() - next < 60, `it went once its calls stopped coming: ${(lastAt() - next).toFixed(0)} ms`)
+})
+
 test('the time to the pool is what the batches measured: a wave whose batches reached the pool quickly goes before a block due within the model; one whose batches were slow waits for a block due beyond it', async () => {
   const { node, batcher, keep, wave } = replayingBatcher(300)
   await wave(0x100, 4)

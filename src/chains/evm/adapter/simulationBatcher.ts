@@ -98,10 +98,11 @@ export type SimulationBatcher = {
     options?: { confirming?: boolean | undefined },
   ): Promise<SimulatedResults>
   /**
-   * A new block was seen (`spacingMs`: the chain's spacing between blocks, when known): what waits
-   * for the window goes now, and the head and each key's count on it are read for the next batch.
+   * A new block was seen (`spacingMs`: the chain's spacing between blocks, when known; `dueInMs`: in
+   * how long the next is due, a spacing unless told): what waits for the window goes now, and the
+   * head and each key's count on it are read for the next batch.
    */
-  blockSeen(spacingMs?: number): void
+  blockSeen(spacingMs?: number, dueInMs?: number): void
   /**
    * A transaction simulated in the batch asked of the node at `askedAt` (its turn's `askedAt`) was
    * taken by the node's pool (its broadcast answered): the first of each batch measures how long a
@@ -544,9 +545,11 @@ export function createSimulationBatcher(
   }
 
   return {
-    blockSeen: (spacingMs) => {
+    blockSeen: (spacingMs, dueInMs = spacingMs) => {
       nextBlock =
-        spacingMs !== undefined && spacingMs > 0 ? { due: performance.now() + spacingMs, spacingMs } : undefined
+        spacingMs !== undefined && spacingMs > 0 && dueInMs !== undefined
+          ? { due: performance.now() + dueInMs, spacingMs }
+          : undefined
       readAtBlock(spacingMs)
       schedule()
     },

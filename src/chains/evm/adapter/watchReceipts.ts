@@ -29,7 +29,7 @@ export function watchReceipts({
   pool: EndpointPool
   log: Logger
   pollingIntervalMs: number
-  onBlock?: (spacingMs: number | undefined) => void
+  onBlock?: (spacingMs: number | undefined, dueInMs?: number) => void
 }): ReceiptWatcher<TransactionReceipt> {
   let warnedAt = Number.NEGATIVE_INFINITY
   // One block watch answers every execution's receipt wait (reconciliation takes over after the limit).
