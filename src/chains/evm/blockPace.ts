@@ -8,19 +8,16 @@
 // slot, a stall) is read at the interval again, and the next block seen sets the pace anew
 // (docs/performance.md, tenth session).
 // A head read is never early, often late (the loop busy, the watch at its interval, the node slow to
-// answer): one late sighting then a prompt one make a short step, and the median of steps ran ~10%
+// answer): one late sighting then a prompt one make a short step, and the median of steps ran 2–10%
 // under anvil's 200 ms in the execute bench. So the spacing is read off the earliest sightings (the
 // lower hull of the last ones), and a block is due a spacing after when the last head was made: the
 // earliest that the last sightings, carried forward at the spacing, put it (docs/performance.md,
 // thirty-second session).
 
-/** Where the chain's blocks were seen: the last head and when; the last steps of one block; the last new heads and when each was read. */
-export type BlockPace = {
-  head: bigint | undefined
-  seenAt: number
-  spacings: number[]
-  sightings: { head: bigint; at: number }[]
-}
+/** A new head, and when it was read. */
+type Sighting = { head: bigint; at: number }
+/** Where the chain's blocks were seen: the last head and when; the last steps of one block; the last new heads. */
+export type BlockPace = { head: bigint | undefined; seenAt: number; spacings: number[]; sightings: Sighting[] }
 
 /** The spacing is the median of this many of the last steps, once there are at least `minSteps`. */
 const keptSteps = 9
@@ -69,22 +66,22 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 export function spacingOf({ spacings, sightings }: BlockPace): number | undefined {
   if (spacings.length < minSteps) return undefined
   if (sightings.length < hullSightings) return median(spacings)
-  const hull: BlockPace['sightings'] = []
+  const hull: Sighting[] = []
   for (const s of sightings) {
     // The last hull point goes while it is on or above the line from the one before it to `s`.
     while (hull.length >= 2 && !below(hull.at(-2)!, hull.at(-1)!, s)) hull.pop()
     hull.push(s)
   }
+  // The hull's edge over the middle sighting (the last sighting, always on the hull, is after it).
   const middle = sightings[Math.floor(sightings.length / 2)]!.head
   const from = hull.findLastIndex((s) => s.head <= middle)
-  const [a, b] = from === hull.length - 1 ? [hull.at(-2)!, hull.at(-1)!] : [hull[from]!, hull[from + 1]!]
+  const [a, b] = [hull[from]!, hull[from + 1]!]
   return (b.at - a.at) / Number(b.head - a.head)
 }
 
 /** Whether `b` is under the line from `a` to `c` (heads in that order). */
 const below = (a: Sighting, b: Sighting, c: Sighting) =>
   (b.at - a.at) * Number(c.head - a.head) < (c.at - a.at) * Number(b.head - a.head)
-type Sighting = BlockPace['sightings'][number]
 
 /** When the last head seen was made, as far as the sightings tell (never after its own sighting). */
 export function madeAt({ head, seenAt, sightings }: BlockPace, spacing: number): number {
@@ -94,8 +91,7 @@ export function madeAt({ head, seenAt, sightings }: BlockPace, spacing: number):
 }
 
 /** In how many ms the next block is due at `now` (negative: overdue); undefined until the spacing is known. */
-export function nextDueIn(pace: BlockPace, now: number): number | undefined {
-  const spacing = spacingOf(pace)
+export function nextDueIn(pace: BlockPace, now: number, spacing = spacingOf(pace)): number | undefined {
   if (spacing === undefined || spacing <= 0) return undefined
   return madeAt(pace, spacing) + spacing - now
 }

@@ -27,7 +27,8 @@ export async function tickReceiptWatch<R>(ctx: ReceiptWatcherContext<R>): Promis
     placed(ctx)
     if (head >= from) {
       await readBlocks(ctx, from, head)
-      ctx.onBlock?.(spacingOf(ctx.pace), nextDueIn(ctx.pace, Date.now()))
+      const spacing = spacingOf(ctx.pace)
+      ctx.onBlock?.(spacing, nextDueIn(ctx.pace, Date.now(), spacing))
     }
     if (now - ctx.recheckedAt >= ctx.recheckEvery * ctx.intervalMs && ctx.waiting.size > 0) {
       ctx.recheckedAt = now
