@@ -84,7 +84,7 @@ const below = (a: Sighting, b: Sighting, c: Sighting) =>
   (b.at - a.at) * Number(c.head - a.head) < (c.at - a.at) * Number(b.head - a.head)
 
 /** When the last head seen was made, as far as the sightings tell (never after its own sighting). */
-export function madeAt({ head, seenAt, sightings }: BlockPace, spacing: number): number {
+function madeAt({ head, seenAt, sightings }: BlockPace, spacing: number): number {
   let at = seenAt
   for (const s of sightings.slice(-anchorSightings)) at = Math.min(at, s.at + Number(head! - s.head) * spacing)
   return at
