@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { Hex } from 'viem'
 import { ExecutionRefusedError } from '../errors/executionRefusedError.ts'
+import { RelayerLeaseMovedError } from '../errors/relayerLeaseMovedError.ts'
 import type { ChainAdapter } from '../ports/chainAdapter.ts'
 import type { Intent } from '../ports/intent.ts'
 import { Status } from '../status/statusCodes.ts'
@@ -61,3 +62,102 @@ for (const paid of [false, true]) {
     await journal.close?.()
   })
 }
+
+/**
+ * A fleet instance whose key goes to another instance between an execution's simulation and its
+ * signature (the journal or the key's lease refuses it: nothing recorded or sent), `moves` times;
+ * then the execution is refused when simulated on the next key (a refusal ends the test without a
+ * chain). `holdsAnother`: what canSendNow says.
+ */
+function keyMovingAtSignature(moves: number, holdsAnother: boolean) {
+  let prepares = 0
+  let sends = 0
+  const adapter = {
+    chainId: 'eip155:31337',
+    chainType: 'evm',
+    canExecute: true,
+    canSendNow: async () => holdsAnother || prepares === 0,
+    signingRequest: () => ({}),
+    prepareExecution: async (_intent: Intent, _signature: Hex, options: { precededBy?: unknown }) => {
+      prepares++
+      return {
+        ok: true,
+        preceded: options.precededBy !== undefined,
+        send: async () => {
+          sends++
+          if (sends <= moves) throw new RelayerLeaseMovedError('eip155:31337', `0x${'c1'.repeat(20)}`, 3)
+          throw new ExecutionRefusedError(Status.DISALLOWED, `refused on the key of preparation ${prepares}`)
+        },
+      }
+    },
+  } as unknown as ChainAdapter
+  return { adapter, prepares: () => prepares, sends: () => sends }
+}
+
+const execute = (adapter: ChainAdapter, journal: ReturnType<typeof openJournal>) =>
+  executeIntent({ adapter, intent, intentHash, signature: '0x01', journal, receiptTimeoutMs: 1_000 })
+
+test('an execution whose key moved to another instance before its signature is prepared again on a key the instance still holds, under the same claim', async () => {
+  const journal = openJournal({ path: ':memory:' })
+  const { adapter, prepares, sends } = keyMovingAtSignature(1, true)
+  const outcome = await execute(adapter, journal)
+  assert.equal(prepares(), 2, 'simulated again on the other key')
+  assert.equal(sends(), 2)
+  // The second send's own answer, not a 503 to send it again.
+  assert.equal(outcome.status, Status.DISALLOWED)
+  assert.equal(outcome.detail, 'refused on the key of preparation 2')
+  assert.equal(await journal.get(intentHash, adapter.chainId), undefined, 'the claim was given back after the refusal')
+  await journal.close?.()
+})
+
+test('an execution whose key moved answers 503 no-relayer-key, its claim given back, when the instance holds no other key', async () => {
+  const journal = openJournal({ path: ':memory:' })
+  const { adapter, prepares } = keyMovingAtSignature(1, false)
+  const outcome = await execute(adapter, journal)
+  assert.equal(prepares(), 1, 'not prepared again')
+  assert.equal(outcome.status, Status.UNAVAILABLE)
+  assert.equal(outcome.problemType, 'urn:intent-gateway:problem:no-relayer-key')
+  assert.equal(outcome.retryAfterSeconds, 2)
+  assert.match(outcome.detail!, /its claim was given back/)
+  assert.equal(outcome.execution, undefined, 'nothing was sent')
+  assert.equal(await journal.get(intentHash, adapter.chainId), undefined, 'the claim was given back')
+  await journal.close?.()
+})
+
+test('an execution whose keys keep moving is prepared again twice at most, then answered 503 no-relayer-key', async () => {
+  const journal = openJournal({ path: ':memory:' })
+  const { adapter, prepares, sends } = keyMovingAtSignature(10, true)
+  const outcome = await execute(adapter, journal)
+  assert.equal(prepares(), 3)
+  assert.equal(sends(), 3)
+  assert.equal(outcome.status, Status.UNAVAILABLE)
+  assert.equal(outcome.problemType, 'urn:intent-gateway:problem:no-relayer-key')
+  assert.equal(await journal.get(intentHash, adapter.chainId), undefined, 'the claim was given back')
+  await journal.close?.()
+})
+
+test("a paid execution whose key moved after its payment settled is prepared again without the settlement before it (it is mined), and a refusal there keeps the payment as the intent's credit", async () => {
+  const journal = openJournal({ path: ':memory:' })
+  const preceded: boolean[] = []
+  const { adapter } = keyMovingAtSignature(1, true)
+  const prepare = adapter.prepareExecution.bind(adapter)
+  adapter.prepareExecution = async (...args) => {
+    const prepared = (await prepare(...args)) as unknown as { preceded: boolean }
+    preceded.push(prepared.preceded)
+    return prepared as never
+  }
+  const outcome = await executeIntent({
+    adapter,
+    intent,
+    intentHash,
+    signature: '0x01',
+    journal,
+    receiptTimeoutMs: 1_000,
+    paid: true,
+    precededBy: { from: `0x${'d1'.repeat(20)}`, to: `0x${'d2'.repeat(20)}`, data: '0x' } as never,
+  })
+  assert.deepEqual(preceded, [true, false])
+  assert.equal(outcome.status, Status.DISALLOWED)
+  assert.deepEqual(outcome.payment, paymentCredited)
+  await journal.close?.()
+})

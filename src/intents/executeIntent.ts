@@ -30,6 +30,8 @@ import { toReport } from './toReport.ts'
 
 const noRelayerKeyType = 'urn:intent-gateway:problem:no-relayer-key'
 const noRelayerKeyRetrySeconds = 2
+/** How many times one execute is prepared again on another key after its key moved to another instance before its signature. */
+const keyMovesAtMost = 2
 const accountNotDelegatedType = 'urn:intent-gateway:problem:account-not-delegated'
 
 export type ExecuteIntentParameters = {
@@ -191,6 +193,7 @@ async function prepare({
     ...(errors ? { errors } : {}),
   })
 
+  const keyMoved = (err: unknown) => err instanceof GatewayError && err.code === 'RELAYER_UNAVAILABLE'
   const noRelayerKey = (claimed = false): IntentOutcome => ({
     ...outcome(
       Status.UNAVAILABLE,
@@ -262,7 +265,7 @@ async function prepare({
   const givenBack = async (err: unknown): Promise<IntentOutcome> => {
     await journal.release(record)
     // The relayer key went to another instance between the check above and the send.
-    if (err instanceof GatewayError && err.code === 'RELAYER_UNAVAILABLE') return noRelayerKey(true)
+    if (keyMoved(err)) return noRelayerKey(true)
     // Cancelled by its creator (MCP tasks/cancel) before the signature: nothing was sent.
     if (err instanceof ClaimWithdrawnError) return outcome(err.status, err.shortMessage)
     // Simulated again before its signature (the simulation it was prepared on no longer held), refused there.
@@ -270,15 +273,18 @@ async function prepare({
       return { ...outcome(err.status, err.details), ...(paid ? { payment: paymentCredited } : {}) }
     throw err
   }
-  let preflight: Awaited<ReturnType<ChainAdapter['prepareExecution']>>
-  try {
-    preflight = await adapter.prepareExecution(intent, signature, {
+  // `settled`: a paid execute's settlement is mined (prepared again after it, nothing runs before the execution).
+  const prepareOn = (settled: boolean) =>
+    adapter.prepareExecution(intent, signature, {
       gasCap,
       previous,
-      ...(precededBy ? { precededBy } : {}),
+      ...(precededBy && !settled ? { precededBy } : {}),
       ...(account ? { account } : {}),
       ...(receivedAt !== undefined ? { receivedAt } : {}),
     })
+  let preflight: Awaited<ReturnType<ChainAdapter['prepareExecution']>>
+  try {
+    preflight = await prepareOn(false)
   } catch (err) {
     return givenBack(err)
   }
@@ -286,7 +292,7 @@ async function prepare({
     await journal.release(record)
     return outcome(preflight.status, preflight.detail, undefined, preflight.problemType, preflight.errors)
   }
-  const ready = preflight
+  let ready = preflight
   return {
     kind: 'ready',
     abandon: async (status, detail) => {
@@ -312,10 +318,31 @@ async function prepare({
     },
     send: async (noteSent) => {
       let submission: Awaited<ReturnType<typeof ready.send>>
-      try {
-        submission = await ready.send({ onSigned: (tx) => journal.recordSigned(record, tx) })
-      } catch (err) {
-        return givenBack(err)
+      for (let moves = 0; ; moves++) {
+        try {
+          submission = await ready.send({ onSigned: (tx) => journal.recordSigned(record, tx) })
+          break
+        } catch (err) {
+          // Its key went to another instance of the fleet between the simulation and the signature
+          // (a rebalance as an instance joins, a lease taken over): nothing was recorded or sent.
+          // While this instance holds another key, the claim stays and the execution is prepared
+          // again on that key (simulated as it will send it), rather than answered 503 to be sent again.
+          if (!(moves < keyMovesAtMost && keyMoved(err) && (await adapter.canSendNow?.()))) return givenBack(err)
+          let again: Awaited<ReturnType<ChainAdapter['prepareExecution']>>
+          try {
+            again = await prepareOn(true)
+          } catch (err) {
+            return givenBack(err)
+          }
+          if (!again.ok) {
+            await journal.release(record)
+            return {
+              ...outcome(again.status, again.detail, undefined, again.problemType, again.errors),
+              ...(paid ? { payment: paymentCredited } : {}),
+            }
+          }
+          ready = again
+        }
       }
       return awaitReceipt(submission, noteSent)
     },
