@@ -136,6 +136,25 @@ test('an execution whose keys keep moving is prepared again twice at most, then 
   await journal.close?.()
 })
 
+test('an account-mode execution whose key moved is not prepared again (the sender may have signed what names the key): 503 no-relayer-key', async () => {
+  const journal = openJournal({ path: ':memory:' })
+  const { adapter, prepares } = keyMovingAtSignature(1, true)
+  const outcome = await executeIntent({
+    adapter,
+    intent,
+    intentHash,
+    signature: '0x01',
+    journal,
+    receiptTimeoutMs: 1_000,
+    account: {},
+  })
+  assert.equal(prepares(), 1)
+  assert.equal(outcome.status, Status.UNAVAILABLE)
+  assert.equal(outcome.problemType, 'urn:intent-gateway:problem:no-relayer-key')
+  assert.equal(await journal.get(intentHash, adapter.chainId), undefined, 'the claim was given back')
+  await journal.close?.()
+})
+
 test("a paid execution whose key moved after its payment settled is prepared again without the settlement before it (it is mined), and a refusal there keeps the payment as the intent's credit", async () => {
   const journal = openJournal({ path: ':memory:' })
   const preceded: boolean[] = []

@@ -327,7 +327,10 @@ async function prepare({
           // (a rebalance as an instance joins, a lease taken over): nothing was recorded or sent.
           // While this instance holds another key, the claim stays and the execution is prepared
           // again on that key (simulated as it will send it), rather than answered 503 to be sent again.
-          if (!(moves < keyMovesAtMost && keyMoved(err) && (await adapter.canSendNow?.()))) return givenBack(err)
+          // Not in account mode: there the sender may have signed what names the key (Solana's fee
+          // payer in the message it signed), so it is told to send again.
+          if (!(moves < keyMovesAtMost && !account && keyMoved(err) && (await adapter.canSendNow?.())))
+            return givenBack(err)
           let again: Awaited<ReturnType<ChainAdapter['prepareExecution']>>
           try {
             again = await prepareOn(true)
