@@ -94,8 +94,20 @@ function keyMovingAtSignature(moves: number, holdsAnother: boolean) {
   return { adapter, prepares: () => prepares, sends: () => sends }
 }
 
-const execute = (adapter: ChainAdapter, journal: ReturnType<typeof openJournal>) =>
-  executeIntent({ adapter, intent, intentHash, signature: '0x01', journal, receiptTimeoutMs: 1_000 })
+type Journal = ReturnType<typeof openJournal>
+const execute = (adapter: ChainAdapter, journal: Journal, more: Partial<Parameters<typeof executeIntent>[0]> = {}) =>
+  executeIntent({ adapter, intent, intentHash, signature: '0x01', journal, receiptTimeoutMs: 1_000, ...more })
+
+/** Answered 503 no-relayer-key to send again: nothing sent, the claim given back. */
+async function assertNoRelayerKey(outcome: Awaited<ReturnType<typeof executeIntent>>, journal: Journal) {
+  assert.equal(outcome.status, Status.UNAVAILABLE)
+  assert.equal(outcome.problemType, 'urn:intent-gateway:problem:no-relayer-key')
+  assert.equal(outcome.retryAfterSeconds, 2)
+  assert.match(outcome.detail!, /its claim was given back/)
+  assert.equal(outcome.execution, undefined, 'nothing was sent')
+  assert.equal(await journal.get(intentHash, 'eip155:31337'), undefined, 'the claim was given back')
+  await journal.close?.()
+}
 
 test('an execution whose key moved to another instance before its signature is prepared again on a key the instance still holds, under the same claim', async () => {
   const journal = openJournal({ path: ':memory:' })
@@ -115,13 +127,7 @@ test('an execution whose key moved answers 503 no-relayer-key, its claim given b
   const { adapter, prepares } = keyMovingAtSignature(1, false)
   const outcome = await execute(adapter, journal)
   assert.equal(prepares(), 1, 'not prepared again')
-  assert.equal(outcome.status, Status.UNAVAILABLE)
-  assert.equal(outcome.problemType, 'urn:intent-gateway:problem:no-relayer-key')
-  assert.equal(outcome.retryAfterSeconds, 2)
-  assert.match(outcome.detail!, /its claim was given back/)
-  assert.equal(outcome.execution, undefined, 'nothing was sent')
-  assert.equal(await journal.get(intentHash, adapter.chainId), undefined, 'the claim was given back')
-  await journal.close?.()
+  await assertNoRelayerKey(outcome, journal)
 })
 
 test('an execution whose keys keep moving is prepared again twice at most, then answered 503 no-relayer-key', async () => {
@@ -130,29 +136,15 @@ test('an execution whose keys keep moving is prepared again twice at most, then 
   const outcome = await execute(adapter, journal)
   assert.equal(prepares(), 3)
   assert.equal(sends(), 3)
-  assert.equal(outcome.status, Status.UNAVAILABLE)
-  assert.equal(outcome.problemType, 'urn:intent-gateway:problem:no-relayer-key')
-  assert.equal(await journal.get(intentHash, adapter.chainId), undefined, 'the claim was given back')
-  await journal.close?.()
+  await assertNoRelayerKey(outcome, journal)
 })
 
 test('an account-mode execution whose key moved is not prepared again (the sender may have signed what names the key): 503 no-relayer-key', async () => {
   const journal = openJournal({ path: ':memory:' })
   const { adapter, prepares } = keyMovingAtSignature(1, true)
-  const outcome = await executeIntent({
-    adapter,
-    intent,
-    intentHash,
-    signature: '0x01',
-    journal,
-    receiptTimeoutMs: 1_000,
-    account: {},
-  })
+  const outcome = await execute(adapter, journal, { account: {} })
   assert.equal(prepares(), 1)
-  assert.equal(outcome.status, Status.UNAVAILABLE)
-  assert.equal(outcome.problemType, 'urn:intent-gateway:problem:no-relayer-key')
-  assert.equal(await journal.get(intentHash, adapter.chainId), undefined, 'the claim was given back')
-  await journal.close?.()
+  await assertNoRelayerKey(outcome, journal)
 })
 
 test("a paid execution whose key moved after its payment settled is prepared again without the settlement before it (it is mined), and a refusal there keeps the payment as the intent's credit", async () => {
@@ -165,13 +157,7 @@ test("a paid execution whose key moved after its payment settled is prepared aga
     preceded.push(prepared.preceded)
     return prepared as never
   }
-  const outcome = await executeIntent({
-    adapter,
-    intent,
-    intentHash,
-    signature: '0x01',
-    journal,
-    receiptTimeoutMs: 1_000,
+  const outcome = await execute(adapter, journal, {
     paid: true,
     precededBy: { from: `0x${'d1'.repeat(20)}`, to: `0x${'d2'.repeat(20)}`, data: '0x' } as never,
   })

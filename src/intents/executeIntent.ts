@@ -10,7 +10,7 @@ import { ExecutionRefusedError } from '../errors/executionRefusedError.ts'
 import { GatewayError } from '../errors/gatewayError.ts'
 import type { FieldError } from '../errors/inputError.ts'
 import type { ExecutionOutcomeLabel } from '../metrics/createMetrics.ts'
-import type { ChainAdapter, ExecutionReceipt, PrecedingTransaction } from '../ports/chainAdapter.ts'
+import type { ChainAdapter, ExecutionReceipt, PrecedingTransaction, Preflight } from '../ports/chainAdapter.ts'
 import type { AccountMode, Intent } from '../ports/intent.ts'
 import type { ExecutionReport, IntentOutcome } from '../ports/intentOutcome.ts'
 import type { ExecutionRecord, Journal } from '../ports/journal.ts'
@@ -273,26 +273,31 @@ async function prepare({
       return { ...outcome(err.status, err.details), ...(paid ? { payment: paymentCredited } : {}) }
     throw err
   }
-  // `settled`: a paid execute's settlement is mined (prepared again after it, nothing runs before the execution).
-  const prepareOn = (settled: boolean) =>
-    adapter.prepareExecution(intent, signature, {
-      gasCap,
-      previous,
-      ...(precededBy && !settled ? { precededBy } : {}),
-      ...(account ? { account } : {}),
-      ...(receivedAt !== undefined ? { receivedAt } : {}),
-    })
-  let preflight: Awaited<ReturnType<ChainAdapter['prepareExecution']>>
-  try {
-    preflight = await prepareOn(false)
-  } catch (err) {
-    return givenBack(err)
-  }
-  if (!preflight.ok) {
+  // Prepared on a key (`settled`: again, once a paid execute's settlement is mined, so nothing runs
+  // before it): ready to send, or the answer when nothing can be sent (its claim given back).
+  const prepareOn = async (settled: boolean): Promise<Extract<Preflight, { ok: true }> | IntentOutcome> => {
+    let preflight: Preflight
+    try {
+      preflight = await adapter.prepareExecution(intent, signature, {
+        gasCap,
+        previous,
+        ...(precededBy && !settled ? { precededBy } : {}),
+        ...(account ? { account } : {}),
+        ...(receivedAt !== undefined ? { receivedAt } : {}),
+      })
+    } catch (err) {
+      return givenBack(err)
+    }
+    if (preflight.ok) return preflight
     await journal.release(record)
-    return outcome(preflight.status, preflight.detail, undefined, preflight.problemType, preflight.errors)
+    return {
+      ...outcome(preflight.status, preflight.detail, undefined, preflight.problemType, preflight.errors),
+      ...(settled && paid ? { payment: paymentCredited } : {}),
+    }
   }
-  let ready = preflight
+  const first = await prepareOn(false)
+  if (!('send' in first)) return first
+  let ready = first
   return {
     kind: 'ready',
     abandon: async (status, detail) => {
@@ -331,19 +336,8 @@ async function prepare({
           // payer in the message it signed), so it is told to send again.
           if (!(moves < keyMovesAtMost && !account && keyMoved(err) && (await adapter.canSendNow?.())))
             return givenBack(err)
-          let again: Awaited<ReturnType<ChainAdapter['prepareExecution']>>
-          try {
-            again = await prepareOn(true)
-          } catch (err) {
-            return givenBack(err)
-          }
-          if (!again.ok) {
-            await journal.release(record)
-            return {
-              ...outcome(again.status, again.detail, undefined, again.problemType, again.errors),
-              ...(paid ? { payment: paymentCredited } : {}),
-            }
-          }
+          const again = await prepareOn(true)
+          if (!('send' in again)) return again
           ready = again
         }
       }
