@@ -72,6 +72,8 @@ for (const paid of [false, true]) {
 function keyMovingAtSignature(moves: number, holdsAnother: boolean) {
   let prepares = 0
   let sends = 0
+  /** Whether each preparation was asked with a transaction to run before the execution (a paid one's settlement). */
+  const preceded: boolean[] = []
   const adapter = {
     chainId: 'eip155:31337',
     chainType: 'evm',
@@ -80,9 +82,9 @@ function keyMovingAtSignature(moves: number, holdsAnother: boolean) {
     signingRequest: () => ({}),
     prepareExecution: async (_intent: Intent, _signature: Hex, options: { precededBy?: unknown }) => {
       prepares++
+      preceded.push(options.precededBy !== undefined)
       return {
         ok: true,
-        preceded: options.precededBy !== undefined,
         send: async () => {
           sends++
           if (sends <= moves) throw new RelayerLeaseMovedError('eip155:31337', `0x${'c1'.repeat(20)}`, 3)
@@ -91,7 +93,7 @@ function keyMovingAtSignature(moves: number, holdsAnother: boolean) {
       }
     },
   } as unknown as ChainAdapter
-  return { adapter, prepares: () => prepares, sends: () => sends }
+  return { adapter, prepares: () => prepares, sends: () => sends, preceded }
 }
 
 type Journal = ReturnType<typeof openJournal>
@@ -149,14 +151,7 @@ test('an account-mode execution whose key moved is not prepared again (the sende
 
 test("a paid execution whose key moved after its payment settled is prepared again without the settlement before it (it is mined), and a refusal there keeps the payment as the intent's credit", async () => {
   const journal = openJournal({ path: ':memory:' })
-  const preceded: boolean[] = []
-  const { adapter } = keyMovingAtSignature(1, true)
-  const prepare = adapter.prepareExecution.bind(adapter)
-  adapter.prepareExecution = async (...args) => {
-    const prepared = (await prepare(...args)) as unknown as { preceded: boolean }
-    preceded.push(prepared.preceded)
-    return prepared as never
-  }
+  const { adapter, preceded } = keyMovingAtSignature(1, true)
   const outcome = await execute(adapter, journal, {
     paid: true,
     precededBy: { from: `0x${'d1'.repeat(20)}`, to: `0x${'d2'.repeat(20)}`, data: '0x' } as never,
