@@ -12,7 +12,10 @@ export function traceRpcRecorder<R extends RpcRecorder>(recorder: R, tracer: Tra
       recorder.observeRpc(call)
       const parent = context.active()
       if (!trace.getSpan(parent)) return
-      const end = performance.timeOrigin + performance.now()
+      // performance.now() times, not epoch ones: the SDK puts them on its spans' own clock (each span
+      // anchored to Date.now() as it starts), so an RPC span sits where it ran among the journal's
+      // and the request's spans. timeOrigin + performance.now() drifts apart from Date.now().
+      const end = performance.now()
       const span = tracer.startSpan(
         `rpc ${call.method}`,
         {
