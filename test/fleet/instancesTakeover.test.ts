@@ -93,8 +93,10 @@ describe('a relayer key pool leased to two instances, one killed with SIGKILL', 
       (await heldBy(b.baseUrl)).length === 2 ? true : undefined,
     )
     // The agents retry every intent on the survivor: each is executed, or already was.
-    for (const body of bodies) {
+    const retried = new Map<string, string>()
+    for (const [i, body] of bodies.entries()) {
       const res = await post(b.baseUrl, '/intents/execute', body)
+      retried.set(hashes[i]!, `${res.status} ${res.text.slice(0, 600)}`)
       // 409 0x22 only where reconciliation found the intent executed by a transaction it cannot
       // name (a record settled dropped, "executed by another transaction"): the chain answers.
       assert.ok(
@@ -102,15 +104,35 @@ describe('a relayer key pool leased to two instances, one killed with SIGKILL', 
         `${res.status} ${res.text}`,
       )
     }
+    // What each instance logged of an intent, and its faults: a failure says how the record got where it is.
+    const logsAbout = (hash: string) =>
+      (
+        [
+          ['a', a.gw],
+          ['b', b.gw],
+        ] as const
+      )
+        .flatMap(([id, gw]) =>
+          gw
+            .stdout()
+            .split('\n')
+            .filter((l) => (l.includes(hash.slice(2)) && !l.includes('"method":"GET"')) || /"level":(40|50)/.test(l))
+            .map((l) => `${id} ${l.replace(/Request body: \{.*?\}\\n/g, 'Request body: …\\n').slice(0, 1200)}`),
+        )
+        .join('\n')
     for (const hash of hashes) {
+      let last = ''
       await eventually(`${hash} executed`, 30_000, async () => {
         const res = await request(b.baseUrl, `/intents/${hash}`)
+        last = `${res.status} ${res.text}`
         // Settled from its own receipt (mined), or, rarely after a takeover, found executed on chain
         // by a transaction reconciliation cannot name (dropped, 0x22): the events below count it once.
         return (res.status === 200 && res.body.state === 'mined') ||
           (res.body.state === 'dropped' && res.body.erc1066Status === '0x22')
           ? true
           : undefined
+      }).catch((err: Error) => {
+        throw new Error(`${err.message}; retried: ${retried.get(hash)}; its record: ${last}\n${logsAbout(hash)}`)
       })
     }
     await eventually('no pending record left', 20_000, async () =>
