@@ -125,7 +125,9 @@ describe('event streams: bounded per client, per intent and in all; 204 when not
 
   it("answers 204 to a client that has seen a finished intent's last event, so an EventSource stops reconnecting", async () => {
     const sent = await post(gateway.baseUrl, '/intents/execute', await signedIntent(devnet, { nonce: '1102' }), chain)
-    assert.equal(sent.status, 200, sent.text)
+    // Mined at once (automine), answered 200, or 202 where a loaded machine outlasts this gateway's
+    // 200 ms receipt wait (short for the test above): the stream below runs to the end either way.
+    assert.ok(sent.status === 200 || sent.status === 202, `${sent.status} ${sent.text}`)
     const url = `${gateway.baseUrl}/intents/${sent.headers.get('x-intent-hash')}/events`
     // The unmodified eventsource package, its requests counted.
     const requests: (string | null)[] = []
