@@ -37,8 +37,76 @@ export async function sendPipelined(params: {
   const { rpcUrl, signed, sender, startNonce } = params
   const batchSize = params.batchSize ?? 25
   const inFlight = params.inFlight ?? 4
-  const pollMs = params.pollMs ?? 50
-  const deadline = Date.now() + (params.timeoutMs ?? 120_000)
+  const rpc = rpcBatcher(rpcUrl)
+
+  const started = performance.now()
+  const sendErrors: string[] = []
+  const hashes: Hex[] = []
+  let next = 0
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (next < signed.length) {
+        const from = next
+        next = Math.min(signed.length, next + batchSize)
+        const answers = await rpc.batch(
+          signed.slice(from, next).map((tx) => ({ method: 'eth_sendRawTransaction', params: [tx] })),
+        )
+        answers.forEach((a, i) => {
+          if (a.error) sendErrors.push(a.error.message)
+          else hashes[from + i] = a.result as Hex
+        })
+      }
+    }),
+  )
+  const known = hashes.filter(Boolean)
+  const { succeeded, failed } = await untilMined(rpc, {
+    sender,
+    last: startNonce + signed.length,
+    hashes: known,
+    pollMs: params.pollMs ?? 50,
+    batchSize,
+    deadline: Date.now() + (params.timeoutMs ?? 120_000),
+    who: "the raw sender's",
+  })
+  return {
+    seconds: (performance.now() - started) / 1000,
+    succeeded,
+    failed: failed + (signed.length - known.length),
+    calls: rpc.calls,
+    httpRequests: rpc.httpRequests(),
+    sendErrors: sendErrors.slice(0, 5),
+  }
+}
+
+/**
+ * Waits, as the pipelined sender does, until `sender`'s transactions up to nonce `lastNonce` - 1 are
+ * mined and every one of `hashes` (none: the nonce alone) has its receipt: the end of an execute
+ * round whose answers did not wait for mining (the gateway's `Prefer: respond-async`). The node
+ * calls it made, by method.
+ */
+export async function waitUntilMined(params: {
+  rpcUrl: string
+  sender: Hex
+  lastNonce: number
+  hashes: Hex[]
+  pollMs?: number
+  timeoutMs?: number
+}): Promise<{ succeeded: number; failed: number; calls: Record<string, number> }> {
+  const rpc = rpcBatcher(params.rpcUrl)
+  const mined = await untilMined(rpc, {
+    sender: params.sender,
+    last: params.lastNonce,
+    hashes: params.hashes,
+    pollMs: params.pollMs ?? 50,
+    batchSize: 25,
+    deadline: Date.now() + (params.timeoutMs ?? 120_000),
+    who: "the gateway's",
+  })
+  return { ...mined, calls: rpc.calls }
+}
+
+/** JSON-RPC batches over fetch, each call counted by method. */
+function rpcBatcher(rpcUrl: string) {
   const calls: Record<string, number> = {}
   let httpRequests = 0
   let id = 0
@@ -56,46 +124,39 @@ export async function sendPipelined(params: {
     const byId = new Map(answers.map((a) => [a.id, a]))
     return body.map((b) => byId.get(b.id) ?? { id: b.id, error: { message: 'no answer in the batch' } })
   }
+  return { batch, calls, httpRequests: () => httpRequests }
+}
 
-  const started = performance.now()
-  const sendErrors: string[] = []
-  const hashes: Hex[] = []
-  let next = 0
-  await Promise.all(
-    Array.from({ length: inFlight }, async () => {
-      while (next < signed.length) {
-        const from = next
-        next = Math.min(signed.length, next + batchSize)
-        const answers = await batch(
-          signed.slice(from, next).map((tx) => ({ method: 'eth_sendRawTransaction', params: [tx] })),
-        )
-        answers.forEach((a, i) => {
-          if (a.error) sendErrors.push(a.error.message)
-          else hashes[from + i] = a.result as Hex
-        })
-      }
-    }),
-  )
-  // Mined when the sender's mined nonce passes the last one: one call per poll, whatever the count.
-  const last = startNonce + signed.length
+/** Mined when the sender's mined nonce reaches `last` (one call a poll, whatever the count), then every receipt read. */
+async function untilMined(
+  rpc: ReturnType<typeof rpcBatcher>,
+  params: {
+    sender: Hex
+    last: number
+    hashes: Hex[]
+    pollMs: number
+    batchSize: number
+    deadline: number
+    who: string
+  },
+): Promise<{ succeeded: number; failed: number }> {
+  const { sender, last, pollMs, batchSize, deadline, who } = params
   for (;;) {
-    const [count] = await batch([{ method: 'eth_getTransactionCount', params: [sender, 'latest'] }])
+    const [count] = await rpc.batch([{ method: 'eth_getTransactionCount', params: [sender, 'latest'] }])
     if (count?.result !== undefined && Number(count.result) >= last) break
     if (Date.now() > deadline)
-      throw new Error(
-        `the raw sender's transactions were not mined in time (mined nonce ${Number(count?.result)}, want ${last})`,
-      )
+      throw new Error(`${who} transactions were not mined in time (mined nonce ${Number(count?.result)}, want ${last})`)
     await new Promise((r) => setTimeout(r, pollMs))
   }
   // anvil counts the nonce before the block's receipts can be read: done when every receipt is there.
   let succeeded = 0
   let failed = 0
-  let missing = hashes.filter(Boolean)
+  let missing = params.hashes
   while (missing.length > 0) {
     const still: Hex[] = []
     for (let i = 0; i < missing.length; i += batchSize * 4) {
       const part = missing.slice(i, i + batchSize * 4)
-      const answers = await batch(part.map((hash) => ({ method: 'eth_getTransactionReceipt', params: [hash] })))
+      const answers = await rpc.batch(part.map((hash) => ({ method: 'eth_getTransactionReceipt', params: [hash] })))
       answers.forEach((a, j) => {
         const receipt = a.result as { status: string } | null | undefined
         if (!receipt) still.push(part[j]!)
@@ -105,18 +166,10 @@ export async function sendPipelined(params: {
     }
     missing = still
     if (missing.length === 0) break
-    if (Date.now() > deadline) throw new Error(`${missing.length} of the raw sender's receipts never appeared`)
+    if (Date.now() > deadline) throw new Error(`${missing.length} of ${who} receipts never appeared`)
     await new Promise((r) => setTimeout(r, pollMs))
   }
-  const known = hashes.filter(Boolean)
-  return {
-    seconds: (performance.now() - started) / 1000,
-    succeeded,
-    failed: failed + (signed.length - known.length),
-    calls,
-    httpRequests,
-    sendErrors: sendErrors.slice(0, 5),
-  }
+  return { succeeded, failed }
 }
 
 /**

@@ -211,7 +211,7 @@ export function buildApp(
     app.register(cors, {
       origin: corsOrigins.includes('*') ? '*' : [...corsOrigins],
       methods: ['GET', 'POST'],
-      allowedHeaders: ['content-type', 'authorization', 'x-chain-id', 'x-request-id'],
+      allowedHeaders: ['content-type', 'authorization', 'x-chain-id', 'x-request-id', 'prefer'],
       // A browser client must be able to read the on-chain context the gateway answers with.
       exposedHeaders: [
         'x-request-id',
@@ -223,6 +223,7 @@ export function buildApp(
         'x-payment-required',
         'retry-after',
         'location',
+        'preference-applied',
         'www-authenticate',
       ],
       maxAge: 600,

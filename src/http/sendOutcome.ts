@@ -72,6 +72,7 @@ export function sendOutcome(
       String(Math.min(maxRetryAfterSeconds, Math.max(1, Math.ceil(outcome.retryAfterSeconds)))),
     )
   if (outcome.status === Status.SUBMITTED) reply.header('location', `/intents/${outcome.intentHash}`)
+  if (outcome.preferenceApplied) reply.header('preference-applied', outcome.preferenceApplied)
   // Too early because of the intent's own bound: the seconds until validAfter, at most a day.
   const wait =
     outcome.status === Status.TOO_EARLY && payment?.validAfter

@@ -44,6 +44,13 @@ export type ExecuteIntentParameters = {
   requireSignature?: boolean | undefined
   journal: Journal
   receiptTimeoutMs: number
+  /**
+   * How long this request waits for its receipt once sent (at most receiptTimeoutMs, its default):
+   * 0 answers 202 0xF3 as soon as the node has the transaction (RFC 7240 `Prefer: respond-async`).
+   */
+  receiptWaitMs?: number | undefined
+  /** What the 202 that receiptWaitMs gives says it honoured (HTTP's `Preference-Applied`). */
+  preferenceApplied?: string | undefined
   /** When its request came (performance.now()): the runtime's log line of the send says how long each step took from there. */
   receivedAt?: number | undefined
   /** Told about faults that happen after the transaction was sent (receipt polling failures). */
@@ -165,6 +172,8 @@ async function prepare({
   requireSignature,
   journal,
   receiptTimeoutMs,
+  receiptWaitMs = receiptTimeoutMs,
+  preferenceApplied,
   onBackgroundError,
   onReceipt,
   onSettled,
@@ -370,11 +379,18 @@ async function prepare({
     )
 
     let timer: ReturnType<typeof setTimeout> | undefined
-    const timeout = new Promise<undefined>((resolve) => {
-      timer = setTimeout(() => resolve(undefined), receiptTimeoutMs)
-    })
+    const waitMs = Math.min(receiptWaitMs, receiptTimeoutMs)
     try {
-      const receipt = await Promise.race([settled, timeout])
+      // Asked to answer once sent (waitMs 0): the receipt is the watch's, in the background, as after any 202.
+      const receipt =
+        waitMs > 0
+          ? await Promise.race([
+              settled,
+              new Promise<undefined>((resolve) => {
+                timer = setTimeout(() => resolve(undefined), waitMs)
+              }),
+            ])
+          : undefined
       if (receipt) {
         noteSent(receipt.state)
         if (depth > 1) {
@@ -400,13 +416,19 @@ async function prepare({
       const why = watchFailed
         ? 'the transaction was signed and journaled, but the chain could not be asked for its receipt'
         : submission.accepted
-          ? `the transaction was sent but not mined within ${receiptTimeoutMs} ms`
+          ? waitMs === 0
+            ? 'the transaction was sent, and answered at once as the request preferred (respond-async)'
+            : `the transaction was sent but not mined within ${waitMs} ms`
           : 'the transaction was signed and journaled, but the node did not answer its broadcast'
-      return outcome(
-        Status.SUBMITTED,
-        `${why}; the gateway keeps delivering it: poll the Location for its state`,
-        toReport(record, adapter),
-      )
+      return {
+        ...outcome(
+          Status.SUBMITTED,
+          `${why}; the gateway keeps delivering it: poll the Location for its state`,
+          toReport(record, adapter),
+        ),
+        // The wait the request asked for ended it (not the gateway's own bound).
+        ...(preferenceApplied && waitMs < receiptTimeoutMs ? { preferenceApplied } : {}),
+      }
     } finally {
       clearTimeout(timer)
     }

@@ -26,6 +26,8 @@ export type IntentOutcome = {
    * of the intent uses it; nothing is paid again).
    */
   payment?: { status: 'credited'; detail: string } | undefined
+  /** HTTP: the request's RFC 7240 preferences this answer honoured (`Preference-Applied`). */
+  preferenceApplied?: string | undefined
 }
 
 /**

@@ -170,12 +170,14 @@ describe('limits and security headers', () => {
       assert.equal(allowed.headers.get('access-control-allow-origin'), app)
       assert.match(allowed.headers.get('access-control-allow-methods') ?? '', /POST/)
       assert.match(allowed.headers.get('access-control-allow-headers') ?? '', /x-chain-id/)
+      // A browser agent may ask execute to answer once sent (RFC 7240), and read that it did.
+      assert.match(allowed.headers.get('access-control-allow-headers') ?? '', /\bprefer\b/)
       assert.equal((await preflight('https://evil.example')).headers.get('access-control-allow-origin'), null)
 
       const res = await post(gateway.baseUrl, '/intents/validate', demoIntent(world.devnet), { origin: app })
       assert.equal(res.status, 200)
       assert.equal(res.headers.get('access-control-allow-origin'), app)
-      for (const h of ['x-erc1066-status', 'x-intent-hash', 'x-chain-id', 'retry-after'])
+      for (const h of ['x-erc1066-status', 'x-intent-hash', 'x-chain-id', 'retry-after', 'preference-applied'])
         assert.match(res.headers.get('access-control-expose-headers') ?? '', new RegExp(h))
       assertCommonHeaders(res, { status: '0x01' })
       const other = await post(gateway.baseUrl, '/intents/validate', demoIntent(world.devnet), {

@@ -18,6 +18,7 @@ import type { IntentOutcome } from '../../../ports/intentOutcome.ts'
 import type { IdempotencyKeyClaim, Journal } from '../../../ports/journal.ts'
 import { Status } from '../../../status/statusCodes.ts'
 import { paymentHeaderOf } from '../../plugins/payments.ts'
+import { readReceiptWait } from '../../readPreferences.ts'
 import type { ApiDocs } from '../../schemas/createApiDocs.ts'
 import { apiKeyRequired, intentStatuses, outcomeResponses, requestHeadersSchema } from '../../schemas/httpSchemas.ts'
 import { toClientAddressKey } from '../../toClientAddressKey.ts'
@@ -74,7 +75,7 @@ export function registerExecuteRoute(
     tags: ['intents'],
     summary: 'Validate an intent, then execute it on-chain through the relayer',
     description:
-      "A non-success validation is answered as validate would answer it, and nothing is sent. Then the relayer sends the intent (with `signature`, the signed entry point), simulated first as the chain will run it (the sending key, its fees and gas limit, the pending state), and waits for the receipt: 200 (0x11) when mined, the decoded code on a revert, 202 (0xF3) with Location when not mined in time. An intent hash has one outcome: a repeat of an intent this gateway sent answers that outcome with `replayed: true` (200 0x11 once mined, the revert's answer once reverted, 202 0xF3 while in flight; 503 0x40 claim-held with Retry-After when another request's claim has still sent nothing after up to 10 s), sending and charging nothing; 409 (0x22) is for another intent reusing a used sender and nonce. A paid execute is simulated after its payment's settlement (EVM: the two together, in that order, before settling; an execution that would revert after it is refused and nothing is charged); on Solana it is simulated again once the settlement is confirmed, and a refusal there answers its code with `payment.status: \"credited\"` (the settled payment stays this intent's credit). Too many on-chain reverts of a sender, client or target (a target's share counts one revert per sender, payer or client), or a spent gas budget: 429 (0xF6, problem types reverts-throttled and gas-budget-spent) with Retry-After; the relayer's spend budget (spend no payment covered) spent: 503 (0x40). Without a signature, a 401 (0xE5) body carries `signing`, the typed data to sign.",
+      "A non-success validation is answered as validate would answer it, and nothing is sent. Then the relayer sends the intent (with `signature`, the signed entry point), simulated first as the chain will run it (the sending key, its fees and gas limit, the pending state), and waits for the receipt: 200 (0x11) when mined, the decoded code on a revert, 202 (0xF3) with Location when not mined in time (or at once once sent, with `Prefer: respond-async`). An intent hash has one outcome: a repeat of an intent this gateway sent answers that outcome with `replayed: true` (200 0x11 once mined, the revert's answer once reverted, 202 0xF3 while in flight; 503 0x40 claim-held with Retry-After when another request's claim has still sent nothing after up to 10 s), sending and charging nothing; 409 (0x22) is for another intent reusing a used sender and nonce. A paid execute is simulated after its payment's settlement (EVM: the two together, in that order, before settling; an execution that would revert after it is refused and nothing is charged); on Solana it is simulated again once the settlement is confirmed, and a refusal there answers its code with `payment.status: \"credited\"` (the settled payment stays this intent's credit). Too many on-chain reverts of a sender, client or target (a target's share counts one revert per sender, payer or client), or a spent gas budget: 429 (0xF6, problem types reverts-throttled and gas-budget-spent) with Retry-After; the relayer's spend budget (spend no payment covered) spent: 503 (0x40). Without a signature, a 401 (0xE5) body carries `signing`, the typed data to sign.",
     headers: {
       ...requestHeadersSchema,
       properties: {
@@ -85,6 +86,13 @@ export function registerExecuteRoute(
           description:
             "1 to 255 printable ASCII characters (or the IETF draft's quoted form), kept IDEMPOTENCY_KEY_TTL_HOURS (24 h) per caller (API key, OAuth identity, else the intent's sender), recorded only by a request that claims the intent. A retry with the same key and body answers the first answer with `replayed: true` (while the first still runs and has sent nothing: up to 10 s of wait, then 503 0x40 claim-held with Retry-After); another body under the key: 422 (0xA8). Malformed: 400 naming the header.",
           examples: ['8e03978e-40d5-43e8-bc93-6894a57f9324'],
+        },
+        // Read by the route (readPreferences.ts); RFC 7240 asks that what is not understood be ignored.
+        prefer: {
+          type: 'string',
+          description:
+            'RFC 7240. `respond-async`: answered 202 (0xF3) with Location as soon as the node holds the transaction, not once mined (a refusal is still answered at once, as without it); `wait=N`: at most N seconds of wait for the receipt, then 202 (under RECEIPT_TIMEOUT_MS only). The 202 either gives says `Preference-Applied`. Other preferences, or a `wait` that is not a number of seconds, are ignored.',
+          examples: ['respond-async'],
         },
       },
     },
@@ -122,6 +130,7 @@ export function registerExecuteRoute(
     // The execute itself, straight: claim, validate and simulate; settle the payment; then send, or give the claim back.
     run: async (req, ticket, request, receivedAt) => {
       const key = keys.get(request)
+      const wait = readReceiptWait(request.headers.prefer, receiptTimeoutMs)
       const prepared = await prepareIntent({
         ...req,
         receivedAt,
@@ -153,6 +162,8 @@ export function registerExecuteRoute(
         // The key is recorded by the claim, in its transaction, and only when the claim succeeds.
         journal: withIdempotencyKey(journal, key),
         receiptTimeoutMs,
+        receiptWaitMs: wait.waitMs,
+        preferenceApplied: wait.applied,
         onEnded: metrics && ((outcome) => metrics.recordExecution({ chain: req.adapter.chainId, outcome })),
         onReceipt: metrics && ((seconds) => metrics.recordReceiptWait({ chain: req.adapter.chainId, seconds })),
         onBackgroundError: (err, record) =>
