@@ -1,6 +1,6 @@
 // Signed Solana execution end to end: the HTTP app with a relayer key, the adapter's real
 // @solana/kit client, the LiteSVM JSON-RPC front in its own process and the committed program.
-// Executed once (200 0x11, then the same answer replayed), unsigned (401 0xE5 with `signing`), refusals journaled as
+// Executed once (200 0x11, then the same answer replayed; or 202 0xF3 once sent, with Prefer: respond-async), unsigned (401 0xE5 with `signing`), refusals journaled as
 // nothing, a journaled transaction the gateway never broadcast delivered by reconciliation, and
 // one whose blockhash expired dropped so that a second attempt runs once.
 import assert from 'node:assert/strict'
@@ -76,6 +76,33 @@ describe('Solana signed execution through the gateway', () => {
     assertCommonHeaders(again, { status: '0x11', chainId: devnet.chainId, chainType: 'solana' })
     assert.equal(again.body.replayed, true)
     assert.equal(again.body.transactionHash, res.body.transactionHash)
+    assert.equal(await balance(devnet.demo.recipient), recipientBefore + 1_000n)
+  })
+
+  it('answers 202 (0xF3) once sent with Prefer: respond-async, then the Location reports it executed, once', async () => {
+    const i = intent()
+    const recipientBefore = await balance(devnet.demo.recipient)
+    const res = await post(gateway.baseUrl, '/intents/execute', body(i, sign(i)), {
+      'x-chain-id': devnet.chainId,
+      prefer: 'respond-async',
+    })
+    assert.equal(res.status, 202, res.text)
+    assertCommonHeaders(res, { status: '0xF3', chainId: devnet.chainId, chainType: 'solana' })
+    assert.equal(res.headers.get('preference-applied'), 'respond-async')
+    const location = res.headers.get('location')
+    assert.equal(location, `/intents/${hashOf(i)}`)
+    assert.match(res.body.transactionHash, /^[1-9A-HJ-NP-Za-km-z]{64,88}$/)
+    let done = await request(gateway.baseUrl, location!)
+    for (let n = 0; done.status === 202 && n < 200; n++) {
+      await new Promise((r) => setTimeout(r, 25))
+      done = await request(gateway.baseUrl, location!)
+    }
+    assert.equal(done.status, 200, done.text)
+    assert.equal(done.body.state, 'mined')
+    assert.equal(done.body.transactionHash, res.body.transactionHash)
+    const again = await execute(body(i, sign(i)))
+    assert.equal(again.status, 200, again.text)
+    assert.equal(again.body.replayed, true)
     assert.equal(await balance(devnet.demo.recipient), recipientBefore + 1_000n)
   })
 
