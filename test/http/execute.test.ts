@@ -11,6 +11,7 @@ import { demoCounterArtifact } from '../../src/contracts/demoCounterArtifact.ts'
 import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
 import { parseIntent } from '../../src/intents/parseIntent.ts'
 import { assertCommonHeaders } from '../support/assertCommonHeaders.ts'
+import { demoReads } from '../support/demoReads.ts'
 import { parseMetrics, valueOf } from '../support/parseMetrics.ts'
 import {
   demoIntent,
@@ -30,20 +31,7 @@ describe('POST /intents/execute', () => {
   // Every execute here is signed by the demo sender; test/evm/signedIntents.test.ts covers the rest.
   const execute = async (body: Record<string, unknown>, baseUrl = world.gateway.baseUrl) =>
     post(baseUrl, '/intents/execute', await signIntent(world.devnet, body), { 'x-chain-id': '31337' })
-  const readCount = () =>
-    world.clients.publicClient.readContract({
-      address: world.devnet.contracts.counter,
-      abi: demoCounterArtifact.abi,
-      functionName: 'count',
-    })
-  const relayerNonce = () => world.clients.publicClient.getTransactionCount({ address: relayer, blockTag: 'pending' })
-  const nonceUsed = (nonce: bigint) =>
-    world.clients.publicClient.readContract({
-      address: world.devnet.contracts.executor,
-      abi: intentExecutorArtifact.abi,
-      functionName: 'nonceUsed',
-      args: [world.devnet.demo.sender, nonce],
-    })
+  const { readCount, relayerNonce, nonceUsed } = demoReads(() => world)
 
   before(async () => {
     world = await startWorld()

@@ -4,14 +4,10 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { encodeFunctionData, parseEther } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
-import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { demoCounterArtifact } from '../../src/contracts/demoCounterArtifact.ts'
-import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
 import { assertCommonHeaders } from '../support/assertCommonHeaders.ts'
+import { demoReads } from '../support/demoReads.ts'
 import { demoIntent, post, request, rpc, signIntent, startWorld, type World } from '../support/testGateway.ts'
-
-const relayer = privateKeyToAccount(devnetAccounts.relayer).address
 
 describe('POST /intents/execute with Prefer (RFC 7240)', () => {
   let world: World
@@ -20,20 +16,7 @@ describe('POST /intents/execute with Prefer (RFC 7240)', () => {
       'x-chain-id': '31337',
       ...(prefer ? { prefer } : {}),
     })
-  const readCount = () =>
-    world.clients.publicClient.readContract({
-      address: world.devnet.contracts.counter,
-      abi: demoCounterArtifact.abi,
-      functionName: 'count',
-    })
-  const relayerNonce = () => world.clients.publicClient.getTransactionCount({ address: relayer, blockTag: 'pending' })
-  const nonceUsed = (nonce: bigint) =>
-    world.clients.publicClient.readContract({
-      address: world.devnet.contracts.executor,
-      abi: intentExecutorArtifact.abi,
-      functionName: 'nonceUsed',
-      args: [world.devnet.demo.sender, nonce],
-    })
+  const { readCount, relayerNonce, nonceUsed } = demoReads(() => world)
   /** The Location polled until it answers something else than 202. */
   const settled = async (location: string) => {
     for (let i = 0; i < 200; i++) {
