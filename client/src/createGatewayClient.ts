@@ -59,6 +59,12 @@ export type SendOptions = CallOptions & {
    * with the intent (default true). False: send the intent as given.
    */
   authorize?: boolean
+  /**
+   * Execute only: ask the gateway to answer once the node holds the transaction, 202 (0xF3, action
+   * `retry`, with its `location`), rather than once it is mined (RFC 7240 `Prefer: respond-async`).
+   * Follow it with `waitForIntent`. A refusal is answered at once as without it.
+   */
+  respondAsync?: boolean
 }
 
 export type WaitOptions = CallOptions & {
@@ -115,10 +121,10 @@ export function createGatewayClient(options: GatewayClientOptions) {
   async function send(
     method: string,
     path: string,
-    { body, chainId }: { body?: unknown; chainId?: string | undefined } = {},
+    { body, chainId, extra }: { body?: unknown; chainId?: string | undefined; extra?: Record<string, string> } = {},
   ): Promise<Response> {
     const url = new URL(path.replace(/^\//, ''), base).toString()
-    const headers: Record<string, string> = { accept: 'application/json', ...headersFor(chainId) }
+    const headers: Record<string, string> = { accept: 'application/json', ...headersFor(chainId), ...extra }
     if (body !== undefined) headers['content-type'] = 'application/json'
     const init: RequestInit = {
       method,
@@ -151,12 +157,21 @@ export function createGatewayClient(options: GatewayClientOptions) {
   }
 
   /** Sends an intent; pays a gateway price when a payer is configured. */
-  async function sendIntent(path: string, body: unknown, chainId: string | undefined): Promise<GatewayResult> {
-    const response = await send('POST', path, { body, chainId })
+  async function sendIntent(
+    path: string,
+    body: unknown,
+    chainId: string | undefined,
+    extra: Record<string, string> = {},
+  ): Promise<GatewayResult> {
+    const response = await send('POST', path, { body, chainId, extra })
     const code = response.headers.get('x-erc1066-status')
     if (response.status === 402 && payer && (code === '0x55' || code === '0x52')) {
       const url = response.url || new URL(path.replace(/^\//, ''), base).toString()
-      const headers: Record<string, string> = { accept: 'application/json', 'content-type': 'application/json' }
+      const headers: Record<string, string> = {
+        accept: 'application/json',
+        'content-type': 'application/json',
+        ...extra,
+      }
       if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`
       const chain = chainId ?? options.chainId
       if (chain) headers['x-chain-id'] = chain
@@ -381,6 +396,7 @@ export function createGatewayClient(options: GatewayClientOptions) {
      */
     async execute(intent: AnyIntentInput, call: SendOptions = {}): Promise<GatewayResult> {
       const body = toIntentBody(withMode(intent))
+      const prefer: Record<string, string> = call.respondAsync ? { prefer: 'respond-async' } : {}
       const solanaSigner = solanaAccount()
       if (body.mode === 'account' && solanaSigner && body.signature === undefined && call.sign !== false) {
         // Solana account mode: the gateway builds the transaction (the relayer its fee payer) and
@@ -388,7 +404,7 @@ export function createGatewayClient(options: GatewayClientOptions) {
         // signature back with the same intent.
         const chain = await chainOrUndefined(call.chainId)
         if (chain?.chainType === 'solana') {
-          const asked = await sendIntent('/intents/execute', body, call.chainId)
+          const asked = await sendIntent('/intents/execute', body, call.chainId, prefer)
           const message = asked.signing?.message
           if (
             asked.httpStatus !== 401 ||
@@ -403,7 +419,7 @@ export function createGatewayClient(options: GatewayClientOptions) {
             deployment: { programId: chain.contracts.executor, config: chain.contracts.registry },
             signer: solanaSigner,
           })
-          return sendIntent('/intents/execute', body, call.chainId)
+          return sendIntent('/intents/execute', body, call.chainId, prefer)
         }
       }
       if (body.mode === 'account') await prepareAccountIntent(body, call)
@@ -411,7 +427,7 @@ export function createGatewayClient(options: GatewayClientOptions) {
         const chain = await chainOrUndefined(call.chainId)
         if (chain) body.signature = await signIntent({ intent: body, chain, signer: options.account })
       }
-      return sendIntent('/intents/execute', body, call.chainId)
+      return sendIntent('/intents/execute', body, call.chainId, prefer)
     },
 
     /**

@@ -169,6 +169,24 @@ describe('client library against a gateway on anvil', () => {
     }
   })
 
+  it('asks for an answer once sent (respondAsync: Prefer respond-async): 202 0xF3, retry, then waitForIntent sees it mined', async () => {
+    await rpc(world.devnet.anvil.rpcUrl, 'evm_setAutomine', [false])
+    try {
+      const client = createGatewayClient({ url: url(), account: sender })
+      const submitted = await client.execute(intent({ nonce: '45' }), { respondAsync: true })
+      assert.equal(submitted.httpStatus, 202, JSON.stringify(submitted.body))
+      assert.equal(submitted.status, '0xF3')
+      assert.equal(submitted.action, 'retry')
+      assert.equal(submitted.location, `${url()}/intents/${submitted.intentHash}`)
+      await rpc(world.devnet.anvil.rpcUrl, 'evm_mine', [])
+      const settled = await client.waitForIntent(submitted, { stream: false, intervalMs: 50, timeoutMs: 20_000 })
+      assert.equal(settled.status, '0x11', JSON.stringify(settled.body))
+      assert.equal(settled.action, 'done')
+    } finally {
+      await rpc(world.devnet.anvil.rpcUrl, 'evm_setAutomine', [true])
+    }
+  })
+
   it('gives up waiting after its timeout with the last answer, still retry', async () => {
     const slow = await startTestGateway({ chains: [world.devnet.chain], receiptTimeoutMs: 100 })
     await rpc(world.devnet.anvil.rpcUrl, 'evm_setAutomine', [false])
