@@ -1,6 +1,7 @@
-// A settled payment whose execution was answered before it was final (202 0xF3, CONFIRMATIONS > 1)
-// stays a credit: a reorg may still undo the execution, and the intent may then run again without
-// a second charge. Once the execution is final, the credit is used up.
+// A settled payment whose execution was answered before it was final (202 0xF3: CONFIRMATIONS > 1,
+// a receipt later than the wait, or `Prefer: respond-async`) stays a credit: the execution may still
+// be dropped or undone by a reorg, and the intent may then run again without a second charge. Once the
+// execution is final, the next recovery pass uses the credit up.
 import type { Logger } from 'pino'
 import type { PaymentBinding, PaymentLedger } from '../ports/paymentLedger.ts'
 

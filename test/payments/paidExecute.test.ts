@@ -227,6 +227,31 @@ describe('x402 payments on execute, end to end', () => {
     }
   })
 
+  it('answers a paid execute that prefers respond-async 202 0xF3 once sent, with PAYMENT-RESPONSE; the payer is charged once, and the payment, a credit until then, is used up once mined', async () => {
+    const payerBefore = await balanceOf(payer)
+    const res = await paidPost(await signedIntent(devnet, { nonce: '401' }), { prefer: 'respond-async' })
+    assert.equal(res.status, 202, JSON.stringify(res.body))
+    assert.equal(res.headers.get('x-erc1066-status'), '0xF3')
+    assert.equal(res.headers.get('preference-applied'), 'respond-async')
+    const settlement = decodePaymentResponseHeader(res.headers.get('payment-response')!)
+    assert.equal(settlement.success, true)
+    assert.equal(await balanceOf(payer), payerBefore - price, 'settled before the broadcast')
+    const path = res.headers.get('location')!
+    // By the payments' next recovery pass (RECONCILE_INTERVAL_MS, 5 s here).
+    const done = await eventually('the execution mined and its payment used up', 15_000, async () => {
+      const state = await request(gateway.baseUrl, path)
+      return state.status === 200 && state.body.payments[0]?.state === 'consumed' ? state : undefined
+    })
+    assert.equal(done.body.status, '0x11')
+    assert.equal(done.body.payments[0].transaction, settlement.transaction)
+    // A repeat answers the outcome without a payment: nothing is charged again.
+    const again = await paidPost(await signedIntent(devnet, { nonce: '401' }), { prefer: 'respond-async' })
+    assert.equal(again.status, 200, JSON.stringify(again.body))
+    assert.equal(again.body.replayed, true)
+    assert.equal(again.headers.get('payment-response'), null)
+    assert.equal(await balanceOf(payer), payerBefore - price, 'charged once')
+  })
+
   it('demands and takes the same price the MCP way: PaymentRequired in the tool result, the payment in _meta["x402/payment"]', async () => {
     const mcp = new Client({ name: 'paid-mcp-test', version: '1.0.0' })
     await mcp.connect(new StreamableHTTPClientTransport(new URL(`${gateway.baseUrl}/mcp`)))
