@@ -381,7 +381,8 @@ async function prepare({
     let timer: ReturnType<typeof setTimeout> | undefined
     const waitMs = Math.min(receiptWaitMs, receiptTimeoutMs)
     try {
-      // Asked to answer once sent (waitMs 0): the receipt is the watch's, in the background, as after any 202.
+      // Asked to answer once sent (waitMs 0): the receipt is the watch's, in the background, as after any
+      // 202, unless the node's answer to the send already gave it (Sui's effects): then it is the answer.
       const receipt =
         waitMs > 0
           ? await Promise.race([
@@ -390,7 +391,9 @@ async function prepare({
                 timer = setTimeout(() => resolve(undefined), waitMs)
               }),
             ])
-          : undefined
+          : (await knownAtOnce(submission.receipt))
+            ? await settled
+            : undefined
       if (receipt) {
         noteSent(receipt.state)
         if (depth > 1) {
@@ -433,4 +436,15 @@ async function prepare({
       clearTimeout(timer)
     }
   }
+}
+
+/** Whether a receipt is already in hand (a settled promise), told within this turn of the event loop. */
+function knownAtOnce(receipt: Promise<unknown>): Promise<boolean> {
+  return Promise.race([
+    receipt.then(
+      () => true,
+      () => false,
+    ),
+    new Promise<boolean>((resolve) => setImmediate(() => resolve(false))),
+  ])
 }

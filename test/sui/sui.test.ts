@@ -260,6 +260,27 @@ describe('Sui gateway against the gRPC stand-in (Move not compiled or executed h
       )
     })
 
+    it('Prefer: respond-async answers the outcome when the execute answer already holds it (effects and checkpoint), else 202 0xF3 with Preference-Applied', async () => {
+      const prefer = { 'x-chain-id': 'sui:localnet', prefer: 'respond-async' }
+      const known = await world.post('/intents/execute', intent(), prefer)
+      assert.equal(known.status, 200, known.text)
+      assertCommonHeaders(known, { status: '0x11', ...sui })
+      assert.equal(known.headers.get('preference-applied'), null)
+      assert.equal(known.body.blockNumber, '1042')
+
+      // No checkpoint in the answer: the watch reads it later, and the request does not wait for it.
+      world.standIn.checkpointOnExecute = false
+      world.standIn.faults.set('GetTransaction', { kind: 'hang' })
+      nonce++
+      const body = intent()
+      const res = await world.post('/intents/execute', body, prefer)
+      assert.equal(res.status, 202, res.text)
+      assertCommonHeaders(res, { status: '0xF3', ...sui })
+      assert.equal(res.headers.get('preference-applied'), 'respond-async')
+      assert.equal(res.headers.get('location'), `/intents/${hashOf(body)}`)
+      assert.equal(world.standIn.calls.filter((c) => c.method === 'ExecuteTransaction').length, 2, 'each sent once')
+    })
+
     it('answers a refusal of validate as validate would, and sends nothing', async () => {
       world.standIn.answers.validate = { status: 0x21 }
       const res = await world.post('/intents/execute', intent())
