@@ -233,6 +233,34 @@ describe('intent-gateway CLI against a gateway on anvil', () => {
     }
   })
 
+  it('execute --respond-async: exit 7 as soon as the node holds the transaction; with --wait, followed until mined', async () => {
+    const env = { INTENT_SIGNER_PRIVATE_KEY: devnetAccounts.sender }
+    // The gateway's own bound is a minute: an answer before any block is the preference's.
+    const patient = await startTestGateway({ chains: [world.devnet.chain], receiptTimeoutMs: 60_000 })
+    await rpc(world.devnet.anvil.rpcUrl, 'evm_setAutomine', [false])
+    try {
+      const sent = await run(
+        ['execute', '--respond-async', '--url', patient.baseUrl, '--json', ...flags({ nonce: '30' })],
+        env,
+      )
+      assert.equal(sent.code, 7, sent.stdout + sent.stderr)
+      assert.equal(parsed(sent).status, '0xF3')
+      assert.equal(parsed(sent).state, 'pending')
+      const miner = setTimeout(() => void rpc(world.devnet.anvil.rpcUrl, 'evm_mine', []), 1_500)
+      const followed = await run(
+        ['execute', '--respond-async', '--wait', '--url', patient.baseUrl, '--json', ...flags({ nonce: '31' })],
+        env,
+      )
+      clearTimeout(miner)
+      assert.equal(followed.code, 0, followed.stdout + followed.stderr)
+      assert.equal(parsed(followed).status, '0x11')
+      assert.match(followed.stderr, /^event: mined in block \d+/m)
+    } finally {
+      await rpc(world.devnet.anvil.rpcUrl, 'evm_setAutomine', [true])
+      await patient.close()
+    }
+  })
+
   it('--wait on a chain of CONFIRMATIONS 3 says "n of 3 confirmations" as blocks come, then exits 0 once final', async () => {
     const deep = await startTestGateway({ chains: [world.devnet.chain], confirmations: 3, reconcileIntervalMs: 200 })
     // A block every 1.5 s from now on: the execution's block is followed by two more.

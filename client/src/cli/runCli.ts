@@ -44,6 +44,7 @@ const options = {
   chain: { type: 'string' },
   json: { type: 'boolean' },
   wait: { type: 'boolean' },
+  'respond-async': { type: 'boolean' },
   timeout: { type: 'string' },
   unsigned: { type: 'boolean' },
   pay: { type: 'boolean' },
@@ -102,6 +103,8 @@ export async function runCli(params: RunCliParameters): Promise<number> {
       timeoutMs,
     }
     const client = createGatewayClient(clientOptions)
+    // Execute: answered once the node holds the transaction (Prefer: respond-async), not once mined.
+    const respondAsync = values['respond-async'] ? { respondAsync: true } : {}
     /**
      * Account mode (EVM only): the client signs with INTENT_SIGNER_PRIVATE_KEY (the sender's own key,
      * or a session key), and with the sender's own key also signs its EIP-7702 authorization
@@ -110,7 +113,10 @@ export async function runCli(params: RunCliParameters): Promise<number> {
     const sendAccountIntent = (path: 'validate' | 'execute', intent: AnyIntentInput) => {
       const signer = values.unsigned ? undefined : signerFrom('evm', env)
       const accountClient = signer ? createGatewayClient({ ...clientOptions, account: signer as IntentSigner }) : client
-      return accountClient[path](intent, { authorize: !values['no-authorize'] })
+      return accountClient[path](intent, {
+        authorize: !values['no-authorize'],
+        ...(path === 'execute' ? respondAsync : {}),
+      })
     }
     const print = (result: GatewayResult) => {
       stdout.write(`${json ? toJson(result) : formatResult(result, { paying: Boolean(values.pay) })}\n`)
@@ -190,7 +196,7 @@ export async function runCli(params: RunCliParameters): Promise<number> {
           const signer = chain && signerFor(chain)
           if (chain && signer) intent = { ...intent, signature: await signIntent({ intent, chain, signer }) }
         }
-        let result = await client.execute(intent)
+        let result = await client.execute(intent, respondAsync)
         if (values.wait && result.action === 'retry' && (result.status === '0xF3' || result.status === '0xF8'))
           result = await wait(result)
         return print(result)

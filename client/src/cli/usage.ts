@@ -27,6 +27,8 @@ Flags
   --chain <id>              X-Chain-Id: 31337, eip155:31337, solana:... (default $INTENT_GATEWAY_CHAIN_ID, else the gateway's default)
   --json                    machine-readable output on stdout (errors too, as {"error": ...})
   --wait                    execute, status: follow the execution until final (events, "n of m confirmations" on stderr)
+  --respond-async           execute: answered once the node holds the transaction (202 0xF3, exit 7; with --wait,
+                            then followed until final), not once it is mined (Prefer: respond-async)
   --timeout <ms>            per request, and for --wait (default 60000)
   --unsigned                execute: do not sign even when a key is set
   --no-authorize            validate, execute in account mode: never sign an EIP-7702 authorization (by default
