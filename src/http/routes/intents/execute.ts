@@ -91,7 +91,7 @@ export function registerExecuteRoute(
         prefer: {
           type: 'string',
           description:
-            'RFC 7240. `respond-async`: answered 202 (0xF3) with Location as soon as the node holds the transaction, not once mined (a refusal is still answered at once, as without it); `wait=N`: at most N seconds of wait for the receipt, then 202 (under RECEIPT_TIMEOUT_MS only). The 202 either gives says `Preference-Applied`. Other preferences, or a `wait` that is not a number of seconds, are ignored.',
+            'RFC 7240. `respond-async`: answered 202 (0xF3) with Location as soon as the node holds the transaction, not once mined (a refusal is still answered at once, as without it; an outcome already in the answer to the send, as Sui effects with their checkpoint are, is answered as without it); `wait=N`: at most N seconds of wait for the receipt, then 202 (under RECEIPT_TIMEOUT_MS only). The 202 either gives says `Preference-Applied`. Other preferences, or a `wait` that is not a number of seconds, are ignored.',
           examples: ['respond-async'],
         },
       },
