@@ -246,12 +246,12 @@ describe('intent-gateway CLI against a gateway on anvil', () => {
       assert.equal(sent.code, 7, sent.stdout + sent.stderr)
       assert.equal(parsed(sent).status, '0xF3')
       assert.equal(parsed(sent).state, 'pending')
-      const miner = setTimeout(() => void rpc(world.devnet.anvil.rpcUrl, 'evm_mine', []), 1_500)
+      // A block every half second from now on, whenever this command's transaction reaches the node.
+      const miner = setInterval(() => void rpc(world.devnet.anvil.rpcUrl, 'evm_mine', []), 500)
       const followed = await run(
         ['execute', '--respond-async', '--wait', '--url', patient.baseUrl, '--json', ...flags({ nonce: '31' })],
         env,
-      )
-      clearTimeout(miner)
+      ).finally(() => clearInterval(miner))
       assert.equal(followed.code, 0, followed.stdout + followed.stderr)
       assert.equal(parsed(followed).status, '0x11')
       assert.match(followed.stderr, /^event: mined in block \d+/m)
