@@ -1,7 +1,8 @@
 // A settled payment whose execution was answered before it was final (202 0xF3: CONFIRMATIONS > 1,
 // a receipt later than the wait, or `Prefer: respond-async`) stays a credit: the execution may still
-// be dropped or undone by a reorg, and the intent may then run again without a second charge. Once the
-// execution is final, the next recovery pass uses the credit up.
+// be dropped or undone by a reorg, and the intent may then run again without a second charge. The
+// request's own instance uses it up as it sees the execution mined and final (PaidAnswer.deliveredLater);
+// what it does not see so (deeper finality, a restart, another instance), the next recovery pass does.
 import type { Logger } from 'pino'
 import type { PaymentBinding, PaymentLedger } from '../ports/paymentLedger.ts'
 

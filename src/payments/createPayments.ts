@@ -146,6 +146,21 @@ export function createPayments({
 
   const isCharged = (r: PaidAnswer) => r.charge ?? r.httpStatus < 400
   const isDelivered = (r: PaidAnswer) => r.delivered ?? (isCharged(r) && (r.httpStatus === 200 || r.httpStatus === 201))
+  /** Uses the payment up if its work is delivered, now or, when the answer says it will tell, once it is. */
+  async function useUpIfDelivered(answer: PaidAnswer, id: number) {
+    if (isDelivered(answer)) return ledger.markConsumed(id)
+    void answer.deliveredLater?.then(
+      async (delivered) => {
+        if (!delivered) return
+        await ledger
+          .markConsumed(id)
+          .catch((err: unknown) =>
+            log.warn({ err, paymentId: id }, 'x402 credit not used up at its execution; the recovery pass will'),
+          )
+      },
+      () => undefined,
+    )
+  }
 
   async function admit(request: PaymentRequest): Promise<Admission> {
     const price = priceFor(request.route, request.chainId)
@@ -198,7 +213,7 @@ export function createPayments({
         price,
         settle: async () => ({ ok: true, response }),
         finish: async (answer) => {
-          if (isDelivered(answer)) await ledger.markConsumed(credit.id)
+          await useUpIfDelivered(answer, credit.id)
           return { kind: 'served', paymentResponse: response, payment: credit, charged: 'credit' }
         },
         fail: async () => {},
@@ -330,7 +345,7 @@ export function createPayments({
           if (!settled.ok && settled.pending)
             return { kind: 'served', paymentResponse: settled.response, payment, charged: 'pending' }
           if (!settled.ok) return paymentRequired(settled.reason)
-          if (isDelivered(answer)) await ledger.markConsumed(payment.id)
+          await useUpIfDelivered(answer, payment.id)
           return { kind: 'served', paymentResponse: settled.response, payment, charged: 'settled' }
         } finally {
           inFlight.delete(payment.id)

@@ -55,6 +55,11 @@ export type PaidAnswer = {
   charge?: boolean
   /** Whether the paid work was done (the credit is used up). Default: charged and 200 or 201. */
   delivered?: boolean
+  /**
+   * Not delivered yet, and this process will learn whether it is (an execution answered 202 before it
+   * was final): true then uses the payment up at once; false leaves it to the recovery pass.
+   */
+  deliveredLater?: Promise<boolean> | undefined
 }
 
 /** A payment once its request is answered: served (with the settlement to send as PAYMENT-RESPONSE), or 402 after all (the settlement failed). */

@@ -28,6 +28,12 @@ export type IntentOutcome = {
   payment?: { status: 'credited'; detail: string } | undefined
   /** HTTP: the request's RFC 7240 preferences this answer honoured (`Preference-Applied`). */
   preferenceApplied?: string | undefined
+  /**
+   * An execution answered before it was final (202 0xF3): true once this process sees it mined or
+   * reverted and final (what uses up its payment then); false if this process will not see that
+   * (not final at that block, its watch failed): the payments' recovery pass decides later. Never sent.
+   */
+  finalLater?: Promise<boolean> | undefined
 }
 
 /**

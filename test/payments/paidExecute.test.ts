@@ -227,29 +227,67 @@ describe('x402 payments on execute, end to end', () => {
     }
   })
 
-  it('answers a paid execute that prefers respond-async 202 0xF3 once sent, with PAYMENT-RESPONSE; the payer is charged once, and the payment, a credit until then, is used up once mined', async () => {
-    const payerBefore = await balanceOf(payer)
-    const res = await paidPost(await signedIntent(devnet, { nonce: '401' }), { prefer: 'respond-async' })
-    assert.equal(res.status, 202, JSON.stringify(res.body))
-    assert.equal(res.headers.get('x-erc1066-status'), '0xF3')
-    assert.equal(res.headers.get('preference-applied'), 'respond-async')
-    const settlement = decodePaymentResponseHeader(res.headers.get('payment-response')!)
-    assert.equal(settlement.success, true)
-    assert.equal(await balanceOf(payer), payerBefore - price, 'settled before the broadcast')
-    const path = res.headers.get('location')!
-    // By the payments' next recovery pass (RECONCILE_INTERVAL_MS, 5 s here).
-    const done = await eventually('the execution mined and its payment used up', 15_000, async () => {
-      const state = await request(gateway.baseUrl, path)
-      return state.status === 200 && state.body.payments[0]?.state === 'consumed' ? state : undefined
+  it('answers a paid execute that prefers respond-async 202 0xF3 once sent, with PAYMENT-RESPONSE; the payer is charged once, and the payment, a credit until then, is used up as it is mined', async () => {
+    // No recovery pass within the test: what uses the payment up is the execution's own receipt.
+    const quiet = await startTestGateway({
+      chains: [devnet.chain],
+      payments: devnet.payments,
+      reconcileIntervalMs: 600_000,
     })
-    assert.equal(done.body.status, '0x11')
-    assert.equal(done.body.payments[0].transaction, settlement.transaction)
-    // A repeat answers the outcome without a payment: nothing is charged again.
-    const again = await paidPost(await signedIntent(devnet, { nonce: '401' }), { prefer: 'respond-async' })
-    assert.equal(again.status, 200, JSON.stringify(again.body))
-    assert.equal(again.body.replayed, true)
-    assert.equal(again.headers.get('payment-response'), null)
-    assert.equal(await balanceOf(payer), payerBefore - price, 'charged once')
+    try {
+      await rpc(devnet.anvil.rpcUrl, 'evm_setAutomine', [false])
+      const payerBefore = await balanceOf(payer)
+      const body = await signedIntent(devnet, { nonce: '401' })
+      const paid = payingClient(devnet).fetch
+      const post = async () => {
+        const res = await paid(`${quiet.baseUrl}/intents/execute`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', prefer: 'respond-async' },
+          body: JSON.stringify(body),
+        })
+        return { status: res.status, headers: res.headers, body: (await res.json()) as any }
+      }
+      // The settlement is mined by hand while automine is off; the execution stays in the pool.
+      const answer = post()
+      const settledAt = await eventually('the settlement in the pool', 10_000, async () => {
+        const pool = await rpc(devnet.anvil.rpcUrl, 'txpool_status', [])
+        return Number(pool.pending) > 0 ? true : undefined
+      })
+      assert.ok(settledAt)
+      await rpc(devnet.anvil.rpcUrl, 'evm_mine', [])
+      const res = await answer
+      assert.equal(res.status, 202, JSON.stringify(res.body))
+      assert.equal(res.headers.get('x-erc1066-status'), '0xF3')
+      assert.equal(res.headers.get('preference-applied'), 'respond-async')
+      const settlement = decodePaymentResponseHeader(res.headers.get('payment-response')!)
+      assert.equal(settlement.success, true)
+      assert.equal(await balanceOf(payer), payerBefore - price, 'settled before the broadcast')
+      const path = res.headers.get('location')!
+      const pendingState = await request(quiet.baseUrl, path)
+      assert.equal(pendingState.body.state, 'pending')
+      assert.deepEqual(
+        pendingState.body.payments.map((p: { state: string }) => p.state),
+        ['settled'],
+        'sent, not mined: a credit',
+      )
+      await rpc(devnet.anvil.rpcUrl, 'evm_mine', [])
+      const done = await eventually('the execution mined and its payment used up', 10_000, async () => {
+        const state = await request(quiet.baseUrl, path)
+        return state.status === 200 && state.body.payments[0]?.state === 'consumed' ? state : undefined
+      })
+      assert.equal(done.body.status, '0x11')
+      assert.equal(done.body.payments[0].transaction, settlement.transaction)
+      await rpc(devnet.anvil.rpcUrl, 'evm_setAutomine', [true])
+      // A repeat answers the outcome without a payment: nothing is charged again.
+      const again = await post()
+      assert.equal(again.status, 200, JSON.stringify(again.body))
+      assert.equal(again.body.replayed, true)
+      assert.equal(again.headers.get('payment-response'), null)
+      assert.equal(await balanceOf(payer), payerBefore - price, 'charged once')
+    } finally {
+      await rpc(devnet.anvil.rpcUrl, 'evm_setAutomine', [true])
+      await quiet.close()
+    }
   })
 
   it('demands and takes the same price the MCP way: PaymentRequired in the tool result, the payment in _meta["x402/payment"]', async () => {

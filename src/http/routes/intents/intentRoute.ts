@@ -108,7 +108,13 @@ export function registerIntentRoute(
               execution.final === true &&
               (execution.state === 'mined' || execution.state === 'reverted')
             const httpStatus = getStatusCode(a.outcome.status).httpStatus
-            return { value: a, answer: route === 'execute' ? { httpStatus, charge: false, delivered } : { httpStatus } }
+            return {
+              value: a,
+              answer:
+                route === 'execute'
+                  ? { httpStatus, charge: false, delivered, deliveredLater: a.outcome.finalLater }
+                  : { httpStatus },
+            }
           },
           send: (a, extra) => send(request, reply, a, extra),
         },
