@@ -431,25 +431,15 @@ async function prepare({
         ),
         // The wait the request asked for ended it (not the gateway's own bound).
         ...(preferenceApplied && waitMs < receiptTimeoutMs ? { preferenceApplied } : {}),
-        finalLater: settled.then(
-          (r) => r !== undefined && isFinalRun(r, depth),
-          () => false,
+        executionLater: settled.then(
+          (receipt) => (receipt ? toReport(record, adapter) : undefined),
+          () => undefined,
         ),
       }
     } finally {
       clearTimeout(timer)
     }
   }
-}
-
-/** Whether a receipt is the intent's own outcome (mined or reverted, not out of our gas or not run) and final at its block. */
-function isFinalRun(receipt: ExecutionReceipt, depth: number): boolean {
-  return (
-    depth <= 1 &&
-    !receipt.outOfGas &&
-    !receipt.notExecuted &&
-    (receipt.state === 'mined' || receipt.state === 'reverted')
-  )
 }
 
 /** Whether a receipt is already in hand (a settled promise), told within this turn of the event loop. */

@@ -29,11 +29,11 @@ export type IntentOutcome = {
   /** HTTP: the request's RFC 7240 preferences this answer honoured (`Preference-Applied`). */
   preferenceApplied?: string | undefined
   /**
-   * An execution answered before it was final (202 0xF3): true once this process sees it mined or
-   * reverted and final (what uses up its payment then); false if this process will not see that
-   * (not final at that block, its watch failed): the payments' recovery pass decides later. Never sent.
+   * An execution answered before it was final (202 0xF3): its report once this process has its
+   * receipt and has journaled it (what may use up its payment then); undefined if the watch failed.
+   * Never rejects, never sent.
    */
-  finalLater?: Promise<boolean> | undefined
+  executionLater?: Promise<ExecutionReport | undefined> | undefined
 }
 
 /**

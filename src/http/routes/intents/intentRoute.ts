@@ -16,7 +16,7 @@ import type { Payments, PaymentTicket } from '../../../payments/createPayments.t
 import { declareHttpDiscovery } from '../../../payments/declareBazaarDiscovery.ts'
 import type { FundingShortfall } from '../../../ports/fundingShortfall.ts'
 import type { IntentBody } from '../../../ports/intent.ts'
-import type { IntentOutcome } from '../../../ports/intentOutcome.ts'
+import type { ExecutionReport, IntentOutcome } from '../../../ports/intentOutcome.ts'
 import { getStatusCode, Status } from '../../../status/statusCodes.ts'
 import { servePaid } from '../../plugins/payments.ts'
 import type { ApiDocs } from '../../schemas/createApiDocs.ts'
@@ -102,17 +102,17 @@ export function registerIntentRoute(
             // A payment buys one attempt: a transaction that was mined uses it up, whether the intent
             // ran or reverted (a revert is the intent's outcome). Anything else that settled (not sent,
             // dropped, out of the gas we gave it, not final yet) stays a credit for the same intent.
-            const execution = a.outcome.execution
-            const delivered =
-              execution !== undefined &&
-              execution.final === true &&
-              (execution.state === 'mined' || execution.state === 'reverted')
             const httpStatus = getStatusCode(a.outcome.status).httpStatus
             return {
               value: a,
               answer:
                 route === 'execute'
-                  ? { httpStatus, charge: false, delivered, deliveredLater: a.outcome.finalLater }
+                  ? {
+                      httpStatus,
+                      charge: false,
+                      delivered: usesUpPayment(a.outcome.execution),
+                      deliveredLater: a.outcome.executionLater?.then(usesUpPayment),
+                    }
                   : { httpStatus },
             }
           },
@@ -121,6 +121,15 @@ export function registerIntentRoute(
       )
     },
   })
+}
+
+/** Whether an execution uses its payment up: mined, whether the intent ran or reverted, and final. */
+function usesUpPayment(execution: ExecutionReport | undefined): boolean {
+  return (
+    execution !== undefined &&
+    execution.final === true &&
+    (execution.state === 'mined' || execution.state === 'reverted')
+  )
 }
 
 /** The route's x402 `bazaar` declaration, from its own body schema and the OpenAPI examples. */
