@@ -1,0 +1,151 @@
+// What a relayer pays in gas for each execution sent one transaction each, against the same
+// executions sent as one Multicall3 aggregate3 transaction (bench/experiments/bundle.patch; the
+// fortieth session in docs/performance.md). The demo counter's increment by the demo sender, signed
+// intents with consecutive nonces in fresh words of the ledger on both sides, after a warm-up; or
+// (DISTINCT_SENDERS=1) each execution by a sender of its own.
+// Run: npx tsx bench/bundleGas.ts [executions in a bundle, comma-separated]
+import {
+  type Address,
+  decodeFunctionResult,
+  encodeAbiParameters,
+  encodeFunctionData,
+  type Hex,
+  keccak256,
+  numberToHex,
+} from 'viem'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { encodeAggregate3 } from '../src/chains/evm/aggregate3Codec.ts'
+import { multicall3Address } from '../src/chains/evm/multicall3Address.ts'
+import { policyRegistryArtifact } from '../src/contracts/policyRegistryArtifact.ts'
+import { createRpc, fundedRelayer, signedIncrement } from './anvilProbe.ts'
+import {
+  demoCounterArtifact,
+  type Intent,
+  intentExecutorArtifact,
+  intentTypedData,
+  startDevnet,
+  toIntentTuple,
+} from './gatewayParts.ts'
+
+const sizes = (process.argv[2] ?? '10,50,100').split(',').map(Number)
+const devnet = await startDevnet({})
+try {
+  const rpc = createRpc(devnet.anvil.rpcUrl)
+  const relayer = await fundedRelayer(rpc)
+  await rpc('anvil_impersonateAccount', [relayer.address])
+  const executor = devnet.contracts.executor
+  // One sender for every execution (the bench's load: its slots stay warm within a bundle), or a
+  // new sender for each (DISTINCT_SENDERS=1: each execution's own slots are cold in a bundle too).
+  const distinct = process.env.DISTINCT_SENDERS === '1'
+  const executeData = async (nonce: bigint): Promise<Hex> => {
+    if (!distinct) {
+      const { tuple, signature } = await signedIncrement(devnet, nonce)
+      return encodeFunctionData({
+        abi: intentExecutorArtifact.abi,
+        functionName: 'executeSigned',
+        args: [tuple, signature],
+      })
+    }
+    const sender = privateKeyToAccount(generatePrivateKey())
+    const policyId = await ownPolicy(sender.address)
+    const intent: Intent = {
+      sender: sender.address,
+      target: devnet.demo.counter,
+      data: encodeFunctionData({ abi: demoCounterArtifact.abi, functionName: 'increment', args: [1n] }),
+      value: 0n,
+      nonce,
+      validAfter: 0n,
+      validBefore: 0n,
+      policyId,
+    }
+    const signature = await sender.signTypedData(
+      intentTypedData({ chainId: devnet.anvil.chainId, executor: devnet.contracts.executor, intent }),
+    )
+    return encodeFunctionData({
+      abi: intentExecutorArtifact.abi,
+      functionName: 'executeSigned',
+      args: [toIntentTuple(intent), signature],
+    })
+  }
+  // A sender's own policy, the open demo policy's terms with it as the owner (a policy runs only its owner's intents).
+  const registry = devnet.contracts.registry
+  const openTerms = decodeFunctionResult({
+    abi: policyRegistryArtifact.abi,
+    functionName: 'getPolicy',
+    data: (await rpc('eth_call', [
+      {
+        to: registry,
+        data: encodeFunctionData({
+          abi: policyRegistryArtifact.abi,
+          functionName: 'getPolicy',
+          args: [devnet.demo.policies.open],
+        }),
+      },
+      'latest',
+    ])) as Hex,
+  })
+  const ownPolicy = async (owner: Address): Promise<Hex> => {
+    await rpc('anvil_setBalance', [owner, numberToHex(10n ** 18n)])
+    await rpc('anvil_impersonateAccount', [owner])
+    const salt = `0x${'00'.repeat(32)}` as Hex
+    const hash = await rpc('eth_sendTransaction', [
+      {
+        from: owner,
+        to: registry,
+        data: encodeFunctionData({
+          abi: policyRegistryArtifact.abi,
+          functionName: 'createPolicy',
+          args: [salt, { ...openTerms, owner }],
+        }),
+      },
+    ])
+    await receiptOf(hash as Hex)
+    return keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'bytes32' }], [owner, salt]))
+  }
+  type Receipt = { gasUsed: Hex; status: Hex; logs: { address: string; topics: string[] }[] }
+  // The devnet mines on its own clock: the receipt is there once its block is.
+  async function receiptOf(hash: Hex): Promise<Receipt> {
+    for (;;) {
+      const receipt = (await rpc('eth_getTransactionReceipt', [hash])) as Receipt | null
+      if (receipt) {
+        if (receipt.status !== '0x1') throw new Error(`transaction ${hash} reverted`)
+        return receipt
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+  }
+  const send = async (to: string, data: Hex, gas: bigint): Promise<Receipt> => {
+    const hash = await rpc('eth_sendTransaction', [{ from: relayer.address, to, data, gas: numberToHex(gas) }])
+    return receiptOf(hash as Hex)
+  }
+  // One word of the ledger's nonces (128 to a word) for each side and size, none used before.
+  let word = 10_000n
+  const freshNonces = (n: number) => {
+    const base = word++ * 128n
+    if (n > 128) throw new Error('at most 128 executions: one word of nonces')
+    return Array.from({ length: n }, (_, i) => base + BigInt(i))
+  }
+  // Warm-up: the counter's slot and the sender's deposit are written once before either side.
+  await send(executor, await executeData(freshNonces(1)[0]!), 1_000_000n)
+
+  console.log('executions | one transaction each: gas per execution | one bundle: gas per execution | saved')
+  for (const n of sizes) {
+    let each = 0n
+    for (const nonce of freshNonces(n)) {
+      const r = await send(executor, await executeData(nonce), 1_000_000n)
+      if (r.status !== '0x1') throw new Error('an execution sent alone reverted')
+      each += BigInt(r.gasUsed)
+    }
+    const calls = await Promise.all(
+      freshNonces(n).map(async (nonce) => ({ target: executor, callData: await executeData(nonce) })),
+    )
+    const r = await send(multicall3Address, encodeAggregate3(calls), 29_000_000n)
+    const executed = r.logs.filter((l) => l.address.toLowerCase() === executor.toLowerCase()).length
+    if (r.status !== '0x1' || executed < n) throw new Error(`the bundle ran ${executed} of ${n} executions`)
+    const alone = Number(each) / n
+    const bundled = Number(BigInt(r.gasUsed)) / n
+    console.log(`${n} | ${alone.toFixed(0)} | ${bundled.toFixed(0)} | ${(100 * (1 - bundled / alone)).toFixed(1)}%`)
+  }
+} finally {
+  await devnet.stop()
+}
