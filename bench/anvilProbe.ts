@@ -46,19 +46,23 @@ export async function fundedRelayer(rpc: Rpc): Promise<PrivateKeyAccount> {
   return relayer
 }
 
-/** The demo sender's intent to increment the demo counter with `nonce`, signed: the intent, its tuple and its signature. */
-export async function signedIncrement(devnet: Devnet, nonce: bigint) {
+/**
+ * The demo sender's intent to increment the demo counter with `nonce`, signed: the intent, its tuple
+ * and its signature. `by`: another sender's key and a policy it owns (bench/bundleGas.ts).
+ */
+export async function signedIncrement(devnet: Devnet, nonce: bigint, by?: { key: Hex; policyId: Hex }) {
+  const signer = privateKeyToAccount(by?.key ?? devnetAccounts.sender)
   const intent: Intent = {
-    sender: devnet.demo.sender,
+    sender: signer.address,
     target: devnet.demo.counter,
     data: encodeFunctionData({ abi: demoCounterArtifact.abi, functionName: 'increment', args: [1n] }),
     value: 0n,
     nonce,
     validAfter: 0n,
     validBefore: 0n,
-    policyId: devnet.demo.policies.open,
+    policyId: by?.policyId ?? devnet.demo.policies.open,
   }
-  const signature = await privateKeyToAccount(devnetAccounts.sender).signTypedData(
+  const signature = await signer.signTypedData(
     intentTypedData({ chainId: devnet.anvil.chainId, executor: devnet.contracts.executor, intent }),
   )
   return { intent, tuple: toIntentTuple(intent), signature }

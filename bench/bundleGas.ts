@@ -18,14 +18,7 @@ import { encodeAggregate3 } from '../src/chains/evm/aggregate3Codec.ts'
 import { multicall3Address } from '../src/chains/evm/multicall3Address.ts'
 import { policyRegistryArtifact } from '../src/contracts/policyRegistryArtifact.ts'
 import { createRpc, fundedRelayer, signedIncrement } from './anvilProbe.ts'
-import {
-  demoCounterArtifact,
-  type Intent,
-  intentExecutorArtifact,
-  intentTypedData,
-  startDevnet,
-  toIntentTuple,
-} from './gatewayParts.ts'
+import { intentExecutorArtifact, startDevnet } from './gatewayParts.ts'
 
 const sizes = (process.argv[2] ?? '10,50,100').split(',').map(Number)
 const devnet = await startDevnet({})
@@ -38,33 +31,16 @@ try {
   // new sender for each (DISTINCT_SENDERS=1: each execution's own slots are cold in a bundle too).
   const distinct = process.env.DISTINCT_SENDERS === '1'
   const executeData = async (nonce: bigint): Promise<Hex> => {
-    if (!distinct) {
-      const { tuple, signature } = await signedIncrement(devnet, nonce)
-      return encodeFunctionData({
-        abi: intentExecutorArtifact.abi,
-        functionName: 'executeSigned',
-        args: [tuple, signature],
-      })
+    let by: { key: Hex; policyId: Hex } | undefined
+    if (distinct) {
+      const key = generatePrivateKey()
+      by = { key, policyId: await ownPolicy(privateKeyToAccount(key).address) }
     }
-    const sender = privateKeyToAccount(generatePrivateKey())
-    const policyId = await ownPolicy(sender.address)
-    const intent: Intent = {
-      sender: sender.address,
-      target: devnet.demo.counter,
-      data: encodeFunctionData({ abi: demoCounterArtifact.abi, functionName: 'increment', args: [1n] }),
-      value: 0n,
-      nonce,
-      validAfter: 0n,
-      validBefore: 0n,
-      policyId,
-    }
-    const signature = await sender.signTypedData(
-      intentTypedData({ chainId: devnet.anvil.chainId, executor: devnet.contracts.executor, intent }),
-    )
+    const { tuple, signature } = await signedIncrement(devnet, nonce, by)
     return encodeFunctionData({
       abi: intentExecutorArtifact.abi,
       functionName: 'executeSigned',
-      args: [toIntentTuple(intent), signature],
+      args: [tuple, signature],
     })
   }
   // A sender's own policy, the open demo policy's terms with it as the owner (a policy runs only its owner's intents).
