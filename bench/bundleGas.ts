@@ -4,16 +4,9 @@
 // intents with consecutive nonces in fresh words of the ledger on both sides, after a warm-up; or
 // (DISTINCT_SENDERS=1) each execution by a sender of its own.
 // Run: npx tsx bench/bundleGas.ts [executions in a bundle, comma-separated]
-import {
-  type Address,
-  decodeFunctionResult,
-  encodeAbiParameters,
-  encodeFunctionData,
-  type Hex,
-  keccak256,
-  numberToHex,
-} from 'viem'
+import { type Address, decodeFunctionResult, encodeFunctionData, type Hex, numberToHex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { derivePolicyId } from '../src/chains/derivePolicyId.ts'
 import { encodeAggregate3 } from '../src/chains/evm/aggregate3Codec.ts'
 import { multicall3Address } from '../src/chains/evm/multicall3Address.ts'
 import { policyRegistryArtifact } from '../src/contracts/policyRegistryArtifact.ts'
@@ -76,10 +69,10 @@ try {
       },
     ])
     await receiptOf(hash as Hex)
-    return keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'bytes32' }], [owner, salt]))
+    return derivePolicyId(owner, salt)
   }
   type Receipt = { gasUsed: Hex; status: Hex; logs: { address: string; topics: string[] }[] }
-  // The devnet mines on its own clock: the receipt is there once its block is.
+  // The devnet mines on its own clock: the receipt is there once its block is. A revert throws.
   async function receiptOf(hash: Hex): Promise<Receipt> {
     for (;;) {
       const receipt = (await rpc('eth_getTransactionReceipt', [hash])) as Receipt | null
@@ -101,23 +94,21 @@ try {
     if (n > 128) throw new Error('at most 128 executions: one word of nonces')
     return Array.from({ length: n }, (_, i) => base + BigInt(i))
   }
-  // Warm-up: the counter's slot and the sender's deposit are written once before either side.
+  // Warm-up: the counter's slot (and the one sender's records) written once before either side.
   await send(executor, await executeData(freshNonces(1)[0]!), 1_000_000n)
 
   console.log('executions | one transaction each: gas per execution | one bundle: gas per execution | saved')
   for (const n of sizes) {
     let each = 0n
     for (const nonce of freshNonces(n)) {
-      const r = await send(executor, await executeData(nonce), 1_000_000n)
-      if (r.status !== '0x1') throw new Error('an execution sent alone reverted')
-      each += BigInt(r.gasUsed)
+      each += BigInt((await send(executor, await executeData(nonce), 1_000_000n)).gasUsed)
     }
     const calls = await Promise.all(
       freshNonces(n).map(async (nonce) => ({ target: executor, callData: await executeData(nonce) })),
     )
     const r = await send(multicall3Address, encodeAggregate3(calls), 29_000_000n)
     const executed = r.logs.filter((l) => l.address.toLowerCase() === executor.toLowerCase()).length
-    if (r.status !== '0x1' || executed < n) throw new Error(`the bundle ran ${executed} of ${n} executions`)
+    if (executed < n) throw new Error(`the bundle ran ${executed} of ${n} executions`)
     const alone = Number(each) / n
     const bundled = Number(BigInt(r.gasUsed)) / n
     console.log(`${n} | ${alone.toFixed(0)} | ${bundled.toFixed(0)} | ${(100 * (1 - bundled / alone)).toFixed(1)}%`)
