@@ -19,6 +19,7 @@ export const deployable = [
   'IntentValidator',
   'IntentExecutor',
   'IntentAccount',
+  'IntentBundler',
   'DemoCounter',
   'DemoDollar',
   'DemoSwap',

@@ -20,7 +20,7 @@ import { policyRegistryArtifact } from '../../src/contracts/policyRegistryArtifa
 import { startWorld, type World } from '../support/testGateway.ts'
 
 describe('contract artifacts', () => {
-  it('are exactly what the Solidity sources compile to (run npm run build:contracts after a change), and the EIP-7702 delegate declares no storage', () => {
+  it('are exactly what the Solidity sources compile to (run npm run build:contracts after a change), and the EIP-7702 delegate and the bundler declare no storage', () => {
     const artifacts = compileContracts()
     for (const artifact of artifacts) {
       assert.equal(readFileSync(join(artifactsDir, artifact.file), 'utf8'), artifact.source, artifact.file)
@@ -28,6 +28,8 @@ describe('contract artifacts', () => {
     // A delegate's storage is the EOA's, written by whatever delegate came before: IntentAccount
     // keeps nothing there (its nonces and spending are the ledger's, its guard is transient).
     assert.deepEqual(artifacts.find((a) => a.file === 'intentAccountArtifact.ts')?.storage, [])
+    // The bundler keeps nothing between calls: nothing of one bundle can reach the next.
+    assert.deepEqual(artifacts.find((a) => a.file === 'intentBundlerArtifact.ts')?.storage, [])
   })
 
   it("keep the origin ABI, add signed execution, and give nobody an owner's powers", () => {

@@ -1,7 +1,7 @@
 // Deploys the reference contracts: the registry, the executor (which creates the ledger both
 // execution modes share and its validator: neither can ever be swapped), the demo counter, the
 // DemoDollar that x402 payments are made in and, after them so the others keep their addresses,
-// the EIP-7702 account delegate and the demo pool. Shared by the devnet, the tests and the benchmarks.
+// the EIP-7702 account delegate, the demo pool and the bundler. Shared by the devnet, the tests and the benchmarks.
 import {
   type Abi,
   type Address,
@@ -19,6 +19,7 @@ import { demoCounterArtifact } from '../../../contracts/demoCounterArtifact.ts'
 import { demoDollarArtifact } from '../../../contracts/demoDollarArtifact.ts'
 import { demoSwapArtifact } from '../../../contracts/demoSwapArtifact.ts'
 import { intentAccountArtifact } from '../../../contracts/intentAccountArtifact.ts'
+import { intentBundlerArtifact } from '../../../contracts/intentBundlerArtifact.ts'
 import { intentExecutorArtifact } from '../../../contracts/intentExecutorArtifact.ts'
 import { policyRegistryArtifact } from '../../../contracts/policyRegistryArtifact.ts'
 
@@ -34,6 +35,8 @@ export type DeployedContracts = {
   accountDelegate: Address
   /** DemoSwap: DemoDollar ↔ ETH at a fixed rate, for the approve + swap demo. */
   swap: Address
+  /** IntentBundler: a relayer's executions as one transaction, each call with its own gas limit. */
+  bundler: Address
 }
 
 /** DemoDollar's EIP-712 domain: what a price's `extra: { name, version }` must say. */
@@ -105,6 +108,7 @@ export async function deployContracts({
   const dollar = await deploy(demoDollarArtifact, [demoDollarDomain.name, demoDollarDomain.version])
   const accountDelegate = await deploy(intentAccountArtifact, [ledger])
   const swap = await deploy(demoSwapArtifact, [dollar])
+  const bundler = await deploy(intentBundlerArtifact, [])
   return {
     registry,
     executor,
@@ -114,5 +118,6 @@ export async function deployContracts({
     dollar,
     accountDelegate,
     swap,
+    bundler,
   }
 }
