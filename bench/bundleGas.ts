@@ -1,6 +1,7 @@
 // What a relayer pays in gas for each execution sent one transaction each, against the same
 // executions sent as one Multicall3 aggregate3 transaction (bench/experiments/bundle.patch; the
-// fortieth session in docs/performance.md). The demo counter's increment by the demo sender, signed
+// fortieth session in docs/performance.md) and as one IntentBundler run (a gas limit for each call,
+// each call logged; the forty-first session). The demo counter's increment by the demo sender, signed
 // intents with consecutive nonces in fresh words of the ledger on both sides, after a warm-up; or
 // (DISTINCT_SENDERS=1) each execution by a sender of its own.
 // Run: npx tsx bench/bundleGas.ts [executions in a bundle, comma-separated]
@@ -9,6 +10,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { derivePolicyId } from '../src/chains/derivePolicyId.ts'
 import { encodeAggregate3 } from '../src/chains/evm/aggregate3Codec.ts'
 import { multicall3Address } from '../src/chains/evm/multicall3Address.ts'
+import { intentBundlerArtifact } from '../src/contracts/intentBundlerArtifact.ts'
 import { policyRegistryArtifact } from '../src/contracts/policyRegistryArtifact.ts'
 import { createRpc, fundedRelayer, signedIncrement } from './anvilProbe.ts'
 import { intentExecutorArtifact, startDevnet } from './gatewayParts.ts'
@@ -97,7 +99,18 @@ try {
   // Warm-up: the counter's slot (and the one sender's records) written once before either side.
   await send(executor, await executeData(freshNonces(1)[0]!), 1_000_000n)
 
-  console.log('executions | one transaction each: gas per execution | one bundle: gas per execution | saved')
+  // The same calls through IntentBundler (each with a limit of its own and a log of the gas it used).
+  const callLimit = 200_000n
+  const bundlerRun = (calls: { target: Address; callData: Hex }[]) =>
+    encodeFunctionData({
+      abi: intentBundlerArtifact.abi,
+      functionName: 'run',
+      args: [calls.map((c) => ({ target: c.target, gasLimit: callLimit, data: c.callData }))],
+    })
+
+  console.log(
+    'executions | one transaction each: gas per execution | Multicall3 aggregate3: gas per execution, saved | IntentBundler: gas per execution, saved',
+  )
   for (const n of sizes) {
     let each = 0n
     for (const nonce of freshNonces(n)) {
@@ -109,9 +122,18 @@ try {
     const r = await send(multicall3Address, encodeAggregate3(calls), 29_000_000n)
     const executed = r.logs.filter((l) => l.address.toLowerCase() === executor.toLowerCase()).length
     if (executed < n) throw new Error(`the bundle ran ${executed} of ${n} executions`)
+    const own = await Promise.all(
+      freshNonces(n).map(async (nonce) => ({ target: executor, callData: await executeData(nonce) })),
+    )
+    const b = await send(devnet.contracts.bundler, bundlerRun(own), 29_000_000n)
+    const ran = b.logs.filter((l) => l.address.toLowerCase() === executor.toLowerCase()).length
+    if (ran < n) throw new Error(`IntentBundler ran ${ran} of ${n} executions`)
     const alone = Number(each) / n
-    const bundled = Number(BigInt(r.gasUsed)) / n
-    console.log(`${n} | ${alone.toFixed(0)} | ${bundled.toFixed(0)} | ${(100 * (1 - bundled / alone)).toFixed(1)}%`)
+    const saved = (gas: Hex) => {
+      const per = Number(BigInt(gas)) / n
+      return `${per.toFixed(0)}, ${(100 * (1 - per / alone)).toFixed(1)}%`
+    }
+    console.log(`${n} | ${alone.toFixed(0)} | ${saved(r.gasUsed)} | ${saved(b.gasUsed)}`)
   }
 } finally {
   await devnet.stop()
