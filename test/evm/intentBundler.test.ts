@@ -1,5 +1,5 @@
-// IntentBundler on anvil: a relayer's signed executions as one transaction (issue 44's bundle, its
-// first step: the contract). Each call gets its own gas limit and no more; a failed call is logged
+// IntentBundler on anvil: a relayer's signed executions as one transaction (issue 44's bundle: the
+// contract, and each call's outcome read from the receipt, bundleOutcomes.ts). Each call gets its own gas limit and no more; a failed call is logged
 // with at most REVERT_DATA_CAP bytes of its revert; a call the bundle could not give its whole limit
 // is left unrun with every call after it (their nonces stay unused, to be sent again); the contract
 // holds nothing and takes no ETH, so a call through it can do no more than its caller could. Each
@@ -16,12 +16,20 @@ import {
   type TransactionReceipt,
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
+import { derivePolicyId, saltOf } from '../../src/chains/derivePolicyId.ts'
+import {
+  type BundledCallOutcome,
+  gasShares,
+  readBundleOutcomes,
+  revertDataCap,
+} from '../../src/chains/evm/bundleOutcomes.ts'
 import { createDevClients } from '../../src/chains/evm/devnet/deployContracts.ts'
 import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
 import { demoCounterArtifact } from '../../src/contracts/demoCounterArtifact.ts'
 import { intentBundlerArtifact } from '../../src/contracts/intentBundlerArtifact.ts'
 import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
+import { policyRegistryArtifact } from '../../src/contracts/policyRegistryArtifact.ts'
 import { demoIntent, signIntent } from '../support/testGateway.ts'
 
 type Call = { target: Address; gasLimit: bigint; data: Hex }
@@ -43,9 +51,18 @@ describe('IntentBundler: many executions in one transaction, each within its own
   })
 
   /** The demo sender's increment by 1 as executeSigned's calldata; `signer` another key to forge it. */
-  async function signedIncrement(signer: Hex = devnetAccounts.sender): Promise<{ data: Hex; nonce: bigint }> {
+  async function signedIncrement(
+    signer: Hex = devnetAccounts.sender,
+    targetData?: Hex,
+    policyId?: Hex,
+  ): Promise<{ data: Hex; nonce: bigint }> {
     const n = nonce++
-    const body = (await signIntent(devnet, demoIntent(devnet, { nonce: String(n) }), signer)) as Record<string, string>
+    const overrides = {
+      nonce: String(n),
+      ...(targetData ? { data: targetData } : {}),
+      ...(policyId ? { policyId } : {}),
+    }
+    const body = (await signIntent(devnet, demoIntent(devnet, overrides), signer)) as Record<string, string>
     const data = encodeFunctionData({
       abi: intentExecutorArtifact.abi,
       functionName: 'executeSigned',
@@ -102,6 +119,14 @@ describe('IntentBundler: many executions in one transaction, each within its own
     ).length
     return { ran, leftUnrun, executed }
   }
+  /** Each call's outcome as the relayer reads it from the receipt, without the gas (asserted apart). */
+  const outcomesOf = (receipt: TransactionReceipt, calls: Call[]) =>
+    readBundleOutcomes({ bundler: devnet.contracts.bundler, calls, status: receipt.status, logs: receipt.logs }).map(
+      (o) => {
+        const { gasUsed: _, ...rest } = o as BundledCallOutcome & { gasUsed?: bigint }
+        return rest
+      },
+    )
   const count = () =>
     clients.publicClient.readContract({
       address: devnet.demo.counter,
@@ -119,8 +144,17 @@ describe('IntentBundler: many executions in one transaction, each within its own
   it('runs every call in order, each logged with the gas it used, within its limit', async () => {
     const intents = [await signedIncrement(), await signedIncrement(), await signedIncrement()]
     const before = await count()
-    const receipt = await sendBundle(intents.map((i) => toExecutor(i.data)))
+    const calls = intents.map((i) => toExecutor(i.data))
+    const receipt = await sendBundle(calls)
     assert.equal(receipt.status, 'success')
+    assert.deepEqual(
+      outcomesOf(receipt, calls).map((o) => [o.index, o.kind, 'status' in o ? o.status : undefined]),
+      [
+        [0, 'executed', 0x11],
+        [1, 'executed', 0x11],
+        [2, 'executed', 0x11],
+      ],
+    )
     const { ran, leftUnrun, executed } = bundlerLogs(receipt)
     assert.deepEqual(
       ran.map((r) => [r.index, r.success, r.revertData]),
@@ -133,9 +167,22 @@ describe('IntentBundler: many executions in one transaction, each within its own
     assert.deepEqual(leftUnrun, [])
     assert.equal(executed, 3, 'each call logged its own IntentExecuted')
     for (const r of ran) assert.ok(r.gasUsed > 20_000n && r.gasUsed < 200_000n, `gas used ${r.gasUsed}`)
-    // The calls' gas is the transaction's, less its base cost, calldata and the bundle's own work.
-    const calls = ran.reduce((sum, r) => sum + r.gasUsed, 0n)
-    assert.ok(calls < receipt.gasUsed, `${calls} of ${receipt.gasUsed}`)
+    // The calls' gas is the transaction's, less its base cost, calldata and the bundle's own work,
+    // which each call's share splits evenly: the shares add up to the transaction's gas.
+    const own = ran.reduce((sum, r) => sum + r.gasUsed, 0n)
+    assert.ok(own < receipt.gasUsed, `${own} of ${receipt.gasUsed}`)
+    const outcomes = readBundleOutcomes({
+      bundler: devnet.contracts.bundler,
+      calls,
+      status: 'success',
+      logs: receipt.logs,
+    })
+    const shares = gasShares(outcomes, receipt.gasUsed)
+    assert.equal(
+      shares.reduce((sum, g) => sum + g, 0n),
+      receipt.gasUsed,
+    )
+    for (const [i, share] of shares.entries()) assert.ok(share > ran[i]!.gasUsed)
     assert.equal(await count(), before + 3n)
     for (const i of intents) assert.equal(await nonceUsed(i.nonce), true)
   })
@@ -145,8 +192,17 @@ describe('IntentBundler: many executions in one transaction, each within its own
     const forged = await signedIncrement(devnetAccounts.other)
     const third = await signedIncrement()
     const before = await count()
-    const receipt = await sendBundle([toExecutor(first.data), toExecutor(forged.data), toExecutor(third.data)])
+    const calls = [toExecutor(first.data), toExecutor(forged.data), toExecutor(third.data)]
+    const receipt = await sendBundle(calls)
     assert.equal(receipt.status, 'success')
+    assert.deepEqual(
+      outcomesOf(receipt, calls).map((o) => [o.kind, 'status' in o ? o.status : undefined]),
+      [
+        ['executed', 0x11],
+        ['reverted', 0xe4],
+        ['executed', 0x11],
+      ],
+    )
     const { ran, executed } = bundlerLogs(receipt)
     assert.deepEqual(
       ran.map((r) => r.success),
@@ -165,8 +221,13 @@ describe('IntentBundler: many executions in one transaction, each within its own
     const starved = await signedIncrement()
     const next = await signedIncrement()
     const before = await count()
-    const receipt = await sendBundle([toExecutor(starved.data, 30_000n), toExecutor(next.data)])
+    const calls = [toExecutor(starved.data, 30_000n), toExecutor(next.data)]
+    const receipt = await sendBundle(calls)
     const { ran } = bundlerLogs(receipt)
+    assert.deepEqual(
+      outcomesOf(receipt, calls).map((o) => o.kind),
+      ['outOfGas', 'executed'],
+    )
     assert.equal(ran[0]!.success, false)
     assert.equal(ran[0]!.revertData, '0x', 'out of gas: no revert data')
     // Its limit, the call's own cost and the copy of its calldata: not a gas more of the bundle's.
@@ -188,6 +249,17 @@ describe('IntentBundler: many executions in one transaction, each within its own
       ran.map((r) => [r.index, r.success]),
       [[0n, true]],
     )
+    const outcomes = readBundleOutcomes({
+      bundler: devnet.contracts.bundler,
+      calls,
+      status: 'success',
+      logs: receipt.logs,
+    })
+    assert.deepEqual(
+      outcomes.map((o) => o.kind),
+      ['executed', 'unrun', 'unrun', 'unrun'],
+    )
+    assert.deepEqual(gasShares(outcomes, receipt.gasUsed).slice(1), [0n, 0n, 0n])
     assert.equal(leftUnrun.length, 1)
     assert.equal(leftUnrun[0]!.fromIndex, 1n)
     assert.ok(leftUnrun[0]!.gasLeft < 150_000n + 150_000n / 63n + 20_000n)
@@ -207,7 +279,7 @@ describe('IntentBundler: many executions in one transaction, each within its own
       abi: intentBundlerArtifact.abi,
       functionName: 'REVERT_DATA_CAP',
     })
-    assert.equal(cap, 1024n)
+    assert.equal(cap, BigInt(revertDataCap))
     const receipt = await sendBundle([{ target: bomb, gasLimit: 1_000_000n, data: '0x' }])
     const { ran } = bundlerLogs(receipt)
     assert.equal(ran[0]!.success, false)
@@ -216,6 +288,53 @@ describe('IntentBundler: many executions in one transaction, each within its own
     // copying it all would cost over 14,000 gas more.
     const own = receipt.gasUsed - ran[0]!.gasUsed
     assert.ok(own < 21_000n + 18_000n, `the bundle's own gas ${own}`)
+  })
+
+  it('reads the status of an executor revert cut at the cap: a target that fails with a long reason', async () => {
+    // A policy of the demo sender's that allows any call of the counter (the demo's allows increment only).
+    const sender = clients.walletFor(devnetAccounts.sender)
+    const salt = saltOf('bundler.any-call')
+    const created = await sender.writeContract({
+      account: sender.account!,
+      chain: sender.chain,
+      address: devnet.contracts.registry,
+      abi: policyRegistryArtifact.abi,
+      functionName: 'createPolicy',
+      args: [
+        salt,
+        {
+          owner: devnet.demo.sender as Address,
+          allowedTargets: [devnet.demo.counter as Address],
+          allowedSelectors: [],
+          maxValuePerTx: 0n,
+          maxAggregateValue: 0n,
+          validAfter: 0n,
+          validBefore: 0n,
+          allowedChains: [],
+        },
+      ],
+    })
+    await clients.publicClient.waitForTransactionReceipt({ hash: created })
+    const failing = encodeFunctionData({
+      abi: demoCounterArtifact.abi,
+      functionName: 'fail',
+      args: ['x'.repeat(2_000)],
+    })
+    const intent = await signedIncrement(devnetAccounts.sender, failing, derivePolicyId(devnet.demo.sender, salt))
+    const calls = [toExecutor(intent.data, 400_000n)]
+    const receipt = await sendBundle(calls)
+    const { ran } = bundlerLogs(receipt)
+    assert.equal((ran[0]!.revertData.length - 2) / 2, revertDataCap, `cut at the cap: ${ran[0]!.revertData}`)
+    const [outcome] = readBundleOutcomes({
+      bundler: devnet.contracts.bundler,
+      calls,
+      status: 'success',
+      logs: receipt.logs,
+    })
+    assert.equal(outcome!.kind, 'reverted')
+    // ExecutionFailed(TRANSFER_FAILED, …): the target call reverted.
+    assert.equal((outcome as { status: number }).status, 0x50)
+    assert.equal(await nonceUsed(intent.nonce), false)
   })
 
   it('takes no ETH and grants nothing: a stranger calling through it acts as the bundler, which holds nothing', async () => {
