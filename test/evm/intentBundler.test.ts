@@ -16,7 +16,6 @@ import {
   type TransactionReceipt,
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { derivePolicyId, saltOf } from '../../src/chains/derivePolicyId.ts'
 import {
   type BundledCallOutcome,
   gasShares,
@@ -26,10 +25,12 @@ import {
 import { createDevClients } from '../../src/chains/evm/devnet/deployContracts.ts'
 import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
+import { evmRuntime, toIntentTuple } from '../../src/chains/evm/evmRuntime.ts'
 import { demoCounterArtifact } from '../../src/contracts/demoCounterArtifact.ts'
 import { intentBundlerArtifact } from '../../src/contracts/intentBundlerArtifact.ts'
 import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
-import { policyRegistryArtifact } from '../../src/contracts/policyRegistryArtifact.ts'
+import { parseIntent } from '../../src/intents/parseIntent.ts'
+import { writePolicy } from '../support/policies.ts'
 import { demoIntent, signIntent } from '../support/testGateway.ts'
 
 type Call = { target: Address; gasLimit: bigint; data: Hex }
@@ -50,37 +51,29 @@ describe('IntentBundler: many executions in one transaction, each within its own
     await devnet?.stop()
   })
 
-  /** The demo sender's increment by 1 as executeSigned's calldata; `signer` another key to forge it. */
+  /**
+   * The demo sender's increment by 1 (or `targetData` under `policyId`) as executeSigned's calldata,
+   * with its intent's hash; `signer` another key to forge it.
+   */
   async function signedIncrement(
     signer: Hex = devnetAccounts.sender,
     targetData?: Hex,
     policyId?: Hex,
-  ): Promise<{ data: Hex; nonce: bigint }> {
+  ): Promise<{ data: Hex; nonce: bigint; intentHash: Hex }> {
     const n = nonce++
     const overrides = {
       nonce: String(n),
       ...(targetData ? { data: targetData } : {}),
       ...(policyId ? { policyId } : {}),
     }
-    const body = (await signIntent(devnet, demoIntent(devnet, overrides), signer)) as Record<string, string>
+    const body = await signIntent(devnet, demoIntent(devnet, overrides), signer)
+    const intent = parseIntent(body as never, evmRuntime)
     const data = encodeFunctionData({
       abi: intentExecutorArtifact.abi,
       functionName: 'executeSigned',
-      args: [
-        {
-          sender: body.sender as Address,
-          target: body.target as Address,
-          data: body.data as Hex,
-          value: BigInt(body.value!),
-          nonce: BigInt(body.nonce!),
-          validAfter: BigInt(body.validAfter!),
-          validBefore: BigInt(body.validBefore!),
-          policyId: body.policyId as Hex,
-        },
-        body.signature as Hex,
-      ],
+      args: [toIntentTuple(intent), body.signature as Hex],
     })
-    return { data, nonce: n }
+    return { data, nonce: n, intentHash: evmRuntime.hashIntent(intent) as Hex }
   }
   const toExecutor = (data: Hex, gasLimit = 200_000n): Call => ({ target: devnet.contracts.executor, gasLimit, data })
 
@@ -144,7 +137,8 @@ describe('IntentBundler: many executions in one transaction, each within its own
   it('runs every call in order, each logged with the gas it used, within its limit', async () => {
     const intents = [await signedIncrement(), await signedIncrement(), await signedIncrement()]
     const before = await count()
-    const calls = intents.map((i) => toExecutor(i.data))
+    // Each call names its intent: its outcome is its own IntentExecuted, not a neighbour's.
+    const calls = intents.map((i) => ({ ...toExecutor(i.data), intentHash: i.intentHash }))
     const receipt = await sendBundle(calls)
     assert.equal(receipt.status, 'success')
     assert.deepEqual(
@@ -292,35 +286,15 @@ describe('IntentBundler: many executions in one transaction, each within its own
 
   it('reads the status of an executor revert cut at the cap: a target that fails with a long reason', async () => {
     // A policy of the demo sender's that allows any call of the counter (the demo's allows increment only).
-    const sender = clients.walletFor(devnetAccounts.sender)
-    const salt = saltOf('bundler.any-call')
-    const created = await sender.writeContract({
-      account: sender.account!,
-      chain: sender.chain,
-      address: devnet.contracts.registry,
-      abi: policyRegistryArtifact.abi,
-      functionName: 'createPolicy',
-      args: [
-        salt,
-        {
-          owner: devnet.demo.sender as Address,
-          allowedTargets: [devnet.demo.counter as Address],
-          allowedSelectors: [],
-          maxValuePerTx: 0n,
-          maxAggregateValue: 0n,
-          validAfter: 0n,
-          validBefore: 0n,
-          allowedChains: [],
-        },
-      ],
+    const anyCall = await writePolicy({ devnet, clients }, 'bundler.any-call', {
+      allowedTargets: [devnet.demo.counter as Address],
     })
-    await clients.publicClient.waitForTransactionReceipt({ hash: created })
     const failing = encodeFunctionData({
       abi: demoCounterArtifact.abi,
       functionName: 'fail',
       args: ['x'.repeat(2_000)],
     })
-    const intent = await signedIncrement(devnetAccounts.sender, failing, derivePolicyId(devnet.demo.sender, salt))
+    const intent = await signedIncrement(devnetAccounts.sender, failing, anyCall)
     const calls = [toExecutor(intent.data, 400_000n)]
     const receipt = await sendBundle(calls)
     const { ran } = bundlerLogs(receipt)

@@ -19,7 +19,7 @@ export type PolicyFields = {
 
 /** Creates the owner's policy with the salt of `name` and returns its id. */
 export async function writePolicy(
-  world: World,
+  world: Pick<World, 'devnet' | 'clients'>,
   name: string,
   fields: Partial<PolicyFields>,
   ownerKey: Hex = devnetAccounts.sender,
