@@ -69,6 +69,11 @@ describe('readBundleOutcomes', () => {
       () => readBundleOutcomes({ bundler, calls, status: 'success', logs: [ran(1, true, 30_000n)] }),
       /call 1 where call 0 was due/,
     )
+    // Calls missing from a successful run's logs, with no LeftUnrun: not taken for unrun (they would be sent again).
+    assert.throws(
+      () => readBundleOutcomes({ bundler, calls, status: 'success', logs: [ran(0, true, 30_000n)] }),
+      /logged 1 of its 2 calls and did not say it left the rest unrun/,
+    )
     assert.throws(
       () =>
         readBundleOutcomes({

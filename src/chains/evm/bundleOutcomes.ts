@@ -72,6 +72,7 @@ export function readBundleOutcomes({
   const self = bundler.toLowerCase()
   const outcomes: BundledCallOutcome[] = []
   let since: Log[] = []
+  let leftUnrun = false
   for (const log of logs) {
     if (log.address.toLowerCase() !== self) {
       since.push(log)
@@ -89,9 +90,15 @@ export function readBundleOutcomes({
       const [fromIndex] = decodeAbiParameters(leftUnrunFields, log.data)
       if (Number(fromIndex) !== outcomes.length)
         throw new Error(`the bundle left calls from ${fromIndex} unrun where call ${outcomes.length} was due`)
+      leftUnrun = true
       break
     }
   }
+  // A run that succeeded logs every call it was given, or says where it stopped: anything else is not this bundle's log.
+  if (!leftUnrun && outcomes.length < calls.length)
+    throw new Error(
+      `the bundle logged ${outcomes.length} of its ${calls.length} calls and did not say it left the rest unrun`,
+    )
   for (let index = outcomes.length; index < calls.length; index++)
     outcomes.push({
       index,
