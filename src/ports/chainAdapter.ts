@@ -93,6 +93,14 @@ export type SignedExecution = {
    * key (and may have used the nonce) never becomes a transaction for that instance to find.
    */
   leaseEpoch?: number | undefined
+  /**
+   * One call of a bundle (EVM: IntentBundler's `run`, `contracts/IntentBundler.sol`): the
+   * transaction carries other executions too, and this one is its call at `index`. `bytes` are the
+   * whole bundle's: the journal keeps them once for all its calls (the `transactions` table), and a
+   * record of a call, read back, carries none (`bytes` is empty): `Journal.transactionBytes` reads
+   * them.
+   */
+  bundle?: { index: number } | undefined
 }
 
 export type Preflight =

@@ -150,6 +150,11 @@ export type Journal = {
    * replaced transactions, so that whichever of them is mined settles the intent.
    */
   replace(record: ExecutionRecord, tx: SignedExecution, detail: string): Promise<ExecutionRecord>
+  /**
+   * The signed bytes (base64) of a bundle (a transaction whose records carry `transaction.bundle`),
+   * kept once for all its calls; undefined when the journal has no bundle of that id on the chain.
+   */
+  transactionBytes(chainId: string, transactionId: string): Promise<string | undefined>
   /** The transactions of the attempts a pending record replaced (oldest first). */
   replaced(record: ExecutionRecord): Promise<SignedExecution[]>
   /** Mined or reverted records not final yet (CONFIRMATIONS), oldest first. */

@@ -31,11 +31,22 @@ export type Row = {
   replaces: number | null
   /** Since SQLite schema 4 / PostgreSQL schema 5. */
   api_key_id?: string | null
+  /** Since SQLite schema 11 / PostgreSQL schema 13: the record's call in a bundle (its bytes are in `transactions`). */
+  bundle_index?: number | null
   gas_used: string | null
   return_data: string | null
   detail: string | null
   created_at: number
   updated_at: number
+}
+
+/**
+ * A signed transaction as its record reads it back: a bundle's call without the bundle's bytes
+ * (kept once, in `transactions`), and without the lease epoch (not stored).
+ */
+export function storedAs(tx: SignedExecution): SignedExecution {
+  const { leaseEpoch: _, bytes, ...rest } = tx
+  return structuredClone({ ...rest, bytes: tx.bundle ? '' : bytes })
 }
 
 export function serializeIntent(intent: Intent): string {
@@ -81,6 +92,9 @@ export function fromRow(row: Row): ExecutionRecord {
             bytes: row.tx_bytes ?? '',
             relayer: row.relayer ?? '',
             details: row.tx_details === null ? {} : (JSON.parse(row.tx_details) as SignedExecution['details']),
+            ...(row.bundle_index === null || row.bundle_index === undefined
+              ? {}
+              : { bundle: { index: row.bundle_index } }),
           },
     blockNumber: row.block_number === null ? undefined : BigInt(row.block_number),
     blockHash: row.block_hash ?? undefined,

@@ -324,9 +324,9 @@ describe('journal upgrade to Idempotency-Keys (SQLite 5 → 6, PostgreSQL 7 → 
       await check.end()
       assert.deepEqual(
         rows.map((r) => r.version),
-        [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12],
+        [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13],
       )
-      assert.equal(postgresJournalSchemaVersion, 12)
+      assert.equal(postgresJournalSchemaVersion, 13)
     } finally {
       await database.drop()
     }

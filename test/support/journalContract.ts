@@ -365,6 +365,71 @@ export function journalContract(open: () => Promise<Journal>) {
     await journal.close()
   })
 
+  it("keeps a bundle's bytes once for all its calls, reads them only when asked, and lets retention take them with its last record", async () => {
+    const journal = await open()
+    // A bundle of 64 KiB (large enough that a copy per call would show), signed for three executions.
+    const bytes = Buffer.alloc(64 * 1024, 0xab).toString('base64')
+    const bundle = (index: number): SignedExecution => ({
+      id: hash(3000),
+      bytes,
+      relayer,
+      details: { txNonce: 20 },
+      bundle: { index },
+    })
+    const calls = await Promise.all([50, 51, 52].map((n) => claimed(journal, claimOf(n))))
+    // Two calls recorded in one turn (one statement), the third after them: the bundle is kept once either way.
+    await Promise.all([journal.recordSigned(calls[0]!, bundle(0)), journal.recordSigned(calls[1]!, bundle(1))])
+    await journal.recordSigned(calls[2]!, bundle(2))
+    const single = await claimed(journal, claimOf(53))
+    await journal.recordSigned(single, signedTx(21))
+
+    for (const [i, r] of calls.entries())
+      assert.deepEqual(r.transaction, {
+        id: hash(3000),
+        bytes: '',
+        relayer,
+        details: { txNonce: 20 },
+        bundle: { index: i },
+      })
+    const pending = await journal.pending({ chainId: 'eip155:1', relayer })
+    assert.deepEqual(
+      pending.map((r) => [r.intentHash, r.transaction?.id, r.transaction?.bundle?.index, r.transaction?.bytes]),
+      [
+        [hash(50), hash(3000), 0, ''],
+        [hash(51), hash(3000), 1, ''],
+        [hash(52), hash(3000), 2, ''],
+        [hash(53), hash(1021), undefined, signedTx(21).bytes],
+      ],
+      "read back, a call names its bundle and its index, without the bundle's bytes; a transaction of its own keeps its bytes",
+    )
+    assert.equal(await journal.transactionBytes('eip155:1', hash(3000)), bytes, 'the bundle, read when asked')
+    assert.equal(await journal.transactionBytes('eip155:2', hash(3000)), undefined, 'on its own chain only')
+    assert.equal(await journal.transactionBytes('eip155:1', hash(1021)), undefined, 'not a bundle')
+
+    // A call replaced (the whole bundle re-signed with higher fees): the new attempt is a call of the new bundle.
+    const repriced = { ...bundle(2), id: hash(3001), bytes: Buffer.alloc(100, 0xcd).toString('base64') }
+    const second = await journal.replace(calls[2]!, repriced, 'replaced by attempt 2: fees raised')
+    assert.deepEqual(
+      [second.transaction?.id, second.transaction?.bundle, second.transaction?.bytes],
+      [hash(3001), { index: 2 }, ''],
+    )
+    assert.equal(await journal.transactionBytes('eip155:1', hash(3001)), repriced.bytes)
+    assert.deepEqual(await journal.replaced(second), [calls[2]!.transaction])
+
+    // Retention: the bundle stays while any of its records does.
+    for (const r of [calls[0]!, calls[1]!, single]) assert.equal(await journal.settle(r, mined), true)
+    assert.equal(await journal.settle(second, { ...mined, transactionId: hash(3000) }), true)
+    await journal.prune(new Date(Date.now() + 1_000))
+    assert.equal(await journal.get(hash(50)), undefined, 'its records pruned')
+    assert.equal(await journal.transactionBytes('eip155:1', hash(3000)), undefined, 'and the bundle with them')
+    assert.equal(
+      await journal.transactionBytes('eip155:1', hash(3001)),
+      undefined,
+      'and the replacement, whose record was pruned too',
+    )
+    await journal.close()
+  })
+
   it('keeps a settlement unconfirmed until confirmed, reopens it after a reorg, and retires a live record of a reset chain', async () => {
     const journal = await open()
     const r = await claimed(journal, { ...claimOf(50), chainInstance: 'genesis-a' })

@@ -42,9 +42,10 @@ const dropClaims = `DELETE FROM executions WHERE id = ANY($1::bigint[]) AND stat
 // A transaction signed under a lease epoch is recorded only while the key is this instance's under
 // it (leaseHeld, $7 the epochs, $8 the instance).
 const signMany = `UPDATE executions AS e SET state = 'pending', relayer = v.relayer, tx_id = v.tx_id, tx_bytes = v.tx_bytes, tx_details = v.tx_details::jsonb,
-       signed_seq = v.seq, updated_at = v.updated_at
+       bundle_index = v.bundle_index, signed_seq = v.seq, updated_at = v.updated_at
 FROM (SELECT u.*, nextval('executions_signed_seq') AS seq
-      FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[]) WITH ORDINALITY AS u(id, relayer, tx_id, tx_bytes, tx_details, updated_at, lease_epoch, ord)
+      FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], $9::int[])
+        WITH ORDINALITY AS u(id, relayer, tx_id, tx_bytes, tx_details, updated_at, lease_epoch, bundle_index, ord)
       ORDER BY u.ord) AS v
 WHERE e.id = v.id AND e.state IN ('claimed', 'pending') AND ${leaseHeld('v.lease_epoch', 'e.chain_id', 'v.relayer', '$8')}
 RETURNING e.id`
@@ -66,7 +67,7 @@ export type ClaimCall = {
   chainInstance: string | null
   apiKeyId: string | null
 }
-export type SignCall = { id: number; tx: SignedExecution; now: number }
+export type SignCall = { id: number; chainId: string; tx: SignedExecution; now: number }
 export type SettleCall = { id: number; txId: string | null; s: Settlement; now: number }
 
 /** Serialization failures and deadlocks: the batch's calls are asked again one by one. */
@@ -91,6 +92,7 @@ export function createJournalBatches({
   claimOne,
   signOne,
   settleOne,
+  writeBundles,
 }: {
   run: Run
   /** A row as the record it is. */
@@ -99,6 +101,8 @@ export function createJournalBatches({
   /** The one-call claim, with its conflict handling (the holder read, a stale claim taken over). */
   claimOne: (call: ClaimCall) => Promise<Claim>
   signOne: (call: SignCall) => Promise<boolean>
+  /** Writes each bundle's bytes once (a call of a bundle records none of its own): before its calls' records. */
+  writeBundles: (bundles: SignCall[]) => Promise<void>
   settleOne: (call: SettleCall) => Promise<boolean>
 }) {
   const claim = createTurnBatch<ClaimCall, Claim>(async (calls) => {
@@ -151,18 +155,22 @@ export function createJournalBatches({
     )
   })
 
-  const sign = createTurnBatch<SignCall, boolean>((calls) =>
-    updateEach(run, signMany, calls, signOne, (first) => [
+  const sign = createTurnBatch<SignCall, boolean>(async (calls) => {
+    const bundles = new Map<string, SignCall>()
+    for (const c of calls) if (c.tx.bundle) bundles.set(`${c.chainId} ${c.tx.id}`, c)
+    await writeBundles([...bundles.values()])
+    return updateEach(run, signMany, calls, signOne, (first) => [
       first.map((c) => c.id),
       first.map((c) => c.tx.relayer),
       first.map((c) => c.tx.id),
-      first.map((c) => c.tx.bytes),
+      first.map((c) => (c.tx.bundle ? null : c.tx.bytes)),
       first.map((c) => JSON.stringify(c.tx.details)),
       first.map((c) => c.now),
       first.map((c) => c.tx.leaseEpoch ?? null),
       instanceId,
-    ]),
-  )
+      first.map((c) => c.tx.bundle?.index ?? null),
+    ])
+  })
 
   const settle = createTurnBatch<SettleCall, boolean>((calls) =>
     updateEach(run, settleMany, calls, settleOne, (first) => [

@@ -18,7 +18,7 @@ import type { Claim, ExecutionRecord, IdempotencyKeyClaim, Journal, Settlement }
 import { Status } from '../../status/statusCodes.ts'
 import { IdempotencyKeyReusedError } from '../idempotencyKeyReusedError.ts'
 import { fromIdempotencyKeyRow, type IdempotencyKeyRow, isSameRequest } from '../idempotencyKeyRow.ts'
-import { fromRow, holding, type Row, senderKey, serializeIntent } from '../journalRow.ts'
+import { fromRow, holding, type Row, senderKey, serializeIntent, storedAs } from '../journalRow.ts'
 import { prunable, prunableWebhooks } from '../prunable.ts'
 import { outboxDdl } from '../webhookOutboxDdl.ts'
 import { createPostgresOpsSwitchStore } from './createPostgresOpsSwitchStore.ts'
@@ -176,6 +176,21 @@ CREATE INDEX x402_payments_unfinal ON x402_payments (id) WHERE state IN ('settle
   // pending and mined record of the history.
   `
 CREATE INDEX IF NOT EXISTS executions_instance ON executions (chain_id, chain_instance) WHERE state IN ('pending', 'mined');
+`,
+  // 13: bundles (docs/journal.md): a transaction that carries several executions (EVM: IntentBundler's
+  // run) is kept once, its bytes as BYTEA, in \`transactions\`; each of its records names it by tx_id
+  // and its call by bundle_index, with no bytes of its own.
+  `
+CREATE TABLE IF NOT EXISTS transactions (
+  chain_id TEXT NOT NULL,
+  tx_id TEXT NOT NULL,
+  relayer TEXT NOT NULL,
+  bytes BYTEA NOT NULL,
+  created_at BIGINT NOT NULL,
+  PRIMARY KEY (chain_id, tx_id)
+);
+ALTER TABLE executions ADD COLUMN IF NOT EXISTS bundle_index INTEGER;
+CREATE INDEX IF NOT EXISTS executions_bundle ON executions (chain_id, tx_id) WHERE bundle_index IS NOT NULL;
 `,
 ]
 
@@ -492,15 +507,45 @@ export async function openPostgresJournal({
       )
     ).rowCount === 1
 
-  // The one-call statement of a signed transaction (a batch's call that it could not answer).
+  // The one-call statement of a signed transaction (a batch's call that it could not answer). A
+  // bundle's bytes were written before (writeBundles), once.
   const signRow = async (id: number, tx: SignedExecution, now: number) =>
     (
       await run(
-        `UPDATE executions AS e SET state = 'pending', relayer = $1, tx_id = $2, tx_bytes = $3, tx_details = $4, signed_seq = nextval('executions_signed_seq'), updated_at = $5
+        `UPDATE executions AS e SET state = 'pending', relayer = $1, tx_id = $2, tx_bytes = $3, tx_details = $4, bundle_index = $9,
+           signed_seq = nextval('executions_signed_seq'), updated_at = $5
          WHERE id = $6 AND state IN ('claimed', 'pending') AND ${leaseHeld('$7::bigint', 'e.chain_id', '$1', '$8')}`,
-        [tx.relayer, tx.id, tx.bytes, JSON.stringify(tx.details), now, id, tx.leaseEpoch ?? null, instanceId ?? null],
+        [
+          tx.relayer,
+          tx.id,
+          tx.bundle ? null : tx.bytes,
+          JSON.stringify(tx.details),
+          now,
+          id,
+          tx.leaseEpoch ?? null,
+          instanceId ?? null,
+          tx.bundle?.index ?? null,
+        ],
       )
     ).rowCount === 1
+  // Bundles' bytes, each once (a bundle's calls are recorded in one turn, or several): before the records that name them.
+  const writeBundles = async (bundles: { chainId: string; tx: SignedExecution; now: number }[], on?: Queryable) => {
+    if (bundles.length === 0) return
+    await run(
+      `INSERT INTO transactions (chain_id, tx_id, relayer, bytes, created_at)
+       SELECT chain_id, tx_id, relayer, decode(bytes, 'base64'), created_at FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[])
+         AS v(chain_id, tx_id, relayer, bytes, created_at)
+       ON CONFLICT DO NOTHING`,
+      [
+        bundles.map((b) => b.chainId),
+        bundles.map((b) => b.tx.id),
+        bundles.map((b) => b.tx.relayer),
+        bundles.map((b) => b.tx.bytes),
+        bundles.map((b) => b.now),
+      ],
+      on,
+    )
+  }
   // An execute's claim, signed transaction, settlement and first read: one statement for a turn's calls.
   const batches = createJournalBatches({
     run: (text, values) => run<Row>(text, values),
@@ -508,6 +553,7 @@ export async function openPostgresJournal({
     instanceId: instanceId ?? null,
     claimOne: (c) => claim(c.chainId, c.intentHash, c.intent, c.chainInstance, c.apiKeyId),
     signOne: (c) => signRow(c.id, c.tx, c.now),
+    writeBundles: (bundles) => writeBundles(bundles),
     settleOne: (c) => settleRow(c.id, 'pending', c.txId, c.s, c.now),
   })
 
@@ -563,7 +609,7 @@ export async function openPostgresJournal({
     async recordSigned(record, tx) {
       const now = Date.now()
       // Committed (synchronous_commit) before it resolves: the broadcast comes after.
-      if (!(await batches.sign({ id: record.id, tx, now }))) {
+      if (!(await batches.sign({ id: record.id, chainId: record.chainId, tx, now }))) {
         // Withdrawn by its creator (MCP tasks/cancel) between the claim and the signature.
         const still = await run(`SELECT 1 FROM executions WHERE id = $1`, [record.id])
         if (still.rowCount === 0) throw new ClaimWithdrawnError(record.id)
@@ -576,9 +622,7 @@ export async function openPostgresJournal({
         }
         throw new Error(`journal record ${record.id} is no longer open for a transaction`)
       }
-      // As it is read back: the epoch it was recorded under is not stored.
-      const { leaseEpoch: _, ...stored } = tx
-      Object.assign(record, { state: 'pending', transaction: structuredClone(stored), updatedAt: new Date(now) })
+      Object.assign(record, { state: 'pending', transaction: storedAs(tx), updatedAt: new Date(now) })
     },
     async settle(record, s) {
       if (closed) return false // a watch that outlived shutdown: reconciliation settles it
@@ -616,19 +660,35 @@ export async function openPostgresJournal({
       const id = await transaction(async (client) => {
         if (!(await markReplaced(record.id, detail, now, client)))
           throw new Error(`journal record ${record.id} is no longer pending: it cannot be replaced`)
+        if (tx.bundle) await writeBundles([{ chainId: record.chainId, tx, now }], client)
         const row = await one(
           `INSERT INTO executions (chain_id, intent_hash, attempt, sender, intent_nonce, intent, state, status, chain_instance, api_key_id, relayer, tx_id, tx_bytes, tx_details,
-                                   signed_seq, replaces, created_at, updated_at)
+                                   bundle_index, signed_seq, replaces, created_at, updated_at)
            SELECT chain_id, intent_hash, (SELECT MAX(attempt) + 1 FROM executions e WHERE e.chain_id = o.chain_id AND e.intent_hash = o.intent_hash), sender, intent_nonce, intent,
-                  'pending', status, chain_instance, api_key_id, $1, $2, $3, $4, nextval('executions_signed_seq'), id, $5, $5
+                  'pending', status, chain_instance, api_key_id, $1, $2, $3, $4, $7, nextval('executions_signed_seq'), id, $5, $5
            FROM executions o WHERE id = $6 RETURNING id`,
-          [tx.relayer, tx.id, tx.bytes, JSON.stringify(tx.details), now, record.id],
+          [
+            tx.relayer,
+            tx.id,
+            tx.bundle ? null : tx.bytes,
+            JSON.stringify(tx.details),
+            now,
+            record.id,
+            tx.bundle?.index ?? null,
+          ],
           client,
         )
         return Number(row!.id)
       })
       Object.assign(record, await byId(record.id))
       return byId(id)
+    },
+    async transactionBytes(chainId, transactionId) {
+      const { rows } = await run<{ bytes: Buffer }>(
+        `SELECT bytes FROM transactions WHERE chain_id = $1 AND tx_id = $2`,
+        [chainId, transactionId],
+      )
+      return rows[0]?.bytes.toString('base64')
     },
     async replaced(record) {
       const rows = await all(
@@ -736,6 +796,12 @@ export async function openPostgresJournal({
       const webhooks =
         (await run(`DELETE FROM webhook_outbox WHERE ${prunableWebhooks('$1', '$1')}`, [cutoff])).rowCount ?? 0
       await run(`DELETE FROM idempotency_keys WHERE expires_at <= $1`, [Date.now()])
+      // A bundle none of whose records is left.
+      await run(
+        `DELETE FROM transactions t WHERE created_at < $1 AND NOT EXISTS
+           (SELECT 1 FROM executions e WHERE e.chain_id = t.chain_id AND e.tx_id = t.tx_id AND e.bundle_index IS NOT NULL)`,
+        [cutoff],
+      )
       return { executions, payments, webhooks }
     },
     async changesAfter(position, limit) {

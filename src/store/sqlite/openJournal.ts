@@ -15,7 +15,7 @@ import type { Claim, ExecutionRecord, IdempotencyKeyClaim, Journal, Settlement }
 import { Status } from '../../status/statusCodes.ts'
 import { IdempotencyKeyReusedError } from '../idempotencyKeyReusedError.ts'
 import { fromIdempotencyKeyRow, type IdempotencyKeyRow, isSameRequest } from '../idempotencyKeyRow.ts'
-import { fromRow, holding, type Row, senderKey, serializeIntent } from '../journalRow.ts'
+import { fromRow, holding, type Row, senderKey, serializeIntent, storedAs } from '../journalRow.ts'
 import { prunable, prunableWebhooks } from '../prunable.ts'
 import { outboxDdl } from '../webhookOutboxDdl.ts'
 import { createSqliteOpsSwitchStore } from './createSqliteOpsSwitchStore.ts'
@@ -202,6 +202,26 @@ CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_at);
     db.exec(
       `CREATE INDEX IF NOT EXISTS executions_instance ON executions (chain_id, chain_instance) WHERE state IN ('pending', 'mined');`,
     ),
+  // 11: bundles (docs/journal.md): a transaction that carries several executions (EVM: IntentBundler's
+  // run) is kept once, its bytes as a BLOB, in `transactions`; each of its records names it by tx_id
+  // and its call by bundle_index, with no bytes of its own. The partial index finds a bundle's records
+  // (retention) without costing the single transactions' writes anything.
+  (db) => {
+    const columns = db.prepare<[], { name: string }>(`SELECT name FROM pragma_table_info('executions')`).all()
+    if (!columns.some((c) => c.name === 'bundle_index'))
+      db.exec('ALTER TABLE executions ADD COLUMN bundle_index INTEGER')
+    db.exec(`
+CREATE TABLE IF NOT EXISTS transactions (
+  chain_id TEXT NOT NULL,
+  tx_id TEXT NOT NULL,
+  relayer TEXT NOT NULL,
+  bytes BLOB NOT NULL,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (chain_id, tx_id)
+);
+CREATE INDEX IF NOT EXISTS executions_bundle ON executions (chain_id, tx_id) WHERE bundle_index IS NOT NULL;
+`)
+  },
 ]
 
 /**
@@ -283,9 +303,9 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
   )
   const insertReplacement = db.prepare(
     `INSERT INTO executions (chain_id, intent_hash, attempt, sender, intent_nonce, intent, state, status, chain_instance, api_key_id, relayer, tx_id, tx_bytes, tx_details,
-                             signed_seq, replaces, created_at, updated_at, change_seq)
+                             bundle_index, signed_seq, replaces, created_at, updated_at, change_seq)
      SELECT chain_id, intent_hash, (SELECT MAX(attempt) + 1 FROM executions e WHERE e.chain_id = o.chain_id AND e.intent_hash = o.intent_hash), sender, intent_nonce, intent,
-            'pending', status, chain_instance, api_key_id, ?, ?, ?, ?, (SELECT COALESCE(MAX(signed_seq), 0) + 1 FROM executions), id, ?, ?, ?
+            'pending', status, chain_instance, api_key_id, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(signed_seq), 0) + 1 FROM executions), id, ?, ?, ?
      FROM executions o WHERE id = ?`,
   )
   const markReplaced = db.prepare(
@@ -346,9 +366,31 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
      WHERE idempotency_keys.expires_at <= excluded.created_at`,
   )
   const releaseKeys = db.prepare(`DELETE FROM idempotency_keys WHERE execution_id = ?`)
+  // A bundle's bytes, once for all its calls: written by its first call's record, read only when asked for.
+  const bundleKnown = db.prepare<[string, string], { n: number }>(
+    'SELECT 1 AS n FROM transactions WHERE chain_id = ? AND tx_id = ?',
+  )
+  const insertBundle = db.prepare(
+    'INSERT INTO transactions (chain_id, tx_id, relayer, bytes, created_at) VALUES (?, ?, ?, ?, ?)',
+  )
+  const bundleBytes = db.prepare<[string, string], { bytes: Buffer }>(
+    'SELECT bytes FROM transactions WHERE chain_id = ? AND tx_id = ?',
+  )
+  // A bundle none of whose records is left (retention took them all).
+  const pruneBundles = db.prepare<[number]>(
+    `DELETE FROM transactions WHERE created_at < ? AND NOT EXISTS
+       (SELECT 1 FROM executions e WHERE e.chain_id = transactions.chain_id AND e.tx_id = transactions.tx_id AND e.bundle_index IS NOT NULL)`,
+  )
+  /** The bytes a record of `tx` keeps: none for a bundle's call, whose bundle is written once (inside the caller's write). */
+  const bytesOf = (chainId: string, tx: SignedExecution, now: number): string | null => {
+    if (!tx.bundle) return tx.bytes
+    if (!bundleKnown.get(chainId, tx.id))
+      insertBundle.run(chainId, tx.id, tx.relayer, Buffer.from(tx.bytes, 'base64'), now)
+    return null
+  }
   const pruneKeys = db.prepare<[number]>(`DELETE FROM idempotency_keys WHERE expires_at <= ?`)
   const signed = db.prepare(
-    `UPDATE executions SET change_seq = ?, state = 'pending', relayer = ?, tx_id = ?, tx_bytes = ?, tx_details = ?,
+    `UPDATE executions SET change_seq = ?, state = 'pending', relayer = ?, tx_id = ?, tx_bytes = ?, tx_details = ?, bundle_index = ?,
        signed_seq = (SELECT COALESCE(MAX(signed_seq), 0) + 1 FROM executions), updated_at = ?
      WHERE id = ? AND state IN ('claimed', 'pending')`,
   )
@@ -448,8 +490,9 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
         insertReplacement.run(
           tx.relayer,
           tx.id,
-          tx.bytes,
+          bytesOf(record.chainId, tx, now),
           JSON.stringify(tx.details),
+          tx.bundle?.index ?? null,
           now,
           now,
           nextChange(),
@@ -557,14 +600,24 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
       const now = Date.now()
       const details = JSON.stringify(tx.details)
       await write(() => {
-        const { changes } = signed.run(nextChange(), tx.relayer, tx.id, tx.bytes, details, now, record.id)
+        const bytes = bytesOf(record.chainId, tx, now)
+        const { changes } = signed.run(
+          nextChange(),
+          tx.relayer,
+          tx.id,
+          bytes,
+          details,
+          tx.bundle?.index ?? null,
+          now,
+          record.id,
+        )
         if (changes === 1) return
         // Withdrawn by its creator (MCP tasks/cancel) between the claim and the signature.
         if (!byId.get(record.id)) throw new ClaimWithdrawnError(record.id)
         throw new Error(`journal record ${record.id} is no longer open for a transaction`)
       }, atomic)
       await durable()
-      Object.assign(record, { state: 'pending', transaction: structuredClone(tx), updatedAt: new Date(now) })
+      Object.assign(record, { state: 'pending', transaction: storedAs(tx), updatedAt: new Date(now) })
     },
     async settle(record, s) {
       if (!db.open) return false // a watch that outlived shutdown: the next start reconciles it
@@ -586,6 +639,9 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
       await durable()
       Object.assign(record, fromRow(byId.get(record.id)!))
       return fromRow(byId.get(id)!)
+    },
+    async transactionBytes(chainId, transactionId) {
+      return bundleBytes.get(chainId, transactionId)?.bytes.toString('base64')
     },
     async replaced(record) {
       return replacedChain.all(record.id).flatMap((row) => fromRow(row).transaction ?? [])
@@ -651,11 +707,13 @@ export function openJournal({ path, synchronous = 'full' }: OpenJournalParameter
       const now = Date.now()
       return write(() => {
         pruneKeys.run(now)
-        return {
+        const pruned = {
           executions: pruneExecutions.run(cutoff).changes,
           payments: prunePayments.run(cutoff).changes,
           webhooks: pruneWebhooks.run(cutoff, cutoff).changes,
         }
+        pruneBundles.run(cutoff)
+        return pruned
       })
     },
     async changesAfter(position, limit) {
