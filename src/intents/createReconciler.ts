@@ -10,7 +10,7 @@
 //   nonce or gas coin taken, or above a nonce gap) → settled as dropped; still pending but
 //   underpriced → replaced by a re-priced transaction, journaled as a new attempt first.
 import type { Logger } from 'pino'
-import type { ChainAdapter } from '../ports/chainAdapter.ts'
+import type { ChainAdapter, SignedExecution } from '../ports/chainAdapter.ts'
 import type { ExecutionRecord, Journal } from '../ports/journal.ts'
 import { Status } from '../status/statusCodes.ts'
 import { fromReceipt } from './fromReceipt.ts'
@@ -89,6 +89,14 @@ export function createReconciler({
     }
   }
 
+  /** A bundle's call with the bundle's bytes, which the journal keeps once for all its calls: the runtime reads and sends the bundle whole. */
+  async function withBytes(chainId: string, tx: SignedExecution): Promise<SignedExecution> {
+    if (!tx.bundle || tx.bytes !== '') return tx
+    const bytes = await journal.transactionBytes(chainId, tx.id)
+    if (bytes === undefined) throw new Error(`the journal has no bytes of bundle ${tx.id}, which its record names`)
+    return { ...tx, bytes }
+  }
+
   async function reconcileRecord(
     adapter: ChainAdapter,
     record: ExecutionRecord,
@@ -98,8 +106,15 @@ export function createReconciler({
     const { transaction } = record
     if (!transaction) return
     const transactionHash = transaction.id
-    const replaced = record.attempt > 1 ? await journal.replaced(record) : []
-    const request = { ...transaction, intent: record.intent, replaced, otherInstance: options.otherInstance }
+    const replaced = await Promise.all(
+      (record.attempt > 1 ? await journal.replaced(record) : []).map((tx) => withBytes(record.chainId, tx)),
+    )
+    const request = {
+      ...(await withBytes(record.chainId, transaction)),
+      intent: record.intent,
+      replaced,
+      otherInstance: options.otherInstance,
+    }
     const result = await adapter.reconcile(request)
     switch (result.kind) {
       case 'settled':

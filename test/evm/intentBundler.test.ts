@@ -16,6 +16,7 @@ import {
   type TransactionReceipt,
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
+import { bundleCallsOf, bundledReceipt } from '../../src/chains/evm/adapter/bundledReceipt.ts'
 import {
   type BundledCallOutcome,
   gasShares,
@@ -309,6 +310,71 @@ describe('IntentBundler: many executions in one transaction, each within its own
     // ExecutionFailed(TRANSFER_FAILED, …): the target call reverted.
     assert.equal((outcome as { status: number }).status, 0x50)
     assert.equal(await nonceUsed(intent.nonce), false)
+  })
+
+  it("gives each execution its own call's outcome and its share of the bundle's gas and fee, from the receipt and from the bundle's bytes alike", async () => {
+    const ok = await signedIncrement()
+    const forged = await signedIncrement(devnetAccounts.other)
+    const starved = await signedIncrement()
+    const last = await signedIncrement()
+    const calls = [
+      toExecutor(ok.data),
+      toExecutor(forged.data),
+      toExecutor(starved.data, 30_000n),
+      toExecutor(last.data),
+    ]
+    const named = calls.map((c, i) => ({ ...c, intentHash: [ok, forged, starved, last][i]!.intentHash }))
+    const receipt = await sendBundle(calls)
+    // What a record read back from the journal reads its receipt with: the calls decoded from the bundle's own bytes.
+    const tx = await clients.publicClient.getTransaction({ hash: receipt.transactionHash })
+    assert.deepEqual(
+      bundleCallsOf(tx.input),
+      named.map(({ data: _, ...c }) => c),
+    )
+    const bundler = devnet.contracts.bundler
+    const read = named.map((_, index) => bundledReceipt(receipt, { bundler, calls: bundleCallsOf(tx.input), index }))
+    assert.deepEqual(
+      read.map((r) => [r.state, r.status, r.outOfGas === true, r.notExecuted === true]),
+      [
+        ['mined', 0x11, false, false],
+        ['reverted', 0xe4, false, false],
+        ['reverted', 0xf0, true, false],
+        ['mined', 0x11, false, false],
+      ],
+      'executed, refused by the executor (its outcome), out of the gas we gave it (not its outcome), executed',
+    )
+    assert.ok(read.every((r) => r.transactionHash === receipt.transactionHash && r.blockHash === receipt.blockHash))
+    assert.equal(
+      read.reduce((sum, r) => sum + r.gasUsed, 0n),
+      receipt.gasUsed,
+      "the calls' gas adds up to the bundle's",
+    )
+    assert.equal(
+      read.reduce((sum, r) => sum + r.fee!, 0n),
+      receipt.gasUsed * receipt.effectiveGasPrice,
+      'and their fees to what the relayer paid',
+    )
+    assert.ok(read[0]!.gasUsed > read[1]!.gasUsed, 'an executed call costs more than one refused at its signature')
+    assert.deepEqual(
+      [await nonceUsed(ok.nonce), await nonceUsed(starved.nonce), await nonceUsed(last.nonce)],
+      [true, false, true],
+    )
+
+    // A bundle short of gas: the call it cannot give its limit is left unrun, not failed.
+    const first = await signedIncrement()
+    const unrun = await signedIncrement()
+    const short = [toExecutor(first.data, 150_000n), toExecutor(unrun.data, 150_000n)]
+    const shortReceipt = await sendBundle(short, { gas: 230_000n })
+    const [ran, left] = [0, 1].map((index) => bundledReceipt(shortReceipt, { bundler, calls: short, index }))
+    assert.deepEqual([ran!.state, ran!.status], ['mined', 0x11])
+    assert.deepEqual([left!.state, left!.outOfGas, left!.gasUsed], ['reverted', true, 0n])
+    assert.equal(await nonceUsed(unrun.nonce), false, 'its nonce unused: it may be sent again')
+    // A receipt of another transaction is not read as the bundle's.
+    assert.throws(
+      () => bundledReceipt(shortReceipt, { bundler: devnet.contracts.executor, calls: short, index: 0 }),
+      /did not call the bundler/,
+    )
+    assert.throws(() => bundledReceipt(shortReceipt, { bundler, calls: short, index: 2 }), /not one of the bundle's 2/)
   })
 
   it('takes no ETH and grants nothing: a stranger calling through it acts as the bundler, which holds nothing', async () => {

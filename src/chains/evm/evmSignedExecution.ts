@@ -23,6 +23,9 @@ export const evmSignedExecution = {
     }
   },
   rawTransaction(tx: SignedExecution): Hex {
+    // A bundle's call read back from the journal, which keeps the bundle's bytes once (transactionBytes).
+    if (tx.bundle && tx.bytes === '')
+      throw new Error(`journaled transaction ${tx.id} is a bundle: its bytes are the journal's to give`)
     return `0x${Buffer.from(tx.bytes, 'base64').toString('hex')}`
   },
   /** The relayer nonce the transaction uses; a record without one was not written by the EVM runtime. */

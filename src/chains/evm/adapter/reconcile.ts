@@ -7,6 +7,7 @@ import type { ReconcileRequest, Reconciliation } from '../../../ports/chainAdapt
 import { classifyRpcError } from '../classifyRpcError.ts'
 import { evmSignedExecution } from '../evmSignedExecution.ts'
 import { broadcastRaw, isTransportError } from '../relayer/createRelayer.ts'
+import { bundleCallsOf, bundledReceipt } from './bundledReceipt.ts'
 import { assertAvailable, type EvmContext } from './evmContext.ts'
 import { receiptOf, toExecutionReceipt } from './executionReceipt.ts'
 
@@ -18,17 +19,23 @@ export async function reconcile(ctx: EvmContext, tx: ReconcileRequest): Promise<
   const transactionHash = tx.id as Hex
   // The journaled transaction and those it replaced (same relayer nonce): whichever was mined.
   const candidates = [
-    { id: transactionHash, raw: rawTransaction },
-    ...(tx.replaced ?? []).map((t) => ({ id: t.id as Hex, raw: evmSignedExecution.rawTransaction(t) })),
+    { id: transactionHash, raw: rawTransaction, bundle: tx.bundle },
+    ...(tx.replaced ?? []).map((t) => ({
+      id: t.id as Hex,
+      raw: evmSignedExecution.rawTransaction(t),
+      bundle: t.bundle,
+    })),
   ]
   const minedOne = async () => {
     for (const c of candidates) {
       const r = await receiptOf(ctx, c.id)
-      if (r)
-        return {
-          kind: 'settled' as const,
-          receipt: await toExecutionReceipt(ctx, parseTransaction(c.raw).data ?? '0x', r),
-        }
+      if (!r) continue
+      const { to, data = '0x' } = parseTransaction(c.raw)
+      // A call of a bundle: its own call's outcome, read with the calls the bundle's bytes hold.
+      const receipt = c.bundle
+        ? bundledReceipt(r, { bundler: to ?? '', calls: bundleCallsOf(data), index: c.bundle.index })
+        : await toExecutionReceipt(ctx, data, r)
+      return { kind: 'settled' as const, receipt }
     }
     return undefined
   }
