@@ -16,6 +16,7 @@ import { fillGap, type GapCheck } from './fillGap.ts'
 import { forgetMinedBelow, forgetMinedHash, noteUnmined, unminedCalls } from './outbox.ts'
 import type { Fees, RelayedTransaction, SendResult } from './relayedTransaction.ts'
 import { type CreateRelayerParameters, createRelayerContext, type UnminedCall } from './relayerContext.ts'
+import { type BundledSendResult, type BundleMember, sendBundled } from './sendBundled.ts'
 import { type SendClaim, sendRelayed } from './sendRelayed.ts'
 import { readNonce } from './signRelayed.ts'
 
@@ -24,6 +25,7 @@ export type { GapCheck } from './fillGap.ts'
 export { isTransportError } from './isTransportError.ts'
 export type { Fees, RelayedTransaction, SendResult } from './relayedTransaction.ts'
 export type { BroadcastMany, CreateRelayerParameters, UnminedCall } from './relayerContext.ts'
+export type { BundledSendResult, BundleMember } from './sendBundled.ts'
 export { NotClaimedError, type SendClaim } from './sendRelayed.ts'
 
 export type Relayer = {
@@ -38,6 +40,12 @@ export type Relayer = {
     tx: RelayedTransaction,
     options?: { onSigned?: (tx: SignedExecution) => void | Promise<void>; claim?: SendClaim | undefined },
   ): Promise<SendResult>
+  /**
+   * Sends the execution as a call of one IntentBundler transaction (at `bundler`) with the other
+   * members of its chunk that claim with it (sendBundled.ts); resolves once the node has accepted
+   * the bundle or its answer was lost, with the member's place in it.
+   */
+  sendBundled(bundler: Address, member: BundleMember): Promise<BundledSendResult>
   /**
    * Forgets the next nonce it would hand out, so the next send reads it again from the node and
    * the journal (after a chain reset, or once a journaled transaction was found unable to mine):
@@ -92,6 +100,7 @@ export function createRelayer({ broadcastMany, ...parameters }: CreateRelayerPar
       })
     },
     send: (tx, options) => sendRelayed(ctx, tx, options),
+    sendBundled: (bundler, member) => sendBundled(ctx, bundler, member),
     nextNonce: () => ctx.nextNonce,
     fillGap: (options) => fillGap(ctx, options),
     unmined: () => unminedCalls(ctx),

@@ -1,0 +1,277 @@
+// Executions of one relayer key sent as one transaction: IntentBundler's `run`
+// (contracts/IntentBundler.sol), one call for each, each call within its own gas limit. One nonce,
+// one signature, one journal row of bytes and one broadcast for the bundle. Step 2 of the bundle
+// (docs/performance.md, "forty-second session"); the execute path does not send through it yet.
+//
+// Which executions go together is the caller's (`chunk`): the calls its simulation ran as one
+// bundle, in the order they claim (a call claims only once the calls simulated before it did:
+// executionOrder.ts). A bundle holds a prefix of one chunk, never two chunks: calls of one
+// transaction share what separate transactions do not (transient storage), so a bundle runs only
+// calls that were simulated together. A member that comes after its chunk's bundle closed, or that
+// the size cap leaves out, is refused (NotClaimedError: simulated again), as is a member that
+// cannot claim.
+//
+// A bundle is signed once every member claimed; each member is journaled as its call of the bundle
+// (SignedExecution.bundle: the journal keeps the bytes once), the writes started under the lock and
+// waited for outside it; then it is broadcast in nonce order, as one transaction's is (outbox.ts).
+// If any member's write fails (a claim withdrawn meanwhile), the bundle is not broadcast and its
+// nonce is closed: no member runs, and each is answered the error; those journaled are settled as
+// not executed once the nonce is used by the filler (reconciliation).
+import { type Address, encodeFunctionData, type Hex, InsufficientFundsError, NonceTooLowError } from 'viem'
+import { intentBundlerArtifact } from '../../../contracts/intentBundlerArtifact.ts'
+import { RelayerError } from '../../../errors/relayerError.ts'
+import { RelayerLeaseMovedError } from '../../../errors/relayerLeaseMovedError.ts'
+import type { SignedExecution } from '../../../ports/chainAdapter.ts'
+import type { BundleMembership } from '../adapter/bundledReceipt.ts'
+import type { BundledCall } from '../bundleOutcomes.ts'
+import { gaveUp } from './closeNonce.ts'
+import { isTransportError } from './isTransportError.ts'
+import { isAlreadyKnown, isNodeError } from './nodeRefusals.ts'
+import { fencedOff, releaseSlot, reserveSlot } from './outbox.ts'
+import type { Fees, RelayedTransaction, SendResult } from './relayedTransaction.ts'
+import type { RelayerContext } from './relayerContext.ts'
+import { NotClaimedError, type SendClaim } from './sendRelayed.ts'
+import { readNonce, signRelayed } from './signRelayed.ts'
+
+/** IntentBundler's CALL_RESERVE: what it keeps back beyond a call's limit for its own work and its log. */
+export const callReserve = 20_000n
+/**
+ * The most calldata a bundle carries. Its hex strings (the calldata, the signed transaction, the
+ * broadcast's body, a simulation's replay) then stay under V8's 128 KB regular objects, which die
+ * young, where larger ones go to the large-object space that only a full collection frees: bundles
+ * of ~135 KB kept the gateway ~15 MB higher (docs/performance.md). Far under geth's 128 KB limit.
+ */
+export const bundleBytesAtMost = 48 * 1024
+/** The bundler's own work beyond its calls' reserves: its loop and the ABI decoding of its calldata. */
+const bundleOverhead = 10_000n
+
+/** An execution to send within a bundle: its call (`to`, `data`, `gas`: the call's own limit) and fees, its chunk, its claim and its journal write. */
+export type BundleMember = {
+  tx: Pick<RelayedTransaction, 'to' | 'data' | 'gas' | 'fees'>
+  /** The calls simulated together: members of one chunk may share a bundle, in the order they claim. */
+  chunk: object
+  claim?: SendClaim | undefined
+  onSigned?: ((tx: SignedExecution) => void | Promise<void>) | undefined
+}
+
+/** A bundle's member sent: the bundle's hash and nonce, and its place in it (to read its receipt with). */
+export type BundledSendResult = SendResult & { membership: BundleMembership }
+
+type Waiting = BundleMember & { resolve(result: BundledSendResult): void; reject(err: unknown): void }
+type Queue = { waiting: Waiting[]; running: boolean; closed: WeakSet<object> }
+
+const queues = new WeakMap<RelayerContext, Queue>()
+
+/** The gas a bundle needs: each call's limit with what IntentBundler keeps back for it (EIP-150's 1/63 and its reserve), its calldata and base cost. */
+export function bundleGas(calls: readonly { gasLimit: bigint }[], data: Hex): bigint {
+  const calldata = 16n * BigInt((data.length - 2) / 2)
+  return calls.reduce(
+    (sum, c) => sum + c.gasLimit + c.gasLimit / 63n + callReserve,
+    21_000n + calldata + bundleOverhead,
+  )
+}
+
+export function sendBundled(ctx: RelayerContext, bundler: Address, member: BundleMember): Promise<BundledSendResult> {
+  if (!member.tx.fees)
+    return Promise.reject(new Error('a bundled execution is sent with the fees it was simulated with'))
+  let queue = queues.get(ctx)
+  if (!queue) queues.set(ctx, (queue = { waiting: [], running: false, closed: new WeakSet() }))
+  const q = queue
+  return new Promise<BundledSendResult>((resolve, reject) => {
+    // A chunk whose bundle closed takes no more members: it would run apart from the calls simulated before it.
+    if (q.closed.has(member.chunk)) return reject(new NotClaimedError())
+    q.waiting.push({ ...member, resolve, reject })
+    if (!q.running) {
+      q.running = true
+      void drain(ctx, bundler, q)
+    }
+  })
+}
+
+async function drain(ctx: RelayerContext, bundler: Address, q: Queue) {
+  try {
+    while (q.waiting.length > 0) await oneBundle(ctx, bundler, q)
+  } finally {
+    q.running = false
+  }
+}
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
+
+/** One bundle: the first waiting member's chunk, as many of its members as claim (in turns of the loop) and fit. */
+async function oneBundle(ctx: RelayerContext, bundler: Address, q: Queue): Promise<void> {
+  const chunk = q.waiting[0]!.chunk
+  const members: Waiting[] = []
+  let prepared: Awaited<ReturnType<typeof signBundle>> | undefined
+  try {
+    prepared = await ctx.lock.run(async () => {
+      const epoch = ctx.leaseEpoch?.()
+      if (ctx.leaseEpoch && epoch === undefined)
+        throw new RelayerLeaseMovedError(`eip155:${ctx.chainId}`, ctx.address, undefined)
+      ctx.nextNonce ??= await readNonce(ctx)
+      let bytes = 0
+      // Members claim in their simulation's order: each pass takes what can claim now, and a turn of
+      // the loop lets members whose simulations were answered together arrive; none more: closed.
+      for (;;) {
+        let progress = false
+        for (let i = 0; i < q.waiting.length; ) {
+          const m = q.waiting[i]!
+          if (m.chunk !== chunk) {
+            i++
+            continue
+          }
+          const size = (m.tx.data.length - 2) / 2 + 128
+          if (members.length > 0 && bytes + size > bundleBytesAtMost) break
+          if (m.claim && !m.claim.take()) {
+            i++
+            continue
+          }
+          q.waiting.splice(i, 1)
+          members.push(m)
+          bytes += size
+          progress = true
+        }
+        if (!progress) {
+          const before = q.waiting.length
+          await nextTurn()
+          if (q.waiting.length === before) break
+        }
+      }
+      q.closed.add(chunk)
+      // What is left of the chunk cannot join it: simulated again.
+      for (let i = q.waiting.length - 1; i >= 0; i--)
+        if (q.waiting[i]!.chunk === chunk) q.waiting.splice(i, 1)[0]!.reject(new NotClaimedError())
+      if (members.length === 0) return undefined
+      return signBundle(ctx, bundler, members, ctx.nextNonce, epoch)
+    })
+  } catch (err) {
+    for (const m of members) m.claim?.failed()
+    for (const m of members) m.reject(err)
+    return
+  }
+  if (!prepared) return
+  // The next bundle is gathered and signed while this one is journaled and broadcast (the outbox keeps nonce order).
+  void finish(ctx, bundler, members, prepared)
+}
+
+/** Under the lock: the bundle signed at `nonce`, each member's journal write started, its outbox slot taken. */
+async function signBundle(
+  ctx: RelayerContext,
+  bundler: Address,
+  members: Waiting[],
+  nonce: number,
+  epoch: number | undefined,
+) {
+  const calls: BundledCall[] = members.map((m) => ({ target: m.tx.to, gasLimit: m.tx.gas }))
+  const data = encodeFunctionData({
+    abi: intentBundlerArtifact.abi,
+    functionName: 'run',
+    args: [members.map((m) => ({ target: m.tx.to, gasLimit: m.tx.gas, data: m.tx.data }))],
+  })
+  const fees = highestFees(members.map((m) => m.tx.fees!))
+  const { rawTransaction, call, ...signed } = await signRelayed(
+    ctx,
+    { to: bundler, data, gas: bundleGas(calls, data) },
+    fees,
+    nonce,
+  )
+  if (ctx.leaseEpoch) signed.transaction.leaseEpoch = epoch
+  ctx.nextNonce = nonce + 1
+  const journaled = members.map((m, index) => {
+    try {
+      // Each member the same bytes (one string): the journal writes them once.
+      return Promise.resolve(m.onSigned?.({ ...signed.transaction, bundle: { index } }))
+    } catch (err) {
+      return Promise.reject(err)
+    }
+  })
+  for (const j of journaled) j.catch(() => {}) // handled in finish, after the lock
+  const slot = reserveSlot(ctx, rawTransaction, nonce, signed.transactionHash, call, epoch)
+  return { signed, nonce, slot, journaled, calls }
+}
+
+async function finish(
+  ctx: RelayerContext,
+  bundler: Address,
+  members: Waiting[],
+  { signed, nonce, slot, journaled, calls }: Awaited<ReturnType<typeof signBundle>>,
+) {
+  const { logger } = ctx
+  const fail = (err: unknown) => {
+    for (const m of members) m.reject(err)
+  }
+  const written = await Promise.allSettled(journaled)
+  const refused = written.find((w): w is PromiseRejectedResult => w.status === 'rejected')
+  if (refused) {
+    releaseSlot(ctx, slot, false)
+    if (refused.reason instanceof RelayerLeaseMovedError) {
+      ctx.nextNonce = undefined
+      return fail(refused.reason)
+    }
+    // Not broadcast: a member may not run (its claim withdrawn), so none does; the nonce is closed.
+    logger.warn(
+      { nonce, transactionHash: signed.transactionHash, calls: members.length, err: refused.reason },
+      'a bundle was not broadcast: one of its executions could not be journaled',
+    )
+    await gaveUp(ctx, signed.transactionHash, nonce, refused.reason)
+    return fail(refused.reason)
+  }
+  releaseSlot(ctx, slot, true)
+  const sent = await slot.answer
+  const result = (accepted: boolean) => ({
+    ...signed,
+    accepted,
+    membership: (index: number): BundleMembership => ({ bundler, calls, index }),
+  })
+  const answer = (accepted: boolean) => {
+    const r = result(accepted)
+    members.forEach((m, index) => {
+      m.resolve({
+        transaction: { ...r.transaction, bundle: { index } },
+        transactionHash: r.transactionHash,
+        txNonce: r.txNonce,
+        accepted,
+        membership: r.membership(index),
+      })
+    })
+  }
+  if (sent.status === 'fulfilled' || isAlreadyKnown(sent.reason)) return answer(true)
+  const err = sent.reason
+  if (err === fencedOff) {
+    ctx.nextNonce = undefined
+    logger.warn(
+      { nonce, transactionHash: signed.transactionHash },
+      'a bundle was not broadcast: the relayer key was leased to another instance meanwhile; its holder reconciles the records',
+    )
+    return answer(false)
+  }
+  if (isTransportError(err)) {
+    logger.warn(
+      { nonce, transactionHash: signed.transactionHash },
+      'no answer to a bundle broadcast; it stays in the journal and will be delivered by reconciliation',
+    )
+    return answer(false)
+  }
+  await gaveUp(ctx, signed.transactionHash, nonce, err)
+  if (isNodeError(err, InsufficientFundsError, /insufficient funds/i))
+    return fail(
+      new RelayerError('The relayer wallet cannot pay for gas', {
+        cause: err,
+        details: `relayer ${ctx.account.address} is out of funds`,
+      }),
+    )
+  // Refused as it is (a nonce found too low among them): each member is simulated again and joins a later bundle.
+  if (isNodeError(err, NonceTooLowError, /nonce too low/i)) return fail(new NotClaimedError())
+  return fail(new RelayerError('The relayer could not send the transaction', { cause: err }))
+}
+
+/** A bundle pays what its most demanding member was simulated with. */
+function highestFees(fees: readonly Fees[]): Fees {
+  let maxFeePerGas = 0n
+  let maxPriorityFeePerGas = 0n
+  for (const f of fees) {
+    if (f.maxFeePerGas > maxFeePerGas) maxFeePerGas = f.maxFeePerGas
+    if (f.maxPriorityFeePerGas > maxPriorityFeePerGas) maxPriorityFeePerGas = f.maxPriorityFeePerGas
+  }
+  return { maxFeePerGas, maxPriorityFeePerGas }
+}
