@@ -23,10 +23,13 @@ type Log = { address: string; topics: readonly Hex[]; data: Hex }
  */
 export type BundledCall = { target: string; gasLimit: bigint; intentHash?: Hex | undefined }
 
+/** An execution's place in a bundle: the bundler the transaction called, the bundle's calls as the relayer made them, and its own index. */
+export type BundleMembership = { bundler: string; calls: readonly BundledCall[]; index: number }
+
 export type BundledCallOutcome = { index: number } & (
   | { kind: 'executed'; gasUsed: bigint; status: number; returnData: Hex }
   | { kind: 'silent'; gasUsed: bigint }
-  | { kind: 'reverted'; gasUsed: bigint; status: number; detail: string }
+  | { kind: 'reverted'; gasUsed: bigint; status: number; detail: string; revertData: Hex }
   | { kind: 'outOfGas'; gasUsed: bigint; detail: string }
   | { kind: 'unrun'; detail: string }
 )
@@ -134,6 +137,7 @@ function failed(index: number, gasUsed: bigint, call: BundledCall, revertData: H
       index,
       kind: 'reverted',
       gasUsed,
+      revertData,
       status: hexToNumber(`0x${revertData.slice(10, 12)}` as Hex),
       detail: `the executor refused the intent or its target call reverted (${revertData.slice(0, 10)}; the revert data cut at ${revertDataCap} bytes)`,
     }
@@ -142,6 +146,7 @@ function failed(index: number, gasUsed: bigint, call: BundledCall, revertData: H
     index,
     kind: 'reverted',
     gasUsed,
+    revertData,
     ...(decoded ?? {
       status: Status.FAILURE,
       detail: 'the call reverted without revert data (a revert without a reason)',

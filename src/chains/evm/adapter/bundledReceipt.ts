@@ -6,11 +6,16 @@ import { intentBundlerArtifact } from '../../../contracts/intentBundlerArtifact.
 import { intentExecutorArtifact } from '../../../contracts/intentExecutorArtifact.ts'
 import type { ExecutionReceipt } from '../../../ports/chainAdapter.ts'
 import { Status } from '../../../status/statusCodes.ts'
-import { type BundledCall, type BundledCallOutcome, gasShares, readBundleOutcomes } from '../bundleOutcomes.ts'
+import {
+  type BundledCall,
+  type BundledCallOutcome,
+  type BundleMembership,
+  gasShares,
+  readBundleOutcomes,
+} from '../bundleOutcomes.ts'
 import { intentAbiParameter } from '../intentAbi.ts'
 
-/** An execution's place in a bundle: the bundler the transaction called, the bundle's calls as the relayer made them, and its own index. */
-export type BundleMembership = { bundler: string; calls: readonly BundledCall[]; index: number }
+export type { BundleMembership }
 
 type Read = { outcomes: BundledCallOutcome[]; shares: bigint[] }
 /** Each receipt is read once for all the calls of its bundle (their waits share the watch's receipt). */

@@ -39,6 +39,11 @@ export type SimulationTurn = {
   settled(ms: number): Promise<void>
   /** When its batch was asked of the node (performance.now()), set by the batcher: the execute's log line splits its time there. */
   askedAt?: number
+  /**
+   * The bundle it was simulated in (simulatedBundles.ts), set by the batcher: it may be sent only
+   * in a bundle with the calls simulated before it there (relayer/sendBundled.ts's chunk).
+   */
+  chunk?: object
 }
 
 export type ExecutionOrder = {

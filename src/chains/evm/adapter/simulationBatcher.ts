@@ -60,6 +60,7 @@ import { type Address, type Hex, numberToHex } from 'viem'
 import type { UnminedCall } from '../relayer/createRelayer.ts'
 import { isTransportError } from '../relayer/isTransportError.ts'
 import { createExecutionOrder, type ExecutionOrder, type SimulationTurn } from './executionOrder.ts'
+import { byKey, inBundles } from './simulatedBundles.ts'
 
 /** One transaction as eth_simulateV1 takes it: the sender, an explicit gas limit, its fees. */
 export type SimulatedCall = {
@@ -77,7 +78,8 @@ export type ReplayedCall = UnminedCall
 /** One relayer key's transactions the node may still mine, in nonce order; `next`: the nonce its next transaction takes, when known (those below it are mined or kept). */
 export type OwnUnmined = { address: Address; calls: readonly ReplayedCall[]; next?: number | undefined }
 /** The node's result for one call (undefined: it gave none). */
-export type SimulatedResult = { status?: Hex; gasUsed?: Hex; returnData?: Hex } | undefined
+export type SimulatedResult = { status?: Hex; gasUsed?: Hex; returnData?: Hex; logs?: SimulatedLog[] } | undefined
+type SimulatedLog = { address: string; topics: Hex[]; data: Hex }
 /**
  * The node's result for a call and, when one was given, for the call run just before it; `turn`:
  * the call's place among what was simulated before it (sent on this result only if it claims).
@@ -222,6 +224,12 @@ export type SimulationBatcherOptions = {
   onSimulated?: (asked: number, replayed: number) => void
   /** The order the chain's executions are signed in (one per chain: every execution claims there). */
   order?: ExecutionOrder
+  /**
+   * Executions sent in bundles (IntentBundler at `bundler`; relayer/sendBundled.ts): a key's calls
+   * to `executor` in a batch are simulated as the bundles they will be sent as (simulatedBundles.ts),
+   * each call's turn naming its bundle (`chunk`). Absent: each call is a transaction of its own.
+   */
+  bundle?: { bundler: Address; executor: Address } | undefined
 }
 
 export function createSimulationBatcher(
@@ -235,9 +243,12 @@ export function createSimulationBatcher(
     onReplayRefused,
     onSimulated,
     order = createExecutionOrder(),
+    bundle,
   }: SimulationBatcherOptions = {},
 ): SimulationBatcher {
   const queue: Waiting[] = []
+  /** The bundle each call of the last batches was simulated in (`ask`), which its turn names (`answer`). */
+  const chunks = new WeakMap<Waiting, object>()
   let busy = false
   /** A batch about to go (set for the next turn of the event loop). */
   let going: NodeJS.Immediate | undefined
@@ -322,7 +333,10 @@ export function createSimulationBatcher(
         )
       }
     }
-    const asked = batch.flatMap((w) => w.calls).map(({ toCode: _code, ...call }) => call)
+    const singles = batch.flatMap((w) => w.calls).map(({ toCode: _code, ...call }) => call)
+    // In bundles: each run of a key's calls to the executor as the one transaction it will be sent as.
+    const bundled = bundle && inBundles(batch, bundle)
+    const asked = bundled ? bundled.calls : singles
     const calls = replay ? [...replay, ...asked] : asked
     const gas = gasOf(calls)
     // The sender of a preceding call (the facilitator, or a stand-in for a remote one) is given the
@@ -354,9 +368,14 @@ export function createSimulationBatcher(
       params: [{ blockStateCalls: [block], validation: true }, base],
     })) as Block[] | undefined
     const results = blocks?.[0]?.calls
-    if (results !== undefined) onSimulated?.(asked.length, replay?.length ?? 0)
-    if (!replay || results === undefined) return results
-    return results.length === calls.length ? results.slice(replay.length) : undefined
+    if (results !== undefined) onSimulated?.(singles.length, replay?.length ?? 0)
+    if (results === undefined) return undefined
+    const own = replay ? (results.length === calls.length ? results.slice(replay.length) : undefined) : results
+    if (!bundled || own === undefined) return own
+    const each = bundled.each(own)
+    if (each === undefined) return undefined
+    for (const [w, chunk] of bundled.chunks) chunks.set(w, chunk)
+    return each
   }
 
   /**
@@ -467,8 +486,10 @@ export function createSimulationBatcher(
     // A paid execute is sent once its settlement is mined, after the rest of its batch: simulated
     // after them. A confirmation goes last: no call's result may depend on it.
     const placed = batch.filter((w) => !w.confirming)
+    const singles = placed.filter((w) => w.calls.length === 1)
     return [
-      ...placed.filter((w) => w.calls.length === 1),
+      // In bundles, each key's calls one after another (the order of their turns is the order they run in).
+      ...(bundle ? byKey(singles) : singles),
       ...placed.filter((w) => w.calls.length > 1),
       ...batch.filter((w) => w.confirming),
     ]
@@ -527,6 +548,8 @@ export function createSimulationBatcher(
     let at = 0
     batch.forEach((w, i) => {
       turns[i]!.askedAt = askedAt
+      const chunk = chunks.get(w)
+      if (chunk) turns[i]!.chunk = chunk
       w.resolve(results.slice(at, at + w.calls.length), turns[i]!)
       at += w.calls.length
     })
@@ -538,7 +561,10 @@ export function createSimulationBatcher(
     try {
       const [turn] = order.batch(seen, 1)
       turn!.askedAt = performance.now()
-      w.resolve((await ask([w])) ?? [], turn!)
+      const results = (await ask([w])) ?? []
+      const chunk = chunks.get(w)
+      if (chunk) turn!.chunk = chunk
+      w.resolve(results, turn!)
     } catch (err) {
       w.reject(err)
     }
