@@ -29,6 +29,11 @@ export type ChainConfig = {
    * mode (`mode: "account"`); absent: the chain serves executor mode only.
    */
   accountDelegate?: string | undefined
+  /**
+   * BUNDLER_ADDRESSES (EVM): the IntentBundler a relayer key's executions are sent through, several
+   * in one transaction (relayer/sendBundled.ts); absent: one transaction an execution.
+   */
+  bundler?: string | undefined
 }
 
 /**

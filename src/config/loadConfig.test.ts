@@ -33,6 +33,23 @@ describe('loadConfig', () => {
     )
   })
 
+  it('reads BUNDLER_ADDRESSES onto an EVM chain as bundler, and refuses one for a chain that is not configured or not an address', () => {
+    const d = '0x673cD70FA883394a1f3DEb3221937Ceb7C2618D7'
+    assert.equal(loadConfig({ ...complete, BUNDLER_ADDRESSES: JSON.stringify({ '84532': d }) }).chains[0]?.bundler, d)
+    assert.equal(loadConfig(complete).chains[0]?.bundler, undefined, 'absent: one transaction an execution')
+    const found = problems({ ...complete, BUNDLER_ADDRESSES: JSON.stringify({ '84532': 'nope', '1': d }) })
+    assert.ok(
+      found.some((p) => p.startsWith('BUNDLER_ADDRESSES: chain 84532:')),
+      found.join('\n'),
+    )
+    assert.ok(
+      found.includes(
+        'BUNDLER_ADDRESSES: chain eip155:1 is not configured (set it in EXECUTOR_ADDRESSES, VALIDATOR_ADDRESSES and REGISTRY_ADDRESSES, or remove it)',
+      ),
+      found.join('\n'),
+    )
+  })
+
   it('reads a complete configuration, with decimal and CAIP-2 keys naming one chain', () => {
     const config = loadConfig(complete)
     assert.equal(config.process.devnet, false)

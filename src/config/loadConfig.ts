@@ -282,6 +282,8 @@ function readChains(env: Env, runtimes: readonly RuntimeModule[], problems: stri
   const delegates = env.ACCOUNT_DELEGATE_ADDRESSES?.trim()
     ? readChainMap(env, 'ACCOUNT_DELEGATE_ADDRESSES', runtimes, problems)
     : undefined
+  // Optional: an EVM chain with one sends a key's executions in bundles (relayer/sendBundled.ts).
+  const bundlers = env.BUNDLER_ADDRESSES?.trim() ? readChainMap(env, 'BUNDLER_ADDRESSES', runtimes, problems) : undefined
   const rpcUrls = readRpcUrls(env, problems)
   const ids = new Set<string>()
   for (const map of Object.values(maps)) for (const id of map?.keys() ?? []) ids.add(id)
@@ -297,6 +299,14 @@ function readChains(env: Env, runtimes: readonly RuntimeModule[], problems: stri
       problems.push(
         `ACCOUNT_DELEGATE_ADDRESSES: chain ${id} is not configured (set it in EXECUTOR_ADDRESSES, VALIDATOR_ADDRESSES and REGISTRY_ADDRESSES, or remove it)`,
       )
+  }
+  for (const id of bundlers?.keys() ?? []) {
+    if (!ids.has(id))
+      problems.push(
+        `BUNDLER_ADDRESSES: chain ${id} is not configured (set it in EXECUTOR_ADDRESSES, VALIDATOR_ADDRESSES and REGISTRY_ADDRESSES, or remove it)`,
+      )
+    else if (!id.startsWith('eip155:'))
+      problems.push(`BUNDLER_ADDRESSES: chain ${id}: bundles are sent on EVM chains only (IntentBundler)`)
   }
 
   const chains: ChainConfig[] = []
@@ -338,6 +348,7 @@ function readChains(env: Env, runtimes: readonly RuntimeModule[], problems: stri
         validator,
         registry,
         ...(delegates?.get(chainId) ? { accountDelegate: delegates.get(chainId) as string } : {}),
+        ...(bundlers?.get(chainId) ? { bundler: bundlers.get(chainId) as string } : {}),
       })
     }
   }
@@ -398,7 +409,7 @@ function readJsonObject(env: Env, name: string, what: string, problems: string[]
  */
 function readChainMap(
   env: Env,
-  name: (typeof addressVariables)[number] | 'ACCOUNT_DELEGATE_ADDRESSES',
+  name: (typeof addressVariables)[number] | 'ACCOUNT_DELEGATE_ADDRESSES' | 'BUNDLER_ADDRESSES',
   runtimes: readonly RuntimeModule[],
   problems: string[],
 ): Map<string, string | null> | undefined {

@@ -8,6 +8,7 @@ import {
   createPublicClient,
   custom,
   defineChain,
+  getAddress,
   type Hex,
   type PublicClient,
   type TransactionReceipt,
@@ -167,6 +168,8 @@ export function createEvmContext({
   const order = createExecutionOrder()
   const simulations = createSimulationBatcher(pool.request, {
     order,
+    // With a bundler, a key's executions are simulated as the bundles they are sent as (simulatedBundles.ts).
+    ...(chain.bundler ? { bundle: { bundler: getAddress(chain.bundler), executor: getAddress(chain.executor) } } : {}),
     gatherMs: simulationGatherMs,
     pending: () => receipts.waiting() + state.handedOver,
     own,

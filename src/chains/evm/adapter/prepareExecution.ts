@@ -1,16 +1,18 @@
 // Chooses the relayer key that will send, simulates as that key will send (the validator's read
 // only when that does not pass), and hands back a `send` bound to that key, its fees and the gas
 // limit (the caller decides whether to send).
-import { type Address, type Hex, isAddress, isHex, parseTransaction, type TransactionReceipt } from 'viem'
+import { type Address, getAddress, type Hex, isAddress, isHex, parseTransaction, type TransactionReceipt } from 'viem'
 import { ExecutionRefusedError } from '../../../errors/executionRefusedError.ts'
 import { GatewayError } from '../../../errors/gatewayError.ts'
 import type { ExecutionOptions, Preflight, SignedExecution, Submission } from '../../../ports/chainAdapter.ts'
 import type { AccountMode, Intent } from '../../../ports/intent.ts'
 import { isSuccessStatus, Status } from '../../../status/statusCodes.ts'
+import type { BundleMembership } from '../bundleOutcomes.ts'
 import { classifyRpcError } from '../classifyRpcError.ts'
 import { evmSignedExecution } from '../evmSignedExecution.ts'
-import { NotClaimedError } from '../relayer/createRelayer.ts'
+import { NotClaimedError, type RelayedTransaction, type SendClaim, type SendResult } from '../relayer/createRelayer.ts'
 import { planAccount } from './accountMode.ts'
+import { bundledReceipt } from './bundledReceipt.ts'
 import { assertAvailable, type EvmContext } from './evmContext.ts'
 import type { PrecedingCall } from './executionGas.ts'
 import { toExecutionReceipt } from './executionReceipt.ts'
@@ -195,49 +197,56 @@ export async function prepareExecution(
     let claimed = false
     let signedOnce = false
     const gas = limit
-    const sent = await relayer
-      .send(
-        { to, data, gas, fees, ...(authorizationList ? { authorizationList } : {}) },
-        {
-          claim: {
-            take: () => {
-              if (claimed) return true
-              if (turn) claimed = turn.claim()
-              else {
-                ctx.order.claimUnordered()
-                claimed = true
-              }
-              if (claimed) marks.claimedAt = performance.now()
-              return claimed
-            },
-            failed: () => {
-              if (!claimed || signedOnce) return
-              claimed = false
-              if (turn) turn.unclaim()
-              else ctx.order.unclaim()
-            },
-          },
-          onSigned: async (tx) => {
-            if (!signedOnce) {
-              marks.signedAt = performance.now()
-              signedOnce = true
-              ctx.order.noteSigned()
+    // Simulated in a bundle (its turn names the run, simulatedBundles.ts): sent in the bundle with
+    // the calls before it there, and its outcome read from its own call in the bundle's receipt.
+    const chunk = !account && !authorizationList && chain.bundler ? turn?.chunk : undefined
+    const send = (
+      tx: RelayedTransaction,
+      options: { claim: SendClaim; onSigned: (tx: SignedExecution) => Promise<void> },
+    ): Promise<SendResult & { membership?: BundleMembership }> =>
+      chunk ? relayer.sendBundled(getAddress(chain.bundler!), { tx, chunk, ...options }) : relayer.send(tx, options)
+    const sent = await send(
+      { to, data, gas, fees, ...(authorizationList ? { authorizationList } : {}) },
+      {
+        claim: {
+          take: () => {
+            if (claimed) return true
+            if (turn) claimed = turn.claim()
+            else {
+              ctx.order.claimUnordered()
+              claimed = true
             }
-            await onSigned(tx)
-            // Signed again (the node had the nonce used: sendRelayed tries once more): the refused
-            // signature can never be mined, and a wait left for it would keep the watch reading for ever.
-            if (signedHash && signedHash !== tx.id) receipts.forget(signedHash)
-            signedHash = tx.id as Hex
-            mined = receipts.wait(signedHash, { unsent: true })
-            // Its outcome is taken below once the broadcast is answered; a watch closed meanwhile (a shutdown) is not unhandled.
-            mined.catch(() => {})
-            unhand() // counted among the waits from here on
-            // Broadcast once the watch has its place (at once while it runs; a head read after a lull):
-            // the block that mines it is one the watch reads, so it is never asked for alone.
-            await receipts.placed()
+            if (claimed) marks.claimedAt = performance.now()
+            return claimed
+          },
+          failed: () => {
+            if (!claimed || signedOnce) return
+            claimed = false
+            if (turn) turn.unclaim()
+            else ctx.order.unclaim()
           },
         },
-      )
+        onSigned: async (tx) => {
+          if (!signedOnce) {
+            marks.signedAt = performance.now()
+            signedOnce = true
+            ctx.order.noteSigned()
+          }
+          await onSigned(tx)
+          // Signed again (the node had the nonce used: sendRelayed tries once more): the refused
+          // signature can never be mined, and a wait left for it would keep the watch reading for ever.
+          if (signedHash && signedHash !== tx.id) receipts.forget(signedHash)
+          signedHash = tx.id as Hex
+          mined = receipts.wait(signedHash, { unsent: true })
+          // Its outcome is taken below once the broadcast is answered; a watch closed meanwhile (a shutdown) is not unhandled.
+          mined.catch(() => {})
+          unhand() // counted among the waits from here on
+          // Broadcast once the watch has its place (at once while it runs; a head read after a lull):
+          // the block that mines it is one the watch reads, so it is never asked for alone.
+          await receipts.placed()
+        },
+      },
+    )
       .catch((err: unknown) => {
         // Refused by the node (or stopped before the broadcast): nothing of it can be mined.
         if (signedHash) receipts.forget(signedHash)
@@ -263,8 +272,9 @@ export async function prepareExecution(
     )
     // A replacement's receipt never shows under this hash: the record stays pending and
     // reconciliation settles it (dropped, or executed through the replacement).
+    const { membership } = sent
     const receipt = (mined ?? receipts.wait(transactionHash)).then((r) =>
-      toExecutionReceipt(ctx, data, r, { gasLimit: gas, cap: cap?.gas }),
+      membership ? bundledReceipt(r, membership) : toExecutionReceipt(ctx, data, r, { gasLimit: gas, cap: cap?.gas }),
     )
     return { transactionHash, accepted: sent.accepted, receipt }
   }
