@@ -10,7 +10,7 @@
 //   nonce or gas coin taken, or above a nonce gap) → settled as dropped; still pending but
 //   underpriced → replaced by a re-priced transaction, journaled as a new attempt first.
 import type { Logger } from 'pino'
-import type { ChainAdapter, SignedExecution } from '../ports/chainAdapter.ts'
+import type { ChainAdapter, Replacement, SignedExecution } from '../ports/chainAdapter.ts'
 import type { ExecutionRecord, Journal } from '../ports/journal.ts'
 import { Status } from '../status/statusCodes.ts'
 import { fromReceipt } from './fromReceipt.ts'
@@ -97,14 +97,47 @@ export function createReconciler({
     return { ...tx, bytes }
   }
 
+  /**
+   * A stuck bundle re-priced: every call of it still pending (its other executions, whatever their
+   * order in this pass) is journaled as a new attempt on the re-priced bundle, at its own index, before
+   * the one broadcast. Each call re-signed alone would take the bundle's nonce from the others.
+   */
+  async function replaceBundle(record: ExecutionRecord, replacement: Replacement) {
+    const bundleId = record.transaction!.id
+    const calls = (await journal.pending({ chainId: record.chainId, relayer: record.transaction!.relayer })).filter(
+      (r) => r.transaction?.id === bundleId,
+    )
+    for (const call of calls) {
+      const next = await journal.replace(
+        call,
+        { ...replacement.tx, bundle: call.transaction!.bundle },
+        `replaced by attempt ${call.attempt + 1}: the bundle it is in ${replacement.detail}`,
+      )
+      log.warn(
+        {
+          intentHash: call.intentHash,
+          chainId: call.chainId,
+          transactionHash: bundleId,
+          replacement: replacement.tx.id,
+          attempt: next.attempt,
+          index: call.transaction!.bundle?.index,
+          detail: replacement.detail,
+        },
+        'stuck bundle re-priced as a new attempt of each of its executions',
+      )
+    }
+  }
+
   async function reconcileRecord(
     adapter: ChainAdapter,
     record: ExecutionRecord,
     report: ReconcileReport,
-    options: { minAgeMs: number; otherInstance?: boolean },
+    options: { minAgeMs: number; otherInstance?: boolean; repricedBundles?: Set<string> },
   ) {
     const { transaction } = record
     if (!transaction) return
+    // A bundle is re-priced once, for all its calls: a later call of it in this pass was replaced with the first.
+    if (transaction.bundle && options.repricedBundles?.has(transaction.id)) return
     const transactionHash = transaction.id
     const replaced = await Promise.all(
       (record.attempt > 1 ? await journal.replaced(record) : []).map((tx) => withBytes(record.chainId, tx)),
@@ -153,6 +186,13 @@ export function createReconciler({
         const replacement = await adapter.replacement(request, pendingForMs)
         if (!replacement) return
         // Journaled before it is broadcast: whichever of the two is mined settles the intent.
+        if (transaction.bundle) {
+          await replaceBundle(record, replacement)
+          options.repricedBundles?.add(transactionHash)
+          report.repriced++
+          await replacement.broadcast()
+          return
+        }
         const next = await journal.replace(
           record,
           replacement.tx,
@@ -327,6 +367,8 @@ export function createReconciler({
     // In the order they were signed, one relayer's in its chain's order (EVM: nonce order), so
     // that a node that lost several gets them back without gaps.
     const records = inSequence((await journal.pending()).filter((r) => r.updatedAt.getTime() <= cutoff && mine(r)))
+    // Bundles re-priced in this pass: their other calls were replaced with the first (replaceBundle).
+    const repricedBundles = new Set<string>()
     for (const record of records) {
       if (unreachable.has(record.chainId)) continue
       const adapter = adapters.find((a) => a.chainId === record.chainId)
@@ -339,7 +381,7 @@ export function createReconciler({
       }
       report.checked++
       try {
-        await reconcileRecord(adapter, record, report, { minAgeMs: Math.max(minAgeMs, 1) })
+        await reconcileRecord(adapter, record, report, { minAgeMs: Math.max(minAgeMs, 1), repricedBundles })
       } catch (err) {
         report.failed++
         // One unreachable chain costs one timeout per pass, not one per record.

@@ -4,7 +4,7 @@
 // bundle's receipt, with its share of the gas. A call of a bundle is never re-priced alone.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { type Address, encodeFunctionData, type Hex, parseGwei } from 'viem'
+import { type Address, encodeFunctionData, type Hex, parseGwei, parseTransaction } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { createDevClients } from '../../src/chains/evm/devnet/deployContracts.ts'
 import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
@@ -129,7 +129,7 @@ describe("a bundle's executions, reconciled from the journal", () => {
       await gateway.close()
     }
   })
-  it('never re-prices a call of a stuck bundle alone: its calls wait for the bundle, and settle once it is mined', async () => {
+  it('re-prices a stuck bundle whole: every call of it a new attempt on the one re-priced bundle, journaled before its broadcast', async () => {
     const gateway = await startTestGateway({
       chains: [devnet.chain],
       receiptTimeoutMs: 300,
@@ -139,32 +139,60 @@ describe("a bundle's executions, reconciled from the journal", () => {
     try {
       await rpc(devnet.anvil.rpcUrl, 'evm_setAutomine', [false])
       const fees = await createDevClients(devnet.anvil.rpcUrl, devnet.anvil.chainId).publicClient.estimateFeesPerGas()
-      const { members, bundle, rawTransaction } = await journaledBundle(gateway, 7_200_001n, fees)
+      const { members, bundle, rawTransaction, txNonce } = await journaledBundle(gateway, 7_200_001n, fees)
       await rpc(devnet.anvil.rpcUrl, 'eth_sendRawTransaction', [rawTransaction])
       // Priced out: the base fee above its max fee, a block mined without it.
       await rpc(devnet.anvil.rpcUrl, 'anvil_setNextBlockBaseFeePerGas', [`0x${(fees.maxFeePerGas * 20n).toString(16)}`])
       await rpc(devnet.anvil.rpcUrl, 'evm_mine', [])
-      // Several reconcile passes: a call of its own would have been re-priced as attempt 2 by now (stuckTransactions.test.ts).
-      await new Promise((resolve) => setTimeout(resolve, 2_500))
-      for (const m of members) {
-        const attempts = await gateway.journal.attempts('eip155:31337', m.record.intentHash)
+      const replaced = await eventually('every call on a re-priced bundle', 15_000, async () => {
+        const attempts = await Promise.all(
+          members.map((m) => gateway.journal.attempts('eip155:31337', m.record.intentHash)),
+        )
+        return attempts.every((a) => a.length === 2) ? attempts : undefined
+      })
+      const replacement = replaced[0]![1]!.transaction!.id
+      assert.notEqual(replacement, bundle.id)
+      for (const [i, a] of replaced.entries()) {
         assert.deepEqual(
-          attempts.map((a) => [a.attempt, a.state, a.transaction?.id]),
-          [[1, 'pending', bundle.id]],
-          'no call re-signed alone',
+          a.map((r) => [r.attempt, r.state, r.transaction?.id, r.transaction?.bundle?.index]),
+          [
+            [1, 'dropped', bundle.id, i],
+            [2, 'pending', replacement, i],
+          ],
+          'each call: its first attempt replaced, its second on the one re-priced bundle, at its own index',
         )
       }
-      // The market comes back: the bundle is mined, and each call settles from it.
-      await rpc(devnet.anvil.rpcUrl, 'anvil_setNextBlockBaseFeePerGas', ['0x1'])
+      const onNode = await eventually(
+        'the re-priced bundle broadcast',
+        15_000,
+        async () => (await rpc(devnet.anvil.rpcUrl, 'eth_getTransactionByHash', [replacement])) ?? undefined,
+      )
+      assert.equal(BigInt(onNode.nonce), BigInt(txNonce), 'the same relayer nonce')
+      assert.equal(onNode.input, parseTransaction(rawTransaction).data, 'the same run of the same calls')
+      // Mined: each call settles from its own outcome in the re-priced bundle.
       const settled = await eventually('every call settled', 20_000, async () => {
         await rpc(devnet.anvil.rpcUrl, 'evm_mine', [])
         const records = await Promise.all(members.map((m) => gateway.journal.get(m.record.intentHash)))
         return records.every((r) => r && r.state !== 'pending') ? records : undefined
       })
       assert.deepEqual(
-        settled.map((r) => r!.state),
-        ['mined', 'reverted', 'dropped'],
+        settled.map((r) => [r!.attempt, r!.state, r!.status]),
+        [
+          [2, 'mined', Status.EXECUTED],
+          [2, 'reverted', Status.UNAUTHORIZED],
+          [2, 'dropped', Status.GATEWAY_FAILURE],
+        ],
       )
+      // Re-priced once, for its three calls; the calls found later in the same pass were not looked at again
+      // (their old bundle would be broadcast again and refused, or re-priced a second time that no record names).
+      assert.equal(
+        gateway.logs.filter((l) => l.includes('stuck bundle re-priced as a new attempt of each of its executions'))
+          .length,
+        3,
+      )
+      // Priced out, the node refuses the bundle as it is once (its first call's look); the calls after it
+      // in that pass are not looked at again once the bundle was re-priced for them.
+      assert.equal(gateway.logs.filter((l) => l.includes('refuses it again as it is')).length, 1)
     } finally {
       await rpc(devnet.anvil.rpcUrl, 'evm_setAutomine', [true])
       await gateway.close()

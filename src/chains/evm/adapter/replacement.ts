@@ -21,10 +21,8 @@ export async function replacement(
   // Re-signed with the key that signed it (same relayer nonce), while this instance holds that key.
   const account = relayers?.holds(tx.relayer) ? relayers.accountOf(tx.relayer) : undefined
   if (!account || maxFeePerGas === undefined) return undefined
-  // A bundle is re-priced whole or not at all: one of its calls re-signed alone would take the
-  // bundle's nonce from every other call. Not done yet (docs/performance.md, the bundle's step 5):
-  // its calls wait for it, and are settled from its receipt, or dropped once its nonce is taken.
-  if (tx.bundle) return undefined
+  // A bundle (tx.bundle) is re-signed whole, the same run at the same nonce: the reconciler journals
+  // every call of it on the re-priced bundle before the one broadcast.
   const original = parseTransaction(evmSignedExecution.rawTransaction(tx))
   // A type-4 (account mode's first execute) is re-priced as itself: the same one authorization,
   // already checked when it was first signed; without it the call would reach a code-less EOA.
