@@ -28,6 +28,7 @@ import { type Anvil, startAnvil } from '../../src/chains/evm/devnet/startAnvil.t
 import { intentTypedData } from '../../src/chains/evm/intentTypedData.ts'
 import { demoCounterArtifact } from '../../src/contracts/demoCounterArtifact.ts'
 import { intentAccountArtifact } from '../../src/contracts/intentAccountArtifact.ts'
+import { intentBundlerArtifact } from '../../src/contracts/intentBundlerArtifact.ts'
 import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
 import { intentLedgerArtifact } from '../../src/contracts/intentLedgerArtifact.ts'
 import { policyRegistryArtifact } from '../../src/contracts/policyRegistryArtifact.ts'
@@ -134,7 +135,7 @@ describe('npm run deploy:contracts', {
     assert.ok(match, error.message)
     assert.match(
       error.details,
-      /^PolicyRegistry, IntentExecutor, IntentAccount: about \d+ gas at up to [0-9.]+ gwei\. Send it at least [0-9.]+ ETH more on eip155:31337 and run again \(nothing was sent\)\.$/,
+      /^PolicyRegistry, IntentExecutor, IntentAccount, IntentBundler: about \d+ gas at up to [0-9.]+ gwei\. Send it at least [0-9.]+ ETH more on eip155:31337 and run again \(nothing was sent\)\.$/,
     )
     needed = parseEther(match[1]!)
     assert.ok(needed > 0n)
@@ -193,23 +194,31 @@ describe('npm run deploy:contracts', {
       executor,
     )
 
+    const bundler = getContractAddress({
+      opcode: 'CREATE2',
+      from: proxy,
+      salt: defaultSalt,
+      bytecode: intentBundlerArtifact.bytecode,
+    })
+    assert.notEqual(await clients.publicClient.getCode({ address: bundler }), undefined, 'IntentBundler deployed')
     settings = printedSettings(run.stdout)
     assert.deepEqual(settings, {
       EXECUTOR_ADDRESSES: JSON.stringify({ 'eip155:8453': existing['eip155:8453'], [chain]: executor }),
       VALIDATOR_ADDRESSES: JSON.stringify({ [chain]: validator }),
       REGISTRY_ADDRESSES: JSON.stringify({ [chain]: registry }),
       ACCOUNT_DELEGATE_ADDRESSES: JSON.stringify({ [chain]: delegate }),
+      BUNDLER_ADDRESSES: JSON.stringify({ [chain]: bundler }),
     })
     assert.match(
       run.stdout,
       new RegExp(
-        `^Deployed \\(3 transactions\\) on eip155:31337 from ${hsmAddress} \\(pkcs11\\), salt ${defaultSalt}:$`,
+        `^Deployed \\(4 transactions\\) on eip155:31337 from ${hsmAddress} \\(pkcs11\\), salt ${defaultSalt}:$`,
         'm',
       ),
     )
     assert.match(run.stdout, new RegExp(`^  IntentLedger     ${ledger}  created by IntentExecutor$`, 'm'))
-    // Three transactions, all from the token's key, all to the proxy; what they cost was within the estimate.
-    assert.equal(await clients.publicClient.getTransactionCount({ address: hsmAddress }), 3)
+    // Four transactions, all from the token's key, all to the proxy; what they cost was within the estimate.
+    assert.equal(await clients.publicClient.getTransactionCount({ address: hsmAddress }), 4)
     for (const hash of [...run.stdout.matchAll(/\((0x[0-9a-f]{64})\)$/gm)].map((m) => m[1] as Hex)) {
       const tx = await clients.publicClient.getTransaction({ hash })
       assert.equal(tx.from, hsmAddress.toLowerCase())
@@ -225,7 +234,7 @@ describe('npm run deploy:contracts', {
     assert.equal(result.transactions, 0)
     assert.deepEqual(
       Object.values(result.contracts).map((c) => (c as { outcome: string }).outcome),
-      ['present', 'present', 'present', 'present', 'present'],
+      ['present', 'present', 'present', 'present', 'present', 'present'],
     )
     assert.deepEqual(
       { ...result.settings, EXECUTOR_ADDRESSES: JSON.parse(result.settings.EXECUTOR_ADDRESSES)[chain] },
@@ -234,7 +243,7 @@ describe('npm run deploy:contracts', {
         EXECUTOR_ADDRESSES: JSON.parse(settings.EXECUTOR_ADDRESSES!)[chain],
       },
     )
-    assert.equal(await clients.publicClient.getTransactionCount({ address: hsmAddress }), 3)
+    assert.equal(await clients.publicClient.getTransactionCount({ address: hsmAddress }), 4)
     assert.equal(await clients.publicClient.getBlockNumber(), block)
     // What the gateway below is given: this run's settings, without the operator's other chain.
     settings = result.settings
@@ -319,7 +328,8 @@ describe('npm run deploy:contracts', {
       assert.equal(executed.status, 200, executed.text)
       assertCommonHeaders(executed, { status: '0x11' })
       const tx = await clients.publicClient.getTransaction({ hash: executed.body.transactionHash })
-      assert.equal(tx.to, executor.toLowerCase())
+      // The printed settings name the deployed IntentBundler (BUNDLER_ADDRESSES): the execution went as its call.
+      assert.equal(tx.to, (JSON.parse(settings.BUNDLER_ADDRESSES!)[chain] as string).toLowerCase())
       assert.equal(
         await clients.publicClient.readContract({
           address: counter,
@@ -349,7 +359,7 @@ describe('npm run deploy:contracts', {
     assert.match(
       run.stdout,
       new RegExp(
-        `^Deployed \\(3 transactions\\) on eip155:31337 from ${local} \\(local\\), salt ${keccak256(stringToHex('local-run'))}:$`,
+        `^Deployed \\(4 transactions\\) on eip155:31337 from ${local} \\(local\\), salt ${keccak256(stringToHex('local-run'))}:$`,
         'm',
       ),
     )
@@ -372,8 +382,8 @@ describe('npm run deploy:contracts', {
       assert.equal(run.code, 0, run.stderr)
       const result = JSON.parse(run.stdout)
       assert.deepEqual(result.deployer, { address: kms.addressOf('alias/deployer'), backend: 'kms' })
-      assert.equal(result.transactions, 3)
-      assert.equal(kms.signs, 3, 'KMS signed the three deployments')
+      assert.equal(result.transactions, 4)
+      assert.equal(kms.signs, 4, 'KMS signed the four deployments')
       assert.ok(!`${run.stdout}${run.stderr}`.includes('stand-in-secret'))
       assert.equal(JSON.parse(result.settings.REGISTRY_ADDRESSES)[chain], registryAt(keccak256(stringToHex('kms-run'))))
     } finally {
@@ -393,7 +403,7 @@ describe('npm run deploy:contracts', {
       return run
     })
     // anvil mines a block per transaction and no other: each deployment waits for a block mined here.
-    for (let sent = 1; sent <= 3; sent++) {
+    for (let sent = 1; sent <= 4; sent++) {
       while (!done && (await clients.publicClient.getTransactionCount({ address: deployer })) < start + sent)
         await new Promise((r) => setTimeout(r, 50))
       await new Promise((r) => setTimeout(r, 300))
@@ -407,7 +417,7 @@ describe('npm run deploy:contracts', {
     }
     const run = await running
     assert.equal(run.code, 0, run.stderr)
-    assert.equal(run.stderr.match(/: waiting for 2 confirmations$/gm)?.length, 3)
+    assert.equal(run.stderr.match(/: waiting for 2 confirmations$/gm)?.length, 4)
   })
 
   it('refuses code at an address that is not the build, naming the contract, and sends nothing', async () => {

@@ -1,10 +1,12 @@
 // The contracts a gateway needs on an EVM chain and where they will be, computed before anything is
 // sent: PolicyRegistry, IntentExecutor (whose constructor creates its IntentLedger and
-// IntentValidator with CREATE, at its nonces 1 and 2) and the EIP-7702 account delegate
-// IntentAccount (constructor: the executor's ledger), each CREATE2'd by the deterministic
-// deployment proxy with one salt. No demo contract.
+// IntentValidator with CREATE, at its nonces 1 and 2), the EIP-7702 account delegate
+// IntentAccount (constructor: the executor's ledger) and IntentBundler (a relayer's executions in
+// one transaction; no constructor), each CREATE2'd by the deterministic deployment proxy with one
+// salt. No demo contract.
 import { type Address, concat, encodeDeployData, getContractAddress, type Hex } from 'viem'
 import { intentAccountArtifact } from '../../../contracts/intentAccountArtifact.ts'
+import { intentBundlerArtifact } from '../../../contracts/intentBundlerArtifact.ts'
 import { intentExecutorArtifact } from '../../../contracts/intentExecutorArtifact.ts'
 import { intentLedgerArtifact } from '../../../contracts/intentLedgerArtifact.ts'
 import { intentValidatorArtifact } from '../../../contracts/intentValidatorArtifact.ts'
@@ -12,7 +14,13 @@ import { policyRegistryArtifact } from '../../../contracts/policyRegistryArtifac
 import { deterministicDeployer } from './deterministicDeployer.ts'
 import type { RuntimeArtifact } from './matchesRuntimeCode.ts'
 
-export type ContractName = 'PolicyRegistry' | 'IntentExecutor' | 'IntentLedger' | 'IntentValidator' | 'IntentAccount'
+export type ContractName =
+  | 'PolicyRegistry'
+  | 'IntentExecutor'
+  | 'IntentLedger'
+  | 'IntentValidator'
+  | 'IntentAccount'
+  | 'IntentBundler'
 
 export type PlannedContract = {
   name: ContractName
@@ -26,7 +34,14 @@ export type PlannedContract = {
 
 export type DeploymentPlan = {
   salt: Hex
-  addresses: { registry: Address; executor: Address; ledger: Address; validator: Address; accountDelegate: Address }
+  addresses: {
+    registry: Address
+    executor: Address
+    ledger: Address
+    validator: Address
+    accountDelegate: Address
+    bundler: Address
+  }
   /** In the order they are deployed: each one's constructor arguments are the ones before it. */
   contracts: PlannedContract[]
 }
@@ -50,6 +65,7 @@ export function planDeployment({ salt }: { salt: Hex }): DeploymentPlan {
   const accountDelegate = create2(
     encodeDeployData({ abi: intentAccountArtifact.abi, bytecode: intentAccountArtifact.bytecode, args: [ledger] }),
   )
+  const bundler = create2(intentBundlerArtifact.bytecode)
   return {
     salt,
     addresses: {
@@ -58,6 +74,7 @@ export function planDeployment({ salt }: { salt: Hex }): DeploymentPlan {
       ledger,
       validator,
       accountDelegate: accountDelegate.address,
+      bundler: bundler.address,
     },
     contracts: [
       { name: 'PolicyRegistry', artifact: policyRegistryArtifact, ...registry },
@@ -65,6 +82,7 @@ export function planDeployment({ salt }: { salt: Hex }): DeploymentPlan {
       { name: 'IntentLedger', artifact: intentLedgerArtifact, address: ledger, createdBy: 'IntentExecutor' },
       { name: 'IntentValidator', artifact: intentValidatorArtifact, address: validator, createdBy: 'IntentExecutor' },
       { name: 'IntentAccount', artifact: intentAccountArtifact, ...accountDelegate },
+      { name: 'IntentBundler', artifact: intentBundlerArtifact, ...bundler },
     ],
   }
 }

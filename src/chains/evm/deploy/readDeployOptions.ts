@@ -34,9 +34,10 @@ const backends = ['local', 'pkcs11', 'kms'] as const
 
 export const deployUsage = `Usage: npm run deploy:contracts -- --chain <CAIP-2 id> --rpc <url> [options]
 
-Deploys PolicyRegistry, IntentExecutor (with its IntentLedger and IntentValidator) and the EIP-7702
-account delegate IntentAccount through the CREATE2 deployer 0x4e59b44847b379578588920ca78fbf26c0b4956c,
-verifies their code against this build and prints the gateway's settings. A second run deploys nothing.
+Deploys PolicyRegistry, IntentExecutor (with its IntentLedger and IntentValidator), the EIP-7702
+account delegate IntentAccount and IntentBundler through the CREATE2 deployer
+0x4e59b44847b379578588920ca78fbf26c0b4956c, verifies their code against this build and prints the
+gateway's settings. A second run deploys nothing.
 
 Options:
   --chain <id>           the chain, CAIP-2 (eip155:8453); the RPC must serve it
@@ -88,10 +89,13 @@ export function readDeployOptions({
   const salt = readSalt(values.salt as string | undefined, problems)
   const key = readKeySource(values['key-source'] as string | undefined, env, problems)
   const current = Object.fromEntries(
-    ['EXECUTOR_ADDRESSES', 'VALIDATOR_ADDRESSES', 'REGISTRY_ADDRESSES', 'ACCOUNT_DELEGATE_ADDRESSES'].map((name) => [
-      name,
-      env[name]?.trim() || undefined,
-    ]),
+    [
+      'EXECUTOR_ADDRESSES',
+      'VALIDATOR_ADDRESSES',
+      'REGISTRY_ADDRESSES',
+      'ACCOUNT_DELEGATE_ADDRESSES',
+      'BUNDLER_ADDRESSES',
+    ].map((name) => [name, env[name]?.trim() || undefined]),
   )
   if (problems.length > 0 || !chain || !rpcUrl || confirmations === undefined || !salt || !key)
     return { value: undefined, problems, help: false }

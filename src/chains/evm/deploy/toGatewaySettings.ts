@@ -1,5 +1,6 @@
 // The gateway's settings for a deployment: EXECUTOR_ADDRESSES, VALIDATOR_ADDRESSES,
-// REGISTRY_ADDRESSES and ACCOUNT_DELEGATE_ADDRESSES, each a JSON object keyed by CAIP-2 id, with
+// REGISTRY_ADDRESSES, ACCOUNT_DELEGATE_ADDRESSES and BUNDLER_ADDRESSES (which sends a key's executions in
+// bundles: README), each a JSON object keyed by CAIP-2 id, with
 // the chains the operator already configures kept (a key naming the same chain in decimal is
 // replaced, as loadConfig refuses a chain named twice).
 import type { DeploymentPlan } from './planDeployment.ts'
@@ -30,6 +31,7 @@ export function toGatewaySettings({
     ['VALIDATOR_ADDRESSES', addresses.validator],
     ['REGISTRY_ADDRESSES', addresses.registry],
     ['ACCOUNT_DELEGATE_ADDRESSES', addresses.accountDelegate],
+    ['BUNDLER_ADDRESSES', addresses.bundler],
   ] as const
   const values: Record<string, string> = {}
   for (const [name, address] of entries) {
