@@ -31,6 +31,7 @@ import { demoCounterArtifact } from '../../src/contracts/demoCounterArtifact.ts'
 import { intentBundlerArtifact } from '../../src/contracts/intentBundlerArtifact.ts'
 import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
 import { parseIntent } from '../../src/intents/parseIntent.ts'
+import { demoReads } from '../support/demoReads.ts'
 import { writePolicy } from '../support/policies.ts'
 import { demoIntent, signIntent } from '../support/testGateway.ts'
 
@@ -127,13 +128,7 @@ describe('IntentBundler: many executions in one transaction, each within its own
       abi: demoCounterArtifact.abi,
       functionName: 'count',
     })
-  const nonceUsed = (n: bigint) =>
-    clients.publicClient.readContract({
-      address: devnet.contracts.executor,
-      abi: intentExecutorArtifact.abi,
-      functionName: 'nonceUsed',
-      args: [devnet.demo.sender, n],
-    })
+  const { nonceUsed } = demoReads(() => ({ devnet, clients }))
 
   it('runs every call in order, each logged with the gas it used, within its limit', async () => {
     const intents = [await signedIncrement(), await signedIncrement(), await signedIncrement()]

@@ -20,6 +20,7 @@ import { parseIntent } from '../../src/intents/parseIntent.ts'
 import type { Journal } from '../../src/ports/journal.ts'
 import { Status } from '../../src/status/statusCodes.ts'
 import { openJournal } from '../../src/store/sqlite/openJournal.ts'
+import { demoReads } from '../support/demoReads.ts'
 import { demoIntent, signIntent } from '../support/testGateway.ts'
 
 describe("the relayer's bundles", () => {
@@ -85,13 +86,7 @@ describe("the relayer's bundles", () => {
   before(async () => {
     fees = await clients.publicClient.estimateFeesPerGas()
   })
-  const nonceUsed = (n: bigint) =>
-    clients.publicClient.readContract({
-      address: devnet.contracts.executor,
-      abi: intentExecutorArtifact.abi,
-      functionName: 'nonceUsed',
-      args: [devnet.demo.sender, n],
-    })
+  const { nonceUsed } = demoReads(() => ({ devnet, clients }))
 
   it('sends the members of one chunk that claim together as one transaction, each journaled as its call, the bytes once', async () => {
     const chunk = {}
@@ -153,8 +148,9 @@ describe("the relayer's bundles", () => {
 
   it(`caps a bundle at ${bundleBytesAtMost} bytes of calldata: what does not fit is simulated again`, async () => {
     const chunk = {}
-    // The demo increment with 20 KiB of data after its argument: the counter ignores the extra bytes.
-    const big = `0x7cf5dab0${'0'.repeat(63)}1${'ab'.repeat(20 * 1024)}` as Hex
+    // The demo increment with two fifths of the cap in data after its argument (the counter ignores the
+    // extra bytes): two fit in a bundle, a third does not.
+    const big = `0x7cf5dab0${'0'.repeat(63)}1${'ab'.repeat(Math.floor((bundleBytesAtMost * 2) / 5))}` as Hex
     const members = [
       await member(chunk, { targetData: big }),
       await member(chunk, { targetData: big }),

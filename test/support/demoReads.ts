@@ -9,7 +9,7 @@ import type { World } from './testGateway.ts'
 const relayer = privateKeyToAccount(devnetAccounts.relayer).address
 
 /** `world`: the world the reads go to, once started (a test file starts it in `before`). */
-export function demoReads(world: () => World) {
+export function demoReads(world: () => Pick<World, 'devnet' | 'clients'>) {
   return {
     readCount: () =>
       world().clients.publicClient.readContract({
