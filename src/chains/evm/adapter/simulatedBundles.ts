@@ -16,7 +16,7 @@ import { type Address, encodeFunctionData, type Hex, numberToHex } from 'viem'
 import { intentBundlerArtifact } from '../../../contracts/intentBundlerArtifact.ts'
 import { type BundledCall, type BundledCallOutcome, readBundleOutcomes } from '../bundleOutcomes.ts'
 import { bundleBytesAtMost, bundleGas } from '../relayer/sendBundled.ts'
-import type { SimulatedCall, SimulatedResult } from './simulationBatcher.ts'
+import type { SimulatedCall, SimulatedResult } from './simulatedCall.ts'
 
 type Entry = { calls: SimulatedCall[]; confirming: boolean }
 

@@ -61,25 +61,14 @@ import type { UnminedCall } from '../relayer/createRelayer.ts'
 import { isTransportError } from '../relayer/isTransportError.ts'
 import { createExecutionOrder, type ExecutionOrder, type SimulationTurn } from './executionOrder.ts'
 import { byKey, inBundles } from './simulatedBundles.ts'
+import type { SimulatedCall, SimulatedResult } from './simulatedCall.ts'
 
-/** One transaction as eth_simulateV1 takes it: the sender, an explicit gas limit, its fees. */
-export type SimulatedCall = {
-  from: Address
-  to: Address
-  data: Hex
-  gas: Hex
-  maxFeePerGas: Hex
-  maxPriorityFeePerGas: Hex
-  /** The code `to` runs with in the simulated block (account mode: 0xef0100 ‖ delegate, the authorization's effect); not sent as a call field. */
-  toCode?: Hex | undefined
-}
+export type { SimulatedCall, SimulatedResult } from './simulatedCall.ts'
+
 /** A transaction of the gateway's the node may still mine, as it was signed: run before the calls asked for. */
 export type ReplayedCall = UnminedCall
 /** One relayer key's transactions the node may still mine, in nonce order; `next`: the nonce its next transaction takes, when known (those below it are mined or kept). */
 export type OwnUnmined = { address: Address; calls: readonly ReplayedCall[]; next?: number | undefined }
-/** The node's result for one call (undefined: it gave none). */
-export type SimulatedResult = { status?: Hex; gasUsed?: Hex; returnData?: Hex; logs?: SimulatedLog[] } | undefined
-type SimulatedLog = { address: string; topics: Hex[]; data: Hex }
 /**
  * The node's result for a call and, when one was given, for the call run just before it; `turn`:
  * the call's place among what was simulated before it (sent on this result only if it claims).
