@@ -283,7 +283,9 @@ function readChains(env: Env, runtimes: readonly RuntimeModule[], problems: stri
     ? readChainMap(env, 'ACCOUNT_DELEGATE_ADDRESSES', runtimes, problems)
     : undefined
   // Optional: an EVM chain with one sends a key's executions in bundles (relayer/sendBundled.ts).
-  const bundlers = env.BUNDLER_ADDRESSES?.trim() ? readChainMap(env, 'BUNDLER_ADDRESSES', runtimes, problems) : undefined
+  const bundlers = env.BUNDLER_ADDRESSES?.trim()
+    ? readChainMap(env, 'BUNDLER_ADDRESSES', runtimes, problems)
+    : undefined
   const rpcUrls = readRpcUrls(env, problems)
   const ids = new Set<string>()
   for (const map of Object.values(maps)) for (const id of map?.keys() ?? []) ids.add(id)
