@@ -15,8 +15,8 @@
 // (SignedExecution.bundle: the journal keeps the bytes once), the writes started under the lock and
 // waited for outside it; then it is broadcast in nonce order, as one transaction's is (outbox.ts).
 // If any member's write fails (a claim withdrawn meanwhile), the bundle is not broadcast and its
-// nonce is closed: no member runs, and each is answered the error; those journaled are settled as
-// not executed once the nonce is used by the filler (reconciliation).
+// nonce is closed: no member runs. That member is answered its error; the others are simulated
+// again and sent in a later bundle, their records signed again.
 import { type Address, encodeFunctionData, type Hex, InsufficientFundsError, NonceTooLowError } from 'viem'
 import { intentBundlerArtifact } from '../../../contracts/intentBundlerArtifact.ts'
 import { RelayerError } from '../../../errors/relayerError.ts'
@@ -209,12 +209,18 @@ async function finish(
       return fail(refused.reason)
     }
     // Not broadcast: a member may not run (its claim withdrawn), so none does; the nonce is closed.
+    // Each member whose write failed is answered its error; the others are simulated again and go in
+    // a later bundle (their records, pending on this one, are signed again).
     logger.warn(
       { nonce, transactionHash: signed.transactionHash, calls: members.length, err: refused.reason },
       'a bundle was not broadcast: one of its executions could not be journaled',
     )
     await gaveUp(ctx, signed.transactionHash, nonce, refused.reason)
-    return fail(refused.reason)
+    members.forEach((m, i) => {
+      const w = written[i]!
+      m.reject(w.status === 'rejected' ? w.reason : new NotClaimedError())
+    })
+    return
   }
   releaseSlot(ctx, slot, true)
   const sent = await slot.answer
