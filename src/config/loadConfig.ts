@@ -307,8 +307,8 @@ function readChains(env: Env, runtimes: readonly RuntimeModule[], problems: stri
       problems.push(
         `BUNDLER_ADDRESSES: chain ${id} is not configured (set it in EXECUTOR_ADDRESSES, VALIDATOR_ADDRESSES and REGISTRY_ADDRESSES, or remove it)`,
       )
-    else if (!id.startsWith('eip155:'))
-      problems.push(`BUNDLER_ADDRESSES: chain ${id}: bundles are sent on EVM chains only (IntentBundler)`)
+    else if (!runtimes.find((r) => id.startsWith(`${r.namespace}:`))?.sendsBundles)
+      problems.push(`BUNDLER_ADDRESSES: chain ${id}: its runtime does not send executions in bundles`)
   }
 
   const chains: ChainConfig[] = []

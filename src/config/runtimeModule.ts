@@ -105,6 +105,8 @@ export type RuntimeModule = {
   checkReference?(reference: string): string | undefined
   /** Whether its chains may go without RPC_URLS (EVM: their endpoints are found in the chain list). */
   discoversEndpoints: boolean
+  /** Whether its chains may send executions in bundles (BUNDLER_ADDRESSES; EVM: IntentBundler). */
+  sendsBundles?: boolean
   /** Reads the runtime's own settings; each problem is pushed onto `problems` (a key is never echoed). */
   readSettings(env: Env, context: { production: boolean; problems: string[] }): RuntimeSettings
   /**

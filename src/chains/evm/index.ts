@@ -21,6 +21,7 @@ export const evmModule: RuntimeModule = {
     return undefined
   },
   discoversEndpoints: true,
+  sendsBundles: true,
   readSettings: (env, { production, problems }) => ({
     keys: readRelayerKeys(env, production, problems),
     options: readEvmOptions(env, problems),
