@@ -4,13 +4,12 @@
 // forged one is refused before anything is sent, and a stranger gains nothing from the bundler.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { type Hex, parseEther } from 'viem'
+import type { Hex } from 'viem'
 import { createDevClients } from '../../src/chains/evm/devnet/deployContracts.ts'
 import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
 import { demoCounterArtifact } from '../../src/contracts/demoCounterArtifact.ts'
 import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
-import { Status } from '../../src/status/statusCodes.ts'
 import { demoIntent, post, request, signIntent, startTestGateway } from '../support/testGateway.ts'
 
 const chainHeader = { 'x-chain-id': '31337' }
@@ -87,7 +86,6 @@ describe('executes sent in bundles (BUNDLER_ADDRESSES)', () => {
       )
       // The bundler holds nothing: the relayer's gas went only to the executions.
       assert.equal(await publicClient.getBalance({ address: devnet.contracts.bundler }), 0n)
-      assert.ok(parseEther('0') === 0n && Status.EXECUTED === 0x11)
     } finally {
       await gateway.close()
     }
