@@ -13,7 +13,7 @@ import { devnetAccounts } from '../../src/chains/evm/devnet/devnetAccounts.ts'
 import { type Devnet, startDevnet } from '../../src/chains/evm/devnet/startDevnet.ts'
 import { evmRuntime, toIntentTuple } from '../../src/chains/evm/evmRuntime.ts'
 import { createRelayer, NotClaimedError, type Relayer } from '../../src/chains/evm/relayer/createRelayer.ts'
-import { bundleBytesAtMost } from '../../src/chains/evm/relayer/sendBundled.ts'
+import { type BundleChunk, bundleBytesAtMost } from '../../src/chains/evm/relayer/sendBundled.ts'
 import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
 import { ClaimWithdrawnError } from '../../src/errors/claimWithdrawnError.ts'
 import { parseIntent } from '../../src/intents/parseIntent.ts'
@@ -48,7 +48,7 @@ describe("the relayer's bundles", () => {
 
   /** A claimed execution of the demo increment (or `targetData`), signed by `signer`, ready to send as a bundle's member of `chunk`. */
   async function member(
-    chunk: object,
+    chunk: BundleChunk,
     { signer = devnetAccounts.sender, targetData }: { signer?: Hex; targetData?: Hex } = {},
   ) {
     const n = nonce++
@@ -89,7 +89,7 @@ describe("the relayer's bundles", () => {
   const { nonceUsed } = demoReads(() => ({ devnet, clients }))
 
   it('sends the members of one chunk that claim together as one transaction, each journaled as its call, the bytes once', async () => {
-    const chunk = {}
+    const chunk = { size: 3 }
     const members = [await member(chunk), await member(chunk, { signer: devnetAccounts.other }), await member(chunk)]
     const sent = await Promise.all(members.map((m) => m.send()))
     assert.equal(new Set(sent.map((s) => s.transactionHash)).size, 1, 'one transaction')
@@ -127,9 +127,28 @@ describe("the relayer's bundles", () => {
     assert.deepEqual([await nonceUsed(members[0]!.nonce), await nonceUsed(members[2]!.nonce)], [true, true])
   })
 
+  it("waits for its chunk's members that come a few milliseconds apart, and not for ever for one given up before its send", async () => {
+    // An execution's way from its simulation to its send may cross I/O (the journal, the loop's other
+    // work): its batch-mates come over several turns of the loop. The fourth never comes.
+    const chunk = { size: 4 }
+    const members = [await member(chunk), await member(chunk), await member(chunk)]
+    const sends = []
+    for (const m of members) {
+      sends.push(m.send())
+      await new Promise((resolve) => setTimeout(resolve, 2))
+    }
+    const sent = await Promise.all(sends)
+    assert.equal(new Set(sent.map((s) => s.transactionHash)).size, 1, 'one transaction for the three')
+    assert.deepEqual(
+      sent.map((s) => s.membership.index),
+      [0, 1, 2],
+    )
+    await clients.publicClient.waitForTransactionReceipt({ hash: sent[0]!.transactionHash })
+  })
+
   it('never puts two chunks in one bundle, and refuses a member that cannot claim, or comes after its chunk closed', async () => {
-    const a = {}
-    const b = {}
+    const a = { size: 3 }
+    const b = { size: 1 }
     const [a1, a2, b1] = [await member(a), await member(a), await member(b)]
     const refused = await member(a)
     const results = await Promise.allSettled([a1.send(), a2.send(), refused.send({ take: () => false }), b1.send()])
@@ -147,7 +166,7 @@ describe("the relayer's bundles", () => {
   })
 
   it(`caps a bundle at ${bundleBytesAtMost} bytes of calldata: what does not fit is simulated again`, async () => {
-    const chunk = {}
+    const chunk = { size: 3 }
     // The demo increment with two fifths of the cap in data after its argument (the counter ignores the
     // extra bytes): two fit in a bundle, a third does not.
     const big = `0x7cf5dab0${'0'.repeat(63)}1${'ab'.repeat(Math.floor((bundleBytesAtMost * 2) / 5))}` as Hex
@@ -165,7 +184,7 @@ describe("the relayer's bundles", () => {
   })
 
   it('never broadcasts a bundle one of whose executions cannot be journaled: no member runs, and its nonce does not block the key', async () => {
-    const chunk = {}
+    const chunk = { size: 3 }
     const members = [await member(chunk), await member(chunk), await member(chunk)]
     // The middle one's claim withdrawn (an MCP tasks/cancel) before its signature is journaled.
     assert.ok(await journal.withdraw(members[1]!.record))
@@ -183,7 +202,7 @@ describe("the relayer's bundles", () => {
     await new Promise((resolve) => setTimeout(resolve, 300))
     for (const m of members) assert.equal(await nonceUsed(m.nonce), false, 'no execution of the bundle ran')
     // Its nonce was given back (nothing was handed out after it) or filled: the key is not stuck behind it.
-    const next = await member({})
+    const next = await member({ size: 1 })
     const sent = await next.send()
     assert.ok(sent.txNonce <= before + 1)
     const receipt = await clients.publicClient.waitForTransactionReceipt({ hash: sent.transactionHash })

@@ -21,6 +21,8 @@
 // (rare: the relayer cannot pay, the node failed): a later one simulated after it may then meet
 // another state.
 
+import type { BundleChunk } from '../relayer/sendBundled.ts'
+
 /** One call's place in its simulated batch. */
 export type SimulationTurn = {
   /** Whether `claim` would pass now. */
@@ -43,7 +45,12 @@ export type SimulationTurn = {
    * The bundle it was simulated in (simulatedBundles.ts), set by the batcher: it may be sent only
    * in a bundle with the calls simulated before it there (relayer/sendBundled.ts's chunk).
    */
-  chunk?: object
+  chunk?: BundleChunk
+  /**
+   * It comes after another call of its chunk, set by the batcher: sent in one bundle with the calls
+   * before it there, it goes to the bundle at once rather than `settled` (the bundle claims in order).
+   */
+  follows?: boolean
 }
 
 export type ExecutionOrder = {

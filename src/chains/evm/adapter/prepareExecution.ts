@@ -69,6 +69,8 @@ export async function prepareExecution(
   // An authorization costs its transaction 25,000 gas more (EIP-7702 PER_EMPTY_ACCOUNT_COST), which no simulated call includes.
   const authorizationGas = account?.authorization ? 25_000n : 0n
   const authorizationList = account?.authorization ? [account.authorization] : undefined
+  // Sent in the bundle its simulation ran it in (simulatedBundles.ts), where the chain has a bundler; account mode never.
+  const bundling = !account && !authorizationList && chain.bundler !== undefined
   const refusal = (ctx: EvmContext, intent: Intent, signature: Hex | undefined) =>
     account ? accountRefusal(ctx, intent, signature, options.account!) : executorRefusal(ctx, intent, signature)
   // The simulation comes first and the validator's read only when it does not pass: an execution
@@ -161,7 +163,8 @@ export async function prepareExecution(
    */
   async function sendOnce(onSigned: (tx: SignedExecution) => void | Promise<void>): Promise<Submission> {
     for (let tries = 0; ; tries++) {
-      if (turn) await turn.settled(settledWaitMs)
+      // A call after another of its bundle's chunk goes to the bundle at once: the bundle claims its members in order.
+      if (turn && !(turn.follows && bundling)) await turn.settled(settledWaitMs)
       try {
         return await signAndSend(onSigned)
       } catch (err) {
@@ -199,7 +202,7 @@ export async function prepareExecution(
     const gas = limit
     // Simulated in a bundle (its turn names the run, simulatedBundles.ts): sent in the bundle with
     // the calls before it there, and its outcome read from its own call in the bundle's receipt.
-    const chunk = !account && !authorizationList && chain.bundler ? turn?.chunk : undefined
+    const chunk = bundling ? turn?.chunk : undefined
     const send = (
       tx: RelayedTransaction,
       options: { claim: SendClaim; onSigned: (tx: SignedExecution) => Promise<void> },

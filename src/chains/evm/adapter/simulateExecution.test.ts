@@ -7,8 +7,12 @@ import { createExecutionOrder, type SimulationTurn } from './executionOrder.ts'
 import { simulateExecution } from './simulateExecution.ts'
 import type { SimulatedCall } from './simulationBatcher.ts'
 
-/** A node whose executions use `gasOf(data)` gas and run out of it below what that needs (EIP-150). */
-function world(gasOf: (data: Hex) => bigint) {
+/**
+ * A node whose executions use `gasOf(data)` gas and run out of it below what that needs (EIP-150);
+ * `bundled`: each simulated in a bundle (its turn names the run, as the batcher's do with a bundler),
+ * except a confirmation, which is a transaction of its own.
+ */
+function world(gasOf: (data: Hex) => bigint, { bundled = false } = {}) {
   const asked: bigint[] = []
   const turns: { turn: SimulationTurn; confirming: boolean }[] = []
   const ctx = {
@@ -22,6 +26,7 @@ function world(gasOf: (data: Hex) => bigint) {
         const used = gasOf(call.data)
         const ok = limit >= neededFor(used)
         const turn = createExecutionOrder().batch(0, 1)[0]!
+        if (bundled && !options?.confirming) turn.chunk = { size: 1 }
         turns.push({ turn, confirming: options?.confirming === true })
         return {
           result: { status: ok ? '0x1' : '0x0', gasUsed: numberToHex(ok ? used : limit), returnData: '0x' },
@@ -200,4 +205,30 @@ test("one execution of a shape that used far more raises the shape's later limit
   const [a, b] = await Promise.all([fleet.execute('0x0f'), fleet.execute('0x01')])
   assert.ok(a.ok && b.ok)
   assert.ok(b.gasLimit >= neededFor(twoSlots), `${b.gasLimit}: room to run first`)
+})
+
+test('a call simulated in a bundle is sent on that simulation, not confirmed alone: its bundle would close without it', async () => {
+  // As in the test above: a nonce that opens a fresh storage word now and then. Alone, the first such
+  // one is confirmed at its own limit; in a bundle, that confirmation (a transaction of its own, not
+  // the bundle) would come after its bundle closed, and the calls after it would be simulated again.
+  const usual = 93_392n
+  const odd = 110_684n
+  const order: Hex[] = ['0x01', '0x01', '0x01', '0x02', '0x01', '0x01', '0x02', '0x01']
+  const run = async (bundled: boolean) => {
+    const { asked, execute } = world((data) => (data === '0x02' ? odd : usual), { bundled })
+    const counts: number[] = []
+    for (const data of order) {
+      const before = asked.length
+      const s = await execute(data)
+      assert.ok(s.ok)
+      const [low] = band(data === '0x02' ? odd : usual)
+      assert.ok(s.gasLimit >= low, `limit ${s.gasLimit} for ${data} under its own ${low}`)
+      if (bundled) assert.ok(s.turn?.chunk, 'sent in the place its bundle gave it')
+      counts.push(asked.length - before)
+    }
+    return counts
+  }
+  assert.deepEqual(await run(false), [2, 1, 1, 2, 1, 1, 1, 1])
+  // The first: a new shape, at the cap, then confirmed. From then on one simulation each: its bundle's.
+  assert.deepEqual(await run(true), [2, 1, 1, 1, 1, 1, 1, 1])
 })

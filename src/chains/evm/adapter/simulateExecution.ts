@@ -142,6 +142,12 @@ async function simulateAtRemembered(
   remember(ctx, request, result.gasUsed)
   const wanted = wantedFor(ctx, needed, request)
   if (limit >= wanted && limit <= spareAtMost(wanted)) return sentAt(limit, result)
+  // Simulated in a bundle (its turn names the run): it goes in that bundle with the calls simulated
+  // with it, so it is not simulated again alone (that would not be the bundle, and its bundle would
+  // close without it). It ran to the end: sent at the limit it ran with, or at the one it wants
+  // where that is more. A bundle's calls differ in gas more than a shape's transactions (the first
+  // meets the storage cold, the rest warm: docs/performance.md), so the band above rarely holds there.
+  if (result.turn.chunk) return sentAt(limit >= wanted ? limit : wanted, result)
   // It ran to the end at another limit: the gas it used gives the limit, confirmed as it will be
   // sent. It ran to the end either way, so what the calls after it saw holds: it keeps its place.
   const confirmed = await confirm(ctx, request, wanted)

@@ -15,7 +15,7 @@
 import { type Address, encodeFunctionData, type Hex, numberToHex } from 'viem'
 import { intentBundlerArtifact } from '../../../contracts/intentBundlerArtifact.ts'
 import { type BundledCall, type BundledCallOutcome, readBundleOutcomes } from '../bundleOutcomes.ts'
-import { bundleBytesAtMost, bundleGas } from '../relayer/sendBundled.ts'
+import { type BundleChunk, bundleBytesAtMost, bundleGas } from '../relayer/sendBundled.ts'
 import type { SimulatedCall, SimulatedResult } from './simulatedCall.ts'
 
 type Entry = { calls: SimulatedCall[]; confirming: boolean }
@@ -32,7 +32,7 @@ export function byKey<T extends Entry>(entries: T[]): T[] {
   return [...keys.values()].flat()
 }
 
-type Segment<T> = { single: T } | { members: T[]; calls: BundledCall[]; chunk: object }
+type Segment<T> = { single: T } | { members: T[]; calls: BundledCall[]; chunk: BundleChunk }
 
 /**
  * The block's calls with each run of a key's calls to the executor as one IntentBundler `run`;
@@ -44,11 +44,11 @@ export function inBundles<T extends Entry>(
   { bundler, executor }: { bundler: Address; executor: Address },
 ): {
   calls: Omit<SimulatedCall, 'toCode'>[]
-  chunks: [T, object][]
+  chunks: [T, BundleChunk][]
   each(results: readonly SimulatedResult[]): SimulatedResult[] | undefined
 } {
   const segments: Segment<T>[] = []
-  let open: { members: T[]; calls: BundledCall[]; chunk: object; from: string; bytes: number } | undefined
+  let open: { members: T[]; calls: BundledCall[]; chunk: { size: number }; from: string; bytes: number } | undefined
   for (const e of batch) {
     const call = e.calls[0]!
     const bundled =
@@ -60,10 +60,11 @@ export function inBundles<T extends Entry>(
     }
     const size = (call.data.length - 2) / 2 + 128
     if (!open || open.from !== call.from.toLowerCase() || open.bytes + size > bundleBytesAtMost) {
-      open = { members: [], calls: [], chunk: {}, from: call.from.toLowerCase(), bytes: 0 }
+      open = { members: [], calls: [], chunk: { size: 0 }, from: call.from.toLowerCase(), bytes: 0 }
       segments.push(open)
     }
     open.members.push(e)
+    open.chunk.size++
     open.calls.push({ target: call.to, gasLimit: BigInt(call.gas) })
     open.bytes += size
   }
@@ -88,7 +89,7 @@ export function inBundles<T extends Entry>(
   })
   return {
     calls: calls.flat(),
-    chunks: segments.flatMap((s) => ('members' in s ? s.members.map((m): [T, object] => [m, s.chunk]) : [])),
+    chunks: segments.flatMap((s) => ('members' in s ? s.members.map((m): [T, BundleChunk] => [m, s.chunk]) : [])),
     each(results) {
       if (results.length !== calls.reduce((n, c) => n + c.length, 0)) return undefined
       const out: SimulatedResult[] = []

@@ -59,6 +59,7 @@
 import { type Address, type Hex, numberToHex } from 'viem'
 import type { UnminedCall } from '../relayer/createRelayer.ts'
 import { isTransportError } from '../relayer/isTransportError.ts'
+import type { BundleChunk } from '../relayer/sendBundled.ts'
 import { createExecutionOrder, type ExecutionOrder, type SimulationTurn } from './executionOrder.ts'
 import { byKey, inBundles } from './simulatedBundles.ts'
 import type { SimulatedCall, SimulatedResult } from './simulatedCall.ts'
@@ -237,7 +238,7 @@ export function createSimulationBatcher(
 ): SimulationBatcher {
   const queue: Waiting[] = []
   /** The bundle each call of the last batches was simulated in (`ask`), which its turn names (`answer`). */
-  const chunks = new WeakMap<Waiting, object>()
+  const chunks = new WeakMap<Waiting, BundleChunk>()
   let busy = false
   /** A batch about to go (set for the next turn of the event loop). */
   let going: NodeJS.Immediate | undefined
@@ -538,7 +539,10 @@ export function createSimulationBatcher(
     batch.forEach((w, i) => {
       turns[i]!.askedAt = askedAt
       const chunk = chunks.get(w)
-      if (chunk) turns[i]!.chunk = chunk
+      if (chunk) {
+        turns[i]!.chunk = chunk
+        if (i > 0 && chunks.get(batch[i - 1]!) === chunk) turns[i]!.follows = true
+      }
       w.resolve(results.slice(at, at + w.calls.length), turns[i]!)
       at += w.calls.length
     })

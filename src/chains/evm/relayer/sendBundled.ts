@@ -1,7 +1,7 @@
 // Executions of one relayer key sent as one transaction: IntentBundler's `run`
 // (contracts/IntentBundler.sol), one call for each, each call within its own gas limit. One nonce,
-// one signature, one journal row of bytes and one broadcast for the bundle. Step 2 of the bundle
-// (docs/performance.md, "forty-second session"); the execute path does not send through it yet.
+// one signature, one journal row of bytes and one broadcast for the bundle, where the chain has a
+// bundler (BUNDLER_ADDRESSES; docs/performance.md, "forty-second session").
 //
 // Which executions go together is the caller's (`chunk`): the calls its simulation ran as one
 // bundle, in the order they claim (a call claims only once the calls simulated before it did:
@@ -45,11 +45,20 @@ export const bundleBytesAtMost = 32 * 1024
 /** The bundler's own work beyond its calls' reserves: its loop and the ABI decoding of its calldata. */
 const bundleOverhead = 10_000n
 
+/**
+ * The calls simulated together as one bundle (simulatedBundles.ts), `size` of them: the members its
+ * bundle waits for. Its identity is what ties them; a chunk never takes a member after its bundle closed.
+ */
+export type BundleChunk = { readonly size: number }
+
+/** How long a bundle waits for its chunk's members after the last one came, while some have not: an execution given up before its send never comes. */
+const memberWaitMs = 5
+
 /** An execution to send within a bundle: its call (`to`, `data`, `gas`: the call's own limit) and fees, its chunk, its claim and its journal write. */
 export type BundleMember = {
   tx: Pick<RelayedTransaction, 'to' | 'data' | 'gas' | 'fees'>
   /** The calls simulated together: members of one chunk may share a bundle, in the order they claim. */
-  chunk: object
+  chunk: BundleChunk
   claim?: SendClaim | undefined
   onSigned?: ((tx: SignedExecution) => void | Promise<void>) | undefined
 }
@@ -58,7 +67,7 @@ export type BundleMember = {
 export type BundledSendResult = SendResult & { membership: BundleMembership }
 
 type Waiting = BundleMember & { resolve(result: BundledSendResult): void; reject(err: unknown): void }
-type Queue = { waiting: Waiting[]; running: boolean; closed: WeakSet<object> }
+type Queue = { waiting: Waiting[]; running: boolean; closed: WeakSet<BundleChunk> }
 
 const queues = new WeakMap<RelayerContext, Queue>()
 
@@ -97,8 +106,11 @@ async function drain(ctx: RelayerContext, bundler: Address, q: Queue) {
 }
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+/** How many of a chunk's members wait in the queue. */
+const waitingOf = (q: Queue, chunk: BundleChunk) => q.waiting.reduce((n, m) => n + (m.chunk === chunk ? 1 : 0), 0)
 
-/** One bundle: the first waiting member's chunk, as many of its members as claim (in turns of the loop) and fit. */
+/** One bundle: the first waiting member's chunk, as many of its members as claim and fit. */
 async function oneBundle(ctx: RelayerContext, bundler: Address, q: Queue): Promise<void> {
   const chunk = q.waiting[0]!.chunk
   const members: Waiting[] = []
@@ -110,8 +122,12 @@ async function oneBundle(ctx: RelayerContext, bundler: Address, q: Queue): Promi
         throw new RelayerLeaseMovedError(`eip155:${ctx.chainId}`, ctx.address, undefined)
       ctx.nextNonce ??= await readNonce(ctx)
       let bytes = 0
-      // Members claim in their simulation's order: each pass takes what can claim now, and a turn of
-      // the loop lets members whose simulations were answered together arrive; none more: closed.
+      // Members claim in their simulation's order: each pass takes what can claim now. The bundle
+      // closes once every member of its chunk is in, once the next does not fit, or once none came
+      // for memberWaitMs (a member given up before its send never comes; one that cannot claim waits
+      // for nothing). A turn of the loop first: members answered together arrive within it.
+      let cameAt = performance.now()
+      let full = false
       for (;;) {
         let progress = false
         for (let i = 0; i < q.waiting.length; ) {
@@ -121,7 +137,10 @@ async function oneBundle(ctx: RelayerContext, bundler: Address, q: Queue): Promi
             continue
           }
           const size = (m.tx.data.length - 2) / 2 + 128
-          if (members.length > 0 && bytes + size > bundleBytesAtMost) break
+          if (members.length > 0 && bytes + size > bundleBytesAtMost) {
+            full = true
+            break
+          }
           if (m.claim && !m.claim.take()) {
             i++
             continue
@@ -131,11 +150,12 @@ async function oneBundle(ctx: RelayerContext, bundler: Address, q: Queue): Promi
           bytes += size
           progress = true
         }
-        if (!progress) {
-          const before = q.waiting.length
-          await nextTurn()
-          if (q.waiting.length === before) break
-        }
+        if (progress) continue
+        if (full || members.length >= chunk.size) break
+        const before = waitingOf(q, chunk)
+        await (performance.now() - cameAt < 1 ? nextTurn() : sleep(1))
+        if (waitingOf(q, chunk) !== before) cameAt = performance.now()
+        else if (performance.now() - cameAt >= memberWaitMs) break
       }
       q.closed.add(chunk)
       // What is left of the chunk cannot join it: simulated again.
