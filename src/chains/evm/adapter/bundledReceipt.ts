@@ -14,6 +14,7 @@ import {
   readBundleOutcomes,
 } from '../bundleOutcomes.ts'
 import { intentAbiParameter } from '../intentAbi.ts'
+import { notExecuted } from './executionReceipt.ts'
 
 export type { BundleMembership }
 
@@ -74,14 +75,10 @@ export function bundledReceipt(receipt: TransactionReceipt, member: BundleMember
         detail: outcome.detail,
       }
     case 'silent':
-      return {
-        ...base,
-        state: 'mined',
-        status: Status.DISALLOWED,
-        returnData: undefined,
-        notExecuted: true,
-        detail: `call ${member.index} of the bundle returned without the intent's IntentExecuted: the intent did not run; not its outcome`,
-      }
+      return notExecuted(
+        base,
+        `call ${member.index} of the bundle returned without the intent's IntentExecuted: the intent did not run; not its outcome`,
+      )
   }
 }
 

@@ -21,6 +21,22 @@ import { readIntentExecuted } from '../intentExecutedLog.ts'
 import type { EvmContext } from './evmContext.ts'
 import { isUnknownMethod } from './nodeErrors.ts'
 
+/** What a receipt's transaction and gas say of an execution, whatever its outcome. */
+type ReceiptBase = Pick<ExecutionReceipt, 'transactionHash' | 'blockNumber' | 'blockHash' | 'gasUsed' | 'fee'>
+
+/**
+ * Mined without the intent's IntentExecuted (account mode: an authorization skipped; a bundle's call
+ * that returned without it): the intent did not run. `0x10`, and not the intent's outcome.
+ */
+export const notExecuted = (base: ReceiptBase, detail: string): ExecutionReceipt => ({
+  ...base,
+  state: 'mined',
+  status: Status.DISALLOWED,
+  returnData: undefined,
+  notExecuted: true,
+  detail,
+})
+
 /**
  * `gas` (when this gateway chose the limit): a revert that used up a limit below the cap ran out of
  * the gas *we* gave it, which is not the intent's outcome.
@@ -57,14 +73,10 @@ export async function toExecutionReceipt(
         returnData: executed.returnData,
         detail: undefined,
       }
-    return {
-      ...base,
-      state: 'mined',
-      status: Status.DISALLOWED,
-      returnData: undefined,
-      notExecuted: true,
-      detail: `the transaction was mined but the intent did not run: no IntentExecuted from the sender ${receipt.to} (its authorization was skipped, or its code is not this chain's account delegate); not the intent's outcome: the next execute needs a new authorization`,
-    }
+    return notExecuted(
+      base,
+      `the transaction was mined but the intent did not run: no IntentExecuted from the sender ${receipt.to} (its authorization was skipped, or its code is not this chain's account delegate); not the intent's outcome: the next execute needs a new authorization`,
+    )
   }
   if (receipt.status === 'success') {
     const executor = ctx.chain.executor.toLowerCase()
