@@ -17,16 +17,14 @@
 // If any member's write fails (a claim withdrawn meanwhile), the bundle is not broadcast and its
 // nonce is closed: no member runs. That member is answered its error; the others are simulated
 // again and sent in a later bundle, their records signed again.
-import { type Address, encodeFunctionData, type Hex, InsufficientFundsError, NonceTooLowError } from 'viem'
+import { type Address, encodeFunctionData, type Hex } from 'viem'
 import { intentBundlerArtifact } from '../../../contracts/intentBundlerArtifact.ts'
-import { RelayerError } from '../../../errors/relayerError.ts'
 import { RelayerLeaseMovedError } from '../../../errors/relayerLeaseMovedError.ts'
 import type { SignedExecution } from '../../../ports/chainAdapter.ts'
 import type { BundledCall, BundleMembership } from '../bundleOutcomes.ts'
+import { broadcastAnswer } from './broadcastAnswer.ts'
 import { gaveUp } from './closeNonce.ts'
-import { isTransportError } from './isTransportError.ts'
-import { isAlreadyKnown, isNodeError } from './nodeRefusals.ts'
-import { fencedOff, releaseSlot, reserveSlot } from './outbox.ts'
+import { releaseSlot, reserveSlot } from './outbox.ts'
 import type { Fees, RelayedTransaction, SendResult } from './relayedTransaction.ts'
 import type { RelayerContext } from './relayerContext.ts'
 import { NotClaimedError, type SendClaim } from './sendRelayed.ts'
@@ -243,52 +241,28 @@ async function finish(
     return
   }
   releaseSlot(ctx, slot, true)
-  const sent = await slot.answer
-  const result = (accepted: boolean) => ({
-    ...signed,
-    accepted,
-    membership: (index: number): BundleMembership => ({ bundler, calls, index }),
-  })
-  const answer = (accepted: boolean) => {
-    const r = result(accepted)
-    members.forEach((m, index) => {
-      m.resolve({
-        transaction: { ...r.transaction, bundle: { index } },
-        transactionHash: r.transactionHash,
-        txNonce: r.txNonce,
-        accepted,
-        membership: r.membership(index),
-      })
+  let answer: Awaited<ReturnType<typeof broadcastAnswer>>
+  try {
+    answer = await broadcastAnswer(ctx, await slot.answer, {
+      nonce,
+      transactionHash: signed.transactionHash,
+      what: 'bundle',
     })
+  } catch (err) {
+    return fail(err)
   }
-  if (sent.status === 'fulfilled' || isAlreadyKnown(sent.reason)) return answer(true)
-  const err = sent.reason
-  if (err === fencedOff) {
-    ctx.nextNonce = undefined
-    logger.warn(
-      { nonce, transactionHash: signed.transactionHash },
-      'a bundle was not broadcast: the relayer key was leased to another instance meanwhile; its holder reconciles the records',
-    )
-    return answer(false)
-  }
-  if (isTransportError(err)) {
-    logger.warn(
-      { nonce, transactionHash: signed.transactionHash },
-      'no answer to a bundle broadcast; it stays in the journal and will be delivered by reconciliation',
-    )
-    return answer(false)
-  }
-  await gaveUp(ctx, signed.transactionHash, nonce, err)
-  if (isNodeError(err, InsufficientFundsError, /insufficient funds/i))
-    return fail(
-      new RelayerError('The relayer wallet cannot pay for gas', {
-        cause: err,
-        details: `relayer ${ctx.account.address} is out of funds`,
-      }),
-    )
   // Refused as it is (a nonce found too low among them): each member is simulated again and joins a later bundle.
-  if (isNodeError(err, NonceTooLowError, /nonce too low/i)) return fail(new NotClaimedError())
-  return fail(new RelayerError('The relayer could not send the transaction', { cause: err }))
+  if (!('accepted' in answer)) return fail(new NotClaimedError())
+  const { accepted } = answer
+  members.forEach((m, index) =>
+    m.resolve({
+      transaction: { ...signed.transaction, bundle: { index } },
+      transactionHash: signed.transactionHash,
+      txNonce: signed.txNonce,
+      accepted,
+      membership: { bundler, calls, index },
+    }),
+  )
 }
 
 /** A bundle pays what its most demanding member was simulated with. */

@@ -1,15 +1,13 @@
 // One send: a nonce and a signature under the lock, the journal write started there and waited
 // for outside it, then the broadcast in nonce order; a refusal closes the nonce, a nonce found too
 // low is tried once more, a lost answer keeps the nonce for the journal to deliver.
-import { InsufficientFundsError, NonceTooLowError } from 'viem'
 import { RelayerError } from '../../../errors/relayerError.ts'
 import { RelayerLeaseMovedError } from '../../../errors/relayerLeaseMovedError.ts'
 import type { SignedExecution } from '../../../ports/chainAdapter.ts'
+import { broadcastAnswer } from './broadcastAnswer.ts'
 import { gaveUp } from './closeNonce.ts'
 import { currentFees } from './currentFees.ts'
-import { isTransportError } from './isTransportError.ts'
-import { isAlreadyKnown, isNodeError } from './nodeRefusals.ts'
-import { fencedOff, releaseSlot, reserveSlot } from './outbox.ts'
+import { releaseSlot, reserveSlot } from './outbox.ts'
 import type { RelayedTransaction, SendResult } from './relayedTransaction.ts'
 import type { RelayerContext } from './relayerContext.ts'
 import { readNonce, signRelayed } from './signRelayed.ts'
@@ -86,40 +84,15 @@ export async function sendRelayed(
       throw err
     }
     releaseSlot(ctx, slot, true)
-    const sent = await slot.answer
-    if (sent.status === 'fulfilled' || isAlreadyKnown(sent.reason)) return { ...signed, accepted: true }
-    const err = sent.reason
-    if (err === fencedOff) {
-      // The lease passed to another instance while this one waited (a partition from the store, a
-      // stalled journal write): nothing was sent; its nonce is not closed here (the key is not this
-      // instance's), and the journaled record is settled by the key's holder, so this answers as a lost broadcast.
-      ctx.nextNonce = undefined
-      logger.warn(
-        { nonce, transactionHash: signed.transactionHash },
-        'not broadcast: the relayer key was leased to another instance meanwhile; its holder reconciles the record',
-      )
-      return { ...signed, accepted: false }
-    }
-    if (isTransportError(err)) {
-      // The node may have it: keep the nonce for this transaction, which the journal's
-      // reconciler will broadcast again if the node turns out not to have it.
-      logger.warn(
-        { nonce, transactionHash: signed.transactionHash },
-        'no answer to the broadcast; the transaction stays in the journal and will be delivered by reconciliation',
-      )
-      return { ...signed, accepted: false }
-    }
-    await gaveUp(ctx, signed.transactionHash, nonce, err)
-    if (isNodeError(err, NonceTooLowError, /nonce too low/i) && attempt === 0) {
-      logger.warn({ nonce }, 'relayer nonce was behind the node; re-reading it and sending again')
-      continue
-    }
-    if (isNodeError(err, InsufficientFundsError, /insufficient funds/i)) {
-      throw new RelayerError('The relayer wallet cannot pay for gas', {
-        cause: err,
-        details: `relayer ${ctx.account.address} is out of funds`,
-      })
-    }
-    throw new RelayerError('The relayer could not send the transaction', { cause: err })
+    // Fenced off (the lease passed to another instance while this one waited: a partition from the
+    // store, a stalled journal write) or unanswered, it answers as a lost broadcast.
+    const answer = await broadcastAnswer(ctx, await slot.answer, {
+      nonce,
+      transactionHash: signed.transactionHash,
+      what: 'transaction',
+    })
+    if ('accepted' in answer) return { ...signed, accepted: answer.accepted }
+    if (attempt > 0) throw new RelayerError('The relayer could not send the transaction', { cause: answer.nonceTooLow })
+    logger.warn({ nonce }, 'relayer nonce was behind the node; re-reading it and sending again')
   }
 }
