@@ -33,4 +33,41 @@ describe('createReconciler', () => {
     assert.deepEqual(seen, ['Aa:5', 'Aa:6', 'Bb:3', 'Aa:7', 'Bb:9'])
     journal.close()
   })
+
+  it("reads a bundle's bytes once a pass, not once for each of its calls, and gives every call the bundle whole", async () => {
+    const journal = openJournal({ path: ':memory:' })
+    const bundle = signedTx(4)
+    for (const index of [0, 1, 2])
+      await journal.recordSigned(await claimed(journal, claimOf(index + 1)), { ...bundle, bundle: { index } })
+    let reads = 0
+    const read = journal.transactionBytes.bind(journal)
+    journal.transactionBytes = (chainId, id) => {
+      reads++
+      return read(chainId, id)
+    }
+    const given: string[] = []
+    const adapter = {
+      chainId: 'eip155:1',
+      sequenceOf: evmSignedExecution.txNonce,
+      async reconcile(tx: ReconcileRequest) {
+        given.push(`${tx.bundle?.index}:${tx.bytes}`)
+        return { kind: 'pending' } as const
+      },
+    } as unknown as ChainAdapter
+    const reconciler = createReconciler({
+      journal,
+      adapters: [adapter],
+      intervalMs: 60_000,
+      logger: createLogger({ level: 'silent' }),
+    })
+    await reconciler.runOnce()
+    assert.deepEqual(
+      given.sort(),
+      [0, 1, 2].map((i) => `${i}:${bundle.bytes}`),
+    )
+    assert.equal(reads, 1, 'one read of the bundle for its three calls')
+    await reconciler.runOnce()
+    assert.equal(reads, 2, 'a pass reads it afresh')
+    journal.close()
+  })
 })

@@ -55,6 +55,9 @@ export type CreateReconcilerParameters = {
   holds?: ((chainId: string, relayer: string) => boolean) | undefined
 }
 
+/** What one pass keeps across its records: the bundles it re-priced (their other calls were replaced with the first: replaceBundle), and the bundles' bytes it read. */
+type Pass = { repriced: Set<string>; bytes: Map<string, string> }
+
 export function createReconciler({
   journal,
   adapters,
@@ -89,11 +92,20 @@ export function createReconciler({
     }
   }
 
-  /** A bundle's call with the bundle's bytes, which the journal keeps once for all its calls: the runtime reads and sends the bundle whole. */
-  async function withBytes(chainId: string, tx: SignedExecution): Promise<SignedExecution> {
+  /**
+   * A bundle's call with the bundle's bytes, which the journal keeps once for all its calls: the
+   * runtime reads and sends the bundle whole. Read once a pass (`read`: the pass's bytes by bundle),
+   * not once for each of its calls.
+   */
+  async function withBytes(chainId: string, tx: SignedExecution, read?: Map<string, string>): Promise<SignedExecution> {
     if (!tx.bundle || tx.bytes !== '') return tx
-    const bytes = await journal.transactionBytes(chainId, tx.id)
-    if (bytes === undefined) throw new Error(`the journal has no bytes of bundle ${tx.id}, which its record names`)
+    const key = `${chainId} ${tx.id}`
+    let bytes = read?.get(key)
+    if (bytes === undefined) {
+      bytes = await journal.transactionBytes(chainId, tx.id)
+      if (bytes === undefined) throw new Error(`the journal has no bytes of bundle ${tx.id}, which its record names`)
+      read?.set(key, bytes)
+    }
     return { ...tx, bytes }
   }
 
@@ -132,18 +144,20 @@ export function createReconciler({
     adapter: ChainAdapter,
     record: ExecutionRecord,
     report: ReconcileReport,
-    options: { minAgeMs: number; otherInstance?: boolean; repricedBundles?: Set<string> },
+    options: { minAgeMs: number; otherInstance?: boolean; pass?: Pass },
   ) {
     const { transaction } = record
     if (!transaction) return
     // A bundle is re-priced once, for all its calls: a later call of it in this pass was replaced with the first.
-    if (transaction.bundle && options.repricedBundles?.has(transaction.id)) return
+    if (transaction.bundle && options.pass?.repriced.has(transaction.id)) return
     const transactionHash = transaction.id
     const replaced = await Promise.all(
-      (record.attempt > 1 ? await journal.replaced(record) : []).map((tx) => withBytes(record.chainId, tx)),
+      (record.attempt > 1 ? await journal.replaced(record) : []).map((tx) =>
+        withBytes(record.chainId, tx, options.pass?.bytes),
+      ),
     )
     const request = {
-      ...(await withBytes(record.chainId, transaction)),
+      ...(await withBytes(record.chainId, transaction, options.pass?.bytes)),
       intent: record.intent,
       replaced,
       otherInstance: options.otherInstance,
@@ -188,7 +202,7 @@ export function createReconciler({
         // Journaled before it is broadcast: whichever of the two is mined settles the intent.
         if (transaction.bundle) {
           await replaceBundle(record, replacement)
-          options.repricedBundles?.add(transactionHash)
+          options.pass?.repriced.add(transactionHash)
           report.repriced++
           await replacement.broadcast()
           return
@@ -367,8 +381,7 @@ export function createReconciler({
     // In the order they were signed, one relayer's in its chain's order (EVM: nonce order), so
     // that a node that lost several gets them back without gaps.
     const records = inSequence((await journal.pending()).filter((r) => r.updatedAt.getTime() <= cutoff && mine(r)))
-    // Bundles re-priced in this pass: their other calls were replaced with the first (replaceBundle).
-    const repricedBundles = new Set<string>()
+    const pass: Pass = { repriced: new Set(), bytes: new Map() }
     for (const record of records) {
       if (unreachable.has(record.chainId)) continue
       const adapter = adapters.find((a) => a.chainId === record.chainId)
@@ -381,7 +394,7 @@ export function createReconciler({
       }
       report.checked++
       try {
-        await reconcileRecord(adapter, record, report, { minAgeMs: Math.max(minAgeMs, 1), repricedBundles })
+        await reconcileRecord(adapter, record, report, { minAgeMs: Math.max(minAgeMs, 1), pass })
       } catch (err) {
         report.failed++
         // One unreachable chain costs one timeout per pass, not one per record.
