@@ -50,12 +50,18 @@ describe('executes sent in bundles (BUNDLER_ADDRESSES)', () => {
       const hashes = new Set(answers.map((a) => a.body.transactionHash as Hex))
       assert.ok(hashes.size < answers.length, `${hashes.size} transactions for ${answers.length} executions: bundled`)
 
-      // Each record is its call of a bundle: its own gas, the bundle's bytes kept once.
+      // Each record is its call of a bundle (its own gas, the bundle's bytes kept once), or, where its
+      // batch held no other call of the key, a transaction of its own.
       const records = await Promise.all(answers.map((a) => gateway.journal.get(a.body.intentHash as Hex)))
-      assert.ok(
-        records.every((r) => r?.state === 'mined' && r.transaction?.bundle !== undefined && r.transaction.bytes === ''),
-      )
-      for (const hash of hashes) {
+      assert.ok(records.every((r) => r?.state === 'mined'))
+      const inBundles = records.filter((r) => r!.transaction!.bundle !== undefined)
+      assert.ok(inBundles.length >= answers.length / 2, `${inBundles.length} of ${answers.length} in bundles`)
+      assert.ok(inBundles.every((r) => r!.transaction!.bytes === ''))
+      for (const alone of records.filter((r) => r!.transaction!.bundle === undefined)) {
+        const receipt = await publicClient.getTransactionReceipt({ hash: alone!.transaction!.id as Hex })
+        assert.equal(receipt.to?.toLowerCase(), devnet.contracts.executor.toLowerCase(), 'sent to the executor itself')
+      }
+      for (const hash of new Set(inBundles.map((r) => r!.transaction!.id as Hex))) {
         const receipt = await publicClient.getTransactionReceipt({ hash })
         assert.equal(receipt.to?.toLowerCase(), devnet.contracts.bundler.toLowerCase())
         const members = records.filter((r) => r!.transaction!.id === hash)
@@ -86,6 +92,24 @@ describe('executes sent in bundles (BUNDLER_ADDRESSES)', () => {
       )
       // The bundler holds nothing: the relayer's gas went only to the executions.
       assert.equal(await publicClient.getBalance({ address: devnet.contracts.bundler }), 0n)
+    } finally {
+      await gateway.close()
+    }
+  })
+
+  it("sends a lone execute as a transaction of its own: a bundle of one would only cost the bundler's gas", async () => {
+    const gateway = await startTestGateway({ chains: [{ ...devnet.chain, bundler: devnet.contracts.bundler }] })
+    try {
+      const body = await signIntent(devnet, demoIntent(devnet, { nonce: '5200000' }))
+      const answer = await post(gateway.baseUrl, '/intents/execute', body, chainHeader)
+      assert.equal(answer.status, 200, answer.text)
+      assert.equal(answer.headers.get('x-erc1066-status'), '0x11')
+      const { publicClient } = createDevClients(devnet.anvil.rpcUrl, devnet.anvil.chainId)
+      const receipt = await publicClient.getTransactionReceipt({ hash: answer.body.transactionHash as Hex })
+      assert.equal(receipt.to?.toLowerCase(), devnet.contracts.executor.toLowerCase())
+      const record = await gateway.journal.get(answer.body.intentHash as Hex)
+      assert.equal(record?.transaction?.bundle, undefined)
+      assert.equal(record?.gasUsed, receipt.gasUsed)
     } finally {
       await gateway.close()
     }

@@ -2,9 +2,9 @@
 // simulate as the chain will run it). Calls of one transaction share what separate transactions do
 // not: transient storage (EIP-1153), contracts created and destroyed in it (EIP-6780), warm
 // storage. So a key's calls to the executor, one after another in the batch, are simulated as
-// IntentBundler runs of at most bundleBytesAtMost of calldata each, in the order of their turns,
-// and each call's turn names its run (`chunk`): the relayer sends a call only in a bundle with the
-// calls before it in that run (relayer/sendBundled.ts), so what is sent is a prefix of a simulated
+// IntentBundler runs of at most bundleBytesAtMost of calldata each (a run of one call stays a
+// transaction of its own), in the order of their turns, and each call's turn names its run
+// (`chunk`): the relayer sends a call only in a bundle with the calls before it in that run (relayer/sendBundled.ts), so what is sent is a prefix of a simulated
 // run. A call that reverted there left nothing behind (state, transient storage and warm sets
 // revert with it), so the run without it is the run simulated; the calls after it are simulated
 // again anyway (their turns wait for it: executionOrder.ts).
@@ -68,6 +68,9 @@ export function inBundles<T extends Entry>(
     open.calls.push({ target: call.to, gasLimit: BigInt(call.gas) })
     open.bytes += size
   }
+  // A run of one call is a transaction of its own: a bundle of one would only add the bundler's gas.
+  for (const [i, s] of segments.entries())
+    if ('members' in s && s.members.length === 1) segments[i] = { single: s.members[0]! }
   const calls = segments.map((s) => {
     if ('single' in s) return s.single.calls.map(({ toCode: _code, ...c }) => c)
     const members = s.members.map((m) => m.calls[0]!)
