@@ -4,8 +4,27 @@ import { claimed, claimOf, signedTx } from '../../test/support/journalContract.t
 import { evmSignedExecution } from '../chains/evm/evmSignedExecution.ts'
 import { createLogger } from '../logging/createLogger.ts'
 import type { ChainAdapter, ReconcileRequest } from '../ports/chainAdapter.ts'
+import type { Journal } from '../ports/journal.ts'
 import { openJournal } from '../store/sqlite/openJournal.ts'
 import { createReconciler } from './createReconciler.ts'
+
+/** A reconciler over `journal` for one EVM chain whose node says every transaction it is shown (`shown`) is still pending. */
+function reconcilerOf(journal: Journal, shown: (tx: ReconcileRequest) => void) {
+  const adapter = {
+    chainId: 'eip155:1',
+    sequenceOf: evmSignedExecution.txNonce,
+    async reconcile(tx: ReconcileRequest) {
+      shown(tx)
+      return { kind: 'pending' } as const
+    },
+  } as unknown as ChainAdapter
+  return createReconciler({
+    journal,
+    adapters: [adapter],
+    intervalMs: 60_000,
+    logger: createLogger({ level: 'silent' }),
+  })
+}
 
 describe('createReconciler', () => {
   it("reconciles one relayer's transactions in nonce order even when the journal wrote them out of it, and other relayers' in signing order", async () => {
@@ -15,20 +34,7 @@ describe('createReconciler', () => {
     const written = [signedTx(7), signedTx(5), signedTx(9, other), signedTx(6), signedTx(3, other)]
     for (const [i, tx] of written.entries()) await journal.recordSigned(await claimed(journal, claimOf(i + 1)), tx)
     const seen: string[] = []
-    const adapter = {
-      chainId: 'eip155:1',
-      sequenceOf: evmSignedExecution.txNonce,
-      async reconcile(tx: ReconcileRequest) {
-        seen.push(`${tx.relayer.slice(-2)}:${tx.details.txNonce}`)
-        return { kind: 'pending' } as const
-      },
-    } as unknown as ChainAdapter
-    const reconciler = createReconciler({
-      journal,
-      adapters: [adapter],
-      intervalMs: 60_000,
-      logger: createLogger({ level: 'silent' }),
-    })
+    const reconciler = reconcilerOf(journal, (tx) => seen.push(`${tx.relayer.slice(-2)}:${tx.details.txNonce}`))
     await reconciler.runOnce()
     assert.deepEqual(seen, ['Aa:5', 'Aa:6', 'Bb:3', 'Aa:7', 'Bb:9'])
     journal.close()
@@ -46,20 +52,7 @@ describe('createReconciler', () => {
       return read(chainId, id)
     }
     const given: string[] = []
-    const adapter = {
-      chainId: 'eip155:1',
-      sequenceOf: evmSignedExecution.txNonce,
-      async reconcile(tx: ReconcileRequest) {
-        given.push(`${tx.bundle?.index}:${tx.bytes}`)
-        return { kind: 'pending' } as const
-      },
-    } as unknown as ChainAdapter
-    const reconciler = createReconciler({
-      journal,
-      adapters: [adapter],
-      intervalMs: 60_000,
-      logger: createLogger({ level: 'silent' }),
-    })
+    const reconciler = reconcilerOf(journal, (tx) => given.push(`${tx.bundle?.index}:${tx.bytes}`))
     await reconciler.runOnce()
     assert.deepEqual(
       given.sort(),
