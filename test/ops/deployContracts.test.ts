@@ -305,10 +305,17 @@ describe('npm run deploy:contracts', {
       validBefore: 0n,
       policyId: derivePolicyId(account.address, saltOf('deploy.test')),
     }
-    const signature = await privateKeyToAccount(devnetAccounts.sender).signTypedData(
-      intentTypedData({ chainId: 31337, executor, intent }),
-    )
-    const body = { ...intent, value: '0', nonce: '0', validAfter: '0', validBefore: '0', signature }
+    const signed = async (nonce: bigint) => ({
+      ...intent,
+      value: '0',
+      nonce: String(nonce),
+      validAfter: '0',
+      validBefore: '0',
+      signature: await privateKeyToAccount(devnetAccounts.sender).signTypedData(
+        intentTypedData({ chainId: 31337, executor, intent: { ...intent, nonce } }),
+      ),
+    })
+    const body = await signed(0n)
 
     const relayer = privateKeyToAccount(devnetAccounts.relayer).address
     const relayerBefore = await clients.publicClient.getBalance({ address: relayer })
@@ -327,16 +334,28 @@ describe('npm run deploy:contracts', {
       const executed = await post(baseUrl, '/intents/execute', body, { 'x-chain-id': chain })
       assert.equal(executed.status, 200, executed.text)
       assertCommonHeaders(executed, { status: '0x11' })
+      // A lone execute is a transaction of its own, to the executor.
       const tx = await clients.publicClient.getTransaction({ hash: executed.body.transactionHash })
-      // The printed settings name the deployed IntentBundler (BUNDLER_ADDRESSES): the execution went as its call.
-      assert.equal(tx.to, (JSON.parse(settings.BUNDLER_ADDRESSES!)[chain] as string).toLowerCase())
+      assert.equal(tx.to, executor.toLowerCase())
+      // The printed settings name the deployed IntentBundler (BUNDLER_ADDRESSES): concurrent executes
+      // simulated together go as its calls.
+      const bodies = await Promise.all([1n, 2n, 3n, 4n, 5n, 6n].map(signed))
+      const answers = await Promise.all(
+        bodies.map((b) => post(baseUrl, '/intents/execute', b, { 'x-chain-id': chain })),
+      )
+      for (const a of answers) assert.equal(a.status, 200, a.text)
+      const sentTo = await Promise.all(
+        answers.map(async (a) => (await clients.publicClient.getTransaction({ hash: a.body.transactionHash })).to),
+      )
+      const bundler = (JSON.parse(settings.BUNDLER_ADDRESSES!)[chain] as string).toLowerCase() as Hex
+      assert.ok(sentTo.includes(bundler), `sent to ${sentTo.join(', ')}`)
       assert.equal(
         await clients.publicClient.readContract({
           address: counter,
           abi: demoCounterArtifact.abi,
           functionName: 'count',
         }),
-        1n,
+        7n,
       )
       assert.ok(
         (await clients.publicClient.getBalance({ address: relayer })) < relayerBefore,

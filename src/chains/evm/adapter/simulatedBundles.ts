@@ -4,8 +4,8 @@
 // storage. So a key's calls to the executor, one after another in the batch, are simulated as
 // IntentBundler runs of at most bundleBytesAtMost of calldata each (a run of one call stays a
 // transaction of its own), in the order of their turns, and each call's turn names its run
-// (`chunk`): the relayer sends a call only in a bundle with the calls before it in that run (relayer/sendBundled.ts), so what is sent is a prefix of a simulated
-// run. A call that reverted there left nothing behind (state, transient storage and warm sets
+// (`chunk`): the relayer sends a call only in a bundle with the calls before it in that run
+// (relayer/sendBundled.ts), so what is sent is a prefix of a simulated run. A call that reverted there left nothing behind (state, transient storage and warm sets
 // revert with it), so the run without it is the run simulated; the calls after it are simulated
 // again anyway (their turns wait for it: executionOrder.ts).
 // Each call's result is read from its run's logs (bundleOutcomes.ts): its success or revert data,
