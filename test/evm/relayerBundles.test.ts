@@ -127,15 +127,16 @@ describe("the relayer's bundles", () => {
     assert.deepEqual([await nonceUsed(members[0]!.nonce), await nonceUsed(members[2]!.nonce)], [true, true])
   })
 
-  it("waits for its chunk's members that come a few milliseconds apart, and not for ever for one given up before its send", async () => {
+  it("waits for its chunk's members that come over several turns of the loop, and not for ever for one given up before its send", async () => {
     // An execution's way from its simulation to its send may cross I/O (the journal, the loop's other
-    // work): its batch-mates come over several turns of the loop. The fourth never comes.
+    // work): its batch-mates come over several turns of the loop. The fourth never comes. Turns, not a
+    // clock: a loaded machine must not make them later than the bundle waits.
     const chunk = { size: 4 }
     const members = [await member(chunk), await member(chunk), await member(chunk)]
     const sends = []
     for (const m of members) {
       sends.push(m.send())
-      await new Promise((resolve) => setTimeout(resolve, 2))
+      for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve))
     }
     const sent = await Promise.all(sends)
     assert.equal(new Set(sent.map((s) => s.transactionHash)).size, 1, 'one transaction for the three')
