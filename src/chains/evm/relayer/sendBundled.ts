@@ -33,13 +33,14 @@ import { readNonce, signRelayed } from './signRelayed.ts'
 /** IntentBundler's CALL_RESERVE: what it keeps back beyond a call's limit for its own work and its log. */
 export const callReserve = 20_000n
 /**
- * The most calldata a bundle carries (~48 executions of the demo's size). Its hex strings (the
+ * The most calldata a bundle carries (~24 executions of the demo's size). Its hex strings (the
  * calldata, the signed transaction, the broadcast's body, a simulation's replay) then stay well under
  * V8's 128 KB regular objects, which die young, where larger ones go to the large-object space that
  * only a full collection frees: bundles of ~135 KB kept the gateway ~15 MB higher, and of 48 KB
- * ~4 MB higher than 32 KB (docs/performance.md, forty-second session). Far under geth's 128 KB limit.
+ * ~4 MB higher than 32 KB (docs/performance.md, forty-second session); 16 KB peaked ~5 MB under
+ * 32 KB with the node's share unchanged (forty-fourth session). Far under geth's 128 KB limit.
  */
-export const bundleBytesAtMost = 32 * 1024
+export const bundleBytesAtMost = 16 * 1024
 /** The bundler's own work beyond its calls' reserves: its loop and the ABI decoding of its calldata. */
 const bundleOverhead = 10_000n
 
