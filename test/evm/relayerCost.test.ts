@@ -410,6 +410,67 @@ describe('the relayer cannot be made to pay for nothing (issue 27, item 1)', () 
     assert.match(metrics, /intent_gateway_execute_refusals_total\{chain="eip155:31337",reason="sender_reverts"\} 2/)
   })
 
+  it("bounds a sender the same way when its executions go in bundles: a call that reverts in a bundle answers 422 alone, the rest of the bundle runs, and the sender's reverts count", async () => {
+    const { devnet } = world
+    const gateway = await gatewayWith({
+      chains: [{ ...devnet.chain, bundler: devnet.contracts.bundler }],
+      limits: limits({ maxRevertsPerSender: 2 }),
+      maxGasPerExecution: 300_000,
+    })
+    const send = (body: unknown) => post(gateway.baseUrl, '/intents/execute', body, chain)
+    // A wave first: the simulation batcher then gathers the next wave's executes into one batch.
+    const warm = await Promise.all(Array.from({ length: 4 }, async () => intent(bomb, await poke(2n ** 64n))))
+    for (const a of await Promise.all(warm.map(send))) assert.equal(a.status, 200, a.text)
+    const before = { nonce: await relayerNonce(), balance: await relayerBalance() }
+    const until = await soon()
+    const bodies = [
+      await intent(bomb, await poke(until)),
+      await intent(bomb, await poke(2n ** 64n)),
+      await intent(bomb, await poke(until)),
+      await intent(bomb, await poke(2n ** 64n)),
+    ]
+    // Simulated on a block before `until`; mined in one stamped after it (executeIntoTheFuture's way, for a wave).
+    const url = devnet.anvil.rpcUrl
+    await rpc(url, 'evm_setAutomine', [false])
+    let answers: HttpResult[]
+    try {
+      const answering = Promise.all(bodies.map(send))
+      let inPool = 0
+      for (let i = 0; i < 500 && inPool < before.nonce + 1; i++) {
+        await new Promise((r) => setTimeout(r, 20))
+        inPool = await publicClient().getTransactionCount({ address: relayer, blockTag: 'pending' })
+      }
+      await new Promise((r) => setTimeout(r, 300)) // the wave's other transactions, if it was split
+      await rpc(url, 'evm_setNextBlockTimestamp', [Number((await latestTimestamp()) + jump)])
+      await rpc(url, 'evm_mine', [])
+      answers = await answering
+    } finally {
+      await rpc(url, 'evm_setAutomine', [true])
+    }
+    const [bombA, goodA, bombB, goodB] = answers
+    for (const bombed of [bombA!, bombB!]) {
+      assert.equal(bombed.status, 422, bombed.text)
+      assert.match(bombed.body.detail, /^the target call reverted with data 0x08c379a0/) // Error(string): its own call's revert
+    }
+    for (const good of [goodA!, goodB!]) {
+      assert.equal(good.status, 200, good.text)
+      assertCommonHeaders(good, { status: '0x11' })
+    }
+    const hashes = [...new Set(answers.map((a) => a.body.transactionHash as string))]
+    assert.ok(hashes.length < answers.length, `${hashes.length} transactions for ${answers.length} executions: bundled`)
+    const bundled = await publicClient().getTransactionReceipt({ hash: bombA!.body.transactionHash })
+    assert.equal(bundled.to?.toLowerCase(), devnet.contracts.bundler.toLowerCase())
+    assert.equal(bundled.status, 'success', "a member's revert does not revert its bundle")
+    // Two reverts on chain: the sender is throttled before anything more is sent.
+    const refused = await send(await intent(bomb, await poke(2n ** 64n)))
+    assert.equal(refused.status, 429, refused.text)
+    assertCommonHeaders(refused, { status: '0xF6' })
+    assert.equal(refused.body.type, 'urn:intent-gateway:problem:reverts-throttled')
+    // What the relayer paid: these transactions and nothing else, each reverted call within its own limit.
+    assert.equal(before.balance - (await relayerBalance()), await paidFor(hashes))
+    assert.equal(await relayerNonce(), before.nonce + hashes.length)
+  })
+
   it('judges a target by the share of its attempts that revert, over a minimum count, except allowlisted ones', async () => {
     const gateway = await gatewayWith({ limits: limits({ targetMinAttempts: 2, targetMaxRevertShare: 0.5 }) })
     const allowing = await gatewayWith({
