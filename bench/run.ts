@@ -312,6 +312,8 @@ const nodeFlags =
   process.env.BENCH_NODE_FLAGS === undefined
     ? production.nodeFlags
     : process.env.BENCH_NODE_FLAGS.split(/\s+/).filter(Boolean)
+/** Executions sent through the devnet's IntentBundler, as deployed by `npm run deploy:contracts` (BENCH_BUNDLES=0: not). */
+const bundles = process.env.BENCH_BUNDLES !== '0'
 const benchPort = () => 10_000 + Math.floor(Math.random() * 22_000)
 
 async function startGateway(devnet: Devnet, relayerKey: Hex, extraEnv: Record<string, string> = {}) {
@@ -337,6 +339,11 @@ async function startGateway(devnet: Devnet, relayerKey: Hex, extraEnv: Record<st
         EXECUTOR_ADDRESSES: JSON.stringify({ [devnet.chain.reference]: devnet.contracts.executor }),
         VALIDATOR_ADDRESSES: JSON.stringify({ [devnet.chain.reference]: devnet.contracts.validator }),
         REGISTRY_ADDRESSES: JSON.stringify({ [devnet.chain.reference]: devnet.contracts.registry }),
+        // The settings `npm run deploy:contracts` prints include the bundler it deploys: a key's
+        // concurrent executions go in IntentBundler runs (BENCH_BUNDLES=0: each its own transaction).
+        ...(bundles
+          ? { BUNDLER_ADDRESSES: JSON.stringify({ [devnet.chain.reference]: devnet.contracts.bundler }) }
+          : {}),
         RPC_URLS: JSON.stringify({ [devnet.chain.reference]: devnet.anvil.rpcUrl }),
         RELAYER_PRIVATE_KEY: relayerKey,
         RECEIPT_TIMEOUT_MS: '60000',
@@ -1392,6 +1399,7 @@ const report: Record<string, unknown> = {
     nodeFlags,
     productionEnv: production.env,
     gatewayEnv: JSON.parse(process.env.BENCH_GATEWAY_ENV ?? '{}') as Record<string, string>,
+    bundles,
   },
 }
 const startedAt = performance.now()
@@ -1419,7 +1427,7 @@ try {
   process.stdout.write(`building the gateway (npm run ${build})...\n`)
   execFileSync('npm', ['run', '--silent', build], { stdio: 'inherit' })
   process.stdout.write(
-    `the gateway runs as: ${[...Object.entries(production.env).map(([k, v]) => `${k}=${v}`), 'node', ...nodeFlags, 'dist/main.js'].join(' ')}\n`,
+    `the gateway runs as: ${[...Object.entries(production.env).map(([k, v]) => `${k}=${v}`), 'node', ...nodeFlags, 'dist/main.js'].join(' ')}; executions ${bundles ? 'in IntentBundler runs (BUNDLER_ADDRESSES, as deploy:contracts prints it; BENCH_BUNDLES=0: not)' : 'each a transaction of its own (BENCH_BUNDLES=0)'}\n`,
   )
   phase = 'validate'
   if (only !== 'execute' && only !== 'workers' && only !== 'latency') await benchValidate(report)

@@ -83,6 +83,11 @@ export function createCampaign(
     EXECUTOR_ADDRESSES: JSON.stringify({ [devnet.anvil.chainId]: devnet.contracts.executor }),
     VALIDATOR_ADDRESSES: JSON.stringify({ [devnet.anvil.chainId]: devnet.contracts.validator }),
     REGISTRY_ADDRESSES: JSON.stringify({ [devnet.anvil.chainId]: devnet.contracts.registry }),
+    // As `npm run deploy:contracts` configures a gateway: a key's concurrent executions go in
+    // IntentBundler runs, so the faults meet bundles too (CHAOS_BUNDLES=0: each its own transaction).
+    ...(process.env.CHAOS_BUNDLES === '0'
+      ? {}
+      : { BUNDLER_ADDRESSES: JSON.stringify({ [devnet.anvil.chainId]: devnet.contracts.bundler }) }),
     LOG_LEVEL: 'info',
     CONFIRMATIONS: String(confirmations),
     RECEIPT_TIMEOUT_MS: '8000',

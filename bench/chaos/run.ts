@@ -62,7 +62,7 @@ const cleanups: Array<() => Promise<unknown>> = []
 async function main(): Promise<boolean> {
   const started = performance.now()
   log(
-    `fault campaign${quick ? ' (--quick)' : ''}: seed ${seed} (CHAOS_SEED=${seed} repeats its faults), phases ${allPhases.filter(runs).join(', ')}, load average ${loadavg()[0]!.toFixed(2)}`,
+    `fault campaign${quick ? ' (--quick)' : ''}: seed ${seed} (CHAOS_SEED=${seed} repeats its faults), phases ${allPhases.filter(runs).join(', ')}, EVM executions ${process.env.CHAOS_BUNDLES === '0' ? 'each a transaction of its own (CHAOS_BUNDLES=0)' : 'in IntentBundler runs'}, load average ${loadavg()[0]!.toFixed(2)}`,
   )
   const devnet = await startDevnet({ blockTime: 1 })
   cleanups.push(() => devnet.stop())
