@@ -16,6 +16,7 @@ import { createRelayer, NotClaimedError, type Relayer } from '../../src/chains/e
 import { type BundleChunk, bundleBytesAtMost } from '../../src/chains/evm/relayer/sendBundled.ts'
 import { intentExecutorArtifact } from '../../src/contracts/intentExecutorArtifact.ts'
 import { ClaimWithdrawnError } from '../../src/errors/claimWithdrawnError.ts'
+import { RelayerLeaseMovedError } from '../../src/errors/relayerLeaseMovedError.ts'
 import { parseIntent } from '../../src/intents/parseIntent.ts'
 import type { Journal } from '../../src/ports/journal.ts'
 import { Status } from '../../src/status/statusCodes.ts'
@@ -73,8 +74,8 @@ describe("the relayer's bundles", () => {
     return {
       nonce: n,
       record,
-      send: (options: { take?: () => boolean } = {}) =>
-        relayer.sendBundled(devnet.contracts.bundler, {
+      send: (options: { take?: () => boolean; via?: Relayer } = {}) =>
+        (options.via ?? relayer).sendBundled(devnet.contracts.bundler, {
           tx: { to: devnet.contracts.executor, data, gas: 200_000n, fees },
           chunk,
           claim: { take: options.take ?? (() => true), failed: () => {} },
@@ -164,6 +165,28 @@ describe("the relayer's bundles", () => {
     const late = await member(a)
     await assert.rejects(late.send(), NotClaimedError)
     await clients.publicClient.waitForTransactionReceipt({ hash: r4.value.transactionHash })
+  })
+
+  it("answers every waiting member of a chunk when its bundle cannot be made (the key's lease moved), and does not try them again at once", async () => {
+    // The lease is gone for the first 50 asks, then back. The queue used to leave a chunk's members
+    // waiting when its bundle failed before taking them, and try them again at once, for ever within
+    // one turn of the loop (a gateway of the fault campaign spun so, CI run 163); with the lease back
+    // after 50 asks, that retry ends by sending them.
+    let asked = 0
+    const moved = createRelayer({
+      account: privateKeyToAccount(devnetAccounts.relayer),
+      client: clients.publicClient,
+      chainId: devnet.anvil.chainId,
+      logger: pino({ level: 'silent' }),
+      leaseEpoch: () => (++asked > 50 ? 1 : undefined),
+    })
+    const chunk = { size: 2 }
+    const [m1, m2] = [await member(chunk), await member(chunk)]
+    const results = await Promise.allSettled([m1.send({ via: moved }), m2.send({ via: moved })])
+    for (const r of results)
+      assert.ok(r.status === 'rejected' && r.reason instanceof RelayerLeaseMovedError, `${JSON.stringify(r)}`)
+    assert.equal(asked, 1, 'one bundle tried, once')
+    for (const m of [m1, m2]) assert.equal((await journal.get(m.record.intentHash))?.state, 'claimed', 'nothing signed')
   })
 
   it(`caps a bundle at ${bundleBytesAtMost} bytes of calldata: what does not fit is simulated again`, async () => {

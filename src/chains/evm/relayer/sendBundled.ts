@@ -109,6 +109,15 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 /** How many of a chunk's members wait in the queue. */
 const waitingOf = (q: Queue, chunk: BundleChunk) => q.waiting.reduce((n, m) => n + (m.chunk === chunk ? 1 : 0), 0)
 
+/** No more members for `chunk`: those of it still waiting, taken out of the queue. */
+function closeChunk(q: Queue, chunk: BundleChunk): Waiting[] {
+  q.closed.add(chunk)
+  const left: Waiting[] = []
+  for (let i = q.waiting.length - 1; i >= 0; i--)
+    if (q.waiting[i]!.chunk === chunk) left.unshift(...q.waiting.splice(i, 1))
+  return left
+}
+
 /** One bundle: the first waiting member's chunk, as many of its members as claim and fit. */
 async function oneBundle(ctx: RelayerContext, bundler: Address, q: Queue): Promise<void> {
   const chunk = q.waiting[0]!.chunk
@@ -156,16 +165,17 @@ async function oneBundle(ctx: RelayerContext, bundler: Address, q: Queue): Promi
         if (waitingOf(q, chunk) !== before) cameAt = performance.now()
         else if (performance.now() - cameAt >= memberWaitMs) break
       }
-      q.closed.add(chunk)
       // What is left of the chunk cannot join it: simulated again.
-      for (let i = q.waiting.length - 1; i >= 0; i--)
-        if (q.waiting[i]!.chunk === chunk) q.waiting.splice(i, 1)[0]!.reject(new NotClaimedError())
+      for (const m of closeChunk(q, chunk)) m.reject(new NotClaimedError())
       if (members.length === 0) return undefined
       return signBundle(ctx, bundler, members, ctx.nextNonce, epoch)
     })
   } catch (err) {
     for (const m of members) m.claim?.failed()
-    for (const m of members) m.reject(err)
+    // The chunk fails whole (its key's lease moved, its nonce could not be read): its members still
+    // waiting are answered too. Left in the queue, they would start the next bundle, fail the same
+    // way at once and spin the loop for ever.
+    for (const m of [...members, ...closeChunk(q, chunk)]) m.reject(err)
     return
   }
   if (!prepared) return
