@@ -268,7 +268,13 @@ async function prepare({
   const depth = adapter.confirmations ?? 1
   // A later attempt (the last was dropped: replaced, or out of the gas we gave it) starts from what the last one had.
   const last = record.attempt > 1 ? await journal.attempt(adapter.chainId, intentHash, record.attempt - 1) : undefined
-  const previous = last?.state === 'dropped' ? last.transaction : undefined
+  const dropped = last?.state === 'dropped' ? last.transaction : undefined
+  // A bundle's call read back without the bundle's bytes, which the journal keeps once: with them, so
+  // the runtime reads its own call's limit.
+  const previous =
+    dropped?.bundle && dropped.bytes === ''
+      ? { ...dropped, bytes: (await journal.transactionBytes(adapter.chainId, dropped.id)) ?? '' }
+      : dropped
 
   // Nothing reached the chain (refused before signing, or the node refused the transaction): the claim goes back.
   const givenBack = async (err: unknown): Promise<IntentOutcome> => {

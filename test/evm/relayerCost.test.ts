@@ -195,6 +195,36 @@ describe('the relayer cannot be made to pay for nothing (issue 27, item 1)', () 
     }
   }
 
+  /** A gateway whose executions go in bundles, warmed by a wave: the simulation batcher then gathers the next wave's executes into one batch. */
+  async function bundlingGateway(options: Parameters<typeof gatewayWith>[0]): Promise<TestGateway> {
+    const { devnet } = world
+    const gateway = await gatewayWith({ chains: [{ ...devnet.chain, bundler: devnet.contracts.bundler }], ...options })
+    const warm = await Promise.all(Array.from({ length: 4 }, async () => intent(bomb, await poke(2n ** 64n))))
+    for (const a of await Promise.all(warm.map((b) => post(gateway.baseUrl, '/intents/execute', b, chain))))
+      assert.equal(a.status, 200, a.text)
+    return gateway
+  }
+
+  /**
+   * executeIntoTheFuture for a wave: every execute sent at once, mining held until the relayer's first
+   * transaction is in the pool (and a little longer, for the wave's others), then a block stamped `jump` later.
+   */
+  async function executeWaveIntoTheFuture(gateway: TestGateway, bodies: readonly unknown[]): Promise<HttpResult[]> {
+    const url = world.devnet.anvil.rpcUrl
+    const sent = await relayerNonce()
+    await rpc(url, 'evm_setAutomine', [false])
+    try {
+      const answering = Promise.all(bodies.map((b) => post(gateway.baseUrl, '/intents/execute', b, chain)))
+      for (let i = 0; i < 500 && (await relayerNonce()) <= sent; i++) await new Promise((r) => setTimeout(r, 20))
+      await new Promise((r) => setTimeout(r, 300)) // the wave's other transactions, if it was split
+      await rpc(url, 'evm_setNextBlockTimestamp', [Number((await latestTimestamp()) + jump)])
+      await rpc(url, 'evm_mine', [])
+      return await answering
+    } finally {
+      await rpc(url, 'evm_setAutomine', [true])
+    }
+  }
+
   async function deploy(name: keyof Compiled, args: readonly unknown[] = []): Promise<Address> {
     const wallet = world.clients.walletFor(devnetAccounts.deployer)
     const hash = await wallet.deployContract({
@@ -411,42 +441,17 @@ describe('the relayer cannot be made to pay for nothing (issue 27, item 1)', () 
   })
 
   it("bounds a sender the same way when its executions go in bundles: a call that reverts in a bundle answers 422 alone, the rest of the bundle runs, and the sender's reverts count", async () => {
-    const { devnet } = world
-    const gateway = await gatewayWith({
-      chains: [{ ...devnet.chain, bundler: devnet.contracts.bundler }],
-      limits: limits({ maxRevertsPerSender: 2 }),
-      maxGasPerExecution: 300_000,
-    })
+    const gateway = await bundlingGateway({ limits: limits({ maxRevertsPerSender: 2 }), maxGasPerExecution: 300_000 })
     const send = (body: unknown) => post(gateway.baseUrl, '/intents/execute', body, chain)
-    // A wave first: the simulation batcher then gathers the next wave's executes into one batch.
-    const warm = await Promise.all(Array.from({ length: 4 }, async () => intent(bomb, await poke(2n ** 64n))))
-    for (const a of await Promise.all(warm.map(send))) assert.equal(a.status, 200, a.text)
     const before = { nonce: await relayerNonce(), balance: await relayerBalance() }
     const until = await soon()
-    const bodies = [
+    // Simulated on a block before `until`; mined in one stamped after it.
+    const answers = await executeWaveIntoTheFuture(gateway, [
       await intent(bomb, await poke(until)),
       await intent(bomb, await poke(2n ** 64n)),
       await intent(bomb, await poke(until)),
       await intent(bomb, await poke(2n ** 64n)),
-    ]
-    // Simulated on a block before `until`; mined in one stamped after it (executeIntoTheFuture's way, for a wave).
-    const url = devnet.anvil.rpcUrl
-    await rpc(url, 'evm_setAutomine', [false])
-    let answers: HttpResult[]
-    try {
-      const answering = Promise.all(bodies.map(send))
-      let inPool = 0
-      for (let i = 0; i < 500 && inPool < before.nonce + 1; i++) {
-        await new Promise((r) => setTimeout(r, 20))
-        inPool = await publicClient().getTransactionCount({ address: relayer, blockTag: 'pending' })
-      }
-      await new Promise((r) => setTimeout(r, 300)) // the wave's other transactions, if it was split
-      await rpc(url, 'evm_setNextBlockTimestamp', [Number((await latestTimestamp()) + jump)])
-      await rpc(url, 'evm_mine', [])
-      answers = await answering
-    } finally {
-      await rpc(url, 'evm_setAutomine', [true])
-    }
+    ])
     const [bombA, goodA, bombB, goodB] = answers
     for (const bombed of [bombA!, bombB!]) {
       assert.equal(bombed.status, 422, bombed.text)
@@ -459,7 +464,7 @@ describe('the relayer cannot be made to pay for nothing (issue 27, item 1)', () 
     const hashes = [...new Set(answers.map((a) => a.body.transactionHash as string))]
     assert.ok(hashes.length < answers.length, `${hashes.length} transactions for ${answers.length} executions: bundled`)
     const bundled = await publicClient().getTransactionReceipt({ hash: bombA!.body.transactionHash })
-    assert.equal(bundled.to?.toLowerCase(), devnet.contracts.bundler.toLowerCase())
+    assert.equal(bundled.to?.toLowerCase(), world.devnet.contracts.bundler.toLowerCase())
     assert.equal(bundled.status, 'success', "a member's revert does not revert its bundle")
     // Two reverts on chain: the sender is throttled before anything more is sent.
     const refused = await send(await intent(bomb, await poke(2n ** 64n)))
@@ -563,5 +568,32 @@ describe('the relayer cannot be made to pay for nothing (issue 27, item 1)', () 
     assert.equal(await relayerNonce(), nonceBefore + 2)
     const metrics = await (await fetch(`${gateway.baseUrl}/metrics`)).text()
     assert.match(metrics, /intent_gateway_relayer_spend_total\{chain="eip155:31337",out_of_gas="true"\} [1-9]/)
+  })
+
+  it("does not hold a bundled call out of the gas the gateway gave it against its intent either: it alone is dropped, the bundle's others run, and it is sent again", async () => {
+    const gateway = await bundlingGateway({ limits: limits({ maxRevertsPerSender: 1 }) })
+    const heavyUntil = (until: bigint) =>
+      intent(
+        bomb,
+        encodeFunctionData({ abi: contracts.TimeBomb.abi, functionName: 'heavy', args: [until, 400n] } as never),
+      )
+    const heavy = await heavyUntil(await soon())
+    // Calls of the same shape, which never turn heavy: run with it in one bundle.
+    const others = await Promise.all(Array.from({ length: 3 }, () => heavyUntil(2n ** 64n)))
+    const [first, ...rest] = await executeWaveIntoTheFuture(gateway, [heavy, ...others])
+    assert.equal(first!.status, 502, first!.text)
+    assertCommonHeaders(first!, { status: '0xF0' })
+    assert.match(first!.body.detail, /^the call used up the gas limit of \d+ this gateway gave it in the bundle/)
+    assert.equal(first!.body.state, 'dropped')
+    for (const other of rest) assert.equal(other.status, 200, other.text)
+    assert.ok(
+      rest.some((other) => other.body.transactionHash === first!.body.transactionHash),
+      'it ran out of gas inside a bundle with others',
+    )
+    // Not the intent's outcome: no standing lost (the limit is one revert); sent again, it runs.
+    const again = await post(gateway.baseUrl, '/intents/execute', heavy, chain)
+    assert.equal(again.status, 200, again.text)
+    assertCommonHeaders(again, { status: '0x11' })
+    assert.notEqual(again.body.transactionHash, first!.body.transactionHash)
   })
 })

@@ -30,7 +30,13 @@ export type BundledCallOutcome = { index: number } & (
   | { kind: 'executed'; gasUsed: bigint; status: number; returnData: Hex }
   | { kind: 'silent'; gasUsed: bigint }
   | { kind: 'reverted'; gasUsed: bigint; status: number; detail: string; revertData: Hex }
-  | { kind: 'outOfGas'; gasUsed: bigint; detail: string }
+  | {
+      kind: 'outOfGas'
+      gasUsed: bigint
+      detail: string
+      /** What it reverted with, as `reverted` would say: its outcome after all where its limit was the intent's cap. */
+      revert: { status: number; detail: string }
+    }
   | { kind: 'unrun'; detail: string }
 )
 
@@ -124,34 +130,28 @@ function executedOrSilent(index: number, gasUsed: bigint, call: BundledCall, log
 }
 
 function failed(index: number, gasUsed: bigint, call: BundledCall, revertData: Hex): BundledCallOutcome {
-  // Without revert data and with its limit used up (the call's own cost on top), it ran out of the gas we gave it.
-  if (revertData === '0x' && gasUsed * 64n >= call.gasLimit * 63n)
+  const revert =
+    revertData.length === 2 + 2 * revertDataCap && executorErrors.has(revertData.slice(0, 10) as Hex)
+      ? {
+          status: hexToNumber(`0x${revertData.slice(10, 12)}` as Hex),
+          detail: `the executor refused the intent or its target call reverted (${revertData.slice(0, 10)}; the revert data cut at ${revertDataCap} bytes)`,
+        }
+      : (decodeRevertData(revertData) ?? {
+          status: Status.FAILURE as number,
+          detail: 'the call reverted without revert data (a revert without a reason)',
+        })
+  // With its limit used up (the call's own cost on top), it ran out of the gas we gave it, whatever
+  // it reverted with: a target out of gas inside the executor comes back as the executor's
+  // ExecutionFailed, as in a transaction of its own (executionReceipt.ts).
+  if (gasUsed * 64n >= call.gasLimit * 63n)
     return {
       index,
       kind: 'outOfGas',
       gasUsed,
-      detail: `the call used up the gas limit of ${call.gasLimit} this gateway gave it in the bundle; not the intent's outcome: it is sent again with a higher limit`,
+      revert,
+      detail: `the call used up the gas limit of ${call.gasLimit} this gateway gave it in the bundle (${revert.detail}); not the intent's outcome: it is sent again with a higher limit`,
     }
-  if (revertData.length === 2 + 2 * revertDataCap && executorErrors.has(revertData.slice(0, 10) as Hex))
-    return {
-      index,
-      kind: 'reverted',
-      gasUsed,
-      revertData,
-      status: hexToNumber(`0x${revertData.slice(10, 12)}` as Hex),
-      detail: `the executor refused the intent or its target call reverted (${revertData.slice(0, 10)}; the revert data cut at ${revertDataCap} bytes)`,
-    }
-  const decoded = decodeRevertData(revertData)
-  return {
-    index,
-    kind: 'reverted',
-    gasUsed,
-    revertData,
-    ...(decoded ?? {
-      status: Status.FAILURE,
-      detail: 'the call reverted without revert data (a revert without a reason)',
-    }),
-  }
+  return { index, kind: 'reverted', gasUsed, revertData, ...revert }
 }
 
 /**

@@ -26,13 +26,19 @@ const reads = new WeakMap<TransactionReceipt, WeakMap<readonly BundledCall[], Re
  * The execution's outcome from its bundle's receipt:
  * - executed (its own IntentExecuted): mined, with the status it logged;
  * - reverted: the executor's code (the intent's outcome);
- * - out of the gas it was given, or left unrun (the bundle could not give it its limit, or reverted
- *   as a whole): `outOfGas`, not the intent's outcome: its nonce is unused, and it may be sent again;
+ * - out of the gas it was given (below `cap`), or left unrun (the bundle could not give it its limit,
+ *   or reverted as a whole): `outOfGas`, not the intent's outcome: its nonce is unused, and it may be
+ *   sent again; out of a limit at `cap`, its revert is its outcome;
  * - returned without its IntentExecuted: `notExecuted`, not the intent's outcome either.
  * Its gas is its own and an even share of the rest of the transaction's (gasShares), and its fee
  * that gas at the transaction's price, so that the fees of a bundle's calls add up to what it cost.
  */
-export function bundledReceipt(receipt: TransactionReceipt, member: BundleMembership): ExecutionReceipt {
+export function bundledReceipt(
+  receipt: TransactionReceipt,
+  member: BundleMembership,
+  /** The most gas the intent may be given (the execution's cap): a call out of a limit at it was given all it may have, and its revert is its outcome. */
+  cap?: bigint,
+): ExecutionReceipt {
   if (receipt.to?.toLowerCase() !== member.bundler.toLowerCase())
     throw new Error(`transaction ${receipt.transactionHash} did not call the bundler ${member.bundler}`)
   const call = member.calls[member.index]
@@ -65,6 +71,16 @@ export function bundledReceipt(receipt: TransactionReceipt, member: BundleMember
     case 'reverted':
       return { ...base, state: 'reverted', status: outcome.status, returnData: undefined, detail: outcome.detail }
     case 'outOfGas':
+      if (cap !== undefined && call.gasLimit >= cap)
+        return { ...base, state: 'reverted', returnData: undefined, ...outcome.revert }
+      return {
+        ...base,
+        state: 'reverted',
+        status: Status.GATEWAY_FAILURE,
+        returnData: undefined,
+        outOfGas: true,
+        detail: outcome.detail,
+      }
     case 'unrun':
       return {
         ...base,

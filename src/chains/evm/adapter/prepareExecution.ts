@@ -12,7 +12,7 @@ import { classifyRpcError } from '../classifyRpcError.ts'
 import { evmSignedExecution } from '../evmSignedExecution.ts'
 import { NotClaimedError, type RelayedTransaction, type SendClaim, type SendResult } from '../relayer/createRelayer.ts'
 import { planAccount } from './accountMode.ts'
-import { bundledReceipt } from './bundledReceipt.ts'
+import { bundleCallsOf, bundledReceipt } from './bundledReceipt.ts'
 import { assertAvailable, type EvmContext } from './evmContext.ts'
 import type { PrecedingCall } from './executionGas.ts'
 import { toExecutionReceipt } from './executionReceipt.ts'
@@ -80,10 +80,9 @@ export async function prepareExecution(
   // intent it refuses answers that code, whatever the relayer or the node said.
   let simulated: Awaited<ReturnType<typeof simulateAsRelayer>>
   const shape = `${account ? 'account:' : ''}${shapeOf(intent, signature)}`
-  // An earlier attempt that ran out of the gas we gave it is sent with at least twice its limit.
-  const previousGas = options.previous
-    ? parseTransaction(evmSignedExecution.rawTransaction(options.previous)).gas
-    : undefined
+  // An earlier attempt that ran out of the gas we gave it is sent with at least twice its limit (a
+  // bundle's call: its own limit in the bundle).
+  const previousGas = options.previous ? previousLimit(options.previous) : undefined
   const atLeast = previousGas === undefined ? undefined : previousGas * 2n
   try {
     simulated = await simulateAsRelayer(ctx, data, cap, options, { shape, atLeast, ...target })
@@ -277,7 +276,9 @@ export async function prepareExecution(
     // reconciliation settles it (dropped, or executed through the replacement).
     const { membership } = sent
     const receipt = (mined ?? receipts.wait(transactionHash)).then((r) =>
-      membership ? bundledReceipt(r, membership) : toExecutionReceipt(ctx, data, r, { gasLimit: gas, cap: cap?.gas }),
+      membership
+        ? bundledReceipt(r, membership, cap?.gas)
+        : toExecutionReceipt(ctx, data, r, { gasLimit: gas, cap: cap?.gas }),
     )
     return { transactionHash, accepted: sent.accepted, receipt }
   }
@@ -394,3 +395,9 @@ const shapeOf = (intent: Intent, signature: Hex | undefined): string =>
   intent.calls
     ? `batch:${intent.calls.map((c) => `${c.target.toLowerCase()}:${c.data.slice(0, 10)}:${c.data.length}:${c.value === 0n ? 0 : 1}`).join(',')}:${intent.policyId}:${signature ? signature.length : 0}`
     : `${intent.target.toLowerCase()}:${intent.data.slice(0, 10)}:${intent.data.length}:${intent.policyId}:${intent.value === 0n ? 0 : 1}:${signature ? signature.length : 0}`
+
+/** The gas limit an earlier attempt gave the execution: its transaction's, or, for a call of a bundle, the call's own. */
+function previousLimit(previous: SignedExecution): bigint | undefined {
+  const { gas, data } = parseTransaction(evmSignedExecution.rawTransaction(previous))
+  return previous.bundle && data ? bundleCallsOf(data)[previous.bundle.index]?.gasLimit : gas
+}
