@@ -71,17 +71,9 @@ export function bundledReceipt(
     case 'reverted':
       return { ...base, state: 'reverted', status: outcome.status, returnData: undefined, detail: outcome.detail }
     case 'outOfGas':
-      if (cap !== undefined && call.gasLimit >= cap)
-        return { ...base, state: 'reverted', returnData: undefined, ...outcome.revert }
-      return {
-        ...base,
-        state: 'reverted',
-        status: Status.GATEWAY_FAILURE,
-        returnData: undefined,
-        outOfGas: true,
-        detail: outcome.detail,
-      }
     case 'unrun':
+      if (outcome.kind === 'outOfGas' && cap !== undefined && call.gasLimit >= cap)
+        return { ...base, state: 'reverted', returnData: undefined, ...outcome.revert }
       return {
         ...base,
         state: 'reverted',
